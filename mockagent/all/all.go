@@ -1,0 +1,7 @@
+// Package all imports every protocol of the mock agent. Each protocol's package adds
+// its own blank import line here.
+package all
+
+import (
+	_ "github.com/aopkit/aopkit/mockagent" // the registry itself
+)

@@ -1,0 +1,97 @@
+// Package mockagent is the reference agent of aopkit: correct by default for each
+// protocol, and able to break exactly one rule at a time with a named fault.
+//
+// Each protocol lives in its own subpackage (mockagent/aop2, mockagent/orchmsg, ...)
+// and registers itself with Register from an init function; mockagent/all imports
+// every subpackage so that cmd/mockagent sees them all.
+package mockagent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+)
+
+// Fault is one rule the agent can be told to break.
+type Fault struct {
+	Name string // stable, kebab-case: "stop-heartbeats"
+	Rule string // the rule or check it breaks: lint rule ID or conform check ID, plus a few words
+	Doc  string // one sentence: what the agent does instead of the right thing
+}
+
+// Env is everything an agent run sees of the world: its standard streams, its
+// environment (as given by the harness under the bindings of docs/bindings.md) and
+// its working directory.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Dir    string
+	// Args are the arguments left after mockagent's own flags.
+	Args []string
+}
+
+// Agent is the behaviour of the mock agent for one protocol.
+type Agent struct {
+	Protocol string
+	Faults   []Fault
+	// Run plays the agent. fault is "" for correct behaviour. It returns the process
+	// exit code. It must return when ctx is done.
+	Run func(ctx context.Context, env Env, fault string) int
+}
+
+var (
+	mu     sync.Mutex
+	agents = map[string]*Agent{}
+)
+
+// Register adds the agent of one protocol. It panics on a duplicate protocol, which
+// is a programming error caught by any test.
+func Register(a *Agent) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := agents[a.Protocol]; dup {
+		panic("mockagent: duplicate protocol " + a.Protocol)
+	}
+	agents[a.Protocol] = a
+}
+
+// Lookup returns the agent of a protocol.
+func Lookup(protocol string) (*Agent, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	a, ok := agents[protocol]
+	if !ok {
+		return nil, fmt.Errorf("mockagent: unknown protocol %q (known: %v)", protocol, protocolsLocked())
+	}
+	return a, nil
+}
+
+// Protocols lists the registered protocols, sorted.
+func Protocols() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	return protocolsLocked()
+}
+
+func protocolsLocked() []string {
+	var out []string
+	for p := range agents {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HasFault reports whether the agent of protocol knows the fault.
+func (a *Agent) HasFault(name string) bool {
+	for _, f := range a.Faults {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}

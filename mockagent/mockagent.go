@@ -8,7 +8,9 @@ package mockagent
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/aopkit/aopkit/conform/engine/clock"
 	"io"
 	"sort"
 	"sync"
@@ -32,6 +34,9 @@ type Env struct {
 	Dir    string
 	// Args are the arguments left after mockagent's own flags.
 	Args []string
+	// Clock is the agent's time source (clock.Real{} as a process; a fake clock
+	// when the engine's tests run the agent in-process).
+	Clock clock.Clock
 }
 
 // Agent is the behaviour of the mock agent for one protocol.

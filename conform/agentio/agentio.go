@@ -1,0 +1,57 @@
+// Package agentio is the connection between the orchestrator side (the reference
+// engine, driven by the harness) and one running agent: lines in, lines out, exit.
+//
+// Two implementations exist: InProcess runs a mockagent.Agent in a goroutine over
+// pipes (engine tests, on a fake clock), and the harness's process launcher runs a
+// real binary in its own process group with bounded reads (process.go).
+package agentio
+
+import (
+	"context"
+	"time"
+)
+
+// Line is one line the agent wrote.
+type Line struct {
+	At        time.Time // when the harness read it (engine clock)
+	Stream    string    // "stdout" or "stderr"
+	Data      []byte    // without the trailing newline
+	Truncated bool      // the line was longer than the reader's bound and was cut
+}
+
+// Exit is how the agent ended.
+type Exit struct {
+	Code   int    // exit code, -1 when killed by a signal
+	Signal string // "SIGKILL", "SIGTERM", ... or ""
+	Err    error  // an error of the harness itself (could not start, ...)
+}
+
+// Spec says how to start an agent.
+type Spec struct {
+	Dir  string   // working directory (the scenario's scratch directory)
+	Env  []string // extra environment, KEY=VALUE
+	Args []string // command line (real processes) or mockagent arguments
+}
+
+// Conn is a running agent.
+type Conn interface {
+	// Send writes one line to the agent's stdin (a newline is appended).
+	Send(line []byte) error
+	// CloseInput closes the agent's stdin.
+	CloseInput() error
+	// Lines delivers what the agent writes, line by line, in order; it is closed
+	// when the agent's output streams are closed.
+	Lines() <-chan Line
+	// Done is closed when the agent has exited; Exit tells how.
+	Done() <-chan struct{}
+	Exit() Exit
+	// Terminate asks the agent to stop (SIGTERM to its process group).
+	Terminate() error
+	// Kill stops the agent and everything it started, at once.
+	Kill() error
+}
+
+// Launcher starts agents.
+type Launcher interface {
+	Launch(ctx context.Context, spec Spec) (Conn, error)
+}

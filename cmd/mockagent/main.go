@@ -1,0 +1,7 @@
+// Command mockagent is the reference agent of aopkit: correct by default for each
+// protocol, and able to break one rule at a time with --fault NAME.
+package main
+
+import "os"
+
+func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/mockagent"
+	_ "github.com/aopkit/aopkit/mockagent/all"
+)
+
+// Flag names.
+const (
+	flagProtocol = "protocol"
+	flagFault    = "fault"
+)
+
+// faultIgnoreShutdown is the fault under which the process ignores SIGTERM.
+const faultIgnoreShutdown = "ignore-shutdown"
+
+// config is what the root action needs, decoded from the flags.
+type config struct {
+	Protocol string
+	Fault    string
+	Args     []string
+}
+
+// usageError is a command-line mistake: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// exitCode carries the agent's own exit code out of the cli action.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.Run(args)
+	var code exitCode
+	var uerr usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &uerr):
+		fmt.Fprintln(stderr, "mockagent:", uerr.msg)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "mockagent:", err)
+		return 2
+	}
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:           "mockagent",
+		Usage:          "the reference agent of aopkit: correct by default, one fault at a time",
+		UsageText:      "mockagent --protocol ID [--fault NAME] [ARGS...]\n   mockagent faults [--protocol ID]",
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
+		HideVersion:    true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: flagProtocol, Usage: "protocol to play: " + fmt.Sprint(mockagent.Protocols())},
+			&cli.StringFlag{Name: flagFault, Usage: "break one rule (see `mockagent faults`)"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		Action: func(c *cli.Context) error {
+			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Args: c.Args().Slice()}
+			return runAgent(c.Context, cfg, stdin, stdout, stderr)
+		},
+		Commands: []*cli.Command{{
+			Name:         "faults",
+			Usage:        "list the faults: <protocol> <fault>  <rule it breaks>",
+			Flags:        []cli.Flag{&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"}},
+			OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+			Action: func(c *cli.Context) error {
+				return listFaults(stdout, c.String(flagProtocol))
+			},
+		}},
+	}
+}
+
+// agentFor checks cfg against the registry.
+func agentFor(cfg config) (*mockagent.Agent, error) {
+	if cfg.Protocol == "" {
+		return nil, usageError{fmt.Sprintf("--protocol is required (one of %v)", mockagent.Protocols())}
+	}
+	a, err := mockagent.Lookup(cfg.Protocol)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("unknown protocol %q (known: %v)", cfg.Protocol, mockagent.Protocols())}
+	}
+	if cfg.Fault != "" && !a.HasFault(cfg.Fault) {
+		return nil, usageError{fmt.Sprintf("protocol %s has no fault %q (see `mockagent faults --protocol %s`)", cfg.Protocol, cfg.Fault, cfg.Protocol)}
+	}
+	return a, nil
+}
+
+func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
+	a, err := agentFor(cfg)
+	if err != nil {
+		return err
+	}
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		for {
+			select {
+			case <-sigs:
+				if cfg.Fault != faultIgnoreShutdown {
+					cancel()
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	dir, _ := os.Getwd()
+	code := a.Run(ctx, mockagent.Env{
+		Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Getenv: os.Getenv, Dir: dir, Args: cfg.Args, Clock: clock.Real{},
+	}, cfg.Fault)
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+// listFaults prints "<protocol> <fault>  <rule>" lines, sorted.
+func listFaults(w io.Writer, protocol string) error {
+	protocols := mockagent.Protocols()
+	if protocol != "" {
+		if _, err := mockagent.Lookup(protocol); err != nil {
+			return usageError{fmt.Sprintf("unknown protocol %q (known: %v)", protocol, protocols)}
+		}
+		protocols = []string{protocol}
+	}
+	var lines []string
+	for _, p := range protocols {
+		a, _ := mockagent.Lookup(p)
+		for _, f := range a.Faults {
+			lines = append(lines, fmt.Sprintf("%s %s  %s", p, f.Name, f.Rule))
+		}
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -4,4 +4,5 @@ package all
 
 import (
 	_ "github.com/aopkit/aopkit/mockagent" // the registry itself
+	_ "github.com/aopkit/aopkit/mockagent/aop2"
 )

@@ -1,0 +1,7 @@
+// Package all registers every protocol and rule of aoplint. Each protocol's
+// package adds its own blank import line here.
+package all
+
+import (
+	_ "github.com/aopkit/aopkit/lint/generic"
+)

@@ -1,0 +1,552 @@
+// Package jsonread is the JSON reader in front of the schema validator. It keeps
+// the byte offset of every value and key, so every diagnostic gets a line, a column
+// and a JSON Pointer, and it rejects what encoding/json and gojsonschema let through:
+// duplicate keys, trailing data after the value, invalid UTF-8, nesting deeper than
+// MaxDepth. A leading byte-order mark is skipped and reported as a warning.
+package jsonread
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth bounds nesting of arrays and objects.
+const MaxDepth = 256
+
+// Kind is the JSON type of a Node.
+type Kind uint8
+
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"null", "boolean", "number", "string", "array", "object"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Node is one JSON value with its position.
+type Node struct {
+	Kind    Kind
+	Offset  int    // byte offset of the value's first byte in the input
+	End     int    // byte offset just past the value
+	Bool    bool   // Bool
+	Str     string // String: the decoded value; Number: the literal text
+	Items   []*Node
+	Members []Member
+}
+
+// Member is one key/value pair of an object, in input order.
+type Member struct {
+	Key       string
+	KeyOffset int
+	Value     *Node
+}
+
+// Problem is a finding of the reader that is not fatal (duplicate key, BOM).
+type Problem struct {
+	Offset  int
+	Pointer string
+	Code    string // "duplicate-key", "bom"
+	Message string
+}
+
+// SyntaxError is a fatal parse error at a byte offset.
+type SyntaxError struct {
+	Offset int
+	Code   string // "syntax", "utf8", "depth", "trailing", "empty"
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// Get returns the member value named key, or nil. With duplicate keys the last one
+// wins, as in most parsers (the duplicate itself is reported as a Problem).
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != Object {
+		return nil
+	}
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
+			return n.Members[i].Value
+		}
+	}
+	return nil
+}
+
+// Has reports whether the object has the key.
+func (n *Node) Has(key string) bool { return n.Get(key) != nil }
+
+// Path walks object keys: n.Path("payload", "tests").
+func (n *Node) Path(keys ...string) *Node {
+	for _, k := range keys {
+		n = n.Get(k)
+		if n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// String returns the string value, or "" if the node is not a string.
+func (n *Node) String() string {
+	if n == nil || n.Kind != String {
+		return ""
+	}
+	return n.Str
+}
+
+// IsString reports whether n is a string node.
+func (n *Node) IsString() bool { return n != nil && n.Kind == String }
+
+// Float returns the numeric value and whether n is a number.
+func (n *Node) Float() (float64, bool) {
+	if n == nil || n.Kind != Number {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(n.Str, 64)
+	return f, err == nil
+}
+
+// Int returns the value of an integral number.
+func (n *Node) Int() (int64, bool) {
+	f, ok := n.Float()
+	if !ok || f != float64(int64(f)) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// Lookup resolves an RFC 6901 JSON Pointer.
+func (n *Node) Lookup(pointer string) *Node {
+	if pointer == "" {
+		return n
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil
+	}
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == Object:
+			n = n.Get(tok)
+		case n.Kind == Array:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.Items) {
+				return nil
+			}
+			n = n.Items[i]
+		default:
+			return nil
+		}
+	}
+	return n
+}
+
+// Nearest resolves pointer as far as it exists and returns the deepest node found
+// and the pointer to it.
+func (n *Node) Nearest(pointer string) (*Node, string) {
+	if pointer == "" || !strings.HasPrefix(pointer, "/") {
+		return n, ""
+	}
+	toks := strings.Split(pointer[1:], "/")
+	cur, curPtr := n, ""
+	for _, tok := range toks {
+		next := cur.Lookup("/" + tok)
+		if next == nil {
+			break
+		}
+		cur, curPtr = next, curPtr+"/"+tok
+	}
+	return cur, curPtr
+}
+
+// EscapeToken escapes one reference token of a JSON Pointer.
+func EscapeToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// Interface converts the tree to the values encoding/json would produce with
+// UseNumber (map[string]any, []any, json.Number, string, bool, nil), the form
+// gojsonschema's raw loader validates without decoding again.
+func (n *Node) Interface() any {
+	switch n.Kind {
+	case Null:
+		return nil
+	case Bool:
+		return n.Bool
+	case Number:
+		return json.Number(n.Str)
+	case String:
+		return n.Str
+	case Array:
+		out := make([]any, len(n.Items))
+		for i, it := range n.Items {
+			out[i] = it.Interface()
+		}
+		return out
+	default:
+		out := make(map[string]any, len(n.Members))
+		for _, m := range n.Members {
+			out[m.Key] = m.Value.Interface()
+		}
+		return out
+	}
+}
+
+// Parse reads exactly one JSON value from data. It returns the tree, the non-fatal
+// problems found, and a *SyntaxError when the input is not one valid JSON value.
+func Parse(data []byte) (*Node, []Problem, error) {
+	p := &parser{data: data}
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		p.pos = 3
+		p.problems = append(p.problems, Problem{Offset: 0, Code: "bom", Message: "the input starts with a UTF-8 byte-order mark; JSON text must not (RFC 8259 §8.1)"})
+	}
+	p.skipWS()
+	if p.pos >= len(p.data) {
+		return nil, p.problems, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
+	}
+	root, err := p.value("", 0)
+	if err != nil {
+		return nil, p.problems, err
+	}
+	p.skipWS()
+	if p.pos < len(p.data) {
+		return root, p.problems, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
+	}
+	return root, p.problems, nil
+}
+
+type parser struct {
+	data     []byte
+	pos      int
+	problems []Problem
+}
+
+func (p *parser) near() string {
+	end := p.pos + 20
+	if end > len(p.data) {
+		end = len(p.data)
+	}
+	s := string(p.data[p.pos:end])
+	if !utf8.ValidString(s) {
+		return fmt.Sprintf("byte 0x%02x", p.data[p.pos])
+	}
+	return strconv.Quote(s)
+}
+
+func (p *parser) errf(code, format string, args ...any) error {
+	return &SyntaxError{Offset: p.pos, Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) skipWS() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(ptr string, depth int) (*Node, error) {
+	if depth > MaxDepth {
+		return nil, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
+	}
+	if p.pos >= len(p.data) {
+		return nil, p.errf("syntax", "unexpected end of input")
+	}
+	start := p.pos
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(ptr, depth)
+	case c == '[':
+		return p.array(ptr, depth)
+	case c == '"':
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		return &Node{Kind: String, Offset: start, End: p.pos, Str: s}, nil
+	case c == 't':
+		return p.literal("true", &Node{Kind: Bool, Bool: true, Offset: start})
+	case c == 'f':
+		return p.literal("false", &Node{Kind: Bool, Offset: start})
+	case c == 'n':
+		return p.literal("null", &Node{Kind: Null, Offset: start})
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	default:
+		return nil, p.errf("syntax", "invalid character %s looking for a JSON value", p.near())
+	}
+}
+
+func (p *parser) literal(word string, n *Node) (*Node, error) {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return nil, p.errf("syntax", "invalid literal %s (expected %s)", p.near(), word)
+	}
+	p.pos += len(word)
+	n.End = p.pos
+	return n, nil
+}
+
+func (p *parser) number() (*Node, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return nil, p.errf("syntax", "invalid number")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.errf("syntax", "invalid number: no digits after the decimal point")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.errf("syntax", "invalid number: no digits in the exponent")
+		}
+	}
+	return &Node{Kind: Number, Offset: start, End: p.pos, Str: string(p.data[start:p.pos])}, nil
+}
+
+func (p *parser) str() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	// Fast path: no escapes, ASCII or valid UTF-8.
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		if c == '"' {
+			s := p.data[start:p.pos]
+			p.pos++
+			if !utf8.Valid(s) {
+				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
+			}
+			return string(s), nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		p.pos++
+	}
+	var b strings.Builder
+	b.Write(p.data[start:p.pos])
+	for {
+		if p.pos >= len(p.data) {
+			return "", p.errf("syntax", "unterminated string")
+		}
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			s := b.String()
+			if !utf8.ValidString(s) {
+				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
+			}
+			return s, nil
+		case c < 0x20:
+			return "", p.errf("syntax", "control character 0x%02x in string (escape it)", c)
+		case c == '\\':
+			p.pos++
+			if p.pos >= len(p.data) {
+				return "", p.errf("syntax", "unterminated escape")
+			}
+			e := p.data[p.pos]
+			p.pos++
+			switch e {
+			case '"', '\\', '/':
+				b.WriteByte(e)
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				r, err := p.hex4()
+				if err != nil {
+					return "", err
+				}
+				if utf16.IsSurrogate(r) {
+					if p.pos+6 <= len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+						p.pos += 2
+						r2, err := p.hex4()
+						if err != nil {
+							return "", err
+						}
+						r = utf16.DecodeRune(r, r2)
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				b.WriteRune(r)
+			default:
+				p.pos--
+				return "", p.errf("syntax", "invalid escape \\%c in string", e)
+			}
+		default:
+			b.WriteByte(c)
+			p.pos++
+		}
+	}
+}
+
+func (p *parser) hex4() (rune, error) {
+	if p.pos+4 > len(p.data) {
+		return 0, p.errf("syntax", "short \\u escape")
+	}
+	v, err := strconv.ParseUint(string(p.data[p.pos:p.pos+4]), 16, 32)
+	if err != nil {
+		return 0, p.errf("syntax", "invalid \\u escape")
+	}
+	p.pos += 4
+	return rune(v), nil
+}
+
+func (p *parser) array(ptr string, depth int) (*Node, error) {
+	n := &Node{Kind: Array, Offset: p.pos}
+	p.pos++
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		n.End = p.pos
+		return n, nil
+	}
+	for {
+		p.skipWS()
+		it, err := p.value(ptr+"/"+strconv.Itoa(len(n.Items)), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n.Items = append(n.Items, it)
+		p.skipWS()
+		if p.pos >= len(p.data) {
+			return nil, p.errf("syntax", "unexpected end of input in array")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			n.End = p.pos
+			return n, nil
+		default:
+			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
+		}
+	}
+}
+
+func (p *parser) object(ptr string, depth int) (*Node, error) {
+	n := &Node{Kind: Object, Offset: p.pos}
+	p.pos++
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		n.End = p.pos
+		return n, nil
+	}
+	var seen map[string]int
+	for {
+		p.skipWS()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			if p.pos < len(p.data) && p.data[p.pos] == '}' {
+				return nil, p.errf("syntax", "trailing comma before '}'")
+			}
+			return nil, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
+		}
+		keyOff := p.pos
+		key, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.skipWS()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.errf("syntax", "expected ':' after object key %q", key)
+		}
+		p.pos++
+		p.skipWS()
+		childPtr := ptr + "/" + EscapeToken(key)
+		v, err := p.value(childPtr, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if len(n.Members) >= 8 && seen == nil {
+			seen = make(map[string]int, 16)
+			for i, m := range n.Members {
+				seen[m.Key] = i
+			}
+		}
+		dup := false
+		if seen != nil {
+			_, dup = seen[key]
+			seen[key] = len(n.Members)
+		} else {
+			for _, m := range n.Members {
+				if m.Key == key {
+					dup = true
+					break
+				}
+			}
+		}
+		if dup {
+			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: childPtr, Code: "duplicate-key",
+				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
+		}
+		n.Members = append(n.Members, Member{Key: key, KeyOffset: keyOff, Value: v})
+		p.skipWS()
+		if p.pos >= len(p.data) {
+			return nil, p.errf("syntax", "unexpected end of input in object")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			n.End = p.pos
+			return n, nil
+		default:
+			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())
+		}
+	}
+}
+
+func (p *parser) nearOrEnd() string {
+	if p.pos >= len(p.data) {
+		return "end of input"
+	}
+	return p.near()
+}

@@ -1,0 +1,308 @@
+// Package linter drives aoplint's rules over inputs: single messages, JSON-lines
+// streams and transcripts (streamed, in memory bounded by the open state), text
+// reports, and protocol data directories.
+package linter
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/generic"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema"
+)
+
+// MaxMessage bounds one message (a line of a stream, or a whole single-message
+// file). Larger ones are reported (GEN-SIZE-001) and skipped, never held in memory.
+const MaxMessage = 64 << 20
+
+// Options configure a run.
+type Options struct {
+	lint.Options
+	// Protocol forces a protocol ("" detects one per message).
+	Protocol string
+}
+
+// FileResult is what aoplint found in one input.
+type FileResult struct {
+	Path        string            `json:"path"`
+	Protocol    string            `json:"protocol"`
+	Kind        string            `json:"kind,omitempty"`
+	Messages    int               `json:"messages"`
+	Diagnostics []lint.Diagnostic `json:"diagnostics"`
+}
+
+// Counts returns the number of errors, warnings and infos.
+func (r *FileResult) Counts() (errs, warns, infos int) {
+	for _, d := range r.Diagnostics {
+		switch d.Severity {
+		case lint.Error:
+			errs++
+		case lint.Warning:
+			warns++
+		default:
+			infos++
+		}
+	}
+	return
+}
+
+// DirLinter lints a directory as a whole (an AOF data directory).
+type DirLinter struct {
+	Name  string
+	Match func(dir string) bool
+	Lint  func(dir string, opts Options) ([]FileResult, error)
+}
+
+var (
+	dirMu      sync.Mutex
+	dirLinters []*DirLinter
+)
+
+// RegisterDirLinter adds a directory linter.
+func RegisterDirLinter(d *DirLinter) {
+	dirMu.Lock()
+	defer dirMu.Unlock()
+	dirLinters = append(dirLinters, d)
+}
+
+// DirLinterFor returns the directory linter that claims dir, or nil.
+func DirLinterFor(dir string) *DirLinter {
+	dirMu.Lock()
+	defer dirMu.Unlock()
+	for _, d := range dirLinters {
+		if d.Match(dir) {
+			return d
+		}
+	}
+	return nil
+}
+
+// LintFile lints one file on disk: a single message, a JSON-lines stream (read as a
+// stream) or a text report.
+func LintFile(path string, opts Options) (FileResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileResult{Path: path}, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return FileResult{Path: path}, fmt.Errorf("%s is a directory", path)
+	}
+	if opts.BaseDir == "" {
+		opts.BaseDir = filepath.Dir(path)
+	}
+	return LintReader(path, f, opts)
+}
+
+// LintReader lints whatever r holds (a file's contents or standard input).
+func LintReader(name string, r io.Reader, opts Options) (FileResult, error) {
+	br := bufio.NewReaderSize(r, 64*1024)
+	head, err := br.Peek(64 * 1024)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return FileResult{Path: name}, err
+	}
+	if isStream(head) {
+		return LintStream(name, br, opts)
+	}
+	data, tooBig, err := readBounded(br, MaxMessage)
+	if err != nil {
+		return FileResult{Path: name}, err
+	}
+	if tooBig {
+		s := newStream(name, opts)
+		s.report(generic.Size, 1, 1, "", "the input is larger than %d MiB and is not a single message aoplint can lint; for many messages use one per line (JSON lines)", MaxMessage>>20)
+		return s.result(), nil
+	}
+	return LintBytes(name, data, opts), nil
+}
+
+// isStream reports whether the input opens with a complete JSON value on its first
+// line followed by more lines: a JSON-lines stream.
+func isStream(head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	nl := bytes.IndexByte(head, '\n')
+	if nl < 0 {
+		return false
+	}
+	first := bytes.TrimRight(head[:nl], " \t\r")
+	if bytes.HasPrefix(first, []byte("AOF/1 ")) {
+		first = first[len("AOF/1 "):]
+	}
+	if len(first) == 0 || (first[0] != '{' && first[0] != '[') {
+		return false
+	}
+	if _, _, err := jsonread.Parse(first); err != nil {
+		return false
+	}
+	return len(bytes.TrimSpace(head[nl:])) > 0
+}
+
+func readBounded(r io.Reader, max int) ([]byte, bool, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(data) > max {
+		_, err := io.Copy(io.Discard, r)
+		return nil, true, err
+	}
+	return data, false, nil
+}
+
+// LintBytes lints data holding one message (JSON, `AOF/1 `-prefixed JSON, or a
+// text report). A JSON-lines stream is linted as a stream.
+func LintBytes(name string, data []byte, opts Options) FileResult {
+	if isStream(data) {
+		res, _ := LintStream(name, bytes.NewReader(data), opts)
+		return res
+	}
+	s := newStream(name, opts)
+	s.whole = true
+	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")))) == 0 {
+		s.report(generic.Empty, 1, 1, "", "the input is empty: no message to lint")
+		return s.result()
+	}
+	s.unit(data, 1, 1, false)
+	s.finish()
+	return s.result()
+}
+
+// LintStream lints a JSON-lines stream or transcript line by line. Memory is
+// bounded by the sequence rules' open state, whatever the stream's length.
+func LintStream(name string, r io.Reader, opts Options) (FileResult, error) {
+	s := newStream(name, opts)
+	br := bufio.NewReaderSize(r, 256*1024)
+	lineNo := 0
+	var buf []byte
+	for {
+		lineNo++
+		line, tooLong, err := readLine(br, buf[:0], MaxMessage)
+		buf = line[:0]
+		if tooLong {
+			s.report(generic.Size, lineNo, 1, "", "line %d is longer than %d MiB; it was skipped", lineNo, MaxMessage>>20)
+		} else if len(bytes.TrimSpace(line)) > 0 {
+			if lineNo == 1 {
+				line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
+			}
+			s.unit(line, lineNo, 1, true)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return s.result(), err
+		}
+	}
+	if s.messages == 0 && len(s.diags) == 0 {
+		s.report(generic.Empty, 1, 1, "", "the input is empty: no message to lint")
+	}
+	s.finish()
+	return s.result(), nil
+}
+
+// readLine reads one line into buf (without "\n" or "\r\n"), dropping the line if it
+// is longer than max.
+func readLine(br *bufio.Reader, buf []byte, max int) ([]byte, bool, error) {
+	tooLong := false
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(frag) > max+1 {
+				tooLong = true
+				buf = buf[:0]
+			} else {
+				buf = append(buf, frag...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		buf = bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
+		if err == nil && len(buf) == 0 && !tooLong {
+			return buf, false, nil
+		}
+		if err != nil && err != io.EOF {
+			return buf, tooLong, err
+		}
+		return buf, tooLong, err
+	}
+}
+
+// ruleSet is the rules that apply to one protocol and kind, split by how they run.
+type ruleSet struct {
+	single, schema, seq []*lint.Rule
+}
+
+var (
+	setsMu sync.Mutex
+	sets   = map[[2]string]*ruleSet{}
+)
+
+func rulesFor(protocol, kind string) *ruleSet {
+	key := [2]string{protocol, kind}
+	setsMu.Lock()
+	defer setsMu.Unlock()
+	if rs, ok := sets[key]; ok {
+		return rs
+	}
+	rs := &ruleSet{}
+	for _, r := range lint.Rules() {
+		if r.Protocol == "" || !r.AppliesTo(protocol, kind) {
+			continue
+		}
+		switch {
+		case r.NewChecker != nil:
+			rs.seq = append(rs.seq, r)
+		case r.Schema:
+			rs.schema = append(rs.schema, r)
+		case r.Run != nil:
+			rs.single = append(rs.single, r)
+		}
+	}
+	sets[key] = rs
+	return rs
+}
+
+// SchemaRun is the Run of a protocol's schema rule: it validates the message against
+// the schema its protocol names for the message's kind.
+func SchemaRun(p *lint.Pass) {
+	m := p.Msg
+	if m.Root == nil {
+		return
+	}
+	proto := lint.LookupProtocol(m.Protocol)
+	if proto == nil || proto.Schema == nil {
+		return
+	}
+	file := proto.Schema(m.Kind)
+	if file == "" {
+		return
+	}
+	errs, err := schema.Validate(file, m.Root)
+	if err != nil {
+		p.Reportf("", "internal error: schema %s: %v", file, err)
+		return
+	}
+	for _, e := range errs {
+		p.Reportf(e.Pointer, "%s", e.Message)
+	}
+}
+
+// sortedKeys is used for deterministic iteration of maps.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

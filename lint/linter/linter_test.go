@@ -1,0 +1,139 @@
+package linter
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// A toy protocol proves the driver: detection, positions, claims, sequence state.
+func init() {
+	lint.RegisterProtocol(&lint.Protocol{ID: "toy", Name: "toy", Kinds: []string{"ping", "pong"},
+		Detect: func(root *jsonread.Node, name string) (string, string, int) {
+			if root.Get("toy") == nil {
+				return "", "", 0
+			}
+			return root.Get("toy").String(), "", 90
+		},
+		Schema: func(kind string) string { return "transcript/record.schema.json" },
+	})
+	lint.Register(&lint.Rule{ID: "TOY-001", Protocol: "toy", Kinds: []string{"ping"}, Severity: lint.Warning, Spec: "toy §1",
+		Run: func(p *lint.Pass) {
+			if n := p.Node("/n"); n != nil {
+				if v, _ := n.Int(); v > 3 {
+					p.Reportf("/n", "n is %d, over 3", v)
+				}
+			}
+		}})
+	lint.Register(&lint.Rule{ID: "TOY-SCHEMA", Protocol: "toy", Kinds: []string{"schema"}, Severity: lint.Error, Spec: "toy §0", Schema: true, Run: SchemaRun})
+	lint.Register(&lint.Rule{ID: "TOY-CLAIM", Protocol: "toy", Kinds: []string{"schema"}, Severity: lint.Error, Spec: "toy §0",
+		Run: func(p *lint.Pass) {
+			if p.Node("/from") != nil {
+				p.Reportf("/from", "precise")
+				p.Claim("/from")
+			}
+		}})
+	lint.Register(&lint.Rule{ID: "TOY-SEQ", Protocol: "toy", Severity: lint.Error, Spec: "toy §2",
+		NewChecker: func() lint.Checker { return &pairs{} }})
+}
+
+type pairs struct {
+	open []lint.Related
+}
+
+func (c *pairs) Observe(p *lint.Pass) {
+	switch p.Msg.Kind {
+	case "ping":
+		c.open = append(c.open, lint.Witness(p.Msg, "", "ping here"))
+	case "pong":
+		if len(c.open) == 0 {
+			p.Reportf("", "pong without ping")
+			return
+		}
+		c.open = c.open[1:]
+	}
+}
+
+func (c *pairs) Finish(p *lint.Pass) {
+	for _, w := range c.open {
+		p.ReportAtf(lint.Error, w, nil, "ping never answered")
+	}
+}
+
+func diagString(r FileResult) string {
+	var b strings.Builder
+	for _, d := range r.Diagnostics {
+		b.WriteString(d.Rule + "@" + itoa(d.Line) + ":" + itoa(d.Column) + " " + d.Pointer + " " + d.Message + "\n")
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
+
+func fmtInt(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	s := ""
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for i > 0 {
+		s = string(rune('0'+i%10)) + s
+		i /= 10
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func TestDriver(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     []string // substrings of the diagnostics, in order
+		proto    string
+	}{
+		{"single ok", `{"toy":"pong","n":1}`, []string{"TOY-SEQ@1:1  pong without ping"}, "toy"},
+		{"rule position", "{\n  \"toy\": \"ping\",\n  \"n\": 7\n}", []string{"TOY-SEQ@1:1  ping never answered", "TOY-001@3:8 /n n is 7"}, "toy"},
+		{"duplicate key", `{"toy":"pong","toy":"pong"}`, []string{"TOY-SEQ@1:1  pong without ping", "GEN-JSON-002@1:15 /toy"}, "toy"},
+		{"syntax", `{"toy":"ping",}`, []string{"GEN-JSON-001@1:15"}, ""},
+		{"trailing", `{"toy":"ping"} x`, []string{"GEN-JSON-003@1:16"}, "toy"},
+		{"unstructured", `{"hello":1}`, []string{"GEN-DETECT-001@1:1"}, ""},
+		{"text", `hello world`, []string{"GEN-DETECT-001@1:1"}, ""},
+		{"empty", "  \n", []string{"GEN-INPUT-001"}, ""},
+		{"stream", "{\"toy\":\"ping\"}\n{\"toy\":\"pong\"}\n{\"toy\":\"pong\"}\n", []string{"TOY-SEQ@3:1  pong without ping"}, "toy"},
+		{"stream log line", "{\"toy\":\"ping\"}\nlog\n{\"toy\":\"pong\"}\n", []string{"GEN-DETECT-002@2:1"}, "toy"},
+		{"aof prefix", "AOF/1 {\"x\":1}", []string{"GEN-DETECT-001@1:7"}, ""},
+		{"record", `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"agent","msg":{"toy":"ping","n":9}}` + "\n" + `{"aopkit":"transcript/1","seq":2,"at":"2026-01-01T00:00:01Z","from":"agent","msg":{"toy":"pong"}}` + "\n",
+			[]string{"TOY-001@1:101 /n n is 9"}, "toy"},
+		{"bad record", `{"aopkit":"transcript/1","from":"x","msg":{"toy":"pong"}}` + "\n" + `{"toy":"pong"}` + "\n", []string{"GEN-TRANSCRIPT-001@1:1 /at", "GEN-TRANSCRIPT-001@1:1 /seq", "GEN-TRANSCRIPT-001@1:33 /from"}, "toy"},
+		{"schema and claim", `{"toy":"schema","from":"nobody"}`, []string{"TOY-SCHEMA@1:1 /aopkit \"aopkit\" is required", "TOY-CLAIM@1:24 /from precise"}, "toy"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := LintBytes("in.json", []byte(tc.in), Options{})
+			got := diagString(r)
+			rest := got
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("want %q in order in:\n%s", w, got)
+				}
+				rest = rest[i+len(w):]
+			}
+			if strings.Contains(got, "TOY-SCHEMA@1:24 /from") {
+				t.Fatalf("claimed pointer still has a schema diagnostic:\n%s", got)
+			}
+			if tc.want == nil && got != "" {
+				t.Fatalf("want no diagnostics, got:\n%s", got)
+			}
+			if r.Protocol != tc.proto {
+				t.Errorf("protocol %q, want %q", r.Protocol, tc.proto)
+			}
+		})
+	}
+}

@@ -1,0 +1,449 @@
+package linter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/generic"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// MaxDiagnostics bounds what one input keeps; past it only counts go on.
+const MaxDiagnostics = 10000
+
+// MaxSessions bounds the sessions (transcript "session" values) whose sequence state
+// is kept at once; past it the oldest session's state is finished and dropped.
+const MaxSessions = 1024
+
+// stream is the state of linting one input.
+type stream struct {
+	path     string
+	opts     Options
+	whole    bool // the input is one whole file, not a stream
+	diags    []lint.Diagnostic
+	dropped  int
+	messages int
+	protos   map[string]bool
+	kind     string
+	first    string // first protocol detected, for the log-line leniency of orchmsg
+
+	sessions map[string]*session
+	order    []string // session keys, oldest first
+}
+
+type session struct {
+	checkers map[string][]checker // by protocol
+}
+
+type checker struct {
+	rule *lint.Rule
+	c    lint.Checker
+}
+
+func newStream(path string, opts Options) *stream {
+	return &stream{path: path, opts: opts, protos: map[string]bool{}, sessions: map[string]*session{}}
+}
+
+func (s *stream) add(ds ...lint.Diagnostic) {
+	for _, d := range ds {
+		if len(s.diags) >= MaxDiagnostics {
+			s.dropped++
+			continue
+		}
+		d.Path = s.path
+		s.diags = append(s.diags, d)
+	}
+}
+
+func (s *stream) report(r *lint.Rule, line, col int, pointer, format string, args ...any) {
+	s.add(lint.Diagnostic{Rule: r.ID, Severity: r.Severity, Spec: r.Spec, Line: line, Column: col, Pointer: pointer, Message: fmt.Sprintf(format, args...)})
+}
+
+func (s *stream) result() FileResult {
+	lint.SortDiagnostics(s.diags)
+	if s.dropped > 0 {
+		s.diags = append(s.diags, lint.Diagnostic{Path: s.path, Rule: generic.Size.ID, Severity: lint.Info, Spec: generic.Size.Spec,
+			Message: fmt.Sprintf("%d more diagnostics were found and not kept (limit %d per input)", s.dropped, MaxDiagnostics)})
+	}
+	res := FileResult{Path: s.path, Messages: s.messages, Diagnostics: s.diags}
+	if res.Diagnostics == nil {
+		res.Diagnostics = []lint.Diagnostic{}
+	}
+	switch {
+	case s.opts.Protocol != "":
+		res.Protocol = s.opts.Protocol
+	case len(s.protos) == 1:
+		for p := range s.protos {
+			res.Protocol = p
+		}
+	case len(s.protos) > 1:
+		res.Protocol = "mixed"
+	}
+	if s.messages == 1 {
+		res.Kind = s.kind
+	}
+	return res
+}
+
+var aofPrefix = []byte("AOF/1 ")
+
+// unit lints one message-sized piece of input: a whole file, or one line.
+func (s *stream) unit(data []byte, line, col int, inStream bool) {
+	s.messages++
+	pos := lint.NewLineIndex(data, line, col)
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	lead := len(data) - len(trimmed)
+	if bytes.HasPrefix(trimmed, aofPrefix) {
+		s.json(data, lead+len(aofPrefix), pos, "aof", meta{})
+		return
+	}
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[' || trimmed[0] == 0xEF) {
+		s.json(data, 0, pos, "", meta{})
+		return
+	}
+	s.text(data, pos, inStream, meta{})
+}
+
+// meta is what a transcript record says about its message.
+type meta struct {
+	from, session string
+	at            time.Time
+}
+
+// json parses data[start:] and lints it; hint names a protocol the framing implies.
+func (s *stream) json(data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
+	body := data[start:]
+	shift := func(off int) (int, int) { return pos.Position(start + off) }
+	root, problems, err := jsonread.Parse(body)
+	for _, pr := range problems {
+		l, c := shift(pr.Offset)
+		switch pr.Code {
+		case "bom":
+			s.report(generic.BOM, l, c, "", "%s", pr.Message)
+		default:
+			s.report(generic.DuplicateKey, l, c, pr.Pointer, "%s", pr.Message)
+		}
+	}
+	if err != nil {
+		var se *jsonread.SyntaxError
+		if errors.As(err, &se) {
+			l, c := shift(se.Offset)
+			switch se.Code {
+			case "utf8":
+				s.report(generic.UTF8, l, c, "", "%s (E_PARSE_FAILURE)", se.Msg)
+			case "depth":
+				s.report(generic.Depth, l, c, "", "%s (E_PARSE_FAILURE)", se.Msg)
+			case "trailing":
+				s.report(generic.Trailing, l, c, "", "%s (E_PARSE_FAILURE)", se.Msg)
+			default:
+				s.report(generic.Parse, l, c, "", "invalid JSON: %s (E_PARSE_FAILURE)", se.Msg)
+			}
+		}
+		if se == nil || se.Code != "trailing" || root == nil {
+			return
+		}
+	}
+	if start == 0 && root.Kind == jsonread.Object {
+		if tag := root.Get("aopkit"); tag != nil {
+			s.record(data, root, pos)
+			return
+		}
+	}
+	s.message(root, data, start, pos, hint, md)
+}
+
+// record lints one transcript/1 record.
+func (s *stream) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) {
+	bad := func(ptr, format string, args ...any) {
+		l, c := pos.Position(0)
+		if n, _ := root.Nearest(ptr); n != nil {
+			l, c = pos.Position(n.Offset)
+		}
+		s.report(generic.Transcript, l, c, ptr, format, args...)
+	}
+	if v := root.Get("aopkit").String(); v != "transcript/1" {
+		bad("/aopkit", "unknown transcript version %q: aoplint reads \"transcript/1\"", v)
+		return
+	}
+	md := meta{from: root.Get("from").String(), session: root.Get("session").String()}
+	if _, ok := root.Get("seq").Int(); !ok {
+		bad("/seq", "record needs \"seq\", an integer")
+	}
+	switch md.from {
+	case "agent", "orchestrator", "harness":
+	default:
+		bad("/from", "\"from\" must be agent, orchestrator or harness, not %q", md.from)
+	}
+	if at := root.Get("at"); at.IsString() {
+		t, err := time.Parse(time.RFC3339Nano, at.Str)
+		if err != nil {
+			bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
+		}
+		md.at = t
+	} else {
+		bad("/at", "record needs \"at\", an RFC 3339 time")
+	}
+	msg, text, event := root.Get("msg"), root.Get("text"), root.Get("event")
+	n := 0
+	for _, x := range []*jsonread.Node{msg, text, event} {
+		if x != nil {
+			n++
+		}
+	}
+	if n != 1 {
+		bad("", "a record holds exactly one of \"msg\", \"text\" and \"event\" (it holds %d)", n)
+		return
+	}
+	hint := root.Get("protocol").String()
+	switch {
+	case msg != nil:
+		s.message(msg, data, 0, pos, hint, md)
+	case text != nil:
+		l, c := pos.Position(text.Offset)
+		tp := &lint.LineIndex{BaseLine: l, BaseCol: c, Flat: true}
+		raw := []byte(text.String())
+		if t := bytes.TrimLeft(raw, " \t"); bytes.HasPrefix(t, aofPrefix) {
+			s.json(raw, len(raw)-len(t)+len(aofPrefix), tp, "aof", md)
+			return
+		}
+		s.textWithMeta(raw, tp, true, md, hint)
+	default:
+		s.harnessEvent(root, md)
+	}
+}
+
+// harnessEvent hands a harness record to every live checker (they may use agent
+// exits and kills); it is no protocol message and gets no single-message rules.
+func (s *stream) harnessEvent(root *jsonread.Node, md meta) {
+	sess := s.sessions[md.session]
+	if sess == nil {
+		return
+	}
+	m := &lint.Message{Path: s.path, Kind: "harness:" + root.Get("event").String(), Root: root, From: "harness", At: md.at, Session: md.session, Index: s.messages - 1, Opts: &s.opts.Options}
+	for _, proto := range sortedKeys(sess.checkers) {
+		for _, ck := range sess.checkers[proto] {
+			p := lint.NewPass(ck.rule, m)
+			ck.c.Observe(p)
+			s.add(p.Diagnostics()...)
+		}
+	}
+}
+
+func (s *stream) text(data []byte, pos *lint.LineIndex, inStream bool, md meta) {
+	s.textWithMeta(data, pos, inStream, md, "")
+}
+
+func (s *stream) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, md meta, hint string) {
+	best, bestKind, bestDialect, bestConf := (*lint.Protocol)(nil), "", "", 0
+	for _, p := range lint.Protocols() {
+		if p.DetectText == nil || (s.opts.Protocol != "" && s.opts.Protocol != p.ID) {
+			continue
+		}
+		if k, d, c := p.DetectText(data); c > bestConf {
+			best, bestKind, bestDialect, bestConf = p, k, d, c
+		}
+	}
+	if best != nil {
+		m := &lint.Message{Path: s.path, Protocol: best.ID, Kind: bestKind, Dialect: bestDialect, Raw: data, Pos: pos,
+			Index: s.messages - 1, From: md.from, At: md.at, Session: md.session, Opts: &s.opts.Options}
+		s.run(m)
+		return
+	}
+	l, c := pos.Position(0)
+	if inStream {
+		proto := s.opts.Protocol
+		if proto == "" {
+			proto = hint
+		}
+		if proto == "" {
+			proto = s.first
+		}
+		if proto == "orchmsg" {
+			s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: l, Column: c,
+				Message: "non-JSON line treated as log output (orchmsg Parsing Strategy: \"If not JSON → treat as log output\")"})
+			return
+		}
+		s.report(generic.LogLine, l, c, "", "line is not JSON: %s (E_PARSE_FAILURE; only orchmsg streams may carry log lines)", excerpt(data))
+		return
+	}
+	s.report(generic.Unstructured, l, c, "", "the input is not JSON and not an aop-output report: no protocol recognised (UNSTRUCTURED, E_PARSE_FAILURE)")
+}
+
+func excerpt(b []byte) string {
+	if len(b) > 60 {
+		return fmt.Sprintf("%q...", b[:60])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// message detects the protocol of a parsed JSON message and lints it.
+func (s *stream) message(root *jsonread.Node, data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
+	name := ""
+	if s.whole {
+		name = s.path
+	}
+	var proto *lint.Protocol
+	kind, dialect := "", ""
+	forced := s.opts.Protocol
+	if forced == "" && hint != "" && lint.LookupProtocol(hint) != nil && hint == "aof" {
+		forced = hint // the AOF/1 prefix says it
+	}
+	if forced != "" {
+		proto = lint.LookupProtocol(forced)
+		if proto != nil && proto.Detect != nil {
+			kind, dialect, _ = proto.Detect(root, name)
+		}
+	} else {
+		best := 0
+		for _, p := range lint.Protocols() {
+			if p.Detect == nil {
+				continue
+			}
+			k, d, c := p.Detect(root, name)
+			if c > best {
+				best, proto, kind, dialect = c, p, k, d
+			}
+		}
+	}
+	l, c := pos.Position(start + root.Offset)
+	if proto == nil {
+		s.report(generic.Unstructured, l, c, "", "JSON value is no message of aop2, aos, aop-output, aof or orchmsg (UNSTRUCTURED); use --protocol to force one")
+		return
+	}
+	raw := data[start:]
+	if root.End > 0 && start+root.End <= len(data) {
+		raw = data[start+root.Offset : start+root.End]
+	}
+	m := &lint.Message{Path: s.path, Protocol: proto.ID, Kind: kind, Dialect: dialect, Root: root, Raw: raw,
+		Pos: shiftIndex(pos, start), Index: s.messages - 1, From: md.from, At: md.at, Session: md.session, Opts: &s.opts.Options}
+	s.run(m)
+}
+
+// shiftIndex returns a LineIndex for offsets counted from start.
+func shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
+	if start == 0 {
+		return pos
+	}
+	l, c := pos.Position(start)
+	if pos.Flat {
+		return &lint.LineIndex{BaseLine: l, BaseCol: c, Flat: true}
+	}
+	return pos.Shift(start)
+}
+
+// run applies every rule of the message's protocol and kind.
+func (s *stream) run(m *lint.Message) {
+	s.protos[m.Protocol] = true
+	if s.first == "" {
+		s.first = m.Protocol
+	}
+	s.kind = m.Kind
+	rs := rulesFor(m.Protocol, m.Kind)
+	var claimed []string
+	for _, r := range rs.single {
+		p := lint.NewPass(r, m)
+		safeRun(p, r.Run)
+		s.add(p.Diagnostics()...)
+		claimed = append(claimed, p.Claimed()...)
+	}
+	for _, r := range rs.schema {
+		p := lint.NewPass(r, m)
+		safeRun(p, r.Run)
+		for _, d := range p.Diagnostics() {
+			if !lint.IsClaimed(claimed, d.Pointer) {
+				s.add(d)
+			}
+		}
+	}
+	seq := seqRulesFor(m.Protocol)
+	if len(seq) == 0 {
+		return
+	}
+	sess := s.session(m.Session)
+	cks, ok := sess.checkers[m.Protocol]
+	if !ok {
+		for _, r := range seq {
+			cks = append(cks, checker{rule: r, c: r.NewChecker()})
+		}
+		sess.checkers[m.Protocol] = cks
+	}
+	for _, ck := range cks {
+		p := lint.NewPass(ck.rule, m)
+		safeRun(p, ck.c.Observe)
+		s.add(p.Diagnostics()...)
+	}
+}
+
+// safeRun runs a rule, turning a panic into an internal-error diagnostic: a bug in
+// one rule must not lose the other diagnostics.
+func safeRun(p *lint.Pass, f func(*lint.Pass)) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.ReportSevf(lint.Error, "", "internal error in rule %s: %v (please report this)", p.Rule.ID, r)
+		}
+	}()
+	f(p)
+}
+
+func (s *stream) session(key string) *session {
+	if sess, ok := s.sessions[key]; ok {
+		return sess
+	}
+	if len(s.order) >= MaxSessions {
+		oldest := s.order[0]
+		s.order = s.order[1:]
+		s.finishSession(s.sessions[oldest])
+		delete(s.sessions, oldest)
+	}
+	sess := &session{checkers: map[string][]checker{}}
+	s.sessions[key] = sess
+	s.order = append(s.order, key)
+	return sess
+}
+
+func (s *stream) finishSession(sess *session) {
+	for _, proto := range sortedKeys(sess.checkers) {
+		for _, ck := range sess.checkers[proto] {
+			p := lint.NewPass(ck.rule, nil)
+			safeRun(p, ck.c.Finish)
+			ds := p.Diagnostics()
+			for i := range ds {
+				ds[i].Path = s.path
+			}
+			s.add(ds...)
+		}
+	}
+}
+
+func (s *stream) finish() {
+	for _, key := range s.order {
+		s.finishSession(s.sessions[key])
+	}
+	s.sessions = map[string]*session{}
+	s.order = nil
+}
+
+var (
+	seqSets = map[string][]*lint.Rule{}
+)
+
+func seqRulesFor(protocol string) []*lint.Rule {
+	setsMu.Lock()
+	defer setsMu.Unlock()
+	if rs, ok := seqSets[protocol]; ok {
+		return rs
+	}
+	var rs []*lint.Rule
+	for _, r := range lint.Rules() {
+		if r.NewChecker != nil && !r.Retired && r.Protocol == protocol {
+			rs = append(rs, r)
+		}
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
+	seqSets[protocol] = rs
+	return rs
+}

@@ -1,0 +1,200 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// Options are the user's settings that rules may read.
+type Options struct {
+	// TaskType selects the aop-output summary limits (--task-type).
+	TaskType string
+	// BaseDir is the directory of the file being linted, for paths inside messages
+	// (aop-output DETAILS_FILE). Empty when the input is not a file on disk.
+	BaseDir string
+}
+
+// Message is one message of a protocol, detected and parsed.
+type Message struct {
+	Path     string
+	Protocol string // "" when no protocol was recognised
+	Kind     string // message kind within the protocol; "" when unknown
+	Dialect  string // an upstream dialect recognised by the detector, or ""
+
+	Root *jsonread.Node // the parsed JSON; nil for text messages
+	Raw  []byte         // the message's bytes (JSON text, or the text block)
+	Pos  *LineIndex     // maps offsets in Raw to lines and columns of the file
+
+	// Stream context (zero for a single message).
+	Index   int       // 0-based position in the stream
+	From    string    // "agent", "orchestrator", "harness" or "" if unknown
+	At      time.Time // harness clock (transcript/1 "at"); zero when unknown
+	Session string    // transcript/1 "session"
+
+	Opts *Options
+}
+
+// Line is the line of the message's first byte.
+func (m *Message) Line() int {
+	l, _ := m.Pos.Position(0)
+	return l
+}
+
+// Node resolves a JSON Pointer in the message (nil if absent or a text message).
+func (m *Message) Node(pointer string) *jsonread.Node {
+	if m.Root == nil {
+		return nil
+	}
+	return m.Root.Lookup(pointer)
+}
+
+// PointerPosition returns the line and column of the value at pointer, or of the
+// nearest enclosing value that exists.
+func (m *Message) PointerPosition(pointer string) (line, col int) {
+	if m.Root == nil {
+		return m.Pos.Position(0)
+	}
+	n, _ := m.Root.Nearest(pointer)
+	if n == nil {
+		return m.Pos.Position(0)
+	}
+	return m.Pos.Position(n.Offset)
+}
+
+// LineIndex maps byte offsets of a message to lines and columns in its file.
+type LineIndex struct {
+	BaseLine, BaseCol int   // position of offset 0 (1-based)
+	starts            []int // offsets where lines 2, 3, ... of the message begin
+	// Flat maps every offset to BaseLine:BaseCol: for text that was decoded from a
+	// JSON string (a transcript record's "text"), whose offsets are not file columns.
+	Flat bool
+}
+
+// NewLineIndex indexes raw, whose first byte stands at baseLine:baseCol.
+func NewLineIndex(raw []byte, baseLine, baseCol int) *LineIndex {
+	li := &LineIndex{BaseLine: baseLine, BaseCol: baseCol}
+	for off := 0; ; {
+		i := bytes.IndexByte(raw[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		li.starts = append(li.starts, off)
+	}
+	return li
+}
+
+// Shift returns an index for offsets counted from start.
+func (li *LineIndex) Shift(start int) *LineIndex {
+	l, c := li.Position(start)
+	out := &LineIndex{BaseLine: l, BaseCol: c}
+	for _, st := range li.starts {
+		if st > start {
+			out.starts = append(out.starts, st-start)
+		}
+	}
+	return out
+}
+
+// Position returns the 1-based line and column (in bytes) of offset.
+func (li *LineIndex) Position(off int) (line, col int) {
+	if li == nil {
+		return 1, 1
+	}
+	if li.Flat {
+		return li.BaseLine, li.BaseCol
+	}
+	n := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off })
+	if n == 0 {
+		return li.BaseLine, li.BaseCol + off
+	}
+	return li.BaseLine + n, off - li.starts[n-1] + 1
+}
+
+// Pass is what a rule sees of one message and how it reports.
+type Pass struct {
+	Msg  *Message
+	Rule *Rule
+
+	diags   []Diagnostic
+	claimed []string
+}
+
+// NewPass prepares a pass of rule over msg (msg may be nil in Checker.Finish).
+func NewPass(rule *Rule, msg *Message) *Pass { return &Pass{Rule: rule, Msg: msg} }
+
+// Diagnostics returns what was reported.
+func (p *Pass) Diagnostics() []Diagnostic { return p.diags }
+
+// Claimed returns the pointers claimed by precise diagnostics.
+func (p *Pass) Claimed() []string { return p.claimed }
+
+// Node resolves a JSON Pointer in the current message.
+func (p *Pass) Node(pointer string) *jsonread.Node { return p.Msg.Node(pointer) }
+
+// Reportf reports at the value at pointer with the rule's severity.
+func (p *Pass) Reportf(pointer, format string, args ...any) {
+	p.ReportSevf(p.Rule.Severity, pointer, format, args...)
+}
+
+// ReportSevf reports at the value at pointer with the given severity.
+func (p *Pass) ReportSevf(sev Severity, pointer, format string, args ...any) {
+	line, col := p.Msg.PointerPosition(pointer)
+	p.add(Diagnostic{Severity: sev, Pointer: pointer, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
+}
+
+// ReportOffsetf reports at a byte offset of the message (text messages).
+func (p *Pass) ReportOffsetf(sev Severity, offset int, format string, args ...any) {
+	line, col := p.Msg.Pos.Position(offset)
+	p.add(Diagnostic{Severity: sev, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
+}
+
+// ReportRelatedf reports at pointer and names earlier places (witnesses).
+func (p *Pass) ReportRelatedf(sev Severity, pointer string, related []Related, format string, args ...any) {
+	var line, col int
+	if p.Msg != nil {
+		line, col = p.Msg.PointerPosition(pointer)
+	}
+	p.add(Diagnostic{Severity: sev, Pointer: pointer, Line: line, Column: col, Message: fmt.Sprintf(format, args...), Related: related})
+}
+
+// ReportAtf reports at an explicit line and column (e.g. from Finish, about a
+// message seen earlier, whose Witness the checker kept).
+func (p *Pass) ReportAtf(sev Severity, w Related, related []Related, format string, args ...any) {
+	p.add(Diagnostic{Severity: sev, Pointer: w.Pointer, Line: w.Line, Column: w.Column, Message: fmt.Sprintf(format, args...), Related: related})
+}
+
+// Claim marks pointer (and everything below it) as covered by a precise diagnostic
+// of this rule, so the generic schema diagnostics there are dropped.
+func (p *Pass) Claim(pointer string) { p.claimed = append(p.claimed, pointer) }
+
+func (p *Pass) add(d Diagnostic) {
+	d.Rule = p.Rule.ID
+	d.Spec = p.Rule.Spec
+	if p.Msg != nil {
+		d.Path = p.Msg.Path
+	}
+	p.diags = append(p.diags, d)
+}
+
+// Witness describes a place in message m, to be named by a later diagnostic. It is
+// small: checkers keep witnesses, never whole messages.
+func Witness(m *Message, pointer, text string) Related {
+	line, col := m.PointerPosition(pointer)
+	return Related{Path: m.Path, Line: line, Column: col, Pointer: pointer, Message: text}
+}
+
+// IsClaimed reports whether pointer lies at or below one of claimed.
+func IsClaimed(claimed []string, pointer string) bool {
+	for _, c := range claimed {
+		if c == "" || pointer == c || strings.HasPrefix(pointer, c+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package lint
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// Protocol describes one protocol to the linter.
+type Protocol struct {
+	ID    string   // "aop2"
+	Name  string   // "AOP JSON v2 (Cyclops 2.0.2-C)"
+	Spec  string   // spec document: "aop2-orchestration-json-v2.0.2-C"
+	Kinds []string // every message kind, for `aoplint protocols`
+
+	// Detect looks at a parsed JSON value and says how sure it is that the value is
+	// a message of this protocol (0: not at all; 100: certain), with the kind ("" when
+	// it is this protocol's but of no known kind) and any upstream dialect. name is
+	// the file's path when the value is a whole file ("" in a stream): AOF run
+	// artifacts are known by their file names.
+	Detect func(root *jsonread.Node, name string) (kind, dialect string, confidence int)
+
+	// DetectText, if set, looks at text that is not JSON (aop-output reports).
+	DetectText func(text []byte) (kind, dialect string, confidence int)
+
+	// Schema names the schema file (within package schemas' FS) for a kind, or "".
+	Schema func(kind string) string
+}
+
+var (
+	protoMu   sync.Mutex
+	protocols = map[string]*Protocol{}
+)
+
+// RegisterProtocol adds a protocol; a duplicate ID panics.
+func RegisterProtocol(p *Protocol) {
+	protoMu.Lock()
+	defer protoMu.Unlock()
+	if _, dup := protocols[p.ID]; dup {
+		panic("lint: duplicate protocol " + p.ID)
+	}
+	protocols[p.ID] = p
+}
+
+// Protocols returns the registered protocols sorted by ID.
+func Protocols() []*Protocol {
+	protoMu.Lock()
+	defer protoMu.Unlock()
+	out := make([]*Protocol, 0, len(protocols))
+	for _, p := range protocols {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// LookupProtocol finds a protocol by ID.
+func LookupProtocol(id string) *Protocol {
+	protoMu.Lock()
+	defer protoMu.Unlock()
+	return protocols[id]
+}

@@ -1,0 +1,225 @@
+package aof
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// DefaultTTL is the heartbeat TTL of aof-1 §Resume Protocol: 5 minutes.
+const DefaultTTL = 5 * time.Minute
+
+// Run is run.json (aof-1 §Artifacts 1).
+type Run struct {
+	TaskID        string            `json:"taskId"`
+	AgentID       string            `json:"agentId"`
+	StartedAt     string            `json:"startedAt"`
+	Status        string            `json:"status"`
+	ArtifactPaths map[string]string `json:"artifactPaths"`
+	Metadata      map[string]any    `json:"metadata"`
+	ExpiredAt     string            `json:"expiredAt,omitempty"`
+	ExpiredReason string            `json:"expiredReason,omitempty"`
+}
+
+// Heartbeat is run_heartbeat.json (aof-1 §Artifacts 2).
+type Heartbeat struct {
+	TaskID        string `json:"taskId"`
+	AgentID       string `json:"agentId"`
+	LastHeartbeat string `json:"lastHeartbeat"`
+	BeatCount     int    `json:"beatCount"`
+	ExpiresAt     string `json:"expiresAt"`
+}
+
+// Tests is the TestReport of a completion.
+type Tests struct {
+	Total  int `json:"total"`
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+}
+
+// RunResult is run_result.json (aof-1 §run_result.json Schema).
+type RunResult struct {
+	TaskID       string   `json:"taskId"`
+	AgentID      string   `json:"agentId"`
+	CompletedAt  string   `json:"completedAt"`
+	Outcome      string   `json:"outcome"`
+	SummaryRef   string   `json:"summaryRef"`
+	HandoffRef   string   `json:"handoffRef,omitempty"`
+	Deliverables []string `json:"deliverables"`
+	Tests        Tests    `json:"tests"`
+	Blockers     []string `json:"blockers"`
+	Notes        string   `json:"notes"`
+}
+
+// Written is a file the engine wrote, for the transcript.
+type Written struct {
+	Path string // absolute
+	Data []byte
+}
+
+// AcquireLease dispatches a ready task to an agent: ready → in-progress, the lease in
+// the frontmatter, run.json and a first heartbeat (aof-1 §Overview "ready →
+// in-progress: acquireLease, write run.json").
+func (s *Store) AcquireLease(id, agent string, ttl time.Duration) ([]Written, error) {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	t, err := s.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status != Ready {
+		return nil, fmt.Errorf("task %s is %s, only a ready task can be leased", id, t.Status)
+	}
+	if _, err := s.Transition(id, InProgress, "lease_acquired", "dispatcher"); err != nil {
+		return nil, err
+	}
+	t, err = s.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Clock.Now()
+	t.Lease = &Lease{Agent: agent, AcquiredAt: FormatTime(now), ExpiresAt: FormatTime(now.Add(ttl))}
+	t.Assignee = agent
+	if err := s.Save(t); err != nil {
+		return nil, err
+	}
+	run := Run{TaskID: id, AgentID: agent, StartedAt: FormatTime(now), Status: "running",
+		ArtifactPaths: map[string]string{"inputs": "inputs/", "work": "work/", "output": "output/"},
+		Metadata:      map[string]any{}}
+	runPath := filepath.Join(s.RunDir(id), "run.json")
+	runData, err := writeJSON(runPath, run)
+	if err != nil {
+		return nil, err
+	}
+	hb, err := s.WriteHeartbeat(id, agent, ttl)
+	if err != nil {
+		return nil, err
+	}
+	s.Events.Log("lease.acquired", "dispatcher", id, map[string]any{"agent": agent, "ttlMs": ttl.Milliseconds()})
+	return []Written{{runPath, runData}, hb}, nil
+}
+
+// WriteHeartbeat is the heartbeat writer: beatCount+1, lastHeartbeat = now,
+// expiresAt = lastHeartbeat + ttl (aof-1 §Artifacts 2).
+func (s *Store) WriteHeartbeat(id, agent string, ttl time.Duration) (Written, error) {
+	path := filepath.Join(s.RunDir(id), "run_heartbeat.json")
+	hb := Heartbeat{TaskID: id, AgentID: agent}
+	if old, err := s.ReadHeartbeat(id); err == nil {
+		hb.BeatCount = old.BeatCount
+	}
+	now := s.Clock.Now()
+	hb.BeatCount++
+	hb.LastHeartbeat = FormatTime(now)
+	hb.ExpiresAt = FormatTime(now.Add(ttl))
+	data, err := writeJSON(path, hb)
+	return Written{path, data}, err
+}
+
+// ReadHeartbeat reads run_heartbeat.json; os.ErrNotExist when there is none.
+func (s *Store) ReadHeartbeat(id string) (*Heartbeat, error) {
+	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run_heartbeat.json"))
+	if err != nil {
+		return nil, err
+	}
+	var hb Heartbeat
+	if err := json.Unmarshal(data, &hb); err != nil {
+		return nil, fmt.Errorf("run_heartbeat.json: %v", err)
+	}
+	if _, err := parseTime(hb.ExpiresAt); err != nil {
+		return nil, fmt.Errorf("run_heartbeat.json: expiresAt %q is not an ISO 8601 time", hb.ExpiresAt)
+	}
+	return &hb, nil
+}
+
+// errNoRunResult says run_result.json does not exist.
+var errNoRunResult = errors.New("no run_result.json")
+
+// ReadRunResult reads run_result.json: errNoRunResult when missing, another error
+// when it is not a valid result.
+func (s *Store) ReadRunResult(id string) (*RunResult, error) {
+	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run_result.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, errNoRunResult
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rr RunResult
+	if err := json.Unmarshal(data, &rr); err != nil {
+		return nil, fmt.Errorf("run_result.json: %v", err)
+	}
+	if !validOutcome(rr.Outcome) {
+		return nil, fmt.Errorf("run_result.json: outcome %q is not done|blocked|needs_review|partial", rr.Outcome)
+	}
+	return &rr, nil
+}
+
+// WriteRunResult writes run_result.json.
+func (s *Store) WriteRunResult(rr *RunResult) (Written, error) {
+	path := filepath.Join(s.RunDir(rr.TaskID), "run_result.json")
+	data, err := writeJSON(path, rr)
+	return Written{path, data}, err
+}
+
+// ReadRun reads run.json.
+func (s *Store) ReadRun(id string) (*Run, error) {
+	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run.json"))
+	if err != nil {
+		return nil, err
+	}
+	var r Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("run.json: %v", err)
+	}
+	return &r, nil
+}
+
+// MarkRunExpired sets run.json's status to "expired" (markRunArtifactExpired).
+func (s *Store) MarkRunExpired(id, reason string) (Written, error) {
+	r, err := s.ReadRun(id)
+	if err != nil {
+		// Missing run artifacts are resumable, not fatal (aof-1 §Resume Error Cases).
+		r = &Run{TaskID: id, ArtifactPaths: map[string]string{}, Metadata: map[string]any{}}
+	}
+	r.Status = "expired"
+	r.ExpiredAt = FormatTime(s.Clock.Now())
+	r.ExpiredReason = reason
+	path := filepath.Join(s.RunDir(id), "run.json")
+	data, err := writeJSON(path, r)
+	if err == nil {
+		s.Events.Log("run.expired", "scheduler", id, map[string]any{"reason": reason})
+	}
+	return Written{path, data}, err
+}
+
+func validOutcome(o string) bool {
+	switch o {
+	case "done", "blocked", "needs_review", "partial":
+		return true
+	}
+	return false
+}
+
+// ResolveCompletionTransitions maps an outcome to the statuses to apply in order
+// (aof-1 §Transition Logic).
+func ResolveCompletionTransitions(t *Task, outcome string) []string {
+	switch outcome {
+	case "done":
+		if t.Status == Done {
+			return nil
+		}
+		if t.ReviewRequired() {
+			return []string{Review}
+		}
+		return []string{Review, Done}
+	case "blocked":
+		return []string{Blocked}
+	case "needs_review", "partial":
+		return []string{Review}
+	}
+	return nil
+}

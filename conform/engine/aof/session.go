@@ -1,0 +1,431 @@
+package aof
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// Config describes one AOF scenario run: the task dispatched to the agent.
+type Config struct {
+	Scratch  string // the scenario's scratch directory; the data directory is <Scratch>/data
+	Scenario string // AOPKIT_SCENARIO and the transcript session id
+	TaskID   string
+	AgentID  string
+	Title    string
+	Body     string
+	TTL      time.Duration  // heartbeat TTL (DefaultTTL when 0)
+	Metadata map[string]any // task metadata: delegationDepth, reviewRequired, delegateTo, ...
+	Tasks    []*Task        // other tasks to create before dispatch (a parent, a sibling, ...)
+}
+
+// Session is the dispatcher side of one agent run: the store, the router and the
+// transcript.
+type Session struct {
+	Cfg      Config
+	Store    *Store
+	Router   *Router
+	Rec      *Recorder
+	Clock    clock.Clock
+	Outcomes []Outcome
+	Actions  []Action
+	mu       sync.Mutex
+}
+
+// NewSession prepares the data directory (the task in ready, then leased to the
+// agent: in-progress, run.json, a first heartbeat) and starts the transcript.
+func NewSession(clk clock.Clock, cfg Config, transcript io.Writer) (*Session, error) {
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultTTL
+	}
+	if cfg.Title == "" {
+		cfg.Title = "Reference task"
+	}
+	st, err := NewStore(filepath.Join(cfg.Scratch, "data"), clk)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Cfg: cfg, Store: st, Router: &Router{Store: st}, Clock: clk,
+		Rec: &Recorder{W: transcript, Protocol: "aof", Session: cfg.Scenario}}
+	for _, t := range cfg.Tasks {
+		if err := st.Create(t); err != nil {
+			return nil, err
+		}
+	}
+	body := cfg.Body
+	if body == "" {
+		body = "# " + cfg.Title + "\n\nDo the scripted work and report completion.\n"
+	}
+	t := &Task{ID: cfg.TaskID, Title: cfg.Title, Status: Ready, Body: body}
+	for k, v := range cfg.Metadata {
+		t.SetMeta(k, v)
+	}
+	if err := st.Create(t); err != nil {
+		return nil, err
+	}
+	w, err := st.AcquireLease(cfg.TaskID, cfg.AgentID, cfg.TTL)
+	if err != nil {
+		return nil, err
+	}
+	s.recordFiles(w)
+	return s, nil
+}
+
+// Env is the agent's environment under the aof binding.
+func (s *Session) Env() []string {
+	return []string{
+		"AOP_PROTOCOL=aof",
+		"AOPKIT_SCRATCH=" + s.Cfg.Scratch,
+		"AOPKIT_SCENARIO=" + s.Cfg.Scenario,
+		"AOF_DATA_DIR=" + s.Store.Dir,
+		"AOF_TASK_ID=" + s.Cfg.TaskID,
+		"AOF_AGENT_ID=" + s.Cfg.AgentID,
+		"AOF_TASK_FILE=" + s.Store.TaskPath(InProgress, s.Cfg.TaskID),
+		"AOF_RUN_DIR=" + s.Store.RunDir(s.Cfg.TaskID) + string(filepath.Separator),
+	}
+}
+
+func (s *Session) recordFiles(ws []Written) {
+	for _, w := range ws {
+		rel, err := filepath.Rel(s.Cfg.Scratch, w.Path)
+		if err != nil {
+			rel = w.Path
+		}
+		s.Rec.Data(s.Clock.Now(), "orchestrator", "file:"+filepath.ToSlash(rel), bytes.TrimSpace(w.Data))
+	}
+}
+
+// Start records agent-start.
+func (s *Session) Start() {
+	s.Rec.Harness(s.Clock.Now(), "agent-start", map[string]any{"taskId": s.Cfg.TaskID, "agentId": s.Cfg.AgentID})
+}
+
+// Line records one line of the agent and routes stdout lines.
+func (s *Session) Line(l agentio.Line) Outcome {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.Stream != "stdout" {
+		return Outcome{Kind: KindNotProtocol}
+	}
+	at := l.At
+	if at.IsZero() {
+		at = s.Clock.Now()
+	}
+	s.Rec.Data(at, "agent", "stdout", l.Data)
+	o := s.Router.Handle(l.Data)
+	if l.Truncated && o.Kind == KindNotProtocol {
+		o = s.Router.reject(Outcome{Reason: ReasonMessageTooLarge, Detail: "line was cut by the harness's line bound"}, "")
+	}
+	s.recordFiles(o.Written)
+	s.Outcomes = append(s.Outcomes, o)
+	return o
+}
+
+// Exit records how the agent ended. A normal exit (code 0) runs the session_end hook;
+// a crash or a kill does not: the scheduler's stale-heartbeat recovery takes over.
+func (s *Session) Exit(e agentio.Exit) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := map[string]any{"code": e.Code}
+	if e.Signal != "" {
+		d["signal"] = e.Signal
+	}
+	if e.Err != nil {
+		d["error"] = e.Err.Error()
+	}
+	s.Rec.Harness(s.Clock.Now(), "agent-exit", d)
+	if e.Code == 0 && e.Signal == "" && e.Err == nil {
+		s.Router.SessionEnd()
+	}
+}
+
+// Poll runs one scheduler poll.
+func (s *Session) Poll() []Action {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	acts := s.Router.Poll()
+	for _, a := range acts {
+		s.recordFiles(a.Written)
+	}
+	s.Actions = append(s.Actions, acts...)
+	return acts
+}
+
+// LeaseLost reports whether the agent's task is no longer in progress under its
+// lease (the scheduler reclaimed it, or a status.update moved it on).
+func (s *Session) LeaseLost() bool {
+	t, err := s.Store.Get(s.Cfg.TaskID)
+	if err != nil {
+		return true
+	}
+	return t.Status != InProgress || t.Lease == nil || t.Lease.Agent != s.Cfg.AgentID
+}
+
+// staleAt is when the agent's heartbeat expires, if the task is still in progress.
+func (s *Session) staleAt() (time.Time, bool) {
+	t, err := s.Store.Get(s.Cfg.TaskID)
+	if err != nil || t.Status != InProgress {
+		return time.Time{}, false
+	}
+	hb, err := s.Store.ReadHeartbeat(s.Cfg.TaskID)
+	if err != nil {
+		return time.Time{}, false
+	}
+	at, err := parseTime(hb.ExpiresAt)
+	return at, err == nil
+}
+
+// Finish records scenario-end with the task's final status.
+func (s *Session) Finish() {
+	d := map[string]any{}
+	if t, err := s.Store.Get(s.Cfg.TaskID); err == nil {
+		d["taskStatus"] = t.Status
+	}
+	s.Rec.Harness(s.Clock.Now(), "scenario-end", d)
+}
+
+// Options bound a run.
+type Options struct {
+	PollInterval time.Duration // scheduler poll period (TTL/5 when 0)
+	Deadline     time.Duration // the run's deadline from agent start (10 × TTL when 0)
+	Grace        time.Duration // SIGTERM → SIGKILL (2 s when 0)
+	// NoStaleWait skips waiting, after the agent is gone, for the heartbeat of a task
+	// still in progress to expire so that the scheduler recovers it.
+	NoStaleWait bool
+}
+
+func (o Options) withDefaults(ttl time.Duration) Options {
+	if o.PollInterval <= 0 {
+		o.PollInterval = ttl / 5
+		if o.PollInterval <= 0 {
+			o.PollInterval = time.Second
+		}
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = 10 * ttl
+	}
+	if o.Grace <= 0 {
+		o.Grace = 2 * time.Second
+	}
+	return o
+}
+
+// Drive plays the dispatcher against a running agent on clk: it routes every
+// stdout line, polls the scheduler, stops the agent when its lease is lost or its
+// deadline passes (SIGTERM, SIGKILL after the grace period), runs session_end on a
+// normal exit and, unless told not to, waits for a stale heartbeat to be recovered.
+func (s *Session) Drive(ctx context.Context, conn agentio.Conn, clk clock.Clock, opt Options) agentio.Exit {
+	opt = opt.withDefaults(s.Cfg.TTL)
+	s.Start()
+	deadline := clk.After(opt.Deadline)
+	poll := clk.After(opt.PollInterval)
+	var grace <-chan time.Time
+	lines := conn.Lines()
+	stopping := false
+	stop := func(reason string) {
+		if stopping {
+			return
+		}
+		stopping = true
+		s.Rec.Harness(clk.Now(), "signal", map[string]any{"signal": "SIGTERM", "reason": reason})
+		conn.Terminate()
+		grace = clk.After(opt.Grace)
+	}
+	done := conn.Done()
+	for lines != nil || done != nil {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			if !stopping {
+				s.Line(l)
+			}
+		case <-done:
+			done = nil
+		case <-poll:
+			s.Poll()
+			if s.LeaseLost() {
+				stop("lease_lost")
+			}
+			poll = clk.After(opt.PollInterval)
+		case <-deadline:
+			s.Rec.Harness(clk.Now(), "timeout", map[string]any{"deadlineMs": opt.Deadline.Milliseconds()})
+			stop("deadline")
+		case <-grace:
+			s.Rec.Harness(clk.Now(), "kill", nil)
+			conn.Kill()
+			grace = nil
+		case <-ctx.Done():
+			conn.Kill()
+			<-conn.Done()
+			lines, done = nil, nil
+		}
+	}
+	exit := conn.Exit()
+	s.Exit(exit)
+	if !opt.NoStaleWait {
+		if at, ok := s.staleAt(); ok {
+			if d := at.Sub(clk.Now()); d > 0 {
+				select {
+				case <-clk.After(d):
+				case <-ctx.Done():
+				}
+			}
+			s.Poll()
+		}
+	}
+	s.Finish()
+	return exit
+}
+
+// Simulate runs a mockagent in the calling goroutine on virtual time: the agent's
+// clock advances the fake clock when the agent sleeps, and the scheduler polls (and
+// the deadline) fall due on the way. Every line is routed before the agent goes on,
+// so the transcript is deterministic.
+func (s *Session) Simulate(ctx context.Context, agent *mockagent.Agent, fault string, fake *clock.Fake, opt Options) agentio.Exit {
+	opt = opt.withDefaults(s.Cfg.TTL)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := fake.Now()
+	signal := ""
+	sc := &SimClock{Fake: fake, Step: opt.PollInterval}
+	sc.Hook = func(now time.Time) bool {
+		s.Poll()
+		if s.LeaseLost() {
+			s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM", "reason": "lease_lost"})
+			signal = "SIGTERM"
+			cancel()
+			return false
+		}
+		if !now.Before(start.Add(opt.Deadline)) {
+			s.Rec.Harness(now, "timeout", map[string]any{"deadlineMs": opt.Deadline.Milliseconds()})
+			s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM", "reason": "deadline"})
+			signal = "SIGTERM"
+			cancel()
+			return false
+		}
+		return true
+	}
+	env := map[string]string{}
+	for _, kv := range s.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	out := &LineWriter{Fn: func(b []byte) {
+		if ctx.Err() == nil {
+			s.Line(agentio.Line{At: fake.Now(), Stream: "stdout", Data: b})
+		}
+	}}
+	s.Start()
+	code := agent.Run(ctx, mockagent.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: io.Discard,
+		Getenv: func(k string) string { return env[k] }, Dir: s.Cfg.Scratch, Clock: sc}, fault)
+	out.Flush()
+	exit := agentio.Exit{Code: code}
+	if signal != "" {
+		exit = agentio.Exit{Code: -1, Signal: signal}
+	}
+	s.Exit(exit)
+	if !opt.NoStaleWait {
+		if at, ok := s.staleAt(); ok {
+			fake.Set(at)
+			s.Poll()
+		}
+	}
+	s.Finish()
+	return exit
+}
+
+// SimClock is the virtual clock of Simulate: After and Sleep move the fake clock
+// forward at once, calling Hook at every Step boundary on the way; when Hook returns
+// false, time stops (the agent has been stopped).
+type SimClock struct {
+	Fake    *clock.Fake
+	Step    time.Duration
+	Hook    func(now time.Time) bool
+	next    time.Time
+	stopped bool
+}
+
+func (c *SimClock) Now() time.Time { return c.Fake.Now() }
+
+func (c *SimClock) After(d time.Duration) <-chan time.Time {
+	c.advance(d)
+	ch := make(chan time.Time, 1)
+	ch <- c.Fake.Now()
+	return ch
+}
+
+func (c *SimClock) Sleep(d time.Duration) { c.advance(d) }
+
+func (c *SimClock) advance(d time.Duration) {
+	if c.stopped || d <= 0 {
+		return
+	}
+	target := c.Fake.Now().Add(d)
+	if c.Step > 0 && c.Hook != nil {
+		if c.next.IsZero() {
+			c.next = c.Fake.Now().Add(c.Step)
+		}
+		for !c.next.After(target) {
+			c.Fake.Set(c.next)
+			c.next = c.next.Add(c.Step)
+			if !c.Hook(c.Fake.Now()) {
+				c.stopped = true
+				return
+			}
+		}
+	}
+	c.Fake.Set(target)
+}
+
+// LineWriter splits what is written into lines and hands each to Fn.
+type LineWriter struct {
+	Fn  func([]byte)
+	buf []byte
+}
+
+func (w *LineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := append([]byte(nil), w.buf[:i]...)
+		w.buf = w.buf[i+1:]
+		w.Fn(bytes.TrimSuffix(line, []byte("\r")))
+	}
+	if len(w.buf) > agentio.MaxLine {
+		w.Fn(w.buf[:agentio.MaxLine])
+		w.buf = nil
+	}
+	return len(p), nil
+}
+
+// Flush hands over a last unterminated line.
+func (w *LineWriter) Flush() {
+	if len(w.buf) > 0 {
+		w.Fn(w.buf)
+		w.buf = nil
+	}
+}
+
+// Summary is a one-line view of a session for tests and reports.
+func (s *Session) Summary() string {
+	st := "?"
+	if t, err := s.Store.Get(s.Cfg.TaskID); err == nil {
+		st = t.Status
+	}
+	return fmt.Sprintf("task %s: %s; events %v", s.Cfg.TaskID, st, s.Store.Events.Types())
+}

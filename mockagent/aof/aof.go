@@ -1,0 +1,323 @@
+// Package aof is the reference AOF/1 agent of mockagent (specs/aof-1.md) under the
+// aof binding: it reads its task from AOF_TASK_FILE, keeps run_heartbeat.json in
+// AOF_RUN_DIR fresh, reports progress with status.update, delegates when its task
+// asks for it (metadata.delegateTo) and is not itself a delegated child, and ends
+// with a completion.report. Each fault breaks one rule.
+package aof
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// Faults of the AOF agent; Rule names the lint rule or conform check each breaks.
+var Faults = []mockagent.Fault{
+	{Name: "hang", Rule: "AOF-HB-STALE heartbeat expires while the run is alive (aof/resume/stale-reclaim)", Doc: "stops all output and heartbeats after the first step and never exits"},
+	{Name: "exceed-timeout", Rule: "aof/run/deadline run exceeds its deadline", Doc: "keeps heartbeating and working past the run deadline, never completes"},
+	{Name: "stop-heartbeats", Rule: "AOF-HB-STALE run_heartbeat.json not refreshed within its TTL", Doc: "keeps working and sending progress but stops refreshing run_heartbeat.json"},
+	{Name: "crash-mid-task", Rule: "AOF-COMPLETION-MISSING session died without completion.report", Doc: "exits with code 2 after the first step, without a completion report"},
+	{Name: "crash-after-partial-report", Rule: "AOF-COMPLETION-MISSING crash after a partial completion (aof/resume/stale-outcome)", Doc: "sends completion.report outcome partial, then exits with code 2 before session_end"},
+	{Name: "malformed-json", Rule: "AOF-ENV-JSON invalid JSON after the AOF/1 prefix", Doc: "writes one AOF/1 line whose JSON is cut short"},
+	{Name: "empty-report", Rule: "AOF-COMPLETION-PAYLOAD completion.report without outcome, summaryRef, tests, notes", Doc: "sends a completion.report with an empty payload"},
+	{Name: "nested-delegation", Rule: "AOF-SEQ-DEPTH handoff.request from a delegated child (depth > 1)", Doc: "delegates a child task even though its own task is itself a delegated child"},
+	{Name: "no-completion-report", Rule: "AOF-COMPLETION-MISSING session ended without completion.report", Doc: "does the work and exits 0 without a completion report"},
+	{Name: "oversize-payload", Rule: "AOF-PAYLOAD-LIMIT notes longer than 10,000 characters", Doc: "sends a completion.report whose notes exceed the 10,000-character limit"},
+	{Name: "bad-timestamps", Rule: "AOF-ENV-SENTAT sentAt is not an ISO 8601 date-time", Doc: "writes sentAt as \"22/11/2026 10:00:00\" in every envelope"},
+	{Name: "invalid-transition", Rule: "AOF-SEQ-TRANSITION status.update to a status the state machine forbids", Doc: "sends status.update status done while the task is in-progress (in-progress → done skips review)"},
+	{Name: "stdout-garbage", Rule: "AOF-STREAM-TEXT non-protocol text on stdout", Doc: "prints plain log lines on stdout between its envelopes"},
+	{Name: "taskid-mismatch", Rule: "AOF-ENV-TASKID-MATCH payload.taskId differs from the envelope taskId", Doc: "sends a status.update whose payload names another task"},
+	{Name: "unknown-type", Rule: "AOF-ENV-TYPE unknown message type", Doc: "sends a message of type task.progress"},
+	{Name: "wrong-version", Rule: "AOF-ENV-VERSION version must be 1", Doc: "sends every envelope with version 2"},
+	{Name: "duplicate-completion", Rule: "AOF-SEQ-COMPLETION-DUP completion.report sent twice (idempotent, warning)", Doc: "sends the same completion.report twice"},
+	{Name: "unauthorized-agent", Rule: "AOF-SEQ-SENDER fromAgent is not the task's lease holder", Doc: "sends its completion.report as another agent"},
+	{Name: "tests-overflow", Rule: "AOF-COMPLETION-TESTS tests.passed + tests.failed exceeds tests.total", Doc: "reports 3 passed and 1 failed out of 3 tests"},
+}
+
+func init() {
+	mockagent.Register(&mockagent.Agent{Protocol: "aof", Faults: Faults, Run: Run})
+}
+
+const steps = 3
+
+type agent struct {
+	ctx                   context.Context
+	env                   mockagent.Env
+	fault                 string
+	dataDir, taskID, self string
+	taskFile, runDir      string
+	ttl                   time.Duration
+	depth                 int
+	delegateTo            string
+	out                   io.Writer
+}
+
+// Run plays the AOF agent; see the package doc.
+func Run(ctx context.Context, env mockagent.Env, fault string) int {
+	a := &agent{ctx: ctx, env: env, fault: fault, out: env.Stdout,
+		dataDir: env.Getenv("AOF_DATA_DIR"), taskID: env.Getenv("AOF_TASK_ID"), self: env.Getenv("AOF_AGENT_ID"),
+		taskFile: env.Getenv("AOF_TASK_FILE"), runDir: env.Getenv("AOF_RUN_DIR")}
+	if a.dataDir == "" || a.taskID == "" || a.self == "" || a.taskFile == "" || a.runDir == "" {
+		fmt.Fprintln(env.Stderr, "mockagent aof: AOF_DATA_DIR, AOF_TASK_ID, AOF_AGENT_ID, AOF_TASK_FILE and AOF_RUN_DIR must be set")
+		return 2
+	}
+	if err := a.readTask(); err != nil {
+		fmt.Fprintln(env.Stderr, "mockagent aof:", err)
+		return 2
+	}
+	a.ttl = a.readTTL()
+	beat := a.ttl / 3
+	if beat <= 0 {
+		beat = time.Second
+	}
+	a.heartbeat()
+	if fault == "unknown-type" {
+		a.send("task.progress", a.taskID, map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": "started"})
+	}
+	for i := 1; i <= steps; i++ {
+		if fault == "stop-heartbeats" && i > 1 {
+			// Keep working, slowly, without refreshing the heartbeat.
+			if !a.sleep(a.ttl) {
+				return 0
+			}
+		} else if !a.sleep(beat) {
+			return 0
+		} else {
+			a.heartbeat()
+		}
+		if fault == "stdout-garbage" {
+			fmt.Fprintf(a.out, "working on step %d of %d...\n", i, steps)
+		}
+		progress := map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": fmt.Sprintf("Step %d/%d done", i, steps)}
+		switch {
+		case fault == "malformed-json" && i == 1:
+			fmt.Fprintf(a.out, "%s{\"protocol\":\"aof\",\"version\":1,\"type\":\"status.update\",\"taskId\":%q,\n", "AOF/1 ", a.taskID)
+		case fault == "taskid-mismatch" && i == 1:
+			progress["taskId"] = otherTask(a.taskID, 1)
+		case fault == "invalid-transition" && i == 2:
+			progress["status"] = "done"
+		}
+		a.send("status.update", a.taskID, progress)
+		if i == 1 {
+			switch fault {
+			case "hang":
+				for a.sleep(beat) {
+				}
+				return 0
+			case "crash-mid-task":
+				fmt.Fprintln(a.env.Stderr, "mockagent aof: simulated crash")
+				return 2
+			}
+		}
+		if i == 2 && fault == "crash-after-partial-report" {
+			a.completion("partial", "Steps 1-2 of 3 done; step 3 not started.")
+			fmt.Fprintln(a.env.Stderr, "mockagent aof: simulated crash")
+			return 2
+		}
+	}
+	if fault == "exceed-timeout" {
+		for a.sleep(beat) {
+			a.heartbeat()
+		}
+		return 0
+	}
+	a.writeSummary()
+	if a.delegateTo != "" && a.depth == 0 || fault == "nested-delegation" {
+		a.delegate()
+	}
+	switch fault {
+	case "no-completion-report":
+		return 0
+	case "empty-report":
+		a.send("completion.report", a.taskID, map[string]any{})
+		return 0
+	}
+	a.completion("done", "All scripted steps done.")
+	if fault == "duplicate-completion" {
+		a.completion("done", "All scripted steps done.")
+	}
+	return 0
+}
+
+// sleep waits d on the agent's clock; false when the agent must stop.
+func (a *agent) sleep(d time.Duration) bool {
+	select {
+	case <-a.ctx.Done():
+		return false
+	case <-a.env.Clock.After(d):
+		return a.ctx.Err() == nil
+	}
+}
+
+func (a *agent) now() string { return a.env.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// readTask reads delegationDepth and delegateTo from the task's frontmatter.
+func (a *agent) readTask() error {
+	data, err := os.ReadFile(a.taskFile)
+	if err != nil {
+		return fmt.Errorf("reading the task file: %v", err)
+	}
+	front, _, _ := strings.Cut(strings.TrimPrefix(string(data), "---\n"), "\n---")
+	for _, line := range strings.Split(front, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"'`)
+		switch k {
+		case "delegationDepth":
+			a.depth, _ = strconv.Atoi(v)
+		case "delegateTo":
+			a.delegateTo = v
+		}
+	}
+	return nil
+}
+
+type heartbeat struct {
+	TaskID        string `json:"taskId"`
+	AgentID       string `json:"agentId"`
+	LastHeartbeat string `json:"lastHeartbeat"`
+	BeatCount     int    `json:"beatCount"`
+	ExpiresAt     string `json:"expiresAt"`
+}
+
+func (a *agent) hbPath() string { return filepath.Join(a.runDir, "run_heartbeat.json") }
+
+// readTTL takes the TTL from the heartbeat the dispatcher wrote at lease time.
+func (a *agent) readTTL() time.Duration {
+	var hb heartbeat
+	if data, err := os.ReadFile(a.hbPath()); err == nil && json.Unmarshal(data, &hb) == nil {
+		last, e1 := time.Parse(time.RFC3339Nano, hb.LastHeartbeat)
+		exp, e2 := time.Parse(time.RFC3339Nano, hb.ExpiresAt)
+		if e1 == nil && e2 == nil && exp.After(last) {
+			return exp.Sub(last)
+		}
+	}
+	return 5 * time.Minute
+}
+
+// heartbeat refreshes run_heartbeat.json: beatCount+1, expiresAt = now + TTL.
+func (a *agent) heartbeat() {
+	var hb heartbeat
+	if data, err := os.ReadFile(a.hbPath()); err == nil {
+		json.Unmarshal(data, &hb)
+	}
+	now := a.env.Clock.Now().UTC()
+	hb.TaskID, hb.AgentID = a.taskID, a.self
+	hb.BeatCount++
+	hb.LastHeartbeat = now.Format("2006-01-02T15:04:05.000Z")
+	hb.ExpiresAt = now.Add(a.ttl).Format("2006-01-02T15:04:05.000Z")
+	data, _ := json.MarshalIndent(hb, "", "  ")
+	tmp := a.hbPath() + ".tmp"
+	if os.WriteFile(tmp, append(data, '\n'), 0o644) == nil {
+		os.Rename(tmp, a.hbPath())
+	}
+}
+
+// send writes one envelope; completion reports use the AOF/1 prefix.
+func (a *agent) send(typ, taskID string, payload map[string]any) {
+	a.sendAs(typ, taskID, a.self, "dispatcher", payload)
+}
+
+func (a *agent) sendAs(typ, taskID, from, to string, payload map[string]any) {
+	sentAt := a.now()
+	if a.fault == "bad-timestamps" {
+		sentAt = a.env.Clock.Now().UTC().Format("02/01/2006 15:04:05")
+	}
+	version := 1
+	if a.fault == "wrong-version" {
+		version = 2
+	}
+	env := envelope{Protocol: "aof", Version: version, ProjectID: "aopkit", Type: typ, TaskID: taskID,
+		FromAgent: from, ToAgent: to, SentAt: sentAt, Payload: payload}
+	data, _ := json.Marshal(env)
+	prefix := ""
+	if typ == "completion.report" {
+		prefix = "AOF/1 "
+	}
+	fmt.Fprintf(a.out, "%s%s\n", prefix, data)
+}
+
+type envelope struct {
+	Protocol  string         `json:"protocol"`
+	Version   int            `json:"version"`
+	ProjectID string         `json:"projectId"`
+	Type      string         `json:"type"`
+	TaskID    string         `json:"taskId"`
+	FromAgent string         `json:"fromAgent"`
+	ToAgent   string         `json:"toAgent"`
+	SentAt    string         `json:"sentAt"`
+	Payload   map[string]any `json:"payload"`
+}
+
+func (a *agent) taskDir() string { return strings.TrimSuffix(a.taskFile, ".md") }
+
+// writeSummary writes outputs/summary.md next to the task (the summaryRef).
+func (a *agent) writeSummary() {
+	dir := filepath.Join(a.taskDir(), "outputs")
+	if os.MkdirAll(dir, 0o755) == nil {
+		os.WriteFile(filepath.Join(dir, "summary.md"), []byte("# Summary\n\nAll scripted steps done.\n"), 0o644)
+	}
+}
+
+func (a *agent) completion(outcome, notes string) {
+	tests := map[string]any{"total": 3, "passed": 3, "failed": 0}
+	if a.fault == "tests-overflow" {
+		tests["failed"] = 1
+	}
+	if a.fault == "oversize-payload" {
+		notes = strings.Repeat("verbose log line; ", 700)
+	}
+	p := map[string]any{"outcome": outcome, "summaryRef": "outputs/summary.md",
+		"deliverables": []string{"outputs/summary.md"}, "tests": tests, "blockers": []string{}, "notes": notes}
+	from := a.self
+	if a.fault == "unauthorized-agent" {
+		from = "impostor-agent"
+	}
+	a.sendAs("completion.report", a.taskID, from, "dispatcher", p)
+}
+
+// otherTask derives a sibling task id: same date, number shifted by n*500.
+func otherTask(id string, n int) string {
+	i := strings.LastIndex(id, "-")
+	num, err := strconv.Atoi(id[i+1:])
+	if i < 0 || err != nil || len(id[i+1:]) != 3 {
+		return id
+	}
+	return fmt.Sprintf("%s-%03d", id[:i], (num+500*n)%1000)
+}
+
+// delegate creates a child task in tasks/ready/ (the delegation module's job) and
+// sends handoff.request for it.
+func (a *agent) delegate() {
+	to := a.delegateTo
+	if to == "" {
+		to = "swe-qa"
+	}
+	child := otherTask(a.taskID, 1)
+	now := a.now()
+	task := fmt.Sprintf("---\nid: %s\ntitle: QA for %s\nstatus: ready\nassignee: %s\ncreatedAt: %q\nupdatedAt: %q\nmetadata:\n  parentTaskId: %s\n---\n# QA for %s\n\nVerify the parent's deliverables.\n",
+		child, a.taskID, to, now, now, a.taskID, a.taskID)
+	path := filepath.Join(a.dataDir, "tasks", "ready", child+".md")
+	if os.WriteFile(path, []byte(task), 0o644) != nil {
+		return
+	}
+	due := a.env.Clock.Now().UTC().Add(24 * time.Hour).Format("2006-01-02T15:04:05.000Z")
+	a.sendAs("handoff.request", child, a.self, to, map[string]any{
+		"taskId": child, "parentTaskId": a.taskID, "fromAgent": a.self, "toAgent": to,
+		"acceptanceCriteria": []string{"All tests pass"},
+		"expectedOutputs":    []string{"outputs/qa-report.md"},
+		"contextRefs":        []string{"tasks/in-progress/" + a.taskID + ".md"},
+		"constraints":        []string{"No new dependencies"},
+		"dueBy":              due,
+	})
+}

@@ -75,4 +75,3 @@ func (rec *Recorder) Records() []Record {
 	defer rec.mu.Unlock()
 	return append([]Record(nil), rec.records...)
 }
-

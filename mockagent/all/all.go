@@ -4,5 +4,6 @@ package all
 
 import (
 	_ "github.com/aopkit/aopkit/mockagent" // the registry itself
+	_ "github.com/aopkit/aopkit/mockagent/aof"
 	_ "github.com/aopkit/aopkit/mockagent/aop2"
 )

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/urfave/cli/v2"
+
+	"github.com/aopkit/aopkit/lint"
+	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/output"
+	"github.com/aopkit/aopkit/schemas"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitClean    = 0
+	exitFindings = 1
+	exitUsage    = 2
+)
+
+// Flag names.
+const (
+	flagFormat   = "format"
+	flagProtocol = "protocol"
+	flagFailOn   = "fail-on"
+	flagTaskType = "task-type"
+	flagJobs     = "jobs"
+)
+
+// config is what the lint action needs, decoded from the flags.
+type config struct {
+	Format   string
+	Protocol string
+	FailOn   lint.Severity
+	TaskType string
+	Jobs     int
+	Args     []string
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code := exitClean
+	app := newApp(stdin, stdout, stderr, &code)
+	if err := app.Run(args); err != nil {
+		var ec cli.ExitCoder
+		if errors.As(err, &ec) {
+			if msg := err.Error(); msg != "" {
+				fmt.Fprintln(stderr, "aoplint:", msg)
+			}
+			return ec.ExitCode()
+		}
+		fmt.Fprintln(stderr, "aoplint:", err)
+		return exitUsage
+	}
+	return code
+}
+
+func usageErr(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), exitUsage)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
+	lintFlags := []cli.Flag{
+		&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "output format: " + strings.Join(output.Formats, ", ")},
+		&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "force a protocol (aop2, aos, aop-output, aof, orchmsg) instead of detecting it"},
+		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
+		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
+		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files linted at once (default: number of CPUs)"},
+	}
+	lintAction := func(c *cli.Context) error {
+		cfg, err := configFrom(c)
+		if err != nil {
+			return err
+		}
+		*code = lintCmd(cfg, stdin, stdout, stderr)
+		return nil
+	}
+	return &cli.App{
+		Name:      "aoplint",
+		Usage:     "lint messages, transcripts and data directories of agent-orchestration protocols",
+		UsageText: "aoplint [flags] FILE|DIR|GLOB|- ...\n   aoplint rules | explain RULE | protocols | schema PROTOCOL KIND",
+		Version:   version,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// Never os.Exit from inside the app: run returns the code.
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: true,
+		Flags:           lintFlags,
+		Action:          lintAction,
+		Commands: []*cli.Command{
+			{Name: "lint", Usage: "lint files, directories, globs or - (standard input); the default command", ArgsUsage: "FILE|DIR|GLOB|- ...", Flags: lintFlags, Action: lintAction},
+			{Name: "rules", Usage: "list every rule", Flags: []cli.Flag{
+				&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "only this protocol's rules"},
+				&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text, json or markdown"},
+			}, Action: func(c *cli.Context) error { return rulesCmd(stdout, c.String(flagProtocol), c.String(flagFormat)) }},
+			{Name: "explain", Usage: "print a rule's documentation with a bad and a good example", ArgsUsage: "RULE", Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return usageErr("explain takes one rule ID, such as: aoplint explain GEN-JSON-002")
+				}
+				return explainCmd(stdout, c.Args().First())
+			}},
+			{Name: "protocols", Usage: "list the protocols and their message kinds", Action: func(c *cli.Context) error { return protocolsCmd(stdout) }},
+			{Name: "schema", Usage: "print the JSON Schema of a message kind", ArgsUsage: "PROTOCOL KIND", Action: func(c *cli.Context) error {
+				if c.NArg() != 2 {
+					return usageErr("schema takes a protocol and a kind, such as: aoplint schema aop2 RESPONSE (see aoplint protocols)")
+				}
+				return schemaCmd(stdout, c.Args().Get(0), c.Args().Get(1))
+			}},
+		},
+	}
+}
+
+func configFrom(c *cli.Context) (config, error) {
+	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Args: c.Args().Slice()}
+	ok := false
+	for _, f := range output.Formats {
+		ok = ok || f == cfg.Format
+	}
+	if !ok {
+		return cfg, usageErr("unknown --format %q: want one of %s", cfg.Format, strings.Join(output.Formats, ", "))
+	}
+	switch c.String(flagFailOn) {
+	case "error":
+		cfg.FailOn = lint.Error
+	case "warning":
+		cfg.FailOn = lint.Warning
+	default:
+		return cfg, usageErr("unknown --fail-on %q: want error or warning", c.String(flagFailOn))
+	}
+	if cfg.Protocol != "" && lint.LookupProtocol(cfg.Protocol) == nil {
+		return cfg, usageErr("unknown --protocol %q: want one of %s", cfg.Protocol, strings.Join(protocolIDs(), ", "))
+	}
+	if len(cfg.Args) == 0 {
+		return cfg, usageErr("nothing to lint: name files, directories, globs or - for standard input (aoplint --help)")
+	}
+	return cfg, nil
+}
+
+func protocolIDs() []string {
+	var ids []string
+	for _, p := range lint.Protocols() {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+func rulesCmd(w io.Writer, protocol, format string) error {
+	var rs []*lint.Rule
+	for _, r := range lint.Rules() {
+		if protocol == "" || r.Protocol == protocol {
+			rs = append(rs, r)
+		}
+	}
+	switch format {
+	case "json":
+		return writeRulesJSON(w, rs)
+	case "markdown", "md":
+		return writeRulesMarkdown(w, rs)
+	case "text", "":
+	default:
+		return usageErr("unknown --format %q for rules: want text, json or markdown", format)
+	}
+	t := tablewriter.NewWriter(w)
+	t.Header("RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC")
+	for _, r := range rs {
+		proto := r.Protocol
+		if proto == "" {
+			proto = "all"
+		}
+		if err := t.Append([]string{r.ID, r.Severity.String(), proto, r.Title, r.Spec}); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func explainCmd(w io.Writer, id string) error {
+	r := lint.LookupRule(id)
+	if r == nil {
+		return usageErr("no rule %q (aoplint rules lists them)", id)
+	}
+	fmt.Fprint(w, ExplainText(r))
+	return nil
+}
+
+// ExplainText is a rule's documentation as aoplint explain prints it.
+func ExplainText(r *lint.Rule) string {
+	var b strings.Builder
+	proto := r.Protocol
+	if proto == "" {
+		proto = "all protocols"
+	}
+	fmt.Fprintf(&b, "%s: %s\n\n", r.ID, r.Title)
+	fmt.Fprintf(&b, "Severity: %s\nProtocol: %s\nSpec:     %s\n", r.Severity, proto, r.Spec)
+	if len(r.Kinds) > 0 {
+		fmt.Fprintf(&b, "Kinds:    %s\n", strings.Join(r.Kinds, ", "))
+	}
+	if r.NewChecker != nil {
+		fmt.Fprintf(&b, "Scope:    sequence (looks across the messages of a transcript)\n")
+	}
+	if r.Retired {
+		fmt.Fprintf(&b, "Retired:  replaced by %s\n", r.Replacement)
+	}
+	fmt.Fprintf(&b, "\n%s\n\nBad:\n%s\n\nGood:\n%s\n", r.Doc, indent(r.Bad), indent(r.Good))
+	return b.String()
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "    " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func protocolsCmd(w io.Writer) error {
+	t := tablewriter.NewWriter(w)
+	t.Header("PROTOCOL", "NAME", "SPEC", "KINDS")
+	for _, p := range lint.Protocols() {
+		if err := t.Append([]string{p.ID, p.Name, p.Spec, strings.Join(p.Kinds, " ")}); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func schemaCmd(w io.Writer, protocol, kind string) error {
+	p := lint.LookupProtocol(protocol)
+	if p == nil {
+		return usageErr("unknown protocol %q: want one of %s", protocol, strings.Join(protocolIDs(), ", "))
+	}
+	file := ""
+	if p.Schema != nil {
+		file = p.Schema(kind)
+	}
+	if file == "" {
+		return usageErr("protocol %s has no schema for kind %q; kinds: %s", protocol, kind, strings.Join(p.Kinds, ", "))
+	}
+	data, err := fs.ReadFile(schemas.FS, file)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("schema %s: %v", file, err), exitUsage)
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// lintCmd lints every input and prints the report; it returns the exit code.
+func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts := linter.Options{Protocol: cfg.Protocol}
+	opts.TaskType = cfg.TaskType
+	results, ioErrs := lintInputs(cfg.Args, opts, cfg.Jobs, stdin)
+	for _, e := range ioErrs {
+		fmt.Fprintln(stderr, "aoplint:", e)
+	}
+	rep := &output.Report{Files: results, Version: version}
+	rep.Sort()
+	var err error
+	if cfg.Format == "junit" {
+		err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
+	} else {
+		err = output.Write(stdout, cfg.Format, rep)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "aoplint:", err)
+		return exitUsage
+	}
+	sum := rep.Summarize()
+	if cfg.Format == "text" && (sum.Errors+sum.Warnings+sum.Infos > 0 || len(ioErrs) > 0) {
+		fmt.Fprintln(stderr, output.SummaryLine(sum))
+	}
+	if len(ioErrs) > 0 {
+		return exitUsage
+	}
+	if sum.Errors > 0 || (cfg.FailOn == lint.Warning && sum.Warnings > 0) {
+		return exitFindings
+	}
+	return exitClean
+}

@@ -1,0 +1,50 @@
+package output
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// GitHub prints GitHub Actions workflow commands, one annotation per diagnostic:
+//
+//	::error file=path,line=3,col=5,title=AOF-ENV-003::message
+func GitHub(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	for i := range r.Files {
+		f := &r.Files[i]
+		for j := range f.Diagnostics {
+			d := &f.Diagnostics[j]
+			cmd := "notice"
+			switch d.Severity {
+			case lint.Error:
+				cmd = "error"
+			case lint.Warning:
+				cmd = "warning"
+			}
+			msg := d.Message
+			if d.Spec != "" {
+				msg += " (" + d.Spec + ")"
+			}
+			for _, rel := range d.Related {
+				msg += fmt.Sprintf("\nrelated: line %d: %s", rel.Line, rel.Message)
+			}
+			fmt.Fprintf(bw, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd,
+				ghProperty(pathOf(f, d)), d.Line, d.Column, ghProperty(d.Rule), ghData(msg))
+		}
+	}
+	return bw.Flush()
+}
+
+// ghData escapes the message part of a workflow command.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a property value of a workflow command.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,227 @@
+// Package conform is the vocabulary of aopconform: scenarios (data files), checks
+// (Go values referenced by ID from scenarios), the recorded session a check reads,
+// verdicts and results. The runner (conform/runner) plays scenarios against an agent,
+// conform/checks holds the checks, conform/score and conform/report turn results
+// into levels and reports.
+package conform
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Protocols lists the protocol IDs, sorted.
+var Protocols = []string{"aof", "aop-output", "aop2", "aos", "orchmsg"}
+
+// KnownProtocol reports whether id is one of Protocols.
+func KnownProtocol(id string) bool {
+	for _, p := range Protocols {
+		if p == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Level is the strength of a requirement.
+type Level string
+
+const (
+	MUST   Level = "MUST"
+	SHOULD Level = "SHOULD"
+	MAY    Level = "MAY"
+)
+
+// Tier is the conformance level a check belongs to. A tier is reached when every MUST
+// check of it and of every lower tier passes.
+type Tier string
+
+const (
+	Core      Tier = "Core"
+	Resilient Tier = "Resilient"
+	Full      Tier = "Full"
+)
+
+// Tiers in ascending order.
+var Tiers = []Tier{Core, Resilient, Full}
+
+// Verdict of one check in one scenario.
+type Verdict string
+
+const (
+	Pass      Verdict = "PASS"
+	Fail      Verdict = "FAIL"
+	Warn      Verdict = "WARN"
+	Skip      Verdict = "SKIP"       // deselected by --run / --skip
+	NotTested Verdict = "NOT-TESTED" // the situation the check needs never arose
+)
+
+// Check is one requirement an agent owes the other side, verified over a recorded
+// session.
+type Check struct {
+	ID          string // stable: "aop2/6.1/heartbeat-interval"
+	Protocol    string
+	Family      string // "happy-path", "timeouts", "heartbeats", "fallbacks", "delegation", "stale-recovery", ...
+	Tier        Tier
+	Level       Level
+	Spec        string // "aop2 §6.1" or "bindings §aop2"
+	Requirement string // the sentence it enforces, quoted
+	// Lint lists lint rule ID prefixes whose errors on agent messages fail this check.
+	Lint []string
+	// Run judges the session. It never sees a harness error (the runner reports
+	// those itself).
+	Run func(s *Session) Outcome
+}
+
+// Outcome is what a check's Run decides.
+type Outcome struct {
+	Verdict  Verdict
+	Message  string // what the agent did
+	Expected string // expected vs actual, rendered as a diff in reports
+	Actual   string
+	Seq      []int // transcript records that are the evidence
+}
+
+// Passf, Failf, NotTestedf and Warnf build outcomes.
+func Passf(format string, a ...any) Outcome {
+	return Outcome{Verdict: Pass, Message: fmt.Sprintf(format, a...)}
+}
+func Failf(format string, a ...any) Outcome {
+	return Outcome{Verdict: Fail, Message: fmt.Sprintf(format, a...)}
+}
+func NotTestedf(format string, a ...any) Outcome {
+	return Outcome{Verdict: NotTested, Message: fmt.Sprintf(format, a...)}
+}
+func Warnf(format string, a ...any) Outcome {
+	return Outcome{Verdict: Warn, Message: fmt.Sprintf(format, a...)}
+}
+
+// Mismatch is a failure with expected and actual values.
+func Mismatch(msg string, expected, actual any) Outcome {
+	return Outcome{Verdict: Fail, Message: msg, Expected: render(expected), Actual: render(actual)}
+}
+
+func render(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+var (
+	regMu  sync.Mutex
+	checks = map[string]*Check{}
+)
+
+// Register adds checks to the registry; a duplicate or incomplete check panics (a
+// programming error any test catches).
+func Register(cs ...*Check) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	for _, c := range cs {
+		if c.ID == "" || c.Run == nil || c.Spec == "" || c.Requirement == "" || c.Level == "" || c.Tier == "" {
+			panic("conform: incomplete check " + c.ID)
+		}
+		if _, dup := checks[c.ID]; dup {
+			panic("conform: duplicate check " + c.ID)
+		}
+		checks[c.ID] = c
+	}
+}
+
+// LookupCheck finds a registered check.
+func LookupCheck(id string) *Check {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return checks[id]
+}
+
+// Checks returns the registered checks of protocol ("" for all), sorted by ID.
+func Checks(protocol string) []*Check {
+	regMu.Lock()
+	defer regMu.Unlock()
+	var out []*Check
+	for _, c := range checks {
+		if protocol == "" || c.Protocol == protocol {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Duration is a time.Duration written as "1.5s" in scenario files.
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var ms float64
+		if err2 := json.Unmarshal(b, &ms); err2 != nil {
+			return fmt.Errorf("duration: want a string such as \"1.5s\": %w", err)
+		}
+		*d = Duration(time.Duration(ms * float64(time.Millisecond)))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %q is negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the duration stretched by scale.
+func (d Duration) D(scale float64) time.Duration {
+	if scale <= 0 {
+		scale = 1
+	}
+	return time.Duration(float64(d) * scale)
+}
+
+// MatchAny reports whether id matches any of the comma-separated patterns: a pattern
+// is a substring or a path.Match-style glob ("aop2/6.*").
+func MatchAny(id, patterns string) bool {
+	for _, p := range strings.Split(patterns, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if strings.Contains(id, p) || globMatch(p, id) {
+			return true
+		}
+	}
+	return false
+}
+
+func globMatch(pattern, s string) bool {
+	// '*' matches any run of characters (including '/'), '?' one character.
+	if pattern == "" {
+		return s == ""
+	}
+	switch pattern[0] {
+	case '*':
+		for i := 0; i <= len(s); i++ {
+			if globMatch(pattern[1:], s[i:]) {
+				return true
+			}
+		}
+		return false
+	case '?':
+		return s != "" && globMatch(pattern[1:], s[1:])
+	}
+	return s != "" && s[0] == pattern[0] && globMatch(pattern[1:], s[1:])
+}

@@ -1,0 +1,373 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+)
+
+// harnessError marks a failure of the harness itself (never the agent's fault).
+type harnessError struct{ err error }
+
+func (e harnessError) Error() string { return "harness error: " + e.err.Error() }
+func (e harnessError) Unwrap() error { return e.err }
+
+func harnessErrorf(format string, a ...any) error {
+	return harnessError{fmt.Errorf(format, a...)}
+}
+
+// H is the harness side of one scenario: it launches the agent, records both sides,
+// runs the scenario's steps and stops the agent at the deadline.
+type H struct {
+	ctx      context.Context
+	sc       *conform.Scenario
+	sess     *conform.Session
+	rec      *recorder
+	launcher agentio.Launcher
+	command  []string
+	scale    float64
+	start    time.Time
+	deadline time.Time
+	grace    time.Duration
+	scratch  string
+	env      []string // binding environment common to every protocol
+}
+
+// Scratch is the scenario's scratch directory.
+func (h *H) Scratch() string { return h.scratch }
+
+// Scale stretches a duration by --timeout-scale.
+func (h *H) Scale(d time.Duration) time.Duration { return time.Duration(float64(d) * h.scale) }
+
+// Fact records an observation of the orchestrator side for the checks.
+func (h *H) Fact(key string, v any) {
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	h.sess.Facts[key] = v
+}
+
+// Expand replaces the scenario placeholders in a task.
+func (h *H) Expand(task []byte) []byte {
+	r := strings.NewReplacer(
+		"${SCRATCH}", jsonEscape(h.scratch),
+		"${WORKSPACE}", jsonEscape(filepath.Join(h.scratch, "workspace")),
+		"${SCENARIO}", jsonEscape(h.sc.ID),
+		"${NOW}", time.Now().UTC().Format(time.RFC3339),
+	)
+	return []byte(r.Replace(string(task)))
+}
+
+func jsonEscape(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
+
+// Agent is one launch of the agent under test.
+type Agent struct {
+	h       *H
+	n       int
+	conn    agentio.Conn
+	att     *conform.Attempt
+	killAt  time.Time
+	termAt  time.Time
+	timeout bool
+}
+
+// Launch starts attempt number len(Attempts)+1 with extra environment.
+func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
+	n := len(h.sess.Attempts) + 1
+	if time.Now().After(h.deadline) {
+		return nil, fmt.Errorf("no time left for attempt %d", n)
+	}
+	fullEnv := append(append([]string(nil), h.env...), env...)
+	for k, v := range h.sc.Env {
+		fullEnv = append(fullEnv, k+"="+v)
+	}
+	att := &conform.Attempt{N: n, Input: input, Start: time.Now()}
+	h.sess.Attempts = append(h.sess.Attempts, att)
+	conn, err := h.launcher.Launch(h.ctx, agentio.Spec{Dir: h.scratch, Env: fullEnv, Args: h.command})
+	if err != nil {
+		att.Exit = agentio.Exit{Code: -1, Err: err}
+		h.rec.event(n, "agent-start", map[string]any{"error": err.Error(), "command": h.command})
+		return nil, harnessErrorf("launch %q: %v", strings.Join(h.command, " "), err)
+	}
+	att.Start = time.Now()
+	h.rec.event(n, "agent-start", map[string]any{"command": h.command, "attempt": n})
+	return &Agent{h: h, n: n, conn: conn, att: att}, nil
+}
+
+// Send writes one JSON message to the agent's stdin and records it.
+func (a *Agent) Send(msg json.RawMessage) error {
+	var buf = make([]byte, 0, len(msg))
+	if c, err := compact(msg); err == nil {
+		buf = c
+	} else {
+		buf = append(buf, msg...)
+	}
+	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Msg: buf, Attempt: a.n})
+	if err := a.conn.Send(buf); err != nil {
+		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
+		return err
+	}
+	return nil
+}
+
+func compact(b []byte) ([]byte, error) {
+	var v json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// CloseInput closes the agent's stdin.
+func (a *Agent) CloseInput() {
+	if a.att.StdinClosed.IsZero() {
+		a.att.StdinClosed = time.Now()
+		a.h.rec.event(a.n, "close-stdin", nil)
+		a.conn.CloseInput()
+	}
+}
+
+// Terminate sends SIGTERM to the agent's group; SIGKILL follows after the grace
+// period unless the agent exits.
+func (a *Agent) Terminate(reason string) {
+	if !a.att.Terminated.IsZero() {
+		return
+	}
+	a.att.Terminated = time.Now()
+	a.h.rec.event(a.n, "signal", map[string]any{"signal": "SIGTERM", "reason": reason})
+	a.conn.Terminate()
+	a.StopBy(time.Now().Add(a.h.grace))
+}
+
+// StopBy arranges a SIGKILL at t unless the agent has exited by then.
+func (a *Agent) StopBy(t time.Time) {
+	if a.killAt.IsZero() || t.Before(a.killAt) {
+		a.killAt = t
+	}
+}
+
+// Kill sends SIGKILL to the agent's group.
+func (a *Agent) Kill(reason string) {
+	if !a.att.Killed.IsZero() {
+		return
+	}
+	a.att.Killed = time.Now()
+	a.h.rec.event(a.n, "kill", map[string]any{"signal": "SIGKILL", "reason": reason})
+	a.conn.Kill()
+}
+
+// N is the attempt number.
+func (a *Agent) N() int { return a.n }
+
+// Attempt is the attempt's record.
+func (a *Agent) Attempt() *conform.Attempt { return a.att }
+
+// Handler is the protocol-specific part of driving one attempt.
+type Handler struct {
+	// Key names an agent message for step triggers and checks ("" when it has none).
+	Key func(r *conform.Record) string
+	// OnLine sees every agent line after it was recorded.
+	OnLine func(a *Agent, r conform.Record)
+	// Act performs protocol actions of steps (cancel, shutdown).
+	Act func(a *Agent, st conform.Step) error
+	// Monitor runs on every wake-up; it returns when it next wants to run (zero: no
+	// need).
+	Monitor func(a *Agent, now time.Time) time.Time
+	// Extra steps of the driver itself (the aop2 timeout).
+	Extra []conform.Step
+}
+
+type pendingStep struct {
+	conform.Step
+	armed time.Time
+	fired bool
+}
+
+// Run drives the attempt until the agent has exited and its output is drained. At
+// the scenario deadline the agent is stopped (SIGTERM, then SIGKILL after the grace
+// period). It returns an error only when the harness itself fails.
+func (a *Agent) Run(hd Handler) error {
+	h := a.h
+	var steps []*pendingStep
+	for _, st := range append(append([]conform.Step(nil), h.sc.Steps...), hd.Extra...) {
+		if st.Attempt != 0 && st.Attempt != a.n {
+			continue
+		}
+		p := &pendingStep{Step: st}
+		if st.On == "" || st.On == "start" {
+			p.armed = a.att.Start
+		}
+		steps = append(steps, p)
+	}
+	lines := a.conn.Lines()
+	done := a.conn.Done()
+	exited := false
+	lastOut := a.att.Start
+	sawMsg := false
+	for {
+		if exited && lines == nil {
+			break
+		}
+		now := time.Now()
+		if !exited {
+			for _, p := range steps {
+				due := p.armed
+				if p.On == "quiet" {
+					due = lastOut
+				}
+				if p.fired || due.IsZero() || now.Before(due.Add(p.After.D(h.scale))) {
+					continue
+				}
+				p.fired = true
+				if err := a.act(hd, p.Step); err != nil {
+					return err
+				}
+			}
+			if !a.timeout && !now.Before(h.deadline) {
+				a.timeout = true
+				a.att.Timeout = true
+				h.rec.event(a.n, "timeout", map[string]any{"deadline_ms": h.deadline.Sub(h.start).Milliseconds()})
+				a.Terminate("scenario deadline")
+			}
+			if !a.killAt.IsZero() && !now.Before(a.killAt) && a.att.Killed.IsZero() {
+				a.Kill("grace period over")
+			}
+		}
+		next := now.Add(time.Hour)
+		consider := func(t time.Time) {
+			if !t.IsZero() && t.Before(next) {
+				next = t
+			}
+		}
+		if !exited {
+			for _, p := range steps {
+				if p.fired {
+					continue
+				}
+				if p.On == "quiet" {
+					consider(lastOut.Add(p.After.D(h.scale)))
+				} else if !p.armed.IsZero() {
+					consider(p.armed.Add(p.After.D(h.scale)))
+				}
+			}
+			if !a.timeout {
+				consider(h.deadline)
+			}
+			if a.att.Killed.IsZero() {
+				consider(a.killAt)
+			}
+			if hd.Monitor != nil {
+				consider(hd.Monitor(a, now))
+			}
+		}
+		wait := next.Sub(now)
+		if wait < 0 {
+			wait = 0
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case l, ok := <-lines:
+			timer.Stop()
+			if !ok {
+				lines = nil
+				continue
+			}
+			r := lineRecord(l, a.n)
+			if r.Msg != nil && hd.Key != nil {
+				r.Key = hd.Key(&r)
+			} else if r.Text != nil && hd.Key != nil && l.Stream == "stdout" {
+				r.Key = hd.Key(&r)
+			}
+			r = h.rec.add(r)
+			if l.Truncated {
+				h.rec.event(a.n, "line-truncated", map[string]any{"seq": r.Seq, "kept_bytes": len(l.Data)})
+			}
+			if l.Stream == "stdout" {
+				lastOut = r.Time
+			}
+			if r.Key != "" {
+				for _, p := range steps {
+					if !p.armed.IsZero() {
+						continue
+					}
+					if (p.On == "first-message" && !sawMsg) || p.On == "message:"+r.Key {
+						p.armed = r.Time
+					}
+				}
+				sawMsg = true
+			}
+			if hd.OnLine != nil {
+				hd.OnLine(a, r)
+			}
+		case <-done:
+			timer.Stop()
+			exited = true
+			done = nil
+		case <-timer.C:
+		case <-h.ctx.Done():
+			timer.Stop()
+			a.Kill("harness interrupted")
+			<-a.conn.Done()
+			return harnessError{h.ctx.Err()}
+		}
+	}
+	a.att.End = time.Now()
+	a.att.Exit = a.conn.Exit()
+	if pc, ok := a.conn.(interface{ Discarded() (int64, bool) }); ok {
+		a.att.Discarded, a.att.Capped = pc.Discarded()
+	}
+	detail := map[string]any{"code": a.att.Exit.Code}
+	if a.att.Exit.Signal != "" {
+		detail["signal"] = a.att.Exit.Signal
+	}
+	if a.att.Discarded > 0 {
+		detail["discarded_bytes"] = a.att.Discarded
+	}
+	if a.att.Capped {
+		detail["output_capped"] = true
+	}
+	h.rec.event(a.n, "agent-exit", detail)
+	if a.att.Exit.Err != nil && !errors.Is(a.att.Exit.Err, os.ErrProcessDone) {
+		var ee interface{ ExitCode() int }
+		if !errors.As(a.att.Exit.Err, &ee) {
+			return harnessErrorf("waiting for the agent: %v", a.att.Exit.Err)
+		}
+	}
+	return nil
+}
+
+func (a *Agent) act(hd Handler, st conform.Step) error {
+	switch st.Do {
+	case "terminate":
+		a.Terminate(orDefault(st.Reason, "scenario step"))
+	case "kill":
+		a.Kill(orDefault(st.Reason, "scenario step"))
+	case "close-stdin":
+		a.CloseInput()
+	case "send":
+		a.Send(a.h.Expand(st.Message))
+	default:
+		if hd.Act == nil {
+			return harnessErrorf("scenario %s: step %q does not apply to protocol %s", a.h.sc.ID, st.Do, a.h.sc.Protocol)
+		}
+		return hd.Act(a, st)
+	}
+	return nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+)
+
+// recorder appends transcript records: in memory for the checks and, streamed, to
+// the scenario's JSONL file.
+type recorder struct {
+	mu       sync.Mutex
+	protocol string
+	scenario string
+	sess     *conform.Session
+	w        *bufio.Writer
+	f        *os.File
+	err      error
+}
+
+func newRecorder(path, protocol string, sess *conform.Session) (*recorder, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &recorder{protocol: protocol, scenario: sess.Scenario.ID, sess: sess, f: f, w: bufio.NewWriterSize(f, 64*1024)}, nil
+}
+
+func (r *recorder) add(rec conform.Record) conform.Record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec.Aopkit = conform.TranscriptVersion
+	rec.Seq = len(r.sess.Records) + 1
+	if rec.Time.IsZero() {
+		rec.Time = time.Now()
+	}
+	rec.At = rec.Time.UTC().Format(conform.TimeFormat)
+	if rec.Protocol == "" && rec.From != "harness" {
+		rec.Protocol = r.protocol
+	}
+	if rec.Session == "" && rec.Attempt > 0 {
+		rec.Session = fmt.Sprintf("%s#%d", r.scenario, rec.Attempt)
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		// Cannot happen for the types above; keep the transcript honest anyway.
+		t := fmt.Sprintf("aopconform: could not encode record: %v", err)
+		rec.Msg, rec.Text = nil, &t
+		b, _ = json.Marshal(rec)
+	}
+	if r.err == nil {
+		if _, err := r.w.Write(append(b, '\n')); err != nil {
+			r.err = err
+		}
+	}
+	r.sess.Records = append(r.sess.Records, rec)
+	return rec
+}
+
+// event records a harness event.
+func (r *recorder) event(attempt int, name string, detail map[string]any) {
+	r.add(conform.Record{From: "harness", Event: name, Detail: detail, Attempt: attempt})
+}
+
+func (r *recorder) close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.w.Flush(); err != nil && r.err == nil {
+		r.err = err
+	}
+	if err := r.f.Close(); err != nil && r.err == nil {
+		r.err = err
+	}
+	return r.err
+}
+
+// lineRecord turns one line of agent output into a record: a JSON object becomes
+// msg, anything else text.
+func lineRecord(l agentio.Line, attempt int) conform.Record {
+	rec := conform.Record{From: "agent", Stream: l.Stream, Time: l.At, Attempt: attempt, Truncated: l.Truncated}
+	data := l.Data
+	if l.Stream == "stdout" && !l.Truncated && isJSONObject(data) {
+		rec.Msg = append(json.RawMessage(nil), data...)
+		return rec
+	}
+	t := toValidUTF8(data)
+	rec.Text = &t
+	if l.Truncated {
+		rec.Detail = map[string]any{"truncated": true}
+	}
+	return rec
+}
+
+func isJSONObject(b []byte) bool {
+	s := strings.TrimSpace(string(b))
+	return strings.HasPrefix(s, "{") && json.Valid([]byte(s))
+}
+
+func toValidUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// textOf returns a record's text ("" when it has none).
+func textOf(r *conform.Record) string {
+	if r.Text == nil {
+		return ""
+	}
+	return *r.Text
+}

@@ -1,0 +1,31 @@
+package runner
+
+import (
+	"io"
+
+	"github.com/aopkit/aopkit/lint/linter"
+
+	_ "github.com/aopkit/aopkit/lint/all" // every rule of aoplint
+)
+
+// AOPLint is the Linter backed by aoplint's rules (lint/linter).
+type AOPLint struct {
+	// TaskType selects the aop-output summary limits.
+	TaskType string
+}
+
+// LintTranscript lints a transcript/1 stream with every single-message and
+// sequence rule.
+func (l AOPLint) LintTranscript(name string, r io.Reader) ([]Diag, error) {
+	var opts linter.Options
+	opts.TaskType = l.TaskType
+	res, err := linter.LintStream(name, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Diag, 0, len(res.Diagnostics))
+	for _, d := range res.Diagnostics {
+		out = append(out, Diag{Line: d.Line, Rule: d.Rule, Severity: d.Severity.String(), Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
+	}
+	return out, nil
+}

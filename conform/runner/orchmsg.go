@@ -1,0 +1,170 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+// OrchmsgAgentID is the agent id the harness announces in ORCHMSG_AGENT_ID.
+const OrchmsgAgentID = "agent-under-test"
+
+// OrchmsgKey names an orchmsg message by its type.
+func OrchmsgKey(r *conform.Record) string {
+	m := r.Obj()
+	if m == nil {
+		return ""
+	}
+	t, _ := m["type"].(string)
+	return t
+}
+
+type orchmsgIDs struct{ n atomic.Int64 }
+
+func (o *orchmsgIDs) next(prefix string) string {
+	return fmt.Sprintf("%s-%08d-aopc-4000-8000-%012d", prefix, time.Now().Unix()%1e8, o.n.Add(1))
+}
+
+func nowISO() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// driveOrchmsg: notify:task-assigned first; requests are answered (unless withheld
+// or rejected by the scenario); steps send notify:task-cancelled and notify:shutdown
+// (gracePeriod in ms, after which the agent is stopped).
+func driveOrchmsg(h *H) error {
+	var payload map[string]any
+	if err := json.Unmarshal(h.Expand(h.sc.Task), &payload); err != nil {
+		return harnessErrorf("scenario %s: task: %v", h.sc.ID, err)
+	}
+	taskID, _ := payload["taskId"].(string)
+	ids := &orchmsgIDs{}
+	notify := func(typ string, p map[string]any) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"type": typ, "id": ids.next("ntf"), "timestamp": nowISO(), "agentId": OrchmsgAgentID, "payload": p})
+		return b
+	}
+	assigned := notify("notify:task-assigned", payload)
+	a, err := h.Launch(assigned, "ORCHMSG_AGENT_ID="+OrchmsgAgentID)
+	if err != nil {
+		return err
+	}
+	a.Send(assigned)
+	withheld := map[string]bool{}
+	for _, t := range h.sc.Withhold {
+		withheld[t] = true
+	}
+	rejected := map[string]bool{}
+	for _, t := range h.sc.Reject {
+		rejected[t] = true
+	}
+	submitted := 0
+	return a.Run(Handler{
+		Key: OrchmsgKey,
+		OnLine: func(a *Agent, r conform.Record) {
+			if r.Msg == nil {
+				return
+			}
+			m := r.Obj()
+			typ, _ := m["type"].(string)
+			if !strings.HasPrefix(typ, "request:") {
+				return
+			}
+			id := m["id"]
+			if withheld[typ] {
+				h.rec.event(a.n, "withheld", map[string]any{"request_seq": r.Seq, "type": typ})
+				return
+			}
+			resp := map[string]any{"id": ids.next("res"), "correlationId": id, "timestamp": nowISO()}
+			if _, ok := id.(string); !ok || rejected[typ] {
+				code, msg := "INVALID_REQUEST", "request id must be a string"
+				if rejected[typ] {
+					code, msg = "UNAUTHORIZED", "the scenario rejects "+typ
+				}
+				resp["type"] = "response:error"
+				resp["error"] = map[string]any{"code": code, "message": msg}
+			} else if p, ok := orchmsgAnswer(typ, m, taskID, &submitted); ok {
+				resp["type"] = "response:success"
+				resp["payload"] = p
+			} else {
+				resp["type"] = "response:error"
+				resp["error"] = map[string]any{"code": "INVALID_MESSAGE_TYPE", "message": "unknown request type " + typ}
+			}
+			b, _ := json.Marshal(resp)
+			a.Send(b)
+		},
+		Act: func(a *Agent, st conform.Step) error {
+			switch st.Do {
+			case "cancel":
+				a.att.CancelledAt = time.Now()
+				a.Send(notify("notify:task-cancelled", map[string]any{"taskId": taskID, "reason": orDefault(st.Reason, "Cancelled by the conformance harness")}))
+			case "shutdown":
+				g := st.Grace.D(h.scale)
+				if g <= 0 {
+					g = h.grace
+				}
+				a.att.ShutdownAt = time.Now()
+				a.att.ShutdownFor = g
+				a.Send(notify("notify:shutdown", map[string]any{"gracePeriod": g.Milliseconds(), "reason": orDefault(st.Reason, "Orchestrator stopping")}))
+				// After the grace period the orchestrator stops the agent: SIGTERM,
+				// then SIGKILL.
+				a.h.Fact("orchmsg.shutdown_grace_ms", g.Milliseconds())
+				h.scheduleTerminate(a, time.Now().Add(g))
+			default:
+				return harnessErrorf("scenario %s: step %q does not apply to orchmsg", h.sc.ID, st.Do)
+			}
+			return nil
+		},
+		Monitor: func(a *Agent, now time.Time) time.Time {
+			if t := a.termAt; !t.IsZero() && a.att.Terminated.IsZero() {
+				if !now.Before(t) {
+					a.Terminate("shutdown grace period over")
+					return time.Time{}
+				}
+				return t
+			}
+			return time.Time{}
+		},
+	})
+}
+
+// scheduleTerminate arranges a SIGTERM at t (checked by the handler's Monitor).
+func (h *H) scheduleTerminate(a *Agent, t time.Time) { a.termAt = t }
+
+// orchmsgAnswer is the canned success payload of each request type.
+func orchmsgAnswer(typ string, req map[string]any, taskID string, submitted *int) (map[string]any, bool) {
+	p, _ := req["payload"].(map[string]any)
+	switch typ {
+	case "request:query-agents":
+		return map[string]any{"agents": []any{
+			map[string]any{"id": OrchmsgAgentID, "role": "worker", "status": "busy", "capabilities": []any{"go"}, "currentTask": taskID},
+			map[string]any{"id": "agent-2", "role": "reviewer", "status": "idle", "capabilities": []any{"review"}, "currentTask": nil},
+		}}, true
+	case "request:query-tasks":
+		return map[string]any{"tasks": []any{
+			map[string]any{"id": taskID, "name": "Assigned task", "status": "running", "requiredRole": "worker", "dependencies": []any{}},
+		}}, true
+	case "request:submit-task":
+		*submitted++
+		name, _ := p["name"].(string)
+		return map[string]any{"task": map[string]any{"id": fmt.Sprintf("task-sub-%03d", *submitted), "name": name, "status": "queued"}}, true
+	case "request:get-task":
+		id, _ := p["taskId"].(string)
+		if id == "" {
+			id = taskID
+		}
+		return map[string]any{"task": map[string]any{"id": id, "name": "Assigned task", "status": "running", "result": nil}}, true
+	case "request:ask-user":
+		answer := "yes"
+		if opts, ok := p["options"].([]any); ok && len(opts) > 0 {
+			if o, ok := opts[0].(map[string]any); ok {
+				if v, ok := o["value"].(string); ok {
+					answer = v
+				}
+			}
+		}
+		return map[string]any{"answer": answer, "metadata": map[string]any{"answeredAt": nowISO()}}, true
+	}
+	return nil, false
+}

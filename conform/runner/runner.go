@@ -1,0 +1,400 @@
+// Package runner plays scenarios against an agent under test: for each scenario it
+// makes a scratch directory, launches the agent, plays the orchestrator side of the
+// protocol, records a transcript/1 JSONL file, lints every agent message and judges
+// the scenario's checks.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+)
+
+// Linter lints a transcript/1 stream with every single-message and sequence rule.
+type Linter interface {
+	LintTranscript(name string, r io.Reader) ([]Diag, error)
+}
+
+// Diag is one lint diagnostic; Line is the 1-based transcript line (= record seq).
+type Diag struct {
+	Line     int
+	Rule     string
+	Severity string // error, warning, info
+	Message  string
+	Pointer  string
+	Spec     string
+}
+
+// Options configure a run.
+type Options struct {
+	Protocol  string
+	Command   []string
+	Scenarios []*conform.Scenario
+	// Run and Skip select checks by ID (comma-separated substrings or globs).
+	Run, Skip string
+	Parallel  int     // scenarios at once (default: number of CPUs, at least 2)
+	Scale     float64 // --timeout-scale (default 1)
+	OutDir    string  // transcripts go here (created)
+	Launcher  agentio.Launcher
+	Linter    Linter // nil: no lint step
+	// RerunArgs are the flags that rerun commands repeat (--scenarios DIR, ...).
+	RerunArgs []string
+	// Progress, when set, gets one line per finished scenario.
+	Progress io.Writer
+}
+
+// ErrNothingSelected is returned when --run/--skip leave no check of the protocol.
+var ErrNothingSelected = errors.New("no check of the protocol is selected by --run/--skip")
+
+// Selected reports whether a check ID is selected by run/skip patterns.
+func Selected(id, run, skip string) bool {
+	if run != "" && !conform.MatchAny(id, run) {
+		return false
+	}
+	if skip != "" && conform.MatchAny(id, skip) {
+		return false
+	}
+	return true
+}
+
+// Run plays every scenario of opts.Protocol. The error is for the harness as a
+// whole (bad options, no output directory); failures inside one scenario are
+// reported in its ScenarioRun and counted in Report.HarnessErrors.
+func Run(ctx context.Context, opts Options) (*conform.Report, error) {
+	if !conform.KnownProtocol(opts.Protocol) {
+		return nil, fmt.Errorf("unknown protocol %q (one of %v)", opts.Protocol, conform.Protocols)
+	}
+	if len(opts.Command) == 0 {
+		return nil, errors.New("no agent command (give it after --)")
+	}
+	if opts.Scale <= 0 {
+		opts.Scale = 1
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = defaultParallel()
+	}
+	if opts.Launcher == nil {
+		opts.Launcher = agentio.Process{}
+	}
+	if _, ok := drivers[opts.Protocol]; !ok {
+		return nil, fmt.Errorf("protocol %s has no driver", opts.Protocol)
+	}
+	var scs []*conform.Scenario
+	any := false
+	for _, s := range opts.Scenarios {
+		if s.Protocol != opts.Protocol {
+			continue
+		}
+		scs = append(scs, s)
+		for _, id := range s.Checks {
+			if Selected(id, opts.Run, opts.Skip) {
+				any = true
+			}
+		}
+	}
+	if len(scs) == 0 {
+		return nil, fmt.Errorf("no scenario for protocol %s", opts.Protocol)
+	}
+	if !any {
+		return nil, ErrNothingSelected
+	}
+	if opts.OutDir == "" {
+		opts.OutDir = "aopconform-out"
+	}
+	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	rep := &conform.Report{
+		Schema: conform.ReportSchema, Protocol: opts.Protocol, Command: opts.Command,
+		Started: time.Now().UTC(), OutDir: opts.OutDir,
+	}
+	runs := make([]conform.ScenarioRun, len(scs))
+	results := make([][]conform.Result, len(scs))
+	sem := make(chan struct{}, opts.Parallel)
+	var wg sync.WaitGroup
+	var progMu sync.Mutex
+	for i, sc := range scs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			runs[i], results[i] = runScenario(ctx, opts, sc)
+			if opts.Progress != nil {
+				progMu.Lock()
+				fmt.Fprintf(opts.Progress, "%-40s %s\n", sc.ID, scenarioSummary(runs[i], results[i]))
+				progMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range scs {
+		rep.Scenarios = append(rep.Scenarios, runs[i])
+		rep.Results = append(rep.Results, results[i]...)
+		if runs[i].HarnessError != "" {
+			rep.HarnessErrors++
+		}
+	}
+	sort.SliceStable(rep.Results, func(i, j int) bool {
+		if rep.Results[i].Check != rep.Results[j].Check {
+			return rep.Results[i].Check < rep.Results[j].Check
+		}
+		return rep.Results[i].Scenario < rep.Results[j].Scenario
+	})
+	rep.Score = conform.ScoreResults(opts.Protocol, rep.Results)
+	rep.DurationMS = time.Since(rep.Started).Milliseconds()
+	return rep, nil
+}
+
+func defaultParallel() int {
+	n := runtimeNumCPU()
+	if n < 2 {
+		n = 2
+	}
+	return n * 2
+}
+
+func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
+	if run.HarnessError != "" {
+		return "HARNESS ERROR: " + run.HarnessError
+	}
+	counts := map[conform.Verdict]int{}
+	for _, r := range rs {
+		counts[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.Skip} {
+		if counts[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf(" (%dms)", run.DurationMS)
+}
+
+// runScenario plays one scenario and judges its checks.
+func runScenario(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {
+	run := conform.ScenarioRun{ID: sc.ID, Title: sc.Title, Protocol: sc.Protocol, Family: sc.Family, Source: sc.Source}
+	selected := false
+	for _, id := range sc.Checks {
+		if Selected(id, opts.Run, opts.Skip) {
+			selected = true
+		}
+	}
+	if !selected {
+		run.Skipped = true
+		return run, judge(opts, sc, nil, nil)
+	}
+	start := time.Now()
+	sess, err := play(ctx, opts, sc)
+	run.Duration = time.Since(start)
+	run.DurationMS = run.Duration.Milliseconds()
+	if sess != nil {
+		run.Records = sess.Records
+		run.Transcript = transcriptPath(opts.OutDir, sc.ID)
+		for _, a := range sess.Attempts {
+			ai := conform.AttemptInfo{N: a.N, ExitCode: a.Exit.Code, Signal: a.Exit.Signal, TimedOut: a.Timeout}
+			if a.Exit.Err != nil {
+				ai.Error = a.Exit.Err.Error()
+			}
+			run.Attempts = append(run.Attempts, ai)
+		}
+	}
+	if err != nil {
+		run.HarnessError = err.Error()
+		return run, judge(opts, sc, nil, err)
+	}
+	return run, judge(opts, sc, sess, nil)
+}
+
+func transcriptPath(out, id string) string {
+	return filepath.Join(out, safeName(id)+".jsonl")
+}
+
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, id)
+}
+
+// play runs the scenario's driver and lints the transcript. Its error is always
+// the harness's.
+func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Session, error) {
+	scratch, err := os.MkdirTemp("", "aopconform-"+safeName(sc.ID)+"-")
+	if err != nil {
+		return nil, fmt.Errorf("scratch directory: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	scratch, _ = filepath.EvalSymlinks(scratch)
+	sess := &conform.Session{Scenario: sc, Scale: opts.Scale, Scratch: scratch, Facts: map[string]any{}}
+	path := transcriptPath(opts.OutDir, sc.ID)
+	rec, err := newRecorder(path, sc.Protocol, sess)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	grace := sc.Grace.D(opts.Scale)
+	if grace <= 0 {
+		grace = time.Duration(2 * float64(time.Second) * opts.Scale)
+	}
+	h := &H{
+		ctx: ctx, sc: sc, sess: sess, rec: rec, launcher: opts.Launcher, command: opts.Command,
+		scale: opts.Scale, start: time.Now(), grace: grace, scratch: scratch,
+		env: []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + scratch, "AOPKIT_SCENARIO=" + sc.ID},
+	}
+	h.deadline = h.start.Add(sc.Deadline.D(opts.Scale))
+	rec.event(0, "scenario-start", map[string]any{"scenario": sc.ID, "deadline_ms": sc.Deadline.D(opts.Scale).Milliseconds(), "timeout_scale": opts.Scale})
+	derr := drivers[sc.Protocol](h)
+	rec.event(0, "scenario-end", map[string]any{"scenario": sc.ID})
+	if cerr := rec.close(); cerr != nil && derr == nil {
+		derr = harnessErrorf("writing the transcript: %v", cerr)
+	}
+	if derr != nil {
+		var he harnessError
+		if errors.As(derr, &he) {
+			return sess, he.err
+		}
+		return sess, derr
+	}
+	if opts.Linter != nil {
+		f, err := os.Open(path)
+		if err != nil {
+			return sess, fmt.Errorf("lint: %w", err)
+		}
+		diags, err := opts.Linter.LintTranscript(path, f)
+		f.Close()
+		if err != nil {
+			return sess, fmt.Errorf("lint: %w", err)
+		}
+		for _, d := range diags {
+			if d.Line < 1 || d.Line > len(sess.Records) {
+				continue
+			}
+			r := &sess.Records[d.Line-1]
+			if r.From != "agent" || d.Severity == "info" {
+				continue
+			}
+			sess.Lint = append(sess.Lint, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
+		}
+	}
+	return sess, nil
+}
+
+// judge computes the results of a scenario's checks.
+func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error) []conform.Result {
+	var out []conform.Result
+	for _, id := range sc.Checks {
+		c := conform.LookupCheck(id)
+		r := conform.Result{Check: id, Scenario: sc.ID, Protocol: sc.Protocol, Family: sc.Family}
+		if c != nil {
+			r.Tier, r.Level, r.Spec, r.Requirement = c.Tier, c.Level, c.Spec, c.Requirement
+		}
+		switch {
+		case !Selected(id, opts.Run, opts.Skip):
+			r.Verdict = conform.Skip
+			r.Message = "deselected by --run/--skip"
+		case herr != nil:
+			r.Verdict = conform.NotTested
+			r.Message = "not judged: the harness failed (" + herr.Error() + ")"
+		case c == nil:
+			r.Verdict = conform.NotTested
+			r.Message = "unknown check"
+		default:
+			o := runCheck(c, sess)
+			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq
+			r.Lint = lintFor(c, sess)
+			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
+				r.Verdict = conform.Fail
+				first := r.Lint[0]
+				r.Message = fmt.Sprintf("lint %s on record %d: %s", first.Rule, first.Seq, first.Message)
+				if len(r.Lint) > 1 {
+					r.Message += fmt.Sprintf(" (and %d more)", len(r.Lint)-1)
+				}
+			}
+		}
+		if r.Verdict == conform.Fail || r.Verdict == conform.NotTested || r.Verdict == conform.Warn {
+			r.Rerun = RerunCommand(opts, id)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// runCheck runs a check, turning a panic of the check into a harness-side verdict.
+func runCheck(c *conform.Check, s *conform.Session) (o conform.Outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			o = conform.NotTestedf("the check itself failed (harness bug): %v", p)
+		}
+	}()
+	return c.Run(s)
+}
+
+func lintFor(c *conform.Check, s *conform.Session) []conform.LintFinding {
+	var out []conform.LintFinding
+	for _, f := range s.Lint {
+		for _, p := range c.Lint {
+			if p == "*" || strings.HasPrefix(f.Rule, p) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func hasError(fs []conform.LintFinding) bool {
+	for _, f := range fs {
+		if f.Severity == "error" {
+			return true
+		}
+	}
+	return false
+}
+
+// RerunCommand is the command line that reruns just one check.
+func RerunCommand(opts Options, checkID string) string {
+	args := []string{"aopconform", "run", "--protocol", opts.Protocol}
+	args = append(args, opts.RerunArgs...)
+	if opts.Scale != 1 && opts.Scale > 0 {
+		args = append(args, "--timeout-scale", strconv.FormatFloat(opts.Scale, 'g', -1, 64))
+	}
+	args = append(args, "--run", checkID, "--")
+	args = append(args, opts.Command...)
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,203 @@
+package conform
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/aopkit/aopkit/conform/agentio"
+)
+
+// TranscriptVersion is the value of the "aopkit" key of every transcript record.
+const TranscriptVersion = "transcript/1"
+
+// TimeFormat is how transcript records write `at`.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// Record is one transcript/1 line (docs/transcript-format.md).
+type Record struct {
+	Aopkit   string          `json:"aopkit"`
+	Seq      int             `json:"seq"`
+	At       string          `json:"at"`
+	From     string          `json:"from"` // agent, orchestrator, harness
+	Protocol string          `json:"protocol,omitempty"`
+	Stream   string          `json:"stream,omitempty"`
+	Session  string          `json:"session,omitempty"`
+	Msg      json.RawMessage `json:"msg,omitempty"`
+	Text     *string         `json:"text,omitempty"`
+	Event    string          `json:"event,omitempty"`
+	Detail   map[string]any  `json:"detail,omitempty"`
+
+	// Not written to the transcript:
+	Time      time.Time `json:"-"`
+	Attempt   int       `json:"-"` // 1-based launch the record belongs to
+	Key       string    `json:"-"` // message key: "EVENT/HEARTBEAT", "request:ask-user", "completion.report", ...
+	Truncated bool      `json:"-"`
+}
+
+// IsAgentMsg reports whether the record is a JSON message from the agent.
+func (r *Record) IsAgentMsg() bool { return r.From == "agent" && len(r.Msg) > 0 }
+
+// Decode unmarshals the record's message into v.
+func (r *Record) Decode(v any) error { return json.Unmarshal(r.Msg, v) }
+
+// Obj returns the message as a map (nil when it is not an object).
+func (r *Record) Obj() map[string]any {
+	var m map[string]any
+	if json.Unmarshal(r.Msg, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// Attempt is one launch of the agent within a scenario.
+type Attempt struct {
+	N       int
+	Start   time.Time
+	End     time.Time
+	Exit    agentio.Exit
+	Input   json.RawMessage // the task as sent
+	Timeout bool            // the scenario deadline hit this attempt
+	// When the harness did things to it (zero when it did not).
+	StdinClosed time.Time
+	Terminated  time.Time
+	Killed      time.Time
+	ShutdownAt  time.Time
+	ShutdownFor time.Duration // the grace period announced with notify:shutdown
+	CancelledAt time.Time
+	// Discarded output bytes and whether the output cap was hit.
+	Discarded int64
+	Capped    bool
+}
+
+// Exited reports whether the agent ended by itself (not by a signal from the harness).
+func (a *Attempt) Exited() bool { return a.Exit.Signal == "" && a.Exit.Err == nil }
+
+// LintFinding is one linter diagnostic on an agent record.
+type LintFinding struct {
+	Seq      int    `json:"seq"`
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Pointer  string `json:"pointer,omitempty"`
+	Spec     string `json:"spec,omitempty"`
+}
+
+// Session is everything recorded while one scenario ran; checks judge it.
+type Session struct {
+	Scenario *Scenario
+	Scale    float64
+	Scratch  string // the scratch directory (removed after the run unless kept)
+	Records  []Record
+	Attempts []*Attempt
+	Lint     []LintFinding
+	// Facts are observations of the orchestrator side that are not messages: the aos
+	// tools the agent executed, the aof task's final status, the files found, ...
+	Facts map[string]any
+}
+
+// Attempt returns attempt n (1-based) or nil.
+func (s *Session) Attempt(n int) *Attempt {
+	if n < 1 || n > len(s.Attempts) {
+		return nil
+	}
+	return s.Attempts[n-1]
+}
+
+// Last is the last attempt (nil when none started).
+func (s *Session) Last() *Attempt {
+	if len(s.Attempts) == 0 {
+		return nil
+	}
+	return s.Attempts[len(s.Attempts)-1]
+}
+
+// AgentMsgs returns the agent's JSON messages of attempt n (0 = all).
+func (s *Session) AgentMsgs(n int) []*Record {
+	var out []*Record
+	for i := range s.Records {
+		r := &s.Records[i]
+		if r.IsAgentMsg() && (n == 0 || r.Attempt == n) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// AgentLines returns every stdout/stderr record of the agent in attempt n (0 = all).
+func (s *Session) AgentLines(n int, stream string) []*Record {
+	var out []*Record
+	for i := range s.Records {
+		r := &s.Records[i]
+		if r.From == "agent" && (stream == "" || r.Stream == stream) && (n == 0 || r.Attempt == n) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ByKey returns the agent's messages with key in attempt n (0 = all).
+func (s *Session) ByKey(n int, key string) []*Record {
+	var out []*Record
+	for _, r := range s.AgentMsgs(n) {
+		if r.Key == key {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Fact returns a fact as a string ("" when missing).
+func (s *Session) Fact(key string) string {
+	v, _ := s.Facts[key].(string)
+	return v
+}
+
+// Result is the verdict of one check in one scenario.
+type Result struct {
+	Check       string  `json:"check"`
+	Scenario    string  `json:"scenario"`
+	Protocol    string  `json:"protocol"`
+	Family      string  `json:"family"`
+	Tier        Tier    `json:"tier"`
+	Level       Level   `json:"level"`
+	Spec        string  `json:"spec"`
+	Requirement string  `json:"requirement"`
+	Verdict     Verdict `json:"verdict"`
+	Message     string  `json:"message,omitempty"`
+	Expected    string  `json:"expected,omitempty"`
+	Actual      string  `json:"actual,omitempty"`
+	// Lint holds the lint errors that belong to this check.
+	Lint []LintFinding `json:"lint,omitempty"`
+	// Evidence lists the transcript records (seq) the verdict rests on.
+	Evidence []int `json:"evidence,omitempty"`
+	// Rerun is the command line that reruns just this check.
+	Rerun string `json:"rerun,omitempty"`
+}
+
+// ScenarioRun is how one scenario went.
+type ScenarioRun struct {
+	ID         string        `json:"id"`
+	Title      string        `json:"title"`
+	Protocol   string        `json:"protocol"`
+	Family     string        `json:"family"`
+	Source     string        `json:"source,omitempty"`
+	Transcript string        `json:"transcript,omitempty"` // path of the JSONL transcript
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
+	Attempts   []AttemptInfo `json:"attempts"`
+	// HarnessError is set when the harness itself failed: the scenario's checks are
+	// NOT-TESTED and the run exits 2.
+	HarnessError string `json:"harness_error,omitempty"`
+	Skipped      bool   `json:"skipped,omitempty"` // every check deselected
+	// Records is the transcript, kept for the HTML report (not in JSON).
+	Records []Record `json:"-"`
+}
+
+// AttemptInfo summarises one launch for reports.
+type AttemptInfo struct {
+	N        int    `json:"n"`
+	ExitCode int    `json:"exit_code"`
+	Signal   string `json:"signal,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Error    string `json:"error,omitempty"`
+}

@@ -49,7 +49,7 @@ type config struct {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitClean
 	app := newApp(stdin, stdout, stderr, &code)
-	if err := app.Run(args); err != nil {
+	if err := app.Run(flagsFirst(app, args)); err != nil {
 		var ec cli.ExitCoder
 		if errors.As(err, &ec) {
 			if msg := err.Error(); msg != "" {
@@ -61,6 +61,55 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return code
+}
+
+// flagsFirst moves the flags of a lint invocation before its arguments, so that
+// "aoplint file.json --format json" works as users expect (urfave/cli stops parsing
+// flags at the first argument). "--" ends the flags.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	start := 1
+	if c := app.Command(args[1]); c != nil {
+		if c.Name != "lint" {
+			return args
+		}
+		start = 2
+	}
+	takesValue := map[string]bool{}
+	for _, f := range app.Flags {
+		if _, isBool := f.(*cli.BoolFlag); isBool {
+			continue
+		}
+		for _, n := range f.Names() {
+			takesValue[n] = true
+		}
+	}
+	var flags, rest []string
+	for i := start; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			rest = append(rest, args[i+1:]...)
+			i = len(args)
+		case len(a) > 1 && a[0] == '-':
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	out := append(append([]string{}, args[:start]...), flags...)
+	if len(rest) > 0 {
+		out = append(out, "--")
+		out = append(out, rest...)
+	}
+	return out
 }
 
 func usageErr(format string, args ...any) error {

@@ -1,0 +1,40 @@
+# aopkit — build, test, lint, refresh goldens, benchmark.
+GO      ?= go
+BIN     ?= bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: all build test lint golden bench fuzz clean
+
+all: lint test
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+
+test:
+	$(GO) test -race -count=1 ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+# Rewrite every golden file from the current behaviour; review the diff before committing.
+golden:
+	$(GO) test ./lint/all -run TestFixtures -u
+	$(GO) run ./cmd/aoplint rules --format markdown > docs/rules.md
+
+bench:
+	bash .ci/bench/run
+
+# Run each fuzz target for FUZZTIME (default 60s).
+FUZZTIME ?= 60s
+fuzz:
+	@for pkg in $$($(GO) list ./lint/...); do \
+	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf $(BIN)

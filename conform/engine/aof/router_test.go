@@ -1,0 +1,286 @@
+package aof_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/conform/engine/aof"
+	"github.com/aopkit/aopkit/conform/engine/clock"
+)
+
+// fixture is a store with a parent (in-progress, leased to swe-backend, depth 0), a
+// ready child and a grandchild candidate.
+func fixture(t *testing.T) (*aof.Router, *clock.Fake) {
+	t.Helper()
+	fake := clock.NewFake(start)
+	st, err := aof.NewStore(t.TempDir(), fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range []*aof.Task{
+		{ID: "TASK-2026-02-09-057", Title: "Parent", Status: aof.Ready},
+		{ID: "TASK-2026-02-09-060", Title: "Child", Status: aof.Ready},
+		{ID: "TASK-2026-02-09-061", Title: "Grandchild", Status: aof.Ready},
+		{ID: "TASK-2026-02-09-070", Title: "Done", Status: aof.Done},
+	} {
+		if err := st.Create(tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.AcquireLease("TASK-2026-02-09-057", "swe-backend", 0); err != nil {
+		t.Fatal(err)
+	}
+	return &aof.Router{Store: st}, fake
+}
+
+func env(typ, task, from string, payload string) string {
+	return `{"protocol":"aof","version":1,"type":"` + typ + `","taskId":"` + task + `","fromAgent":"` + from +
+		`","toAgent":"dispatcher","sentAt":"2026-02-09T21:00:00.000Z","payload":` + payload + `}`
+}
+
+const completionDone = `{"outcome":"done","summaryRef":"outputs/summary.md","tests":{"total":1,"passed":1,"failed":0},"notes":"ok"}`
+
+func handoff(child, parent string) string {
+	return `{"taskId":"` + child + `","parentTaskId":"` + parent + `","fromAgent":"swe-backend","toAgent":"swe-qa","acceptanceCriteria":["All tests pass"],"dueBy":"2026-02-10T12:00:00.000Z"}`
+}
+
+func TestRouterDecisions(t *testing.T) {
+	tests := []struct {
+		name         string
+		line         string
+		kind, reason string
+		events       []string
+	}{
+		{"log line", "compiling...", aof.KindNotProtocol, "", nil},
+		{"other JSON", `{"level":"info","msg":"x"}`, aof.KindNotProtocol, "", nil},
+		{"bare bad JSON", `{"protocol":"aof",`, aof.KindRejected, "invalid_json", []string{"protocol.message.rejected:invalid_json"}},
+		{"prefixed bad JSON", `AOF/1 {"protocol":`, aof.KindRejected, "invalid_json", []string{"protocol.message.rejected:invalid_json"}},
+		{"prefixed valid", "AOF/1 " + env("status.update", "TASK-2026-02-09-057", "swe-backend", `{"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","progress":"half"}`),
+			aof.KindRouted, "work_log", []string{"protocol.message.received"}},
+		{"version 2", strings.Replace(env("status.update", "TASK-2026-02-09-057", "swe-backend", `{}`), `"version":1`, `"version":2`, 1),
+			aof.KindRejected, "invalid_envelope", []string{"protocol.message.rejected:invalid_envelope"}},
+		{"bad taskId", env("status.update", "TASK-2026-2-9-57", "swe-backend", `{}`), aof.KindRejected, "invalid_envelope", nil},
+		{"unknown type", env("task.progress", "TASK-2026-02-09-057", "swe-backend", `{}`), aof.KindUnknown, "", []string{"protocol.message.unknown"}},
+		{"empty status update", env("status.update", "TASK-2026-02-09-057", "swe-backend", `{"taskId":"TASK-2026-02-09-057","agentId":"swe-backend"}`),
+			aof.KindRejected, "invalid_envelope", nil},
+		{"status update task not found", env("status.update", "TASK-2026-02-09-099", "swe-backend", `{"taskId":"TASK-2026-02-09-099","agentId":"swe-backend","notes":"x"}`),
+			aof.KindRejected, "task_not_found", []string{"protocol.message.rejected:task_not_found"}},
+		{"status update to blocked", env("status.update", "TASK-2026-02-09-057", "swe-backend", `{"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","status":"blocked","blockers":["Awaiting API key"],"notes":"later"}`),
+			aof.KindRouted, "transitioned", []string{"protocol.message.received", "task.transitioned:Awaiting API key"}},
+		{"status update invalid transition", env("status.update", "TASK-2026-02-09-057", "swe-backend", `{"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","status":"done"}`),
+			aof.KindRouted, "invalid_transition", []string{"task.transition.rejected:invalid_transition"}},
+		{"completion task not found", env("completion.report", "TASK-2026-02-09-099", "swe-backend", completionDone),
+			aof.KindRejected, "task_not_found", nil},
+		{"completion bad outcome", env("completion.report", "TASK-2026-02-09-057", "swe-backend", strings.Replace(completionDone, `"done"`, `"finished"`, 1)),
+			aof.KindRejected, "invalid_envelope", nil},
+		{"completion missing notes", env("completion.report", "TASK-2026-02-09-057", "swe-backend", strings.Replace(completionDone, `,"notes":"ok"`, ``, 1)),
+			aof.KindRejected, "invalid_envelope", nil},
+		{"completion summaryRef 257", env("completion.report", "TASK-2026-02-09-057", "swe-backend", strings.Replace(completionDone, `outputs/summary.md`, strings.Repeat("x", 257), 1)),
+			aof.KindRejected, "invalid_envelope", nil},
+		{"completion by another agent", env("completion.report", "TASK-2026-02-09-057", "mallory", completionDone),
+			aof.KindRejected, "unauthorized_agent", nil},
+		{"completion while done", env("completion.report", "TASK-2026-02-09-070", "swe-backend", completionDone),
+			aof.KindRouted, "noop", []string{"protocol.message.received"}},
+		{"completion", env("completion.report", "TASK-2026-02-09-057", "swe-backend", completionDone),
+			aof.KindRouted, "", []string{"protocol.message.received", "task.completed", "completion.warning:summary_missing"}},
+		{"handoff taskId mismatch", env("handoff.request", "TASK-2026-02-09-061", "swe-backend", handoff("TASK-2026-02-09-060", "TASK-2026-02-09-057")),
+			aof.KindRejected, "taskId_mismatch", []string{"protocol.message.rejected:taskId_mismatch"}},
+		{"handoff child not found", env("handoff.request", "TASK-2026-02-09-099", "swe-backend", handoff("TASK-2026-02-09-099", "TASK-2026-02-09-057")),
+			aof.KindRejected, "task_not_found", []string{"protocol.message.rejected:task_not_found", "delegation.rejected:task_not_found"}},
+		{"handoff parent not found", env("handoff.request", "TASK-2026-02-09-060", "swe-backend", handoff("TASK-2026-02-09-060", "TASK-2026-02-09-098")),
+			aof.KindRouted, "parent_not_found", []string{"protocol.message.received", "delegation.rejected:parent_not_found"}},
+		{"handoff bad dueBy", env("handoff.request", "TASK-2026-02-09-060", "swe-backend", strings.Replace(handoff("TASK-2026-02-09-060", "TASK-2026-02-09-057"), "2026-02-10T12:00:00.000Z", "tomorrow", 1)),
+			aof.KindRejected, "invalid_envelope", nil},
+		{"handoff bad criteria proceeds", env("handoff.request", "TASK-2026-02-09-060", "swe-backend", strings.Replace(handoff("TASK-2026-02-09-060", "TASK-2026-02-09-057"), `["All tests pass"]`, `"All tests pass"`, 1)),
+			aof.KindRouted, "delegated", []string{"protocol.message.schema_error", "delegation.requested"}},
+		{"handoff accepted", env("handoff.accepted", "TASK-2026-02-09-060", "swe-qa", `{"taskId":"TASK-2026-02-09-060","accepted":true}`),
+			aof.KindRouted, "accepted", []string{"delegation.accepted"}},
+		{"handoff accepted as string", env("handoff.accepted", "TASK-2026-02-09-060", "swe-qa", `{"taskId":"TASK-2026-02-09-060","accepted":"true"}`),
+			aof.KindRejected, "invalid_envelope", nil},
+		{"handoff rejected", env("handoff.rejected", "TASK-2026-02-09-060", "swe-qa", `{"taskId":"TASK-2026-02-09-060","accepted":false,"reason":"Insufficient context"}`),
+			aof.KindRouted, "rejected", []string{"task.transitioned:Insufficient context", "delegation.rejected:Insufficient context"}},
+		{"not an object after prefix", `AOF/1 [1,2]`, aof.KindRejected, "invalid_json", nil},
+		{"trailing data", env("status.update", "TASK-2026-02-09-057", "swe-backend", `{}`) + ` {}`, aof.KindRejected, "invalid_json", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, _ := fixture(t)
+			before := len(r.Store.Events.All())
+			o := r.Handle([]byte(tc.line))
+			if o.Kind != tc.kind || (tc.reason != "" && o.Reason != tc.reason) {
+				t.Errorf("outcome %+v, want kind %s reason %s", o, tc.kind, tc.reason)
+			}
+			var got []string
+			for _, ty := range r.Store.Events.Types()[before:] {
+				got = append(got, ty)
+			}
+			if !inOrder(got, tc.events) {
+				t.Errorf("events %v, want in order %v", got, tc.events)
+			}
+		})
+	}
+}
+
+func TestHandoffDepthGuardAndIdempotency(t *testing.T) {
+	r, _ := fixture(t)
+	req := env("handoff.request", "TASK-2026-02-09-060", "swe-backend", handoff("TASK-2026-02-09-060", "TASK-2026-02-09-057"))
+	if o := r.Handle([]byte(req)); o.Reason != "delegated" || len(o.Written) != 2 {
+		t.Fatalf("first handoff: %+v", o)
+	}
+	if o := r.Handle([]byte(req)); o.Reason != "duplicate" || len(o.Written) != 0 {
+		t.Errorf("re-sent handoff: %+v, want duplicate (no second delegation)", o)
+	}
+	child, _ := r.Store.Get("TASK-2026-02-09-060")
+	if child.DelegationDepth() != 1 {
+		t.Errorf("child depth %d, want 1", child.DelegationDepth())
+	}
+	data, err := os.ReadFile(filepath.Join(r.Store.TaskDir(aof.Ready, "TASK-2026-02-09-060"), "inputs", "handoff.json"))
+	var h aof.Handoff
+	if err != nil || json.Unmarshal(data, &h) != nil || len(h.ExpectedOutputs) != 0 || h.ExpectedOutputs == nil {
+		t.Errorf("handoff.json %s: defaults must be [] (%v)", data, err)
+	}
+	// The child (depth 1) now delegates: refused.
+	nested := env("handoff.request", "TASK-2026-02-09-061", "swe-qa", handoff("TASK-2026-02-09-061", "TASK-2026-02-09-060"))
+	if o := r.Handle([]byte(nested)); o.Reason != "nested_delegation" {
+		t.Errorf("nested: %+v", o)
+	}
+	if _, err := os.Stat(filepath.Join(r.Store.TaskDir(aof.Ready, "TASK-2026-02-09-061"), "inputs")); err == nil {
+		t.Error("nested delegation wrote inputs/")
+	}
+	// The child's inputs move with it.
+	if _, err := r.Store.Transition("TASK-2026-02-09-060", aof.InProgress, "test", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r.Store.TaskDir(aof.InProgress, "TASK-2026-02-09-060"), "inputs", "handoff.md")); err != nil {
+		t.Errorf("companion directory did not move: %v", err)
+	}
+}
+
+func TestSessionEndAndIdempotency(t *testing.T) {
+	r, _ := fixture(t)
+	id := "TASK-2026-02-09-057"
+	r.Handle([]byte(env("completion.report", id, "swe-backend", completionDone)))
+	r.SessionEnd()
+	task, _ := r.Store.Get(id)
+	if task.Status != aof.Review {
+		t.Fatalf("status %s, want review", task.Status)
+	}
+	n := len(r.Store.Events.All())
+	r.SessionEnd() // the task is no longer in progress: nothing happens
+	if o := r.Handle([]byte(env("completion.report", id, "swe-backend", completionDone))); o.Reason != "duplicate" {
+		t.Errorf("re-sent completion: %+v", o)
+	}
+	for _, e := range r.Store.Events.All()[n:] {
+		if e.Type == "task.transitioned" || e.Type == "task.completed" {
+			t.Errorf("idempotency broken: %+v", e)
+		}
+	}
+}
+
+func TestSchedulerPoll(t *testing.T) {
+	t.Run("heartbeat missing is skipped", func(t *testing.T) {
+		r, fake := fixture(t)
+		os.Remove(filepath.Join(r.Store.RunDir("TASK-2026-02-09-057"), "run_heartbeat.json"))
+		fake.Advance(aof.DefaultTTL * 2)
+		if acts := r.Poll(); len(acts) != 0 {
+			t.Errorf("actions %+v, want none", acts)
+		}
+	})
+	t.Run("fresh heartbeat", func(t *testing.T) {
+		r, fake := fixture(t)
+		fake.Advance(aof.DefaultTTL - 1)
+		if acts := r.Poll(); len(acts) != 0 {
+			t.Errorf("actions %+v, want none", acts)
+		}
+		fake.Advance(1) // expiresAt <= now is stale
+		if acts := r.Poll(); len(acts) != 1 || acts[0].Kind != aof.ActionStaleReclaim {
+			t.Errorf("actions %+v, want one reclaim", acts)
+		}
+	})
+	t.Run("invalid run_result", func(t *testing.T) {
+		r, fake := fixture(t)
+		os.WriteFile(filepath.Join(r.Store.RunDir("TASK-2026-02-09-057"), "run_result.json"), []byte(`{"outcome":"finished"}`), 0o644)
+		fake.Advance(aof.DefaultTTL)
+		acts := r.Poll()
+		if len(acts) != 1 || acts[0].Kind != aof.ActionStaleInvalid {
+			t.Errorf("actions %+v", acts)
+		}
+		if task, _ := r.Store.Get("TASK-2026-02-09-057"); task.Status != aof.InProgress {
+			t.Errorf("status %s, want in-progress (no transition)", task.Status)
+		}
+	})
+	t.Run("done without review", func(t *testing.T) {
+		r, fake := fixture(t)
+		task, _ := r.Store.Get("TASK-2026-02-09-057")
+		task.SetMeta("reviewRequired", false)
+		r.Store.Save(task)
+		r.Handle([]byte(env("completion.report", task.ID, "swe-backend", completionDone)))
+		fake.Advance(aof.DefaultTTL)
+		acts := r.Poll()
+		if len(acts) != 1 || strings.Join(acts[0].Transitions, ",") != "review,done" {
+			t.Errorf("actions %+v, want review,done", acts)
+		}
+	})
+	t.Run("blocked", func(t *testing.T) {
+		r, fake := fixture(t)
+		r.Handle([]byte(env("completion.report", "TASK-2026-02-09-057", "swe-backend", strings.Replace(completionDone, `"done"`, `"blocked"`, 1))))
+		fake.Advance(aof.DefaultTTL)
+		if acts := r.Poll(); len(acts) != 1 || strings.Join(acts[0].Transitions, ",") != "blocked" {
+			t.Errorf("actions %+v, want blocked", acts)
+		}
+	})
+}
+
+func TestTaskFileRoundTrip(t *testing.T) {
+	in := &aof.Task{ID: "TASK-2026-02-09-057", Title: "Fix: the \"auth\" bug", Status: aof.Ready, CreatedAt: "2026-02-09T20:00:00.000Z",
+		Lease: &aof.Lease{Agent: "a", AcquiredAt: "2026-02-09T20:00:00.000Z"}, Body: "# Body\n"}
+	in.SetMeta("delegationDepth", 1)
+	in.SetMeta("reviewRequired", false)
+	in.SetMeta("note", "123")
+	out, err := aof.ParseTask(in.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Title != in.Title || out.DelegationDepth() != 1 || out.ReviewRequired() || out.Metadata["note"] != "123" || out.Lease.Agent != "a" || out.Body != in.Body {
+		t.Errorf("round trip:\n%s\n%+v", in.Marshal(), out)
+	}
+	out.AppendWorkLog("2026-02-09T21:05:00.000Z", "Progress: x")
+	out.AppendWorkLog("2026-02-09T21:06:00.000Z", "Notes: y")
+	if want := "# Body\n\n## Work Log\n\n- 2026-02-09T21:05:00.000Z Progress: x\n- 2026-02-09T21:06:00.000Z Notes: y\n"; out.Body != want {
+		t.Errorf("work log body %q, want %q", out.Body, want)
+	}
+	for _, bad := range []string{"", "---\n", "no frontmatter", "---\nid TASK\n---\n", "---\ntitle: x\n---\n", "---\nid: \"unterminated\n---\n"} {
+		if _, err := aof.ParseTask([]byte(bad)); err == nil {
+			t.Errorf("ParseTask(%q) accepted", bad)
+		}
+	}
+}
+
+func TestTransitions(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		ok       bool
+	}{
+		{aof.Ready, aof.InProgress, true}, {aof.InProgress, aof.Review, true}, {aof.InProgress, aof.Done, false},
+		{aof.Review, aof.Done, true}, {aof.Done, aof.Review, false}, {aof.Blocked, aof.Ready, true},
+		{aof.InProgress, aof.Ready, true}, {aof.Cancelled, aof.Ready, false}, {aof.Backlog, aof.InProgress, false},
+	} {
+		if got := aof.IsValidTransition(c.from, c.to); got != c.ok {
+			t.Errorf("%s → %s: %v, want %v", c.from, c.to, got, c.ok)
+		}
+	}
+}
+
+func FuzzRouter(f *testing.F) {
+	f.Add([]byte(env("completion.report", "TASK-2026-02-09-057", "swe-backend", completionDone)))
+	f.Add([]byte("AOF/1 " + env("handoff.request", "TASK-2026-02-09-060", "swe-backend", handoff("TASK-2026-02-09-060", "TASK-2026-02-09-057"))))
+	f.Add([]byte(`{"protocol":"aof","version":1e400}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		r, _ := fixture(t)
+		r.Handle(line)
+	})
+}

@@ -1,0 +1,66 @@
+package aof_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/engine/aof"
+	"github.com/aopkit/aopkit/conform/engine/clock"
+)
+
+// buildMockagent builds cmd/mockagent once per test binary, or skips.
+func buildMockagent(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds cmd/mockagent")
+	}
+	bin := filepath.Join(t.TempDir(), "mockagent")
+	cmd := exec.Command("go", "build", "-o", bin, "../../../cmd/mockagent")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("cmd/mockagent does not build here: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestRealProcess runs mockagent as a process on the wall clock, with a short TTL.
+func TestRealProcess(t *testing.T) {
+	bin := buildMockagent(t)
+	for _, c := range []struct {
+		fault, status, run string
+	}{
+		{"", aof.Review, "running"},
+		{"crash-mid-task", aof.Ready, "expired"},
+	} {
+		t.Run("fault="+c.fault, func(t *testing.T) {
+			clk := clock.Real{}
+			s, err := aof.NewSession(clk, aof.Config{Scratch: t.TempDir(), Scenario: "aof/process", TaskID: taskID,
+				AgentID: agentID, TTL: 600 * time.Millisecond}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{bin, "--protocol", "aof"}
+			if c.fault != "" {
+				args = append(args, "--fault", c.fault)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := agentio.Process{Clock: clk}.Launch(ctx, agentio.Spec{Dir: s.Cfg.Scratch, Env: s.Env(), Args: args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Drive(ctx, conn, clk, aof.Options{PollInterval: 100 * time.Millisecond, Deadline: 30 * time.Second})
+			task, err := s.Store.Get(taskID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, _ := s.Store.ReadRun(taskID)
+			if task.Status != c.status || run == nil || run.Status != c.run {
+				t.Errorf("status %s, run %+v; want %s, %s\n%s", task.Status, run, c.status, c.run, s.Summary())
+			}
+		})
+	}
+}

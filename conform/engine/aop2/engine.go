@@ -1,0 +1,605 @@
+// Package aop2 is the reference orchestrator of the AOP JSON v2 contract
+// (Cyclops 2.0.2-C): it dispatches a TASK to an executor through an
+// agentio.Launcher and enforces the contract's policies for real — effective
+// timeout by §11 precedence, heartbeat monitoring (§6.1), retries with backoff,
+// fallback through alternative_models by trigger (§9), response validation (§5),
+// payload limits before dispatch (§4), rollback snapshots (§7), v1 fallback (§1.3),
+// priority escalation (§8), the final session report with cost summary and an
+// audit trail on disk (§10). All time comes from a clock.Clock.
+//
+// docs/engine-aop2.md describes the behaviour with the spec sections it follows.
+package aop2
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/engine/clock"
+)
+
+// Protocol is the protocol id.
+const Protocol = "aop2"
+
+// DefaultGrace is the time between SIGTERM and SIGKILL.
+const DefaultGrace = 2 * time.Second
+
+// ProgressInterval is the minimum spacing of PROGRESS_UPDATE events (§6.2).
+const ProgressInterval = 30 * time.Second
+
+// Config is one engine run.
+type Config struct {
+	Launcher agentio.Launcher
+	Clock    clock.Clock // clock.Real{} when nil
+	// Scratch is the scenario's scratch directory: the executor's working
+	// directory; the audit trail is written under it.
+	Scratch string
+	// Workspace is the executor's workspace (default <Scratch>/workspace). It
+	// replaces task.environment.workspace_root in every dispatched TASK and is
+	// given to the executor as AOP2_WORKSPACE. Rollback snapshots live in it.
+	Workspace string
+	Recorder  *Recorder // may be nil
+	Scenario  string    // AOPKIT_SCENARIO
+	Args      []string  // agentio.Spec.Args of every launch
+	Env       []string  // extra environment of every launch
+	// Grace is the time between SIGTERM and SIGKILL (DefaultGrace when 0); an
+	// executor that answered has as long to exit.
+	Grace time.Duration
+	// DefaultTimeout is the "executor default" of §11 when neither guard_rails nor
+	// execution_policy set a timeout (0: no timeout).
+	DefaultTimeout time.Duration
+	// Escalations are priority changes to announce, relative to the first dispatch.
+	Escalations []Escalation
+	// Depth is the delegation depth of the task (0: a root task).
+	Depth int
+}
+
+// Escalation is a scripted priority change (§8).
+type Escalation struct {
+	After    time.Duration
+	Priority string
+	Reason   string
+	By       string
+}
+
+// Result is what the engine decided.
+type Result struct {
+	SessionID    string
+	TaskID       string
+	InputVersion string // V2, V1 or UNSTRUCTURED (§1.3)
+	// State is the task's end: COMPLETED, FAILED, ABORTED, or REJECTED (never
+	// dispatched).
+	State       string
+	FinalSignal string // SUCCESS, PARTIAL_SUCCESS, FAILURE, ABORTED
+	Codes       []Code // every §12 code the engine raised, in order
+	Events      []string
+	Violations  []Violation
+	Attempts    []Attempt
+	Delegations []Delegation
+	Rollback    []RolledBack
+	Response    json.RawMessage // the RESPONSE the engine accepted
+	Cost        CostSummary
+	AuditDir    string // absolute
+	AuditFiles  []string
+}
+
+// Code is one error code of §12 raised by the engine.
+type Code struct {
+	Code    string
+	Attempt int  // 0: not tied to an attempt
+	Fatal   bool // it ended the attempt or the task
+	Detail  string
+}
+
+// Violation is a rule the executor broke, as the engine saw it (the linter has the
+// same IDs).
+type Violation struct {
+	Rule    string
+	Attempt int
+	Count   int
+	Detail  string // the first occurrence
+}
+
+// Attempt is one dispatch to one executor process.
+type Attempt struct {
+	N        int
+	Provider string
+	Model    string
+	Trigger  string // why this model: "" for the target, else the fallback_trigger
+	Outcome  string // SUCCESS or the error code that ended it
+	ExitCode int
+	Signal   string
+	Started  time.Time
+	Ended    time.Time
+}
+
+// Delegation is a sub-TASK the executor sent (§10).
+type Delegation struct {
+	TaskID   string
+	Parent   string
+	Depth    int
+	Accepted bool
+	Code     string // why it was rejected
+}
+
+// RolledBack is one artifact of a rollback (§7).
+type RolledBack struct {
+	Path         string `json:"path"`
+	RestoredFrom string `json:"restored_from"`
+	Status       string `json:"status"`
+}
+
+// CostSummary adds up the cost the executors reported.
+type CostSummary struct {
+	TotalUSD     float64     `json:"total_cost_usd"`
+	TokensInput  int64       `json:"tokens_input"`
+	TokensOutput int64       `json:"tokens_output"`
+	BudgetUSD    *float64    `json:"budget_usd"`
+	WithinBudget bool        `json:"within_budget"`
+	ByModel      []ModelCost `json:"by_model"`
+}
+
+// ModelCost is the cost of one model.
+type ModelCost struct {
+	Provider string  `json:"provider"`
+	Model    string  `json:"model"`
+	Attempts int     `json:"attempts"`
+	CostUSD  float64 `json:"cost_usd"`
+}
+
+// HasCode reports whether the engine raised code.
+func (r *Result) HasCode(code string) bool {
+	for _, c := range r.Codes {
+		if c.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// CodeList is the codes in order.
+func (r *Result) CodeList() []string {
+	var out []string
+	for _, c := range r.Codes {
+		out = append(out, c.Code)
+	}
+	return out
+}
+
+// HasViolation reports whether the executor broke rule.
+func (r *Result) HasViolation(rule string) bool {
+	for _, v := range r.Violations {
+		if v.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+type engine struct {
+	cfg      Config
+	clk      clock.Clock
+	rec      *Recorder
+	res      *Result
+	task     *Task
+	ws       string
+	audit    *auditTrail
+	events   string // events.jsonl, absolute
+	priority string
+	start    time.Time
+	escs     []Escalation
+	snaps    []snapshot
+	known    map[string]int // task id → delegation depth
+	costs    map[[2]string]*ModelCost
+}
+
+// Run plays the orchestrator for one TASK envelope (as given by the scenario) and
+// returns the engine's decisions. The error is for failures of the engine itself
+// (it cannot write its audit trail); the Result is valid either way.
+func Run(ctx context.Context, cfg Config, taskData []byte) (*Result, error) {
+	e := &engine{cfg: cfg, clk: cfg.Clock, rec: cfg.Recorder, res: &Result{}, known: map[string]int{}, costs: map[[2]string]*ModelCost{}}
+	if e.clk == nil {
+		e.clk = clock.Real{}
+	}
+	if e.cfg.Grace <= 0 {
+		e.cfg.Grace = DefaultGrace
+	}
+	if e.cfg.Scratch == "" {
+		e.cfg.Scratch = "."
+	}
+	e.ws = cfg.Workspace
+	if e.ws == "" {
+		e.ws = filepath.Join(e.cfg.Scratch, "workspace")
+	}
+	if abs, err := filepath.Abs(e.ws); err == nil {
+		e.ws = abs
+	}
+	e.start = e.clk.Now()
+	e.escs = append([]Escalation(nil), cfg.Escalations...)
+	sort.SliceStable(e.escs, func(i, j int) bool { return e.escs[i].After < e.escs[j].After })
+	e.run(ctx, taskData)
+	e.rec.Event(e.clk.Now(), "scenario-end", map[string]any{"state": e.res.State, "codes": nonNil(e.res.CodeList())})
+	var err error
+	if e.audit != nil && e.audit.err != nil {
+		err = fmt.Errorf("aop2 engine: audit trail: %w", e.audit.err)
+	}
+	if err == nil {
+		err = e.rec.Err()
+	}
+	return e.res, err
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (e *engine) code(code string, attempt int, fatal bool, format string, args ...any) {
+	e.res.Codes = append(e.res.Codes, Code{Code: code, Attempt: attempt, Fatal: fatal, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (e *engine) violation(rule string, attempt int, format string, args ...any) {
+	for i := range e.res.Violations {
+		if v := &e.res.Violations[i]; v.Rule == rule && v.Attempt == attempt {
+			v.Count++
+			return
+		}
+	}
+	e.res.Violations = append(e.res.Violations, Violation{Rule: rule, Attempt: attempt, Count: 1, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (e *engine) run(ctx context.Context, data []byte) {
+	t, problems, err := ParseTask(data)
+	if err != nil {
+		e.res.SessionID, e.res.TaskID = "AOP-SESSION-UNKNOWN", "UNKNOWN"
+		e.res.InputVersion = "UNSTRUCTURED"
+		if looksLikeV1(data) {
+			e.res.InputVersion = "V1"
+		}
+		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+		e.code("E_PARSE_FAILURE", 0, true, "the TASK is not a JSON object: %v", err)
+		e.openAudit("AOP-SESSION-UNKNOWN", "UNKNOWN", "")
+		e.finalReport()
+		return
+	}
+	e.task = t
+	e.priority = t.Priority
+	sid, tid := t.SessionID, t.TaskID
+	if sid == "" {
+		sid = "AOP-SESSION-UNKNOWN"
+	}
+	if tid == "" {
+		tid = "UNKNOWN"
+	}
+	e.res.SessionID, e.res.TaskID = sid, tid
+	e.openAudit(sid, tid, t.ParentTaskID)
+	e.known[tid] = e.cfg.Depth
+
+	version, hasVersion := str(t.raw, "aop_version")
+	switch {
+	case !hasVersion:
+		// §1.3 step 3: no aop_version → v1 markdown detection, which JSON never passes.
+		e.res.InputVersion = "UNSTRUCTURED"
+		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+		e.code("E_PARSE_FAILURE", 0, true, "no aop_version: neither a v2 envelope nor a v1 markdown prompt")
+		e.finalReport()
+		return
+	case !strings.HasPrefix(version, "2."):
+		e.res.InputVersion = "V1"
+		e.versionFallback(version, []Problem{{"AOP2-SEM-VERSION", "/aop_version", fmt.Sprintf("aop_version %q is not 2.x", version)}})
+		return
+	}
+	e.res.InputVersion = "V2"
+	var fatal []Problem
+	for _, p := range problems {
+		if p.Rule == "AOP2-SEM-EXTENSION-KEY" {
+			e.violation(p.Rule, 0, "%s", p)
+			continue
+		}
+		fatal = append(fatal, p)
+	}
+	if len(fatal) > 0 {
+		e.res.InputVersion = "V1"
+		e.versionFallback(version, fatal)
+		return
+	}
+	if !e.checkLimits() {
+		return
+	}
+	if e.cfg.Depth > MaxDelegationDepth {
+		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+		e.code("E_MAX_DEPTH_EXCEEDED", 0, true, "the task sits at delegation depth %d; at most %d", e.cfg.Depth, MaxDelegationDepth)
+		e.finalReport()
+		return
+	}
+	if !e.takeSnapshots() {
+		return
+	}
+	e.dispatchLoop(ctx)
+	if e.res.State != "COMPLETED" {
+		e.rollback()
+	}
+	e.finalReport()
+}
+
+func looksLikeV1(data []byte) bool {
+	s := string(data)
+	return strings.Contains(s, "# ") && (strings.Contains(strings.ToUpper(s), "TASK") || strings.Contains(s, "AOP"))
+}
+
+func (e *engine) openAudit(session, task, parent string) {
+	e.audit = newAuditTrail(e.cfg.Scratch, session, task, parent)
+	e.res.AuditDir = e.audit.dir
+	e.events = filepath.Join(e.audit.dir, "events.jsonl")
+}
+
+// versionFallback emits VERSION_FALLBACK and writes the v1 prompt (§1.3). A v1
+// prompt is not dispatched: the aop2 binding carries v2 envelopes only.
+func (e *engine) versionFallback(version string, problems []Problem) {
+	e.code("E_SCHEMA_VALIDATION", 0, true, "%d problem(s), first: %s", len(problems), problems[0])
+	var msgs []string
+	for _, p := range problems {
+		msgs = append(msgs, p.String())
+	}
+	prompt := e.v1Prompt()
+	rel := filepath.ToSlash(filepath.Join(e.audit.rel, "v1_prompt.md"))
+	if err := writeFile(filepath.Join(e.audit.dir, "v1_prompt.md"), []byte(prompt)); err != nil && e.audit.err == nil {
+		e.audit.err = err
+	}
+	e.emit(map[string]any{
+		"event": "VERSION_FALLBACK", "from_version": version, "to_version": "1.x",
+		"reason": "the TASK failed v2 validation", "error_code": "E_SCHEMA_VALIDATION",
+		"validation_errors": msgs, "v1_prompt_path": rel,
+	})
+	e.audit.write(e.clk.Now(), "ROUTING_DECISION", orchestratorActor, map[string]any{
+		"input_version": "V1", "routed_to": "v1-prompt", "model_selected": e.task.Model,
+		"fallback_triggered": true, "fallback_reason": "E_SCHEMA_VALIDATION", "alternatives_tried": []string{},
+	}, 1, nil, "N/A", "E_SCHEMA_VALIDATION", nil)
+	e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+	e.finalReport()
+}
+
+// v1Prompt renders the TASK as a v1 markdown prompt.
+func (e *engine) v1Prompt() string {
+	task := object(e.task.raw, "task")
+	obj, _ := str(task, "objective")
+	var b strings.Builder
+	fmt.Fprintf(&b, "# AOP TASK %s\n\n", e.res.TaskID)
+	fmt.Fprintf(&b, "- Session: %s\n- Target: %s (%s/%s)\n\n", e.res.SessionID, e.task.AgentName, e.task.Provider, e.task.Model)
+	fmt.Fprintf(&b, "## Objective\n\n%s\n\n## Report\n\nEnd with a STATUS line: SUCCESS, PARTIAL_SUCCESS or FAILURE.\n", obj)
+	return b.String()
+}
+
+// checkLimits enforces §4 before dispatch: HARD limits reject with
+// E_CONTEXT_OVERFLOW, SOFT limits warn with E_PAYLOAD_SIZE_WARNING.
+func (e *engine) checkLimits() bool {
+	t := e.task
+	var hard, soft []string
+	if t.Size > MaxTaskBytes {
+		hard = append(hard, fmt.Sprintf("the TASK envelope is %d bytes; the limit is %d (200KB)", t.Size, MaxTaskBytes))
+	}
+	if t.Inputs > MaxInputs {
+		hard = append(hard, fmt.Sprintf("task.inputs has %d files; the limit is %d", t.Inputs, MaxInputs))
+	}
+	if len(t.Outputs) > MaxOutputs {
+		hard = append(hard, fmt.Sprintf("task.expected_outputs has %d artifacts; the limit is %d", len(t.Outputs), MaxOutputs))
+	}
+	if t.Objective > WarnObjective {
+		soft = append(soft, fmt.Sprintf("task.objective has %d characters; warn at %d, limit %d", t.Objective, WarnObjective, MaxObjective))
+	}
+	if len(t.Phases) > MaxPhases {
+		soft = append(soft, fmt.Sprintf("%d phases; the limit is %d", len(t.Phases), MaxPhases))
+	}
+	for i, n := range t.Phases {
+		if n > MaxCheckpoints {
+			soft = append(soft, fmt.Sprintf("phase %d has %d checkpoints; the limit is %d", i, n, MaxCheckpoints))
+		}
+	}
+	now := e.clk.Now()
+	for _, s := range soft {
+		e.code("E_PAYLOAD_SIZE_WARNING", 0, false, "%s", s)
+		e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "WARN", "details": s, "error_code": "E_PAYLOAD_SIZE_WARNING"}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "E_PAYLOAD_SIZE_WARNING", nil)
+	}
+	if len(hard) > 0 {
+		for _, h := range hard {
+			e.code("E_CONTEXT_OVERFLOW", 0, true, "%s", h)
+			e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "FAIL", "details": h, "error_code": "E_CONTEXT_OVERFLOW"}, 1, []string{"PAYLOAD_LIMIT"}, "DENIED", "E_CONTEXT_OVERFLOW", nil)
+		}
+		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+		e.finalReport()
+		return false
+	}
+	e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "PASS", "details": fmt.Sprintf("TASK %d bytes within %d", t.Size, MaxTaskBytes), "error_code": nil}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "", nil)
+	return true
+}
+
+// takeSnapshots copies every rollback_snapshot-enabled output aside before dispatch (§7).
+func (e *engine) takeSnapshots() bool {
+	for _, o := range e.task.Outputs {
+		if !o.Snapshot {
+			continue
+		}
+		s, err := takeSnapshot(e.ws, o)
+		if err != nil {
+			code := "E_ROLLBACK_FAILED"
+			if strings.Contains(err.Error(), "outside the workspace") {
+				code = "E_PERMISSION_DENIED"
+			}
+			e.code(code, 0, true, "snapshot of %s: %v", o.Path, err)
+			e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+			e.finalReport()
+			return false
+		}
+		e.snaps = append(e.snaps, s)
+	}
+	return true
+}
+
+// rollback restores the snapshots after a failed or aborted task (§7).
+func (e *engine) rollback() {
+	if len(e.snaps) == 0 {
+		return
+	}
+	trigger := "TASK_FAILED"
+	if e.res.State == "ABORTED" {
+		trigger = "TASK_ABORTED"
+	}
+	var arts []RolledBack
+	failed := false
+	for _, s := range e.snaps {
+		rb := RolledBack{Path: s.Path, RestoredFrom: s.SnapPath, Status: "SUCCESS"}
+		if err := s.restore(); err != nil {
+			rb.Status = "FAILED"
+			failed = true
+			e.code("E_ROLLBACK_FAILED", 0, false, "%s: %v", s.Display, err)
+		}
+		arts = append(arts, rb)
+	}
+	e.res.Rollback = arts
+	e.emit(map[string]any{"event": "ROLLBACK_INITIATED", "trigger": trigger, "artifacts_rolled_back": arts})
+	status := "SUCCESS"
+	if failed {
+		status = "FAILED"
+	}
+	reason := ""
+	if failed {
+		reason = "E_ROLLBACK_FAILED"
+	}
+	e.audit.write(e.clk.Now(), "ROLLBACK_EVENT", orchestratorActor, map[string]any{"trigger": trigger, "artifacts_rolled_back": arts, "status": status}, len(e.res.Attempts), []string{"ROLLBACK"}, "N/A", reason, nil)
+}
+
+// emit writes one orchestrator EVENT into the events log (and the transcript).
+func (e *engine) emit(ev map[string]any) {
+	ev["aop_version"] = AOPVersion
+	ev["message_type"] = "EVENT"
+	ev["session_id"] = e.res.SessionID
+	ev["task_id"] = e.res.TaskID
+	now := e.clk.Now()
+	ev["timestamp"] = now.UTC().Format(time.RFC3339)
+	data, err := marshal(ev)
+	if err != nil {
+		return
+	}
+	e.res.Events = append(e.res.Events, ev["event"].(string))
+	f, err := os.OpenFile(e.events, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = f.Write(append(data, '\n'))
+		f.Close()
+	}
+	if err != nil && e.audit.err == nil {
+		e.audit.err = err
+	}
+	e.rec.Line(now, "orchestrator", "file:"+filepath.ToSlash(filepath.Join(e.audit.rel, "events.jsonl")), data)
+}
+
+func marshal(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimRight(b.String(), "\n")), nil
+}
+
+func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// finalReport emits SESSION_FINAL_REPORT with the cost summary (§10) and writes
+// the session summary into the audit trail.
+func (e *engine) finalReport() {
+	cs := CostSummary{ByModel: []ModelCost{}}
+	keys := make([][2]string, 0, len(e.costs))
+	for k := range e.costs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
+	for _, k := range keys {
+		mc := *e.costs[k]
+		mc.CostUSD = round(mc.CostUSD)
+		cs.TotalUSD += mc.CostUSD
+		cs.ByModel = append(cs.ByModel, mc)
+	}
+	cs.TotalUSD = round(cs.TotalUSD)
+	cs.TokensInput, cs.TokensOutput = e.res.Cost.TokensInput, e.res.Cost.TokensOutput
+	cs.WithinBudget = true
+	if e.task != nil && e.task.MaxCostUSD != nil {
+		b := *e.task.MaxCostUSD
+		cs.BudgetUSD = &b
+		cs.WithinBudget = !e.res.HasCode("E_COST_LIMIT_EXCEEDED")
+	}
+	e.res.Cost = cs
+	attempts := []map[string]any{}
+	for _, a := range e.res.Attempts {
+		attempts = append(attempts, map[string]any{"attempt": a.N, "provider": a.Provider, "model": a.Model, "outcome": a.Outcome, "fallback_trigger": a.Trigger})
+	}
+	errs := []string{}
+	for _, c := range e.res.Codes {
+		errs = append(errs, c.Code)
+	}
+	nodes := []map[string]any{{"task_id": e.res.TaskID, "depth": e.cfg.Depth, "state": e.res.State}}
+	for _, d := range e.res.Delegations {
+		n := map[string]any{"task_id": d.TaskID, "parent_task_id": d.Parent, "depth": d.Depth, "state": "PENDING"}
+		if !d.Accepted {
+			n["state"] = "SKIPPED"
+			n["error_code"] = d.Code
+		}
+		nodes = append(nodes, n)
+	}
+	e.emit(map[string]any{
+		"event": "SESSION_FINAL_REPORT", "status": e.res.State, "final_signal": e.res.FinalSignal,
+		"input_version":    e.res.InputVersion,
+		"tasks":            []map[string]any{{"task_id": e.res.TaskID, "state": e.res.State, "final_signal": e.res.FinalSignal, "attempts": attempts}},
+		"delegation_graph": map[string]any{"nodes": nodes},
+		"errors":           errs,
+		"cost_summary":     cs,
+		"audit_trail":      map[string]any{"storage_path": AuditStoragePath, "records": len(e.audit.files) + 1},
+	})
+	completed, failed := 0, 0
+	if e.res.State == "COMPLETED" {
+		completed = 1
+	} else {
+		failed = 1
+	}
+	agents := []string{}
+	seen := map[string]bool{}
+	for _, a := range e.res.Attempts {
+		if k := a.Provider + "/" + a.Model; !seen[k] {
+			seen[k] = true
+			agents = append(agents, k)
+		}
+	}
+	var budget *budgetStatus
+	if cs.BudgetUSD != nil {
+		budget = &budgetStatus{MaxCostUSD: cs.BudgetUSD, CurrentCostUSD: cs.TotalUSD, WithinBudget: cs.WithinBudget}
+	}
+	e.audit.write(e.clk.Now(), "SESSION_SUMMARY", orchestratorActor, map[string]any{
+		"total_tasks": 1, "completed": completed, "failed": failed, "total_cost_usd": cs.TotalUSD,
+		"total_duration_seconds": int(e.clk.Now().Sub(e.start) / time.Second), "agents_used": agents,
+	}, max(len(e.res.Attempts), 1), nil, "N/A", "", budget)
+	if e.audit.err == nil {
+		data, _ := json.MarshalIndent(e.res.summaryJSON(), "", "  ")
+		if err := writeFile(filepath.Join(e.audit.dir, "session_final_report.json"), append(data, '\n')); err != nil {
+			e.audit.err = err
+		}
+	}
+	e.res.AuditFiles = append([]string(nil), e.audit.files...)
+}
+
+// summaryJSON is the Result as written next to the audit trail.
+func (r *Result) summaryJSON() map[string]any {
+	return map[string]any{
+		"session_id": r.SessionID, "task_id": r.TaskID, "input_version": r.InputVersion,
+		"state": r.State, "final_signal": r.FinalSignal, "codes": r.Codes, "events": r.Events,
+		"violations": r.Violations, "attempts": r.Attempts, "delegations": r.Delegations,
+		"rollback": r.Rollback, "cost_summary": r.Cost,
+	}
+}

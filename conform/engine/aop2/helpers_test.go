@@ -1,0 +1,182 @@
+package aop2
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/mockagent"
+	_ "github.com/aopkit/aopkit/mockagent/aop2"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden transcripts in fixtures/reference/aop2")
+
+// epoch is where every scenario's fake clock starts.
+var epoch = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// step is how far the driver moves the fake clock once everything is blocked.
+const step = 500 * time.Millisecond
+
+const goldenDir = "../../../fixtures/reference/aop2"
+
+// baseTask is the scenarios' TASK: a 20 s job writing one file, heartbeats every
+// 4 s, guard_rails timeout 45 s over execution_policy 60 s.
+const baseTask = `{
+  "aop_version": "2.0.2-C", "schema_version": "2.0.2", "protocol_family": "AOP", "message_type": "TASK",
+  "session": {"session_id": "AOP-SESSION-2026-11-22-001", "created_at": "2026-11-22T10:00:00Z", "orchestrator": "aopkit", "origin": "CLI"},
+  "target": {"agent_name": "mockagent", "role": "EXECUTOR", "provider": "CODEX", "model": "gpt-5.3-codex"},
+  "task": {
+    "task_id": "TASK-001", "parent_task_id": null, "attempt": 1,
+    "objective": "Write the greeting file.", "category": "CODE_GENERATION", "complexity": "LOW", "priority": "NORMAL",
+    "environment": {"workspace_root": "/workspace"},
+    "expected_outputs": [{"type": "FILE", "path": "src/greeting.txt", "description": "The greeting.",
+      "rollback_snapshot": {"enabled": true, "snapshot_path": ".aop_snapshots/greeting.txt.before", "snapshot_strategy": "COPY"}}],
+    "constraints": {"delegation_allowed": false},
+    "budgets": {"max_cost_usd": 0.5},
+    "extensions": {"x_mockagent": {"work_seconds": 20}}
+  },
+  "execution_policy": {
+    "timeout_seconds": 60, "max_retries": 0, "retry_backoff_seconds": [5], "auto_terminate_on_timeout": true,
+    "on_failure": "REPORT_AND_CONTINUE",
+    "heartbeat": {"enabled": true, "interval_seconds": 4, "max_missed_beats": 3, "on_heartbeat_failure": "ABORT"}
+  },
+  "guard_rails": {"require_minimal_report": true, "require_final_signal": true, "timeout_seconds": 45}
+}`
+
+// taskWith returns baseTask with the values at the given slash paths replaced
+// (a nil value deletes the key).
+func taskWith(t testing.TB, set map[string]any) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(baseTask), &m); err != nil {
+		t.Fatal(err)
+	}
+	for path, v := range set {
+		parts := strings.Split(path, "/")
+		cur := m
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := cur[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[p] = next
+			}
+			cur = next
+		}
+		if v == nil {
+			delete(cur, parts[len(parts)-1])
+		} else {
+			cur[parts[len(parts)-1]] = v
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// run is one in-process scenario's outcome.
+type run struct {
+	res        *Result
+	err        error
+	scratch    string
+	transcript []byte
+}
+
+// runInProcess runs the engine against the in-process mock agent on a fake clock,
+// inside a synctest bubble: the driver advances the clock only once every
+// goroutine (engine, agent, pipes) is blocked, so runs are deterministic.
+func runInProcess(t *testing.T, name, fault string, task []byte, setup func(scratch string), tweak func(*Config)) run {
+	t.Helper()
+	var r run
+	synctest.Test(t, func(t *testing.T) {
+		fake := clock.NewFake(epoch)
+		r.scratch = t.TempDir()
+		if setup != nil {
+			setup(r.scratch)
+		}
+		agent, err := mockagent.Lookup("aop2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		cfg := Config{
+			Launcher: agentio.InProcess{Agent: agent, Fault: fault, Clock: fake},
+			Clock:    fake, Scratch: r.scratch, Recorder: NewRecorder(&buf, Protocol, name), Scenario: name,
+		}
+		if tweak != nil {
+			tweak(&cfg)
+		}
+		done := make(chan struct{})
+		go func() {
+			r.res, r.err = Run(context.Background(), cfg, task)
+			close(done)
+		}()
+		for steps := 0; ; steps++ {
+			synctest.Wait()
+			select {
+			case <-done:
+				r.transcript = buf.Bytes()
+				return
+			default:
+			}
+			if steps > 20000 {
+				t.Fatalf("scenario %s did not end after %s of fake time", name, time.Duration(steps)*step)
+			}
+			fake.Advance(step)
+		}
+	})
+	if r.err != nil {
+		t.Fatalf("engine error: %v", r.err)
+	}
+	return r
+}
+
+// normalize replaces the scratch directory by a stable placeholder.
+func normalize(data []byte, scratch string) []byte {
+	return bytes.ReplaceAll(data, []byte(scratch), []byte("/scratch"))
+}
+
+// golden compares (or with -update rewrites) fixtures/reference/aop2/<name>.jsonl.
+func golden(t *testing.T, name string, r run) {
+	t.Helper()
+	got := normalize(r.transcript, r.scratch)
+	path := filepath.Join(goldenDir, name+".jsonl")
+	if *update {
+		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) || i < len(wl); i++ {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("transcript differs from %s at line %d:\n got: %s\nwant: %s\n(run with -update after checking the change)", path, i+1, g, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package aop2
+
+import (
+	"fmt"
+	"strings"
+)
+
+// responseView is what the engine reads of an accepted RESPONSE.
+type responseView struct {
+	State, Signal, ErrorCode string
+	CostUSD                  float64
+	HasCost                  bool
+	Tokens                   int64
+	Actions                  int
+}
+
+// checkResponse validates a RESPONSE against the task and attempt it answers
+// (§1.2, §5, bindings). Problems with a rule in fatalRules make it malformed
+// (E_MALFORMED_RESPONSE); the others are reported and tolerated.
+func checkResponse(m map[string]any, t *Task, provider, model string) (responseView, []Problem) {
+	var v responseView
+	ps := checkHeader(m, true)
+	if sid, _ := str(m, "session_id"); sid != t.SessionID {
+		ps = append(ps, Problem{"AOP2-SEM-SESSION-ID", "/session_id", fmt.Sprintf("session_id %q must be the TASK's %q", sid, t.SessionID)})
+	}
+	if tid, _ := str(m, "task_id"); tid != t.TaskID {
+		ps = append(ps, Problem{"AOP2-SEM-TASK-ID", "/task_id", fmt.Sprintf("task_id %q must be the TASK's %q", tid, t.TaskID)})
+	}
+	agent := object(m, "agent")
+	if agent == nil {
+		ps = append(ps, Problem{"AOP2-SCHEMA", "/agent", "a RESPONSE must contain agent {name, provider, model}"})
+	} else {
+		if n, _ := str(agent, "name"); n == "" {
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/agent/name", "agent.name is required"})
+		}
+		p, _ := str(agent, "provider")
+		md, _ := str(agent, "model")
+		if p != provider || md != model {
+			ps = append(ps, Problem{"AOP2-SEM-AGENT-MODEL", "/agent", fmt.Sprintf("agent reports %s/%s but ran as %s/%s: report the model you ran as", p, md, provider, model)})
+		}
+	}
+	ts := object(m, "task_status")
+	if ts == nil {
+		ps = append(ps, Problem{"AOP2-SCHEMA", "/task_status", "a RESPONSE must contain task_status"})
+	} else {
+		v.State, _ = str(ts, "state")
+		sig, hasSig := str(ts, "final_signal")
+		v.Signal = sig
+		switch {
+		case !states[v.State]:
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/task_status/state", fmt.Sprintf("task_status.state %q must be one of PENDING, IN_PROGRESS, COMPLETED, FAILED, ABORTED, SKIPPED", v.State)})
+		case !terminal[v.State]:
+			ps = append(ps, Problem{"AOP2-SEM-FINAL-STATE", "/task_status/state", fmt.Sprintf("the final RESPONSE has state %s: it must be COMPLETED, FAILED, ABORTED or SKIPPED", v.State)})
+		}
+		switch {
+		case !hasSig && t.Policy.RequireFinalSignal:
+			ps = append(ps, Problem{"AOP2-GR-FINAL-SIGNAL", "/task_status/final_signal", "guard_rails.require_final_signal: task_status.final_signal is required"})
+		case hasSig && !signals[sig]:
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/task_status/final_signal", fmt.Sprintf("final_signal %q must be one of SUCCESS, PARTIAL_SUCCESS, FAILURE, ABORTED", sig)})
+		case hasSig && (sig == "SUCCESS" || sig == "PARTIAL_SUCCESS") && terminal[v.State] && v.State != "COMPLETED":
+			ps = append(ps, Problem{"AOP2-SEM-FINAL-STATE", "/task_status", fmt.Sprintf("final_signal %s contradicts state %s", sig, v.State)})
+		case !hasSig:
+			v.Signal = signalOf(v.State)
+		}
+	}
+	es := object(m, "execution_summary")
+	summary := ""
+	if es != nil {
+		summary, _ = str(es, "summary")
+		if acts, ok := es["actions"].([]any); ok {
+			v.Actions = len(acts)
+		}
+	}
+	if t.Policy.RequireMinimalReport && (strings.TrimSpace(summary) == "" || v.Actions == 0) {
+		ps = append(ps, Problem{"AOP2-GR-MINIMAL-REPORT", "/execution_summary", "guard_rails.require_minimal_report: execution_summary needs a non-empty summary and actions"})
+	}
+	if ed := object(m, "error_details"); ed != nil {
+		v.ErrorCode, _ = str(ed, "error_code")
+	}
+	if ct := object(m, "cost_tracking"); ct != nil {
+		if c, ok := num(ct, "actual_cost_usd"); ok {
+			v.CostUSD, v.HasCost = c, true
+		} else if c, ok := num(ct, "estimated_cost_usd"); ok {
+			v.CostUSD, v.HasCost = c, true
+		}
+		in, _ := num(ct, "tokens_input")
+		out, _ := num(ct, "tokens_output")
+		v.Tokens = int64(in + out)
+	}
+	checkExtensions(m, "", &ps)
+	return v, ps
+}
+
+// fatalRules make a RESPONSE malformed; other problems are tolerated (the
+// orchestrator ignores unknown extensions keys, §3).
+var fatalRules = map[string]bool{
+	"AOP2-SEM-VERSION": true, "AOP2-SCHEMA": true, "AOP2-SEM-SESSION-ID": true, "AOP2-SEM-TASK-ID": true,
+	"AOP2-SEM-AGENT-MODEL": true, "AOP2-SEM-FINAL-STATE": true, "AOP2-GR-FINAL-SIGNAL": true,
+	"AOP2-GR-MINIMAL-REPORT": true,
+}
+
+func signalOf(state string) string {
+	switch state {
+	case "COMPLETED":
+		return "SUCCESS"
+	case "ABORTED":
+		return "ABORTED"
+	}
+	return "FAILURE"
+}
+
+// errorCodes of §12.
+var errorCodes = set("E_TIMEOUT", "E_HEARTBEAT_FAILURE", "E_PARSE_FAILURE", "E_SCHEMA_VALIDATION",
+	"E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE", "E_ALL_MODELS_EXHAUSTED", "E_FILE_NOT_FOUND",
+	"E_PERMISSION_DENIED", "E_CONTEXT_OVERFLOW", "E_PAYLOAD_SIZE_WARNING", "E_MALFORMED_RESPONSE",
+	"E_DEPENDENCY_FAILED", "E_MAX_DEPTH_EXCEEDED", "E_PROCESS_CRASH", "E_COST_LIMIT_EXCEEDED",
+	"E_ROLLBACK_FAILED", "E_UNKNOWN")
+
+// critical errors end the attempt without a usable answer from the executor
+// (CRITICAL_ERROR trigger, abort_on_first_critical_error).
+var critical = set("E_PROCESS_CRASH", "E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE", "E_HEARTBEAT_FAILURE",
+	"E_PERMISSION_DENIED", "E_CONTEXT_OVERFLOW", "E_ROLLBACK_FAILED")
+
+// IsCritical reports whether an error code counts as critical.
+func IsCritical(code string) bool { return critical[code] }

@@ -1,0 +1,501 @@
+package aop2
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Version header the engine writes (§1.1).
+const (
+	AOPVersion     = "2.0.2-C"
+	SchemaVersion  = "2.0.2"
+	ProtocolFamily = "AOP"
+)
+
+// Payload limits of §4.
+const (
+	MaxTaskBytes       = 200 * 1024 // HARD
+	MaxResponseBytes   = 500 * 1024 // HARD
+	MaxInputs          = 100        // HARD
+	MaxOutputs         = 50         // HARD
+	WarnObjective      = 40000      // SOFT: warn at 40k
+	MaxObjective       = 50000      // SOFT
+	MaxPhases          = 10         // SOFT
+	MaxCheckpoints     = 20         // SOFT per phase
+	MaxActions         = 200        // SOFT
+	MaxDelegationDepth = 3          // E_MAX_DEPTH_EXCEEDED beyond (§12)
+)
+
+// Enums of v2.0.0 (the contract keeps them; see reference/README.md).
+var (
+	providers    = set("CLAUDE", "CODEX", "GEMINI", "LOCAL", "OTHER")
+	roles        = set("ORCHESTRATOR", "EXECUTOR", "SPECIALIST")
+	categories   = set("ANALYSIS", "CODE_GENERATION", "CODE_REFACTORING", "TESTING", "DEBUGGING", "DOCUMENTATION", "PLANNING", "REVIEW", "OTHER")
+	complexities = set("LOW", "MEDIUM", "HIGH", "CRITICAL")
+	priorities   = []string{"LOW", "NORMAL", "HIGH", "CRITICAL"}
+	states       = set("PENDING", "IN_PROGRESS", "COMPLETED", "FAILED", "ABORTED", "SKIPPED")
+	terminal     = set("COMPLETED", "FAILED", "ABORTED", "SKIPPED")
+	signals      = set("SUCCESS", "PARTIAL_SUCCESS", "FAILURE", "ABORTED")
+	triggers     = set("TIMEOUT", "FIRST_ERROR", "CRITICAL_ERROR", "ALL_ERRORS", "COST_LIMIT_EXCEEDED")
+	hbPolicies   = set("ABORT", "WARN", "CONTINUE")
+	onFailures   = set("REPORT_AND_CONTINUE", "ABORT_SESSION", "RETRY")
+)
+
+func set(vs ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, v := range vs {
+		m[v] = true
+	}
+	return m
+}
+
+// Task is a TASK envelope as the engine reads it: the raw object (kept to
+// re-dispatch it with a new target or attempt) and the typed view of its policy.
+type Task struct {
+	raw  map[string]any
+	Size int // bytes of the envelope as given
+
+	SessionID    string
+	TaskID       string
+	ParentTaskID string
+	AgentName    string
+	Provider     string
+	Model        string
+	Priority     string
+
+	Policy Policy
+	// Outputs are the expected_outputs with a path.
+	Outputs   []Output
+	Inputs    int
+	Phases    []int // checkpoints per phase
+	Objective int   // characters of task.objective
+
+	DelegationAllowed bool
+	MaxCostUSD        *float64
+	MaxTokens         *int64
+}
+
+// Output is one expected_outputs entry.
+type Output struct {
+	Path         string
+	Snapshot     bool
+	SnapshotPath string
+	Strategy     string
+}
+
+// Policy is the effective execution policy after §11 precedence.
+type Policy struct {
+	Timeout              time.Duration // 0: none set (executor defaults)
+	TimeoutFrom          string        // "guard_rails", "execution_policy" or ""
+	AutoTerminate        bool
+	MaxRetries           int
+	Backoff              []time.Duration
+	AbortOnCritical      bool
+	OnFailure            string
+	Alternatives         []Alternative
+	Heartbeat            bool
+	HeartbeatInterval    time.Duration
+	MaxMissedBeats       int
+	OnHeartbeatFailure   string
+	RequireFinalSignal   bool
+	RequireMinimalReport bool
+}
+
+// Alternative is one alternative_models entry (§9).
+type Alternative struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Trigger  string `json:"fallback_trigger"`
+}
+
+// Problem is one schema or cross-field violation of a message.
+type Problem struct {
+	Rule    string // rule ID, such as AOP2-SEM-TASK-STATUS
+	Pointer string // JSON Pointer
+	Message string
+}
+
+func (p Problem) String() string { return p.Pointer + ": " + p.Message }
+
+// decodeObject decodes one JSON object keeping numbers exact.
+func decodeObject(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data after the JSON value")
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("a message must be a JSON object, not %T", v)
+	}
+	return m, nil
+}
+
+// object, str, num and boolean read a path in a decoded object.
+func object(m map[string]any, key string) map[string]any {
+	v, _ := m[key].(map[string]any)
+	return v
+}
+
+func str(m map[string]any, key string) (string, bool) {
+	v, ok := m[key].(string)
+	return v, ok
+}
+
+func num(m map[string]any, key string) (float64, bool) {
+	switch v := m[key].(type) {
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+func boolean(m map[string]any, key string) (bool, bool) {
+	v, ok := m[key].(bool)
+	return v, ok
+}
+
+func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+// checkHeader checks the version header of any aop2 message (§1.1).
+func checkHeader(m map[string]any, full bool) []Problem {
+	var ps []Problem
+	v, ok := str(m, "aop_version")
+	if !ok || !strings.HasPrefix(v, "2.") {
+		ps = append(ps, Problem{"AOP2-SEM-VERSION", "/aop_version", fmt.Sprintf("aop_version %q must start with \"2.\"", v)})
+	}
+	if full {
+		if _, ok := str(m, "schema_version"); !ok {
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/schema_version", "schema_version is required"})
+		}
+		if f, _ := str(m, "protocol_family"); f != ProtocolFamily {
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/protocol_family", fmt.Sprintf("protocol_family %q must be \"AOP\"", f)})
+		}
+	}
+	return ps
+}
+
+// checkExtensions reports keys without the x_ prefix in every extensions object (§3).
+func checkExtensions(v any, ptr string, ps *[]Problem) {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := ptr + "/" + escapePointer(k)
+			if k == "extensions" {
+				if ext, ok := t[k].(map[string]any); ok {
+					ek := make([]string, 0, len(ext))
+					for x := range ext {
+						ek = append(ek, x)
+					}
+					sort.Strings(ek)
+					for _, x := range ek {
+						if !strings.HasPrefix(x, "x_") {
+							*ps = append(*ps, Problem{"AOP2-SEM-EXTENSION-KEY", p + "/" + escapePointer(x), fmt.Sprintf("extensions key %q must start with \"x_\"", x)})
+						}
+					}
+				}
+				continue
+			}
+			checkExtensions(t[k], p, ps)
+		}
+	case []any:
+		for i, e := range t {
+			checkExtensions(e, fmt.Sprintf("%s/%d", ptr, i), ps)
+		}
+	}
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// ParseTask reads a TASK envelope. It returns the schema and cross-field problems
+// (§1.2, §2) it found; a nil *Task means the input is no JSON object at all.
+func ParseTask(data []byte) (*Task, []Problem, error) {
+	m, err := decodeObject(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &Task{raw: m, Size: len(data)}
+	ps := checkHeader(m, true)
+	if mt, _ := str(m, "message_type"); mt != "TASK" {
+		ps = append(ps, Problem{"AOP2-SEM-MESSAGE-TYPE", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})
+	}
+	if _, ok := m["task_status"]; ok {
+		ps = append(ps, Problem{"AOP2-SEM-TASK-STATUS", "/task_status", "a TASK must not contain task_status"})
+	}
+	session, target, task := object(m, "session"), object(m, "target"), object(m, "task")
+	if session == nil {
+		ps = append(ps, Problem{"AOP2-SCHEMA", "/session", "a TASK must contain session"})
+	} else {
+		t.SessionID, _ = str(session, "session_id")
+		if t.SessionID == "" {
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/session/session_id", "session.session_id is required"})
+		}
+	}
+	if target == nil {
+		ps = append(ps, Problem{"AOP2-SCHEMA", "/target", "a TASK must contain target"})
+	} else {
+		t.AgentName, _ = str(target, "agent_name")
+		t.Provider, _ = str(target, "provider")
+		t.Model, _ = str(target, "model")
+		if !providers[t.Provider] {
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/target/provider", fmt.Sprintf("target.provider %q must be one of CLAUDE, CODEX, GEMINI, LOCAL, OTHER", t.Provider)})
+		}
+		if t.Model == "" {
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/target/model", "target.model is required"})
+		}
+		if r, ok := str(target, "role"); ok && !roles[r] {
+			ps = append(ps, Problem{"AOP2-SCHEMA", "/target/role", fmt.Sprintf("target.role %q must be one of EXECUTOR, ORCHESTRATOR, SPECIALIST", r)})
+		}
+	}
+	if task == nil {
+		ps = append(ps, Problem{"AOP2-SCHEMA", "/task", "a TASK must contain task"})
+	} else {
+		t.readTask(task, &ps)
+	}
+	t.readPolicy(&ps)
+	checkExtensions(m, "", &ps)
+	return t, ps, nil
+}
+
+func (t *Task) readTask(task map[string]any, ps *[]Problem) {
+	t.TaskID, _ = str(task, "task_id")
+	if t.TaskID == "" {
+		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/task_id", "task.task_id is required"})
+	}
+	t.ParentTaskID, _ = str(task, "parent_task_id")
+	obj, ok := str(task, "objective")
+	if !ok {
+		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/objective", "task.objective is required"})
+	}
+	t.Objective = len([]rune(obj))
+	if c, _ := str(task, "category"); !categories[c] {
+		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/category", fmt.Sprintf("task.category %q is not a v2.0.0 category", c)})
+	}
+	if c, _ := str(task, "complexity"); !complexities[c] {
+		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/complexity", fmt.Sprintf("task.complexity %q must be one of LOW, MEDIUM, HIGH, CRITICAL", c)})
+	}
+	t.Priority = "NORMAL"
+	if p, ok := str(task, "priority"); ok {
+		if indexOf(priorities, p) < 0 {
+			*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/priority", fmt.Sprintf("task.priority %q must be one of LOW, NORMAL, HIGH, CRITICAL", p)})
+		} else {
+			t.Priority = p
+		}
+	}
+	if object(task, "environment") == nil {
+		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/environment", "task.environment is required"})
+	}
+	if in, ok := task["inputs"].([]any); ok {
+		t.Inputs = len(in)
+	}
+	if outs, ok := task["expected_outputs"].([]any); ok {
+		for _, o := range outs {
+			om, _ := o.(map[string]any)
+			if om == nil {
+				continue
+			}
+			out := Output{}
+			out.Path, _ = str(om, "path")
+			if rs := object(om, "rollback_snapshot"); rs != nil {
+				out.Snapshot, _ = boolean(rs, "enabled")
+				out.SnapshotPath, _ = str(rs, "snapshot_path")
+				out.Strategy, _ = str(rs, "snapshot_strategy")
+			}
+			t.Outputs = append(t.Outputs, out)
+		}
+		if len(outs) > len(t.Outputs) {
+			t.Outputs = append(t.Outputs, make([]Output, len(outs)-len(t.Outputs))...)
+		}
+	}
+	t.DelegationAllowed = true
+	if c := object(task, "constraints"); c != nil {
+		if v, ok := boolean(c, "delegation_allowed"); ok {
+			t.DelegationAllowed = v
+		}
+		if v, ok := num(c, "max_cost_usd"); ok {
+			t.MaxCostUSD = &v
+		}
+		if v, ok := num(c, "max_tokens"); ok {
+			n := int64(v)
+			t.MaxTokens = &n
+		}
+	}
+	if b := object(task, "budgets"); b != nil { // budgets are the more specific limit
+		if v, ok := num(b, "max_cost_usd"); ok {
+			t.MaxCostUSD = &v
+		}
+		if v, ok := num(b, "max_tokens"); ok {
+			n := int64(v)
+			t.MaxTokens = &n
+		}
+	}
+	if phases, ok := t.raw["phases"].([]any); ok {
+		for _, p := range phases {
+			pm, _ := p.(map[string]any)
+			cps, _ := pm["checkpoints"].([]any)
+			t.Phases = append(t.Phases, len(cps))
+		}
+	}
+}
+
+// readPolicy applies §11: guard_rails override execution_policy.
+func (t *Task) readPolicy(ps *[]Problem) {
+	ep, gr := object(t.raw, "execution_policy"), object(t.raw, "guard_rails")
+	p := Policy{AutoTerminate: true, OnFailure: "REPORT_AND_CONTINUE", RequireFinalSignal: true,
+		Backoff:           []time.Duration{30 * time.Second, 120 * time.Second, 300 * time.Second},
+		HeartbeatInterval: 120 * time.Second, MaxMissedBeats: 3, OnHeartbeatFailure: "ABORT"}
+	if v, ok := num(ep, "timeout_seconds"); ok && ep != nil {
+		p.Timeout, p.TimeoutFrom = secs(v), "execution_policy"
+	}
+	if v, ok := num(gr, "timeout_seconds"); ok && gr != nil {
+		p.Timeout, p.TimeoutFrom = secs(v), "guard_rails"
+	}
+	if v, ok := boolean(ep, "auto_terminate_on_timeout"); ok {
+		p.AutoTerminate = v
+	}
+	if v, ok := boolean(gr, "auto_terminate_on_timeout"); ok {
+		p.AutoTerminate = v
+	}
+	if v, ok := boolean(ep, "abort_on_first_critical_error"); ok {
+		p.AbortOnCritical = v
+	}
+	if v, ok := boolean(gr, "abort_on_first_critical_error"); ok {
+		p.AbortOnCritical = v
+	}
+	if v, ok := boolean(gr, "require_final_signal"); ok {
+		p.RequireFinalSignal = v
+	}
+	if gr != nil {
+		p.RequireMinimalReport = true // the guard_rails default (upstream schema)
+	}
+	if v, ok := boolean(gr, "require_minimal_report"); ok {
+		p.RequireMinimalReport = v
+	}
+	if v, ok := num(ep, "max_retries"); ok && v >= 0 {
+		p.MaxRetries = int(v)
+	}
+	if bs, ok := ep["retry_backoff_seconds"].([]any); ok && len(bs) > 0 {
+		p.Backoff = nil
+		for _, b := range bs {
+			if n, ok := b.(json.Number); ok {
+				f, _ := n.Float64()
+				p.Backoff = append(p.Backoff, secs(f))
+			}
+		}
+	}
+	if v, ok := str(ep, "on_failure"); ok {
+		if onFailures[v] {
+			p.OnFailure = v
+		} else {
+			*ps = append(*ps, Problem{"AOP2-SCHEMA", "/execution_policy/on_failure", fmt.Sprintf("on_failure %q must be one of REPORT_AND_CONTINUE, ABORT_SESSION, RETRY", v)})
+		}
+	}
+	if alts, ok := ep["alternative_models"].([]any); ok {
+		for i, a := range alts {
+			am, _ := a.(map[string]any)
+			alt := Alternative{}
+			alt.Provider, _ = str(am, "provider")
+			alt.Model, _ = str(am, "model")
+			alt.Trigger, _ = str(am, "fallback_trigger")
+			if alt.Trigger == "" {
+				alt.Trigger = "ALL_ERRORS"
+			}
+			if !triggers[alt.Trigger] {
+				*ps = append(*ps, Problem{"AOP2-SCHEMA", fmt.Sprintf("/execution_policy/alternative_models/%d/fallback_trigger", i), fmt.Sprintf("fallback_trigger %q must be one of TIMEOUT, FIRST_ERROR, CRITICAL_ERROR, ALL_ERRORS, COST_LIMIT_EXCEEDED", alt.Trigger)})
+				continue
+			}
+			if !providers[alt.Provider] || alt.Model == "" {
+				*ps = append(*ps, Problem{"AOP2-SCHEMA", fmt.Sprintf("/execution_policy/alternative_models/%d", i), "an alternative model needs a v2.0.0 provider and a model"})
+				continue
+			}
+			p.Alternatives = append(p.Alternatives, alt)
+		}
+	}
+	if hb := object(ep, "heartbeat"); hb != nil {
+		p.Heartbeat, _ = boolean(hb, "enabled")
+		if v, ok := num(hb, "interval_seconds"); ok && v > 0 {
+			p.HeartbeatInterval = secs(v)
+		}
+		if v, ok := num(hb, "max_missed_beats"); ok && v >= 1 {
+			p.MaxMissedBeats = int(v)
+		}
+		if v, ok := str(hb, "on_heartbeat_failure"); ok {
+			if hbPolicies[v] {
+				p.OnHeartbeatFailure = v
+			} else {
+				*ps = append(*ps, Problem{"AOP2-SCHEMA", "/execution_policy/heartbeat/on_heartbeat_failure", fmt.Sprintf("on_heartbeat_failure %q must be one of ABORT, WARN, CONTINUE", v)})
+			}
+		}
+	}
+	t.Policy = p
+}
+
+func indexOf(list []string, v string) int {
+	for i, s := range list {
+		if s == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// dispatch returns the TASK line for one attempt: the envelope with its target,
+// attempt, priority and workspace set. Keys come out sorted, so the line is
+// deterministic.
+func (t *Task) dispatch(provider, model string, attempt int, priority, workspace string) []byte {
+	m := deepCopy(t.raw).(map[string]any)
+	if target := object(m, "target"); target != nil {
+		target["provider"] = provider
+		target["model"] = model
+	}
+	if task := object(m, "task"); task != nil {
+		task["attempt"] = attempt
+		task["priority"] = priority
+		if workspace != "" {
+			if env := object(task, "environment"); env != nil {
+				env["workspace_root"] = workspace
+			}
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(m)
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(t))
+		for i, e := range t {
+			s[i] = deepCopy(e)
+		}
+		return s
+	}
+	return v
+}

@@ -1,11 +1,451 @@
 package aop2
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
+
+	mock "github.com/aopkit/aopkit/mockagent/aop2"
 )
 
-func TestHappyPath(t *testing.T) {
-	r := runInProcess(t, "happy-path", "", taskWith(t, nil), nil, nil)
-	t.Logf("%+v", r.res)
-	t.Logf("%s", r.transcript)
+// scenario is one reference scenario: engine + mock agent, with the engine's
+// decisions to assert. Its transcript is kept in fixtures/reference/aop2.
+type scenario struct {
+	name   string
+	fault  string // command-line fault of the mock agent
+	set    map[string]any
+	task   []byte // instead of baseTask + set
+	setup  func(t *testing.T, scratch string)
+	tweak  func(*Config)
+	state  string   // expected final state
+	codes  []string // expected codes, in order
+	events []string // expected engine events, in order
+	viol   []string // rules the engine must have seen broken
+	check  func(t *testing.T, r run)
+	// noGolden skips the transcript golden (huge payloads).
+	noGolden bool
+}
+
+func byModel(m map[string]any) map[string]any {
+	return map[string]any{"work_seconds": 20, "faults_by_model": m}
+}
+
+const (
+	codex  = "gpt-5.3-codex"
+	gemini = "gemini-2.5-pro"
+	claude = "claude-opus-4-6"
+)
+
+func alternatives(triggers ...string) []any {
+	models := [][2]string{{"GEMINI", gemini}, {"CLAUDE", claude}}
+	var out []any
+	for i, tr := range triggers {
+		out = append(out, map[string]any{"provider": models[i][0], "model": models[i][1], "fallback_trigger": tr})
+	}
+	return out
+}
+
+func writeOriginal(t *testing.T, scratch string) {
+	p := filepath.Join(scratch, "workspace", "src", "greeting.txt")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileContent(t *testing.T, r run) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(r.scratch, "workspace", "src", "greeting.txt"))
+	if err != nil {
+		return "", false
+	}
+	return string(data), true
+}
+
+func attemptModels(r run) []string {
+	var out []string
+	for _, a := range r.res.Attempts {
+		out = append(out, a.Model+":"+a.Outcome)
+	}
+	return out
+}
+
+func responseModel(t *testing.T, r run) string {
+	var resp struct {
+		Agent struct{ Model string } `json:"agent"`
+	}
+	if err := json.Unmarshal(r.res.Response, &resp); err != nil {
+		t.Fatalf("accepted RESPONSE: %v", err)
+	}
+	return resp.Agent.Model
+}
+
+var scenarios = []scenario{
+	{name: "happy-path", state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got, ok := fileContent(t, r); !ok || !strings.Contains(got, "mockagent") {
+				t.Errorf("the executor's file is missing: %q", got)
+			}
+			if len(r.res.AuditFiles) != 5 {
+				t.Errorf("audit files %v, want 5 records", r.res.AuditFiles)
+			}
+			for _, f := range append(r.res.AuditFiles, "events.jsonl", "session_final_report.json") {
+				if _, err := os.Stat(filepath.Join(r.res.AuditDir, f)); err != nil {
+					t.Errorf("audit trail: %v", err)
+				}
+			}
+			if r.res.Cost.TotalUSD != 0.01 || !r.res.Cost.WithinBudget {
+				t.Errorf("cost summary %+v", r.res.Cost)
+			}
+		}},
+	// §11: guard_rails.timeout_seconds (45) overrides execution_policy (60).
+	{name: "timeout-guard-rails-precedence", fault: mock.FaultExceedTimeout, setup: writeOriginal,
+		state: "FAILED", codes: []string{"E_TIMEOUT"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			a := r.res.Attempts[0]
+			if d := a.Ended.Sub(a.Started); d != 45*time.Second {
+				t.Errorf("the executor ran %s; the guard_rails timeout is 45 s", d)
+			}
+			if a.Signal != "SIGTERM" {
+				t.Errorf("exit signal %q, want SIGTERM (auto_terminate_on_timeout)", a.Signal)
+			}
+			if got, _ := fileContent(t, r); got != "original\n" {
+				t.Errorf("rollback left %q", got)
+			}
+		}},
+	{name: "timeout-execution-policy", fault: mock.FaultExceedTimeout, set: map[string]any{"guard_rails/timeout_seconds": nil},
+		state: "FAILED", codes: []string{"E_TIMEOUT"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if a := r.res.Attempts[0]; a.Ended.Sub(a.Started) != 60*time.Second {
+				t.Errorf("the executor ran %s; execution_policy says 60 s", a.Ended.Sub(a.Started))
+			}
+		}},
+	{name: "timeout-no-auto-terminate", fault: mock.FaultExceedTimeout, set: map[string]any{"guard_rails/auto_terminate_on_timeout": false},
+		state: "COMPLETED", codes: []string{"E_TIMEOUT"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if r.res.Codes[0].Fatal {
+				t.Error("E_TIMEOUT without auto_terminate_on_timeout must not end the attempt")
+			}
+			if a := r.res.Attempts[0]; a.Ended.Sub(a.Started) != 105*time.Second {
+				t.Errorf("the executor ran %s, want 105 s (45 + 60)", a.Ended.Sub(a.Started))
+			}
+		}},
+	{name: "heartbeat-abort", fault: mock.FaultStopHeartbeats, state: "FAILED",
+		codes: []string{"E_HEARTBEAT_FAILURE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			// beats at 4 s and 8 s, then silence: 8 + 3 × 4 = 20 s.
+			if a := r.res.Attempts[0]; a.Ended.Sub(a.Started) != 20*time.Second || a.Signal != "SIGTERM" {
+				t.Errorf("attempt ended after %s by %q; want 20 s by SIGTERM", a.Ended.Sub(a.Started), a.Signal)
+			}
+		}},
+	{name: "heartbeat-warn", fault: mock.FaultStopHeartbeats,
+		set:   map[string]any{"execution_policy/heartbeat/on_heartbeat_failure": "WARN"},
+		state: "COMPLETED", codes: []string{"E_HEARTBEAT_FAILURE"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if r.res.Codes[0].Fatal {
+				t.Error("WARN must not end the attempt")
+			}
+		}},
+	{name: "heartbeat-continue", fault: mock.FaultStopHeartbeats,
+		set:   map[string]any{"execution_policy/heartbeat/on_heartbeat_failure": "CONTINUE"},
+		state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"}},
+	{name: "heartbeat-hang", fault: mock.FaultHang, state: "FAILED",
+		codes: []string{"E_HEARTBEAT_FAILURE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"}},
+	{name: "heartbeat-late", fault: mock.FaultLateHeartbeats, state: "COMPLETED",
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-SEQ-HEARTBEAT"}},
+	{name: "hang-without-heartbeat", fault: mock.FaultHang, set: map[string]any{"execution_policy/heartbeat": nil},
+		state: "FAILED", codes: []string{"E_TIMEOUT"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"}},
+	{name: "ignore-shutdown", fault: mock.FaultIgnoreShutdown, set: map[string]any{"task/extensions/x_mockagent/work_seconds": 100},
+		state: "FAILED", codes: []string{"E_TIMEOUT"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"}},
+	{name: "retry-backoff", set: map[string]any{
+		"execution_policy/max_retries":           1,
+		"task/extensions/x_mockagent":            map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": mock.FaultCrashMidTask}},
+		"execution_policy/retry_backoff_seconds": []any{5}},
+		state: "COMPLETED", codes: []string{"E_PROCESS_CRASH"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			a, b := r.res.Attempts[0], r.res.Attempts[1]
+			if gap := b.Started.Sub(a.Ended); gap != 5*time.Second {
+				t.Errorf("backoff %s, want retry_backoff_seconds[0] = 5 s", gap)
+			}
+			if a.Model != codex || b.Model != codex {
+				t.Errorf("a retry keeps the model: %v", attemptModels(r))
+			}
+		}},
+	{name: "fallback-on-timeout", set: map[string]any{
+		"execution_policy/alternative_models": alternatives("TIMEOUT", "ALL_ERRORS"),
+		"task/extensions/x_mockagent":         byModel(map[string]any{codex: mock.FaultExceedTimeout})},
+		state: "COMPLETED", codes: []string{"E_TIMEOUT"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_TIMEOUT", gemini + ":SUCCESS"}) {
+				t.Errorf("attempts %v", got)
+			}
+			if m := responseModel(t, r); m != gemini {
+				t.Errorf("the RESPONSE reports %s, want %s", m, gemini)
+			}
+		}},
+	{name: "fallback-first-error-then-all-errors", set: map[string]any{
+		"execution_policy/alternative_models": alternatives("FIRST_ERROR", "ALL_ERRORS"),
+		"task/extensions/x_mockagent":         byModel(map[string]any{codex: "report-failure", gemini: "report-failure", claude: "report-failure"})},
+		setup: writeOriginal, state: "FAILED",
+		codes:  []string{"E_UNKNOWN", "E_UNKNOWN", "E_UNKNOWN", "E_ALL_MODELS_EXHAUSTED"},
+		events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_UNKNOWN", gemini + ":E_UNKNOWN", claude + ":E_UNKNOWN"}) {
+				t.Errorf("attempts %v", got)
+			}
+			if got, _ := fileContent(t, r); got != "original\n" {
+				t.Errorf("rollback left %q", got)
+			}
+			if r.res.Cost.TotalUSD != 0.03 {
+				t.Errorf("total cost %v, want 0.03", r.res.Cost.TotalUSD)
+			}
+		}},
+	{name: "fallback-critical-error", set: map[string]any{
+		"execution_policy/alternative_models": alternatives("CRITICAL_ERROR"),
+		"task/extensions/x_mockagent":         byModel(map[string]any{codex: mock.FaultCrashMidTask})},
+		state: "COMPLETED", codes: []string{"E_PROCESS_CRASH"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if m := responseModel(t, r); m != gemini {
+				t.Errorf("the RESPONSE reports %s, want %s", m, gemini)
+			}
+		}},
+	{name: "fallback-cost-limit", set: map[string]any{
+		"execution_policy/alternative_models": alternatives("COST_LIMIT_EXCEEDED"),
+		"task/extensions/x_mockagent":         byModel(map[string]any{codex: mock.FaultOverBudget})},
+		state: "COMPLETED", codes: []string{"E_COST_LIMIT_EXCEEDED"}, events: []string{"SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEM-BUDGET"},
+		check: func(t *testing.T, r run) {
+			if r.res.Cost.TotalUSD != 1.01 || r.res.Cost.WithinBudget {
+				t.Errorf("cost summary %+v, want 1.01 over budget", r.res.Cost)
+			}
+		}},
+	// A TIMEOUT alternative does not take over after a crash.
+	{name: "fallback-trigger-not-matching", set: map[string]any{
+		"execution_policy/alternative_models": alternatives("TIMEOUT"),
+		"task/extensions/x_mockagent":         byModel(map[string]any{codex: mock.FaultCrashMidTask})},
+		state: "FAILED", codes: []string{"E_PROCESS_CRASH", "E_ALL_MODELS_EXHAUSTED"},
+		events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if len(r.res.Attempts) != 1 {
+				t.Errorf("attempts %v, want only the target", attemptModels(r))
+			}
+		}},
+	{name: "abort-on-first-critical-error", set: map[string]any{
+		"guard_rails/abort_on_first_critical_error": true,
+		"execution_policy/max_retries":              2,
+		"execution_policy/alternative_models":       alternatives("ALL_ERRORS"),
+		"task/extensions/x_mockagent":               byModel(map[string]any{codex: mock.FaultCrashMidTask})},
+		setup: writeOriginal, state: "ABORTED", codes: []string{"E_PROCESS_CRASH", "E_PROCESS_CRASH"},
+		events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if len(r.res.Attempts) != 1 {
+				t.Errorf("attempts %v, want no retry and no fallback", attemptModels(r))
+			}
+			if r.res.Rollback[0].Status != "SUCCESS" {
+				t.Errorf("rollback %+v", r.res.Rollback)
+			}
+			if got, _ := fileContent(t, r); got != "original\n" {
+				t.Errorf("rollback left %q", got)
+			}
+		}},
+	{name: "on-failure-abort-session", set: map[string]any{
+		"execution_policy/on_failure": "ABORT_SESSION",
+		"task/extensions/x_mockagent": byModel(map[string]any{codex: "report-failure"})},
+		state: "ABORTED", codes: []string{"E_UNKNOWN"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if _, ok := fileContent(t, r); ok {
+				t.Error("the file the executor created must be removed by the rollback")
+			}
+		}},
+	{name: "rollback-failed", fault: mock.FaultClobberSnapshot, setup: writeOriginal,
+		state: "FAILED", codes: []string{"E_UNKNOWN", "E_ROLLBACK_FAILED"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if len(r.res.Rollback) != 1 || r.res.Rollback[0].Status != "FAILED" {
+				t.Errorf("rollback %+v", r.res.Rollback)
+			}
+		}},
+	{name: "priority-escalation", set: map[string]any{
+		"execution_policy/max_retries": 1,
+		"task/extensions/x_mockagent":  map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": "report-failure"}}},
+		tweak: func(c *Config) {
+			c.Escalations = []Escalation{{After: 10 * time.Second, Priority: "CRITICAL", Reason: "user escalated", By: "user@example.com"}}
+		},
+		state: "COMPLETED", codes: []string{"E_UNKNOWN"}, events: []string{"PRIORITY_ESCALATION", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if !strings.Contains(string(r.transcript), `"priority":"CRITICAL","task_id":"TASK-001"`) {
+				t.Error("the retry's TASK must carry the escalated priority")
+			}
+		}},
+	{name: "payload-soft-limit", set: map[string]any{"task/objective": strings.Repeat("o", 45000)},
+		state: "COMPLETED", codes: []string{"E_PAYLOAD_SIZE_WARNING"}, events: []string{"SESSION_FINAL_REPORT"}, noGolden: true},
+	{name: "payload-hard-limit", set: map[string]any{"task/objective": strings.Repeat("o", 210*1024)},
+		state: "REJECTED", codes: []string{"E_PAYLOAD_SIZE_WARNING", "E_CONTEXT_OVERFLOW"}, events: []string{"SESSION_FINAL_REPORT"}, noGolden: true,
+		check: func(t *testing.T, r run) {
+			if len(r.res.Attempts) != 0 {
+				t.Error("a TASK over 200KB must not be dispatched")
+			}
+		}},
+	{name: "payload-too-many-inputs", set: map[string]any{"task/inputs": manyInputs(101)},
+		state: "REJECTED", codes: []string{"E_CONTEXT_OVERFLOW"}, events: []string{"SESSION_FINAL_REPORT"}},
+	{name: "version-fallback", set: map[string]any{"session": nil},
+		state: "REJECTED", codes: []string{"E_SCHEMA_VALIDATION"}, events: []string{"VERSION_FALLBACK", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if r.res.InputVersion != "V1" {
+				t.Errorf("input version %s", r.res.InputVersion)
+			}
+			if _, err := os.Stat(filepath.Join(r.res.AuditDir, "v1_prompt.md")); err != nil {
+				t.Errorf("v1 prompt: %v", err)
+			}
+		}},
+	{name: "unstructured-input", task: []byte("please refactor module x"),
+		state: "REJECTED", codes: []string{"E_PARSE_FAILURE"}, events: []string{"SESSION_FINAL_REPORT"}},
+	{name: "delegation-depth", fault: mock.FaultNestedDelegation, set: map[string]any{"task/constraints/delegation_allowed": true},
+		state: "COMPLETED", codes: []string{"E_MAX_DEPTH_EXCEEDED"}, events: []string{"SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEQ-DELEGATION-DEPTH"},
+		check: func(t *testing.T, r run) {
+			var depths []int
+			for _, d := range r.res.Delegations {
+				depths = append(depths, d.Depth)
+			}
+			if !reflect.DeepEqual(depths, []int{1, 2, 3, 4}) || r.res.Delegations[3].Accepted {
+				t.Errorf("delegations %+v", r.res.Delegations)
+			}
+		}},
+	{name: "delegation-not-allowed", fault: mock.FaultNestedDelegation,
+		state: "COMPLETED", codes: []string{"E_PERMISSION_DENIED", "E_PERMISSION_DENIED", "E_PERMISSION_DENIED", "E_PERMISSION_DENIED"},
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-SEQ-DELEGATION"}},
+	{name: "task-status-in-task", fault: mock.FaultTaskStatusInTask, set: map[string]any{"task/constraints/delegation_allowed": true},
+		state: "COMPLETED", codes: []string{"E_SCHEMA_VALIDATION"}, events: []string{"SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEM-TASK-STATUS"}},
+	{name: "crash-mid-task", fault: mock.FaultCrashMidTask, state: "FAILED", codes: []string{"E_PROCESS_CRASH"},
+		events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"}},
+	{name: "crash-after-partial-report", fault: mock.FaultCrashAfterPartialReport, state: "FAILED",
+		codes: []string{"E_PARSE_FAILURE", "E_PROCESS_CRASH"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-JSON-PARSE"}},
+	{name: "malformed-json", fault: mock.FaultMalformedJSON, state: "FAILED",
+		codes: []string{"E_PARSE_FAILURE", "E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-JSON-PARSE", "AOP2-SEQ-ONE-RESPONSE"}},
+	{name: "no-completion-report", fault: mock.FaultNoCompletionReport, state: "FAILED",
+		codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEQ-ONE-RESPONSE"}},
+	{name: "missing-final-signal", fault: mock.FaultMissingFinalSignal, state: "FAILED",
+		codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-GR-FINAL-SIGNAL"}},
+	{name: "empty-report", fault: mock.FaultEmptyReport, state: "FAILED",
+		codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-GR-MINIMAL-REPORT"}},
+	{name: "wrong-correlation-id", fault: mock.FaultWrongCorrelationID, state: "FAILED",
+		codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEM-TASK-ID"}},
+	{name: "wrong-session-id", fault: mock.FaultWrongSessionID, state: "FAILED",
+		codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEM-SESSION-ID"}},
+	{name: "wrong-model", fault: mock.FaultWrongModel, state: "FAILED",
+		codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEM-AGENT-MODEL"}},
+	{name: "invalid-transition", fault: mock.FaultInvalidTransition, state: "FAILED",
+		codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEM-FINAL-STATE"}},
+	{name: "over-budget", fault: mock.FaultOverBudget, state: "FAILED",
+		codes: []string{"E_COST_LIMIT_EXCEEDED"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-SEM-BUDGET"}},
+	{name: "oversize-payload", fault: mock.FaultOversizePayload, state: "FAILED", noGolden: true,
+		codes: []string{"E_CONTEXT_OVERFLOW"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-LIMIT-RESPONSE-SIZE"}},
+	{name: "duplicate-response", fault: mock.FaultDuplicateResponse, state: "COMPLETED",
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-SEQ-ONE-RESPONSE"}},
+	{name: "progress-flood", fault: mock.FaultProgressFlood, state: "COMPLETED",
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-SEQ-PROGRESS-RATE"}},
+	{name: "bad-timestamps", fault: mock.FaultBadTimestamps, state: "COMPLETED",
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-SEM-TIMESTAMP"}},
+	{name: "stdout-garbage", fault: mock.FaultStdoutGarbage, state: "COMPLETED",
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-STREAM-NON-JSON"}},
+	{name: "unknown-message-type", fault: mock.FaultUnknownMessageType, state: "COMPLETED",
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-SEM-MESSAGE-TYPE"}},
+	{name: "bad-extension-key", fault: mock.FaultBadExtensionKey, state: "COMPLETED",
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-SEM-EXTENSION-KEY"}},
+}
+
+func manyInputs(n int) []any {
+	var out []any
+	for i := 0; i < n; i++ {
+		out = append(out, map[string]any{"type": "FILE", "path": "in/" + strings.Repeat("x", i%7) + ".txt", "read_only": true})
+	}
+	return out
+}
+
+func TestScenarios(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			task := sc.task
+			if task == nil {
+				task = taskWith(t, sc.set)
+			}
+			var setup func(string)
+			if sc.setup != nil {
+				setup = func(s string) { sc.setup(t, s) }
+			}
+			r := runInProcess(t, sc.name, sc.fault, task, setup, sc.tweak)
+			if r.res.State != sc.state {
+				t.Errorf("state %s, want %s (codes %v, attempts %v)", r.res.State, sc.state, r.res.CodeList(), attemptModels(r))
+			}
+			if got := r.res.CodeList(); !reflect.DeepEqual(nonNil(got), nonNil(sc.codes)) {
+				t.Errorf("codes %v, want %v\n%+v", got, sc.codes, r.res.Codes)
+			}
+			if !reflect.DeepEqual(nonNil(r.res.Events), nonNil(sc.events)) {
+				t.Errorf("events %v, want %v", r.res.Events, sc.events)
+			}
+			for _, v := range sc.viol {
+				if !r.res.HasViolation(v) {
+					t.Errorf("the engine did not see %s broken; violations %+v", v, r.res.Violations)
+				}
+			}
+			if sc.fault == "" && len(sc.viol) == 0 && len(r.res.Violations) > 0 {
+				t.Errorf("a correct executor broke rules: %+v", r.res.Violations)
+			}
+			if sc.check != nil {
+				sc.check(t, r)
+			}
+			if !sc.noGolden {
+				golden(t, sc.name, r)
+			}
+		})
+	}
+}
+
+// TestEveryFaultHasAScenario: each fault of the mock agent is run against the
+// engine by some scenario, on the command line or through the task script.
+func TestEveryFaultHasAScenario(t *testing.T) {
+	used := map[string]bool{}
+	for _, sc := range scenarios {
+		used[sc.fault] = true
+		task := string(sc.task)
+		if task == "" {
+			task = string(taskWith(t, sc.set))
+		}
+		for _, f := range mock.Faults {
+			if strings.Contains(task, `"`+f.Name+`"`) {
+				used[f.Name] = true
+			}
+		}
+	}
+	for _, f := range mock.Faults {
+		if !used[f.Name] {
+			t.Errorf("fault %s is never run against the engine", f.Name)
+		}
+	}
+}
+
+func TestGoldenDeterministic(t *testing.T) {
+	a := runInProcess(t, "retry-backoff", "", taskWith(t, scenarios[11].set), nil, nil)
+	b := runInProcess(t, "retry-backoff", "", taskWith(t, scenarios[11].set), nil, nil)
+	if string(normalize(a.transcript, a.scratch)) != string(normalize(b.transcript, b.scratch)) {
+		t.Fatal("two runs of one scenario differ")
+	}
 }

@@ -98,9 +98,9 @@ type run struct {
 func runInProcess(t *testing.T, name, fault string, task []byte, setup func(scratch string), tweak func(*Config)) run {
 	t.Helper()
 	var r run
+	r.scratch = t.TempDir() // outside the bubble: it outlives synctest.Test
 	synctest.Test(t, func(t *testing.T) {
 		fake := clock.NewFake(epoch)
-		r.scratch = t.TempDir()
 		if setup != nil {
 			setup(r.scratch)
 		}

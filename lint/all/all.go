@@ -3,5 +3,7 @@
 package all
 
 import (
+	_ "github.com/aopkit/aopkit/lint/aos"
 	_ "github.com/aopkit/aopkit/lint/generic"
+	_ "github.com/aopkit/aopkit/lint/orchmsg"
 )

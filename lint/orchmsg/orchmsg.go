@@ -1,0 +1,231 @@
+// Package orchmsg lints the Agent↔Orchestrator stdio message protocol: JSON messages
+// of fourteen types over stdin/stdout, with non-JSON lines treated as logs.
+//
+// Detection follows the spec's "Parsing Strategy": a JSON value with a `type` field
+// goes to the message handler. Known types are certain; unknown types that look like
+// protocol messages (`request:`, `event:`, `response:`, `notify:`) are orchmsg with
+// an unknown-type diagnostic; the upstream prototype's `task_notification` is named.
+package orchmsg
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// ID is the protocol's identifier.
+const ID = "orchmsg"
+
+const specName = "orchmsg-stdio"
+
+// Dialects the detector names.
+const (
+	// DialectTaskNotification is the upstream prototype's stdin notification
+	// {"type":"task_notification","taskId":...,"message":...}.
+	DialectTaskNotification = "upstream task_notification"
+	// DialectTaskDefinition is a task definition (the payload of request:submit-task,
+	// such as upstream examples/demo-task.json) given where a message is expected.
+	DialectTaskDefinition = "task definition"
+)
+
+// Types are the fourteen message types, in the spec's order.
+var Types = []string{
+	"request:query-agents",
+	"request:query-tasks",
+	"request:submit-task",
+	"request:get-task",
+	"request:ask-user",
+	"event:progress",
+	"event:log",
+	"event:error",
+	"event:question",
+	"response:success",
+	"response:error",
+	"notify:task-assigned",
+	"notify:task-cancelled",
+	"notify:shutdown",
+}
+
+var known = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range Types {
+		m[t] = true
+	}
+	return m
+}()
+
+// IsType reports whether t is one of the fourteen message types.
+func IsType(t string) bool { return known[t] }
+
+// ErrorCodes are the six error codes of §Error Codes.
+var ErrorCodes = []string{"INVALID_REQUEST", "INVALID_MESSAGE_TYPE", "UNAUTHORIZED", "NOT_FOUND", "TIMEOUT", "INTERNAL_ERROR"}
+
+var prefixes = []string{"request:", "event:", "response:", "notify:"}
+
+// family returns "request", "event", "response" or "notify" for a type string, or "".
+func family(t string) string {
+	for _, p := range prefixes {
+		if strings.HasPrefix(t, p) {
+			return p[:len(p)-1]
+		}
+	}
+	return ""
+}
+
+func init() {
+	lint.RegisterProtocol(&lint.Protocol{
+		ID:     ID,
+		Name:   "Agent↔Orchestrator stdio message protocol",
+		Spec:   specName,
+		Kinds:  Types,
+		Detect: Detect,
+		Schema: SchemaFile,
+	})
+}
+
+// SchemaFile names the schema of a kind: "orchmsg/request-query-agents.schema.json".
+func SchemaFile(kind string) string {
+	if !known[kind] {
+		return ""
+	}
+	return "orchmsg/" + strings.Replace(kind, ":", "-", 1) + ".schema.json"
+}
+
+// Detect follows the Parsing Strategy: valid JSON with a `type` field is routed to
+// the message handler.
+func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int) {
+	if root == nil || root.Kind != jsonread.Object {
+		return "", "", 0
+	}
+	t := root.Get("type")
+	if t == nil {
+		// No type: the handler would not route it. A value that is otherwise shaped
+		// like a message (a response missing its type) is orchmsg, weakly.
+		if root.Get("correlationId").IsString() && root.Has("id") {
+			return "", "", 15
+		}
+		return "", "", 0
+	}
+	if !t.IsString() {
+		return "", "", 10
+	}
+	switch s := t.Str; {
+	case known[s]:
+		return s, "", 90
+	case s == "task_notification":
+		return "", DialectTaskNotification, 80
+	case family(s) != "":
+		return "", "", 70
+	case !root.Has("id") && !root.Has("timestamp") && root.Get("name").IsString():
+		return "", DialectTaskDefinition, 20
+	default:
+		return "", "", 10
+	}
+}
+
+// msgType returns the message's type string ("" when absent or not a string).
+func msgType(m *lint.Message) string { return m.Root.Get("type").String() }
+
+// ---- timestamps ----
+
+var isoRe = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$`)
+
+// parseISO reads an ISO 8601 date-time ("2026-02-04T14:30:00Z",
+// "2026-02-04T14:30:00.123+01:00"). zone reports whether it names its offset; a
+// time without one is read as UTC.
+func parseISO(s string) (t time.Time, zone, ok bool) {
+	g := isoRe.FindStringSubmatch(s)
+	if g == nil {
+		return time.Time{}, false, false
+	}
+	num := func(x string) int { n, _ := strconv.Atoi(x); return n }
+	year, mon, day, hh, mm := num(g[1]), num(g[2]), num(g[3]), num(g[4]), num(g[5])
+	ss := 0
+	if g[6] != "" {
+		ss = num(g[6])
+	}
+	if mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 24 || mm > 59 || ss > 60 {
+		return time.Time{}, false, false
+	}
+	nsec := 0
+	if g[7] != "" {
+		frac := (g[7] + "000000000")[:9]
+		nsec = num(frac)
+	}
+	loc := time.UTC
+	if z := g[8]; z != "" && z != "Z" && z != "z" {
+		sign := 1
+		if z[0] == '-' {
+			sign = -1
+		}
+		digits := strings.ReplaceAll(z[1:], ":", "")
+		off := num(digits[:2]) * 3600
+		if len(digits) == 4 {
+			off += num(digits[2:]) * 60
+		}
+		loc = time.FixedZone("", sign*off)
+	}
+	t = time.Date(year, time.Month(mon), day, hh, mm, ss, nsec, loc)
+	if t.Day() != day && hh != 24 { // 2026-02-30 normalises to March
+		return time.Time{}, false, false
+	}
+	return t, g[8] != "", true
+}
+
+// when is the time of a message: the harness clock when known, else the message's
+// own timestamp; zero when neither is known.
+func when(m *lint.Message) time.Time {
+	if !m.At.IsZero() {
+		return m.At
+	}
+	if m.Root == nil {
+		return time.Time{}
+	}
+	t, _, ok := parseISO(m.Root.Get("timestamp").String())
+	if !ok {
+		return time.Time{}
+	}
+	return t
+}
+
+// sender is who sent m: m.From when the transcript says, else inferred from the
+// message type (requests and events: agent; responses and notifications:
+// orchestrator). inferred reports that the type, not the transcript, said so.
+func sender(m *lint.Message) (who string, inferred bool) {
+	if m.From == "agent" || m.From == "orchestrator" || m.From == "harness" {
+		return m.From, false
+	}
+	return typeSender(m), true
+}
+
+// typeSender is the side that sends messages of m's type ("" if unknown).
+func typeSender(m *lint.Message) string {
+	if m.Root == nil {
+		return ""
+	}
+	if m.Dialect == DialectTaskNotification {
+		return "orchestrator"
+	}
+	switch family(msgType(m)) {
+	case "request", "event":
+		return "agent"
+	case "response", "notify":
+		return "orchestrator"
+	}
+	return ""
+}
+
+// quote shortens a value for a message.
+func quote(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		s = string(r[:57]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
+func list(xs []string) string { return strings.Join(xs, ", ") }

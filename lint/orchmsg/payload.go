@@ -1,0 +1,191 @@
+package orchmsg
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// PayloadProgress: progress is a fraction.
+var PayloadProgress = &lint.Rule{
+	ID: "ORCH-PAYLOAD-001", Title: "progress within 0..1", Protocol: ID, Severity: lint.Error,
+	Kinds: []string{"event:progress"},
+	Spec:  "orchmsg-stdio §Supported Events (1. Progress Update)",
+	Doc: "`payload.progress` of event:progress is a number from 0 to 1 (0.5 is halfway, 0.75 three quarters). " +
+		"A percentage such as 75 is out of range.",
+	Bad:  `{"type":"event:progress","id":"evt-1","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-123","progress":75,"message":"Tests passing"}}`,
+	Good: `{"type":"event:progress","id":"evt-1","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-123","progress":0.75,"message":"Tests passing"}}`,
+	Run:  checkProgress,
+}
+
+// PayloadPriority: priorities are small integers.
+var PayloadPriority = &lint.Rule{
+	ID: "ORCH-PAYLOAD-002", Title: "task priority", Protocol: ID, Severity: lint.Error,
+	Kinds: []string{"request:submit-task", "response:success"},
+	Spec:  "orchmsg-stdio §Supported Requests (3. Submit Task)",
+	Doc: "`priority` of a task is an integer (the spec's example: 2). The orchestrator behind the spec ranks priorities " +
+		"1 to 5; a value outside 1..5 is a warning, a value that is not an integer (\"high\", 2.5) an error.",
+	Bad:  `{"type":"request:submit-task","id":"req-4","timestamp":"2026-02-04T14:30:00Z","payload":{"type":"implementation","name":"Fix bug in auth","priority":"high"}}`,
+	Good: `{"type":"request:submit-task","id":"req-4","timestamp":"2026-02-04T14:30:00Z","payload":{"type":"implementation","name":"Fix bug in auth","priority":2}}`,
+	Run:  checkPriority,
+}
+
+// PayloadEnum: roles, task statuses and log levels.
+var PayloadEnum = &lint.Rule{
+	ID: "ORCH-PAYLOAD-003", Title: "role, task status or log level out of its list", Protocol: ID, Severity: lint.Error,
+	Spec: "orchmsg-stdio §Supported Requests; §Supported Events (2. Log Entry)",
+	Doc: "Closed value lists of the payloads: agent roles worker|planner|reviewer (`role`, `requiredRole`), task statuses " +
+		"queued|running|completed (`status` of request:query-tasks and of tasks in responses), log levels info|warn|error " +
+		"(event:log `level`). Agent statuses (idle, busy, ...) are an open list and are not checked.",
+	Bad:  `{"type":"event:log","id":"evt-2","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"warning","message":"Disk almost full"}}`,
+	Good: `{"type":"event:log","id":"evt-2","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"warn","message":"Disk almost full"}}`,
+	Run:  checkEnums,
+}
+
+// PayloadMillis: durations are milliseconds.
+var PayloadMillis = &lint.Rule{
+	ID: "ORCH-PAYLOAD-004", Title: "duration looks like seconds, not milliseconds", Protocol: ID, Severity: lint.Warning,
+	Kinds: []string{"notify:shutdown", "request:ask-user"},
+	Spec:  "orchmsg-stdio §Orchestrator Notifications (3. Shutdown); §Supported Requests (5. Ask User)",
+	Doc: "`gracePeriod` of notify:shutdown and `timeout` of request:ask-user are milliseconds (the spec: 30000 is " +
+		"30 seconds, 300000 is 5 minutes). A value below 1000 is almost always seconds written by mistake; a negative value " +
+		"is an error.",
+	Bad:  `{"type":"notify:shutdown","id":"ntf-9","timestamp":"2026-02-04T14:30:00Z","payload":{"gracePeriod":30,"reason":"Orchestrator stopping"}}`,
+	Good: `{"type":"notify:shutdown","id":"ntf-9","timestamp":"2026-02-04T14:30:00Z","payload":{"gracePeriod":30000,"reason":"Orchestrator stopping"}}`,
+	Run:  checkMillis,
+}
+
+func init() { lint.Register(PayloadProgress, PayloadPriority, PayloadEnum, PayloadMillis) }
+
+func checkProgress(p *lint.Pass) {
+	n := p.Msg.Root.Path("payload", "progress")
+	f, ok := n.Float()
+	if !ok || (f >= 0 && f <= 1) {
+		return
+	}
+	hint := ""
+	if f > 1 && f <= 100 {
+		hint = fmt.Sprintf(", such as %g for %g%%", f/100, f)
+	}
+	p.Reportf("/payload/progress", "progress %s is outside 0..1: it is a fraction of the task done, from 0 to 1%s", n.Str, hint)
+	p.Claim("/payload/progress")
+}
+
+func checkPriority(p *lint.Pass) {
+	var at []string
+	if p.Msg.Kind == "request:submit-task" {
+		at = []string{"/payload/priority"}
+	} else {
+		at = []string{"/payload/task/priority"}
+		for i := range p.Msg.Root.Path("payload", "tasks").Items {
+			at = append(at, fmt.Sprintf("/payload/tasks/%d/priority", i))
+		}
+	}
+	for _, ptr := range at {
+		n := p.Msg.Node(ptr)
+		if n == nil || n.Kind == jsonread.Null {
+			continue
+		}
+		v, isInt := n.Int()
+		switch {
+		case n.Kind == jsonread.String:
+			p.Reportf(ptr, "priority %s must be an integer from 1 (highest) to 5, such as 2", quote(n.Str))
+		case !isInt:
+			p.Reportf(ptr, "priority %s must be an integer from 1 to 5, such as 2", n.Str)
+		case v < 1 || v > 5:
+			p.ReportSevf(lint.Warning, ptr, "priority %d is outside 1..5, the range the orchestrator ranks", v)
+		default:
+			continue
+		}
+		p.Claim(ptr)
+	}
+}
+
+var (
+	roles        = []string{"worker", "planner", "reviewer"}
+	taskStatuses = []string{"queued", "running", "completed"}
+	logLevels    = []string{"info", "warn", "error"}
+)
+
+type enumAt struct {
+	ptr, what string
+	allowed   []string
+}
+
+func enumsOf(m *lint.Message) []enumAt {
+	switch m.Kind {
+	case "request:query-agents":
+		return []enumAt{{"/payload/role", "role", roles}}
+	case "request:query-tasks":
+		return []enumAt{{"/payload/status", "task status", taskStatuses}, {"/payload/requiredRole", "requiredRole", roles}}
+	case "request:submit-task":
+		return []enumAt{{"/payload/requiredRole", "requiredRole", roles}}
+	case "event:log":
+		return []enumAt{{"/payload/level", "log level", logLevels}}
+	case "response:success":
+		out := []enumAt{{"/payload/task/status", "task status", taskStatuses}, {"/payload/task/requiredRole", "requiredRole", roles}}
+		for i := range m.Root.Path("payload", "agents").Items {
+			out = append(out, enumAt{fmt.Sprintf("/payload/agents/%d/role", i), "agent role", roles})
+		}
+		for i := range m.Root.Path("payload", "tasks").Items {
+			out = append(out, enumAt{fmt.Sprintf("/payload/tasks/%d/status", i), "task status", taskStatuses},
+				enumAt{fmt.Sprintf("/payload/tasks/%d/requiredRole", i), "requiredRole", roles})
+		}
+		return out
+	}
+	return nil
+}
+
+var enumHints = map[string]string{"warning": "warn", "debug": "info", "fatal": "error", "err": "error", "done": "completed",
+	"complete": "completed", "in-progress": "running", "in_progress": "running", "pending": "queued", "executor": "worker",
+	"review": "reviewer", "planning": "planner"}
+
+func checkEnums(p *lint.Pass) {
+	if p.Msg.Root == nil {
+		return
+	}
+	for _, e := range enumsOf(p.Msg) {
+		n := p.Msg.Node(e.ptr)
+		if n == nil || !n.IsString() {
+			continue // absent, or a type error the schema reports
+		}
+		ok := false
+		for _, a := range e.allowed {
+			ok = ok || n.Str == a
+		}
+		if ok {
+			continue
+		}
+		hint := ""
+		low := strings.ToLower(n.Str)
+		for _, a := range e.allowed {
+			if low == a {
+				hint = fmt.Sprintf(" (write it %q, in lower case)", a)
+			}
+		}
+		if h, found := enumHints[low]; found && hint == "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", h)
+		}
+		p.Reportf(e.ptr, "%s %s is not one of %s%s", e.what, quote(n.Str), strings.Join(e.allowed, "|"), hint)
+		p.Claim(e.ptr)
+	}
+}
+
+func checkMillis(p *lint.Pass) {
+	ptr := "/payload/gracePeriod"
+	if p.Msg.Kind == "request:ask-user" {
+		ptr = "/payload/timeout"
+	}
+	n := p.Msg.Node(ptr)
+	f, ok := n.Float()
+	switch {
+	case !ok:
+	case f < 0:
+		p.ReportSevf(lint.Error, ptr, "%s %s is negative: it is a duration in milliseconds", ptr[len("/payload/"):], n.Str)
+		p.Claim(ptr)
+	case f > 0 && f < 1000:
+		p.Reportf(ptr, "%s %s is in milliseconds, so this is under a second; for %s seconds write %g", ptr[len("/payload/"):], n.Str, n.Str, f*1000)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 
@@ -29,6 +30,8 @@ type Options struct {
 	lint.Options
 	// Protocol forces a protocol ("" detects one per message).
 	Protocol string
+	// Workers lint the lines of a stream in parallel (0: one per CPU).
+	Workers int
 }
 
 // FileResult is what aoplint found in one input.
@@ -171,42 +174,173 @@ func LintBytes(name string, data []byte, opts Options) FileResult {
 		s.report(generic.Empty, 1, 1, "", "the input is empty: no message to lint")
 		return s.result()
 	}
-	s.unit(data, 1, 1, false)
+	s.apply(build(name, &s.opts, true, 0, data, 1, 1, false))
 	s.finish()
 	return s.result()
 }
 
-// LintStream lints a JSON-lines stream or transcript line by line. Memory is
-// bounded by the sequence rules' open state, whatever the stream's length.
+// LintStream lints a JSON-lines stream or transcript line by line. Lines are parsed
+// and checked by single-message rules on Options.Workers goroutines; the sequence
+// rules then see the messages in input order. Memory is bounded by the lines in
+// flight and the sequence rules' open state, whatever the stream's length.
 func LintStream(name string, r io.Reader, opts Options) (FileResult, error) {
 	s := newStream(name, opts)
-	br := bufio.NewReaderSize(r, 256*1024)
-	lineNo := 0
-	var buf []byte
-	for {
-		lineNo++
-		line, tooLong, err := readLine(br, buf[:0], MaxMessage)
-		buf = line[:0]
-		if tooLong {
-			s.report(generic.Size, lineNo, 1, "", "line %d is longer than %d MiB; it was skipped", lineNo, MaxMessage>>20)
-		} else if len(bytes.TrimSpace(line)) > 0 {
-			if lineNo == 1 {
-				line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
-			}
-			s.unit(line, lineNo, 1, true)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return s.result(), err
-		}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var err error
+	if workers == 1 {
+		err = s.serial(r)
+	} else {
+		err = s.parallel(r, workers)
+	}
+	if err != nil {
+		return s.result(), err
 	}
 	if s.messages == 0 && len(s.diags) == 0 {
 		s.report(generic.Empty, 1, 1, "", "the input is empty: no message to lint")
 	}
 	s.finish()
 	return s.result(), nil
+}
+
+// lineReader yields the non-blank lines of a stream with their numbers.
+type lineReader struct {
+	br     *bufio.Reader
+	lineNo int
+	buf    []byte
+	s      *stream
+}
+
+// next returns the next non-blank line (valid until the following call), or io.EOF.
+func (lr *lineReader) next() ([]byte, int, error) {
+	for {
+		lr.lineNo++
+		line, tooLong, err := readLine(lr.br, lr.buf[:0], MaxMessage)
+		lr.buf = line[:0]
+		if tooLong {
+			lr.s.report(generic.Size, lr.lineNo, 1, "", "line %d is longer than %d MiB; it was skipped", lr.lineNo, MaxMessage>>20)
+		} else if len(bytes.TrimSpace(line)) > 0 {
+			if lr.lineNo == 1 {
+				line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
+			}
+			return line, lr.lineNo, nil
+		}
+		if err != nil {
+			return nil, lr.lineNo, err
+		}
+	}
+}
+
+func (s *stream) serial(r io.Reader) error {
+	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
+	for i := 0; ; i++ {
+		line, n, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		s.apply(build(s.path, &s.opts, false, i, line, n, 1, true))
+	}
+}
+
+// batch is a run of consecutive lines handed to one worker.
+type batch struct {
+	seq   int
+	first int // index of the first unit
+	lines [][]byte
+	nums  []int
+	outs  []unitOut
+}
+
+const batchLines = 256
+
+func (s *stream) parallel(r io.Reader, workers int) error {
+	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
+	todo := make(chan *batch, workers)
+	done := make(chan *batch, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range todo {
+				b.outs = make([]unitOut, len(b.lines))
+				for i, line := range b.lines {
+					b.outs[i] = build(s.path, &s.opts, false, b.first+i, line, b.nums[i], 1, true)
+				}
+				b.lines = nil
+				done <- b
+			}
+		}()
+	}
+	// The reader runs here; the ordered stage runs in its own goroutine. At most
+	// 2×workers batches are in flight: the reader blocks when the workers are busy.
+	var readErr error
+	applied := make(chan struct{})
+	inflight := make(chan struct{}, 2*workers)
+	// Report lines the reader itself finds (over-long lines) through the ordered
+	// stage would need more machinery; they go to the stream under a lock instead.
+	var mu sync.Mutex
+	go func() {
+		defer close(applied)
+		pending := map[int]*batch{}
+		next := 0
+		for b := range done {
+			pending[b.seq] = b
+			for {
+				nb, ok := pending[next]
+				if !ok {
+					break
+				}
+				delete(pending, next)
+				mu.Lock()
+				for _, u := range nb.outs {
+					s.apply(u)
+				}
+				mu.Unlock()
+				next++
+				<-inflight
+			}
+		}
+	}()
+	seq, index := 0, 0
+	cur := &batch{seq: 0}
+	flush := func() {
+		if len(cur.lines) == 0 {
+			return
+		}
+		inflight <- struct{}{}
+		todo <- cur
+		seq++
+		cur = &batch{seq: seq, first: index}
+	}
+	for {
+		mu.Lock()
+		line, n, err := lr.next()
+		mu.Unlock()
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
+		}
+		cur.lines = append(cur.lines, append([]byte(nil), line...))
+		cur.nums = append(cur.nums, n)
+		index++
+		if len(cur.lines) == batchLines {
+			flush()
+		}
+	}
+	flush()
+	close(todo)
+	wg.Wait()
+	close(done)
+	<-applied
+	return readErr
 }
 
 // readLine reads one line into buf (without "\n" or "\r\n"), dropping the line if it

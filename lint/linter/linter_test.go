@@ -137,3 +137,37 @@ func TestDriver(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelMatchesSerial: the worker pool gives exactly the serial result.
+func TestParallelMatchesSerial(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 3000; i++ {
+		switch i % 7 {
+		case 0:
+			b.WriteString(`{"toy":"pong"}` + "\n")
+		case 3:
+			b.WriteString("not json\n")
+		case 5:
+			b.WriteString(`{"toy":"ping","n":9,"n":1}` + "\n")
+		default:
+			b.WriteString(`{"toy":"ping","n":` + fmtInt(i%5) + `}` + "\n")
+		}
+	}
+	in := b.String()
+	serial, err := LintStream("s.jsonl", strings.NewReader(in), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{2, 3, 8} {
+		par, err := LintStream("s.jsonl", strings.NewReader(in), Options{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diagString(par) != diagString(serial) || par.Messages != serial.Messages {
+			t.Fatalf("workers=%d differs from serial", w)
+		}
+	}
+	if serial.Messages != 3000 || len(serial.Diagnostics) == 0 {
+		t.Fatalf("unexpected serial result: %d messages, %d diagnostics", serial.Messages, len(serial.Diagnostics))
+	}
+}

@@ -91,9 +91,46 @@ func (s *stream) result() FileResult {
 
 var aofPrefix = []byte("AOF/1 ")
 
+// unitOut is what the parallel stage makes of one unit of input (a whole file or a
+// line): its single-message diagnostics, and what the ordered stage still needs.
+type unitOut struct {
+	diags   []lint.Diagnostic
+	msg     *lint.Message // a protocol message, for the sequence rules
+	harness *lint.Message // a harness event record, for the sequence rules
+	logLine *logLine      // a non-JSON line whose verdict depends on the stream
+}
+
+// logLine is a non-JSON line of a stream: info in orchmsg streams, else an error.
+type logLine struct {
+	line, col int
+	hint      string
+	excerpt   string
+}
+
+// builder lints units independently of each other: it may run on many goroutines.
+type builder struct {
+	path  string
+	opts  *Options
+	whole bool
+	index int
+	out   unitOut
+}
+
+func (b *builder) add(ds ...lint.Diagnostic) { b.out.diags = append(b.out.diags, ds...) }
+
+func (b *builder) report(r *lint.Rule, line, col int, pointer, format string, args ...any) {
+	b.add(lint.Diagnostic{Path: b.path, Rule: r.ID, Severity: r.Severity, Spec: r.Spec, Line: line, Column: col, Pointer: pointer, Message: fmt.Sprintf(format, args...)})
+}
+
+// build lints one unit of input.
+func build(path string, opts *Options, whole bool, index int, data []byte, line, col int, inStream bool) unitOut {
+	b := &builder{path: path, opts: opts, whole: whole, index: index}
+	b.unit(data, line, col, inStream)
+	return b.out
+}
+
 // unit lints one message-sized piece of input: a whole file, or one line.
-func (s *stream) unit(data []byte, line, col int, inStream bool) {
-	s.messages++
+func (s *builder) unit(data []byte, line, col int, inStream bool) {
 	pos := lint.NewLineIndex(data, line, col)
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	lead := len(data) - len(trimmed)
@@ -115,7 +152,7 @@ type meta struct {
 }
 
 // json parses data[start:] and lints it; hint names a protocol the framing implies.
-func (s *stream) json(data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
+func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
 	body := data[start:]
 	shift := func(off int) (int, int) { return pos.Position(start + off) }
 	root, problems, err := jsonread.Parse(body)
@@ -157,7 +194,7 @@ func (s *stream) json(data []byte, start int, pos *lint.LineIndex, hint string, 
 }
 
 // record lints one transcript/1 record.
-func (s *stream) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) {
+func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) {
 	bad := func(ptr, format string, args ...any) {
 		l, c := pos.Position(0)
 		if n, _ := root.Nearest(ptr); n != nil {
@@ -212,18 +249,18 @@ func (s *stream) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) {
 		}
 		s.textWithMeta(raw, tp, true, md, hint)
 	default:
-		s.harnessEvent(root, md)
+		s.out.harness = &lint.Message{Path: s.path, Kind: "harness:" + root.Get("event").String(), Root: root, Raw: data, Pos: pos,
+			From: "harness", At: md.at, Session: md.session, Index: s.index, Opts: &s.opts.Options}
 	}
 }
 
 // harnessEvent hands a harness record to every live checker (they may use agent
 // exits and kills); it is no protocol message and gets no single-message rules.
-func (s *stream) harnessEvent(root *jsonread.Node, md meta) {
-	sess := s.sessions[md.session]
+func (s *stream) harnessEvent(m *lint.Message) {
+	sess := s.sessions[m.Session]
 	if sess == nil {
 		return
 	}
-	m := &lint.Message{Path: s.path, Kind: "harness:" + root.Get("event").String(), Root: root, From: "harness", At: md.at, Session: md.session, Index: s.messages - 1, Opts: &s.opts.Options}
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
 			p := lint.NewPass(ck.rule, m)
@@ -233,11 +270,11 @@ func (s *stream) harnessEvent(root *jsonread.Node, md meta) {
 	}
 }
 
-func (s *stream) text(data []byte, pos *lint.LineIndex, inStream bool, md meta) {
+func (s *builder) text(data []byte, pos *lint.LineIndex, inStream bool, md meta) {
 	s.textWithMeta(data, pos, inStream, md, "")
 }
 
-func (s *stream) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, md meta, hint string) {
+func (s *builder) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, md meta, hint string) {
 	best, bestKind, bestDialect, bestConf := (*lint.Protocol)(nil), "", "", 0
 	for _, p := range lint.Protocols() {
 		if p.DetectText == nil || (s.opts.Protocol != "" && s.opts.Protocol != p.ID) {
@@ -249,7 +286,7 @@ func (s *stream) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, m
 	}
 	if best != nil {
 		m := &lint.Message{Path: s.path, Protocol: best.ID, Kind: bestKind, Dialect: bestDialect, Raw: data, Pos: pos,
-			Index: s.messages - 1, From: md.from, At: md.at, Session: md.session, Opts: &s.opts.Options}
+			Index: s.index, From: md.from, At: md.at, Session: md.session, Opts: &s.opts.Options}
 		s.run(m)
 		return
 	}
@@ -259,15 +296,7 @@ func (s *stream) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, m
 		if proto == "" {
 			proto = hint
 		}
-		if proto == "" {
-			proto = s.first
-		}
-		if proto == "orchmsg" {
-			s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: l, Column: c,
-				Message: "non-JSON line treated as log output (orchmsg Parsing Strategy: \"If not JSON → treat as log output\")"})
-			return
-		}
-		s.report(generic.LogLine, l, c, "", "line is not JSON: %s (E_PARSE_FAILURE; only orchmsg streams may carry log lines)", excerpt(data))
+		s.out.logLine = &logLine{line: l, col: c, hint: proto, excerpt: excerpt(data)}
 		return
 	}
 	s.report(generic.Unstructured, l, c, "", "the input is not JSON and not an aop-output report: no protocol recognised (UNSTRUCTURED, E_PARSE_FAILURE)")
@@ -281,7 +310,7 @@ func excerpt(b []byte) string {
 }
 
 // message detects the protocol of a parsed JSON message and lints it.
-func (s *stream) message(root *jsonread.Node, data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
+func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
 	name := ""
 	if s.whole {
 		name = s.path
@@ -319,7 +348,7 @@ func (s *stream) message(root *jsonread.Node, data []byte, start int, pos *lint.
 		raw = data[start+root.Offset : start+root.End]
 	}
 	m := &lint.Message{Path: s.path, Protocol: proto.ID, Kind: kind, Dialect: dialect, Root: root, Raw: raw,
-		Pos: shiftIndex(pos, start), Index: s.messages - 1, From: md.from, At: md.at, Session: md.session, Opts: &s.opts.Options}
+		Pos: shiftIndex(pos, start), Index: s.index, From: md.from, At: md.at, Session: md.session, Opts: &s.opts.Options}
 	s.run(m)
 }
 
@@ -335,13 +364,9 @@ func shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
 	return pos.Shift(start)
 }
 
-// run applies every rule of the message's protocol and kind.
-func (s *stream) run(m *lint.Message) {
-	s.protos[m.Protocol] = true
-	if s.first == "" {
-		s.first = m.Protocol
-	}
-	s.kind = m.Kind
+// run applies the single-message rules of the message's protocol and kind.
+func (s *builder) run(m *lint.Message) {
+	s.out.msg = m
 	rs := rulesFor(m.Protocol, m.Kind)
 	var claimed []string
 	for _, r := range rs.single {
@@ -359,6 +384,38 @@ func (s *stream) run(m *lint.Message) {
 			}
 		}
 	}
+}
+
+// apply takes one unit's result, in input order: its diagnostics, the stream's
+// bookkeeping, and the sequence rules.
+func (s *stream) apply(u unitOut) {
+	s.messages++
+	s.add(u.diags...)
+	if u.logLine != nil {
+		ll := u.logLine
+		proto := ll.hint
+		if proto == "" {
+			proto = s.first
+		}
+		if proto == "orchmsg" {
+			s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: ll.line, Column: ll.col,
+				Message: "non-JSON line treated as log output (orchmsg Parsing Strategy: \"If not JSON → treat as log output\")"})
+		} else {
+			s.report(generic.LogLine, ll.line, ll.col, "", "line is not JSON: %s (E_PARSE_FAILURE; only orchmsg streams may carry log lines)", ll.excerpt)
+		}
+	}
+	if u.harness != nil {
+		s.harnessEvent(u.harness)
+	}
+	m := u.msg
+	if m == nil {
+		return
+	}
+	s.protos[m.Protocol] = true
+	if s.first == "" {
+		s.first = m.Protocol
+	}
+	s.kind = m.Kind
 	seq := seqRulesFor(m.Protocol)
 	if len(seq) == 0 {
 		return

@@ -1,0 +1,184 @@
+// Package aos lints AOS 0.1.0 (Agent Observability Standard) messages: JSON-RPC 2.0
+// requests an agent sends to its guardian agent and the guardian's responses.
+//
+// Kinds: one per request method ("steps/toolCallRequest", "ping", ...), "response"
+// (AOSSuccessResponse), "response:ping" (PingRequestSuccessResponse) and "error"
+// (JSONRPCErrorResponse). A JSON-RPC message with an unknown method is still aos,
+// with kind "", so AOS-RPC-004 can name the method.
+package aos
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// ID is the protocol's ID.
+const ID = "aos"
+
+// Kinds of AOS messages.
+const (
+	KindResponse     = "response"
+	KindPingResponse = "response:ping"
+	KindError        = "error"
+)
+
+// Methods are the ten request methods of AOS 0.1.0 §4, in spec order.
+var Methods = []string{
+	"steps/agentTrigger", "steps/knowledgeRetrieval", "steps/memoryStore", "steps/memoryContextRetrieval",
+	"steps/message", "steps/toolCallRequest", "steps/toolCallResult", "protocols/A2A", "protocols/MCP", "ping",
+}
+
+// Dialects the detector recognises.
+const (
+	DialectNoJSONRPC = "upstream-schema-no-jsonrpc" // upstream JSON Schema: jsonrpc optional
+	DialectOWASPA2A  = "owasp-a2a-hooks"            // later OWASP schema: per-method A2A wrappers
+	DialectRawMCP    = "raw-mcp"                    // an MCP message sent as is, not wrapped
+	DialectRawA2A    = "raw-a2a"                    // an A2A message sent as is, not wrapped
+)
+
+var methodSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, x := range Methods {
+		m[x] = true
+	}
+	return m
+}()
+
+// IsMethod reports whether m is one of the ten AOS methods.
+func IsMethod(m string) bool { return methodSet[m] }
+
+func init() {
+	lint.RegisterProtocol(&lint.Protocol{
+		ID:     ID,
+		Name:   "Agent Observability Standard 0.1.0 (AOS)",
+		Spec:   "aos-0.1.0",
+		Kinds:  append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError),
+		Detect: Detect,
+		Schema: SchemaFile,
+	})
+}
+
+// SchemaFile names the schema of a kind: "steps/toolCallRequest" is
+// aos/steps.toolCallRequest.schema.json, "response:ping" aos/response.ping.schema.json.
+func SchemaFile(kind string) string {
+	if kind == "" {
+		return ""
+	}
+	if !IsMethod(kind) && kind != KindResponse && kind != KindPingResponse && kind != KindError {
+		return ""
+	}
+	r := strings.NewReplacer("/", ".", ":", ".")
+	return "aos/" + r.Replace(kind) + ".schema.json"
+}
+
+// Detect recognises the JSON-RPC shape of AOS 0.1.0 (§2.2, §3.12). Messages of the
+// other protocols (orchmsg "type", aop2 "message_type", AOF "protocol") are never
+// claimed unless they carry "jsonrpc".
+func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int) {
+	if root == nil || root.Kind != jsonread.Object {
+		return "", "", 0
+	}
+	hasRPC := root.Has("jsonrpc")
+	foreign := root.Has("type") || root.Has("message_type") || root.Has("aop_version") || root.Has("protocol")
+	method := root.Get("method")
+	if method != nil {
+		name := method.String()
+		switch {
+		case IsMethod(name):
+			conf := 95
+			if !hasRPC {
+				dialect, conf = DialectNoJSONRPC, 80
+				if foreign {
+					conf = 40
+				}
+			}
+			return name, dialect, conf
+		case hasRPC:
+			return "", foreignDialect(root, name), 70
+		}
+		return "", "", 0
+	}
+	res, errN, id := root.Get("result"), root.Get("error"), root.Get("id")
+	if res == nil && errN == nil {
+		if hasRPC {
+			return "", "", 60 // JSON-RPC, but neither request nor response: AOS-RPC-003
+		}
+		return "", "", 0
+	}
+	conf := 90
+	if !hasRPC {
+		if foreign || id == nil {
+			return "", "", 0
+		}
+		conf = 50
+	}
+	if res != nil {
+		return responseKind(res), "", conf
+	}
+	return KindError, "", conf
+}
+
+// responseKind tells a ping result (§5.3.1) from a decision (§5.1.1).
+func responseKind(res *jsonread.Node) string {
+	if res.Kind == jsonread.Object && !res.Has("decision") && (res.Has("status") || res.Has("version")) {
+		return KindPingResponse
+	}
+	return KindResponse
+}
+
+// foreignDialect names what a JSON-RPC message with a non-AOS method is.
+func foreignDialect(root *jsonread.Node, method string) string {
+	params := root.Get("params")
+	if a2aMethods[method] || a2aMethods[strings.Replace(method, "task/", "tasks/", 1)] {
+		if params.Has("payload") || params.Has("context") {
+			return DialectOWASPA2A
+		}
+		return DialectRawA2A
+	}
+	if _, ok := mcpMethods[method]; ok {
+		return DialectRawMCP
+	}
+	return ""
+}
+
+// pointer joins reference tokens into a JSON Pointer.
+func pointer(base string, toks ...any) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, t := range toks {
+		b.WriteByte('/')
+		switch v := t.(type) {
+		case string:
+			b.WriteString(jsonread.EscapeToken(v))
+		case int:
+			b.WriteString(strconv.Itoa(v))
+		}
+	}
+	return b.String()
+}
+
+// kindOf describes a node's JSON type for messages.
+func kindOf(n *jsonread.Node) string {
+	if n == nil {
+		return "missing"
+	}
+	if n.Kind == jsonread.Number {
+		if _, ok := n.Int(); !ok {
+			return "a non-integer number"
+		}
+		return "a number"
+	}
+	switch n.Kind {
+	case jsonread.Null:
+		return "null"
+	case jsonread.Array, jsonread.Object:
+		return "an " + n.Kind.String()
+	}
+	return "a " + n.Kind.String()
+}
+
+// isRequest reports whether the message is a request (it has a method).
+func isRequest(m *lint.Message) bool { return m.Root.Has("method") }

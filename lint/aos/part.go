@@ -1,0 +1,179 @@
+package aos
+
+import (
+	"encoding/base64"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+var (
+	// PartKind: the Part union is selected by kind.
+	PartKind = &lint.Rule{
+		ID: "AOS-PART-001", Title: "part kind must be text, file or data", Protocol: ID, Severity: lint.Error,
+		Spec: "aos-0.1.0 §3.4 Part Union Type",
+		Doc: "A Part \"MUST be one of\" TextPart, FilePart or DataPart, told apart by its kind: \"text\", \"file\" or \"data\" (§3.4). " +
+			"A part without kind, or with another kind (\"image\", \"Text\"), is none of them. Tool outputs (ToolCallResult.outputs, §4.6.1.1) are TextPart[]: kind \"text\" only.",
+		Bad:  `{"kind": "image", "url": "https://example.com/cat.png"}`,
+		Good: `{"kind": "file", "file": {"uri": "https://example.com/cat.png", "mimeType": "image/png"}}`,
+		Run:  checkPartKinds,
+	}
+	// PartBase64: FileWithBytes.bytes is base64.
+	PartBase64 = &lint.Rule{
+		ID: "AOS-PART-002", Title: "file bytes must be base64", Protocol: ID, Severity: lint.Error,
+		Spec: "aos-0.1.0 §3.5.1 FileWithBytes Object",
+		Doc:  "FileWithBytes.bytes is the \"Base64 encoded file content\" (§3.5.1): the standard alphabet (A-Z a-z 0-9 + /) with = padding. Raw text, hex or URL-safe base64 is not.",
+		Bad:  `{"kind": "file", "file": {"name": "a.txt", "bytes": "hello world!"}}`,
+		Good: `{"kind": "file", "file": {"name": "a.txt", "bytes": "aGVsbG8gd29ybGQh"}}`,
+		Run:  checkBase64,
+	}
+	// PartFile: FileWithBytes or FileWithUri, not both, not neither.
+	PartFile = &lint.Rule{
+		ID: "AOS-PART-003", Title: "file must have bytes or uri, not both", Protocol: ID, Severity: lint.Error,
+		Spec: "aos-0.1.0 §3.4.2 FilePart Object; §3.5 FileWithBytes, FileWithUri",
+		Doc:  "FilePart.file is FileWithBytes | FileWithUri (§3.4.2): it carries either the content (bytes, §3.5.1) or a reference (uri, §3.5.2). With both, readers disagree on which to use; with neither there is no file.",
+		Bad:  `{"kind": "file", "file": {"name": "r.pdf", "bytes": "JVBERi0=", "uri": "https://example.com/r.pdf"}}`,
+		Good: `{"kind": "file", "file": {"name": "r.pdf", "uri": "https://example.com/r.pdf"}}`,
+		Run:  checkFiles,
+	}
+)
+
+// partList is an array of parts in a message.
+type partList struct {
+	ptr      string
+	node     *jsonread.Node
+	textOnly bool
+}
+
+// partLists finds the Part arrays of a request: Message.content, AgentTrigger.content
+// and ToolCallResult.outputs (also in the upstream nested toolCallResult).
+func partLists(root *jsonread.Node) []partList {
+	params := root.Get("params")
+	var out []partList
+	add := func(ptr string, n *jsonread.Node, textOnly bool) {
+		if n != nil && n.Kind == jsonread.Array {
+			out = append(out, partList{ptr, n, textOnly})
+		}
+	}
+	add("/params/message/content", params.Path("message", "content"), false)
+	add("/params/trigger/content", params.Path("trigger", "content"), false)
+	add("/params/result/outputs", params.Path("result", "outputs"), true)
+	add("/params/toolCallResult/result/outputs", params.Path("toolCallResult", "result", "outputs"), true)
+	return out
+}
+
+func checkPartKinds(p *lint.Pass) {
+	if !isRequest(p.Msg) {
+		return
+	}
+	for _, pl := range partLists(p.Msg.Root) {
+		for i, part := range pl.node.Items {
+			ptr := pointer(pl.ptr, i)
+			if part.Kind != jsonread.Object {
+				continue // the schema reports the type
+			}
+			k := part.Get("kind")
+			allowed := "text, file or data"
+			if pl.textOnly {
+				allowed = "text (outputs are TextPart[])"
+			}
+			switch {
+			case k == nil:
+				p.Claim(ptr + "/kind")
+				hint := ""
+				switch {
+				case part.Has("text"):
+					hint = `; it has "text", so add "kind": "text"`
+				case part.Has("file"):
+					hint = `; it has "file", so add "kind": "file"`
+				case part.Has("data"):
+					hint = `; it has "data", so add "kind": "data"`
+				}
+				p.Reportf(ptr, "part has no \"kind\": a Part is told apart by kind, one of %s%s", allowed, hint)
+			case k.Kind != jsonread.String:
+				p.Claim(ptr + "/kind")
+				p.Reportf(ptr+"/kind", "part kind is %s; it must be one of %s", kindOf(k), allowed)
+			case pl.textOnly && k.Str != "text":
+				p.Claim(ptr + "/kind")
+				p.Reportf(ptr+"/kind", "tool output part kind is %q; ToolCallResult.outputs holds TextPart only: kind must be \"text\"", k.Str)
+			case k.Str != "text" && k.Str != "file" && k.Str != "data":
+				p.Claim(ptr + "/kind")
+				p.Reportf(ptr+"/kind", "part kind %q is not a Part type; it must be one of %s", k.Str, allowed)
+			}
+		}
+	}
+}
+
+// fileParts calls f for every FilePart's file object.
+func fileParts(root *jsonread.Node, f func(ptr string, file *jsonread.Node)) {
+	for _, pl := range partLists(root) {
+		for i, part := range pl.node.Items {
+			if part.Get("kind").String() != "file" {
+				continue
+			}
+			if file := part.Get("file"); file != nil && file.Kind == jsonread.Object {
+				f(pointer(pl.ptr, i, "file"), file)
+			}
+		}
+	}
+}
+
+func checkBase64(p *lint.Pass) {
+	if !isRequest(p.Msg) {
+		return
+	}
+	fileParts(p.Msg.Root, func(ptr string, file *jsonread.Node) {
+		b := file.Get("bytes")
+		if b == nil || b.Kind != jsonread.String {
+			return
+		}
+		if msg := base64Problem(b.Str); msg != "" {
+			p.Reportf(ptr+"/bytes", "bytes %s: FileWithBytes.bytes must be standard base64 (§3.5.1)", msg)
+		}
+	})
+}
+
+// base64Problem says what is wrong with s as standard base64, or "".
+func base64Problem(s string) string {
+	if _, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return ""
+	}
+	if _, err := base64.RawStdEncoding.DecodeString(s); err == nil {
+		return "lack the = padding"
+	}
+	if _, err := base64.URLEncoding.DecodeString(s); err == nil {
+		return "use the URL-safe alphabet (- and _)"
+	}
+	if _, err := base64.RawURLEncoding.DecodeString(s); err == nil {
+		return "use the URL-safe alphabet (- and _)"
+	}
+	if strings.ContainsAny(s, " \n\r\t") {
+		return "contain whitespace or line breaks and are not valid base64"
+	}
+	if len(s) > 24 {
+		s = s[:24] + "..."
+	}
+	return "(\"" + s + "\") are not valid base64"
+}
+
+func checkFiles(p *lint.Pass) {
+	if !isRequest(p.Msg) {
+		return
+	}
+	fileParts(p.Msg.Root, func(ptr string, file *jsonread.Node) {
+		hasB, hasU := file.Has("bytes"), file.Has("uri")
+		switch {
+		case hasB && hasU:
+			p.Claim(ptr)
+			p.Reportf(ptr, "file has both \"bytes\" and \"uri\": it is FileWithBytes or FileWithUri, not both; keep one")
+		case !hasB && !hasU:
+			p.Claim(ptr)
+			if file.Has("url") {
+				p.Reportf(ptr+"/url", "file has \"url\" but FileWithUri names it \"uri\" (§3.5.2); rename it")
+				return
+			}
+			p.Reportf(ptr, "file has neither \"bytes\" (FileWithBytes, §3.5.1) nor \"uri\" (FileWithUri, §3.5.2); add one")
+		}
+	})
+}

@@ -1,0 +1,137 @@
+package aos
+
+import (
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema"
+)
+
+const specResult = "aos-0.1.0 §5.1.1 AOSSuccessResult Object"
+
+var (
+	// ResultDecision: allow, deny or modify.
+	ResultDecision = &lint.Rule{
+		ID: "AOS-RESULT-001", Title: "decision must be allow, deny or modify", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Error,
+		Spec: specResult,
+		Doc:  "The guardian's decision is \"One of allow, deny, modify\" (§5.1.1). Other words (block, reject, approve) leave the agent unable to enforce it.",
+		Bad:  `{"jsonrpc": "2.0", "id": 70, "result": {"decision": "block", "message": "Blocked tools/call."}}`,
+		Good: `{"jsonrpc": "2.0", "id": 70, "result": {"decision": "deny", "message": "Denied tools/call."}}`,
+		Run:  checkDecision,
+	}
+	// ResultModify: modify comes with modifiedRequest.
+	ResultModify = &lint.Rule{
+		ID: "AOS-RESULT-002", Title: "modify without modifiedRequest", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Warning,
+		Spec: specResult,
+		Doc: "modifiedRequest is optional but \"relevant when decision is modify\" (§5.1.1): without it the agent has no modified request to proceed with. " +
+			"A modifiedRequest beside allow or deny is ignored by the agent (reported as info).",
+		Bad:  `{"jsonrpc": "2.0", "id": 80, "result": {"decision": "modify", "message": "PII masked."}}`,
+		Good: `{"jsonrpc": "2.0", "id": 80, "result": {"decision": "modify", "message": "PII masked.", "modifiedRequest": {"jsonrpc": "2.0", "id": 80, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "send_email", "arguments": {"body": "***"}}}}}}}`,
+		Run:  checkModify,
+	}
+	// ResultModifiedRequest: modifiedRequest is itself a valid request.
+	ResultModifiedRequest = &lint.Rule{
+		ID: "AOS-RESULT-003", Title: "modifiedRequest must be a valid AOS request", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Error,
+		Spec: specResult + " (modifiedRequest: AOSRequest)",
+		Doc: "modifiedRequest is an AOSRequest (§5.1.1): the request the agent proceeds with instead of its own. It is checked with every " +
+			"single-message rule and the schema of its method; each finding is reported here with the rule that found it. " +
+			"That it has the method of the request it answers is checked in transcripts (AOS-SEQ-009).",
+		Bad:  `{"jsonrpc": "2.0", "id": 80, "result": {"decision": "modify", "message": "masked", "modifiedRequest": {"jsonrpc": "2.0", "id": 80, "method": "protocols/MCP", "params": {"reasoning": "masked"}}}}`,
+		Good: `{"jsonrpc": "2.0", "id": 80, "result": {"decision": "modify", "message": "masked", "modifiedRequest": {"jsonrpc": "2.0", "id": 80, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "send_email"}}}}}}`,
+		Run:  checkModifiedRequest,
+	}
+)
+
+var decisions = []string{"allow", "deny", "modify"}
+
+func checkDecision(p *lint.Pass) {
+	res := p.Msg.Root.Get("result")
+	d := res.Get("decision")
+	if res == nil || res.Kind != jsonread.Object || d == nil {
+		return // the schema says it is required
+	}
+	if d.Kind != jsonread.String {
+		p.Claim("/result/decision")
+		p.Reportf("/result/decision", "decision is %s; it must be one of %s", kindOf(d), strings.Join(decisions, ", "))
+		return
+	}
+	for _, x := range decisions {
+		if d.Str == x {
+			return
+		}
+	}
+	p.Claim("/result/decision")
+	p.Reportf("/result/decision", "decision %q is not an AOS decision; it must be one of %s", d.Str, strings.Join(decisions, ", "))
+}
+
+func checkModify(p *lint.Pass) {
+	res := p.Msg.Root.Get("result")
+	d := res.Get("decision").String()
+	mr := res.Get("modifiedRequest")
+	switch {
+	case d == "modify" && mr == nil:
+		p.Reportf("/result", "decision is \"modify\" but there is no modifiedRequest: add the modified request the agent must proceed with")
+	case d != "modify" && d != "" && mr != nil:
+		p.ReportSevf(lint.Info, "/result/modifiedRequest", "modifiedRequest is ignored with decision %q; it is relevant only when decision is \"modify\"", d)
+	}
+}
+
+// singleRules are the rules run on a modifiedRequest (filled in init: they include
+// checkModifiedRequest's own rule set, which would be an initialisation cycle).
+var singleRules []*lint.Rule
+
+func checkModifiedRequest(p *lint.Pass) {
+	mr := p.Msg.Root.Path("result", "modifiedRequest")
+	if mr == nil {
+		return
+	}
+	const base = "/result/modifiedRequest"
+	if mr.Kind != jsonread.Object {
+		p.Claim(base)
+		p.Reportf(base, "modifiedRequest is %s; it must be an AOS request object", kindOf(mr))
+		return
+	}
+	if !mr.Has("method") {
+		p.Claim(base)
+		p.Reportf(base, "modifiedRequest has no \"method\": it must be a complete AOS request (jsonrpc, id, method, params)")
+		return
+	}
+	kind, dialect, _ := Detect(mr, "")
+	sub := &lint.Message{Path: p.Msg.Path, Protocol: ID, Kind: kind, Dialect: dialect, Root: mr, Raw: p.Msg.Raw, Pos: p.Msg.Pos,
+		Index: p.Msg.Index, From: p.Msg.From, At: p.Msg.At, Session: p.Msg.Session, Opts: p.Msg.Opts}
+	for _, d := range LintSub(sub) {
+		p.ReportSevf(d.Severity, base+d.Pointer, "modifiedRequest: %s [%s]", d.Message, d.Rule)
+	}
+}
+
+// LintSub runs the single-message rules and the schema of m's kind on m (a request
+// nested in another message) and returns the findings with pointers relative to m.
+func LintSub(m *lint.Message) []lint.Diagnostic {
+	var out []lint.Diagnostic
+	var claimed []string
+	for _, r := range singleRules {
+		if !r.AppliesTo(m.Protocol, m.Kind) {
+			continue
+		}
+		sp := lint.NewPass(r, m)
+		func() {
+			defer func() { recover() }()
+			r.Run(sp)
+		}()
+		out = append(out, sp.Diagnostics()...)
+		claimed = append(claimed, sp.Claimed()...)
+	}
+	if file := SchemaFile(m.Kind); file != "" {
+		errs, err := schema.Validate(file, m.Root)
+		if err == nil {
+			for _, e := range errs {
+				if !lint.IsClaimed(claimed, e.Pointer) {
+					out = append(out, lint.Diagnostic{Rule: Schema.ID, Severity: lint.Error, Pointer: e.Pointer, Message: e.Message})
+				}
+			}
+		}
+	}
+	lint.SortDiagnostics(out)
+	return out
+}

@@ -1,0 +1,188 @@
+package aos
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+const specRequest = "aos-0.1.0 §3.12.1 JSONRPCRequest Object"
+const specResponse = "aos-0.1.0 §3.12.2 JSONRPCResponse Object"
+
+var (
+	// RPCVersion: jsonrpc exactly "2.0".
+	RPCVersion = &lint.Rule{
+		ID: "AOS-RPC-001", Title: "jsonrpc must be exactly \"2.0\"", Protocol: ID, Severity: lint.Error,
+		Spec: "aos-0.1.0 §2.2 Data Format; §3.12.1 JSONRPCRequest Object",
+		Doc: "Every AOS request and response is a JSON-RPC 2.0 object whose \"jsonrpc\" member is exactly the string \"2.0\" (§2.2, §3.12). " +
+			"The upstream AOS JSON Schema does not require the member, and messages written against it often omit it; AOS 0.1.0 requires it. " +
+			"A number 2.0 or another version string is wrong too.",
+		Bad:  `{"id": 1, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
+		Good: `{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
+		Run:  checkVersion,
+	}
+	// RPCID: id a string or an integer.
+	RPCID = &lint.Rule{
+		ID: "AOS-RPC-002", Title: "id must be a string or an integer", Protocol: ID, Severity: lint.Error,
+		Spec: "aos-0.1.0 §3.12.1 JSONRPCRequest Object; §3.12.2 JSONRPCResponse Object",
+		Doc: "A request's id \"MUST contain a String or Number(Integer) value\" (§3.12.1) and the guardian replies with the same value (§3.12.2). " +
+			"AOS has no notifications: every request carries an id. A fractional number, a boolean, an object or null is not an id; " +
+			"null is allowed only in an error response to a request whose id could not be read (parse error, invalid request).",
+		Bad:  `{"jsonrpc": "2.0", "id": 1.5, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
+		Good: `{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
+		Run:  checkID,
+	}
+	// RPCResultXorError: one of result and error.
+	RPCResultXorError = &lint.Rule{
+		ID: "AOS-RPC-003", Title: "response needs exactly one of result and error", Protocol: ID, Severity: lint.Error,
+		Spec: specResponse,
+		Doc: "\"The members result and error are mutually exclusive: one MUST be present, and the other MUST NOT\" (§3.12.2). " +
+			"A request (it has a method) carries neither.",
+		Bad:  `{"jsonrpc": "2.0", "id": 7, "result": {"decision": "allow", "message": "ok"}, "error": {"code": -32603, "message": "Internal error"}}`,
+		Good: `{"jsonrpc": "2.0", "id": 7, "result": {"decision": "allow", "message": "ok"}}`,
+		Run:  checkResultXorError,
+	}
+	// RPCMethod: known methods only.
+	RPCMethod = &lint.Rule{
+		ID: "AOS-RPC-004", Title: "unknown method", Protocol: ID, Severity: lint.Error,
+		Spec: "aos-0.1.0 §4 Protocol RPC Methods",
+		Doc: "AOS 0.1.0 defines ten methods: " + strings.Join(Methods, ", ") + ". " +
+			"A guardian answers any other method with -32601 Method not found. A raw MCP or A2A message (tools/call, message/send, ...) " +
+			"is not an AOS request: wrap it in protocols/MCP or protocols/A2A with the message in params.message (§4.7, §4.8).",
+		Bad:  `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Barcelona"}}}`,
+		Good: `{"jsonrpc": "2.0", "id": 70, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Barcelona"}}}}}`,
+		Run:  checkMethod,
+	}
+)
+
+func checkVersion(p *lint.Pass) {
+	v := p.Msg.Root.Get("jsonrpc")
+	switch {
+	case v == nil:
+		p.Claim("/jsonrpc")
+		if p.Msg.Dialect == DialectNoJSONRPC || isRequest(p.Msg) {
+			p.Reportf("", "\"jsonrpc\" is missing: the upstream AOS JSON Schema does not require it, but AOS 0.1.0 §3.12.1 does; add \"jsonrpc\": \"2.0\"")
+			return
+		}
+		p.Reportf("", "\"jsonrpc\" is missing: AOS 0.1.0 §3.12.2 requires \"jsonrpc\": \"2.0\" in every response")
+	case v.Kind != jsonread.String:
+		p.Claim("/jsonrpc")
+		p.Reportf("/jsonrpc", "\"jsonrpc\" is %s %s; it must be the string \"2.0\"", kindOf(v), raw(v))
+	case v.Str != "2.0":
+		p.Claim("/jsonrpc")
+		p.Reportf("/jsonrpc", "\"jsonrpc\" is %q; AOS uses JSON-RPC 2.0: it must be exactly \"2.0\"", v.Str)
+	}
+}
+
+func checkID(p *lint.Pass) {
+	id := p.Msg.Root.Get("id")
+	req := isRequest(p.Msg)
+	switch {
+	case id == nil:
+		p.Claim("/id")
+		if req {
+			p.Reportf("", "the request has no \"id\": AOS requests are never notifications; give it a string or integer id the guardian echoes (§3.12.1)")
+		} else {
+			p.Reportf("", "the response has no \"id\": it must echo the id of the request it answers (§3.12.2)")
+		}
+	case id.Kind == jsonread.String:
+	case id.Kind == jsonread.Number:
+		if _, ok := id.Int(); !ok {
+			p.Claim("/id")
+			p.Reportf("/id", "\"id\" is %s; it must be a string or an integer, such as %d or %q", raw(id), 1, "req-1")
+		}
+	case id.Kind == jsonread.Null && !req && p.Msg.Root.Has("error") && !p.Msg.Root.Has("result"):
+		// §3.12.2: null when the request's id could not be detected.
+	default:
+		p.Claim("/id")
+		if id.Kind == jsonread.Null && !req {
+			p.Reportf("/id", "\"id\" is null: only an error response to an unreadable request may have a null id; echo the request's id")
+			return
+		}
+		p.Reportf("/id", "\"id\" is %s; it must be a string or an integer", kindOf(id))
+	}
+}
+
+func checkResultXorError(p *lint.Pass) {
+	root := p.Msg.Root
+	res, errN := root.Get("result"), root.Get("error")
+	if isRequest(p.Msg) {
+		for _, k := range []string{"result", "error"} {
+			if root.Has(k) {
+				p.Claim("/" + k)
+				p.Reportf("/"+k, "a request (it has \"method\") must not carry %q; only the guardian's response does", k)
+			}
+		}
+		return
+	}
+	switch {
+	case res != nil && errN != nil:
+		p.Claim("/result")
+		p.Claim("/error")
+		p.Reportf("/error", "the response has both \"result\" and \"error\"; they are mutually exclusive: keep \"result\" on success, \"error\" on failure")
+	case res == nil && errN == nil:
+		p.Reportf("", "the JSON-RPC message has no \"method\", \"result\" or \"error\": a request needs a method, a response exactly one of result and error")
+	}
+}
+
+func checkMethod(p *lint.Pass) {
+	mn := p.Msg.Root.Get("method")
+	if mn == nil {
+		return
+	}
+	if mn.Kind != jsonread.String {
+		p.Reportf("/method", "\"method\" is %s; it must be the name of an AOS method: %s", kindOf(mn), strings.Join(Methods, ", "))
+		return
+	}
+	name := mn.Str
+	if IsMethod(name) {
+		return
+	}
+	switch p.Msg.Dialect {
+	case DialectOWASPA2A:
+		return // AOS-DIALECT-004 names it
+	case DialectRawMCP:
+		p.Reportf("/method", "method %q is an MCP method: this is a raw MCP message, not an AOS request; send it as {\"method\": \"protocols/MCP\", \"params\": {\"message\": <this message>}} (§4.8)", name)
+		return
+	case DialectRawA2A:
+		p.Reportf("/method", "method %q is an A2A method: this is a raw A2A message, not an AOS request; send it as {\"method\": \"protocols/A2A\", \"params\": {\"message\": <this message>}} (§4.7)", name)
+		return
+	}
+	if near := nearMethod(name); near != "" {
+		p.Reportf("/method", "unknown method %q; did you mean %q? AOS 0.1.0 methods: %s", name, near, strings.Join(Methods, ", "))
+		return
+	}
+	p.Reportf("/method", "unknown method %q; AOS 0.1.0 methods: %s", name, strings.Join(Methods, ", "))
+}
+
+// nearMethod finds the AOS method a misspelt name most likely meant.
+func nearMethod(name string) string {
+	low := strings.ToLower(name)
+	for _, m := range Methods {
+		ml := strings.ToLower(m)
+		if low == ml || strings.TrimPrefix(ml, "steps/") == low || strings.TrimPrefix(ml, "protocols/") == low {
+			return m
+		}
+	}
+	return ""
+}
+
+// raw renders a scalar node as JSON text for messages.
+func raw(n *jsonread.Node) string {
+	switch n.Kind {
+	case jsonread.String:
+		return fmt.Sprintf("%q", n.Str)
+	case jsonread.Number:
+		return n.Str
+	case jsonread.Bool:
+		if n.Bool {
+			return "true"
+		}
+		return "false"
+	case jsonread.Null:
+		return "null"
+	}
+	return n.Kind.String()
+}

@@ -1,0 +1,55 @@
+package aos
+
+import (
+	"net/url"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// URIAbsolute: URIs should be absolute.
+var URIAbsolute = &lint.Rule{
+	ID: "AOS-URI-001", Title: "URI is not absolute", Protocol: ID, Severity: lint.Warning,
+	Spec: "aos-0.1.0 §3.5.2 FileWithUri Object; §3.7 Source; §3.1.1 AgentProvider",
+	Doc: "FileWithUri.uri is a \"URI (absolute URL strongly recommended)\" (§3.5.2); FileSource.url, SiteSource.url (§3.7) and AgentProvider.url (§3.1.1) " +
+		"are URLs. A relative reference (\"files/report.pdf\", \"example.com\") cannot be resolved by the guardian, which has no base URL. " +
+		"The spec only recommends absolute URLs, so this is a warning; a value that is no URI at all is also reported here.",
+	Bad:  `{"kind": "file", "file": {"name": "report.pdf", "uri": "files/report.pdf"}}`,
+	Good: `{"kind": "file", "file": {"name": "report.pdf", "uri": "https://files.example.com/report.pdf"}}`,
+	Run:  checkURIs,
+}
+
+func checkURIs(p *lint.Pass) {
+	root := p.Msg.Root
+	if !isRequest(p.Msg) {
+		return
+	}
+	check := func(ptr string, n *jsonread.Node) {
+		if n == nil || n.Kind != jsonread.String {
+			return
+		}
+		u, err := url.Parse(n.Str)
+		switch {
+		case n.Str == "":
+			p.Reportf(ptr, "the URL is empty; give an absolute URL such as \"https://example.com/file.pdf\"")
+		case err != nil:
+			p.Reportf(ptr, "%q is not a URI (%v); give an absolute URL such as \"https://example.com/file.pdf\"", n.Str, err)
+		case !u.IsAbs():
+			p.Reportf(ptr, "%q is a relative reference; an absolute URL with a scheme is strongly recommended, such as \"https://%s\"", n.Str, trimSlash(n.Str))
+		}
+	}
+	fileParts(root, func(ptr string, file *jsonread.Node) { check(ptr+"/uri", file.Get("uri")) })
+	for base, arr := range sourceLists(root) {
+		for i, s := range arr.Items {
+			check(pointer(base, i, "url"), s.Get("url"))
+		}
+	}
+	check("/params/context/agent/provider/url", root.Path("params", "context", "agent", "provider", "url"))
+}
+
+func trimSlash(s string) string {
+	for len(s) > 0 && s[0] == '/' {
+		s = s[1:]
+	}
+	return s
+}

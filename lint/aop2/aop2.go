@@ -1,0 +1,190 @@
+// Package aop2 holds aoplint's rules for the AOP JSON v2 contract (Cyclops 2.0.2-C):
+// detection (§1.3), one schema per message kind, the semantic rules schemas cannot
+// say, and the sequence rules over a session (guard rails, heartbeats, progress,
+// timeouts, delegation depth, budgets).
+//
+// Rule IDs are AOP2-<AREA>-<NNN>; the rules of an area live in <area>.go, the
+// sequence rules (AOP2-SEQ-*) in seq*.go.
+package aop2
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// ID is the protocol's id.
+const ID = "aop2"
+
+const specName = "aop2-orchestration-json-v2.0.2-C"
+
+// Message kinds.
+const (
+	KindTask     = "TASK"
+	KindResponse = "RESPONSE"
+	KindEvent    = "EVENT" // an EVENT whose event name is missing or unknown
+)
+
+// Event names (§6-§10), as in v2.0.0.
+var eventNames = []string{"HEARTBEAT", "PROGRESS_UPDATE", "ROLLBACK_INITIATED", "PRIORITY_ESCALATION", "VERSION_FALLBACK", "SESSION_FINAL_REPORT"}
+
+// eventKind is the message kind of an EVENT: "EVENT:HEARTBEAT".
+func eventKind(name string) string { return KindEvent + ":" + name }
+
+var (
+	kindTask          = []string{KindTask}
+	kindResponse      = []string{KindResponse}
+	kindTaskResponse  = []string{KindTask, KindResponse}
+	kindHeartbeat     = eventKind("HEARTBEAT")
+	kindProgress      = eventKind("PROGRESS_UPDATE")
+	allKinds          []string
+	messageTypes      = []string{"TASK", "RESPONSE", "EVENT"}
+	defaultVersion    = "2.0.2-C"
+	defaultSchemaVers = "2.0.2"
+)
+
+func init() {
+	allKinds = append([]string{KindTask, KindResponse}, KindEvent)
+	for _, e := range eventNames {
+		allKinds = append(allKinds, eventKind(e))
+	}
+	lint.RegisterProtocol(&lint.Protocol{
+		ID:     ID,
+		Name:   "AOP JSON v2 (Cyclops 2.0.2-C)",
+		Spec:   specName,
+		Kinds:  allKinds,
+		Detect: Detect,
+		Schema: SchemaFile,
+	})
+}
+
+// SchemaFile names the schema of a kind within package schemas' FS.
+func SchemaFile(kind string) string {
+	switch {
+	case kind == KindTask:
+		return "aop2/task.schema.json"
+	case kind == KindResponse:
+		return "aop2/response.schema.json"
+	case kind == KindEvent:
+		return "aop2/event.schema.json"
+	case strings.HasPrefix(kind, KindEvent+":") && isEventName(kind[len(KindEvent)+1:]):
+		return "aop2/event." + kind[len(KindEvent)+1:] + ".schema.json"
+	}
+	return ""
+}
+
+func isEventName(s string) bool { return contains(eventNames, s) }
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Dialects the detector names.
+const (
+	// DialectV1 is a JSON message with an aop_version of 1.x: AOP v1 was a markdown
+	// prompt (§1.3 step 3), never a JSON envelope.
+	DialectV1 = "v1"
+	// DialectUnversioned is a message that looks like AOP but lacks aop_version.
+	DialectUnversioned = "unversioned"
+)
+
+// Detect follows the §1.3 pipeline on a parsed JSON value: an object whose
+// aop_version starts with "2." is v2 (certain); an aop_version outside 2.x is still
+// this protocol's (its version is reported as unsupported); without aop_version,
+// an object with protocol_family "AOP" or a message_type of TASK, RESPONSE or EVENT
+// is taken as an AOP message whose version is missing.
+func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence int) {
+	if root == nil || root.Kind != jsonread.Object {
+		return "", "", 0
+	}
+	kind = kindOf(root)
+	v := root.Get("aop_version")
+	mt := root.Get("message_type").String()
+	switch {
+	case v.IsString() && strings.HasPrefix(v.Str, "2."):
+		return kind, "", 100
+	case v != nil:
+		if v.IsString() && strings.HasPrefix(v.Str, "1") {
+			return kind, DialectV1, 90
+		}
+		return kind, "", 90
+	case root.Get("protocol_family").String() == "AOP":
+		return kind, DialectUnversioned, 80
+	case contains(messageTypes, mt):
+		return kind, DialectUnversioned, 60
+	case isEventName(root.Get("event").String()) && (root.Has("session_id") || root.Has("task_id")):
+		return kind, DialectUnversioned, 40
+	}
+	return "", "", 0
+}
+
+// kindOf is the kind named by message_type (and event), "" when unknown.
+func kindOf(root *jsonread.Node) string {
+	switch root.Get("message_type").String() {
+	case "TASK":
+		return KindTask
+	case "RESPONSE":
+		return KindResponse
+	case "EVENT":
+		if ev := root.Get("event").String(); isEventName(ev) {
+			return eventKind(ev)
+		}
+		return KindEvent
+	}
+	if isEventName(root.Get("event").String()) && !root.Has("message_type") {
+		return eventKind(root.Get("event").String())
+	}
+	return ""
+}
+
+// ptr joins pointer tokens: ptr("/task", "inputs", 3) is "/task/inputs/3".
+func ptr(base string, toks ...any) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, t := range toks {
+		b.WriteByte('/')
+		switch v := t.(type) {
+		case string:
+			b.WriteString(jsonread.EscapeToken(v))
+		case int:
+			b.WriteString(strconv.Itoa(v))
+		}
+	}
+	return b.String()
+}
+
+// quoteList renders allowed values for a message: "TASK, RESPONSE, EVENT".
+func quoteList(vs []string) string { return strings.Join(vs, ", ") }
+
+// isObject reports whether n is a JSON object.
+func isObject(n *jsonread.Node) bool { return n != nil && n.Kind == jsonread.Object }
+
+// describe renders a value briefly for messages: "STATUS" for strings, the JSON type otherwise.
+func describe(n *jsonread.Node) string {
+	if n == nil {
+		return "missing"
+	}
+	switch n.Kind {
+	case jsonread.String:
+		s := n.Str
+		if len(s) > 60 {
+			s = s[:57] + "..."
+		}
+		return `"` + s + `"`
+	case jsonread.Number:
+		return n.Str
+	case jsonread.Bool:
+		if n.Bool {
+			return "true"
+		}
+		return "false"
+	}
+	return n.Kind.String()
+}

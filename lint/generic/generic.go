@@ -48,7 +48,7 @@ var (
 	}
 	Size = &lint.Rule{
 		ID: "GEN-SIZE-001", Title: "message too large to lint", Severity: lint.Error, Spec: "aop2 §4; aof-1 (10 MiB message limit)",
-		Doc:  "A single message (one line of a stream, or a whole file) is larger than aoplint's bound of 64 MiB. It is skipped, not parsed. No protocol allows messages that large: the largest, AOF, stops at 10 MiB.",
+		Doc:  "A single message (one line of a stream, or a whole file) is larger than aoplint's bound of 16 MiB. It is skipped, not parsed. No protocol allows messages that large: the largest, AOF, stops at 10 MiB.",
 		Bad:  "a 100 MB line",
 		Good: "messages under the protocol's limit",
 	}

@@ -23,7 +23,7 @@ import (
 
 // MaxMessage bounds one message (a line of a stream, or a whole single-message
 // file). Larger ones are reported (GEN-SIZE-001) and skipped, never held in memory.
-const MaxMessage = 64 << 20
+const MaxMessage = 16 << 20
 
 // Options configure a run.
 type Options struct {
@@ -113,7 +113,9 @@ func LintReader(name string, r io.Reader, opts Options) (FileResult, error) {
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
 		return FileResult{Path: name}, err
 	}
-	if isStream(head) {
+	// A stream, or a first line too long to see the end of: read line by line, so
+	// that a 100 MB line costs at most MaxMessage and the lines after it are linted.
+	if isStream(head) || (len(head) == 64*1024 && bytes.IndexByte(head, '\n') < 0) {
 		return LintStream(name, br, opts)
 	}
 	data, tooBig, err := readBounded(br, MaxMessage)

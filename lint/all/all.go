@@ -3,6 +3,7 @@
 package all
 
 import (
+	_ "github.com/aopkit/aopkit/lint/aof"
 	_ "github.com/aopkit/aopkit/lint/aop2"
 	_ "github.com/aopkit/aopkit/lint/aos"
 	_ "github.com/aopkit/aopkit/lint/generic"

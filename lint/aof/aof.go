@@ -1,0 +1,282 @@
+// Package aof holds aoplint's rules for AOF/1 (specs/aof-1.md): the protocol's
+// detection, the envelope and payload rules, the run artifacts, the sequence rules
+// over transcripts, and the linter of AOF data directories.
+//
+// Rule IDs: AOF-ENV (envelope), AOF-TIME (timestamps), AOF-DIALECT (upstream
+// envelope fields), AOF-LIMIT (upstream size limits), AOF-COMP (completion reports
+// and run_result.json), AOF-STATUS (status updates), AOF-HANDOFF (handoffs),
+// AOF-RUN (run artifacts), AOF-SEQ (sequences), AOF-DIR (data directories),
+// AOF-SCHEMA (JSON Schema).
+package aof
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// Message kinds: the five envelope types and the run artifacts.
+const (
+	KindHandoffRequest  = "handoff.request"
+	KindHandoffAccepted = "handoff.accepted"
+	KindHandoffRejected = "handoff.rejected"
+	KindStatusUpdate    = "status.update"
+	KindCompletion      = "completion.report"
+	KindRun             = "run.json"
+	KindHeartbeat       = "run_heartbeat.json"
+	KindRunResult       = "run_result.json"
+	KindHandoffInput    = "inputs/handoff.json"
+)
+
+// envelopeKinds are the message types of aof-1 §Message Type Enum.
+var envelopeKinds = []string{KindHandoffRequest, KindHandoffAccepted, KindHandoffRejected, KindStatusUpdate, KindCompletion}
+
+var artifactKinds = []string{KindRun, KindHeartbeat, KindRunResult, KindHandoffInput}
+
+// DialectUpstream marks a message carrying the live implementation's envelope
+// fields (projectId, project_id, taskRelpath).
+const DialectUpstream = "aof-upstream"
+
+const specDoc = "aof-1"
+
+// Protocol is AOF/1.
+var Protocol = &lint.Protocol{
+	ID:     "aof",
+	Name:   "AOF/1 protocols (filesystem-first agent orchestration)",
+	Spec:   "aof-1 (AOF Protocols User Guide, protocol version 1)",
+	Kinds:  append(append([]string(nil), envelopeKinds...), artifactKinds...),
+	Detect: Detect,
+	Schema: schemaFile,
+}
+
+func isEnvelopeKind(k string) bool {
+	for _, e := range envelopeKinds {
+		if e == k {
+			return true
+		}
+	}
+	return false
+}
+
+func isEnvelope(kind string) bool { return kind == "" || isEnvelopeKind(kind) }
+
+// Detect follows aof-1 §Message Detection: an object with protocol "aof" is an AOF
+// envelope (the driver handles the "AOF/1 " prefix by forcing this protocol). Run
+// artifacts are known by their file names (run.json, run_heartbeat.json,
+// run_result.json, inputs/handoff.json) and, in streams, by their shapes. An
+// object shaped like an envelope whose protocol is not "aof" is claimed weakly, so
+// that it gets AOF-ENV-001 instead of a bare "no protocol recognised".
+func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence int) {
+	if root == nil || root.Kind != jsonread.Object {
+		return "", "", 0
+	}
+	if hasUpstreamFields(root) {
+		dialect = DialectUpstream
+	}
+	typ := root.Get("type").String()
+	if p := root.Get("protocol"); p != nil {
+		if p.String() == "aof" {
+			if isEnvelopeKind(typ) {
+				return typ, dialect, 100
+			}
+			return "", dialect, 100
+		}
+		if isEnvelopeKind(typ) && root.Get("payload") != nil {
+			return typ, dialect, 40
+		}
+	}
+	if name != "" {
+		if k := kindFromName(name); k != "" {
+			if root.Get("taskId") != nil || root.Get("agentId") != nil {
+				return k, "", 95
+			}
+			return k, "", 30
+		}
+	}
+	if k := kindFromShape(root); k != "" {
+		return k, "", 80
+	}
+	if root.Get("protocol") == nil && isEnvelopeKind(typ) && root.Get("payload") != nil && root.Get("taskId") != nil {
+		return typ, dialect, 60 // an envelope that forgot "protocol"
+	}
+	return "", "", 0
+}
+
+func kindFromName(name string) string {
+	base := filepath.Base(filepath.ToSlash(name))
+	switch base {
+	case "run.json":
+		return KindRun
+	case "run_heartbeat.json":
+		return KindHeartbeat
+	case "run_result.json":
+		return KindRunResult
+	case "handoff.json":
+		if filepath.Base(filepath.Dir(name)) == "inputs" {
+			return KindHandoffInput
+		}
+	}
+	return ""
+}
+
+func kindFromShape(root *jsonread.Node) string {
+	if !root.Get("taskId").IsString() {
+		return ""
+	}
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if root.Get(k) != nil {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case root.Get("protocol") != nil:
+		return ""
+	case root.Get("agentId") != nil && has("lastHeartbeat", "beatCount") && root.Get("expiresAt") != nil:
+		return KindHeartbeat
+	case root.Get("agentId") != nil && root.Get("completedAt") != nil && root.Get("outcome") != nil:
+		return KindRunResult
+	case root.Get("agentId") != nil && root.Get("startedAt") != nil && has("artifactPaths", "status"):
+		return KindRun
+	case root.Get("parentTaskId") != nil && root.Get("dueBy") != nil && has("fromAgent", "toAgent"):
+		return KindHandoffInput
+	}
+	return ""
+}
+
+func hasUpstreamFields(root *jsonread.Node) bool {
+	return root.Get("projectId") != nil || root.Get("project_id") != nil || root.Get("taskRelpath") != nil
+}
+
+func schemaFile(kind string) string {
+	switch kind {
+	case "":
+		return "aof/envelope.schema.json"
+	case KindRun:
+		return "aof/run.schema.json"
+	case KindHeartbeat:
+		return "aof/run_heartbeat.schema.json"
+	case KindRunResult:
+		return "aof/run_result.schema.json"
+	case KindHandoffInput:
+		return "aof/inputs_handoff.schema.json"
+	}
+	if isEnvelopeKind(kind) {
+		return "aof/" + kind + ".schema.json"
+	}
+	return ""
+}
+
+// taskIDPattern is the guide's TaskId (aof-1 §Envelope Fields), which is normative.
+var taskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}$`)
+
+// upstreamTaskIDPattern is the live implementation's TaskId, with an optional -NN
+// suffix (reference/README.md, upstream/aof).
+var upstreamTaskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}-\d{2}$`)
+
+// ValidTaskID reports whether id matches the guide's TASK-YYYY-MM-DD-NNN.
+func ValidTaskID(id string) bool { return taskIDPattern.MatchString(id) }
+
+// datetimePattern is the ISO 8601 extended date-time the guide uses (seconds and
+// fraction optional, a zone optional).
+var datetimePattern = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$`)
+
+// zoneKind says how a datetime names its zone.
+type zoneKind int
+
+const (
+	zoneZ      zoneKind = iota // "Z"
+	zoneOffset                 // "+02:00"
+	zoneNone                   // local time, no zone
+)
+
+// parseDateTime reads an ISO 8601 date-time; ok is false when s is not one.
+func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
+	m := datetimePattern.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, 0, false
+	}
+	norm := m[1] + "-" + m[2] + "-" + m[3] + "T" + m[4] + ":" + m[5] + ":"
+	if m[6] != "" {
+		norm += m[6]
+	} else {
+		norm += "00"
+	}
+	if m[7] != "" {
+		norm += "." + m[7]
+	}
+	z := m[8]
+	switch {
+	case z == "":
+		zone = zoneNone
+		norm += "Z"
+	case z == "Z" || z == "z":
+		zone = zoneZ
+		norm += "Z"
+	default:
+		zone = zoneOffset
+		off := z
+		if len(off) == 3 {
+			off += ":00"
+		} else if len(off) == 5 {
+			off = off[:3] + ":" + off[3:]
+		}
+		norm += off
+	}
+	t, err := time.Parse(time.RFC3339Nano, norm)
+	if err != nil {
+		return time.Time{}, 0, false
+	}
+	return t, zone, true
+}
+
+// timeOf returns the time at n if it is an ISO 8601 date-time.
+func timeOf(n *jsonread.Node) (time.Time, bool) {
+	if !n.IsString() {
+		return time.Time{}, false
+	}
+	t, _, ok := parseDateTime(n.Str)
+	return t, ok
+}
+
+// payloadBase is the pointer to the payload of a message of kind: "/payload" for
+// envelopes, "" for run artifacts (whose fields sit at the top level).
+func payloadBase(kind string) string {
+	if isEnvelope(kind) {
+		return "/payload"
+	}
+	return ""
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = `"` + x + `"`
+	}
+	return strings.Join(q, ", ")
+}
+
+// Rules lists every rule of the package.
+var Rules []*lint.Rule
+
+func init() {
+	lint.RegisterProtocol(Protocol)
+	Rules = append(Rules, envRules...)
+	Rules = append(Rules, timeRules...)
+	Rules = append(Rules, dialectRules...)
+	Rules = append(Rules, limitRules...)
+	Rules = append(Rules, compRules...)
+	Rules = append(Rules, statusRules...)
+	Rules = append(Rules, handoffRules...)
+	Rules = append(Rules, runRules...)
+	Rules = append(Rules, seqRules...)
+	Rules = append(Rules, dirRules...)
+	Rules = append(Rules, SchemaRule)
+	lint.Register(Rules...)
+}

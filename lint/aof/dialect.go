@@ -1,0 +1,47 @@
+package aof
+
+import "github.com/aopkit/aopkit/lint"
+
+// DialectFields reports the upstream implementation's envelope fields.
+var DialectFields = &lint.Rule{
+	ID: "AOF-DIALECT-001", Title: "upstream envelope fields (projectId, project_id, taskRelpath)", Protocol: "aof", Kinds: envKinds, Severity: lint.Info,
+	Spec: "aof-1 §Envelope Fields (upstream dialect)",
+	Doc: "The upstream AOF implementation's envelope requires \"projectId\" (alias \"project_id\") and allows \"taskRelpath\" (the task file's " +
+		"path in the data directory). The guide, which is normative, defines neither and none of its examples carries them, so aoplint " +
+		"accepts envelopes with and without them: their presence is reported as info naming the dialect, their absence not at all " +
+		"(an upstream router would reject an envelope without projectId as invalid_envelope). A projectId that is not a non-empty string, " +
+		"or projectId and project_id disagreeing, is a warning: upstream rejects or misroutes such envelopes.",
+	Bad:  `{"protocol": "aof", "version": 1, "projectId": 7, ...}`,
+	Good: `{"protocol": "aof", "version": 1, "projectId": "aof", ...}  (or no projectId: the guide's envelope)`,
+	Run:  checkDialect,
+}
+
+var dialectRules = []*lint.Rule{DialectFields}
+
+func checkDialect(p *lint.Pass) {
+	pid, alias, rel := p.Node("/projectId"), p.Node("/project_id"), p.Node("/taskRelpath")
+	for _, f := range []struct{ ptr, what string }{
+		{"/projectId", "\"projectId\" is an envelope field of the upstream AOF implementation (required there, alias project_id); the guide's envelope does not define it, and aoplint accepts it"},
+		{"/project_id", "\"project_id\" is the upstream AOF implementation's alias of projectId; the guide's envelope does not define it, and aoplint accepts it"},
+	} {
+		n := p.Node(f.ptr)
+		if n == nil {
+			continue
+		}
+		if !n.IsString() || n.Str == "" {
+			p.ReportSevf(lint.Warning, f.ptr, "%s is %s: the upstream implementation requires a non-empty string and rejects the envelope as invalid_envelope", f.ptr[1:], short(n))
+			continue
+		}
+		p.Reportf(f.ptr, "%s", f.what)
+	}
+	if pid.IsString() && alias.IsString() && pid.Str != alias.Str {
+		p.ReportSevf(lint.Warning, "/project_id", "project_id %q disagrees with projectId %q: upstream reads one of them, so the message may land in the wrong project", alias.Str, pid.Str)
+	}
+	if rel != nil {
+		if !rel.IsString() {
+			p.ReportSevf(lint.Warning, "/taskRelpath", "taskRelpath is %s: the upstream implementation expects a string (the task file's path in the data directory)", short(rel))
+		} else {
+			p.Reportf("/taskRelpath", "\"taskRelpath\" is an optional envelope field of the upstream AOF implementation (the task file's path in the data directory); the guide does not define it, and aoplint accepts it")
+		}
+	}
+}

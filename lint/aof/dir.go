@@ -1,0 +1,5 @@
+package aof
+
+import "github.com/aopkit/aopkit/lint"
+
+var dirRules []*lint.Rule

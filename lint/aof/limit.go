@@ -1,0 +1,83 @@
+package aof
+
+import (
+	"fmt"
+	"unicode/utf16"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// Limits reports the upstream implementation's size limits.
+var Limits = &lint.Rule{
+	ID: "AOF-LIMIT-001", Title: "upstream size limits", Protocol: "aof", Severity: lint.Warning,
+	Spec: "aof-1 §Completion Report Payload; §Status Update Payload; §Handoff Request Payload (upstream limits)",
+	Doc: "The guide sets no sizes, but the upstream implementation's schema does: summaryRef at most 256 characters, notes 10,000, " +
+		"progress 1,000, reason 512, every list item 256, deliverables at most 50 items, blockers 20, other lists 50, and a whole message " +
+		"at most 10 MiB. An upstream router rejects larger messages as invalid_envelope, so aoplint warns, citing the upstream limit.",
+	Bad:  `"summaryRef": "aaaa... (257 characters)"`,
+	Good: `"summaryRef": "outputs/summary.md"`,
+	Run:  checkLimits,
+}
+
+var limitRules = []*lint.Rule{Limits}
+
+const maxMessageBytes = 10 << 20
+
+var stringLimits = []struct {
+	field string
+	max   int
+}{{"summaryRef", 256}, {"handoffRef", 256}, {"notes", 10000}, {"progress", 1000}, {"reason", 512}}
+
+var listLimits = map[string]int{"deliverables": 50, "blockers": 20, "acceptanceCriteria": 50, "expectedOutputs": 50, "contextRefs": 50, "constraints": 50}
+
+// jsLen is a string's length as JavaScript (and Zod) counts it: UTF-16 code units.
+func jsLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n += len(utf16.Encode([]rune{r}))
+	}
+	return n
+}
+
+func checkLimits(p *lint.Pass) {
+	if len(p.Msg.Raw) > maxMessageBytes {
+		p.Reportf("", "the message is %d bytes, over the upstream limit of 10 MiB (%d bytes): an upstream router rejects it", len(p.Msg.Raw), maxMessageBytes)
+	}
+	base := payloadBase(p.Msg.Kind)
+	obj := p.Node(base)
+	if obj == nil || obj.Kind != jsonread.Object {
+		return
+	}
+	for _, sl := range stringLimits {
+		if n := obj.Get(sl.field); n.IsString() {
+			if l := jsLen(n.Str); l > sl.max {
+				p.Reportf(base+"/"+sl.field, "%s is %d characters, over the upstream limit of %s: an upstream router rejects the message as invalid_envelope", sl.field, l, thousands(sl.max))
+			}
+		}
+	}
+	for _, m := range obj.Members {
+		max, ok := listLimits[m.Key]
+		if !ok || m.Value.Kind != jsonread.Array {
+			continue
+		}
+		ptr := base + "/" + m.Key
+		if len(m.Value.Items) > max {
+			p.Reportf(ptr, "%s has %d items, over the upstream limit of %d: an upstream router rejects the message as invalid_envelope", m.Key, len(m.Value.Items), max)
+		}
+		for i, it := range m.Value.Items {
+			if it.IsString() {
+				if l := jsLen(it.Str); l > 256 {
+					p.Reportf(fmt.Sprintf("%s/%d", ptr, i), "%s[%d] is %d characters, over the upstream limit of 256 per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l)
+				}
+			}
+		}
+	}
+}
+
+func thousands(n int) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d,%03d", n/1000, n%1000)
+}

@@ -1,0 +1,90 @@
+package aof
+
+import (
+	"github.com/aopkit/aopkit/lint"
+)
+
+// SeqAnswer: handoff.accepted/rejected answer a handoff.request for that task.
+var SeqAnswer = &lint.Rule{
+	ID: "AOF-SEQ-002", Title: "handoff answer without a handoff request", Protocol: "aof", Severity: lint.Error,
+	Spec: "aof-1 §Delegation Flow; §Handoff Acceptance/Rejection",
+	Doc: "In the delegation flow the parent sends handoff.request (the router writes the child's inputs/handoff.json), then the child " +
+		"agent answers with handoff.accepted or handoff.rejected. In a stream, an answer for a task no earlier handoff.request (or inputs/handoff.json) " +
+		"delegated answers nothing; an answer from another agent than the request's toAgent, or an answer contradicting an earlier one " +
+		"(accepted, then rejected), is wrong too. Repeating the same answer is idempotent and fine. A file holding a single answer is not checked.",
+	Bad: `{"type":"handoff.accepted","taskId":"TASK-2026-02-09-061","fromAgent":"swe-qa",...}   (no handoff.request for TASK-2026-02-09-061 before it)`,
+	Good: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","fromAgent":"swe-backend","toAgent":"swe-qa",...}
+{"type":"handoff.accepted","taskId":"TASK-2026-02-09-061","fromAgent":"swe-qa",...}`,
+	NewChecker: func() lint.Checker { return &answerChecker{} },
+}
+
+type handoffState struct {
+	request lint.Related
+	toAgent string
+	verdict string // "", KindHandoffAccepted or KindHandoffRejected
+	answer  lint.Related
+}
+
+type answerChecker struct {
+	requests table[*handoffState]
+	seen     int           // messages observed
+	pending  *lint.Related // an answer that opened the stream, reported at Finish if more followed
+	pendText string
+}
+
+func (c *answerChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if m.Protocol == "aof" {
+		c.seen++
+	}
+	v, ok := viewOf(m)
+	if !ok {
+		return
+	}
+	switch v.kind {
+	case KindHandoffRequest, KindHandoffInput:
+		to := m.Node("/payload/toAgent").String()
+		if v.kind == KindHandoffInput {
+			to = m.Node("/toAgent").String()
+		}
+		st, ok := c.requests.get(v.task)
+		if !ok {
+			st = &handoffState{}
+		}
+		st.request, st.toAgent = lint.Witness(m, "/taskId", "the "+v.kind+" delegating "+v.task+" to "+to), to
+		if c.requests.put(v.task, st) {
+			reportCap(p)
+		}
+	case KindHandoffAccepted, KindHandoffRejected:
+		st, ok := c.requests.get(v.task)
+		if !ok {
+			text := v.kind + " for " + v.task + " answers no handoff.request: no earlier handoff.request (or inputs/handoff.json) delegated that task; " +
+				"the child answers the handoff it received"
+			if m.Index == 0 {
+				w := lint.Witness(m, "/taskId", "")
+				c.pending, c.pendText = &w, text
+				return
+			}
+			p.Reportf("/taskId", "%s", text)
+			return
+		}
+		if st.toAgent != "" && v.from != "" && v.from != st.toAgent {
+			p.ReportRelatedf(p.Rule.Severity, "/fromAgent", []lint.Related{st.request},
+				"%s for %s comes from %q, but the handoff.request (%s) delegated it to %q: only the child agent answers", v.kind, v.task, v.from, lineOf(st.request), st.toAgent)
+		}
+		if st.verdict != "" && st.verdict != v.kind {
+			p.ReportRelatedf(p.Rule.Severity, "/type", []lint.Related{st.answer},
+				"%s for %s contradicts the earlier %s (%s): a handoff is answered once", v.kind, v.task, st.verdict, lineOf(st.answer))
+			return
+		}
+		if st.verdict == "" {
+			st.verdict, st.answer = v.kind, lint.Witness(m, "/type", "the "+v.kind+" for "+v.task)
+		}
+	}
+}
+
+func (c *answerChecker) Finish(p *lint.Pass) {
+	if c.pending != nil && c.seen > 1 {
+		p.ReportAtf(p.Rule.Severity, *c.pending, nil, "%s", c.pendText)
+	}
+}

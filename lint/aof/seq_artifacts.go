@@ -1,0 +1,124 @@
+package aof
+
+import (
+	"time"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// SeqArtifacts: run artifacts agree with each other and with the messages.
+var SeqArtifacts = &lint.Rule{
+	ID: "AOF-SEQ-005", Title: "run artifacts disagree with each other or with the messages", Protocol: "aof", Severity: lint.Error,
+	Spec: "aof-1 §Resume Protocol (Artifacts); §run_result.json Schema",
+	Doc: "run.json (written when the lease is acquired), run_heartbeat.json (refreshed by the executor) and run_result.json (written from " +
+		"the completion.report) describe one run of one task by one agent: they agree on taskId and agentId; the heartbeat and the result " +
+		"are not older than the run's startedAt; run_result.json's outcome and agentId are the completion.report's outcome and fromAgent; " +
+		"and the run's status updates and completion report come from the agent holding the lease (run.json agentId). In a data directory " +
+		"the files of runs/<taskId>/ are compared; in a transcript the artifacts recorded in it and the messages.",
+	Bad: `run.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend",...}
+run_result.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-frontend","outcome":"done",...}`,
+	Good: `run.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend",...}
+run_result.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","outcome":"done",...}`,
+	NewChecker: func() lint.Checker { return &artifactChecker{} },
+}
+
+type runState struct {
+	agent      string
+	started    time.Time
+	run        *lint.Related
+	result     *lint.Related
+	outcome    string // run_result.json's
+	resAgent   string
+	completion *lint.Related
+	compOut    string
+	compFrom   string
+}
+
+type artifactChecker struct {
+	runs table[*runState]
+}
+
+func (c *artifactChecker) state(p *lint.Pass, task string) *runState {
+	st, ok := c.runs.get(task)
+	if !ok {
+		st = &runState{}
+		if c.runs.put(task, st) {
+			reportCap(p)
+		}
+	}
+	return st
+}
+
+func (c *artifactChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	v, ok := viewOf(m)
+	if !ok {
+		return
+	}
+	rel := func(r *lint.Related) []lint.Related { return []lint.Related{*r} }
+	switch v.kind {
+	case KindRun:
+		st := &runState{agent: v.from}
+		st.started, _ = timeOf(m.Node("/startedAt"))
+		w := lint.Witness(m, "/agentId", "run.json: "+v.task+" leased to "+v.from)
+		st.run = &w
+		if prev, ok := c.runs.get(v.task); ok && prev.run == nil {
+			// artifacts seen before the run: compare them now
+			st.completion, st.compOut, st.compFrom = prev.completion, prev.compOut, prev.compFrom
+		}
+		if c.runs.put(v.task, st) {
+			reportCap(p)
+		}
+	case KindHeartbeat:
+		st := c.state(p, v.task)
+		if st.run == nil {
+			return
+		}
+		if v.from != "" && st.agent != "" && v.from != st.agent {
+			p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.run), "run_heartbeat.json agentId %q differs from run.json's %q (%s): the heartbeat belongs to the run's agent", v.from, st.agent, lineOf(*st.run))
+		}
+		if last, ok := timeOf(m.Node("/lastHeartbeat")); ok && !st.started.IsZero() && last.Before(st.started) {
+			p.ReportRelatedf(p.Rule.Severity, "/lastHeartbeat", rel(st.run), "lastHeartbeat %s is before the run's startedAt %s (%s): the heartbeat is from an older run",
+				m.Node("/lastHeartbeat").Str, st.started.UTC().Format(time.RFC3339Nano), lineOf(*st.run))
+		}
+	case KindRunResult:
+		st := c.state(p, v.task)
+		outcome := m.Node("/outcome").String()
+		w := lint.Witness(m, "/outcome", "run_result.json of "+v.task+": outcome "+outcome+", agent "+v.from)
+		st.result, st.outcome, st.resAgent = &w, outcome, v.from
+		if st.run != nil {
+			if v.from != "" && st.agent != "" && v.from != st.agent {
+				p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.run), "run_result.json agentId %q differs from run.json's %q (%s): the result belongs to the run's agent", v.from, st.agent, lineOf(*st.run))
+			}
+			if done, ok := timeOf(m.Node("/completedAt")); ok && !st.started.IsZero() && done.Before(st.started) {
+				p.ReportRelatedf(p.Rule.Severity, "/completedAt", rel(st.run), "completedAt %s is before the run's startedAt %s (%s): the result is from an older run",
+					m.Node("/completedAt").Str, st.started.UTC().Format(time.RFC3339Nano), lineOf(*st.run))
+			}
+		}
+		if st.completion != nil {
+			if outcome != "" && st.compOut != "" && outcome != st.compOut {
+				p.ReportRelatedf(p.Rule.Severity, "/outcome", rel(st.completion), "run_result.json outcome %q differs from the completion.report's %q (%s): the router writes run_result.json from the report", outcome, st.compOut, lineOf(*st.completion))
+			}
+			if v.from != "" && st.compFrom != "" && v.from != st.compFrom {
+				p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.completion), "run_result.json agentId %q differs from the completion.report's fromAgent %q (%s)", v.from, st.compFrom, lineOf(*st.completion))
+			}
+		}
+	case KindCompletion, KindStatusUpdate:
+		st := c.state(p, v.task)
+		if st.run != nil && v.from != "" && st.agent != "" && v.from != st.agent {
+			p.ReportRelatedf(p.Rule.Severity, "/fromAgent", rel(st.run), "%s for %s comes from %q, but the run is leased to %q (%s): only the lease holder reports on its run (upstream: unauthorized_agent)",
+				v.kind, v.task, v.from, st.agent, lineOf(*st.run))
+		}
+		if v.kind != KindCompletion {
+			return
+		}
+		outcome := m.Node("/payload/outcome").String()
+		w := lint.Witness(m, "/payload/outcome", "completion.report of "+v.task+": outcome "+outcome+" from "+v.from)
+		st.completion, st.compOut, st.compFrom = &w, outcome, v.from
+		if st.result != nil && st.outcome != "" && outcome != "" && st.outcome != outcome {
+			p.ReportRelatedf(p.Rule.Severity, "/payload/outcome", rel(st.result), "completion.report outcome %q differs from run_result.json's %q (%s): the router writes run_result.json from the report", outcome, st.outcome, lineOf(*st.result))
+		}
+	}
+}
+
+func (c *artifactChecker) Finish(p *lint.Pass) {}

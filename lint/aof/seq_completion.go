@@ -1,0 +1,67 @@
+package aof
+
+import (
+	"github.com/aopkit/aopkit/lint"
+)
+
+// SeqCompletion: a completion re-sent with another outcome.
+var SeqCompletion = &lint.Rule{
+	ID: "AOF-SEQ-004", Title: "completion.report re-sent with a different outcome", Protocol: "aof", Severity: lint.Error,
+	Spec: "aof-1 §Idempotency; §Conflict Resolution",
+	Doc: "Protocol handlers are idempotent by task state: \"if a completion is re-sent with the same outcome, no additional transitions " +
+		"occur\", so a repeated completion.report with the same outcome is fine (reported as info). A second completion.report for the " +
+		"same run with a different outcome contradicts the first: run_result.json is overwritten while the task has already moved per the " +
+		"first outcome. A new run (a new run.json) or a status.update back to in-progress or ready reopens the task.",
+	Bad: `{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"done",...}}
+{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"blocked",...}}`,
+	Good: `{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"done",...}}
+{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"done",...}}   (idempotent)`,
+	NewChecker: func() lint.Checker { return &completionChecker{} },
+}
+
+type completionState struct {
+	outcome string
+	at      lint.Related
+}
+
+type completionChecker struct {
+	done table[completionState]
+}
+
+func (c *completionChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	v, ok := viewOf(m)
+	if !ok {
+		return
+	}
+	switch v.kind {
+	case KindRun:
+		c.done.del(v.task)
+	case KindStatusUpdate:
+		if s := m.Node("/payload/status").String(); s == "in-progress" || s == "ready" {
+			c.done.del(v.task)
+		}
+	case KindCompletion:
+		outcome := m.Node("/payload/outcome").String()
+		if outcome == "" {
+			return
+		}
+		prev, ok := c.done.get(v.task)
+		if !ok {
+			if c.done.put(v.task, completionState{outcome, lint.Witness(m, "/payload/outcome", "the first completion.report for "+v.task+", outcome "+outcome)}) {
+				reportCap(p)
+			}
+			return
+		}
+		if prev.outcome == outcome {
+			p.ReportRelatedf(lint.Info, "/payload/outcome", []lint.Related{prev.at},
+				"completion.report for %s re-sent with the same outcome %q (first at %s): idempotent, no additional transitions", v.task, outcome, lineOf(prev.at))
+			return
+		}
+		p.ReportRelatedf(p.Rule.Severity, "/payload/outcome", []lint.Related{prev.at},
+			"completion.report for %s with outcome %q after a completion.report with outcome %q (%s): a completed run is not re-reported "+
+				"with another outcome; the task already moved per the first", v.task, outcome, prev.outcome, lineOf(prev.at))
+	}
+}
+
+func (c *completionChecker) Finish(p *lint.Pass) {}

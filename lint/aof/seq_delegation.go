@@ -1,0 +1,56 @@
+package aof
+
+import (
+	"github.com/aopkit/aopkit/lint"
+)
+
+// SeqDelegation: delegation depth at most 1.
+var SeqDelegation = &lint.Rule{
+	ID: "AOF-SEQ-001", Title: "nested delegation (depth > 1)", Protocol: "aof", Severity: lint.Error,
+	Spec: "aof-1 §Delegation Depth Guard",
+	Doc: "Sub-agents cannot spawn sub-agents: a parent of depth 0 may delegate a child (depth 1), but a child may not delegate " +
+		"again (depth 2). A handoff.request whose parentTaskId is itself a task delegated by an earlier handoff.request (or an inputs/handoff.json) " +
+		"is rejected with delegation.rejected reason nested_delegation. In a data directory, a task whose metadata.delegationDepth is over 1, " +
+		"or a handoff input whose parent task has delegationDepth 1 or more, breaks the same rule.",
+	Bad: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","payload":{"taskId":"TASK-2026-02-09-061","parentTaskId":"TASK-2026-02-09-057",...}}
+{"type":"handoff.request","taskId":"TASK-2026-02-09-062","payload":{"taskId":"TASK-2026-02-09-062","parentTaskId":"TASK-2026-02-09-061",...}}`,
+	Good: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","payload":{"taskId":"TASK-2026-02-09-061","parentTaskId":"TASK-2026-02-09-057",...}}
+{"type":"handoff.request","taskId":"TASK-2026-02-09-062","payload":{"taskId":"TASK-2026-02-09-062","parentTaskId":"TASK-2026-02-09-057",...}}`,
+	NewChecker: func() lint.Checker { return &delegationChecker{} },
+}
+
+type delegationChecker struct {
+	children table[lint.Related] // child task → the handoff that delegated it
+}
+
+func (c *delegationChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	v, ok := viewOf(m)
+	if !ok {
+		return
+	}
+	var parentPtr string
+	switch v.kind {
+	case KindHandoffRequest:
+		parentPtr = "/payload/parentTaskId"
+	case KindHandoffInput:
+		parentPtr = "/parentTaskId"
+	default:
+		return
+	}
+	parent := m.Node(parentPtr).String()
+	if parent == "" {
+		return
+	}
+	if w, ok := c.children.get(parent); ok && parent != v.task {
+		p.ReportRelatedf(p.Rule.Severity, parentPtr, []lint.Related{w},
+			"nested delegation: parent task %s is itself a delegated child (%s), so %s would have delegation depth 2; "+
+				"depth is at most 1 and the router rejects this handoff with nested_delegation", parent, lineOf(w), v.task)
+		return
+	}
+	if c.children.put(v.task, lint.Witness(m, parentPtr, "the handoff that made "+v.task+" a delegated child of "+parent)) {
+		reportCap(p)
+	}
+}
+
+func (c *delegationChecker) Finish(p *lint.Pass) {}

@@ -1,0 +1,135 @@
+package aof
+
+import (
+	"github.com/aopkit/aopkit/lint"
+)
+
+// transitions is the task state machine: the lifecycle of aof-1 §Overview (backlog →
+// ready → in-progress → review → done; in-progress → blocked; blocked → review), the
+// reclaim in-progress → ready of §Resume Protocol, and the upstream store's gates
+// (done is terminal, blocked → ready, review → in-progress, cancel from any live
+// status). It is the reference engine's table (conform/engine/aof).
+var transitions = map[string][]string{
+	"backlog":     {"ready", "blocked", "cancelled"},
+	"ready":       {"in-progress", "backlog", "blocked", "cancelled"},
+	"in-progress": {"review", "blocked", "ready", "cancelled"},
+	"review":      {"done", "in-progress", "blocked", "cancelled"},
+	"blocked":     {"ready", "review", "cancelled"},
+	"done":        nil,
+	"cancelled":   nil,
+}
+
+func validTransition(from, to string) bool {
+	for _, t := range transitions[from] {
+		if t == to {
+			return true
+		}
+	}
+	return false
+}
+
+func allowedFrom(from string) string {
+	if len(transitions[from]) == 0 {
+		return "none: " + from + " is terminal"
+	}
+	return quoteList(transitions[from])
+}
+
+// completionTarget is the status a completion outcome leads to (resolveCompletionTransitions).
+func completionTarget(outcome string) string {
+	switch outcome {
+	case "done", "needs_review", "partial":
+		return "review"
+	case "blocked":
+		return "blocked"
+	}
+	return ""
+}
+
+// SeqTransition: status.update transitions follow the state machine.
+var SeqTransition = &lint.Rule{
+	ID: "AOF-SEQ-003", Title: "status transition the task state machine forbids", Protocol: "aof", Severity: lint.Error,
+	Spec: "aof-1 §Overview (task lifecycle); §Status Update Protocol (Routing Behavior)",
+	Doc: "A status.update with a status asks the router to transition the task, which it does only if isValidTransition(current, target): " +
+		"backlog → ready → in-progress → review → done, in-progress → blocked, blocked → review or ready, in-progress → ready (reclaim), " +
+		"review → in-progress, and cancelled from any live status; done and cancelled are terminal. An invalid transition is not applied " +
+		"(the router appends a work-log entry instead), so the agent and the task store disagree from then on. aoplint follows the task's status " +
+		"through the stream: run.json puts it in progress, status updates move it, completion.report moves it per its outcome (done, partial, " +
+		"needs_review → review; blocked → blocked), handoff.rejected blocks the child. A task the agent already reported on is in progress " +
+		"unless known otherwise. Repeating the current status is a no-op and fine.",
+	Bad: `{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"progress":"Executed 50/100 test cases"}}
+{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"status":"done"}}   (in-progress → done skips review)`,
+	Good: `{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"progress":"Executed 50/100 test cases"}}
+{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"status":"review"}}`,
+	NewChecker: func() lint.Checker { return &transitionChecker{} },
+}
+
+type taskStatus struct {
+	status string // "" while unknown
+	since  lint.Related
+}
+
+type transitionChecker struct {
+	tasks table[*taskStatus]
+}
+
+func (c *transitionChecker) set(p *lint.Pass, task, status string, w lint.Related) {
+	st, ok := c.tasks.get(task)
+	if !ok {
+		st = &taskStatus{}
+		if c.tasks.put(task, st) {
+			reportCap(p)
+		}
+	}
+	st.status, st.since = status, w
+}
+
+func (c *transitionChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	v, ok := viewOf(m)
+	if !ok {
+		return
+	}
+	switch v.kind {
+	case KindRun:
+		c.set(p, v.task, "in-progress", lint.Witness(m, "/startedAt", "run.json: the lease put "+v.task+" in progress"))
+	case KindHandoffRejected:
+		c.set(p, v.task, "blocked", lint.Witness(m, "/type", "handoff.rejected blocked "+v.task))
+	case KindCompletion, KindRunResult:
+		base := payloadBase(v.kind)
+		outcome := m.Node(base + "/outcome").String()
+		if t := completionTarget(outcome); t != "" {
+			if st, ok := c.tasks.get(v.task); ok && st.status == "done" {
+				return // completion on a done task is a no-op
+			}
+			c.set(p, v.task, t, lint.Witness(m, base+"/outcome", v.kind+" outcome "+outcome+" moved "+v.task+" to "+t))
+		}
+	case KindStatusUpdate:
+		target := m.Node("/payload/status").String()
+		st, known := c.tasks.get(v.task)
+		if !isTaskStatus(target) && target != "cancelled" {
+			if !known {
+				// an agent reporting on a task works on it: in progress unless known otherwise
+				c.set(p, v.task, "in-progress", lint.Witness(m, "/type", "the agent's first message on "+v.task+" (in progress)"))
+			}
+			return
+		}
+		if !known {
+			c.set(p, v.task, target, lint.Witness(m, "/payload/status", "status.update moved "+v.task+" to "+target))
+			return
+		}
+		if st.status == "" || st.status == target {
+			st.status, st.since = target, lint.Witness(m, "/payload/status", "status.update moved "+v.task+" to "+target)
+			return
+		}
+		if !validTransition(st.status, target) {
+			p.ReportRelatedf(p.Rule.Severity, "/payload/status", []lint.Related{st.since},
+				"status.update asks %s → %s for %s, which the task state machine forbids (from %s the allowed targets are %s); "+
+					"the router keeps the task %s and appends a work-log entry instead", st.status, target, v.task, st.status, allowedFrom(st.status), st.status)
+			return
+		}
+		st.status, st.since = target, lint.Witness(m, "/payload/status", "status.update moved "+v.task+" to "+target)
+	}
+}
+
+func (c *transitionChecker) Finish(p *lint.Pass) {}

@@ -1,0 +1,85 @@
+package aof
+
+import (
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// taskStatuses are the statuses of the guide's lifecycle (aof-1 §Overview).
+var taskStatuses = []string{"backlog", "ready", "in-progress", "review", "done", "blocked"}
+
+func isTaskStatus(s string) bool {
+	for _, t := range taskStatuses {
+		if t == s {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// StatusContent: at least one of status, progress, blockers, notes.
+	StatusContent = &lint.Rule{
+		ID: "AOF-STATUS-001", Title: "status.update needs status, progress, blockers or notes", Protocol: "aof", Kinds: []string{KindStatusUpdate}, Severity: lint.Error,
+		Spec: "aof-1 §Status Update Payload (Validation)",
+		Doc: "\"At least one of status, progress, blockers, or notes must be provided\": a status.update with none of them says nothing, " +
+			"and the router rejects it. Empty strings and empty lists say nothing either.",
+		Bad:  `"payload": {"taskId": "TASK-2026-02-09-059", "agentId": "swe-qa"}`,
+		Good: `"payload": {"taskId": "TASK-2026-02-09-059", "agentId": "swe-qa", "progress": "Executed 50/100 test cases"}`,
+		Run:  checkStatusContent,
+	}
+	// StatusValue: status is a task status.
+	StatusValue = &lint.Rule{
+		ID: "AOF-STATUS-002", Title: "status must be a task status", Protocol: "aof", Kinds: []string{KindStatusUpdate}, Severity: lint.Error,
+		Spec: "aof-1 §Status Update Payload; §Overview (task lifecycle)",
+		Doc: "payload.status is a TaskStatus of the lifecycle: backlog, ready, in-progress, review, done, blocked (note the hyphen in " +
+			"in-progress). The upstream implementation also knows \"cancelled\", a status the guide does not define: it is reported as " +
+			"a warning naming that dialect.",
+		Bad:  `"status": "in_progress"`,
+		Good: `"status": "in-progress"`,
+		Run:  checkStatusValue,
+	}
+)
+
+var statusRules = []*lint.Rule{StatusContent, StatusValue}
+
+func checkStatusContent(p *lint.Pass) {
+	pl := p.Node("/payload")
+	if pl == nil || pl.Kind != jsonread.Object {
+		return
+	}
+	for _, k := range []string{"status", "progress", "blockers", "notes"} {
+		n := pl.Get(k)
+		switch {
+		case n == nil || n.Kind == jsonread.Null:
+		case n.Kind == jsonread.String && strings.TrimSpace(n.Str) == "":
+		case n.Kind == jsonread.Array && len(n.Items) == 0:
+		default:
+			return
+		}
+	}
+	p.Reportf("/payload", "status.update carries none of status, progress, blockers or notes: say something, such as \"progress\": \"Executed 50/100 test cases\" (the router rejects an empty update)")
+}
+
+func checkStatusValue(p *lint.Pass) {
+	n := p.Node("/payload/status")
+	if !n.IsString() || isTaskStatus(n.Str) {
+		return
+	}
+	p.Claim("/payload/status")
+	if n.Str == "cancelled" {
+		p.ReportSevf(lint.Warning, "/payload/status", "status \"cancelled\" is a task status of the upstream implementation only; the guide's lifecycle has %s", quoteList(taskStatuses))
+		return
+	}
+	norm := strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(strings.TrimSpace(n.Str)))
+	if norm == "inprogress" {
+		norm = "in-progress"
+	}
+	if isTaskStatus(norm) {
+		p.Reportf("/payload/status", "status %q is not a task status: write %q (one of %s)", n.Str, norm, quoteList(taskStatuses))
+		return
+	}
+	p.Reportf("/payload/status", "status %q is not a task status: use one of %s", n.Str, quoteList(taskStatuses))
+}

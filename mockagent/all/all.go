@@ -6,4 +6,5 @@ import (
 	_ "github.com/aopkit/aopkit/mockagent" // the registry itself
 	_ "github.com/aopkit/aopkit/mockagent/aof"
 	_ "github.com/aopkit/aopkit/mockagent/aop2"
+	_ "github.com/aopkit/aopkit/mockagent/aos"
 )

@@ -1,0 +1,408 @@
+package aos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/aopkit/aopkit/conform/engine/aof"
+	"github.com/aopkit/aopkit/conform/engine/clock"
+)
+
+// JSON-RPC 2.0 error codes (AOS 0.1.0 §6.1).
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+)
+
+// Version is what the guardian answers to ping.
+const Version = "0.1.0"
+
+// DefaultBodyLimit bounds one request body.
+const DefaultBodyLimit = 1 << 20
+
+// Decision is one tool-call decision the guardian made, for the enforcement check.
+type Decision struct {
+	RequestID   any
+	Method      string
+	ExecutionID string
+	Tool        string
+	Args        map[string]any
+	Decision    string
+	Rule        string // the policy rule id, "" for the default
+	// ModTool and ModArgs are the call the agent must execute instead (modify).
+	ModTool string
+	ModArgs map[string]any
+}
+
+// Failure is one JSON-RPC error the guardian answered.
+type Failure struct {
+	Code    int
+	Message string
+	Method  string
+	Detail  string
+}
+
+// Guardian answers AOS requests. The zero value is not usable; use NewGuardian.
+type Guardian struct {
+	Policy    *Policy
+	Clock     clock.Clock
+	Rec       *aof.Recorder
+	BodyLimit int64
+
+	mu        sync.Mutex
+	decisions []Decision
+	failures  []Failure
+	requested map[string]string // executionId → decision
+	results   map[string]bool   // executionId → toolCallResult seen
+	pings     int
+}
+
+// NewGuardian returns a guardian with policy (DefaultPolicy when nil) recording to rec
+// (may be nil).
+func NewGuardian(policy *Policy, clk clock.Clock, rec *aof.Recorder) *Guardian {
+	if policy == nil {
+		policy = DefaultPolicy()
+	}
+	if rec == nil {
+		rec = &aof.Recorder{Protocol: "aos"}
+	}
+	return &Guardian{Policy: policy, Clock: clk, Rec: rec, BodyLimit: DefaultBodyLimit,
+		requested: map[string]string{}, results: map[string]bool{}}
+}
+
+// Decisions returns the tool-call decisions so far, in order.
+func (g *Guardian) Decisions() []Decision {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]Decision(nil), g.decisions...)
+}
+
+// Failures returns the JSON-RPC errors answered so far, in order.
+func (g *Guardian) Failures() []Failure {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]Failure(nil), g.failures...)
+}
+
+// ResultSeen reports whether a toolCallResult arrived for executionId.
+func (g *Guardian) ResultSeen(executionID string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.results[executionID]
+}
+
+// Server is a guardian listening on 127.0.0.1.
+type Server struct {
+	URL string
+	srv *http.Server
+	ln  net.Listener
+}
+
+// Serve starts g on 127.0.0.1 on a free port.
+func (g *Guardian) Serve() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{URL: "http://" + ln.Addr().String() + "/", ln: ln, srv: &http.Server{Handler: g}}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.srv.Shutdown(ctx)
+	return s.srv.Close()
+}
+
+// response is a JSON-RPC response object.
+type response struct {
+	JSONRPC string    `json:"jsonrpc"`
+	ID      any       `json:"id"`
+	Result  any       `json:"result,omitempty"`
+	Error   *rpcError `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func errResp(id any, code int, msg string, data any) *response {
+	return &response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: data}}
+}
+
+// ServeHTTP answers one POST (AOS 0.1.0 §2, §4).
+func (g *Guardian) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	status, resp, method := g.handle(r)
+	data, err := json.Marshal(resp)
+	if err != nil {
+		status = http.StatusInternalServerError
+		data, _ = json.Marshal(errResp(nil, CodeInternalError, "Internal server error", nil))
+	}
+	g.Rec.Data(g.Clock.Now(), "orchestrator", "http", data)
+	if resp.Error != nil {
+		detail := ""
+		if resp.Error.Data != nil {
+			b, _ := json.Marshal(resp.Error.Data)
+			detail = string(b)
+		}
+		g.mu.Lock()
+		g.failures = append(g.failures, Failure{Code: resp.Error.Code, Message: resp.Error.Message, Method: method, Detail: detail})
+		g.mu.Unlock()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(data, '\n'))
+}
+
+func (g *Guardian) handle(r *http.Request) (status int, resp *response, method string) {
+	defer func() {
+		if p := recover(); p != nil {
+			status, resp = http.StatusOK, errResp(nil, CodeInternalError, "Internal server error", fmt.Sprint(p))
+		}
+	}()
+	limit := g.BodyLimit
+	if limit <= 0 {
+		limit = DefaultBodyLimit
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err == nil && int64(len(body)) > limit {
+		g.Rec.Data(g.Clock.Now(), "agent", "http", []byte(fmt.Sprintf("(request body over %d bytes, not kept)", limit)))
+		return http.StatusRequestEntityTooLarge, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
+			fmt.Sprintf("request body exceeds %d bytes", limit)), ""
+	}
+	g.Rec.Data(g.Clock.Now(), "agent", "http", bytes.TrimSpace(body))
+	if r.Method != http.MethodPost {
+		return http.StatusMethodNotAllowed, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
+			"AOS requests are HTTP POST (AOS 0.1.0 §4), not "+r.Method), ""
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
+			fmt.Sprintf("Content-Type must be application/json (AOS 0.1.0 §2.2), got %q", r.Header.Get("Content-Type"))), ""
+	}
+	if err != nil {
+		return http.StatusBadRequest, errResp(nil, CodeParseError, "Invalid JSON payload", err.Error()), ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return http.StatusOK, errResp(nil, CodeParseError, "Invalid JSON payload", err.Error()), ""
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return http.StatusOK, errResp(nil, CodeParseError, "Invalid JSON payload", "data after the JSON value"), ""
+	}
+	req, ok := v.(map[string]any)
+	if !ok {
+		msg := "the request must be a JSON-RPC Request object"
+		if _, isArr := v.([]any); isArr {
+			msg = "batch requests are not part of AOS 0.1.0: send one Request object per POST"
+		}
+		return http.StatusOK, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request", msg), ""
+	}
+	id, idOK := validID(req["id"])
+	if _, present := req["id"]; !present || !idOK {
+		return http.StatusOK, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
+			"id must be a string or an integer (AOS 0.1.0 §3.12.1)"), ""
+	}
+	if req["jsonrpc"] != "2.0" {
+		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", `jsonrpc must be exactly "2.0"`), ""
+	}
+	method, isStr := req["method"].(string)
+	if !isStr {
+		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "method must be a string"), ""
+	}
+	var params map[string]any
+	switch p := req["params"].(type) {
+	case nil:
+		if _, present := req["params"]; present {
+			return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "params must be an object"), method
+		}
+		params = map[string]any{}
+	case map[string]any:
+		params = p
+	case []any:
+		return http.StatusOK, errResp(id, CodeInvalidParams, "Invalid method parameters", "AOS methods take params as an object, not an array"), method
+	default:
+		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "params must be an object"), method
+	}
+	if !knownMethod(method) {
+		return http.StatusOK, errResp(id, CodeMethodNotFound, "Method not found", fmt.Sprintf("%q is not an AOS 0.1.0 method", method)), method
+	}
+	if perr := validateParams(method, params); perr != nil {
+		return http.StatusOK, errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": perr.Pointer, "problem": perr.Problem}), method
+	}
+	if method == MethodPing {
+		g.mu.Lock()
+		g.pings++
+		g.mu.Unlock()
+		return http.StatusOK, &response{JSONRPC: "2.0", ID: id, Result: map[string]any{
+			"status": "connected", "version": Version, "timestamp": aof.FormatTime(g.Clock.Now())}}, method
+	}
+	return http.StatusOK, g.decide(id, method, req, params), method
+}
+
+// validID accepts a string or an integer (§3.12.1).
+func validID(x any) (any, bool) {
+	switch id := x.(type) {
+	case string:
+		return id, true
+	case json.Number:
+		if i, err := id.Int64(); err == nil {
+			return i, true
+		}
+	}
+	return nil, false
+}
+
+// decide applies the sequence checks and the policy.
+func (g *Guardian) decide(id any, method string, req, params map[string]any) *response {
+	c := call{Method: method}
+	var execID string
+	switch method {
+	case MethodToolCallRequest:
+		tc := params["toolCallRequest"].(map[string]any)
+		execID = tc["executionId"].(string)
+		c.Tool = tc["toolId"].(string)
+		c.Args = inputsToArgs(tc["inputs"].([]any))
+		g.mu.Lock()
+		_, dup := g.requested[execID]
+		g.mu.Unlock()
+		if dup {
+			return errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": "/params/toolCallRequest/executionId",
+				"problem": fmt.Sprintf("executionId %q was already used in this session; each tool call needs its own", execID)})
+		}
+	case MethodToolCallResult:
+		execID = params["executionId"].(string)
+		g.mu.Lock()
+		decision, known := g.requested[execID]
+		seen := g.results[execID]
+		if known && !seen {
+			g.results[execID] = true
+		}
+		g.mu.Unlock()
+		switch {
+		case !known:
+			return errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": "/params/executionId",
+				"problem": fmt.Sprintf("executionId %q has no earlier steps/toolCallRequest in this session", execID)})
+		case seen:
+			return errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": "/params/executionId",
+				"problem": fmt.Sprintf("executionId %q already has a toolCallResult", execID)})
+		case decision == Deny:
+			// The agent ran a tool the guardian denied: record it, answer deny.
+			g.mu.Lock()
+			g.failures = append(g.failures, Failure{Code: 0, Message: "result for a denied tool call", Method: method, Detail: execID})
+			g.mu.Unlock()
+			return &response{JSONRPC: "2.0", ID: id, Result: map[string]any{"decision": Deny, "reasonCode": []string{"DENIED_CALL_EXECUTED"},
+				"message": fmt.Sprintf("Tool call %s was denied; its result must not reach the model.", execID)}}
+		}
+	case MethodMCP:
+		if m, ok := params["message"].(map[string]any); ok && m["method"] == "tools/call" {
+			if p, ok := m["params"].(map[string]any); ok {
+				c.Tool, _ = p["name"].(string)
+				c.Args, _ = p["arguments"].(map[string]any)
+			}
+		}
+	}
+	verdict, ruleID := g.Policy.Default, ""
+	var rule *Rule
+	if rule = g.Policy.Match(c); rule != nil {
+		verdict, ruleID = rule.Verdict, rule.ID
+	}
+	result := map[string]any{"decision": verdict.Decision, "message": verdict.Message}
+	if verdict.Reasoning != "" {
+		result["reasoning"] = verdict.Reasoning
+	}
+	if len(verdict.ReasonCode) > 0 {
+		result["reasonCode"] = verdict.ReasonCode
+	}
+	if len(verdict.Data) > 0 {
+		result["data"] = verdict.Data
+	}
+	d := Decision{RequestID: id, Method: method, ExecutionID: execID, Tool: c.Tool, Args: c.Args, Decision: verdict.Decision, Rule: ruleID}
+	if verdict.Decision == Modify && rule != nil {
+		mod, modArgs := modifiedRequest(req, method, rule.Set)
+		result["modifiedRequest"] = mod
+		d.ModTool, d.ModArgs = c.Tool, modArgs
+	}
+	if method == MethodToolCallRequest || c.Tool != "" {
+		g.mu.Lock()
+		if execID != "" {
+			g.requested[execID] = verdict.Decision
+		}
+		g.decisions = append(g.decisions, d)
+		g.mu.Unlock()
+	}
+	return &response{JSONRPC: "2.0", ID: id, Result: result}
+}
+
+// inputsToArgs turns ToolArgumentValue[] into name → value.
+func inputsToArgs(inputs []any) map[string]any {
+	args := map[string]any{}
+	for _, x := range inputs {
+		if in, ok := x.(map[string]any); ok {
+			if name, ok := in["name"].(string); ok {
+				args[name] = in["value"]
+			}
+		}
+	}
+	return args
+}
+
+// modifiedRequest copies the request with the policy's argument values set
+// (AOSSuccessResult.modifiedRequest, §5.1.1).
+func modifiedRequest(req map[string]any, method string, set map[string]any) (map[string]any, map[string]any) {
+	var cp map[string]any
+	data, _ := json.Marshal(req)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.Decode(&cp)
+	params := cp["params"].(map[string]any)
+	switch method {
+	case MethodToolCallRequest:
+		tc := params["toolCallRequest"].(map[string]any)
+		inputs, _ := tc["inputs"].([]any)
+		for _, name := range sortedKeys(set) {
+			found := false
+			for _, x := range inputs {
+				if in, ok := x.(map[string]any); ok && in["name"] == name {
+					in["value"] = set[name]
+					found = true
+				}
+			}
+			if !found {
+				inputs = append(inputs, map[string]any{"name": name, "value": set[name]})
+			}
+		}
+		tc["inputs"] = inputs
+		return cp, inputsToArgs(inputs)
+	case MethodMCP:
+		m := params["message"].(map[string]any)
+		p := m["params"].(map[string]any)
+		args, _ := p["arguments"].(map[string]any)
+		if args == nil {
+			args = map[string]any{}
+		}
+		for k, v := range set {
+			args[k] = v
+		}
+		p["arguments"] = args
+		return cp, args
+	}
+	return cp, nil
+}

@@ -1,0 +1,266 @@
+// Package aos is the reference guardian of AOS 0.1.0 (specs/aos-0.1.0.md): an HTTP
+// server on 127.0.0.1 answering JSON-RPC 2.0, deciding allow, deny or modify from a
+// file-driven policy, recording every exchange in a transcript/1; plus the harness
+// side that checks an agent enforces the decisions, and a client that probes a
+// guardian at a URL.
+package aos
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Decisions (AOS 0.1.0 §5.1.1).
+const (
+	Allow  = "allow"
+	Deny   = "deny"
+	Modify = "modify"
+)
+
+// Policy is the guardian's rule file: the first rule that matches decides; when none
+// does, Default decides.
+//
+//	{
+//	  "default": {"decision": "allow", "message": "Allowed by default policy."},
+//	  "rules": [
+//	    {"id": "no-delete", "tool": "delete_email", "decision": "deny",
+//	     "message": "Deleting mail is not allowed.", "reasonCode": ["DESTRUCTIVE"]},
+//	    {"id": "external-mail", "tool": "send_email",
+//	     "args": {"to": {"contains": "@external.example"}},
+//	     "decision": "modify", "set": {"to": "review@company.example"},
+//	     "message": "External mail goes to review first."}
+//	  ]
+//	}
+type Policy struct {
+	Default Verdict `json:"default"`
+	Rules   []Rule  `json:"rules"`
+}
+
+// Verdict is what a rule answers.
+type Verdict struct {
+	Decision   string         `json:"decision"`
+	Message    string         `json:"message,omitempty"`
+	Reasoning  string         `json:"reasoning,omitempty"`
+	ReasonCode []string       `json:"reasonCode,omitempty"`
+	Data       map[string]any `json:"data,omitempty"`
+}
+
+// Rule matches a request by method, tool name and argument values.
+type Rule struct {
+	ID string `json:"id"`
+	// Method limits the rule to one AOS method; empty matches every method but ping.
+	Method string `json:"method,omitempty"`
+	// Tool is the tool name: toolCallRequest.toolId, or params.name of an MCP
+	// tools/call wrapped in protocols/MCP. "*" matches any tool call.
+	Tool string `json:"tool,omitempty"`
+	// Args match argument values by name; every matcher must hold.
+	Args map[string]Matcher `json:"args,omitempty"`
+	Verdict
+	// Set replaces (or adds) argument values in the modified request (modify only).
+	Set map[string]any `json:"set,omitempty"`
+	re  map[string]*regexp.Regexp
+}
+
+// Matcher tests one argument value. Exactly one field is set.
+type Matcher struct {
+	Equals   any    `json:"equals,omitempty"`
+	Contains string `json:"contains,omitempty"`
+	Regex    string `json:"regex,omitempty"`
+	Present  *bool  `json:"present,omitempty"`
+}
+
+// DefaultPolicy allows everything.
+func DefaultPolicy() *Policy {
+	return &Policy{Default: Verdict{Decision: Allow, Message: "Allowed by default policy."}}
+}
+
+// LoadPolicy reads a policy file.
+func LoadPolicy(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := ParsePolicy(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParsePolicy decodes and checks a policy.
+func ParsePolicy(data []byte) (*Policy, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p Policy
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("policy: %v", err)
+	}
+	if p.Default.Decision == "" {
+		p.Default = DefaultPolicy().Default
+	}
+	if p.Default.Decision == Modify {
+		return nil, fmt.Errorf("policy: the default decision must be allow or deny")
+	}
+	if err := checkVerdict(&p.Default, "default"); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		where := fmt.Sprintf("rules[%d]", i)
+		if r.ID == "" {
+			return nil, fmt.Errorf("policy: %s has no id", where)
+		}
+		if seen[r.ID] {
+			return nil, fmt.Errorf("policy: duplicate rule id %q", r.ID)
+		}
+		seen[r.ID] = true
+		if err := checkVerdict(&r.Verdict, where); err != nil {
+			return nil, err
+		}
+		if r.Method != "" && !knownMethod(r.Method) {
+			return nil, fmt.Errorf("policy: %s: unknown method %q", where, r.Method)
+		}
+		if r.Decision == Modify && (r.Tool == "" || len(r.Set) == 0) {
+			return nil, fmt.Errorf("policy: %s: modify needs a tool and the argument values to set", where)
+		}
+		if r.Decision != Modify && len(r.Set) > 0 {
+			return nil, fmt.Errorf("policy: %s: set is only for modify", where)
+		}
+		r.re = map[string]*regexp.Regexp{}
+		for name, m := range r.Args {
+			n := 0
+			if m.Equals != nil {
+				n++
+			}
+			if m.Contains != "" {
+				n++
+			}
+			if m.Present != nil {
+				n++
+			}
+			if m.Regex != "" {
+				n++
+				re, err := regexp.Compile(m.Regex)
+				if err != nil {
+					return nil, fmt.Errorf("policy: %s: args.%s: %v", where, name, err)
+				}
+				r.re[name] = re
+			}
+			if n != 1 {
+				return nil, fmt.Errorf("policy: %s: args.%s needs exactly one of equals, contains, regex, present", where, name)
+			}
+		}
+	}
+	return &p, nil
+}
+
+func checkVerdict(v *Verdict, where string) error {
+	switch v.Decision {
+	case Allow, Deny, Modify:
+	default:
+		return fmt.Errorf("policy: %s: decision %q must be allow, deny or modify", where, v.Decision)
+	}
+	if v.Message == "" {
+		v.Message = fmt.Sprintf("Decision %s by %s.", v.Decision, where)
+	}
+	return nil
+}
+
+// call is what a policy sees of a request.
+type call struct {
+	Method string
+	Tool   string // "" when the request is not a tool call
+	Args   map[string]any
+}
+
+// Match returns the rule that decides c, or nil for the default.
+func (p *Policy) Match(c call) *Rule {
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if r.Method != "" && r.Method != c.Method {
+			continue
+		}
+		if r.Tool != "" && (c.Tool == "" || (r.Tool != "*" && r.Tool != c.Tool)) {
+			continue
+		}
+		ok := true
+		for name, m := range r.Args {
+			v, present := c.Args[name]
+			switch {
+			case m.Present != nil:
+				ok = present == *m.Present
+			case !present:
+				ok = false
+			case m.Equals != nil:
+				ok = jsonEqual(v, m.Equals)
+			case m.Contains != "":
+				s, isStr := v.(string)
+				ok = isStr && strings.Contains(s, m.Contains)
+			case m.Regex != "":
+				s, isStr := v.(string)
+				ok = isStr && r.re[name].MatchString(s)
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			return r
+		}
+	}
+	return nil
+}
+
+// jsonEqual compares two JSON values by their canonical encoding.
+func jsonEqual(a, b any) bool {
+	ja, err1 := json.Marshal(normalize(a))
+	jb, err2 := json.Marshal(normalize(b))
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+// normalize turns json.Number into float64 so that 1 and 1.0 compare equal.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return x.String()
+		}
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return v
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// SameArgs reports whether two argument maps hold the same values.
+func SameArgs(a, b map[string]any) bool {
+	return reflect.DeepEqual(normalize(map[string]any(a)), normalize(map[string]any(b))) || jsonEqual(a, b)
+}

@@ -1,0 +1,239 @@
+package aos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform/engine/aof"
+	"github.com/aopkit/aopkit/conform/engine/clock"
+)
+
+// CheckResult is the verdict of one probe of a guardian at a URL.
+type CheckResult struct {
+	ID      string // aos/guardian/...
+	Spec    string // AOS 0.1.0 section
+	Level   string // MUST, SHOULD
+	Verdict string // PASS, FAIL
+	Detail  string
+}
+
+// Prober tests a guardian at a URL: it sends requests and checks the answers (the
+// harness's second aos mode).
+type Prober struct {
+	URL    string
+	Client *http.Client
+	Clock  clock.Clock
+	Rec    *aof.Recorder // may be nil
+}
+
+type probe struct {
+	id, spec, level string
+	body            []byte
+	contentType     string
+	check           func(status int, ct string, resp map[string]any) string // "" = pass
+}
+
+// StepContext builds a valid StepContext (§3.8) for the prober's own requests.
+func StepContext(clk clock.Clock, step string) map[string]any {
+	return map[string]any{
+		"agent": map[string]any{"id": "aopkit-probe", "name": "aopkit guardian probe", "instructions": "Probe the guardian.",
+			"version": "1.0.0", "provider": map[string]any{"name": "aopkit", "url": "https://github.com/aopkit/aopkit"}},
+		"session":   map[string]any{"id": "probe-session"},
+		"turnId":    "turn-1",
+		"stepId":    step,
+		"timestamp": aof.FormatTime(clk.Now()),
+	}
+}
+
+func rpc(id any, method string, params map[string]any) []byte {
+	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return data
+}
+
+func (p *Prober) probes() []probe {
+	clk := p.Clock
+	toolCall := rpc("probe-tool-1", MethodToolCallRequest, map[string]any{
+		"context": StepContext(clk, "step-1"),
+		"toolCallRequest": map[string]any{"executionId": "probe-exec-1", "toolId": "search_docs",
+			"inputs": []any{map[string]any{"name": "query", "value": "quarterly report"}}},
+		"reasoning": "The user asked for the quarterly report.",
+	})
+	expectError := func(code int, wantNullID bool, wantID any) func(int, string, map[string]any) string {
+		return func(_ int, _ string, r map[string]any) string {
+			e, ok := r["error"].(map[string]any)
+			if !ok {
+				return fmt.Sprintf("expected an error object with code %d, got %s", code, brief(r))
+			}
+			if c, _ := e["code"].(json.Number); c.String() != fmt.Sprint(code) {
+				return fmt.Sprintf("expected error code %d, got %v", code, e["code"])
+			}
+			if _, ok := e["message"].(string); !ok {
+				return "error.message must be a string"
+			}
+			if wantNullID && r["id"] != nil {
+				return fmt.Sprintf("id must be null when the request id cannot be read, got %v", r["id"])
+			}
+			if wantID != nil && fmt.Sprint(r["id"]) != fmt.Sprint(wantID) {
+				return fmt.Sprintf("id must echo the request id %v, got %v", wantID, r["id"])
+			}
+			return ""
+		}
+	}
+	return []probe{
+		{id: "aos/guardian/ping", spec: "AOS 0.1.0 §4.9, §5.3", level: "MUST",
+			body: rpc(1, MethodPing, map[string]any{"timestamp": aof.FormatTime(clk.Now()), "timeout": 5000}),
+			check: func(_ int, _ string, r map[string]any) string {
+				res, ok := r["result"].(map[string]any)
+				if !ok {
+					return "ping must answer a result, got " + brief(r)
+				}
+				if s := res["status"]; s != "connected" && s != "error" {
+					return fmt.Sprintf("result.status %v must be connected or error", s)
+				}
+				if _, ok := res["version"].(string); !ok {
+					return "result.version must be a string"
+				}
+				if ts, _ := res["timestamp"].(string); !isTimestamp(ts) {
+					return fmt.Sprintf("result.timestamp %q is not ISO 8601", ts)
+				}
+				if fmt.Sprint(r["id"]) != "1" {
+					return fmt.Sprintf("id must be 1, got %v", r["id"])
+				}
+				return ""
+			}},
+		{id: "aos/guardian/decision", spec: "AOS 0.1.0 §4.6, §5.1", level: "MUST", body: toolCall,
+			check: func(_ int, _ string, r map[string]any) string {
+				res, ok := r["result"].(map[string]any)
+				if !ok {
+					return "a valid steps/toolCallRequest must get a result, got " + brief(r)
+				}
+				d := res["decision"]
+				if d != Allow && d != Deny && d != Modify {
+					return fmt.Sprintf("result.decision %v must be allow, deny or modify", d)
+				}
+				if _, ok := res["message"].(string); !ok {
+					return "result.message is required (a string)"
+				}
+				if d == Modify {
+					if _, ok := res["modifiedRequest"].(map[string]any); !ok {
+						return "decision modify needs result.modifiedRequest"
+					}
+				}
+				if r["id"] != "probe-tool-1" {
+					return fmt.Sprintf("id must echo \"probe-tool-1\", got %v", r["id"])
+				}
+				return ""
+			}},
+		{id: "aos/guardian/parse-error", spec: "AOS 0.1.0 §6.1, §3.12.2", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":2,"method":`),
+			check: expectError(CodeParseError, true, nil)},
+		{id: "aos/guardian/invalid-request", spec: "AOS 0.1.0 §6.1, §3.12.1", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":3}`),
+			check: expectError(CodeInvalidRequest, false, nil)},
+		{id: "aos/guardian/jsonrpc-version", spec: "AOS 0.1.0 §3.12.1", level: "MUST",
+			body:  bytes.Replace(rpc(4, MethodPing, map[string]any{"timestamp": aof.FormatTime(clk.Now())}), []byte(`"2.0"`), []byte(`"1.0"`), 1),
+			check: expectError(CodeInvalidRequest, false, nil)},
+		{id: "aos/guardian/method-not-found", spec: "AOS 0.1.0 §6.1", level: "MUST", body: rpc(5, "steps/foo", map[string]any{}),
+			check: expectError(CodeMethodNotFound, false, 5)},
+		{id: "aos/guardian/invalid-params", spec: "AOS 0.1.0 §6.1, §4.6.1", level: "MUST",
+			body:  rpc("probe-bad-params", MethodToolCallRequest, map[string]any{"context": StepContext(clk, "step-2")}),
+			check: expectError(CodeInvalidParams, false, "probe-bad-params")},
+	}
+}
+
+// Run sends every probe and returns the verdicts, in a fixed order.
+func (p *Prober) Run(ctx context.Context) []CheckResult {
+	if p.Client == nil {
+		p.Client = &http.Client{}
+	}
+	if p.Clock == nil {
+		p.Clock = clock.Real{}
+	}
+	var out []CheckResult
+	for _, pr := range p.probes() {
+		res := CheckResult{ID: pr.id, Spec: pr.spec, Level: pr.level, Verdict: "PASS"}
+		status, ct, body, err := p.post(ctx, pr.body, "application/json")
+		var resp map[string]any
+		switch {
+		case err != nil:
+			res.Detail = err.Error()
+		default:
+			res.Detail = checkEnvelope(ct, body, &resp)
+			if res.Detail == "" {
+				res.Detail = pr.check(status, ct, resp)
+			}
+		}
+		if res.Detail != "" {
+			res.Verdict = "FAIL"
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// checkEnvelope checks what every response must be (§2.2, §3.12.2): JSON with
+// Content-Type application/json, jsonrpc "2.0", an id, exactly one of result/error.
+func checkEnvelope(ct string, body []byte, out *map[string]any) string {
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return fmt.Sprintf("response Content-Type must be application/json, got %q", ct)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(out); err != nil {
+		return fmt.Sprintf("response is not a JSON object: %v", err)
+	}
+	r := *out
+	if r["jsonrpc"] != "2.0" {
+		return fmt.Sprintf("response jsonrpc must be \"2.0\", got %v", r["jsonrpc"])
+	}
+	if _, ok := r["id"]; !ok {
+		return "response must carry id (null when the request id could not be read)"
+	}
+	_, hasRes := r["result"]
+	_, hasErr := r["error"]
+	if hasRes == hasErr {
+		return "response must hold exactly one of result and error"
+	}
+	return ""
+}
+
+func (p *Prober) post(ctx context.Context, body []byte, ct string) (int, string, []byte, error) {
+	if p.Rec != nil {
+		// Roles as in an agent run: requests are the agent's, answers the guardian's.
+		p.Rec.Data(p.Clock.Now(), "agent", "http", body)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", nil, err
+	}
+	req.Header.Set("Content-Type", ct)
+	resp, err := p.Client.Do(req)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, DefaultBodyLimit))
+	if p.Rec != nil {
+		p.Rec.Data(p.Clock.Now(), "orchestrator", "http", bytes.TrimSpace(data))
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), data, err
+}
+
+func brief(r map[string]any) string {
+	b, _ := json.Marshal(r)
+	s := string(b)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func isTimestamp(s string) bool {
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil && strings.Contains(s, "T")
+}

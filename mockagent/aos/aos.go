@@ -1,0 +1,302 @@
+// Package aos is the reference AOS 0.1.0 agent of mockagent (specs/aos-0.1.0.md)
+// under the aos binding: it reads its work script from stdin, pings the guardian at
+// AOS_GUARDIAN_URL, reports the user message, asks steps/toolCallRequest before each
+// tool call and obeys the decision (allow: run and send steps/toolCallResult; deny:
+// never run; modify: run the modifiedRequest instead), prints one executed line per
+// tool it ran and reports its answer with steps/message. Each fault breaks one rule.
+package aos
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// Faults of the AOS agent; Rule names the lint rule or conform check each breaks.
+var Faults = []mockagent.Fault{
+	{Name: "hang", Rule: "aos/agent/completes agent never finishes its script", Doc: "stops after the ping and never exits"},
+	{Name: "exceed-timeout", Rule: "aos/agent/completes agent exceeds the run deadline", Doc: "waits ten minutes before every tool call"},
+	{Name: "crash-mid-task", Rule: "AOS-SEQ-RESULT-MISSING tool ran without steps/toolCallResult", Doc: "runs the first allowed tool, then exits with code 2 before reporting its result"},
+	{Name: "malformed-json", Rule: "AOS-JSONRPC-PARSE request body is not JSON (-32700)", Doc: "posts one request whose JSON is cut short"},
+	{Name: "ignore-deny", Rule: "AOS-SEQ-DENIED-EXECUTED tool ran although the guardian denied it", Doc: "runs denied tools anyway and reports their results"},
+	{Name: "ignore-modify", Rule: "AOS-SEQ-MODIFY-IGNORED tool ran with the original, not the modified request", Doc: "runs the original request when the guardian answers modify"},
+	{Name: "bad-timestamps", Rule: "AOS-CTX-TIMESTAMP context.timestamp is not ISO 8601 (-32602)", Doc: "writes context.timestamp as \"22/11/2026 10:00\""},
+	{Name: "stdout-garbage", Rule: "AOS-STDOUT-EXECUTED stdout line is not an executed line", Doc: "prints plain log lines on stdout"},
+	{Name: "wrong-jsonrpc-version", Rule: "AOS-JSONRPC-VERSION jsonrpc must be exactly \"2.0\" (-32600)", Doc: "sends jsonrpc \"1.0\""},
+	{Name: "missing-citation", Rule: "AOS-MESSAGE-CITATION steps/message without citation (-32602)", Doc: "leaves citation out of steps/message (and sends the upstream spelling citations)"},
+	{Name: "result-before-request", Rule: "AOS-SEQ-RESULT-ORDER steps/toolCallResult before its steps/toolCallRequest", Doc: "reports the first tool's result before asking for it"},
+	{Name: "duplicate-execution-id", Rule: "AOS-SEQ-EXECID-DUP executionId reused for a second tool call", Doc: "uses the same executionId for every tool call"},
+	{Name: "oversize-payload", Rule: "AOS-HTTP-BODY-LIMIT request body over the guardian's limit", Doc: "sends a steps/memoryStore of 2 MiB"},
+	{Name: "wrong-content-type", Rule: "AOS-HTTP-CONTENT-TYPE Content-Type must be application/json", Doc: "posts its requests as text/plain"},
+	{Name: "unknown-method", Rule: "AOS-JSONRPC-METHOD method not found (-32601)", Doc: "calls steps/toolCall instead of steps/toolCallRequest once"},
+	{Name: "unguarded-execution", Rule: "AOS-SEQ-UNGUARDED tool ran without steps/toolCallRequest", Doc: "runs the last tool without asking the guardian"},
+}
+
+func init() {
+	mockagent.Register(&mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run})
+}
+
+type script struct {
+	Task  string `json:"task"`
+	Tools []struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"tools"`
+}
+
+type agent struct {
+	ctx    context.Context
+	env    mockagent.Env
+	fault  string
+	url    string
+	client *http.Client
+	nextID int
+	step   int
+}
+
+// Run plays the AOS agent; see the package doc.
+func Run(ctx context.Context, env mockagent.Env, fault string) int {
+	a := &agent{ctx: ctx, env: env, fault: fault, url: env.Getenv("AOS_GUARDIAN_URL"), client: &http.Client{}}
+	if a.url == "" {
+		fmt.Fprintln(env.Stderr, "mockagent aos: AOS_GUARDIAN_URL is not set")
+		return 2
+	}
+	line, err := bufio.NewReader(env.Stdin).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		fmt.Fprintln(env.Stderr, "mockagent aos: no work script on stdin:", err)
+		return 2
+	}
+	var sc script
+	if err := json.Unmarshal(line, &sc); err != nil {
+		fmt.Fprintln(env.Stderr, "mockagent aos: bad work script:", err)
+		return 2
+	}
+	if _, err := a.call("ping", map[string]any{"timestamp": a.now(), "timeout": 5000}); err != nil {
+		var ge guardianError
+		if !errors.As(err, &ge) {
+			fmt.Fprintln(env.Stderr, "mockagent aos: guardian unreachable:", err)
+			return 1
+		}
+		fmt.Fprintln(env.Stderr, "mockagent aos: ping:", err)
+	}
+	if fault == "hang" {
+		for a.sleep(time.Minute) {
+		}
+		return 0
+	}
+	if fault == "malformed-json" {
+		a.post([]byte(`{"jsonrpc":"2.0","id":99,"method":"steps/message","params":{"context":`), "application/json")
+	}
+	if fault == "oversize-payload" {
+		a.call("steps/memoryStore", map[string]any{"context": a.context(), "memory": []string{strings.Repeat("x", 2<<20)}})
+	}
+	msg := map[string]any{"context": a.context(), "message": map[string]any{"id": "msg-user-1", "role": "user",
+		"content": []any{map[string]any{"kind": "text", "text": sc.Task}}}, "citation": []any{}}
+	if fault == "missing-citation" {
+		delete(msg, "citation")
+		msg["citations"] = []any{}
+	}
+	if res, err := a.call("steps/message", msg); err == nil && res["decision"] == "deny" {
+		fmt.Fprintln(env.Stderr, "mockagent aos: the guardian denied the user message; stopping")
+		return 0
+	}
+	ran := 0
+	for i, tool := range sc.Tools {
+		if fault == "exceed-timeout" && !a.sleep(10*time.Minute) {
+			return 0
+		}
+		if fault == "stdout-garbage" {
+			fmt.Fprintf(env.Stdout, "calling tool %s...\n", tool.Name)
+		}
+		execID := fmt.Sprintf("exec-%d", i+1)
+		if fault == "duplicate-execution-id" {
+			execID = "exec-1"
+		}
+		if fault == "unguarded-execution" && i == len(sc.Tools)-1 {
+			a.execute(execID, tool.Name, tool.Arguments)
+			a.result(execID)
+			ran++
+			continue
+		}
+		if fault == "result-before-request" && i == 0 {
+			a.result(execID)
+		}
+		method := "steps/toolCallRequest"
+		if fault == "unknown-method" && i == 0 {
+			method = "steps/toolCall"
+		}
+		res, err := a.call(method, map[string]any{"context": a.context(),
+			"toolCallRequest": map[string]any{"executionId": execID, "toolId": tool.Name, "inputs": inputs(tool.Arguments)},
+			"reasoning":       fmt.Sprintf("Step %d of the work script.", i+1)})
+		decision, _ := res["decision"].(string)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "mockagent aos: %s: %v; not running %s (fail closed)\n", method, err, tool.Name)
+			decision = "deny"
+		}
+		name, args := tool.Name, tool.Arguments
+		switch decision {
+		case "allow":
+		case "modify":
+			if a.fault != "ignore-modify" {
+				name, args = modified(res, name, args)
+			}
+		default: // deny, or anything the agent does not understand: fail closed
+			if a.fault != "ignore-deny" || err != nil {
+				continue
+			}
+		}
+		a.execute(execID, name, args)
+		ran++
+		if fault == "crash-mid-task" {
+			fmt.Fprintln(env.Stderr, "mockagent aos: simulated crash")
+			return 2
+		}
+		a.result(execID)
+	}
+	a.call("steps/message", map[string]any{"context": a.context(), "message": map[string]any{"id": "msg-agent-1", "role": "agent",
+		"content": []any{map[string]any{"kind": "text", "text": fmt.Sprintf("Ran %d of %d tool calls.", ran, len(sc.Tools))}}},
+		"citation": []any{}, "reasoning": "Summary of the work script."})
+	return 0
+}
+
+func (a *agent) sleep(d time.Duration) bool {
+	select {
+	case <-a.ctx.Done():
+		return false
+	case <-a.env.Clock.After(d):
+		return a.ctx.Err() == nil
+	}
+}
+
+func (a *agent) now() string { return a.env.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// context builds a StepContext (§3.8); every call is one step.
+func (a *agent) context() map[string]any {
+	a.step++
+	ts := a.now()
+	if a.fault == "bad-timestamps" {
+		ts = a.env.Clock.Now().UTC().Format("02/01/2006 15:04")
+	}
+	return map[string]any{
+		"agent": map[string]any{"id": "mockagent-aos", "name": "aopkit mockagent", "instructions": "Follow the work script; obey the guardian.",
+			"version": "1.0.0", "provider": map[string]any{"name": "aopkit", "url": "https://github.com/aopkit/aopkit"}},
+		"session":   map[string]any{"id": "session-1"},
+		"turnId":    "turn-1",
+		"stepId":    fmt.Sprintf("step-%d", a.step),
+		"timestamp": ts,
+	}
+}
+
+// inputs renders arguments as ToolArgumentValue[] in name order.
+func inputs(args map[string]any) []any {
+	names := make([]string, 0, len(args))
+	for k := range args {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := []any{}
+	for _, n := range names {
+		out = append(out, map[string]any{"name": n, "value": args[n]})
+	}
+	return out
+}
+
+// modified reads the call to run from result.modifiedRequest.
+func modified(res map[string]any, name string, args map[string]any) (string, map[string]any) {
+	mr, _ := res["modifiedRequest"].(map[string]any)
+	params, _ := mr["params"].(map[string]any)
+	tc, _ := params["toolCallRequest"].(map[string]any)
+	if tc == nil {
+		return name, args
+	}
+	if id, ok := tc["toolId"].(string); ok && id != "" {
+		name = id
+	}
+	if ins, ok := tc["inputs"].([]any); ok {
+		args = map[string]any{}
+		for _, x := range ins {
+			if in, ok := x.(map[string]any); ok {
+				if n, ok := in["name"].(string); ok {
+					args[n] = in["value"]
+				}
+			}
+		}
+	}
+	return name, args
+}
+
+func (a *agent) execute(execID, name string, args map[string]any) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	data, _ := json.Marshal(map[string]any{"executed": map[string]any{"executionId": execID, "name": name, "arguments": args}})
+	fmt.Fprintf(a.env.Stdout, "%s\n", data)
+}
+
+func (a *agent) result(execID string) {
+	a.call("steps/toolCallResult", map[string]any{"context": a.context(), "executionId": execID,
+		"result": map[string]any{"outputs": []any{map[string]any{"kind": "text", "text": "ok"}}, "isError": false}})
+}
+
+// call sends one request and returns its result, or an error for an error answer.
+func (a *agent) call(method string, params map[string]any) (map[string]any, error) {
+	a.nextID++
+	req := map[string]any{"jsonrpc": "2.0", "id": a.nextID, "method": method, "params": params}
+	if a.fault == "wrong-jsonrpc-version" {
+		req["jsonrpc"] = "1.0"
+	}
+	body, _ := json.Marshal(req)
+	ct := "application/json"
+	if a.fault == "wrong-content-type" {
+		ct = "text/plain"
+	}
+	resp, err := a.post(body, ct)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := resp["error"].(map[string]any); ok {
+		return nil, guardianError(fmt.Sprintf("guardian error %v: %v", e["code"], e["message"]))
+	}
+	res, ok := resp["result"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("guardian answer without result")
+	}
+	return res, nil
+}
+
+// guardianError is a JSON-RPC error answer (the guardian is there, but said no).
+type guardianError string
+
+func (e guardianError) Error() string { return string(e) }
+
+func (a *agent) post(body []byte, ct string) (map[string]any, error) {
+	req, err := http.NewRequestWithContext(a.ctx, http.MethodPost, a.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", ct)
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("guardian answer is not JSON: %v", err)
+	}
+	return out, nil
+}

@@ -79,7 +79,7 @@ func checkPriority(p *lint.Pass) {
 		at = []string{"/payload/priority"}
 	} else {
 		at = []string{"/payload/task/priority"}
-		for i := range p.Msg.Root.Path("payload", "tasks").Items {
+		for i := range items(p.Msg.Root.Path("payload", "tasks")) {
 			at = append(at, fmt.Sprintf("/payload/tasks/%d/priority", i))
 		}
 	}
@@ -126,10 +126,10 @@ func enumsOf(m *lint.Message) []enumAt {
 		return []enumAt{{"/payload/level", "log level", logLevels}}
 	case "response:success":
 		out := []enumAt{{"/payload/task/status", "task status", taskStatuses}, {"/payload/task/requiredRole", "requiredRole", roles}}
-		for i := range m.Root.Path("payload", "agents").Items {
+		for i := range items(m.Root.Path("payload", "agents")) {
 			out = append(out, enumAt{fmt.Sprintf("/payload/agents/%d/role", i), "agent role", roles})
 		}
-		for i := range m.Root.Path("payload", "tasks").Items {
+		for i := range items(m.Root.Path("payload", "tasks")) {
 			out = append(out, enumAt{fmt.Sprintf("/payload/tasks/%d/status", i), "task status", taskStatuses},
 				enumAt{fmt.Sprintf("/payload/tasks/%d/requiredRole", i), "requiredRole", roles})
 		}
@@ -188,4 +188,12 @@ func checkMillis(p *lint.Pass) {
 	case f > 0 && f < 1000:
 		p.Reportf(ptr, "%s %s is in milliseconds, so this is under a second; for %s seconds write %g", ptr[len("/payload/"):], n.Str, n.Str, f*1000)
 	}
+}
+
+// items returns the elements of an array node (nil for anything else).
+func items(n *jsonread.Node) []*jsonread.Node {
+	if n == nil || n.Kind != jsonread.Array {
+		return nil
+	}
+	return n.Items
 }

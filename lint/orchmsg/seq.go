@@ -1,0 +1,612 @@
+package orchmsg
+
+import (
+	"container/heap"
+	"fmt"
+	"time"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// RequestTimeout is the spec's default request timeout (§Timeouts).
+const RequestTimeout = 30 * time.Second
+
+// RateLimit is the spec's message limit per agent and second (§Security Considerations).
+const RateLimit = 100
+
+// DefaultGracePeriod is used when notify:shutdown names none (the spec's example).
+const DefaultGracePeriod = 30 * time.Second
+
+var (
+	// SeqCorrelation: responses answer earlier requests.
+	SeqCorrelation = &lint.Rule{
+		ID: "ORCH-SEQ-001", Title: "correlationId names no earlier request", Protocol: ID, Severity: lint.Error,
+		Spec: "orchmsg-stdio §Correlation; §Request/Response Pattern; §Event Pattern",
+		Doc: "A response's `correlationId` is the `id` of a request the agent sent earlier in the session. A correlationId " +
+			"that names nothing (a typo, a stale id, a made-up one) leaves the real request pending; one that names an event " +
+			"or a notification answers something that expects no response (\"No response expected for events\").",
+		Bad: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
+			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-ffff...\",...}",
+		Good: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
+			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-a1...\",...}",
+		NewChecker: func() lint.Checker {
+			return &corrChecker{reqs: newWindow[lint.Related](MaxTracked), others: newWindow[lint.Related](MaxTracked)}
+		},
+	}
+	// SeqDuplicateResponse: one response per request.
+	SeqDuplicateResponse = &lint.Rule{
+		ID: "ORCH-SEQ-002", Title: "request answered more than once", Protocol: ID, Severity: lint.Error,
+		Spec: "orchmsg-stdio §Request/Response Pattern; §Correlation",
+		Doc: "Each request gets exactly one response: response:success or response:error. A second response with the same " +
+			"correlationId (a retry, a success after an error) finds no pending request on the agent's side and contradicts the first.",
+		Bad: "{\"type\":\"request:query-tasks\",\"id\":\"req-1...\",...}\n" +
+			"{\"type\":\"response:success\",\"id\":\"res-2...\",\"correlationId\":\"req-1...\",...}\n" +
+			"{\"type\":\"response:success\",\"id\":\"res-3...\",\"correlationId\":\"req-1...\",...}",
+		Good: "{\"type\":\"request:query-tasks\",\"id\":\"req-1...\",...}\n" +
+			"{\"type\":\"response:success\",\"id\":\"res-2...\",\"correlationId\":\"req-1...\",...}",
+		NewChecker: func() lint.Checker {
+			return &dupRespChecker{reqs: newWindow[lint.Related](MaxTracked), answered: newWindow[lint.Related](MaxTracked)}
+		},
+	}
+	// SeqUniqueID: ids are unique.
+	SeqUniqueID = &lint.Rule{
+		ID: "ORCH-SEQ-003", Title: "message id used twice", Protocol: ID, Severity: lint.Error,
+		Spec: "orchmsg-stdio §Correlation (\"Each request gets unique UUID\"); §Base Message Structure",
+		Doc: "Every message id is unique in the session (a fresh UUID per message). A reused id makes correlation " +
+			"ambiguous: a response would answer two requests. aoplint checks uniqueness among the last 4096 messages of a stream.",
+		Bad: "{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}\n" +
+			"{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}",
+		Good: "{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}\n" +
+			"{\"type\":\"event:log\",\"id\":\"evt-0b7d...\",...}",
+		NewChecker: func() lint.Checker { return &uniqueChecker{seen: newWindow[lint.Related](MaxTracked)} },
+	}
+	// SeqTimeout: requests are answered within 30 s.
+	SeqTimeout = &lint.Rule{
+		ID: "ORCH-SEQ-004", Title: "request unanswered past the 30 s timeout", Protocol: ID, Severity: lint.Error,
+		Spec: "orchmsg-stdio §Timeouts (\"Requests timeout after 30 seconds\"); §Correlation",
+		Doc: "A request is answered within 30 seconds (for request:ask-user, within its own `timeout` when that is " +
+			"longer); when the work takes longer the orchestrator answers response:error TIMEOUT, and long-running " +
+			"work uses events. Timing uses the transcript's harness clock (`at`) when there is one, else the messages' " +
+			"timestamps; the request is reported as soon as any later message shows the deadline has passed.",
+		Bad: "{\"type\":\"request:get-task\",\"id\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:00Z\",...}\n" +
+			"{\"type\":\"event:log\",\"id\":\"evt-2...\",\"timestamp\":\"2026-02-04T14:30:45Z\",...}",
+		Good: "{\"type\":\"request:get-task\",\"id\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:00Z\",...}\n" +
+			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:30Z\",\"error\":{\"code\":\"TIMEOUT\",...}}",
+		NewChecker: func() lint.Checker { return &timeoutChecker{open: newWindow[*request](MaxTracked)} },
+	}
+	// SeqRate: at most 100 messages per second from one agent.
+	SeqRate = &lint.Rule{
+		ID: "ORCH-SEQ-005", Title: "more than 100 messages per second from one agent", Protocol: ID, Severity: lint.Error,
+		Spec: "orchmsg-stdio §Security Considerations (3. Rate Limiting: 100 msg/sec)",
+		Doc: "An agent sends at most 100 messages in any one second (requests and events together, per agentId). The " +
+			"101st message within a second is reported, with the first message of that second as the witness; a flood is " +
+			"reported once per second. Timing uses the harness clock when known, else the messages' timestamps.",
+		Bad:  "101 event:log lines stamped within the same second",
+		Good: "progress reported every few seconds; bulk output written to a file and named in one event",
+		NewChecker: func() lint.Checker {
+			return &rateChecker{agents: newWindow[*rateState](256)}
+		},
+	}
+	// SeqDirection: who sends what.
+	SeqDirection = &lint.Rule{
+		ID: "ORCH-SEQ-006", Title: "message sent in the wrong direction", Protocol: ID, Severity: lint.Error,
+		Spec: "orchmsg-stdio §Message Types",
+		Doc: "Agents send requests (request:*) and events (event:*) on stdout; the orchestrator sends responses (response:*) " +
+			"and notifications (notify:*) on the agent's stdin. In a transcript the record's `from` says who sent each " +
+			"message; a bare stream has no direction to check.",
+		Bad:        `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"agent","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
+		Good:       `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"orchestrator","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
+		NewChecker: func() lint.Checker { return &directionChecker{} },
+	}
+	// SeqShutdown: nothing from the agent after the grace period.
+	SeqShutdown = &lint.Rule{
+		ID: "ORCH-SEQ-007", Title: "agent active after the shutdown grace period", Protocol: ID, Severity: lint.Error,
+		Spec: "orchmsg-stdio §Orchestrator Notifications (3. Shutdown)",
+		Doc: "After notify:shutdown the agent has `gracePeriod` milliseconds (30 000 when none is given, as in the spec's " +
+			"example) to finish and exit. A message from the agent after that, or a harness kill or timeout after it, means " +
+			"the agent ignored the shutdown. Reported once per stream, at the first offence.",
+		Bad: "{\"type\":\"notify:shutdown\",\"timestamp\":\"2026-02-04T14:30:00Z\",\"payload\":{\"gracePeriod\":5000},...}\n" +
+			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:09Z\",...}",
+		Good: "{\"type\":\"notify:shutdown\",\"timestamp\":\"2026-02-04T14:30:00Z\",\"payload\":{\"gracePeriod\":5000},...}\n" +
+			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:01Z\",\"payload\":{\"level\":\"info\",\"message\":\"shutting down\"},...}",
+		NewChecker: func() lint.Checker { return &shutdownChecker{} },
+	}
+	// SeqAnswerFits: the response answers the request it names.
+	SeqAnswerFits = &lint.Rule{
+		ID: "ORCH-SEQ-008", Title: "response does not fit its request", Protocol: ID, Severity: lint.Error,
+		Spec: "orchmsg-stdio §Supported Requests; §Error Codes",
+		Doc: "A response answers the request its correlationId names: query-agents gets `payload.agents`, query-tasks " +
+			"`payload.tasks`, submit-task and get-task `payload.task` (get-task: the task asked for), ask-user " +
+			"`payload.answer` (one of the offered option values, else a warning). INVALID_MESSAGE_TYPE is for unknown " +
+			"types only: the upstream prototype answered the supported request:ask-user with it. A request of an unknown " +
+			"type is answered with response:error INVALID_MESSAGE_TYPE, not response:success.",
+		Bad: "{\"type\":\"request:ask-user\",\"id\":\"req-1...\",...}\n" +
+			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"error\":{\"code\":\"INVALID_MESSAGE_TYPE\",\"message\":\"No handler for message type: request:ask-user\"},...}",
+		Good: "{\"type\":\"request:ask-user\",\"id\":\"req-1...\",...}\n" +
+			"{\"type\":\"response:success\",\"correlationId\":\"req-1...\",\"payload\":{\"answer\":\"oauth\"},...}",
+		NewChecker: func() lint.Checker { return &fitChecker{open: newWindow[*fitReq](MaxTracked)} },
+	}
+)
+
+func init() {
+	lint.Register(SeqCorrelation, SeqDuplicateResponse, SeqUniqueID, SeqTimeout, SeqRate, SeqDirection, SeqShutdown, SeqAnswerFits)
+}
+
+// witness names the message m by its type and id.
+func witness(m *lint.Message, pointer string) lint.Related {
+	t, id := msgType(m), idOf(m)
+	if t == "" {
+		t = "message"
+	}
+	if id == "" {
+		return lint.Witness(m, pointer, "the "+t)
+	}
+	return lint.Witness(m, pointer, fmt.Sprintf("the %s %s", t, quote(id)))
+}
+
+func capNote(p *lint.Pass, what string) {
+	p.ReportSevf(lint.Info, "", "more than %d %s in this stream: the oldest are no longer tracked, so %s checks only the most recent %d", MaxTracked, what, p.Rule.ID, MaxTracked)
+}
+
+// ---- ORCH-SEQ-001 ----
+
+type corrChecker struct {
+	reqs, others *window[lint.Related]
+	capped       bool
+	seenAny      bool // an earlier message: a response first in a bare stream (or a single file) cannot be judged
+}
+
+func (c *corrChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if !isMsg(m) {
+		return
+	}
+	id := idOf(m)
+	switch family(msgType(m)) {
+	case "request":
+		if id != "" && c.reqs.put(id, witness(m, "/id")) && !c.capped {
+			c.capped = true
+			capNote(p, "requests")
+		}
+	case "response":
+		cid := m.Root.Get("correlationId").String()
+		if cid != "" && (c.seenAny || m.From != "") {
+			if _, ok := c.reqs.get(cid); !ok {
+				if o, ok := c.others.get(cid); ok {
+					p.ReportRelatedf(lint.Error, "/correlationId", []lint.Related{o}, "correlationId %s names %s, not a request: only requests get responses", quote(cid), o.Message)
+				} else {
+					p.Reportf("/correlationId", "correlationId %s names no earlier request in this stream: a response answers a request the agent sent before it (its id)", quote(cid))
+				}
+			}
+		}
+		fallthrough
+	default:
+		if id != "" {
+			c.others.put(id, witness(m, "/id"))
+		}
+	}
+	c.seenAny = true
+}
+
+func (c *corrChecker) Finish(*lint.Pass) {}
+
+// ---- ORCH-SEQ-002 ----
+
+type dupRespChecker struct {
+	reqs, answered *window[lint.Related]
+}
+
+func (c *dupRespChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if !isMsg(m) {
+		return
+	}
+	switch family(msgType(m)) {
+	case "request":
+		if id := idOf(m); id != "" {
+			c.reqs.put(id, witness(m, "/id"))
+		}
+	case "response":
+		cid := m.Root.Get("correlationId").String()
+		req, ok := c.reqs.get(cid)
+		if cid == "" || !ok {
+			return
+		}
+		if first, dup := c.answered.get(cid); dup {
+			p.ReportRelatedf(lint.Error, "/correlationId", []lint.Related{first, req},
+				"second response to %s (the first answer is %s): each request gets exactly one response", req.Message, first.Message)
+			return
+		}
+		c.answered.put(cid, witness(m, "/correlationId"))
+	}
+}
+
+func (c *dupRespChecker) Finish(*lint.Pass) {}
+
+// ---- ORCH-SEQ-003 ----
+
+type uniqueChecker struct {
+	seen   *window[lint.Related]
+	capped bool
+}
+
+func (c *uniqueChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if !isMsg(m) {
+		return
+	}
+	id := idOf(m)
+	if id == "" {
+		return
+	}
+	if first, ok := c.seen.get(id); ok {
+		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
+		return
+	}
+	if c.seen.put(id, witness(m, "/id")) && !c.capped {
+		c.capped = true
+		capNote(p, "message ids")
+	}
+}
+
+func (c *uniqueChecker) Finish(*lint.Pass) {}
+
+// ---- ORCH-SEQ-004 ----
+
+type timeoutChecker struct {
+	open   *window[*request]
+	heap   deadlineHeap
+	capped bool
+}
+
+func (c *timeoutChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if m == nil {
+		return
+	}
+	now := when(m)
+	if !now.IsZero() {
+		c.sweep(p, now)
+	}
+	if !isMsg(m) {
+		return
+	}
+	switch family(msgType(m)) {
+	case "request":
+		id := idOf(m)
+		if id == "" || now.IsZero() {
+			return
+		}
+		limit := RequestTimeout
+		if msgType(m) == "request:ask-user" {
+			if ms, ok := m.Root.Path("payload", "timeout").Float(); ok && ms > 0 && ms < 1e12 && time.Duration(ms)*time.Millisecond > limit {
+				limit = time.Duration(ms) * time.Millisecond
+			}
+		}
+		r := &request{w: witness(m, "/id"), typ: msgType(m), at: now, deadline: now.Add(limit)}
+		if old, ok := c.open.get(id); ok {
+			old.answered = true // a reused id: ORCH-SEQ-003 reports it; track the newer request
+		}
+		if c.open.put(id, r) && !c.capped {
+			c.capped = true
+			capNote(p, "open requests")
+		}
+		heap.Push(&c.heap, r)
+		if len(c.heap) > 4*MaxTracked {
+			c.compact()
+		}
+	case "response":
+		cid := m.Root.Get("correlationId").String()
+		if r, ok := c.open.get(cid); ok {
+			r.answered = true
+			c.open.del(cid)
+		}
+	}
+}
+
+// sweep reports every open request whose deadline lies before now.
+func (c *timeoutChecker) sweep(p *lint.Pass, now time.Time) {
+	m := p.Msg
+	for len(c.heap) > 0 && c.heap[0].deadline.Before(now) {
+		r := heap.Pop(&c.heap).(*request)
+		if r.answered {
+			continue
+		}
+		r.answered = true
+		limit := r.deadline.Sub(r.at)
+		var rel []lint.Related // the message that shows the deadline has passed
+		if isMsg(m) {
+			rel = []lint.Related{witness(m, "")}
+		}
+		if isMsg(m) && family(msgType(m)) == "response" && c.isAnswer(m, r) {
+			p.ReportAtf(lint.Error, r.w, rel, "%s was answered %s after it was sent, past the %s request timeout: answer within the timeout, or send response:error TIMEOUT when it expires",
+				r.w.Message, now.Sub(r.at).Round(time.Millisecond), limit)
+			continue
+		}
+		p.ReportAtf(lint.Error, r.w, rel, "%s got no response within the %s request timeout (%s later it is still unanswered): answer every request, with response:error TIMEOUT when it expires",
+			r.w.Message, limit, now.Sub(r.at).Round(time.Millisecond))
+	}
+}
+
+// isAnswer reports whether response m answers request r (by the id quoted in r's witness).
+func (c *timeoutChecker) isAnswer(m *lint.Message, r *request) bool {
+	cid := m.Root.Get("correlationId").String()
+	got, ok := c.open.get(cid)
+	return ok && got == r
+}
+
+func (c *timeoutChecker) compact() {
+	var h deadlineHeap
+	for _, r := range c.heap {
+		if !r.answered {
+			h = append(h, r)
+		}
+	}
+	heap.Init(&h)
+	c.heap = h
+}
+
+func (c *timeoutChecker) Finish(*lint.Pass) {}
+
+// ---- ORCH-SEQ-005 ----
+
+type rateEntry struct {
+	t time.Time
+	w lint.Related
+}
+
+type rateState struct {
+	ring  [RateLimit + 1]rateEntry
+	n     int // entries filled
+	next  int // where the next entry goes
+	quiet time.Time
+}
+
+type rateChecker struct {
+	agents *window[*rateState]
+}
+
+func (c *rateChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if !isMsg(m) {
+		return
+	}
+	if who, _ := sender(m); who != "agent" {
+		return
+	}
+	now := when(m)
+	if now.IsZero() {
+		return
+	}
+	agent := m.Root.Get("agentId").String()
+	st, ok := c.agents.get(agent)
+	if !ok {
+		st = &rateState{}
+		c.agents.put(agent, st)
+	}
+	st.ring[st.next] = rateEntry{t: now, w: witness(m, "")}
+	st.next = (st.next + 1) % len(st.ring)
+	if st.n < len(st.ring) {
+		st.n++
+	}
+	if st.n < len(st.ring) {
+		return
+	}
+	oldest := st.ring[st.next] // the entry 100 messages back
+	if now.Sub(oldest.t) >= time.Second || now.Before(st.quiet) {
+		return
+	}
+	who := "the agent"
+	if agent != "" {
+		who = "agent " + quote(agent)
+	}
+	p.ReportRelatedf(lint.Error, "", []lint.Related{{Path: oldest.w.Path, Line: oldest.w.Line, Column: oldest.w.Column, Message: "the first of these messages: " + oldest.w.Message}},
+		"%d messages from %s within %s: the spec limits an agent to %d messages per second (the orchestrator rejects the excess)",
+		RateLimit+1, who, now.Sub(oldest.t).Round(time.Millisecond), RateLimit)
+	st.quiet = now.Add(time.Second) // one report per second of flood
+}
+
+func (c *rateChecker) Finish(*lint.Pass) {}
+
+// ---- ORCH-SEQ-006 ----
+
+type directionChecker struct{}
+
+func (directionChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if !isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
+		return
+	}
+	want := typeSender(m)
+	if want == "" || want == m.From {
+		return
+	}
+	t := msgType(m)
+	what := map[string]string{"request": "requests", "event": "events", "response": "responses", "notify": "notifications"}[family(t)]
+	if m.Dialect == DialectTaskNotification {
+		what = "task notifications"
+	}
+	p.Reportf("/type", "%s was sent by the %s, but %s travel from the %s to the %s: agents send requests and events, the orchestrator sends responses and notifications",
+		quote(t), m.From, what, want, other(want))
+}
+
+func other(side string) string {
+	if side == "agent" {
+		return "orchestrator"
+	}
+	return "agent"
+}
+
+func (directionChecker) Finish(*lint.Pass) {}
+
+// ---- ORCH-SEQ-007 ----
+
+type shutdownChecker struct {
+	seen     bool
+	w        lint.Related
+	at       time.Time
+	grace    time.Duration
+	exited   bool
+	reported bool
+}
+
+func (c *shutdownChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if m == nil || c.reported {
+		return
+	}
+	now := when(m)
+	if m.From == "harness" {
+		if !c.seen || now.IsZero() {
+			return
+		}
+		switch m.Kind {
+		case "harness:agent-exit":
+			c.exited = true
+		case "harness:kill", "harness:timeout":
+			if !c.exited && now.After(c.at.Add(c.grace)) {
+				c.reported = true
+				p.ReportAtf(lint.Error, c.w, nil, "the agent was still running %s after %s (grace period %s) and the harness had to %s it: stop and exit within the grace period",
+					now.Sub(c.at).Round(time.Millisecond), c.w.Message, c.grace, map[string]string{"harness:kill": "kill", "harness:timeout": "time out"}[m.Kind])
+			}
+		}
+		return
+	}
+	if !isMsg(m) {
+		return
+	}
+	if !c.seen && msgType(m) == "notify:shutdown" {
+		if now.IsZero() {
+			return
+		}
+		c.seen, c.w, c.at, c.grace = true, witness(m, "/type"), now, DefaultGracePeriod
+		if ms, ok := m.Root.Path("payload", "gracePeriod").Float(); ok && ms >= 0 && ms < 1e12 {
+			c.grace = time.Duration(ms * float64(time.Millisecond))
+		}
+		return
+	}
+	if !c.seen || now.IsZero() {
+		return
+	}
+	if who, _ := sender(m); who != "agent" || !now.After(c.at.Add(c.grace)) {
+		return
+	}
+	c.reported = true
+	p.ReportRelatedf(lint.Error, "/type", []lint.Related{c.w}, "the agent sent %s %s after %s, past its grace period of %s: after notify:shutdown an agent finishes within the grace period and exits",
+		msgType(m), now.Sub(c.at).Round(time.Millisecond), c.w.Message, c.grace)
+}
+
+func (c *shutdownChecker) Finish(*lint.Pass) {}
+
+// ---- ORCH-SEQ-008 ----
+
+type fitReq struct {
+	w       lint.Related
+	typ     string
+	taskID  string
+	options []string // ask-user option values (strings only)
+}
+
+type fitChecker struct {
+	open *window[*fitReq]
+}
+
+func (c *fitChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if !isMsg(m) {
+		return
+	}
+	t := msgType(m)
+	switch family(t) {
+	case "request":
+		id := idOf(m)
+		if id == "" {
+			return
+		}
+		r := &fitReq{w: witness(m, "/type"), typ: t}
+		switch t {
+		case "request:get-task":
+			r.taskID = m.Root.Path("payload", "taskId").String()
+		case "request:ask-user":
+			opts := m.Root.Path("payload", "options")
+			for i, o := range items(opts) {
+				if i >= 50 {
+					break
+				}
+				if v := o.Get("value"); v.IsString() {
+					r.options = append(r.options, v.Str)
+				} else {
+					r.options = nil // not all strings: do not judge the answer
+					break
+				}
+			}
+		}
+		c.open.put(id, r)
+	case "response":
+		cid := m.Root.Get("correlationId").String()
+		r, ok := c.open.get(cid)
+		if !ok {
+			return
+		}
+		c.open.del(cid)
+		c.check(p, r)
+	}
+}
+
+func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
+	m := p.Msg
+	rel := []lint.Related{r.w}
+	if msgType(m) == "response:error" {
+		if m.Root.Path("error", "code").String() == "INVALID_MESSAGE_TYPE" && known[r.typ] {
+			dialect := ""
+			if r.typ == "request:ask-user" {
+				dialect = " (the upstream prototype's dialect: it had no ask-user handler)"
+			}
+			p.ReportRelatedf(lint.Error, "/error/code", rel, "INVALID_MESSAGE_TYPE answers %s, but %s is one of the supported requests%s: INVALID_MESSAGE_TYPE is for unknown types only; answer it, or use another code (NOT_FOUND, UNAUTHORIZED, INTERNAL_ERROR)",
+				r.w.Message, r.typ, dialect)
+		}
+		return
+	}
+	if msgType(m) != "response:success" {
+		return
+	}
+	if !known[r.typ] {
+		p.ReportRelatedf(lint.Error, "/type", rel, "response:success answers %s, whose type is unknown: the orchestrator answers unknown types with response:error INVALID_MESSAGE_TYPE", r.w.Message)
+		return
+	}
+	pl := m.Root.Get("payload")
+	need := func(key string, kind jsonread.Kind, what string) *jsonread.Node {
+		n := pl.Get(key)
+		if n == nil || (kind != jsonread.Null && n.Kind != kind) {
+			p.ReportRelatedf(lint.Error, "/payload/"+key, rel, "the response to %s needs payload.%s, %s", r.w.Message, key, what)
+			return nil
+		}
+		return n
+	}
+	switch r.typ {
+	case "request:query-agents":
+		need("agents", jsonread.Array, "the list of matching agents (an array, empty when none match)")
+	case "request:query-tasks":
+		need("tasks", jsonread.Array, "the list of matching tasks (an array, empty when none match)")
+	case "request:submit-task":
+		need("task", jsonread.Object, "the created task (an object with its id and status)")
+	case "request:get-task":
+		if t := need("task", jsonread.Object, "the task asked for (an object)"); t != nil && r.taskID != "" {
+			if got := t.Get("id"); got.IsString() && got.Str != r.taskID {
+				p.ReportRelatedf(lint.Error, "/payload/task/id", rel, "the response to %s returns task %s, but the request asked for %s", r.w.Message, quote(got.Str), quote(r.taskID))
+			}
+		}
+	case "request:ask-user":
+		if a := need("answer", jsonread.Null, "the user's answer"); a != nil && a.IsString() && len(r.options) > 0 {
+			for _, o := range r.options {
+				if o == a.Str {
+					return
+				}
+			}
+			p.ReportRelatedf(lint.Warning, "/payload/answer", rel, "answer %s is none of the option values the request offered (%s)", quote(a.Str), list(r.options))
+		}
+	}
+}
+
+func (c *fitChecker) Finish(*lint.Pass) {}

@@ -1,0 +1,57 @@
+package aop2
+
+import (
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+var errorCodes = []string{"E_TIMEOUT", "E_HEARTBEAT_FAILURE", "E_PARSE_FAILURE", "E_SCHEMA_VALIDATION", "E_AGENT_NOT_FOUND",
+	"E_MODEL_UNAVAILABLE", "E_ALL_MODELS_EXHAUSTED", "E_FILE_NOT_FOUND", "E_PERMISSION_DENIED", "E_CONTEXT_OVERFLOW",
+	"E_PAYLOAD_SIZE_WARNING", "E_MALFORMED_RESPONSE", "E_DEPENDENCY_FAILED", "E_MAX_DEPTH_EXCEEDED", "E_PROCESS_CRASH",
+	"E_COST_LIMIT_EXCEEDED", "E_ROLLBACK_FAILED", "E_UNKNOWN"}
+
+// ErrorCode: every error_code is from the §12 taxonomy.
+var ErrorCode = &lint.Rule{
+	ID: "AOP2-CODE-001", Title: "error_code is from the §12 taxonomy", Protocol: ID, Severity: lint.Error,
+	Spec: "aop2 §12 Error Taxonomy",
+	Doc:  "Error codes (error_details.error_code of a RESPONSE, and any error_code member of an event) come from the merged taxonomy of §12: E_TIMEOUT, E_HEARTBEAT_FAILURE, E_PARSE_FAILURE, E_SCHEMA_VALIDATION, E_AGENT_NOT_FOUND, E_MODEL_UNAVAILABLE, E_ALL_MODELS_EXHAUSTED, E_FILE_NOT_FOUND, E_PERMISSION_DENIED, E_CONTEXT_OVERFLOW, E_PAYLOAD_SIZE_WARNING, E_MALFORMED_RESPONSE, E_DEPENDENCY_FAILED, E_MAX_DEPTH_EXCEEDED, E_PROCESS_CRASH, E_COST_LIMIT_EXCEEDED, E_ROLLBACK_FAILED, E_UNKNOWN. Anything else is E_UNKNOWN (\"everything else\").",
+	Bad:  `"error_details": {"error_code": "TIMEOUT", "message": "Task exceeded 1800 s."}`,
+	Good: `"error_details": {"error_code": "E_TIMEOUT", "message": "Task exceeded 1800 s."}`,
+	Run:  checkErrorCodes,
+}
+
+func init() { lint.Register(ErrorCode) }
+
+func checkErrorCodes(p *lint.Pass) {
+	walkErrorCodes(p, p.Msg.Root, "", 0)
+}
+
+func walkErrorCodes(p *lint.Pass, n *jsonread.Node, at string, depth int) {
+	if n == nil || depth > 64 {
+		return
+	}
+	switch n.Kind {
+	case jsonread.Object:
+		for _, m := range n.Members {
+			mp := ptr(at, m.Key)
+			switch m.Key {
+			case "extensions":
+				continue
+			case "error_code":
+				if m.Value.Kind == jsonread.Null {
+					continue
+				}
+				if !m.Value.IsString() || !contains(errorCodes, m.Value.Str) {
+					p.Claim(mp)
+					p.Reportf(mp, "error_code %s is not in the §12 taxonomy; use one of %s (E_UNKNOWN for everything else)", describe(m.Value), quoteList(errorCodes))
+				}
+				continue
+			}
+			walkErrorCodes(p, m.Value, mp, depth+1)
+		}
+	case jsonread.Array:
+		for i, it := range n.Items {
+			walkErrorCodes(p, it, ptr(at, i), depth+1)
+		}
+	}
+}

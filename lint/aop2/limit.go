@@ -1,0 +1,122 @@
+package aop2
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// The limits of §4.
+const (
+	objectiveWarn      = 40000
+	objectiveMax       = 50000
+	maxInputs          = 100
+	maxExpectedOutputs = 50
+	maxPhases          = 10
+	maxCheckpoints     = 20
+	maxActions         = 200
+	maxTaskBytes       = 200 * 1024
+	maxResponseBytes   = 500 * 1024
+)
+
+// SoftLimit: a SOFT limit of §4 exceeded (E_PAYLOAD_SIZE_WARNING).
+var SoftLimit = &lint.Rule{
+	ID: "AOP2-LIMIT-001", Title: "soft payload limit exceeded (E_PAYLOAD_SIZE_WARNING)", Protocol: ID, Kinds: kindTaskResponse, Severity: lint.Warning,
+	Spec: "aop2 §4 Practical Payload Limits",
+	Doc: "§4 sets SOFT limits: task.objective 50,000 chars (warn at 40k), phases 10, checkpoints 20 per phase, execution_summary.actions 200 items. " +
+		"Over a SOFT limit the message is still accepted and E_PAYLOAD_SIZE_WARNING is emitted, so aoplint reports a warning (the upstream Python schema rejected these; the contract is normative).",
+	Bad:  `{"message_type": "TASK", ..., "phases": [ ... 12 phases ... ]}`,
+	Good: `{"message_type": "TASK", ..., "phases": [ ... at most 10 phases ... ]}`,
+	Run:  checkSoftLimits,
+}
+
+// HardLimit: a HARD count limit of §4 exceeded (E_CONTEXT_OVERFLOW).
+var HardLimit = &lint.Rule{
+	ID: "AOP2-LIMIT-002", Title: "hard payload limit exceeded (E_CONTEXT_OVERFLOW)", Protocol: ID, Kinds: kindTask, Severity: lint.Error,
+	Spec: "aop2 §4 Practical Payload Limits",
+	Doc:  "§4 sets HARD limits on a TASK: task.inputs at most 100 files and task.expected_outputs at most 50 artifacts. Over a HARD limit the message is rejected with E_CONTEXT_OVERFLOW. Split the task.",
+	Bad:  `{"message_type": "TASK", ..., "task": {..., "inputs": [ ... 120 files ... ]}}`,
+	Good: `{"message_type": "TASK", ..., "task": {..., "inputs": [ ... at most 100 files ... ]}}`,
+	Run:  checkHardLimits,
+}
+
+// EnvelopeSize: the whole TASK or RESPONSE over its byte limit (E_CONTEXT_OVERFLOW).
+var EnvelopeSize = &lint.Rule{
+	ID: "AOP2-LIMIT-003", Title: "envelope larger than its hard size limit (E_CONTEXT_OVERFLOW)", Protocol: ID, Kinds: kindTaskResponse, Severity: lint.Error,
+	Spec: "aop2 §4 Practical Payload Limits",
+	Doc:  "§4: a whole TASK envelope is at most 200KB of JSON and a whole RESPONSE at most 500KB (HARD; aoplint counts KB as 1,024 bytes and measures the message's bytes as sent). A larger envelope is rejected with E_CONTEXT_OVERFLOW. Keep large content in files and reference them by path.",
+	Bad:  `{"message_type": "RESPONSE", ..., "execution_summary": {..., "extensions": {"x_blob": "... 600KB ..."}}}`,
+	Good: `{"message_type": "RESPONSE", ..., "execution_summary": {..., "extensions": {"x_log_ref": "logs/session-001/task-001.log"}}}`,
+	Run:  checkEnvelopeSize,
+}
+
+func init() { lint.Register(SoftLimit, HardLimit, EnvelopeSize) }
+
+func arrayLen(n *jsonread.Node) int {
+	if n == nil || n.Kind != jsonread.Array {
+		return -1
+	}
+	return len(n.Items)
+}
+
+func checkSoftLimits(p *lint.Pass) {
+	root := p.Msg.Root
+	switch p.Msg.Kind {
+	case KindTask:
+		if obj := root.Path("task", "objective"); obj.IsString() {
+			switch n := utf8.RuneCountInString(obj.Str); {
+			case n > objectiveMax:
+				p.Reportf("/task/objective", "task.objective is %s chars, over the SOFT limit of 50,000 (E_PAYLOAD_SIZE_WARNING, §4); move the detail into input files", comma(n))
+			case n > objectiveWarn:
+				p.Reportf("/task/objective", "task.objective is %s chars, over the 40,000 where §4 warns (SOFT limit 50,000; E_PAYLOAD_SIZE_WARNING)", comma(n))
+			}
+		}
+		phases := root.Get("phases")
+		if n := arrayLen(phases); n > maxPhases {
+			p.Reportf("/phases", "phases has %d entries, over the SOFT limit of 10 (E_PAYLOAD_SIZE_WARNING, §4)", n)
+		}
+		if phases != nil && phases.Kind == jsonread.Array {
+			for i, ph := range phases.Items {
+				if n := arrayLen(ph.Get("checkpoints")); n > maxCheckpoints {
+					p.Reportf(ptr("/phases", i, "checkpoints"), "phase %s has %d checkpoints, over the SOFT limit of 20 per phase (E_PAYLOAD_SIZE_WARNING, §4)", describe(ph.Get("phase_id")), n)
+				}
+			}
+		}
+	case KindResponse:
+		if n := arrayLen(root.Path("execution_summary", "actions")); n > maxActions {
+			p.Reportf("/execution_summary/actions", "execution_summary.actions has %d items, over the SOFT limit of 200 (E_PAYLOAD_SIZE_WARNING, §4); summarise related actions", n)
+		}
+	}
+}
+
+func checkHardLimits(p *lint.Pass) {
+	root := p.Msg.Root
+	if n := arrayLen(root.Path("task", "inputs")); n > maxInputs {
+		p.Reportf("/task/inputs", "task.inputs has %d files, over the HARD limit of 100: the TASK is rejected with E_CONTEXT_OVERFLOW (§4); split the task", n)
+	}
+	if n := arrayLen(root.Path("task", "expected_outputs")); n > maxExpectedOutputs {
+		p.Reportf("/task/expected_outputs", "task.expected_outputs has %d artifacts, over the HARD limit of 50: the TASK is rejected with E_CONTEXT_OVERFLOW (§4); split the task", n)
+	}
+}
+
+func checkEnvelopeSize(p *lint.Pass) {
+	size := len(p.Msg.Raw)
+	limit, what := maxTaskBytes, "200KB"
+	if p.Msg.Kind == KindResponse {
+		limit, what = maxResponseBytes, "500KB"
+	}
+	if size > limit {
+		p.Reportf("", "the %s envelope is %s bytes, over the HARD limit of %s (%s bytes): it is rejected with E_CONTEXT_OVERFLOW (§4); reference large content by path instead of inlining it", p.Msg.Kind, comma(size), what, comma(limit))
+	}
+}
+
+// comma formats 51234 as "51,234".
+func comma(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

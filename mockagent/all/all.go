@@ -7,4 +7,5 @@ import (
 	_ "github.com/aopkit/aopkit/mockagent/aof"
 	_ "github.com/aopkit/aopkit/mockagent/aop2"
 	_ "github.com/aopkit/aopkit/mockagent/aos"
+	_ "github.com/aopkit/aopkit/mockagent/orchmsg"
 )

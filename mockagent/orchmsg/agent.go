@@ -1,0 +1,468 @@
+// Package orchmsg is the orchmsg mock agent: a worker speaking the Agent↔Orchestrator
+// stdio protocol. It waits for notify:task-assigned, reads the task with
+// request:get-task, looks at its peers (query-agents, query-tasks), works while
+// sending event:progress, asks the user or submits a follow-up task when the task
+// says so, reports progress 1.0, and then idles until notify:shutdown (or EOF on
+// stdin), answering notify:task-cancelled by stopping the work.
+//
+// The task's payload scripts the work: {"mockagent": {"work_seconds": 10,
+// "ask_user": true, "submit": true}}.
+package orchmsg
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// Protocol is the protocol id.
+const Protocol = "orchmsg"
+
+func init() {
+	mockagent.Register(&mockagent.Agent{Protocol: Protocol, Faults: Faults, Run: Run})
+}
+
+// Timing of the agent.
+const (
+	defaultWork   = 10 * time.Second
+	progressEvery = 5 * time.Second
+	// answerWait is how long the agent waits for a response: longer than the
+	// orchestrator's 30 s request timeout, so the orchestrator's TIMEOUT comes first.
+	answerWait = 35 * time.Second
+	maxLine    = 4 << 20
+)
+
+// TimeLayout is the agent's timestamp format (ISO 8601, UTC, milliseconds).
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// script is task.payload.mockagent.
+type script struct {
+	WorkSeconds float64 `json:"work_seconds"`
+	AskUser     bool    `json:"ask_user"`
+	Submit      bool    `json:"submit"`
+}
+
+type status int
+
+const (
+	got status = iota
+	timedOut
+	stopped // shutdown, EOF or context: the agent exits
+)
+
+type agent struct {
+	ctx       context.Context
+	env       mockagent.Env
+	clk       clock.Clock
+	fault     string
+	out       *bufio.Writer
+	in        <-chan map[string]any
+	agentID   string
+	seq       int
+	taskID    string
+	cancelled map[string]bool
+	lastReq   string
+}
+
+// Run plays the orchmsg agent. It returns the process exit code.
+func Run(ctx context.Context, env mockagent.Env, fault string) int {
+	clk := env.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	in := make(chan map[string]any, 16)
+	go readStdin(env.Stdin, in)
+	a := &agent{ctx: ctx, env: env, clk: clk, fault: fault, out: bufio.NewWriter(env.Stdout), in: in, cancelled: map[string]bool{}}
+	if env.Getenv != nil {
+		a.agentID = env.Getenv("ORCHMSG_AGENT_ID")
+	}
+	if a.agentID == "" {
+		a.agentID = "agent-1"
+	}
+	for {
+		msg, st := a.wait(-1, func(m map[string]any) bool { return typeOf(m) == "notify:task-assigned" })
+		if st == stopped {
+			return 0
+		}
+		if st != got {
+			continue
+		}
+		p, _ := msg["payload"].(map[string]any)
+		id, _ := p["taskId"].(string)
+		if code, done := a.doTask(id, msg); done {
+			return code
+		}
+	}
+}
+
+func readStdin(r io.Reader, out chan<- map[string]any) {
+	defer close(out)
+	br := bufio.NewReaderSize(r, 64*1024)
+	for {
+		var line []byte
+		var err error
+		for {
+			frag, isPrefix, e := br.ReadLine()
+			if len(line)+len(frag) <= maxLine {
+				line = append(line, frag...)
+			}
+			if e != nil || !isPrefix {
+				err = e
+				break
+			}
+		}
+		var m map[string]any
+		if json.Unmarshal(line, &m) == nil && m != nil {
+			out <- m
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func typeOf(m map[string]any) string {
+	t, _ := m["type"].(string)
+	return t
+}
+
+// wait waits up to d (d < 0: forever) for a message matching want, handling
+// notifications meanwhile. A shutdown, EOF or the context end the wait with
+// stopped (unless the fault ignores them); a cancellation of the current task is
+// noted in a.cancelled.
+func (a *agent) wait(d time.Duration, want func(map[string]any) bool) (map[string]any, status) {
+	var timer <-chan time.Time
+	if d >= 0 {
+		timer = a.clk.After(d)
+	}
+	deaf := a.fault == FaultHang
+	in := a.in
+	for {
+		select {
+		case <-a.ctx.Done():
+			return nil, stopped
+		case <-timer:
+			return nil, timedOut
+		case m, ok := <-in:
+			if !ok {
+				if deaf || a.fault == FaultIgnoreShutdown {
+					in = nil // the orchestrator is gone; keep going regardless
+					continue
+				}
+				return nil, stopped
+			}
+			if deaf {
+				continue
+			}
+			switch typeOf(m) {
+			case "notify:shutdown":
+				if a.fault == FaultIgnoreShutdown {
+					continue
+				}
+				a.log("info", "shutting down", nil)
+				a.flush()
+				return nil, stopped
+			case "notify:task-cancelled":
+				p, _ := m["payload"].(map[string]any)
+				if id, _ := p["taskId"].(string); id != "" && a.fault != FaultIgnoreCancel {
+					a.cancelled[id] = true
+					if id == a.taskID {
+						a.log("info", "task "+id+" cancelled; stopping", nil)
+					}
+				}
+			}
+			if want != nil && want(m) {
+				return m, got
+			}
+		}
+	}
+}
+
+// sleep waits d, or less when the current task is cancelled.
+func (a *agent) sleep(d time.Duration) status {
+	end := a.clk.Now().Add(d)
+	for {
+		left := end.Sub(a.clk.Now())
+		if left <= 0 {
+			return got
+		}
+		if a.cancelled[a.taskID] {
+			return got
+		}
+		_, st := a.wait(left, func(m map[string]any) bool { return typeOf(m) == "notify:task-cancelled" })
+		if st == stopped {
+			return stopped
+		}
+		if st == timedOut {
+			return got
+		}
+	}
+}
+
+func (a *agent) id(prefix string) string {
+	a.seq++
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", a.agentID, a.seq)))
+	h[6] = h[6]&0x0f | 0x40
+	h[8] = h[8]&0x3f | 0x80
+	x := hex.EncodeToString(h[:16])
+	return prefix + "-" + x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+}
+
+func (a *agent) stamp() string {
+	t := a.clk.Now().UTC()
+	if a.fault == FaultBadTimestamps {
+		return t.Format("02/01/2006 15:04")
+	}
+	return t.Format(TimeLayout)
+}
+
+// message is the base structure; field order is the spec's.
+type message struct {
+	Type      string         `json:"type"`
+	ID        string         `json:"id,omitempty"`
+	Timestamp string         `json:"timestamp"`
+	AgentID   string         `json:"agentId,omitempty"`
+	Payload   map[string]any `json:"payload"`
+}
+
+func (a *agent) newMessage(typ, prefix string, payload map[string]any) message {
+	m := message{Type: typ, ID: a.id(prefix), Timestamp: a.stamp(), AgentID: a.agentID, Payload: payload}
+	if a.fault == FaultWrongAgentID {
+		m.AgentID = a.agentID + "-impostor"
+	}
+	return m
+}
+
+func (a *agent) send(m message) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return
+	}
+	a.writeLine(b)
+}
+
+func (a *agent) writeLine(b []byte) {
+	a.out.Write(b)
+	a.out.WriteByte('\n')
+	a.out.Flush()
+}
+
+func (a *agent) flush() { a.out.Flush() }
+
+func (a *agent) garbage() {
+	if a.fault == FaultStdoutGarbage {
+		a.writeLine([]byte(`{"status":"busy"}`))
+		a.writeLine([]byte("compiling module 3 of 5..."))
+	}
+}
+
+func (a *agent) log(level, msg string, ctx map[string]any) {
+	p := map[string]any{"level": level, "message": msg}
+	if ctx != nil {
+		p["context"] = ctx
+	}
+	m := a.newMessage("event:log", "evt", p)
+	if a.fault == FaultMissingID {
+		m.ID = ""
+	}
+	a.send(m)
+}
+
+func (a *agent) progress(taskID string, p float64, msg string) message {
+	m := a.newMessage("event:progress", "evt", map[string]any{"taskId": taskID, "progress": p, "message": msg})
+	if a.fault == FaultEmptyReport {
+		m.Payload = map[string]any{}
+	}
+	a.garbage()
+	a.send(m)
+	return m
+}
+
+// request sends a request and waits for its response.
+func (a *agent) request(typ string, payload map[string]any, wait time.Duration) (map[string]any, status) {
+	m := a.newMessage(typ, "req", payload)
+	if a.fault == FaultWrongCorrelationID && a.lastReq != "" && typ == "request:query-tasks" {
+		m.ID = a.lastReq // the previous request's id
+	}
+	a.lastReq = m.ID
+	a.send(m)
+	return a.wait(wait, func(r map[string]any) bool {
+		c, _ := r["correlationId"].(string)
+		return strings.HasPrefix(typeOf(r), "response:") && c == m.ID
+	})
+}
+
+// doTask works on one assigned task. done reports that the agent must exit with code.
+func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done bool) {
+	a.taskID = taskID
+	if a.fault == FaultHang {
+		<-a.ctx.Done()
+		return 0, true
+	}
+	if a.fault == FaultDuplicateResponse {
+		id, _ := assigned["id"].(string)
+		a.writeLine(mustJSON(map[string]any{"type": "response:success", "id": a.id("res"), "correlationId": id, "timestamp": a.stamp(), "payload": map[string]any{"accepted": true}}))
+	}
+	a.log("info", "task "+taskID+" assigned", map[string]any{"taskId": taskID})
+	if a.fault == FaultRateFlood {
+		for i := 0; i < 150; i++ {
+			a.log("debug", fmt.Sprintf("flood %d", i), nil)
+		}
+	}
+	if a.fault == FaultOversizePayload {
+		a.log("info", strings.Repeat("x", 1536*1024), nil)
+	}
+	if a.fault == FaultUnknownMessageType {
+		if _, st := a.request("request:delete-task", map[string]any{"taskId": taskID}, answerWait); st == stopped {
+			return 0, true
+		}
+	}
+	getID := taskID
+	var getPayload map[string]any
+	switch a.fault {
+	case FaultInvalidRequest:
+		getPayload = map[string]any{}
+	case FaultForeignTask:
+		getPayload = map[string]any{"taskId": "task-other"}
+	default:
+		getPayload = map[string]any{"taskId": getID}
+	}
+	resp, st := a.request("request:get-task", getPayload, answerWait)
+	if st == stopped {
+		return 0, true
+	}
+	sc := script{}
+	if p, _ := resp["payload"].(map[string]any); p != nil {
+		if t, _ := p["task"].(map[string]any); t != nil {
+			if tp, _ := t["payload"].(map[string]any); tp != nil {
+				if b, err := json.Marshal(tp["mockagent"]); err == nil {
+					json.Unmarshal(b, &sc)
+				}
+			}
+		}
+	}
+	if _, st := a.request("request:query-agents", map[string]any{"role": "worker"}, answerWait); st == stopped {
+		return 0, true
+	}
+	if _, st := a.request("request:query-tasks", map[string]any{"status": "queued", "limit": 10}, answerWait); st == stopped {
+		return 0, true
+	}
+	if sc.Submit || a.fault == FaultNestedDelegation {
+		parent := taskID
+		n := 1
+		if a.fault == FaultNestedDelegation {
+			n = 4
+		}
+		for i := 1; i <= n; i++ {
+			r, st := a.request("request:submit-task", map[string]any{
+				"type": "implementation", "name": fmt.Sprintf("Follow-up %d of %s", i, taskID),
+				"description": "Submitted by the mock agent.", "payload": map[string]any{"source": "mockagent"},
+				"requiredRole": "worker", "dependencies": []any{parent}, "priority": 2,
+			}, answerWait)
+			if st == stopped {
+				return 0, true
+			}
+			p, _ := r["payload"].(map[string]any)
+			t, _ := p["task"].(map[string]any)
+			id, _ := t["id"].(string)
+			if id == "" {
+				break
+			}
+			parent = id
+		}
+	}
+	if sc.AskUser {
+		r, st := a.request("request:ask-user", map[string]any{
+			"question": "Which authentication method should I use?",
+			"options":  []any{map[string]any{"label": "OAuth 2.0", "value": "oauth"}, map[string]any{"label": "JWT", "value": "jwt"}},
+			"timeout":  60000,
+		}, 65*time.Second)
+		if st == stopped {
+			return 0, true
+		}
+		answer := "none (timed out)"
+		if p, _ := r["payload"].(map[string]any); p != nil {
+			if s, _ := p["answer"].(string); s != "" {
+				answer = s
+			}
+		}
+		a.log("info", "user answered: "+answer, nil)
+	}
+	work := defaultWork
+	if sc.WorkSeconds > 0 {
+		work = time.Duration(sc.WorkSeconds * float64(time.Second))
+	}
+	if a.fault == FaultExceedTimeout || a.fault == FaultStopHeartbeats || a.fault == FaultIgnoreCancel {
+		work = time.Hour
+	}
+	start := a.clk.Now()
+	var first message
+	for step := 0; ; step++ {
+		el := a.clk.Now().Sub(start)
+		if el >= work {
+			break
+		}
+		if a.cancelled[taskID] && a.fault != FaultIgnoreCancel {
+			return 0, false
+		}
+		if a.fault == FaultCrashMidTask && el >= work/2 {
+			return 1, true
+		}
+		if a.fault == FaultNoCompletionReport && el >= work/2 {
+			return 0, a.idle()
+		}
+		if a.fault != FaultStopHeartbeats || step < 2 {
+			p := float64(el) / float64(work)
+			p = float64(int(p*100)) / 100
+			switch {
+			case a.fault == FaultMalformedJSON && step == 1:
+				a.writeLine([]byte(`{"type":"event:progress","id":"evt-broken","payload":{"taskId":"` + taskID + `","progress":0.5,}`))
+			default:
+				m := a.progress(taskID, p, fmt.Sprintf("working on %s", taskID))
+				if step == 0 {
+					first = m
+				}
+				if a.fault == FaultDuplicateID && step == 1 {
+					m.ID = first.ID
+					a.send(m)
+				}
+			}
+		}
+		next := min(progressEvery, work-el)
+		if a.fault == FaultCrashMidTask {
+			next = min(next, max(work/2-el, 0))
+		}
+		if a.sleep(next) == stopped {
+			return 0, true
+		}
+	}
+	if a.fault == FaultCrashAfterPartialReport {
+		m := a.newMessage("event:progress", "evt", map[string]any{"taskId": taskID, "progress": 1.0, "message": "done"})
+		b, _ := json.Marshal(m)
+		a.writeLine(b[:len(b)/2])
+		return 1, true
+	}
+	a.progress(taskID, 1.0, "done")
+	a.log("info", "task "+taskID+" completed", map[string]any{"taskId": taskID})
+	return 0, false
+}
+
+// idle waits for shutdown without working.
+func (a *agent) idle() bool {
+	_, st := a.wait(-1, func(map[string]any) bool { return false })
+	return st == stopped
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/checks"
 )
 
 func runtimeNumCPU() int { return runtime.NumCPU() }
@@ -89,6 +92,12 @@ func driveAOP2(h *H) error {
 	if len(attempts) == 0 {
 		attempts = []json.RawMessage{json.RawMessage(`{}`)}
 	}
+	h.Fact("aop2.workspace", ws)
+	snaps := takeSnapshots(h, h.Expand(h.sc.Task))
+	defer func() {
+		h.Fact("aop2.snapshots", verifySnapshots(h, snaps))
+		h.Fact("aop2.files", hashFiles(ws, 500))
+	}()
 	for _, patch := range attempts {
 		task, err := conform.MergePatch(h.sc.Task, patch)
 		if err != nil {
@@ -156,4 +165,107 @@ func driveAOP2(h *H) error {
 		}
 	}
 	return nil
+}
+
+type snapshot struct {
+	rel  string
+	path string
+	data []byte
+}
+
+// takeSnapshots plays the orchestrator's rollback duty (§7): before dispatch it
+// copies every expected output with rollback_snapshot.enabled to its snapshot_path
+// (creating the output with seed content when it does not exist yet). Paths outside
+// the scratch directory are ignored.
+func takeSnapshots(h *H, task []byte) []snapshot {
+	var t struct {
+		Task struct {
+			ExpectedOutputs []struct {
+				Path             string `json:"path"`
+				RollbackSnapshot *struct {
+					Enabled      bool   `json:"enabled"`
+					SnapshotPath string `json:"snapshot_path"`
+				} `json:"rollback_snapshot"`
+			} `json:"expected_outputs"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(task, &t) != nil {
+		return nil
+	}
+	var out []snapshot
+	for _, o := range t.Task.ExpectedOutputs {
+		rs := o.RollbackSnapshot
+		if rs == nil || !rs.Enabled || rs.SnapshotPath == "" {
+			continue
+		}
+		src, ok1 := h.inside(o.Path)
+		dst, ok2 := h.inside(rs.SnapshotPath)
+		if !ok1 || !ok2 {
+			continue
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			data = []byte("original content of " + filepath.Base(src) + "\n")
+			os.MkdirAll(filepath.Dir(src), 0o755)
+			os.WriteFile(src, data, 0o644)
+		}
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		if os.WriteFile(dst, data, 0o644) != nil {
+			continue
+		}
+		rel, _ := filepath.Rel(h.scratch, dst)
+		out = append(out, snapshot{rel: filepath.ToSlash(rel), path: dst, data: data})
+	}
+	return out
+}
+
+func verifySnapshots(h *H, snaps []snapshot) []checks.Snapshot {
+	var out []checks.Snapshot
+	for _, s := range snaps {
+		got, err := os.ReadFile(s.path)
+		cs := checks.Snapshot{Path: s.rel, Intact: err == nil && bytes.Equal(got, s.data)}
+		switch {
+		case err != nil:
+			cs.After = "deleted"
+		case !cs.Intact:
+			cs.After = "changed"
+		}
+		out = append(out, cs)
+	}
+	return out
+}
+
+// inside resolves p (absolute, or relative to the scratch directory) and reports
+// whether it lies inside the scratch directory.
+func (h *H) inside(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(h.scratch, p)
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(h.scratch, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return p, true
+}
+
+// hashFiles maps the regular files under root (slash paths) to their sha256.
+func hashFiles(root string, max int) map[string]string {
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= max || !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 16<<20 {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = checks.SHA256Hex(b)
+		return nil
+	})
+	return out
 }

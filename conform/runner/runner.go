@@ -52,6 +52,8 @@ type Options struct {
 	RerunArgs []string
 	// Progress, when set, gets one line per finished scenario.
 	Progress io.Writer
+
+	launchCommand []string // Command with a relative program path made absolute
 }
 
 // ErrNothingSelected is returned when --run/--skip leave no check of the protocol.
@@ -86,6 +88,17 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	}
 	if opts.Launcher == nil {
 		opts.Launcher = agentio.Process{}
+	}
+	if strings.ContainsRune(opts.Command[0], filepath.Separator) && !filepath.IsAbs(opts.Command[0]) {
+		// The agent runs in its scratch directory: a relative path names a file
+		// relative to where aopconform was started.
+		abs, err := filepath.Abs(opts.Command[0])
+		if err != nil {
+			return nil, err
+		}
+		opts.launchCommand = append([]string{abs}, opts.Command[1:]...)
+	} else {
+		opts.launchCommand = opts.Command
 	}
 	if _, ok := drivers[opts.Protocol]; !ok {
 		return nil, fmt.Errorf("protocol %s has no driver", opts.Protocol)
@@ -251,7 +264,7 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 		grace = time.Duration(2 * float64(time.Second) * opts.Scale)
 	}
 	h := &H{
-		ctx: ctx, sc: sc, sess: sess, rec: rec, launcher: opts.Launcher, command: opts.Command,
+		ctx: ctx, sc: sc, sess: sess, rec: rec, launcher: opts.Launcher, command: opts.launchCommand,
 		scale: opts.Scale, start: time.Now(), grace: grace, scratch: scratch,
 		env: []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + scratch, "AOPKIT_SCENARIO=" + sc.ID},
 	}

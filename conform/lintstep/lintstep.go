@@ -1,6 +1,9 @@
-package runner
+// Package lintstep plugs aoplint (lint/linter) into the conformance runner: every
+// transcript is linted with every single-message and sequence rule.
+package lintstep
 
 import (
+	"github.com/aopkit/aopkit/conform/runner"
 	"io"
 
 	"github.com/aopkit/aopkit/lint/linter"
@@ -16,16 +19,16 @@ type AOPLint struct {
 
 // LintTranscript lints a transcript/1 stream with every single-message and
 // sequence rule.
-func (l AOPLint) LintTranscript(name string, r io.Reader) ([]Diag, error) {
+func (l AOPLint) LintTranscript(name string, r io.Reader) ([]runner.Diag, error) {
 	var opts linter.Options
 	opts.TaskType = l.TaskType
 	res, err := linter.LintStream(name, r, opts)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Diag, 0, len(res.Diagnostics))
+	out := make([]runner.Diag, 0, len(res.Diagnostics))
 	for _, d := range res.Diagnostics {
-		out = append(out, Diag{Line: d.Line, Rule: d.Rule, Severity: d.Severity.String(), Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
+		out = append(out, runner.Diag{Line: d.Line, Rule: d.Rule, Severity: d.Severity.String(), Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
 	}
 	return out, nil
 }

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/urfave/cli/v2"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/lintstep"
+	"github.com/aopkit/aopkit/conform/report"
+	"github.com/aopkit/aopkit/conform/runner"
+	"github.com/aopkit/aopkit/fixtures/scenarios"
+)
+
+// Flag names.
+const (
+	flagProtocol     = "protocol"
+	flagScenarios    = "scenarios"
+	flagBuiltin      = "builtin"
+	flagRun          = "run"
+	flagSkip         = "skip"
+	flagParallel     = "parallel"
+	flagTimeoutScale = "timeout-scale"
+	flagOut          = "out"
+	flagReport       = "report"
+	flagNoLint       = "no-lint"
+	flagVerbose      = "verbose"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitMustBad = 1
+	exitHarness = 2
+)
+
+// usageError is a command-line mistake (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// exitCode carries a decided exit code out of an action.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := app.RunContext(ctx, args)
+	var code exitCode
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &code):
+		return int(code)
+	default:
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitHarness
+	}
+}
+
+// runConfig is what `aopconform run` needs, decoded from the flags.
+type runConfig struct {
+	Protocol     string
+	Scenarios    []string
+	Builtin      bool
+	Run, Skip    string
+	Parallel     int
+	TimeoutScale float64
+	Out          string
+	Reports      []string
+	NoLint       bool
+	Verbose      bool
+	Command      []string
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	usage := func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} }
+	return &cli.App{
+		Name:           "aopconform",
+		Usage:          "certify an agent: play the orchestrator through scripted scenarios, lint and score",
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
+		HideVersion:    true,
+		OnUsageError:   usage,
+		Commands: []*cli.Command{
+			{
+				Name:      "run",
+				Usage:     "run the scenarios of a protocol against an agent",
+				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... -- CMD [ARGS...]",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(conform.Protocols, ", ")},
+					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files (*.json) from `DIR` (repeatable)"},
+					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the scenarios shipped with aopconform"},
+					&cli.StringFlag{Name: flagRun, Usage: "only checks whose ID matches `PATTERN` (substring or glob, comma-separated)"},
+					&cli.StringFlag{Name: flagSkip, Usage: "skip checks whose ID matches `PATTERN`"},
+					&cli.IntFlag{Name: flagParallel, Usage: "scenarios at once (default: 2 × CPUs)"},
+					&cli.Float64Flag{Name: flagTimeoutScale, Value: 1, Usage: "stretch every deadline, interval and grace period by `X`"},
+					&cli.StringFlag{Name: flagOut, Value: "aopconform-out", Usage: "write the transcripts (transcript/1 JSONL) to `DIR`"},
+					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
+					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
+					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
+				},
+				OnUsageError: usage,
+				Action: func(c *cli.Context) error {
+					cfg := runConfig{
+						Protocol: c.String(flagProtocol), Scenarios: c.StringSlice(flagScenarios), Builtin: c.Bool(flagBuiltin),
+						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
+						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
+						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Command: c.Args().Slice(),
+					}
+					return runCmd(c.Context, cfg, stdout, stderr)
+				},
+			},
+			{
+				Name:      "list",
+				Usage:     "list the scenarios and checks with their levels and spec sections",
+				UsageText: "aopconform list [--protocol ID] [--scenarios DIR]",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
+					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files from `DIR`"},
+					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the shipped scenarios"},
+				},
+				OnUsageError: usage,
+				Action: func(c *cli.Context) error {
+					return listCmd(c.String(flagProtocol), c.StringSlice(flagScenarios), c.Bool(flagBuiltin), stdout, stderr)
+				},
+			},
+		},
+	}
+}
+
+// loadScenarios reads the shipped scenarios and the user's directories.
+func loadScenarios(dirs []string, builtin bool) ([]*conform.Scenario, error) {
+	var all []*conform.Scenario
+	if builtin {
+		ss, err := conform.LoadScenarios(scenarios.FS, ".")
+		if err != nil {
+			return nil, fmt.Errorf("built-in scenarios: %w", err)
+		}
+		all = append(all, ss...)
+	}
+	for _, d := range dirs {
+		ss, err := conform.LoadScenarioDir(d)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		all = append(all, ss...)
+	}
+	seen := map[string]string{}
+	for _, s := range all {
+		if prev, dup := seen[s.ID]; dup {
+			return nil, usageError{fmt.Sprintf("scenario id %q is defined twice (%s and %s)", s.ID, prev, s.Source)}
+		}
+		seen[s.ID] = s.Source
+	}
+	return all, nil
+}
+
+func (cfg runConfig) validate() error {
+	switch {
+	case cfg.Protocol == "":
+		return usageError{"--protocol is required (one of " + strings.Join(conform.Protocols, ", ") + ")"}
+	case !conform.KnownProtocol(cfg.Protocol):
+		return usageError{fmt.Sprintf("unknown protocol %q (one of %s)", cfg.Protocol, strings.Join(conform.Protocols, ", "))}
+	case len(cfg.Command) == 0:
+		return usageError{"no agent command: give it after --, as in: aopconform run --protocol " + cfg.Protocol + " -- ./agent"}
+	case cfg.TimeoutScale <= 0:
+		return usageError{"--timeout-scale must be positive"}
+	case cfg.Parallel < 0:
+		return usageError{"--parallel must not be negative"}
+	}
+	for _, r := range cfg.Reports {
+		if _, err := report.ByExtension(r); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	return nil
+}
+
+func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error {
+	if err := cfg.validate(); err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
+	}
+	all, err := loadScenarios(cfg.Scenarios, cfg.Builtin)
+	if err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
+	}
+	opts := runner.Options{
+		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
+		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
+	}
+	for _, d := range cfg.Scenarios {
+		opts.RerunArgs = append(opts.RerunArgs, "--scenarios", d)
+	}
+	if !cfg.Builtin {
+		opts.RerunArgs = append(opts.RerunArgs, "--builtin=false")
+	}
+	if !cfg.NoLint {
+		opts.Linter = lintstep.AOPLint{}
+	}
+	if cfg.Verbose {
+		opts.Progress = stderr
+	}
+	rep, err := runner.Run(ctx, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
+	}
+	if err := report.Text(stdout, rep); err != nil {
+		return err
+	}
+	for _, name := range cfg.Reports {
+		if err := writeReport(name, rep); err != nil {
+			fmt.Fprintln(stderr, "aopconform:", err)
+			return exitCode(exitHarness)
+		}
+	}
+	switch {
+	case rep.HarnessErrors > 0:
+		fmt.Fprintf(stderr, "aopconform: %d scenario(s) could not be run (harness error, not the agent's fault)\n", rep.HarnessErrors)
+		return exitCode(exitHarness)
+	case rep.Score.MustFailed:
+		return exitCode(exitMustBad)
+	}
+	return nil
+}
+
+func writeReport(name string, rep *conform.Report) error {
+	w, err := report.ByExtension(name)
+	if err != nil {
+		return err
+	}
+	if dir := filepath.Dir(name); dir != "" {
+		os.MkdirAll(dir, 0o755)
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	if err := w(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("--report %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+func listCmd(protocol string, dirs []string, builtin bool, stdout, stderr io.Writer) error {
+	if protocol != "" && !conform.KnownProtocol(protocol) {
+		fmt.Fprintf(stderr, "aopconform: unknown protocol %q (one of %s)\n", protocol, strings.Join(conform.Protocols, ", "))
+		return exitCode(exitHarness)
+	}
+	all, err := loadScenarios(dirs, builtin)
+	if err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
+	}
+	fmt.Fprintln(stdout, "SCENARIOS")
+	st := tablewriter.NewWriter(stdout)
+	st.Header("Scenario", "Protocol", "Family", "Deadline", "Checks", "Title")
+	for _, s := range all {
+		if protocol != "" && s.Protocol != protocol {
+			continue
+		}
+		st.Append([]string{s.ID, s.Protocol, s.Family, fmt.Sprint(s.Deadline.D(1)), fmt.Sprint(len(s.Checks)), s.Title})
+	}
+	if err := st.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "\nCHECKS")
+	ct := tablewriter.NewWriter(stdout)
+	ct.Header("Check", "Level", "Tier", "Spec", "Requirement")
+	for _, c := range conform.Checks(protocol) {
+		ct.Append([]string{c.ID, string(c.Level), string(c.Tier), c.Spec, c.Requirement})
+	}
+	return ct.Render()
+}

@@ -1,0 +1,8 @@
+// Command aopconform certifies an agent binary: it spawns the agent, plays the
+// orchestrator side of a protocol through scripted scenarios, lints every message
+// the agent sends and scores the result.
+package main
+
+import "os"
+
+func main() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) }

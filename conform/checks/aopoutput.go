@@ -1,0 +1,245 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aopOutC = common{protocol: "aop-output", bindings: "bindings §aop-output"}
+
+func aopOutCheck(id, family string, tier conform.Tier, level conform.Level, spec, req string, lint []string, run func(*conform.Session) conform.Outcome) *conform.Check {
+	return &conform.Check{ID: "aop-output/" + id, Protocol: "aop-output", Family: family, Tier: tier, Level: level, Spec: spec, Requirement: req, Lint: lint, Run: run}
+}
+
+var markerRE = regexp.MustCompile(`^\s*\[AOP:([A-Z_]+)\]\s?(.*)$`)
+
+// aopReport is the report parsed from the agent's stdout.
+type aopReport struct {
+	markers []string          // in order
+	values  map[string]string // first value of each marker
+	seqs    map[string]int
+	summary []string // lines between SUMMARY and the next marker
+	outside []*conform.Record
+	blocks  int
+}
+
+func parseAOPReport(s *conform.Session) aopReport {
+	rep := aopReport{values: map[string]string{}, seqs: map[string]int{}}
+	in, inSummary := false, false
+	for _, r := range s.AgentLines(0, "stdout") {
+		line := recordText(r)
+		m := markerRE.FindStringSubmatch(line)
+		if m == nil {
+			if inSummary {
+				rep.summary = append(rep.summary, line)
+			} else if !in && strings.TrimSpace(line) != "" {
+				rep.outside = append(rep.outside, r)
+			}
+			continue
+		}
+		name := m[1]
+		rep.markers = append(rep.markers, name)
+		if _, seen := rep.values[name]; !seen {
+			rep.values[name] = strings.TrimSpace(m[2])
+			rep.seqs[name] = r.Seq
+		}
+		inSummary = name == "SUMMARY"
+		if inSummary && strings.TrimSpace(m[2]) != "" {
+			rep.summary = append(rep.summary, m[2])
+		}
+		switch name {
+		case "START":
+			in = true
+			rep.blocks++
+		case "END":
+			in, inSummary = false, false
+		}
+	}
+	return rep
+}
+
+var summaryLimits = map[string]int{"search": 500, "explore": 500, "analysis": 600, "code": 300, "test": 400, "build": 200, "documentation": 500, "docs": 500}
+
+func aopTaskType(s *conform.Session) string {
+	if a := s.Attempt(1); a != nil {
+		return strings.ToLower(str(decode(a.Input), "task_type"))
+	}
+	return ""
+}
+
+var aopStatuses = map[string]bool{"success": true, "failure": true, "partial": true}
+
+var aopOutputChecks = []*conform.Check{
+	aopOutC.lintClean("aop-output-1.0.0 §AOP Format Specification"),
+	aopOutC.exitZero("The agent prints its report on stdout, writes its details file and exits 0."),
+	aopOutC.stopOnTerm("timeouts"),
+
+	aopOutCheck("format/markers", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §AOP Format Specification",
+		"Every agent response MUST include these markers: [AOP:START], [AOP:TASK], [AOP:SUMMARY], [AOP:DETAILS_FILE], [AOP:STATUS], [AOP:END], in this order.",
+		[]string{"AOPOUT-MARKER", "AOPOUT-STRUCTURE"},
+		func(s *conform.Session) conform.Outcome {
+			rep := parseAOPReport(s)
+			want := []string{"START", "TASK", "SUMMARY", "DETAILS_FILE", "STATUS", "END"}
+			var got []string
+			for _, m := range rep.markers {
+				if m != "METRICS" {
+					got = append(got, m)
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				return conform.Mismatch("the report's markers are missing or out of order", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+			return conform.Passf("all markers, in order")
+		}),
+
+	aopOutCheck("format/single-report", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Purpose; bindings §aop-output",
+		"The agent returns ONLY an AOP-formatted summary: one [AOP:START]..[AOP:END] block and no other output on stdout.",
+		[]string{"AOPOUT-UNSTRUCTURED", "AOPOUT-OUTSIDE"},
+		func(s *conform.Session) conform.Outcome {
+			rep := parseAOPReport(s)
+			if rep.blocks != 1 {
+				return conform.Mismatch("the agent printed a wrong number of reports", "1 [AOP:START]..[AOP:END] block", fmt.Sprintf("%d blocks", rep.blocks))
+			}
+			if len(rep.outside) > 0 {
+				o := conform.Mismatch(fmt.Sprintf("%d stdout lines outside the report", len(rep.outside)), "only the report on stdout", clip(recordText(rep.outside[0]), 200))
+				o.Seq = seqs(rep.outside)
+				return o
+			}
+			return conform.Passf("one report, nothing else on stdout")
+		}),
+
+	aopOutCheck("format/task-length", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Validation Checklist",
+		"[AOP:TASK] is present and under 50 chars.",
+		[]string{"AOPOUT-TASK"},
+		func(s *conform.Session) conform.Outcome {
+			rep := parseAOPReport(s)
+			t, ok := rep.values["TASK"]
+			if !ok || t == "" {
+				return conform.Failf("no [AOP:TASK] line")
+			}
+			if n := utf8.RuneCountInString(t); n > 50 {
+				o := conform.Mismatch("the task description is too long", "at most 50 characters", fmt.Sprintf("%d characters: %s", n, t))
+				o.Seq = []int{rep.seqs["TASK"]}
+				return o
+			}
+			return conform.Passf("task description of %d characters", utf8.RuneCountInString(t))
+		}),
+
+	aopOutCheck("format/summary-limit", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Summary Length Limits by Task Type",
+		"[AOP:SUMMARY]: 1-5 bullet points of key findings, within the limit of the task type (search 500, analysis 600, code 300, test 400, build 200, documentation 500 chars).",
+		[]string{"AOPOUT-SUMMARY"},
+		func(s *conform.Session) conform.Outcome {
+			rep := parseAOPReport(s)
+			if _, ok := rep.values["SUMMARY"]; !ok {
+				return conform.Failf("no [AOP:SUMMARY] section")
+			}
+			text := strings.TrimSpace(strings.Join(rep.summary, "\n"))
+			limit, ok := summaryLimits[aopTaskType(s)]
+			if !ok {
+				limit = 500
+			}
+			n := utf8.RuneCountInString(text)
+			bullets := 0
+			for _, l := range rep.summary {
+				if strings.HasPrefix(strings.TrimSpace(l), "-") || strings.HasPrefix(strings.TrimSpace(l), "*") {
+					bullets++
+				}
+			}
+			if text == "" || n > limit || bullets > 5 {
+				o := conform.Mismatch("the summary breaks its limits", fmt.Sprintf("1-5 bullets, at most %d characters (%s)", limit, orDash(aopTaskType(s))), fmt.Sprintf("%d bullets, %d characters", bullets, n))
+				o.Seq = []int{rep.seqs["SUMMARY"]}
+				return o
+			}
+			return conform.Passf("%d characters, %d bullets", n, bullets)
+		}),
+
+	aopOutCheck("format/status", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Validation Checklist",
+		"[AOP:STATUS] is success, failure, or partial.",
+		[]string{"AOPOUT-STATUS"},
+		func(s *conform.Session) conform.Outcome {
+			rep := parseAOPReport(s)
+			st := rep.values["STATUS"]
+			if !aopStatuses[st] {
+				o := conform.Mismatch("the status is not one of success, failure, partial", "success | failure | partial", st)
+				o.Seq = []int{rep.seqs["STATUS"]}
+				return o
+			}
+			return conform.Passf("status %s", st)
+		}),
+
+	aopOutCheck("format/timestamps", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §AOP Format Specification",
+		"[AOP:START] {ISO timestamp} … [AOP:END] {ISO timestamp}, the end not before the start.",
+		[]string{"AOPOUT-TIMESTAMP"},
+		func(s *conform.Session) conform.Outcome {
+			rep := parseAOPReport(s)
+			st, ok1 := parseISO(rep.values["START"])
+			en, ok2 := parseISO(rep.values["END"])
+			if !ok1 || !ok2 || en.Before(st) {
+				return conform.Mismatch("the report's timestamps are not ISO 8601 or end before they start", "ISO 8601 START ≤ END", map[string]string{"START": rep.values["START"], "END": rep.values["END"]})
+			}
+			return conform.Passf("START %s, END %s", rep.values["START"], rep.values["END"])
+		}),
+
+	aopOutCheck("details/file", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Validation Checklist; bindings §aop-output",
+		"[AOP:DETAILS_FILE] points to valid path or \"none\": a file the agent wrote inside its scratch directory.",
+		[]string{"AOPOUT-DETAILS"},
+		func(s *conform.Session) conform.Outcome {
+			rep := parseAOPReport(s)
+			named, ok := rep.values["DETAILS_FILE"]
+			if !ok {
+				return conform.Failf("no [AOP:DETAILS_FILE] line")
+			}
+			if named == "none" {
+				return conform.Passf("no details file (\"none\")")
+			}
+			b, _ := json.Marshal(s.Facts["aopoutput.details"])
+			var df struct {
+				Inside, Exists bool
+				Path           string
+			}
+			json.Unmarshal(b, &df)
+			if !df.Inside {
+				return conform.Mismatch("the details file is outside the scratch directory", "a path inside the scratch directory", named)
+			}
+			if !df.Exists {
+				return conform.Mismatch("the details file does not exist", named+" written before exit", "missing")
+			}
+			return conform.Passf("details file %s", df.Path)
+		}),
+
+	aopOutCheck("details/fields", "happy-path", conform.Full, conform.SHOULD, "aop-output-1.0.0 §Details File Format",
+		"The details file (JSON) should include aop_version, agent_id, task, timestamp and results.",
+		[]string{"AOPOUT-DETAILS-FIELDS"},
+		func(s *conform.Session) conform.Outcome {
+			b, _ := json.Marshal(s.Facts["aopoutput.details"])
+			var df struct {
+				Exists, JSON bool
+				Seq          int
+			}
+			json.Unmarshal(b, &df)
+			if !df.Exists {
+				return conform.NotTestedf("no details file")
+			}
+			if !df.JSON || df.Seq == 0 {
+				return conform.Mismatch("the details file is not JSON", "a JSON object", "not JSON")
+			}
+			m := decode(s.Records[df.Seq-1].Msg)
+			var missing []string
+			for _, k := range []string{"aop_version", "agent_id", "task", "timestamp", "results"} {
+				if field(m, k) == nil {
+					missing = append(missing, k)
+				}
+			}
+			if len(missing) > 0 {
+				o := conform.Mismatch("the details file lacks fields", "aop_version, agent_id, task, timestamp, results", "missing: "+strings.Join(missing, ", "))
+				o.Seq = []int{df.Seq}
+				return o
+			}
+			return conform.Passf("details file complete")
+		}),
+}

@@ -1,0 +1,303 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aosC = common{protocol: "aos", bindings: "bindings §aos"}
+
+func aosCheck(id, family string, tier conform.Tier, level conform.Level, spec, req string, lint []string, run func(*conform.Session) conform.Outcome) *conform.Check {
+	return &conform.Check{ID: "aos/" + id, Protocol: "aos", Family: family, Tier: tier, Level: level, Spec: spec, Requirement: req, Lint: lint, Run: run}
+}
+
+// AOSDecision mirrors runner.AOSDecision (the guardian's answer to one tool call).
+type AOSDecision struct {
+	Seq         int             `json:"seq"`
+	ExecutionID string          `json:"executionId"`
+	Tool        string          `json:"tool"`
+	Decision    string          `json:"decision"`
+	Arguments   json.RawMessage `json:"arguments,omitempty"`
+}
+
+type aosExecuted struct {
+	seq         int
+	ExecutionID string         `json:"executionId"`
+	Name        string         `json:"name"`
+	Arguments   map[string]any `json:"arguments"`
+}
+
+func aosDecisions(s *conform.Session) []AOSDecision {
+	b, _ := json.Marshal(s.Facts["aos.decisions"])
+	var ds []AOSDecision
+	json.Unmarshal(b, &ds)
+	return ds
+}
+
+func aosExecutions(s *conform.Session) []aosExecuted {
+	var out []aosExecuted
+	for _, r := range s.AgentLines(0, "stdout") {
+		if r.Msg == nil {
+			continue
+		}
+		var e struct {
+			Executed *aosExecuted `json:"executed"`
+		}
+		if json.Unmarshal(r.Msg, &e) == nil && e.Executed != nil {
+			e.Executed.seq = r.Seq
+			out = append(out, *e.Executed)
+		}
+	}
+	return out
+}
+
+// aosRequests returns the agent's JSON-RPC requests of a method ("" for all).
+func aosRequests(s *conform.Session, method string) []*conform.Record {
+	var out []*conform.Record
+	for _, r := range s.AgentLines(0, "") {
+		if r.Stream != "http" {
+			continue
+		}
+		if method == "" || r.Key == method {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func aosScriptTools(s *conform.Session) []string {
+	var script struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if a := s.Attempt(1); a != nil {
+		json.Unmarshal(a.Input, &script)
+	}
+	var out []string
+	for _, t := range script.Tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+var aosChecks = []*conform.Check{
+	aosC.lintClean("aos-0.1.0 §3, §4"),
+	aosC.exitZero("The agent prints one JSON line per executed tool on stdout and exits 0."),
+	aosC.stopOnTerm("timeouts"),
+	aosC.stdoutOnly(conform.Full, conform.MUST, "bindings §aos",
+		"The agent prints one JSON line per executed tool on stdout {\"executed\":{...}}; anything else belongs on stderr.",
+		func(r *conform.Record) bool { return r.Key == "executed" }),
+
+	aosCheck("2.2/content-type", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §2.2, §4",
+		"The Content-Type header for HTTP requests containing JSON-RPC payloads MUST be application/json; the body MUST be a JSONRPCRequest sent with HTTP POST.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			reqs := aosRequests(s, "")
+			if len(reqs) == 0 {
+				return conform.Failf("the agent never called the guardian")
+			}
+			for _, r := range reqs {
+				if r.Detail != nil {
+					o := conform.Mismatch(fmt.Sprintf("record %d was not a JSON POST", r.Seq), "POST with Content-Type: application/json", fmt.Sprintf("%v %v", r.Detail["method"], r.Detail["content_type"]))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			return conform.Passf("%d requests, all application/json POST", len(reqs))
+		}),
+
+	aosCheck("3.12.1/jsonrpc-request", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.12.1",
+		"jsonrpc MUST be exactly \"2.0\"; id MUST contain a String or Number(Integer) value; the request names its method.",
+		[]string{"AOS-JSONRPC", "AOS-SCHEMA"},
+		func(s *conform.Session) conform.Outcome {
+			reqs := aosRequests(s, "")
+			if len(reqs) == 0 {
+				return conform.Failf("the agent never called the guardian")
+			}
+			ids := map[string]int{}
+			for _, r := range reqs {
+				m := decode(r.Msg)
+				if m == nil {
+					o := conform.Mismatch(fmt.Sprintf("record %d is not a JSON object", r.Seq), "a JSON-RPC request object", clip(recordText(r), 200))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+				id := field(m, "id")
+				idOK := false
+				switch v := id.(type) {
+				case string:
+					idOK = v != ""
+				case float64:
+					idOK = v == float64(int64(v))
+				}
+				if str(m, "jsonrpc") != "2.0" || str(m, "method") == "" || !idOK {
+					o := conform.Mismatch(fmt.Sprintf("record %d is not a valid JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "a method name", "id": "a string or integer"}, map[string]any{"jsonrpc": field(m, "jsonrpc"), "method": field(m, "method"), "id": id})
+					o.Seq = []int{r.Seq}
+					return o
+				}
+				k := fmt.Sprint(id)
+				if prev, dup := ids[k]; dup {
+					o := conform.Mismatch(fmt.Sprintf("request id %v reused (records %d and %d)", id, prev, r.Seq), "a new id per request", k+" twice")
+					o.Seq = []int{prev, r.Seq}
+					return o
+				}
+				ids[k] = r.Seq
+			}
+			return conform.Passf("%d valid JSON-RPC requests", len(reqs))
+		}),
+
+	aosCheck("4.6/request-before-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6; bindings §aos",
+		"steps/toolCallRequest should be used after tool inputs are inferred and before calling the tool: every executed tool was first submitted to the guardian and allowed (or modified).",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			ds := aosDecisions(s)
+			byExec := map[string]AOSDecision{}
+			for _, d := range ds {
+				byExec[d.ExecutionID] = d
+			}
+			ex := aosExecutions(s)
+			for _, e := range ex {
+				d, ok := byExec[e.ExecutionID]
+				if !ok || d.Seq > e.seq {
+					o := conform.Mismatch(fmt.Sprintf("tool %q (executionId %q) ran without a prior steps/toolCallRequest", e.Name, e.ExecutionID), "steps/toolCallRequest answered before execution", "no request for this executionId")
+					o.Seq = []int{e.seq}
+					return o
+				}
+			}
+			if len(ds) == 0 {
+				return conform.Failf("the agent sent no steps/toolCallRequest")
+			}
+			return conform.Passf("%d executions, each requested first", len(ex))
+		}),
+
+	aosCheck("bind/all-tools-requested", "happy-path", conform.Core, conform.MUST, "bindings §aos",
+		"Before each tool call of the work script the agent sends steps/toolCallRequest, in order.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			want := aosScriptTools(s)
+			var got []string
+			for _, d := range aosDecisions(s) {
+				got = append(got, d.Tool)
+			}
+			if len(want) == 0 {
+				return conform.NotTestedf("the work script has no tools")
+			}
+			if !reflect.DeepEqual(want, got) {
+				return conform.Mismatch("the tool call requests do not follow the work script", want, got)
+			}
+			return conform.Passf("%d tool calls requested in order", len(got))
+		}),
+
+	aosCheck("5.1/deny-enforced", "guardian", conform.Core, conform.MUST, "aos-0.1.0 §5.1; bindings §aos",
+		"The agent understands AOS responses and enforces results: deny → never execute the tool (and send no toolCallResult).",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			denied := map[string]bool{}
+			for _, d := range aosDecisions(s) {
+				if d.Decision == "deny" {
+					denied[d.ExecutionID] = true
+				}
+			}
+			if len(denied) == 0 {
+				return conform.NotTestedf("the guardian denied nothing")
+			}
+			for _, e := range aosExecutions(s) {
+				if denied[e.ExecutionID] {
+					o := conform.Mismatch(fmt.Sprintf("the agent executed the denied tool %q", e.Name), "no execution of "+e.ExecutionID, "executed")
+					o.Seq = []int{e.seq}
+					return o
+				}
+			}
+			for _, r := range aosRequests(s, "steps/toolCallResult") {
+				if id := str(decode(r.Msg), "params", "executionId"); denied[id] {
+					o := conform.Mismatch("the agent sent a toolCallResult for a denied call", "no steps/toolCallResult for "+id, "toolCallResult sent")
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			return conform.Passf("%d denied calls never executed", len(denied))
+		}),
+
+	aosCheck("5.1/modify-enforced", "guardian", conform.Core, conform.MUST, "aos-0.1.0 §5.1; bindings §aos",
+		"modify → execute the modifiedRequest instead of the original request.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			mods := map[string]AOSDecision{}
+			for _, d := range aosDecisions(s) {
+				if d.Decision == "modify" {
+					mods[d.ExecutionID] = d
+				}
+			}
+			if len(mods) == 0 {
+				return conform.NotTestedf("the guardian modified nothing")
+			}
+			done := 0
+			for _, e := range aosExecutions(s) {
+				d, ok := mods[e.ExecutionID]
+				if !ok {
+					continue
+				}
+				var want map[string]any
+				json.Unmarshal(d.Arguments, &want)
+				if !reflect.DeepEqual(want, e.Arguments) {
+					o := conform.Mismatch(fmt.Sprintf("tool %q ran with its original arguments, not the modified ones", e.Name), want, e.Arguments)
+					o.Seq = []int{e.seq}
+					return o
+				}
+				done++
+			}
+			if done < len(mods) {
+				return conform.Mismatch("a modified tool call was never executed", fmt.Sprintf("%d modified executions", len(mods)), fmt.Sprintf("%d", done))
+			}
+			return conform.Passf("%d modified calls executed as modified", done)
+		}),
+
+	aosCheck("4.6/result-after-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6 steps/toolCallResult",
+		"steps/toolCallResult should be used after the tool is completed, with the executionId of the steps/toolCallRequest.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			results := map[string]int{}
+			for _, r := range aosRequests(s, "steps/toolCallResult") {
+				results[str(decode(r.Msg), "params", "executionId")] = r.Seq
+			}
+			ex := aosExecutions(s)
+			if len(ex) == 0 {
+				return conform.NotTestedf("no tool was executed")
+			}
+			for _, e := range ex {
+				if _, ok := results[e.ExecutionID]; !ok {
+					o := conform.Mismatch(fmt.Sprintf("no steps/toolCallResult for executed tool %q", e.Name), "steps/toolCallResult with executionId "+e.ExecutionID, "none")
+					o.Seq = []int{e.seq}
+					return o
+				}
+			}
+			return conform.Passf("%d results reported", len(ex))
+		}),
+
+	aosCheck("5.2/fail-closed", "guardian", conform.Resilient, conform.MUST, "aos-0.1.0 §5.2, §6",
+		"When the guardian answers a toolCallRequest with a JSON-RPC error there is no allow decision: the agent does not execute the tool.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			errd := map[string]bool{}
+			for _, d := range aosDecisions(s) {
+				if d.Decision == "error" {
+					errd[d.ExecutionID] = true
+				}
+			}
+			if len(errd) == 0 {
+				return conform.NotTestedf("the guardian answered no call with an error")
+			}
+			for _, e := range aosExecutions(s) {
+				if errd[e.ExecutionID] {
+					o := conform.Mismatch(fmt.Sprintf("the agent executed %q although the guardian answered with an error", e.Name), "no execution without an allow or modify decision", "executed")
+					o.Seq = []int{e.seq}
+					return o
+				}
+			}
+			return conform.Passf("no execution without a decision")
+		}),
+}

@@ -1,0 +1,231 @@
+// Package checks holds aopconform's checks, one file per protocol: Go values with a
+// stable ID, the quoted requirement, the spec section and a level, referenced by ID
+// from the scenario files.
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+// All registers the checks. It is called from init; the list is the registry.
+func init() {
+	for _, cs := range [][]*conform.Check{aop2Checks, orchmsgChecks, aosChecks, aopOutputChecks, aofChecks} {
+		conform.Register(cs...)
+	}
+}
+
+// common builds the checks every protocol shares.
+type common struct {
+	protocol string
+	bindings string // spec reference of the bindings section
+}
+
+// lintClean: every agent message passes aoplint.
+func (c common) lintClean(spec string) *conform.Check {
+	return &conform.Check{
+		ID: c.protocol + "/lint/messages-valid", Protocol: c.protocol, Family: "happy-path",
+		Tier: conform.Core, Level: conform.MUST, Spec: spec,
+		Requirement: "Every message the agent sends is valid under aoplint's single-message and sequence rules.",
+		Lint:        []string{"*"},
+		Run: func(s *conform.Session) conform.Outcome {
+			if len(s.AgentMsgs(0)) == 0 && len(s.AgentLines(0, "stdout")) == 0 {
+				return conform.Failf("the agent sent nothing")
+			}
+			return conform.Passf("no lint errors on %d agent records", len(s.AgentLines(0, "")))
+		},
+	}
+}
+
+// exitZero: the last attempt ended by itself with code 0, before the deadline.
+func (c common) exitZero(req string) *conform.Check {
+	return &conform.Check{
+		ID: c.protocol + "/bind/exit-zero", Protocol: c.protocol, Family: "happy-path",
+		Tier: conform.Core, Level: conform.MUST, Spec: c.bindings, Requirement: req,
+		Run: func(s *conform.Session) conform.Outcome {
+			a := s.Last()
+			if a == nil {
+				return conform.NotTestedf("the agent was never started")
+			}
+			return exitedCleanly(s, a)
+		},
+	}
+}
+
+func exitedCleanly(s *conform.Session, a *conform.Attempt) conform.Outcome {
+	switch {
+	case a.Timeout:
+		return conform.Mismatch("the agent was still running at the scenario deadline and had to be stopped", "exit 0 before the deadline", describeExit(a))
+	case !a.Terminated.IsZero() || !a.Killed.IsZero():
+		return conform.Mismatch("the harness had to stop the agent", "exit 0 by itself", describeExit(a))
+	case a.Exit.Signal != "":
+		return conform.Mismatch("the agent died of a signal", "exit 0", describeExit(a))
+	case a.Exit.Code != 0:
+		return conform.Mismatch("the agent exited with a non-zero code", "exit 0", describeExit(a))
+	}
+	return conform.Passf("exited 0 after %s", a.End.Sub(a.Start).Round(time.Millisecond))
+}
+
+func describeExit(a *conform.Attempt) string {
+	var parts []string
+	if a.Exit.Signal != "" {
+		parts = append(parts, "killed by "+a.Exit.Signal)
+	} else {
+		parts = append(parts, fmt.Sprintf("exit %d", a.Exit.Code))
+	}
+	if a.Timeout {
+		parts = append(parts, "deadline reached")
+	}
+	if !a.Terminated.IsZero() {
+		parts = append(parts, "SIGTERM sent")
+	}
+	if !a.Killed.IsZero() {
+		parts = append(parts, "SIGKILL sent")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// stopOnTerm: after SIGTERM (a timeout or cancellation by the orchestrator) the agent
+// exits within the grace period, without SIGKILL.
+func (c common) stopOnTerm(family string) *conform.Check {
+	return &conform.Check{
+		ID: c.protocol + "/bind/stop-on-sigterm", Protocol: c.protocol, Family: family,
+		Tier: conform.Resilient, Level: conform.MUST, Spec: "bindings §Process control",
+		Requirement: "\"Stop\" = SIGTERM to the group, then SIGKILL after a grace period: the agent exits within the grace period after SIGTERM.",
+		Run: func(s *conform.Session) conform.Outcome {
+			tested := false
+			for _, a := range s.Attempts {
+				if a.Terminated.IsZero() {
+					continue
+				}
+				tested = true
+				if !a.Killed.IsZero() {
+					return conform.Mismatch(fmt.Sprintf("attempt %d ignored SIGTERM and had to be killed", a.N), "exit within the grace period after SIGTERM", describeExit(a))
+				}
+			}
+			if !tested {
+				return conform.NotTestedf("the agent ended before the harness stopped it")
+			}
+			return conform.Passf("the agent exited after SIGTERM within the grace period")
+		},
+	}
+}
+
+// stdoutOnly: every stdout line is a protocol message.
+func (c common) stdoutOnly(tier conform.Tier, level conform.Level, spec, req string, isProto func(r *conform.Record) bool) *conform.Check {
+	return &conform.Check{
+		ID: c.protocol + "/bind/stdout-protocol-only", Protocol: c.protocol, Family: "output-hygiene",
+		Tier: tier, Level: level, Spec: spec, Requirement: req,
+		Run: func(s *conform.Session) conform.Outcome {
+			lines := s.AgentLines(0, "stdout")
+			if len(lines) == 0 {
+				return conform.NotTestedf("the agent wrote nothing on stdout")
+			}
+			for _, r := range lines {
+				if !isProto(r) {
+					o := conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", clip(recordText(r), 200))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			return conform.Passf("%d stdout lines, all protocol messages", len(lines))
+		},
+	}
+}
+
+func recordText(r *conform.Record) string {
+	if r.Text != nil {
+		return *r.Text
+	}
+	return string(r.Msg)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// field walks a decoded JSON value along keys.
+func field(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func str(v any, keys ...string) string {
+	s, _ := field(v, keys...).(string)
+	return s
+}
+
+func num(v any, keys ...string) (float64, bool) {
+	switch n := field(v, keys...).(type) {
+	case float64:
+		return n, true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func decode(b []byte) any {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	return v
+}
+
+// isISO reports whether s is an ISO 8601 / RFC 3339 date-time.
+func isISO(s string) bool {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func parseISO(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	return t, err == nil
+}
+
+// eventsOf returns the harness events named name.
+func eventsOf(s *conform.Session, name string) []*conform.Record {
+	var out []*conform.Record
+	for i := range s.Records {
+		if s.Records[i].From == "harness" && s.Records[i].Event == name {
+			out = append(out, &s.Records[i])
+		}
+	}
+	return out
+}
+
+func seqs(rs []*conform.Record) []int {
+	out := make([]int, len(rs))
+	for i, r := range rs {
+		out[i] = r.Seq
+	}
+	return out
+}
+
+// slack is a tolerance for the harness's own timing, stretched by --timeout-scale.
+func slack(s *conform.Session, d time.Duration) time.Duration {
+	sc := s.Scale
+	if sc <= 0 {
+		sc = 1
+	}
+	return time.Duration(float64(d) * sc)
+}

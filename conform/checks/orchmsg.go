@@ -1,0 +1,282 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var orchmsgC = common{protocol: "orchmsg", bindings: "bindings §orchmsg"}
+
+func orchmsgCheck(id, family string, tier conform.Tier, level conform.Level, spec, req string, lint []string, run func(*conform.Session) conform.Outcome) *conform.Check {
+	return &conform.Check{ID: "orchmsg/" + id, Protocol: "orchmsg", Family: family, Tier: tier, Level: level, Spec: spec, Requirement: req, Lint: lint, Run: run}
+}
+
+var orchmsgAgentTypes = map[string]bool{
+	"request:query-agents": true, "request:query-tasks": true, "request:submit-task": true,
+	"request:get-task": true, "request:ask-user": true,
+	"event:progress": true, "event:log": true, "event:error": true, "event:question": true,
+}
+
+// orchmsgMsgs returns the agent's JSON messages that have a type field.
+func orchmsgMsgs(s *conform.Session) []*conform.Record {
+	var out []*conform.Record
+	for _, r := range s.AgentMsgs(0) {
+		if r.Key != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// orchmsgTaskID is the task the harness assigned.
+func orchmsgTaskID(s *conform.Session) string {
+	if a := s.Attempt(1); a != nil {
+		return str(decode(a.Input), "payload", "taskId")
+	}
+	return ""
+}
+
+var orchmsgChecks = []*conform.Check{
+	orchmsgC.lintClean("orchmsg §Message Format, §Supported Requests, §Supported Events"),
+	orchmsgC.exitZero("After notify:shutdown (or when its work is done) the agent exits 0 by itself."),
+	orchmsgC.stopOnTerm("timeouts"),
+	orchmsgC.stdoutOnly(conform.Full, conform.SHOULD, "orchmsg §Parsing Strategy, §Backward Compatibility",
+		"If not JSON → treat as log output: tolerated, but a conforming agent keeps non-protocol output off stdout (event:log or stderr).",
+		func(r *conform.Record) bool { return r.Msg != nil && r.Key != "" }),
+
+	orchmsgCheck("format/base-fields", "happy-path", conform.Core, conform.MUST, "orchmsg §Base Message Structure",
+		"interface BaseMessage { type: MessageType; id: string; timestamp: string (ISO 8601) }",
+		[]string{"ORCHMSG-BASE", "ORCHMSG-SCHEMA", "ORCHMSG-TIMESTAMP", "ORCHMSG-ID"},
+		func(s *conform.Session) conform.Outcome {
+			msgs := orchmsgMsgs(s)
+			if len(msgs) == 0 {
+				return conform.Failf("the agent sent no protocol message")
+			}
+			for _, r := range msgs {
+				m := decode(r.Msg)
+				id, idOK := field(m, "id").(string)
+				ts := str(m, "timestamp")
+				if !idOK || id == "" || !isISO(ts) {
+					o := conform.Mismatch(fmt.Sprintf("record %d lacks a string id or an ISO 8601 timestamp", r.Seq), map[string]string{"id": "a non-empty string", "timestamp": "ISO 8601"}, map[string]any{"id": field(m, "id"), "timestamp": field(m, "timestamp")})
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			return conform.Passf("%d messages with type, id and timestamp", len(msgs))
+		}),
+
+	orchmsgCheck("format/message-type", "happy-path", conform.Core, conform.MUST, "orchmsg §Message Types",
+		"Agent → Orchestrator messages are one of the request:* and event:* types the protocol defines.",
+		[]string{"ORCHMSG-TYPE"},
+		func(s *conform.Session) conform.Outcome {
+			msgs := orchmsgMsgs(s)
+			if len(msgs) == 0 {
+				return conform.Failf("the agent sent no protocol message")
+			}
+			for _, r := range msgs {
+				if !orchmsgAgentTypes[r.Key] {
+					o := conform.Mismatch(fmt.Sprintf("record %d has type %q", r.Seq, r.Key), "request:query-agents|query-tasks|submit-task|get-task|ask-user or event:progress|log|error|question", r.Key)
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			return conform.Passf("every message type is known")
+		}),
+
+	orchmsgCheck("correlation/unique-ids", "happy-path", conform.Core, conform.MUST, "orchmsg §Correlation",
+		"Each request gets unique UUID.",
+		[]string{"ORCHMSG-SEQ-DUPLICATE-ID", "ORCHMSG-SEQ-ID"},
+		func(s *conform.Session) conform.Outcome {
+			seen := map[string]int{}
+			n := 0
+			for _, r := range orchmsgMsgs(s) {
+				id, _ := field(decode(r.Msg), "id").(string)
+				if id == "" {
+					continue
+				}
+				n++
+				if prev, dup := seen[id]; dup {
+					o := conform.Mismatch(fmt.Sprintf("id %q is used by records %d and %d", id, prev, r.Seq), "a unique id per message", id+" twice")
+					o.Seq = []int{prev, r.Seq}
+					return o
+				}
+				seen[id] = r.Seq
+			}
+			if n == 0 {
+				return conform.Failf("the agent sent no message with an id")
+			}
+			return conform.Passf("%d unique ids", n)
+		}),
+
+	orchmsgCheck("requests/payload", "happy-path", conform.Core, conform.MUST, "orchmsg §Supported Requests, §Supported Events",
+		"Requests and events carry the payload their type defines (get-task: taskId; ask-user: question; submit-task: name; progress: taskId and progress 0..1; log: level and message; error: error).",
+		[]string{"ORCHMSG-PAYLOAD"},
+		func(s *conform.Session) conform.Outcome {
+			for _, r := range orchmsgMsgs(s) {
+				m := decode(r.Msg)
+				p, ok := field(m, "payload").(map[string]any)
+				if !ok && r.Key != "request:query-agents" && r.Key != "request:query-tasks" {
+					if orchmsgAgentTypes[r.Key] {
+						o := conform.Mismatch(fmt.Sprintf("record %d (%s) has no payload object", r.Seq, r.Key), "a payload object", "none")
+						o.Seq = []int{r.Seq}
+						return o
+					}
+					continue
+				}
+				var problem string
+				switch r.Key {
+				case "request:get-task":
+					if str(p, "taskId") == "" {
+						problem = "payload.taskId is required"
+					}
+				case "request:ask-user", "event:question":
+					if str(p, "question") == "" {
+						problem = "payload.question is required"
+					}
+				case "request:submit-task":
+					if str(p, "name") == "" {
+						problem = "payload.name is required"
+					}
+				case "event:progress":
+					v, ok := num(p, "progress")
+					if str(p, "taskId") == "" || !ok || v < 0 || v > 1 {
+						problem = "payload.taskId and payload.progress (0..1) are required"
+					}
+				case "event:log":
+					if l := str(p, "level"); (l != "info" && l != "warn" && l != "error") || str(p, "message") == "" {
+						problem = "payload.level (info|warn|error) and payload.message are required"
+					}
+				case "event:error":
+					if str(p, "error") == "" {
+						problem = "payload.error is required"
+					}
+				}
+				if problem != "" {
+					o := conform.Mismatch(fmt.Sprintf("record %d (%s): %s", r.Seq, r.Key, problem), problem, clip(recordText(r), 300))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			if len(orchmsgMsgs(s)) == 0 {
+				return conform.Failf("the agent sent no protocol message")
+			}
+			return conform.Passf("payloads well-formed")
+		}),
+
+	orchmsgCheck("completion/reported", "happy-path", conform.Core, conform.MUST, "orchmsg §Progress Update; bindings §orchmsg",
+		"The agent reports the outcome of its assigned task: event:progress with progress 1 (or event:error) for the taskId, before it exits.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			task := orchmsgTaskID(s)
+			for _, r := range orchmsgMsgs(s) {
+				m := decode(r.Msg)
+				if str(m, "payload", "taskId") != task {
+					continue
+				}
+				if r.Key == "event:error" {
+					return conform.Outcome{Verdict: conform.Pass, Message: "the agent reported an error for its task", Seq: []int{r.Seq}}
+				}
+				if v, ok := num(m, "payload", "progress"); ok && r.Key == "event:progress" && v >= 1 {
+					return conform.Outcome{Verdict: conform.Pass, Message: "the agent reported its task complete", Seq: []int{r.Seq}}
+				}
+			}
+			a := s.Last()
+			if a == nil {
+				return conform.NotTestedf("the agent was never started")
+			}
+			return conform.Mismatch("the agent never reported the outcome of task "+task, "event:progress with progress 1 (or event:error) for "+task, describeAttempt(s, a))
+		}),
+
+	orchmsgCheck("shutdown/exit-within-grace", "cancellation", conform.Resilient, conform.MUST, "orchmsg §Shutdown; bindings §orchmsg",
+		"notify:shutdown (payload gracePeriod in ms): after shutdown the agent exits within the grace period.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			a := s.Last()
+			if a == nil || a.ShutdownAt.IsZero() {
+				return conform.NotTestedf("the agent ended before the shutdown notification")
+			}
+			took := a.End.Sub(a.ShutdownAt)
+			if !a.Terminated.IsZero() || !a.Killed.IsZero() || took > a.ShutdownFor+slack(s, 250*time.Millisecond) {
+				return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond)))
+			}
+			if a.Exit.Code != 0 {
+				return conform.Mismatch("the agent exited non-zero after notify:shutdown", "exit 0", describeExit(a))
+			}
+			return conform.Passf("exited %s after notify:shutdown", took.Round(time.Millisecond))
+		}),
+
+	orchmsgCheck("cancel/stops-task", "cancellation", conform.Resilient, conform.MUST, "orchmsg §Task Cancelled",
+		"notify:task-cancelled: the agent stops working on the task: no further progress or requests for it.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			a := s.Last()
+			if a == nil || a.CancelledAt.IsZero() {
+				return conform.NotTestedf("the agent ended before the cancellation")
+			}
+			task := orchmsgTaskID(s)
+			limit := a.CancelledAt.Add(slack(s, 300*time.Millisecond))
+			for _, r := range orchmsgMsgs(s) {
+				if r.Time.Before(limit) {
+					continue
+				}
+				if (r.Key == "event:progress" && str(decode(r.Msg), "payload", "taskId") == task) || strings.HasPrefix(r.Key, "request:submit-task") {
+					o := conform.Mismatch(fmt.Sprintf("record %d continues the cancelled task", r.Seq), "no progress or new work for "+task+" after notify:task-cancelled", clip(recordText(r), 200))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			return conform.Passf("no work on the task after the cancellation")
+		}),
+
+	orchmsgCheck("rate/limit", "rate-limiting", conform.Resilient, conform.MUST, "orchmsg §Security Considerations",
+		"Rate Limiting: Prevent message flooding (100 msg/sec limit).",
+		[]string{"ORCHMSG-SEQ-RATE"},
+		func(s *conform.Session) conform.Outcome {
+			var times []time.Time
+			var rs []*conform.Record
+			for _, r := range s.AgentLines(0, "stdout") {
+				if r.Msg != nil {
+					times = append(times, r.Time)
+					rs = append(rs, r)
+				}
+			}
+			if len(times) == 0 {
+				return conform.Failf("the agent sent no message")
+			}
+			sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+			j := 0
+			for i := range times {
+				for times[i].Sub(times[j]) >= time.Second {
+					j++
+				}
+				if i-j+1 > 100 {
+					o := conform.Mismatch("more than 100 messages within one second", "at most 100 messages per second", fmt.Sprintf("%d messages between records %d and %d", i-j+1, rs[j].Seq, rs[i].Seq))
+					o.Seq = []int{rs[j].Seq, rs[i].Seq}
+					return o
+				}
+			}
+			return conform.Passf("%d messages within the rate limit", len(times))
+		}),
+
+	orchmsgCheck("correlation/responses-awaited", "timeouts", conform.Resilient, conform.MUST, "orchmsg §Timeouts, §Correlation",
+		"Requests timeout after 30 seconds; the timeout handler cleans up pending requests: an unanswered request neither blocks notifications nor is re-sent under the same id.",
+		nil,
+		func(s *conform.Session) conform.Outcome {
+			withheld := eventsOf(s, "withheld")
+			if len(withheld) == 0 {
+				return conform.NotTestedf("no request was withheld")
+			}
+			a := s.Last()
+			if a.ShutdownAt.IsZero() {
+				return conform.NotTestedf("the agent ended before the shutdown notification")
+			}
+			if !a.Terminated.IsZero() || !a.Killed.IsZero() {
+				return conform.Mismatch("with a request pending, the agent did not act on notify:shutdown", "exit within the grace period while a request is unanswered", describeExit(a))
+			}
+			return conform.Passf("the agent handled shutdown while request(s) were pending")
+		}),
+}

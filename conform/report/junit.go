@@ -1,0 +1,110 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Body    string `xml:",chardata"`
+}
+
+// JUnit writes one testsuite per scenario and one testcase per check. FAIL is a
+// failure; NOT-TESTED of a MUST is a failure too (it never counts as a pass), of a
+// SHOULD or MAY it is skipped; a scenario the harness could not run is an error.
+func JUnit(w io.Writer, r *conform.Report) error {
+	doc := junitSuites{Name: "aopconform " + r.Protocol}
+	byScenario := map[string][]conform.Result{}
+	for _, res := range r.Results {
+		byScenario[res.Scenario] = append(byScenario[res.Scenario], res)
+	}
+	for _, s := range r.Scenarios {
+		suite := junitSuite{Name: r.Protocol + "/" + s.ID, Time: fmt.Sprintf("%.3f", float64(s.DurationMS)/1000)}
+		for _, res := range byScenario[s.ID] {
+			c := junitCase{Name: res.Check, Classname: r.Protocol + "." + s.ID}
+			body := details(res)
+			switch {
+			case s.HarnessError != "":
+				c.Error = &junitMessage{Message: "harness error: " + s.HarnessError, Type: "HARNESS-ERROR"}
+				suite.Errors++
+			case res.Verdict == conform.Fail || (res.Verdict == conform.NotTested && res.Level == conform.MUST):
+				c.Failure = &junitMessage{Message: res.Message, Type: string(res.Verdict), Body: body}
+				suite.Failures++
+			case res.Verdict == conform.Skip || res.Verdict == conform.NotTested:
+				c.Skipped = &junitMessage{Message: string(res.Verdict) + ": " + res.Message}
+				suite.Skipped++
+			case res.Verdict == conform.Warn:
+				c.SystemOut = "WARN: " + body
+			}
+			suite.Tests++
+			suite.Cases = append(suite.Cases, c)
+		}
+		doc.Tests += suite.Tests
+		doc.Failures += suite.Failures + suite.Errors
+		doc.Skipped += suite.Skipped
+		doc.Suites = append(doc.Suites, suite)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func details(res conform.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s [%s %s] %s\n", res.Check, res.Level, res.Tier, res.Spec)
+	fmt.Fprintf(&b, "requirement: %s\n", res.Requirement)
+	if res.Message != "" {
+		fmt.Fprintf(&b, "%s\n", res.Message)
+	}
+	if res.Expected != "" || res.Actual != "" {
+		fmt.Fprintf(&b, "expected: %s\nactual: %s\n", res.Expected, res.Actual)
+	}
+	for _, l := range res.Lint {
+		fmt.Fprintf(&b, "lint %s %s (record %d): %s\n", l.Severity, l.Rule, l.Seq, l.Message)
+	}
+	if res.Rerun != "" {
+		fmt.Fprintf(&b, "rerun: %s\n", res.Rerun)
+	}
+	return b.String()
+}

@@ -8,10 +8,10 @@ import (
 var (
 	// DialectCitations: upstream `citations` vs AOS `citation`.
 	DialectCitations = &lint.Rule{
-		ID: "AOS-DIALECT-001", Title: "citations is the upstream spelling of citation", Protocol: ID, Kinds: []string{"steps/message"}, Severity: lint.Error,
+		ID: "AOS-DIALECT-001", Title: "citation is required (upstream: optional citations)", Protocol: ID, Kinds: []string{"steps/message"}, Severity: lint.Error,
 		Spec: "aos-0.1.0 §4.5.1 steps/message params",
 		Doc: "AOS 0.1.0 §4.5.1 requires params.citation, an array of Source (empty when nothing is cited). The upstream AOS JSON Schema spells it " +
-			"citations and makes it optional, and the upstream docs examples follow the schema. A message with citations and no citation breaks 0.1.0: rename the member.",
+			"citations and makes it optional, and the upstream docs examples follow the schema. A message with citations and no citation breaks 0.1.0: rename the member. A message with neither (the upstream schema allowed it) must add \"citation\": [].",
 		Bad:  `"params": {"context": {...}, "message": {...}, "citations": [{"kind": "file", "id": "f1", "name": "Bank Accounts.xlsx"}]}`,
 		Good: `"params": {"context": {...}, "message": {...}, "citation": [{"kind": "file", "id": "f1", "name": "Bank Accounts.xlsx"}]}`,
 		Run:  checkCitations,
@@ -53,6 +53,10 @@ func checkCitations(p *lint.Pass) {
 	params := p.Msg.Root.Get("params")
 	cs := params.Get("citations")
 	if cs == nil {
+		if params != nil && params.Kind == jsonread.Object && !params.Has("citation") {
+			p.Claim("/params/citation")
+			p.Reportf("/params", "params.citation is missing: AOS 0.1.0 §4.5.1 requires it for every message, user messages included (the upstream schema made its citations optional); send \"citation\": [] when nothing is cited")
+		}
 		return
 	}
 	p.Claim("/params/citations")

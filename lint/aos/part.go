@@ -80,7 +80,7 @@ func checkPartKinds(p *lint.Pass) {
 			}
 			switch {
 			case k == nil:
-				p.Claim(ptr + "/kind")
+				p.Claim(ptr)
 				hint := ""
 				switch {
 				case part.Has("text"):
@@ -92,13 +92,13 @@ func checkPartKinds(p *lint.Pass) {
 				}
 				p.Reportf(ptr, "part has no \"kind\": a Part is told apart by kind, one of %s%s", allowed, hint)
 			case k.Kind != jsonread.String:
-				p.Claim(ptr + "/kind")
+				p.Claim(ptr)
 				p.Reportf(ptr+"/kind", "part kind is %s; it must be one of %s", kindOf(k), allowed)
 			case pl.textOnly && k.Str != "text":
-				p.Claim(ptr + "/kind")
+				p.Claim(ptr)
 				p.Reportf(ptr+"/kind", "tool output part kind is %q; ToolCallResult.outputs holds TextPart only: kind must be \"text\"", k.Str)
 			case k.Str != "text" && k.Str != "file" && k.Str != "data":
-				p.Claim(ptr + "/kind")
+				p.Claim(ptr)
 				p.Reportf(ptr+"/kind", "part kind %q is not a Part type; it must be one of %s", k.Str, allowed)
 			}
 		}
@@ -149,7 +149,9 @@ func base64Problem(s string) string {
 		return "use the URL-safe alphabet (- and _)"
 	}
 	if strings.ContainsAny(s, " \n\r\t") {
-		return "contain whitespace or line breaks and are not valid base64"
+		if _, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), "")); err == nil {
+			return "contain whitespace or line breaks"
+		}
 	}
 	if len(s) > 24 {
 		s = s[:24] + "..."

@@ -101,7 +101,7 @@ func checkModifiedRequest(p *lint.Pass) {
 	sub := &lint.Message{Path: p.Msg.Path, Protocol: ID, Kind: kind, Dialect: dialect, Root: mr, Raw: p.Msg.Raw, Pos: p.Msg.Pos,
 		Index: p.Msg.Index, From: p.Msg.From, At: p.Msg.At, Session: p.Msg.Session, Opts: p.Msg.Opts}
 	for _, d := range LintSub(sub) {
-		p.ReportSevf(d.Severity, base+d.Pointer, "modifiedRequest: %s [%s]", d.Message, d.Rule)
+		p.ReportSevf(d.Severity, base+d.Pointer, "modifiedRequest: %s (%s)", d.Message, d.Rule)
 	}
 }
 

@@ -13,8 +13,8 @@ var Schema = &lint.Rule{
 	Doc: "Every AOS message is validated against the JSON Schema of its kind, written from the spec's tables: required members, types, enums " +
 		"(role user|agent|system, trigger type autonomous, ping status connected|error, argument types), non-empty content arrays. " +
 		"Members the spec does not name are allowed. `aoplint schema aos KIND` prints a schema.",
-	Bad:  `{"jsonrpc": "2.0", "id": "r1", "method": "steps/toolCallRequest", "params": {"context": {...}, "toolCallRequest": {"executionId": "e1", "toolId": "send_email"}}}`,
-	Good: `{"jsonrpc": "2.0", "id": "r1", "method": "steps/toolCallRequest", "params": {"context": {...}, "toolCallRequest": {"executionId": "e1", "toolId": "send_email", "inputs": []}}}`,
+	Bad:    `{"jsonrpc": "2.0", "id": "r1", "method": "steps/toolCallRequest", "params": {"context": {...}, "toolCallRequest": {"executionId": "e1", "toolId": "send_email"}}}`,
+	Good:   `{"jsonrpc": "2.0", "id": "r1", "method": "steps/toolCallRequest", "params": {"context": {...}, "toolCallRequest": {"executionId": "e1", "toolId": "send_email", "inputs": []}}}`,
 	Schema: true,
 	Run:    linter.SchemaRun,
 }

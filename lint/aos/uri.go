@@ -35,7 +35,7 @@ func checkURIs(p *lint.Pass) {
 		case err != nil:
 			p.Reportf(ptr, "%q is not a URI (%v); give an absolute URL such as \"https://example.com/file.pdf\"", n.Str, err)
 		case !u.IsAbs():
-			p.Reportf(ptr, "%q is a relative reference; an absolute URL with a scheme is strongly recommended, such as \"https://%s\"", n.Str, trimSlash(n.Str))
+			p.Reportf(ptr, "%q is a relative reference; an absolute URL with a scheme is strongly recommended, such as \"https://example.com/report.pdf\"", n.Str)
 		}
 	}
 	fileParts(root, func(ptr string, file *jsonread.Node) { check(ptr+"/uri", file.Get("uri")) })
@@ -45,11 +45,4 @@ func checkURIs(p *lint.Pass) {
 		}
 	}
 	check("/params/context/agent/provider/url", root.Path("params", "context", "agent", "provider", "url"))
-}
-
-func trimSlash(s string) string {
-	for len(s) > 0 && s[0] == '/' {
-		s = s[1:]
-	}
-	return s
 }

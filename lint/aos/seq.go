@@ -1,0 +1,377 @@
+package aos
+
+import (
+	"fmt"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+func seqRule(id, title string, sev lint.Severity, spec, doc, bad, good string) *lint.Rule {
+	r := &lint.Rule{ID: id, Title: title, Protocol: ID, Severity: sev, Spec: spec, Doc: doc, Bad: bad, Good: good}
+	r.NewChecker = func() lint.Checker { return &checker{rule: r, st: newState()} }
+	return r
+}
+
+const (
+	tcReq  = `{"jsonrpc":"2.0","id":"r1","method":"steps/toolCallRequest","params":{"context":{...,"stepId":"st1"},"toolCallRequest":{"executionId":"e1","toolId":"send_email","inputs":[...]}}}`
+	tcRes  = `{"jsonrpc":"2.0","id":"r2","method":"steps/toolCallResult","params":{"context":{...,"stepId":"st2"},"executionId":"e1","result":{"outputs":[],"isError":false}}}`
+	allowR = `{"jsonrpc":"2.0","id":"r1","result":{"decision":"allow","message":"ok"}}`
+	denyR  = `{"jsonrpc":"2.0","id":"r1","result":{"decision":"deny","message":"Deny send_email."}}`
+)
+
+var (
+	SeqUnknownResponse = seqRule("AOS-SEQ-001", "response answers no earlier request", lint.Error, specResponse,
+		"A response's id \"MUST be the same as the value of the id member in the Request Object\" (§3.12.2). A response whose id matches no earlier request of the stream "+
+			"answers nothing: a wrong id, a stale answer or an id of the wrong type (\"1\" and 1 differ). Error responses with a null id (unreadable request) are exempt.",
+		"line 1: "+tcReq+"\nline 2: "+`{"jsonrpc":"2.0","id":"r9","result":{"decision":"allow","message":"ok"}}`,
+		"line 1: "+tcReq+"\nline 2: "+allowR)
+	SeqAnsweredTwice = seqRule("AOS-SEQ-002", "request answered more than once", lint.Error, specResponse,
+		"Each JSON-RPC request gets exactly one response (§3.12.2, JSON-RPC 2.0 §5). A second response with the same id leaves the agent with two decisions for one step.",
+		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+denyR, "line 1: "+tcReq+"\nline 2: "+allowR)
+	SeqUnanswered = seqRule("AOS-SEQ-003", "request never answered", lint.Warning, "aos-0.1.0 §4 Protocol RPC Methods (\"The guardian's agent HTTP response body MUST be a JSONRPCResponse object\")",
+		"Every request is an HTTP POST whose response body is the guardian's JSONRPCResponse (§4). In a stream that records responses, a request that never got one "+
+			"is reported at the end of the stream (a stream of requests only is not checked).",
+		"line 1: "+tcReq+"\nline 2: (another request, its answer, and no answer for r1)", "line 1: "+tcReq+"\nline 2: "+allowR)
+	SeqUnknownExecution = seqRule("AOS-SEQ-004", "toolCallResult for an unknown executionId", lint.Error, "aos-0.1.0 §4.6.1 steps/toolCallResult params (executionId)",
+		"steps/toolCallResult's executionId is \"correlated with executionId in ToolCallRequest that was previously provided in steps/toolCallRequest\" (§4.6.1). "+
+			"A result whose executionId no earlier toolCallRequest of the stream announced was never shown to the guardian before the tool ran.",
+		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: (toolCallResult with \"executionId\": \"e7\")", "line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+tcRes)
+	SeqMessageID = seqRule("AOS-SEQ-005", "message id reused in a session", lint.Error, "aos-0.1.0 §3.3 Message Object (id)",
+		"Message.id: \"A unique identifier must be provided for messages in the same session\" (§3.3). Two steps/message requests of one session (context.session.id) "+
+			"with the same message id are reported; re-sending the same message after the guardian answered modify or an error is not a reuse.",
+		"line 1: steps/message {\"message\": {\"id\": \"m1\", \"role\": \"user\", ...}}\nline 3: steps/message {\"message\": {\"id\": \"m1\", \"role\": \"agent\", ...}}",
+		"line 1: steps/message {\"message\": {\"id\": \"m1\", \"role\": \"user\", ...}}\nline 3: steps/message {\"message\": {\"id\": \"m2\", \"role\": \"agent\", ...}}")
+	SeqStepID = seqRule("AOS-SEQ-006", "step id reused in a turn", lint.Error, "aos-0.1.0 §3.8 StepContext Object (stepId)",
+		"StepContext.stepId is \"A unique step Id in the current turn\" (§3.8): two steps of one turn (same session id and turnId) with the same stepId are reported. "+
+			"A tool call is one step: its toolCallResult may share the stepId of its toolCallRequest (same executionId), as in the upstream docs; "+
+			"a request re-sent after modify or an error keeps its stepId.",
+		"line 1: steps/memoryStore {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}\nline 3: steps/message {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}",
+		"line 1: steps/memoryStore {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}\nline 3: steps/message {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st2\", ...}}")
+	SeqDeniedExecuted = seqRule("AOS-SEQ-007", "tool call executed after deny", lint.Error, "aos-0.1.0 §1 Core concepts (the agent \"understands AOS responses and enforces results\"); §4.6 steps/toolCallRequest",
+		"steps/toolCallRequest is sent \"before calling the tool\" and the agent enforces the guardian's decision (§1). A steps/toolCallResult for an executionId the guardian "+
+			"denied shows the tool ran anyway.",
+		"line 1: "+tcReq+"\nline 2: "+denyR+"\nline 3: "+tcRes, "line 1: "+tcReq+"\nline 2: "+denyR+"\nline 3: (no toolCallResult for e1; the agent tells the user it was blocked)")
+	SeqIgnoredModify = seqRule("AOS-SEQ-008", "agent did not proceed with the modified request", lint.Error, specResult+" (modifiedRequest); §1 Core concepts",
+		"After decision modify, the agent proceeds with modifiedRequest instead of its own request (§5.1.1; the agent \"enforces results\", §1). Checked: the agent's next "+
+			"request about the same thing (the same executionId; the same wrapped MCP/A2A message id; the same step) must carry the modified params (context and reasoning aside); "+
+			"and when the modified tool call has a new executionId, a toolCallResult for the original one shows the original call ran.",
+		"line 1: toolCallRequest e1 {\"inputs\": [{\"name\": \"to\", \"value\": \"hacker@evil.example\"}]}\nline 2: modify, modifiedRequest inputs to \"hr@company.io\"\nline 3: toolCallRequest e1 with \"hacker@evil.example\" again",
+		"line 1: toolCallRequest e1 {\"inputs\": [{\"name\": \"to\", \"value\": \"hacker@evil.example\"}]}\nline 2: modify, modifiedRequest inputs to \"hr@company.io\"\nline 3: toolCallRequest e1 with \"hr@company.io\"")
+	SeqModifiedMethod = seqRule("AOS-SEQ-009", "modifiedRequest of another method", lint.Error, specResult+" (modifiedRequest)",
+		"modifiedRequest replaces the request the guardian answers, so it is a request of the same method (a modified tool call is still a steps/toolCallRequest).",
+		"line 1: steps/toolCallRequest id r1\nline 2: {\"id\":\"r1\",\"result\":{\"decision\":\"modify\",\"modifiedRequest\":{\"method\":\"steps/message\",...}}}",
+		"line 1: steps/toolCallRequest id r1\nline 2: {\"id\":\"r1\",\"result\":{\"decision\":\"modify\",\"modifiedRequest\":{\"method\":\"steps/toolCallRequest\",...}}}")
+	SeqResponseType = seqRule("AOS-SEQ-010", "response does not fit the request's method", lint.Error, "aos-0.1.0 §4.9.2 ping response; §5.1 AOSSuccessResponse; §5.3 PingRequestSuccessResponse",
+		"A ping is answered by a PingRequestSuccessResponse {status, version, timestamp} (§4.9.2, §5.3); every other method by an AOSSuccessResponse with a decision (§5.1). "+
+			"Errors fit any request.",
+		"line 1: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{...}}\nline 2: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"decision\":\"allow\",\"message\":\"ok\"}}",
+		"line 1: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{...}}\nline 2: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"status\":\"connected\",\"version\":\"0.1.0\",\"timestamp\":\"...\"}}")
+	SeqDuplicateRequestID = seqRule("AOS-SEQ-011", "request id reused while unanswered", lint.Error, specRequest,
+		"The id \"is used to correlate the context between the two request and response objects\" (§3.12.1). A second request with the id of one still unanswered makes the answer ambiguous.",
+		"line 1: {\"id\": \"r1\", \"method\": \"steps/message\", ...}\nline 2: {\"id\": \"r1\", \"method\": \"steps/memoryStore\", ...}",
+		"line 1: {\"id\": \"r1\", \"method\": \"steps/message\", ...}\nline 2: {\"id\": \"r2\", \"method\": \"steps/memoryStore\", ...}")
+	SeqDuplicateExecution = seqRule("AOS-SEQ-012", "executionId reused by another tool call", lint.Error, "aos-0.1.0 §3.15 ToolCallRequest Object (executionId)",
+		"The executionId correlates one tool call request with its result (§3.15). A second toolCallRequest with an executionId already allowed, denied or executed "+
+			"makes results ambiguous. Re-sending the request after the guardian answered modify or an error is not a reuse.",
+		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: (another toolCallRequest, \"executionId\": \"e1\")",
+		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: (another toolCallRequest, \"executionId\": \"e2\")")
+	SeqDirection = seqRule("AOS-SEQ-013", "message sent by the wrong side", lint.Error, "aos-0.1.0 §4 Protocol RPC Methods",
+		"\"All AOS RPC methods are invoked by the agent by sending an HTTP POST request to the guardian agent\" and the guardian answers (§4). In a transcript, requests come "+
+			"from the agent and responses from the orchestrator (the guardian).",
+		`{"aopkit":"transcript/1","seq":1,"at":"...","from":"orchestrator","msg":{"jsonrpc":"2.0","id":1,"method":"ping","params":{...}}}`,
+		`{"aopkit":"transcript/1","seq":1,"at":"...","from":"agent","msg":{"jsonrpc":"2.0","id":1,"method":"ping","params":{...}}}`)
+	SeqResultBeforeDecision = seqRule("AOS-SEQ-014", "tool ran before the guardian's decision", lint.Error, "aos-0.1.0 §4.6 steps/toolCallRequest (\"before calling the tool\")",
+		"steps/toolCallRequest is sent \"after tool inputs are inferred by the LLM and before calling the tool\" (§4.6); the agent enforces the guardian's answer. "+
+			"In a transcript that records the guardian's side, a toolCallResult for an executionId whose request is still unanswered shows the tool ran without a decision.",
+		"line 1: "+tcReq+"\nline 2: "+tcRes+"\nline 3: "+allowR, "line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+tcRes)
+)
+
+var seqRules = []*lint.Rule{
+	SeqUnknownResponse, SeqAnsweredTwice, SeqUnanswered, SeqUnknownExecution, SeqMessageID, SeqStepID, SeqDeniedExecuted,
+	SeqIgnoredModify, SeqModifiedMethod, SeqResponseType, SeqDuplicateRequestID, SeqDuplicateExecution, SeqDirection, SeqResultBeforeDecision,
+}
+
+func init() { lint.Register(seqRules...) }
+
+// checker runs the whole state machine and reports the findings of its rule.
+//
+// A lone message (a single-message file) has no sequence: findings about the first
+// message of a stream are held back until a second message shows it is a stream.
+type checker struct {
+	rule  *lint.Rule
+	st    *state
+	p     *lint.Pass
+	count int
+	held  []held
+}
+
+type held struct {
+	sev     lint.Severity
+	at      lint.Related
+	related []lint.Related
+	msg     string
+}
+
+func (c *checker) report(r *lint.Rule, ptr string, related []lint.Related, format string, args ...any) {
+	c.reportSev(r, r.Severity, ptr, related, format, args...)
+}
+
+func (c *checker) reportSev(r *lint.Rule, sev lint.Severity, ptr string, related []lint.Related, format string, args ...any) {
+	if r != c.rule {
+		return
+	}
+	if c.count == 1 {
+		c.held = append(c.held, held{sev, lint.Witness(c.p.Msg, ptr, ""), related, fmt.Sprintf(format, args...)})
+		return
+	}
+	c.p.ReportRelatedf(sev, ptr, related, format, args...)
+}
+
+// capped reports, once per table, that the state forgot old entries.
+func (c *checker) capped(evicted bool, what string) {
+	if evicted {
+		c.reportSev(c.rule, lint.Info, "", nil, "more than %d %s are tracked at once; the oldest are forgotten, so later findings of %s about them may be missed", MaxTracked, what, c.rule.ID)
+	}
+}
+
+func (c *checker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if m == nil || m.Protocol != ID || m.Root == nil || m.Root.Kind != jsonread.Object {
+		return
+	}
+	c.p = p
+	c.count++
+	if c.count == 2 {
+		for _, h := range c.held {
+			p.ReportAtf(h.sev, h.at, h.related, "%s", h.msg)
+		}
+		c.held = nil
+	}
+	if m.Root.Has("method") {
+		if m.From == "orchestrator" {
+			c.report(SeqDirection, "/method", nil, "a request (method %s) sent by the orchestrator: AOS requests are sent by the agent to the guardian (§4)", idText(m.Root.Get("method")))
+		}
+		c.request(m)
+		return
+	}
+	if m.Root.Has("result") || m.Root.Has("error") {
+		if m.From == "agent" {
+			c.report(SeqDirection, "", nil, "a response sent by the agent: AOS responses come from the guardian, which answers the agent's requests (§4)")
+		}
+		c.response(m)
+	}
+}
+
+func (c *checker) request(m *lint.Message) {
+	st := c.st
+	root := m.Root
+	method := root.Get("method").String()
+	params := root.Get("params")
+	r := &request{w: lint.Witness(m, "/id", fmt.Sprintf("the %s request %s", method, idText(root.Get("id")))), method: method, subject: subject(root)}
+	ctx := params.Get("context")
+	sessionID := ctx.Path("session", "id").String()
+
+	// AOS-SEQ-008: a re-sent request after modify carries the modified payload.
+	if r.subject != "" {
+		if mod, ok := st.mods.get(r.subject); ok {
+			st.mods.del(r.subject)
+			if mod.method == method && mod.payload != payload(root) {
+				c.report(SeqIgnoredModify, "/params", []lint.Related{mod.w}, "after the guardian's modify, the agent sent this %s again without the modification: its params differ from modifiedRequest's; proceed with modifiedRequest", method)
+			}
+		}
+	}
+
+	// AOS-SEQ-011: id reused while unanswered.
+	key, hasKey := idKey(root.Get("id"))
+	if hasKey {
+		if old, ok := st.requests.get(key); ok && !old.answered {
+			c.report(SeqDuplicateRequestID, "/id", []lint.Related{old.w}, "request id %s is already used by an unanswered %s request; give every request its own id", idText(root.Get("id")), old.method)
+		}
+	}
+
+	switch method {
+	case "steps/toolCallRequest":
+		e := params.Path("toolCallRequest", "executionId").String()
+		r.execID = e
+		if e != "" {
+			if old, ok := st.tools.get(e); ok {
+				retry := old.decision == "modify" || old.decision == "error"
+				if !retry {
+					c.report(SeqDuplicateExecution, "/params/toolCallRequest/executionId", []lint.Related{old.w}, "executionId %q was already used by an earlier tool call; give every tool call its own executionId", e)
+				}
+			}
+			c.capped(st.tools.put(e, &toolCall{w: lint.Witness(m, "/params/toolCallRequest/executionId", fmt.Sprintf("the toolCallRequest with executionId %q", e)), reqKey: key}), "tool calls")
+		}
+	case "steps/toolCallResult":
+		e := params.Get("executionId").String()
+		ptr := "/params/executionId"
+		if e == "" {
+			e = params.Path("toolCallResult", "executionId").String()
+			ptr = "/params/toolCallResult/executionId"
+		}
+		if e != "" {
+			c.toolResult(m, e, ptr)
+		}
+	}
+
+	// AOS-SEQ-005 / 006: message and step ids.
+	if method == "steps/message" {
+		if mid := params.Path("message", "id"); mid.IsString() {
+			k := sessionID + "\x00" + mid.Str
+			if old, ok := st.msgIDs.get(k); ok && !c.isRetry(old.reqKey, method) {
+				c.report(SeqMessageID, "/params/message/id", []lint.Related{old.w}, "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
+			}
+			w := lint.Witness(m, "/params/message/id", fmt.Sprintf("the message %q", mid.Str))
+			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids")
+		}
+	}
+	if sid := ctx.Get("stepId"); sid.IsString() {
+		k := sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + sid.Str
+		execID := r.execID
+		if method == "steps/toolCallResult" {
+			execID = params.Get("executionId").String()
+		}
+		if old, ok := st.steps.get(k); ok {
+			sameCall := old.method == "steps/toolCallRequest" && method == "steps/toolCallResult" && old.execID != "" && old.execID == execID
+			if !sameCall && !c.isRetry(old.reqKey, method) {
+				c.report(SeqStepID, "/params/context/stepId", []lint.Related{old.w}, "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
+			}
+		}
+		c.capped(st.steps.put(k, step{w: lint.Witness(m, "/params/context/stepId", fmt.Sprintf("the %s step %q", method, sid.Str)), method: method, execID: execID, reqKey: key}), "step ids")
+	}
+
+	if hasKey {
+		c.capped(st.requests.put(key, r), "requests")
+	}
+}
+
+// isRetry reports whether the earlier request (its id key) of the same method was
+// answered with modify or an error, so re-sending it is expected.
+func (c *checker) isRetry(reqKey, method string) bool {
+	old, ok := c.st.requests.get(reqKey)
+	return ok && old.method == method && old.answered && (old.decision == "modify" || old.decision == "error")
+}
+
+func (c *checker) toolResult(m *lint.Message, e, ptr string) {
+	st := c.st
+	tc, ok := st.tools.get(e)
+	if !ok {
+		// a modified tool call with a new executionId
+		for _, k := range st.tools.order {
+			if t, live := st.tools.m[k]; live && t.modifiedExec == e {
+				tc, ok = t, true
+				break
+			}
+		}
+		if !ok {
+			c.report(SeqUnknownExecution, ptr, nil, "executionId %q matches no earlier steps/toolCallRequest: announce every tool call to the guardian before running it (§4.6)", e)
+			return
+		}
+	} else if tc.modifiedExec != "" && tc.modifiedExec != e {
+		c.report(SeqIgnoredModify, ptr, []lint.Related{tc.decisionW}, "the guardian modified this tool call into executionId %q, but the result is for the original %q: the original call ran", tc.modifiedExec, e)
+	}
+	tc.result = true
+	switch tc.decision {
+	case "deny":
+		c.report(SeqDeniedExecuted, ptr, []lint.Related{tc.decisionW, tc.w}, "the guardian denied tool call %q, yet this toolCallResult shows it ran; a denied tool call must not be executed", e)
+	case "":
+		if req, ok := st.requests.get(tc.reqKey); ok && !req.answered && m.From != "" {
+			c.report(SeqResultBeforeDecision, ptr, []lint.Related{tc.w}, "toolCallResult for %q before the guardian answered its toolCallRequest: wait for the decision before calling the tool", e)
+		}
+	}
+}
+
+func (c *checker) response(m *lint.Message) {
+	st := c.st
+	st.sawResponse = true
+	root := m.Root
+	idN := root.Get("id")
+	key, ok := idKey(idN)
+	if !ok {
+		if idN != nil && idN.Kind == jsonread.Null && root.Has("error") {
+			return
+		}
+		return // AOS-RPC-002 reports the id itself
+	}
+	req, found := st.requests.get(key)
+	if !found {
+		c.report(SeqUnknownResponse, "/id", nil, "response id %s answers no earlier request of this stream; echo the id of the request it answers", idText(idN))
+		return
+	}
+	if req.answered {
+		c.report(SeqAnsweredTwice, "/id", []lint.Related{req.w, req.answer}, "request %s was already answered; each request gets exactly one response", idText(idN))
+		return
+	}
+	req.answered = true
+	req.answer = lint.Witness(m, "/id", fmt.Sprintf("the response to %s", idText(idN)))
+	res := root.Get("result")
+	if res == nil {
+		req.decision = "error"
+		c.setTool(req, "error", req.answer)
+		return
+	}
+	isPing := m.Kind == KindPingResponse
+	switch {
+	case req.method == "ping" && !isPing:
+		c.report(SeqResponseType, "/result", []lint.Related{req.w}, "the ping request is answered with a decision; a ping gets a PingRequestResult {status, version, timestamp} (§5.3)")
+		req.decision = "ping"
+		return
+	case req.method != "ping" && isPing:
+		c.report(SeqResponseType, "/result", []lint.Related{req.w}, "the %s request is answered with a ping result; it needs an AOSSuccessResult with a decision (§5.1)", req.method)
+		return
+	case isPing:
+		req.decision = "ping"
+		return
+	}
+	d := res.Get("decision").String()
+	req.decision = d
+	dw := lint.Witness(m, "/result/decision", fmt.Sprintf("the guardian's %s for request %s", d, idText(idN)))
+	c.setTool(req, d, dw)
+	if d != "modify" {
+		return
+	}
+	mr := res.Get("modifiedRequest")
+	if mr == nil || mr.Kind != jsonread.Object {
+		return
+	}
+	if mm := mr.Get("method").String(); mm != "" && mm != req.method {
+		c.report(SeqModifiedMethod, "/result/modifiedRequest/method", []lint.Related{req.w}, "modifiedRequest is a %s, but it answers a %s request; a modified request keeps the method", mm, req.method)
+		return
+	}
+	if req.method == "steps/toolCallRequest" {
+		if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
+			if tc, ok := st.tools.get(req.execID); ok {
+				tc.modifiedExec = ne
+			}
+		}
+	}
+	if req.subject != "" {
+		c.capped(st.mods.put(req.subject, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications")
+	}
+}
+
+func (c *checker) setTool(req *request, decision string, w lint.Related) {
+	if req.method != "steps/toolCallRequest" || req.execID == "" {
+		return
+	}
+	if tc, ok := c.st.tools.get(req.execID); ok {
+		tc.decision, tc.decisionW = decision, w
+	}
+}
+
+func (c *checker) Finish(p *lint.Pass) {
+	if c.rule != SeqUnanswered || !c.st.sawResponse {
+		return
+	}
+	var open []lint.Related
+	for _, k := range c.st.requests.order {
+		if r, ok := c.st.requests.m[k]; ok && !r.answered {
+			open = append(open, r.w)
+		}
+	}
+	sortRelated(open)
+	for _, w := range open {
+		p.ReportAtf(c.rule.Severity, w, nil, "%s got no response by the end of the stream; the guardian must answer every request (§4)", w.Message)
+	}
+}

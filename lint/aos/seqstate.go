@@ -1,0 +1,200 @@
+package aos
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// MaxTracked bounds each table of the sequence state (open requests, tool calls,
+// message and step ids, pending modifications). Past it the oldest entries are
+// forgotten, once reported as info.
+const MaxTracked = 4096
+
+// bounded is a map that forgets its oldest keys past a capacity.
+type bounded[V any] struct {
+	m     map[string]V
+	order []string
+	max   int
+	full  bool // an entry was forgotten
+}
+
+func newBounded[V any](max int) *bounded[V] { return &bounded[V]{m: map[string]V{}, max: max} }
+
+func (b *bounded[V]) get(k string) (V, bool) { v, ok := b.m[k]; return v, ok }
+
+func (b *bounded[V]) del(k string) { delete(b.m, k) }
+
+// put stores v and reports whether an old entry had to be forgotten.
+func (b *bounded[V]) put(k string, v V) bool {
+	if _, ok := b.m[k]; ok {
+		b.m[k] = v
+		return false
+	}
+	evicted := false
+	for len(b.m) >= b.max && len(b.order) > 0 {
+		old := b.order[0]
+		b.order = b.order[1:]
+		if _, ok := b.m[old]; ok {
+			delete(b.m, old)
+			evicted = true
+		}
+	}
+	b.m[k] = v
+	b.order = append(b.order, k)
+	if len(b.order) > 2*b.max {
+		live := b.order[:0]
+		for _, o := range b.order {
+			if _, ok := b.m[o]; ok {
+				live = append(live, o)
+			}
+		}
+		b.order = append([]string(nil), live...)
+	}
+	if evicted && !b.full {
+		b.full = true
+		return true
+	}
+	return false
+}
+
+// request is what the state keeps of an agent request.
+type request struct {
+	w        lint.Related
+	method   string
+	execID   string // steps/toolCallRequest
+	subject  string // what a modification applies to
+	answered bool
+	answer   lint.Related
+	decision string // "allow", "deny", "modify", "error", "ping"
+}
+
+// toolCall is what the state keeps of a toolCallRequest's executionId.
+type toolCall struct {
+	w         lint.Related
+	reqKey    string // the request's id key
+	decision  string
+	decisionW lint.Related
+	// modifiedExec is the executionId of the modified request, when it changed.
+	modifiedExec string
+	result       bool
+}
+
+// modification is a pending modify: the agent's next request on the same subject
+// must carry the modified payload.
+type modification struct {
+	w       lint.Related
+	method  string
+	payload string
+}
+
+// step is what the state keeps of a step id.
+type step struct {
+	w      lint.Related
+	method string
+	execID string
+	reqKey string
+}
+
+// state is the sequence state of one stream; every AOS sequence rule runs its own
+// copy and reports only its own findings.
+type state struct {
+	requests    *bounded[*request]
+	tools       *bounded[*toolCall]
+	msgIDs      *bounded[step]
+	steps       *bounded[step]
+	mods        *bounded[modification]
+	sawResponse bool
+}
+
+func newState() *state {
+	return &state{
+		requests: newBounded[*request](MaxTracked),
+		tools:    newBounded[*toolCall](MaxTracked),
+		msgIDs:   newBounded[step](MaxTracked),
+		steps:    newBounded[step](MaxTracked),
+		mods:     newBounded[modification](MaxTracked),
+	}
+}
+
+// idKey renders a JSON-RPC id so that "1" and 1 differ.
+func idKey(n *jsonread.Node) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	switch n.Kind {
+	case jsonread.String:
+		return "s:" + n.Str, true
+	case jsonread.Number:
+		return "n:" + n.Str, true
+	}
+	return "", false
+}
+
+func idText(n *jsonread.Node) string {
+	if n == nil {
+		return "(none)"
+	}
+	return raw(n)
+}
+
+// canonical renders a JSON value with sorted keys, for comparisons.
+func canonical(n *jsonread.Node) string {
+	if n == nil {
+		return ""
+	}
+	b, err := json.Marshal(n.Interface())
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// payload is the part of a request a modification changes: params without context
+// and reasoning (context carries a fresh stepId and timestamp when re-sent).
+func payload(req *jsonread.Node) string {
+	params := req.Get("params")
+	if params == nil || params.Kind != jsonread.Object {
+		return canonical(params)
+	}
+	cp := &jsonread.Node{Kind: jsonread.Object}
+	for _, m := range params.Members {
+		if m.Key != "context" && m.Key != "reasoning" {
+			cp.Members = append(cp.Members, m)
+		}
+	}
+	return canonical(cp)
+}
+
+// subject names what a request is about, so a re-sent request after modify can be
+// matched with the one the guardian modified.
+func subject(req *jsonread.Node) string {
+	method := req.Get("method").String()
+	params := req.Get("params")
+	switch method {
+	case "steps/toolCallRequest":
+		if e := params.Path("toolCallRequest", "executionId").String(); e != "" {
+			return "tool\x00" + e
+		}
+	case "protocols/A2A", "protocols/MCP":
+		if w, _ := wrapped(req); w != nil {
+			if k, ok := idKey(w.Get("id")); ok {
+				return method + "\x00" + k + "\x00" + w.Get("method").String()
+			}
+		}
+		return ""
+	case "ping", "steps/toolCallResult":
+		return ""
+	}
+	ctx := params.Get("context")
+	if ctx == nil {
+		return ""
+	}
+	return method + "\x00" + ctx.Path("session", "id").String() + "\x00" + ctx.Get("turnId").String() + "\x00" + ctx.Get("stepId").String()
+}
+
+func sortRelated(rs []lint.Related) {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Line < rs[j].Line })
+}

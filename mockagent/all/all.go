@@ -6,6 +6,7 @@ import (
 	_ "github.com/aopkit/aopkit/mockagent" // the registry itself
 	_ "github.com/aopkit/aopkit/mockagent/aof"
 	_ "github.com/aopkit/aopkit/mockagent/aop2"
+	_ "github.com/aopkit/aopkit/mockagent/aopoutput"
 	_ "github.com/aopkit/aopkit/mockagent/aos"
 	_ "github.com/aopkit/aopkit/mockagent/orchmsg"
 )

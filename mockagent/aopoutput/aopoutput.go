@@ -1,0 +1,197 @@
+// Package aopoutput is the reference Agent Output Protocol 1.0.0 agent of mockagent
+// (specs/aop-output-1.0.0.md) under the aop-output binding: it reads its task from
+// stdin, does scripted work, writes its details JSON inside the scratch directory
+// and prints an AOP report between [AOP:START] and [AOP:END]. Each fault breaks one
+// rule.
+package aopoutput
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// Faults of the aop-output agent; Rule names the lint rule or conform check each breaks.
+var Faults = []mockagent.Fault{
+	{Name: "hang", Rule: "aop-output/agent/completes agent never reports", Doc: "prints [AOP:START] and [AOP:TASK], then never finishes"},
+	{Name: "exceed-timeout", Rule: "aop-output/agent/completes agent exceeds the run deadline", Doc: "works for ten minutes before reporting"},
+	{Name: "crash-mid-task", Rule: "AOPOUT-MARKER-MISSING report cut short by a crash", Doc: "prints [AOP:START] and [AOP:TASK], then exits with code 2"},
+	{Name: "crash-after-partial-report", Rule: "AOPOUT-MARKER-MISSING [AOP:END] missing after a crash", Doc: "prints the report up to [AOP:STATUS] partial, then exits with code 2"},
+	{Name: "malformed-json", Rule: "AOPOUT-DETAILS-JSON details file is not JSON", Doc: "writes a details file whose JSON is cut short"},
+	{Name: "empty-report", Rule: "AOPOUT-SUMMARY-EMPTY [AOP:SUMMARY] has no findings", Doc: "prints every marker but leaves the summary empty"},
+	{Name: "no-completion-report", Rule: "AOPOUT-MARKER-MISSING no AOP report at all", Doc: "does the work and exits 0 without printing a report"},
+	{Name: "oversize-payload", Rule: "AOPOUT-OUTPUT-SIZE full results dumped into the report", Doc: "prints 12,000 characters of file content inside the report"},
+	{Name: "bad-timestamps", Rule: "AOPOUT-TIMESTAMP [AOP:START]/[AOP:END] not ISO timestamps", Doc: "writes \"yesterday\" after [AOP:START] and a local-time END"},
+	{Name: "stdout-garbage", Rule: "AOPOUT-STRAY-OUTPUT text outside [AOP:START] … [AOP:END]", Doc: "prints log lines before and after the report"},
+	{Name: "missing-marker", Rule: "AOPOUT-MARKER-MISSING [AOP:START] is missing", Doc: "leaves out the [AOP:START] line"},
+	{Name: "summary-too-long", Rule: "AOPOUT-SUMMARY-LENGTH summary over the task type's limit", Doc: "writes a summary longer than the limit of its task type"},
+	{Name: "bad-status", Rule: "AOPOUT-STATUS status must be success, failure or partial", Doc: "reports [AOP:STATUS] done"},
+	{Name: "details-file-missing", Rule: "AOPOUT-DETAILS-MISSING [AOP:DETAILS_FILE] names a file that does not exist", Doc: "names a details file it never writes"},
+	{Name: "markers-out-of-order", Rule: "AOPOUT-MARKER-ORDER markers out of order", Doc: "prints [AOP:STATUS] before [AOP:SUMMARY]"},
+	{Name: "details-path-escape", Rule: "AOPOUT-DETAILS-ESCAPE details path leaves the scratch directory", Doc: "names ../outside.json as its details file (and writes nothing there)"},
+	{Name: "task-too-long", Rule: "AOPOUT-TASK-LENGTH [AOP:TASK] over 50 characters", Doc: "writes the whole task text, over 50 characters, after [AOP:TASK]"},
+	{Name: "too-many-bullets", Rule: "AOPOUT-SUMMARY-BULLETS more than 5 bullet points", Doc: "writes seven short bullet points"},
+}
+
+func init() {
+	mockagent.Register(&mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run})
+}
+
+type input struct {
+	Task     string `json:"task"`
+	TaskType string `json:"task_type"`
+}
+
+const ts = "2006-01-02T15:04:05Z"
+
+// Run plays the aop-output agent; see the package doc.
+func Run(ctx context.Context, env mockagent.Env, fault string) int {
+	line, err := bufio.NewReader(env.Stdin).ReadBytes('\n')
+	var in input
+	if (err != nil && len(line) == 0) || json.Unmarshal(line, &in) != nil {
+		fmt.Fprintln(env.Stderr, "mockagent aop-output: stdin must carry one JSON line {\"task\":...,\"task_type\":...}")
+		return 2
+	}
+	if in.TaskType == "" {
+		in.TaskType = "analysis"
+	}
+	scratch := env.Getenv("AOPKIT_SCRATCH")
+	if scratch == "" {
+		scratch = env.Dir
+	}
+	clk := env.Clock
+	started := clk.Now().UTC()
+	out := env.Stdout
+	sleep := func(d time.Duration) bool {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-clk.After(d):
+			return ctx.Err() == nil
+		}
+	}
+	task := in.Task
+	if r := []rune(task); len(r) > 50 && fault != "task-too-long" {
+		task = string(r[:47]) + "..."
+	}
+	if fault == "stdout-garbage" {
+		fmt.Fprintln(out, "Loading workspace index...")
+	}
+	if fault != "missing-marker" && fault != "no-completion-report" {
+		start := started.Format(ts)
+		if fault == "bad-timestamps" {
+			start = "yesterday"
+		}
+		fmt.Fprintf(out, "[AOP:START] %s\n", start)
+	}
+	if fault != "no-completion-report" {
+		fmt.Fprintf(out, "[AOP:TASK] %s\n\n", task)
+	}
+	switch fault {
+	case "hang":
+		for sleep(time.Minute) {
+		}
+		return 0
+	case "crash-mid-task":
+		fmt.Fprintln(env.Stderr, "mockagent aop-output: simulated crash")
+		return 2
+	case "exceed-timeout":
+		if !sleep(10 * time.Minute) {
+			return 0
+		}
+	}
+	if !sleep(2 * time.Second) {
+		return 0
+	}
+	if fault == "oversize-payload" {
+		for i := 0; i < 200; i++ {
+			fmt.Fprintf(out, "    line %03d: const handler = require('./auth/handler'); // full file content\n", i)
+		}
+	}
+	rel := filepath.Join("outputs", in.TaskType+"-details.json")
+	detailsName := filepath.ToSlash(rel)
+	switch fault {
+	case "details-file-missing":
+		detailsName = "outputs/never-written.json"
+	case "details-path-escape":
+		detailsName = "../outside.json"
+	}
+	if fault != "details-file-missing" && fault != "details-path-escape" {
+		details := map[string]any{"aop_version": "1.0.0", "agent_id": "mockagent-" + in.TaskType, "task": in.Task,
+			"timestamp": started.Format(ts), "duration_ms": 2000,
+			"results":  map[string]any{"items": []string{"item-1", "item-2", "item-3"}, "analysis": "Scripted work: three items examined, one finding."},
+			"metadata": map[string]any{"items_examined": 3, "findings": 1}}
+		data, _ := json.MarshalIndent(details, "", "  ")
+		if fault == "malformed-json" {
+			data = data[:len(data)/2]
+		}
+		dir := filepath.Join(scratch, "outputs")
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			os.WriteFile(filepath.Join(scratch, rel), append(data, '\n'), 0o644)
+		}
+	}
+	status := "success"
+	if fault == "bad-status" {
+		status = "done"
+	}
+	bullets := []string{"Examined 3 items for: " + shorten(in.Task, 60), "1 finding recorded in the details file", "No errors during the run"}
+	switch fault {
+	case "empty-report":
+		bullets = nil
+	case "summary-too-long":
+		bullets = nil
+		for i := 1; i <= 5; i++ {
+			bullets = append(bullets, fmt.Sprintf("Finding %d: %s", i, strings.Repeat("a detail the parent did not need to see, ", 4)))
+		}
+	case "too-many-bullets":
+		bullets = []string{"a", "b", "c", "d", "e", "f", "g"}
+	}
+	summary := func() {
+		fmt.Fprintln(out, "[AOP:SUMMARY]")
+		for _, b := range bullets {
+			fmt.Fprintf(out, "- %s\n", b)
+		}
+		fmt.Fprintln(out)
+	}
+	if fault == "markers-out-of-order" {
+		fmt.Fprintf(out, "[AOP:STATUS] %s\n", status)
+		summary()
+		fmt.Fprintf(out, "[AOP:DETAILS_FILE] %s\n", detailsName)
+		fmt.Fprintln(out, "[AOP:METRICS] items_examined: 3, findings: 1, duration: 2s")
+	} else if fault != "no-completion-report" {
+		summary()
+		fmt.Fprintf(out, "[AOP:DETAILS_FILE] %s\n", detailsName)
+		fmt.Fprintln(out, "[AOP:METRICS] items_examined: 3, findings: 1, duration: 2s")
+		if fault == "crash-after-partial-report" {
+			fmt.Fprintln(out, "[AOP:STATUS] partial")
+			fmt.Fprintln(env.Stderr, "mockagent aop-output: simulated crash")
+			return 2
+		}
+		fmt.Fprintf(out, "[AOP:STATUS] %s\n", status)
+	}
+	if fault != "no-completion-report" {
+		end := clk.Now().UTC().Format(ts)
+		if fault == "bad-timestamps" {
+			end = clk.Now().UTC().Format("02/01/2006 15:04")
+		}
+		fmt.Fprintf(out, "[AOP:END] %s\n", end)
+	}
+	if fault == "stdout-garbage" {
+		fmt.Fprintln(out, "Done. Cleaning up temporary files.")
+	}
+	return 0
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return s
+}

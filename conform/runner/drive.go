@@ -70,6 +70,10 @@ func jsonEscape(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
+// ErrNoTime is returned by Launch when the scenario deadline has passed (an earlier
+// attempt used it up): the agent's doing, not a harness error.
+var ErrNoTime = errors.New("the scenario deadline has passed")
+
 // Agent is one launch of the agent under test.
 type Agent struct {
 	h       *H
@@ -85,7 +89,8 @@ type Agent struct {
 func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	n := len(h.sess.Attempts) + 1
 	if time.Now().After(h.deadline) {
-		return nil, fmt.Errorf("no time left for attempt %d", n)
+		h.rec.event(n, "not-started", map[string]any{"reason": "the scenario deadline passed before this attempt"})
+		return nil, ErrNoTime
 	}
 	fullEnv := append(append([]string(nil), h.env...), env...)
 	for k, v := range h.sc.Env {

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/fixtures/scenarios"
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+var update = flag.Bool("update", false, "rewrite the fault matrix in docs/aopconform.md")
+
+// protocolsUnderTest are the protocols that have both scenarios and a mock agent.
+func protocolsUnderTest(t *testing.T) []string {
+	t.Helper()
+	ss, err := conform.LoadScenarios(scenarios.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := map[string]bool{}
+	for _, s := range ss {
+		has[s.Protocol] = true
+	}
+	var out []string
+	for _, p := range mockagent.Protocols() {
+		if has[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// conformRun runs aopconform in-process and returns its exit code, its output and
+// the JSON report.
+func conformRun(t *testing.T, args ...string) (int, string, *conform.Report) {
+	t.Helper()
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "report.json")
+	full := []string{"aopconform", "run", "--out", filepath.Join(dir, "out"), "--report", rep}
+	full = append(full, args...)
+	var stdout, stderr bytes.Buffer
+	code := run(full, &stdout, &stderr)
+	var r conform.Report
+	if b, err := os.ReadFile(rep); err == nil {
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("report: %v", err)
+		}
+	}
+	return code, stdout.String() + stderr.String(), &r
+}
+
+// TestSelfTest: the correct mock agent passes every MUST and SHOULD of every
+// protocol.
+func TestSelfTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real agents")
+	}
+	for _, p := range protocolsUnderTest(t) {
+		t.Run(p, func(t *testing.T) {
+			t.Parallel()
+			code, out, rep := conformRun(t, "--protocol", p, "--", "mockagent", "--protocol", p)
+			if code != 0 {
+				t.Fatalf("exit %d, want 0\n%s", code, out)
+			}
+			for _, r := range rep.Results {
+				if r.Verdict != conform.Pass {
+					t.Errorf("%s in %s: %s (%s)", r.Check, r.Scenario, r.Verdict, r.Message)
+				}
+			}
+			if rep.Score.Level != conform.Full {
+				t.Errorf("level %q, want Full", rep.Score.Level)
+			}
+		})
+	}
+}
+
+// faultRow is what one fault (or hostile agent) did to a run.
+type faultRow struct {
+	protocol, fault string
+	code            int
+	failed          []string // checks with FAIL or WARN, sorted
+	out             string
+}
+
+// TestFaultMatrix runs every fault of `mockagent faults` against its protocol's
+// scenarios: each must make the run exit 1 with at least one check failing, and
+// every check of the protocol's scenarios must be seen failing under some fault.
+// With -update it writes the matrix into docs/aopconform.md.
+func TestFaultMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real agents")
+	}
+	protocols := protocolsUnderTest(t)
+	var mu sync.Mutex
+	rows := map[string][]faultRow{}
+	sem := make(chan struct{}, 6)
+	t.Run("faults", func(t *testing.T) {
+		for _, p := range protocols {
+			ag, _ := mockagent.Lookup(p)
+			for _, f := range ag.Faults {
+				t.Run(p+"/"+f.Name, func(t *testing.T) {
+					t.Parallel()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					code, out, rep := conformRun(t, "--protocol", p, "--", "mockagent", "--protocol", p, "--fault", f.Name)
+					row := faultRow{protocol: p, fault: f.Name, code: code, out: out}
+					seen := map[string]bool{}
+					for _, r := range rep.Results {
+						if (r.Verdict == conform.Fail || r.Verdict == conform.Warn) && !seen[r.Check] {
+							seen[r.Check] = true
+							row.failed = append(row.failed, r.Check)
+						}
+					}
+					sort.Strings(row.failed)
+					mu.Lock()
+					rows[p] = append(rows[p], row)
+					mu.Unlock()
+					if code != 1 {
+						t.Errorf("fault %s: exit %d, want 1\n%s", f.Name, code, clipOut(out))
+					}
+					if len(row.failed) == 0 {
+						t.Errorf("fault %s went unnoticed: no check failed", f.Name)
+					}
+				})
+			}
+		}
+	})
+	for _, p := range protocols {
+		sort.Slice(rows[p], func(i, j int) bool { return rows[p][i].fault < rows[p][j].fault })
+		failedSomewhere := map[string]bool{}
+		for _, r := range rows[p] {
+			for _, c := range r.failed {
+				failedSomewhere[c] = true
+			}
+		}
+		for _, c := range checksInScenarios(t, p) {
+			if !failedSomewhere[c] {
+				t.Errorf("%s: check %s is never seen failing under any fault", p, c)
+			}
+		}
+	}
+	if *update {
+		writeMatrix(t, protocols, rows)
+	}
+}
+
+func clipOut(s string) string {
+	if len(s) > 4000 {
+		return s[len(s)-4000:]
+	}
+	return s
+}
+
+// checksInScenarios lists the checks the shipped scenarios of p use.
+func checksInScenarios(t *testing.T, p string) []string {
+	ss, err := conform.LoadScenarios(scenarios.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	for _, s := range ss {
+		if s.Protocol == p {
+			for _, c := range s.Checks {
+				set[c] = true
+			}
+		}
+	}
+	var out []string
+	for c := range set {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+const (
+	matrixBegin = "<!-- BEGIN FAULT MATRIX (generated by go test ./cmd/aopconform -run TestFaultMatrix -update) -->"
+	matrixEnd   = "<!-- END FAULT MATRIX -->"
+)
+
+func writeMatrix(t *testing.T, protocols []string, rows map[string][]faultRow) {
+	var b strings.Builder
+	b.WriteString(matrixBegin + "\n\n")
+	for _, p := range protocols {
+		checks := checksInScenarios(t, p)
+		fmt.Fprintf(&b, "### %s\n\n", p)
+		b.WriteString("Rows are faults (`mockagent --protocol " + p + " --fault NAME`), columns the checks of the shipped scenarios; ✗ = the check failed. Exit is aopconform's exit code.\n\n")
+		b.WriteString("| fault | exit |")
+		for i := range checks {
+			fmt.Fprintf(&b, " %d |", i+1)
+		}
+		b.WriteString("\n|---|---|")
+		for range checks {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
+		for _, r := range rows[p] {
+			failed := map[string]bool{}
+			for _, c := range r.failed {
+				failed[c] = true
+			}
+			fmt.Fprintf(&b, "| `%s` | %d |", r.fault, r.code)
+			for _, c := range checks {
+				if failed[c] {
+					b.WriteString(" ✗ |")
+				} else {
+					b.WriteString("   |")
+				}
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\nColumns:\n\n")
+		for i, c := range checks {
+			fmt.Fprintf(&b, "%d. `%s`\n", i+1, c)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(matrixEnd)
+	path := filepath.Join("..", "..", "docs", "aopconform.md")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("docs/aopconform.md: %v", err)
+	}
+	s := string(old)
+	i, j := strings.Index(s, matrixBegin), strings.Index(s, matrixEnd)
+	if i < 0 || j < i {
+		t.Fatalf("docs/aopconform.md has no fault matrix markers")
+	}
+	s = s[:i] + b.String() + s[j+len(matrixEnd):]
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

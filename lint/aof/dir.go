@@ -1,5 +1,606 @@
 package aof
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
-var dirRules []*lint.Rule
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/linter"
+)
+
+var (
+	// DirTaskFile: a task file has well-formed frontmatter naming its task.
+	DirTaskFile = &lint.Rule{
+		ID: "AOF-DIR-001", Title: "task file frontmatter", Protocol: "aof", Kinds: []string{"task"}, Severity: lint.Error,
+		Spec: "aof-1 §Support (tasks/<status>/); §Delegation Depth Guard; §Transition Logic (frontmatter)",
+		Doc: "A task lives in <dataDir>/tasks/<status>/<taskId>.md: YAML frontmatter between \"---\" lines, then a Markdown body. " +
+			"The frontmatter names the task (id, equal to the file name and a TASK-YYYY-MM-DD-NNN), its status, and metadata the " +
+			"protocol reads (metadata.delegationDepth, a number; metadata.reviewRequired, a boolean). A task file the store cannot read " +
+			"is \"task not found\" to the router: every message about it is rejected.",
+		Bad:  "tasks/ready/TASK-2026-02-09-057.md:\n---\nid: TASK-2026-02-09-058\nstatus: ready\n---",
+		Good: "tasks/ready/TASK-2026-02-09-057.md:\n---\nid: TASK-2026-02-09-057\nstatus: ready\n---",
+		Run:  func(*lint.Pass) {},
+	}
+	// DirStatus: the status directory agrees with the frontmatter.
+	DirStatus = &lint.Rule{
+		ID: "AOF-DIR-002", Title: "status directory must agree with the frontmatter status", Protocol: "aof", Kinds: []string{"task"}, Severity: lint.Error,
+		Spec: "aof-1 §Support (Verify task state in <dataDir>/tasks/<status>/); §Overview",
+		Doc: "The store keeps a task of status S in tasks/S/ and moves the file on every transition, so the directory and the frontmatter's " +
+			"status say the same: a task in tasks/ready/ whose frontmatter says in-progress is in two states at once. The status is one of " +
+			"backlog, ready, in-progress, review, done, blocked (cancelled upstream), and a task is in exactly one status directory.",
+		Bad:  "tasks/ready/TASK-2026-02-09-057.md with status: in-progress",
+		Good: "tasks/in-progress/TASK-2026-02-09-057.md with status: in-progress",
+		Run:  func(*lint.Pass) {},
+	}
+	// DirRuns: run directories are named by their task.
+	DirRuns = &lint.Rule{
+		ID: "AOF-DIR-003", Title: "run directory must match its task", Protocol: "aof", Kinds: []string{KindRun, KindHeartbeat, KindRunResult}, Severity: lint.Error,
+		Spec: "aof-1 §Run Artifacts Location",
+		Doc: "Run artifacts live in <dataDir>/runs/<taskId>/ (upstream: state/runs/<taskId>/, accepted and reported as info), stable " +
+			"across status moves. The directory is named by a TaskId, the artifacts in it carry that taskId, and a task file for it exists " +
+			"(otherwise the scheduler never finds the run: a warning).",
+		Bad:  "runs/TASK-2026-02-09-057/run.json with \"taskId\": \"TASK-2026-02-09-058\"",
+		Good: "runs/TASK-2026-02-09-057/run.json with \"taskId\": \"TASK-2026-02-09-057\"",
+		Run:  func(*lint.Pass) {},
+	}
+	// DirHandoff: handoff inputs agree with their task.
+	DirHandoff = &lint.Rule{
+		ID: "AOF-DIR-004", Title: "handoff inputs must agree with their task", Protocol: "aof", Kinds: []string{KindHandoffInput, "handoff.md"}, Severity: lint.Error,
+		Spec: "aof-1 §Handoff Artifacts; §Handoff Error Cases",
+		Doc: "For a handoff.request the router writes tasks/<status>/<childTaskId>/inputs/handoff.json (authoritative) and handoff.md " +
+			"(human-readable). handoff.json names its child task (the directory's taskId); both files exist and handoff.md's From, To " +
+			"and Due By agree with handoff.json (a disagreement or a missing file is a warning); the parent task exists (parent_not_found " +
+			"otherwise, a warning); the child's metadata.delegationDepth is the parent's plus one, and the companion directory sits beside its task file.",
+		Bad:  "tasks/ready/TASK-2026-02-09-061/inputs/handoff.json with \"taskId\": \"TASK-2026-02-09-060\"",
+		Good: "tasks/ready/TASK-2026-02-09-061/inputs/handoff.json with \"taskId\": \"TASK-2026-02-09-061\"",
+		Run:  func(*lint.Pass) {},
+	}
+	// DirEvents: the events log is JSON lines of events.
+	DirEvents = &lint.Rule{
+		ID: "AOF-DIR-005", Title: "events log lines", Protocol: "aof", Kinds: []string{"events"}, Severity: lint.Error,
+		Spec: "aof-1 §Logging",
+		Doc: "Protocol events are logged to <dataDir>/events/ (one JSON object per line, such as events/events.jsonl): each event has a " +
+			"\"type\" (protocol.message.received, task.transitioned, delegation.requested, ...), a \"timestamp\" (ISO 8601), an \"actor\", " +
+			"and a \"taskId\" and \"payload\" where they apply. A line that is no such object is lost to the audit trail.",
+		Bad:  `{"event": "task.completed", "when": "yesterday"}`,
+		Good: `{"eventId": 1, "type": "task.completed", "timestamp": "2026-02-09T21:10:00.000Z", "actor": "swe-backend", "taskId": "TASK-2026-02-09-057", "payload": {"outcome": "done"}}`,
+		Run:  func(*lint.Pass) {},
+	}
+)
+
+var dirRules = []*lint.Rule{DirTaskFile, DirStatus, DirRuns, DirHandoff, DirEvents}
+
+// DataDir lints an AOF data directory.
+var DataDir = &linter.DirLinter{Name: "aof", Match: IsDataDir, Lint: LintDataDir}
+
+func init() { linter.RegisterDirLinter(DataDir) }
+
+var allStatuses = append(append([]string(nil), taskStatuses...), "cancelled")
+
+func isAnyStatus(s string) bool { return isTaskStatus(s) || s == "cancelled" }
+
+// readDirN lists at most n entries of dir, sorted (nil on error).
+func readDirN(dir string, n int) []os.DirEntry {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	es, _ := f.ReadDir(n)
+	sort.Slice(es, func(i, j int) bool { return es[i].Name() < es[j].Name() })
+	return es
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// IsDataDir recognises an AOF data directory: tasks/<status>/, or runs/<taskId>/
+// (or upstream's state/runs/<taskId>/) holding run artifacts.
+func IsDataDir(dir string) bool {
+	if isDir(filepath.Join(dir, "tasks")) {
+		for _, s := range allStatuses {
+			if isDir(filepath.Join(dir, "tasks", s)) {
+				return true
+			}
+		}
+	}
+	for _, runs := range []string{filepath.Join(dir, "runs"), filepath.Join(dir, "state", "runs")} {
+		for _, e := range readDirN(runs, 64) {
+			if !e.IsDir() {
+				continue
+			}
+			for _, f := range []string{"run.json", "run_heartbeat.json", "run_result.json"} {
+				if _, err := os.Stat(filepath.Join(runs, e.Name(), f)); err == nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// task is what the directory linter knows of one task file.
+type task struct {
+	id, dir, status, path string
+	depth                 int64
+	hasDepth              bool
+	depthLine, statusLine int
+}
+
+type dirLint struct {
+	root    string
+	opts    linter.Options
+	results map[string]*linter.FileResult
+	tasks   map[string][]*task // by id (more than one: in two status directories)
+}
+
+func (d *dirLint) result(path, kind string) *linter.FileResult {
+	r, ok := d.results[path]
+	if !ok {
+		r = &linter.FileResult{Path: path, Protocol: "aof", Kind: kind, Messages: 1, Diagnostics: []lint.Diagnostic{}}
+		d.results[path] = r
+	}
+	return r
+}
+
+func (d *dirLint) add(path string, ds ...lint.Diagnostic) {
+	r := d.result(path, "")
+	for _, x := range ds {
+		x.Path = path
+		r.Diagnostics = append(r.Diagnostics, x)
+	}
+}
+
+// report adds a diagnostic at a line of a file that is no JSON message.
+func (d *dirLint) report(rule *lint.Rule, sev lint.Severity, path string, line int, related []lint.Related, format string, args ...any) {
+	if line < 1 {
+		line = 1
+	}
+	d.add(path, lint.Diagnostic{Rule: rule.ID, Severity: sev, Spec: rule.Spec, Line: line, Column: 1, Message: fmt.Sprintf(format, args...), Related: related})
+}
+
+// LintDataDir lints every file of an AOF data directory, then the rules across files.
+func LintDataDir(dir string, opts linter.Options) ([]linter.FileResult, error) {
+	if !isDir(dir) {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	d := &dirLint{root: dir, opts: opts, results: map[string]*linter.FileResult{}, tasks: map[string][]*task{}}
+	d.lintTasks()
+	d.lintRuns(filepath.Join(dir, "runs"), false)
+	d.lintRuns(filepath.Join(dir, "state", "runs"), true)
+	d.lintHandoffs()
+	d.lintEvents()
+	out := make([]linter.FileResult, 0, len(d.results))
+	for _, r := range d.results {
+		lint.SortDiagnostics(r.Diagnostics)
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+const maxTaskFile = 4 << 20
+
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("larger than %d bytes", max)
+	}
+	return data, nil
+}
+
+func (d *dirLint) lintTasks() {
+	tasksDir := filepath.Join(d.root, "tasks")
+	for _, sd := range readDirN(tasksDir, -1) {
+		if !sd.IsDir() {
+			continue
+		}
+		sdir := filepath.Join(tasksDir, sd.Name())
+		entries := readDirN(sdir, -1)
+		if !isAnyStatus(sd.Name()) {
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".md") {
+					d.report(DirStatus, lint.Error, filepath.Join(sdir, e.Name()), 1, nil,
+						"tasks/%s/ is not a status directory: task statuses are %s", sd.Name(), quoteList(allStatuses))
+				}
+			}
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			d.lintTaskFile(filepath.Join(sdir, e.Name()), sd.Name())
+		}
+	}
+	for _, id := range sortedIDs(d.tasks) {
+		ts := d.tasks[id]
+		for _, t := range ts[1:] {
+			d.report(DirStatus, lint.Error, t.path, 1, []lint.Related{{Path: ts[0].path, Line: 1, Message: "the same task in tasks/" + ts[0].dir + "/"}},
+				"task %s is in two status directories, tasks/%s/ and tasks/%s/: a task has one status and one file", id, ts[0].dir, t.dir)
+		}
+	}
+}
+
+func sortedIDs[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func (d *dirLint) lintTaskFile(path, statusDir string) {
+	r := d.result(path, "task")
+	_ = r
+	data, err := readBounded(path, maxTaskFile)
+	if err != nil {
+		d.report(DirTaskFile, lint.Error, path, 1, nil, "cannot read the task file: %v", err)
+		return
+	}
+	fm, err := ParseFrontmatter(data)
+	if err != nil {
+		line := 1
+		if fe, ok := err.(*FrontmatterError); ok {
+			line = fe.Line
+			err = fmt.Errorf("%s", fe.Msg)
+		}
+		d.report(DirTaskFile, lint.Error, path, line, nil, "the task file's frontmatter cannot be read: %v", err)
+		return
+	}
+	fileID := strings.TrimSuffix(filepath.Base(path), ".md")
+	t := &task{dir: statusDir, path: path}
+	idLine := fm.Lines["id"]
+	switch id := fm.Values["id"].(type) {
+	case nil:
+		d.report(DirTaskFile, lint.Error, path, 1, nil, "the frontmatter has no \"id\": write id: %s (the task's TaskId, as in its file name)", suggestTaskID(fileID))
+	case string:
+		t.id = id
+		if p := taskIDProblem(id); p != "" {
+			d.report(DirTaskFile, lint.Error, path, idLine, nil, "id %s", p)
+		} else if id != fileID {
+			d.report(DirTaskFile, lint.Error, path, idLine, nil, "the file %s.md holds task id %s: a task's file is named <taskId>.md, so the store finds it by its id", fileID, id)
+		}
+	default:
+		d.report(DirTaskFile, lint.Error, path, idLine, nil, "id is %v, not a string TaskId such as %q", id, suggestTaskID(fileID))
+	}
+	if t.id == "" {
+		t.id = fileID
+	}
+	t.statusLine = fm.Lines["status"]
+	switch st := fm.Values["status"].(type) {
+	case nil:
+		d.report(DirTaskFile, lint.Error, path, 1, nil, "the frontmatter has no \"status\": write status: %s (the task is in tasks/%s/)", statusDir, statusDir)
+	case string:
+		t.status = st
+		switch {
+		case !isAnyStatus(st):
+			d.report(DirStatus, lint.Error, path, t.statusLine, nil, "status %q is not a task status: use one of %s", st, quoteList(allStatuses))
+		case st != statusDir && isAnyStatus(statusDir):
+			d.report(DirStatus, lint.Error, path, t.statusLine, nil, "task %s is in tasks/%s/ but its frontmatter says status %s: the store moves the file to tasks/<status>/ on every transition; "+
+				"move it to tasks/%s/ or set status: %s", t.id, statusDir, st, st, statusDir)
+		}
+	default:
+		d.report(DirTaskFile, lint.Error, path, t.statusLine, nil, "status is %v, not a status name", st)
+	}
+	if meta, ok := fm.Values["metadata"].(map[string]any); ok {
+		t.depthLine = fm.Lines["metadata.delegationDepth"]
+		switch v := meta["delegationDepth"].(type) {
+		case nil:
+		case int64:
+			t.depth, t.hasDepth = v, true
+			if v > 1 {
+				d.report(SeqDelegation, lint.Error, path, t.depthLine, nil, "task %s has metadata.delegationDepth %d: delegation depth is at most 1 (a delegated child may not delegate again; the router rejects such handoffs with nested_delegation)", t.id, v)
+			} else if v < 0 {
+				d.report(DirTaskFile, lint.Error, path, t.depthLine, nil, "metadata.delegationDepth %d is negative: it is 0 for a top-level task and 1 for a delegated child", v)
+			}
+		default:
+			d.report(DirTaskFile, lint.Error, path, t.depthLine, nil, "metadata.delegationDepth is %v, not a number: the router reads a non-number as depth 0, so nesting goes unguarded", v)
+		}
+		if v, ok := meta["reviewRequired"]; ok {
+			if _, isBool := v.(bool); !isBool {
+				d.report(DirTaskFile, lint.Error, path, fm.Lines["metadata.reviewRequired"], nil, "metadata.reviewRequired is %v, not a boolean: the router treats anything but false as true", v)
+			}
+		}
+	} else if m, ok := fm.Values["metadata"]; ok && m != nil {
+		d.report(DirTaskFile, lint.Error, path, fm.Lines["metadata"], nil, "metadata is not a mapping of keys")
+	}
+	d.tasks[t.id] = append(d.tasks[t.id], t)
+}
+
+// loadMessage reads a JSON file as an AOF message for the cross-file rules (nil if
+// it is not one).
+func loadMessage(path string) *lint.Message {
+	data, err := readBounded(path, linter.MaxMessage)
+	if err != nil {
+		return nil
+	}
+	root, _, err := jsonread.Parse(data)
+	if err != nil || root == nil {
+		return nil
+	}
+	kind, dialect, conf := Detect(root, path)
+	if conf == 0 {
+		return nil
+	}
+	return &lint.Message{Path: path, Protocol: "aof", Kind: kind, Dialect: dialect, Root: root, Raw: data, Pos: lint.NewLineIndex(data, 1, 1), Opts: &lint.Options{}}
+}
+
+func (d *dirLint) lintFile(path string) {
+	res, err := linter.LintFile(path, d.opts)
+	if err != nil {
+		d.report(DirTaskFile, lint.Error, path, 1, nil, "cannot read: %v", err)
+		return
+	}
+	r := d.result(path, res.Kind)
+	r.Kind, r.Protocol, r.Messages = res.Kind, res.Protocol, res.Messages
+	d.add(path, res.Diagnostics...)
+}
+
+func (d *dirLint) pass(rule *lint.Rule, m *lint.Message, f func(p *lint.Pass)) {
+	p := lint.NewPass(rule, m)
+	f(p)
+	d.add(m.Path, p.Diagnostics()...)
+}
+
+func (d *dirLint) lintRuns(runsDir string, upstream bool) {
+	for _, rd := range readDirN(runsDir, -1) {
+		if !rd.IsDir() {
+			continue
+		}
+		id := rd.Name()
+		var msgs []*lint.Message
+		for _, name := range []string{"run.json", "run_heartbeat.json", "run_result.json"} {
+			path := filepath.Join(runsDir, id, name)
+			if _, err := os.Stat(path); err != nil {
+				continue
+			}
+			d.lintFile(path)
+			if upstream && len(msgs) == 0 {
+				d.report(DirRuns, lint.Info, path, 1, nil, "run artifacts under state/runs/<taskId>/: the upstream implementation's layout; the guide puts them in runs/<taskId>/ (accepted)")
+			}
+			m := loadMessage(path)
+			if m == nil {
+				continue
+			}
+			msgs = append(msgs, m)
+			d.pass(DirRuns, m, func(p *lint.Pass) {
+				if msg := taskIDProblem(id); msg != "" {
+					p.Reportf("", "the run directory %s is not named by a TaskId: run artifacts live in runs/<taskId>/", id)
+					return
+				}
+				if tid := m.Root.Get("taskId"); tid.IsString() && tid.Str != id {
+					p.Reportf("/taskId", "%s in runs/%s/ carries taskId %q: run artifacts live in the directory of their own task", name, id, tid.Str)
+				}
+			})
+		}
+		if len(msgs) > 0 && len(d.tasks) > 0 && isDir(filepath.Join(d.root, "tasks")) && d.tasks[id] == nil && taskIDProblem(id) == "" {
+			d.pass(DirRuns, msgs[0], func(p *lint.Pass) {
+				p.ReportSevf(lint.Warning, "", "runs/%s/ has no task: no tasks/<status>/%s.md exists, so the scheduler never looks at this run", id, id)
+			})
+		}
+		ck := SeqArtifacts.NewChecker()
+		for _, m := range msgs {
+			d.pass(SeqArtifacts, m, ck.Observe)
+		}
+	}
+}
+
+func (d *dirLint) lintHandoffs() {
+	tasksDir := filepath.Join(d.root, "tasks")
+	for _, sd := range readDirN(tasksDir, -1) {
+		if !sd.IsDir() {
+			continue
+		}
+		for _, cd := range readDirN(filepath.Join(tasksDir, sd.Name()), -1) {
+			if !cd.IsDir() {
+				continue
+			}
+			inputs := filepath.Join(tasksDir, sd.Name(), cd.Name(), "inputs")
+			d.lintHandoff(sd.Name(), cd.Name(), inputs)
+		}
+	}
+}
+
+func (d *dirLint) lintHandoff(statusDir, id, inputs string) {
+	jsonPath, mdPath := filepath.Join(inputs, "handoff.json"), filepath.Join(inputs, "handoff.md")
+	_, jerr := os.Stat(jsonPath)
+	_, merr := os.Stat(mdPath)
+	if jerr != nil && merr != nil {
+		return
+	}
+	if jerr != nil {
+		d.report(DirHandoff, lint.Warning, mdPath, 1, nil, "inputs/handoff.md without inputs/handoff.json: the router writes both, and handoff.json is the authoritative one")
+		return
+	}
+	d.lintFile(jsonPath)
+	m := loadMessage(jsonPath)
+	if m == nil || m.Kind != KindHandoffInput {
+		return
+	}
+	d.pass(DirHandoff, m, func(p *lint.Pass) {
+		if tid := m.Root.Get("taskId"); tid.IsString() && tid.Str != id {
+			p.Reportf("/taskId", "inputs/handoff.json of task %s names task %q: the router writes a handoff into its child task's own inputs/ (taskId_mismatch)", id, tid.Str)
+		}
+		if ts := d.tasks[id]; len(ts) > 0 && ts[0].dir != statusDir {
+			p.ReportSevf(lint.Warning, "", "the inputs of task %s are in tasks/%s/%s/, but the task file is in tasks/%s/: the companion directory moves with its task", id, statusDir, id, ts[0].dir)
+		}
+		parentID := m.Root.Get("parentTaskId").String()
+		if parentID == "" || !isDir(filepath.Join(d.root, "tasks")) {
+			return
+		}
+		ps := d.tasks[parentID]
+		if len(ps) == 0 {
+			p.ReportSevf(lint.Warning, "/parentTaskId", "parent task %s has no task file in tasks/: the router rejects such a handoff with parent_not_found", parentID)
+			return
+		}
+		parent := ps[0]
+		if cs := d.tasks[id]; len(cs) > 0 && cs[0].hasDepth && cs[0].depth != parent.depth+1 && !(parent.hasDepth && parent.depth >= 1) {
+			p.ReportSevf(lint.Warning, "/parentTaskId", "task %s has delegationDepth %d, but its parent %s has %d: the router sets a child's depth to its parent's plus one", id, cs[0].depth, parentID, parent.depth)
+		}
+	})
+	d.pass(SeqDelegation, m, func(p *lint.Pass) {
+		ps := d.tasks[m.Root.Get("parentTaskId").String()]
+		if len(ps) == 0 || !ps[0].hasDepth || ps[0].depth < 1 {
+			return
+		}
+		parent := ps[0]
+		p.ReportRelatedf(lint.Error, "/parentTaskId", []lint.Related{{Path: parent.path, Line: parent.depthLine, Message: fmt.Sprintf("parent %s has delegationDepth %d", parent.id, parent.depth)}},
+			"nested delegation: parent task %s is itself a delegated child (delegationDepth %d), so %s would have depth %d; the router rejects it with nested_delegation", parent.id, parent.depth, id, parent.depth+1)
+	})
+	if merr != nil {
+		d.pass(DirHandoff, m, func(p *lint.Pass) {
+			p.ReportSevf(lint.Warning, "", "inputs/handoff.md is missing: the router writes it beside handoff.json for the humans and agents who read the handoff")
+		})
+		return
+	}
+	d.checkHandoffMarkdown(mdPath, m)
+}
+
+// checkHandoffMarkdown compares handoff.md's From, To and Due By with handoff.json.
+func (d *dirLint) checkHandoffMarkdown(mdPath string, m *lint.Message) {
+	d.result(mdPath, "handoff.md")
+	data, err := readBounded(mdPath, maxTaskFile)
+	if err != nil {
+		d.report(DirHandoff, lint.Warning, mdPath, 1, nil, "cannot read inputs/handoff.md: %v", err)
+		return
+	}
+	fields := map[string]string{"From": "/fromAgent", "To": "/toAgent", "Due By": "/dueBy"}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), maxTaskFile)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		for label, ptr := range fields {
+			prefix := "**" + label + ":**"
+			if !strings.HasPrefix(line, prefix) {
+				continue
+			}
+			seen[label] = true
+			got := strings.TrimSpace(strings.TrimPrefix(line, prefix))
+			want := m.Root.Lookup(ptr).String()
+			if want != "" && got != want {
+				d.report(DirHandoff, lint.Warning, mdPath, n, []lint.Related{lint.Witness(m, ptr, "handoff.json "+ptr[1:])},
+					"handoff.md says %s %q, but handoff.json (authoritative) says %q: the router renders handoff.md from handoff.json", label, got, want)
+			}
+		}
+	}
+	var missing []string
+	for _, label := range []string{"From", "To", "Due By"} {
+		if !seen[label] {
+			missing = append(missing, "**"+label+":**")
+		}
+	}
+	if len(missing) > 0 {
+		d.report(DirHandoff, lint.Warning, mdPath, 1, nil, "handoff.md lacks %s: the router's handoff.md starts with \"# Handoff Request\" and the From, To and Due By lines", strings.Join(missing, ", "))
+	}
+}
+
+func (d *dirLint) lintEvents() {
+	evDir := filepath.Join(d.root, "events")
+	for _, e := range readDirN(evDir, -1) {
+		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".jsonl") || strings.HasSuffix(e.Name(), ".json") || strings.HasSuffix(e.Name(), ".log")) {
+			continue
+		}
+		d.lintEventLog(filepath.Join(evDir, e.Name()))
+	}
+}
+
+func (d *dirLint) lintEventLog(path string) {
+	r := d.result(path, "events")
+	f, err := os.Open(path)
+	if err != nil {
+		d.report(DirEvents, lint.Error, path, 1, nil, "cannot read the events log: %v", err)
+		return
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64*1024)
+	r.Messages = 0
+	bad := 0
+	var buf []byte
+	for n := 1; ; n++ {
+		line, tooLong, err := readLine(br, buf[:0], linter.MaxMessage)
+		buf = line[:0]
+		if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
+			r.Messages++
+			msg := "the line is longer than the linter's bound and was skipped"
+			if !tooLong {
+				msg = eventProblem(t)
+			}
+			if msg != "" && bad < 100 {
+				bad++
+				d.report(DirEvents, lint.Error, path, n, nil, "%s", msg)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+}
+
+// readLine reads one line into buf, dropping it (tooLong) past max bytes.
+func readLine(br *bufio.Reader, buf []byte, max int) ([]byte, bool, error) {
+	tooLong := false
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(frag) > max {
+				tooLong, buf = true, buf[:0]
+			} else {
+				buf = append(buf, frag...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return buf, tooLong, err
+	}
+}
+
+func eventProblem(line []byte) string {
+	root, _, err := jsonread.Parse(line)
+	if err != nil || root == nil {
+		return "the line is not JSON: the events log holds one JSON event per line"
+	}
+	if root.Kind != jsonread.Object {
+		return "the line is a JSON " + root.Kind.String() + ", not an event object"
+	}
+	var probs []string
+	if !root.Get("type").IsString() || root.Get("type").Str == "" {
+		probs = append(probs, "\"type\" (such as \"task.transitioned\")")
+	}
+	if ts := root.Get("timestamp"); !ts.IsString() {
+		probs = append(probs, "\"timestamp\" (ISO 8601)")
+	} else if _, _, ok := parseDateTime(ts.Str); !ok {
+		return fmt.Sprintf("event timestamp %q is not an ISO 8601 date-time", ts.Str)
+	}
+	if !root.Get("actor").IsString() {
+		probs = append(probs, "\"actor\"")
+	}
+	if len(probs) > 0 {
+		return "the event lacks " + strings.Join(probs, ", ") + ": events carry a type, a timestamp and an actor"
+	}
+	if tid := root.Get("taskId"); tid.IsString() {
+		if p := taskIDProblem(tid.Str); p != "" {
+			return "event taskId " + p
+		}
+	}
+	return ""
+}

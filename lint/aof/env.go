@@ -181,6 +181,9 @@ func checkTaskIDMatch(p *lint.Pass) {
 	if !env.IsString() || !pl.IsString() || env.Str == pl.Str {
 		return
 	}
+	if taskIDProblem(env.Str) != "" && taskIDProblem(pl.Str) != "" {
+		return // both malformed: AOF-ENV-003 says so; a mismatch on top is noise
+	}
 	if p.Msg.Kind == KindHandoffRequest {
 		p.Reportf("/payload/taskId", "payload.taskId %q differs from the envelope taskId %q: the router rejects this handoff with taskId_mismatch; "+
 			"the payload's taskId is the child task and must match the envelope's", pl.Str, env.Str)

@@ -2,6 +2,7 @@ package aof
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -119,5 +120,14 @@ func viewOf(m *lint.Message) (view, bool) {
 }
 
 func lineOf(r lint.Related) string { return fmt.Sprintf("line %d", r.Line) }
+
+// where names a witness for a message: "line 3", or "run.json line 3" when the
+// witness is in another file.
+func where(p *lint.Pass, r lint.Related) string {
+	if p.Msg != nil && r.Path != "" && r.Path != p.Msg.Path {
+		return filepath.Base(r.Path) + " " + lineOf(r)
+	}
+	return lineOf(r)
+}
 
 var seqRules = []*lint.Rule{SeqDelegation, SeqAnswer, SeqTransition, SeqCompletion, SeqArtifacts, SeqNoCompletion, SeqStale}

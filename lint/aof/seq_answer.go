@@ -70,11 +70,11 @@ func (c *answerChecker) Observe(p *lint.Pass) {
 		}
 		if st.toAgent != "" && v.from != "" && v.from != st.toAgent {
 			p.ReportRelatedf(p.Rule.Severity, "/fromAgent", []lint.Related{st.request},
-				"%s for %s comes from %q, but the handoff.request (%s) delegated it to %q: only the child agent answers", v.kind, v.task, v.from, lineOf(st.request), st.toAgent)
+				"%s for %s comes from %q, but the handoff.request (%s) delegated it to %q: only the child agent answers", v.kind, v.task, v.from, where(p, st.request), st.toAgent)
 		}
 		if st.verdict != "" && st.verdict != v.kind {
 			p.ReportRelatedf(p.Rule.Severity, "/type", []lint.Related{st.answer},
-				"%s for %s contradicts the earlier %s (%s): a handoff is answered once", v.kind, v.task, st.verdict, lineOf(st.answer))
+				"%s for %s contradicts the earlier %s (%s): a handoff is answered once", v.kind, v.task, st.verdict, where(p, st.answer))
 			return
 		}
 		if st.verdict == "" {

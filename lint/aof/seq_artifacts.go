@@ -75,11 +75,11 @@ func (c *artifactChecker) Observe(p *lint.Pass) {
 			return
 		}
 		if v.from != "" && st.agent != "" && v.from != st.agent {
-			p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.run), "run_heartbeat.json agentId %q differs from run.json's %q (%s): the heartbeat belongs to the run's agent", v.from, st.agent, lineOf(*st.run))
+			p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.run), "run_heartbeat.json agentId %q differs from run.json's %q (%s): the heartbeat belongs to the run's agent", v.from, st.agent, where(p, *st.run))
 		}
 		if last, ok := timeOf(m.Node("/lastHeartbeat")); ok && !st.started.IsZero() && last.Before(st.started) {
 			p.ReportRelatedf(p.Rule.Severity, "/lastHeartbeat", rel(st.run), "lastHeartbeat %s is before the run's startedAt %s (%s): the heartbeat is from an older run",
-				m.Node("/lastHeartbeat").Str, st.started.UTC().Format(time.RFC3339Nano), lineOf(*st.run))
+				m.Node("/lastHeartbeat").Str, st.started.UTC().Format(time.RFC3339Nano), where(p, *st.run))
 		}
 	case KindRunResult:
 		st := c.state(p, v.task)
@@ -88,26 +88,26 @@ func (c *artifactChecker) Observe(p *lint.Pass) {
 		st.result, st.outcome, st.resAgent = &w, outcome, v.from
 		if st.run != nil {
 			if v.from != "" && st.agent != "" && v.from != st.agent {
-				p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.run), "run_result.json agentId %q differs from run.json's %q (%s): the result belongs to the run's agent", v.from, st.agent, lineOf(*st.run))
+				p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.run), "run_result.json agentId %q differs from run.json's %q (%s): the result belongs to the run's agent", v.from, st.agent, where(p, *st.run))
 			}
 			if done, ok := timeOf(m.Node("/completedAt")); ok && !st.started.IsZero() && done.Before(st.started) {
 				p.ReportRelatedf(p.Rule.Severity, "/completedAt", rel(st.run), "completedAt %s is before the run's startedAt %s (%s): the result is from an older run",
-					m.Node("/completedAt").Str, st.started.UTC().Format(time.RFC3339Nano), lineOf(*st.run))
+					m.Node("/completedAt").Str, st.started.UTC().Format(time.RFC3339Nano), where(p, *st.run))
 			}
 		}
 		if st.completion != nil {
 			if outcome != "" && st.compOut != "" && outcome != st.compOut {
-				p.ReportRelatedf(p.Rule.Severity, "/outcome", rel(st.completion), "run_result.json outcome %q differs from the completion.report's %q (%s): the router writes run_result.json from the report", outcome, st.compOut, lineOf(*st.completion))
+				p.ReportRelatedf(p.Rule.Severity, "/outcome", rel(st.completion), "run_result.json outcome %q differs from the completion.report's %q (%s): the router writes run_result.json from the report", outcome, st.compOut, where(p, *st.completion))
 			}
 			if v.from != "" && st.compFrom != "" && v.from != st.compFrom {
-				p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.completion), "run_result.json agentId %q differs from the completion.report's fromAgent %q (%s)", v.from, st.compFrom, lineOf(*st.completion))
+				p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.completion), "run_result.json agentId %q differs from the completion.report's fromAgent %q (%s)", v.from, st.compFrom, where(p, *st.completion))
 			}
 		}
 	case KindCompletion, KindStatusUpdate:
 		st := c.state(p, v.task)
 		if st.run != nil && v.from != "" && st.agent != "" && v.from != st.agent {
 			p.ReportRelatedf(p.Rule.Severity, "/fromAgent", rel(st.run), "%s for %s comes from %q, but the run is leased to %q (%s): only the lease holder reports on its run (upstream: unauthorized_agent)",
-				v.kind, v.task, v.from, st.agent, lineOf(*st.run))
+				v.kind, v.task, v.from, st.agent, where(p, *st.run))
 		}
 		if v.kind != KindCompletion {
 			return
@@ -116,7 +116,7 @@ func (c *artifactChecker) Observe(p *lint.Pass) {
 		w := lint.Witness(m, "/payload/outcome", "completion.report of "+v.task+": outcome "+outcome+" from "+v.from)
 		st.completion, st.compOut, st.compFrom = &w, outcome, v.from
 		if st.result != nil && st.outcome != "" && outcome != "" && st.outcome != outcome {
-			p.ReportRelatedf(p.Rule.Severity, "/payload/outcome", rel(st.result), "completion.report outcome %q differs from run_result.json's %q (%s): the router writes run_result.json from the report", outcome, st.outcome, lineOf(*st.result))
+			p.ReportRelatedf(p.Rule.Severity, "/payload/outcome", rel(st.result), "completion.report outcome %q differs from run_result.json's %q (%s): the router writes run_result.json from the report", outcome, st.outcome, where(p, *st.result))
 		}
 	}
 }

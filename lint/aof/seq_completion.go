@@ -55,12 +55,12 @@ func (c *completionChecker) Observe(p *lint.Pass) {
 		}
 		if prev.outcome == outcome {
 			p.ReportRelatedf(lint.Info, "/payload/outcome", []lint.Related{prev.at},
-				"completion.report for %s re-sent with the same outcome %q (first at %s): idempotent, no additional transitions", v.task, outcome, lineOf(prev.at))
+				"completion.report for %s re-sent with the same outcome %q (first at %s): idempotent, no additional transitions", v.task, outcome, where(p, prev.at))
 			return
 		}
 		p.ReportRelatedf(p.Rule.Severity, "/payload/outcome", []lint.Related{prev.at},
 			"completion.report for %s with outcome %q after a completion.report with outcome %q (%s): a completed run is not re-reported "+
-				"with another outcome; the task already moved per the first", v.task, outcome, prev.outcome, lineOf(prev.at))
+				"with another outcome; the task already moved per the first", v.task, outcome, prev.outcome, where(p, prev.at))
 	}
 }
 

@@ -45,7 +45,7 @@ func (c *delegationChecker) Observe(p *lint.Pass) {
 	if w, ok := c.children.get(parent); ok && parent != v.task {
 		p.ReportRelatedf(p.Rule.Severity, parentPtr, []lint.Related{w},
 			"nested delegation: parent task %s is itself a delegated child (%s), so %s would have delegation depth 2; "+
-				"depth is at most 1 and the router rejects this handoff with nested_delegation", parent, lineOf(w), v.task)
+				"depth is at most 1 and the router rejects this handoff with nested_delegation", parent, where(p, w), v.task)
 		return
 	}
 	if c.children.put(v.task, lint.Witness(m, parentPtr, "the handoff that made "+v.task+" a delegated child of "+parent)) {

@@ -13,7 +13,7 @@ var SeqNoCompletion = &lint.Rule{
 	Doc: "\"Always send completion.report before session ends, even if outcome is partial or blocked\": without it the session_end hook " +
 		"finds no run_result.json and the task stays in progress until its heartbeat goes stale and the scheduler reclaims it to ready, " +
 		"losing the work. In a transcript, when the harness records the agent's exit (event agent-exit), every task the agent worked on " +
-		"(its run.json, its status updates, a handoff it accepted) without a completion.report or run_result.json is reported.",
+		"(its run.json, its own status updates, a handoff it accepted; messages recorded from the orchestrator side do not count) without a completion.report or run_result.json is reported.",
 	Bad: `{"aopkit":"transcript/1","seq":1,...,"from":"agent","msg":{"type":"status.update","taskId":"TASK-2026-02-09-057",...}}
 {"aopkit":"transcript/1","seq":2,...,"from":"harness","event":"agent-exit","detail":{"code":0}}`,
 	Good: `{"aopkit":"transcript/1","seq":1,...,"from":"agent","msg":{"type":"status.update","taskId":"TASK-2026-02-09-057",...}}
@@ -43,6 +43,9 @@ func (c *noCompletionChecker) Observe(p *lint.Pass) {
 	}
 	switch v.kind {
 	case KindRun, KindStatusUpdate, KindHandoffAccepted:
+		if v.kind != KindRun && (m.From == "orchestrator" || m.From == "harness") {
+			return // the other side (a child agent the harness plays), not the agent under test
+		}
 		if c.active.put(v.task, lint.Witness(m, "/taskId", "")) {
 			reportCap(p)
 		}
@@ -118,7 +121,7 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		hb.reported = true
 		p.ReportRelatedf(p.Rule.Severity, "/taskId", []lint.Related{hb.at},
 			"%s for %s at %s, after the run's heartbeat expired at %s (%s): the scheduler sees the run as stale and reclaims the task; refresh run_heartbeat.json within its TTL",
-			v.kind, v.task, fmtTime(v.at), fmtTime(hb.expires), lineOf(hb.at))
+			v.kind, v.task, fmtTime(v.at), fmtTime(hb.expires), where(p, hb.at))
 	}
 }
 

@@ -224,7 +224,7 @@ func TestScenarios(t *testing.T) {
 			}
 			events := eventsFile(t, s)
 			golden(t, sc.name+".jsonl", transcript.Bytes())
-			golden(t, sc.name+".events.jsonl", events)
+			golden(t, sc.name+".events.golden", events)
 		})
 	}
 	for _, f := range mockaof.Faults {

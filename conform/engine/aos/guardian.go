@@ -188,11 +188,11 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 	}
 	g.Rec.Data(g.Clock.Now(), "agent", "http", bytes.TrimSpace(body))
 	if r.Method != http.MethodPost {
-		return http.StatusMethodNotAllowed, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
+		return http.StatusMethodNotAllowed, errResp(peekID(body), CodeInvalidRequest, "Invalid JSON-RPC Request",
 			"AOS requests are HTTP POST (AOS 0.1.0 §4), not "+r.Method), ""
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return http.StatusUnsupportedMediaType, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
+		return http.StatusUnsupportedMediaType, errResp(peekID(body), CodeInvalidRequest, "Invalid JSON-RPC Request",
 			fmt.Sprintf("Content-Type must be application/json (AOS 0.1.0 §2.2), got %q", r.Header.Get("Content-Type"))), ""
 	}
 	if err != nil {
@@ -255,6 +255,27 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 			"status": "connected", "version": Version, "timestamp": aof.FormatTime(g.Clock.Now())}}, method
 	}
 	return http.StatusOK, g.decide(id, method, req, params), method
+}
+
+// peekID reads the id of a request refused before parsing (wrong method or
+// Content-Type), so that the answer still correlates; nil when it cannot be read.
+func peekID(body []byte) any {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&req) != nil || len(req.ID) == 0 {
+		return nil
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(req.ID))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nil
+	}
+	id, _ := validID(v)
+	return id
 }
 
 // validID accepts a string or an integer (§3.12.1).

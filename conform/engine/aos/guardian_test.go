@@ -93,7 +93,7 @@ func TestGuardianAnswers(t *testing.T) {
 		{"result nested upstream style", "application/json", `{"jsonrpc":"2.0","id":6,"method":"steps/toolCallResult","params":{"context":` + ctxJSON + `,"toolCallResult":{"executionId":"e1","result":{"outputs":[],"isError":false}}}}`, 200, aos.CodeInvalidParams, "6", ""},
 		{"mcp tools/call", "application/json", `{"jsonrpc":"2.0","id":70,"method":"protocols/MCP","params":{"message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"x@external.example"}}}}}`, 200, 0, "70", aos.Modify},
 		{"a2a", "application/json", `{"jsonrpc":"2.0","id":71,"method":"protocols/A2A","params":{"message":{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","parts":[{"kind":"text","text":"hi"}],"messageId":"m","kind":"message"}}}}}`, 200, 0, "71", aos.Allow},
-		{"wrong content type", "text/plain", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"timestamp":"2025-01-24T15:30:45Z"}}`, 415, aos.CodeInvalidRequest, "null", ""},
+		{"wrong content type", "text/plain", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"timestamp":"2025-01-24T15:30:45Z"}}`, 415, aos.CodeInvalidRequest, "1", ""},
 		{"no content type", "", `{}`, 415, aos.CodeInvalidRequest, "null", ""},
 		{"body too large", "application/json", `{"jsonrpc":"2.0","id":1,"method":"steps/memoryStore","params":{"memory":["` + strings.Repeat("x", 5000) + `"]}}`, 413, aos.CodeInvalidRequest, "null", ""},
 	}

@@ -315,7 +315,7 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 	a.log("info", "task "+taskID+" assigned", map[string]any{"taskId": taskID})
 	if a.fault == FaultRateFlood {
 		for i := 0; i < 150; i++ {
-			a.log("debug", fmt.Sprintf("flood %d", i), nil)
+			a.log("info", fmt.Sprintf("flood %d", i), nil)
 		}
 	}
 	if a.fault == FaultOversizePayload {

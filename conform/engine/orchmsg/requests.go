@@ -1,0 +1,266 @@
+package orchmsg
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+var roles = map[string]bool{"planner": true, "worker": true, "reviewer": true}
+
+// handleRequest answers one of the five requests (Supported Requests).
+func (e *engine) handleRequest(id, typ string, m map[string]any) {
+	p, _ := m["payload"].(map[string]any)
+	if _, present := m["payload"]; present && p == nil {
+		e.violation("ORCH-SCHEMA-PAYLOAD", "%s payload must be an object", typ)
+		e.fail(id, typ, "INVALID_REQUEST", "payload must be an object", nil)
+		return
+	}
+	if p == nil {
+		p = map[string]any{}
+	}
+	switch typ {
+	case "request:query-agents":
+		e.queryAgents(id, typ, p)
+	case "request:query-tasks":
+		e.queryTasks(id, typ, p)
+	case "request:submit-task":
+		e.submitTask(id, typ, p)
+	case "request:get-task":
+		e.getTask(id, typ, p)
+	case "request:ask-user":
+		e.askUser(id, typ, p)
+	default:
+		e.violation("ORCH-SEM-MESSAGE-TYPE", "request type %q is unknown", typ)
+		e.fail(id, typ, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
+	}
+}
+
+func (e *engine) invalid(id, typ, msg string, details map[string]any) {
+	e.violation("ORCH-SCHEMA-PAYLOAD", "%s: %s", typ, msg)
+	e.fail(id, typ, "INVALID_REQUEST", msg, details)
+}
+
+// registry is the agent itself and its peers, sorted by id.
+func (e *engine) registry() []AgentInfo {
+	self := AgentInfo{ID: e.cfg.AgentID, Role: e.cfg.Role, Status: "idle", Capabilities: e.cfg.Capabilities}
+	if self.Capabilities == nil {
+		self.Capabilities = []string{}
+	}
+	if e.res.TaskState == "incomplete" {
+		self.Status = "busy"
+		t := e.cfg.Task.ID
+		self.CurrentTask = &t
+	}
+	out := append([]AgentInfo{self}, e.cfg.Peers...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (e *engine) queryAgents(id, typ string, p map[string]any) {
+	role, hasRole := p["role"]
+	if hasRole {
+		r, ok := role.(string)
+		if !ok || !roles[r] {
+			e.invalid(id, typ, "Invalid role specified", map[string]any{"role": role})
+			return
+		}
+	}
+	status, _ := p["status"].(string)
+	var caps []string
+	if cs, ok := p["capabilities"].([]any); ok {
+		for _, c := range cs {
+			if s, ok := c.(string); ok {
+				caps = append(caps, s)
+			}
+		}
+	}
+	agents := []AgentInfo{}
+	for _, a := range e.registry() {
+		if hasRole && a.Role != role {
+			continue
+		}
+		if status != "" && a.Status != status {
+			continue
+		}
+		if !hasAll(a.Capabilities, caps) {
+			continue
+		}
+		if a.Capabilities == nil {
+			a.Capabilities = []string{}
+		}
+		agents = append(agents, a)
+	}
+	e.success(id, typ, map[string]any{"agents": agents})
+}
+
+func hasAll(have, want []string) bool {
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			if h == w {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// visible: agents can only query their own tasks (Security Considerations): the
+// ones assigned to them and the ones they submitted.
+func (e *engine) visible(t *Task) bool {
+	return t.AssignedTo == e.cfg.AgentID || t.SubmittedBy == e.cfg.AgentID
+}
+
+func (e *engine) sortedTasks() []*Task {
+	out := make([]*Task, 0, len(e.tasks))
+	for _, t := range e.tasks {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func summary(t *Task) map[string]any {
+	deps := t.Dependencies
+	if deps == nil {
+		deps = []string{}
+	}
+	return map[string]any{"id": t.ID, "name": t.Name, "status": t.Status, "requiredRole": t.RequiredRole, "dependencies": deps}
+}
+
+func (e *engine) queryTasks(id, typ string, p map[string]any) {
+	status, _ := p["status"].(string)
+	role, _ := p["requiredRole"].(string)
+	limit := 0
+	if l, ok := p["limit"]; ok {
+		f, isNum := l.(float64)
+		if !isNum || f < 1 || f != float64(int(f)) {
+			e.invalid(id, typ, "limit must be a positive integer", map[string]any{"limit": l})
+			return
+		}
+		limit = int(f)
+	}
+	tasks := []map[string]any{}
+	for _, t := range e.sortedTasks() {
+		if !e.visible(t) || (status != "" && t.Status != status) || (role != "" && t.RequiredRole != role) {
+			continue
+		}
+		if limit > 0 && len(tasks) == limit {
+			break
+		}
+		tasks = append(tasks, summary(t))
+	}
+	e.success(id, typ, map[string]any{"tasks": tasks})
+}
+
+func (e *engine) getTask(id, typ string, p map[string]any) {
+	taskID, ok := p["taskId"].(string)
+	if !ok || taskID == "" {
+		e.invalid(id, typ, "payload.taskId is required", nil)
+		return
+	}
+	t := e.tasks[taskID]
+	if t == nil {
+		e.fail(id, typ, "NOT_FOUND", fmt.Sprintf("Task %s not found", taskID), map[string]any{"taskId": taskID})
+		return
+	}
+	if !e.visible(t) {
+		e.violation("ORCH-AUTH-OWN-TASKS", "request:get-task for %s, which is not the agent's", taskID)
+		e.fail(id, typ, "UNAUTHORIZED", "Agents can only query their own tasks", map[string]any{"taskId": taskID})
+		return
+	}
+	e.success(id, typ, map[string]any{"task": t})
+}
+
+func (e *engine) submitTask(id, typ string, p map[string]any) {
+	name, _ := p["name"].(string)
+	if name == "" {
+		e.invalid(id, typ, "payload.name is required", nil)
+		return
+	}
+	t := &Task{Name: name, Status: "queued", SubmittedBy: e.cfg.AgentID, Dependencies: []string{}}
+	t.Type, _ = p["type"].(string)
+	t.Description, _ = p["description"].(string)
+	t.RequiredRole, _ = p["requiredRole"].(string)
+	if t.RequiredRole != "" && !roles[t.RequiredRole] {
+		e.invalid(id, typ, "Invalid requiredRole specified", map[string]any{"requiredRole": t.RequiredRole})
+		return
+	}
+	if pl, ok := p["payload"].(map[string]any); ok {
+		t.Payload = pl
+	}
+	if pr, ok := p["priority"]; ok {
+		f, isNum := pr.(float64)
+		if !isNum || f != float64(int(f)) || f < 1 || f > 5 {
+			e.invalid(id, typ, "priority must be an integer from 1 to 5", map[string]any{"priority": pr})
+			return
+		}
+		t.Priority = int(f)
+	}
+	if cs, ok := p["requiredCapabilities"].([]any); ok {
+		for _, c := range cs {
+			if s, ok := c.(string); ok {
+				t.RequiredCapabilities = append(t.RequiredCapabilities, s)
+			}
+		}
+	}
+	// The submitting agent's own task is the parent: a submitted task sits one
+	// level below the deepest of its dependencies and of that task.
+	depth := e.tasks[e.cfg.Task.ID].depth + 1
+	if ds, ok := p["dependencies"].([]any); ok {
+		for _, d := range ds {
+			s, _ := d.(string)
+			dep := e.tasks[s]
+			if dep == nil {
+				e.fail(id, typ, "NOT_FOUND", fmt.Sprintf("Dependency %q not found", s), map[string]any{"dependency": d})
+				return
+			}
+			t.Dependencies = append(t.Dependencies, s)
+			depth = max(depth, dep.depth+1)
+		}
+	}
+	if depth > e.cfg.MaxDepth {
+		e.violation("ORCH-SEQ-DELEGATION-DEPTH", "a submitted task at depth %d; at most %d", depth, e.cfg.MaxDepth)
+		e.fail(id, typ, "UNAUTHORIZED", fmt.Sprintf("Delegation depth %d exceeds %d", depth, e.cfg.MaxDepth), map[string]any{"depth": depth, "maxDepth": e.cfg.MaxDepth})
+		return
+	}
+	t.depth = depth
+	t.ID = fmt.Sprintf("task-%s-%d", e.cfg.AgentID, len(e.res.Submitted)+1)
+	e.tasks[t.ID] = t
+	e.res.Submitted = append(e.res.Submitted, *t)
+	e.success(id, typ, map[string]any{"task": t})
+}
+
+// askUser forwards the question to the (scripted) user; the answer comes later,
+// or response:error TIMEOUT once payload.timeout (ms; the 30 s request timeout
+// when absent) has passed.
+func (e *engine) askUser(id, typ string, p map[string]any) {
+	q, _ := p["question"].(string)
+	if q == "" {
+		e.invalid(id, typ, "payload.question is required", nil)
+		return
+	}
+	timeout := e.cfg.RequestTimeout
+	if v, ok := p["timeout"]; ok {
+		f, isNum := v.(float64)
+		if !isNum || f <= 0 {
+			e.invalid(id, typ, "timeout must be a positive number of milliseconds", map[string]any{"timeout": v})
+			return
+		}
+		timeout = time.Duration(f) * time.Millisecond
+	}
+	now := e.clk.Now()
+	a := &pendingAsk{id: id, deadline: now.Add(timeout), timeout: timeout}
+	if len(e.answers) > 0 {
+		ans := e.answers[0]
+		e.answers = e.answers[1:]
+		if ans.After < timeout {
+			a.answerAt, a.answer = now.Add(ans.After), ans.Answer
+		}
+	}
+	e.asks = append(e.asks, a)
+}

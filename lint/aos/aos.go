@@ -23,6 +23,12 @@ const (
 	KindResponse     = "response"
 	KindPingResponse = "response:ping"
 	KindError        = "error"
+
+	// Records of aopkit's conformance binding for AOS (not AOS messages): the work
+	// script the harness writes on the agent's stdin and the line the agent prints
+	// on stdout for each tool it executed.
+	KindScript   = "binding:script"
+	KindExecuted = "binding:executed"
 )
 
 // Methods are the ten request methods of AOS 0.1.0 §4, in spec order.
@@ -55,7 +61,7 @@ func init() {
 		ID:     ID,
 		Name:   "Agent Observability Standard 0.1.0 (AOS)",
 		Spec:   "aos-0.1.0",
-		Kinds:  append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError),
+		Kinds:  append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError, KindScript, KindExecuted),
 		Detect: Detect,
 		Schema: SchemaFile,
 	})
@@ -80,6 +86,9 @@ func SchemaFile(kind string) string {
 func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int) {
 	if root == nil || root.Kind != jsonread.Object {
 		return "", "", 0
+	}
+	if k, c := detectBinding(root); c > 0 {
+		return k, "", c
 	}
 	hasRPC := root.Has("jsonrpc")
 	foreign := root.Has("type") || root.Has("message_type") || root.Has("aop_version") || root.Has("protocol")
@@ -182,3 +191,20 @@ func kindOf(n *jsonread.Node) string {
 
 // isRequest reports whether the message is a request (it has a method).
 func isRequest(m *lint.Message) bool { return m.Root.Has("method") }
+
+// detectBinding recognises the conformance binding's records: {"executed": {...}}
+// and the work script {"task": "...", "tools": [...]}.
+func detectBinding(root *jsonread.Node) (string, int) {
+	if len(root.Members) == 1 && root.Members[0].Key == "executed" {
+		if e := root.Members[0].Value; e.Kind == jsonread.Object && e.Has("executionId") {
+			return KindExecuted, 60
+		}
+	}
+	if root.Get("task").IsString() && root.Get("tools") != nil && root.Get("tools").Kind == jsonread.Array && !root.Has("jsonrpc") && len(root.Members) == 2 {
+		return KindScript, 30
+	}
+	return "", 0
+}
+
+// isBinding reports whether the message is a binding record, not an AOS message.
+func isBinding(m *lint.Message) bool { return strings.HasPrefix(m.Kind, "binding:") }

@@ -2,6 +2,7 @@ package aos
 
 import (
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
 )
 
@@ -31,6 +32,16 @@ var singles = []*lint.Rule{
 }
 
 func init() {
+	for _, r := range singles {
+		run := r.Run
+		r.Run = func(p *lint.Pass) {
+			if p.Msg.Root == nil || p.Msg.Root.Kind != jsonread.Object || isBinding(p.Msg) {
+				return
+			}
+			run(p)
+		}
+	}
+	singles = append(singles, Binding)
 	singleRules = singles
 	lint.Register(singles...)
 	lint.Register(Schema)

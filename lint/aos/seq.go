@@ -33,9 +33,10 @@ var (
 		"Every request is an HTTP POST whose response body is the guardian's JSONRPCResponse (§4). In a stream that records responses, a request that never got one "+
 			"is reported at the end of the stream (a stream of requests only is not checked).",
 		"line 1: "+tcReq+"\nline 2: (another request, its answer, and no answer for r1)", "line 1: "+tcReq+"\nline 2: "+allowR)
-	SeqUnknownExecution = seqRule("AOS-SEQ-004", "toolCallResult for an unknown executionId", lint.Error, "aos-0.1.0 §4.6.1 steps/toolCallResult params (executionId)",
-		"steps/toolCallResult's executionId is \"correlated with executionId in ToolCallRequest that was previously provided in steps/toolCallRequest\" (§4.6.1). "+
-			"A result whose executionId no earlier toolCallRequest of the stream announced was never shown to the guardian before the tool ran.",
+	SeqUnknownExecution = seqRule("AOS-SEQ-004", "tool call never announced by a toolCallRequest", lint.Error, "aos-0.1.0 §4.6.1 steps/toolCallResult params (executionId); §4.6 steps/toolCallRequest",
+		"steps/toolCallResult's executionId is \"correlated with executionId in ToolCallRequest that was previously provided in steps/toolCallRequest\" (§4.6.1), "+
+			"and steps/toolCallRequest is sent \"before calling the tool\" (§4.6). A result, or a conformance-binding {\"executed\": ...} line, whose executionId no earlier "+
+			"toolCallRequest of the stream announced is a tool that ran without the guardian seeing it.",
 		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: (toolCallResult with \"executionId\": \"e7\")", "line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+tcRes)
 	SeqMessageID = seqRule("AOS-SEQ-005", "message id reused in a session", lint.Error, "aos-0.1.0 §3.3 Message Object (id)",
 		"Message.id: \"A unique identifier must be provided for messages in the same session\" (§3.3). Two steps/message requests of one session (context.session.id) "+
@@ -81,6 +82,11 @@ var (
 			"from the agent and responses from the orchestrator (the guardian).",
 		`{"aopkit":"transcript/1","seq":1,"at":"...","from":"orchestrator","msg":{"jsonrpc":"2.0","id":1,"method":"ping","params":{...}}}`,
 		`{"aopkit":"transcript/1","seq":1,"at":"...","from":"agent","msg":{"jsonrpc":"2.0","id":1,"method":"ping","params":{...}}}`)
+	SeqExecutedOther = seqRule("AOS-SEQ-015", "executed tool differs from the allowed request", lint.Error, "aos-0.1.0 §1 Core concepts (the agent \"enforces results\"); §4.6 steps/toolCallRequest",
+		"With decision allow the agent runs the tool call it showed the guardian. In a conformance transcript, the {\"executed\": ...} line of an allowed executionId "+
+			"must name the same tool with the same arguments as the steps/toolCallRequest (toolId and inputs).",
+		"line 1: toolCallRequest e1 send_email {to: hr@company.io}\nline 2: allow\nline 3: {\"executed\": {\"executionId\": \"e1\", \"name\": \"send_email\", \"arguments\": {\"to\": \"all@company.io\"}}}",
+		"line 1: toolCallRequest e1 send_email {to: hr@company.io}\nline 2: allow\nline 3: {\"executed\": {\"executionId\": \"e1\", \"name\": \"send_email\", \"arguments\": {\"to\": \"hr@company.io\"}}}")
 	SeqResultBeforeDecision = seqRule("AOS-SEQ-014", "tool ran before the guardian's decision", lint.Error, "aos-0.1.0 §4.6 steps/toolCallRequest (\"before calling the tool\")",
 		"steps/toolCallRequest is sent \"after tool inputs are inferred by the LLM and before calling the tool\" (§4.6); the agent enforces the guardian's answer. "+
 			"In a transcript that records the guardian's side, a toolCallResult for an executionId whose request is still unanswered shows the tool ran without a decision.",
@@ -89,7 +95,7 @@ var (
 
 var seqRules = []*lint.Rule{
 	SeqUnknownResponse, SeqAnsweredTwice, SeqUnanswered, SeqUnknownExecution, SeqMessageID, SeqStepID, SeqDeniedExecuted,
-	SeqIgnoredModify, SeqModifiedMethod, SeqResponseType, SeqDuplicateRequestID, SeqDuplicateExecution, SeqDirection, SeqResultBeforeDecision,
+	SeqIgnoredModify, SeqModifiedMethod, SeqResponseType, SeqDuplicateRequestID, SeqDuplicateExecution, SeqDirection, SeqResultBeforeDecision, SeqExecutedOther,
 }
 
 func init() { lint.Register(seqRules...) }
@@ -148,6 +154,15 @@ func (c *checker) Observe(p *lint.Pass) {
 		}
 		c.held = nil
 	}
+	if m.Kind == KindExecuted {
+		if e := m.Root.Path("executed", "executionId"); e.IsString() {
+			c.executed(m, e.Str)
+		}
+		return
+	}
+	if isBinding(m) {
+		return
+	}
 	if m.Root.Has("method") {
 		if m.From == "orchestrator" {
 			c.report(SeqDirection, "/method", nil, "a request (method %s) sent by the orchestrator: AOS requests are sent by the agent to the guardian (§4)", idText(m.Root.Get("method")))
@@ -201,7 +216,8 @@ func (c *checker) request(m *lint.Message) {
 					c.report(SeqDuplicateExecution, "/params/toolCallRequest/executionId", []lint.Related{old.w}, "executionId %q was already used by an earlier tool call; give every tool call its own executionId", e)
 				}
 			}
-			c.capped(st.tools.put(e, &toolCall{w: lint.Witness(m, "/params/toolCallRequest/executionId", fmt.Sprintf("the toolCallRequest with executionId %q", e)), reqKey: key}), "tool calls")
+			c.capped(st.tools.put(e, &toolCall{w: lint.Witness(m, "/params/toolCallRequest/executionId", fmt.Sprintf("the toolCallRequest with executionId %q", e)), reqKey: key,
+				call: requestSig(params.Get("toolCallRequest"))}), "tool calls")
 		}
 	case "steps/toolCallResult":
 		e := params.Get("executionId").String()
@@ -257,14 +273,7 @@ func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 	st := c.st
 	tc, ok := st.tools.get(e)
 	if !ok {
-		// a modified tool call with a new executionId
-		for _, k := range st.tools.order {
-			if t, live := st.tools.m[k]; live && t.modifiedExec == e {
-				tc, ok = t, true
-				break
-			}
-		}
-		if !ok {
+		if tc, ok = c.lookupTool(e); !ok {
 			c.report(SeqUnknownExecution, ptr, nil, "executionId %q matches no earlier steps/toolCallRequest: announce every tool call to the guardian before running it (§4.6)", e)
 			return
 		}
@@ -290,9 +299,15 @@ func (c *checker) response(m *lint.Message) {
 	key, ok := idKey(idN)
 	if !ok {
 		if idN != nil && idN.Kind == jsonread.Null && root.Has("error") {
-			return
+			// §3.12.2: the guardian could not read the request's id. Over HTTP the
+			// answer belongs to the latest request still open.
+			if r := c.latestOpen(); r != nil {
+				r.answered, r.decision = true, "error"
+				r.answer = lint.Witness(m, "/id", "the error response with a null id")
+				c.setTool(r, "error", r.answer)
+			}
 		}
-		return // AOS-RPC-002 reports the id itself
+		return // AOS-RPC-002 reports a bad id itself
 	}
 	req, found := st.requests.get(key)
 	if !found {
@@ -340,14 +355,68 @@ func (c *checker) response(m *lint.Message) {
 		return
 	}
 	if req.method == "steps/toolCallRequest" {
-		if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
-			if tc, ok := st.tools.get(req.execID); ok {
+		if tc, ok := st.tools.get(req.execID); ok {
+			tc.modCall = requestSig(mr.Path("params", "toolCallRequest"))
+			if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
 				tc.modifiedExec = ne
 			}
 		}
 	}
 	if req.subject != "" {
 		c.capped(st.mods.put(req.subject, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications")
+	}
+}
+
+// latestOpen returns the most recent unanswered request.
+func (c *checker) latestOpen() *request {
+	o := c.st.requests.order
+	for i := len(o) - 1; i >= 0; i-- {
+		if r, ok := c.st.requests.m[o[i]]; ok && !r.answered {
+			return r
+		}
+	}
+	return nil
+}
+
+// lookupTool finds the tool call of an executionId, or the one the guardian
+// modified into it.
+func (c *checker) lookupTool(e string) (*toolCall, bool) {
+	if tc, ok := c.st.tools.get(e); ok {
+		return tc, true
+	}
+	for _, k := range c.st.tools.order {
+		if t, live := c.st.tools.m[k]; live && t.modifiedExec == e {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// executed checks a conformance-binding line: the agent ran tool call e.
+func (c *checker) executed(m *lint.Message, e string) {
+	const ptr = "/executed/executionId"
+	tc, ok := c.lookupTool(e)
+	if !ok {
+		c.report(SeqUnknownExecution, ptr, nil, "the agent executed tool call %q, which no steps/toolCallRequest announced: ask the guardian before every tool call (§4.6)", e)
+		return
+	}
+	tc.executed = true
+	sig := executedSig(m.Root.Get("executed"))
+	switch tc.decision {
+	case "deny":
+		c.report(SeqDeniedExecuted, ptr, []lint.Related{tc.decisionW, tc.w}, "the agent executed tool call %q although the guardian denied it; a denied tool call must never run", e)
+	case "modify":
+		if tc.modCall != "" && sig != tc.modCall {
+			c.report(SeqIgnoredModify, "/executed", []lint.Related{tc.decisionW}, "the agent executed tool call %q as %s, not as the guardian's modifiedRequest %s: proceed with the modified request", e, sig, tc.modCall)
+		}
+	case "allow":
+		if tc.call != "" && sig != tc.call {
+			c.report(SeqExecutedOther, "/executed", []lint.Related{tc.w}, "the agent executed tool call %q as %s, but the guardian allowed %s: run the call the guardian saw", e, sig, tc.call)
+		}
+	case "":
+		if req, ok := c.st.requests.get(tc.reqKey); ok && !req.answered {
+			c.report(SeqResultBeforeDecision, ptr, []lint.Related{tc.w}, "the agent executed tool call %q before the guardian answered its toolCallRequest: wait for the decision", e)
+		}
 	}
 }
 

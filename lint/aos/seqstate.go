@@ -80,6 +80,10 @@ type toolCall struct {
 	// modifiedExec is the executionId of the modified request, when it changed.
 	modifiedExec string
 	result       bool
+	// call and modCall are the call's signatures (callSig) as requested and as
+	// modified by the guardian.
+	call, modCall string
+	executed      bool
 }
 
 // modification is a pending modify: the agent's next request on the same subject
@@ -197,4 +201,42 @@ func subject(req *jsonread.Node) string {
 
 func sortRelated(rs []lint.Related) {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Line < rs[j].Line })
+}
+
+// callSig renders a tool call (tool name and arguments by name) for comparison.
+func callSig(name string, args map[string]any) string {
+	b, err := json.Marshal(map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// requestSig is the signature of a ToolCallRequest object: toolId and inputs.
+func requestSig(tcr *jsonread.Node) string {
+	if tcr == nil || tcr.Kind != jsonread.Object {
+		return ""
+	}
+	args := map[string]any{}
+	for _, in := range tcr.Get("inputs").Items {
+		if n := in.Get("name"); n.IsString() {
+			if v := in.Get("value"); v != nil {
+				args[n.Str] = v.Interface()
+			} else {
+				args[n.Str] = nil
+			}
+		}
+	}
+	return callSig(tcr.Get("toolId").String(), args)
+}
+
+// executedSig is the signature of a binding {"executed": {...}} record.
+func executedSig(e *jsonread.Node) string {
+	args := map[string]any{}
+	if a := e.Get("arguments"); a != nil && a.Kind == jsonread.Object {
+		for _, m := range a.Members {
+			args[m.Key] = m.Value.Interface()
+		}
+	}
+	return callSig(e.Get("name").String(), args)
 }

@@ -1,0 +1,43 @@
+package aos
+
+import (
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// Binding checks the records of aopkit's conformance binding for AOS.
+var Binding = &lint.Rule{
+	ID: "AOS-BIND-001", Title: "malformed conformance-binding record", Protocol: ID, Kinds: []string{KindScript, KindExecuted}, Severity: lint.Error,
+	Spec: "aopkit AOS binding (aopconform: work script on stdin, one {\"executed\": ...} line per executed tool on stdout)",
+	Doc: "Under aopconform an AOS agent reads a work script {\"task\": string, \"tools\": [{\"name\": string, \"arguments\": object}]} on stdin and prints " +
+		"{\"executed\": {\"executionId\": string, \"name\": string, \"arguments\": object}} on stdout for every tool it executed, with the executionId of its " +
+		"steps/toolCallRequest. The sequence rules use these lines to see which tool calls really ran (AOS-SEQ-004, 007, 008, 015).",
+	Bad:  `{"executed": {"executionId": 3, "name": "send_email"}}`,
+	Good: `{"executed": {"executionId": "exec-3", "name": "send_email", "arguments": {"to": "review@company.example"}}}`,
+	Run:  checkBinding,
+}
+
+func checkBinding(p *lint.Pass) {
+	root := p.Msg.Root
+	if root == nil || root.Kind != jsonread.Object {
+		return
+	}
+	if p.Msg.Kind == KindExecuted {
+		e := root.Get("executed")
+		if !e.Get("executionId").IsString() {
+			p.Reportf("/executed/executionId", "executed.executionId must be the executionId string of the tool call's steps/toolCallRequest")
+		}
+		if !e.Get("name").IsString() {
+			p.Reportf("/executed/name", "executed.name must be the name (toolId) of the tool that ran")
+		}
+		if a := e.Get("arguments"); a == nil || a.Kind != jsonread.Object {
+			p.Reportf("/executed/arguments", "executed.arguments must be an object of the arguments the tool ran with")
+		}
+		return
+	}
+	for i, t := range root.Get("tools").Items {
+		if t.Kind != jsonread.Object || !t.Get("name").IsString() {
+			p.Reportf(pointer("/tools", i), "each work-script tool is {\"name\": string, \"arguments\": object}")
+		}
+	}
+}

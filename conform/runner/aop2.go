@@ -2,8 +2,8 @@ package runner
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"

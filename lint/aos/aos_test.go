@@ -1,0 +1,152 @@
+package aos
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+func parse(t *testing.T, s string) *jsonread.Node {
+	t.Helper()
+	n, _, err := jsonread.Parse([]byte(s))
+	if err != nil {
+		t.Fatalf("parse %s: %v", s, err)
+	}
+	return n
+}
+
+func TestDetect(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in, kind, dialect string
+		claimed           bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}`, "ping", "", true},
+		{`{"id":1,"method":"steps/message","params":{}}`, "steps/message", DialectNoJSONRPC, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, "", DialectRawMCP, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{}}}`, "", DialectRawA2A, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"task/get","params":{"payload":{},"context":{}}}`, "", DialectOWASPA2A, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"whatever"}`, "", "", true},
+		{`{"id":1,"method":"whatever"}`, "", "", false},
+		{`{"jsonrpc":"2.0","id":1,"result":{"decision":"allow","message":"ok"}}`, KindResponse, "", true},
+		{`{"jsonrpc":"2.0","id":1,"result":{"status":"connected","version":"0.1.0","timestamp":"x"}}`, KindPingResponse, "", true},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, KindError, "", true},
+		{`{"id":"x","result":{"decision":"deny"}}`, KindResponse, "", true},
+		{`{"type":"response:error","id":"res-1","correlationId":"req-1","error":{"code":"X"}}`, "", "", false},
+		{`{"aop_version":"2.0.2-C","message_type":"RESPONSE","id":"x","result":{}}`, "", "", false},
+		{`{"protocol":"aof","version":1,"type":"status.update"}`, "", "", false},
+		{`{"executed":{"executionId":"e1","name":"t","arguments":{}}}`, KindExecuted, "", true},
+		{`{"task":"do it","tools":[]}`, KindScript, "", true},
+		{`{"task":"do it","task_type":"search"}`, "", "", false},
+		{`[1,2]`, "", "", false},
+	}
+	for _, c := range cases {
+		kind, dialect, conf := Detect(parse(t, c.in), "")
+		if (conf > 0) != c.claimed || kind != c.kind || dialect != c.dialect {
+			t.Errorf("Detect(%s) = %q, %q, %d; want kind %q dialect %q claimed %v", c.in, kind, dialect, conf, c.kind, c.dialect, c.claimed)
+		}
+	}
+}
+
+func TestBase64Problem(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"aGVsbG8gd29ybGQh": "",
+		"aGVsbG8":          "lack the = padding",
+		"-_-_":             "use the URL-safe alphabet (- and _)",
+		"aGVs bG8=":        "contain whitespace or line breaks",
+		"hello world!":     `("hello world!") are not valid base64`,
+		"":                 "",
+	}
+	for in, want := range cases {
+		if got := base64Problem(in); got != want {
+			t.Errorf("base64Problem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestISOProblem(t *testing.T) {
+	t.Parallel()
+	ok := []string{"2025-01-24T15:30:45.123Z", "2025-01-24T15:30:45Z", "2025-01-24T15:30:45+02:00", "2025-01-24T15:30", "2025-01-24 15:30:45", "2016-12-31T23:59:60Z"}
+	bad := []string{"24/01/2025 15:30", "2025-02-30T10:00:00Z", "2025-01-24", "1737732645", "2025-01-24T25:00:00Z", ""}
+	for _, s := range ok {
+		if p := isoProblem(s); p != "" {
+			t.Errorf("isoProblem(%q) = %q, want valid", s, p)
+		}
+	}
+	for _, s := range bad {
+		if isoProblem(s) == "" {
+			t.Errorf("isoProblem(%q) accepted an invalid timestamp", s)
+		}
+	}
+}
+
+func TestBoundedForgetsOldest(t *testing.T) {
+	t.Parallel()
+	b := newBounded[int](3)
+	reported := 0
+	for i := 0; i < 10; i++ {
+		if b.put(fmt.Sprint(i), i) {
+			reported++
+		}
+		b.del(fmt.Sprint(i - 1)) // deletions must not let order grow without bound
+	}
+	if len(b.m) > 3 || len(b.order) > 6 {
+		t.Fatalf("bounded grew: %d entries, %d order", len(b.m), len(b.order))
+	}
+	b2 := newBounded[int](3)
+	for i := 0; i < 10; i++ {
+		if b2.put(fmt.Sprint(i), i) {
+			reported++
+		}
+	}
+	if _, ok := b2.get("0"); ok {
+		t.Error("oldest entry was kept")
+	}
+	if _, ok := b2.get("9"); !ok {
+		t.Error("newest entry was forgotten")
+	}
+	if reported != 1 {
+		t.Errorf("eviction reported %d times, want once", reported)
+	}
+}
+
+// TestCheckerStateIsBounded drives one checker with many more tool calls than
+// MaxTracked and checks its tables stay within the bound.
+func TestCheckerStateIsBounded(t *testing.T) {
+	t.Parallel()
+	c := SeqDuplicateExecution.NewChecker().(*checker)
+	n := MaxTracked*2 + 10
+	for i := 0; i < n; i++ {
+		req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"steps/toolCallRequest","params":{"context":{"session":{"id":"s"},"turnId":"t","stepId":"st%d"},"toolCallRequest":{"executionId":"e%d","toolId":"x","inputs":[]}}}`, i, i, i)
+		m := &lint.Message{Protocol: ID, Kind: "steps/toolCallRequest", Root: parse(t, req), Raw: []byte(req), Pos: lint.NewLineIndex([]byte(req), i+1, 1)}
+		p := lint.NewPass(SeqDuplicateExecution, m)
+		c.Observe(p)
+		for _, d := range p.Diagnostics() {
+			if d.Severity != lint.Info {
+				t.Fatalf("unexpected finding at %d: %s", i, d.Message)
+			}
+		}
+	}
+	st := c.st
+	for name, size := range map[string]int{"requests": len(st.requests.m), "tools": len(st.tools.m), "steps": len(st.steps.m)} {
+		if size > MaxTracked {
+			t.Errorf("%s holds %d entries, more than %d", name, size, MaxTracked)
+		}
+	}
+}
+
+func TestModifiedRequestFindingsPointIntoTheResponse(t *testing.T) {
+	t.Parallel()
+	src := `{"jsonrpc":"2.0","id":1,"result":{"decision":"modify","message":"m","modifiedRequest":{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}}}`
+	m := &lint.Message{Protocol: ID, Kind: KindResponse, Root: parse(t, src), Raw: []byte(src), Pos: lint.NewLineIndex([]byte(src), 1, 1)}
+	p := lint.NewPass(ResultModifiedRequest, m)
+	ResultModifiedRequest.Run(p)
+	ds := p.Diagnostics()
+	if len(ds) != 1 || ds[0].Pointer != "/result/modifiedRequest/params/timestamp" || !strings.Contains(ds[0].Message, "timestamp") {
+		t.Fatalf("got %+v", ds)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,6 +40,7 @@ type Session struct {
 	Outcomes []Outcome
 	Actions  []Action
 	mu       sync.Mutex
+	lastBeat []byte
 }
 
 // NewSession prepares the data directory (the task in ready, then leased to the
@@ -77,6 +79,9 @@ func NewSession(clk clock.Clock, cfg Config, transcript io.Writer) (*Session, er
 		return nil, err
 	}
 	s.recordFiles(w)
+	if hb, err := os.ReadFile(filepath.Join(st.RunDir(cfg.TaskID), "run_heartbeat.json")); err == nil {
+		s.lastBeat = bytes.TrimSpace(hb)
+	}
 	return s, nil
 }
 
@@ -96,6 +101,9 @@ func (s *Session) Env() []string {
 
 func (s *Session) recordFiles(ws []Written) {
 	for _, w := range ws {
+		if !strings.HasSuffix(w.Path, ".json") {
+			continue // handoff.md: the human-readable twin of handoff.json
+		}
 		rel, err := filepath.Rel(s.Cfg.Scratch, w.Path)
 		if err != nil {
 			rel = w.Path
@@ -142,22 +150,41 @@ func (s *Session) Exit(e agentio.Exit) {
 	if e.Err != nil {
 		d["error"] = e.Err.Error()
 	}
+	s.observeHeartbeat()
 	s.Rec.Harness(s.Clock.Now(), "agent-exit", d)
 	if e.Code == 0 && e.Signal == "" && e.Err == nil {
 		s.Router.SessionEnd()
 	}
 }
 
-// Poll runs one scheduler poll.
+// Poll runs one scheduler poll. Before it, a heartbeat the agent wrote since the
+// last look goes into the transcript (from the agent).
 func (s *Session) Poll() []Action {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.observeHeartbeat()
 	acts := s.Router.Poll()
 	for _, a := range acts {
 		s.recordFiles(a.Written)
 	}
 	s.Actions = append(s.Actions, acts...)
 	return acts
+}
+
+// observeHeartbeat records run_heartbeat.json when the agent has rewritten it.
+func (s *Session) observeHeartbeat() {
+	path := filepath.Join(s.Store.RunDir(s.Cfg.TaskID), "run_heartbeat.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	data = bytes.TrimSpace(data)
+	if bytes.Equal(data, s.lastBeat) {
+		return
+	}
+	s.lastBeat = data
+	rel, _ := filepath.Rel(s.Cfg.Scratch, path)
+	s.Rec.Data(s.Clock.Now(), "agent", "file:"+filepath.ToSlash(rel), data)
 }
 
 // LeaseLost reports whether the agent's task is no longer in progress under its

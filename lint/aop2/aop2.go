@@ -188,3 +188,9 @@ func describe(n *jsonread.Node) string {
 	}
 	return n.Kind.String()
 }
+
+// dotted renders a pointer as a member path for messages: "/timing/started_at" is
+// "timing.started_at".
+func dotted(pointer string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(pointer, "/"), "/", ".")
+}

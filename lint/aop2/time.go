@@ -75,9 +75,9 @@ func checkTimestamps(p *lint.Pass) {
 		_, zoned, ok := parseISO(n.Str)
 		switch {
 		case !ok:
-			p.Reportf(at, "%s %s is not an ISO 8601 date-time; write it like \"2026-02-26T12:37:01Z\"", at[1:], describe(n))
+			p.Reportf(at, "%s %s is not an ISO 8601 date-time; write it like \"2026-02-26T12:37:01Z\"", dotted(at), describe(n))
 		case !zoned:
-			p.ReportSevf(lint.Warning, at, "%s %s has no time zone, so readers may take it for different instants; add Z for UTC, such as %q", at[1:], describe(n), n.Str+"Z")
+			p.ReportSevf(lint.Warning, at, "%s %s has no time zone, so readers may take it for different instants; add Z for UTC, such as %q", dotted(at), describe(n), n.Str+"Z")
 		}
 	}
 }

@@ -35,6 +35,6 @@ func checkPercentages(p *lint.Pass) {
 	n := p.Node(at)
 	if v, ok := n.Float(); ok && (v < 0 || v > 100) {
 		p.Claim(at)
-		p.Reportf(at, "%s is %s: a percentage is within 0..100", at[1:], n.Str)
+		p.Reportf(at, "%s is %s: a percentage is within 0..100", dotted(at), n.Str)
 	}
 }

@@ -1,0 +1,231 @@
+package aop2
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// SeqFinalSignal: require_final_signal → task_status.state and final_signal.
+var SeqFinalSignal = &lint.Rule{
+	ID: "AOP2-SEQ-002", Title: "require_final_signal: RESPONSE carries state and final_signal", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
+	Spec: "aop2 §5 Executor Response (guard rails)",
+	Doc: "When the TASK's guard_rails.require_final_signal is true (the v2.0.0 default: a TASK without guard_rails requires it), its RESPONSE must have task_status.state and task_status.final_signal (§5). " +
+		"With the TASK in the same input this is an error. A RESPONSE linted alone gets a warning: the guard rail that demands it lives in the TASK.",
+	Bad:        `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "message": "Task completed."}}`,
+	Good:       `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Task completed."}}`,
+	NewChecker: func() lint.Checker { return &railsChecker{final: true} },
+}
+
+// SeqMinimalReport: require_minimal_report → non-empty summary and actions.
+var SeqMinimalReport = &lint.Rule{
+	ID: "AOP2-SEQ-003", Title: "require_minimal_report: RESPONSE has a non-empty summary and actions", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
+	Spec: "aop2 §5 Executor Response (guard rails)",
+	Doc: "When the TASK's guard_rails.require_minimal_report is true (the v2.0.0 default), its RESPONSE must have a non-empty execution_summary.summary and a non-empty execution_summary.actions (§5). " +
+		"With the TASK in the same input this is an error; a RESPONSE linted alone gets a warning.",
+	Bad:        `{"message_type": "RESPONSE", ..., "execution_summary": {"summary": "", "actions": []}}`,
+	Good:       `{"message_type": "RESPONSE", ..., "execution_summary": {"summary": "Refactored module_x.py to use dependency injection.", "actions": ["Read src/module_x.py (312 lines)."]}}`,
+	NewChecker: func() lint.Checker { return &railsChecker{} },
+}
+
+// SeqNoResponse: a TASK requiring a final signal is answered before the session ends.
+var SeqNoResponse = &lint.Rule{
+	ID: "AOP2-SEQ-004", Title: "a TASK requiring a final signal gets a RESPONSE", Protocol: ID, Severity: lint.Error,
+	Spec: "aop2 §5 Executor Response (guard rails); §1.2 Message Types",
+	Doc: "A TASK whose guard_rails.require_final_signal is true (the v2.0.0 default) must be answered by a RESPONSE with task_status.state and final_signal (§5). " +
+		"A session (a transcript) that ends without that RESPONSE broke the guard rail: the executor hung, crashed or never reported. " +
+		"aoplint reports it at the end of a transcript for each TASK the orchestrator sent; in a plain JSON-lines file it needs some later message (an EVENT, a RESPONSE, a harness record) to know the agent's side is recorded.",
+	Bad: `{"message_type":"TASK",...,"task":{"task_id":"TASK-001",...},"guard_rails":{"require_final_signal":true}}
+{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
+(end of session)`,
+	Good: `{"message_type":"TASK",...,"task":{"task_id":"TASK-001",...},"guard_rails":{"require_final_signal":true}}
+{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
+{"message_type":"RESPONSE","task_id":"TASK-001",...,"task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}`,
+	NewChecker: func() lint.Checker { return &pendingChecker{} },
+}
+
+func init() { lint.Register(SeqFinalSignal, SeqMinimalReport, SeqNoResponse) }
+
+// guardRail reads guard_rails.<key>: its value (default true, as in v2.0.0), whether
+// it was explicit, and the pointer to cite.
+func guardRail(root *jsonread.Node, key string) (on, explicit bool, at string) {
+	n := root.Path("guard_rails", key)
+	if n != nil && n.Kind == jsonread.Bool {
+		return n.Bool, true, "/guard_rails/" + key
+	}
+	return true, false, "/task/task_id"
+}
+
+type rails struct {
+	on, explicit bool
+	w            lint.Related
+}
+
+// railsChecker applies require_final_signal (final) or require_minimal_report.
+type railsChecker struct {
+	final bool
+	tasks table[rails]
+}
+
+func (c *railsChecker) key() string {
+	if c.final {
+		return "require_final_signal"
+	}
+	return "require_minimal_report"
+}
+
+func (c *railsChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	switch v.typ {
+	case "TASK":
+		if v.taskID == "" {
+			return
+		}
+		on, explicit, at := guardRail(v.root, c.key())
+		text := fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", v.taskID, c.key())
+		if explicit {
+			text = fmt.Sprintf("the TASK %q sets guard_rails.%s", v.taskID, c.key())
+		}
+		track(p, &c.tasks, v.taskID, &rails{on: on, explicit: explicit, w: lint.Witness(p.Msg, at, text)})
+	case "RESPONSE":
+		sev, why, related := lint.Error, "", []lint.Related(nil)
+		if r := c.tasks.get(v.taskID); r != nil {
+			if !r.on {
+				return
+			}
+			related = []lint.Related{r.w}
+			if r.explicit {
+				why = fmt.Sprintf("the TASK's guard_rails.%s is true", c.key())
+			} else {
+				why = fmt.Sprintf("the TASK has no guard_rails.%s, which defaults to true (v2.0.0)", c.key())
+			}
+		} else {
+			sev = lint.Warning
+			why = fmt.Sprintf("no TASK in this input says otherwise, and guard_rails.%s defaults to true (v2.0.0)", c.key())
+		}
+		if c.final {
+			checkFinalSignal(p, sev, why, related)
+		} else {
+			checkMinimalReport(p, sev, why, related)
+		}
+	}
+}
+
+func (c *railsChecker) Finish(p *lint.Pass) {}
+
+func checkFinalSignal(p *lint.Pass, sev lint.Severity, why string, related []lint.Related) {
+	ts := p.Msg.Root.Get("task_status")
+	if !isObject(ts) {
+		return // AOP2-ENVELOPE-005
+	}
+	var missing []string
+	at := ""
+	for _, k := range []string{"state", "final_signal"} {
+		if n := ts.Get(k); n == nil || (n.IsString() && strings.TrimSpace(n.Str) == "") || n.Kind == jsonread.Null {
+			missing = append(missing, "task_status."+k)
+			if at == "" {
+				at = "/task_status/" + k
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	p.Claim("/task_status/final_signal")
+	p.ReportRelatedf(sev, at, related, "%s missing: %s, so the RESPONSE must carry task_status.state and task_status.final_signal (§5), such as \"final_signal\": \"SUCCESS\"", strings.Join(missing, " and ")+isAre(len(missing)), why)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return " is"
+	}
+	return " are"
+}
+
+func checkMinimalReport(p *lint.Pass, sev lint.Severity, why string, related []lint.Related) {
+	es := p.Msg.Root.Get("execution_summary")
+	if !isObject(es) {
+		p.ReportRelatedf(sev, "/execution_summary", related, "execution_summary is missing: %s, so the RESPONSE must have a non-empty execution_summary.summary and actions (§5)", why)
+		return
+	}
+	var missing []string
+	at := ""
+	if s := es.Get("summary"); !s.IsString() || strings.TrimSpace(s.Str) == "" {
+		missing = append(missing, "execution_summary.summary")
+		at = "/execution_summary/summary"
+	}
+	if a := es.Get("actions"); a == nil || a.Kind != jsonread.Array || len(a.Items) == 0 {
+		missing = append(missing, "execution_summary.actions")
+		if at == "" {
+			at = "/execution_summary/actions"
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	p.ReportRelatedf(sev, at, related, "%s empty or missing: %s, so the RESPONSE must have a non-empty summary and at least one action (§5)", strings.Join(missing, " and ")+isAre(len(missing)), why)
+}
+
+type pending struct {
+	id          string
+	w           lint.Related
+	transcript  bool // the record said the orchestrator sent it
+	seenAtStart int  // non-TASK messages seen before the TASK
+}
+
+// pendingChecker follows TASKs that require a final signal until their RESPONSE.
+// A RESPONSE whose task_id names no open TASK (AOP2-SEQ-001's finding) is taken as
+// the answer to the oldest open one: the session did not end without a RESPONSE.
+type pendingChecker struct {
+	tasks    table[pending]
+	answered table[struct{}]
+	nonTask  int
+	orphans  int
+}
+
+func (c *pendingChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	if v.typ != "TASK" {
+		c.nonTask++
+	}
+	switch v.typ {
+	case "TASK":
+		if v.taskID == "" || v.fromAgent {
+			return // a TASK the agent delegates is answered elsewhere
+		}
+		on, explicit, at := guardRail(v.root, "require_final_signal")
+		if !on {
+			c.tasks.del(v.taskID)
+			return
+		}
+		text := fmt.Sprintf("the TASK %q, whose guard_rails.require_final_signal is true by default", v.taskID)
+		if explicit {
+			text = fmt.Sprintf("the TASK %q sets guard_rails.require_final_signal", v.taskID)
+		}
+		c.tasks.del(v.taskID)
+		track(p, &c.tasks, v.taskID, &pending{id: v.taskID, w: lint.Witness(p.Msg, at, text), transcript: v.fromOrch, seenAtStart: c.nonTask})
+	case "RESPONSE":
+		switch {
+		case c.tasks.get(v.taskID) != nil:
+			c.tasks.del(v.taskID)
+			c.answered.put(v.taskID, &struct{}{})
+		case c.answered.get(v.taskID) == nil:
+			c.orphans++
+		}
+	}
+}
+
+func (c *pendingChecker) Finish(p *lint.Pass) {
+	c.tasks.each(func(id string, t *pending) {
+		if !t.transcript && c.nonTask <= t.seenAtStart {
+			return // nothing of the agent's side was recorded after the TASK
+		}
+		if c.orphans > 0 {
+			c.orphans--
+			return
+		}
+		p.ReportAtf(p.Rule.Severity, t.w, nil, "the session ended without a RESPONSE to the TASK %q, which requires a final signal: the executor must answer it with task_status.state and final_signal (§5)", id)
+	})
+}

@@ -1,0 +1,135 @@
+package aop2
+
+import (
+	"fmt"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// SeqCorrelation: a RESPONSE answers a TASK of the session.
+var SeqCorrelation = &lint.Rule{
+	ID: "AOP2-SEQ-001", Title: "RESPONSE session_id and task_id match the TASK", Protocol: ID, Severity: lint.Error,
+	Spec: "aop2 §1.2 Message Types (RESPONSE session_id, task_id); §5 Executor Response",
+	Doc: "A RESPONSE names the TASK it answers by task_id and its session by session_id (§1.2). In a session, its task_id must be the task.task_id of a TASK sent before, " +
+		"and its session_id that TASK's session.session_id. An orchestrator cannot route a RESPONSE whose ids it never issued.",
+	Bad: `{"message_type":"TASK","session":{"session_id":"AOP-SESSION-2026-02-26-001",...},"task":{"task_id":"TASK-001",...},...}
+{"message_type":"RESPONSE","session_id":"AOP-SESSION-2026-02-26-001-OTHER","task_id":"TASK-001",...}`,
+	Good: `{"message_type":"TASK","session":{"session_id":"AOP-SESSION-2026-02-26-001",...},"task":{"task_id":"TASK-001",...},...}
+{"message_type":"RESPONSE","session_id":"AOP-SESSION-2026-02-26-001","task_id":"TASK-001",...}`,
+	NewChecker: func() lint.Checker { return &corrChecker{} },
+}
+
+// SeqAfterResponse: no HEARTBEAT or PROGRESS_UPDATE after the task's RESPONSE.
+var SeqAfterResponse = &lint.Rule{
+	ID: "AOP2-SEQ-008", Title: "no task events after the final RESPONSE", Protocol: ID, Severity: lint.Error,
+	Spec: "aop2 §5 Executor Response (final_signal); §6 Heartbeat & Progress Events",
+	Doc: "The RESPONSE is the executor's final word on a task: it carries the final_signal (§5). HEARTBEAT and PROGRESS_UPDATE events (§6) report a task that is still running, " +
+		"so none may follow the RESPONSE of the same task_id; an orchestrator would read them as a task running after it finished. (Orchestrator events such as ROLLBACK_INITIATED or SESSION_FINAL_REPORT may follow.) A new TASK with the same task_id, a retry, starts over.",
+	Bad: `{"message_type":"RESPONSE","task_id":"TASK-001",...,"task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}
+{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}`,
+	Good: `{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
+{"message_type":"RESPONSE","task_id":"TASK-001",...,"task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}`,
+	NewChecker: func() lint.Checker { return &replyChecker{afterResponse: true} },
+}
+
+// SeqDuplicateResponse: one RESPONSE per TASK.
+var SeqDuplicateResponse = &lint.Rule{
+	ID: "AOP2-SEQ-009", Title: "one RESPONSE per TASK", Protocol: ID, Severity: lint.Error,
+	Spec: "aop2 §1.2 Message Types; §5 Executor Response",
+	Doc:  "Each TASK gets one RESPONSE, the final report with its final_signal (§5). A second RESPONSE for the same task_id (without a new TASK, a retry, in between) leaves the orchestrator with two outcomes for one task.",
+	Bad: `{"message_type":"RESPONSE","task_id":"TASK-001",...}
+{"message_type":"RESPONSE","task_id":"TASK-001",...}`,
+	Good:       `{"message_type":"RESPONSE","task_id":"TASK-001",...}`,
+	NewChecker: func() lint.Checker { return &replyChecker{} },
+}
+
+func init() { lint.Register(SeqCorrelation, SeqAfterResponse, SeqDuplicateResponse) }
+
+type taskRef struct {
+	session string
+	w       lint.Related // at the TASK's task_id
+	ws      lint.Related // at the TASK's session_id
+}
+
+type corrChecker struct {
+	tasks  table[taskRef]
+	lastID string
+}
+
+func (c *corrChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	switch v.typ {
+	case "TASK":
+		if v.taskID == "" {
+			return
+		}
+		track(p, &c.tasks, v.taskID, &taskRef{
+			session: v.sessionID,
+			w:       taskWitness(p.Msg, "/task/task_id", v.taskID),
+			ws:      lint.Witness(p.Msg, "/session/session_id", fmt.Sprintf("the TASK %q of session %q", v.taskID, v.sessionID)),
+		})
+		c.lastID = v.taskID
+	case "RESPONSE":
+		if c.tasks.len() == 0 || v.taskID == "" || !p.Msg.Root.Get("task_id").IsString() {
+			return
+		}
+		t := c.tasks.get(v.taskID)
+		if t == nil {
+			last := c.tasks.get(c.lastID)
+			if last == nil {
+				return
+			}
+			p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{last.w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, c.lastID)
+			return
+		}
+		if sid := p.Msg.Root.Get("session_id"); sid.IsString() && sid.Str != t.session {
+			p.ReportRelatedf(p.Rule.Severity, "/session_id", []lint.Related{t.ws}, "session_id %q must be %q, the session of the TASK %q it answers (§1.2)", sid.Str, t.session, v.taskID)
+		}
+	}
+}
+
+func (c *corrChecker) Finish(p *lint.Pass) {}
+
+type replyRef struct {
+	w        lint.Related
+	reported bool
+}
+
+// replyChecker follows the RESPONSEs sent; afterResponse selects SEQ-008 (events
+// after the RESPONSE) rather than SEQ-009 (a second RESPONSE).
+type replyChecker struct {
+	afterResponse bool
+	done          table[replyRef]
+}
+
+func (c *replyChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	if v.taskID == "" {
+		return
+	}
+	switch v.typ {
+	case "TASK":
+		c.done.del(v.taskID) // a new attempt starts over
+	case "RESPONSE":
+		prev := c.done.get(v.taskID)
+		if prev == nil {
+			track(p, &c.done, v.taskID, &replyRef{w: lint.Witness(p.Msg, "", fmt.Sprintf("the RESPONSE to %q", v.taskID))})
+			return
+		}
+		if !c.afterResponse {
+			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{prev.w}, "a second RESPONSE for task %q: each TASK gets one RESPONSE (§5); send a new TASK (a retry) before answering again", v.taskID)
+		}
+	case "EVENT":
+		if !c.afterResponse || (v.event != "HEARTBEAT" && v.event != "PROGRESS_UPDATE") {
+			return
+		}
+		prev := c.done.get(v.taskID)
+		if prev == nil || prev.reported {
+			return
+		}
+		prev.reported = true
+		p.ReportRelatedf(p.Rule.Severity, "/event", []lint.Related{prev.w}, "%s for task %q after its RESPONSE: the RESPONSE is the final report (§5), after it the task sends no more HEARTBEAT or PROGRESS_UPDATE events (later ones for this task are not reported)", v.event, v.taskID)
+	}
+}
+
+func (c *replyChecker) Finish(p *lint.Pass) {}

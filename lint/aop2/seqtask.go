@@ -1,0 +1,254 @@
+package aop2
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// maxDepth is the deepest delegation §12 allows (E_MAX_DEPTH_EXCEEDED: depth > 3).
+const maxDepth = 3
+
+// SeqDelegationDepth: delegation through parent_task_id at most 3 deep.
+var SeqDelegationDepth = &lint.Rule{
+	ID: "AOP2-SEQ-011", Title: "delegation at most 3 levels deep (E_MAX_DEPTH_EXCEEDED)", Protocol: ID, Severity: lint.Error,
+	Spec: "aop2 §10 Delegation Graph; §12 E_MAX_DEPTH_EXCEEDED",
+	Doc: "A delegated TASK names its parent in task.parent_task_id. The root TASK (no parent) is depth 0, its child depth 1, and so on; §12 makes a delegation depth greater than 3 an error (E_MAX_DEPTH_EXCEEDED). " +
+		"aoplint follows parent_task_id through the TASKs of the session; a parent it has not seen counts as a root.",
+	Bad: `TASK-001 (root)
+TASK-001.1 parent TASK-001
+TASK-001.1.1 parent TASK-001.1
+TASK-001.1.1.1 parent TASK-001.1.1
+TASK-001.1.1.1.1 parent TASK-001.1.1.1   (depth 4)`,
+	Good: `TASK-001 (root)
+TASK-001.1 parent TASK-001
+TASK-001.1.1 parent TASK-001.1
+TASK-001.1.1.1 parent TASK-001.1.1   (depth 3)`,
+	NewChecker: func() lint.Checker { return &depthChecker{} },
+}
+
+// SeqCheckpoints: checkpoint_results name checkpoints of the TASK.
+var SeqCheckpoints = &lint.Rule{
+	ID: "AOP2-SEQ-012", Title: "checkpoint_results name checkpoints the TASK defined", Protocol: ID, Kinds: kindResponse, Severity: lint.Warning,
+	Spec: "aop2 §2.2 Full Envelope (phases[].checkpoints); §5 Executor Response (checkpoint_results)",
+	Doc:  "A RESPONSE reports on the checkpoints its TASK defined in phases[].checkpoints[].checkpoint_id. A checkpoint_results entry whose checkpoint_id the TASK never defined cannot be matched to any validation; it is usually a typo or a result for another task.",
+	Bad: `TASK: "phases": [{"phase_id": "PHASE-IMPLEMENTATION", ..., "checkpoints": [{"checkpoint_id": "CP-IMPL-001", ...}]}]
+RESPONSE: "checkpoint_results": [{"checkpoint_id": "CP-IMPL-01", "status": "PASS"}]`,
+	Good: `TASK: "phases": [{"phase_id": "PHASE-IMPLEMENTATION", ..., "checkpoints": [{"checkpoint_id": "CP-IMPL-001", ...}]}]
+RESPONSE: "checkpoint_results": [{"checkpoint_id": "CP-IMPL-001", "status": "PASS"}]`,
+	NewChecker: func() lint.Checker { return &checkpointChecker{} },
+}
+
+// SeqBudget: the actual cost stays within the task's budget.
+var SeqBudget = &lint.Rule{
+	ID: "AOP2-SEQ-013", Title: "actual cost within the task's budget (E_COST_LIMIT_EXCEEDED)", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
+	Spec: "aop2 §0 item 3 (cost tracking & budgets); §12 E_COST_LIMIT_EXCEEDED",
+	Doc: "A TASK may cap its cost in task.budgets (or task.constraints): max_cost_usd and max_tokens. The RESPONSE's cost_tracking.actual_cost_usd, and tokens_input + tokens_output, must stay within them; " +
+		"beyond is E_COST_LIMIT_EXCEEDED (§12). A RESPONSE that reports error_details.error_code E_COST_LIMIT_EXCEEDED itself has said so and is not reported again.",
+	Bad: `TASK: "budgets": {"max_cost_usd": 0.50, "max_tokens": 15000}
+RESPONSE: "cost_tracking": {"actual_cost_usd": 1.00, "tokens_input": 12500, "tokens_output": 3200}`,
+	Good: `TASK: "budgets": {"max_cost_usd": 0.50, "max_tokens": 20000}
+RESPONSE: "cost_tracking": {"actual_cost_usd": 0.18, "tokens_input": 12500, "tokens_output": 3200}`,
+	NewChecker: func() lint.Checker { return &budgetChecker{} },
+}
+
+// SeqProgressBackwards: progress percentages do not go backwards.
+var SeqProgressBackwards = &lint.Rule{
+	ID: "AOP2-SEQ-014", Title: "progress does not go backwards", Protocol: ID, Severity: lint.Warning,
+	Spec: "aop2 §6.1 Heartbeat (progress_percentage); §6.2 Progress Updates (progress.percentage)",
+	Doc:  "HEARTBEAT progress_percentage and PROGRESS_UPDATE progress.percentage report how far a task is. Within one task (until a new TASK, a retry, restarts it) a later event reporting a lower percentage than an earlier one confuses the progress shown to users.",
+	Bad: `PROGRESS_UPDATE task TASK-001 percentage 60
+HEARTBEAT task TASK-001 progress_percentage 45`,
+	Good: `HEARTBEAT task TASK-001 progress_percentage 45
+PROGRESS_UPDATE task TASK-001 percentage 60`,
+	NewChecker: func() lint.Checker { return &backwardsChecker{} },
+}
+
+func init() { lint.Register(SeqDelegationDepth, SeqCheckpoints, SeqBudget, SeqProgressBackwards) }
+
+type depthRef struct {
+	depth int
+	w     lint.Related
+}
+
+type depthChecker struct{ tasks table[depthRef] }
+
+func (c *depthChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	if v.typ != "TASK" || v.taskID == "" {
+		return
+	}
+	parent := v.root.Path("task", "parent_task_id").String()
+	d := 0
+	var related []lint.Related
+	if parent != "" {
+		d = 1
+		if pr := c.tasks.get(parent); pr != nil && parent != v.taskID {
+			d = pr.depth + 1
+			related = []lint.Related{pr.w}
+		}
+	}
+	track(p, &c.tasks, v.taskID, &depthRef{depth: d, w: lint.Witness(p.Msg, "/task/task_id", fmt.Sprintf("the parent TASK %q at depth %d", v.taskID, d))})
+	if d > maxDepth {
+		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, maxDepth)
+	}
+}
+
+func (c *depthChecker) Finish(p *lint.Pass) {}
+
+// maxCheckpointIDs bounds the checkpoint ids kept per task.
+const maxCheckpointIDs = 1000
+
+type checkpoints struct {
+	ids map[string]bool
+	w   lint.Related
+}
+
+type checkpointChecker struct{ tasks table[checkpoints] }
+
+func (c *checkpointChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	switch v.typ {
+	case "TASK":
+		if v.taskID == "" {
+			return
+		}
+		cp := &checkpoints{ids: map[string]bool{}}
+		at := "/task/task_id"
+		if phases := v.root.Get("phases"); phases != nil && phases.Kind == jsonread.Array {
+			at = "/phases"
+			for _, ph := range phases.Items {
+				if cps := ph.Get("checkpoints"); cps != nil && cps.Kind == jsonread.Array {
+					for _, it := range cps.Items {
+						if id := it.Get("checkpoint_id").String(); id != "" && len(cp.ids) < maxCheckpointIDs {
+							cp.ids[id] = true
+						}
+					}
+				}
+			}
+		}
+		cp.w = lint.Witness(p.Msg, at, fmt.Sprintf("the TASK %q and its checkpoints", v.taskID))
+		track(p, &c.tasks, v.taskID, cp)
+	case "RESPONSE":
+		cp := c.tasks.get(v.taskID)
+		res := v.root.Get("checkpoint_results")
+		if cp == nil || res == nil || res.Kind != jsonread.Array || len(cp.ids) >= maxCheckpointIDs {
+			return
+		}
+		for i, r := range res.Items {
+			id := r.Get("checkpoint_id")
+			if !id.IsString() || cp.ids[id.Str] {
+				continue
+			}
+			p.ReportRelatedf(p.Rule.Severity, ptr("/checkpoint_results", i, "checkpoint_id"), []lint.Related{cp.w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
+		}
+	}
+}
+
+func (c *checkpointChecker) Finish(p *lint.Pass) {}
+
+func defined(ids map[string]bool) string {
+	if len(ids) == 0 {
+		return "it defines no checkpoints"
+	}
+	list := make([]string, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	sort.Strings(list)
+	if len(list) > 10 {
+		list = append(list[:10], "...")
+	}
+	return "its checkpoints: " + strings.Join(list, ", ")
+}
+
+type budget struct {
+	cost, tokens       float64
+	hasCost, hasTokens bool
+	costW, tokW        lint.Related
+}
+
+type budgetChecker struct{ tasks table[budget] }
+
+// limit reads task.budgets.<key>, else task.constraints.<key>.
+func limitOf(m *lint.Message, root *jsonread.Node, key, id string) (float64, bool, lint.Related) {
+	for _, where := range []string{"budgets", "constraints"} {
+		if f, ok := root.Path("task", where, key).Float(); ok {
+			return f, true, lint.Witness(m, ptr("/task", where, key), fmt.Sprintf("the TASK %q sets task.%s.%s %s", id, where, key, root.Path("task", where, key).Str))
+		}
+	}
+	return 0, false, lint.Related{}
+}
+
+func (c *budgetChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	switch v.typ {
+	case "TASK":
+		c.tasks.del(v.taskID)
+		if v.taskID == "" {
+			return
+		}
+		b := &budget{}
+		b.cost, b.hasCost, b.costW = limitOf(p.Msg, v.root, "max_cost_usd", v.taskID)
+		b.tokens, b.hasTokens, b.tokW = limitOf(p.Msg, v.root, "max_tokens", v.taskID)
+		if b.hasCost || b.hasTokens {
+			track(p, &c.tasks, v.taskID, b)
+		}
+	case "RESPONSE":
+		b := c.tasks.get(v.taskID)
+		if b == nil || v.root.Path("error_details", "error_code").String() == "E_COST_LIMIT_EXCEEDED" {
+			return
+		}
+		ct := v.root.Get("cost_tracking")
+		if cost, ok := ct.Get("actual_cost_usd").Float(); ok && b.hasCost && cost > b.cost {
+			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/actual_cost_usd", []lint.Related{b.costW}, "actual_cost_usd %s is over the task's max_cost_usd %g: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("actual_cost_usd").Str, b.cost)
+		}
+		in, ok1 := ct.Get("tokens_input").Float()
+		out, ok2 := ct.Get("tokens_output").Float()
+		if (ok1 || ok2) && b.hasTokens && in+out > b.tokens {
+			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking", []lint.Related{b.tokW}, "tokens_input + tokens_output = %g is over the task's max_tokens %g: E_COST_LIMIT_EXCEEDED (§12)", in+out, b.tokens)
+		}
+	}
+}
+
+func (c *budgetChecker) Finish(p *lint.Pass) {}
+
+type lastPct struct {
+	v float64
+	w lint.Related
+}
+
+type backwardsChecker struct{ tasks table[lastPct] }
+
+func (c *backwardsChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	switch v.typ {
+	case "TASK":
+		c.tasks.del(v.taskID)
+	case "EVENT":
+		at := percentPointer(p.Msg.Kind)
+		if at == "" || at == "/progress_log/progress_percentage" {
+			return
+		}
+		n := p.Node(at)
+		pct, ok := n.Float()
+		if !ok {
+			return
+		}
+		w := lint.Witness(p.Msg, at, fmt.Sprintf("the %s reporting %s%%", v.event, n.Str))
+		prev := c.tasks.get(v.taskID)
+		if prev != nil && pct < prev.v {
+			p.ReportRelatedf(p.Rule.Severity, at, []lint.Related{prev.w}, "progress of task %q went backwards: %s%% after %g%% (§6)", v.taskID, n.Str, prev.v)
+		}
+		if prev == nil {
+			track(p, &c.tasks, v.taskID, &lastPct{v: pct, w: w})
+			return
+		}
+		prev.v, prev.w = pct, w
+	}
+}
+
+func (c *backwardsChecker) Finish(p *lint.Pass) {}

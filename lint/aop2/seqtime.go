@@ -1,0 +1,284 @@
+package aop2
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// Tolerances for clock noise: the harness clock stamps receive times, so a beat
+// sent on time may be seen a little late; message timestamps are often truncated
+// to whole seconds.
+const (
+	harnessSlack = 500 * time.Millisecond
+	msgSlack     = time.Second
+	lateFactor   = 1.2
+	progressGap  = 30 * time.Second
+)
+
+func slack(harness bool) time.Duration {
+	if harness {
+		return harnessSlack
+	}
+	return msgSlack
+}
+
+// SeqHeartbeatFailure: heartbeats stopped for interval × max_missed_beats.
+var SeqHeartbeatFailure = &lint.Rule{
+	ID: "AOP2-SEQ-005", Title: "heartbeats missed max_missed_beats times (E_HEARTBEAT_FAILURE)", Protocol: ID, Severity: lint.Error,
+	Spec: "aop2 §6.1 Heartbeat; §12 E_HEARTBEAT_FAILURE",
+	Doc: "When the TASK enables heartbeats (execution_policy.heartbeat.enabled), the executor sends a HEARTBEAT event every interval_seconds (default 120) until its RESPONSE. " +
+		"A silence longer than interval_seconds × max_missed_beats (default 3) is E_HEARTBEAT_FAILURE (§12): the orchestrator applies on_heartbeat_failure (ABORT by default). " +
+		"The silence is measured from the TASK (or the previous HEARTBEAT) to the next HEARTBEAT, the RESPONSE, or the end of the session, on the harness clock when the transcript has one, else by the message timestamps.",
+	Bad: `TASK (heartbeat interval 120 s, max_missed_beats 3) at 12:35:00
+HEARTBEAT at 12:37:00
+RESPONSE at 12:45:30   (8.5 min without a heartbeat)`,
+	Good: `TASK (heartbeat interval 120 s, max_missed_beats 3) at 12:35:00
+HEARTBEAT at 12:37:00, 12:39:00, 12:41:00, 12:43:00, 12:45:00
+RESPONSE at 12:45:30`,
+	NewChecker: func() lint.Checker { return &beatChecker{} },
+}
+
+// SeqHeartbeatLate: a heartbeat came well after its interval.
+var SeqHeartbeatLate = &lint.Rule{
+	ID: "AOP2-SEQ-006", Title: "heartbeat later than its interval", Protocol: ID, Severity: lint.Warning,
+	Spec: "aop2 §6.1 Heartbeat",
+	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. One that comes more than 1.2 × the interval after the previous one (or after the TASK) means a beat was missed; " +
+		"the orchestrator counts it towards max_missed_beats. It is a warning until the silence reaches interval × max_missed_beats (AOP2-SEQ-005).",
+	Bad: `TASK (heartbeat interval 120 s) at 12:35:00
+HEARTBEAT at 12:38:00, 12:41:00   (every 180 s)`,
+	Good: `TASK (heartbeat interval 120 s) at 12:35:00
+HEARTBEAT at 12:37:00, 12:39:00   (every 120 s)`,
+	NewChecker: func() lint.Checker { return &beatChecker{late: true} },
+}
+
+// SeqProgressRate: PROGRESS_UPDATE at most once every 30 s.
+var SeqProgressRate = &lint.Rule{
+	ID: "AOP2-SEQ-007", Title: "PROGRESS_UPDATE at most once every 30 s", Protocol: ID, Severity: lint.Warning,
+	Spec: "aop2 §6.2 Progress Updates (\"Frequency: not more than once every 30 seconds\")",
+	Doc:  "§6.2 limits PROGRESS_UPDATE events of a task to one every 30 seconds, so progress reporting cannot flood the orchestrator. Two updates of the same task_id less than 30 s apart break it (the first such pair of each task is reported).",
+	Bad: `PROGRESS_UPDATE task TASK-001 at 12:38:00
+PROGRESS_UPDATE task TASK-001 at 12:38:05`,
+	Good: `PROGRESS_UPDATE task TASK-001 at 12:38:00
+PROGRESS_UPDATE task TASK-001 at 12:38:30`,
+	NewChecker: func() lint.Checker { return &rateChecker{} },
+}
+
+// SeqTimeout: the RESPONSE comes within the effective timeout.
+var SeqTimeout = &lint.Rule{
+	ID: "AOP2-SEQ-010", Title: "RESPONSE within the effective timeout (E_TIMEOUT)", Protocol: ID, Severity: lint.Error,
+	Spec: "aop2 §11 Policy Precedence (timeout); §12 E_TIMEOUT",
+	Doc: "The effective timeout of a task is guard_rails.timeout_seconds if set, else execution_policy.timeout_seconds (§11); with neither, the executor's default applies and aoplint checks nothing. " +
+		"A RESPONSE that comes later than that after its TASK (on the harness clock; in a plain JSON-lines file, by the RESPONSE's timing) means the task exceeded its timeout: E_TIMEOUT (§12). " +
+		"A transcript that goes on past the timeout with no RESPONSE at all is reported at its end.",
+	Bad: `TASK (guard_rails.timeout_seconds 600) at 10:00:00
+RESPONSE at 10:11:00`,
+	Good: `TASK (guard_rails.timeout_seconds 600) at 10:00:00
+RESPONSE at 10:09:30`,
+	NewChecker: func() lint.Checker { return &timeoutChecker{} },
+}
+
+func init() { lint.Register(SeqHeartbeatFailure, SeqHeartbeatLate, SeqProgressRate, SeqTimeout) }
+
+type beat struct {
+	interval  time.Duration
+	maxMissed int
+	last      stamp        // the TASK or the last HEARTBEAT
+	w         lint.Related // where last was
+	cfg       lint.Related // the TASK's heartbeat config
+	failed    bool
+}
+
+// beatChecker follows heartbeats; late selects SEQ-006 rather than SEQ-005.
+type beatChecker struct {
+	late  bool
+	tasks table[beat]
+	now   stamp
+}
+
+func (c *beatChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	c.now.latest(v.when)
+	switch v.typ {
+	case "TASK":
+		if v.taskID == "" || v.fromAgent {
+			return
+		}
+		hb := v.root.Path("execution_policy", "heartbeat")
+		if en := hb.Get("enabled"); en == nil || !en.Bool {
+			c.tasks.del(v.taskID)
+			return
+		}
+		b := &beat{interval: 120 * time.Second, maxMissed: 3}
+		if f, ok := hb.Get("interval_seconds").Float(); ok && f > 0 {
+			b.interval = time.Duration(f * float64(time.Second))
+		}
+		if n, ok := hb.Get("max_missed_beats").Int(); ok && n > 0 {
+			b.maxMissed = int(n)
+		}
+		b.last = stamp{harness: v.when.harness} // the message clock of a TASK is its session's creation, not the dispatch
+		b.cfg = lint.Witness(p.Msg, "/execution_policy/heartbeat", fmt.Sprintf("the TASK %q enables heartbeats every %s, max_missed_beats %d", v.taskID, secs(b.interval), b.maxMissed))
+		b.w = b.cfg
+		c.tasks.del(v.taskID)
+		track(p, &c.tasks, v.taskID, b)
+	case "EVENT":
+		b := c.tasks.get(v.taskID)
+		if b == nil || v.event != "HEARTBEAT" {
+			return
+		}
+		c.gap(p, b, v.when, "this HEARTBEAT")
+		b.last = v.when
+		b.w = lint.Witness(p.Msg, "", "the previous HEARTBEAT")
+	case "RESPONSE":
+		b := c.tasks.get(v.taskID)
+		if b == nil {
+			return
+		}
+		if b.last.msg.IsZero() {
+			b.last.msg = msgTime(v.root.Path("timing", "started_at"))
+		}
+		if !c.late {
+			c.gap(p, b, v.when, "the RESPONSE")
+		}
+		c.tasks.del(v.taskID)
+	}
+}
+
+func (c *beatChecker) limit(b *beat) time.Duration { return b.interval * time.Duration(b.maxMissed) }
+
+// gap checks the silence from b.last to now, reported at the current message.
+func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
+	d, harness, ok := since(now, b.last)
+	if !ok || b.failed {
+		return
+	}
+	related := []lint.Related{b.w, b.cfg}
+	if b.w == b.cfg {
+		related = related[1:]
+	}
+	lim := c.limit(b)
+	switch {
+	case d > lim+slack(harness):
+		if !c.late {
+			b.failed = true
+			p.ReportRelatedf(p.Rule.Severity, "", related, "no HEARTBEAT for %s before %s: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", secs(d), what, secs(b.interval), b.maxMissed, secs(lim))
+		}
+	case c.late && what == "this HEARTBEAT" && d > time.Duration(float64(b.interval)*lateFactor)+slack(harness):
+		p.ReportRelatedf(p.Rule.Severity, "", related, "HEARTBEAT %s after the previous one, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
+	}
+}
+
+func (c *beatChecker) Finish(p *lint.Pass) {
+	if c.late {
+		return
+	}
+	c.tasks.each(func(id string, b *beat) {
+		d, harness, ok := since(c.now, b.last)
+		if !ok || b.failed || d <= c.limit(b)+slack(harness) {
+			return
+		}
+		p.ReportAtf(p.Rule.Severity, b.w, []lint.Related{b.cfg}, "no HEARTBEAT for task %q in the last %s of the session: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", id, secs(d), secs(b.interval), b.maxMissed, secs(c.limit(b)))
+	})
+}
+
+type prog struct {
+	last     stamp
+	w        lint.Related
+	reported bool
+}
+
+type rateChecker struct{ tasks table[prog] }
+
+func (c *rateChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	switch {
+	case v.typ == "TASK":
+		c.tasks.del(v.taskID)
+	case v.typ == "EVENT" && v.event == "PROGRESS_UPDATE":
+		w := lint.Witness(p.Msg, "", "the previous PROGRESS_UPDATE")
+		pr := c.tasks.get(v.taskID)
+		if pr == nil {
+			track(p, &c.tasks, v.taskID, &prog{last: v.when, w: w})
+			return
+		}
+		if d, harness, ok := since(v.when, pr.last); ok && !pr.reported {
+			lim := progressGap
+			if harness {
+				lim -= harnessSlack
+			}
+			if d < lim {
+				pr.reported = true
+				p.ReportRelatedf(p.Rule.Severity, "/event", []lint.Related{pr.w}, "PROGRESS_UPDATE for task %q only %s after the previous one: §6.2 allows at most one every 30 s (later ones for this task are not reported)", v.taskID, secs(d))
+			}
+		}
+		pr.last, pr.w = v.when, w
+	}
+}
+
+func (c *rateChecker) Finish(p *lint.Pass) {}
+
+type deadline struct {
+	limit time.Duration
+	src   string
+	start stamp
+	w     lint.Related
+}
+
+type timeoutChecker struct {
+	tasks table[deadline]
+	now   stamp
+}
+
+func (c *timeoutChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	c.now.latest(v.when)
+	switch v.typ {
+	case "TASK":
+		c.tasks.del(v.taskID)
+		if v.taskID == "" || v.fromAgent {
+			return
+		}
+		at, src := "/guard_rails/timeout_seconds", "guard_rails.timeout_seconds"
+		f, ok := v.root.Path("guard_rails", "timeout_seconds").Float()
+		if !ok {
+			at, src = "/execution_policy/timeout_seconds", "execution_policy.timeout_seconds"
+			f, ok = v.root.Path("execution_policy", "timeout_seconds").Float()
+		}
+		if !ok || f <= 0 {
+			return
+		}
+		d := time.Duration(f * float64(time.Second))
+		track(p, &c.tasks, v.taskID, &deadline{limit: d, src: src, start: stamp{harness: v.when.harness},
+			w: lint.Witness(p.Msg, at, fmt.Sprintf("the TASK %q: effective timeout %s (%s, §11)", v.taskID, secs(d), src))})
+	case "RESPONSE":
+		dl := c.tasks.get(v.taskID)
+		if dl == nil {
+			return
+		}
+		c.tasks.del(v.taskID)
+		elapsed, how, ok := time.Duration(0), "", false
+		if d, harness, k := since(v.when, dl.start); k && harness {
+			elapsed, how, ok = d, "after its TASK", true
+		} else if st, en := msgTime(v.root.Path("timing", "started_at")), msgTime(v.root.Path("timing", "completed_at")); !st.IsZero() && !en.IsZero() {
+			elapsed, how, ok = en.Sub(st), "by its timing (started_at to completed_at)", true
+		} else if f, k := v.root.Path("timing", "duration_seconds").Float(); k {
+			elapsed, how, ok = time.Duration(f*float64(time.Second)), "by its timing.duration_seconds", true
+		}
+		if ok && elapsed > dl.limit {
+			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{dl.w}, "the RESPONSE to %q came %s %s, past the effective timeout of %s (%s, §11): the task timed out (E_TIMEOUT, §12)", v.taskID, secs(elapsed), how, secs(dl.limit), dl.src)
+		}
+	}
+}
+
+func (c *timeoutChecker) Finish(p *lint.Pass) {
+	c.tasks.each(func(id string, dl *deadline) {
+		d, harness, ok := since(c.now, dl.start)
+		if !ok || !harness || d <= dl.limit {
+			return
+		}
+		w := dl.w
+		w.Message = "the TASK"
+		p.ReportAtf(p.Rule.Severity, w, []lint.Related{dl.w}, "no RESPONSE to %q within the effective timeout of %s (%s, §11): the session went on %s after the TASK without one (E_TIMEOUT, §12)", id, secs(dl.limit), dl.src, secs(d))
+	})
+}

@@ -90,6 +90,13 @@ func (s *Store) AcquireLease(id, agent string, ttl time.Duration) ([]Written, er
 	run := Run{TaskID: id, AgentID: agent, StartedAt: FormatTime(now), Status: "running",
 		ArtifactPaths: map[string]string{"inputs": "inputs/", "work": "work/", "output": "output/"},
 		Metadata:      map[string]any{}}
+	// A delegated child's run says so: the depth guard's evidence travels with the run.
+	if d, ok := t.Metadata["delegationDepth"]; ok {
+		run.Metadata["delegationDepth"] = d
+	}
+	if p, ok := t.Metadata["parentTaskId"]; ok {
+		run.Metadata["parentTaskId"] = p
+	}
 	runPath := filepath.Join(s.RunDir(id), "run.json")
 	runData, err := writeJSON(runPath, run)
 	if err != nil {

@@ -1,0 +1,211 @@
+package aopoutput
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/linter"
+)
+
+const specDetails = "aop-output-1.0.0 §AOP Format Specification ([AOP:DETAILS_FILE] {path to full output file, or \"none\"}); §Validation Checklist"
+
+// DetailsPath: a path or none.
+var DetailsPath = &lint.Rule{
+	ID: "AOPOUT-DETAILS-001", Title: "DETAILS_FILE is not a path or none", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specDetails,
+	Doc: "[AOP:DETAILS_FILE] is followed by the path of the full output file, or by none. The spec's parser reads the " +
+		"path as one word (\\S+), so a path with a space is cut at the space (\"My Documents/out.json\" is read as \"My\"); " +
+		"an empty value or a template left in is an error. Quotes around the value are a warning: they become part of the path.",
+	Bad:  "[AOP:DETAILS_FILE] My Documents/out.json",
+	Good: "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/search-auth-1707130200.json",
+	Run:  checkDetailsPath,
+}
+
+// DetailsExists: the named file exists.
+var DetailsExists = &lint.Rule{
+	ID: "AOPOUT-DETAILS-002", Title: "details file does not exist", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specDetails + "; §Validation Checklist (\"Details file written if needed\")",
+	Doc: "When the report is linted as a file on disk, the path in [AOP:DETAILS_FILE] (relative paths are resolved against " +
+		"the report's directory) must name an existing file: the parent reads the details from it. Use none when there is " +
+		"no details file. Reports read from standard input or a transcript are not checked.",
+	Bad:  "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/never-written.json",
+	Good: "[AOP:DETAILS_FILE] none",
+	Run:  checkDetailsExists,
+}
+
+// DetailsValid: a JSON details file is a valid details file.
+var DetailsValid = &lint.Rule{
+	ID: "AOPOUT-DETAILS-003", Title: "details file is not a valid details file", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: "aop-output-1.0.0 §Details File Format",
+	Doc: "A JSON details file named by [AOP:DETAILS_FILE] (a .json file, or a file whose content starts with {) is linted " +
+		"with the details-file rules (AOPOUT-FILE-*, AOPOUT-SCHEMA-001) and any JSON error; the report gets one diagnostic at " +
+		"its DETAILS_FILE line, listing each problem of the file as a related location. Other details files (Markdown, " +
+		"diffs, logs, as the task-type table allows) are only checked to exist.",
+	Bad:  "[AOP:DETAILS_FILE] details/broken.json   (whose content is {\"aop_version\": 1, \"results\": [] })",
+	Good: "[AOP:DETAILS_FILE] details/search-auth.json   (a JSON object with aop_version \"1.0.0\", agent_id, task, timestamp, results)",
+	Run:  checkDetailsValid,
+}
+
+func init() { lint.Register(DetailsPath, DetailsExists, DetailsValid) }
+
+// detailsPath returns the DETAILS_FILE value when it is a usable path ("" for none,
+// a missing marker or a value DETAILS-001 rejects).
+func detailsPath(r *report) (*marker, string) {
+	m := r.first("DETAILS_FILE")
+	if m == nil || m.value == "" || m.value == "none" || strings.ContainsAny(m.value, " \t") || strings.ContainsAny(m.value, "{}") {
+		return m, ""
+	}
+	v := strings.Trim(m.value, "\"'`")
+	if v == "none" || v == "" {
+		return m, ""
+	}
+	return m, v
+}
+
+func checkDetailsPath(p *lint.Pass) {
+	m := parsed(p).first("DETAILS_FILE")
+	if m == nil {
+		return
+	}
+	v := m.value
+	switch {
+	case v == "":
+		reportAt(p, lint.Error, m.off, "/detailsFile", "[AOP:DETAILS_FILE] is empty: give the path of the full output file, or none")
+	case strings.EqualFold(strings.Trim(v, "\"'`"), "none") && v != "none":
+		reportAt(p, lint.Warning, m.valOff, "/detailsFile", "write none as the bare word none, not %s: parsers compare it literally", v)
+	case strings.ContainsAny(v, "{}") || strings.Contains(v, "path to"):
+		reportAt(p, lint.Error, m.valOff, "/detailsFile", "[AOP:DETAILS_FILE] %s is the template, not a path: write the file's path, or none", quote(v))
+	case strings.ContainsAny(v, " \t"):
+		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file path %s contains a space: the spec's parser reads the path as one word and gets %s; use a path without spaces", quote(v), quote(firstField(v)))
+	case v[0] == '"' || v[0] == '\'' || v[0] == '`':
+		reportAt(p, lint.Warning, m.valOff, "/detailsFile", "details file path %s is quoted: the quotes become part of the path; write it bare", v)
+	default:
+		return
+	}
+	p.Claim("/detailsFile")
+}
+
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// resolve returns the details file's path on disk ("" when the run has no base directory).
+func resolve(p *lint.Pass, path string) string {
+	if p.Msg.Opts == nil || p.Msg.Opts.BaseDir == "" {
+		return ""
+	}
+	if strings.HasPrefix(path, "~") {
+		return "" // relative to someone's home: not checked
+	}
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(p.Msg.Opts.BaseDir, filepath.FromSlash(path))
+}
+
+func checkDetailsExists(p *lint.Pass) {
+	m, path := detailsPath(parsed(p))
+	if path == "" {
+		return
+	}
+	full := resolve(p, path)
+	if full == "" {
+		return
+	}
+	st, err := os.Stat(full)
+	switch {
+	case err != nil:
+		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s does not exist (looked for %s): write the file before returning the report, or write none", quote(path), filepath.ToSlash(full))
+	case st.IsDir():
+		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s is a directory: name the file itself", quote(path))
+	}
+}
+
+// MaxDetails bounds the details file aoplint reads for DETAILS-003.
+const MaxDetails = 16 << 20
+
+func checkDetailsValid(p *lint.Pass) {
+	m, path := detailsPath(parsed(p))
+	if path == "" {
+		return
+	}
+	full := resolve(p, path)
+	if full == "" {
+		return
+	}
+	st, err := os.Stat(full)
+	if err != nil || st.IsDir() {
+		return // DETAILS-002
+	}
+	if !strings.EqualFold(filepath.Ext(full), ".json") && !startsWithBrace(full) {
+		return
+	}
+	if st.Size() > MaxDetails {
+		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s is %d bytes, more than aoplint reads (%d MiB): it was not checked", quote(path), st.Size(), MaxDetails>>20)
+		return
+	}
+	res, err := linter.LintFile(full, linter.Options{Protocol: ID, Options: lint.Options{BaseDir: filepath.Dir(full)}})
+	if err != nil {
+		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s cannot be read: %v", quote(path), err)
+		return
+	}
+	sev := lint.Info
+	var related []lint.Related
+	errs := 0
+	for _, d := range res.Diagnostics {
+		if d.Severity < lint.Warning {
+			continue
+		}
+		if d.Severity > sev {
+			sev = d.Severity
+		}
+		if d.Severity == lint.Error {
+			errs++
+		}
+		if len(related) < 20 {
+			related = append(related, lint.Related{Path: filepath.ToSlash(d.Path), Line: d.Line, Column: d.Column, Pointer: d.Pointer,
+				Message: fmt.Sprintf("%s: %s [%s]", d.Severity, d.Message, d.Rule)})
+		}
+	}
+	if len(related) == 0 {
+		return
+	}
+	n := 0
+	for _, d := range res.Diagnostics {
+		if d.Severity >= lint.Warning {
+			n++
+		}
+	}
+	what := "is not a valid details file"
+	if errs == 0 {
+		what = "has warnings as a details file"
+	}
+	line, col := p.Msg.Pos.Position(m.valOff)
+	p.ReportAtf(sev, lint.Related{Line: line, Column: col, Pointer: "/detailsFile"}, related, "details file %s %s (%d %s; see the related locations): fix the file or the path", quote(path), what, n, plural2(n, "problem"))
+}
+
+func plural2(n int, w string) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}
+
+func startsWithBrace(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 512)
+	n, _ := f.Read(buf)
+	b := bytes.TrimLeft(bytes.TrimPrefix(buf[:n], []byte("\xEF\xBB\xBF")), " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
+}

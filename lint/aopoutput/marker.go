@@ -1,0 +1,209 @@
+package aopoutput
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+const specFormat = "aop-output-1.0.0 §AOP Format Specification"
+
+var reportKinds = []string{KindReport}
+
+// MarkerMissing: every required marker is present.
+var MarkerMissing = &lint.Rule{
+	ID: "AOPOUT-MARKER-001", Title: "required marker missing", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specFormat + "; §Validation Checklist",
+	Doc: "Every agent response MUST include the markers [AOP:START], [AOP:TASK], [AOP:SUMMARY], [AOP:DETAILS_FILE], " +
+		"[AOP:STATUS] and [AOP:END] ([AOP:METRICS] is optional), each at the start of a line. Prompts in the wild often ask " +
+		"only for SUMMARY, DETAILS_FILE and STATUS; other projects use a SUCCESS|PARTIAL|BLOCKED|FAILED dialect with " +
+		"[AOP:FILES]. Both lack START, TASK and END, and the diagnostic names the dialect.",
+	Bad: "[AOP:SUMMARY] Brief description of what was done\n[AOP:DETAILS_FILE] .claude/cache/agent-outputs/task-1.json\n[AOP:STATUS] success",
+	Good: "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Fix login redirect\n\n[AOP:SUMMARY]\n- Fixed redirect loop in src/auth/login.ts\n\n" +
+		"[AOP:DETAILS_FILE] .claude/cache/agent-outputs/task-1.json\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:31:00Z",
+	Run: checkMissing,
+}
+
+// MarkerRepeated: every marker at most once.
+var MarkerRepeated = &lint.Rule{
+	ID: "AOPOUT-MARKER-002", Title: "marker repeated", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specFormat,
+	Doc: "Each marker appears once. The spec's parser reads the first occurrence of each and ignores the rest, so a " +
+		"second [AOP:STATUS] or [AOP:SUMMARY] is silently lost. Two reports in one output are two responses: split them.",
+	Bad:  "...\n[AOP:STATUS] partial\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:30:12Z",
+	Good: "...\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:30:12Z",
+	Run:  checkRepeated,
+}
+
+// MarkerOrder: markers in the order of the format.
+var MarkerOrder = &lint.Rule{
+	ID: "AOPOUT-MARKER-003", Title: "markers out of order", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specFormat,
+	Doc: "The markers come in the order of the format: START, TASK, SUMMARY, DETAILS_FILE, METRICS (optional), STATUS, " +
+		"END. The spec's parser reads the summary up to the next [AOP: marker, so a summary placed last is not read at all.",
+	Bad:  "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Summarise\n[AOP:STATUS] success\n[AOP:SUMMARY]\n- done\n...",
+	Good: "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Summarise\n[AOP:SUMMARY]\n- done\n[AOP:DETAILS_FILE] none\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:30:05Z",
+	Run:  checkOrder,
+}
+
+// MarkerUnknown: markers the spec does not define.
+var MarkerUnknown = &lint.Rule{
+	ID: "AOPOUT-MARKER-004", Title: "unknown marker", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
+	Spec: specFormat,
+	Doc: "AOP 1.0.0 defines START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS and END. Other markers ([AOP:FILES] and " +
+		"[AOP:ISSUES] of the SUCCESS|PARTIAL|BLOCKED|FAILED dialect, typos such as [AOP:DETAILS]) are not read by AOP 1.0.0 " +
+		"parsers: put file lists and issues in the details file or the summary.",
+	Bad:  "[AOP:FILES] src/a.ts, src/b.ts",
+	Good: "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/dev-task1.json   (the file lists src/a.ts and src/b.ts)",
+	Run:  checkUnknown,
+}
+
+func init() { lint.Register(MarkerMissing, MarkerRepeated, MarkerOrder, MarkerUnknown) }
+
+var required = []string{"START", "TASK", "SUMMARY", "DETAILS_FILE", "STATUS", "END"}
+
+func checkMissing(p *lint.Pass) {
+	r := parsed(p)
+	var missing []string
+	for _, name := range required {
+		if !r.has(name) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	// where a missing marker belongs: at the first present marker that follows it
+	// in the format's order, else at the end of the report
+	where := func(name string) int {
+		best := -1
+		for _, m := range r.markers {
+			if k, ok := rank[m.name]; ok && k > rank[name] && (best < 0 || m.off < best) {
+				best = m.off
+			}
+		}
+		if best < 0 {
+			best = 0
+			if len(r.markers) > 0 {
+				best = r.markers[len(r.markers)-1].off
+			}
+		}
+		return best
+	}
+	for _, name := range missing {
+		p.Claim(pointerOf[name])
+	}
+	if d := r.dialect(); d == DialectThreeMarker || d == DialectFiles {
+		names := make([]string, len(missing))
+		for i, n := range missing {
+			names[i] = "[AOP:" + n + "]"
+		}
+		reportAt(p, lint.Error, where(missing[0]), pointerOf[missing[0]], "%s missing: this report is in the %s; AOP 1.0.0 requires [AOP:START] {ISO timestamp}, [AOP:TASK], [AOP:SUMMARY], [AOP:DETAILS_FILE], [AOP:STATUS] and [AOP:END] {ISO timestamp}",
+			plural(names), d)
+		return
+	}
+	for _, name := range missing {
+		reportAt(p, lint.Error, where(name), pointerOf[name], "marker [AOP:%s] is missing: %s", name, missingHint[name])
+	}
+}
+
+var missingHint = map[string]string{
+	"START":        "the report opens with [AOP:START] {ISO timestamp}, such as \"[AOP:START] 2026-02-05T10:30:00Z\"",
+	"TASK":         "add [AOP:TASK] {the task in at most 50 characters} after [AOP:START]",
+	"SUMMARY":      "add [AOP:SUMMARY] followed by 1-5 bullet points of key findings",
+	"DETAILS_FILE": "add [AOP:DETAILS_FILE] {path to the full output file, or none}",
+	"STATUS":       "add [AOP:STATUS] success, failure or partial",
+	"END":          "the report closes with [AOP:END] {ISO timestamp}, such as \"[AOP:END] 2026-02-05T10:30:12Z\"",
+}
+
+func plural(names []string) string {
+	if len(names) == 1 {
+		return "marker " + names[0] + " is"
+	}
+	return "markers " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are"
+}
+
+func checkRepeated(p *lint.Pass) {
+	r := parsed(p)
+	seen := map[string]int{}
+	for _, m := range r.markers {
+		seen[m.name]++
+		if seen[m.name] == 2 {
+			first := r.first(m.name)
+			reportAt(p, lint.Error, m.off, pointerOf[m.name], "marker [AOP:%s] appears again (first on line %d): parsers read only the first one, so this %s is lost; give each marker once",
+				m.name, lineOf(p, first.off), valueName(m.name))
+		}
+	}
+}
+
+func valueName(name string) string {
+	switch name {
+	case "SUMMARY":
+		return "summary"
+	case "DETAILS_FILE":
+		return "details file"
+	case "START", "END":
+		return "timestamp"
+	}
+	return strings.ToLower(name)
+}
+
+func lineOf(p *lint.Pass, off int) int {
+	l, _ := p.Msg.Pos.Position(off)
+	return l
+}
+
+func checkOrder(p *lint.Pass) {
+	r := parsed(p)
+	maxRank, maxName := -1, ""
+	seen := map[string]bool{}
+	for i := range r.markers {
+		m := &r.markers[i]
+		k, ok := rank[m.name]
+		if !ok || seen[m.name] {
+			continue
+		}
+		seen[m.name] = true
+		if k < maxRank {
+			extra := ""
+			if m.name == "SUMMARY" && isLastKnown(r, m) {
+				extra = "; as the last marker the summary is not even read, since the spec's parser takes the summary up to the next [AOP: marker"
+			}
+			reportAt(p, lint.Error, m.off, pointerOf[m.name], "[AOP:%s] comes after [AOP:%s]: markers go in the order START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS, END%s", m.name, maxName, extra)
+			continue
+		}
+		maxRank, maxName = k, m.name
+	}
+}
+
+func isLastKnown(r *report, m *marker) bool {
+	for i := len(r.markers) - 1; i >= 0; i-- {
+		if _, ok := rank[r.markers[i].name]; ok {
+			return &r.markers[i] == m
+		}
+	}
+	return false
+}
+
+func checkUnknown(p *lint.Pass) {
+	r := parsed(p)
+	d := r.dialect()
+	for _, m := range r.markers {
+		if _, ok := rank[m.name]; ok {
+			continue
+		}
+		why := ""
+		switch {
+		case (m.name == "FILES" || m.name == "ISSUES") && d == DialectFiles:
+			why = fmt.Sprintf(" (it belongs to the %s)", DialectFiles)
+		case strings.HasPrefix(m.name, "DETAIL") || m.name == "FILE" || m.name == "OUTPUT":
+			why = " (did you mean [AOP:DETAILS_FILE]?)"
+		case m.name == "STATE" || m.name == "RESULT":
+			why = " (did you mean [AOP:STATUS]?)"
+		case m.name == "BEGIN":
+			why = " (did you mean [AOP:START]?)"
+		}
+		reportAt(p, lint.Warning, m.off, "", "[AOP:%s] is not an AOP 1.0.0 marker%s: parsers ignore it; the markers are START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS and END (lists of files and issues go in the details file)", m.name, why)
+	}
+}

@@ -1,0 +1,86 @@
+package aopoutput
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// lintReport runs the report rules over text the way the driver does (single
+// rules, then the schema rule without the claimed pointers), so that the rules can
+// be tested apart from the driver's input handling.
+func lintReport(text string, opts lint.Options) []lint.Diagnostic {
+	kind, dialect, conf := DetectText([]byte(text))
+	if conf == 0 {
+		return nil
+	}
+	m := &lint.Message{Path: "report.txt", Protocol: ID, Kind: kind, Dialect: dialect, Raw: []byte(text),
+		Pos: lint.NewLineIndex([]byte(text), 1, 1), Opts: &opts}
+	var out []lint.Diagnostic
+	var claimed []string
+	var schemaRules []*lint.Rule
+	for _, r := range lint.Rules() {
+		if r.Protocol != ID || !r.AppliesTo(ID, kind) || r.NewChecker != nil {
+			continue
+		}
+		if r.Schema {
+			schemaRules = append(schemaRules, r)
+			continue
+		}
+		p := lint.NewPass(r, m)
+		r.Run(p)
+		out = append(out, p.Diagnostics()...)
+		claimed = append(claimed, p.Claimed()...)
+	}
+	for _, r := range schemaRules {
+		p := lint.NewPass(r, m)
+		r.Run(p)
+		for _, d := range p.Diagnostics() {
+			if !lint.IsClaimed(claimed, d.Pointer) {
+				out = append(out, d)
+			}
+		}
+	}
+	lint.SortDiagnostics(out)
+	return out
+}
+
+func render(ds []lint.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "%d:%d: %s: %s [%s]", d.Line, d.Column, d.Severity, d.Message, d.Rule)
+		if d.Pointer != "" {
+			fmt.Fprintf(&b, " at %s", d.Pointer)
+		}
+		b.WriteString("\n")
+		for _, r := range d.Related {
+			fmt.Fprintf(&b, "\trelated %s:%d: %s\n", filepath.Base(r.Path), r.Line, r.Message)
+		}
+	}
+	return b.String()
+}
+
+var dump = flag.Bool("dump", false, "print the diagnostics of every aop-output fixture report")
+
+func TestDumpFixtures(t *testing.T) {
+	if !*dump {
+		t.Skip("run with -dump")
+	}
+	files, _ := filepath.Glob("../../fixtures/aop-output/*/*.txt")
+	sort.Strings(files)
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		opts := lint.Options{BaseDir: filepath.Dir(f)}
+		if i := strings.Index(f, "tasktype-"); i >= 0 {
+			rest := f[i+len("tasktype-"):]
+			opts.TaskType = rest[:strings.IndexAny(rest, "._")]
+		}
+		fmt.Printf("## %s\n%s", strings.TrimPrefix(f, "../../fixtures/aop-output/"), render(lintReport(string(data), opts)))
+	}
+}

@@ -1,0 +1,146 @@
+package aopoutput
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/schema"
+)
+
+// Schema validates the details file against details.schema.json and the report,
+// converted to the JSON the spec's parseAOPOutput builds (plus its bullets), against
+// report.schema.json. The report's precise rules claim what they report, so the
+// schema adds only what they do not say.
+var Schema = &lint.Rule{
+	ID: "AOPOUT-SCHEMA-001", Title: "report or details file does not match its schema", Protocol: ID, Severity: lint.Error,
+	Spec: "aop-output-1.0.0 §AOP Format Specification; §Parsing AOP Output; §Details File Format",
+	Doc: "Two schemas (`aoplint schema aop-output report|details`). The details file: a JSON object whose aop_version, " +
+		"agent_id, task and timestamp are strings, duration_ms a non-negative integer, results and metadata objects. The " +
+		"report: the text is parsed as the spec's parseAOPOutput does, into {timestamps:{start,end}, task, summary, bullets, " +
+		"detailsFile, metrics, status}, and that JSON is validated (every required marker, TASK 1-50 characters, summary " +
+		"1-600 characters in 1-5 bullets, a one-word details path, a status of the enum). Diagnostics point at the marker's line.",
+	Bad:    `{"aop_version": "1.0.0", "agent_id": "search-auth-1707130200", "duration_ms": "12s", "results": []}`,
+	Good:   `{"aop_version": "1.0.0", "agent_id": "search-auth-1707130200", "duration_ms": 12000, "results": {"files_found": []}}`,
+	Schema: true,
+	Run:    runSchema,
+}
+
+func init() { lint.Register(Schema) }
+
+func runSchema(p *lint.Pass) {
+	if p.Msg.Root != nil {
+		linter.SchemaRun(p)
+		return
+	}
+	if p.Msg.Kind != KindReport {
+		return
+	}
+	r := parsed(p)
+	data, err := json.Marshal(reportJSON(r))
+	if err != nil {
+		return
+	}
+	root, _, err := jsonread.Parse(data)
+	if err != nil {
+		return
+	}
+	errs, err := schema.Validate(SchemaFile(KindReport), root)
+	if err != nil {
+		reportAt(p, lint.Error, 0, "", "internal error: schema %s: %v", SchemaFile(KindReport), err)
+		return
+	}
+	for _, e := range errs {
+		reportAt(p, p.Rule.Severity, offsetOf(r, e.Pointer), e.Pointer, "%s", e.Message)
+	}
+}
+
+// reportJSON is the report as the spec's parser reads it, plus the bullets.
+func reportJSON(r *report) map[string]any {
+	out := map[string]any{}
+	ts := map[string]any{}
+	if m := r.first("START"); m != nil {
+		ts["start"] = m.value
+	}
+	if m := r.first("END"); m != nil {
+		ts["end"] = m.value
+	}
+	out["timestamps"] = ts
+	if m := r.first("TASK"); m != nil {
+		out["task"] = m.value
+	}
+	if r.has("SUMMARY") {
+		lines, text := r.summary()
+		out["summary"] = text
+		bullets := []any{}
+		for _, l := range lines {
+			if l.bullet {
+				bullets = append(bullets, strings.TrimSpace(bulletRe.ReplaceAllString(l.text, "")))
+			}
+		}
+		out["bullets"] = bullets
+	}
+	if m := r.first("DETAILS_FILE"); m != nil {
+		out["detailsFile"] = m.value
+	}
+	if m := r.first("METRICS"); m != nil {
+		mm := map[string]any{}
+		for k, v := range metrics(m.value) {
+			mm[k] = v
+		}
+		out["metrics"] = mm
+	}
+	if m := r.first("STATUS"); m != nil {
+		out["status"] = m.value
+	}
+	return out
+}
+
+// offsetOf maps a pointer into the report's JSON form back to the text.
+func offsetOf(r *report, pointer string) int {
+	toks := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	name := ""
+	switch toks[0] {
+	case "timestamps":
+		name = "START"
+		if len(toks) > 1 && toks[1] == "end" {
+			name = "END"
+		}
+	case "task":
+		name = "TASK"
+	case "summary":
+		name = "SUMMARY"
+	case "bullets":
+		if len(toks) > 1 {
+			if i, err := strconv.Atoi(toks[1]); err == nil {
+				lines, _ := r.summary()
+				n := 0
+				for _, l := range lines {
+					if l.bullet {
+						if n == i {
+							return l.off
+						}
+						n++
+					}
+				}
+			}
+		}
+		name = "SUMMARY"
+	case "detailsFile":
+		name = "DETAILS_FILE"
+	case "metrics":
+		name = "METRICS"
+	case "status":
+		name = "STATUS"
+	}
+	if m := r.first(name); m != nil {
+		if m.value != "" {
+			return m.valOff
+		}
+		return m.off
+	}
+	return 0
+}

@@ -1,0 +1,73 @@
+package aopoutput
+
+import (
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// Statuses are the values of [AOP:STATUS].
+var Statuses = []string{"success", "failure", "partial"}
+
+// StatusValue: success | failure | partial.
+var StatusValue = &lint.Rule{
+	ID: "AOPOUT-STATUS-001", Title: "status not success|failure|partial", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specFormat + " ([AOP:STATUS] {success | failure | partial}); §Validation Checklist",
+	Doc: "[AOP:STATUS] is exactly one of success, failure, partial. Upper case (SUCCESS) is a warning: the spec's parser " +
+		"lowercases the status, other readers may not. The SUCCESS|PARTIAL|BLOCKED|FAILED dialect's BLOCKED and FAILED are " +
+		"errors (FAILED is failure; BLOCKED is failure or partial). Text after the status word is a warning: the spec's " +
+		"parser reads only the first word.",
+	Bad:  "[AOP:STATUS] done",
+	Good: "[AOP:STATUS] success",
+	Run:  checkStatus,
+}
+
+func init() { lint.Register(StatusValue) }
+
+func checkStatus(p *lint.Pass) {
+	r := parsed(p)
+	m := r.first("STATUS")
+	if m == nil {
+		return
+	}
+	w := firstWord(m.value)
+	low := strings.ToLower(w)
+	valid := low == "success" || low == "failure" || low == "partial"
+	switch {
+	case m.value == "":
+		reportAt(p, lint.Error, m.off, "/status", "[AOP:STATUS] is empty: write success, failure or partial")
+	case w == "BLOCKED" || w == "FAILED":
+		to := "failure"
+		if w == "BLOCKED" {
+			to = "failure (or partial, if some work was done)"
+		}
+		reportAt(p, lint.Error, m.valOff, "/status", "status %s is the %s; AOP 1.0.0 statuses are success, failure, partial: write %s", quote(w), DialectFiles, to)
+	case strings.Contains(m.value, "|"):
+		reportAt(p, lint.Error, m.valOff, "/status", "status %s is the template's list: write one of success, failure, partial", quote(m.value))
+	case !valid:
+		hint := ""
+		switch low {
+		case "done", "ok", "completed", "complete", "succeeded", "pass", "passed":
+			hint = " (did you mean success?)"
+		case "failed", "error", "fail", "blocked":
+			hint = " (did you mean failure?)"
+		case "incomplete", "partially":
+			hint = " (did you mean partial?)"
+		}
+		reportAt(p, lint.Error, m.valOff, "/status", "status %s is not one of success, failure, partial%s", quote(m.value), hint)
+	case w != low:
+		d := "in upper case"
+		switch r.dialect() {
+		case DialectFiles:
+			d = "the " + DialectFiles + "'s spelling"
+		case DialectUpperStatus:
+			d = "the " + DialectUpperStatus
+		}
+		reportAt(p, lint.Warning, m.valOff, "/status", "status %s is %s: AOP 1.0.0 writes %s (the spec's parser lowercases it, other readers may not)", quote(w), d, low)
+	case strings.TrimSpace(m.value[len(w):]) != "":
+		reportAt(p, lint.Warning, m.valOff, "/status", "[AOP:STATUS] %s has text after the status: parsers read only %s; put explanations in the summary", quote(m.value), quote(w))
+	default:
+		return
+	}
+	p.Claim("/status")
+}

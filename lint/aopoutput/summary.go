@@ -1,0 +1,240 @@
+package aopoutput
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+const specSummary = "aop-output-1.0.0 §AOP Format Specification; §Summary Length Limits by Task Type; §Validation Checklist"
+
+// Summary limits: over SoftLimit a warning, over HardLimit an error ("under 600
+// chars" in the checklist, "Max 500 characters total" in the format).
+const (
+	SoftLimit = 500
+	HardLimit = 600
+	MaxBullet = 5
+)
+
+// TaskTypes are the rows of §Summary Length Limits by Task Type, by --task-type name.
+var TaskTypes = map[string]struct {
+	Name  string
+	Limit int
+}{
+	"search":        {"Search/Explore", 500},
+	"explore":       {"Search/Explore", 500},
+	"analysis":      {"Analysis", 600},
+	"code":          {"Code Changes", 300},
+	"code-changes":  {"Code Changes", 300},
+	"test":          {"Test Results", 400},
+	"tests":         {"Test Results", 400},
+	"test-results":  {"Test Results", 400},
+	"build":         {"Build Output", 200},
+	"build-output":  {"Build Output", 200},
+	"documentation": {"Documentation", 500},
+	"docs":          {"Documentation", 500},
+}
+
+// SummaryBullets: 1 to 5 bullet points.
+var SummaryBullets = &lint.Rule{
+	ID: "AOPOUT-SUMMARY-001", Title: "summary is not 1-5 bullet points", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specSummary,
+	Doc: "[AOP:SUMMARY] holds 1 to 5 bullet points of key findings (lines starting with -, *, + or 1.). An empty summary, " +
+		"prose without bullets, or a sixth bullet is an error: more findings go in the details file.",
+	Bad:  "[AOP:SUMMARY]\n- a\n- b\n- c\n- d\n- e\n- f",
+	Good: "[AOP:SUMMARY]\n- Found 8 auth-related files in src/auth/\n- 3 security issues flagged for review",
+	Run:  checkBullets,
+}
+
+// SummaryLength: the character limits.
+var SummaryLength = &lint.Rule{
+	ID: "AOPOUT-SUMMARY-002", Title: "summary too long", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specSummary,
+	Doc: "The summary is at most 500 characters (the format); over 500 is a warning, over 600 an error (the checklist; the " +
+		"spec's parser keeps only the first 600). With --task-type the limit of that row of the table applies and is an " +
+		"error: search/explore 500, analysis 600, code (code-changes) 300, test (test-results) 400, build (build-output) 200, " +
+		"documentation (docs) 500. Characters are counted on the trimmed summary text, bullets and line breaks included.",
+	Bad:  "[AOP:SUMMARY]\n- (three bullets of 200 characters each)",
+	Good: "[AOP:SUMMARY]\n- (findings in under 500 characters; the rest in the details file)",
+	Run:  checkLength,
+}
+
+// SummaryCode: no file contents or long code.
+var SummaryCode = &lint.Rule{
+	ID: "AOPOUT-SUMMARY-003", Title: "file contents or code over 5 lines in the summary", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: "aop-output-1.0.0 §Implementation in Agent Prompts (DO NOT include full file contents, code snippets longer than 5 lines); §Validation Checklist",
+	Doc: "The summary never carries full file contents or code snippets longer than 5 lines: a fenced code block of more " +
+		"than 5 lines, or more than 5 consecutive lines of code (imports, declarations, lines ending in ; { or }), is an " +
+		"error. Write the code to the details file and name it.",
+	Bad:  "[AOP:SUMMARY]\n- Handler:\n```ts\nimport { jwt } from 'jsonwebtoken';\n... (6 lines or more)\n```",
+	Good: "[AOP:SUMMARY]\n- Main handler: src/auth/handler.ts (450 lines), JWT validation in verify()",
+	Run:  checkCode,
+}
+
+// SummaryTrace: no stack traces.
+var SummaryTrace = &lint.Rule{
+	ID: "AOPOUT-SUMMARY-004", Title: "stack trace in the summary", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: "aop-output-1.0.0 §Implementation in Agent Prompts (DO NOT include verbose logs or stack traces); §Validation Checklist",
+	Doc: "The summary never carries stack traces (JavaScript \"at f (file.js:1:2)\" frames, Python tracebacks, Java " +
+		"\"at pkg.Class(File.java:10)\", Go goroutine dumps). Name the error in one line and put the trace in the details file.",
+	Bad:  "[AOP:SUMMARY]\n- TypeError: x is undefined\n    at refresh (src/auth.ts:42:7)\n    at login (src/auth.ts:90:3)",
+	Good: "[AOP:SUMMARY]\n- TypeError in refresh() at src/auth.ts:42 (trace in the details file)",
+	Run:  checkTrace,
+}
+
+func init() { lint.Register(SummaryBullets, SummaryLength, SummaryCode, SummaryTrace) }
+
+func checkBullets(p *lint.Pass) {
+	r := parsed(p)
+	m := r.first("SUMMARY")
+	if m == nil {
+		return
+	}
+	lines, _ := r.summary()
+	var bullets []summaryLine
+	for _, l := range lines {
+		if l.bullet {
+			bullets = append(bullets, l)
+		}
+	}
+	switch {
+	case len(lines) == 0:
+		reportAt(p, lint.Error, m.off, "/summary", "[AOP:SUMMARY] is empty: give 1-%d bullet points of key findings (lines starting with \"- \")", MaxBullet)
+		p.Claim("/summary")
+	case len(bullets) == 0:
+		reportAt(p, lint.Error, lines[0].off, "/bullets", "the summary is not in bullet points: write 1-%d lines starting with \"- \", one key finding each", MaxBullet)
+	case len(bullets) > MaxBullet:
+		reportAt(p, lint.Error, bullets[MaxBullet].off, "/bullets", "the summary has %d bullet points, over the limit of %d: keep the key findings and move the rest to the details file", len(bullets), MaxBullet)
+	default:
+		return
+	}
+	p.Claim("/bullets")
+}
+
+// limit returns the summary limits for the run's --task-type.
+func limit(p *lint.Pass) (soft, hard int, row string, unknown string) {
+	tt := ""
+	if p.Msg.Opts != nil {
+		tt = strings.ToLower(strings.TrimSpace(p.Msg.Opts.TaskType))
+	}
+	if tt == "" {
+		return SoftLimit, HardLimit, "", ""
+	}
+	if t, ok := TaskTypes[tt]; ok {
+		return t.Limit, t.Limit, t.Name, ""
+	}
+	return SoftLimit, HardLimit, "", tt
+}
+
+func taskTypeNames() string {
+	var names []string
+	for k := range TaskTypes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func checkLength(p *lint.Pass) {
+	r := parsed(p)
+	m := r.first("SUMMARY")
+	if m == nil {
+		return
+	}
+	soft, hard, row, unknown := limit(p)
+	if unknown != "" {
+		reportAt(p, lint.Warning, m.off, "/summary", "unknown --task-type %q: the limits of the default apply (500 a warning, 600 an error); task types are %s", unknown, taskTypeNames())
+	}
+	_, text := r.summary()
+	n := utf8.RuneCountInString(text)
+	switch {
+	case row != "" && n > hard:
+		reportAt(p, lint.Error, m.off, "/summary", "the summary is %d characters, over the %d-character limit for %s tasks (--task-type): move detail to the details file", n, hard, row)
+	case n > hard:
+		reportAt(p, lint.Error, m.off, "/summary", "the summary is %d characters, over the hard limit of %d (the spec's parser cuts it there) and the format's %d: move detail to the details file", n, hard, soft)
+	case n > soft:
+		reportAt(p, lint.Warning, m.off, "/summary", "the summary is %d characters, over the format's limit of %d (at most %d is tolerated): shorten it", n, soft, hard)
+	default:
+		return
+	}
+	p.Claim("/summary")
+}
+
+var (
+	codeLineRe = regexp.MustCompile(`^(?:import\s|from\s+\S+\s+import\s|package\s|func\s|def\s|class\s|const\s|let\s|var\s|#include|public\s|private\s|protected\s|return\b|export\s|async\s+function|function\s|if\s*\(|for\s*\(|while\s*\(|\}|\{$|</?[a-zA-Z][^>]*>$)|[;{}]\s*$`)
+	fenceRe    = regexp.MustCompile("^(```|~~~)")
+)
+
+func checkCode(p *lint.Pass) {
+	r := parsed(p)
+	lines, _ := r.summary()
+	fenceStart, inFence, n := -1, false, 0
+	run, runStart := 0, -1
+	flush := func() {
+		if run > 5 {
+			reportAt(p, lint.Error, runStart, "/summary", "%d consecutive lines of code in the summary (file contents?): snippets over 5 lines go in the details file", run)
+		}
+		run, runStart = 0, -1
+	}
+	for _, l := range lines {
+		if fenceRe.MatchString(l.text) {
+			if inFence {
+				if n > 5 {
+					reportAt(p, lint.Error, fenceStart, "/summary", "a code block of %d lines in the summary: code snippets over 5 lines go in the details file", n)
+				}
+				inFence, n = false, 0
+			} else {
+				flush()
+				inFence, fenceStart, n = true, l.off, 0
+			}
+			continue
+		}
+		if inFence {
+			n++
+			continue
+		}
+		if !l.bullet && codeLineRe.MatchString(l.text) {
+			if run == 0 {
+				runStart = l.off
+			}
+			run++
+			continue
+		}
+		flush()
+	}
+	if inFence && n > 5 {
+		reportAt(p, lint.Error, fenceStart, "/summary", "an unclosed code block of %d lines in the summary: code snippets over 5 lines go in the details file", n)
+	}
+	flush()
+}
+
+var (
+	frameRe       = regexp.MustCompile(`^(?:at\s+\S.*(?:\(.+:\d+(?::\d+)?\)|:\d+:\d+)$|File ".+", line \d+|\S+\.go:\d+(?:\s+\+0x[0-9a-f]+)?$|at\s+[\w$.<>]+\([\w]+\.(?:java|kt|scala):\d+\)$)`)
+	traceHeaderRe = regexp.MustCompile(`^(?:Traceback \(most recent call last\):|goroutine \d+ \[[a-z ]+\]:|Exception in thread "|panic: )`)
+)
+
+func checkTrace(p *lint.Pass) {
+	r := parsed(p)
+	lines, _ := r.summary()
+	frames, first := 0, -1
+	for _, l := range lines {
+		t := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(l.text, "- "), "* "), " \t")
+		if traceHeaderRe.MatchString(t) {
+			reportAt(p, lint.Error, l.off, "/summary", "a stack trace in the summary (%s): name the error in one line and put the trace in the details file", quote(t))
+			return
+		}
+		if frameRe.MatchString(t) {
+			if first < 0 {
+				first = l.off
+			}
+			frames++
+		}
+	}
+	if frames >= 2 {
+		reportAt(p, lint.Error, first, "/summary", "a stack trace in the summary (%s): name the error in one line and put the trace in the details file", fmt.Sprintf("%d frames", frames))
+	}
+}

@@ -1,0 +1,69 @@
+package aopoutput
+
+import (
+	"time"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// TimeISO: START and END carry ISO 8601 timestamps.
+var TimeISO = &lint.Rule{
+	ID: "AOPOUT-TIME-001", Title: "START/END timestamp not ISO 8601", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specFormat + " ([AOP:START] {ISO timestamp}, [AOP:END] {ISO timestamp})",
+	Doc: "[AOP:START] and [AOP:END] are followed by an ISO 8601 timestamp, such as 2026-02-05T10:30:00Z. An empty value, " +
+		"a template left in ({timestamp}) or a local format (05/02/2026 10:30) is an error; a time without a zone is a " +
+		"warning (write Z for UTC).",
+	Bad:  "[AOP:START] {timestamp}",
+	Good: "[AOP:START] 2026-02-05T10:30:00Z",
+	Run:  checkISO,
+}
+
+// TimeOrder: END is not before START.
+var TimeOrder = &lint.Rule{
+	ID: "AOPOUT-TIME-002", Title: "END before START", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: specFormat,
+	Doc:  "The [AOP:END] timestamp is when the agent finished; it cannot be earlier than the [AOP:START] timestamp.",
+	Bad:  "[AOP:START] 2026-02-05T10:30:00Z\n...\n[AOP:END] 2026-02-05T10:29:12Z",
+	Good: "[AOP:START] 2026-02-05T10:30:00Z\n...\n[AOP:END] 2026-02-05T10:30:12Z",
+	Run:  checkTimeOrder,
+}
+
+func init() { lint.Register(TimeISO, TimeOrder) }
+
+func checkISO(p *lint.Pass) {
+	r := parsed(p)
+	for _, name := range []string{"START", "END"} {
+		m := r.first(name)
+		if m == nil {
+			continue
+		}
+		ptr := pointerOf[name]
+		_, zone, ok := parseISO(m.value)
+		switch {
+		case m.value == "":
+			reportAt(p, lint.Error, m.off, ptr, "[AOP:%s] has no timestamp: write an ISO 8601 time after the marker, such as \"[AOP:%s] 2026-02-05T10:30:00Z\"", name, name)
+		case !ok:
+			reportAt(p, lint.Error, m.valOff, ptr, "[AOP:%s] timestamp %s is not ISO 8601: write it like 2026-02-05T10:30:00Z", name, quote(m.value))
+		case !zone:
+			reportAt(p, lint.Warning, m.valOff, ptr, "[AOP:%s] timestamp %s has no time zone: add Z (UTC) or an offset, such as %s", name, quote(m.value), m.value+"Z")
+		default:
+			continue
+		}
+		p.Claim(ptr)
+	}
+}
+
+func checkTimeOrder(p *lint.Pass) {
+	r := parsed(p)
+	s, e := r.first("START"), r.first("END")
+	if s == nil || e == nil {
+		return
+	}
+	ts, _, ok1 := parseISO(s.value)
+	te, _, ok2 := parseISO(e.value)
+	if !ok1 || !ok2 || !te.Before(ts) {
+		return
+	}
+	reportAt(p, lint.Error, e.valOff, "/timestamps/end", "[AOP:END] %s is %s before [AOP:START] %s (line %d): the end time cannot precede the start",
+		e.value, ts.Sub(te).Round(time.Millisecond), s.value, lineOf(p, s.off))
+}

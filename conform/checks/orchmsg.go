@@ -49,7 +49,7 @@ var orchmsgChecks = []*conform.Check{
 		func(r *conform.Record) bool { return r.Msg != nil && r.Key != "" }),
 
 	orchmsgCheck("format/base-fields", "happy-path", conform.Core, conform.MUST, "orchmsg §Base Message Structure",
-		"interface BaseMessage { type: MessageType; id: string; timestamp: string (ISO 8601) }",
+		"interface BaseMessage { type: MessageType; id: string; timestamp: string (ISO 8601); agentId?: string } — agentId, when given, is the agent's own (ORCHMSG_AGENT_ID).",
 		[]string{"ORCHMSG-BASE", "ORCHMSG-SCHEMA", "ORCHMSG-TIMESTAMP", "ORCHMSG-ID"},
 		func(s *conform.Session) conform.Outcome {
 			msgs := orchmsgMsgs(s)
@@ -60,6 +60,11 @@ var orchmsgChecks = []*conform.Check{
 				m := decode(r.Msg)
 				id, idOK := field(m, "id").(string)
 				ts := str(m, "timestamp")
+				if aid, ok := field(m, "agentId").(string); ok && aid != "agent-under-test" {
+					o := conform.Mismatch(fmt.Sprintf("record %d carries another agent's agentId", r.Seq), "agentId \"agent-under-test\" (ORCHMSG_AGENT_ID) or none", aid)
+					o.Seq = []int{r.Seq}
+					return o
+				}
 				if !idOK || id == "" || !isISO(ts) {
 					o := conform.Mismatch(fmt.Sprintf("record %d lacks a string id or an ISO 8601 timestamp", r.Seq), map[string]string{"id": "a non-empty string", "timestamp": "ISO 8601"}, map[string]any{"id": field(m, "id"), "timestamp": field(m, "timestamp")})
 					o.Seq = []int{r.Seq}
@@ -278,5 +283,108 @@ var orchmsgChecks = []*conform.Check{
 				return conform.Mismatch("with a request pending, the agent did not act on notify:shutdown", "exit within the grace period while a request is unanswered", describeExit(a))
 			}
 			return conform.Passf("the agent handled shutdown while request(s) were pending")
+		}),
+
+	orchmsgCheck("format/json", "output-hygiene", conform.Core, conform.MUST, "orchmsg §Parsing Strategy",
+		"If valid JSON with type field → route to MessageHandler: a stdout line that starts a JSON object is a complete JSON message with a type.",
+		[]string{"ORCH-JSON", "ORCH-SEM-TYPE-MISSING", "ORCHMSG-JSON"},
+		func(s *conform.Session) conform.Outcome {
+			n := 0
+			for _, r := range s.AgentLines(0, "stdout") {
+				t := strings.TrimSpace(recordText(r))
+				if !strings.HasPrefix(t, "{") {
+					continue
+				}
+				n++
+				if r.Msg == nil || r.Key == "" {
+					o := conform.Mismatch(fmt.Sprintf("record %d starts a JSON object but is not a typed JSON message", r.Seq), "a complete JSON object with a type", clip(t, 200))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			if n == 0 {
+				return conform.Failf("the agent sent no JSON message")
+			}
+			return conform.Passf("%d JSON messages, all typed", n)
+		}),
+
+	orchmsgCheck("limit/message-size", "output-hygiene", conform.Full, conform.MUST, "orchmsg §Security Considerations; bindings §orchmsg",
+		"One message is at most 1 MiB (larger lines are cut by the orchestrator and lost).",
+		[]string{"ORCH-LIMIT"},
+		func(s *conform.Session) conform.Outcome {
+			for _, r := range s.AgentLines(0, "stdout") {
+				if r.Truncated {
+					o := conform.Mismatch(fmt.Sprintf("record %d is longer than 1 MiB", r.Seq), "at most 1 MiB per line", "cut at 1 MiB")
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			if len(s.AgentLines(0, "stdout")) == 0 {
+				return conform.Failf("the agent wrote nothing")
+			}
+			return conform.Passf("every line within 1 MiB")
+		}),
+
+	orchmsgCheck("auth/own-tasks", "delegation", conform.Resilient, conform.MUST, "orchmsg §Security Considerations",
+		"Authorization: Agents can only query their own tasks (the assigned task and the tasks they submitted).",
+		[]string{"ORCH-AUTH"},
+		func(s *conform.Session) conform.Outcome {
+			own := map[string]bool{orchmsgTaskID(s): true}
+			for _, r := range s.Records {
+				if r.From == "orchestrator" && r.Msg != nil {
+					if id := str(decode(r.Msg), "payload", "task", "id"); strings.HasPrefix(id, "task-sub-") {
+						own[id] = true
+					}
+				}
+			}
+			n := 0
+			for _, r := range s.ByKey(0, "request:get-task") {
+				n++
+				if id := str(decode(r.Msg), "payload", "taskId"); id != "" && !own[id] {
+					o := conform.Mismatch(fmt.Sprintf("record %d asks for task %q, which is not the agent's", r.Seq, id), "the assigned task or a task the agent submitted", id)
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			if n == 0 && len(orchmsgMsgs(s)) == 0 {
+				return conform.Failf("the agent sent no protocol message")
+			}
+			return conform.Passf("%d get-task requests, all for the agent's own tasks", n)
+		}),
+
+	orchmsgCheck("delegation/depth", "delegation", conform.Resilient, conform.MUST, "orchmsg §Submit Task; aop2 §12 E_MAX_DEPTH_EXCEEDED (engine policy)",
+		"Tasks the agent submits nest at most 3 deep (each submitted task depending on the previous one counts one level).",
+		[]string{"ORCH-SEQ-DELEGATION"},
+		func(s *conform.Session) conform.Outcome {
+			depth := map[string]int{orchmsgTaskID(s): 0}
+			// submitted ids come back in the responses, in order.
+			var subs []*conform.Record
+			subs = append(subs, s.ByKey(0, "request:submit-task")...)
+			max := 0
+			for i, r := range subs {
+				d := 1
+				if deps, ok := field(decode(r.Msg), "payload", "dependencies").([]any); ok {
+					for _, dv := range deps {
+						if ds, ok := dv.(string); ok {
+							if pd, ok := depth[ds]; ok && pd+1 > d {
+								d = pd + 1
+							}
+						}
+					}
+				}
+				depth[fmt.Sprintf("task-sub-%03d", i+1)] = d
+				if d > max {
+					max = d
+				}
+				if d > 3 {
+					o := conform.Mismatch("the agent's submitted tasks nest deeper than 3 levels", "depth ≤ 3", fmt.Sprintf("depth %d at record %d", d, r.Seq))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			if len(orchmsgMsgs(s)) == 0 {
+				return conform.Failf("the agent sent no protocol message")
+			}
+			return conform.Passf("%d submitted tasks, depth %d", len(subs), max)
 		}),
 }

@@ -40,6 +40,13 @@ func driveOrchmsg(h *H) error {
 		return harnessErrorf("scenario %s: task: %v", h.sc.ID, err)
 	}
 	taskID, _ := payload["taskId"].(string)
+	// "task" is the harness's side of the scenario: what request:get-task answers
+	// for the assigned task. It is not part of the notification.
+	taskObj, _ := payload["task"].(map[string]any)
+	delete(payload, "task")
+	if taskObj == nil {
+		taskObj = map[string]any{"id": taskID, "name": "Assigned task", "status": "running"}
+	}
 	ids := &orchmsgIDs{}
 	notify := func(typ string, p map[string]any) json.RawMessage {
 		b, _ := json.Marshal(map[string]any{"type": typ, "id": ids.next("ntf"), "timestamp": nowISO(), "agentId": OrchmsgAgentID, "payload": p})
@@ -84,7 +91,13 @@ func driveOrchmsg(h *H) error {
 				}
 				resp["type"] = "response:error"
 				resp["error"] = map[string]any{"code": code, "message": msg}
-			} else if p, ok := orchmsgAnswer(typ, m, taskID, &submitted); ok {
+			} else if p, _ := m["payload"].(map[string]any); typ == "request:get-task" && (p == nil || p["taskId"] == nil) {
+				resp["type"] = "response:error"
+				resp["error"] = map[string]any{"code": "INVALID_REQUEST", "message": "payload.taskId is required"}
+			} else if typ == "request:get-task" && !ownTask(m, taskID, submitted) {
+				resp["type"] = "response:error"
+				resp["error"] = map[string]any{"code": "UNAUTHORIZED", "message": "agents can only query their own tasks"}
+			} else if p, ok := orchmsgAnswer(typ, m, taskID, taskObj, &submitted); ok {
 				resp["type"] = "response:success"
 				resp["payload"] = p
 			} else {
@@ -133,7 +146,7 @@ func driveOrchmsg(h *H) error {
 func (h *H) scheduleTerminate(a *Agent, t time.Time) { a.termAt = t }
 
 // orchmsgAnswer is the canned success payload of each request type.
-func orchmsgAnswer(typ string, req map[string]any, taskID string, submitted *int) (map[string]any, bool) {
+func orchmsgAnswer(typ string, req map[string]any, taskID string, taskObj map[string]any, submitted *int) (map[string]any, bool) {
 	p, _ := req["payload"].(map[string]any)
 	switch typ {
 	case "request:query-agents":
@@ -151,10 +164,10 @@ func orchmsgAnswer(typ string, req map[string]any, taskID string, submitted *int
 		return map[string]any{"task": map[string]any{"id": fmt.Sprintf("task-sub-%03d", *submitted), "name": name, "status": "queued"}}, true
 	case "request:get-task":
 		id, _ := p["taskId"].(string)
-		if id == "" {
-			id = taskID
+		if id == taskID {
+			return map[string]any{"task": taskObj}, true
 		}
-		return map[string]any{"task": map[string]any{"id": id, "name": "Assigned task", "status": "running", "result": nil}}, true
+		return map[string]any{"task": map[string]any{"id": id, "name": "Submitted task", "status": "queued"}}, true
 	case "request:ask-user":
 		answer := "yes"
 		if opts, ok := p["options"].([]any); ok && len(opts) > 0 {
@@ -167,4 +180,20 @@ func orchmsgAnswer(typ string, req map[string]any, taskID string, submitted *int
 		return map[string]any{"answer": answer, "metadata": map[string]any{"answeredAt": nowISO()}}, true
 	}
 	return nil, false
+}
+
+// ownTask reports whether a get-task request names the assigned task or one the
+// agent submitted ("Authorization: Agents can only query their own tasks").
+func ownTask(req map[string]any, taskID string, submitted int) bool {
+	p, _ := req["payload"].(map[string]any)
+	id, _ := p["taskId"].(string)
+	if id == "" || id == taskID {
+		return true
+	}
+	for i := 1; i <= submitted; i++ {
+		if id == fmt.Sprintf("task-sub-%03d", i) {
+			return true
+		}
+	}
+	return false
 }

@@ -13,13 +13,15 @@ import (
 const (
 	harnessSlack = 500 * time.Millisecond
 	msgSlack     = time.Second
-	lateFactor   = 1.2
 	progressGap  = 30 * time.Second
 )
 
-func slack(harness bool) time.Duration {
+// slack is the tolerance for a period on a clock: on the harness clock a fifth of
+// the period, at most harnessSlack (scenarios use sub-second intervals); on the
+// message clock a second, for timestamps truncated to whole seconds.
+func slack(harness bool, period time.Duration) time.Duration {
 	if harness {
-		return harnessSlack
+		return min(harnessSlack, period/5)
 	}
 	return msgSlack
 }
@@ -44,8 +46,9 @@ RESPONSE at 12:45:30`,
 var SeqHeartbeatLate = &lint.Rule{
 	ID: "AOP2-SEQ-006", Title: "heartbeat later than its interval", Protocol: ID, Severity: lint.Warning,
 	Spec: "aop2 §6.1 Heartbeat",
-	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. One that comes more than 1.2 × the interval after the previous one (or after the TASK) means a beat was missed; " +
-		"the orchestrator counts it towards max_missed_beats. It is a warning until the silence reaches interval × max_missed_beats (AOP2-SEQ-005).",
+	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. aoplint keeps the schedule the first HEARTBEAT sets (first, first + interval, first + 2 × interval, ...) " +
+		"and reports a HEARTBEAT that comes more than half an interval behind its slot, or a first HEARTBEAT more than two intervals after the TASK: a beat was missed, " +
+		"which the orchestrator counts towards max_missed_beats. It is a warning until the silence reaches interval × max_missed_beats (AOP2-SEQ-005). After a report the schedule restarts at the late beat.",
 	Bad: `TASK (heartbeat interval 120 s) at 12:35:00
 HEARTBEAT at 12:38:00, 12:41:00   (every 180 s)`,
 	Good: `TASK (heartbeat interval 120 s) at 12:35:00
@@ -88,6 +91,10 @@ type beat struct {
 	w         lint.Related // where last was
 	cfg       lint.Related // the TASK's heartbeat config
 	failed    bool
+
+	anchor  stamp        // the HEARTBEAT the schedule starts at (zero before the first)
+	anchorW lint.Related // where it was
+	beats   int          // HEARTBEATs since the anchor
 }
 
 // beatChecker follows heartbeats; late selects SEQ-006 rather than SEQ-005.
@@ -128,6 +135,9 @@ func (c *beatChecker) Observe(p *lint.Pass) {
 			return
 		}
 		c.gap(p, b, v.when, "this HEARTBEAT")
+		if c.late {
+			c.schedule(p, b, v.when)
+		}
 		b.last = v.when
 		b.w = lint.Witness(p.Msg, "", "the previous HEARTBEAT")
 	case "RESPONSE":
@@ -138,35 +148,63 @@ func (c *beatChecker) Observe(p *lint.Pass) {
 		if b.last.msg.IsZero() {
 			b.last.msg = msgTime(v.root.Path("timing", "started_at"))
 		}
-		if !c.late {
-			c.gap(p, b, v.when, "the RESPONSE")
-		}
+		c.gap(p, b, v.when, "the RESPONSE")
 		c.tasks.del(v.taskID)
 	}
 }
 
 func (c *beatChecker) limit(b *beat) time.Duration { return b.interval * time.Duration(b.maxMissed) }
 
-// gap checks the silence from b.last to now, reported at the current message.
+// gap checks the silence from b.last to now (SEQ-005), reported at the current message.
 func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
+	if c.late || b.failed {
+		return
+	}
 	d, harness, ok := since(now, b.last)
-	if !ok || b.failed {
+	lim := c.limit(b)
+	if !ok || d <= lim+slack(harness, b.interval) {
 		return
 	}
 	related := []lint.Related{b.w, b.cfg}
 	if b.w == b.cfg {
 		related = related[1:]
 	}
-	lim := c.limit(b)
-	switch {
-	case d > lim+slack(harness):
-		if !c.late {
-			b.failed = true
-			p.ReportRelatedf(p.Rule.Severity, "", related, "no HEARTBEAT for %s before %s: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", secs(d), what, secs(b.interval), b.maxMissed, secs(lim))
+	b.failed = true
+	p.ReportRelatedf(p.Rule.Severity, "", related, "no HEARTBEAT for %s before %s: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", secs(d), what, secs(b.interval), b.maxMissed, secs(lim))
+}
+
+// schedule checks a HEARTBEAT against the schedule of the first one (SEQ-006).
+func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
+	w := lint.Witness(p.Msg, "", "the HEARTBEAT the schedule starts at")
+	if b.anchor == (stamp{}) {
+		// The first HEARTBEAT: due one interval after the TASK.
+		if d, harness, ok := since(now, b.last); ok && d > 2*b.interval+slack(harness, b.interval) && d <= c.limit(b) {
+			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.cfg}, "the first HEARTBEAT came %s after the TASK, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
 		}
-	case c.late && what == "this HEARTBEAT" && d > time.Duration(float64(b.interval)*lateFactor)+slack(harness):
-		p.ReportRelatedf(p.Rule.Severity, "", related, "HEARTBEAT %s after the previous one, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
+		b.anchor, b.anchorW, b.beats = now, w, 0
+		return
 	}
+	b.beats++
+	d, harness, ok := since(now, b.anchor)
+	if !ok {
+		return
+	}
+	due := b.interval * time.Duration(b.beats)
+	behind := d - due
+	if mustSince(now, b.last) > c.limit(b) {
+		b.anchor, b.anchorW, b.beats = now, w, 0 // a heartbeat failure: AOP2-SEQ-005's
+		return
+	}
+	if behind > b.interval/2+slack(harness, b.interval) {
+		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorW, b.cfg}, "this HEARTBEAT came %s after the one the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed (§6.1)", secs(d), b.beats, secs(b.interval), secs(due), secs(behind))
+		b.anchor, b.anchorW, b.beats = now, w, 0
+	}
+}
+
+// mustSince is since without the flags (0 when the clocks do not compare).
+func mustSince(later, earlier stamp) time.Duration {
+	d, _, _ := since(later, earlier)
+	return d
 }
 
 func (c *beatChecker) Finish(p *lint.Pass) {
@@ -175,7 +213,7 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 	}
 	c.tasks.each(func(id string, b *beat) {
 		d, harness, ok := since(c.now, b.last)
-		if !ok || b.failed || d <= c.limit(b)+slack(harness) {
+		if !ok || b.failed || d <= c.limit(b)+slack(harness, b.interval) {
 			return
 		}
 		p.ReportAtf(p.Rule.Severity, b.w, []lint.Related{b.cfg}, "no HEARTBEAT for task %q in the last %s of the session: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", id, secs(d), secs(b.interval), b.maxMissed, secs(c.limit(b)))

@@ -170,13 +170,27 @@ var (
 )
 
 func checkCode(p *lint.Pass) {
-	r := parsed(p)
-	lines, _ := r.summary()
+	lines, _ := parsed(p).summary()
+	for _, f := range findCode(lines) {
+		reportAt(p, lint.Error, f.off, "/summary", "%s in the summary: code snippets over 5 lines and file contents go in the details file", f.what)
+	}
+}
+
+// finding is a place in the report and what was found there.
+type finding struct {
+	off  int
+	what string
+}
+
+// findCode finds fenced code blocks of more than 5 lines, and runs of more than 5
+// consecutive lines that look like code (file contents), in lines.
+func findCode(lines []summaryLine) []finding {
+	var out []finding
 	fenceStart, inFence, n := -1, false, 0
 	run, runStart := 0, -1
 	flush := func() {
 		if run > 5 {
-			reportAt(p, lint.Error, runStart, "/summary", "%d consecutive lines of code in the summary (file contents?): snippets over 5 lines go in the details file", run)
+			out = append(out, finding{runStart, fmt.Sprintf("%d consecutive lines of code (file contents?)", run)})
 		}
 		run, runStart = 0, -1
 	}
@@ -184,7 +198,7 @@ func checkCode(p *lint.Pass) {
 		if fenceRe.MatchString(l.text) {
 			if inFence {
 				if n > 5 {
-					reportAt(p, lint.Error, fenceStart, "/summary", "a code block of %d lines in the summary: code snippets over 5 lines go in the details file", n)
+					out = append(out, finding{fenceStart, fmt.Sprintf("a code block of %d lines", n)})
 				}
 				inFence, n = false, 0
 			} else {
@@ -207,9 +221,10 @@ func checkCode(p *lint.Pass) {
 		flush()
 	}
 	if inFence && n > 5 {
-		reportAt(p, lint.Error, fenceStart, "/summary", "an unclosed code block of %d lines in the summary: code snippets over 5 lines go in the details file", n)
+		out = append(out, finding{fenceStart, fmt.Sprintf("an unclosed code block of %d lines", n)})
 	}
 	flush()
+	return out
 }
 
 var (
@@ -218,14 +233,19 @@ var (
 )
 
 func checkTrace(p *lint.Pass) {
-	r := parsed(p)
-	lines, _ := r.summary()
+	lines, _ := parsed(p).summary()
+	if f, ok := findTrace(lines); ok {
+		reportAt(p, lint.Error, f.off, "/summary", "a stack trace in the summary (%s): name the error in one line and put the trace in the details file", f.what)
+	}
+}
+
+// findTrace finds a stack trace: a trace header, or two or more stack frames.
+func findTrace(lines []summaryLine) (finding, bool) {
 	frames, first := 0, -1
 	for _, l := range lines {
 		t := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(l.text, "- "), "* "), " \t")
 		if traceHeaderRe.MatchString(t) {
-			reportAt(p, lint.Error, l.off, "/summary", "a stack trace in the summary (%s): name the error in one line and put the trace in the details file", quote(t))
-			return
+			return finding{l.off, quote(t)}, true
 		}
 		if frameRe.MatchString(t) {
 			if first < 0 {
@@ -235,6 +255,7 @@ func checkTrace(p *lint.Pass) {
 		}
 	}
 	if frames >= 2 {
-		reportAt(p, lint.Error, first, "/summary", "a stack trace in the summary (%s): name the error in one line and put the trace in the details file", fmt.Sprintf("%d frames", frames))
+		return finding{first, fmt.Sprintf("%d frames", frames)}, true
 	}
+	return finding{}, false
 }

@@ -1,0 +1,112 @@
+package aopoutput
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// MaxFreeText bounds the text of a response outside its markers and summary
+// (agent chatter, progress lines) before it counts as dumped output.
+const MaxFreeText = 2000
+
+// MarkerStray: nothing before START or after END.
+var MarkerStray = &lint.Rule{
+	ID: "AOPOUT-MARKER-005", Title: "text outside [AOP:START] ... [AOP:END]", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
+	Spec: "aop-output-1.0.0 §Implementation in Agent Prompts (\"Return ONLY an AOP-formatted summary\")",
+	Doc: "The agent returns only the AOP report: the response opens with [AOP:START] and closes with [AOP:END]. Log lines " +
+		"before or after it reach the parent's context unfiltered. (Text between [AOP:TASK] and [AOP:SUMMARY], where the " +
+		"format says \"agent work happens here\", is allowed, within AOPOUT-CONTENT-001's bounds.)",
+	Bad:  "Loading workspace index...\n[AOP:START] 2026-02-05T10:30:00Z\n...\n[AOP:END] 2026-02-05T10:30:12Z\nDone. Cleaning up temporary files.",
+	Good: "[AOP:START] 2026-02-05T10:30:00Z\n...\n[AOP:END] 2026-02-05T10:30:12Z",
+	Run:  checkStray,
+}
+
+// ContentDump: no file contents, stack traces or dumps anywhere in the response.
+var ContentDump = &lint.Rule{
+	ID: "AOPOUT-CONTENT-001", Title: "file contents, stack trace or dumped output in the response", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	Spec: "aop-output-1.0.0 §The Problem AOP Solves; §Implementation in Agent Prompts (DO NOT include ...); §Validation Checklist",
+	Doc: "Outside the summary too, the response carries no full file contents, code snippets over 5 lines, stack traces " +
+		"or verbose logs: text outside the markers and the summary (the agent-work area, stray lines) holding code over 5 " +
+		"lines or a stack trace, or more than 2,000 characters in all, is an error. That is the context overflow AOP exists " +
+		"to prevent: write it to the details file.",
+	Bad:  "[AOP:TASK] Search for auth implementations\n    line 000: const handler = require('./auth/handler');\n    ... (200 lines of the file)\n[AOP:SUMMARY]\n...",
+	Good: "[AOP:TASK] Search for auth implementations\n\n[AOP:SUMMARY]\n- Main handler: src/auth/handler.ts (450 lines)\n...",
+	Run:  checkContent,
+}
+
+func init() { lint.Register(MarkerStray, ContentDump) }
+
+// freeText returns the non-empty lines of the report that are neither marker lines
+// nor part of the summary, with the part they are in ("before", "work", "after").
+func freeText(r *report) (lines []summaryLine, part []string) {
+	start, end, sum := r.first("START"), r.first("END"), r.first("SUMMARY")
+	isMarker := map[int]bool{}
+	for _, m := range r.markers {
+		isMarker[m.off] = true
+	}
+	for _, l := range r.lines {
+		t := strings.TrimLeft(l.text, " \t")
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "[AOP:") && isMarker[l.off+len(l.text)-len(t)] {
+			continue
+		}
+		if sum != nil && l.off > sum.off && l.off < sum.next {
+			continue
+		}
+		where := "work"
+		switch {
+		case start != nil && l.off < start.off:
+			where = "before"
+		case end != nil && l.off > end.off:
+			where = "after"
+		}
+		lines = append(lines, summaryLine{off: l.off + len(l.text) - len(t), text: strings.TrimRight(t, " \t"), indent: len(l.text) - len(t), bullet: isBullet(t)})
+		part = append(part, where)
+	}
+	return lines, part
+}
+
+func checkStray(p *lint.Pass) {
+	r := parsed(p)
+	lines, part := freeText(r)
+	var before, after []summaryLine
+	for i, l := range lines {
+		switch part[i] {
+		case "before":
+			before = append(before, l)
+		case "after":
+			after = append(after, l)
+		}
+	}
+	if len(before) > 0 {
+		reportAt(p, lint.Warning, before[0].off, "", "%d %s before [AOP:START] (%s): return only the AOP report; logs go to stderr or the details file", len(before), plural2(len(before), "line"), quote(before[0].text))
+	}
+	if len(after) > 0 {
+		reportAt(p, lint.Warning, after[0].off, "", "%d %s after [AOP:END] (%s): return only the AOP report; logs go to stderr or the details file", len(after), plural2(len(after), "line"), quote(after[0].text))
+	}
+}
+
+func checkContent(p *lint.Pass) {
+	r := parsed(p)
+	lines, _ := freeText(r)
+	if len(lines) == 0 {
+		return
+	}
+	for _, f := range findCode(lines) {
+		reportAt(p, lint.Error, f.off, "", "%s in the response outside the summary: file contents and code over 5 lines go in the details file", f.what)
+	}
+	if f, ok := findTrace(lines); ok {
+		reportAt(p, lint.Error, f.off, "", "a stack trace in the response (%s): name the error in the summary and put the trace in the details file", f.what)
+	}
+	n := 0
+	for _, l := range lines {
+		n += utf8.RuneCountInString(l.text) + 1
+	}
+	if n > MaxFreeText {
+		reportAt(p, lint.Error, lines[0].off, "", "%d characters of output outside the markers and the summary (%d lines): results go in the details file, not in the response (at most %d characters of such text)", n, len(lines), MaxFreeText)
+	}
+}

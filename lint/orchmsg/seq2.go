@@ -1,0 +1,101 @@
+package orchmsg
+
+import (
+	"github.com/aopkit/aopkit/lint"
+)
+
+var (
+	// SeqCancelled: no progress on a cancelled task.
+	SeqCancelled = &lint.Rule{
+		ID: "ORCH-SEQ-009", Title: "progress on a cancelled task", Protocol: ID, Severity: lint.Warning,
+		Spec: "orchmsg-stdio §Orchestrator Notifications (2. Task Cancelled)",
+		Doc: "After notify:task-cancelled the agent stops working on that task: an event:progress for it afterwards means the " +
+			"cancellation was ignored (until the task is assigned again). The spec states no more than the notification, so " +
+			"this is a warning. Reported once per task.",
+		Bad: "{\"type\":\"notify:task-cancelled\",\"payload\":{\"taskId\":\"task-123\",\"reason\":\"Dependency failed\"},...}\n" +
+			"{\"type\":\"event:progress\",\"payload\":{\"taskId\":\"task-123\",\"progress\":0.8},...}",
+		Good: "{\"type\":\"notify:task-cancelled\",\"payload\":{\"taskId\":\"task-123\",\"reason\":\"Dependency failed\"},...}\n" +
+			"{\"type\":\"event:log\",\"payload\":{\"level\":\"info\",\"message\":\"task-123 cancelled, stopping\"},...}",
+		NewChecker: func() lint.Checker { return &cancelChecker{cancelled: newWindow[*cancelled](MaxTracked)} },
+	}
+	// SeqAgentID: one agent per stdio session.
+	SeqAgentID = &lint.Rule{
+		ID: "ORCH-SEQ-010", Title: "agentId changes within a session", Protocol: ID, Severity: lint.Warning,
+		Spec: "orchmsg-stdio §Base Message Structure (agentId, set by orchestrator if missing); §Security Considerations (Authorization)",
+		Doc: "A stdio session connects one agent process to the orchestrator, so every `agentId` in a recorded session " +
+			"(a transcript, whose records say who sent each message) names the same agent. A message with another agent's id " +
+			"impersonates it; the orchestrator authorizes requests by agent id. Bare streams, which may interleave agents, are " +
+			"not checked.",
+		Bad: "{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"event:log\",\"agentId\":\"agent-1\",...}}\n" +
+			"{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"request:get-task\",\"agentId\":\"agent-2\",...}}",
+		Good: "{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"event:log\",\"agentId\":\"agent-1\",...}}\n" +
+			"{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"request:get-task\",\"agentId\":\"agent-1\",...}}",
+		NewChecker: func() lint.Checker { return &agentIDChecker{} },
+	}
+)
+
+func init() { lint.Register(SeqCancelled, SeqAgentID) }
+
+type cancelled struct {
+	w        lint.Related
+	reported bool
+}
+
+type cancelChecker struct {
+	cancelled *window[*cancelled]
+}
+
+func (c *cancelChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if !isMsg(m) {
+		return
+	}
+	task := m.Root.Path("payload", "taskId").String()
+	if task == "" {
+		return
+	}
+	switch msgType(m) {
+	case "notify:task-cancelled":
+		c.cancelled.put(task, &cancelled{w: witness(m, "/payload/taskId")})
+	case "notify:task-assigned":
+		c.cancelled.del(task)
+	case "event:progress":
+		if who, _ := sender(m); who != "agent" {
+			return
+		}
+		if cn, ok := c.cancelled.get(task); ok && !cn.reported {
+			cn.reported = true
+			p.ReportRelatedf(lint.Warning, "/payload/taskId", []lint.Related{cn.w}, "progress reported on task %s after %s cancelled it: stop working on a cancelled task", quote(task), cn.w.Message)
+		}
+	}
+}
+
+func (c *cancelChecker) Finish(*lint.Pass) {}
+
+type agentIDChecker struct {
+	first    string
+	w        lint.Related
+	reported bool
+}
+
+func (c *agentIDChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if !isMsg(m) || c.reported || (m.From != "agent" && m.From != "orchestrator") {
+		return
+	}
+	a := m.Root.Get("agentId")
+	if !a.IsString() || a.Str == "" {
+		return
+	}
+	if c.first == "" {
+		c.first, c.w = a.Str, witness(m, "/agentId")
+		c.w.Message = "agentId " + quote(a.Str) + " in " + c.w.Message
+		return
+	}
+	if a.Str != c.first {
+		c.reported = true
+		p.ReportRelatedf(lint.Warning, "/agentId", []lint.Related{c.w}, "agentId %s, but this session's agent is %s: one stdio session carries one agent's messages", quote(a.Str), quote(c.first))
+	}
+}
+
+func (c *agentIDChecker) Finish(*lint.Pass) {}

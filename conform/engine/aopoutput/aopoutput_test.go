@@ -237,3 +237,13 @@ func TestRealProcess(t *testing.T) {
 		})
 	}
 }
+
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte(specExample), "search")
+	f.Add([]byte("[AOP:\n[AOP:]x\n[AOP:SUMMARY]"), "")
+	f.Add([]byte("[AOP:DETAILS_FILE] ../../etc/passwd\n"), "build")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, out []byte, taskType string) {
+		aopoutput.Check(out, dir, taskType)
+	})
+}

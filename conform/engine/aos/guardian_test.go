@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -232,4 +233,12 @@ func TestProber(t *testing.T) {
 			t.Errorf("bad guardian passes %s", id)
 		}
 	}
+}
+
+func FuzzPolicy(f *testing.F) {
+	data, _ := os.ReadFile(fixtures + "/policy.json")
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		aos.ParsePolicy(data)
+	})
 }

@@ -284,7 +284,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 				limit = time.Duration(ms) * time.Millisecond
 			}
 		}
-		r := &request{w: witness(m, "/id"), typ: msgType(m), at: now, deadline: now.Add(limit)}
+		r := &request{id: id, w: witness(m, "/id"), typ: msgType(m), at: now, deadline: now.Add(limit)}
 		if old, ok := c.open.get(id); ok {
 			old.answered = true // a reused id: ORCH-SEQ-003 reports it; track the newer request
 		}
@@ -339,8 +339,8 @@ func (c *timeoutChecker) isAnswer(m *lint.Message, r *request) bool {
 func (c *timeoutChecker) compact() {
 	var h deadlineHeap
 	for _, r := range c.heap {
-		if !r.answered {
-			h = append(h, r)
+		if cur, ok := c.open.get(r.id); ok && cur == r && !r.answered {
+			h = append(h, r) // still open and still tracked (not dropped by the bound)
 		}
 	}
 	heap.Init(&h)

@@ -46,20 +46,38 @@ func (w *window[V]) put(k string, v V) bool {
 			dropped, w.evicted = true, true
 		}
 	}
-	if w.head > 1024 && w.head*2 > len(w.order) { // compact the queue
-		w.order = append([]string(nil), w.order[w.head:]...)
-		w.head = 0
+	if live := len(w.order) - w.head; live > 2*w.max+64 || (w.head > 1024 && w.head*2 > len(w.order)) {
+		w.compact()
 	}
 	return dropped
 }
 
+// compact drops the queue's entries for deleted keys (and older duplicates of a key
+// put again), so the queue stays within a small multiple of the bound even when
+// entries are deleted rather than evicted.
+func (w *window[V]) compact() {
+	seen := make(map[string]bool, len(w.m))
+	keep := make([]string, 0, len(w.m))
+	for i := len(w.order) - 1; i >= w.head; i-- {
+		k := w.order[i]
+		if _, ok := w.m[k]; ok && !seen[k] {
+			seen[k] = true
+			keep = append(keep, k)
+		}
+	}
+	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
+		keep[i], keep[j] = keep[j], keep[i]
+	}
+	w.order, w.head = keep, 0
+}
+
 // request is what the sequence rules remember of a request: small, never the message.
 type request struct {
+	id       string
 	w        lint.Related // where it is
 	typ      string
 	at       time.Time // when it was sent (zero: unknown)
 	deadline time.Time
-	taskID   string // get-task: the task asked for
 	answered bool
 }
 

@@ -1,0 +1,102 @@
+package orchmsg
+
+import (
+	"testing"
+	"time"
+
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+func TestParseISO(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in       string
+		ok, zone bool
+		want     string
+	}{
+		{"2026-02-04T14:30:00Z", true, true, "2026-02-04T14:30:00Z"},
+		{"2026-02-04T14:30:00.123Z", true, true, "2026-02-04T14:30:00.123Z"},
+		{"2026-02-04T16:30:00+02:00", true, true, "2026-02-04T14:30:00Z"},
+		{"2026-02-04T14:30", true, false, "2026-02-04T14:30:00Z"},
+		{"2026-02-04T14:30:00", true, false, "2026-02-04T14:30:00Z"},
+		{"2026-02-30T14:30:00Z", false, false, ""},
+		{"2026-13-01T14:30:00Z", false, false, ""},
+		{"2026-02-04 14:30:00Z", false, false, ""},
+		{"04/02/2026 14:30", false, false, ""},
+		{"", false, false, ""},
+		{"...", false, false, ""},
+	} {
+		got, zone, ok := parseISO(tc.in)
+		if ok != tc.ok || zone != tc.zone {
+			t.Errorf("parseISO(%q) ok=%v zone=%v, want ok=%v zone=%v", tc.in, ok, zone, tc.ok, tc.zone)
+			continue
+		}
+		if ok && got.UTC().Format(time.RFC3339Nano) != tc.want {
+			t.Errorf("parseISO(%q) = %s, want %s", tc.in, got.UTC().Format(time.RFC3339Nano), tc.want)
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in, kind, dialect string
+		min, max          int
+	}{
+		{`{"type":"request:get-task","id":"x","timestamp":"t","payload":{}}`, "request:get-task", "", 90, 90},
+		{`{"type":"request:invalid-type","id":"x"}`, "", "", 70, 70},
+		{`{"type":"task_notification","taskId":"task-1"}`, "", DialectTaskNotification, 80, 80},
+		{`{"type":"code-analysis","name":"Analyze"}`, "", DialectTaskDefinition, 20, 20},
+		{`{"type":"object","properties":{}}`, "", "", 1, 10},
+		{`{"id":"res-1","correlationId":"req-1"}`, "", "", 15, 15},
+		{`{"hello":"world"}`, "", "", 0, 0},
+		{`[{"type":"event:log"}]`, "", "", 0, 0},
+		{`{"type":7}`, "", "", 1, 10},
+	} {
+		root, _, err := jsonread.Parse([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, d, c := Detect(root, "")
+		if k != tc.kind || d != tc.dialect || c < tc.min || c > tc.max {
+			t.Errorf("Detect(%s) = %q, %q, %d; want %q, %q, %d..%d", tc.in, k, d, c, tc.kind, tc.dialect, tc.min, tc.max)
+		}
+	}
+}
+
+func TestWindowBound(t *testing.T) {
+	t.Parallel()
+	w := newWindow[int](3)
+	dropped := false
+	for i, k := range []string{"a", "b", "c", "d", "e"} {
+		dropped = w.put(k, i) || dropped
+	}
+	if w.len() != 3 || !dropped || !w.evicted {
+		t.Fatalf("len %d dropped %v evicted %v; want 3 true true", w.len(), dropped, w.evicted)
+	}
+	if _, ok := w.get("a"); ok {
+		t.Error("oldest entry kept")
+	}
+	if v, ok := w.get("e"); !ok || v != 4 {
+		t.Error("newest entry lost")
+	}
+	// deleted entries free their place; the queue compacts
+	for i := 0; i < 10000; i++ {
+		k := string(rune('A' + i%26))
+		w.put(k, i)
+		w.del(k)
+	}
+	if len(w.order)-w.head > 2100 {
+		t.Errorf("queue not compacted: %d entries", len(w.order)-w.head)
+	}
+}
+
+func TestSchemaFile(t *testing.T) {
+	t.Parallel()
+	if got := SchemaFile("request:query-agents"); got != "orchmsg/request-query-agents.schema.json" {
+		t.Errorf("SchemaFile = %q", got)
+	}
+	if got := SchemaFile("request:nope"); got != "" {
+		t.Errorf("SchemaFile(unknown) = %q", got)
+	}
+}

@@ -39,6 +39,7 @@ var Faults = []mockagent.Fault{
 	{Name: "wrong-version", Rule: "AOF-ENV-VERSION version must be 1", Doc: "sends every envelope with version 2"},
 	{Name: "duplicate-completion", Rule: "AOF-SEQ-COMPLETION-DUP completion.report sent twice (idempotent, warning)", Doc: "sends the same completion.report twice"},
 	{Name: "unauthorized-agent", Rule: "AOF-SEQ-SENDER fromAgent is not the task's lease holder", Doc: "sends its completion.report as another agent"},
+	{Name: "ignore-handoff", Rule: "AOF-SEQ-HANDOFF-ACK delegated child never sends handoff.accepted or handoff.rejected (best practice 3)", Doc: "works on a delegated task without acknowledging its handoff"},
 	{Name: "tests-overflow", Rule: "AOF-COMPLETION-TESTS tests.passed + tests.failed exceeds tests.total", Doc: "reports 3 passed and 1 failed out of 3 tests"},
 }
 
@@ -79,6 +80,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		beat = time.Second
 	}
 	a.heartbeat()
+	if stop := a.answerHandoff(); stop {
+		return 0
+	}
 	if fault == "unknown-type" {
 		a.send("task.progress", a.taskID, map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": "started"})
 	}
@@ -284,6 +288,27 @@ func (a *agent) completion(outcome, notes string) {
 		from = "impostor-agent"
 	}
 	a.sendAs("completion.report", a.taskID, from, "dispatcher", p)
+}
+
+// answerHandoff acknowledges the handoff of a delegated child (aof-1 §Handoff
+// Acceptance/Rejection, best practice 3): accepted when it has acceptance criteria,
+// rejected for insufficient context (and the agent stops) when it has none. It
+// reports whether the agent must stop.
+func (a *agent) answerHandoff() bool {
+	data, err := os.ReadFile(filepath.Join(a.taskDir(), "inputs", "handoff.json"))
+	if err != nil || a.fault == "ignore-handoff" {
+		return false
+	}
+	var h struct {
+		AcceptanceCriteria []string `json:"acceptanceCriteria"`
+	}
+	if json.Unmarshal(data, &h) != nil || len(h.AcceptanceCriteria) > 0 {
+		a.send("handoff.accepted", a.taskID, map[string]any{"taskId": a.taskID, "accepted": true})
+		return false
+	}
+	a.send("handoff.rejected", a.taskID, map[string]any{"taskId": a.taskID, "accepted": false,
+		"reason": "Insufficient context: the handoff has no acceptance criteria"})
+	return true
 }
 
 // otherTask derives a sibling task id: same date, number shifted by n*500.

@@ -28,10 +28,12 @@ const (
 var start = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 type scenario struct {
-	name   string
-	fault  string
-	meta   map[string]any
-	parent bool // create a parent task (the agent's task is a delegated child)
+	name       string
+	fault      string
+	meta       map[string]any
+	parent     bool   // create a parent task (the agent's task is a delegated child)
+	handoff    string // write inputs/handoff.json addressed to this agent before dispatch
+	noCriteria bool   // ... without acceptance criteria
 	// expectations
 	status   string   // final status of the agent's task
 	exit     int      // agent exit code (-1: stopped by a signal)
@@ -70,6 +72,15 @@ var scenarios = []scenario{
 		}},
 	{name: "child-does-not-delegate", parent: true, meta: map[string]any{"delegationDepth": 1, "parentTaskId": parentID, "delegateTo": "swe-qa"},
 		status: aof.Review, runState: "running", absent: []string{"delegation.requested", "delegation.rejected"}},
+	{name: "child-accepts-handoff", parent: true, handoff: "swe-backend", meta: map[string]any{"delegationDepth": 1, "parentTaskId": parentID},
+		status: aof.Review, runState: "running",
+		events: []string{"protocol.message.received", "delegation.accepted", "task.completed", "task.transitioned:completion_done"}},
+	{name: "child-rejects-insufficient-handoff", parent: true, handoff: "swe-backend", noCriteria: true, meta: map[string]any{"delegationDepth": 1, "parentTaskId": parentID},
+		status: aof.Blocked, runState: "running",
+		events: []string{"task.transitioned:Insufficient context: the handoff has no acceptance criteria", "delegation.rejected:Insufficient context: the handoff has no acceptance criteria"},
+		absent: []string{"task.completed"}},
+	{name: "ignore-handoff", fault: "ignore-handoff", parent: true, handoff: "swe-backend", meta: map[string]any{"delegationDepth": 1, "parentTaskId": parentID},
+		status: aof.Review, runState: "running", absent: []string{"delegation.accepted", "delegation.rejected"}},
 	{name: "nested-delegation", fault: "nested-delegation", parent: true, meta: map[string]any{"delegationDepth": 1, "parentTaskId": parentID},
 		status: aof.Review, runState: "running",
 		events: []string{"protocol.message.received", "delegation.rejected:nested_delegation", "task.completed"},
@@ -170,6 +181,14 @@ func newSession(t *testing.T, sc scenario, fake clock.Clock, w *bytes.Buffer) *a
 		Title: "Implement the users API", TTL: 5 * time.Minute, Metadata: sc.meta}
 	if sc.parent {
 		cfg.Tasks = []*aof.Task{{ID: parentID, Title: "Parent", Status: aof.InProgress, Metadata: map[string]any{"delegationDepth": int64(0)}, Body: "# Parent\n"}}
+	}
+	if sc.handoff != "" {
+		cfg.Handoff = &aof.Handoff{TaskID: taskID, ParentTaskID: parentID, FromAgent: "swe-lead", ToAgent: sc.handoff,
+			AcceptanceCriteria: []string{"All tests pass"}, ExpectedOutputs: []string{}, ContextRefs: []string{}, Constraints: []string{},
+			DueBy: "2026-11-23T10:00:00.000Z"}
+	}
+	if sc.noCriteria {
+		cfg.Handoff.AcceptanceCriteria = []string{}
 	}
 	s, err := aof.NewSession(fake, cfg, w)
 	if err != nil {

@@ -3,6 +3,7 @@ package aof
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,10 @@ type Config struct {
 	TTL      time.Duration  // heartbeat TTL (DefaultTTL when 0)
 	Metadata map[string]any // task metadata: delegationDepth, reviewRequired, delegateTo, ...
 	Tasks    []*Task        // other tasks to create before dispatch (a parent, a sibling, ...)
+	// Handoff, when set, makes the agent's task a delegated child: its
+	// inputs/handoff.json and handoff.md are written before dispatch, as the router
+	// writes them for a handoff.request.
+	Handoff *Handoff
 }
 
 // Session is the dispatcher side of one agent run: the store, the router and the
@@ -74,9 +79,25 @@ func NewSession(clk clock.Clock, cfg Config, transcript io.Writer) (*Session, er
 	if err := st.Create(t); err != nil {
 		return nil, err
 	}
+	if h := cfg.Handoff; h != nil {
+		dir := filepath.Join(st.TaskDir(Ready, cfg.TaskID), "inputs")
+		data, _ := json.MarshalIndent(h, "", "  ")
+		if err := writeFileAtomic(filepath.Join(dir, "handoff.json"), append(data, '\n')); err != nil {
+			return nil, err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, "handoff.md"), HandoffMarkdown(h)); err != nil {
+			return nil, err
+		}
+	}
 	w, err := st.AcquireLease(cfg.TaskID, cfg.AgentID, cfg.TTL)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Handoff != nil {
+		path := filepath.Join(st.TaskDir(InProgress, cfg.TaskID), "inputs", "handoff.json")
+		if data, err := os.ReadFile(path); err == nil {
+			s.recordFiles([]Written{{path, data}})
+		}
 	}
 	s.recordFiles(w)
 	if hb, err := os.ReadFile(filepath.Join(st.RunDir(cfg.TaskID), "run_heartbeat.json")); err == nil {

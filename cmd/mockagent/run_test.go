@@ -16,7 +16,7 @@ func TestRunExitCodes(t *testing.T) {
 		out  string // in stdout
 		err  string // in stderr
 	}{
-		{"faults", []string{"faults"}, 0, "aop2 hang  AOP2-SEQ-HEARTBEAT", ""},
+		{"faults", []string{"faults"}, 0, "aop2 hang  AOP2-SEQ-005", ""},
 		{"faults of one protocol", []string{"faults", "--protocol", "aop2"}, 0, "aop2 stop-heartbeats", ""},
 		{"faults of an unknown protocol", []string{"faults", "--protocol", "nope"}, 2, "", `unknown protocol "nope"`},
 		{"no protocol", nil, 2, "", "--protocol is required"},

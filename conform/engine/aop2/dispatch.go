@@ -308,9 +308,11 @@ func (e *engine) timers(st *attemptState, now time.Time) {
 		if p.AutoTerminate {
 			st.fatal = "E_TIMEOUT"
 			e.code("E_TIMEOUT", st.n, true, "no RESPONSE within %s; auto_terminate_on_timeout kills the executor", now.Sub(st.start))
+			e.violation("AOP2-SEQ-010", st.n, "no RESPONSE within the effective timeout %s", now.Sub(st.start))
 			e.terminate(st, now)
 		} else {
 			e.code("E_TIMEOUT", st.n, false, "no RESPONSE within %s; auto_terminate_on_timeout is false, the executor runs on", now.Sub(st.start))
+			e.violation("AOP2-SEQ-010", st.n, "no RESPONSE within the effective timeout %s", now.Sub(st.start))
 			st.timeoutAt = time.Time{}
 		}
 	}
@@ -318,6 +320,7 @@ func (e *engine) timers(st *attemptState, now time.Time) {
 		window := time.Duration(p.MaxMissedBeats) * p.HeartbeatInterval
 		if !now.Before(st.lastBeat.Add(window)) {
 			detail := fmt.Sprintf("no HEARTBEAT for %s (%d × %s)", now.Sub(st.lastBeat), p.MaxMissedBeats, p.HeartbeatInterval)
+			e.violation("AOP2-SEQ-005", st.n, "%s", detail)
 			result := "FAIL"
 			switch p.OnHeartbeatFailure {
 			case "ABORT":
@@ -373,7 +376,7 @@ func (e *engine) handleLine(st *attemptState, l agentio.Line) {
 	}
 	if l.Truncated {
 		e.code("E_CONTEXT_OVERFLOW", st.n, false, "a stdout line over %d bytes was cut", len(l.Data))
-		e.violation("AOP2-LIMIT-RESPONSE-SIZE", st.n, "a stdout line was longer than the harness reads")
+		e.violation("AOP2-LIMIT-003", st.n, "a stdout line was longer than the harness reads")
 		return
 	}
 	trimmed := trimSpace(l.Data)
@@ -384,9 +387,9 @@ func (e *engine) handleLine(st *attemptState, l agentio.Line) {
 	if err != nil {
 		if trimmed[0] == '{' || trimmed[0] == '[' {
 			e.code("E_PARSE_FAILURE", st.n, false, "a stdout line looks like JSON but does not parse: %v", err)
-			e.violation("AOP2-JSON-PARSE", st.n, "%v", err)
+			e.violation("GEN-JSON-001", st.n, "%v", err)
 		} else {
-			e.violation("AOP2-STREAM-NON-JSON", st.n, "non-JSON stdout kept as a log line: %.60q", trimmed)
+			e.violation("GEN-DETECT-002", st.n, "non-JSON stdout kept as a log line: %.60q", trimmed)
 		}
 		return
 	}
@@ -398,7 +401,7 @@ func (e *engine) handleLine(st *attemptState, l agentio.Line) {
 	case "TASK":
 		e.handleDelegation(st, m, trimmed)
 	default:
-		e.violation("AOP2-SEM-MESSAGE-TYPE", st.n, "message_type %q is not TASK, RESPONSE or EVENT; ignored", mt)
+		e.violation("AOP2-ENVELOPE-001", st.n, "message_type %q is not TASK, RESPONSE or EVENT; ignored", mt)
 	}
 }
 
@@ -420,31 +423,31 @@ func (e *engine) handleEvent(st *attemptState, l agentio.Line, m map[string]any)
 		e.violation(p.Rule, st.n, "%s", p)
 	}
 	if sid, _ := str(m, "session_id"); sid != e.task.SessionID {
-		e.violation("AOP2-SEM-SESSION-ID", st.n, "event session_id %q is not the TASK's %q; ignored", sid, e.task.SessionID)
+		e.violation("AOP2-SEQ-001", st.n, "event session_id %q is not the TASK's %q; ignored", sid, e.task.SessionID)
 		return
 	}
 	if tid, _ := str(m, "task_id"); tid != e.task.TaskID {
-		e.violation("AOP2-SEM-TASK-ID", st.n, "event task_id %q is not the TASK's %q; ignored", tid, e.task.TaskID)
+		e.violation("AOP2-SEQ-001", st.n, "event task_id %q is not the TASK's %q; ignored", tid, e.task.TaskID)
 		return
 	}
 	if ts, _ := str(m, "timestamp"); !validTimestamp(ts) {
-		e.violation("AOP2-SEM-TIMESTAMP", st.n, "timestamp %q is not ISO 8601 UTC (2026-02-26T12:37:01Z)", ts)
+		e.violation("AOP2-TIME-001", st.n, "timestamp %q is not ISO 8601 UTC (2026-02-26T12:37:01Z)", ts)
 	}
 	ev, _ := str(m, "event")
 	if !executorEvents[ev] {
-		e.violation("AOP2-SEM-EVENT", st.n, "event %q is not an executor event (HEARTBEAT, PROGRESS_UPDATE); ignored", ev)
+		e.violation("AOP2-ENVELOPE-006", st.n, "event %q is not an executor event (HEARTBEAT, PROGRESS_UPDATE); ignored", ev)
 		return
 	}
 	p := e.task.Policy
 	switch ev {
 	case "HEARTBEAT":
 		if gap := l.At.Sub(st.lastBeat); p.Heartbeat && gap > p.HeartbeatInterval*11/10 {
-			e.violation("AOP2-SEQ-HEARTBEAT", st.n, "a HEARTBEAT came %s after the previous one; the interval is %s", gap, p.HeartbeatInterval)
+			e.violation("AOP2-SEQ-006", st.n, "a HEARTBEAT came %s after the previous one; the interval is %s", gap, p.HeartbeatInterval)
 		}
 		st.lastBeat = l.At
 	case "PROGRESS_UPDATE":
 		if !st.lastProg.IsZero() && l.At.Sub(st.lastProg) < ProgressInterval-500*time.Millisecond {
-			e.violation("AOP2-SEQ-PROGRESS-RATE", st.n, "PROGRESS_UPDATE %s after the previous one; at most one per 30 s", l.At.Sub(st.lastProg))
+			e.violation("AOP2-SEQ-007", st.n, "PROGRESS_UPDATE %s after the previous one; at most one per 30 s", l.At.Sub(st.lastProg))
 			return // the engine drops the extra update
 		}
 		st.lastProg = l.At
@@ -462,20 +465,20 @@ func validTimestamp(s string) bool {
 
 func (e *engine) handleResponse(st *attemptState, l agentio.Line, m map[string]any, raw []byte) {
 	if st.answered {
-		e.violation("AOP2-SEQ-ONE-RESPONSE", st.n, "a second RESPONSE; the first one stands")
+		e.violation("AOP2-SEQ-009", st.n, "a second RESPONSE; the first one stands")
 		return
 	}
 	st.answered = true
 	st.exitBy = l.At.Add(e.cfg.Grace)
 	if st.fatal != "" {
-		e.violation("AOP2-SEQ-ONE-RESPONSE", st.n, "a RESPONSE after the attempt ended with %s; ignored", st.fatal)
+		e.violation("aop2/5/final-response", st.n, "a RESPONSE after the attempt ended with %s; ignored", st.fatal)
 		return
 	}
 	e.audit.write(l.At, "RESPONSE_RECEIVED", executorActor(e.task.AgentName, st.m.Provider, st.m.Model), m, st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "", nil)
 	if len(raw) > MaxResponseBytes {
 		st.fatal = "E_CONTEXT_OVERFLOW"
 		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", len(raw), MaxResponseBytes)
-		e.violation("AOP2-LIMIT-RESPONSE-SIZE", st.n, "RESPONSE of %d bytes", len(raw))
+		e.violation("AOP2-LIMIT-003", st.n, "RESPONSE of %d bytes", len(raw))
 		return
 	}
 	view, problems := checkResponse(m, e.task, st.m.Provider, st.m.Model)
@@ -527,18 +530,18 @@ func (e *engine) outcome(st *attemptState, ex agentio.Exit) string {
 			e.code("E_PROCESS_CRASH", st.n, true, "the executor ended (exit %d%s) without a RESPONSE", ex.Code, sigSuffix(ex.Signal))
 			return "E_PROCESS_CRASH"
 		}
-		e.violation("AOP2-SEQ-ONE-RESPONSE", st.n, "the executor exited 0 without a RESPONSE")
+		e.violation("AOP2-SEQ-004", st.n, "the executor exited 0 without a RESPONSE")
 		e.code("E_MALFORMED_RESPONSE", st.n, true, "the executor exited 0 without a RESPONSE")
 		return "E_MALFORMED_RESPONSE"
 	}
 	if crashed && !st.terminated {
-		e.violation("aop2/bind/exit-code", st.n, "exit %d%s after the RESPONSE; the binding asks for 0", ex.Code, sigSuffix(ex.Signal))
+		e.violation("aop2/bind/exit-zero", st.n, "exit %d%s after the RESPONSE; the binding asks for 0", ex.Code, sigSuffix(ex.Signal))
 	}
 	v := st.view
 	t := e.task
 	if t.MaxCostUSD != nil && v.HasCost && v.CostUSD > *t.MaxCostUSD {
 		e.code("E_COST_LIMIT_EXCEEDED", st.n, true, "the executor reports $%g; the budget is $%g", v.CostUSD, *t.MaxCostUSD)
-		e.violation("AOP2-SEM-BUDGET", st.n, "actual cost $%g over the budget $%g", v.CostUSD, *t.MaxCostUSD)
+		e.violation("AOP2-SEQ-013", st.n, "actual cost $%g over the budget $%g", v.CostUSD, *t.MaxCostUSD)
 		return "E_COST_LIMIT_EXCEEDED"
 	}
 	if t.MaxTokens != nil && v.Tokens > *t.MaxTokens {
@@ -582,7 +585,7 @@ func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte
 		return
 	}
 	if !e.task.DelegationAllowed {
-		e.violation("AOP2-SEQ-DELEGATION", st.n, "task.constraints.delegation_allowed is false")
+		e.violation("aop2/10/no-delegation", st.n, "task.constraints.delegation_allowed is false")
 		reject("E_PERMISSION_DENIED", "task.constraints.delegation_allowed is false")
 		return
 	}
@@ -593,7 +596,7 @@ func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte
 	}
 	d.Depth = pd + 1
 	if d.Depth > MaxDelegationDepth {
-		e.violation("AOP2-SEQ-DELEGATION-DEPTH", st.n, "sub-task %s at depth %d; at most %d", d.TaskID, d.Depth, MaxDelegationDepth)
+		e.violation("AOP2-SEQ-011", st.n, "sub-task %s at depth %d; at most %d", d.TaskID, d.Depth, MaxDelegationDepth)
 		reject("E_MAX_DEPTH_EXCEEDED", "depth %d; at most %d", d.Depth, MaxDelegationDepth)
 		return
 	}

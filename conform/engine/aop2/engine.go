@@ -295,13 +295,13 @@ func (e *engine) run(ctx context.Context, data []byte) {
 		return
 	case !strings.HasPrefix(version, "2."):
 		e.res.InputVersion = "V1"
-		e.versionFallback(version, []Problem{{"AOP2-SEM-VERSION", "/aop_version", fmt.Sprintf("aop_version %q is not 2.x", version)}})
+		e.versionFallback(version, []Problem{{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q is not 2.x", version)}})
 		return
 	}
 	e.res.InputVersion = "V2"
 	var fatal []Problem
 	for _, p := range problems {
-		if p.Rule == "AOP2-SEM-EXTENSION-KEY" {
+		if p.Rule == "AOP2-EXT-001" {
 			e.violation(p.Rule, 0, "%s", p)
 			continue
 		}

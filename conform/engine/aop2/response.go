@@ -21,44 +21,44 @@ func checkResponse(m map[string]any, t *Task, provider, model string) (responseV
 	var v responseView
 	ps := checkHeader(m, true)
 	if sid, _ := str(m, "session_id"); sid != t.SessionID {
-		ps = append(ps, Problem{"AOP2-SEM-SESSION-ID", "/session_id", fmt.Sprintf("session_id %q must be the TASK's %q", sid, t.SessionID)})
+		ps = append(ps, Problem{"AOP2-SEQ-001", "/session_id", fmt.Sprintf("session_id %q must be the TASK's %q", sid, t.SessionID)})
 	}
 	if tid, _ := str(m, "task_id"); tid != t.TaskID {
-		ps = append(ps, Problem{"AOP2-SEM-TASK-ID", "/task_id", fmt.Sprintf("task_id %q must be the TASK's %q", tid, t.TaskID)})
+		ps = append(ps, Problem{"AOP2-SEQ-001", "/task_id", fmt.Sprintf("task_id %q must be the TASK's %q", tid, t.TaskID)})
 	}
 	agent := object(m, "agent")
 	if agent == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA", "/agent", "a RESPONSE must contain agent {name, provider, model}"})
+		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/agent", "a RESPONSE must contain agent {name, provider, model}"})
 	} else {
 		if n, _ := str(agent, "name"); n == "" {
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/agent/name", "agent.name is required"})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/agent/name", "agent.name is required"})
 		}
 		p, _ := str(agent, "provider")
 		md, _ := str(agent, "model")
 		if p != provider || md != model {
-			ps = append(ps, Problem{"AOP2-SEM-AGENT-MODEL", "/agent", fmt.Sprintf("agent reports %s/%s but ran as %s/%s: report the model you ran as", p, md, provider, model)})
+			ps = append(ps, Problem{"aop2/9/fallback-model", "/agent", fmt.Sprintf("agent reports %s/%s but ran as %s/%s: report the model you ran as", p, md, provider, model)})
 		}
 	}
 	ts := object(m, "task_status")
 	if ts == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA", "/task_status", "a RESPONSE must contain task_status"})
+		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/task_status", "a RESPONSE must contain task_status"})
 	} else {
 		v.State, _ = str(ts, "state")
 		sig, hasSig := str(ts, "final_signal")
 		v.Signal = sig
 		switch {
 		case !states[v.State]:
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/task_status/state", fmt.Sprintf("task_status.state %q must be one of PENDING, IN_PROGRESS, COMPLETED, FAILED, ABORTED, SKIPPED", v.State)})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/task_status/state", fmt.Sprintf("task_status.state %q must be one of PENDING, IN_PROGRESS, COMPLETED, FAILED, ABORTED, SKIPPED", v.State)})
 		case !terminal[v.State]:
-			ps = append(ps, Problem{"AOP2-SEM-FINAL-STATE", "/task_status/state", fmt.Sprintf("the final RESPONSE has state %s: it must be COMPLETED, FAILED, ABORTED or SKIPPED", v.State)})
+			ps = append(ps, Problem{"aop2/5/final-response", "/task_status/state", fmt.Sprintf("the final RESPONSE has state %s: it must be COMPLETED, FAILED, ABORTED or SKIPPED", v.State)})
 		}
 		switch {
 		case !hasSig && t.Policy.RequireFinalSignal:
-			ps = append(ps, Problem{"AOP2-GR-FINAL-SIGNAL", "/task_status/final_signal", "guard_rails.require_final_signal: task_status.final_signal is required"})
+			ps = append(ps, Problem{"AOP2-SEQ-002", "/task_status/final_signal", "guard_rails.require_final_signal: task_status.final_signal is required"})
 		case hasSig && !signals[sig]:
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/task_status/final_signal", fmt.Sprintf("final_signal %q must be one of SUCCESS, PARTIAL_SUCCESS, FAILURE, ABORTED", sig)})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/task_status/final_signal", fmt.Sprintf("final_signal %q must be one of SUCCESS, PARTIAL_SUCCESS, FAILURE, ABORTED", sig)})
 		case hasSig && (sig == "SUCCESS" || sig == "PARTIAL_SUCCESS") && terminal[v.State] && v.State != "COMPLETED":
-			ps = append(ps, Problem{"AOP2-SEM-FINAL-STATE", "/task_status", fmt.Sprintf("final_signal %s contradicts state %s", sig, v.State)})
+			ps = append(ps, Problem{"aop2/5/final-response", "/task_status", fmt.Sprintf("final_signal %s contradicts state %s", sig, v.State)})
 		case !hasSig:
 			v.Signal = signalOf(v.State)
 		}
@@ -72,7 +72,7 @@ func checkResponse(m map[string]any, t *Task, provider, model string) (responseV
 		}
 	}
 	if t.Policy.RequireMinimalReport && (strings.TrimSpace(summary) == "" || v.Actions == 0) {
-		ps = append(ps, Problem{"AOP2-GR-MINIMAL-REPORT", "/execution_summary", "guard_rails.require_minimal_report: execution_summary needs a non-empty summary and actions"})
+		ps = append(ps, Problem{"AOP2-SEQ-003", "/execution_summary", "guard_rails.require_minimal_report: execution_summary needs a non-empty summary and actions"})
 	}
 	if ed := object(m, "error_details"); ed != nil {
 		v.ErrorCode, _ = str(ed, "error_code")
@@ -94,9 +94,9 @@ func checkResponse(m map[string]any, t *Task, provider, model string) (responseV
 // fatalRules make a RESPONSE malformed; other problems are tolerated (the
 // orchestrator ignores unknown extensions keys, §3).
 var fatalRules = map[string]bool{
-	"AOP2-SEM-VERSION": true, "AOP2-SCHEMA": true, "AOP2-SEM-SESSION-ID": true, "AOP2-SEM-TASK-ID": true,
-	"AOP2-SEM-AGENT-MODEL": true, "AOP2-SEM-FINAL-STATE": true, "AOP2-GR-FINAL-SIGNAL": true,
-	"AOP2-GR-MINIMAL-REPORT": true,
+	"AOP2-VERSION-002": true, "AOP2-SCHEMA-001": true, "AOP2-SEQ-001": true,
+	"aop2/9/fallback-model": true, "aop2/5/final-response": true, "AOP2-SEQ-002": true,
+	"AOP2-SEQ-003": true,
 }
 
 func signalOf(state string) string {

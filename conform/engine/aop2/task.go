@@ -114,7 +114,7 @@ type Alternative struct {
 
 // Problem is one schema or cross-field violation of a message.
 type Problem struct {
-	Rule    string // rule ID, such as AOP2-SEM-TASK-STATUS
+	Rule    string // rule ID, such as AOP2-ENVELOPE-003
 	Pointer string // JSON Pointer
 	Message string
 }
@@ -173,14 +173,14 @@ func checkHeader(m map[string]any, full bool) []Problem {
 	var ps []Problem
 	v, ok := str(m, "aop_version")
 	if !ok || !strings.HasPrefix(v, "2.") {
-		ps = append(ps, Problem{"AOP2-SEM-VERSION", "/aop_version", fmt.Sprintf("aop_version %q must start with \"2.\"", v)})
+		ps = append(ps, Problem{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q must start with \"2.\"", v)})
 	}
 	if full {
 		if _, ok := str(m, "schema_version"); !ok {
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/schema_version", "schema_version is required"})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/schema_version", "schema_version is required"})
 		}
 		if f, _ := str(m, "protocol_family"); f != ProtocolFamily {
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/protocol_family", fmt.Sprintf("protocol_family %q must be \"AOP\"", f)})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/protocol_family", fmt.Sprintf("protocol_family %q must be \"AOP\"", f)})
 		}
 	}
 	return ps
@@ -206,7 +206,7 @@ func checkExtensions(v any, ptr string, ps *[]Problem) {
 					sort.Strings(ek)
 					for _, x := range ek {
 						if !strings.HasPrefix(x, "x_") {
-							*ps = append(*ps, Problem{"AOP2-SEM-EXTENSION-KEY", p + "/" + escapePointer(x), fmt.Sprintf("extensions key %q must start with \"x_\"", x)})
+							*ps = append(*ps, Problem{"AOP2-EXT-001", p + "/" + escapePointer(x), fmt.Sprintf("extensions key %q must start with \"x_\"", x)})
 						}
 					}
 				}
@@ -235,38 +235,38 @@ func ParseTask(data []byte) (*Task, []Problem, error) {
 	t := &Task{raw: m, Size: len(data)}
 	ps := checkHeader(m, true)
 	if mt, _ := str(m, "message_type"); mt != "TASK" {
-		ps = append(ps, Problem{"AOP2-SEM-MESSAGE-TYPE", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})
+		ps = append(ps, Problem{"AOP2-ENVELOPE-001", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})
 	}
 	if _, ok := m["task_status"]; ok {
-		ps = append(ps, Problem{"AOP2-SEM-TASK-STATUS", "/task_status", "a TASK must not contain task_status"})
+		ps = append(ps, Problem{"AOP2-ENVELOPE-003", "/task_status", "a TASK must not contain task_status"})
 	}
 	session, target, task := object(m, "session"), object(m, "target"), object(m, "task")
 	if session == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA", "/session", "a TASK must contain session"})
+		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/session", "a TASK must contain session"})
 	} else {
 		t.SessionID, _ = str(session, "session_id")
 		if t.SessionID == "" {
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/session/session_id", "session.session_id is required"})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/session/session_id", "session.session_id is required"})
 		}
 	}
 	if target == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA", "/target", "a TASK must contain target"})
+		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/target", "a TASK must contain target"})
 	} else {
 		t.AgentName, _ = str(target, "agent_name")
 		t.Provider, _ = str(target, "provider")
 		t.Model, _ = str(target, "model")
 		if !providers[t.Provider] {
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/target/provider", fmt.Sprintf("target.provider %q must be one of CLAUDE, CODEX, GEMINI, LOCAL, OTHER", t.Provider)})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/target/provider", fmt.Sprintf("target.provider %q must be one of CLAUDE, CODEX, GEMINI, LOCAL, OTHER", t.Provider)})
 		}
 		if t.Model == "" {
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/target/model", "target.model is required"})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/target/model", "target.model is required"})
 		}
 		if r, ok := str(target, "role"); ok && !roles[r] {
-			ps = append(ps, Problem{"AOP2-SCHEMA", "/target/role", fmt.Sprintf("target.role %q must be one of EXECUTOR, ORCHESTRATOR, SPECIALIST", r)})
+			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/target/role", fmt.Sprintf("target.role %q must be one of EXECUTOR, ORCHESTRATOR, SPECIALIST", r)})
 		}
 	}
 	if task == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA", "/task", "a TASK must contain task"})
+		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/task", "a TASK must contain task"})
 	} else {
 		t.readTask(task, &ps)
 	}
@@ -278,30 +278,30 @@ func ParseTask(data []byte) (*Task, []Problem, error) {
 func (t *Task) readTask(task map[string]any, ps *[]Problem) {
 	t.TaskID, _ = str(task, "task_id")
 	if t.TaskID == "" {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/task_id", "task.task_id is required"})
+		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/task_id", "task.task_id is required"})
 	}
 	t.ParentTaskID, _ = str(task, "parent_task_id")
 	obj, ok := str(task, "objective")
 	if !ok {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/objective", "task.objective is required"})
+		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/objective", "task.objective is required"})
 	}
 	t.Objective = len([]rune(obj))
 	if c, _ := str(task, "category"); !categories[c] {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/category", fmt.Sprintf("task.category %q is not a v2.0.0 category", c)})
+		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/category", fmt.Sprintf("task.category %q is not a v2.0.0 category", c)})
 	}
 	if c, _ := str(task, "complexity"); !complexities[c] {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/complexity", fmt.Sprintf("task.complexity %q must be one of LOW, MEDIUM, HIGH, CRITICAL", c)})
+		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/complexity", fmt.Sprintf("task.complexity %q must be one of LOW, MEDIUM, HIGH, CRITICAL", c)})
 	}
 	t.Priority = "NORMAL"
 	if p, ok := str(task, "priority"); ok {
 		if indexOf(priorities, p) < 0 {
-			*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/priority", fmt.Sprintf("task.priority %q must be one of LOW, NORMAL, HIGH, CRITICAL", p)})
+			*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/priority", fmt.Sprintf("task.priority %q must be one of LOW, NORMAL, HIGH, CRITICAL", p)})
 		} else {
 			t.Priority = p
 		}
 	}
 	if object(task, "environment") == nil {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA", "/task/environment", "task.environment is required"})
+		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/environment", "task.environment is required"})
 	}
 	if in, ok := task["inputs"].([]any); ok {
 		t.Inputs = len(in)
@@ -405,7 +405,7 @@ func (t *Task) readPolicy(ps *[]Problem) {
 		if onFailures[v] {
 			p.OnFailure = v
 		} else {
-			*ps = append(*ps, Problem{"AOP2-SCHEMA", "/execution_policy/on_failure", fmt.Sprintf("on_failure %q must be one of REPORT_AND_CONTINUE, ABORT_SESSION, RETRY", v)})
+			*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/execution_policy/on_failure", fmt.Sprintf("on_failure %q must be one of REPORT_AND_CONTINUE, ABORT_SESSION, RETRY", v)})
 		}
 	}
 	if alts, ok := ep["alternative_models"].([]any); ok {
@@ -419,11 +419,11 @@ func (t *Task) readPolicy(ps *[]Problem) {
 				alt.Trigger = "ALL_ERRORS"
 			}
 			if !triggers[alt.Trigger] {
-				*ps = append(*ps, Problem{"AOP2-SCHEMA", fmt.Sprintf("/execution_policy/alternative_models/%d/fallback_trigger", i), fmt.Sprintf("fallback_trigger %q must be one of TIMEOUT, FIRST_ERROR, CRITICAL_ERROR, ALL_ERRORS, COST_LIMIT_EXCEEDED", alt.Trigger)})
+				*ps = append(*ps, Problem{"AOP2-SCHEMA-001", fmt.Sprintf("/execution_policy/alternative_models/%d/fallback_trigger", i), fmt.Sprintf("fallback_trigger %q must be one of TIMEOUT, FIRST_ERROR, CRITICAL_ERROR, ALL_ERRORS, COST_LIMIT_EXCEEDED", alt.Trigger)})
 				continue
 			}
 			if !providers[alt.Provider] || alt.Model == "" {
-				*ps = append(*ps, Problem{"AOP2-SCHEMA", fmt.Sprintf("/execution_policy/alternative_models/%d", i), "an alternative model needs a v2.0.0 provider and a model"})
+				*ps = append(*ps, Problem{"AOP2-SCHEMA-001", fmt.Sprintf("/execution_policy/alternative_models/%d", i), "an alternative model needs a v2.0.0 provider and a model"})
 				continue
 			}
 			p.Alternatives = append(p.Alternatives, alt)
@@ -441,7 +441,7 @@ func (t *Task) readPolicy(ps *[]Problem) {
 			if hbPolicies[v] {
 				p.OnHeartbeatFailure = v
 			} else {
-				*ps = append(*ps, Problem{"AOP2-SCHEMA", "/execution_policy/heartbeat/on_heartbeat_failure", fmt.Sprintf("on_heartbeat_failure %q must be one of ABORT, WARN, CONTINUE", v)})
+				*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/execution_policy/heartbeat/on_heartbeat_failure", fmt.Sprintf("on_heartbeat_failure %q must be one of ABORT, WARN, CONTINUE", v)})
 			}
 		}
 	}

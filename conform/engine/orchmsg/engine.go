@@ -386,14 +386,14 @@ func (e *engine) run(ctx context.Context) {
 	e.rec.Event(e.clk.Now(), "agent-exit", exitDetail(ex))
 	if !e.killed && (ex.Code != 0 || ex.Signal != "") {
 		e.code("CRASHED")
-		e.violation("orchmsg/bind/exit-code", "the agent ended with exit %d %s", ex.Code, ex.Signal)
+		e.violation("orchmsg/bind/exit-zero", "the agent ended with exit %d %s", ex.Code, ex.Signal)
 	}
 	if !e.shutdownSent && !e.killed && ex.Code == 0 && ex.Signal == "" {
 		e.violation("orchmsg/bind/early-exit", "the agent exited before notify:shutdown")
 	}
 	if t := e.tasks[e.cfg.Task.ID]; t != nil && e.res.TaskState == "incomplete" && !e.killed {
 		if e.deadlineHit {
-			e.violation("ORCH-SEQ-COMPLETION", "no progress 1.0 on %s within the %s deadline", e.cfg.Task.ID, e.cfg.Deadline)
+			e.violation("orchmsg/completion/reported", "no progress 1.0 on %s within the %s deadline", e.cfg.Task.ID, e.cfg.Deadline)
 		}
 	}
 	e.rec.Event(e.clk.Now(), "scenario-end", map[string]any{"taskState": e.res.TaskState, "codes": nonNil(e.res.Codes)})
@@ -522,7 +522,7 @@ func (e *engine) timers(now time.Time) {
 			e.cancel(e.cfg.Task.ID, "Task timed out")
 		} else if e.cfg.IdleTimeout > 0 && !now.Before(e.lastMsg.Add(e.cfg.IdleTimeout)) {
 			e.code("IDLE_TIMEOUT")
-			e.violation("ORCH-SEQ-KEEPALIVE", "no message for %s during the task", e.cfg.IdleTimeout)
+			e.violation("orchmsg/timeouts/keepalive", "no message for %s during the task", e.cfg.IdleTimeout)
 			e.cancel(e.cfg.Task.ID, "No progress for "+e.cfg.IdleTimeout.String())
 		}
 	}
@@ -537,7 +537,7 @@ func (e *engine) timers(now time.Time) {
 	}
 	if !e.killAt.IsZero() && !now.Before(e.killAt) {
 		e.killAt = time.Time{}
-		e.violation("ORCH-SEQ-SHUTDOWN", "the agent did not exit within the %s grace period", e.cfg.GracePeriod)
+		e.violation("orchmsg/shutdown/exit-within-grace", "the agent did not exit within the %s grace period", e.cfg.GracePeriod)
 		e.kill("grace period over")
 	}
 }
@@ -614,7 +614,7 @@ func (e *engine) handleLine(l agentio.Line) {
 	}
 	if l.Truncated || len(l.Data) > e.cfg.MaxMessage {
 		e.res.Dropped++
-		e.violation("ORCH-LIMIT-SIZE", "a stdout line of over %d bytes was dropped", e.cfg.MaxMessage)
+		e.violation("orchmsg/limit/message-size", "a stdout line of over %d bytes was dropped", e.cfg.MaxMessage)
 		return
 	}
 	data := []byte(strings.TrimSpace(string(l.Data)))
@@ -624,7 +624,7 @@ func (e *engine) handleLine(l agentio.Line) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		if data[0] == '{' {
-			e.violation("ORCH-JSON-PARSE", "a line that starts a JSON object does not parse (%v); kept as a log", err)
+			e.violation("orchmsg/format/json", "a line that starts a JSON object does not parse (%v); kept as a log", err)
 		}
 		e.res.Logs = append(e.res.Logs, string(data))
 		return
@@ -632,7 +632,7 @@ func (e *engine) handleLine(l agentio.Line) {
 	m, _ := v.(map[string]any)
 	typ, ok := m["type"].(string)
 	if m == nil || !ok {
-		e.violation("ORCH-SEM-TYPE-MISSING", "JSON without a type field is kept as a log: %.60s", data)
+		e.violation("GEN-DETECT-001", "JSON without a type field is kept as a log: %.60s", data)
 		e.res.Logs = append(e.res.Logs, string(data))
 		return
 	}
@@ -649,12 +649,12 @@ func (e *engine) handleLine(l agentio.Line) {
 	}
 	id, idOK := m["id"].(string)
 	if !idOK || id == "" {
-		e.violation("ORCH-SCHEMA-ID", "a %s message without an id", typ)
+		e.violation("ORCH-BASE-001", "a %s message without an id", typ)
 	} else if e.seenIDs[id] {
 		if strings.HasPrefix(typ, "request:") {
-			e.violation("ORCH-SEQ-CORRELATION", "request id %q was used before: responses could not be correlated", id)
+			e.violation("ORCH-SEQ-003", "request id %q was used before: responses could not be correlated", id)
 		} else {
-			e.violation("ORCH-SEQ-DUPLICATE-ID", "message id %q was used before", id)
+			e.violation("ORCH-SEQ-003", "message id %q was used before", id)
 		}
 	}
 	dupID := idOK && id != "" && e.seenIDs[id]
@@ -662,11 +662,11 @@ func (e *engine) handleLine(l agentio.Line) {
 		e.seenIDs[id] = true
 	}
 	if ts, _ := m["timestamp"].(string); !validTimestamp(ts) {
-		e.violation("ORCH-SEM-TIMESTAMP", "timestamp %q is not ISO 8601 such as 2026-02-04T14:30:00Z", ts)
+		e.violation("ORCH-BASE-002", "timestamp %q is not ISO 8601 such as 2026-02-04T14:30:00Z", ts)
 	}
 	foreign := false
 	if a, ok := m["agentId"].(string); ok && a != e.cfg.AgentID {
-		e.violation("ORCH-SEM-AGENT-ID", "agentId %q is not the agent's own id %q", a, e.cfg.AgentID)
+		e.violation("orchmsg/format/base-fields", "agentId %q is not the agent's own id %q", a, e.cfg.AgentID)
 		foreign = true
 	}
 	switch {
@@ -675,7 +675,9 @@ func (e *engine) handleLine(l agentio.Line) {
 			return // nothing to correlate an answer with
 		}
 		if dupID {
-			e.fail(id, typ, "INVALID_REQUEST", "Duplicate request id: every request needs a unique id", nil)
+			// Each request gets exactly one response: a reused id is not answered
+			// again (the agent's own request timeout ends its wait).
+			e.res.Dropped++
 			return
 		}
 		if foreign {
@@ -686,9 +688,9 @@ func (e *engine) handleLine(l agentio.Line) {
 	case strings.HasPrefix(typ, "event:"):
 		e.handleEvent(typ, m, now)
 	case strings.HasPrefix(typ, "response:"), strings.HasPrefix(typ, "notify:"):
-		e.violation("ORCH-SEM-DIRECTION", "%s goes from the orchestrator to the agent, never back; ignored", typ)
+		e.violation("ORCH-SEQ-006", "%s goes from the orchestrator to the agent, never back; ignored", typ)
 	default:
-		e.violation("ORCH-SEM-MESSAGE-TYPE", "type %q is no message type of the protocol; ignored", typ)
+		e.violation("ORCH-TYPE-001", "type %q is no message type of the protocol; ignored", typ)
 	}
 }
 
@@ -707,7 +709,7 @@ func (e *engine) allow(now time.Time) bool {
 		e.limited = true
 		e.code("RATE_LIMITED")
 	}
-	e.violation("ORCH-SEQ-RATE-LIMIT", "more than %d messages within one second", e.cfg.RateLimit)
+	e.violation("ORCH-SEQ-005", "more than %d messages within one second", e.cfg.RateLimit)
 	return false
 }
 
@@ -725,14 +727,14 @@ func (e *engine) handleEvent(typ string, m map[string]any, now time.Time) {
 		taskID, ok1 := p["taskId"].(string)
 		prog, ok2 := p["progress"].(float64)
 		if !ok1 || !ok2 {
-			e.violation("ORCH-SCHEMA-PAYLOAD", "event:progress needs payload.taskId (string) and payload.progress (number)")
+			e.violation("ORCH-SCHEMA-001", "event:progress needs payload.taskId (string) and payload.progress (number)")
 			return
 		}
 		if prog < 0 || prog > 1 {
-			e.violation("ORCH-SCHEMA-PAYLOAD", "event:progress progress %v must be between 0 and 1", prog)
+			e.violation("ORCH-PAYLOAD-001", "event:progress progress %v must be between 0 and 1", prog)
 		}
 		if at, ok := e.cancelled[taskID]; ok && now.Sub(at) > time.Second {
-			e.violation("ORCH-SEQ-CANCEL", "progress on %s %s after notify:task-cancelled", taskID, now.Sub(at))
+			e.violation("orchmsg/cancel/stops-task", "progress on %s %s after notify:task-cancelled", taskID, now.Sub(at))
 			return
 		}
 		if taskID == e.cfg.Task.ID {
@@ -743,14 +745,14 @@ func (e *engine) handleEvent(typ string, m map[string]any, now time.Time) {
 		}
 	case "event:log":
 		if msg, _ := p["message"].(string); msg == "" {
-			e.violation("ORCH-SCHEMA-PAYLOAD", "event:log needs payload.message")
+			e.violation("ORCH-SCHEMA-001", "event:log needs payload.message")
 		}
 		if lv, _ := p["level"].(string); lv != "" && lv != "info" && lv != "warn" && lv != "error" {
-			e.violation("ORCH-SCHEMA-PAYLOAD", "event:log level %q must be info, warn or error", lv)
+			e.violation("ORCH-PAYLOAD-003", "event:log level %q must be info, warn or error", lv)
 		}
 	case "event:error":
 		if _, ok := p["error"].(string); !ok {
-			e.violation("ORCH-SCHEMA-PAYLOAD", "event:error needs payload.error")
+			e.violation("ORCH-SCHEMA-001", "event:error needs payload.error")
 		}
 		if rec, ok := p["recoverable"].(bool); ok && !rec {
 			if id, _ := p["taskId"].(string); id == e.cfg.Task.ID {
@@ -759,9 +761,9 @@ func (e *engine) handleEvent(typ string, m map[string]any, now time.Time) {
 		}
 	case "event:question":
 		if _, ok := p["question"].(string); !ok {
-			e.violation("ORCH-SCHEMA-PAYLOAD", "event:question needs payload.question")
+			e.violation("ORCH-SCHEMA-001", "event:question needs payload.question")
 		}
 	default:
-		e.violation("ORCH-SEM-MESSAGE-TYPE", "event type %q is not event:progress, event:log, event:error or event:question; ignored", typ)
+		e.violation("ORCH-TYPE-001", "event type %q is not event:progress, event:log, event:error or event:question; ignored", typ)
 	}
 }

@@ -100,7 +100,7 @@ var scenarios = []scenario{
 			timedLine{0, `{"type":"request:query-tasks","id":"req-5","timestamp":"2026-11-22T10:00:00Z","payload":{"limit":-1}}`},
 			timedLine{time.Second, `{"type":"event:progress","id":"evt-1","timestamp":"2026-11-22T10:00:01Z","payload":{"taskId":"task-1","progress":1}}`})
 	}, state: "completed", errors: []string{"NOT_FOUND", "INVALID_REQUEST", "NOT_FOUND", "INVALID_REQUEST", "INVALID_REQUEST"},
-		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SCHEMA-PAYLOAD"}},
+		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SCHEMA-001"}},
 	{name: "submit-task", tweak: script(map[string]any{"work_seconds": 12, "submit": true}), state: "completed",
 		sent: []string{assigned, shutdown},
 		check: func(t *testing.T, r run) {
@@ -109,7 +109,7 @@ var scenarios = []scenario{
 			}
 		}},
 	{name: "nested-delegation", fault: ma.FaultNestedDelegation, state: "completed", errors: []string{"UNAUTHORIZED"},
-		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SEQ-DELEGATION-DEPTH"},
+		sent: []string{assigned, shutdown}, viol: []string{"orchmsg/delegation/depth"},
 		check: func(t *testing.T, r run) {
 			if len(r.res.Submitted) != 3 {
 				t.Errorf("%d tasks accepted, want 3 (depth 1..3)", len(r.res.Submitted))
@@ -128,7 +128,7 @@ var scenarios = []scenario{
 	{name: "ignore-cancel", fault: ma.FaultIgnoreCancel, tweak: func(c *Config) {
 		c.Notifications = []Notification{{At: 7500 * time.Millisecond, Type: cancelled}}
 		c.CancelGrace = 10 * time.Second
-	}, state: "cancelled", sent: []string{assigned, cancelled, shutdown}, viol: []string{"ORCH-SEQ-CANCEL"}},
+	}, state: "cancelled", sent: []string{assigned, cancelled, shutdown}, viol: []string{"orchmsg/cancel/stops-task"}},
 	{name: "shutdown-mid-task", tweak: func(c *Config) {
 		c.Notifications = []Notification{{At: 7500 * time.Millisecond, Type: shutdown, Reason: "Orchestrator stopping"}}
 	}, state: "incomplete", sent: []string{assigned, shutdown},
@@ -138,7 +138,7 @@ var scenarios = []scenario{
 			}
 		}},
 	{name: "ignore-shutdown", fault: ma.FaultIgnoreShutdown, state: "completed", codes: []string{"KILLED"},
-		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SEQ-SHUTDOWN"},
+		sent: []string{assigned, shutdown}, viol: []string{"orchmsg/shutdown/exit-within-grace"},
 		check: func(t *testing.T, r run) {
 			if r.res.Exit.Signal != "SIGKILL" {
 				t.Errorf("exit %+v, want SIGKILL after the grace period", r.res.Exit)
@@ -146,56 +146,56 @@ var scenarios = []scenario{
 		}},
 	{name: "hang", fault: ma.FaultHang, tweak: func(c *Config) { c.IdleTimeout = 20 * time.Second },
 		state: "cancelled", codes: []string{"IDLE_TIMEOUT", "KILLED"}, sent: []string{assigned, cancelled, shutdown},
-		viol: []string{"ORCH-SEQ-KEEPALIVE", "ORCH-SEQ-SHUTDOWN"}},
+		viol: []string{"orchmsg/timeouts/keepalive", "orchmsg/shutdown/exit-within-grace"}},
 	{name: "stop-heartbeats", fault: ma.FaultStopHeartbeats, tweak: func(c *Config) { c.IdleTimeout = 20 * time.Second },
 		state: "cancelled", codes: []string{"IDLE_TIMEOUT"}, sent: []string{assigned, cancelled, shutdown},
-		viol: []string{"ORCH-SEQ-KEEPALIVE"}},
+		viol: []string{"orchmsg/timeouts/keepalive"}},
 	{name: "crash-mid-task", fault: ma.FaultCrashMidTask, state: "incomplete", codes: []string{"CRASHED"},
-		sent: []string{assigned}, viol: []string{"orchmsg/bind/exit-code"}},
+		sent: []string{assigned}, viol: []string{"orchmsg/bind/exit-zero"}},
 	{name: "crash-after-partial-report", fault: ma.FaultCrashAfterPartialReport, state: "incomplete", codes: []string{"CRASHED"},
-		sent: []string{assigned}, viol: []string{"ORCH-JSON-PARSE", "orchmsg/bind/exit-code"}},
+		sent: []string{assigned}, viol: []string{"orchmsg/format/json", "orchmsg/bind/exit-zero"}},
 	{name: "malformed-json", fault: ma.FaultMalformedJSON, state: "completed", sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-JSON-PARSE"}},
-	{name: "wrong-correlation-id", fault: ma.FaultWrongCorrelationID, state: "completed", errors: []string{"INVALID_REQUEST"},
-		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SEQ-CORRELATION"}},
+		viol: []string{"orchmsg/format/json"}},
+	{name: "wrong-correlation-id", fault: ma.FaultWrongCorrelationID, state: "completed",
+		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SEQ-003"}},
 	{name: "duplicate-response", fault: ma.FaultDuplicateResponse, state: "completed", sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-SEM-DIRECTION"}},
+		viol: []string{"ORCH-SEQ-006"}},
 	{name: "duplicate-id", fault: ma.FaultDuplicateID, state: "completed", sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-SEQ-DUPLICATE-ID"}},
+		viol: []string{"ORCH-SEQ-003"}},
 	{name: "no-completion-report", fault: ma.FaultNoCompletionReport, tweak: func(c *Config) { c.Deadline = 60 * time.Second },
-		state: "incomplete", sent: []string{assigned, shutdown}, viol: []string{"ORCH-SEQ-COMPLETION"}},
+		state: "incomplete", sent: []string{assigned, shutdown}, viol: []string{"orchmsg/completion/reported"}},
 	{name: "empty-report", fault: ma.FaultEmptyReport, tweak: func(c *Config) { c.Deadline = 60 * time.Second },
-		state: "incomplete", sent: []string{assigned, shutdown}, viol: []string{"ORCH-SCHEMA-PAYLOAD", "ORCH-SEQ-COMPLETION"}},
+		state: "incomplete", sent: []string{assigned, shutdown}, viol: []string{"ORCH-SCHEMA-001", "orchmsg/completion/reported"}},
 	{name: "rate-flood", fault: ma.FaultRateFlood, state: "completed", codes: []string{"RATE_LIMITED"},
 		errors: []string{"INTERNAL_ERROR", "INTERNAL_ERROR", "INTERNAL_ERROR"}, sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-SEQ-RATE-LIMIT"},
+		viol: []string{"ORCH-SEQ-005"},
 		check: func(t *testing.T, r run) {
 			if r.res.Dropped < 50 {
 				t.Errorf("dropped %d messages, want the flood over 100/s", r.res.Dropped)
 			}
 		}},
 	{name: "oversize-payload", fault: ma.FaultOversizePayload, state: "completed", sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-LIMIT-SIZE"}, noGolden: true},
+		viol: []string{"orchmsg/limit/message-size"}, noGolden: true},
 	{name: "bad-timestamps", fault: ma.FaultBadTimestamps, state: "completed", sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-SEM-TIMESTAMP"}},
+		viol: []string{"ORCH-BASE-002"}},
 	{name: "stdout-garbage", fault: ma.FaultStdoutGarbage, state: "completed", sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-SEM-TYPE-MISSING"},
+		viol: []string{"GEN-DETECT-001"},
 		check: func(t *testing.T, r run) {
 			if len(r.res.Logs) == 0 {
 				t.Error("non-protocol output must be kept as logs")
 			}
 		}},
 	{name: "unknown-message-type", fault: ma.FaultUnknownMessageType, state: "completed", errors: []string{"INVALID_MESSAGE_TYPE"},
-		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SEM-MESSAGE-TYPE"}},
+		sent: []string{assigned, shutdown}, viol: []string{"ORCH-TYPE-001"}},
 	{name: "invalid-request", fault: ma.FaultInvalidRequest, state: "completed", errors: []string{"INVALID_REQUEST"},
-		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SCHEMA-PAYLOAD"}},
+		sent: []string{assigned, shutdown}, viol: []string{"ORCH-SCHEMA-001"}},
 	{name: "wrong-agent-id", fault: ma.FaultWrongAgentID, state: "completed",
 		errors: []string{"UNAUTHORIZED", "UNAUTHORIZED", "UNAUTHORIZED"}, sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-SEM-AGENT-ID"}},
+		viol: []string{"orchmsg/format/base-fields"}},
 	{name: "foreign-task", fault: ma.FaultForeignTask, state: "completed", errors: []string{"UNAUTHORIZED"},
-		sent: []string{assigned, shutdown}, viol: []string{"ORCH-AUTH-OWN-TASKS"}},
+		sent: []string{assigned, shutdown}, viol: []string{"orchmsg/auth/own-tasks"}},
 	{name: "missing-id", fault: ma.FaultMissingID, state: "completed", sent: []string{assigned, shutdown},
-		viol: []string{"ORCH-SCHEMA-ID"}},
+		viol: []string{"ORCH-BASE-001"}},
 }
 
 func TestScenarios(t *testing.T) {

@@ -64,7 +64,7 @@ func TestRealProcess(t *testing.T) {
 			if !tc.killed && res.Exit.Code != 0 {
 				t.Errorf("exit %+v", res.Exit)
 			}
-			if tc.fault == "wrong-correlation-id" && !res.HasViolation("ORCH-SEQ-CORRELATION") {
+			if tc.fault == "wrong-correlation-id" && !res.HasViolation("ORCH-SEQ-003") {
 				t.Errorf("violations %+v", res.Violations)
 			}
 		})

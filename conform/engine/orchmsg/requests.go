@@ -12,7 +12,7 @@ var roles = map[string]bool{"planner": true, "worker": true, "reviewer": true}
 func (e *engine) handleRequest(id, typ string, m map[string]any) {
 	p, _ := m["payload"].(map[string]any)
 	if _, present := m["payload"]; present && p == nil {
-		e.violation("ORCH-SCHEMA-PAYLOAD", "%s payload must be an object", typ)
+		e.violation("ORCH-SCHEMA-001", "%s payload must be an object", typ)
 		e.fail(id, typ, "INVALID_REQUEST", "payload must be an object", nil)
 		return
 	}
@@ -31,13 +31,13 @@ func (e *engine) handleRequest(id, typ string, m map[string]any) {
 	case "request:ask-user":
 		e.askUser(id, typ, p)
 	default:
-		e.violation("ORCH-SEM-MESSAGE-TYPE", "request type %q is unknown", typ)
+		e.violation("ORCH-TYPE-001", "request type %q is unknown", typ)
 		e.fail(id, typ, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
 	}
 }
 
 func (e *engine) invalid(id, typ, msg string, details map[string]any) {
-	e.violation("ORCH-SCHEMA-PAYLOAD", "%s: %s", typ, msg)
+	e.violation("ORCH-SCHEMA-001", "%s: %s", typ, msg)
 	e.fail(id, typ, "INVALID_REQUEST", msg, details)
 }
 
@@ -169,7 +169,7 @@ func (e *engine) getTask(id, typ string, p map[string]any) {
 		return
 	}
 	if !e.visible(t) {
-		e.violation("ORCH-AUTH-OWN-TASKS", "request:get-task for %s, which is not the agent's", taskID)
+		e.violation("orchmsg/auth/own-tasks", "request:get-task for %s, which is not the agent's", taskID)
 		e.fail(id, typ, "UNAUTHORIZED", "Agents can only query their own tasks", map[string]any{"taskId": taskID})
 		return
 	}
@@ -224,7 +224,7 @@ func (e *engine) submitTask(id, typ string, p map[string]any) {
 		}
 	}
 	if depth > e.cfg.MaxDepth {
-		e.violation("ORCH-SEQ-DELEGATION-DEPTH", "a submitted task at depth %d; at most %d", depth, e.cfg.MaxDepth)
+		e.violation("orchmsg/delegation/depth", "a submitted task at depth %d; at most %d", depth, e.cfg.MaxDepth)
 		e.fail(id, typ, "UNAUTHORIZED", fmt.Sprintf("Delegation depth %d exceeds %d", depth, e.cfg.MaxDepth), map[string]any{"depth": depth, "maxDepth": e.cfg.MaxDepth})
 		return
 	}

@@ -34,6 +34,7 @@ func TestRealProcess(t *testing.T) {
 	}{
 		{"", aof.Review, "running"},
 		{"crash-mid-task", aof.Ready, "expired"},
+		{"hang", aof.Ready, "expired"},
 	} {
 		t.Run("fault="+c.fault, func(t *testing.T) {
 			clk := clock.Real{}
@@ -52,7 +53,10 @@ func TestRealProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.Drive(ctx, conn, clk, aof.Options{PollInterval: 100 * time.Millisecond, Deadline: 30 * time.Second})
+			exit := s.Drive(ctx, conn, clk, aof.Options{PollInterval: 100 * time.Millisecond, Deadline: 30 * time.Second})
+			if c.fault == "hang" && !hasHarnessEvent(s, "signal") {
+				t.Errorf("a hanging agent must be stopped (SIGTERM): exit %+v", exit)
+			}
 			task, err := s.Store.Get(taskID)
 			if err != nil {
 				t.Fatal(err)

@@ -35,7 +35,11 @@ func checkBinding(p *lint.Pass) {
 		}
 		return
 	}
-	for i, t := range root.Get("tools").Items {
+	tools := root.Get("tools")
+	if tools == nil {
+		return
+	}
+	for i, t := range tools.Items {
 		if t.Kind != jsonread.Object || !t.Get("name").IsString() {
 			p.Reportf(pointer("/tools", i), "each work-script tool is {\"name\": string, \"arguments\": object}")
 		}

@@ -3,6 +3,7 @@ package aos_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "github.com/aopkit/aopkit/lint/all"
@@ -26,7 +27,13 @@ func FuzzDetectAos(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"decision":"modify","message":"m","modifiedRequest":{"jsonrpc":"2.0","id":1,"method":"protocols/MCP","params":{"jsonrpc":"2.0"}}}}`))
 	f.Add([]byte(`{"executed":{"executionId":"e1"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		linter.LintBytes("fuzz.json", data, linter.Options{})
-		linter.LintBytes("fuzz.json", data, linter.Options{Protocol: "aos"})
+		for _, opts := range []linter.Options{{}, {Protocol: "aos"}} {
+			res := linter.LintBytes("fuzz.json", data, opts)
+			for _, d := range res.Diagnostics {
+				if strings.Contains(d.Message, "internal error") {
+					t.Fatalf("%s: %s", d.Rule, d.Message)
+				}
+			}
+		}
 	})
 }

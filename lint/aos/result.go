@@ -116,7 +116,11 @@ func LintSub(m *lint.Message) []lint.Diagnostic {
 		}
 		sp := lint.NewPass(r, m)
 		func() {
-			defer func() { recover() }()
+			defer func() {
+				if e := recover(); e != nil {
+					sp.ReportSevf(lint.Error, "", "internal error in rule %s: %v (please report this)", r.ID, e)
+				}
+			}()
 			r.Run(sp)
 		}()
 		out = append(out, sp.Diagnostics()...)

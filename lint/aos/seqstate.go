@@ -218,7 +218,11 @@ func requestSig(tcr *jsonread.Node) string {
 		return ""
 	}
 	args := map[string]any{}
-	for _, in := range tcr.Get("inputs").Items {
+	var inputs []*jsonread.Node
+	if in := tcr.Get("inputs"); in != nil {
+		inputs = in.Items
+	}
+	for _, in := range inputs {
 		if n := in.Get("name"); n.IsString() {
 			if v := in.Get("value"); v != nil {
 				args[n.Str] = v.Interface()

@@ -116,21 +116,24 @@ func (g *gen) aop2() {
 		pct = 100 * (i + 1) / (beats + 2)
 		p := phases[i*len(phases)/beats]
 		phase, cp = p.id, p.checkpoints[i%len(p.checkpoints)]
+		where := O{{"current_phase", phase}, {"current_checkpoint", cp}}
+		if !full { // the minimal TASK defines no phases
+			where = nil
+		}
 		if i%2 == 1 {
 			lastProgress = t
+			progress := append(append(O{{"percentage", pct}}, where...), F{"message", g.sentence(3, 9)}, F{"estimated_time_remaining_seconds", (beats - i) * 50})
 			g.msg(t, "agent", "stdout", O{
 				{"aop_version", "2.0.2-C"}, {"message_type", "EVENT"}, {"event", "PROGRESS_UPDATE"},
 				{"session_id", sessionID}, {"task_id", taskID}, {"timestamp", stampSec(t)}, {"agent", agent.name},
-				{"progress", O{{"percentage", pct}, {"current_phase", phase}, {"current_checkpoint", cp},
-					{"message", g.sentence(3, 9)}, {"estimated_time_remaining_seconds", (beats - i) * 50}}},
+				{"progress", progress},
 			})
 			continue
 		}
-		g.msg(t, "agent", "stdout", O{
+		g.msg(t, "agent", "stdout", append(O{
 			{"aop_version", "2.0.2-C"}, {"message_type", "EVENT"}, {"event", "HEARTBEAT"},
 			{"session_id", sessionID}, {"task_id", taskID}, {"timestamp", stampSec(t)}, {"agent", agent.name},
-			{"progress_percentage", pct}, {"current_phase", phase}, {"current_checkpoint", cp},
-		})
+			{"progress_percentage", pct}}, where...))
 	}
 	t = t.Add(g.secs(10, 40))
 	if lastProgress.IsZero() {
@@ -141,15 +144,18 @@ func (g *gen) aop2() {
 		artifacts = append(artifacts, O{{"type", "FILE"}, {"path", root + "/" + g.pick(files)}, {"hash", "sha256:" + g.hex(64)},
 			{"status", g.pick([]string{"CREATED", "UPDATED"})}, {"size_bytes", g.between(200, 40000)}})
 	}
-	var results []any
+	results := []any{}
 	for _, p := range phases {
+		if !full {
+			break
+		}
 		for _, c := range p.checkpoints {
 			results = append(results, O{{"checkpoint_id", c}, {"status", "PASS"}, {"validation_output", "Exit code 0."},
 				{"evidence", g.sentences(g.between(1, 2), 3, 8)}, {"notes", g.sentence(3, 10)}})
 		}
 	}
 	began := start.Add(2 * time.Second)
-	tokensIn := g.between(2000, 60000)
+	tokensIn := g.between(2000, 11000) // with output, within the TASK's max_tokens 15000
 	g.msg(t, "agent", "stdout", O{
 		{"aop_version", "2.0.2-C"}, {"schema_version", "2.0.2"}, {"protocol_family", "AOP"}, {"message_type", "RESPONSE"},
 		{"session_id", sessionID}, {"task_id", taskID},
@@ -312,7 +318,7 @@ func (g *gen) aof() {
 	child := fmt.Sprintf("TASK-%s-%03d", day, m)
 	from, to := "swe-backend", g.pick([]string{"swe-qa", "swe-frontend", "swe-docs"})
 	send := func(typ, sender, receiver string, payload O) {
-		env := O{{"protocol", "aof"}, {"version", 1}, {"projectId", "aof"}, {"taskId", child}, {"fromAgent", sender}, {"toAgent", receiver},
+		env := O{{"protocol", "aof"}, {"version", 1}, {"taskId", child}, {"fromAgent", sender}, {"toAgent", receiver},
 			{"sentAt", stampMilli(t)}, {"type", typ}, {"payload", payload}}
 		if g.r.IntN(4) == 0 {
 			g.count()

@@ -1,6 +1,7 @@
 // Command gentranscript writes a benchmark transcript (see package transcriptgen):
 //
 //	go run ./lint/internal/transcriptgen/gentranscript -messages 1000000 -o /tmp/t.jsonl
+//	go run ./lint/internal/transcriptgen/gentranscript -small -o response.json
 //
 // It lives here because the generator is internal to lint/; cmd/aopbench runs it.
 package main
@@ -26,6 +27,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		protos  = fs.String("protocols", "", "comma-separated protocols (default: all five)")
 		framing = fs.String("framing", "mixed", "mixed, bare or records")
 		quiet   = fs.Bool("q", false, "do not print the statistics on standard error")
+		small   = fs.Bool("small", false, "write the 2 KB aop2 RESPONSE of the spec instead of a transcript")
 	)
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (same seed, same bytes)")
 	fs.Int64Var(&cfg.Messages, "messages", 0, "stop after at least this many messages")
@@ -57,6 +59,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		w = f
+	}
+	if *small {
+		if _, err := w.Write(transcriptgen.SmallResponse); err != nil {
+			fmt.Fprintln(stderr, "gentranscript:", err)
+			return 2
+		}
+		return 0
 	}
 	st, err := transcriptgen.Write(w, cfg)
 	if err != nil {

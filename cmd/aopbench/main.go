@@ -1,0 +1,308 @@
+// Command aopbench measures aoplint (and aopconform) against the limits of issue 6
+// and against the tools users would pick instead, all in one run, and writes
+// docs/benchmarks.md. .ci/bench/run installs the peers (ajv-cli, ajv, ajv-formats,
+// python3-jsonschema, hyperfine) and runs it; `make bench` calls .ci/bench/run.
+//
+//	go run ./cmd/aopbench [-quick] [-messages 1000000] [-out docs/benchmarks.md]
+//
+// Internal subcommands (run by aopbench itself in child processes):
+//
+//	aopbench floor FILE             decode FILE line by line with encoding/json
+//	aopbench cold-profile OUT FILE  CPU-profile the first lint of FILE in a fresh process
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/linter"
+)
+
+func main() { os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func mainArgs(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "floor":
+			return floorCmd(args[1:], stdout, stderr)
+		case "cold-profile":
+			return coldProfileCmd(args[1:], stderr)
+		}
+	}
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "aopbench:", err)
+		return 2
+	}
+	b := &bench{cfg: cfg, log: stderr}
+	if err := b.all(); err != nil {
+		fmt.Fprintln(stderr, "aopbench:", err)
+		return 1
+	}
+	return 0
+}
+
+type config struct {
+	work        string  // scratch directory for binaries and small files
+	big         string  // directory for the large transcripts (deleted after)
+	nodeDir     string  // directory whose node_modules holds ajv, ajv-cli, ajv-formats
+	out         string  // the report
+	profDir     string  // where the pprof text summaries go
+	notes       string  // hand-written analysis appended to the report, if it exists
+	messages    int64   // messages of the large transcript
+	benchMsgs   int64   // messages of the Go benchmarks' transcript
+	smallRuns   int     // runs per tool for one small file
+	largeRuns   int     // runs per configuration for the large transcript
+	rssSizes    []int64 // transcript sizes for peak RSS
+	coldRuns    int     // processes whose cold-lint profiles are merged
+	conformRuns int
+	quick       bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("aopbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	var rssList string
+	fs.StringVar(&c.work, "work", ".ci/bench/work", "scratch directory (binaries, small files, raw results)")
+	fs.StringVar(&c.big, "big", os.TempDir(), "directory for the large transcripts, deleted after use")
+	fs.StringVar(&c.nodeDir, "node", ".ci/bench", "directory whose node_modules holds ajv, ajv-cli and ajv-formats")
+	fs.StringVar(&c.out, "out", "docs/benchmarks.md", "report to write")
+	fs.StringVar(&c.profDir, "profiles", "docs/bench", "directory for the profile summaries")
+	fs.StringVar(&c.notes, "notes", ".ci/bench/notes.md", "analysis appended to the report (if the file exists)")
+	fs.Int64Var(&c.messages, "messages", 1_000_000, "messages in the large transcript")
+	fs.Int64Var(&c.benchMsgs, "bench-messages", 100_000, "messages in the Go benchmarks' transcript")
+	fs.IntVar(&c.smallRuns, "small-runs", 60, "runs per tool on one small file")
+	fs.IntVar(&c.largeRuns, "large-runs", 3, "runs per configuration on the large transcript")
+	fs.StringVar(&rssList, "rss", "100MB,1GB", "transcript sizes for peak RSS")
+	fs.IntVar(&c.coldRuns, "cold-runs", 30, "fresh processes profiled for the small-file profile")
+	fs.IntVar(&c.conformRuns, "conform-runs", 3, "runs of the conformance suite")
+	fs.BoolVar(&c.quick, "quick", false, "dry run: small sizes, few runs (numbers are not meaningful)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.quick {
+		c.messages, c.benchMsgs, c.smallRuns, c.largeRuns, c.coldRuns, c.conformRuns = 20_000, 5_000, 5, 1, 3, 1
+		rssList = "5MB,20MB"
+	}
+	for _, s := range strings.Split(rssList, ",") {
+		n, err := parseSize(s)
+		if err != nil {
+			return c, err
+		}
+		c.rssSizes = append(c.rssSizes, n)
+	}
+	return c, nil
+}
+
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToUpper(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("size %q: want a number with KB, MB or GB", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// bench is one run of the whole benchmark.
+type bench struct {
+	cfg   config
+	log   io.Writer
+	bin   map[string]string // built binaries
+	r     results
+	start time.Time
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(b.log, "%s aopbench: %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func (b *bench) all() error {
+	b.start = time.Now()
+	if err := os.MkdirAll(b.cfg.work, 0o755); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(b.cfg.work)
+	if err != nil {
+		return err
+	}
+	b.cfg.work = abs
+	defer func() {
+		if b.r.bigDir != "" {
+			os.RemoveAll(b.r.bigDir)
+		}
+	}()
+	b.r.Env = environment(b.cfg)
+	b.logf("load average at start: %s", b.r.Env.LoadStart)
+	if err := b.build(); err != nil {
+		return err
+	}
+	steps := []struct {
+		name string
+		f    func() error
+	}{
+		{"small file", b.small},
+		{"large transcript", b.large},
+		{"go benchmarks", b.goBench},
+		{"peak RSS", b.peakRSS},
+		{"conformance", b.conform},
+		{"profiles", b.profiles},
+	}
+	for _, s := range steps {
+		b.logf("== %s", s.name)
+		if err := s.f(); err != nil {
+			b.r.Failures = append(b.r.Failures, fmt.Sprintf("%s: %v", s.name, err))
+			b.logf("%s failed: %v", s.name, err)
+		}
+	}
+	b.r.Env.LoadEnd = loadAverage()
+	b.r.Env.Duration = time.Since(b.start)
+	b.logf("load average at end: %s", b.r.Env.LoadEnd)
+	return b.writeReport()
+}
+
+// build compiles the binaries under test once.
+func (b *bench) build() error {
+	b.bin = map[string]string{}
+	targets := []struct{ name, pkg string }{
+		{"aoplint", "./cmd/aoplint"},
+		{"gentranscript", "./lint/internal/transcriptgen/gentranscript"},
+		{"aopbench", "./cmd/aopbench"},
+		{"aopconform", "./cmd/aopconform"},
+		{"mockagent", "./cmd/mockagent"},
+	}
+	for _, t := range targets {
+		if _, err := os.Stat(filepath.FromSlash(t.pkg)); err != nil {
+			b.logf("%s does not exist: skipped", t.pkg)
+			continue
+		}
+		out := filepath.Join(b.cfg.work, t.name)
+		cmd := exec.Command("go", "build", "-o", out, t.pkg)
+		cmd.Stderr = b.log
+		if err := cmd.Run(); err != nil {
+			if t.name == "aopconform" || t.name == "mockagent" {
+				b.logf("building %s failed: skipped", t.pkg)
+				continue
+			}
+			return fmt.Errorf("go build %s: %w", t.pkg, err)
+		}
+		b.bin[t.name] = out
+	}
+	return nil
+}
+
+// gen writes a transcript with the generator binary.
+func (b *bench) gen(out string, args ...string) (genStats, error) {
+	var stderr bytes.Buffer
+	cmd := exec.Command(b.bin["gentranscript"], append([]string{"-o", out}, args...)...)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return genStats{}, fmt.Errorf("gentranscript %v: %v: %s", args, err, stderr.String())
+	}
+	st := genStats{Summary: strings.TrimSpace(stderr.String()), Args: strings.Join(args, " ")}
+	if fi, err := os.Stat(out); err == nil {
+		st.Bytes = fi.Size()
+	}
+	fmt.Sscanf(st.Summary, "%d messages, %d lines", &st.Messages, &st.Lines)
+	return st, nil
+}
+
+type genStats struct {
+	Args            string
+	Summary         string
+	Messages, Lines int64
+	Bytes           int64
+}
+
+// floorCmd decodes a file line by line with encoding/json into an any: the floor
+// of measurement 2, as a process like aoplint.
+func floorCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: aopbench floor FILE")
+		return 2
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(bufio.NewReaderSize(f, 256<<10))
+	sc.Buffer(make([]byte, 0, 1<<20), linter.MaxMessage)
+	var lines, ok int
+	for sc.Scan() {
+		lines++
+		var v any
+		if json.Unmarshal(bytes.TrimPrefix(sc.Bytes(), []byte("AOF/1 ")), &v) == nil {
+			ok++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "%d lines, %d decoded\n", lines, ok)
+	return 0
+}
+
+// coldProfileCmd profiles the first lint of a file in this fresh process: schema
+// compilation and rule set-up included, process start and package init excluded
+// (GODEBUG=inittrace=1 covers those). The sampling rate is raised to 20 kHz so one
+// run of a few milliseconds gets samples; aopbench merges many runs.
+func coldProfileCmd(args []string, stderr io.Writer) int {
+	if len(args) != 2 {
+		fmt.Fprintln(stderr, "usage: aopbench cold-profile OUT FILE")
+		return 2
+	}
+	f, err := os.Create(args[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	defer f.Close()
+	// StartCPUProfile then prints "cannot set cpu profile rate" and keeps ours; the
+	// profile's header still says 100 Hz, so only the percentages are right.
+	runtime.SetCPUProfileRate(20000)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	res, err := linter.LintFile(args[1], linter.Options{})
+	pprof.StopCPUProfile()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if res.Messages != 1 {
+		fmt.Fprintf(stderr, "linted %d messages\n", res.Messages)
+		return 2
+	}
+	return 0
+}

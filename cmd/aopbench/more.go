@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// rssResult is measurement 3.
+type rssResult struct {
+	Rows []rssRow
+}
+
+type rssRow struct {
+	Target   int64
+	Bytes    int64
+	Messages int64
+	Single   sample // GOMAXPROCS=1
+	All      sample // all cores
+}
+
+func (b *bench) peakRSS() error {
+	dir, err := b.bigDir()
+	if err != nil {
+		return err
+	}
+	for _, size := range b.cfg.rssSizes {
+		file := filepath.Join(dir, fmt.Sprintf("rss-%d.jsonl", size))
+		st, err := b.gen(file, "-bytes", strconv.FormatInt(size, 10), "-seed", "2")
+		if err != nil {
+			return err
+		}
+		row := rssRow{Target: size, Bytes: st.Bytes, Messages: st.Messages}
+		b.logf("peak RSS of %s", fmtBytes(float64(st.Bytes)))
+		p := proc{Name: "aoplint", Args: []string{b.bin["aoplint"], file}, Ok: []int{0, 1}}
+		if row.All, err = run(p); err != nil {
+			os.Remove(file)
+			return err
+		}
+		p.Env = []string{"GOMAXPROCS=1"}
+		if row.Single, err = run(p); err != nil {
+			os.Remove(file)
+			return err
+		}
+		os.Remove(file)
+		b.r.RSS.Rows = append(b.r.RSS.Rows, row)
+	}
+	return nil
+}
+
+// conformResult is measurement 4.
+type conformResult struct {
+	Note    string
+	Command string
+	Samples []sample
+}
+
+func (b *bench) conform() error {
+	res := &b.r.Conform
+	if b.bin["aopconform"] == "" || b.bin["mockagent"] == "" {
+		res.Note = "not yet measurable: cmd/aopconform does not exist (or does not build) at this commit."
+		return nil
+	}
+	out := filepath.Join(b.cfg.work, "conform")
+	// Every protocol, the reference agent: `aopconform run --out DIR -- mockagent`.
+	p := proc{Name: "aopconform", Args: []string{b.bin["aopconform"], "run", "--out", out, "--", b.bin["mockagent"]}, Ok: []int{0, 1}}
+	res.Command = strings.ReplaceAll(p.String(), b.cfg.work, "$WORK")
+	for i := 0; i < b.cfg.conformRuns; i++ {
+		os.RemoveAll(out)
+		s, err := run(p)
+		if err != nil {
+			res.Note = fmt.Sprintf("aopconform failed: %v", err)
+			return err
+		}
+		res.Samples = append(res.Samples, s)
+		b.logf("aopconform: %.2f s wall, %.2f s CPU, exit %d", s.Wall.Seconds(), s.CPU.Seconds(), s.Exit)
+	}
+	return nil
+}
+
+// profileResult is measurement 5: pprof text summaries kept in docs/bench/.
+type profileResult struct {
+	Files []profileFile
+}
+
+type profileFile struct {
+	Name    string // file under docs/bench
+	What    string
+	Command string
+	Head    string // the first lines, for the report
+}
+
+func (b *bench) profiles() error {
+	if err := os.MkdirAll(b.cfg.profDir, 0o755); err != nil {
+		return err
+	}
+	dir, err := b.bigDir()
+	if err != nil {
+		return err
+	}
+	res := &b.r.Profiles
+
+	// 2: the transcript through LintStream, one worker.
+	file := filepath.Join(dir, "bench.jsonl")
+	if _, err := b.gen(file, "-messages", strconv.FormatInt(b.cfg.benchMsgs, 10)); err != nil {
+		return err
+	}
+	defer os.Remove(file)
+	testBin := filepath.Join(b.cfg.work, "linter.test")
+	cpuProf := filepath.Join(b.cfg.work, "transcript.cpu.pprof")
+	memProf := filepath.Join(b.cfg.work, "transcript.mem.pprof")
+	args := []string{"test", "./lint/linter", "-run", "^$", "-bench", "^BenchmarkLintStream$", "-cpu", "1", "-benchtime", "1x",
+		"-cpuprofile", cpuProf, "-memprofile", memProf, "-o", testBin}
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "AOPLINT_BENCH_TRANSCRIPT="+file)
+	cmd.Stdout, cmd.Stderr = b.log, b.log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go test -cpuprofile: %w", err)
+	}
+	benchCmd := "AOPLINT_BENCH_TRANSCRIPT=$BIG/bench.jsonl go " + strings.Join(quoteArgs(args), " ")
+	benchCmd = strings.ReplaceAll(benchCmd, b.cfg.work, "$WORK")
+	if err := b.pprofTop(res, "profile-transcript-cpu.txt", "CPU, large transcript (LintStream, one worker)", benchCmd, testBin, []string{"-top", "-nodecount=45"}, cpuProf); err != nil {
+		return err
+	}
+	if err := b.pprofTop(res, "profile-transcript-cpu-cum.txt", "CPU by cumulative time, large transcript", benchCmd, testBin, []string{"-top", "-cum", "-nodecount=45"}, cpuProf); err != nil {
+		return err
+	}
+	if err := b.pprofTop(res, "profile-transcript-alloc.txt", "allocated bytes, large transcript", benchCmd, testBin, []string{"-top", "-sample_index=alloc_space", "-nodecount=30"}, memProf); err != nil {
+		return err
+	}
+
+	// 1: one small file, cold: the first lint in fresh processes, merged.
+	small := filepath.Join(b.cfg.work, "small", "response.json")
+	if !exists(small) {
+		if _, err := b.gen(small, "-small"); err != nil {
+			return err
+		}
+	}
+	var profs []string
+	for i := 0; i < b.cfg.coldRuns; i++ {
+		p := filepath.Join(b.cfg.work, fmt.Sprintf("cold-%02d.pprof", i))
+		c := exec.Command(b.bin["aopbench"], "cold-profile", p, small)
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		if err := c.Run(); err != nil {
+			return fmt.Errorf("cold-profile: %v: %s", err, stderr.String())
+		}
+		profs = append(profs, p)
+	}
+	coldCmd := fmt.Sprintf("for i in $(seq %d); do $WORK/aopbench cold-profile $WORK/cold-$i.pprof response.json; done; go tool pprof -top $WORK/aopbench $WORK/cold-*.pprof", b.cfg.coldRuns)
+	if err := b.pprofTop(res, "profile-small-cold.txt", fmt.Sprintf("CPU, one small file, first lint in a fresh process (%d processes merged; percentages only)", b.cfg.coldRuns), coldCmd, b.bin["aopbench"], []string{"-top", "-nodecount=40"}, profs...); err != nil {
+		return err
+	}
+	if err := b.pprofTop(res, "profile-small-cold-cum.txt", "CPU by cumulative time, one small file, first lint", coldCmd, b.bin["aopbench"], []string{"-top", "-cum", "-nodecount=40"}, profs...); err != nil {
+		return err
+	}
+	for _, p := range profs {
+		os.Remove(p)
+	}
+
+	// 1, warm: LintBytes of the small file in a loop.
+	warmProf := filepath.Join(b.cfg.work, "small.cpu.pprof")
+	args = []string{"test", "./lint/linter", "-run", "^$", "-bench", "^BenchmarkLintBytesSmall$", "-cpu", "1", "-cpuprofile", warmProf, "-o", testBin}
+	cmd = exec.Command("go", args...)
+	cmd.Stdout, cmd.Stderr = b.log, b.log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go test -cpuprofile: %w", err)
+	}
+	warmCmd := strings.ReplaceAll("go "+strings.Join(quoteArgs(args), " "), b.cfg.work, "$WORK")
+	return b.pprofTop(res, "profile-small-warm.txt", "CPU, one small file, warm (LintBytes in a loop)", warmCmd, testBin, []string{"-top", "-nodecount=40"}, warmProf)
+}
+
+func (b *bench) pprofTop(res *profileResult, name, what, how, bin string, opts []string, profs ...string) error {
+	args := append(append([]string{"tool", "pprof"}, opts...), bin)
+	args = append(args, profs...)
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		return fmt.Errorf("go tool pprof %s: %w", name, err)
+	}
+	header := fmt.Sprintf("# %s\n# recorded by cmd/aopbench on %s, %s, %d cores\n# %s\n# go tool pprof %s\n\n", what, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.NumCPU(), how, strings.Join(opts, " "))
+	text := header + string(out)
+	if err := os.WriteFile(filepath.Join(b.cfg.profDir, name), []byte(text), 0o644); err != nil {
+		return err
+	}
+	res.Files = append(res.Files, profileFile{Name: name, What: what, Command: how, Head: headLines(string(out), 22)})
+	return nil
+}
+
+func headLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}

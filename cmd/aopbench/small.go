@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aopkit/aopkit/schemas"
+)
+
+// smallResult is measurement 1.
+type smallResult struct {
+	File     string
+	Size     int64
+	Schema   string // the schema file, as `aoplint schema aop2 RESPONSE` prints it
+	Method   string // "hyperfine x.y" or "own loop"
+	Tools    []toolTiming
+	Verdicts []string // what each tool said about the file, once
+	Init     initTrace
+}
+
+type toolTiming struct {
+	Name    string
+	Command string
+	Wall    dist // seconds
+	CPU     dist // seconds (user + system), when known
+}
+
+type initTrace struct {
+	TotalMS float64
+	Top     []initLine
+}
+
+type initLine struct {
+	Pkg     string
+	ClockMS float64
+	Bytes   int64
+	Allocs  int64
+}
+
+func (b *bench) small() error {
+	dir := filepath.Join(b.cfg.work, "small")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	file := filepath.Join(dir, "response.json")
+	if _, err := b.gen(file, "-small"); err != nil {
+		return err
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		return err
+	}
+	res := &b.r.Small
+	res.File, res.Size = "response.json (aop2 §5 RESPONSE example)", fi.Size()
+
+	// The schema as the user exports it, its siblings for ajv-cli's -r, and a
+	// bundled copy for Python's CLI (which would fetch relative refs over HTTP).
+	var schemaOut bytes.Buffer
+	cmd := exec.Command(b.bin["aoplint"], "schema", "aop2", "RESPONSE")
+	cmd.Stdout = &schemaOut
+	cmd.Stderr = b.log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("aoplint schema aop2 RESPONSE: %w", err)
+	}
+	schemaFile := filepath.Join(dir, "response.schema.json")
+	if err := os.WriteFile(schemaFile, schemaOut.Bytes(), 0o644); err != nil {
+		return err
+	}
+	var head struct {
+		ID string `json:"$id"`
+	}
+	if err := json.Unmarshal(schemaOut.Bytes(), &head); err != nil {
+		return fmt.Errorf("exported schema: %w", err)
+	}
+	embedded := strings.TrimPrefix(head.ID, schemas.BaseURL)
+	res.Schema = embedded
+	refs, err := siblings(embedded)
+	if err != nil {
+		return err
+	}
+	var refArgs []string
+	for _, r := range refs {
+		data, err := readEmbedded(r)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, "ref-"+filepath.Base(r))
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return err
+		}
+		refArgs = append(refArgs, "-r", dst)
+	}
+	bundled, err := bundle(embedded)
+	if err != nil {
+		return err
+	}
+	bundledFile := filepath.Join(dir, "response.bundled.schema.json")
+	if err := os.WriteFile(bundledFile, bundled, 0o644); err != nil {
+		return err
+	}
+
+	tools := []proc{{Name: "aoplint", Args: []string{b.bin["aoplint"], file}}}
+	if ajv := filepath.Join(b.cfg.nodeDir, "node_modules", ".bin", "ajv"); exists(ajv) {
+		abs, _ := filepath.Abs(ajv)
+		args := []string{abs, "validate", "--spec=draft7", "--strict=false", "-c", "ajv-formats", "-s", schemaFile}
+		args = append(append(args, refArgs...), "-d", file)
+		tools = append(tools, proc{Name: "ajv-cli", Args: args})
+	} else {
+		b.r.Failures = append(b.r.Failures, "ajv-cli not installed under "+b.cfg.nodeDir+"/node_modules: run .ci/bench/run")
+	}
+	if py := pythonWithJSONSchema(); py != "" {
+		tools = append(tools, proc{Name: "python jsonschema", Args: []string{py, "-m", "jsonschema", "-i", file, bundledFile}})
+	} else {
+		b.r.Failures = append(b.r.Failures, "no python3 with the jsonschema module: apt-get install python3-jsonschema")
+	}
+
+	// Each tool must accept the file before its time means anything.
+	for _, t := range tools {
+		out, err := exec.Command(t.Args[0], t.Args[1:]...).CombinedOutput()
+		verdict := strings.TrimSpace(string(out))
+		if verdict == "" {
+			verdict = "(no output)"
+		}
+		if err != nil {
+			return fmt.Errorf("%s rejects the valid file: %v: %s", t.Name, err, verdict)
+		}
+		res.Verdicts = append(res.Verdicts, fmt.Sprintf("%s: exit 0, %s", t.Name, firstLine(verdict)))
+	}
+
+	if hf, err := exec.LookPath("hyperfine"); err == nil {
+		if err := b.hyperfine(hf, tools, res); err != nil {
+			return err
+		}
+	} else {
+		if err := b.ownLoop(tools, res); err != nil {
+			return err
+		}
+	}
+
+	// Package initialisation of aoplint, which no profile of main sees.
+	cmd = exec.Command(b.bin["aoplint"], file)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("aoplint with inittrace: %w", err)
+	}
+	res.Init = parseInitTrace(stderr.String())
+	return nil
+}
+
+func readEmbedded(file string) ([]byte, error) { return schemas.FS.ReadFile(file) }
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 100 {
+		s = s[:100] + "..."
+	}
+	return s
+}
+
+// pythonWithJSONSchema returns the Debian python3 if it has the jsonschema module
+// (python3-jsonschema), else any python3 on PATH that has it.
+func pythonWithJSONSchema() string {
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", "import jsonschema").Run() == nil {
+			return py
+		}
+	}
+	return ""
+}
+
+func (b *bench) hyperfine(hf string, tools []proc, res *smallResult) error {
+	out, _ := exec.Command(hf, "--version").Output()
+	res.Method = strings.TrimSpace(string(out))
+	export := filepath.Join(b.cfg.work, "small-hyperfine.json")
+	args := []string{"-N", "--style", "basic", "--warmup", "3", "--runs", strconv.Itoa(b.cfg.smallRuns), "--export-json", export}
+	for _, t := range tools {
+		args = append(args, "-n", t.Name, strings.Join(t.Args, " "))
+	}
+	cmd := exec.Command(hf, args...)
+	cmd.Stdout, cmd.Stderr = b.log, b.log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("hyperfine: %w", err)
+	}
+	data, err := os.ReadFile(export)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Results []struct {
+			Command string    `json:"command"`
+			Times   []float64 `json:"times"`
+			User    float64   `json:"user"`
+			System  float64   `json:"system"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("hyperfine export: %w", err)
+	}
+	for i, r := range doc.Results {
+		tt := toolTiming{Name: r.Command, Command: tools[i].String(), Wall: summarize(r.Times)}
+		tt.CPU = dist{N: 1, Median: r.User + r.System}
+		res.Tools = append(res.Tools, tt)
+	}
+	return nil
+}
+
+// ownLoop runs the tools round-robin, so that the machine's load hits them alike.
+func (b *bench) ownLoop(tools []proc, res *smallResult) error {
+	res.Method = "own loop (hyperfine not found), tools interleaved"
+	ss := make([][]sample, len(tools))
+	for i := 0; i < b.cfg.smallRuns+3; i++ {
+		for j, t := range tools {
+			s, err := run(t)
+			if err != nil {
+				return err
+			}
+			if i >= 3 {
+				ss[j] = append(ss[j], s)
+			}
+		}
+	}
+	for j, t := range tools {
+		res.Tools = append(res.Tools, toolTiming{Name: t.Name, Command: t.String(), Wall: summarize(walls(ss[j])), CPU: summarize(cpus(ss[j]))})
+	}
+	return nil
+}
+
+var initRE = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock, (\d+) bytes, (\d+) allocs`)
+
+func parseInitTrace(s string) initTrace {
+	var it initTrace
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		m := initRE.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		ms, _ := strconv.ParseFloat(m[2], 64)
+		by, _ := strconv.ParseInt(m[3], 10, 64)
+		al, _ := strconv.ParseInt(m[4], 10, 64)
+		it.TotalMS += ms
+		it.Top = append(it.Top, initLine{Pkg: m[1], ClockMS: ms, Bytes: by, Allocs: al})
+	}
+	sort.SliceStable(it.Top, func(i, j int) bool { return it.Top[i].ClockMS > it.Top[j].ClockMS })
+	if len(it.Top) > 8 {
+		it.Top = it.Top[:8]
+	}
+	return it
+}

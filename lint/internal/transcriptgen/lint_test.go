@@ -1,0 +1,82 @@
+package transcriptgen_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/lint"
+	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/internal/transcriptgen"
+	"github.com/aopkit/aopkit/lint/linter"
+)
+
+// TestValidTranscriptsLintClean holds the generator to aoplint: with no message
+// broken on purpose, every protocol, in every framing, gets no error and no warning.
+func TestValidTranscriptsLintClean(t *testing.T) {
+	t.Parallel()
+	for _, framing := range []transcriptgen.Framing{transcriptgen.Bare, transcriptgen.Records} {
+		for _, p := range transcriptgen.Protocols {
+			if framing == transcriptgen.Bare && p == "aop-output" {
+				continue
+			}
+			name := fmt.Sprintf("%s/%d", p, framing)
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				if lint.LookupProtocol(p) == nil {
+					t.Skipf("protocol %s is not registered yet", p)
+				}
+				var buf bytes.Buffer
+				st, err := transcriptgen.Write(&buf, transcriptgen.Config{Seed: 3, Messages: 1500, Framing: framing, Protocols: []string{p}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := linter.LintStream(name+".jsonl", &buf, linter.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Messages != int(st.Lines) {
+					t.Errorf("linted %d messages, wrote %d lines", res.Messages, st.Lines)
+				}
+				bad := 0
+				for _, d := range res.Diagnostics {
+					if d.Severity == lint.Info {
+						continue
+					}
+					if bad++; bad <= 10 {
+						t.Errorf("%d:%d %s %s: %s", d.Line, d.Column, d.Severity, d.Rule, d.Message)
+					}
+				}
+				if bad > 10 {
+					t.Errorf("... and %d more", bad-10)
+				}
+			})
+		}
+	}
+}
+
+// TestInvalidMessagesAreFound checks that the messages broken on purpose are
+// broken for aoplint too.
+func TestInvalidMessagesAreFound(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	st, err := transcriptgen.Write(&buf, transcriptgen.Config{Seed: 4, Messages: 8000, InvalidEvery: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := linter.LintStream("mixed.jsonl", &buf, linter.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs, _, _ := res.Counts()
+	rules := map[string]int{}
+	for _, d := range res.Diagnostics {
+		if d.Severity == lint.Error {
+			rules[strings.SplitN(d.Rule, "-", 2)[0]]++
+		}
+	}
+	if int64(errs) < st.Invalid*8/10 {
+		t.Errorf("%d messages broken on purpose, %d errors found (%v)", st.Invalid, errs, rules)
+	}
+}

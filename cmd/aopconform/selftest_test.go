@@ -106,7 +106,7 @@ func TestFaultMatrix(t *testing.T) {
 	protocols := protocolsUnderTest(t)
 	var mu sync.Mutex
 	rows := map[string][]faultRow{}
-	sem := make(chan struct{}, 6)
+	sem := make(chan struct{}, 12)
 	t.Run("faults", func(t *testing.T) {
 		for _, p := range protocols {
 			ag, _ := mockagent.Lookup(p)

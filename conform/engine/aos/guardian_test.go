@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/aos"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 )
@@ -204,11 +205,14 @@ func TestPolicyFile(t *testing.T) {
 
 func TestProber(t *testing.T) {
 	_, srv := newGuardian(t)
-	for _, r := range (&aos.Prober{URL: srv.URL, Clock: clock.NewFake(start)}).Run(context.Background()) {
+	var transcript bytes.Buffer
+	rec := &aof.Recorder{W: &transcript, Protocol: "aos", Session: "aos/probe"}
+	for _, r := range (&aos.Prober{URL: srv.URL, Clock: clock.NewFake(start), Rec: rec}).Run(context.Background()) {
 		if r.Verdict != "PASS" {
 			t.Errorf("reference guardian fails %s: %s", r.ID, r.Detail)
 		}
 	}
+	golden(t, "probe.jsonl", transcript.Bytes())
 	// A guardian that allows everything and answers errors badly.
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

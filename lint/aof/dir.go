@@ -232,7 +232,7 @@ func (d *dirLint) lintTasks() {
 	for _, id := range sortedIDs(d.tasks) {
 		ts := d.tasks[id]
 		for _, t := range ts[1:] {
-			d.report(DirStatus, lint.Error, t.path, 1, []lint.Related{{Path: ts[0].path, Line: 1, Message: "the same task in tasks/" + ts[0].dir + "/"}},
+			d.report(DirStatus, lint.Error, t.path, 1, []lint.Related{{Path: ts[0].path, Line: 1, Column: 1, Message: "the same task in tasks/" + ts[0].dir + "/"}},
 				"task %s is in two status directories, tasks/%s/ and tasks/%s/: a task has one status and one file", id, ts[0].dir, t.dir)
 		}
 	}
@@ -462,7 +462,7 @@ func (d *dirLint) lintHandoff(statusDir, id, inputs string) {
 			return
 		}
 		parent := ps[0]
-		p.ReportRelatedf(lint.Error, "/parentTaskId", []lint.Related{{Path: parent.path, Line: parent.depthLine, Message: fmt.Sprintf("parent %s has delegationDepth %d", parent.id, parent.depth)}},
+		p.ReportRelatedf(lint.Error, "/parentTaskId", []lint.Related{{Path: parent.path, Line: parent.depthLine, Column: 1, Message: fmt.Sprintf("parent %s has delegationDepth %d", parent.id, parent.depth)}},
 			"nested delegation: parent task %s is itself a delegated child (delegationDepth %d), so %s would have depth %d; the router rejects it with nested_delegation", parent.id, parent.depth, id, parent.depth+1)
 	})
 	if merr != nil {

@@ -1,6 +1,8 @@
 package aof
 
 import (
+	"fmt"
+
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -10,7 +12,7 @@ var SeqDelegation = &lint.Rule{
 	Spec: "aof-1 §Delegation Depth Guard",
 	Doc: "Sub-agents cannot spawn sub-agents: a parent of depth 0 may delegate a child (depth 1), but a child may not delegate " +
 		"again (depth 2). A handoff.request whose parentTaskId is itself a task delegated by an earlier handoff.request (or an inputs/handoff.json) " +
-		"is rejected with delegation.rejected reason nested_delegation. In a data directory, a task whose metadata.delegationDepth is over 1, " +
+		"(or a task whose run.json metadata has delegationDepth 1 or more) is rejected with delegation.rejected reason nested_delegation. In a data directory, a task whose metadata.delegationDepth is over 1, " +
 		"or a handoff input whose parent task has delegationDepth 1 or more, breaks the same rule.",
 	Bad: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","payload":{"taskId":"TASK-2026-02-09-061","parentTaskId":"TASK-2026-02-09-057",...}}
 {"type":"handoff.request","taskId":"TASK-2026-02-09-062","payload":{"taskId":"TASK-2026-02-09-062","parentTaskId":"TASK-2026-02-09-061",...}}`,
@@ -31,6 +33,14 @@ func (c *delegationChecker) Observe(p *lint.Pass) {
 	}
 	var parentPtr string
 	switch v.kind {
+	case KindRun:
+		// the engine records a delegated child's depth in run.json metadata
+		if d, ok := m.Node("/metadata/delegationDepth").Int(); ok && d >= 1 {
+			if c.children.put(v.task, lint.Witness(m, "/metadata/delegationDepth", fmt.Sprintf("run.json: %s is a delegated child (delegationDepth %d)", v.task, d))) {
+				reportCap(p)
+			}
+		}
+		return
 	case KindHandoffRequest:
 		parentPtr = "/payload/parentTaskId"
 	case KindHandoffInput:

@@ -63,7 +63,8 @@ var SeqStale = &lint.Rule{
 	Doc: "run_heartbeat.json is refreshed before its expiresAt (lastHeartbeat + TTL). A run that goes on working after its heartbeat " +
 		"expired is stale to the scheduler, which reclaims the task (to ready, or per run_result.json), so two runs may work on one task. " +
 		"In a transcript: a message of the run's task sent after the recorded heartbeat's expiresAt (harness time when recorded, else sentAt), " +
-		"or the harness killing or timing out the agent after it, before any completion.report.",
+		"or the harness signalling, killing or timing out the agent after it, before any completion.report. The scheduler " +
+		"treats a heartbeat as stale when expiresAt <= now, so a message at expiresAt itself is late.",
 	Bad: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:00:00.000Z","expiresAt":"2026-02-09T21:05:00.000Z",...}
 {"type":"status.update","taskId":"TASK-2026-02-09-057","sentAt":"2026-02-09T21:09:00.000Z",...}`,
 	Good: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:04:00.000Z","expiresAt":"2026-02-09T21:09:00.000Z",...}
@@ -84,13 +85,13 @@ type staleChecker struct {
 func (c *staleChecker) Observe(p *lint.Pass) {
 	m := p.Msg
 	switch m.Kind {
-	case "harness:kill", "harness:timeout":
+	case "harness:kill", "harness:timeout", "harness:signal":
 		if m.At.IsZero() {
 			return
 		}
 		for _, task := range c.beats.keys() {
 			hb, _ := c.beats.get(task)
-			if !hb.reported && m.At.After(hb.expires) {
+			if !hb.reported && !m.At.Before(hb.expires) {
 				hb.reported = true
 				p.ReportAtf(p.Rule.Severity, hb.at, nil, "the heartbeat of %s expired at %s and the agent was still running when the harness stopped it (%s at %s): "+
 					"refresh run_heartbeat.json within its TTL", task, fmtTime(hb.expires), m.Kind[len("harness:"):], fmtTime(m.At))
@@ -115,12 +116,12 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		c.beats.del(v.task)
 	case KindStatusUpdate, KindHandoffRequest, KindHandoffAccepted, KindHandoffRejected:
 		hb, ok := c.beats.get(v.task)
-		if !ok || hb.reported || v.at.IsZero() || !v.at.After(hb.expires) {
+		if !ok || hb.reported || v.at.IsZero() || v.at.Before(hb.expires) {
 			return
 		}
 		hb.reported = true
 		p.ReportRelatedf(p.Rule.Severity, "/taskId", []lint.Related{hb.at},
-			"%s for %s at %s, after the run's heartbeat expired at %s (%s): the scheduler sees the run as stale and reclaims the task; refresh run_heartbeat.json within its TTL",
+			"%s for %s at %s, when the run's heartbeat had expired (expiresAt %s, %s): the scheduler sees the run as stale and reclaims the task; refresh run_heartbeat.json within its TTL",
 			v.kind, v.task, fmtTime(v.at), fmtTime(hb.expires), where(p, hb.at))
 	}
 }

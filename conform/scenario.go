@@ -75,8 +75,10 @@ type Step struct {
 
 // Decision is the guardian's answer to a tool call.
 type Decision struct {
-	Tool     string `json:"tool"`
-	Decision string `json:"decision"` // allow, deny, modify
+	Tool string `json:"tool"`
+	// Decision is allow, deny or modify; "error" answers with a JSON-RPC internal
+	// error, "stall" never answers (until the scenario ends).
+	Decision string `json:"decision"`
 	// Arguments replace the tool's arguments when Decision is modify.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Message   string          `json:"message,omitempty"`
@@ -124,8 +126,8 @@ func (s *Scenario) Validate() error {
 		}
 	}
 	for i, d := range s.Decisions {
-		if d.Decision != "allow" && d.Decision != "deny" && d.Decision != "modify" && d.Decision != "error" {
-			errs = append(errs, fmt.Sprintf("decisions[%d].decision %q: want allow, deny, modify or error", i, d.Decision))
+		if d.Decision != "allow" && d.Decision != "deny" && d.Decision != "modify" && d.Decision != "error" && d.Decision != "stall" {
+			errs = append(errs, fmt.Sprintf("decisions[%d].decision %q: want allow, deny, modify, error or stall", i, d.Decision))
 		}
 	}
 	if len(errs) > 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/aopkit/aopkit/conform"
 )
@@ -84,6 +85,12 @@ func aosScriptTools(s *conform.Session) []string {
 	return out
 }
 
+var aosMethods = map[string]bool{
+	"steps/agentTrigger": true, "steps/knowledgeRetrieval": true, "steps/memoryStore": true,
+	"steps/memoryContextRetrieval": true, "steps/message": true, "steps/toolCallRequest": true,
+	"steps/toolCallResult": true, "protocols/A2A": true, "protocols/MCP": true, "ping": true,
+}
+
 var aosChecks = []*conform.Check{
 	aosC.lintClean("aos-0.1.0 §3, §4"),
 	aosC.exitZero("The agent prints one JSON line per executed tool on stdout and exits 0."),
@@ -111,7 +118,7 @@ var aosChecks = []*conform.Check{
 		}),
 
 	aosCheck("3.12.1/jsonrpc-request", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.12.1",
-		"jsonrpc MUST be exactly \"2.0\"; id MUST contain a String or Number(Integer) value; the request names its method.",
+		"jsonrpc MUST be exactly \"2.0\"; id MUST contain a String or Number(Integer) value; method is one of the AOS methods (§4); ids are not reused.",
 		[]string{"AOS-JSONRPC", "AOS-SCHEMA"},
 		func(s *conform.Session) conform.Outcome {
 			reqs := aosRequests(s, "")
@@ -134,8 +141,8 @@ var aosChecks = []*conform.Check{
 				case float64:
 					idOK = v == float64(int64(v))
 				}
-				if str(m, "jsonrpc") != "2.0" || str(m, "method") == "" || !idOK {
-					o := conform.Mismatch(fmt.Sprintf("record %d is not a valid JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "a method name", "id": "a string or integer"}, map[string]any{"jsonrpc": field(m, "jsonrpc"), "method": field(m, "method"), "id": id})
+				if str(m, "jsonrpc") != "2.0" || !aosMethods[str(m, "method")] || !idOK {
+					o := conform.Mismatch(fmt.Sprintf("record %d is not a valid AOS JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "an AOS method (steps/*, protocols/*, ping)", "id": "a string or integer"}, map[string]any{"jsonrpc": field(m, "jsonrpc"), "method": field(m, "method"), "id": id})
 					o.Seq = []int{r.Seq}
 					return o
 				}
@@ -256,13 +263,106 @@ var aosChecks = []*conform.Check{
 			return conform.Passf("%d modified calls executed as modified", done)
 		}),
 
+	aosCheck("3.8/step-context", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.8, §4",
+		"steps/* requests carry context: StepContext with agent (name, id, instructions, version, provider), session.id, turnId, stepId and an ISO 8601 timestamp.",
+		[]string{"AOS-CTX", "AOS-TIME"},
+		func(s *conform.Session) conform.Outcome {
+			n := 0
+			for _, r := range aosRequests(s, "") {
+				if !strings.HasPrefix(r.Key, "steps/") {
+					continue
+				}
+				n++
+				ctx := field(decode(r.Msg), "params", "context")
+				var problems []string
+				for _, k := range []string{"name", "id", "instructions", "version"} {
+					if str(ctx, "agent", k) == "" {
+						problems = append(problems, "context.agent."+k+" is required")
+					}
+				}
+				if field(ctx, "agent", "provider") == nil {
+					problems = append(problems, "context.agent.provider is required")
+				}
+				if str(ctx, "session", "id") == "" || str(ctx, "turnId") == "" || str(ctx, "stepId") == "" {
+					problems = append(problems, "context.session.id, turnId and stepId are required")
+				}
+				if !isISO(str(ctx, "timestamp")) {
+					problems = append(problems, fmt.Sprintf("context.timestamp %q is not ISO 8601", str(ctx, "timestamp")))
+				}
+				if len(problems) > 0 {
+					o := conform.Mismatch(fmt.Sprintf("record %d (%s): invalid StepContext", r.Seq, r.Key), "a complete StepContext", strings.Join(problems, "\n"))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			if n == 0 {
+				return conform.Failf("the agent sent no steps/* request")
+			}
+			return conform.Passf("%d step requests with a valid context", n)
+		}),
+
+	aosCheck("4.5/message-params", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.5.1, §3.3",
+		"steps/message params: message (id, role user|agent|system, content with at least one part) and citation (Source[]) are required.",
+		[]string{"AOS-MESSAGE", "AOS-DIALECT"},
+		func(s *conform.Session) conform.Outcome {
+			rs := aosRequests(s, "steps/message")
+			for _, r := range rs {
+				p := field(decode(r.Msg), "params")
+				parts, _ := field(p, "message", "content").([]any)
+				role := str(p, "message", "role")
+				_, citOK := field(p, "citation").([]any)
+				if str(p, "message", "id") == "" || (role != "user" && role != "agent" && role != "system") || len(parts) == 0 || !citOK {
+					o := conform.Mismatch(fmt.Sprintf("record %d: invalid steps/message params", r.Seq), "message {id, role, content[1..]} and citation []", clip(recordText(r), 300))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			if len(rs) == 0 {
+				return conform.NotTestedf("the agent sent no steps/message")
+			}
+			return conform.Passf("%d steps/message requests well-formed", len(rs))
+		}),
+
+	aosCheck("4.6/unique-execution-ids", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.15",
+		"executionId: Execution id of the tool, used to correlate tool call request and result: one executionId per tool call.",
+		[]string{"AOS-SEQ"},
+		func(s *conform.Session) conform.Outcome {
+			seen := map[string]int{}
+			for _, r := range aosRequests(s, "steps/toolCallRequest") {
+				id := str(decode(r.Msg), "params", "toolCallRequest", "executionId")
+				if prev, dup := seen[id]; dup {
+					o := conform.Mismatch(fmt.Sprintf("executionId %q reused", id), "a new executionId per tool call", fmt.Sprintf("records %d and %d", prev, r.Seq))
+					o.Seq = []int{prev, r.Seq}
+					return o
+				}
+				seen[id] = r.Seq
+			}
+			if len(seen) == 0 {
+				return conform.Failf("the agent sent no steps/toolCallRequest")
+			}
+			return conform.Passf("%d distinct executionIds", len(seen))
+		}),
+
 	aosCheck("4.6/result-after-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6 steps/toolCallResult",
 		"steps/toolCallResult should be used after the tool is completed, with the executionId of the steps/toolCallRequest.",
 		nil,
 		func(s *conform.Session) conform.Outcome {
 			results := map[string]int{}
+			requested := map[string]int{}
+			for _, r := range aosRequests(s, "steps/toolCallRequest") {
+				id := str(decode(r.Msg), "params", "toolCallRequest", "executionId")
+				if _, ok := requested[id]; !ok {
+					requested[id] = r.Seq
+				}
+			}
 			for _, r := range aosRequests(s, "steps/toolCallResult") {
-				results[str(decode(r.Msg), "params", "executionId")] = r.Seq
+				id := str(decode(r.Msg), "params", "executionId")
+				if rq, ok := requested[id]; !ok || rq > r.Seq {
+					o := conform.Mismatch(fmt.Sprintf("record %d reports a result before (or without) its steps/toolCallRequest", r.Seq), "steps/toolCallResult after the steps/toolCallRequest of "+id, "result first")
+					o.Seq = []int{r.Seq}
+					return o
+				}
+				results[id] = r.Seq
 			}
 			ex := aosExecutions(s)
 			if len(ex) == 0 {

@@ -59,6 +59,7 @@ func driveAOS(h *H) error {
 	var mu sync.Mutex
 	var decisions []AOSDecision
 	attempt := 1
+	stalled := make(chan struct{})
 	byTool := map[string]conform.Decision{}
 	for _, d := range h.sc.Decisions {
 		byTool[d.Tool] = d
@@ -85,6 +86,17 @@ func driveAOS(h *H) error {
 				rec.Detail = map[string]any{"content_type": req.Header.Get("Content-Type"), "method": req.Method}
 			}
 			rec = h.rec.add(rec)
+			if d, ok := byTool[toolOf(rec)]; ok && d.Decision == "stall" {
+				mu.Lock()
+				decisions = append(decisions, AOSDecision{Seq: rec.Seq, ExecutionID: str(rec, "params", "toolCallRequest", "executionId"), Tool: d.Tool, Decision: "stall"})
+				mu.Unlock()
+				h.rec.event(attempt, "withheld", map[string]any{"request_seq": rec.Seq})
+				select {
+				case <-stalled:
+				case <-req.Context().Done():
+				}
+				return
+			}
 			resp, status := aosAnswer(rec, body, err, ct, req.Method, byTool, func(d AOSDecision) {
 				mu.Lock()
 				decisions = append(decisions, d)
@@ -99,6 +111,7 @@ func driveAOS(h *H) error {
 	}
 	go srv.Serve(ln)
 	defer func() {
+		close(stalled)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
@@ -206,4 +219,25 @@ func aosAnswer(rec conform.Record, body []byte, readErr error, ct, method string
 	}
 	note(dec)
 	return map[string]any{"jsonrpc": "2.0", "id": id, "result": result}, http.StatusOK
+}
+
+// toolOf is the toolId of a steps/toolCallRequest record ("" otherwise).
+func toolOf(r conform.Record) string {
+	if r.Key != "steps/toolCallRequest" {
+		return ""
+	}
+	return str(r, "params", "toolCallRequest", "toolId")
+}
+
+func str(r conform.Record, keys ...string) string {
+	var v any = r.Obj()
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
 }

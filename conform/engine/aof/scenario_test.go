@@ -100,6 +100,9 @@ var scenarios = []scenario{
 	{name: "stop-heartbeats", fault: "stop-heartbeats", status: aof.Ready, exit: -1, runState: "expired",
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"task.completed"}},
+	{name: "late-heartbeats", fault: "late-heartbeats", status: aof.Ready, exit: -1, runState: "expired",
+		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
+		absent: []string{"task.completed"}},
 	{name: "exceed-timeout", fault: "exceed-timeout", status: aof.Ready, exit: -1, runState: "expired",
 		events: []string{"task.transitioned:stale_heartbeat_reclaim"}, absent: []string{"task.completed", "session.ended"},
 		check: func(t *testing.T, s *aof.Session) {

@@ -24,6 +24,7 @@ var Faults = []mockagent.Fault{
 	{Name: "hang", Rule: "AOF-HB-STALE heartbeat expires while the run is alive (aof/resume/stale-reclaim)", Doc: "stops all output and heartbeats after the first step and never exits"},
 	{Name: "exceed-timeout", Rule: "aof/run/deadline run exceeds its deadline", Doc: "keeps heartbeating and working past the run deadline, never completes"},
 	{Name: "stop-heartbeats", Rule: "AOF-HB-STALE run_heartbeat.json not refreshed within its TTL", Doc: "keeps working and sending progress but stops refreshing run_heartbeat.json"},
+	{Name: "late-heartbeats", Rule: "AOF-HB-STALE run_heartbeat.json refreshed later than its TTL", Doc: "refreshes its heartbeat every 1.2 × TTL instead of well within it"},
 	{Name: "crash-mid-task", Rule: "AOF-COMPLETION-MISSING session died without completion.report", Doc: "exits with code 2 after the first step, without a completion report"},
 	{Name: "crash-after-partial-report", Rule: "AOF-COMPLETION-MISSING crash after a partial completion (aof/resume/stale-outcome)", Doc: "sends completion.report outcome partial, then exits with code 2 before session_end"},
 	{Name: "malformed-json", Rule: "AOF-ENV-JSON invalid JSON after the AOF/1 prefix", Doc: "writes one AOF/1 line whose JSON is cut short"},
@@ -92,7 +93,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 			if !a.sleep(a.ttl) {
 				return 0
 			}
-		} else if !a.sleep(beat) {
+		} else if fault == "late-heartbeats" && !a.sleep(a.ttl+a.ttl/5) {
+			return 0
+		} else if fault != "late-heartbeats" && !a.sleep(beat) {
 			return 0
 		} else {
 			a.heartbeat()

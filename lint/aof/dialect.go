@@ -10,15 +10,34 @@ var DialectFields = &lint.Rule{
 		"path in the data directory). The guide, which is normative, defines neither and none of its examples carries them, so aoplint " +
 		"accepts envelopes with and without them: their presence is reported as info naming the dialect, their absence not at all " +
 		"(an upstream router would reject an envelope without projectId as invalid_envelope). A projectId that is not a non-empty string, " +
-		"or projectId and project_id disagreeing, is a warning: upstream rejects or misroutes such envelopes.",
-	Bad:  `{"protocol": "aof", "version": 1, "projectId": 7, ...}`,
-	Good: `{"protocol": "aof", "version": 1, "projectId": "aof", ...}  (or no projectId: the guide's envelope)`,
-	Run:  checkDialect,
+		"or projectId and project_id disagreeing, is a warning: upstream rejects or misroutes such envelopes. In a stream the info is " +
+		"given once, at the first message that carries the field.",
+	Bad:        `{"protocol": "aof", "version": 1, "projectId": 7, ...}`,
+	Good:       `{"protocol": "aof", "version": 1, "projectId": "aof", ...}  (or no projectId: the guide's envelope)`,
+	NewChecker: func() lint.Checker { return &dialectChecker{} },
 }
+
+// dialectChecker names the dialect once per stream (an upstream agent sends
+// projectId on every message), and malformed values every time.
+type dialectChecker struct {
+	seen map[string]bool
+}
+
+func (c *dialectChecker) Observe(p *lint.Pass) {
+	if p.Msg == nil || p.Msg.Root == nil || p.Msg.Protocol != "aof" || !isEnvelope(p.Msg.Kind) {
+		return
+	}
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	checkDialect(p, c.seen)
+}
+
+func (c *dialectChecker) Finish(*lint.Pass) {}
 
 var dialectRules = []*lint.Rule{DialectFields}
 
-func checkDialect(p *lint.Pass) {
+func checkDialect(p *lint.Pass, seen map[string]bool) {
 	pid, alias, rel := p.Node("/projectId"), p.Node("/project_id"), p.Node("/taskRelpath")
 	for _, f := range []struct{ ptr, what string }{
 		{"/projectId", "\"projectId\" is an envelope field of the upstream AOF implementation (required there, alias project_id); the guide's envelope does not define it, and aoplint accepts it"},
@@ -32,7 +51,10 @@ func checkDialect(p *lint.Pass) {
 			p.ReportSevf(lint.Warning, f.ptr, "%s is %s: the upstream implementation requires a non-empty string and rejects the envelope as invalid_envelope", f.ptr[1:], short(n))
 			continue
 		}
-		p.Reportf(f.ptr, "%s", f.what)
+		if !seen[f.ptr] {
+			seen[f.ptr] = true
+			p.Reportf(f.ptr, "%s", f.what)
+		}
 	}
 	if pid.IsString() && alias.IsString() && pid.Str != alias.Str {
 		p.ReportSevf(lint.Warning, "/project_id", "project_id %q disagrees with projectId %q: upstream reads one of them, so the message may land in the wrong project", alias.Str, pid.Str)
@@ -40,7 +62,8 @@ func checkDialect(p *lint.Pass) {
 	if rel != nil {
 		if !rel.IsString() {
 			p.ReportSevf(lint.Warning, "/taskRelpath", "taskRelpath is %s: the upstream implementation expects a string (the task file's path in the data directory)", short(rel))
-		} else {
+		} else if !seen["/taskRelpath"] {
+			seen["/taskRelpath"] = true
 			p.Reportf("/taskRelpath", "\"taskRelpath\" is an optional envelope field of the upstream AOF implementation (the task file's path in the data directory); the guide does not define it, and aoplint accepts it")
 		}
 	}

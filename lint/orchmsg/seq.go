@@ -73,7 +73,9 @@ var (
 			"{\"type\":\"event:log\",\"id\":\"evt-2...\",\"timestamp\":\"2026-02-04T14:30:45Z\",...}",
 		Good: "{\"type\":\"request:get-task\",\"id\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:00Z\",...}\n" +
 			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:30Z\",\"error\":{\"code\":\"TIMEOUT\",...}}",
-		NewChecker: func() lint.Checker { return &timeoutChecker{open: newWindow[*request](MaxTracked)} },
+		NewChecker: func() lint.Checker {
+			return &timeoutChecker{open: newWindow[*request](MaxTracked), ids: newWindow[struct{}](MaxTracked)}
+		},
 	}
 	// SeqRate: at most 100 messages per second from one agent.
 	SeqRate = &lint.Rule{
@@ -256,6 +258,7 @@ func (c *uniqueChecker) Finish(*lint.Pass) {}
 
 type timeoutChecker struct {
 	open   *window[*request]
+	ids    *window[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
 	heap   deadlineHeap
 	capped bool
 }
@@ -285,9 +288,10 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 			}
 		}
 		r := &request{id: id, w: witness(m, "/id"), typ: msgType(m), at: now, deadline: now.Add(limit)}
-		if old, ok := c.open.get(id); ok {
-			old.answered = true // a reused id: ORCH-SEQ-003 reports it; track the newer request
+		if _, seen := c.ids.get(id); seen {
+			return // a reused id (ORCH-SEQ-003): which request a response answers is ambiguous
 		}
+		c.ids.put(id, struct{}{})
 		if c.open.put(id, r) && !c.capped {
 			c.capped = true
 			capNote(p, "open requests")
@@ -315,7 +319,7 @@ func (c *timeoutChecker) sweep(p *lint.Pass, now time.Time) {
 		}
 		r.answered = true
 		limit := r.deadline.Sub(r.at)
-		var rel []lint.Related // the message that shows the deadline has passed
+		rel := eventWitness(m) // the record that shows the deadline has passed
 		if isMsg(m) {
 			rel = []lint.Related{witness(m, "")}
 		}
@@ -465,9 +469,9 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 		case "harness:agent-exit":
 			c.exited = true
 		case "harness:kill", "harness:timeout":
-			if !c.exited && now.After(c.at.Add(c.grace)) {
+			if !c.exited && !now.Before(c.at.Add(c.grace)) { // killed when the grace period was over
 				c.reported = true
-				p.ReportAtf(lint.Error, c.w, nil, "the agent was still running %s after %s (grace period %s) and the harness had to %s it: stop and exit within the grace period",
+				p.ReportAtf(lint.Error, c.w, eventWitness(m), "the agent was still running %s after %s (grace period %s) and the harness had to %s it: stop and exit within the grace period",
 					now.Sub(c.at).Round(time.Millisecond), c.w.Message, c.grace, map[string]string{"harness:kill": "kill", "harness:timeout": "time out"}[m.Kind])
 			}
 		}
@@ -610,3 +614,11 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 }
 
 func (c *fitChecker) Finish(*lint.Pass) {}
+
+// eventWitness names a harness event record, when the driver gave it a position.
+func eventWitness(m *lint.Message) []lint.Related {
+	if m == nil || m.Pos == nil || m.Root == nil || m.From != "harness" {
+		return nil
+	}
+	return []lint.Related{lint.Witness(m, "", "the harness event "+quote(m.Root.Get("event").String()))}
+}

@@ -80,7 +80,20 @@ type agentIDChecker struct {
 
 func (c *agentIDChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) || c.reported || (m.From != "agent" && m.From != "orchestrator") {
+	if m == nil || c.reported {
+		return
+	}
+	if m.Kind == "harness:agent-start" && c.first == "" && m.Root != nil {
+		// the harness says which agent it started
+		if a := m.Root.Path("detail", "agentId"); a.IsString() && a.Str != "" {
+			c.first, c.w = a.Str, lint.Related{Message: "the harness started agent " + quote(a.Str)}
+			if m.Pos != nil {
+				c.w = lint.Witness(m, "/detail/agentId", c.w.Message)
+			}
+		}
+		return
+	}
+	if !isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
 		return
 	}
 	a := m.Root.Get("agentId")
@@ -94,7 +107,11 @@ func (c *agentIDChecker) Observe(p *lint.Pass) {
 	}
 	if a.Str != c.first {
 		c.reported = true
-		p.ReportRelatedf(lint.Warning, "/agentId", []lint.Related{c.w}, "agentId %s, but this session's agent is %s: one stdio session carries one agent's messages", quote(a.Str), quote(c.first))
+		if c.w.Line > 0 {
+			p.ReportRelatedf(lint.Warning, "/agentId", []lint.Related{c.w}, "agentId %s, but this session's agent is %s: one stdio session carries one agent's messages", quote(a.Str), quote(c.first))
+			return
+		}
+		p.Reportf("/agentId", "agentId %s, but this session's agent is %s (%s): one stdio session carries one agent's messages", quote(a.Str), quote(c.first), c.w.Message)
 	}
 }
 

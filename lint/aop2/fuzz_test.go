@@ -20,7 +20,7 @@ func FuzzDetectAop2(f *testing.F) {
 				continue
 			}
 			data, err := os.ReadFile(file)
-			if err == nil && len(data) < 64<<10 {
+			if err == nil && len(data) < 16<<10 {
 				f.Add(data)
 			}
 		}

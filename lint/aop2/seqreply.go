@@ -133,3 +133,52 @@ func (c *replyChecker) Observe(p *lint.Pass) {
 }
 
 func (c *replyChecker) Finish(p *lint.Pass) {}
+
+// SeqAgentModel: the RESPONSE's agent is the TASK's target.
+var SeqAgentModel = &lint.Rule{
+	ID: "AOP2-SEQ-015", Title: "RESPONSE agent matches the TASK's target", Protocol: ID, Kinds: kindResponse, Severity: lint.Warning,
+	Spec: "aop2 §5 Executor Response (agent); §9 Model & Agent Routing",
+	Doc: "The TASK's target names the provider and model that should execute it; the RESPONSE's agent reports who did (name, provider, model). " +
+		"Routing and fallback (§9) are the orchestrator's: when it falls back to an alternative model it sends the TASK again with that target. " +
+		"A RESPONSE whose agent.provider or agent.model differs from the TASK's target means the executor ran something else than it was asked to, or reports it wrongly; " +
+		"cost and audit records then name the wrong model.",
+	Bad: `TASK: "target": {"agent_name": "Emma", "role": "EXECUTOR", "provider": "CODEX", "model": "gpt-5.3-codex"}
+RESPONSE: "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-4o"}`,
+	Good: `TASK: "target": {"agent_name": "Emma", "role": "EXECUTOR", "provider": "CODEX", "model": "gpt-5.3-codex"}
+RESPONSE: "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-5.3-codex"}`,
+	NewChecker: func() lint.Checker { return &agentChecker{} },
+}
+
+func init() { lint.Register(SeqAgentModel) }
+
+type target struct {
+	provider, model string
+	w               lint.Related
+}
+
+type agentChecker struct{ tasks table[target] }
+
+func (c *agentChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	switch v.typ {
+	case "TASK":
+		if v.taskID == "" {
+			return
+		}
+		tg := v.root.Get("target")
+		track(p, &c.tasks, v.taskID, &target{provider: tg.Get("provider").String(), model: tg.Get("model").String(),
+			w: lint.Witness(p.Msg, "/target", fmt.Sprintf("the TASK %q targets %s/%s", v.taskID, tg.Get("provider").String(), tg.Get("model").String()))})
+	case "RESPONSE":
+		t := c.tasks.get(v.taskID)
+		ag := v.root.Get("agent")
+		if t == nil || !isObject(ag) {
+			return
+		}
+		prov, model := ag.Get("provider").String(), ag.Get("model").String()
+		if (prov != "" && t.provider != "" && prov != t.provider) || (model != "" && t.model != "" && model != t.model) {
+			p.ReportRelatedf(p.Rule.Severity, "/agent", []lint.Related{t.w}, "the RESPONSE reports agent %s/%s, but the TASK %q targets %s/%s: report the provider and model that ran, and leave switching models to the orchestrator's fallback (§9)", prov, model, v.taskID, t.provider, t.model)
+		}
+	}
+}
+
+func (c *agentChecker) Finish(p *lint.Pass) {}

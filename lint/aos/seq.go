@@ -2,6 +2,7 @@ package aos
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -183,7 +184,10 @@ func (c *checker) request(m *lint.Message) {
 	root := m.Root
 	method := root.Get("method").String()
 	params := root.Get("params")
-	r := &request{w: lint.Witness(m, "/id", fmt.Sprintf("the %s request %s", method, idText(root.Get("id")))), method: method, subject: subject(root)}
+	r := &request{w: witness(m, "/id", "the "+method+" request "+idText(root.Get("id"))), method: method}
+	if c.rule == SeqIgnoredModify {
+		r.subject = subject(root)
+	}
 	ctx := params.Get("context")
 	sessionID := ctx.Path("session", "id").String()
 
@@ -216,8 +220,11 @@ func (c *checker) request(m *lint.Message) {
 					c.report(SeqDuplicateExecution, "/params/toolCallRequest/executionId", []lint.Related{old.w}, "executionId %q was already used by an earlier tool call; give every tool call its own executionId", e)
 				}
 			}
-			c.capped(st.tools.put(e, &toolCall{w: lint.Witness(m, "/params/toolCallRequest/executionId", fmt.Sprintf("the toolCallRequest with executionId %q", e)), reqKey: key,
-				call: requestSig(params.Get("toolCallRequest"))}), "tool calls")
+			tc := &toolCall{w: witness(m, "/params/toolCallRequest/executionId", fmt.Sprintf("the toolCallRequest with executionId %q", e)), reqKey: key}
+			if c.rule == SeqExecutedOther {
+				tc.call = requestSig(params.Get("toolCallRequest"))
+			}
+			c.capped(st.tools.put(e, tc), "tool calls")
 		}
 	case "steps/toolCallResult":
 		e := params.Get("executionId").String()
@@ -232,17 +239,17 @@ func (c *checker) request(m *lint.Message) {
 	}
 
 	// AOS-SEQ-005 / 006: message and step ids.
-	if method == "steps/message" {
+	if method == "steps/message" && c.rule == SeqMessageID {
 		if mid := params.Path("message", "id"); mid.IsString() {
 			k := sessionID + "\x00" + mid.Str
 			if old, ok := st.msgIDs.get(k); ok && !c.isRetry(old.reqKey, method) {
 				c.report(SeqMessageID, "/params/message/id", []lint.Related{old.w}, "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
 			}
-			w := lint.Witness(m, "/params/message/id", fmt.Sprintf("the message %q", mid.Str))
+			w := witness(m, "/params/message/id", fmt.Sprintf("the message %q", mid.Str))
 			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids")
 		}
 	}
-	if sid := ctx.Get("stepId"); sid.IsString() {
+	if sid := ctx.Get("stepId"); sid.IsString() && c.rule == SeqStepID {
 		k := sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + sid.Str
 		execID := r.execID
 		if method == "steps/toolCallResult" {
@@ -254,7 +261,7 @@ func (c *checker) request(m *lint.Message) {
 				c.report(SeqStepID, "/params/context/stepId", []lint.Related{old.w}, "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
 			}
 		}
-		c.capped(st.steps.put(k, step{w: lint.Witness(m, "/params/context/stepId", fmt.Sprintf("the %s step %q", method, sid.Str)), method: method, execID: execID, reqKey: key}), "step ids")
+		c.capped(st.steps.put(k, step{w: witness(m, "/params/context/stepId", fmt.Sprintf("the %s step %q", method, sid.Str)), method: method, execID: execID, reqKey: key}), "step ids")
 	}
 
 	if hasKey {
@@ -319,7 +326,7 @@ func (c *checker) response(m *lint.Message) {
 		return
 	}
 	req.answered = true
-	req.answer = lint.Witness(m, "/id", fmt.Sprintf("the response to %s", idText(idN)))
+	req.answer = witness(m, "/id", "the response to "+idText(idN))
 	res := root.Get("result")
 	if res == nil {
 		req.decision = "error"
@@ -341,7 +348,7 @@ func (c *checker) response(m *lint.Message) {
 	}
 	d := res.Get("decision").String()
 	req.decision = d
-	dw := lint.Witness(m, "/result/decision", fmt.Sprintf("the guardian's %s for request %s", d, idText(idN)))
+	dw := witness(m, "/result/decision", "the guardian's "+d+" for request "+idText(idN))
 	c.setTool(req, d, dw)
 	if d != "modify" {
 		return
@@ -356,13 +363,15 @@ func (c *checker) response(m *lint.Message) {
 	}
 	if req.method == "steps/toolCallRequest" {
 		if tc, ok := st.tools.get(req.execID); ok {
-			tc.modCall = requestSig(mr.Path("params", "toolCallRequest"))
+			if c.rule == SeqIgnoredModify {
+				tc.modCall = requestSig(mr.Path("params", "toolCallRequest"))
+			}
 			if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
 				tc.modifiedExec = ne
 			}
 		}
 	}
-	if req.subject != "" {
+	if req.subject != "" && c.rule == SeqIgnoredModify {
 		c.capped(st.mods.put(req.subject, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications")
 	}
 }
@@ -401,7 +410,10 @@ func (c *checker) executed(m *lint.Message, e string) {
 		return
 	}
 	tc.executed = true
-	sig := executedSig(m.Root.Get("executed"))
+	sig := ""
+	if c.rule == SeqIgnoredModify || c.rule == SeqExecutedOther {
+		sig = executedSig(m.Root.Get("executed"))
+	}
 	switch tc.decision {
 	case "deny":
 		c.report(SeqDeniedExecuted, ptr, []lint.Related{tc.decisionW, tc.w}, "the agent executed tool call %q although the guardian denied it; a denied tool call must never run", e)
@@ -443,4 +455,31 @@ func (c *checker) Finish(p *lint.Pass) {
 	for _, w := range open {
 		p.ReportAtf(c.rule.Severity, w, nil, "%s got no response by the end of the stream; the guardian must answer every request (§4)", w.Message)
 	}
+}
+
+// witness is lint.Witness for a pointer whose parent is the message root or a direct
+// member path, resolved without splitting strings: sequence checkers make one for
+// every request they track.
+func witness(m *lint.Message, ptr, text string) lint.Related {
+	n := m.Root
+	rest := ptr
+	for len(rest) > 1 && n != nil {
+		rest = rest[1:]
+		tok := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			tok, rest = rest[:i], rest[i:]
+		} else {
+			rest = ""
+		}
+		next := n.Get(tok)
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	if n == nil {
+		return lint.Witness(m, ptr, text)
+	}
+	line, col := m.Pos.Position(n.Offset)
+	return lint.Related{Path: m.Path, Line: line, Column: col, Pointer: ptr, Message: text}
 }

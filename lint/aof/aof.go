@@ -123,29 +123,43 @@ func kindFromName(name string) string {
 	return ""
 }
 
+// shapes lists the members that mark each run artifact.
+var shapes = []struct {
+	kind string
+	keys []string
+}{
+	{KindHeartbeat, []string{"lastHeartbeat", "beatCount", "expiresAt"}},
+	{KindRunResult, []string{"completedAt", "outcome", "summaryRef", "handoffRef", "tests"}},
+	{KindRun, []string{"startedAt", "artifactPaths"}},
+	{KindHandoffInput, []string{"parentTaskId", "dueBy", "acceptanceCriteria", "expectedOutputs", "contextRefs", "constraints"}},
+}
+
+// kindFromShape recognises a run artifact by its members: the kind with the most
+// marking members, with a taskId (or, without one, at least two marks).
 func kindFromShape(root *jsonread.Node) string {
-	if !root.Get("taskId").IsString() {
+	if root.Get("protocol") != nil || root.Get("type") != nil || root.Get("payload") != nil {
 		return ""
 	}
-	has := func(keys ...string) bool {
-		for _, k := range keys {
+	best, bestN := "", 0
+	for _, sh := range shapes {
+		n := 0
+		for _, k := range sh.keys {
 			if root.Get(k) != nil {
-				return true
+				n++
 			}
 		}
-		return false
+		if n > bestN {
+			best, bestN = sh.kind, n
+		}
 	}
-	switch {
-	case root.Get("protocol") != nil:
+	if tid := root.Get("taskId"); tid.IsString() && strings.HasPrefix(tid.Str, "TASK-") || root.Get("agentId") != nil {
+		if bestN >= 1 {
+			return best
+		}
 		return ""
-	case root.Get("agentId") != nil && has("lastHeartbeat", "beatCount") && root.Get("expiresAt") != nil:
-		return KindHeartbeat
-	case root.Get("agentId") != nil && root.Get("completedAt") != nil && root.Get("outcome") != nil:
-		return KindRunResult
-	case root.Get("agentId") != nil && root.Get("startedAt") != nil && has("artifactPaths", "status"):
-		return KindRun
-	case root.Get("parentTaskId") != nil && root.Get("dueBy") != nil && has("fromAgent", "toAgent"):
-		return KindHandoffInput
+	}
+	if bestN >= 2 {
+		return best
 	}
 	return ""
 }

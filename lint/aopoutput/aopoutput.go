@@ -26,6 +26,7 @@ const ID = "aop-output"
 const (
 	KindReport  = "report"  // the marker text
 	KindDetails = "details" // the JSON details file
+	KindTask    = "task"    // the task an agent is given on stdin (aopkit binding, not the spec)
 )
 
 // Dialects the detector names.
@@ -53,7 +54,7 @@ func init() {
 		ID:         ID,
 		Name:       "Agent Output Protocol 1.0.0 (CCASP)",
 		Spec:       "aop-output-1.0.0",
-		Kinds:      []string{KindReport, KindDetails},
+		Kinds:      []string{KindReport, KindDetails, KindTask},
 		Detect:     Detect,
 		DetectText: DetectText,
 		Schema:     SchemaFile,
@@ -67,6 +68,8 @@ func SchemaFile(kind string) string {
 		return "aop-output/report.schema.json"
 	case KindDetails:
 		return "aop-output/details.schema.json"
+	case KindTask:
+		return "aop-output/task.schema.json"
 	}
 	return ""
 }
@@ -85,6 +88,9 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 	}
 	if root.Has("message_type") {
 		return KindDetails, "", 0 // aop2 (or its v1)
+	}
+	if t := root.Get("task_type"); t.IsString() && root.Get("task").IsString() && len(root.Members) == 2 {
+		return KindTask, "", 50 // the aopkit binding's task line: {"task":"...","task_type":"..."}
 	}
 	shape := root.Has("results") || root.Has("agent_id") || (root.Has("task") && root.Has("duration_ms"))
 	v := root.Get("aop_version")

@@ -98,8 +98,8 @@ func firstField(s string) string {
 
 // resolve returns the details file's path on disk ("" when the run has no base directory).
 func resolve(p *lint.Pass, path string) string {
-	if p.Msg.Opts == nil || p.Msg.Opts.BaseDir == "" {
-		return ""
+	if p.Msg.Opts == nil || p.Msg.Opts.BaseDir == "" || p.Msg.From != "" {
+		return "" // not a file on disk: stdin, or a transcript record (whose paths are the agent's)
 	}
 	if strings.HasPrefix(path, "~") {
 		return "" // relative to someone's home: not checked

@@ -156,24 +156,57 @@ func lineOf(p *lint.Pass, off int) int {
 
 func checkOrder(p *lint.Pass) {
 	r := parsed(p)
-	maxRank, maxName := -1, ""
+	// the first occurrence of each known marker, in text order
+	var ms []*marker
 	seen := map[string]bool{}
 	for i := range r.markers {
 		m := &r.markers[i]
-		k, ok := rank[m.name]
-		if !ok || seen[m.name] {
-			continue
+		if _, ok := rank[m.name]; ok && !seen[m.name] {
+			seen[m.name] = true
+			ms = append(ms, m)
 		}
-		seen[m.name] = true
-		if k < maxRank {
-			extra := ""
-			if m.name == "SUMMARY" && isLastKnown(r, m) {
-				extra = "; as the last marker the summary is not even read, since the spec's parser takes the summary up to the next [AOP: marker"
+	}
+	// keep the largest set of markers already in order; the others are misplaced
+	// (on a tie, blame the markers that come later in the text)
+	bestKeep, bestSize, bestScore := 0, -1, -1
+	for set := 0; set < 1<<len(ms); set++ {
+		size, score, last, ok := 0, 0, -1, true
+		for i, m := range ms {
+			if set&(1<<i) == 0 {
+				score += i
+				continue
 			}
-			reportAt(p, lint.Error, m.off, pointerOf[m.name], "[AOP:%s] comes after [AOP:%s]: markers go in the order START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS, END%s", m.name, maxName, extra)
+			if rank[m.name] < last {
+				ok = false
+				break
+			}
+			last = rank[m.name]
+			size++
+		}
+		if ok && (size > bestSize || size == bestSize && score > bestScore) {
+			bestKeep, bestSize, bestScore = set, size, score
+		}
+	}
+	for i, m := range ms {
+		if bestKeep&(1<<i) != 0 {
 			continue
 		}
-		maxRank, maxName = k, m.name
+		rel := ""
+		for j := i - 1; j >= 0 && rel == ""; j-- {
+			if bestKeep&(1<<j) != 0 && rank[ms[j].name] > rank[m.name] {
+				rel = "comes after [AOP:" + ms[j].name + "]"
+			}
+		}
+		for j := i + 1; j < len(ms) && rel == ""; j++ {
+			if bestKeep&(1<<j) != 0 && rank[ms[j].name] < rank[m.name] {
+				rel = "comes before [AOP:" + ms[j].name + "]"
+			}
+		}
+		extra := ""
+		if m.name == "SUMMARY" && isLastKnown(r, m) {
+			extra = "; as the last marker the summary is not even read, since the spec's parser takes the summary up to the next [AOP: marker"
+		}
+		reportAt(p, lint.Error, m.off, pointerOf[m.name], "[AOP:%s] %s: markers go in the order START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS, END%s", m.name, rel, extra)
 	}
 }
 

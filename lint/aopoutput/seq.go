@@ -1,0 +1,63 @@
+package aopoutput
+
+import (
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// SeqTaskLimit: in a transcript, the report keeps the limit of the task type it was given.
+var SeqTaskLimit = &lint.Rule{
+	ID: "AOPOUT-SEQ-001", Title: "summary over the limit of the task type the agent was given", Protocol: ID, Severity: lint.Error,
+	Spec: "aop-output-1.0.0 §Summary Length Limits by Task Type",
+	Doc: "In a stream or transcript that carries the agent's task line ({\"task\":...,\"task_type\":...}), the reports that " +
+		"follow it keep to that task type's summary limit (build 200, code 300, test 400, search and documentation 500, " +
+		"analysis 600) even without --task-type. Reported only where AOPOUT-SUMMARY-002 does not already give an error.",
+	Bad: "{\"task\":\"Build the web bundle\",\"task_type\":\"build\"}\n" +
+		"[AOP:START] ... [AOP:SUMMARY] (250 characters) ... [AOP:END] ...",
+	Good: "{\"task\":\"Build the web bundle\",\"task_type\":\"build\"}\n" +
+		"[AOP:START] ... [AOP:SUMMARY] (under 200 characters) ... [AOP:END] ...",
+	NewChecker: func() lint.Checker { return &taskLimitChecker{} },
+}
+
+func init() { lint.Register(SeqTaskLimit) }
+
+type taskLimitChecker struct {
+	taskType string
+	w        lint.Related
+}
+
+func (c *taskLimitChecker) Observe(p *lint.Pass) {
+	m := p.Msg
+	if m == nil || m.Protocol != ID {
+		return
+	}
+	switch m.Kind {
+	case KindTask:
+		if t := m.Root.Get("task_type"); t.IsString() {
+			if _, ok := TaskTypes[t.Str]; ok {
+				c.taskType, c.w = t.Str, lint.Witness(m, "/task_type", "task_type "+quote(t.Str)+" of the task line")
+			}
+		}
+	case KindReport:
+		if c.taskType == "" || (m.Opts != nil && m.Opts.TaskType != "") {
+			return
+		}
+		r := parse(m.Raw)
+		sm := r.first("SUMMARY")
+		if sm == nil {
+			return
+		}
+		_, text := r.summary()
+		n := utf8.RuneCountInString(text)
+		row := TaskTypes[c.taskType]
+		if n <= row.Limit || n > HardLimit {
+			return
+		}
+		line, col := m.Pos.Position(sm.off)
+		p.ReportAtf(lint.Error, lint.Related{Path: m.Path, Line: line, Column: col, Pointer: "/summary"}, []lint.Related{c.w},
+			"the summary is %d characters, over the %d-character limit for %s tasks, the task type the agent was given", n, row.Limit, row.Name)
+	}
+}
+
+func (c *taskLimitChecker) Finish(*lint.Pass) {}

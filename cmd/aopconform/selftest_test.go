@@ -109,6 +109,28 @@ func TestFaultMatrix(t *testing.T) {
 	sem := make(chan struct{}, 12)
 	t.Run("faults", func(t *testing.T) {
 		for _, p := range protocols {
+			for _, h := range hostileAgents {
+				t.Run(p+"/hostile:"+h.name, func(t *testing.T) {
+					t.Parallel()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					script := filepath.Join(t.TempDir(), h.name+".sh")
+					if err := os.WriteFile(script, []byte("#!/bin/sh\n"+h.script+"\n"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					code, out, rep := conformRun(t, "--protocol", p, "--", script)
+					row := faultRow{protocol: p, fault: "hostile:" + h.name, code: code, out: out, failed: failedChecks(rep)}
+					mu.Lock()
+					rows[p] = append(rows[p], row)
+					mu.Unlock()
+					if code != 1 {
+						t.Errorf("hostile agent %s: exit %d, want 1\n%s", h.name, code, clipOut(out))
+					}
+					if rep.Score.MustRate != 0 || rep.Score.Level != "" {
+						t.Errorf("hostile agent %s scored MUST %.2f, level %q; want 0 and none", h.name, rep.Score.MustRate, rep.Score.Level)
+					}
+				})
+			}
 			ag, _ := mockagent.Lookup(p)
 			for _, f := range ag.Faults {
 				t.Run(p+"/"+f.Name, func(t *testing.T) {
@@ -116,15 +138,7 @@ func TestFaultMatrix(t *testing.T) {
 					sem <- struct{}{}
 					defer func() { <-sem }()
 					code, out, rep := conformRun(t, "--protocol", p, "--", "mockagent", "--protocol", p, "--fault", f.Name)
-					row := faultRow{protocol: p, fault: f.Name, code: code, out: out}
-					seen := map[string]bool{}
-					for _, r := range rep.Results {
-						if (r.Verdict == conform.Fail || r.Verdict == conform.Warn) && !seen[r.Check] {
-							seen[r.Check] = true
-							row.failed = append(row.failed, r.Check)
-						}
-					}
-					sort.Strings(row.failed)
+					row := faultRow{protocol: p, fault: f.Name, code: code, out: out, failed: failedChecks(rep)}
 					mu.Lock()
 					rows[p] = append(rows[p], row)
 					mu.Unlock()
@@ -155,6 +169,27 @@ func TestFaultMatrix(t *testing.T) {
 	if *update {
 		writeMatrix(t, protocols, rows)
 	}
+}
+
+// hostileAgents are agents that never speak the protocol: each run must exit 1 and
+// score zero (never 100 %, never a harness error), whatever the protocol.
+var hostileAgents = []struct{ name, script string }{
+	{"ignores-sigterm", "trap '' TERM; while :; do sleep 1; done"},
+	{"exits-at-once", "exit 0"},
+	{"binary-garbage", "head -c 200000 /dev/urandom; exit 3"},
+}
+
+func failedChecks(rep *conform.Report) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rep.Results {
+		if (r.Verdict == conform.Fail || r.Verdict == conform.Warn) && !seen[r.Check] {
+			seen[r.Check] = true
+			out = append(out, r.Check)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func clipOut(s string) string {

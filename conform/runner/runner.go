@@ -325,6 +325,15 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 		case c == nil:
 			r.Verdict = conform.NotTested
 			r.Message = "unknown check"
+		case silent(sess):
+			// An agent that never answers scores zero: nothing it owes can pass
+			// vacuously.
+			r.Verdict = conform.Fail
+			r.Message = "the agent never sent a protocol message in this scenario"
+			if a := sess.Last(); a != nil {
+				r.Actual = fmt.Sprintf("exit %d %s", a.Exit.Code, a.Exit.Signal)
+			}
+			r.Expected = "protocol messages from the agent"
 		default:
 			o := runCheck(c, sess)
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq
@@ -344,6 +353,16 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 		out = append(out, r)
 	}
 	return out
+}
+
+// silent reports whether the agent sent no protocol message at all.
+func silent(s *conform.Session) bool {
+	for i := range s.Records {
+		if r := &s.Records[i]; r.From == "agent" && r.Key != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // runCheck runs a check, turning a panic of the check into a harness-side verdict.

@@ -36,7 +36,7 @@ func TestRealProcess(t *testing.T) {
 	}{
 		{name: "happy-path", state: "completed"},
 		{name: "ignore-shutdown", fault: "ignore-shutdown", state: "completed", killed: true},
-		{name: "wrong-correlation-id", fault: "wrong-correlation-id", state: "completed"},
+		{name: "unknown-message-type", fault: "unknown-message-type", state: "completed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := baseConfig()
@@ -64,8 +64,8 @@ func TestRealProcess(t *testing.T) {
 			if !tc.killed && res.Exit.Code != 0 {
 				t.Errorf("exit %+v", res.Exit)
 			}
-			if tc.fault == "wrong-correlation-id" && !res.HasViolation("ORCH-SEQ-003") {
-				t.Errorf("violations %+v", res.Violations)
+			if tc.fault == "unknown-message-type" && (len(res.ErrorCodes()) != 1 || res.ErrorCodes()[0] != "INVALID_MESSAGE_TYPE") {
+				t.Errorf("error responses %v, want [INVALID_MESSAGE_TYPE]", res.ErrorCodes())
 			}
 		})
 	}

@@ -157,13 +157,28 @@ func checkMethod(p *lint.Pass) {
 	p.Reportf("/method", "unknown method %q; AOS 0.1.0 methods: %s", name, strings.Join(Methods, ", "))
 }
 
-// nearMethod finds the AOS method a misspelt name most likely meant.
+// nearMethod finds the AOS method a misspelt name most likely meant: another case,
+// a missing prefix, a truncated name (§3.12.1's own examples "steps/knowledge" and
+// "messages/mcp" are such names).
 func nearMethod(name string) string {
 	low := strings.ToLower(name)
+	switch low {
+	case "messages/mcp", "message/mcp", "mcp":
+		return "protocols/MCP"
+	case "messages/a2a", "message/a2a", "a2a":
+		return "protocols/A2A"
+	}
 	for _, m := range Methods {
 		ml := strings.ToLower(m)
 		if low == ml || strings.TrimPrefix(ml, "steps/") == low || strings.TrimPrefix(ml, "protocols/") == low {
 			return m
+		}
+	}
+	if strings.HasPrefix(low, "steps/") && len(low) > len("steps/")+3 {
+		for _, m := range Methods {
+			if strings.HasPrefix(strings.ToLower(m), low) {
+				return m
+			}
 		}
 	}
 	return ""

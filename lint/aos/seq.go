@@ -51,13 +51,14 @@ var (
 		"line 1: steps/memoryStore {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}\nline 3: steps/message {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}",
 		"line 1: steps/memoryStore {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}\nline 3: steps/message {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st2\", ...}}")
 	SeqDeniedExecuted = seqRule("AOS-SEQ-007", "tool call executed after deny", lint.Error, "aos-0.1.0 §1 Core concepts (the agent \"understands AOS responses and enforces results\"); §4.6 steps/toolCallRequest",
-		"steps/toolCallRequest is sent \"before calling the tool\" and the agent enforces the guardian's decision (§1). A steps/toolCallResult for an executionId the guardian "+
-			"denied shows the tool ran anyway.",
+		"steps/toolCallRequest is sent \"before calling the tool\" and the agent enforces the guardian's decision (§1). A steps/toolCallResult, or a conformance-binding "+
+			"{\"executed\": ...} line, for an executionId the guardian denied shows the tool ran anyway.",
 		"line 1: "+tcReq+"\nline 2: "+denyR+"\nline 3: "+tcRes, "line 1: "+tcReq+"\nline 2: "+denyR+"\nline 3: (no toolCallResult for e1; the agent tells the user it was blocked)")
 	SeqIgnoredModify = seqRule("AOS-SEQ-008", "agent did not proceed with the modified request", lint.Error, specResult+" (modifiedRequest); §1 Core concepts",
 		"After decision modify, the agent proceeds with modifiedRequest instead of its own request (§5.1.1; the agent \"enforces results\", §1). Checked: the agent's next "+
 			"request about the same thing (the same executionId; the same wrapped MCP/A2A message id; the same step) must carry the modified params (context and reasoning aside); "+
-			"and when the modified tool call has a new executionId, a toolCallResult for the original one shows the original call ran.",
+			"when the modified tool call has a new executionId, a toolCallResult for the original one shows the original call ran; and in a conformance transcript "+
+			"the {\"executed\": ...} line of a modified tool call must name the tool and arguments of modifiedRequest (toolId and inputs).",
 		"line 1: toolCallRequest e1 {\"inputs\": [{\"name\": \"to\", \"value\": \"hacker@evil.example\"}]}\nline 2: modify, modifiedRequest inputs to \"hr@company.io\"\nline 3: toolCallRequest e1 with \"hacker@evil.example\" again",
 		"line 1: toolCallRequest e1 {\"inputs\": [{\"name\": \"to\", \"value\": \"hacker@evil.example\"}]}\nline 2: modify, modifiedRequest inputs to \"hr@company.io\"\nline 3: toolCallRequest e1 with \"hr@company.io\"")
 	SeqModifiedMethod = seqRule("AOS-SEQ-009", "modifiedRequest of another method", lint.Error, specResult+" (modifiedRequest)",
@@ -90,7 +91,7 @@ var (
 		"line 1: toolCallRequest e1 send_email {to: hr@company.io}\nline 2: allow\nline 3: {\"executed\": {\"executionId\": \"e1\", \"name\": \"send_email\", \"arguments\": {\"to\": \"hr@company.io\"}}}")
 	SeqResultBeforeDecision = seqRule("AOS-SEQ-014", "tool ran before the guardian's decision", lint.Error, "aos-0.1.0 §4.6 steps/toolCallRequest (\"before calling the tool\")",
 		"steps/toolCallRequest is sent \"after tool inputs are inferred by the LLM and before calling the tool\" (§4.6); the agent enforces the guardian's answer. "+
-			"In a transcript that records the guardian's side, a toolCallResult for an executionId whose request is still unanswered shows the tool ran without a decision.",
+			"In a transcript that records the guardian's side, a toolCallResult (or an {\"executed\": ...} line) for an executionId whose request is still unanswered shows the tool ran without a decision.",
 		"line 1: "+tcReq+"\nline 2: "+tcRes+"\nline 3: "+allowR, "line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+tcRes)
 )
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/linter"
 )
 
 func TestFrontmatter(t *testing.T) {
@@ -109,6 +110,9 @@ func TestDetect(t *testing.T) {
 		{"handoff input by name", `{"taskId":"TASK-2026-02-09-057"}`, "t/inputs/handoff.json", KindHandoffInput, 90},
 		{"handoff.json elsewhere", `{"taskId":"TASK-2026-02-09-057"}`, "t/handoff.json", "", 0},
 		{"heartbeat by shape", `{"taskId":"T","agentId":"a","lastHeartbeat":"x","beatCount":1,"expiresAt":"y"}`, "", KindHeartbeat, 80},
+		{"incomplete heartbeat by shape", `{"taskId":"TASK-2026-02-09-057","expiresAt":"y"}`, "", KindHeartbeat, 80},
+		{"marks without taskId", `{"startedAt":"x","artifactPaths":{}}`, "", KindRun, 80},
+		{"one mark without taskId", `{"outcome":"done"}`, "", "", 0},
 		{"result by shape", `{"taskId":"T","agentId":"a","completedAt":"x","outcome":"done"}`, "", KindRunResult, 80},
 		{"wrong protocol", `{"protocol":"x","type":"status.update","payload":{}}`, "", KindStatusUpdate, 40},
 		{"other protocol", `{"jsonrpc":"2.0","method":"ping","id":1}`, "", "", 0},
@@ -185,3 +189,42 @@ func TestIsDataDir(t *testing.T) {
 		t.Error("tasks/ready not recognised")
 	}
 }
+
+// TestDataDirHostile: broken files in a data directory get diagnostics, never a panic.
+func TestDataDirHostile(t *testing.T) {
+	dir := t.TempDir()
+	w := func(rel, data string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w("tasks/ready/TASK-2026-02-09-057.md", "\x00\xff---\n")
+	w("tasks/ready/TASK-2026-02-09-058.md", "---\nid: TASK-2026-02-09-058\nstatus: ready\nmetadata:\n  delegationDepth: two\n---\n")
+	w("tasks/weird/TASK-2026-02-09-059.md", "---\nid: TASK-2026-02-09-059\nstatus: weird\n---\n")
+	w("runs/TASK-2026-02-09-057/run.json", "{not json")
+	os.MkdirAll(filepath.Join(dir, "runs", "TASK-2026-02-09-057", "run_result.json"), 0o755)
+	w("runs/not-a-task/run_heartbeat.json", `{"taskId":"TASK-2026-02-09-057","agentId":"a","lastHeartbeat":"2026-02-09T21:00:00Z","beatCount":1,"expiresAt":"2026-02-09T21:05:00Z"}`)
+	w("events/events.jsonl", "[1]\n\n{\"type\":\"x\",\"timestamp\":\"soon\",\"actor\":\"a\"}\n"+strings.Repeat("x", 100000)+"\n")
+	if !IsDataDir(dir) {
+		t.Fatal("not recognised")
+	}
+	res, err := LintDataDir(dir, linterOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]int{}
+	for _, r := range res {
+		for _, d := range r.Diagnostics {
+			rules[d.Rule]++
+		}
+	}
+	for _, want := range []string{"AOF-DIR-001", "AOF-DIR-002", "AOF-DIR-003", "AOF-DIR-005", "GEN-JSON-001"} {
+		if rules[want] == 0 {
+			t.Errorf("no %s diagnostic; got %v", want, rules)
+		}
+	}
+}
+
+func linterOptions() linter.Options { return linter.Options{} }

@@ -343,10 +343,10 @@ func loadMessage(path string) *lint.Message {
 	return &lint.Message{Path: path, Protocol: "aof", Kind: kind, Dialect: dialect, Root: root, Raw: data, Pos: lint.NewLineIndex(data, 1, 1), Opts: &lint.Options{}}
 }
 
-func (d *dirLint) lintFile(path string) {
+func (d *dirLint) lintFile(path string, rule *lint.Rule) {
 	res, err := linter.LintFile(path, d.opts)
 	if err != nil {
-		d.report(DirTaskFile, lint.Error, path, 1, nil, "cannot read: %v", err)
+		d.report(rule, lint.Error, path, 1, nil, "cannot read %s: %v", filepath.Base(path), err)
 		return
 	}
 	r := d.result(path, res.Kind)
@@ -372,7 +372,7 @@ func (d *dirLint) lintRuns(runsDir string, upstream bool) {
 			if _, err := os.Stat(path); err != nil {
 				continue
 			}
-			d.lintFile(path)
+			d.lintFile(path, DirRuns)
 			if upstream && len(msgs) == 0 {
 				d.report(DirRuns, lint.Info, path, 1, nil, "run artifacts under state/runs/<taskId>/: the upstream implementation's layout; the guide puts them in runs/<taskId>/ (accepted)")
 			}
@@ -430,7 +430,7 @@ func (d *dirLint) lintHandoff(statusDir, id, inputs string) {
 		d.report(DirHandoff, lint.Warning, mdPath, 1, nil, "inputs/handoff.md without inputs/handoff.json: the router writes both, and handoff.json is the authoritative one")
 		return
 	}
-	d.lintFile(jsonPath)
+	d.lintFile(jsonPath, DirHandoff)
 	m := loadMessage(jsonPath)
 	if m == nil || m.Kind != KindHandoffInput {
 		return

@@ -84,3 +84,48 @@ func TestDumpFixtures(t *testing.T) {
 		fmt.Printf("## %s\n%s", strings.TrimPrefix(f, "../../fixtures/aop-output/"), render(lintReport(string(data), opts)))
 	}
 }
+
+var writeGolden = flag.Bool("aopgolden", false, "write the golden files of fixtures/aop-output/invalid/*.txt from lintReport (while the driver cannot read reports that open with '[')")
+
+// TestTextGoldens writes (with -aopgolden) or checks the goldens of the text
+// fixtures with the rules alone, in the format of lint/all's fixture test.
+func TestTextGoldens(t *testing.T) {
+	files, _ := filepath.Glob("../../fixtures/aop-output/invalid/*.txt")
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		if _, _, conf := DetectText(data); conf == 0 {
+			continue // not a report: the driver's own diagnostics
+		}
+		opts := lint.Options{BaseDir: filepath.Dir(f)}
+		if i := strings.Index(filepath.Base(f), "tasktype-"); i >= 0 {
+			rest := filepath.Base(f)[i+len("tasktype-"):]
+			opts.TaskType = rest[:strings.IndexAny(rest, "._")]
+		}
+		var b strings.Builder
+		rel := strings.TrimPrefix(filepath.ToSlash(f), "../../fixtures/")
+		for _, d := range lintReport(string(data), opts) {
+			fmt.Fprintf(&b, "%s:%d:%d: %s: %s [%s]", rel, d.Line, d.Column, d.Severity, d.Message, d.Rule)
+			if d.Pointer != "" {
+				fmt.Fprintf(&b, " at %s", d.Pointer)
+			}
+			b.WriteString("\n")
+			for _, r := range d.Related {
+				fmt.Fprintf(&b, "\trelated line %d: %s\n", r.Line, r.Message)
+			}
+		}
+		if *writeGolden {
+			if err := os.WriteFile(f+".golden", []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(f + ".golden")
+		if err != nil {
+			t.Errorf("%s: no golden (go test ./lint/aopoutput -run TestTextGoldens -aopgolden)", f)
+			continue
+		}
+		if string(want) != b.String() {
+			t.Errorf("%s: rules disagree with the golden:\n--- got\n%s--- want\n%s", f, b.String(), want)
+		}
+	}
+}

@@ -71,6 +71,8 @@ func SchemaFile(kind string) string {
 		return "aop2/event.schema.json"
 	case strings.HasPrefix(kind, KindEvent+":") && isEventName(kind[len(KindEvent)+1:]):
 		return "aop2/event." + kind[len(KindEvent)+1:] + ".schema.json"
+	case isEventName(kind): // "HEARTBEAT" for "EVENT:HEARTBEAT", as users type it
+		return "aop2/event." + kind + ".schema.json"
 	}
 	return ""
 }

@@ -66,6 +66,9 @@ func TestSchemaFile(t *testing.T) {
 			t.Errorf("kind %s has no schema", k)
 		}
 	}
+	if aop2.SchemaFile("HEARTBEAT") != aop2.SchemaFile("EVENT:HEARTBEAT") {
+		t.Error("an event name alone selects its EVENT schema")
+	}
 	if aop2.SchemaFile("EVENT:NOPE") != "" || aop2.SchemaFile("") != "" {
 		t.Error("unknown kinds must have no schema")
 	}

@@ -32,7 +32,7 @@ TASK-001.1.1.1 parent TASK-001.1.1   (depth 3)`,
 
 // SeqCheckpoints: checkpoint_results name checkpoints of the TASK.
 var SeqCheckpoints = &lint.Rule{
-	ID: "AOP2-SEQ-012", Title: "checkpoint_results name checkpoints the TASK defined", Protocol: ID, Kinds: kindResponse, Severity: lint.Warning,
+	ID: "AOP2-SEQ-012", Title: "checkpoint_results name checkpoints the TASK defined", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
 	Spec: "aop2 §2.2 Full Envelope (phases[].checkpoints); §5 Executor Response (checkpoint_results)",
 	Doc:  "A RESPONSE reports on the checkpoints its TASK defined in phases[].checkpoints[].checkpoint_id. A checkpoint_results entry whose checkpoint_id the TASK never defined cannot be matched to any validation; it is usually a typo or a result for another task.",
 	Bad: `TASK: "phases": [{"phase_id": "PHASE-IMPLEMENTATION", ..., "checkpoints": [{"checkpoint_id": "CP-IMPL-001", ...}]}]

@@ -58,9 +58,10 @@ HEARTBEAT at 12:37:00, 12:39:00   (every 120 s)`,
 
 // SeqProgressRate: PROGRESS_UPDATE at most once every 30 s.
 var SeqProgressRate = &lint.Rule{
-	ID: "AOP2-SEQ-007", Title: "PROGRESS_UPDATE at most once every 30 s", Protocol: ID, Severity: lint.Warning,
+	ID: "AOP2-SEQ-007", Title: "PROGRESS_UPDATE at most once every 30 s", Protocol: ID, Severity: lint.Error,
 	Spec: "aop2 §6.2 Progress Updates (\"Frequency: not more than once every 30 seconds\")",
-	Doc:  "§6.2 limits PROGRESS_UPDATE events of a task to one every 30 seconds, so progress reporting cannot flood the orchestrator. Two updates of the same task_id less than 30 s apart break it (the first such pair of each task is reported).",
+	Doc: "§6.2 limits PROGRESS_UPDATE events of a task to one every 30 seconds, so progress reporting cannot flood the orchestrator. Two updates of the same task_id less than 30 s apart break it (the first such pair of each task is reported). " +
+		"Clock tolerance: half a second on the harness clock, one second on message timestamps (which are often truncated to whole seconds).",
 	Bad: `PROGRESS_UPDATE task TASK-001 at 12:38:00
 PROGRESS_UPDATE task TASK-001 at 12:38:05`,
 	Good: `PROGRESS_UPDATE task TASK-001 at 12:38:00
@@ -241,10 +242,7 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 			return
 		}
 		if d, harness, ok := since(v.when, pr.last); ok && !pr.reported {
-			lim := progressGap
-			if harness {
-				lim -= harnessSlack
-			}
+			lim := progressGap - slack(harness, progressGap)
 			if d < lim {
 				pr.reported = true
 				p.ReportRelatedf(p.Rule.Severity, "/event", []lint.Related{pr.w}, "PROGRESS_UPDATE for task %q only %s after the previous one: §6.2 allows at most one every 30 s (later ones for this task are not reported)", v.taskID, secs(d))

@@ -126,7 +126,7 @@ func DetectText(text []byte) (kind, dialect string, confidence int) {
 	case knownN > 0:
 		confidence = 85
 	default:
-		confidence = 50
+		return "", "", 0 // only markers AOP 1.0.0 does not know: a log line such as "[AOP:INFO] ..."
 	}
 	return KindReport, r.dialect(), confidence
 }

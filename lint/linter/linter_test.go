@@ -107,7 +107,7 @@ func TestDriver(t *testing.T) {
 		{"empty", "  \n", []string{"GEN-INPUT-001"}, ""},
 		{"stream", "{\"toy\":\"ping\"}\n{\"toy\":\"pong\"}\n{\"toy\":\"pong\"}\n", []string{"TOY-SEQ@3:1  pong without ping"}, "toy"},
 		{"stream log line", "{\"toy\":\"ping\"}\nlog\n{\"toy\":\"pong\"}\n", []string{"GEN-DETECT-002@2:1"}, "toy"},
-		{"aof prefix", "AOF/1 {\"x\":1}", []string{"GEN-DETECT-001@1:7"}, ""},
+		{"aof prefix", "AOF/1 {\"x\":1}", []string{"@1:7"}, "aof"},
 		{"record", `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"agent","msg":{"toy":"ping","n":9}}` + "\n" + `{"aopkit":"transcript/1","seq":2,"at":"2026-01-01T00:00:01Z","from":"agent","msg":{"toy":"pong"}}` + "\n",
 			[]string{"TOY-001@1:101 /n n is 9"}, "toy"},
 		{"bad record", `{"aopkit":"transcript/1","from":"x","msg":{"toy":"pong"}}` + "\n" + `{"toy":"pong"}` + "\n", []string{"GEN-TRANSCRIPT-001@1:1 /at", "GEN-TRANSCRIPT-001@1:1 /seq", "GEN-TRANSCRIPT-001@1:33 /from"}, "toy"},

@@ -236,6 +236,13 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		return
 	}
 	hint := root.Get("protocol").String()
+	if root.Get("stream").String() == "control" {
+		// Binding control lines (task scripts, executed-tool reports): not protocol
+		// messages, but evidence for the sequence rules.
+		s.out.harness = &lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
+			From: md.from, At: md.at, Session: md.session, Index: s.index, Opts: &s.opts.Options}
+		return
+	}
 	switch {
 	case msg != nil:
 		s.message(msg, data, 0, pos, hint, md)
@@ -264,7 +271,7 @@ func (s *stream) harnessEvent(m *lint.Message) {
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
 			p := lint.NewPass(ck.rule, m)
-			ck.c.Observe(p)
+			safeRun(p, ck.c.Observe)
 			s.add(p.Diagnostics()...)
 		}
 	}

@@ -24,6 +24,7 @@ type aopReport struct {
 	values  map[string]string // first value of each marker
 	seqs    map[string]int
 	summary []string // lines between SUMMARY and the next marker
+	body    []string // other non-empty lines inside the report (the "agent work")
 	outside []*conform.Record
 	blocks  int
 }
@@ -31,14 +32,24 @@ type aopReport struct {
 func parseAOPReport(s *conform.Session) aopReport {
 	rep := aopReport{values: map[string]string{}, seqs: map[string]int{}}
 	in, inSummary := false, false
+	var lines []string
+	var recs []*conform.Record
 	for _, r := range s.AgentLines(0, "stdout") {
-		line := recordText(r)
+		for _, l := range strings.Split(recordText(r), "\n") {
+			lines = append(lines, l)
+			recs = append(recs, r)
+		}
+	}
+	for i, line := range lines {
+		r := recs[i]
 		m := markerRE.FindStringSubmatch(line)
 		if m == nil {
 			if inSummary {
 				rep.summary = append(rep.summary, line)
 			} else if !in && strings.TrimSpace(line) != "" {
 				rep.outside = append(rep.outside, r)
+			} else if in && strings.TrimSpace(line) != "" {
+				rep.body = append(rep.body, line)
 			}
 			continue
 		}
@@ -186,7 +197,7 @@ var aopOutputChecks = []*conform.Check{
 		}),
 
 	aopOutCheck("details/file", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Validation Checklist; bindings §aop-output",
-		"[AOP:DETAILS_FILE] points to valid path or \"none\": a file the agent wrote inside its scratch directory.",
+		"[AOP:DETAILS_FILE] points to valid path or \"none\": a file the agent wrote inside its scratch directory; a .json details file is valid JSON.",
 		[]string{"AOPOUT-DETAILS"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
@@ -199,10 +210,13 @@ var aopOutputChecks = []*conform.Check{
 			}
 			b, _ := json.Marshal(s.Facts["aopoutput.details"])
 			var df struct {
-				Inside, Exists bool
-				Path           string
+				Inside, Exists, JSON bool
+				Path                 string
 			}
 			json.Unmarshal(b, &df)
+			if df.Exists && strings.HasSuffix(strings.ToLower(named), ".json") && !df.JSON {
+				return conform.Mismatch("the details file is not valid JSON", "a JSON details file", "invalid JSON in "+named)
+			}
 			if !df.Inside {
 				return conform.Mismatch("the details file is outside the scratch directory", "a path inside the scratch directory", named)
 			}
@@ -241,5 +255,23 @@ var aopOutputChecks = []*conform.Check{
 				return o
 			}
 			return conform.Passf("details file complete")
+		}),
+
+	aopOutCheck("context/no-dumps", "output-hygiene", conform.Full, conform.MUST, "aop-output-1.0.0 §Purpose, §Implementation in Agent Prompts",
+		"DO NOT include full file contents, complete search results, verbose logs or stack traces: besides the markers and the summary, the report holds at most 5 short lines.",
+		[]string{"AOPOUT-OUTPUT"},
+		func(s *conform.Session) conform.Outcome {
+			rep := parseAOPReport(s)
+			if rep.blocks == 0 {
+				return conform.Failf("no report")
+			}
+			n := 0
+			for _, l := range rep.body {
+				n += utf8.RuneCountInString(l)
+			}
+			if len(rep.body) > 5 || n > 500 {
+				return conform.Mismatch("the report carries bulk content", "at most 5 lines / 500 characters besides markers and summary", fmt.Sprintf("%d lines, %d characters: %s", len(rep.body), n, clip(strings.Join(rep.body, " / "), 200)))
+			}
+			return conform.Passf("%d extra lines in the report", len(rep.body))
 		}),
 }

@@ -45,12 +45,58 @@ func driveAOPOutput(h *H) error {
 	a.Send(task)
 	a.CloseInput()
 	var named string
+	var block []conform.Record // the report being collected, [AOP:START] .. [AOP:END]
+	flush := func() []conform.Record {
+		if len(block) == 0 {
+			return nil
+		}
+		lines := make([]string, len(block))
+		for i := range block {
+			lines[i] = textOf(&block[i])
+		}
+		text := strings.Join(lines, "\n")
+		r := block[0]
+		r.Text, r.Msg, r.Key, r.Detail = &text, nil, "AOP:REPORT", nil
+		if len(block) > 1 {
+			r.Detail = map[string]any{"lines": len(block)}
+		}
+		block = nil
+		return []conform.Record{r}
+	}
 	if err := a.Run(Handler{
 		Key: AOPOutputKey,
+		// The report block is one transcript record (docs/transcript-format.md), so
+		// aoplint sees the whole report.
+		Collect: func(r conform.Record, final bool) []conform.Record {
+			if final {
+				return flush()
+			}
+			if r.Stream != "stdout" {
+				return []conform.Record{r}
+			}
+			if r.Msg != nil {
+				t := string(r.Msg)
+				r.Text, r.Msg = &t, nil
+			}
+			switch {
+			case r.Key == "AOP:START":
+				out := flush()
+				block = append(block, r)
+				return out
+			case len(block) > 0:
+				block = append(block, r)
+				if r.Key == "AOP:END" {
+					return flush()
+				}
+				return nil
+			}
+			return []conform.Record{r}
+		},
 		OnLine: func(a *Agent, r conform.Record) {
-			if r.Key == "AOP:DETAILS_FILE" {
-				rest := aopMarker.ReplaceAllString(textOf(&r), "")
-				named = strings.TrimSpace(rest)
+			for _, line := range strings.Split(textOf(&r), "\n") {
+				if m := aopMarker.FindStringSubmatch(line); m != nil && m[1] == "DETAILS_FILE" {
+					named = strings.TrimSpace(aopMarker.ReplaceAllString(line, ""))
+				}
 			}
 		},
 	}); err != nil {

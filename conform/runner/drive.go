@@ -190,6 +190,10 @@ type Handler struct {
 	Monitor func(a *Agent, now time.Time) time.Time
 	// Extra steps of the driver itself (the aop2 timeout).
 	Extra []conform.Step
+	// Collect, when set, may hold agent lines back and record several as one
+	// (the aop-output report block). It returns the records to add now; at the
+	// end it is called once with final set (and a zero record) to flush.
+	Collect func(r conform.Record, final bool) []conform.Record
 }
 
 type pendingStep struct {
@@ -288,31 +292,21 @@ func (a *Agent) Run(hd Handler) error {
 				continue
 			}
 			r := lineRecord(l, a.n)
-			if r.Msg != nil && hd.Key != nil {
+			if hd.Key != nil && (r.Msg != nil || (r.Text != nil && l.Stream == "stdout")) {
 				r.Key = hd.Key(&r)
-			} else if r.Text != nil && hd.Key != nil && l.Stream == "stdout" {
-				r.Key = hd.Key(&r)
-			}
-			r = h.rec.add(r)
-			if l.Truncated {
-				h.rec.event(a.n, "line-truncated", map[string]any{"seq": r.Seq, "kept_bytes": len(l.Data)})
 			}
 			if l.Stream == "stdout" {
 				lastOut = r.Time
 			}
-			if r.Key != "" {
-				for _, p := range steps {
-					if !p.armed.IsZero() {
-						continue
-					}
-					if (p.On == "first-message" && !sawMsg) || p.On == "message:"+r.Key {
-						p.armed = r.Time
-					}
-				}
-				sawMsg = true
+			recs := []conform.Record{r}
+			if hd.Collect != nil {
+				recs = hd.Collect(r, false)
 			}
-			if hd.OnLine != nil {
-				hd.OnLine(a, r)
+			for _, r := range recs {
+				a.deliver(hd, steps, &sawMsg, r)
+			}
+			if l.Truncated {
+				h.rec.event(a.n, "line-truncated", map[string]any{"kept_bytes": len(l.Data)})
 			}
 		case <-done:
 			timer.Stop()
@@ -326,6 +320,37 @@ func (a *Agent) Run(hd Handler) error {
 			return harnessError{h.ctx.Err()}
 		}
 	}
+	if hd.Collect != nil {
+		for _, r := range hd.Collect(conform.Record{}, true) {
+			a.deliver(hd, steps, &sawMsg, r)
+		}
+	}
+	return a.finish()
+}
+
+// deliver records one agent record, arms the steps it triggers and hands it to
+// the handler.
+func (a *Agent) deliver(hd Handler, steps []*pendingStep, sawMsg *bool, r conform.Record) {
+	r = a.h.rec.add(r)
+	if r.Key != "" {
+		for _, p := range steps {
+			if !p.armed.IsZero() {
+				continue
+			}
+			if (p.On == "first-message" && !*sawMsg) || p.On == "message:"+r.Key {
+				p.armed = r.Time
+			}
+		}
+		*sawMsg = true
+	}
+	if hd.OnLine != nil {
+		hd.OnLine(a, r)
+	}
+}
+
+// finish records how the attempt ended.
+func (a *Agent) finish() error {
+	h := a.h
 	a.att.End = time.Now()
 	a.att.Exit = a.conn.Exit()
 	if pc, ok := a.conn.(interface{ Discarded() (int64, bool) }); ok {

@@ -95,9 +95,21 @@ var (
 		"line 1: "+tcReq+"\nline 2: "+tcRes+"\nline 3: "+allowR, "line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+tcRes)
 )
 
+var (
+	SeqTriggerFirst = seqRule("AOS-SEQ-016", "agentTrigger after other steps of its session", lint.Warning, "aos-0.1.0 §4.1 steps/agentTrigger",
+		"steps/agentTrigger \"is the first step that activates or triggers the agent\" (§4.1): it opens a session (§1). An agentTrigger after other steps of the same "+
+			"session (context.session.id) reports an activation that happened after the agent was already working; start a new session for a new trigger.",
+		"line 1: steps/message (session s1)\nline 3: steps/agentTrigger (session s1)",
+		"line 1: steps/agentTrigger (session s1)\nline 3: steps/message (session s1)")
+	SeqDuplicateResult = seqRule("AOS-SEQ-017", "tool call reported twice", lint.Error, "aos-0.1.0 §4.6 steps/toolCallResult",
+		"steps/toolCallResult is sent once \"after tool is completed\" (§4.6) for the executionId of its toolCallRequest. A second result for the same executionId "+
+			"means the tool ran twice or the result was re-sent; re-sending after the guardian answered the first result with an error is allowed.",
+		"line 1: toolCallResult e1\nline 3: toolCallResult e1", "line 1: toolCallResult e1\nline 3: toolCallResult e2")
+)
+
 var seqRules = []*lint.Rule{
 	SeqUnknownResponse, SeqAnsweredTwice, SeqUnanswered, SeqUnknownExecution, SeqMessageID, SeqStepID, SeqDeniedExecuted,
-	SeqIgnoredModify, SeqModifiedMethod, SeqResponseType, SeqDuplicateRequestID, SeqDuplicateExecution, SeqDirection, SeqResultBeforeDecision, SeqExecutedOther,
+	SeqIgnoredModify, SeqModifiedMethod, SeqResponseType, SeqDuplicateRequestID, SeqDuplicateExecution, SeqDirection, SeqResultBeforeDecision, SeqExecutedOther, SeqTriggerFirst, SeqDuplicateResult,
 }
 
 func init() { lint.Register(seqRules...) }
@@ -239,6 +251,15 @@ func (c *checker) request(m *lint.Message) {
 		}
 	}
 
+	// AOS-SEQ-016: agentTrigger opens its session.
+	if c.rule == SeqTriggerFirst && ctx.Has("session") {
+		if first, seen := st.firstStep.get(sessionID); seen && method == "steps/agentTrigger" {
+			c.report(SeqTriggerFirst, "/method", []lint.Related{first}, "steps/agentTrigger comes after other steps of session %q; the trigger is the first step of a session (§4.1)", sessionID)
+		} else if !seen {
+			c.capped(st.firstStep.put(sessionID, witness(m, "/method", "the first step of session \""+sessionID+"\"")), "sessions")
+		}
+	}
+
 	// AOS-SEQ-005 / 006: message and step ids.
 	if method == "steps/message" && c.rule == SeqMessageID {
 		if mid := params.Path("message", "id"); mid.IsString() {
@@ -288,7 +309,12 @@ func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 	} else if tc.modifiedExec != "" && tc.modifiedExec != e {
 		c.report(SeqIgnoredModify, ptr, []lint.Related{tc.decisionW}, "the guardian modified this tool call into executionId %q, but the result is for the original %q: the original call ran", tc.modifiedExec, e)
 	}
+	if tc.result && c.rule == SeqDuplicateResult && !c.isRetry(tc.resultReq, "steps/toolCallResult") {
+		c.report(SeqDuplicateResult, ptr, []lint.Related{tc.resultW}, "a second toolCallResult for executionId %q; each tool call has one result", e)
+	}
 	tc.result = true
+	tc.resultW = witness(m, ptr, fmt.Sprintf("the toolCallResult for %q", e))
+	tc.resultReq, _ = idKey(m.Root.Get("id"))
 	switch tc.decision {
 	case "deny":
 		c.report(SeqDeniedExecuted, ptr, []lint.Related{tc.decisionW, tc.w}, "the guardian denied tool call %q, yet this toolCallResult shows it ran; a denied tool call must not be executed", e)

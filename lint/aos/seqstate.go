@@ -84,6 +84,9 @@ type toolCall struct {
 	// modified by the guardian.
 	call, modCall string
 	executed      bool
+	// resultW and resultReq name the first toolCallResult (AOS-SEQ-017).
+	resultW   lint.Related
+	resultReq string
 }
 
 // modification is a pending modify: the agent's next request on the same subject
@@ -110,6 +113,7 @@ type state struct {
 	msgIDs      *bounded[step]
 	steps       *bounded[step]
 	mods        *bounded[modification]
+	firstStep   *bounded[lint.Related] // by session id (AOS-SEQ-016)
 	sawResponse bool
 }
 
@@ -120,6 +124,7 @@ func newState() *state {
 		msgIDs:   newBounded[step](MaxTracked),
 		steps:    newBounded[step](MaxTracked),
 		mods:     newBounded[modification](MaxTracked),
+		firstStep: newBounded[lint.Related](MaxTracked),
 	}
 }
 

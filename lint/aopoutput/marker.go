@@ -1,6 +1,7 @@
 package aopoutput
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -104,6 +105,10 @@ func checkMissing(p *lint.Pass) {
 		return
 	}
 	for _, name := range missing {
+		if i := bytes.Index(r.text, []byte("[AOP:"+name+"]")); i >= 0 {
+			reportAt(p, lint.Error, i, pointerOf[name], "marker [AOP:%s] is not at the start of a line: the format gives each marker a line of its own; move it to the start of the line", name)
+			continue
+		}
 		reportAt(p, lint.Error, where(name), pointerOf[name], "marker [AOP:%s] is missing: %s", name, missingHint[name])
 	}
 }

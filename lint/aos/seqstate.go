@@ -119,11 +119,11 @@ type state struct {
 
 func newState() *state {
 	return &state{
-		requests: newBounded[*request](MaxTracked),
-		tools:    newBounded[*toolCall](MaxTracked),
-		msgIDs:   newBounded[step](MaxTracked),
-		steps:    newBounded[step](MaxTracked),
-		mods:     newBounded[modification](MaxTracked),
+		requests:  newBounded[*request](MaxTracked),
+		tools:     newBounded[*toolCall](MaxTracked),
+		msgIDs:    newBounded[step](MaxTracked),
+		steps:     newBounded[step](MaxTracked),
+		mods:      newBounded[modification](MaxTracked),
 		firstStep: newBounded[lint.Related](MaxTracked),
 	}
 }

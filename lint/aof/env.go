@@ -73,7 +73,8 @@ var (
 		Kinds: []string{KindHandoffRequest, KindStatusUpdate}, Severity: lint.Warning,
 		Spec: "aof-1 §Status Update Payload; §Handoff Request Payload",
 		Doc: "status.update's payload.agentId is the \"agent sending the update\", which is the envelope's fromAgent; handoff.request's " +
-			"payload.fromAgent is the parent agent (the sender) and payload.toAgent the child agent (the receiver). When they differ the " +
+			"payload.fromAgent is the parent agent, the sender. (payload.toAgent, the child, is not compared: the envelope's toAgent may be " +
+			"the dispatcher.) When they differ the " +
 			"message contradicts itself and logs and artifacts name the wrong agent.",
 		Bad:  `{"type": "status.update", "fromAgent": "swe-qa", "payload": {"agentId": "swe-backend", ...}}`,
 		Good: `{"type": "status.update", "fromAgent": "swe-qa", "payload": {"agentId": "swe-qa", ...}}`,
@@ -195,7 +196,9 @@ func checkTaskIDMatch(p *lint.Pass) {
 func checkAgentMatch(p *lint.Pass) {
 	pairs := [][3]string{{"/payload/agentId", "/fromAgent", "the agent sending the update"}}
 	if p.Msg.Kind == KindHandoffRequest {
-		pairs = [][3]string{{"/payload/fromAgent", "/fromAgent", "the parent agent, who sends the handoff"}, {"/payload/toAgent", "/toAgent", "the child agent, who receives it"}}
+		// payload.toAgent is the child agent; the envelope's toAgent may be the
+		// router ("typically dispatcher"), so only the senders are compared.
+		pairs = [][3]string{{"/payload/fromAgent", "/fromAgent", "the parent agent, who sends the handoff"}}
 	}
 	for _, pr := range pairs {
 		a, b := p.Node(pr[0]), p.Node(pr[1])

@@ -248,8 +248,7 @@ func sortedIDs[V any](m map[string]V) []string {
 }
 
 func (d *dirLint) lintTaskFile(path, statusDir string) {
-	r := d.result(path, "task")
-	_ = r
+	d.result(path, "task")
 	data, err := readBounded(path, maxTaskFile)
 	if err != nil {
 		d.report(DirTaskFile, lint.Error, path, 1, nil, "cannot read the task file: %v", err)

@@ -223,13 +223,10 @@ func short(n *jsonread.Node) string {
 		s = fmt.Sprint(n.Bool)
 	case jsonread.Null:
 		s = "null"
+	case jsonread.Array:
+		s = "an array"
 	default:
-		s = "an " + n.Kind.String()
-		if n.Kind == jsonread.Array {
-			s = "an array"
-		} else {
-			s = "an object"
-		}
+		s = "an object"
 	}
 	if len(s) > 80 {
 		s = s[:77] + "..."

@@ -132,7 +132,7 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 
 // responseKind tells a ping result (§5.3.1) from a decision (§5.1.1).
 func responseKind(res *jsonread.Node) string {
-	if res.Kind == jsonread.Object && !res.Has("decision") && (res.Has("status") || res.Has("version")) {
+	if res.Kind == jsonread.Object && !res.Has("decision") && (res.Has("status") || res.Has("version") || res.Has("timestamp")) {
 		return KindPingResponse
 	}
 	return KindResponse

@@ -1,6 +1,8 @@
 package aop2
 
 import (
+	"strconv"
+
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
@@ -23,35 +25,33 @@ var ErrorCode = &lint.Rule{
 func init() { lint.Register(ErrorCode) }
 
 func checkErrorCodes(p *lint.Pass) {
-	walkErrorCodes(p, p.Msg.Root, "", 0)
+	walkErrorCodes(p, p.Msg.Root, make(ptrPath, 0, 16))
 }
 
-func walkErrorCodes(p *lint.Pass, n *jsonread.Node, at string, depth int) {
-	if n == nil || depth > 64 {
+func walkErrorCodes(p *lint.Pass, n *jsonread.Node, at ptrPath) {
+	if n == nil || len(at) > 64 {
 		return
 	}
 	switch n.Kind {
 	case jsonread.Object:
 		for _, m := range n.Members {
-			mp := ptr(at, m.Key)
-			switch m.Key {
-			case "extensions":
-				continue
-			case "error_code":
-				if m.Value.Kind == jsonread.Null {
-					continue
-				}
-				if !m.Value.IsString() || !contains(errorCodes, m.Value.Str) {
+			switch {
+			case m.Key == "extensions":
+			case m.Key == "error_code":
+				if m.Value.Kind != jsonread.Null && (!m.Value.IsString() || !contains(errorCodes, m.Value.Str)) {
+					mp := append(at, m.Key).String()
 					p.Claim(mp)
 					p.Reportf(mp, "error_code %s is not in the §12 taxonomy; use one of %s (E_UNKNOWN for everything else)", describe(m.Value), quoteList(errorCodes))
 				}
-				continue
+			case m.Value.Kind == jsonread.Object || m.Value.Kind == jsonread.Array:
+				walkErrorCodes(p, m.Value, append(at, m.Key))
 			}
-			walkErrorCodes(p, m.Value, mp, depth+1)
 		}
 	case jsonread.Array:
 		for i, it := range n.Items {
-			walkErrorCodes(p, it, ptr(at, i), depth+1)
+			if it.Kind == jsonread.Object || it.Kind == jsonread.Array {
+				walkErrorCodes(p, it, append(at, strconv.Itoa(i)))
+			}
 		}
 	}
 }

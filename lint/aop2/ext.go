@@ -1,6 +1,7 @@
 package aop2
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -21,33 +22,36 @@ var ExtensionKey = &lint.Rule{
 func init() { lint.Register(ExtensionKey) }
 
 func checkExtensionKeys(p *lint.Pass) {
-	walkExtensions(p, p.Msg.Root, "", 0)
+	walkExtensions(p, p.Msg.Root, make(ptrPath, 0, 16))
 }
 
 // walkExtensions finds every extensions object outside vendor data.
-func walkExtensions(p *lint.Pass, n *jsonread.Node, at string, depth int) {
-	if n == nil || depth > 64 {
+func walkExtensions(p *lint.Pass, n *jsonread.Node, at ptrPath) {
+	if n == nil || len(at) > 64 {
 		return
 	}
 	switch n.Kind {
 	case jsonread.Object:
 		for _, m := range n.Members {
-			mp := ptr(at, m.Key)
 			if m.Key == "extensions" {
 				if m.Value.Kind == jsonread.Object {
 					for _, x := range m.Value.Members {
 						if !strings.HasPrefix(x.Key, "x_") {
-							p.Reportf(ptr(mp, x.Key), "extensions key %q must start with \"x_\", such as %q (§3)", x.Key, "x_"+x.Key)
+							p.Reportf(append(at, m.Key, x.Key).String(), "extensions key %q must start with \"x_\", such as %q (§3)", x.Key, "x_"+x.Key)
 						}
 					}
 				}
 				continue // the values are vendor data
 			}
-			walkExtensions(p, m.Value, mp, depth+1)
+			if m.Value.Kind == jsonread.Object || m.Value.Kind == jsonread.Array {
+				walkExtensions(p, m.Value, append(at, m.Key))
+			}
 		}
 	case jsonread.Array:
 		for i, it := range n.Items {
-			walkExtensions(p, it, ptr(at, i), depth+1)
+			if it.Kind == jsonread.Object || it.Kind == jsonread.Array {
+				walkExtensions(p, it, append(at, strconv.Itoa(i)))
+			}
 		}
 	}
 }

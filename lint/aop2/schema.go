@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -38,11 +39,21 @@ var UnknownMember = &lint.Rule{
 
 func init() { lint.Register(Schema, UnknownMember) }
 
-// schemaDocs are the parsed schema files of schemas/aop2, for walking.
+// schemaDocs are the parsed schema files of schemas/aop2, compiled into shapes: for
+// each object, the members the contract defines.
 var (
 	docsOnce sync.Once
 	docs     map[string]map[string]any // file name → schema
+	shapes   map[string]*shape         // kind's schema file → its shape
 )
+
+// shape is what the walker needs of a schema: an object's known members (open: any
+// member is fine) and an array's items.
+type shape struct {
+	props map[string]*shape
+	open  bool
+	items *shape
+}
 
 func loadDocs() {
 	docs = map[string]map[string]any{}
@@ -56,6 +67,10 @@ func loadDocs() {
 		if json.Unmarshal(data, &m) == nil {
 			docs[e.Name()] = m
 		}
+	}
+	shapes = map[string]*shape{}
+	for name, d := range docs {
+		shapes[name] = compileShape(name, d, 0)
 	}
 }
 
@@ -81,98 +96,53 @@ func resolve(file string, s map[string]any) (string, map[string]any) {
 	return file, s
 }
 
-// objectBranch picks the object-accepting schema among anyOf/oneOf branches.
-func objectBranch(file string, s map[string]any) (string, map[string]any) {
+// compileShape turns a schema into a shape (nil: nothing to check below it).
+func compileShape(file string, s map[string]any, depth int) *shape {
 	file, s = resolve(file, s)
-	for _, key := range []string{"anyOf", "oneOf"} {
-		if branches, ok := s[key].([]any); ok {
-			for _, b := range branches {
-				bm, _ := b.(map[string]any)
-				bf, bs := resolve(file, bm)
-				if acceptsObject(bs) {
-					return bf, bs
-				}
-			}
-			return file, nil
-		}
+	if s == nil || depth > 24 {
+		return nil
 	}
-	return file, s
-}
-
-func acceptsObject(s map[string]any) bool {
-	switch t := s["type"].(type) {
-	case string:
-		return t == "object"
-	case []any:
-		for _, v := range t {
-			if v == "object" {
-				return true
-			}
-		}
-		return false
-	}
-	_, hasProps := s["properties"]
-	_, hasAll := s["allOf"]
-	return hasProps || hasAll
-}
-
-func arrayItems(file string, s map[string]any) (string, map[string]any) {
-	file, s = resolve(file, s)
-	for _, key := range []string{"anyOf", "oneOf"} {
-		if branches, ok := s[key].([]any); ok {
-			for _, b := range branches {
-				bm, _ := b.(map[string]any)
-				bf, bs := resolve(file, bm)
-				if it, ok := bs["items"].(map[string]any); ok {
-					return bf, it
-				}
-			}
-		}
-	}
-	it, _ := s["items"].(map[string]any)
-	return file, it
-}
-
-// known collects the properties of an object schema and its allOf parts; open is
-// true when the schema says additionalProperties: true.
-func known(file string, s map[string]any) (props map[string]struct {
-	file string
-	s    map[string]any
-}, open bool) {
-	props = map[string]struct {
-		file string
-		s    map[string]any
-	}{}
-	var add func(file string, s map[string]any, depth int)
-	add = func(file string, s map[string]any, depth int) {
+	sh := &shape{}
+	found := false
+	var add func(file string, s map[string]any, d int)
+	add = func(file string, s map[string]any, d int) {
 		file, s = resolve(file, s)
-		if s == nil || depth > 8 {
+		if s == nil || d > 8 {
 			return
 		}
 		if ap, ok := s["additionalProperties"].(bool); ok && ap {
-			open = true
+			sh.open = true
 		}
 		if ps, ok := s["properties"].(map[string]any); ok {
+			found = true
+			if sh.props == nil {
+				sh.props = map[string]*shape{}
+			}
 			for k, v := range ps {
 				vm, _ := v.(map[string]any)
-				if prev, dup := props[k]; dup && len(prev.s) > len(vm) {
-					continue // keep the richer definition (allOf base vs. a const override)
+				if _, dup := sh.props[k]; !dup || sh.props[k] == nil {
+					sh.props[k] = compileShape(file, vm, depth+1)
 				}
-				props[k] = struct {
-					file string
-					s    map[string]any
-				}{file, vm}
 			}
 		}
-		if all, ok := s["allOf"].([]any); ok {
-			for _, a := range all {
-				am, _ := a.(map[string]any)
-				add(file, am, depth+1)
+		if it, ok := s["items"].(map[string]any); ok {
+			found = true
+			sh.items = compileShape(file, it, depth+1)
+		}
+		for _, key := range []string{"allOf", "anyOf", "oneOf"} {
+			if parts, ok := s[key].([]any); ok {
+				for _, a := range parts {
+					am, _ := a.(map[string]any)
+					add(file, am, d+1)
+				}
 			}
 		}
 	}
 	add(file, s, 0)
-	return props, open
+	if !found {
+		return nil
+	}
+	return sh
 }
 
 func checkUnknownMembers(p *lint.Pass) {
@@ -181,44 +151,36 @@ func checkUnknownMembers(p *lint.Pass) {
 		return
 	}
 	docsOnce.Do(loadDocs)
-	name := path.Base(file)
-	walkUnknown(p, name, docs[name], p.Msg.Root, "", 0)
+	walkUnknown(p, shapes[path.Base(file)], p.Msg.Root, make(ptrPath, 0, 16))
 }
 
-func walkUnknown(p *lint.Pass, file string, s map[string]any, n *jsonread.Node, at string, depth int) {
-	if s == nil || n == nil || depth > 32 {
+func walkUnknown(p *lint.Pass, sh *shape, n *jsonread.Node, at ptrPath) {
+	if sh == nil || n == nil || len(at) > 32 {
 		return
 	}
 	switch n.Kind {
 	case jsonread.Object:
-		file, s = objectBranch(file, s)
-		if s == nil {
-			return
-		}
-		props, open := known(file, s)
-		if len(props) == 0 {
+		if sh.props == nil {
 			return
 		}
 		for _, m := range n.Members {
-			mp := ptr(at, m.Key)
-			if ps, ok := props[m.Key]; ok {
-				if m.Key != "extensions" {
-					walkUnknown(p, ps.file, ps.s, m.Value, mp, depth+1)
+			if ps, ok := sh.props[m.Key]; ok {
+				if m.Key != "extensions" && ps != nil && (m.Value.Kind == jsonread.Object || m.Value.Kind == jsonread.Array) {
+					walkUnknown(p, ps, m.Value, append(at, m.Key))
 				}
 				continue
 			}
-			if open || (at == "" && m.Key == "task_status" && p.Msg.Kind == KindTask) {
+			if sh.open || (len(at) == 0 && m.Key == "task_status" && p.Msg.Kind == KindTask) {
 				continue // task_status in a TASK is AOP2-ENVELOPE-003's
 			}
-			p.Reportf(mp, "unknown member %q: the contract does not define it here; put vendor data in extensions under an x_ key, such as \"extensions\": {\"x_%s\": ...} (§3). Kept as a warning: §1.1 falls back conservatively on unknown fields (the upstream Python schema rejected them)", m.Key, strings.TrimPrefix(m.Key, "x_"))
+			p.Reportf(append(at, m.Key).String(), "unknown member %q: the contract does not define it here; put vendor data in extensions under an x_ key, such as \"extensions\": {\"x_%s\": ...} (§3). Kept as a warning: §1.1 falls back conservatively on unknown fields (the upstream Python schema rejected them)", m.Key, strings.TrimPrefix(m.Key, "x_"))
 		}
 	case jsonread.Array:
-		f, it := arrayItems(file, s)
-		if it == nil {
+		if sh.items == nil {
 			return
 		}
 		for i, item := range n.Items {
-			walkUnknown(p, f, it, item, ptr(at, i), depth+1)
+			walkUnknown(p, sh.items, item, append(at, strconv.Itoa(i)))
 		}
 	}
 }

@@ -124,6 +124,10 @@ type checker struct {
 	p     *lint.Pass
 	count int
 	held  []held
+	// preRequest holds AOS-SEQ-001 findings of a stream that has shown no request
+	// yet: a stream of responses only (a guardian's log) is not checked.
+	preRequest []held
+	sawRequest bool
 }
 
 type held struct {
@@ -197,6 +201,13 @@ func (c *checker) request(m *lint.Message) {
 	root := m.Root
 	method := root.Get("method").String()
 	params := root.Get("params")
+	if !c.sawRequest {
+		c.sawRequest = true
+		for _, h := range c.preRequest {
+			c.p.ReportAtf(h.sev, h.at, h.related, "%s", h.msg)
+		}
+		c.preRequest = nil
+	}
 	r := &request{w: witness(m, "/id", "the "+method+" request "+idText(root.Get("id"))), method: method}
 	if c.rule == SeqIgnoredModify {
 		r.subject = subject(root)
@@ -345,6 +356,13 @@ func (c *checker) response(m *lint.Message) {
 	}
 	req, found := st.requests.get(key)
 	if !found {
+		if c.rule == SeqUnknownResponse && !c.sawRequest {
+			if len(c.preRequest) < 64 {
+				c.preRequest = append(c.preRequest, held{c.rule.Severity, witness(m, "/id", ""), nil,
+					fmt.Sprintf("response id %s answers no earlier request of this stream; echo the id of the request it answers", idText(idN))})
+			}
+			return
+		}
 		c.report(SeqUnknownResponse, "/id", nil, "response id %s answers no earlier request of this stream; echo the id of the request it answers", idText(idN))
 		return
 	}

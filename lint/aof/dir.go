@@ -68,7 +68,9 @@ var (
 		Spec: "aof-1 §Logging",
 		Doc: "Protocol events are logged to <dataDir>/events/ (one JSON object per line, such as events/events.jsonl): each event has a " +
 			"\"type\" (protocol.message.received, task.transitioned, delegation.requested, ...), a \"timestamp\" (ISO 8601), an \"actor\", " +
-			"and a \"taskId\" and \"payload\" where they apply. A line that is no such object is lost to the audit trail.",
+			"and a \"taskId\" and \"payload\" where they apply. A line that is no such object is lost to the audit trail. The " +
+			"task.transitioned events of a task chain up (each \"from\" is the previous \"to\"; a gap is a warning), each follows the " +
+			"state machine (AOF-SEQ-003), and the last one names the status directory the task is in (AOF-DIR-002, a warning).",
 		Bad:  `{"event": "task.completed", "when": "yesterday"}`,
 		Good: `{"eventId": 1, "type": "task.completed", "timestamp": "2026-02-09T21:10:00.000Z", "actor": "swe-backend", "taskId": "TASK-2026-02-09-057", "payload": {"outcome": "done"}}`,
 		Run:  func(*lint.Pass) {},
@@ -534,23 +536,67 @@ func (d *dirLint) lintEventLog(path string) {
 	r.Messages = 0
 	bad := 0
 	var buf []byte
+	last := map[string]lastTransition{}
 	for n := 1; ; n++ {
 		line, tooLong, err := readLine(br, buf[:0], linter.MaxMessage)
 		buf = line[:0]
 		if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
 			r.Messages++
 			msg := "the line is longer than the linter's bound and was skipped"
+			var root *jsonread.Node
 			if !tooLong {
-				msg = eventProblem(t)
+				if root, _, err = jsonread.Parse(t); err != nil {
+					root = nil
+				}
+				msg = eventProblem(root)
 			}
 			if msg != "" && bad < 100 {
 				bad++
 				d.report(DirEvents, lint.Error, path, n, nil, "%s", msg)
 			}
+			if msg == "" && root.Get("type").String() == "task.transitioned" {
+				d.transition(path, n, root, last)
+			}
 		}
 		if err != nil {
 			break
 		}
+	}
+	// the log's last transition of each task names the directory the task is in
+	for _, id := range sortedIDs(last) {
+		tr := last[id]
+		ts := d.tasks[id]
+		if len(ts) == 0 || !isAnyStatus(ts[0].dir) || tr.to == ts[0].dir {
+			continue
+		}
+		d.report(DirStatus, lint.Warning, ts[0].path, ts[0].statusLine, []lint.Related{{Path: path, Line: tr.line, Column: 1, Message: "the last task.transitioned of " + id + ": to " + tr.to}},
+			"task %s is in tasks/%s/, but the events log's last transition moved it to %s: the store and its audit trail disagree", id, ts[0].dir, tr.to)
+	}
+}
+
+type lastTransition struct {
+	to   string
+	line int
+}
+
+// transition checks one task.transitioned event against the state machine and the
+// task's previous transition in the log.
+func (d *dirLint) transition(path string, n int, root *jsonread.Node, last map[string]lastTransition) {
+	id := root.Get("taskId").String()
+	from, to := root.Path("payload", "from").String(), root.Path("payload", "to").String()
+	if id == "" || to == "" {
+		return
+	}
+	if prev, ok := last[id]; ok && from != "" && from != prev.to {
+		d.report(DirEvents, lint.Warning, path, n, []lint.Related{{Path: path, Line: prev.line, Column: 1, Message: "the previous transition of " + id + ": to " + prev.to}},
+			"task.transitioned for %s from %s, but its previous transition (line %d) moved it to %s: a transition was not logged", id, from, prev.line, prev.to)
+	}
+	if from != "" && from != to && isAnyStatus(from) && isAnyStatus(to) && !validTransition(from, to) {
+		d.report(SeqTransition, lint.Error, path, n, nil, "task.transitioned for %s from %s to %s, which the task state machine forbids (from %s the allowed targets are %s)",
+			id, from, to, from, allowedFrom(from))
+	}
+	if len(last) < MaxTasks || last[id].to != "" {
+		last[id] = lastTransition{to: to, line: n}
 	}
 }
 
@@ -573,9 +619,8 @@ func readLine(br *bufio.Reader, buf []byte, max int) ([]byte, bool, error) {
 	}
 }
 
-func eventProblem(line []byte) string {
-	root, _, err := jsonread.Parse(line)
-	if err != nil || root == nil {
+func eventProblem(root *jsonread.Node) string {
+	if root == nil {
 		return "the line is not JSON: the events log holds one JSON event per line"
 	}
 	if root.Kind != jsonread.Object {

@@ -3,6 +3,7 @@ package aos
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -107,9 +108,17 @@ var (
 		"line 1: toolCallResult e1\nline 3: toolCallResult e1", "line 1: toolCallResult e1\nline 3: toolCallResult e2")
 )
 
+// SeqLateAnswer: the guardian answered after the agent's declared timeout.
+var SeqLateAnswer = seqRule("AOS-SEQ-018", "guardian answered after the ping timeout", lint.Warning, "aos-0.1.0 §4.9.1 ping params (timeout)",
+	"ping's params.timeout is the \"Timeout in milliseconds after which the communication with guardian agent is considered to be lost\" (§4.9.1). "+
+		"Measured on the harness clock (transcript \"at\"), a response that comes later than the latest ping's timeout after its request arrived too late: "+
+		"the agent already had to treat the guardian as lost. Streams without harness times are not checked.",
+	"line 1: ping {\"timeout\": 500} at 10:00:00.000\nline 3: steps/toolCallRequest at 10:00:01.000\nline 4: its response at 10:00:02.000",
+	"line 1: ping {\"timeout\": 500} at 10:00:00.000\nline 3: steps/toolCallRequest at 10:00:01.000\nline 4: its response at 10:00:01.120")
+
 var seqRules = []*lint.Rule{
 	SeqUnknownResponse, SeqAnsweredTwice, SeqUnanswered, SeqUnknownExecution, SeqMessageID, SeqStepID, SeqDeniedExecuted,
-	SeqIgnoredModify, SeqModifiedMethod, SeqResponseType, SeqDuplicateRequestID, SeqDuplicateExecution, SeqDirection, SeqResultBeforeDecision, SeqExecutedOther, SeqTriggerFirst, SeqDuplicateResult,
+	SeqIgnoredModify, SeqModifiedMethod, SeqResponseType, SeqDuplicateRequestID, SeqDuplicateExecution, SeqDirection, SeqResultBeforeDecision, SeqExecutedOther, SeqTriggerFirst, SeqDuplicateResult, SeqLateAnswer,
 }
 
 func init() { lint.Register(seqRules...) }
@@ -211,6 +220,13 @@ func (c *checker) request(m *lint.Message) {
 	r := &request{w: witness(m, "/id", "the "+method+" request "+idText(root.Get("id"))), method: method}
 	if c.rule == SeqIgnoredModify {
 		r.subject = subject(root)
+	}
+	r.at = m.At
+	if method == "ping" && c.rule == SeqLateAnswer {
+		if ms, ok := params.Get("timeout").Int(); ok && ms > 0 {
+			st.timeout = time.Duration(ms) * time.Millisecond
+			st.timeoutW = witness(m, "/params/timeout", fmt.Sprintf("the ping declaring a %d ms timeout", ms))
+		}
 	}
 	ctx := params.Get("context")
 	sessionID := ctx.Path("session", "id").String()
@@ -372,6 +388,11 @@ func (c *checker) response(m *lint.Message) {
 	}
 	req.answered = true
 	req.answer = witness(m, "/id", "the response to "+idText(idN))
+	if c.rule == SeqLateAnswer && st.timeout > 0 && !req.at.IsZero() && !m.At.IsZero() {
+		if took := m.At.Sub(req.at); took > st.timeout {
+			c.report(SeqLateAnswer, "/id", []lint.Related{req.w, st.timeoutW}, "the guardian answered %s after %s, beyond the agent's %s ping timeout; the agent already had to consider the guardian lost", req.method, took, st.timeout)
+		}
+	}
 	res := root.Get("result")
 	if res == nil {
 		req.decision = "error"

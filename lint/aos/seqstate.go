@@ -3,6 +3,7 @@ package aos
 import (
 	"encoding/json"
 	"sort"
+	"time"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -69,6 +70,7 @@ type request struct {
 	answered bool
 	answer   lint.Related
 	decision string // "allow", "deny", "modify", "error", "ping"
+	at       time.Time
 }
 
 // toolCall is what the state keeps of a toolCallRequest's executionId.
@@ -115,6 +117,9 @@ type state struct {
 	mods        *bounded[modification]
 	firstStep   *bounded[lint.Related] // by session id (AOS-SEQ-016)
 	sawResponse bool
+	// timeout is the latest ping's params.timeout (AOS-SEQ-018), with its witness.
+	timeout  time.Duration
+	timeoutW lint.Related
 }
 
 func newState() *state {

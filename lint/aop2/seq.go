@@ -94,6 +94,14 @@ func viewOf(m *lint.Message) view {
 	return v
 }
 
+// delegated reports whether a TASK was sent by an executor delegating a sub-task:
+// the transcript says the agent sent it or, in a plain stream, it names a parent
+// task. Its RESPONSE, heartbeats and timeout are the sub-executor's business and
+// need not be recorded in this stream.
+func (v view) delegated() bool {
+	return v.fromAgent || (!v.fromOrch && v.root.Path("task", "parent_task_id").String() != "")
+}
+
 func msgTime(n *jsonread.Node) time.Time {
 	t, zoned, ok := parseISO(n.String())
 	if !ok || !zoned {

@@ -36,7 +36,8 @@ var SeqNoResponse = &lint.Rule{
 	Spec: "aop2 §5 Executor Response (guard rails); §1.2 Message Types",
 	Doc: "A TASK whose guard_rails.require_final_signal is true (the v2.0.0 default) must be answered by a RESPONSE with task_status.state and final_signal (§5). " +
 		"A session (a transcript) that ends without that RESPONSE broke the guard rail: the executor hung, crashed or never reported. " +
-		"aoplint reports it at the end of a transcript for each TASK the orchestrator sent; in a plain JSON-lines file it needs some later message (an EVENT, a RESPONSE, a harness record) to know the agent's side is recorded.",
+		"aoplint reports it at the end of a transcript for each TASK the orchestrator sent; in a plain JSON-lines file it needs some later message (an EVENT, a RESPONSE, a harness record) to know the agent's side is recorded. " +
+		"TASKs an executor delegates (sent by the agent in a transcript; with a parent_task_id in a plain stream) are answered by their sub-executor, which this stream need not record.",
 	Bad: `{"message_type":"TASK",...,"task":{"task_id":"TASK-001",...},"guard_rails":{"require_final_signal":true}}
 {"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
 (end of session)`,
@@ -192,7 +193,7 @@ func (c *pendingChecker) Observe(p *lint.Pass) {
 	}
 	switch v.typ {
 	case "TASK":
-		if v.taskID == "" || v.fromAgent {
+		if v.taskID == "" || v.delegated() {
 			return // a TASK the agent delegates is answered elsewhere
 		}
 		on, explicit, at := guardRail(v.root, "require_final_signal")

@@ -110,7 +110,7 @@ func (c *beatChecker) Observe(p *lint.Pass) {
 	c.now.latest(v.when)
 	switch v.typ {
 	case "TASK":
-		if v.taskID == "" || v.fromAgent {
+		if v.taskID == "" || v.delegated() {
 			return
 		}
 		hb := v.root.Path("execution_policy", "heartbeat")
@@ -272,7 +272,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 	switch v.typ {
 	case "TASK":
 		c.tasks.del(v.taskID)
-		if v.taskID == "" || v.fromAgent {
+		if v.taskID == "" || v.delegated() {
 			return
 		}
 		at, src := "/guard_rails/timeout_seconds", "guard_rails.timeout_seconds"

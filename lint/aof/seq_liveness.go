@@ -64,7 +64,8 @@ var SeqStale = &lint.Rule{
 		"expired is stale to the scheduler, which reclaims the task (to ready, or per run_result.json), so two runs may work on one task. " +
 		"In a transcript: a message of the run's task sent after the recorded heartbeat's expiresAt (harness time when recorded, else sentAt), " +
 		"or the harness signalling, killing or timing out the agent after it, before any completion.report. The scheduler " +
-		"treats a heartbeat as stale when expiresAt <= now, so a message at expiresAt itself is late.",
+		"treats a heartbeat as stale when expiresAt <= now, so a message at expiresAt itself is late. Without harness times " +
+		"(a bare JSON-lines stream) the message's sentAt is compared and the finding is a warning: the two may come from different clocks.",
 	Bad: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:00:00.000Z","expiresAt":"2026-02-09T21:05:00.000Z",...}
 {"type":"status.update","taskId":"TASK-2026-02-09-057","sentAt":"2026-02-09T21:09:00.000Z",...}`,
 	Good: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:04:00.000Z","expiresAt":"2026-02-09T21:09:00.000Z",...}
@@ -120,7 +121,11 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 			return
 		}
 		hb.reported = true
-		p.ReportRelatedf(p.Rule.Severity, "/taskId", []lint.Related{hb.at},
+		sev := p.Rule.Severity
+		if m.At.IsZero() {
+			sev = lint.Warning // the message's own sentAt, perhaps another clock than the heartbeat's
+		}
+		p.ReportRelatedf(sev, "/taskId", []lint.Related{hb.at},
 			"%s for %s at %s, when the run's heartbeat had expired (expiresAt %s, %s): the scheduler sees the run as stale and reclaims the task; refresh run_heartbeat.json within its TTL",
 			v.kind, v.task, fmtTime(v.at), fmtTime(hb.expires), where(p, hb.at))
 	}

@@ -104,6 +104,15 @@ func checkMissing(p *lint.Pass) {
 			plural(names), d)
 		return
 	}
+	// a report cut short (a crash, a timeout): every missing marker belongs after the last one present
+	if maxRank, last := lastPresent(r); len(missing) >= 2 && last != nil && rank[missing[0]] > maxRank && !r.has("END") {
+		names := make([]string, len(missing))
+		for i, n := range missing {
+			names[i] = "[AOP:" + n + "]"
+		}
+		reportAt(p, lint.Error, last.off, pointerOf[missing[0]], "the report stops after [AOP:%s]: %s missing (an agent that crashed or was cut off); a complete report ends with [AOP:STATUS] and [AOP:END] {ISO timestamp}", last.name, strings.TrimPrefix(plural(names), "markers "))
+		return
+	}
 	for _, name := range missing {
 		if i := bytes.Index(r.text, []byte("[AOP:"+name+"]")); i >= 0 {
 			reportAt(p, lint.Error, i, pointerOf[name], "marker [AOP:%s] is not at the start of a line: the format gives each marker a line of its own; move it to the start of the line", name)
@@ -244,4 +253,20 @@ func checkUnknown(p *lint.Pass) {
 		}
 		reportAt(p, lint.Warning, m.off, "", "[AOP:%s] is not an AOP 1.0.0 marker%s: parsers ignore it; the markers are START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS and END (lists of files and issues go in the details file)", m.name, why)
 	}
+}
+
+// lastPresent returns the highest rank among the known markers present, and the
+// last known marker of the text.
+func lastPresent(r *report) (int, *marker) {
+	maxRank := -1
+	var last *marker
+	for i := range r.markers {
+		if k, ok := rank[r.markers[i].name]; ok {
+			if k > maxRank {
+				maxRank = k
+			}
+			last = &r.markers[i]
+		}
+	}
+	return maxRank, last
 }

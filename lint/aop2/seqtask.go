@@ -67,14 +67,35 @@ PROGRESS_UPDATE task TASK-001 percentage 60`,
 	NewChecker: func() lint.Checker { return &backwardsChecker{} },
 }
 
-func init() { lint.Register(SeqDelegationDepth, SeqCheckpoints, SeqBudget, SeqProgressBackwards) }
-
-type depthRef struct {
-	depth int
-	w     lint.Related
+// SeqDelegationAllowed: no sub-TASK of a task that forbids delegation.
+var SeqDelegationAllowed = &lint.Rule{
+	ID: "AOP2-SEQ-016", Title: "no sub-TASK of a task that forbids delegation", Protocol: ID, Severity: lint.Warning,
+	Spec: "aop2 §2.2 Full Envelope (task.constraints.delegation_allowed); §10 Delegation Graph",
+	Doc: "A TASK says in task.constraints.delegation_allowed whether its executor may delegate sub-tasks. A TASK whose task.parent_task_id names a task that set delegation_allowed to false is a delegation the parent forbade. " +
+		"The contract names the constraint without spelling out the consequence, so this is a warning; it is reported only when the parent set false explicitly.",
+	Bad: `TASK-001: "constraints": {"delegation_allowed": false}
+TASK-001.1: "parent_task_id": "TASK-001"`,
+	Good: `TASK-001: "constraints": {"delegation_allowed": true}
+TASK-001.1: "parent_task_id": "TASK-001"`,
+	NewChecker: func() lint.Checker { return &depthChecker{allowed: true} },
 }
 
-type depthChecker struct{ tasks table[depthRef] }
+func init() {
+	lint.Register(SeqDelegationDepth, SeqDelegationAllowed, SeqCheckpoints, SeqBudget, SeqProgressBackwards)
+}
+
+type depthRef struct {
+	depth     int
+	forbidden bool // constraints.delegation_allowed is false
+	w         lint.Related
+	wf        lint.Related
+}
+
+// depthChecker follows parent_task_id: allowed selects SEQ-016 rather than SEQ-011.
+type depthChecker struct {
+	allowed bool
+	tasks   table[depthRef]
+}
 
 func (c *depthChecker) Observe(p *lint.Pass) {
 	v := viewOf(p.Msg)
@@ -82,6 +103,19 @@ func (c *depthChecker) Observe(p *lint.Pass) {
 		return
 	}
 	parent := v.root.Path("task", "parent_task_id").String()
+	if c.allowed {
+		if pr := c.tasks.get(parent); pr != nil && pr.forbidden && parent != v.taskID {
+			p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", []lint.Related{pr.wf}, "task %q is a sub-task of %q, whose task.constraints.delegation_allowed is false: its executor may not delegate (§2.2)", v.taskID, parent)
+		}
+		da := v.root.Path("task", "constraints", "delegation_allowed")
+		ref := &depthRef{}
+		if da != nil && da.Kind == jsonread.Bool && !da.Bool {
+			ref.forbidden = true
+			ref.wf = lint.Witness(p.Msg, "/task/constraints/delegation_allowed", fmt.Sprintf("the TASK %q forbids delegation", v.taskID))
+		}
+		track(p, &c.tasks, v.taskID, ref)
+		return
+	}
 	d := 0
 	var related []lint.Related
 	if parent != "" {

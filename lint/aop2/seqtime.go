@@ -32,7 +32,8 @@ var SeqHeartbeatFailure = &lint.Rule{
 	Spec: "aop2 §6.1 Heartbeat; §12 E_HEARTBEAT_FAILURE",
 	Doc: "When the TASK enables heartbeats (execution_policy.heartbeat.enabled), the executor sends a HEARTBEAT event every interval_seconds (default 120) until its RESPONSE. " +
 		"A silence longer than interval_seconds × max_missed_beats (default 3) is E_HEARTBEAT_FAILURE (§12): the orchestrator applies on_heartbeat_failure (ABORT by default). " +
-		"The silence is measured from the TASK (or the previous HEARTBEAT) to the next HEARTBEAT, the RESPONSE, or the end of the session, on the harness clock when the transcript has one, else by the message timestamps.",
+		"The silence is measured from the TASK (or the previous HEARTBEAT) to the next HEARTBEAT, the RESPONSE, or the end of the session, on the harness clock when the transcript has one, else by the message timestamps " +
+		"(for a TASK, its session.created_at, used only for the first TASK of a session; for a RESPONSE, timing.completed_at).",
 	Bad: `TASK (heartbeat interval 120 s, max_missed_beats 3) at 12:35:00
 HEARTBEAT at 12:37:00
 RESPONSE at 12:45:30   (8.5 min without a heartbeat)`,
@@ -100,9 +101,10 @@ type beat struct {
 
 // beatChecker follows heartbeats; late selects SEQ-006 rather than SEQ-005.
 type beatChecker struct {
-	late  bool
-	tasks table[beat]
-	now   stamp
+	late     bool
+	tasks    table[beat]
+	sessions table[struct{}] // session ids whose first TASK was seen
+	now      stamp
 }
 
 func (c *beatChecker) Observe(p *lint.Pass) {
@@ -125,7 +127,13 @@ func (c *beatChecker) Observe(p *lint.Pass) {
 		if n, ok := hb.Get("max_missed_beats").Int(); ok && n > 0 {
 			b.maxMissed = int(n)
 		}
-		b.last = stamp{harness: v.when.harness} // the message clock of a TASK is its session's creation, not the dispatch
+		// On the message clock a TASK has only its session's created_at: the dispatch
+		// time of the session's first TASK, not of later ones.
+		b.last = stamp{harness: v.when.harness}
+		if c.sessions.get(v.sessionID) == nil {
+			b.last.msg = v.when.msg
+			c.sessions.put(v.sessionID, &struct{}{})
+		}
 		b.cfg = lint.Witness(p.Msg, "/execution_policy/heartbeat", fmt.Sprintf("the TASK %q enables heartbeats every %s, max_missed_beats %d", v.taskID, secs(b.interval), b.maxMissed))
 		b.w = b.cfg
 		c.tasks.del(v.taskID)

@@ -9,6 +9,7 @@
 //
 //	aopbench floor FILE             decode FILE line by line with encoding/json
 //	aopbench cold-profile OUT FILE  CPU-profile the first lint of FILE in a fresh process
+//	aopbench heap-profile OUT FILE  lint FILE, keep the heap profile of the largest heap seen
 package main
 
 import (
@@ -41,6 +42,8 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 			return floorCmd(args[1:], stdout, stderr)
 		case "cold-profile":
 			return coldProfileCmd(args[1:], stderr)
+		case "heap-profile":
+			return heapProfileCmd(args[1:], stderr)
 		}
 	}
 	cfg, err := parseFlags(args, stderr)
@@ -92,14 +95,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.smallRuns, "small-runs", 60, "runs per tool on one small file")
 	fs.IntVar(&c.largeRuns, "large-runs", 3, "runs per configuration on the large transcript")
 	fs.StringVar(&rssList, "rss", "100MB,1GB", "transcript sizes for peak RSS")
-	fs.IntVar(&c.coldRuns, "cold-runs", 30, "fresh processes profiled for the small-file profile")
+	fs.IntVar(&c.coldRuns, "cold-runs", 200, "fresh processes profiled for the small-file profile")
 	fs.IntVar(&c.conformRuns, "conform-runs", 3, "runs of the conformance suite")
 	fs.BoolVar(&c.quick, "quick", false, "dry run: small sizes, few runs (numbers are not meaningful)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if c.quick {
-		c.messages, c.benchMsgs, c.smallRuns, c.largeRuns, c.coldRuns, c.conformRuns = 20_000, 5_000, 5, 1, 3, 1
+		c.messages, c.benchMsgs, c.smallRuns, c.largeRuns, c.coldRuns, c.conformRuns = 20_000, 5_000, 5, 1, 10, 1
 		rssList = "5MB,20MB"
 	}
 	for _, s := range strings.Split(rssList, ",") {
@@ -305,4 +308,47 @@ func coldProfileCmd(args []string, stderr io.Writer) int {
 		return 2
 	}
 	return 0
+}
+
+// heapProfileCmd lints a file and writes the heap profile taken when the live heap
+// was largest (checked every 200 ms, after a GC): what holds memory at the peak.
+func heapProfileCmd(args []string, stderr io.Writer) int {
+	if len(args) != 2 {
+		fmt.Fprintln(stderr, "usage: aopbench heap-profile OUT FILE")
+		return 2
+	}
+	runtime.MemProfileRate = 64 << 10
+	done := make(chan error, 1)
+	go func() {
+		_, err := linter.LintFile(args[1], linter.Options{})
+		done <- err
+	}()
+	var best uint64
+	var prof bytes.Buffer
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				fmt.Fprintln(stderr, err)
+				return 2
+			}
+			if err := os.WriteFile(args[0], prof.Bytes(), 0o644); err != nil {
+				fmt.Fprintln(stderr, err)
+				return 2
+			}
+			fmt.Fprintf(stderr, "largest live heap seen: %d bytes\n", best)
+			return 0
+		case <-tick.C:
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > best {
+				best = ms.HeapAlloc
+				prof.Reset()
+				pprof.Lookup("heap").WriteTo(&prof, 0)
+			}
+		}
+	}
 }

@@ -219,6 +219,8 @@ func fmtBytes(b float64) string {
 
 func fmtRate(x float64) string {
 	switch {
+	case x == 0:
+		return "–"
 	case x >= 1e6:
 		return fmt.Sprintf("%.2f M", x/1e6)
 	case x >= 1e3:

@@ -56,11 +56,19 @@ func (b *bench) peakRSS() error {
 
 // conformResult is measurement 4.
 type conformResult struct {
-	Note    string
-	Command string
-	Samples []sample
+	Note      string
+	Protocols []conformProtocol
 }
 
+type conformProtocol struct {
+	Protocol string
+	Command  string
+	Samples  []sample
+	Failed   string // why it could not be measured
+}
+
+// conform runs the conformance suite of every protocol against the reference
+// agent: `aopconform run --protocol P --out DIR -- mockagent --protocol P`.
 func (b *bench) conform() error {
 	res := &b.r.Conform
 	if b.bin["aopconform"] == "" || b.bin["mockagent"] == "" {
@@ -68,19 +76,24 @@ func (b *bench) conform() error {
 		return nil
 	}
 	out := filepath.Join(b.cfg.work, "conform")
-	// Every protocol, the reference agent: `aopconform run --out DIR -- mockagent`.
-	p := proc{Name: "aopconform", Args: []string{b.bin["aopconform"], "run", "--out", out, "--", b.bin["mockagent"]}, Ok: []int{0, 1}}
-	res.Command = strings.ReplaceAll(p.String(), b.cfg.work, "$WORK")
-	for i := 0; i < b.cfg.conformRuns; i++ {
-		os.RemoveAll(out)
-		s, err := run(p)
-		if err != nil {
-			res.Note = fmt.Sprintf("aopconform failed: %v", err)
-			return err
+	for _, p := range []string{"aop2", "aos", "aop-output", "aof", "orchmsg"} {
+		cp := conformProtocol{Protocol: p}
+		pr := proc{Name: "aopconform", Args: []string{b.bin["aopconform"], "run", "--protocol", p, "--out", out, "--", b.bin["mockagent"], "--protocol", p}, Ok: []int{0, 1}}
+		cp.Command = strings.ReplaceAll(pr.String(), b.cfg.work, "$WORK")
+		for i := 0; i < b.cfg.conformRuns; i++ {
+			os.RemoveAll(out)
+			s, err := run(pr)
+			if err != nil {
+				cp.Failed = firstLine(err.Error())
+				b.logf("aopconform %s: %v", p, err)
+				break
+			}
+			cp.Samples = append(cp.Samples, s)
+			b.logf("aopconform %s: %.2f s wall, %.2f s CPU, exit %d", p, s.Wall.Seconds(), s.CPU.Seconds(), s.Exit)
 		}
-		res.Samples = append(res.Samples, s)
-		b.logf("aopconform: %.2f s wall, %.2f s CPU, exit %d", s.Wall.Seconds(), s.CPU.Seconds(), s.Exit)
+		res.Protocols = append(res.Protocols, cp)
 	}
+	os.RemoveAll(out)
 	return nil
 }
 
@@ -132,6 +145,19 @@ func (b *bench) profiles() error {
 		return err
 	}
 	if err := b.pprofTop(res, "profile-transcript-alloc.txt", "allocated bytes, large transcript", benchCmd, testBin, []string{"-top", "-sample_index=alloc_space", "-nodecount=30"}, memProf); err != nil {
+		return err
+	}
+
+	// 3: what holds memory when the live heap is largest, linting the same file.
+	heapProf := filepath.Join(b.cfg.work, "transcript.heap.pprof")
+	c := exec.Command(b.bin["aopbench"], "heap-profile", heapProf, file)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		return fmt.Errorf("heap-profile: %v: %s", err, stderr.String())
+	}
+	heapCmd := "$WORK/aopbench heap-profile $WORK/transcript.heap.pprof $BIG/bench.jsonl  # " + strings.TrimSpace(stderr.String())
+	if err := b.pprofTop(res, "profile-transcript-heap.txt", "live heap at its largest, large transcript (aoplint's driver, all cores)", heapCmd, b.bin["aopbench"], []string{"-top", "-sample_index=inuse_space", "-nodecount=30"}, heapProf); err != nil {
 		return err
 	}
 

@@ -181,38 +181,50 @@ func pythonWithJSONSchema() string {
 	return ""
 }
 
+// hyperfine times the tools with hyperfine in three rounds (each round runs every
+// tool in turn), so that a change of the machine's load hits them alike.
 func (b *bench) hyperfine(hf string, tools []proc, res *smallResult) error {
 	out, _ := exec.Command(hf, "--version").Output()
-	res.Method = strings.TrimSpace(string(out))
-	export := filepath.Join(b.cfg.work, "small-hyperfine.json")
-	args := []string{"-N", "--style", "basic", "--warmup", "3", "--runs", strconv.Itoa(b.cfg.smallRuns), "--export-json", export}
-	for _, t := range tools {
-		args = append(args, "-n", t.Name, strings.Join(t.Args, " "))
+	const rounds = 3
+	res.Method = fmt.Sprintf("%s (-N, in %d rounds, JSON export)", strings.TrimSpace(string(out)), rounds)
+	times := make([][]float64, len(tools))
+	cpu := make([]float64, len(tools))
+	for round := 0; round < rounds; round++ {
+		export := filepath.Join(b.cfg.work, fmt.Sprintf("small-hyperfine-%d.json", round+1))
+		args := []string{"-N", "--style", "basic", "--warmup", "3", "--runs", strconv.Itoa(max(2, b.cfg.smallRuns/rounds)), "--export-json", export}
+		for _, t := range tools {
+			args = append(args, "-n", t.Name, strings.Join(t.Args, " "))
+		}
+		cmd := exec.Command(hf, args...)
+		cmd.Stdout, cmd.Stderr = b.log, b.log
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("hyperfine: %w", err)
+		}
+		data, err := os.ReadFile(export)
+		if err != nil {
+			return err
+		}
+		var doc struct {
+			Results []struct {
+				Command string    `json:"command"`
+				Times   []float64 `json:"times"`
+				User    float64   `json:"user"`
+				System  float64   `json:"system"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("hyperfine export: %w", err)
+		}
+		if len(doc.Results) != len(tools) {
+			return fmt.Errorf("hyperfine export has %d results for %d tools", len(doc.Results), len(tools))
+		}
+		for i, r := range doc.Results {
+			times[i] = append(times[i], r.Times...)
+			cpu[i] += (r.User + r.System) / rounds
+		}
 	}
-	cmd := exec.Command(hf, args...)
-	cmd.Stdout, cmd.Stderr = b.log, b.log
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("hyperfine: %w", err)
-	}
-	data, err := os.ReadFile(export)
-	if err != nil {
-		return err
-	}
-	var doc struct {
-		Results []struct {
-			Command string    `json:"command"`
-			Times   []float64 `json:"times"`
-			User    float64   `json:"user"`
-			System  float64   `json:"system"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("hyperfine export: %w", err)
-	}
-	for i, r := range doc.Results {
-		tt := toolTiming{Name: r.Command, Command: tools[i].String(), Wall: summarize(r.Times)}
-		tt.CPU = dist{N: 1, Median: r.User + r.System}
-		res.Tools = append(res.Tools, tt)
+	for i, t := range tools {
+		res.Tools = append(res.Tools, toolTiming{Name: t.Name, Command: t.String(), Wall: summarize(times[i]), CPU: dist{N: 1, Median: cpu[i]}})
 	}
 	return nil
 }

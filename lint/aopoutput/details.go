@@ -50,7 +50,34 @@ var DetailsValid = &lint.Rule{
 	Run:  checkDetailsValid,
 }
 
-func init() { lint.Register(DetailsPath, DetailsExists, DetailsValid) }
+// DetailsEscape: the path stays in the agent's working directory.
+var DetailsEscape = &lint.Rule{
+	ID: "AOPOUT-DETAILS-004", Title: "details path climbs out of the working directory", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
+	Spec: specDetails + "; aopkit bindings (the details file lies inside the agent's scratch directory)",
+	Doc: "The details file is the agent's own output, written where its parent reads it: the spec's examples use " +
+		".claude/cache/agent-outputs/, and aopkit's binding requires the agent's scratch directory. A relative path that " +
+		"climbs out with ../ (or an absolute path into a system directory) points at someone else's files. A warning: " +
+		"the spec itself does not restrict the path.",
+	Bad:  "[AOP:DETAILS_FILE] ../outside.json",
+	Good: "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/search-auth-1707130200.json",
+	Run:  checkDetailsEscape,
+}
+
+func init() { lint.Register(DetailsPath, DetailsExists, DetailsValid, DetailsEscape) }
+
+func checkDetailsEscape(p *lint.Pass) {
+	m, path := detailsPath(parsed(p))
+	if path == "" {
+		return
+	}
+	clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(path)))
+	switch {
+	case clean == ".." || strings.HasPrefix(clean, "../"):
+		reportAt(p, lint.Warning, m.valOff, "/detailsFile", "details file %s climbs out of the working directory: write the details inside it (such as .claude/cache/agent-outputs/)", quote(path))
+	case strings.HasPrefix(clean, "/etc/") || strings.HasPrefix(clean, "/usr/") || strings.HasPrefix(clean, "/bin/") || strings.HasPrefix(clean, "/proc/") || strings.HasPrefix(clean, "/dev/"):
+		reportAt(p, lint.Warning, m.valOff, "/detailsFile", "details file %s lies in a system directory: write the details in the agent's working directory", quote(path))
+	}
+}
 
 // detailsPath returns the DETAILS_FILE value when it is a usable path ("" for none,
 // a missing marker or a value DETAILS-001 rejects).

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,10 @@ func TestRealProcess(t *testing.T) {
 			"task/extensions/x_mockagent":                 map[string]any{"work_seconds": 30},
 			"execution_policy/heartbeat/interval_seconds": 0.5,
 			"guard_rails/timeout_seconds":                 1}},
+		// A correct executor stops on SIGTERM: no SIGKILL is needed.
+		{name: "exceed-timeout", fault: "exceed-timeout", state: "FAILED", codes: []string{"E_TIMEOUT"}, set: map[string]any{
+			"execution_policy/heartbeat/interval_seconds": 1,
+			"guard_rails/timeout_seconds":                 1}},
 		{name: "crash-mid-task", fault: "crash-mid-task", state: "FAILED", codes: []string{"E_PROCESS_CRASH"}, set: map[string]any{
 			"task/extensions/x_mockagent": map[string]any{"work_seconds": 1}}},
 	} {
@@ -76,6 +81,9 @@ func TestRealProcess(t *testing.T) {
 			}
 			if tc.signal != "" && res.Attempts[0].Signal != tc.signal {
 				t.Errorf("the executor ended by %q, want %s", res.Attempts[0].Signal, tc.signal)
+			}
+			if tc.fault == "exceed-timeout" && strings.Contains(buf.String(), `"event":"kill"`) {
+				t.Errorf("the executor needed SIGKILL after SIGTERM:\n%s", buf.String())
 			}
 			if tc.state == "COMPLETED" {
 				if _, err := os.Stat(filepath.Join(scratch, "workspace", "src", "greeting.txt")); err != nil {

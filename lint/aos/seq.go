@@ -202,6 +202,10 @@ func (c *checker) Observe(p *lint.Pass) {
 			c.report(SeqDirection, "", nil, "a response sent by the agent: AOS responses come from the guardian, which answers the agent's requests (§4)")
 		}
 		c.response(m)
+		return
+	}
+	if m.Root.Has("id") && m.From != "orchestrator" {
+		c.request(m) // an invalid request (no method) the guardian may still answer by id
 	}
 }
 
@@ -217,7 +221,11 @@ func (c *checker) request(m *lint.Message) {
 		}
 		c.preRequest = nil
 	}
-	r := &request{w: witness(m, "/id", "the "+method+" request "+idText(root.Get("id"))), method: method}
+	what := "the " + method + " request "
+	if method == "" {
+		what = "the request (without a method) "
+	}
+	r := &request{w: witness(m, "/id", what+idText(root.Get("id"))), method: method}
 	if c.rule == SeqIgnoredModify {
 		r.subject = subject(root)
 	}

@@ -29,12 +29,12 @@ type taskLimitChecker struct {
 
 func (c *taskLimitChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if m == nil || m.Protocol != ID {
+	if m == nil || (m.Protocol != ID && m.Kind != "control") {
 		return
 	}
 	switch m.Kind {
-	case KindTask:
-		if t := m.Root.Get("task_type"); t.IsString() {
+	case KindTask, "control": // the task line as a message, or as a transcript control record
+		if t := m.Root.Get("task_type"); t.IsString() && m.Root.Get("task").IsString() {
 			if _, ok := TaskTypes[t.Str]; ok {
 				c.taskType, c.w = t.Str, lint.Witness(m, "/task_type", "task_type "+quote(t.Str)+" of the task line")
 			}

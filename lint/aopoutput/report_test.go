@@ -129,3 +129,28 @@ func TestTextGoldens(t *testing.T) {
 		}
 	}
 }
+
+// TestValidTextFixtures: the valid reports get no error and no warning from the
+// rules (the driver's own checks aside).
+func TestValidTextFixtures(t *testing.T) {
+	files, _ := filepath.Glob("../../fixtures/aop-output/valid/*.txt")
+	if len(files) == 0 {
+		t.Fatal("no valid text fixtures")
+	}
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		opts := lint.Options{BaseDir: filepath.Dir(f)}
+		if i := strings.Index(filepath.Base(f), "tasktype-"); i >= 0 {
+			rest := filepath.Base(f)[i+len("tasktype-"):]
+			opts.TaskType = rest[:strings.IndexAny(rest, "._")]
+		}
+		if _, _, conf := DetectText(data); conf == 0 {
+			t.Errorf("%s: not detected as a report", f)
+		}
+		for _, d := range lintReport(string(data), opts) {
+			if d.Severity >= lint.Warning {
+				t.Errorf("%s:%d:%d: %s [%s]", f, d.Line, d.Column, d.Message, d.Rule)
+			}
+		}
+	}
+}

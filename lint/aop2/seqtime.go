@@ -221,8 +221,10 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 		return
 	}
 	c.tasks.each(func(id string, b *beat) {
-		d, harness, ok := since(c.now, b.last)
-		if !ok || b.failed || d <= c.limit(b)+slack(harness, b.interval) {
+		// The session's end is the harness giving up, not a message that may arrive
+		// late: no slack here.
+		d, _, ok := since(c.now, b.last)
+		if !ok || b.failed || d < c.limit(b) {
 			return
 		}
 		p.ReportAtf(p.Rule.Severity, b.w, []lint.Related{b.cfg}, "no HEARTBEAT for task %q in the last %s of the session: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", id, secs(d), secs(b.interval), b.maxMissed, secs(c.limit(b)))
@@ -318,7 +320,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 func (c *timeoutChecker) Finish(p *lint.Pass) {
 	c.tasks.each(func(id string, dl *deadline) {
 		d, harness, ok := since(c.now, dl.start)
-		if !ok || !harness || d <= dl.limit {
+		if !ok || !harness || d < dl.limit {
 			return
 		}
 		w := dl.w

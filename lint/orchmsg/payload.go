@@ -37,8 +37,9 @@ var PayloadEnum = &lint.Rule{
 	ID: "ORCH-PAYLOAD-003", Title: "role, task status or log level out of its list", Protocol: ID, Severity: lint.Error,
 	Spec: "orchmsg-stdio §Supported Requests; §Supported Events (2. Log Entry)",
 	Doc: "Closed value lists of the payloads: agent roles worker|planner|reviewer (`role`, `requiredRole`), task statuses " +
-		"queued|running|completed (`status` of request:query-tasks and of tasks in responses), log levels info|warn|error " +
-		"(event:log `level`). Agent statuses (idle, busy, ...) are an open list and are not checked.",
+		"queued|running|completed (`status` of request:query-tasks; for tasks in responses another status is a warning, since " +
+		"a task can also be cancelled), log levels info|warn|error (event:log `level`). Agent statuses (idle, busy, ...) are " +
+		"an open list and are not checked.",
 	Bad:  `{"type":"event:log","id":"evt-2","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"warning","message":"Disk almost full"}}`,
 	Good: `{"type":"event:log","id":"evt-2","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"warn","message":"Disk almost full"}}`,
 	Run:  checkEnums,
@@ -112,26 +113,27 @@ var (
 type enumAt struct {
 	ptr, what string
 	allowed   []string
+	soft      bool // a warning: the list is the query filter's, a task may know more states (cancelled)
 }
 
 func enumsOf(m *lint.Message) []enumAt {
 	switch m.Kind {
 	case "request:query-agents":
-		return []enumAt{{"/payload/role", "role", roles}}
+		return []enumAt{{"/payload/role", "role", roles, false}}
 	case "request:query-tasks":
-		return []enumAt{{"/payload/status", "task status", taskStatuses}, {"/payload/requiredRole", "requiredRole", roles}}
+		return []enumAt{{"/payload/status", "task status", taskStatuses, false}, {"/payload/requiredRole", "requiredRole", roles, false}}
 	case "request:submit-task":
-		return []enumAt{{"/payload/requiredRole", "requiredRole", roles}}
+		return []enumAt{{"/payload/requiredRole", "requiredRole", roles, false}}
 	case "event:log":
-		return []enumAt{{"/payload/level", "log level", logLevels}}
+		return []enumAt{{"/payload/level", "log level", logLevels, false}}
 	case "response:success":
-		out := []enumAt{{"/payload/task/status", "task status", taskStatuses}, {"/payload/task/requiredRole", "requiredRole", roles}}
+		out := []enumAt{{"/payload/task/status", "task status", taskStatuses, true}, {"/payload/task/requiredRole", "requiredRole", roles, false}}
 		for i := range items(m.Root.Path("payload", "agents")) {
-			out = append(out, enumAt{fmt.Sprintf("/payload/agents/%d/role", i), "agent role", roles})
+			out = append(out, enumAt{fmt.Sprintf("/payload/agents/%d/role", i), "agent role", roles, false})
 		}
 		for i := range items(m.Root.Path("payload", "tasks")) {
-			out = append(out, enumAt{fmt.Sprintf("/payload/tasks/%d/status", i), "task status", taskStatuses},
-				enumAt{fmt.Sprintf("/payload/tasks/%d/requiredRole", i), "requiredRole", roles})
+			out = append(out, enumAt{fmt.Sprintf("/payload/tasks/%d/status", i), "task status", taskStatuses, true},
+				enumAt{fmt.Sprintf("/payload/tasks/%d/requiredRole", i), "requiredRole", roles, false})
 		}
 		return out
 	}
@@ -168,7 +170,11 @@ func checkEnums(p *lint.Pass) {
 		if h, found := enumHints[low]; found && hint == "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", h)
 		}
-		p.Reportf(e.ptr, "%s %s is not one of %s%s", e.what, quote(n.Str), strings.Join(e.allowed, "|"), hint)
+		sev := p.Rule.Severity
+		if e.soft {
+			sev = lint.Warning
+		}
+		p.ReportSevf(sev, e.ptr, "%s %s is not one of %s%s", e.what, quote(n.Str), strings.Join(e.allowed, "|"), hint)
 		p.Claim(e.ptr)
 	}
 }

@@ -422,4 +422,34 @@ var aofChecks = []*conform.Check{
 			}
 			return conform.Mismatch("the re-dispatched task did not reach a post-run status", "review, done or blocked", orDash(final))
 		}),
+
+	aofCheck("handoff/acknowledged", "delegation", conform.Resilient, conform.MUST, "aof-1 §Handoff Acceptance/Rejection, §Best Practices 3; bindings §aof",
+		"A delegated child (inputs/handoff.json in its task directory) sends handoff.accepted or handoff.rejected for its task, before its completion.report.",
+		[]string{"AOF-SEQ"},
+		func(s *conform.Session) conform.Outcome {
+			if h, _ := s.Facts["aof.handoff"].(bool); !h {
+				return conform.NotTestedf("the task has no handoff")
+			}
+			task := aofEnv(s, "task")
+			completion := 0
+			for _, l := range aofLines(s) {
+				if l.env == nil || str(l.env, "taskId") != task {
+					continue
+				}
+				switch str(l.env, "type") {
+				case "handoff.accepted", "handoff.rejected":
+					if completion > 0 {
+						o := conform.Mismatch("the handoff was acknowledged only after the completion report", "handoff.accepted|rejected before completion.report", fmt.Sprintf("ack at record %d, completion at %d", l.r.Seq, completion))
+						o.Seq = one(l)
+						return o
+					}
+					return conform.Outcome{Verdict: conform.Pass, Message: "handoff acknowledged with " + str(l.env, "type"), Seq: one(l)}
+				case "completion.report":
+					if completion == 0 {
+						completion = l.r.Seq
+					}
+				}
+			}
+			return conform.Mismatch("the delegated child never acknowledged its handoff", "handoff.accepted or handoff.rejected for "+task, "none")
+		}),
 }

@@ -58,6 +58,9 @@ type aofTask struct {
 	Metadata map[string]any `json:"metadata"`
 	// TTL of the heartbeat the dispatcher writes at lease time.
 	HeartbeatTTL conform.Duration `json:"heartbeatTTL"`
+	// Handoff, for a delegated child, is written to <task dir>/inputs/handoff.json
+	// (and handoff.md) before dispatch, as the router does on handoff.request.
+	Handoff map[string]any `json:"handoff"`
 }
 
 // aofSetup is the scenario's setup for aof: a prior run left behind.
@@ -130,12 +133,23 @@ func driveAOF(h *H) error {
 		events.log("task.transitioned", "dispatcher", t.TaskID, map[string]any{"from": "ready", "to": "in-progress", "reason": "dispatch"})
 	}
 	taskFile := filepath.Join(data, "tasks", "in-progress", t.TaskID+".md")
+	if t.Handoff != nil {
+		in := filepath.Join(data, "tasks", "in-progress", t.TaskID, "inputs")
+		if err := os.MkdirAll(in, 0o755); err != nil {
+			return harnessErrorf("handoff: %v", err)
+		}
+		writeJSON(filepath.Join(in, "handoff.json"), t.Handoff)
+		os.WriteFile(filepath.Join(in, "handoff.md"), []byte(handoffMarkdown(t.Handoff)), 0o644)
+		h.Fact("aof.handoff", true)
+		h.recordFile(filepath.Join(in, "handoff.json"), 1)
+	}
 	if err := os.WriteFile(taskFile, []byte(aofTaskFile(t, "in-progress", stamp(now))), 0o644); err != nil {
 		return harnessErrorf("task file: %v", err)
 	}
 	writeJSON(filepath.Join(runDir, "run.json"), map[string]any{"taskId": t.TaskID, "agentId": AOFAgentID, "startedAt": stamp(now), "status": "running", "artifactPaths": map[string]any{"inputs": "inputs/", "work": "work/", "output": "output/"}, "metadata": map[string]any{}})
 	writeJSON(filepath.Join(runDir, "run_heartbeat.json"), map[string]any{"taskId": t.TaskID, "agentId": AOFAgentID, "lastHeartbeat": stamp(now), "beatCount": 0, "expiresAt": stamp(now.Add(ttl))})
 	events.log("lease.acquired", "dispatcher", t.TaskID, map[string]any{"agentId": AOFAgentID, "ttlMs": ttl.Milliseconds()})
+	h.recordFile(filepath.Join(runDir, "run.json"), 1)
 
 	a, err := h.Launch(nil,
 		"AOF_DATA_DIR="+data, "AOF_TASK_ID="+t.TaskID, "AOF_AGENT_ID="+AOFAgentID,
@@ -147,8 +161,10 @@ func driveAOF(h *H) error {
 	status := "in-progress"
 	var runResult map[string]any
 	stale := false
-	poll := ttl / 6
-	slack := h.Scale(250 * time.Millisecond)
+	poll := ttl / 10
+	slack := h.Scale(100 * time.Millisecond)
+	var prevExp time.Time
+	var prevLast string
 	nextPoll := time.Now().Add(poll)
 	err = a.Run(Handler{
 		Key: AOFKey,
@@ -208,18 +224,30 @@ func driveAOF(h *H) error {
 			}
 			nextPoll = now.Add(poll)
 			var hb struct {
-				ExpiresAt string `json:"expiresAt"`
+				LastHeartbeat string `json:"lastHeartbeat"`
+				ExpiresAt     string `json:"expiresAt"`
 			}
 			b, err := os.ReadFile(filepath.Join(runDir, "run_heartbeat.json"))
 			if err != nil || json.Unmarshal(b, &hb) != nil {
 				return nextPoll
 			}
 			exp, err := time.Parse(time.RFC3339Nano, hb.ExpiresAt)
-			if err != nil || now.Before(exp.Add(slack)) {
+			if err != nil {
+				return nextPoll
+			}
+			late := false
+			if hb.LastHeartbeat != prevLast {
+				// A refresh: it must come before the previous heartbeat expired.
+				if last, err := time.Parse(time.RFC3339Nano, hb.LastHeartbeat); err == nil && !prevExp.IsZero() && last.After(prevExp) {
+					late = true
+				}
+				prevLast, prevExp = hb.LastHeartbeat, exp
+			}
+			if !late && now.Before(exp.Add(slack)) {
 				return nextPoll
 			}
 			stale = true
-			h.rec.event(a.n, "stale-heartbeat", map[string]any{"expiresAt": hb.ExpiresAt})
+			h.rec.event(a.n, "stale-heartbeat", map[string]any{"expiresAt": prevExp.UTC().Format(time.RFC3339Nano), "lastHeartbeat": hb.LastHeartbeat})
 			h.Fact("aof.stale", true)
 			// The scheduler recovers the task; the run is over for the agent.
 			a.Terminate("stale heartbeat: the scheduler reclaimed the task")
@@ -308,4 +336,33 @@ func listFiles(root string, max int) []string {
 	})
 	sort.Strings(out)
 	return out
+}
+
+func handoffMarkdown(h map[string]any) string {
+	var b strings.Builder
+	str := func(k string) string { s, _ := h[k].(string); return s }
+	fmt.Fprintf(&b, "# Handoff Request\n\n**From:** %s\n**To:** %s\n**Due By:** %s\n", str("fromAgent"), str("toAgent"), str("dueBy"))
+	for _, sec := range []struct{ key, title string }{{"acceptanceCriteria", "Acceptance Criteria"}, {"expectedOutputs", "Expected Outputs"}, {"contextRefs", "Context References"}, {"constraints", "Constraints"}} {
+		items, _ := h[sec.key].([]any)
+		fmt.Fprintf(&b, "\n## %s\n\n", sec.title)
+		for _, it := range items {
+			fmt.Fprintf(&b, "- %v\n", it)
+		}
+	}
+	return b.String()
+}
+
+// recordFile records a JSON file the orchestrator side wrote (stream
+// file:<path relative to the scratch directory>) in the session of attempt n.
+func (h *H) recordFile(path string, n int) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	c, err := compact(b)
+	if err != nil {
+		return
+	}
+	rel, _ := filepath.Rel(h.scratch, path)
+	h.rec.add(conform.Record{From: "orchestrator", Stream: "file:" + filepath.ToSlash(rel), Msg: c, Attempt: n})
 }

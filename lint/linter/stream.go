@@ -98,6 +98,9 @@ type unitOut struct {
 	msg     *lint.Message // a protocol message, for the sequence rules
 	harness *lint.Message // a harness event record, for the sequence rules
 	logLine *logLine      // a non-JSON line whose verdict depends on the stream
+	// proto is the protocol the framing names when no message could be parsed
+	// (an `AOF/1 ` line with broken JSON is still AOF's).
+	proto string
 }
 
 // logLine is a non-JSON line of a stream: info in orchmsg streams, else an error.
@@ -166,6 +169,9 @@ func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string,
 		}
 	}
 	if err != nil {
+		if hint != "" && lint.LookupProtocol(hint) != nil {
+			s.out.proto = hint
+		}
 		var se *jsonread.SyntaxError
 		if errors.As(err, &se) {
 			l, c := shift(se.Offset)
@@ -413,6 +419,9 @@ func (s *stream) apply(u unitOut) {
 	}
 	if u.harness != nil {
 		s.harnessEvent(u.harness)
+	}
+	if u.proto != "" {
+		s.protos[u.proto] = true
 	}
 	m := u.msg
 	if m == nil {

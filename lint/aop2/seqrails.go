@@ -93,6 +93,7 @@ func (c *railsChecker) Observe(p *lint.Pass) {
 	case "RESPONSE":
 		sev, why, related := lint.Error, "", []lint.Related(nil)
 		if r := c.tasks.get(v.taskID); r != nil {
+			c.tasks.del(v.taskID)
 			if !r.on {
 				return
 			}

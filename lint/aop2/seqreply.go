@@ -63,7 +63,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		if v.taskID == "" {
 			return
 		}
-		track(p, &c.tasks, v.taskID, &taskRef{
+		c.tasks.put(v.taskID, &taskRef{ // history: the oldest are forgotten silently
 			session: v.sessionID,
 			w:       taskWitness(p.Msg, "/task/task_id", v.taskID),
 			ws:      lint.Witness(p.Msg, "/session/session_id", fmt.Sprintf("the TASK %q of session %q", v.taskID, v.sessionID)),
@@ -113,7 +113,7 @@ func (c *replyChecker) Observe(p *lint.Pass) {
 	case "RESPONSE":
 		prev := c.done.get(v.taskID)
 		if prev == nil {
-			track(p, &c.done, v.taskID, &replyRef{w: lint.Witness(p.Msg, "", fmt.Sprintf("the RESPONSE to %q", v.taskID))})
+			c.done.put(v.taskID, &replyRef{w: lint.Witness(p.Msg, "", fmt.Sprintf("the RESPONSE to %q", v.taskID))}) // history
 			return
 		}
 		if !c.afterResponse {
@@ -174,6 +174,7 @@ func (c *agentChecker) Observe(p *lint.Pass) {
 		if t == nil || !isObject(ag) {
 			return
 		}
+		c.tasks.del(v.taskID)
 		prov, model := ag.Get("provider").String(), ag.Get("model").String()
 		if (prov != "" && t.provider != "" && prov != t.provider) || (model != "" && t.model != "" && model != t.model) {
 			p.ReportRelatedf(p.Rule.Severity, "/agent", []lint.Related{t.w}, "the RESPONSE reports agent %s/%s, but the TASK %q targets %s/%s: report the provider and model that ran, and leave switching models to the orchestrator's fallback (§9)", prov, model, v.taskID, t.provider, t.model)

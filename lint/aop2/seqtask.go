@@ -113,7 +113,7 @@ func (c *depthChecker) Observe(p *lint.Pass) {
 			ref.forbidden = true
 			ref.wf = lint.Witness(p.Msg, "/task/constraints/delegation_allowed", fmt.Sprintf("the TASK %q forbids delegation", v.taskID))
 		}
-		track(p, &c.tasks, v.taskID, ref)
+		c.tasks.put(v.taskID, ref) // history: the oldest are forgotten silently
 		return
 	}
 	d := 0
@@ -125,7 +125,7 @@ func (c *depthChecker) Observe(p *lint.Pass) {
 			related = []lint.Related{pr.w}
 		}
 	}
-	track(p, &c.tasks, v.taskID, &depthRef{depth: d, w: lint.Witness(p.Msg, "/task/task_id", fmt.Sprintf("the parent TASK %q at depth %d", v.taskID, d))})
+	c.tasks.put(v.taskID, &depthRef{depth: d, w: lint.Witness(p.Msg, "/task/task_id", fmt.Sprintf("the parent TASK %q at depth %d", v.taskID, d))})
 	if d > maxDepth {
 		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, maxDepth)
 	}
@@ -168,8 +168,12 @@ func (c *checkpointChecker) Observe(p *lint.Pass) {
 		track(p, &c.tasks, v.taskID, cp)
 	case "RESPONSE":
 		cp := c.tasks.get(v.taskID)
+		if cp == nil {
+			return
+		}
+		c.tasks.del(v.taskID)
 		res := v.root.Get("checkpoint_results")
-		if cp == nil || res == nil || res.Kind != jsonread.Array || len(cp.ids) >= maxCheckpointIDs {
+		if res == nil || res.Kind != jsonread.Array || len(cp.ids) >= maxCheckpointIDs {
 			return
 		}
 		for i, r := range res.Items {
@@ -233,6 +237,7 @@ func (c *budgetChecker) Observe(p *lint.Pass) {
 		}
 	case "RESPONSE":
 		b := c.tasks.get(v.taskID)
+		c.tasks.del(v.taskID)
 		if b == nil || v.root.Path("error_details", "error_code").String() == "E_COST_LIMIT_EXCEEDED" {
 			return
 		}
@@ -260,7 +265,7 @@ type backwardsChecker struct{ tasks table[lastPct] }
 func (c *backwardsChecker) Observe(p *lint.Pass) {
 	v := viewOf(p.Msg)
 	switch v.typ {
-	case "TASK":
+	case "TASK", "RESPONSE":
 		c.tasks.del(v.taskID)
 	case "EVENT":
 		at := percentPointer(p.Msg.Kind)

@@ -242,7 +242,7 @@ type rateChecker struct{ tasks table[prog] }
 func (c *rateChecker) Observe(p *lint.Pass) {
 	v := viewOf(p.Msg)
 	switch {
-	case v.typ == "TASK":
+	case v.typ == "TASK" || v.typ == "RESPONSE":
 		c.tasks.del(v.taskID)
 	case v.typ == "EVENT" && v.event == "PROGRESS_UPDATE":
 		w := lint.Witness(p.Msg, "", "the previous PROGRESS_UPDATE")

@@ -65,6 +65,18 @@ var EventName = &lint.Rule{
 	Run:  checkEventName,
 }
 
+// UnknownMember: a member the contract does not define, outside extensions.
+var UnknownMember = &lint.Rule{
+	ID: "AOP2-ENVELOPE-007", Title: "unknown member outside extensions", Protocol: ID, Severity: lint.Warning,
+	Spec: "aop2 §3 Extensions Mechanism; §1.1 Compatibility",
+	Doc: "The contract's core objects keep a closed set of members; vendor data goes in an extensions object under x_-prefixed keys (§3). " +
+		"A member the contract does not define is reported as a warning, not an error: §1.1 tells orchestrators to fall back conservatively when unknown fields appear (a newer 2.x may add them). " +
+		"The upstream Python implementation rejected them (additionalProperties false).",
+	Bad:  `{"aop_version": "2.0.2-C", "message_type": "TASK", "extra_forbidden_field": "should_fail", "session": {...}, "target": {...}, "task": {...}}`,
+	Good: `{"aop_version": "2.0.2-C", "message_type": "TASK", "session": {...}, "target": {...}, "task": {...}, "extensions": {"x_extra_field": "kept"}}`,
+	Run:  checkUnknownMembers,
+}
+
 func checkMessageType(p *lint.Pass) {
 	root := p.Msg.Root
 	if root == nil {
@@ -160,5 +172,5 @@ func checkEventName(p *lint.Pass) {
 }
 
 func init() {
-	lint.Register(MessageType, ProtocolFamily, TaskStatusInTask, TaskParts, ResponseParts, EventName)
+	lint.Register(MessageType, ProtocolFamily, TaskStatusInTask, TaskParts, ResponseParts, EventName, UnknownMember)
 }

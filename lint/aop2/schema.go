@@ -25,19 +25,7 @@ var Schema = &lint.Rule{
 	Run:    linter.SchemaRun,
 }
 
-// UnknownMember: a member the contract does not define, outside extensions.
-var UnknownMember = &lint.Rule{
-	ID: "AOP2-ENVELOPE-007", Title: "unknown member outside extensions", Protocol: ID, Severity: lint.Warning,
-	Spec: "aop2 §3 Extensions Mechanism; §1.1 Compatibility",
-	Doc: "The contract's core objects keep a closed set of members; vendor data goes in an extensions object under x_-prefixed keys (§3). " +
-		"A member the contract does not define is reported as a warning, not an error: §1.1 tells orchestrators to fall back conservatively when unknown fields appear (a newer 2.x may add them). " +
-		"The upstream Python implementation rejected them (additionalProperties false).",
-	Bad:  `{"aop_version": "2.0.2-C", "message_type": "TASK", "extra_forbidden_field": "should_fail", "session": {...}, "target": {...}, "task": {...}}`,
-	Good: `{"aop_version": "2.0.2-C", "message_type": "TASK", "session": {...}, "target": {...}, "task": {...}, "extensions": {"x_extra_field": "kept"}}`,
-	Run:  checkUnknownMembers,
-}
-
-func init() { lint.Register(Schema, UnknownMember) }
+func init() { lint.Register(Schema) }
 
 // schemaDocs are the parsed schema files of schemas/aop2, compiled into shapes: for
 // each object, the members the contract defines.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -34,6 +36,7 @@ const (
 	flagFailOn   = "fail-on"
 	flagTaskType = "task-type"
 	flagJobs     = "jobs"
+	flagCPUProf  = "cpuprofile"
 )
 
 // config is what the lint action needs, decoded from the flags.
@@ -122,12 +125,24 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "force a protocol (aop2, aos, aop-output, aof, orchmsg) instead of detecting it"},
 		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
-		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files linted at once (default: number of CPUs)"},
+		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once (default: number of CPUs)"},
+		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file", Hidden: true},
 	}
 	lintAction := func(c *cli.Context) error {
 		cfg, err := configFrom(c)
 		if err != nil {
 			return err
+		}
+		if p := c.String(flagCPUProf); p != "" {
+			f, err := os.Create(p)
+			if err != nil {
+				return usageErr("--cpuprofile: %v", err)
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return usageErr("--cpuprofile: %v", err)
+			}
+			defer pprof.StopCPUProfile()
 		}
 		*code = lintCmd(cfg, stdin, stdout, stderr)
 		return nil
@@ -303,7 +318,7 @@ func schemaCmd(w io.Writer, protocol, kind string) error {
 
 // lintCmd lints every input and prints the report; it returns the exit code.
 func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
-	opts := linter.Options{Protocol: cfg.Protocol}
+	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
 	results, ioErrs := lintInputs(cfg.Args, opts, cfg.Jobs, stdin)
 	for _, e := range ioErrs {

@@ -234,6 +234,22 @@ type parser struct {
 	data     []byte
 	pos      int
 	problems []Problem
+	slab     []Node // nodes are carved from slabs: one allocation for many nodes
+}
+
+// node returns a fresh node from the parser's slab.
+func (p *parser) node(k Kind, off int) *Node {
+	if len(p.slab) == 0 {
+		size := 64
+		if len(p.data) > 4096 {
+			size = 256
+		}
+		p.slab = make([]Node, size)
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.Kind, n.Offset = k, off
+	return n
 }
 
 func (p *parser) near() string {
@@ -281,13 +297,17 @@ func (p *parser) value(ptr string, depth int) (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Node{Kind: String, Offset: start, End: p.pos, Str: s}, nil
+		n := p.node(String, start)
+		n.End, n.Str = p.pos, s
+		return n, nil
 	case c == 't':
-		return p.literal("true", &Node{Kind: Bool, Bool: true, Offset: start})
+		n := p.node(Bool, start)
+		n.Bool = true
+		return p.literal("true", n)
 	case c == 'f':
-		return p.literal("false", &Node{Kind: Bool, Offset: start})
+		return p.literal("false", p.node(Bool, start))
 	case c == 'n':
-		return p.literal("null", &Node{Kind: Null, Offset: start})
+		return p.literal("null", p.node(Null, start))
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	default:
@@ -337,7 +357,9 @@ func (p *parser) number() (*Node, error) {
 			return nil, p.errf("syntax", "invalid number: no digits in the exponent")
 		}
 	}
-	return &Node{Kind: Number, Offset: start, End: p.pos, Str: string(p.data[start:p.pos])}, nil
+	n := p.node(Number, start)
+	n.End, n.Str = p.pos, string(p.data[start:p.pos])
+	return n, nil
 }
 
 func (p *parser) str() (string, error) {
@@ -438,7 +460,7 @@ func (p *parser) hex4() (rune, error) {
 }
 
 func (p *parser) array(ptr string, depth int) (*Node, error) {
-	n := &Node{Kind: Array, Offset: p.pos}
+	n := p.node(Array, p.pos)
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -471,7 +493,7 @@ func (p *parser) array(ptr string, depth int) (*Node, error) {
 }
 
 func (p *parser) object(ptr string, depth int) (*Node, error) {
-	n := &Node{Kind: Object, Offset: p.pos}
+	n := p.node(Object, p.pos)
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {

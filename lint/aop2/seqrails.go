@@ -135,7 +135,6 @@ func checkFinalSignal(p *lint.Pass, sev lint.Severity, why string, related []lin
 	if len(missing) == 0 {
 		return
 	}
-	p.Claim("/task_status/final_signal")
 	p.ReportRelatedf(sev, at, related, "%s missing: %s, so the RESPONSE must carry task_status.state and task_status.final_signal (§5), such as \"final_signal\": \"SUCCESS\"", strings.Join(missing, " and ")+isAre(len(missing)), why)
 }
 

@@ -86,7 +86,13 @@ func checkMessageType(p *lint.Pass) {
 	switch {
 	case mt == nil:
 		p.Claim("/message_type")
-		if !root.Has("session") && !root.Has("task_id") && !root.Has("event") {
+		headerOnly := len(root.Members) > 0
+		for _, m := range root.Members {
+			if m.Key != "aop_version" && m.Key != "schema_version" && m.Key != "protocol_family" {
+				headerOnly = false
+			}
+		}
+		if headerOnly {
 			p.Reportf("", "message_type is missing: a version header alone is no message; an AOP message is a TASK, RESPONSE or EVENT envelope with \"message_type\" set to one of TASK, RESPONSE, EVENT (§1.2)")
 			return
 		}

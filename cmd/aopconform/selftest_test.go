@@ -143,7 +143,7 @@ func TestFaultMatrix(t *testing.T) {
 					rows[p] = append(rows[p], row)
 					mu.Unlock()
 					if code != 1 {
-						t.Errorf("fault %s: exit %d, want 1\n%s", f.Name, code, clipOut(out))
+						t.Errorf("fault %s: exit %d, want 1\n%s%s", f.Name, code, clipOut(out), harnessErrs(rep))
 					}
 					if len(row.failed) == 0 {
 						t.Errorf("fault %s went unnoticed: no check failed", f.Name)
@@ -190,6 +190,16 @@ func failedChecks(rep *conform.Report) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func harnessErrs(rep *conform.Report) string {
+	var b strings.Builder
+	for _, s := range rep.Scenarios {
+		if s.HarnessError != "" {
+			fmt.Fprintf(&b, "\nharness error in %s: %s", s.ID, s.HarnessError)
+		}
+	}
+	return b.String()
 }
 
 func clipOut(s string) string {

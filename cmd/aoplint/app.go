@@ -287,10 +287,20 @@ func indent(s string) string {
 
 func protocolsCmd(w io.Writer) error {
 	t := tablewriter.NewWriter(w)
-	t.Header("PROTOCOL", "NAME", "SPEC", "KINDS")
+	t.Header("PROTOCOL", "KIND", "SCHEMA", "SPEC")
 	for _, p := range lint.Protocols() {
-		if err := t.Append([]string{p.ID, p.Name, p.Spec, strings.Join(p.Kinds, " ")}); err != nil {
-			return err
+		for i, k := range p.Kinds {
+			file := "-"
+			if p.Schema != nil && p.Schema(k) != "" {
+				file = "schemas/" + p.Schema(k)
+			}
+			id, spec := p.ID, p.Spec
+			if i > 0 {
+				id, spec = "", ""
+			}
+			if err := t.Append([]string{id, k, file, spec}); err != nil {
+				return err
+			}
 		}
 	}
 	return t.Render()

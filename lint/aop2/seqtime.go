@@ -227,7 +227,11 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 		if !ok || b.failed || d < c.limit(b) {
 			return
 		}
-		p.ReportAtf(p.Rule.Severity, b.w, []lint.Related{b.cfg}, "no HEARTBEAT for task %q in the last %s of the session: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", id, secs(d), secs(b.interval), b.maxMissed, secs(c.limit(b)))
+		related := []lint.Related{b.cfg}
+		if b.w == b.cfg {
+			related = nil
+		}
+		p.ReportAtf(p.Rule.Severity, b.w, related, "no HEARTBEAT for task %q in the last %s of the session: interval %s × max_missed_beats %d = %s passed without one (E_HEARTBEAT_FAILURE, §6.1)", id, secs(d), secs(b.interval), b.maxMissed, secs(c.limit(b)))
 	})
 }
 

@@ -111,8 +111,6 @@ func (b *bench) large() error {
 		proc{Name: "aoplint", Args: []string{aoplint, file}, Env: []string{"GOMAXPROCS=1"}, Ok: lintOK, Out: filepath.Join(b.cfg.work, "large-aoplint.txt")})
 	add(largeConfig{Name: "aoplint", Workers: fmt.Sprintf("all (%d cores)", res.Cores)},
 		proc{Name: "aoplint", Args: []string{aoplint, file}, Ok: lintOK})
-	add(largeConfig{Name: fmt.Sprintf("aoplint, the transcript cut in %d files", len(shards)), Workers: fmt.Sprintf("all (%d cores), one process", res.Cores)},
-		proc{Name: "aoplint", Args: append([]string{aoplint}, shards...), Ok: lintOK})
 	var par []proc
 	for _, s := range shards {
 		par = append(par, proc{Name: "aoplint", Args: []string{aoplint, s}, Env: []string{"GOMAXPROCS=1"}, Ok: lintOK})

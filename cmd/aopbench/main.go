@@ -55,6 +55,20 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	b := &bench{cfg: cfg, log: stderr}
+	if cfg.rerender != "" {
+		data, err := os.ReadFile(cfg.rerender)
+		if err == nil {
+			err = json.Unmarshal(data, &b.r)
+		}
+		if err == nil {
+			err = b.writeReport()
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "aopbench:", err)
+			return 1
+		}
+		return 0
+	}
 	if err := b.all(); err != nil {
 		fmt.Fprintln(stderr, "aopbench:", err)
 		return 1
@@ -77,6 +91,7 @@ type config struct {
 	coldRuns    int     // processes whose cold-lint profiles are merged
 	conformRuns int
 	quick       bool
+	rerender    string // write the report from a results.json of an earlier run
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -98,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.coldRuns, "cold-runs", 200, "fresh processes profiled for the small-file profile")
 	fs.IntVar(&c.conformRuns, "conform-runs", 3, "runs of the conformance suite")
 	fs.BoolVar(&c.quick, "quick", false, "dry run: small sizes, few runs (numbers are not meaningful)")
+	fs.StringVar(&c.rerender, "rerender", "", "only write the report again from `results.json` of an earlier run (e.g. after editing the notes)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -174,21 +190,33 @@ func (b *bench) all() error {
 		{"small file", b.small},
 		{"large transcript", b.large},
 		{"go benchmarks", b.goBench},
-		{"peak RSS", b.peakRSS},
-		{"conformance", b.conform},
 		{"profiles", b.profiles},
+		{"conformance", b.conform},
+		{"peak RSS", b.peakRSS},
 	}
-	for _, s := range steps {
+	// The report is rewritten after every step, so that a run stopped early still
+	// leaves what it measured.
+	for i, s := range steps {
 		b.logf("== %s", s.name)
 		if err := s.f(); err != nil {
 			b.r.Failures = append(b.r.Failures, fmt.Sprintf("%s: %v", s.name, err))
 			b.logf("%s failed: %v", s.name, err)
 		}
+		b.r.Pending = nil
+		for _, rest := range steps[i+1:] {
+			b.r.Pending = append(b.r.Pending, rest.name)
+		}
+		b.r.Env.LoadEnd = loadAverage()
+		b.r.Env.Duration = time.Since(b.start)
+		if data, err := json.MarshalIndent(&b.r, "", " "); err == nil {
+			os.WriteFile(filepath.Join(b.cfg.work, "results.json"), data, 0o644)
+		}
+		if err := b.writeReport(); err != nil {
+			return err
+		}
 	}
-	b.r.Env.LoadEnd = loadAverage()
-	b.r.Env.Duration = time.Since(b.start)
 	b.logf("load average at end: %s", b.r.Env.LoadEnd)
-	return b.writeReport()
+	return nil
 }
 
 // build compiles the binaries under test once.

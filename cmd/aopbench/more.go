@@ -21,7 +21,6 @@ type rssRow struct {
 	Target   int64
 	Bytes    int64
 	Messages int64
-	Single   sample // GOMAXPROCS=1
 	All      sample // all cores
 }
 
@@ -40,11 +39,6 @@ func (b *bench) peakRSS() error {
 		b.logf("peak RSS of %s", fmtBytes(float64(st.Bytes)))
 		p := proc{Name: "aoplint", Args: []string{b.bin["aoplint"], file}, Ok: []int{0, 1}}
 		if row.All, err = run(p); err != nil {
-			os.Remove(file)
-			return err
-		}
-		p.Env = []string{"GOMAXPROCS=1"}
-		if row.Single, err = run(p); err != nil {
 			os.Remove(file)
 			return err
 		}

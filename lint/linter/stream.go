@@ -141,7 +141,7 @@ func (s *builder) unit(data []byte, line, col int, inStream bool) {
 		s.json(data, lead+len(aofPrefix), pos, "aof", meta{})
 		return
 	}
-	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[' || trimmed[0] == 0xEF) {
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == 0xEF || (trimmed[0] == '[' && !s.isText(data))) {
 		s.json(data, 0, pos, "", meta{})
 		return
 	}
@@ -281,6 +281,20 @@ func (s *stream) harnessEvent(m *lint.Message) {
 			s.add(p.Diagnostics()...)
 		}
 	}
+}
+
+// isText reports whether a protocol's text detector claims data (an aop-output
+// report starts with "[AOP:", which is no JSON array).
+func (s *builder) isText(data []byte) bool {
+	for _, p := range lint.Protocols() {
+		if p.DetectText == nil || (s.opts.Protocol != "" && s.opts.Protocol != p.ID) {
+			continue
+		}
+		if _, _, c := p.DetectText(data); c > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *builder) text(data []byte, pos *lint.LineIndex, inStream bool, md meta) {

@@ -1,0 +1,114 @@
+package conform
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func res(tier Tier, level Level, v Verdict) Result { return Result{Tier: tier, Level: level, Verdict: v} }
+
+func TestScoreResults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		in         []Result
+		level      Tier
+		mustRate   float64
+		shouldRate float64
+		mustFailed bool
+	}{
+		{"nothing", nil, "", 0, 0, false},
+		{"all pass", []Result{res(Core, MUST, Pass), res(Resilient, MUST, Pass), res(Full, MUST, Pass), res(Full, SHOULD, Pass)}, Full, 1, 1, false},
+		{"core fails blocks everything", []Result{res(Core, MUST, Fail), res(Resilient, MUST, Pass), res(Full, MUST, Pass)}, "", 2.0 / 3, 0, true},
+		{"not-tested is no pass", []Result{res(Core, MUST, Pass), res(Resilient, MUST, NotTested)}, Core, 0.5, 0, true},
+		{"untested tier stops the ones above", []Result{res(Core, MUST, Pass), res(Full, MUST, Pass)}, Core, 1, 0, false},
+		{"skips do not count", []Result{res(Core, MUST, Pass), res(Core, MUST, Skip)}, Core, 1, 0, false},
+		{"should failure keeps the level", []Result{res(Core, MUST, Pass), res(Core, SHOULD, Warn)}, Core, 1, 0, false},
+		{"silent agent scores zero", []Result{res(Core, MUST, Fail), res(Core, MUST, Fail)}, "", 0, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := ScoreResults("p", tt.in)
+			if s.Level != tt.level || s.MustRate != tt.mustRate || s.ShouldRate != tt.shouldRate || s.MustFailed != tt.mustFailed {
+				t.Errorf("got level %q must %.3f should %.3f failed %v; want %q %.3f %.3f %v", s.Level, s.MustRate, s.ShouldRate, s.MustFailed, tt.level, tt.mustRate, tt.shouldRate, tt.mustFailed)
+			}
+		})
+	}
+}
+
+func TestMatchAny(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		id, pat string
+		want    bool
+	}{
+		{"aop2/6.1/heartbeat-interval", "heartbeat", true},
+		{"aop2/6.1/heartbeat-interval", "aop2/6.*", true},
+		{"aop2/5/final-response", "aop2/6.*", false},
+		{"aop2/5/final-response", "x, final", true},
+		{"aop2/5/final-response", "", false},
+		{"aop2/5/final-response", "aop2/?/final-*", true},
+	} {
+		if got := MatchAny(tt.id, tt.pat); got != tt.want {
+			t.Errorf("MatchAny(%q, %q) = %v", tt.id, tt.pat, got)
+		}
+	}
+}
+
+func TestMergePatch(t *testing.T) {
+	t.Parallel()
+	got, err := MergePatch(json.RawMessage(`{"a":{"b":1,"c":2},"d":[1]}`), json.RawMessage(`{"a":{"b":null,"e":3},"d":[2]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != `{"a":{"c":2,"e":3},"d":[2]}` {
+		t.Errorf("got %s", got)
+	}
+	if _, err := MergePatch(json.RawMessage(`{`), json.RawMessage(`{}`)); err == nil {
+		t.Error("want an error for bad JSON")
+	}
+}
+
+func TestParseScenario(t *testing.T) {
+	Register(&Check{ID: "test/x/ok", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }})
+	good := `{"id":"s1","protocol":"aos","deadline":"2s","task":{"task":"t"},"checks":["test/x/ok"],"steps":[{"on":"quiet","after":"1s","do":"terminate"}]}`
+	if _, err := ParseScenario("good.json", []byte(good)); err != nil {
+		t.Fatalf("good scenario: %v", err)
+	}
+	bad := map[string]string{
+		"unknown field":    `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"bogus":1}`,
+		"unknown check":    `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["nope"]}`,
+		"unknown protocol": `{"id":"s","protocol":"zzz","deadline":"1s","task":{},"checks":["test/x/ok"]}`,
+		"no deadline":      `{"id":"s","protocol":"aos","task":{},"checks":["test/x/ok"]}`,
+		"bad step":         `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"steps":[{"do":"explode"}]}`,
+		"bad trigger":      `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"steps":[{"on":"later","do":"kill"}]}`,
+		"bad decision":     `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"decisions":[{"tool":"x","decision":"maybe"}]}`,
+		"negative":         `{"id":"s","protocol":"aos","deadline":"-1s","task":{},"checks":["test/x/ok"]}`,
+		"not json":         `{`,
+	}
+	for name, src := range bad {
+		if _, err := ParseScenario(name, []byte(src)); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+	fsys := fstest.MapFS{"a/one.json": {Data: []byte(good)}, "b/two.json": {Data: []byte(good)}}
+	if _, err := LoadScenarios(fsys, "."); err == nil || !strings.Contains(err.Error(), "defined twice") {
+		t.Errorf("duplicate ids: err = %v", err)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	t.Parallel()
+	var d Duration
+	if err := json.Unmarshal([]byte(`"1.5s"`), &d); err != nil || d.D(2).String() != "3s" {
+		t.Errorf("got %v %v", d, err)
+	}
+	if err := json.Unmarshal([]byte(`250`), &d); err != nil || d.D(1).String() != "250ms" {
+		t.Errorf("ms form: %v %v", d, err)
+	}
+	if err := json.Unmarshal([]byte(`"soon"`), &d); err == nil {
+		t.Error("want an error")
+	}
+}

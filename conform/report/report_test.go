@@ -1,0 +1,86 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+func sample() *conform.Report {
+	text := "log line"
+	results := []conform.Result{
+		{Check: "aop2/5/final-response", Scenario: "s1", Protocol: "aop2", Tier: conform.Core, Level: conform.MUST, Spec: "aop2 §5", Requirement: "one RESPONSE", Verdict: conform.Pass, Message: "ok"},
+		{Check: "aop2/5/final-signal", Scenario: "s1", Protocol: "aop2", Tier: conform.Core, Level: conform.MUST, Spec: "aop2 §5", Requirement: "final signal", Verdict: conform.Fail,
+			Message: "missing", Expected: "state COMPLETED\nsignal SUCCESS", Actual: "state COMPLETED\nsignal <none>", Evidence: []int{2}, Rerun: "aopconform run --protocol aop2 --run aop2/5/final-signal -- ./agent",
+			Lint: []conform.LintFinding{{Seq: 2, Rule: "AOP2-X", Severity: "error", Message: "bad <tag>"}}},
+		{Check: "aop2/6.1/heartbeat-interval", Scenario: "s2", Protocol: "aop2", Tier: conform.Resilient, Level: conform.MUST, Verdict: conform.NotTested, Message: "never arose"},
+		{Check: "aop2/bind/stop-on-eof", Scenario: "s2", Protocol: "aop2", Tier: conform.Resilient, Level: conform.SHOULD, Verdict: conform.Skip},
+	}
+	return &conform.Report{
+		Schema: conform.ReportSchema, Protocol: "aop2", Command: []string{"./agent", "--x"}, Started: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+		Scenarios: []conform.ScenarioRun{
+			{ID: "s1", Title: "one", Protocol: "aop2", Transcript: "out/s1.jsonl", Attempts: []conform.AttemptInfo{{N: 1}},
+				Records: []conform.Record{{Seq: 1, From: "orchestrator", Msg: json.RawMessage(`{"a":1}`)}, {Seq: 2, From: "agent", Text: &text}, {Seq: 3, From: "harness", Event: "agent-exit", Detail: map[string]any{"code": 0}}}},
+			{ID: "s2", Title: "two", Protocol: "aop2", HarnessError: "launch failed"},
+		},
+		Results: results, Score: conform.ScoreResults("aop2", results), HarnessErrors: 1,
+	}
+}
+
+func TestFormats(t *testing.T) {
+	t.Parallel()
+	r := sample()
+	for _, name := range []string{"r.json", "r.xml", "r.md", "r.html", "r.txt"} {
+		w, err := ByExtension(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := w(&b, r); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out := b.String()
+		switch {
+		case strings.HasSuffix(name, ".json"):
+			var back conform.Report
+			if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.Schema != conform.ReportSchema || len(back.Results) != 4 {
+				t.Errorf("json round trip: %v", err)
+			}
+		case strings.HasSuffix(name, ".xml"):
+			var doc junitSuites
+			if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatalf("junit: %v", err)
+			}
+			// FAIL is a failure; every case of the scenario the harness could not run is an error.
+			if doc.Tests != 4 || doc.Failures != 3 || doc.Skipped != 0 {
+				t.Errorf("junit counts: tests %d failures %d skipped %d", doc.Tests, doc.Failures, doc.Skipped)
+			}
+		case strings.HasSuffix(name, ".html"):
+			for _, want := range []string{"<!DOCTYPE html>", "<del>", "<ins>", "bad &lt;tag&gt;", "agent-exit", "launch failed", "aopconform run --protocol aop2 --run aop2/5/final-signal"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("html lacks %q", want)
+				}
+			}
+		case strings.HasSuffix(name, ".md"):
+			for _, want := range []string{"# aopconform: aop2", "```diff", "- signal SUCCESS", "+ signal <none>", "Harness error"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("markdown lacks %q", want)
+				}
+			}
+		default:
+			for _, want := range []string{"FAIL aop2/5/final-signal [MUST Core] in s1", "rerun: aopconform run", "HARNESS ERROR in s2", "aop2: MUST 1/3"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("text lacks %q:\n%s", want, out)
+				}
+			}
+		}
+	}
+	if _, err := ByExtension("r.pdf"); err == nil {
+		t.Error("want an error for .pdf")
+	}
+}

@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/fixtures/scenarios"
+	"github.com/aopkit/aopkit/mockagent"
+	_ "github.com/aopkit/aopkit/mockagent/all"
+)
+
+func builtin(t *testing.T) []*conform.Scenario {
+	t.Helper()
+	ss, err := conform.LoadScenarios(scenarios.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
+// TestInProcess drives the aop2 happy path against the in-process mock agent and
+// a fault of it, and checks the transcript is transcript/1.
+func TestInProcess(t *testing.T) {
+	ag, err := mockagent.Lookup("aop2")
+	if err != nil {
+		t.Skip("no aop2 mock agent")
+	}
+	for _, tt := range []struct {
+		fault    string
+		mustFail string
+	}{
+		{"", ""},
+		{"wrong-session-id", "aop2/1.2/response-ids"},
+	} {
+		t.Run("fault="+tt.fault, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			rep, err := Run(context.Background(), Options{
+				Protocol: "aop2", Command: []string{"mockagent", "--protocol", "aop2"}, Scenarios: builtin(t),
+				Run: "aop2/1.2/response-ids,aop2/5/final-response", OutDir: out,
+				Launcher: agentio.InProcess{Agent: ag, Fault: tt.fault},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := map[string]bool{}
+			for _, r := range rep.Results {
+				if r.Verdict == conform.Fail {
+					failed[r.Check] = true
+				}
+			}
+			if tt.mustFail == "" && (len(failed) > 0 || rep.Score.MustFailed) {
+				t.Errorf("correct agent failed %v", failed)
+			}
+			if tt.mustFail != "" && !failed[tt.mustFail] {
+				t.Errorf("fault %s did not fail %s (failed: %v)", tt.fault, tt.mustFail, failed)
+			}
+			b, err := os.ReadFile(filepath.Join(out, "aop2-happy-path.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["aopkit"] != "transcript/1" || rec["seq"] != float64(i+1) {
+					t.Fatalf("line %d is not a transcript/1 record: %s", i+1, line)
+				}
+			}
+		})
+	}
+}
+
+func TestRerunCommand(t *testing.T) {
+	t.Parallel()
+	got := RerunCommand(Options{Protocol: "aos", Command: []string{"./my agent", "--x=it's"}, Scale: 2, RerunArgs: []string{"--scenarios", "dir"}}, "aos/5.1/deny-enforced")
+	want := `aopconform run --protocol aos --scenarios dir --timeout-scale 2 --run aos/5.1/deny-enforced -- './my agent' '--x=it'\''s'`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	t.Parallel()
+	ss := builtin(t)
+	for name, o := range map[string]Options{
+		"protocol":  {Protocol: "nope", Command: []string{"x"}, Scenarios: ss},
+		"command":   {Protocol: "aop2", Scenarios: ss},
+		"selection": {Protocol: "aop2", Command: []string{"x"}, Scenarios: ss, Run: "no-such-check"},
+	} {
+		if _, err := Run(context.Background(), o); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package aopoutput
+
+import (
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+// MetricsPairs: METRICS is key: value pairs.
+var MetricsPairs = &lint.Rule{
+	ID: "AOPOUT-METRICS-001", Title: "METRICS not key: value pairs", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
+	Spec: "aop-output-1.0.0 §AOP Format Specification ([AOP:METRICS] {optional: counts, sizes, durations}); §Parsing AOP Output",
+	Doc: "[AOP:METRICS] is optional; when present the spec's parser splits it on commas into key: value pairs " +
+		"(\"files_scanned: 234, matches: 8, duration: 12s\"). Parts without a key and a value are dropped silently, so " +
+		"prose or an empty METRICS line carries nothing. A warning, since the marker itself is optional.",
+	Bad:  "[AOP:METRICS] scanned 234 files and found 8 matches in 12 seconds",
+	Good: "[AOP:METRICS] files_scanned: 234, matches: 8, duration: 12s",
+	Run:  checkMetrics,
+}
+
+func init() { lint.Register(MetricsPairs) }
+
+func checkMetrics(p *lint.Pass) {
+	m := parsed(p).first("METRICS")
+	if m == nil {
+		return
+	}
+	if m.value == "" {
+		reportAt(p, lint.Warning, m.off, "/metrics", "[AOP:METRICS] is empty: give key: value pairs (files_scanned: 234, duration: 12s) or leave the optional marker out")
+		return
+	}
+	var bad []string
+	for _, part := range strings.Split(m.value, ",") {
+		kv := strings.SplitN(part, ":", 2)
+		if len(kv) < 2 || strings.TrimSpace(kv[0]) == "" || strings.TrimSpace(kv[1]) == "" {
+			bad = append(bad, strings.TrimSpace(part))
+		}
+	}
+	if len(bad) > 0 {
+		reportAt(p, lint.Warning, m.valOff, "/metrics", "[AOP:METRICS] part %s is not a key: value pair, so parsers drop it: write metrics as \"key: value\" separated by commas, such as \"files_scanned: 234, duration: 12s\"", quote(bad[0]))
+	}
+}

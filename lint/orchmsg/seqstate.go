@@ -87,7 +87,7 @@ func idOf(m *lint.Message) string { return m.Root.Get("id").String() }
 // isMsg reports whether m is an orchmsg protocol message a sequence rule looks at
 // (not a harness event).
 func isMsg(m *lint.Message) bool {
-	return m != nil && m.Root != nil && m.From != "harness" && m.Protocol == ID
+	return m != nil && m.Root != nil && m.From != "harness" && m.Protocol == ID && m.Kind != "control"
 }
 
 // deadlineHeap orders open requests by deadline.

@@ -31,7 +31,7 @@ var (
 		Good: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
 			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-a1...\",...}",
 		NewChecker: func() lint.Checker {
-			return &corrChecker{reqs: newWindow[lint.Related](MaxTracked), others: newWindow[lint.Related](MaxTracked)}
+			return &corrChecker{reqs: newWindow[struct{}](MaxTracked), others: newWindow[mark](MaxTracked)}
 		},
 	}
 	// SeqDuplicateResponse: one response per request.
@@ -59,7 +59,7 @@ var (
 			"{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}",
 		Good: "{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}\n" +
 			"{\"type\":\"event:log\",\"id\":\"evt-0b7d...\",...}",
-		NewChecker: func() lint.Checker { return &uniqueChecker{seen: newWindow[lint.Related](MaxTracked)} },
+		NewChecker: func() lint.Checker { return &uniqueChecker{seen: newWindow[mark](MaxTracked)} },
 	}
 	// SeqTimeout: requests are answered within 30 s.
 	SeqTimeout = &lint.Rule{
@@ -137,14 +137,18 @@ func init() {
 
 // witness names the message m by its type and id.
 func witness(m *lint.Message, pointer string) lint.Related {
-	t, id := msgType(m), idOf(m)
+	return lint.Witness(m, pointer, describe(msgType(m), idOf(m)))
+}
+
+// describe names a message: `the event:log "evt-1..."`.
+func describe(t, id string) string {
 	if t == "" {
 		t = "message"
 	}
 	if id == "" {
-		return lint.Witness(m, pointer, "the "+t)
+		return "the " + t
 	}
-	return lint.Witness(m, pointer, fmt.Sprintf("the %s %s", t, quote(id)))
+	return fmt.Sprintf("the %s %s", t, quote(id))
 }
 
 func capNote(p *lint.Pass, what string) {
@@ -154,9 +158,10 @@ func capNote(p *lint.Pass, what string) {
 // ---- ORCH-SEQ-001 ----
 
 type corrChecker struct {
-	reqs, others *window[lint.Related]
-	capped       bool
-	seenAny      bool // an earlier message: a response first in a bare stream (or a single file) cannot be judged
+	reqs    *window[struct{}]
+	others  *window[mark]
+	capped  bool
+	seenAny bool // an earlier message: a response first in a bare stream (or a single file) cannot be judged
 }
 
 func (c *corrChecker) Observe(p *lint.Pass) {
@@ -167,7 +172,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 	id := idOf(m)
 	switch family(msgType(m)) {
 	case "request":
-		if id != "" && c.reqs.put(id, witness(m, "/id")) && !c.capped {
+		if id != "" && c.reqs.put(id, struct{}{}) && !c.capped {
 			c.capped = true
 			capNote(p, "requests")
 		}
@@ -175,7 +180,8 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		cid := m.Root.Get("correlationId").String()
 		if cid != "" && (c.seenAny || m.From != "") {
 			if _, ok := c.reqs.get(cid); !ok {
-				if o, ok := c.others.get(cid); ok {
+				if k, ok := c.others.get(cid); ok {
+					o := k.related()
 					p.ReportRelatedf(lint.Error, "/correlationId", []lint.Related{o}, "correlationId %s names %s, not a request: only requests get responses", quote(cid), o.Message)
 				} else {
 					p.Reportf("/correlationId", "correlationId %s names no earlier request in this stream: a response answers a request the agent sent before it (its id)", quote(cid))
@@ -185,7 +191,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		fallthrough
 	default:
 		if id != "" {
-			c.others.put(id, witness(m, "/id"))
+			c.others.put(id, markOf(m, "/id"))
 		}
 	}
 	c.seenAny = true
@@ -229,7 +235,7 @@ func (c *dupRespChecker) Finish(*lint.Pass) {}
 // ---- ORCH-SEQ-003 ----
 
 type uniqueChecker struct {
-	seen   *window[lint.Related]
+	seen   *window[mark]
 	capped bool
 }
 
@@ -242,11 +248,12 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 	if id == "" {
 		return
 	}
-	if first, ok := c.seen.get(id); ok {
+	if k, ok := c.seen.get(id); ok {
+		first := k.related()
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
 	}
-	if c.seen.put(id, witness(m, "/id")) && !c.capped {
+	if c.seen.put(id, markOf(m, "/id")) && !c.capped {
 		c.capped = true
 		capNote(p, "message ids")
 	}
@@ -357,7 +364,7 @@ func (c *timeoutChecker) Finish(*lint.Pass) {}
 
 type rateEntry struct {
 	t time.Time
-	w lint.Related
+	w mark
 }
 
 type rateState struct {
@@ -389,7 +396,7 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 		st = &rateState{}
 		c.agents.put(agent, st)
 	}
-	st.ring[st.next] = rateEntry{t: now, w: witness(m, "")}
+	st.ring[st.next] = rateEntry{t: now, w: markOf(m, "")}
 	st.next = (st.next + 1) % len(st.ring)
 	if st.n < len(st.ring) {
 		st.n++
@@ -405,7 +412,9 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 	if agent != "" {
 		who = "agent " + quote(agent)
 	}
-	p.ReportRelatedf(lint.Error, "", []lint.Related{{Path: oldest.w.Path, Line: oldest.w.Line, Column: oldest.w.Column, Message: "the first of these messages: " + oldest.w.Message}},
+	first := oldest.w.related()
+	first.Message = "the first of these messages: " + first.Message
+	p.ReportRelatedf(lint.Error, "", []lint.Related{first},
 		"%d messages from %s within %s: the spec limits an agent to %d messages per second (the orchestrator rejects the excess)",
 		RateLimit+1, who, now.Sub(oldest.t).Round(time.Millisecond), RateLimit)
 	st.quiet = now.Add(time.Second) // one report per second of flood

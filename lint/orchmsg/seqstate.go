@@ -105,3 +105,22 @@ func (h *deadlineHeap) Pop() any {
 }
 
 var _ heap.Interface = (*deadlineHeap)(nil)
+
+// mark is where a message is, kept cheaply for every message a checker may name
+// later; it becomes a lint.Related (with its text) only when a diagnostic needs it.
+type mark struct {
+	path      string
+	line, col int
+	ptr       string
+	typ, id   string
+}
+
+func markOf(m *lint.Message, pointer string) mark {
+	line, col := m.PointerPosition(pointer)
+	return mark{path: m.Path, line: line, col: col, ptr: pointer, typ: msgType(m), id: idOf(m)}
+}
+
+// related names the message by its type and id, as witness does.
+func (k mark) related() lint.Related {
+	return lint.Related{Path: k.path, Line: k.line, Column: k.col, Pointer: k.ptr, Message: describe(k.typ, k.id)}
+}

@@ -23,6 +23,8 @@ type specCase struct {
 	Line     int    `json:"line,omitempty"`
 	Rel      int    `json:"rel,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Args are extra flags before the path, such as ["--task-type", "code"].
+	Args []string `json:"args,omitempty"`
 }
 
 type specOutput struct {
@@ -65,7 +67,8 @@ func TestSpecCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stdout, stderr bytes.Buffer
-			code := run([]string{"aoplint", "--format", "json", path}, strings.NewReader(""), &stdout, &stderr)
+			args := append([]string{"aoplint", "--format", "json"}, want.Args...)
+			code := run(append(args, path), strings.NewReader(""), &stdout, &stderr)
 			if code != want.Exit {
 				t.Errorf("exit %d, want %d (%s)\n%s%s", code, want.Exit, want.Note, stdout.String(), stderr.String())
 			}

@@ -8,7 +8,6 @@
 package orchmsg
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -132,48 +131,91 @@ func msgType(m *lint.Message) string { return m.Root.Get("type").String() }
 
 // ---- timestamps ----
 
-var isoRe = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$`)
-
 // parseISO reads an ISO 8601 date-time ("2026-02-04T14:30:00Z",
-// "2026-02-04T14:30:00.123+01:00"). zone reports whether it names its offset; a
-// time without one is read as UTC.
+// "2026-02-04T14:30:00.123+01:00"; seconds, fraction and zone optional). zone
+// reports whether it names its offset; a time without one is read as UTC. It is
+// hand-written: every message's timestamp goes through it several times.
 func parseISO(s string) (t time.Time, zone, ok bool) {
-	g := isoRe.FindStringSubmatch(s)
-	if g == nil {
+	digits := func(from, n int) (int, bool) {
+		if from+n > len(s) {
+			return 0, false
+		}
+		v := 0
+		for i := from; i < from+n; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	year, ok1 := digits(0, 4)
+	mon, ok2 := digits(5, 2)
+	day, ok3 := digits(8, 2)
+	hh, ok4 := digits(11, 2)
+	mm, ok5 := digits(14, 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' {
 		return time.Time{}, false, false
 	}
-	num := func(x string) int { n, _ := strconv.Atoi(x); return n }
-	year, mon, day, hh, mm := num(g[1]), num(g[2]), num(g[3]), num(g[4]), num(g[5])
-	ss := 0
-	if g[6] != "" {
-		ss = num(g[6])
+	i, ss, nsec := 16, 0, 0
+	if i < len(s) && s[i] == ':' {
+		v, ok := digits(i+1, 2)
+		if !ok {
+			return time.Time{}, false, false
+		}
+		ss, i = v, i+3
+		if i < len(s) && (s[i] == '.' || s[i] == ',') {
+			j := i + 1
+			for j < len(s) && j-i-1 < 9 && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j == i+1 {
+				return time.Time{}, false, false
+			}
+			frac, _ := digits(i+1, j-i-1)
+			for k := j - i - 1; k < 9; k++ {
+				frac *= 10
+			}
+			nsec, i = frac, j
+		}
+	}
+	loc := time.UTC
+	switch rest := s[i:]; {
+	case rest == "":
+	case rest == "Z" || rest == "z":
+		zone = true
+	case (rest[0] == '+' || rest[0] == '-') && (len(rest) == 3 || len(rest) == 5 || len(rest) == 6):
+		oh, okh := digits(i+1, 2)
+		om, okm := 0, true
+		switch len(rest) {
+		case 5:
+			om, okm = digits(i+3, 2)
+		case 6:
+			if rest[3] != ':' {
+				return time.Time{}, false, false
+			}
+			om, okm = digits(i+4, 2)
+		}
+		if !okh || !okm {
+			return time.Time{}, false, false
+		}
+		off := oh*3600 + om*60
+		if rest[0] == '-' {
+			off = -off
+		}
+		loc, zone = time.FixedZone("", off), true
+	default:
+		return time.Time{}, false, false
 	}
 	if mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 24 || mm > 59 || ss > 60 {
 		return time.Time{}, false, false
-	}
-	nsec := 0
-	if g[7] != "" {
-		frac := (g[7] + "000000000")[:9]
-		nsec = num(frac)
-	}
-	loc := time.UTC
-	if z := g[8]; z != "" && z != "Z" && z != "z" {
-		sign := 1
-		if z[0] == '-' {
-			sign = -1
-		}
-		digits := strings.ReplaceAll(z[1:], ":", "")
-		off := num(digits[:2]) * 3600
-		if len(digits) == 4 {
-			off += num(digits[2:]) * 60
-		}
-		loc = time.FixedZone("", sign*off)
 	}
 	t = time.Date(year, time.Month(mon), day, hh, mm, ss, nsec, loc)
 	if t.Day() != day && hh != 24 { // 2026-02-30 normalises to March
 		return time.Time{}, false, false
 	}
-	return t, g[8] != "", true
+	return t, zone, true
 }
 
 // when is the time of a message: the harness clock when known, else the message's

@@ -79,7 +79,8 @@ type Decision struct {
 	// Decision is allow, deny or modify; "error" answers with a JSON-RPC internal
 	// error, "stall" never answers (until the scenario ends).
 	Decision string `json:"decision"`
-	// Arguments replace the tool's arguments when Decision is modify.
+	// Arguments are the argument values the guardian sets in the modified request
+	// (Decision modify).
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Message   string          `json:"message,omitempty"`
 }

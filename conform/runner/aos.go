@@ -1,17 +1,22 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	engaos "github.com/aopkit/aopkit/conform/engine/aos"
+	"github.com/aopkit/aopkit/conform/engine/clock"
 )
 
 // AOSDecision is what the guardian answered to one steps/toolCallRequest.
@@ -27,9 +32,6 @@ type AOSDecision struct {
 func AOSKey(r *conform.Record) string {
 	m := r.Obj()
 	if m == nil {
-		if r.Text != nil {
-			return ""
-		}
 		return ""
 	}
 	if meth, ok := m["method"].(string); ok {
@@ -41,23 +43,26 @@ func AOSKey(r *conform.Record) string {
 	return ""
 }
 
-var aosMethods = map[string]bool{
-	"steps/agentTrigger": true, "steps/knowledgeRetrieval": true, "steps/memoryStore": true,
-	"steps/memoryContextRetrieval": true, "steps/message": true, "steps/toolCallRequest": true,
-	"steps/toolCallResult": true, "protocols/A2A": true, "protocols/MCP": true, "ping": true,
-}
-
 const aosMaxBody = 1 << 20
 
-// driveAOS serves a guardian on 127.0.0.1 and sends the work script on stdin.
+// driveAOS serves the reference guardian (conform/engine/aos) on 127.0.0.1 with a
+// policy built from the scenario's decisions, and sends the work script on stdin.
+// Two answers the reference policy has no words for are the harness's own: "error"
+// (a JSON-RPC internal error) and "stall" (no answer at all).
 func driveAOS(h *H) error {
+	policy, err := aosPolicy(h.sc.Decisions)
+	if err != nil {
+		return harnessErrorf("scenario %s: decisions: %v", h.sc.ID, err)
+	}
+	g := engaos.NewGuardian(policy, clock.Real{}, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return harnessErrorf("guardian listen: %v", err)
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	var mu sync.Mutex
-	var decisions []AOSDecision
+	var own []AOSDecision       // decisions of the harness itself (error, stall)
+	execSeq := map[string]int{} // executionId → seq of its first toolCallRequest
 	attempt := 1
 	stalled := make(chan struct{})
 	byTool := map[string]conform.Decision{}
@@ -67,11 +72,11 @@ func driveAOS(h *H) error {
 	srv := &http.Server{
 		ReadHeaderTimeout: 5 * time.Second,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			body, err := io.ReadAll(io.LimitReader(req.Body, aosMaxBody+1))
-			ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
-			rec := conform.Record{From: "agent", Stream: "http", Attempt: attempt, Key: ""}
+			body, _ := io.ReadAll(io.LimitReader(req.Body, aosMaxBody+1))
+			rec := conform.Record{From: "agent", Stream: "http", Attempt: attempt}
 			if isJSONObject(body) && len(body) <= aosMaxBody {
 				rec.Msg = append(json.RawMessage(nil), body...)
+				rec.Key = AOSKey(&rec)
 			} else {
 				t := toValidUTF8(body)
 				if len(t) > 4096 {
@@ -79,17 +84,27 @@ func driveAOS(h *H) error {
 				}
 				rec.Text = &t
 			}
-			if rec.Msg != nil {
-				rec.Key = AOSKey(&rec)
-			}
+			ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 			if ct != "application/json" || req.Method != http.MethodPost {
 				rec.Detail = map[string]any{"content_type": req.Header.Get("Content-Type"), "method": req.Method}
 			}
 			rec = h.rec.add(rec)
-			if d, ok := byTool[toolOf(rec)]; ok && d.Decision == "stall" {
+			execID := str(rec, "params", "toolCallRequest", "executionId")
+			if rec.Key == "steps/toolCallRequest" {
 				mu.Lock()
-				decisions = append(decisions, AOSDecision{Seq: rec.Seq, ExecutionID: str(rec, "params", "toolCallRequest", "executionId"), Tool: d.Tool, Decision: "stall"})
+				if _, seen := execSeq[execID]; !seen {
+					execSeq[execID] = rec.Seq
+				}
 				mu.Unlock()
+			}
+			d, special := byTool[toolOf(rec)]
+			special = special && (d.Decision == "stall" || d.Decision == "error")
+			if special {
+				mu.Lock()
+				own = append(own, AOSDecision{Seq: rec.Seq, ExecutionID: execID, Tool: d.Tool, Decision: d.Decision})
+				mu.Unlock()
+			}
+			if special && d.Decision == "stall" {
 				h.rec.event(attempt, "withheld", map[string]any{"request_seq": rec.Seq})
 				select {
 				case <-stalled:
@@ -97,16 +112,30 @@ func driveAOS(h *H) error {
 				}
 				return
 			}
-			resp, status := aosAnswer(rec, body, err, ct, req.Method, byTool, func(d AOSDecision) {
-				mu.Lock()
-				decisions = append(decisions, d)
-				mu.Unlock()
-			})
-			b, _ := json.Marshal(resp)
-			h.rec.add(conform.Record{From: "orchestrator", Stream: "http", Msg: b, Attempt: attempt})
+			var status int
+			var out []byte
+			if special {
+				id := rec.Obj()["id"]
+				out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32603, "message": "Internal error: the guardian could not decide"}})
+				status = http.StatusOK
+			} else {
+				// The reference guardian answers; it reads the body again.
+				req.Body = io.NopCloser(bytes.NewReader(body))
+				rw := httptest.NewRecorder()
+				g.ServeHTTP(rw, req)
+				status, out = rw.Code, bytes.TrimSpace(rw.Body.Bytes())
+			}
+			orec := conform.Record{From: "orchestrator", Stream: "http", Attempt: attempt}
+			if isJSONObject(out) {
+				orec.Msg = out
+			} else {
+				t := string(out)
+				orec.Text = &t
+			}
+			h.rec.add(orec)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
-			w.Write(b)
+			w.Write(append(out, '\n'))
 		}),
 	}
 	go srv.Serve(ln)
@@ -116,9 +145,20 @@ func driveAOS(h *H) error {
 		defer cancel()
 		srv.Shutdown(ctx)
 		mu.Lock()
-		sort.Slice(decisions, func(i, j int) bool { return decisions[i].Seq < decisions[j].Seq })
-		h.Fact("aos.decisions", append([]AOSDecision(nil), decisions...))
+		ds := append([]AOSDecision(nil), own...)
+		for _, d := range g.Decisions() {
+			if d.Method != "steps/toolCallRequest" {
+				continue
+			}
+			ad := AOSDecision{Seq: execSeq[d.ExecutionID], ExecutionID: d.ExecutionID, Tool: d.Tool, Decision: d.Decision}
+			if d.Decision == "modify" {
+				ad.Arguments, _ = json.Marshal(d.ModArgs)
+			}
+			ds = append(ds, ad)
+		}
 		mu.Unlock()
+		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Seq < ds[j].Seq })
+		h.Fact("aos.decisions", ds)
 	}()
 	script := h.Expand(h.sc.Task)
 	h.Fact("aos.script", json.RawMessage(script))
@@ -127,98 +167,42 @@ func driveAOS(h *H) error {
 		return err
 	}
 	a.Send(script)
+	a.CloseInput()
 	return a.Run(Handler{Key: AOSKey})
 }
 
-// aosAnswer builds the guardian's JSON-RPC response.
-func aosAnswer(rec conform.Record, body []byte, readErr error, ct, method string, byTool map[string]conform.Decision, note func(AOSDecision)) (map[string]any, int) {
-	errResp := func(id any, code int, msg string) (map[string]any, int) {
-		return map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}}, http.StatusOK
+// aosPolicy turns scenario decisions into a reference guardian policy: allow by
+// default, one rule per tool; modify sets the given arguments.
+func aosPolicy(ds []conform.Decision) (*engaos.Policy, error) {
+	type rule struct {
+		ID       string         `json:"id"`
+		Method   string         `json:"method"`
+		Tool     string         `json:"tool"`
+		Decision string         `json:"decision"`
+		Message  string         `json:"message,omitempty"`
+		Set      map[string]any `json:"set,omitempty"`
 	}
-	if readErr != nil || len(body) > aosMaxBody {
-		return errResp(nil, -32600, "Invalid Request: body too large or unreadable")
-	}
-	if method != http.MethodPost {
-		return errResp(nil, -32600, "Invalid Request: AOS methods are invoked with HTTP POST")
-	}
-	var raw any
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return errResp(nil, -32700, "Parse error: "+err.Error())
-	}
-	m, ok := raw.(map[string]any)
-	if !ok {
-		return errResp(nil, -32600, "Invalid Request: not a JSON-RPC request object")
-	}
-	id, hasID := m["id"]
-	switch id.(type) {
-	case string, float64:
-	default:
-		hasID = false
-	}
-	if !hasID {
-		id = nil
-	}
-	meth, _ := m["method"].(string)
-	if m["jsonrpc"] != "2.0" || meth == "" || !hasID {
-		return errResp(id, -32600, "Invalid Request: jsonrpc \"2.0\", method and a string or integer id are required")
-	}
-	if ct != "application/json" {
-		return errResp(id, -32600, "Invalid Request: Content-Type must be application/json")
-	}
-	if !aosMethods[meth] {
-		return errResp(id, -32601, "Method not found: "+meth)
-	}
-	params, _ := m["params"].(map[string]any)
-	if meth == "ping" {
-		return map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"status": "connected", "version": "aopconform-guardian/1", "timestamp": nowISO()}}, http.StatusOK
-	}
-	allow := map[string]any{"decision": "allow", "message": "Allowed by the conformance guardian", "reasonCode": []any{}, "data": map[string]any{"x_aopkit": "unknown fields in results must be ignored"}}
-	if meth != "steps/toolCallRequest" {
-		return map[string]any{"jsonrpc": "2.0", "id": id, "result": allow}, http.StatusOK
-	}
-	tcr, _ := params["toolCallRequest"].(map[string]any)
-	if tcr == nil {
-		return errResp(id, -32602, "Invalid params: toolCallRequest is required")
-	}
-	tool, _ := tcr["toolId"].(string)
-	execID, _ := tcr["executionId"].(string)
-	d, ok := byTool[tool]
-	if !ok {
-		d = conform.Decision{Tool: tool, Decision: "allow"}
-	}
-	dec := AOSDecision{Seq: rec.Seq, ExecutionID: execID, Tool: tool, Decision: d.Decision}
-	result := map[string]any{"decision": d.Decision, "message": orDefault(d.Message, d.Decision+" by the conformance guardian"), "reasoning": "scenario policy"}
-	switch d.Decision {
-	case "modify":
-		dec.Arguments = d.Arguments
-		var args map[string]any
-		json.Unmarshal(d.Arguments, &args)
-		names := make([]string, 0, len(args))
-		for k := range args {
-			names = append(names, k)
+	doc := struct {
+		Default map[string]any `json:"default"`
+		Rules   []rule         `json:"rules"`
+	}{Default: map[string]any{"decision": "allow", "message": "Allowed by the conformance guardian", "data": map[string]any{"x_aopkit": "unknown fields in results must be ignored"}}}
+	for i, d := range ds {
+		if d.Decision == "stall" || d.Decision == "error" {
+			continue
 		}
-		sort.Strings(names)
-		inputs := []any{}
-		for _, k := range names {
-			inputs = append(inputs, map[string]any{"name": k, "value": args[k]})
+		r := rule{ID: fmt.Sprintf("scenario-%d", i+1), Method: "steps/toolCallRequest", Tool: d.Tool, Decision: d.Decision, Message: orDefault(d.Message, d.Decision+" by the conformance guardian")}
+		if d.Decision == "modify" {
+			if err := json.Unmarshal(d.Arguments, &r.Set); err != nil || len(r.Set) == 0 {
+				return nil, fmt.Errorf("decision %d: modify needs arguments", i+1)
+			}
 		}
-		newTCR := map[string]any{}
-		for k, v := range tcr {
-			newTCR[k] = v
-		}
-		newTCR["inputs"] = inputs
-		newParams := map[string]any{}
-		for k, v := range params {
-			newParams[k] = v
-		}
-		newParams["toolCallRequest"] = newTCR
-		result["modifiedRequest"] = map[string]any{"jsonrpc": "2.0", "id": id, "method": meth, "params": newParams}
-	case "error":
-		note(dec)
-		return errResp(id, -32603, "Internal error: the guardian could not decide")
+		doc.Rules = append(doc.Rules, r)
 	}
-	note(dec)
-	return map[string]any{"jsonrpc": "2.0", "id": id, "result": result}, http.StatusOK
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return engaos.ParsePolicy(b)
 }
 
 // toolOf is the toolId of a steps/toolCallRequest record ("" otherwise).

@@ -35,6 +35,7 @@ type Message struct {
 	From    string    // "agent", "orchestrator", "harness" or "" if unknown
 	At      time.Time // harness clock (transcript/1 "at"); zero when unknown
 	Session string    // transcript/1 "session"
+	Stream  string    // transcript/1 "stream" ("stdout", "file:<path>", "control", ...)
 
 	Opts *Options
 }

@@ -37,6 +37,7 @@ type stream struct {
 
 type session struct {
 	checkers map[string][]checker // by protocol
+	pending  []*lint.Message      // harness and control records, for checkers started later
 }
 
 type checker struct {
@@ -101,6 +102,10 @@ type unitOut struct {
 	// proto is the protocol the framing names when no message could be parsed
 	// (an `AOF/1 ` line with broken JSON is still AOF's).
 	proto string
+	// notMessage marks a line of a stream that is not a protocol message: broken
+	// JSON, or JSON no protocol claims. In an orchmsg stream such a line is log
+	// output (Parsing Strategy), an info; elsewhere its diagnostics stand.
+	notMessage bool
 }
 
 // logLine is a non-JSON line of a stream: info in orchmsg streams, else an error.
@@ -150,8 +155,8 @@ func (s *builder) unit(data []byte, line, col int, inStream bool) {
 
 // meta is what a transcript record says about its message.
 type meta struct {
-	from, session string
-	at            time.Time
+	from, session, stream string
+	at                    time.Time
 }
 
 // json parses data[start:] and lints it; hint names a protocol the framing implies.
@@ -172,6 +177,7 @@ func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string,
 		if hint != "" && lint.LookupProtocol(hint) != nil {
 			s.out.proto = hint
 		}
+		s.out.notMessage = !s.whole && hint != "aof"
 		var se *jsonread.SyntaxError
 		if errors.As(err, &se) {
 			l, c := shift(se.Offset)
@@ -212,7 +218,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		bad("/aopkit", "unknown transcript version %q: aoplint reads \"transcript/1\"", v)
 		return
 	}
-	md := meta{from: root.Get("from").String(), session: root.Get("session").String()}
+	md := meta{from: root.Get("from").String(), session: root.Get("session").String(), stream: root.Get("stream").String()}
 	if _, ok := root.Get("seq").Int(); !ok {
 		bad("/seq", "record needs \"seq\", an integer")
 	}
@@ -246,7 +252,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		// Binding control lines (task scripts, executed-tool reports): not protocol
 		// messages, but evidence for the sequence rules.
 		s.out.harness = &lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
-			From: md.from, At: md.at, Session: md.session, Index: s.index, Opts: &s.opts.Options}
+			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 		return
 	}
 	switch {
@@ -256,23 +262,31 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		l, c := pos.Position(text.Offset)
 		tp := &lint.LineIndex{BaseLine: l, BaseCol: c, Flat: true}
 		raw := []byte(text.String())
-		if t := bytes.TrimLeft(raw, " \t"); bytes.HasPrefix(t, aofPrefix) {
+		t := bytes.TrimLeft(raw, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(t, aofPrefix):
 			s.json(raw, len(raw)-len(t)+len(aofPrefix), tp, "aof", md)
-			return
+		case len(t) > 0 && (t[0] == '{' || (t[0] == '[' && !s.isText(raw))):
+			// A line that opens like JSON is judged like the same bare line.
+			s.json(raw, 0, tp, hint, md)
+		default:
+			s.textWithMeta(raw, tp, true, md, hint)
 		}
-		s.textWithMeta(raw, tp, true, md, hint)
 	default:
 		s.out.harness = &lint.Message{Path: s.path, Kind: "harness:" + root.Get("event").String(), Root: root, Raw: data, Pos: pos,
-			From: "harness", At: md.at, Session: md.session, Index: s.index, Opts: &s.opts.Options}
+			From: "harness", At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 	}
 }
 
 // harnessEvent hands a harness record to every live checker (they may use agent
 // exits and kills); it is no protocol message and gets no single-message rules.
 func (s *stream) harnessEvent(m *lint.Message) {
-	sess := s.sessions[m.Session]
-	if sess == nil {
-		return
+	sess := s.session(m.Session)
+	if m.Protocol != "" {
+		s.checkersFor(sess, m.Protocol)
+	}
+	if len(sess.pending) < maxPending {
+		sess.pending = append(sess.pending, m)
 	}
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
@@ -281,6 +295,31 @@ func (s *stream) harnessEvent(m *lint.Message) {
 			s.add(p.Diagnostics()...)
 		}
 	}
+}
+
+// maxPending bounds the harness and control records kept per session for the
+// checkers of a protocol whose first message comes later.
+const maxPending = 64
+
+// checkersFor returns the session's checkers of a protocol, starting them (and
+// showing them the harness and control records seen so far) on first use.
+func (s *stream) checkersFor(sess *session, protocol string) []checker {
+	if cks, ok := sess.checkers[protocol]; ok {
+		return cks
+	}
+	var cks []checker
+	for _, r := range seqRulesFor(protocol) {
+		cks = append(cks, checker{rule: r, c: r.NewChecker()})
+	}
+	sess.checkers[protocol] = cks
+	for _, m := range sess.pending {
+		for _, ck := range cks {
+			p := lint.NewPass(ck.rule, m)
+			safeRun(p, ck.c.Observe)
+			s.add(p.Diagnostics()...)
+		}
+	}
+	return cks
 }
 
 // isText reports whether a protocol's text detector claims data (an aop-output
@@ -313,7 +352,7 @@ func (s *builder) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, 
 	}
 	if best != nil {
 		m := &lint.Message{Path: s.path, Protocol: best.ID, Kind: bestKind, Dialect: bestDialect, Raw: data, Pos: pos,
-			Index: s.index, From: md.from, At: md.at, Session: md.session, Opts: &s.opts.Options}
+			Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, Opts: &s.opts.Options}
 		s.run(m)
 		return
 	}
@@ -367,6 +406,7 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 	}
 	l, c := pos.Position(start + root.Offset)
 	if proto == nil {
+		s.out.notMessage = !s.whole
 		s.report(generic.Unstructured, l, c, "", "JSON value is no message of aop2, aos, aop-output, aof or orchmsg (UNSTRUCTURED); use --protocol to force one")
 		return
 	}
@@ -375,7 +415,7 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 		raw = data[start+root.Offset : start+root.End]
 	}
 	m := &lint.Message{Path: s.path, Protocol: proto.ID, Kind: kind, Dialect: dialect, Root: root, Raw: raw,
-		Pos: shiftIndex(pos, start), Index: s.index, From: md.from, At: md.at, Session: md.session, Opts: &s.opts.Options}
+		Pos: shiftIndex(pos, start), Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, Opts: &s.opts.Options}
 	s.run(m)
 }
 
@@ -417,14 +457,16 @@ func (s *builder) run(m *lint.Message) {
 // bookkeeping, and the sequence rules.
 func (s *stream) apply(u unitOut) {
 	s.messages++
+	if u.notMessage && s.streamProtocol(u.proto) == "orchmsg" && len(u.diags) > 0 {
+		d := u.diags[0]
+		s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: d.Line, Column: 1,
+			Message: "line is not an orchmsg message (" + d.Message + "); treated as log output (orchmsg Parsing Strategy: \"If not JSON → treat as log output\")"})
+		return
+	}
 	s.add(u.diags...)
 	if u.logLine != nil {
 		ll := u.logLine
-		proto := ll.hint
-		if proto == "" {
-			proto = s.first
-		}
-		if proto == "orchmsg" {
+		if s.streamProtocol(ll.hint) == "orchmsg" {
 			s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: ll.line, Column: ll.col,
 				Message: "non-JSON line treated as log output (orchmsg Parsing Strategy: \"If not JSON → treat as log output\")"})
 		} else {
@@ -450,19 +492,23 @@ func (s *stream) apply(u unitOut) {
 	if len(seq) == 0 {
 		return
 	}
-	sess := s.session(m.Session)
-	cks, ok := sess.checkers[m.Protocol]
-	if !ok {
-		for _, r := range seq {
-			cks = append(cks, checker{rule: r, c: r.NewChecker()})
-		}
-		sess.checkers[m.Protocol] = cks
-	}
-	for _, ck := range cks {
+	for _, ck := range s.checkersFor(s.session(m.Session), m.Protocol) {
 		p := lint.NewPass(ck.rule, m)
 		safeRun(p, ck.c.Observe)
 		s.add(p.Diagnostics()...)
 	}
+}
+
+// streamProtocol is the protocol a line belongs to when it cannot tell by itself:
+// the forced one, the one its framing names, or the stream's first.
+func (s *stream) streamProtocol(hint string) string {
+	switch {
+	case s.opts.Protocol != "":
+		return s.opts.Protocol
+	case hint != "":
+		return hint
+	}
+	return s.first
 }
 
 // safeRun runs a rule, turning a panic into an internal-error diagnostic: a bug in

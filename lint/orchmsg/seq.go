@@ -25,7 +25,8 @@ var (
 		Spec: "orchmsg-stdio §Correlation; §Request/Response Pattern; §Event Pattern",
 		Doc: "A response's `correlationId` is the `id` of a request the agent sent earlier in the session. A correlationId " +
 			"that names nothing (a typo, a stale id, a made-up one) leaves the real request pending; one that names an event " +
-			"or a notification answers something that expects no response (\"No response expected for events\").",
+			"or a notification answers something that expects no response (\"No response expected for events\"). A response " +
+			"that comes before the request it names is reported too, at the response, once the request shows up.",
 		Bad: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
 			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-ffff...\",...}",
 		Good: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
@@ -162,6 +163,10 @@ type corrChecker struct {
 	others  *window[mark]
 	capped  bool
 	seenAny bool // an earlier message: a response first in a bare stream (or a single file) cannot be judged
+	// early is the response that came first in a bare stream, judged when a later
+	// request turns out to carry the id it names (a response before its request).
+	early    *mark
+	earlyCID string
 }
 
 func (c *corrChecker) Observe(p *lint.Pass) {
@@ -172,12 +177,22 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 	id := idOf(m)
 	switch family(msgType(m)) {
 	case "request":
+		if c.early != nil && id != "" && id == c.earlyCID {
+			p.ReportAtf(lint.Error, c.early.related(), []lint.Related{witness(m, "/id")},
+				"correlationId %s names %s, which comes only later in this stream: a response answers a request the agent sent before it",
+				quote(id), describe(msgType(m), id))
+			c.early = nil
+		}
 		if id != "" && c.reqs.put(id, struct{}{}) && !c.capped {
 			c.capped = true
 			capNote(p, "requests")
 		}
 	case "response":
 		cid := m.Root.Get("correlationId").String()
+		if cid != "" && !c.seenAny && m.From == "" {
+			k := markOf(m, "/correlationId")
+			c.early, c.earlyCID = &k, cid
+		}
 		if cid != "" && (c.seenAny || m.From != "") {
 			if _, ok := c.reqs.get(cid); !ok {
 				if k, ok := c.others.get(cid); ok {

@@ -7,7 +7,9 @@ import (
 	"testing/fstest"
 )
 
-func res(tier Tier, level Level, v Verdict) Result { return Result{Tier: tier, Level: level, Verdict: v} }
+func res(tier Tier, level Level, v Verdict) Result {
+	return Result{Tier: tier, Level: level, Verdict: v}
+}
 
 func TestScoreResults(t *testing.T) {
 	t.Parallel()

@@ -86,7 +86,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("envelope/json", "happy-path", conform.Core, conform.MUST, "aof-1 §Message Detection, §Validation",
 		"A line meant as a protocol message (JSON, or the AOF/1 prefix) is valid JSON (else protocol.message.rejected, invalid_json).",
-		[]string{"AOF-ENV-JSON"},
+		[]string{"GEN-JSON-001"},
 		func(s *conform.Session) conform.Outcome {
 			ls := aofLines(s)
 			if len(ls) == 0 {
@@ -104,7 +104,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("envelope/fields", "happy-path", conform.Core, conform.MUST, "aof-1 §Envelope Fields",
 		"protocol must be \"aof\", version must be 1, type is a ProtocolMessageType, taskId matches TASK-YYYY-MM-DD-NNN, fromAgent, toAgent, sentAt (ISO 8601) and payload are required.",
-		[]string{"AOF-ENV"},
+		[]string{"AOF-ENV-001", "AOF-ENV-002", "AOF-ENV-003", "AOF-ENV-004", "AOF-TIME-001"},
 		func(s *conform.Session) conform.Outcome {
 			n := 0
 			for _, l := range aofLines(s) {
@@ -149,7 +149,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("envelope/task-and-sender", "happy-path", conform.Core, conform.MUST, "aof-1 §Envelope Fields, §Status Update Payload; bindings §aof",
 		"Envelopes about the leased task carry its taskId (payload.taskId must match the envelope taskId) and fromAgent = AOF_AGENT_ID, the lease holder.",
-		[]string{"AOF-ENV-TASKID-MATCH", "AOF-SEQ-SENDER"},
+		[]string{"AOF-ENV-005", "AOF-ENV-006"},
 		func(s *conform.Session) conform.Outcome {
 			task := aofEnv(s, "task")
 			for _, l := range aofLines(s) {
@@ -175,7 +175,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("completion/reported", "happy-path", conform.Core, conform.MUST, "aof-1 §Best Practices, §Completion Protocol; bindings §aof",
 		"Always send completion.report before session ends: exactly one valid completion.report for the leased task.",
-		[]string{"AOF-COMPLETION-MISSING", "AOF-SEQ-COMPLETION-DUP"},
+		[]string{"AOF-SEQ-004", "AOF-SEQ-006"},
 		func(s *conform.Session) conform.Outcome {
 			task := aofEnv(s, "task")
 			var mine []aofLine
@@ -200,7 +200,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("completion/payload", "happy-path", conform.Core, conform.MUST, "aof-1 §Completion Report Payload",
 		"outcome (done|blocked|needs_review|partial), summaryRef, tests {total, passed, failed} and notes are required; passed + failed ≤ total; blocked needs blockers; notes at most 10,000 characters.",
-		[]string{"AOF-COMPLETION", "AOF-PAYLOAD"},
+		[]string{"AOF-COMP-", "AOF-LIMIT-001"},
 		func(s *conform.Session) conform.Outcome {
 			cs := aofCompletions(s)
 			if len(cs) == 0 {
@@ -288,7 +288,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("status/valid-transition", "happy-path", conform.Core, conform.MUST, "aof-1 §Task Lifecycle, §Routing Behavior",
 		"status.update with status triggers a transition only along the lifecycle (backlog → ready → in-progress → review → done, blocked); an agent never asks for a forbidden one.",
-		[]string{"AOF-SEQ-TRANSITION"},
+		[]string{"AOF-SEQ-003", "AOF-STATUS-"},
 		func(s *conform.Session) conform.Outcome {
 			task := aofEnv(s, "task")
 			cur := "in-progress"
@@ -324,7 +324,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("handoff/no-nested-delegation", "delegation", conform.Resilient, conform.MUST, "aof-1 §Delegation Depth Guard",
 		"Sub-agents cannot spawn sub-agents: with delegationDepth 1 the agent never sends handoff.request (it would be rejected as nested_delegation).",
-		[]string{"AOF-SEQ-DEPTH"},
+		[]string{"AOF-SEQ-001"},
 		func(s *conform.Session) conform.Outcome {
 			depth, _ := num(decode(s.Scenario.Task), "metadata", "delegationDepth")
 			var reqs []aofLine
@@ -349,7 +349,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("handoff/request-valid", "delegation", conform.Full, conform.MUST, "aof-1 §Handoff Request Payload",
 		"handoff.request payload: taskId (must match envelope taskId), parentTaskId (the delegating task), fromAgent, toAgent and dueBy (ISO 8601) are required.",
-		[]string{"AOF-HANDOFF"},
+		[]string{"AOF-HANDOFF-001"},
 		func(s *conform.Session) conform.Outcome {
 			task := aofEnv(s, "task")
 			n := 0
@@ -386,7 +386,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("heartbeat/fresh", "heartbeats", conform.Resilient, conform.MUST, "aof-1 §Resume Protocol (run_heartbeat.json, Stale Heartbeat Flow)",
 		"run_heartbeat.json is updated periodically by the executor: it never expires (expiresAt ≤ now) while the run is alive.",
-		[]string{"AOF-HB"},
+		[]string{"AOF-SEQ-007", "AOF-RUN-001"},
 		func(s *conform.Session) conform.Outcome {
 			if ev := eventsOf(s, "stale-heartbeat"); len(ev) > 0 {
 				o := conform.Mismatch("the scheduler found the run's heartbeat stale and reclaimed the task", "run_heartbeat.json refreshed within its TTL", "expired at "+fmt.Sprint(ev[0].Detail["expiresAt"]))
@@ -425,7 +425,7 @@ var aofChecks = []*conform.Check{
 
 	aofCheck("handoff/acknowledged", "delegation", conform.Resilient, conform.MUST, "aof-1 §Handoff Acceptance/Rejection, §Best Practices 3; bindings §aof",
 		"A delegated child (inputs/handoff.json in its task directory) sends handoff.accepted or handoff.rejected for its task, before its completion.report.",
-		[]string{"AOF-SEQ"},
+		[]string{"AOF-SEQ-002"},
 		func(s *conform.Session) conform.Outcome {
 			if h, _ := s.Facts["aof.handoff"].(bool); !h {
 				return conform.NotTestedf("the task has no handoff")

@@ -83,7 +83,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("5/final-response", "happy-path", conform.Core, conform.MUST, "aop2 §1.2, §5; bindings §aop2",
 		"RESPONSE – MUST contain task_status, agent, session_id, task_id; the agent writes exactly one final RESPONSE.",
-		[]string{"AOP2-SEQ-ONE-RESPONSE", "AOP2-SCHEMA", "AOP2-JSON"},
+		[]string{"AOP2-ENVELOPE-005", "AOP2-SEQ-004", "AOP2-SEQ-009"},
 		func(s *conform.Session) conform.Outcome {
 			a := s.Last()
 			if a == nil {
@@ -112,7 +112,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("1.2/response-ids", "happy-path", conform.Core, conform.MUST, "aop2 §1.2, §5",
 		"The RESPONSE carries the session_id and task_id of the TASK it answers.",
-		[]string{"AOP2-SEM-TASK-ID", "AOP2-SEM-SESSION-ID", "AOP2-SEQ-CORRELATION"},
+		[]string{"AOP2-SEQ-001"},
 		func(s *conform.Session) conform.Outcome {
 			r, m, bad := aop2Final(s)
 			if bad != nil {
@@ -131,7 +131,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("1.1/version-header", "happy-path", conform.Core, conform.MUST, "aop2 §1.1",
 		"aop_version starts with \"2.\"; protocol_family – MUST be \"AOP\".",
-		[]string{"AOP2-VERSION", "AOP2-SEM-VERSION", "AOP2-HEADER"},
+		[]string{"AOP2-VERSION-", "AOP2-ENVELOPE-002"},
 		func(s *conform.Session) conform.Outcome {
 			msgs := s.AgentMsgs(0)
 			if len(msgs) == 0 {
@@ -155,7 +155,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("1.2/message-types", "happy-path", conform.Core, conform.MUST, "aop2 §1.2",
 		"message_type is \"TASK\" | \"RESPONSE\" | \"EVENT\".",
-		[]string{"AOP2-SEM-MESSAGE-TYPE"},
+		[]string{"AOP2-ENVELOPE-001", "AOP2-ENVELOPE-006"},
 		func(s *conform.Session) conform.Outcome {
 			for _, r := range s.AgentMsgs(0) {
 				t := str(decode(r.Msg), "message_type")
@@ -173,7 +173,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("5/final-signal", "happy-path", conform.Core, conform.MUST, "aop2 §5 (guard rails)",
 		"require_final_signal = true → must have task_status.state + task_status.final_signal; a final RESPONSE reports a terminal state.",
-		[]string{"AOP2-GR-FINAL-SIGNAL", "AOP2-SEM-FINAL-STATE"},
+		[]string{"AOP2-SEQ-002", "AOP2-STATUS-001"},
 		func(s *conform.Session) conform.Outcome {
 			r, m, bad := aop2Final(s)
 			if bad != nil {
@@ -196,7 +196,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("5/minimal-report", "happy-path", conform.Core, conform.MUST, "aop2 §5 (guard rails)",
 		"require_minimal_report = true → must have non-empty summary + actions.",
-		[]string{"AOP2-GR-MINIMAL-REPORT"},
+		[]string{"AOP2-SEQ-003"},
 		func(s *conform.Session) conform.Outcome {
 			r, m, bad := aop2Final(s)
 			if bad != nil {
@@ -217,7 +217,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("3/extension-keys", "unknown-fields", conform.Full, conform.MUST, "aop2 §3",
 		"Keys inside extensions MUST start with \"x_\".",
-		[]string{"AOP2-SEM-EXTENSION-KEY"},
+		[]string{"AOP2-EXT-001"},
 		func(s *conform.Session) conform.Outcome {
 			msgs := s.AgentMsgs(0)
 			if len(msgs) == 0 {
@@ -235,7 +235,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("4/response-size", "happy-path", conform.Full, conform.MUST, "aop2 §4",
 		"Total RESPONSE envelope: 500KB JSON, HARD (reject with E_CONTEXT_OVERFLOW).",
-		[]string{"AOP2-LIMIT-RESPONSE-SIZE"},
+		[]string{"AOP2-LIMIT-002", "AOP2-LIMIT-003"},
 		func(s *conform.Session) conform.Outcome {
 			rs := s.ByKey(0, "RESPONSE")
 			if len(rs) == 0 {
@@ -253,7 +253,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("12/within-budget", "happy-path", conform.Full, conform.MUST, "aop2 §2.2 budgets, §12 E_COST_LIMIT_EXCEEDED",
 		"The actual cost stays within task.budgets.max_cost_usd (E_COST_LIMIT_EXCEEDED – budgets / max_cost_usd exceeded).",
-		[]string{"AOP2-SEM-BUDGET"},
+		[]string{"AOP2-SEQ-013"},
 		func(s *conform.Session) conform.Outcome {
 			r, m, bad := aop2Final(s)
 			if bad != nil {
@@ -281,7 +281,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("10/no-delegation", "delegation", conform.Resilient, conform.MUST, "aop2 §1.2, §10, §12 E_MAX_DEPTH_EXCEEDED",
 		"With task.constraints.delegation_allowed = false the executor never dispatches sub-TASKs; delegation depth never exceeds 3; a TASK MUST NOT contain task_status.",
-		[]string{"AOP2-SEQ-DELEGATION-DEPTH", "AOP2-SEM-TASK-STATUS"},
+		[]string{"AOP2-SEQ-011", "AOP2-SEQ-016", "AOP2-ENVELOPE-003"},
 		func(s *conform.Session) conform.Outcome {
 			tasks := s.ByKey(0, "TASK")
 			allowed := true
@@ -316,7 +316,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("7/snapshots-untouched", "rollback", conform.Full, conform.MUST, "aop2 §7",
 		"Rollback snapshots are orchestrator-owned: the executor leaves the snapshots the orchestrator took before dispatch untouched.",
-		[]string{"AOP2-ROLLBACK"},
+		nil,
 		func(s *conform.Session) conform.Outcome {
 			snaps, _ := s.Facts["aop2.snapshots"].([]Snapshot)
 			if len(snaps) == 0 {
@@ -368,7 +368,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("6/event-format", "heartbeats", conform.Core, conform.MUST, "aop2 §6.1, §6.2",
 		"EVENT messages carry event, session_id, task_id of the TASK and an ISO 8601 timestamp.",
-		[]string{"AOP2-SEM-TIMESTAMP", "AOP2-EVENT"},
+		[]string{"AOP2-TIME-001"},
 		func(s *conform.Session) conform.Outcome {
 			n := 0
 			for _, a := range s.Attempts {
@@ -399,7 +399,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("6.1/heartbeat-interval", "heartbeats", conform.Resilient, conform.MUST, "aop2 §6.1; bindings §aop2",
 		"With execution_policy.heartbeat.enabled the agent writes HEARTBEAT events at interval_seconds until its RESPONSE.",
-		[]string{"AOP2-SEQ-HEARTBEAT"},
+		[]string{"AOP2-SEQ-006"},
 		func(s *conform.Session) conform.Outcome {
 			tested := false
 			for _, a := range s.Attempts {
@@ -449,7 +449,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("6.1/heartbeat-liveness", "heartbeats", conform.Resilient, conform.MUST, "aop2 §6.1, §12 E_HEARTBEAT_FAILURE",
 		"E_HEARTBEAT_FAILURE – missed max_missed_beats: a live agent never lets max_missed_beats intervals pass without a HEARTBEAT.",
-		nil,
+		[]string{"AOP2-SEQ-005"},
 		func(s *conform.Session) conform.Outcome {
 			if ev := eventsOf(s, "heartbeat-failure"); len(ev) > 0 {
 				o := conform.Mismatch("the orchestrator detected a heartbeat failure (E_HEARTBEAT_FAILURE) and aborted the agent", "a HEARTBEAT within interval × max_missed_beats", "no HEARTBEAT for "+fmt.Sprint(ev[0].Detail["missed_for_ms"])+" ms")
@@ -466,7 +466,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("6.2/progress-rate", "heartbeats", conform.Resilient, conform.MUST, "aop2 §6.2",
 		"PROGRESS_UPDATE frequency: not more than once every 30 seconds.",
-		[]string{"AOP2-SEQ-PROGRESS-RATE"},
+		[]string{"AOP2-SEQ-007"},
 		func(s *conform.Session) conform.Outcome {
 			for _, a := range s.Attempts {
 				ps := s.ByKey(a.N, "EVENT/PROGRESS_UPDATE")
@@ -486,7 +486,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("11/finish-within-timeout", "timeouts", conform.Resilient, conform.MUST, "aop2 §11, §12 E_TIMEOUT",
 		"The executor finishes within the effective timeout (guard_rails.timeout_seconds overrides execution_policy.timeout_seconds); otherwise E_TIMEOUT and the orchestrator terminates it.",
-		nil,
+		[]string{"AOP2-SEQ-010"},
 		func(s *conform.Session) conform.Outcome {
 			for _, r := range eventsOf(s, "signal") {
 				if r.Detail["reason"] == "E_TIMEOUT" {
@@ -535,7 +535,7 @@ var aop2Checks = []*conform.Check{
 
 	aop2Check("9/fallback-model", "fallbacks", conform.Resilient, conform.MUST, "aop2 §9; bindings §aop2",
 		"Re-dispatch for fallback = a new process with a new TASK whose target.model/provider is the alternative; the RESPONSE's agent block must report the model it ran as.",
-		[]string{"AOP2-SEM-AGENT-MODEL"},
+		[]string{"AOP2-SEQ-015"},
 		func(s *conform.Session) conform.Outcome {
 			checked := 0
 			for _, a := range s.Attempts {

@@ -92,7 +92,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("format/markers", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §AOP Format Specification",
 		"Every agent response MUST include these markers: [AOP:START], [AOP:TASK], [AOP:SUMMARY], [AOP:DETAILS_FILE], [AOP:STATUS], [AOP:END], in this order.",
-		[]string{"AOPOUT-MARKER", "AOPOUT-STRUCTURE"},
+		[]string{"AOPOUT-MARKER-001", "AOPOUT-MARKER-002", "AOPOUT-MARKER-003"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			want := []string{"START", "TASK", "SUMMARY", "DETAILS_FILE", "STATUS", "END"}
@@ -110,7 +110,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("format/single-report", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Purpose; bindings §aop-output",
 		"The agent returns ONLY an AOP-formatted summary: one [AOP:START]..[AOP:END] block and no other output on stdout.",
-		[]string{"AOPOUT-UNSTRUCTURED", "AOPOUT-OUTSIDE"},
+		[]string{"AOPOUT-MARKER-005"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			if rep.blocks != 1 {
@@ -126,7 +126,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("format/task-length", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Validation Checklist",
 		"[AOP:TASK] is present and under 50 chars.",
-		[]string{"AOPOUT-TASK"},
+		[]string{"AOPOUT-TASK-001"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			t, ok := rep.values["TASK"]
@@ -143,7 +143,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("format/summary-limit", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Summary Length Limits by Task Type",
 		"[AOP:SUMMARY]: 1-5 bullet points of key findings, within the limit of the task type (search 500, analysis 600, code 300, test 400, build 200, documentation 500 chars).",
-		[]string{"AOPOUT-SUMMARY"},
+		[]string{"AOPOUT-SUMMARY-001", "AOPOUT-SUMMARY-002", "AOPOUT-SEQ-001"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			if _, ok := rep.values["SUMMARY"]; !ok {
@@ -171,7 +171,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("format/status", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Validation Checklist",
 		"[AOP:STATUS] is success, failure, or partial.",
-		[]string{"AOPOUT-STATUS"},
+		[]string{"AOPOUT-STATUS-001"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			st := rep.values["STATUS"]
@@ -185,7 +185,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("format/timestamps", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §AOP Format Specification",
 		"[AOP:START] {ISO timestamp} … [AOP:END] {ISO timestamp}, the end not before the start.",
-		[]string{"AOPOUT-TIMESTAMP"},
+		[]string{"AOPOUT-TIME-"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			st, ok1 := parseISO(rep.values["START"])
@@ -198,7 +198,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("details/file", "happy-path", conform.Core, conform.MUST, "aop-output-1.0.0 §Validation Checklist; bindings §aop-output",
 		"[AOP:DETAILS_FILE] points to valid path or \"none\": a file the agent wrote inside its scratch directory; a .json details file is valid JSON.",
-		[]string{"AOPOUT-DETAILS"},
+		[]string{"AOPOUT-DETAILS-"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			named, ok := rep.values["DETAILS_FILE"]
@@ -228,7 +228,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("details/fields", "happy-path", conform.Full, conform.SHOULD, "aop-output-1.0.0 §Details File Format",
 		"The details file (JSON) should include aop_version, agent_id, task, timestamp and results.",
-		[]string{"AOPOUT-DETAILS-FIELDS"},
+		[]string{"AOPOUT-FILE-"},
 		func(s *conform.Session) conform.Outcome {
 			b, _ := json.Marshal(s.Facts["aopoutput.details"])
 			var df struct {
@@ -259,7 +259,7 @@ var aopOutputChecks = []*conform.Check{
 
 	aopOutCheck("context/no-dumps", "output-hygiene", conform.Full, conform.MUST, "aop-output-1.0.0 §Purpose, §Implementation in Agent Prompts",
 		"DO NOT include full file contents, complete search results, verbose logs or stack traces: besides the markers and the summary, the report holds at most 5 short lines.",
-		[]string{"AOPOUT-OUTPUT"},
+		[]string{"AOPOUT-CONTENT-001", "AOPOUT-SUMMARY-003", "AOPOUT-SUMMARY-004"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			if rep.blocks == 0 {

@@ -119,7 +119,7 @@ var aosChecks = []*conform.Check{
 
 	aosCheck("3.12.1/jsonrpc-request", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.12.1",
 		"jsonrpc MUST be exactly \"2.0\"; id MUST contain a String or Number(Integer) value; method is one of the AOS methods (§4); ids are not reused.",
-		[]string{"AOS-JSONRPC", "AOS-SCHEMA"},
+		[]string{"AOS-RPC-001", "AOS-RPC-002", "AOS-RPC-004", "AOS-SEQ-011"},
 		func(s *conform.Session) conform.Outcome {
 			reqs := aosRequests(s, "")
 			if len(reqs) == 0 {
@@ -159,7 +159,7 @@ var aosChecks = []*conform.Check{
 
 	aosCheck("4.6/request-before-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6; bindings §aos",
 		"steps/toolCallRequest should be used after tool inputs are inferred and before calling the tool: every executed tool was first submitted to the guardian and allowed (or modified).",
-		nil,
+		[]string{"AOS-SEQ-004", "AOS-SEQ-014"},
 		func(s *conform.Session) conform.Outcome {
 			ds := aosDecisions(s)
 			byExec := map[string]AOSDecision{}
@@ -201,7 +201,7 @@ var aosChecks = []*conform.Check{
 
 	aosCheck("5.1/deny-enforced", "guardian", conform.Core, conform.MUST, "aos-0.1.0 §5.1; bindings §aos",
 		"The agent understands AOS responses and enforces results: deny → never execute the tool (and send no toolCallResult).",
-		nil,
+		[]string{"AOS-SEQ-007"},
 		func(s *conform.Session) conform.Outcome {
 			denied := map[string]bool{}
 			for _, d := range aosDecisions(s) {
@@ -231,7 +231,7 @@ var aosChecks = []*conform.Check{
 
 	aosCheck("5.1/modify-enforced", "guardian", conform.Core, conform.MUST, "aos-0.1.0 §5.1; bindings §aos",
 		"modify → execute the modifiedRequest instead of the original request.",
-		nil,
+		[]string{"AOS-SEQ-008", "AOS-SEQ-015"},
 		func(s *conform.Session) conform.Outcome {
 			mods := map[string]AOSDecision{}
 			for _, d := range aosDecisions(s) {
@@ -265,7 +265,7 @@ var aosChecks = []*conform.Check{
 
 	aosCheck("3.8/step-context", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.8, §4",
 		"steps/* requests carry context: StepContext with agent (name, id, instructions, version, provider), session.id, turnId, stepId and an ISO 8601 timestamp.",
-		[]string{"AOS-CTX", "AOS-TIME"},
+		[]string{"AOS-TIME-001", "AOS-SEQ-006"},
 		func(s *conform.Session) conform.Outcome {
 			n := 0
 			for _, r := range aosRequests(s, "") {
@@ -303,7 +303,7 @@ var aosChecks = []*conform.Check{
 
 	aosCheck("4.5/message-params", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.5.1, §3.3",
 		"steps/message params: message (id, role user|agent|system, content with at least one part) and citation (Source[]) are required.",
-		[]string{"AOS-MESSAGE", "AOS-DIALECT"},
+		[]string{"AOS-DIALECT-001", "AOS-SEQ-005"},
 		func(s *conform.Session) conform.Outcome {
 			rs := aosRequests(s, "steps/message")
 			for _, r := range rs {
@@ -325,7 +325,7 @@ var aosChecks = []*conform.Check{
 
 	aosCheck("4.6/unique-execution-ids", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.15",
 		"executionId: Execution id of the tool, used to correlate tool call request and result: one executionId per tool call.",
-		[]string{"AOS-SEQ"},
+		[]string{"AOS-SEQ-012"},
 		func(s *conform.Session) conform.Outcome {
 			seen := map[string]int{}
 			for _, r := range aosRequests(s, "steps/toolCallRequest") {
@@ -345,7 +345,7 @@ var aosChecks = []*conform.Check{
 
 	aosCheck("4.6/result-after-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6 steps/toolCallResult",
 		"steps/toolCallResult should be used after the tool is completed, with the executionId of the steps/toolCallRequest.",
-		nil,
+		[]string{"AOS-SEQ-017"},
 		func(s *conform.Session) conform.Outcome {
 			results := map[string]int{}
 			requested := map[string]int{}

@@ -50,7 +50,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("format/base-fields", "happy-path", conform.Core, conform.MUST, "orchmsg §Base Message Structure",
 		"interface BaseMessage { type: MessageType; id: string; timestamp: string (ISO 8601); agentId?: string } — agentId, when given, is the agent's own (ORCHMSG_AGENT_ID).",
-		[]string{"ORCHMSG-BASE", "ORCHMSG-SCHEMA", "ORCHMSG-TIMESTAMP", "ORCHMSG-ID"},
+		[]string{"ORCH-BASE-", "ORCH-SEQ-010"},
 		func(s *conform.Session) conform.Outcome {
 			msgs := orchmsgMsgs(s)
 			if len(msgs) == 0 {
@@ -76,7 +76,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("format/message-type", "happy-path", conform.Core, conform.MUST, "orchmsg §Message Types",
 		"Agent → Orchestrator messages are one of the request:* and event:* types the protocol defines.",
-		[]string{"ORCHMSG-TYPE"},
+		[]string{"ORCH-TYPE-", "ORCH-SEQ-006"},
 		func(s *conform.Session) conform.Outcome {
 			msgs := orchmsgMsgs(s)
 			if len(msgs) == 0 {
@@ -94,7 +94,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("correlation/unique-ids", "happy-path", conform.Core, conform.MUST, "orchmsg §Correlation",
 		"Each request gets unique UUID.",
-		[]string{"ORCHMSG-SEQ-DUPLICATE-ID", "ORCHMSG-SEQ-ID"},
+		[]string{"ORCH-SEQ-003"},
 		func(s *conform.Session) conform.Outcome {
 			seen := map[string]int{}
 			n := 0
@@ -119,7 +119,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("requests/payload", "happy-path", conform.Core, conform.MUST, "orchmsg §Supported Requests, §Supported Events",
 		"Requests and events carry the payload their type defines (get-task: taskId; ask-user: question; submit-task: name; progress: taskId and progress 0..1; log: level and message; error: error).",
-		[]string{"ORCHMSG-PAYLOAD"},
+		[]string{"ORCH-PAYLOAD-", "ORCH-SCHEMA-001"},
 		func(s *conform.Session) conform.Outcome {
 			for _, r := range orchmsgMsgs(s) {
 				m := decode(r.Msg)
@@ -198,7 +198,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("shutdown/exit-within-grace", "cancellation", conform.Resilient, conform.MUST, "orchmsg §Shutdown; bindings §orchmsg",
 		"notify:shutdown (payload gracePeriod in ms): after shutdown the agent exits within the grace period.",
-		nil,
+		[]string{"ORCH-SEQ-007"},
 		func(s *conform.Session) conform.Outcome {
 			a := s.Last()
 			if a == nil || a.ShutdownAt.IsZero() {
@@ -216,7 +216,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("cancel/stops-task", "cancellation", conform.Resilient, conform.MUST, "orchmsg §Task Cancelled",
 		"notify:task-cancelled: the agent stops working on the task: no further progress or requests for it.",
-		nil,
+		[]string{"ORCH-SEQ-009"},
 		func(s *conform.Session) conform.Outcome {
 			a := s.Last()
 			if a == nil || a.CancelledAt.IsZero() {
@@ -239,7 +239,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("rate/limit", "rate-limiting", conform.Resilient, conform.MUST, "orchmsg §Security Considerations",
 		"Rate Limiting: Prevent message flooding (100 msg/sec limit).",
-		[]string{"ORCHMSG-SEQ-RATE"},
+		[]string{"ORCH-SEQ-005"},
 		func(s *conform.Session) conform.Outcome {
 			var times []time.Time
 			var rs []*conform.Record
@@ -287,7 +287,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("format/json", "output-hygiene", conform.Core, conform.MUST, "orchmsg §Parsing Strategy",
 		"If valid JSON with type field → route to MessageHandler: a stdout line that starts a JSON object is a complete JSON message with a type.",
-		[]string{"ORCH-JSON", "ORCH-SEM-TYPE-MISSING", "ORCHMSG-JSON"},
+		[]string{"GEN-JSON-001"},
 		func(s *conform.Session) conform.Outcome {
 			n := 0
 			for _, r := range s.AgentLines(0, "stdout") {
@@ -310,7 +310,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("limit/message-size", "output-hygiene", conform.Full, conform.MUST, "orchmsg §Security Considerations; bindings §orchmsg",
 		"One message is at most 1 MiB (larger lines are cut by the orchestrator and lost).",
-		[]string{"ORCH-LIMIT"},
+		[]string{"GEN-SIZE-001"},
 		func(s *conform.Session) conform.Outcome {
 			for _, r := range s.AgentLines(0, "stdout") {
 				if r.Truncated {
@@ -327,7 +327,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("auth/own-tasks", "delegation", conform.Resilient, conform.MUST, "orchmsg §Security Considerations",
 		"Authorization: Agents can only query their own tasks (the assigned task and the tasks they submitted).",
-		[]string{"ORCH-AUTH"},
+		nil,
 		func(s *conform.Session) conform.Outcome {
 			own := map[string]bool{orchmsgTaskID(s): true}
 			for _, r := range s.Records {
@@ -354,7 +354,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("delegation/depth", "delegation", conform.Resilient, conform.MUST, "orchmsg §Submit Task; aop2 §12 E_MAX_DEPTH_EXCEEDED (engine policy)",
 		"Tasks the agent submits nest at most 3 deep (each submitted task depending on the previous one counts one level).",
-		[]string{"ORCH-SEQ-DELEGATION"},
+		nil,
 		func(s *conform.Session) conform.Outcome {
 			depth := map[string]int{orchmsgTaskID(s): 0}
 			// submitted ids come back in the responses, in order.

@@ -48,8 +48,9 @@ type view struct {
 	event     string
 	taskID    string
 	sessionID string
-	fromAgent bool // sent by the agent (inferred from the type when the record does not say)
-	fromOrch  bool // a transcript record says the orchestrator sent it
+	key       string // taskKey(sessionID, taskID): tasks are told apart by session and task_id
+	fromAgent bool   // sent by the agent (inferred from the type when the record does not say)
+	fromOrch  bool   // a transcript record says the orchestrator sent it
 	when      stamp
 	root      *jsonread.Node
 }
@@ -83,6 +84,7 @@ func viewOf(m *lint.Message) view {
 		v.sessionID = root.Get("session_id").String()
 		v.when.msg = msgTime(root.Get("timestamp"))
 	}
+	v.key = taskKey(v.sessionID, v.taskID)
 	switch m.From {
 	case "agent":
 		v.fromAgent = true
@@ -93,6 +95,19 @@ func viewOf(m *lint.Message) view {
 	}
 	return v
 }
+
+// taskKey is the key of a task in the sequence rules' tables: a task_id is unique
+// within its session (§1.2: a RESPONSE names both), so two sessions interleaved in
+// one stream may both have a "TASK-001". It is "" when taskID is.
+func taskKey(sessionID, taskID string) string {
+	if taskID == "" {
+		return ""
+	}
+	return sessionID + "\x00" + taskID
+}
+
+// taskOfKey returns the task_id part of a taskKey.
+func taskOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
 
 // delegated reports whether a TASK was sent by an executor delegating a sub-task:
 // the transcript says the agent sent it or, in a plain stream, it names a parent

@@ -89,11 +89,11 @@ func (c *railsChecker) Observe(p *lint.Pass) {
 		if explicit {
 			text = fmt.Sprintf("the TASK %q sets guard_rails.%s", v.taskID, c.key())
 		}
-		track(p, &c.tasks, v.taskID, &rails{on: on, explicit: explicit, w: lint.Witness(p.Msg, at, text)})
+		track(p, &c.tasks, v.key, &rails{on: on, explicit: explicit, w: lint.Witness(p.Msg, at, text)})
 	case "RESPONSE":
 		sev, why, related := lint.Error, "", []lint.Related(nil)
-		if r := c.tasks.get(v.taskID); r != nil {
-			c.tasks.del(v.taskID)
+		if r := c.tasks.get(v.key); r != nil {
+			c.tasks.del(v.key)
 			if !r.on {
 				return
 			}
@@ -198,28 +198,28 @@ func (c *pendingChecker) Observe(p *lint.Pass) {
 		}
 		on, explicit, at := guardRail(v.root, "require_final_signal")
 		if !on {
-			c.tasks.del(v.taskID)
+			c.tasks.del(v.key)
 			return
 		}
 		text := fmt.Sprintf("the TASK %q, whose guard_rails.require_final_signal is true by default", v.taskID)
 		if explicit {
 			text = fmt.Sprintf("the TASK %q sets guard_rails.require_final_signal", v.taskID)
 		}
-		c.tasks.del(v.taskID)
-		track(p, &c.tasks, v.taskID, &pending{id: v.taskID, w: lint.Witness(p.Msg, at, text), transcript: v.fromOrch, seenAtStart: c.nonTask})
+		c.tasks.del(v.key)
+		track(p, &c.tasks, v.key, &pending{id: v.taskID, w: lint.Witness(p.Msg, at, text), transcript: v.fromOrch, seenAtStart: c.nonTask})
 	case "RESPONSE":
 		switch {
-		case c.tasks.get(v.taskID) != nil:
-			c.tasks.del(v.taskID)
-			c.answered.put(v.taskID, &struct{}{})
-		case c.answered.get(v.taskID) == nil:
+		case c.tasks.get(v.key) != nil:
+			c.tasks.del(v.key)
+			c.answered.put(v.key, &struct{}{})
+		case c.answered.get(v.key) == nil:
 			c.orphans++
 		}
 	}
 }
 
 func (c *pendingChecker) Finish(p *lint.Pass) {
-	c.tasks.each(func(id string, t *pending) {
+	c.tasks.each(func(_ string, t *pending) {
 		if !t.transcript && c.nonTask <= t.seenAtStart {
 			return // nothing of the agent's side was recorded after the TASK
 		}
@@ -227,6 +227,6 @@ func (c *pendingChecker) Finish(p *lint.Pass) {
 			c.orphans--
 			return
 		}
-		p.ReportAtf(p.Rule.Severity, t.w, nil, "the session ended without a RESPONSE to the TASK %q, which requires a final signal: the executor must answer it with task_status.state and final_signal (§5)", id)
+		p.ReportAtf(p.Rule.Severity, t.w, nil, "the session ended without a RESPONSE to the TASK %q, which requires a final signal: the executor must answer it with task_status.state and final_signal (§5)", t.id)
 	})
 }

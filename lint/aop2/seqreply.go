@@ -11,7 +11,7 @@ var SeqCorrelation = &lint.Rule{
 	ID: "AOP2-SEQ-001", Title: "RESPONSE session_id and task_id match the TASK", Protocol: ID, Severity: lint.Error,
 	Spec: "aop2 §1.2 Message Types (RESPONSE session_id, task_id); §5 Executor Response",
 	Doc: "A RESPONSE names the TASK it answers by task_id and its session by session_id (§1.2). In a session, its task_id must be the task.task_id of a TASK sent before, " +
-		"and its session_id that TASK's session.session_id. An orchestrator cannot route a RESPONSE whose ids it never issued.",
+		"and its session_id that TASK's session.session_id. Tasks are told apart by session and task_id together: two sessions interleaved in one stream may each have a TASK-001. An orchestrator cannot route a RESPONSE whose ids it never issued.",
 	Bad: `{"message_type":"TASK","session":{"session_id":"AOP-SESSION-2026-02-26-001",...},"task":{"task_id":"TASK-001",...},...}
 {"message_type":"RESPONSE","session_id":"AOP-SESSION-2026-02-26-001-OTHER","task_id":"TASK-001",...}`,
 	Good: `{"message_type":"TASK","session":{"session_id":"AOP-SESSION-2026-02-26-001",...},"task":{"task_id":"TASK-001",...},...}
@@ -52,8 +52,9 @@ type taskRef struct {
 }
 
 type corrChecker struct {
-	tasks  table[taskRef]
-	lastID string
+	tasks   table[taskRef] // by taskKey(session, task_id)
+	byID    table[taskRef] // the latest TASK of each task_id, whatever its session
+	lastKey string
 }
 
 func (c *corrChecker) Observe(p *lint.Pass) {
@@ -63,28 +64,33 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		if v.taskID == "" {
 			return
 		}
-		c.tasks.put(v.taskID, &taskRef{ // history: the oldest are forgotten silently
+		ref := &taskRef{
 			session: v.sessionID,
 			w:       taskWitness(p.Msg, "/task/task_id", v.taskID),
 			ws:      lint.Witness(p.Msg, "/session/session_id", fmt.Sprintf("the TASK %q of session %q", v.taskID, v.sessionID)),
-		})
-		c.lastID = v.taskID
+		}
+		c.tasks.put(v.key, ref) // history: the oldest are forgotten silently
+		c.byID.put(v.taskID, ref)
+		c.lastKey = v.key
 	case "RESPONSE":
 		if c.tasks.len() == 0 || v.taskID == "" || !p.Msg.Root.Get("task_id").IsString() {
 			return
 		}
-		t := c.tasks.get(v.taskID)
-		if t == nil {
-			last := c.tasks.get(c.lastID)
-			if last == nil {
-				return
-			}
-			p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{last.w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, c.lastID)
+		if c.tasks.get(v.key) != nil {
 			return
 		}
-		if sid := p.Msg.Root.Get("session_id"); sid.IsString() && sid.Str != t.session {
-			p.ReportRelatedf(p.Rule.Severity, "/session_id", []lint.Related{t.ws}, "session_id %q must be %q, the session of the TASK %q it answers (§1.2)", sid.Str, t.session, v.taskID)
+		sid := p.Msg.Root.Get("session_id")
+		if t := c.byID.get(v.taskID); t != nil {
+			if sid.IsString() && sid.Str != t.session {
+				p.ReportRelatedf(p.Rule.Severity, "/session_id", []lint.Related{t.ws}, "session_id %q must be %q, the session of the TASK %q it answers (§1.2)", sid.Str, t.session, v.taskID)
+			}
+			return
 		}
+		last := c.tasks.get(c.lastKey)
+		if last == nil {
+			return
+		}
+		p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{last.w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, taskOfKey(c.lastKey))
 	}
 }
 
@@ -109,11 +115,11 @@ func (c *replyChecker) Observe(p *lint.Pass) {
 	}
 	switch v.typ {
 	case "TASK":
-		c.done.del(v.taskID) // a new attempt starts over
+		c.done.del(v.key) // a new attempt starts over
 	case "RESPONSE":
-		prev := c.done.get(v.taskID)
+		prev := c.done.get(v.key)
 		if prev == nil {
-			c.done.put(v.taskID, &replyRef{w: lint.Witness(p.Msg, "", fmt.Sprintf("the RESPONSE to %q", v.taskID))}) // history
+			c.done.put(v.key, &replyRef{w: lint.Witness(p.Msg, "", fmt.Sprintf("the RESPONSE to %q", v.taskID))}) // history
 			return
 		}
 		if !c.afterResponse {
@@ -123,7 +129,7 @@ func (c *replyChecker) Observe(p *lint.Pass) {
 		if !c.afterResponse || (v.event != "HEARTBEAT" && v.event != "PROGRESS_UPDATE") {
 			return
 		}
-		prev := c.done.get(v.taskID)
+		prev := c.done.get(v.key)
 		if prev == nil || prev.reported {
 			return
 		}
@@ -166,15 +172,15 @@ func (c *agentChecker) Observe(p *lint.Pass) {
 			return
 		}
 		tg := v.root.Get("target")
-		track(p, &c.tasks, v.taskID, &target{provider: tg.Get("provider").String(), model: tg.Get("model").String(),
+		track(p, &c.tasks, v.key, &target{provider: tg.Get("provider").String(), model: tg.Get("model").String(),
 			w: lint.Witness(p.Msg, "/target", fmt.Sprintf("the TASK %q targets %s/%s", v.taskID, tg.Get("provider").String(), tg.Get("model").String()))})
 	case "RESPONSE":
-		t := c.tasks.get(v.taskID)
+		t := c.tasks.get(v.key)
 		ag := v.root.Get("agent")
 		if t == nil || !isObject(ag) {
 			return
 		}
-		c.tasks.del(v.taskID)
+		c.tasks.del(v.key)
 		prov, model := ag.Get("provider").String(), ag.Get("model").String()
 		if (prov != "" && t.provider != "" && prov != t.provider) || (model != "" && t.model != "" && model != t.model) {
 			p.ReportRelatedf(p.Rule.Severity, "/agent", []lint.Related{t.w}, "the RESPONSE reports agent %s/%s, but the TASK %q targets %s/%s: report the provider and model that ran, and leave switching models to the orchestrator's fallback (§9)", prov, model, v.taskID, t.provider, t.model)

@@ -103,8 +103,9 @@ func (c *depthChecker) Observe(p *lint.Pass) {
 		return
 	}
 	parent := v.root.Path("task", "parent_task_id").String()
+	parentKey := taskKey(v.sessionID, parent)
 	if c.allowed {
-		if pr := c.tasks.get(parent); pr != nil && pr.forbidden && parent != v.taskID {
+		if pr := c.tasks.get(parentKey); pr != nil && pr.forbidden && parent != v.taskID {
 			p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", []lint.Related{pr.wf}, "task %q is a sub-task of %q, whose task.constraints.delegation_allowed is false: its executor may not delegate (§2.2)", v.taskID, parent)
 		}
 		da := v.root.Path("task", "constraints", "delegation_allowed")
@@ -113,19 +114,19 @@ func (c *depthChecker) Observe(p *lint.Pass) {
 			ref.forbidden = true
 			ref.wf = lint.Witness(p.Msg, "/task/constraints/delegation_allowed", fmt.Sprintf("the TASK %q forbids delegation", v.taskID))
 		}
-		c.tasks.put(v.taskID, ref) // history: the oldest are forgotten silently
+		c.tasks.put(v.key, ref) // history: the oldest are forgotten silently
 		return
 	}
 	d := 0
 	var related []lint.Related
 	if parent != "" {
 		d = 1
-		if pr := c.tasks.get(parent); pr != nil && parent != v.taskID {
+		if pr := c.tasks.get(parentKey); pr != nil && parent != v.taskID {
 			d = pr.depth + 1
 			related = []lint.Related{pr.w}
 		}
 	}
-	c.tasks.put(v.taskID, &depthRef{depth: d, w: lint.Witness(p.Msg, "/task/task_id", fmt.Sprintf("the parent TASK %q at depth %d", v.taskID, d))})
+	c.tasks.put(v.key, &depthRef{depth: d, w: lint.Witness(p.Msg, "/task/task_id", fmt.Sprintf("the parent TASK %q at depth %d", v.taskID, d))})
 	if d > maxDepth {
 		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, maxDepth)
 	}
@@ -165,13 +166,13 @@ func (c *checkpointChecker) Observe(p *lint.Pass) {
 			}
 		}
 		cp.w = lint.Witness(p.Msg, at, fmt.Sprintf("the TASK %q and its checkpoints", v.taskID))
-		track(p, &c.tasks, v.taskID, cp)
+		track(p, &c.tasks, v.key, cp)
 	case "RESPONSE":
-		cp := c.tasks.get(v.taskID)
+		cp := c.tasks.get(v.key)
 		if cp == nil {
 			return
 		}
-		c.tasks.del(v.taskID)
+		c.tasks.del(v.key)
 		res := v.root.Get("checkpoint_results")
 		if res == nil || res.Kind != jsonread.Array || len(cp.ids) >= maxCheckpointIDs {
 			return
@@ -225,7 +226,7 @@ func (c *budgetChecker) Observe(p *lint.Pass) {
 	v := viewOf(p.Msg)
 	switch v.typ {
 	case "TASK":
-		c.tasks.del(v.taskID)
+		c.tasks.del(v.key)
 		if v.taskID == "" {
 			return
 		}
@@ -233,11 +234,11 @@ func (c *budgetChecker) Observe(p *lint.Pass) {
 		b.cost, b.hasCost, b.costW = limitOf(p.Msg, v.root, "max_cost_usd", v.taskID)
 		b.tokens, b.hasTokens, b.tokW = limitOf(p.Msg, v.root, "max_tokens", v.taskID)
 		if b.hasCost || b.hasTokens {
-			track(p, &c.tasks, v.taskID, b)
+			track(p, &c.tasks, v.key, b)
 		}
 	case "RESPONSE":
-		b := c.tasks.get(v.taskID)
-		c.tasks.del(v.taskID)
+		b := c.tasks.get(v.key)
+		c.tasks.del(v.key)
 		if b == nil || v.root.Path("error_details", "error_code").String() == "E_COST_LIMIT_EXCEEDED" {
 			return
 		}
@@ -266,7 +267,7 @@ func (c *backwardsChecker) Observe(p *lint.Pass) {
 	v := viewOf(p.Msg)
 	switch v.typ {
 	case "TASK", "RESPONSE":
-		c.tasks.del(v.taskID)
+		c.tasks.del(v.key)
 	case "EVENT":
 		at := percentPointer(p.Msg.Kind)
 		if at == "" || at == "/progress_log/progress_percentage" {
@@ -278,12 +279,12 @@ func (c *backwardsChecker) Observe(p *lint.Pass) {
 			return
 		}
 		w := lint.Witness(p.Msg, at, fmt.Sprintf("the %s reporting %s%%", v.event, n.Str))
-		prev := c.tasks.get(v.taskID)
+		prev := c.tasks.get(v.key)
 		if prev != nil && pct < prev.v {
 			p.ReportRelatedf(p.Rule.Severity, at, []lint.Related{prev.w}, "progress of task %q went backwards: %s%% after %g%% (§6)", v.taskID, n.Str, prev.v)
 		}
 		if prev == nil {
-			track(p, &c.tasks, v.taskID, &lastPct{v: pct, w: w})
+			track(p, &c.tasks, v.key, &lastPct{v: pct, w: w})
 			return
 		}
 		prev.v, prev.w = pct, w

@@ -117,7 +117,7 @@ func (c *beatChecker) Observe(p *lint.Pass) {
 		}
 		hb := v.root.Path("execution_policy", "heartbeat")
 		if en := hb.Get("enabled"); en == nil || !en.Bool {
-			c.tasks.del(v.taskID)
+			c.tasks.del(v.key)
 			return
 		}
 		b := &beat{interval: 120 * time.Second, maxMissed: 3}
@@ -136,10 +136,10 @@ func (c *beatChecker) Observe(p *lint.Pass) {
 		}
 		b.cfg = lint.Witness(p.Msg, "/execution_policy/heartbeat", fmt.Sprintf("the TASK %q enables heartbeats every %s, max_missed_beats %d", v.taskID, secs(b.interval), b.maxMissed))
 		b.w = b.cfg
-		c.tasks.del(v.taskID)
-		track(p, &c.tasks, v.taskID, b)
+		c.tasks.del(v.key)
+		track(p, &c.tasks, v.key, b)
 	case "EVENT":
-		b := c.tasks.get(v.taskID)
+		b := c.tasks.get(v.key)
 		if b == nil || v.event != "HEARTBEAT" {
 			return
 		}
@@ -150,7 +150,7 @@ func (c *beatChecker) Observe(p *lint.Pass) {
 		b.last = v.when
 		b.w = lint.Witness(p.Msg, "", "the previous HEARTBEAT")
 	case "RESPONSE":
-		b := c.tasks.get(v.taskID)
+		b := c.tasks.get(v.key)
 		if b == nil {
 			return
 		}
@@ -158,7 +158,7 @@ func (c *beatChecker) Observe(p *lint.Pass) {
 			b.last.msg = msgTime(v.root.Path("timing", "started_at"))
 		}
 		c.gap(p, b, v.when, "the RESPONSE")
-		c.tasks.del(v.taskID)
+		c.tasks.del(v.key)
 	}
 }
 
@@ -220,7 +220,8 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 	if c.late {
 		return
 	}
-	c.tasks.each(func(id string, b *beat) {
+	c.tasks.each(func(key string, b *beat) {
+		id := taskOfKey(key)
 		// The session's end is the harness giving up, not a message that may arrive
 		// late: no slack here.
 		d, _, ok := since(c.now, b.last)
@@ -247,12 +248,12 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 	v := viewOf(p.Msg)
 	switch {
 	case v.typ == "TASK" || v.typ == "RESPONSE":
-		c.tasks.del(v.taskID)
+		c.tasks.del(v.key)
 	case v.typ == "EVENT" && v.event == "PROGRESS_UPDATE":
 		w := lint.Witness(p.Msg, "", "the previous PROGRESS_UPDATE")
-		pr := c.tasks.get(v.taskID)
+		pr := c.tasks.get(v.key)
 		if pr == nil {
-			track(p, &c.tasks, v.taskID, &prog{last: v.when, w: w})
+			track(p, &c.tasks, v.key, &prog{last: v.when, w: w})
 			return
 		}
 		if d, harness, ok := since(v.when, pr.last); ok && !pr.reported {
@@ -285,7 +286,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 	c.now.latest(v.when)
 	switch v.typ {
 	case "TASK":
-		c.tasks.del(v.taskID)
+		c.tasks.del(v.key)
 		if v.taskID == "" || v.delegated() {
 			return
 		}
@@ -299,14 +300,14 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 			return
 		}
 		d := time.Duration(f * float64(time.Second))
-		track(p, &c.tasks, v.taskID, &deadline{limit: d, src: src, start: stamp{harness: v.when.harness},
+		track(p, &c.tasks, v.key, &deadline{limit: d, src: src, start: stamp{harness: v.when.harness},
 			w: lint.Witness(p.Msg, at, fmt.Sprintf("the TASK %q: effective timeout %s (%s, §11)", v.taskID, secs(d), src))})
 	case "RESPONSE":
-		dl := c.tasks.get(v.taskID)
+		dl := c.tasks.get(v.key)
 		if dl == nil {
 			return
 		}
-		c.tasks.del(v.taskID)
+		c.tasks.del(v.key)
 		elapsed, how, ok := time.Duration(0), "", false
 		if d, harness, k := since(v.when, dl.start); k && harness {
 			elapsed, how, ok = d, "after its TASK", true
@@ -322,7 +323,8 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 }
 
 func (c *timeoutChecker) Finish(p *lint.Pass) {
-	c.tasks.each(func(id string, dl *deadline) {
+	c.tasks.each(func(key string, dl *deadline) {
+		id := taskOfKey(key)
 		d, harness, ok := since(c.now, dl.start)
 		if !ok || !harness || d < dl.limit {
 			return

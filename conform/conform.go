@@ -72,6 +72,9 @@ type Check struct {
 	Requirement string // the sentence it enforces, quoted
 	// Lint lists lint rule ID prefixes whose errors on agent messages fail this check.
 	Lint []string
+	// Bad and Good are examples: what an agent does that fails the check, and the
+	// same fixed.
+	Bad, Good string
 	// Run judges the session. It never sees a harness error (the runner reports
 	// those itself).
 	Run func(s *Session) Outcome

@@ -125,6 +125,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				},
 			},
 			{
+				Name:         "explain",
+				Usage:        "print a check: requirement, spec section, level, tier, a bad and a good example",
+				UsageText:    "aopconform explain CHECK-ID",
+				OnUsageError: usage,
+				Action: func(c *cli.Context) error {
+					return explainCmd(c.Args().First(), stdout, stderr)
+				},
+			},
+			{
 				Name:      "list",
 				Usage:     "list the scenarios and checks with their levels and spec sections",
 				UsageText: "aopconform list [--protocol ID] [--scenarios DIR]",
@@ -288,4 +297,18 @@ func listCmd(protocol string, dirs []string, builtin bool, stdout, stderr io.Wri
 		ct.Append([]string{c.ID, string(c.Level), string(c.Tier), c.Spec, c.Requirement})
 	}
 	return ct.Render()
+}
+
+func explainCmd(id string, stdout, stderr io.Writer) error {
+	c := conform.LookupCheck(id)
+	if c == nil {
+		fmt.Fprintf(stderr, "aopconform: unknown check %q (see aopconform list)\n", id)
+		return exitCode(exitHarness)
+	}
+	fmt.Fprintf(stdout, "%s (%s, %s, %s)\n\n%s\n\nspec: %s\nfamily: %s\n", c.ID, c.Level, c.Tier, c.Protocol, c.Requirement, c.Spec, c.Family)
+	if len(c.Lint) > 0 {
+		fmt.Fprintf(stdout, "lint rules that fail it: %s\n", strings.Join(c.Lint, ", "))
+	}
+	fmt.Fprintf(stdout, "\nbad:  %s\ngood: %s\n", c.Bad, c.Good)
+	return nil
 }

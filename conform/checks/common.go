@@ -15,6 +15,9 @@ import (
 // All registers the checks. It is called from init; the list is the registry.
 func init() {
 	for _, cs := range [][]*conform.Check{aop2Checks, orchmsgChecks, aosChecks, aopOutputChecks, aofChecks} {
+		for _, c := range cs {
+			withExample(c)
+		}
 		conform.Register(cs...)
 	}
 }

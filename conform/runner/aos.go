@@ -88,7 +88,7 @@ func driveAOS(h *H) error {
 			if ct != "application/json" || req.Method != http.MethodPost {
 				rec.Detail = map[string]any{"content_type": req.Header.Get("Content-Type"), "method": req.Method}
 			}
-			rec = h.rec.add(rec)
+			rec = h.sideRecord(rec)
 			execID := str(rec, "params", "toolCallRequest", "executionId")
 			if rec.Key == "steps/toolCallRequest" {
 				mu.Lock()

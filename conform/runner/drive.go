@@ -39,6 +39,20 @@ type H struct {
 	grace    time.Duration
 	scratch  string
 	env      []string // binding environment common to every protocol
+	// side carries agent records made outside the line loop (aos HTTP requests) to
+	// it, so that they arm "message:KEY" steps too.
+	side chan conform.Record
+}
+
+// sideRecord records an agent message that did not come through the agent's
+// output (an HTTP request) and lets the running attempt's steps see it.
+func (h *H) sideRecord(r conform.Record) conform.Record {
+	r = h.rec.add(r)
+	select {
+	case h.side <- r:
+	default:
+	}
+	return r
 }
 
 // Scratch is the scenario's scratch directory.
@@ -285,6 +299,9 @@ func (a *Agent) Run(hd Handler) error {
 		}
 		timer := time.NewTimer(wait)
 		select {
+		case r := <-h.side:
+			timer.Stop()
+			a.arm(steps, &sawMsg, r)
 		case l, ok := <-lines:
 			timer.Stop()
 			if !ok {
@@ -332,6 +349,14 @@ func (a *Agent) Run(hd Handler) error {
 // the handler.
 func (a *Agent) deliver(hd Handler, steps []*pendingStep, sawMsg *bool, r conform.Record) {
 	r = a.h.rec.add(r)
+	a.arm(steps, sawMsg, r)
+	if hd.OnLine != nil {
+		hd.OnLine(a, r)
+	}
+}
+
+// arm starts the timers of the steps a record triggers.
+func (a *Agent) arm(steps []*pendingStep, sawMsg *bool, r conform.Record) {
 	if r.Key != "" {
 		for _, p := range steps {
 			if !p.armed.IsZero() {
@@ -342,9 +367,6 @@ func (a *Agent) deliver(hd Handler, steps []*pendingStep, sawMsg *bool, r confor
 			}
 		}
 		*sawMsg = true
-	}
-	if hd.OnLine != nil {
-		hd.OnLine(a, r)
 	}
 }
 

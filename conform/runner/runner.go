@@ -266,7 +266,8 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 	h := &H{
 		ctx: ctx, sc: sc, sess: sess, rec: rec, launcher: opts.Launcher, command: opts.launchCommand,
 		scale: opts.Scale, start: time.Now(), grace: grace, scratch: scratch,
-		env: []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + scratch, "AOPKIT_SCENARIO=" + sc.ID},
+		env:  []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + scratch, "AOPKIT_SCENARIO=" + sc.ID},
+		side: make(chan conform.Record, 256),
 	}
 	h.deadline = h.start.Add(sc.Deadline.D(opts.Scale))
 	rec.event(0, "scenario-start", map[string]any{"scenario": sc.ID, "deadline_ms": sc.Deadline.D(opts.Scale).Milliseconds(), "timeout_scale": opts.Scale})

@@ -45,10 +45,11 @@ var (
 		Spec: "aof-1 §Run Artifacts Location",
 		Doc: "Run artifacts live in <dataDir>/runs/<taskId>/ (upstream: state/runs/<taskId>/, accepted and reported as info), stable " +
 			"across status moves. The directory is named by a TaskId, the artifacts in it carry that taskId, and a task file for it exists " +
-			"(otherwise the scheduler never finds the run: a warning).",
+			"(otherwise the scheduler never finds the run: a warning). A run artifact linted on its own is checked against the " +
+			"runs/<taskId>/ directory it is in as well.",
 		Bad:  "runs/TASK-2026-02-09-057/run.json with \"taskId\": \"TASK-2026-02-09-058\"",
 		Good: "runs/TASK-2026-02-09-057/run.json with \"taskId\": \"TASK-2026-02-09-057\"",
-		Run:  func(*lint.Pass) {},
+		Run:  checkRunDir,
 	}
 	// DirHandoff: handoff inputs agree with their task.
 	DirHandoff = &lint.Rule{
@@ -368,7 +369,7 @@ func (d *dirLint) lintRuns(runsDir string, upstream bool) {
 		}
 		id := rd.Name()
 		var msgs []*lint.Message
-		for _, name := range []string{"run.json", "run_heartbeat.json", "run_result.json"} {
+		for _, name := range runArtifactNames {
 			path := filepath.Join(runsDir, id, name)
 			if _, err := os.Stat(path); err != nil {
 				continue
@@ -381,25 +382,12 @@ func (d *dirLint) lintRuns(runsDir string, upstream bool) {
 			if m == nil {
 				continue
 			}
-			msgs = append(msgs, m)
-			d.pass(DirRuns, m, func(p *lint.Pass) {
-				if msg := taskIDProblem(id); msg != "" {
-					p.Reportf("", "the run directory %s is not named by a TaskId: run artifacts live in runs/<taskId>/", id)
-					return
-				}
-				if tid := m.Root.Get("taskId"); tid.IsString() && tid.Str != id {
-					p.Reportf("/taskId", "%s in runs/%s/ carries taskId %q: run artifacts live in the directory of their own task", name, id, tid.Str)
-				}
-			})
+			msgs = append(msgs, m) // AOF-DIR-003 and AOF-SEQ-005 ran in lintFile
 		}
 		if len(msgs) > 0 && len(d.tasks) > 0 && isDir(filepath.Join(d.root, "tasks")) && d.tasks[id] == nil && taskIDProblem(id) == "" {
 			d.pass(DirRuns, msgs[0], func(p *lint.Pass) {
 				p.ReportSevf(lint.Warning, "", "runs/%s/ has no task: no tasks/<status>/%s.md exists, so the scheduler never looks at this run", id, id)
 			})
-		}
-		ck := SeqArtifacts.NewChecker()
-		for _, m := range msgs {
-			d.pass(SeqArtifacts, m, ck.Observe)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package aof
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -13,8 +14,9 @@ var SeqArtifacts = &lint.Rule{
 	Doc: "run.json (written when the lease is acquired), run_heartbeat.json (refreshed by the executor) and run_result.json (written from " +
 		"the completion.report) describe one run of one task by one agent: they agree on taskId and agentId; the heartbeat and the result " +
 		"are not older than the run's startedAt; run_result.json's outcome and agentId are the completion.report's outcome and fromAgent; " +
-		"and the run's status updates and completion report come from the agent holding the lease (run.json agentId). In a data directory " +
-		"the files of runs/<taskId>/ are compared; in a transcript the artifacts recorded in it and the messages.",
+		"and the run's status updates and completion report come from the agent holding the lease (run.json agentId). A run artifact " +
+		"linted on its own (or in a data directory) is compared with the artifacts written before it in the same runs/<taskId>/ " +
+		"(run_heartbeat.json and run_result.json with run.json); in a transcript the artifacts recorded in it and the messages.",
 	Bad: `run.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend",...}
 run_result.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-frontend","outcome":"done",...}`,
 	Good: `run.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend",...}
@@ -35,7 +37,8 @@ type runState struct {
 }
 
 type artifactChecker struct {
-	runs table[*runState]
+	runs    table[*runState]
+	started bool
 }
 
 func (c *artifactChecker) state(p *lint.Pass, task string) *runState {
@@ -50,6 +53,30 @@ func (c *artifactChecker) state(p *lint.Pass, task string) *runState {
 }
 
 func (c *artifactChecker) Observe(p *lint.Pass) {
+	if !c.started {
+		c.started = true
+		// A run artifact in a file of its own: the artifacts written before it in
+		// the same runs/<taskId>/ are the run it belongs to. What they would report
+		// about each other is theirs to report when they are linted.
+		dir, _, _ := runFile(p.Msg)
+		_, underRuns := runDirTask(dir)
+		task := p.Node("/taskId")
+		for _, sib := range runSiblings(p.Msg) {
+			st := sib.Node("/taskId")
+			if !underRuns && task.IsString() && st.IsString() && st.Str != task.Str {
+				// in runs/<taskId>/, AOF-DIR-003 names the artifact that is wrong
+				sibName := filepath.Base(sib.Path)
+				p.ReportRelatedf(p.Rule.Severity, "/taskId", []lint.Related{lint.Witness(sib, "/taskId", sibName+": taskId "+st.Str)},
+					"%s carries taskId %q, but %s beside it carries %q: the artifacts of one run directory describe one run of one task", filepath.Base(p.Msg.Path), task.Str, sibName, st.Str)
+				continue
+			}
+			c.observe(lint.NewPass(p.Rule, sib))
+		}
+	}
+	c.observe(p)
+}
+
+func (c *artifactChecker) observe(p *lint.Pass) {
 	m := p.Msg
 	v, ok := viewOf(m)
 	if !ok {

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -43,16 +45,27 @@ func protocolsUnderTest(t *testing.T) []string {
 	return out
 }
 
-// conformRun runs aopconform in-process and returns its exit code, its output and
-// the JSON report.
+// conformRun runs the aopconform command (this test binary, from the PATH that
+// testscript.Main set up: one process per run, as users run it; urfave/cli's
+// global help flag is not safe for concurrent apps in one process) and returns its
+// exit code, its output and the JSON report.
 func conformRun(t *testing.T, args ...string) (int, string, *conform.Report) {
 	t.Helper()
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "report.json")
-	full := []string{"aopconform", "run", "--out", filepath.Join(dir, "out"), "--report", rep}
+	full := []string{"run", "--out", filepath.Join(dir, "out"), "--report", rep}
 	full = append(full, args...)
 	var stdout, stderr bytes.Buffer
-	code := run(full, &stdout, &stderr)
+	cmd := exec.Command("aopconform", full...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("aopconform: %v", err)
+		}
+		code = ee.ExitCode()
+	}
 	var r conform.Report
 	if b, err := os.ReadFile(rep); err == nil {
 		if err := json.Unmarshal(b, &r); err != nil {

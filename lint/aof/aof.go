@@ -35,7 +35,7 @@ const (
 // envelopeKinds are the message types of aof-1 §Message Type Enum.
 var envelopeKinds = []string{KindHandoffRequest, KindHandoffAccepted, KindHandoffRejected, KindStatusUpdate, KindCompletion}
 
-var artifactKinds = []string{KindRun, KindHeartbeat, KindRunResult, KindHandoffInput}
+var artifactKinds = []string{KindRun, KindHeartbeat, KindRunResult, KindHandoffInput, KindHandoffMD}
 
 // DialectUpstream marks a message carrying the live implementation's envelope
 // fields (projectId, project_id, taskRelpath).
@@ -45,12 +45,13 @@ const specDoc = "aof-1"
 
 // Protocol is AOF/1.
 var Protocol = &lint.Protocol{
-	ID:     "aof",
-	Name:   "AOF/1 protocols (filesystem-first agent orchestration)",
-	Spec:   "aof-1 (AOF Protocols User Guide, protocol version 1)",
-	Kinds:  append(append([]string(nil), envelopeKinds...), artifactKinds...),
-	Detect: Detect,
-	Schema: schemaFile,
+	ID:         "aof",
+	Name:       "AOF/1 protocols (filesystem-first agent orchestration)",
+	Spec:       "aof-1 (AOF Protocols User Guide, protocol version 1)",
+	Kinds:      append(append([]string(nil), envelopeKinds...), artifactKinds...),
+	Detect:     Detect,
+	DetectText: DetectText,
+	Schema:     schemaFile,
 }
 
 func isEnvelopeKind(k string) bool {

@@ -53,15 +53,17 @@ var (
 	}
 	// DirHandoff: handoff inputs agree with their task.
 	DirHandoff = &lint.Rule{
-		ID: "AOF-DIR-004", Title: "handoff inputs must agree with their task", Protocol: "aof", Kinds: []string{KindHandoffInput, "handoff.md"}, Severity: lint.Error,
+		ID: "AOF-DIR-004", Title: "handoff inputs must agree with their task", Protocol: "aof", Kinds: []string{KindHandoffInput, KindHandoffMD}, Severity: lint.Error,
 		Spec: "aof-1 §Handoff Artifacts; §Handoff Error Cases",
 		Doc: "For a handoff.request the router writes tasks/<status>/<childTaskId>/inputs/handoff.json (authoritative) and handoff.md " +
 			"(human-readable). handoff.json names its child task (the directory's taskId); both files exist and handoff.md's From, To " +
 			"and Due By agree with handoff.json (a disagreement or a missing file is a warning); the parent task exists (parent_not_found " +
-			"otherwise, a warning); the child's metadata.delegationDepth is the parent's plus one, and the companion directory sits beside its task file.",
+			"otherwise, a warning); the child's metadata.delegationDepth is the parent's plus one, and the companion directory sits beside its task file. " +
+			"A handoff.md linted on its own (recognised by its \"# Handoff Request\" heading) is checked for its From, To and Due By lines and " +
+			"against the handoff.json beside it.",
 		Bad:  "tasks/ready/TASK-2026-02-09-061/inputs/handoff.json with \"taskId\": \"TASK-2026-02-09-060\"",
 		Good: "tasks/ready/TASK-2026-02-09-061/inputs/handoff.json with \"taskId\": \"TASK-2026-02-09-061\"",
-		Run:  func(*lint.Pass) {},
+		Run:  checkHandoffFile,
 	}
 	// DirEvents: the events log is JSON lines of events.
 	DirEvents = &lint.Rule{
@@ -465,40 +467,14 @@ func (d *dirLint) lintHandoff(statusDir, id, inputs string) {
 
 // checkHandoffMarkdown compares handoff.md's From, To and Due By with handoff.json.
 func (d *dirLint) checkHandoffMarkdown(mdPath string, m *lint.Message) {
-	d.result(mdPath, "handoff.md")
+	d.result(mdPath, KindHandoffMD)
 	data, err := readBounded(mdPath, maxTaskFile)
 	if err != nil {
 		d.report(DirHandoff, lint.Warning, mdPath, 1, nil, "cannot read inputs/handoff.md: %v", err)
 		return
 	}
-	fields := map[string]string{"From": "/fromAgent", "To": "/toAgent", "Due By": "/dueBy"}
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), maxTaskFile)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		for label, ptr := range fields {
-			prefix := "**" + label + ":**"
-			if !strings.HasPrefix(line, prefix) {
-				continue
-			}
-			seen[label] = true
-			got := strings.TrimSpace(strings.TrimPrefix(line, prefix))
-			want := m.Root.Lookup(ptr).String()
-			if want != "" && got != want {
-				d.report(DirHandoff, lint.Warning, mdPath, n, []lint.Related{lint.Witness(m, ptr, "handoff.json "+ptr[1:])},
-					"handoff.md says %s %q, but handoff.json (authoritative) says %q: the router renders handoff.md from handoff.json", label, got, want)
-			}
-		}
-	}
-	var missing []string
-	for _, label := range []string{"From", "To", "Due By"} {
-		if !seen[label] {
-			missing = append(missing, "**"+label+":**")
-		}
-	}
-	if len(missing) > 0 {
-		d.report(DirHandoff, lint.Warning, mdPath, 1, nil, "handoff.md lacks %s: the router's handoff.md starts with \"# Handoff Request\" and the From, To and Due By lines", strings.Join(missing, ", "))
+	for _, f := range handoffMDFindings(data, m) {
+		d.report(DirHandoff, lint.Warning, mdPath, f.line, f.related, "%s", f.msg)
 	}
 }
 

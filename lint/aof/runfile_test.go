@@ -104,3 +104,82 @@ func TestRunArtifactAloneNotUnderRuns(t *testing.T) {
 		t.Errorf("got %q, want one AOF-SEQ-005 (taskId) and no AOF-DIR-003", rules)
 	}
 }
+
+// TestHandoffMDAlone lints every inputs/handoff.md of the data-directory fixtures as
+// a file of its own: it is recognised (DetectText) and gets the same AOF-DIR-004
+// findings as in its data directory, compared with the handoff.json beside it.
+func TestHandoffMDAlone(t *testing.T) {
+	var mds []string
+	filepath.WalkDir(filepath.Join("..", "..", "fixtures", "aof"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "handoff.md" && filepath.Base(filepath.Dir(path)) == "inputs" {
+			mds = append(mds, path)
+		}
+		return nil
+	})
+	if len(mds) < 2 {
+		t.Fatalf("found %d handoff.md fixtures", len(mds))
+	}
+	render := func(ds []lint.Diagnostic) []string {
+		var out []string
+		for _, d := range ds {
+			if d.Rule == DirHandoff.ID || d.Severity == lint.Error {
+				out = append(out, fmt.Sprintf("%d:%d %s %s %v", d.Line, d.Column, d.Rule, d.Message, d.Related))
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	found := 0
+	for _, md := range mds {
+		// the data directory is the ancestor holding tasks/
+		root := md
+		for root != "." && filepath.Base(root) != "tasks" {
+			root = filepath.Dir(root)
+		}
+		res, err := LintDataDir(filepath.Dir(root), linter.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, r := range res {
+			if r.Path == md {
+				want = render(r.Diagnostics)
+			}
+		}
+		alone, err := linter.LintFile(md, linter.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alone.Protocol != "aof" || alone.Kind != KindHandoffMD {
+			t.Errorf("%s linted alone: protocol %q kind %q, want aof %s", md, alone.Protocol, alone.Kind, KindHandoffMD)
+		}
+		got := render(alone.Diagnostics)
+		found += len(want)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s linted alone:\n got %q\nwant %q (as in its data directory)", md, got, want)
+		}
+	}
+	if found == 0 {
+		t.Error("no handoff.md finding in the fixtures: the test compares nothing")
+	}
+}
+
+func TestDetectTextHandoffMD(t *testing.T) {
+	tests := []struct {
+		in   string
+		conf int
+	}{
+		{"# Handoff Request\n\n**From:** a\n**To:** b\n**Due By:** 2026-02-10T12:00:00.000Z\n", 90},
+		{"\xef\xbb\xbf\n# Handoff Request\r\n\r\n**To:** b\r\n", 90},
+		{"# Handoff Request\n\n## Acceptance Criteria\n\n- x\n", 70},
+		{"# Handoff Request", 0},
+		{"# Handoff Request\njust text\n", 0},
+		{"# Task\n\n**From:** a\n", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		if _, _, c := DetectText([]byte(tt.in)); c != tt.conf {
+			t.Errorf("DetectText(%q) = %d, want %d", tt.in, c, tt.conf)
+		}
+	}
+}

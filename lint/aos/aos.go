@@ -23,6 +23,9 @@ const (
 	KindResponse     = "response"
 	KindPingResponse = "response:ping"
 	KindError        = "error"
+	// KindBatch is a JSON array of JSON-RPC objects: a JSON-RPC 2.0 batch, which
+	// AOS 0.1.0 does not have (AOS-RPC-005).
+	KindBatch = "batch"
 
 	// Records of aopkit's conformance binding for AOS (not AOS messages): the work
 	// script the harness writes on the agent's stdin and the line the agent prints
@@ -61,7 +64,7 @@ func init() {
 		ID:     ID,
 		Name:   "Agent Observability Standard 0.1.0 (AOS)",
 		Spec:   "aos-0.1.0",
-		Kinds:  append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError, KindScript, KindExecuted),
+		Kinds:  append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError, KindBatch, KindScript, KindExecuted),
 		Detect: Detect,
 		Schema: SchemaFile,
 	})
@@ -84,6 +87,9 @@ func SchemaFile(kind string) string {
 // other protocols (orchmsg "type", aop2 "message_type", AOF "protocol") are never
 // claimed unless they carry "jsonrpc".
 func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int) {
+	if root != nil && root.Kind == jsonread.Array {
+		return detectBatch(root)
+	}
 	if root == nil || root.Kind != jsonread.Object {
 		return "", "", 0
 	}
@@ -128,6 +134,32 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 		return responseKind(res), "", conf
 	}
 	return KindError, "", conf
+}
+
+// maxBatchDetect bounds the items of an array Detect looks at.
+const maxBatchDetect = 32
+
+// detectBatch recognises a JSON-RPC batch of AOS messages: a non-empty array whose
+// items (the first 32) are all objects AOS recognises as requests or responses.
+func detectBatch(root *jsonread.Node) (kind, dialect string, confidence int) {
+	if len(root.Items) == 0 {
+		return "", "", 0
+	}
+	conf := 100
+	for i, it := range root.Items {
+		if i == maxBatchDetect {
+			break
+		}
+		if it.Kind != jsonread.Object {
+			return "", "", 0
+		}
+		k, _, c := Detect(it, "")
+		if c < 50 || strings.HasPrefix(k, "binding:") {
+			return "", "", 0
+		}
+		conf = min(conf, c)
+	}
+	return KindBatch, "", conf
 }
 
 // responseKind tells a ping result (§5.3.1) from a decision (§5.1.1).

@@ -42,6 +42,12 @@ func TestDetect(t *testing.T) {
 		{`{"task":"do it","tools":[]}`, KindScript, "", true},
 		{`{"task":"do it","task_type":"search"}`, "", "", false},
 		{`[1,2]`, "", "", false},
+		{`[]`, "", "", false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping","params":{}},{"jsonrpc":"2.0","id":2,"method":"steps/message","params":{}}]`, KindBatch, "", true},
+		{`[{"jsonrpc":"2.0","id":1,"result":{"decision":"allow"}}]`, KindBatch, "", true},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping","params":{}},2]`, "", "", false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping","params":{}},{"type":"event:log","id":"evt-1"}]`, "", "", false},
+		{`[{"executed":{"executionId":"e1","name":"t","arguments":{}}}]`, "", "", false},
 	}
 	for _, c := range cases {
 		kind, dialect, conf := Detect(parse(t, c.in), "")

@@ -55,7 +55,41 @@ var (
 		Good: `{"jsonrpc": "2.0", "id": 70, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Barcelona"}}}}}`,
 		Run:  checkMethod,
 	}
+	// RPCBatch: no JSON-RPC batches.
+	RPCBatch = &lint.Rule{
+		ID: "AOS-RPC-005", Title: "AOS has no JSON-RPC batches", Protocol: ID, Kinds: []string{KindBatch}, Severity: lint.Error,
+		Spec: "aos-0.1.0 §4 Protocol RPC Methods; §3.12 JSON-RPC Structures",
+		Doc: "JSON-RPC 2.0 lets a client send several requests as one array (a batch), but AOS 0.1.0 does not: \"The body of the HTTP POST " +
+			"request MUST be a JSONRPCRequest object\" and \"The guardian's agent HTTP response body MUST be a JSONRPCResponse object\" (§4). " +
+			"Each step is a decision the agent waits for before it acts, so each request goes in a POST of its own. aoplint reports the " +
+			"array once and does not lint its items.",
+		Bad:  `[{"jsonrpc": "2.0", "id": 7, "method": "steps/toolCallRequest", "params": {...}}, {"jsonrpc": "2.0", "id": 11, "method": "ping", "params": {...}}]`,
+		Good: `{"jsonrpc": "2.0", "id": 7, "method": "steps/toolCallRequest", "params": {...}}`,
+		Run:  checkBatch,
+	}
 )
+
+func checkBatch(p *lint.Pass) {
+	root := p.Msg.Root
+	if root == nil || root.Kind != jsonread.Array {
+		return
+	}
+	requests := 0
+	for _, it := range root.Items {
+		if it.Has("method") {
+			requests++
+		}
+	}
+	n := len(root.Items)
+	switch requests {
+	case n:
+		p.Reportf("", "the body is a JSON-RPC batch, an array of %d requests: AOS 0.1.0 has no batches, \"The body of the HTTP POST request MUST be a JSONRPCRequest object\" (§4); send each request in a POST of its own", n)
+	case 0:
+		p.Reportf("", "the body is a JSON-RPC batch, an array of %d responses: AOS 0.1.0 has no batches, \"The guardian's agent HTTP response body MUST be a JSONRPCResponse object\" (§4); answer each request on its own", n)
+	default:
+		p.Reportf("", "the body is a JSON-RPC batch, an array of %d requests and responses: AOS 0.1.0 has no batches, a request body \"MUST be a JSONRPCRequest object\" and a response body \"MUST be a JSONRPCResponse object\" (§4)", n)
+	}
+}
 
 func checkVersion(p *lint.Pass) {
 	v := p.Msg.Root.Get("jsonrpc")

@@ -41,7 +41,7 @@ func init() {
 			run(p)
 		}
 	}
-	singles = append(singles, Binding)
+	singles = append(singles, Binding, RPCBatch)
 	singleRules = singles
 	lint.Register(singles...)
 	lint.Register(Schema)

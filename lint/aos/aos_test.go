@@ -7,6 +7,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema"
 )
 
 func parse(t *testing.T, s string) *jsonread.Node {
@@ -154,5 +155,40 @@ func TestModifiedRequestFindingsPointIntoTheResponse(t *testing.T) {
 	ds := p.Diagnostics()
 	if len(ds) != 1 || ds[0].Pointer != "/result/modifiedRequest/params/timestamp" || !strings.Contains(ds[0].Message, "timestamp") {
 		t.Fatalf("got %+v", ds)
+	}
+}
+
+func TestPreciseSchemaErrors(t *testing.T) {
+	t.Parallel()
+	e := func(ptr, typ string) schema.Error {
+		return schema.Error{Pointer: ptr, Type: typ, Message: typ + "@" + ptr}
+	}
+	cases := []struct {
+		name string
+		in   []schema.Error
+		want []string
+	}{
+		{"required explains then and allOf",
+			[]schema.Error{e("/params/citation/1", "condition_then"), e("/params/citation/1", "number_all_of"), e("/params/citation/1/url", "required")},
+			[]string{"required@/params/citation/1/url"}},
+		{"then explains allOf when alone",
+			[]schema.Error{e("/params/citation/1", "condition_then"), e("/params/citation/1", "number_all_of")},
+			[]string{"condition_then@/params/citation/1"}},
+		{"a summary alone stays",
+			[]schema.Error{e("/params/content/0", "number_all_of")},
+			[]string{"number_all_of@/params/content/0"}},
+		{"an error elsewhere explains nothing",
+			[]schema.Error{e("/params/citation/0", "number_all_of"), e("/params/citation/1/url", "required"), e("/params/citation/10", "condition_then")},
+			[]string{"number_all_of@/params/citation/0", "required@/params/citation/1/url", "condition_then@/params/citation/10"}},
+		{"the root summary", []schema.Error{e("", "number_all_of"), e("/id", "invalid_type")}, []string{"invalid_type@/id"}},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, x := range preciseSchemaErrors(c.in) {
+			got = append(got, x.Message)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
 	}
 }

@@ -129,7 +129,7 @@ func LintSub(m *lint.Message) []lint.Diagnostic {
 	if file := SchemaFile(m.Kind); file != "" {
 		errs, err := schema.Validate(file, m.Root)
 		if err == nil {
-			for _, e := range errs {
+			for _, e := range preciseSchemaErrors(errs) {
 				if !lint.IsClaimed(claimed, e.Pointer) {
 					out = append(out, lint.Diagnostic{Rule: Schema.ID, Severity: lint.Error, Pointer: e.Pointer, Message: e.Message})
 				}

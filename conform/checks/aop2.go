@@ -182,7 +182,14 @@ var aop2Checks = []*conform.Check{
 			state, sig := str(m, "task_status", "state"), str(m, "task_status", "final_signal")
 			task := aop2Task(s, s.Last().N)
 			if boolAt(task, "guard_rails", "require_final_signal") && (state == "" || sig == "") {
-				o := conform.Mismatch("require_final_signal is set but the RESPONSE lacks state or final_signal", "task_status.state and task_status.final_signal", map[string]string{"state": state, "final_signal": sig})
+				want := map[string]string{"state": orDash(state), "final_signal": orDash(sig)}
+				if state == "" {
+					want["state"] = "a terminal state"
+				}
+				if sig == "" {
+					want["final_signal"] = "SUCCESS, FAILURE, ..."
+				}
+				o := conform.Mismatch("require_final_signal is set but the RESPONSE lacks state or final_signal", want, map[string]string{"state": state, "final_signal": sig})
 				o.Seq = []int{r.Seq}
 				return o
 			}

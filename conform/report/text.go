@@ -16,6 +16,9 @@ func Text(w io.Writer, r *conform.Report) error {
 	table := tablewriter.NewWriter(w)
 	table.Header("Check", "Level", "Tier", "Scenario", "Verdict", "Detail")
 	for _, res := range r.Results {
+		if res.Verdict == conform.Skip {
+			continue // counted in the summary line; listed in the other formats
+		}
 		if err := table.Append([]string{res.Check, string(res.Level), string(res.Tier), res.Scenario, string(res.Verdict), clipLine(res.Message, 60)}); err != nil {
 			return err
 		}

@@ -208,14 +208,25 @@ func (b *bench) pprofTop(res *profileResult, name, what, how, bin string, opts [
 	if err := os.WriteFile(filepath.Join(b.cfg.profDir, name), []byte(text), 0o644); err != nil {
 		return err
 	}
-	res.Files = append(res.Files, profileFile{Name: name, What: what, Command: how, Head: headLines(string(out), 22)})
+	res.Files = append(res.Files, profileFile{Name: name, What: what, Command: how, Head: headLines(string(out), 15)})
 	return nil
 }
 
+// headLines keeps the profile's Duration line and the first n rows of its table.
 func headLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[:n]
+	var out []string
+	table := -1
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "Duration:"):
+			out = append(out, l)
+		case strings.Contains(l, "flat%") && strings.Contains(l, "cum%"):
+			table = 0
+			out = append(out, l)
+		case table >= 0 && table < n:
+			table++
+			out = append(out, l)
+		}
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(out, "\n")
 }

@@ -496,12 +496,21 @@ func (b *bench) reportProfiles(r *report) {
 	files := append([]profileFile(nil), b.r.Profiles.Files...)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	for _, f := range files {
+		if strings.HasSuffix(f.Name, "-cum.txt") {
+			r.p("- %s: [docs/bench/%s](bench/%s) (`-top -cum`: the call chains, read it with the flat list below)", f.What, f.Name, f.Name)
+			r.p("")
+			continue
+		}
 		r.p("### %s", f.What)
 		r.p("")
 		r.p("[docs/bench/%s](bench/%s), made by `%s`", f.Name, f.Name, f.Command)
 		r.p("")
+		head := f.Head
+		if data, err := os.ReadFile(filepath.Join(b.cfg.profDir, f.Name)); err == nil {
+			head = headLines(string(data), 15)
+		}
 		r.p("```")
-		r.p("%s", f.Head)
+		r.p("%s", head)
 		r.p("```")
 		r.p("")
 	}

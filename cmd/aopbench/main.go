@@ -107,7 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.notes, "notes", ".ci/bench/notes.md", "analysis appended to the report (if the file exists)")
 	fs.Int64Var(&c.messages, "messages", 1_000_000, "messages in the large transcript")
 	fs.Int64Var(&c.benchMsgs, "bench-messages", 100_000, "messages in the Go benchmarks' transcript")
-	fs.IntVar(&c.smallRuns, "small-runs", 60, "runs per tool on one small file")
+	fs.IntVar(&c.smallRuns, "small-runs", 90, "runs per tool on one small file")
 	fs.IntVar(&c.largeRuns, "large-runs", 3, "runs per configuration on the large transcript")
 	fs.StringVar(&rssList, "rss", "100MB,1GB", "transcript sizes for peak RSS")
 	fs.IntVar(&c.coldRuns, "cold-runs", 200, "fresh processes profiled for the small-file profile")

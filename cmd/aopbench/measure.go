@@ -27,6 +27,7 @@ type proc struct {
 	Env  []string // added to the environment
 	Out  string   // file for standard output ("" discards it)
 	Ok   []int    // accepted exit codes (default 0)
+	Ref  bool     // a reference point, not a peer
 }
 
 func (p proc) String() string {

@@ -109,6 +109,14 @@ func (b *bench) small() error {
 	}
 
 	tools := []proc{{Name: "aoplint", Args: []string{b.bin["aoplint"], file}}}
+	// References, not peers: what starting a Go program costs here, and what
+	// starting aoplint costs before it lints anything.
+	if hello, err := b.helloWorld(); err == nil {
+		tools = append(tools, proc{Name: "reference: Go hello-world", Args: []string{hello}, Ref: true})
+	} else {
+		b.logf("hello-world reference: %v", err)
+	}
+	tools = append(tools, proc{Name: "reference: aoplint --version", Args: []string{b.bin["aoplint"], "--version"}, Ref: true})
 	if ajv := filepath.Join(b.cfg.nodeDir, "node_modules", ".bin", "ajv"); exists(ajv) {
 		abs, _ := filepath.Abs(ajv)
 		args := []string{abs, "validate", "--spec=draft7", "--strict=false", "-c", "ajv-formats", "-s", schemaFile}
@@ -125,6 +133,9 @@ func (b *bench) small() error {
 
 	// Each tool must accept the file before its time means anything.
 	for _, t := range tools {
+		if t.Ref {
+			continue
+		}
 		out, err := exec.Command(t.Args[0], t.Args[1:]...).CombinedOutput()
 		verdict := strings.TrimSpace(string(out))
 		if verdict == "" {
@@ -271,4 +282,20 @@ func parseInitTrace(s string) initTrace {
 		it.Top = it.Top[:8]
 	}
 	return it
+}
+
+// helloWorld builds the smallest Go program, the floor of any Go tool's start-up.
+func (b *bench) helloWorld() (string, error) {
+	dir := filepath.Join(b.cfg.work, "hello")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	src := filepath.Join(dir, "hello.go")
+	if err := os.WriteFile(src, []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"\") }\n"), 0o644); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "hello")
+	cmd := exec.Command("go", "build", "-o", out, src)
+	cmd.Stderr = b.log
+	return out, cmd.Run()
 }

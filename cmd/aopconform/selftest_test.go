@@ -84,7 +84,12 @@ func TestSelfTest(t *testing.T) {
 	for _, p := range protocolsUnderTest(t) {
 		t.Run(p, func(t *testing.T) {
 			t.Parallel()
-			code, out, rep := conformRun(t, "--protocol", p, "--", "mockagent", "--protocol", p)
+			args := []string{"--protocol", p}
+			if raceEnabled {
+				// Every MUST must pass: give the slowed-down processes time.
+				args = append(args, "--timeout-scale", "3")
+			}
+			code, out, rep := conformRun(t, append(args, "--", "mockagent", "--protocol", p)...)
 			if code != 0 {
 				t.Fatalf("exit %d, want 0\n%s", code, out)
 			}
@@ -119,7 +124,7 @@ func TestFaultMatrix(t *testing.T) {
 	protocols := protocolsUnderTest(t)
 	var mu sync.Mutex
 	rows := map[string][]faultRow{}
-	sem := make(chan struct{}, 12)
+	sem := make(chan struct{}, 24)
 	t.Run("faults", func(t *testing.T) {
 		for _, p := range protocols {
 			for _, h := range hostileAgents {

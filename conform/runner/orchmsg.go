@@ -25,8 +25,11 @@ func OrchmsgKey(r *conform.Record) string {
 
 type orchmsgIDs struct{ n atomic.Int64 }
 
+// next returns prefix-<UUID v4 shape>, unique within the run.
 func (o *orchmsgIDs) next(prefix string) string {
-	return fmt.Sprintf("%s-%08d-aopc-4000-8000-%012d", prefix, time.Now().Unix()%1e8, o.n.Add(1))
+	n := o.n.Add(1)
+	t := uint64(time.Now().UnixNano())
+	return fmt.Sprintf("%s-%08x-%04x-4%03x-8%03x-%012x", prefix, uint32(t>>32), uint16(t>>16), uint16(t)&0xfff, n>>48&0xfff, n&0xffffffffffff)
 }
 
 func nowISO() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }

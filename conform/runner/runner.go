@@ -298,7 +298,8 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 				continue
 			}
 			r := &sess.Records[d.Line-1]
-			if r.From != "agent" || d.Severity == "info" {
+			// Only what the agent sent counts; its stderr is free (logs).
+			if r.From != "agent" || r.Stream == "stderr" || d.Severity == "info" {
 				continue
 			}
 			sess.Lint = append(sess.Lint, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})

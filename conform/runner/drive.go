@@ -84,6 +84,10 @@ func jsonEscape(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
+// MaxAgentLines bounds the lines of one attempt kept in the transcript; the bytes
+// are bounded by the launcher (16 MiB by default).
+const MaxAgentLines = 20000
+
 // ErrNoTime is returned by Launch when the scenario deadline has passed (an earlier
 // attempt used it up): the agent's doing, not a harness error.
 var ErrNoTime = errors.New("the scenario deadline has passed")
@@ -97,6 +101,8 @@ type Agent struct {
 	killAt  time.Time
 	termAt  time.Time
 	timeout bool
+	lines   int // agent lines recorded
+	dropped int // agent lines past MaxAgentLines
 }
 
 // Launch starts attempt number len(Attempts)+1 with extra environment.
@@ -308,6 +314,16 @@ func (a *Agent) Run(hd Handler) error {
 				lines = nil
 				continue
 			}
+			if a.lines >= MaxAgentLines {
+				// Bounded memory whatever the agent writes: the rest is counted,
+				// not kept.
+				a.dropped++
+				if a.dropped == 1 {
+					h.rec.event(a.n, "output-truncated", map[string]any{"kept_lines": MaxAgentLines})
+				}
+				continue
+			}
+			a.lines++
 			r := lineRecord(l, a.n)
 			if hd.Key != nil && (r.Msg != nil || (r.Text != nil && l.Stream == "stdout")) {
 				r.Key = hd.Key(&r)
@@ -387,6 +403,9 @@ func (a *Agent) finish() error {
 	}
 	if a.att.Capped {
 		detail["output_capped"] = true
+	}
+	if a.dropped > 0 {
+		detail["dropped_lines"] = a.dropped
 	}
 	h.rec.event(a.n, "agent-exit", detail)
 	if a.att.Exit.Err != nil && !errors.Is(a.att.Exit.Err, os.ErrProcessDone) {

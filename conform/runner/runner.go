@@ -87,7 +87,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		opts.Parallel = defaultParallel()
 	}
 	if opts.Launcher == nil {
-		opts.Launcher = agentio.Process{}
+		opts.Launcher = agentio.Process{MaxOutput: 16 << 20}
 	}
 	if strings.ContainsRune(opts.Command[0], filepath.Separator) && !filepath.IsAbs(opts.Command[0]) {
 		// The agent runs in its scratch directory: a relative path names a file

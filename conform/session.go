@@ -189,6 +189,8 @@ type ScenarioRun struct {
 	// NOT-TESTED and the run exits 2.
 	HarnessError string `json:"harness_error,omitempty"`
 	Skipped      bool   `json:"skipped,omitempty"` // every check deselected
+	// Spoke: the agent sent at least one protocol message in this scenario.
+	Spoke bool `json:"spoke"`
 	// Records is the transcript, kept for the HTML report (not in JSON).
 	Records []Record `json:"-"`
 }

@@ -36,9 +36,8 @@ func (c common) lintClean(spec string) *conform.Check {
 		Requirement: "Every message the agent sends is valid under aoplint's single-message and sequence rules.",
 		Lint:        []string{"*"},
 		Run: func(s *conform.Session) conform.Outcome {
-			if len(s.AgentMsgs(0)) == 0 && len(s.AgentLines(0, "stdout")) == 0 {
-				return conform.Failf("the agent sent nothing")
-			}
+			// Lint errors fail this check in the runner; a scenario in which the
+			// agent was stopped before it said anything has nothing to lint.
 			return conform.Passf("no lint errors on %d agent records", len(s.AgentLines(0, "")))
 		},
 	}

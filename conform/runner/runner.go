@@ -89,17 +89,11 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	if opts.Launcher == nil {
 		opts.Launcher = agentio.Process{MaxOutput: 16 << 20}
 	}
-	if strings.ContainsRune(opts.Command[0], filepath.Separator) && !filepath.IsAbs(opts.Command[0]) {
-		// The agent runs in its scratch directory: a relative path names a file
-		// relative to where aopconform was started.
-		abs, err := filepath.Abs(opts.Command[0])
-		if err != nil {
-			return nil, err
-		}
-		opts.launchCommand = append([]string{abs}, opts.Command[1:]...)
-	} else {
-		opts.launchCommand = opts.Command
+	lc, err := absCommand(opts.Command)
+	if err != nil {
+		return nil, err
 	}
+	opts.launchCommand = lc
 	if _, ok := drivers[opts.Protocol]; !ok {
 		return nil, fmt.Errorf("protocol %s has no driver", opts.Protocol)
 	}
@@ -152,6 +146,26 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		}()
 	}
 	wg.Wait()
+	// An agent that never answers scores zero: when it sent no protocol message in
+	// any scenario, nothing it owes passes (not even vacuously).
+	spoke := false
+	for i := range scs {
+		spoke = spoke || runs[i].Spoke
+	}
+	if !spoke {
+		for i := range results {
+			for j := range results[i] {
+				r := &results[i][j]
+				if r.Verdict == conform.Skip || runs[i].HarnessError != "" {
+					continue
+				}
+				r.Verdict = conform.Fail
+				r.Message = "the agent never sent a protocol message in any scenario"
+				r.Expected, r.Actual = "protocol messages from the agent", "none"
+				r.Rerun = RerunCommand(opts, r.Check)
+			}
+		}
+	}
 	for i := range scs {
 		rep.Scenarios = append(rep.Scenarios, runs[i])
 		rep.Results = append(rep.Results, results[i]...)
@@ -168,6 +182,30 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	rep.Score = conform.ScoreResults(opts.Protocol, rep.Results)
 	rep.DurationMS = time.Since(rep.Started).Milliseconds()
 	return rep, nil
+}
+
+// absCommand makes the command line work from the scratch directory the agent runs
+// in: a relative program path, and every relative argument that names an existing
+// file or directory where aopconform was started, become absolute.
+func absCommand(cmd []string) ([]string, error) {
+	out := append([]string(nil), cmd...)
+	for i, a := range out {
+		if a == "" || filepath.IsAbs(a) || strings.HasPrefix(a, "-") {
+			continue
+		}
+		if i == 0 && !strings.ContainsRune(a, filepath.Separator) {
+			continue // looked up in PATH
+		}
+		if _, err := os.Stat(a); err != nil {
+			continue
+		}
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = abs
+	}
+	return out, nil
 }
 
 func defaultParallel() int {
@@ -213,6 +251,7 @@ func runScenario(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	run.Duration = time.Since(start)
 	run.DurationMS = run.Duration.Milliseconds()
 	if sess != nil {
+		run.Spoke = !silent(sess)
 		run.Records = sess.Records
 		run.Transcript = transcriptPath(opts.OutDir, sc.ID)
 		for _, a := range sess.Attempts {
@@ -327,15 +366,6 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 		case c == nil:
 			r.Verdict = conform.NotTested
 			r.Message = "unknown check"
-		case silent(sess):
-			// An agent that never answers scores zero: nothing it owes can pass
-			// vacuously.
-			r.Verdict = conform.Fail
-			r.Message = "the agent never sent a protocol message in this scenario"
-			if a := sess.Last(); a != nil {
-				r.Actual = fmt.Sprintf("exit %d %s", a.Exit.Code, a.Exit.Signal)
-			}
-			r.Expected = "protocol messages from the agent"
 		default:
 			o := runCheck(c, sess)
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq

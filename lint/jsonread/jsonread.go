@@ -219,7 +219,7 @@ func Parse(data []byte) (*Node, []Problem, error) {
 	if p.pos >= len(p.data) {
 		return nil, p.problems, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
 	}
-	root, err := p.value("", 0)
+	root, err := p.value(0)
 	if err != nil {
 		return nil, p.problems, err
 	}
@@ -235,6 +235,27 @@ type parser struct {
 	pos      int
 	problems []Problem
 	slab     []Node // nodes are carved from slabs: one allocation for many nodes
+	path     []step // where the parser is, to name a duplicate key's pointer
+}
+
+// step is one level of the parser's path: an object key or an array index.
+type step struct {
+	key   string
+	index int // -1 for an object key
+}
+
+// pointer renders the current path as a JSON Pointer (only when one is reported).
+func (p *parser) pointer() string {
+	var b strings.Builder
+	for _, st := range p.path {
+		b.WriteByte('/')
+		if st.index >= 0 {
+			b.WriteString(strconv.Itoa(st.index))
+		} else {
+			b.WriteString(EscapeToken(st.key))
+		}
+	}
+	return b.String()
 }
 
 // node returns a fresh node from the parser's slab.
@@ -279,7 +300,7 @@ func (p *parser) skipWS() {
 	}
 }
 
-func (p *parser) value(ptr string, depth int) (*Node, error) {
+func (p *parser) value(depth int) (*Node, error) {
 	if depth > MaxDepth {
 		return nil, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
 	}
@@ -289,9 +310,9 @@ func (p *parser) value(ptr string, depth int) (*Node, error) {
 	start := p.pos
 	switch c := p.data[p.pos]; {
 	case c == '{':
-		return p.object(ptr, depth)
+		return p.object(depth)
 	case c == '[':
-		return p.array(ptr, depth)
+		return p.array(depth)
 	case c == '"':
 		s, err := p.str()
 		if err != nil {
@@ -459,7 +480,7 @@ func (p *parser) hex4() (rune, error) {
 	return rune(v), nil
 }
 
-func (p *parser) array(ptr string, depth int) (*Node, error) {
+func (p *parser) array(depth int) (*Node, error) {
 	n := p.node(Array, p.pos)
 	p.pos++
 	p.skipWS()
@@ -470,7 +491,9 @@ func (p *parser) array(ptr string, depth int) (*Node, error) {
 	}
 	for {
 		p.skipWS()
-		it, err := p.value(ptr+"/"+strconv.Itoa(len(n.Items)), depth+1)
+		p.path = append(p.path, step{index: len(n.Items)})
+		it, err := p.value(depth + 1)
+		p.path = p.path[:len(p.path)-1]
 		if err != nil {
 			return nil, err
 		}
@@ -492,7 +515,7 @@ func (p *parser) array(ptr string, depth int) (*Node, error) {
 	}
 }
 
-func (p *parser) object(ptr string, depth int) (*Node, error) {
+func (p *parser) object(depth int) (*Node, error) {
 	n := p.node(Object, p.pos)
 	p.pos++
 	p.skipWS()
@@ -521,9 +544,10 @@ func (p *parser) object(ptr string, depth int) (*Node, error) {
 		}
 		p.pos++
 		p.skipWS()
-		childPtr := ptr + "/" + EscapeToken(key)
-		v, err := p.value(childPtr, depth+1)
+		p.path = append(p.path, step{key: key, index: -1})
+		v, err := p.value(depth + 1)
 		if err != nil {
+			p.path = p.path[:len(p.path)-1]
 			return nil, err
 		}
 		if len(n.Members) >= 8 && seen == nil {
@@ -545,9 +569,10 @@ func (p *parser) object(ptr string, depth int) (*Node, error) {
 			}
 		}
 		if dup {
-			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: childPtr, Code: "duplicate-key",
+			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(), Code: "duplicate-key",
 				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 		}
+		p.path = p.path[:len(p.path)-1]
 		n.Members = append(n.Members, Member{Key: key, KeyOffset: keyOff, Value: v})
 		p.skipWS()
 		if p.pos >= len(p.data) {

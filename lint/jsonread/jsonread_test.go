@@ -60,6 +60,10 @@ func TestPointersAndPositions(t *testing.T) {
 	if got := in[n.Offset : n.Offset+3]; got != `"x"` {
 		t.Errorf("offset points at %q", got)
 	}
+	_, probs, _ := Parse([]byte(`{"a":[{"x":1},{"b/c":1,"b/c":2}]}`))
+	if len(probs) != 1 || probs[0].Pointer != "/a/1/b~1c" {
+		t.Errorf("duplicate pointer: %+v", probs)
+	}
 	if nn, p := root.Nearest("/a~1b/zz/1"); nn == nil || p != "/a~1b" {
 		t.Errorf("nearest = %q", p)
 	}

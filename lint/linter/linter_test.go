@@ -171,3 +171,21 @@ func TestParallelMatchesSerial(t *testing.T) {
 		t.Fatalf("unexpected serial result: %d messages, %d diagnostics", serial.Messages, len(serial.Diagnostics))
 	}
 }
+
+// TestScenarioEndFinishesSession: a harness scenario-end record finishes the
+// session's sequence rules at once and drops their state.
+func TestScenarioEndFinishesSession(t *testing.T) {
+	rec := func(seq int, body string) string {
+		return `{"aopkit":"transcript/1","seq":` + fmtInt(seq) + `,"at":"2026-01-01T00:00:0` + fmtInt(seq) + `Z","session":"s1",` + body + "}\n"
+	}
+	in := rec(1, `"from":"agent","msg":{"toy":"ping"}`) +
+		rec(2, `"from":"harness","event":"scenario-end"`) +
+		rec(3, `"from":"agent","msg":{"toy":"pong"}`)
+	r := LintBytes("t.jsonl", []byte(in), Options{Workers: 1})
+	got := diagString(r)
+	// The ping is reported unanswered when its session ends; the pong after the
+	// end starts a new session, in which it answers nothing.
+	if !strings.Contains(got, "TOY-SEQ@1:98  ping never answered") || !strings.Contains(got, "pong without ping") {
+		t.Fatalf("got:\n%s", got)
+	}
+}

@@ -295,6 +295,27 @@ func (s *stream) harnessEvent(m *lint.Message) {
 			s.add(p.Diagnostics()...)
 		}
 	}
+	if m.Kind == "harness:scenario-end" {
+		// The session is over: finish its rules now and drop its state, so a
+		// transcript of many sessions holds one session's state at a time.
+		s.endSession(m.Session)
+	}
+}
+
+// endSession finishes and forgets one session.
+func (s *stream) endSession(key string) {
+	sess, ok := s.sessions[key]
+	if !ok {
+		return
+	}
+	s.finishSession(sess)
+	delete(s.sessions, key)
+	for i, k := range s.order {
+		if k == key {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
 }
 
 // maxPending bounds the harness and control records kept per session for the

@@ -5,6 +5,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -51,13 +52,11 @@ func compile(file string) (*gojsonschema.Schema, error) {
 	sl := gojsonschema.NewSchemaLoader()
 	sl.Draft = gojsonschema.Draft7
 	sl.AutoDetect = false
-	dir := path.Dir(file)
-	siblings, _ := fs.ReadDir(schemas.FS, dir)
-	for _, s := range siblings {
-		name := path.Join(dir, s.Name())
-		if name == file || !strings.HasSuffix(name, ".json") {
-			continue
-		}
+	refs, err := Refs(file)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range refs {
 		data, err := fs.ReadFile(schemas.FS, name)
 		if err != nil {
 			return nil, err
@@ -67,6 +66,57 @@ func compile(file string) (*gojsonschema.Schema, error) {
 		}
 	}
 	return sl.Compile(gojsonschema.NewBytesLoader(main))
+}
+
+// Refs lists the other schema files file refers to by "$ref", directly or through
+// them, sorted: what must be loaded beside it (and exported with it), and no more.
+func Refs(file string) ([]string, error) {
+	seen := map[string]bool{file: true}
+	queue := []string{file}
+	var out []string
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		data, err := fs.ReadFile(schemas.FS, f)
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", f, err)
+		}
+		var doc any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", f, err)
+		}
+		walkRefs(doc, func(ref string) {
+			target, _, _ := strings.Cut(ref, "#")
+			if target == "" || strings.Contains(target, "://") {
+				return
+			}
+			name := path.Join(path.Dir(f), target)
+			if !seen[name] {
+				seen[name] = true
+				queue = append(queue, name)
+				out = append(out, name)
+			}
+		})
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func walkRefs(v any, f func(string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && k == "$ref" {
+				f(s)
+			} else {
+				walkRefs(x, f)
+			}
+		}
+	case []any:
+		for _, x := range v {
+			walkRefs(x, f)
+		}
+	}
 }
 
 // Error is one schema violation.

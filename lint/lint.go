@@ -122,6 +122,11 @@ type Rule struct {
 	Schema bool
 	// NewChecker starts the state of a sequence rule for one stream.
 	NewChecker func() Checker
+	// Group names a set of sequence rules of one protocol that share one Checker:
+	// the driver makes it with the NewChecker of the group's first rule (by ID) and
+	// calls it once per message; it reports under each rule with Pass.As. Rules that
+	// track the same state (open requests, live tasks) keep it once, not per rule.
+	Group string
 
 	// Replacement names the rule that replaced a retired one; retired rules never run.
 	Retired     bool

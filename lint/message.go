@@ -124,6 +124,18 @@ type Pass struct {
 
 	diags   []Diagnostic
 	claimed []string
+	sink    *Pass // where As passes report to (nil: this pass)
+}
+
+// As returns a pass over the same message that reports under rule r (with r's
+// severity and spec), into the same diagnostics as p: how a group's shared
+// checker reports for each of its rules.
+func (p *Pass) As(r *Rule) *Pass {
+	root := p
+	if p.sink != nil {
+		root = p.sink
+	}
+	return &Pass{Msg: p.Msg, Rule: r, sink: root}
 }
 
 // NewPass prepares a pass of rule over msg (msg may be nil in Checker.Finish).
@@ -172,13 +184,23 @@ func (p *Pass) ReportAtf(sev Severity, w Related, related []Related, format stri
 
 // Claim marks pointer (and everything below it) as covered by a precise diagnostic
 // of this rule, so the generic schema diagnostics there are dropped.
-func (p *Pass) Claim(pointer string) { p.claimed = append(p.claimed, pointer) }
+func (p *Pass) Claim(pointer string) {
+	if p.sink != nil {
+		p.sink.Claim(pointer)
+		return
+	}
+	p.claimed = append(p.claimed, pointer)
+}
 
 func (p *Pass) add(d Diagnostic) {
 	d.Rule = p.Rule.ID
 	d.Spec = p.Rule.Spec
 	if p.Msg != nil {
 		d.Path = p.Msg.Path
+	}
+	if p.sink != nil {
+		p.sink.diags = append(p.sink.diags, d)
+		return
 	}
 	p.diags = append(p.diags, d)
 }

@@ -189,3 +189,45 @@ func TestScenarioEndFinishesSession(t *testing.T) {
 		t.Fatalf("got:\n%s", got)
 	}
 }
+
+// Rules of one Group share one checker, called once per message.
+var groupCalls int
+
+type groupChecker struct{ a, b *lint.Rule }
+
+func (g *groupChecker) Observe(p *lint.Pass) {
+	groupCalls++
+	if p.Msg.Kind == "grp" {
+		p.As(g.b).Reportf("", "b says")
+		p.As(g.a).Reportf("", "a says")
+	}
+}
+func (g *groupChecker) Finish(p *lint.Pass) {}
+
+func TestRuleGroups(t *testing.T) {
+	a := &lint.Rule{ID: "GRP-SEQ-001", Protocol: "grp", Severity: lint.Error, Spec: "grp §1", Group: "g"}
+	b := &lint.Rule{ID: "GRP-SEQ-002", Protocol: "grp", Severity: lint.Warning, Spec: "grp §2", Group: "g"}
+	mk := func() lint.Checker { return &groupChecker{a: a, b: b} }
+	a.NewChecker, b.NewChecker = mk, mk
+	lint.Register(a, b)
+	lint.RegisterProtocol(&lint.Protocol{ID: "grp", Detect: func(root *jsonread.Node, name string) (string, string, int) {
+		if root.Get("grp") != nil {
+			return "grp", "", 95
+		}
+		return "", "", 0
+	}})
+	groupCalls = 0
+	r := LintBytes("g.jsonl", []byte("{\"grp\":1}\n{\"grp\":2}\n"), Options{Workers: 1})
+	if groupCalls != 2 {
+		t.Errorf("group checker observed %d times, want 2 (once per message)", groupCalls)
+	}
+	got := diagString(r)
+	if strings.Count(got, "GRP-SEQ-001@") != 2 || strings.Count(got, "GRP-SEQ-002@") != 2 {
+		t.Fatalf("got:\n%s", got)
+	}
+	for _, d := range r.Diagnostics {
+		if d.Rule == "GRP-SEQ-002" && (d.Severity != lint.Warning || d.Spec != "grp §2") {
+			t.Errorf("As did not take the rule's severity and spec: %+v", d)
+		}
+	}
+}

@@ -329,7 +329,14 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		return cks
 	}
 	var cks []checker
+	groups := map[string]bool{}
 	for _, r := range seqRulesFor(protocol) {
+		if r.Group != "" {
+			if groups[r.Group] {
+				continue // one checker per group, made by its first rule
+			}
+			groups[r.Group] = true
+		}
 		cks = append(cks, checker{rule: r, c: r.NewChecker()})
 	}
 	sess.checkers[protocol] = cks

@@ -139,7 +139,7 @@ func TestCheckerStateIsBounded(t *testing.T) {
 		}
 	}
 	st := c.st
-	for name, size := range map[string]int{"requests": len(st.requests.m), "tools": len(st.tools.m), "steps": len(st.steps.m)} {
+	for name, size := range map[string]int{"open": len(st.open.m), "done": len(st.done.m), "tools": len(st.tools.m), "steps": len(st.steps.m)} {
 		if size > MaxTracked {
 			t.Errorf("%s holds %d entries, more than %d", name, size, MaxTracked)
 		}

@@ -10,9 +10,8 @@ import (
 )
 
 func seqRule(id, title string, sev lint.Severity, spec, doc, bad, good string) *lint.Rule {
-	r := &lint.Rule{ID: id, Title: title, Protocol: ID, Severity: sev, Spec: spec, Doc: doc, Bad: bad, Good: good}
-	r.NewChecker = func() lint.Checker { return &checker{rule: r, st: newState()} }
-	return r
+	return &lint.Rule{ID: id, Title: title, Protocol: ID, Severity: sev, Spec: spec, Doc: doc, Bad: bad, Good: good,
+		Group: seqGroup, NewChecker: newChecker}
 }
 
 const (
@@ -123,14 +122,21 @@ var seqRules = []*lint.Rule{
 
 func init() { lint.Register(seqRules...) }
 
-// checker runs the whole state machine and reports the findings of its rule.
+// seqGroup is the rule group of every AOS sequence rule: one checker and one copy
+// of the state per stream, reporting under each rule.
+const seqGroup = "aos-seq"
+
+func newChecker() lint.Checker { return &checker{st: newState()} }
+
+// checker runs the state machine once for all AOS sequence rules and reports each
+// finding under its rule.
 //
 // A lone message (a single-message file) has no sequence: findings about the first
 // message of a stream are held back until a second message shows it is a stream.
 type checker struct {
-	rule  *lint.Rule
 	st    *state
 	p     *lint.Pass
+	path  string
 	count int
 	held  []held
 	// preRequest holds AOS-SEQ-001 findings of a stream that has shown no request
@@ -140,6 +146,7 @@ type checker struct {
 }
 
 type held struct {
+	rule    *lint.Rule
 	sev     lint.Severity
 	at      lint.Related
 	related []lint.Related
@@ -151,21 +158,51 @@ func (c *checker) report(r *lint.Rule, ptr string, related []lint.Related, forma
 }
 
 func (c *checker) reportSev(r *lint.Rule, sev lint.Severity, ptr string, related []lint.Related, format string, args ...any) {
-	if r != c.rule {
-		return
-	}
 	if c.count == 1 {
-		c.held = append(c.held, held{sev, lint.Witness(c.p.Msg, ptr, ""), related, fmt.Sprintf(format, args...)})
+		c.held = append(c.held, held{r, sev, lint.Witness(c.p.Msg, ptr, ""), related, fmt.Sprintf(format, args...)})
 		return
 	}
-	c.p.ReportRelatedf(sev, ptr, related, format, args...)
+	c.p.As(r).ReportRelatedf(sev, ptr, related, format, args...)
 }
 
-// capped reports, once per table, that the state forgot old entries.
-func (c *checker) capped(evicted bool, what string) {
-	if evicted {
-		c.reportSev(c.rule, lint.Info, "", nil, "more than %d %s are tracked at once; the oldest are forgotten, so later findings of %s about them may be missed", MaxTracked, what, c.rule.ID)
+// rels renders marks as the Related of a finding.
+func (c *checker) rels(ks ...mark) []lint.Related {
+	out := make([]lint.Related, len(ks))
+	for i, k := range ks {
+		out[i] = c.rel(k)
 	}
+	return out
+}
+
+// capped reports, once per table, that the state forgot old entries; r is the
+// first rule whose findings depend on the table, ids names them all.
+func (c *checker) capped(evicted bool, what string, r *lint.Rule, ids string) {
+	if evicted {
+		c.reportSev(r, lint.Info, "", nil, "more than %d %s are tracked at once; the oldest are forgotten, so later findings of %s about them may be missed", MaxTracked, what, ids)
+	}
+}
+
+// mark makes the witness of the value at ptr (a pointer whose parents are members
+// of the message), resolved without splitting strings.
+func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) mark {
+	n := m.Root
+	rest := ptr
+	for len(rest) > 1 {
+		rest = rest[1:]
+		tok := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			tok, rest = rest[:i], rest[i:]
+		} else {
+			rest = ""
+		}
+		next := n.Get(tok)
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	line, col := m.Pos.Position(n.Offset)
+	return mark{line: int32(line), col: int32(col), kind: kind, ptr: ptr, a: a, b: b}
 }
 
 func (c *checker) Observe(p *lint.Pass) {
@@ -174,10 +211,11 @@ func (c *checker) Observe(p *lint.Pass) {
 		return
 	}
 	c.p = p
+	c.path = m.Path
 	c.count++
 	if c.count == 2 {
 		for _, h := range c.held {
-			p.ReportAtf(h.sev, h.at, h.related, "%s", h.msg)
+			p.As(h.rule).ReportAtf(h.sev, h.at, h.related, "%s", h.msg)
 		}
 		c.held = nil
 	}
@@ -209,28 +247,31 @@ func (c *checker) Observe(p *lint.Pass) {
 	}
 }
 
+// The rules whose findings depend on each table (capped names them).
+const (
+	requestRules = "AOS-SEQ-001, 002, 003, 005, 006, 008, 010, 011, 014, 017 and 018"
+	toolRules    = "AOS-SEQ-004, 007, 008, 012, 014, 015 and 017"
+)
+
 func (c *checker) request(m *lint.Message) {
 	st := c.st
 	root := m.Root
-	method := root.Get("method").String()
+	method := intern(root.Get("method").String())
 	params := root.Get("params")
 	if !c.sawRequest {
 		c.sawRequest = true
 		for _, h := range c.preRequest {
-			c.p.ReportAtf(h.sev, h.at, h.related, "%s", h.msg)
+			c.p.As(h.rule).ReportAtf(h.sev, h.at, h.related, "%s", h.msg)
 		}
 		c.preRequest = nil
 	}
-	what := "the " + method + " request "
-	if method == "" {
-		what = "the request (without a method) "
+	key, hasKey := idKey(root.Get("id"))
+	r := &request{key: key, method: method, at: m.At}
+	if hasKey {
+		r.w = c.mark(m, "/id", markRequest, method, key)
 	}
-	r := &request{w: witness(m, "/id", what+idText(root.Get("id"))), method: method}
-	if c.rule == SeqIgnoredModify {
-		r.subject = subject(root)
-	}
-	r.at = m.At
-	if method == "ping" && c.rule == SeqLateAnswer {
+	r.subject = subject(root)
+	if method == "ping" {
 		if ms, ok := params.Get("timeout").Int(); ok && ms > 0 {
 			st.timeout = time.Duration(ms) * time.Millisecond
 			st.timeoutW = witness(m, "/params/timeout", fmt.Sprintf("the ping declaring a %d ms timeout", ms))
@@ -244,16 +285,15 @@ func (c *checker) request(m *lint.Message) {
 		if mod, ok := st.mods.get(r.subject); ok {
 			st.mods.del(r.subject)
 			if mod.method == method && mod.payload != payload(root) {
-				c.report(SeqIgnoredModify, "/params", []lint.Related{mod.w}, "after the guardian's modify, the agent sent this %s again without the modification: its params differ from modifiedRequest's; proceed with modifiedRequest", method)
+				c.report(SeqIgnoredModify, "/params", c.rels(mod.w), "after the guardian's modify, the agent sent this %s again without the modification: its params differ from modifiedRequest's; proceed with modifiedRequest", method)
 			}
 		}
 	}
 
 	// AOS-SEQ-011: id reused while unanswered.
-	key, hasKey := idKey(root.Get("id"))
 	if hasKey {
-		if old, ok := st.requests.get(key); ok && !old.answered {
-			c.report(SeqDuplicateRequestID, "/id", []lint.Related{old.w}, "request id %s is already used by an unanswered %s request; give every request its own id", idText(root.Get("id")), old.method)
+		if old, ok := st.open.get(key); ok {
+			c.report(SeqDuplicateRequestID, "/id", c.rels(old.w), "request id %s is already used by an unanswered %s request; give every request its own id", idText(root.Get("id")), old.method)
 		}
 	}
 
@@ -265,14 +305,12 @@ func (c *checker) request(m *lint.Message) {
 			if old, ok := st.tools.get(e); ok {
 				retry := old.decision == "modify" || old.decision == "error"
 				if !retry {
-					c.report(SeqDuplicateExecution, "/params/toolCallRequest/executionId", []lint.Related{old.w}, "executionId %q was already used by an earlier tool call; give every tool call its own executionId", e)
+					c.report(SeqDuplicateExecution, "/params/toolCallRequest/executionId", c.rels(old.w), "executionId %q was already used by an earlier tool call; give every tool call its own executionId", e)
 				}
 			}
-			tc := &toolCall{w: witness(m, "/params/toolCallRequest/executionId", fmt.Sprintf("the toolCallRequest with executionId %q", e)), reqKey: key}
-			if c.rule == SeqExecutedOther {
-				tc.call = requestSig(params.Get("toolCallRequest"))
-			}
-			c.capped(st.tools.put(e, tc), "tool calls")
+			tc := &toolCall{w: c.mark(m, "/params/toolCallRequest/executionId", markTool, e, ""), reqKey: key}
+			tc.call = requestSig(params.Get("toolCallRequest"))
+			c.capped(st.tools.put(e, tc), "tool calls", SeqUnknownExecution, toolRules)
 		}
 	case "steps/toolCallResult":
 		e := params.Get("executionId").String()
@@ -287,26 +325,26 @@ func (c *checker) request(m *lint.Message) {
 	}
 
 	// AOS-SEQ-016: agentTrigger opens its session.
-	if c.rule == SeqTriggerFirst && ctx.Has("session") {
+	if ctx.Has("session") {
 		if first, seen := st.firstStep.get(sessionID); seen && method == "steps/agentTrigger" {
-			c.report(SeqTriggerFirst, "/method", []lint.Related{first}, "steps/agentTrigger comes after other steps of session %q; the trigger is the first step of a session (§4.1)", sessionID)
+			c.report(SeqTriggerFirst, "/method", c.rels(first), "steps/agentTrigger comes after other steps of session %q; the trigger is the first step of a session (§4.1)", sessionID)
 		} else if !seen {
-			c.capped(st.firstStep.put(sessionID, witness(m, "/method", "the first step of session \""+sessionID+"\"")), "sessions")
+			c.capped(st.firstStep.put(sessionID, c.mark(m, "/method", markFirst, sessionID, "")), "sessions", SeqTriggerFirst, SeqTriggerFirst.ID)
 		}
 	}
 
 	// AOS-SEQ-005 / 006: message and step ids.
-	if method == "steps/message" && c.rule == SeqMessageID {
+	if method == "steps/message" {
 		if mid := params.Path("message", "id"); mid.IsString() {
 			k := sessionID + "\x00" + mid.Str
 			if old, ok := st.msgIDs.get(k); ok && !c.isRetry(old.reqKey, method) {
-				c.report(SeqMessageID, "/params/message/id", []lint.Related{old.w}, "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
+				c.report(SeqMessageID, "/params/message/id", c.rels(old.w), "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
 			}
-			w := witness(m, "/params/message/id", fmt.Sprintf("the message %q", mid.Str))
-			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids")
+			w := c.mark(m, "/params/message/id", markMessage, mid.Str, "")
+			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids", SeqMessageID, SeqMessageID.ID)
 		}
 	}
-	if sid := ctx.Get("stepId"); sid.IsString() && c.rule == SeqStepID {
+	if sid := ctx.Get("stepId"); sid.IsString() {
 		k := sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + sid.Str
 		execID := r.execID
 		if method == "steps/toolCallResult" {
@@ -315,22 +353,29 @@ func (c *checker) request(m *lint.Message) {
 		if old, ok := st.steps.get(k); ok {
 			sameCall := old.method == "steps/toolCallRequest" && method == "steps/toolCallResult" && old.execID != "" && old.execID == execID
 			if !sameCall && !c.isRetry(old.reqKey, method) {
-				c.report(SeqStepID, "/params/context/stepId", []lint.Related{old.w}, "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
+				c.report(SeqStepID, "/params/context/stepId", c.rels(old.w), "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
 			}
 		}
-		c.capped(st.steps.put(k, step{w: witness(m, "/params/context/stepId", fmt.Sprintf("the %s step %q", method, sid.Str)), method: method, execID: execID, reqKey: key}), "step ids")
+		c.capped(st.steps.put(k, step{w: c.mark(m, "/params/context/stepId", markStep, method, sid.Str), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
 	}
 
 	if hasKey {
-		c.capped(st.requests.put(key, r), "requests")
+		st.done.del(key) // the id now names this request
+		c.capped(st.open.put(key, r), "unanswered requests", SeqUnknownResponse, requestRules)
 	}
 }
 
 // isRetry reports whether the earlier request (its id key) of the same method was
 // answered with modify or an error, so re-sending it is expected.
 func (c *checker) isRetry(reqKey, method string) bool {
-	old, ok := c.st.requests.get(reqKey)
-	return ok && old.method == method && old.answered && (old.decision == "modify" || old.decision == "error")
+	old, ok := c.st.done.get(reqKey)
+	return ok && old.method == method && (old.decision == "modify" || old.decision == "error")
+}
+
+// unanswered reports whether the request with id key reqKey is still open.
+func (c *checker) unanswered(reqKey string) bool {
+	_, ok := c.st.open.get(reqKey)
+	return ok
 }
 
 func (c *checker) toolResult(m *lint.Message, e, ptr string) {
@@ -342,22 +387,28 @@ func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 			return
 		}
 	} else if tc.modifiedExec != "" && tc.modifiedExec != e {
-		c.report(SeqIgnoredModify, ptr, []lint.Related{tc.decisionW}, "the guardian modified this tool call into executionId %q, but the result is for the original %q: the original call ran", tc.modifiedExec, e)
+		c.report(SeqIgnoredModify, ptr, c.rels(tc.decisionW), "the guardian modified this tool call into executionId %q, but the result is for the original %q: the original call ran", tc.modifiedExec, e)
 	}
-	if tc.result && c.rule == SeqDuplicateResult && !c.isRetry(tc.resultReq, "steps/toolCallResult") {
-		c.report(SeqDuplicateResult, ptr, []lint.Related{tc.resultW}, "a second toolCallResult for executionId %q; each tool call has one result", e)
+	if tc.result && !c.isRetry(tc.resultReq, "steps/toolCallResult") {
+		c.report(SeqDuplicateResult, ptr, c.rels(tc.resultW), "a second toolCallResult for executionId %q; each tool call has one result", e)
 	}
 	tc.result = true
-	tc.resultW = witness(m, ptr, fmt.Sprintf("the toolCallResult for %q", e))
+	tc.resultW = c.mark(m, ptr, markResult, e, "")
 	tc.resultReq, _ = idKey(m.Root.Get("id"))
 	switch tc.decision {
 	case "deny":
-		c.report(SeqDeniedExecuted, ptr, []lint.Related{tc.decisionW, tc.w}, "the guardian denied tool call %q, yet this toolCallResult shows it ran; a denied tool call must not be executed", e)
+		c.report(SeqDeniedExecuted, ptr, c.rels(tc.decisionW, tc.w), "the guardian denied tool call %q, yet this toolCallResult shows it ran; a denied tool call must not be executed", e)
 	case "":
-		if req, ok := st.requests.get(tc.reqKey); ok && !req.answered && m.From != "" {
-			c.report(SeqResultBeforeDecision, ptr, []lint.Related{tc.w}, "toolCallResult for %q before the guardian answered its toolCallRequest: wait for the decision before calling the tool", e)
+		if c.unanswered(tc.reqKey) && m.From != "" {
+			c.report(SeqResultBeforeDecision, ptr, c.rels(tc.w), "toolCallResult for %q before the guardian answered its toolCallRequest: wait for the decision before calling the tool", e)
 		}
 	}
+}
+
+// close moves an answered request from the open table to the answered one.
+func (c *checker) close(req *request, answer mark, decision string) {
+	c.st.open.del(req.key)
+	c.capped(c.st.done.put(req.key, answered{w: req.w, answer: answer, method: req.method, decision: decision}), "answered requests", SeqAnsweredTwice, requestRules)
 }
 
 func (c *checker) response(m *lint.Message) {
@@ -371,18 +422,22 @@ func (c *checker) response(m *lint.Message) {
 			// §3.12.2: the guardian could not read the request's id. Over HTTP the
 			// answer belongs to the latest request still open.
 			if r := c.latestOpen(); r != nil {
-				r.answered, r.decision = true, "error"
-				r.answer = lint.Witness(m, "/id", "the error response with a null id")
-				c.setTool(r, "error", r.answer)
+				answer := c.mark(m, "/id", markNullErr, "", "")
+				c.close(r, answer, "error")
+				c.setTool(r, "error", answer)
 			}
 		}
 		return // AOS-RPC-002 reports a bad id itself
 	}
-	req, found := st.requests.get(key)
+	req, found := st.open.get(key)
 	if !found {
-		if c.rule == SeqUnknownResponse && !c.sawRequest {
+		if done, ok := st.done.get(key); ok {
+			c.report(SeqAnsweredTwice, "/id", c.rels(done.w, done.answer), "request %s was already answered; each request gets exactly one response", idText(idN))
+			return
+		}
+		if !c.sawRequest {
 			if len(c.preRequest) < 64 {
-				c.preRequest = append(c.preRequest, held{c.rule.Severity, witness(m, "/id", ""), nil,
+				c.preRequest = append(c.preRequest, held{SeqUnknownResponse, SeqUnknownResponse.Severity, witness(m, "/id", ""), nil,
 					fmt.Sprintf("response id %s answers no earlier request of this stream; echo the id of the request it answers", idText(idN))})
 			}
 			return
@@ -390,71 +445,73 @@ func (c *checker) response(m *lint.Message) {
 		c.report(SeqUnknownResponse, "/id", nil, "response id %s answers no earlier request of this stream; echo the id of the request it answers", idText(idN))
 		return
 	}
-	if req.answered {
-		c.report(SeqAnsweredTwice, "/id", []lint.Related{req.w, req.answer}, "request %s was already answered; each request gets exactly one response", idText(idN))
-		return
-	}
-	req.answered = true
-	req.answer = witness(m, "/id", "the response to "+idText(idN))
-	if c.rule == SeqLateAnswer && st.timeout > 0 && !req.at.IsZero() && !m.At.IsZero() {
+	answer := c.mark(m, "/id", markAnswer, "", key)
+	c.close(req, answer, c.answer(m, req, key, answer))
+}
+
+// answer checks the response m to the open request req and returns the decision
+// it carries.
+func (c *checker) answer(m *lint.Message, req *request, key string, answer mark) string {
+	st := c.st
+	root := m.Root
+	if st.timeout > 0 && !req.at.IsZero() && !m.At.IsZero() {
 		if took := m.At.Sub(req.at); took > st.timeout {
-			c.report(SeqLateAnswer, "/id", []lint.Related{req.w, st.timeoutW}, "the guardian answered %s after %s, beyond the agent's %s ping timeout; the agent already had to consider the guardian lost", req.method, took, st.timeout)
+			c.report(SeqLateAnswer, "/id", []lint.Related{c.rel(req.w), st.timeoutW}, "the guardian answered %s after %s, beyond the agent's %s ping timeout; the agent already had to consider the guardian lost", req.method, took, st.timeout)
 		}
 	}
 	res := root.Get("result")
 	if res == nil {
-		req.decision = "error"
-		c.setTool(req, "error", req.answer)
-		return
+		c.setTool(req, "error", answer)
+		return "error"
 	}
 	isPing := m.Kind == KindPingResponse
 	switch {
 	case req.method == "ping" && !isPing:
-		c.report(SeqResponseType, "/result", []lint.Related{req.w}, "the ping request is answered with a decision; a ping gets a PingRequestResult {status, version, timestamp} (§5.3)")
-		req.decision = "ping"
-		return
+		c.report(SeqResponseType, "/result", c.rels(req.w), "the ping request is answered with a decision; a ping gets a PingRequestResult {status, version, timestamp} (§5.3)")
+		return "ping"
 	case req.method != "ping" && isPing:
-		c.report(SeqResponseType, "/result", []lint.Related{req.w}, "the %s request is answered with a ping result; it needs an AOSSuccessResult with a decision (§5.1)", req.method)
-		return
+		c.report(SeqResponseType, "/result", c.rels(req.w), "the %s request is answered with a ping result; it needs an AOSSuccessResult with a decision (§5.1)", req.method)
+		return ""
 	case isPing:
-		req.decision = "ping"
-		return
+		return "ping"
 	}
 	d := res.Get("decision").String()
-	req.decision = d
-	dw := witness(m, "/result/decision", "the guardian's "+d+" for request "+idText(idN))
+	switch d {
+	case "allow", "deny", "modify", "error":
+		d = intern(d)
+	}
+	dw := c.mark(m, "/result/decision", markDecision, d, key)
 	c.setTool(req, d, dw)
 	if d != "modify" {
-		return
+		return d
 	}
 	mr := res.Get("modifiedRequest")
 	if mr == nil || mr.Kind != jsonread.Object {
-		return
+		return d
 	}
 	if mm := mr.Get("method").String(); mm != "" && mm != req.method {
-		c.report(SeqModifiedMethod, "/result/modifiedRequest/method", []lint.Related{req.w}, "modifiedRequest is a %s, but it answers a %s request; a modified request keeps the method", mm, req.method)
-		return
+		c.report(SeqModifiedMethod, "/result/modifiedRequest/method", c.rels(req.w), "modifiedRequest is a %s, but it answers a %s request; a modified request keeps the method", mm, req.method)
+		return d
 	}
 	if req.method == "steps/toolCallRequest" {
 		if tc, ok := st.tools.get(req.execID); ok {
-			if c.rule == SeqIgnoredModify {
-				tc.modCall = requestSig(mr.Path("params", "toolCallRequest"))
-			}
+			tc.modCall = requestSig(mr.Path("params", "toolCallRequest"))
 			if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
 				tc.modifiedExec = ne
 			}
 		}
 	}
-	if req.subject != "" && c.rule == SeqIgnoredModify {
-		c.capped(st.mods.put(req.subject, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications")
+	if req.subject != "" {
+		c.capped(st.mods.put(req.subject, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications", SeqIgnoredModify, SeqIgnoredModify.ID)
 	}
+	return d
 }
 
 // latestOpen returns the most recent unanswered request.
 func (c *checker) latestOpen() *request {
-	o := c.st.requests.order
+	o := c.st.open.order
 	for i := len(o) - 1; i >= 0; i-- {
-		if r, ok := c.st.requests.m[o[i]]; ok && !r.answered {
+		if r, ok := c.st.open.m[o[i]]; ok {
 			return r
 		}
 	}
@@ -484,29 +541,25 @@ func (c *checker) executed(m *lint.Message, e string) {
 		return
 	}
 	tc.executed = true
-	sig := ""
-	if c.rule == SeqIgnoredModify || c.rule == SeqExecutedOther {
-		sig = executedSig(m.Root.Get("executed"))
-	}
 	switch tc.decision {
 	case "deny":
-		c.report(SeqDeniedExecuted, ptr, []lint.Related{tc.decisionW, tc.w}, "the agent executed tool call %q although the guardian denied it; a denied tool call must never run", e)
+		c.report(SeqDeniedExecuted, ptr, c.rels(tc.decisionW, tc.w), "the agent executed tool call %q although the guardian denied it; a denied tool call must never run", e)
 	case "modify":
-		if tc.modCall != "" && sig != tc.modCall {
-			c.report(SeqIgnoredModify, "/executed", []lint.Related{tc.decisionW}, "the agent executed tool call %q as %s, not as the guardian's modifiedRequest %s: proceed with the modified request", e, sig, tc.modCall)
+		if sig := executedSig(m.Root.Get("executed")); tc.modCall != "" && sig != tc.modCall {
+			c.report(SeqIgnoredModify, "/executed", c.rels(tc.decisionW), "the agent executed tool call %q as %s, not as the guardian's modifiedRequest %s: proceed with the modified request", e, sig, tc.modCall)
 		}
 	case "allow":
-		if tc.call != "" && sig != tc.call {
-			c.report(SeqExecutedOther, "/executed", []lint.Related{tc.w}, "the agent executed tool call %q as %s, but the guardian allowed %s: run the call the guardian saw", e, sig, tc.call)
+		if sig := executedSig(m.Root.Get("executed")); tc.call != "" && sig != tc.call {
+			c.report(SeqExecutedOther, "/executed", c.rels(tc.w), "the agent executed tool call %q as %s, but the guardian allowed %s: run the call the guardian saw", e, sig, tc.call)
 		}
 	case "":
-		if req, ok := c.st.requests.get(tc.reqKey); ok && !req.answered {
-			c.report(SeqResultBeforeDecision, ptr, []lint.Related{tc.w}, "the agent executed tool call %q before the guardian answered its toolCallRequest: wait for the decision", e)
+		if c.unanswered(tc.reqKey) {
+			c.report(SeqResultBeforeDecision, ptr, c.rels(tc.w), "the agent executed tool call %q before the guardian answered its toolCallRequest: wait for the decision", e)
 		}
 	}
 }
 
-func (c *checker) setTool(req *request, decision string, w lint.Related) {
+func (c *checker) setTool(req *request, decision string, w mark) {
 	if req.method != "steps/toolCallRequest" || req.execID == "" {
 		return
 	}
@@ -516,24 +569,26 @@ func (c *checker) setTool(req *request, decision string, w lint.Related) {
 }
 
 func (c *checker) Finish(p *lint.Pass) {
-	if c.rule != SeqUnanswered || !c.st.sawResponse {
+	if !c.st.sawResponse {
 		return
 	}
 	var open []lint.Related
-	for _, k := range c.st.requests.order {
-		if r, ok := c.st.requests.m[k]; ok && !r.answered {
-			open = append(open, r.w)
+	seen := map[string]bool{} // a key answered and reused is twice in the order
+	for _, k := range c.st.open.order {
+		if r, ok := c.st.open.m[k]; ok && !seen[k] {
+			seen[k] = true
+			open = append(open, c.rel(r.w))
 		}
 	}
 	sortRelated(open)
+	p = p.As(SeqUnanswered)
 	for _, w := range open {
-		p.ReportAtf(c.rule.Severity, w, nil, "%s got no response by the end of the stream; the guardian must answer every request (§4)", w.Message)
+		p.ReportAtf(SeqUnanswered.Severity, w, nil, "%s got no response by the end of the stream; the guardian must answer every request (§4)", w.Message)
 	}
 }
 
 // witness is lint.Witness for a pointer whose parent is the message root or a direct
-// member path, resolved without splitting strings: sequence checkers make one for
-// every request they track.
+// member path, resolved without splitting strings.
 func witness(m *lint.Message, ptr, text string) lint.Related {
 	n := m.Root
 	rest := ptr

@@ -2,7 +2,9 @@ package aos
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -22,7 +24,9 @@ type bounded[V any] struct {
 	full  bool // an entry was forgotten
 }
 
-func newBounded[V any](max int) *bounded[V] { return &bounded[V]{m: map[string]V{}, max: max} }
+// newBounded makes an empty table; its map is made on the first put, so the many
+// sessions of a transcript that never use a table pay nothing for it.
+func newBounded[V any](max int) *bounded[V] { return &bounded[V]{max: max} }
 
 func (b *bounded[V]) get(k string) (V, bool) { v, ok := b.m[k]; return v, ok }
 
@@ -33,6 +37,9 @@ func (b *bounded[V]) put(k string, v V) bool {
 	if _, ok := b.m[k]; ok {
 		b.m[k] = v
 		return false
+	}
+	if b.m == nil {
+		b.m = map[string]V{}
 	}
 	evicted := false
 	for len(b.m) >= b.max && len(b.order) > 0 {
@@ -61,24 +68,92 @@ func (b *bounded[V]) put(k string, v V) bool {
 	return false
 }
 
-// request is what the state keeps of an agent request.
+// mark is a witness kept by the state: where a value is (line, column, pointer)
+// and what it is, as a template and its arguments. The text is built only when a
+// finding names it (rel), not for every message the state keeps.
+type mark struct {
+	line, col int32
+	kind      markKind
+	ptr       string
+	a, b      string
+}
+
+type markKind uint8
+
+const (
+	markRequest  markKind = iota // a: method, b: id key
+	markAnswer                   // b: id key
+	markNullErr                  // the error response with a null id
+	markDecision                 // a: decision, b: id key
+	markTool                     // a: executionId
+	markResult                   // a: executionId
+	markMessage                  // a: message id
+	markStep                     // a: method, b: step id
+	markFirst                    // a: session id
+)
+
+// rel renders a mark as the Related of a finding.
+func (c *checker) rel(k mark) lint.Related {
+	var text string
+	switch k.kind {
+	case markRequest:
+		if k.a == "" {
+			text = "the request (without a method) " + keyText(k.b)
+		} else {
+			text = "the " + k.a + " request " + keyText(k.b)
+		}
+	case markAnswer:
+		text = "the response to " + keyText(k.b)
+	case markNullErr:
+		text = "the error response with a null id"
+	case markDecision:
+		text = "the guardian's " + k.a + " for request " + keyText(k.b)
+	case markTool:
+		text = fmt.Sprintf("the toolCallRequest with executionId %q", k.a)
+	case markResult:
+		text = fmt.Sprintf("the toolCallResult for %q", k.a)
+	case markMessage:
+		text = fmt.Sprintf("the message %q", k.a)
+	case markStep:
+		text = fmt.Sprintf("the %s step %q", k.a, k.b)
+	case markFirst:
+		text = "the first step of session \"" + k.a + "\""
+	}
+	return lint.Related{Path: c.path, Line: int(k.line), Column: int(k.col), Pointer: k.ptr, Message: text}
+}
+
+// keyText renders an id key (idKey) as idText renders the id.
+func keyText(key string) string {
+	if strings.HasPrefix(key, "s:") {
+		return fmt.Sprintf("%q", key[2:])
+	}
+	return strings.TrimPrefix(key, "n:")
+}
+
+// request is what the state keeps of an unanswered agent request.
 type request struct {
-	w        lint.Related
-	method   string
-	execID   string // steps/toolCallRequest
-	subject  string // what a modification applies to
-	answered bool
-	answer   lint.Related
-	decision string // "allow", "deny", "modify", "error", "ping"
-	at       time.Time
+	w       mark
+	key     string // id key
+	method  string
+	execID  string // steps/toolCallRequest
+	subject string // what a modification applies to
+	at      time.Time
+}
+
+// answered is what the state keeps of an answered request: enough for a second
+// answer (AOS-SEQ-002) and for telling a re-sent request from a reuse.
+type answered struct {
+	w, answer mark
+	method    string
+	decision  string // "allow", "deny", "modify", "error", "ping" or ""
 }
 
 // toolCall is what the state keeps of a toolCallRequest's executionId.
 type toolCall struct {
-	w         lint.Related
+	w         mark
 	reqKey    string // the request's id key
 	decision  string
-	decisionW lint.Related
+	decisionW mark
 	// modifiedExec is the executionId of the modified request, when it changed.
 	modifiedExec string
 	result       bool
@@ -87,35 +162,36 @@ type toolCall struct {
 	call, modCall string
 	executed      bool
 	// resultW and resultReq name the first toolCallResult (AOS-SEQ-017).
-	resultW   lint.Related
+	resultW   mark
 	resultReq string
 }
 
 // modification is a pending modify: the agent's next request on the same subject
 // must carry the modified payload.
 type modification struct {
-	w       lint.Related
+	w       mark
 	method  string
 	payload string
 }
 
 // step is what the state keeps of a step id.
 type step struct {
-	w      lint.Related
+	w      mark
 	method string
 	execID string
 	reqKey string
 }
 
-// state is the sequence state of one stream; every AOS sequence rule runs its own
-// copy and reports only its own findings.
+// state is the sequence state of one stream, kept once for all AOS sequence rules
+// (they are one rule group).
 type state struct {
-	requests    *bounded[*request]
+	open        *bounded[*request] // unanswered requests by id key
+	done        *bounded[answered] // answered requests by id key
 	tools       *bounded[*toolCall]
 	msgIDs      *bounded[step]
 	steps       *bounded[step]
 	mods        *bounded[modification]
-	firstStep   *bounded[lint.Related] // by session id (AOS-SEQ-016)
+	firstStep   *bounded[mark] // by session id (AOS-SEQ-016)
 	sawResponse bool
 	// timeout is the latest ping's params.timeout (AOS-SEQ-018), with its witness.
 	timeout  time.Duration
@@ -124,13 +200,33 @@ type state struct {
 
 func newState() *state {
 	return &state{
-		requests:  newBounded[*request](MaxTracked),
+		open:      newBounded[*request](MaxTracked),
+		done:      newBounded[answered](MaxTracked),
 		tools:     newBounded[*toolCall](MaxTracked),
 		msgIDs:    newBounded[step](MaxTracked),
 		steps:     newBounded[step](MaxTracked),
 		mods:      newBounded[modification](MaxTracked),
-		firstStep: newBounded[lint.Related](MaxTracked),
+		firstStep: newBounded[mark](MaxTracked),
 	}
+}
+
+// methods interns the method names and decisions of the spec, so the state does not keep one
+// copy of the name per request.
+var methods = map[string]string{}
+
+func init() {
+	for _, m := range []string{"steps/agentTrigger", "steps/message", "steps/toolCallRequest", "steps/toolCallResult",
+		"steps/memoryStore", "steps/memoryContextRetrieval", "steps/knowledgeRetrieval", "protocols/A2A", "protocols/MCP", "ping",
+		"allow", "deny", "modify", "error"} {
+		methods[m] = m
+	}
+}
+
+func intern(method string) string {
+	if m, ok := methods[method]; ok {
+		return m
+	}
+	return method
 }
 
 // idKey renders a JSON-RPC id so that "1" and 1 differ.

@@ -14,9 +14,8 @@ var SeqFinalSignal = &lint.Rule{
 	Spec: "aop2 §5 Executor Response (guard rails)",
 	Doc: "When the TASK's guard_rails.require_final_signal is true (the v2.0.0 default: a TASK without guard_rails requires it), its RESPONSE must have task_status.state and task_status.final_signal (§5). " +
 		"With the TASK in the same input this is an error. A RESPONSE linted alone gets a warning: the guard rail that demands it lives in the TASK.",
-	Bad:        `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "message": "Task completed."}}`,
-	Good:       `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Task completed."}}`,
-	NewChecker: func() lint.Checker { return &railsChecker{final: true} },
+	Bad:  `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "message": "Task completed."}}`,
+	Good: `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Task completed."}}`,
 }
 
 // SeqMinimalReport: require_minimal_report → non-empty summary and actions.
@@ -25,9 +24,8 @@ var SeqMinimalReport = &lint.Rule{
 	Spec: "aop2 §5 Executor Response (guard rails)",
 	Doc: "When the TASK's guard_rails.require_minimal_report is true (the v2.0.0 default), its RESPONSE must have a non-empty execution_summary.summary and a non-empty execution_summary.actions (§5). " +
 		"With the TASK in the same input this is an error; a RESPONSE linted alone gets a warning.",
-	Bad:        `{"message_type": "RESPONSE", ..., "execution_summary": {"summary": "", "actions": []}}`,
-	Good:       `{"message_type": "RESPONSE", ..., "execution_summary": {"summary": "Refactored module_x.py to use dependency injection.", "actions": ["Read src/module_x.py (312 lines)."]}}`,
-	NewChecker: func() lint.Checker { return &railsChecker{} },
+	Bad:  `{"message_type": "RESPONSE", ..., "execution_summary": {"summary": "", "actions": []}}`,
+	Good: `{"message_type": "RESPONSE", ..., "execution_summary": {"summary": "Refactored module_x.py to use dependency injection.", "actions": ["Read src/module_x.py (312 lines)."]}}`,
 }
 
 // SeqNoResponse: a TASK requiring a final signal is answered before the session ends.
@@ -44,7 +42,6 @@ var SeqNoResponse = &lint.Rule{
 	Good: `{"message_type":"TASK",...,"task":{"task_id":"TASK-001",...},"guard_rails":{"require_final_signal":true}}
 {"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
 {"message_type":"RESPONSE","task_id":"TASK-001",...,"task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}`,
-	NewChecker: func() lint.Checker { return &pendingChecker{} },
 }
 
 func init() { lint.Register(SeqFinalSignal, SeqMinimalReport, SeqNoResponse) }
@@ -77,8 +74,7 @@ func (c *railsChecker) key() string {
 	return "require_minimal_report"
 }
 
-func (c *railsChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *railsChecker) observe(p *lint.Pass, v view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
@@ -186,8 +182,7 @@ type pendingChecker struct {
 	orphans  int
 }
 
-func (c *pendingChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *pendingChecker) observe(p *lint.Pass, v view) {
 	if v.typ != "TASK" {
 		c.nonTask++
 	}

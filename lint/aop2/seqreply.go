@@ -16,7 +16,6 @@ var SeqCorrelation = &lint.Rule{
 {"message_type":"RESPONSE","session_id":"AOP-SESSION-2026-02-26-001-OTHER","task_id":"TASK-001",...}`,
 	Good: `{"message_type":"TASK","session":{"session_id":"AOP-SESSION-2026-02-26-001",...},"task":{"task_id":"TASK-001",...},...}
 {"message_type":"RESPONSE","session_id":"AOP-SESSION-2026-02-26-001","task_id":"TASK-001",...}`,
-	NewChecker: func() lint.Checker { return &corrChecker{} },
 }
 
 // SeqAfterResponse: no HEARTBEAT or PROGRESS_UPDATE after the task's RESPONSE.
@@ -29,7 +28,6 @@ var SeqAfterResponse = &lint.Rule{
 {"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}`,
 	Good: `{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
 {"message_type":"RESPONSE","task_id":"TASK-001",...,"task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}`,
-	NewChecker: func() lint.Checker { return &replyChecker{afterResponse: true} },
 }
 
 // SeqDuplicateResponse: one RESPONSE per TASK.
@@ -39,8 +37,7 @@ var SeqDuplicateResponse = &lint.Rule{
 	Doc:  "Each TASK gets one RESPONSE, the final report with its final_signal (§5). A second RESPONSE for the same task_id (without a new TASK, a retry, in between) leaves the orchestrator with two outcomes for one task.",
 	Bad: `{"message_type":"RESPONSE","task_id":"TASK-001",...}
 {"message_type":"RESPONSE","task_id":"TASK-001",...}`,
-	Good:       `{"message_type":"RESPONSE","task_id":"TASK-001",...}`,
-	NewChecker: func() lint.Checker { return &replyChecker{} },
+	Good: `{"message_type":"RESPONSE","task_id":"TASK-001",...}`,
 }
 
 func init() { lint.Register(SeqCorrelation, SeqAfterResponse, SeqDuplicateResponse) }
@@ -57,8 +54,7 @@ type corrChecker struct {
 	lastKey string
 }
 
-func (c *corrChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *corrChecker) observe(p *lint.Pass, v view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
@@ -108,8 +104,7 @@ type replyChecker struct {
 	done          table[replyRef]
 }
 
-func (c *replyChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *replyChecker) observe(p *lint.Pass, v view) {
 	if v.taskID == "" {
 		return
 	}
@@ -152,7 +147,6 @@ var SeqAgentModel = &lint.Rule{
 RESPONSE: "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-4o"}`,
 	Good: `TASK: "target": {"agent_name": "Emma", "role": "EXECUTOR", "provider": "CODEX", "model": "gpt-5.3-codex"}
 RESPONSE: "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-5.3-codex"}`,
-	NewChecker: func() lint.Checker { return &agentChecker{} },
 }
 
 func init() { lint.Register(SeqAgentModel) }
@@ -164,8 +158,7 @@ type target struct {
 
 type agentChecker struct{ tasks table[target] }
 
-func (c *agentChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *agentChecker) observe(p *lint.Pass, v view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {

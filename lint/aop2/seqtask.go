@@ -27,7 +27,6 @@ TASK-001.1.1.1.1 parent TASK-001.1.1.1   (depth 4)`,
 TASK-001.1 parent TASK-001
 TASK-001.1.1 parent TASK-001.1
 TASK-001.1.1.1 parent TASK-001.1.1   (depth 3)`,
-	NewChecker: func() lint.Checker { return &depthChecker{} },
 }
 
 // SeqCheckpoints: checkpoint_results name checkpoints of the TASK.
@@ -39,7 +38,6 @@ var SeqCheckpoints = &lint.Rule{
 RESPONSE: "checkpoint_results": [{"checkpoint_id": "CP-IMPL-01", "status": "PASS"}]`,
 	Good: `TASK: "phases": [{"phase_id": "PHASE-IMPLEMENTATION", ..., "checkpoints": [{"checkpoint_id": "CP-IMPL-001", ...}]}]
 RESPONSE: "checkpoint_results": [{"checkpoint_id": "CP-IMPL-001", "status": "PASS"}]`,
-	NewChecker: func() lint.Checker { return &checkpointChecker{} },
 }
 
 // SeqBudget: the actual cost stays within the task's budget.
@@ -58,7 +56,6 @@ var SeqBudget = &lint.Rule{
 RESPONSE: "cost_tracking": {"actual_cost_usd": 0.18, "tokens_input": 12500, "tokens_output": 16200}`,
 	Good: `TASK: "budgets": {"max_cost_usd": 0.50, "max_tokens": 15000}
 RESPONSE: "cost_tracking": {"actual_cost_usd": 0.18, "tokens_input": 12500, "tokens_output": 3200}`,
-	NewChecker: func() lint.Checker { return &budgetChecker{} },
 }
 
 // SeqProgressBackwards: progress percentages do not go backwards.
@@ -70,7 +67,6 @@ var SeqProgressBackwards = &lint.Rule{
 HEARTBEAT task TASK-001 progress_percentage 45`,
 	Good: `HEARTBEAT task TASK-001 progress_percentage 45
 PROGRESS_UPDATE task TASK-001 percentage 60`,
-	NewChecker: func() lint.Checker { return &backwardsChecker{} },
 }
 
 // SeqDelegationAllowed: no sub-TASK of a task that forbids delegation.
@@ -83,7 +79,6 @@ var SeqDelegationAllowed = &lint.Rule{
 TASK-001.1: "parent_task_id": "TASK-001"`,
 	Good: `TASK-001: "constraints": {"delegation_allowed": true}
 TASK-001.1: "parent_task_id": "TASK-001"`,
-	NewChecker: func() lint.Checker { return &depthChecker{allowed: true} },
 }
 
 func init() {
@@ -103,8 +98,7 @@ type depthChecker struct {
 	tasks   table[depthRef]
 }
 
-func (c *depthChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *depthChecker) observe(p *lint.Pass, v view) {
 	if v.typ != "TASK" || v.taskID == "" {
 		return
 	}
@@ -150,8 +144,7 @@ type checkpoints struct {
 
 type checkpointChecker struct{ tasks table[checkpoints] }
 
-func (c *checkpointChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *checkpointChecker) observe(p *lint.Pass, v view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
@@ -228,8 +221,7 @@ func limitOf(m *lint.Message, root *jsonread.Node, key, id string) (float64, boo
 	return 0, false, lint.Related{}
 }
 
-func (c *budgetChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *budgetChecker) observe(p *lint.Pass, v view) {
 	switch v.typ {
 	case "TASK":
 		c.tasks.del(v.key)
@@ -267,8 +259,7 @@ type lastPct struct {
 
 type backwardsChecker struct{ tasks table[lastPct] }
 
-func (c *backwardsChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *backwardsChecker) observe(p *lint.Pass, v view) {
 	switch v.typ {
 	case "TASK", "RESPONSE":
 		c.tasks.del(v.key)

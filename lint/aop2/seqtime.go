@@ -40,7 +40,6 @@ RESPONSE at 12:45:30   (8.5 min without a heartbeat)`,
 	Good: `TASK (heartbeat interval 120 s, max_missed_beats 3) at 12:35:00
 HEARTBEAT at 12:37:00, 12:39:00, 12:41:00, 12:43:00, 12:45:00
 RESPONSE at 12:45:30`,
-	NewChecker: func() lint.Checker { return &beatChecker{} },
 }
 
 // SeqHeartbeatLate: a heartbeat came well after its interval.
@@ -54,7 +53,6 @@ var SeqHeartbeatLate = &lint.Rule{
 HEARTBEAT at 12:38:00, 12:41:00   (every 180 s)`,
 	Good: `TASK (heartbeat interval 120 s) at 12:35:00
 HEARTBEAT at 12:37:00, 12:39:00   (every 120 s)`,
-	NewChecker: func() lint.Checker { return &beatChecker{late: true} },
 }
 
 // SeqProgressRate: PROGRESS_UPDATE at most once every 30 s.
@@ -67,7 +65,6 @@ var SeqProgressRate = &lint.Rule{
 PROGRESS_UPDATE task TASK-001 at 12:38:05`,
 	Good: `PROGRESS_UPDATE task TASK-001 at 12:38:00
 PROGRESS_UPDATE task TASK-001 at 12:38:30`,
-	NewChecker: func() lint.Checker { return &rateChecker{} },
 }
 
 // SeqTimeout: the RESPONSE comes within the effective timeout.
@@ -81,7 +78,6 @@ var SeqTimeout = &lint.Rule{
 RESPONSE at 10:11:00`,
 	Good: `TASK (guard_rails.timeout_seconds 600) at 10:00:00
 RESPONSE at 10:09:30`,
-	NewChecker: func() lint.Checker { return &timeoutChecker{} },
 }
 
 func init() { lint.Register(SeqHeartbeatFailure, SeqHeartbeatLate, SeqProgressRate, SeqTimeout) }
@@ -107,8 +103,7 @@ type beatChecker struct {
 	now      stamp
 }
 
-func (c *beatChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *beatChecker) observe(p *lint.Pass, v view) {
 	c.now.latest(v.when)
 	switch v.typ {
 	case "TASK":
@@ -244,8 +239,7 @@ type prog struct {
 
 type rateChecker struct{ tasks table[prog] }
 
-func (c *rateChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *rateChecker) observe(p *lint.Pass, v view) {
 	switch {
 	case v.typ == "TASK" || v.typ == "RESPONSE":
 		c.tasks.del(v.key)
@@ -281,8 +275,7 @@ type timeoutChecker struct {
 	now   stamp
 }
 
-func (c *timeoutChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+func (c *timeoutChecker) observe(p *lint.Pass, v view) {
 	c.now.latest(v.when)
 	switch v.typ {
 	case "TASK":

@@ -1,0 +1,75 @@
+package aop2
+
+import "github.com/aopkit/aopkit/lint"
+
+// The AOP2 sequence rules are one rule group: the driver makes one groupChecker per
+// stream, which reads each message once (viewOf: types, ids, clocks) and hands the
+// view to each rule's own checker, reporting under that rule.
+
+// viewChecker is a rule's checker inside the group.
+type viewChecker interface {
+	observe(p *lint.Pass, v view)
+	Finish(p *lint.Pass)
+}
+
+// seqGroup names the group of every AOP2 sequence rule.
+const seqGroup = "aop2-seq"
+
+// groupRules lists the group's rules with the checker of each, in rule ID order.
+var groupRules = []struct {
+	rule *lint.Rule
+	make func() viewChecker
+}{
+	{SeqCorrelation, func() viewChecker { return &corrChecker{} }},
+	{SeqFinalSignal, func() viewChecker { return &railsChecker{final: true} }},
+	{SeqMinimalReport, func() viewChecker { return &railsChecker{} }},
+	{SeqNoResponse, func() viewChecker { return &pendingChecker{} }},
+	{SeqHeartbeatFailure, func() viewChecker { return &beatChecker{} }},
+	{SeqHeartbeatLate, func() viewChecker { return &beatChecker{late: true} }},
+	{SeqProgressRate, func() viewChecker { return &rateChecker{} }},
+	{SeqAfterResponse, func() viewChecker { return &replyChecker{afterResponse: true} }},
+	{SeqDuplicateResponse, func() viewChecker { return &replyChecker{} }},
+	{SeqTimeout, func() viewChecker { return &timeoutChecker{} }},
+	{SeqDelegationDepth, func() viewChecker { return &depthChecker{} }},
+	{SeqCheckpoints, func() viewChecker { return &checkpointChecker{} }},
+	{SeqBudget, func() viewChecker { return &budgetChecker{} }},
+	{SeqProgressBackwards, func() viewChecker { return &backwardsChecker{} }},
+	{SeqAgentModel, func() viewChecker { return &agentChecker{} }},
+	{SeqDelegationAllowed, func() viewChecker { return &depthChecker{allowed: true} }},
+}
+
+func init() {
+	for _, g := range groupRules {
+		g.rule.Group = seqGroup
+		g.rule.NewChecker = newGroupChecker
+	}
+}
+
+type groupMember struct {
+	rule *lint.Rule
+	c    viewChecker
+}
+
+// groupChecker runs the checkers of every AOP2 sequence rule over one view.
+type groupChecker struct{ members []groupMember }
+
+func newGroupChecker() lint.Checker {
+	g := &groupChecker{members: make([]groupMember, len(groupRules))}
+	for i, r := range groupRules {
+		g.members[i] = groupMember{r.rule, r.make()}
+	}
+	return g
+}
+
+func (g *groupChecker) Observe(p *lint.Pass) {
+	v := viewOf(p.Msg)
+	for _, m := range g.members {
+		m.c.observe(p.As(m.rule), v)
+	}
+}
+
+func (g *groupChecker) Finish(p *lint.Pass) {
+	for _, m := range g.members {
+		m.c.Finish(p.As(m.rule))
+	}
+}

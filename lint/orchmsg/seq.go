@@ -47,7 +47,7 @@ var (
 		Good: "{\"type\":\"request:query-tasks\",\"id\":\"req-1...\",...}\n" +
 			"{\"type\":\"response:success\",\"id\":\"res-2...\",\"correlationId\":\"req-1...\",...}",
 		NewChecker: func() lint.Checker {
-			return &dupRespChecker{reqs: newWindow[lint.Related](MaxTracked), answered: newWindow[lint.Related](MaxTracked)}
+			return &dupRespChecker{reqs: newWindow[mark](MaxTracked), answered: newWindow[mark](MaxTracked)}
 		},
 	}
 	// SeqUniqueID: ids are unique.
@@ -217,7 +217,7 @@ func (c *corrChecker) Finish(*lint.Pass) {}
 // ---- ORCH-SEQ-002 ----
 
 type dupRespChecker struct {
-	reqs, answered *window[lint.Related]
+	reqs, answered *window[mark] // texts are made only for a finding
 }
 
 func (c *dupRespChecker) Observe(p *lint.Pass) {
@@ -228,20 +228,21 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 	switch family(msgType(m)) {
 	case "request":
 		if id := idOf(m); id != "" {
-			c.reqs.put(id, witness(m, "/id"))
+			c.reqs.put(id, markOf(m, "/id"))
 		}
 	case "response":
 		cid := m.Root.Get("correlationId").String()
-		req, ok := c.reqs.get(cid)
+		rk, ok := c.reqs.get(cid)
 		if cid == "" || !ok {
 			return
 		}
-		if first, dup := c.answered.get(cid); dup {
+		if fk, dup := c.answered.get(cid); dup {
+			first, req := fk.related(), rk.related()
 			p.ReportRelatedf(lint.Error, "/correlationId", []lint.Related{first, req},
 				"second response to %s (the first answer is %s): each request gets exactly one response", req.Message, first.Message)
 			return
 		}
-		c.answered.put(cid, witness(m, "/correlationId"))
+		c.answered.put(cid, markOf(m, "/correlationId"))
 	}
 }
 
@@ -309,7 +310,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 				limit = time.Duration(ms) * time.Millisecond
 			}
 		}
-		r := &request{id: id, w: witness(m, "/id"), typ: msgType(m), at: now, deadline: now.Add(limit)}
+		r := &request{id: id, w: markOf(m, "/id"), typ: msgType(m), at: now, deadline: now.Add(limit)}
 		if _, seen := c.ids.get(id); seen {
 			return // a reused id (ORCH-SEQ-003): which request a response answers is ambiguous
 		}
@@ -345,13 +346,14 @@ func (c *timeoutChecker) sweep(p *lint.Pass, now time.Time) {
 		if isMsg(m) {
 			rel = []lint.Related{witness(m, "")}
 		}
+		rw := r.w.related()
 		if isMsg(m) && family(msgType(m)) == "response" && c.isAnswer(m, r) {
-			p.ReportAtf(lint.Error, r.w, rel, "%s was answered %s after it was sent, past the %s request timeout: answer within the timeout, or send response:error TIMEOUT when it expires",
-				r.w.Message, now.Sub(r.at).Round(time.Millisecond), limit)
+			p.ReportAtf(lint.Error, rw, rel, "%s was answered %s after it was sent, past the %s request timeout: answer within the timeout, or send response:error TIMEOUT when it expires",
+				rw.Message, now.Sub(r.at).Round(time.Millisecond), limit)
 			continue
 		}
-		p.ReportAtf(lint.Error, r.w, rel, "%s got no response within the %s request timeout (%s later it is still unanswered): answer every request, with response:error TIMEOUT when it expires",
-			r.w.Message, limit, now.Sub(r.at).Round(time.Millisecond))
+		p.ReportAtf(lint.Error, rw, rel, "%s got no response within the %s request timeout (%s later it is still unanswered): answer every request, with response:error TIMEOUT when it expires",
+			rw.Message, limit, now.Sub(r.at).Round(time.Millisecond))
 	}
 }
 
@@ -530,7 +532,7 @@ func (c *shutdownChecker) Finish(*lint.Pass) {}
 // ---- ORCH-SEQ-008 ----
 
 type fitReq struct {
-	w       lint.Related
+	w       mark // its text is made only for a finding
 	typ     string
 	taskID  string
 	options []string // ask-user option values (strings only)
@@ -552,7 +554,7 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 		if id == "" {
 			return
 		}
-		r := &fitReq{w: witness(m, "/type"), typ: t}
+		r := &fitReq{w: markOf(m, "/type"), typ: t}
 		switch t {
 		case "request:get-task":
 			r.taskID = m.Root.Path("payload", "taskId").String()
@@ -584,7 +586,8 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 
 func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	m := p.Msg
-	rel := []lint.Related{r.w}
+	rw := r.w.related()
+	rel := []lint.Related{rw}
 	if msgType(m) == "response:error" {
 		if m.Root.Path("error", "code").String() == "INVALID_MESSAGE_TYPE" && known[r.typ] {
 			dialect := ""
@@ -592,7 +595,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 				dialect = " (the upstream prototype's dialect: it had no ask-user handler)"
 			}
 			p.ReportRelatedf(lint.Error, "/error/code", rel, "INVALID_MESSAGE_TYPE answers %s, but %s is one of the supported requests%s: INVALID_MESSAGE_TYPE is for unknown types only; answer it, or use another code (NOT_FOUND, UNAUTHORIZED, INTERNAL_ERROR)",
-				r.w.Message, r.typ, dialect)
+				rw.Message, r.typ, dialect)
 		}
 		return
 	}
@@ -600,14 +603,14 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 		return
 	}
 	if !known[r.typ] {
-		p.ReportRelatedf(lint.Error, "/type", rel, "response:success answers %s, whose type is unknown: the orchestrator answers unknown types with response:error INVALID_MESSAGE_TYPE", r.w.Message)
+		p.ReportRelatedf(lint.Error, "/type", rel, "response:success answers %s, whose type is unknown: the orchestrator answers unknown types with response:error INVALID_MESSAGE_TYPE", rw.Message)
 		return
 	}
 	pl := m.Root.Get("payload")
 	need := func(key string, kind jsonread.Kind, what string) *jsonread.Node {
 		n := pl.Get(key)
 		if n == nil || (kind != jsonread.Null && n.Kind != kind) {
-			p.ReportRelatedf(lint.Error, "/payload/"+key, rel, "the response to %s needs payload.%s, %s", r.w.Message, key, what)
+			p.ReportRelatedf(lint.Error, "/payload/"+key, rel, "the response to %s needs payload.%s, %s", rw.Message, key, what)
 			return nil
 		}
 		return n
@@ -622,7 +625,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	case "request:get-task":
 		if t := need("task", jsonread.Object, "the task asked for (an object)"); t != nil && r.taskID != "" {
 			if got := t.Get("id"); got.IsString() && got.Str != r.taskID {
-				p.ReportRelatedf(lint.Error, "/payload/task/id", rel, "the response to %s returns task %s, but the request asked for %s", r.w.Message, quote(got.Str), quote(r.taskID))
+				p.ReportRelatedf(lint.Error, "/payload/task/id", rel, "the response to %s returns task %s, but the request asked for %s", rw.Message, quote(got.Str), quote(r.taskID))
 			}
 		}
 	case "request:ask-user":

@@ -21,7 +21,9 @@ type window[V any] struct {
 	evicted bool // an entry was ever dropped because of the bound
 }
 
-func newWindow[V any](max int) *window[V] { return &window[V]{max: max, m: map[string]V{}} }
+// newWindow makes an empty window; its map is made on the first put, so the many
+// sessions of a transcript whose checkers never track anything pay nothing for it.
+func newWindow[V any](max int) *window[V] { return &window[V]{max: max} }
 
 func (w *window[V]) get(k string) (V, bool) { v, ok := w.m[k]; return v, ok }
 
@@ -31,6 +33,9 @@ func (w *window[V]) len() int { return len(w.m) }
 
 // put adds or replaces k; it reports whether an older entry had to be dropped.
 func (w *window[V]) put(k string, v V) bool {
+	if w.m == nil {
+		w.m = map[string]V{}
+	}
 	if _, ok := w.m[k]; ok {
 		w.m[k] = v
 		return false
@@ -74,7 +79,7 @@ func (w *window[V]) compact() {
 // request is what the sequence rules remember of a request: small, never the message.
 type request struct {
 	id       string
-	w        lint.Related // where it is
+	w        mark // where it is (its text is made only for a finding)
 	typ      string
 	at       time.Time // when it was sent (zero: unknown)
 	deadline time.Time

@@ -15,7 +15,6 @@ var SeqAnswer = &lint.Rule{
 	Bad: `{"type":"handoff.accepted","taskId":"TASK-2026-02-09-061","fromAgent":"swe-qa",...}   (no handoff.request for TASK-2026-02-09-061 before it)`,
 	Good: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","fromAgent":"swe-backend","toAgent":"swe-qa",...}
 {"type":"handoff.accepted","taskId":"TASK-2026-02-09-061","fromAgent":"swe-qa",...}`,
-	NewChecker: func() lint.Checker { return &answerChecker{} },
 }
 
 type handoffState struct {
@@ -26,6 +25,7 @@ type handoffState struct {
 }
 
 type answerChecker struct {
+	views    *viewMemo // shared by the group: each message is read once
 	requests table[*handoffState]
 	seen     int           // messages observed
 	pending  *lint.Related // an answer that opened the stream, reported at Finish if more followed
@@ -37,7 +37,7 @@ func (c *answerChecker) Observe(p *lint.Pass) {
 	if m.Protocol == "aof" {
 		c.seen++
 	}
-	v, ok := viewOf(m)
+	v, ok := c.views.of(m)
 	if !ok {
 		return
 	}

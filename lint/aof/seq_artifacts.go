@@ -21,7 +21,6 @@ var SeqArtifacts = &lint.Rule{
 run_result.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-frontend","outcome":"done",...}`,
 	Good: `run.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend",...}
 run_result.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","outcome":"done",...}`,
-	NewChecker: func() lint.Checker { return &artifactChecker{} },
 }
 
 type runState struct {
@@ -37,6 +36,7 @@ type runState struct {
 }
 
 type artifactChecker struct {
+	views   *viewMemo // shared by the group: each message is read once
 	runs    table[*runState]
 	started bool
 }
@@ -78,7 +78,7 @@ func (c *artifactChecker) Observe(p *lint.Pass) {
 
 func (c *artifactChecker) observe(p *lint.Pass) {
 	m := p.Msg
-	v, ok := viewOf(m)
+	v, ok := c.views.of(m)
 	if !ok {
 		return
 	}

@@ -16,7 +16,6 @@ var SeqCompletion = &lint.Rule{
 {"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"blocked",...}}`,
 	Good: `{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"done",...}}
 {"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"done",...}}   (idempotent)`,
-	NewChecker: func() lint.Checker { return &completionChecker{} },
 }
 
 type completionState struct {
@@ -25,12 +24,13 @@ type completionState struct {
 }
 
 type completionChecker struct {
-	done table[completionState]
+	views *viewMemo // shared by the group: each message is read once
+	done  table[completionState]
 }
 
 func (c *completionChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	v, ok := viewOf(m)
+	v, ok := c.views.of(m)
 	if !ok {
 		return
 	}

@@ -18,16 +18,16 @@ var SeqDelegation = &lint.Rule{
 {"type":"handoff.request","taskId":"TASK-2026-02-09-062","payload":{"taskId":"TASK-2026-02-09-062","parentTaskId":"TASK-2026-02-09-061",...}}`,
 	Good: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","payload":{"taskId":"TASK-2026-02-09-061","parentTaskId":"TASK-2026-02-09-057",...}}
 {"type":"handoff.request","taskId":"TASK-2026-02-09-062","payload":{"taskId":"TASK-2026-02-09-062","parentTaskId":"TASK-2026-02-09-057",...}}`,
-	NewChecker: func() lint.Checker { return &delegationChecker{} },
 }
 
 type delegationChecker struct {
+	views    *viewMemo           // shared by the group: each message is read once
 	children table[lint.Related] // child task → the handoff that delegated it
 }
 
 func (c *delegationChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	v, ok := viewOf(m)
+	v, ok := c.views.of(m)
 	if !ok {
 		return
 	}

@@ -19,10 +19,10 @@ var SeqNoCompletion = &lint.Rule{
 	Good: `{"aopkit":"transcript/1","seq":1,...,"from":"agent","msg":{"type":"status.update","taskId":"TASK-2026-02-09-057",...}}
 {"aopkit":"transcript/1","seq":2,...,"from":"agent","msg":{"type":"completion.report","taskId":"TASK-2026-02-09-057",...}}
 {"aopkit":"transcript/1","seq":3,...,"from":"harness","event":"agent-exit","detail":{"code":0}}`,
-	NewChecker: func() lint.Checker { return &noCompletionChecker{} },
 }
 
 type noCompletionChecker struct {
+	views  *viewMemo           // shared by the group: each message is read once
 	active table[lint.Related] // task → the agent's last message on it
 }
 
@@ -37,7 +37,7 @@ func (c *noCompletionChecker) Observe(p *lint.Pass) {
 		c.active = table[lint.Related]{}
 		return
 	}
-	v, ok := viewOf(m)
+	v, ok := c.views.of(m)
 	if !ok {
 		return
 	}
@@ -70,7 +70,6 @@ var SeqStale = &lint.Rule{
 {"type":"status.update","taskId":"TASK-2026-02-09-057","sentAt":"2026-02-09T21:09:00.000Z",...}`,
 	Good: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:04:00.000Z","expiresAt":"2026-02-09T21:09:00.000Z",...}
 {"type":"status.update","taskId":"TASK-2026-02-09-057","sentAt":"2026-02-09T21:08:00.000Z",...}`,
-	NewChecker: func() lint.Checker { return &staleChecker{} },
 }
 
 type heartbeat struct {
@@ -80,6 +79,7 @@ type heartbeat struct {
 }
 
 type staleChecker struct {
+	views *viewMemo // shared by the group: each message is read once
 	beats table[*heartbeat]
 }
 
@@ -100,7 +100,7 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		}
 		return
 	}
-	v, ok := viewOf(m)
+	v, ok := c.views.of(m)
 	if !ok {
 		return
 	}

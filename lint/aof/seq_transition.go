@@ -61,7 +61,6 @@ var SeqTransition = &lint.Rule{
 {"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"status":"done"}}   (in-progress → done skips review)`,
 	Good: `{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"progress":"Executed 50/100 test cases"}}
 {"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"status":"review"}}`,
-	NewChecker: func() lint.Checker { return &transitionChecker{} },
 }
 
 type taskStatus struct {
@@ -70,6 +69,7 @@ type taskStatus struct {
 }
 
 type transitionChecker struct {
+	views *viewMemo // shared by the group: each message is read once
 	tasks table[*taskStatus]
 }
 
@@ -86,7 +86,7 @@ func (c *transitionChecker) set(p *lint.Pass, task, status string, w lint.Relate
 
 func (c *transitionChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	v, ok := viewOf(m)
+	v, ok := c.views.of(m)
 	if !ok {
 		return
 	}

@@ -192,3 +192,48 @@ func TestPreciseSchemaErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSeqGroupReportsPerRule drives the one shared checker of the AOS sequence
+// rules through a stream with findings of three rules: each is reported once,
+// under its own rule and severity, with witnesses whose texts name the request.
+func TestSeqGroupReportsPerRule(t *testing.T) {
+	t.Parallel()
+	for _, r := range seqRules {
+		if r.Group != seqGroup {
+			t.Errorf("%s is not in group %q", r.ID, seqGroup)
+		}
+	}
+	lines := []string{
+		`{"jsonrpc":"2.0","id":"r1","method":"ping","params":{"timestamp":"2025-01-24T15:30:45.123Z","timeout":500}}`,
+		`{"jsonrpc":"2.0","id":"r1","result":{"status":"connected","version":"0.1.0","timestamp":"2025-01-24T15:30:45.200Z"}}`,
+		`{"jsonrpc":"2.0","id":"r1","result":{"status":"connected","version":"0.1.0","timestamp":"2025-01-24T15:30:45.300Z"}}`,
+		`{"jsonrpc":"2.0","id":"r2","method":"ping","params":{"timestamp":"2025-01-24T15:30:46.123Z"}}`,
+		`{"jsonrpc":"2.0","id":"r9","result":{"status":"connected","version":"0.1.0","timestamp":"2025-01-24T15:30:46.200Z"}}`,
+	}
+	c := newChecker()
+	var got []string
+	for i, l := range lines {
+		m := &lint.Message{Protocol: ID, Kind: KindPingResponse, Root: parse(t, l), Raw: []byte(l), Pos: lint.NewLineIndex([]byte(l), i+1, 1)}
+		if strings.Contains(l, "method") {
+			m.Kind = "ping"
+		}
+		p := lint.NewPass(SeqUnknownResponse, m)
+		c.Observe(p)
+		for _, d := range p.Diagnostics() {
+			got = append(got, fmt.Sprintf("%d %s %s %v", d.Line, d.Rule, d.Severity, d.Related))
+		}
+	}
+	p := lint.NewPass(SeqUnknownResponse, nil)
+	c.Finish(p)
+	for _, d := range p.Diagnostics() {
+		got = append(got, fmt.Sprintf("%d %s %s %v", d.Line, d.Rule, d.Severity, d.Related))
+	}
+	want := []string{
+		`3 AOS-SEQ-002 error [{ 1 23 /id the ping request "r1"} { 2 23 /id the response to "r1"}]`,
+		`5 AOS-SEQ-001 error []`,
+		`4 AOS-SEQ-003 warning []`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -3,10 +3,13 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
@@ -95,5 +98,67 @@ func TestRunErrors(t *testing.T) {
 		if _, err := Run(context.Background(), o); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
+	}
+}
+
+// scriptedAgent writes lines (after optional delays) and then waits to be stopped.
+func scriptedAgent(lines ...string) *mockagent.Agent {
+	return &mockagent.Agent{Protocol: "aop2", Run: func(ctx context.Context, env mockagent.Env, _ string) int {
+		go io.Copy(io.Discard, env.Stdin) // the in-process pipe has no buffer
+		for _, l := range lines {
+			if strings.HasPrefix(l, "sleep ") {
+				d, _ := time.ParseDuration(strings.TrimPrefix(l, "sleep "))
+				select {
+				case <-time.After(d):
+				case <-ctx.Done():
+					return 0
+				}
+				continue
+			}
+			fmt.Fprintln(env.Stdout, l)
+		}
+		<-ctx.Done()
+		return 0
+	}}
+}
+
+// TestSteps: a message:KEY step fires after the message it waits for, a quiet step
+// after silence, and the deadline stops an agent that never ends.
+func TestSteps(t *testing.T) {
+	t.Parallel()
+	beat := `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"HEARTBEAT","session_id":"S","task_id":"T","timestamp":"2026-11-22T10:00:00Z"}`
+	task := json.RawMessage(`{"aop_version":"2.0.2-C","message_type":"TASK","session":{"session_id":"S"},"target":{"model":"m"},"task":{"task_id":"T"}}`)
+	for _, tt := range []struct {
+		name   string
+		agent  *mockagent.Agent
+		steps  []conform.Step
+		events []string // harness events in order (after agent-start)
+	}{
+		{"message trigger", scriptedAgent("sleep 50ms", beat),
+			[]conform.Step{{On: "message:EVENT/HEARTBEAT", After: conform.Duration(20 * time.Millisecond), Do: "terminate"}},
+			[]string{"signal", "agent-exit"}},
+		{"quiet trigger", scriptedAgent(beat, "sleep 20ms", beat),
+			[]conform.Step{{On: "quiet", After: conform.Duration(150 * time.Millisecond), Do: "close-stdin"}, {On: "quiet", After: conform.Duration(200 * time.Millisecond), Do: "kill"}},
+			[]string{"close-stdin", "kill", "agent-exit"}},
+		{"deadline", scriptedAgent(beat), nil,
+			[]string{"timeout", "signal", "agent-exit"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sc := &conform.Scenario{ID: "steps", Protocol: "aop2", Deadline: conform.Duration(400 * time.Millisecond), Task: task, Steps: tt.steps, Checks: []string{"aop2/lint/messages-valid"}}
+			rep, err := Run(context.Background(), Options{Protocol: "aop2", Command: []string{"agent"}, Scenarios: []*conform.Scenario{sc}, OutDir: t.TempDir(), Launcher: agentio.InProcess{Agent: tt.agent}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range rep.Scenarios[0].Records {
+				if r.From == "harness" && r.Event != "agent-start" && r.Event != "scenario-start" && r.Event != "scenario-end" {
+					got = append(got, r.Event)
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tt.events, " ") {
+				t.Errorf("events %v, want %v", got, tt.events)
+			}
+		})
 	}
 }

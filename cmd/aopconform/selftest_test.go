@@ -51,7 +51,15 @@ func protocolsUnderTest(t *testing.T) []string {
 // exit code, its output and the JSON report.
 func conformRun(t *testing.T, args ...string) (int, string, *conform.Report) {
 	t.Helper()
-	dir := t.TempDir()
+	code, out, rep, err := runConform(t.TempDir(), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, out, rep
+}
+
+// runConform is conformRun for any goroutine: dir is its scratch directory.
+func runConform(dir string, args ...string) (int, string, *conform.Report, error) {
 	rep := filepath.Join(dir, "report.json")
 	full := []string{"run", "--out", filepath.Join(dir, "out"), "--report", rep}
 	full = append(full, args...)
@@ -62,17 +70,17 @@ func conformRun(t *testing.T, args ...string) (int, string, *conform.Report) {
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			t.Fatalf("aopconform: %v", err)
+			return 0, "", nil, fmt.Errorf("aopconform: %v", err)
 		}
 		code = ee.ExitCode()
 	}
 	var r conform.Report
 	if b, err := os.ReadFile(rep); err == nil {
 		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatalf("report: %v", err)
+			return 0, "", nil, fmt.Errorf("report: %v", err)
 		}
 	}
-	return code, stdout.String() + stderr.String(), &r
+	return code, stdout.String() + stderr.String(), &r, nil
 }
 
 // TestSelfTest: the correct mock agent passes every MUST and SHOULD of every
@@ -122,54 +130,75 @@ func TestFaultMatrix(t *testing.T) {
 		t.Skip("runs real agents")
 	}
 	protocols := protocolsUnderTest(t)
-	var mu sync.Mutex
-	rows := map[string][]faultRow{}
-	sem := make(chan struct{}, 24)
-	t.Run("faults", func(t *testing.T) {
-		for _, p := range protocols {
-			for _, h := range hostileAgents {
-				t.Run(p+"/hostile:"+h.name, func(t *testing.T) {
-					t.Parallel()
-					sem <- struct{}{}
-					defer func() { <-sem }()
-					script := filepath.Join(t.TempDir(), h.name+".sh")
-					if err := os.WriteFile(script, []byte("#!/bin/sh\n"+h.script+"\n"), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					code, out, rep := conformRun(t, "--protocol", p, "--", script)
-					row := faultRow{protocol: p, fault: "hostile:" + h.name, code: code, out: out, failed: failedChecks(rep)}
-					mu.Lock()
-					rows[p] = append(rows[p], row)
-					mu.Unlock()
-					if code != 1 {
-						t.Errorf("hostile agent %s: exit %d, want 1\n%s", h.name, code, clipOut(out))
-					}
-					if rep.Score.MustRate != 0 || rep.Score.Level != "" {
-						t.Errorf("hostile agent %s scored MUST %.2f, level %q; want 0 and none", h.name, rep.Score.MustRate, rep.Score.Level)
-					}
-				})
+	// Every run first, many at once (they mostly wait on the scenarios' clocks;
+	// parallel subtests would be capped at GOMAXPROCS), then one subtest each.
+	type job struct {
+		protocol, name string
+		hostile        bool
+		args           []string
+		row            faultRow
+		rep            *conform.Report
+		err            error
+	}
+	var jobs []*job
+	scripts := t.TempDir()
+	for _, p := range protocols {
+		for _, h := range hostileAgents {
+			script := filepath.Join(scripts, h.name+".sh")
+			if err := os.WriteFile(script, []byte("#!/bin/sh\n"+h.script+"\n"), 0o755); err != nil {
+				t.Fatal(err)
 			}
-			ag, _ := mockagent.Lookup(p)
-			for _, f := range ag.Faults {
-				t.Run(p+"/"+f.Name, func(t *testing.T) {
-					t.Parallel()
-					sem <- struct{}{}
-					defer func() { <-sem }()
-					code, out, rep := conformRun(t, "--protocol", p, "--", "mockagent", "--protocol", p, "--fault", f.Name)
-					row := faultRow{protocol: p, fault: f.Name, code: code, out: out, failed: failedChecks(rep)}
-					mu.Lock()
-					rows[p] = append(rows[p], row)
-					mu.Unlock()
-					if code != 1 {
-						t.Errorf("fault %s: exit %d, want 1\n%s%s", f.Name, code, clipOut(out), harnessErrs(rep))
-					}
-					if len(row.failed) == 0 {
-						t.Errorf("fault %s went unnoticed: no check failed", f.Name)
-					}
-				})
-			}
+			jobs = append(jobs, &job{protocol: p, name: "hostile:" + h.name, hostile: true, args: []string{"--protocol", p, "--", script}})
 		}
-	})
+		ag, _ := mockagent.Lookup(p)
+		for _, f := range ag.Faults {
+			jobs = append(jobs, &job{protocol: p, name: f.Name, args: []string{"--protocol", p, "--", "mockagent", "--protocol", p, "--fault", f.Name}})
+		}
+	}
+	workers := 16
+	if raceEnabled {
+		workers = 8
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			dir, err := os.MkdirTemp(scripts, "run-")
+			if err != nil {
+				j.err = err
+				return
+			}
+			code, out, rep, err := runConform(dir, j.args...)
+			j.rep, j.err = rep, err
+			j.row = faultRow{protocol: j.protocol, fault: j.name, code: code, out: out}
+			if rep != nil {
+				j.row.failed = failedChecks(rep)
+			}
+		}()
+	}
+	wg.Wait()
+	rows := map[string][]faultRow{}
+	for _, j := range jobs {
+		rows[j.protocol] = append(rows[j.protocol], j.row)
+		t.Run(j.protocol+"/"+j.name, func(t *testing.T) {
+			if j.err != nil {
+				t.Fatal(j.err)
+			}
+			if j.row.code != 1 {
+				t.Errorf("%s: exit %d, want 1\n%s%s", j.name, j.row.code, clipOut(j.row.out), harnessErrs(j.rep))
+			}
+			if j.hostile && (j.rep.Score.MustRate != 0 || j.rep.Score.Level != "") {
+				t.Errorf("hostile agent %s scored MUST %.2f, level %q; want 0 and none", j.name, j.rep.Score.MustRate, j.rep.Score.Level)
+			}
+			if len(j.row.failed) == 0 {
+				t.Errorf("%s went unnoticed: no check failed", j.name)
+			}
+		})
+	}
 	for _, p := range protocols {
 		sort.Slice(rows[p], func(i, j int) bool { return rows[p][i].fault < rows[p][j].fault })
 		failedSomewhere := map[string]bool{}

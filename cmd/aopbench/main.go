@@ -92,6 +92,7 @@ type config struct {
 	conformRuns int
 	quick       bool
 	rerender    string // write the report from a results.json of an earlier run
+	commit      string // the commit measured, when the tree is no git checkout
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -113,6 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.coldRuns, "cold-runs", 200, "fresh processes profiled for the small-file profile")
 	fs.IntVar(&c.conformRuns, "conform-runs", 3, "runs of the conformance suite")
 	fs.BoolVar(&c.quick, "quick", false, "dry run: small sizes, few runs (numbers are not meaningful)")
+	fs.StringVar(&c.commit, "commit", "", "the commit measured, for a tree exported with `git archive` (default: git rev-parse HEAD)")
 	fs.StringVar(&c.rerender, "rerender", "", "only write the report again from `results.json` of an earlier run (e.g. after editing the notes)")
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -40,9 +40,13 @@ type envInfo struct {
 func environment(cfg config) envInfo {
 	e := envInfo{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Go: runtime.Version(), Cores: runtime.NumCPU(),
 		LoadStart: loadAverage(), Quick: cfg.quick, Messages: cfg.messages, BenchMessage: cfg.benchMsgs}
-	e.Commit = strings.TrimSpace(output("git", "rev-parse", "--short", "HEAD"))
-	if strings.TrimSpace(output("git", "status", "--porcelain", "--untracked-files=no")) != "" {
-		e.Commit += " (working tree with uncommitted changes)"
+	if cfg.commit != "" {
+		e.Commit = cfg.commit + " (exported with git archive)"
+	} else {
+		e.Commit = strings.TrimSpace(output("git", "rev-parse", "--short", "HEAD"))
+		if strings.TrimSpace(output("git", "status", "--porcelain", "--untracked-files=no")) != "" {
+			e.Commit += " (working tree with uncommitted changes)"
+		}
 	}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)

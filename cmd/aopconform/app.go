@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/urfave/cli/v2"
@@ -122,6 +123,18 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Command: c.Args().Slice(),
 					}
 					return runCmd(c.Context, cfg, stdout, stderr)
+				},
+			},
+			{
+				Name:      "guardian",
+				Usage:     "test an AOS guardian at a URL: send it requests and check its answers (the second aos mode)",
+				UsageText: "aopconform guardian [--timeout D] URL",
+				Flags: []cli.Flag{
+					&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up on the guardian after `D`"},
+				},
+				OnUsageError: usage,
+				Action: func(c *cli.Context) error {
+					return guardianCmd(c.Context, c.Args().First(), c.Duration("timeout"), stdout)
 				},
 			},
 			{

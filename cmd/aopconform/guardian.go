@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+
+	"github.com/aopkit/aopkit/conform/engine/aos"
+)
+
+// guardianCmd is the second aos mode: it tests a guardian at a URL by sending it
+// requests (ping, a tool call request, malformed JSON, an invalid request, a wrong
+// jsonrpc version, an unknown method, invalid params) and checking its answers.
+// Exit 0: every MUST passed; 1: a MUST failed; 2: the URL is unusable.
+func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, stdout io.Writer) error {
+	u, err := url.Parse(rawURL)
+	if rawURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usageError{fmt.Sprintf("guardian takes the guardian's http(s) URL, such as: aopconform guardian http://127.0.0.1:8080/ (got %q)", rawURL)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	results := (&aos.Prober{URL: rawURL}).Run(ctx)
+	t := tablewriter.NewWriter(stdout)
+	t.Header("CHECK", "LEVEL", "SPEC", "VERDICT", "DETAIL")
+	mustFailed, pass := false, 0
+	for _, r := range results {
+		if err := t.Append([]string{r.ID, r.Level, r.Spec, r.Verdict, r.Detail}); err != nil {
+			return err
+		}
+		switch {
+		case r.Verdict == "PASS":
+			pass++
+		case r.Level == "MUST":
+			mustFailed = true
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "aos guardian %s: %d/%d checks passed\n", rawURL, pass, len(results))
+	if mustFailed {
+		return exitCode(exitMustBad)
+	}
+	return nil
+}

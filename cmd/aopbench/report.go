@@ -539,6 +539,15 @@ func (b *bench) reportReproduce(r *report) {
 	r.p("go test ./lint/linter -run '^$' -bench . -benchmem   # the Go benchmarks alone (20,000 generated messages)")
 	r.p("```")
 	r.p("")
+	if c, ok := strings.CutSuffix(b.r.Env.Commit, " (exported with git archive)"); ok {
+		r.p("This page was made from a snapshot of commit %s, so that other engineers' uncommitted edits could not change the code under test in the middle of the run:", c)
+		r.p("")
+		r.p("```sh")
+		r.p("mkdir /tmp/snap && git archive %s | tar -x -C /tmp/snap && cd /tmp/snap", c)
+		r.p("go run ./cmd/aopbench -commit %s -node $REPO/.ci/bench -work $REPO/.ci/bench/work -out $REPO/docs/benchmarks.md -profiles $REPO/docs/bench -notes $REPO/.ci/bench/notes.md", c)
+		r.p("```")
+		r.p("")
+	}
 	r.p("Options of aopbench: `-messages`, `-bench-messages`, `-small-runs`, `-large-runs`, `-rss 100MB,1GB`, `-work`, `-big` (where the large files go; deleted after), `-node`, `-out`, `-profiles`; `-rerender .ci/bench/work/results.json` writes this page again from the last run's figures (after editing .ci/bench/notes.md).")
 	r.p("")
 }

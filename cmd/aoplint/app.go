@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -326,8 +327,17 @@ func schemaCmd(w io.Writer, protocol, kind string) error {
 	return err
 }
 
+// softMemoryLimit is aoplint's default GOMEMLIMIT.
+const softMemoryLimit = 64 << 20
+
 // lintCmd lints every input and prints the report; it returns the exit code.
 func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A soft memory limit keeps a long stream's heap near a fixed size: the GC works
+	// harder instead of letting the heap grow with garbage (flat RSS whatever the
+	// transcript's length). GOMEMLIMIT overrides it.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
 	results, ioErrs := lintInputs(cfg.Args, opts, cfg.Jobs, stdin)

@@ -171,12 +171,11 @@ func LintBytes(name string, data []byte, opts Options) FileResult {
 		return res
 	}
 	s := newStream(name, opts)
-	s.whole = true
 	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")))) == 0 {
 		s.report(generic.Empty, 1, 1, "", "the input is empty: no message to lint")
 		return s.result()
 	}
-	s.apply(build(name, &s.opts, true, 0, data, 1, 1, false))
+	s.apply(build(name, &s.opts, true, 0, data, 1, 1))
 	s.finish()
 	return s.result()
 }
@@ -245,7 +244,7 @@ func (s *stream) serial(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		s.apply(build(s.path, &s.opts, false, i, line, n, 1, true))
+		s.apply(build(s.path, &s.opts, false, i, line, n, 1))
 	}
 }
 
@@ -272,7 +271,7 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 			for b := range todo {
 				b.outs = make([]unitOut, len(b.lines))
 				for i, line := range b.lines {
-					b.outs[i] = build(s.path, &s.opts, false, b.first+i, line, b.nums[i], 1, true)
+					b.outs[i] = build(s.path, &s.opts, false, b.first+i, line, b.nums[i], 1)
 				}
 				b.lines = nil
 				done <- b

@@ -23,7 +23,6 @@ const MaxSessions = 1024
 type stream struct {
 	path     string
 	opts     Options
-	whole    bool // the input is one whole file, not a stream
 	diags    []lint.Diagnostic
 	dropped  int
 	messages int
@@ -131,14 +130,14 @@ func (b *builder) report(r *lint.Rule, line, col int, pointer, format string, ar
 }
 
 // build lints one unit of input.
-func build(path string, opts *Options, whole bool, index int, data []byte, line, col int, inStream bool) unitOut {
+func build(path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
 	b := &builder{path: path, opts: opts, whole: whole, index: index}
-	b.unit(data, line, col, inStream)
+	b.unit(data, line, col)
 	return b.out
 }
 
 // unit lints one message-sized piece of input: a whole file, or one line.
-func (s *builder) unit(data []byte, line, col int, inStream bool) {
+func (s *builder) unit(data []byte, line, col int) {
 	pos := lint.NewLineIndex(data, line, col)
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	lead := len(data) - len(trimmed)
@@ -150,7 +149,7 @@ func (s *builder) unit(data []byte, line, col int, inStream bool) {
 		s.json(data, 0, pos, "", meta{})
 		return
 	}
-	s.text(data, pos, inStream, meta{})
+	s.textWithMeta(data, pos, !s.whole, meta{}, "")
 }
 
 // meta is what a transcript record says about its message.
@@ -365,10 +364,6 @@ func (s *builder) isText(data []byte) bool {
 		}
 	}
 	return false
-}
-
-func (s *builder) text(data []byte, pos *lint.LineIndex, inStream bool, md meta) {
-	s.textWithMeta(data, pos, inStream, md, "")
 }
 
 func (s *builder) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, md meta, hint string) {

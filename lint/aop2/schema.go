@@ -27,12 +27,13 @@ var Schema = &lint.Rule{
 
 func init() { lint.Register(Schema) }
 
-// schemaDocs are the parsed schema files of schemas/aop2, compiled into shapes: for
-// each object, the members the contract defines.
+// The parsed schema files of schemas/aop2, compiled into shapes: for each object,
+// the members the contract defines. Both are made on first use, per file, so a run
+// that sees only RESPONSEs reads only the RESPONSE schema and what it refers to.
 var (
-	docsOnce sync.Once
-	docs     map[string]map[string]any // file name → schema
-	shapes   map[string]*shape         // kind's schema file → its shape
+	docsMu sync.Mutex
+	docs   = map[string]map[string]any{} // file name → schema (nil: unreadable)
+	shapes = map[string]*shape{}         // kind's schema file → its shape
 )
 
 // shape is what the walker needs of a schema: an object's known members (open: any
@@ -43,23 +44,34 @@ type shape struct {
 	items *shape
 }
 
-func loadDocs() {
-	docs = map[string]map[string]any{}
-	entries, _ := fs.ReadDir(schemas.FS, "aop2")
-	for _, e := range entries {
-		data, err := fs.ReadFile(schemas.FS, path.Join("aop2", e.Name()))
-		if err != nil {
-			continue
-		}
-		var m map[string]any
-		if json.Unmarshal(data, &m) == nil {
-			docs[e.Name()] = m
+// doc returns the parsed schema file name; docsMu must be held.
+func doc(name string) map[string]any {
+	if d, ok := docs[name]; ok {
+		return d
+	}
+	var m map[string]any
+	if data, err := fs.ReadFile(schemas.FS, path.Join("aop2", name)); err == nil {
+		if json.Unmarshal(data, &m) != nil {
+			m = nil
 		}
 	}
-	shapes = map[string]*shape{}
-	for name, d := range docs {
-		shapes[name] = compileShape(name, d, 0)
+	docs[name] = m
+	return m
+}
+
+// shapeOf returns the shape of a kind's schema file, compiling it on first use.
+func shapeOf(name string) *shape {
+	docsMu.Lock()
+	defer docsMu.Unlock()
+	if sh, ok := shapes[name]; ok {
+		return sh
 	}
+	var sh *shape
+	if d := doc(name); d != nil {
+		sh = compileShape(name, d, 0)
+	}
+	shapes[name] = sh
+	return sh
 }
 
 // resolve follows $ref (within the directory) and returns the file and the schema.
@@ -73,7 +85,7 @@ func resolve(file string, s map[string]any) (string, map[string]any) {
 		if target != "" {
 			file = target
 		}
-		s = docs[file]
+		s = doc(file)
 		for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
 			if tok == "" || s == nil {
 				continue
@@ -138,8 +150,7 @@ func checkUnknownMembers(p *lint.Pass) {
 	if file == "" || p.Msg.Kind == KindEvent || p.Msg.Root == nil {
 		return
 	}
-	docsOnce.Do(loadDocs)
-	walkUnknown(p, shapes[path.Base(file)], p.Msg.Root, make(ptrPath, 0, 16))
+	walkUnknown(p, shapeOf(path.Base(file)), p.Msg.Root, make(ptrPath, 0, 16))
 }
 
 func walkUnknown(p *lint.Pass, sh *shape, n *jsonread.Node, at ptrPath) {

@@ -2,33 +2,18 @@ package aof_test
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/agentio/agentiotest"
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 )
 
-// buildMockagent builds cmd/mockagent once per test binary, or skips.
-func buildMockagent(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds cmd/mockagent")
-	}
-	bin := filepath.Join(t.TempDir(), "mockagent")
-	cmd := exec.Command("go", "build", "-o", bin, "../../../cmd/mockagent")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("cmd/mockagent does not build here: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestRealProcess runs mockagent as a process on the wall clock, with a short TTL.
 func TestRealProcess(t *testing.T) {
-	bin := buildMockagent(t)
+	bin := agentiotest.BuildMockagent(t)
 	for _, c := range []struct {
 		fault, status, run string
 	}{

@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/agentio/agentiotest"
 	"github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/mockagent"
@@ -202,13 +202,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestRealProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cmd/mockagent")
-	}
-	bin := filepath.Join(t.TempDir(), "mockagent")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/mockagent").CombinedOutput(); err != nil {
-		t.Skipf("cmd/mockagent does not build here: %v\n%s", err, out)
-	}
+	bin := agentiotest.BuildMockagent(t)
 	for _, c := range []struct {
 		fault string
 		rules []string

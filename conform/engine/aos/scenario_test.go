@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/agentio/agentiotest"
 	"github.com/aopkit/aopkit/conform/engine/aos"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/mockagent"
@@ -150,13 +150,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 // TestRealProcess runs mockagent as a process against the guardian on the wall clock.
 func TestRealProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cmd/mockagent")
-	}
-	bin := filepath.Join(t.TempDir(), "mockagent")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/mockagent").CombinedOutput(); err != nil {
-		t.Skipf("cmd/mockagent does not build here: %v\n%s", err, out)
-	}
+	bin := agentiotest.BuildMockagent(t)
 	for _, c := range []struct {
 		fault string
 		rules []string

@@ -3,32 +3,18 @@ package orchmsg
 import (
 	"bytes"
 	"context"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/agentio/agentiotest"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 )
-
-func buildMockagent(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds cmd/mockagent")
-	}
-	bin := filepath.Join(t.TempDir(), "mockagent")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/aopkit/aopkit/cmd/mockagent")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build cmd/mockagent: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // TestRealProcess runs the engine on the wall clock against cmd/mockagent as a real
 // process. The task is short; assertions are about decisions, not durations.
 func TestRealProcess(t *testing.T) {
-	bin := buildMockagent(t)
+	bin := agentiotest.BuildMockagent(t)
 	for _, tc := range []struct {
 		name, fault string
 		state       string

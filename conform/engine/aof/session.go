@@ -14,6 +14,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/engine/sim"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -343,46 +344,22 @@ func (s *Session) Drive(ctx context.Context, conn agentio.Conn, clk clock.Clock,
 // so the transcript is deterministic.
 func (s *Session) Simulate(ctx context.Context, agent *mockagent.Agent, fault string, fake *clock.Fake, opt Options) agentio.Exit {
 	opt = opt.withDefaults(s.Cfg.TTL)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	start := fake.Now()
-	signal := ""
-	sc := &SimClock{Fake: fake, Step: opt.PollInterval}
-	sc.Hook = func(now time.Time) bool {
-		s.Poll()
-		if s.LeaseLost() {
-			s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM", "reason": "lease_lost"})
-			signal = "SIGTERM"
-			cancel()
-			return false
-		}
-		if !now.Before(start.Add(opt.Deadline)) {
-			s.Rec.Harness(now, "timeout", map[string]any{"deadlineMs": opt.Deadline.Milliseconds()})
-			s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM", "reason": "deadline"})
-			signal = "SIGTERM"
-			cancel()
-			return false
-		}
-		return true
-	}
-	env := map[string]string{}
-	for _, kv := range s.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	out := &LineWriter{Fn: func(b []byte) {
-		if ctx.Err() == nil {
-			s.Line(agentio.Line{At: fake.Now(), Stream: "stdout", Data: b})
-		}
-	}}
 	s.Start()
-	code := agent.Run(ctx, mockagent.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: io.Discard,
-		Getenv: func(k string) string { return env[k] }, Dir: s.Cfg.Scratch, Clock: sc}, fault)
-	out.Flush()
-	exit := agentio.Exit{Code: code}
-	if signal != "" {
-		exit = agentio.Exit{Code: -1, Signal: signal}
-	}
+	exit := sim.Agent{Agent: agent, Fault: fault, Fake: fake, Step: opt.PollInterval, Env: s.Env(), Dir: s.Cfg.Scratch, OnLine: func(l agentio.Line) { s.Line(l) },
+		Tick: func(now time.Time) string {
+			s.Poll()
+			if s.LeaseLost() {
+				s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM", "reason": "lease_lost"})
+				return "SIGTERM"
+			}
+			if !now.Before(start.Add(opt.Deadline)) {
+				s.Rec.Harness(now, "timeout", map[string]any{"deadlineMs": opt.Deadline.Milliseconds()})
+				s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM", "reason": "deadline"})
+				return "SIGTERM"
+			}
+			return ""
+		}}.Run(ctx)
 	s.Exit(exit)
 	if !opt.NoStaleWait {
 		if at, ok := s.staleAt(); ok {
@@ -392,81 +369,6 @@ func (s *Session) Simulate(ctx context.Context, agent *mockagent.Agent, fault st
 	}
 	s.Finish()
 	return exit
-}
-
-// SimClock is the virtual clock of Simulate: After and Sleep move the fake clock
-// forward at once, calling Hook at every Step boundary on the way; when Hook returns
-// false, time stops (the agent has been stopped).
-type SimClock struct {
-	Fake    *clock.Fake
-	Step    time.Duration
-	Hook    func(now time.Time) bool
-	next    time.Time
-	stopped bool
-}
-
-func (c *SimClock) Now() time.Time { return c.Fake.Now() }
-
-func (c *SimClock) After(d time.Duration) <-chan time.Time {
-	c.advance(d)
-	ch := make(chan time.Time, 1)
-	ch <- c.Fake.Now()
-	return ch
-}
-
-func (c *SimClock) Sleep(d time.Duration) { c.advance(d) }
-
-func (c *SimClock) advance(d time.Duration) {
-	if c.stopped || d <= 0 {
-		return
-	}
-	target := c.Fake.Now().Add(d)
-	if c.Step > 0 && c.Hook != nil {
-		if c.next.IsZero() {
-			c.next = c.Fake.Now().Add(c.Step)
-		}
-		for !c.next.After(target) {
-			c.Fake.Set(c.next)
-			c.next = c.next.Add(c.Step)
-			if !c.Hook(c.Fake.Now()) {
-				c.stopped = true
-				return
-			}
-		}
-	}
-	c.Fake.Set(target)
-}
-
-// LineWriter splits what is written into lines and hands each to Fn.
-type LineWriter struct {
-	Fn  func([]byte)
-	buf []byte
-}
-
-func (w *LineWriter) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := append([]byte(nil), w.buf[:i]...)
-		w.buf = w.buf[i+1:]
-		w.Fn(bytes.TrimSuffix(line, []byte("\r")))
-	}
-	if len(w.buf) > agentio.MaxLine {
-		w.Fn(w.buf[:agentio.MaxLine])
-		w.buf = nil
-	}
-	return len(p), nil
-}
-
-// Flush hands over a last unterminated line.
-func (w *LineWriter) Flush() {
-	if len(w.buf) > 0 {
-		w.Fn(w.buf)
-		w.buf = nil
-	}
 }
 
 // Summary is a one-line view of a session for tests and reports.

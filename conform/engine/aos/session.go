@@ -13,6 +13,7 @@ import (
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/engine/sim"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -297,40 +298,11 @@ func (s *Session) Drive(ctx context.Context, conn agentio.Conn, clk clock.Clock,
 // aof.Session.Simulate); the guardian answers over real loopback HTTP.
 func (s *Session) Simulate(ctx context.Context, agent *mockagent.Agent, fault string, fake *clock.Fake, opt Options) agentio.Exit {
 	opt = opt.withDefaults()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	start := fake.Now()
-	signal := ""
-	sc := &aof.SimClock{Fake: fake, Step: time.Second, Hook: func(now time.Time) bool {
-		if now.Before(start.Add(opt.Deadline)) {
-			return true
-		}
-		s.Rec.Harness(now, "timeout", map[string]any{"deadlineMs": opt.Deadline.Milliseconds()})
-		s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM"})
-		signal = "SIGTERM"
-		cancel()
-		return false
-	}}
-	env := map[string]string{}
-	for _, kv := range s.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	out := &aof.LineWriter{Fn: func(b []byte) {
-		if ctx.Err() == nil {
-			s.Line(agentio.Line{At: fake.Now(), Stream: "stdout", Data: b})
-		}
-	}}
 	s.Rec.Harness(fake.Now(), "agent-start", nil)
 	line := s.StdinLine()
 	s.Rec.Data(fake.Now(), "orchestrator", "stdin", line)
-	code := agent.Run(ctx, mockagent.Env{Stdin: bytes.NewReader(append(line, '\n')), Stdout: out, Stderr: io.Discard,
-		Getenv: func(k string) string { return env[k] }, Dir: s.Cfg.Scratch, Clock: sc}, fault)
-	out.Flush()
-	exit := agentio.Exit{Code: code}
-	if signal != "" {
-		exit = agentio.Exit{Code: -1, Signal: signal}
-	}
+	exit := sim.Agent{Agent: agent, Fault: fault, Fake: fake, Step: time.Second, Env: s.Env(), Dir: s.Cfg.Scratch,
+		Stdin: append(line, '\n'), OnLine: s.Line, Tick: sim.Deadline(s.Rec, fake.Now(), opt.Deadline)}.Run(ctx)
 	s.Exit(exit)
 	s.Rec.Harness(fake.Now(), "scenario-end", nil)
 	return exit

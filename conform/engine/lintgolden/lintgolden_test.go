@@ -1,5 +1,5 @@
-// Package lintgolden lints the reference transcripts of the aop2 and orchmsg
-// engines (fixtures/reference/) with aoplint's rules: the correct agent's runs are
+// Package lintgolden lints the reference transcripts of the engines
+// (fixtures/reference/<protocol>/) with aoplint's rules: the correct agent's runs are
 // clean, and every message the engine itself sent is clean on its own. It lives in
 // its own package so that the engine packages do not depend on lint/.
 package lintgolden
@@ -17,31 +17,36 @@ import (
 	"github.com/aopkit/aopkit/lint/linter"
 )
 
-// clean are the runs of a correct agent: not even a warning.
-var clean = map[string]bool{
-	"aop2/happy-path.jsonl":           true,
-	"orchmsg/happy-path.jsonl":        true,
-	"orchmsg/ask-user-answered.jsonl": true,
-	"orchmsg/ask-user-timeout.jsonl":  true,
-	"orchmsg/submit-task.jsonl":       true,
-	"orchmsg/cancellation.jsonl":      true,
-	"orchmsg/shutdown-mid-task.jsonl": true,
+// clean reports whether a transcript is a run of a correct agent: not even a warning.
+func clean(proto, name string) bool {
+	switch proto {
+	case "aop2", "orchmsg":
+		return map[string]bool{
+			"aop2/happy-path.jsonl":           true,
+			"orchmsg/happy-path.jsonl":        true,
+			"orchmsg/ask-user-answered.jsonl": true,
+			"orchmsg/ask-user-timeout.jsonl":  true,
+			"orchmsg/submit-task.jsonl":       true,
+			"orchmsg/cancellation.jsonl":      true,
+			"orchmsg/shutdown-mid-task.jsonl": true,
+		}[proto+"/"+name]
+	}
+	return strings.HasPrefix(name, "correct") || strings.HasPrefix(name, "delegation") || strings.HasPrefix(name, "child-")
 }
 
 func TestGoldenTranscriptsLint(t *testing.T) {
-	for _, proto := range []string{"aop2", "orchmsg"} {
-		files, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "fixtures", "reference", proto, "*.jsonl"))
+	for _, proto := range []string{"aof", "aop-output", "aop2", "aos", "orchmsg"} {
+		files, _ := filepath.Glob(filepath.Join("..", "..", "..", "fixtures", "reference", proto, "*.jsonl"))
 		if len(files) == 0 {
 			t.Fatalf("no golden transcripts for %s", proto)
 		}
 		for _, path := range files {
-			key := proto + "/" + filepath.Base(path)
-			t.Run(key, func(t *testing.T) {
+			t.Run(proto+"/"+filepath.Base(path), func(t *testing.T) {
 				res, err := linter.LintFile(path, linter.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if clean[key] {
+				if clean(proto, filepath.Base(path)) {
 					for _, d := range res.Diagnostics {
 						if d.Severity != lint.Info {
 							t.Errorf("correct run has %s %s at line %d: %s", d.Severity, d.Rule, d.Line, d.Message)
@@ -80,7 +85,7 @@ func engineRecords(t *testing.T, path string) map[int]record {
 	defer f.Close()
 	out := map[int]record{}
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 8<<20)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for n := 1; sc.Scan(); n++ {
 		var r record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {

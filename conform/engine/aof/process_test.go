@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/agentio/agentiotest"
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
 )
 
 // TestRealProcess runs mockagent as a process on the wall clock, with a short TTL.
 func TestRealProcess(t *testing.T) {
-	bin := agentiotest.BuildMockagent(t)
+	bin := enginetest.BuildMockagent(t)
 	for _, c := range []struct {
 		fault, status, run string
 	}{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/mockagent"
 	mockaof "github.com/aopkit/aopkit/mockagent/aof"
 )
@@ -275,23 +276,8 @@ func eventsFile(t *testing.T, s *aof.Session) []byte {
 	return data
 }
 
+// golden compares got with its golden transcript (go test -update rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "..", "..", "fixtures", "reference", "aof", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\ngot:\n%s", name, got)
-	}
+	enginetest.Golden(t, filepath.Join("..", "..", "..", "fixtures", "reference", "aof", name), got, *update)
 }

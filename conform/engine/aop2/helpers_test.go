@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/mockagent"
 	_ "github.com/aopkit/aopkit/mockagent/aop2"
 )
@@ -116,24 +116,8 @@ func runInProcess(t *testing.T, name, fault string, task []byte, setup func(scra
 		if tweak != nil {
 			tweak(&cfg)
 		}
-		done := make(chan struct{})
-		go func() {
-			r.res, r.err = Run(context.Background(), cfg, task)
-			close(done)
-		}()
-		for steps := 0; ; steps++ {
-			synctest.Wait()
-			select {
-			case <-done:
-				r.transcript = buf.Bytes()
-				return
-			default:
-			}
-			if steps > 20000 {
-				t.Fatalf("scenario %s did not end after %s of fake time", name, time.Duration(steps)*step)
-			}
-			fake.Advance(step)
-		}
+		enginetest.Drive(t, fake, step, 20000, func() { r.res, r.err = Run(context.Background(), cfg, task) })
+		r.transcript = buf.Bytes()
 	})
 	if r.err != nil {
 		t.Fatalf("engine error: %v", r.err)
@@ -149,34 +133,5 @@ func normalize(data []byte, scratch string) []byte {
 // golden compares (or with -update rewrites) fixtures/reference/aop2/<name>.jsonl.
 func golden(t *testing.T, name string, r run) {
 	t.Helper()
-	got := normalize(r.transcript, r.scratch)
-	path := filepath.Join(goldenDir, name+".jsonl")
-	if *update {
-		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("transcript differs from %s at line %d:\n got: %s\nwant: %s\n(run with -update after checking the change)", path, i+1, g, w)
-			}
-		}
-	}
+	enginetest.Golden(t, filepath.Join(goldenDir, name+".jsonl"), normalize(r.transcript, r.scratch), *update)
 }

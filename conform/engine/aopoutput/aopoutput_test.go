@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/agentio/agentiotest"
 	"github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/mockagent"
 	mockout "github.com/aopkit/aopkit/mockagent/aopoutput"
 )
@@ -182,27 +182,14 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// golden compares got with its golden transcript (go test -update rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join(fixtures, name)
-	if *update {
-		os.MkdirAll(fixtures, 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\ngot:\n%s", name, got)
-	}
+	enginetest.Golden(t, filepath.Join(fixtures, name), got, *update)
 }
 
 func TestRealProcess(t *testing.T) {
-	bin := agentiotest.BuildMockagent(t)
+	bin := enginetest.BuildMockagent(t)
 	for _, c := range []struct {
 		fault string
 		rules []string

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/mockagent"
 	_ "github.com/aopkit/aopkit/mockagent/orchmsg"
 )
@@ -63,24 +63,8 @@ func runInProcess(t *testing.T, name string, agent *mockagent.Agent, fault strin
 		cfg.Launcher = agentio.InProcess{Agent: agent, Fault: fault, Clock: fake}
 		cfg.Clock, cfg.Scratch, cfg.Scenario = fake, scratch, name
 		cfg.Recorder = NewRecorder(&buf, Protocol, name)
-		done := make(chan struct{})
-		go func() {
-			r.res, r.err = Run(context.Background(), cfg)
-			close(done)
-		}()
-		for steps := 0; ; steps++ {
-			synctest.Wait()
-			select {
-			case <-done:
-				r.transcript = buf.Bytes()
-				return
-			default:
-			}
-			if steps > 20000 {
-				t.Fatalf("scenario %s did not end", name)
-			}
-			fake.Advance(step)
-		}
+		enginetest.Drive(t, fake, step, 20000, func() { r.res, r.err = Run(context.Background(), cfg) })
+		r.transcript = buf.Bytes()
 	})
 	if r.err != nil {
 		t.Fatalf("engine error: %v", r.err)
@@ -154,37 +138,10 @@ type timedLine struct {
 	line string
 }
 
+// golden compares (or with -update rewrites) fixtures/reference/orchmsg/<name>.jsonl.
 func golden(t *testing.T, name string, r run) {
 	t.Helper()
-	path := filepath.Join(goldenDir, name+".jsonl")
-	if *update {
-		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, r.transcript, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(r.transcript, want) {
-		gl, wl := strings.Split(string(r.transcript), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("transcript differs from %s at line %d:\n got: %s\nwant: %s", path, i+1, g, w)
-			}
-		}
-	}
+	enginetest.Golden(t, filepath.Join(goldenDir, name+".jsonl"), r.transcript, *update)
 }
 
 // messages returns the transcript's messages of one sender, as decoded objects.

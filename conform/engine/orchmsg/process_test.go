@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/agentio/agentiotest"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
 )
 
 // TestRealProcess runs the engine on the wall clock against cmd/mockagent as a real
 // process. The task is short; assertions are about decisions, not durations.
 func TestRealProcess(t *testing.T) {
-	bin := agentiotest.BuildMockagent(t)
+	bin := enginetest.BuildMockagent(t)
 	for _, tc := range []struct {
 		name, fault string
 		state       string

@@ -31,6 +31,7 @@ type Protocol struct {
 var (
 	protoMu   sync.Mutex
 	protocols = map[string]*Protocol{}
+	protoList []*Protocol // sorted; rebuilt on registration, read on every message
 )
 
 // RegisterProtocol adds a protocol; a duplicate ID panics.
@@ -41,18 +42,20 @@ func RegisterProtocol(p *Protocol) {
 		panic("lint: duplicate protocol " + p.ID)
 	}
 	protocols[p.ID] = p
+	list := make([]*Protocol, 0, len(protocols))
+	for _, q := range protocols {
+		list = append(list, q)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	protoList = list
 }
 
-// Protocols returns the registered protocols sorted by ID.
+// Protocols returns the registered protocols sorted by ID. The slice is shared:
+// callers must not modify it.
 func Protocols() []*Protocol {
 	protoMu.Lock()
 	defer protoMu.Unlock()
-	out := make([]*Protocol, 0, len(protocols))
-	for _, p := range protocols {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	return protoList
 }
 
 // LookupProtocol finds a protocol by ID.

@@ -374,20 +374,16 @@ func readLine(br *bufio.Reader, buf []byte, max int) ([]byte, bool, error) {
 
 // ruleSet is the rules that apply to one protocol and kind, split by how they run.
 type ruleSet struct {
-	single, schema, seq []*lint.Rule
+	single, schema []*lint.Rule
 }
 
-var (
-	setsMu sync.Mutex
-	sets   = map[[2]string]*ruleSet{}
-)
+// sets caches the rules of each protocol and kind (read on every message).
+var sets sync.Map // [2]string{protocol, kind} → *ruleSet
 
 func rulesFor(protocol, kind string) *ruleSet {
 	key := [2]string{protocol, kind}
-	setsMu.Lock()
-	defer setsMu.Unlock()
-	if rs, ok := sets[key]; ok {
-		return rs
+	if rs, ok := sets.Load(key); ok {
+		return rs.(*ruleSet)
 	}
 	rs := &ruleSet{}
 	for _, r := range lint.Rules() {
@@ -396,15 +392,15 @@ func rulesFor(protocol, kind string) *ruleSet {
 		}
 		switch {
 		case r.NewChecker != nil:
-			rs.seq = append(rs.seq, r)
+			// sequence rules: seqRulesFor
 		case r.Schema:
 			rs.schema = append(rs.schema, r)
 		case r.Run != nil:
 			rs.single = append(rs.single, r)
 		}
 	}
-	sets[key] = rs
-	return rs
+	actual, _ := sets.LoadOrStore(key, rs)
+	return actual.(*ruleSet)
 }
 
 // SchemaRun is the Run of a protocol's schema rule: it validates the message against

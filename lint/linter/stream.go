@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -586,15 +587,12 @@ func (s *stream) finish() {
 	s.order = nil
 }
 
-var (
-	seqSets = map[string][]*lint.Rule{}
-)
+// seqSets caches the sequence rules of each protocol.
+var seqSets sync.Map // protocol → []*lint.Rule
 
 func seqRulesFor(protocol string) []*lint.Rule {
-	setsMu.Lock()
-	defer setsMu.Unlock()
-	if rs, ok := seqSets[protocol]; ok {
-		return rs
+	if rs, ok := seqSets.Load(protocol); ok {
+		return rs.([]*lint.Rule)
 	}
 	var rs []*lint.Rule
 	for _, r := range lint.Rules() {
@@ -603,6 +601,6 @@ func seqRulesFor(protocol string) []*lint.Rule {
 		}
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
-	seqSets[protocol] = rs
-	return rs
+	actual, _ := seqSets.LoadOrStore(protocol, rs)
+	return actual.([]*lint.Rule)
 }

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -138,13 +137,4 @@ func (r *goBenchRow) median(unit string) float64 {
 		return 0
 	}
 	return summarize(r.Metrics[unit]).Median
-}
-
-func (r *goBenchRow) units() []string {
-	var us []string
-	for u := range r.Metrics {
-		us = append(us, u)
-	}
-	sort.Strings(us)
-	return us
 }

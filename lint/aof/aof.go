@@ -41,8 +41,6 @@ var artifactKinds = []string{KindRun, KindHeartbeat, KindRunResult, KindHandoffI
 // fields (projectId, project_id, taskRelpath).
 const DialectUpstream = "aof-upstream"
 
-const specDoc = "aof-1"
-
 // Protocol is AOF/1.
 var Protocol = &lint.Protocol{
 	ID:         "aof",

@@ -34,15 +34,14 @@ var eventNames = []string{"HEARTBEAT", "PROGRESS_UPDATE", "ROLLBACK_INITIATED", 
 func eventKind(name string) string { return KindEvent + ":" + name }
 
 var (
-	kindTask          = []string{KindTask}
-	kindResponse      = []string{KindResponse}
-	kindTaskResponse  = []string{KindTask, KindResponse}
-	kindHeartbeat     = eventKind("HEARTBEAT")
-	kindProgress      = eventKind("PROGRESS_UPDATE")
-	allKinds          []string
-	messageTypes      = []string{"TASK", "RESPONSE", "EVENT"}
-	defaultVersion    = "2.0.2-C"
-	defaultSchemaVers = "2.0.2"
+	kindTask         = []string{KindTask}
+	kindResponse     = []string{KindResponse}
+	kindTaskResponse = []string{KindTask, KindResponse}
+	kindHeartbeat    = eventKind("HEARTBEAT")
+	kindProgress     = eventKind("PROGRESS_UPDATE")
+	allKinds         []string
+	messageTypes     = []string{"TASK", "RESPONSE", "EVENT"}
+	defaultVersion   = "2.0.2-C"
 )
 
 func init() {

@@ -209,8 +209,6 @@ func secs(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", s)
 }
 
-func fsecs(f float64) string { return secs(time.Duration(f * float64(time.Second))) }
-
 // taskWitness names a TASK for later diagnostics.
 func taskWitness(m *lint.Message, pointer, id string) lint.Related {
 	return lint.Witness(m, pointer, fmt.Sprintf("the TASK %q", id))

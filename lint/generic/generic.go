@@ -5,8 +5,6 @@ package generic
 
 import "github.com/aopkit/aopkit/lint"
 
-const spec = "RFC 8259 (JSON)"
-
 var (
 	// Parse is input that is not valid JSON where JSON is required.
 	Parse = &lint.Rule{

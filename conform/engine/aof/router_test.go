@@ -114,10 +114,7 @@ func TestRouterDecisions(t *testing.T) {
 			if o.Kind != tc.kind || (tc.reason != "" && o.Reason != tc.reason) {
 				t.Errorf("outcome %+v, want kind %s reason %s", o, tc.kind, tc.reason)
 			}
-			var got []string
-			for _, ty := range r.Store.Events.Types()[before:] {
-				got = append(got, ty)
-			}
+			got := append([]string(nil), r.Store.Events.Types()[before:]...)
 			if !inOrder(got, tc.events) {
 				t.Errorf("events %v, want in order %v", got, tc.events)
 			}

@@ -42,7 +42,7 @@ func (e *engine) dispatchLoop(ctx context.Context) {
 	p := e.task.Policy
 	models := []model{{Provider: e.task.Provider, Model: e.task.Model}}
 	for _, a := range p.Alternatives {
-		models = append(models, model{Provider: a.Provider, Model: a.Model, Trigger: a.Trigger})
+		models = append(models, model(a))
 	}
 	mi, n := 0, 0
 	var last string

@@ -36,7 +36,6 @@ type Prober struct {
 type probe struct {
 	id, spec, level string
 	body            []byte
-	contentType     string
 	check           func(status int, ct string, resp map[string]any) string // "" = pass
 }
 

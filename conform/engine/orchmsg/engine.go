@@ -205,7 +205,6 @@ type engine struct {
 	notes     []Notification
 	lastMsg   time.Time
 	taskEnd   time.Time // when the task completed, failed or was cancelled
-	cancelAt  time.Time
 	cancelled map[string]time.Time
 
 	shutdownAt   time.Time // scheduled shutdown

@@ -110,12 +110,11 @@ func (g *gen) aop2() {
 	t := start.Add(g.millis(800, 3000))
 	beats := g.between(2, 14)
 	pct, lastProgress := 0, time.Time{}
-	phase, cp := phases[0].id, phases[0].checkpoints[0]
 	for i := 0; i < beats; i++ {
 		t = t.Add(g.secs(35, 70))
 		pct = 100 * (i + 1) / (beats + 2)
 		p := phases[i*len(phases)/beats]
-		phase, cp = p.id, p.checkpoints[i%len(p.checkpoints)]
+		phase, cp := p.id, p.checkpoints[i%len(p.checkpoints)]
 		where := O{{"current_phase", phase}, {"current_checkpoint", cp}}
 		if !full { // the minimal TASK defines no phases
 			where = nil

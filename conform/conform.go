@@ -58,6 +58,21 @@ const (
 	Warn      Verdict = "WARN"
 	Skip      Verdict = "SKIP"       // deselected by --run / --skip
 	NotTested Verdict = "NOT-TESTED" // the situation the check needs never arose
+	// NotApplicable: a correct agent legitimately never reached the state the check
+	// needs (it finished before the step, never took an optional path). Listed in
+	// every report, never a pass, never a failure; --strict makes it fail.
+	NotApplicable Verdict = "NOT-APPLICABLE"
+	// Flaky: a timing check that failed once and passed on confirmation (--repeat or
+	// the automatic re-run); neither a pass nor a violation, reported with its margin.
+	Flaky Verdict = "FLAKY"
+	// NotJudged: the evidence depends on an earlier failed check ("not judged:
+	// depends on CHECK"); the root cause is reported once, by that check.
+	NotJudged Verdict = "NOT-JUDGED"
+	// Known: a failure listed in a --known-failing file.
+	Known Verdict = "KNOWN"
+	// HarnessError: the machine or the harness could not judge the check within its
+	// tolerance; the harness's problem, never the agent's.
+	HarnessError Verdict = "HARNESS-ERROR"
 )
 
 // Check is one requirement an agent owes the other side, verified over a recorded

@@ -3,6 +3,13 @@
 // the agent sends and scores the result.
 package main
 
-import "os"
+import (
+	"io"
+	"os"
+
+	aopconformcmd "github.com/aopkit/aopkit/internal/cmd/aopconform"
+)
 
 func main() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int { return aopconformcmd.Run(args, stdout, stderr) }

@@ -1,4 +1,4 @@
-package main
+package aoplintcmd
 
 import (
 	"encoding/json"

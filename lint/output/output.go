@@ -17,6 +17,8 @@ type Report struct {
 	Files []linter.FileResult
 	// Version of aoplint, for SARIF's tool.driver.version.
 	Version string
+	// Color turns on ANSI colour in the text format (a terminal, no NO_COLOR).
+	Color bool
 }
 
 // Summary counts files and findings.
@@ -26,6 +28,9 @@ type Summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// NotPrinted counts the diagnostics past the per-input limit: in the counts
+	// above, not in the output.
+	NotPrinted int `json:"not_printed,omitempty"`
 }
 
 // Summarize counts the report.
@@ -37,6 +42,9 @@ func (r *Report) Summarize() Summary {
 		s.Warnings += w
 		s.Infos += n
 		s.Messages += r.Files[i].Messages
+		if nk := r.Files[i].NotKept; nk != nil {
+			s.NotPrinted += nk.Total()
+		}
 	}
 	return s
 }

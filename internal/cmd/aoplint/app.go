@@ -1,6 +1,7 @@
 package aoplintcmd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,18 +11,16 @@ import (
 	"runtime/pprof"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/urfave/cli/v2"
 
+	"github.com/aopkit/aopkit/internal/clikit"
+	"github.com/aopkit/aopkit/internal/version"
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/output"
 	"github.com/aopkit/aopkit/schemas"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // Exit codes.
 const (
@@ -38,6 +37,7 @@ const (
 	flagTaskType = "task-type"
 	flagJobs     = "jobs"
 	flagCPUProf  = "cpuprofile"
+	flagVerbose  = "verbose"
 )
 
 // config is what the lint action needs, decoded from the flags.
@@ -47,12 +47,14 @@ type config struct {
 	FailOn   lint.Severity
 	TaskType string
 	Jobs     int
+	Verbose  bool
 	Args     []string
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitClean
 	app := newApp(stdin, stdout, stderr, &code)
+	args = commandOrPath(app, args, stderr)
 	if err := app.Run(flagsFirst(app, args)); err != nil {
 		var ec cli.ExitCoder
 		if errors.As(err, &ec) {
@@ -126,7 +128,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "force a protocol (aop2, aos, aop-output, aof, orchmsg) instead of detecting it"},
 		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
-		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once (default: number of CPUs)"},
+		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once", DefaultText: "number of CPUs"},
+		clikit.VerboseFlag("print one line per linted file on stderr: protocol, messages and counts"),
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file", Hidden: true},
 	}
 	lintAction := func(c *cli.Context) error {
@@ -148,31 +151,41 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		*code = lintCmd(cfg, stdin, stdout, stderr)
 		return nil
 	}
-	return &cli.App{
+	app := &cli.App{
 		Name:      "aoplint",
 		Usage:     "lint messages, transcripts and data directories of agent-orchestration protocols",
-		UsageText: "aoplint [flags] FILE|DIR|GLOB|- ...\n   aoplint rules | explain RULE | protocols | schema PROTOCOL KIND",
-		Version:   version,
+		UsageText: "aoplint [flags] FILE|DIR|GLOB|- ...\n   aoplint rules | explain RULE | protocols | schema PROTOCOL KIND | help [COMMAND]",
 		Writer:    stdout,
 		ErrWriter: stderr,
 		// Never os.Exit from inside the app: run returns the code.
-		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
-		Flags:           lintFlags,
-		Action:          lintAction,
+		ExitErrHandler: func(*cli.Context, error) {},
+		Flags:          lintFlags,
+		Action:         lintAction,
 		Commands: []*cli.Command{
 			{Name: "lint", Usage: "lint files, directories, globs or - (standard input); the default command", ArgsUsage: "FILE|DIR|GLOB|- ...", Flags: lintFlags, Action: lintAction},
 			{Name: "rules", Usage: "list every rule", Flags: []cli.Flag{
 				&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "only this protocol's rules"},
 				&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text, json or markdown"},
-			}, Action: func(c *cli.Context) error { return rulesCmd(stdout, c.String(flagProtocol), c.String(flagFormat)) }},
+			}, Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usageErr("rules takes no arguments (to lint a file named rules, write ./rules)")
+				}
+				return rulesCmd(stdout, c.String(flagProtocol), c.String(flagFormat))
+			}},
 			{Name: "explain", Usage: "print a rule's documentation with a bad and a good example", ArgsUsage: "RULE", Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return usageErr("explain takes one rule ID, such as: aoplint explain GEN-JSON-002")
 				}
 				return explainCmd(stdout, c.Args().First())
 			}},
-			{Name: "protocols", Usage: "list the protocols and their message kinds", Action: func(c *cli.Context) error { return protocolsCmd(stdout) }},
+			{Name: "protocols", Usage: "list the protocols and their message kinds", Flags: []cli.Flag{
+				&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+			}, Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usageErr("protocols takes no arguments (to lint a file named protocols, write ./protocols)")
+				}
+				return protocolsCmd(stdout, c.String(flagFormat))
+			}},
 			{Name: "schema", Usage: "print the JSON Schema of a message kind", ArgsUsage: "PROTOCOL KIND", Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
 					return usageErr("schema takes a protocol and a kind, such as: aoplint schema aop2 RESPONSE (see aoplint protocols)")
@@ -181,10 +194,61 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 			}},
 		},
 	}
+	clikit.Setup(app)
+	return app
+}
+
+// maxArgs is how many arguments each command takes; past that, a first argument
+// that names an existing path is a file to lint (see commandOrPath).
+var maxArgs = map[string]int{"rules": 0, "protocols": 0, "explain": 1, "schema": 2, "help": 1, "h": 1, "completion": 1}
+
+// commandOrPath decides what a first argument that names a command means when a
+// file or directory of that name exists too. The command runs when the arguments
+// that follow fit it ("aoplint rules", "aoplint explain GEN-JSON-002"), with a note
+// on stderr that the path was not linted; when they don't ("aoplint rules x.json"),
+// every argument is linted. "./rules" or "aoplint lint rules" always lints.
+func commandOrPath(app *cli.App, args []string, stderr io.Writer) []string {
+	if len(args) < 2 {
+		return args
+	}
+	name := args[1]
+	c := app.Command(name)
+	limit, ok := maxArgs[name]
+	if c == nil || !ok {
+		return args
+	}
+	if _, err := os.Stat(name); err != nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range c.Flags {
+		if _, isBool := f.(*cli.BoolFlag); !isBool {
+			for _, n := range f.Names() {
+				takesValue[n] = true
+			}
+		}
+	}
+	positional := 0
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		if len(a) > 1 && a[0] == '-' {
+			n := strings.TrimLeft(a, "-")
+			if !strings.Contains(n, "=") && takesValue[n] {
+				i++
+			}
+			continue
+		}
+		positional++
+	}
+	if positional > limit {
+		return append([]string{args[0], "lint"}, args[1:]...)
+	}
+	fmt.Fprintf(stderr, "aoplint: note: %q ran the %s command, not a lint of the path %q (write ./%s to lint it)\n", name, c.Name, name, name)
+	return args
 }
 
 func configFrom(c *cli.Context) (config, error) {
-	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Args: c.Args().Slice()}
+	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Verbose: c.Bool(flagVerbose), Args: c.Args().Slice()}
 	ok := false
 	for _, f := range output.Formats {
 		ok = ok || f == cfg.Format
@@ -233,18 +297,15 @@ func rulesCmd(w io.Writer, protocol, format string) error {
 	default:
 		return usageErr("unknown --format %q for rules: want text, json or markdown", format)
 	}
-	t := tablewriter.NewWriter(w)
-	t.Header("RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC")
+	t := clikit.Table{Header: []string{"RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC"}, Wrap: []int{3, 4}}
 	for _, r := range rs {
 		proto := r.Protocol
 		if proto == "" {
 			proto = "all"
 		}
-		if err := t.Append([]string{r.ID, r.Severity.String(), proto, r.Title, r.Spec}); err != nil {
-			return err
-		}
+		t.Rows = append(t.Rows, []string{r.ID, r.Severity.String(), proto, r.Title, r.Spec})
 	}
-	return t.Render()
+	return t.Render(w)
 }
 
 func explainCmd(w io.Writer, id string) error {
@@ -286,25 +347,56 @@ func indent(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-func protocolsCmd(w io.Writer) error {
-	t := tablewriter.NewWriter(w)
-	t.Header("PROTOCOL", "KIND", "SCHEMA", "SPEC")
+// protocolJSON is one protocol of `aoplint protocols --format json`.
+type protocolJSON struct {
+	ID    string     `json:"id"`
+	Spec  string     `json:"spec"`
+	Kinds []kindJSON `json:"kinds"`
+}
+
+type kindJSON struct {
+	Kind   string `json:"kind"`
+	Schema string `json:"schema,omitempty"`
+}
+
+func protocolsCmd(w io.Writer, format string) error {
+	var list []protocolJSON
 	for _, p := range lint.Protocols() {
-		for i, k := range p.Kinds {
-			file := "-"
+		pj := protocolJSON{ID: p.ID, Spec: p.Spec, Kinds: []kindJSON{}}
+		for _, k := range p.Kinds {
+			kj := kindJSON{Kind: k}
 			if p.Schema != nil && p.Schema(k) != "" {
-				file = "schemas/" + p.Schema(k)
+				kj.Schema = "schemas/" + p.Schema(k)
 			}
+			pj.Kinds = append(pj.Kinds, kj)
+		}
+		list = append(list, pj)
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(list)
+	case "text", "":
+	default:
+		return usageErr("unknown --format %q for protocols: want text or json", format)
+	}
+	t := clikit.Table{Header: []string{"PROTOCOL", "KIND", "SCHEMA", "SPEC"}, Wrap: []int{3}}
+	for _, p := range list {
+		for i, k := range p.Kinds {
 			id, spec := p.ID, p.Spec
 			if i > 0 {
 				id, spec = "", ""
 			}
-			if err := t.Append([]string{id, k, file, spec}); err != nil {
-				return err
+			file := k.Schema
+			if file == "" {
+				file = "-"
 			}
+			t.Rows = append(t.Rows, []string{id, k.Kind, file, spec})
 		}
 	}
-	return t.Render()
+	return t.Render(w)
 }
 
 func schemaCmd(w io.Writer, protocol, kind string) error {
@@ -344,7 +436,7 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
 	}
-	rep := &output.Report{Files: results, Version: version}
+	rep := &output.Report{Files: results, Version: version.String(), Color: cfg.Format == "text" && clikit.Color(stdout)}
 	rep.Sort()
 	var err error
 	if cfg.Format == "junit" {
@@ -356,8 +448,16 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "aoplint:", err)
 		return exitUsage
 	}
+	if cfg.Verbose {
+		for _, f := range rep.Files {
+			e, w, n := f.Counts()
+			fmt.Fprintf(stderr, "aoplint: %s: %s, %d %s, %d errors, %d warnings, %d info\n", output.SafePath(f.Path), orUnknown(f.Protocol), f.Messages, plural(f.Messages, "message", "messages"), e, w, n)
+		}
+	}
 	sum := rep.Summarize()
-	if cfg.Format == "text" && (sum.Errors+sum.Warnings+sum.Infos > 0 || len(ioErrs) > 0) {
+	// The summary always ends a text run: a clean run, an empty directory and a run
+	// whose diagnostics were not all printed say so.
+	if cfg.Format == "text" {
 		fmt.Fprintln(stderr, output.SummaryLine(sum))
 	}
 	if len(ioErrs) > 0 {
@@ -367,4 +467,18 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitClean
+}
+
+func orUnknown(p string) string {
+	if p == "" {
+		return "no protocol"
+	}
+	return p
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

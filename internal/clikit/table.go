@@ -22,7 +22,7 @@ type Table struct {
 const gap = "  "
 
 // minWrap is the narrowest the wrapped column gets, even if the line then overflows.
-const minWrap = 24
+const minWrap = 12
 
 // Render prints the table to w.
 func (t *Table) Render(w io.Writer) error {

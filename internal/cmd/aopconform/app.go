@@ -2,6 +2,7 @@ package aopconformcmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/conform"
@@ -20,6 +20,7 @@ import (
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
+	"github.com/aopkit/aopkit/internal/clikit"
 )
 
 // Flag names.
@@ -35,6 +36,7 @@ const (
 	flagReport       = "report"
 	flagNoLint       = "no-lint"
 	flagVerbose      = "verbose"
+	flagFormat       = "format"
 )
 
 // Exit codes.
@@ -88,13 +90,12 @@ type runConfig struct {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	usage := func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} }
-	return &cli.App{
+	app := &cli.App{
 		Name:           "aopconform",
 		Usage:          "certify an agent: play the orchestrator through scripted scenarios, lint and score",
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
-		HideVersion:    true,
 		OnUsageError:   usage,
 		Commands: []*cli.Command{
 			{
@@ -107,12 +108,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the scenarios shipped with aopconform"},
 					&cli.StringFlag{Name: flagRun, Usage: "only checks whose ID matches `PATTERN` (substring or glob, comma-separated)"},
 					&cli.StringFlag{Name: flagSkip, Usage: "skip checks whose ID matches `PATTERN`"},
-					&cli.IntFlag{Name: flagParallel, Usage: "scenarios at once (default: 2 × CPUs)"},
+					&cli.IntFlag{Name: flagParallel, Usage: "scenarios at once", DefaultText: "2 × CPUs"},
 					&cli.Float64Flag{Name: flagTimeoutScale, Value: 1, Usage: "stretch every deadline, interval and grace period by `X`"},
 					&cli.StringFlag{Name: flagOut, Value: "aopconform-out", Usage: "write the transcripts (transcript/1 JSONL) to `DIR`"},
 					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
-					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
+					clikit.VerboseFlag("print one line per finished scenario on stderr"),
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
@@ -154,14 +155,17 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files from `DIR`"},
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the shipped scenarios"},
+					&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
-					return listCmd(c.String(flagProtocol), c.StringSlice(flagScenarios), c.Bool(flagBuiltin), stdout, stderr)
+					return listCmd(c.String(flagProtocol), c.StringSlice(flagScenarios), c.Bool(flagBuiltin), c.String(flagFormat), stdout, stderr)
 				},
 			},
 		},
 	}
+	clikit.Setup(app)
+	return app
 }
 
 // loadScenarios reads the shipped scenarios and the user's directories.
@@ -281,7 +285,37 @@ func writeReport(name string, rep *conform.Report) error {
 	return f.Close()
 }
 
-func listCmd(protocol string, dirs []string, builtin bool, stdout, stderr io.Writer) error {
+// listJSON is `aopconform list --format json`.
+type listJSON struct {
+	Scenarios []scenarioJSON `json:"scenarios"`
+	Checks    []checkJSON    `json:"checks"`
+}
+
+type scenarioJSON struct {
+	ID       string `json:"id"`
+	Protocol string `json:"protocol"`
+	Family   string `json:"family"`
+	Deadline string `json:"deadline"`
+	Checks   int    `json:"checks"`
+	Title    string `json:"title"`
+}
+
+type checkJSON struct {
+	ID          string   `json:"id"`
+	Protocol    string   `json:"protocol"`
+	Family      string   `json:"family"`
+	Level       string   `json:"level"`
+	Tier        string   `json:"tier"`
+	Spec        string   `json:"spec"`
+	Requirement string   `json:"requirement"`
+	Lint        []string `json:"lint,omitempty"`
+}
+
+func listCmd(protocol string, dirs []string, builtin bool, format string, stdout, stderr io.Writer) error {
+	if format != "text" && format != "json" {
+		fmt.Fprintf(stderr, "aopconform: unknown --format %q for list: want text or json\n", format)
+		return exitCode(exitHarness)
+	}
 	if protocol != "" && !conform.KnownProtocol(protocol) {
 		fmt.Fprintf(stderr, "aopconform: unknown protocol %q (one of %s)\n", protocol, strings.Join(conform.Protocols, ", "))
 		return exitCode(exitHarness)
@@ -291,25 +325,38 @@ func listCmd(protocol string, dirs []string, builtin bool, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
 	}
-	fmt.Fprintln(stdout, "SCENARIOS")
-	st := tablewriter.NewWriter(stdout)
-	st.Header("Scenario", "Protocol", "Family", "Deadline", "Checks", "Title")
+	list := listJSON{Scenarios: []scenarioJSON{}, Checks: []checkJSON{}}
 	for _, s := range all {
 		if protocol != "" && s.Protocol != protocol {
 			continue
 		}
-		st.Append([]string{s.ID, s.Protocol, s.Family, fmt.Sprint(s.Deadline.D(1)), fmt.Sprint(len(s.Checks)), s.Title})
+		list.Scenarios = append(list.Scenarios, scenarioJSON{ID: s.ID, Protocol: s.Protocol, Family: s.Family,
+			Deadline: fmt.Sprint(s.Deadline.D(1)), Checks: len(s.Checks), Title: s.Title})
 	}
-	if err := st.Render(); err != nil {
+	for _, c := range conform.Checks(protocol) {
+		list.Checks = append(list.Checks, checkJSON{ID: c.ID, Protocol: c.Protocol, Family: c.Family, Level: string(c.Level),
+			Tier: string(c.Tier), Spec: c.Spec, Requirement: c.Requirement, Lint: c.Lint})
+	}
+	if format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(list)
+	}
+	fmt.Fprintln(stdout, "SCENARIOS")
+	st := clikit.Table{Header: []string{"SCENARIO", "PROTOCOL", "FAMILY", "DEADLINE", "CHECKS", "TITLE"}, Wrap: []int{0, 5}}
+	for _, s := range list.Scenarios {
+		st.Rows = append(st.Rows, []string{s.ID, s.Protocol, s.Family, s.Deadline, fmt.Sprint(s.Checks), s.Title})
+	}
+	if err := st.Render(stdout); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "\nCHECKS")
-	ct := tablewriter.NewWriter(stdout)
-	ct.Header("Check", "Level", "Tier", "Spec", "Requirement")
-	for _, c := range conform.Checks(protocol) {
-		ct.Append([]string{c.ID, string(c.Level), string(c.Tier), c.Spec, c.Requirement})
+	ct := clikit.Table{Header: []string{"CHECK", "LEVEL", "TIER", "SPEC", "REQUIREMENT"}, Wrap: []int{3, 4}}
+	for _, c := range list.Checks {
+		ct.Rows = append(ct.Rows, []string{c.ID, c.Level, c.Tier, c.Spec, c.Requirement})
 	}
-	return ct.Render()
+	return ct.Render(stdout)
 }
 
 func explainCmd(id string, stdout, stderr io.Writer) error {

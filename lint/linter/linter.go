@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
@@ -44,6 +45,9 @@ type FileResult struct {
 	// NotKept counts, by severity, the diagnostics found past MaxDiagnostics: they
 	// count towards the exit code and the summary but are not printed.
 	NotKept *SeverityCounts `json:"not_kept,omitempty"`
+	// Elapsed is the wall time the input took, for JUnit's time attributes; the
+	// command sets it (0 when nobody measured).
+	Elapsed time.Duration `json:"-"`
 }
 
 // SeverityCounts counts diagnostics by severity.

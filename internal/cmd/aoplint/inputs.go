@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aopkit/aopkit/lint/linter"
 )
@@ -120,7 +121,9 @@ func lintInputs(args []string, opts linter.Options, jobsN int, stdin io.Reader) 
 	sem := make(chan struct{}, jobsN)
 	for i, j := range jobs {
 		if j.stdin {
+			start := time.Now()
 			r, err := linter.LintReader(j.path, stdin, opts)
+			r.Elapsed = time.Since(start)
 			outs[i] = out{res: []linter.FileResult{r}, err: err}
 			continue
 		}
@@ -128,12 +131,18 @@ func lintInputs(args []string, opts linter.Options, jobsN int, stdin io.Reader) 
 		sem <- struct{}{}
 		go func(i int, j job) {
 			defer func() { <-sem; wg.Done() }()
+			start := time.Now()
 			if j.dir != nil {
 				res, err := j.dir.Lint(j.path, opts)
+				// A data directory is linted as a whole: its files share its time.
+				for k := range res {
+					res[k].Elapsed = time.Since(start) / time.Duration(len(res))
+				}
 				outs[i] = out{res: res, err: err}
 				return
 			}
 			r, err := linter.LintFile(j.path, opts)
+			r.Elapsed = time.Since(start)
 			outs[i] = out{res: []linter.FileResult{r}, err: err}
 		}(i, j)
 	}

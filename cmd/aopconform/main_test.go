@@ -7,7 +7,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/aopkit/aopkit/testkit"
+	"github.com/aopkit/aopkit/pkg/testkit"
 )
 
 // TestMain makes `aoplint`, `aopconform` and `mockagent` commands of the test binary

@@ -1,5 +1,5 @@
 // Package aopconformcmd is the aopconform command line: cmd/aopconform's main calls
-// Run, and the testscript kit (package testkit) registers it as a testscript command.
+// Run, and the testscript kit (package pkg/testkit) registers it as a testscript command.
 package aopconformcmd
 
 import "io"

@@ -1,5 +1,5 @@
 // Package aoplintcmd is the aoplint command line: cmd/aoplint's main calls Run, and
-// the testscript kit (package testkit) registers it as a testscript command.
+// the testscript kit (package pkg/testkit) registers it as a testscript command.
 package aoplintcmd
 
 import "io"

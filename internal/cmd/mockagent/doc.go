@@ -1,5 +1,5 @@
 // Package mockagentcmd is the mockagent command line: cmd/mockagent's main calls Run,
-// and the testscript kit (package testkit) registers it as a testscript command.
+// and the testscript kit (package pkg/testkit) registers it as a testscript command.
 package mockagentcmd
 
 import "io"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/aopkit/aopkit/testkit"
+	"github.com/aopkit/aopkit/pkg/testkit"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m, nil) }

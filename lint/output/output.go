@@ -1,5 +1,5 @@
 // Package output prints aoplint results: one file per format (text, json, sarif,
-// junit, github). Every printer is deterministic: results and diagnostics arrive
+// junit, github, markdown). Every printer is deterministic: results and diagnostics arrive
 // sorted and are printed in that order.
 package output
 
@@ -58,7 +58,7 @@ func (r *Report) Sort() {
 }
 
 // Formats lists the format names.
-var Formats = []string{"text", "json", "sarif", "junit", "github"}
+var Formats = []string{"text", "json", "sarif", "junit", "github", "markdown"}
 
 // Write prints r in format to w.
 func Write(w io.Writer, format string, r *Report) error {
@@ -73,6 +73,8 @@ func Write(w io.Writer, format string, r *Report) error {
 		return JUnit(w, r)
 	case "github":
 		return GitHub(w, r)
+	case "markdown":
+		return Markdown(w, r)
 	}
 	return fmt.Errorf("unknown format %q (want one of %v)", format, Formats)
 }

@@ -195,3 +195,28 @@ func TestSummaryCountsWhatWasNotPrinted(t *testing.T) {
 		t.Error(l)
 	}
 }
+
+func TestMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, sampleReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"### aoplint: ❌ ", "| files | messages | errors | warnings | info |", "[GEN-JSON-002](" + HelpURI("GEN-JSON-002") + ")", "`dir with space/a:b#c%.json:1:18`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| `") && strings.Count(strings.ReplaceAll(l, `\|`, ""), "|") != 5 {
+			t.Errorf("broken table row: %q", l)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Error("an escape reached the markdown")
+	}
+	b.Reset()
+	if err := Markdown(&b, &Report{}); err != nil || !strings.Contains(b.String(), "✅ no errors") || strings.Contains(b.String(), "| where |") {
+		t.Errorf("empty report: %v\n%s", err, b.String())
+	}
+}

@@ -5,6 +5,7 @@
 package clikit
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -115,4 +116,13 @@ func Color(w io.Writer) bool {
 	}
 	f, ok := w.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// WriteJSON prints v as every listing's --format json does: indented, HTML not
+// escaped, one document ending in a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

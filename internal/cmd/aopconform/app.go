@@ -2,7 +2,6 @@ package aopconformcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -338,10 +337,7 @@ func listCmd(protocol string, dirs []string, builtin bool, format string, stdout
 			Tier: string(c.Tier), Spec: c.Spec, Requirement: c.Requirement, Lint: c.Lint})
 	}
 	if format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(list)
+		return clikit.WriteJSON(stdout, list)
 	}
 	fmt.Fprintln(stdout, "SCENARIOS")
 	st := clikit.Table{Header: []string{"SCENARIO", "PROTOCOL", "FAMILY", "DEADLINE", "CHECKS", "TITLE"}, Wrap: []int{0, 5}}

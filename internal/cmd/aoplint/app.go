@@ -1,7 +1,6 @@
 package aoplintcmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -374,10 +373,7 @@ func protocolsCmd(w io.Writer, format string) error {
 	}
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(list)
+		return clikit.WriteJSON(w, list)
 	case "text", "":
 	default:
 		return usageErr("unknown --format %q for protocols: want text or json", format)

@@ -2,7 +2,6 @@ package mockagentcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -197,10 +196,7 @@ func listFaults(w io.Writer, protocol, format string) error {
 		return list[i].Fault < list[j].Fault
 	})
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(list)
+		return clikit.WriteJSON(w, list)
 	}
 	t := clikit.Table{Header: []string{"PROTOCOL", "FAULT", "BREAKS"}}
 	for _, f := range list {

@@ -1,0 +1,112 @@
+package wrapped
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// a2aObjects maps an A2A object's "kind" to its definition.
+var a2aObjects = map[string]string{
+	"message":         "Message",
+	"task":            "Task",
+	"status-update":   "TaskStatusUpdateEvent",
+	"artifact-update": "TaskArtifactUpdateEvent",
+}
+
+// IsA2ARPC reports whether msg is framed as JSON-RPC (a request or a response)
+// rather than a bare A2A object.
+func IsA2ARPC(msg *jsonread.Node) bool {
+	return msg.Has("jsonrpc") || msg.Has("method") || (msg.Has("id") && (msg.Has("result") || msg.Has("error")))
+}
+
+// A2AObject names the A2A definition a bare object is an instance of: by its
+// "kind", else by the members only that definition has; "" when none fits.
+func A2AObject(msg *jsonread.Node) string {
+	if k := msg.Get("kind"); k.IsString() {
+		if d, ok := a2aObjects[k.Str]; ok {
+			return d
+		}
+	}
+	switch {
+	case msg.Has("role") || msg.Has("parts"):
+		return "Message"
+	case msg.Has("status") && msg.Has("contextId"):
+		return "Task"
+	case msg.Has("skills") || msg.Has("capabilities"):
+		return "AgentCard"
+	}
+	return ""
+}
+
+// CheckA2A checks msg, the message a protocols/A2A request wraps, against every
+// carried A2A revision. It may be an A2A JSON-RPC request or response, or an A2A
+// object (Message, Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent,
+// AgentCard): §4.7.1 asks for an "A2A-compliant message", and each of them is one.
+func CheckA2A(msg *jsonread.Node) []Finding {
+	out, err := checkA2A(msg)
+	if err != nil {
+		return internalError("A2A", err)
+	}
+	return out
+}
+
+func checkA2A(msg *jsonread.Node) ([]Finding, error) {
+	if msg.Kind != jsonread.Object {
+		return []Finding{{Severity: lint.Error, Message: fmt.Sprintf("the wrapped A2A message is %s; it must be an A2A JSON-RPC request or response, or an A2A object such as a Message or a Task", kindOf(msg))}}, nil
+	}
+	var out []Finding
+	var defs func(*Revision) []string
+	method := msg.Get("method")
+	switch {
+	case !IsA2ARPC(msg):
+		obj := A2AObject(msg)
+		if obj == "" {
+			return []Finding{{Severity: lint.Error, Message: "the wrapped A2A message is neither JSON-RPC (jsonrpc, method or result) nor an A2A object: a Message has role, parts, messageId and kind \"message\"; a Task has id, contextId, status and kind \"task\""}}, nil
+		}
+		defs = only(obj)
+	case method != nil && method.Kind == jsonread.String && A2AKnown(method.Str):
+		defs = func(r *Revision) []string {
+			if d := r.Method(method.Str); d != "" {
+				return []string{d}
+			}
+			return nil
+		}
+	case method != nil:
+		defs = only("JSONRPCRequest")
+		if method.Kind == jsonread.String {
+			out = append(out, unknownA2AMethod(method.Str))
+		}
+	case msg.Has("error"):
+		defs = only("JSONRPCErrorResponse")
+	case msg.Has("result"):
+		defs = only("JSONRPCResponse")
+	default:
+		return []Finding{{Severity: lint.Error, Message: "the wrapped A2A message has jsonrpc but is neither a request (method) nor a response (result or error)"}}, nil
+	}
+	js, ok, err := judge(A2A, msg, defs)
+	if err != nil || ok {
+		return out, err
+	}
+	return append(out, report("A2A", js)...), nil
+}
+
+// only checks against one definition, in each revision that has it.
+func only(def string) func(*Revision) []string {
+	return func(r *Revision) []string {
+		if r.Defines(def) {
+			return []string{def}
+		}
+		return nil
+	}
+}
+
+func unknownA2AMethod(method string) Finding {
+	msg := fmt.Sprintf("%q is not a method of A2A %s: custom methods are an A2A extension point, so this is not an error, but check the spelling", method, strings.Join(RevisionNames(A2A), " or "))
+	if mcpKnown(method) {
+		msg = fmt.Sprintf("%q is an MCP method, not one of A2A %s: wrap MCP messages in protocols/MCP", method, strings.Join(RevisionNames(A2A), " or "))
+	}
+	return Finding{Pointer: "/method", Severity: lint.Warning, Message: msg}
+}

@@ -87,9 +87,9 @@ var DataDir = &linter.DirLinter{Name: "aof", Match: IsDataDir, Lint: LintDataDir
 
 func init() { linter.RegisterDirLinter(DataDir) }
 
-var allStatuses = append(append([]string(nil), taskStatuses...), "cancelled")
+var allStatuses = append(append([]string(nil), taskStatuses...), upstreamStatuses...)
 
-func isAnyStatus(s string) bool { return isTaskStatus(s) || s == "cancelled" }
+func isAnyStatus(s string) bool { return isTaskStatus(s) || isUpstreamStatus(s) }
 
 // readDirN lists at most n entries of dir, sorted (nil on error).
 func readDirN(dir string, n int) []os.DirEntry {

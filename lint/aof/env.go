@@ -84,7 +84,27 @@ var (
 	}
 )
 
-var envRules = []*lint.Rule{EnvProtocol, EnvVersion, EnvTaskID, EnvType, EnvTaskIDMatch, EnvAgentMatch}
+// EnvAgentEmpty: agent names are not empty.
+var EnvAgentEmpty = &lint.Rule{
+	ID: "AOF-ENV-007", Title: "empty agent name (not required by the spec)", Protocol: "aof", Severity: lint.Warning,
+	Spec: "aof-1 §Envelope Fields; §Status Update Payload; §Handoff Request Payload",
+	Doc: "fromAgent, toAgent and the payload's agentId, fromAgent and toAgent are strings naming agents. The guide does not say they must be " +
+		"non-empty, so an empty string is valid AOF; but an empty name routes to nobody and logs name no one. A sanity check: a warning " +
+		"that says it is not required by the spec.",
+	Bad:  `{"type": "status.update", "fromAgent": "", ...}`,
+	Good: `{"type": "status.update", "fromAgent": "swe-qa", ...}`,
+	Run:  checkAgentEmpty,
+}
+
+var envRules = []*lint.Rule{EnvProtocol, EnvVersion, EnvTaskID, EnvType, EnvTaskIDMatch, EnvAgentMatch, EnvAgentEmpty}
+
+func checkAgentEmpty(p *lint.Pass) {
+	for _, at := range []string{"/fromAgent", "/toAgent", "/agentId", "/payload/agentId", "/payload/fromAgent", "/payload/toAgent"} {
+		if n := p.Node(at); n.IsString() && strings.TrimSpace(n.Str) == "" {
+			p.Reportf(at, "%s is empty: not required by the spec (the guide only asks for a string), but an empty agent name routes to no one", strings.TrimPrefix(strings.ReplaceAll(at, "/", "."), "."))
+		}
+	}
+}
 
 func checkProtocol(p *lint.Pass) {
 	n := p.Node("/protocol")

@@ -46,7 +46,7 @@ func walkErrorCodes(p *lint.Pass, n *jsonread.Node, at ptrPath) {
 					p.ReportSevf(lint.Error, mp, "error_code %s is not a string; use one of %s (E_UNKNOWN for everything else)", describe(m.Value), quoteList(errorCodes))
 				default:
 					p.Claim(mp)
-					p.Reportf(mp, "error_code %s is not in the §12 taxonomy: not required by the spec (§12 reads any other code as E_UNKNOWN), but use one of %s, or E_UNKNOWN", describe(m.Value), quoteList(errorCodes))
+					p.Reportf(mp, "error_code %s is not in the §12 taxonomy: not required by the spec (§12 reads any other code as E_UNKNOWN), but use one of %s", describe(m.Value), quoteList(errorCodes))
 				}
 			case m.Value.Kind == jsonread.Object || m.Value.Kind == jsonread.Array:
 				walkErrorCodes(p, m.Value, append(at, m.Key))

@@ -1,6 +1,8 @@
 package aop2_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -36,4 +38,20 @@ func TestEnvelopeSizeCountsCompactDecimalKB(t *testing.T) {
 	if got := aop2.CompactSize([]byte("{ \"a b\" : [ 1 , \"x\\\" y\" ] }\n")); got != len(`{"a b":[1,"x\" y"]}`) {
 		t.Errorf("CompactSize = %d", got)
 	}
+}
+
+// FuzzCompactSize: CompactSize agrees with encoding/json's Compact on every valid
+// JSON text.
+func FuzzCompactSize(f *testing.F) {
+	f.Add([]byte("{ \"a\" : [1, 2, \"x y\\\"\\\\ \"] }\n"))
+	f.Add([]byte(minimalTask))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var b bytes.Buffer
+		if json.Compact(&b, data) != nil {
+			return
+		}
+		if got := aop2.CompactSize(data); got != b.Len() {
+			t.Fatalf("CompactSize(%q) = %d, json.Compact gives %d", data, got, b.Len())
+		}
+	})
 }

@@ -10,6 +10,7 @@
 package wrapped
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -40,10 +41,11 @@ type Revision struct {
 
 	once    sync.Once
 	err     error
-	defsKey string            // "definitions" (draft-07) or "$defs" (2020-12)
-	defs    map[string]bool   // every definition's name
-	methods map[string]string // method -> the definition of its request or notification
-	doc     []byte            // the file, without its "$schema"
+	defsKey string                     // "definitions" (draft-07) or "$defs" (2020-12)
+	defs    map[string]bool            // every definition's name
+	methods map[string]string          // method -> the definition of its request or notification
+	loader  *gojsonschema.SchemaLoader // holds the document; one root compiled at a time
+	compile sync.Mutex
 
 	mu       sync.Mutex
 	compiled map[string]*compiledDef
@@ -86,7 +88,9 @@ func (r *Revision) load() error {
 			return
 		}
 		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber() // as gojsonschema reads schemas
+		if err := dec.Decode(&doc); err != nil {
 			r.err = fmt.Errorf("%s: %w", r.file, err)
 			return
 		}
@@ -111,9 +115,14 @@ func (r *Revision) load() error {
 		// keywords draft-07 has (with "$defs" reached by JSON Pointer), and the
 		// validator must not try to fetch a meta-schema.
 		delete(doc, "$schema")
-		if r.doc, r.err = json.Marshal(doc); r.err != nil {
+		sl := gojsonschema.NewSchemaLoader()
+		sl.Draft = gojsonschema.Draft7
+		sl.AutoDetect = false
+		if err := sl.AddSchema(baseURL+r.file, gojsonschema.NewRawLoader(doc)); err != nil {
+			r.err = fmt.Errorf("%s: %w", r.file, err)
 			return
 		}
+		r.loader = sl
 		r.compiled = map[string]*compiledDef{}
 	})
 	return r.err
@@ -161,16 +170,11 @@ func (r *Revision) def(name string) (*gojsonschema.Schema, error) {
 	}
 	r.mu.Unlock()
 	c.once.Do(func() {
-		// A loader compiles one root: each definition gets its own, which
-		// resolves the reference against the revision's document.
-		sl := gojsonschema.NewSchemaLoader()
-		sl.Draft = gojsonschema.Draft7
-		sl.AutoDetect = false
-		if c.err = sl.AddSchema(baseURL+r.file, gojsonschema.NewBytesLoader(r.doc)); c.err != nil {
-			return
-		}
-		ref := map[string]any{"$ref": baseURL + r.file + "#/" + r.defsKey + "/" + name}
-		c.schema, c.err = sl.Compile(gojsonschema.NewGoLoader(ref))
+		// Each definition is compiled as a root reached by reference into the
+		// document the loader holds (parsed once per revision).
+		r.compile.Lock()
+		defer r.compile.Unlock()
+		c.schema, c.err = r.loader.Compile(gojsonschema.NewReferenceLoader(baseURL + r.file + "#/" + r.defsKey + "/" + name))
 	})
 	return c.schema, c.err
 }

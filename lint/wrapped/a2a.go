@@ -2,7 +2,6 @@ package wrapped
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -77,7 +76,7 @@ func checkA2A(msg *jsonread.Node) ([]Finding, error) {
 	case method != nil:
 		defs = only("JSONRPCRequest")
 		if method.Kind == jsonread.String {
-			out = append(out, unknownA2AMethod(method.Str))
+			out = append(out, unknownMethod("A2A", A2A, method.Str, "MCP", mcpKnown(method.Str)))
 		}
 	case msg.Has("error"):
 		defs = only("JSONRPCErrorResponse")
@@ -86,11 +85,7 @@ func checkA2A(msg *jsonread.Node) ([]Finding, error) {
 	default:
 		return []Finding{{Severity: lint.Error, Message: "the wrapped A2A message has jsonrpc but is neither a request (method) nor a response (result or error)"}}, nil
 	}
-	js, ok, err := judge(A2A, msg, defs)
-	if err != nil || ok {
-		return out, err
-	}
-	return append(out, report("A2A", js)...), nil
+	return verdict("A2A", A2A, msg, defs, out)
 }
 
 // only checks against one definition, in each revision that has it.
@@ -101,12 +96,4 @@ func only(def string) func(*Revision) []string {
 		}
 		return nil
 	}
-}
-
-func unknownA2AMethod(method string) Finding {
-	msg := fmt.Sprintf("%q is not a method of A2A %s: custom methods are an A2A extension point, so this is not an error, but check the spelling", method, strings.Join(RevisionNames(A2A), " or "))
-	if mcpKnown(method) {
-		msg = fmt.Sprintf("%q is an MCP method, not one of A2A %s: wrap MCP messages in protocols/MCP", method, strings.Join(RevisionNames(A2A), " or "))
-	}
-	return Finding{Pointer: "/method", Severity: lint.Warning, Message: msg}
 }

@@ -108,7 +108,7 @@ func checkMCP(msg *jsonread.Node) ([]Finding, error) {
 				out = append(out, Finding{Pointer: "/method", Severity: lint.Info,
 					Message: fmt.Sprintf("%q is a method of MCP %s, whose official schema aoplint does not carry: only its JSON-RPC frame is checked", method.Str, rev)})
 			} else {
-				out = append(out, unknownMCPMethod(method.Str))
+				out = append(out, unknownMethod("MCP", MCP, method.Str, "A2A", A2AKnown(method.Str)))
 			}
 		}
 	case msg.Has("error"):
@@ -118,19 +118,7 @@ func checkMCP(msg *jsonread.Node) ([]Finding, error) {
 	default:
 		return []Finding{{Severity: lint.Error, Message: "the wrapped MCP message is neither a request or notification (method) nor a response (result or error)"}}, nil
 	}
-	js, ok, err := judge(MCP, msg, defs)
-	if err != nil || ok {
-		return out, err
-	}
-	return append(out, report("MCP", js)...), nil
-}
-
-func unknownMCPMethod(method string) Finding {
-	msg := fmt.Sprintf("%q is not a method of MCP %s: custom methods are an MCP extension point, so this is not an error, but check the spelling", method, strings.Join(RevisionNames(MCP), " or "))
-	if A2AKnown(method) {
-		msg = fmt.Sprintf("%q is an A2A method, not one of MCP %s: wrap A2A messages in protocols/A2A", method, strings.Join(RevisionNames(MCP), " or "))
-	}
-	return Finding{Pointer: "/method", Severity: lint.Warning, Message: msg}
+	return verdict("MCP", MCP, msg, defs, out)
 }
 
 // pick returns the first definition the revision has.

@@ -290,6 +290,25 @@ func report(proto string, js []judgement) []Finding {
 	return out
 }
 
+// verdict judges msg in revs against defs and appends the findings to out.
+func verdict(proto string, revs []*Revision, msg *jsonread.Node, defs func(*Revision) []string, out []Finding) ([]Finding, error) {
+	js, ok, err := judge(revs, msg, defs)
+	if err != nil || ok {
+		return out, err
+	}
+	return append(out, report(proto, js)...), nil
+}
+
+// unknownMethod: a method no carried revision defines is a legal extension point
+// of both protocols, so a warning; one of the other protocol is named as such.
+func unknownMethod(proto string, revs []*Revision, method, other string, otherKnows bool) Finding {
+	msg := fmt.Sprintf("%q is not a method of %s %s: custom methods are an %s extension point, so this is not an error, but check the spelling", method, proto, strings.Join(RevisionNames(revs), " or "), proto)
+	if otherKnows {
+		msg = fmt.Sprintf("%q is an %s method, not one of %s %s: wrap %s messages in protocols/%s", method, other, proto, strings.Join(RevisionNames(revs), " or "), other, other)
+	}
+	return Finding{Pointer: "/method", Severity: lint.Warning, Message: msg}
+}
+
 func kindOf(n *jsonread.Node) string {
 	switch n.Kind {
 	case jsonread.Object:

@@ -131,9 +131,10 @@ func LintReader(name string, r io.Reader, opts Options) (FileResult, error) {
 }
 
 // isStream reports whether the input is a JSON-lines stream: a complete JSON value
-// on its first line followed by more lines, or (an agent's banner before its
-// messages) lines of plain text that no text protocol claims, followed by a line
-// holding a complete JSON value. A leading byte-order mark is skipped.
+// on its first line followed by more lines, or (an agent's banner or a broken line
+// before its messages) lines that no text protocol claims and that are not one
+// JSON value, followed by a line holding a complete JSON value from its first
+// column. A leading byte-order mark is skipped.
 func isStream(head []byte) bool {
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
 	if len(head) == 0 {
@@ -147,7 +148,14 @@ func isStream(head []byte) bool {
 		return false
 	}
 	if !jsonLine(head[:nl]) {
-		return false
+		// A broken first message, or the first line of one pretty-printed value
+		// (a lone "{" or "["): a stream only if whole JSON lines follow and the
+		// input is no one value.
+		if first := bytes.TrimSpace(head[:nl]); len(first) == 1 || !textThenJSON(head[nl+1:]) {
+			return false
+		}
+		_, _, err := jsonread.Parse(head)
+		return err != nil
 	}
 	return len(bytes.TrimSpace(head[nl:])) > 0
 }

@@ -17,10 +17,12 @@ const (
 	maxPhases          = 10
 	maxCheckpoints     = 20
 	maxActions         = 200
-	// KB is counted as 1,000 bytes, as the upstream implementation counted it:
-	// the SI meaning, and no envelope upstream refused passes here.
-	maxTaskBytes     = 200 * 1000
-	maxResponseBytes = 500 * 1000
+	// MaxTaskBytes and MaxResponseBytes are the HARD envelope sizes of §4 (200KB,
+	// 500KB) of the compact message (CompactSize). KB is counted as 1,000 bytes,
+	// as the upstream implementation counted it: the SI meaning, and no envelope
+	// upstream refused passes here.
+	MaxTaskBytes     = 200 * 1000
+	MaxResponseBytes = 500 * 1000
 )
 
 // SoftLimit: a SOFT limit of §4 exceeded (E_PAYLOAD_SIZE_WARNING).
@@ -105,9 +107,9 @@ func checkHardLimits(p *lint.Pass) {
 
 func checkEnvelopeSize(p *lint.Pass) {
 	size := CompactSize(p.Msg.Raw)
-	limit, what := maxTaskBytes, "200KB"
+	limit, what := MaxTaskBytes, "200KB"
 	if p.Msg.Kind == KindResponse {
-		limit, what = maxResponseBytes, "500KB"
+		limit, what = MaxResponseBytes, "500KB"
 	}
 	if size > limit {
 		p.Reportf("", "the %s envelope is %s bytes compact, over the HARD limit of %s (%s bytes): it is rejected with E_CONTEXT_OVERFLOW (§4); reference large content by path instead of inlining it", p.Msg.Kind, comma(size), what, comma(limit))

@@ -40,7 +40,7 @@ var (
 		ID: "AOS-WRAP-003", Title: "wrapped A2A message is not a valid A2A message", Protocol: ID, Kinds: []string{"protocols/A2A"}, Severity: lint.Error,
 		Spec: "aos-0.1.0 §4.7.1 protocols/A2A params (A2A-compliant message); official A2A schema, revisions " + a2aRevisions,
 		Doc: "params.message of protocols/A2A is an \"A2A-compliant message\" (§4.7.1). Both an A2A JSON-RPC request or response and an A2A object " +
-			"(a Message, a Task, a TaskStatusUpdateEvent or TaskArtifactUpdateEvent, an AgentCard) are one. aoplint checks it against the complete " +
+			"(a Message, a Task, a TaskStatusUpdateEvent or TaskArtifactUpdateEvent, an Artifact, an AgentCard) are one. aoplint checks it against the complete " +
 			"official A2A JSON Schema of every revision it carries (" + a2aRevisions + "; docs/wrapped-protocols.md): a request against the definition " +
 			"of its method (message/send: SendMessageRequest, params included), a response against JSONRPCResponse (every method's result and the " +
 			"error response), an object against its definition, chosen by its kind. The message is valid when one revision accepts it; otherwise each " +

@@ -30,6 +30,8 @@ func A2AObject(msg *jsonread.Node) string {
 		}
 	}
 	switch {
+	case msg.Has("artifactId"):
+		return "Artifact"
 	case msg.Has("role") || msg.Has("parts"):
 		return "Message"
 	case msg.Has("status") && msg.Has("contextId"):
@@ -43,7 +45,7 @@ func A2AObject(msg *jsonread.Node) string {
 // CheckA2A checks msg, the message a protocols/A2A request wraps, against every
 // carried A2A revision. It may be an A2A JSON-RPC request or response, or an A2A
 // object (Message, Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent,
-// AgentCard): §4.7.1 asks for an "A2A-compliant message", and each of them is one.
+// Artifact, AgentCard): §4.7.1 asks for an "A2A-compliant message", and each of them is one.
 func CheckA2A(msg *jsonread.Node) []Finding {
 	out, err := checkA2A(msg)
 	if err != nil {

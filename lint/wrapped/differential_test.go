@@ -59,7 +59,7 @@ func a2aOracle(t *testing.T, msg *jsonread.Node) bool {
 	for _, r := range A2A {
 		switch {
 		case !IsA2ARPC(msg):
-			for _, d := range []string{"Message", "Task", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent", "AgentCard"} {
+			for _, d := range []string{"Message", "Task", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent", "Artifact", "AgentCard"} {
 				if accepts(t, r, d, msg) {
 					return true
 				}

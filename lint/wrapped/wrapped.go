@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"sort"
 	"strings"
 	"sync"
 
@@ -140,19 +139,6 @@ func (r *Revision) Method(method string) string {
 // Defines reports whether the revision has a definition called def.
 func (r *Revision) Defines(def string) bool {
 	return r.load() == nil && r.defs[def]
-}
-
-// Methods lists every method the revision defines, sorted.
-func (r *Revision) Methods() []string {
-	if r.load() != nil {
-		return nil
-	}
-	out := make([]string, 0, len(r.methods))
-	for m := range r.methods {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (r *Revision) def(name string) (*gojsonschema.Schema, error) {

@@ -10,8 +10,9 @@ import (
 )
 
 // MCPUnpublished maps the methods of MCP revisions whose official schema aoplint
-// cannot obtain through a package registry to that revision. Their messages are
-// checked as JSON-RPC only, with an info diagnostic saying so.
+// cannot obtain through a package registry to that revision: the methods MCP
+// 2026-07-28 adds, as the official Go SDK (go-sdk v1.8.0) implements them. Their
+// messages are checked as JSON-RPC only, with an info diagnostic saying so.
 var MCPUnpublished = map[string]string{
 	"subscriptions/listen":                     "2026-07-28",
 	"server/discover":                          "2026-07-28",

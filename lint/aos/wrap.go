@@ -27,7 +27,8 @@ var (
 		Doc: "params.message of protocols/MCP is an \"MCP-compliant message\" (§4.8.1), and §4.8.1 names no MCP revision. aoplint checks it against the " +
 			"complete official MCP JSON Schema of every revision it carries (" + mcpRevisions + "; docs/wrapped-protocols.md): a request or notification " +
 			"against JSONRPCRequest or JSONRPCNotification and the definition of its method (tools/call: CallToolRequest, ...), a response against " +
-			"the JSON-RPC response (a result is an object) or error definitions. The message is valid when one revision that defines its method " +
+			"the JSON-RPC response (a result is an object) or error definitions; a notification must not have an id (MCP's \"Notifications MUST NOT " +
+			"include an ID\"). The message is valid when one revision that defines its method " +
 			"accepts it; otherwise each diagnostic names the revision whose verdict it reports. A method no carried revision defines is a warning " +
 			"(custom methods are an MCP extension point); the methods of MCP 2026-07-28 (subscriptions/listen, server/discover, " +
 			"notifications/subscriptions/acknowledged), whose schema aoplint does not carry, are an info and only their JSON-RPC frame is checked.",

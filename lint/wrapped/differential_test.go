@@ -41,10 +41,7 @@ func mcpOracle(t *testing.T, msg *jsonread.Node) bool {
 			if !msg.Has("id") && (accepts(t, r, "ClientNotification", msg) || accepts(t, r, "ServerNotification", msg)) {
 				return true
 			}
-			if msg.Has("id") && (accepts(t, r, "ClientNotification", msg) || accepts(t, r, "ServerNotification", msg)) {
-				return true // a JSON-RPC request whose method is a notification's: JSONRPCMessage allows it
-			}
-			continue
+			continue // with an id it is a request, and no request has this method
 		}
 		if accepts(t, r, "JSONRPCRequest", msg) && (accepts(t, r, "ClientRequest", msg) || accepts(t, r, "ServerRequest", msg)) {
 			return true

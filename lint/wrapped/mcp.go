@@ -88,6 +88,10 @@ func checkMCP(msg *jsonread.Node) ([]Finding, error) {
 	method := msg.Get("method")
 	switch {
 	case method != nil && method.Kind == jsonread.String && mcpKnown(method.Str):
+		if msg.Has("id") && isNotification(method.Str) {
+			out = append(out, Finding{Pointer: "/id", Severity: lint.Error,
+				Message: fmt.Sprintf("%s is an MCP notification, which must not include an id (MCP basic protocol: \"Notifications MUST NOT include an ID\"); a message with an id is a request", method.Str)})
+		}
 		defs = func(r *Revision) []string {
 			d := r.Method(method.Str)
 			if d == "" {
@@ -120,6 +124,17 @@ func checkMCP(msg *jsonread.Node) ([]Finding, error) {
 		return []Finding{{Severity: lint.Error, Message: "the wrapped MCP message is neither a request or notification (method) nor a response (result or error)"}}, nil
 	}
 	return verdict("MCP", MCP, msg, defs, out)
+}
+
+// isNotification reports whether the carried revisions define method as a
+// notification.
+func isNotification(method string) bool {
+	for _, r := range MCP {
+		if d := r.Method(method); d != "" {
+			return strings.HasSuffix(d, "Notification")
+		}
+	}
+	return false
 }
 
 // pick returns the first definition the revision has.

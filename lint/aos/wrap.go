@@ -63,7 +63,7 @@ func inlineWrapped(params *jsonread.Node) bool {
 	return params.Has("jsonrpc") || params.Has("method") || (params.Has("id") && (params.Has("result") || params.Has("error")))
 }
 
-// wrapped returns the wrapped message and its pointer: params.message, or params
+// wrappedMessage returns the wrapped message and its pointer: params.message, or params
 // itself in the docs dialect.
 func wrappedMessage(root *jsonread.Node) (*jsonread.Node, string) {
 	params := root.Get("params")

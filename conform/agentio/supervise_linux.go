@@ -213,6 +213,15 @@ func confine(scratch string) string {
 	return "landlock-abi-" + strconv.Itoa(abi)
 }
 
+// LandlockABI is the kernel's Landlock ABI version, 0 when it has none.
+func LandlockABI() int {
+	abi, err := landlockABI()
+	if err != nil {
+		return 0
+	}
+	return abi
+}
+
 func landlockABI() (int, error) {
 	r, _, e := syscall.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
 	if e != 0 {

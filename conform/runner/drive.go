@@ -99,13 +99,13 @@ var ErrNoTime = errors.New("the scenario deadline has passed")
 
 // Agent is one launch of the agent under test.
 type Agent struct {
-	h       *H
-	n       int
-	conn    agentio.Conn
-	att     *conform.Attempt
-	killAt  time.Time
-	termAt  time.Time
-	timeout bool
+	h          *H
+	n          int
+	conn       agentio.Conn
+	att        *conform.Attempt
+	killAt     time.Time
+	termAt     time.Time
+	timeout    bool
 	lines      int // agent stdout lines recorded
 	dropped    int // agent stdout lines past MaxAgentLines
 	errLines   int // agent stderr lines recorded

@@ -21,8 +21,10 @@ func (a *Agent) containment() {
 }
 
 // checkIDs are the checks a scenario is judged on: its own, and the containment
-// check when the launcher reported containment.
-func checkIDs(sc *conform.Scenario, sess *conform.Session) []string {
+// check when the launcher reported containment and either the agent was seen
+// writing outside its scratch directory or --run names the check. A clean agent's
+// results (and scores) are thus the same on kernels with and without Landlock.
+func checkIDs(sc *conform.Scenario, sess *conform.Session, run string) []string {
 	ids := sc.Checks
 	id := checks.ContainmentID(sc.Protocol)
 	if sess == nil || conform.LookupCheck(id) == nil {
@@ -33,10 +35,15 @@ func checkIDs(sc *conform.Scenario, sess *conform.Session) []string {
 			return ids
 		}
 	}
+	reported, escaped := false, false
 	for i := range sess.Records {
-		if sess.Records[i].Event == checks.ContainmentEvent {
-			return append(append([]string(nil), ids...), id)
+		if r := &sess.Records[i]; r.From == "harness" && r.Event == checks.ContainmentEvent {
+			reported = true
+			escaped = escaped || r.Detail["writes_outside_scratch"] != nil
 		}
+	}
+	if reported && (escaped || (run != "" && conform.MatchAny(id, run))) {
+		return append(append([]string(nil), ids...), id)
 	}
 	return ids
 }

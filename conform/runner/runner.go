@@ -355,7 +355,7 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 // judge computes the results of a scenario's checks.
 func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error) []conform.Result {
 	var out []conform.Result
-	for _, id := range checkIDs(sc, sess) {
+	for _, id := range checkIDs(sc, sess, opts.Run) {
 		c := conform.LookupCheck(id)
 		r := conform.Result{Check: id, Scenario: sc.ID, Protocol: sc.Protocol, Family: sc.Family}
 		if c != nil {

@@ -11,8 +11,9 @@ import (
 )
 
 // RunDir makes the directory one run writes its transcripts to: out itself when it
-// does not exist yet, else a fresh run-<time>-<random> directory inside it, so that
-// two runs sharing --out never mix (or overwrite) each other's files.
+// does not exist yet or is an empty directory, else a fresh run-<time>-<random>
+// directory inside it, so that two runs sharing --out never mix (or overwrite) each
+// other's files.
 func RunDir(out string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", err
@@ -30,6 +31,9 @@ func RunDir(out string) (string, error) {
 	}
 	if !fi.IsDir() {
 		return "", fmt.Errorf("%s exists and is not a directory", out)
+	}
+	if ents, err := os.ReadDir(out); err == nil && len(ents) == 0 {
+		return out, nil
 	}
 	return os.MkdirTemp(out, "run-"+time.Now().UTC().Format("20060102T150405Z")+"-")
 }

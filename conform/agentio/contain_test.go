@@ -267,3 +267,23 @@ func TestContainment(t *testing.T) {
 		}
 	})
 }
+
+// An agent that kills its supervisor does not get its daemons out: the harness, a
+// subreaper, inherits them and kills them. Not parallel: the sweep kills children
+// of the test process that are in another session.
+func TestSupervisorKilledByAgent(t *testing.T) {
+	supervisedOnly(t)
+	marker := newMarker(t)
+	script := strings.Replace(daemonScript, "echo ready\nwhile :; do sleep 1; done", "kill -9 $PPID; sleep 1000", 1)
+	c, err := Process{}.Start(context.Background(), Spec{Dir: t.TempDir(), Env: []string{markerVar + "=" + marker}, Args: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Kill(); c.Abandon() })
+	drain(t, c)
+	ex := waitDone(t, c)
+	if ex.Err == nil {
+		t.Errorf("exit %+v: want the supervisor's death reported", ex)
+	}
+	assertNoneLeft(t, marker)
+}

@@ -45,8 +45,9 @@ func newLaunch(spec Spec, env []string, confineWrites bool) (*launch, error) {
 	cmd.Env = append(append([]string(nil), env...), superviseEnv+"="+string(cfg))
 	cmd.ExtraFiles = []*os.File{w}
 	// SIGTERM, not SIGKILL: the supervisor must live long enough to kill what the
-	// agent started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// agent started. A session of its own tells the agent's processes apart from
+	// the harness's (sweepOrphans).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
 	return &launch{cmd: cmd, status: r, statusW: w, lines: bufio.NewReader(r)}, nil
 }
 
@@ -63,6 +64,9 @@ func (l *launch) started() (int, error) {
 	if l.status == nil {
 		return l.cmd.Process.Pid, nil
 	}
+	liveSupervisors.Lock()
+	liveSupervisors.pids[l.cmd.Process.Pid] = true
+	liveSupervisors.Unlock()
 	l.statusW.Close()
 	for {
 		line, err := l.lines.ReadString('\n')
@@ -114,9 +118,14 @@ func (l *launch) finish(ps *os.ProcessState, werr error) (Exit, []string) {
 			break
 		}
 	}
+	liveSupervisors.Lock()
+	delete(liveSupervisors.pids, l.cmd.Process.Pid)
+	liveSupervisors.Unlock()
 	if !reported {
+		// Killed (by the agent?): what the agent started is the harness's now.
+		sweepOrphans()
 		sup := exitOf(ps, werr)
-		ex.Err = fmt.Errorf("the agent supervisor ended without reporting the agent's exit (supervisor: code %d %s)", sup.Code, sup.Signal)
+		ex = Exit{Code: -1, Signal: sup.Signal, Err: fmt.Errorf("the agent supervisor ended without reporting the agent's exit (supervisor: code %d %s)", sup.Code, sup.Signal)}
 	}
 	return ex, escapes
 }

@@ -58,6 +58,10 @@ func Main() {
 	cfg, ok := os.LookupEnv(superviseEnv)
 	if !ok {
 		supervisorAvailable = true
+		// An agent that kills its supervisor orphans what it started: as a
+		// subreaper the harness inherits those processes (instead of init) and
+		// sweepOrphans kills them.
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 		return
 	}
 	os.Exit(supervise(cfg, os.Args[1:]))
@@ -347,4 +351,50 @@ func openForWrite(fdinfo string) bool {
 		}
 	}
 	return false
+}
+
+// liveSupervisors are the supervisors this harness started that have not ended.
+var liveSupervisors = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
+
+// sweepOrphans kills what agents of dead supervisors left behind: children of the
+// harness (a subreaper) in another session than the harness's (every supervisor
+// runs in a session of its own, and nothing can join the harness's session), that
+// are not live supervisors. Their own children are reparented to the harness as
+// they die, hence the rounds.
+func sweepOrphans() {
+	self := os.Getpid()
+	own, err := unix.Getsid(0)
+	if err != nil {
+		return
+	}
+	for round := 0; round < 1000; round++ {
+		var victims []int
+		for _, pid := range descendants(self) {
+			st, ok := procStat(pid)
+			if !ok || st.ppid != self {
+				continue
+			}
+			liveSupervisors.Lock()
+			sup := liveSupervisors.pids[pid]
+			liveSupervisors.Unlock()
+			if sid, err := unix.Getsid(pid); sup || err != nil || sid == own {
+				continue
+			}
+			victims = append(victims, pid)
+		}
+		if len(victims) == 0 {
+			return
+		}
+		for _, pid := range victims {
+			killDescendants(pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for _, pid := range victims {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(pid, &ws, 0, nil)
+		}
+	}
 }

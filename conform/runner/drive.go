@@ -99,17 +99,37 @@ var ErrNoTime = errors.New("the scenario deadline has passed")
 
 // Agent is one launch of the agent under test.
 type Agent struct {
-	h          *H
-	n          int
-	conn       agentio.Conn
-	att        *conform.Attempt
-	killAt     time.Time
-	termAt     time.Time
-	timeout    bool
-	lines      int // agent stdout lines recorded
-	dropped    int // agent stdout lines past MaxAgentLines
-	errLines   int // agent stderr lines recorded
-	errDropped int // agent stderr lines past MaxStderrLines
+	h       *H
+	n       int
+	conn    agentio.Conn
+	att     *conform.Attempt
+	killAt  time.Time
+	termAt  time.Time
+	timeout bool
+	out     lineBudget // agent stdout lines (MaxAgentLines)
+	errs    lineBudget // agent stderr lines (MaxStderrLines), a budget of its own
+}
+
+// lineBudget counts the lines of one stream kept and dropped.
+type lineBudget struct{ kept, dropped int }
+
+// admit reports whether one more line of stream is kept; the first line dropped
+// records the stream's truncation event.
+func (a *Agent) admit(stream string) bool {
+	b, max, event := &a.out, MaxAgentLines, "output-truncated"
+	if stream == "stderr" {
+		b, max, event = &a.errs, MaxStderrLines, "stderr-truncated"
+	}
+	if b.kept >= max {
+		// Bounded memory whatever the agent writes: the rest is counted, not kept.
+		b.dropped++
+		if b.dropped == 1 {
+			a.h.rec.event(a.n, event, map[string]any{"kept_lines": max})
+		}
+		return false
+	}
+	b.kept++
+	return true
 }
 
 // Launch starts attempt number len(Attempts)+1 with extra environment.
@@ -321,26 +341,8 @@ func (a *Agent) Run(hd Handler) error {
 				lines = nil
 				continue
 			}
-			if l.Stream == "stderr" {
-				if a.errLines >= MaxStderrLines {
-					a.errDropped++
-					if a.errDropped == 1 {
-						h.rec.event(a.n, "stderr-truncated", map[string]any{"kept_lines": MaxStderrLines})
-					}
-					continue
-				}
-				a.errLines++
-			} else {
-				if a.lines >= MaxAgentLines {
-					// Bounded memory whatever the agent writes: the rest is
-					// counted, not kept.
-					a.dropped++
-					if a.dropped == 1 {
-						h.rec.event(a.n, "output-truncated", map[string]any{"kept_lines": MaxAgentLines})
-					}
-					continue
-				}
-				a.lines++
+			if !a.admit(l.Stream) {
+				continue
 			}
 			r := lineRecord(l, a.n)
 			if hd.Key != nil && (r.Msg != nil || (r.Text != nil && l.Stream == "stdout")) {
@@ -422,11 +424,11 @@ func (a *Agent) finish() error {
 	if a.att.Capped {
 		detail["output_capped"] = true
 	}
-	if a.dropped > 0 {
-		detail["dropped_lines"] = a.dropped
+	if a.out.dropped > 0 {
+		detail["dropped_lines"] = a.out.dropped
 	}
-	if a.errDropped > 0 {
-		detail["dropped_stderr_lines"] = a.errDropped
+	if a.errs.dropped > 0 {
+		detail["dropped_stderr_lines"] = a.errs.dropped
 	}
 	if pc, ok := a.conn.(interface{ StderrCapped() bool }); ok && pc.StderrCapped() {
 		detail["stderr_capped"] = true

@@ -231,7 +231,7 @@ func TestContainment(t *testing.T) {
 	t.Run("landlock", func(t *testing.T) {
 		dir := t.TempDir()
 		c, err := Process{}.Start(context.Background(), Spec{Dir: dir,
-			Args: []string{"sh", "-c", "echo x > " + outside + "; echo y > inside; echo z > \"$TMPDIR/t\""}})
+			Args: []string{"sh", "-c", "echo x > " + outside + "; echo y > inside; echo z > \"$TMPDIR/t\"; mkdir d; ln \"$TMPDIR/t\" d/linked"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestContainment(t *testing.T) {
 		if _, err := os.Stat(outside); err == nil {
 			t.Errorf("the agent wrote %s outside its scratch directory", outside)
 		}
-		for _, f := range []string{filepath.Join(dir, "inside"), filepath.Join(dir, TmpDir, "t")} {
+		for _, f := range []string{filepath.Join(dir, "inside"), filepath.Join(dir, TmpDir, "t"), filepath.Join(dir, "d", "linked")} {
 			if _, err := os.Stat(f); err != nil {
 				t.Errorf("a write inside scratch failed: %v", err)
 			}

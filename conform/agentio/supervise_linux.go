@@ -208,7 +208,9 @@ func confine(scratch string) string {
 	}
 	err = landlock.V5.BestEffort().RestrictPaths(
 		landlock.RODirs("/"),
-		landlock.RWDirs(scratch),
+		// Refer: renaming and linking between directories of scratch (an atomic
+		// write through $TMPDIR) must work.
+		landlock.RWDirs(scratch).WithRefer(),
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
 	)
 	if err != nil {

@@ -20,13 +20,12 @@ import (
 const markerVar = "AGENTIO_HOSTILE_MARKER"
 
 // daemonScript double-forks two setsid daemons and a plain background child, waits
-// until they run, says ready and stays.
+// until they have forked (files d1, d2 in its directory), says ready and stays.
 const daemonScript = `
-( setsid sh -c 'sleep 1000 & sleep 1000' & )
-( setsid sleep 1000 & )
+( setsid sh -c 'sleep 1000 & echo > d1; exec sleep 1000' & )
+( setsid sh -c 'echo > d2; exec sleep 1000' & )
 sleep 1000 &
-n=0
-while [ "$(grep -l "$AGENTIO_HOSTILE_MARKER" /proc/[0-9]*/environ 2>/dev/null | wc -l)" -lt 5 ] && [ $n -lt 6000 ]; do sleep 0.01; n=$((n+1)); done
+while [ ! -e d1 ] || [ ! -e d2 ]; do sleep 0.01; done
 echo ready
 while :; do sleep 1; done
 `

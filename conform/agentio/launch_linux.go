@@ -68,6 +68,17 @@ func (l *launch) started() (int, error) {
 	liveSupervisors.pids[l.cmd.Process.Pid] = true
 	liveSupervisors.Unlock()
 	l.statusW.Close()
+	pid, err := l.readPid()
+	if err != nil {
+		liveSupervisors.Lock()
+		delete(liveSupervisors.pids, l.cmd.Process.Pid)
+		liveSupervisors.Unlock()
+	}
+	return pid, err
+}
+
+// readPid reads the supervisor's report up to the agent's pid.
+func (l *launch) readPid() (int, error) {
 	for {
 		line, err := l.lines.ReadString('\n')
 		verb, arg, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")

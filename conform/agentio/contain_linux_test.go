@@ -286,3 +286,19 @@ func TestSupervisorKilledByAgent(t *testing.T) {
 	}
 	assertNoneLeft(t, marker)
 }
+
+// Many escaped daemons (a small fork storm) are all gone when the agent is.
+func TestManyDaemonsKilled(t *testing.T) {
+	t.Parallel()
+	supervisedOnly(t)
+	marker := newMarker(t)
+	script := `i=0; while [ $i -lt 200 ]; do ( setsid sleep 1000 & ); i=$((i+1)); done; echo ready; exit 0`
+	c, err := Process{}.Start(context.Background(), Spec{Dir: t.TempDir(), Env: []string{markerVar + "=" + marker}, Args: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Kill(); c.Abandon() })
+	drain(t, c)
+	waitDone(t, c)
+	assertNoneLeft(t, marker)
+}

@@ -184,6 +184,14 @@ func supervise(rawCfg string, args []string) int {
 			agentStatus, agentDone = ws, true
 		}
 		if agentDone {
+			// Reap what is already dead before one scan of /proc, so that many
+			// processes dying at once cost one scan, not one each.
+			for {
+				p, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+				if p <= 0 || err != nil {
+					break
+				}
+			}
 			startKilling()
 		}
 	}

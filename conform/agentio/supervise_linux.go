@@ -89,10 +89,9 @@ func supervise(rawCfg string, args []string) int {
 	// Signals first: a harness that dies from here on takes everything with it.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		say("error supervisor: PR_SET_CHILD_SUBREAPER: %v", err)
-		return 125
-	}
+	// Without it (a sandbox that refuses the prctl) orphans escape to init; the
+	// agent still runs, and its own descendants are still killed.
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	confined := ""
 	if cfg.Confine && cfg.Scratch != "" {
 		confined = confine(cfg.Scratch)

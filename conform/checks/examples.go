@@ -97,7 +97,7 @@ func withExample(c *conform.Check) {
 		return
 	}
 	if strings.HasSuffix(c.ID, "/bind/writes-in-scratch") {
-		c.Bad, c.Good = `echo cache > "$HOME/.agentrc"; echo log > /tmp/agent.log (outside scratch)`, `files in the current directory, "$TMPDIR" and "$HOME" (all inside AOPKIT_SCRATCH)`
+		c.Bad, c.Good = `echo log >> /tmp/agent.log; cp model.bin ../cache/ (outside AOPKIT_SCRATCH)`, `files in the current directory, "$TMPDIR" and "$HOME" (all inside AOPKIT_SCRATCH)`
 		return
 	}
 	for suffix, ex := range genericExamples {

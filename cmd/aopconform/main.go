@@ -7,9 +7,14 @@ import (
 	"io"
 	"os"
 
+	"github.com/aopkit/aopkit/conform/agentio"
 	aopconformcmd "github.com/aopkit/aopkit/internal/cmd/aopconform"
 )
 
-func main() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) }
+func main() {
+	// First: aopconform is also the agents' supervisor (agentio.Main).
+	agentio.Main()
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int { return aopconformcmd.Run(args, stdout, stderr) }

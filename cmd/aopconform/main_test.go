@@ -1,18 +1,20 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/pkg/testkit"
 )
 
 // TestMain makes `aoplint`, `aopconform` and `mockagent` commands of the test binary
-// (the testscript kit third parties use): in testscript suites and on the PATH of
-// every other test of this package.
+// (the testscript kit third parties use, which also makes the binary the agents'
+// supervisor): in testscript suites and on the PATH of every other test of this package.
 func TestMain(m *testing.M) { testkit.Main(m, nil) }
 
 func TestScripts(t *testing.T) {
@@ -24,5 +26,10 @@ func TestScripts(t *testing.T) {
 		t.Fatal("no testdata/script/aopconform_*.txtar")
 	}
 	sort.Strings(files)
-	testscript.Run(t, testscript.Params{Files: files, UpdateScripts: *update})
+	testscript.Run(t, testscript.Params{Files: files, UpdateScripts: *update, Condition: func(cond string) (bool, error) {
+		if cond == "landlock" {
+			return agentio.LandlockABI() > 0, nil
+		}
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}})
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/aopkit/aopkit/conform/agentio"
 	aopconformcmd "github.com/aopkit/aopkit/internal/cmd/aopconform"
 	aoplintcmd "github.com/aopkit/aopkit/internal/cmd/aoplint"
 	mockagentcmd "github.com/aopkit/aopkit/internal/cmd/mockagent"
@@ -40,8 +41,10 @@ func Commands() map[string]func() {
 
 // Main runs the tests of m with the three commands and extra (the caller's own, such
 // as its agent) registered; call it from TestMain. An extra command of the same name
-// replaces one of the kit's.
+// replaces one of the kit's. The test binary is also aopconform's agent supervisor
+// (as the installed aopconform is), so agents run contained as they would there.
 func Main(m testscript.TestingM, extra map[string]func()) {
+	agentio.Main()
 	cmds := Commands()
 	for name, f := range extra {
 		cmds[name] = f

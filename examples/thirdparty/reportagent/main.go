@@ -10,12 +10,12 @@ import (
 )
 
 // Main runs the agent as a process: the task on stdin, the report on stdout, the
-// details under the working directory; one second of work, cut short by SIGTERM
+// details under the working directory; three seconds of work, cut short by SIGTERM
 // (then it exits 0 at once). It returns the exit code.
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := Run(ctx, os.Stdin, os.Stdout, ".", time.Now, time.Second); err != nil {
+	if err := Run(ctx, os.Stdin, os.Stdout, ".", time.Now, 3*time.Second); err != nil {
 		if ctx.Err() != nil {
 			return 0
 		}

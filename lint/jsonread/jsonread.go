@@ -17,6 +17,16 @@ import (
 // MaxDepth bounds nesting of arrays and objects.
 const MaxDepth = 256
 
+// MaxValues bounds the values (scalars, arrays and objects) of one document, so
+// that the tree of one message costs a bounded amount of memory whatever its
+// shape: a 16 MiB array of one-digit numbers holds 8 M values, about 1 GB of
+// tree. No protocol message comes near it.
+const MaxValues = 1 << 18
+
+// MaxProblems bounds the non-fatal problems kept for one document; past it one
+// more problem says how many were left out.
+const MaxProblems = 1000
+
 // Kind is the JSON type of a Node.
 type Kind uint8
 
@@ -62,7 +72,7 @@ type Problem struct {
 // SyntaxError is a fatal parse error at a byte offset.
 type SyntaxError struct {
 	Offset int
-	Code   string // "syntax", "utf8", "depth", "trailing", "empty"
+	Code   string // "syntax", "utf8", "depth", "values", "trailing", "empty"
 	Msg    string
 }
 
@@ -220,6 +230,10 @@ func Parse(data []byte) (*Node, []Problem, error) {
 		return nil, p.problems, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
 	}
 	root, err := p.value(0)
+	if p.dropped > 0 {
+		p.problems = append(p.problems, Problem{Offset: p.lastDup, Code: "duplicate-key",
+			Message: fmt.Sprintf("%d more duplicate keys were found and not reported (limit %d per document)", p.dropped, MaxProblems)})
+	}
 	if err != nil {
 		return nil, p.problems, err
 	}
@@ -235,6 +249,9 @@ type parser struct {
 	pos      int
 	problems []Problem
 	slab     []Node // nodes are carved from slabs: one allocation for many nodes
+	values   int    // nodes made so far, bounded by MaxValues
+	dropped  int    // duplicate keys past MaxProblems
+	lastDup  int    // offset of the last duplicate key dropped
 	path     []step // where the parser is, to name a duplicate key's pointer
 }
 
@@ -303,6 +320,9 @@ func (p *parser) skipWS() {
 func (p *parser) value(depth int) (*Node, error) {
 	if depth > MaxDepth {
 		return nil, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
+	}
+	if p.values++; p.values > MaxValues {
+		return nil, p.errf("values", "more than %d values in one document", MaxValues)
 	}
 	if p.pos >= len(p.data) {
 		return nil, p.errf("syntax", "unexpected end of input")
@@ -568,7 +588,10 @@ func (p *parser) object(depth int) (*Node, error) {
 				}
 			}
 		}
-		if dup {
+		if dup && len(p.problems) >= MaxProblems {
+			p.dropped++
+			p.lastDup = keyOff
+		} else if dup {
 			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(), Code: "duplicate-key",
 				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 		}

@@ -340,23 +340,40 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
-	results, ioErrs := lintInputs(cfg.Args, opts, cfg.Jobs, stdin)
+	var sum output.Summary
+	var ioErrs []error
+	var err error
+	if output.Streamable(cfg.Format) {
+		// text, jsonl and github print each file's results as they come (in report
+		// order): a run over many files never holds all its findings.
+		st := output.NewStream(stdout, cfg.Format, version)
+		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) {
+			if e := st.File(r); e != nil && err == nil {
+				err = e
+			}
+		})
+		if s, e := st.Close(); err == nil {
+			sum, err = s, e
+		}
+	} else {
+		// json, sarif and junit are one document over every file.
+		rep := &output.Report{Version: version}
+		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) { rep.Files = append(rep.Files, r) })
+		rep.Sort()
+		if cfg.Format == "junit" {
+			err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
+		} else {
+			err = output.Write(stdout, cfg.Format, rep)
+		}
+		sum = rep.Summarize()
+	}
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
-	}
-	rep := &output.Report{Files: results, Version: version}
-	rep.Sort()
-	var err error
-	if cfg.Format == "junit" {
-		err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
-	} else {
-		err = output.Write(stdout, cfg.Format, rep)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "aoplint:", err)
 		return exitUsage
 	}
-	sum := rep.Summarize()
 	if cfg.Format == "text" && (sum.Errors+sum.Warnings+sum.Infos > 0 || len(ioErrs) > 0) {
 		fmt.Fprintln(stderr, output.SummaryLine(sum))
 	}

@@ -203,7 +203,7 @@ func (b *bench) pprofTop(res *profileResult, name, what, how, bin string, opts [
 	if err != nil {
 		return fmt.Errorf("go tool pprof %s: %w", name, err)
 	}
-	header := fmt.Sprintf("# %s\n# recorded by cmd/aopbench on %s, %s, %d cores\n# %s\n# go tool pprof %s\n\n", what, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.NumCPU(), how, strings.Join(opts, " "))
+	header := fmt.Sprintf("# %s\n# recorded by internal/cmd/aopbench on %s, %s, %d cores\n# %s\n# go tool pprof %s\n\n", what, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.NumCPU(), how, strings.Join(opts, " "))
 	text := header + string(out)
 	if err := os.WriteFile(filepath.Join(b.cfg.profDir, name), []byte(text), 0o644); err != nil {
 		return err

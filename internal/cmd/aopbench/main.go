@@ -3,7 +3,7 @@
 // docs/benchmarks.md. .ci/bench/run installs the peers (ajv-cli, ajv, ajv-formats,
 // python3-jsonschema, hyperfine) and runs it; `make bench` calls .ci/bench/run.
 //
-//	go run ./cmd/aopbench [-quick] [-messages 1000000] [-out docs/benchmarks.md]
+//	go run ./internal/cmd/aopbench [-quick] [-messages 1000000] [-out docs/benchmarks.md]
 //
 // Internal subcommands (run by aopbench itself in child processes):
 //
@@ -227,7 +227,7 @@ func (b *bench) build() error {
 	targets := []struct{ name, pkg string }{
 		{"aoplint", "./cmd/aoplint"},
 		{"gentranscript", "./lint/internal/transcriptgen/gentranscript"},
-		{"aopbench", "./cmd/aopbench"},
+		{"aopbench", "./internal/cmd/aopbench"},
 		{"aopconform", "./cmd/aopconform"},
 		{"mockagent", "./cmd/mockagent"},
 	}

@@ -221,6 +221,11 @@ func (n *Node) Interface() any {
 // problems found, and a *SyntaxError when the input is not one valid JSON value.
 func Parse(data []byte) (*Node, []Problem, error) {
 	p := &parser{data: data}
+	if len(data) <= shareLimit {
+		// One copy of the input, whose substrings the strings and numbers share:
+		// one allocation instead of one per value.
+		p.src = string(data)
+	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		p.pos = 3
 		p.problems = append(p.problems, Problem{Offset: 0, Code: "bom", Message: "the input starts with a UTF-8 byte-order mark; JSON text must not (RFC 8259 §8.1)"})
@@ -244,8 +249,16 @@ func Parse(data []byte) (*Node, []Problem, error) {
 	return root, p.problems, nil
 }
 
+// shareLimit is the largest input whose values share one copy of it; the values
+// of a larger one get their own copies, so that a string kept from a huge message
+// (an ID in a sequence rule's state) does not keep the whole message alive.
+const shareLimit = 64 << 10
+
 type parser struct {
 	data     []byte
+	src      string   // string(data) when len(data) <= shareLimit, else ""
+	members  []Member // scratch of the objects being read (a stack)
+	items    []*Node  // scratch of the arrays being read (a stack)
 	pos      int
 	problems []Problem
 	slab     []Node // nodes are carved from slabs: one allocation for many nodes
@@ -275,11 +288,21 @@ func (p *parser) pointer() string {
 	return b.String()
 }
 
-// node returns a fresh node from the parser's slab.
+// substr returns data[i:j] as a string, shared with the input's copy when there is one.
+func (p *parser) substr(i, j int) string {
+	if p.src != "" {
+		return p.src[i:j]
+	}
+	return string(p.data[i:j])
+}
+
+// node returns a fresh node from the parser's slab; slabs are sized by the input
+// left to read (about one value per 12 bytes), so a small message makes one
+// small slab.
 func (p *parser) node(k Kind, off int) *Node {
 	if len(p.slab) == 0 {
-		size := 64
-		if len(p.data) > 4096 {
+		size := (len(p.data)-p.pos)/12 + 4
+		if size > 256 {
 			size = 256
 		}
 		p.slab = make([]Node, size)
@@ -399,7 +422,7 @@ func (p *parser) number() (*Node, error) {
 		}
 	}
 	n := p.node(Number, start)
-	n.End, n.Str = p.pos, string(p.data[start:p.pos])
+	n.End, n.Str = p.pos, p.substr(start, p.pos)
 	return n, nil
 }
 
@@ -415,7 +438,7 @@ func (p *parser) str() (string, error) {
 			if !utf8.Valid(s) {
 				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
 			}
-			return string(s), nil
+			return p.substr(start, p.pos-1), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -509,15 +532,19 @@ func (p *parser) array(depth int) (*Node, error) {
 		n.End = p.pos
 		return n, nil
 	}
+	// The items go on the parser's scratch stack, then into a slice of their
+	// exact size: one allocation per array.
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
 	for {
 		p.skipWS()
-		p.path = append(p.path, step{index: len(n.Items)})
+		p.path = append(p.path, step{index: len(p.items) - base})
 		it, err := p.value(depth + 1)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
 			return nil, err
 		}
-		n.Items = append(n.Items, it)
+		p.items = append(p.items, it)
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.errf("syntax", "unexpected end of input in array")
@@ -528,6 +555,7 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
+			n.Items = append([]*Node(nil), p.items[base:]...)
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
@@ -545,6 +573,10 @@ func (p *parser) object(depth int) (*Node, error) {
 		return n, nil
 	}
 	var seen map[string]int
+	// The members go on the parser's scratch stack, then into a slice of their
+	// exact size: one allocation per object.
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
 	for {
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -570,18 +602,19 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.path = p.path[:len(p.path)-1]
 			return nil, err
 		}
-		if len(n.Members) >= 8 && seen == nil {
+		cur := p.members[base:]
+		if len(cur) >= 8 && seen == nil {
 			seen = make(map[string]int, 16)
-			for i, m := range n.Members {
+			for i, m := range cur {
 				seen[m.Key] = i
 			}
 		}
 		dup := false
 		if seen != nil {
 			_, dup = seen[key]
-			seen[key] = len(n.Members)
+			seen[key] = len(cur)
 		} else {
-			for _, m := range n.Members {
+			for _, m := range cur {
 				if m.Key == key {
 					dup = true
 					break
@@ -596,7 +629,7 @@ func (p *parser) object(depth int) (*Node, error) {
 				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 		}
 		p.path = p.path[:len(p.path)-1]
-		n.Members = append(n.Members, Member{Key: key, KeyOffset: keyOff, Value: v})
+		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.errf("syntax", "unexpected end of input in object")
@@ -607,6 +640,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos++
 			n.End = p.pos
+			n.Members = append([]Member(nil), p.members[base:]...)
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())

@@ -297,11 +297,11 @@ func (p *parser) substr(i, j int) string {
 }
 
 // node returns a fresh node from the parser's slab; slabs are sized by the input
-// left to read (about one value per 12 bytes), so a small message makes one
-// small slab.
+// left to read (protocol messages hold about one value per 20 to 40 bytes), so a
+// small message makes one small slab.
 func (p *parser) node(k Kind, off int) *Node {
 	if len(p.slab) == 0 {
-		size := (len(p.data)-p.pos)/12 + 4
+		size := (len(p.data)-p.pos)/24 + 8
 		if size > 256 {
 			size = 256
 		}

@@ -127,6 +127,7 @@ type builder struct {
 	whole bool
 	index int
 	out   unitOut
+	pass  lint.Pass // reused by the single-message rules of the unit
 }
 
 func (b *builder) add(ds ...lint.Diagnostic) { b.out.diags = append(b.out.diags, ds...) }
@@ -487,14 +488,15 @@ func (s *builder) run(m *lint.Message) {
 	s.out.msg = m
 	rs := rulesFor(m.Protocol, m.Kind)
 	var claimed []string
+	p := &s.pass
 	for _, r := range rs.single {
-		p := lint.NewPass(r, m)
+		p.Reset(r, m)
 		safeRun(p, r.Run)
 		s.add(p.Diagnostics()...)
 		claimed = append(claimed, p.Claimed()...)
 	}
 	for _, r := range rs.schema {
-		p := lint.NewPass(r, m)
+		p.Reset(r, m)
 		safeRun(p, r.Run)
 		for _, d := range p.Diagnostics() {
 			if !lint.IsClaimed(claimed, d.Pointer) {

@@ -268,7 +268,7 @@ const (
 // ordered stage (their trees and results die with them). One line larger than the
 // budget is still let through, alone: memory stays bounded by the budget plus one
 // message (MaxMessage), whatever the lines' sizes. A variable for the tests.
-var inflightBytes = 32 << 20
+var inflightBytes = 16 << 20
 
 // testHookApplied, when set by a test, sees every batch leave the ordered stage.
 var testHookApplied func(bytes, lines int)

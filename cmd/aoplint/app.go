@@ -10,7 +10,6 @@ import (
 	"runtime/pprof"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/lint"
@@ -233,18 +232,15 @@ func rulesCmd(w io.Writer, protocol, format string) error {
 	default:
 		return usageErr("unknown --format %q for rules: want text, json or markdown", format)
 	}
-	t := tablewriter.NewWriter(w)
-	t.Header("RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC")
+	var rows [][]string
 	for _, r := range rs {
 		proto := r.Protocol
 		if proto == "" {
 			proto = "all"
 		}
-		if err := t.Append([]string{r.ID, r.Severity.String(), proto, r.Title, r.Spec}); err != nil {
-			return err
-		}
+		rows = append(rows, []string{r.ID, r.Severity.String(), proto, r.Title, r.Spec})
 	}
-	return t.Render()
+	return writeTable(w, []string{"RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC"}, rows)
 }
 
 func explainCmd(w io.Writer, id string) error {
@@ -287,8 +283,7 @@ func indent(s string) string {
 }
 
 func protocolsCmd(w io.Writer) error {
-	t := tablewriter.NewWriter(w)
-	t.Header("PROTOCOL", "KIND", "SCHEMA", "SPEC")
+	var rows [][]string
 	for _, p := range lint.Protocols() {
 		for i, k := range p.Kinds {
 			file := "-"
@@ -299,12 +294,10 @@ func protocolsCmd(w io.Writer) error {
 			if i > 0 {
 				id, spec = "", ""
 			}
-			if err := t.Append([]string{id, k, file, spec}); err != nil {
-				return err
-			}
+			rows = append(rows, []string{id, k, file, spec})
 		}
 	}
-	return t.Render()
+	return writeTable(w, []string{"PROTOCOL", "KIND", "SCHEMA", "SPEC"}, rows)
 }
 
 func schemaCmd(w io.Writer, protocol, kind string) error {

@@ -27,10 +27,10 @@ golden:
 bench:
 	bash .ci/bench/run
 
-# Run each fuzz target for FUZZTIME (default 60s).
+# Run every fuzz target of the module for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz:
-	@for pkg in $$($(GO) list ./lint/...); do \
+	@for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
 	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
 	  done; \

@@ -32,16 +32,18 @@ type gen struct {
 	fsys  fs.FS
 	docs  map[string]any    // file → parsed schema
 	funcs map[string]string // location (file#pointer) → function name
+	byKey map[string]string // a schema's content (see key) → function name
 	queue []string
 	out   bytes.Buffer
 	vars  bytes.Buffer
 	nvar  int
+	nfunc int
 }
 
 // Generate returns the Go source of package generated for every *.json file of
 // fsys (a tree of <dir>/<file>.schema.json), and the base URL of their $ids.
 func Generate(fsys fs.FS, baseURL string) ([]byte, error) {
-	g := &gen{fsys: fsys, docs: map[string]any{}, funcs: map[string]string{}}
+	g := &gen{fsys: fsys, docs: map[string]any{}, funcs: map[string]string{}, byKey: map[string]string{}}
 	files, err := fs.Glob(fsys, "*/*.json")
 	if err != nil {
 		return nil, err
@@ -92,15 +94,43 @@ func (g *gen) doc(file string) (any, error) {
 	return d, nil
 }
 
-// fn names the function of a location, queueing it on first use.
+// fn names the function of a location, queueing it on first use. Locations with
+// the same schema share one function (the schema files repeat definitions).
 func (g *gen) fn(loc string) string {
 	if name, ok := g.funcs[loc]; ok {
 		return name
 	}
-	name := fmt.Sprintf("v%d", len(g.funcs))
+	k := g.key(loc)
+	if name, ok := g.byKey[k]; ok && k != "" {
+		g.funcs[loc] = name
+		return name
+	}
+	name := fmt.Sprintf("v%d", g.nfunc)
+	g.nfunc++
 	g.funcs[loc] = name
+	if k != "" {
+		g.byKey[k] = name
+	}
 	g.queue = append(g.queue, loc)
 	return name
+}
+
+// key is the content of the schema at loc: its JSON, and its file when it holds
+// a $ref (which resolves relative to the file). "" when it cannot be resolved.
+func (g *gen) key(loc string) string {
+	s, err := g.resolve(loc)
+	if err != nil {
+		return ""
+	}
+	data, err := json.Marshal(s) // maps marshal with sorted keys
+	if err != nil {
+		return ""
+	}
+	if bytes.Contains(data, []byte(`"$ref"`)) {
+		file, _, _ := strings.Cut(loc, "#")
+		return file + "\x00" + string(data)
+	}
+	return string(data)
 }
 
 // resolve finds the schema at loc (file#pointer).

@@ -65,154 +65,103 @@ var roots = map[string]func(*jsonread.Node) Verdict{
 var k1 = []scalar{{kind: jsonread.String, s: "aof"}}
 var k2 = []scalar{{kind: jsonread.String, s: "completion.report"}}
 var k3 = []scalar{{kind: jsonread.Number, f: 1}}
-var k4 = []scalar{{kind: jsonread.String, s: "aof"}}
-var k5 = []scalar{{kind: jsonread.Number, f: 1}}
-var k6 = []scalar{{kind: jsonread.String, s: "aof"}}
-var k7 = []scalar{{kind: jsonread.String, s: "handoff.accepted"}}
-var k8 = []scalar{{kind: jsonread.Number, f: 1}}
-var k9 = []scalar{{kind: jsonread.String, s: "aof"}}
-var k10 = []scalar{{kind: jsonread.String, s: "handoff.rejected"}}
-var k11 = []scalar{{kind: jsonread.Number, f: 1}}
-var k12 = []scalar{{kind: jsonread.String, s: "aof"}}
-var k13 = []scalar{{kind: jsonread.String, s: "handoff.request"}}
-var k14 = []scalar{{kind: jsonread.Number, f: 1}}
-var k15 = newBound("0")
-var k16 = []scalar{{kind: jsonread.String, s: "aof"}}
-var k17 = []scalar{{kind: jsonread.String, s: "status.update"}}
-var k18 = []scalar{{kind: jsonread.Number, f: 1}}
-var k19 = newBound("0")
-var k20 = lazyRegexp("^\\S+$")
-var k21 = []scalar{{kind: jsonread.String, s: "success"}, {kind: jsonread.String, s: "failure"}, {kind: jsonread.String, s: "partial"}}
-var k22 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}}
-var k23 = []scalar{{kind: jsonread.String, s: "EVENT"}}
-var k24 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k25 = []scalar{{kind: jsonread.String, s: "PRIORITY_ESCALATION"}}
-var k26 = []scalar{{kind: jsonread.String, s: "EVENT"}}
-var k27 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k28 = []scalar{{kind: jsonread.String, s: "PROGRESS_UPDATE"}}
-var k29 = []scalar{{kind: jsonread.String, s: "EVENT"}}
-var k30 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k31 = []scalar{{kind: jsonread.String, s: "ROLLBACK_INITIATED"}}
-var k32 = []scalar{{kind: jsonread.String, s: "EVENT"}}
-var k33 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k34 = []scalar{{kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
-var k35 = []scalar{{kind: jsonread.String, s: "EVENT"}}
-var k36 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k37 = []scalar{{kind: jsonread.String, s: "VERSION_FALLBACK"}}
-var k38 = []scalar{{kind: jsonread.String, s: "EVENT"}}
-var k39 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k40 = []scalar{{kind: jsonread.String, s: "EVENT"}}
-var k41 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k42 = []scalar{{kind: jsonread.String, s: "RESPONSE"}}
-var k43 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k44 = []scalar{{kind: jsonread.String, s: "TASK"}}
-var k45 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k46 = []scalar{{kind: jsonread.String, s: "ping"}}
-var k47 = []scalar{{kind: jsonread.String, s: "protocols/A2A"}}
-var k48 = []scalar{{kind: jsonread.String, s: "protocols/MCP"}}
-var k49 = []scalar{{kind: jsonread.String, s: "steps/agentTrigger"}}
-var k50 = []scalar{{kind: jsonread.String, s: "steps/knowledgeRetrieval"}}
-var k51 = []scalar{{kind: jsonread.String, s: "steps/memoryContextRetrieval"}}
-var k52 = []scalar{{kind: jsonread.String, s: "steps/memoryStore"}}
-var k53 = []scalar{{kind: jsonread.String, s: "steps/message"}}
-var k54 = []scalar{{kind: jsonread.String, s: "steps/toolCallRequest"}}
-var k55 = []scalar{{kind: jsonread.String, s: "steps/toolCallResult"}}
-var k56 = []scalar{{kind: jsonread.String, s: "event:error"}}
-var k57 = []scalar{{kind: jsonread.String, s: "event:log"}}
-var k58 = []scalar{{kind: jsonread.String, s: "event:progress"}}
-var k59 = []scalar{{kind: jsonread.String, s: "event:question"}}
-var k60 = []scalar{{kind: jsonread.String, s: "notify:shutdown"}}
-var k61 = []scalar{{kind: jsonread.String, s: "notify:task-assigned"}}
-var k62 = []scalar{{kind: jsonread.String, s: "notify:task-cancelled"}}
-var k63 = []scalar{{kind: jsonread.String, s: "request:ask-user"}}
-var k64 = []scalar{{kind: jsonread.String, s: "request:get-task"}}
-var k65 = []scalar{{kind: jsonread.String, s: "request:query-agents"}}
-var k66 = []scalar{{kind: jsonread.String, s: "request:query-tasks"}}
-var k67 = []scalar{{kind: jsonread.String, s: "request:submit-task"}}
-var k68 = []scalar{{kind: jsonread.String, s: "response:error"}}
-var k69 = []scalar{{kind: jsonread.String, s: "response:success"}}
-var k70 = []scalar{{kind: jsonread.String, s: "transcript/1"}}
-var k71 = []scalar{{kind: jsonread.String, s: "agent-start"}, {kind: jsonread.String, s: "agent-exit"}, {kind: jsonread.String, s: "signal"}, {kind: jsonread.String, s: "kill"}, {kind: jsonread.String, s: "timeout"}, {kind: jsonread.String, s: "scenario-end"}}
-var k72 = []scalar{{kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "orchestrator"}, {kind: jsonread.String, s: "harness"}}
-var k73 = []scalar{{kind: jsonread.String, s: "aop2"}, {kind: jsonread.String, s: "aos"}, {kind: jsonread.String, s: "aop-output"}, {kind: jsonread.String, s: "aof"}, {kind: jsonread.String, s: "orchmsg"}}
-var k74 = newBound("1")
-var k75 = lazyRegexp("^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$")
-var k76 = []scalar{{kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}, {kind: jsonread.String, s: "needs_review"}, {kind: jsonread.String, s: "partial"}}
-var k77 = newBound("0")
-var k78 = newBound("100")
-var k79 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "NORMAL"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
-var k80 = newBound("0")
-var k81 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}, {kind: jsonread.String, s: "PROGRESS_UPDATE"}, {kind: jsonread.String, s: "PRIORITY_ESCALATION"}, {kind: jsonread.String, s: "ROLLBACK_INITIATED"}, {kind: jsonread.String, s: "VERSION_FALLBACK"}, {kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
-var k82 = []scalar{{kind: jsonread.String, s: "2.0"}}
-var k83 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
-var k84 = newBound("0")
-var k85 = newBound("1")
-var k86 = newBound("0")
-var k87 = newBound("0")
-var k88 = newBound("1")
-var k89 = newBound("0")
-var k90 = newBound("0")
-var k91 = newBound("0")
-var k92 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
-var k93 = newBound("0")
-var k94 = newBound("0")
-var k95 = newBound("0")
-var k96 = newBound("0")
-var k97 = newBound("0")
-var k98 = newBound("0")
-var k99 = newBound("0")
-var k100 = newBound("0")
-var k101 = newBound("0")
-var k102 = newBound("1")
-var k103 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
-var k104 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
-var k105 = []scalar{{kind: jsonread.String, s: "info"}, {kind: jsonread.String, s: "warn"}, {kind: jsonread.String, s: "error"}}
-var k106 = []scalar{{kind: jsonread.String, s: "worker"}, {kind: jsonread.String, s: "planner"}, {kind: jsonread.String, s: "reviewer"}}
-var k107 = []scalar{{kind: jsonread.String, s: "queued"}, {kind: jsonread.String, s: "running"}, {kind: jsonread.String, s: "completed"}}
-var k108 = []scalar{{kind: jsonread.String, s: "INVALID_REQUEST"}, {kind: jsonread.String, s: "INVALID_MESSAGE_TYPE"}, {kind: jsonread.String, s: "UNAUTHORIZED"}, {kind: jsonread.String, s: "NOT_FOUND"}, {kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "INTERNAL_ERROR"}}
-var k109 = []scalar{{kind: jsonread.String, s: "backlog"}, {kind: jsonread.String, s: "ready"}, {kind: jsonread.String, s: "in-progress"}, {kind: jsonread.String, s: "review"}, {kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}}
-var k110 = []scalar{{kind: jsonread.String, s: "CLAUDE"}, {kind: jsonread.String, s: "CODEX"}, {kind: jsonread.String, s: "GEMINI"}, {kind: jsonread.String, s: "LOCAL"}, {kind: jsonread.String, s: "OTHER"}}
-var k111 = newBound("0")
-var k112 = newBound("100")
-var k113 = []scalar{{kind: jsonread.String, s: "SUCCESS"}, {kind: jsonread.String, s: "PARTIAL_SUCCESS"}, {kind: jsonread.String, s: "FAILURE"}, {kind: jsonread.String, s: "ABORTED"}}
-var k114 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "IN_PROGRESS"}, {kind: jsonread.String, s: "COMPLETED"}, {kind: jsonread.String, s: "FAILED"}, {kind: jsonread.String, s: "ABORTED"}, {kind: jsonread.String, s: "SKIPPED"}}
-var k115 = []scalar{{kind: jsonread.String, s: "REPORT_AND_CONTINUE"}, {kind: jsonread.String, s: "ABORT_SESSION"}, {kind: jsonread.String, s: "RETRY"}}
-var k116 = newBound("0")
-var k117 = []scalar{{kind: jsonread.String, s: "SINGLE"}, {kind: jsonread.String, s: "CHAIN"}, {kind: jsonread.String, s: "PARALLEL"}, {kind: jsonread.String, s: "MAP_REDUCE"}, {kind: jsonread.String, s: "HIERARCHICAL"}, {kind: jsonread.Null}}
-var k118 = []scalar{{kind: jsonread.String, s: "ORCHESTRATOR"}, {kind: jsonread.String, s: "EXECUTOR"}, {kind: jsonread.String, s: "SPECIALIST"}}
-var k119 = []scalar{{kind: jsonread.String, s: "ANALYSIS"}, {kind: jsonread.String, s: "CODE_GENERATION"}, {kind: jsonread.String, s: "CODE_REFACTORING"}, {kind: jsonread.String, s: "TESTING"}, {kind: jsonread.String, s: "DEBUGGING"}, {kind: jsonread.String, s: "DOCUMENTATION"}, {kind: jsonread.String, s: "PLANNING"}, {kind: jsonread.String, s: "REVIEW"}, {kind: jsonread.String, s: "OTHER"}}
-var k120 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "MEDIUM"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
-var k121 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "PASS"}, {kind: jsonread.String, s: "FAIL"}, {kind: jsonread.String, s: "SKIP"}}
-var k122 = newBound("0")
-var k123 = newBound("1")
-var k124 = newBound("0")
-var k125 = newBound("0")
-var k126 = newBound("0")
-var k127 = newBound("0")
-var k128 = []scalar{{kind: jsonread.String, s: "autonomous"}}
-var k129 = []scalar{{kind: jsonread.String, s: "user"}, {kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "system"}}
-var k130 = newBound("0")
-var k131 = []scalar{{kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "WARN"}, {kind: jsonread.String, s: "CONTINUE"}}
-var k132 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}}
-var k133 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}, {kind: jsonread.Null}}
-var k134 = []scalar{{kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "site"}}
-var k135 = []scalar{{kind: jsonread.String, s: "CREATED"}, {kind: jsonread.String, s: "UPDATED"}, {kind: jsonread.String, s: "DELETED"}, {kind: jsonread.String, s: "UNCHANGED"}}
-var k136 = []scalar{{kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "FIRST_ERROR"}, {kind: jsonread.String, s: "CRITICAL_ERROR"}, {kind: jsonread.String, s: "ALL_ERRORS"}, {kind: jsonread.String, s: "COST_LIMIT_EXCEEDED"}}
-var k137 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
-var k138 = []scalar{{kind: jsonread.String, s: "text"}, {kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "data"}}
-var k139 = []scalar{{kind: jsonread.String, s: "file"}}
-var k140 = []scalar{{kind: jsonread.String, s: "site"}}
-var k141 = []scalar{{kind: jsonread.String, s: "text"}}
-var k142 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
-var k143 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
-var k144 = []scalar{{kind: jsonread.String, s: "file"}}
-var k145 = []scalar{{kind: jsonread.String, s: "site"}}
-var k146 = []scalar{{kind: jsonread.String, s: "text"}}
-var k147 = []scalar{{kind: jsonread.String, s: "file"}}
-var k148 = []scalar{{kind: jsonread.String, s: "data"}}
-var k149 = []scalar{{kind: jsonread.String, s: "file"}}
-var k150 = []scalar{{kind: jsonread.String, s: "data"}}
-var k151 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
+var k4 = []scalar{{kind: jsonread.String, s: "handoff.accepted"}}
+var k5 = []scalar{{kind: jsonread.String, s: "handoff.rejected"}}
+var k6 = []scalar{{kind: jsonread.String, s: "handoff.request"}}
+var k7 = newBound("0")
+var k8 = []scalar{{kind: jsonread.String, s: "status.update"}}
+var k9 = lazyRegexp("^\\S+$")
+var k10 = []scalar{{kind: jsonread.String, s: "success"}, {kind: jsonread.String, s: "failure"}, {kind: jsonread.String, s: "partial"}}
+var k11 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}}
+var k12 = []scalar{{kind: jsonread.String, s: "EVENT"}}
+var k13 = []scalar{{kind: jsonread.String, s: "AOP"}}
+var k14 = []scalar{{kind: jsonread.String, s: "PRIORITY_ESCALATION"}}
+var k15 = []scalar{{kind: jsonread.String, s: "PROGRESS_UPDATE"}}
+var k16 = []scalar{{kind: jsonread.String, s: "ROLLBACK_INITIATED"}}
+var k17 = []scalar{{kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
+var k18 = []scalar{{kind: jsonread.String, s: "VERSION_FALLBACK"}}
+var k19 = []scalar{{kind: jsonread.String, s: "RESPONSE"}}
+var k20 = []scalar{{kind: jsonread.String, s: "TASK"}}
+var k21 = []scalar{{kind: jsonread.String, s: "ping"}}
+var k22 = []scalar{{kind: jsonread.String, s: "protocols/A2A"}}
+var k23 = []scalar{{kind: jsonread.String, s: "protocols/MCP"}}
+var k24 = []scalar{{kind: jsonread.String, s: "steps/agentTrigger"}}
+var k25 = []scalar{{kind: jsonread.String, s: "steps/knowledgeRetrieval"}}
+var k26 = []scalar{{kind: jsonread.String, s: "steps/memoryContextRetrieval"}}
+var k27 = []scalar{{kind: jsonread.String, s: "steps/memoryStore"}}
+var k28 = []scalar{{kind: jsonread.String, s: "steps/message"}}
+var k29 = []scalar{{kind: jsonread.String, s: "steps/toolCallRequest"}}
+var k30 = []scalar{{kind: jsonread.String, s: "steps/toolCallResult"}}
+var k31 = []scalar{{kind: jsonread.String, s: "event:error"}}
+var k32 = []scalar{{kind: jsonread.String, s: "event:log"}}
+var k33 = []scalar{{kind: jsonread.String, s: "event:progress"}}
+var k34 = []scalar{{kind: jsonread.String, s: "event:question"}}
+var k35 = []scalar{{kind: jsonread.String, s: "notify:shutdown"}}
+var k36 = []scalar{{kind: jsonread.String, s: "notify:task-assigned"}}
+var k37 = []scalar{{kind: jsonread.String, s: "notify:task-cancelled"}}
+var k38 = []scalar{{kind: jsonread.String, s: "request:ask-user"}}
+var k39 = []scalar{{kind: jsonread.String, s: "request:get-task"}}
+var k40 = []scalar{{kind: jsonread.String, s: "request:query-agents"}}
+var k41 = []scalar{{kind: jsonread.String, s: "request:query-tasks"}}
+var k42 = []scalar{{kind: jsonread.String, s: "request:submit-task"}}
+var k43 = []scalar{{kind: jsonread.String, s: "response:error"}}
+var k44 = []scalar{{kind: jsonread.String, s: "response:success"}}
+var k45 = []scalar{{kind: jsonread.String, s: "transcript/1"}}
+var k46 = []scalar{{kind: jsonread.String, s: "agent-start"}, {kind: jsonread.String, s: "agent-exit"}, {kind: jsonread.String, s: "signal"}, {kind: jsonread.String, s: "kill"}, {kind: jsonread.String, s: "timeout"}, {kind: jsonread.String, s: "scenario-end"}}
+var k47 = []scalar{{kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "orchestrator"}, {kind: jsonread.String, s: "harness"}}
+var k48 = []scalar{{kind: jsonread.String, s: "aop2"}, {kind: jsonread.String, s: "aos"}, {kind: jsonread.String, s: "aop-output"}, {kind: jsonread.String, s: "aof"}, {kind: jsonread.String, s: "orchmsg"}}
+var k49 = newBound("1")
+var k50 = lazyRegexp("^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$")
+var k51 = []scalar{{kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}, {kind: jsonread.String, s: "needs_review"}, {kind: jsonread.String, s: "partial"}}
+var k52 = newBound("0")
+var k53 = newBound("100")
+var k54 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "NORMAL"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
+var k55 = newBound("0")
+var k56 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}, {kind: jsonread.String, s: "PROGRESS_UPDATE"}, {kind: jsonread.String, s: "PRIORITY_ESCALATION"}, {kind: jsonread.String, s: "ROLLBACK_INITIATED"}, {kind: jsonread.String, s: "VERSION_FALLBACK"}, {kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
+var k57 = []scalar{{kind: jsonread.String, s: "2.0"}}
+var k58 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
+var k59 = newBound("0")
+var k60 = newBound("1")
+var k61 = newBound("0")
+var k62 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
+var k63 = newBound("0")
+var k64 = newBound("0")
+var k65 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
+var k66 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
+var k67 = []scalar{{kind: jsonread.String, s: "info"}, {kind: jsonread.String, s: "warn"}, {kind: jsonread.String, s: "error"}}
+var k68 = []scalar{{kind: jsonread.String, s: "worker"}, {kind: jsonread.String, s: "planner"}, {kind: jsonread.String, s: "reviewer"}}
+var k69 = []scalar{{kind: jsonread.String, s: "queued"}, {kind: jsonread.String, s: "running"}, {kind: jsonread.String, s: "completed"}}
+var k70 = []scalar{{kind: jsonread.String, s: "INVALID_REQUEST"}, {kind: jsonread.String, s: "INVALID_MESSAGE_TYPE"}, {kind: jsonread.String, s: "UNAUTHORIZED"}, {kind: jsonread.String, s: "NOT_FOUND"}, {kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "INTERNAL_ERROR"}}
+var k71 = []scalar{{kind: jsonread.String, s: "backlog"}, {kind: jsonread.String, s: "ready"}, {kind: jsonread.String, s: "in-progress"}, {kind: jsonread.String, s: "review"}, {kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}}
+var k72 = []scalar{{kind: jsonread.String, s: "CLAUDE"}, {kind: jsonread.String, s: "CODEX"}, {kind: jsonread.String, s: "GEMINI"}, {kind: jsonread.String, s: "LOCAL"}, {kind: jsonread.String, s: "OTHER"}}
+var k73 = newBound("0")
+var k74 = newBound("100")
+var k75 = []scalar{{kind: jsonread.String, s: "SUCCESS"}, {kind: jsonread.String, s: "PARTIAL_SUCCESS"}, {kind: jsonread.String, s: "FAILURE"}, {kind: jsonread.String, s: "ABORTED"}}
+var k76 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "IN_PROGRESS"}, {kind: jsonread.String, s: "COMPLETED"}, {kind: jsonread.String, s: "FAILED"}, {kind: jsonread.String, s: "ABORTED"}, {kind: jsonread.String, s: "SKIPPED"}}
+var k77 = []scalar{{kind: jsonread.String, s: "REPORT_AND_CONTINUE"}, {kind: jsonread.String, s: "ABORT_SESSION"}, {kind: jsonread.String, s: "RETRY"}}
+var k78 = []scalar{{kind: jsonread.String, s: "SINGLE"}, {kind: jsonread.String, s: "CHAIN"}, {kind: jsonread.String, s: "PARALLEL"}, {kind: jsonread.String, s: "MAP_REDUCE"}, {kind: jsonread.String, s: "HIERARCHICAL"}, {kind: jsonread.Null}}
+var k79 = []scalar{{kind: jsonread.String, s: "ORCHESTRATOR"}, {kind: jsonread.String, s: "EXECUTOR"}, {kind: jsonread.String, s: "SPECIALIST"}}
+var k80 = []scalar{{kind: jsonread.String, s: "ANALYSIS"}, {kind: jsonread.String, s: "CODE_GENERATION"}, {kind: jsonread.String, s: "CODE_REFACTORING"}, {kind: jsonread.String, s: "TESTING"}, {kind: jsonread.String, s: "DEBUGGING"}, {kind: jsonread.String, s: "DOCUMENTATION"}, {kind: jsonread.String, s: "PLANNING"}, {kind: jsonread.String, s: "REVIEW"}, {kind: jsonread.String, s: "OTHER"}}
+var k81 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "MEDIUM"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
+var k82 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "PASS"}, {kind: jsonread.String, s: "FAIL"}, {kind: jsonread.String, s: "SKIP"}}
+var k83 = newBound("0")
+var k84 = []scalar{{kind: jsonread.String, s: "autonomous"}}
+var k85 = []scalar{{kind: jsonread.String, s: "user"}, {kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "system"}}
+var k86 = []scalar{{kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "WARN"}, {kind: jsonread.String, s: "CONTINUE"}}
+var k87 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}}
+var k88 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}, {kind: jsonread.Null}}
+var k89 = []scalar{{kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "site"}}
+var k90 = []scalar{{kind: jsonread.String, s: "CREATED"}, {kind: jsonread.String, s: "UPDATED"}, {kind: jsonread.String, s: "DELETED"}, {kind: jsonread.String, s: "UNCHANGED"}}
+var k91 = []scalar{{kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "FIRST_ERROR"}, {kind: jsonread.String, s: "CRITICAL_ERROR"}, {kind: jsonread.String, s: "ALL_ERRORS"}, {kind: jsonread.String, s: "COST_LIMIT_EXCEEDED"}}
+var k92 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
+var k93 = []scalar{{kind: jsonread.String, s: "text"}, {kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "data"}}
+var k94 = []scalar{{kind: jsonread.String, s: "file"}}
+var k95 = []scalar{{kind: jsonread.String, s: "site"}}
+var k96 = []scalar{{kind: jsonread.String, s: "text"}}
+var k97 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
+var k98 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
+var k99 = []scalar{{kind: jsonread.String, s: "data"}}
+var k100 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
 
 // v0: aof/common.schema.json#
 func v0(n *jsonread.Node) Verdict {
@@ -253,17 +202,17 @@ func v1(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v59(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v60(m)); r == Invalid {
+			if r = and(r, v59(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
+			if r = and(r, v60(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -303,42 +252,42 @@ func v2(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v62(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v63(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v56(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v65(m)); r == Invalid {
+			if r = and(r, v62(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v66(m)); r == Invalid {
+			if r = and(r, v63(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v67(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v68(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v69(m)); r == Invalid {
+			if r = and(r, v60(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -378,42 +327,42 @@ func v3(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v70(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v71(m)); r == Invalid {
+			if r = and(r, v65(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v72(m)); r == Invalid {
+			if r = and(r, v56(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v73(m)); r == Invalid {
+			if r = and(r, v66(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v74(m)); r == Invalid {
+			if r = and(r, v67(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v75(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v76(m)); r == Invalid {
+			if r = and(r, v68(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v77(m)); r == Invalid {
+			if r = and(r, v60(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -453,42 +402,42 @@ func v4(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v78(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v79(m)); r == Invalid {
+			if r = and(r, v69(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v80(m)); r == Invalid {
+			if r = and(r, v56(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v81(m)); r == Invalid {
+			if r = and(r, v70(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v82(m)); r == Invalid {
+			if r = and(r, v71(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v84(m)); r == Invalid {
+			if r = and(r, v72(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v85(m)); r == Invalid {
+			if r = and(r, v60(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -528,42 +477,42 @@ func v5(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v86(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v87(m)); r == Invalid {
+			if r = and(r, v73(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v88(m)); r == Invalid {
+			if r = and(r, v56(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v89(m)); r == Invalid {
+			if r = and(r, v74(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v90(m)); r == Invalid {
+			if r = and(r, v75(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v91(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v92(m)); r == Invalid {
+			if r = and(r, v76(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v93(m)); r == Invalid {
+			if r = and(r, v60(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -603,47 +552,47 @@ func v6(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("acceptanceCriteria"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
+			if r = and(r, v77(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("constraints"); m != nil {
-			if r = and(r, v95(m)); r == Invalid {
+			if r = and(r, v77(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("contextRefs"); m != nil {
-			if r = and(r, v96(m)); r == Invalid {
+			if r = and(r, v77(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("dueBy"); m != nil {
-			if r = and(r, v97(m)); r == Invalid {
+			if r = and(r, v78(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expectedOutputs"); m != nil {
-			if r = and(r, v98(m)); r == Invalid {
+			if r = and(r, v77(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v99(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("parentTaskId"); m != nil {
-			if r = and(r, v100(m)); r == Invalid {
+			if r = and(r, v79(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v101(m)); r == Invalid {
+			if r = and(r, v79(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v102(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -674,32 +623,32 @@ func v7(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v103(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("artifactPaths"); m != nil {
-			if r = and(r, v104(m)); r == Invalid {
+			if r = and(r, v80(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v105(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("startedAt"); m != nil {
-			if r = and(r, v106(m)); r == Invalid {
+			if r = and(r, v81(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v108(m)); r == Invalid {
+			if r = and(r, v82(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -727,27 +676,27 @@ func v8(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v109(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("beatCount"); m != nil {
-			if r = and(r, v110(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expiresAt"); m != nil {
-			if r = and(r, v111(m)); r == Invalid {
+			if r = and(r, v84(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("lastHeartbeat"); m != nil {
-			if r = and(r, v112(m)); r == Invalid {
+			if r = and(r, v84(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v113(m)); r == Invalid {
+			if r = and(r, v85(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -778,52 +727,52 @@ func v9(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v114(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("blockers"); m != nil {
-			if r = and(r, v115(m)); r == Invalid {
+			if r = and(r, v86(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("completedAt"); m != nil {
-			if r = and(r, v116(m)); r == Invalid {
+			if r = and(r, v87(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("deliverables"); m != nil {
-			if r = and(r, v117(m)); r == Invalid {
+			if r = and(r, v86(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("handoffRef"); m != nil {
-			if r = and(r, v118(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("notes"); m != nil {
-			if r = and(r, v119(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("outcome"); m != nil {
-			if r = and(r, v120(m)); r == Invalid {
+			if r = and(r, v88(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("summaryRef"); m != nil {
-			if r = and(r, v121(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v122(m)); r == Invalid {
+			if r = and(r, v89(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("tests"); m != nil {
-			if r = and(r, v123(m)); r == Invalid {
+			if r = and(r, v90(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -860,42 +809,42 @@ func v10(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v124(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v125(m)); r == Invalid {
+			if r = and(r, v91(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v126(m)); r == Invalid {
+			if r = and(r, v56(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v127(m)); r == Invalid {
+			if r = and(r, v92(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v128(m)); r == Invalid {
+			if r = and(r, v93(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v129(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v130(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v131(m)); r == Invalid {
+			if r = and(r, v60(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -935,37 +884,37 @@ func v11(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent_id"); m != nil {
-			if r = and(r, v132(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v133(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("duration_ms"); m != nil {
-			if r = and(r, v134(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v135(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("results"); m != nil {
-			if r = and(r, v136(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task"); m != nil {
-			if r = and(r, v137(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v138(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -981,37 +930,37 @@ func v12(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("bullets"); m != nil {
-			if r = and(r, v139(m)); r == Invalid {
+			if r = and(r, v95(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("detailsFile"); m != nil {
-			if r = and(r, v140(m)); r == Invalid {
+			if r = and(r, v96(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metrics"); m != nil {
-			if r = and(r, v141(m)); r == Invalid {
+			if r = and(r, v97(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v142(m)); r == Invalid {
+			if r = and(r, v98(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("summary"); m != nil {
-			if r = and(r, v143(m)); r == Invalid {
+			if r = and(r, v99(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task"); m != nil {
-			if r = and(r, v144(m)); r == Invalid {
+			if r = and(r, v100(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamps"); m != nil {
-			if r = and(r, v145(m)); r == Invalid {
+			if r = and(r, v101(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1042,12 +991,12 @@ func v13(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("task"); m != nil {
-			if r = and(r, v146(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_type"); m != nil {
-			if r = and(r, v147(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1075,67 +1024,67 @@ func v15(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v148(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v149(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("current_checkpoint"); m != nil {
-			if r = and(r, v150(m)); r == Invalid {
+			if r = and(r, v102(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("current_phase"); m != nil {
-			if r = and(r, v151(m)); r == Invalid {
+			if r = and(r, v102(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v152(m)); r == Invalid {
+			if r = and(r, v103(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v153(m)); r == Invalid {
+			if r = and(r, v104(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v154(m)); r == Invalid {
+			if r = and(r, v105(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("progress_percentage"); m != nil {
-			if r = and(r, v155(m)); r == Invalid {
+			if r = and(r, v106(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v156(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v157(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v158(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v159(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v160(m)); r == Invalid {
+			if r = and(r, v108(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1169,72 +1118,72 @@ func v16(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v161(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v162(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("escalated_by"); m != nil {
-			if r = and(r, v163(m)); r == Invalid {
+			if r = and(r, v109(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v164(m)); r == Invalid {
+			if r = and(r, v110(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v165(m)); r == Invalid {
+			if r = and(r, v111(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v166(m)); r == Invalid {
+			if r = and(r, v105(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("new_priority"); m != nil {
-			if r = and(r, v167(m)); r == Invalid {
+			if r = and(r, v112(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("old_priority"); m != nil {
-			if r = and(r, v168(m)); r == Invalid {
+			if r = and(r, v112(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v169(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reason"); m != nil {
-			if r = and(r, v170(m)); r == Invalid {
+			if r = and(r, v109(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v171(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v172(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v173(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v174(m)); r == Invalid {
+			if r = and(r, v113(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1274,57 +1223,57 @@ func v17(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v175(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v176(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v177(m)); r == Invalid {
+			if r = and(r, v114(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v178(m)); r == Invalid {
+			if r = and(r, v115(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v179(m)); r == Invalid {
+			if r = and(r, v105(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("progress"); m != nil {
-			if r = and(r, v180(m)); r == Invalid {
+			if r = and(r, v116(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v181(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v182(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v183(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v184(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v185(m)); r == Invalid {
+			if r = and(r, v117(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1361,62 +1310,62 @@ func v18(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v186(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v187(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("artifacts_rolled_back"); m != nil {
-			if r = and(r, v188(m)); r == Invalid {
+			if r = and(r, v118(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v189(m)); r == Invalid {
+			if r = and(r, v119(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v190(m)); r == Invalid {
+			if r = and(r, v120(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v191(m)); r == Invalid {
+			if r = and(r, v105(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v192(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v193(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v194(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v195(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v196(m)); r == Invalid {
+			if r = and(r, v121(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("trigger"); m != nil {
-			if r = and(r, v197(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1450,62 +1399,62 @@ func v19(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v198(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v199(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("audit_trail"); m != nil {
-			if r = and(r, v200(m)); r == Invalid {
+			if r = and(r, v122(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("cost_summary"); m != nil {
-			if r = and(r, v201(m)); r == Invalid {
+			if r = and(r, v123(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v202(m)); r == Invalid {
+			if r = and(r, v124(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v203(m)); r == Invalid {
+			if r = and(r, v125(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v204(m)); r == Invalid {
+			if r = and(r, v105(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v205(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v206(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v207(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v208(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v209(m)); r == Invalid {
+			if r = and(r, v126(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1536,52 +1485,52 @@ func v20(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v210(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v211(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v212(m)); r == Invalid {
+			if r = and(r, v127(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v213(m)); r == Invalid {
+			if r = and(r, v128(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v214(m)); r == Invalid {
+			if r = and(r, v105(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v215(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v216(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v217(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v218(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v219(m)); r == Invalid {
+			if r = and(r, v129(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1612,52 +1561,52 @@ func v21(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v220(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v221(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v222(m)); r == Invalid {
+			if r = and(r, v130(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v223(m)); r == Invalid {
+			if r = and(r, v131(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v224(m)); r == Invalid {
+			if r = and(r, v105(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v225(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v226(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v227(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v228(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v229(m)); r == Invalid {
+			if r = and(r, v132(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1688,77 +1637,77 @@ func v22(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v230(m)); r == Invalid {
+			if r = and(r, v133(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v231(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("checkpoint_results"); m != nil {
-			if r = and(r, v232(m)); r == Invalid {
+			if r = and(r, v134(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("cost_tracking"); m != nil {
-			if r = and(r, v233(m)); r == Invalid {
+			if r = and(r, v135(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("error_details"); m != nil {
-			if r = and(r, v234(m)); r == Invalid {
+			if r = and(r, v136(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("execution_summary"); m != nil {
-			if r = and(r, v235(m)); r == Invalid {
+			if r = and(r, v137(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v236(m)); r == Invalid {
+			if r = and(r, v138(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v237(m)); r == Invalid {
+			if r = and(r, v139(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("progress_log"); m != nil {
-			if r = and(r, v238(m)); r == Invalid {
+			if r = and(r, v140(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v239(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v240(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v241(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v242(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_status"); m != nil {
-			if r = and(r, v243(m)); r == Invalid {
+			if r = and(r, v141(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timing"); m != nil {
-			if r = and(r, v244(m)); r == Invalid {
+			if r = and(r, v142(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1798,62 +1747,62 @@ func v23(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v245(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("execution_policy"); m != nil {
-			if r = and(r, v246(m)); r == Invalid {
+			if r = and(r, v143(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v247(m)); r == Invalid {
+			if r = and(r, v144(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("guard_rails"); m != nil {
-			if r = and(r, v248(m)); r == Invalid {
+			if r = and(r, v145(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v249(m)); r == Invalid {
+			if r = and(r, v146(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("orchestration_metadata"); m != nil {
-			if r = and(r, v250(m)); r == Invalid {
+			if r = and(r, v147(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("phases"); m != nil {
-			if r = and(r, v251(m)); r == Invalid {
+			if r = and(r, v148(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v252(m)); r == Invalid {
+			if r = and(r, v107(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v253(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session"); m != nil {
-			if r = and(r, v254(m)); r == Invalid {
+			if r = and(r, v149(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("target"); m != nil {
-			if r = and(r, v255(m)); r == Invalid {
+			if r = and(r, v150(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task"); m != nil {
-			if r = and(r, v256(m)); r == Invalid {
+			if r = and(r, v151(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1896,17 +1845,17 @@ func v25(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("error"); m != nil {
-			if r = and(r, v257(m)); r == Invalid {
+			if r = and(r, v152(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v258(m)); r == Invalid {
+			if r = and(r, v153(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v259(m)); r == Invalid {
+			if r = and(r, v154(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1931,22 +1880,22 @@ func v26(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v260(m)); r == Invalid {
+			if r = and(r, v155(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v261(m)); r == Invalid {
+			if r = and(r, v156(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v262(m)); r == Invalid {
+			if r = and(r, v157(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v263(m)); r == Invalid {
+			if r = and(r, v158(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1974,22 +1923,22 @@ func v27(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v264(m)); r == Invalid {
+			if r = and(r, v159(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v265(m)); r == Invalid {
+			if r = and(r, v160(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v266(m)); r == Invalid {
+			if r = and(r, v161(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v267(m)); r == Invalid {
+			if r = and(r, v162(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2017,22 +1966,22 @@ func v28(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v268(m)); r == Invalid {
+			if r = and(r, v163(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v269(m)); r == Invalid {
+			if r = and(r, v164(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v270(m)); r == Invalid {
+			if r = and(r, v165(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v271(m)); r == Invalid {
+			if r = and(r, v166(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2060,17 +2009,17 @@ func v29(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v272(m)); r == Invalid {
+			if r = and(r, v167(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v273(m)); r == Invalid {
+			if r = and(r, v168(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("result"); m != nil {
-			if r = and(r, v274(m)); r == Invalid {
+			if r = and(r, v169(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2095,17 +2044,17 @@ func v30(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v275(m)); r == Invalid {
+			if r = and(r, v170(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v276(m)); r == Invalid {
+			if r = and(r, v171(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("result"); m != nil {
-			if r = and(r, v277(m)); r == Invalid {
+			if r = and(r, v172(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2130,22 +2079,22 @@ func v31(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v278(m)); r == Invalid {
+			if r = and(r, v173(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v279(m)); r == Invalid {
+			if r = and(r, v174(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v280(m)); r == Invalid {
+			if r = and(r, v175(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v281(m)); r == Invalid {
+			if r = and(r, v176(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2173,22 +2122,22 @@ func v32(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v282(m)); r == Invalid {
+			if r = and(r, v177(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v283(m)); r == Invalid {
+			if r = and(r, v178(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v284(m)); r == Invalid {
+			if r = and(r, v179(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v285(m)); r == Invalid {
+			if r = and(r, v180(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2216,22 +2165,22 @@ func v33(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
+			if r = and(r, v181(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v287(m)); r == Invalid {
+			if r = and(r, v182(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v288(m)); r == Invalid {
+			if r = and(r, v183(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v289(m)); r == Invalid {
+			if r = and(r, v184(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2259,22 +2208,22 @@ func v34(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v290(m)); r == Invalid {
+			if r = and(r, v185(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v291(m)); r == Invalid {
+			if r = and(r, v186(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v292(m)); r == Invalid {
+			if r = and(r, v187(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v293(m)); r == Invalid {
+			if r = and(r, v188(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2302,22 +2251,22 @@ func v35(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v294(m)); r == Invalid {
+			if r = and(r, v189(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v295(m)); r == Invalid {
+			if r = and(r, v190(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v296(m)); r == Invalid {
+			if r = and(r, v191(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v297(m)); r == Invalid {
+			if r = and(r, v192(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2345,22 +2294,22 @@ func v36(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v298(m)); r == Invalid {
+			if r = and(r, v193(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v299(m)); r == Invalid {
+			if r = and(r, v194(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v300(m)); r == Invalid {
+			if r = and(r, v195(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v301(m)); r == Invalid {
+			if r = and(r, v196(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2388,22 +2337,22 @@ func v37(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v302(m)); r == Invalid {
+			if r = and(r, v197(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v303(m)); r == Invalid {
+			if r = and(r, v198(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("method"); m != nil {
-			if r = and(r, v304(m)); r == Invalid {
+			if r = and(r, v199(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("params"); m != nil {
-			if r = and(r, v305(m)); r == Invalid {
+			if r = and(r, v200(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2437,27 +2386,27 @@ func v39(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v306(m)); r == Invalid {
+			if r = and(r, v201(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v307(m)); r == Invalid {
+			if r = and(r, v202(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v308(m)); r == Invalid {
+			if r = and(r, v203(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v309(m)); r == Invalid {
+			if r = and(r, v204(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v310(m)); r == Invalid {
+			if r = and(r, v205(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2485,27 +2434,27 @@ func v40(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v311(m)); r == Invalid {
+			if r = and(r, v206(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v312(m)); r == Invalid {
+			if r = and(r, v207(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v313(m)); r == Invalid {
+			if r = and(r, v208(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v314(m)); r == Invalid {
+			if r = and(r, v209(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v315(m)); r == Invalid {
+			if r = and(r, v210(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2533,27 +2482,27 @@ func v41(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v316(m)); r == Invalid {
+			if r = and(r, v211(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v317(m)); r == Invalid {
+			if r = and(r, v212(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v318(m)); r == Invalid {
+			if r = and(r, v213(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v319(m)); r == Invalid {
+			if r = and(r, v214(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v320(m)); r == Invalid {
+			if r = and(r, v215(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2581,27 +2530,27 @@ func v42(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v321(m)); r == Invalid {
+			if r = and(r, v216(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v322(m)); r == Invalid {
+			if r = and(r, v217(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v323(m)); r == Invalid {
+			if r = and(r, v218(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v324(m)); r == Invalid {
+			if r = and(r, v219(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v325(m)); r == Invalid {
+			if r = and(r, v220(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2629,27 +2578,27 @@ func v43(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v326(m)); r == Invalid {
+			if r = and(r, v221(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v327(m)); r == Invalid {
+			if r = and(r, v222(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v328(m)); r == Invalid {
+			if r = and(r, v223(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v329(m)); r == Invalid {
+			if r = and(r, v224(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v330(m)); r == Invalid {
+			if r = and(r, v225(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2674,27 +2623,27 @@ func v44(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v331(m)); r == Invalid {
+			if r = and(r, v226(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v332(m)); r == Invalid {
+			if r = and(r, v227(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
+			if r = and(r, v228(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v334(m)); r == Invalid {
+			if r = and(r, v229(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v335(m)); r == Invalid {
+			if r = and(r, v230(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2722,27 +2671,27 @@ func v45(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v336(m)); r == Invalid {
+			if r = and(r, v231(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v337(m)); r == Invalid {
+			if r = and(r, v232(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v338(m)); r == Invalid {
+			if r = and(r, v233(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v339(m)); r == Invalid {
+			if r = and(r, v234(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v340(m)); r == Invalid {
+			if r = and(r, v235(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2770,27 +2719,27 @@ func v46(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v341(m)); r == Invalid {
+			if r = and(r, v236(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v342(m)); r == Invalid {
+			if r = and(r, v237(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v343(m)); r == Invalid {
+			if r = and(r, v238(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v344(m)); r == Invalid {
+			if r = and(r, v239(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v345(m)); r == Invalid {
+			if r = and(r, v240(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2818,27 +2767,27 @@ func v47(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v346(m)); r == Invalid {
+			if r = and(r, v241(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v347(m)); r == Invalid {
+			if r = and(r, v242(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v348(m)); r == Invalid {
+			if r = and(r, v243(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v349(m)); r == Invalid {
+			if r = and(r, v244(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v350(m)); r == Invalid {
+			if r = and(r, v245(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2866,27 +2815,27 @@ func v48(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v351(m)); r == Invalid {
+			if r = and(r, v246(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v352(m)); r == Invalid {
+			if r = and(r, v247(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v353(m)); r == Invalid {
+			if r = and(r, v248(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v354(m)); r == Invalid {
+			if r = and(r, v249(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v355(m)); r == Invalid {
+			if r = and(r, v250(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2911,27 +2860,27 @@ func v49(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v356(m)); r == Invalid {
+			if r = and(r, v251(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v357(m)); r == Invalid {
+			if r = and(r, v252(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v358(m)); r == Invalid {
+			if r = and(r, v253(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v359(m)); r == Invalid {
+			if r = and(r, v254(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
+			if r = and(r, v255(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -2956,27 +2905,27 @@ func v50(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v361(m)); r == Invalid {
+			if r = and(r, v256(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v362(m)); r == Invalid {
+			if r = and(r, v257(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
+			if r = and(r, v258(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v364(m)); r == Invalid {
+			if r = and(r, v259(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v365(m)); r == Invalid {
+			if r = and(r, v260(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3004,32 +2953,32 @@ func v51(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v366(m)); r == Invalid {
+			if r = and(r, v261(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("correlationId"); m != nil {
-			if r = and(r, v367(m)); r == Invalid {
+			if r = and(r, v262(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("error"); m != nil {
-			if r = and(r, v368(m)); r == Invalid {
+			if r = and(r, v263(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v369(m)); r == Invalid {
+			if r = and(r, v262(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v370(m)); r == Invalid {
+			if r = and(r, v264(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v371(m)); r == Invalid {
+			if r = and(r, v265(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3060,32 +3009,32 @@ func v52(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v372(m)); r == Invalid {
+			if r = and(r, v266(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("correlationId"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
+			if r = and(r, v267(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v374(m)); r == Invalid {
+			if r = and(r, v267(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v375(m)); r == Invalid {
+			if r = and(r, v268(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v376(m)); r == Invalid {
+			if r = and(r, v269(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v377(m)); r == Invalid {
+			if r = and(r, v270(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3113,57 +3062,57 @@ func v53(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("aopkit"); m != nil {
-			if r = and(r, v378(m)); r == Invalid {
+			if r = and(r, v271(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("at"); m != nil {
-			if r = and(r, v379(m)); r == Invalid {
+			if r = and(r, v272(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("detail"); m != nil {
-			if r = and(r, v380(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v381(m)); r == Invalid {
+			if r = and(r, v273(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("from"); m != nil {
-			if r = and(r, v382(m)); r == Invalid {
+			if r = and(r, v274(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("msg"); m != nil {
-			if r = and(r, v383(m)); r == Invalid {
+			if r = and(r, v275(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v384(m)); r == Invalid {
+			if r = and(r, v276(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("seq"); m != nil {
-			if r = and(r, v385(m)); r == Invalid {
+			if r = and(r, v277(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session"); m != nil {
-			if r = and(r, v386(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("stream"); m != nil {
-			if r = and(r, v387(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("text"); m != nil {
-			if r = and(r, v388(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3185,7 +3134,7 @@ func v53(n *jsonread.Node) Verdict {
 			}
 		}
 	}
-	if r = and(r, oneOf(n, v389, v390, v391)); r == Invalid {
+	if r = and(r, oneOf(n, v278, v279, v280)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -3207,7 +3156,7 @@ func v54(n *jsonread.Node) Verdict {
 
 // v55: aof/completion.report.schema.json#/properties/payload
 func v55(n *jsonread.Node) Verdict {
-	return v392(n)
+	return v281(n)
 }
 
 // v56: aof/completion.report.schema.json#/properties/protocol
@@ -3221,30 +3170,16 @@ func v56(n *jsonread.Node) Verdict {
 
 // v57: aof/completion.report.schema.json#/properties/sentAt
 func v57(n *jsonread.Node) Verdict {
-	return v393(n)
+	return v282(n)
 }
 
 // v58: aof/completion.report.schema.json#/properties/taskId
 func v58(n *jsonread.Node) Verdict {
-	return v394(n)
+	return v283(n)
 }
 
-// v59: aof/completion.report.schema.json#/properties/toAgent
+// v59: aof/completion.report.schema.json#/properties/type
 func v59(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v60: aof/completion.report.schema.json#/properties/type
-func v60(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k2)); r == Invalid {
 		return Invalid
@@ -3252,8 +3187,8 @@ func v60(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v61: aof/completion.report.schema.json#/properties/version
-func v61(n *jsonread.Node) Verdict {
+// v60: aof/completion.report.schema.json#/properties/version
+func v60(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k3)); r == Invalid {
 		return Invalid
@@ -3261,22 +3196,8 @@ func v61(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v62: aof/envelope.schema.json#/properties/fromAgent
-func v62(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v63: aof/envelope.schema.json#/properties/payload
-func v63(n *jsonread.Node) Verdict {
+// v61: aof/envelope.schema.json#/properties/payload
+func v61(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -3284,8 +3205,42 @@ func v63(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v64: aof/envelope.schema.json#/properties/protocol
+// v62: aof/envelope.schema.json#/properties/sentAt
+func v62(n *jsonread.Node) Verdict {
+	return v282(n)
+}
+
+// v63: aof/envelope.schema.json#/properties/taskId
+func v63(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v64: aof/envelope.schema.json#/properties/type
 func v64(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeString)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v65: aof/handoff.accepted.schema.json#/properties/payload
+func v65(n *jsonread.Node) Verdict {
+	return v284(n)
+}
+
+// v66: aof/handoff.accepted.schema.json#/properties/sentAt
+func v66(n *jsonread.Node) Verdict {
+	return v282(n)
+}
+
+// v67: aof/handoff.accepted.schema.json#/properties/taskId
+func v67(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v68: aof/handoff.accepted.schema.json#/properties/type
+func v68(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k4)); r == Invalid {
 		return Invalid
@@ -3293,41 +3248,23 @@ func v64(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v65: aof/envelope.schema.json#/properties/sentAt
-func v65(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v66: aof/envelope.schema.json#/properties/taskId
-func v66(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v67: aof/envelope.schema.json#/properties/toAgent
-func v67(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v68: aof/envelope.schema.json#/properties/type
-func v68(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v69: aof/envelope.schema.json#/properties/version
+// v69: aof/handoff.rejected.schema.json#/properties/payload
 func v69(n *jsonread.Node) Verdict {
+	return v284(n)
+}
+
+// v70: aof/handoff.rejected.schema.json#/properties/sentAt
+func v70(n *jsonread.Node) Verdict {
+	return v282(n)
+}
+
+// v71: aof/handoff.rejected.schema.json#/properties/taskId
+func v71(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v72: aof/handoff.rejected.schema.json#/properties/type
+func v72(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k5)); r == Invalid {
 		return Invalid
@@ -3335,27 +3272,23 @@ func v69(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v70: aof/handoff.accepted.schema.json#/properties/fromAgent
-func v70(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
+// v73: aof/handoff.request.schema.json#/properties/payload
+func v73(n *jsonread.Node) Verdict {
+	return v285(n)
 }
 
-// v71: aof/handoff.accepted.schema.json#/properties/payload
-func v71(n *jsonread.Node) Verdict {
-	return v395(n)
+// v74: aof/handoff.request.schema.json#/properties/sentAt
+func v74(n *jsonread.Node) Verdict {
+	return v282(n)
 }
 
-// v72: aof/handoff.accepted.schema.json#/properties/protocol
-func v72(n *jsonread.Node) Verdict {
+// v75: aof/handoff.request.schema.json#/properties/taskId
+func v75(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v76: aof/handoff.request.schema.json#/properties/type
+func v76(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k6)); r == Invalid {
 		return Invalid
@@ -3363,41 +3296,125 @@ func v72(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v73: aof/handoff.accepted.schema.json#/properties/sentAt
-func v73(n *jsonread.Node) Verdict {
-	return v393(n)
+// v77: aof/inputs_handoff.schema.json#/properties/acceptanceCriteria
+func v77(n *jsonread.Node) Verdict {
+	return v286(n)
 }
 
-// v74: aof/handoff.accepted.schema.json#/properties/taskId
-func v74(n *jsonread.Node) Verdict {
-	return v394(n)
+// v78: aof/inputs_handoff.schema.json#/properties/dueBy
+func v78(n *jsonread.Node) Verdict {
+	return v282(n)
 }
 
-// v75: aof/handoff.accepted.schema.json#/properties/toAgent
-func v75(n *jsonread.Node) Verdict {
+// v79: aof/inputs_handoff.schema.json#/properties/parentTaskId
+func v79(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v80: aof/run.schema.json#/properties/artifactPaths
+func v80(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
+	if n.Kind == jsonread.Object {
+		if m := n.Get("inputs"); m != nil {
+			if r = and(r, v64(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("output"); m != nil {
+			if r = and(r, v64(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("work"); m != nil {
+			if r = and(r, v64(m)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v81: aof/run.schema.json#/properties/startedAt
+func v81(n *jsonread.Node) Verdict {
+	return v282(n)
+}
+
+// v82: aof/run.schema.json#/properties/taskId
+func v82(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v83: aof/run_heartbeat.schema.json#/properties/beatCount
+func v83(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Number {
+		if c, ok := k7.cmp(n.Str); !ok {
+			r = and(r, Unsure)
+		} else if c < 0 {
 			return Invalid
 		}
 	}
 	return r
 }
 
-// v76: aof/handoff.accepted.schema.json#/properties/type
-func v76(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k7)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v84: aof/run_heartbeat.schema.json#/properties/expiresAt
+func v84(n *jsonread.Node) Verdict {
+	return v282(n)
 }
 
-// v77: aof/handoff.accepted.schema.json#/properties/version
-func v77(n *jsonread.Node) Verdict {
+// v85: aof/run_heartbeat.schema.json#/properties/taskId
+func v85(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v86: aof/run_result.schema.json#/properties/blockers
+func v86(n *jsonread.Node) Verdict {
+	return v286(n)
+}
+
+// v87: aof/run_result.schema.json#/properties/completedAt
+func v87(n *jsonread.Node) Verdict {
+	return v282(n)
+}
+
+// v88: aof/run_result.schema.json#/properties/outcome
+func v88(n *jsonread.Node) Verdict {
+	return v287(n)
+}
+
+// v89: aof/run_result.schema.json#/properties/taskId
+func v89(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v90: aof/run_result.schema.json#/properties/tests
+func v90(n *jsonread.Node) Verdict {
+	return v288(n)
+}
+
+// v91: aof/status.update.schema.json#/properties/payload
+func v91(n *jsonread.Node) Verdict {
+	return v289(n)
+}
+
+// v92: aof/status.update.schema.json#/properties/sentAt
+func v92(n *jsonread.Node) Verdict {
+	return v282(n)
+}
+
+// v93: aof/status.update.schema.json#/properties/taskId
+func v93(n *jsonread.Node) Verdict {
+	return v283(n)
+}
+
+// v94: aof/status.update.schema.json#/properties/type
+func v94(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k8)); r == Invalid {
 		return Invalid
@@ -3405,540 +3422,8 @@ func v77(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v78: aof/handoff.rejected.schema.json#/properties/fromAgent
-func v78(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v79: aof/handoff.rejected.schema.json#/properties/payload
-func v79(n *jsonread.Node) Verdict {
-	return v395(n)
-}
-
-// v80: aof/handoff.rejected.schema.json#/properties/protocol
-func v80(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k9)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v81: aof/handoff.rejected.schema.json#/properties/sentAt
-func v81(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v82: aof/handoff.rejected.schema.json#/properties/taskId
-func v82(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v83: aof/handoff.rejected.schema.json#/properties/toAgent
-func v83(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v84: aof/handoff.rejected.schema.json#/properties/type
-func v84(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k10)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v85: aof/handoff.rejected.schema.json#/properties/version
-func v85(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k11)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v86: aof/handoff.request.schema.json#/properties/fromAgent
-func v86(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v87: aof/handoff.request.schema.json#/properties/payload
-func v87(n *jsonread.Node) Verdict {
-	return v396(n)
-}
-
-// v88: aof/handoff.request.schema.json#/properties/protocol
-func v88(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k12)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v89: aof/handoff.request.schema.json#/properties/sentAt
-func v89(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v90: aof/handoff.request.schema.json#/properties/taskId
-func v90(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v91: aof/handoff.request.schema.json#/properties/toAgent
-func v91(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v92: aof/handoff.request.schema.json#/properties/type
-func v92(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k13)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v93: aof/handoff.request.schema.json#/properties/version
-func v93(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k14)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v94: aof/inputs_handoff.schema.json#/properties/acceptanceCriteria
-func v94(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v95: aof/inputs_handoff.schema.json#/properties/constraints
+// v95: aop-output/report.schema.json#/properties/bullets
 func v95(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v96: aof/inputs_handoff.schema.json#/properties/contextRefs
-func v96(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v97: aof/inputs_handoff.schema.json#/properties/dueBy
-func v97(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v98: aof/inputs_handoff.schema.json#/properties/expectedOutputs
-func v98(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v99: aof/inputs_handoff.schema.json#/properties/fromAgent
-func v99(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v100: aof/inputs_handoff.schema.json#/properties/parentTaskId
-func v100(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v101: aof/inputs_handoff.schema.json#/properties/taskId
-func v101(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v102: aof/inputs_handoff.schema.json#/properties/toAgent
-func v102(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v103: aof/run.schema.json#/properties/agentId
-func v103(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v104: aof/run.schema.json#/properties/artifactPaths
-func v104(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v398(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("output"); m != nil {
-			if r = and(r, v399(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("work"); m != nil {
-			if r = and(r, v400(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v105: aof/run.schema.json#/properties/metadata
-func v105(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v106: aof/run.schema.json#/properties/startedAt
-func v106(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v107: aof/run.schema.json#/properties/status
-func v107(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v108: aof/run.schema.json#/properties/taskId
-func v108(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v109: aof/run_heartbeat.schema.json#/properties/agentId
-func v109(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v110: aof/run_heartbeat.schema.json#/properties/beatCount
-func v110(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k15.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v111: aof/run_heartbeat.schema.json#/properties/expiresAt
-func v111(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v112: aof/run_heartbeat.schema.json#/properties/lastHeartbeat
-func v112(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v113: aof/run_heartbeat.schema.json#/properties/taskId
-func v113(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v114: aof/run_result.schema.json#/properties/agentId
-func v114(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v115: aof/run_result.schema.json#/properties/blockers
-func v115(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v116: aof/run_result.schema.json#/properties/completedAt
-func v116(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v117: aof/run_result.schema.json#/properties/deliverables
-func v117(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v118: aof/run_result.schema.json#/properties/handoffRef
-func v118(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v119: aof/run_result.schema.json#/properties/notes
-func v119(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v120: aof/run_result.schema.json#/properties/outcome
-func v120(n *jsonread.Node) Verdict {
-	return v401(n)
-}
-
-// v121: aof/run_result.schema.json#/properties/summaryRef
-func v121(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v122: aof/run_result.schema.json#/properties/taskId
-func v122(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v123: aof/run_result.schema.json#/properties/tests
-func v123(n *jsonread.Node) Verdict {
-	return v402(n)
-}
-
-// v124: aof/status.update.schema.json#/properties/fromAgent
-func v124(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v125: aof/status.update.schema.json#/properties/payload
-func v125(n *jsonread.Node) Verdict {
-	return v403(n)
-}
-
-// v126: aof/status.update.schema.json#/properties/protocol
-func v126(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k16)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v127: aof/status.update.schema.json#/properties/sentAt
-func v127(n *jsonread.Node) Verdict {
-	return v393(n)
-}
-
-// v128: aof/status.update.schema.json#/properties/taskId
-func v128(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v129: aof/status.update.schema.json#/properties/toAgent
-func v129(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v130: aof/status.update.schema.json#/properties/type
-func v130(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k17)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v131: aof/status.update.schema.json#/properties/version
-func v131(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k18)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v132: aop-output/details.schema.json#/properties/agent_id
-func v132(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v133: aop-output/details.schema.json#/properties/aop_version
-func v133(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v134: aop-output/details.schema.json#/properties/duration_ms
-func v134(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k19.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v135: aop-output/details.schema.json#/properties/metadata
-func v135(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v136: aop-output/details.schema.json#/properties/results
-func v136(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v137: aop-output/details.schema.json#/properties/task
-func v137(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v138: aop-output/details.schema.json#/properties/timestamp
-func v138(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v139: aop-output/report.schema.json#/properties/bullets
-func v139(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
@@ -3951,7 +3436,7 @@ func v139(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 		for _, it := range n.Items {
-			if r = and(r, v404(it)); r == Invalid {
+			if r = and(r, v64(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3959,22 +3444,22 @@ func v139(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v140: aop-output/report.schema.json#/properties/detailsFile
-func v140(n *jsonread.Node) Verdict {
+// v96: aop-output/report.schema.json#/properties/detailsFile
+func v96(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k20().MatchString(n.Str) {
+		if !k9().MatchString(n.Str) {
 			return Invalid
 		}
 	}
 	return r
 }
 
-// v141: aop-output/report.schema.json#/properties/metrics
-func v141(n *jsonread.Node) Verdict {
+// v97: aop-output/report.schema.json#/properties/metrics
+func v97(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -3982,7 +3467,7 @@ func v141(n *jsonread.Node) Verdict {
 	if n.Kind == jsonread.Object {
 		for _, m := range n.Members {
 			if !false {
-				if r = and(r, v405(n.Get(m.Key))); r == Invalid {
+				if r = and(r, v64(n.Get(m.Key))); r == Invalid {
 					return Invalid
 				}
 			}
@@ -3991,17 +3476,17 @@ func v141(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v142: aop-output/report.schema.json#/properties/status
-func v142(n *jsonread.Node) Verdict {
+// v98: aop-output/report.schema.json#/properties/status
+func v98(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k21)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k10)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v143: aop-output/report.schema.json#/properties/summary
-func v143(n *jsonread.Node) Verdict {
+// v99: aop-output/report.schema.json#/properties/summary
+func v99(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -4017,8 +3502,8 @@ func v143(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v144: aop-output/report.schema.json#/properties/task
-func v144(n *jsonread.Node) Verdict {
+// v100: aop-output/report.schema.json#/properties/task
+func v100(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -4034,20 +3519,20 @@ func v144(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v145: aop-output/report.schema.json#/properties/timestamps
-func v145(n *jsonread.Node) Verdict {
+// v101: aop-output/report.schema.json#/properties/timestamps
+func v101(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("end"); m != nil {
-			if r = and(r, v406(m)); r == Invalid {
+			if r = and(r, v290(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("start"); m != nil {
-			if r = and(r, v407(m)); r == Invalid {
+			if r = and(r, v291(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4061,59 +3546,431 @@ func v145(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v146: aop-output/task.schema.json#/properties/task
-func v146(n *jsonread.Node) Verdict {
+// v102: aop2/event.HEARTBEAT.schema.json#/properties/current_checkpoint
+func v102(n *jsonread.Node) Verdict {
+	return v292(n)
+}
+
+// v103: aop2/event.HEARTBEAT.schema.json#/properties/event
+func v103(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k11)); r == Invalid {
 		return Invalid
 	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
+	return r
+}
+
+// v104: aop2/event.HEARTBEAT.schema.json#/properties/extensions
+func v104(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v105: aop2/event.HEARTBEAT.schema.json#/properties/message_type
+func v105(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k12)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v106: aop2/event.HEARTBEAT.schema.json#/properties/progress_percentage
+func v106(n *jsonread.Node) Verdict {
+	return v294(n)
+}
+
+// v107: aop2/event.HEARTBEAT.schema.json#/properties/protocol_family
+func v107(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k13)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v108: aop2/event.HEARTBEAT.schema.json#/properties/timestamp
+func v108(n *jsonread.Node) Verdict {
+	return v295(n)
+}
+
+// v109: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/escalated_by
+func v109(n *jsonread.Node) Verdict {
+	return v292(n)
+}
+
+// v110: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/event
+func v110(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k14)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v111: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/extensions
+func v111(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v112: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/new_priority
+func v112(n *jsonread.Node) Verdict {
+	return v296(n)
+}
+
+// v113: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/timestamp
+func v113(n *jsonread.Node) Verdict {
+	return v295(n)
+}
+
+// v114: aop2/event.PROGRESS_UPDATE.schema.json#/properties/event
+func v114(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k15)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v115: aop2/event.PROGRESS_UPDATE.schema.json#/properties/extensions
+func v115(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v116: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress
+func v116(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		if m := n.Get("current_checkpoint"); m != nil {
+			if r = and(r, v297(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("current_phase"); m != nil {
+			if r = and(r, v297(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("estimated_time_remaining_seconds"); m != nil {
+			if r = and(r, v298(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("extensions"); m != nil {
+			if r = and(r, v115(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("message"); m != nil {
+			if r = and(r, v297(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("percentage"); m != nil {
+			if r = and(r, v299(m)); r == Invalid {
+				return Invalid
+			}
 		}
 	}
 	return r
 }
 
-// v147: aop-output/task.schema.json#/properties/task_type
-func v147(n *jsonread.Node) Verdict {
+// v117: aop2/event.PROGRESS_UPDATE.schema.json#/properties/timestamp
+func v117(n *jsonread.Node) Verdict {
+	return v295(n)
+}
+
+// v118: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back
+func v118(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v300(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v119: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/event
+func v119(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k16)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v148: aop2/event.HEARTBEAT.schema.json#/properties/agent
+// v120: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/extensions
+func v120(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v121: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/timestamp
+func v121(n *jsonread.Node) Verdict {
+	return v295(n)
+}
+
+// v122: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/audit_trail
+func v122(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		if m := n.Get("storage_path"); m != nil {
+			if r = and(r, v64(m)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v123: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/cost_summary
+func v123(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v124: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/event
+func v124(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k17)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v125: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/extensions
+func v125(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v126: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/timestamp
+func v126(n *jsonread.Node) Verdict {
+	return v295(n)
+}
+
+// v127: aop2/event.VERSION_FALLBACK.schema.json#/properties/event
+func v127(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k18)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v128: aop2/event.VERSION_FALLBACK.schema.json#/properties/extensions
+func v128(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v129: aop2/event.VERSION_FALLBACK.schema.json#/properties/timestamp
+func v129(n *jsonread.Node) Verdict {
+	return v295(n)
+}
+
+// v130: aop2/event.schema.json#/properties/event
+func v130(n *jsonread.Node) Verdict {
+	return v301(n)
+}
+
+// v131: aop2/event.schema.json#/properties/extensions
+func v131(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v132: aop2/event.schema.json#/properties/timestamp
+func v132(n *jsonread.Node) Verdict {
+	return v295(n)
+}
+
+// v133: aop2/response.schema.json#/properties/agent
+func v133(n *jsonread.Node) Verdict {
+	return v302(n)
+}
+
+// v134: aop2/response.schema.json#/properties/checkpoint_results
+func v134(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v303(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v135: aop2/response.schema.json#/properties/cost_tracking
+func v135(n *jsonread.Node) Verdict {
+	return v304(n)
+}
+
+// v136: aop2/response.schema.json#/properties/error_details
+func v136(n *jsonread.Node) Verdict {
+	return v305(n)
+}
+
+// v137: aop2/response.schema.json#/properties/execution_summary
+func v137(n *jsonread.Node) Verdict {
+	return v306(n)
+}
+
+// v138: aop2/response.schema.json#/properties/extensions
+func v138(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v139: aop2/response.schema.json#/properties/message_type
+func v139(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k19)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v140: aop2/response.schema.json#/properties/progress_log
+func v140(n *jsonread.Node) Verdict {
+	return v307(n)
+}
+
+// v141: aop2/response.schema.json#/properties/task_status
+func v141(n *jsonread.Node) Verdict {
+	return v308(n)
+}
+
+// v142: aop2/response.schema.json#/properties/timing
+func v142(n *jsonread.Node) Verdict {
+	return v309(n)
+}
+
+// v143: aop2/task.schema.json#/properties/execution_policy
+func v143(n *jsonread.Node) Verdict {
+	return v310(n)
+}
+
+// v144: aop2/task.schema.json#/properties/extensions
+func v144(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v145: aop2/task.schema.json#/properties/guard_rails
+func v145(n *jsonread.Node) Verdict {
+	return v311(n)
+}
+
+// v146: aop2/task.schema.json#/properties/message_type
+func v146(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k20)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v147: aop2/task.schema.json#/properties/orchestration_metadata
+func v147(n *jsonread.Node) Verdict {
+	return v312(n)
+}
+
+// v148: aop2/task.schema.json#/properties/phases
 func v148(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v313(it)); r == Invalid {
+				return Invalid
+			}
+		}
 	}
 	return r
 }
 
-// v149: aop2/event.HEARTBEAT.schema.json#/properties/aop_version
+// v149: aop2/task.schema.json#/properties/session
 func v149(n *jsonread.Node) Verdict {
+	return v314(n)
+}
+
+// v150: aop2/task.schema.json#/properties/target
+func v150(n *jsonread.Node) Verdict {
+	return v315(n)
+}
+
+// v151: aop2/task.schema.json#/properties/task
+func v151(n *jsonread.Node) Verdict {
+	return v316(n)
+}
+
+// v152: aos/error.schema.json#/properties/error
+func v152(n *jsonread.Node) Verdict {
+	return v317(n)
+}
+
+// v153: aos/error.schema.json#/properties/id
+func v153(n *jsonread.Node) Verdict {
+	return v318(n)
+}
+
+// v154: aos/error.schema.json#/properties/jsonrpc
+func v154(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v155: aos/ping.schema.json#/properties/id
+func v155(n *jsonread.Node) Verdict {
+	return v320(n)
+}
+
+// v156: aos/ping.schema.json#/properties/jsonrpc
+func v156(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v157: aos/ping.schema.json#/properties/method
+func v157(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k21)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v150: aop2/event.HEARTBEAT.schema.json#/properties/current_checkpoint
-func v150(n *jsonread.Node) Verdict {
-	return v408(n)
+// v158: aos/ping.schema.json#/properties/params
+func v158(n *jsonread.Node) Verdict {
+	return v321(n)
 }
 
-// v151: aop2/event.HEARTBEAT.schema.json#/properties/current_phase
-func v151(n *jsonread.Node) Verdict {
-	return v408(n)
+// v159: aos/protocols.A2A.schema.json#/properties/id
+func v159(n *jsonread.Node) Verdict {
+	return v320(n)
 }
 
-// v152: aop2/event.HEARTBEAT.schema.json#/properties/event
-func v152(n *jsonread.Node) Verdict {
+// v160: aos/protocols.A2A.schema.json#/properties/jsonrpc
+func v160(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v161: aos/protocols.A2A.schema.json#/properties/method
+func v161(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k22)); r == Invalid {
 		return Invalid
@@ -4121,13 +3978,23 @@ func v152(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v153: aop2/event.HEARTBEAT.schema.json#/properties/extensions
-func v153(n *jsonread.Node) Verdict {
-	return v409(n)
+// v162: aos/protocols.A2A.schema.json#/properties/params
+func v162(n *jsonread.Node) Verdict {
+	return v322(n)
 }
 
-// v154: aop2/event.HEARTBEAT.schema.json#/properties/message_type
-func v154(n *jsonread.Node) Verdict {
+// v163: aos/protocols.MCP.schema.json#/properties/id
+func v163(n *jsonread.Node) Verdict {
+	return v320(n)
+}
+
+// v164: aos/protocols.MCP.schema.json#/properties/jsonrpc
+func v164(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v165: aos/protocols.MCP.schema.json#/properties/method
+func v165(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k23)); r == Invalid {
 		return Invalid
@@ -4135,13 +4002,53 @@ func v154(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v155: aop2/event.HEARTBEAT.schema.json#/properties/progress_percentage
-func v155(n *jsonread.Node) Verdict {
-	return v410(n)
+// v166: aos/protocols.MCP.schema.json#/properties/params
+func v166(n *jsonread.Node) Verdict {
+	return v322(n)
 }
 
-// v156: aop2/event.HEARTBEAT.schema.json#/properties/protocol_family
-func v156(n *jsonread.Node) Verdict {
+// v167: aos/response.ping.schema.json#/properties/id
+func v167(n *jsonread.Node) Verdict {
+	return v320(n)
+}
+
+// v168: aos/response.ping.schema.json#/properties/jsonrpc
+func v168(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v169: aos/response.ping.schema.json#/properties/result
+func v169(n *jsonread.Node) Verdict {
+	return v323(n)
+}
+
+// v170: aos/response.schema.json#/properties/id
+func v170(n *jsonread.Node) Verdict {
+	return v320(n)
+}
+
+// v171: aos/response.schema.json#/properties/jsonrpc
+func v171(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v172: aos/response.schema.json#/properties/result
+func v172(n *jsonread.Node) Verdict {
+	return v324(n)
+}
+
+// v173: aos/steps.agentTrigger.schema.json#/properties/id
+func v173(n *jsonread.Node) Verdict {
+	return v320(n)
+}
+
+// v174: aos/steps.agentTrigger.schema.json#/properties/jsonrpc
+func v174(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v175: aos/steps.agentTrigger.schema.json#/properties/method
+func v175(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k24)); r == Invalid {
 		return Invalid
@@ -4149,63 +4056,23 @@ func v156(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v157: aop2/event.HEARTBEAT.schema.json#/properties/schema_version
-func v157(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v176: aos/steps.agentTrigger.schema.json#/properties/params
+func v176(n *jsonread.Node) Verdict {
+	return v325(n)
 }
 
-// v158: aop2/event.HEARTBEAT.schema.json#/properties/session_id
-func v158(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v177: aos/steps.knowledgeRetrieval.schema.json#/properties/id
+func v177(n *jsonread.Node) Verdict {
+	return v320(n)
 }
 
-// v159: aop2/event.HEARTBEAT.schema.json#/properties/task_id
-func v159(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v178: aos/steps.knowledgeRetrieval.schema.json#/properties/jsonrpc
+func v178(n *jsonread.Node) Verdict {
+	return v319(n)
 }
 
-// v160: aop2/event.HEARTBEAT.schema.json#/properties/timestamp
-func v160(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v161: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/agent
-func v161(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v162: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/aop_version
-func v162(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v163: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/escalated_by
-func v163(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v164: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/event
-func v164(n *jsonread.Node) Verdict {
+// v179: aos/steps.knowledgeRetrieval.schema.json#/properties/method
+func v179(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k25)); r == Invalid {
 		return Invalid
@@ -4213,13 +4080,23 @@ func v164(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v165: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/extensions
-func v165(n *jsonread.Node) Verdict {
-	return v409(n)
+// v180: aos/steps.knowledgeRetrieval.schema.json#/properties/params
+func v180(n *jsonread.Node) Verdict {
+	return v326(n)
 }
 
-// v166: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/message_type
-func v166(n *jsonread.Node) Verdict {
+// v181: aos/steps.memoryContextRetrieval.schema.json#/properties/id
+func v181(n *jsonread.Node) Verdict {
+	return v320(n)
+}
+
+// v182: aos/steps.memoryContextRetrieval.schema.json#/properties/jsonrpc
+func v182(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v183: aos/steps.memoryContextRetrieval.schema.json#/properties/method
+func v183(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k26)); r == Invalid {
 		return Invalid
@@ -4227,18 +4104,23 @@ func v166(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v167: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/new_priority
-func v167(n *jsonread.Node) Verdict {
-	return v412(n)
+// v184: aos/steps.memoryContextRetrieval.schema.json#/properties/params
+func v184(n *jsonread.Node) Verdict {
+	return v327(n)
 }
 
-// v168: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/old_priority
-func v168(n *jsonread.Node) Verdict {
-	return v412(n)
+// v185: aos/steps.memoryStore.schema.json#/properties/id
+func v185(n *jsonread.Node) Verdict {
+	return v320(n)
 }
 
-// v169: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/protocol_family
-func v169(n *jsonread.Node) Verdict {
+// v186: aos/steps.memoryStore.schema.json#/properties/jsonrpc
+func v186(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v187: aos/steps.memoryStore.schema.json#/properties/method
+func v187(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k27)); r == Invalid {
 		return Invalid
@@ -4246,63 +4128,23 @@ func v169(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v170: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/reason
-func v170(n *jsonread.Node) Verdict {
-	return v408(n)
+// v188: aos/steps.memoryStore.schema.json#/properties/params
+func v188(n *jsonread.Node) Verdict {
+	return v327(n)
 }
 
-// v171: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/schema_version
-func v171(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v189: aos/steps.message.schema.json#/properties/id
+func v189(n *jsonread.Node) Verdict {
+	return v320(n)
 }
 
-// v172: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/session_id
-func v172(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v190: aos/steps.message.schema.json#/properties/jsonrpc
+func v190(n *jsonread.Node) Verdict {
+	return v319(n)
 }
 
-// v173: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/task_id
-func v173(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v174: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/timestamp
-func v174(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v175: aop2/event.PROGRESS_UPDATE.schema.json#/properties/agent
-func v175(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v176: aop2/event.PROGRESS_UPDATE.schema.json#/properties/aop_version
-func v176(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v177: aop2/event.PROGRESS_UPDATE.schema.json#/properties/event
-func v177(n *jsonread.Node) Verdict {
+// v191: aos/steps.message.schema.json#/properties/method
+func v191(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k28)); r == Invalid {
 		return Invalid
@@ -4310,13 +4152,23 @@ func v177(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v178: aop2/event.PROGRESS_UPDATE.schema.json#/properties/extensions
-func v178(n *jsonread.Node) Verdict {
-	return v409(n)
+// v192: aos/steps.message.schema.json#/properties/params
+func v192(n *jsonread.Node) Verdict {
+	return v328(n)
 }
 
-// v179: aop2/event.PROGRESS_UPDATE.schema.json#/properties/message_type
-func v179(n *jsonread.Node) Verdict {
+// v193: aos/steps.toolCallRequest.schema.json#/properties/id
+func v193(n *jsonread.Node) Verdict {
+	return v320(n)
+}
+
+// v194: aos/steps.toolCallRequest.schema.json#/properties/jsonrpc
+func v194(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v195: aos/steps.toolCallRequest.schema.json#/properties/method
+func v195(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k29)); r == Invalid {
 		return Invalid
@@ -4324,49 +4176,23 @@ func v179(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v180: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress
-func v180(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("current_checkpoint"); m != nil {
-			if r = and(r, v413(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("current_phase"); m != nil {
-			if r = and(r, v414(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("estimated_time_remaining_seconds"); m != nil {
-			if r = and(r, v415(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v416(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v417(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("percentage"); m != nil {
-			if r = and(r, v418(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
+// v196: aos/steps.toolCallRequest.schema.json#/properties/params
+func v196(n *jsonread.Node) Verdict {
+	return v329(n)
 }
 
-// v181: aop2/event.PROGRESS_UPDATE.schema.json#/properties/protocol_family
-func v181(n *jsonread.Node) Verdict {
+// v197: aos/steps.toolCallResult.schema.json#/properties/id
+func v197(n *jsonread.Node) Verdict {
+	return v320(n)
+}
+
+// v198: aos/steps.toolCallResult.schema.json#/properties/jsonrpc
+func v198(n *jsonread.Node) Verdict {
+	return v319(n)
+}
+
+// v199: aos/steps.toolCallResult.schema.json#/properties/method
+func v199(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k30)); r == Invalid {
 		return Invalid
@@ -4374,928 +4200,45 @@ func v181(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v182: aop2/event.PROGRESS_UPDATE.schema.json#/properties/schema_version
-func v182(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v183: aop2/event.PROGRESS_UPDATE.schema.json#/properties/session_id
-func v183(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v184: aop2/event.PROGRESS_UPDATE.schema.json#/properties/task_id
-func v184(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v185: aop2/event.PROGRESS_UPDATE.schema.json#/properties/timestamp
-func v185(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v186: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/agent
-func v186(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v187: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/aop_version
-func v187(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v188: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back
-func v188(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v419(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v189: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/event
-func v189(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k31)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v190: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/extensions
-func v190(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v191: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/message_type
-func v191(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k32)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v192: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/protocol_family
-func v192(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k33)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v193: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/schema_version
-func v193(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v194: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/session_id
-func v194(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v195: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/task_id
-func v195(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v196: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/timestamp
-func v196(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v197: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/trigger
-func v197(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v198: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/agent
-func v198(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v199: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/aop_version
-func v199(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v200: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/audit_trail
+// v200: aos/steps.toolCallResult.schema.json#/properties/params
 func v200(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("storage_path"); m != nil {
-			if r = and(r, v420(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
+	return v330(n)
 }
 
-// v201: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/cost_summary
+// v201: orchmsg/event-error.schema.json#/properties/agentId
 func v201(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
-		return Invalid
-	}
-	return r
+	return v331(n)
 }
 
-// v202: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/event
+// v202: orchmsg/event-error.schema.json#/properties/id
 func v202(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k34)); r == Invalid {
-		return Invalid
-	}
-	return r
+	return v332(n)
 }
 
-// v203: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/extensions
+// v203: orchmsg/event-error.schema.json#/properties/payload
 func v203(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v204: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/message_type
-func v204(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k35)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v205: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/protocol_family
-func v205(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k36)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v206: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/schema_version
-func v206(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v207: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/session_id
-func v207(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v208: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/task_id
-func v208(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v209: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/timestamp
-func v209(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v210: aop2/event.VERSION_FALLBACK.schema.json#/properties/agent
-func v210(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v211: aop2/event.VERSION_FALLBACK.schema.json#/properties/aop_version
-func v211(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v212: aop2/event.VERSION_FALLBACK.schema.json#/properties/event
-func v212(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k37)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v213: aop2/event.VERSION_FALLBACK.schema.json#/properties/extensions
-func v213(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v214: aop2/event.VERSION_FALLBACK.schema.json#/properties/message_type
-func v214(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k38)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v215: aop2/event.VERSION_FALLBACK.schema.json#/properties/protocol_family
-func v215(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k39)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v216: aop2/event.VERSION_FALLBACK.schema.json#/properties/schema_version
-func v216(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v217: aop2/event.VERSION_FALLBACK.schema.json#/properties/session_id
-func v217(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v218: aop2/event.VERSION_FALLBACK.schema.json#/properties/task_id
-func v218(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v219: aop2/event.VERSION_FALLBACK.schema.json#/properties/timestamp
-func v219(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v220: aop2/event.schema.json#/properties/agent
-func v220(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v221: aop2/event.schema.json#/properties/aop_version
-func v221(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v222: aop2/event.schema.json#/properties/event
-func v222(n *jsonread.Node) Verdict {
-	return v421(n)
-}
-
-// v223: aop2/event.schema.json#/properties/extensions
-func v223(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v224: aop2/event.schema.json#/properties/message_type
-func v224(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k40)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v225: aop2/event.schema.json#/properties/protocol_family
-func v225(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k41)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v226: aop2/event.schema.json#/properties/schema_version
-func v226(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v227: aop2/event.schema.json#/properties/session_id
-func v227(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v228: aop2/event.schema.json#/properties/task_id
-func v228(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v229: aop2/event.schema.json#/properties/timestamp
-func v229(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v230: aop2/response.schema.json#/properties/agent
-func v230(n *jsonread.Node) Verdict {
-	return v422(n)
-}
-
-// v231: aop2/response.schema.json#/properties/aop_version
-func v231(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v232: aop2/response.schema.json#/properties/checkpoint_results
-func v232(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v423(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v233: aop2/response.schema.json#/properties/cost_tracking
-func v233(n *jsonread.Node) Verdict {
-	return v424(n)
-}
-
-// v234: aop2/response.schema.json#/properties/error_details
-func v234(n *jsonread.Node) Verdict {
-	return v425(n)
-}
-
-// v235: aop2/response.schema.json#/properties/execution_summary
-func v235(n *jsonread.Node) Verdict {
-	return v426(n)
-}
-
-// v236: aop2/response.schema.json#/properties/extensions
-func v236(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v237: aop2/response.schema.json#/properties/message_type
-func v237(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k42)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v238: aop2/response.schema.json#/properties/progress_log
-func v238(n *jsonread.Node) Verdict {
-	return v427(n)
-}
-
-// v239: aop2/response.schema.json#/properties/protocol_family
-func v239(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k43)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v240: aop2/response.schema.json#/properties/schema_version
-func v240(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v241: aop2/response.schema.json#/properties/session_id
-func v241(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v242: aop2/response.schema.json#/properties/task_id
-func v242(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v243: aop2/response.schema.json#/properties/task_status
-func v243(n *jsonread.Node) Verdict {
-	return v428(n)
-}
-
-// v244: aop2/response.schema.json#/properties/timing
-func v244(n *jsonread.Node) Verdict {
-	return v429(n)
-}
-
-// v245: aop2/task.schema.json#/properties/aop_version
-func v245(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v246: aop2/task.schema.json#/properties/execution_policy
-func v246(n *jsonread.Node) Verdict {
-	return v430(n)
-}
-
-// v247: aop2/task.schema.json#/properties/extensions
-func v247(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v248: aop2/task.schema.json#/properties/guard_rails
-func v248(n *jsonread.Node) Verdict {
-	return v431(n)
-}
-
-// v249: aop2/task.schema.json#/properties/message_type
-func v249(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k44)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v250: aop2/task.schema.json#/properties/orchestration_metadata
-func v250(n *jsonread.Node) Verdict {
-	return v432(n)
-}
-
-// v251: aop2/task.schema.json#/properties/phases
-func v251(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v433(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v252: aop2/task.schema.json#/properties/protocol_family
-func v252(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k45)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v253: aop2/task.schema.json#/properties/schema_version
-func v253(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v254: aop2/task.schema.json#/properties/session
-func v254(n *jsonread.Node) Verdict {
-	return v434(n)
-}
-
-// v255: aop2/task.schema.json#/properties/target
-func v255(n *jsonread.Node) Verdict {
-	return v435(n)
-}
-
-// v256: aop2/task.schema.json#/properties/task
-func v256(n *jsonread.Node) Verdict {
-	return v436(n)
-}
-
-// v257: aos/error.schema.json#/properties/error
-func v257(n *jsonread.Node) Verdict {
-	return v437(n)
-}
-
-// v258: aos/error.schema.json#/properties/id
-func v258(n *jsonread.Node) Verdict {
-	return v438(n)
-}
-
-// v259: aos/error.schema.json#/properties/jsonrpc
-func v259(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v260: aos/ping.schema.json#/properties/id
-func v260(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v261: aos/ping.schema.json#/properties/jsonrpc
-func v261(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v262: aos/ping.schema.json#/properties/method
-func v262(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k46)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v263: aos/ping.schema.json#/properties/params
-func v263(n *jsonread.Node) Verdict {
-	return v441(n)
-}
-
-// v264: aos/protocols.A2A.schema.json#/properties/id
-func v264(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v265: aos/protocols.A2A.schema.json#/properties/jsonrpc
-func v265(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v266: aos/protocols.A2A.schema.json#/properties/method
-func v266(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k47)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v267: aos/protocols.A2A.schema.json#/properties/params
-func v267(n *jsonread.Node) Verdict {
-	return v442(n)
-}
-
-// v268: aos/protocols.MCP.schema.json#/properties/id
-func v268(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v269: aos/protocols.MCP.schema.json#/properties/jsonrpc
-func v269(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v270: aos/protocols.MCP.schema.json#/properties/method
-func v270(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k48)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v271: aos/protocols.MCP.schema.json#/properties/params
-func v271(n *jsonread.Node) Verdict {
-	return v442(n)
-}
-
-// v272: aos/response.ping.schema.json#/properties/id
-func v272(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v273: aos/response.ping.schema.json#/properties/jsonrpc
-func v273(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v274: aos/response.ping.schema.json#/properties/result
-func v274(n *jsonread.Node) Verdict {
-	return v443(n)
-}
-
-// v275: aos/response.schema.json#/properties/id
-func v275(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v276: aos/response.schema.json#/properties/jsonrpc
-func v276(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v277: aos/response.schema.json#/properties/result
-func v277(n *jsonread.Node) Verdict {
-	return v444(n)
-}
-
-// v278: aos/steps.agentTrigger.schema.json#/properties/id
-func v278(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v279: aos/steps.agentTrigger.schema.json#/properties/jsonrpc
-func v279(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v280: aos/steps.agentTrigger.schema.json#/properties/method
-func v280(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k49)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v281: aos/steps.agentTrigger.schema.json#/properties/params
-func v281(n *jsonread.Node) Verdict {
-	return v445(n)
-}
-
-// v282: aos/steps.knowledgeRetrieval.schema.json#/properties/id
-func v282(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v283: aos/steps.knowledgeRetrieval.schema.json#/properties/jsonrpc
-func v283(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v284: aos/steps.knowledgeRetrieval.schema.json#/properties/method
-func v284(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k50)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v285: aos/steps.knowledgeRetrieval.schema.json#/properties/params
-func v285(n *jsonread.Node) Verdict {
-	return v446(n)
-}
-
-// v286: aos/steps.memoryContextRetrieval.schema.json#/properties/id
-func v286(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v287: aos/steps.memoryContextRetrieval.schema.json#/properties/jsonrpc
-func v287(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v288: aos/steps.memoryContextRetrieval.schema.json#/properties/method
-func v288(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k51)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v289: aos/steps.memoryContextRetrieval.schema.json#/properties/params
-func v289(n *jsonread.Node) Verdict {
-	return v447(n)
-}
-
-// v290: aos/steps.memoryStore.schema.json#/properties/id
-func v290(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v291: aos/steps.memoryStore.schema.json#/properties/jsonrpc
-func v291(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v292: aos/steps.memoryStore.schema.json#/properties/method
-func v292(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k52)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v293: aos/steps.memoryStore.schema.json#/properties/params
-func v293(n *jsonread.Node) Verdict {
-	return v447(n)
-}
-
-// v294: aos/steps.message.schema.json#/properties/id
-func v294(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v295: aos/steps.message.schema.json#/properties/jsonrpc
-func v295(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v296: aos/steps.message.schema.json#/properties/method
-func v296(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k53)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v297: aos/steps.message.schema.json#/properties/params
-func v297(n *jsonread.Node) Verdict {
-	return v448(n)
-}
-
-// v298: aos/steps.toolCallRequest.schema.json#/properties/id
-func v298(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v299: aos/steps.toolCallRequest.schema.json#/properties/jsonrpc
-func v299(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v300: aos/steps.toolCallRequest.schema.json#/properties/method
-func v300(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k54)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v301: aos/steps.toolCallRequest.schema.json#/properties/params
-func v301(n *jsonread.Node) Verdict {
-	return v449(n)
-}
-
-// v302: aos/steps.toolCallResult.schema.json#/properties/id
-func v302(n *jsonread.Node) Verdict {
-	return v440(n)
-}
-
-// v303: aos/steps.toolCallResult.schema.json#/properties/jsonrpc
-func v303(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v304: aos/steps.toolCallResult.schema.json#/properties/method
-func v304(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k55)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v305: aos/steps.toolCallResult.schema.json#/properties/params
-func v305(n *jsonread.Node) Verdict {
-	return v450(n)
-}
-
-// v306: orchmsg/event-error.schema.json#/properties/agentId
-func v306(n *jsonread.Node) Verdict {
-	return v451(n)
-}
-
-// v307: orchmsg/event-error.schema.json#/properties/id
-func v307(n *jsonread.Node) Verdict {
-	return v452(n)
-}
-
-// v308: orchmsg/event-error.schema.json#/properties/payload
-func v308(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("error"); m != nil {
-			if r = and(r, v453(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("recoverable"); m != nil {
-			if r = and(r, v454(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("stack"); m != nil {
-			if r = and(r, v455(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v456(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5306,49 +4249,49 @@ func v308(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v309: orchmsg/event-error.schema.json#/properties/timestamp
-func v309(n *jsonread.Node) Verdict {
-	return v457(n)
+// v204: orchmsg/event-error.schema.json#/properties/timestamp
+func v204(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v310: orchmsg/event-error.schema.json#/properties/type
-func v310(n *jsonread.Node) Verdict {
+// v205: orchmsg/event-error.schema.json#/properties/type
+func v205(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k56)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k31)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v311: orchmsg/event-log.schema.json#/properties/agentId
-func v311(n *jsonread.Node) Verdict {
-	return v451(n)
+// v206: orchmsg/event-log.schema.json#/properties/agentId
+func v206(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v312: orchmsg/event-log.schema.json#/properties/id
-func v312(n *jsonread.Node) Verdict {
-	return v452(n)
+// v207: orchmsg/event-log.schema.json#/properties/id
+func v207(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v313: orchmsg/event-log.schema.json#/properties/payload
-func v313(n *jsonread.Node) Verdict {
+// v208: orchmsg/event-log.schema.json#/properties/payload
+func v208(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v458(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("level"); m != nil {
-			if r = and(r, v459(m)); r == Invalid {
+			if r = and(r, v335(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v460(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5362,49 +4305,49 @@ func v313(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v314: orchmsg/event-log.schema.json#/properties/timestamp
-func v314(n *jsonread.Node) Verdict {
-	return v457(n)
+// v209: orchmsg/event-log.schema.json#/properties/timestamp
+func v209(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v315: orchmsg/event-log.schema.json#/properties/type
-func v315(n *jsonread.Node) Verdict {
+// v210: orchmsg/event-log.schema.json#/properties/type
+func v210(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k57)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k32)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v316: orchmsg/event-progress.schema.json#/properties/agentId
-func v316(n *jsonread.Node) Verdict {
-	return v451(n)
+// v211: orchmsg/event-progress.schema.json#/properties/agentId
+func v211(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v317: orchmsg/event-progress.schema.json#/properties/id
-func v317(n *jsonread.Node) Verdict {
-	return v452(n)
+// v212: orchmsg/event-progress.schema.json#/properties/id
+func v212(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v318: orchmsg/event-progress.schema.json#/properties/payload
-func v318(n *jsonread.Node) Verdict {
+// v213: orchmsg/event-progress.schema.json#/properties/payload
+func v213(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v461(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("progress"); m != nil {
-			if r = and(r, v462(m)); r == Invalid {
+			if r = and(r, v336(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v463(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5418,44 +4361,44 @@ func v318(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v319: orchmsg/event-progress.schema.json#/properties/timestamp
-func v319(n *jsonread.Node) Verdict {
-	return v457(n)
+// v214: orchmsg/event-progress.schema.json#/properties/timestamp
+func v214(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v320: orchmsg/event-progress.schema.json#/properties/type
-func v320(n *jsonread.Node) Verdict {
+// v215: orchmsg/event-progress.schema.json#/properties/type
+func v215(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k58)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k33)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v321: orchmsg/event-question.schema.json#/properties/agentId
-func v321(n *jsonread.Node) Verdict {
-	return v451(n)
+// v216: orchmsg/event-question.schema.json#/properties/agentId
+func v216(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v322: orchmsg/event-question.schema.json#/properties/id
-func v322(n *jsonread.Node) Verdict {
-	return v452(n)
+// v217: orchmsg/event-question.schema.json#/properties/id
+func v217(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v323: orchmsg/event-question.schema.json#/properties/payload
-func v323(n *jsonread.Node) Verdict {
+// v218: orchmsg/event-question.schema.json#/properties/payload
+func v218(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v464(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("question"); m != nil {
-			if r = and(r, v465(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5466,44 +4409,44 @@ func v323(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v324: orchmsg/event-question.schema.json#/properties/timestamp
-func v324(n *jsonread.Node) Verdict {
-	return v457(n)
+// v219: orchmsg/event-question.schema.json#/properties/timestamp
+func v219(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v325: orchmsg/event-question.schema.json#/properties/type
-func v325(n *jsonread.Node) Verdict {
+// v220: orchmsg/event-question.schema.json#/properties/type
+func v220(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k59)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k34)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v326: orchmsg/notify-shutdown.schema.json#/properties/agentId
-func v326(n *jsonread.Node) Verdict {
-	return v451(n)
+// v221: orchmsg/notify-shutdown.schema.json#/properties/agentId
+func v221(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v327: orchmsg/notify-shutdown.schema.json#/properties/id
-func v327(n *jsonread.Node) Verdict {
-	return v452(n)
+// v222: orchmsg/notify-shutdown.schema.json#/properties/id
+func v222(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v328: orchmsg/notify-shutdown.schema.json#/properties/payload
-func v328(n *jsonread.Node) Verdict {
+// v223: orchmsg/notify-shutdown.schema.json#/properties/payload
+func v223(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("gracePeriod"); m != nil {
-			if r = and(r, v466(m)); r == Invalid {
+			if r = and(r, v337(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reason"); m != nil {
-			if r = and(r, v467(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5511,44 +4454,44 @@ func v328(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v329: orchmsg/notify-shutdown.schema.json#/properties/timestamp
-func v329(n *jsonread.Node) Verdict {
-	return v457(n)
+// v224: orchmsg/notify-shutdown.schema.json#/properties/timestamp
+func v224(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v330: orchmsg/notify-shutdown.schema.json#/properties/type
-func v330(n *jsonread.Node) Verdict {
+// v225: orchmsg/notify-shutdown.schema.json#/properties/type
+func v225(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k60)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k35)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v331: orchmsg/notify-task-assigned.schema.json#/properties/agentId
-func v331(n *jsonread.Node) Verdict {
-	return v451(n)
+// v226: orchmsg/notify-task-assigned.schema.json#/properties/agentId
+func v226(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v332: orchmsg/notify-task-assigned.schema.json#/properties/id
-func v332(n *jsonread.Node) Verdict {
-	return v452(n)
+// v227: orchmsg/notify-task-assigned.schema.json#/properties/id
+func v227(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v333: orchmsg/notify-task-assigned.schema.json#/properties/payload
-func v333(n *jsonread.Node) Verdict {
+// v228: orchmsg/notify-task-assigned.schema.json#/properties/payload
+func v228(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v468(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v469(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5559,44 +4502,44 @@ func v333(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v334: orchmsg/notify-task-assigned.schema.json#/properties/timestamp
-func v334(n *jsonread.Node) Verdict {
-	return v457(n)
+// v229: orchmsg/notify-task-assigned.schema.json#/properties/timestamp
+func v229(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v335: orchmsg/notify-task-assigned.schema.json#/properties/type
-func v335(n *jsonread.Node) Verdict {
+// v230: orchmsg/notify-task-assigned.schema.json#/properties/type
+func v230(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k61)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k36)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v336: orchmsg/notify-task-cancelled.schema.json#/properties/agentId
-func v336(n *jsonread.Node) Verdict {
-	return v451(n)
+// v231: orchmsg/notify-task-cancelled.schema.json#/properties/agentId
+func v231(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v337: orchmsg/notify-task-cancelled.schema.json#/properties/id
-func v337(n *jsonread.Node) Verdict {
-	return v452(n)
+// v232: orchmsg/notify-task-cancelled.schema.json#/properties/id
+func v232(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v338: orchmsg/notify-task-cancelled.schema.json#/properties/payload
-func v338(n *jsonread.Node) Verdict {
+// v233: orchmsg/notify-task-cancelled.schema.json#/properties/payload
+func v233(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("reason"); m != nil {
-			if r = and(r, v470(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v471(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5607,49 +4550,49 @@ func v338(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v339: orchmsg/notify-task-cancelled.schema.json#/properties/timestamp
-func v339(n *jsonread.Node) Verdict {
-	return v457(n)
+// v234: orchmsg/notify-task-cancelled.schema.json#/properties/timestamp
+func v234(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v340: orchmsg/notify-task-cancelled.schema.json#/properties/type
-func v340(n *jsonread.Node) Verdict {
+// v235: orchmsg/notify-task-cancelled.schema.json#/properties/type
+func v235(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k62)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k37)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v341: orchmsg/request-ask-user.schema.json#/properties/agentId
-func v341(n *jsonread.Node) Verdict {
-	return v451(n)
+// v236: orchmsg/request-ask-user.schema.json#/properties/agentId
+func v236(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v342: orchmsg/request-ask-user.schema.json#/properties/id
-func v342(n *jsonread.Node) Verdict {
-	return v452(n)
+// v237: orchmsg/request-ask-user.schema.json#/properties/id
+func v237(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v343: orchmsg/request-ask-user.schema.json#/properties/payload
-func v343(n *jsonread.Node) Verdict {
+// v238: orchmsg/request-ask-user.schema.json#/properties/payload
+func v238(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("options"); m != nil {
-			if r = and(r, v472(m)); r == Invalid {
+			if r = and(r, v338(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("question"); m != nil {
-			if r = and(r, v473(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timeout"); m != nil {
-			if r = and(r, v474(m)); r == Invalid {
+			if r = and(r, v337(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5660,39 +4603,39 @@ func v343(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v344: orchmsg/request-ask-user.schema.json#/properties/timestamp
-func v344(n *jsonread.Node) Verdict {
-	return v457(n)
+// v239: orchmsg/request-ask-user.schema.json#/properties/timestamp
+func v239(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v345: orchmsg/request-ask-user.schema.json#/properties/type
-func v345(n *jsonread.Node) Verdict {
+// v240: orchmsg/request-ask-user.schema.json#/properties/type
+func v240(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k63)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k38)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v346: orchmsg/request-get-task.schema.json#/properties/agentId
-func v346(n *jsonread.Node) Verdict {
-	return v451(n)
+// v241: orchmsg/request-get-task.schema.json#/properties/agentId
+func v241(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v347: orchmsg/request-get-task.schema.json#/properties/id
-func v347(n *jsonread.Node) Verdict {
-	return v452(n)
+// v242: orchmsg/request-get-task.schema.json#/properties/id
+func v242(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v348: orchmsg/request-get-task.schema.json#/properties/payload
-func v348(n *jsonread.Node) Verdict {
+// v243: orchmsg/request-get-task.schema.json#/properties/payload
+func v243(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v475(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5703,49 +4646,49 @@ func v348(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v349: orchmsg/request-get-task.schema.json#/properties/timestamp
-func v349(n *jsonread.Node) Verdict {
-	return v457(n)
+// v244: orchmsg/request-get-task.schema.json#/properties/timestamp
+func v244(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v350: orchmsg/request-get-task.schema.json#/properties/type
-func v350(n *jsonread.Node) Verdict {
+// v245: orchmsg/request-get-task.schema.json#/properties/type
+func v245(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k64)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k39)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v351: orchmsg/request-query-agents.schema.json#/properties/agentId
-func v351(n *jsonread.Node) Verdict {
-	return v451(n)
+// v246: orchmsg/request-query-agents.schema.json#/properties/agentId
+func v246(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v352: orchmsg/request-query-agents.schema.json#/properties/id
-func v352(n *jsonread.Node) Verdict {
-	return v452(n)
+// v247: orchmsg/request-query-agents.schema.json#/properties/id
+func v247(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v353: orchmsg/request-query-agents.schema.json#/properties/payload
-func v353(n *jsonread.Node) Verdict {
+// v248: orchmsg/request-query-agents.schema.json#/properties/payload
+func v248(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("capabilities"); m != nil {
-			if r = and(r, v476(m)); r == Invalid {
+			if r = and(r, v339(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("role"); m != nil {
-			if r = and(r, v477(m)); r == Invalid {
+			if r = and(r, v340(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v478(m)); r == Invalid {
+			if r = and(r, v341(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5753,49 +4696,49 @@ func v353(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v354: orchmsg/request-query-agents.schema.json#/properties/timestamp
-func v354(n *jsonread.Node) Verdict {
-	return v457(n)
+// v249: orchmsg/request-query-agents.schema.json#/properties/timestamp
+func v249(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v355: orchmsg/request-query-agents.schema.json#/properties/type
-func v355(n *jsonread.Node) Verdict {
+// v250: orchmsg/request-query-agents.schema.json#/properties/type
+func v250(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k65)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k40)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v356: orchmsg/request-query-tasks.schema.json#/properties/agentId
-func v356(n *jsonread.Node) Verdict {
-	return v451(n)
+// v251: orchmsg/request-query-tasks.schema.json#/properties/agentId
+func v251(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v357: orchmsg/request-query-tasks.schema.json#/properties/id
-func v357(n *jsonread.Node) Verdict {
-	return v452(n)
+// v252: orchmsg/request-query-tasks.schema.json#/properties/id
+func v252(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v358: orchmsg/request-query-tasks.schema.json#/properties/payload
-func v358(n *jsonread.Node) Verdict {
+// v253: orchmsg/request-query-tasks.schema.json#/properties/payload
+func v253(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("limit"); m != nil {
-			if r = and(r, v479(m)); r == Invalid {
+			if r = and(r, v277(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("requiredRole"); m != nil {
-			if r = and(r, v480(m)); r == Invalid {
+			if r = and(r, v342(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v481(m)); r == Invalid {
+			if r = and(r, v343(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5803,74 +4746,74 @@ func v358(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v359: orchmsg/request-query-tasks.schema.json#/properties/timestamp
-func v359(n *jsonread.Node) Verdict {
-	return v457(n)
+// v254: orchmsg/request-query-tasks.schema.json#/properties/timestamp
+func v254(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v360: orchmsg/request-query-tasks.schema.json#/properties/type
-func v360(n *jsonread.Node) Verdict {
+// v255: orchmsg/request-query-tasks.schema.json#/properties/type
+func v255(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k66)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k41)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v361: orchmsg/request-submit-task.schema.json#/properties/agentId
-func v361(n *jsonread.Node) Verdict {
-	return v451(n)
+// v256: orchmsg/request-submit-task.schema.json#/properties/agentId
+func v256(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v362: orchmsg/request-submit-task.schema.json#/properties/id
-func v362(n *jsonread.Node) Verdict {
-	return v452(n)
+// v257: orchmsg/request-submit-task.schema.json#/properties/id
+func v257(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v363: orchmsg/request-submit-task.schema.json#/properties/payload
-func v363(n *jsonread.Node) Verdict {
+// v258: orchmsg/request-submit-task.schema.json#/properties/payload
+func v258(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("dependencies"); m != nil {
-			if r = and(r, v482(m)); r == Invalid {
+			if r = and(r, v344(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v483(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v484(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v485(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("priority"); m != nil {
-			if r = and(r, v486(m)); r == Invalid {
+			if r = and(r, v345(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("requiredCapabilities"); m != nil {
-			if r = and(r, v487(m)); r == Invalid {
+			if r = and(r, v344(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("requiredRole"); m != nil {
-			if r = and(r, v488(m)); r == Invalid {
+			if r = and(r, v346(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v489(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5884,49 +4827,49 @@ func v363(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v364: orchmsg/request-submit-task.schema.json#/properties/timestamp
-func v364(n *jsonread.Node) Verdict {
-	return v457(n)
+// v259: orchmsg/request-submit-task.schema.json#/properties/timestamp
+func v259(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v365: orchmsg/request-submit-task.schema.json#/properties/type
-func v365(n *jsonread.Node) Verdict {
+// v260: orchmsg/request-submit-task.schema.json#/properties/type
+func v260(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k67)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k42)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v366: orchmsg/response-error.schema.json#/properties/agentId
-func v366(n *jsonread.Node) Verdict {
-	return v451(n)
+// v261: orchmsg/response-error.schema.json#/properties/agentId
+func v261(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v367: orchmsg/response-error.schema.json#/properties/correlationId
-func v367(n *jsonread.Node) Verdict {
-	return v452(n)
+// v262: orchmsg/response-error.schema.json#/properties/correlationId
+func v262(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v368: orchmsg/response-error.schema.json#/properties/error
-func v368(n *jsonread.Node) Verdict {
+// v263: orchmsg/response-error.schema.json#/properties/error
+func v263(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("code"); m != nil {
-			if r = and(r, v490(m)); r == Invalid {
+			if r = and(r, v347(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("details"); m != nil {
-			if r = and(r, v491(m)); r == Invalid {
+			if r = and(r, v275(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v492(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5940,69 +4883,59 @@ func v368(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v369: orchmsg/response-error.schema.json#/properties/id
-func v369(n *jsonread.Node) Verdict {
-	return v452(n)
+// v264: orchmsg/response-error.schema.json#/properties/timestamp
+func v264(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v370: orchmsg/response-error.schema.json#/properties/timestamp
-func v370(n *jsonread.Node) Verdict {
-	return v457(n)
-}
-
-// v371: orchmsg/response-error.schema.json#/properties/type
-func v371(n *jsonread.Node) Verdict {
+// v265: orchmsg/response-error.schema.json#/properties/type
+func v265(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k68)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k43)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v372: orchmsg/response-success.schema.json#/properties/agentId
-func v372(n *jsonread.Node) Verdict {
-	return v451(n)
+// v266: orchmsg/response-success.schema.json#/properties/agentId
+func v266(n *jsonread.Node) Verdict {
+	return v331(n)
 }
 
-// v373: orchmsg/response-success.schema.json#/properties/correlationId
-func v373(n *jsonread.Node) Verdict {
-	return v452(n)
+// v267: orchmsg/response-success.schema.json#/properties/correlationId
+func v267(n *jsonread.Node) Verdict {
+	return v332(n)
 }
 
-// v374: orchmsg/response-success.schema.json#/properties/id
-func v374(n *jsonread.Node) Verdict {
-	return v452(n)
-}
-
-// v375: orchmsg/response-success.schema.json#/properties/payload
-func v375(n *jsonread.Node) Verdict {
+// v268: orchmsg/response-success.schema.json#/properties/payload
+func v268(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agents"); m != nil {
-			if r = and(r, v493(m)); r == Invalid {
+			if r = and(r, v348(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("answer"); m != nil {
-			if r = and(r, v494(m)); r == Invalid {
+			if r = and(r, v275(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v495(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task"); m != nil {
-			if r = and(r, v496(m)); r == Invalid {
+			if r = and(r, v349(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("tasks"); m != nil {
-			if r = and(r, v497(m)); r == Invalid {
+			if r = and(r, v350(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6010,31 +4943,31 @@ func v375(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v376: orchmsg/response-success.schema.json#/properties/timestamp
-func v376(n *jsonread.Node) Verdict {
-	return v457(n)
+// v269: orchmsg/response-success.schema.json#/properties/timestamp
+func v269(n *jsonread.Node) Verdict {
+	return v334(n)
 }
 
-// v377: orchmsg/response-success.schema.json#/properties/type
-func v377(n *jsonread.Node) Verdict {
+// v270: orchmsg/response-success.schema.json#/properties/type
+func v270(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k69)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k44)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v378: transcript/record.schema.json#/properties/aopkit
-func v378(n *jsonread.Node) Verdict {
+// v271: transcript/record.schema.json#/properties/aopkit
+func v271(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k70)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k45)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v379: transcript/record.schema.json#/properties/at
-func v379(n *jsonread.Node) Verdict {
+// v272: transcript/record.schema.json#/properties/at
+func v272(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -6045,56 +4978,47 @@ func v379(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v380: transcript/record.schema.json#/properties/detail
-func v380(n *jsonread.Node) Verdict {
+// v273: transcript/record.schema.json#/properties/event
+func v273(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k46)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v381: transcript/record.schema.json#/properties/event
-func v381(n *jsonread.Node) Verdict {
+// v274: transcript/record.schema.json#/properties/from
+func v274(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k71)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k47)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v382: transcript/record.schema.json#/properties/from
-func v382(n *jsonread.Node) Verdict {
+// v275: transcript/record.schema.json#/properties/msg
+func v275(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k72)); r == Invalid {
+	return r
+}
+
+// v276: transcript/record.schema.json#/properties/protocol
+func v276(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k48)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v383: transcript/record.schema.json#/properties/msg
-func v383(n *jsonread.Node) Verdict {
-	r := Valid
-	return r
-}
-
-// v384: transcript/record.schema.json#/properties/protocol
-func v384(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k73)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v385: transcript/record.schema.json#/properties/seq
-func v385(n *jsonread.Node) Verdict {
+// v277: transcript/record.schema.json#/properties/seq
+func v277(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k74.cmp(n.Str); !ok {
+		if c, ok := k49.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -6103,35 +5027,8 @@ func v385(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v386: transcript/record.schema.json#/properties/session
-func v386(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v387: transcript/record.schema.json#/properties/stream
-func v387(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v388: transcript/record.schema.json#/properties/text
-func v388(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v389: transcript/record.schema.json#/oneOf/0
-func v389(n *jsonread.Node) Verdict {
+// v278: transcript/record.schema.json#/oneOf/0
+func v278(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if n.Get("msg") == nil {
@@ -6141,8 +5038,8 @@ func v389(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v390: transcript/record.schema.json#/oneOf/1
-func v390(n *jsonread.Node) Verdict {
+// v279: transcript/record.schema.json#/oneOf/1
+func v279(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if n.Get("text") == nil {
@@ -6152,8 +5049,8 @@ func v390(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v391: transcript/record.schema.json#/oneOf/2
-func v391(n *jsonread.Node) Verdict {
+// v280: transcript/record.schema.json#/oneOf/2
+func v280(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if n.Get("event") == nil {
@@ -6163,40 +5060,40 @@ func v391(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v392: aof/common.schema.json#/definitions/CompletionReportPayload
-func v392(n *jsonread.Node) Verdict {
+// v281: aof/common.schema.json#/definitions/CompletionReportPayload
+func v281(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("blockers"); m != nil {
-			if r = and(r, v498(m)); r == Invalid {
+			if r = and(r, v351(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("deliverables"); m != nil {
-			if r = and(r, v499(m)); r == Invalid {
+			if r = and(r, v351(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("notes"); m != nil {
-			if r = and(r, v500(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("outcome"); m != nil {
-			if r = and(r, v501(m)); r == Invalid {
+			if r = and(r, v352(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("summaryRef"); m != nil {
-			if r = and(r, v502(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("tests"); m != nil {
-			if r = and(r, v503(m)); r == Invalid {
+			if r = and(r, v353(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6216,8 +5113,8 @@ func v392(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v393: aof/common.schema.json#/definitions/DateTime
-func v393(n *jsonread.Node) Verdict {
+// v282: aof/common.schema.json#/definitions/DateTime
+func v282(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -6225,39 +5122,39 @@ func v393(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v394: aof/common.schema.json#/definitions/TaskId
-func v394(n *jsonread.Node) Verdict {
+// v283: aof/common.schema.json#/definitions/TaskId
+func v283(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k75().MatchString(n.Str) {
+		if !k50().MatchString(n.Str) {
 			return Invalid
 		}
 	}
 	return r
 }
 
-// v395: aof/common.schema.json#/definitions/HandoffAckPayload
-func v395(n *jsonread.Node) Verdict {
+// v284: aof/common.schema.json#/definitions/HandoffAckPayload
+func v284(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("accepted"); m != nil {
-			if r = and(r, v504(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reason"); m != nil {
-			if r = and(r, v505(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v506(m)); r == Invalid {
+			if r = and(r, v354(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6271,55 +5168,55 @@ func v395(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v396: aof/common.schema.json#/definitions/HandoffRequestPayload
-func v396(n *jsonread.Node) Verdict {
+// v285: aof/common.schema.json#/definitions/HandoffRequestPayload
+func v285(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("acceptanceCriteria"); m != nil {
-			if r = and(r, v507(m)); r == Invalid {
+			if r = and(r, v351(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("constraints"); m != nil {
-			if r = and(r, v508(m)); r == Invalid {
+			if r = and(r, v351(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("contextRefs"); m != nil {
-			if r = and(r, v509(m)); r == Invalid {
+			if r = and(r, v351(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("dueBy"); m != nil {
-			if r = and(r, v510(m)); r == Invalid {
+			if r = and(r, v355(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expectedOutputs"); m != nil {
-			if r = and(r, v511(m)); r == Invalid {
+			if r = and(r, v351(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v512(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("parentTaskId"); m != nil {
-			if r = and(r, v513(m)); r == Invalid {
+			if r = and(r, v354(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v514(m)); r == Invalid {
+			if r = and(r, v354(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v515(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6342,15 +5239,15 @@ func v396(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v397: aof/common.schema.json#/definitions/StringList
-func v397(n *jsonread.Node) Verdict {
+// v286: aof/common.schema.json#/definitions/StringList
+func v286(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v516(it)); r == Invalid {
+			if r = and(r, v64(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6358,61 +5255,34 @@ func v397(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v398: aof/run.schema.json#/properties/artifactPaths/properties/inputs
-func v398(n *jsonread.Node) Verdict {
+// v287: aof/common.schema.json#/definitions/CompletionOutcome
+func v287(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k51)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v399: aof/run.schema.json#/properties/artifactPaths/properties/output
-func v399(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v400: aof/run.schema.json#/properties/artifactPaths/properties/work
-func v400(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v401: aof/common.schema.json#/definitions/CompletionOutcome
-func v401(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v402: aof/common.schema.json#/definitions/TestReport
-func v402(n *jsonread.Node) Verdict {
+// v288: aof/common.schema.json#/definitions/TestReport
+func v288(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("failed"); m != nil {
-			if r = and(r, v517(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("passed"); m != nil {
-			if r = and(r, v518(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("total"); m != nil {
-			if r = and(r, v519(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6429,40 +5299,40 @@ func v402(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v403: aof/common.schema.json#/definitions/StatusUpdatePayload
-func v403(n *jsonread.Node) Verdict {
+// v289: aof/common.schema.json#/definitions/StatusUpdatePayload
+func v289(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v520(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("blockers"); m != nil {
-			if r = and(r, v521(m)); r == Invalid {
+			if r = and(r, v351(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("notes"); m != nil {
-			if r = and(r, v522(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("progress"); m != nil {
-			if r = and(r, v523(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v524(m)); r == Invalid {
+			if r = and(r, v356(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v525(m)); r == Invalid {
+			if r = and(r, v354(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6476,36 +5346,18 @@ func v403(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v404: aop-output/report.schema.json#/properties/bullets/items
-func v404(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v290: aop-output/report.schema.json#/properties/timestamps/properties/end
+func v290(n *jsonread.Node) Verdict {
+	return v357(n)
 }
 
-// v405: aop-output/report.schema.json#/properties/metrics/additionalProperties
-func v405(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v291: aop-output/report.schema.json#/properties/timestamps/properties/start
+func v291(n *jsonread.Node) Verdict {
+	return v357(n)
 }
 
-// v406: aop-output/report.schema.json#/properties/timestamps/properties/end
-func v406(n *jsonread.Node) Verdict {
-	return v526(n)
-}
-
-// v407: aop-output/report.schema.json#/properties/timestamps/properties/start
-func v407(n *jsonread.Node) Verdict {
-	return v526(n)
-}
-
-// v408: aop2/common.schema.json#/definitions/OptString
-func v408(n *jsonread.Node) Verdict {
+// v292: aop2/common.schema.json#/definitions/OptString
+func v292(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
@@ -6513,24 +5365,24 @@ func v408(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v409: aop2/common.schema.json#/definitions/OptExtensions
-func v409(n *jsonread.Node) Verdict {
-	return v527(n)
+// v293: aop2/common.schema.json#/definitions/OptExtensions
+func v293(n *jsonread.Node) Verdict {
+	return v358(n)
 }
 
-// v410: aop2/common.schema.json#/definitions/Percentage
-func v410(n *jsonread.Node) Verdict {
+// v294: aop2/common.schema.json#/definitions/Percentage
+func v294(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k77.cmp(n.Str); !ok {
+		if c, ok := k52.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
 		}
-		if c, ok := k78.cmp(n.Str); !ok {
+		if c, ok := k53.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c > 0 {
 			return Invalid
@@ -6539,8 +5391,8 @@ func v410(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v411: aop2/common.schema.json#/definitions/Timestamp
-func v411(n *jsonread.Node) Verdict {
+// v295: aop2/common.schema.json#/definitions/Timestamp
+func v295(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -6548,36 +5400,31 @@ func v411(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v412: aop2/common.schema.json#/definitions/Priority
-func v412(n *jsonread.Node) Verdict {
+// v296: aop2/common.schema.json#/definitions/Priority
+func v296(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k79)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k54)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v413: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/current_checkpoint
-func v413(n *jsonread.Node) Verdict {
-	return v408(n)
+// v297: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/current_checkpoint
+func v297(n *jsonread.Node) Verdict {
+	return v292(n)
 }
 
-// v414: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/current_phase
-func v414(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v415: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/estimated_time_remaining_seconds
-func v415(n *jsonread.Node) Verdict {
+// v298: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/estimated_time_remaining_seconds
+func v298(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k80.cmp(n.Str); !ok {
+		if c, ok := k55.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -6586,45 +5433,35 @@ func v415(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v416: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/extensions
-func v416(n *jsonread.Node) Verdict {
-	return v409(n)
+// v299: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/percentage
+func v299(n *jsonread.Node) Verdict {
+	return v294(n)
 }
 
-// v417: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/message
-func v417(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v418: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/percentage
-func v418(n *jsonread.Node) Verdict {
-	return v410(n)
-}
-
-// v419: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items
-func v419(n *jsonread.Node) Verdict {
+// v300: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items
+func v300(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v528(m)); r == Invalid {
+			if r = and(r, v120(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("path"); m != nil {
-			if r = and(r, v529(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("restored_from"); m != nil {
-			if r = and(r, v530(m)); r == Invalid {
+			if r = and(r, v359(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v531(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6635,51 +5472,42 @@ func v419(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v420: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/audit_trail/properties/storage_path
-func v420(n *jsonread.Node) Verdict {
+// v301: aop2/common.schema.json#/definitions/EventName
+func v301(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
+		return Invalid
+	}
+	if r = and(r, oneOfScalars(n, k56)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v421: aop2/common.schema.json#/definitions/EventName
-func v421(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k81)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v422: aop2/common.schema.json#/definitions/Agent
-func v422(n *jsonread.Node) Verdict {
+// v302: aop2/common.schema.json#/definitions/Agent
+func v302(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v532(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("model"); m != nil {
-			if r = and(r, v533(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v534(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("provider"); m != nil {
-			if r = and(r, v535(m)); r == Invalid {
+			if r = and(r, v361(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6696,45 +5524,45 @@ func v422(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v423: aop2/response.schema.json#/properties/checkpoint_results/items
-func v423(n *jsonread.Node) Verdict {
-	return v536(n)
+// v303: aop2/response.schema.json#/properties/checkpoint_results/items
+func v303(n *jsonread.Node) Verdict {
+	return v362(n)
 }
 
-// v424: aop2/common.schema.json#/definitions/CostTracking
-func v424(n *jsonread.Node) Verdict {
+// v304: aop2/common.schema.json#/definitions/CostTracking
+func v304(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("actual_cost_usd"); m != nil {
-			if r = and(r, v537(m)); r == Invalid {
+			if r = and(r, v298(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("estimated_cost_usd"); m != nil {
-			if r = and(r, v538(m)); r == Invalid {
+			if r = and(r, v298(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v539(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("model_pricing_tier"); m != nil {
-			if r = and(r, v540(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("tokens_input"); m != nil {
-			if r = and(r, v541(m)); r == Invalid {
+			if r = and(r, v364(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("tokens_output"); m != nil {
-			if r = and(r, v542(m)); r == Invalid {
+			if r = and(r, v364(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6742,35 +5570,35 @@ func v424(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v425: aop2/common.schema.json#/definitions/ErrorDetails
-func v425(n *jsonread.Node) Verdict {
+// v305: aop2/common.schema.json#/definitions/ErrorDetails
+func v305(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("error_code"); m != nil {
-			if r = and(r, v543(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v544(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v545(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("recovery_suggestions"); m != nil {
-			if r = and(r, v546(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("stack_trace"); m != nil {
-			if r = and(r, v547(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6784,40 +5612,40 @@ func v425(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v426: aop2/common.schema.json#/definitions/ExecutionSummary
-func v426(n *jsonread.Node) Verdict {
+// v306: aop2/common.schema.json#/definitions/ExecutionSummary
+func v306(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("actions"); m != nil {
-			if r = and(r, v548(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("errors"); m != nil {
-			if r = and(r, v549(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v550(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("output_artifacts"); m != nil {
-			if r = and(r, v551(m)); r == Invalid {
+			if r = and(r, v365(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("summary"); m != nil {
-			if r = and(r, v552(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("warnings"); m != nil {
-			if r = and(r, v553(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6825,25 +5653,25 @@ func v426(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v427: aop2/common.schema.json#/definitions/ProgressLog
-func v427(n *jsonread.Node) Verdict {
+// v307: aop2/common.schema.json#/definitions/ProgressLog
+func v307(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v554(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("last_progress_event_at"); m != nil {
-			if r = and(r, v555(m)); r == Invalid {
+			if r = and(r, v366(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("progress_percentage"); m != nil {
-			if r = and(r, v556(m)); r == Invalid {
+			if r = and(r, v367(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6851,30 +5679,30 @@ func v427(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v428: aop2/common.schema.json#/definitions/TaskStatus
-func v428(n *jsonread.Node) Verdict {
+// v308: aop2/common.schema.json#/definitions/TaskStatus
+func v308(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v557(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("final_signal"); m != nil {
-			if r = and(r, v558(m)); r == Invalid {
+			if r = and(r, v368(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v559(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("state"); m != nil {
-			if r = and(r, v560(m)); r == Invalid {
+			if r = and(r, v369(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6882,35 +5710,35 @@ func v428(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v429: aop2/common.schema.json#/definitions/Timing
-func v429(n *jsonread.Node) Verdict {
+// v309: aop2/common.schema.json#/definitions/Timing
+func v309(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("completed_at"); m != nil {
-			if r = and(r, v561(m)); r == Invalid {
+			if r = and(r, v370(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("duration_seconds"); m != nil {
-			if r = and(r, v562(m)); r == Invalid {
+			if r = and(r, v337(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v563(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("retries_attempted"); m != nil {
-			if r = and(r, v564(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("started_at"); m != nil {
-			if r = and(r, v565(m)); r == Invalid {
+			if r = and(r, v370(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6918,55 +5746,55 @@ func v429(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v430: aop2/common.schema.json#/definitions/ExecutionPolicy
-func v430(n *jsonread.Node) Verdict {
+// v310: aop2/common.schema.json#/definitions/ExecutionPolicy
+func v310(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("abort_on_first_critical_error"); m != nil {
-			if r = and(r, v566(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("alternative_models"); m != nil {
-			if r = and(r, v567(m)); r == Invalid {
+			if r = and(r, v371(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("auto_terminate_on_timeout"); m != nil {
-			if r = and(r, v568(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v569(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("heartbeat"); m != nil {
-			if r = and(r, v570(m)); r == Invalid {
+			if r = and(r, v372(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_retries"); m != nil {
-			if r = and(r, v571(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("on_failure"); m != nil {
-			if r = and(r, v572(m)); r == Invalid {
+			if r = and(r, v373(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("retry_backoff_seconds"); m != nil {
-			if r = and(r, v573(m)); r == Invalid {
+			if r = and(r, v374(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timeout_seconds"); m != nil {
-			if r = and(r, v574(m)); r == Invalid {
+			if r = and(r, v375(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6974,40 +5802,40 @@ func v430(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v431: aop2/common.schema.json#/definitions/GuardRails
-func v431(n *jsonread.Node) Verdict {
+// v311: aop2/common.schema.json#/definitions/GuardRails
+func v311(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("abort_on_first_critical_error"); m != nil {
-			if r = and(r, v575(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("auto_terminate_on_timeout"); m != nil {
-			if r = and(r, v576(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v577(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("require_final_signal"); m != nil {
-			if r = and(r, v578(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("require_minimal_report"); m != nil {
-			if r = and(r, v579(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timeout_seconds"); m != nil {
-			if r = and(r, v580(m)); r == Invalid {
+			if r = and(r, v375(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7015,35 +5843,35 @@ func v431(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v432: aop2/common.schema.json#/definitions/OrchestrationMetadata
-func v432(n *jsonread.Node) Verdict {
+// v312: aop2/common.schema.json#/definitions/OrchestrationMetadata
+func v312(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v581(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("initiator"); m != nil {
-			if r = and(r, v582(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("notes"); m != nil {
-			if r = and(r, v583(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("spec_author"); m != nil {
-			if r = and(r, v584(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("tags"); m != nil {
-			if r = and(r, v585(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7051,45 +5879,45 @@ func v432(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v433: aop2/task.schema.json#/properties/phases/items
-func v433(n *jsonread.Node) Verdict {
-	return v586(n)
+// v313: aop2/task.schema.json#/properties/phases/items
+func v313(n *jsonread.Node) Verdict {
+	return v376(n)
 }
 
-// v434: aop2/common.schema.json#/definitions/Session
-func v434(n *jsonread.Node) Verdict {
+// v314: aop2/common.schema.json#/definitions/Session
+func v314(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("created_at"); m != nil {
-			if r = and(r, v587(m)); r == Invalid {
+			if r = and(r, v370(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v588(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("orchestrator"); m != nil {
-			if r = and(r, v589(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("origin"); m != nil {
-			if r = and(r, v590(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v591(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("workflow_pattern"); m != nil {
-			if r = and(r, v592(m)); r == Invalid {
+			if r = and(r, v377(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7109,45 +5937,45 @@ func v434(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v435: aop2/common.schema.json#/definitions/Target
-func v435(n *jsonread.Node) Verdict {
+// v315: aop2/common.schema.json#/definitions/Target
+func v315(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent_name"); m != nil {
-			if r = and(r, v593(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("capabilities"); m != nil {
-			if r = and(r, v594(m)); r == Invalid {
+			if r = and(r, v378(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("execution_profile"); m != nil {
-			if r = and(r, v595(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v596(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("model"); m != nil {
-			if r = and(r, v597(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("provider"); m != nil {
-			if r = and(r, v598(m)); r == Invalid {
+			if r = and(r, v361(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("role"); m != nil {
-			if r = and(r, v599(m)); r == Invalid {
+			if r = and(r, v379(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7167,80 +5995,80 @@ func v435(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v436: aop2/common.schema.json#/definitions/Task
-func v436(n *jsonread.Node) Verdict {
+// v316: aop2/common.schema.json#/definitions/Task
+func v316(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("access"); m != nil {
-			if r = and(r, v600(m)); r == Invalid {
+			if r = and(r, v380(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("attempt"); m != nil {
-			if r = and(r, v601(m)); r == Invalid {
+			if r = and(r, v277(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("budgets"); m != nil {
-			if r = and(r, v602(m)); r == Invalid {
+			if r = and(r, v381(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("category"); m != nil {
-			if r = and(r, v603(m)); r == Invalid {
+			if r = and(r, v382(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("complexity"); m != nil {
-			if r = and(r, v604(m)); r == Invalid {
+			if r = and(r, v383(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("constraints"); m != nil {
-			if r = and(r, v605(m)); r == Invalid {
+			if r = and(r, v384(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("environment"); m != nil {
-			if r = and(r, v606(m)); r == Invalid {
+			if r = and(r, v385(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expected_outputs"); m != nil {
-			if r = and(r, v607(m)); r == Invalid {
+			if r = and(r, v386(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v608(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v609(m)); r == Invalid {
+			if r = and(r, v387(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("objective"); m != nil {
-			if r = and(r, v610(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("parent_task_id"); m != nil {
-			if r = and(r, v611(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("priority"); m != nil {
-			if r = and(r, v612(m)); r == Invalid {
+			if r = and(r, v388(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v613(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7263,25 +6091,25 @@ func v436(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v437: aos/common.schema.json#/definitions/JSONRPCError
-func v437(n *jsonread.Node) Verdict {
+// v317: aos/common.schema.json#/definitions/JSONRPCError
+func v317(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("code"); m != nil {
-			if r = and(r, v614(m)); r == Invalid {
+			if r = and(r, v389(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("data"); m != nil {
-			if r = and(r, v615(m)); r == Invalid {
+			if r = and(r, v275(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v616(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7295,8 +6123,8 @@ func v437(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v438: aos/common.schema.json#/definitions/ResponseId
-func v438(n *jsonread.Node) Verdict {
+// v318: aos/common.schema.json#/definitions/ResponseId
+func v318(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeInteger|typeNull)); r == Invalid {
 		return Invalid
@@ -7304,17 +6132,17 @@ func v438(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v439: aos/common.schema.json#/definitions/JSONRPCVersion
-func v439(n *jsonread.Node) Verdict {
+// v319: aos/common.schema.json#/definitions/JSONRPCVersion
+func v319(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k82)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k57)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v440: aos/common.schema.json#/definitions/RequestId
-func v440(n *jsonread.Node) Verdict {
+// v320: aos/common.schema.json#/definitions/RequestId
+func v320(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeInteger)); r == Invalid {
 		return Invalid
@@ -7322,25 +6150,25 @@ func v440(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v441: aos/common.schema.json#/definitions/PingParams
-func v441(n *jsonread.Node) Verdict {
+// v321: aos/common.schema.json#/definitions/PingParams
+func v321(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v617(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timeout"); m != nil {
-			if r = and(r, v618(m)); r == Invalid {
+			if r = and(r, v389(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v619(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7351,20 +6179,20 @@ func v441(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v442: aos/common.schema.json#/definitions/WrappedParams
-func v442(n *jsonread.Node) Verdict {
+// v322: aos/common.schema.json#/definitions/WrappedParams
+func v322(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v620(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v621(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7375,30 +6203,30 @@ func v442(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v443: aos/common.schema.json#/definitions/PingRequestResult
-func v443(n *jsonread.Node) Verdict {
+// v323: aos/common.schema.json#/definitions/PingRequestResult
+func v323(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v622(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v623(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v624(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v625(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7415,40 +6243,40 @@ func v443(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v444: aos/common.schema.json#/definitions/AOSSuccessResult
-func v444(n *jsonread.Node) Verdict {
+// v324: aos/common.schema.json#/definitions/AOSSuccessResult
+func v324(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("data"); m != nil {
-			if r = and(r, v626(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("decision"); m != nil {
-			if r = and(r, v627(m)); r == Invalid {
+			if r = and(r, v392(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v628(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("modifiedRequest"); m != nil {
-			if r = and(r, v629(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasonCode"); m != nil {
-			if r = and(r, v630(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v631(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7462,20 +6290,20 @@ func v444(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v445: aos/common.schema.json#/definitions/AgentTriggerParams
-func v445(n *jsonread.Node) Verdict {
+// v325: aos/common.schema.json#/definitions/AgentTriggerParams
+func v325(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v632(m)); r == Invalid {
+			if r = and(r, v393(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("trigger"); m != nil {
-			if r = and(r, v633(m)); r == Invalid {
+			if r = and(r, v394(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7489,25 +6317,25 @@ func v445(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v446: aos/common.schema.json#/definitions/KnowledgeRetrievalParams
-func v446(n *jsonread.Node) Verdict {
+// v326: aos/common.schema.json#/definitions/KnowledgeRetrievalParams
+func v326(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v634(m)); r == Invalid {
+			if r = and(r, v393(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("knowledgeStep"); m != nil {
-			if r = and(r, v635(m)); r == Invalid {
+			if r = and(r, v395(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v636(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7521,25 +6349,25 @@ func v446(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v447: aos/common.schema.json#/definitions/MemoryParams
-func v447(n *jsonread.Node) Verdict {
+// v327: aos/common.schema.json#/definitions/MemoryParams
+func v327(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v637(m)); r == Invalid {
+			if r = and(r, v393(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("memory"); m != nil {
-			if r = and(r, v638(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v639(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7553,30 +6381,30 @@ func v447(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v448: aos/common.schema.json#/definitions/MessageParams
-func v448(n *jsonread.Node) Verdict {
+// v328: aos/common.schema.json#/definitions/MessageParams
+func v328(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("citation"); m != nil {
-			if r = and(r, v640(m)); r == Invalid {
+			if r = and(r, v396(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v641(m)); r == Invalid {
+			if r = and(r, v393(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v642(m)); r == Invalid {
+			if r = and(r, v397(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v643(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7593,25 +6421,25 @@ func v448(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v449: aos/common.schema.json#/definitions/ToolCallRequestParams
-func v449(n *jsonread.Node) Verdict {
+// v329: aos/common.schema.json#/definitions/ToolCallRequestParams
+func v329(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v644(m)); r == Invalid {
+			if r = and(r, v393(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v645(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toolCallRequest"); m != nil {
-			if r = and(r, v646(m)); r == Invalid {
+			if r = and(r, v398(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7625,25 +6453,25 @@ func v449(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v450: aos/common.schema.json#/definitions/ToolCallResultParams
-func v450(n *jsonread.Node) Verdict {
+// v330: aos/common.schema.json#/definitions/ToolCallResultParams
+func v330(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v647(m)); r == Invalid {
+			if r = and(r, v393(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("executionId"); m != nil {
-			if r = and(r, v648(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("result"); m != nil {
-			if r = and(r, v649(m)); r == Invalid {
+			if r = and(r, v399(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7660,8 +6488,8 @@ func v450(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v451: orchmsg/common.schema.json#/definitions/AgentId
-func v451(n *jsonread.Node) Verdict {
+// v331: orchmsg/common.schema.json#/definitions/AgentId
+func v331(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -7669,22 +6497,8 @@ func v451(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v452: orchmsg/common.schema.json#/definitions/Id
-func v452(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v453: orchmsg/event-error.schema.json#/properties/payload/properties/error
-func v453(n *jsonread.Node) Verdict {
+// v332: orchmsg/common.schema.json#/definitions/Id
+func v332(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -7697,8 +6511,8 @@ func v453(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v454: orchmsg/event-error.schema.json#/properties/payload/properties/recoverable
-func v454(n *jsonread.Node) Verdict {
+// v333: orchmsg/event-error.schema.json#/properties/payload/properties/recoverable
+func v333(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
 		return Invalid
@@ -7706,83 +6520,38 @@ func v454(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v455: orchmsg/event-error.schema.json#/properties/payload/properties/stack
-func v455(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v456: orchmsg/event-error.schema.json#/properties/payload/properties/taskId
-func v456(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v457: orchmsg/common.schema.json#/definitions/Timestamp
-func v457(n *jsonread.Node) Verdict {
+// v334: orchmsg/common.schema.json#/definitions/Timestamp
+func v334(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k83().MatchString(n.Str) {
+		if !k58().MatchString(n.Str) {
 			return Invalid
 		}
 	}
 	return r
 }
 
-// v458: orchmsg/event-log.schema.json#/properties/payload/properties/context
-func v458(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v335: orchmsg/event-log.schema.json#/properties/payload/properties/level
+func v335(n *jsonread.Node) Verdict {
+	return v400(n)
 }
 
-// v459: orchmsg/event-log.schema.json#/properties/payload/properties/level
-func v459(n *jsonread.Node) Verdict {
-	return v650(n)
-}
-
-// v460: orchmsg/event-log.schema.json#/properties/payload/properties/message
-func v460(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v461: orchmsg/event-progress.schema.json#/properties/payload/properties/message
-func v461(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v462: orchmsg/event-progress.schema.json#/properties/payload/properties/progress
-func v462(n *jsonread.Node) Verdict {
+// v336: orchmsg/event-progress.schema.json#/properties/payload/properties/progress
+func v336(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k84.cmp(n.Str); !ok {
+		if c, ok := k59.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
 		}
-		if c, ok := k85.cmp(n.Str); !ok {
+		if c, ok := k60.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c > 0 {
 			return Invalid
@@ -7791,51 +6560,14 @@ func v462(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v463: orchmsg/event-progress.schema.json#/properties/payload/properties/taskId
-func v463(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v464: orchmsg/event-question.schema.json#/properties/payload/properties/context
-func v464(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v465: orchmsg/event-question.schema.json#/properties/payload/properties/question
-func v465(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v466: orchmsg/notify-shutdown.schema.json#/properties/payload/properties/gracePeriod
-func v466(n *jsonread.Node) Verdict {
+// v337: orchmsg/notify-shutdown.schema.json#/properties/payload/properties/gracePeriod
+func v337(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k86.cmp(n.Str); !ok {
+		if c, ok := k61.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -7844,70 +6576,15 @@ func v466(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v467: orchmsg/notify-shutdown.schema.json#/properties/payload/properties/reason
-func v467(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v468: orchmsg/notify-task-assigned.schema.json#/properties/payload/properties/message
-func v468(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v469: orchmsg/notify-task-assigned.schema.json#/properties/payload/properties/taskId
-func v469(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v470: orchmsg/notify-task-cancelled.schema.json#/properties/payload/properties/reason
-func v470(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v471: orchmsg/notify-task-cancelled.schema.json#/properties/payload/properties/taskId
-func v471(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v472: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options
-func v472(n *jsonread.Node) Verdict {
+// v338: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options
+func v338(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v651(it)); r == Invalid {
+			if r = and(r, v401(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7915,473 +6592,134 @@ func v472(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v473: orchmsg/request-ask-user.schema.json#/properties/payload/properties/question
-func v473(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
+// v339: orchmsg/request-query-agents.schema.json#/properties/payload/properties/capabilities
+func v339(n *jsonread.Node) Verdict {
+	return v286(n)
 }
 
-// v474: orchmsg/request-ask-user.schema.json#/properties/payload/properties/timeout
-func v474(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k87.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v475: orchmsg/request-get-task.schema.json#/properties/payload/properties/taskId
-func v475(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v476: orchmsg/request-query-agents.schema.json#/properties/payload/properties/capabilities
-func v476(n *jsonread.Node) Verdict {
-	return v652(n)
-}
-
-// v477: orchmsg/request-query-agents.schema.json#/properties/payload/properties/role
-func v477(n *jsonread.Node) Verdict {
-	return v653(n)
-}
-
-// v478: orchmsg/request-query-agents.schema.json#/properties/payload/properties/status
-func v478(n *jsonread.Node) Verdict {
-	return v654(n)
-}
-
-// v479: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/limit
-func v479(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k88.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v480: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/requiredRole
-func v480(n *jsonread.Node) Verdict {
-	return v653(n)
-}
-
-// v481: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/status
-func v481(n *jsonread.Node) Verdict {
-	return v655(n)
-}
-
-// v482: orchmsg/request-submit-task.schema.json#/properties/payload/properties/dependencies
-func v482(n *jsonread.Node) Verdict {
-	return v652(n)
-}
-
-// v483: orchmsg/request-submit-task.schema.json#/properties/payload/properties/description
-func v483(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v484: orchmsg/request-submit-task.schema.json#/properties/payload/properties/name
-func v484(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v485: orchmsg/request-submit-task.schema.json#/properties/payload/properties/payload
-func v485(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v486: orchmsg/request-submit-task.schema.json#/properties/payload/properties/priority
-func v486(n *jsonread.Node) Verdict {
-	return v656(n)
-}
-
-// v487: orchmsg/request-submit-task.schema.json#/properties/payload/properties/requiredCapabilities
-func v487(n *jsonread.Node) Verdict {
-	return v652(n)
-}
-
-// v488: orchmsg/request-submit-task.schema.json#/properties/payload/properties/requiredRole
-func v488(n *jsonread.Node) Verdict {
-	return v653(n)
-}
-
-// v489: orchmsg/request-submit-task.schema.json#/properties/payload/properties/type
-func v489(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v490: orchmsg/response-error.schema.json#/properties/error/properties/code
-func v490(n *jsonread.Node) Verdict {
-	return v657(n)
-}
-
-// v491: orchmsg/response-error.schema.json#/properties/error/properties/details
-func v491(n *jsonread.Node) Verdict {
-	r := Valid
-	return r
-}
-
-// v492: orchmsg/response-error.schema.json#/properties/error/properties/message
-func v492(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v493: orchmsg/response-success.schema.json#/properties/payload/properties/agents
-func v493(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v658(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v494: orchmsg/response-success.schema.json#/properties/payload/properties/answer
-func v494(n *jsonread.Node) Verdict {
-	r := Valid
-	return r
-}
-
-// v495: orchmsg/response-success.schema.json#/properties/payload/properties/metadata
-func v495(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v496: orchmsg/response-success.schema.json#/properties/payload/properties/task
-func v496(n *jsonread.Node) Verdict {
-	return v659(n)
-}
-
-// v497: orchmsg/response-success.schema.json#/properties/payload/properties/tasks
-func v497(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v660(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v498: aof/common.schema.json#/definitions/CompletionReportPayload/properties/blockers
-func v498(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v499: aof/common.schema.json#/definitions/CompletionReportPayload/properties/deliverables
-func v499(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v500: aof/common.schema.json#/definitions/CompletionReportPayload/properties/notes
-func v500(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v501: aof/common.schema.json#/definitions/CompletionReportPayload/properties/outcome
-func v501(n *jsonread.Node) Verdict {
-	return v401(n)
-}
-
-// v502: aof/common.schema.json#/definitions/CompletionReportPayload/properties/summaryRef
-func v502(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v503: aof/common.schema.json#/definitions/CompletionReportPayload/properties/tests
-func v503(n *jsonread.Node) Verdict {
+// v340: orchmsg/request-query-agents.schema.json#/properties/payload/properties/role
+func v340(n *jsonread.Node) Verdict {
 	return v402(n)
 }
 
-// v504: aof/common.schema.json#/definitions/HandoffAckPayload/properties/accepted
-func v504(n *jsonread.Node) Verdict {
+// v341: orchmsg/request-query-agents.schema.json#/properties/payload/properties/status
+func v341(n *jsonread.Node) Verdict {
+	return v403(n)
+}
+
+// v342: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/requiredRole
+func v342(n *jsonread.Node) Verdict {
+	return v402(n)
+}
+
+// v343: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/status
+func v343(n *jsonread.Node) Verdict {
+	return v404(n)
+}
+
+// v344: orchmsg/request-submit-task.schema.json#/properties/payload/properties/dependencies
+func v344(n *jsonread.Node) Verdict {
+	return v286(n)
+}
+
+// v345: orchmsg/request-submit-task.schema.json#/properties/payload/properties/priority
+func v345(n *jsonread.Node) Verdict {
+	return v389(n)
+}
+
+// v346: orchmsg/request-submit-task.schema.json#/properties/payload/properties/requiredRole
+func v346(n *jsonread.Node) Verdict {
+	return v402(n)
+}
+
+// v347: orchmsg/response-error.schema.json#/properties/error/properties/code
+func v347(n *jsonread.Node) Verdict {
+	return v405(n)
+}
+
+// v348: orchmsg/response-success.schema.json#/properties/payload/properties/agents
+func v348(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v406(it)); r == Invalid {
+				return Invalid
+			}
+		}
 	}
 	return r
 }
 
-// v505: aof/common.schema.json#/definitions/HandoffAckPayload/properties/reason
-func v505(n *jsonread.Node) Verdict {
+// v349: orchmsg/response-success.schema.json#/properties/payload/properties/task
+func v349(n *jsonread.Node) Verdict {
+	return v407(n)
+}
+
+// v350: orchmsg/response-success.schema.json#/properties/payload/properties/tasks
+func v350(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v349(it)); r == Invalid {
+				return Invalid
+			}
+		}
 	}
 	return r
 }
 
-// v506: aof/common.schema.json#/definitions/HandoffAckPayload/properties/taskId
-func v506(n *jsonread.Node) Verdict {
-	return v394(n)
+// v351: aof/common.schema.json#/definitions/CompletionReportPayload/properties/blockers
+func v351(n *jsonread.Node) Verdict {
+	return v286(n)
 }
 
-// v507: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/acceptanceCriteria
-func v507(n *jsonread.Node) Verdict {
-	return v397(n)
+// v352: aof/common.schema.json#/definitions/CompletionReportPayload/properties/outcome
+func v352(n *jsonread.Node) Verdict {
+	return v287(n)
 }
 
-// v508: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/constraints
-func v508(n *jsonread.Node) Verdict {
-	return v397(n)
+// v353: aof/common.schema.json#/definitions/CompletionReportPayload/properties/tests
+func v353(n *jsonread.Node) Verdict {
+	return v288(n)
 }
 
-// v509: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/contextRefs
-func v509(n *jsonread.Node) Verdict {
-	return v397(n)
+// v354: aof/common.schema.json#/definitions/HandoffAckPayload/properties/taskId
+func v354(n *jsonread.Node) Verdict {
+	return v283(n)
 }
 
-// v510: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/dueBy
-func v510(n *jsonread.Node) Verdict {
-	return v393(n)
+// v355: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/dueBy
+func v355(n *jsonread.Node) Verdict {
+	return v282(n)
 }
 
-// v511: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/expectedOutputs
-func v511(n *jsonread.Node) Verdict {
-	return v397(n)
+// v356: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/status
+func v356(n *jsonread.Node) Verdict {
+	return v408(n)
 }
 
-// v512: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/fromAgent
-func v512(n *jsonread.Node) Verdict {
+// v357: aop-output/report.schema.json#/definitions/Timestamp
+func v357(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
+		if !k62().MatchString(n.Str) {
 			return Invalid
 		}
 	}
 	return r
 }
 
-// v513: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/parentTaskId
-func v513(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v514: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/taskId
-func v514(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v515: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/toAgent
-func v515(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v516: aof/common.schema.json#/definitions/StringList/items
-func v516(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v517: aof/common.schema.json#/definitions/TestReport/properties/failed
-func v517(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k89.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v518: aof/common.schema.json#/definitions/TestReport/properties/passed
-func v518(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k90.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v519: aof/common.schema.json#/definitions/TestReport/properties/total
-func v519(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k91.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v520: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/agentId
-func v520(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v521: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/blockers
-func v521(n *jsonread.Node) Verdict {
-	return v397(n)
-}
-
-// v522: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/notes
-func v522(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v523: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/progress
-func v523(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v524: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/status
-func v524(n *jsonread.Node) Verdict {
-	return v661(n)
-}
-
-// v525: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/taskId
-func v525(n *jsonread.Node) Verdict {
-	return v394(n)
-}
-
-// v526: aop-output/report.schema.json#/definitions/Timestamp
-func v526(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if !k92().MatchString(n.Str) {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v527: aop2/common.schema.json#/definitions/Extensions
-func v527(n *jsonread.Node) Verdict {
+// v358: aop2/common.schema.json#/definitions/Extensions
+func v358(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -8389,96 +6727,55 @@ func v527(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v528: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items/properties/extensions
-func v528(n *jsonread.Node) Verdict {
+// v359: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items/properties/restored_from
+func v359(n *jsonread.Node) Verdict {
+	return v292(n)
+}
+
+// v360: aop2/common.schema.json#/definitions/Agent/properties/extensions
+func v360(n *jsonread.Node) Verdict {
+	return v293(n)
+}
+
+// v361: aop2/common.schema.json#/definitions/Agent/properties/provider
+func v361(n *jsonread.Node) Verdict {
 	return v409(n)
 }
 
-// v529: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items/properties/path
-func v529(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v530: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items/properties/restored_from
-func v530(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v531: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items/properties/status
-func v531(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v532: aop2/common.schema.json#/definitions/Agent/properties/extensions
-func v532(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v533: aop2/common.schema.json#/definitions/Agent/properties/model
-func v533(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v534: aop2/common.schema.json#/definitions/Agent/properties/name
-func v534(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v535: aop2/common.schema.json#/definitions/Agent/properties/provider
-func v535(n *jsonread.Node) Verdict {
-	return v662(n)
-}
-
-// v536: aop2/common.schema.json#/definitions/CheckpointResult
-func v536(n *jsonread.Node) Verdict {
+// v362: aop2/common.schema.json#/definitions/CheckpointResult
+func v362(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("checkpoint_id"); m != nil {
-			if r = and(r, v663(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("evidence"); m != nil {
-			if r = and(r, v664(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v665(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("notes"); m != nil {
-			if r = and(r, v666(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v667(m)); r == Invalid {
+			if r = and(r, v410(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("validation_output"); m != nil {
-			if r = and(r, v668(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8492,56 +6789,19 @@ func v536(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v537: aop2/common.schema.json#/definitions/CostTracking/properties/actual_cost_usd
-func v537(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k93.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
+// v363: aop2/common.schema.json#/definitions/CostTracking/properties/model_pricing_tier
+func v363(n *jsonread.Node) Verdict {
+	return v292(n)
 }
 
-// v538: aop2/common.schema.json#/definitions/CostTracking/properties/estimated_cost_usd
-func v538(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k94.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v539: aop2/common.schema.json#/definitions/CostTracking/properties/extensions
-func v539(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v540: aop2/common.schema.json#/definitions/CostTracking/properties/model_pricing_tier
-func v540(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v541: aop2/common.schema.json#/definitions/CostTracking/properties/tokens_input
-func v541(n *jsonread.Node) Verdict {
+// v364: aop2/common.schema.json#/definitions/CostTracking/properties/tokens_input
+func v364(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k95.cmp(n.Str); !ok {
+		if c, ok := k63.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -8550,54 +6810,15 @@ func v541(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v542: aop2/common.schema.json#/definitions/CostTracking/properties/tokens_output
-func v542(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k96.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v543: aop2/common.schema.json#/definitions/ErrorDetails/properties/error_code
-func v543(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v544: aop2/common.schema.json#/definitions/ErrorDetails/properties/extensions
-func v544(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v545: aop2/common.schema.json#/definitions/ErrorDetails/properties/message
-func v545(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v546: aop2/common.schema.json#/definitions/ErrorDetails/properties/recovery_suggestions
-func v546(n *jsonread.Node) Verdict {
+// v365: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts
+func v365(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v669(it)); r == Invalid {
+			if r = and(r, v411(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8605,20 +6826,40 @@ func v546(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v547: aop2/common.schema.json#/definitions/ErrorDetails/properties/stack_trace
-func v547(n *jsonread.Node) Verdict {
-	return v408(n)
+// v366: aop2/common.schema.json#/definitions/ProgressLog/properties/last_progress_event_at
+func v366(n *jsonread.Node) Verdict {
+	return v412(n)
 }
 
-// v548: aop2/common.schema.json#/definitions/ExecutionSummary/properties/actions
-func v548(n *jsonread.Node) Verdict {
+// v367: aop2/common.schema.json#/definitions/ProgressLog/properties/progress_percentage
+func v367(n *jsonread.Node) Verdict {
+	return v413(n)
+}
+
+// v368: aop2/common.schema.json#/definitions/TaskStatus/properties/final_signal
+func v368(n *jsonread.Node) Verdict {
+	return v414(n)
+}
+
+// v369: aop2/common.schema.json#/definitions/TaskStatus/properties/state
+func v369(n *jsonread.Node) Verdict {
+	return v415(n)
+}
+
+// v370: aop2/common.schema.json#/definitions/Timing/properties/completed_at
+func v370(n *jsonread.Node) Verdict {
+	return v295(n)
+}
+
+// v371: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models
+func v371(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v670(it)); r == Invalid {
+			if r = and(r, v416(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8626,15 +6867,25 @@ func v548(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v549: aop2/common.schema.json#/definitions/ExecutionSummary/properties/errors
-func v549(n *jsonread.Node) Verdict {
+// v372: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/heartbeat
+func v372(n *jsonread.Node) Verdict {
+	return v417(n)
+}
+
+// v373: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/on_failure
+func v373(n *jsonread.Node) Verdict {
+	return v418(n)
+}
+
+// v374: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds
+func v374(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v671(it)); r == Invalid {
+			if r = and(r, v337(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8642,223 +6893,14 @@ func v549(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v550: aop2/common.schema.json#/definitions/ExecutionSummary/properties/extensions
-func v550(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v551: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts
-func v551(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v672(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v552: aop2/common.schema.json#/definitions/ExecutionSummary/properties/summary
-func v552(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v553: aop2/common.schema.json#/definitions/ExecutionSummary/properties/warnings
-func v553(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v673(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v554: aop2/common.schema.json#/definitions/ProgressLog/properties/extensions
-func v554(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v555: aop2/common.schema.json#/definitions/ProgressLog/properties/last_progress_event_at
-func v555(n *jsonread.Node) Verdict {
-	return v674(n)
-}
-
-// v556: aop2/common.schema.json#/definitions/ProgressLog/properties/progress_percentage
-func v556(n *jsonread.Node) Verdict {
-	return v675(n)
-}
-
-// v557: aop2/common.schema.json#/definitions/TaskStatus/properties/extensions
-func v557(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v558: aop2/common.schema.json#/definitions/TaskStatus/properties/final_signal
-func v558(n *jsonread.Node) Verdict {
-	return v676(n)
-}
-
-// v559: aop2/common.schema.json#/definitions/TaskStatus/properties/message
-func v559(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v560: aop2/common.schema.json#/definitions/TaskStatus/properties/state
-func v560(n *jsonread.Node) Verdict {
-	return v677(n)
-}
-
-// v561: aop2/common.schema.json#/definitions/Timing/properties/completed_at
-func v561(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v562: aop2/common.schema.json#/definitions/Timing/properties/duration_seconds
-func v562(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k97.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v563: aop2/common.schema.json#/definitions/Timing/properties/extensions
-func v563(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v564: aop2/common.schema.json#/definitions/Timing/properties/retries_attempted
-func v564(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k98.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v565: aop2/common.schema.json#/definitions/Timing/properties/started_at
-func v565(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v566: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/abort_on_first_critical_error
-func v566(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v567: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models
-func v567(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v678(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v568: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/auto_terminate_on_timeout
-func v568(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v569: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/extensions
-func v569(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v570: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/heartbeat
-func v570(n *jsonread.Node) Verdict {
-	return v679(n)
-}
-
-// v571: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/max_retries
-func v571(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k99.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v572: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/on_failure
-func v572(n *jsonread.Node) Verdict {
-	return v680(n)
-}
-
-// v573: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds
-func v573(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v681(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v574: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/timeout_seconds
-func v574(n *jsonread.Node) Verdict {
+// v375: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/timeout_seconds
+func v375(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k100.cmp(n.Str); !ok {
+		if c, ok := k64.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c <= 0 {
 			return Invalid
@@ -8867,133 +6909,40 @@ func v574(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v575: aop2/common.schema.json#/definitions/GuardRails/properties/abort_on_first_critical_error
-func v575(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v576: aop2/common.schema.json#/definitions/GuardRails/properties/auto_terminate_on_timeout
-func v576(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v577: aop2/common.schema.json#/definitions/GuardRails/properties/extensions
-func v577(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v578: aop2/common.schema.json#/definitions/GuardRails/properties/require_final_signal
-func v578(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v579: aop2/common.schema.json#/definitions/GuardRails/properties/require_minimal_report
-func v579(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v580: aop2/common.schema.json#/definitions/GuardRails/properties/timeout_seconds
-func v580(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k101.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c <= 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v581: aop2/common.schema.json#/definitions/OrchestrationMetadata/properties/extensions
-func v581(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v582: aop2/common.schema.json#/definitions/OrchestrationMetadata/properties/initiator
-func v582(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v583: aop2/common.schema.json#/definitions/OrchestrationMetadata/properties/notes
-func v583(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v584: aop2/common.schema.json#/definitions/OrchestrationMetadata/properties/spec_author
-func v584(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v585: aop2/common.schema.json#/definitions/OrchestrationMetadata/properties/tags
-func v585(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v682(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v586: aop2/common.schema.json#/definitions/Phase
-func v586(n *jsonread.Node) Verdict {
+// v376: aop2/common.schema.json#/definitions/Phase
+func v376(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("checkpoints"); m != nil {
-			if r = and(r, v683(m)); r == Invalid {
+			if r = and(r, v419(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v684(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("label"); m != nil {
-			if r = and(r, v685(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("objective"); m != nil {
-			if r = and(r, v686(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("phase_id"); m != nil {
-			if r = and(r, v687(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("phase_order"); m != nil {
-			if r = and(r, v688(m)); r == Invalid {
+			if r = and(r, v389(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9013,146 +6962,60 @@ func v586(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v587: aop2/common.schema.json#/definitions/Session/properties/created_at
-func v587(n *jsonread.Node) Verdict {
-	return v411(n)
+// v377: aop2/common.schema.json#/definitions/Session/properties/workflow_pattern
+func v377(n *jsonread.Node) Verdict {
+	return v420(n)
 }
 
-// v588: aop2/common.schema.json#/definitions/Session/properties/extensions
-func v588(n *jsonread.Node) Verdict {
-	return v409(n)
+// v378: aop2/common.schema.json#/definitions/Target/properties/capabilities
+func v378(n *jsonread.Node) Verdict {
+	return v421(n)
 }
 
-// v589: aop2/common.schema.json#/definitions/Session/properties/orchestrator
-func v589(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v379: aop2/common.schema.json#/definitions/Target/properties/role
+func v379(n *jsonread.Node) Verdict {
+	return v422(n)
 }
 
-// v590: aop2/common.schema.json#/definitions/Session/properties/origin
-func v590(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v380: aop2/common.schema.json#/definitions/Task/properties/access
+func v380(n *jsonread.Node) Verdict {
+	return v423(n)
 }
 
-// v591: aop2/common.schema.json#/definitions/Session/properties/session_id
-func v591(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v381: aop2/common.schema.json#/definitions/Task/properties/budgets
+func v381(n *jsonread.Node) Verdict {
+	return v424(n)
 }
 
-// v592: aop2/common.schema.json#/definitions/Session/properties/workflow_pattern
-func v592(n *jsonread.Node) Verdict {
-	return v689(n)
+// v382: aop2/common.schema.json#/definitions/Task/properties/category
+func v382(n *jsonread.Node) Verdict {
+	return v425(n)
 }
 
-// v593: aop2/common.schema.json#/definitions/Target/properties/agent_name
-func v593(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v383: aop2/common.schema.json#/definitions/Task/properties/complexity
+func v383(n *jsonread.Node) Verdict {
+	return v426(n)
 }
 
-// v594: aop2/common.schema.json#/definitions/Target/properties/capabilities
-func v594(n *jsonread.Node) Verdict {
-	return v690(n)
+// v384: aop2/common.schema.json#/definitions/Task/properties/constraints
+func v384(n *jsonread.Node) Verdict {
+	return v427(n)
 }
 
-// v595: aop2/common.schema.json#/definitions/Target/properties/execution_profile
-func v595(n *jsonread.Node) Verdict {
-	return v408(n)
+// v385: aop2/common.schema.json#/definitions/Task/properties/environment
+func v385(n *jsonread.Node) Verdict {
+	return v428(n)
 }
 
-// v596: aop2/common.schema.json#/definitions/Target/properties/extensions
-func v596(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v597: aop2/common.schema.json#/definitions/Target/properties/model
-func v597(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v598: aop2/common.schema.json#/definitions/Target/properties/provider
-func v598(n *jsonread.Node) Verdict {
-	return v662(n)
-}
-
-// v599: aop2/common.schema.json#/definitions/Target/properties/role
-func v599(n *jsonread.Node) Verdict {
-	return v691(n)
-}
-
-// v600: aop2/common.schema.json#/definitions/Task/properties/access
-func v600(n *jsonread.Node) Verdict {
-	return v692(n)
-}
-
-// v601: aop2/common.schema.json#/definitions/Task/properties/attempt
-func v601(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k102.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v602: aop2/common.schema.json#/definitions/Task/properties/budgets
-func v602(n *jsonread.Node) Verdict {
-	return v693(n)
-}
-
-// v603: aop2/common.schema.json#/definitions/Task/properties/category
-func v603(n *jsonread.Node) Verdict {
-	return v694(n)
-}
-
-// v604: aop2/common.schema.json#/definitions/Task/properties/complexity
-func v604(n *jsonread.Node) Verdict {
-	return v695(n)
-}
-
-// v605: aop2/common.schema.json#/definitions/Task/properties/constraints
-func v605(n *jsonread.Node) Verdict {
-	return v696(n)
-}
-
-// v606: aop2/common.schema.json#/definitions/Task/properties/environment
-func v606(n *jsonread.Node) Verdict {
-	return v697(n)
-}
-
-// v607: aop2/common.schema.json#/definitions/Task/properties/expected_outputs
-func v607(n *jsonread.Node) Verdict {
+// v386: aop2/common.schema.json#/definitions/Task/properties/expected_outputs
+func v386(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v698(it)); r == Invalid {
+			if r = and(r, v429(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9160,20 +7023,15 @@ func v607(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v608: aop2/common.schema.json#/definitions/Task/properties/extensions
-func v608(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v609: aop2/common.schema.json#/definitions/Task/properties/inputs
-func v609(n *jsonread.Node) Verdict {
+// v387: aop2/common.schema.json#/definitions/Task/properties/inputs
+func v387(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v699(it)); r == Invalid {
+			if r = and(r, v430(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9181,36 +7039,13 @@ func v609(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v610: aop2/common.schema.json#/definitions/Task/properties/objective
-func v610(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v388: aop2/common.schema.json#/definitions/Task/properties/priority
+func v388(n *jsonread.Node) Verdict {
+	return v296(n)
 }
 
-// v611: aop2/common.schema.json#/definitions/Task/properties/parent_task_id
-func v611(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v612: aop2/common.schema.json#/definitions/Task/properties/priority
-func v612(n *jsonread.Node) Verdict {
-	return v412(n)
-}
-
-// v613: aop2/common.schema.json#/definitions/Task/properties/task_id
-func v613(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v614: aos/common.schema.json#/definitions/JSONRPCError/properties/code
-func v614(n *jsonread.Node) Verdict {
+// v389: aos/common.schema.json#/definitions/JSONRPCError/properties/code
+func v389(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
 		return Invalid
@@ -9218,135 +7053,53 @@ func v614(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v615: aos/common.schema.json#/definitions/JSONRPCError/properties/data
-func v615(n *jsonread.Node) Verdict {
-	r := Valid
-	return r
+// v390: aos/common.schema.json#/definitions/PingParams/properties/metadata
+func v390(n *jsonread.Node) Verdict {
+	return v431(n)
 }
 
-// v616: aos/common.schema.json#/definitions/JSONRPCError/properties/message
-func v616(n *jsonread.Node) Verdict {
+// v391: aos/common.schema.json#/definitions/PingRequestResult/properties/status
+func v391(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k65)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v617: aos/common.schema.json#/definitions/PingParams/properties/metadata
-func v617(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v618: aos/common.schema.json#/definitions/PingParams/properties/timeout
-func v618(n *jsonread.Node) Verdict {
+// v392: aos/common.schema.json#/definitions/AOSSuccessResult/properties/decision
+func v392(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k66)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v619: aos/common.schema.json#/definitions/PingParams/properties/timestamp
-func v619(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v393: aos/common.schema.json#/definitions/AgentTriggerParams/properties/context
+func v393(n *jsonread.Node) Verdict {
+	return v432(n)
 }
 
-// v620: aos/common.schema.json#/definitions/WrappedParams/properties/message
-func v620(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v394: aos/common.schema.json#/definitions/AgentTriggerParams/properties/trigger
+func v394(n *jsonread.Node) Verdict {
+	return v433(n)
 }
 
-// v621: aos/common.schema.json#/definitions/WrappedParams/properties/reasoning
-func v621(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v395: aos/common.schema.json#/definitions/KnowledgeRetrievalParams/properties/knowledgeStep
+func v395(n *jsonread.Node) Verdict {
+	return v434(n)
 }
 
-// v622: aos/common.schema.json#/definitions/PingRequestResult/properties/metadata
-func v622(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v623: aos/common.schema.json#/definitions/PingRequestResult/properties/status
-func v623(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k103)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v624: aos/common.schema.json#/definitions/PingRequestResult/properties/timestamp
-func v624(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v625: aos/common.schema.json#/definitions/PingRequestResult/properties/version
-func v625(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v626: aos/common.schema.json#/definitions/AOSSuccessResult/properties/data
-func v626(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v627: aos/common.schema.json#/definitions/AOSSuccessResult/properties/decision
-func v627(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k104)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v628: aos/common.schema.json#/definitions/AOSSuccessResult/properties/message
-func v628(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v629: aos/common.schema.json#/definitions/AOSSuccessResult/properties/modifiedRequest
-func v629(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v630: aos/common.schema.json#/definitions/AOSSuccessResult/properties/reasonCode
-func v630(n *jsonread.Node) Verdict {
+// v396: aos/common.schema.json#/definitions/MessageParams/properties/citation
+func v396(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v701(it)); r == Invalid {
+			if r = and(r, v435(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9354,170 +7107,44 @@ func v630(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v631: aos/common.schema.json#/definitions/AOSSuccessResult/properties/reasoning
-func v631(n *jsonread.Node) Verdict {
+// v397: aos/common.schema.json#/definitions/MessageParams/properties/message
+func v397(n *jsonread.Node) Verdict {
+	return v436(n)
+}
+
+// v398: aos/common.schema.json#/definitions/ToolCallRequestParams/properties/toolCallRequest
+func v398(n *jsonread.Node) Verdict {
+	return v437(n)
+}
+
+// v399: aos/common.schema.json#/definitions/ToolCallResultParams/properties/result
+func v399(n *jsonread.Node) Verdict {
+	return v438(n)
+}
+
+// v400: orchmsg/common.schema.json#/definitions/LogLevel
+func v400(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k67)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v632: aos/common.schema.json#/definitions/AgentTriggerParams/properties/context
-func v632(n *jsonread.Node) Verdict {
-	return v702(n)
-}
-
-// v633: aos/common.schema.json#/definitions/AgentTriggerParams/properties/trigger
-func v633(n *jsonread.Node) Verdict {
-	return v703(n)
-}
-
-// v634: aos/common.schema.json#/definitions/KnowledgeRetrievalParams/properties/context
-func v634(n *jsonread.Node) Verdict {
-	return v702(n)
-}
-
-// v635: aos/common.schema.json#/definitions/KnowledgeRetrievalParams/properties/knowledgeStep
-func v635(n *jsonread.Node) Verdict {
-	return v704(n)
-}
-
-// v636: aos/common.schema.json#/definitions/KnowledgeRetrievalParams/properties/reasoning
-func v636(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v637: aos/common.schema.json#/definitions/MemoryParams/properties/context
-func v637(n *jsonread.Node) Verdict {
-	return v702(n)
-}
-
-// v638: aos/common.schema.json#/definitions/MemoryParams/properties/memory
-func v638(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v705(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v639: aos/common.schema.json#/definitions/MemoryParams/properties/reasoning
-func v639(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v640: aos/common.schema.json#/definitions/MessageParams/properties/citation
-func v640(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v706(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v641: aos/common.schema.json#/definitions/MessageParams/properties/context
-func v641(n *jsonread.Node) Verdict {
-	return v702(n)
-}
-
-// v642: aos/common.schema.json#/definitions/MessageParams/properties/message
-func v642(n *jsonread.Node) Verdict {
-	return v707(n)
-}
-
-// v643: aos/common.schema.json#/definitions/MessageParams/properties/reasoning
-func v643(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v644: aos/common.schema.json#/definitions/ToolCallRequestParams/properties/context
-func v644(n *jsonread.Node) Verdict {
-	return v702(n)
-}
-
-// v645: aos/common.schema.json#/definitions/ToolCallRequestParams/properties/reasoning
-func v645(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v646: aos/common.schema.json#/definitions/ToolCallRequestParams/properties/toolCallRequest
-func v646(n *jsonread.Node) Verdict {
-	return v708(n)
-}
-
-// v647: aos/common.schema.json#/definitions/ToolCallResultParams/properties/context
-func v647(n *jsonread.Node) Verdict {
-	return v702(n)
-}
-
-// v648: aos/common.schema.json#/definitions/ToolCallResultParams/properties/executionId
-func v648(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v649: aos/common.schema.json#/definitions/ToolCallResultParams/properties/result
-func v649(n *jsonread.Node) Verdict {
-	return v709(n)
-}
-
-// v650: orchmsg/common.schema.json#/definitions/LogLevel
-func v650(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k105)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v651: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items
-func v651(n *jsonread.Node) Verdict {
+// v401: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items
+func v401(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("label"); m != nil {
-			if r = and(r, v710(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("value"); m != nil {
-			if r = and(r, v711(m)); r == Invalid {
+			if r = and(r, v275(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9531,33 +7158,17 @@ func v651(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v652: orchmsg/common.schema.json#/definitions/Strings
-func v652(n *jsonread.Node) Verdict {
+// v402: orchmsg/common.schema.json#/definitions/Role
+func v402(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v712(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v653: orchmsg/common.schema.json#/definitions/Role
-func v653(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k106)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k68)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v654: orchmsg/common.schema.json#/definitions/AgentStatus
-func v654(n *jsonread.Node) Verdict {
+// v403: orchmsg/common.schema.json#/definitions/AgentStatus
+func v403(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -9565,97 +7176,88 @@ func v654(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v655: orchmsg/common.schema.json#/definitions/TaskStatus
-func v655(n *jsonread.Node) Verdict {
+// v404: orchmsg/common.schema.json#/definitions/TaskStatus
+func v404(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k107)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k69)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v656: orchmsg/common.schema.json#/definitions/Priority
-func v656(n *jsonread.Node) Verdict {
+// v405: orchmsg/common.schema.json#/definitions/ErrorCode
+func v405(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k70)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v657: orchmsg/common.schema.json#/definitions/ErrorCode
-func v657(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k108)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v406: orchmsg/response-success.schema.json#/properties/payload/properties/agents/items
+func v406(n *jsonread.Node) Verdict {
+	return v439(n)
 }
 
-// v658: orchmsg/response-success.schema.json#/properties/payload/properties/agents/items
-func v658(n *jsonread.Node) Verdict {
-	return v713(n)
-}
-
-// v659: orchmsg/common.schema.json#/definitions/Task
-func v659(n *jsonread.Node) Verdict {
+// v407: orchmsg/common.schema.json#/definitions/Task
+func v407(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("dependencies"); m != nil {
-			if r = and(r, v714(m)); r == Invalid {
+			if r = and(r, v440(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v715(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v716(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v717(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v718(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("priority"); m != nil {
-			if r = and(r, v719(m)); r == Invalid {
+			if r = and(r, v441(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("requiredCapabilities"); m != nil {
-			if r = and(r, v720(m)); r == Invalid {
+			if r = and(r, v440(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("requiredRole"); m != nil {
-			if r = and(r, v721(m)); r == Invalid {
+			if r = and(r, v442(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("result"); m != nil {
-			if r = and(r, v722(m)); r == Invalid {
+			if r = and(r, v275(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v723(m)); r == Invalid {
+			if r = and(r, v443(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v724(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9666,120 +7268,39 @@ func v659(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v660: orchmsg/response-success.schema.json#/properties/payload/properties/tasks/items
-func v660(n *jsonread.Node) Verdict {
-	return v659(n)
-}
-
-// v661: aof/common.schema.json#/definitions/TaskStatus
-func v661(n *jsonread.Node) Verdict {
+// v408: aof/common.schema.json#/definitions/TaskStatus
+func v408(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k109)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k71)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v662: aop2/common.schema.json#/definitions/Provider
-func v662(n *jsonread.Node) Verdict {
+// v409: aop2/common.schema.json#/definitions/Provider
+func v409(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k110)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k72)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v663: aop2/common.schema.json#/definitions/CheckpointResult/properties/checkpoint_id
-func v663(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v410: aop2/common.schema.json#/definitions/CheckpointResult/properties/status
+func v410(n *jsonread.Node) Verdict {
+	return v444(n)
 }
 
-// v664: aop2/common.schema.json#/definitions/CheckpointResult/properties/evidence
-func v664(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v725(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
+// v411: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts/items
+func v411(n *jsonread.Node) Verdict {
+	return v445(n)
 }
 
-// v665: aop2/common.schema.json#/definitions/CheckpointResult/properties/extensions
-func v665(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v666: aop2/common.schema.json#/definitions/CheckpointResult/properties/notes
-func v666(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v667: aop2/common.schema.json#/definitions/CheckpointResult/properties/status
-func v667(n *jsonread.Node) Verdict {
-	return v726(n)
-}
-
-// v668: aop2/common.schema.json#/definitions/CheckpointResult/properties/validation_output
-func v668(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v669: aop2/common.schema.json#/definitions/ErrorDetails/properties/recovery_suggestions/items
-func v669(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v670: aop2/common.schema.json#/definitions/ExecutionSummary/properties/actions/items
-func v670(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v671: aop2/common.schema.json#/definitions/ExecutionSummary/properties/errors/items
-func v671(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v672: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts/items
-func v672(n *jsonread.Node) Verdict {
-	return v727(n)
-}
-
-// v673: aop2/common.schema.json#/definitions/ExecutionSummary/properties/warnings/items
-func v673(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v674: aop2/common.schema.json#/definitions/OptTimestamp
-func v674(n *jsonread.Node) Verdict {
+// v412: aop2/common.schema.json#/definitions/OptTimestamp
+func v412(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
@@ -9787,19 +7308,19 @@ func v674(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v675: aop2/common.schema.json#/definitions/OptPercentage
-func v675(n *jsonread.Node) Verdict {
+// v413: aop2/common.schema.json#/definitions/OptPercentage
+func v413(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k111.cmp(n.Str); !ok {
+		if c, ok := k73.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
 		}
-		if c, ok := k112.cmp(n.Str); !ok {
+		if c, ok := k74.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c > 0 {
 			return Invalid
@@ -9808,59 +7329,59 @@ func v675(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v676: aop2/common.schema.json#/definitions/FinalSignal
-func v676(n *jsonread.Node) Verdict {
+// v414: aop2/common.schema.json#/definitions/FinalSignal
+func v414(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k113)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k75)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v677: aop2/common.schema.json#/definitions/State
-func v677(n *jsonread.Node) Verdict {
+// v415: aop2/common.schema.json#/definitions/State
+func v415(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k114)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v678: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models/items
-func v678(n *jsonread.Node) Verdict {
-	return v728(n)
+// v416: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models/items
+func v416(n *jsonread.Node) Verdict {
+	return v446(n)
 }
 
-// v679: aop2/common.schema.json#/definitions/Heartbeat
-func v679(n *jsonread.Node) Verdict {
+// v417: aop2/common.schema.json#/definitions/Heartbeat
+func v417(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("enabled"); m != nil {
-			if r = and(r, v729(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("interval_seconds"); m != nil {
-			if r = and(r, v730(m)); r == Invalid {
+			if r = and(r, v447(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_missed_beats"); m != nil {
-			if r = and(r, v731(m)); r == Invalid {
+			if r = and(r, v277(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("on_heartbeat_failure"); m != nil {
-			if r = and(r, v732(m)); r == Invalid {
+			if r = and(r, v448(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9868,52 +7389,27 @@ func v679(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v680: aop2/common.schema.json#/definitions/OnFailure
-func v680(n *jsonread.Node) Verdict {
+// v418: aop2/common.schema.json#/definitions/OnFailure
+func v418(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k115)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k77)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v681: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds/items
-func v681(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k116.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v682: aop2/common.schema.json#/definitions/OrchestrationMetadata/properties/tags/items
-func v682(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v683: aop2/common.schema.json#/definitions/Phase/properties/checkpoints
-func v683(n *jsonread.Node) Verdict {
+// v419: aop2/common.schema.json#/definitions/Phase/properties/checkpoints
+func v419(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v733(it)); r == Invalid {
+			if r = and(r, v449(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9921,88 +7417,47 @@ func v683(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v684: aop2/common.schema.json#/definitions/Phase/properties/extensions
-func v684(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v685: aop2/common.schema.json#/definitions/Phase/properties/label
-func v685(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v686: aop2/common.schema.json#/definitions/Phase/properties/objective
-func v686(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v687: aop2/common.schema.json#/definitions/Phase/properties/phase_id
-func v687(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v688: aop2/common.schema.json#/definitions/Phase/properties/phase_order
-func v688(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v689: aop2/common.schema.json#/definitions/OptWorkflowPattern
-func v689(n *jsonread.Node) Verdict {
+// v420: aop2/common.schema.json#/definitions/OptWorkflowPattern
+func v420(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k117)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k78)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v690: aop2/common.schema.json#/definitions/Capabilities
-func v690(n *jsonread.Node) Verdict {
+// v421: aop2/common.schema.json#/definitions/Capabilities
+func v421(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("aop_versions_supported"); m != nil {
-			if r = and(r, v734(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v735(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("file_system_access"); m != nil {
-			if r = and(r, v736(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("headless_mode"); m != nil {
-			if r = and(r, v737(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("network_access"); m != nil {
-			if r = and(r, v738(m)); r == Invalid {
+			if r = and(r, v450(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10010,37 +7465,37 @@ func v690(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v691: aop2/common.schema.json#/definitions/Role
-func v691(n *jsonread.Node) Verdict {
+// v422: aop2/common.schema.json#/definitions/Role
+func v422(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k118)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k79)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v692: aop2/common.schema.json#/definitions/Access
-func v692(n *jsonread.Node) Verdict {
+// v423: aop2/common.schema.json#/definitions/Access
+func v423(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v739(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("filesystem"); m != nil {
-			if r = and(r, v740(m)); r == Invalid {
+			if r = and(r, v451(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("network"); m != nil {
-			if r = and(r, v741(m)); r == Invalid {
+			if r = and(r, v452(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10048,25 +7503,25 @@ func v692(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v693: aop2/common.schema.json#/definitions/Budgets
-func v693(n *jsonread.Node) Verdict {
+// v424: aop2/common.schema.json#/definitions/Budgets
+func v424(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v742(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_cost_usd"); m != nil {
-			if r = and(r, v743(m)); r == Invalid {
+			if r = and(r, v298(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_tokens"); m != nil {
-			if r = and(r, v744(m)); r == Invalid {
+			if r = and(r, v364(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10074,64 +7529,64 @@ func v693(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v694: aop2/common.schema.json#/definitions/Category
-func v694(n *jsonread.Node) Verdict {
+// v425: aop2/common.schema.json#/definitions/Category
+func v425(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k119)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k80)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v695: aop2/common.schema.json#/definitions/Complexity
-func v695(n *jsonread.Node) Verdict {
+// v426: aop2/common.schema.json#/definitions/Complexity
+func v426(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k120)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k81)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v696: aop2/common.schema.json#/definitions/Constraints
-func v696(n *jsonread.Node) Verdict {
+// v427: aop2/common.schema.json#/definitions/Constraints
+func v427(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("delegation_allowed"); m != nil {
-			if r = and(r, v745(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v746(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_cost_usd"); m != nil {
-			if r = and(r, v747(m)); r == Invalid {
+			if r = and(r, v298(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_tokens"); m != nil {
-			if r = and(r, v748(m)); r == Invalid {
+			if r = and(r, v364(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("network_access"); m != nil {
-			if r = and(r, v749(m)); r == Invalid {
+			if r = and(r, v452(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("read_only_mode"); m != nil {
-			if r = and(r, v750(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10139,35 +7594,35 @@ func v696(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v697: aop2/common.schema.json#/definitions/Environment
-func v697(n *jsonread.Node) Verdict {
+// v428: aop2/common.schema.json#/definitions/Environment
+func v428(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v751(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("git_branch"); m != nil {
-			if r = and(r, v752(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("os"); m != nil {
-			if r = and(r, v753(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("shell"); m != nil {
-			if r = and(r, v754(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("workspace_root"); m != nil {
-			if r = and(r, v755(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10178,18 +7633,18 @@ func v697(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v698: aop2/common.schema.json#/definitions/Task/properties/expected_outputs/items
-func v698(n *jsonread.Node) Verdict {
-	return v756(n)
+// v429: aop2/common.schema.json#/definitions/Task/properties/expected_outputs/items
+func v429(n *jsonread.Node) Verdict {
+	return v453(n)
 }
 
-// v699: aop2/common.schema.json#/definitions/Task/properties/inputs/items
-func v699(n *jsonread.Node) Verdict {
-	return v757(n)
+// v430: aop2/common.schema.json#/definitions/Task/properties/inputs/items
+func v430(n *jsonread.Node) Verdict {
+	return v454(n)
 }
 
-// v700: aos/common.schema.json#/definitions/Metadata
-func v700(n *jsonread.Node) Verdict {
+// v431: aos/common.schema.json#/definitions/Metadata
+func v431(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -10197,49 +7652,40 @@ func v700(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v701: aos/common.schema.json#/definitions/AOSSuccessResult/properties/reasonCode/items
-func v701(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v702: aos/common.schema.json#/definitions/StepContext
-func v702(n *jsonread.Node) Verdict {
+// v432: aos/common.schema.json#/definitions/StepContext
+func v432(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v758(m)); r == Invalid {
+			if r = and(r, v455(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session"); m != nil {
-			if r = and(r, v759(m)); r == Invalid {
+			if r = and(r, v456(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("stepId"); m != nil {
-			if r = and(r, v760(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v761(m)); r == Invalid {
+			if r = and(r, v457(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("turnId"); m != nil {
-			if r = and(r, v762(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("user"); m != nil {
-			if r = and(r, v763(m)); r == Invalid {
+			if r = and(r, v458(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10262,30 +7708,30 @@ func v702(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v703: aos/common.schema.json#/definitions/AgentTrigger
-func v703(n *jsonread.Node) Verdict {
+// v433: aos/common.schema.json#/definitions/AgentTrigger
+func v433(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v764(m)); r == Invalid {
+			if r = and(r, v459(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v765(m)); r == Invalid {
+			if r = and(r, v460(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v766(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v767(m)); r == Invalid {
+			if r = and(r, v461(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10302,25 +7748,25 @@ func v703(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v704: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams
-func v704(n *jsonread.Node) Verdict {
+// v434: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams
+func v434(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("keywords"); m != nil {
-			if r = and(r, v768(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("query"); m != nil {
-			if r = and(r, v769(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("results"); m != nil {
-			if r = and(r, v770(m)); r == Invalid {
+			if r = and(r, v462(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10331,44 +7777,35 @@ func v704(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v705: aos/common.schema.json#/definitions/MemoryParams/properties/memory/items
-func v705(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v435: aos/common.schema.json#/definitions/MessageParams/properties/citation/items
+func v435(n *jsonread.Node) Verdict {
+	return v463(n)
 }
 
-// v706: aos/common.schema.json#/definitions/MessageParams/properties/citation/items
-func v706(n *jsonread.Node) Verdict {
-	return v771(n)
-}
-
-// v707: aos/common.schema.json#/definitions/Message
-func v707(n *jsonread.Node) Verdict {
+// v436: aos/common.schema.json#/definitions/Message
+func v436(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v772(m)); r == Invalid {
+			if r = and(r, v459(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v773(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v774(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("role"); m != nil {
-			if r = and(r, v775(m)); r == Invalid {
+			if r = and(r, v464(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10385,25 +7822,25 @@ func v707(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v708: aos/common.schema.json#/definitions/ToolCallRequest
-func v708(n *jsonread.Node) Verdict {
+// v437: aos/common.schema.json#/definitions/ToolCallRequest
+func v437(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("executionId"); m != nil {
-			if r = and(r, v776(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v777(m)); r == Invalid {
+			if r = and(r, v465(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toolId"); m != nil {
-			if r = and(r, v778(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10420,20 +7857,20 @@ func v708(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v709: aos/common.schema.json#/definitions/ToolCallResult
-func v709(n *jsonread.Node) Verdict {
+// v438: aos/common.schema.json#/definitions/ToolCallResult
+func v438(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("isError"); m != nil {
-			if r = and(r, v779(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("outputs"); m != nil {
-			if r = and(r, v780(m)); r == Invalid {
+			if r = and(r, v466(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10447,59 +7884,35 @@ func v709(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v710: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items/properties/label
-func v710(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v711: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items/properties/value
-func v711(n *jsonread.Node) Verdict {
-	r := Valid
-	return r
-}
-
-// v712: orchmsg/common.schema.json#/definitions/Strings/items
-func v712(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v713: orchmsg/common.schema.json#/definitions/Agent
-func v713(n *jsonread.Node) Verdict {
+// v439: orchmsg/common.schema.json#/definitions/Agent
+func v439(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("capabilities"); m != nil {
-			if r = and(r, v781(m)); r == Invalid {
+			if r = and(r, v440(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("currentTask"); m != nil {
-			if r = and(r, v782(m)); r == Invalid {
+			if r = and(r, v467(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v783(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("role"); m != nil {
-			if r = and(r, v784(m)); r == Invalid {
+			if r = and(r, v442(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v785(m)); r == Invalid {
+			if r = and(r, v468(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10510,142 +7923,72 @@ func v713(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v714: orchmsg/common.schema.json#/definitions/Task/properties/dependencies
-func v714(n *jsonread.Node) Verdict {
-	return v652(n)
+// v440: orchmsg/common.schema.json#/definitions/Task/properties/dependencies
+func v440(n *jsonread.Node) Verdict {
+	return v286(n)
 }
 
-// v715: orchmsg/common.schema.json#/definitions/Task/properties/description
-func v715(n *jsonread.Node) Verdict {
+// v441: orchmsg/common.schema.json#/definitions/Task/properties/priority
+func v441(n *jsonread.Node) Verdict {
+	return v389(n)
+}
+
+// v442: orchmsg/common.schema.json#/definitions/Task/properties/requiredRole
+func v442(n *jsonread.Node) Verdict {
+	return v402(n)
+}
+
+// v443: orchmsg/common.schema.json#/definitions/Task/properties/status
+func v443(n *jsonread.Node) Verdict {
+	return v404(n)
+}
+
+// v444: aop2/common.schema.json#/definitions/CheckpointStatus
+func v444(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	return r
-}
-
-// v716: orchmsg/common.schema.json#/definitions/Task/properties/id
-func v716(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v717: orchmsg/common.schema.json#/definitions/Task/properties/name
-func v717(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k82)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v718: orchmsg/common.schema.json#/definitions/Task/properties/payload
-func v718(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v719: orchmsg/common.schema.json#/definitions/Task/properties/priority
-func v719(n *jsonread.Node) Verdict {
-	return v656(n)
-}
-
-// v720: orchmsg/common.schema.json#/definitions/Task/properties/requiredCapabilities
-func v720(n *jsonread.Node) Verdict {
-	return v652(n)
-}
-
-// v721: orchmsg/common.schema.json#/definitions/Task/properties/requiredRole
-func v721(n *jsonread.Node) Verdict {
-	return v653(n)
-}
-
-// v722: orchmsg/common.schema.json#/definitions/Task/properties/result
-func v722(n *jsonread.Node) Verdict {
-	r := Valid
-	return r
-}
-
-// v723: orchmsg/common.schema.json#/definitions/Task/properties/status
-func v723(n *jsonread.Node) Verdict {
-	return v655(n)
-}
-
-// v724: orchmsg/common.schema.json#/definitions/Task/properties/type
-func v724(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v725: aop2/common.schema.json#/definitions/CheckpointResult/properties/evidence/items
-func v725(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v726: aop2/common.schema.json#/definitions/CheckpointStatus
-func v726(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k121)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v727: aop2/common.schema.json#/definitions/OutputArtifact
-func v727(n *jsonread.Node) Verdict {
+// v445: aop2/common.schema.json#/definitions/OutputArtifact
+func v445(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v786(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("hash"); m != nil {
-			if r = and(r, v787(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("path"); m != nil {
-			if r = and(r, v788(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("size_bytes"); m != nil {
-			if r = and(r, v789(m)); r == Invalid {
+			if r = and(r, v364(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v790(m)); r == Invalid {
+			if r = and(r, v469(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v791(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10662,30 +8005,30 @@ func v727(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v728: aop2/common.schema.json#/definitions/AlternativeModel
-func v728(n *jsonread.Node) Verdict {
+// v446: aop2/common.schema.json#/definitions/AlternativeModel
+func v446(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v792(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("fallback_trigger"); m != nil {
-			if r = and(r, v793(m)); r == Invalid {
+			if r = and(r, v470(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("model"); m != nil {
-			if r = and(r, v794(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("provider"); m != nil {
-			if r = and(r, v795(m)); r == Invalid {
+			if r = and(r, v361(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10702,23 +8045,14 @@ func v728(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v729: aop2/common.schema.json#/definitions/Heartbeat/properties/enabled
-func v729(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v730: aop2/common.schema.json#/definitions/Heartbeat/properties/interval_seconds
-func v730(n *jsonread.Node) Verdict {
+// v447: aop2/common.schema.json#/definitions/Heartbeat/properties/interval_seconds
+func v447(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k122.cmp(n.Str); !ok {
+		if c, ok := k83.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c <= 0 {
 			return Invalid
@@ -10727,95 +8061,35 @@ func v730(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v731: aop2/common.schema.json#/definitions/Heartbeat/properties/max_missed_beats
-func v731(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k123.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
+// v448: aop2/common.schema.json#/definitions/Heartbeat/properties/on_heartbeat_failure
+func v448(n *jsonread.Node) Verdict {
+	return v471(n)
 }
 
-// v732: aop2/common.schema.json#/definitions/Heartbeat/properties/on_heartbeat_failure
-func v732(n *jsonread.Node) Verdict {
-	return v796(n)
+// v449: aop2/common.schema.json#/definitions/Phase/properties/checkpoints/items
+func v449(n *jsonread.Node) Verdict {
+	return v472(n)
 }
 
-// v733: aop2/common.schema.json#/definitions/Phase/properties/checkpoints/items
-func v733(n *jsonread.Node) Verdict {
-	return v797(n)
+// v450: aop2/common.schema.json#/definitions/Capabilities/properties/network_access
+func v450(n *jsonread.Node) Verdict {
+	return v473(n)
 }
 
-// v734: aop2/common.schema.json#/definitions/Capabilities/properties/aop_versions_supported
-func v734(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v798(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v735: aop2/common.schema.json#/definitions/Capabilities/properties/extensions
-func v735(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v736: aop2/common.schema.json#/definitions/Capabilities/properties/file_system_access
-func v736(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v737: aop2/common.schema.json#/definitions/Capabilities/properties/headless_mode
-func v737(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v738: aop2/common.schema.json#/definitions/Capabilities/properties/network_access
-func v738(n *jsonread.Node) Verdict {
-	return v799(n)
-}
-
-// v739: aop2/common.schema.json#/definitions/Access/properties/extensions
-func v739(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v740: aop2/common.schema.json#/definitions/Access/properties/filesystem
-func v740(n *jsonread.Node) Verdict {
+// v451: aop2/common.schema.json#/definitions/Access/properties/filesystem
+func v451(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("read_paths"); m != nil {
-			if r = and(r, v800(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("write_paths"); m != nil {
-			if r = and(r, v801(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10823,171 +8097,45 @@ func v740(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v741: aop2/common.schema.json#/definitions/Access/properties/network
-func v741(n *jsonread.Node) Verdict {
-	return v802(n)
+// v452: aop2/common.schema.json#/definitions/Access/properties/network
+func v452(n *jsonread.Node) Verdict {
+	return v474(n)
 }
 
-// v742: aop2/common.schema.json#/definitions/Budgets/properties/extensions
-func v742(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v743: aop2/common.schema.json#/definitions/Budgets/properties/max_cost_usd
-func v743(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k124.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v744: aop2/common.schema.json#/definitions/Budgets/properties/max_tokens
-func v744(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k125.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v745: aop2/common.schema.json#/definitions/Constraints/properties/delegation_allowed
-func v745(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v746: aop2/common.schema.json#/definitions/Constraints/properties/extensions
-func v746(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v747: aop2/common.schema.json#/definitions/Constraints/properties/max_cost_usd
-func v747(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k126.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v748: aop2/common.schema.json#/definitions/Constraints/properties/max_tokens
-func v748(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k127.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v749: aop2/common.schema.json#/definitions/Constraints/properties/network_access
-func v749(n *jsonread.Node) Verdict {
-	return v802(n)
-}
-
-// v750: aop2/common.schema.json#/definitions/Constraints/properties/read_only_mode
-func v750(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v751: aop2/common.schema.json#/definitions/Environment/properties/extensions
-func v751(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v752: aop2/common.schema.json#/definitions/Environment/properties/git_branch
-func v752(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v753: aop2/common.schema.json#/definitions/Environment/properties/os
-func v753(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v754: aop2/common.schema.json#/definitions/Environment/properties/shell
-func v754(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v755: aop2/common.schema.json#/definitions/Environment/properties/workspace_root
-func v755(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v756: aop2/common.schema.json#/definitions/Artifact
-func v756(n *jsonread.Node) Verdict {
+// v453: aop2/common.schema.json#/definitions/Artifact
+func v453(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v803(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v804(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("path"); m != nil {
-			if r = and(r, v805(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("rollback_snapshot"); m != nil {
-			if r = and(r, v806(m)); r == Invalid {
+			if r = and(r, v475(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v807(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("validation"); m != nil {
-			if r = and(r, v808(m)); r == Invalid {
+			if r = and(r, v476(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -10998,35 +8146,35 @@ func v756(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v757: aop2/common.schema.json#/definitions/TaskInput
-func v757(n *jsonread.Node) Verdict {
+// v454: aop2/common.schema.json#/definitions/TaskInput
+func v454(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v809(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v810(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("path"); m != nil {
-			if r = and(r, v811(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("read_only"); m != nil {
-			if r = and(r, v812(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v813(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11037,18 +8185,18 @@ func v757(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v758: aos/common.schema.json#/definitions/StepContext/properties/agent
-func v758(n *jsonread.Node) Verdict {
-	return v814(n)
+// v455: aos/common.schema.json#/definitions/StepContext/properties/agent
+func v455(n *jsonread.Node) Verdict {
+	return v477(n)
 }
 
-// v759: aos/common.schema.json#/definitions/StepContext/properties/session
-func v759(n *jsonread.Node) Verdict {
-	return v815(n)
+// v456: aos/common.schema.json#/definitions/StepContext/properties/session
+func v456(n *jsonread.Node) Verdict {
+	return v478(n)
 }
 
-// v760: aos/common.schema.json#/definitions/StepContext/properties/stepId
-func v760(n *jsonread.Node) Verdict {
+// v457: aos/common.schema.json#/definitions/StepContext/properties/timestamp
+func v457(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -11056,31 +8204,13 @@ func v760(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v761: aos/common.schema.json#/definitions/StepContext/properties/timestamp
-func v761(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v458: aos/common.schema.json#/definitions/StepContext/properties/user
+func v458(n *jsonread.Node) Verdict {
+	return v479(n)
 }
 
-// v762: aos/common.schema.json#/definitions/StepContext/properties/turnId
-func v762(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v763: aos/common.schema.json#/definitions/StepContext/properties/user
-func v763(n *jsonread.Node) Verdict {
-	return v816(n)
-}
-
-// v764: aos/common.schema.json#/definitions/AgentTrigger/properties/content
-func v764(n *jsonread.Node) Verdict {
+// v459: aos/common.schema.json#/definitions/AgentTrigger/properties/content
+func v459(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
@@ -11090,7 +8220,7 @@ func v764(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 		for _, it := range n.Items {
-			if r = and(r, v817(it)); r == Invalid {
+			if r = and(r, v480(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11098,34 +8228,29 @@ func v764(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v765: aos/common.schema.json#/definitions/AgentTrigger/properties/event
-func v765(n *jsonread.Node) Verdict {
-	return v818(n)
+// v460: aos/common.schema.json#/definitions/AgentTrigger/properties/event
+func v460(n *jsonread.Node) Verdict {
+	return v481(n)
 }
 
-// v766: aos/common.schema.json#/definitions/AgentTrigger/properties/metadata
-func v766(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v767: aos/common.schema.json#/definitions/AgentTrigger/properties/type
-func v767(n *jsonread.Node) Verdict {
+// v461: aos/common.schema.json#/definitions/AgentTrigger/properties/type
+func v461(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k128)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k84)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v768: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/keywords
-func v768(n *jsonread.Node) Verdict {
+// v462: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results
+func v462(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v819(it)); r == Invalid {
+			if r = and(r, v482(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11133,40 +8258,15 @@ func v768(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v769: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/query
-func v769(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v770: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results
-func v770(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v820(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v771: aos/common.schema.json#/definitions/Source
-func v771(n *jsonread.Node) Verdict {
+// v463: aos/common.schema.json#/definitions/Source
+func v463(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v821(m)); r == Invalid {
+			if r = and(r, v483(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11174,27 +8274,33 @@ func v771(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 	}
-	if r = and(r, v822(n)); r == Invalid {
+	if r = and(r, v484(n)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, v823(n)); r == Invalid {
+	if r = and(r, v485(n)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v772: aos/common.schema.json#/definitions/Message/properties/content
-func v772(n *jsonread.Node) Verdict {
+// v464: aos/common.schema.json#/definitions/Message/properties/role
+func v464(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k85)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v465: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs
+func v465(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
-		if len(n.Items) < 1 {
-			return Invalid
-		}
 		for _, it := range n.Items {
-			if r = and(r, v824(it)); r == Invalid {
+			if r = and(r, v486(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11202,47 +8308,15 @@ func v772(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v773: aos/common.schema.json#/definitions/Message/properties/id
-func v773(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v774: aos/common.schema.json#/definitions/Message/properties/metadata
-func v774(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v775: aos/common.schema.json#/definitions/Message/properties/role
-func v775(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k129)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v776: aos/common.schema.json#/definitions/ToolCallRequest/properties/executionId
-func v776(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v777: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs
-func v777(n *jsonread.Node) Verdict {
+// v466: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs
+func v466(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v825(it)); r == Invalid {
+			if r = and(r, v487(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11250,47 +8324,8 @@ func v777(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v778: aos/common.schema.json#/definitions/ToolCallRequest/properties/toolId
-func v778(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v779: aos/common.schema.json#/definitions/ToolCallResult/properties/isError
-func v779(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v780: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs
-func v780(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v826(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v781: orchmsg/common.schema.json#/definitions/Agent/properties/capabilities
-func v781(n *jsonread.Node) Verdict {
-	return v652(n)
-}
-
-// v782: orchmsg/common.schema.json#/definitions/Agent/properties/currentTask
-func v782(n *jsonread.Node) Verdict {
+// v467: orchmsg/common.schema.json#/definitions/Agent/properties/currentTask
+func v467(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -11298,154 +8333,72 @@ func v782(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v783: orchmsg/common.schema.json#/definitions/Agent/properties/id
-func v783(n *jsonread.Node) Verdict {
+// v468: orchmsg/common.schema.json#/definitions/Agent/properties/status
+func v468(n *jsonread.Node) Verdict {
+	return v403(n)
+}
+
+// v469: aop2/common.schema.json#/definitions/OutputArtifact/properties/status
+func v469(n *jsonread.Node) Verdict {
+	return v488(n)
+}
+
+// v470: aop2/common.schema.json#/definitions/AlternativeModel/properties/fallback_trigger
+func v470(n *jsonread.Node) Verdict {
+	return v489(n)
+}
+
+// v471: aop2/common.schema.json#/definitions/OnHeartbeatFailure
+func v471(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v784: orchmsg/common.schema.json#/definitions/Agent/properties/role
-func v784(n *jsonread.Node) Verdict {
-	return v653(n)
-}
-
-// v785: orchmsg/common.schema.json#/definitions/Agent/properties/status
-func v785(n *jsonread.Node) Verdict {
-	return v654(n)
-}
-
-// v786: aop2/common.schema.json#/definitions/OutputArtifact/properties/extensions
-func v786(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v787: aop2/common.schema.json#/definitions/OutputArtifact/properties/hash
-func v787(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v788: aop2/common.schema.json#/definitions/OutputArtifact/properties/path
-func v788(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k86)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v789: aop2/common.schema.json#/definitions/OutputArtifact/properties/size_bytes
-func v789(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k130.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c < 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v790: aop2/common.schema.json#/definitions/OutputArtifact/properties/status
-func v790(n *jsonread.Node) Verdict {
-	return v827(n)
-}
-
-// v791: aop2/common.schema.json#/definitions/OutputArtifact/properties/type
-func v791(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v792: aop2/common.schema.json#/definitions/AlternativeModel/properties/extensions
-func v792(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v793: aop2/common.schema.json#/definitions/AlternativeModel/properties/fallback_trigger
-func v793(n *jsonread.Node) Verdict {
-	return v828(n)
-}
-
-// v794: aop2/common.schema.json#/definitions/AlternativeModel/properties/model
-func v794(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v795: aop2/common.schema.json#/definitions/AlternativeModel/properties/provider
-func v795(n *jsonread.Node) Verdict {
-	return v662(n)
-}
-
-// v796: aop2/common.schema.json#/definitions/OnHeartbeatFailure
-func v796(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k131)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v797: aop2/common.schema.json#/definitions/Checkpoint
-func v797(n *jsonread.Node) Verdict {
+// v472: aop2/common.schema.json#/definitions/Checkpoint
+func v472(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("checkpoint_id"); m != nil {
-			if r = and(r, v829(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v830(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expected_artifacts"); m != nil {
-			if r = and(r, v831(m)); r == Invalid {
+			if r = and(r, v386(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v832(m)); r == Invalid {
+			if r = and(r, v360(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("recovery_strategy"); m != nil {
-			if r = and(r, v833(m)); r == Invalid {
+			if r = and(r, v490(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v834(m)); r == Invalid {
+			if r = and(r, v410(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("validation"); m != nil {
-			if r = and(r, v835(m)); r == Invalid {
+			if r = and(r, v476(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11459,202 +8412,104 @@ func v797(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v798: aop2/common.schema.json#/definitions/Capabilities/properties/aop_versions_supported/items
-func v798(n *jsonread.Node) Verdict {
+// v473: aop2/common.schema.json#/definitions/NetworkAccess
+func v473(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	return r
-}
-
-// v799: aop2/common.schema.json#/definitions/NetworkAccess
-func v799(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k132)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k87)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v800: aop2/common.schema.json#/definitions/Access/properties/filesystem/properties/read_paths
-func v800(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v836(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v801: aop2/common.schema.json#/definitions/Access/properties/filesystem/properties/write_paths
-func v801(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v837(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v802: aop2/common.schema.json#/definitions/OptNetworkAccess
-func v802(n *jsonread.Node) Verdict {
+// v474: aop2/common.schema.json#/definitions/OptNetworkAccess
+func v474(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k133)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k88)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v803: aop2/common.schema.json#/definitions/Artifact/properties/description
-func v803(n *jsonread.Node) Verdict {
-	return v408(n)
+// v475: aop2/common.schema.json#/definitions/Artifact/properties/rollback_snapshot
+func v475(n *jsonread.Node) Verdict {
+	return v491(n)
 }
 
-// v804: aop2/common.schema.json#/definitions/Artifact/properties/extensions
-func v804(n *jsonread.Node) Verdict {
-	return v409(n)
+// v476: aop2/common.schema.json#/definitions/Artifact/properties/validation
+func v476(n *jsonread.Node) Verdict {
+	return v492(n)
 }
 
-// v805: aop2/common.schema.json#/definitions/Artifact/properties/path
-func v805(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v806: aop2/common.schema.json#/definitions/Artifact/properties/rollback_snapshot
-func v806(n *jsonread.Node) Verdict {
-	return v838(n)
-}
-
-// v807: aop2/common.schema.json#/definitions/Artifact/properties/type
-func v807(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v808: aop2/common.schema.json#/definitions/Artifact/properties/validation
-func v808(n *jsonread.Node) Verdict {
-	return v839(n)
-}
-
-// v809: aop2/common.schema.json#/definitions/TaskInput/properties/content
-func v809(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v810: aop2/common.schema.json#/definitions/TaskInput/properties/extensions
-func v810(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v811: aop2/common.schema.json#/definitions/TaskInput/properties/path
-func v811(n *jsonread.Node) Verdict {
-	return v408(n)
-}
-
-// v812: aop2/common.schema.json#/definitions/TaskInput/properties/read_only
-func v812(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v813: aop2/common.schema.json#/definitions/TaskInput/properties/type
-func v813(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v814: aos/common.schema.json#/definitions/Agent
-func v814(n *jsonread.Node) Verdict {
+// v477: aos/common.schema.json#/definitions/Agent
+func v477(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v840(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v841(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("instructions"); m != nil {
-			if r = and(r, v842(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mcpServers"); m != nil {
-			if r = and(r, v843(m)); r == Invalid {
+			if r = and(r, v493(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v844(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("model"); m != nil {
-			if r = and(r, v845(m)); r == Invalid {
+			if r = and(r, v494(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v846(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("organization"); m != nil {
-			if r = and(r, v847(m)); r == Invalid {
+			if r = and(r, v495(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("provider"); m != nil {
-			if r = and(r, v848(m)); r == Invalid {
+			if r = and(r, v496(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("resources"); m != nil {
-			if r = and(r, v849(m)); r == Invalid {
+			if r = and(r, v497(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("tools"); m != nil {
-			if r = and(r, v850(m)); r == Invalid {
+			if r = and(r, v498(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v851(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11677,20 +8532,20 @@ func v814(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v815: aos/common.schema.json#/definitions/Session
-func v815(n *jsonread.Node) Verdict {
+// v478: aos/common.schema.json#/definitions/Session
+func v478(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v852(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v853(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11701,35 +8556,35 @@ func v815(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v816: aos/common.schema.json#/definitions/User
-func v816(n *jsonread.Node) Verdict {
+// v479: aos/common.schema.json#/definitions/User
+func v479(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("email"); m != nil {
-			if r = and(r, v854(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v855(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v856(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v857(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("organization"); m != nil {
-			if r = and(r, v858(m)); r == Invalid {
+			if r = and(r, v495(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11743,25 +8598,25 @@ func v816(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v817: aos/common.schema.json#/definitions/AgentTrigger/properties/content/items
-func v817(n *jsonread.Node) Verdict {
-	return v859(n)
+// v480: aos/common.schema.json#/definitions/AgentTrigger/properties/content/items
+func v480(n *jsonread.Node) Verdict {
+	return v499(n)
 }
 
-// v818: aos/common.schema.json#/definitions/AgentTriggerEvent
-func v818(n *jsonread.Node) Verdict {
+// v481: aos/common.schema.json#/definitions/AgentTriggerEvent
+func v481(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v860(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v861(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11775,177 +8630,96 @@ func v818(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v819: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/keywords/items
-func v819(n *jsonread.Node) Verdict {
+// v482: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results/items
+func v482(n *jsonread.Node) Verdict {
+	return v500(n)
+}
+
+// v483: aos/common.schema.json#/definitions/Source/properties/kind
+func v483(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k89)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v484: aos/common.schema.json#/definitions/Source/allOf/0
+func v484(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v502, v501, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v485: aos/common.schema.json#/definitions/Source/allOf/1
+func v485(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v504, v503, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v486: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs/items
+func v486(n *jsonread.Node) Verdict {
+	return v505(n)
+}
+
+// v487: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs/items
+func v487(n *jsonread.Node) Verdict {
+	return v506(n)
+}
+
+// v488: aop2/common.schema.json#/definitions/ArtifactStatus
+func v488(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	return r
-}
-
-// v820: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results/items
-func v820(n *jsonread.Node) Verdict {
-	return v862(n)
-}
-
-// v821: aos/common.schema.json#/definitions/Source/properties/kind
-func v821(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k134)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k90)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v822: aos/common.schema.json#/definitions/Source/allOf/0
-func v822(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, ifThenElse(n, v864, v863, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v823: aos/common.schema.json#/definitions/Source/allOf/1
-func v823(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, ifThenElse(n, v866, v865, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v824: aos/common.schema.json#/definitions/Message/properties/content/items
-func v824(n *jsonread.Node) Verdict {
-	return v859(n)
-}
-
-// v825: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs/items
-func v825(n *jsonread.Node) Verdict {
-	return v867(n)
-}
-
-// v826: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs/items
-func v826(n *jsonread.Node) Verdict {
-	return v868(n)
-}
-
-// v827: aop2/common.schema.json#/definitions/ArtifactStatus
-func v827(n *jsonread.Node) Verdict {
+// v489: aop2/common.schema.json#/definitions/FallbackTrigger
+func v489(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k135)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k91)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v828: aop2/common.schema.json#/definitions/FallbackTrigger
-func v828(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k136)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v490: aop2/common.schema.json#/definitions/Checkpoint/properties/recovery_strategy
+func v490(n *jsonread.Node) Verdict {
+	return v507(n)
 }
 
-// v829: aop2/common.schema.json#/definitions/Checkpoint/properties/checkpoint_id
-func v829(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v830: aop2/common.schema.json#/definitions/Checkpoint/properties/description
-func v830(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v831: aop2/common.schema.json#/definitions/Checkpoint/properties/expected_artifacts
-func v831(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v869(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v832: aop2/common.schema.json#/definitions/Checkpoint/properties/extensions
-func v832(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v833: aop2/common.schema.json#/definitions/Checkpoint/properties/recovery_strategy
-func v833(n *jsonread.Node) Verdict {
-	return v870(n)
-}
-
-// v834: aop2/common.schema.json#/definitions/Checkpoint/properties/status
-func v834(n *jsonread.Node) Verdict {
-	return v726(n)
-}
-
-// v835: aop2/common.schema.json#/definitions/Checkpoint/properties/validation
-func v835(n *jsonread.Node) Verdict {
-	return v839(n)
-}
-
-// v836: aop2/common.schema.json#/definitions/Access/properties/filesystem/properties/read_paths/items
-func v836(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v837: aop2/common.schema.json#/definitions/Access/properties/filesystem/properties/write_paths/items
-func v837(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v838: aop2/common.schema.json#/definitions/RollbackSnapshot
-func v838(n *jsonread.Node) Verdict {
+// v491: aop2/common.schema.json#/definitions/RollbackSnapshot
+func v491(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("enabled"); m != nil {
-			if r = and(r, v871(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("snapshot_path"); m != nil {
-			if r = and(r, v872(m)); r == Invalid {
+			if r = and(r, v363(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("snapshot_strategy"); m != nil {
-			if r = and(r, v873(m)); r == Invalid {
+			if r = and(r, v508(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11953,20 +8727,20 @@ func v838(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v839: aop2/common.schema.json#/definitions/Validation
-func v839(n *jsonread.Node) Verdict {
+// v492: aop2/common.schema.json#/definitions/Validation
+func v492(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("command"); m != nil {
-			if r = and(r, v874(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expects"); m != nil {
-			if r = and(r, v875(m)); r == Invalid {
+			if r = and(r, v509(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -11980,42 +8754,15 @@ func v839(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v840: aos/common.schema.json#/definitions/Agent/properties/description
-func v840(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v841: aos/common.schema.json#/definitions/Agent/properties/id
-func v841(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v842: aos/common.schema.json#/definitions/Agent/properties/instructions
-func v842(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v843: aos/common.schema.json#/definitions/Agent/properties/mcpServers
-func v843(n *jsonread.Node) Verdict {
+// v493: aos/common.schema.json#/definitions/Agent/properties/mcpServers
+func v493(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v876(it)); r == Invalid {
+			if r = and(r, v510(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12023,44 +8770,30 @@ func v843(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v844: aos/common.schema.json#/definitions/Agent/properties/metadata
-func v844(n *jsonread.Node) Verdict {
-	return v700(n)
+// v494: aos/common.schema.json#/definitions/Agent/properties/model
+func v494(n *jsonread.Node) Verdict {
+	return v511(n)
 }
 
-// v845: aos/common.schema.json#/definitions/Agent/properties/model
-func v845(n *jsonread.Node) Verdict {
-	return v877(n)
+// v495: aos/common.schema.json#/definitions/Agent/properties/organization
+func v495(n *jsonread.Node) Verdict {
+	return v512(n)
 }
 
-// v846: aos/common.schema.json#/definitions/Agent/properties/name
-func v846(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v496: aos/common.schema.json#/definitions/Agent/properties/provider
+func v496(n *jsonread.Node) Verdict {
+	return v513(n)
 }
 
-// v847: aos/common.schema.json#/definitions/Agent/properties/organization
-func v847(n *jsonread.Node) Verdict {
-	return v878(n)
-}
-
-// v848: aos/common.schema.json#/definitions/Agent/properties/provider
-func v848(n *jsonread.Node) Verdict {
-	return v879(n)
-}
-
-// v849: aos/common.schema.json#/definitions/Agent/properties/resources
-func v849(n *jsonread.Node) Verdict {
+// v497: aos/common.schema.json#/definitions/Agent/properties/resources
+func v497(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v880(it)); r == Invalid {
+			if r = and(r, v514(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12068,15 +8801,15 @@ func v849(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v850: aos/common.schema.json#/definitions/Agent/properties/tools
-func v850(n *jsonread.Node) Verdict {
+// v498: aos/common.schema.json#/definitions/Agent/properties/tools
+func v498(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v881(it)); r == Invalid {
+			if r = and(r, v515(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12084,80 +8817,20 @@ func v850(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v851: aos/common.schema.json#/definitions/Agent/properties/version
-func v851(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v852: aos/common.schema.json#/definitions/Session/properties/id
-func v852(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v853: aos/common.schema.json#/definitions/Session/properties/metadata
-func v853(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v854: aos/common.schema.json#/definitions/User/properties/email
-func v854(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v855: aos/common.schema.json#/definitions/User/properties/id
-func v855(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v856: aos/common.schema.json#/definitions/User/properties/metadata
-func v856(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v857: aos/common.schema.json#/definitions/User/properties/name
-func v857(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v858: aos/common.schema.json#/definitions/User/properties/organization
-func v858(n *jsonread.Node) Verdict {
-	return v878(n)
-}
-
-// v859: aos/common.schema.json#/definitions/Part
-func v859(n *jsonread.Node) Verdict {
+// v499: aos/common.schema.json#/definitions/Part
+func v499(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v882(m)); r == Invalid {
+			if r = and(r, v516(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v883(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12165,60 +8838,42 @@ func v859(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 	}
-	if r = and(r, v884(n)); r == Invalid {
+	if r = and(r, v517(n)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, v885(n)); r == Invalid {
+	if r = and(r, v518(n)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, v886(n)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v860: aos/common.schema.json#/definitions/AgentTriggerEvent/properties/id
-func v860(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, v519(n)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v861: aos/common.schema.json#/definitions/AgentTriggerEvent/properties/type
-func v861(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v862: aos/common.schema.json#/definitions/KnowledgeRetrievalResult
-func v862(n *jsonread.Node) Verdict {
+// v500: aos/common.schema.json#/definitions/KnowledgeRetrievalResult
+func v500(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v887(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v888(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v889(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v890(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12232,17 +8887,17 @@ func v862(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v863: aos/common.schema.json#/definitions/Source/allOf/0/then
-func v863(n *jsonread.Node) Verdict {
-	return v891(n)
+// v501: aos/common.schema.json#/definitions/Source/allOf/0/then
+func v501(n *jsonread.Node) Verdict {
+	return v520(n)
 }
 
-// v864: aos/common.schema.json#/definitions/Source/allOf/0/if
-func v864(n *jsonread.Node) Verdict {
+// v502: aos/common.schema.json#/definitions/Source/allOf/0/if
+func v502(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v892(m)); r == Invalid {
+			if r = and(r, v521(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12250,17 +8905,17 @@ func v864(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v865: aos/common.schema.json#/definitions/Source/allOf/1/then
-func v865(n *jsonread.Node) Verdict {
-	return v893(n)
+// v503: aos/common.schema.json#/definitions/Source/allOf/1/then
+func v503(n *jsonread.Node) Verdict {
+	return v522(n)
 }
 
-// v866: aos/common.schema.json#/definitions/Source/allOf/1/if
-func v866(n *jsonread.Node) Verdict {
+// v504: aos/common.schema.json#/definitions/Source/allOf/1/if
+func v504(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v894(m)); r == Invalid {
+			if r = and(r, v523(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12268,25 +8923,25 @@ func v866(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v867: aos/common.schema.json#/definitions/ToolArgumentValue
-func v867(n *jsonread.Node) Verdict {
+// v505: aos/common.schema.json#/definitions/ToolArgumentValue
+func v505(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v895(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v896(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("value"); m != nil {
-			if r = and(r, v897(m)); r == Invalid {
+			if r = and(r, v275(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12300,25 +8955,25 @@ func v867(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v868: aos/common.schema.json#/definitions/TextPart
-func v868(n *jsonread.Node) Verdict {
+// v506: aos/common.schema.json#/definitions/TextPart
+func v506(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v898(m)); r == Invalid {
+			if r = and(r, v524(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v899(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("text"); m != nil {
-			if r = and(r, v900(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12332,105 +8987,77 @@ func v868(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v869: aop2/common.schema.json#/definitions/Checkpoint/properties/expected_artifacts/items
-func v869(n *jsonread.Node) Verdict {
-	return v756(n)
-}
-
-// v870: aop2/common.schema.json#/definitions/OptRecoveryStrategy
-func v870(n *jsonread.Node) Verdict {
+// v507: aop2/common.schema.json#/definitions/OptRecoveryStrategy
+func v507(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k137)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k92)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v871: aop2/common.schema.json#/definitions/RollbackSnapshot/properties/enabled
-func v871(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v508: aop2/common.schema.json#/definitions/RollbackSnapshot/properties/snapshot_strategy
+func v508(n *jsonread.Node) Verdict {
+	return v525(n)
 }
 
-// v872: aop2/common.schema.json#/definitions/RollbackSnapshot/properties/snapshot_path
-func v872(n *jsonread.Node) Verdict {
-	return v408(n)
+// v509: aop2/common.schema.json#/definitions/Validation/properties/expects
+func v509(n *jsonread.Node) Verdict {
+	return v526(n)
 }
 
-// v873: aop2/common.schema.json#/definitions/RollbackSnapshot/properties/snapshot_strategy
-func v873(n *jsonread.Node) Verdict {
-	return v901(n)
+// v510: aos/common.schema.json#/definitions/Agent/properties/mcpServers/items
+func v510(n *jsonread.Node) Verdict {
+	return v527(n)
 }
 
-// v874: aop2/common.schema.json#/definitions/Validation/properties/command
-func v874(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v875: aop2/common.schema.json#/definitions/Validation/properties/expects
-func v875(n *jsonread.Node) Verdict {
-	return v902(n)
-}
-
-// v876: aos/common.schema.json#/definitions/Agent/properties/mcpServers/items
-func v876(n *jsonread.Node) Verdict {
-	return v903(n)
-}
-
-// v877: aos/common.schema.json#/definitions/Model
-func v877(n *jsonread.Node) Verdict {
+// v511: aos/common.schema.json#/definitions/Model
+func v511(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("contextWindow"); m != nil {
-			if r = and(r, v904(m)); r == Invalid {
+			if r = and(r, v389(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("defaultParams"); m != nil {
-			if r = and(r, v905(m)); r == Invalid {
+			if r = and(r, v61(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v906(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("maxTokens"); m != nil {
-			if r = and(r, v907(m)); r == Invalid {
+			if r = and(r, v389(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v908(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v909(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("provider"); m != nil {
-			if r = and(r, v910(m)); r == Invalid {
+			if r = and(r, v528(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("stopSequences"); m != nil {
-			if r = and(r, v911(m)); r == Invalid {
+			if r = and(r, v286(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12447,25 +9074,25 @@ func v877(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v878: aos/common.schema.json#/definitions/Organization
-func v878(n *jsonread.Node) Verdict {
+// v512: aos/common.schema.json#/definitions/Organization
+func v512(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v912(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v913(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v914(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12476,25 +9103,25 @@ func v878(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v879: aos/common.schema.json#/definitions/AgentProvider
-func v879(n *jsonread.Node) Verdict {
+// v513: aos/common.schema.json#/definitions/AgentProvider
+func v513(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v915(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v916(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("url"); m != nil {
-			if r = and(r, v917(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12508,113 +9135,76 @@ func v879(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v880: aos/common.schema.json#/definitions/Agent/properties/resources/items
-func v880(n *jsonread.Node) Verdict {
-	return v918(n)
+// v514: aos/common.schema.json#/definitions/Agent/properties/resources/items
+func v514(n *jsonread.Node) Verdict {
+	return v529(n)
 }
 
-// v881: aos/common.schema.json#/definitions/Agent/properties/tools/items
-func v881(n *jsonread.Node) Verdict {
-	return v919(n)
+// v515: aos/common.schema.json#/definitions/Agent/properties/tools/items
+func v515(n *jsonread.Node) Verdict {
+	return v530(n)
 }
 
-// v882: aos/common.schema.json#/definitions/Part/properties/kind
-func v882(n *jsonread.Node) Verdict {
+// v516: aos/common.schema.json#/definitions/Part/properties/kind
+func v516(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k138)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k93)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v883: aos/common.schema.json#/definitions/Part/properties/metadata
-func v883(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v884: aos/common.schema.json#/definitions/Part/allOf/0
-func v884(n *jsonread.Node) Verdict {
+// v517: aos/common.schema.json#/definitions/Part/allOf/0
+func v517(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v921, v920, nil)); r == Invalid {
+	if r = and(r, ifThenElse(n, v531, v487, nil)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v885: aos/common.schema.json#/definitions/Part/allOf/1
-func v885(n *jsonread.Node) Verdict {
+// v518: aos/common.schema.json#/definitions/Part/allOf/1
+func v518(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v923, v922, nil)); r == Invalid {
+	if r = and(r, ifThenElse(n, v502, v532, nil)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v886: aos/common.schema.json#/definitions/Part/allOf/2
-func v886(n *jsonread.Node) Verdict {
+// v519: aos/common.schema.json#/definitions/Part/allOf/2
+func v519(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v925, v924, nil)); r == Invalid {
+	if r = and(r, ifThenElse(n, v534, v533, nil)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v887: aos/common.schema.json#/definitions/KnowledgeRetrievalResult/properties/content
-func v887(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v888: aos/common.schema.json#/definitions/KnowledgeRetrievalResult/properties/id
-func v888(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v889: aos/common.schema.json#/definitions/KnowledgeRetrievalResult/properties/metadata
-func v889(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v890: aos/common.schema.json#/definitions/KnowledgeRetrievalResult/properties/mimeType
-func v890(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v891: aos/common.schema.json#/definitions/FileSource
-func v891(n *jsonread.Node) Verdict {
+// v520: aos/common.schema.json#/definitions/FileSource
+func v520(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v926(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v927(m)); r == Invalid {
+			if r = and(r, v521(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v928(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("url"); m != nil {
-			if r = and(r, v929(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12631,29 +9221,29 @@ func v891(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v892: aos/common.schema.json#/definitions/Source/allOf/0/if/properties/kind
-func v892(n *jsonread.Node) Verdict {
+// v521: aos/common.schema.json#/definitions/Source/allOf/0/if/properties/kind
+func v521(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k139)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k94)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v893: aos/common.schema.json#/definitions/SiteSource
-func v893(n *jsonread.Node) Verdict {
+// v522: aos/common.schema.json#/definitions/SiteSource
+func v522(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v930(m)); r == Invalid {
+			if r = and(r, v523(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("url"); m != nil {
-			if r = and(r, v931(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12667,100 +9257,62 @@ func v893(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v894: aos/common.schema.json#/definitions/Source/allOf/1/if/properties/kind
-func v894(n *jsonread.Node) Verdict {
+// v523: aos/common.schema.json#/definitions/Source/allOf/1/if/properties/kind
+func v523(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k140)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k95)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v895: aos/common.schema.json#/definitions/ToolArgumentValue/properties/id
-func v895(n *jsonread.Node) Verdict {
+// v524: aos/common.schema.json#/definitions/TextPart/properties/kind
+func v524(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k96)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v896: aos/common.schema.json#/definitions/ToolArgumentValue/properties/name
-func v896(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v897: aos/common.schema.json#/definitions/ToolArgumentValue/properties/value
-func v897(n *jsonread.Node) Verdict {
-	r := Valid
-	return r
-}
-
-// v898: aos/common.schema.json#/definitions/TextPart/properties/kind
-func v898(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k141)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v899: aos/common.schema.json#/definitions/TextPart/properties/metadata
-func v899(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v900: aos/common.schema.json#/definitions/TextPart/properties/text
-func v900(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v901: aop2/common.schema.json#/definitions/OptSnapshotStrategy
-func v901(n *jsonread.Node) Verdict {
+// v525: aop2/common.schema.json#/definitions/OptSnapshotStrategy
+func v525(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k142)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k97)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v902: aop2/common.schema.json#/definitions/Expects
-func v902(n *jsonread.Node) Verdict {
+// v526: aop2/common.schema.json#/definitions/Expects
+func v526(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k143)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k98)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v903: aos/common.schema.json#/definitions/MCPServer
-func v903(n *jsonread.Node) Verdict {
+// v527: aos/common.schema.json#/definitions/MCPServer
+func v527(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v932(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v933(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12774,157 +9326,45 @@ func v903(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v904: aos/common.schema.json#/definitions/Model/properties/contextWindow
-func v904(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v528: aos/common.schema.json#/definitions/Model/properties/provider
+func v528(n *jsonread.Node) Verdict {
+	return v535(n)
 }
 
-// v905: aos/common.schema.json#/definitions/Model/properties/defaultParams
-func v905(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v906: aos/common.schema.json#/definitions/Model/properties/id
-func v906(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v907: aos/common.schema.json#/definitions/Model/properties/maxTokens
-func v907(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v908: aos/common.schema.json#/definitions/Model/properties/metadata
-func v908(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v909: aos/common.schema.json#/definitions/Model/properties/name
-func v909(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v910: aos/common.schema.json#/definitions/Model/properties/provider
-func v910(n *jsonread.Node) Verdict {
-	return v934(n)
-}
-
-// v911: aos/common.schema.json#/definitions/Model/properties/stopSequences
-func v911(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v935(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v912: aos/common.schema.json#/definitions/Organization/properties/id
-func v912(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v913: aos/common.schema.json#/definitions/Organization/properties/metadata
-func v913(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v914: aos/common.schema.json#/definitions/Organization/properties/name
-func v914(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v915: aos/common.schema.json#/definitions/AgentProvider/properties/metadata
-func v915(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v916: aos/common.schema.json#/definitions/AgentProvider/properties/name
-func v916(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v917: aos/common.schema.json#/definitions/AgentProvider/properties/url
-func v917(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v918: aos/common.schema.json#/definitions/Resource
-func v918(n *jsonread.Node) Verdict {
+// v529: aos/common.schema.json#/definitions/Resource
+func v529(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v936(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v937(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v938(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v939(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v940(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v941(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -12941,45 +9381,45 @@ func v918(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v919: aos/common.schema.json#/definitions/ToolDefinition
-func v919(n *jsonread.Node) Verdict {
+// v530: aos/common.schema.json#/definitions/ToolDefinition
+func v530(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("arguments"); m != nil {
-			if r = and(r, v942(m)); r == Invalid {
+			if r = and(r, v536(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v943(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v944(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v945(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v946(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("outputs"); m != nil {
-			if r = and(r, v947(m)); r == Invalid {
+			if r = and(r, v537(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v948(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13002,17 +9442,12 @@ func v919(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v920: aos/common.schema.json#/definitions/Part/allOf/0/then
-func v920(n *jsonread.Node) Verdict {
-	return v868(n)
-}
-
-// v921: aos/common.schema.json#/definitions/Part/allOf/0/if
-func v921(n *jsonread.Node) Verdict {
+// v531: aos/common.schema.json#/definitions/Part/allOf/0/if
+func v531(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v949(m)); r == Invalid {
+			if r = and(r, v524(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13020,17 +9455,22 @@ func v921(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v922: aos/common.schema.json#/definitions/Part/allOf/1/then
-func v922(n *jsonread.Node) Verdict {
-	return v950(n)
+// v532: aos/common.schema.json#/definitions/Part/allOf/1/then
+func v532(n *jsonread.Node) Verdict {
+	return v538(n)
 }
 
-// v923: aos/common.schema.json#/definitions/Part/allOf/1/if
-func v923(n *jsonread.Node) Verdict {
+// v533: aos/common.schema.json#/definitions/Part/allOf/2/then
+func v533(n *jsonread.Node) Verdict {
+	return v539(n)
+}
+
+// v534: aos/common.schema.json#/definitions/Part/allOf/2/if
+func v534(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v951(m)); r == Invalid {
+			if r = and(r, v540(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13038,110 +9478,20 @@ func v923(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v924: aos/common.schema.json#/definitions/Part/allOf/2/then
-func v924(n *jsonread.Node) Verdict {
-	return v952(n)
-}
-
-// v925: aos/common.schema.json#/definitions/Part/allOf/2/if
-func v925(n *jsonread.Node) Verdict {
-	r := Valid
-	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v953(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v926: aos/common.schema.json#/definitions/FileSource/properties/id
-func v926(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v927: aos/common.schema.json#/definitions/FileSource/properties/kind
-func v927(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k144)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v928: aos/common.schema.json#/definitions/FileSource/properties/name
-func v928(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v929: aos/common.schema.json#/definitions/FileSource/properties/url
-func v929(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v930: aos/common.schema.json#/definitions/SiteSource/properties/kind
-func v930(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k145)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v931: aos/common.schema.json#/definitions/SiteSource/properties/url
-func v931(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v932: aos/common.schema.json#/definitions/MCPServer/properties/name
-func v932(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v933: aos/common.schema.json#/definitions/MCPServer/properties/version
-func v933(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v934: aos/common.schema.json#/definitions/LlmProvider
-func v934(n *jsonread.Node) Verdict {
+// v535: aos/common.schema.json#/definitions/LlmProvider
+func v535(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v954(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v955(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13152,74 +9502,15 @@ func v934(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v935: aos/common.schema.json#/definitions/Model/properties/stopSequences/items
-func v935(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v936: aos/common.schema.json#/definitions/Resource/properties/content
-func v936(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v937: aos/common.schema.json#/definitions/Resource/properties/description
-func v937(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v938: aos/common.schema.json#/definitions/Resource/properties/id
-func v938(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v939: aos/common.schema.json#/definitions/Resource/properties/metadata
-func v939(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v940: aos/common.schema.json#/definitions/Resource/properties/mimeType
-func v940(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v941: aos/common.schema.json#/definitions/Resource/properties/name
-func v941(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v942: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments
-func v942(n *jsonread.Node) Verdict {
+// v536: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments
+func v536(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v956(it)); r == Invalid {
+			if r = and(r, v541(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13227,47 +9518,15 @@ func v942(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v943: aos/common.schema.json#/definitions/ToolDefinition/properties/description
-func v943(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v944: aos/common.schema.json#/definitions/ToolDefinition/properties/id
-func v944(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v945: aos/common.schema.json#/definitions/ToolDefinition/properties/metadata
-func v945(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v946: aos/common.schema.json#/definitions/ToolDefinition/properties/name
-func v946(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v947: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs
-func v947(n *jsonread.Node) Verdict {
+// v537: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs
+func v537(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v957(it)); r == Invalid {
+			if r = and(r, v542(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13275,43 +9534,25 @@ func v947(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v948: aos/common.schema.json#/definitions/ToolDefinition/properties/type
-func v948(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v949: aos/common.schema.json#/definitions/Part/allOf/0/if/properties/kind
-func v949(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k146)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v950: aos/common.schema.json#/definitions/FilePart
-func v950(n *jsonread.Node) Verdict {
+// v538: aos/common.schema.json#/definitions/FilePart
+func v538(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("file"); m != nil {
-			if r = and(r, v958(m)); r == Invalid {
+			if r = and(r, v543(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v959(m)); r == Invalid {
+			if r = and(r, v521(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v960(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13325,34 +9566,25 @@ func v950(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v951: aos/common.schema.json#/definitions/Part/allOf/1/if/properties/kind
-func v951(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k147)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v952: aos/common.schema.json#/definitions/DataPart
-func v952(n *jsonread.Node) Verdict {
+// v539: aos/common.schema.json#/definitions/DataPart
+func v539(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("data"); m != nil {
-			if r = and(r, v961(m)); r == Invalid {
+			if r = and(r, v544(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v962(m)); r == Invalid {
+			if r = and(r, v540(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v963(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13366,60 +9598,32 @@ func v952(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v953: aos/common.schema.json#/definitions/Part/allOf/2/if/properties/kind
-func v953(n *jsonread.Node) Verdict {
+// v540: aos/common.schema.json#/definitions/Part/allOf/2/if/properties/kind
+func v540(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k148)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k99)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v954: aos/common.schema.json#/definitions/LlmProvider/properties/metadata
-func v954(n *jsonread.Node) Verdict {
-	return v700(n)
+// v541: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments/items
+func v541(n *jsonread.Node) Verdict {
+	return v545(n)
 }
 
-// v955: aos/common.schema.json#/definitions/LlmProvider/properties/name
-func v955(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v542: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs/items
+func v542(n *jsonread.Node) Verdict {
+	return v546(n)
 }
 
-// v956: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments/items
-func v956(n *jsonread.Node) Verdict {
-	return v964(n)
+// v543: aos/common.schema.json#/definitions/FilePart/properties/file
+func v543(n *jsonread.Node) Verdict {
+	return v547(n)
 }
 
-// v957: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs/items
-func v957(n *jsonread.Node) Verdict {
-	return v965(n)
-}
-
-// v958: aos/common.schema.json#/definitions/FilePart/properties/file
-func v958(n *jsonread.Node) Verdict {
-	return v966(n)
-}
-
-// v959: aos/common.schema.json#/definitions/FilePart/properties/kind
-func v959(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k149)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v960: aos/common.schema.json#/definitions/FilePart/properties/metadata
-func v960(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v961: aos/common.schema.json#/definitions/DataPart/properties/data
-func v961(n *jsonread.Node) Verdict {
+// v544: aos/common.schema.json#/definitions/DataPart/properties/data
+func v544(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeArray)); r == Invalid {
 		return Invalid
@@ -13427,54 +9631,40 @@ func v961(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v962: aos/common.schema.json#/definitions/DataPart/properties/kind
-func v962(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k150)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v963: aos/common.schema.json#/definitions/DataPart/properties/metadata
-func v963(n *jsonread.Node) Verdict {
-	return v700(n)
-}
-
-// v964: aos/common.schema.json#/definitions/ToolArgumentDefinition
-func v964(n *jsonread.Node) Verdict {
+// v545: aos/common.schema.json#/definitions/ToolArgumentDefinition
+func v545(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v967(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v968(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v969(m)); r == Invalid {
+			if r = and(r, v292(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v970(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("required"); m != nil {
-			if r = and(r, v971(m)); r == Invalid {
+			if r = and(r, v333(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v972(m)); r == Invalid {
+			if r = and(r, v548(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13488,35 +9678,35 @@ func v964(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v965: aos/common.schema.json#/definitions/ToolOutputDefinition
-func v965(n *jsonread.Node) Verdict {
+// v546: aos/common.schema.json#/definitions/ToolOutputDefinition
+func v546(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v973(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v974(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v975(m)); r == Invalid {
+			if r = and(r, v292(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v976(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v977(m)); r == Invalid {
+			if r = and(r, v548(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13527,121 +9717,35 @@ func v965(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v966: aos/common.schema.json#/definitions/File
-func v966(n *jsonread.Node) Verdict {
+// v547: aos/common.schema.json#/definitions/File
+func v547(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, ifThenElse(n, v980, v978, v979)); r == Invalid {
+	if r = and(r, ifThenElse(n, v551, v549, v550)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v967: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/description
-func v967(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v548: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/type
+func v548(n *jsonread.Node) Verdict {
+	return v552(n)
 }
 
-// v968: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/id
-func v968(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v549: aos/common.schema.json#/definitions/File/then
+func v549(n *jsonread.Node) Verdict {
+	return v553(n)
 }
 
-// v969: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/mimeType
-func v969(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v550: aos/common.schema.json#/definitions/File/else
+func v550(n *jsonread.Node) Verdict {
+	return v554(n)
 }
 
-// v970: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/name
-func v970(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v971: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/required
-func v971(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v972: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/type
-func v972(n *jsonread.Node) Verdict {
-	return v981(n)
-}
-
-// v973: aos/common.schema.json#/definitions/ToolOutputDefinition/properties/description
-func v973(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v974: aos/common.schema.json#/definitions/ToolOutputDefinition/properties/id
-func v974(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v975: aos/common.schema.json#/definitions/ToolOutputDefinition/properties/mimeType
-func v975(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v976: aos/common.schema.json#/definitions/ToolOutputDefinition/properties/name
-func v976(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v977: aos/common.schema.json#/definitions/ToolOutputDefinition/properties/type
-func v977(n *jsonread.Node) Verdict {
-	return v981(n)
-}
-
-// v978: aos/common.schema.json#/definitions/File/then
-func v978(n *jsonread.Node) Verdict {
-	return v982(n)
-}
-
-// v979: aos/common.schema.json#/definitions/File/else
-func v979(n *jsonread.Node) Verdict {
-	return v983(n)
-}
-
-// v980: aos/common.schema.json#/definitions/File/if
-func v980(n *jsonread.Node) Verdict {
+// v551: aos/common.schema.json#/definitions/File/if
+func v551(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if n.Get("bytes") == nil {
@@ -13651,34 +9755,34 @@ func v980(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v981: aos/common.schema.json#/definitions/ValueType
-func v981(n *jsonread.Node) Verdict {
+// v552: aos/common.schema.json#/definitions/ValueType
+func v552(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k151)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k100)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v982: aos/common.schema.json#/definitions/FileWithBytes
-func v982(n *jsonread.Node) Verdict {
+// v553: aos/common.schema.json#/definitions/FileWithBytes
+func v553(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("bytes"); m != nil {
-			if r = and(r, v984(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v985(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v986(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -13689,85 +9793,31 @@ func v982(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v983: aos/common.schema.json#/definitions/FileWithUri
-func v983(n *jsonread.Node) Verdict {
+// v554: aos/common.schema.json#/definitions/FileWithUri
+func v554(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v987(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v988(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("uri"); m != nil {
-			if r = and(r, v989(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if n.Get("uri") == nil {
 			return Invalid
 		}
-	}
-	return r
-}
-
-// v984: aos/common.schema.json#/definitions/FileWithBytes/properties/bytes
-func v984(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v985: aos/common.schema.json#/definitions/FileWithBytes/properties/mimeType
-func v985(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v986: aos/common.schema.json#/definitions/FileWithBytes/properties/name
-func v986(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v987: aos/common.schema.json#/definitions/FileWithUri/properties/mimeType
-func v987(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v988: aos/common.schema.json#/definitions/FileWithUri/properties/name
-func v988(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v989: aos/common.schema.json#/definitions/FileWithUri/properties/uri
-func v989(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
 	}
 	return r
 }

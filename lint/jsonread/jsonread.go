@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -220,7 +221,19 @@ func (n *Node) Interface() any {
 // Parse reads exactly one JSON value from data. It returns the tree, the non-fatal
 // problems found, and a *SyntaxError when the input is not one valid JSON value.
 func Parse(data []byte) (*Node, []Problem, error) {
-	p := &parser{data: data}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0]}
+	defer func() {
+		// Keep the grown stacks for the next parse, cleared so they pin no tree; a
+		// huge document's stacks are let go.
+		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
+			clear(p.members[:cap(p.members)])
+			clear(p.items[:cap(p.items)])
+			clear(p.path[:cap(p.path)])
+			sc.members, sc.items, sc.path = p.members[:0], p.items[:0], p.path[:0]
+		}
+	}()
 	if len(data) <= shareLimit {
 		// One copy of the input, whose substrings the strings and numbers share:
 		// one allocation instead of one per value.
@@ -248,6 +261,15 @@ func Parse(data []byte) (*Node, []Problem, error) {
 	}
 	return root, p.problems, nil
 }
+
+// scratch is the parser's reusable stacks.
+type scratch struct {
+	members []Member
+	items   []*Node
+	path    []step
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // shareLimit is the largest input whose values share one copy of it; the values
 // of a larger one get their own copies, so that a string kept from a huge message

@@ -149,6 +149,7 @@ func (b *bench) writeReport() error {
 		}
 		r.p("")
 	}
+	b.targets11(&r)
 	b.targets(&r)
 	b.reportSmall(&r)
 	b.reportLarge(&r)
@@ -228,6 +229,66 @@ func verdict(ok, known bool) string {
 		return "**met**"
 	}
 	return "**not met**"
+}
+
+// targets11 is the verdict on the targets of issue 11 (speed) and 13.9 (memory).
+func (b *bench) targets11(r *report) {
+	r.p("## Targets of issues 11 and 13.9")
+	r.p("")
+	var rows [][]string
+	al, hello := b.tool("aoplint"), b.tool("reference: Go hello-world")
+	if al != nil && hello != nil {
+		x := al.Wall.Median / hello.Wall.Median
+		xc := al.CPU.Median / hello.CPU.Median
+		rows = append(rows, []string{"one small file: at most 2× a Go hello-world in the same run (medians, process start to exit)",
+			fmt.Sprintf("%.1f ms against %.1f ms: %s by wall clock, %s by CPU time", al.Wall.Median*1e3, hello.Wall.Median*1e3, fmtRatio(x), fmtRatio(xc)), verdict(x <= 2, true)})
+	}
+	single, floorP, aj := b.config("aoplint", "1 "), b.config("encoding/json", ""), b.config("ajv-lines", "")
+	if single != nil && floorP != nil {
+		x := b.cpuRate(single) / b.cpuRate(floorP)
+		rows = append(rows, []string{"a transcript, one worker, every rule on: at least the encoding/json decode into any, per CPU-second",
+			fmt.Sprintf("%s of its messages per CPU-second", fmtRatio(x)), verdict(x >= 1, true)})
+	}
+	if single != nil && aj != nil {
+		x := b.cpuRate(single) / b.cpuRate(aj)
+		rows = append(rows, []string{"… and faster than the ajv script per CPU-second", fmtRatio(x), verdict(x > 1, true)})
+	}
+	if all := b.config("aoplint", "all"); single != nil && all != nil {
+		cpu := summarize(cpus(all.Samples)).Median / summarize(cpus(single.Samples)).Median
+		wall := b.rate(all) / b.rate(single)
+		rows = append(rows, []string{"two workers use at most 1.1× the CPU of one", fmtRatio(cpu) + " the CPU", verdict(cpu <= 1.1, true)})
+		rows = append(rows, []string{"two workers: ≥ 1.8× the wall-clock throughput of one (shared machine: see the load average)", fmtRatio(wall), verdict(wall >= 1.8, true)})
+	}
+	if n := len(b.r.RSS.Rows); n > 0 {
+		var parts []string
+		ok := true
+		for _, row := range b.r.RSS.Rows {
+			parts = append(parts, fmt.Sprintf("%s messages: %s (%s with GOMEMLIMIT=off)", fmtCount(row.Messages), fmtBytes(float64(row.All.MaxRSS)), fmtBytes(float64(row.NoLimit.MaxRSS))))
+			ok = ok && row.All.MaxRSS <= 60<<20 && row.NoLimit.MaxRSS <= 60<<20
+		}
+		rows = append(rows, []string{"peak RSS flat and under 60 MiB for 100k and 1M messages, with and without the soft memory limit", strings.Join(parts, "; "), verdict(ok, true)})
+	}
+	if len(b.r.RSS.Hostile) > 0 {
+		var parts []string
+		var peak int64
+		for _, h := range b.r.RSS.Hostile {
+			parts = append(parts, fmt.Sprintf("%s: %s", h.What, fmtBytes(float64(max(h.All.MaxRSS, h.NoLimit.MaxRSS)))))
+			peak = max(peak, h.All.MaxRSS, h.NoLimit.MaxRSS)
+		}
+		rows = append(rows, []string{fmt.Sprintf("13.9: peak RSS under a documented figure for any input (the figure: %s, the largest measured here)", fmtBytes(float64(peak))),
+			strings.Join(parts, "; ") + " (before: 1.17 GB and 3.09 GB)", "documented"})
+	}
+	r.table([]string{"target", "measured", "verdict"}, rows)
+}
+
+func fmtCount(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1f M", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.0f k", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }
 
 func (b *bench) targets(r *report) {

@@ -10,7 +10,6 @@ package generated
 
 import (
 	"math"
-	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -33,16 +32,16 @@ const (
 
 // Validate returns the verdict of the schema file (a path within schemas.FS) on
 // root; Unsure for a file without a generated validator.
-func Validate(file string, root *jsonread.Node) Verdict {
-	f, ok := roots[file]
-	if !ok || root == nil {
+func Validate(file string, n *jsonread.Node) Verdict {
+	f := root(file)
+	if f == nil || n == nil {
 		return Unsure
 	}
-	return f(root)
+	return f(n)
 }
 
 // Has reports whether file has a generated validator.
-func Has(file string) bool { _, ok := roots[file]; return ok }
+func Has(file string) bool { return root(file) != nil }
 
 // and combines the verdicts of two conditions that must both hold.
 func and(a, b Verdict) Verdict {
@@ -214,24 +213,12 @@ func oneOfScalars(n *jsonread.Node, vals []scalar) Verdict {
 	return r
 }
 
-// bound is a minimum or maximum.
+// bound is a minimum or maximum, written by the generator.
 type bound struct {
 	i     int64 // the bound when isInt
 	isInt bool
 	f     float64 // the bound as a float64, when exact
 	exact bool
-}
-
-func newBound(lit string) bound {
-	var b bound
-	if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-		b.i, b.isInt = i, true
-	}
-	if r, ok := new(big.Rat).SetString(lit); ok {
-		f, exact := r.Float64()
-		b.f, b.exact = f, exact
-	}
-	return b
 }
 
 // cmp compares a number literal with the bound: -1, 0 or +1, and false when it

@@ -4,62 +4,119 @@ package generated
 
 import "github.com/aopkit/aopkit/lint/jsonread"
 
-// roots maps a schema file to the validator of its root.
-var roots = map[string]func(*jsonread.Node) Verdict{
-	"aof/common.schema.json":                       v0,
-	"aof/completion.report.schema.json":            v1,
-	"aof/envelope.schema.json":                     v2,
-	"aof/handoff.accepted.schema.json":             v3,
-	"aof/handoff.rejected.schema.json":             v4,
-	"aof/handoff.request.schema.json":              v5,
-	"aof/inputs_handoff.schema.json":               v6,
-	"aof/run.schema.json":                          v7,
-	"aof/run_heartbeat.schema.json":                v8,
-	"aof/run_result.schema.json":                   v9,
-	"aof/status.update.schema.json":                v10,
-	"aop-output/details.schema.json":               v11,
-	"aop-output/report.schema.json":                v12,
-	"aop-output/task.schema.json":                  v13,
-	"aop2/common.schema.json":                      v14,
-	"aop2/event.HEARTBEAT.schema.json":             v15,
-	"aop2/event.PRIORITY_ESCALATION.schema.json":   v16,
-	"aop2/event.PROGRESS_UPDATE.schema.json":       v17,
-	"aop2/event.ROLLBACK_INITIATED.schema.json":    v18,
-	"aop2/event.SESSION_FINAL_REPORT.schema.json":  v19,
-	"aop2/event.VERSION_FALLBACK.schema.json":      v20,
-	"aop2/event.schema.json":                       v21,
-	"aop2/response.schema.json":                    v22,
-	"aop2/task.schema.json":                        v23,
-	"aos/common.schema.json":                       v24,
-	"aos/error.schema.json":                        v25,
-	"aos/ping.schema.json":                         v26,
-	"aos/protocols.A2A.schema.json":                v27,
-	"aos/protocols.MCP.schema.json":                v28,
-	"aos/response.ping.schema.json":                v29,
-	"aos/response.schema.json":                     v30,
-	"aos/steps.agentTrigger.schema.json":           v31,
-	"aos/steps.knowledgeRetrieval.schema.json":     v32,
-	"aos/steps.memoryContextRetrieval.schema.json": v33,
-	"aos/steps.memoryStore.schema.json":            v34,
-	"aos/steps.message.schema.json":                v35,
-	"aos/steps.toolCallRequest.schema.json":        v36,
-	"aos/steps.toolCallResult.schema.json":         v37,
-	"orchmsg/common.schema.json":                   v38,
-	"orchmsg/event-error.schema.json":              v39,
-	"orchmsg/event-log.schema.json":                v40,
-	"orchmsg/event-progress.schema.json":           v41,
-	"orchmsg/event-question.schema.json":           v42,
-	"orchmsg/notify-shutdown.schema.json":          v43,
-	"orchmsg/notify-task-assigned.schema.json":     v44,
-	"orchmsg/notify-task-cancelled.schema.json":    v45,
-	"orchmsg/request-ask-user.schema.json":         v46,
-	"orchmsg/request-get-task.schema.json":         v47,
-	"orchmsg/request-query-agents.schema.json":     v48,
-	"orchmsg/request-query-tasks.schema.json":      v49,
-	"orchmsg/request-submit-task.schema.json":      v50,
-	"orchmsg/response-error.schema.json":           v51,
-	"orchmsg/response-success.schema.json":         v52,
-	"transcript/record.schema.json":                v53,
+// root returns the validator of a schema file's root (nil: none).
+func root(file string) func(*jsonread.Node) Verdict {
+	switch file {
+	case "aof/common.schema.json":
+		return v0
+	case "aof/completion.report.schema.json":
+		return v1
+	case "aof/envelope.schema.json":
+		return v2
+	case "aof/handoff.accepted.schema.json":
+		return v3
+	case "aof/handoff.rejected.schema.json":
+		return v4
+	case "aof/handoff.request.schema.json":
+		return v5
+	case "aof/inputs_handoff.schema.json":
+		return v6
+	case "aof/run.schema.json":
+		return v7
+	case "aof/run_heartbeat.schema.json":
+		return v8
+	case "aof/run_result.schema.json":
+		return v9
+	case "aof/status.update.schema.json":
+		return v10
+	case "aop-output/details.schema.json":
+		return v11
+	case "aop-output/report.schema.json":
+		return v12
+	case "aop-output/task.schema.json":
+		return v13
+	case "aop2/common.schema.json":
+		return v14
+	case "aop2/event.HEARTBEAT.schema.json":
+		return v15
+	case "aop2/event.PRIORITY_ESCALATION.schema.json":
+		return v16
+	case "aop2/event.PROGRESS_UPDATE.schema.json":
+		return v17
+	case "aop2/event.ROLLBACK_INITIATED.schema.json":
+		return v18
+	case "aop2/event.SESSION_FINAL_REPORT.schema.json":
+		return v19
+	case "aop2/event.VERSION_FALLBACK.schema.json":
+		return v20
+	case "aop2/event.schema.json":
+		return v21
+	case "aop2/response.schema.json":
+		return v22
+	case "aop2/task.schema.json":
+		return v23
+	case "aos/common.schema.json":
+		return v24
+	case "aos/error.schema.json":
+		return v25
+	case "aos/ping.schema.json":
+		return v26
+	case "aos/protocols.A2A.schema.json":
+		return v27
+	case "aos/protocols.MCP.schema.json":
+		return v28
+	case "aos/response.ping.schema.json":
+		return v29
+	case "aos/response.schema.json":
+		return v30
+	case "aos/steps.agentTrigger.schema.json":
+		return v31
+	case "aos/steps.knowledgeRetrieval.schema.json":
+		return v32
+	case "aos/steps.memoryContextRetrieval.schema.json":
+		return v33
+	case "aos/steps.memoryStore.schema.json":
+		return v34
+	case "aos/steps.message.schema.json":
+		return v35
+	case "aos/steps.toolCallRequest.schema.json":
+		return v36
+	case "aos/steps.toolCallResult.schema.json":
+		return v37
+	case "orchmsg/common.schema.json":
+		return v38
+	case "orchmsg/event-error.schema.json":
+		return v39
+	case "orchmsg/event-log.schema.json":
+		return v40
+	case "orchmsg/event-progress.schema.json":
+		return v41
+	case "orchmsg/event-question.schema.json":
+		return v42
+	case "orchmsg/notify-shutdown.schema.json":
+		return v43
+	case "orchmsg/notify-task-assigned.schema.json":
+		return v44
+	case "orchmsg/notify-task-cancelled.schema.json":
+		return v45
+	case "orchmsg/request-ask-user.schema.json":
+		return v46
+	case "orchmsg/request-get-task.schema.json":
+		return v47
+	case "orchmsg/request-query-agents.schema.json":
+		return v48
+	case "orchmsg/request-query-tasks.schema.json":
+		return v49
+	case "orchmsg/request-submit-task.schema.json":
+		return v50
+	case "orchmsg/response-error.schema.json":
+		return v51
+	case "orchmsg/response-success.schema.json":
+		return v52
+	case "transcript/record.schema.json":
+		return v53
+	}
+	return nil
 }
 
 var k1 = []scalar{{kind: jsonread.String, s: "aof"}}
@@ -68,7 +125,7 @@ var k3 = []scalar{{kind: jsonread.Number, f: 1}}
 var k4 = []scalar{{kind: jsonread.String, s: "handoff.accepted"}}
 var k5 = []scalar{{kind: jsonread.String, s: "handoff.rejected"}}
 var k6 = []scalar{{kind: jsonread.String, s: "handoff.request"}}
-var k7 = newBound("0")
+var k7 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k8 = []scalar{{kind: jsonread.String, s: "status.update"}}
 var k9 = lazyRegexp("^\\S+$")
 var k10 = []scalar{{kind: jsonread.String, s: "success"}, {kind: jsonread.String, s: "failure"}, {kind: jsonread.String, s: "partial"}}
@@ -110,22 +167,22 @@ var k45 = []scalar{{kind: jsonread.String, s: "transcript/1"}}
 var k46 = []scalar{{kind: jsonread.String, s: "agent-start"}, {kind: jsonread.String, s: "agent-exit"}, {kind: jsonread.String, s: "signal"}, {kind: jsonread.String, s: "kill"}, {kind: jsonread.String, s: "timeout"}, {kind: jsonread.String, s: "scenario-end"}}
 var k47 = []scalar{{kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "orchestrator"}, {kind: jsonread.String, s: "harness"}}
 var k48 = []scalar{{kind: jsonread.String, s: "aop2"}, {kind: jsonread.String, s: "aos"}, {kind: jsonread.String, s: "aop-output"}, {kind: jsonread.String, s: "aof"}, {kind: jsonread.String, s: "orchmsg"}}
-var k49 = newBound("1")
+var k49 = bound{i: 1, isInt: true, f: 1, exact: true}
 var k50 = lazyRegexp("^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$")
 var k51 = []scalar{{kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}, {kind: jsonread.String, s: "needs_review"}, {kind: jsonread.String, s: "partial"}}
-var k52 = newBound("0")
-var k53 = newBound("100")
+var k52 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k53 = bound{i: 100, isInt: true, f: 100, exact: true}
 var k54 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "NORMAL"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
-var k55 = newBound("0")
+var k55 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k56 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}, {kind: jsonread.String, s: "PROGRESS_UPDATE"}, {kind: jsonread.String, s: "PRIORITY_ESCALATION"}, {kind: jsonread.String, s: "ROLLBACK_INITIATED"}, {kind: jsonread.String, s: "VERSION_FALLBACK"}, {kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
 var k57 = []scalar{{kind: jsonread.String, s: "2.0"}}
 var k58 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
-var k59 = newBound("0")
-var k60 = newBound("1")
-var k61 = newBound("0")
+var k59 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k60 = bound{i: 1, isInt: true, f: 1, exact: true}
+var k61 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k62 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
-var k63 = newBound("0")
-var k64 = newBound("0")
+var k63 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k64 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k65 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
 var k66 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
 var k67 = []scalar{{kind: jsonread.String, s: "info"}, {kind: jsonread.String, s: "warn"}, {kind: jsonread.String, s: "error"}}
@@ -134,8 +191,8 @@ var k69 = []scalar{{kind: jsonread.String, s: "queued"}, {kind: jsonread.String,
 var k70 = []scalar{{kind: jsonread.String, s: "INVALID_REQUEST"}, {kind: jsonread.String, s: "INVALID_MESSAGE_TYPE"}, {kind: jsonread.String, s: "UNAUTHORIZED"}, {kind: jsonread.String, s: "NOT_FOUND"}, {kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "INTERNAL_ERROR"}}
 var k71 = []scalar{{kind: jsonread.String, s: "backlog"}, {kind: jsonread.String, s: "ready"}, {kind: jsonread.String, s: "in-progress"}, {kind: jsonread.String, s: "review"}, {kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}}
 var k72 = []scalar{{kind: jsonread.String, s: "CLAUDE"}, {kind: jsonread.String, s: "CODEX"}, {kind: jsonread.String, s: "GEMINI"}, {kind: jsonread.String, s: "LOCAL"}, {kind: jsonread.String, s: "OTHER"}}
-var k73 = newBound("0")
-var k74 = newBound("100")
+var k73 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k74 = bound{i: 100, isInt: true, f: 100, exact: true}
 var k75 = []scalar{{kind: jsonread.String, s: "SUCCESS"}, {kind: jsonread.String, s: "PARTIAL_SUCCESS"}, {kind: jsonread.String, s: "FAILURE"}, {kind: jsonread.String, s: "ABORTED"}}
 var k76 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "IN_PROGRESS"}, {kind: jsonread.String, s: "COMPLETED"}, {kind: jsonread.String, s: "FAILED"}, {kind: jsonread.String, s: "ABORTED"}, {kind: jsonread.String, s: "SKIPPED"}}
 var k77 = []scalar{{kind: jsonread.String, s: "REPORT_AND_CONTINUE"}, {kind: jsonread.String, s: "ABORT_SESSION"}, {kind: jsonread.String, s: "RETRY"}}
@@ -144,7 +201,7 @@ var k79 = []scalar{{kind: jsonread.String, s: "ORCHESTRATOR"}, {kind: jsonread.S
 var k80 = []scalar{{kind: jsonread.String, s: "ANALYSIS"}, {kind: jsonread.String, s: "CODE_GENERATION"}, {kind: jsonread.String, s: "CODE_REFACTORING"}, {kind: jsonread.String, s: "TESTING"}, {kind: jsonread.String, s: "DEBUGGING"}, {kind: jsonread.String, s: "DOCUMENTATION"}, {kind: jsonread.String, s: "PLANNING"}, {kind: jsonread.String, s: "REVIEW"}, {kind: jsonread.String, s: "OTHER"}}
 var k81 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "MEDIUM"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
 var k82 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "PASS"}, {kind: jsonread.String, s: "FAIL"}, {kind: jsonread.String, s: "SKIP"}}
-var k83 = newBound("0")
+var k83 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k84 = []scalar{{kind: jsonread.String, s: "autonomous"}}
 var k85 = []scalar{{kind: jsonread.String, s: "user"}, {kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "system"}}
 var k86 = []scalar{{kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "WARN"}, {kind: jsonread.String, s: "CONTINUE"}}

@@ -27,14 +27,10 @@ golden:
 bench:
 	bash .ci/bench/run
 
-# Run every fuzz target of the module for FUZZTIME (default 60s).
+# Run every fuzz target of the repository for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
-	  done; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash .ci/fuzz.sh
 
 clean:
 	rm -rf $(BIN)

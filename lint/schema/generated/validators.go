@@ -182,43 +182,42 @@ var k60 = bound{i: 1, isInt: true, f: 1, exact: true}
 var k61 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k62 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
 var k63 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k64 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k65 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
-var k66 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
-var k67 = []scalar{{kind: jsonread.String, s: "info"}, {kind: jsonread.String, s: "warn"}, {kind: jsonread.String, s: "error"}}
-var k68 = []scalar{{kind: jsonread.String, s: "worker"}, {kind: jsonread.String, s: "planner"}, {kind: jsonread.String, s: "reviewer"}}
-var k69 = []scalar{{kind: jsonread.String, s: "queued"}, {kind: jsonread.String, s: "running"}, {kind: jsonread.String, s: "completed"}}
-var k70 = []scalar{{kind: jsonread.String, s: "INVALID_REQUEST"}, {kind: jsonread.String, s: "INVALID_MESSAGE_TYPE"}, {kind: jsonread.String, s: "UNAUTHORIZED"}, {kind: jsonread.String, s: "NOT_FOUND"}, {kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "INTERNAL_ERROR"}}
-var k71 = []scalar{{kind: jsonread.String, s: "backlog"}, {kind: jsonread.String, s: "ready"}, {kind: jsonread.String, s: "in-progress"}, {kind: jsonread.String, s: "review"}, {kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}}
-var k72 = []scalar{{kind: jsonread.String, s: "CLAUDE"}, {kind: jsonread.String, s: "CODEX"}, {kind: jsonread.String, s: "GEMINI"}, {kind: jsonread.String, s: "LOCAL"}, {kind: jsonread.String, s: "OTHER"}}
-var k73 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k74 = bound{i: 100, isInt: true, f: 100, exact: true}
-var k75 = []scalar{{kind: jsonread.String, s: "SUCCESS"}, {kind: jsonread.String, s: "PARTIAL_SUCCESS"}, {kind: jsonread.String, s: "FAILURE"}, {kind: jsonread.String, s: "ABORTED"}}
-var k76 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "IN_PROGRESS"}, {kind: jsonread.String, s: "COMPLETED"}, {kind: jsonread.String, s: "FAILED"}, {kind: jsonread.String, s: "ABORTED"}, {kind: jsonread.String, s: "SKIPPED"}}
-var k77 = []scalar{{kind: jsonread.String, s: "REPORT_AND_CONTINUE"}, {kind: jsonread.String, s: "ABORT_SESSION"}, {kind: jsonread.String, s: "RETRY"}}
-var k78 = []scalar{{kind: jsonread.String, s: "SINGLE"}, {kind: jsonread.String, s: "CHAIN"}, {kind: jsonread.String, s: "PARALLEL"}, {kind: jsonread.String, s: "MAP_REDUCE"}, {kind: jsonread.String, s: "HIERARCHICAL"}, {kind: jsonread.Null}}
+var k64 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
+var k65 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
+var k66 = []scalar{{kind: jsonread.String, s: "info"}, {kind: jsonread.String, s: "warn"}, {kind: jsonread.String, s: "error"}}
+var k67 = []scalar{{kind: jsonread.String, s: "worker"}, {kind: jsonread.String, s: "planner"}, {kind: jsonread.String, s: "reviewer"}}
+var k68 = []scalar{{kind: jsonread.String, s: "queued"}, {kind: jsonread.String, s: "running"}, {kind: jsonread.String, s: "completed"}}
+var k69 = []scalar{{kind: jsonread.String, s: "INVALID_REQUEST"}, {kind: jsonread.String, s: "INVALID_MESSAGE_TYPE"}, {kind: jsonread.String, s: "UNAUTHORIZED"}, {kind: jsonread.String, s: "NOT_FOUND"}, {kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "INTERNAL_ERROR"}}
+var k70 = []scalar{{kind: jsonread.String, s: "backlog"}, {kind: jsonread.String, s: "ready"}, {kind: jsonread.String, s: "in-progress"}, {kind: jsonread.String, s: "review"}, {kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}}
+var k71 = []scalar{{kind: jsonread.String, s: "CLAUDE"}, {kind: jsonread.String, s: "CODEX"}, {kind: jsonread.String, s: "GEMINI"}, {kind: jsonread.String, s: "LOCAL"}, {kind: jsonread.String, s: "OTHER"}}
+var k72 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k73 = bound{i: 100, isInt: true, f: 100, exact: true}
+var k74 = []scalar{{kind: jsonread.String, s: "SUCCESS"}, {kind: jsonread.String, s: "PARTIAL_SUCCESS"}, {kind: jsonread.String, s: "FAILURE"}, {kind: jsonread.String, s: "ABORTED"}}
+var k75 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "IN_PROGRESS"}, {kind: jsonread.String, s: "COMPLETED"}, {kind: jsonread.String, s: "FAILED"}, {kind: jsonread.String, s: "ABORTED"}, {kind: jsonread.String, s: "SKIPPED"}}
+var k76 = []scalar{{kind: jsonread.String, s: "REPORT_AND_CONTINUE"}, {kind: jsonread.String, s: "ABORT_SESSION"}, {kind: jsonread.String, s: "RETRY"}}
+var k77 = []scalar{{kind: jsonread.String, s: "SINGLE"}, {kind: jsonread.String, s: "CHAIN"}, {kind: jsonread.String, s: "PARALLEL"}, {kind: jsonread.String, s: "MAP_REDUCE"}, {kind: jsonread.String, s: "HIERARCHICAL"}, {kind: jsonread.Null}}
+var k78 = []scalar{{kind: jsonread.String, s: "fast"}, {kind: jsonread.String, s: "balanced"}, {kind: jsonread.String, s: "thorough"}, {kind: jsonread.Null}}
 var k79 = []scalar{{kind: jsonread.String, s: "ORCHESTRATOR"}, {kind: jsonread.String, s: "EXECUTOR"}, {kind: jsonread.String, s: "SPECIALIST"}}
 var k80 = []scalar{{kind: jsonread.String, s: "ANALYSIS"}, {kind: jsonread.String, s: "CODE_GENERATION"}, {kind: jsonread.String, s: "CODE_REFACTORING"}, {kind: jsonread.String, s: "TESTING"}, {kind: jsonread.String, s: "DEBUGGING"}, {kind: jsonread.String, s: "DOCUMENTATION"}, {kind: jsonread.String, s: "PLANNING"}, {kind: jsonread.String, s: "REVIEW"}, {kind: jsonread.String, s: "OTHER"}}
 var k81 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "MEDIUM"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
 var k82 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "PASS"}, {kind: jsonread.String, s: "FAIL"}, {kind: jsonread.String, s: "SKIP"}}
-var k83 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k84 = []scalar{{kind: jsonread.String, s: "autonomous"}}
-var k85 = []scalar{{kind: jsonread.String, s: "user"}, {kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "system"}}
-var k86 = []scalar{{kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "WARN"}, {kind: jsonread.String, s: "CONTINUE"}}
-var k87 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}}
-var k88 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}, {kind: jsonread.Null}}
-var k89 = []scalar{{kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "site"}}
-var k90 = []scalar{{kind: jsonread.String, s: "CREATED"}, {kind: jsonread.String, s: "UPDATED"}, {kind: jsonread.String, s: "DELETED"}, {kind: jsonread.String, s: "UNCHANGED"}}
-var k91 = []scalar{{kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "FIRST_ERROR"}, {kind: jsonread.String, s: "CRITICAL_ERROR"}, {kind: jsonread.String, s: "ALL_ERRORS"}, {kind: jsonread.String, s: "COST_LIMIT_EXCEEDED"}}
-var k92 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
-var k93 = []scalar{{kind: jsonread.String, s: "text"}, {kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "data"}}
-var k94 = []scalar{{kind: jsonread.String, s: "file"}}
-var k95 = []scalar{{kind: jsonread.String, s: "site"}}
-var k96 = []scalar{{kind: jsonread.String, s: "text"}}
-var k97 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
-var k98 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
-var k99 = []scalar{{kind: jsonread.String, s: "data"}}
-var k100 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
+var k83 = []scalar{{kind: jsonread.String, s: "autonomous"}}
+var k84 = []scalar{{kind: jsonread.String, s: "user"}, {kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "system"}}
+var k85 = []scalar{{kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "WARN"}, {kind: jsonread.String, s: "CONTINUE"}}
+var k86 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}}
+var k87 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}, {kind: jsonread.Null}}
+var k88 = []scalar{{kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "site"}}
+var k89 = []scalar{{kind: jsonread.String, s: "CREATED"}, {kind: jsonread.String, s: "UPDATED"}, {kind: jsonread.String, s: "DELETED"}, {kind: jsonread.String, s: "UNCHANGED"}}
+var k90 = []scalar{{kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "FIRST_ERROR"}, {kind: jsonread.String, s: "CRITICAL_ERROR"}, {kind: jsonread.String, s: "ALL_ERRORS"}, {kind: jsonread.String, s: "COST_LIMIT_EXCEEDED"}}
+var k91 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
+var k92 = []scalar{{kind: jsonread.String, s: "text"}, {kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "data"}}
+var k93 = []scalar{{kind: jsonread.String, s: "file"}}
+var k94 = []scalar{{kind: jsonread.String, s: "site"}}
+var k95 = []scalar{{kind: jsonread.String, s: "text"}}
+var k96 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
+var k97 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
+var k98 = []scalar{{kind: jsonread.String, s: "data"}}
+var k99 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
 
 // v0: aof/common.schema.json#
 func v0(n *jsonread.Node) Verdict {
@@ -339,7 +338,7 @@ func v2(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -389,7 +388,7 @@ func v3(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v65(m)); r == Invalid {
+			if r = and(r, v64(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -399,12 +398,12 @@ func v3(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v66(m)); r == Invalid {
+			if r = and(r, v65(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v67(m)); r == Invalid {
+			if r = and(r, v66(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -414,7 +413,7 @@ func v3(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v68(m)); r == Invalid {
+			if r = and(r, v67(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -464,7 +463,7 @@ func v4(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v69(m)); r == Invalid {
+			if r = and(r, v68(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -474,12 +473,12 @@ func v4(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v70(m)); r == Invalid {
+			if r = and(r, v69(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v71(m)); r == Invalid {
+			if r = and(r, v70(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -489,7 +488,7 @@ func v4(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v72(m)); r == Invalid {
+			if r = and(r, v71(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -539,7 +538,7 @@ func v5(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v73(m)); r == Invalid {
+			if r = and(r, v72(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -549,12 +548,12 @@ func v5(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v74(m)); r == Invalid {
+			if r = and(r, v73(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v75(m)); r == Invalid {
+			if r = and(r, v74(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -564,7 +563,7 @@ func v5(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v76(m)); r == Invalid {
+			if r = and(r, v75(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -609,27 +608,27 @@ func v6(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("acceptanceCriteria"); m != nil {
-			if r = and(r, v77(m)); r == Invalid {
+			if r = and(r, v76(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("constraints"); m != nil {
-			if r = and(r, v77(m)); r == Invalid {
+			if r = and(r, v76(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("contextRefs"); m != nil {
-			if r = and(r, v77(m)); r == Invalid {
+			if r = and(r, v76(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("dueBy"); m != nil {
-			if r = and(r, v78(m)); r == Invalid {
+			if r = and(r, v77(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expectedOutputs"); m != nil {
-			if r = and(r, v77(m)); r == Invalid {
+			if r = and(r, v76(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -639,12 +638,12 @@ func v6(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("parentTaskId"); m != nil {
-			if r = and(r, v79(m)); r == Invalid {
+			if r = and(r, v78(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v79(m)); r == Invalid {
+			if r = and(r, v78(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -685,7 +684,7 @@ func v7(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("artifactPaths"); m != nil {
-			if r = and(r, v80(m)); r == Invalid {
+			if r = and(r, v79(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -695,17 +694,17 @@ func v7(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("startedAt"); m != nil {
-			if r = and(r, v81(m)); r == Invalid {
+			if r = and(r, v80(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v82(m)); r == Invalid {
+			if r = and(r, v81(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -738,22 +737,22 @@ func v8(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("beatCount"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
+			if r = and(r, v82(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expiresAt"); m != nil {
-			if r = and(r, v84(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("lastHeartbeat"); m != nil {
-			if r = and(r, v84(m)); r == Invalid {
+			if r = and(r, v83(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v85(m)); r == Invalid {
+			if r = and(r, v84(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -789,47 +788,47 @@ func v9(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("blockers"); m != nil {
-			if r = and(r, v86(m)); r == Invalid {
+			if r = and(r, v85(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("completedAt"); m != nil {
-			if r = and(r, v87(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("deliverables"); m != nil {
 			if r = and(r, v86(m)); r == Invalid {
 				return Invalid
 			}
 		}
+		if m := n.Get("deliverables"); m != nil {
+			if r = and(r, v85(m)); r == Invalid {
+				return Invalid
+			}
+		}
 		if m := n.Get("handoffRef"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("notes"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("outcome"); m != nil {
-			if r = and(r, v88(m)); r == Invalid {
+			if r = and(r, v87(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("summaryRef"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v89(m)); r == Invalid {
+			if r = and(r, v88(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("tests"); m != nil {
-			if r = and(r, v90(m)); r == Invalid {
+			if r = and(r, v89(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -871,7 +870,7 @@ func v10(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("payload"); m != nil {
-			if r = and(r, v91(m)); r == Invalid {
+			if r = and(r, v90(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -881,12 +880,12 @@ func v10(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v92(m)); r == Invalid {
+			if r = and(r, v91(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v93(m)); r == Invalid {
+			if r = and(r, v92(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -896,7 +895,7 @@ func v10(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
+			if r = and(r, v93(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -941,17 +940,17 @@ func v11(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("duration_ms"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
+			if r = and(r, v82(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -966,12 +965,12 @@ func v11(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("task"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1048,12 +1047,12 @@ func v13(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("task"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_type"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1081,12 +1080,12 @@ func v15(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1126,17 +1125,17 @@ func v15(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1175,12 +1174,12 @@ func v16(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1225,17 +1224,17 @@ func v16(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1280,12 +1279,12 @@ func v17(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1315,17 +1314,17 @@ func v17(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1367,12 +1366,12 @@ func v18(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1402,17 +1401,17 @@ func v18(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1422,7 +1421,7 @@ func v18(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("trigger"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1456,12 +1455,12 @@ func v19(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1496,17 +1495,17 @@ func v19(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1542,12 +1541,12 @@ func v20(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1572,17 +1571,17 @@ func v20(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1618,12 +1617,12 @@ func v21(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1648,17 +1647,17 @@ func v21(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1699,7 +1698,7 @@ func v22(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1744,17 +1743,17 @@ func v22(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1804,7 +1803,7 @@ func v23(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -1844,7 +1843,7 @@ func v23(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3159,17 +3158,17 @@ func v53(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("session"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("stream"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("text"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3202,11 +3201,6 @@ func v54(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
-	}
-	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
-			return Invalid
-		}
 	}
 	return r
 }
@@ -3272,32 +3266,23 @@ func v63(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v64: aof/envelope.schema.json#/properties/type
+// v64: aof/handoff.accepted.schema.json#/properties/payload
 func v64(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v65: aof/handoff.accepted.schema.json#/properties/payload
-func v65(n *jsonread.Node) Verdict {
 	return v284(n)
 }
 
-// v66: aof/handoff.accepted.schema.json#/properties/sentAt
-func v66(n *jsonread.Node) Verdict {
+// v65: aof/handoff.accepted.schema.json#/properties/sentAt
+func v65(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v67: aof/handoff.accepted.schema.json#/properties/taskId
-func v67(n *jsonread.Node) Verdict {
+// v66: aof/handoff.accepted.schema.json#/properties/taskId
+func v66(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v68: aof/handoff.accepted.schema.json#/properties/type
-func v68(n *jsonread.Node) Verdict {
+// v67: aof/handoff.accepted.schema.json#/properties/type
+func v67(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k4)); r == Invalid {
 		return Invalid
@@ -3305,23 +3290,23 @@ func v68(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v69: aof/handoff.rejected.schema.json#/properties/payload
-func v69(n *jsonread.Node) Verdict {
+// v68: aof/handoff.rejected.schema.json#/properties/payload
+func v68(n *jsonread.Node) Verdict {
 	return v284(n)
 }
 
-// v70: aof/handoff.rejected.schema.json#/properties/sentAt
-func v70(n *jsonread.Node) Verdict {
+// v69: aof/handoff.rejected.schema.json#/properties/sentAt
+func v69(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v71: aof/handoff.rejected.schema.json#/properties/taskId
-func v71(n *jsonread.Node) Verdict {
+// v70: aof/handoff.rejected.schema.json#/properties/taskId
+func v70(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v72: aof/handoff.rejected.schema.json#/properties/type
-func v72(n *jsonread.Node) Verdict {
+// v71: aof/handoff.rejected.schema.json#/properties/type
+func v71(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k5)); r == Invalid {
 		return Invalid
@@ -3329,23 +3314,23 @@ func v72(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v73: aof/handoff.request.schema.json#/properties/payload
-func v73(n *jsonread.Node) Verdict {
+// v72: aof/handoff.request.schema.json#/properties/payload
+func v72(n *jsonread.Node) Verdict {
 	return v285(n)
 }
 
-// v74: aof/handoff.request.schema.json#/properties/sentAt
-func v74(n *jsonread.Node) Verdict {
+// v73: aof/handoff.request.schema.json#/properties/sentAt
+func v73(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v75: aof/handoff.request.schema.json#/properties/taskId
-func v75(n *jsonread.Node) Verdict {
+// v74: aof/handoff.request.schema.json#/properties/taskId
+func v74(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v76: aof/handoff.request.schema.json#/properties/type
-func v76(n *jsonread.Node) Verdict {
+// v75: aof/handoff.request.schema.json#/properties/type
+func v75(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k6)); r == Invalid {
 		return Invalid
@@ -3353,40 +3338,40 @@ func v76(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v77: aof/inputs_handoff.schema.json#/properties/acceptanceCriteria
-func v77(n *jsonread.Node) Verdict {
+// v76: aof/inputs_handoff.schema.json#/properties/acceptanceCriteria
+func v76(n *jsonread.Node) Verdict {
 	return v286(n)
 }
 
-// v78: aof/inputs_handoff.schema.json#/properties/dueBy
-func v78(n *jsonread.Node) Verdict {
+// v77: aof/inputs_handoff.schema.json#/properties/dueBy
+func v77(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v79: aof/inputs_handoff.schema.json#/properties/parentTaskId
-func v79(n *jsonread.Node) Verdict {
+// v78: aof/inputs_handoff.schema.json#/properties/parentTaskId
+func v78(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v80: aof/run.schema.json#/properties/artifactPaths
-func v80(n *jsonread.Node) Verdict {
+// v79: aof/run.schema.json#/properties/artifactPaths
+func v79(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("output"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("work"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3394,18 +3379,18 @@ func v80(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v81: aof/run.schema.json#/properties/startedAt
-func v81(n *jsonread.Node) Verdict {
+// v80: aof/run.schema.json#/properties/startedAt
+func v80(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v82: aof/run.schema.json#/properties/taskId
-func v82(n *jsonread.Node) Verdict {
+// v81: aof/run.schema.json#/properties/taskId
+func v81(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v83: aof/run_heartbeat.schema.json#/properties/beatCount
-func v83(n *jsonread.Node) Verdict {
+// v82: aof/run_heartbeat.schema.json#/properties/beatCount
+func v82(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
 		return Invalid
@@ -3420,61 +3405,75 @@ func v83(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v84: aof/run_heartbeat.schema.json#/properties/expiresAt
-func v84(n *jsonread.Node) Verdict {
+// v83: aof/run_heartbeat.schema.json#/properties/expiresAt
+func v83(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v85: aof/run_heartbeat.schema.json#/properties/taskId
-func v85(n *jsonread.Node) Verdict {
+// v84: aof/run_heartbeat.schema.json#/properties/taskId
+func v84(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v86: aof/run_result.schema.json#/properties/blockers
-func v86(n *jsonread.Node) Verdict {
+// v85: aof/run_result.schema.json#/properties/blockers
+func v85(n *jsonread.Node) Verdict {
 	return v286(n)
 }
 
-// v87: aof/run_result.schema.json#/properties/completedAt
-func v87(n *jsonread.Node) Verdict {
+// v86: aof/run_result.schema.json#/properties/completedAt
+func v86(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v88: aof/run_result.schema.json#/properties/outcome
-func v88(n *jsonread.Node) Verdict {
+// v87: aof/run_result.schema.json#/properties/outcome
+func v87(n *jsonread.Node) Verdict {
 	return v287(n)
 }
 
-// v89: aof/run_result.schema.json#/properties/taskId
-func v89(n *jsonread.Node) Verdict {
+// v88: aof/run_result.schema.json#/properties/taskId
+func v88(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v90: aof/run_result.schema.json#/properties/tests
-func v90(n *jsonread.Node) Verdict {
+// v89: aof/run_result.schema.json#/properties/tests
+func v89(n *jsonread.Node) Verdict {
 	return v288(n)
 }
 
-// v91: aof/status.update.schema.json#/properties/payload
-func v91(n *jsonread.Node) Verdict {
+// v90: aof/status.update.schema.json#/properties/payload
+func v90(n *jsonread.Node) Verdict {
 	return v289(n)
 }
 
-// v92: aof/status.update.schema.json#/properties/sentAt
-func v92(n *jsonread.Node) Verdict {
+// v91: aof/status.update.schema.json#/properties/sentAt
+func v91(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v93: aof/status.update.schema.json#/properties/taskId
-func v93(n *jsonread.Node) Verdict {
+// v92: aof/status.update.schema.json#/properties/taskId
+func v92(n *jsonread.Node) Verdict {
 	return v283(n)
 }
 
-// v94: aof/status.update.schema.json#/properties/type
-func v94(n *jsonread.Node) Verdict {
+// v93: aof/status.update.schema.json#/properties/type
+func v93(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k8)); r == Invalid {
 		return Invalid
+	}
+	return r
+}
+
+// v94: aop-output/details.schema.json#/properties/agent_id
+func v94(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeString)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.String {
+		if runeCount(n.Str) < 1 {
+			return Invalid
+		}
 	}
 	return r
 }
@@ -3493,7 +3492,7 @@ func v95(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 		for _, it := range n.Items {
-			if r = and(r, v64(it)); r == Invalid {
+			if r = and(r, v54(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3524,7 +3523,7 @@ func v97(n *jsonread.Node) Verdict {
 	if n.Kind == jsonread.Object {
 		for _, m := range n.Members {
 			if !false {
-				if r = and(r, v64(n.Get(m.Key))); r == Invalid {
+				if r = and(r, v54(n.Get(m.Key))); r == Invalid {
 					return Invalid
 				}
 			}
@@ -3782,7 +3781,7 @@ func v122(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("storage_path"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4280,7 +4279,7 @@ func v203(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("error"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4290,12 +4289,12 @@ func v203(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("stack"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4348,7 +4347,7 @@ func v208(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4394,7 +4393,7 @@ func v213(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4404,7 +4403,7 @@ func v213(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4455,7 +4454,7 @@ func v218(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("question"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4503,7 +4502,7 @@ func v223(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("reason"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4543,12 +4542,12 @@ func v228(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4591,12 +4590,12 @@ func v233(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("reason"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4644,7 +4643,7 @@ func v238(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("question"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4692,7 +4691,7 @@ func v243(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4840,12 +4839,12 @@ func v258(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4870,7 +4869,7 @@ func v258(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -4926,7 +4925,7 @@ func v263(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5135,7 +5134,7 @@ func v281(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("notes"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5145,7 +5144,7 @@ func v281(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("summaryRef"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5206,7 +5205,7 @@ func v284(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("reason"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5304,7 +5303,7 @@ func v286(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v64(it)); r == Invalid {
+			if r = and(r, v54(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5329,17 +5328,17 @@ func v288(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("failed"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
+			if r = and(r, v82(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("passed"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
+			if r = and(r, v82(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("total"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
+			if r = and(r, v82(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5374,12 +5373,12 @@ func v289(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("notes"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("progress"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5508,7 +5507,7 @@ func v300(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("path"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5518,7 +5517,7 @@ func v300(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5554,12 +5553,12 @@ func v302(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("model"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5635,7 +5634,7 @@ func v305(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("error_code"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5645,7 +5644,7 @@ func v305(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5697,7 +5696,7 @@ func v306(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("summary"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5790,7 +5789,7 @@ func v309(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("retries_attempted"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
+			if r = and(r, v82(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5836,22 +5835,22 @@ func v310(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("max_retries"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("on_failure"); m != nil {
 			if r = and(r, v373(m)); r == Invalid {
 				return Invalid
 			}
 		}
-		if m := n.Get("retry_backoff_seconds"); m != nil {
+		if m := n.Get("on_failure"); m != nil {
 			if r = and(r, v374(m)); r == Invalid {
 				return Invalid
 			}
 		}
-		if m := n.Get("timeout_seconds"); m != nil {
+		if m := n.Get("retry_backoff_seconds"); m != nil {
 			if r = and(r, v375(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("timeout_seconds"); m != nil {
+			if r = and(r, v376(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5892,7 +5891,7 @@ func v311(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("timeout_seconds"); m != nil {
-			if r = and(r, v375(m)); r == Invalid {
+			if r = and(r, v376(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -5938,7 +5937,7 @@ func v312(n *jsonread.Node) Verdict {
 
 // v313: aop2/task.schema.json#/properties/phases/items
 func v313(n *jsonread.Node) Verdict {
-	return v376(n)
+	return v377(n)
 }
 
 // v314: aop2/common.schema.json#/definitions/Session
@@ -5959,22 +5958,22 @@ func v314(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("orchestrator"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("origin"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("workflow_pattern"); m != nil {
-			if r = and(r, v377(m)); r == Invalid {
+			if r = and(r, v378(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6002,17 +6001,17 @@ func v315(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent_name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("capabilities"); m != nil {
-			if r = and(r, v378(m)); r == Invalid {
+			if r = and(r, v379(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("execution_profile"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
+			if r = and(r, v380(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6022,7 +6021,7 @@ func v315(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("model"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6032,7 +6031,7 @@ func v315(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("role"); m != nil {
-			if r = and(r, v379(m)); r == Invalid {
+			if r = and(r, v381(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6060,42 +6059,42 @@ func v316(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("access"); m != nil {
-			if r = and(r, v380(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("attempt"); m != nil {
-			if r = and(r, v277(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("budgets"); m != nil {
-			if r = and(r, v381(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("category"); m != nil {
 			if r = and(r, v382(m)); r == Invalid {
 				return Invalid
 			}
 		}
-		if m := n.Get("complexity"); m != nil {
+		if m := n.Get("attempt"); m != nil {
+			if r = and(r, v373(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("budgets"); m != nil {
 			if r = and(r, v383(m)); r == Invalid {
 				return Invalid
 			}
 		}
-		if m := n.Get("constraints"); m != nil {
+		if m := n.Get("category"); m != nil {
 			if r = and(r, v384(m)); r == Invalid {
 				return Invalid
 			}
 		}
-		if m := n.Get("environment"); m != nil {
+		if m := n.Get("complexity"); m != nil {
 			if r = and(r, v385(m)); r == Invalid {
 				return Invalid
 			}
 		}
-		if m := n.Get("expected_outputs"); m != nil {
+		if m := n.Get("constraints"); m != nil {
 			if r = and(r, v386(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("environment"); m != nil {
+			if r = and(r, v387(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("expected_outputs"); m != nil {
+			if r = and(r, v388(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6105,12 +6104,12 @@ func v316(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v387(m)); r == Invalid {
+			if r = and(r, v389(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("objective"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6120,12 +6119,12 @@ func v316(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("priority"); m != nil {
-			if r = and(r, v388(m)); r == Invalid {
+			if r = and(r, v390(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6156,7 +6155,7 @@ func v317(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("code"); m != nil {
-			if r = and(r, v389(m)); r == Invalid {
+			if r = and(r, v373(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6166,7 +6165,7 @@ func v317(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6215,17 +6214,17 @@ func v321(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timeout"); m != nil {
-			if r = and(r, v389(m)); r == Invalid {
+			if r = and(r, v373(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6244,12 +6243,12 @@ func v322(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
+			if r = and(r, v392(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6268,22 +6267,22 @@ func v323(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
 			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
+		if m := n.Get("status"); m != nil {
+			if r = and(r, v393(m)); r == Invalid {
+				return Invalid
+			}
+		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6308,17 +6307,17 @@ func v324(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("data"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("decision"); m != nil {
-			if r = and(r, v392(m)); r == Invalid {
+			if r = and(r, v394(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6333,7 +6332,7 @@ func v324(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6355,12 +6354,12 @@ func v325(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v393(m)); r == Invalid {
+			if r = and(r, v395(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("trigger"); m != nil {
-			if r = and(r, v394(m)); r == Invalid {
+			if r = and(r, v396(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6382,17 +6381,17 @@ func v326(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v393(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("knowledgeStep"); m != nil {
 			if r = and(r, v395(m)); r == Invalid {
 				return Invalid
 			}
 		}
+		if m := n.Get("knowledgeStep"); m != nil {
+			if r = and(r, v397(m)); r == Invalid {
+				return Invalid
+			}
+		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6414,7 +6413,7 @@ func v327(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v393(m)); r == Invalid {
+			if r = and(r, v395(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6424,7 +6423,7 @@ func v327(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6446,22 +6445,22 @@ func v328(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("citation"); m != nil {
-			if r = and(r, v396(m)); r == Invalid {
+			if r = and(r, v398(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v393(m)); r == Invalid {
+			if r = and(r, v395(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("message"); m != nil {
-			if r = and(r, v397(m)); r == Invalid {
+			if r = and(r, v399(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6486,17 +6485,17 @@ func v329(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v393(m)); r == Invalid {
+			if r = and(r, v395(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toolCallRequest"); m != nil {
-			if r = and(r, v398(m)); r == Invalid {
+			if r = and(r, v400(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6518,17 +6517,17 @@ func v330(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("context"); m != nil {
-			if r = and(r, v393(m)); r == Invalid {
+			if r = and(r, v395(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("executionId"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("result"); m != nil {
-			if r = and(r, v399(m)); r == Invalid {
+			if r = and(r, v401(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6593,7 +6592,7 @@ func v334(n *jsonread.Node) Verdict {
 
 // v335: orchmsg/event-log.schema.json#/properties/payload/properties/level
 func v335(n *jsonread.Node) Verdict {
-	return v400(n)
+	return v402(n)
 }
 
 // v336: orchmsg/event-progress.schema.json#/properties/payload/properties/progress
@@ -6641,7 +6640,7 @@ func v338(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v401(it)); r == Invalid {
+			if r = and(r, v403(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6656,22 +6655,22 @@ func v339(n *jsonread.Node) Verdict {
 
 // v340: orchmsg/request-query-agents.schema.json#/properties/payload/properties/role
 func v340(n *jsonread.Node) Verdict {
-	return v402(n)
+	return v404(n)
 }
 
 // v341: orchmsg/request-query-agents.schema.json#/properties/payload/properties/status
 func v341(n *jsonread.Node) Verdict {
-	return v403(n)
+	return v405(n)
 }
 
 // v342: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/requiredRole
 func v342(n *jsonread.Node) Verdict {
-	return v402(n)
+	return v404(n)
 }
 
 // v343: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/status
 func v343(n *jsonread.Node) Verdict {
-	return v404(n)
+	return v406(n)
 }
 
 // v344: orchmsg/request-submit-task.schema.json#/properties/payload/properties/dependencies
@@ -6681,17 +6680,17 @@ func v344(n *jsonread.Node) Verdict {
 
 // v345: orchmsg/request-submit-task.schema.json#/properties/payload/properties/priority
 func v345(n *jsonread.Node) Verdict {
-	return v389(n)
+	return v373(n)
 }
 
 // v346: orchmsg/request-submit-task.schema.json#/properties/payload/properties/requiredRole
 func v346(n *jsonread.Node) Verdict {
-	return v402(n)
+	return v404(n)
 }
 
 // v347: orchmsg/response-error.schema.json#/properties/error/properties/code
 func v347(n *jsonread.Node) Verdict {
-	return v405(n)
+	return v407(n)
 }
 
 // v348: orchmsg/response-success.schema.json#/properties/payload/properties/agents
@@ -6702,7 +6701,7 @@ func v348(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v406(it)); r == Invalid {
+			if r = and(r, v408(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6712,7 +6711,7 @@ func v348(n *jsonread.Node) Verdict {
 
 // v349: orchmsg/response-success.schema.json#/properties/payload/properties/task
 func v349(n *jsonread.Node) Verdict {
-	return v407(n)
+	return v409(n)
 }
 
 // v350: orchmsg/response-success.schema.json#/properties/payload/properties/tasks
@@ -6758,7 +6757,7 @@ func v355(n *jsonread.Node) Verdict {
 
 // v356: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/status
 func v356(n *jsonread.Node) Verdict {
-	return v408(n)
+	return v410(n)
 }
 
 // v357: aop-output/report.schema.json#/definitions/Timestamp
@@ -6796,7 +6795,7 @@ func v360(n *jsonread.Node) Verdict {
 
 // v361: aop2/common.schema.json#/definitions/Agent/properties/provider
 func v361(n *jsonread.Node) Verdict {
-	return v409(n)
+	return v411(n)
 }
 
 // v362: aop2/common.schema.json#/definitions/CheckpointResult
@@ -6807,7 +6806,7 @@ func v362(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("checkpoint_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6827,7 +6826,7 @@ func v362(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v410(m)); r == Invalid {
+			if r = and(r, v412(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6875,7 +6874,7 @@ func v365(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v411(it)); r == Invalid {
+			if r = and(r, v413(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6885,22 +6884,22 @@ func v365(n *jsonread.Node) Verdict {
 
 // v366: aop2/common.schema.json#/definitions/ProgressLog/properties/last_progress_event_at
 func v366(n *jsonread.Node) Verdict {
-	return v412(n)
+	return v414(n)
 }
 
 // v367: aop2/common.schema.json#/definitions/ProgressLog/properties/progress_percentage
 func v367(n *jsonread.Node) Verdict {
-	return v413(n)
+	return v415(n)
 }
 
 // v368: aop2/common.schema.json#/definitions/TaskStatus/properties/final_signal
 func v368(n *jsonread.Node) Verdict {
-	return v414(n)
+	return v416(n)
 }
 
 // v369: aop2/common.schema.json#/definitions/TaskStatus/properties/state
 func v369(n *jsonread.Node) Verdict {
-	return v415(n)
+	return v417(n)
 }
 
 // v370: aop2/common.schema.json#/definitions/Timing/properties/completed_at
@@ -6916,7 +6915,7 @@ func v371(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v416(it)); r == Invalid {
+			if r = and(r, v418(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6926,23 +6925,32 @@ func v371(n *jsonread.Node) Verdict {
 
 // v372: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/heartbeat
 func v372(n *jsonread.Node) Verdict {
-	return v417(n)
+	return v419(n)
 }
 
-// v373: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/on_failure
+// v373: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/max_retries
 func v373(n *jsonread.Node) Verdict {
-	return v418(n)
+	r := Valid
+	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
+		return Invalid
+	}
+	return r
 }
 
-// v374: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds
+// v374: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/on_failure
 func v374(n *jsonread.Node) Verdict {
+	return v420(n)
+}
+
+// v375: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds
+func v375(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v337(it)); r == Invalid {
+			if r = and(r, v421(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6950,31 +6958,24 @@ func v374(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v375: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/timeout_seconds
-func v375(n *jsonread.Node) Verdict {
+// v376: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/timeout_seconds
+func v376(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
 		return Invalid
 	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k64.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c <= 0 {
-			return Invalid
-		}
-	}
 	return r
 }
 
-// v376: aop2/common.schema.json#/definitions/Phase
-func v376(n *jsonread.Node) Verdict {
+// v377: aop2/common.schema.json#/definitions/Phase
+func v377(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("checkpoints"); m != nil {
-			if r = and(r, v419(m)); r == Invalid {
+			if r = and(r, v422(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6984,22 +6985,22 @@ func v376(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("label"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("objective"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("phase_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("phase_order"); m != nil {
-			if r = and(r, v389(m)); r == Invalid {
+			if r = and(r, v373(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7019,104 +7020,118 @@ func v376(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v377: aop2/common.schema.json#/definitions/Session/properties/workflow_pattern
-func v377(n *jsonread.Node) Verdict {
-	return v420(n)
-}
-
-// v378: aop2/common.schema.json#/definitions/Target/properties/capabilities
+// v378: aop2/common.schema.json#/definitions/Session/properties/workflow_pattern
 func v378(n *jsonread.Node) Verdict {
-	return v421(n)
-}
-
-// v379: aop2/common.schema.json#/definitions/Target/properties/role
-func v379(n *jsonread.Node) Verdict {
-	return v422(n)
-}
-
-// v380: aop2/common.schema.json#/definitions/Task/properties/access
-func v380(n *jsonread.Node) Verdict {
 	return v423(n)
 }
 
-// v381: aop2/common.schema.json#/definitions/Task/properties/budgets
-func v381(n *jsonread.Node) Verdict {
+// v379: aop2/common.schema.json#/definitions/Target/properties/capabilities
+func v379(n *jsonread.Node) Verdict {
 	return v424(n)
 }
 
-// v382: aop2/common.schema.json#/definitions/Task/properties/category
-func v382(n *jsonread.Node) Verdict {
+// v380: aop2/common.schema.json#/definitions/Target/properties/execution_profile
+func v380(n *jsonread.Node) Verdict {
 	return v425(n)
 }
 
-// v383: aop2/common.schema.json#/definitions/Task/properties/complexity
-func v383(n *jsonread.Node) Verdict {
+// v381: aop2/common.schema.json#/definitions/Target/properties/role
+func v381(n *jsonread.Node) Verdict {
 	return v426(n)
 }
 
-// v384: aop2/common.schema.json#/definitions/Task/properties/constraints
-func v384(n *jsonread.Node) Verdict {
+// v382: aop2/common.schema.json#/definitions/Task/properties/access
+func v382(n *jsonread.Node) Verdict {
 	return v427(n)
 }
 
-// v385: aop2/common.schema.json#/definitions/Task/properties/environment
-func v385(n *jsonread.Node) Verdict {
+// v383: aop2/common.schema.json#/definitions/Task/properties/budgets
+func v383(n *jsonread.Node) Verdict {
 	return v428(n)
 }
 
-// v386: aop2/common.schema.json#/definitions/Task/properties/expected_outputs
+// v384: aop2/common.schema.json#/definitions/Task/properties/category
+func v384(n *jsonread.Node) Verdict {
+	return v429(n)
+}
+
+// v385: aop2/common.schema.json#/definitions/Task/properties/complexity
+func v385(n *jsonread.Node) Verdict {
+	return v430(n)
+}
+
+// v386: aop2/common.schema.json#/definitions/Task/properties/constraints
 func v386(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v429(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v387: aop2/common.schema.json#/definitions/Task/properties/inputs
-func v387(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v430(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v388: aop2/common.schema.json#/definitions/Task/properties/priority
-func v388(n *jsonread.Node) Verdict {
-	return v296(n)
-}
-
-// v389: aos/common.schema.json#/definitions/JSONRPCError/properties/code
-func v389(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v390: aos/common.schema.json#/definitions/PingParams/properties/metadata
-func v390(n *jsonread.Node) Verdict {
 	return v431(n)
 }
 
-// v391: aos/common.schema.json#/definitions/PingRequestResult/properties/status
+// v387: aop2/common.schema.json#/definitions/Task/properties/environment
+func v387(n *jsonread.Node) Verdict {
+	return v432(n)
+}
+
+// v388: aop2/common.schema.json#/definitions/Task/properties/expected_outputs
+func v388(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v433(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v389: aop2/common.schema.json#/definitions/Task/properties/inputs
+func v389(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v434(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v390: aop2/common.schema.json#/definitions/Task/properties/priority
+func v390(n *jsonread.Node) Verdict {
+	return v296(n)
+}
+
+// v391: aos/common.schema.json#/definitions/PingParams/properties/metadata
 func v391(n *jsonread.Node) Verdict {
+	return v435(n)
+}
+
+// v392: aos/common.schema.json#/definitions/WrappedParams/properties/message
+func v392(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeObject|typeArray)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v393: aos/common.schema.json#/definitions/PingRequestResult/properties/status
+func v393(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k64)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v394: aos/common.schema.json#/definitions/AOSSuccessResult/properties/decision
+func v394(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k65)); r == Invalid {
 		return Invalid
@@ -7124,39 +7139,30 @@ func v391(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v392: aos/common.schema.json#/definitions/AOSSuccessResult/properties/decision
-func v392(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k66)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v393: aos/common.schema.json#/definitions/AgentTriggerParams/properties/context
-func v393(n *jsonread.Node) Verdict {
-	return v432(n)
-}
-
-// v394: aos/common.schema.json#/definitions/AgentTriggerParams/properties/trigger
-func v394(n *jsonread.Node) Verdict {
-	return v433(n)
-}
-
-// v395: aos/common.schema.json#/definitions/KnowledgeRetrievalParams/properties/knowledgeStep
+// v395: aos/common.schema.json#/definitions/AgentTriggerParams/properties/context
 func v395(n *jsonread.Node) Verdict {
-	return v434(n)
+	return v436(n)
 }
 
-// v396: aos/common.schema.json#/definitions/MessageParams/properties/citation
+// v396: aos/common.schema.json#/definitions/AgentTriggerParams/properties/trigger
 func v396(n *jsonread.Node) Verdict {
+	return v437(n)
+}
+
+// v397: aos/common.schema.json#/definitions/KnowledgeRetrievalParams/properties/knowledgeStep
+func v397(n *jsonread.Node) Verdict {
+	return v438(n)
+}
+
+// v398: aos/common.schema.json#/definitions/MessageParams/properties/citation
+func v398(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v435(it)); r == Invalid {
+			if r = and(r, v439(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7164,39 +7170,39 @@ func v396(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v397: aos/common.schema.json#/definitions/MessageParams/properties/message
-func v397(n *jsonread.Node) Verdict {
-	return v436(n)
-}
-
-// v398: aos/common.schema.json#/definitions/ToolCallRequestParams/properties/toolCallRequest
-func v398(n *jsonread.Node) Verdict {
-	return v437(n)
-}
-
-// v399: aos/common.schema.json#/definitions/ToolCallResultParams/properties/result
+// v399: aos/common.schema.json#/definitions/MessageParams/properties/message
 func v399(n *jsonread.Node) Verdict {
-	return v438(n)
+	return v440(n)
 }
 
-// v400: orchmsg/common.schema.json#/definitions/LogLevel
+// v400: aos/common.schema.json#/definitions/ToolCallRequestParams/properties/toolCallRequest
 func v400(n *jsonread.Node) Verdict {
+	return v441(n)
+}
+
+// v401: aos/common.schema.json#/definitions/ToolCallResultParams/properties/result
+func v401(n *jsonread.Node) Verdict {
+	return v442(n)
+}
+
+// v402: orchmsg/common.schema.json#/definitions/LogLevel
+func v402(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k67)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k66)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v401: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items
-func v401(n *jsonread.Node) Verdict {
+// v403: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items
+func v403(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("label"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7215,17 +7221,17 @@ func v401(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v402: orchmsg/common.schema.json#/definitions/Role
-func v402(n *jsonread.Node) Verdict {
+// v404: orchmsg/common.schema.json#/definitions/Role
+func v404(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k68)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k67)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v403: orchmsg/common.schema.json#/definitions/AgentStatus
-func v403(n *jsonread.Node) Verdict {
+// v405: orchmsg/common.schema.json#/definitions/AgentStatus
+func v405(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -7233,8 +7239,17 @@ func v403(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v404: orchmsg/common.schema.json#/definitions/TaskStatus
-func v404(n *jsonread.Node) Verdict {
+// v406: orchmsg/common.schema.json#/definitions/TaskStatus
+func v406(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k68)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v407: orchmsg/common.schema.json#/definitions/ErrorCode
+func v407(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k69)); r == Invalid {
 		return Invalid
@@ -7242,44 +7257,35 @@ func v404(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v405: orchmsg/common.schema.json#/definitions/ErrorCode
-func v405(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k70)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v408: orchmsg/response-success.schema.json#/properties/payload/properties/agents/items
+func v408(n *jsonread.Node) Verdict {
+	return v443(n)
 }
 
-// v406: orchmsg/response-success.schema.json#/properties/payload/properties/agents/items
-func v406(n *jsonread.Node) Verdict {
-	return v439(n)
-}
-
-// v407: orchmsg/common.schema.json#/definitions/Task
-func v407(n *jsonread.Node) Verdict {
+// v409: orchmsg/common.schema.json#/definitions/Task
+func v409(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("dependencies"); m != nil {
-			if r = and(r, v440(m)); r == Invalid {
+			if r = and(r, v444(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
 			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
+		if m := n.Get("id"); m != nil {
+			if r = and(r, v94(m)); r == Invalid {
+				return Invalid
+			}
+		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7289,17 +7295,17 @@ func v407(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("priority"); m != nil {
-			if r = and(r, v441(m)); r == Invalid {
+			if r = and(r, v445(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("requiredCapabilities"); m != nil {
-			if r = and(r, v440(m)); r == Invalid {
+			if r = and(r, v444(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("requiredRole"); m != nil {
-			if r = and(r, v442(m)); r == Invalid {
+			if r = and(r, v446(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7309,12 +7315,12 @@ func v407(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v443(m)); r == Invalid {
+			if r = and(r, v447(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7325,39 +7331,39 @@ func v407(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v408: aof/common.schema.json#/definitions/TaskStatus
-func v408(n *jsonread.Node) Verdict {
+// v410: aof/common.schema.json#/definitions/TaskStatus
+func v410(n *jsonread.Node) Verdict {
 	r := Valid
+	if r = and(r, oneOfScalars(n, k70)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v411: aop2/common.schema.json#/definitions/Provider
+func v411(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeString)); r == Invalid {
+		return Invalid
+	}
 	if r = and(r, oneOfScalars(n, k71)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v409: aop2/common.schema.json#/definitions/Provider
-func v409(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k72)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v410: aop2/common.schema.json#/definitions/CheckpointResult/properties/status
-func v410(n *jsonread.Node) Verdict {
-	return v444(n)
-}
-
-// v411: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts/items
-func v411(n *jsonread.Node) Verdict {
-	return v445(n)
-}
-
-// v412: aop2/common.schema.json#/definitions/OptTimestamp
+// v412: aop2/common.schema.json#/definitions/CheckpointResult/properties/status
 func v412(n *jsonread.Node) Verdict {
+	return v448(n)
+}
+
+// v413: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts/items
+func v413(n *jsonread.Node) Verdict {
+	return v449(n)
+}
+
+// v414: aop2/common.schema.json#/definitions/OptTimestamp
+func v414(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
@@ -7365,19 +7371,19 @@ func v412(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v413: aop2/common.schema.json#/definitions/OptPercentage
-func v413(n *jsonread.Node) Verdict {
+// v415: aop2/common.schema.json#/definitions/OptPercentage
+func v415(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k73.cmp(n.Str); !ok {
+		if c, ok := k72.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
 		}
-		if c, ok := k74.cmp(n.Str); !ok {
+		if c, ok := k73.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c > 0 {
 			return Invalid
@@ -7386,8 +7392,20 @@ func v413(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v414: aop2/common.schema.json#/definitions/FinalSignal
-func v414(n *jsonread.Node) Verdict {
+// v416: aop2/common.schema.json#/definitions/FinalSignal
+func v416(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeString)); r == Invalid {
+		return Invalid
+	}
+	if r = and(r, oneOfScalars(n, k74)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v417: aop2/common.schema.json#/definitions/State
+func v417(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -7398,25 +7416,13 @@ func v414(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v415: aop2/common.schema.json#/definitions/State
-func v415(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v418: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models/items
+func v418(n *jsonread.Node) Verdict {
+	return v450(n)
 }
 
-// v416: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models/items
-func v416(n *jsonread.Node) Verdict {
-	return v446(n)
-}
-
-// v417: aop2/common.schema.json#/definitions/Heartbeat
-func v417(n *jsonread.Node) Verdict {
+// v419: aop2/common.schema.json#/definitions/Heartbeat
+func v419(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -7428,17 +7434,17 @@ func v417(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("interval_seconds"); m != nil {
-			if r = and(r, v447(m)); r == Invalid {
+			if r = and(r, v421(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_missed_beats"); m != nil {
-			if r = and(r, v277(m)); r == Invalid {
+			if r = and(r, v373(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("on_heartbeat_failure"); m != nil {
-			if r = and(r, v448(m)); r == Invalid {
+			if r = and(r, v451(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7446,10 +7452,47 @@ func v417(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v418: aop2/common.schema.json#/definitions/OnFailure
-func v418(n *jsonread.Node) Verdict {
+// v420: aop2/common.schema.json#/definitions/OnFailure
+func v420(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
+		return Invalid
+	}
+	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v421: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds/items
+func v421(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v422: aop2/common.schema.json#/definitions/Phase/properties/checkpoints
+func v422(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v452(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v423: aop2/common.schema.json#/definitions/OptWorkflowPattern
+func v423(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k77)); r == Invalid {
@@ -7458,36 +7501,8 @@ func v418(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v419: aop2/common.schema.json#/definitions/Phase/properties/checkpoints
-func v419(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v449(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v420: aop2/common.schema.json#/definitions/OptWorkflowPattern
-func v420(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k78)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v421: aop2/common.schema.json#/definitions/Capabilities
-func v421(n *jsonread.Node) Verdict {
+// v424: aop2/common.schema.json#/definitions/Capabilities
+func v424(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -7514,7 +7529,7 @@ func v421(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("network_access"); m != nil {
-			if r = and(r, v450(m)); r == Invalid {
+			if r = and(r, v453(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7522,8 +7537,20 @@ func v421(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v422: aop2/common.schema.json#/definitions/Role
-func v422(n *jsonread.Node) Verdict {
+// v425: aop2/common.schema.json#/definitions/OptExecutionProfile
+func v425(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+		return Invalid
+	}
+	if r = and(r, oneOfScalars(n, k78)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v426: aop2/common.schema.json#/definitions/Role
+func v426(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -7534,8 +7561,8 @@ func v422(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v423: aop2/common.schema.json#/definitions/Access
-func v423(n *jsonread.Node) Verdict {
+// v427: aop2/common.schema.json#/definitions/Access
+func v427(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -7547,12 +7574,12 @@ func v423(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("filesystem"); m != nil {
-			if r = and(r, v451(m)); r == Invalid {
+			if r = and(r, v454(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("network"); m != nil {
-			if r = and(r, v452(m)); r == Invalid {
+			if r = and(r, v455(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7560,8 +7587,8 @@ func v423(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v424: aop2/common.schema.json#/definitions/Budgets
-func v424(n *jsonread.Node) Verdict {
+// v428: aop2/common.schema.json#/definitions/Budgets
+func v428(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -7573,12 +7600,12 @@ func v424(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("max_cost_usd"); m != nil {
-			if r = and(r, v298(m)); r == Invalid {
+			if r = and(r, v376(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_tokens"); m != nil {
-			if r = and(r, v364(m)); r == Invalid {
+			if r = and(r, v456(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7586,8 +7613,8 @@ func v424(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v425: aop2/common.schema.json#/definitions/Category
-func v425(n *jsonread.Node) Verdict {
+// v429: aop2/common.schema.json#/definitions/Category
+func v429(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -7598,8 +7625,8 @@ func v425(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v426: aop2/common.schema.json#/definitions/Complexity
-func v426(n *jsonread.Node) Verdict {
+// v430: aop2/common.schema.json#/definitions/Complexity
+func v430(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -7610,8 +7637,8 @@ func v426(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v427: aop2/common.schema.json#/definitions/Constraints
-func v427(n *jsonread.Node) Verdict {
+// v431: aop2/common.schema.json#/definitions/Constraints
+func v431(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -7628,17 +7655,17 @@ func v427(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("max_cost_usd"); m != nil {
-			if r = and(r, v298(m)); r == Invalid {
+			if r = and(r, v376(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("max_tokens"); m != nil {
-			if r = and(r, v364(m)); r == Invalid {
+			if r = and(r, v456(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("network_access"); m != nil {
-			if r = and(r, v452(m)); r == Invalid {
+			if r = and(r, v455(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7651,8 +7678,8 @@ func v427(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v428: aop2/common.schema.json#/definitions/Environment
-func v428(n *jsonread.Node) Verdict {
+// v432: aop2/common.schema.json#/definitions/Environment
+func v432(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -7679,7 +7706,7 @@ func v428(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("workspace_root"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7690,18 +7717,18 @@ func v428(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v429: aop2/common.schema.json#/definitions/Task/properties/expected_outputs/items
-func v429(n *jsonread.Node) Verdict {
-	return v453(n)
+// v433: aop2/common.schema.json#/definitions/Task/properties/expected_outputs/items
+func v433(n *jsonread.Node) Verdict {
+	return v457(n)
 }
 
-// v430: aop2/common.schema.json#/definitions/Task/properties/inputs/items
-func v430(n *jsonread.Node) Verdict {
-	return v454(n)
+// v434: aop2/common.schema.json#/definitions/Task/properties/inputs/items
+func v434(n *jsonread.Node) Verdict {
+	return v458(n)
 }
 
-// v431: aos/common.schema.json#/definitions/Metadata
-func v431(n *jsonread.Node) Verdict {
+// v435: aos/common.schema.json#/definitions/Metadata
+func v435(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -7709,40 +7736,40 @@ func v431(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v432: aos/common.schema.json#/definitions/StepContext
-func v432(n *jsonread.Node) Verdict {
+// v436: aos/common.schema.json#/definitions/StepContext
+func v436(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("agent"); m != nil {
-			if r = and(r, v455(m)); r == Invalid {
+			if r = and(r, v459(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("session"); m != nil {
-			if r = and(r, v456(m)); r == Invalid {
+			if r = and(r, v460(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("stepId"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v457(m)); r == Invalid {
+			if r = and(r, v461(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("turnId"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("user"); m != nil {
-			if r = and(r, v458(m)); r == Invalid {
+			if r = and(r, v462(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7765,30 +7792,30 @@ func v432(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v433: aos/common.schema.json#/definitions/AgentTrigger
-func v433(n *jsonread.Node) Verdict {
+// v437: aos/common.schema.json#/definitions/AgentTrigger
+func v437(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v459(m)); r == Invalid {
+			if r = and(r, v463(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("event"); m != nil {
-			if r = and(r, v460(m)); r == Invalid {
+			if r = and(r, v464(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v461(m)); r == Invalid {
+			if r = and(r, v465(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7805,8 +7832,8 @@ func v433(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v434: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams
-func v434(n *jsonread.Node) Verdict {
+// v438: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams
+func v438(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -7818,12 +7845,12 @@ func v434(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("query"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("results"); m != nil {
-			if r = and(r, v462(m)); r == Invalid {
+			if r = and(r, v466(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7834,35 +7861,35 @@ func v434(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v435: aos/common.schema.json#/definitions/MessageParams/properties/citation/items
-func v435(n *jsonread.Node) Verdict {
-	return v463(n)
+// v439: aos/common.schema.json#/definitions/MessageParams/properties/citation/items
+func v439(n *jsonread.Node) Verdict {
+	return v467(n)
 }
 
-// v436: aos/common.schema.json#/definitions/Message
-func v436(n *jsonread.Node) Verdict {
+// v440: aos/common.schema.json#/definitions/Message
+func v440(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v459(m)); r == Invalid {
+			if r = and(r, v463(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("role"); m != nil {
-			if r = and(r, v464(m)); r == Invalid {
+			if r = and(r, v468(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7879,25 +7906,25 @@ func v436(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v437: aos/common.schema.json#/definitions/ToolCallRequest
-func v437(n *jsonread.Node) Verdict {
+// v441: aos/common.schema.json#/definitions/ToolCallRequest
+func v441(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("executionId"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v465(m)); r == Invalid {
+			if r = and(r, v469(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("toolId"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7914,8 +7941,8 @@ func v437(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v438: aos/common.schema.json#/definitions/ToolCallResult
-func v438(n *jsonread.Node) Verdict {
+// v442: aos/common.schema.json#/definitions/ToolCallResult
+func v442(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -7927,7 +7954,7 @@ func v438(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("outputs"); m != nil {
-			if r = and(r, v466(m)); r == Invalid {
+			if r = and(r, v470(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7941,35 +7968,35 @@ func v438(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v439: orchmsg/common.schema.json#/definitions/Agent
-func v439(n *jsonread.Node) Verdict {
+// v443: orchmsg/common.schema.json#/definitions/Agent
+func v443(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("capabilities"); m != nil {
-			if r = and(r, v440(m)); r == Invalid {
+			if r = and(r, v444(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("currentTask"); m != nil {
-			if r = and(r, v467(m)); r == Invalid {
+			if r = and(r, v471(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
+			if r = and(r, v94(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("role"); m != nil {
-			if r = and(r, v442(m)); r == Invalid {
+			if r = and(r, v446(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v468(m)); r == Invalid {
+			if r = and(r, v472(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7980,28 +8007,28 @@ func v439(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v440: orchmsg/common.schema.json#/definitions/Task/properties/dependencies
-func v440(n *jsonread.Node) Verdict {
+// v444: orchmsg/common.schema.json#/definitions/Task/properties/dependencies
+func v444(n *jsonread.Node) Verdict {
 	return v286(n)
 }
 
-// v441: orchmsg/common.schema.json#/definitions/Task/properties/priority
-func v441(n *jsonread.Node) Verdict {
-	return v389(n)
+// v445: orchmsg/common.schema.json#/definitions/Task/properties/priority
+func v445(n *jsonread.Node) Verdict {
+	return v373(n)
 }
 
-// v442: orchmsg/common.schema.json#/definitions/Task/properties/requiredRole
-func v442(n *jsonread.Node) Verdict {
-	return v402(n)
-}
-
-// v443: orchmsg/common.schema.json#/definitions/Task/properties/status
-func v443(n *jsonread.Node) Verdict {
+// v446: orchmsg/common.schema.json#/definitions/Task/properties/requiredRole
+func v446(n *jsonread.Node) Verdict {
 	return v404(n)
 }
 
-// v444: aop2/common.schema.json#/definitions/CheckpointStatus
-func v444(n *jsonread.Node) Verdict {
+// v447: orchmsg/common.schema.json#/definitions/Task/properties/status
+func v447(n *jsonread.Node) Verdict {
+	return v406(n)
+}
+
+// v448: aop2/common.schema.json#/definitions/CheckpointStatus
+func v448(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -8012,8 +8039,8 @@ func v444(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v445: aop2/common.schema.json#/definitions/OutputArtifact
-func v445(n *jsonread.Node) Verdict {
+// v449: aop2/common.schema.json#/definitions/OutputArtifact
+func v449(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -8030,7 +8057,7 @@ func v445(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("path"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8040,12 +8067,12 @@ func v445(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v469(m)); r == Invalid {
+			if r = and(r, v473(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8062,8 +8089,8 @@ func v445(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v446: aop2/common.schema.json#/definitions/AlternativeModel
-func v446(n *jsonread.Node) Verdict {
+// v450: aop2/common.schema.json#/definitions/AlternativeModel
+func v450(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -8075,12 +8102,12 @@ func v446(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("fallback_trigger"); m != nil {
-			if r = and(r, v470(m)); r == Invalid {
+			if r = and(r, v474(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("model"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8102,39 +8129,23 @@ func v446(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v447: aop2/common.schema.json#/definitions/Heartbeat/properties/interval_seconds
-func v447(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Number {
-		if c, ok := k83.cmp(n.Str); !ok {
-			r = and(r, Unsure)
-		} else if c <= 0 {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v448: aop2/common.schema.json#/definitions/Heartbeat/properties/on_heartbeat_failure
-func v448(n *jsonread.Node) Verdict {
-	return v471(n)
-}
-
-// v449: aop2/common.schema.json#/definitions/Phase/properties/checkpoints/items
-func v449(n *jsonread.Node) Verdict {
-	return v472(n)
-}
-
-// v450: aop2/common.schema.json#/definitions/Capabilities/properties/network_access
-func v450(n *jsonread.Node) Verdict {
-	return v473(n)
-}
-
-// v451: aop2/common.schema.json#/definitions/Access/properties/filesystem
+// v451: aop2/common.schema.json#/definitions/Heartbeat/properties/on_heartbeat_failure
 func v451(n *jsonread.Node) Verdict {
+	return v475(n)
+}
+
+// v452: aop2/common.schema.json#/definitions/Phase/properties/checkpoints/items
+func v452(n *jsonread.Node) Verdict {
+	return v476(n)
+}
+
+// v453: aop2/common.schema.json#/definitions/Capabilities/properties/network_access
+func v453(n *jsonread.Node) Verdict {
+	return v477(n)
+}
+
+// v454: aop2/common.schema.json#/definitions/Access/properties/filesystem
+func v454(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -8154,13 +8165,22 @@ func v451(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v452: aop2/common.schema.json#/definitions/Access/properties/network
-func v452(n *jsonread.Node) Verdict {
-	return v474(n)
+// v455: aop2/common.schema.json#/definitions/Access/properties/network
+func v455(n *jsonread.Node) Verdict {
+	return v478(n)
 }
 
-// v453: aop2/common.schema.json#/definitions/Artifact
-func v453(n *jsonread.Node) Verdict {
+// v456: aop2/common.schema.json#/definitions/Budgets/properties/max_tokens
+func v456(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v457: aop2/common.schema.json#/definitions/Artifact
+func v457(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -8182,17 +8202,17 @@ func v453(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("rollback_snapshot"); m != nil {
-			if r = and(r, v475(m)); r == Invalid {
+			if r = and(r, v479(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("validation"); m != nil {
-			if r = and(r, v476(m)); r == Invalid {
+			if r = and(r, v480(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8203,8 +8223,8 @@ func v453(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v454: aop2/common.schema.json#/definitions/TaskInput
-func v454(n *jsonread.Node) Verdict {
+// v458: aop2/common.schema.json#/definitions/TaskInput
+func v458(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
@@ -8231,7 +8251,7 @@ func v454(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8242,18 +8262,18 @@ func v454(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v455: aos/common.schema.json#/definitions/StepContext/properties/agent
-func v455(n *jsonread.Node) Verdict {
-	return v477(n)
+// v459: aos/common.schema.json#/definitions/StepContext/properties/agent
+func v459(n *jsonread.Node) Verdict {
+	return v481(n)
 }
 
-// v456: aos/common.schema.json#/definitions/StepContext/properties/session
-func v456(n *jsonread.Node) Verdict {
-	return v478(n)
+// v460: aos/common.schema.json#/definitions/StepContext/properties/session
+func v460(n *jsonread.Node) Verdict {
+	return v482(n)
 }
 
-// v457: aos/common.schema.json#/definitions/StepContext/properties/timestamp
-func v457(n *jsonread.Node) Verdict {
+// v461: aos/common.schema.json#/definitions/StepContext/properties/timestamp
+func v461(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -8261,13 +8281,13 @@ func v457(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v458: aos/common.schema.json#/definitions/StepContext/properties/user
-func v458(n *jsonread.Node) Verdict {
-	return v479(n)
+// v462: aos/common.schema.json#/definitions/StepContext/properties/user
+func v462(n *jsonread.Node) Verdict {
+	return v483(n)
 }
 
-// v459: aos/common.schema.json#/definitions/AgentTrigger/properties/content
-func v459(n *jsonread.Node) Verdict {
+// v463: aos/common.schema.json#/definitions/AgentTrigger/properties/content
+func v463(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
@@ -8277,7 +8297,7 @@ func v459(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 		for _, it := range n.Items {
-			if r = and(r, v480(it)); r == Invalid {
+			if r = and(r, v484(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8285,72 +8305,22 @@ func v459(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v460: aos/common.schema.json#/definitions/AgentTrigger/properties/event
-func v460(n *jsonread.Node) Verdict {
-	return v481(n)
-}
-
-// v461: aos/common.schema.json#/definitions/AgentTrigger/properties/type
-func v461(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k84)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v462: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results
-func v462(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v482(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v463: aos/common.schema.json#/definitions/Source
-func v463(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v483(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("kind") == nil {
-			return Invalid
-		}
-	}
-	if r = and(r, v484(n)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, v485(n)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v464: aos/common.schema.json#/definitions/Message/properties/role
+// v464: aos/common.schema.json#/definitions/AgentTrigger/properties/event
 func v464(n *jsonread.Node) Verdict {
+	return v485(n)
+}
+
+// v465: aos/common.schema.json#/definitions/AgentTrigger/properties/type
+func v465(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k85)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k83)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v465: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs
-func v465(n *jsonread.Node) Verdict {
+// v466: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results
+func v466(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
@@ -8365,15 +8335,49 @@ func v465(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v466: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs
-func v466(n *jsonread.Node) Verdict {
+// v467: aos/common.schema.json#/definitions/Source
+func v467(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		if m := n.Get("kind"); m != nil {
+			if r = and(r, v487(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if n.Get("kind") == nil {
+			return Invalid
+		}
+	}
+	if r = and(r, v488(n)); r == Invalid {
+		return Invalid
+	}
+	if r = and(r, v489(n)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v468: aos/common.schema.json#/definitions/Message/properties/role
+func v468(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k84)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v469: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs
+func v469(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v487(it)); r == Invalid {
+			if r = and(r, v490(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8381,8 +8385,24 @@ func v466(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v467: orchmsg/common.schema.json#/definitions/Agent/properties/currentTask
-func v467(n *jsonread.Node) Verdict {
+// v470: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs
+func v470(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v491(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v471: orchmsg/common.schema.json#/definitions/Agent/properties/currentTask
+func v471(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -8390,52 +8410,52 @@ func v467(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v468: orchmsg/common.schema.json#/definitions/Agent/properties/status
-func v468(n *jsonread.Node) Verdict {
-	return v403(n)
+// v472: orchmsg/common.schema.json#/definitions/Agent/properties/status
+func v472(n *jsonread.Node) Verdict {
+	return v405(n)
 }
 
-// v469: aop2/common.schema.json#/definitions/OutputArtifact/properties/status
-func v469(n *jsonread.Node) Verdict {
-	return v488(n)
+// v473: aop2/common.schema.json#/definitions/OutputArtifact/properties/status
+func v473(n *jsonread.Node) Verdict {
+	return v492(n)
 }
 
-// v470: aop2/common.schema.json#/definitions/AlternativeModel/properties/fallback_trigger
-func v470(n *jsonread.Node) Verdict {
-	return v489(n)
+// v474: aop2/common.schema.json#/definitions/AlternativeModel/properties/fallback_trigger
+func v474(n *jsonread.Node) Verdict {
+	return v493(n)
 }
 
-// v471: aop2/common.schema.json#/definitions/OnHeartbeatFailure
-func v471(n *jsonread.Node) Verdict {
+// v475: aop2/common.schema.json#/definitions/OnHeartbeatFailure
+func v475(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k86)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k85)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v472: aop2/common.schema.json#/definitions/Checkpoint
-func v472(n *jsonread.Node) Verdict {
+// v476: aop2/common.schema.json#/definitions/Checkpoint
+func v476(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("checkpoint_id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expected_artifacts"); m != nil {
-			if r = and(r, v386(m)); r == Invalid {
+			if r = and(r, v388(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8445,17 +8465,17 @@ func v472(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("recovery_strategy"); m != nil {
-			if r = and(r, v490(m)); r == Invalid {
+			if r = and(r, v494(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("status"); m != nil {
-			if r = and(r, v410(m)); r == Invalid {
+			if r = and(r, v412(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("validation"); m != nil {
-			if r = and(r, v476(m)); r == Invalid {
+			if r = and(r, v480(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8469,10 +8489,22 @@ func v472(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v473: aop2/common.schema.json#/definitions/NetworkAccess
-func v473(n *jsonread.Node) Verdict {
+// v477: aop2/common.schema.json#/definitions/NetworkAccess
+func v477(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
+		return Invalid
+	}
+	if r = and(r, oneOfScalars(n, k86)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v478: aop2/common.schema.json#/definitions/OptNetworkAccess
+func v478(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k87)); r == Invalid {
@@ -8481,92 +8513,80 @@ func v473(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v474: aop2/common.schema.json#/definitions/OptNetworkAccess
-func v474(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k88)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v479: aop2/common.schema.json#/definitions/Artifact/properties/rollback_snapshot
+func v479(n *jsonread.Node) Verdict {
+	return v495(n)
 }
 
-// v475: aop2/common.schema.json#/definitions/Artifact/properties/rollback_snapshot
-func v475(n *jsonread.Node) Verdict {
-	return v491(n)
+// v480: aop2/common.schema.json#/definitions/Artifact/properties/validation
+func v480(n *jsonread.Node) Verdict {
+	return v496(n)
 }
 
-// v476: aop2/common.schema.json#/definitions/Artifact/properties/validation
-func v476(n *jsonread.Node) Verdict {
-	return v492(n)
-}
-
-// v477: aos/common.schema.json#/definitions/Agent
-func v477(n *jsonread.Node) Verdict {
+// v481: aos/common.schema.json#/definitions/Agent
+func v481(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("instructions"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mcpServers"); m != nil {
-			if r = and(r, v493(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("model"); m != nil {
-			if r = and(r, v494(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("organization"); m != nil {
-			if r = and(r, v495(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("provider"); m != nil {
-			if r = and(r, v496(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("resources"); m != nil {
 			if r = and(r, v497(m)); r == Invalid {
 				return Invalid
 			}
 		}
-		if m := n.Get("tools"); m != nil {
+		if m := n.Get("metadata"); m != nil {
+			if r = and(r, v391(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("model"); m != nil {
 			if r = and(r, v498(m)); r == Invalid {
 				return Invalid
 			}
 		}
+		if m := n.Get("name"); m != nil {
+			if r = and(r, v54(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("organization"); m != nil {
+			if r = and(r, v499(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("provider"); m != nil {
+			if r = and(r, v500(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("resources"); m != nil {
+			if r = and(r, v501(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("tools"); m != nil {
+			if r = and(r, v502(m)); r == Invalid {
+				return Invalid
+			}
+		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8589,20 +8609,20 @@ func v477(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v478: aos/common.schema.json#/definitions/Session
-func v478(n *jsonread.Node) Verdict {
+// v482: aos/common.schema.json#/definitions/Session
+func v482(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8613,35 +8633,35 @@ func v478(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v479: aos/common.schema.json#/definitions/User
-func v479(n *jsonread.Node) Verdict {
+// v483: aos/common.schema.json#/definitions/User
+func v483(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("email"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("organization"); m != nil {
-			if r = and(r, v495(m)); r == Invalid {
+			if r = and(r, v499(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8655,25 +8675,25 @@ func v479(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v480: aos/common.schema.json#/definitions/AgentTrigger/properties/content/items
-func v480(n *jsonread.Node) Verdict {
-	return v499(n)
+// v484: aos/common.schema.json#/definitions/AgentTrigger/properties/content/items
+func v484(n *jsonread.Node) Verdict {
+	return v503(n)
 }
 
-// v481: aos/common.schema.json#/definitions/AgentTriggerEvent
-func v481(n *jsonread.Node) Verdict {
+// v485: aos/common.schema.json#/definitions/AgentTriggerEvent
+func v485(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8687,50 +8707,62 @@ func v481(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v482: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results/items
-func v482(n *jsonread.Node) Verdict {
-	return v500(n)
+// v486: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results/items
+func v486(n *jsonread.Node) Verdict {
+	return v504(n)
 }
 
-// v483: aos/common.schema.json#/definitions/Source/properties/kind
-func v483(n *jsonread.Node) Verdict {
+// v487: aos/common.schema.json#/definitions/Source/properties/kind
+func v487(n *jsonread.Node) Verdict {
 	r := Valid
+	if r = and(r, oneOfScalars(n, k88)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v488: aos/common.schema.json#/definitions/Source/allOf/0
+func v488(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v506, v505, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v489: aos/common.schema.json#/definitions/Source/allOf/1
+func v489(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v508, v507, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v490: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs/items
+func v490(n *jsonread.Node) Verdict {
+	return v509(n)
+}
+
+// v491: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs/items
+func v491(n *jsonread.Node) Verdict {
+	return v510(n)
+}
+
+// v492: aop2/common.schema.json#/definitions/ArtifactStatus
+func v492(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeString)); r == Invalid {
+		return Invalid
+	}
 	if r = and(r, oneOfScalars(n, k89)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v484: aos/common.schema.json#/definitions/Source/allOf/0
-func v484(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, ifThenElse(n, v502, v501, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v485: aos/common.schema.json#/definitions/Source/allOf/1
-func v485(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, ifThenElse(n, v504, v503, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v486: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs/items
-func v486(n *jsonread.Node) Verdict {
-	return v505(n)
-}
-
-// v487: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs/items
-func v487(n *jsonread.Node) Verdict {
-	return v506(n)
-}
-
-// v488: aop2/common.schema.json#/definitions/ArtifactStatus
-func v488(n *jsonread.Node) Verdict {
+// v493: aop2/common.schema.json#/definitions/FallbackTrigger
+func v493(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
@@ -8741,25 +8773,13 @@ func v488(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v489: aop2/common.schema.json#/definitions/FallbackTrigger
-func v489(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k91)); r == Invalid {
-		return Invalid
-	}
-	return r
+// v494: aop2/common.schema.json#/definitions/Checkpoint/properties/recovery_strategy
+func v494(n *jsonread.Node) Verdict {
+	return v511(n)
 }
 
-// v490: aop2/common.schema.json#/definitions/Checkpoint/properties/recovery_strategy
-func v490(n *jsonread.Node) Verdict {
-	return v507(n)
-}
-
-// v491: aop2/common.schema.json#/definitions/RollbackSnapshot
-func v491(n *jsonread.Node) Verdict {
+// v495: aop2/common.schema.json#/definitions/RollbackSnapshot
+func v495(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
@@ -8776,7 +8796,7 @@ func v491(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("snapshot_strategy"); m != nil {
-			if r = and(r, v508(m)); r == Invalid {
+			if r = and(r, v512(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8784,20 +8804,20 @@ func v491(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v492: aop2/common.schema.json#/definitions/Validation
-func v492(n *jsonread.Node) Verdict {
+// v496: aop2/common.schema.json#/definitions/Validation
+func v496(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("command"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("expects"); m != nil {
-			if r = and(r, v509(m)); r == Invalid {
+			if r = and(r, v513(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8811,38 +8831,7 @@ func v492(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v493: aos/common.schema.json#/definitions/Agent/properties/mcpServers
-func v493(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v510(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v494: aos/common.schema.json#/definitions/Agent/properties/model
-func v494(n *jsonread.Node) Verdict {
-	return v511(n)
-}
-
-// v495: aos/common.schema.json#/definitions/Agent/properties/organization
-func v495(n *jsonread.Node) Verdict {
-	return v512(n)
-}
-
-// v496: aos/common.schema.json#/definitions/Agent/properties/provider
-func v496(n *jsonread.Node) Verdict {
-	return v513(n)
-}
-
-// v497: aos/common.schema.json#/definitions/Agent/properties/resources
+// v497: aos/common.schema.json#/definitions/Agent/properties/mcpServers
 func v497(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
@@ -8858,15 +8847,30 @@ func v497(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v498: aos/common.schema.json#/definitions/Agent/properties/tools
+// v498: aos/common.schema.json#/definitions/Agent/properties/model
 func v498(n *jsonread.Node) Verdict {
+	return v515(n)
+}
+
+// v499: aos/common.schema.json#/definitions/Agent/properties/organization
+func v499(n *jsonread.Node) Verdict {
+	return v516(n)
+}
+
+// v500: aos/common.schema.json#/definitions/Agent/properties/provider
+func v500(n *jsonread.Node) Verdict {
+	return v517(n)
+}
+
+// v501: aos/common.schema.json#/definitions/Agent/properties/resources
+func v501(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v515(it)); r == Invalid {
+			if r = and(r, v518(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8874,20 +8878,36 @@ func v498(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v499: aos/common.schema.json#/definitions/Part
-func v499(n *jsonread.Node) Verdict {
+// v502: aos/common.schema.json#/definitions/Agent/properties/tools
+func v502(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v519(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v503: aos/common.schema.json#/definitions/Part
+func v503(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v516(m)); r == Invalid {
+			if r = and(r, v520(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8895,42 +8915,42 @@ func v499(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 	}
-	if r = and(r, v517(n)); r == Invalid {
+	if r = and(r, v521(n)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, v518(n)); r == Invalid {
+	if r = and(r, v522(n)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, v519(n)); r == Invalid {
+	if r = and(r, v523(n)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v500: aos/common.schema.json#/definitions/KnowledgeRetrievalResult
-func v500(n *jsonread.Node) Verdict {
+// v504: aos/common.schema.json#/definitions/KnowledgeRetrievalResult
+func v504(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8944,56 +8964,56 @@ func v500(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v501: aos/common.schema.json#/definitions/Source/allOf/0/then
-func v501(n *jsonread.Node) Verdict {
-	return v520(n)
-}
-
-// v502: aos/common.schema.json#/definitions/Source/allOf/0/if
-func v502(n *jsonread.Node) Verdict {
-	r := Valid
-	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v521(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v503: aos/common.schema.json#/definitions/Source/allOf/1/then
-func v503(n *jsonread.Node) Verdict {
-	return v522(n)
-}
-
-// v504: aos/common.schema.json#/definitions/Source/allOf/1/if
-func v504(n *jsonread.Node) Verdict {
-	r := Valid
-	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v523(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v505: aos/common.schema.json#/definitions/ToolArgumentValue
+// v505: aos/common.schema.json#/definitions/Source/allOf/0/then
 func v505(n *jsonread.Node) Verdict {
+	return v524(n)
+}
+
+// v506: aos/common.schema.json#/definitions/Source/allOf/0/if
+func v506(n *jsonread.Node) Verdict {
+	r := Valid
+	if n.Kind == jsonread.Object {
+		if m := n.Get("kind"); m != nil {
+			if r = and(r, v525(m)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v507: aos/common.schema.json#/definitions/Source/allOf/1/then
+func v507(n *jsonread.Node) Verdict {
+	return v526(n)
+}
+
+// v508: aos/common.schema.json#/definitions/Source/allOf/1/if
+func v508(n *jsonread.Node) Verdict {
+	r := Valid
+	if n.Kind == jsonread.Object {
+		if m := n.Get("kind"); m != nil {
+			if r = and(r, v527(m)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v509: aos/common.schema.json#/definitions/ToolArgumentValue
+func v509(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9012,25 +9032,25 @@ func v505(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v506: aos/common.schema.json#/definitions/TextPart
-func v506(n *jsonread.Node) Verdict {
+// v510: aos/common.schema.json#/definitions/TextPart
+func v510(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v524(m)); r == Invalid {
+			if r = and(r, v528(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("text"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9044,42 +9064,42 @@ func v506(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v507: aop2/common.schema.json#/definitions/OptRecoveryStrategy
-func v507(n *jsonread.Node) Verdict {
+// v511: aop2/common.schema.json#/definitions/OptRecoveryStrategy
+func v511(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k92)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k91)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v508: aop2/common.schema.json#/definitions/RollbackSnapshot/properties/snapshot_strategy
-func v508(n *jsonread.Node) Verdict {
-	return v525(n)
+// v512: aop2/common.schema.json#/definitions/RollbackSnapshot/properties/snapshot_strategy
+func v512(n *jsonread.Node) Verdict {
+	return v529(n)
 }
 
-// v509: aop2/common.schema.json#/definitions/Validation/properties/expects
-func v509(n *jsonread.Node) Verdict {
-	return v526(n)
+// v513: aop2/common.schema.json#/definitions/Validation/properties/expects
+func v513(n *jsonread.Node) Verdict {
+	return v530(n)
 }
 
-// v510: aos/common.schema.json#/definitions/Agent/properties/mcpServers/items
-func v510(n *jsonread.Node) Verdict {
-	return v527(n)
+// v514: aos/common.schema.json#/definitions/Agent/properties/mcpServers/items
+func v514(n *jsonread.Node) Verdict {
+	return v531(n)
 }
 
-// v511: aos/common.schema.json#/definitions/Model
-func v511(n *jsonread.Node) Verdict {
+// v515: aos/common.schema.json#/definitions/Model
+func v515(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("contextWindow"); m != nil {
-			if r = and(r, v389(m)); r == Invalid {
+			if r = and(r, v373(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9089,27 +9109,27 @@ func v511(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("maxTokens"); m != nil {
-			if r = and(r, v389(m)); r == Invalid {
+			if r = and(r, v373(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("provider"); m != nil {
-			if r = and(r, v528(m)); r == Invalid {
+			if r = and(r, v532(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9131,25 +9151,25 @@ func v511(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v512: aos/common.schema.json#/definitions/Organization
-func v512(n *jsonread.Node) Verdict {
+// v516: aos/common.schema.json#/definitions/Organization
+func v516(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9160,25 +9180,25 @@ func v512(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v513: aos/common.schema.json#/definitions/AgentProvider
-func v513(n *jsonread.Node) Verdict {
+// v517: aos/common.schema.json#/definitions/AgentProvider
+func v517(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("url"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9192,18 +9212,94 @@ func v513(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v514: aos/common.schema.json#/definitions/Agent/properties/resources/items
-func v514(n *jsonread.Node) Verdict {
-	return v529(n)
+// v518: aos/common.schema.json#/definitions/Agent/properties/resources/items
+func v518(n *jsonread.Node) Verdict {
+	return v533(n)
 }
 
-// v515: aos/common.schema.json#/definitions/Agent/properties/tools/items
-func v515(n *jsonread.Node) Verdict {
-	return v530(n)
+// v519: aos/common.schema.json#/definitions/Agent/properties/tools/items
+func v519(n *jsonread.Node) Verdict {
+	return v534(n)
 }
 
-// v516: aos/common.schema.json#/definitions/Part/properties/kind
-func v516(n *jsonread.Node) Verdict {
+// v520: aos/common.schema.json#/definitions/Part/properties/kind
+func v520(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k92)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v521: aos/common.schema.json#/definitions/Part/allOf/0
+func v521(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v535, v491, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v522: aos/common.schema.json#/definitions/Part/allOf/1
+func v522(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v506, v536, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v523: aos/common.schema.json#/definitions/Part/allOf/2
+func v523(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v538, v537, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v524: aos/common.schema.json#/definitions/FileSource
+func v524(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		if m := n.Get("id"); m != nil {
+			if r = and(r, v54(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("kind"); m != nil {
+			if r = and(r, v525(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("name"); m != nil {
+			if r = and(r, v54(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if m := n.Get("url"); m != nil {
+			if r = and(r, v54(m)); r == Invalid {
+				return Invalid
+			}
+		}
+		if n.Get("kind") == nil {
+			return Invalid
+		}
+		if n.Get("id") == nil {
+			return Invalid
+		}
+		if n.Get("name") == nil {
+			return Invalid
+		}
+	}
+	return r
+}
+
+// v525: aos/common.schema.json#/definitions/Source/allOf/0/if/properties/kind
+func v525(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k93)); r == Invalid {
 		return Invalid
@@ -9211,96 +9307,20 @@ func v516(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v517: aos/common.schema.json#/definitions/Part/allOf/0
-func v517(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, ifThenElse(n, v531, v487, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v518: aos/common.schema.json#/definitions/Part/allOf/1
-func v518(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, ifThenElse(n, v502, v532, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v519: aos/common.schema.json#/definitions/Part/allOf/2
-func v519(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, ifThenElse(n, v534, v533, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v520: aos/common.schema.json#/definitions/FileSource
-func v520(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v521(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("url"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("kind") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v521: aos/common.schema.json#/definitions/Source/allOf/0/if/properties/kind
-func v521(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k94)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v522: aos/common.schema.json#/definitions/SiteSource
-func v522(n *jsonread.Node) Verdict {
+// v526: aos/common.schema.json#/definitions/SiteSource
+func v526(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v523(m)); r == Invalid {
+			if r = and(r, v527(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("url"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9314,8 +9334,17 @@ func v522(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v523: aos/common.schema.json#/definitions/Source/allOf/1/if/properties/kind
-func v523(n *jsonread.Node) Verdict {
+// v527: aos/common.schema.json#/definitions/Source/allOf/1/if/properties/kind
+func v527(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, oneOfScalars(n, k94)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v528: aos/common.schema.json#/definitions/TextPart/properties/kind
+func v528(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k95)); r == Invalid {
 		return Invalid
@@ -9323,19 +9352,22 @@ func v523(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v524: aos/common.schema.json#/definitions/TextPart/properties/kind
-func v524(n *jsonread.Node) Verdict {
+// v529: aop2/common.schema.json#/definitions/OptSnapshotStrategy
+func v529(n *jsonread.Node) Verdict {
 	r := Valid
+	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+		return Invalid
+	}
 	if r = and(r, oneOfScalars(n, k96)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v525: aop2/common.schema.json#/definitions/OptSnapshotStrategy
-func v525(n *jsonread.Node) Verdict {
+// v530: aop2/common.schema.json#/definitions/Expects
+func v530(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if r = and(r, typeIs(n, typeString)); r == Invalid {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k97)); r == Invalid {
@@ -9344,32 +9376,20 @@ func v525(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v526: aop2/common.schema.json#/definitions/Expects
-func v526(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, oneOfScalars(n, k98)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v527: aos/common.schema.json#/definitions/MCPServer
-func v527(n *jsonread.Node) Verdict {
+// v531: aos/common.schema.json#/definitions/MCPServer
+func v531(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("version"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9383,45 +9403,45 @@ func v527(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v528: aos/common.schema.json#/definitions/Model/properties/provider
-func v528(n *jsonread.Node) Verdict {
-	return v535(n)
+// v532: aos/common.schema.json#/definitions/Model/properties/provider
+func v532(n *jsonread.Node) Verdict {
+	return v539(n)
 }
 
-// v529: aos/common.schema.json#/definitions/Resource
-func v529(n *jsonread.Node) Verdict {
+// v533: aos/common.schema.json#/definitions/Resource
+func v533(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("content"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9438,45 +9458,45 @@ func v529(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v530: aos/common.schema.json#/definitions/ToolDefinition
-func v530(n *jsonread.Node) Verdict {
+// v534: aos/common.schema.json#/definitions/ToolDefinition
+func v534(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("arguments"); m != nil {
-			if r = and(r, v536(m)); r == Invalid {
+			if r = and(r, v540(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("outputs"); m != nil {
-			if r = and(r, v537(m)); r == Invalid {
+			if r = and(r, v541(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9499,56 +9519,56 @@ func v530(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v531: aos/common.schema.json#/definitions/Part/allOf/0/if
-func v531(n *jsonread.Node) Verdict {
-	r := Valid
-	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v524(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v532: aos/common.schema.json#/definitions/Part/allOf/1/then
-func v532(n *jsonread.Node) Verdict {
-	return v538(n)
-}
-
-// v533: aos/common.schema.json#/definitions/Part/allOf/2/then
-func v533(n *jsonread.Node) Verdict {
-	return v539(n)
-}
-
-// v534: aos/common.schema.json#/definitions/Part/allOf/2/if
-func v534(n *jsonread.Node) Verdict {
-	r := Valid
-	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v540(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v535: aos/common.schema.json#/definitions/LlmProvider
+// v535: aos/common.schema.json#/definitions/Part/allOf/0/if
 func v535(n *jsonread.Node) Verdict {
+	r := Valid
+	if n.Kind == jsonread.Object {
+		if m := n.Get("kind"); m != nil {
+			if r = and(r, v528(m)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v536: aos/common.schema.json#/definitions/Part/allOf/1/then
+func v536(n *jsonread.Node) Verdict {
+	return v542(n)
+}
+
+// v537: aos/common.schema.json#/definitions/Part/allOf/2/then
+func v537(n *jsonread.Node) Verdict {
+	return v543(n)
+}
+
+// v538: aos/common.schema.json#/definitions/Part/allOf/2/if
+func v538(n *jsonread.Node) Verdict {
+	r := Valid
+	if n.Kind == jsonread.Object {
+		if m := n.Get("kind"); m != nil {
+			if r = and(r, v544(m)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v539: aos/common.schema.json#/definitions/LlmProvider
+func v539(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9559,15 +9579,15 @@ func v535(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v536: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments
-func v536(n *jsonread.Node) Verdict {
+// v540: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments
+func v540(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v541(it)); r == Invalid {
+			if r = and(r, v545(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9575,15 +9595,15 @@ func v536(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v537: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs
-func v537(n *jsonread.Node) Verdict {
+// v541: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs
+func v541(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeArray|typeNull)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v542(it)); r == Invalid {
+			if r = and(r, v546(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9591,25 +9611,25 @@ func v537(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v538: aos/common.schema.json#/definitions/FilePart
-func v538(n *jsonread.Node) Verdict {
+// v542: aos/common.schema.json#/definitions/FilePart
+func v542(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("file"); m != nil {
-			if r = and(r, v543(m)); r == Invalid {
+			if r = and(r, v547(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v521(m)); r == Invalid {
+			if r = and(r, v525(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9623,25 +9643,25 @@ func v538(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v539: aos/common.schema.json#/definitions/DataPart
-func v539(n *jsonread.Node) Verdict {
+// v543: aos/common.schema.json#/definitions/DataPart
+func v543(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("data"); m != nil {
-			if r = and(r, v544(m)); r == Invalid {
+			if r = and(r, v392(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("kind"); m != nil {
-			if r = and(r, v540(m)); r == Invalid {
+			if r = and(r, v544(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
+			if r = and(r, v391(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9655,53 +9675,44 @@ func v539(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v540: aos/common.schema.json#/definitions/Part/allOf/2/if/properties/kind
-func v540(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, oneOfScalars(n, k99)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v541: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments/items
-func v541(n *jsonread.Node) Verdict {
-	return v545(n)
-}
-
-// v542: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs/items
-func v542(n *jsonread.Node) Verdict {
-	return v546(n)
-}
-
-// v543: aos/common.schema.json#/definitions/FilePart/properties/file
-func v543(n *jsonread.Node) Verdict {
-	return v547(n)
-}
-
-// v544: aos/common.schema.json#/definitions/DataPart/properties/data
+// v544: aos/common.schema.json#/definitions/Part/allOf/2/if/properties/kind
 func v544(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeArray)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k98)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v545: aos/common.schema.json#/definitions/ToolArgumentDefinition
+// v545: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments/items
 func v545(n *jsonread.Node) Verdict {
+	return v548(n)
+}
+
+// v546: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs/items
+func v546(n *jsonread.Node) Verdict {
+	return v549(n)
+}
+
+// v547: aos/common.schema.json#/definitions/FilePart/properties/file
+func v547(n *jsonread.Node) Verdict {
+	return v550(n)
+}
+
+// v548: aos/common.schema.json#/definitions/ToolArgumentDefinition
+func v548(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9711,7 +9722,7 @@ func v545(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9721,7 +9732,7 @@ func v545(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v548(m)); r == Invalid {
+			if r = and(r, v551(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9735,20 +9746,20 @@ func v545(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v546: aos/common.schema.json#/definitions/ToolOutputDefinition
-func v546(n *jsonread.Node) Verdict {
+// v549: aos/common.schema.json#/definitions/ToolOutputDefinition
+func v549(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("description"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("id"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9758,12 +9769,12 @@ func v546(n *jsonread.Node) Verdict {
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("type"); m != nil {
-			if r = and(r, v548(m)); r == Invalid {
+			if r = and(r, v551(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9774,35 +9785,35 @@ func v546(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v547: aos/common.schema.json#/definitions/File
-func v547(n *jsonread.Node) Verdict {
+// v550: aos/common.schema.json#/definitions/File
+func v550(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, ifThenElse(n, v551, v549, v550)); r == Invalid {
+	if r = and(r, ifThenElse(n, v554, v552, v553)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v548: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/type
-func v548(n *jsonread.Node) Verdict {
-	return v552(n)
-}
-
-// v549: aos/common.schema.json#/definitions/File/then
-func v549(n *jsonread.Node) Verdict {
-	return v553(n)
-}
-
-// v550: aos/common.schema.json#/definitions/File/else
-func v550(n *jsonread.Node) Verdict {
-	return v554(n)
-}
-
-// v551: aos/common.schema.json#/definitions/File/if
+// v551: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/type
 func v551(n *jsonread.Node) Verdict {
+	return v555(n)
+}
+
+// v552: aos/common.schema.json#/definitions/File/then
+func v552(n *jsonread.Node) Verdict {
+	return v556(n)
+}
+
+// v553: aos/common.schema.json#/definitions/File/else
+func v553(n *jsonread.Node) Verdict {
+	return v557(n)
+}
+
+// v554: aos/common.schema.json#/definitions/File/if
+func v554(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		if n.Get("bytes") == nil {
@@ -9812,34 +9823,34 @@ func v551(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v552: aos/common.schema.json#/definitions/ValueType
-func v552(n *jsonread.Node) Verdict {
+// v555: aos/common.schema.json#/definitions/ValueType
+func v555(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k100)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k99)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v553: aos/common.schema.json#/definitions/FileWithBytes
-func v553(n *jsonread.Node) Verdict {
+// v556: aos/common.schema.json#/definitions/FileWithBytes
+func v556(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("bytes"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -9850,25 +9861,25 @@ func v553(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v554: aos/common.schema.json#/definitions/FileWithUri
-func v554(n *jsonread.Node) Verdict {
+// v557: aos/common.schema.json#/definitions/FileWithUri
+func v557(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeObject)); r == Invalid {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
 		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("name"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}
 		if m := n.Get("uri"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
+			if r = and(r, v54(m)); r == Invalid {
 				return Invalid
 			}
 		}

@@ -319,11 +319,11 @@ func (p *parser) substr(i, j int) string {
 }
 
 // node returns a fresh node from the parser's slab; slabs are sized by the input
-// left to read (protocol messages hold about one value per 20 to 40 bytes), so a
+// left to read (protocol messages hold about one value per 25 bytes), so a
 // small message makes one small slab.
 func (p *parser) node(k Kind, off int) *Node {
 	if len(p.slab) == 0 {
-		size := (len(p.data)-p.pos)/24 + 8
+		size := (len(p.data)-p.pos)/28 + 4
 		if size > 256 {
 			size = 256
 		}

@@ -3,7 +3,7 @@ package linter_test
 // The cost of each stage per line, over the transcript of BenchmarkLintStream
 // (issue 11): parse alone; the parallel stage (parse, detection, single-message
 // rules, schema); the schema check by the generated validators and by gojsonschema
-// alone. The ordered (sequence) stage is LintStream minus the parallel stage.
+// alone; the ordered stage (bookkeeping and sequence rules) alone.
 //
 //	go test ./lint/linter -run '^$' -bench Stage -benchmem
 
@@ -110,4 +110,19 @@ func BenchmarkStageSchemaOfRecord(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(jobs)), "ns/message")
+}
+
+// BenchmarkStageSequence is the ordered stage alone: bookkeeping and the sequence
+// rules over messages the parallel stage made beforehand.
+func BenchmarkStageSequence(b *testing.B) {
+	lines := benchLinesOf(b)
+	units := linter.BuildUnits("bench.jsonl", lines)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if res := linter.ApplyUnits("bench.jsonl", units); res.Messages == 0 {
+			b.Fatal("no message")
+		}
+	}
+	perLine(b, len(lines))
 }

@@ -84,11 +84,13 @@ type runConfig struct {
 	NoLint       bool
 	Verbose      bool
 	Command      []string
+	Repeat       int        // --repeat (1 until the harness repeats runs)
+	Cert         certConfig // --known-failing, --certify, --certificate
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	usage := func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} }
-	return &cli.App{
+	app := &cli.App{
 		Name:           "aopconform",
 		Usage:          "certify an agent: play the orchestrator through scripted scenarios, lint and score",
 		Writer:         stdout,
@@ -100,8 +102,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			{
 				Name:      "run",
 				Usage:     "run the scenarios of a protocol against an agent",
-				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... -- CMD [ARGS...]",
-				Flags: []cli.Flag{
+				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--known-failing FILE] [--certify KEY [--certificate FILE]] -- CMD [ARGS...]",
+				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(conform.Protocols, ", ")},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files (*.json) from `DIR` (repeatable)"},
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the scenarios shipped with aopconform"},
@@ -113,7 +115,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
 					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
-				},
+				}, certFlags...),
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
 					cfg := runConfig{
@@ -121,6 +123,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
 						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
 						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Command: c.Args().Slice(),
+						Repeat: 1, Cert: certConfigOf(c),
 					}
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
@@ -162,6 +165,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			},
 		},
 	}
+	app.Commands = append(app.Commands, certCommands(stdout, stderr, usage)...)
+	return app
 }
 
 // loadScenarios reads the shipped scenarios and the user's directories.
@@ -222,6 +227,11 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
 	}
+	pre, err := prepareRun(cfg, all)
+	if err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
+	}
 	opts := runner.Options{
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
@@ -243,6 +253,10 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
 	}
+	if err := pre.afterRun(rep, cfg); err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
+	}
 	if err := report.Text(stdout, rep); err != nil {
 		return err
 	}
@@ -252,11 +266,17 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 			return exitCode(exitHarness)
 		}
 	}
+	if rep.HarnessErrors == 0 {
+		if err := pre.certifyRun(rep, cfg, stderr); err != nil {
+			fmt.Fprintln(stderr, "aopconform:", err)
+			return exitCode(exitHarness)
+		}
+	}
 	switch {
 	case rep.HarnessErrors > 0:
 		fmt.Fprintf(stderr, "aopconform: %d scenario(s) could not be run (harness error, not the agent's fault)\n", rep.HarnessErrors)
 		return exitCode(exitHarness)
-	case rep.Score.MustFailed:
+	case runFailed(rep):
 		return exitCode(exitMustBad)
 	}
 	return nil

@@ -202,7 +202,7 @@ func HTML(w io.Writer, r *conform.Report) error {
 				hr.Pre = *rec.Text
 			}
 			if strings.Count(hr.Pre, "\n") >= foldLines {
-				hr.Summary = clipLine(recordText(rec), 110)
+				hr.Summary = clipLine(recordText(rec), 90)
 			}
 			if len(hr.Pre) > maxHTMLMsg {
 				hr.Pre = fmt.Sprintf("%s… (%d bytes in all)", hr.Pre[:maxHTMLMsg], len(hr.Pre))

@@ -257,3 +257,16 @@ func TestWrap(t *testing.T) {
 		t.Errorf("wrap: %q", got)
 	}
 }
+
+func TestJUnitProvenance(t *testing.T) {
+	t.Parallel()
+	out := render(t, JUnit, everyVerdict())
+	for _, want := range []string{`<property name="aopconform.version" value="v9.9.9">`, `<property name="aopconform.transcript.sha256" value="` + strings.Repeat("ef", 32) + `">`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("junit lacks %s", want)
+		}
+	}
+	if strings.Index(out, "<properties>") > strings.Index(out, "<testcase") {
+		t.Error("<properties> must precede the testcases")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/knownfail"
 )
 
 // Width is the terminal width the text and Markdown reports fit.
@@ -128,18 +129,11 @@ func Exercised(r *conform.Report) (judged, total int) {
 	return judged, total
 }
 
-// Failed reports whether the page should say the run failed: a MUST not passed
-// that is not a known failure, a harness error, or a stale known-failing entry.
+// Failed reports whether the run failed, as its exit code says: a harness error, a
+// stale known-failing entry, or a MUST that did not pass and is not a known failure
+// (the score of the other results, conform.ScoreResults, decides).
 func Failed(r *conform.Report) bool {
-	if r.HarnessErrors > 0 || len(StaleEntries(r)) > 0 {
-		return true
-	}
-	for _, res := range Failures(r) {
-		if res.Verdict != conform.Known {
-			return true
-		}
-	}
-	return false
+	return r.HarnessErrors > 0 || len(StaleEntries(r)) > 0 || knownfail.MustFailed(r)
 }
 
 // StaleEntries are the known-failing entries whose checks now pass.

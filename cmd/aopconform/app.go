@@ -84,8 +84,7 @@ type runConfig struct {
 	NoLint       bool
 	Verbose      bool
 	Command      []string
-	Repeat       int        // --repeat (1 until the harness repeats runs)
-	Cert         certConfig // --known-failing, --certify, --certificate
+	Cert         certConfig // --known-failing, --certify, --certificate (certify.go)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -103,7 +102,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				Name:      "run",
 				Usage:     "run the scenarios of a protocol against an agent",
 				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--known-failing FILE] [--certify KEY [--certificate FILE]] -- CMD [ARGS...]",
-				Flags: append([]cli.Flag{
+				Flags: []cli.Flag{
 					&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(conform.Protocols, ", ")},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files (*.json) from `DIR` (repeatable)"},
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the scenarios shipped with aopconform"},
@@ -115,7 +114,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
 					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
-				}, certFlags...),
+				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
 					cfg := runConfig{
@@ -123,8 +122,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
 						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
 						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Command: c.Args().Slice(),
-						Repeat: 1, Cert: certConfigOf(c),
 					}
+					cfg.Cert = certConfigOf(c)
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
 			},
@@ -165,7 +164,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			},
 		},
 	}
-	app.Commands = append(app.Commands, certCommands(stdout, stderr, usage)...)
+	addCertCommands(app, stdout, stderr, usage)
 	return app
 }
 
@@ -248,12 +247,8 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if cfg.Verbose {
 		opts.Progress = stderr
 	}
-	rep, err := runner.Run(ctx, opts)
+	rep, err := pre.run(ctx, opts)
 	if err != nil {
-		fmt.Fprintln(stderr, "aopconform:", err)
-		return exitCode(exitHarness)
-	}
-	if err := pre.afterRun(rep, cfg); err != nil {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
 	}

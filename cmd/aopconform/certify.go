@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/ed25519"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/aopkit/aopkit/conform/knownfail"
 	"github.com/aopkit/aopkit/conform/provenance"
 	"github.com/aopkit/aopkit/conform/report"
+	"github.com/aopkit/aopkit/conform/runner"
 )
 
 // Flags of `aopconform run` for provenance, known failures and certificates.
@@ -35,15 +37,32 @@ var certFlags = []cli.Flag{
 	&cli.StringFlag{Name: flagCertificate, Value: defaultCertificate, Usage: "where --certify writes the certificate (`FILE`)"},
 }
 
-// certConfig is the part of runConfig these flags fill.
+// certConfig is the part of runConfig these flags fill, with the settings the
+// provenance records.
 type certConfig struct {
 	KnownFailing string
 	Certify      string
 	Certificate  string
+	TimeoutScale float64
+	Repeat       int // --repeat when the harness has it (0 = once)
 }
 
 func certConfigOf(c *cli.Context) certConfig {
-	return certConfig{KnownFailing: c.String(flagKnownFailing), Certify: c.String(flagCertify), Certificate: c.String(flagCertificate)}
+	return certConfig{
+		KnownFailing: c.String(flagKnownFailing), Certify: c.String(flagCertify), Certificate: c.String(flagCertificate),
+		TimeoutScale: c.Float64(flagTimeoutScale), Repeat: c.Int("repeat"),
+	}
+}
+
+// addCertCommands adds the flags of this file to run and the commands verify,
+// badge and keygen.
+func addCertCommands(app *cli.App, stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) {
+	for _, c := range app.Commands {
+		if c.Name == "run" {
+			c.Flags = append(c.Flags, certFlags...)
+		}
+	}
+	app.Commands = append(app.Commands, certCommands(stdout, stderr, usage)...)
 }
 
 // prepared is what runCmd checked before any scenario ran.
@@ -52,6 +71,7 @@ type prepared struct {
 	suite      conform.SuiteID
 	known      *conform.KnownFailing
 	certify    bool
+	cfg        certConfig
 }
 
 // prepareRun fails fast, before any scenario runs, on what would otherwise fail
@@ -70,7 +90,7 @@ func prepareRun(cfg runConfig, all []*conform.Scenario) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{executable: exe, suite: suite}
+	p := &prepared{executable: exe, suite: suite, cfg: cfg.Cert}
 	if cfg.Cert.KnownFailing != "" {
 		if p.known, err = knownfail.Load(cfg.Cert.KnownFailing); err != nil {
 			return nil, err
@@ -82,6 +102,9 @@ func prepareRun(cfg runConfig, all []*conform.Scenario) (*prepared, error) {
 		}
 		if _, err := certify.LoadPrivateKey(cfg.Cert.Certify); err != nil {
 			return nil, fmt.Errorf("--certify: %v", err)
+		}
+		if _, err := os.Lstat(cfg.Cert.Certificate); err == nil {
+			return nil, usageError{fmt.Sprintf("--certificate %s already exists: refusing to overwrite it", cfg.Cert.Certificate)}
 		}
 		p.certify = true
 	}
@@ -99,15 +122,20 @@ func misplacedArgs(cmd []string) string {
 	return ""
 }
 
-// afterRun records the provenance and applies the known-failing file.
-func (p *prepared) afterRun(rep *conform.Report, cfg runConfig) error {
-	if err := provenance.Collect(rep, provenance.Run{Suite: p.suite, Executable: p.executable, TimeoutScale: cfg.TimeoutScale, Repeat: cfg.Repeat}); err != nil {
-		return err
+// run runs the scenarios, then records the provenance and applies the
+// known-failing file.
+func (p *prepared) run(ctx context.Context, opts runner.Options) (*conform.Report, error) {
+	rep, err := runner.Run(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := provenance.Collect(rep, provenance.Run{Suite: p.suite, Executable: p.executable, TimeoutScale: p.cfg.TimeoutScale, Repeat: p.cfg.Repeat}); err != nil {
+		return nil, err
 	}
 	if p.known != nil {
 		knownfail.Apply(rep, p.known)
 	}
-	return nil
+	return rep, nil
 }
 
 // runFailed is exit code 1 (once harness errors are ruled out): a MUST failed that
@@ -132,7 +160,15 @@ func (p *prepared) certifyRun(rep *conform.Report, cfg runConfig, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("--certify: %v", err)
 	}
-	if err := os.WriteFile(cfg.Cert.Certificate, data, 0o644); err != nil {
+	f, err := os.OpenFile(cfg.Cert.Certificate, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("--certificate: %v", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("--certificate: %v", err)
+	}
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("--certificate: %v", err)
 	}
 	fmt.Fprintf(stderr, "aopconform: certificate %s (key %s)\n", cfg.Cert.Certificate, certify.KeyID(key.Public().(ed25519.PublicKey)))

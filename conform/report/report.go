@@ -113,20 +113,20 @@ func SummaryLine(r *conform.Report) string {
 	return line
 }
 
-// Exercised counts the MUST results that were judged (the agent reached the state
-// the check needs) out of every selected MUST result.
-func Exercised(r *conform.Report) (judged, total int) {
+// Exercised counts the selected MUST results whose state the agent reached (every
+// one but NOT-APPLICABLE) out of every selected MUST result: "MUSTs exercised N of
+// M", the same count as the harness's score.
+func Exercised(r *conform.Report) (exercised, selected int) {
 	for _, res := range r.Results {
 		if res.Level != conform.MUST || res.Verdict == conform.Skip {
 			continue
 		}
-		total++
-		switch res.Verdict {
-		case conform.Pass, conform.Fail, conform.Known, conform.Flaky, conform.Warn:
-			judged++
+		selected++
+		if res.Verdict != conform.NotApplicable {
+			exercised++
 		}
 	}
-	return judged, total
+	return exercised, selected
 }
 
 // Failed reports whether the run failed, as its exit code says: a harness error, a

@@ -39,7 +39,7 @@ func Badge(w io.Writer, st *Statement, keyID string) error {
 	lw, rw := textWidth(left), textWidth(val)
 	title := fmt.Sprintf("%s; suite %s; signed by key %s", st.Summary(), st.Predicate.Suite.Digest, keyID)
 	e := html.EscapeString
-	_, err := fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" role="img" aria-label="%s: %s">
+	_, err := fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" viewBox="0 0 %d 20" role="img" aria-label="%s: %s">
 <title>%s</title>
 <linearGradient id="s" x2="0" y2="100%%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
 <clipPath id="r"><rect width="%d" height="20" rx="3" fill="#fff"/></clipPath>
@@ -48,7 +48,7 @@ func Badge(w io.Writer, st *Statement, keyID string) error {
 <text x="%d" y="15" fill="#010101" fill-opacity=".3">%s</text><text x="%d" y="14">%s</text>
 <text x="%d" y="15" fill="#010101" fill-opacity=".3">%s</text><text x="%d" y="14">%s</text>
 </g></svg>
-`, lw+rw, e(left), e(val), e(title), lw+rw, lw, lw, rw, color, lw+rw,
+`, lw+rw, lw+rw, e(left), e(val), e(title), lw+rw, lw, lw, rw, color, lw+rw,
 		lw/2, e(left), lw/2, e(left), lw+rw/2, e(val), lw+rw/2, e(val))
 	return err
 }

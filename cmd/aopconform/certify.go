@@ -70,7 +70,7 @@ type prepared struct {
 	executable string
 	suite      conform.SuiteID
 	known      *conform.KnownFailing
-	certify    bool
+	key        ed25519.PrivateKey // --certify (nil: no certificate)
 	cfg        certConfig
 }
 
@@ -100,13 +100,12 @@ func prepareRun(cfg runConfig, all []*conform.Scenario) (*prepared, error) {
 		if len(cfg.Reports) == 0 {
 			return nil, usageError{"--certify needs at least one --report FILE (the certificate binds its digest)"}
 		}
-		if _, err := certify.LoadPrivateKey(cfg.Cert.Certify); err != nil {
+		if p.key, err = certify.LoadPrivateKey(cfg.Cert.Certify); err != nil {
 			return nil, fmt.Errorf("--certify: %v", err)
 		}
 		if _, err := os.Lstat(cfg.Cert.Certificate); err == nil {
 			return nil, usageError{fmt.Sprintf("--certificate %s already exists: refusing to overwrite it", cfg.Cert.Certificate)}
 		}
-		p.certify = true
 	}
 	return p, nil
 }
@@ -144,34 +143,22 @@ func runFailed(rep *conform.Report) bool { return report.Failed(rep) }
 
 // certifyRun signs the certificate after the reports were written.
 func (p *prepared) certifyRun(rep *conform.Report, cfg runConfig, stderr io.Writer) error {
-	if !p.certify {
+	if p.key == nil {
 		return nil
-	}
-	key, err := certify.LoadPrivateKey(cfg.Cert.Certify)
-	if err != nil {
-		return fmt.Errorf("--certify: %v", err)
 	}
 	passed := rep.HarnessErrors == 0 && !runFailed(rep)
 	st, err := certify.NewStatement(rep, passed, cfg.Reports, cfg.Cert.Certificate)
 	if err != nil {
 		return fmt.Errorf("--certify: %v", err)
 	}
-	data, err := certify.Sign(st, key)
+	data, err := certify.Sign(st, p.key)
 	if err != nil {
 		return fmt.Errorf("--certify: %v", err)
 	}
-	f, err := os.OpenFile(cfg.Cert.Certificate, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
+	if err := certify.WriteNew(cfg.Cert.Certificate, data, 0o644); err != nil {
 		return fmt.Errorf("--certificate: %v", err)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("--certificate: %v", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--certificate: %v", err)
-	}
-	fmt.Fprintf(stderr, "aopconform: certificate %s (key %s)\n", cfg.Cert.Certificate, certify.KeyID(key.Public().(ed25519.PublicKey)))
+	fmt.Fprintf(stderr, "aopconform: certificate %s (key %s)\n", cfg.Cert.Certificate, certify.KeyID(p.key.Public().(ed25519.PublicKey)))
 	return nil
 }
 

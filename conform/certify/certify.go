@@ -192,16 +192,18 @@ func GenerateKey(prefix string) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeNew(prefix+".key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER}), 0o600); err != nil {
+	if err := WriteNew(prefix+".key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER}), 0o600); err != nil {
 		return nil, err
 	}
-	if err := writeNew(prefix+".pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644); err != nil {
+	if err := WriteNew(prefix+".pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644); err != nil {
 		return nil, err
 	}
 	return pub, nil
 }
 
-func writeNew(name string, data []byte, mode os.FileMode) error {
+// WriteNew writes a file that must not exist yet (keys and certificates are never
+// overwritten).
+func WriteNew(name string, data []byte, mode os.FileMode) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err

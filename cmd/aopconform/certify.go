@@ -17,6 +17,7 @@ import (
 	"github.com/aopkit/aopkit/conform/provenance"
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
+	"github.com/aopkit/aopkit/internal/version"
 )
 
 // Flags of `aopconform run` for provenance, known failures and certificates.
@@ -278,7 +279,8 @@ func verifyCert(c *cli.Context, stderr io.Writer) (*certify.Verification, int) {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return nil, exitHarness
 	}
-	opts := certify.Options{Agent: c.String(flagAgent), Suite: func(protocol string, builtin bool, dirs []string) (conform.SuiteID, error) {
+	opts := certify.Options{Agent: c.String(flagAgent), Version: version.String(), Suite: func(protocol string, builtin bool, recorded []string) (conform.SuiteID, error) {
+		dirs := append([]string(nil), recorded...)
 		if c.IsSet(flagBuiltin) {
 			builtin = c.Bool(flagBuiltin)
 		}

@@ -45,6 +45,10 @@ type Options struct {
 	Suite SuiteFunc
 	// Agent, when set, is an executable that must be the certified one.
 	Agent string
+	// Version, when set, is the verifying aopconform's version: a different one is
+	// reported (the suite digest covers the scenarios and the checks' definitions,
+	// the version names the checks' code), not a failure.
+	Version string
 }
 
 // Verify checks a certificate: the signature with pub (nothing else is read when
@@ -58,6 +62,13 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 	v := &Verification{Statement: st}
 	p := st.Predicate
 	v.Findings = append(v.Findings, Finding{"signature", true, "ed25519 key " + KeyID(pub)})
+	if opts.Version != "" {
+		d := "certified with " + p.Aopconform + ", the same as this one"
+		if opts.Version != p.Aopconform {
+			d = "certified with " + p.Aopconform + ", this is " + opts.Version + " (checks' code may differ)"
+		}
+		v.Findings = append(v.Findings, Finding{"aopconform", true, d})
+	}
 	if opts.Suite != nil {
 		protocols := make([]string, 0, len(p.Levels))
 		for proto := range p.Levels {

@@ -294,7 +294,7 @@ a{color:#1a56b0}
 .meta{color:var(--grey);font-size:.9em}
 article.card{border:1px solid var(--line);border-left:6px solid var(--red);border-radius:6px;padding:.8em 1.1em;margin:0 0 1.2em;break-inside:avoid}
 article.card.warn,article.card.flaky,article.card.not-tested{border-left-color:#e0a800}
-article.card.known{border-left-color:#1a56b0}
+article.card.known{border-left-color:#1a56b0}article.card.harness-error{border-left-color:#5f6368}
 blockquote{margin:.4em 0 .6em;padding:.3em .9em;border-left:3px solid var(--line);color:#3c4043;background:#f8f9fa}
 blockquote .spec{display:block;color:var(--grey);font-size:.88em;margin-top:.2em}
 .cmp{display:grid;grid-template-columns:1fr 1fr;gap:.8em;margin:.6em 0}

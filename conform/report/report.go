@@ -152,11 +152,11 @@ func StaleEntries(r *conform.Report) []conform.KnownEntry {
 
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
 
-// isFailure: the result stops a level (a MUST not passed that is not merely
-// unreachable) or is the harness's failure.
+// isFailure: the agent failed a MUST (FAIL, or NOT-TESTED of a MUST: it never
+// counts as a pass) or any FAIL of a SHOULD.
 func isFailure(res conform.Result) bool {
 	switch res.Verdict {
-	case conform.Fail, conform.HarnessError:
+	case conform.Fail:
 		return true
 	case conform.NotTested:
 		return res.Level == conform.MUST
@@ -164,10 +164,12 @@ func isFailure(res conform.Result) bool {
 	return false
 }
 
-// needsAttention: worth reading but not a failure of the run.
+// needsAttention: worth reading but not a failure of the agent: WARN, FLAKY, KNOWN,
+// a check the harness could not judge (HARNESS-ERROR: the harness's problem), and
+// NOT-TESTED of a SHOULD or MAY.
 func needsAttention(res conform.Result) bool {
 	switch res.Verdict {
-	case conform.Warn, conform.Flaky, conform.Known:
+	case conform.Warn, conform.Flaky, conform.Known, conform.HarnessError:
 		return true
 	case conform.NotTested:
 		return res.Level != conform.MUST
@@ -175,14 +177,14 @@ func needsAttention(res conform.Result) bool {
 	return false
 }
 
-// Failures returns the failing results (FAIL, HARNESS-ERROR, NOT-TESTED of a
-// MUST), then the rest worth reading (WARN, FLAKY, KNOWN, other NOT-TESTED), each
-// group sorted by rank, check and scenario.
+// Failures returns the failing results (FAIL, NOT-TESTED of a MUST), sorted by
+// rank (MUST first), check and scenario.
 func Failures(r *conform.Report) []conform.Result {
 	return pick(r, isFailure)
 }
 
-// Attention returns WARN, FLAKY, KNOWN and the NOT-TESTED of SHOULD/MAY checks.
+// Attention returns WARN, FLAKY, KNOWN, HARNESS-ERROR and the NOT-TESTED of
+// SHOULD/MAY checks, sorted like Failures.
 func Attention(r *conform.Report) []conform.Result {
 	return pick(r, needsAttention)
 }
@@ -219,18 +221,18 @@ func rank(res conform.Result) int {
 	switch res.Verdict {
 	case conform.Fail:
 		return 0 + lv
-	case conform.HarnessError:
-		return 2
 	case conform.NotTested:
 		return 3 + lv
 	case conform.Warn:
 		return 5
 	case conform.Flaky:
 		return 6
-	case conform.Known:
+	case conform.HarnessError:
 		return 7
+	case conform.Known:
+		return 8
 	}
-	return 8
+	return 9
 }
 
 // Family is the results of one family that are neither failures nor worth reading

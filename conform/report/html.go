@@ -285,7 +285,7 @@ a{color:#1a56b0}
 .counts{margin:.6em 0 0;display:flex;flex-wrap:wrap;gap:.4em}
 .v{display:inline-block;border-radius:4px;padding:0 .45em;font-size:.8em;font-weight:700;letter-spacing:.02em;white-space:nowrap;border:1px solid transparent}
 .v.pass{background:var(--greenbg);color:var(--green);border-color:#b7dfc2}
-.v.fail,.v.harness-error{background:var(--red);color:#fff}
+.v.fail{background:var(--red);color:#fff}.v.harness-error{background:#5f6368;color:#fff}
 .v.not-tested{background:#f3e8fd;color:#6b2fa0;border-color:#dcc5f3}
 .v.warn,.v.flaky{background:var(--amberbg);color:var(--amber);border-color:#f3dc9a}
 .v.known{background:#e8f0fe;color:#1a56b0;border-color:#c3d6fb}
@@ -369,7 +369,7 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 </body></html>
 {{define "card"}}<article class="card {{.Class}}" id="{{.ID}}">
 <h3><span class="v {{.Class}}">{{.Res.Verdict}}</span> <code>{{.Res.Check}}</code> <span class="meta">{{.Res.Level}} · {{.Res.Tier}} · scenario <a href="#{{.ScenAnch}}">{{.Res.Scenario}}</a></span></h3>
-<blockquote>{{.Res.Requirement}}<span class="spec">{{.Res.Spec}}</span></blockquote>
+{{if or .Res.Requirement .Res.Spec}}<blockquote>{{.Res.Requirement}}{{if .Res.Spec}}<span class="spec">{{.Res.Spec}}</span>{{end}}</blockquote>{{end}}
 {{if .Res.Message}}<p>{{.Res.Message}}</p>{{end}}
 {{if or .Res.Expected .Res.Actual}}<div class="cmp">{{if eq .Mode "lines"}}<p class="mode">Lines only in expected are struck out, lines only in actual are marked.</p>{{else if eq .Mode "chars"}}<p class="mode">Characters that differ are marked.</p>{{end}}
 <div><h4>Expected</h4><pre>{{.Expected}}</pre></div><div><h4>Actual</h4><pre>{{.Actual}}</pre></div></div>{{end}}

@@ -71,7 +71,7 @@ func Markdown(w io.Writer, r *conform.Report) error {
 
 func mdProblem(b *strings.Builder, r *conform.Report, res conform.Result) {
 	fmt.Fprintf(b, "### %s `%s` in `%s`\n\n", res.Verdict, res.Check, res.Scenario)
-	b.WriteString(wrap(fmt.Sprintf("%s %s, %s: %s", res.Level, res.Tier, mdEscape(res.Spec), mdEscape(res.Requirement)), Width, "> ", "> ") + "\n\n")
+	b.WriteString(wrap(fmt.Sprintf("%s %s: %s", res.Level, res.Tier, mdEscape(requirementText(res))), Width, "> ", "> ") + "\n\n")
 	if res.Message != "" {
 		b.WriteString(wrap(mdEscape(res.Message), Width, "", "") + "\n\n")
 	}

@@ -67,7 +67,9 @@ func writeVerdict(b *strings.Builder, r *conform.Report) {
 
 func writeProblem(b *strings.Builder, r *conform.Report, res conform.Result) {
 	fmt.Fprintf(b, "\n%s %s [%s %s] in %s\n", res.Verdict, res.Check, res.Level, res.Tier, res.Scenario)
-	b.WriteString(wrap(res.Requirement+" ("+res.Spec+")", Width, "  requirement: ", "    ") + "\n")
+	if req := requirementText(res); req != "" {
+		b.WriteString(wrap(req, Width, "  requirement: ", "    ") + "\n")
+	}
 	if res.Message != "" {
 		b.WriteString(wrap(res.Message, Width, "  ", "    ") + "\n")
 	}
@@ -145,4 +147,15 @@ func writeRest(b *strings.Builder, r *conform.Report) {
 	if skipped > 0 {
 		fmt.Fprintf(b, "(%d deselected checks, SKIP, not listed)\n", skipped)
 	}
+}
+
+// requirementText is "requirement (spec section)", either part left out when empty.
+func requirementText(res conform.Result) string {
+	switch {
+	case res.Spec == "":
+		return res.Requirement
+	case res.Requirement == "":
+		return "(" + res.Spec + ")"
+	}
+	return res.Requirement + " (" + res.Spec + ")"
 }

@@ -129,14 +129,27 @@ func HTML(w io.Writer, r *conform.Report) error {
 	for _, e := range StaleEntries(r) {
 		d.Stale = append(d.Stale, staleText(r, e))
 	}
+	shown := map[string]bool{} // anchors of the transcript records on the page
+	for _, s := range r.Scenarios {
+		for i, rec := range s.Records {
+			if i >= maxHTMLRecords {
+				break
+			}
+			shown[recordAnchor(s.ID, rec.Seq)] = true
+		}
+	}
 	refs := map[string][]htmlLink{} // record anchor → cards citing it
 	makeCards := func(rs []conform.Result, prefix string) []htmlCard {
 		var out []htmlCard
 		for i, res := range rs {
 			c := htmlCard{ID: fmt.Sprintf("%s-%d", prefix, i+1), Res: res, ScenAnch: "s-" + anchor(res.Scenario), Class: verdictClass(res.Verdict), File: transcriptOf(r, res.Scenario)}
 			c.Mode, c.Expected, c.Actual = htmlCompare(res.Expected, res.Actual)
+			// cite links a record when the page shows it ("" when it does not).
 			cite := func(seq int) string {
 				a := recordAnchor(res.Scenario, seq)
+				if !shown[a] {
+					return ""
+				}
 				refs[a] = append(refs[a], htmlLink{"#" + c.ID, string(res.Verdict) + " " + res.Check})
 				return "#" + a
 			}
@@ -373,8 +386,8 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 {{if .Res.Message}}<p>{{.Res.Message}}</p>{{end}}
 {{if or .Res.Expected .Res.Actual}}<div class="cmp">{{if eq .Mode "lines"}}<p class="mode">Lines only in expected are struck out, lines only in actual are marked.</p>{{else if eq .Mode "chars"}}<p class="mode">Characters that differ are marked.</p>{{end}}
 <div><h4>Expected</h4><pre>{{.Expected}}</pre></div><div><h4>Actual</h4><pre>{{.Actual}}</pre></div></div>{{end}}
-{{if .Lint}}<ul class="lint">{{range .Lint}}<li>lint <code>{{.Rule}}</code> ({{.Severity}}) on <a href="{{.Href}}">record {{.Seq}}</a>: {{.Message}}</li>{{end}}</ul>{{end}}
-{{if .Evidence}}<p>Evidence: {{range $i, $e := .Evidence}}{{if $i}}, {{end}}<a href="{{$e.Href}}">{{$e.Label}}</a>{{end}}{{if .File}} of <code>{{.File}}</code>{{end}}</p>{{end}}
+{{if .Lint}}<ul class="lint">{{range .Lint}}<li>lint <code>{{.Rule}}</code> ({{.Severity}}) on {{if .Href}}<a href="{{.Href}}">record {{.Seq}}</a>{{else}}record {{.Seq}}{{end}}: {{.Message}}</li>{{end}}</ul>{{end}}
+{{if .Evidence}}<p>Evidence: {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{if $e.Href}}<a href="{{$e.Href}}">{{$e.Label}}</a>{{else}}{{$e.Label}}{{end}}{{end}}{{if .File}} of <code>{{.File}}</code>{{end}}</p>{{end}}
 {{if .Res.Rerun}}<p>Rerun just this check:</p><pre class="cmd">{{.Res.Rerun}}</pre>{{end}}
 </article>
 {{end}}`))

@@ -23,6 +23,8 @@ func everyVerdict() *conform.Report {
 	}
 	r.Results[1].Expected, r.Results[1].Actual = `{"state":"COMPLETED","signal":"SUCCESS"}`, `{"state":"COMPLETED","signal":"NONE"}`
 	r.Results[1].Family = "happy-path"
+	// Evidence the page does not show (a record past the end) is named, not linked.
+	r.Results[1].Evidence = []int{2, 99}
 	r.Score = conform.ScoreResults("aop2", r.Results)
 	r.Provenance = &conform.Provenance{Aopconform: "v9.9.9", Suite: conform.SuiteID{Digest: "sha256:" + strings.Repeat("ab", 32), Protocol: "aop2", Scenarios: 2, Checks: 9, Builtin: true},
 		Agent: conform.AgentID{Command: []string{"./agent"}, Executable: "/bin/agent", SHA256: strings.Repeat("cd", 32)}, Platform: "linux/amd64 go1", Started: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
@@ -137,6 +139,9 @@ func TestHTMLStructure(t *testing.T) {
 	}
 	if !strings.Contains(out, `href="#`+recordAnchor("s1", 2)+`"`) {
 		t.Error("no link to the evidence row")
+	}
+	if !strings.Contains(out, "record 99") || strings.Contains(out, recordAnchor("s1", 99)) {
+		t.Error("evidence past the transcript: want it named, never linked")
 	}
 	for _, bad := range []string{"map[", "<script"} {
 		if strings.Contains(out, bad) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"html/template"
 	"io"
 	"strings"
@@ -99,17 +100,24 @@ type htmlPageData struct {
 	HarnessErrs []conform.ScenarioRun
 }
 
-// anchor makes an id fragment of s.
+// anchor makes an id fragment of s: s itself when it is lower-case letters, digits
+// and '-', else those characters with a hash of s (two IDs never share an anchor).
 func anchor(s string) string {
-	return strings.Map(func(r rune) rune {
+	a := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
 			return r
 		}
 		return '-'
 	}, strings.ToLower(s))
+	if a == s {
+		return a
+	}
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%s-%08x", a, h.Sum32())
 }
 
-func verdictClass(v conform.Verdict) string { return anchor(string(v)) }
+func verdictClass(v conform.Verdict) string { return anchor(strings.ToLower(string(v))) }
 
 func recordAnchor(scenario string, seq int) string {
 	return fmt.Sprintf("t-%s-%d", anchor(scenario), seq)

@@ -275,3 +275,18 @@ func TestJUnitProvenance(t *testing.T) {
 		t.Error("<properties> must precede the testcases")
 	}
 }
+
+func TestAnchorsDistinct(t *testing.T) {
+	t.Parallel()
+	seen := map[string]string{}
+	for _, id := range []string{"aop2-happy-path", "aop2_happy_path", "aop2.happy.path", "AOP2-happy-path", "a b"} {
+		a := anchor(id)
+		if prev, dup := seen[a]; dup {
+			t.Errorf("%q and %q share the anchor %q", prev, id, a)
+		}
+		seen[a] = id
+	}
+	if anchor("aop2-happy-path") != "aop2-happy-path" {
+		t.Error("a plain ID is its own anchor")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,4 +171,34 @@ func FuzzOpen(f *testing.F) {
 			t.Fatal("nil statement without error")
 		}
 	})
+}
+
+// Keys made by OpenSSL, as docs/aopconform.md says, sign and verify.
+func TestOpenSSLKeys(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skip("no openssl")
+	}
+	dir := t.TempDir()
+	key, pubPath := filepath.Join(dir, "c.key"), filepath.Join(dir, "c.pub")
+	for _, args := range [][]string{{"genpkey", "-algorithm", "ed25519", "-out", key}, {"pkey", "-in", key, "-pubout", "-out", pubPath}} {
+		if out, err := exec.Command("openssl", args...).CombinedOutput(); err != nil {
+			t.Skipf("openssl %v: %v %s", args, err, out)
+		}
+	}
+	priv, err := LoadPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := LoadPublicKey(pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := Sign(&Statement{Type: StatementType, PredicateType: PredicateType}, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(cert, pub); err != nil {
+		t.Errorf("an OpenSSL key pair does not round-trip: %v", err)
+	}
 }

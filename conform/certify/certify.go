@@ -180,6 +180,11 @@ func Open(data []byte, pub ed25519.PublicKey) (*Statement, error) {
 // GenerateKey writes a new key pair: prefix.key (PKCS#8 PEM, mode 0600) and
 // prefix.pub (PKIX PEM). It refuses to overwrite either.
 func GenerateKey(prefix string) (ed25519.PublicKey, error) {
+	for _, name := range []string{prefix + ".key", prefix + ".pub"} {
+		if _, err := os.Lstat(name); err == nil {
+			return nil, fmt.Errorf("%s already exists: refusing to overwrite a key", name)
+		}
+	}
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, err

@@ -149,6 +149,14 @@ func TestKeys(t *testing.T) {
 	if _, err := GenerateKey(filepath.Join(dir, "k")); err == nil {
 		t.Error("GenerateKey overwrote a key")
 	}
+	// Only the public half exists: nothing is written.
+	os.WriteFile(filepath.Join(dir, "p.pub"), []byte("x"), 0o644)
+	if _, err := GenerateKey(filepath.Join(dir, "p")); err == nil {
+		t.Error("GenerateKey overwrote a public key")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.key")); err == nil {
+		t.Error("GenerateKey left a private key without its public key")
+	}
 	if st, _ := os.Stat(filepath.Join(dir, "k.key")); st.Mode().Perm() != 0o600 {
 		t.Errorf("private key mode %v", st.Mode().Perm())
 	}

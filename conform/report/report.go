@@ -189,11 +189,6 @@ func Attention(r *conform.Report) []conform.Result {
 	return pick(r, needsAttention)
 }
 
-// Problems returns Failures then Attention.
-func Problems(r *conform.Report) []conform.Result {
-	return append(Failures(r), Attention(r)...)
-}
-
 func pick(r *conform.Report, keep func(conform.Result) bool) []conform.Result {
 	var out []conform.Result
 	for _, res := range r.Results {

@@ -49,7 +49,7 @@ func Markdown(w io.Writer, r *conform.Report) error {
 			fmt.Fprintf(&b, "### %s\n\n", f.Name)
 			for _, res := range f.Results {
 				line := fmt.Sprintf("- %s `%s` (%s %s, `%s`)", res.Verdict, res.Check, res.Level, res.Tier, res.Scenario)
-				if res.Message != "" && res.Verdict != conform.Pass {
+				if res.Message != "" {
 					line += ": " + mdEscape(res.Message)
 				}
 				b.WriteString(clipLine(line, Width) + "\n")

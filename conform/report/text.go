@@ -131,8 +131,8 @@ func writeRest(b *strings.Builder, r *conform.Report) {
 				continue
 			}
 			row := fmt.Sprintf("  %-14s %-*s %-6s %-9s %s", res.Verdict, checkW, clipLine(res.Check, checkW), res.Level, res.Tier, res.Scenario)
-			if res.Message != "" && res.Verdict != conform.Pass {
-				row += ": " + res.Message
+			if res.Message != "" {
+				row += "  " + res.Message
 			}
 			rows = append(rows, clipLine(row, Width))
 		}

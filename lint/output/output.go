@@ -58,7 +58,7 @@ func (r *Report) Sort() {
 }
 
 // Formats lists the format names.
-var Formats = []string{"text", "json", "sarif", "junit", "github", "markdown"}
+var Formats = []string{"text", "json", "jsonl", "sarif", "junit", "github", "markdown"}
 
 // Write prints r in format to w.
 func Write(w io.Writer, format string, r *Report) error {
@@ -67,6 +67,8 @@ func Write(w io.Writer, format string, r *Report) error {
 		return Text(w, r)
 	case "json":
 		return JSON(w, r)
+	case "jsonl":
+		return JSONL(w, r)
 	case "sarif":
 		return SARIF(w, r)
 	case "junit":

@@ -428,29 +428,51 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
-	results, ioErrs := lintInputs(cfg.Args, opts, cfg.Jobs, stdin)
+	var sum output.Summary
+	var ioErrs []error
+	var err error
+	verbose := func(r linter.FileResult) {
+		if cfg.Verbose {
+			e, w, n := r.Counts()
+			fmt.Fprintf(stderr, "aoplint: %s: %s, %d %s, %d errors, %d warnings, %d info\n", output.SafePath(r.Path), orUnknown(r.Protocol), r.Messages, plural(r.Messages, "message", "messages"), e, w, n)
+		}
+	}
+	if output.Streamable(cfg.Format) {
+		// text, jsonl and github print each file's results as they come (in report
+		// order): a run over many files never holds all its findings.
+		st := output.NewStream(stdout, cfg.Format, version.String())
+		st.Color = cfg.Format == "text" && clikit.Color(stdout)
+		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) {
+			if e := st.File(r); e != nil && err == nil {
+				err = e
+			}
+			verbose(r)
+		})
+		if s, e := st.Close(); err == nil {
+			sum, err = s, e
+		}
+	} else {
+		// json, sarif and junit are one document over every file.
+		rep := &output.Report{Version: version.String()}
+		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) {
+			rep.Files = append(rep.Files, r)
+			verbose(r)
+		})
+		rep.Sort()
+		if cfg.Format == "junit" {
+			err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
+		} else {
+			err = output.Write(stdout, cfg.Format, rep)
+		}
+		sum = rep.Summarize()
+	}
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
-	}
-	rep := &output.Report{Files: results, Version: version.String(), Color: cfg.Format == "text" && clikit.Color(stdout)}
-	rep.Sort()
-	var err error
-	if cfg.Format == "junit" {
-		err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
-	} else {
-		err = output.Write(stdout, cfg.Format, rep)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "aoplint:", err)
 		return exitUsage
 	}
-	if cfg.Verbose {
-		for _, f := range rep.Files {
-			e, w, n := f.Counts()
-			fmt.Fprintf(stderr, "aoplint: %s: %s, %d %s, %d errors, %d warnings, %d info\n", output.SafePath(f.Path), orUnknown(f.Protocol), f.Messages, plural(f.Messages, "message", "messages"), e, w, n)
-		}
-	}
-	sum := rep.Summarize()
 	// The summary always ends a text run: a clean run, an empty directory and a run
 	// whose diagnostics were not all printed say so.
 	if cfg.Format == "text" {

@@ -15,8 +15,10 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
+	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/output"
+	"github.com/aopkit/aopkit/lint/project"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -38,6 +40,7 @@ const (
 	flagTaskType = "task-type"
 	flagJobs     = "jobs"
 	flagCPUProf  = "cpuprofile"
+	flagVerbose  = "verbose"
 )
 
 // config is what the lint action needs, decoded from the flags.
@@ -47,7 +50,10 @@ type config struct {
 	FailOn   lint.Severity
 	TaskType string
 	Jobs     int
+	Verbose  bool
 	Args     []string
+	// Project is the .aoplint.yaml and baseline in effect (projectFrom).
+	Project *project.Project
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -128,7 +134,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
 		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once (default: number of CPUs)"},
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file", Hidden: true},
+		&cli.BoolFlag{Name: flagVerbose, Usage: "list the files skipped (no protocol marker) and excluded on stderr"},
 	}
+	lintFlags = append(lintFlags, projectFlags()...)
 	lintAction := func(c *cli.Context) error {
 		cfg, err := configFrom(c)
 		if err != nil {
@@ -172,6 +180,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 				}
 				return explainCmd(stdout, c.Args().First())
 			}},
+			configCommand(stdout),
 			{Name: "protocols", Usage: "list the protocols and their message kinds", Action: func(c *cli.Context) error { return protocolsCmd(stdout) }},
 			{Name: "schema", Usage: "print the JSON Schema of a message kind", ArgsUsage: "PROTOCOL KIND", Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
@@ -184,7 +193,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 }
 
 func configFrom(c *cli.Context) (config, error) {
-	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Args: c.Args().Slice()}
+	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Verbose: c.Bool(flagVerbose), Args: c.Args().Slice()}
+	failOn, err := projectFrom(c, &cfg)
+	if err != nil {
+		return cfg, err
+	}
 	ok := false
 	for _, f := range output.Formats {
 		ok = ok || f == cfg.Format
@@ -192,13 +205,13 @@ func configFrom(c *cli.Context) (config, error) {
 	if !ok {
 		return cfg, usageErr("unknown --format %q: want one of %s", cfg.Format, strings.Join(output.Formats, ", "))
 	}
-	switch c.String(flagFailOn) {
+	switch failOn {
 	case "error":
 		cfg.FailOn = lint.Error
 	case "warning":
 		cfg.FailOn = lint.Warning
 	default:
-		return cfg, usageErr("unknown --fail-on %q: want error or warning", c.String(flagFailOn))
+		return cfg, usageErr("unknown --fail-on %q: want error or warning", failOn)
 	}
 	if cfg.Protocol != "" && lint.LookupProtocol(cfg.Protocol) == nil {
 		return cfg, usageErr("unknown --protocol %q: want one of %s", cfg.Protocol, strings.Join(protocolIDs(), ", "))
@@ -340,13 +353,22 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
-	results, ioErrs := lintInputs(cfg.Args, opts, cfg.Jobs, stdin)
+	proj := cfg.Project
+	if proj == nil {
+		proj = &project.Project{Config: lintconfig.Default(), Unrecognised: lintconfig.UnrecognisedAuto}
+	}
+	results, ioErrs := lintInputs(cfg.Args, proj.Select, func(path string) linter.Options { return proj.Options(path, opts) }, cfg.Jobs, stdin)
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
 	}
+	results, err := proj.Finish(results, "<stdin>")
+	if err != nil {
+		fmt.Fprintln(stderr, "aoplint:", err)
+		return exitUsage
+	}
+	reportProject(stderr, proj, cfg.Verbose)
 	rep := &output.Report{Files: results, Version: version}
 	rep.Sort()
-	var err error
 	if cfg.Format == "junit" {
 		err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
 	} else {
@@ -362,6 +384,9 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(ioErrs) > 0 {
 		return exitUsage
+	}
+	if proj.WriteTo != "" {
+		return exitClean
 	}
 	if sum.Errors > 0 || (cfg.FailOn == lint.Warning && sum.Warnings > 0) {
 		return exitFindings

@@ -1,0 +1,217 @@
+// Package project is aoplint in a repository: it finds and applies .aoplint.yaml
+// (which files, per-path protocol and task type, rule settings), decides which
+// files of a directory walk are protocol files, drops suppressed and baselined
+// findings and reports unused suppressions and stale baseline entries. The command
+// line (cmd/aoplint) calls it; it holds no flag parsing of its own.
+package project
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/baseline"
+	"github.com/aopkit/aopkit/lint/config"
+	"github.com/aopkit/aopkit/lint/discover"
+	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/suppress"
+)
+
+// Options are what the command line says about the project.
+type Options struct {
+	Config        string // --config FILE ("" finds one upward from Dir)
+	NoConfig      bool   // --no-config
+	Dir           string // where to start looking ("" the working directory)
+	Unrecognised  string // --unrecognised ("" the configuration's, else auto)
+	Baseline      string // --baseline FILE ("" the configuration's)
+	BaselineWrite string // --baseline-write FILE
+}
+
+// Project is a loaded configuration and the state of one run.
+type Project struct {
+	Config       *config.Config
+	Unrecognised string
+	Baseline     *baseline.Baseline
+	WriteTo      string
+
+	// Skipped are the files left out because they carry no protocol marker;
+	// Excluded those files.exclude (or files.include) left out.
+	Skipped  []string
+	Excluded []string
+}
+
+// Open loads the configuration and the baseline the options name.
+func Open(o Options) (*Project, error) {
+	cfg := config.Default()
+	if !o.NoConfig {
+		path := o.Config
+		if path == "" {
+			dir := o.Dir
+			if dir == "" {
+				dir = "."
+			}
+			found, err := config.Find(dir)
+			if err != nil {
+				return nil, err
+			}
+			path = found
+		}
+		if path != "" {
+			c, err := config.Load(path)
+			if err != nil {
+				return nil, err
+			}
+			cfg = c
+			if rel, err := filepath.Rel(".", path); err == nil && !filepath.IsAbs(o.Config) {
+				cfg.Path = rel
+			}
+		}
+	}
+	p := &Project{Config: cfg, Unrecognised: cfg.Unrecognised, WriteTo: o.BaselineWrite}
+	if o.Unrecognised != "" {
+		switch o.Unrecognised {
+		case config.UnrecognisedAuto, config.UnrecognisedSkip, config.UnrecognisedError:
+		default:
+			return nil, fmt.Errorf("unknown --unrecognised %q: want auto, skip or error", o.Unrecognised)
+		}
+		p.Unrecognised = o.Unrecognised
+	}
+	base := o.Baseline
+	if base == "" && cfg.Baseline != "" && o.BaselineWrite == "" {
+		base = filepath.Join(cfg.Dir, filepath.FromSlash(cfg.Baseline))
+		if _, err := os.Stat(base); err != nil {
+			base = "" // named by the configuration but not written yet
+		}
+	}
+	if base != "" {
+		b, err := baseline.Load(base)
+		if err != nil {
+			return nil, err
+		}
+		p.Baseline = b
+	}
+	return p, nil
+}
+
+// Select decides whether a file is linted. named is true for a file named on the
+// command line (false: found by walking a directory). A file left out is recorded
+// in Excluded or Skipped.
+func (p *Project) Select(path string, named bool) bool {
+	if !p.Config.Selected(path) {
+		p.Excluded = append(p.Excluded, path)
+		return false
+	}
+	if !named && !discover.Candidate(path) {
+		return false
+	}
+	need := p.Unrecognised == config.UnrecognisedSkip || (p.Unrecognised != config.UnrecognisedError && !named)
+	if !need {
+		return true
+	}
+	m, err := discover.FileMarker(path)
+	if err != nil {
+		return true // the linter reports the error
+	}
+	if m == "" {
+		p.Skipped = append(p.Skipped, path)
+		return false
+	}
+	return true
+}
+
+// Options returns the linter options of a file: the command line's, with the
+// protocol and task type the configuration gives its path (the command line wins).
+func (p *Project) Options(path string, base linter.Options) linter.Options {
+	fs := p.Config.For(path)
+	if base.Protocol == "" {
+		base.Protocol = fs.Protocol
+	}
+	if base.TaskType == "" {
+		base.TaskType = fs.TaskType
+	}
+	return base
+}
+
+// Finish applies rule settings, inline and configured suppressions and the
+// baseline to the results, adds the unused suppressions and stale baseline
+// entries, and writes the baseline when asked. It returns the results to report.
+func (p *Project) Finish(results []linter.FileResult, stdinName string) ([]linter.FileResult, error) {
+	ignores := suppress.NewIgnores(p.Config)
+	var linted []string
+	for i := range results {
+		r := &results[i]
+		linted = append(linted, r.Path)
+		fs := p.Config.For(r.Path)
+		ds := fs.Apply(r.Diagnostics)
+		if len(ds) > 0 && r.Path != stdinName {
+			if dirs, err := suppress.ReadFile(r.Path); err == nil {
+				ds = suppress.ApplyInline(r.Path, ds, dirs)
+			}
+		}
+		ds = ignores.Apply(r.Path, ds)
+		ds = fs.Apply(ds) // GEN-IGNORE-001 may be turned off or re-graded too
+		r.Diagnostics = ds
+	}
+	extra := map[string][]lint.Diagnostic{}
+	if u := ignores.Unused(); len(u) > 0 {
+		extra[p.Config.Path] = append(extra[p.Config.Path], p.Config.For(p.Config.Path).Apply(u)...)
+	}
+	if p.WriteTo != "" {
+		var files []baseline.File
+		for _, r := range results {
+			files = append(files, baseline.File{Path: r.Path, Diagnostics: r.Diagnostics})
+		}
+		if _, err := baseline.Write(p.WriteTo, files); err != nil {
+			return results, err
+		}
+	} else if p.Baseline != nil {
+		for i := range results {
+			results[i].Diagnostics = p.Baseline.Filter(results[i].Path, results[i].Diagnostics)
+		}
+		if st := p.Baseline.Stale(linted); len(st) > 0 {
+			extra[p.Baseline.Path] = append(extra[p.Baseline.Path], st...)
+		}
+	}
+	paths := make([]string, 0, len(extra))
+	for k := range extra {
+		paths = append(paths, k)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		ds := extra[path]
+		if len(ds) == 0 {
+			continue
+		}
+		lint.SortDiagnostics(ds)
+		merged := false
+		for i := range results {
+			if results[i].Path == path {
+				results[i].Diagnostics = append(results[i].Diagnostics, ds...)
+				lint.SortDiagnostics(results[i].Diagnostics)
+				merged = true
+			}
+		}
+		if !merged {
+			results = append(results, linter.FileResult{Path: path, Protocol: "aoplint", Diagnostics: ds})
+		}
+	}
+	for i := range results {
+		if results[i].Diagnostics == nil {
+			results[i].Diagnostics = []lint.Diagnostic{}
+		}
+	}
+	return results, nil
+}
+
+// SkippedLine is the one-line account of the files left out ("" when none).
+func (p *Project) SkippedLine() string {
+	switch n := len(p.Skipped); {
+	case n == 1:
+		return "1 file skipped: no protocol detected (--verbose lists it)"
+	case n > 1:
+		return fmt.Sprintf("%d files skipped: no protocol detected (--verbose lists them)", n)
+	}
+	return ""
+}

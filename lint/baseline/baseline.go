@@ -46,7 +46,9 @@ type Entry struct {
 	Line        int    `json:"-"`       // of the entry in the baseline file
 }
 
-func (e *Entry) key() string { return e.Path + "\x00" + e.Rule + "\x00" + e.Pointer + "\x00" + e.Fingerprint }
+func (e *Entry) key() string {
+	return e.Path + "\x00" + e.Rule + "\x00" + e.Pointer + "\x00" + e.Fingerprint
+}
 
 // Baseline is a loaded baseline file.
 type Baseline struct {

@@ -10,6 +10,7 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -164,7 +165,9 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(&doc); err == io.EOF {
+		return c, nil // comments only
+	} else if err != nil {
 		return nil, Errors{p.yamlError(err)}
 	}
 	var extra yaml.Node

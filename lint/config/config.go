@@ -80,6 +80,7 @@ type Ignore struct {
 	Pointer string
 	Reason  string
 	Line    int
+	Column  int
 }
 
 // Default is the configuration without a file.
@@ -294,7 +295,7 @@ func (p *parser) top(n *yaml.Node) {
 				return
 			}
 			for _, it := range v.Content {
-				ig := Ignore{Line: it.Line}
+				ig := Ignore{Line: it.Line, Column: it.Column}
 				p.mapping(it, "an ignore entry", map[string]func(k, v *yaml.Node){
 					"path": func(_, v *yaml.Node) {
 						if s, ok := p.str(v, "path"); ok {

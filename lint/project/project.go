@@ -64,8 +64,13 @@ func Open(o Options) (*Project, error) {
 				return nil, err
 			}
 			cfg = c
-			if rel, err := filepath.Rel(".", path); err == nil && !filepath.IsAbs(o.Config) {
-				cfg.Path = rel
+			if o.Config == "" {
+				// Found upward: name it relative to the working directory.
+				if wd, err := os.Getwd(); err == nil {
+					if rel, err := filepath.Rel(wd, path); err == nil {
+						cfg.Path = rel
+					}
+				}
 			}
 		}
 	}
@@ -145,7 +150,7 @@ func (p *Project) Finish(results []linter.FileResult, stdinName string) ([]linte
 		linted = append(linted, r.Path)
 		fs := p.Config.For(r.Path)
 		ds := fs.Apply(r.Diagnostics)
-		if len(ds) > 0 && r.Path != stdinName {
+		if r.Path != stdinName && (len(ds) > 0 || small(r.Path)) {
 			if dirs, err := suppress.ReadFile(r.Path); err == nil {
 				ds = suppress.ApplyInline(r.Path, ds, dirs)
 			}
@@ -203,6 +208,14 @@ func (p *Project) Finish(results []linter.FileResult, stdinName string) ([]linte
 		}
 	}
 	return results, nil
+}
+
+// small reports whether path is a file small enough to search for unused inline
+// suppressions when it has no findings (a long transcript without findings is not
+// read twice).
+func small(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Size() <= suppress.MaxWhole
 }
 
 // SkippedLine is the one-line account of the files left out ("" when none).

@@ -67,7 +67,7 @@ func (ig *Ignores) Unused() []lint.Diagnostic {
 			if e.Pointer != "" {
 				where += " at " + e.Pointer
 			}
-			out = append(out, unused(ig.cfg.Path, e.Line, 1, "ignore entry (%s in %s) matches no finding: remove it", where, e.Path))
+			out = append(out, unused(ig.cfg.Path, e.Line, e.Column, "ignore entry (%s in %s) matches no finding: remove it", where, e.Path))
 		}
 	}
 	return out

@@ -102,11 +102,13 @@ func Read(r io.Reader) ([]*Directive, error) {
 			return nil, nil
 		}
 		trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")), " \t\r\n")
-		if len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[' {
-			return fromText(data), nil
+		if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+			if root, _, err := jsonread.Parse(data); err == nil {
+				return fromJSON(root, lint.NewLineIndex(data, 1, 1), 1, 1<<31-1), nil
+			}
 		}
-		if root, _, err := jsonread.Parse(data); err == nil {
-			return fromJSON(root, lint.NewLineIndex(data, 1, 1), 1, 1<<31-1), nil
+		if len(trimmed) > 0 && trimmed[0] != '{' {
+			return fromText(data), nil // a text report ("[AOP:START] ...")
 		}
 	}
 	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), r), 64*1024)

@@ -13,8 +13,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"regexp"
 	"strings"
+	"sort"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -58,23 +59,19 @@ type Baseline struct {
 	left    map[string][]int // key → indexes of entries not yet matched
 }
 
-// Fingerprint of a finding's message: digits are masked, so that numbers that move
-// with the file (line numbers of related messages, counts) do not change it.
+// lineRef is a reference to a line in a message ("first on line 12", "line 3:4"),
+// which moves when lines are added above it.
+var lineRef = regexp.MustCompile(`(?i)\b(lines?|columns?) \d+(:\d+)?`)
+
+// Fingerprint of a finding's message: references to line and column numbers are
+// masked ("line 12" reads "line #"), so that a finding keeps its fingerprint when
+// lines are added above it; every other part of the message counts.
 func Fingerprint(rule, message string) string {
-	var b strings.Builder
-	inDigits := false
-	for _, r := range message {
-		if r >= '0' && r <= '9' {
-			if !inDigits {
-				b.WriteByte('#')
-			}
-			inDigits = true
-			continue
-		}
-		inDigits = false
-		b.WriteRune(r)
-	}
-	sum := sha256.Sum256([]byte(rule + "\x00" + b.String()))
+	masked := lineRef.ReplaceAllStringFunc(message, func(ref string) string {
+		word, _, _ := strings.Cut(ref, " ")
+		return strings.ToLower(word) + " #"
+	})
+	sum := sha256.Sum256([]byte(rule + "\x00" + masked))
 	return hex.EncodeToString(sum[:8])
 }
 

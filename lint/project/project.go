@@ -112,8 +112,8 @@ func (p *Project) Select(path string, named bool) bool {
 		return false
 	}
 	need := p.Unrecognised == config.UnrecognisedSkip || (p.Unrecognised != config.UnrecognisedError && !named)
-	if !need {
-		return true
+	if !need || p.Config.For(path).Protocol != "" {
+		return true // an override that names the protocol makes its files protocol files
 	}
 	m, err := discover.FileMarker(path)
 	if err != nil {

@@ -41,7 +41,7 @@ func TestStreamDirectivesCoverTheirLine(t *testing.T) {
 	}
 	ds := []lint.Diagnostic{
 		diag("AOS-RPC-001", 1, "/params/name"),
-		diag("AOS-RPC-001", 1, "/id"),         // outside /params
+		diag("AOS-RPC-001", 1, "/id"),          // outside /params
 		diag("ORCH-BASE-002", 2, "/payload/x"), // covered
 		diag("ORCH-BASE-002", 3, "/payload/x"), // another line
 		diag("AOP2-SCHEMA-001", 3, ""),         // root x_ member: not an extension object

@@ -107,3 +107,18 @@ func TestLongHead(t *testing.T) {
 		t.Errorf("FileMarker = %q, %v", m, err)
 	}
 }
+
+// FuzzMarker: any head is judged without a panic, and a marker names a protocol
+// or a transcript.
+func FuzzMarker(f *testing.F) {
+	f.Add([]byte(`{"aop_version":"2.0.2-C","message_type":"TASK"}`))
+	f.Add([]byte("[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] t\n"))
+	f.Add([]byte("x\nAOF/1 {\"protocol\":\"aof\"}\n{\"jsonrpc\":"))
+	f.Add([]byte(`[{"type":"event:log"},{"$schema":"x"}]`))
+	known := map[string]bool{"": true, "aop2": true, "aos": true, "aof": true, "orchmsg": true, "aop-output": true, "transcript/1": true}
+	f.Fuzz(func(t *testing.T, head []byte) {
+		if m := Marker(head); !known[m] {
+			t.Fatalf("Marker = %q", m)
+		}
+	})
+}

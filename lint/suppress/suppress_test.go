@@ -106,3 +106,22 @@ func TestConfigIgnores(t *testing.T) {
 		t.Errorf("unused: %+v (c.json was not linted: not judged)", un)
 	}
 }
+
+// FuzzRead: any input is read without a panic, and every directive lies within
+// its message's lines.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"aop_version":"2.0.2-C","message_type":"TASK","extensions":{"x_aoplint_ignore":["AOP2-LIMIT-001"]}}`))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"_meta\":{\"x_aoplint_ignore\":\"AOS-RPC-001\"}}}\n{}\n"))
+	f.Add([]byte("[AOP:START] x\naoplint:ignore AOPOUT-STATUS-001 -- why\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dirs, err := Read(strings.NewReader(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range dirs {
+			if d.Line < d.FromLine || d.Line > d.ToLine || d.Line < 1 {
+				t.Fatalf("directive at line %d outside %d..%d", d.Line, d.FromLine, d.ToLine)
+			}
+		}
+	})
+}

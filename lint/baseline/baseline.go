@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -61,13 +62,14 @@ type Baseline struct {
 
 // lineRef is a reference to a line in a message ("first on line 12", "line 3:4"),
 // which moves when lines are added above it.
-var lineRef = regexp.MustCompile(`(?i)\b(lines?|columns?) \d+(:\d+)?`)
+// Compiled on first use: most runs write or read no baseline.
+var lineRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(lines?|columns?) \d+(:\d+)?`) })
 
 // Fingerprint of a finding's message: references to line and column numbers are
 // masked ("line 12" reads "line #"), so that a finding keeps its fingerprint when
 // lines are added above it; every other part of the message counts.
 func Fingerprint(rule, message string) string {
-	masked := lineRef.ReplaceAllStringFunc(message, func(ref string) string {
+	masked := lineRef().ReplaceAllStringFunc(message, func(ref string) string {
 		word, _, _ := strings.Cut(ref, " ")
 		return strings.ToLower(word) + " #"
 	})

@@ -29,8 +29,8 @@ type job struct {
 // recursively (hidden entries skipped; a directory a DirLinter claims is linted as a
 // whole), globs expanded, "-" for standard input. sel says which files are linted
 // (project.Project.Select: the configuration's include/exclude, protocol markers);
-// named is true for a file named on the command line or by a glob.
-func expand(args []string, sel func(path string, named bool) bool) ([]job, []error) {
+// named is true for a file named on the command line.
+func expand(args []string, sel selector) ([]job, []error) {
 	var jobs []job
 	var errs []error
 	for _, a := range args {
@@ -58,12 +58,12 @@ func expand(args []string, sel func(path string, named bool) bool) ([]job, []err
 				continue
 			}
 			if !st.IsDir() {
-				if sel(p, !globbed) {
+				if sel.Select(p, !globbed) {
 					jobs = append(jobs, job{path: p})
 				}
 				continue
 			}
-			if d := linter.DirLinterFor(p); d != nil && sel(p, true) {
+			if d := linter.DirLinterFor(p); d != nil && sel.Select(p, true) {
 				jobs = append(jobs, job{path: p, dir: d})
 				continue
 			}
@@ -84,8 +84,11 @@ func expand(args []string, sel func(path string, named bool) bool) ([]job, []err
 				}
 				if e.IsDir() {
 					if path != p {
+						if sel.Prune(path) {
+							return fs.SkipDir
+						}
 						if d := linter.DirLinterFor(path); d != nil {
-							if sel(path, true) {
+							if sel.Select(path, true) {
 								jobs = append(jobs, job{path: path, dir: d})
 							}
 							return fs.SkipDir
@@ -93,7 +96,7 @@ func expand(args []string, sel func(path string, named bool) bool) ([]job, []err
 					}
 					return nil
 				}
-				if e.Type().IsRegular() && sel(path, false) {
+				if e.Type().IsRegular() && sel.Select(path, false) {
 					jobs = append(jobs, job{path: path})
 				}
 				return nil
@@ -106,9 +109,18 @@ func expand(args []string, sel func(path string, named bool) bool) ([]job, []err
 	return jobs, errs
 }
 
+// selector says which inputs are linted: project.Project.
+type selector interface {
+	// Select reports whether a file (or a data directory) is linted; named is
+	// false for one found by walking a directory or expanding a glob.
+	Select(path string, named bool) bool
+	// Prune reports whether a walk leaves a directory out.
+	Prune(dir string) bool
+}
+
 // lintInputs lints every input, files in parallel; results come back in input
 // order (the report sorts them). optsFor gives each input its options.
-func lintInputs(args []string, sel func(string, bool) bool, optsFor func(string) linter.Options, jobsN int, stdin io.Reader) ([]linter.FileResult, []error) {
+func lintInputs(args []string, sel selector, optsFor func(string) linter.Options, jobsN int, stdin io.Reader) ([]linter.FileResult, []error) {
 	jobs, errs := expand(args, sel)
 	if jobsN <= 0 {
 		jobsN = runtime.GOMAXPROCS(0)
@@ -205,6 +217,9 @@ func reportProject(w io.Writer, p *project.Project, verbose bool) {
 		}
 		for _, f := range p.Skipped {
 			fmt.Fprintf(w, "aoplint: skipped %s: no protocol detected\n", f)
+		}
+		for _, d := range p.Pruned {
+			fmt.Fprintf(w, "aoplint: not walked %s: %s\n", d, p.PruneReason(d))
 		}
 		for _, f := range p.Excluded {
 			fmt.Fprintf(w, "aoplint: excluded %s: files.include/files.exclude of %s\n", f, p.Config.Path)

@@ -73,6 +73,13 @@ func (c *Config) Selected(path string) bool {
 	return !matchAny(c.Exclude, rel)
 }
 
+// ExcludedDir reports whether files.exclude matches a directory (so that a walk
+// need not enter it).
+func (c *Config) ExcludedDir(dir string) bool {
+	rel, ok := c.Rel(dir)
+	return ok && rel != "." && matchAny(c.Exclude, rel)
+}
+
 // FileSettings are the settings that apply to one file.
 type FileSettings struct {
 	Protocol string

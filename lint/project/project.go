@@ -40,6 +40,36 @@ type Project struct {
 	// Excluded those files.exclude (or files.include) left out.
 	Skipped  []string
 	Excluded []string
+	// Pruned are the directories a walk left out (Prune).
+	Pruned []string
+}
+
+// Unwalked are directory names a walk never enters (hidden directories are
+// not walked either); name them on the command line to lint them.
+var Unwalked = []string{"node_modules"}
+
+// Prune reports whether a directory walk leaves dir out: a directory named in
+// Unwalked, or one files.exclude matches.
+func (p *Project) Prune(dir string) bool {
+	if p.PruneReason(dir) != "" {
+		p.Pruned = append(p.Pruned, dir)
+		return true
+	}
+	return false
+}
+
+// PruneReason says why Prune leaves dir out ("" when it does not).
+func (p *Project) PruneReason(dir string) string {
+	base := filepath.Base(dir)
+	for _, n := range Unwalked {
+		if base == n {
+			return n + " directories are not walked"
+		}
+	}
+	if p.Config.ExcludedDir(dir) {
+		return "files.exclude of " + p.Config.Path
+	}
+	return ""
 }
 
 // Open loads the configuration and the baseline the options name.

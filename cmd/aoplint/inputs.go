@@ -263,6 +263,11 @@ func configCommand(stdout io.Writer) *cli.Command {
 						return usageErr("no .aoplint.yaml in this directory or any parent (aoplint config init writes one)")
 					}
 					path = found
+					if wd, err := os.Getwd(); err == nil {
+						if rel, err := filepath.Rel(wd, found); err == nil {
+							path = rel
+						}
+					}
 				}
 				if _, err := lintconfig.Load(path); err != nil {
 					var es lintconfig.Errors

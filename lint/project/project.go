@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"sync"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/baseline"
@@ -42,6 +42,11 @@ type Project struct {
 	Excluded []string
 	// Pruned are the directories a walk left out (Prune).
 	Pruned []string
+
+	mu      sync.Mutex
+	ignores *suppress.Ignores
+	linted  []string
+	toWrite []baseline.File
 }
 
 // Unwalked are directory names a walk never enters (hidden directories are
@@ -169,75 +174,71 @@ func (p *Project) Options(path string, base linter.Options) linter.Options {
 	return base
 }
 
-// Finish applies rule settings, inline and configured suppressions and the
-// baseline to the results, adds the unused suppressions and stale baseline
-// entries, and writes the baseline when asked. It returns the results to report.
-func (p *Project) Finish(results []linter.FileResult, stdinName string) ([]linter.FileResult, error) {
-	ignores := suppress.NewIgnores(p.Config)
-	var linted []string
-	for i := range results {
-		r := &results[i]
-		linted = append(linted, r.Path)
-		fs := p.Config.For(r.Path)
-		ds := fs.Apply(r.Diagnostics)
-		if r.Path != stdinName && (len(ds) > 0 || small(r.Path)) {
-			if dirs, err := suppress.ReadFile(r.Path); err == nil {
-				ds = suppress.ApplyInline(r.Path, ds, dirs)
-			}
+// File applies to one file's result, in this order: the rule settings of its path,
+// inline suppressions, the configuration's ignore entries, the baseline. It may be
+// called as each file's result comes in (from one goroutine at a time or many);
+// Close then adds what only the whole run can tell.
+func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult {
+	fs := p.Config.For(r.Path)
+	ds := fs.Apply(r.Diagnostics)
+	if r.Path != stdinName && (len(ds) > 0 || small(r.Path)) {
+		if dirs, err := suppress.ReadFile(r.Path); err == nil {
+			ds = suppress.ApplyInline(r.Path, ds, dirs)
 		}
-		ds = ignores.Apply(r.Path, ds)
-		ds = fs.Apply(ds) // GEN-IGNORE-001 may be turned off or re-graded too
-		r.Diagnostics = ds
 	}
-	extra := map[string][]lint.Diagnostic{}
-	if u := ignores.Unused(); len(u) > 0 {
-		extra[p.Config.Path] = append(extra[p.Config.Path], p.Config.For(p.Config.Path).Apply(u)...)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ignores == nil {
+		p.ignores = suppress.NewIgnores(p.Config)
+	}
+	p.linted = append(p.linted, r.Path)
+	ds = p.ignores.Apply(r.Path, ds)
+	ds = fs.Apply(ds) // GEN-IGNORE-001 may be turned off or re-graded too
+	switch {
+	case p.WriteTo != "":
+		p.toWrite = append(p.toWrite, baseline.File{Path: r.Path, Diagnostics: append([]lint.Diagnostic(nil), ds...)})
+	case p.Baseline != nil:
+		ds = p.Baseline.Filter(r.Path, ds)
+	}
+	if ds == nil {
+		ds = []lint.Diagnostic{}
+	}
+	r.Diagnostics = ds
+	return r
+}
+
+// Close ends the run: it writes the baseline when asked, and returns the results
+// of the configuration file (unused ignore entries) and the baseline file (stale
+// entries), if they have findings.
+func (p *Project) Close() ([]linter.FileResult, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []linter.FileResult
+	if p.ignores != nil {
+		if u := p.Config.For(p.Config.Path).Apply(p.ignores.Unused()); len(u) > 0 {
+			lint.SortDiagnostics(u)
+			out = append(out, linter.FileResult{Path: p.Config.Path, Protocol: "aoplint", Diagnostics: u})
+		}
 	}
 	if p.WriteTo != "" {
-		var files []baseline.File
-		for _, r := range results {
-			files = append(files, baseline.File{Path: r.Path, Diagnostics: r.Diagnostics})
-		}
-		if _, err := baseline.Write(p.WriteTo, files); err != nil {
-			return results, err
+		if _, err := baseline.Write(p.WriteTo, p.toWrite); err != nil {
+			return out, err
 		}
 	} else if p.Baseline != nil {
-		for i := range results {
-			results[i].Diagnostics = p.Baseline.Filter(results[i].Path, results[i].Diagnostics)
-		}
-		if st := p.Baseline.Stale(linted); len(st) > 0 {
-			extra[p.Baseline.Path] = append(extra[p.Baseline.Path], st...)
+		if st := p.Baseline.Stale(p.linted); len(st) > 0 {
+			out = append(out, linter.FileResult{Path: p.Baseline.Path, Protocol: "aoplint", Diagnostics: st})
 		}
 	}
-	paths := make([]string, 0, len(extra))
-	for k := range extra {
-		paths = append(paths, k)
-	}
-	sort.Strings(paths)
-	for _, path := range paths {
-		ds := extra[path]
-		if len(ds) == 0 {
-			continue
-		}
-		lint.SortDiagnostics(ds)
-		merged := false
-		for i := range results {
-			if results[i].Path == path {
-				results[i].Diagnostics = append(results[i].Diagnostics, ds...)
-				lint.SortDiagnostics(results[i].Diagnostics)
-				merged = true
-			}
-		}
-		if !merged {
-			results = append(results, linter.FileResult{Path: path, Protocol: "aoplint", Diagnostics: ds})
-		}
-	}
+	return out, nil
+}
+
+// Finish applies File to every result and appends what Close returns.
+func (p *Project) Finish(results []linter.FileResult, stdinName string) ([]linter.FileResult, error) {
 	for i := range results {
-		if results[i].Diagnostics == nil {
-			results[i].Diagnostics = []lint.Diagnostic{}
-		}
+		results[i] = p.File(results[i], stdinName)
 	}
-	return results, nil
+	extra, err := p.Close()
+	return append(results, extra...), err
 }
 
 // small reports whether path is a file small enough to search for unused inline

@@ -357,7 +357,7 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	if proj == nil {
 		proj = &project.Project{Config: lintconfig.Default(), Unrecognised: lintconfig.UnrecognisedAuto}
 	}
-	results, ioErrs := lintInputs(cfg.Args, proj, func(path string) linter.Options { return proj.Options(path, opts) }, cfg.Jobs, stdin)
+	results, ioErrs := lintInputs(cfg.Args, proj, func(path string) linter.Options { return proj.Options(path, opts) }, cfg.Jobs, proj.CaptureStdin(stdin))
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
 	}

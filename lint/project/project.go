@@ -6,7 +6,9 @@
 package project
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -42,6 +44,10 @@ type Project struct {
 	Excluded []string
 	// Pruned are the directories a walk left out (Prune).
 	Pruned []string
+
+	// Stdin keeps what standard input held (when small enough) for its inline
+	// suppressions: set it with CaptureStdin before linting.
+	Stdin *Capture
 
 	mu      sync.Mutex
 	ignores *suppress.Ignores
@@ -181,7 +187,14 @@ func (p *Project) Options(path string, base linter.Options) linter.Options {
 func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult {
 	fs := p.Config.For(r.Path)
 	ds := fs.Apply(r.Diagnostics)
-	if r.Path != stdinName && (len(ds) > 0 || small(r.Path)) {
+	switch {
+	case r.Path == stdinName:
+		if p.Stdin != nil && p.Stdin.Complete() {
+			if dirs, err := suppress.Read(bytes.NewReader(p.Stdin.Bytes())); err == nil {
+				ds = suppress.ApplyInline(r.Path, ds, dirs)
+			}
+		}
+	case len(ds) > 0 || small(r.Path):
 		if dirs, err := suppress.ReadFile(r.Path); err == nil {
 			ds = suppress.ApplyInline(r.Path, ds, dirs)
 		}
@@ -259,3 +272,37 @@ func (p *Project) SkippedLine() string {
 	}
 	return ""
 }
+
+// Capture is a reader that keeps a copy of the first suppress.MaxWhole bytes it
+// passes on.
+type Capture struct {
+	r    io.Reader
+	buf  bytes.Buffer
+	over bool
+}
+
+// CaptureStdin wraps standard input so that its inline suppressions can be read
+// after it has been linted.
+func (p *Project) CaptureStdin(r io.Reader) io.Reader {
+	p.Stdin = &Capture{r: r}
+	return p.Stdin
+}
+
+func (c *Capture) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	if !c.over {
+		if c.buf.Len()+n > suppress.MaxWhole {
+			c.over = true
+			c.buf = bytes.Buffer{}
+		} else {
+			c.buf.Write(b[:n])
+		}
+	}
+	return n, err
+}
+
+// Complete reports whether the copy holds everything read.
+func (c *Capture) Complete() bool { return !c.over }
+
+// Bytes returns the copy.
+func (c *Capture) Bytes() []byte { return c.buf.Bytes() }

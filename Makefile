@@ -30,11 +30,7 @@ bench:
 # Run each fuzz target for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz:
-	@for pkg in $$($(GO) list ./lint/...); do \
-	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
-	  done; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash .ci/fuzz.sh
 
 clean:
 	rm -rf $(BIN)

@@ -35,6 +35,7 @@ const (
 	flagReport       = "report"
 	flagNoLint       = "no-lint"
 	flagVerbose      = "verbose"
+	flagPassEnv      = "pass-env"
 )
 
 // Exit codes.
@@ -83,6 +84,7 @@ type runConfig struct {
 	Reports      []string
 	NoLint       bool
 	Verbose      bool
+	PassEnv      []string
 	Command      []string
 }
 
@@ -113,6 +115,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
 					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
+					&cli.StringSliceFlag{Name: flagPassEnv, Usage: "pass the harness's variable `NAME` to the agent (repeatable; by default it gets only PATH, locale and TZ)"},
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
@@ -120,7 +123,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						Protocol: c.String(flagProtocol), Scenarios: c.StringSlice(flagScenarios), Builtin: c.Bool(flagBuiltin),
 						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
 						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
-						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Command: c.Args().Slice(),
+						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), PassEnv: c.StringSlice(flagPassEnv), Command: c.Args().Slice(),
 					}
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
@@ -208,6 +211,15 @@ func (cfg runConfig) validate() error {
 		if _, err := report.ByExtension(r); err != nil {
 			return usageError{err.Error()}
 		}
+		// Checked again when it is written; saying so now saves a run.
+		if _, err := os.Lstat(r); err == nil {
+			return usageError{fmt.Sprintf("--report %s: the file already exists and this run did not create it: refusing to overwrite it", r)}
+		}
+	}
+	for _, n := range cfg.PassEnv {
+		if n == "" || strings.ContainsAny(n, "= \t") {
+			return usageError{fmt.Sprintf("--pass-env takes a variable name, not %q", n)}
+		}
 	}
 	return nil
 }
@@ -225,6 +237,10 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	opts := runner.Options{
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
+		PassEnv: cfg.PassEnv,
+	}
+	for _, n := range cfg.PassEnv {
+		opts.RerunArgs = append(opts.RerunArgs, "--pass-env", n)
 	}
 	for _, d := range cfg.Scenarios {
 		opts.RerunArgs = append(opts.RerunArgs, "--scenarios", d)
@@ -242,6 +258,9 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if err != nil {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
+	}
+	if rep.OutDir != opts.OutDir {
+		fmt.Fprintf(stderr, "aopconform: --out %s already exists: this run writes its transcripts to %s\n", opts.OutDir, rep.OutDir)
 	}
 	if err := report.Text(stdout, rep); err != nil {
 		return err
@@ -270,7 +289,7 @@ func writeReport(name string, rep *conform.Report) error {
 	if dir := filepath.Dir(name); dir != "" {
 		os.MkdirAll(dir, 0o755)
 	}
-	f, err := os.Create(name)
+	f, err := runner.CreateNew(name)
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"runtime/pprof"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/lint"
@@ -246,18 +245,15 @@ func rulesCmd(w io.Writer, protocol, format string) error {
 	default:
 		return usageErr("unknown --format %q for rules: want text, json or markdown", format)
 	}
-	t := tablewriter.NewWriter(w)
-	t.Header("RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC")
+	var rows [][]string
 	for _, r := range rs {
 		proto := r.Protocol
 		if proto == "" {
 			proto = "all"
 		}
-		if err := t.Append([]string{r.ID, r.Severity.String(), proto, r.Title, r.Spec}); err != nil {
-			return err
-		}
+		rows = append(rows, []string{r.ID, r.Severity.String(), proto, r.Title, r.Spec})
 	}
-	return t.Render()
+	return writeTable(w, []string{"RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC"}, rows)
 }
 
 func explainCmd(w io.Writer, id string) error {
@@ -300,8 +296,7 @@ func indent(s string) string {
 }
 
 func protocolsCmd(w io.Writer) error {
-	t := tablewriter.NewWriter(w)
-	t.Header("PROTOCOL", "KIND", "SCHEMA", "SPEC")
+	var rows [][]string
 	for _, p := range lint.Protocols() {
 		for i, k := range p.Kinds {
 			file := "-"
@@ -312,12 +307,10 @@ func protocolsCmd(w io.Writer) error {
 			if i > 0 {
 				id, spec = "", ""
 			}
-			if err := t.Append([]string{id, k, file, spec}); err != nil {
-				return err
-			}
+			rows = append(rows, []string{id, k, file, spec})
 		}
 	}
-	return t.Render()
+	return writeTable(w, []string{"PROTOCOL", "KIND", "SCHEMA", "SPEC"}, rows)
 }
 
 func schemaCmd(w io.Writer, protocol, kind string) error {
@@ -357,28 +350,56 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	if proj == nil {
 		proj = &project.Project{Config: lintconfig.Default(), Unrecognised: lintconfig.UnrecognisedAuto}
 	}
-	results, ioErrs := lintInputs(cfg.Args, proj, func(path string) linter.Options { return proj.Options(path, opts) }, cfg.Jobs, proj.CaptureStdin(stdin))
+	optsFor := func(path string) linter.Options { return proj.Options(path, opts) }
+	in := proj.CaptureStdin(stdin)
+	var sum output.Summary
+	var ioErrs []error
+	var err error
+	if output.Streamable(cfg.Format) {
+		// text, jsonl and github print each file's results as they come (in report
+		// order): a run over many files never holds all its findings.
+		st := output.NewStream(stdout, cfg.Format, version)
+		file := func(r linter.FileResult) {
+			if e := st.File(r); e != nil && err == nil {
+				err = e
+			}
+		}
+		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { file(proj.File(r, "<stdin>")) })
+		// The configuration's unused ignore entries and the baseline's stale ones.
+		extra, e := proj.Close()
+		if e != nil && err == nil {
+			err = e
+		}
+		for _, r := range extra {
+			file(r)
+		}
+		if s, e := st.Close(); err == nil {
+			sum, err = s, e
+		}
+	} else {
+		// json, sarif and junit are one document over every file.
+		rep := &output.Report{Version: version}
+		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { rep.Files = append(rep.Files, proj.File(r, "<stdin>")) })
+		extra, e := proj.Close()
+		rep.Files = append(rep.Files, extra...)
+		rep.Sort()
+		if e != nil {
+			err = e
+		} else if cfg.Format == "junit" {
+			err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
+		} else {
+			err = output.Write(stdout, cfg.Format, rep)
+		}
+		sum = rep.Summarize()
+	}
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
 	}
-	results, err := proj.Finish(results, "<stdin>")
-	if err != nil {
-		fmt.Fprintln(stderr, "aoplint:", err)
-		return exitUsage
-	}
 	reportProject(stderr, proj, cfg.Verbose)
-	rep := &output.Report{Files: results, Version: version}
-	rep.Sort()
-	if cfg.Format == "junit" {
-		err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
-	} else {
-		err = output.Write(stdout, cfg.Format, rep)
-	}
 	if err != nil {
 		fmt.Fprintln(stderr, "aoplint:", err)
 		return exitUsage
 	}
-	sum := rep.Summarize()
 	if cfg.Format == "text" && (sum.Errors+sum.Warnings+sum.Infos > 0 || len(ioErrs) > 0) {
 		fmt.Fprintln(stderr, output.SummaryLine(sum))
 	}

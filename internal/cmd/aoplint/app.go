@@ -16,8 +16,10 @@ import (
 	"github.com/aopkit/aopkit/internal/version"
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
+	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/output"
+	"github.com/aopkit/aopkit/lint/project"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -48,6 +50,8 @@ type config struct {
 	Jobs     int
 	Verbose  bool
 	Args     []string
+	// Project is the .aoplint.yaml and baseline in effect (projectFrom).
+	Project *project.Project
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -128,9 +132,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
 		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once", DefaultText: "number of CPUs"},
-		clikit.VerboseFlag("print one line per linted file on stderr: protocol, messages and counts"),
+		clikit.VerboseFlag("on stderr: one line per linted file (protocol, messages, counts) and the files skipped (no protocol marker) or excluded"),
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file", Hidden: true},
 	}
+	lintFlags = append(lintFlags, projectFlags()...)
 	lintAction := func(c *cli.Context) error {
 		cfg, err := configFrom(c)
 		if err != nil {
@@ -177,6 +182,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 				}
 				return explainCmd(stdout, c.Args().First())
 			}},
+			configCommand(stdout),
 			{Name: "protocols", Usage: "list the protocols and their message kinds", Flags: []cli.Flag{
 				&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
 			}, Action: func(c *cli.Context) error {
@@ -199,7 +205,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 
 // maxArgs is how many arguments each command takes; past that, a first argument
 // that names an existing path is a file to lint (see commandOrPath).
-var maxArgs = map[string]int{"rules": 0, "protocols": 0, "explain": 1, "schema": 2, "help": 1, "h": 1, "completion": 1}
+var maxArgs = map[string]int{"rules": 0, "protocols": 0, "explain": 1, "schema": 2, "config": 2, "help": 1, "h": 1, "completion": 1}
 
 // commandOrPath decides what a first argument that names a command means when a
 // file or directory of that name exists too. The command runs when the arguments
@@ -248,6 +254,10 @@ func commandOrPath(app *cli.App, args []string, stderr io.Writer) []string {
 
 func configFrom(c *cli.Context) (config, error) {
 	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Verbose: c.Bool(flagVerbose), Args: c.Args().Slice()}
+	failOn, err := projectFrom(c, &cfg)
+	if err != nil {
+		return cfg, err
+	}
 	ok := false
 	for _, f := range output.Formats {
 		ok = ok || f == cfg.Format
@@ -255,13 +265,13 @@ func configFrom(c *cli.Context) (config, error) {
 	if !ok {
 		return cfg, usageErr("unknown --format %q: want one of %s", cfg.Format, strings.Join(output.Formats, ", "))
 	}
-	switch c.String(flagFailOn) {
+	switch failOn {
 	case "error":
 		cfg.FailOn = lint.Error
 	case "warning":
 		cfg.FailOn = lint.Warning
 	default:
-		return cfg, usageErr("unknown --fail-on %q: want error or warning", c.String(flagFailOn))
+		return cfg, usageErr("unknown --fail-on %q: want error or warning", failOn)
 	}
 	if cfg.Protocol != "" && lint.LookupProtocol(cfg.Protocol) == nil {
 		return cfg, usageErr("unknown --protocol %q: want one of %s", cfg.Protocol, strings.Join(protocolIDs(), ", "))
@@ -428,6 +438,12 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
+	proj := cfg.Project
+	if proj == nil {
+		proj = &project.Project{Config: lintconfig.Default(), Unrecognised: lintconfig.UnrecognisedAuto}
+	}
+	optsFor := func(path string) linter.Options { return proj.Options(path, opts) }
+	in := proj.CaptureStdin(stdin)
 	var sum output.Summary
 	var ioErrs []error
 	var err error
@@ -442,24 +458,38 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 		// order): a run over many files never holds all its findings.
 		st := output.NewStream(stdout, cfg.Format, version.String())
 		st.Color = cfg.Format == "text" && clikit.Color(stdout)
-		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) {
+		file := func(r linter.FileResult) {
 			if e := st.File(r); e != nil && err == nil {
 				err = e
 			}
 			verbose(r)
-		})
+		}
+		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { file(proj.File(r, "<stdin>")) })
+		// The configuration's unused ignore entries and the baseline's stale ones.
+		extra, e := proj.Close()
+		if e != nil && err == nil {
+			err = e
+		}
+		for _, r := range extra {
+			file(r)
+		}
 		if s, e := st.Close(); err == nil {
 			sum, err = s, e
 		}
 	} else {
 		// json, sarif and junit are one document over every file.
 		rep := &output.Report{Version: version.String()}
-		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) {
+		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) {
+			r = proj.File(r, "<stdin>")
 			rep.Files = append(rep.Files, r)
 			verbose(r)
 		})
+		extra, e := proj.Close()
+		rep.Files = append(rep.Files, extra...)
 		rep.Sort()
-		if cfg.Format == "junit" {
+		if e != nil {
+			err = e
+		} else if cfg.Format == "junit" {
 			err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
 		} else {
 			err = output.Write(stdout, cfg.Format, rep)
@@ -469,6 +499,7 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
 	}
+	reportProject(stderr, proj, cfg.Verbose)
 	if err != nil {
 		fmt.Fprintln(stderr, "aoplint:", err)
 		return exitUsage
@@ -480,6 +511,9 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(ioErrs) > 0 {
 		return exitUsage
+	}
+	if proj.WriteTo != "" {
+		return exitClean
 	}
 	if sum.Errors > 0 || (cfg.FailOn == lint.Warning && sum.Warnings > 0) {
 		return exitFindings

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/project"
 )
 
 // lintInputs yields results in report order whatever the argument order: files,
@@ -13,7 +14,12 @@ import (
 func TestLintInputsReportOrder(t *testing.T) {
 	args := []string{"../../../fixtures/aof", "../../../fixtures/aop2/valid", "../../../fixtures/aof/valid", "../../../fixtures/aop2"}
 	var got []string
-	errs := lintInputs(args, linter.Options{}, 2, strings.NewReader(""), func(r linter.FileResult) { got = append(got, r.Path) })
+	proj, err := project.Open(project.Options{NoConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	optsFor := func(string) linter.Options { return linter.Options{} }
+	errs := lintInputs(args, proj, optsFor, 2, strings.NewReader(""), func(r linter.FileResult) { got = append(got, r.Path) })
 	if len(errs) > 0 || len(got) < 10 {
 		t.Fatalf("%d results, errors %v", len(got), errs)
 	}

@@ -44,9 +44,17 @@ type gen struct {
 // fsys (a tree of <dir>/<file>.schema.json), and the base URL of their $ids.
 func Generate(fsys fs.FS, baseURL string) ([]byte, error) {
 	g := &gen{fsys: fsys, docs: map[string]any{}, funcs: map[string]string{}, byKey: map[string]string{}}
-	files, err := fs.Glob(fsys, "*/*.json")
+	all, err := fs.Glob(fsys, "*/*.json")
 	if err != nil {
 		return nil, err
+	}
+	var files []string
+	for _, f := range all {
+		// aoplint/ holds the tool's own configuration schema, checked by lint/config,
+		// not a protocol message's: the lint path never validates against it.
+		if !strings.HasPrefix(f, "aoplint/") {
+			files = append(files, f)
+		}
 	}
 	sort.Strings(files)
 	for _, f := range files {

@@ -35,6 +35,7 @@ const (
 	flagReport       = "report"
 	flagNoLint       = "no-lint"
 	flagVerbose      = "verbose"
+	flagStrict       = "strict"
 )
 
 // Exit codes.
@@ -83,6 +84,7 @@ type runConfig struct {
 	Reports      []string
 	NoLint       bool
 	Verbose      bool
+	Strict       bool
 	Command      []string
 }
 
@@ -113,6 +115,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
 					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
+					&cli.BoolFlag{Name: flagStrict, Usage: "a MUST the agent never reached (NOT-APPLICABLE) fails the run"},
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
@@ -120,7 +123,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						Protocol: c.String(flagProtocol), Scenarios: c.StringSlice(flagScenarios), Builtin: c.Bool(flagBuiltin),
 						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
 						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
-						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Command: c.Args().Slice(),
+						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Strict: c.Bool(flagStrict), Command: c.Args().Slice(),
 					}
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
@@ -225,6 +228,7 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	opts := runner.Options{
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
+		Strict: cfg.Strict,
 	}
 	for _, d := range cfg.Scenarios {
 		opts.RerunArgs = append(opts.RerunArgs, "--scenarios", d)

@@ -105,8 +105,13 @@ func (c common) stopOnTerm(family string) *conform.Check {
 					continue
 				}
 				tested = true
-				if !a.Killed.IsZero() {
-					return conform.Mismatch(fmt.Sprintf("attempt %d ignored SIGTERM and had to be killed", a.N), "exit within the grace period after SIGTERM", describeExit(a))
+				if !a.Killed.IsZero() && a.Killed.After(a.Terminated) {
+					grace := a.Killed.Sub(a.Terminated).Round(time.Millisecond)
+					what := fmt.Sprintf("attempt %d was still running %s after SIGTERM and had to be killed", a.N, grace)
+					if out := outputAfter(s, a.N, a.Terminated); out > 0 {
+						what += fmt.Sprintf(" (it wrote %d lines after SIGTERM: it did not ignore it, it was too slow)", out)
+					}
+					return conform.Mismatch(what, fmt.Sprintf("exit within the grace period (%s) after SIGTERM", grace), describeExit(a))
 				}
 			}
 			if !tested {
@@ -230,4 +235,15 @@ func slack(s *conform.Session, d time.Duration) time.Duration {
 		sc = 1
 	}
 	return time.Duration(float64(d) * sc)
+}
+
+// outputAfter counts the agent's output lines of attempt n recorded after t.
+func outputAfter(s *conform.Session, n int, t time.Time) int {
+	c := 0
+	for _, r := range s.AgentLines(n, "") {
+		if r.Time.After(t) {
+			c++
+		}
+	}
+	return c
 }

@@ -42,6 +42,16 @@ func SummaryLine(r *conform.Report) string {
 	line := fmt.Sprintf("%s: MUST %d/%d (%s), SHOULD %d/%d (%s), level %s — %d PASS, %d FAIL, %d WARN, %d NOT-TESTED, %d SKIP",
 		r.Protocol, s.MustPassed, s.MustTotal, pct(s.MustRate), s.ShouldPassed, s.ShouldTotal, pct(s.ShouldRate), level,
 		s.Pass, s.Fail, s.Warn, s.NotTested, s.Skip)
+	if s.NotApplicable > 0 {
+		line += fmt.Sprintf(", %d NOT-APPLICABLE", s.NotApplicable)
+	}
+	if s.Flaky > 0 {
+		line += fmt.Sprintf(", %d FLAKY", s.Flaky)
+	}
+	if s.NotJudged > 0 {
+		line += fmt.Sprintf(", %d NOT-JUDGED", s.NotJudged)
+	}
+	line += fmt.Sprintf("; MUSTs exercised: %d of %d", s.MustExercised, s.MustSelected)
 	if r.HarnessErrors > 0 {
 		line += fmt.Sprintf("; %d HARNESS ERROR(S)", r.HarnessErrors)
 	}
@@ -55,7 +65,7 @@ func Problems(r *conform.Report) []conform.Result {
 	var out []conform.Result
 	for _, res := range r.Results {
 		switch res.Verdict {
-		case conform.Fail, conform.Warn, conform.NotTested:
+		case conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.Flaky, conform.NotJudged, conform.HarnessError:
 			out = append(out, res)
 		}
 	}
@@ -79,8 +89,12 @@ func rank(v conform.Verdict) int {
 		return 1
 	case conform.Warn:
 		return 2
+	case conform.Flaky, conform.NotJudged, conform.HarnessError:
+		return 3
+	case conform.NotApplicable:
+		return 4
 	}
-	return 3
+	return 5
 }
 
 func harnessErrors(r *conform.Report) []conform.ScenarioRun {

@@ -131,10 +131,16 @@ func driveAOP2(h *H) error {
 				missed = 3
 			}
 			limit := h.Scale(time.Duration(hb.IntervalSeconds*float64(missed)*float64(time.Second))) + h.Scale(250*time.Millisecond)
-			lastBeat = a.att.Start
 			monitor = func(a *Agent, now time.Time) time.Time {
 				if failed || !a.att.Terminated.IsZero() {
 					return time.Time{}
+				}
+				if lastBeat.IsZero() {
+					// Heartbeats are owed from the first sign of life on.
+					if a.att.Alive.IsZero() {
+						return time.Time{}
+					}
+					lastBeat = a.att.Alive
 				}
 				if now.Sub(lastBeat) >= limit {
 					failed = true

@@ -103,6 +103,9 @@ type Agent struct {
 	timeout bool
 	lines   int // agent lines recorded
 	dropped int // agent lines past MaxAgentLines
+	steps   []*pendingStep
+	// ownLife: the handler decides when the agent shows life (Handler.OwnLife).
+	ownLife bool
 }
 
 // Launch starts attempt number len(Attempts)+1 with extra environment.
@@ -116,6 +119,11 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	for k, v := range h.sc.Env {
 		fullEnv = append(fullEnv, k+"="+v)
 	}
+	if n > 1 {
+		// Each attempt has its own start-up allowance (Alive takes back what it
+		// did not use).
+		h.deadline = h.deadline.Add(h.allowance())
+	}
 	att := &conform.Attempt{N: n, Input: input, Start: time.Now()}
 	h.sess.Attempts = append(h.sess.Attempts, att)
 	conn, err := h.launcher.Launch(h.ctx, agentio.Spec{Dir: h.scratch, Env: fullEnv, Args: h.command})
@@ -125,8 +133,40 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 		return nil, harnessErrorf("launch %q: %v", strings.Join(h.command, " "), err)
 	}
 	att.Start = time.Now()
-	h.rec.event(n, "agent-start", map[string]any{"command": h.command, "attempt": n})
+	h.rec.event(n, "agent-start", map[string]any{"command": h.command, "attempt": n,
+		"timeout_scale": h.scale, "startup_allowance_ms": h.allowance().Milliseconds()})
 	return &Agent{h: h, n: n, conn: conn, att: att}, nil
+}
+
+// allowance is the start-up allowance, stretched by --timeout-scale.
+func (h *H) allowance() time.Duration { return h.Scale(conform.StartupAllowance) }
+
+// Alive starts the attempt's timers at t, the agent's first sign of life (by says
+// which), unless they already run. The scenario deadline moves by the time the
+// agent took to start, so that start-up counts against no timing requirement; the
+// "timers-start" event writes the origin and the scale into the transcript, where
+// the lint step and aoplint read them.
+func (a *Agent) Alive(t time.Time, by string) {
+	if !a.att.Alive.IsZero() {
+		return
+	}
+	if lim := a.att.Start.Add(a.h.allowance()); t.After(lim) {
+		t = lim
+	}
+	if t.Before(a.att.Start) {
+		t = a.att.Start
+	}
+	a.att.Alive, a.att.AliveBy = t, by
+	a.h.deadline = a.h.deadline.Add(t.Sub(a.att.Start) - a.h.allowance())
+	a.h.rec.add(conform.Record{From: "harness", Event: "timers-start", Attempt: a.n, Time: t, Detail: map[string]any{
+		"by": by, "startup_ms": t.Sub(a.att.Start).Milliseconds(), "timeout_scale": a.h.scale,
+		"deadline_ms": a.h.deadline.Sub(t).Milliseconds(),
+	}})
+	for _, p := range a.steps {
+		if p.armed.IsZero() && (p.On == "" || p.On == "start") {
+			p.armed = t
+		}
+	}
 }
 
 // Send writes one JSON message to the agent's stdin and records it.
@@ -210,6 +250,9 @@ type Handler struct {
 	Monitor func(a *Agent, now time.Time) time.Time
 	// Extra steps of the driver itself (the aop2 timeout).
 	Extra []conform.Step
+	// OwnLife: output lines are no sign of life; the handler calls Agent.Alive
+	// itself (aof: the first heartbeat write).
+	OwnLife bool
 	// Collect, when set, may hold agent lines back and record several as one
 	// (the aop-output report block). It returns the records to add now; at the
 	// end it is called once with final set (and a zero record) to flush.
@@ -232,27 +275,35 @@ func (a *Agent) Run(hd Handler) error {
 		if st.Attempt != 0 && st.Attempt != a.n {
 			continue
 		}
-		p := &pendingStep{Step: st}
-		if st.On == "" || st.On == "start" {
-			p.armed = a.att.Start
-		}
-		steps = append(steps, p)
+		// Steps "on start" are armed when the timers start (Alive).
+		steps = append(steps, &pendingStep{Step: st})
 	}
+	a.steps = steps
+	a.ownLife = hd.OwnLife
 	lines := a.conn.Lines()
 	done := a.conn.Done()
 	exited := false
-	lastOut := a.att.Start
+	var lastOut time.Time // the last stdout line (zero before the first)
 	sawMsg := false
+	quietFrom := func() time.Time {
+		if !lastOut.IsZero() {
+			return lastOut
+		}
+		return a.att.Alive
+	}
 	for {
 		if exited && lines == nil {
 			break
 		}
 		now := time.Now()
+		if !exited && a.att.Alive.IsZero() && !now.Before(a.att.Start.Add(h.allowance())) {
+			a.Alive(a.att.Start.Add(h.allowance()), "startup-allowance")
+		}
 		if !exited {
 			for _, p := range steps {
 				due := p.armed
 				if p.On == "quiet" {
-					due = lastOut
+					due = quietFrom()
 				}
 				if p.fired || due.IsZero() || now.Before(due.Add(p.After.D(h.scale))) {
 					continue
@@ -265,7 +316,7 @@ func (a *Agent) Run(hd Handler) error {
 			if !a.timeout && !now.Before(h.deadline) {
 				a.timeout = true
 				a.att.Timeout = true
-				h.rec.event(a.n, "timeout", map[string]any{"deadline_ms": h.deadline.Sub(h.start).Milliseconds()})
+				h.rec.event(a.n, "timeout", map[string]any{"deadline_ms": h.sc.Deadline.D(h.scale).Milliseconds(), "counted_from": "the first sign of life"})
 				a.Terminate("scenario deadline")
 			}
 			if !a.killAt.IsZero() && !now.Before(a.killAt) && a.att.Killed.IsZero() {
@@ -284,13 +335,18 @@ func (a *Agent) Run(hd Handler) error {
 					continue
 				}
 				if p.On == "quiet" {
-					consider(lastOut.Add(p.After.D(h.scale)))
+					if q := quietFrom(); !q.IsZero() {
+						consider(q.Add(p.After.D(h.scale)))
+					}
 				} else if !p.armed.IsZero() {
 					consider(p.armed.Add(p.After.D(h.scale)))
 				}
 			}
 			if !a.timeout {
 				consider(h.deadline)
+			}
+			if a.att.Alive.IsZero() {
+				consider(a.att.Start.Add(h.allowance()))
 			}
 			if a.att.Killed.IsZero() {
 				consider(a.killAt)
@@ -307,6 +363,9 @@ func (a *Agent) Run(hd Handler) error {
 		select {
 		case r := <-h.side:
 			timer.Stop()
+			if !a.ownLife {
+				a.Alive(r.Time, "first-request")
+			}
 			a.arm(steps, &sawMsg, r)
 		case l, ok := <-lines:
 			timer.Stop()
@@ -330,6 +389,9 @@ func (a *Agent) Run(hd Handler) error {
 			}
 			if l.Stream == "stdout" {
 				lastOut = r.Time
+				if !a.ownLife {
+					a.Alive(r.Time, "first-output")
+				}
 			}
 			recs := []conform.Record{r}
 			if hd.Collect != nil {

@@ -52,6 +52,9 @@ type Options struct {
 	RerunArgs []string
 	// Progress, when set, gets one line per finished scenario.
 	Progress io.Writer
+	// Strict makes NOT-APPLICABLE fail (--strict): for certifiers who require
+	// every MUST exercised.
+	Strict bool
 
 	launchCommand []string // Command with a relative program path made absolute
 }
@@ -225,7 +228,7 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 		counts[r.Verdict]++
 	}
 	var parts []string
-	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.Skip} {
+	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.Skip} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
@@ -308,7 +311,10 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 		env:  []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + scratch, "AOPKIT_SCENARIO=" + sc.ID},
 		side: make(chan conform.Record, 256),
 	}
-	h.deadline = h.start.Add(sc.Deadline.D(opts.Scale))
+	// The deadline counts from the first sign of life: until the agent shows it,
+	// the whole start-up allowance is added (Agent.Alive takes back what was not
+	// used).
+	h.deadline = h.start.Add(sc.Deadline.D(opts.Scale) + h.allowance())
 	rec.event(0, "scenario-start", map[string]any{"scenario": sc.ID, "deadline_ms": sc.Deadline.D(opts.Scale).Milliseconds(), "timeout_scale": opts.Scale})
 	derr := drivers[sc.Protocol](h)
 	rec.event(0, "scenario-end", map[string]any{"scenario": sc.ID})
@@ -367,7 +373,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Verdict = conform.NotTested
 			r.Message = "unknown check"
 		default:
-			o := runCheck(c, sess)
+			o := notApplicable(runCheck(c, sess), sess)
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq
 			r.Lint = lintFor(c, sess)
 			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
@@ -379,12 +385,36 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 				}
 			}
 		}
+		if r.Verdict == conform.NotApplicable && opts.Strict && r.Level == conform.MUST {
+			r.Verdict = conform.Fail
+			r.Message = "--strict: every MUST must be exercised; " + r.Message
+		}
 		if r.Verdict == conform.Fail || r.Verdict == conform.NotTested || r.Verdict == conform.Warn {
 			r.Rerun = RerunCommand(opts, id)
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// notApplicable turns a NOT-TESTED outcome into NOT-APPLICABLE when a correct
+// agent may legitimately never have reached the state the check needs: it spoke
+// the protocol in this scenario and every attempt ended by itself with exit code 0
+// (it finished before the scripted step, or never took an optional path). A MUST
+// left unjudged by the agent's silence, crash, garbage or hang stays NOT-TESTED,
+// which fails the run (docs/aopconform.md "Verdicts").
+func notApplicable(o conform.Outcome, s *conform.Session) conform.Outcome {
+	if o.Verdict != conform.NotTested || s == nil || silent(s) || len(s.Attempts) == 0 {
+		return o
+	}
+	for _, a := range s.Attempts {
+		if !a.EndedCleanly() {
+			return o
+		}
+	}
+	o.Verdict = conform.NotApplicable
+	o.Message = "not applicable: " + o.Message
+	return o
 }
 
 // silent reports whether the agent sent no protocol message at all.
@@ -435,6 +465,9 @@ func RerunCommand(opts Options, checkID string) string {
 	args = append(args, opts.RerunArgs...)
 	if opts.Scale != 1 && opts.Scale > 0 {
 		args = append(args, "--timeout-scale", strconv.FormatFloat(opts.Scale, 'g', -1, 64))
+	}
+	if opts.Strict {
+		args = append(args, "--strict")
 	}
 	args = append(args, "--run", checkID, "--")
 	args = append(args, opts.Command...)

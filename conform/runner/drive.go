@@ -185,6 +185,23 @@ func (a *Agent) Send(msg json.RawMessage) error {
 	return nil
 }
 
+// sendProbe writes a scenario's deliberately off-protocol message (an unknown
+// notification, ...) and records it as a probe: evidence for the sequence rules,
+// not a message aoplint judges (docs/transcript-format.md "Probes").
+func (a *Agent) sendProbe(msg json.RawMessage) error {
+	buf, err := compact(msg)
+	if err != nil {
+		buf = msg
+	}
+	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Msg: buf, Attempt: a.n,
+		Detail: map[string]any{"probe": "a scenario step: tests how the agent copes"}})
+	if err := a.conn.Send(buf); err != nil {
+		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
+		return err
+	}
+	return nil
+}
+
 func compact(b []byte) ([]byte, error) {
 	var v json.RawMessage
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -488,7 +505,7 @@ func (a *Agent) act(hd Handler, st conform.Step) error {
 	case "close-stdin":
 		a.CloseInput()
 	case "send":
-		a.Send(a.h.Expand(st.Message))
+		a.sendProbe(a.h.Expand(st.Message))
 	default:
 		if hd.Act == nil {
 			return harnessErrorf("scenario %s: step %q does not apply to protocol %s", a.h.sc.ID, st.Do, a.h.sc.Protocol)

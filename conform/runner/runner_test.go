@@ -136,12 +136,17 @@ func TestSteps(t *testing.T) {
 	}{
 		{"message trigger", scriptedAgent("sleep 50ms", beat),
 			[]conform.Step{{On: "message:EVENT/HEARTBEAT", After: conform.Duration(20 * time.Millisecond), Do: "terminate"}},
-			[]string{"signal", "agent-exit"}},
+			[]string{"timers-start", "signal", "agent-exit"}},
 		{"quiet trigger", scriptedAgent(beat, "sleep 20ms", beat),
 			[]conform.Step{{On: "quiet", After: conform.Duration(150 * time.Millisecond), Do: "close-stdin"}, {On: "quiet", After: conform.Duration(200 * time.Millisecond), Do: "kill"}},
-			[]string{"close-stdin", "kill", "agent-exit"}},
+			[]string{"timers-start", "close-stdin", "kill", "agent-exit"}},
 		{"deadline", scriptedAgent(beat), nil,
-			[]string{"timeout", "signal", "agent-exit"}},
+			[]string{"timers-start", "timeout", "signal", "agent-exit"}},
+		// Timers start at the first sign of life: a step "on start" and the deadline
+		// count from the agent's first line, not from its launch.
+		{"start-up excluded", scriptedAgent("sleep 500ms", beat),
+			[]conform.Step{{On: "start", After: conform.Duration(100 * time.Millisecond), Do: "terminate"}},
+			[]string{"timers-start", "signal", "agent-exit"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -158,6 +163,16 @@ func TestSteps(t *testing.T) {
 			}
 			if strings.Join(got, " ") != strings.Join(tt.events, " ") {
 				t.Errorf("events %v, want %v", got, tt.events)
+			}
+			// No step fires and no deadline passes before the agent's first line.
+			first := 0
+			for _, r := range rep.Scenarios[0].Records {
+				if r.From == "agent" && first == 0 {
+					first = r.Seq
+				}
+				if r.From == "harness" && (r.Event == "signal" || r.Event == "timeout" || r.Event == "close-stdin") && (first == 0 || r.Seq < first) {
+					t.Errorf("%s (record %d) before the agent's first line (record %d)", r.Event, r.Seq, first)
+				}
 			}
 		})
 	}

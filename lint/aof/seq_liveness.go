@@ -65,7 +65,8 @@ var SeqStale = &lint.Rule{
 		"In a transcript: a message of the run's task sent after the recorded heartbeat's expiresAt (harness time when recorded, else sentAt), " +
 		"or the harness signalling, killing or timing out the agent after it, before any completion.report. The scheduler " +
 		"treats a heartbeat as stale when expiresAt <= now, so a message at expiresAt itself is late. Without harness times " +
-		"(a bare JSON-lines stream) the message's sentAt is compared and the finding is a warning: the two may come from different clocks.",
+		"(a bare JSON-lines stream) the message's sentAt is compared and the finding is a warning: the two may come from different clocks. " +
+		"In a harness transcript the dispatcher's lease heartbeat (written by the orchestrator) is not held against the agent: its start-up allowance runs until its own first heartbeat write.",
 	Bad: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:00:00.000Z","expiresAt":"2026-02-09T21:05:00.000Z",...}
 {"type":"status.update","taskId":"TASK-2026-02-09-057","sentAt":"2026-02-09T21:09:00.000Z",...}`,
 	Good: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:04:00.000Z","expiresAt":"2026-02-09T21:09:00.000Z",...}
@@ -106,6 +107,12 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 	}
 	switch v.kind {
 	case KindHeartbeat:
+		if m.From == "orchestrator" && !m.At.IsZero() {
+			// The dispatcher's lease heartbeat in a harness transcript: the agent's
+			// start-up allowance runs until its own first heartbeat write, so the
+			// lease TTL is not held against it (docs/aopconform.md "Time model").
+			return
+		}
 		exp, ok := timeOf(m.Node("/expiresAt"))
 		if !ok {
 			return

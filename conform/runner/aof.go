@@ -123,6 +123,17 @@ func driveAOF(h *H) error {
 	}
 	a.CloseInput()
 	stale := false
+	// agentBeat: the agent has written its first heartbeat. Until then the
+	// scheduler does not poll before one TTL has passed since the agent's first
+	// sign of life: the lease heartbeat's TTL counts from there, the agent's
+	// start-up is no part of it.
+	agentBeat := false
+	observe := func(a *Agent) {
+		if at, ok := sess.ObserveHeartbeat(); ok && !agentBeat {
+			agentBeat = true
+			a.Alive(at, "first-heartbeat-write")
+		}
+	}
 	poll := ttl / 10
 	nextPoll := time.Now().Add(poll)
 	var prevExp time.Time
@@ -133,6 +144,8 @@ func driveAOF(h *H) error {
 			if r.Stream != "stdout" {
 				return
 			}
+			// A heartbeat written before this line is recorded before it.
+			observe(a)
 			line := r.Msg
 			if line == nil {
 				line = []byte(textOf(&r))
@@ -150,6 +163,11 @@ func driveAOF(h *H) error {
 				return nextPoll
 			}
 			nextPoll = now.Add(poll)
+			observe(a)
+			if !agentBeat && (a.att.Alive.IsZero() || now.Before(a.att.Alive.Add(ttl))) {
+				// The lease TTL counts from the agent's first sign of life.
+				return nextPoll
+			}
 			// A refresh that comes after the previous heartbeat expired is stale too,
 			// even when no poll fell into the gap.
 			var hb struct {

@@ -106,6 +106,7 @@ type Agent struct {
 	steps   []*pendingStep
 	// ownLife: the handler decides when the agent shows life (Handler.OwnLife).
 	ownLife bool
+	done    func(r *conform.Record) bool // Handler.Done
 }
 
 // Launch starts attempt number len(Attempts)+1 with extra environment.
@@ -267,6 +268,9 @@ type Handler struct {
 	Monitor func(a *Agent, now time.Time) time.Time
 	// Extra steps of the driver itself (the aop2 timeout).
 	Extra []conform.Step
+	// Done reports whether an agent record says its task is done (orchmsg: progress
+	// 1 or event:error for the assigned task); it arms the steps "on":"done".
+	Done func(r *conform.Record) bool
 	// OwnLife: output lines are no sign of life; the handler calls Agent.Alive
 	// itself (aof: the first heartbeat write).
 	OwnLife bool
@@ -297,6 +301,7 @@ func (a *Agent) Run(hd Handler) error {
 	}
 	a.steps = steps
 	a.ownLife = hd.OwnLife
+	a.done = hd.Done
 	lines := a.conn.Lines()
 	done := a.conn.Done()
 	exited := false
@@ -457,7 +462,7 @@ func (a *Agent) arm(steps []*pendingStep, sawMsg *bool, r conform.Record) {
 			if !p.armed.IsZero() {
 				continue
 			}
-			if (p.On == "first-message" && !*sawMsg) || p.On == "message:"+r.Key {
+			if (p.On == "first-message" && !*sawMsg) || p.On == "message:"+r.Key || (p.On == "done" && a.done != nil && a.done(&r)) {
 				p.armed = r.Time
 			}
 		}

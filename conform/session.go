@@ -88,6 +88,10 @@ type Attempt struct {
 	// Discarded output bytes and whether the output cap was hit.
 	Discarded int64
 	Capped    bool
+	// Slip is the harness's own lateness: the most any of its timers fired late
+	// while the attempt ran (a loaded machine). A timing verdict within the slip
+	// of its limit cannot be trusted.
+	Slip time.Duration
 }
 
 // Origin is when the attempt's timers start: Alive, or Start when Alive was never
@@ -209,6 +213,13 @@ type Result struct {
 	Evidence []int `json:"evidence,omitempty"`
 	// Rerun is the command line that reruns just this check.
 	Rerun string `json:"rerun,omitempty"`
+	// Runs is how often the scenario ran (--repeat, or a confirmation run after a
+	// failed timing check) and Passed how often this check passed; both are 0 for
+	// a single run.
+	Runs   int `json:"runs,omitempty"`
+	Passed int `json:"passed_runs,omitempty"`
+	// SlipMS is the harness's largest timer lateness in the scenario, in ms.
+	SlipMS int64 `json:"harness_slip_ms,omitempty"`
 }
 
 // ScenarioRun is how one scenario went.
@@ -228,8 +239,22 @@ type ScenarioRun struct {
 	Skipped      bool   `json:"skipped,omitempty"` // every check deselected
 	// Spoke: the agent sent at least one protocol message in this scenario.
 	Spoke bool `json:"spoke"`
+	// SlipMS is the harness's largest timer lateness in the (first) run, in ms.
+	SlipMS int64 `json:"harness_slip_ms"`
+	// Confirmed: a failed timing check made the harness run the scenario again.
+	Confirmed bool `json:"confirmed,omitempty"`
 	// Records is the transcript, kept for the HTML report (not in JSON).
 	Records []Record `json:"-"`
+}
+
+// TimedOut reports whether some attempt hit the scenario deadline.
+func (r *ScenarioRun) TimedOut() bool {
+	for _, a := range r.Attempts {
+		if a.TimedOut {
+			return true
+		}
+	}
+	return false
 }
 
 // AttemptInfo summarises one launch for reports.

@@ -36,6 +36,7 @@ const (
 	flagNoLint       = "no-lint"
 	flagVerbose      = "verbose"
 	flagStrict       = "strict"
+	flagRepeat       = "repeat"
 )
 
 // Exit codes.
@@ -85,6 +86,7 @@ type runConfig struct {
 	NoLint       bool
 	Verbose      bool
 	Strict       bool
+	Repeat       int
 	Command      []string
 }
 
@@ -116,6 +118,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
 					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
 					&cli.BoolFlag{Name: flagStrict, Usage: "a MUST the agent never reached (NOT-APPLICABLE) fails the run"},
+					&cli.IntFlag{Name: flagRepeat, Value: 1, Usage: "run every scenario `N` times and report per-check pass rates (a timing check that fails only sometimes is FLAKY)"},
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
@@ -123,7 +126,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						Protocol: c.String(flagProtocol), Scenarios: c.StringSlice(flagScenarios), Builtin: c.Bool(flagBuiltin),
 						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
 						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
-						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Strict: c.Bool(flagStrict), Command: c.Args().Slice(),
+						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Strict: c.Bool(flagStrict), Repeat: c.Int(flagRepeat), Command: c.Args().Slice(),
 					}
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
@@ -206,6 +209,8 @@ func (cfg runConfig) validate() error {
 		return usageError{"--timeout-scale must be positive"}
 	case cfg.Parallel < 0:
 		return usageError{"--parallel must not be negative"}
+	case cfg.Repeat < 1:
+		return usageError{"--repeat must be at least 1"}
 	}
 	for _, r := range cfg.Reports {
 		if _, err := report.ByExtension(r); err != nil {
@@ -228,7 +233,7 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	opts := runner.Options{
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
-		Strict: cfg.Strict,
+		Strict: cfg.Strict, Repeat: cfg.Repeat,
 	}
 	for _, d := range cfg.Scenarios {
 		opts.RerunArgs = append(opts.RerunArgs, "--scenarios", d)

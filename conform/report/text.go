@@ -19,7 +19,11 @@ func Text(w io.Writer, r *conform.Report) error {
 		if res.Verdict == conform.Skip {
 			continue // counted in the summary line; listed in the other formats
 		}
-		if err := table.Append([]string{res.Check, string(res.Level), string(res.Tier), res.Scenario, string(res.Verdict), clipLine(res.Message, 60)}); err != nil {
+		verdict := string(res.Verdict)
+		if res.Runs > 1 {
+			verdict += fmt.Sprintf(" %d/%d", res.Passed, res.Runs) // pass rate over the runs
+		}
+		if err := table.Append([]string{res.Check, string(res.Level), string(res.Tier), res.Scenario, verdict, clipLine(res.Message, 60)}); err != nil {
 			return err
 		}
 	}

@@ -430,6 +430,10 @@ func (a *Agent) Run(hd Handler) error {
 			exited = true
 			done = nil
 		case <-timer.C:
+			// The harness's own lateness: how late this timer fired.
+			if slip := time.Since(now.Add(wait)); slip > a.att.Slip {
+				a.att.Slip = slip
+			}
 		case <-h.ctx.Done():
 			timer.Stop()
 			a.Kill("harness interrupted")
@@ -491,6 +495,7 @@ func (a *Agent) finish() error {
 	if a.dropped > 0 {
 		detail["dropped_lines"] = a.dropped
 	}
+	detail["harness_slip_ms"] = a.att.Slip.Milliseconds()
 	h.rec.event(a.n, "agent-exit", detail)
 	if a.att.Exit.Err != nil && !errors.Is(a.att.Exit.Err, os.ErrProcessDone) {
 		var ee interface{ ExitCode() int }

@@ -55,6 +55,12 @@ type Options struct {
 	// Strict makes NOT-APPLICABLE fail (--strict): for certifiers who require
 	// every MUST exercised.
 	Strict bool
+	// Repeat runs every scenario this many times (--repeat; default 1) and
+	// reports per-check pass rates.
+	Repeat int
+	// NoConfirm skips the confirmation run of a scenario whose timing check failed
+	// in its single run (then a timing failure is final at once).
+	NoConfirm bool
 
 	launchCommand []string // Command with a relative program path made absolute
 }
@@ -140,7 +146,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			runs[i], results[i] = runScenario(ctx, opts, sc)
+			runs[i], results[i] = runRepeated(ctx, opts, sc)
 			if opts.Progress != nil {
 				progMu.Lock()
 				fmt.Fprintf(opts.Progress, "%-40s %s\n", sc.ID, scenarioSummary(runs[i], results[i]))
@@ -172,7 +178,11 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	for i := range scs {
 		rep.Scenarios = append(rep.Scenarios, runs[i])
 		rep.Results = append(rep.Results, results[i]...)
-		if runs[i].HarnessError != "" {
+		herr := runs[i].HarnessError != ""
+		for _, r := range results[i] {
+			herr = herr || r.Verdict == conform.HarnessError
+		}
+		if herr {
 			rep.HarnessErrors++
 		}
 	}
@@ -236,8 +246,139 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 	return strings.Join(parts, ", ") + fmt.Sprintf(" (%dms)", run.DurationMS)
 }
 
-// runScenario plays one scenario and judges its checks.
-func runScenario(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {
+// SlipTolerance is how late the harness's own timers may fire (× --timeout-scale)
+// before it no longer trusts a failed timing verdict: the machine was too slow to
+// judge, a HARNESS-ERROR, never the agent's failure.
+const SlipTolerance = 500 * time.Millisecond
+
+// runRepeated plays a scenario opts.Repeat times (at least once) and merges the
+// verdicts. A single run whose timing check failed (or that hit the deadline) is
+// confirmed by one more run: a timing check that fails once and passes once is
+// FLAKY, neither a pass nor a violation.
+func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {
+	n := opts.Repeat
+	if n < 1 {
+		n = 1
+	}
+	first, res := runScenario(ctx, opts, sc, 1)
+	if first.Skipped || first.HarnessError != "" {
+		return first, res
+	}
+	all := [][]conform.Result{res}
+	slips := []int64{first.SlipMS}
+	timedOut := first.TimedOut()
+	for k := 2; k <= n; k++ {
+		run, r := runScenario(ctx, opts, sc, k)
+		if run.HarnessError != "" {
+			return run, r
+		}
+		all = append(all, r)
+		slips = append(slips, run.SlipMS)
+		timedOut = timedOut || run.TimedOut()
+	}
+	if n == 1 && !opts.NoConfirm && needsConfirmation(res, timedOut) {
+		run, r := runScenario(ctx, opts, sc, 2)
+		if run.HarnessError == "" {
+			all = append(all, r)
+			slips = append(slips, run.SlipMS)
+			first.Confirmed = true
+		}
+	}
+	if len(all) == 1 {
+		return first, res
+	}
+	return first, mergeRuns(opts, all, slips, timedOut)
+}
+
+// needsConfirmation: a failed timing check, or a failure in a run that hit the
+// scenario deadline (a slow machine looks like a slow agent).
+func needsConfirmation(res []conform.Result, timedOut bool) bool {
+	for _, r := range res {
+		if r.Verdict != conform.Fail {
+			continue
+		}
+		if c := conform.LookupCheck(r.Check); timedOut || (c != nil && c.Timing) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeRuns combines the results of several runs of one scenario, check by check:
+// the same verdict everywhere stays; a timing check (or any check of a scenario
+// that hit its deadline) that passed in some runs and failed in others is FLAKY
+// with the failing run's measurement; any other check that failed once fails. A
+// timing check that failed in every run while the harness's own timers were late
+// beyond SlipTolerance is a HARNESS-ERROR.
+func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut bool) []conform.Result {
+	out := make([]conform.Result, len(all[0]))
+	for j := range all[0] {
+		var pass, fail int
+		var firstFail *conform.Result
+		for k := range all {
+			r := &all[k][j]
+			switch r.Verdict {
+			case conform.Pass:
+				pass++
+			case conform.Fail:
+				fail++
+				if firstFail == nil {
+					firstFail = r
+				}
+			}
+		}
+		r := all[0][j]
+		if firstFail != nil {
+			r = *firstFail
+		} else if pass > 0 && r.Verdict != conform.Pass {
+			for k := range all {
+				if all[k][j].Verdict == conform.Pass {
+					r = all[k][j]
+					break
+				}
+			}
+		}
+		r.Runs, r.Passed = len(all), pass
+		c := conform.LookupCheck(r.Check)
+		timing := timedOut || (c != nil && c.Timing)
+		maxSlip := int64(0)
+		for _, s := range slips {
+			maxSlip = max(maxSlip, s)
+		}
+		r.SlipMS = maxSlip
+		switch {
+		case fail > 0 && pass > 0 && timing:
+			r.Verdict = conform.Flaky
+			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)
+			r.Rerun = RerunCommand(opts, r.Check)
+		case fail > 0 && pass == 0 && timing && time.Duration(minInt(slips))*time.Millisecond > time.Duration(float64(SlipTolerance)*scaleOf(opts)):
+			r.Verdict = conform.HarnessError
+			r.Message = fmt.Sprintf("the harness's own timers were late by up to %d ms in every run (tolerance %s): the machine was too slow to judge this timing check; the failing run: %s", maxSlip, SlipTolerance, r.Message)
+		case fail > 0 && len(all) > 1:
+			r.Message = fmt.Sprintf("failed in %d of %d runs: %s", fail, len(all), r.Message)
+		}
+		out[j] = r
+	}
+	return out
+}
+
+func minInt(xs []int64) int64 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		m = min(m, x)
+	}
+	return m
+}
+
+func scaleOf(opts Options) float64 {
+	if opts.Scale <= 0 {
+		return 1
+	}
+	return opts.Scale
+}
+
+// runScenario plays one scenario (run k of its repeats) and judges its checks.
+func runScenario(ctx context.Context, opts Options, sc *conform.Scenario, k int) (conform.ScenarioRun, []conform.Result) {
 	run := conform.ScenarioRun{ID: sc.ID, Title: sc.Title, Protocol: sc.Protocol, Family: sc.Family, Source: sc.Source}
 	selected := false
 	for _, id := range sc.Checks {
@@ -250,14 +391,15 @@ func runScenario(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 		return run, judge(opts, sc, nil, nil)
 	}
 	start := time.Now()
-	sess, err := play(ctx, opts, sc)
+	sess, err := play(ctx, opts, sc, k)
 	run.Duration = time.Since(start)
 	run.DurationMS = run.Duration.Milliseconds()
 	if sess != nil {
 		run.Spoke = !silent(sess)
 		run.Records = sess.Records
-		run.Transcript = transcriptPath(opts.OutDir, sc.ID)
+		run.Transcript = transcriptPath(opts.OutDir, sc.ID, k)
 		for _, a := range sess.Attempts {
+			run.SlipMS = max(run.SlipMS, a.Slip.Milliseconds())
 			ai := conform.AttemptInfo{N: a.N, ExitCode: a.Exit.Code, Signal: a.Exit.Signal, TimedOut: a.Timeout}
 			if a.Exit.Err != nil {
 				ai.Error = a.Exit.Err.Error()
@@ -272,7 +414,12 @@ func runScenario(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	return run, judge(opts, sc, sess, nil)
 }
 
-func transcriptPath(out, id string) string {
+// transcriptPath is where run k of a scenario writes its transcript: ID.jsonl for
+// the first run, ID.run2.jsonl, ... for repeats and confirmations.
+func transcriptPath(out, id string, k int) string {
+	if k > 1 {
+		return filepath.Join(out, fmt.Sprintf("%s.run%d.jsonl", safeName(id), k))
+	}
 	return filepath.Join(out, safeName(id)+".jsonl")
 }
 
@@ -288,7 +435,7 @@ func safeName(id string) string {
 
 // play runs the scenario's driver and lints the transcript. Its error is always
 // the harness's.
-func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Session, error) {
+func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conform.Session, error) {
 	scratch, err := os.MkdirTemp("", "aopconform-"+safeName(sc.ID)+"-")
 	if err != nil {
 		return nil, fmt.Errorf("scratch directory: %w", err)
@@ -296,7 +443,7 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 	defer os.RemoveAll(scratch)
 	scratch, _ = filepath.EvalSymlinks(scratch)
 	sess := &conform.Session{Scenario: sc, Scale: opts.Scale, Scratch: scratch, Facts: map[string]any{}}
-	path := transcriptPath(opts.OutDir, sc.ID)
+	path := transcriptPath(opts.OutDir, sc.ID, k)
 	rec, err := newRecorder(path, sc.Protocol, sess)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
@@ -375,7 +522,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 		default:
 			o := notApplicable(runCheck(c, sess), sess)
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq
-			r.Lint = lintFor(c, sess)
+			r.Lint = lintFor(c, sess, sc)
 			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
 				r.Verdict = conform.Fail
 				first := r.Lint[0]
@@ -437,11 +584,28 @@ func runCheck(c *conform.Check, s *conform.Session) (o conform.Outcome) {
 	return c.Run(s)
 }
 
-func lintFor(c *conform.Check, s *conform.Session) []conform.LintFinding {
+// lintFor returns the lint findings that belong to a check. A catch-all check
+// ("*", messages-valid) leaves out the findings another check of the scenario
+// claims by rule prefix: one root cause, one failure.
+func lintFor(c *conform.Check, s *conform.Session, sc *conform.Scenario) []conform.LintFinding {
+	claimed := func(rule string) bool {
+		for _, id := range sc.Checks {
+			o := conform.LookupCheck(id)
+			if o == nil || o == c {
+				continue
+			}
+			for _, p := range o.Lint {
+				if p != "*" && strings.HasPrefix(rule, p) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	var out []conform.LintFinding
 	for _, f := range s.Lint {
 		for _, p := range c.Lint {
-			if p == "*" || strings.HasPrefix(f.Rule, p) {
+			if (p == "*" && !claimed(f.Rule)) || (p != "*" && strings.HasPrefix(f.Rule, p)) {
 				out = append(out, f)
 				break
 			}
@@ -468,6 +632,9 @@ func RerunCommand(opts Options, checkID string) string {
 	}
 	if opts.Strict {
 		args = append(args, "--strict")
+	}
+	if opts.Repeat > 1 {
+		args = append(args, "--repeat", strconv.Itoa(opts.Repeat))
 	}
 	args = append(args, "--run", checkID, "--")
 	args = append(args, opts.Command...)

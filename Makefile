@@ -4,7 +4,7 @@ BIN     ?= bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test lint golden bench fuzz clean
+.PHONY: all build test lint golden bench fuzz soak clean
 
 all: lint test
 
@@ -35,6 +35,12 @@ fuzz:
 	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
 	  done; \
 	done
+
+# Soak: third-party agents (testdata/agents) against aopconform at default settings,
+# ten times each, under stress-ng --cpu 4; prints pass/fail counts (SOAK_N, SOAK_BUG_N,
+# SOAK_JOBS, SOAK_CPU tune it).
+soak: build
+	sh testdata/agents/soak.sh $(BIN)
 
 clean:
 	rm -rf $(BIN)

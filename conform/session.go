@@ -19,7 +19,7 @@ const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 // timers (steps "on start", heartbeat and TTL limits, the effective timeout, the
 // deadline) start at the first sign of life, or when the allowance runs out
 // (docs/aopconform.md "Time model", docs/bindings.md).
-const StartupAllowance = 5 * time.Second
+const StartupAllowance = 10 * time.Second
 
 // Record is one transcript/1 line (docs/transcript-format.md).
 type Record struct {

@@ -78,7 +78,7 @@ delegate_to = (re.search(r"delegateTo:\s*(\S+)", front) or [None, ""])[1].strip(
 if depth >= 1:
     # A delegated child: acknowledge the handoff before working.
     if os.path.exists(os.path.join(task_dir, "inputs", "handoff.json")):
-        send("handoff.accepted", {"taskId": task_id, "acceptedBy": me})
+        send("handoff.accepted", {"taskId": task_id, "accepted": True})
 
 if mode not in ("fast", "minimal"):
     send("status.update", {"taskId": task_id, "agentId": me, "progress": "Step 1/2 done"})

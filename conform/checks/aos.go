@@ -176,7 +176,7 @@ var aosChecks = []*conform.Check{
 				}
 			}
 			if len(ds) == 0 {
-				return conform.Failf("the agent sent no steps/toolCallRequest")
+				return noToolCallRequest(s)
 			}
 			return conform.Passf("%d executions, each requested first", len(ex))
 		}),
@@ -338,7 +338,7 @@ var aosChecks = []*conform.Check{
 				seen[id] = r.Seq
 			}
 			if len(seen) == 0 {
-				return conform.Failf("the agent sent no steps/toolCallRequest")
+				return noToolCallRequest(s)
 			}
 			return conform.Passf("%d distinct executionIds", len(seen))
 		}),
@@ -425,4 +425,14 @@ var aosChecks = []*conform.Check{
 			}
 			return conform.Passf("no execution without a decision")
 		}),
+}
+
+// noToolCallRequest is the outcome when the guardian decided no tool call: the agent
+// sent none (a failure), or its requests were invalid JSON-RPC and got an error
+// instead of a decision (not judged here: aos/3.12.1/jsonrpc-request reports it).
+func noToolCallRequest(s *conform.Session) conform.Outcome {
+	if n := len(aosRequests(s, "steps/toolCallRequest")); n > 0 {
+		return conform.Outcome{Verdict: conform.NotJudged, Message: fmt.Sprintf("not judged: depends on aos/3.12.1/jsonrpc-request (the guardian answered the %d steps/toolCallRequest requests with errors, not decisions)", n)}
+	}
+	return conform.Failf("the agent sent no steps/toolCallRequest")
 }

@@ -523,6 +523,10 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			o := notApplicable(runCheck(c, sess), sess)
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq
 			r.Lint = lintFor(c, sess, sc)
+			if c.Level == conform.MUST {
+				// Warnings never sit under a MUST: they are SHOULD-grade findings.
+				r.Lint = errorsOnly(r.Lint)
+			}
 			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
 				r.Verdict = conform.Fail
 				first := r.Lint[0]
@@ -609,6 +613,16 @@ func lintFor(c *conform.Check, s *conform.Session, sc *conform.Scenario) []confo
 				out = append(out, f)
 				break
 			}
+		}
+	}
+	return out
+}
+
+func errorsOnly(fs []conform.LintFinding) []conform.LintFinding {
+	var out []conform.LintFinding
+	for _, f := range fs {
+		if f.Severity == "error" {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -106,6 +106,10 @@ type Agent struct {
 	steps   []*pendingStep
 	// ownLife: the handler decides when the agent shows life (Handler.OwnLife).
 	ownLife bool
+	// allowanceExtra and deadlineExtra are what the start-up allowance and the
+	// deadline grew by: the agent's CPU wait (cpu.go); cpuWaitAtLife is the wait
+	// counted when its timers started.
+	allowanceExtra, deadlineExtra, cpuWaitAtLife time.Duration
 	done    func(r *conform.Record) bool // Handler.Done
 }
 
@@ -151,7 +155,7 @@ func (a *Agent) Alive(t time.Time, by string) {
 	if !a.att.Alive.IsZero() {
 		return
 	}
-	if lim := a.att.Start.Add(a.h.allowance()); t.After(lim) {
+	if lim := a.allowanceEnd(); t.After(lim) {
 		t = lim
 	}
 	if t.Before(a.att.Start) {
@@ -159,6 +163,7 @@ func (a *Agent) Alive(t time.Time, by string) {
 	}
 	a.att.Alive, a.att.AliveBy = t, by
 	a.h.deadline = a.h.deadline.Add(t.Sub(a.att.Start) - a.h.allowance())
+	a.cpuWaitAtLife = a.starved()
 	a.h.rec.add(conform.Record{From: "harness", Event: "timers-start", Attempt: a.n, Time: t, Detail: map[string]any{
 		"by": by, "startup_ms": t.Sub(a.att.Start).Milliseconds(), "timeout_scale": a.h.scale,
 		"deadline_ms": a.h.deadline.Sub(t).Milliseconds(),
@@ -318,8 +323,12 @@ func (a *Agent) Run(hd Handler) error {
 			break
 		}
 		now := time.Now()
-		if !exited && a.att.Alive.IsZero() && !now.Before(a.att.Start.Add(h.allowance())) {
-			a.Alive(a.att.Start.Add(h.allowance()), "startup-allowance")
+		if !exited && a.att.Alive.IsZero() && !now.Before(a.allowanceEnd()) {
+			// The allowance grows by the time the agent waited for a CPU (at most
+			// by its own length): a saturated machine is not the agent's slowness.
+			if !a.extendAllowance() || !now.Before(a.allowanceEnd()) {
+				a.Alive(a.allowanceEnd(), "startup-allowance")
+			}
 		}
 		if !exited {
 			for _, p := range steps {
@@ -334,6 +343,10 @@ func (a *Agent) Run(hd Handler) error {
 				if err := a.act(hd, p.Step); err != nil {
 					return err
 				}
+			}
+			if !a.timeout && !now.Before(h.deadline) && a.extendDeadline() {
+				// The deadline moved by the time the agent waited for a CPU.
+				h.rec.event(a.n, "deadline-extended", map[string]any{"cpu_wait_ms": a.deadlineExtra.Milliseconds(), "reason": "the agent waited for a CPU (machine load)"})
 			}
 			if !a.timeout && !now.Before(h.deadline) {
 				a.timeout = true
@@ -368,7 +381,7 @@ func (a *Agent) Run(hd Handler) error {
 				consider(h.deadline)
 			}
 			if a.att.Alive.IsZero() {
-				consider(a.att.Start.Add(h.allowance()))
+				consider(a.allowanceEnd())
 			}
 			if a.att.Killed.IsZero() {
 				consider(a.killAt)
@@ -530,4 +543,32 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// allowanceEnd is when the start-up allowance runs out.
+func (a *Agent) allowanceEnd() time.Time {
+	return a.att.Start.Add(a.h.allowance() + a.allowanceExtra)
+}
+
+// extendAllowance grows the allowance to the agent's CPU wait so far (at most one
+// more allowance); it reports whether it grew.
+func (a *Agent) extendAllowance() bool {
+	w := min(a.starved(), a.h.allowance())
+	if w <= a.allowanceExtra+10*time.Millisecond {
+		return false
+	}
+	a.allowanceExtra = w
+	return true
+}
+
+// extendDeadline moves the scenario deadline by the agent's CPU wait since its
+// timers started (at most one more deadline); it reports whether it moved.
+func (a *Agent) extendDeadline() bool {
+	w := min(a.starved()-a.cpuWaitAtLife, a.h.sc.Deadline.D(a.h.scale))
+	if w <= a.deadlineExtra+50*time.Millisecond {
+		return false
+	}
+	a.h.deadline = a.h.deadline.Add(w - a.deadlineExtra)
+	a.deadlineExtra = w
+	return true
 }

@@ -110,7 +110,7 @@ type Agent struct {
 	// deadline grew by: the agent's CPU wait (cpu.go); cpuWaitAtLife is the wait
 	// counted when its timers started.
 	allowanceExtra, deadlineExtra, cpuWaitAtLife time.Duration
-	done    func(r *conform.Record) bool // Handler.Done
+	done                                         func(r *conform.Record) bool // Handler.Done
 }
 
 // Launch starts attempt number len(Attempts)+1 with extra environment.

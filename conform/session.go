@@ -21,6 +21,12 @@ const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 // (docs/aopconform.md "Time model", docs/bindings.md).
 const StartupAllowance = 10 * time.Second
 
+// FirstOutputGrace is how long (× --timeout-scale) an agent whose start-up is over
+// (all its processes asleep, as /proc shows) may stay silent before its timers
+// start anyway: an agent may wait a little before its first output, but a silent
+// agent that sleeps through its work is timed.
+const FirstOutputGrace = 2500 * time.Millisecond
+
 // Record is one transcript/1 line (docs/transcript-format.md).
 type Record struct {
 	Aopkit   string          `json:"aopkit"`
@@ -72,8 +78,12 @@ type Attempt struct {
 	// covers the time between Start and Alive.
 	Alive time.Time
 	// AliveBy says what set Alive: "first-output", "first-heartbeat-write",
-	// "first-request" or "startup-allowance".
+	// "first-request", "idle-after-start-up" or "startup-allowance".
 	AliveBy string
+	// Idle is when the harness saw the silent agent's processes all asleep (its
+	// start-up over, waiting on something); Alive follows FirstOutputGrace later
+	// unless the agent writes first.
+	Idle    time.Time
 	End     time.Time
 	Exit    agentio.Exit
 	Input   json.RawMessage // the task as sent

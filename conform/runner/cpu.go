@@ -53,3 +53,54 @@ func (a *Agent) starved() time.Duration {
 	d, _ := runDelay(pg.Pgid())
 	return d
 }
+
+// idle reports whether the agent's processes (the group leader and its
+// descendants, every thread) are all asleep: it finished starting and now waits (on
+// input, a timer, a request). ok is false where /proc cannot tell.
+func idle(pid int) (asleep, ok bool) {
+	seen := 0
+	var walk func(pid int, depth int) bool
+	walk = func(pid int, depth int) bool {
+		if depth > 8 {
+			return true
+		}
+		tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*"))
+		if err != nil || len(tasks) == 0 {
+			return true // gone
+		}
+		for _, t := range tasks {
+			b, err := os.ReadFile(filepath.Join(t, "stat"))
+			if err != nil {
+				continue
+			}
+			// state is the field after the parenthesised command name
+			i := strings.LastIndexByte(string(b), ')')
+			if i < 0 || i+2 >= len(b) {
+				continue
+			}
+			seen++
+			if st := b[i+2]; st != 'S' {
+				return false
+			}
+			kids, _ := os.ReadFile(filepath.Join(t, "children"))
+			for _, k := range strings.Fields(string(kids)) {
+				if n, err := strconv.Atoi(k); err == nil && !walk(n, depth+1) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	asleep = walk(pid, 0)
+	return asleep && seen > 0, seen > 0
+}
+
+// agentIdle is idle for the agent under test (false when unknown).
+func (a *Agent) agentIdle() bool {
+	pg, ok := a.conn.(interface{ Pgid() int })
+	if !ok {
+		return false
+	}
+	asleep, known := idle(pg.Pgid())
+	return known && asleep
+}

@@ -110,7 +110,10 @@ type Agent struct {
 	// deadline grew by: the agent's CPU wait (cpu.go); cpuWaitAtLife is the wait
 	// counted when its timers started.
 	allowanceExtra, deadlineExtra, cpuWaitAtLife time.Duration
-	done                                         func(r *conform.Record) bool // Handler.Done
+	// nextIdleCheck and idleSeen follow the start-up: two idle looks in a row end it.
+	nextIdleCheck time.Time
+	idleSeen      int
+	done          func(r *conform.Record) bool // Handler.Done
 }
 
 // Launch starts attempt number len(Attempts)+1 with extra environment.
@@ -323,6 +326,22 @@ func (a *Agent) Run(hd Handler) error {
 			break
 		}
 		now := time.Now()
+		if !exited && a.att.Alive.IsZero() && a.att.Idle.IsZero() && !now.Before(a.nextIdleCheck) {
+			// Start-up is over when the agent's processes all sleep (it waits on
+			// something): from then on it has a short grace for its first output.
+			a.nextIdleCheck = now.Add(idlePoll)
+			if a.agentIdle() {
+				a.idleSeen++
+			} else {
+				a.idleSeen = 0
+			}
+			if a.idleSeen >= 2 {
+				a.att.Idle = now
+			}
+		}
+		if !exited && a.att.Alive.IsZero() && !a.att.Idle.IsZero() && !now.Before(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace))) {
+			a.Alive(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)), "idle-after-start-up")
+		}
 		if !exited && a.att.Alive.IsZero() && !now.Before(a.allowanceEnd()) {
 			// The allowance grows by the time the agent waited for a CPU (at most
 			// by its own length): a saturated machine is not the agent's slowness.
@@ -382,6 +401,11 @@ func (a *Agent) Run(hd Handler) error {
 			}
 			if a.att.Alive.IsZero() {
 				consider(a.allowanceEnd())
+				if a.att.Idle.IsZero() {
+					consider(a.nextIdleCheck)
+				} else {
+					consider(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)))
+				}
 			}
 			if a.att.Killed.IsZero() {
 				consider(a.killAt)
@@ -544,6 +568,9 @@ func orDefault(s, d string) string {
 	}
 	return s
 }
+
+// idlePoll is how often the harness looks whether a silent agent's start-up is over.
+const idlePoll = 100 * time.Millisecond
 
 // allowanceEnd is when the start-up allowance runs out.
 func (a *Agent) allowanceEnd() time.Time {

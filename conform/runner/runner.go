@@ -5,7 +5,9 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -476,12 +478,18 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 		return sess, derr
 	}
 	if opts.Linter != nil {
-		f, err := os.Open(path)
-		if err != nil {
-			return sess, fmt.Errorf("lint: %w", err)
+		// Lint what the harness holds, not the file: the records in memory are the
+		// transcript (the file is their copy for the user and for aoplint).
+		var buf bytes.Buffer
+		for i := range sess.Records {
+			b, err := json.Marshal(&sess.Records[i])
+			if err != nil {
+				return sess, fmt.Errorf("lint: %w", err)
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
 		}
-		diags, err := opts.Linter.LintTranscript(path, f)
-		f.Close()
+		diags, err := opts.Linter.LintTranscript(path, &buf)
 		if err != nil {
 			return sess, fmt.Errorf("lint: %w", err)
 		}

@@ -104,8 +104,6 @@ type Agent struct {
 	lines   int // agent lines recorded
 	dropped int // agent lines past MaxAgentLines
 	steps   []*pendingStep
-	// ownLife: the handler decides when the agent shows life (Handler.OwnLife).
-	ownLife bool
 	// allowanceExtra and deadlineExtra are what the start-up allowance and the
 	// deadline grew by: the agent's CPU wait (cpu.go); cpuWaitAtLife is the wait
 	// counted when its timers started.
@@ -279,9 +277,6 @@ type Handler struct {
 	// Done reports whether an agent record says its task is done (orchmsg: progress
 	// 1 or event:error for the assigned task); it arms the steps "on":"done".
 	Done func(r *conform.Record) bool
-	// OwnLife: output lines are no sign of life; the handler calls Agent.Alive
-	// itself (aof: the first heartbeat write).
-	OwnLife bool
 	// Collect, when set, may hold agent lines back and record several as one
 	// (the aop-output report block). It returns the records to add now; at the
 	// end it is called once with final set (and a zero record) to flush.
@@ -308,7 +303,6 @@ func (a *Agent) Run(hd Handler) error {
 		steps = append(steps, &pendingStep{Step: st})
 	}
 	a.steps = steps
-	a.ownLife = hd.OwnLife
 	a.done = hd.Done
 	lines := a.conn.Lines()
 	done := a.conn.Done()
@@ -422,9 +416,7 @@ func (a *Agent) Run(hd Handler) error {
 		select {
 		case r := <-h.side:
 			timer.Stop()
-			if !a.ownLife {
-				a.Alive(r.Time, "first-request")
-			}
+			a.Alive(r.Time, "first-request")
 			a.arm(steps, &sawMsg, r)
 		case l, ok := <-lines:
 			timer.Stop()
@@ -448,9 +440,7 @@ func (a *Agent) Run(hd Handler) error {
 			}
 			if l.Stream == "stdout" {
 				lastOut = r.Time
-				if !a.ownLife {
-					a.Alive(r.Time, "first-output")
-				}
+				a.Alive(r.Time, "first-output")
 			}
 			recs := []conform.Record{r}
 			if hd.Collect != nil {

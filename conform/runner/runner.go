@@ -332,10 +332,22 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 		r := all[0][j]
 		if firstFail != nil {
 			r = *firstFail
-		} else if pass > 0 && r.Verdict != conform.Pass {
-			for k := range all {
-				if all[k][j].Verdict == conform.Pass {
-					r = all[k][j]
+		} else {
+			// No failure: the best run speaks (PASS, else NOT-APPLICABLE: a run
+			// that left the check unjudged because it was slow is no evidence
+			// against the run that finished cleanly).
+			for _, want := range []conform.Verdict{conform.Pass, conform.NotApplicable} {
+				if r.Verdict == want {
+					break
+				}
+				found := false
+				for k := range all {
+					if all[k][j].Verdict == want {
+						r, found = all[k][j], true
+						break
+					}
+				}
+				if found {
 					break
 				}
 			}

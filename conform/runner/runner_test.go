@@ -201,6 +201,10 @@ func TestMergeRuns(t *testing.T) {
 	if got[1].Verdict != conform.Fail || got[1].Passed != 1 {
 		t.Errorf("plain check: %+v", got[1])
 	}
+	got = mergeRuns(opts, [][]conform.Result{{r(plain, conform.NotTested, "slow run")}, {r(plain, conform.NotApplicable, "clean run")}}, []int64{3, 4}, true)
+	if got[0].Verdict != conform.NotApplicable {
+		t.Errorf("NOT-TESTED in a slow run, NOT-APPLICABLE in a clean one: %v", got[0].Verdict)
+	}
 	got = mergeRuns(opts, [][]conform.Result{{r(timing, conform.Fail, "late")}, {r(timing, conform.Fail, "late")}}, []int64{900, 1200}, false)
 	if got[0].Verdict != conform.HarnessError {
 		t.Errorf("timing failure under 900 ms slip: %v, want HARNESS-ERROR", got[0].Verdict)

@@ -23,6 +23,7 @@ runone() {
 	if [ "$code" != "$want" ]; then
 		mkdir -p "${SOAK_KEEP:-/tmp/aopkit-soak-failures}"
 		cp "$out.txt" "${SOAK_KEEP:-/tmp/aopkit-soak-failures}/$p-$agent-$mode-$i.txt"
+		cp -r "$out.d" "${SOAK_KEEP:-/tmp/aopkit-soak-failures}/$p-$agent-$mode-$i.d" 2>/dev/null || true
 	fi
 }
 

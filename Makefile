@@ -30,11 +30,7 @@ bench:
 # Run each fuzz target for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz:
-	@for pkg in $$($(GO) list ./lint/...); do \
-	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
-	  done; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash .ci/fuzz.sh
 
 # Soak: third-party agents (testdata/agents) against aopconform at default settings,
 # ten times each, under stress-ng --cpu 4; prints pass/fail counts (SOAK_N, SOAK_BUG_N,

@@ -37,6 +37,7 @@ const (
 	flagVerbose      = "verbose"
 	flagStrict       = "strict"
 	flagRepeat       = "repeat"
+	flagPassEnv      = "pass-env"
 )
 
 // Exit codes.
@@ -87,6 +88,7 @@ type runConfig struct {
 	Verbose      bool
 	Strict       bool
 	Repeat       int
+	PassEnv      []string
 	Command      []string
 }
 
@@ -119,6 +121,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
 					&cli.BoolFlag{Name: flagStrict, Usage: "a MUST the agent never reached (NOT-APPLICABLE) fails the run"},
 					&cli.IntFlag{Name: flagRepeat, Value: 1, Usage: "run every scenario `N` times and report per-check pass rates (a timing check that fails only sometimes is FLAKY)"},
+					&cli.StringSliceFlag{Name: flagPassEnv, Usage: "pass the harness's variable `NAME` to the agent (repeatable; by default it gets only PATH, locale and TZ)"},
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
@@ -126,7 +129,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						Protocol: c.String(flagProtocol), Scenarios: c.StringSlice(flagScenarios), Builtin: c.Bool(flagBuiltin),
 						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
 						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
-						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Strict: c.Bool(flagStrict), Repeat: c.Int(flagRepeat), Command: c.Args().Slice(),
+						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Strict: c.Bool(flagStrict), Repeat: c.Int(flagRepeat),
+						PassEnv: c.StringSlice(flagPassEnv), Command: c.Args().Slice(),
 					}
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
@@ -216,6 +220,15 @@ func (cfg runConfig) validate() error {
 		if _, err := report.ByExtension(r); err != nil {
 			return usageError{err.Error()}
 		}
+		// Checked again when it is written; saying so now saves a run.
+		if _, err := os.Lstat(r); err == nil {
+			return usageError{fmt.Sprintf("--report %s: the file already exists and this run did not create it: refusing to overwrite it", r)}
+		}
+	}
+	for _, n := range cfg.PassEnv {
+		if n == "" || strings.ContainsAny(n, "= \t") {
+			return usageError{fmt.Sprintf("--pass-env takes a variable name, not %q", n)}
+		}
 	}
 	return nil
 }
@@ -234,6 +247,10 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
 		Strict: cfg.Strict, Repeat: cfg.Repeat,
+		PassEnv: cfg.PassEnv,
+	}
+	for _, n := range cfg.PassEnv {
+		opts.RerunArgs = append(opts.RerunArgs, "--pass-env", n)
 	}
 	for _, d := range cfg.Scenarios {
 		opts.RerunArgs = append(opts.RerunArgs, "--scenarios", d)
@@ -251,6 +268,9 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if err != nil {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
+	}
+	if rep.OutDir != opts.OutDir {
+		fmt.Fprintf(stderr, "aopconform: --out %s already exists: this run writes its transcripts to %s\n", opts.OutDir, rep.OutDir)
 	}
 	if err := report.Text(stdout, rep); err != nil {
 		return err
@@ -279,7 +299,7 @@ func writeReport(name string, rep *conform.Report) error {
 	if dir := filepath.Dir(name); dir != "" {
 		os.MkdirAll(dir, 0o755)
 	}
-	f, err := os.Create(name)
+	f, err := runner.CreateNew(name)
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}

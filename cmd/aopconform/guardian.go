@@ -15,7 +15,9 @@ import (
 // guardianCmd is the second aos mode: it tests a guardian at a URL by sending it
 // requests (ping, a tool call request, malformed JSON, an invalid request, a wrong
 // jsonrpc version, an unknown method, invalid params) and checking its answers.
-// Exit 0: every MUST passed; 1: a MUST failed; 2: the URL is unusable.
+// Exit 0: every MUST passed; 1: a MUST failed; 2: the URL is unusable (not
+// http(s), or nothing answers HTTP there). Redirects are never followed: a redirect
+// is the guardian's answer, graded as such.
 func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, stdout io.Writer) error {
 	u, err := url.Parse(rawURL)
 	if rawURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -23,7 +25,10 @@ func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, stdo
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	results := (&aos.Prober{URL: rawURL}).Run(ctx)
+	results := (&aos.Prober{URL: rawURL, Client: aos.NoRedirectClient()}).Run(ctx)
+	if len(results) > 0 && results[0].Unreachable {
+		return fmt.Errorf("the guardian at %s cannot be used: %s", rawURL, results[0].Detail)
+	}
 	t := tablewriter.NewWriter(stdout)
 	t.Header("CHECK", "LEVEL", "SPEC", "VERDICT", "DETAIL")
 	mustFailed, pass := false, 0

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aopkit/aopkit/conform/engine/aos"
@@ -43,5 +46,75 @@ func TestGuardianMode(t *testing.T) {
 	}
 	if code := run([]string{"aopconform", "guardian"}, &out, &errb); code != 2 {
 		t.Errorf("no URL: exit %d, want 2", code)
+	}
+}
+
+// TestGuardianModeHostile: a redirect is graded, never followed; a URL where nothing
+// answers is unusable (exit 2), not a failed guardian.
+func TestGuardianModeHostile(t *testing.T) {
+	var followed atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		followed.Add(1)
+		aos.NewGuardian(aos.DefaultPolicy(), clock.Real{}, nil).ServeHTTP(w, r)
+	}))
+	defer elsewhere.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL, http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	var out, errb bytes.Buffer
+	if code := run([]string{"aopconform", "guardian", redirect.URL}, &out, &errb); code != 1 {
+		t.Errorf("redirecting guardian: exit %d, want 1\n%s%s", code, out.String(), errb.String())
+	}
+	if n := followed.Load(); n != 0 {
+		t.Errorf("the prober followed the redirect %d times", n)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/"
+	ln.Close()
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"aopconform", "guardian", refused}, &out, &errb); code != 2 {
+		t.Errorf("refused connection: exit %d, want 2\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "cannot be used") {
+		t.Errorf("stderr: %s", errb.String())
+	}
+}
+
+// TestServedGuardianPath: the guardian aopconform serves answers only at its
+// unguessable path.
+func TestServedGuardianPath(t *testing.T) {
+	srv, err := aos.NewGuardian(aos.DefaultPolicy(), clock.Real{}, nil).Serve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	if len(strings.Trim(u.Path, "/")) < 32 {
+		t.Fatalf("guessable path %q", u.Path)
+	}
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	for _, p := range []string{"/", "/x/", strings.TrimSuffix(u.Path, "/") + "x/"} {
+		resp, err := http.Post("http://"+u.Host+p, "application/json", strings.NewReader(ping))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("POST %s: %d, want 404", p, resp.StatusCode)
+		}
+	}
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(ping))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("POST the guardian's URL: %d", resp.StatusCode)
 	}
 }

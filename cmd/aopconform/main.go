@@ -3,6 +3,14 @@
 // the agent sends and scores the result.
 package main
 
-import "os"
+import (
+	"os"
 
-func main() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) }
+	"github.com/aopkit/aopkit/conform/agentio"
+)
+
+func main() {
+	// First: aopconform is also the agents' supervisor (agentio.Main).
+	agentio.Main()
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/mockagent"
 	_ "github.com/aopkit/aopkit/mockagent/all"
@@ -21,6 +22,7 @@ import (
 // TestMain makes `aopconform` and `mockagent` commands of the test binary: in
 // testscript suites and on the PATH of every other test of this package.
 func TestMain(m *testing.M) {
+	agentio.Main()
 	testscript.Main(m, map[string]func(){
 		"aopconform": func() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) },
 		"mockagent":  func() { os.Exit(mockagentMain(os.Args[1:])) },
@@ -94,5 +96,10 @@ func TestScripts(t *testing.T) {
 		t.Fatal("no testdata/script/aopconform_*.txtar")
 	}
 	sort.Strings(files)
-	testscript.Run(t, testscript.Params{Files: files, UpdateScripts: *update})
+	testscript.Run(t, testscript.Params{Files: files, UpdateScripts: *update, Condition: func(cond string) (bool, error) {
+		if cond == "landlock" {
+			return agentio.LandlockABI() > 0, nil
+		}
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}})
 }

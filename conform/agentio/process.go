@@ -18,10 +18,13 @@ import (
 
 // Default bounds of a Process launch.
 const (
-	// DefaultMaxOutput caps what the harness keeps of one agent's output (stdout and
-	// stderr together). Beyond it the output is read and discarded, so an agent that
-	// floods its pipes neither blocks nor exhausts the harness.
+	// DefaultMaxOutput caps what the harness keeps of one agent's stdout. Beyond it
+	// the output is read and discarded, so an agent that floods its pipes neither
+	// blocks nor exhausts the harness.
 	DefaultMaxOutput = 64 << 20
+	// DefaultMaxStderr caps what the harness keeps of one agent's stderr: a budget of
+	// its own, so that an agent that logs a lot never loses protocol output.
+	DefaultMaxStderr = 4 << 20
 	// DefaultPipeGrace is how long the harness keeps reading the pipes after the
 	// agent exited (and its process group was killed) before it closes them.
 	DefaultPipeGrace = 500 * time.Millisecond
@@ -31,18 +34,29 @@ const (
 )
 
 // Process launches real commands: spec.Args is the command line, spec.Dir the
-// working directory, spec.Env is added to the harness's environment. The agent runs
-// in its own process group; Terminate and Kill signal the whole group, and once the
-// agent (the group leader) has exited the rest of the group is killed, so
-// grandchildren holding the pipes cannot keep the harness waiting.
+// working (scratch) directory, spec.Env the binding's variables. The agent runs in
+// its own process group; Terminate and Kill signal the whole group.
+//
+// When the program called Main, every agent runs below a supervisor (see
+// supervise_linux.go) that kills everything the agent started once it has exited,
+// setsid daemons included, dies with the harness, and confines writes to spec.Dir
+// (Landlock) or reports writes outside it. Without Main the agent is started
+// directly: the rest of its group is killed when it exits, and it gets SIGKILL
+// when the harness dies.
 type Process struct {
 	Clock       clock.Clock   // stamps Line.At; clock.Real{} when nil
-	MaxOutput   int64         // DefaultMaxOutput when 0
+	MaxOutput   int64         // stdout bytes kept; DefaultMaxOutput when 0
+	MaxStderr   int64         // stderr bytes kept; DefaultMaxStderr when 0
 	PipeGrace   time.Duration // DefaultPipeGrace when 0
 	SendTimeout time.Duration // DefaultSendTimeout when 0
-	// BaseEnv is the environment the agent inherits before spec.Env; os.Environ()
-	// when nil.
+	// BaseEnv, when not nil, is the environment the agent gets before spec.Env.
+	// When nil the agent gets AgentEnv: an allowlist of the harness's environment
+	// (PATH, locale, TZ and PassEnv), HOME and TMPDIR inside spec.Dir.
 	BaseEnv []string
+	PassEnv []string // names of the harness's variables passed on (--pass-env)
+	// NoConfine turns the Landlock confinement of writes off (detection of writes
+	// outside spec.Dir stays).
+	NoConfine bool
 }
 
 // ProcessConn is a running command. Besides Conn it tells its process group and how
@@ -63,10 +77,16 @@ type ProcessConn struct {
 	signalSent string
 	inClosed   bool
 
-	kept      atomic.Int64 // bytes delivered as lines
-	discarded atomic.Int64 // bytes read and dropped (over-long lines, over the cap)
-	capped    atomic.Bool
+	kept      [2]atomic.Int64 // bytes delivered as lines: stdout, stderr
+	discarded atomic.Int64    // bytes read and dropped (over-long lines, over the cap)
+	capped    atomic.Bool     // stdout's cap was reached
+	errCapped atomic.Bool     // stderr's cap was reached
 	sendTO    time.Duration
+
+	// Supervised launches only.
+	supervisor *os.Process
+	contained  string   // how writes are confined ("landlock-abi-N", "none: ...")
+	escapes    []string // files held open for writing outside the scratch directory
 }
 
 // Launch starts the command.
@@ -83,9 +103,12 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	maxOut := p.MaxOutput
+	maxOut, maxErr := p.MaxOutput, p.MaxStderr
 	if maxOut <= 0 {
 		maxOut = DefaultMaxOutput
+	}
+	if maxErr <= 0 {
+		maxErr = DefaultMaxStderr
 	}
 	grace := p.PipeGrace
 	if grace <= 0 {
@@ -95,58 +118,86 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	if sendTO <= 0 {
 		sendTO = DefaultSendTimeout
 	}
-	base := p.BaseEnv
-	if base == nil {
-		base = os.Environ()
+	var env []string
+	if p.BaseEnv != nil {
+		env = append(append([]string(nil), p.BaseEnv...), spec.Env...)
+	} else {
+		env = AgentEnv(os.Environ(), p.PassEnv, spec.Dir, spec.Env)
 	}
 
-	inR, inW, err := os.Pipe()
+	var files []*os.File
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return
+	}
+	inR, inW, err := pipe()
 	if err != nil {
 		return nil, fmt.Errorf("agentio: stdin pipe: %w", err)
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := pipe()
 	if err != nil {
-		closeAll(inR, inW)
+		closeAll(files...)
 		return nil, fmt.Errorf("agentio: stdout pipe: %w", err)
 	}
-	errR, errW, err := os.Pipe()
+	errR, errW, err := pipe()
 	if err != nil {
-		closeAll(inR, inW, outR, outW)
+		closeAll(files...)
 		return nil, fmt.Errorf("agentio: stderr pipe: %w", err)
 	}
 
-	cmd := exec.Command(spec.Args[0], spec.Args[1:]...)
-	cmd.Dir = spec.Dir
-	cmd.Env = append(append([]string(nil), base...), spec.Env...)
+	sup, err := newLaunch(spec, env, !p.NoConfine)
+	if err != nil {
+		closeAll(files...)
+		return nil, err
+	}
+	cmd := sup.cmd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
+	if err := startOnLauncherThread(cmd); err != nil {
+		sup.abort()
+		closeAll(files...)
 		return nil, fmt.Errorf("agentio: start %q: %w", spec.Args[0], err)
 	}
 	// The child holds its own copies now.
 	closeAll(inR, outW, errW)
+	pgid, err := sup.started()
+	if err != nil {
+		closeAll(inW, outR, errR)
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("agentio: start %q: %w", spec.Args[0], err)
+	}
 
 	c := &ProcessConn{
-		cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, outR: outR, errR: errR,
+		cmd: cmd, pgid: pgid, stdin: inW, outR: outR, errR: errR,
 		lines: make(chan Line, 16), done: make(chan struct{}), stop: make(chan struct{}),
-		sendTO: sendTO,
+		sendTO: sendTO, contained: sup.contained,
+	}
+	if sup.status != nil {
+		c.supervisor = cmd.Process
 	}
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go c.read(outR, "stdout", clk, maxOut, &readers)
-	go c.read(errR, "stderr", clk, maxOut, &readers)
+	go c.read(outR, "stdout", clk, 0, maxOut, &c.capped, &readers)
+	go c.read(errR, "stderr", clk, 1, maxErr, &c.errCapped, &readers)
 	readersDone := make(chan struct{})
 	go func() { readers.Wait(); close(c.lines); close(readersDone) }()
 
 	go func() {
 		err := cmd.Wait()
-		ex := exitOf(cmd.ProcessState, err)
+		var ex Exit
+		var escapes []string
+		if sup.status != nil {
+			ex, escapes = sup.finish(cmd.ProcessState, err)
+		} else {
+			ex = exitOf(cmd.ProcessState, err)
+			// The leader is gone: nothing of the group may outlive it.
+			_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+		}
 		c.mu.Lock()
-		c.exit = ex
+		c.exit, c.escapes = ex, escapes
 		c.mu.Unlock()
-		// The leader is gone: nothing of the group may outlive it.
-		_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
 		close(c.done)
 		select {
 		case <-readersDone:
@@ -175,14 +226,15 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 func (c *ProcessConn) abandon() { c.stopped.Do(func() { close(c.stop) }) }
 
 // read splits one output stream into lines, keeping at most MaxLine bytes of a line
-// and maxOut bytes overall; the rest is read and discarded.
-func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, maxOut int64, wg *sync.WaitGroup) {
+// and max bytes of the stream (its own budget: kept[k]); the rest is read and
+// discarded.
+func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, k int, max int64, capped *atomic.Bool, wg *sync.WaitGroup) {
 	defer wg.Done()
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 64*1024)
 	for {
-		if c.kept.Load() >= maxOut {
-			c.capped.Store(true)
+		if c.kept[k].Load() >= max {
+			capped.Store(true)
 			n, _ := io.Copy(io.Discard, br)
 			c.discarded.Add(n)
 			return
@@ -191,7 +243,7 @@ func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, maxOut in
 		data, truncated, err := ReadLine(br, MaxLine)
 		if len(data) > 0 || err == nil {
 			read := cr.n - before // approximate: buffered bytes count when read
-			c.kept.Add(int64(len(data)))
+			c.kept[k].Add(int64(len(data)))
 			if truncated && read > int64(len(data)) {
 				c.discarded.Add(read - int64(len(data)))
 			}
@@ -294,8 +346,20 @@ func (c *ProcessConn) Exit() Exit {
 // Terminate sends SIGTERM to the agent's process group.
 func (c *ProcessConn) Terminate() error { return c.signal(syscall.SIGTERM, "SIGTERM") }
 
-// Kill sends SIGKILL to the agent's process group.
-func (c *ProcessConn) Kill() error { return c.signal(syscall.SIGKILL, "SIGKILL") }
+// Kill sends SIGKILL to the agent's process group and has the supervisor kill
+// everything else the agent started.
+func (c *ProcessConn) Kill() error {
+	if c.supervisor != nil {
+		// The supervisor looks for writes outside scratch first, then kills.
+		c.mu.Lock()
+		c.signalSent = "SIGKILL"
+		c.mu.Unlock()
+		if err := c.supervisor.Signal(syscall.SIGTERM); err == nil {
+			return nil
+		}
+	}
+	return c.signal(syscall.SIGKILL, "SIGKILL")
+}
 
 func (c *ProcessConn) signal(sig syscall.Signal, name string) error {
 	c.mu.Lock()
@@ -313,10 +377,23 @@ func (c *ProcessConn) signal(sig syscall.Signal, name string) error {
 // Pgid is the agent's process group id.
 func (c *ProcessConn) Pgid() int { return c.pgid }
 
-// Discarded reports how many bytes of output were read and dropped, and whether the
-// total output cap was reached.
+// Discarded reports how many bytes of output were read and dropped, and whether
+// stdout's cap was reached.
 func (c *ProcessConn) Discarded() (bytes int64, capped bool) {
 	return c.discarded.Load(), c.capped.Load()
+}
+
+// StderrCapped reports whether stderr's own cap was reached.
+func (c *ProcessConn) StderrCapped() bool { return c.errCapped.Load() }
+
+// Containment tells how the agent's writes were confined ("landlock-abi-N", or
+// "none: REASON") and, once Done is closed, the files outside the scratch directory
+// its processes were seen holding open for writing (only looked for when Landlock
+// did not confine it).
+func (c *ProcessConn) Containment() (mode string, escapes []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.contained, append([]string(nil), c.escapes...)
 }
 
 // Abandon stops delivering lines: the readers drain and discard what is left. Call

@@ -96,6 +96,10 @@ func withExample(c *conform.Check) {
 		c.Bad, c.Good = ex[0], ex[1]
 		return
 	}
+	if strings.HasSuffix(c.ID, "/bind/writes-in-scratch") {
+		c.Bad, c.Good = `echo log >> /tmp/agent.log; cp model.bin ../cache/ (outside AOPKIT_SCRATCH)`, `files in the current directory, "$TMPDIR" and "$HOME" (all inside AOPKIT_SCRATCH)`
+		return
+	}
 	for suffix, ex := range genericExamples {
 		if strings.HasSuffix(c.ID, "/"+suffix) {
 			c.Bad, c.Good = ex[0], ex[1]

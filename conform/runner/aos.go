@@ -55,11 +55,15 @@ func driveAOS(h *H) error {
 		return harnessErrorf("scenario %s: decisions: %v", h.sc.ID, err)
 	}
 	g := engaos.NewGuardian(policy, clock.Real{}, nil)
+	g.Rec = nil // the transcript is the record, within the channel's budget
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return harnessErrorf("guardian listen: %v", err)
 	}
-	url := "http://" + ln.Addr().String() + "/"
+	// An unguessable path: other local processes cannot reach the guardian.
+	path := engaos.SecretPath()
+	url := "http://" + ln.Addr().String() + path
+	budget := &httpBudget{h: h, attempt: 1}
 	var mu sync.Mutex
 	var own []AOSDecision       // decisions of the harness itself (error, stall)
 	execSeq := map[string]int{} // executionId → seq of its first toolCallRequest
@@ -71,8 +75,18 @@ func driveAOS(h *H) error {
 	}
 	srv := &http.Server{
 		ReadHeaderTimeout: 5 * time.Second,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			body, _ := io.ReadAll(io.LimitReader(req.Body, aosMaxBody+1))
+		MaxHeaderBytes:    engaos.MaxHeaderBytes,
+		Handler: engaos.OnPath(path, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if !budget.take(aosMaxBody + 1) {
+				// Over the channel's budget: answered, not read, not recorded.
+				w.Header().Set("Connection", "close")
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the harness stopped reading requests (budget spent)"}}`+"\n")
+				return
+			}
+			body, _ := io.ReadAll(io.LimitReader(http.MaxBytesReader(w, req.Body, aosMaxBody+1), aosMaxBody+1))
+			budget.spend(len(body), aosMaxBody+1)
 			rec := conform.Record{From: "agent", Stream: "http", Attempt: attempt}
 			if isJSONObject(body) && len(body) <= aosMaxBody {
 				rec.Msg = append(json.RawMessage(nil), body...)
@@ -132,15 +146,18 @@ func driveAOS(h *H) error {
 				t := string(out)
 				orec.Text = &t
 			}
-			h.rec.add(orec)
+			if budget.take(int64(len(out))) {
+				h.rec.add(orec)
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
 			w.Write(append(out, '\n'))
-		}),
+		})),
 	}
 	go srv.Serve(ln)
 	defer func() {
 		close(stalled)
+		budget.report()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)

@@ -84,9 +84,14 @@ func jsonEscape(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
-// MaxAgentLines bounds the lines of one attempt kept in the transcript; the bytes
-// are bounded by the launcher (16 MiB by default).
+// MaxAgentLines bounds the stdout lines of one attempt kept in the transcript; the
+// bytes are bounded by the launcher (16 MiB by default).
 const MaxAgentLines = 20000
+
+// MaxStderrLines bounds the stderr lines of one attempt kept in the transcript:
+// stderr has its own budget (lines here, bytes in the launcher) and is never
+// judged, so logging never costs the agent protocol output.
+const MaxStderrLines = 2000
 
 // ErrNoTime is returned by Launch when the scenario deadline has passed (an earlier
 // attempt used it up): the agent's doing, not a harness error.
@@ -101,8 +106,6 @@ type Agent struct {
 	killAt  time.Time
 	termAt  time.Time
 	timeout bool
-	lines   int // agent lines recorded
-	dropped int // agent lines past MaxAgentLines
 	steps   []*pendingStep
 	// allowanceExtra and deadlineExtra are what the start-up allowance and the
 	// deadline grew by: the agent's CPU wait (cpu.go); cpuWaitAtLife is the wait
@@ -112,6 +115,30 @@ type Agent struct {
 	nextIdleCheck time.Time
 	idleSeen      int
 	done          func(r *conform.Record) bool // Handler.Done
+	out           lineBudget                   // agent stdout lines (MaxAgentLines)
+	errs          lineBudget                   // agent stderr lines (MaxStderrLines), a budget of its own
+}
+
+// lineBudget counts the lines of one stream kept and dropped.
+type lineBudget struct{ kept, dropped int }
+
+// admit reports whether one more line of stream is kept; the first line dropped
+// records the stream's truncation event.
+func (a *Agent) admit(stream string) bool {
+	b, max, event := &a.out, MaxAgentLines, "output-truncated"
+	if stream == "stderr" {
+		b, max, event = &a.errs, MaxStderrLines, "stderr-truncated"
+	}
+	if b.kept >= max {
+		// Bounded memory whatever the agent writes: the rest is counted, not kept.
+		b.dropped++
+		if b.dropped == 1 {
+			a.h.rec.event(a.n, event, map[string]any{"kept_lines": max})
+		}
+		return false
+	}
+	b.kept++
+	return true
 }
 
 // Launch starts attempt number len(Attempts)+1 with extra environment.
@@ -424,16 +451,9 @@ func (a *Agent) Run(hd Handler) error {
 				lines = nil
 				continue
 			}
-			if a.lines >= MaxAgentLines {
-				// Bounded memory whatever the agent writes: the rest is counted,
-				// not kept.
-				a.dropped++
-				if a.dropped == 1 {
-					h.rec.event(a.n, "output-truncated", map[string]any{"kept_lines": MaxAgentLines})
-				}
+			if !a.admit(l.Stream) {
 				continue
 			}
-			a.lines++
 			r := lineRecord(l, a.n)
 			if hd.Key != nil && (r.Msg != nil || (r.Text != nil && l.Stream == "stdout")) {
 				r.Key = hd.Key(&r)
@@ -519,11 +539,18 @@ func (a *Agent) finish() error {
 	if a.att.Capped {
 		detail["output_capped"] = true
 	}
-	if a.dropped > 0 {
-		detail["dropped_lines"] = a.dropped
+	if a.out.dropped > 0 {
+		detail["dropped_lines"] = a.out.dropped
+	}
+	if a.errs.dropped > 0 {
+		detail["dropped_stderr_lines"] = a.errs.dropped
+	}
+	if pc, ok := a.conn.(interface{ StderrCapped() bool }); ok && pc.StderrCapped() {
+		detail["stderr_capped"] = true
 	}
 	detail["harness_slip_ms"] = a.att.Slip.Milliseconds()
 	h.rec.event(a.n, "agent-exit", detail)
+	a.containment()
 	if a.att.Exit.Err != nil && !errors.Is(a.att.Exit.Err, os.ErrProcessDone) {
 		var ee interface{ ExitCode() int }
 		if !errors.As(a.att.Exit.Err, &ee) {

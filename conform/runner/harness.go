@@ -27,7 +27,7 @@ type recorder struct {
 }
 
 func newRecorder(path, protocol string, sess *conform.Session) (*recorder, error) {
-	f, err := os.Create(path)
+	f, err := CreateNew(path)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ type Options struct {
 	Run, Skip string
 	Parallel  int     // scenarios at once (default: number of CPUs, at least 2)
 	Scale     float64 // --timeout-scale (default 1)
-	OutDir    string  // transcripts go here (created)
+	OutDir    string  // transcripts go here, or in a new directory inside it when it exists (RunDir)
 	Launcher  agentio.Launcher
 	Linter    Linter // nil: no lint step
 	// RerunArgs are the flags that rerun commands repeat (--scenarios DIR, ...).
@@ -63,6 +63,9 @@ type Options struct {
 	// NoConfirm skips the confirmation run of a scenario whose timing check failed
 	// in its single run (then a timing failure is final at once).
 	NoConfirm bool
+	// PassEnv names variables of the harness's environment the agent gets besides
+	// the allowlist (--pass-env; see agentio.AgentEnv).
+	PassEnv []string
 
 	launchCommand []string // Command with a relative program path made absolute
 }
@@ -98,7 +101,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		opts.Parallel = defaultParallel()
 	}
 	if opts.Launcher == nil {
-		opts.Launcher = agentio.Process{MaxOutput: 16 << 20}
+		opts.Launcher = agentio.Process{MaxOutput: MaxOutputBytes, PassEnv: opts.PassEnv}
 	}
 	lc, err := absCommand(opts.Command)
 	if err != nil {
@@ -115,7 +118,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			continue
 		}
 		scs = append(scs, s)
-		for _, id := range s.Checks {
+		for _, id := range selectableIDs(s) {
 			if Selected(id, opts.Run, opts.Skip) {
 				any = true
 			}
@@ -130,9 +133,11 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	if opts.OutDir == "" {
 		opts.OutDir = "aopconform-out"
 	}
-	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+	runDir, err := RunDir(opts.OutDir)
+	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
+	opts.OutDir = runDir
 	rep := &conform.Report{
 		Schema: conform.ReportSchema, Protocol: opts.Protocol, Command: opts.Command,
 		Started: time.Now().UTC(), OutDir: opts.OutDir,
@@ -395,7 +400,7 @@ func scaleOf(opts Options) float64 {
 func runScenario(ctx context.Context, opts Options, sc *conform.Scenario, k int) (conform.ScenarioRun, []conform.Result) {
 	run := conform.ScenarioRun{ID: sc.ID, Title: sc.Title, Protocol: sc.Protocol, Family: sc.Family, Source: sc.Source}
 	selected := false
-	for _, id := range sc.Checks {
+	for _, id := range selectableIDs(sc) {
 		if Selected(id, opts.Run, opts.Skip) {
 			selected = true
 		}
@@ -523,7 +528,7 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 // judge computes the results of a scenario's checks.
 func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error) []conform.Result {
 	var out []conform.Result
-	for _, id := range sc.Checks {
+	for _, id := range checkIDs(sc, sess, opts.Run) {
 		c := conform.LookupCheck(id)
 		r := conform.Result{Check: id, Scenario: sc.ID, Protocol: sc.Protocol, Family: sc.Family}
 		if c != nil {

@@ -87,9 +87,9 @@ var DataDir = &linter.DirLinter{Name: "aof", Match: IsDataDir, Lint: LintDataDir
 
 func init() { linter.RegisterDirLinter(DataDir) }
 
-var allStatuses = append(append([]string(nil), taskStatuses...), "cancelled")
+var allStatuses = append(append([]string(nil), taskStatuses...), upstreamStatuses...)
 
-func isAnyStatus(s string) bool { return isTaskStatus(s) || s == "cancelled" }
+func isAnyStatus(s string) bool { return isTaskStatus(s) || isUpstreamStatus(s) }
 
 // readDirN lists at most n entries of dir, sorted (nil on error).
 func readDirN(dir string, n int) []os.DirEntry {
@@ -555,7 +555,13 @@ func (d *dirLint) transition(path string, n int, root *jsonread.Node, last map[s
 		d.report(DirEvents, lint.Warning, path, n, []lint.Related{{Path: path, Line: prev.line, Column: 1, Message: "the previous transition of " + id + ": to " + prev.to}},
 			"task.transitioned for %s from %s, but its previous transition (line %d) moved it to %s: a transition was not logged", id, from, prev.line, prev.to)
 	}
-	if from != "" && from != to && isAnyStatus(from) && isAnyStatus(to) && !validTransition(from, to) {
+	// deadletter, an upstream status like cancelled, is reached from any live
+	// status as cancelled is (the guide's table has only cancelled).
+	target := to
+	if to == "deadletter" {
+		target = "cancelled"
+	}
+	if from != "" && from != to && isAnyStatus(from) && isAnyStatus(to) && !validTransition(from, target) {
 		d.report(SeqTransition, lint.Error, path, n, nil, "task.transitioned for %s from %s to %s, which the task state machine forbids (from %s the allowed targets are %s)",
 			id, from, to, from, allowedFrom(from))
 	}

@@ -62,7 +62,9 @@ var (
 		Spec: "aof-1 §Handoff Request Payload; §Conflict Resolution",
 		Doc: "A payload that names its task (handoff.request, handoff.accepted, handoff.rejected, status.update) names the envelope's task. " +
 			"For handoff.request the guide says so outright: payload.taskId \"must match envelope taskId\", and a mismatch is rejected with " +
-			"protocol.message.rejected reason taskId_mismatch. For the other types a payload naming another task contradicts its envelope.",
+			"protocol.message.rejected reason taskId_mismatch: an error. aof-1 requires the match for handoff.request only (the upstream router routes " +
+			"a status.update or handoff ack whose payload names another task), so for the other types a mismatch is a warning that says it is not " +
+			"required by the spec: the payload contradicts its envelope.",
 		Bad:  `{"type": "handoff.request", "taskId": "TASK-2026-02-09-061", "payload": {"taskId": "TASK-2026-02-09-060", ...}}`,
 		Good: `{"type": "handoff.request", "taskId": "TASK-2026-02-09-061", "payload": {"taskId": "TASK-2026-02-09-061", ...}}`,
 		Run:  checkTaskIDMatch,
@@ -82,7 +84,27 @@ var (
 	}
 )
 
-var envRules = []*lint.Rule{EnvProtocol, EnvVersion, EnvTaskID, EnvType, EnvTaskIDMatch, EnvAgentMatch}
+// EnvAgentEmpty: agent names are not empty.
+var EnvAgentEmpty = &lint.Rule{
+	ID: "AOF-ENV-007", Title: "empty agent name (not required by the spec)", Protocol: "aof", Severity: lint.Warning,
+	Spec: "aof-1 §Envelope Fields; §Status Update Payload; §Handoff Request Payload",
+	Doc: "fromAgent, toAgent and the payload's agentId, fromAgent and toAgent are strings naming agents. The guide does not say they must be " +
+		"non-empty, so an empty string is valid AOF; but an empty name routes to nobody and logs name no one. A sanity check: a warning " +
+		"that says it is not required by the spec.",
+	Bad:  `{"type": "status.update", "fromAgent": "", ...}`,
+	Good: `{"type": "status.update", "fromAgent": "swe-qa", ...}`,
+	Run:  checkAgentEmpty,
+}
+
+var envRules = []*lint.Rule{EnvProtocol, EnvVersion, EnvTaskID, EnvType, EnvTaskIDMatch, EnvAgentMatch, EnvAgentEmpty}
+
+func checkAgentEmpty(p *lint.Pass) {
+	for _, at := range []string{"/fromAgent", "/toAgent", "/agentId", "/payload/agentId", "/payload/fromAgent", "/payload/toAgent"} {
+		if n := p.Node(at); n.IsString() && strings.TrimSpace(n.Str) == "" {
+			p.Reportf(at, "%s is empty: not required by the spec (the guide only asks for a string), but an empty agent name routes to no one", strings.TrimPrefix(strings.ReplaceAll(at, "/", "."), "."))
+		}
+	}
+}
 
 func checkProtocol(p *lint.Pass) {
 	n := p.Node("/protocol")
@@ -190,7 +212,7 @@ func checkTaskIDMatch(p *lint.Pass) {
 			"the payload's taskId is the child task and must match the envelope's", pl.Str, env.Str)
 		return
 	}
-	p.Reportf("/payload/taskId", "payload.taskId %q differs from the envelope taskId %q: the payload of a %s must name the envelope's task", pl.Str, env.Str, p.Msg.Kind)
+	p.ReportSevf(lint.Warning, "/payload/taskId", "payload.taskId %q differs from the envelope taskId %q: not required by the spec (aof-1 asks the match of handoff.request only), but the %s contradicts its envelope", pl.Str, env.Str, p.Msg.Kind)
 }
 
 func checkAgentMatch(p *lint.Pass) {

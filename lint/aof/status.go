@@ -24,8 +24,9 @@ var (
 	StatusContent = &lint.Rule{
 		ID: "AOF-STATUS-001", Title: "status.update needs status, progress, blockers or notes", Protocol: "aof", Kinds: []string{KindStatusUpdate}, Severity: lint.Error,
 		Spec: "aof-1 §Status Update Payload (Validation)",
-		Doc: "\"At least one of status, progress, blockers, or notes must be provided\": a status.update with none of them says nothing, " +
-			"and the router rejects it. Empty strings and empty lists say nothing either.",
+		Doc: "\"At least one of status, progress, blockers, or notes must be provided\": a status.update with none of them (absent or null) " +
+			"says nothing, and the upstream router rejects it. A member that is provided counts even when it is empty (\"blockers\": [], " +
+			"\"notes\": \"\"): the guide asks that one be provided, not that it be non-empty.",
 		Bad:  `"payload": {"taskId": "TASK-2026-02-09-059", "agentId": "swe-qa"}`,
 		Good: `"payload": {"taskId": "TASK-2026-02-09-059", "agentId": "swe-qa", "progress": "Executed 50/100 test cases"}`,
 		Run:  checkStatusContent,
@@ -35,8 +36,8 @@ var (
 		ID: "AOF-STATUS-002", Title: "status must be a task status", Protocol: "aof", Kinds: []string{KindStatusUpdate}, Severity: lint.Error,
 		Spec: "aof-1 §Status Update Payload; §Overview (task lifecycle)",
 		Doc: "payload.status is a TaskStatus of the lifecycle: backlog, ready, in-progress, review, done, blocked (note the hyphen in " +
-			"in-progress). The upstream implementation also knows \"cancelled\", a status the guide does not define: it is reported as " +
-			"a warning naming that dialect.",
+			"in-progress). The upstream implementation's TaskStatus also has \"cancelled\" and \"deadletter\", statuses the guide does not " +
+			"define: each is reported alike, as a warning naming that dialect.",
 		Bad:  `"status": "in_progress"`,
 		Good: `"status": "in-progress"`,
 		Run:  checkStatusValue,
@@ -45,6 +46,12 @@ var (
 
 var statusRules = []*lint.Rule{StatusContent, StatusValue}
 
+// upstreamStatuses are the upstream implementation's TaskStatus values the guide
+// does not define; each is treated alike (a warning naming the dialect).
+var upstreamStatuses = []string{"cancelled", "deadletter"}
+
+func isUpstreamStatus(s string) bool { return s == "cancelled" || s == "deadletter" }
+
 func checkStatusContent(p *lint.Pass) {
 	pl := p.Node("/payload")
 	if pl == nil || pl.Kind != jsonread.Object {
@@ -52,15 +59,11 @@ func checkStatusContent(p *lint.Pass) {
 	}
 	for _, k := range []string{"status", "progress", "blockers", "notes"} {
 		n := pl.Get(k)
-		switch {
-		case n == nil || n.Kind == jsonread.Null:
-		case n.Kind == jsonread.String && strings.TrimSpace(n.Str) == "":
-		case n.Kind == jsonread.Array && len(n.Items) == 0:
-		default:
+		if n != nil && n.Kind != jsonread.Null {
 			return
 		}
 	}
-	p.Reportf("/payload", "status.update carries none of status, progress, blockers or notes: say something, such as \"progress\": \"Executed 50/100 test cases\" (the router rejects an empty update)")
+	p.Reportf("/payload", "status.update carries none of status, progress, blockers or notes: say something, such as \"progress\": \"Executed 50/100 test cases\" (none is provided; the upstream router rejects such an update)")
 }
 
 func checkStatusValue(p *lint.Pass) {
@@ -69,8 +72,8 @@ func checkStatusValue(p *lint.Pass) {
 		return
 	}
 	p.Claim("/payload/status")
-	if n.Str == "cancelled" {
-		p.ReportSevf(lint.Warning, "/payload/status", "status \"cancelled\" is a task status of the upstream implementation only; the guide's lifecycle has %s", quoteList(taskStatuses))
+	if isUpstreamStatus(n.Str) {
+		p.ReportSevf(lint.Warning, "/payload/status", "status %q is a task status of the upstream implementation only; the guide's lifecycle has %s", n.Str, quoteList(taskStatuses))
 		return
 	}
 	norm := strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(strings.TrimSpace(n.Str)))

@@ -25,7 +25,8 @@ var (
 		Spec: "aof-1 §Envelope Fields (upstream: Zod .datetime())",
 		Doc: "The guide asks for an ISO 8601 date-time and writes every example in UTC with Z. An offset such as +02:00 is ISO 8601, " +
 			"but the upstream implementation validates with Zod's .datetime(), which accepts only UTC with Z and rejects the envelope " +
-			"(invalid_envelope); a time without any zone is ambiguous. Write UTC with Z.",
+			"(invalid_envelope); a time without any zone is ambiguous. Write UTC with Z. A lowercase z is valid ISO 8601 but refused upstream " +
+			"too: an info naming that dialect.",
 		Bad:  `"sentAt": "2026-02-09T23:00:00+02:00"`,
 		Good: `"sentAt": "2026-02-09T21:00:00.000Z"`,
 		Run:  checkZones,
@@ -87,6 +88,11 @@ func checkZones(p *lint.Pass) {
 		case zoneOffset:
 			p.Reportf(ptr, "%s %q has a UTC offset: ISO 8601 allows it, but the upstream implementation accepts only UTC with Z (Zod .datetime()) "+
 				"and rejects the envelope as invalid_envelope; write %q", name, n.Str, t.UTC().Format("2006-01-02T15:04:05.000Z"))
+		case zoneZ:
+			if strings.HasSuffix(n.Str, "z") {
+				p.ReportSevf(lint.Info, ptr, "%s %q ends with a lowercase z: valid ISO 8601 (RFC 3339 allows it), but the upstream implementation "+
+					"(Zod .datetime()) accepts only an uppercase Z and rejects the envelope as invalid_envelope; write %q", name, n.Str, n.Str[:len(n.Str)-1]+"Z")
+			}
 		case zoneNone:
 			p.Reportf(ptr, "%s %q has no time zone, so readers cannot tell the instant (and the upstream implementation rejects it); write UTC with Z, such as %q",
 				name, n.Str, t.Format("2006-01-02T15:04:05.000Z"))

@@ -17,8 +17,12 @@ const (
 	maxPhases          = 10
 	maxCheckpoints     = 20
 	maxActions         = 200
-	maxTaskBytes       = 200 * 1024
-	maxResponseBytes   = 500 * 1024
+	// MaxTaskBytes and MaxResponseBytes are the HARD envelope sizes of §4 (200KB,
+	// 500KB) of the compact message (CompactSize). KB is counted as 1,000 bytes,
+	// as the upstream implementation counted it: the SI meaning, and no envelope
+	// upstream refused passes here.
+	MaxTaskBytes     = 200 * 1000
+	MaxResponseBytes = 500 * 1000
 )
 
 // SoftLimit: a SOFT limit of §4 exceeded (E_PAYLOAD_SIZE_WARNING).
@@ -46,7 +50,7 @@ var HardLimit = &lint.Rule{
 var EnvelopeSize = &lint.Rule{
 	ID: "AOP2-LIMIT-003", Title: "envelope larger than its hard size limit (E_CONTEXT_OVERFLOW)", Protocol: ID, Kinds: kindTaskResponse, Severity: lint.Error,
 	Spec: "aop2 §4 Practical Payload Limits",
-	Doc:  "§4: a whole TASK envelope is at most 200KB of JSON and a whole RESPONSE at most 500KB (HARD; aoplint counts KB as 1,024 bytes and measures the message's bytes as sent). A larger envelope is rejected with E_CONTEXT_OVERFLOW. Keep large content in files and reference them by path.",
+	Doc:  "§4: a whole TASK envelope is at most 200KB of JSON and a whole RESPONSE at most 500KB (HARD). aoplint counts KB as 1,000 bytes (200,000 and 500,000 bytes), as the upstream implementation did, and measures the message as it goes on the wire: compact, without the insignificant whitespace of a pretty-printed file, so an indented 80 kB TASK is measured by its content, not its indentation. A larger envelope is rejected with E_CONTEXT_OVERFLOW. Keep large content in files and reference them by path.",
 	Bad:  `{"message_type": "RESPONSE", ..., "execution_summary": {..., "extensions": {"x_blob": "... 600KB ..."}}}`,
 	Good: `{"message_type": "RESPONSE", ..., "execution_summary": {..., "extensions": {"x_log_ref": "logs/session-001/task-001.log"}}}`,
 	Run:  checkEnvelopeSize,
@@ -102,14 +106,39 @@ func checkHardLimits(p *lint.Pass) {
 }
 
 func checkEnvelopeSize(p *lint.Pass) {
-	size := len(p.Msg.Raw)
-	limit, what := maxTaskBytes, "200KB"
+	size := CompactSize(p.Msg.Raw)
+	limit, what := MaxTaskBytes, "200KB"
 	if p.Msg.Kind == KindResponse {
-		limit, what = maxResponseBytes, "500KB"
+		limit, what = MaxResponseBytes, "500KB"
 	}
 	if size > limit {
-		p.Reportf("", "the %s envelope is %s bytes, over the HARD limit of %s (%s bytes): it is rejected with E_CONTEXT_OVERFLOW (§4); reference large content by path instead of inlining it", p.Msg.Kind, comma(size), what, comma(limit))
+		p.Reportf("", "the %s envelope is %s bytes compact, over the HARD limit of %s (%s bytes): it is rejected with E_CONTEXT_OVERFLOW (§4); reference large content by path instead of inlining it", p.Msg.Kind, comma(size), what, comma(limit))
 	}
+}
+
+// CompactSize is the size of a JSON text without the whitespace outside strings:
+// its size on the wire, however it was indented in a file.
+func CompactSize(raw []byte) int {
+	n, inString, escaped := 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			n++
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			n++
+			inString = c == '"'
+		}
+	}
+	return n
 }
 
 // comma formats 51234 as "51,234".

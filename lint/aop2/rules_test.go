@@ -72,7 +72,7 @@ func TestSingleMessageRules(t *testing.T) {
 			task(m)["budgets"] = map[string]any{"max_tokens": 200}
 		}), "AOP2-POLICY-002 warning"},
 		{"created_at not ISO", with(t, func(m map[string]any) { m["session"].(map[string]any)["created_at"] = "yesterday" }), "AOP2-TIME-001 error"},
-		{"error code", `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"VERSION_FALLBACK","session_id":"S","timestamp":"2026-02-26T14:00:00Z","error_code":"E_BROKEN"}`, "AOP2-CODE-001 error"},
+		{"error code", `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"VERSION_FALLBACK","session_id":"S","timestamp":"2026-02-26T14:00:00Z","error_code":"E_BROKEN"}`, "AOP2-CODE-001 warning"},
 		{"known error code", `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"VERSION_FALLBACK","session_id":"S","timestamp":"2026-02-26T14:00:00Z","error_code":"E_SCHEMA_VALIDATION"}`, ""},
 		{"percentage", `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"HEARTBEAT","session_id":"S","task_id":"T","timestamp":"2026-02-26T14:00:00Z","progress_percentage":-1}`, "AOP2-VALUE-001 error"},
 		{"event name", `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"PING","session_id":"S","timestamp":"2026-02-26T14:00:00Z"}`, "AOP2-ENVELOPE-006 error"},

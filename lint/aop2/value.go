@@ -1,6 +1,10 @@
 package aop2
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"strconv"
+
+	"github.com/aopkit/aopkit/lint"
+)
 
 // Percentage: progress percentages are within 0..100.
 var Percentage = &lint.Rule{
@@ -36,5 +40,60 @@ func checkPercentages(p *lint.Pass) {
 	if v, ok := n.Float(); ok && (v < 0 || v > 100) {
 		p.Claim(at)
 		p.Reportf(at, "%s is %s: a percentage is within 0..100", dotted(at), n.Str)
+	}
+}
+
+// Sanity: limits and counts the spec gives no range for, with values that cannot
+// mean what they say. The spec does not require them, so this is a warning.
+var Sanity = &lint.Rule{
+	ID: "AOP2-VALUE-002", Title: "implausible limit or count (not required by the spec)", Protocol: ID, Kinds: kindTask, Severity: lint.Warning,
+	Spec: "aop2 §2.2 (task.attempt, constraints, budgets); §6.1 heartbeat; §11 execution_policy and guard_rails",
+	Doc: "The contract gives timeout_seconds, max_retries, attempt, max_cost_usd, max_tokens and the heartbeat's interval_seconds and " +
+		"max_missed_beats no range, so any number of the right type is valid. Some values cannot mean what they say: a timeout of zero or " +
+		"less seconds, a negative retry count or backoff, an attempt number below 1, a negative budget, a heartbeat every zero seconds. " +
+		"These are sanity checks, reported as warnings that say they are not required by the spec.",
+	Bad:  `"execution_policy": {"timeout_seconds": 0, "max_retries": -1}`,
+	Good: `"execution_policy": {"timeout_seconds": 1800, "max_retries": 2}`,
+	Run:  checkSanity,
+}
+
+func init() { lint.Register(Sanity) }
+
+// sanityLimits: where each value lives, the least sensible value, and whether the
+// least value itself is allowed.
+var sanityLimits = []struct {
+	at        string
+	min       float64
+	inclusive bool
+	meaning   string
+}{
+	{"/task/attempt", 1, true, "attempts are numbered from 1"},
+	{"/task/constraints/max_tokens", 0, true, "a budget cannot be negative"},
+	{"/task/constraints/max_cost_usd", 0, true, "a budget cannot be negative"},
+	{"/task/budgets/max_tokens", 0, true, "a budget cannot be negative"},
+	{"/task/budgets/max_cost_usd", 0, true, "a budget cannot be negative"},
+	{"/execution_policy/timeout_seconds", 0, false, "a task cannot run for zero or less seconds"},
+	{"/guard_rails/timeout_seconds", 0, false, "a task cannot run for zero or less seconds"},
+	{"/execution_policy/max_retries", 0, true, "a retry count cannot be negative"},
+	{"/execution_policy/heartbeat/interval_seconds", 0, false, "a heartbeat every zero or less seconds is no interval"},
+	{"/execution_policy/heartbeat/max_missed_beats", 1, true, "missing fewer than one beat cannot be a failure"},
+}
+
+func checkSanity(p *lint.Pass) {
+	for _, l := range sanityLimits {
+		n := p.Node(l.at)
+		v, ok := n.Float()
+		if !ok || v > l.min || (l.inclusive && v == l.min) {
+			continue
+		}
+		p.Reportf(l.at, "%s is %s: not required by the spec (which gives it no range), but %s", dotted(l.at), n.Str, l.meaning)
+	}
+	if b := p.Node("/execution_policy/retry_backoff_seconds"); b != nil {
+		for i, it := range b.Items {
+			if v, ok := it.Float(); ok && v < 0 {
+				at := "/execution_policy/retry_backoff_seconds/" + strconv.Itoa(i)
+				p.Reportf(at, "%s is %s: not required by the spec (which gives it no range), but a backoff cannot be negative", dotted(at), it.Str)
+			}
+		}
 	}
 }

@@ -29,9 +29,11 @@ var DetailsPath = &lint.Rule{
 var DetailsExists = &lint.Rule{
 	ID: "AOPOUT-DETAILS-002", Title: "details file does not exist", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
 	Spec: specDetails + "; §Validation Checklist (\"Details file written if needed\")",
-	Doc: "When the report is linted as a file on disk, the path in [AOP:DETAILS_FILE] (relative paths are resolved against " +
-		"the report's directory) must name an existing file: the parent reads the details from it. Use none when there is " +
-		"no details file. Reports read from standard input or a transcript are not checked.",
+	Doc: "When the report is linted as a file on disk, the path in [AOP:DETAILS_FILE] must name an existing file: the parent reads " +
+		"the details from it. A relative path is the agent's, relative to the directory it ran in (usually the project root: " +
+		".cache/agent-outputs/x.json), so it is looked for against the report's directory, aoplint's working directory and the " +
+		"report's parent directories, and the diagnostic lists every path tried. Use none when there is no details file. Reports " +
+		"read from standard input or a transcript are not checked.",
 	Bad:  "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/never-written.json",
 	Good: "[AOP:DETAILS_FILE] none",
 	Run:  checkDetailsExists,
@@ -123,18 +125,50 @@ func firstField(s string) string {
 	return ""
 }
 
-// resolve returns the details file's path on disk ("" when the run has no base directory).
-func resolve(p *lint.Pass, path string) string {
+// resolve returns the details file's path on disk ("" when the run has no base
+// directory) and the paths tried. A relative path is the agent's: relative to the
+// directory it ran in, usually the project root, which is aoplint's working
+// directory or an ancestor of the report's; the report's own directory is tried
+// first. The first candidate that exists wins; when none does, the first is
+// returned with every candidate tried.
+func resolve(p *lint.Pass, path string) (string, []string) {
 	if p.Msg.Opts == nil || p.Msg.Opts.BaseDir == "" || p.Msg.From != "" {
-		return "" // not a file on disk: stdin, or a transcript record (whose paths are the agent's)
+		return "", nil // not a file on disk: stdin, or a transcript record (whose paths are the agent's)
 	}
 	if strings.HasPrefix(path, "~") {
-		return "" // relative to someone's home: not checked
+		return "", nil // relative to someone's home: not checked
 	}
 	if filepath.IsAbs(path) {
-		return filepath.Clean(path)
+		c := filepath.Clean(path)
+		return c, []string{c}
 	}
-	return filepath.Join(p.Msg.Opts.BaseDir, filepath.FromSlash(path))
+	rel := filepath.FromSlash(path)
+	var tried []string
+	seen := map[string]bool{}
+	try := func(dir string) {
+		c := filepath.Join(dir, rel)
+		if abs, err := filepath.Abs(c); err == nil && !seen[abs] {
+			seen[abs] = true
+			tried = append(tried, c)
+		}
+	}
+	try(p.Msg.Opts.BaseDir)
+	try(".")
+	// The parents, spelled as the report's path was (relative stays relative).
+	for dir, n := filepath.Clean(p.Msg.Opts.BaseDir), 0; n < 8; n++ {
+		up := filepath.Dir(dir)
+		if up == dir || filepath.Base(dir) == ".." {
+			break
+		}
+		dir = up
+		try(dir)
+	}
+	for _, c := range tried {
+		if _, err := os.Stat(c); err == nil {
+			return c, tried
+		}
+	}
+	return tried[0], tried
 }
 
 func checkDetailsExists(p *lint.Pass) {
@@ -142,14 +176,18 @@ func checkDetailsExists(p *lint.Pass) {
 	if path == "" {
 		return
 	}
-	full := resolve(p, path)
+	full, tried := resolve(p, path)
 	if full == "" {
 		return
 	}
 	st, err := os.Stat(full)
 	switch {
 	case err != nil:
-		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s does not exist (looked for %s): write the file before returning the report, or write none", quote(path), filepath.ToSlash(full))
+		looked := make([]string, len(tried))
+		for i, t := range tried {
+			looked[i] = filepath.ToSlash(t)
+		}
+		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s does not exist (looked for %s: relative to the report's directory, the working directory and the report's parent directories): write the file before returning the report, or write none", quote(path), strings.Join(looked, ", "))
 	case st.IsDir():
 		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s is a directory: name the file itself", quote(path))
 	}
@@ -163,7 +201,7 @@ func checkDetailsValid(p *lint.Pass) {
 	if path == "" {
 		return
 	}
-	full := resolve(p, path)
+	full, _ := resolve(p, path)
 	if full == "" {
 		return
 	}

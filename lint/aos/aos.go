@@ -13,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/wrapped"
 )
 
 // ID is the protocol's ID.
@@ -173,13 +174,13 @@ func responseKind(res *jsonread.Node) string {
 // foreignDialect names what a JSON-RPC message with a non-AOS method is.
 func foreignDialect(root *jsonread.Node, method string) string {
 	params := root.Get("params")
-	if a2aMethods[method] || a2aMethods[strings.Replace(method, "task/", "tasks/", 1)] {
+	if wrapped.A2AKnown(method) || wrapped.A2AKnown(strings.Replace(method, "task/", "tasks/", 1)) {
 		if params.Has("payload") || params.Has("context") {
 			return DialectOWASPA2A
 		}
 		return DialectRawA2A
 	}
-	if _, ok := mcpMethods[method]; ok {
+	if wrapped.MCPKnown(method) {
 		return DialectRawMCP
 	}
 	return ""

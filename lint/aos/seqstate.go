@@ -289,7 +289,7 @@ func subject(req *jsonread.Node) string {
 			return "tool\x00" + e
 		}
 	case "protocols/A2A", "protocols/MCP":
-		if w, _ := wrapped(req); w != nil {
+		if w, _ := wrappedMessage(req); w != nil {
 			if k, ok := idKey(w.Get("id")); ok {
 				return method + "\x00" + k + "\x00" + w.Get("method").String()
 			}

@@ -130,25 +130,73 @@ func LintReader(name string, r io.Reader, opts Options) (FileResult, error) {
 	return LintBytes(name, data, opts), nil
 }
 
-// isStream reports whether the input opens with a complete JSON value on its first
-// line followed by more lines: a JSON-lines stream.
+// isStream reports whether the input is a JSON-lines stream: a complete JSON value
+// on its first line followed by more lines, or (an agent's banner or a broken line
+// before its messages) lines that no text protocol claims and that are not one
+// JSON value, followed by a line holding a complete JSON value from its first
+// column. A leading byte-order mark is skipped.
 func isStream(head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n")
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	if len(head) == 0 {
+		return false
+	}
+	if head[0] != '{' && head[0] != '[' && !bytes.HasPrefix(head, aofPrefix) {
+		return textThenJSON(head)
+	}
 	nl := bytes.IndexByte(head, '\n')
 	if nl < 0 {
 		return false
 	}
-	first := bytes.TrimRight(head[:nl], " \t\r")
-	if bytes.HasPrefix(first, []byte("AOF/1 ")) {
-		first = first[len("AOF/1 "):]
-	}
-	if len(first) == 0 || (first[0] != '{' && first[0] != '[') {
-		return false
-	}
-	if _, _, err := jsonread.Parse(first); err != nil {
-		return false
+	if !jsonLine(head[:nl]) {
+		// A broken first message, or the first line of one pretty-printed value
+		// (a lone "{" or "["): a stream only if whole JSON lines follow and the
+		// input is no one value.
+		if first := bytes.TrimSpace(head[:nl]); len(first) == 1 || !textThenJSON(head[nl+1:]) {
+			return false
+		}
+		_, _, err := jsonread.Parse(head)
+		return err != nil
 	}
 	return len(bytes.TrimSpace(head[nl:])) > 0
+}
+
+var bom = []byte("\xEF\xBB\xBF")
+
+// jsonLine reports whether line (an `AOF/1 ` prefix allowed) is one JSON object
+// or array.
+func jsonLine(line []byte) bool {
+	line = bytes.TrimPrefix(bytes.TrimRight(line, " \t\r"), aofPrefix)
+	if len(line) == 0 || (line[0] != '{' && line[0] != '[') {
+		return false
+	}
+	_, _, err := jsonread.Parse(line)
+	return err == nil
+}
+
+// textThenJSON: head opens with text; it is a stream when a whole line of JSON
+// follows within the first lines and no text protocol (aop-output) claims it.
+func textThenJSON(head []byte) bool {
+	rest := head
+	for i := 0; i < maxEarly && len(rest) > 0; i++ {
+		nl := bytes.IndexByte(rest, '\n')
+		line := rest
+		if nl >= 0 {
+			line, rest = rest[:nl], rest[nl+1:]
+		} else {
+			rest = nil
+		}
+		if jsonLine(line) {
+			for _, p := range lint.Protocols() {
+				if p.DetectText != nil {
+					if _, _, c := p.DetectText(head); c > 0 {
+						return false
+					}
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 func readBounded(r io.Reader, max int) ([]byte, bool, error) {

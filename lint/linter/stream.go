@@ -30,6 +30,9 @@ type stream struct {
 	protos   map[string]bool
 	kind     string
 	first    string // first protocol detected, for the log-line leniency of orchmsg
+	// early holds the non-message lines seen before the first message: whether
+	// they are log output (orchmsg) or errors depends on the stream's protocol.
+	early []unitOut
 
 	sessions map[string]*session
 	order    []string // session keys, oldest first
@@ -495,6 +498,28 @@ func (s *builder) run(m *lint.Message) {
 // bookkeeping, and the sequence rules.
 func (s *stream) apply(u unitOut) {
 	s.messages++
+	if s.first == "" && s.opts.Protocol == "" && len(s.early) < maxEarly &&
+		((u.logLine != nil && u.logLine.hint == "") || (u.notMessage && u.proto == "")) {
+		s.early = append(s.early, u)
+		return
+	}
+	s.applyUnit(u)
+}
+
+// maxEarly bounds the lines held before a stream's first message.
+const maxEarly = 1024
+
+// flushEarly judges the lines held before the first message, now that the
+// stream's protocol is known (or, at the end, known to be none).
+func (s *stream) flushEarly() {
+	early := s.early
+	s.early = nil
+	for _, u := range early {
+		s.applyUnit(u)
+	}
+}
+
+func (s *stream) applyUnit(u unitOut) {
 	if u.notMessage && s.streamProtocol(u.proto) == "orchmsg" && len(u.diags) > 0 {
 		d := u.diags[0]
 		s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: d.Line, Column: 1,
@@ -524,6 +549,7 @@ func (s *stream) apply(u unitOut) {
 	s.protos[m.Protocol] = true
 	if s.first == "" {
 		s.first = m.Protocol
+		s.flushEarly()
 	}
 	s.kind = m.Kind
 	seq := seqRulesFor(m.Protocol)
@@ -591,6 +617,7 @@ func (s *stream) finishSession(sess *session) {
 }
 
 func (s *stream) finish() {
+	s.flushEarly()
 	for _, key := range s.order {
 		s.finishSession(s.sessions[key])
 	}

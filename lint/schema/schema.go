@@ -132,6 +132,12 @@ func Validate(file string, root *jsonread.Node) ([]Error, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Check(s, root)
+}
+
+// Check validates root against a compiled schema (one aopkit did not embed, such as
+// the official MCP and A2A schemas) and returns the violations as Validate does.
+func Check(s *gojsonschema.Schema, root *jsonread.Node) ([]Error, error) {
 	res, err := s.Validate(gojsonschema.NewRawLoader(root.Interface()))
 	if err != nil {
 		return nil, err

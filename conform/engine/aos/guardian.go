@@ -3,6 +3,8 @@ package aos
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +12,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
@@ -109,13 +113,43 @@ type Server struct {
 	ln  net.Listener
 }
 
-// Serve starts g on 127.0.0.1 on a free port.
+// MaxHeaderBytes bounds the request headers a served guardian reads.
+const MaxHeaderBytes = 64 << 10
+
+// SecretPath returns a fresh unguessable URL path ("/<128 random bits in hex>/"):
+// a guardian served on a loopback port answers only requests to it, so other local
+// processes cannot talk to (or be graded as) the agent under test.
+func SecretPath() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic("aos: no randomness: " + err.Error())
+	}
+	return "/" + hex.EncodeToString(b) + "/"
+}
+
+// OnPath serves h on path only (with or without its trailing slash); anything else
+// gets 404 and never reaches h.
+func OnPath(path string, h http.Handler) http.Handler {
+	bare := strings.TrimSuffix(path, "/")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path && r.URL.Path != bare {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Serve starts g on 127.0.0.1 on a free port, at a secret path (URL has it).
 func (g *Guardian) Serve() (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String() + "/", ln: ln, srv: &http.Server{Handler: g}}
+	path := SecretPath()
+	s := &Server{URL: "http://" + ln.Addr().String() + path, ln: ln, srv: &http.Server{
+		Handler: OnPath(path, g), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: MaxHeaderBytes,
+	}}
 	go s.srv.Serve(ln)
 	return s, nil
 }
@@ -154,7 +188,7 @@ func (g *Guardian) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusInternalServerError
 		data, _ = json.Marshal(errResp(nil, CodeInternalError, "Internal server error", nil))
 	}
-	g.Rec.Data(g.Clock.Now(), "orchestrator", "http", data)
+	g.record("orchestrator", data)
 	if resp.Error != nil {
 		detail := ""
 		if resp.Error.Data != nil {
@@ -170,6 +204,14 @@ func (g *Guardian) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(append(data, '\n'))
 }
 
+// record keeps one HTTP body in g.Rec; a nil Rec keeps nothing (the caller records
+// within its own budgets).
+func (g *Guardian) record(from string, data []byte) {
+	if g.Rec != nil {
+		g.Rec.Data(g.Clock.Now(), from, "http", data)
+	}
+}
+
 func (g *Guardian) handle(r *http.Request) (status int, resp *response, method string) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -182,11 +224,11 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err == nil && int64(len(body)) > limit {
-		g.Rec.Data(g.Clock.Now(), "agent", "http", []byte(fmt.Sprintf("(request body over %d bytes, not kept)", limit)))
+		g.record("agent", []byte(fmt.Sprintf("(request body over %d bytes, not kept)", limit)))
 		return http.StatusRequestEntityTooLarge, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
 			fmt.Sprintf("request body exceeds %d bytes", limit)), ""
 	}
-	g.Rec.Data(g.Clock.Now(), "agent", "http", bytes.TrimSpace(body))
+	g.record("agent", bytes.TrimSpace(body))
 	if r.Method != http.MethodPost {
 		return http.StatusMethodNotAllowed, errResp(peekID(body), CodeInvalidRequest, "Invalid JSON-RPC Request",
 			"AOS requests are HTTP POST (AOS 0.1.0 §4), not "+r.Method), ""

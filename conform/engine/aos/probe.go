@@ -22,6 +22,8 @@ type CheckResult struct {
 	Level   string // MUST, SHOULD
 	Verdict string // PASS, FAIL
 	Detail  string
+	// Unreachable: no HTTP answer at all (connection refused, reset, timeout).
+	Unreachable bool
 }
 
 // Prober tests a guardian at a URL: it sends requests and checks the answers (the
@@ -145,10 +147,17 @@ func (p *Prober) probes() []probe {
 	}
 }
 
+// NoRedirectClient is the prober's HTTP client: it never follows a redirect (a
+// redirect is the guardian's answer, graded as such, never a reason to send the
+// probe, or grade, somewhere else).
+func NoRedirectClient() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
 // Run sends every probe and returns the verdicts, in a fixed order.
 func (p *Prober) Run(ctx context.Context) []CheckResult {
 	if p.Client == nil {
-		p.Client = &http.Client{}
+		p.Client = NoRedirectClient()
 	}
 	if p.Clock == nil {
 		p.Clock = clock.Real{}
@@ -161,6 +170,7 @@ func (p *Prober) Run(ctx context.Context) []CheckResult {
 		switch {
 		case err != nil:
 			res.Detail = err.Error()
+			res.Unreachable = status == 0
 		default:
 			res.Detail = checkEnvelope(ct, body, &resp)
 			if res.Detail == "" {

@@ -1,0 +1,92 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+// ContainmentEvent is the harness event that records, per attempt, how the agent's
+// writes were confined and which files outside its scratch directory it was seen
+// writing: detail "mode" ("landlock-abi-N", or "none: REASON") and
+// "writes_outside_scratch" (a list of paths). conform/agentio decides both.
+const ContainmentEvent = "containment"
+
+// ContainmentID is the ID of the containment check of a protocol. The runner
+// judges it in every scenario whose launcher reported containment.
+func ContainmentID(protocol string) string { return protocol + "/bind/writes-in-scratch" }
+
+func init() {
+	var cs []*conform.Check
+	for _, p := range conform.Protocols {
+		cs = append(cs, writesInScratch(p))
+	}
+	for _, c := range cs {
+		withExample(c)
+	}
+	conform.Register(cs...)
+}
+
+// writesInScratch: the agent writes only in its scratch directory (bindings,
+// "Working directory ... Write only there").
+func writesInScratch(protocol string) *conform.Check {
+	return &conform.Check{
+		ID: ContainmentID(protocol), Protocol: protocol, Family: "containment",
+		Tier: conform.Core, Level: conform.MUST, Spec: "bindings §Common to every protocol",
+		Requirement: "The agent writes only in its scratch directory (AOPKIT_SCRATCH, with HOME and TMPDIR inside it).",
+		Run: func(s *conform.Session) conform.Outcome {
+			var modes []string
+			var escapes []string
+			var seqs []int
+			for i := range s.Records {
+				r := &s.Records[i]
+				if r.From != "harness" || r.Event != ContainmentEvent {
+					continue
+				}
+				if m, _ := r.Detail["mode"].(string); m != "" && !contains(modes, m) {
+					modes = append(modes, m)
+				}
+				if ws := stringsOf(r.Detail["writes_outside_scratch"]); len(ws) > 0 {
+					escapes = append(escapes, ws...)
+					seqs = append(seqs, r.Seq)
+				}
+			}
+			switch {
+			case len(modes) == 0:
+				return conform.NotTestedf("the launcher reported no containment")
+			case len(escapes) > 0:
+				o := conform.Mismatch("the agent wrote outside its scratch directory", "writes only inside the scratch directory", strings.Join(escapes, "\n"))
+				o.Seq = seqs
+				return o
+			case strings.HasPrefix(modes[0], "landlock") && len(modes) == 1:
+				return conform.Passf("writes outside the scratch directory were refused by the kernel (%s)", modes[0])
+			}
+			return conform.Passf("no file outside the scratch directory was seen open for writing (%s; detection sees files held open, not short writes)", strings.Join(modes, "; "))
+		},
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// stringsOf reads a []string out of a JSON-ish detail value.
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case []string:
+		return v
+	case []any:
+		var out []string
+		for _, x := range v {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	return nil
+}

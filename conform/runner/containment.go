@@ -1,0 +1,54 @@
+package runner
+
+import (
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/checks"
+)
+
+// containment records the launcher's containment report of the attempt (the
+// evidence of checks.ContainmentID).
+func (a *Agent) containment() {
+	pc, ok := a.conn.(interface{ Containment() (string, []string) })
+	if !ok {
+		return
+	}
+	mode, escapes := pc.Containment()
+	detail := map[string]any{"mode": mode}
+	if len(escapes) > 0 {
+		detail["writes_outside_scratch"] = escapes
+	}
+	a.h.rec.event(a.n, checks.ContainmentEvent, detail)
+}
+
+// checkIDs are the checks a scenario is judged on: its own, and the containment
+// check when the launcher reported containment and either the agent was seen
+// writing outside its scratch directory or --run names the check. A clean agent's
+// results (and scores) are thus the same on kernels with and without Landlock.
+func checkIDs(sc *conform.Scenario, sess *conform.Session, run string) []string {
+	ids := sc.Checks
+	id := checks.ContainmentID(sc.Protocol)
+	if sess == nil || conform.LookupCheck(id) == nil {
+		return ids
+	}
+	for _, have := range ids {
+		if have == id {
+			return ids
+		}
+	}
+	reported, escaped := false, false
+	for i := range sess.Records {
+		if r := &sess.Records[i]; r.From == "harness" && r.Event == checks.ContainmentEvent {
+			reported = true
+			escaped = escaped || r.Detail["writes_outside_scratch"] != nil
+		}
+	}
+	if reported && (escaped || (run != "" && conform.MatchAny(id, run))) {
+		return append(append([]string(nil), ids...), id)
+	}
+	return ids
+}
+
+// selectableIDs are the checks --run/--skip may select in a scenario.
+func selectableIDs(sc *conform.Scenario) []string {
+	return append(append([]string(nil), sc.Checks...), checks.ContainmentID(sc.Protocol))
+}

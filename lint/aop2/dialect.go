@@ -1,0 +1,103 @@
+package aop2
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// UpstreamRefuses: a valid message the upstream implementation would refuse.
+var UpstreamRefuses = &lint.Rule{
+	ID: "AOP2-DIALECT-001", Title: "valid, but the upstream implementation would refuse it", Protocol: ID, Severity: lint.Info,
+	Spec: "aop2 §1.2 RESPONSE; §5; §6.1-§8 events (the contract is normative; the upstream Python implementation was stricter)",
+	Doc: "The contract decides: these messages are valid. The upstream Python implementation (Pydantic models and draft-07 schemas) " +
+		"required more, and a peer built on it refuses them: a RESPONSE without timing {started_at, completed_at, duration_seconds} " +
+		"(execution_summary is AOP2-SEQ-003), a task_status without message; fractional numbers where it wanted integers " +
+		"(timeout_seconds, interval_seconds, retry_backoff_seconds, duration_seconds, progress_percentage); a HEARTBEAT or PROGRESS_UPDATE " +
+		"without agent, a PROGRESS_UPDATE without progress.percentage or progress.message, a ROLLBACK_INITIATED without trigger, a " +
+		"PRIORITY_ESCALATION without escalated_by. Each is an info naming that dialect.",
+	Bad:  `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS"}}`,
+	Good: `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Done."}, "timing": {...}}`,
+	Run:  checkUpstreamRefuses,
+}
+
+func init() { lint.Register(UpstreamRefuses) }
+
+// upstreamRequires lists, per kind, the members the upstream implementation
+// required and the contract does not.
+var upstreamRequires = map[string][]string{
+	KindResponse:                     {"/timing", "/task_status/message"},
+	kindHeartbeat:                    {"/agent"},
+	kindProgress:                     {"/agent", "/progress/percentage", "/progress/message"},
+	eventKind("ROLLBACK_INITIATED"):  {"/trigger"},
+	eventKind("PRIORITY_ESCALATION"): {"/escalated_by"},
+}
+
+// upstreamIntegers are the members the contract lets be any number and the upstream
+// implementation wanted as integers.
+var upstreamIntegers = map[string]bool{
+	"timeout_seconds": true, "interval_seconds": true, "retry_backoff_seconds": true, "duration_seconds": true, "progress_percentage": true,
+}
+
+const upstreamDialect = "the upstream Python implementation of AOP v2 would refuse it"
+
+func checkUpstreamRefuses(p *lint.Pass) {
+	for _, at := range upstreamRequires[p.Msg.Kind] {
+		parent := at[:strings.LastIndexByte(at, '/')]
+		if parent != "" && p.Node(parent) == nil {
+			continue // the parent's absence is reported (or allowed) on its own
+		}
+		if n := p.Node(at); n == nil || n.Kind == jsonread.Null {
+			p.Reportf(at, "%s is missing: valid (the contract does not require it), but %s", dotted(at), upstreamDialect)
+		}
+	}
+	if p.Msg.Kind == KindTask || p.Msg.Kind == KindResponse || p.Msg.Kind == kindHeartbeat {
+		walkFractional(p, p.Msg.Root, "", 0)
+	}
+}
+
+// walkFractional reports fractional numbers in the members upstream wanted as
+// integers.
+func walkFractional(p *lint.Pass, n *jsonread.Node, at string, depth int) {
+	if n == nil || depth > 16 {
+		return
+	}
+	switch n.Kind {
+	case jsonread.Object:
+		for _, m := range n.Members {
+			if m.Key == "extensions" {
+				continue
+			}
+			mp := at + "/" + jsonread.EscapeToken(m.Key)
+			if upstreamIntegers[m.Key] {
+				reportFractional(p, m.Value, mp)
+				if m.Value.Kind == jsonread.Array {
+					for i, it := range m.Value.Items {
+						reportFractional(p, it, mp+"/"+strconv.Itoa(i))
+					}
+				}
+				continue
+			}
+			walkFractional(p, m.Value, mp, depth+1)
+		}
+	case jsonread.Array:
+		for i, it := range n.Items {
+			walkFractional(p, it, at+"/"+strconv.Itoa(i), depth+1)
+		}
+	}
+}
+
+func reportFractional(p *lint.Pass, n *jsonread.Node, at string) {
+	if n == nil || n.Kind != jsonread.Number {
+		return
+	}
+	if _, isInt := n.Int(); isInt {
+		return
+	}
+	if f, ok := n.Float(); ok && f == float64(int64(f)) {
+		return // 30.0: an integer value
+	}
+	p.Reportf(at, "%s is %s: valid (the contract allows any number), but %s, which wanted an integer", dotted(at), n.Str, upstreamDialect)
+}

@@ -128,6 +128,7 @@ func driveAOF(h *H) error {
 	// sign of life: the lease heartbeat's TTL counts from there, the agent's
 	// start-up is no part of it.
 	agentBeat := false
+	completed := false // the agent sent its completion.report
 	observe := func(a *Agent) {
 		if at, ok := sess.ObserveHeartbeat(); ok && !agentBeat {
 			agentBeat = true
@@ -146,6 +147,11 @@ func driveAOF(h *H) error {
 			}
 			// A heartbeat written before this line is recorded before it.
 			observe(a)
+			if r.Key == "completion.report" {
+				// The run is over: its heartbeat is no longer owed (the agent
+				// exits next; a slow exit is no stale run).
+				completed = true
+			}
 			line := r.Msg
 			if line == nil {
 				line = []byte(textOf(&r))
@@ -156,7 +162,7 @@ func driveAOF(h *H) error {
 			}
 		},
 		Monitor: func(a *Agent, now time.Time) time.Time {
-			if stale || !a.att.Terminated.IsZero() {
+			if stale || completed || !a.att.Terminated.IsZero() {
 				return time.Time{}
 			}
 			if now.Before(nextPoll) {

@@ -297,10 +297,14 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	return first, mergeRuns(opts, all, slips, timedOut)
 }
 
-// needsConfirmation: a failed timing check, or a failure in a run that hit the
-// scenario deadline (a slow machine looks like a slow agent).
+// needsConfirmation: a failed timing check, a failure in a run that hit the
+// scenario deadline, or a MUST left NOT-TESTED (a slow machine looks like a slow
+// agent).
 func needsConfirmation(res []conform.Result, timedOut bool) bool {
 	for _, r := range res {
+		if r.Verdict == conform.NotTested && r.Level == conform.MUST {
+			return true // left unjudged: perhaps by a slow run (the agent stopped early)
+		}
 		if r.Verdict != conform.Fail {
 			continue
 		}

@@ -283,7 +283,7 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 		slips = append(slips, run.SlipMS)
 		timedOut = timedOut || run.TimedOut()
 	}
-	if n == 1 && !opts.NoConfirm && needsConfirmation(res, timedOut) {
+	if n == 1 && !opts.NoConfirm && needsConfirmation(res, timedOut, first.Spoke) {
 		run, r := runScenario(ctx, opts, sc, 2)
 		if run.HarnessError == "" {
 			all = append(all, r)
@@ -299,10 +299,10 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 
 // needsConfirmation: a failed timing check, a failure in a run that hit the
 // scenario deadline, or a MUST left NOT-TESTED (a slow machine looks like a slow
-// agent).
-func needsConfirmation(res []conform.Result, timedOut bool) bool {
+// agent). A silent agent's NOT-TESTED is not confirmed: it scores zero anyway.
+func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 	for _, r := range res {
-		if r.Verdict == conform.NotTested && r.Level == conform.MUST {
+		if spoke && r.Verdict == conform.NotTested && r.Level == conform.MUST {
 			return true // left unjudged: perhaps by a slow run (the agent stopped early)
 		}
 		if r.Verdict != conform.Fail {

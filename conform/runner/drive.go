@@ -360,10 +360,13 @@ func (a *Agent) Run(hd Handler) error {
 				a.att.Idle = now
 			}
 		}
-		if !exited && a.att.Alive.IsZero() && !a.att.Idle.IsZero() && !now.Before(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace))) {
+		// A line already read but not yet handled is the first sign of life: the
+		// idle and allowance fallbacks wait until the agent's output is drained.
+		pending := len(lines) > 0
+		if !exited && !pending && a.att.Alive.IsZero() && !a.att.Idle.IsZero() && !now.Before(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace))) {
 			a.Alive(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)), "idle-after-start-up")
 		}
-		if !exited && a.att.Alive.IsZero() && !now.Before(a.allowanceEnd()) {
+		if !exited && !pending && a.att.Alive.IsZero() && !now.Before(a.allowanceEnd()) {
 			// The allowance grows by the time the agent waited for a CPU (at most
 			// by its own length): a saturated machine is not the agent's slowness.
 			if !a.extendAllowance() || !now.Before(a.allowanceEnd()) {

@@ -27,7 +27,7 @@ golden:
 bench:
 	bash .ci/bench/run
 
-# Run each fuzz target for FUZZTIME (default 60s).
+# Run every fuzz target of the repository for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash .ci/fuzz.sh

@@ -19,6 +19,10 @@ type Report struct {
 	// HarnessErrors counts scenarios the harness could not run; any makes the run
 	// exit 2.
 	HarnessErrors int `json:"harness_errors"`
+	// Provenance and KnownFailing are filled by aopconform run (conform/provenance,
+	// conform/knownfail); absent in reports of older versions.
+	Provenance   *Provenance   `json:"provenance,omitempty"`
+	KnownFailing *KnownFailing `json:"known_failing,omitempty"`
 }
 
 // Score is the summary of results of one protocol.

@@ -144,6 +144,13 @@ func (p *Pass) As(r *Rule) *Pass {
 // NewPass prepares a pass of rule over msg (msg may be nil in Checker.Finish).
 func NewPass(rule *Rule, msg *Message) *Pass { return &Pass{Rule: rule, Msg: msg} }
 
+// Reset makes p a fresh pass of rule over msg, reusing its buffers: a driver
+// that reads a pass's results before the next Reset needs one pass, not one per
+// rule and message.
+func (p *Pass) Reset(rule *Rule, msg *Message) {
+	*p = Pass{Rule: rule, Msg: msg, diags: p.diags[:0], claimed: p.claimed[:0]}
+}
+
 // Diagnostics returns what was reported.
 func (p *Pass) Diagnostics() []Diagnostic { return p.diags }
 

@@ -8,7 +8,7 @@
 //
 // SCHEMA_DIR holds the schemas (<protocol>/<file>.json, each with its $id); every
 // one is added to one Ajv instance, each is compiled once, on first use.
-// MAP_JSON maps a message signature (see signature below; cmd/aopbench/schemas.go
+// MAP_JSON maps a message signature (see signature below; internal/cmd/aopbench/schemas.go
 // computes the same) to the $id of the schema aoplint's detection picks for it.
 // transcript/1 records are unwrapped ("msg"); "text" and harness "event" records,
 // and lines that are no JSON, are counted and skipped. Prints a JSON summary.

@@ -90,11 +90,12 @@ type runConfig struct {
 	Repeat       int
 	PassEnv      []string
 	Command      []string
+	Cert         certConfig // --known-failing, --certify, --certificate (certify.go)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	usage := func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} }
-	return &cli.App{
+	app := &cli.App{
 		Name:           "aopconform",
 		Usage:          "certify an agent: play the orchestrator through scripted scenarios, lint and score",
 		Writer:         stdout,
@@ -106,7 +107,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			{
 				Name:      "run",
 				Usage:     "run the scenarios of a protocol against an agent",
-				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... -- CMD [ARGS...]",
+				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--known-failing FILE] [--certify KEY [--certificate FILE]] -- CMD [ARGS...]",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(conform.Protocols, ", ")},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files (*.json) from `DIR` (repeatable)"},
@@ -132,6 +133,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Strict: c.Bool(flagStrict), Repeat: c.Int(flagRepeat),
 						PassEnv: c.StringSlice(flagPassEnv), Command: c.Args().Slice(),
 					}
+					cfg.Cert = certConfigOf(c)
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
 			},
@@ -172,6 +174,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			},
 		},
 	}
+	addCertCommands(app, stdout, stderr, usage)
+	return app
 }
 
 // loadScenarios reads the shipped scenarios and the user's directories.
@@ -243,6 +247,11 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
 	}
+	pre, err := prepareRun(cfg, all)
+	if err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
+	}
 	opts := runner.Options{
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
@@ -264,7 +273,7 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if cfg.Verbose {
 		opts.Progress = stderr
 	}
-	rep, err := runner.Run(ctx, opts)
+	rep, err := pre.run(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
@@ -281,11 +290,17 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 			return exitCode(exitHarness)
 		}
 	}
+	if rep.HarnessErrors == 0 {
+		if err := pre.certifyRun(rep, cfg, stderr); err != nil {
+			fmt.Fprintln(stderr, "aopconform:", err)
+			return exitCode(exitHarness)
+		}
+	}
 	switch {
 	case rep.HarnessErrors > 0:
 		fmt.Fprintf(stderr, "aopconform: %d scenario(s) could not be run (harness error, not the agent's fault)\n", rep.HarnessErrors)
 		return exitCode(exitHarness)
-	case rep.Score.MustFailed:
+	case runFailed(rep):
 		return exitCode(exitMustBad)
 	}
 	return nil

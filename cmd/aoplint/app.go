@@ -10,7 +10,6 @@ import (
 	"runtime/pprof"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/lint"
@@ -233,18 +232,15 @@ func rulesCmd(w io.Writer, protocol, format string) error {
 	default:
 		return usageErr("unknown --format %q for rules: want text, json or markdown", format)
 	}
-	t := tablewriter.NewWriter(w)
-	t.Header("RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC")
+	var rows [][]string
 	for _, r := range rs {
 		proto := r.Protocol
 		if proto == "" {
 			proto = "all"
 		}
-		if err := t.Append([]string{r.ID, r.Severity.String(), proto, r.Title, r.Spec}); err != nil {
-			return err
-		}
+		rows = append(rows, []string{r.ID, r.Severity.String(), proto, r.Title, r.Spec})
 	}
-	return t.Render()
+	return writeTable(w, []string{"RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC"}, rows)
 }
 
 func explainCmd(w io.Writer, id string) error {
@@ -287,8 +283,7 @@ func indent(s string) string {
 }
 
 func protocolsCmd(w io.Writer) error {
-	t := tablewriter.NewWriter(w)
-	t.Header("PROTOCOL", "KIND", "SCHEMA", "SPEC")
+	var rows [][]string
 	for _, p := range lint.Protocols() {
 		for i, k := range p.Kinds {
 			file := "-"
@@ -299,12 +294,10 @@ func protocolsCmd(w io.Writer) error {
 			if i > 0 {
 				id, spec = "", ""
 			}
-			if err := t.Append([]string{id, k, file, spec}); err != nil {
-				return err
-			}
+			rows = append(rows, []string{id, k, file, spec})
 		}
 	}
-	return t.Render()
+	return writeTable(w, []string{"PROTOCOL", "KIND", "SCHEMA", "SPEC"}, rows)
 }
 
 func schemaCmd(w io.Writer, protocol, kind string) error {
@@ -340,23 +333,40 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
-	results, ioErrs := lintInputs(cfg.Args, opts, cfg.Jobs, stdin)
+	var sum output.Summary
+	var ioErrs []error
+	var err error
+	if output.Streamable(cfg.Format) {
+		// text, jsonl and github print each file's results as they come (in report
+		// order): a run over many files never holds all its findings.
+		st := output.NewStream(stdout, cfg.Format, version)
+		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) {
+			if e := st.File(r); e != nil && err == nil {
+				err = e
+			}
+		})
+		if s, e := st.Close(); err == nil {
+			sum, err = s, e
+		}
+	} else {
+		// json, sarif and junit are one document over every file.
+		rep := &output.Report{Version: version}
+		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) { rep.Files = append(rep.Files, r) })
+		rep.Sort()
+		if cfg.Format == "junit" {
+			err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
+		} else {
+			err = output.Write(stdout, cfg.Format, rep)
+		}
+		sum = rep.Summarize()
+	}
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
-	}
-	rep := &output.Report{Files: results, Version: version}
-	rep.Sort()
-	var err error
-	if cfg.Format == "junit" {
-		err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
-	} else {
-		err = output.Write(stdout, cfg.Format, rep)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "aoplint:", err)
 		return exitUsage
 	}
-	sum := rep.Summarize()
 	if cfg.Format == "text" && (sum.Errors+sum.Warnings+sum.Infos > 0 || len(ioErrs) > 0) {
 		fmt.Fprintln(stderr, output.SummaryLine(sum))
 	}

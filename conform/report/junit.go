@@ -25,6 +25,7 @@ type junitSuite struct {
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
 	Time     string      `xml:"time,attr"`
+	Props    *junitProps `xml:"properties,omitempty"` // provenance: junit_provenance.go
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -54,6 +55,7 @@ func JUnit(w io.Writer, r *conform.Report) error {
 	}
 	for _, s := range r.Scenarios {
 		suite := junitSuite{Name: r.Protocol + "/" + s.ID, Time: fmt.Sprintf("%.3f", float64(s.DurationMS)/1000)}
+		suite.Props = provenanceProperties(r, s.ID)
 		for _, res := range byScenario[s.ID] {
 			c := junitCase{Name: res.Check, Classname: r.Protocol + "." + s.ID}
 			body := details(res)

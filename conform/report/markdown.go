@@ -8,50 +8,143 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-// Markdown writes a CI step summary: the score, the problems with their rerun
-// commands, then every result.
+// Markdown writes a CI step summary in the order of the terminal report: the
+// verdict, the failures with their rerun commands, what else is worth reading, then
+// every other check by family, and the provenance. Lines fit Width columns (code
+// blocks aside).
 func Markdown(w io.Writer, r *conform.Report) error {
-	s := r.Score
-	level := string(s.Level)
-	if level == "" {
-		level = "none"
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# aopconform: %s\n\n", r.Protocol)
-	fmt.Fprintf(&b, "Agent: `%s`\n\n", strings.Join(r.Command, " "))
-	fmt.Fprintf(&b, "| Level reached | MUST | SHOULD | PASS | FAIL | WARN | NOT-TESTED | SKIP |\n|---|---|---|---|---|---|---|---|\n")
-	fmt.Fprintf(&b, "| **%s** | %d/%d (%s) | %d/%d (%s) | %d | %d | %d | %d | %d |\n\n", level, s.MustPassed, s.MustTotal, pct(s.MustRate), s.ShouldPassed, s.ShouldTotal, pct(s.ShouldRate), s.Pass, s.Fail, s.Warn, s.NotTested, s.Skip)
-	for _, sc := range harnessErrors(r) {
-		fmt.Fprintf(&b, "> **Harness error** in `%s` (not the agent's fault): %s\n\n", sc.ID, mdEscape(sc.HarnessError))
+	state := "PASSED"
+	if Failed(r) {
+		state = "FAILED"
 	}
-	if ps := Problems(r); len(ps) > 0 {
-		b.WriteString("## Problems\n\n")
-		for _, res := range ps {
-			fmt.Fprintf(&b, "### %s `%s` in `%s`\n\n", res.Verdict, res.Check, res.Scenario)
-			fmt.Fprintf(&b, "%s %s, %s: %s\n\n", res.Level, res.Tier, mdEscape(res.Spec), mdEscape(res.Requirement))
-			if res.Message != "" {
-				fmt.Fprintf(&b, "%s\n\n", mdEscape(res.Message))
-			}
-			if res.Expected != "" || res.Actual != "" {
-				fmt.Fprintf(&b, "```diff\n%s```\n\n", unifiedDiff(res.Expected, res.Actual))
-			}
-			for _, l := range res.Lint {
-				fmt.Fprintf(&b, "- lint `%s` (%s, record %d): %s\n", l.Rule, l.Severity, l.Seq, mdEscape(l.Message))
-			}
-			if res.Rerun != "" {
-				fmt.Fprintf(&b, "\nRerun:\n\n```sh\n%s\n```\n\n", res.Rerun)
-			}
+	judged, total := Exercised(r)
+	b.WriteString(wrap(fmt.Sprintf("**%s — level %s** · MUST %d/%d (%s) · SHOULD %d/%d (%s) · MUSTs exercised %d of %d",
+		state, LevelName(r.Score), r.Score.MustPassed, r.Score.MustTotal, pct(r.Score.MustRate),
+		r.Score.ShouldPassed, r.Score.ShouldTotal, pct(r.Score.ShouldRate), judged, total), Width, "", "") + "\n\n")
+	b.WriteString(wrap(CountsLine(r), Width, "", "") + "\n\n")
+	b.WriteString(wrap("Agent: `"+strings.Join(r.Command, " ")+"`", Width, "", "") + "\n\n")
+	for _, sc := range harnessErrors(r) {
+		b.WriteString(wrap(fmt.Sprintf("**Harness error** in `%s` (not the agent's fault): %s", sc.ID, mdEscape(sc.HarnessError)), Width, "> ", "> ") + "\n\n")
+	}
+	for _, e := range StaleEntries(r) {
+		b.WriteString(wrap("**"+mdEscape(staleText(r, e))+"**", Width, "> ", "> ") + "\n\n")
+	}
+	if fs := Failures(r); len(fs) > 0 {
+		fmt.Fprintf(&b, "## Failures (%d)\n\n", len(fs))
+		for _, res := range fs {
+			mdProblem(&b, r, res)
 		}
 	}
-	b.WriteString("## Results\n\n| Check | Level | Tier | Scenario | Verdict | Detail |\n|---|---|---|---|---|---|\n")
-	for _, res := range r.Results {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` | %s | %s |\n", res.Check, res.Level, res.Tier, res.Scenario, res.Verdict, mdEscape(clipLine(res.Message, 120)))
+	if as := Attention(r); len(as) > 0 {
+		fmt.Fprintf(&b, "## Also worth reading (%d)\n\n", len(as))
+		for _, res := range as {
+			mdProblem(&b, r, res)
+		}
 	}
-	fmt.Fprintf(&b, "\n%s\n", SummaryLine(r))
+	if fams := Rest(r); len(fams) > 0 {
+		b.WriteString("## Other checks by family\n\n")
+		for _, f := range fams {
+			fmt.Fprintf(&b, "### %s\n\n", f.Name)
+			for _, res := range f.Results {
+				line := fmt.Sprintf("- %s `%s` (%s %s, `%s`)", res.Verdict, res.Check, res.Level, res.Tier, res.Scenario)
+				if res.Message != "" {
+					line += ": " + mdEscape(res.Message)
+				}
+				b.WriteString(clipLine(line, Width) + "\n")
+			}
+			b.WriteString("\n")
+		}
+	}
+	if p := r.Provenance; p != nil {
+		b.WriteString("## Provenance\n\n")
+		for _, kv := range provenanceRows(r) {
+			b.WriteString(wrap(fmt.Sprintf("- %s: %s", kv[0], mdCode(kv[1])), Width, "", "  ") + "\n")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%s\n", wrap(SummaryLine(r), Width, "", ""))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+func mdProblem(b *strings.Builder, r *conform.Report, res conform.Result) {
+	fmt.Fprintf(b, "### %s `%s` in `%s`\n\n", res.Verdict, res.Check, res.Scenario)
+	b.WriteString(wrap(fmt.Sprintf("%s %s: %s", res.Level, res.Tier, mdEscape(requirementText(res))), Width, "> ", "> ") + "\n\n")
+	if res.Message != "" {
+		b.WriteString(wrap(mdEscape(res.Message), Width, "", "") + "\n\n")
+	}
+	if res.Expected != "" || res.Actual != "" {
+		exp, act, mode := compare(res.Expected, res.Actual)
+		if mode == diffLines {
+			fmt.Fprintf(b, "Expected (-) vs actual (+):\n\n```diff\n%s```\n\n", unifiedDiff(exp, act))
+		} else {
+			b.WriteString(wrap("- expected: "+mdCode(oneLine(exp)), Width, "", "  ") + "\n")
+			b.WriteString(wrap("- actual: "+mdCode(oneLine(act)), Width, "", "  ") + "\n\n")
+		}
+	}
+	for _, l := range res.Lint {
+		b.WriteString(wrap(fmt.Sprintf("- lint `%s` (%s, record %d): %s", l.Rule, l.Severity, l.Seq, mdEscape(l.Message)), Width, "", "  ") + "\n")
+	}
+	if len(res.Lint) > 0 {
+		b.WriteString("\n")
+	}
+	if len(res.Evidence) > 0 {
+		b.WriteString(wrap(fmt.Sprintf("Evidence: records %s of `%s`", seqList(res.Evidence), transcriptOf(r, res.Scenario)), Width, "", "") + "\n\n")
+	}
+	if res.Rerun != "" {
+		fmt.Fprintf(b, "Rerun:\n\n```sh\n%s\n```\n\n", res.Rerun)
+	}
+}
+
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`).Replace(s)
+}
+
+// mdCode puts s in an inline code span (backticks in s lengthen the fence).
+func mdCode(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// provenanceRows are the provenance as label/value pairs, for Markdown and HTML.
+func provenanceRows(r *conform.Report) [][2]string {
+	p := r.Provenance
+	if p == nil {
+		return nil
+	}
+	suite := fmt.Sprintf("%s (%s: %d scenarios, %d checks", p.Suite.Digest, p.Suite.Protocol, p.Suite.Scenarios, p.Suite.Checks)
+	if !p.Suite.Builtin {
+		suite += ", --builtin=false"
+	}
+	if len(p.Suite.Dirs) > 0 {
+		suite += ", --scenarios " + strings.Join(p.Suite.Dirs, " ")
+	}
+	suite += ")"
+	rows := [][2]string{
+		{"aopconform", p.Aopconform},
+		{"suite", suite},
+		{"agent command", strings.Join(p.Agent.Command, " ")},
+		{"agent executable", p.Agent.Executable},
+		{"agent sha256", p.Agent.SHA256},
+		{"platform", p.Platform},
+		{"started", p.Started.Format("2006-01-02T15:04:05.000Z07:00")},
+		{"timeout scale", fmt.Sprint(p.TimeoutScale)},
+		{"repeat", fmt.Sprint(p.Repeat)},
+	}
+	for _, t := range p.Transcripts {
+		rows = append(rows, [2]string{"transcript " + t.Scenario, fmt.Sprintf("sha256:%s (%d records)", t.SHA256, t.Records)})
+	}
+	if kf := r.KnownFailing; kf != nil {
+		rows = append(rows, [2]string{"known failing", fmt.Sprintf("%s (%d entries)", kf.File, len(kf.Entries))})
+	}
+	return rows
 }

@@ -1,5 +1,7 @@
-// Package report writes an aopconform run as a terminal table, JSON, JUnit XML,
-// Markdown or one self-contained HTML page. One file per format.
+// Package report writes an aopconform run as a terminal report, JSON, JUnit XML,
+// Markdown or one self-contained HTML page. One file per format; this file holds
+// what the human-readable formats share: the verdict, the order (verdict, failures,
+// the rest by family) and how values and harness events are written.
 package report
 
 import (
@@ -10,7 +12,11 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/knownfail"
 )
+
+// Width is the terminal width the text and Markdown reports fit.
+const Width = 100
 
 // Writer renders a report.
 type Writer func(w io.Writer, r *conform.Report) error
@@ -32,46 +38,167 @@ func ByExtension(name string) (Writer, error) {
 	return nil, fmt.Errorf("--report %s: unknown extension (want .json, .xml, .md, .html or .txt)", name)
 }
 
-// SummaryLine is the one-line verdict of a run.
-func SummaryLine(r *conform.Report) string {
+// verdictOrder is the order verdicts are counted and listed in.
+var verdictOrder = []conform.Verdict{
+	conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable,
+	conform.Flaky, conform.NotJudged, conform.Known, conform.HarnessError, conform.Skip,
+}
+
+// Count is how many results have one verdict.
+type Count struct {
+	Verdict conform.Verdict
+	N       int
+}
+
+// Counts counts the results by verdict, in verdictOrder; PASS, FAIL, WARN,
+// NOT-TESTED and SKIP are always listed, the others only when present.
+func Counts(r *conform.Report) []Count {
+	n := map[conform.Verdict]int{}
+	for _, res := range r.Results {
+		n[res.Verdict]++
+	}
+	var out []Count
+	for _, v := range verdictOrder {
+		switch v {
+		case conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.Skip:
+		default:
+			if n[v] == 0 {
+				continue
+			}
+		}
+		out = append(out, Count{v, n[v]})
+		delete(n, v)
+	}
+	var rest []string
+	for v := range n {
+		rest = append(rest, string(v))
+	}
+	sort.Strings(rest)
+	for _, v := range rest {
+		out = append(out, Count{conform.Verdict(v), n[conform.Verdict(v)]})
+	}
+	return out
+}
+
+// CountsLine is "45 PASS, 5 FAIL, ...".
+func CountsLine(r *conform.Report) string {
+	var parts []string
+	for _, c := range Counts(r) {
+		parts = append(parts, fmt.Sprintf("%d %s", c.N, c.Verdict))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LevelName is the level reached, "none" when none was.
+func LevelName(s conform.Score) string {
+	if s.Level == "" {
+		return "none"
+	}
+	return string(s.Level)
+}
+
+// VerdictLine is the one-line verdict of a run: rates and level.
+func VerdictLine(r *conform.Report) string {
 	s := r.Score
-	level := string(s.Level)
-	if level == "" {
-		level = "none"
-	}
-	line := fmt.Sprintf("%s: MUST %d/%d (%s), SHOULD %d/%d (%s), level %s — %d PASS, %d FAIL, %d WARN, %d NOT-TESTED, %d SKIP",
-		r.Protocol, s.MustPassed, s.MustTotal, pct(s.MustRate), s.ShouldPassed, s.ShouldTotal, pct(s.ShouldRate), level,
-		s.Pass, s.Fail, s.Warn, s.NotTested, s.Skip)
-	if s.NotApplicable > 0 {
-		line += fmt.Sprintf(", %d NOT-APPLICABLE", s.NotApplicable)
-	}
-	if s.Flaky > 0 {
-		line += fmt.Sprintf(", %d FLAKY", s.Flaky)
-	}
-	if s.NotJudged > 0 {
-		line += fmt.Sprintf(", %d NOT-JUDGED", s.NotJudged)
-	}
-	line += fmt.Sprintf("; MUSTs exercised: %d of %d", s.MustExercised, s.MustSelected)
+	return fmt.Sprintf("%s: MUST %d/%d (%s), SHOULD %d/%d (%s), level %s",
+		r.Protocol, s.MustPassed, s.MustTotal, pct(s.MustRate), s.ShouldPassed, s.ShouldTotal, pct(s.ShouldRate), LevelName(s))
+}
+
+// SummaryLine is the verdict line followed by the counts.
+func SummaryLine(r *conform.Report) string {
+	line := VerdictLine(r) + " — " + CountsLine(r)
 	if r.HarnessErrors > 0 {
 		line += fmt.Sprintf("; %d HARNESS ERROR(S)", r.HarnessErrors)
 	}
 	return line
 }
 
+// Exercised counts the selected MUST results whose state the agent reached (every
+// one but NOT-APPLICABLE) out of every selected MUST result: "MUSTs exercised N of
+// M", the same count as the harness's score.
+func Exercised(r *conform.Report) (exercised, selected int) {
+	for _, res := range r.Results {
+		if res.Level != conform.MUST || res.Verdict == conform.Skip {
+			continue
+		}
+		selected++
+		if res.Verdict != conform.NotApplicable {
+			exercised++
+		}
+	}
+	return exercised, selected
+}
+
+// Failed reports whether the run failed, as its exit code says: a harness error, a
+// stale known-failing entry, or a MUST that did not pass and is not a known failure
+// (the score of the other results, conform.ScoreResults, decides).
+func Failed(r *conform.Report) bool {
+	return r.HarnessErrors > 0 || len(StaleEntries(r)) > 0 || knownfail.MustFailed(r)
+}
+
+// StaleEntries are the known-failing entries whose checks now pass.
+func StaleEntries(r *conform.Report) []conform.KnownEntry {
+	if r.KnownFailing == nil {
+		return nil
+	}
+	var out []conform.KnownEntry
+	for _, e := range r.KnownFailing.Entries {
+		if e.Stale {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
 
-// Problems returns the results that did not pass (FAIL, WARN, NOT-TESTED), sorted.
-func Problems(r *conform.Report) []conform.Result {
+// isFailure: the agent failed a MUST (FAIL, or NOT-TESTED of a MUST: it never
+// counts as a pass) or any FAIL of a SHOULD.
+func isFailure(res conform.Result) bool {
+	switch res.Verdict {
+	case conform.Fail:
+		return true
+	case conform.NotTested:
+		return res.Level == conform.MUST
+	}
+	return false
+}
+
+// needsAttention: worth reading but not a failure of the agent: WARN, FLAKY, KNOWN,
+// a check the harness could not judge (HARNESS-ERROR: the harness's problem), and
+// NOT-TESTED of a SHOULD or MAY.
+func needsAttention(res conform.Result) bool {
+	switch res.Verdict {
+	case conform.Warn, conform.Flaky, conform.Known, conform.HarnessError:
+		return true
+	case conform.NotTested:
+		return res.Level != conform.MUST
+	}
+	return false
+}
+
+// Failures returns the failing results (FAIL, NOT-TESTED of a MUST), sorted by
+// rank (MUST first), check and scenario.
+func Failures(r *conform.Report) []conform.Result {
+	return pick(r, isFailure)
+}
+
+// Attention returns WARN, FLAKY, KNOWN, HARNESS-ERROR and the NOT-TESTED of
+// SHOULD/MAY checks, sorted like Failures.
+func Attention(r *conform.Report) []conform.Result {
+	return pick(r, needsAttention)
+}
+
+func pick(r *conform.Report, keep func(conform.Result) bool) []conform.Result {
 	var out []conform.Result
 	for _, res := range r.Results {
-		switch res.Verdict {
-		case conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.Flaky, conform.NotJudged, conform.HarnessError:
+		if keep(res) {
 			out = append(out, res)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if rank(out[i].Verdict) != rank(out[j].Verdict) {
-			return rank(out[i].Verdict) < rank(out[j].Verdict)
+		if a, b := rank(out[i]), rank(out[j]); a != b {
+			return a < b
 		}
 		if out[i].Check != out[j].Check {
 			return out[i].Check < out[j].Check
@@ -81,20 +208,55 @@ func Problems(r *conform.Report) []conform.Result {
 	return out
 }
 
-func rank(v conform.Verdict) int {
-	switch v {
-	case conform.Fail:
-		return 0
-	case conform.NotTested:
-		return 1
-	case conform.Warn:
-		return 2
-	case conform.Flaky, conform.NotJudged, conform.HarnessError:
-		return 3
-	case conform.NotApplicable:
-		return 4
+func rank(res conform.Result) int {
+	lv := 0
+	if res.Level != conform.MUST {
+		lv = 1
 	}
-	return 5
+	switch res.Verdict {
+	case conform.Fail:
+		return 0 + lv
+	case conform.NotTested:
+		return 3 + lv
+	case conform.Warn:
+		return 5
+	case conform.Flaky:
+		return 6
+	case conform.HarnessError:
+		return 7
+	case conform.Known:
+		return 8
+	}
+	return 9
+}
+
+// Family is the results of one family that are neither failures nor worth reading
+// on their own: the passes, the skipped, the not applicable, the not judged.
+type Family struct {
+	Name    string
+	Results []conform.Result
+}
+
+// Rest groups the remaining results by family (families sorted, results by check
+// then scenario, as in the report).
+func Rest(r *conform.Report) []Family {
+	by := map[string][]conform.Result{}
+	for _, res := range r.Results {
+		if isFailure(res) || needsAttention(res) {
+			continue
+		}
+		f := res.Family
+		if f == "" {
+			f = "other"
+		}
+		by[f] = append(by[f], res)
+	}
+	var out []Family
+	for name, rs := range by {
+		out = append(out, Family{name, rs})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 func harnessErrors(r *conform.Report) []conform.ScenarioRun {
@@ -105,4 +267,34 @@ func harnessErrors(r *conform.Report) []conform.ScenarioRun {
 		}
 	}
 	return out
+}
+
+func transcriptOf(r *conform.Report, scenario string) string {
+	for _, s := range r.Scenarios {
+		if s.ID == scenario {
+			return s.Transcript
+		}
+	}
+	return ""
+}
+
+// seqList writes record numbers as "3, 7".
+func seqList(seqs []int) string {
+	parts := make([]string, len(seqs))
+	for i, s := range seqs {
+		parts[i] = fmt.Sprint(s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortDigest is "sha256:1234abcd5678" (12 hex digits) for one-line summaries.
+func shortDigest(d string) string {
+	d = strings.TrimPrefix(d, "sha256:")
+	if len(d) > 12 {
+		d = d[:12]
+	}
+	if d == "" {
+		return "unknown"
+	}
+	return "sha256:" + d
 }

@@ -61,7 +61,7 @@ func TestFormats(t *testing.T) {
 				t.Errorf("junit counts: tests %d failures %d skipped %d", doc.Tests, doc.Failures, doc.Skipped)
 			}
 		case strings.HasSuffix(name, ".html"):
-			for _, want := range []string{"<!DOCTYPE html>", "<del>", "<ins>", "bad &lt;tag&gt;", "agent-exit", "launch failed", "aopconform run --protocol aop2 --run aop2/5/final-signal"} {
+			for _, want := range []string{"<!DOCTYPE html>", `<del class="line">signal SUCCESS`, `<ins class="line">signal &lt;none&gt;`, "bad &lt;tag&gt;", "agent-exit", "launch failed", "aopconform run --protocol aop2 --run aop2/5/final-signal"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("html lacks %q", want)
 				}

@@ -3,77 +3,159 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
 
 	"github.com/aopkit/aopkit/conform"
 )
 
-// Text writes the terminal table, then every problem with expected vs actual and
-// the command that reruns it, then the summary line.
+// Text writes the terminal report in the order a reader needs it: the verdict, the
+// failures (requirement, expected vs actual, lint findings, evidence, the command
+// that reruns the check), what else is worth reading, then every other check by
+// family. Every line fits Width columns except rerun commands, kept whole so that
+// they can be copied.
 func Text(w io.Writer, r *conform.Report) error {
-	table := tablewriter.NewWriter(w)
-	table.Header("Check", "Level", "Tier", "Scenario", "Verdict", "Detail")
-	for _, res := range r.Results {
-		if res.Verdict == conform.Skip {
-			continue // counted in the summary line; listed in the other formats
-		}
-		verdict := string(res.Verdict)
-		if res.Runs > 1 {
-			verdict += fmt.Sprintf(" %d/%d", res.Passed, res.Runs) // pass rate over the runs
-		}
-		if err := table.Append([]string{res.Check, string(res.Level), string(res.Tier), res.Scenario, verdict, clipLine(res.Message, 60)}); err != nil {
-			return err
-		}
-	}
-	if err := table.Render(); err != nil {
-		return err
-	}
+	var b strings.Builder
+	writeVerdict(&b, r)
 	for _, s := range harnessErrors(r) {
-		fmt.Fprintf(w, "\nHARNESS ERROR in %s (not the agent's fault): %s\n", s.ID, s.HarnessError)
+		b.WriteString("\n" + wrap(fmt.Sprintf("HARNESS ERROR in %s (not the agent's fault): %s", s.ID, s.HarnessError), Width, "", "  ") + "\n")
 	}
-	for _, res := range Problems(r) {
-		fmt.Fprintf(w, "\n%s %s [%s %s] in %s\n", res.Verdict, res.Check, res.Level, res.Tier, res.Scenario)
-		fmt.Fprintf(w, "  requirement: %s (%s)\n", res.Requirement, res.Spec)
-		if res.Message != "" {
-			fmt.Fprintf(w, "  %s\n", res.Message)
-		}
-		if res.Expected != "" || res.Actual != "" {
-			fmt.Fprintf(w, "  expected: %s\n  actual:   %s\n", indent(res.Expected), indent(res.Actual))
-		}
-		for _, l := range res.Lint {
-			fmt.Fprintf(w, "  lint %s %s (record %d): %s\n", l.Severity, l.Rule, l.Seq, l.Message)
-		}
-		if len(res.Evidence) > 0 {
-			fmt.Fprintf(w, "  evidence: records %v of %s\n", res.Evidence, transcriptOf(r, res.Scenario))
-		}
-		if res.Rerun != "" {
-			fmt.Fprintf(w, "  rerun: %s\n", res.Rerun)
+	for _, e := range StaleEntries(r) {
+		b.WriteString("\n" + wrap(staleText(r, e), Width, "", "  ") + "\n")
+	}
+	if fs := Failures(r); len(fs) > 0 {
+		fmt.Fprintf(&b, "\nFAILURES (%d)\n", len(fs))
+		for _, res := range fs {
+			writeProblem(&b, r, res)
 		}
 	}
+	if as := Attention(r); len(as) > 0 {
+		fmt.Fprintf(&b, "\nALSO WORTH READING (%d)\n", len(as))
+		for _, res := range as {
+			writeProblem(&b, r, res)
+		}
+	}
+	writeRest(&b, r)
 	if r.OutDir != "" {
-		fmt.Fprintf(w, "\ntranscripts: %s\n", r.OutDir)
+		fmt.Fprintf(&b, "\ntranscripts: %s\n", r.OutDir)
 	}
-	_, err := fmt.Fprintln(w, SummaryLine(r))
+	b.WriteString(VerdictLine(r) + "\n")
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func transcriptOf(r *conform.Report, scenario string) string {
-	for _, s := range r.Scenarios {
-		if s.ID == scenario {
-			return s.Transcript
-		}
-	}
-	return ""
+func staleText(r *conform.Report, e conform.KnownEntry) string {
+	return fmt.Sprintf("STALE known-failing entry %s:%d %q (%s): every check it names now passes; remove the line",
+		r.KnownFailing.File, e.Line, e.Pattern, e.Reason)
 }
 
-func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n            ") }
+// writeVerdict is the head of the text report: verdict, counts, provenance.
+func writeVerdict(b *strings.Builder, r *conform.Report) {
+	state := "PASSED"
+	if Failed(r) {
+		state = "FAILED"
+	}
+	b.WriteString(wrap(VerdictLine(r)+" — "+state, Width, "", "  ") + "\n")
+	judged, total := Exercised(r)
+	b.WriteString(wrap(fmt.Sprintf("%s; MUSTs exercised %d of %d", CountsLine(r), judged, total), Width, "", "  ") + "\n")
+	if p := r.Provenance; p != nil {
+		b.WriteString(wrap(fmt.Sprintf("aopconform %s · suite %s (%d scenarios, %d checks) · agent %s (%s) · %s",
+			p.Aopconform, shortDigest(p.Suite.Digest), p.Suite.Scenarios, p.Suite.Checks,
+			shortDigest(p.Agent.SHA256), filepath.Base(p.Agent.Executable), p.Platform), Width, "", "  ") + "\n")
+	}
+}
 
-func clipLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+func writeProblem(b *strings.Builder, r *conform.Report, res conform.Result) {
+	fmt.Fprintf(b, "\n%s %s [%s %s] in %s\n", res.Verdict, res.Check, res.Level, res.Tier, res.Scenario)
+	if req := requirementText(res); req != "" {
+		b.WriteString(wrap(req, Width, "  requirement: ", "    ") + "\n")
+	}
+	if res.Message != "" {
+		b.WriteString(wrap(res.Message, Width, "  ", "    ") + "\n")
+	}
+	if res.Expected != "" || res.Actual != "" {
+		exp, act, mode := compare(res.Expected, res.Actual)
+		if mode == diffLines {
+			b.WriteString("  expected (-) vs actual (+):\n")
+			for _, l := range lineDiff(exp, act) {
+				b.WriteString(clipLine("    "+string(l.Op)+" "+l.Text, Width) + "\n")
+			}
+		} else {
+			b.WriteString(wrap(oneLine(exp), Width, "  expected: ", "            ") + "\n")
+			b.WriteString(wrap(oneLine(act), Width, "  actual:   ", "            ") + "\n")
+		}
+	}
+	for _, l := range res.Lint {
+		b.WriteString(wrap(fmt.Sprintf("lint %s %s (record %d): %s", l.Severity, l.Rule, l.Seq, l.Message), Width, "  ", "    ") + "\n")
+	}
+	if len(res.Evidence) > 0 {
+		b.WriteString(wrap(fmt.Sprintf("evidence: records %s of %s", seqList(res.Evidence), transcriptOf(r, res.Scenario)), Width, "  ", "    ") + "\n")
+	}
+	if res.Rerun != "" {
+		fmt.Fprintf(b, "  rerun: %s\n", res.Rerun)
+	}
+}
+
+func oneLine(s string) string {
+	if s == "" {
+		return "(nothing)"
 	}
 	return s
+}
+
+// writeRest lists the other checks by family, one line each; SKIP rows are
+// counted, not listed.
+func writeRest(b *strings.Builder, r *conform.Report) {
+	fams := Rest(r)
+	if len(fams) == 0 {
+		return
+	}
+	checkW := 0
+	for _, f := range fams {
+		for _, res := range f.Results {
+			if n := len([]rune(res.Check)); n > checkW {
+				checkW = n
+			}
+		}
+	}
+	if checkW > 44 {
+		checkW = 44
+	}
+	b.WriteString("\nOTHER CHECKS BY FAMILY\n")
+	skipped := 0
+	for _, f := range fams {
+		var rows []string
+		for _, res := range f.Results {
+			if res.Verdict == conform.Skip {
+				skipped++
+				continue
+			}
+			row := fmt.Sprintf("  %-14s %-*s %-6s %-9s %s", res.Verdict, checkW, clipLine(res.Check, checkW), res.Level, res.Tier, res.Scenario)
+			if res.Message != "" {
+				row += "  " + res.Message
+			}
+			rows = append(rows, clipLine(row, Width))
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		b.WriteString(f.Name + "\n")
+		for _, row := range rows {
+			b.WriteString(row + "\n")
+		}
+	}
+	if skipped > 0 {
+		fmt.Fprintf(b, "(%d deselected checks, SKIP, not listed)\n", skipped)
+	}
+}
+
+// requirementText is "requirement (spec section)", either part left out when empty.
+func requirementText(res conform.Result) string {
+	switch {
+	case res.Spec == "":
+		return res.Requirement
+	case res.Requirement == "":
+		return "(" + res.Spec + ")"
+	}
+	return res.Requirement + " (" + res.Spec + ")"
 }

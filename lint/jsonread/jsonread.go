@@ -10,12 +10,23 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // MaxDepth bounds nesting of arrays and objects.
 const MaxDepth = 256
+
+// MaxValues bounds the values (scalars, arrays and objects) of one document, so
+// that the tree of one message costs a bounded amount of memory whatever its
+// shape: a 16 MiB array of one-digit numbers holds 8 M values, about 1 GB of
+// tree. No protocol message comes near it.
+const MaxValues = 1 << 18
+
+// MaxProblems bounds the non-fatal problems kept for one document; past it one
+// more problem says how many were left out.
+const MaxProblems = 1000
 
 // Kind is the JSON type of a Node.
 type Kind uint8
@@ -62,7 +73,7 @@ type Problem struct {
 // SyntaxError is a fatal parse error at a byte offset.
 type SyntaxError struct {
 	Offset int
-	Code   string // "syntax", "utf8", "depth", "trailing", "empty"
+	Code   string // "syntax", "utf8", "depth", "values", "trailing", "empty"
 	Msg    string
 }
 
@@ -210,7 +221,24 @@ func (n *Node) Interface() any {
 // Parse reads exactly one JSON value from data. It returns the tree, the non-fatal
 // problems found, and a *SyntaxError when the input is not one valid JSON value.
 func Parse(data []byte) (*Node, []Problem, error) {
-	p := &parser{data: data}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0]}
+	defer func() {
+		// Keep the grown stacks for the next parse, cleared so they pin no tree; a
+		// huge document's stacks are let go.
+		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
+			clear(p.members[:cap(p.members)])
+			clear(p.items[:cap(p.items)])
+			clear(p.path[:cap(p.path)])
+			sc.members, sc.items, sc.path = p.members[:0], p.items[:0], p.path[:0]
+		}
+	}()
+	if len(data) <= shareLimit {
+		// One copy of the input, whose substrings the strings and numbers share:
+		// one allocation instead of one per value.
+		p.src = string(data)
+	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		p.pos = 3
 		p.problems = append(p.problems, Problem{Offset: 0, Code: "bom", Message: "the input starts with a UTF-8 byte-order mark; JSON text must not (RFC 8259 §8.1)"})
@@ -220,6 +248,10 @@ func Parse(data []byte) (*Node, []Problem, error) {
 		return nil, p.problems, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
 	}
 	root, err := p.value(0)
+	if p.dropped > 0 {
+		p.problems = append(p.problems, Problem{Offset: p.lastDup, Code: "duplicate-key",
+			Message: fmt.Sprintf("%d more duplicate keys were found and not reported (limit %d per document)", p.dropped, MaxProblems)})
+	}
 	if err != nil {
 		return nil, p.problems, err
 	}
@@ -230,11 +262,31 @@ func Parse(data []byte) (*Node, []Problem, error) {
 	return root, p.problems, nil
 }
 
+// scratch is the parser's reusable stacks.
+type scratch struct {
+	members []Member
+	items   []*Node
+	path    []step
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// shareLimit is the largest input whose values share one copy of it; the values
+// of a larger one get their own copies, so that a string kept from a huge message
+// (an ID in a sequence rule's state) does not keep the whole message alive.
+const shareLimit = 64 << 10
+
 type parser struct {
 	data     []byte
+	src      string   // string(data) when len(data) <= shareLimit, else ""
+	members  []Member // scratch of the objects being read (a stack)
+	items    []*Node  // scratch of the arrays being read (a stack)
 	pos      int
 	problems []Problem
 	slab     []Node // nodes are carved from slabs: one allocation for many nodes
+	values   int    // nodes made so far, bounded by MaxValues
+	dropped  int    // duplicate keys past MaxProblems
+	lastDup  int    // offset of the last duplicate key dropped
 	path     []step // where the parser is, to name a duplicate key's pointer
 }
 
@@ -258,11 +310,21 @@ func (p *parser) pointer() string {
 	return b.String()
 }
 
-// node returns a fresh node from the parser's slab.
+// substr returns data[i:j] as a string, shared with the input's copy when there is one.
+func (p *parser) substr(i, j int) string {
+	if p.src != "" {
+		return p.src[i:j]
+	}
+	return string(p.data[i:j])
+}
+
+// node returns a fresh node from the parser's slab; slabs are sized by the input
+// left to read (protocol messages hold about one value per 25 bytes), so a
+// small message makes one small slab.
 func (p *parser) node(k Kind, off int) *Node {
 	if len(p.slab) == 0 {
-		size := 64
-		if len(p.data) > 4096 {
+		size := (len(p.data)-p.pos)/28 + 4
+		if size > 256 {
 			size = 256
 		}
 		p.slab = make([]Node, size)
@@ -303,6 +365,9 @@ func (p *parser) skipWS() {
 func (p *parser) value(depth int) (*Node, error) {
 	if depth > MaxDepth {
 		return nil, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
+	}
+	if p.values++; p.values > MaxValues {
+		return nil, p.errf("values", "more than %d values in one document", MaxValues)
 	}
 	if p.pos >= len(p.data) {
 		return nil, p.errf("syntax", "unexpected end of input")
@@ -379,7 +444,7 @@ func (p *parser) number() (*Node, error) {
 		}
 	}
 	n := p.node(Number, start)
-	n.End, n.Str = p.pos, string(p.data[start:p.pos])
+	n.End, n.Str = p.pos, p.substr(start, p.pos)
 	return n, nil
 }
 
@@ -395,7 +460,7 @@ func (p *parser) str() (string, error) {
 			if !utf8.Valid(s) {
 				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
 			}
-			return string(s), nil
+			return p.substr(start, p.pos-1), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -489,15 +554,19 @@ func (p *parser) array(depth int) (*Node, error) {
 		n.End = p.pos
 		return n, nil
 	}
+	// The items go on the parser's scratch stack, then into a slice of their
+	// exact size: one allocation per array.
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
 	for {
 		p.skipWS()
-		p.path = append(p.path, step{index: len(n.Items)})
+		p.path = append(p.path, step{index: len(p.items) - base})
 		it, err := p.value(depth + 1)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
 			return nil, err
 		}
-		n.Items = append(n.Items, it)
+		p.items = append(p.items, it)
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.errf("syntax", "unexpected end of input in array")
@@ -508,6 +577,7 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
+			n.Items = append([]*Node(nil), p.items[base:]...)
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
@@ -525,6 +595,10 @@ func (p *parser) object(depth int) (*Node, error) {
 		return n, nil
 	}
 	var seen map[string]int
+	// The members go on the parser's scratch stack, then into a slice of their
+	// exact size: one allocation per object.
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
 	for {
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -550,30 +624,34 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.path = p.path[:len(p.path)-1]
 			return nil, err
 		}
-		if len(n.Members) >= 8 && seen == nil {
+		cur := p.members[base:]
+		if len(cur) >= 8 && seen == nil {
 			seen = make(map[string]int, 16)
-			for i, m := range n.Members {
+			for i, m := range cur {
 				seen[m.Key] = i
 			}
 		}
 		dup := false
 		if seen != nil {
 			_, dup = seen[key]
-			seen[key] = len(n.Members)
+			seen[key] = len(cur)
 		} else {
-			for _, m := range n.Members {
+			for _, m := range cur {
 				if m.Key == key {
 					dup = true
 					break
 				}
 			}
 		}
-		if dup {
+		if dup && len(p.problems) >= MaxProblems {
+			p.dropped++
+			p.lastDup = keyOff
+		} else if dup {
 			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(), Code: "duplicate-key",
 				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 		}
 		p.path = p.path[:len(p.path)-1]
-		n.Members = append(n.Members, Member{Key: key, KeyOffset: keyOff, Value: v})
+		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.errf("syntax", "unexpected end of input in object")
@@ -584,6 +662,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos++
 			n.End = p.pos
+			n.Members = append([]Member(nil), p.members[base:]...)
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())

@@ -101,3 +101,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Duplicate keys are reported up to MaxProblems, then counted in one more problem.
+func TestProblemsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"k":0`)
+	for i := 0; i < MaxProblems+500; i++ {
+		b.WriteString(`,"k":0`)
+	}
+	b.WriteString(`}`)
+	_, problems, err := Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != MaxProblems+1 || !strings.Contains(problems[MaxProblems].Message, "500 more duplicate keys") {
+		t.Fatalf("%d problems, last %+v", len(problems), problems[len(problems)-1])
+	}
+}

@@ -1,7 +1,7 @@
 package linter_test
 
 // Benchmarks of the driver with every registered rule (issue 6). They are run by
-// cmd/aopbench, which writes docs/benchmarks.md; by hand:
+// internal/cmd/aopbench, which writes docs/benchmarks.md; by hand:
 //
 //	go test ./lint/linter -run '^$' -bench . -benchmem
 //	AOPLINT_BENCH_MESSAGES=100000 go test ./lint/linter -run '^$' -bench 'Stream|Floor' -benchtime 3x
@@ -34,7 +34,7 @@ var (
 
 // benchTranscript is the transcript of the benchmarks: the file named by
 // $AOPLINT_BENCH_TRANSCRIPT, or $AOPLINT_BENCH_MESSAGES (default 20000) messages
-// from the generator with seed 1, the same bytes cmd/aopbench writes.
+// from the generator with seed 1, the same bytes internal/cmd/aopbench writes.
 func benchTranscript(b *testing.B) ([]byte, int64) {
 	benchOnce.Do(func() {
 		if path := os.Getenv("AOPLINT_BENCH_TRANSCRIPT"); path != "" {

@@ -300,12 +300,56 @@ func (s *stream) serial(r io.Reader) error {
 type batch struct {
 	seq   int
 	first int // index of the first unit
+	size  int // bytes of its lines, the weight it holds of the in-flight budget
 	lines [][]byte
 	nums  []int
 	outs  []unitOut
 }
 
-const batchLines = 256
+// A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
+const (
+	batchLines = 256
+	batchBytes = 256 << 10
+)
+
+// inflightBytes bounds the bytes of the lines read but not yet through the
+// ordered stage (their trees and results die with them). One line larger than the
+// budget is still let through, alone: memory stays bounded by the budget plus one
+// message (MaxMessage), whatever the lines' sizes. A variable for the tests.
+var inflightBytes = 16 << 20
+
+// testHookApplied, when set by a test, sees every batch leave the ordered stage.
+var testHookApplied func(bytes, lines int)
+
+// byteBudget is a counting semaphore over bytes.
+type byteBudget struct {
+	mu        sync.Mutex
+	cond      sync.Cond
+	used, max int
+}
+
+func newByteBudget(max int) *byteBudget {
+	b := &byteBudget{max: max}
+	b.cond.L = &b.mu
+	return b
+}
+
+// acquire waits until n bytes fit (or nothing else is held) and takes them.
+func (b *byteBudget) acquire(n int) {
+	b.mu.Lock()
+	for b.used > 0 && b.used+n > b.max {
+		b.cond.Wait()
+	}
+	b.used += n
+	b.mu.Unlock()
+}
+
+func (b *byteBudget) release(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
 
 func (s *stream) parallel(r io.Reader, workers int) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
@@ -327,10 +371,12 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		}()
 	}
 	// The reader runs here; the ordered stage runs in its own goroutine. At most
-	// 2×workers batches are in flight: the reader blocks when the workers are busy.
+	// 2×workers batches and inflightBytes bytes are in flight: the reader blocks
+	// when the workers or the ordered stage are behind.
 	var readErr error
 	applied := make(chan struct{})
 	inflight := make(chan struct{}, 2*workers)
+	budget := newByteBudget(inflightBytes)
 	// Report lines the reader itself finds (over-long lines) through the ordered
 	// stage would need more machinery; they go to the stream under a lock instead.
 	var mu sync.Mutex
@@ -347,11 +393,16 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 				}
 				delete(pending, next)
 				mu.Lock()
-				for _, u := range nb.outs {
-					s.apply(u)
+				for i := range nb.outs {
+					s.apply(nb.outs[i])
+					nb.outs[i] = unitOut{}
 				}
 				mu.Unlock()
 				next++
+				if testHookApplied != nil {
+					testHookApplied(nb.size, len(nb.nums))
+				}
+				budget.release(nb.size)
 				<-inflight
 			}
 		}
@@ -377,10 +428,17 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 			}
 			break
 		}
+		// Take the line's bytes from the budget before copying it; a line that
+		// does not fit beside the open batch closes the batch first.
+		if cur.size > 0 && cur.size+len(line) > min(batchBytes, inflightBytes) {
+			flush()
+		}
+		budget.acquire(len(line))
+		cur.size += len(line)
 		cur.lines = append(cur.lines, append([]byte(nil), line...))
 		cur.nums = append(cur.nums, n)
 		index++
-		if len(cur.lines) == batchLines {
+		if len(cur.lines) == batchLines || cur.size >= batchBytes {
 			flush()
 		}
 	}

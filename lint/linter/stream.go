@@ -36,11 +36,16 @@ type stream struct {
 
 	sessions map[string]*session
 	order    []string // session keys, oldest first
+	// pendingBytes counts the records held in the sessions' pending lists,
+	// bounded by maxPendingBytes; pendingFull marks that the bound was hit.
+	pendingBytes int
+	pendingFull  bool
 }
 
 type session struct {
-	checkers map[string][]checker // by protocol
-	pending  []*lint.Message      // harness and control records, for checkers started later
+	checkers     map[string][]checker // by protocol
+	pending      []*lint.Message      // harness and control records, for checkers started later
+	pendingBytes int
 }
 
 type checker struct {
@@ -125,6 +130,7 @@ type builder struct {
 	whole bool
 	index int
 	out   unitOut
+	pass  lint.Pass // reused by the single-message rules of the unit
 }
 
 func (b *builder) add(ds ...lint.Diagnostic) { b.out.diags = append(b.out.diags, ds...) }
@@ -190,6 +196,8 @@ func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string,
 				s.report(generic.UTF8, l, c, "", "%s (E_PARSE_FAILURE)", se.Msg)
 			case "depth":
 				s.report(generic.Depth, l, c, "", "%s (E_PARSE_FAILURE)", se.Msg)
+			case "values":
+				s.report(generic.Size, l, c, "", "%s: aoplint bounds the cost of one message and does not lint this one (E_PARSE_FAILURE)", se.Msg)
 			case "trailing":
 				s.report(generic.Trailing, l, c, "", "%s (E_PARSE_FAILURE)", se.Msg)
 			default:
@@ -302,8 +310,21 @@ func (s *stream) harnessEvent(m *lint.Message) {
 	if m.Protocol != "" {
 		s.checkersFor(sess, m.Protocol)
 	}
-	if len(sess.pending) < maxPending {
+	switch {
+	case len(sess.pending) >= maxPending:
+	case s.pendingBytes+len(m.Raw) > maxPendingBytes:
+		if !s.pendingFull {
+			s.pendingFull = true
+			l, c := 1, 1
+			if m.Pos != nil {
+				l, c = m.Pos.Position(0)
+			}
+			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
+		}
+	default:
 		sess.pending = append(sess.pending, m)
+		sess.pendingBytes += len(m.Raw)
+		s.pendingBytes += len(m.Raw)
 	}
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
@@ -336,8 +357,12 @@ func (s *stream) endSession(key string) {
 }
 
 // maxPending bounds the harness and control records kept per session for the
-// checkers of a protocol whose first message comes later.
-const maxPending = 64
+// checkers of a protocol whose first message comes later; maxPendingBytes bounds
+// their bytes over all sessions.
+const (
+	maxPending      = 64
+	maxPendingBytes = 8 << 20
+)
 
 // checkersFor returns the session's checkers of a protocol, starting them (and
 // showing them the harness and control records seen so far) on first use.
@@ -477,14 +502,15 @@ func (s *builder) run(m *lint.Message) {
 	s.out.msg = m
 	rs := rulesFor(m.Protocol, m.Kind)
 	var claimed []string
+	p := &s.pass
 	for _, r := range rs.single {
-		p := lint.NewPass(r, m)
+		p.Reset(r, m)
 		safeRun(p, r.Run)
 		s.add(p.Diagnostics()...)
 		claimed = append(claimed, p.Claimed()...)
 	}
 	for _, r := range rs.schema {
-		p := lint.NewPass(r, m)
+		p.Reset(r, m)
 		safeRun(p, r.Run)
 		for _, d := range p.Diagnostics() {
 			if !lint.IsClaimed(claimed, d.Pointer) {
@@ -603,6 +629,8 @@ func (s *stream) session(key string) *session {
 }
 
 func (s *stream) finishSession(sess *session) {
+	s.pendingBytes -= sess.pendingBytes
+	sess.pendingBytes, sess.pending = 0, nil
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
 			p := lint.NewPass(ck.rule, nil)

@@ -50,7 +50,7 @@ func (r *Report) Sort() {
 }
 
 // Formats lists the format names.
-var Formats = []string{"text", "json", "sarif", "junit", "github"}
+var Formats = []string{"text", "json", "jsonl", "sarif", "junit", "github"}
 
 // Write prints r in format to w.
 func Write(w io.Writer, format string, r *Report) error {
@@ -59,6 +59,8 @@ func Write(w io.Writer, format string, r *Report) error {
 		return Text(w, r)
 	case "json":
 		return JSON(w, r)
+	case "jsonl":
+		return JSONL(w, r)
 	case "sarif":
 		return SARIF(w, r)
 	case "junit":

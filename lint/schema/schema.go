@@ -1,5 +1,6 @@
 // Package schema validates parsed messages against aopkit's embedded JSON Schemas
-// with gojsonschema, the validator of record. Each schema is compiled once, on first
+// with gojsonschema, the validator of record, behind validators generated from the
+// same schemas that pass valid messages without it. Each schema is compiled once, on first
 // use, so a run compiles only the schemas it needs; errors become diagnostics with
 // JSON Pointers.
 package schema
@@ -16,6 +17,7 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 
 	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema/generated"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -126,8 +128,18 @@ type Error struct {
 	Message string // what is wrong, with the pointer spelled out
 }
 
-// Validate checks root against the schema file.
+// Validate checks root against the schema file. A message the generated validator
+// (lint/schema/generated) finds valid is valid for gojsonschema too and skips it;
+// any other goes to gojsonschema, which writes the diagnostics.
 func Validate(file string, root *jsonread.Node) ([]Error, error) {
+	if generated.Validate(file, root) == generated.Valid {
+		return nil, nil
+	}
+	return validateOfRecord(file, root)
+}
+
+// validateOfRecord checks root with gojsonschema alone.
+func validateOfRecord(file string, root *jsonread.Node) ([]Error, error) {
 	s, err := Compiled(file)
 	if err != nil {
 		return nil, err

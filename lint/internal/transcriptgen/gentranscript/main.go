@@ -3,7 +3,7 @@
 //	go run ./lint/internal/transcriptgen/gentranscript -messages 1000000 -o /tmp/t.jsonl
 //	go run ./lint/internal/transcriptgen/gentranscript -small -o response.json
 //
-// It lives here because the generator is internal to lint/; cmd/aopbench runs it.
+// It lives here because the generator is internal to lint/; internal/cmd/aopbench runs it.
 package main
 
 import (

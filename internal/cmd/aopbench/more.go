@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -14,7 +15,8 @@ import (
 
 // rssResult is measurement 3.
 type rssResult struct {
-	Rows []rssRow
+	Rows    []rssRow
+	Hostile []hostileRow
 }
 
 type rssRow struct {
@@ -22,6 +24,16 @@ type rssRow struct {
 	Bytes    int64
 	Messages int64
 	All      sample // all cores
+	NoLimit  sample // all cores, GOMEMLIMIT=off (aoplint's 64 MiB soft limit lifted)
+}
+
+// hostileRow is one hostile input of issue 13.9: its peak RSS is the bound that
+// docs/benchmarks.md states for any input.
+type hostileRow struct {
+	What    string
+	Bytes   int64
+	All     sample
+	NoLimit sample
 }
 
 func (b *bench) peakRSS() error {
@@ -42,10 +54,98 @@ func (b *bench) peakRSS() error {
 			os.Remove(file)
 			return err
 		}
+		p.Env = []string{"GOMEMLIMIT=off"}
+		if row.NoLimit, err = run(p); err != nil {
+			os.Remove(file)
+			return err
+		}
 		os.Remove(file)
 		b.r.RSS.Rows = append(b.r.RSS.Rows, row)
 	}
+	return b.hostileRSS(dir)
+}
+
+// hostileRSS measures aoplint's peak RSS on the inputs of issue 13.9: one 15 MiB
+// message of tiny values, and a file of 15 MiB lines (1.5 GB; 150 MB with
+// -quick), half of them long strings, half as many values as a message may hold.
+// They are generated here and deleted after.
+func (b *bench) hostileRSS(dir string) error {
+	const line = 15 << 20
+	lines := 100
+	if b.cfg.quick {
+		lines = 10
+	}
+	many := filepath.Join(dir, "hostile-values.json")
+	big := filepath.Join(dir, "hostile-lines.jsonl")
+	defer os.Remove(many)
+	defer os.Remove(big)
+	if err := writeHostile(many, big, line, lines); err != nil {
+		return err
+	}
+	for _, in := range []struct{ what, file string }{
+		{"one 15 MiB message of 7.8 M tiny values", many},
+		{fmt.Sprintf("%d lines of 15 MiB (long strings; 250 k values)", lines), big},
+	} {
+		st, err := os.Stat(in.file)
+		if err != nil {
+			return err
+		}
+		row := hostileRow{What: in.what, Bytes: st.Size()}
+		p := proc{Name: "aoplint", Args: []string{b.bin["aoplint"], in.file}, Ok: []int{0, 1}}
+		if row.All, err = run(p); err != nil {
+			return err
+		}
+		p.Env = []string{"GOMEMLIMIT=off"}
+		if row.NoLimit, err = run(p); err != nil {
+			return err
+		}
+		b.logf("%s: max RSS %s (%s without the soft limit)", in.what, fmtBytes(float64(row.All.MaxRSS)), fmtBytes(float64(row.NoLimit.MaxRSS)))
+		b.r.RSS.Hostile = append(b.r.RSS.Hostile, row)
+	}
 	return nil
+}
+
+// writeHostile writes the two hostile inputs: aop2 TASK-shaped messages.
+func writeHostile(many, big string, size, lines int) error {
+	head := `{"protocol_version":"2.0","message_type":"TASK","task_id":"t","payload":{"x":`
+	f, err := os.Create(many)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(head + "[0")
+	for i := len(head) + 2; i < size-4; i += 2 {
+		w.WriteString(",0")
+	}
+	w.WriteString("]}}")
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	f, err = os.Create(big)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w = bufio.NewWriterSize(f, 1<<20)
+	item := `"` + strings.Repeat("b", 58) + `"`
+	for l := 0; l < lines; l++ {
+		if l%2 == 0 {
+			w.WriteString(`{"protocol_version":"2.0","message_type":"TASK","task_id":"t","payload":{"description":"`)
+			w.WriteString(strings.Repeat("a", size-100))
+			w.WriteString("\"}}\n")
+			continue
+		}
+		w.WriteString(head + "[" + item)
+		for i := len(head) + 1 + len(item); i < size-2*len(item); i += len(item) + 1 {
+			w.WriteString("," + item)
+		}
+		w.WriteString("]}}\n")
+	}
+	return w.Flush()
 }
 
 // conformResult is measurement 4.
@@ -203,7 +303,7 @@ func (b *bench) pprofTop(res *profileResult, name, what, how, bin string, opts [
 	if err != nil {
 		return fmt.Errorf("go tool pprof %s: %w", name, err)
 	}
-	header := fmt.Sprintf("# %s\n# recorded by cmd/aopbench on %s, %s, %d cores\n# %s\n# go tool pprof %s\n\n", what, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.NumCPU(), how, strings.Join(opts, " "))
+	header := fmt.Sprintf("# %s\n# recorded by internal/cmd/aopbench on %s, %s, %d cores\n# %s\n# go tool pprof %s\n\n", what, time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.NumCPU(), how, strings.Join(opts, " "))
 	text := header + string(out)
 	if err := os.WriteFile(filepath.Join(b.cfg.profDir, name), []byte(text), 0o644); err != nil {
 		return err

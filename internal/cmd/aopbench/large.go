@@ -118,6 +118,14 @@ func (b *bench) large() error {
 	add(largeConfig{Name: fmt.Sprintf("aoplint, %d processes, one file each", len(shards)), Workers: fmt.Sprintf("%d × GOMAXPROCS=1", len(shards))}, par...)
 	add(largeConfig{Name: "encoding/json floor (json.Unmarshal → any, per line)", Workers: "1 (GOMAXPROCS=1)", Floor: true},
 		proc{Name: "floor", Args: []string{b.bin["aopbench"], "floor", file}, Env: []string{"GOMAXPROCS=1"}})
+	for _, d := range []struct{ name, decoder string }{
+		{"goccy/go-json (Unmarshal → any, per line)", "goccy"},
+		{"simdjson-go (parse to its tape, per line): the limit", "simdjson"},
+		{"newline scan (read the lines, decode nothing)", "newline"},
+	} {
+		add(largeConfig{Name: "reference: " + d.name, Workers: "1 (GOMAXPROCS=1)"},
+			proc{Name: "floor-" + d.decoder, Args: []string{b.bin["aopbench"], "floor", "-decoder", d.decoder, file}, Env: []string{"GOMAXPROCS=1"}})
+	}
 	ajvScript, _ := filepath.Abs(filepath.Join(".ci", "bench", "ajv-lines.js"))
 	nodeModules, _ := filepath.Abs(filepath.Join(b.cfg.nodeDir, "node_modules"))
 	ajvOut := filepath.Join(b.cfg.work, "large-ajv-lines.json")

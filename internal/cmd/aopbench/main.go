@@ -3,7 +3,7 @@
 // docs/benchmarks.md. .ci/bench/run installs the peers (ajv-cli, ajv, ajv-formats,
 // python3-jsonschema, hyperfine) and runs it; `make bench` calls .ci/bench/run.
 //
-//	go run ./cmd/aopbench [-quick] [-messages 1000000] [-out docs/benchmarks.md]
+//	go run ./internal/cmd/aopbench [-quick] [-messages 1000000] [-out docs/benchmarks.md]
 //
 // Internal subcommands (run by aopbench itself in child processes):
 //
@@ -28,6 +28,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	gojson "github.com/goccy/go-json"
+	"github.com/minio/simdjson-go"
 
 	_ "github.com/aopkit/aopkit/lint/all"
 	"github.com/aopkit/aopkit/lint/linter"
@@ -227,7 +230,7 @@ func (b *bench) build() error {
 	targets := []struct{ name, pkg string }{
 		{"aoplint", "./cmd/aoplint"},
 		{"gentranscript", "./lint/internal/transcriptgen/gentranscript"},
-		{"aopbench", "./cmd/aopbench"},
+		{"aopbench", "./internal/cmd/aopbench"},
 		{"aopconform", "./cmd/aopconform"},
 		{"mockagent", "./cmd/mockagent"},
 	}
@@ -278,8 +281,13 @@ type genStats struct {
 // floorCmd decodes a file line by line with encoding/json into an any: the floor
 // of measurement 2, as a process like aoplint.
 func floorCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: aopbench floor FILE")
+	decoder := "encoding/json"
+	if len(args) == 3 && args[0] == "-decoder" {
+		decoder, args = args[1], args[2:]
+	}
+	decode, ok := floorDecoders[decoder]
+	if len(args) != 1 || !ok {
+		fmt.Fprintln(stderr, "usage: aopbench floor [-decoder encoding/json|goccy|simdjson|newline] FILE")
 		return 2
 	}
 	f, err := os.Open(args[0])
@@ -290,20 +298,42 @@ func floorCmd(args []string, stdout, stderr io.Writer) int {
 	defer f.Close()
 	sc := bufio.NewScanner(bufio.NewReaderSize(f, 256<<10))
 	sc.Buffer(make([]byte, 0, 1<<20), linter.MaxMessage)
-	var lines, ok int
+	var lines, decoded int
 	for sc.Scan() {
 		lines++
-		var v any
-		if json.Unmarshal(bytes.TrimPrefix(sc.Bytes(), []byte("AOF/1 ")), &v) == nil {
-			ok++
+		if decode(bytes.TrimPrefix(sc.Bytes(), []byte("AOF/1 "))) {
+			decoded++
 		}
 	}
 	if err := sc.Err(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "%d lines, %d decoded\n", lines, ok)
+	fmt.Fprintf(stdout, "%d lines, %d decoded (%s)\n", lines, decoded, decoder)
 	return 0
+}
+
+// floorDecoders are the references of the transcript measurement: what it costs
+// to decode each line into a generic value with each decoder (simdjson-go: its
+// tape, the limit), and to find the lines at all (newline).
+var floorDecoders = map[string]func([]byte) bool{
+	"encoding/json": func(b []byte) bool {
+		var v any
+		return json.Unmarshal(b, &v) == nil
+	},
+	"goccy": func(b []byte) bool {
+		var v any
+		return gojson.Unmarshal(b, &v) == nil
+	},
+	"simdjson": func() func([]byte) bool {
+		var pj *simdjson.ParsedJson
+		return func(b []byte) bool {
+			var err error
+			pj, err = simdjson.Parse(b, pj)
+			return err == nil
+		}
+	}(),
+	"newline": func(b []byte) bool { return len(b) > 0 },
 }
 
 // coldProfileCmd profiles the first lint of a file in this fresh process: schema

@@ -169,7 +169,7 @@ func TestSplit(t *testing.T) {
 // signature agrees with the Go one) and ajv must accept the messages too. Skipped
 // without node and the bench's node_modules (.ci/bench/run installs them).
 func TestAjvLines(t *testing.T) {
-	nodeModules, _ := filepath.Abs("../../.ci/bench/node_modules")
+	nodeModules, _ := filepath.Abs("../../../.ci/bench/node_modules")
 	if _, err := os.Stat(filepath.Join(nodeModules, "ajv-formats")); err != nil {
 		t.Skip("ajv is not installed under .ci/bench/node_modules (run .ci/bench/run)")
 	}
@@ -179,7 +179,7 @@ func TestAjvLines(t *testing.T) {
 	dir := t.TempDir()
 	var lines []string
 	for _, p := range []string{"aop2", "aos", "aof", "orchmsg"} {
-		files, _ := filepath.Glob(filepath.Join("../../fixtures", p, "valid", "spec_*.json"))
+		files, _ := filepath.Glob(filepath.Join("../../../fixtures", p, "valid", "spec_*.json"))
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
@@ -215,7 +215,7 @@ func TestAjvLines(t *testing.T) {
 	if err := os.WriteFile(mapFile, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", "../../.ci/bench/ajv-lines.js", schemaDir, mapFile, transcript)
+	cmd := exec.Command("node", "../../../.ci/bench/ajv-lines.js", schemaDir, mapFile, transcript)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
 	out, err := cmd.Output()
 	if err != nil {

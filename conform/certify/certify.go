@@ -1,0 +1,323 @@
+// Package certify signs and verifies aopconform certificates: an in-toto Statement
+// (https://in-toto.io/Statement/v1) about the agent executable, whose predicate binds
+// the suite digest, the aopconform version, the level reached per protocol and the
+// digests of the reports, wrapped in a DSSE envelope signed with ed25519 (Go's
+// standard library). Keys are PEM files: PKCS#8 private keys and PKIX public keys,
+// the formats `openssl genpkey -algorithm ed25519` writes.
+package certify
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/provenance"
+)
+
+// The types a certificate declares.
+const (
+	PayloadType   = "application/vnd.in-toto+json"
+	StatementType = "https://in-toto.io/Statement/v1"
+	PredicateType = "https://aopkit.dev/aopconform/certificate/v1"
+)
+
+// Envelope is a DSSE envelope (https://github.com/secure-systems-lab/dsse).
+type Envelope struct {
+	PayloadType string      `json:"payloadType"`
+	Payload     string      `json:"payload"` // base64 of the Statement
+	Signatures  []Signature `json:"signatures"`
+}
+
+// Signature is one DSSE signature; KeyID is KeyID(public key).
+type Signature struct {
+	KeyID string `json:"keyid"`
+	Sig   string `json:"sig"` // base64 of ed25519(PAE(payloadType, payload))
+}
+
+// Statement is the in-toto statement a certificate signs.
+type Statement struct {
+	Type          string    `json:"_type"`
+	Subject       []Subject `json:"subject"`
+	PredicateType string    `json:"predicateType"`
+	Predicate     Predicate `json:"predicate"`
+}
+
+// Subject is the artifact the statement is about: the agent executable.
+type Subject struct {
+	Name   string            `json:"name"`
+	Digest map[string]string `json:"digest"`
+}
+
+// Predicate is what aopconform certifies about the agent.
+type Predicate struct {
+	Aopconform string          `json:"aopconform"`
+	Suite      conform.SuiteID `json:"suite"`
+	// Levels is the level reached per protocol ("none" when none was).
+	Levels map[string]string `json:"levels"`
+	// Scores are the pass rates per protocol.
+	Scores map[string]Rates `json:"scores"`
+	// Passed: no MUST failed except known failures, no harness error, no stale
+	// known-failing entry.
+	Passed bool `json:"passed"`
+	// Known counts the failures a --known-failing file excused.
+	Known int `json:"known"`
+	// Reports are the report files of the run, named relative to the certificate.
+	Reports    []File             `json:"reports"`
+	Provenance conform.Provenance `json:"provenance"`
+	Signed     time.Time          `json:"signed"`
+}
+
+// Rates are the MUST and SHOULD results of one protocol.
+type Rates struct {
+	MustPassed   int `json:"must_passed"`
+	MustTotal    int `json:"must_total"`
+	ShouldPassed int `json:"should_passed"`
+	ShouldTotal  int `json:"should_total"`
+}
+
+// File is a file and its SHA-256.
+type File struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// PAE is DSSE's pre-authentication encoding, what is signed.
+func PAE(payloadType string, payload []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString("DSSEv1 ")
+	b.WriteString(strconv.Itoa(len(payloadType)))
+	b.WriteByte(' ')
+	b.WriteString(payloadType)
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(len(payload)))
+	b.WriteByte(' ')
+	b.Write(payload)
+	return b.Bytes()
+}
+
+// KeyID names a public key: the hex SHA-256 of its PKIX DER encoding, the value a
+// certifier publishes next to the key.
+func KeyID(pub ed25519.PublicKey) string {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(der)
+	return hex.EncodeToString(sum[:])
+}
+
+// Sign wraps the statement in a DSSE envelope signed with key.
+func Sign(st *Statement, key ed25519.PrivateKey) ([]byte, error) {
+	payload, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	pub := key.Public().(ed25519.PublicKey)
+	env := Envelope{
+		PayloadType: PayloadType,
+		Payload:     base64.StdEncoding.EncodeToString(payload),
+		Signatures:  []Signature{{KeyID: KeyID(pub), Sig: base64.StdEncoding.EncodeToString(ed25519.Sign(key, PAE(PayloadType, payload)))}},
+	}
+	out, err := json.MarshalIndent(env, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// ErrSignature is returned when no signature of the envelope verifies with the key.
+var ErrSignature = errors.New("the signature does not verify with this key")
+
+// Open checks the envelope's signature with pub and returns the statement it
+// signs. Nothing in the payload is trusted before the signature is checked.
+func Open(data []byte, pub ed25519.PublicKey) (*Statement, error) {
+	var env Envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, fmt.Errorf("not a DSSE envelope: %v", err)
+	}
+	if env.PayloadType != PayloadType {
+		return nil, fmt.Errorf("payloadType %q, want %q", env.PayloadType, PayloadType)
+	}
+	payload, err := base64.StdEncoding.DecodeString(env.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("payload is not base64: %v", err)
+	}
+	ok := false
+	for _, s := range env.Signatures {
+		sig, err := base64.StdEncoding.DecodeString(s.Sig)
+		if err == nil && ed25519.Verify(pub, PAE(env.PayloadType, payload), sig) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return nil, ErrSignature
+	}
+	var st Statement
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if err := dec.Decode(&st); err != nil {
+		return nil, fmt.Errorf("signed payload is not a statement: %v", err)
+	}
+	if st.Type != StatementType || st.PredicateType != PredicateType {
+		return nil, fmt.Errorf("signed statement is %s / %s, not an aopconform certificate", st.Type, st.PredicateType)
+	}
+	return &st, nil
+}
+
+// GenerateKey writes a new key pair: prefix.key (PKCS#8 PEM, mode 0600) and
+// prefix.pub (PKIX PEM). It refuses to overwrite either.
+func GenerateKey(prefix string) (ed25519.PublicKey, error) {
+	for _, name := range []string{prefix + ".key", prefix + ".pub"} {
+		if _, err := os.Lstat(name); err == nil {
+			return nil, fmt.Errorf("%s already exists: refusing to overwrite a key", name)
+		}
+	}
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	privDER, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return nil, err
+	}
+	pubDER, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteNew(prefix+".key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER}), 0o600); err != nil {
+		return nil, err
+	}
+	if err := WriteNew(prefix+".pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644); err != nil {
+		return nil, err
+	}
+	return pub, nil
+}
+
+// WriteNew writes a file that must not exist yet (keys and certificates are never
+// overwritten).
+func WriteNew(name string, data []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// LoadPrivateKey reads an ed25519 private key (PEM, PKCS#8).
+func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
+	der, err := readPEM(path, "PRIVATE KEY")
+	if err != nil {
+		return nil, err
+	}
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	priv, ok := k.(ed25519.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("%s: not an ed25519 key (%T)", path, k)
+	}
+	return priv, nil
+}
+
+// LoadPublicKey reads an ed25519 public key (PEM, PKIX).
+func LoadPublicKey(path string) (ed25519.PublicKey, error) {
+	der, err := readPEM(path, "PUBLIC KEY")
+	if err != nil {
+		return nil, err
+	}
+	k, err := x509.ParsePKIXPublicKey(der)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	pub, ok := k.(ed25519.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("%s: not an ed25519 key (%T)", path, k)
+	}
+	return pub, nil
+}
+
+func readPEM(path, typ string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := pem.Decode(data)
+	if b == nil || b.Type != typ {
+		return nil, fmt.Errorf("%s: want a PEM %q block", path, typ)
+	}
+	return b.Bytes, nil
+}
+
+// NewStatement builds the statement for a finished run whose reports were written
+// to reportFiles; certPath is where the certificate goes (report names are kept
+// relative to its directory). The report must carry provenance.
+func NewStatement(rep *conform.Report, passed bool, reportFiles []string, certPath string) (*Statement, error) {
+	p := rep.Provenance
+	if p == nil {
+		return nil, errors.New("the report has no provenance")
+	}
+	if p.Agent.SHA256 == "" {
+		return nil, errors.New("the agent executable has no digest")
+	}
+	pred := Predicate{
+		Aopconform: p.Aopconform, Suite: p.Suite, Passed: passed, Provenance: *p,
+		Levels: map[string]string{rep.Protocol: levelName(rep.Score)},
+		Scores: map[string]Rates{rep.Protocol: {rep.Score.MustPassed, rep.Score.MustTotal, rep.Score.ShouldPassed, rep.Score.ShouldTotal}},
+		Signed: time.Now().UTC().Truncate(time.Second),
+	}
+	for _, r := range rep.Results {
+		if r.Verdict == conform.Known {
+			pred.Known++
+		}
+	}
+	certDir, err := filepath.Abs(filepath.Dir(certPath))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range reportFiles {
+		sum, err := provenance.FileSHA256(f)
+		if err != nil {
+			return nil, fmt.Errorf("report digest: %v", err)
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		name, err := filepath.Rel(certDir, abs)
+		if err != nil {
+			name = abs
+		}
+		pred.Reports = append(pred.Reports, File{Name: filepath.ToSlash(name), SHA256: sum})
+	}
+	return &Statement{
+		Type:          StatementType,
+		Subject:       []Subject{{Name: filepath.Base(p.Agent.Executable), Digest: map[string]string{"sha256": p.Agent.SHA256}}},
+		PredicateType: PredicateType,
+		Predicate:     pred,
+	}, nil
+}
+
+func levelName(s conform.Score) string {
+	if s.Level == "" {
+		return "none"
+	}
+	return string(s.Level)
+}

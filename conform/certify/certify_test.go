@@ -1,0 +1,212 @@
+package certify
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+// The DSSE specification's PAE example.
+func TestPAE(t *testing.T) {
+	t.Parallel()
+	got := string(PAE("http://example.com/HelloWorld", []byte("hello world")))
+	if want := "DSSEv1 29 http://example.com/HelloWorld 11 hello world"; got != want {
+		t.Errorf("PAE = %q, want %q", got, want)
+	}
+}
+
+// fixture writes a key pair, a report file and an agent executable, and returns a
+// certificate of them.
+func fixture(t *testing.T) (dir string, pub ed25519.PublicKey, cert []byte, rep *conform.Report) {
+	t.Helper()
+	dir = t.TempDir()
+	pub, err := GenerateKey(filepath.Join(dir, "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, err := LoadPrivateKey(filepath.Join(dir, "k.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "r.json"), []byte(`{"schema":"aopconform-report/1"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep = &conform.Report{Protocol: "aop2", Score: conform.Score{Level: conform.Full, MustPassed: 3, MustTotal: 3},
+		Provenance: &conform.Provenance{Aopconform: "v1", Suite: conform.SuiteID{Digest: "sha256:aaaa", Protocol: "aop2", Builtin: true},
+			Agent:   conform.AgentID{Command: []string{"./agent"}, Executable: filepath.Join(dir, "agent"), SHA256: "2b6c0d8ee5a0a3ba5a0a5ff95d6c4a2a4bd5e8c2b8e97e5b7f2c0fb0d3f0a0a0"},
+			Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	st, err := NewStatement(rep, true, []string{filepath.Join(dir, "r.json")}, filepath.Join(dir, "cert.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err = Sign(st, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, pub, cert, rep
+}
+
+func suiteAs(digest string) SuiteFunc {
+	return func(string, bool, []string) (conform.SuiteID, error) { return conform.SuiteID{Digest: digest}, nil }
+}
+
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	dir, pub, cert, _ := fixture(t)
+	certPath := filepath.Join(dir, "cert.json")
+	v, err := Verify(certPath, cert, pub, Options{Suite: suiteAs("sha256:aaaa")})
+	if err != nil || !v.OK() {
+		t.Fatalf("fresh certificate does not verify: %v %+v", err, v)
+	}
+	if v.Statement.Predicate.Levels["aop2"] != "Full" || v.Statement.Predicate.Reports[0].Name != "r.json" {
+		t.Errorf("statement: %+v", v.Statement.Predicate)
+	}
+	var buf bytes.Buffer
+	if err := Badge(&buf, v.Statement, KeyID(pub)); err != nil || !strings.Contains(buf.String(), ">Full</text>") || !strings.HasPrefix(buf.String(), "<svg") {
+		t.Errorf("badge: %v\n%s", err, buf.String())
+	}
+
+	// The suite changed since: not verified, re-certification needed.
+	v, err = Verify(certPath, cert, pub, Options{Suite: suiteAs("sha256:bbbb")})
+	if err != nil || v.OK() || !strings.Contains(findings(v), "re-certification needed") {
+		t.Errorf("changed suite verified: %v %s", err, findings(v))
+	}
+
+	// One byte of the report changed.
+	if err := os.WriteFile(filepath.Join(dir, "r.json"), []byte(`{"schema":"aopconform-report/2"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err = Verify(certPath, cert, pub, Options{Suite: suiteAs("sha256:aaaa")})
+	if err != nil || v.OK() || !strings.Contains(findings(v), "report r.json: CHANGED") {
+		t.Errorf("changed report verified: %v %s", err, findings(v))
+	}
+
+	// Another agent executable.
+	v, _ = Verify(certPath, cert, pub, Options{Agent: filepath.Join(dir, "agent")})
+	if v.OK() || !strings.Contains(findings(v), "is not the certified executable") {
+		t.Errorf("other agent verified: %s", findings(v))
+	}
+}
+
+func findings(v *Verification) string {
+	if v == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	for _, f := range v.Findings {
+		b.WriteString(f.What + ": " + f.Detail + "\n")
+	}
+	return b.String()
+}
+
+func TestSignatureRejected(t *testing.T) {
+	t.Parallel()
+	dir, pub, cert, _ := fixture(t)
+	other, _, _ := ed25519.GenerateKey(nil)
+	if _, err := Open(cert, other); err != ErrSignature {
+		t.Errorf("another key: %v", err)
+	}
+	// Change one byte of the signed statement (the level) and re-encode it.
+	var env Envelope
+	if err := json.Unmarshal(cert, &env); err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := base64.StdEncoding.DecodeString(env.Payload)
+	tampered := bytes.Replace(payload, []byte(`"aop2":"Full"`), []byte(`"aop2":"Fulm"`), 1)
+	if bytes.Equal(tampered, payload) {
+		t.Fatal("level not found in the payload")
+	}
+	env.Payload = base64.StdEncoding.EncodeToString(tampered)
+	bad, _ := json.Marshal(env)
+	if _, err := Verify(filepath.Join(dir, "cert.json"), bad, pub, Options{}); err != ErrSignature {
+		t.Errorf("tampered statement: %v", err)
+	}
+	for _, junk := range []string{"", "{}", `{"payloadType":"application/vnd.in-toto+json","payload":"!!"}`, "null", "[1]"} {
+		if _, err := Open([]byte(junk), pub); err == nil {
+			t.Errorf("%q opened", junk)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := GenerateKey(filepath.Join(dir, "k")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GenerateKey(filepath.Join(dir, "k")); err == nil {
+		t.Error("GenerateKey overwrote a key")
+	}
+	// Only the public half exists: nothing is written.
+	os.WriteFile(filepath.Join(dir, "p.pub"), []byte("x"), 0o644)
+	if _, err := GenerateKey(filepath.Join(dir, "p")); err == nil {
+		t.Error("GenerateKey overwrote a public key")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.key")); err == nil {
+		t.Error("GenerateKey left a private key without its public key")
+	}
+	if st, _ := os.Stat(filepath.Join(dir, "k.key")); st.Mode().Perm() != 0o600 {
+		t.Errorf("private key mode %v", st.Mode().Perm())
+	}
+	if _, err := LoadPublicKey(filepath.Join(dir, "k.key")); err == nil {
+		t.Error("a private key loaded as a public key")
+	}
+	if _, err := LoadPrivateKey(filepath.Join(dir, "k.pub")); err == nil {
+		t.Error("a public key loaded as a private key")
+	}
+}
+
+func FuzzOpen(f *testing.F) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	good, _ := Sign(&Statement{Type: StatementType, PredicateType: PredicateType}, priv)
+	f.Add(good)
+	f.Add([]byte(`{"payloadType":"application/vnd.in-toto+json","payload":"e30=","signatures":[{"sig":"AAAA"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := Open(data, pub)
+		if err == nil && st == nil {
+			t.Fatal("nil statement without error")
+		}
+	})
+}
+
+// Keys made by OpenSSL, as docs/aopconform.md says, sign and verify.
+func TestOpenSSLKeys(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skip("no openssl")
+	}
+	dir := t.TempDir()
+	key, pubPath := filepath.Join(dir, "c.key"), filepath.Join(dir, "c.pub")
+	for _, args := range [][]string{{"genpkey", "-algorithm", "ed25519", "-out", key}, {"pkey", "-in", key, "-pubout", "-out", pubPath}} {
+		if out, err := exec.Command("openssl", args...).CombinedOutput(); err != nil {
+			t.Skipf("openssl %v: %v %s", args, err, out)
+		}
+	}
+	priv, err := LoadPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := LoadPublicKey(pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := Sign(&Statement{Type: StatementType, PredicateType: PredicateType}, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(cert, pub); err != nil {
+		t.Errorf("an OpenSSL key pair does not round-trip: %v", err)
+	}
+}

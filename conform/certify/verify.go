@@ -1,0 +1,149 @@
+package certify
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/provenance"
+)
+
+// Finding is one line of a verification.
+type Finding struct {
+	What   string // "signature", "suite", "report r.json", "agent"
+	OK     bool
+	Detail string
+}
+
+// Verification is the outcome of Verify.
+type Verification struct {
+	Statement *Statement
+	Findings  []Finding
+}
+
+// OK reports whether every finding is OK.
+func (v *Verification) OK() bool {
+	for _, f := range v.Findings {
+		if !f.OK {
+			return false
+		}
+	}
+	return len(v.Findings) > 0
+}
+
+// SuiteFunc computes the digest of the suite as it is now, loaded the way the
+// certificate says it was (built-in scenarios or not, extra directories).
+type SuiteFunc func(protocol string, builtin bool, dirs []string) (conform.SuiteID, error)
+
+// Options are what Verify checks besides the signature.
+type Options struct {
+	// Suite, when set, recomputes the suite digest: a different digest means the
+	// scenarios or checks changed since, and the agent must be certified again.
+	Suite SuiteFunc
+	// Agent, when set, is an executable that must be the certified one.
+	Agent string
+	// Version, when set, is the verifying aopconform's version: a different one is
+	// reported (the suite digest covers the scenarios and the checks' definitions,
+	// the version names the checks' code), not a failure.
+	Version string
+}
+
+// Verify checks a certificate: the signature with pub (nothing else is read when
+// it fails), then that every report it names still has its digest, the suite's
+// digest against the suite now, and the agent executable when one is given.
+func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (*Verification, error) {
+	st, err := Open(data, pub)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{Statement: st}
+	p := st.Predicate
+	v.Findings = append(v.Findings, Finding{"signature", true, "ed25519 key " + KeyID(pub)})
+	if opts.Version != "" {
+		d := "certified with " + p.Aopconform + ", the same as this one"
+		if opts.Version != p.Aopconform {
+			d = "certified with " + p.Aopconform + ", this is " + opts.Version + " (checks' code may differ)"
+		}
+		v.Findings = append(v.Findings, Finding{"aopconform", true, d})
+	}
+	if opts.Suite != nil {
+		protocols := make([]string, 0, len(p.Levels))
+		for proto := range p.Levels {
+			protocols = append(protocols, proto)
+		}
+		sort.Strings(protocols)
+		for _, proto := range protocols {
+			now, err := opts.Suite(proto, p.Suite.Builtin, p.Suite.Dirs)
+			switch {
+			case err != nil:
+				v.Findings = append(v.Findings, Finding{"suite", false, "cannot load the suite: " + err.Error()})
+			case now.Digest != p.Suite.Digest:
+				v.Findings = append(v.Findings, Finding{"suite", false, fmt.Sprintf(
+					"CHANGED since certification (certified %s, now %s): re-certification needed", p.Suite.Digest, now.Digest)})
+			default:
+				v.Findings = append(v.Findings, Finding{"suite", true, "unchanged, " + p.Suite.Digest})
+			}
+		}
+	}
+	dir := filepath.Dir(certPath)
+	if len(p.Reports) == 0 {
+		v.Findings = append(v.Findings, Finding{"reports", false, "the certificate names no report"})
+	}
+	for _, r := range p.Reports {
+		path := filepath.FromSlash(r.Name)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		sum, err := provenance.FileSHA256(path)
+		switch {
+		case err != nil:
+			v.Findings = append(v.Findings, Finding{"report " + r.Name, false, "cannot read it: " + err.Error()})
+		case sum != r.SHA256:
+			v.Findings = append(v.Findings, Finding{"report " + r.Name, false, "CHANGED since certification (sha256 " + sum + ", certified " + r.SHA256 + ")"})
+		default:
+			v.Findings = append(v.Findings, Finding{"report " + r.Name, true, "sha256 " + sum})
+		}
+	}
+	if opts.Agent != "" {
+		want := ""
+		for _, s := range st.Subject {
+			want = s.Digest["sha256"]
+		}
+		sum, err := provenance.FileSHA256(opts.Agent)
+		switch {
+		case err != nil:
+			v.Findings = append(v.Findings, Finding{"agent", false, "cannot read it: " + err.Error()})
+		case sum != want:
+			v.Findings = append(v.Findings, Finding{"agent", false, fmt.Sprintf("%s is not the certified executable (sha256 %s, certified %s)", opts.Agent, sum, want)})
+		default:
+			v.Findings = append(v.Findings, Finding{"agent", true, opts.Agent + " is the certified executable"})
+		}
+	}
+	return v, nil
+}
+
+// Summary is one line about what the certificate states.
+func (st *Statement) Summary() string {
+	p := st.Predicate
+	var lv []string
+	for proto, l := range p.Levels {
+		lv = append(lv, proto+" "+l)
+	}
+	sort.Strings(lv)
+	agent := ""
+	for _, s := range st.Subject {
+		agent = s.Name + " (sha256:" + s.Digest["sha256"] + ")"
+	}
+	state := "passed"
+	if !p.Passed {
+		state = "failed"
+	}
+	s := fmt.Sprintf("aopconform %s certified %s: level %s, run %s", p.Aopconform, agent, strings.Join(lv, ", "), state)
+	if p.Known > 0 {
+		s += fmt.Sprintf(" with %d known failure(s)", p.Known)
+	}
+	return s + ", signed " + p.Signed.Format("2006-01-02T15:04:05Z")
+}

@@ -1,0 +1,89 @@
+package knownfail
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/conform"
+	_ "github.com/aopkit/aopkit/conform/checks"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	kf, err := Parse("k.txt", []byte("# comment\n\naop2/6.1/*   heartbeats come from the supervisor\n  aop2/5/final-signal\tnot yet (ISSUE-3)  \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kf.Entries) != 2 || kf.Entries[0].Line != 3 || kf.Entries[0].Pattern != "aop2/6.1/*" || kf.Entries[1].Reason != "not yet (ISSUE-3)" {
+		t.Errorf("entries: %+v", kf.Entries)
+	}
+	for _, bad := range []string{"aop2/5/final-signal\n", "a,b reason\n"} {
+		if _, err := Parse("k.txt", []byte(bad)); err == nil || !strings.Contains(err.Error(), "k.txt:1") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	kf, _ = Parse("k.txt", []byte("aop2/no-such-check typo\n"))
+	if err := CheckIDs(kf); err == nil || !strings.Contains(err.Error(), "matches no check") {
+		t.Errorf("unknown check accepted: %v", err)
+	}
+}
+
+func res(check, scenario string, level conform.Level, v conform.Verdict) conform.Result {
+	return conform.Result{Check: check, Scenario: scenario, Protocol: "aop2", Tier: conform.Core, Level: level, Verdict: v, Message: "msg"}
+}
+
+func TestApply(t *testing.T) {
+	t.Parallel()
+	rep := &conform.Report{Protocol: "aop2", Results: []conform.Result{
+		res("aop2/5/final-signal", "s1", conform.MUST, conform.Fail),
+		res("aop2/5/final-signal", "s2", conform.MUST, conform.Pass),
+		res("aop2/5/final-response", "s1", conform.MUST, conform.Pass),
+		res("aop2/6.1/heartbeat-interval", "s3", conform.MUST, conform.Skip),
+		res("aop2/1.1/version-header", "s1", conform.MUST, conform.Pass),
+	}}
+	kf, err := Parse("k.txt", []byte("aop2/5/final-signal not yet\naop2/5/final-response fixed last week\naop2/6.1/* deselected today\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Apply(rep, kf)
+	if v := rep.Results[0].Verdict; v != conform.Known || !strings.HasPrefix(rep.Results[0].Message, "known failure (not yet): msg") {
+		t.Errorf("listed failure: %s %q", v, rep.Results[0].Message)
+	}
+	e := rep.KnownFailing.Entries
+	if e[0].Matched != 1 || e[0].Stale {
+		t.Errorf("entry 1 (fails in s1, passes in s2): %+v", e[0])
+	}
+	if !e[1].Stale {
+		t.Errorf("entry 2 passes everywhere but is not stale: %+v", e[1])
+	}
+	if e[2].Stale || e[2].Matched != 0 {
+		t.Errorf("entry 3 matched only skipped results: %+v", e[2])
+	}
+	// The known failure does not fail the run, but the level is not reached.
+	if MustFailed(rep) {
+		t.Error("a known failure fails the run")
+	}
+	if rep.Score.Level != "" || !rep.Score.MustFailed {
+		t.Errorf("a known MUST failure reached level %q", rep.Score.Level)
+	}
+	rep.Results = append(rep.Results, res("aop2/5/minimal-report", "s1", conform.MUST, conform.Fail))
+	if !MustFailed(rep) {
+		t.Error("an unlisted MUST failure does not fail the run")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("aop2/5/* reason\n# c\n\n"))
+	f.Add([]byte("x"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		kf, err := Parse("f", data)
+		if err != nil {
+			return
+		}
+		for _, e := range kf.Entries {
+			if e.Pattern == "" || e.Reason == "" || strings.ContainsAny(e.Pattern, " \t,") {
+				t.Fatalf("bad entry %+v", e)
+			}
+		}
+	})
+}

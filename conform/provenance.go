@@ -1,0 +1,66 @@
+package conform
+
+import "time"
+
+// Provenance says what produced a report, so that a result can be traced and
+// reproduced: which aopconform, which suite, which agent binary, on what machine,
+// with which settings, and what the harness recorded (conform/provenance fills it).
+type Provenance struct {
+	// Aopconform is internal/version.String() of the harness that ran.
+	Aopconform string `json:"aopconform"`
+	// Suite identifies the scenarios and checks that were run.
+	Suite SuiteID `json:"suite"`
+	// Agent is the program under test.
+	Agent AgentID `json:"agent"`
+	// Platform is GOOS/GOARCH and the Go version of the harness.
+	Platform     string    `json:"platform"`
+	Started      time.Time `json:"started"`
+	TimeoutScale float64   `json:"timeout_scale"`
+	Repeat       int       `json:"repeat"`
+	// Transcripts are the digests of the transcripts the harness recorded.
+	Transcripts []TranscriptID `json:"transcripts"`
+}
+
+// SuiteID is the digest of a suite: every scenario of the protocol (its JSON, as
+// loaded) and every check it names (ID, level, tier, spec, requirement, lint rules).
+type SuiteID struct {
+	Digest    string   `json:"digest"` // "sha256:<hex>"
+	Protocol  string   `json:"protocol"`
+	Scenarios int      `json:"scenarios"`
+	Checks    int      `json:"checks"`
+	Builtin   bool     `json:"builtin"`
+	Dirs      []string `json:"dirs,omitempty"` // --scenarios directories
+}
+
+// AgentID names the agent: its command line, the executable it resolved to and the
+// executable's digest.
+type AgentID struct {
+	Command    []string `json:"command"`
+	Executable string   `json:"executable"`
+	SHA256     string   `json:"sha256"`
+}
+
+// TranscriptID is the digest of one scenario's transcript/1 bytes.
+type TranscriptID struct {
+	Scenario string `json:"scenario"`
+	File     string `json:"file,omitempty"`
+	Records  int    `json:"records"`
+	SHA256   string `json:"sha256"`
+}
+
+// KnownFailing is how a --known-failing file was applied to a run.
+type KnownFailing struct {
+	File    string       `json:"file"`
+	Entries []KnownEntry `json:"entries"`
+}
+
+// KnownEntry is one line of a --known-failing file: a check ID pattern and why it
+// is expected to fail. Matched counts the failures it turned into KNOWN; Stale is
+// set when every check it matched now passes (the run fails until it is removed).
+type KnownEntry struct {
+	Line    int    `json:"line"`
+	Pattern string `json:"pattern"`
+	Reason  string `json:"reason"`
+	Matched int    `json:"matched"`
+	Stale   bool   `json:"stale,omitempty"`
+}

@@ -1,0 +1,188 @@
+// Package provenance records what produced an aopconform report: the harness
+// version, the digest of the suite, the agent executable and its digest, the
+// platform, the settings, and the digests of the transcripts the harness holds.
+package provenance
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/internal/version"
+)
+
+// Executable finds the program of an agent command line the way the harness will
+// start it (a name without a slash is looked up in $PATH, anything else is a path
+// from the working directory) and checks that it is an executable file. The error
+// is one line that names the program.
+func Executable(command []string) (string, error) {
+	if len(command) == 0 || command[0] == "" {
+		return "", errors.New("no agent command")
+	}
+	prog := command[0]
+	if !strings.ContainsRune(prog, filepath.Separator) {
+		p, err := exec.LookPath(prog)
+		if err != nil {
+			if errors.Is(err, exec.ErrNotFound) {
+				return "", fmt.Errorf("cannot start the agent: %q is not found in $PATH", prog)
+			}
+			return "", fmt.Errorf("cannot start the agent %q: %v", prog, err)
+		}
+		prog = p
+	}
+	abs, err := filepath.Abs(prog)
+	if err != nil {
+		return "", fmt.Errorf("cannot start the agent %q: %v", command[0], err)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("cannot start the agent: %s does not exist", command[0])
+	case err != nil:
+		return "", fmt.Errorf("cannot start the agent %s: %v", command[0], err)
+	case st.IsDir():
+		return "", fmt.Errorf("cannot start the agent: %s is a directory", command[0])
+	case st.Mode().Perm()&0o111 == 0:
+		return "", fmt.Errorf("cannot start the agent: %s is not executable (chmod +x %s)", command[0], command[0])
+	}
+	return abs, nil
+}
+
+// FileSHA256 is the hex SHA-256 of a file's bytes.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// suiteCheck is the part of a check the suite digest covers: everything but the Go
+// code, which the aopconform version names.
+type suiteCheck struct {
+	ID          string        `json:"id"`
+	Protocol    string        `json:"protocol"`
+	Family      string        `json:"family"`
+	Tier        conform.Tier  `json:"tier"`
+	Level       conform.Level `json:"level"`
+	Spec        string        `json:"spec"`
+	Requirement string        `json:"requirement"`
+	Lint        []string      `json:"lint,omitempty"`
+}
+
+// Suite digests the scenarios of protocol (each as its loaded JSON, in ID order) and
+// every check they name. builtin and dirs are recorded, not hashed: they say how to
+// load the same suite again.
+func Suite(protocol string, scenarios []*conform.Scenario, builtin bool, dirs []string) (conform.SuiteID, error) {
+	var scs []*conform.Scenario
+	ids := map[string]bool{}
+	for _, s := range scenarios {
+		if s.Protocol != protocol {
+			continue
+		}
+		scs = append(scs, s)
+		for _, id := range s.Checks {
+			ids[id] = true
+		}
+	}
+	sort.Slice(scs, func(i, j int) bool { return scs[i].ID < scs[j].ID })
+	var checks []suiteCheck
+	for id := range ids {
+		c := conform.LookupCheck(id)
+		if c == nil {
+			return conform.SuiteID{}, fmt.Errorf("check %q is unknown (see aopconform list)", id)
+		}
+		checks = append(checks, suiteCheck{c.ID, c.Protocol, c.Family, c.Tier, c.Level, c.Spec, c.Requirement, c.Lint})
+	}
+	sort.Slice(checks, func(i, j int) bool { return checks[i].ID < checks[j].ID })
+	doc, err := json.Marshal(struct {
+		Protocol  string              `json:"protocol"`
+		Scenarios []*conform.Scenario `json:"scenarios"`
+		Checks    []suiteCheck        `json:"checks"`
+	}{protocol, scs, checks})
+	if err != nil {
+		return conform.SuiteID{}, fmt.Errorf("suite digest: %w", err)
+	}
+	sum := sha256.Sum256(doc)
+	return conform.SuiteID{
+		Digest: "sha256:" + hex.EncodeToString(sum[:]), Protocol: protocol,
+		Scenarios: len(scs), Checks: len(checks), Builtin: builtin, Dirs: dirs,
+	}, nil
+}
+
+// Transcript digests a scenario's transcript from the records the harness holds in
+// memory: each record encoded as the recorder writes it, one JSON line each. It is
+// the SHA-256 of the transcript file as written.
+func Transcript(run conform.ScenarioRun) conform.TranscriptID {
+	h := sha256.New()
+	for _, rec := range run.Records {
+		b, err := json.Marshal(rec)
+		if err != nil {
+			// The recorder replaced such a record; hash what cannot be encoded as
+			// its error so the digest still depends on it.
+			b = []byte(err.Error())
+		}
+		h.Write(b)
+		h.Write([]byte{'\n'})
+	}
+	return conform.TranscriptID{Scenario: run.ID, File: run.Transcript, Records: len(run.Records), SHA256: hex.EncodeToString(h.Sum(nil))}
+}
+
+// Run is what Collect needs besides the report.
+type Run struct {
+	Suite        conform.SuiteID
+	Executable   string // from Executable
+	TimeoutScale float64
+	Repeat       int
+}
+
+// Collect builds the provenance of a finished run and stores it in the report.
+func Collect(rep *conform.Report, run Run) error {
+	p := &conform.Provenance{
+		Aopconform:   version.String(),
+		Suite:        run.Suite,
+		Agent:        conform.AgentID{Command: rep.Command, Executable: run.Executable},
+		Platform:     fmt.Sprintf("%s/%s %s", runtime.GOOS, runtime.GOARCH, runtime.Version()),
+		Started:      rep.Started.UTC().Truncate(time.Millisecond),
+		TimeoutScale: run.TimeoutScale,
+		Repeat:       run.Repeat,
+		Transcripts:  []conform.TranscriptID{},
+	}
+	if p.Repeat < 1 {
+		p.Repeat = 1
+	}
+	if p.TimeoutScale <= 0 {
+		p.TimeoutScale = 1
+	}
+	if run.Executable != "" {
+		sum, err := FileSHA256(run.Executable)
+		if err != nil {
+			return fmt.Errorf("agent digest: %w", err)
+		}
+		p.Agent.SHA256 = sum
+	}
+	for _, s := range rep.Scenarios {
+		if len(s.Records) > 0 {
+			p.Transcripts = append(p.Transcripts, Transcript(s))
+		}
+	}
+	rep.Provenance = p
+	return nil
+}

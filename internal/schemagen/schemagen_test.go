@@ -1,0 +1,29 @@
+package schemagen
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// The generator refuses what it does not implement instead of passing it.
+func TestRefusesUnknownKeywords(t *testing.T) {
+	for _, s := range []string{
+		`{"type":"object","patternProperties":{"^x":{"type":"string"}}}`,
+		`{"items":[{"type":"string"}]}`,
+		`{"enum":[{"a":1}]}`,
+		`{"$ref":"https://example.com/other.json"}`,
+		`{"dependencies":{"a":["b"]}}`,
+	} {
+		fsys := fstest.MapFS{"p/a.schema.json": {Data: []byte(s)}}
+		if _, err := Generate(fsys, "https://aopkit.dev/schemas/"); err == nil {
+			t.Errorf("%s: generated without error", s)
+		}
+	}
+	fsys := fstest.MapFS{"p/a.schema.json": {Data: []byte(`{"type":"object","required":["a"],"properties":{"a":{"$ref":"b.schema.json#/definitions/X"}}}`)},
+		"p/b.schema.json": {Data: []byte(`{"definitions":{"X":{"type":"integer","minimum":0}}}`)}}
+	src, err := Generate(fsys, "https://aopkit.dev/schemas/")
+	if err != nil || !strings.Contains(string(src), `"p/a.schema.json"`) {
+		t.Fatalf("%v\n%s", err, src)
+	}
+}

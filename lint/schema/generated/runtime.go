@@ -1,0 +1,259 @@
+// Package generated holds Go validators generated from aopkit's JSON Schemas by
+// internal/schemagen (`go generate ./lint/schema/generated`). A validator answers
+// Valid or Invalid exactly as gojsonschema, the validator of record, would, and
+// Unsure where it does not decide (formats, numbers it cannot compare exactly
+// without big arithmetic): lint/schema then asks gojsonschema, which also writes
+// every diagnostic. A test fails when the checked-in code is not what the
+// generator makes of the schemas; a differential test and a fuzz target hold the
+// verdicts to gojsonschema's.
+package generated
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+//go:generate go run github.com/aopkit/aopkit/internal/schemagen/cmd/schemagen -o validators.go
+
+// Verdict is a generated validator's answer.
+type Verdict int8
+
+const (
+	Invalid Verdict = iota // gojsonschema reports at least one error
+	Valid                  // gojsonschema reports none
+	Unsure                 // not decided here: ask gojsonschema
+)
+
+// Validate returns the verdict of the schema file (a path within schemas.FS) on
+// root; Unsure for a file without a generated validator.
+func Validate(file string, n *jsonread.Node) Verdict {
+	f := root(file)
+	if f == nil || n == nil {
+		return Unsure
+	}
+	return f(n)
+}
+
+// Has reports whether file has a generated validator.
+func Has(file string) bool { return root(file) != nil }
+
+// and combines the verdicts of two conditions that must both hold.
+func and(a, b Verdict) Verdict {
+	switch {
+	case a == Invalid || b == Invalid:
+		return Invalid
+	case a == Unsure || b == Unsure:
+		return Unsure
+	}
+	return Valid
+}
+
+func not(v Verdict) Verdict {
+	switch v {
+	case Valid:
+		return Invalid
+	case Invalid:
+		return Valid
+	}
+	return Unsure
+}
+
+func anyOf(n *jsonread.Node, fs ...func(*jsonread.Node) Verdict) Verdict {
+	r := Invalid
+	for _, f := range fs {
+		switch f(n) {
+		case Valid:
+			return Valid
+		case Unsure:
+			r = Unsure
+		}
+	}
+	return r
+}
+
+func oneOf(n *jsonread.Node, fs ...func(*jsonread.Node) Verdict) Verdict {
+	valid, unsure := 0, 0
+	for _, f := range fs {
+		switch f(n) {
+		case Valid:
+			valid++
+		case Unsure:
+			unsure++
+		}
+	}
+	switch {
+	case valid > 1:
+		return Invalid
+	case unsure > 0:
+		return Unsure
+	case valid == 1:
+		return Valid
+	}
+	return Invalid
+}
+
+func ifThenElse(n *jsonread.Node, cond, then, els func(*jsonread.Node) Verdict) Verdict {
+	switch cond(n) {
+	case Valid:
+		if then != nil {
+			return then(n)
+		}
+	case Invalid:
+		if els != nil {
+			return els(n)
+		}
+	default:
+		return Unsure
+	}
+	return Valid
+}
+
+// Type bits of the "type" keyword.
+const (
+	typeNull = 1 << iota
+	typeBoolean
+	typeObject
+	typeArray
+	typeNumber
+	typeString
+	typeInteger
+)
+
+func typeIs(n *jsonread.Node, mask int) Verdict {
+	var bit int
+	switch n.Kind {
+	case jsonread.Null:
+		bit = typeNull
+	case jsonread.Bool:
+		bit = typeBoolean
+	case jsonread.Object:
+		bit = typeObject
+	case jsonread.Array:
+		bit = typeArray
+	case jsonread.String:
+		bit = typeString
+	case jsonread.Number:
+		if mask&typeNumber != 0 {
+			return Valid
+		}
+		if mask&typeInteger == 0 {
+			return Invalid
+		}
+		return isInteger(n.Str)
+	}
+	if mask&bit != 0 {
+		return Valid
+	}
+	return Invalid
+}
+
+// isInteger says whether a JSON number literal is an integer (as big.Rat's IsInt
+// says for gojsonschema); literals with an exponent are left Unsure.
+func isInteger(lit string) Verdict {
+	if strings.ContainsAny(lit, "eE") {
+		return Unsure
+	}
+	_, frac, ok := strings.Cut(lit, ".")
+	if !ok || strings.Trim(frac, "0") == "" {
+		return Valid
+	}
+	return Invalid
+}
+
+func runeCount(s string) int { return utf8.RuneCountInString(s) }
+
+// scalar is one value of a const or an enum.
+type scalar struct {
+	kind jsonread.Kind
+	s    string
+	f    float64
+	b    bool
+}
+
+// oneOfScalars compares as gojsonschema does: both sides marshalled after a decode
+// without UseNumber, so numbers compare as float64 values (1.0 equals 1).
+func oneOfScalars(n *jsonread.Node, vals []scalar) Verdict {
+	r := Invalid
+	for i := range vals {
+		v := &vals[i]
+		if v.kind != n.Kind {
+			continue
+		}
+		switch n.Kind {
+		case jsonread.Null:
+			return Valid
+		case jsonread.Bool:
+			if n.Bool == v.b {
+				return Valid
+			}
+		case jsonread.String:
+			if n.Str == v.s {
+				return Valid
+			}
+		case jsonread.Number:
+			f, err := strconv.ParseFloat(n.Str, 64)
+			if err != nil || math.IsInf(f, 0) {
+				r = Unsure
+				continue
+			}
+			if math.Float64bits(f) == math.Float64bits(v.f) {
+				return Valid
+			}
+			if f == v.f { // 0 and -0 marshal differently
+				r = Unsure
+			}
+		}
+	}
+	return r
+}
+
+// bound is a minimum or maximum, written by the generator.
+type bound struct {
+	i     int64 // the bound when isInt
+	isInt bool
+	f     float64 // the bound as a float64, when exact
+	exact bool
+}
+
+// cmp compares a number literal with the bound: -1, 0 or +1, and false when it
+// cannot tell without big arithmetic.
+func (b *bound) cmp(lit string) (int, bool) {
+	if b.isInt && len(lit) < 19 && !strings.ContainsAny(lit, ".eE") {
+		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
+			switch {
+			case i < b.i:
+				return -1, true
+			case i > b.i:
+				return 1, true
+			}
+			return 0, true
+		}
+	}
+	if !b.exact {
+		return 0, false
+	}
+	// Rounding to float64 is monotonic and the bound is exact: a strict order of
+	// the rounded value is the order of the value itself.
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, false
+	}
+	switch {
+	case f < b.f:
+		return -1, true
+	case f > b.f:
+		return 1, true
+	}
+	return 0, false
+}
+
+// lazyRegexp compiles a pattern on first use, as gojsonschema does with regexp.
+func lazyRegexp(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}

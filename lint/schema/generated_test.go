@@ -1,0 +1,235 @@
+package schema
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/internal/schemagen"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema/generated"
+	"github.com/aopkit/aopkit/schemas"
+)
+
+// The checked-in validators are what the generator makes of the schemas now.
+func TestGeneratedIsCurrent(t *testing.T) {
+	want, err := schemagen.Generate(schemas.FS, schemas.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("generated/validators.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("lint/schema/generated/validators.go is stale: run go generate ./lint/schema/generated")
+	}
+}
+
+// schemaFiles lists the schema files with a generated validator.
+func schemaFiles(t testing.TB) []string {
+	files, err := fs.Glob(schemas.FS, "*/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	var out []string
+	for _, f := range files {
+		if generated.Has(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// agree checks the generated verdict on root against gojsonschema's.
+func agree(t testing.TB, file string, root *jsonread.Node, what string) bool {
+	v := generated.Validate(file, root)
+	if v == generated.Unsure {
+		return true
+	}
+	errs, err := validateOfRecord(file, root)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if (v == generated.Valid) != (len(errs) == 0) {
+		t.Errorf("%s on %s: generated says %v, gojsonschema %d errors %v", file, what, v, len(errs), errs)
+		return false
+	}
+	return true
+}
+
+// corpus is every JSON value of the fixtures: whole files and lines.
+func corpus(t testing.TB) map[string][][]byte {
+	out := map[string][][]byte{} // protocol directory → documents
+	err := filepath.WalkDir("../../fixtures", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		ext := filepath.Ext(p)
+		if ext != ".json" && ext != ".jsonl" {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("../../fixtures", p)
+		proto := strings.Split(filepath.ToSlash(rel), "/")[0]
+		if proto == "reference" || proto == "scenarios" {
+			proto = ""
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("AOF/1 "))
+			if len(line) > 0 {
+				out[proto] = append(out[proto], line)
+			}
+		}
+		if ext == ".json" {
+			out[proto] = append(out[proto], data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// mutants returns variations of a document that cross the schemas' edges.
+func mutants(root *jsonread.Node) []*jsonread.Node {
+	var out []*jsonread.Node
+	var walk func(n *jsonread.Node, set func(*jsonread.Node))
+	repl := []*jsonread.Node{
+		{Kind: jsonread.Null}, {Kind: jsonread.Bool, Bool: true}, {Kind: jsonread.String, Str: ""},
+		{Kind: jsonread.String, Str: "x"}, {Kind: jsonread.Number, Str: "-1"}, {Kind: jsonread.Number, Str: "0"},
+		{Kind: jsonread.Number, Str: "1.5"}, {Kind: jsonread.Number, Str: "2.0"}, {Kind: jsonread.Number, Str: "1e2"},
+		{Kind: jsonread.Array}, {Kind: jsonread.Object},
+	}
+	walk = func(n *jsonread.Node, set func(*jsonread.Node)) {
+		for _, r := range repl {
+			set(r)
+			out = append(out, clone(root))
+		}
+		set(n)
+		switch n.Kind {
+		case jsonread.Object:
+			members := n.Members
+			for i := range members {
+				// Drop the member, then replace its value.
+				n.Members = append(append([]jsonread.Member(nil), members[:i]...), members[i+1:]...)
+				out = append(out, clone(root))
+				n.Members = members
+				m := &members[i]
+				v := m.Value
+				walk(v, func(x *jsonread.Node) { m.Value = x })
+				m.Value = v
+			}
+			n.Members = append(members, jsonread.Member{Key: "zz_unknown", Value: &jsonread.Node{Kind: jsonread.Number, Str: "1"}})
+			out = append(out, clone(root))
+			n.Members = members
+		case jsonread.Array:
+			for i := range n.Items {
+				v := n.Items[i]
+				walk(v, func(x *jsonread.Node) { n.Items[i] = x })
+				n.Items[i] = v
+			}
+		}
+	}
+	walk(root, func(*jsonread.Node) {})
+	return out
+}
+
+func clone(n *jsonread.Node) *jsonread.Node {
+	c := *n
+	if n.Items != nil {
+		c.Items = make([]*jsonread.Node, len(n.Items))
+		for i, it := range n.Items {
+			c.Items[i] = clone(it)
+		}
+	}
+	if n.Members != nil {
+		c.Members = make([]jsonread.Member, len(n.Members))
+		for i, m := range n.Members {
+			c.Members[i] = jsonread.Member{Key: m.Key, Value: clone(m.Value)}
+		}
+	}
+	return &c
+}
+
+// The generated validators agree with gojsonschema on every fixture and on
+// mutants of the valid ones, against every schema of the fixture's protocol.
+func TestGeneratedAgreesWithGojsonschema(t *testing.T) {
+	files := schemaFiles(t)
+	docs := corpus(t)
+	full := os.Getenv("AOPKIT_SCHEMA_DIFF") == "full"
+	checks, decided := 0, 0
+	for proto, list := range docs {
+		var mine []string
+		for _, f := range files {
+			if proto == "" || strings.HasPrefix(f, proto+"/") {
+				mine = append(mine, f)
+			}
+		}
+		for i, data := range list {
+			if !full && (i%3 != 0 || (proto == "" && i%15 != 0)) {
+				continue // a sample by default: AOPKIT_SCHEMA_DIFF=full checks them all
+			}
+			root, _, err := jsonread.Parse(data)
+			if err != nil || root == nil {
+				continue
+			}
+			nodes := []*jsonread.Node{root}
+			// Every fourth small document's mutants with AOPKIT_SCHEMA_DIFF=full
+			// (8 M checks, minutes); by default a sample that keeps CI fast.
+			if full && i%4 == 0 && len(data) < 4096 {
+				nodes = append(nodes, mutants(root)...)
+			} else if !testing.Short() && i%30 == 0 && len(data) < 4096 {
+				ms := mutants(root)
+				for j := 0; j < len(ms); j += 60 {
+					nodes = append(nodes, ms[j])
+				}
+			}
+			for _, n := range nodes {
+				for _, f := range mine {
+					checks++
+					if generated.Validate(f, n) != generated.Unsure {
+						decided++
+					}
+					if !agree(t, f, n, proto) {
+						return
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d checks, %d decided by the generated code", checks, decided)
+}
+
+// FuzzGenerated holds the generated validators to gojsonschema on any input: the
+// first byte picks the schema.
+func FuzzGenerated(f *testing.F) {
+	files := schemaFiles(f)
+	for _, list := range corpus(f) {
+		for i, d := range list {
+			if i%8 == 0 && len(d) < 2048 {
+				f.Add(append([]byte{byte(i)}, d...))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		file := files[int(data[0])%len(files)]
+		root, _, err := jsonread.Parse(data[1:])
+		if err != nil || root == nil {
+			return
+		}
+		agree(t, file, root, "fuzz input")
+	})
+}

@@ -99,7 +99,7 @@ func ScoreResults(protocol string, results []Result) Score {
 		}
 		ok := r.Verdict == Pass
 		// Verdicts that are no violation of the agent: they fail no run.
-		excused := r.Verdict == Flaky || r.Verdict == HarnessError || r.Verdict == Known
+		excused := r.Verdict == Flaky || r.Verdict == HarnessError
 		switch r.Level {
 		case MUST:
 			s.MustSelected++

@@ -3,6 +3,7 @@ module github.com/aopkit/aopkit
 go 1.26.8
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/goccy/go-json v0.12.0
 	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/minio/simdjson-go v0.4.5
@@ -13,6 +14,7 @@ require (
 	github.com/xeipuuv/gojsonschema v1.2.0
 	golang.org/x/net v0.30.0
 	golang.org/x/sys v0.48.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -14,8 +14,10 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
+	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/output"
+	"github.com/aopkit/aopkit/lint/project"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -37,6 +39,7 @@ const (
 	flagTaskType = "task-type"
 	flagJobs     = "jobs"
 	flagCPUProf  = "cpuprofile"
+	flagVerbose  = "verbose"
 )
 
 // config is what the lint action needs, decoded from the flags.
@@ -46,7 +49,10 @@ type config struct {
 	FailOn   lint.Severity
 	TaskType string
 	Jobs     int
+	Verbose  bool
 	Args     []string
+	// Project is the .aoplint.yaml and baseline in effect (projectFrom).
+	Project *project.Project
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -127,7 +133,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
 		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once (default: number of CPUs)"},
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file", Hidden: true},
+		&cli.BoolFlag{Name: flagVerbose, Usage: "list the files skipped (no protocol marker) and excluded on stderr"},
 	}
+	lintFlags = append(lintFlags, projectFlags()...)
 	lintAction := func(c *cli.Context) error {
 		cfg, err := configFrom(c)
 		if err != nil {
@@ -171,6 +179,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 				}
 				return explainCmd(stdout, c.Args().First())
 			}},
+			configCommand(stdout),
 			{Name: "protocols", Usage: "list the protocols and their message kinds", Action: func(c *cli.Context) error { return protocolsCmd(stdout) }},
 			{Name: "schema", Usage: "print the JSON Schema of a message kind", ArgsUsage: "PROTOCOL KIND", Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
@@ -183,7 +192,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 }
 
 func configFrom(c *cli.Context) (config, error) {
-	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Args: c.Args().Slice()}
+	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Verbose: c.Bool(flagVerbose), Args: c.Args().Slice()}
+	failOn, err := projectFrom(c, &cfg)
+	if err != nil {
+		return cfg, err
+	}
 	ok := false
 	for _, f := range output.Formats {
 		ok = ok || f == cfg.Format
@@ -191,13 +204,13 @@ func configFrom(c *cli.Context) (config, error) {
 	if !ok {
 		return cfg, usageErr("unknown --format %q: want one of %s", cfg.Format, strings.Join(output.Formats, ", "))
 	}
-	switch c.String(flagFailOn) {
+	switch failOn {
 	case "error":
 		cfg.FailOn = lint.Error
 	case "warning":
 		cfg.FailOn = lint.Warning
 	default:
-		return cfg, usageErr("unknown --fail-on %q: want error or warning", c.String(flagFailOn))
+		return cfg, usageErr("unknown --fail-on %q: want error or warning", failOn)
 	}
 	if cfg.Protocol != "" && lint.LookupProtocol(cfg.Protocol) == nil {
 		return cfg, usageErr("unknown --protocol %q: want one of %s", cfg.Protocol, strings.Join(protocolIDs(), ", "))
@@ -333,6 +346,12 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
+	proj := cfg.Project
+	if proj == nil {
+		proj = &project.Project{Config: lintconfig.Default(), Unrecognised: lintconfig.UnrecognisedAuto}
+	}
+	optsFor := func(path string) linter.Options { return proj.Options(path, opts) }
+	in := proj.CaptureStdin(stdin)
 	var sum output.Summary
 	var ioErrs []error
 	var err error
@@ -340,20 +359,33 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 		// text, jsonl and github print each file's results as they come (in report
 		// order): a run over many files never holds all its findings.
 		st := output.NewStream(stdout, cfg.Format, version)
-		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) {
+		file := func(r linter.FileResult) {
 			if e := st.File(r); e != nil && err == nil {
 				err = e
 			}
-		})
+		}
+		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { file(proj.File(r, "<stdin>")) })
+		// The configuration's unused ignore entries and the baseline's stale ones.
+		extra, e := proj.Close()
+		if e != nil && err == nil {
+			err = e
+		}
+		for _, r := range extra {
+			file(r)
+		}
 		if s, e := st.Close(); err == nil {
 			sum, err = s, e
 		}
 	} else {
 		// json, sarif and junit are one document over every file.
 		rep := &output.Report{Version: version}
-		ioErrs = lintInputs(cfg.Args, opts, cfg.Jobs, stdin, func(r linter.FileResult) { rep.Files = append(rep.Files, r) })
+		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { rep.Files = append(rep.Files, proj.File(r, "<stdin>")) })
+		extra, e := proj.Close()
+		rep.Files = append(rep.Files, extra...)
 		rep.Sort()
-		if cfg.Format == "junit" {
+		if e != nil {
+			err = e
+		} else if cfg.Format == "junit" {
 			err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
 		} else {
 			err = output.Write(stdout, cfg.Format, rep)
@@ -363,6 +395,7 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)
 	}
+	reportProject(stderr, proj, cfg.Verbose)
 	if err != nil {
 		fmt.Fprintln(stderr, "aoplint:", err)
 		return exitUsage
@@ -372,6 +405,9 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(ioErrs) > 0 {
 		return exitUsage
+	}
+	if proj.WriteTo != "" {
+		return exitClean
 	}
 	if sum.Errors > 0 || (cfg.FailOn == lint.Warning && sum.Warnings > 0) {
 		return exitFindings

@@ -2,6 +2,7 @@ package main
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,17 +13,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aopkit/aopkit/lint/linter"
-)
+	"github.com/urfave/cli/v2"
 
-// lintable says which files a directory walk picks up.
-func lintable(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".json", ".jsonl", ".ndjson", ".aop", ".txt":
-		return true
-	}
-	return false
-}
+	lintconfig "github.com/aopkit/aopkit/lint/config"
+	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/project"
+)
 
 // job is one unit of work: a file, a data directory, or standard input.
 type job struct {
@@ -33,8 +29,10 @@ type job struct {
 
 // expand turns the arguments into jobs: files as named, directories walked
 // recursively (hidden entries skipped; a directory a DirLinter claims is linted as a
-// whole), globs expanded, "-" for standard input.
-func expand(args []string) ([]job, []error) {
+// whole), globs expanded, "-" for standard input. sel says which files are linted
+// (project.Project.Select: the configuration's include/exclude, protocol markers);
+// named is true for a file named on the command line.
+func expand(args []string, sel selector) ([]job, []error) {
 	var jobs []job
 	var errs []error
 	for _, a := range args {
@@ -42,7 +40,7 @@ func expand(args []string) ([]job, []error) {
 			jobs = append(jobs, job{path: "<stdin>", stdin: true})
 			continue
 		}
-		paths := []string{a}
+		paths, globbed := []string{a}, false
 		if _, err := os.Lstat(a); err != nil && strings.ContainsAny(a, "*?[") {
 			m, gerr := filepath.Glob(a)
 			if gerr != nil {
@@ -53,7 +51,7 @@ func expand(args []string) ([]job, []error) {
 				errs = append(errs, fmt.Errorf("%s: no file matches", a))
 				continue
 			}
-			paths = m
+			paths, globbed = m, true
 		}
 		for _, p := range paths {
 			st, err := os.Stat(p)
@@ -62,10 +60,12 @@ func expand(args []string) ([]job, []error) {
 				continue
 			}
 			if !st.IsDir() {
-				jobs = append(jobs, job{path: p})
+				if sel.Select(p, !globbed) {
+					jobs = append(jobs, job{path: p})
+				}
 				continue
 			}
-			if d := linter.DirLinterFor(p); d != nil {
+			if d := linter.DirLinterFor(p); d != nil && sel.Select(p, true) {
 				jobs = append(jobs, job{path: p, dir: d})
 				continue
 			}
@@ -86,14 +86,19 @@ func expand(args []string) ([]job, []error) {
 				}
 				if e.IsDir() {
 					if path != p {
+						if sel.Prune(path) {
+							return fs.SkipDir
+						}
 						if d := linter.DirLinterFor(path); d != nil {
-							jobs = append(jobs, job{path: path, dir: d})
+							if sel.Select(path, true) {
+								jobs = append(jobs, job{path: path, dir: d})
+							}
 							return fs.SkipDir
 						}
 					}
 					return nil
 				}
-				if e.Type().IsRegular() && lintable(name) {
+				if e.Type().IsRegular() && sel.Select(path, false) {
 					jobs = append(jobs, job{path: path})
 				}
 				return nil
@@ -106,12 +111,22 @@ func expand(args []string) ([]job, []error) {
 	return jobs, errs
 }
 
+// selector says which inputs are linted: project.Project.
+type selector interface {
+	// Select reports whether a file (or a data directory) is linted; named is
+	// false for one found by walking a directory or expanding a glob.
+	Select(path string, named bool) bool
+	// Prune reports whether a walk leaves a directory out.
+	Prune(dir string) bool
+}
+
 // lintInputs lints every input, files in parallel, and hands the results to emit
 // in report order (sorted by path, ties in input order: the order Report.Sort
 // gives), each as soon as every result before it is known. Memory holds the
-// results that finished ahead of an earlier input, not the whole run's.
-func lintInputs(args []string, opts linter.Options, jobsN int, stdin io.Reader, emit func(linter.FileResult)) []error {
-	jobs, errs := expand(args)
+// results that finished ahead of an earlier input, not the whole run's. sel says
+// which inputs are linted, optsFor gives each its options.
+func lintInputs(args []string, sel selector, optsFor func(string) linter.Options, jobsN int, stdin io.Reader, emit func(linter.FileResult)) []error {
+	jobs, errs := expand(args, sel)
 	if jobsN <= 0 {
 		jobsN = runtime.GOMAXPROCS(0)
 	}
@@ -143,7 +158,7 @@ func lintInputs(args []string, opts linter.Options, jobsN int, stdin io.Reader, 
 		for _, i := range order {
 			j := jobs[i]
 			if j.stdin {
-				r, err := linter.LintReader(j.path, stdin, opts)
+				r, err := linter.LintReader(j.path, stdin, optsFor(j.path))
 				outs <- out{job: i, res: []linter.FileResult{r}, err: err}
 				continue
 			}
@@ -151,6 +166,7 @@ func lintInputs(args []string, opts linter.Options, jobsN int, stdin io.Reader, 
 			sem <- struct{}{}
 			go func(i int, j job) {
 				defer func() { <-sem; wg.Done() }()
+				opts := optsFor(j.path)
 				if j.dir != nil {
 					res, err := j.dir.Lint(j.path, opts)
 					outs <- out{job: i, res: res, err: err}
@@ -226,4 +242,131 @@ func (h *heldResults) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// Flags of the project: configuration, unrecognised files, baseline.
+const (
+	flagConfig        = "config"
+	flagNoConfig      = "no-config"
+	flagUnrecognised  = "unrecognised"
+	flagBaseline      = "baseline"
+	flagBaselineWrite = "baseline-write"
+)
+
+func projectFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagConfig, Usage: "configuration file (default: .aoplint.yaml in this directory or the nearest parent)"},
+		&cli.BoolFlag{Name: flagNoConfig, Usage: "ignore any .aoplint.yaml"},
+		&cli.StringFlag{Name: flagUnrecognised, Usage: "files without a protocol marker: auto (skip in directory walks, report when named), skip or error (default: the configuration's, else auto)"},
+		&cli.StringFlag{Name: flagBaseline, Usage: "report only the findings this baseline file does not list; report its stale entries"},
+		&cli.StringFlag{Name: flagBaselineWrite, Usage: "write today's findings to this baseline file (and exit 0)"},
+	}
+}
+
+// projectFrom opens the configuration and baseline the flags name, fills the
+// format from the configuration when --format is not given, and returns the
+// --fail-on in effect.
+func projectFrom(c *cli.Context, cfg *config) (string, error) {
+	if c.IsSet(flagBaseline) && c.IsSet(flagBaselineWrite) {
+		return "", usageErr("--baseline and --baseline-write exclude each other")
+	}
+	p, err := project.Open(project.Options{
+		Config: c.String(flagConfig), NoConfig: c.Bool(flagNoConfig), Unrecognised: c.String(flagUnrecognised),
+		Baseline: c.String(flagBaseline), BaselineWrite: c.String(flagBaselineWrite),
+	})
+	if err != nil {
+		return "", cli.Exit(err.Error(), exitUsage)
+	}
+	cfg.Project = p
+	if !c.IsSet(flagFormat) && p.Config.Format != "" {
+		cfg.Format = p.Config.Format
+	}
+	failOn := c.String(flagFailOn)
+	if !c.IsSet(flagFailOn) && p.Config.FailOn != "" {
+		failOn = p.Config.FailOn
+	}
+	return failOn, nil
+}
+
+// reportProject prints on stderr how many files were skipped, and with --verbose
+// which ones, and which the configuration excluded.
+func reportProject(w io.Writer, p *project.Project, verbose bool) {
+	if verbose {
+		if p.Config.Path != "" {
+			fmt.Fprintf(w, "aoplint: configuration %s\n", p.Config.Path)
+		}
+		for _, f := range p.Skipped {
+			fmt.Fprintf(w, "aoplint: skipped %s: no protocol detected\n", f)
+		}
+		for _, d := range p.Pruned {
+			fmt.Fprintf(w, "aoplint: not walked %s: %s\n", d, p.PruneReason(d))
+		}
+		for _, f := range p.Excluded {
+			fmt.Fprintf(w, "aoplint: excluded %s: files.include/files.exclude of %s\n", f, p.Config.Path)
+		}
+	}
+	if line := p.SkippedLine(); line != "" {
+		fmt.Fprintln(w, "aoplint:", line)
+	}
+	if p.WriteTo != "" {
+		fmt.Fprintf(w, "aoplint: baseline written to %s\n", p.WriteTo)
+	}
+}
+
+// configCommand is `aoplint config init|check|schema`.
+func configCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:  "config",
+		Usage: "write (init), validate (check) or print the JSON Schema of (schema) .aoplint.yaml",
+		Subcommands: []*cli.Command{
+			{Name: "init", Usage: "write a commented .aoplint.yaml in the current directory", Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "force", Usage: "overwrite an existing file"},
+			}, Action: func(c *cli.Context) error {
+				const name = ".aoplint.yaml"
+				if _, err := os.Stat(name); err == nil && !c.Bool("force") {
+					return usageErr("%s exists; use --force to overwrite it", name)
+				}
+				if err := os.WriteFile(name, []byte(lintconfig.Template), 0o644); err != nil {
+					return cli.Exit(err.Error(), exitUsage)
+				}
+				fmt.Fprintf(stdout, "wrote %s\n", name)
+				return nil
+			}},
+			{Name: "check", Usage: "validate a configuration file (default: the one aoplint would use); exit 1 if it has errors", ArgsUsage: "[FILE]", Action: func(c *cli.Context) error {
+				path := c.Args().First()
+				if path == "" {
+					found, err := lintconfig.Find(".")
+					if err != nil {
+						return cli.Exit(err.Error(), exitUsage)
+					}
+					if found == "" {
+						return usageErr("no .aoplint.yaml in this directory or any parent (aoplint config init writes one)")
+					}
+					path = found
+					if wd, err := os.Getwd(); err == nil {
+						if rel, err := filepath.Rel(wd, found); err == nil {
+							path = rel
+						}
+					}
+				}
+				if _, err := lintconfig.Load(path); err != nil {
+					var es lintconfig.Errors
+					if errors.As(err, &es) {
+						return cli.Exit(err.Error(), exitFindings)
+					}
+					return cli.Exit(err.Error(), exitUsage)
+				}
+				fmt.Fprintf(stdout, "%s: ok\n", path)
+				return nil
+			}},
+			{Name: "schema", Usage: "print the JSON Schema of .aoplint.yaml", Action: func(c *cli.Context) error {
+				data, err := lintconfig.Schema()
+				if err != nil {
+					return cli.Exit(err.Error(), exitUsage)
+				}
+				_, err = stdout.Write(data)
+				return err
+			}},
+		},
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/project"
 )
 
 // signalWriter records what is written and closes seen once it holds want.
@@ -89,7 +90,8 @@ func TestJSONLFormat(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	code := run([]string{"aoplint", "-f", "jsonl", dir}, strings.NewReader(""), &out, io.Discard)
+	// Named, not walked: a walk skips files without a protocol marker.
+	code := run([]string{"aoplint", "-f", "jsonl", filepath.Join(dir, "b.json"), filepath.Join(dir, "a.json")}, strings.NewReader(""), &out, io.Discard)
 	if code != exitFindings {
 		t.Errorf("exit %d", code)
 	}
@@ -119,7 +121,12 @@ func TestJSONLFormat(t *testing.T) {
 func TestLintInputsReportOrder(t *testing.T) {
 	args := []string{"../../fixtures/aof", "../../fixtures/aop2/valid", "../../fixtures/aof/valid", "../../fixtures/aop2"}
 	var got []string
-	errs := lintInputs(args, linter.Options{}, 2, strings.NewReader(""), func(r linter.FileResult) { got = append(got, r.Path) })
+	proj, err := project.Open(project.Options{NoConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	optsFor := func(string) linter.Options { return linter.Options{} }
+	errs := lintInputs(args, proj, optsFor, 2, strings.NewReader(""), func(r linter.FileResult) { got = append(got, r.Path) })
 	if len(errs) > 0 || len(got) < 10 {
 		t.Fatalf("%d results, errors %v", len(got), errs)
 	}

@@ -1,0 +1,97 @@
+package baseline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/lint"
+)
+
+func TestFingerprintIgnoresNumbers(t *testing.T) {
+	a := Fingerprint("R-X-001", "duplicate id \"t-1\" (first at line 12)")
+	if b := Fingerprint("R-X-001", "duplicate id \"t-1\" (first at line 40)"); a != b {
+		t.Error("a moved line number changed the fingerprint")
+	}
+	if b := Fingerprint("R-X-001", "duplicate id \"t-1\" (first at Line 7:3)"); a != b {
+		t.Error("a moved line:column changed the fingerprint")
+	}
+	if b := Fingerprint("R-X-001", "duplicate id \"t-2\" (first at line 12)"); a == b {
+		t.Error("another id kept the fingerprint")
+	}
+	if b := Fingerprint("R-X-002", "duplicate id \"t-1\" (first at line 12)"); a == b {
+		t.Error("another rule kept the fingerprint")
+	}
+}
+
+func TestWriteFilterStale(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "base.json")
+	msgs := filepath.Join(dir, "msgs")
+	a, b := filepath.Join(msgs, "a.json"), filepath.Join(msgs, "b.json")
+	d := func(rule, ptr, msg string, line int) lint.Diagnostic {
+		return lint.Diagnostic{Rule: rule, Pointer: ptr, Message: msg, Line: line, Severity: lint.Error}
+	}
+	n, err := Write(file, []File{
+		{Path: b, Diagnostics: []lint.Diagnostic{d("R-X-001", "/a", "bad a", 3)}},
+		{Path: a, Diagnostics: []lint.Diagnostic{d("R-X-001", "/a", "bad a", 3), d("R-X-001", "/a", "bad a", 9), d("R-Y-001", "", "late", 1)}},
+	})
+	if err != nil || n != 4 {
+		t.Fatalf("Write: %d %v", n, err)
+	}
+	data, _ := os.ReadFile(file)
+	if strings.Count(string(data), "\n") != 9 || !strings.Contains(string(data), `"path":"msgs/a.json"`) || strings.Contains(string(data), `"line"`) {
+		t.Errorf("one entry per line, relative paths, no line numbers:\n%s", data)
+	}
+	base, err := Load(file)
+	if err != nil || len(base.Entries) != 4 || base.Entries[0].Line != 4 {
+		t.Fatalf("Load: %+v %v", base, err)
+	}
+	// Same findings at other lines: all known. Each entry matches one finding.
+	got := base.Filter(a, []lint.Diagnostic{d("R-X-001", "/a", "bad a", 30), d("R-X-001", "/a", "bad a", 31), d("R-X-001", "/a", "bad a", 32)})
+	if len(got) != 1 {
+		t.Errorf("a third identical finding is new: %+v", got)
+	}
+	// b.json was not linted and exists: its entry is not judged; R-Y-001 is stale.
+	if err := os.MkdirAll(msgs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(b, []byte("{}"), 0o644)
+	st := base.Stale([]string{a})
+	if len(st) != 1 || !strings.Contains(st[0].Message, "R-Y-001 msgs/a.json no longer occurs") || st[0].Path != file || st[0].Line != 6 {
+		t.Errorf("stale: %+v", st)
+	}
+	// A deleted file's entries are stale even when it was not linted.
+	os.Remove(b)
+	if st := base.Stale([]string{a}); len(st) != 2 {
+		t.Errorf("stale with b.json gone: %+v", st)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for name, in := range map[string]string{
+		"not json":      "nope",
+		"no format":     `{"findings":[]}`,
+		"future format": `{"aoplint-baseline":2,"findings":[]}`,
+		"bad findings":  `{"aoplint-baseline":1,"findings":{}}`,
+		"entry no rule": `{"aoplint-baseline":1,"findings":[{"path":"a","fingerprint":"x"}]}`,
+		"entry not obj": `{"aoplint-baseline":1,"findings":[1]}`,
+	} {
+		if _, err := Parse("b.json", []byte(in)); err == nil || !strings.HasPrefix(err.Error(), "b.json") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// FuzzParse: a baseline file never makes Parse panic.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"aoplint-baseline":1,"findings":[{"path":"a","rule":"R-X-001","pointer":"/a","fingerprint":"00","message":"m"}]}`))
+	f.Add([]byte(`{"aoplint-baseline":1,"findings":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := Parse("b.json", data)
+		if (b == nil) == (err == nil) {
+			t.Fatalf("Parse returned %v and %v", b, err)
+		}
+	})
+}

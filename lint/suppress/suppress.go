@@ -1,0 +1,287 @@
+// Package suppress drops findings a user has accepted: inline, with an
+// x_aoplint_ignore member in an extension object of the message (or an
+// "aoplint:ignore" line in an aop-output report), and by configuration (path, rule
+// and JSON Pointer). A suppression that drops nothing is itself reported
+// (GEN-IGNORE-001), like golangci-lint's nolintlint.
+package suppress
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// Member is the name of an inline suppression inside an extension object.
+const Member = "x_aoplint_ignore"
+
+// TextMarker starts an inline suppression line in an aop-output report.
+const TextMarker = "aoplint:ignore"
+
+// Containers are, per protocol, the members whose object value the protocol leaves
+// open to extension keys, where an x_aoplint_ignore member is legal:
+//   - aop2 §3: "Any core object MAY have an extensions object" with x_ keys;
+//   - aos: MCP's _meta (params and results) and the spec's metadata records
+//     (Record<string, any> on agents, messages, parts, sessions, ...);
+//   - aof: the run artifacts' metadata object (run.json);
+//   - aop-output: the details file's metadata object;
+//   - orchmsg: a payload's metadata object (the ask-user answer).
+var Containers = map[string][]string{
+	"aop2":       {"extensions"},
+	"aos":        {"_meta", "metadata"},
+	"aof":        {"metadata"},
+	"aop-output": {"metadata"},
+	"orchmsg":    {"metadata"},
+}
+
+// Unused is the rule under which unused suppressions are reported.
+var Unused = &lint.Rule{
+	ID: "GEN-IGNORE-001", Title: "unused suppression", Severity: lint.Warning,
+	Spec: "docs/configuration.md §Suppressing one finding",
+	Doc: "A suppression (an x_aoplint_ignore member, an aoplint:ignore line, or an ignore entry of .aoplint.yaml) " +
+		"no longer matches any finding, or names no rule. The finding it was written for is fixed or moved: " +
+		"remove the suppression, so that it cannot hide a new finding later.",
+	Bad:  `{"aop_version":"2.0.2-C","message_type":"TASK", ..., "extensions":{"x_aoplint_ignore":["AOP2-LIMIT-001"]}}   (a task within its limits)`,
+	Good: `{"aop_version":"2.0.2-C","message_type":"TASK", ...}`,
+}
+
+func init() { lint.Register(Unused) }
+
+// Directive is one inline suppression: the rules it names, and which findings it
+// covers (those on the lines of its message at or below its pointer).
+type Directive struct {
+	Line, Column int
+	Rules        []string
+	// FromLine and ToLine bound the lines of the message it belongs to.
+	FromLine, ToLine int
+	// Pointer is the object holding the extension object; "" for the whole
+	// message (message-level findings included).
+	Pointer string
+	used    map[string]bool
+}
+
+func (d *Directive) covers(diag *lint.Diagnostic) bool {
+	if diag.Line < d.FromLine || diag.Line > d.ToLine {
+		return false
+	}
+	if d.Pointer == "" {
+		return true
+	}
+	return diag.Pointer == d.Pointer || strings.HasPrefix(diag.Pointer, d.Pointer+"/")
+}
+
+// ReadFile reads the inline suppressions of a file. A file without the member
+// name or the marker costs one read and a byte search.
+func ReadFile(path string) ([]*Directive, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f)
+}
+
+// MaxWhole is the largest file read as one message; larger ones are read line by
+// line (JSON lines).
+const MaxWhole = 16 << 20
+
+// Read reads the inline suppressions of an input.
+func Read(r io.Reader) ([]*Directive, error) {
+	head, err := io.ReadAll(io.LimitReader(r, MaxWhole+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(head) <= MaxWhole {
+		data := head
+		if !bytes.Contains(data, []byte(Member)) && !bytes.Contains(data, []byte(TextMarker)) {
+			return nil, nil
+		}
+		trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")), " \t\r\n")
+		if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+			if root, _, err := jsonread.Parse(data); err == nil {
+				return fromJSON(root, lint.NewLineIndex(data, 1, 1), 1, 1<<31-1), nil
+			}
+		}
+		if len(trimmed) > 0 && trimmed[0] != '{' {
+			return fromText(data), nil // a text report ("[AOP:START] ...")
+		}
+	}
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), r), 64*1024)
+	// JSON lines: a directive covers the findings of its own line.
+	var out []*Directive
+	lineNo := 0
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			lineNo++
+			if bytes.Contains(line, []byte(Member)) {
+				body := bytes.TrimRight(line, "\r\n")
+				if root, _, perr := jsonread.Parse(body); perr == nil {
+					out = append(out, fromJSON(root, lint.NewLineIndex(body, lineNo, 1), lineNo, lineNo)...)
+				}
+			}
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// fromJSON finds the directives of one message (or transcript record).
+func fromJSON(root *jsonread.Node, pos *lint.LineIndex, from, to int) []*Directive {
+	if root.Kind == jsonread.Object && root.Get("aopkit").String() == "transcript/1" {
+		root = root.Get("msg")
+		if root == nil {
+			return nil
+		}
+	}
+	containers := map[string]bool{}
+	for _, c := range Containers[protocolOf(root)] {
+		containers[c] = true
+	}
+	var out []*Directive
+	var walk func(n *jsonread.Node, ptr string)
+	walk = func(n *jsonread.Node, ptr string) {
+		switch n.Kind {
+		case jsonread.Object:
+			for _, m := range n.Members {
+				if containers[m.Key] && m.Value.Kind == jsonread.Object {
+					for _, em := range m.Value.Members {
+						if em.Key == Member {
+							l, c := pos.Position(em.KeyOffset)
+							out = append(out, &Directive{Line: l, Column: c, Rules: ruleList(em.Value), FromLine: from, ToLine: to, Pointer: ptr, used: map[string]bool{}})
+						}
+					}
+				}
+				walk(m.Value, ptr+"/"+escape(m.Key))
+			}
+		case jsonread.Array:
+			for i, it := range n.Items {
+				walk(it, fmt.Sprintf("%s/%d", ptr, i))
+			}
+		}
+	}
+	walk(root, "")
+	return out
+}
+
+// protocolOf is the protocol whose detector is surest of root ("" when none is).
+func protocolOf(root *jsonread.Node) string {
+	best, id := 0, ""
+	for _, p := range lint.Protocols() {
+		if p.Detect == nil {
+			continue
+		}
+		if _, _, c := p.Detect(root, ""); c > best {
+			best, id = c, p.ID
+		}
+	}
+	return id
+}
+
+func ruleList(v *jsonread.Node) []string {
+	switch v.Kind {
+	case jsonread.String:
+		return splitRules(v.Str)
+	case jsonread.Array:
+		var out []string
+		for _, it := range v.Items {
+			if it.Kind == jsonread.String {
+				out = append(out, splitRules(it.Str)...)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func splitRules(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+}
+
+// fromText finds "aoplint:ignore RULE[,RULE] [-- reason]" lines in an aop-output
+// report; each covers the whole report.
+func fromText(data []byte) []*Directive {
+	var out []*Directive
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		t := strings.TrimSpace(string(line))
+		rest, ok := strings.CutPrefix(t, TextMarker)
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		rest, _, _ = strings.Cut(rest, "--")
+		col := bytes.Index(line, []byte(TextMarker)) + 1
+		out = append(out, &Directive{Line: i + 1, Column: col, Rules: splitRules(rest), FromLine: 1, ToLine: 1<<31 - 1, used: map[string]bool{}})
+	}
+	return out
+}
+
+func escape(key string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+}
+
+// ApplyInline drops the findings the directives cover and returns the kept ones,
+// followed by a GEN-IGNORE-001 finding for each rule a directive names that
+// dropped nothing. path is the file's path as reported.
+func ApplyInline(path string, ds []lint.Diagnostic, dirs []*Directive) []lint.Diagnostic {
+	if len(dirs) == 0 {
+		return ds
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if suppressed(&d, dirs) {
+			continue
+		}
+		out = append(out, d)
+	}
+	for _, dir := range dirs {
+		if len(dir.Rules) == 0 {
+			out = append(out, unused(path, dir.Line, dir.Column, "%s names no rule: give rule IDs, such as [\"AOP2-LIMIT-001\"]", Member))
+			continue
+		}
+		for _, r := range dir.Rules {
+			switch {
+			case lint.LookupRule(r) == nil:
+				out = append(out, unused(path, dir.Line, dir.Column, "suppression of %s: no such rule (aoplint rules lists them)", r))
+			case !dir.used[canonical(r)]:
+				out = append(out, unused(path, dir.Line, dir.Column, "suppression of %s matches no finding: remove it", canonical(r)))
+			}
+		}
+	}
+	return out
+}
+
+func suppressed(d *lint.Diagnostic, dirs []*Directive) bool {
+	hit := false
+	for _, dir := range dirs {
+		if !dir.covers(d) {
+			continue
+		}
+		for _, r := range dir.Rules {
+			if strings.EqualFold(r, d.Rule) {
+				dir.used[d.Rule] = true
+				hit = true
+			}
+		}
+	}
+	return hit
+}
+
+func canonical(id string) string {
+	if r := lint.LookupRule(id); r != nil {
+		return r.ID
+	}
+	return id
+}
+
+func unused(path string, line, col int, format string, args ...any) lint.Diagnostic {
+	return lint.Diagnostic{Path: path, Rule: Unused.ID, Severity: Unused.Severity, Spec: Unused.Spec, Line: line, Column: col, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,127 @@
+package suppress
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aopkit/aopkit/lint"
+	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/config"
+)
+
+func diag(rule string, line int, ptr string) lint.Diagnostic {
+	return lint.Diagnostic{Path: "f", Rule: rule, Severity: lint.Error, Line: line, Pointer: ptr, Message: "m"}
+}
+
+func rules(ds []lint.Diagnostic) string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Rule+"@"+d.Pointer)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestStreamDirectivesCoverTheirLine(t *testing.T) {
+	// aos: _meta in params; orchmsg: payload metadata; aop2 root extensions; a
+	// member outside an extension object is no directive.
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"x_aoplint_ignore":["AOS-RPC-001"]}}}
+{"type":"response:success","id":"r","correlationId":"q","timestamp":"2026-01-01T00:00:00Z","payload":{"metadata":{"x_aoplint_ignore":"ORCH-BASE-002"}}}
+{"aop_version":"2.0.2-C","message_type":"TASK","x_aoplint_ignore":["AOP2-SCHEMA-001"]}
+{"protocol":"aof","version":1,"type":"status.update","extensions":{"x_aoplint_ignore":["AOF-ENV-001"]}}
+`
+	dirs, err := Read(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) != 2 || dirs[0].Line != 1 || dirs[0].Pointer != "/params" || dirs[1].Line != 2 || dirs[1].Pointer != "/payload" {
+		for _, d := range dirs {
+			t.Logf("%+v", *d)
+		}
+		t.Fatalf("want the aos and orchmsg directives only")
+	}
+	ds := []lint.Diagnostic{
+		diag("AOS-RPC-001", 1, "/params/name"),
+		diag("AOS-RPC-001", 1, "/id"),          // outside /params
+		diag("ORCH-BASE-002", 2, "/payload/x"), // covered
+		diag("ORCH-BASE-002", 3, "/payload/x"), // another line
+		diag("AOP2-SCHEMA-001", 3, ""),         // root x_ member: not an extension object
+	}
+	got := ApplyInline("f", ds, dirs)
+	if r := rules(got); r != "AOS-RPC-001@/id ORCH-BASE-002@/payload/x AOP2-SCHEMA-001@" {
+		t.Errorf("kept %s", r)
+	}
+}
+
+func TestWholeFileAndUnused(t *testing.T) {
+	in := `{
+  "aop_version": "2.0.2-C", "message_type": "TASK",
+  "task": {"category": "POETRY", "extensions": {"x_aoplint_ignore": ["AOP2-SCHEMA-001", "aop2-limit-001", "NOPE-X-001"]}},
+  "extensions": {"x_aoplint_ignore": []}
+}`
+	dirs, err := Read(strings.NewReader(in))
+	if err != nil || len(dirs) != 2 {
+		t.Fatalf("%v %v", dirs, err)
+	}
+	got := ApplyInline("f", []lint.Diagnostic{diag("AOP2-SCHEMA-001", 3, "/task/category"), diag("AOP2-SCHEMA-001", 2, "/target")}, dirs)
+	var msgs []string
+	for _, d := range got {
+		msgs = append(msgs, d.Rule+": "+d.Message)
+	}
+	want := []string{
+		"AOP2-SCHEMA-001: m",
+		"GEN-IGNORE-001: suppression of AOP2-LIMIT-001 matches no finding: remove it",
+		"GEN-IGNORE-001: suppression of NOPE-X-001: no such rule (aoplint rules lists them)",
+		"GEN-IGNORE-001: x_aoplint_ignore names no rule: give rule IDs, such as [\"AOP2-LIMIT-001\"]",
+	}
+	if strings.Join(msgs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+	}
+	if got[1].Line != 3 || got[3].Line != 4 {
+		t.Errorf("unused reported at the directive's line: %+v", got)
+	}
+}
+
+func TestTextMarker(t *testing.T) {
+	in := "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] t\n  aoplint:ignore AOPOUT-STATUS-001,AOPOUT-TIME-001 -- reason\naoplint:ignored nothing\n"
+	dirs, err := Read(strings.NewReader(in))
+	if err != nil || len(dirs) != 1 || dirs[0].Line != 3 || dirs[0].Column != 3 || strings.Join(dirs[0].Rules, ",") != "AOPOUT-STATUS-001,AOPOUT-TIME-001" {
+		t.Fatalf("%+v %v", dirs, err)
+	}
+}
+
+func TestConfigIgnores(t *testing.T) {
+	cfg, err := config.Parse("c.yaml", []byte("ignore:\n  - {path: 'a/*.json', rule: AOP2-SCHEMA-001, pointer: /task}\n  - {path: b.json, rule: AOP2-SCHEMA-001}\n  - {path: c.json, rule: AOP2-SCHEMA-001}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Dir = "/p"
+	ig := NewIgnores(cfg)
+	got := ig.Apply("/p/a/x.json", []lint.Diagnostic{diag("AOP2-SCHEMA-001", 1, "/task/x"), diag("AOP2-SCHEMA-001", 1, "/taskforce"), diag("AOP2-LIMIT-001", 1, "/task")})
+	if r := rules(got); r != "AOP2-SCHEMA-001@/taskforce AOP2-LIMIT-001@/task" {
+		t.Errorf("kept %s", r)
+	}
+	ig.Apply("/p/b.json", nil) // linted, nothing to drop: unused
+	un := ig.Unused()
+	if len(un) != 1 || un[0].Line != 3 || un[0].Column != 5 || un[0].Path != "c.yaml" || !strings.Contains(un[0].Message, "b.json") {
+		t.Errorf("unused: %+v (c.json was not linted: not judged)", un)
+	}
+}
+
+// FuzzRead: any input is read without a panic, and every directive lies within
+// its message's lines.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"aop_version":"2.0.2-C","message_type":"TASK","extensions":{"x_aoplint_ignore":["AOP2-LIMIT-001"]}}`))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"_meta\":{\"x_aoplint_ignore\":\"AOS-RPC-001\"}}}\n{}\n"))
+	f.Add([]byte("[AOP:START] x\naoplint:ignore AOPOUT-STATUS-001 -- why\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dirs, err := Read(strings.NewReader(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range dirs {
+			if d.Line < d.FromLine || d.Line > d.ToLine || d.Line < 1 {
+				t.Fatalf("directive at line %d outside %d..%d", d.Line, d.FromLine, d.ToLine)
+			}
+		}
+	})
+}

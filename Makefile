@@ -2,17 +2,20 @@
 GO      ?= go
 BIN     ?= bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+# The version every command prints (--version) and writes into reports.
+LDFLAGS := -s -w -X github.com/aopkit/aopkit/internal/version.Override=$(VERSION)
 
 .PHONY: all build test lint golden bench fuzz soak clean
 
 all: lint test
 
+# The user-facing commands (the developer tool aopbench is not one of them).
 build:
-	$(GO) build -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	$(GO) build -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/aoplint ./cmd/aopconform ./cmd/mockagent
 
+# The README's test command, what CI runs.
 test:
-	$(GO) test -race -count=1 ./...
+	bash .ci/run
 
 lint:
 	$(GO) vet ./...

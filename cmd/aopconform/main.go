@@ -4,9 +4,11 @@
 package main
 
 import (
+	"io"
 	"os"
 
 	"github.com/aopkit/aopkit/conform/agentio"
+	aopconformcmd "github.com/aopkit/aopkit/internal/cmd/aopconform"
 )
 
 func main() {
@@ -14,3 +16,5 @@ func main() {
 	agentio.Main()
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
+
+func run(args []string, stdout, stderr io.Writer) int { return aopconformcmd.Run(args, stdout, stderr) }

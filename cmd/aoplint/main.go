@@ -2,6 +2,15 @@
 // agent-orchestration protocols: aop2, aos, aop-output, aof and orchmsg.
 package main
 
-import "os"
+import (
+	"io"
+	"os"
+
+	aoplintcmd "github.com/aopkit/aopkit/internal/cmd/aoplint"
+)
 
 func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return aoplintcmd.Run(args, stdin, stdout, stderr)
+}

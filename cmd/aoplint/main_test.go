@@ -26,6 +26,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: false,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", mustAbs("../../fixtures"))
+			env.Setenv("ACTION", mustAbs("../../action"))
 			return nil
 		},
 	})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	aoplintcmd "github.com/aopkit/aopkit/internal/cmd/aoplint"
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -15,7 +16,7 @@ var update = flag.Bool("u", false, "rewrite docs/rules.md")
 // markdown prints (go test ./cmd/aoplint -run RulesDoc -u rewrites it).
 func TestRulesDocUpToDate(t *testing.T) {
 	var b bytes.Buffer
-	if err := writeRulesMarkdown(&b, lint.Rules()); err != nil {
+	if err := aoplintcmd.WriteRulesMarkdown(&b, lint.Rules()); err != nil {
 		t.Fatal(err)
 	}
 	const path = "../../docs/rules.md"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -16,8 +17,10 @@ func TestRunExitCodes(t *testing.T) {
 		out  string // in stdout
 		err  string // in stderr
 	}{
-		{"faults", []string{"faults"}, 0, "aop2 hang  AOP2-SEQ-005", ""},
-		{"faults of one protocol", []string{"faults", "--protocol", "aop2"}, 0, "aop2 stop-heartbeats", ""},
+		{"faults", []string{"faults"}, 0, "AOP2-SEQ-005 heartbeats", ""},
+		{"faults as JSON", []string{"faults", "--format", "json"}, 0, `"fault": "stop-heartbeats"`, ""},
+		{"version", []string{"--version"}, 0, "mockagent version ", ""},
+		{"faults of one protocol", []string{"faults", "--protocol", "aop2"}, 0, "stop-heartbeats", ""},
 		{"faults of an unknown protocol", []string{"faults", "--protocol", "nope"}, 2, "", `unknown protocol "nope"`},
 		{"no protocol", nil, 2, "", "--protocol is required"},
 		{"unknown protocol", []string{"--protocol", "nope"}, 2, "", `unknown protocol "nope"`},
@@ -43,18 +46,22 @@ func TestRunExitCodes(t *testing.T) {
 
 func TestFaultsSorted(t *testing.T) {
 	var out bytes.Buffer
-	if code := run([]string{"mockagent", "faults"}, strings.NewReader(""), &out, &bytes.Buffer{}); code != 0 {
+	if code := run([]string{"mockagent", "faults", "--format", "json"}, strings.NewReader(""), &out, &bytes.Buffer{}); code != 0 {
 		t.Fatal(code)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	for i := 1; i < len(lines); i++ {
-		if lines[i-1] >= lines[i] {
-			t.Errorf("not sorted: %q before %q", lines[i-1], lines[i])
+	var list []struct{ Protocol, Fault, Rule string }
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) == 0 {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	for i := 1; i < len(list); i++ {
+		a, b := list[i-1], list[i]
+		if a.Protocol > b.Protocol || a.Protocol == b.Protocol && a.Fault >= b.Fault {
+			t.Errorf("not sorted: %s %s before %s %s", a.Protocol, a.Fault, b.Protocol, b.Fault)
 		}
 	}
-	for _, l := range lines {
-		if f := strings.SplitN(l, "  ", 2); len(f) != 2 || len(strings.Fields(f[0])) != 2 {
-			t.Errorf("line %q is not `<protocol> <fault>  <rule>`", l)
+	for _, f := range list {
+		if f.Protocol == "" || f.Fault == "" || f.Rule == "" {
+			t.Errorf("incomplete fault %+v", f)
 		}
 	}
 }

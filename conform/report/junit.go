@@ -9,12 +9,16 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
+// junitSuites is the root element. The common (Jenkins) JUnit XSD allows name, time,
+// tests, failures, disabled and errors here, and no skipped: skipped is counted on
+// each testsuite.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -49,6 +53,7 @@ type junitMessage struct {
 // SHOULD or MAY it is skipped; a scenario the harness could not run is an error.
 func JUnit(w io.Writer, r *conform.Report) error {
 	doc := junitSuites{Name: "aopconform " + r.Protocol}
+	var totalMS int64
 	byScenario := map[string][]conform.Result{}
 	for _, res := range r.Results {
 		byScenario[res.Scenario] = append(byScenario[res.Scenario], res)
@@ -76,10 +81,12 @@ func JUnit(w io.Writer, r *conform.Report) error {
 			suite.Cases = append(suite.Cases, c)
 		}
 		doc.Tests += suite.Tests
-		doc.Failures += suite.Failures + suite.Errors
-		doc.Skipped += suite.Skipped
+		doc.Failures += suite.Failures
+		doc.Errors += suite.Errors
+		totalMS += int64(s.DurationMS)
 		doc.Suites = append(doc.Suites, suite)
 	}
+	doc.Time = fmt.Sprintf("%.3f", float64(totalMS)/1000)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

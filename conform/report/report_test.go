@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/internal/stdschemas"
 )
 
 func sample() *conform.Report {
@@ -57,8 +60,16 @@ func TestFormats(t *testing.T) {
 				t.Fatalf("junit: %v", err)
 			}
 			// FAIL is a failure; every case of the scenario the harness could not run is an error.
-			if doc.Tests != 4 || doc.Failures != 3 || doc.Skipped != 0 {
-				t.Errorf("junit counts: tests %d failures %d skipped %d", doc.Tests, doc.Failures, doc.Skipped)
+			if doc.Tests != 4 || doc.Failures+doc.Errors != 3 {
+				t.Errorf("junit counts: tests %d failures %d errors %d", doc.Tests, doc.Failures, doc.Errors)
+			}
+			junitFile := filepath.Join(t.TempDir(), "junit.xml")
+			if err := os.WriteFile(junitFile, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stdschemas.ValidateXML(t, junitFile) // the common Jenkins JUnit XSD
+			if strings.Contains(out, "<testsuites") && strings.Contains(strings.SplitN(out, "\n", 3)[1], "skipped=") {
+				t.Errorf("<testsuites> carries skipped, which the JUnit XSD does not allow: %s", strings.SplitN(out, "\n", 3)[1])
 			}
 		case strings.HasSuffix(name, ".html"):
 			for _, want := range []string{"<!DOCTYPE html>", `<del class="line">signal SUCCESS`, `<ins class="line">signal &lt;none&gt;`, "bad &lt;tag&gt;", "agent-exit", "launch failed", "aopconform run --protocol aop2 --run aop2/5/final-signal"} {

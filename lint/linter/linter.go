@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
@@ -41,10 +42,41 @@ type FileResult struct {
 	Kind        string            `json:"kind,omitempty"`
 	Messages    int               `json:"messages"`
 	Diagnostics []lint.Diagnostic `json:"diagnostics"`
+	// NotKept counts, by severity, the diagnostics found past MaxDiagnostics: they
+	// count towards the exit code and the summary but are not printed.
+	NotKept *SeverityCounts `json:"not_kept,omitempty"`
+	// Elapsed is the wall time the input took, for JUnit's time attributes; the
+	// command sets it (0 when nobody measured).
+	Elapsed time.Duration `json:"-"`
 }
 
-// Counts returns the number of errors, warnings and infos.
+// SeverityCounts counts diagnostics by severity.
+type SeverityCounts struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+// Add counts one diagnostic of severity s.
+func (c *SeverityCounts) Add(s lint.Severity) {
+	switch s {
+	case lint.Error:
+		c.Errors++
+	case lint.Warning:
+		c.Warnings++
+	default:
+		c.Infos++
+	}
+}
+
+// Total is the number of diagnostics counted.
+func (c *SeverityCounts) Total() int { return c.Errors + c.Warnings + c.Infos }
+
+// Counts returns the number of errors, warnings and infos, kept or not.
 func (r *FileResult) Counts() (errs, warns, infos int) {
+	if r.NotKept != nil {
+		errs, warns, infos = r.NotKept.Errors, r.NotKept.Warnings, r.NotKept.Infos
+	}
 	for _, d := range r.Diagnostics {
 		switch d.Severity {
 		case lint.Error:

@@ -25,7 +25,7 @@ type stream struct {
 	path     string
 	opts     Options
 	diags    []lint.Diagnostic
-	dropped  int
+	dropped  SeverityCounts
 	messages int
 	protos   map[string]bool
 	kind     string
@@ -60,7 +60,7 @@ func newStream(path string, opts Options) *stream {
 func (s *stream) add(ds ...lint.Diagnostic) {
 	for _, d := range ds {
 		if len(s.diags) >= MaxDiagnostics {
-			s.dropped++
+			s.dropped.Add(d.Severity)
 			continue
 		}
 		d.Path = s.path
@@ -74,11 +74,15 @@ func (s *stream) report(r *lint.Rule, line, col int, pointer, format string, arg
 
 func (s *stream) result() FileResult {
 	lint.SortDiagnostics(s.diags)
-	if s.dropped > 0 {
+	var notKept *SeverityCounts
+	if n := s.dropped.Total(); n > 0 {
 		s.diags = append(s.diags, lint.Diagnostic{Path: s.path, Rule: generic.Size.ID, Severity: lint.Info, Spec: generic.Size.Spec,
-			Message: fmt.Sprintf("%d more diagnostics were found and not kept (limit %d per input)", s.dropped, MaxDiagnostics)})
+			Message: fmt.Sprintf("%d more diagnostics were found and not kept (limit %d per input): %d errors, %d warnings, %d infos; they count towards the summary and the exit code",
+				n, MaxDiagnostics, s.dropped.Errors, s.dropped.Warnings, s.dropped.Infos)})
+		c := s.dropped
+		notKept = &c
 	}
-	res := FileResult{Path: s.path, Messages: s.messages, Diagnostics: s.diags}
+	res := FileResult{Path: s.path, Messages: s.messages, Diagnostics: s.diags, NotKept: notKept}
 	if res.Diagnostics == nil {
 		res.Diagnostics = []lint.Diagnostic{}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/aopkit/aopkit/lint"
 )
@@ -15,6 +16,7 @@ type junitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -24,12 +26,14 @@ type junitSuite struct {
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
@@ -41,7 +45,9 @@ type junitFailure struct {
 }
 
 // JUnit prints one testcase per file: it fails when the file has an error (or, with
-// FailOnWarning, a warning); the failure lists every diagnostic of the file.
+// FailOnWarning, a warning); the failure lists every diagnostic of the file. Each
+// testcase's time is the file's lint time, the suite's their sum; the document is
+// valid against the common (Jenkins) JUnit XSD.
 func JUnit(w io.Writer, r *Report) error {
 	return junit(w, r, lint.Error)
 }
@@ -53,9 +59,11 @@ func JUnitFailOn(w io.Writer, r *Report, threshold lint.Severity) error {
 
 func junit(w io.Writer, r *Report, threshold lint.Severity) error {
 	suite := junitSuite{Name: "aoplint"}
+	var total time.Duration
 	for i := range r.Files {
 		f := &r.Files[i]
-		c := junitCase{Name: f.Path, Classname: "aoplint." + classname(f.Protocol)}
+		total += f.Elapsed
+		c := junitCase{Name: f.Path, Classname: "aoplint." + classname(f.Protocol), Time: seconds(f.Elapsed)}
 		var lines []string
 		failing := 0
 		for j := range f.Diagnostics {
@@ -74,7 +82,8 @@ func junit(w io.Writer, r *Report, threshold lint.Severity) error {
 		suite.Cases = append(suite.Cases, c)
 		suite.Tests++
 	}
-	doc := junitSuites{Name: "aoplint", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
+	suite.Time = seconds(total)
+	doc := junitSuites{Name: "aoplint", Tests: suite.Tests, Failures: suite.Failures, Time: suite.Time, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -86,6 +95,9 @@ func junit(w io.Writer, r *Report, threshold lint.Severity) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
+
+// seconds is a JUnit time attribute: seconds with millisecond precision.
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 func classname(p string) string {
 	if p == "" {

@@ -1,5 +1,5 @@
 // Package output prints aoplint results: one file per format (text, json, sarif,
-// junit, github). Every printer is deterministic: results and diagnostics arrive
+// junit, github, markdown). Every printer is deterministic: results and diagnostics arrive
 // sorted and are printed in that order.
 package output
 
@@ -17,6 +17,8 @@ type Report struct {
 	Files []linter.FileResult
 	// Version of aoplint, for SARIF's tool.driver.version.
 	Version string
+	// Color turns on ANSI colour in the text format (a terminal, no NO_COLOR).
+	Color bool
 }
 
 // Summary counts files and findings.
@@ -26,6 +28,9 @@ type Summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// NotPrinted counts the diagnostics past the per-input limit: in the counts
+	// above, not in the output.
+	NotPrinted int `json:"not_printed,omitempty"`
 }
 
 // Summarize counts the report.
@@ -37,6 +42,9 @@ func (r *Report) Summarize() Summary {
 		s.Warnings += w
 		s.Infos += n
 		s.Messages += r.Files[i].Messages
+		if nk := r.Files[i].NotKept; nk != nil {
+			s.NotPrinted += nk.Total()
+		}
 	}
 	return s
 }
@@ -50,7 +58,7 @@ func (r *Report) Sort() {
 }
 
 // Formats lists the format names.
-var Formats = []string{"text", "json", "jsonl", "sarif", "junit", "github"}
+var Formats = []string{"text", "json", "jsonl", "sarif", "junit", "github", "markdown"}
 
 // Write prints r in format to w.
 func Write(w io.Writer, format string, r *Report) error {
@@ -67,6 +75,8 @@ func Write(w io.Writer, format string, r *Report) error {
 		return JUnit(w, r)
 	case "github":
 		return GitHub(w, r)
+	case "markdown":
+		return Markdown(w, r)
 	}
 	return fmt.Errorf("unknown format %q (want one of %v)", format, Formats)
 }

@@ -3,6 +3,7 @@ package output
 import (
 	"encoding/json"
 	"io"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -78,7 +79,9 @@ type sarifPhysical struct {
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI       string     `json:"uri"`
+	URIBaseID string     `json:"uriBaseId,omitempty"`
+	Desc      *sarifText `json:"description,omitempty"`
 }
 
 type sarifRegion struct {
@@ -144,7 +147,7 @@ func SARIF(w io.Writer, r *Report) error {
 		}
 	}
 	log := sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
+		Schema:  SARIFSchemaURI,
 		Version: "2.1.0",
 		Runs: []sarifRun{{
 			Tool:    sarifTool{Driver: sarifDriver{Name: "aoplint", InformationURI: "https://github.com/aopkit/aopkit", Version: r.Version, Rules: rules}},
@@ -161,7 +164,53 @@ func physical(path string, line, col int) sarifPhysical {
 	if line < 1 {
 		line = 1
 	}
-	return sarifPhysical{ArtifactLocation: sarifArtifact{URI: filepath.ToSlash(path)}, Region: sarifRegion{StartLine: line, StartColumn: col}}
+	return sarifPhysical{ArtifactLocation: artifactOf(path), Region: sarifRegion{StartLine: line, StartColumn: col}}
+}
+
+// SARIFSchemaURI is the $schema of aoplint's SARIF logs: the OASIS SARIF 2.1.0 schema.
+const SARIFSchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+// SrcRoot is the uriBaseId of every relative artifact location: the directory aoplint
+// ran in, which in CI is the repository's root (GitHub code scanning resolves it).
+const SrcRoot = "%SRCROOT%"
+
+// StdinURI names standard input in SARIF: a valid absolute URI, since "<stdin>" is not one.
+const StdinURI = "file:///dev/stdin"
+
+// stdinName is how the linter names standard input.
+const stdinName = "<stdin>"
+
+// artifactOf turns a path as aoplint printed it into a SARIF artifactLocation
+// (SARIF 2.1.0 §3.4, §3.10): a relative path becomes a percent-encoded relative
+// reference with uriBaseId %SRCROOT%; an absolute path, or one that leaves the working
+// directory (../), becomes a file:// URI; standard input becomes file:///dev/stdin.
+func artifactOf(path string) sarifArtifact {
+	if path == stdinName {
+		return sarifArtifact{URI: StdinURI, Desc: &sarifText{Text: "standard input"}}
+	}
+	p := filepath.ToSlash(filepath.Clean(path))
+	if filepath.IsAbs(path) || p == ".." || strings.HasPrefix(p, "../") {
+		abs, err := filepath.Abs(path)
+		if err == nil {
+			p = filepath.ToSlash(abs)
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // a Windows drive: file:///C:/...
+		}
+		return sarifArtifact{URI: "file://" + escapePath(p)}
+	}
+	return sarifArtifact{URI: escapePath(p), URIBaseID: SrcRoot}
+}
+
+// escapePath percent-encodes each segment of a slash-separated path (RFC 3986 §2.1):
+// everything but the unreserved characters and the sub-delimiters a path segment
+// allows; ':' is encoded too, so that a relative reference never reads as a scheme.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = strings.ReplaceAll(url.PathEscape(s), ":", "%3A")
+	}
+	return strings.Join(segs, "/")
 }
 
 func sarifRuleOf(id string) sarifRule {

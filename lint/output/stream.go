@@ -28,6 +28,8 @@ type Stream struct {
 	format  string
 	version string
 	sum     Summary
+	// Color turns on ANSI colour in the text format (a terminal, no NO_COLOR).
+	Color bool
 }
 
 // NewStream starts a stream in a streamable format.
@@ -38,8 +40,9 @@ func NewStream(w io.Writer, format, version string) *Stream {
 // File prints one file's results and counts them.
 func (s *Stream) File(f linter.FileResult) error {
 	lint.SortDiagnostics(f.Diagnostics)
-	one := &Report{Files: []linter.FileResult{f}, Version: s.version}
+	one := &Report{Files: []linter.FileResult{f}, Version: s.version, Color: s.Color}
 	sum := one.Summarize()
+	s.sum.NotPrinted += sum.NotPrinted
 	s.sum.Files += sum.Files
 	s.sum.Messages += sum.Messages
 	s.sum.Errors += sum.Errors

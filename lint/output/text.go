@@ -4,37 +4,122 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/linter"
 )
 
 // Text prints one line per diagnostic, like a compiler:
 //
 //	path:line:col: severity: message [RULE]
 //
-// followed by indented lines for related places (witnesses).
+// followed by indented lines for related places (witnesses). What the input put in a
+// path or a message (a file name, a quoted key) is printed so that it cannot forge a
+// line or reach the terminal: a path with an unprintable character (a newline, an
+// escape, invalid UTF-8) is printed Go-quoted, and such characters in a message are
+// escaped (\n, \x1b, \u202e). With r.Color the severity is coloured.
 func Text(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	for i := range r.Files {
 		f := &r.Files[i]
 		for j := range f.Diagnostics {
 			d := &f.Diagnostics[j]
-			fmt.Fprintf(bw, "%s:%d:%d: %s: %s [%s]\n", pathOf(f, d), d.Line, d.Column, d.Severity, d.Message, d.Rule)
+			fmt.Fprintf(bw, "%s:%d:%d: %s: %s [%s]\n", SafePath(pathOf(f, d)), d.Line, d.Column, severityText(d.Severity, r.Color), SafeText(d.Message), SafeText(d.Rule))
 			for _, rel := range d.Related {
 				p := rel.Path
 				if p == "" {
 					p = pathOf(f, d)
 				}
-				fmt.Fprintf(bw, "\t%s:%d:%d: related: %s\n", p, rel.Line, rel.Column, rel.Message)
+				fmt.Fprintf(bw, "\t%s:%d:%d: related: %s\n", SafePath(p), rel.Line, rel.Column, SafeText(rel.Message))
 			}
 		}
 	}
 	return bw.Flush()
 }
 
+// ANSI colours of the severities.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[1;33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+func severityText(s lint.Severity, color bool) string {
+	if !color {
+		return s.String()
+	}
+	c := ansiCyan
+	switch s {
+	case lint.Error:
+		c = ansiRed
+	case lint.Warning:
+		c = ansiYellow
+	}
+	return c + s.String() + ansiReset
+}
+
+// printable says whether r may reach a terminal as it is.
+func printable(r rune) bool { return r != utf8.RuneError && unicode.IsPrint(r) }
+
+// SafePath returns p as it is when every character is printable, else Go-quoted.
+func SafePath(p string) string {
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if !printable(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
+}
+
+// SafeText escapes the unprintable characters of s (control characters, escapes,
+// bidirectional overrides, invalid UTF-8) the way Go quotes them, and keeps the rest.
+func SafeText(s string) string {
+	clean := utf8.ValidString(s)
+	if clean {
+		for _, r := range s {
+			if !printable(r) {
+				clean = false
+				break
+			}
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if printable(r) {
+			b.WriteString(s[i : i+n])
+		} else {
+			q := strconv.Quote(s[i : i+n])
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // SummaryLine is what the text format prints at the end (on stderr).
 func SummaryLine(s Summary) string {
-	return fmt.Sprintf("%d %s, %d %s, %d info in %d %s (%d %s)",
+	line := fmt.Sprintf("%d %s, %d %s, %d info in %d %s (%d %s)",
 		s.Errors, plural(s.Errors, "error", "errors"), s.Warnings, plural(s.Warnings, "warning", "warnings"), s.Infos,
 		s.Files, plural(s.Files, "file", "files"), s.Messages, plural(s.Messages, "message", "messages"))
+	if s.NotPrinted > 0 {
+		line += fmt.Sprintf("; %d %s counted but not printed (limit %d per input)", s.NotPrinted, plural(s.NotPrinted, "diagnostic", "diagnostics"), linter.MaxDiagnostics)
+	}
+	if s.Files == 0 {
+		line += ": nothing to lint"
+	}
+	return line
 }
 
 func plural(n int, one, many string) string {

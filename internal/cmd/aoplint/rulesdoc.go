@@ -1,11 +1,11 @@
-package main
+package aoplintcmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/aopkit/aopkit/internal/clikit"
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -28,10 +28,7 @@ func writeRulesJSON(w io.Writer, rs []*lint.Rule) error {
 		out = append(out, ruleJSON{ID: r.ID, Title: r.Title, Protocol: r.Protocol, Kinds: r.Kinds, Severity: r.Severity.String(),
 			Spec: r.Spec, Sequence: r.NewChecker != nil, Doc: r.Doc, Bad: r.Bad, Good: r.Good})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return clikit.WriteJSON(w, out)
 }
 
 // writeRulesMarkdown writes docs/rules.md: the reference of every rule.

@@ -1,4 +1,4 @@
-package main
+package aoplintcmd
 
 import (
 	"errors"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/aopkit/aopkit/internal/clikit"
+	"github.com/aopkit/aopkit/internal/version"
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
 	lintconfig "github.com/aopkit/aopkit/lint/config"
@@ -20,9 +22,6 @@ import (
 	"github.com/aopkit/aopkit/lint/project"
 	"github.com/aopkit/aopkit/schemas"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // Exit codes.
 const (
@@ -58,6 +57,7 @@ type config struct {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitClean
 	app := newApp(stdin, stdout, stderr, &code)
+	args = commandOrPath(app, args, stderr)
 	if err := app.Run(flagsFirst(app, args)); err != nil {
 		var ec cli.ExitCoder
 		if errors.As(err, &ec) {
@@ -131,9 +131,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "force a protocol (aop2, aos, aop-output, aof, orchmsg) instead of detecting it"},
 		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
-		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once (default: number of CPUs)"},
+		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once", DefaultText: "number of CPUs"},
+		clikit.VerboseFlag("on stderr: one line per linted file (protocol, messages, counts) and the files skipped (no protocol marker) or excluded"),
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file", Hidden: true},
-		&cli.BoolFlag{Name: flagVerbose, Usage: "list the files skipped (no protocol marker) and excluded on stderr"},
 	}
 	lintFlags = append(lintFlags, projectFlags()...)
 	lintAction := func(c *cli.Context) error {
@@ -155,24 +155,27 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		*code = lintCmd(cfg, stdin, stdout, stderr)
 		return nil
 	}
-	return &cli.App{
+	app := &cli.App{
 		Name:      "aoplint",
 		Usage:     "lint messages, transcripts and data directories of agent-orchestration protocols",
-		UsageText: "aoplint [flags] FILE|DIR|GLOB|- ...\n   aoplint rules | explain RULE | protocols | schema PROTOCOL KIND",
-		Version:   version,
+		UsageText: "aoplint [flags] FILE|DIR|GLOB|- ...\n   aoplint rules | explain RULE | protocols | schema PROTOCOL KIND | help [COMMAND]",
 		Writer:    stdout,
 		ErrWriter: stderr,
 		// Never os.Exit from inside the app: run returns the code.
-		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
-		Flags:           lintFlags,
-		Action:          lintAction,
+		ExitErrHandler: func(*cli.Context, error) {},
+		Flags:          lintFlags,
+		Action:         lintAction,
 		Commands: []*cli.Command{
 			{Name: "lint", Usage: "lint files, directories, globs or - (standard input); the default command", ArgsUsage: "FILE|DIR|GLOB|- ...", Flags: lintFlags, Action: lintAction},
 			{Name: "rules", Usage: "list every rule", Flags: []cli.Flag{
 				&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "only this protocol's rules"},
 				&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text, json or markdown"},
-			}, Action: func(c *cli.Context) error { return rulesCmd(stdout, c.String(flagProtocol), c.String(flagFormat)) }},
+			}, Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usageErr("rules takes no arguments (to lint a file named rules, write ./rules)")
+				}
+				return rulesCmd(stdout, c.String(flagProtocol), c.String(flagFormat))
+			}},
 			{Name: "explain", Usage: "print a rule's documentation with a bad and a good example", ArgsUsage: "RULE", Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return usageErr("explain takes one rule ID, such as: aoplint explain GEN-JSON-002")
@@ -180,7 +183,14 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 				return explainCmd(stdout, c.Args().First())
 			}},
 			configCommand(stdout),
-			{Name: "protocols", Usage: "list the protocols and their message kinds", Action: func(c *cli.Context) error { return protocolsCmd(stdout) }},
+			{Name: "protocols", Usage: "list the protocols and their message kinds", Flags: []cli.Flag{
+				&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+			}, Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usageErr("protocols takes no arguments (to lint a file named protocols, write ./protocols)")
+				}
+				return protocolsCmd(stdout, c.String(flagFormat))
+			}},
 			{Name: "schema", Usage: "print the JSON Schema of a message kind", ArgsUsage: "PROTOCOL KIND", Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
 					return usageErr("schema takes a protocol and a kind, such as: aoplint schema aop2 RESPONSE (see aoplint protocols)")
@@ -189,6 +199,57 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 			}},
 		},
 	}
+	clikit.Setup(app)
+	return app
+}
+
+// maxArgs is how many arguments each command takes; past that, a first argument
+// that names an existing path is a file to lint (see commandOrPath).
+var maxArgs = map[string]int{"rules": 0, "protocols": 0, "explain": 1, "schema": 2, "config": 2, "help": 1, "h": 1, "completion": 1}
+
+// commandOrPath decides what a first argument that names a command means when a
+// file or directory of that name exists too. The command runs when the arguments
+// that follow fit it ("aoplint rules", "aoplint explain GEN-JSON-002"), with a note
+// on stderr that the path was not linted; when they don't ("aoplint rules x.json"),
+// every argument is linted. "./rules" or "aoplint lint rules" always lints.
+func commandOrPath(app *cli.App, args []string, stderr io.Writer) []string {
+	if len(args) < 2 {
+		return args
+	}
+	name := args[1]
+	c := app.Command(name)
+	limit, ok := maxArgs[name]
+	if c == nil || !ok {
+		return args
+	}
+	if _, err := os.Stat(name); err != nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range c.Flags {
+		if _, isBool := f.(*cli.BoolFlag); !isBool {
+			for _, n := range f.Names() {
+				takesValue[n] = true
+			}
+		}
+	}
+	positional := 0
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		if len(a) > 1 && a[0] == '-' {
+			n := strings.TrimLeft(a, "-")
+			if !strings.Contains(n, "=") && takesValue[n] {
+				i++
+			}
+			continue
+		}
+		positional++
+	}
+	if positional > limit {
+		return append([]string{args[0], "lint"}, args[1:]...)
+	}
+	fmt.Fprintf(stderr, "aoplint: note: %q ran the %s command, not a lint of the path %q (write ./%s to lint it)\n", name, c.Name, name, name)
+	return args
 }
 
 func configFrom(c *cli.Context) (config, error) {
@@ -245,15 +306,15 @@ func rulesCmd(w io.Writer, protocol, format string) error {
 	default:
 		return usageErr("unknown --format %q for rules: want text, json or markdown", format)
 	}
-	var rows [][]string
+	t := clikit.Table{Header: []string{"RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC"}, Wrap: []int{3, 4}}
 	for _, r := range rs {
 		proto := r.Protocol
 		if proto == "" {
 			proto = "all"
 		}
-		rows = append(rows, []string{r.ID, r.Severity.String(), proto, r.Title, r.Spec})
+		t.Rows = append(t.Rows, []string{r.ID, r.Severity.String(), proto, r.Title, r.Spec})
 	}
-	return writeTable(w, []string{"RULE", "SEVERITY", "PROTOCOL", "TITLE", "SPEC"}, rows)
+	return t.Render(w)
 }
 
 func explainCmd(w io.Writer, id string) error {
@@ -295,22 +356,53 @@ func indent(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-func protocolsCmd(w io.Writer) error {
-	var rows [][]string
+// protocolJSON is one protocol of `aoplint protocols --format json`.
+type protocolJSON struct {
+	ID    string     `json:"id"`
+	Spec  string     `json:"spec"`
+	Kinds []kindJSON `json:"kinds"`
+}
+
+type kindJSON struct {
+	Kind   string `json:"kind"`
+	Schema string `json:"schema,omitempty"`
+}
+
+func protocolsCmd(w io.Writer, format string) error {
+	var list []protocolJSON
 	for _, p := range lint.Protocols() {
-		for i, k := range p.Kinds {
-			file := "-"
+		pj := protocolJSON{ID: p.ID, Spec: p.Spec, Kinds: []kindJSON{}}
+		for _, k := range p.Kinds {
+			kj := kindJSON{Kind: k}
 			if p.Schema != nil && p.Schema(k) != "" {
-				file = "schemas/" + p.Schema(k)
+				kj.Schema = "schemas/" + p.Schema(k)
 			}
+			pj.Kinds = append(pj.Kinds, kj)
+		}
+		list = append(list, pj)
+	}
+	switch format {
+	case "json":
+		return clikit.WriteJSON(w, list)
+	case "text", "":
+	default:
+		return usageErr("unknown --format %q for protocols: want text or json", format)
+	}
+	t := clikit.Table{Header: []string{"PROTOCOL", "KIND", "SCHEMA", "SPEC"}, Wrap: []int{3}}
+	for _, p := range list {
+		for i, k := range p.Kinds {
 			id, spec := p.ID, p.Spec
 			if i > 0 {
 				id, spec = "", ""
 			}
-			rows = append(rows, []string{id, k, file, spec})
+			file := k.Schema
+			if file == "" {
+				file = "-"
+			}
+			t.Rows = append(t.Rows, []string{id, k.Kind, file, spec})
 		}
 	}
-	return writeTable(w, []string{"PROTOCOL", "KIND", "SCHEMA", "SPEC"}, rows)
+	return t.Render(w)
 }
 
 func schemaCmd(w io.Writer, protocol, kind string) error {
@@ -355,14 +447,22 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	var sum output.Summary
 	var ioErrs []error
 	var err error
+	verbose := func(r linter.FileResult) {
+		if cfg.Verbose {
+			e, w, n := r.Counts()
+			fmt.Fprintf(stderr, "aoplint: %s: %s, %d %s, %d errors, %d warnings, %d info\n", output.SafePath(r.Path), orUnknown(r.Protocol), r.Messages, plural(r.Messages, "message", "messages"), e, w, n)
+		}
+	}
 	if output.Streamable(cfg.Format) {
 		// text, jsonl and github print each file's results as they come (in report
 		// order): a run over many files never holds all its findings.
-		st := output.NewStream(stdout, cfg.Format, version)
+		st := output.NewStream(stdout, cfg.Format, version.String())
+		st.Color = cfg.Format == "text" && clikit.Color(stdout)
 		file := func(r linter.FileResult) {
 			if e := st.File(r); e != nil && err == nil {
 				err = e
 			}
+			verbose(r)
 		}
 		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { file(proj.File(r, "<stdin>")) })
 		// The configuration's unused ignore entries and the baseline's stale ones.
@@ -378,8 +478,12 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	} else {
 		// json, sarif and junit are one document over every file.
-		rep := &output.Report{Version: version}
-		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { rep.Files = append(rep.Files, proj.File(r, "<stdin>")) })
+		rep := &output.Report{Version: version.String()}
+		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) {
+			r = proj.File(r, "<stdin>")
+			rep.Files = append(rep.Files, r)
+			verbose(r)
+		})
 		extra, e := proj.Close()
 		rep.Files = append(rep.Files, extra...)
 		rep.Sort()
@@ -400,7 +504,9 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "aoplint:", err)
 		return exitUsage
 	}
-	if cfg.Format == "text" && (sum.Errors+sum.Warnings+sum.Infos > 0 || len(ioErrs) > 0) {
+	// The summary always ends a text run: a clean run, an empty directory and a run
+	// whose diagnostics were not all printed say so.
+	if cfg.Format == "text" {
 		fmt.Fprintln(stderr, output.SummaryLine(sum))
 	}
 	if len(ioErrs) > 0 {
@@ -413,4 +519,18 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitClean
+}
+
+func orUnknown(p string) string {
+	if p == "" {
+		return "no protocol"
+	}
+	return p
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,4 +1,4 @@
-package main
+package mockagentcmd
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/internal/clikit"
 	"github.com/aopkit/aopkit/mockagent"
 	_ "github.com/aopkit/aopkit/mockagent/all"
 )
@@ -30,6 +32,7 @@ const faultIgnoreShutdown = "ignore-shutdown"
 type config struct {
 	Protocol string
 	Fault    string
+	Verbose  bool
 	Args     []string
 }
 
@@ -63,33 +66,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:           "mockagent",
 		Usage:          "the reference agent of aopkit: correct by default, one fault at a time",
-		UsageText:      "mockagent --protocol ID [--fault NAME] [ARGS...]\n   mockagent faults [--protocol ID]",
+		UsageText:      "mockagent --protocol ID [--fault NAME] [ARGS...]\n   mockagent faults [--protocol ID] [--format json]",
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
-		HideVersion:    true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: flagProtocol, Usage: "protocol to play: " + fmt.Sprint(mockagent.Protocols())},
-			&cli.StringFlag{Name: flagFault, Usage: "break one rule (see `mockagent faults`)"},
+			&cli.StringFlag{Name: flagProtocol, Usage: "protocol to play: " + strings.Join(mockagent.Protocols(), ", ")},
+			&cli.StringFlag{Name: flagFault, Usage: "break one rule (see mockagent faults)"},
+			clikit.VerboseFlag("say on stderr what is played and how it ended"),
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 		Action: func(c *cli.Context) error {
-			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Args: c.Args().Slice()}
+			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Verbose: c.Bool("verbose"), Args: c.Args().Slice()}
 			return runAgent(c.Context, cfg, stdin, stdout, stderr)
 		},
 		Commands: []*cli.Command{{
-			Name:         "faults",
-			Usage:        "list the faults: <protocol> <fault>  <rule it breaks>",
-			Flags:        []cli.Flag{&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"}},
+			Name:  "faults",
+			Usage: "list the faults: <protocol> <fault>  <rule it breaks>",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
+				&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+			},
 			OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 			Action: func(c *cli.Context) error {
-				return listFaults(stdout, c.String(flagProtocol))
+				return listFaults(stdout, c.String(flagProtocol), c.String("format"))
 			},
 		}},
 	}
+	clikit.Setup(app)
+	return app
 }
 
 // agentFor checks cfg against the registry.
@@ -133,18 +141,40 @@ func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stder
 		}
 	}()
 	dir, _ := os.Getwd()
+	if cfg.Verbose {
+		fault := cfg.Fault
+		if fault == "" {
+			fault = "none (correct agent)"
+		}
+		fmt.Fprintf(stderr, "mockagent: playing %s, fault %s\n", cfg.Protocol, fault)
+	}
 	code := a.Run(ctx, mockagent.Env{
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		Getenv: os.Getenv, Dir: dir, Args: cfg.Args, Clock: clock.Real{},
 	}, cfg.Fault)
+	if cfg.Verbose {
+		fmt.Fprintf(stderr, "mockagent: %s done, exit %d\n", cfg.Protocol, code)
+	}
 	if code != 0 {
 		return exitCode(code)
 	}
 	return nil
 }
 
-// listFaults prints "<protocol> <fault>  <rule>" lines, sorted.
-func listFaults(w io.Writer, protocol string) error {
+// faultJSON is one fault of `mockagent faults --format json`.
+type faultJSON struct {
+	Protocol string `json:"protocol"`
+	Fault    string `json:"fault"`
+	Rule     string `json:"rule"`
+	Doc      string `json:"doc"`
+}
+
+// listFaults prints the faults sorted by protocol and name: a table (protocol, fault,
+// the rule or check it breaks) or a JSON array.
+func listFaults(w io.Writer, protocol, format string) error {
+	if format != "text" && format != "json" {
+		return usageError{fmt.Sprintf("unknown --format %q for faults: want text or json", format)}
+	}
 	protocols := mockagent.Protocols()
 	if protocol != "" {
 		if _, err := mockagent.Lookup(protocol); err != nil {
@@ -152,18 +182,25 @@ func listFaults(w io.Writer, protocol string) error {
 		}
 		protocols = []string{protocol}
 	}
-	var lines []string
+	list := []faultJSON{}
 	for _, p := range protocols {
 		a, _ := mockagent.Lookup(p)
 		for _, f := range a.Faults {
-			lines = append(lines, fmt.Sprintf("%s %s  %s", p, f.Name, f.Rule))
+			list = append(list, faultJSON{Protocol: p, Fault: f.Name, Rule: f.Rule, Doc: f.Doc})
 		}
 	}
-	sort.Strings(lines)
-	for _, l := range lines {
-		if _, err := fmt.Fprintln(w, l); err != nil {
-			return err
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].Protocol != list[j].Protocol {
+			return list[i].Protocol < list[j].Protocol
 		}
+		return list[i].Fault < list[j].Fault
+	})
+	if format == "json" {
+		return clikit.WriteJSON(w, list)
 	}
-	return nil
+	t := clikit.Table{Header: []string{"PROTOCOL", "FAULT", "BREAKS"}}
+	for _, f := range list {
+		t.Rows = append(t.Rows, []string{f.Protocol, f.Fault, f.Rule})
+	}
+	return t.Render(w)
 }

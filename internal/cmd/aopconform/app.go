@@ -1,4 +1,4 @@
-package main
+package aopconformcmd
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/conform"
@@ -20,6 +19,7 @@ import (
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
+	"github.com/aopkit/aopkit/internal/clikit"
 )
 
 // Flag names.
@@ -37,6 +37,7 @@ const (
 	flagVerbose      = "verbose"
 	flagStrict       = "strict"
 	flagRepeat       = "repeat"
+	flagFormat       = "format"
 	flagPassEnv      = "pass-env"
 )
 
@@ -101,7 +102,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
-		HideVersion:    true,
 		OnUsageError:   usage,
 		Commands: []*cli.Command{
 			{
@@ -114,12 +114,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the scenarios shipped with aopconform"},
 					&cli.StringFlag{Name: flagRun, Usage: "only checks whose ID matches `PATTERN` (substring or glob, comma-separated)"},
 					&cli.StringFlag{Name: flagSkip, Usage: "skip checks whose ID matches `PATTERN`"},
-					&cli.IntFlag{Name: flagParallel, Usage: "scenarios at once (default: 2 × CPUs)"},
+					&cli.IntFlag{Name: flagParallel, Usage: "scenarios at once", DefaultText: "2 × CPUs"},
 					&cli.Float64Flag{Name: flagTimeoutScale, Value: 1, Usage: "stretch every deadline, interval and grace period by `X`"},
 					&cli.StringFlag{Name: flagOut, Value: "aopconform-out", Usage: "write the transcripts (transcript/1 JSONL) to `DIR`"},
 					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
-					&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print one line per finished scenario on stderr"},
+					clikit.VerboseFlag("print one line per finished scenario on stderr"),
 					&cli.BoolFlag{Name: flagStrict, Usage: "a MUST the agent never reached (NOT-APPLICABLE) fails the run"},
 					&cli.IntFlag{Name: flagRepeat, Value: 1, Usage: "run every scenario `N` times and report per-check pass rates (a timing check that fails only sometimes is FLAKY)"},
 					&cli.StringSliceFlag{Name: flagPassEnv, Usage: "pass the harness's variable `NAME` to the agent (repeatable; by default it gets only PATH, locale and TZ)"},
@@ -166,15 +166,17 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files from `DIR`"},
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the shipped scenarios"},
+					&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
-					return listCmd(c.String(flagProtocol), c.StringSlice(flagScenarios), c.Bool(flagBuiltin), stdout, stderr)
+					return listCmd(c.String(flagProtocol), c.StringSlice(flagScenarios), c.Bool(flagBuiltin), c.String(flagFormat), stdout, stderr)
 				},
 			},
 		},
 	}
 	addCertCommands(app, stdout, stderr, usage)
+	clikit.Setup(app)
 	return app
 }
 
@@ -325,7 +327,37 @@ func writeReport(name string, rep *conform.Report) error {
 	return f.Close()
 }
 
-func listCmd(protocol string, dirs []string, builtin bool, stdout, stderr io.Writer) error {
+// listJSON is `aopconform list --format json`.
+type listJSON struct {
+	Scenarios []scenarioJSON `json:"scenarios"`
+	Checks    []checkJSON    `json:"checks"`
+}
+
+type scenarioJSON struct {
+	ID       string `json:"id"`
+	Protocol string `json:"protocol"`
+	Family   string `json:"family"`
+	Deadline string `json:"deadline"`
+	Checks   int    `json:"checks"`
+	Title    string `json:"title"`
+}
+
+type checkJSON struct {
+	ID          string   `json:"id"`
+	Protocol    string   `json:"protocol"`
+	Family      string   `json:"family"`
+	Level       string   `json:"level"`
+	Tier        string   `json:"tier"`
+	Spec        string   `json:"spec"`
+	Requirement string   `json:"requirement"`
+	Lint        []string `json:"lint,omitempty"`
+}
+
+func listCmd(protocol string, dirs []string, builtin bool, format string, stdout, stderr io.Writer) error {
+	if format != "text" && format != "json" {
+		fmt.Fprintf(stderr, "aopconform: unknown --format %q for list: want text or json\n", format)
+		return exitCode(exitHarness)
+	}
 	if protocol != "" && !conform.KnownProtocol(protocol) {
 		fmt.Fprintf(stderr, "aopconform: unknown protocol %q (one of %s)\n", protocol, strings.Join(conform.Protocols, ", "))
 		return exitCode(exitHarness)
@@ -335,25 +367,35 @@ func listCmd(protocol string, dirs []string, builtin bool, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
 	}
-	fmt.Fprintln(stdout, "SCENARIOS")
-	st := tablewriter.NewWriter(stdout)
-	st.Header("Scenario", "Protocol", "Family", "Deadline", "Checks", "Title")
+	list := listJSON{Scenarios: []scenarioJSON{}, Checks: []checkJSON{}}
 	for _, s := range all {
 		if protocol != "" && s.Protocol != protocol {
 			continue
 		}
-		st.Append([]string{s.ID, s.Protocol, s.Family, fmt.Sprint(s.Deadline.D(1)), fmt.Sprint(len(s.Checks)), s.Title})
+		list.Scenarios = append(list.Scenarios, scenarioJSON{ID: s.ID, Protocol: s.Protocol, Family: s.Family,
+			Deadline: fmt.Sprint(s.Deadline.D(1)), Checks: len(s.Checks), Title: s.Title})
 	}
-	if err := st.Render(); err != nil {
+	for _, c := range conform.Checks(protocol) {
+		list.Checks = append(list.Checks, checkJSON{ID: c.ID, Protocol: c.Protocol, Family: c.Family, Level: string(c.Level),
+			Tier: string(c.Tier), Spec: c.Spec, Requirement: c.Requirement, Lint: c.Lint})
+	}
+	if format == "json" {
+		return clikit.WriteJSON(stdout, list)
+	}
+	fmt.Fprintln(stdout, "SCENARIOS")
+	st := clikit.Table{Header: []string{"SCENARIO", "PROTOCOL", "FAMILY", "DEADLINE", "CHECKS", "TITLE"}, Wrap: []int{0, 5}}
+	for _, s := range list.Scenarios {
+		st.Rows = append(st.Rows, []string{s.ID, s.Protocol, s.Family, s.Deadline, fmt.Sprint(s.Checks), s.Title})
+	}
+	if err := st.Render(stdout); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "\nCHECKS")
-	ct := tablewriter.NewWriter(stdout)
-	ct.Header("Check", "Level", "Tier", "Spec", "Requirement")
-	for _, c := range conform.Checks(protocol) {
-		ct.Append([]string{c.ID, string(c.Level), string(c.Tier), c.Spec, c.Requirement})
+	ct := clikit.Table{Header: []string{"CHECK", "LEVEL", "TIER", "SPEC", "REQUIREMENT"}, Wrap: []int{3, 4}}
+	for _, c := range list.Checks {
+		ct.Rows = append(ct.Rows, []string{c.ID, c.Level, c.Tier, c.Spec, c.Requirement})
 	}
-	return ct.Render()
+	return ct.Render(stdout)
 }
 
 func explainCmd(id string, stdout, stderr io.Writer) error {

@@ -1,4 +1,4 @@
-package main
+package aoplintcmd
 
 import (
 	"container/heap"
@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -158,7 +159,9 @@ func lintInputs(args []string, sel selector, optsFor func(string) linter.Options
 		for _, i := range order {
 			j := jobs[i]
 			if j.stdin {
+				start := time.Now()
 				r, err := linter.LintReader(j.path, stdin, optsFor(j.path))
+				r.Elapsed = time.Since(start)
 				outs <- out{job: i, res: []linter.FileResult{r}, err: err}
 				continue
 			}
@@ -166,13 +169,19 @@ func lintInputs(args []string, sel selector, optsFor func(string) linter.Options
 			sem <- struct{}{}
 			go func(i int, j job) {
 				defer func() { <-sem; wg.Done() }()
+				start := time.Now()
 				opts := optsFor(j.path)
 				if j.dir != nil {
 					res, err := j.dir.Lint(j.path, opts)
+					// A data directory is linted as a whole: its files share its time.
+					for k := range res {
+						res[k].Elapsed = time.Since(start) / time.Duration(len(res))
+					}
 					outs <- out{job: i, res: res, err: err}
 					return
 				}
 				r, err := linter.LintFile(j.path, opts)
+				r.Elapsed = time.Since(start)
 				outs <- out{job: i, res: []linter.FileResult{r}, err: err}
 			}(i, j)
 		}

@@ -1,0 +1,128 @@
+// Package clikit holds what the three commands (aoplint, aopconform, mockagent) share
+// on the command line, so they behave alike: --version from internal/version, -v
+// meaning --verbose everywhere, `help`, shell completion, colour only on a terminal,
+// and tables that fit in 100 columns.
+package clikit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/aopkit/aopkit/internal/version"
+)
+
+// Width is the widest line a table may print.
+const Width = 100
+
+func init() {
+	// -v is --verbose in every command; --version has no short form.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version and exit", DisableDefaultText: true}
+}
+
+// VerboseFlag is the one --verbose/-v of every command.
+func VerboseFlag(usage string) *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: usage}
+}
+
+// Setup gives app what every aopkit command has: the version, the help command,
+// shell completion (hidden --generate-bash-completion and a `completion` command).
+func Setup(app *cli.App) {
+	app.Version = version.String()
+	app.HideVersion = false
+	app.HideHelpCommand = false
+	app.EnableBashCompletion = true
+	app.Commands = append(app.Commands, completionCommand(app))
+}
+
+func completionCommand(app *cli.App) *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print a shell completion script: bash, zsh or fish",
+		ArgsUsage: "bash|zsh|fish",
+		Description: "Load it in the current shell, for example:\n\n" +
+			"   source <(" + app.Name + " completion bash)\n" +
+			"   " + app.Name + " completion fish > ~/.config/fish/completions/" + app.Name + ".fish",
+		Action: func(c *cli.Context) error {
+			script, err := CompletionScript(app, c.Args().First())
+			if err != nil {
+				return cli.Exit(app.Name+": "+err.Error(), 2)
+			}
+			_, err = io.WriteString(c.App.Writer, script)
+			return err
+		},
+	}
+}
+
+// CompletionScript is the completion script of app for shell.
+func CompletionScript(app *cli.App, shell string) (string, error) {
+	switch shell {
+	case "bash":
+		return strings.ReplaceAll(bashScript, "PROG", app.Name), nil
+	case "zsh":
+		return strings.ReplaceAll(zshScript, "PROG", app.Name), nil
+	case "fish":
+		return app.ToFishCompletion()
+	}
+	return "", fmt.Errorf("completion takes a shell: bash, zsh or fish (got %q)", shell)
+}
+
+const bashScript = `# bash completion for PROG: source <(PROG completion bash)
+_PROG_complete() {
+  local cur="${COMP_WORDS[COMP_CWORD]}" req
+  if [[ "$cur" == -* ]]; then
+    req=("${COMP_WORDS[@]:0:$COMP_CWORD}" "$cur" --generate-bash-completion)
+  else
+    req=("${COMP_WORDS[@]:0:$COMP_CWORD}" --generate-bash-completion)
+  fi
+  local IFS=$'\n'
+  COMPREPLY=($(compgen -W "$("${req[@]}" 2>/dev/null)" -- "$cur"))
+}
+complete -o bashdefault -o default -F _PROG_complete PROG
+`
+
+const zshScript = `#compdef PROG
+# zsh completion for PROG: source <(PROG completion zsh)
+_PROG_complete() {
+  local -a opts
+  local cur=${words[-1]}
+  if [[ "$cur" == -* ]]; then
+    opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion 2>/dev/null)}")
+  else
+    opts=("${(@f)$(${words[@]:0:#words[@]-1} --generate-bash-completion 2>/dev/null)}")
+  fi
+  if [[ "${opts[1]}" != "" ]]; then
+    _describe 'values' opts
+  else
+    _files
+  fi
+}
+compdef _PROG_complete PROG
+`
+
+// Color says whether w gets ANSI colour: only a terminal, never with NO_COLOR set
+// (any value, https://no-color.org) or TERM=dumb.
+func Color(w io.Writer) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		return false
+	}
+	if os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// WriteJSON prints v as every listing's --format json does: indented, HTML not
+// escaped, one document ending in a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

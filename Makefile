@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # The version every command prints (--version) and writes into reports.
 LDFLAGS := -s -w -X github.com/aopkit/aopkit/internal/version.Override=$(VERSION)
 
-.PHONY: all build test lint golden bench fuzz clean
+.PHONY: all build test lint golden bench fuzz soak clean
 
 all: lint test
 
@@ -34,6 +34,12 @@ bench:
 FUZZTIME ?= 60s
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash .ci/fuzz.sh
+
+# Soak: third-party agents (testdata/agents) against aopconform at default settings,
+# ten times each, under stress-ng --cpu 4; prints pass/fail counts (SOAK_N, SOAK_BUG_N,
+# SOAK_JOBS, SOAK_CPU tune it).
+soak: build
+	sh testdata/agents/soak.sh $(BIN)
 
 clean:
 	rm -rf $(BIN)

@@ -87,6 +87,10 @@ type Check struct {
 	Requirement string // the sentence it enforces, quoted
 	// Lint lists lint rule ID prefixes whose errors on agent messages fail this check.
 	Lint []string
+	// Timing: the verdict rests on when things happened (intervals, deadlines, grace
+	// periods). A failed timing check is confirmed by running its scenario again;
+	// one that fails once and passes on confirmation is FLAKY.
+	Timing bool
 	// Bad and Good are examples: what an agent does that fails the check, and the
 	// same fixed.
 	Bad, Good string

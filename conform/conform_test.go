@@ -28,6 +28,10 @@ func TestScoreResults(t *testing.T) {
 		{"untested tier stops the ones above", []Result{res(Core, MUST, Pass), res(Full, MUST, Pass)}, Core, 1, 0, false},
 		{"skips do not count", []Result{res(Core, MUST, Pass), res(Core, MUST, Skip)}, Core, 1, 0, false},
 		{"should failure keeps the level", []Result{res(Core, MUST, Pass), res(Core, SHOULD, Warn)}, Core, 1, 0, false},
+		{"not-applicable is left out, fails nothing", []Result{res(Core, MUST, Pass), res(Core, MUST, NotApplicable), res(Resilient, MUST, Pass), res(Full, MUST, Pass)}, Full, 1, 0, false},
+		{"a tier with only not-applicable MUSTs is not reached", []Result{res(Core, MUST, Pass), res(Resilient, MUST, NotApplicable), res(Full, MUST, Pass)}, Core, 1, 0, false},
+		{"flaky is no pass and no violation", []Result{res(Core, MUST, Pass), res(Core, MUST, Flaky)}, "", 0.5, 0, false},
+		{"not-judged fails", []Result{res(Core, MUST, Pass), res(Core, MUST, NotJudged)}, "", 0.5, 0, true},
 		{"silent agent scores zero", []Result{res(Core, MUST, Fail), res(Core, MUST, Fail)}, "", 0, 0, true},
 	}
 	for _, tt := range tests {
@@ -112,5 +116,15 @@ func TestDuration(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`"soon"`), &d); err == nil {
 		t.Error("want an error")
+	}
+}
+
+// TestMustsExercised: "MUSTs exercised N of M" counts every selected MUST and those
+// not NOT-APPLICABLE.
+func TestMustsExercised(t *testing.T) {
+	t.Parallel()
+	s := ScoreResults("p", []Result{res(Core, MUST, Pass), res(Core, MUST, NotApplicable), res(Core, MUST, Fail), res(Core, MUST, Skip), res(Core, SHOULD, NotApplicable)})
+	if s.MustSelected != 3 || s.MustExercised != 2 || s.NotApplicable != 2 {
+		t.Errorf("selected %d exercised %d not-applicable %d; want 3, 2, 2", s.MustSelected, s.MustExercised, s.NotApplicable)
 	}
 }

@@ -34,7 +34,17 @@ type Score struct {
 	Warn      int `json:"warn"`
 	NotTested int `json:"not_tested"`
 	Skip      int `json:"skip"`
-	// MUST and SHOULD results that count (SKIP excluded) and how many passed.
+	// NotApplicable, Flaky, NotJudged and HarnessError count the other verdicts.
+	NotApplicable int `json:"not_applicable"`
+	Flaky         int `json:"flaky"`
+	NotJudged     int `json:"not_judged"`
+	HarnessError  int `json:"harness_error"`
+	// MustSelected is every selected MUST result; MustExercised those whose state
+	// the agent reached (all but NOT-APPLICABLE): "MUSTs exercised N of M".
+	MustSelected  int `json:"must_selected"`
+	MustExercised int `json:"must_exercised"`
+	// MUST and SHOULD results that count (SKIP and NOT-APPLICABLE excluded) and how
+	// many passed.
 	MustTotal    int     `json:"must_total"`
 	MustPassed   int     `json:"must_passed"`
 	ShouldTotal  int     `json:"should_total"`
@@ -52,6 +62,11 @@ type Score struct {
 // and the tiers reached. A tier is reached when it and every lower tier have at least one
 // MUST result and every one of them is PASS; NOT-TESTED never counts as
 // a pass, so an agent that never answers reaches nothing and scores 0.
+// NOT-APPLICABLE (a state a correct agent legitimately never reached) is neither a
+// pass nor a failure: it is left out of the rates and the tiers and counted in
+// MustSelected only. FLAKY is not a pass either, and not a violation: it fails no
+// run but keeps the rates below 100%. NOT-JUDGED (depends on another failed check)
+// is not a pass; the failure it depends on already fails the run.
 func ScoreResults(protocol string, results []Result) Score {
 	s := Score{Protocol: protocol, Levels: []Tier{}}
 	tierMust := map[Tier]int{}
@@ -69,17 +84,35 @@ func ScoreResults(protocol string, results []Result) Score {
 		case Skip:
 			s.Skip++
 			continue
+		case NotApplicable:
+			s.NotApplicable++
+			if r.Level == MUST {
+				s.MustSelected++
+			}
+			continue
+		case Flaky:
+			s.Flaky++
+		case NotJudged:
+			s.NotJudged++
+		case HarnessError:
+			s.HarnessError++
 		}
 		ok := r.Verdict == Pass
+		// Verdicts that are no violation of the agent: they fail no run.
+		excused := r.Verdict == Flaky || r.Verdict == HarnessError
 		switch r.Level {
 		case MUST:
+			s.MustSelected++
+			s.MustExercised++
 			s.MustTotal++
 			tierMust[r.Tier]++
 			if ok {
 				s.MustPassed++
 			} else {
 				tierBad[r.Tier] = true
-				s.MustFailed = true
+				if !excused {
+					s.MustFailed = true
+				}
 			}
 		case SHOULD:
 			s.ShouldTotal++

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
@@ -12,6 +13,19 @@ const TranscriptVersion = "transcript/1"
 
 // TimeFormat is how transcript records write `at`.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// StartupAllowance is how long an agent may take to show its first sign of life
+// (before --timeout-scale). It belongs to no timing requirement: a scenario's
+// timers (steps "on start", heartbeat and TTL limits, the effective timeout, the
+// deadline) start at the first sign of life, or when the allowance runs out
+// (docs/aopconform.md "Time model", docs/bindings.md).
+const StartupAllowance = 10 * time.Second
+
+// FirstOutputGrace is how long (× --timeout-scale) an agent whose start-up is over
+// (all its processes asleep, as /proc shows) may stay silent before its timers
+// start anyway: an agent may wait a little before its first output, but a silent
+// agent that sleeps through its work is timed.
+const FirstOutputGrace = 2500 * time.Millisecond
 
 // Record is one transcript/1 line (docs/transcript-format.md).
 type Record struct {
@@ -34,8 +48,12 @@ type Record struct {
 	Truncated bool      `json:"-"`
 }
 
-// IsAgentMsg reports whether the record is a JSON message from the agent.
-func (r *Record) IsAgentMsg() bool { return r.From == "agent" && len(r.Msg) > 0 }
+// IsAgentMsg reports whether the record is a JSON message from the agent. Files the
+// agent wrote (aof run_heartbeat.json, stream "file:...") are evidence, not
+// messages.
+func (r *Record) IsAgentMsg() bool {
+	return r.From == "agent" && len(r.Msg) > 0 && !strings.HasPrefix(r.Stream, "file:")
+}
 
 // Decode unmarshals the record's message into v.
 func (r *Record) Decode(v any) error { return json.Unmarshal(r.Msg, v) }
@@ -51,8 +69,21 @@ func (r *Record) Obj() map[string]any {
 
 // Attempt is one launch of the agent within a scenario.
 type Attempt struct {
-	N       int
-	Start   time.Time
+	N     int
+	Start time.Time
+	// Alive is when the scenario's timers started for this attempt: the agent's
+	// first sign of life (its first output line, an HTTP request, for aof its first
+	// heartbeat write) or, when it stayed silent, the end of the start-up allowance
+	// (StartupAllowance × --timeout-scale after Start). No timing requirement
+	// covers the time between Start and Alive.
+	Alive time.Time
+	// AliveBy says what set Alive: "first-output", "first-heartbeat-write",
+	// "first-request", "idle-after-start-up" or "startup-allowance".
+	AliveBy string
+	// Idle is when the harness saw the silent agent's processes all asleep (its
+	// start-up over, waiting on something); Alive follows FirstOutputGrace later
+	// unless the agent writes first.
+	Idle    time.Time
 	End     time.Time
 	Exit    agentio.Exit
 	Input   json.RawMessage // the task as sent
@@ -67,6 +98,26 @@ type Attempt struct {
 	// Discarded output bytes and whether the output cap was hit.
 	Discarded int64
 	Capped    bool
+	// Slip is the harness's own lateness: the most any of its timers fired late
+	// while the attempt ran (a loaded machine). A timing verdict within the slip
+	// of its limit cannot be trusted.
+	Slip time.Duration
+}
+
+// Origin is when the attempt's timers start: Alive, or Start when Alive was never
+// set (the attempt ended before showing life and before the allowance ran out).
+func (a *Attempt) Origin() time.Time {
+	if a.Alive.IsZero() {
+		return a.Start
+	}
+	return a.Alive
+}
+
+// EndedCleanly reports whether the attempt ended by itself with exit code 0, before
+// any scenario deadline (it may have been asked to, by a protocol message or a
+// scripted SIGTERM it obeyed).
+func (a *Attempt) EndedCleanly() bool {
+	return a.Exited() && a.Exit.Code == 0 && !a.Timeout && a.Killed.IsZero()
 }
 
 // Exited reports whether the agent ended by itself (not by a signal from the harness).
@@ -172,6 +223,13 @@ type Result struct {
 	Evidence []int `json:"evidence,omitempty"`
 	// Rerun is the command line that reruns just this check.
 	Rerun string `json:"rerun,omitempty"`
+	// Runs is how often the scenario ran (--repeat, or a confirmation run after a
+	// failed timing check) and Passed how often this check passed; both are 0 for
+	// a single run.
+	Runs   int `json:"runs,omitempty"`
+	Passed int `json:"passed_runs,omitempty"`
+	// SlipMS is the harness's largest timer lateness in the scenario, in ms.
+	SlipMS int64 `json:"harness_slip_ms,omitempty"`
 }
 
 // ScenarioRun is how one scenario went.
@@ -191,8 +249,22 @@ type ScenarioRun struct {
 	Skipped      bool   `json:"skipped,omitempty"` // every check deselected
 	// Spoke: the agent sent at least one protocol message in this scenario.
 	Spoke bool `json:"spoke"`
+	// SlipMS is the harness's largest timer lateness in the (first) run, in ms.
+	SlipMS int64 `json:"harness_slip_ms"`
+	// Confirmed: a failed timing check made the harness run the scenario again.
+	Confirmed bool `json:"confirmed,omitempty"`
 	// Records is the transcript, kept for the HTML report (not in JSON).
 	Records []Record `json:"-"`
+}
+
+// TimedOut reports whether some attempt hit the scenario deadline.
+func (r *ScenarioRun) TimedOut() bool {
+	for _, a := range r.Attempts {
+		if a.TimedOut {
+			return true
+		}
+	}
+	return false
 }
 
 // AttemptInfo summarises one launch for reports.

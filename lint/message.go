@@ -36,6 +36,9 @@ type Message struct {
 	At      time.Time // harness clock (transcript/1 "at"); zero when unknown
 	Session string    // transcript/1 "session"
 	Stream  string    // transcript/1 "stream" ("stdout", "file:<path>", "control", ...)
+	// CutOff: the harness stopped the agent before this output was complete
+	// (transcript/1 "detail":{"cut_off":true}); rules do not blame the missing end.
+	CutOff bool
 
 	Opts *Options
 }

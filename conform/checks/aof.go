@@ -344,6 +344,11 @@ var aofChecks = []*conform.Check{
 			if depth < 1 {
 				return conform.NotTestedf("the task is not a delegated child")
 			}
+			if a := s.Last(); a == nil || !a.EndedCleanly() {
+				// Stopped before it finished: it may not have reached the point
+				// where it would delegate.
+				return conform.NotTestedf("the agent did not finish its task (it was stopped or failed): whether it would delegate is unknown")
+			}
 			return conform.Passf("no delegation attempted")
 		}),
 

@@ -176,7 +176,7 @@ var aosChecks = []*conform.Check{
 				}
 			}
 			if len(ds) == 0 {
-				return conform.Failf("the agent sent no steps/toolCallRequest")
+				return noToolCallRequest(s)
 			}
 			return conform.Passf("%d executions, each requested first", len(ex))
 		}),
@@ -338,7 +338,7 @@ var aosChecks = []*conform.Check{
 				seen[id] = r.Seq
 			}
 			if len(seen) == 0 {
-				return conform.Failf("the agent sent no steps/toolCallRequest")
+				return noToolCallRequest(s)
 			}
 			return conform.Passf("%d distinct executionIds", len(seen))
 		}),
@@ -379,25 +379,60 @@ var aosChecks = []*conform.Check{
 		}),
 
 	aosCheck("5.2/fail-closed", "guardian", conform.Resilient, conform.MUST, "aos-0.1.0 §5.2, §6",
-		"When the guardian answers a toolCallRequest with a JSON-RPC error there is no allow decision: the agent does not execute the tool.",
+		"When the guardian answers a toolCallRequest with a JSON-RPC error, or does not answer at all, there is no allow decision: the agent does not execute the tool.",
 		nil,
 		func(s *conform.Session) conform.Outcome {
-			errd := map[string]bool{}
+			errd := map[string]string{} // executionId → "error" or "stall"
 			for _, d := range aosDecisions(s) {
-				if d.Decision == "error" {
-					errd[d.ExecutionID] = true
+				if d.Decision == "error" || d.Decision == "stall" {
+					errd[d.ExecutionID] = d.Decision
 				}
 			}
 			if len(errd) == 0 {
-				return conform.NotTestedf("the guardian answered no call with an error")
+				return conform.NotTestedf("the guardian answered no call with an error and withheld no answer")
+			}
+			requested := map[string]int{}
+			for _, r := range aosRequests(s, "steps/toolCallRequest") {
+				var p struct {
+					Params struct {
+						ToolCallRequest struct {
+							ExecutionID string `json:"executionId"`
+						} `json:"toolCallRequest"`
+					} `json:"params"`
+				}
+				if r.Decode(&p) == nil {
+					requested[p.Params.ToolCallRequest.ExecutionID]++
+				}
+			}
+			for id := range errd {
+				if requested[id] > 1 {
+					// Which call was executed cannot be told apart: the reuse is the
+					// root cause, reported by aos/4.6/unique-execution-ids.
+					return conform.Outcome{Verdict: conform.NotJudged, Message: fmt.Sprintf("not judged: depends on aos/4.6/unique-execution-ids (executionId %q was used for %d calls)", id, requested[id])}
+				}
 			}
 			for _, e := range aosExecutions(s) {
-				if errd[e.ExecutionID] {
+				switch errd[e.ExecutionID] {
+				case "error":
 					o := conform.Mismatch(fmt.Sprintf("the agent executed %q although the guardian answered with an error", e.Name), "no execution without an allow or modify decision", "executed")
+					o.Seq = []int{e.seq}
+					return o
+				case "stall":
+					o := conform.Mismatch(fmt.Sprintf("the agent executed %q although the guardian never answered (it failed open)", e.Name), "no execution without an allow or modify decision (fail closed)", "executed")
 					o.Seq = []int{e.seq}
 					return o
 				}
 			}
 			return conform.Passf("no execution without a decision")
 		}),
+}
+
+// noToolCallRequest is the outcome when the guardian decided no tool call: the agent
+// sent none (a failure), or its requests were invalid JSON-RPC and got an error
+// instead of a decision (not judged here: aos/3.12.1/jsonrpc-request reports it).
+func noToolCallRequest(s *conform.Session) conform.Outcome {
+	if n := len(aosRequests(s, "steps/toolCallRequest")); n > 0 {
+		return conform.Outcome{Verdict: conform.NotJudged, Message: fmt.Sprintf("not judged: depends on aos/3.12.1/jsonrpc-request (the guardian answered the %d steps/toolCallRequest requests with errors, not decisions)", n)}
+	}
+	return conform.Failf("the agent sent no steps/toolCallRequest")
 }

@@ -17,9 +17,23 @@ func init() {
 	for _, cs := range [][]*conform.Check{aop2Checks, orchmsgChecks, aosChecks, aopOutputChecks, aofChecks} {
 		for _, c := range cs {
 			withExample(c)
+			c.Timing = timingChecks[c.ID]
 		}
 		conform.Register(cs...)
 	}
+}
+
+// timingChecks are the checks whose verdict rests on when things happened: a
+// failure is confirmed by a second run of the scenario (conform.Check.Timing).
+var timingChecks = map[string]bool{
+	"aop2/6.1/heartbeat-interval": true, "aop2/6.1/heartbeat-liveness": true, "aop2/11/finish-within-timeout": true,
+	"aop2/bind/stop-on-sigterm": true, "aop2/bind/stop-on-eof": true, "aop2/bind/exit-zero": true,
+	"orchmsg/shutdown/exit-within-grace": true, "orchmsg/cancel/stops-task": true, "orchmsg/bind/stop-on-sigterm": true,
+	"orchmsg/bind/exit-zero": true, "orchmsg/correlation/responses-awaited": true, "orchmsg/completion/reported": true,
+	"aos/bind/stop-on-sigterm": true, "aos/bind/exit-zero": true,
+	"aof/heartbeat/fresh": true, "aof/run/within-deadline": true, "aof/bind/stop-on-sigterm": true, "aof/bind/exit-zero": true,
+	"aof/resume/clean-start": true, "aof/completion/reported": true,
+	"aop-output/bind/stop-on-sigterm": true, "aop-output/bind/exit-zero": true,
 }
 
 // common builds the checks every protocol shares.
@@ -105,8 +119,13 @@ func (c common) stopOnTerm(family string) *conform.Check {
 					continue
 				}
 				tested = true
-				if !a.Killed.IsZero() {
-					return conform.Mismatch(fmt.Sprintf("attempt %d ignored SIGTERM and had to be killed", a.N), "exit within the grace period after SIGTERM", describeExit(a))
+				if !a.Killed.IsZero() && a.Killed.After(a.Terminated) {
+					grace := a.Killed.Sub(a.Terminated).Round(time.Millisecond)
+					what := fmt.Sprintf("attempt %d was still running %s after SIGTERM and had to be killed", a.N, grace)
+					if out := outputAfter(s, a.N, a.Terminated); out > 0 {
+						what += fmt.Sprintf(" (it kept writing: %d lines after SIGTERM)", out)
+					}
+					return conform.Mismatch(what, "exit within the grace period after SIGTERM", describeExit(a))
 				}
 			}
 			if !tested {
@@ -230,4 +249,15 @@ func slack(s *conform.Session, d time.Duration) time.Duration {
 		sc = 1
 	}
 	return time.Duration(float64(d) * sc)
+}
+
+// outputAfter counts the agent's output lines of attempt n recorded after t.
+func outputAfter(s *conform.Session, n int, t time.Time) int {
+	c := 0
+	for _, r := range s.AgentLines(n, "") {
+		if r.Time.After(t) {
+			c++
+		}
+	}
+	return c
 }

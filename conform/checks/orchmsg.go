@@ -223,6 +223,13 @@ var orchmsgChecks = []*conform.Check{
 				return conform.NotTestedf("the agent ended before the cancellation")
 			}
 			task := orchmsgTaskID(s)
+			for _, r := range orchmsgMsgs(s) {
+				m := decode(r.Msg)
+				v, _ := num(m, "payload", "progress")
+				if r.Time.Before(a.CancelledAt) && str(m, "payload", "taskId") == task && (r.Key == "event:error" || (r.Key == "event:progress" && v >= 1)) {
+					return conform.Outcome{Verdict: conform.NotApplicable, Message: fmt.Sprintf("not applicable: the agent reported the task done (record %d) before the cancellation", r.Seq), Seq: []int{r.Seq}}
+				}
+			}
 			limit := a.CancelledAt.Add(slack(s, 300*time.Millisecond))
 			for _, r := range orchmsgMsgs(s) {
 				if r.Time.Before(limit) {

@@ -130,7 +130,11 @@ func writeRest(b *strings.Builder, r *conform.Report) {
 				skipped++
 				continue
 			}
-			row := fmt.Sprintf("  %-14s %-*s %-6s %-9s %s", res.Verdict, checkW, clipLine(res.Check, checkW), res.Level, res.Tier, res.Scenario)
+			verdict := string(res.Verdict)
+			if res.Runs > 1 {
+				verdict += fmt.Sprintf(" %d/%d", res.Passed, res.Runs) // pass rate over the runs
+			}
+			row := fmt.Sprintf("  %-14s %-*s %-6s %-9s %s", verdict, checkW, clipLine(res.Check, checkW), res.Level, res.Tier, res.Scenario)
 			if res.Message != "" {
 				row += "  " + res.Message
 			}

@@ -123,6 +123,18 @@ func driveAOF(h *H) error {
 	}
 	a.CloseInput()
 	stale := false
+	// agentBeat: the agent has written its first heartbeat. Until then the
+	// scheduler does not poll before one TTL has passed since the agent's first
+	// sign of life: the lease heartbeat's TTL counts from there, the agent's
+	// start-up is no part of it.
+	agentBeat := false
+	completed := false // the agent sent its completion.report
+	observe := func(a *Agent) {
+		if at, ok := sess.ObserveHeartbeat(); ok && !agentBeat {
+			agentBeat = true
+			a.Alive(at, "first-heartbeat-write")
+		}
+	}
 	poll := ttl / 10
 	nextPoll := time.Now().Add(poll)
 	var prevExp time.Time
@@ -132,6 +144,13 @@ func driveAOF(h *H) error {
 		OnLine: func(a *Agent, r conform.Record) {
 			if r.Stream != "stdout" {
 				return
+			}
+			// A heartbeat written before this line is recorded before it.
+			observe(a)
+			if r.Key == "completion.report" {
+				// The run is over: its heartbeat is no longer owed (the agent
+				// exits next; a slow exit is no stale run).
+				completed = true
 			}
 			line := r.Msg
 			if line == nil {
@@ -143,13 +162,18 @@ func driveAOF(h *H) error {
 			}
 		},
 		Monitor: func(a *Agent, now time.Time) time.Time {
-			if stale || !a.att.Terminated.IsZero() {
+			if stale || completed || !a.att.Terminated.IsZero() {
 				return time.Time{}
 			}
 			if now.Before(nextPoll) {
 				return nextPoll
 			}
 			nextPoll = now.Add(poll)
+			observe(a)
+			if !agentBeat && (a.att.Alive.IsZero() || now.Before(a.att.Alive.Add(ttl))) {
+				// The lease TTL counts from the agent's first sign of life.
+				return nextPoll
+			}
 			// A refresh that comes after the previous heartbeat expired is stale too,
 			// even when no poll fell into the gap.
 			var hb struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/checks"
+	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
 )
 
 func runtimeNumCPU() int { return runtime.NumCPU() }
@@ -40,46 +41,6 @@ func AOP2Key(r *conform.Record) string {
 	return t
 }
 
-// aop2Policy is what the driver reads of a TASK.
-type aop2Policy struct {
-	ExecutionPolicy struct {
-		TimeoutSeconds         *float64 `json:"timeout_seconds"`
-		AutoTerminateOnTimeout *bool    `json:"auto_terminate_on_timeout"`
-		Heartbeat              *struct {
-			Enabled            bool    `json:"enabled"`
-			IntervalSeconds    float64 `json:"interval_seconds"`
-			MaxMissedBeats     int     `json:"max_missed_beats"`
-			OnHeartbeatFailure string  `json:"on_heartbeat_failure"`
-		} `json:"heartbeat"`
-	} `json:"execution_policy"`
-	GuardRails struct {
-		TimeoutSeconds         *float64 `json:"timeout_seconds"`
-		AutoTerminateOnTimeout *bool    `json:"auto_terminate_on_timeout"`
-	} `json:"guard_rails"`
-}
-
-// EffectiveTimeout is the §11 precedence: guard_rails.timeout_seconds overrides
-// execution_policy.timeout_seconds; zero when neither is set.
-func (p aop2Policy) EffectiveTimeout() time.Duration {
-	switch {
-	case p.GuardRails.TimeoutSeconds != nil:
-		return time.Duration(*p.GuardRails.TimeoutSeconds * float64(time.Second))
-	case p.ExecutionPolicy.TimeoutSeconds != nil:
-		return time.Duration(*p.ExecutionPolicy.TimeoutSeconds * float64(time.Second))
-	}
-	return 0
-}
-
-func (p aop2Policy) autoTerminate() bool {
-	if p.GuardRails.AutoTerminateOnTimeout != nil {
-		return *p.GuardRails.AutoTerminateOnTimeout
-	}
-	if p.ExecutionPolicy.AutoTerminateOnTimeout != nil {
-		return *p.ExecutionPolicy.AutoTerminateOnTimeout
-	}
-	return true
-}
-
 // driveAOP2: one TASK line per attempt on stdin (kept open), EVENT and RESPONSE lines
 // back; the effective timeout (§11) terminates the agent; missing heartbeats
 // (interval × max_missed_beats) are detected and, with on_heartbeat_failure ABORT,
@@ -105,10 +66,12 @@ func driveAOP2(h *H) error {
 			return harnessErrorf("scenario %s: attempts: %v", h.sc.ID, err)
 		}
 		task = h.Expand(task)
-		var pol aop2Policy
-		if err := json.Unmarshal(task, &pol); err != nil {
+		// The reference engine reads the TASK: §11 precedence, heartbeat policy.
+		parsed, _, err := engaop2.ParseTask(task)
+		if err != nil || parsed == nil {
 			return harnessErrorf("scenario %s: task: %v", h.sc.ID, err)
 		}
+		pol := parsed.Policy
 		a, err := h.Launch(task, "AOP2_WORKSPACE="+ws)
 		if errors.Is(err, ErrNoTime) {
 			return nil
@@ -118,29 +81,30 @@ func driveAOP2(h *H) error {
 		}
 		a.Send(task)
 		var extra []conform.Step
-		if to := pol.EffectiveTimeout(); to > 0 && pol.autoTerminate() {
-			extra = append(extra, conform.Step{Do: "terminate", After: conform.Duration(to), Reason: "E_TIMEOUT"})
+		if pol.Timeout > 0 && pol.AutoTerminate {
+			extra = append(extra, conform.Step{Do: "terminate", After: conform.Duration(pol.Timeout), Reason: "E_TIMEOUT"})
 		}
-		hb := pol.ExecutionPolicy.Heartbeat
 		var lastBeat time.Time
 		failed := false
 		var monitor func(a *Agent, now time.Time) time.Time
-		if hb != nil && hb.Enabled && hb.IntervalSeconds > 0 {
-			missed := hb.MaxMissedBeats
-			if missed <= 0 {
-				missed = 3
-			}
-			limit := h.Scale(time.Duration(hb.IntervalSeconds*float64(missed)*float64(time.Second))) + h.Scale(250*time.Millisecond)
-			lastBeat = a.att.Start
+		if pol.Heartbeat && pol.HeartbeatInterval > 0 {
+			limit := h.Scale(pol.HeartbeatInterval*time.Duration(pol.MaxMissedBeats)) + h.Scale(250*time.Millisecond)
 			monitor = func(a *Agent, now time.Time) time.Time {
 				if failed || !a.att.Terminated.IsZero() {
 					return time.Time{}
 				}
+				if lastBeat.IsZero() {
+					// Heartbeats are owed from the first sign of life on.
+					if a.att.Alive.IsZero() {
+						return time.Time{}
+					}
+					lastBeat = a.att.Alive
+				}
 				if now.Sub(lastBeat) >= limit {
 					failed = true
-					h.rec.event(a.n, "heartbeat-failure", map[string]any{"code": "E_HEARTBEAT_FAILURE", "missed_for_ms": now.Sub(lastBeat).Milliseconds(), "action": hb.OnHeartbeatFailure})
+					h.rec.event(a.n, "heartbeat-failure", map[string]any{"code": "E_HEARTBEAT_FAILURE", "missed_for_ms": now.Sub(lastBeat).Milliseconds(), "action": pol.OnHeartbeatFailure})
 					h.Fact("aop2.heartbeat_failure", true)
-					if strings.EqualFold(hb.OnHeartbeatFailure, "ABORT") || hb.OnHeartbeatFailure == "" {
+					if strings.EqualFold(pol.OnHeartbeatFailure, "ABORT") {
 						a.Terminate("E_HEARTBEAT_FAILURE")
 					}
 					return time.Time{}

@@ -46,6 +46,7 @@ func driveAOPOutput(h *H) error {
 	a.CloseInput()
 	var named string
 	var block []conform.Record // the report being collected, [AOP:START] .. [AOP:END]
+	cutOff := false            // the final flush of a report the harness stopped mid-way
 	flush := func() []conform.Record {
 		if len(block) == 0 {
 			return nil
@@ -60,6 +61,12 @@ func driveAOPOutput(h *H) error {
 		if len(block) > 1 {
 			r.Detail = map[string]any{"lines": len(block)}
 		}
+		if cutOff {
+			if r.Detail == nil {
+				r.Detail = map[string]any{}
+			}
+			r.Detail["cut_off"] = true
+		}
 		block = nil
 		return []conform.Record{r}
 	}
@@ -69,6 +76,7 @@ func driveAOPOutput(h *H) error {
 		// aoplint sees the whole report.
 		Collect: func(r conform.Record, final bool) []conform.Record {
 			if final {
+				cutOff = !a.att.Terminated.IsZero() || !a.att.Killed.IsZero()
 				return flush()
 			}
 			if r.Stream != "stdout" {

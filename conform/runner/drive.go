@@ -106,8 +106,17 @@ type Agent struct {
 	killAt  time.Time
 	termAt  time.Time
 	timeout bool
-	out     lineBudget // agent stdout lines (MaxAgentLines)
-	errs    lineBudget // agent stderr lines (MaxStderrLines), a budget of its own
+	steps   []*pendingStep
+	// allowanceExtra and deadlineExtra are what the start-up allowance and the
+	// deadline grew by: the agent's CPU wait (cpu.go); cpuWaitAtLife is the wait
+	// counted when its timers started.
+	allowanceExtra, deadlineExtra, cpuWaitAtLife time.Duration
+	// nextIdleCheck and idleSeen follow the start-up: two idle looks in a row end it.
+	nextIdleCheck time.Time
+	idleSeen      int
+	done          func(r *conform.Record) bool // Handler.Done
+	out           lineBudget                   // agent stdout lines (MaxAgentLines)
+	errs          lineBudget                   // agent stderr lines (MaxStderrLines), a budget of its own
 }
 
 // lineBudget counts the lines of one stream kept and dropped.
@@ -143,6 +152,11 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	for k, v := range h.sc.Env {
 		fullEnv = append(fullEnv, k+"="+v)
 	}
+	if n > 1 {
+		// Each attempt has its own start-up allowance (Alive takes back what it
+		// did not use).
+		h.deadline = h.deadline.Add(h.allowance())
+	}
 	att := &conform.Attempt{N: n, Input: input, Start: time.Now()}
 	h.sess.Attempts = append(h.sess.Attempts, att)
 	conn, err := h.launcher.Launch(h.ctx, agentio.Spec{Dir: h.scratch, Env: fullEnv, Args: h.command})
@@ -152,8 +166,41 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 		return nil, harnessErrorf("launch %q: %v", strings.Join(h.command, " "), err)
 	}
 	att.Start = time.Now()
-	h.rec.event(n, "agent-start", map[string]any{"command": h.command, "attempt": n})
+	h.rec.event(n, "agent-start", map[string]any{"command": h.command, "attempt": n,
+		"timeout_scale": h.scale, "startup_allowance_ms": h.allowance().Milliseconds()})
 	return &Agent{h: h, n: n, conn: conn, att: att}, nil
+}
+
+// allowance is the start-up allowance, stretched by --timeout-scale.
+func (h *H) allowance() time.Duration { return h.Scale(conform.StartupAllowance) }
+
+// Alive starts the attempt's timers at t, the agent's first sign of life (by says
+// which), unless they already run. The scenario deadline moves by the time the
+// agent took to start, so that start-up counts against no timing requirement; the
+// "timers-start" event writes the origin and the scale into the transcript, where
+// the lint step and aoplint read them.
+func (a *Agent) Alive(t time.Time, by string) {
+	if !a.att.Alive.IsZero() {
+		return
+	}
+	if lim := a.allowanceEnd(); t.After(lim) {
+		t = lim
+	}
+	if t.Before(a.att.Start) {
+		t = a.att.Start
+	}
+	a.att.Alive, a.att.AliveBy = t, by
+	a.h.deadline = a.h.deadline.Add(t.Sub(a.att.Start) - a.h.allowance())
+	a.cpuWaitAtLife = a.starved()
+	a.h.rec.add(conform.Record{From: "harness", Event: "timers-start", Attempt: a.n, Time: t, Detail: map[string]any{
+		"by": by, "startup_ms": t.Sub(a.att.Start).Milliseconds(), "timeout_scale": a.h.scale,
+		"deadline_ms": a.h.deadline.Sub(t).Milliseconds(),
+	}})
+	for _, p := range a.steps {
+		if p.armed.IsZero() && (p.On == "" || p.On == "start") {
+			p.armed = t
+		}
+	}
 }
 
 // Send writes one JSON message to the agent's stdin and records it.
@@ -165,6 +212,23 @@ func (a *Agent) Send(msg json.RawMessage) error {
 		buf = append(buf, msg...)
 	}
 	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Msg: buf, Attempt: a.n})
+	if err := a.conn.Send(buf); err != nil {
+		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
+		return err
+	}
+	return nil
+}
+
+// sendProbe writes a scenario's deliberately off-protocol message (an unknown
+// notification, ...) and records it as a probe: evidence for the sequence rules,
+// not a message aoplint judges (docs/transcript-format.md "Probes").
+func (a *Agent) sendProbe(msg json.RawMessage) error {
+	buf, err := compact(msg)
+	if err != nil {
+		buf = msg
+	}
+	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Msg: buf, Attempt: a.n,
+		Detail: map[string]any{"probe": "a scenario step: tests how the agent copes"}})
 	if err := a.conn.Send(buf); err != nil {
 		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
 		return err
@@ -237,6 +301,9 @@ type Handler struct {
 	Monitor func(a *Agent, now time.Time) time.Time
 	// Extra steps of the driver itself (the aop2 timeout).
 	Extra []conform.Step
+	// Done reports whether an agent record says its task is done (orchmsg: progress
+	// 1 or event:error for the assigned task); it arms the steps "on":"done".
+	Done func(r *conform.Record) bool
 	// Collect, when set, may hold agent lines back and record several as one
 	// (the aop-output report block). It returns the records to add now; at the
 	// end it is called once with final set (and a zero record) to flush.
@@ -259,27 +326,58 @@ func (a *Agent) Run(hd Handler) error {
 		if st.Attempt != 0 && st.Attempt != a.n {
 			continue
 		}
-		p := &pendingStep{Step: st}
-		if st.On == "" || st.On == "start" {
-			p.armed = a.att.Start
-		}
-		steps = append(steps, p)
+		// Steps "on start" are armed when the timers start (Alive).
+		steps = append(steps, &pendingStep{Step: st})
 	}
+	a.steps = steps
+	a.done = hd.Done
 	lines := a.conn.Lines()
 	done := a.conn.Done()
 	exited := false
-	lastOut := a.att.Start
+	var lastOut time.Time // the last stdout line (zero before the first)
 	sawMsg := false
+	quietFrom := func() time.Time {
+		if !lastOut.IsZero() {
+			return lastOut
+		}
+		return a.att.Alive
+	}
 	for {
 		if exited && lines == nil {
 			break
 		}
 		now := time.Now()
+		if !exited && a.att.Alive.IsZero() && a.att.Idle.IsZero() && !now.Before(a.nextIdleCheck) {
+			// Start-up is over when the agent's processes all sleep (it waits on
+			// something): from then on it has a short grace for its first output.
+			a.nextIdleCheck = now.Add(idlePoll)
+			if a.agentIdle() {
+				a.idleSeen++
+			} else {
+				a.idleSeen = 0
+			}
+			if a.idleSeen >= 2 {
+				a.att.Idle = now
+			}
+		}
+		// A line already read but not yet handled is the first sign of life: the
+		// idle and allowance fallbacks wait until the agent's output is drained.
+		pending := len(lines) > 0
+		if !exited && !pending && a.att.Alive.IsZero() && !a.att.Idle.IsZero() && !now.Before(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace))) {
+			a.Alive(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)), "idle-after-start-up")
+		}
+		if !exited && !pending && a.att.Alive.IsZero() && !now.Before(a.allowanceEnd()) {
+			// The allowance grows by the time the agent waited for a CPU (at most
+			// by its own length): a saturated machine is not the agent's slowness.
+			if !a.extendAllowance() || !now.Before(a.allowanceEnd()) {
+				a.Alive(a.allowanceEnd(), "startup-allowance")
+			}
+		}
 		if !exited {
 			for _, p := range steps {
 				due := p.armed
 				if p.On == "quiet" {
-					due = lastOut
+					due = quietFrom()
 				}
 				if p.fired || due.IsZero() || now.Before(due.Add(p.After.D(h.scale))) {
 					continue
@@ -289,10 +387,14 @@ func (a *Agent) Run(hd Handler) error {
 					return err
 				}
 			}
+			if !a.timeout && !now.Before(h.deadline) && a.extendDeadline() {
+				// The deadline moved by the time the agent waited for a CPU.
+				h.rec.event(a.n, "deadline-extended", map[string]any{"cpu_wait_ms": a.deadlineExtra.Milliseconds(), "reason": "the agent waited for a CPU (machine load)"})
+			}
 			if !a.timeout && !now.Before(h.deadline) {
 				a.timeout = true
 				a.att.Timeout = true
-				h.rec.event(a.n, "timeout", map[string]any{"deadline_ms": h.deadline.Sub(h.start).Milliseconds()})
+				h.rec.event(a.n, "timeout", map[string]any{"deadline_ms": h.sc.Deadline.D(h.scale).Milliseconds(), "counted_from": "the first sign of life"})
 				a.Terminate("scenario deadline")
 			}
 			if !a.killAt.IsZero() && !now.Before(a.killAt) && a.att.Killed.IsZero() {
@@ -311,13 +413,23 @@ func (a *Agent) Run(hd Handler) error {
 					continue
 				}
 				if p.On == "quiet" {
-					consider(lastOut.Add(p.After.D(h.scale)))
+					if q := quietFrom(); !q.IsZero() {
+						consider(q.Add(p.After.D(h.scale)))
+					}
 				} else if !p.armed.IsZero() {
 					consider(p.armed.Add(p.After.D(h.scale)))
 				}
 			}
 			if !a.timeout {
 				consider(h.deadline)
+			}
+			if a.att.Alive.IsZero() {
+				consider(a.allowanceEnd())
+				if a.att.Idle.IsZero() {
+					consider(a.nextIdleCheck)
+				} else {
+					consider(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)))
+				}
 			}
 			if a.att.Killed.IsZero() {
 				consider(a.killAt)
@@ -334,6 +446,7 @@ func (a *Agent) Run(hd Handler) error {
 		select {
 		case r := <-h.side:
 			timer.Stop()
+			a.Alive(r.Time, "first-request")
 			a.arm(steps, &sawMsg, r)
 		case l, ok := <-lines:
 			timer.Stop()
@@ -350,6 +463,7 @@ func (a *Agent) Run(hd Handler) error {
 			}
 			if l.Stream == "stdout" {
 				lastOut = r.Time
+				a.Alive(r.Time, "first-output")
 			}
 			recs := []conform.Record{r}
 			if hd.Collect != nil {
@@ -366,6 +480,10 @@ func (a *Agent) Run(hd Handler) error {
 			exited = true
 			done = nil
 		case <-timer.C:
+			// The harness's own lateness: how late this timer fired.
+			if slip := time.Since(now.Add(wait)); slip > a.att.Slip {
+				a.att.Slip = slip
+			}
 		case <-h.ctx.Done():
 			timer.Stop()
 			a.Kill("harness interrupted")
@@ -398,7 +516,7 @@ func (a *Agent) arm(steps []*pendingStep, sawMsg *bool, r conform.Record) {
 			if !p.armed.IsZero() {
 				continue
 			}
-			if (p.On == "first-message" && !*sawMsg) || p.On == "message:"+r.Key {
+			if (p.On == "first-message" && !*sawMsg) || p.On == "message:"+r.Key || (p.On == "done" && a.done != nil && a.done(&r)) {
 				p.armed = r.Time
 			}
 		}
@@ -433,6 +551,7 @@ func (a *Agent) finish() error {
 	if pc, ok := a.conn.(interface{ StderrCapped() bool }); ok && pc.StderrCapped() {
 		detail["stderr_capped"] = true
 	}
+	detail["harness_slip_ms"] = a.att.Slip.Milliseconds()
 	h.rec.event(a.n, "agent-exit", detail)
 	a.containment()
 	if a.att.Exit.Err != nil && !errors.Is(a.att.Exit.Err, os.ErrProcessDone) {
@@ -453,7 +572,7 @@ func (a *Agent) act(hd Handler, st conform.Step) error {
 	case "close-stdin":
 		a.CloseInput()
 	case "send":
-		a.Send(a.h.Expand(st.Message))
+		a.sendProbe(a.h.Expand(st.Message))
 	default:
 		if hd.Act == nil {
 			return harnessErrorf("scenario %s: step %q does not apply to protocol %s", a.h.sc.ID, st.Do, a.h.sc.Protocol)
@@ -468,4 +587,35 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// idlePoll is how often the harness looks whether a silent agent's start-up is over.
+const idlePoll = 100 * time.Millisecond
+
+// allowanceEnd is when the start-up allowance runs out.
+func (a *Agent) allowanceEnd() time.Time {
+	return a.att.Start.Add(a.h.allowance() + a.allowanceExtra)
+}
+
+// extendAllowance grows the allowance to the agent's CPU wait so far (at most one
+// more allowance); it reports whether it grew.
+func (a *Agent) extendAllowance() bool {
+	w := min(a.starved(), a.h.allowance())
+	if w <= a.allowanceExtra+10*time.Millisecond {
+		return false
+	}
+	a.allowanceExtra = w
+	return true
+}
+
+// extendDeadline moves the scenario deadline by the agent's CPU wait since its
+// timers started (at most one more deadline); it reports whether it moved.
+func (a *Agent) extendDeadline() bool {
+	w := min(a.starved()-a.cpuWaitAtLife, a.h.sc.Deadline.D(a.h.scale))
+	if w <= a.deadlineExtra+50*time.Millisecond {
+		return false
+	}
+	a.h.deadline = a.h.deadline.Add(w - a.deadlineExtra)
+	a.deadlineExtra = w
+	return true
 }

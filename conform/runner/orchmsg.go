@@ -72,6 +72,15 @@ func driveOrchmsg(h *H) error {
 	submitted := 0
 	return a.Run(Handler{
 		Key: OrchmsgKey,
+		Done: func(r *conform.Record) bool {
+			m := r.Obj()
+			p, _ := m["payload"].(map[string]any)
+			if p == nil || p["taskId"] != taskID {
+				return false
+			}
+			v, _ := p["progress"].(float64)
+			return r.Key == "event:error" || (r.Key == "event:progress" && v >= 1)
+		},
 		OnLine: func(a *Agent, r conform.Record) {
 			if r.Msg == nil {
 				return
@@ -113,9 +122,15 @@ func driveOrchmsg(h *H) error {
 		Act: func(a *Agent, st conform.Step) error {
 			switch st.Do {
 			case "cancel":
+				if !a.att.CancelledAt.IsZero() {
+					return nil // one cancellation (a fallback step after the first)
+				}
 				a.att.CancelledAt = time.Now()
 				a.Send(notify("notify:task-cancelled", map[string]any{"taskId": taskID, "reason": orDefault(st.Reason, "Cancelled by the conformance harness")}))
 			case "shutdown":
+				if !a.att.ShutdownAt.IsZero() {
+					return nil // one shutdown per attempt (a fallback step after the first)
+				}
 				g := st.Grace.D(h.scale)
 				if g <= 0 {
 					g = h.grace

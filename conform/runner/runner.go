@@ -5,7 +5,9 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +54,15 @@ type Options struct {
 	RerunArgs []string
 	// Progress, when set, gets one line per finished scenario.
 	Progress io.Writer
+	// Strict makes NOT-APPLICABLE fail (--strict): for certifiers who require
+	// every MUST exercised.
+	Strict bool
+	// Repeat runs every scenario this many times (--repeat; default 1) and
+	// reports per-check pass rates.
+	Repeat int
+	// NoConfirm skips the confirmation run of a scenario whose timing check failed
+	// in its single run (then a timing failure is final at once).
+	NoConfirm bool
 	// PassEnv names variables of the harness's environment the agent gets besides
 	// the allowlist (--pass-env; see agentio.AgentEnv).
 	PassEnv []string
@@ -142,7 +153,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			runs[i], results[i] = runScenario(ctx, opts, sc)
+			runs[i], results[i] = runRepeated(ctx, opts, sc)
 			if opts.Progress != nil {
 				progMu.Lock()
 				fmt.Fprintf(opts.Progress, "%-40s %s\n", sc.ID, scenarioSummary(runs[i], results[i]))
@@ -174,7 +185,11 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	for i := range scs {
 		rep.Scenarios = append(rep.Scenarios, runs[i])
 		rep.Results = append(rep.Results, results[i]...)
-		if runs[i].HarnessError != "" {
+		herr := runs[i].HarnessError != ""
+		for _, r := range results[i] {
+			herr = herr || r.Verdict == conform.HarnessError
+		}
+		if herr {
 			rep.HarnessErrors++
 		}
 	}
@@ -230,7 +245,7 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 		counts[r.Verdict]++
 	}
 	var parts []string
-	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.Skip} {
+	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.Skip} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
@@ -238,8 +253,155 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 	return strings.Join(parts, ", ") + fmt.Sprintf(" (%dms)", run.DurationMS)
 }
 
-// runScenario plays one scenario and judges its checks.
-func runScenario(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {
+// SlipTolerance is how late the harness's own timers may fire (× --timeout-scale)
+// before it no longer trusts a failed timing verdict: the machine was too slow to
+// judge, a HARNESS-ERROR, never the agent's failure.
+const SlipTolerance = 500 * time.Millisecond
+
+// runRepeated plays a scenario opts.Repeat times (at least once) and merges the
+// verdicts. A single run whose timing check failed (or that hit the deadline) is
+// confirmed by one more run: a timing check that fails once and passes once is
+// FLAKY, neither a pass nor a violation.
+func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {
+	n := opts.Repeat
+	if n < 1 {
+		n = 1
+	}
+	first, res := runScenario(ctx, opts, sc, 1)
+	if first.Skipped || first.HarnessError != "" {
+		return first, res
+	}
+	all := [][]conform.Result{res}
+	slips := []int64{first.SlipMS}
+	timedOut := first.TimedOut()
+	for k := 2; k <= n; k++ {
+		run, r := runScenario(ctx, opts, sc, k)
+		if run.HarnessError != "" {
+			return run, r
+		}
+		all = append(all, r)
+		slips = append(slips, run.SlipMS)
+		timedOut = timedOut || run.TimedOut()
+	}
+	if n == 1 && !opts.NoConfirm && needsConfirmation(res, timedOut, first.Spoke) {
+		run, r := runScenario(ctx, opts, sc, 2)
+		if run.HarnessError == "" {
+			all = append(all, r)
+			slips = append(slips, run.SlipMS)
+			first.Confirmed = true
+		}
+	}
+	if len(all) == 1 {
+		return first, res
+	}
+	return first, mergeRuns(opts, all, slips, timedOut)
+}
+
+// needsConfirmation: a failed timing check, a failure in a run that hit the
+// scenario deadline, or a MUST left NOT-TESTED (a slow machine looks like a slow
+// agent). A silent agent's NOT-TESTED is not confirmed: it scores zero anyway.
+func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
+	for _, r := range res {
+		if spoke && r.Verdict == conform.NotTested && r.Level == conform.MUST {
+			return true // left unjudged: perhaps by a slow run (the agent stopped early)
+		}
+		if r.Verdict != conform.Fail {
+			continue
+		}
+		if c := conform.LookupCheck(r.Check); timedOut || (c != nil && c.Timing) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeRuns combines the results of several runs of one scenario, check by check:
+// the same verdict everywhere stays; a timing check (or any check of a scenario
+// that hit its deadline) that passed in some runs and failed in others is FLAKY
+// with the failing run's measurement; any other check that failed once fails. A
+// timing check that failed in every run while the harness's own timers were late
+// beyond SlipTolerance is a HARNESS-ERROR.
+func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut bool) []conform.Result {
+	out := make([]conform.Result, len(all[0]))
+	for j := range all[0] {
+		var pass, fail int
+		var firstFail *conform.Result
+		for k := range all {
+			r := &all[k][j]
+			switch r.Verdict {
+			case conform.Pass:
+				pass++
+			case conform.Fail:
+				fail++
+				if firstFail == nil {
+					firstFail = r
+				}
+			}
+		}
+		r := all[0][j]
+		if firstFail != nil {
+			r = *firstFail
+		} else {
+			// No failure: the best run speaks (PASS, else NOT-APPLICABLE: a run
+			// that left the check unjudged because it was slow is no evidence
+			// against the run that finished cleanly).
+			for _, want := range []conform.Verdict{conform.Pass, conform.NotApplicable} {
+				if r.Verdict == want {
+					break
+				}
+				found := false
+				for k := range all {
+					if all[k][j].Verdict == want {
+						r, found = all[k][j], true
+						break
+					}
+				}
+				if found {
+					break
+				}
+			}
+		}
+		r.Runs, r.Passed = len(all), pass
+		c := conform.LookupCheck(r.Check)
+		timing := timedOut || (c != nil && c.Timing)
+		maxSlip := int64(0)
+		for _, s := range slips {
+			maxSlip = max(maxSlip, s)
+		}
+		r.SlipMS = maxSlip
+		switch {
+		case fail > 0 && pass > 0 && timing:
+			r.Verdict = conform.Flaky
+			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)
+			r.Rerun = RerunCommand(opts, r.Check)
+		case fail > 0 && pass == 0 && timing && time.Duration(minInt(slips))*time.Millisecond > time.Duration(float64(SlipTolerance)*scaleOf(opts)):
+			r.Verdict = conform.HarnessError
+			r.Message = fmt.Sprintf("the harness's own timers were late by up to %d ms in every run (tolerance %s): the machine was too slow to judge this timing check; the failing run: %s", maxSlip, SlipTolerance, r.Message)
+		case fail > 0 && len(all) > 1:
+			r.Message = fmt.Sprintf("failed in %d of %d runs: %s", fail, len(all), r.Message)
+		}
+		out[j] = r
+	}
+	return out
+}
+
+func minInt(xs []int64) int64 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		m = min(m, x)
+	}
+	return m
+}
+
+func scaleOf(opts Options) float64 {
+	if opts.Scale <= 0 {
+		return 1
+	}
+	return opts.Scale
+}
+
+// runScenario plays one scenario (run k of its repeats) and judges its checks.
+func runScenario(ctx context.Context, opts Options, sc *conform.Scenario, k int) (conform.ScenarioRun, []conform.Result) {
 	run := conform.ScenarioRun{ID: sc.ID, Title: sc.Title, Protocol: sc.Protocol, Family: sc.Family, Source: sc.Source}
 	selected := false
 	for _, id := range selectableIDs(sc) {
@@ -252,14 +414,15 @@ func runScenario(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 		return run, judge(opts, sc, nil, nil)
 	}
 	start := time.Now()
-	sess, err := play(ctx, opts, sc)
+	sess, err := play(ctx, opts, sc, k)
 	run.Duration = time.Since(start)
 	run.DurationMS = run.Duration.Milliseconds()
 	if sess != nil {
 		run.Spoke = !silent(sess)
 		run.Records = sess.Records
-		run.Transcript = transcriptPath(opts.OutDir, sc.ID)
+		run.Transcript = transcriptPath(opts.OutDir, sc.ID, k)
 		for _, a := range sess.Attempts {
+			run.SlipMS = max(run.SlipMS, a.Slip.Milliseconds())
 			ai := conform.AttemptInfo{N: a.N, ExitCode: a.Exit.Code, Signal: a.Exit.Signal, TimedOut: a.Timeout}
 			if a.Exit.Err != nil {
 				ai.Error = a.Exit.Err.Error()
@@ -274,7 +437,12 @@ func runScenario(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	return run, judge(opts, sc, sess, nil)
 }
 
-func transcriptPath(out, id string) string {
+// transcriptPath is where run k of a scenario writes its transcript: ID.jsonl for
+// the first run, ID.run2.jsonl, ... for repeats and confirmations.
+func transcriptPath(out, id string, k int) string {
+	if k > 1 {
+		return filepath.Join(out, fmt.Sprintf("%s.run%d.jsonl", safeName(id), k))
+	}
 	return filepath.Join(out, safeName(id)+".jsonl")
 }
 
@@ -290,7 +458,7 @@ func safeName(id string) string {
 
 // play runs the scenario's driver and lints the transcript. Its error is always
 // the harness's.
-func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Session, error) {
+func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conform.Session, error) {
 	scratch, err := os.MkdirTemp("", "aopconform-"+safeName(sc.ID)+"-")
 	if err != nil {
 		return nil, fmt.Errorf("scratch directory: %w", err)
@@ -298,7 +466,7 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 	defer os.RemoveAll(scratch)
 	scratch, _ = filepath.EvalSymlinks(scratch)
 	sess := &conform.Session{Scenario: sc, Scale: opts.Scale, Scratch: scratch, Facts: map[string]any{}}
-	path := transcriptPath(opts.OutDir, sc.ID)
+	path := transcriptPath(opts.OutDir, sc.ID, k)
 	rec, err := newRecorder(path, sc.Protocol, sess)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
@@ -313,7 +481,10 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 		env:  []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + scratch, "AOPKIT_SCENARIO=" + sc.ID},
 		side: make(chan conform.Record, 256),
 	}
-	h.deadline = h.start.Add(sc.Deadline.D(opts.Scale))
+	// The deadline counts from the first sign of life: until the agent shows it,
+	// the whole start-up allowance is added (Agent.Alive takes back what was not
+	// used).
+	h.deadline = h.start.Add(sc.Deadline.D(opts.Scale) + h.allowance())
 	rec.event(0, "scenario-start", map[string]any{"scenario": sc.ID, "deadline_ms": sc.Deadline.D(opts.Scale).Milliseconds(), "timeout_scale": opts.Scale})
 	derr := drivers[sc.Protocol](h)
 	rec.event(0, "scenario-end", map[string]any{"scenario": sc.ID})
@@ -328,12 +499,18 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario) (*conform.Ses
 		return sess, derr
 	}
 	if opts.Linter != nil {
-		f, err := os.Open(path)
-		if err != nil {
-			return sess, fmt.Errorf("lint: %w", err)
+		// Lint what the harness holds, not the file: the records in memory are the
+		// transcript (the file is their copy for the user and for aoplint).
+		var buf bytes.Buffer
+		for i := range sess.Records {
+			b, err := json.Marshal(&sess.Records[i])
+			if err != nil {
+				return sess, fmt.Errorf("lint: %w", err)
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
 		}
-		diags, err := opts.Linter.LintTranscript(path, f)
-		f.Close()
+		diags, err := opts.Linter.LintTranscript(path, &buf)
 		if err != nil {
 			return sess, fmt.Errorf("lint: %w", err)
 		}
@@ -372,9 +549,13 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Verdict = conform.NotTested
 			r.Message = "unknown check"
 		default:
-			o := runCheck(c, sess)
+			o := notApplicable(runCheck(c, sess), sess)
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq
-			r.Lint = lintFor(c, sess)
+			r.Lint = lintFor(c, sess, sc)
+			if c.Level == conform.MUST {
+				// Warnings never sit under a MUST: they are SHOULD-grade findings.
+				r.Lint = errorsOnly(r.Lint)
+			}
 			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
 				r.Verdict = conform.Fail
 				first := r.Lint[0]
@@ -384,12 +565,36 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 				}
 			}
 		}
+		if r.Verdict == conform.NotApplicable && opts.Strict && r.Level == conform.MUST {
+			r.Verdict = conform.Fail
+			r.Message = "--strict: every MUST must be exercised; " + r.Message
+		}
 		if r.Verdict == conform.Fail || r.Verdict == conform.NotTested || r.Verdict == conform.Warn {
 			r.Rerun = RerunCommand(opts, id)
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// notApplicable turns a NOT-TESTED outcome into NOT-APPLICABLE when a correct
+// agent may legitimately never have reached the state the check needs: it spoke
+// the protocol in this scenario and every attempt ended by itself with exit code 0
+// (it finished before the scripted step, or never took an optional path). A MUST
+// left unjudged by the agent's silence, crash, garbage or hang stays NOT-TESTED,
+// which fails the run (docs/aopconform.md "Verdicts").
+func notApplicable(o conform.Outcome, s *conform.Session) conform.Outcome {
+	if o.Verdict != conform.NotTested || s == nil || silent(s) || len(s.Attempts) == 0 {
+		return o
+	}
+	for _, a := range s.Attempts {
+		if !a.EndedCleanly() {
+			return o
+		}
+	}
+	o.Verdict = conform.NotApplicable
+	o.Message = "not applicable: " + o.Message
+	return o
 }
 
 // silent reports whether the agent sent no protocol message at all.
@@ -412,14 +617,41 @@ func runCheck(c *conform.Check, s *conform.Session) (o conform.Outcome) {
 	return c.Run(s)
 }
 
-func lintFor(c *conform.Check, s *conform.Session) []conform.LintFinding {
+// lintFor returns the lint findings that belong to a check. A catch-all check
+// ("*", messages-valid) leaves out the findings another check of the scenario
+// claims by rule prefix: one root cause, one failure.
+func lintFor(c *conform.Check, s *conform.Session, sc *conform.Scenario) []conform.LintFinding {
+	claimed := func(rule string) bool {
+		for _, id := range sc.Checks {
+			o := conform.LookupCheck(id)
+			if o == nil || o == c {
+				continue
+			}
+			for _, p := range o.Lint {
+				if p != "*" && strings.HasPrefix(rule, p) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	var out []conform.LintFinding
 	for _, f := range s.Lint {
 		for _, p := range c.Lint {
-			if p == "*" || strings.HasPrefix(f.Rule, p) {
+			if (p == "*" && !claimed(f.Rule)) || (p != "*" && strings.HasPrefix(f.Rule, p)) {
 				out = append(out, f)
 				break
 			}
+		}
+	}
+	return out
+}
+
+func errorsOnly(fs []conform.LintFinding) []conform.LintFinding {
+	var out []conform.LintFinding
+	for _, f := range fs {
+		if f.Severity == "error" {
+			out = append(out, f)
 		}
 	}
 	return out
@@ -440,6 +672,12 @@ func RerunCommand(opts Options, checkID string) string {
 	args = append(args, opts.RerunArgs...)
 	if opts.Scale != 1 && opts.Scale > 0 {
 		args = append(args, "--timeout-scale", strconv.FormatFloat(opts.Scale, 'g', -1, 64))
+	}
+	if opts.Strict {
+		args = append(args, "--strict")
+	}
+	if opts.Repeat > 1 {
+		args = append(args, "--repeat", strconv.Itoa(opts.Repeat))
 	}
 	args = append(args, "--run", checkID, "--")
 	args = append(args, opts.Command...)

@@ -136,12 +136,17 @@ func TestSteps(t *testing.T) {
 	}{
 		{"message trigger", scriptedAgent("sleep 50ms", beat),
 			[]conform.Step{{On: "message:EVENT/HEARTBEAT", After: conform.Duration(20 * time.Millisecond), Do: "terminate"}},
-			[]string{"signal", "agent-exit"}},
+			[]string{"timers-start", "signal", "agent-exit"}},
 		{"quiet trigger", scriptedAgent(beat, "sleep 20ms", beat),
 			[]conform.Step{{On: "quiet", After: conform.Duration(150 * time.Millisecond), Do: "close-stdin"}, {On: "quiet", After: conform.Duration(200 * time.Millisecond), Do: "kill"}},
-			[]string{"close-stdin", "kill", "agent-exit"}},
+			[]string{"timers-start", "close-stdin", "kill", "agent-exit"}},
 		{"deadline", scriptedAgent(beat), nil,
-			[]string{"timeout", "signal", "agent-exit"}},
+			[]string{"timers-start", "timeout", "signal", "agent-exit"}},
+		// Timers start at the first sign of life: a step "on start" and the deadline
+		// count from the agent's first line, not from its launch.
+		{"start-up excluded", scriptedAgent("sleep 500ms", beat),
+			[]conform.Step{{On: "start", After: conform.Duration(100 * time.Millisecond), Do: "terminate"}},
+			[]string{"timers-start", "signal", "agent-exit"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -159,6 +164,72 @@ func TestSteps(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(tt.events, " ") {
 				t.Errorf("events %v, want %v", got, tt.events)
 			}
+			// No step fires and no deadline passes before the agent's first line.
+			first := 0
+			for _, r := range rep.Scenarios[0].Records {
+				if r.From == "agent" && first == 0 {
+					first = r.Seq
+				}
+				if r.From == "harness" && (r.Event == "signal" || r.Event == "timeout" || r.Event == "close-stdin") && (first == 0 || r.Seq < first) {
+					t.Errorf("%s (record %d) before the agent's first line (record %d)", r.Event, r.Seq, first)
+				}
+			}
 		})
+	}
+}
+
+// TestMergeRuns: a timing check that fails in one run and passes in another is
+// FLAKY with the failing run's message; a non-timing check that fails once fails;
+// a timing check failing in every run under heavy harness slip is HARNESS-ERROR.
+func TestMergeRuns(t *testing.T) {
+	t.Parallel()
+	timing, plain := "aop2/6.1/heartbeat-interval", "aop2/5/final-response"
+	if c := conform.LookupCheck(timing); c == nil || !c.Timing {
+		t.Fatalf("%s is not registered as a timing check", timing)
+	}
+	r := func(id string, v conform.Verdict, msg string) conform.Result {
+		return conform.Result{Check: id, Verdict: v, Message: msg}
+	}
+	opts := Options{Protocol: "aop2", Command: []string{"agent"}}
+	got := mergeRuns(opts, [][]conform.Result{
+		{r(timing, conform.Fail, "gap of 1.4s"), r(plain, conform.Pass, "ok")},
+		{r(timing, conform.Pass, "ok"), r(plain, conform.Fail, "two RESPONSEs")},
+	}, []int64{3, 4}, false)
+	if got[0].Verdict != conform.Flaky || !strings.Contains(got[0].Message, "gap of 1.4s") || got[0].Runs != 2 || got[0].Passed != 1 {
+		t.Errorf("timing check: %+v", got[0])
+	}
+	if got[1].Verdict != conform.Fail || got[1].Passed != 1 {
+		t.Errorf("plain check: %+v", got[1])
+	}
+	got = mergeRuns(opts, [][]conform.Result{{r(plain, conform.NotTested, "slow run")}, {r(plain, conform.NotApplicable, "clean run")}}, []int64{3, 4}, true)
+	if got[0].Verdict != conform.NotApplicable {
+		t.Errorf("NOT-TESTED in a slow run, NOT-APPLICABLE in a clean one: %v", got[0].Verdict)
+	}
+	got = mergeRuns(opts, [][]conform.Result{{r(timing, conform.Fail, "late")}, {r(timing, conform.Fail, "late")}}, []int64{900, 1200}, false)
+	if got[0].Verdict != conform.HarnessError {
+		t.Errorf("timing failure under 900 ms slip: %v, want HARNESS-ERROR", got[0].Verdict)
+	}
+	got = mergeRuns(opts, [][]conform.Result{{r(timing, conform.Fail, "late")}, {r(timing, conform.Fail, "late")}}, []int64{5, 1200}, false)
+	if got[0].Verdict != conform.Fail {
+		t.Errorf("timing failure in a run without slip: %v, want FAIL", got[0].Verdict)
+	}
+}
+
+// TestNotApplicable: NOT-TESTED becomes NOT-APPLICABLE only for an agent that spoke
+// and ended every attempt by itself with exit 0.
+func TestNotApplicable(t *testing.T) {
+	t.Parallel()
+	spoke := []conform.Record{{From: "agent", Key: "RESPONSE"}}
+	clean := &conform.Attempt{N: 1}
+	crashed := &conform.Attempt{N: 1, Exit: agentio.Exit{Code: 3}}
+	nt := conform.NotTestedf("the agent ended before the harness stopped it")
+	if o := notApplicable(nt, &conform.Session{Records: spoke, Attempts: []*conform.Attempt{clean}}); o.Verdict != conform.NotApplicable {
+		t.Errorf("clean exit: %v", o.Verdict)
+	}
+	if o := notApplicable(nt, &conform.Session{Records: spoke, Attempts: []*conform.Attempt{crashed}}); o.Verdict != conform.NotTested {
+		t.Errorf("crash: %v", o.Verdict)
+	}
+	if o := notApplicable(nt, &conform.Session{Attempts: []*conform.Attempt{clean}}); o.Verdict != conform.NotTested {
+		t.Errorf("silent agent: %v", o.Verdict)
 	}
 }

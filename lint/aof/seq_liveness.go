@@ -65,7 +65,8 @@ var SeqStale = &lint.Rule{
 		"In a transcript: a message of the run's task sent after the recorded heartbeat's expiresAt (harness time when recorded, else sentAt), " +
 		"or the harness signalling, killing or timing out the agent after it, before any completion.report. The scheduler " +
 		"treats a heartbeat as stale when expiresAt <= now, so a message at expiresAt itself is late. Without harness times " +
-		"(a bare JSON-lines stream) the message's sentAt is compared and the finding is a warning: the two may come from different clocks.",
+		"(a bare JSON-lines stream) the message's sentAt is compared and the finding is a warning: the two may come from different clocks. " +
+		"In a harness transcript the TTL of the dispatcher's lease heartbeat (written by the orchestrator) counts from the agent's first sign of life (the timers-start event), not from dispatch.",
 	Bad: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:00:00.000Z","expiresAt":"2026-02-09T21:05:00.000Z",...}
 {"type":"status.update","taskId":"TASK-2026-02-09-057","sentAt":"2026-02-09T21:09:00.000Z",...}`,
 	Good: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:04:00.000Z","expiresAt":"2026-02-09T21:09:00.000Z",...}
@@ -74,6 +75,7 @@ var SeqStale = &lint.Rule{
 
 type heartbeat struct {
 	expires  time.Time
+	lease    time.Duration // the TTL of the dispatcher's lease heartbeat (0 for the agent's)
 	at       lint.Related
 	reported bool
 }
@@ -86,6 +88,13 @@ type staleChecker struct {
 func (c *staleChecker) Observe(p *lint.Pass) {
 	m := p.Msg
 	switch m.Kind {
+	case "harness:timers-start":
+		for _, task := range c.beats.keys() {
+			if hb, _ := c.beats.get(task); hb.lease > 0 && !m.At.IsZero() {
+				hb.expires = m.At.Add(hb.lease)
+			}
+		}
+		return
 	case "harness:kill", "harness:timeout", "harness:signal":
 		if m.At.IsZero() {
 			return
@@ -110,7 +119,15 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		if !ok {
 			return
 		}
-		if c.beats.put(v.task, &heartbeat{expires: exp, at: lint.Witness(m, "/expiresAt", "the last heartbeat of "+v.task+", expiring at "+fmtTime(exp))}) {
+		hb := &heartbeat{expires: exp, at: lint.Witness(m, "/expiresAt", "the last heartbeat of "+v.task+", expiring at "+fmtTime(exp))}
+		if m.From == "orchestrator" && !m.At.IsZero() {
+			// The dispatcher's lease heartbeat in a harness transcript: its TTL
+			// counts from the agent's first sign of life (timers-start).
+			if last, ok := timeOf(m.Node("/lastHeartbeat")); ok && exp.After(last) {
+				hb.lease = exp.Sub(last)
+			}
+		}
+		if c.beats.put(v.task, hb) {
 			reportCap(p)
 		}
 	case KindCompletion, KindRunResult:

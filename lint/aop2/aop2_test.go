@@ -225,10 +225,49 @@ func TestHeartbeatStopIsFailure(t *testing.T) {
 	if !has(ds, "AOP2-SEQ-005") || has(ds, "AOP2-SEQ-006") {
 		t.Errorf("5 s of silence with interval 1 s × 3: %v", ds)
 	}
-	// Silence until the end of the session, no RESPONSE.
-	ds = lintText(t, transcript(recs[:3])+`{"aopkit":"transcript/1","seq":9,"at":"2026-11-22T10:00:09Z","from":"harness","event":"kill"}`+"\n")
+	// Silence until the scenario deadline, no RESPONSE: the agent hung.
+	ds = lintText(t, transcript(recs[:3])+`{"aopkit":"transcript/1","seq":8,"at":"2026-11-22T10:00:08Z","from":"harness","event":"timeout"}`+"\n"+
+		`{"aopkit":"transcript/1","seq":9,"at":"2026-11-22T10:00:09Z","from":"harness","event":"kill"}`+"\n")
 	if !has(ds, "AOP2-SEQ-005") || !has(ds, "AOP2-SEQ-004") {
-		t.Errorf("silence until the kill: %v", ds)
+		t.Errorf("silence until the deadline: %v", ds)
+	}
+	// The orchestrator cancelled the task (a kill that is no deadline): no RESPONSE is
+	// owed, the silence before it still is a heartbeat failure.
+	ds = lintText(t, transcript(recs[:3])+`{"aopkit":"transcript/1","seq":9,"at":"2026-11-22T10:00:09Z","from":"harness","event":"kill"}`+"\n")
+	if !has(ds, "AOP2-SEQ-005") || has(ds, "AOP2-SEQ-004") {
+		t.Errorf("silence until the cancelling kill: %v", ds)
+	}
+}
+
+// TestTimersStart: a harness transcript's timers-start event moves the start of the
+// heartbeat and timeout limits to the agent's first sign of life and its
+// timeout_scale stretches them, as the harness did.
+func TestTimersStart(t *testing.T) {
+	t.Parallel()
+	iv := time.Second
+	start := func(at time.Duration, scale float64) string {
+		return fmt.Sprintf(`{"aopkit":"transcript/1","seq":1,"at":%q,"from":"harness","event":"timers-start","detail":{"timeout_scale":%g}}`+"\n",
+			time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).Add(at).Format(time.RFC3339Nano), scale)
+	}
+	// 4 s of start-up, then beats every second: no failure once timers start at 4 s.
+	recs := []rec{{0, taskMsg(1, 3600)}, {4 * iv, beatMsg(4*iv, 10)}, {5 * iv, beatMsg(5*iv, 20)}, {6 * iv, respMsg(6 * iv)}}
+	tr := transcript(recs)
+	lines := strings.SplitAfterN(tr, "\n", 2)
+	if ds := lintText(t, lines[0]+start(4*iv, 1)+lines[1]); has(ds, "AOP2-SEQ-005") || has(ds, "AOP2-SEQ-006") {
+		t.Errorf("start-up before timers-start counted: %v", ds)
+	}
+	if ds := lintText(t, tr); !has(ds, "AOP2-SEQ-005") {
+		t.Errorf("without timers-start the 4 s silence is a failure: %v", ds)
+	}
+	// Beats every 4 s with interval 1 s × 3: a failure at scale 1, none at scale 2.
+	slow := []rec{{0, taskMsg(1, 3600)}, {4 * iv, beatMsg(4*iv, 10)}, {8 * iv, beatMsg(8*iv, 20)}, {9 * iv, respMsg(9 * iv)}}
+	tr = transcript(slow)
+	lines = strings.SplitAfterN(tr, "\n", 2)
+	if ds := lintText(t, lines[0]+start(0, 1)+lines[1]); !has(ds, "AOP2-SEQ-005") {
+		t.Errorf("4 s gaps at scale 1: %v", ds)
+	}
+	if ds := lintText(t, lines[0]+start(0, 2)+lines[1]); has(ds, "AOP2-SEQ-005") {
+		t.Errorf("4 s gaps at scale 2 (limit 6 s): %v", ds)
 	}
 }
 

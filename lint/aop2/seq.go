@@ -45,7 +45,7 @@ func (s *stamp) latest(o stamp) {
 // view is what the sequence rules read of one message.
 type view struct {
 	typ       string // TASK, RESPONSE, EVENT, or "harness" for a harness record
-	event     string
+	event     string // the EVENT's event, or the harness record's event
 	taskID    string
 	sessionID string
 	key       string // taskKey(sessionID, taskID): tasks are told apart by session and task_id
@@ -61,6 +61,7 @@ func viewOf(m *lint.Message) view {
 	if m.Protocol != ID {
 		if strings.HasPrefix(m.Kind, "harness:") {
 			v.typ = "harness"
+			v.event = strings.TrimPrefix(m.Kind, "harness:")
 		}
 		return v
 	}
@@ -212,4 +213,33 @@ func secs(d time.Duration) string {
 // taskWitness names a TASK for later diagnostics.
 func taskWitness(m *lint.Message, pointer, id string) lint.Related {
 	return lint.Witness(m, pointer, fmt.Sprintf("the TASK %q", id))
+}
+
+// timers is what a harness transcript says about the clock of a session: the
+// "timers-start" event (docs/transcript-format.md) moves the origin of every
+// timing requirement to the agent's first sign of life and carries the
+// --timeout-scale that stretches every limit, so aoplint applies exactly the
+// limits the harness applied.
+type timers struct {
+	scale float64 // 1 when the transcript does not say
+}
+
+// observe reads a harness record; it returns the new origin (zero when v is not a
+// timers-start event).
+func (t *timers) observe(v view) time.Time {
+	if v.typ != "harness" || v.event != "timers-start" || v.root == nil {
+		return time.Time{}
+	}
+	if f, ok := v.root.Path("detail", "timeout_scale").Float(); ok && f > 0 {
+		t.scale = f
+	}
+	return v.when.harness
+}
+
+// stretch scales a limit by the session's --timeout-scale.
+func (t *timers) stretch(d time.Duration) time.Duration {
+	if t.scale <= 0 {
+		return d
+	}
+	return time.Duration(float64(d) * t.scale)
 }

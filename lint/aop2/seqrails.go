@@ -35,7 +35,8 @@ var SeqNoResponse = &lint.Rule{
 	Doc: "A TASK whose guard_rails.require_final_signal is true (the v2.0.0 default) must be answered by a RESPONSE with task_status.state and final_signal (§5). " +
 		"A session (a transcript) that ends without that RESPONSE broke the guard rail: the executor hung, crashed or never reported. " +
 		"aoplint reports it at the end of a transcript for each TASK the orchestrator sent; in a plain JSON-lines file it needs some later message (an EVENT, a RESPONSE, a harness record) to know the agent's side is recorded. " +
-		"TASKs an executor delegates (sent by the agent in a transcript; with a parent_task_id in a plain stream) are answered by their sub-executor, which this stream need not record.",
+		"TASKs an executor delegates (sent by the agent in a transcript; with a parent_task_id in a plain stream) are answered by their sub-executor, which this stream need not record. " +
+		"In a harness transcript, a TASK the orchestrator cancelled (a harness signal, kill or close-stdin event before the RESPONSE, not at the scenario deadline) owes no RESPONSE.",
 	Bad: `{"message_type":"TASK",...,"task":{"task_id":"TASK-001",...},"guard_rails":{"require_final_signal":true}}
 {"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
 (end of session)`,
@@ -170,6 +171,7 @@ type pending struct {
 	w           lint.Related
 	transcript  bool // the record said the orchestrator sent it
 	seenAtStart int  // non-TASK messages seen before the TASK
+	cancelled   bool // the harness stopped the agent before it answered
 }
 
 // pendingChecker follows TASKs that require a final signal until their RESPONSE.
@@ -180,6 +182,7 @@ type pendingChecker struct {
 	answered table[struct{}]
 	nonTask  int
 	orphans  int
+	hung     bool // the harness recorded a scenario-deadline timeout
 }
 
 func (c *pendingChecker) observe(p *lint.Pass, v view) {
@@ -187,6 +190,18 @@ func (c *pendingChecker) observe(p *lint.Pass, v view) {
 		c.nonTask++
 	}
 	switch v.typ {
+	case "harness":
+		// The orchestrator stopped the agent (a scripted SIGTERM or kill, EOF on its
+		// stdin): the TASK was cancelled, no RESPONSE is owed. A stop at the
+		// scenario deadline is the agent hanging, not a cancellation.
+		switch v.event {
+		case "timeout":
+			c.hung = true
+		case "signal", "kill", "close-stdin":
+			if !c.hung {
+				c.tasks.each(func(_ string, t *pending) { t.cancelled = true })
+			}
+		}
 	case "TASK":
 		if v.taskID == "" || v.delegated() {
 			return // a TASK the agent delegates is answered elsewhere
@@ -217,6 +232,9 @@ func (c *pendingChecker) Finish(p *lint.Pass) {
 	c.tasks.each(func(_ string, t *pending) {
 		if !t.transcript && c.nonTask <= t.seenAtStart {
 			return // nothing of the agent's side was recorded after the TASK
+		}
+		if t.cancelled {
+			return
 		}
 		if c.orphans > 0 {
 			c.orphans--

@@ -33,7 +33,8 @@ var SeqHeartbeatFailure = &lint.Rule{
 	Doc: "When the TASK enables heartbeats (execution_policy.heartbeat.enabled), the executor sends a HEARTBEAT event every interval_seconds (default 120) until its RESPONSE. " +
 		"A silence longer than interval_seconds × max_missed_beats (default 3) is E_HEARTBEAT_FAILURE (§12): the orchestrator applies on_heartbeat_failure (ABORT by default). " +
 		"The silence is measured from the TASK (or the previous HEARTBEAT) to the next HEARTBEAT, the RESPONSE, or the end of the session, on the harness clock when the transcript has one, else by the message timestamps " +
-		"(for a TASK, its session.created_at, used only for the first TASK of a session; for a RESPONSE, timing.completed_at).",
+		"(for a TASK, its session.created_at, used only for the first TASK of a session; for a RESPONSE, timing.completed_at). " +
+		"In a harness transcript a timers-start event moves the start to the agent's first sign of life and its timeout_scale stretches the limit, as aopconform did (docs/transcript-format.md).",
 	Bad: `TASK (heartbeat interval 120 s, max_missed_beats 3) at 12:35:00
 HEARTBEAT at 12:37:00
 RESPONSE at 12:45:30   (8.5 min without a heartbeat)`,
@@ -101,10 +102,21 @@ type beatChecker struct {
 	tasks    table[beat]
 	sessions table[struct{}] // session ids whose first TASK was seen
 	now      stamp
+	clock    timers
 }
 
 func (c *beatChecker) observe(p *lint.Pass, v view) {
 	c.now.latest(v.when)
+	if origin := c.clock.observe(v); !origin.IsZero() {
+		// Heartbeats are owed from the agent's first sign of life: start-up is no
+		// part of any interval.
+		c.tasks.each(func(_ string, b *beat) {
+			if b.anchor == (stamp{}) && !b.last.harness.IsZero() && b.last.harness.Before(origin) {
+				b.last.harness = origin
+			}
+		})
+		return
+	}
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" || v.delegated() {
@@ -157,7 +169,12 @@ func (c *beatChecker) observe(p *lint.Pass, v view) {
 	}
 }
 
-func (c *beatChecker) limit(b *beat) time.Duration { return b.interval * time.Duration(b.maxMissed) }
+func (c *beatChecker) limit(b *beat) time.Duration {
+	return c.clock.stretch(b.interval * time.Duration(b.maxMissed))
+}
+
+// period is the heartbeat interval stretched by the session's --timeout-scale.
+func (c *beatChecker) period(b *beat) time.Duration { return c.clock.stretch(b.interval) }
 
 // gap checks the silence from b.last to now (SEQ-005), reported at the current message.
 func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
@@ -166,7 +183,7 @@ func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 	}
 	d, harness, ok := since(now, b.last)
 	lim := c.limit(b)
-	if !ok || d <= lim+slack(harness, b.interval) {
+	if !ok || d <= lim+slack(harness, c.period(b)) {
 		return
 	}
 	related := []lint.Related{b.w, b.cfg}
@@ -182,7 +199,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 	w := lint.Witness(p.Msg, "", "the HEARTBEAT the schedule starts at")
 	if b.anchor == (stamp{}) {
 		// The first HEARTBEAT: due one interval after the TASK.
-		if d, harness, ok := since(now, b.last); ok && d > 2*b.interval+slack(harness, b.interval) && d <= c.limit(b) {
+		if d, harness, ok := since(now, b.last); ok && d > 2*c.period(b)+slack(harness, c.period(b)) && d <= c.limit(b) {
 			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.cfg}, "the first HEARTBEAT came %s after the TASK, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
 		}
 		b.anchor, b.anchorW, b.beats = now, w, 0
@@ -193,13 +210,13 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 	if !ok {
 		return
 	}
-	due := b.interval * time.Duration(b.beats)
+	due := c.period(b) * time.Duration(b.beats)
 	behind := d - due
 	if mustSince(now, b.last) > c.limit(b) {
 		b.anchor, b.anchorW, b.beats = now, w, 0 // a heartbeat failure: AOP2-SEQ-005's
 		return
 	}
-	if behind > b.interval/2+slack(harness, b.interval) {
+	if behind > c.period(b)/2+slack(harness, c.period(b)) {
 		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorW, b.cfg}, "this HEARTBEAT came %s after the one the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed (§6.1)", secs(d), b.beats, secs(b.interval), secs(due), secs(behind))
 		b.anchor, b.anchorW, b.beats = now, w, 0
 	}
@@ -273,10 +290,20 @@ type deadline struct {
 type timeoutChecker struct {
 	tasks table[deadline]
 	now   stamp
+	clock timers
 }
 
 func (c *timeoutChecker) observe(p *lint.Pass, v view) {
 	c.now.latest(v.when)
+	if origin := c.clock.observe(v); !origin.IsZero() {
+		c.tasks.each(func(_ string, dl *deadline) {
+			if !dl.start.harness.IsZero() && dl.start.harness.Before(origin) {
+				dl.start.harness = origin
+			}
+			dl.limit = c.clock.stretch(dl.limit)
+		})
+		return
+	}
 	switch v.typ {
 	case "TASK":
 		c.tasks.del(v.key)

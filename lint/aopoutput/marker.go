@@ -19,7 +19,8 @@ var MarkerMissing = &lint.Rule{
 	Doc: "Every agent response MUST include the markers [AOP:START], [AOP:TASK], [AOP:SUMMARY], [AOP:DETAILS_FILE], " +
 		"[AOP:STATUS] and [AOP:END] ([AOP:METRICS] is optional), each at the start of a line. Prompts in the wild often ask " +
 		"only for SUMMARY, DETAILS_FILE and STATUS; other projects use a SUCCESS|PARTIAL|BLOCKED|FAILED dialect with " +
-		"[AOP:FILES]. Both lack START, TASK and END, and the diagnostic names the dialect.",
+		"[AOP:FILES]. Both lack START, TASK and END, and the diagnostic names the dialect. " +
+		"A report the harness cut off (a transcript record with detail.cut_off, the agent stopped mid-report) is not judged for missing markers.",
 	Bad: "[AOP:SUMMARY] Brief description of what was done\n[AOP:DETAILS_FILE] .claude/cache/agent-outputs/task-1.json\n[AOP:STATUS] success",
 	Good: "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Fix login redirect\n\n[AOP:SUMMARY]\n- Fixed redirect loop in src/auth/login.ts\n\n" +
 		"[AOP:DETAILS_FILE] .claude/cache/agent-outputs/task-1.json\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:31:00Z",
@@ -65,6 +66,9 @@ func init() { lint.Register(MarkerMissing, MarkerRepeated, MarkerOrder, MarkerUn
 var required = []string{"START", "TASK", "SUMMARY", "DETAILS_FILE", "STATUS", "END"}
 
 func checkMissing(p *lint.Pass) {
+	if p.Msg.CutOff {
+		return // the harness stopped the agent before it could finish the report
+	}
 	r := parsed(p)
 	var missing []string
 	for _, name := range required {

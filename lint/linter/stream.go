@@ -170,6 +170,7 @@ func (s *builder) unit(data []byte, line, col int) {
 type meta struct {
 	from, session, stream string
 	at                    time.Time
+	cutOff                bool // detail.cut_off: the harness stopped the agent mid-output
 }
 
 // json parses data[start:] and lints it; hint names a protocol the framing implies.
@@ -234,6 +235,9 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		return
 	}
 	md := meta{from: root.Get("from").String(), session: root.Get("session").String(), stream: root.Get("stream").String()}
+	if c := root.Path("detail", "cut_off"); c != nil && c.Bool {
+		md.cutOff = true
+	}
 	if _, ok := root.Get("seq").Int(); !ok {
 		bad("/seq", "record needs \"seq\", an integer")
 	}
@@ -263,6 +267,13 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		return
 	}
 	hint := root.Get("protocol").String()
+	if md.from == "orchestrator" && root.Path("detail", "probe") != nil {
+		// A deliberately off-spec message of the harness (docs/transcript-format.md
+		// "Probes"): evidence for the sequence rules, not linted as a message.
+		s.out.harness = &lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
+			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
+		return
+	}
 	if root.Get("stream").String() == "control" {
 		// Binding control lines (task scripts, executed-tool reports): not protocol
 		// messages, but evidence for the sequence rules.
@@ -411,7 +422,7 @@ func (s *builder) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, 
 	}
 	if best != nil {
 		m := &lint.Message{Path: s.path, Protocol: best.ID, Kind: bestKind, Dialect: bestDialect, Raw: data, Pos: pos,
-			Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, Opts: &s.opts.Options}
+			Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options}
 		s.run(m)
 		return
 	}
@@ -474,7 +485,7 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 		raw = data[start+root.Offset : start+root.End]
 	}
 	m := &lint.Message{Path: s.path, Protocol: proto.ID, Kind: kind, Dialect: dialect, Root: root, Raw: raw,
-		Pos: shiftIndex(pos, start), Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, Opts: &s.opts.Options}
+		Pos: shiftIndex(pos, start), Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options}
 	s.run(m)
 }
 

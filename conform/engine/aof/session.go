@@ -47,6 +47,8 @@ type Session struct {
 	Actions  []Action
 	mu       sync.Mutex
 	lastBeat []byte
+	// lastBeatAt is when lastBeat was written (the lease time for the dispatcher's).
+	lastBeatAt time.Time
 }
 
 // NewSession prepares the data directory (the task in ready, then leased to the
@@ -102,7 +104,7 @@ func NewSession(clk clock.Clock, cfg Config, transcript io.Writer) (*Session, er
 	}
 	s.recordFiles(w)
 	if hb, err := os.ReadFile(filepath.Join(st.RunDir(cfg.TaskID), "run_heartbeat.json")); err == nil {
-		s.lastBeat = bytes.TrimSpace(hb)
+		s.lastBeat, s.lastBeatAt = bytes.TrimSpace(hb), clk.Now()
 	}
 	return s, nil
 }
@@ -193,20 +195,51 @@ func (s *Session) Poll() []Action {
 	return acts
 }
 
-// observeHeartbeat records run_heartbeat.json when the agent has rewritten it.
-func (s *Session) observeHeartbeat() {
+// ObserveHeartbeat records run_heartbeat.json when the agent has rewritten it since
+// the last look, and returns when the write happened (ok false: no new write).
+func (s *Session) ObserveHeartbeat() (at time.Time, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.observeHeartbeat()
+}
+
+// observeHeartbeat reads run_heartbeat.json safely: a read that does not hold one
+// complete JSON object (the agent is rewriting the file) is no observation and is
+// retried at the next look, never recorded as an empty message. The write is
+// recorded at the file's modification time when that lies between the previous
+// observation and now (a poll notices a write late; the write is what counts),
+// else at now.
+func (s *Session) observeHeartbeat() (time.Time, bool) {
 	path := filepath.Join(s.Store.RunDir(s.Cfg.TaskID), "run_heartbeat.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return
+	var data []byte
+	var mod time.Time
+	for try := 0; try < 3; try++ {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return time.Time{}, false
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return time.Time{}, false
+		}
+		b = bytes.TrimSpace(b)
+		if len(b) > 0 && b[0] == '{' && json.Valid(b) {
+			data, mod = b, st.ModTime()
+			break
+		}
 	}
-	data = bytes.TrimSpace(data)
-	if bytes.Equal(data, s.lastBeat) {
-		return
+	if data == nil || bytes.Equal(data, s.lastBeat) {
+		return time.Time{}, false
 	}
-	s.lastBeat = data
+	now := s.Clock.Now()
+	at := now
+	if !mod.After(now) && mod.After(s.lastBeatAt) {
+		at = mod
+	}
+	s.lastBeat, s.lastBeatAt = data, at
 	rel, _ := filepath.Rel(s.Cfg.Scratch, path)
-	s.Rec.Data(s.Clock.Now(), "agent", "file:"+filepath.ToSlash(rel), data)
+	s.Rec.Data(at, "agent", "file:"+filepath.ToSlash(rel), data)
+	return at, true
 }
 
 // LeaseLost reports whether the agent's task is no longer in progress under its

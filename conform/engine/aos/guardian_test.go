@@ -239,6 +239,33 @@ func TestProber(t *testing.T) {
 	}
 }
 
+// TestSameID: a response id echoes the request id with the same value and JSON type.
+func TestSameID(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		got, want any
+		ok        bool
+	}{
+		{json.Number("1"), 1, true}, {"1", 1, false}, {json.Number("2"), 1, false},
+		{"probe-tool-1", "probe-tool-1", true}, {json.Number("1"), "1", false}, {nil, 1, false},
+	} {
+		if aos.SameID(c.got, c.want) != c.ok {
+			t.Errorf("SameID(%#v, %#v) = %v", c.got, c.want, !c.ok)
+		}
+	}
+	// A guardian that answers every id as a string fails the ping probe.
+	str := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{"status":"connected","version":"0.1.0","timestamp":"2026-11-22T10:00:00Z"}}`)
+	}))
+	defer str.Close()
+	for _, r := range (&aos.Prober{URL: str.URL, Clock: clock.NewFake(start)}).Run(context.Background()) {
+		if r.ID == "aos/guardian/ping" && r.Verdict != "FAIL" {
+			t.Errorf("id 1 answered as \"1\" passes the ping probe")
+		}
+	}
+}
+
 func FuzzPolicy(f *testing.F) {
 	data, _ := os.ReadFile(fixtures + "/policy.json")
 	f.Add(data)

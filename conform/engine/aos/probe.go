@@ -81,8 +81,8 @@ func (p *Prober) probes() []probe {
 			if wantNullID && r["id"] != nil {
 				return fmt.Sprintf("id must be null when the request id cannot be read, got %v", r["id"])
 			}
-			if wantID != nil && fmt.Sprint(r["id"]) != fmt.Sprint(wantID) {
-				return fmt.Sprintf("id must echo the request id %v, got %v", wantID, r["id"])
+			if wantID != nil && !SameID(r["id"], wantID) {
+				return fmt.Sprintf("id must echo the request id %s (same value and type), got %s", showID(wantID), showID(r["id"]))
 			}
 			return ""
 		}
@@ -104,8 +104,8 @@ func (p *Prober) probes() []probe {
 				if ts, _ := res["timestamp"].(string); !isTimestamp(ts) {
 					return fmt.Sprintf("result.timestamp %q is not ISO 8601", ts)
 				}
-				if fmt.Sprint(r["id"]) != "1" {
-					return fmt.Sprintf("id must be 1, got %v", r["id"])
+				if !SameID(r["id"], 1) {
+					return fmt.Sprintf("id must echo the request id 1 (the same value and type, §3.12.1), got %s", showID(r["id"]))
 				}
 				return ""
 			}},
@@ -127,8 +127,8 @@ func (p *Prober) probes() []probe {
 						return "decision modify needs result.modifiedRequest"
 					}
 				}
-				if r["id"] != "probe-tool-1" {
-					return fmt.Sprintf("id must echo \"probe-tool-1\", got %v", r["id"])
+				if !SameID(r["id"], "probe-tool-1") {
+					return fmt.Sprintf("id must echo \"probe-tool-1\" (same value and type), got %s", showID(r["id"]))
 				}
 				return ""
 			}},
@@ -245,4 +245,32 @@ func brief(r map[string]any) string {
 func isTimestamp(s string) bool {
 	_, err := time.Parse(time.RFC3339Nano, s)
 	return err == nil && strings.Contains(s, "T")
+}
+
+// SameID reports whether a response id (decoded with UseNumber) echoes the request
+// id want with the same value and the same JSON type (§3.12.1: a string id comes
+// back as that string, a number as that number; 1 answered with "1" is wrong).
+func SameID(got, want any) bool {
+	switch w := want.(type) {
+	case string:
+		g, ok := got.(string)
+		return ok && g == w
+	case int:
+		n, ok := got.(json.Number)
+		if !ok {
+			return false
+		}
+		v, err := n.Int64()
+		return err == nil && v == int64(w)
+	}
+	return false
+}
+
+// showID renders an id with its JSON type visible ("1" for a string, 1 for a number).
+func showID(id any) string {
+	b, err := json.Marshal(id)
+	if err != nil {
+		return fmt.Sprint(id)
+	}
+	return string(b)
 }

@@ -35,6 +35,8 @@ const (
 	flagReport       = "report"
 	flagNoLint       = "no-lint"
 	flagVerbose      = "verbose"
+	flagStrict       = "strict"
+	flagRepeat       = "repeat"
 	flagFormat       = "format"
 	flagPassEnv      = "pass-env"
 )
@@ -85,6 +87,8 @@ type runConfig struct {
 	Reports      []string
 	NoLint       bool
 	Verbose      bool
+	Strict       bool
+	Repeat       int
 	PassEnv      []string
 	Command      []string
 	Cert         certConfig // --known-failing, --certify, --certificate (certify.go)
@@ -116,6 +120,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
 					clikit.VerboseFlag("print one line per finished scenario on stderr"),
+					&cli.BoolFlag{Name: flagStrict, Usage: "a MUST the agent never reached (NOT-APPLICABLE) fails the run"},
+					&cli.IntFlag{Name: flagRepeat, Value: 1, Usage: "run every scenario `N` times and report per-check pass rates (a timing check that fails only sometimes is FLAKY)"},
 					&cli.StringSliceFlag{Name: flagPassEnv, Usage: "pass the harness's variable `NAME` to the agent (repeatable; by default it gets only PATH, locale and TZ)"},
 				},
 				OnUsageError: usage,
@@ -124,7 +130,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						Protocol: c.String(flagProtocol), Scenarios: c.StringSlice(flagScenarios), Builtin: c.Bool(flagBuiltin),
 						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
 						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
-						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), PassEnv: c.StringSlice(flagPassEnv), Command: c.Args().Slice(),
+						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Strict: c.Bool(flagStrict), Repeat: c.Int(flagRepeat),
+						PassEnv: c.StringSlice(flagPassEnv), Command: c.Args().Slice(),
 					}
 					cfg.Cert = certConfigOf(c)
 					return runCmd(c.Context, cfg, stdout, stderr)
@@ -212,6 +219,8 @@ func (cfg runConfig) validate() error {
 		return usageError{"--timeout-scale must be positive"}
 	case cfg.Parallel < 0:
 		return usageError{"--parallel must not be negative"}
+	case cfg.Repeat < 1:
+		return usageError{"--repeat must be at least 1"}
 	}
 	for _, r := range cfg.Reports {
 		if _, err := report.ByExtension(r); err != nil {
@@ -248,6 +257,7 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	opts := runner.Options{
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
+		Strict: cfg.Strict, Repeat: cfg.Repeat,
 		PassEnv: cfg.PassEnv,
 	}
 	for _, n := range cfg.PassEnv {

@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// runDelay is how long the threads of process pid have waited on a CPU run queue
+// (Linux /proc/PID/task/*/schedstat, second field): time the agent was ready to
+// run but the machine gave it no CPU. ok is false where that is not available.
+//
+// The harness does not count that time against the agent's bounds: the start-up
+// allowance and the scenario deadline grow by it (at most by their own length), so
+// a correct agent on a saturated machine is not stopped for the machine's
+// slowness, while a hung agent that sleeps accumulates none and is stopped on time.
+func runDelay(pid int) (time.Duration, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "schedstat"))
+	if err != nil || len(tasks) == 0 {
+		return 0, false
+	}
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread ended
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		total += time.Duration(ns)
+	}
+	return total, true
+}
+
+// starved returns how long the agent's process has waited for a CPU so far (zero
+// when unknown: the in-process launcher, or no /proc).
+func (a *Agent) starved() time.Duration {
+	pg, ok := a.conn.(interface{ Pgid() int })
+	if !ok {
+		return 0
+	}
+	d, _ := runDelay(pg.Pgid())
+	return d
+}
+
+// idle reports whether the agent's processes (the group leader and its
+// descendants, every thread) are all asleep: it finished starting and now waits (on
+// input, a timer, a request). ok is false where /proc cannot tell.
+func idle(pid int) (asleep, ok bool) {
+	seen := 0
+	var walk func(pid int, depth int) bool
+	walk = func(pid int, depth int) bool {
+		if depth > 8 {
+			return true
+		}
+		tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*"))
+		if err != nil || len(tasks) == 0 {
+			return true // gone
+		}
+		for _, t := range tasks {
+			b, err := os.ReadFile(filepath.Join(t, "stat"))
+			if err != nil {
+				continue
+			}
+			// state is the field after the parenthesised command name
+			i := strings.LastIndexByte(string(b), ')')
+			if i < 0 || i+2 >= len(b) {
+				continue
+			}
+			seen++
+			if st := b[i+2]; st != 'S' {
+				return false
+			}
+			kids, _ := os.ReadFile(filepath.Join(t, "children"))
+			for _, k := range strings.Fields(string(kids)) {
+				if n, err := strconv.Atoi(k); err == nil && !walk(n, depth+1) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	asleep = walk(pid, 0)
+	return asleep && seen > 0, seen > 0
+}
+
+// agentIdle is idle for the agent under test (false when unknown).
+func (a *Agent) agentIdle() bool {
+	pg, ok := a.conn.(interface{ Pgid() int })
+	if !ok {
+		return false
+	}
+	asleep, known := idle(pg.Pgid())
+	return known && asleep
+}

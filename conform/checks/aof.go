@@ -148,15 +148,17 @@ var aofChecks = []*conform.Check{
 		}),
 
 	aofCheck("envelope/task-and-sender", "happy-path", conform.Core, conform.MUST, "aof-1 §Envelope Fields, §Status Update Payload; bindings §aof",
-		"Envelopes about the leased task carry its taskId (payload.taskId must match the envelope taskId) and fromAgent = AOF_AGENT_ID, the lease holder.",
+		"Envelopes about the leased task carry its taskId and fromAgent = AOF_AGENT_ID, the lease holder; a handoff.request's payload.taskId matches its envelope taskId.",
 		[]string{"AOF-ENV-005", "AOF-ENV-006"},
 		func(s *conform.Session) conform.Outcome {
 			task := aofEnv(s, "task")
 			for _, l := range aofLines(s) {
-				if l.env == nil || str(l.env, "type") == "handoff.request" {
+				if l.env == nil {
 					continue
 				}
-				if pt := str(l.env, "payload", "taskId"); pt != "" && pt != str(l.env, "taskId") {
+				// aof-1 requires the match on handoff.request only (§Handoff Request
+				// Payload); elsewhere a mismatch is AOF-ENV-005's warning.
+				if pt := str(l.env, "payload", "taskId"); str(l.env, "type") == "handoff.request" && pt != "" && pt != str(l.env, "taskId") {
 					o := conform.Mismatch(fmt.Sprintf("record %d: payload.taskId differs from the envelope taskId", l.r.Seq), str(l.env, "taskId"), pt)
 					o.Seq = one(l)
 					return o

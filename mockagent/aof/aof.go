@@ -35,7 +35,7 @@ var Faults = []mockagent.Fault{
 	{Name: "bad-timestamps", Rule: "AOF-TIME-001 sentAt is not an ISO 8601 date-time", Doc: "writes sentAt as \"22/11/2026 10:00:00\" in every envelope"},
 	{Name: "invalid-transition", Rule: "AOF-SEQ-003 status.update to a status the state machine forbids", Doc: "sends status.update status done while the task is in-progress (in-progress → done skips review)"},
 	{Name: "stdout-garbage", Rule: "GEN-DETECT-002 non-protocol text on stdout", Doc: "prints plain log lines on stdout between its envelopes"},
-	{Name: "taskid-mismatch", Rule: "AOF-ENV-005 payload.taskId differs from the envelope taskId", Doc: "sends a status.update whose payload names another task"},
+	{Name: "taskid-mismatch", Rule: "AOF-ENV-005 handoff.request payload.taskId differs from the envelope taskId", Doc: "delegates with a handoff.request whose payload names another task than its envelope"},
 	{Name: "unknown-type", Rule: "AOF-ENV-004 unknown message type", Doc: "sends a message of type task.progress"},
 	{Name: "wrong-version", Rule: "AOF-ENV-002 version must be 1", Doc: "sends every envelope with version 2"},
 	{Name: "duplicate-completion", Rule: "AOF-SEQ-004 completion.report sent twice (idempotent, warning)", Doc: "sends the same completion.report twice"},
@@ -107,8 +107,6 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		switch {
 		case fault == "malformed-json" && i == 1:
 			fmt.Fprintf(a.out, "%s{\"protocol\":\"aof\",\"version\":1,\"type\":\"status.update\",\"taskId\":%q,\n", "AOF/1 ", a.taskID)
-		case fault == "taskid-mismatch" && i == 1:
-			progress["taskId"] = otherTask(a.taskID, 1)
 		case fault == "invalid-transition" && i == 2:
 			progress["status"] = "done"
 		}
@@ -137,8 +135,8 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		return 0
 	}
 	a.writeSummary()
-	if a.delegateTo != "" && a.depth == 0 || fault == "nested-delegation" {
-		a.delegate()
+	if a.delegateTo != "" && a.depth == 0 || fault == "nested-delegation" || fault == "taskid-mismatch" && a.depth == 0 {
+		a.delegate(fault)
 	}
 	switch fault {
 	case "no-completion-report":
@@ -326,7 +324,7 @@ func otherTask(id string, n int) string {
 
 // delegate creates a child task in tasks/ready/ (the delegation module's job) and
 // sends handoff.request for it.
-func (a *agent) delegate() {
+func (a *agent) delegate(fault string) {
 	to := a.delegateTo
 	if to == "" {
 		to = "swe-qa"
@@ -340,8 +338,12 @@ func (a *agent) delegate() {
 		return
 	}
 	due := a.env.Clock.Now().UTC().Add(24 * time.Hour).Format("2006-01-02T15:04:05.000Z")
+	payloadTask := child
+	if fault == "taskid-mismatch" {
+		payloadTask = otherTask(a.taskID, 2)
+	}
 	a.sendAs("handoff.request", child, a.self, to, map[string]any{
-		"taskId": child, "parentTaskId": a.taskID, "fromAgent": a.self, "toAgent": to,
+		"taskId": payloadTask, "parentTaskId": a.taskID, "fromAgent": a.self, "toAgent": to,
 		"acceptanceCriteria": []string{"All tests pass"},
 		"expectedOutputs":    []string{"outputs/qa-report.md"},
 		"contextRefs":        []string{"tasks/in-progress/" + a.taskID + ".md"},

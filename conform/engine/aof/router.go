@@ -188,10 +188,9 @@ func (r *Router) statusUpdate(env *Envelope, o Outcome) Outcome {
 		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
 		return r.reject(o, env.FromAgent)
 	}
-	if su.TaskID != env.TaskID {
-		o.Reason, o.Detail = ReasonTaskIDMismatch, "payload.taskId "+su.TaskID+" differs from envelope taskId "+env.TaskID
-		return r.reject(o, env.FromAgent)
-	}
+	// aof-1 requires payload.taskId = envelope taskId for handoff.request only
+	// (§Handoff Request Payload); a status.update is routed by its envelope, as the
+	// upstream router does (AOF-ENV-005 is a warning here).
 	t, err := r.Store.Get(env.TaskID)
 	if err != nil {
 		o.Reason, o.Detail = ReasonTaskNotFound, errDetail(err)
@@ -331,11 +330,10 @@ func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
 		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
 		return r.reject(o, env.FromAgent)
 	}
-	if id != env.TaskID {
-		o.Reason, o.Detail = ReasonTaskIDMismatch, "payload.taskId "+id+" differs from envelope taskId "+env.TaskID
-		return r.reject(o, env.FromAgent)
-	}
-	t, err := r.Store.Get(id)
+	// Routed by the envelope's taskId, like status.update: aof-1 requires the
+	// payload to match only on handoff.request.
+	_ = id
+	t, err := r.Store.Get(env.TaskID)
 	if err != nil {
 		o.Reason, o.Detail = ReasonTaskNotFound, errDetail(err)
 		return r.reject(o, env.FromAgent)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/agentio"
+	aop2lint "github.com/aopkit/aopkit/lint/aop2"
 )
 
 // model is one candidate of the routing: the target, then each alternative (§9).
@@ -475,10 +476,10 @@ func (e *engine) handleResponse(st *attemptState, l agentio.Line, m map[string]a
 		return
 	}
 	e.audit.write(l.At, "RESPONSE_RECEIVED", executorActor(e.task.AgentName, st.m.Provider, st.m.Model), m, st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "", nil)
-	if len(raw) > MaxResponseBytes {
+	if size := aop2lint.CompactSize(raw); size > MaxResponseBytes {
 		st.fatal = "E_CONTEXT_OVERFLOW"
-		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", len(raw), MaxResponseBytes)
-		e.violation("AOP2-LIMIT-003", st.n, "RESPONSE of %d bytes", len(raw))
+		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", size, MaxResponseBytes)
+		e.violation("AOP2-LIMIT-003", st.n, "RESPONSE of %d bytes", size)
 		return
 	}
 	view, problems := checkResponse(m, e.task, st.m.Provider, st.m.Model)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	aop2lint "github.com/aopkit/aopkit/lint/aop2"
 )
 
 // Version header the engine writes (§1.1).
@@ -18,8 +20,8 @@ const (
 
 // Payload limits of §4.
 const (
-	MaxTaskBytes       = 200 * 1024 // HARD
-	MaxResponseBytes   = 500 * 1024 // HARD
+	MaxTaskBytes       = aop2lint.MaxTaskBytes     // HARD; how "200KB" is counted lives in lint/aop2
+	MaxResponseBytes   = aop2lint.MaxResponseBytes // HARD
 	MaxInputs          = 100        // HARD
 	MaxOutputs         = 50         // HARD
 	WarnObjective      = 40000      // SOFT: warn at 40k
@@ -57,7 +59,7 @@ func set(vs ...string) map[string]bool {
 // re-dispatch it with a new target or attempt) and the typed view of its policy.
 type Task struct {
 	raw  map[string]any
-	Size int // bytes of the envelope as given
+	Size int // bytes of the envelope as it goes on the wire (compact; aop2lint.CompactSize)
 
 	SessionID    string
 	TaskID       string
@@ -232,7 +234,7 @@ func ParseTask(data []byte) (*Task, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &Task{raw: m, Size: len(data)}
+	t := &Task{raw: m, Size: aop2lint.CompactSize(data)}
 	ps := checkHeader(m, true)
 	if mt, _ := str(m, "message_type"); mt != "TASK" {
 		ps = append(ps, Problem{"AOP2-ENVELOPE-001", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})

@@ -22,14 +22,14 @@ const (
 const (
 	MaxTaskBytes       = aop2lint.MaxTaskBytes     // HARD; how "200KB" is counted lives in lint/aop2
 	MaxResponseBytes   = aop2lint.MaxResponseBytes // HARD
-	MaxInputs          = 100        // HARD
-	MaxOutputs         = 50         // HARD
-	WarnObjective      = 40000      // SOFT: warn at 40k
-	MaxObjective       = 50000      // SOFT
-	MaxPhases          = 10         // SOFT
-	MaxCheckpoints     = 20         // SOFT per phase
-	MaxActions         = 200        // SOFT
-	MaxDelegationDepth = 3          // E_MAX_DEPTH_EXCEEDED beyond (§12)
+	MaxInputs          = 100                       // HARD
+	MaxOutputs         = 50                        // HARD
+	WarnObjective      = 40000                     // SOFT: warn at 40k
+	MaxObjective       = 50000                     // SOFT
+	MaxPhases          = 10                        // SOFT
+	MaxCheckpoints     = 20                        // SOFT per phase
+	MaxActions         = 200                       // SOFT
+	MaxDelegationDepth = 3                         // E_MAX_DEPTH_EXCEEDED beyond (§12)
 )
 
 // Enums of v2.0.0 (the contract keeps them; see reference/README.md).

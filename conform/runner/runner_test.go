@@ -128,29 +128,38 @@ func TestSteps(t *testing.T) {
 	t.Parallel()
 	beat := `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"HEARTBEAT","session_id":"S","task_id":"T","timestamp":"2026-11-22T10:00:00Z"}`
 	task := json.RawMessage(`{"aop_version":"2.0.2-C","message_type":"TASK","session":{"session_id":"S"},"target":{"model":"m"},"task":{"task_id":"T"}}`)
+	// Only the "deadline" cases have a deadline that can pass: elsewhere it is far
+	// beyond any step, so a loaded machine that delays a step cannot turn the
+	// expected sequence into a timeout. Each expected order follows from the steps'
+	// triggers, not from how fast the machine is.
+	const never = 60 * time.Second
 	for _, tt := range []struct {
-		name   string
-		agent  *mockagent.Agent
-		steps  []conform.Step
-		events []string // harness events in order (after agent-start)
+		name     string
+		agent    *mockagent.Agent
+		steps    []conform.Step
+		deadline time.Duration
+		events   []string // harness events in order (after agent-start)
 	}{
 		{"message trigger", scriptedAgent("sleep 50ms", beat),
-			[]conform.Step{{On: "message:EVENT/HEARTBEAT", After: conform.Duration(20 * time.Millisecond), Do: "terminate"}},
+			[]conform.Step{{On: "message:EVENT/HEARTBEAT", After: conform.Duration(20 * time.Millisecond), Do: "terminate"}}, never,
 			[]string{"timers-start", "signal", "agent-exit"}},
 		{"quiet trigger", scriptedAgent(beat, "sleep 20ms", beat),
-			[]conform.Step{{On: "quiet", After: conform.Duration(150 * time.Millisecond), Do: "close-stdin"}, {On: "quiet", After: conform.Duration(200 * time.Millisecond), Do: "kill"}},
+			[]conform.Step{{On: "quiet", After: conform.Duration(150 * time.Millisecond), Do: "close-stdin"}, {On: "quiet", After: conform.Duration(time.Second), Do: "kill"}}, never,
 			[]string{"timers-start", "close-stdin", "kill", "agent-exit"}},
-		{"deadline", scriptedAgent(beat), nil,
+		{"deadline", scriptedAgent(beat), nil, 400 * time.Millisecond,
 			[]string{"timers-start", "timeout", "signal", "agent-exit"}},
 		// Timers start at the first sign of life: a step "on start" and the deadline
-		// count from the agent's first line, not from its launch.
-		{"start-up excluded", scriptedAgent("sleep 500ms", beat),
-			[]conform.Step{{On: "start", After: conform.Duration(100 * time.Millisecond), Do: "terminate"}},
+		// count from the agent's first line, not from its launch (the loop below
+		// checks that nothing fires before that line).
+		{"start-up excluded from steps", scriptedAgent("sleep 500ms", beat),
+			[]conform.Step{{On: "start", After: conform.Duration(100 * time.Millisecond), Do: "terminate"}}, never,
 			[]string{"timers-start", "signal", "agent-exit"}},
+		{"start-up excluded from the deadline", scriptedAgent("sleep 500ms", beat), nil, 400 * time.Millisecond,
+			[]string{"timers-start", "timeout", "signal", "agent-exit"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sc := &conform.Scenario{ID: "steps", Protocol: "aop2", Deadline: conform.Duration(400 * time.Millisecond), Task: task, Steps: tt.steps, Checks: []string{"aop2/lint/messages-valid"}}
+			sc := &conform.Scenario{ID: "steps", Protocol: "aop2", Deadline: conform.Duration(tt.deadline), Task: task, Steps: tt.steps, Checks: []string{"aop2/lint/messages-valid"}}
 			rep, err := Run(context.Background(), Options{Protocol: "aop2", Command: []string{"agent"}, Scenarios: []*conform.Scenario{sc}, OutDir: t.TempDir(), Launcher: agentio.InProcess{Agent: tt.agent}})
 			if err != nil {
 				t.Fatal(err)

@@ -16,15 +16,20 @@ func TestRealProcess(t *testing.T) {
 	bin := enginetest.BuildMockagent(t)
 	for _, c := range []struct {
 		fault, status, run string
+		ttl                time.Duration
 	}{
-		{"", aof.Review, "running"},
-		{"crash-mid-task", aof.Ready, "expired"},
-		{"hang", aof.Ready, "expired"},
+		// The correct agent heartbeats every TTL/3: a TTL of 4 s leaves it more than
+		// 2.6 s of scheduling delay on a loaded machine before a reclaim could happen.
+		// The faulty ones stop heartbeating; their reclaim only grows more certain as
+		// time passes, so a short TTL keeps them quick without making them flaky.
+		{"", aof.Review, "running", 4 * time.Second},
+		{"crash-mid-task", aof.Ready, "expired", 600 * time.Millisecond},
+		{"hang", aof.Ready, "expired", 600 * time.Millisecond},
 	} {
 		t.Run("fault="+c.fault, func(t *testing.T) {
 			clk := clock.Real{}
 			s, err := aof.NewSession(clk, aof.Config{Scratch: t.TempDir(), Scenario: "aof/process", TaskID: taskID,
-				AgentID: agentID, TTL: 600 * time.Millisecond}, nil)
+				AgentID: agentID, TTL: c.ttl}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

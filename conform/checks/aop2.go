@@ -420,7 +420,11 @@ var aop2Checks = []*conform.Check{
 				if interval <= 0 {
 					continue
 				}
-				// --timeout-scale stretches the interval like every other limit.
+				// The agent owes a beat per interval of the TASK: an attempt shorter
+				// than that owed none (NOT-APPLICABLE). --timeout-scale stretches the
+				// limit the gaps are judged against, like every other limit, not the
+				// agent's obligation.
+				owed := interval
 				interval = slack(s, interval)
 				limit := interval*13/10 + slack(s, 100*time.Millisecond)
 				end := a.End
@@ -430,7 +434,7 @@ var aop2Checks = []*conform.Check{
 				if !a.Terminated.IsZero() && a.Terminated.Before(end) {
 					end = a.Terminated
 				}
-				if end.Sub(a.Origin()) < interval {
+				if end.Sub(a.Origin()) < owed {
 					continue
 				}
 				tested = true

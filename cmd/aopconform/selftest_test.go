@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the fault matrix in docs/aopcon
 // protocolsUnderTest are the protocols that have both scenarios and a mock agent.
 func protocolsUnderTest(t *testing.T) []string {
 	t.Helper()
-	ss, err := conform.LoadScenarios(scenarios.FS, ".")
+	ss, err := scenarios.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func clipOut(s string) string {
 
 // checksInScenarios lists the checks the shipped scenarios of p use.
 func checksInScenarios(t *testing.T, p string) []string {
-	ss, err := conform.LoadScenarios(scenarios.FS, ".")
+	ss, err := scenarios.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

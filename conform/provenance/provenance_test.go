@@ -19,7 +19,7 @@ import (
 
 func builtin(t *testing.T) []*conform.Scenario {
 	t.Helper()
-	ss, err := conform.LoadScenarios(scenarios.FS, ".")
+	ss, err := scenarios.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -34,41 +34,6 @@ func exportSchemas(dir string) error {
 		}
 		return os.WriteFile(dst, data, 0o644)
 	})
-}
-
-// siblings returns the schema files of file's directory that file refers to,
-// directly or through each other.
-func siblings(file string) ([]string, error) {
-	seen := map[string]bool{file: true}
-	queue := []string{file}
-	var out []string
-	for len(queue) > 0 {
-		f := queue[0]
-		queue = queue[1:]
-		data, err := fs.ReadFile(schemas.FS, f)
-		if err != nil {
-			return nil, err
-		}
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		walkRefs(v, func(ref string) string {
-			if target, _, ok := strings.Cut(ref, "#"); ok || target != "" {
-				if target != "" {
-					name := path.Join(path.Dir(f), target)
-					if !seen[name] {
-						seen[name] = true
-						queue = append(queue, name)
-						out = append(out, name)
-					}
-				}
-			}
-			return ref
-		})
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // walkRefs calls f on every "$ref" of a decoded schema and stores what it returns.
@@ -119,7 +84,7 @@ func bundle(file string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	others, err := siblings(file)
+	others, err := schema.Refs(file)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aopkit/aopkit/lint/schema"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -83,7 +84,7 @@ func (b *bench) small() error {
 	}
 	embedded := strings.TrimPrefix(head.ID, schemas.BaseURL)
 	res.Schema = embedded
-	refs, err := siblings(embedded)
+	refs, err := schema.Refs(embedded)
 	if err != nil {
 		return err
 	}

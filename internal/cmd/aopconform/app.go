@@ -184,7 +184,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func loadScenarios(dirs []string, builtin bool) ([]*conform.Scenario, error) {
 	var all []*conform.Scenario
 	if builtin {
-		ss, err := conform.LoadScenarios(scenarios.FS, ".")
+		ss, err := scenarios.Builtin()
 		if err != nil {
 			return nil, fmt.Errorf("built-in scenarios: %w", err)
 		}

@@ -52,6 +52,8 @@ type H struct {
 	grace    time.Duration
 	scratch  string
 	env      []string // binding environment common to every protocol
+	// engineFault is Config.EngineFault.
+	engineFault string
 	// side carries agent records made outside the line loop (aos HTTP requests) to
 	// it, so that they arm "message:KEY" steps too.
 	side chan conform.Record
@@ -67,6 +69,10 @@ type Config struct {
 	Command    []string // the agent's command line (agentio.Spec.Args)
 	Scale      float64  // --timeout-scale (1 when 0)
 	Scratch    string   // the scenario's scratch directory (absolute)
+	// EngineFault names a fault of the reference engine (the orchestrator side
+	// misbehaving on purpose, for certifying orchestrator-side checks); "" is
+	// the correct engine. Each engine documents its faults.
+	EngineFault string
 }
 
 // New starts one scenario run: it records "scenario-start" and starts the
@@ -86,7 +92,7 @@ func New(ctx context.Context, cfg Config) *H {
 	h := &H{
 		ctx: ctx, sc: sc, sess: sess, rec: newRecorder(cfg.Transcript, sc.Protocol, sess),
 		launcher: cfg.Launcher, command: cfg.Command, scale: cfg.Scale, start: time.Now(),
-		grace: grace, scratch: cfg.Scratch,
+		grace: grace, scratch: cfg.Scratch, engineFault: cfg.EngineFault,
 		env:  []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + cfg.Scratch, "AOPKIT_SCENARIO=" + sc.ID},
 		side: make(chan conform.Record, 256),
 	}
@@ -740,3 +746,6 @@ func (h *H) Inside(p string) (string, bool) {
 	}
 	return p, true
 }
+
+// EngineFault is the reference engine's fault to play ("" for none).
+func (h *H) EngineFault() string { return h.engineFault }

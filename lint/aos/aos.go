@@ -13,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 	"github.com/aopkit/aopkit/lint/wrapped"
 )
 
@@ -35,11 +36,8 @@ const (
 	KindExecuted = "binding:executed"
 )
 
-// Methods are the ten request methods of AOS 0.1.0 §4, in spec order.
-var Methods = []string{
-	"steps/agentTrigger", "steps/knowledgeRetrieval", "steps/memoryStore", "steps/memoryContextRetrieval",
-	"steps/message", "steps/toolCallRequest", "steps/toolCallResult", "protocols/A2A", "protocols/MCP", "ping",
-}
+// Methods are the ten request methods of AOS 0.1.0 §4, in spec order (lint/spec/aos).
+var Methods = spec.Methods
 
 // Dialects the detector recognises.
 const (
@@ -49,16 +47,8 @@ const (
 	DialectRawA2A    = "raw-a2a"                    // an A2A message sent as is, not wrapped
 )
 
-var methodSet = func() map[string]bool {
-	m := map[string]bool{}
-	for _, x := range Methods {
-		m[x] = true
-	}
-	return m
-}()
-
 // IsMethod reports whether m is one of the ten AOS methods.
-func IsMethod(m string) bool { return methodSet[m] }
+func IsMethod(m string) bool { return spec.IsMethod(m) }
 
 func init() {
 	lint.RegisterProtocol(&lint.Protocol{

@@ -1,11 +1,13 @@
 package aos
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 const specRequest = "aos-0.1.0 §3.12.1 JSONRPCRequest Object"
@@ -123,7 +125,7 @@ func checkID(p *lint.Pass) {
 		}
 	case id.Kind == jsonread.String:
 	case id.Kind == jsonread.Number:
-		if _, ok := id.Int(); !ok {
+		if _, ok := spec.RequestID(json.Number(id.Str)); !ok {
 			p.Claim("/id")
 			p.Reportf("/id", "\"id\" is %s; it must be a string or an integer, such as %d or %q", raw(id), 1, "req-1")
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 // MaxTracked bounds each table of the sequence state (open requests, tool calls,
@@ -215,9 +216,7 @@ func newState() *state {
 var methods = map[string]string{}
 
 func init() {
-	for _, m := range []string{"steps/agentTrigger", "steps/message", "steps/toolCallRequest", "steps/toolCallResult",
-		"steps/memoryStore", "steps/memoryContextRetrieval", "steps/knowledgeRetrieval", "protocols/A2A", "protocols/MCP", "ping",
-		"allow", "deny", "modify", "error"} {
+	for _, m := range append(append([]string(nil), spec.Methods...), spec.Allow, spec.Deny, spec.Modify, "error") {
 		methods[m] = m
 	}
 }
@@ -229,7 +228,8 @@ func intern(method string) string {
 	return method
 }
 
-// idKey renders a JSON-RPC id so that "1" and 1 differ.
+// idKey renders a JSON-RPC id so that "1" and 1 differ, and 1 and 1.0 do not
+// (spec.RequestID, §3.12.1).
 func idKey(n *jsonread.Node) (string, bool) {
 	if n == nil {
 		return "", false
@@ -238,6 +238,9 @@ func idKey(n *jsonread.Node) (string, bool) {
 	case jsonread.String:
 		return "s:" + n.Str, true
 	case jsonread.Number:
+		if id, ok := spec.RequestID(json.Number(n.Str)); ok {
+			return "n:" + id.Str, true
+		}
 		return "n:" + n.Str, true
 	}
 	return "", false

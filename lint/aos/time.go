@@ -1,11 +1,9 @@
 package aos
 
 import (
-	"regexp"
-	"time"
-
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 // TimeISO: timestamps are ISO 8601.
@@ -20,26 +18,8 @@ var TimeISO = &lint.Rule{
 	Run:  checkTimes,
 }
 
-var isoRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$`)
-
-// isoProblem says why s is no ISO 8601 date-time, or "".
-func isoProblem(s string) string {
-	m := isoRE.FindStringSubmatch(s)
-	if m == nil {
-		return "is not an ISO 8601 date-time"
-	}
-	sec := m[6]
-	if sec == "" {
-		sec = "00"
-	}
-	if sec == "60" {
-		sec = "59" // leap second
-	}
-	if _, err := time.Parse("2006-01-02T15:04:05", m[1]+"-"+m[2]+"-"+m[3]+"T"+m[4]+":"+m[5]+":"+sec); err != nil {
-		return "is not a real date and time"
-	}
-	return ""
-}
+// isoProblem says why s is no ISO 8601 date-time, or "" (lint/spec/aos).
+func isoProblem(s string) string { return spec.TimestampProblem(s) }
 
 func checkTimes(p *lint.Pass) {
 	root := p.Msg.Root

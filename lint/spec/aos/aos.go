@@ -1,0 +1,157 @@
+// Package aos holds the computations of AOS 0.1.0 (specs/aos-0.1.0.md) that the
+// linter (lint/aos), the reference guardian (conform/engine/aos), the conformance
+// checks (conform/checks) and the reference agent (mockagent/aos) share: the method
+// names (§4), what a request id is and how a response echoes it (§3.12.1), the
+// ISO 8601 timestamps (§3.8) and the format the reference sides write them in.
+// It is a leaf: primitives in, values out, no lint or conform imports.
+package aos
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// Methods of AOS 0.1.0 §4.
+const (
+	MethodAgentTrigger       = "steps/agentTrigger"
+	MethodKnowledgeRetrieval = "steps/knowledgeRetrieval"
+	MethodMemoryStore        = "steps/memoryStore"
+	MethodMemoryContext      = "steps/memoryContextRetrieval"
+	MethodMessage            = "steps/message"
+	MethodToolCallRequest    = "steps/toolCallRequest"
+	MethodToolCallResult     = "steps/toolCallResult"
+	MethodA2A                = "protocols/A2A"
+	MethodMCP                = "protocols/MCP"
+	MethodPing               = "ping"
+)
+
+// Methods are the ten request methods of AOS 0.1.0 §4, in spec order.
+var Methods = []string{
+	MethodAgentTrigger, MethodKnowledgeRetrieval, MethodMemoryStore, MethodMemoryContext,
+	MethodMessage, MethodToolCallRequest, MethodToolCallResult, MethodA2A, MethodMCP, MethodPing,
+}
+
+var methodSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, x := range Methods {
+		m[x] = true
+	}
+	return m
+}()
+
+// IsMethod reports whether m is one of the ten AOS methods.
+func IsMethod(m string) bool { return methodSet[m] }
+
+// Decisions of an AOSSuccessResult (§5.1.1).
+const (
+	Allow  = "allow"
+	Deny   = "deny"
+	Modify = "modify"
+)
+
+// IsDecision reports whether d is one of the three decisions.
+func IsDecision(d string) bool { return d == Allow || d == Deny || d == Modify }
+
+// ID is a request id as §3.12.1 allows it: a string, or an integral number
+// (1 and 1.0 are the same number id).
+type ID struct {
+	IsNumber bool
+	Str      string // the string id, or the decimal text of a number id
+}
+
+// String renders the id as JSON (a string id quoted, a number bare).
+func (id ID) String() string {
+	if id.IsNumber {
+		return id.Str
+	}
+	b, _ := json.Marshal(id.Str)
+	return string(b)
+}
+
+// Value is the id as a JSON value to echo (string or int64).
+func (id ID) Value() any {
+	if id.IsNumber {
+		i, _ := strconv.ParseInt(id.Str, 10, 64)
+		return i
+	}
+	return id.Str
+}
+
+// RequestID reads a decoded JSON value (encoding/json with or without UseNumber)
+// as a request id: "MUST contain a String or Number(Integer) value" (§3.12.1).
+// ok is false for a fractional number, a boolean, null, an object or an array.
+func RequestID(v any) (id ID, ok bool) {
+	switch x := v.(type) {
+	case string:
+		return ID{Str: x}, true
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return ID{IsNumber: true, Str: strconv.FormatInt(i, 10)}, true
+		}
+		if f, err := x.Float64(); err == nil {
+			return numberID(f)
+		}
+	case float64:
+		return numberID(x)
+	case int:
+		return ID{IsNumber: true, Str: strconv.Itoa(x)}, true
+	case int64:
+		return ID{IsNumber: true, Str: strconv.FormatInt(x, 10)}, true
+	}
+	return ID{}, false
+}
+
+// IntegerNumber reports whether f is an integer a request id may be (§3.12.1).
+func IntegerNumber(f float64) bool {
+	return !math.IsInf(f, 0) && !math.IsNaN(f) && f == math.Trunc(f) && math.Abs(f) < 1<<53
+}
+
+func numberID(f float64) (ID, bool) {
+	if !IntegerNumber(f) {
+		return ID{}, false
+	}
+	return ID{IsNumber: true, Str: strconv.FormatInt(int64(f), 10)}, true
+}
+
+// Echoes reports whether a response id echoes the request id want with the same
+// value and the same JSON type (§3.12.2: "the same as the value of the id member in
+// the Request Object"; a string id comes back as that string, a number as that
+// number: 1 answered with "1" is wrong). got is a decoded JSON value.
+func Echoes(got any, want ID) bool {
+	g, ok := RequestID(got)
+	return ok && g == want
+}
+
+// isoRE is the ISO 8601 extended date-time: YYYY-MM-DDThh:mm[:ss[.fff]] with an
+// optional Z or ±hh[:mm] offset (a space for T is tolerated).
+var isoRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$`)
+
+// TimestampProblem says why s is no ISO 8601 date-time (§3.8 StepContext.timestamp,
+// §4.9.1, §5.3.1), or "" when it is one.
+func TimestampProblem(s string) string {
+	m := isoRE.FindStringSubmatch(s)
+	if m == nil {
+		return "is not an ISO 8601 date-time"
+	}
+	sec := m[6]
+	if sec == "" {
+		sec = "00"
+	}
+	if sec == "60" {
+		sec = "59" // leap second
+	}
+	if _, err := time.Parse("2006-01-02T15:04:05", m[1]+"-"+m[2]+"-"+m[3]+"T"+m[4]+":"+m[5]+":"+sec); err != nil {
+		return "is not a real date and time"
+	}
+	return ""
+}
+
+// TimeLayout is how the reference guardian and the reference agent write AOS
+// timestamps: ISO 8601, UTC, milliseconds (the spec's examples: "2025-01-24T15:30:45.123Z").
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatTime writes t as an AOS timestamp (TimeLayout).
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }

@@ -175,8 +175,12 @@ func jsonEscape(s string) string {
 }
 
 // MaxAgentLines bounds the stdout lines of one attempt kept in the transcript; the
-// bytes are bounded by the launcher (16 MiB by default).
+// bytes are bounded by the launcher (MaxAgentBytes).
 const MaxAgentLines = 20000
+
+// MaxAgentBytes bounds what one scenario keeps of each channel of the agent: its
+// stdout (the launcher's cap) and its HTTP requests with their answers (aos).
+const MaxAgentBytes = 16 << 20
 
 // MaxStderrLines bounds the stderr lines of one attempt kept in the transcript:
 // stderr has its own budget (lines here, bytes in the launcher) and is never
@@ -746,6 +750,10 @@ func (h *H) Inside(p string) (string, bool) {
 	}
 	return p, true
 }
+
+// Launcher is the launcher of the agent's attempts (an engine serving the agent
+// over HTTP serves an in-process agent in memory).
+func (h *H) Launcher() agentio.Launcher { return h.launcher }
 
 // EngineFault is the reference engine's fault to play ("" for none).
 func (h *H) EngineFault() string { return h.engineFault }

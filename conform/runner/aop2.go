@@ -16,6 +16,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/checks"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	engaos "github.com/aopkit/aopkit/conform/engine/aos"
 )
 
 func runtimeNumCPU() int { return runtime.NumCPU() }
@@ -24,7 +25,7 @@ func runtimeNumCPU() int { return runtime.NumCPU() }
 var drivers = map[string]func(h *harness.H) error{
 	"aop2":       driveAOP2,
 	"orchmsg":    driveOrchmsg,
-	"aos":        driveAOS,
+	"aos":        engaos.Drive,
 	"aop-output": driveAOPOutput,
 	"aof":        driveAOF,
 }

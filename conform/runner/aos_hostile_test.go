@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/aopkit/aopkit/conform/harness"
 	"net/http"
 	"net/url"
 	"os"
@@ -75,8 +76,8 @@ func TestAOSHostileHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(data) > MaxOutputBytes+1<<20 {
-		t.Errorf("transcript holds %d MiB of HTTP, budget %d MiB", len(data)>>20, MaxOutputBytes>>20)
+	if len(data) > harness.MaxAgentBytes+1<<20 {
+		t.Errorf("transcript holds %d MiB of HTTP, budget %d MiB", len(data)>>20, harness.MaxAgentBytes>>20)
 	}
 	if !bytes.Contains(data, []byte(`"event":"http-truncated"`)) {
 		t.Error("no http-truncated event")

@@ -102,7 +102,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		opts.Parallel = defaultParallel()
 	}
 	if opts.Launcher == nil {
-		opts.Launcher = agentio.Process{MaxOutput: MaxOutputBytes, PassEnv: opts.PassEnv}
+		opts.Launcher = agentio.Process{MaxOutput: harness.MaxAgentBytes, PassEnv: opts.PassEnv}
 	}
 	lc, err := absCommand(opts.Command)
 	if err != nil {

@@ -4,6 +4,10 @@
 // tool call and obeys the decision (allow: run and send steps/toolCallResult; deny:
 // never run; modify: run the modifiedRequest instead), prints one executed line per
 // tool it ran and reports its answer with steps/message. Each fault breaks one rule.
+//
+// Its HTTP client goes through internal/memhttp: run in-process against an engine
+// serving in memory it needs no socket (virtual time); as a process it uses the
+// network.
 package aos
 
 import (
@@ -19,6 +23,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aopkit/aopkit/internal/memhttp"
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -66,7 +72,7 @@ type agent struct {
 
 // Run plays the AOS agent; see the package doc.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
-	a := &agent{ctx: ctx, env: env, fault: fault, url: env.Getenv("AOS_GUARDIAN_URL"), client: &http.Client{}}
+	a := &agent{ctx: ctx, env: env, fault: fault, url: env.Getenv("AOS_GUARDIAN_URL"), client: &http.Client{Transport: memhttp.Transport{}}}
 	if a.url == "" {
 		fmt.Fprintln(env.Stderr, "mockagent aos: AOS_GUARDIAN_URL is not set")
 		return 2
@@ -178,7 +184,7 @@ func (a *agent) sleep(d time.Duration) bool {
 	}
 }
 
-func (a *agent) now() string { return a.env.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+func (a *agent) now() string { return spec.FormatTime(a.env.Clock.Now()) }
 
 // context builds a StepContext (§3.8); every call is one step.
 func (a *agent) context() map[string]any {

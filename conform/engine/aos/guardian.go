@@ -16,8 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aopkit/aopkit/conform/engine/aof"
-	"github.com/aopkit/aopkit/conform/engine/clock"
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 // JSON-RPC 2.0 error codes (AOS 0.1.0 §6.1).
@@ -58,10 +57,10 @@ type Failure struct {
 }
 
 // Guardian answers AOS requests. The zero value is not usable; use NewGuardian.
+// It keeps its decisions and the errors it answered; the transcript is the
+// harness's (Drive records every exchange, within the channel's budget).
 type Guardian struct {
 	Policy    *Policy
-	Clock     clock.Clock
-	Rec       *aof.Recorder
 	BodyLimit int64
 
 	mu        sync.Mutex
@@ -72,16 +71,12 @@ type Guardian struct {
 	pings     int
 }
 
-// NewGuardian returns a guardian with policy (DefaultPolicy when nil) recording to rec
-// (may be nil).
-func NewGuardian(policy *Policy, clk clock.Clock, rec *aof.Recorder) *Guardian {
+// NewGuardian returns a guardian with policy (DefaultPolicy when nil).
+func NewGuardian(policy *Policy) *Guardian {
 	if policy == nil {
 		policy = DefaultPolicy()
 	}
-	if rec == nil {
-		rec = &aof.Recorder{Protocol: "aos"}
-	}
-	return &Guardian{Policy: policy, Clock: clk, Rec: rec, BodyLimit: DefaultBodyLimit,
+	return &Guardian{Policy: policy, BodyLimit: DefaultBodyLimit,
 		requested: map[string]string{}, results: map[string]bool{}}
 }
 
@@ -182,13 +177,21 @@ func errResp(id any, code int, msg string, data any) *response {
 
 // ServeHTTP answers one POST (AOS 0.1.0 §2, §4).
 func (g *Guardian) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	status, data := g.Answer(r)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(data, '\n'))
+}
+
+// Answer decides one request: the HTTP status and the JSON-RPC response body
+// (always a JSON object, sent as application/json).
+func (g *Guardian) Answer(r *http.Request) (status int, data []byte) {
 	status, resp, method := g.handle(r)
 	data, err := json.Marshal(resp)
 	if err != nil {
 		status = http.StatusInternalServerError
 		data, _ = json.Marshal(errResp(nil, CodeInternalError, "Internal server error", nil))
 	}
-	g.record("orchestrator", data)
 	if resp.Error != nil {
 		detail := ""
 		if resp.Error.Data != nil {
@@ -199,17 +202,7 @@ func (g *Guardian) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.failures = append(g.failures, Failure{Code: resp.Error.Code, Message: resp.Error.Message, Method: method, Detail: detail})
 		g.mu.Unlock()
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(append(data, '\n'))
-}
-
-// record keeps one HTTP body in g.Rec; a nil Rec keeps nothing (the caller records
-// within its own budgets).
-func (g *Guardian) record(from string, data []byte) {
-	if g.Rec != nil {
-		g.Rec.Data(g.Clock.Now(), from, "http", data)
-	}
+	return status, data
 }
 
 func (g *Guardian) handle(r *http.Request) (status int, resp *response, method string) {
@@ -224,11 +217,9 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err == nil && int64(len(body)) > limit {
-		g.record("agent", []byte(fmt.Sprintf("(request body over %d bytes, not kept)", limit)))
 		return http.StatusRequestEntityTooLarge, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
 			fmt.Sprintf("request body exceeds %d bytes", limit)), ""
 	}
-	g.record("agent", bytes.TrimSpace(body))
 	if r.Method != http.MethodPost {
 		return http.StatusMethodNotAllowed, errResp(peekID(body), CodeInvalidRequest, "Invalid JSON-RPC Request",
 			"AOS requests are HTTP POST (AOS 0.1.0 §4), not "+r.Method), ""
@@ -257,7 +248,8 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 		}
 		return http.StatusOK, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request", msg), ""
 	}
-	id, idOK := validID(req["id"])
+	rid, idOK := spec.RequestID(req["id"])
+	id := rid.Value()
 	if _, present := req["id"]; !present || !idOK {
 		return http.StatusOK, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
 			"id must be a string or an integer (AOS 0.1.0 §3.12.1)"), ""
@@ -283,7 +275,7 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 	default:
 		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "params must be an object"), method
 	}
-	if !knownMethod(method) {
+	if !spec.IsMethod(method) {
 		return http.StatusOK, errResp(id, CodeMethodNotFound, "Method not found", fmt.Sprintf("%q is not an AOS 0.1.0 method", method)), method
 	}
 	if perr := validateParams(method, params); perr != nil {
@@ -294,7 +286,7 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 		g.pings++
 		g.mu.Unlock()
 		return http.StatusOK, &response{JSONRPC: "2.0", ID: id, Result: map[string]any{
-			"status": "connected", "version": Version, "timestamp": aof.FormatTime(g.Clock.Now())}}, method
+			"status": "connected", "version": Version, "timestamp": spec.FormatTime(time.Now())}}, method
 	}
 	return http.StatusOK, g.decide(id, method, req, params), method
 }
@@ -316,21 +308,10 @@ func peekID(body []byte) any {
 	if d.Decode(&v) != nil {
 		return nil
 	}
-	id, _ := validID(v)
-	return id
-}
-
-// validID accepts a string or an integer (§3.12.1).
-func validID(x any) (any, bool) {
-	switch id := x.(type) {
-	case string:
-		return id, true
-	case json.Number:
-		if i, err := id.Int64(); err == nil {
-			return i, true
-		}
+	if id, ok := spec.RequestID(v); ok {
+		return id.Value()
 	}
-	return nil, false
+	return nil
 }
 
 // decide applies the sequence checks and the policy.

@@ -1,8 +1,10 @@
-// Package aos is the reference guardian of AOS 0.1.0 (specs/aos-0.1.0.md): an HTTP
-// server on 127.0.0.1 answering JSON-RPC 2.0, deciding allow, deny or modify from a
-// file-driven policy, recording every exchange in a transcript/1; plus the harness
-// side that checks an agent enforces the decisions, and a client that probes a
-// guardian at a URL.
+// Package aos is the reference engine of AOS 0.1.0 (specs/aos-0.1.0.md): the
+// guardian side, once. Drive plays it against an agent through the harness
+// (aopconform run, the engine's tests on virtual time, the reference transcripts):
+// it serves the Guardian (JSON-RPC 2.0 over HTTP, allow, deny or modify from a
+// policy) to the agent and records every exchange in the harness's transcript.
+// The other direction, aopkit playing the agent against a guardian at a URL, is
+// the Prober (aopconform guardian).
 package aos
 
 import (
@@ -14,13 +16,15 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
-// Decisions (AOS 0.1.0 §5.1.1).
+// Decisions (AOS 0.1.0 §5.1.1; lint/spec/aos).
 const (
-	Allow  = "allow"
-	Deny   = "deny"
-	Modify = "modify"
+	Allow  = spec.Allow
+	Deny   = spec.Deny
+	Modify = spec.Modify
 )
 
 // Policy is the guardian's rule file: the first rule that matches decides; when none
@@ -124,7 +128,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 		if err := checkVerdict(&r.Verdict, where); err != nil {
 			return nil, err
 		}
-		if r.Method != "" && !knownMethod(r.Method) {
+		if r.Method != "" && !spec.IsMethod(r.Method) {
 			return nil, fmt.Errorf("policy: %s: unknown method %q", where, r.Method)
 		}
 		if r.Decision == Modify && (r.Tool == "" || len(r.Set) == 0) {

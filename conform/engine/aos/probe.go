@@ -8,11 +8,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/aopkit/aopkit/conform/engine/aof"
-	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/harness"
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 // CheckResult is the verdict of one probe of a guardian at a URL.
@@ -26,13 +25,15 @@ type CheckResult struct {
 	Unreachable bool
 }
 
-// Prober tests a guardian at a URL: it sends requests and checks the answers (the
-// harness's second aos mode).
+// Prober tests a guardian at a URL: aopkit plays the agent and checks the
+// guardian's answers (aopconform guardian; the aos case of certifying the
+// orchestrator side). Its requests are the agent's records and the answers the
+// guardian's in the harness's transcript, as in an agent run.
 type Prober struct {
 	URL    string
 	Client *http.Client
-	Clock  clock.Clock
-	Rec    *aof.Recorder // may be nil
+	// H records the exchanges (nil: nothing is recorded).
+	H *harness.H
 }
 
 type probe struct {
@@ -42,14 +43,14 @@ type probe struct {
 }
 
 // StepContext builds a valid StepContext (§3.8) for the prober's own requests.
-func StepContext(clk clock.Clock, step string) map[string]any {
+func StepContext(step string) map[string]any {
 	return map[string]any{
 		"agent": map[string]any{"id": "aopkit-probe", "name": "aopkit guardian probe", "instructions": "Probe the guardian.",
 			"version": "1.0.0", "provider": map[string]any{"name": "aopkit", "url": "https://github.com/aopkit/aopkit"}},
 		"session":   map[string]any{"id": "probe-session"},
 		"turnId":    "turn-1",
 		"stepId":    step,
-		"timestamp": aof.FormatTime(clk.Now()),
+		"timestamp": spec.FormatTime(time.Now()),
 	}
 }
 
@@ -59,14 +60,18 @@ func rpc(id any, method string, params map[string]any) []byte {
 }
 
 func (p *Prober) probes() []probe {
-	clk := p.Clock
 	toolCall := rpc("probe-tool-1", MethodToolCallRequest, map[string]any{
-		"context": StepContext(clk, "step-1"),
+		"context": StepContext("step-1"),
 		"toolCallRequest": map[string]any{"executionId": "probe-exec-1", "toolId": "search_docs",
 			"inputs": []any{map[string]any{"name": "query", "value": "quarterly report"}}},
 		"reasoning": "The user asked for the quarterly report.",
 	})
-	expectError := func(code int, wantNullID bool, wantID any) func(int, string, map[string]any) string {
+	// expectError checks an error response: its code, a string message, and its id:
+	// null when the request's id cannot be read (wantNullID), else the request's id
+	// echoed with its value and type (§3.12.1) or, for a request refused as
+	// invalid, null (JSON-RPC 2.0 §5: "If there was an error in detecting the id in
+	// the Request object ... it MUST be Null").
+	expectError := func(code int, wantNullID bool, wantID any, nullOK bool) func(int, string, map[string]any) string {
 		return func(_ int, _ string, r map[string]any) string {
 			e, ok := r["error"].(map[string]any)
 			if !ok {
@@ -81,15 +86,19 @@ func (p *Prober) probes() []probe {
 			if wantNullID && r["id"] != nil {
 				return fmt.Sprintf("id must be null when the request id cannot be read, got %v", r["id"])
 			}
-			if wantID != nil && !SameID(r["id"], wantID) {
-				return fmt.Sprintf("id must echo the request id %s (same value and type), got %s", showID(wantID), showID(r["id"]))
+			if wantID != nil && !SameID(r["id"], wantID) && !(nullOK && r["id"] == nil) {
+				want := showID(wantID)
+				if nullOK {
+					want += " or null"
+				}
+				return fmt.Sprintf("id must echo the request id %s (the same value and type, §3.12.1), got %s", want, showID(r["id"]))
 			}
 			return ""
 		}
 	}
 	return []probe{
 		{id: "aos/guardian/ping", spec: "AOS 0.1.0 §4.9, §5.3", level: "MUST",
-			body: rpc(1, MethodPing, map[string]any{"timestamp": aof.FormatTime(clk.Now()), "timeout": 5000}),
+			body: rpc(1, MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now()), "timeout": 5000}),
 			check: func(_ int, _ string, r map[string]any) string {
 				res, ok := r["result"].(map[string]any)
 				if !ok {
@@ -133,17 +142,17 @@ func (p *Prober) probes() []probe {
 				return ""
 			}},
 		{id: "aos/guardian/parse-error", spec: "AOS 0.1.0 §6.1, §3.12.2", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":2,"method":`),
-			check: expectError(CodeParseError, true, nil)},
+			check: expectError(CodeParseError, true, nil, false)},
 		{id: "aos/guardian/invalid-request", spec: "AOS 0.1.0 §6.1, §3.12.1", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":3}`),
-			check: expectError(CodeInvalidRequest, false, nil)},
+			check: expectError(CodeInvalidRequest, false, 3, true)},
 		{id: "aos/guardian/jsonrpc-version", spec: "AOS 0.1.0 §3.12.1", level: "MUST",
-			body:  bytes.Replace(rpc(4, MethodPing, map[string]any{"timestamp": aof.FormatTime(clk.Now())}), []byte(`"2.0"`), []byte(`"1.0"`), 1),
-			check: expectError(CodeInvalidRequest, false, nil)},
+			body:  bytes.Replace(rpc(4, MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now())}), []byte(`"2.0"`), []byte(`"1.0"`), 1),
+			check: expectError(CodeInvalidRequest, false, 4, true)},
 		{id: "aos/guardian/method-not-found", spec: "AOS 0.1.0 §6.1", level: "MUST", body: rpc(5, "steps/foo", map[string]any{}),
-			check: expectError(CodeMethodNotFound, false, 5)},
+			check: expectError(CodeMethodNotFound, false, 5, false)},
 		{id: "aos/guardian/invalid-params", spec: "AOS 0.1.0 §6.1, §4.6.1", level: "MUST",
-			body:  rpc("probe-bad-params", MethodToolCallRequest, map[string]any{"context": StepContext(clk, "step-2")}),
-			check: expectError(CodeInvalidParams, false, "probe-bad-params")},
+			body:  rpc("probe-bad-params", MethodToolCallRequest, map[string]any{"context": StepContext("step-2")}),
+			check: expectError(CodeInvalidParams, false, "probe-bad-params", false)},
 	}
 }
 
@@ -158,9 +167,6 @@ func NoRedirectClient() *http.Client {
 func (p *Prober) Run(ctx context.Context) []CheckResult {
 	if p.Client == nil {
 		p.Client = NoRedirectClient()
-	}
-	if p.Clock == nil {
-		p.Clock = clock.Real{}
 	}
 	var out []CheckResult
 	for _, pr := range p.probes() {
@@ -212,10 +218,8 @@ func checkEnvelope(ct string, body []byte, out *map[string]any) string {
 }
 
 func (p *Prober) post(ctx context.Context, body []byte, ct string) (int, string, []byte, error) {
-	if p.Rec != nil {
-		// Roles as in an agent run: requests are the agent's, answers the guardian's.
-		p.Rec.Data(p.Clock.Now(), "agent", "http", body)
-	}
+	// Roles as in an agent run: requests are the agent's, answers the guardian's.
+	p.record("agent", body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, "", nil, err
@@ -227,10 +231,16 @@ func (p *Prober) post(ctx context.Context, body []byte, ct string) (int, string,
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, DefaultBodyLimit))
-	if p.Rec != nil {
-		p.Rec.Data(p.Clock.Now(), "orchestrator", "http", bytes.TrimSpace(data))
-	}
+	p.record("orchestrator", bytes.TrimSpace(data))
 	return resp.StatusCode, resp.Header.Get("Content-Type"), data, err
+}
+
+// record adds one HTTP body to the transcript: a JSON object as msg, else text.
+func (p *Prober) record(from string, body []byte) {
+	if p.H == nil {
+		return
+	}
+	p.H.Record(bodyRecord(from, 1, body))
 }
 
 func brief(r map[string]any) string {
@@ -242,28 +252,14 @@ func brief(r map[string]any) string {
 	return s
 }
 
-func isTimestamp(s string) bool {
-	_, err := time.Parse(time.RFC3339Nano, s)
-	return err == nil && strings.Contains(s, "T")
-}
+func isTimestamp(s string) bool { return spec.TimestampProblem(s) == "" }
 
 // SameID reports whether a response id (decoded with UseNumber) echoes the request
-// id want with the same value and the same JSON type (§3.12.1: a string id comes
-// back as that string, a number as that number; 1 answered with "1" is wrong).
+// id want (a string or an int) with the same value and the same JSON type
+// (§3.12.1: 1 answered with "1" is wrong; lint/spec/aos.Echoes).
 func SameID(got, want any) bool {
-	switch w := want.(type) {
-	case string:
-		g, ok := got.(string)
-		return ok && g == w
-	case int:
-		n, ok := got.(json.Number)
-		if !ok {
-			return false
-		}
-		v, err := n.Int64()
-		return err == nil && v == int64(w)
-	}
-	return false
+	w, ok := spec.RequestID(want)
+	return ok && spec.Echoes(got, w)
 }
 
 // showID renders an id with its JSON type visible ("1" for a string, 1 for a number).

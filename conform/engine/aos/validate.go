@@ -4,34 +4,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
-// Methods of AOS 0.1.0 §4.
+// Methods of AOS 0.1.0 §4 (lint/spec/aos).
 const (
-	MethodAgentTrigger       = "steps/agentTrigger"
-	MethodKnowledgeRetrieval = "steps/knowledgeRetrieval"
-	MethodMemoryStore        = "steps/memoryStore"
-	MethodMemoryContext      = "steps/memoryContextRetrieval"
-	MethodMessage            = "steps/message"
-	MethodToolCallRequest    = "steps/toolCallRequest"
-	MethodToolCallResult     = "steps/toolCallResult"
-	MethodA2A                = "protocols/A2A"
-	MethodMCP                = "protocols/MCP"
-	MethodPing               = "ping"
+	MethodAgentTrigger       = spec.MethodAgentTrigger
+	MethodKnowledgeRetrieval = spec.MethodKnowledgeRetrieval
+	MethodMemoryStore        = spec.MethodMemoryStore
+	MethodMemoryContext      = spec.MethodMemoryContext
+	MethodMessage            = spec.MethodMessage
+	MethodToolCallRequest    = spec.MethodToolCallRequest
+	MethodToolCallResult     = spec.MethodToolCallResult
+	MethodA2A                = spec.MethodA2A
+	MethodMCP                = spec.MethodMCP
+	MethodPing               = spec.MethodPing
 )
-
-var methods = []string{MethodAgentTrigger, MethodKnowledgeRetrieval, MethodMemoryStore, MethodMemoryContext,
-	MethodMessage, MethodToolCallRequest, MethodToolCallResult, MethodA2A, MethodMCP, MethodPing}
-
-func knownMethod(m string) bool {
-	for _, x := range methods {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
 
 // paramError is an invalid-params finding: where and what.
 type paramError struct {
@@ -104,8 +93,8 @@ func (c *v) timestamp(m map[string]any, ptr, key string) {
 	if c.err != nil {
 		return
 	}
-	if _, err := time.Parse(time.RFC3339Nano, s); err != nil || !strings.Contains(s, "T") {
-		c.fail(ptr+"/"+key, "%q is not an ISO 8601 timestamp such as \"2025-01-24T15:30:45.123Z\"", s)
+	if why := spec.TimestampProblem(s); why != "" {
+		c.fail(ptr+"/"+key, "%q %s; write it like \"2025-01-24T15:30:45.123Z\"", s, why)
 	}
 }
 

@@ -1,4 +1,4 @@
-package runner
+package aos
 
 import (
 	"sync"
@@ -6,12 +6,8 @@ import (
 	"github.com/aopkit/aopkit/conform/harness"
 )
 
-// MaxOutputBytes bounds what one scenario keeps of each channel of the agent: its
-// stdout (the launcher's cap) and its HTTP requests with the answers (httpBudget).
-const MaxOutputBytes = 16 << 20
-
 // httpBudget bounds the HTTP traffic of one scenario kept in the transcript: the
-// same byte and record budgets as stdout (MaxOutputBytes, harness.MaxAgentLines). Requests
+// same byte and record budgets as stdout (harness.MaxAgentBytes, harness.MaxAgentLines). Requests
 // beyond it are answered without being read or recorded, and counted.
 type httpBudget struct {
 	h       *harness.H
@@ -28,7 +24,7 @@ type httpBudget struct {
 func (b *httpBudget) take(reserve int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.records >= harness.MaxAgentLines || b.bytes+reserve > MaxOutputBytes {
+	if b.records >= harness.MaxAgentLines || b.bytes+reserve > harness.MaxAgentBytes {
 		b.dropped++
 		return false
 	}
@@ -51,7 +47,7 @@ func (b *httpBudget) report() {
 	if b.dropped > 0 {
 		b.h.Event(b.attempt, "http-truncated", map[string]any{
 			"kept_records": b.records, "kept_bytes": b.bytes, "dropped": b.dropped,
-			"max_records": harness.MaxAgentLines, "max_bytes": MaxOutputBytes,
+			"max_records": harness.MaxAgentLines, "max_bytes": harness.MaxAgentBytes,
 		})
 	}
 }

@@ -1,0 +1,122 @@
+// Package memhttp carries HTTP requests between an agent and an orchestrator that
+// run in the same process, without a socket: the reference engine serves its
+// handler under a URL of its own (Serve), and the in-process agent's client
+// (Transport) calls that handler directly. A synctest bubble cannot virtualise
+// network I/O, so this is how an HTTP protocol (aos) runs on virtual time.
+//
+// Requests to any URL not served here go to the network (Transport.Fallback), so
+// the same client works in a real process, where nothing is served in memory.
+package memhttp
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Host is the host of every in-memory URL (".invalid": it resolves nowhere, so a
+// URL that escapes to a real process fails at once instead of reaching a stranger).
+const Host = "aopkit-memhttp.invalid"
+
+var (
+	mu       sync.Mutex
+	handlers = map[string]http.Handler{} // path prefix "/<secret>/" → handler
+)
+
+// Serve registers h under a fresh unguessable URL "http://Host/<secret>/"; stop
+// unregisters it. Requests to other paths of Host get 404.
+func Serve(h http.Handler) (url string, stop func()) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic("memhttp: no randomness: " + err.Error())
+	}
+	prefix := "/" + hex.EncodeToString(b) + "/"
+	mu.Lock()
+	handlers[prefix] = h
+	mu.Unlock()
+	return "http://" + Host + prefix, func() {
+		mu.Lock()
+		delete(handlers, prefix)
+		mu.Unlock()
+	}
+}
+
+func lookup(path string) http.Handler {
+	if !strings.HasSuffix(path, "/") {
+		path += "/"
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for prefix, h := range handlers {
+		if strings.HasPrefix(path, prefix) {
+			return h
+		}
+	}
+	return nil
+}
+
+// Transport is an http.RoundTripper: requests to Host are served by the handler
+// registered for their path, in the calling goroutine; others go to Fallback
+// (http.DefaultTransport when nil).
+type Transport struct{ Fallback http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper.
+func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Host != Host {
+		fb := t.Fallback
+		if fb == nil {
+			fb = http.DefaultTransport
+		}
+		return fb.RoundTrip(req)
+	}
+	in := req.Clone(req.Context())
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
+	in.RequestURI = req.URL.RequestURI()
+	in.RemoteAddr = "memhttp"
+	w := &writer{header: http.Header{}}
+	if h := lookup(req.URL.Path); h != nil {
+		h.ServeHTTP(w, in)
+	} else {
+		http.NotFound(w, in)
+	}
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	body := w.body.Bytes()
+	w.header.Set("Content-Length", strconv.Itoa(len(body)))
+	return &http.Response{
+		Status: strconv.Itoa(w.code) + " " + http.StatusText(w.code), StatusCode: w.code,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: w.header, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: req,
+	}, nil
+}
+
+// writer is the handler's side of one in-memory exchange.
+type writer struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (w *writer) Header() http.Header { return w.header }
+
+func (w *writer) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+func (w *writer) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(b)
+}

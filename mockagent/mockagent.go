@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"io"
+	"net/http"
 	"sort"
 	"sync"
 )
@@ -37,6 +38,9 @@ type Env struct {
 	// Clock is the agent's time source (clock.Real{} as a process; a fake clock
 	// when the engine's tests run the agent in-process).
 	Clock clock.Clock
+	// HTTP carries the agent's HTTP requests (aos); nil is the network. In-process
+	// (agentio.InProcess) it reaches an engine that serves in memory.
+	HTTP http.RoundTripper
 }
 
 // Agent is the behaviour of the mock agent for one protocol.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/internal/memhttp"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -17,6 +18,12 @@ type InProcess struct {
 	Agent *mockagent.Agent
 	Fault string
 	Clock clock.Clock
+	// Settle, when set, is called before and after every HTTP exchange of the
+	// agent with an engine serving in memory (internal/memhttp): inside a
+	// testing/synctest bubble, synctest.Wait, so that the harness has handled
+	// everything the agent did before the exchange goes on (the transcript's
+	// order does not depend on the scheduler).
+	Settle func()
 }
 
 // MaxLine bounds one line read from an agent; longer lines are cut and marked.
@@ -47,6 +54,7 @@ func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 			Stdin: inR, Stdout: outW, Stderr: errW,
 			Getenv: func(k string) string { return env[k] },
 			Dir:    spec.Dir, Args: spec.Args, Clock: clk,
+			HTTP: memhttp.Transport{Settle: l.Settle},
 		}, l.Fault)
 		outW.Close()
 		errW.Close()

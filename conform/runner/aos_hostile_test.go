@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/aopkit/aopkit/conform/harness"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -26,13 +26,15 @@ func TestAOSHostileHTTP(t *testing.T) {
 	pad := strings.Repeat("x", 1<<20-100)
 	var offPath int
 	flood := &mockagent.Agent{Protocol: "aos", Run: func(ctx context.Context, env mockagent.Env, _ string) int {
+		// In-process, the engine serves the guardian in memory.
+		client := &http.Client{Transport: env.HTTP}
 		guardian := env.Getenv("AOS_GUARDIAN_URL")
 		u, err := url.Parse(guardian)
 		if err != nil || len(strings.Trim(u.Path, "/")) < 32 {
 			fmt.Fprintf(env.Stderr, "guessable guardian URL %q\n", guardian)
 			return 3
 		}
-		if resp, err := http.Post("http://"+u.Host+"/", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":"off","method":"ping"}`)); err == nil {
+		if resp, err := client.Post("http://"+u.Host+"/", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":"off","method":"ping"}`)); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusNotFound {
 				offPath++
@@ -49,7 +51,7 @@ func TestAOSHostileHTTP(t *testing.T) {
 				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":%q}}`, i, pad)
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, guardian, strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
-				if resp, err := http.DefaultClient.Do(req); err == nil {
+				if resp, err := client.Do(req); err == nil {
 					resp.Body.Close()
 				}
 			}()

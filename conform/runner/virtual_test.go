@@ -30,7 +30,7 @@ func playVirtual(t *testing.T, sc *conform.Scenario, fault string) (*conform.Rep
 		rep, err = Run(context.Background(), Options{
 			Protocol: sc.Protocol, Command: []string{"mockagent", "--protocol", sc.Protocol},
 			Scenarios: []*conform.Scenario{sc}, OutDir: out, Parallel: 1,
-			Launcher: agentio.InProcess{Agent: ag, Fault: fault},
+			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait},
 		})
 	})
 	if err != nil {
@@ -48,14 +48,11 @@ func playVirtual(t *testing.T, sc *conform.Scenario, fault string) (*conform.Rep
 	return rep, scratch.ReplaceAll(b, []byte("${SCRATCH}"))
 }
 
-// TestVirtualTime plays every scenario of four protocols against the in-process
-// mockagent on virtual time: the correct agent passes, and two runs write the
-// same transcript.
+// TestVirtualTime plays every scenario of the five protocols against the
+// in-process mockagent on virtual time (aos: the engine serves its guardian in
+// memory): the correct agent passes, and two runs write the same transcript.
 func TestVirtualTime(t *testing.T) {
 	for _, sc := range builtin(t) {
-		if sc.Protocol == "aos" { // its agent talks HTTP over loopback: not virtual
-			continue
-		}
 		t.Run(sc.ID, func(t *testing.T) {
 			rep, first := playVirtual(t, sc, "")
 			for _, r := range rep.Results {

@@ -10,6 +10,7 @@ package memhttp
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"io"
@@ -63,7 +64,12 @@ func lookup(path string) http.Handler {
 // Transport is an http.RoundTripper: requests to Host are served by the handler
 // registered for their path, in the calling goroutine; others go to Fallback
 // (http.DefaultTransport when nil).
-type Transport struct{ Fallback http.RoundTripper }
+type Transport struct {
+	Fallback http.RoundTripper
+	// Settle, when set, is called before the handler runs and after it returns
+	// (agentio.InProcess.Settle).
+	Settle func()
+}
 
 // RoundTrip implements http.RoundTripper.
 func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -74,17 +80,34 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return fb.RoundTrip(req)
 	}
-	in := req.Clone(req.Context())
+	if err := req.Context().Err(); err != nil {
+		// As the network transport: a cancelled request is not sent.
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	ctx := req.Context()
+	if t.Settle != nil {
+		ctx = context.WithValue(ctx, settleKey{}, t.Settle)
+	}
+	in := req.Clone(ctx)
 	if in.Body == nil {
 		in.Body = http.NoBody
 	}
 	in.RequestURI = req.URL.RequestURI()
 	in.RemoteAddr = "memhttp"
 	w := &writer{header: http.Header{}}
+	if t.Settle != nil {
+		t.Settle()
+	}
 	if h := lookup(req.URL.Path); h != nil {
 		h.ServeHTTP(w, in)
 	} else {
 		http.NotFound(w, in)
+	}
+	if t.Settle != nil {
+		t.Settle()
 	}
 	if req.Body != nil {
 		req.Body.Close()
@@ -99,6 +122,18 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: w.header, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: req,
 	}, nil
+}
+
+type settleKey struct{}
+
+// Settle lets the harness catch up in the middle of an in-memory exchange (a
+// handler calls it after recording the request, before it answers): it calls the
+// Transport's Settle, if the request came through one that has it; otherwise it
+// does nothing.
+func Settle(ctx context.Context) {
+	if f, ok := ctx.Value(settleKey{}).(func()); ok && f != nil {
+		f()
+	}
 }
 
 // writer is the handler's side of one in-memory exchange.

@@ -5,9 +5,9 @@
 // never run; modify: run the modifiedRequest instead), prints one executed line per
 // tool it ran and reports its answer with steps/message. Each fault breaks one rule.
 //
-// Its HTTP client goes through internal/memhttp: run in-process against an engine
-// serving in memory it needs no socket (virtual time); as a process it uses the
-// network.
+// Its HTTP requests go through Env.HTTP: in-process (agentio.InProcess) they reach
+// an engine serving in memory without a socket (virtual time); as a process they
+// use the network.
 package aos
 
 import (
@@ -23,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aopkit/aopkit/internal/memhttp"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 	"github.com/aopkit/aopkit/mockagent"
 )
@@ -72,7 +71,7 @@ type agent struct {
 
 // Run plays the AOS agent; see the package doc.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
-	a := &agent{ctx: ctx, env: env, fault: fault, url: env.Getenv("AOS_GUARDIAN_URL"), client: &http.Client{Transport: memhttp.Transport{}}}
+	a := &agent{ctx: ctx, env: env, fault: fault, url: env.Getenv("AOS_GUARDIAN_URL"), client: &http.Client{Transport: env.HTTP}}
 	if a.url == "" {
 		fmt.Fprintln(env.Stderr, "mockagent aos: AOS_GUARDIAN_URL is not set")
 		return 2

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/aopkit/aopkit/conform/engine/aos"
-	"github.com/aopkit/aopkit/conform/engine/clock"
 )
 
 // FuzzGuardianHTTP: whatever arrives over HTTP (body, method, content type), the
@@ -35,7 +34,7 @@ func FuzzGuardianHTTP(f *testing.F) {
 		if !validMethod(method) {
 			method = http.MethodPost
 		}
-		g := aos.NewGuardian(aos.DefaultPolicy(), clock.Real{}, nil)
+		g := aos.NewGuardian(aos.DefaultPolicy())
 		g.BodyLimit = 4096
 		req := httptest.NewRequest(method, "/", bytes.NewReader(body))
 		req.Header.Set("Content-Type", ct)

@@ -10,10 +10,11 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/synctest"
 
-	"github.com/aopkit/aopkit/conform/engine/aof"
+	"github.com/aopkit/aopkit/internal/memhttp"
+
 	"github.com/aopkit/aopkit/conform/engine/aos"
-	"github.com/aopkit/aopkit/conform/engine/clock"
 )
 
 func newGuardian(t *testing.T) (*aos.Guardian, *aos.Server) {
@@ -22,7 +23,7 @@ func newGuardian(t *testing.T) (*aos.Guardian, *aos.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := aos.NewGuardian(p, clock.NewFake(start), nil)
+	g := aos.NewGuardian(p)
 	g.BodyLimit = 4096
 	srv, err := g.Serve()
 	if err != nil {
@@ -192,7 +193,7 @@ func TestPolicyFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := aos.NewGuardian(p, clock.NewFake(start), nil)
+	g := aos.NewGuardian(p)
 	srv, _ := g.Serve()
 	defer srv.Close()
 	if _, _, r := post(t, srv.URL, "application/json", toolReq("1", "e1", "any", `[{"name":"n","value":1.0}]`)); r["result"].(map[string]any)["decision"] != aos.Allow {
@@ -204,14 +205,27 @@ func TestPolicyFile(t *testing.T) {
 }
 
 func TestProber(t *testing.T) {
-	_, srv := newGuardian(t)
-	var transcript bytes.Buffer
-	rec := &aof.Recorder{W: &transcript, Protocol: "aos", Session: "aos/probe"}
-	for _, r := range (&aos.Prober{URL: srv.URL, Clock: clock.NewFake(start), Rec: rec}).Run(context.Background()) {
-		if r.Verdict != "PASS" {
-			t.Errorf("reference guardian fails %s: %s", r.ID, r.Detail)
-		}
+	// The reference guardian, served in memory, probed on virtual time: every
+	// probe passes, and the exchange is the reference transcript probe.jsonl,
+	// written by the harness's recorder.
+	p, err := aos.LoadPolicy(fixtures + "/policy.json")
+	if err != nil {
+		t.Fatal(err)
 	}
+	var transcript bytes.Buffer
+	synctest.Test(t, func(t *testing.T) {
+		url, stop := memhttp.Serve(aos.NewGuardian(p))
+		defer stop()
+		h := aos.ProbeHarness(context.Background(), &transcript)
+		for _, r := range (&aos.Prober{URL: url, Client: &http.Client{Transport: memhttp.Transport{}}, H: h}).Run(context.Background()) {
+			if r.Verdict != "PASS" {
+				t.Errorf("reference guardian fails %s: %s", r.ID, r.Detail)
+			}
+		}
+		if err := h.End(nil); err != nil {
+			t.Fatal(err)
+		}
+	})
 	golden(t, "probe.jsonl", transcript.Bytes())
 	// A guardian that allows everything and answers errors badly.
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -226,7 +240,7 @@ func TestProber(t *testing.T) {
 	}))
 	defer bad.Close()
 	failed := map[string]bool{}
-	for _, r := range (&aos.Prober{URL: bad.URL, Clock: clock.NewFake(start)}).Run(context.Background()) {
+	for _, r := range (&aos.Prober{URL: bad.URL}).Run(context.Background()) {
 		if r.Verdict == "FAIL" {
 			failed[r.ID] = true
 		}
@@ -259,7 +273,7 @@ func TestSameID(t *testing.T) {
 		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{"status":"connected","version":"0.1.0","timestamp":"2026-11-22T10:00:00Z"}}`)
 	}))
 	defer str.Close()
-	for _, r := range (&aos.Prober{URL: str.URL, Clock: clock.NewFake(start)}).Run(context.Background()) {
+	for _, r := range (&aos.Prober{URL: str.URL}).Run(context.Background()) {
 		if r.ID == "aos/guardian/ping" && r.Verdict != "FAIL" {
 			t.Errorf("id 1 answered as \"1\" passes the ping probe")
 		}

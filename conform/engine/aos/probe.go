@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
@@ -154,6 +155,19 @@ func (p *Prober) probes() []probe {
 			body:  rpc("probe-bad-params", MethodToolCallRequest, map[string]any{"context": StepContext("step-2")}),
 			check: expectError(CodeInvalidParams, false, "probe-bad-params", false)},
 	}
+}
+
+// ProbeScenario is the scenario of guardian mode: aopkit plays the agent and
+// sends the probes; the guardian at the URL is the side under test.
+var ProbeScenario = &conform.Scenario{ID: "aos-guardian-probe", Protocol: "aos", Family: "guardian",
+	Title: "aopkit plays the agent: requests to a guardian at a URL, its answers checked",
+	Deadline: conform.Duration(30 * time.Second)}
+
+// ProbeHarness is the harness of one guardian-mode run: its recorder (the one
+// transcript/1 writer) writes the probes and the answers to transcript (nil: kept
+// in memory only). End it when the prober is done.
+func ProbeHarness(ctx context.Context, transcript io.Writer) *harness.H {
+	return harness.New(ctx, harness.Config{Scenario: ProbeScenario, Transcript: transcript, Scale: 1})
 }
 
 // NoRedirectClient is the prober's HTTP client: it never follows a redirect (a

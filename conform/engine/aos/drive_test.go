@@ -1,0 +1,244 @@
+package aos_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/engine/aos"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
+	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/fixtures/scenarios"
+	"github.com/aopkit/aopkit/mockagent"
+	mockaos "github.com/aopkit/aopkit/mockagent/aos"
+)
+
+var update = flag.Bool("update", false, "rewrite the reference transcripts in fixtures/reference/aos")
+
+const fixtures = "../../../fixtures/reference/aos"
+
+func scenario(t *testing.T, id string) *conform.Scenario {
+	t.Helper()
+	ss, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range ss {
+		if sc.ID == id {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %s", id)
+	return nil
+}
+
+// play runs Drive through the harness against the in-process mockagent inside a
+// synctest bubble: virtual time from 2000-01-01, the guardian served in memory. It
+// returns the session and the transcript with the scratch path as ${SCRATCH}.
+func play(t *testing.T, sc *conform.Scenario, fault string) (*conform.Session, []byte) {
+	t.Helper()
+	ag, err := mockagent.Lookup("aos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	var sess *conform.Session
+	synctest.Test(t, func(t *testing.T) {
+		h := harness.New(context.Background(), harness.Config{Scenario: sc, Transcript: &buf,
+			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait}, Command: []string{"mockagent", "--protocol", "aos"}, Scratch: scratch})
+		if err := h.End(aos.Drive(h)); err != nil {
+			t.Fatal(err)
+		}
+		sess = h.Session()
+	})
+	return sess, bytes.ReplaceAll(buf.Bytes(), []byte(scratch), []byte("${SCRATCH}"))
+}
+
+// answers is the engine's side of a run, in order: what the guardian answered to
+// each request ("ping connected", "steps/toolCallRequest allow", "steps/message
+// error -32602", "(unreadable) error -32700", "steps/toolCallRequest withheld")
+// and the harness's stop signals.
+func answers(s *conform.Session) []string {
+	var out []string
+	var pending []string // requests not answered yet, in order
+	for _, r := range s.Records {
+		switch {
+		case r.From == "agent" && r.Stream == "http":
+			k := r.Key
+			if k == "" {
+				k = "(unreadable)"
+			}
+			pending = append(pending, k)
+		case r.From == "orchestrator" && r.Stream == "http" && len(pending) > 0:
+			out = append(out, pending[0]+" "+answer(r))
+			pending = pending[1:]
+		case r.Event == "withheld" && len(pending) > 0:
+			out = append(out, pending[0]+" withheld")
+			pending = pending[1:]
+		case r.Event == "signal", r.Event == "kill":
+			out = append(out, r.Event+" "+fmt.Sprint(r.Detail["signal"]))
+		}
+	}
+	return out
+}
+
+func answer(r conform.Record) string {
+	m := r.Obj()
+	if e, ok := m["error"].(map[string]any); ok {
+		return fmt.Sprintf("error %v", e["code"])
+	}
+	res, _ := m["result"].(map[string]any)
+	if d, ok := res["decision"].(string); ok {
+		if rc, ok := res["reasonCode"].([]any); ok {
+			return fmt.Sprintf("%s %v", d, rc)
+		}
+		return d
+	}
+	return fmt.Sprint(res["status"])
+}
+
+func decisions(s *conform.Session) []string {
+	ds, _ := s.Facts["aos.decisions"].([]aos.DecisionFact)
+	var out []string
+	for _, d := range ds {
+		x := d.ExecutionID + " " + d.Tool + " " + d.Decision
+		if len(d.Arguments) > 0 {
+			x += " " + string(d.Arguments)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+const (
+	ping    = "ping connected"
+	message = "steps/message allow"
+	request = "steps/toolCallRequest allow"
+	result  = "steps/toolCallResult allow"
+)
+
+// The correct agent against every shipped scenario: the guardian's answers and
+// decisions, and the reference transcripts (correct-<scenario>.jsonl).
+func TestDriveCorrect(t *testing.T) {
+	for _, c := range []struct {
+		id        string
+		answers   []string
+		decisions []string
+	}{
+		{"aos-happy-path", []string{ping, message, request, result, request, result, message},
+			[]string{"exec-1 read_file allow", "exec-2 search allow"}},
+		{"aos-deny", []string{ping, message, request, result, "steps/toolCallRequest deny", request, result, message},
+			[]string{"exec-1 list_files allow", "exec-2 delete_file deny", "exec-3 read_file allow"}},
+		{"aos-modify", []string{ping, message, "steps/toolCallRequest modify", result, request, result, message},
+			[]string{`exec-1 run_shell modify {"command":"ls build"}`, "exec-2 read_file allow"}},
+		{"aos-guardian-error", []string{ping, message, "steps/toolCallRequest error -32603", request, result, message},
+			[]string{"exec-1 deploy error", "exec-2 read_file allow"}},
+		// The guardian never answers: 3 s after the request the harness stops the
+		// agent (past any guardian timeout the agent may have up to then).
+		{"aos-stalled-guardian", []string{ping, message, "steps/toolCallRequest withheld", "signal SIGTERM"},
+			[]string{"exec-1 slow_tool stall"}},
+	} {
+		t.Run(c.id, func(t *testing.T) {
+			sess, tr := play(t, scenario(t, c.id), "")
+			if got := answers(sess); !slices.Equal(got, c.answers) {
+				t.Errorf("answers\n got %q\nwant %q", got, c.answers)
+			}
+			if got := decisions(sess); !slices.Equal(got, c.decisions) {
+				t.Errorf("decisions\n got %q\nwant %q", got, c.decisions)
+			}
+			if a := sess.Attempt(1); a == nil || a.Exit.Code != 0 && a.Exit.Signal == "" {
+				t.Errorf("attempt %+v", a)
+			}
+			golden(t, "correct-"+strings.TrimPrefix(c.id, "aos-")+".jsonl", tr)
+		})
+	}
+}
+
+// Each mockagent fault against a scenario that provokes it: the guardian's
+// answers name the fault (the error codes of §6.1, the deny of a denied call's
+// result, the stop of an agent that never finishes).
+func TestDriveFaults(t *testing.T) {
+	cases := []struct {
+		fault, scenario string
+		answers         []string
+		golden          bool // also a reference transcript <fault>-<scenario>.jsonl
+	}{
+		{"hang", "aos-happy-path", []string{ping, "signal SIGTERM"}, false},
+		{"exceed-timeout", "aos-happy-path", []string{ping, message, "signal SIGTERM"}, false},
+		{"crash-mid-task", "aos-happy-path", []string{ping, message, request}, false},
+		{"malformed-json", "aos-happy-path", []string{ping, "(unreadable) error -32700", message, request, result, request, result, message}, false},
+		{"ignore-deny", "aos-deny", []string{ping, message, request, result, "steps/toolCallRequest deny", "steps/toolCallResult deny [DENIED_CALL_EXECUTED]", request, result, message}, true},
+		{"ignore-modify", "aos-modify", []string{ping, message, "steps/toolCallRequest modify", result, request, result, message}, false},
+		{"bad-timestamps", "aos-happy-path", []string{ping, "steps/message error -32602", "steps/toolCallRequest error -32602", "steps/toolCallRequest error -32602", "steps/message error -32602"}, false},
+		{"stdout-garbage", "aos-happy-path", []string{ping, message, request, result, request, result, message}, false},
+		{"wrong-jsonrpc-version", "aos-happy-path", []string{"ping error -32600", "steps/message error -32600", "steps/toolCallRequest error -32600", "steps/toolCallRequest error -32600", "steps/message error -32600"}, false},
+		{"missing-citation", "aos-happy-path", []string{ping, "steps/message error -32602", request, result, request, result, message}, false},
+		{"result-before-request", "aos-happy-path", []string{ping, message, "steps/toolCallResult error -32602", request, result, request, result, message}, false},
+		{"duplicate-execution-id", "aos-happy-path", []string{ping, message, request, result, "steps/toolCallRequest error -32602", message}, true},
+		{"oversize-payload", "aos-happy-path", []string{ping, "(unreadable) error -32600", message, request, result, request, result, message}, false},
+		{"wrong-content-type", "aos-happy-path", []string{"ping error -32600", "steps/message error -32600", "steps/toolCallRequest error -32600", "steps/toolCallRequest error -32600", "steps/message error -32600"}, false},
+		{"unknown-method", "aos-happy-path", []string{ping, message, "steps/toolCall error -32601", request, result, message}, false},
+		{"unguarded-execution", "aos-happy-path", []string{ping, message, request, result, "steps/toolCallResult error -32602", message}, true},
+	}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		covered[c.fault] = true
+		t.Run(c.fault, func(t *testing.T) {
+			sess, tr := play(t, scenario(t, c.scenario), c.fault)
+			if got := answers(sess); !slices.Equal(got, c.answers) {
+				t.Errorf("answers\n got %q\nwant %q", got, c.answers)
+			}
+			if c.golden {
+				golden(t, c.fault+"-"+strings.TrimPrefix(c.scenario, "aos-")+".jsonl", tr)
+			}
+		})
+	}
+	for _, f := range mockaos.Faults {
+		if !covered[f.Name] {
+			t.Errorf("fault %s has no case", f.Name)
+		}
+	}
+}
+
+// golden compares a transcript with its reference file, byte for byte (go test
+// -update rewrites it): on virtual time, with the harness settled around every
+// HTTP exchange (agentio.InProcess.Settle), a run is reproducible.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	enginetest.Golden(t, filepath.Join(fixtures, name), got, *update)
+}
+
+// reference transcripts are records of transcript/1 (the harness's one writer).
+func TestReferenceTranscriptsAreTranscripts(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(fixtures, "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no reference transcripts")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var r conform.Record
+			if err := json.Unmarshal([]byte(line), &r); err != nil || r.Aopkit != conform.TranscriptVersion {
+				t.Errorf("%s:%d is not a transcript/1 record: %.100s", filepath.Base(f), i+1, line)
+				break
+			}
+		}
+	}
+}

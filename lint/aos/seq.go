@@ -32,7 +32,8 @@ var (
 		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+denyR, "line 1: "+tcReq+"\nline 2: "+allowR)
 	SeqUnanswered = seqRule("AOS-SEQ-003", "request never answered", lint.Warning, "aos-0.1.0 §4 Protocol RPC Methods (\"The guardian's agent HTTP response body MUST be a JSONRPCResponse object\")",
 		"Every request is an HTTP POST whose response body is the guardian's JSONRPCResponse (§4). In a stream that records responses, a request that never got one "+
-			"is reported at the end of the stream (a stream of requests only is not checked).",
+			"is reported at the end of the stream (a stream of requests only is not checked). A request whose answer an aopconform transcript says the harness withheld "+
+			"on purpose (the harness event \"withheld\", in the stalled-guardian scenario) is not reported.",
 		"line 1: "+tcReq+"\nline 2: (another request, its answer, and no answer for r1)", "line 1: "+tcReq+"\nline 2: "+allowR)
 	SeqUnknownExecution = seqRule("AOS-SEQ-004", "tool call never announced by a toolCallRequest", lint.Error, "aos-0.1.0 §4.6.1 steps/toolCallResult params (executionId); §4.6 steps/toolCallRequest",
 		"steps/toolCallResult's executionId is \"correlated with executionId in ToolCallRequest that was previously provided in steps/toolCallRequest\" (§4.6.1), "+
@@ -207,6 +208,14 @@ func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) 
 
 func (c *checker) Observe(p *lint.Pass) {
 	m := p.Msg
+	if m != nil && m.From == "harness" && m.Kind == "harness:withheld" && m.Root != nil {
+		// The harness withheld this request's answer on purpose (a stalled
+		// guardian): no answer is due.
+		if key, ok := idKey(m.Root.Path("detail", "id")); ok {
+			c.st.open.del(key)
+		}
+		return
+	}
 	if m == nil || m.Protocol != ID || m.Root == nil || m.Root.Kind != jsonread.Object {
 		return
 	}

@@ -187,7 +187,8 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 		d.mu.Unlock()
 	}
 	if special && dec.Decision == "stall" {
-		h.Event(d.attempt, "withheld", map[string]any{"request_seq": rec.Seq})
+		// The id lets aoplint tell this request from one the guardian forgot.
+		h.Event(d.attempt, "withheld", map[string]any{"request_seq": rec.Seq, "id": rec.Obj()["id"]})
 		select {
 		case <-d.stalled:
 		case <-req.Context().Done():

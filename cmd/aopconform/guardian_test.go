@@ -2,23 +2,29 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/engine/aos"
-	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/lint"
+	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/linter"
 )
 
 // TestGuardianMode: the reference guardian passes every probe; a guardian that
 // answers with a made-up decision and string errors fails, exit 1; no URL, exit 2.
 func TestGuardianMode(t *testing.T) {
-	srv, err := aos.NewGuardian(aos.DefaultPolicy(), clock.Real{}, nil).Serve()
+	srv, err := aos.NewGuardian(aos.DefaultPolicy()).Serve()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +35,39 @@ func TestGuardianMode(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "aos/guardian/ping") || !strings.Contains(out.String(), "7/7 checks passed") {
 		t.Errorf("output:\n%s", out.String())
+	}
+	// --out: the probes and answers as a transcript/1 file, written by the
+	// harness's recorder (aopkit's requests from "agent", the answers from
+	// "orchestrator"), that aoplint reads without an error.
+	dir := filepath.Join(t.TempDir(), "out")
+	out.Reset()
+	if code := run([]string{"aopconform", "guardian", "--out", dir, srv.URL}, &out, &errb); code != 0 {
+		t.Fatalf("--out: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	path := filepath.Join(dir, "aos-guardian-probe.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	from := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r conform.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Aopkit != conform.TranscriptVersion || r.Seq != i+1 {
+			t.Fatalf("line %d is not a transcript/1 record: %s", i+1, line)
+		}
+		from[r.From]++
+	}
+	if from["agent"] != 7 || from["orchestrator"] != 7 {
+		t.Errorf("records by side %v, want 7 probes and 7 answers", from)
+	}
+	res, err := linter.LintFile(path, linter.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Diagnostics {
+		if d.Severity == lint.Error {
+			t.Errorf("aoplint on the transcript: %s line %d: %s", d.Rule, d.Line, d.Message)
+		}
 	}
 
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +94,7 @@ func TestGuardianModeHostile(t *testing.T) {
 	var followed atomic.Int32
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		followed.Add(1)
-		aos.NewGuardian(aos.DefaultPolicy(), clock.Real{}, nil).ServeHTTP(w, r)
+		aos.NewGuardian(aos.DefaultPolicy()).ServeHTTP(w, r)
 	}))
 	defer elsewhere.Close()
 	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -89,7 +128,7 @@ func TestGuardianModeHostile(t *testing.T) {
 // TestServedGuardianPath: the guardian aopconform serves answers only at its
 // unguessable path.
 func TestServedGuardianPath(t *testing.T) {
-	srv, err := aos.NewGuardian(aos.DefaultPolicy(), clock.Real{}, nil).Serve()
+	srv, err := aos.NewGuardian(aos.DefaultPolicy()).Serve()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	aosspec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 var aosC = common{protocol: "aos", bindings: "bindings §aos"}
@@ -15,7 +16,9 @@ func aosCheck(id, family string, tier conform.Tier, level conform.Level, spec, r
 	return &conform.Check{ID: "aos/" + id, Protocol: "aos", Family: family, Tier: tier, Level: level, Spec: spec, Requirement: req, Lint: lint, Run: run}
 }
 
-// AOSDecision mirrors runner.AOSDecision (the guardian's answer to one tool call).
+// AOSDecision is the session fact "aos.decisions" as conform/engine/aos.DecisionFact
+// writes it (the guardian's answer to one tool call), decoded from JSON so that the
+// checks do not import their driver.
 type AOSDecision struct {
 	Seq         int             `json:"seq"`
 	ExecutionID string          `json:"executionId"`
@@ -85,12 +88,6 @@ func aosScriptTools(s *conform.Session) []string {
 	return out
 }
 
-var aosMethods = map[string]bool{
-	"steps/agentTrigger": true, "steps/knowledgeRetrieval": true, "steps/memoryStore": true,
-	"steps/memoryContextRetrieval": true, "steps/message": true, "steps/toolCallRequest": true,
-	"steps/toolCallResult": true, "protocols/A2A": true, "protocols/MCP": true, "ping": true,
-}
-
 var aosChecks = []*conform.Check{
 	aosC.lintClean("aos-0.1.0 §3, §4"),
 	aosC.exitZero("The agent prints one JSON line per executed tool on stdout and exits 0."),
@@ -134,19 +131,13 @@ var aosChecks = []*conform.Check{
 					return o
 				}
 				id := field(m, "id")
-				idOK := false
-				switch v := id.(type) {
-				case string:
-					idOK = v != ""
-				case float64:
-					idOK = v == float64(int64(v))
-				}
-				if str(m, "jsonrpc") != "2.0" || !aosMethods[str(m, "method")] || !idOK {
+				rid, idOK := aosspec.RequestID(id)
+				if str(m, "jsonrpc") != "2.0" || !aosspec.IsMethod(str(m, "method")) || !idOK {
 					o := conform.Mismatch(fmt.Sprintf("record %d is not a valid AOS JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "an AOS method (steps/*, protocols/*, ping)", "id": "a string or integer"}, map[string]any{"jsonrpc": field(m, "jsonrpc"), "method": field(m, "method"), "id": id})
 					o.Seq = []int{r.Seq}
 					return o
 				}
-				k := fmt.Sprint(id)
+				k := rid.String() // "1" and 1 are two ids
 				if prev, dup := ids[k]; dup {
 					o := conform.Mismatch(fmt.Sprintf("request id %v reused (records %d and %d)", id, prev, r.Seq), "a new id per request", k+" twice")
 					o.Seq = []int{prev, r.Seq}
@@ -286,8 +277,8 @@ var aosChecks = []*conform.Check{
 				if str(ctx, "session", "id") == "" || str(ctx, "turnId") == "" || str(ctx, "stepId") == "" {
 					problems = append(problems, "context.session.id, turnId and stepId are required")
 				}
-				if !isISO(str(ctx, "timestamp")) {
-					problems = append(problems, fmt.Sprintf("context.timestamp %q is not ISO 8601", str(ctx, "timestamp")))
+				if why := aosspec.TimestampProblem(str(ctx, "timestamp")); why != "" {
+					problems = append(problems, fmt.Sprintf("context.timestamp %q %s", str(ctx, "timestamp"), why))
 				}
 				if len(problems) > 0 {
 					o := conform.Mismatch(fmt.Sprintf("record %d (%s): invalid StepContext", r.Seq, r.Key), "a complete StepContext", strings.Join(problems, "\n"))

@@ -267,9 +267,10 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		return
 	}
 	hint := root.Get("protocol").String()
-	if md.from == "orchestrator" && root.Path("detail", "probe") != nil {
-		// A deliberately off-spec message of the harness (docs/transcript-format.md
-		// "Probes"): evidence for the sequence rules, not linted as a message.
+	if (md.from == "orchestrator" || md.from == "agent") && root.Path("detail", "probe") != nil {
+		// A deliberately off-spec message of the harness, on whichever side it
+		// plays (docs/transcript-format.md "Probes"): evidence for the sequence
+		// rules, not linted as a message.
 		s.out.harness = &lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
 			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 		return

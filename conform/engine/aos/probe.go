@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
@@ -40,15 +41,17 @@ type Prober struct {
 type probe struct {
 	id, spec, level string
 	body            []byte
+	malformed       bool                                                    // deliberately off the protocol: recorded as a probe
 	check           func(status int, ct string, resp map[string]any) string // "" = pass
 }
 
-// StepContext builds a valid StepContext (§3.8) for the prober's own requests.
-func StepContext(step string) map[string]any {
+// StepContext builds a valid StepContext (§3.8) for the prober's own requests in
+// session.
+func StepContext(session, step string) map[string]any {
 	return map[string]any{
 		"agent": map[string]any{"id": "aopkit-probe", "name": "aopkit guardian probe", "instructions": "Probe the guardian.",
 			"version": "1.0.0", "provider": map[string]any{"name": "aopkit", "url": "https://github.com/aopkit/aopkit"}},
-		"session":   map[string]any{"id": "probe-session"},
+		"session":   map[string]any{"id": session},
 		"turnId":    "turn-1",
 		"stepId":    step,
 		"timestamp": spec.FormatTime(time.Now()),
@@ -61,9 +64,13 @@ func rpc(id any, method string, params map[string]any) []byte {
 }
 
 func (p *Prober) probes() []probe {
+	// A session and an executionId of this run's own: a guardian that keeps state
+	// across sessions must not see a reused executionId when it is probed again.
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	session := "probe-session-" + run
 	toolCall := rpc("probe-tool-1", MethodToolCallRequest, map[string]any{
-		"context": StepContext("step-1"),
-		"toolCallRequest": map[string]any{"executionId": "probe-exec-1", "toolId": "search_docs",
+		"context": StepContext(session, "step-1"),
+		"toolCallRequest": map[string]any{"executionId": "probe-exec-" + run, "toolId": "search_docs",
 			"inputs": []any{map[string]any{"name": "query", "value": "quarterly report"}}},
 		"reasoning": "The user asked for the quarterly report.",
 	})
@@ -142,17 +149,17 @@ func (p *Prober) probes() []probe {
 				}
 				return ""
 			}},
-		{id: "aos/guardian/parse-error", spec: "AOS 0.1.0 §6.1, §3.12.2", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":2,"method":`),
+		{id: "aos/guardian/parse-error", malformed: true, spec: "AOS 0.1.0 §6.1, §3.12.2", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":2,"method":`),
 			check: expectError(CodeParseError, true, nil, false)},
-		{id: "aos/guardian/invalid-request", spec: "AOS 0.1.0 §6.1, §3.12.1", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":3}`),
+		{id: "aos/guardian/invalid-request", malformed: true, spec: "AOS 0.1.0 §6.1, §3.12.1", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":3}`),
 			check: expectError(CodeInvalidRequest, false, 3, true)},
-		{id: "aos/guardian/jsonrpc-version", spec: "AOS 0.1.0 §3.12.1", level: "MUST",
+		{id: "aos/guardian/jsonrpc-version", malformed: true, spec: "AOS 0.1.0 §3.12.1", level: "MUST",
 			body:  bytes.Replace(rpc(4, MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now())}), []byte(`"2.0"`), []byte(`"1.0"`), 1),
 			check: expectError(CodeInvalidRequest, false, 4, true)},
-		{id: "aos/guardian/method-not-found", spec: "AOS 0.1.0 §6.1", level: "MUST", body: rpc(5, "steps/foo", map[string]any{}),
+		{id: "aos/guardian/method-not-found", malformed: true, spec: "AOS 0.1.0 §6.1", level: "MUST", body: rpc(5, "steps/foo", map[string]any{}),
 			check: expectError(CodeMethodNotFound, false, 5, false)},
-		{id: "aos/guardian/invalid-params", spec: "AOS 0.1.0 §6.1, §4.6.1", level: "MUST",
-			body:  rpc("probe-bad-params", MethodToolCallRequest, map[string]any{"context": StepContext("step-2")}),
+		{id: "aos/guardian/invalid-params", malformed: true, spec: "AOS 0.1.0 §6.1, §4.6.1", level: "MUST",
+			body:  rpc("probe-bad-params", MethodToolCallRequest, map[string]any{"context": StepContext(session, "step-2")}),
 			check: expectError(CodeInvalidParams, false, "probe-bad-params", false)},
 	}
 }
@@ -160,7 +167,7 @@ func (p *Prober) probes() []probe {
 // ProbeScenario is the scenario of guardian mode: aopkit plays the agent and
 // sends the probes; the guardian at the URL is the side under test.
 var ProbeScenario = &conform.Scenario{ID: "aos-guardian-probe", Protocol: "aos", Family: "guardian",
-	Title: "aopkit plays the agent: requests to a guardian at a URL, its answers checked",
+	Title:    "aopkit plays the agent: requests to a guardian at a URL, its answers checked",
 	Deadline: conform.Duration(30 * time.Second)}
 
 // ProbeHarness is the harness of one guardian-mode run: its recorder (the one
@@ -185,7 +192,7 @@ func (p *Prober) Run(ctx context.Context) []CheckResult {
 	var out []CheckResult
 	for _, pr := range p.probes() {
 		res := CheckResult{ID: pr.id, Spec: pr.spec, Level: pr.level, Verdict: "PASS"}
-		status, ct, body, err := p.post(ctx, pr.body, "application/json")
+		status, ct, body, err := p.post(ctx, pr.body, "application/json", pr.malformed)
 		var resp map[string]any
 		switch {
 		case err != nil:
@@ -231,9 +238,15 @@ func checkEnvelope(ct string, body []byte, out *map[string]any) string {
 	return ""
 }
 
-func (p *Prober) post(ctx context.Context, body []byte, ct string) (int, string, []byte, error) {
+func (p *Prober) post(ctx context.Context, body []byte, ct string, malformed bool) (int, string, []byte, error) {
 	// Roles as in an agent run: requests are the agent's, answers the guardian's.
-	p.record("agent", body)
+	if p.H != nil {
+		r := bodyRecord("agent", 1, body)
+		if malformed {
+			r.Detail = map[string]any{"probe": "a malformed request: tests how the guardian answers it"}
+		}
+		p.H.Record(r)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, "", nil, err

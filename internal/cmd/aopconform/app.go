@@ -140,13 +140,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			{
 				Name:      "guardian",
 				Usage:     "test an AOS guardian at a URL: send it requests and check its answers (the second aos mode)",
-				UsageText: "aopconform guardian [--timeout D] URL",
+				UsageText: "aopconform guardian [--timeout D] [--out DIR] URL",
 				Flags: []cli.Flag{
 					&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up on the guardian after `D`"},
+					&cli.StringFlag{Name: flagOut, Usage: "write the transcript of the probes (transcript/1 JSONL) to `DIR`"},
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
-					return guardianCmd(c.Context, c.Args().First(), c.Duration("timeout"), stdout)
+					return guardianCmd(c.Context, c.Args().First(), c.Duration("timeout"), c.String(flagOut), stdout)
 				},
 			},
 			{

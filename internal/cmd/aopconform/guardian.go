@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/aopkit/aopkit/conform/engine/aos"
+	"github.com/aopkit/aopkit/conform/runner"
 )
 
 // guardianCmd is the second aos mode: it tests a guardian at a URL by sending it
@@ -17,15 +20,42 @@ import (
 // jsonrpc version, an unknown method, invalid params) and checking its answers.
 // Exit 0: every MUST passed; 1: a MUST failed; 2: the URL is unusable (not
 // http(s), or nothing answers HTTP there). Redirects are never followed: a redirect
-// is the guardian's answer, graded as such.
-func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, stdout io.Writer) error {
+// is the guardian's answer, graded as such. With out, the probes and the answers
+// are written as a transcript/1 file (aos-guardian-probe.jsonl) by the harness's
+// recorder, as in an agent run: aopkit's requests from "agent", the guardian's
+// answers from "orchestrator".
+func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, out string, stdout io.Writer) error {
 	u, err := url.Parse(rawURL)
 	if rawURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usageError{fmt.Sprintf("guardian takes the guardian's http(s) URL, such as: aopconform guardian http://127.0.0.1:8080/ (got %q)", rawURL)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	results := (&aos.Prober{URL: rawURL, Client: aos.NoRedirectClient()}).Run(ctx)
+	var transcript *os.File
+	if out != "" {
+		dir, err := runner.RunDir(out)
+		if err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		if transcript, err = runner.CreateNew(filepath.Join(dir, aos.ProbeScenario.ID+".jsonl")); err != nil {
+			return fmt.Errorf("transcript: %w", err)
+		}
+		defer transcript.Close()
+	}
+	var w io.Writer
+	if transcript != nil {
+		w = transcript
+	}
+	h := aos.ProbeHarness(ctx, w)
+	results := (&aos.Prober{URL: rawURL, Client: aos.NoRedirectClient(), H: h}).Run(ctx)
+	if err := h.End(nil); err != nil {
+		return err
+	}
+	if transcript != nil {
+		if err := transcript.Close(); err != nil {
+			return fmt.Errorf("transcript: %w", err)
+		}
+	}
 	if len(results) > 0 && results[0].Unreachable {
 		return fmt.Errorf("the guardian at %s cannot be used: %s", rawURL, results[0].Detail)
 	}
@@ -47,6 +77,9 @@ func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, stdo
 		return err
 	}
 	fmt.Fprintf(stdout, "aos guardian %s: %d/%d checks passed\n", rawURL, pass, len(results))
+	if transcript != nil {
+		fmt.Fprintf(stdout, "transcript: %s\n", transcript.Name())
+	}
 	if mustFailed {
 		return exitCode(exitMustBad)
 	}

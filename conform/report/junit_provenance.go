@@ -29,7 +29,7 @@ func provenanceProperties(r *conform.Report, scenario string) *junitProps {
 		{"aopconform.agent.command", strings.Join(p.Agent.Command, " ")},
 		{"aopconform.agent.sha256", p.Agent.SHA256},
 		{"aopconform.platform", p.Platform},
-		{"aopconform.started", p.Started.Format("2006-01-02T15:04:05.000Z07:00")},
+		{"aopconform.started", p.Started.Format(conform.TimeFormat)},
 		{"aopconform.timeout_scale", fmt.Sprint(p.TimeoutScale)},
 		{"aopconform.repeat", fmt.Sprint(p.Repeat)},
 	}}

@@ -136,7 +136,7 @@ func provenanceRows(r *conform.Report) [][2]string {
 		{"agent executable", p.Agent.Executable},
 		{"agent sha256", p.Agent.SHA256},
 		{"platform", p.Platform},
-		{"started", p.Started.Format("2006-01-02T15:04:05.000Z07:00")},
+		{"started", p.Started.Format(conform.TimeFormat)},
 		{"timeout scale", fmt.Sprint(p.TimeoutScale)},
 		{"repeat", fmt.Sprint(p.Repeat)},
 	}

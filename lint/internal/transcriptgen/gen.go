@@ -14,6 +14,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/aopkit/aopkit/conform"
 )
 
 // Framing says how sessions are written.
@@ -280,7 +282,8 @@ func (g *gen) mutate(m O) (O, bool) {
 
 func clone(o O) O { return append(O(nil), o...) }
 
-func stampMilli(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+// stampMilli is a transcript record's "at" (conform.TimeFormat).
+func stampMilli(t time.Time) string { return t.UTC().Format(conform.TimeFormat) }
 func stampSec(t time.Time) string   { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // Helpers for realistic values.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aopkit/aopkit/conform"
+	_ "github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/mockagent"
 )
@@ -18,5 +20,16 @@ func TestNoBindingEnvironment(t *testing.T) {
 		Getenv: func(string) string { return "" }, Clock: clock.NewFake(time.Unix(0, 0))}, "")
 	if code != 2 || errb.Len() == 0 {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestFaultRulesNameChecks: every fault's Rule starts with a check aopconform has.
+func TestFaultRulesNameChecks(t *testing.T) {
+	for _, f := range Faults {
+		id, _, _ := strings.Cut(f.Rule, " ")
+		id = strings.TrimSuffix(id, ",")
+		if conform.LookupCheck(id) == nil {
+			t.Errorf("fault %s: %q is no check", f.Name, id)
+		}
 	}
 }

@@ -112,6 +112,11 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		req.Body.Close()
 	}
+	if err := req.Context().Err(); err != nil {
+		// The client gave up (timeout, cancellation) while the handler ran: as
+		// on the network, it gets its error, not the answer.
+		return nil, err
+	}
 	if w.code == 0 {
 		w.code = http.StatusOK
 	}

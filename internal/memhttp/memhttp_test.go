@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTransport(t *testing.T) {
@@ -41,6 +42,16 @@ func TestTransport(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if _, err := c.Do(req); err == nil {
 		t.Error("a cancelled request was answered")
+	}
+	// A client that gives up while the handler holds its request gets its error,
+	// not an empty answer.
+	held, stopHeld := Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer stopHeld()
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, held, strings.NewReader("x"))
+	if resp, err := c.Do(req); err == nil {
+		t.Errorf("a request the client gave up on was answered: %v", resp.Status)
 	}
 	// After stop, the URL serves nothing.
 	stop()

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -294,6 +295,11 @@ func (a *agent) post(body []byte, ct string) (map[string]any, error) {
 	req.Header.Set("Content-Type", ct)
 	resp, err := a.client.Do(req)
 	if err != nil {
+		// The error without the guardian's URL (its path is a secret).
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("%s: %w", ue.Op, ue.Err)
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()

@@ -1,20 +1,24 @@
 package aos_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
+	_ "github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/engine/aos"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/conform/harness"
@@ -51,6 +55,11 @@ func play(t *testing.T, sc *conform.Scenario, fault string) (*conform.Session, [
 	if err != nil {
 		t.Fatal(err)
 	}
+	return playAgent(t, sc, ag, fault)
+}
+
+func playAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault string) (*conform.Session, []byte) {
+	t.Helper()
 	scratch, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -240,5 +249,76 @@ func TestReferenceTranscriptsAreTranscripts(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// guardianTimeoutAgent is a third-party-style agent with a guardian timeout of its
+// own: it pings, asks for its first tool, and when no answer comes within timeout
+// it runs the tool anyway (failOpen) or gives up and exits 0 (fail closed).
+func guardianTimeoutAgent(timeout time.Duration, failOpen bool) *mockagent.Agent {
+	return &mockagent.Agent{Protocol: "aos", Run: func(ctx context.Context, env mockagent.Env, _ string) int {
+		line, _ := bufio.NewReader(env.Stdin).ReadBytes('\n')
+		var script struct {
+			Tools []struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"tools"`
+		}
+		if json.Unmarshal(line, &script) != nil || len(script.Tools) == 0 {
+			return 2
+		}
+		client := &http.Client{Transport: env.HTTP}
+		post := func(ctx context.Context, body string) error {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, env.Getenv("AOS_GUARDIAN_URL"), strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			return err
+		}
+		if post(ctx, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"timestamp":"2000-01-01T00:00:00Z"}}`) != nil {
+			return 1
+		}
+		tool := script.Tools[0].Name
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		err := post(tctx, `{"jsonrpc":"2.0","id":2,"method":"steps/toolCallRequest","params":{"toolCallRequest":{"executionId":"e1","toolId":"`+tool+`","inputs":[]}}}`)
+		if err == nil || ctx.Err() != nil {
+			return 0
+		}
+		if failOpen {
+			fmt.Fprintf(env.Stdout, `{"executed":{"executionId":"e1","name":%q,"arguments":{}}}`+"\n", tool)
+		}
+		return 0
+	}}
+}
+
+// Issue 9 item 6: in stalled-guardian the harness waits past the agent's own
+// guardian timeout before it stops the agent, so an agent that fails open after
+// its timeout is caught, and one that fails closed and exits cleanly passes.
+func TestStalledGuardianTimeouts(t *testing.T) {
+	sc := scenario(t, "aos-stalled-guardian")
+	verdicts := func(s *conform.Session) map[string]conform.Verdict {
+		out := map[string]conform.Verdict{}
+		for _, id := range []string{"aos/5.2/fail-closed", "aos/bind/stop-on-sigterm"} {
+			out[id] = conform.LookupCheck(id).Run(s).Verdict
+		}
+		return out
+	}
+	for _, timeout := range []time.Duration{300 * time.Millisecond, time.Second, 2500 * time.Millisecond} {
+		t.Run("fail-open-after-"+timeout.String(), func(t *testing.T) {
+			sess, _ := playAgent(t, sc, guardianTimeoutAgent(timeout, true), "")
+			if v := verdicts(sess)["aos/5.2/fail-closed"]; v != conform.Fail {
+				t.Errorf("an agent failing open after %s: fail-closed %s, want FAIL", timeout, v)
+			}
+		})
+		t.Run("fail-closed-after-"+timeout.String(), func(t *testing.T) {
+			sess, _ := playAgent(t, sc, guardianTimeoutAgent(timeout, false), "")
+			v := verdicts(sess)
+			if v["aos/5.2/fail-closed"] != conform.Pass || v["aos/bind/stop-on-sigterm"] == conform.Fail {
+				t.Errorf("an agent failing closed after %s and exiting: %v", timeout, v)
+			}
+		})
 	}
 }

@@ -255,7 +255,7 @@ var aosChecks = []*conform.Check{
 		}),
 
 	aosCheck("3.8/step-context", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.8, §4",
-		"steps/* requests carry context: StepContext with agent (name, id, instructions, version, provider), session.id, turnId, stepId and an ISO 8601 timestamp.",
+		"steps/* requests carry context: StepContext with agent (name, id, instructions, version, provider {name, url}), session.id, turnId, stepId and an ISO 8601 timestamp.",
 		[]string{"AOS-TIME-001", "AOS-SEQ-006"},
 		func(s *conform.Session) conform.Outcome {
 			n := 0
@@ -264,21 +264,12 @@ var aosChecks = []*conform.Check{
 					continue
 				}
 				n++
-				ctx := field(decode(r.Msg), "params", "context")
+				ctx, _ := field(decode(r.Msg), "params", "context").(map[string]any)
 				var problems []string
-				for _, k := range []string{"name", "id", "instructions", "version"} {
-					if str(ctx, "agent", k) == "" {
-						problems = append(problems, "context.agent."+k+" is required")
-					}
-				}
-				if field(ctx, "agent", "provider") == nil {
-					problems = append(problems, "context.agent.provider is required")
-				}
-				if str(ctx, "session", "id") == "" || str(ctx, "turnId") == "" || str(ctx, "stepId") == "" {
-					problems = append(problems, "context.session.id, turnId and stepId are required")
-				}
-				if why := aosspec.TimestampProblem(str(ctx, "timestamp")); why != "" {
-					problems = append(problems, fmt.Sprintf("context.timestamp %q %s", str(ctx, "timestamp"), why))
+				if ctx == nil {
+					problems = append(problems, "params.context is required: a StepContext object")
+				} else if perr := aosspec.StepContextProblem(ctx); perr != nil {
+					problems = append(problems, perr.Pointer+" "+perr.Problem)
 				}
 				if len(problems) > 0 {
 					o := conform.Mismatch(fmt.Sprintf("record %d (%s): invalid StepContext", r.Seq, r.Key), "a complete StepContext", strings.Join(problems, "\n"))
@@ -298,12 +289,13 @@ var aosChecks = []*conform.Check{
 		func(s *conform.Session) conform.Outcome {
 			rs := aosRequests(s, "steps/message")
 			for _, r := range rs {
-				p := field(decode(r.Msg), "params")
-				parts, _ := field(p, "message", "content").([]any)
-				role := str(p, "message", "role")
-				_, citOK := field(p, "citation").([]any)
-				if str(p, "message", "id") == "" || (role != "user" && role != "agent" && role != "system") || len(parts) == 0 || !citOK {
-					o := conform.Mismatch(fmt.Sprintf("record %d: invalid steps/message params", r.Seq), "message {id, role, content[1..]} and citation []", clip(recordText(r), 300))
+				p, _ := field(decode(r.Msg), "params").(map[string]any)
+				if perr := aosspec.MessageProblem(p); p == nil || perr != nil {
+					what := "params is required"
+					if perr != nil {
+						what = perr.Pointer + " " + perr.Problem
+					}
+					o := conform.Mismatch(fmt.Sprintf("record %d: invalid steps/message params: %s", r.Seq, what), "message {id, role, content[1..]} and citation []", clip(recordText(r), 300))
 					o.Seq = []int{r.Seq}
 					return o
 				}

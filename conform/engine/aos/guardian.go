@@ -278,7 +278,7 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 	if !spec.IsMethod(method) {
 		return http.StatusOK, errResp(id, CodeMethodNotFound, "Method not found", fmt.Sprintf("%q is not an AOS 0.1.0 method", method)), method
 	}
-	if perr := validateParams(method, params); perr != nil {
+	if perr := spec.ParamsProblem(method, params); perr != nil {
 		return http.StatusOK, errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": perr.Pointer, "problem": perr.Problem}), method
 	}
 	if method == MethodPing {

@@ -268,3 +268,17 @@ func sortedKeys[V any](m map[string]V) []string {
 func SameArgs(a, b map[string]any) bool {
 	return reflect.DeepEqual(normalize(map[string]any(a)), normalize(map[string]any(b))) || jsonEqual(a, b)
 }
+
+// Methods of AOS 0.1.0 §4 (lint/spec/aos).
+const (
+	MethodAgentTrigger       = spec.MethodAgentTrigger
+	MethodKnowledgeRetrieval = spec.MethodKnowledgeRetrieval
+	MethodMemoryStore        = spec.MethodMemoryStore
+	MethodMemoryContext      = spec.MethodMemoryContext
+	MethodMessage            = spec.MethodMessage
+	MethodToolCallRequest    = spec.MethodToolCallRequest
+	MethodToolCallResult     = spec.MethodToolCallResult
+	MethodA2A                = spec.MethodA2A
+	MethodMCP                = spec.MethodMCP
+	MethodPing               = spec.MethodPing
+)

@@ -4,37 +4,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
-// Methods of AOS 0.1.0 §4 (lint/spec/aos).
-const (
-	MethodAgentTrigger       = spec.MethodAgentTrigger
-	MethodKnowledgeRetrieval = spec.MethodKnowledgeRetrieval
-	MethodMemoryStore        = spec.MethodMemoryStore
-	MethodMemoryContext      = spec.MethodMemoryContext
-	MethodMessage            = spec.MethodMessage
-	MethodToolCallRequest    = spec.MethodToolCallRequest
-	MethodToolCallResult     = spec.MethodToolCallResult
-	MethodA2A                = spec.MethodA2A
-	MethodMCP                = spec.MethodMCP
-	MethodPing               = spec.MethodPing
-)
-
-// paramError is an invalid-params finding: where and what.
-type paramError struct {
+// ParamError is the first problem of a request's params: where (a JSON Pointer
+// into the request) and what.
+type ParamError struct {
 	Pointer string
 	Problem string
 }
 
-func (e *paramError) Error() string { return e.Pointer + ": " + e.Problem }
+func (e *ParamError) Error() string { return e.Pointer + ": " + e.Problem }
 
-type v struct{ err *paramError }
+// v validates decoded JSON (encoding/json, with or without UseNumber) and keeps
+// the first problem.
+type v struct{ err *ParamError }
 
 func (c *v) fail(ptr, format string, a ...any) {
 	if c.err == nil {
-		c.err = &paramError{Pointer: ptr, Problem: fmt.Sprintf(format, a...)}
+		c.err = &ParamError{Pointer: ptr, Problem: fmt.Sprintf(format, a...)}
 	}
 }
 
@@ -93,7 +80,7 @@ func (c *v) timestamp(m map[string]any, ptr, key string) {
 	if c.err != nil {
 		return
 	}
-	if why := spec.TimestampProblem(s); why != "" {
+	if why := TimestampProblem(s); why != "" {
 		c.fail(ptr+"/"+key, "%q %s; write it like \"2025-01-24T15:30:45.123Z\"", s, why)
 	}
 }
@@ -107,12 +94,22 @@ func (c *v) enum(s, ptr string, allowed ...string) {
 	c.fail(ptr, "%q must be one of %s", s, strings.Join(allowed, ", "))
 }
 
-// context checks a StepContext (§3.8) and its Agent (§3.1).
+// StepContextProblem checks a StepContext (§3.8) and its Agent (§3.1): nil when
+// ctx is valid, else the first problem, its pointer under /params/context.
+func StepContextProblem(ctx map[string]any) *ParamError {
+	c := &v{}
+	c.stepContext(ctx)
+	return c.err
+}
+
+// context checks params.context.
 func (c *v) context(p map[string]any) {
-	ctx := c.obj(p, "/params", "context", true)
-	if ctx == nil {
-		return
+	if ctx := c.obj(p, "/params", "context", true); ctx != nil {
+		c.stepContext(ctx)
 	}
+}
+
+func (c *v) stepContext(ctx map[string]any) {
 	const ptr = "/params/context"
 	if ag := c.obj(ctx, ptr, "agent", true); ag != nil {
 		for _, k := range []string{"name", "id", "instructions", "version"} {
@@ -172,16 +169,16 @@ func (c *v) parts(m map[string]any, ptr, key string) {
 	}
 }
 
-// validateParams checks params against the method's Request params Object (§4).
-func validateParams(method string, p map[string]any) *paramError {
+// ParamsProblem checks params against the method's Request params Object (§4):
+// nil when they are valid, else the first problem (the guardian answers it with
+// -32602 Invalid params). params is decoded JSON, with or without UseNumber.
+func ParamsProblem(method string, p map[string]any) *ParamError {
 	c := &v{}
 	switch method {
 	case MethodPing:
 		c.timestamp(p, "/params", "timestamp")
-		if t, ok := p["timeout"]; ok {
-			if n, isNum := t.(json.Number); !isNum || strings.ContainsAny(n.String(), ".eE") {
-				c.fail("/params/timeout", "must be an integer (milliseconds)")
-			}
+		if t, ok := p["timeout"]; ok && !integer(t) {
+			c.fail("/params/timeout", "must be an integer (milliseconds)")
 		}
 		return c.err
 	case MethodA2A, MethodMCP:
@@ -220,33 +217,7 @@ func validateParams(method string, p map[string]any) *paramError {
 			}
 		}
 	case MethodMessage:
-		if m := c.obj(p, "/params", "message", true); m != nil {
-			c.str(m, "/params/message", "id", true)
-			c.enum(c.str(m, "/params/message", "role", true), "/params/message/role", "user", "agent", "system")
-			c.parts(m, "/params/message", "content")
-		}
-		if _, ok := p["citations"]; ok {
-			if _, has := p["citation"]; !has {
-				c.fail("/params/citation", "is required; \"citations\" is the upstream schema's spelling, AOS 0.1.0 §4.5.1 requires \"citation\"")
-			}
-		}
-		for i, x := range c.arr(p, "/params", "citation", true, 0) {
-			pp := fmt.Sprintf("/params/citation/%d", i)
-			src, ok := x.(map[string]any)
-			if !ok {
-				c.fail(pp, "must be a FileSource or SiteSource object")
-				break
-			}
-			switch kind := c.str(src, pp, "kind", true); kind {
-			case "file":
-				c.str(src, pp, "id", true)
-				c.str(src, pp, "name", true)
-			case "site":
-				c.str(src, pp, "url", true)
-			default:
-				c.fail(pp+"/kind", "%q must be file or site", kind)
-			}
-		}
+		c.message(p)
 	case MethodToolCallRequest:
 		if tc := c.obj(p, "/params", "toolCallRequest", true); tc != nil {
 			c.str(tc, "/params/toolCallRequest", "executionId", true)
@@ -287,4 +258,53 @@ func validateParams(method string, p map[string]any) *paramError {
 		}
 	}
 	return c.err
+}
+
+// MessageProblem checks steps/message params (§4.5.1) without the context: the
+// message (id, role, Part content) and citation (Source[]).
+func MessageProblem(p map[string]any) *ParamError {
+	c := &v{}
+	c.message(p)
+	return c.err
+}
+
+func (c *v) message(p map[string]any) {
+	if m := c.obj(p, "/params", "message", true); m != nil {
+		c.str(m, "/params/message", "id", true)
+		c.enum(c.str(m, "/params/message", "role", true), "/params/message/role", "user", "agent", "system")
+		c.parts(m, "/params/message", "content")
+	}
+	if _, ok := p["citations"]; ok {
+		if _, has := p["citation"]; !has {
+			c.fail("/params/citation", "is required; \"citations\" is the upstream schema's spelling, AOS 0.1.0 §4.5.1 requires \"citation\"")
+		}
+	}
+	for i, x := range c.arr(p, "/params", "citation", true, 0) {
+		pp := fmt.Sprintf("/params/citation/%d", i)
+		src, ok := x.(map[string]any)
+		if !ok {
+			c.fail(pp, "must be a FileSource or SiteSource object")
+			break
+		}
+		switch kind := c.str(src, pp, "kind", true); kind {
+		case "file":
+			c.str(src, pp, "id", true)
+			c.str(src, pp, "name", true)
+		case "site":
+			c.str(src, pp, "url", true)
+		default:
+			c.fail(pp+"/kind", "%q must be file or site", kind)
+		}
+	}
+}
+
+// integer reports whether a decoded JSON number is an integer.
+func integer(x any) bool {
+	switch n := x.(type) {
+	case json.Number:
+		return !strings.ContainsAny(n.String(), ".eE")
+	case float64:
+		return IntegerNumber(n)
+	}
+	return false
 }

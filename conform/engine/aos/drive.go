@@ -66,6 +66,10 @@ func Drive(h *harness.H) error {
 		return harness.Errorf("scenario %s: decisions: %v", sc.ID, err)
 	}
 	g := NewGuardian(policy)
+	if err := checkFault(h.EngineFault()); err != nil {
+		return harness.Errorf("%v", err)
+	}
+	g.Fault = h.EngineFault()
 	d := &driver{h: h, g: g, budget: &httpBudget{h: h, attempt: 1}, attempt: 1,
 		execSeq: map[string]int{}, stalled: make(chan struct{}), byTool: map[string]conform.Decision{}}
 	for _, dec := range sc.Decisions {

@@ -60,21 +60,63 @@ func play(t *testing.T, sc *conform.Scenario, fault string) (*conform.Session, [
 
 func playAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault string) (*conform.Session, []byte) {
 	t.Helper()
+	sess, tr, err := playEngine(t, sc, ag, fault, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess, tr
+}
+
+// playEngine is playAgent with a fault of the engine; it returns Drive's error.
+func playEngine(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault, engineFault string) (*conform.Session, []byte, error) {
+	t.Helper()
 	scratch, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	var sess *conform.Session
+	var derr error
 	synctest.Test(t, func(t *testing.T) {
-		h := harness.New(context.Background(), harness.Config{Scenario: sc, Transcript: &buf,
+		h := harness.New(context.Background(), harness.Config{Scenario: sc, Transcript: &buf, EngineFault: engineFault,
 			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait}, Command: []string{"mockagent", "--protocol", "aos"}, Scratch: scratch})
-		if err := h.End(aos.Drive(h)); err != nil {
-			t.Fatal(err)
-		}
+		derr = h.End(aos.Drive(h))
 		sess = h.Session()
 	})
-	return sess, bytes.ReplaceAll(buf.Bytes(), []byte(scratch), []byte("${SCRATCH}"))
+	return sess, bytes.ReplaceAll(buf.Bytes(), []byte(scratch), []byte("${SCRATCH}")), derr
+}
+
+// The engine's faults change its answers in the way named; an unknown one is the
+// harness's error.
+func TestDriveEngineFaults(t *testing.T) {
+	ag, _ := mockagent.Lookup("aos")
+	sc := scenario(t, "aos-happy-path")
+	if _, _, err := playEngine(t, sc, ag, "", "no-such-fault"); err == nil {
+		t.Error("an unknown engine fault was played")
+	}
+	sess, _, err := playEngine(t, sc, ag, "", "string-ids")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range sess.Records {
+		if r.From == "orchestrator" && r.Stream == "http" {
+			n++
+			if _, ok := r.Obj()["id"].(string); !ok {
+				t.Errorf("string-ids: answer id %#v", r.Obj()["id"])
+			}
+		}
+	}
+	sess, _, err = playEngine(t, sc, ag, "", "unknown-decision")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(sess); !slices.Contains(got, "steps/toolCallRequest approve") {
+		t.Errorf("unknown-decision: %q", got)
+	}
+	if n == 0 {
+		t.Error("no answers")
+	}
 }
 
 // answers is the engine's side of a run, in order: what the guardian answered to

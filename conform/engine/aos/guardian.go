@@ -48,24 +48,18 @@ type Decision struct {
 	ModArgs map[string]any
 }
 
-// Failure is one JSON-RPC error the guardian answered.
-type Failure struct {
-	Code    int
-	Message string
-	Method  string
-	Detail  string
-}
-
 // Guardian answers AOS requests. The zero value is not usable; use NewGuardian.
-// It keeps its decisions and the errors it answered; the transcript is the
-// harness's (Drive records every exchange, within the channel's budget).
+// It keeps its decisions; the transcript is the harness's (Drive records every
+// exchange, within the channel's budget).
 type Guardian struct {
 	Policy    *Policy
 	BodyLimit int64
+	// Fault is a fault of the reference guardian to play on purpose (Faults), ""
+	// for none: what certifying a guardian must catch.
+	Fault string
 
 	mu        sync.Mutex
 	decisions []Decision
-	failures  []Failure
 	requested map[string]string // executionId → decision
 	results   map[string]bool   // executionId → toolCallResult seen
 	pings     int
@@ -85,20 +79,6 @@ func (g *Guardian) Decisions() []Decision {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return append([]Decision(nil), g.decisions...)
-}
-
-// Failures returns the JSON-RPC errors answered so far, in order.
-func (g *Guardian) Failures() []Failure {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]Failure(nil), g.failures...)
-}
-
-// ResultSeen reports whether a toolCallResult arrived for executionId.
-func (g *Guardian) ResultSeen(executionID string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.results[executionID]
 }
 
 // Server is a guardian listening on 127.0.0.1.
@@ -186,21 +166,12 @@ func (g *Guardian) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Answer decides one request: the HTTP status and the JSON-RPC response body
 // (always a JSON object, sent as application/json).
 func (g *Guardian) Answer(r *http.Request) (status int, data []byte) {
-	status, resp, method := g.handle(r)
-	data, err := json.Marshal(resp)
+	status, resp, _ := g.handle(r)
+	var v any = g.misanswer(resp)
+	data, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
 		data, _ = json.Marshal(errResp(nil, CodeInternalError, "Internal server error", nil))
-	}
-	if resp.Error != nil {
-		detail := ""
-		if resp.Error.Data != nil {
-			b, _ := json.Marshal(resp.Error.Data)
-			detail = string(b)
-		}
-		g.mu.Lock()
-		g.failures = append(g.failures, Failure{Code: resp.Error.Code, Message: resp.Error.Message, Method: method, Detail: detail})
-		g.mu.Unlock()
 	}
 	return status, data
 }
@@ -348,10 +319,7 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 			return errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": "/params/executionId",
 				"problem": fmt.Sprintf("executionId %q already has a toolCallResult", execID)})
 		case decision == Deny:
-			// The agent ran a tool the guardian denied: record it, answer deny.
-			g.mu.Lock()
-			g.failures = append(g.failures, Failure{Code: 0, Message: "result for a denied tool call", Method: method, Detail: execID})
-			g.mu.Unlock()
+			// The agent ran a tool the guardian denied: answer deny.
 			return &response{JSONRPC: "2.0", ID: id, Result: map[string]any{"decision": Deny, "reasonCode": []string{"DENIED_CALL_EXECUTED"},
 				"message": fmt.Sprintf("Tool call %s was denied; its result must not reach the model.", execID)}}
 		}

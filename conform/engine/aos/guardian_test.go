@@ -287,3 +287,44 @@ func FuzzPolicy(f *testing.F) {
 		aos.ParsePolicy(data)
 	})
 }
+
+// TestGuardianFaults: the correct guardian passes every probe; each fault of the
+// reference guardian fails the probes it names, and every probe is seen failing
+// under some fault (the guardian-mode yardstick catches every engine fault).
+func TestGuardianFaults(t *testing.T) {
+	probe := func(fault string) map[string]bool {
+		failed := map[string]bool{}
+		synctest.Test(t, func(t *testing.T) {
+			g := aos.NewGuardian(aos.DefaultPolicy())
+			g.Fault = fault
+			url, stop := memhttp.Serve(g)
+			defer stop()
+			for _, r := range (&aos.Prober{URL: url, Client: &http.Client{Transport: memhttp.Transport{}}}).Run(context.Background()) {
+				if r.Verdict != "PASS" {
+					failed[r.ID] = true
+				}
+			}
+		})
+		return failed
+	}
+	if failed := probe(""); len(failed) > 0 {
+		t.Errorf("the correct guardian fails %v", failed)
+	}
+	seen := map[string]bool{}
+	for _, f := range aos.Faults() {
+		failed := probe(f.Name)
+		for _, id := range f.Probes {
+			if !failed[id] {
+				t.Errorf("fault %s: %s passes (failed: %v)", f.Name, id, failed)
+			}
+		}
+		for id := range failed {
+			seen[id] = true
+		}
+	}
+	for _, r := range (&aos.Prober{URL: "http://" + memhttp.Host + "/none/", Client: &http.Client{Transport: memhttp.Transport{}}}).Run(context.Background()) {
+		if !seen[r.ID] {
+			t.Errorf("no guardian fault fails %s", r.ID)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func TestGuardianMode(t *testing.T) {
 	if code := run([]string{"aopconform", "guardian", srv.URL}, &out, &errb); code != 0 {
 		t.Fatalf("reference guardian: exit %d\n%s%s", code, out.String(), errb.String())
 	}
-	if !strings.Contains(out.String(), "aos/guardian/ping") || !strings.Contains(out.String(), "7/7 checks passed") {
+	if !strings.Contains(out.String(), "aos/guardian/ping") || !strings.Contains(out.String(), "8/8 checks passed") {
 		t.Errorf("output:\n%s", out.String())
 	}
 	// --out: the probes and answers as a transcript/1 file, written by the
@@ -82,6 +82,24 @@ func TestGuardianMode(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "FAIL") {
 		t.Errorf("no FAIL in:\n%s", out.String())
+	}
+	// The lint step judges the guardian's answers too: a guardian that echoes ids
+	// as strings (an engine fault) breaks aoplint's rules.
+	faulty := aos.NewGuardian(aos.DefaultPolicy())
+	faulty.Fault = "string-ids"
+	fsrv, err := faulty.Serve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsrv.Close()
+	out.Reset()
+	if code := run([]string{"aopconform", "guardian", fsrv.URL}, &out, &errb); code != 1 {
+		t.Fatalf("string-ids guardian: exit %d, want 1\n%s", code, out.String())
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, "aos/guardian/messages-valid") && !strings.Contains(line, "FAIL") {
+			t.Errorf("the lint step passes a guardian answering ids as strings:\n%s", out.String())
+		}
 	}
 	if code := run([]string{"aopconform", "guardian"}, &out, &errb); code != 2 {
 		t.Errorf("no URL: exit %d, want 2", code)

@@ -1,23 +1,29 @@
 package aopconformcmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
 
+	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/engine/aos"
+	"github.com/aopkit/aopkit/conform/lintstep"
 	"github.com/aopkit/aopkit/conform/runner"
 )
 
 // guardianCmd is the second aos mode: it tests a guardian at a URL by sending it
 // requests (ping, a tool call request, malformed JSON, an invalid request, a wrong
-// jsonrpc version, an unknown method, invalid params) and checking its answers.
+// jsonrpc version, an unknown method, invalid params) and checking its answers,
+// then lints the exchange with aoplint's rules (aos/guardian/messages-valid).
 // Exit 0: every MUST passed; 1: a MUST failed; 2: the URL is unusable (not
 // http(s), or nothing answers HTTP there). Redirects are never followed: a redirect
 // is the guardian's answer, graded as such. With out, the probes and the answers
@@ -59,6 +65,11 @@ func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, out 
 	if len(results) > 0 && results[0].Unreachable {
 		return fmt.Errorf("the guardian at %s cannot be used: %s", rawURL, results[0].Detail)
 	}
+	lintRes, err := lintGuardian(h.Session().Records)
+	if err != nil {
+		return err
+	}
+	results = append(results, lintRes)
 	t := tablewriter.NewWriter(stdout)
 	t.Header("CHECK", "LEVEL", "SPEC", "VERDICT", "DETAIL")
 	mustFailed, pass := false, 0
@@ -84,4 +95,39 @@ func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, out 
 		return exitCode(exitMustBad)
 	}
 	return nil
+}
+
+// lintGuardian is the lint step of guardian mode: aoplint's rules over the
+// exchange, as over an agent run's transcript (the deliberately malformed probes
+// are marked as probes and not judged). An error is the guardian's: its answers
+// break a rule of AOS 0.1.0 (a wrong id, a result where an error is due, ...).
+func lintGuardian(records []conform.Record) (aos.CheckResult, error) {
+	res := aos.CheckResult{ID: "aos/guardian/messages-valid", Spec: "AOS 0.1.0 §3, §4, §5 (aoplint)", Level: "MUST", Verdict: "PASS"}
+	var buf bytes.Buffer
+	for i := range records {
+		b, err := json.Marshal(&records[i])
+		if err != nil {
+			return res, fmt.Errorf("lint: %w", err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	diags, err := lintstep.AOPLint{}.LintTranscript(aos.ProbeScenario.ID+".jsonl", &buf)
+	if err != nil {
+		return res, fmt.Errorf("lint: %w", err)
+	}
+	var errs []string
+	for _, d := range diags {
+		if d.Severity == "error" {
+			errs = append(errs, fmt.Sprintf("%s (record %d): %s", d.Rule, d.Line, d.Message))
+		}
+	}
+	if len(errs) > 0 {
+		res.Verdict = "FAIL"
+		if len(errs) > 3 {
+			errs = append(errs[:3], fmt.Sprintf("and %d more", len(errs)-3))
+		}
+		res.Detail = strings.Join(errs, "; ")
+	}
+	return res, nil
 }

@@ -26,11 +26,12 @@ const Host = "aopkit-memhttp.invalid"
 
 var (
 	mu       sync.Mutex
-	handlers = map[string]http.Handler{} // path prefix "/<secret>/" → handler
+	handlers = map[string]http.Handler{} // path "/<secret>/" → handler
 )
 
-// Serve registers h under a fresh unguessable URL "http://Host/<secret>/"; stop
-// unregisters it. Requests to other paths of Host get 404.
+// Serve registers h under a fresh unguessable URL "http://Host/<secret>/" (with
+// or without its trailing slash); stop unregisters it. Requests to any other path
+// of Host, sub-paths included, get 404.
 func Serve(h http.Handler) (url string, stop func()) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
@@ -53,12 +54,7 @@ func lookup(path string) http.Handler {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	for prefix, h := range handlers {
-		if strings.HasPrefix(path, prefix) {
-			return h
-		}
-	}
-	return nil
+	return handlers[path]
 }
 
 // Transport is an http.RoundTripper: requests to Host are served by the handler

@@ -32,9 +32,15 @@ func TestTransport(t *testing.T) {
 	if settled != 3 { // before, in the handler, after
 		t.Errorf("settled %d times, want 3", settled)
 	}
-	// Another path of the host: 404, the handler is not reached.
-	if resp, err := c.Get("http://" + Host + "/elsewhere/"); err != nil || resp.StatusCode != http.StatusNotFound {
-		t.Errorf("unknown path: %v %v", resp, err)
+	// Another path of the host, or a sub-path: 404, the handler is not reached.
+	for _, u := range []string{"http://" + Host + "/elsewhere/", url + "sub/"} {
+		if resp, err := c.Get(u); err != nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %v %v", u, resp, err)
+		}
+	}
+	// The URL without its trailing slash is the same.
+	if resp, err := c.Get(strings.TrimSuffix(url, "/")); err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Errorf("without the slash: %v %v", resp, err)
 	}
 	// A cancelled request is not sent.
 	ctx, cancel := context.WithCancel(context.Background())

@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzGuardianHTTP: whatever arrives over HTTP (body, method, content type), the
-// guardian answers one JSON-RPC 2.0 response object with exactly one of result and
+// guardian, correct or playing one of its faults, answers one JSON-RPC 2.0 response object with exactly one of result and
 // error, as application/json, and never panics.
 func FuzzGuardianHTTP(f *testing.F) {
 	for _, seed := range []string{
@@ -26,16 +26,23 @@ func FuzzGuardianHTTP(f *testing.F) {
 		`{"jsonrpc":"2.0","id":5,"method":"ping"} trailing`,
 		`{bad json`, ``, "\xff\xfe",
 	} {
-		f.Add([]byte(seed), "POST", "application/json")
+		f.Add([]byte(seed), "POST", "application/json", uint8(0))
 	}
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), "GET", "text/plain")
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), "POST", "application/json; charset=utf-8")
-	f.Fuzz(func(t *testing.T, body []byte, method, ct string) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), "GET", "text/plain", uint8(1))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), "POST", "application/json; charset=utf-8", uint8(3))
+	faults := append([]string{""}, func() (names []string) {
+		for _, f := range aos.Faults() {
+			names = append(names, f.Name)
+		}
+		return
+	}()...)
+	f.Fuzz(func(t *testing.T, body []byte, method, ct string, fault uint8) {
 		if !validMethod(method) {
 			method = http.MethodPost
 		}
 		g := aos.NewGuardian(aos.DefaultPolicy())
 		g.BodyLimit = 4096
+		g.Fault = faults[int(fault)%len(faults)] // a faulty guardian still answers one JSON-RPC object
 		req := httptest.NewRequest(method, "/", bytes.NewReader(body))
 		req.Header.Set("Content-Type", ct)
 		rw := httptest.NewRecorder()

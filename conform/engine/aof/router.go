@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // Rejection reasons logged with protocol.message.rejected / delegation.rejected.
@@ -288,7 +290,7 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 		return o
 	}
 	depth := parent.DelegationDepth()
-	if depth+1 > 1 {
+	if spec.NestedDelegation(int64(depth)) {
 		o.Reason = ReasonNestedDelegation
 		o.Detail = "parent " + parent.ID + " is itself a delegated task"
 		r.log("delegation.rejected", env.FromAgent, h.TaskID, map[string]any{"reason": ReasonNestedDelegation, "parentTaskId": parent.ID, "parentDepth": depth})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ var drivers = map[string]func(h *harness.H) error{
 	"aop2":       driveAOP2,
 	"orchmsg":    driveOrchmsg,
 	"aos":        driveAOS,
-	"aop-output": driveAOPOutput,
+	"aop-output": engaopoutput.Drive,
 	"aof":        driveAOF,
 }
 

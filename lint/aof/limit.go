@@ -69,8 +69,8 @@ func checkLimits(p *lint.Pass) {
 		}
 		for i, it := range m.Value.Items {
 			if it.IsString() {
-				if l := jsLen(it.Str); l > 256 {
-					p.Reportf(fmt.Sprintf("%s/%d", ptr, i), "%s[%d] is %d characters, over the upstream limit of 256 per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l)
+				if l := jsLen(it.Str); l > spec.MaxItem {
+					p.Reportf(fmt.Sprintf("%s/%d", ptr, i), "%s[%d] is %d characters, over the upstream limit of %d per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l, spec.MaxItem)
 				}
 			}
 		}

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
+
+	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
 
 	"github.com/aopkit/aopkit/conform/harness"
 
@@ -27,7 +29,7 @@ var drivers = map[string]func(h *harness.H) error{
 	"orchmsg":    driveOrchmsg,
 	"aos":        driveAOS,
 	"aop-output": engaopoutput.Drive,
-	"aof":        driveAOF,
+	"aof":        engaof.Drive,
 }
 
 // AOP2Key names an aop2 message: "TASK", "RESPONSE", "EVENT/HEARTBEAT", ...

@@ -36,6 +36,9 @@ func (r *Router) Poll() []Action {
 			continue
 		}
 		exp, _ := parseTime(hb.ExpiresAt)
+		if last, err := parseTime(hb.LastHeartbeat); err == nil && r.Fault == FaultReclaimTooEarly && exp.After(last) {
+			exp = last.Add(exp.Sub(last) / 2) // half the TTL
+		}
 		if !spec.Stale(exp, now) {
 			continue
 		}

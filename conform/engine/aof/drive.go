@@ -170,7 +170,7 @@ func Drive(h *harness.H) error {
 				line = []byte(harness.TextOf(&r))
 			}
 			o := sess.Line(agentio.Line{At: r.Time, Stream: "stdout", Data: line, Truncated: r.Truncated})
-			if o.Kind == KindRejected && o.Reason == ReasonNestedDelegation {
+			if o.Reason == ReasonNestedDelegation {
 				h.Event(a.N(), "delegation-rejected", map[string]any{"reason": o.Reason, "seq": r.Seq})
 			}
 		},

@@ -16,7 +16,7 @@ const (
 // Faults lists the engine's faults.
 func Faults() []Fault {
 	return []Fault{
-		{FaultReclaimTooEarly, "the scheduler reclaims an in-progress task when half its heartbeat's TTL has passed, before expiresAt"},
+		{FaultReclaimTooEarly, "the scheduler reclaims an in-progress task when a quarter of its heartbeat's TTL has passed, before expiresAt"},
 		{FaultAllowNestedDelegation, "the router accepts a handoff.request from a delegated child (delegation depth 2) instead of rejecting it as nested_delegation"},
 	}
 }

@@ -37,7 +37,7 @@ func (r *Router) Poll() []Action {
 		}
 		exp, _ := parseTime(hb.ExpiresAt)
 		if last, err := parseTime(hb.LastHeartbeat); err == nil && r.Fault == FaultReclaimTooEarly && exp.After(last) {
-			exp = last.Add(exp.Sub(last) / 2) // half the TTL
+			exp = last.Add(exp.Sub(last) / 4) // a quarter of the TTL
 		}
 		if !spec.Stale(exp, now) {
 			continue

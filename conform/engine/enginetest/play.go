@@ -21,6 +21,7 @@ type Played struct {
 	// path replaced by ${SCRATCH} (byte-stable: a reference transcript).
 	Transcript []byte
 	Err        error // what the engine's Drive (through harness.End) returned
+	Scratch    string // the scratch directory (removed when the test ends)
 }
 
 // PlayVirtual plays sc with an engine's Drive against the in-process mockagent
@@ -45,7 +46,7 @@ func PlayVirtual(t *testing.T, sc *conform.Scenario, fault, engineFault string, 
 	if fault != "" {
 		cmd = append(cmd, "--fault", fault)
 	}
-	var out Played
+	out := Played{Scratch: scratch}
 	var buf bytes.Buffer
 	synctest.Test(t, func(t *testing.T) {
 		h := harness.New(context.Background(), harness.Config{Scenario: sc, Transcript: &buf,

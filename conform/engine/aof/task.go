@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,11 +37,8 @@ func IsStatus(s string) bool { return spec.IsStatus(s) }
 // IsValidTransition reports whether the state machine allows from → to.
 func IsValidTransition(from, to string) bool { return spec.ValidTransition(from, to) }
 
-// taskIDPattern is the guide's TaskId plus upstream's optional -NN suffix.
-var taskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}(-\d{2})?$`)
-
 // ValidTaskID reports whether id is a TaskId.
-func ValidTaskID(id string) bool { return taskIDPattern.MatchString(id) }
+func ValidTaskID(id string) bool { return spec.ValidTaskID(id) || spec.UpstreamTaskID(id) }
 
 // TimeFormat is how the engine writes times: RFC 3339, UTC, milliseconds, Z.
 const TimeFormat = spec.TimeFormat

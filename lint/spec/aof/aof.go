@@ -7,6 +7,7 @@
 package aof
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -152,6 +153,18 @@ const (
 	MaxListItems  = 50  // deliverables, acceptanceCriteria, expectedOutputs, contextRefs, constraints
 	MaxBlockers   = 20
 )
+
+var taskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}$`)
+
+// ValidTaskID reports whether id matches the guide's TASK-YYYY-MM-DD-NNN
+// (§Envelope Fields), which is normative.
+func ValidTaskID(id string) bool { return taskIDPattern.MatchString(id) }
+
+var upstreamTaskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}-\d{2}$`)
+
+// UpstreamTaskID reports whether id is the live implementation's TaskId, with its
+// -NN suffix (reference/README.md, upstream/aof).
+func UpstreamTaskID(id string) bool { return upstreamTaskIDPattern.MatchString(id) }
 
 // TimeFormat is how the reference dispatcher writes times (ISO 8601, UTC,
 // milliseconds), as the upstream store's new Date().toISOString() does.

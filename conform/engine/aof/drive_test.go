@@ -14,7 +14,6 @@ import (
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
-	"github.com/aopkit/aopkit/fixtures/scenarios"
 	mockaof "github.com/aopkit/aopkit/mockagent/aof"
 )
 
@@ -261,16 +260,7 @@ func TestCases(t *testing.T) {
 // mockagent: the task ends where the scenario expects, and the transcript is the
 // reference one.
 func TestShippedScenarios(t *testing.T) {
-	ss, err := scenarios.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, sc := range ss {
-		if sc.Protocol != "aof" {
-			continue
-		}
-		n++
+	for _, sc := range enginetest.Builtin(t, "aof") {
 		t.Run(sc.ID, func(t *testing.T) {
 			r := play(t, sc, "", "")
 			name := "correct-" + strings.TrimPrefix(sc.ID, "aof-")
@@ -288,9 +278,6 @@ func TestShippedScenarios(t *testing.T) {
 			}
 			golden(t, name+".jsonl", r.p.Transcript)
 		})
-	}
-	if n == 0 {
-		t.Fatal("no aof scenarios")
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
-	"github.com/aopkit/aopkit/fixtures/scenarios"
 	mockout "github.com/aopkit/aopkit/mockagent/aopoutput"
 )
 
@@ -20,11 +19,7 @@ const fixtures = "../../../fixtures/reference/aop-output"
 
 func scenario(t *testing.T, id string) *conform.Scenario {
 	t.Helper()
-	ss, err := scenarios.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sc := range ss {
+	for _, sc := range enginetest.Builtin(t, "aop-output") {
 		if sc.ID == id {
 			return sc
 		}
@@ -71,16 +66,7 @@ func decisions(t *testing.T, p enginetest.Played) outcome {
 // mockagent: the report is taken whole with its status, the details file is read
 // from inside the scratch directory, and the transcript is the reference one.
 func TestScenarios(t *testing.T) {
-	ss, err := scenarios.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, sc := range ss {
-		if sc.Protocol != "aop-output" {
-			continue
-		}
-		n++
+	for _, sc := range enginetest.Builtin(t, "aop-output") {
 		t.Run(sc.ID, func(t *testing.T) {
 			p := enginetest.PlayVirtual(t, sc, "", "", aopoutput.Drive)
 			o := decisions(t, p)
@@ -97,9 +83,6 @@ func TestScenarios(t *testing.T) {
 			}
 			golden(t, "correct-"+strings.TrimPrefix(sc.ID, "aop-output-")+".jsonl", p.Transcript)
 		})
-	}
-	if n == 0 {
-		t.Fatal("no aop-output scenarios")
 	}
 }
 

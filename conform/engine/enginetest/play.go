@@ -11,6 +11,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/fixtures/scenarios"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -20,7 +21,7 @@ type Played struct {
 	// Transcript is the transcript/1 the harness wrote, the scratch directory's
 	// path replaced by ${SCRATCH} (byte-stable: a reference transcript).
 	Transcript []byte
-	Err        error // what the engine's Drive (through harness.End) returned
+	Err        error  // what the engine's Drive (through harness.End) returned
 	Scratch    string // the scratch directory (removed when the test ends)
 }
 
@@ -56,5 +57,25 @@ func PlayVirtual(t *testing.T, sc *conform.Scenario, fault, engineFault string, 
 		out.Session = h.Session()
 	})
 	out.Transcript = bytes.ReplaceAll(buf.Bytes(), []byte(scratch), []byte("${SCRATCH}"))
+	return out
+}
+
+// Builtin returns the shipped scenarios of a protocol (fixtures/scenarios); it
+// fails the test when there are none.
+func Builtin(t *testing.T, protocol string) []*conform.Scenario {
+	t.Helper()
+	ss, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*conform.Scenario
+	for _, sc := range ss {
+		if sc.Protocol == protocol {
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s scenarios", protocol)
+	}
 	return out
 }

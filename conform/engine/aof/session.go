@@ -228,7 +228,7 @@ func (s *Session) observeHeartbeat() (time.Time, bool) {
 	}
 	now := s.Clock.Now()
 	at := now
-	within := func(t time.Time) bool { return !t.After(now) && t.After(s.lastBeatAt) }
+	within := func(t time.Time) bool { return !t.After(now) && !t.Before(s.lastBeatAt) }
 	var hb Heartbeat
 	switch {
 	case within(mod):

@@ -144,16 +144,14 @@ func Drive(h *harness.H) error {
 	nextPoll := time.Now().Add(poll)
 	err = a.Run(harness.Handler{
 		Key: Key,
-		// A heartbeat the agent wrote before a line is recorded before it, whether
-		// a poll or the line noticed it first: records at one instant come in one
-		// order (reference transcripts are byte-stable).
+		// A heartbeat the agent wrote before a line (stdout or stderr) is recorded
+		// before it, whether a poll or the line noticed it first: records at one
+		// instant come in one order (reference transcripts are byte-stable).
 		Collect: func(r conform.Record, final bool) []conform.Record {
 			if final {
 				return nil
 			}
-			if r.Stream == "stdout" {
-				observe(a)
-			}
+			observe(a)
 			return []conform.Record{r}
 		},
 		OnLine: func(a *harness.Agent, r conform.Record) {

@@ -3,7 +3,6 @@ package aof
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +24,6 @@ type Config struct {
 	Body     string
 	TTL      time.Duration  // heartbeat TTL (DefaultTTL when 0)
 	Metadata map[string]any // task metadata: delegationDepth, reviewRequired, delegateTo, ...
-	Tasks    []*Task        // other tasks to create before dispatch (a parent, a sibling, ...)
 	// Handoff, when set, makes the agent's task a delegated child: its
 	// inputs/handoff.json and handoff.md are written before dispatch, as the router
 	// writes them for a handoff.request.
@@ -47,8 +45,6 @@ type Session struct {
 	Store    *Store
 	Router   *Router
 	Clock    clock.Clock
-	Outcomes []Outcome
-	Actions  []Action
 	sink     Sink
 	mu       sync.Mutex
 	lastBeat []byte
@@ -77,11 +73,6 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 		sink = func(time.Time, string, string, []byte) {}
 	}
 	s := &Session{Cfg: cfg, Store: st, Router: &Router{Store: st, Fault: cfg.Fault}, Clock: clk, sink: sink}
-	for _, t := range cfg.Tasks {
-		if err := st.Create(t); err != nil {
-			return nil, err
-		}
-	}
 	body := cfg.Body
 	if body == "" {
 		body = "# " + cfg.Title + "\n\nDo the scripted work and report completion.\n"
@@ -159,7 +150,6 @@ func (s *Session) Line(l agentio.Line) Outcome {
 		o = s.Router.reject(Outcome{Reason: ReasonMessageTooLarge, Detail: "line was cut by the harness's line bound"}, "")
 	}
 	s.recordFiles(o.Written)
-	s.Outcomes = append(s.Outcomes, o)
 	return o
 }
 
@@ -185,7 +175,6 @@ func (s *Session) Poll() []Action {
 	for _, a := range acts {
 		s.recordFiles(a.Written)
 	}
-	s.Actions = append(s.Actions, acts...)
 	return acts
 }
 
@@ -247,16 +236,6 @@ func (s *Session) observeHeartbeat() (time.Time, bool) {
 	return at, true
 }
 
-// LeaseLost reports whether the agent's task is no longer in progress under its
-// lease (the scheduler reclaimed it, or a status.update moved it on).
-func (s *Session) LeaseLost() bool {
-	t, err := s.Store.Get(s.Cfg.TaskID)
-	if err != nil {
-		return true
-	}
-	return t.Status != InProgress || t.Lease == nil || t.Lease.Agent != s.Cfg.AgentID
-}
-
 // staleAt is when the agent's heartbeat expires, if the task is still in progress.
 func (s *Session) staleAt() (time.Time, bool) {
 	t, err := s.Store.Get(s.Cfg.TaskID)
@@ -269,15 +248,6 @@ func (s *Session) staleAt() (time.Time, bool) {
 	}
 	at, err := parseTime(hb.ExpiresAt)
 	return at, err == nil
-}
-
-// Summary is a one-line view of a session for tests and reports.
-func (s *Session) Summary() string {
-	st := "?"
-	if t, err := s.Store.Get(s.Cfg.TaskID); err == nil {
-		st = t.Status
-	}
-	return fmt.Sprintf("task %s: %s; events %v", s.Cfg.TaskID, st, s.Store.Events.Types())
 }
 
 // PollStale is one look of the dispatcher at a running agent: a heartbeat the

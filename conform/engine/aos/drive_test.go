@@ -2,7 +2,6 @@ package aos_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -13,16 +12,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/agentio"
 	_ "github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/engine/aos"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
-	"github.com/aopkit/aopkit/conform/harness"
-	"github.com/aopkit/aopkit/fixtures/scenarios"
 	"github.com/aopkit/aopkit/mockagent"
 	mockaos "github.com/aopkit/aopkit/mockagent/aos"
 )
@@ -33,11 +28,7 @@ const fixtures = "../../../fixtures/reference/aos"
 
 func scenario(t *testing.T, id string) *conform.Scenario {
 	t.Helper()
-	ss, err := scenarios.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sc := range ss {
+	for _, sc := range enginetest.Builtin(t, "aos") {
 		if sc.ID == id {
 			return sc
 		}
@@ -47,59 +38,40 @@ func scenario(t *testing.T, id string) *conform.Scenario {
 }
 
 // play runs Drive through the harness against the in-process mockagent inside a
-// synctest bubble: virtual time from 2000-01-01, the guardian served in memory. It
-// returns the session and the transcript with the scratch path as ${SCRATCH}.
+// synctest bubble (enginetest.PlayVirtual: virtual time from 2000-01-01, the
+// guardian served in memory) and returns the session and the transcript.
 func play(t *testing.T, sc *conform.Scenario, fault string) (*conform.Session, []byte) {
 	t.Helper()
-	ag, err := mockagent.Lookup("aos")
-	if err != nil {
-		t.Fatal(err)
+	p := enginetest.PlayVirtual(t, sc, fault, "", aos.Drive)
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
-	return playAgent(t, sc, ag, fault)
+	return p.Session, p.Transcript
 }
 
-func playAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault string) (*conform.Session, []byte) {
+// playAgent is play with an agent of the test's own.
+func playAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent) *conform.Session {
 	t.Helper()
-	sess, tr, err := playEngine(t, sc, ag, fault, "")
-	if err != nil {
-		t.Fatal(err)
+	p := enginetest.PlayAgent(t, sc, ag, "", "", aos.Drive)
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
-	return sess, tr
-}
-
-// playEngine is playAgent with a fault of the engine; it returns Drive's error.
-func playEngine(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault, engineFault string) (*conform.Session, []byte, error) {
-	t.Helper()
-	scratch, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	var sess *conform.Session
-	var derr error
-	synctest.Test(t, func(t *testing.T) {
-		h := harness.New(context.Background(), harness.Config{Scenario: sc, Transcript: &buf, EngineFault: engineFault,
-			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait}, Command: []string{"mockagent", "--protocol", "aos"}, Scratch: scratch})
-		derr = h.End(aos.Drive(h))
-		sess = h.Session()
-	})
-	return sess, bytes.ReplaceAll(buf.Bytes(), []byte(scratch), []byte("${SCRATCH}")), derr
+	return p.Session
 }
 
 // The engine's faults change its answers in the way named; an unknown one is the
 // harness's error.
 func TestDriveEngineFaults(t *testing.T) {
-	ag, _ := mockagent.Lookup("aos")
 	sc := scenario(t, "aos-happy-path")
-	if _, _, err := playEngine(t, sc, ag, "", "no-such-fault"); err == nil {
+	if p := enginetest.PlayVirtual(t, sc, "", "no-such-fault", aos.Drive); p.Err == nil {
 		t.Error("an unknown engine fault was played")
 	}
-	sess, _, err := playEngine(t, sc, ag, "", "string-ids")
-	if err != nil {
-		t.Fatal(err)
+	p := enginetest.PlayVirtual(t, sc, "", "string-ids", aos.Drive)
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
 	n := 0
-	for _, r := range sess.Records {
+	for _, r := range p.Session.Records {
 		if r.From == "orchestrator" && r.Stream == "http" {
 			n++
 			if _, ok := r.Obj()["id"].(string); !ok {
@@ -107,15 +79,15 @@ func TestDriveEngineFaults(t *testing.T) {
 			}
 		}
 	}
-	sess, _, err = playEngine(t, sc, ag, "", "unknown-decision")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := answers(sess); !slices.Contains(got, "steps/toolCallRequest approve") {
-		t.Errorf("unknown-decision: %q", got)
-	}
 	if n == 0 {
 		t.Error("no answers")
+	}
+	p = enginetest.PlayVirtual(t, sc, "", "unknown-decision", aos.Drive)
+	if p.Err != nil {
+		t.Fatal(p.Err)
+	}
+	if got := answers(p.Session); !slices.Contains(got, "steps/toolCallRequest approve") {
+		t.Errorf("unknown-decision: %q", got)
 	}
 }
 
@@ -350,13 +322,13 @@ func TestStalledGuardianTimeouts(t *testing.T) {
 	}
 	for _, timeout := range []time.Duration{300 * time.Millisecond, time.Second, 2500 * time.Millisecond} {
 		t.Run("fail-open-after-"+timeout.String(), func(t *testing.T) {
-			sess, _ := playAgent(t, sc, guardianTimeoutAgent(timeout, true), "")
+			sess := playAgent(t, sc, guardianTimeoutAgent(timeout, true))
 			if v := verdicts(sess)["aos/5.2/fail-closed"]; v != conform.Fail {
 				t.Errorf("an agent failing open after %s: fail-closed %s, want FAIL", timeout, v)
 			}
 		})
 		t.Run("fail-closed-after-"+timeout.String(), func(t *testing.T) {
-			sess, _ := playAgent(t, sc, guardianTimeoutAgent(timeout, false), "")
+			sess := playAgent(t, sc, guardianTimeoutAgent(timeout, false))
 			v := verdicts(sess)
 			if v["aos/5.2/fail-closed"] != conform.Pass || v["aos/bind/stop-on-sigterm"] == conform.Fail {
 				t.Errorf("an agent failing closed after %s and exiting: %v", timeout, v)

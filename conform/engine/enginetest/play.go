@@ -35,6 +35,13 @@ func PlayVirtual(t *testing.T, sc *conform.Scenario, fault, engineFault string, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return PlayAgent(t, sc, ag, fault, engineFault, drive)
+}
+
+// PlayAgent is PlayVirtual with an agent of the test's own (a third-party-style
+// behaviour mockagent has no fault for).
+func PlayAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault, engineFault string, drive func(*harness.H) error) Played {
+	t.Helper()
 	scratch, err := os.MkdirTemp("", "aopkit-engine-")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +58,9 @@ func PlayVirtual(t *testing.T, sc *conform.Scenario, fault, engineFault string, 
 	var buf bytes.Buffer
 	synctest.Test(t, func(t *testing.T) {
 		h := harness.New(context.Background(), harness.Config{Scenario: sc, Transcript: &buf,
-			Launcher: agentio.InProcess{Agent: ag, Fault: fault},
+			// Settle: an agent's HTTP exchanges with an engine serving in memory
+			// (aos) wait for the harness to catch up, so the order is one.
+			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait},
 			Command:  cmd, Scratch: scratch, EngineFault: engineFault})
 		out.Err = h.End(drive(h))
 		out.Session = h.Session()

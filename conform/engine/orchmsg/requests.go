@@ -3,17 +3,15 @@ package orchmsg
 import (
 	"fmt"
 	"sort"
-	"time"
-)
 
-var roles = map[string]bool{"planner": true, "worker": true, "reviewer": true}
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
+)
 
 // handleRequest answers one of the five requests (Supported Requests).
 func (e *engine) handleRequest(id, typ string, m map[string]any) {
 	p, _ := m["payload"].(map[string]any)
 	if _, present := m["payload"]; present && p == nil {
-		e.violation("ORCH-SCHEMA-001", "%s payload must be an object", typ)
-		e.fail(id, typ, "INVALID_REQUEST", "payload must be an object", nil)
+		e.fail(id, "INVALID_REQUEST", "payload must be an object", nil)
 		return
 	}
 	if p == nil {
@@ -29,30 +27,28 @@ func (e *engine) handleRequest(id, typ string, m map[string]any) {
 	case "request:get-task":
 		e.getTask(id, typ, p)
 	case "request:ask-user":
-		e.askUser(id, typ, p)
+		e.askUser(id, p)
 	default:
-		e.violation("ORCH-TYPE-001", "request type %q is unknown", typ)
-		e.fail(id, typ, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
+		e.fail(id, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
 	}
 }
 
 func (e *engine) invalid(id, typ, msg string, details map[string]any) {
-	e.violation("ORCH-SCHEMA-001", "%s: %s", typ, msg)
-	e.fail(id, typ, "INVALID_REQUEST", msg, details)
+	e.fail(id, "INVALID_REQUEST", msg, details)
 }
 
 // registry is the agent itself and its peers, sorted by id.
 func (e *engine) registry() []AgentInfo {
-	self := AgentInfo{ID: e.cfg.AgentID, Role: e.cfg.Role, Status: "idle", Capabilities: e.cfg.Capabilities}
+	self := AgentInfo{ID: AgentID, Role: e.world.Role, Status: "idle", Capabilities: e.world.Capabilities}
 	if self.Capabilities == nil {
 		self.Capabilities = []string{}
 	}
-	if e.res.TaskState == "incomplete" {
+	if e.taskState == "incomplete" {
 		self.Status = "busy"
-		t := e.cfg.Task.ID
+		t := e.taskID
 		self.CurrentTask = &t
 	}
-	out := append([]AgentInfo{self}, e.cfg.Peers...)
+	out := append([]AgentInfo{self}, e.world.Agents...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
@@ -61,7 +57,7 @@ func (e *engine) queryAgents(id, typ string, p map[string]any) {
 	role, hasRole := p["role"]
 	if hasRole {
 		r, ok := role.(string)
-		if !ok || !roles[r] {
+		if !ok || !spec.IsRole(r) {
 			e.invalid(id, typ, "Invalid role specified", map[string]any{"role": role})
 			return
 		}
@@ -91,7 +87,7 @@ func (e *engine) queryAgents(id, typ string, p map[string]any) {
 		}
 		agents = append(agents, a)
 	}
-	e.success(id, typ, map[string]any{"agents": agents})
+	e.success(id, map[string]any{"agents": agents})
 }
 
 func hasAll(have, want []string) bool {
@@ -112,7 +108,7 @@ func hasAll(have, want []string) bool {
 // visible: agents can only query their own tasks (Security Considerations): the
 // ones assigned to them and the ones they submitted.
 func (e *engine) visible(t *Task) bool {
-	return t.AssignedTo == e.cfg.AgentID || t.SubmittedBy == e.cfg.AgentID
+	return t.AssignedTo == AgentID || t.SubmittedBy == AgentID
 }
 
 func (e *engine) sortedTasks() []*Task {
@@ -154,7 +150,7 @@ func (e *engine) queryTasks(id, typ string, p map[string]any) {
 		}
 		tasks = append(tasks, summary(t))
 	}
-	e.success(id, typ, map[string]any{"tasks": tasks})
+	e.success(id, map[string]any{"tasks": tasks})
 }
 
 func (e *engine) getTask(id, typ string, p map[string]any) {
@@ -165,15 +161,14 @@ func (e *engine) getTask(id, typ string, p map[string]any) {
 	}
 	t := e.tasks[taskID]
 	if t == nil {
-		e.fail(id, typ, "NOT_FOUND", fmt.Sprintf("Task %s not found", taskID), map[string]any{"taskId": taskID})
+		e.fail(id, "NOT_FOUND", fmt.Sprintf("Task %s not found", taskID), map[string]any{"taskId": taskID})
 		return
 	}
 	if !e.visible(t) {
-		e.violation("orchmsg/auth/own-tasks", "request:get-task for %s, which is not the agent's", taskID)
-		e.fail(id, typ, "UNAUTHORIZED", "Agents can only query their own tasks", map[string]any{"taskId": taskID})
+		e.fail(id, "UNAUTHORIZED", "Agents can only query their own tasks", map[string]any{"taskId": taskID})
 		return
 	}
-	e.success(id, typ, map[string]any{"task": t})
+	e.success(id, map[string]any{"task": t.view()})
 }
 
 func (e *engine) submitTask(id, typ string, p map[string]any) {
@@ -182,11 +177,11 @@ func (e *engine) submitTask(id, typ string, p map[string]any) {
 		e.invalid(id, typ, "payload.name is required", nil)
 		return
 	}
-	t := &Task{Name: name, Status: "queued", SubmittedBy: e.cfg.AgentID, Dependencies: []string{}}
+	t := &Task{Name: name, Status: "queued", SubmittedBy: AgentID, Dependencies: []string{}}
 	t.Type, _ = p["type"].(string)
 	t.Description, _ = p["description"].(string)
 	t.RequiredRole, _ = p["requiredRole"].(string)
-	if t.RequiredRole != "" && !roles[t.RequiredRole] {
+	if t.RequiredRole != "" && !spec.IsRole(t.RequiredRole) {
 		e.invalid(id, typ, "Invalid requiredRole specified", map[string]any{"requiredRole": t.RequiredRole})
 		return
 	}
@@ -210,57 +205,27 @@ func (e *engine) submitTask(id, typ string, p map[string]any) {
 	}
 	// The submitting agent's own task is the parent: a submitted task sits one
 	// level below the deepest of its dependencies and of that task.
-	depth := e.tasks[e.cfg.Task.ID].depth + 1
+	var deps []int
 	if ds, ok := p["dependencies"].([]any); ok {
 		for _, d := range ds {
 			s, _ := d.(string)
 			dep := e.tasks[s]
 			if dep == nil {
-				e.fail(id, typ, "NOT_FOUND", fmt.Sprintf("Dependency %q not found", s), map[string]any{"dependency": d})
+				e.fail(id, "NOT_FOUND", fmt.Sprintf("Dependency %q not found", s), map[string]any{"dependency": d})
 				return
 			}
 			t.Dependencies = append(t.Dependencies, s)
-			depth = max(depth, dep.depth+1)
+			deps = append(deps, dep.depth)
 		}
 	}
-	if depth > e.cfg.MaxDepth {
-		e.violation("orchmsg/delegation/depth", "a submitted task at depth %d; at most %d", depth, e.cfg.MaxDepth)
-		e.fail(id, typ, "UNAUTHORIZED", fmt.Sprintf("Delegation depth %d exceeds %d", depth, e.cfg.MaxDepth), map[string]any{"depth": depth, "maxDepth": e.cfg.MaxDepth})
+	depth := spec.SubmittedDepth(e.tasks[e.taskID].depth, deps...)
+	if depth > spec.MaxDelegationDepth {
+		e.fail(id, "UNAUTHORIZED", fmt.Sprintf("Delegation depth %d exceeds %d", depth, spec.MaxDelegationDepth), map[string]any{"depth": depth, "maxDepth": spec.MaxDelegationDepth})
 		return
 	}
 	t.depth = depth
-	t.ID = fmt.Sprintf("task-%s-%d", e.cfg.AgentID, len(e.res.Submitted)+1)
+	e.submitted++
+	t.ID = fmt.Sprintf("task-sub-%03d", e.submitted)
 	e.tasks[t.ID] = t
-	e.res.Submitted = append(e.res.Submitted, *t)
-	e.success(id, typ, map[string]any{"task": t})
-}
-
-// askUser forwards the question to the (scripted) user; the answer comes later,
-// or response:error TIMEOUT once payload.timeout (ms; the 30 s request timeout
-// when absent) has passed.
-func (e *engine) askUser(id, typ string, p map[string]any) {
-	q, _ := p["question"].(string)
-	if q == "" {
-		e.invalid(id, typ, "payload.question is required", nil)
-		return
-	}
-	timeout := e.cfg.RequestTimeout
-	if v, ok := p["timeout"]; ok {
-		f, isNum := v.(float64)
-		if !isNum || f <= 0 {
-			e.invalid(id, typ, "timeout must be a positive number of milliseconds", map[string]any{"timeout": v})
-			return
-		}
-		timeout = time.Duration(f) * time.Millisecond
-	}
-	now := e.clk.Now()
-	a := &pendingAsk{id: id, deadline: now.Add(timeout), timeout: timeout}
-	if len(e.answers) > 0 {
-		ans := e.answers[0]
-		e.answers = e.answers[1:]
-		if ans.After < timeout {
-			a.answerAt, a.answer = now.Add(ans.After), ans.Answer
-		}
-	}
-	e.asks = append(e.asks, a)
+	e.success(id, map[string]any{"task": t.view()})
 }

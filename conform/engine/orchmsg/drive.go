@@ -105,7 +105,8 @@ func (e *engine) request(r conform.Record, m map[string]any, typ string, id any,
 	}
 	sid, ok := id.(string)
 	if !ok || sid == "" {
-		e.fail(id, "INVALID_REQUEST", "request id must be a non-empty string", nil)
+		// A correlationId is a string naming the request: nothing answers this one.
+		e.decision("not-answered", map[string]any{"seq": r.Seq, "reason": "the request id is not a non-empty string"})
 		return
 	}
 	if e.seenIDs[sid] {

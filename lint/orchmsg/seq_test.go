@@ -52,6 +52,11 @@ func TestTimeoutAskUser(t *testing.T) {
 	if got := rules(linter.LintBytes("ask.jsonl", []byte(late), linter.Options{})); got["ORCH-SEQ-004"] != 1 {
 		t.Errorf("ask-user answered after its timeout: want one ORCH-SEQ-004, got %v", got)
 	}
+	// A timeout shorter than 30 s is the question's too (lint/spec/orchmsg.RequestDeadline).
+	short := strings.Replace(strings.Replace(late, "300000", "10000", 1), "14:31:00Z", "14:30:20Z", 1)
+	if got := rules(linter.LintBytes("ask.jsonl", []byte(short), linter.Options{})); got["ORCH-SEQ-004"] != 1 {
+		t.Errorf("ask-user unanswered 20 s after a 10 s timeout: want one ORCH-SEQ-004, got %v", got)
+	}
 }
 
 // TestRateFloodReportedPerSecond: a two-second flood is reported once per second.

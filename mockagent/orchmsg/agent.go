@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -37,7 +38,7 @@ const (
 	progressEvery = 5 * time.Second
 	// answerWait is how long the agent waits for a response: longer than the
 	// orchestrator's 30 s request timeout, so the orchestrator's TIMEOUT comes first.
-	answerWait = 35 * time.Second
+	answerWait = spec.RequestTimeout + 5*time.Second
 	maxLine    = 4 << 20
 )
 
@@ -372,7 +373,7 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 		parent := taskID
 		n := 1
 		if a.fault == FaultNestedDelegation {
-			n = 4
+			n = spec.MaxDelegationDepth + 1 // one level too deep
 		}
 		for i := 1; i <= n; i++ {
 			r, st := a.request("request:submit-task", map[string]any{

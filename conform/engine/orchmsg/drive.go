@@ -78,7 +78,7 @@ func (e *engine) onLine(a *harness.Agent, r conform.Record) {
 	}
 	e.lastMsg = r.Time
 	id, hasID := m["id"]
-	if e.fault != FaultIgnoreRateLimit && e.rate.Add(r.Time) {
+	if over, _, _ := e.rate.Add(r.Time, struct{}{}); over && e.fault != FaultIgnoreRateLimit {
 		if !e.limited {
 			e.limited = true
 			e.decision("rate-limited", map[string]any{"seq": r.Seq, "limit_per_second": spec.RateLimit})

@@ -178,7 +178,7 @@ type engine struct {
 	tasks     map[string]*Task
 	submitted int
 	seenIDs   map[string]bool
-	rate      spec.Rate
+	rate      spec.Rate[struct{}]
 	limited   bool
 	pending   []*pending
 	answers   []UserAnswer

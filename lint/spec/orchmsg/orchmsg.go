@@ -104,36 +104,37 @@ const RateLimit = 100
 // RateWindow is the sliding window of RateLimit.
 const RateWindow = time.Second
 
-// Rate counts one agent's messages over a sliding RateWindow. The zero value is
-// ready to use.
-type Rate struct {
-	ring [RateLimit + 1]time.Time
+// Rate counts one agent's messages over a sliding RateWindow; each message
+// carries a value of the caller's (a record, a position for a diagnostic). The
+// zero value is ready to use.
+type Rate[T any] struct {
+	ring [RateLimit + 1]rateEntry[T]
 	n    int // entries filled
 	next int // where the next entry goes
 }
 
+type rateEntry[T any] struct {
+	t time.Time
+	v T
+}
+
 // Add counts a message sent at t (times in order) and reports whether it is over
-// the limit: the RateLimit messages before it all came within RateWindow.
-func (r *Rate) Add(t time.Time) (over bool) {
-	r.ring[r.next] = t
+// the limit: the RateLimit messages before it all came within RateWindow. first
+// and firstAt are then the first message of that window.
+func (r *Rate[T]) Add(t time.Time, v T) (over bool, first T, firstAt time.Time) {
+	r.ring[r.next] = rateEntry[T]{t, v}
 	r.next = (r.next + 1) % len(r.ring)
 	if r.n < len(r.ring) {
 		r.n++
 	}
 	if r.n < len(r.ring) {
-		return false
+		return false, first, firstAt
 	}
 	oldest := r.ring[r.next] // the entry RateLimit messages back
-	return t.Sub(oldest) < RateWindow
-}
-
-// Oldest is the time of the message RateLimit messages before the last one added
-// (zero before there were that many): the start of a flood Add reported.
-func (r *Rate) Oldest() time.Time {
-	if r.n < len(r.ring) {
-		return time.Time{}
+	if t.Sub(oldest.t) >= RateWindow {
+		return false, first, firstAt
 	}
-	return r.ring[r.next]
+	return true, oldest.v, oldest.t
 }
 
 // MaxDelegationDepth is how deep tasks an agent submits may nest (engine policy:

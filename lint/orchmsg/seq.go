@@ -108,7 +108,7 @@ var (
 		ID: "ORCH-SEQ-007", Title: "agent active after the shutdown grace period", Protocol: ID, Severity: lint.Error,
 		Spec: "orchmsg-stdio §Orchestrator Notifications (3. Shutdown)",
 		Doc: "After notify:shutdown the agent has `gracePeriod` milliseconds (30 000 when none is given, as in the spec's " +
-			"example) to finish and exit. A message from the agent after that, or a harness kill or timeout after it, means " +
+			"example) to finish and exit. A message from the agent after that, or a harness signal, kill or timeout after it, means " +
 			"the agent ignored the shutdown. Reported once per stream, at the first offence.",
 		Bad: "{\"type\":\"notify:shutdown\",\"timestamp\":\"2026-02-04T14:30:00Z\",\"payload\":{\"gracePeriod\":5000},...}\n" +
 			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:09Z\",...}",
@@ -476,11 +476,11 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 		switch m.Kind {
 		case "harness:agent-exit":
 			c.exited = true
-		case "harness:kill", "harness:timeout":
-			if !c.exited && !now.Before(c.at.Add(c.grace)) { // killed when the grace period was over
+		case "harness:kill", "harness:timeout", "harness:signal":
+			if !c.exited && !now.Before(c.at.Add(c.grace)) { // stopped when the grace period was over
 				c.reported = true
 				p.ReportAtf(lint.Error, c.w, eventWitness(m), "the agent was still running %s after %s (grace period %s) and the harness had to %s it: stop and exit within the grace period",
-					now.Sub(c.at).Round(time.Millisecond), c.w.Message, c.grace, map[string]string{"harness:kill": "kill", "harness:timeout": "time out"}[m.Kind])
+					now.Sub(c.at).Round(time.Millisecond), c.w.Message, c.grace, map[string]string{"harness:kill": "kill", "harness:timeout": "time out", "harness:signal": "signal"}[m.Kind])
 			}
 		}
 		return

@@ -283,20 +283,30 @@ func reference(t *testing.T, name string, got []byte) {
 		t.Fatal(err)
 	}
 	g, w := normalized(got), normalized(want)
-	if !slices.Equal(g, w) {
-		for i := 0; i < len(g) || i < len(w); i++ {
-			var a, b string
-			if i < len(g) {
-				a = g[i]
-			}
-			if i < len(w) {
-				b = w[i]
-			}
-			if a != b {
-				t.Fatalf("%s differs (go test ./conform/engine/orchmsg -update rewrites it):\n got: %s\nwant: %s", path, a, b)
-			}
+	if slices.Equal(g, w) {
+		return
+	}
+	onlyRun, onlyFile := without(g, w), without(w, g)
+	t.Fatalf("%s differs (go test ./conform/engine/orchmsg -update rewrites it): %d records only in this run, %d only in the file\n run: %s\nfile: %s",
+		path, len(onlyRun), len(onlyFile), first(onlyRun), first(onlyFile))
+}
+
+// without returns the lines of a that b lacks (both sorted).
+func without(a, b []string) []string {
+	var out []string
+	for _, l := range a {
+		if _, found := slices.BinarySearch(b, l); !found {
+			out = append(out, l)
 		}
 	}
+	return out
+}
+
+func first(ls []string) string {
+	if len(ls) == 0 {
+		return "(none)"
+	}
+	return ls[0]
 }
 
 func normalized(b []byte) []string {

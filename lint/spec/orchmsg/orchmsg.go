@@ -158,11 +158,6 @@ func SubmittedDepth(parent int, deps ...int) int {
 // most this many bytes).
 const MaxMessage = 1 << 20
 
-// ShutdownGrace is the grace period aopkit's orchestrator gives in
-// notify:shutdown unless a scenario names another (bindings §orchmsg; stretched by
-// --timeout-scale). The spec's example is 30 s (DefaultGracePeriod).
-const ShutdownGrace = 2 * time.Second
-
 // DefaultGracePeriod is the grace period assumed when notify:shutdown names none
 // (the spec's example: "gracePeriod": 30000).
 const DefaultGracePeriod = 30 * time.Second

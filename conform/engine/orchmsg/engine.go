@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
@@ -64,6 +65,20 @@ type World struct {
 	CancelGrace   conform.Duration `json:"cancel_grace,omitempty"`   // DefaultCancelGrace
 	// KeepAlive: no shutdown when the task ends (the scenario's steps stop the agent).
 	KeepAlive bool `json:"keep_alive,omitempty"`
+	// Team are more agents, each a process of the same command as the agent under
+	// test (with its own ORCHMSG_AGENT_ID), run at the same time. With a team the
+	// engine schedules: a submitted task is queued and assigned to an idle member
+	// of its requiredRole (and requiredCapabilities) once its dependencies are
+	// completed; everyone is shut down when no task runs and none can.
+	Team []Member `json:"team,omitempty"`
+}
+
+// Member is an agent of the team.
+type Member struct {
+	ID           string   `json:"id"`
+	Role         string   `json:"role,omitempty"` // worker
+	Capabilities []string `json:"capabilities,omitempty"`
+	Task         *Task    `json:"task,omitempty"` // assigned at the start (none: idle)
 }
 
 // User is the scripted user behind request:ask-user: each question takes the next
@@ -165,30 +180,47 @@ type pending struct {
 	timeout  time.Duration
 }
 
-// engine is the orchestrator's state for one scenario.
+// engine is the orchestrator's state for one scenario: the task store, the
+// scripted user and the agents it drives (members). One agent in the common
+// case; a scenario's team adds more, each run by the harness in its own
+// goroutine, so every entry point takes mu.
 type engine struct {
+	mu    sync.Mutex
 	h     *harness.H
-	a     *harness.Agent
 	fault string
 	world World
-	seq   int
 
-	taskID    string
-	taskState string // incomplete, completed, failed, cancelled
 	tasks     map[string]*Task
+	queue     []string // submitted tasks not assigned yet, in order (teams only)
 	submitted int
-	seenIDs   map[string]bool
-	rate      spec.Rate[struct{}]
-	limited   bool
-	pending   []*pending
 	answers   []UserAnswer
 	withheld  map[string]bool
 	rejected  map[string]bool
-	lastMsg   time.Time
-	cancelled map[string]time.Time
+	members   []*member
+}
+
+// member is one agent the engine drives and its state.
+type member struct {
+	e    *engine
+	id   string
+	role string
+	caps []string
+	a    *harness.Agent
+	seq  int // ids of the messages sent to it
+
+	taskID     string // the current task ("" before the first)
+	taskState  string // incomplete, completed, failed, cancelled ("" idle)
+	assignedAt time.Time
+	seenIDs    map[string]bool
+	rate       spec.Rate[struct{}]
+	limited    bool
+	pending    []*pending
+	lastMsg    time.Time
 	// shutdownAt is the shutdown the engine decided on (zero: none yet).
 	shutdownAt time.Time
-	timedOut   bool // the task timeout or the idle timeout fired
+	timedOut   bool     // the task timeout or the idle timeout fired
+	inbox      []func() // work other members' goroutines left for this one
+	gone       bool     // its Run has returned
 }
 
 // newEngine reads the scenario: the notification payload, the assigned task
@@ -199,8 +231,7 @@ func newEngine(h *harness.H) (*engine, map[string]any, error) {
 	if err := json.Unmarshal(h.Expand(sc.Task), &payload); err != nil {
 		return nil, nil, harness.Errorf("scenario %s: task: %v", sc.ID, err)
 	}
-	e := &engine{h: h, fault: h.EngineFault(), taskState: "incomplete", tasks: map[string]*Task{},
-		seenIDs: map[string]bool{}, cancelled: map[string]time.Time{}, withheld: map[string]bool{}, rejected: map[string]bool{}}
+	e := &engine{h: h, fault: h.EngineFault(), tasks: map[string]*Task{}, withheld: map[string]bool{}, rejected: map[string]bool{}}
 	if e.fault != "" && !knownFault(e.fault) {
 		return nil, nil, harness.Errorf("the orchmsg engine has no fault %q (faults: %s)", e.fault, faultNames())
 	}
@@ -211,8 +242,8 @@ func newEngine(h *harness.H) (*engine, map[string]any, error) {
 		}
 		delete(payload, "orchestrator")
 	}
-	e.taskID, _ = payload["taskId"].(string)
-	main := Task{ID: e.taskID, Name: "Assigned task"}
+	taskID, _ := payload["taskId"].(string)
+	main := Task{ID: taskID, Name: "Assigned task"}
 	if t, ok := payload["task"]; ok {
 		b, _ := json.Marshal(t)
 		if err := json.Unmarshal(b, &main); err != nil {
@@ -221,17 +252,12 @@ func newEngine(h *harness.H) (*engine, map[string]any, error) {
 		delete(payload, "task")
 	}
 	if main.ID == "" {
-		main.ID = e.taskID
-	}
-	main.AssignedTo, main.Status = AgentID, "running"
-	if main.Dependencies == nil {
-		main.Dependencies = []string{}
+		main.ID = taskID
 	}
 	for _, t := range e.world.Tasks {
 		t := t
 		e.tasks[t.ID] = &t
 	}
-	e.tasks[main.ID] = &main
 	if e.world.Role == "" {
 		e.world.Role = "worker"
 	}
@@ -245,27 +271,62 @@ func newEngine(h *harness.H) (*engine, map[string]any, error) {
 	for _, t := range sc.Reject {
 		e.rejected[t] = true
 	}
+	lead := e.member(AgentID, e.world.Role, e.world.Capabilities)
+	lead.take(&main)
+	for _, tm := range e.world.Team {
+		if tm.ID == "" || tm.ID == AgentID {
+			return nil, nil, harness.Errorf("scenario %s: task.orchestrator.team: every member needs an id other than %s", sc.ID, AgentID)
+		}
+		m := e.member(tm.ID, orDefault(tm.Role, "worker"), tm.Capabilities)
+		if tm.Task != nil {
+			t := *tm.Task
+			m.take(&t)
+		}
+	}
 	return e, payload, nil
 }
 
+// member adds an agent.
+func (e *engine) member(id, role string, caps []string) *member {
+	m := &member{e: e, id: id, role: role, caps: caps, seenIDs: map[string]bool{}}
+	e.members = append(e.members, m)
+	return m
+}
+
+// take makes t the member's current task (in the store, running).
+func (m *member) take(t *Task) {
+	t.AssignedTo, t.Status = m.id, "running"
+	if t.Dependencies == nil {
+		t.Dependencies = []string{}
+	}
+	m.e.tasks[t.ID] = t
+	m.taskID, m.taskState, m.assignedAt = t.ID, "incomplete", time.Now()
+}
+
+// team reports whether the engine drives more than one agent.
+func (e *engine) team() bool { return len(e.members) > 1 }
+
 // decision records a decision of the engine that sends no message (a rate limit,
 // a timeout, a stop) as a "decision" event.
-func (e *engine) decision(name string, detail map[string]any) {
+func (m *member) decision(name string, detail map[string]any) {
 	d := map[string]any{"decision": name}
 	for k, v := range detail {
 		d[k] = v
 	}
-	n := 0
-	if e.a != nil {
-		n = e.a.N()
+	if m.e.team() {
+		d["agent"] = m.id
 	}
-	e.h.Event(n, "decision", d)
+	n := 0
+	if m.a != nil {
+		n = m.a.N()
+	}
+	m.e.h.Event(n, "decision", d)
 }
 
 // newID is a deterministic UUID-shaped id with a prefix, unique within the run.
-func (e *engine) newID(prefix string) string {
-	e.seq++
-	h := sha256.Sum256([]byte(fmt.Sprintf("orchestrator/%s/%d", e.h.Scenario().ID, e.seq)))
+func (m *member) newID(prefix string) string {
+	m.seq++
+	h := sha256.Sum256([]byte(fmt.Sprintf("orchestrator/%s/%s/%d", m.e.h.Scenario().ID, m.id, m.seq)))
 	h[6] = h[6]&0x0f | 0x40
 	h[8] = h[8]&0x3f | 0x80
 	x := hex.EncodeToString(h[:16])
@@ -278,12 +339,12 @@ const stampLayout = "2006-01-02T15:04:05.000Z07:00"
 func stamp() string { return time.Now().UTC().Format(stampLayout) }
 
 // send writes one message to the agent's stdin (the harness records it).
-func (e *engine) send(v any) {
+func (m *member) send(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return
 	}
-	e.a.Send(b)
+	m.a.Send(b)
 }
 
 type notifyMsg struct {
@@ -309,17 +370,17 @@ type errorBody struct {
 	Details map[string]any `json:"details,omitempty"`
 }
 
-func (e *engine) notification(typ string, payload map[string]any) notifyMsg {
-	return notifyMsg{Type: typ, ID: e.newID("ntf"), Timestamp: stamp(), AgentID: AgentID, Payload: payload}
+func (m *member) notification(typ string, payload map[string]any) notifyMsg {
+	return notifyMsg{Type: typ, ID: m.newID("ntf"), Timestamp: stamp(), AgentID: m.id, Payload: payload}
 }
 
-func (e *engine) notify(typ string, payload map[string]any) {
-	e.send(e.notification(typ, payload))
+func (m *member) notify(typ string, payload map[string]any) {
+	m.send(m.notification(typ, payload))
 }
 
 // correlation is the correlationId of the answer to request id.
-func (e *engine) correlation(id any) any {
-	if e.fault == FaultWrongCorrelationID {
+func (m *member) correlation(id any) any {
+	if m.e.fault == FaultWrongCorrelationID {
 		if s, ok := id.(string); ok {
 			return s + "-x"
 		}
@@ -327,12 +388,12 @@ func (e *engine) correlation(id any) any {
 	return id
 }
 
-func (e *engine) success(reqID any, payload any) {
-	e.send(responseMsg{Type: "response:success", ID: e.newID("res"), CorrelationID: e.correlation(reqID), Timestamp: stamp(), Payload: payload})
+func (m *member) success(reqID any, payload any) {
+	m.send(responseMsg{Type: "response:success", ID: m.newID("res"), CorrelationID: m.correlation(reqID), Timestamp: stamp(), Payload: payload})
 }
 
-func (e *engine) fail(reqID any, code, msg string, details map[string]any) {
-	e.send(responseMsg{Type: "response:error", ID: e.newID("res"), CorrelationID: e.correlation(reqID), Timestamp: stamp(), Error: &errorBody{Code: code, Message: msg, Details: details}})
+func (m *member) fail(reqID any, code, msg string, details map[string]any) {
+	m.send(responseMsg{Type: "response:error", ID: m.newID("res"), CorrelationID: m.correlation(reqID), Timestamp: stamp(), Error: &errorBody{Code: code, Message: msg, Details: details}})
 }
 
 // scaled stretches a scenario duration by --timeout-scale.

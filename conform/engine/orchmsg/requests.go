@@ -8,10 +8,10 @@ import (
 )
 
 // handleRequest answers one of the five requests (Supported Requests).
-func (e *engine) handleRequest(id, typ string, m map[string]any) {
-	p, _ := m["payload"].(map[string]any)
-	if _, present := m["payload"]; present && p == nil {
-		e.fail(id, "INVALID_REQUEST", "payload must be an object", nil)
+func (m *member) handleRequest(id, typ string, msg map[string]any) {
+	p, _ := msg["payload"].(map[string]any)
+	if _, present := msg["payload"]; present && p == nil {
+		m.fail(id, "INVALID_REQUEST", "payload must be an object", nil)
 		return
 	}
 	if p == nil {
@@ -19,46 +19,53 @@ func (e *engine) handleRequest(id, typ string, m map[string]any) {
 	}
 	switch typ {
 	case "request:query-agents":
-		e.queryAgents(id, typ, p)
+		m.queryAgents(id, p)
 	case "request:query-tasks":
-		e.queryTasks(id, typ, p)
+		m.queryTasks(id, p)
 	case "request:submit-task":
-		e.submitTask(id, typ, p)
+		m.submitTask(id, p)
 	case "request:get-task":
-		e.getTask(id, typ, p)
+		m.getTask(id, p)
 	case "request:ask-user":
-		e.askUser(id, p)
+		m.askUser(id, p)
 	default:
-		e.fail(id, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
+		m.fail(id, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
 	}
 }
 
-func (e *engine) invalid(id, typ, msg string, details map[string]any) {
-	e.fail(id, "INVALID_REQUEST", msg, details)
+func (m *member) invalid(id, msg string, details map[string]any) {
+	m.fail(id, "INVALID_REQUEST", msg, details)
 }
 
-// registry is the agent itself and its peers, sorted by id.
+// registry is the agents the engine drives (busy with a task, or idle) and the
+// world's other agents, sorted by id.
 func (e *engine) registry() []AgentInfo {
-	self := AgentInfo{ID: AgentID, Role: e.world.Role, Status: "idle", Capabilities: e.world.Capabilities}
-	if self.Capabilities == nil {
-		self.Capabilities = []string{}
+	var out []AgentInfo
+	for _, m := range e.members {
+		a := AgentInfo{ID: m.id, Role: m.role, Status: "idle", Capabilities: m.caps}
+		if a.Capabilities == nil {
+			a.Capabilities = []string{}
+		}
+		if m.gone {
+			a.Status = "offline"
+		} else if m.taskState == "incomplete" {
+			a.Status = "busy"
+			t := m.taskID
+			a.CurrentTask = &t
+		}
+		out = append(out, a)
 	}
-	if e.taskState == "incomplete" {
-		self.Status = "busy"
-		t := e.taskID
-		self.CurrentTask = &t
-	}
-	out := append([]AgentInfo{self}, e.world.Agents...)
+	out = append(out, e.world.Agents...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
-func (e *engine) queryAgents(id, typ string, p map[string]any) {
+func (m *member) queryAgents(id string, p map[string]any) {
 	role, hasRole := p["role"]
 	if hasRole {
 		r, ok := role.(string)
 		if !ok || !spec.IsRole(r) {
-			e.invalid(id, typ, "Invalid role specified", map[string]any{"role": role})
+			m.invalid(id, "Invalid role specified", map[string]any{"role": role})
 			return
 		}
 	}
@@ -72,7 +79,7 @@ func (e *engine) queryAgents(id, typ string, p map[string]any) {
 		}
 	}
 	agents := []AgentInfo{}
-	for _, a := range e.registry() {
+	for _, a := range m.e.registry() {
 		if hasRole && a.Role != role {
 			continue
 		}
@@ -87,7 +94,7 @@ func (e *engine) queryAgents(id, typ string, p map[string]any) {
 		}
 		agents = append(agents, a)
 	}
-	e.success(id, map[string]any{"agents": agents})
+	m.success(id, map[string]any{"agents": agents})
 }
 
 func hasAll(have, want []string) bool {
@@ -107,8 +114,17 @@ func hasAll(have, want []string) bool {
 
 // visible: agents can only query their own tasks (Security Considerations): the
 // ones assigned to them and the ones they submitted.
-func (e *engine) visible(t *Task) bool {
-	return t.AssignedTo == AgentID || t.SubmittedBy == AgentID
+func (m *member) visible(t *Task) bool {
+	return t.AssignedTo == m.id || t.SubmittedBy == m.id
+}
+
+// depth is the delegation depth of the member's current task (0: none, or the
+// scenario's).
+func (m *member) depth() int {
+	if t := m.e.tasks[m.taskID]; t != nil {
+		return t.depth
+	}
+	return 0
 }
 
 func (e *engine) sortedTasks() []*Task {
@@ -128,21 +144,21 @@ func summary(t *Task) map[string]any {
 	return map[string]any{"id": t.ID, "name": t.Name, "status": t.Status, "requiredRole": t.RequiredRole, "dependencies": deps}
 }
 
-func (e *engine) queryTasks(id, typ string, p map[string]any) {
+func (m *member) queryTasks(id string, p map[string]any) {
 	status, _ := p["status"].(string)
 	role, _ := p["requiredRole"].(string)
 	limit := 0
 	if l, ok := p["limit"]; ok {
 		f, isNum := l.(float64)
 		if !isNum || f < 1 || f != float64(int(f)) {
-			e.invalid(id, typ, "limit must be a positive integer", map[string]any{"limit": l})
+			m.invalid(id, "limit must be a positive integer", map[string]any{"limit": l})
 			return
 		}
 		limit = int(f)
 	}
 	tasks := []map[string]any{}
-	for _, t := range e.sortedTasks() {
-		if !e.visible(t) || (status != "" && t.Status != status) || (role != "" && t.RequiredRole != role) {
+	for _, t := range m.e.sortedTasks() {
+		if !m.visible(t) || (status != "" && t.Status != status) || (role != "" && t.RequiredRole != role) {
 			continue
 		}
 		if limit > 0 && len(tasks) == limit {
@@ -150,39 +166,41 @@ func (e *engine) queryTasks(id, typ string, p map[string]any) {
 		}
 		tasks = append(tasks, summary(t))
 	}
-	e.success(id, map[string]any{"tasks": tasks})
+	m.success(id, map[string]any{"tasks": tasks})
 }
 
-func (e *engine) getTask(id, typ string, p map[string]any) {
+func (m *member) getTask(id string, p map[string]any) {
+	e := m.e
 	taskID, ok := p["taskId"].(string)
 	if !ok || taskID == "" {
-		e.invalid(id, typ, "payload.taskId is required", nil)
+		m.invalid(id, "payload.taskId is required", nil)
 		return
 	}
 	t := e.tasks[taskID]
 	if t == nil {
-		e.fail(id, "NOT_FOUND", fmt.Sprintf("Task %s not found", taskID), map[string]any{"taskId": taskID})
+		m.fail(id, "NOT_FOUND", fmt.Sprintf("Task %s not found", taskID), map[string]any{"taskId": taskID})
 		return
 	}
-	if !e.visible(t) {
-		e.fail(id, "UNAUTHORIZED", "Agents can only query their own tasks", map[string]any{"taskId": taskID})
+	if !m.visible(t) {
+		m.fail(id, "UNAUTHORIZED", "Agents can only query their own tasks", map[string]any{"taskId": taskID})
 		return
 	}
-	e.success(id, map[string]any{"task": t.view()})
+	m.success(id, map[string]any{"task": t.view()})
 }
 
-func (e *engine) submitTask(id, typ string, p map[string]any) {
+func (m *member) submitTask(id string, p map[string]any) {
+	e := m.e
 	name, _ := p["name"].(string)
 	if name == "" {
-		e.invalid(id, typ, "payload.name is required", nil)
+		m.invalid(id, "payload.name is required", nil)
 		return
 	}
-	t := &Task{Name: name, Status: "queued", SubmittedBy: AgentID, Dependencies: []string{}}
+	t := &Task{Name: name, Status: "queued", SubmittedBy: m.id, Dependencies: []string{}}
 	t.Type, _ = p["type"].(string)
 	t.Description, _ = p["description"].(string)
 	t.RequiredRole, _ = p["requiredRole"].(string)
 	if t.RequiredRole != "" && !spec.IsRole(t.RequiredRole) {
-		e.invalid(id, typ, "Invalid requiredRole specified", map[string]any{"requiredRole": t.RequiredRole})
+		m.invalid(id, "Invalid requiredRole specified", map[string]any{"requiredRole": t.RequiredRole})
 		return
 	}
 	if pl, ok := p["payload"].(map[string]any); ok {
@@ -191,7 +209,7 @@ func (e *engine) submitTask(id, typ string, p map[string]any) {
 	if pr, ok := p["priority"]; ok {
 		f, isNum := pr.(float64)
 		if !isNum || f != float64(int(f)) || f < 1 || f > 5 {
-			e.invalid(id, typ, "priority must be an integer from 1 to 5", map[string]any{"priority": pr})
+			m.invalid(id, "priority must be an integer from 1 to 5", map[string]any{"priority": pr})
 			return
 		}
 		t.Priority = int(f)
@@ -211,21 +229,25 @@ func (e *engine) submitTask(id, typ string, p map[string]any) {
 			s, _ := d.(string)
 			dep := e.tasks[s]
 			if dep == nil {
-				e.fail(id, "NOT_FOUND", fmt.Sprintf("Dependency %q not found", s), map[string]any{"dependency": d})
+				m.fail(id, "NOT_FOUND", fmt.Sprintf("Dependency %q not found", s), map[string]any{"dependency": d})
 				return
 			}
 			t.Dependencies = append(t.Dependencies, s)
 			deps = append(deps, dep.depth)
 		}
 	}
-	depth := spec.SubmittedDepth(e.tasks[e.taskID].depth, deps...)
+	depth := spec.SubmittedDepth(m.depth(), deps...)
 	if depth > spec.MaxDelegationDepth {
-		e.fail(id, "UNAUTHORIZED", fmt.Sprintf("Delegation depth %d exceeds %d", depth, spec.MaxDelegationDepth), map[string]any{"depth": depth, "maxDepth": spec.MaxDelegationDepth})
+		m.fail(id, "UNAUTHORIZED", fmt.Sprintf("Delegation depth %d exceeds %d", depth, spec.MaxDelegationDepth), map[string]any{"depth": depth, "maxDepth": spec.MaxDelegationDepth})
 		return
 	}
 	t.depth = depth
 	e.submitted++
 	t.ID = fmt.Sprintf("task-sub-%03d", e.submitted)
 	e.tasks[t.ID] = t
-	e.success(id, map[string]any{"task": t.view()})
+	m.success(id, map[string]any{"task": t.view()})
+	if e.team() {
+		e.queue = append(e.queue, t.ID)
+		e.settle()
+	}
 }

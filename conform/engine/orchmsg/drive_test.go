@@ -1,6 +1,7 @@
 package orchmsg
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -307,4 +308,81 @@ func TestEngineFaults(t *testing.T) {
 	if len(Faults()) != 3 {
 		t.Errorf("%d faults; each needs a test here", len(Faults()))
 	}
+}
+
+// TestTeam: several agents in one run. agent-under-test (a planner) submits a
+// follow-up for a worker, depending on its own task; the engine queues it and,
+// once task-1 is completed, assigns it to the idle worker agent-2, while the
+// reviewer agent-3 works on its own task from the start; when no task runs, every
+// agent is shut down.
+func TestTeam(t *testing.T) {
+	sc := scenario("team", 120*time.Second, nil, work(map[string]any{"work_seconds": 6, "submit": true}),
+		world("role", "planner"),
+		world("team", []any{
+			map[string]any{"id": "agent-2", "role": "worker", "capabilities": []any{"go"}},
+			map[string]any{"id": "agent-3", "role": "reviewer", "task": map[string]any{"id": "task-r", "name": "Review", "requiredRole": "reviewer",
+				"payload": map[string]any{"mockagent": map[string]any{"work_seconds": 3}}}},
+		}))
+	r := play(t, sc, mock(t), "", "")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if n := len(r.sess.Attempts); n != 3 {
+		t.Fatalf("%d agents launched, want 3", n)
+	}
+	for i, want := range [][]string{
+		{assigned + " task-1", shutdown},
+		{assigned + " task-sub-001", shutdown},
+		{assigned + " task-r", shutdown},
+	} {
+		att := r.sess.Attempts[i]
+		expect(t, fmt.Sprintf("notifications to agent %d", i+1), sentTo(r.sess, i+1), want)
+		if att.Exit.Code != 0 || !att.Terminated.IsZero() {
+			t.Errorf("agent %d: exit %+v, terminated %v", i+1, att.Exit, att.Terminated)
+		}
+	}
+	// The follow-up is assigned when task-1 is completed, not before.
+	done1, assigned2 := firstAt(r.sess, 1, "agent", `"progress":1`), firstAt(r.sess, 2, "orchestrator", `"task-sub-001"`)
+	if done1.IsZero() || assigned2.Before(done1) {
+		t.Errorf("task-sub-001 assigned at %v, task-1 completed at %v", assigned2, done1)
+	}
+	// agent-2 may read the task assigned to it, and agent-under-test saw it idle.
+	if !strings.Contains(string(r.transcript), `"session":"team#2","msg":{"type":"response:success"`) {
+		t.Error("agent-2's get-task was not answered with success")
+	}
+	if e := errorCodes(r.sess); len(e) != 0 {
+		t.Errorf("error responses %v", e)
+	}
+	reference(t, "correct-team", r.transcript)
+}
+
+// sentTo lists "type taskId" of the notifications sent to one agent (attempt).
+func sentTo(s *conform.Session, attempt int) []string {
+	var out []string
+	for _, r := range s.Records {
+		if r.From != "orchestrator" || r.Attempt != attempt || r.Msg == nil {
+			continue
+		}
+		m := r.Obj()
+		typ, _ := m["type"].(string)
+		if !strings.HasPrefix(typ, "notify:") {
+			continue
+		}
+		if p, _ := m["payload"].(map[string]any); typ == assigned {
+			typ += " " + fmt.Sprint(p["taskId"])
+		}
+		out = append(out, typ)
+	}
+	return out
+}
+
+// firstAt is the time of the first record of one agent (attempt) and sender
+// whose message contains text.
+func firstAt(s *conform.Session, attempt int, from, text string) time.Time {
+	for _, r := range s.Records {
+		if r.Attempt == attempt && r.From == from && strings.Contains(string(r.Msg), text) {
+			return r.Time
+		}
+	}
+	return time.Time{}
 }

@@ -221,13 +221,7 @@ func typeSender(m *lint.Message) string {
 	if m.Dialect == DialectTaskNotification {
 		return "orchestrator"
 	}
-	switch family(msgType(m)) {
-	case "request", "event":
-		return "agent"
-	case "response", "notify":
-		return "orchestrator"
-	}
-	return ""
+	return spec.Sender(msgType(m))
 }
 
 // quote shortens a value for a message.

@@ -386,3 +386,22 @@ func firstAt(s *conform.Session, attempt int, from, text string) time.Time {
 	}
 	return time.Time{}
 }
+
+// TestTeamRoles: a follow-up for a worker goes to the only worker, the agent
+// that submitted it, once its own task is completed; the idle reviewer only gets
+// the shutdown.
+func TestTeamRoles(t *testing.T) {
+	sc := scenario("team-roles", 120*time.Second, nil, work(map[string]any{"work_seconds": 2, "submit": true}),
+		world("team", []any{map[string]any{"id": "agent-2", "role": "reviewer"}}))
+	r := play(t, sc, mock(t), "", "")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	expect(t, "notifications to agent-under-test", sentTo(r.sess, 1), []string{assigned + " task-1", assigned + " task-sub-001", shutdown})
+	expect(t, "notifications to agent-2", sentTo(r.sess, 2), []string{shutdown})
+	for _, att := range r.sess.Attempts {
+		if att.Exit.Code != 0 {
+			t.Errorf("exit %+v", att.Exit)
+		}
+	}
+}

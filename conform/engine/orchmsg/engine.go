@@ -5,7 +5,8 @@
 // with response:success or response:error correlated to the request id, times
 // requests out (30 s; ask-user its own timeout), enforces the 100 msg/s rate
 // limit, keeps non-JSON output as logs, and sends notify:task-cancelled and
-// notify:shutdown (with its grace period, then SIGTERM). aopconform runs it
+// notify:shutdown (with its grace period, then SIGTERM); with a team it drives
+// several agents at once and assigns the tasks they submit. aopconform runs it
 // against real processes; the tests run it against the in-process mock agent on
 // virtual time, and the reference transcripts fixtures/reference/orchmsg come
 // from those runs.

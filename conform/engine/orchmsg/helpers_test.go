@@ -2,7 +2,6 @@ package orchmsg
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,12 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/mockagent"
 	_ "github.com/aopkit/aopkit/mockagent/orchmsg"
 )
@@ -80,20 +77,8 @@ type run struct {
 // is virtual and starts at 2000-01-01 in every bubble, so transcripts repeat.
 func play(t *testing.T, sc *conform.Scenario, agent *mockagent.Agent, fault, engineFault string) run {
 	t.Helper()
-	var r run
-	scratch := t.TempDir()
-	synctest.Test(t, func(t *testing.T) {
-		var buf bytes.Buffer
-		h := harness.New(context.Background(), harness.Config{
-			Scenario: sc, Transcript: &buf, Scratch: scratch, EngineFault: engineFault,
-			Launcher: agentio.InProcess{Agent: agent, Fault: fault},
-			Command:  []string{"mockagent", "--protocol", "orchmsg"},
-		})
-		r.err = h.End(Drive(h))
-		r.sess = h.Session()
-		r.transcript = bytes.ReplaceAll(buf.Bytes(), []byte(scratch), []byte("${SCRATCH}"))
-	})
-	return r
+	p := enginetest.PlayAgent(t, sc, agent, fault, engineFault, Drive)
+	return run{sess: p.Session, transcript: p.Transcript, err: p.Err}
 }
 
 func scenario(name string, deadline time.Duration, steps []conform.Step, tweaks ...tweak) *conform.Scenario {

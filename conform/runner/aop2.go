@@ -20,6 +20,7 @@ import (
 	"github.com/aopkit/aopkit/conform/checks"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
 	engaos "github.com/aopkit/aopkit/conform/engine/aos"
+	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
 )
 
 func runtimeNumCPU() int { return runtime.NumCPU() }
@@ -27,7 +28,7 @@ func runtimeNumCPU() int { return runtime.NumCPU() }
 // drivers play the orchestrator side of each protocol.
 var drivers = map[string]func(h *harness.H) error{
 	"aop2":       driveAOP2,
-	"orchmsg":    driveOrchmsg,
+	"orchmsg":    engorchmsg.Drive,
 	"aos":        engaos.Drive,
 	"aop-output": engaopoutput.Drive,
 	"aof":        engaof.Drive,

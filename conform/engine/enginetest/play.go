@@ -38,8 +38,7 @@ func PlayVirtual(t *testing.T, sc *conform.Scenario, fault, engineFault string, 
 	return PlayAgent(t, sc, ag, fault, engineFault, drive)
 }
 
-// PlayAgent is PlayVirtual with an agent of the test's own (a third-party-style
-// behaviour mockagent has no fault for).
+// PlayAgent is PlayVirtual with another in-process agent (a test's scripted one).
 func PlayAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault, engineFault string, drive func(*harness.H) error) Played {
 	t.Helper()
 	scratch, err := os.MkdirTemp("", "aopkit-engine-")

@@ -106,6 +106,9 @@ type Outcome struct {
 	Expected string // expected vs actual, rendered as a diff in reports
 	Actual   string
 	Seq      []int // transcript records that are the evidence
+	// DependsOn names the check whose failure left this one without evidence
+	// (Verdict NotJudged): one root cause, one failure.
+	DependsOn string
 }
 
 // Passf, Failf, NotTestedf and Warnf build outcomes.
@@ -120,6 +123,13 @@ func NotTestedf(format string, a ...any) Outcome {
 }
 func Warnf(format string, a ...any) Outcome {
 	return Outcome{Verdict: Warn, Message: fmt.Sprintf(format, a...)}
+}
+
+// NotJudgedf is the outcome of a check whose evidence depends on the failure of
+// check dep: "not judged: depends on DEP (why)". The root cause is reported once, by
+// dep; ResolveDependencies turns it into a FAIL when dep did not fail in the run.
+func NotJudgedf(dep, format string, a ...any) Outcome {
+	return Outcome{Verdict: NotJudged, DependsOn: dep, Message: fmt.Sprintf("not judged: depends on %s (%s)", dep, fmt.Sprintf(format, a...))}
 }
 
 // Mismatch is a failure with expected and actual values.

@@ -230,6 +230,8 @@ type Result struct {
 	Passed int `json:"passed_runs,omitempty"`
 	// SlipMS is the harness's largest timer lateness in the scenario, in ms.
 	SlipMS int64 `json:"harness_slip_ms,omitempty"`
+	// DependsOn is the check whose failure left this one NOT-JUDGED.
+	DependsOn string `json:"depends_on,omitempty"`
 }
 
 // ScenarioRun is how one scenario went.

@@ -193,6 +193,9 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			rep.HarnessErrors++
 		}
 	}
+	// One root cause, one failure: a NOT-JUDGED result stays so only while the
+	// check it depends on reports the cause.
+	conform.ResolveDependencies(rep.Results)
 	sort.SliceStable(rep.Results, func(i, j int) bool {
 		if rep.Results[i].Check != rep.Results[j].Check {
 			return rep.Results[i].Check < rep.Results[j].Check
@@ -550,13 +553,15 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Message = "unknown check"
 		default:
 			o := notApplicable(runCheck(c, sess), sess)
-			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq
+			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence, r.DependsOn = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq, o.DependsOn
 			r.Lint = lintFor(c, sess, sc)
 			if c.Level == conform.MUST {
 				// Warnings never sit under a MUST: they are SHOULD-grade findings.
 				r.Lint = errorsOnly(r.Lint)
 			}
-			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
+			// A check not judged for want of evidence is not failed by lint errors
+			// either: they are the same root cause's (conform.ResolveDependencies).
+			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail && r.Verdict != conform.NotJudged {
 				r.Verdict = conform.Fail
 				first := r.Lint[0]
 				r.Message = fmt.Sprintf("lint %s on record %d: %s", first.Rule, first.Seq, first.Message)
@@ -569,7 +574,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Verdict = conform.Fail
 			r.Message = "--strict: every MUST must be exercised; " + r.Message
 		}
-		if r.Verdict == conform.Fail || r.Verdict == conform.NotTested || r.Verdict == conform.Warn {
+		if r.Verdict == conform.Fail || r.Verdict == conform.NotTested || r.Verdict == conform.Warn || r.Verdict == conform.NotJudged {
 			r.Rerun = RerunCommand(opts, id)
 		}
 		out = append(out, r)

@@ -142,7 +142,9 @@ func TestResolveDependencies(t *testing.T) {
 	nj := func(check, scenario, dep string) Result {
 		return Result{Check: check, Scenario: scenario, Verdict: NotJudged, DependsOn: dep, Message: "not judged: depends on " + dep + " (why)"}
 	}
-	r := func(check, scenario string, v Verdict) Result { return Result{Check: check, Scenario: scenario, Verdict: v} }
+	r := func(check, scenario string, v Verdict) Result {
+		return Result{Check: check, Scenario: scenario, Verdict: v}
+	}
 	rs := []Result{
 		r("root", "s1", Fail),
 		nj("a", "s1", "root"), // root failed in s1: stays

@@ -197,6 +197,9 @@ func TestFaultMatrix(t *testing.T) {
 			if len(j.row.failed) == 0 {
 				t.Errorf("%s went unnoticed: no check failed", j.name)
 			}
+			if oc, ok := oneCause[j.protocol+"/"+j.name]; ok {
+				checkOneCause(t, j.rep, oc.root, oc.dependents)
+			}
 		})
 	}
 	for _, p := range protocols {
@@ -266,6 +269,46 @@ func checkMatrixDoc(t *testing.T, protocols []string, rows map[string][]faultRow
 	}
 	if len(got) != len(protocols) {
 		t.Errorf("docs/aopconform.md has matrices for %d protocols, want %d; run %s", len(got), len(protocols), fix)
+	}
+}
+
+// oneCause lists faults with one root cause that used to fail several checks: the
+// root check fails, and every check whose evidence the fault took away is NOT-JUDGED
+// ("depends on ROOT"), never FAIL.
+var oneCause = map[string]struct {
+	root       string
+	dependents []string
+}{
+	"aos/duplicate-execution-id": {"aos/4.6/unique-execution-ids", []string{"aos/5.1/modify-enforced", "aos/bind/all-tools-requested", "aos/5.2/fail-closed"}},
+	"aop2/crash-mid-task":        {"aop2/5/final-response", []string{"aop2/1.2/response-ids", "aop2/5/final-signal", "aop2/5/minimal-report", "aop2/12/within-budget", "aop2/4/response-size", "aop2/9/fallback-model"}},
+	"aop-output/crash-mid-task":  {"aop-output/format/markers", []string{"aop-output/format/status", "aop-output/format/timestamps", "aop-output/details/file"}},
+	"aof/no-completion-report":   {"aof/completion/reported", []string{"aof/completion/payload"}},
+}
+
+func checkOneCause(t *testing.T, rep *conform.Report, root string, dependents []string) {
+	t.Helper()
+	verdicts := map[string][]conform.Verdict{}
+	for _, r := range rep.Results {
+		verdicts[r.Check] = append(verdicts[r.Check], r.Verdict)
+		if r.Verdict == conform.NotJudged && r.DependsOn != root && r.DependsOn != "" {
+			t.Logf("%s in %s depends on %s", r.Check, r.Scenario, r.DependsOn)
+		}
+	}
+	has := func(id string, v conform.Verdict) bool {
+		for _, got := range verdicts[id] {
+			if got == v {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(root, conform.Fail) {
+		t.Errorf("root cause %s did not fail: %v", root, verdicts[root])
+	}
+	for _, d := range dependents {
+		if has(d, conform.Fail) || !has(d, conform.NotJudged) {
+			t.Errorf("%s: %v, want NOT-JUDGED (depends on %s), never FAIL", d, verdicts[d], root)
+		}
 	}
 }
 

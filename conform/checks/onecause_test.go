@@ -122,3 +122,43 @@ func TestSlowSIGTERMExit(t *testing.T) {
 		t.Errorf("quick exit: %s %q", o.Verdict, o.Message)
 	}
 }
+
+// TestCutShortReportOneFailure: an aop-output report cut short by a crash fails
+// aop-output/format/markers; the checks that read a marker it never wrote are
+// NOT-JUDGED (before: status, timestamps, summary-limit and details/file failed
+// too), and those that read what it did write are still judged.
+func TestCutShortReportOneFailure(t *testing.T) {
+	t.Parallel()
+	a := &conform.Attempt{Input: json.RawMessage(`{"task":"x","task_type":"build"}`)}
+	a.Exit.Code = 1
+	b := newSession(a)
+	for i, l := range []string{"[AOP:START] 2026-11-24T10:00:00Z", "[AOP:TASK] Build the release", "[AOP:SUMMARY]"} {
+		text := l
+		b.s.Records = append(b.s.Records, conform.Record{Seq: i + 1, From: "agent", Stream: "stdout", Text: &text, Attempt: 1})
+	}
+	if o := run(t, "aop-output/format/markers", b.s); o.Verdict != conform.Fail {
+		t.Errorf("markers: %s %s, want FAIL", o.Verdict, o.Message)
+	}
+	if o := run(t, "aop-output/format/task-length", b.s); o.Verdict != conform.Pass {
+		t.Errorf("task-length: %s %s, want PASS (the TASK line is there)", o.Verdict, o.Message)
+	}
+	for _, id := range []string{"aop-output/format/status", "aop-output/format/timestamps", "aop-output/format/summary-limit", "aop-output/details/file"} {
+		o := run(t, id, b.s)
+		if o.Verdict != conform.NotJudged || o.DependsOn != "aop-output/format/markers" {
+			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on aop-output/format/markers", id, o.Verdict, o.DependsOn, o.Message)
+		}
+	}
+}
+
+// TestNoCompletionOneFailure: an aof agent without a completion.report fails
+// aof/completion/reported; the checks that read the report's payload are NOT-JUDGED.
+func TestNoCompletionOneFailure(t *testing.T) {
+	t.Parallel()
+	b := newSession(&conform.Attempt{})
+	for _, id := range []string{"aof/completion/payload", "aof/completion/summary-exists"} {
+		o := run(t, id, b.s)
+		if o.Verdict != conform.NotJudged || o.DependsOn != "aof/completion/reported" {
+			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on aof/completion/reported", id, o.Verdict, o.DependsOn, o.Message)
+		}
+	}
+}

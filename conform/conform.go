@@ -109,6 +109,16 @@ type Outcome struct {
 	// DependsOn names the check whose failure left this one without evidence
 	// (Verdict NotJudged): one root cause, one failure.
 	DependsOn string
+	// Measured and Limit are a timing check's measurement and the limit it was
+	// judged against (zero Limit: none); the reports show the margin between them,
+	// how near a FLAKY verdict came to passing.
+	Measured, Limit time.Duration
+}
+
+// Timed records the measurement a timing verdict rests on and its limit.
+func (o Outcome) Timed(measured, limit time.Duration) Outcome {
+	o.Measured, o.Limit = measured, limit
+	return o
 }
 
 // Passf, Failf, NotTestedf and Warnf build outcomes.

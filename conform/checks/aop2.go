@@ -463,12 +463,12 @@ var aop2Checks = []*conform.Check{
 					if gap := r.Time.Sub(last); gap > allowed {
 						o := conform.Mismatch(fmt.Sprintf("attempt %d: %s between heartbeats", a.N, gap.Round(time.Millisecond)), fmt.Sprintf("a HEARTBEAT at least every %s", interval), fmt.Sprintf("gap of %s before record %d", gap.Round(time.Millisecond), r.Seq))
 						o.Seq = []int{lastSeq, r.Seq}
-						return o
+						return o.Timed(gap, allowed)
 					}
 					last, lastSeq = r.Time, r.Seq
 				}
 				if gap := end.Sub(last); gap > limit {
-					return conform.Mismatch(fmt.Sprintf("attempt %d: no HEARTBEAT for the last %s of the run", a.N, gap.Round(time.Millisecond)), fmt.Sprintf("a HEARTBEAT at least every %s", interval), fmt.Sprintf("silent for %s", gap.Round(time.Millisecond)))
+					return conform.Mismatch(fmt.Sprintf("attempt %d: no HEARTBEAT for the last %s of the run", a.N, gap.Round(time.Millisecond)), fmt.Sprintf("a HEARTBEAT at least every %s", interval), fmt.Sprintf("silent for %s", gap.Round(time.Millisecond))).Timed(gap, limit)
 				}
 			}
 			if !tested {
@@ -559,7 +559,7 @@ var aop2Checks = []*conform.Check{
 				tested = true
 				grace := slack(s, 2*time.Second)
 				if !a.Terminated.IsZero() || !a.Killed.IsZero() || a.End.Sub(a.StdinClosed) > grace {
-					return conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", a.End.Sub(a.StdinClosed).Round(time.Millisecond)))
+					return conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", a.End.Sub(a.StdinClosed).Round(time.Millisecond))).Timed(a.End.Sub(a.StdinClosed), grace)
 				}
 			}
 			if !tested {

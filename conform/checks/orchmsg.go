@@ -205,8 +205,8 @@ var orchmsgChecks = []*conform.Check{
 				return conform.NotTestedf("the agent ended before the shutdown notification")
 			}
 			took := a.End.Sub(a.ShutdownAt)
-			if !a.Terminated.IsZero() || !a.Killed.IsZero() || took > a.ShutdownFor+slack(s, 250*time.Millisecond) {
-				return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond)))
+			if limit := a.ShutdownFor + slack(s, 250*time.Millisecond); !a.Terminated.IsZero() || !a.Killed.IsZero() || took > limit {
+				return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond))).Timed(took, limit)
 			}
 			if a.Exit.Code != 0 {
 				return conform.Mismatch("the agent exited non-zero after notify:shutdown", "exit 0", describeExit(a))

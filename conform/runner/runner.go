@@ -554,6 +554,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 		default:
 			o := notApplicable(runCheck(c, sess), sess)
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence, r.DependsOn = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq, o.DependsOn
+			r.SetTiming(o)
 			r.Lint = lintFor(c, sess, sc)
 			if c.Level == conform.MUST {
 				// Warnings never sit under a MUST: they are SHOULD-grade findings.

@@ -32,11 +32,11 @@ type htmlCard struct {
 	Scenarios []htmlLink // the block's scenarios (Block)
 	Facts     []string   // pass rate, margin, harness lateness (Facts)
 	Class     string     // verdict class
-	Mode     string // "lines", "chars" or "" (side by side only)
-	Expected template.HTML
-	Actual   template.HTML
-	Evidence []htmlLink
-	Lint     []htmlLint
+	Mode      string     // "lines", "chars" or "" (side by side only)
+	Expected  template.HTML
+	Actual    template.HTML
+	Evidence  []htmlLink
+	Lint      []htmlLint
 }
 
 type htmlLink struct {

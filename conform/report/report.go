@@ -236,7 +236,7 @@ func rank(res conform.Result) int {
 // and facts in several scenarios, printed once and naming every scenario (a fault
 // that breaks a check the same way in six scenarios is one block, not six).
 type Block struct {
-	conform.Result                   // the first of them
+	conform.Result                  // the first of them
 	Members        []conform.Result // every one, the first included, in report order
 }
 

@@ -246,8 +246,9 @@ func (r *Result) SetTiming(o Outcome) {
 	if o.Limit <= 0 {
 		return
 	}
-	m := (o.Measured - o.Limit).Milliseconds()
-	r.MeasuredMS, r.LimitMS, r.MarginMS = o.Measured.Milliseconds(), o.Limit.Milliseconds(), &m
+	measured, limit := o.Measured.Round(time.Millisecond).Milliseconds(), o.Limit.Round(time.Millisecond).Milliseconds()
+	m := measured - limit
+	r.MeasuredMS, r.LimitMS, r.MarginMS = measured, limit, &m
 }
 
 // ScenarioRun is how one scenario went.

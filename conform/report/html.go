@@ -387,7 +387,7 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 {{else}}<p>This report carries no provenance.</p>{{end}}</section>
 <section id="scenarios"><h2>Scenarios and transcripts</h2>
 {{range .Scenarios}}<section class="scenario {{.Verdict}}" id="{{.Anchor}}"><h3>{{.ID}}: {{.Title}}</h3>
-<p class="meta">family {{.Family}} · {{.DurationMS}} ms{{if .Transcript}} · <code>{{.Transcript}}</code>{{end}}{{range .Attempts}} · attempt {{.N}}: exit {{.ExitCode}}{{if .Signal}} ({{.Signal}}){{end}}{{if .TimedOut}}, deadline reached{{end}}{{if .Error}}, {{.Error}}{{end}}{{end}}</p>
+<p class="meta">family {{.Family}} · {{.DurationMS}} ms{{if .SlipMS}} · harness timers late by up to {{.SlipMS}} ms{{end}}{{if .Transcript}} · <code>{{.Transcript}}</code>{{end}}{{range .Attempts}} · attempt {{.N}}: exit {{.ExitCode}}{{if .Signal}} ({{.Signal}}){{end}}{{if .TimedOut}}, deadline reached{{end}}{{if .Error}}, {{.Error}}{{end}}{{end}}</p>
 {{if .HarnessError}}<p class="note"><b>Harness error</b> (not the agent's fault): {{.HarnessError}}</p>{{end}}
 {{if .Records}}<details{{if .Open}} open{{end}}><summary>Transcript: {{len .Records}} records{{if .Clipped}}, {{.Clipped}} more not shown{{end}}</summary>
 <table class="transcript"><tr><th>#</th><th>time</th><th>from</th><th>record</th><th>cited by</th></tr>

@@ -249,7 +249,7 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 		counts[r.Verdict]++
 	}
 	var parts []string
-	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.Skip} {
+	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.NotJudged, conform.Skip} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}

@@ -186,12 +186,18 @@ var aosChecks = []*conform.Check{
 		nil,
 		func(s *conform.Session) conform.Outcome {
 			want := aosScriptTools(s)
+			ds := aosDecisions(s)
 			var got []string
-			for _, d := range aosDecisions(s) {
+			for _, d := range ds {
 				got = append(got, d.Tool)
 			}
 			if len(want) == 0 {
 				return conform.NotTestedf("the work script has no tools")
+			}
+			if n := aosUndecided(s); n > 0 && !reflect.DeepEqual(want, got) {
+				// Requests the guardian rejected as invalid JSON-RPC have no decision
+				// and no tool name: the invalid request is the root cause.
+				return conform.NotJudgedf("aos/3.12.1/jsonrpc-request", "the guardian answered %d steps/toolCallRequest requests with JSON-RPC errors, not decisions", n)
 			}
 			if !reflect.DeepEqual(want, got) {
 				return conform.Mismatch("the tool call requests do not follow the work script", want, got)
@@ -421,16 +427,28 @@ func aosReusedExecutionID(s *conform.Session) (id string, prev, seq, distinct in
 // byExecutionID marks a check that tells tool calls apart by executionId (the
 // guardian's decisions, the executions, the results): when the agent reused one,
 // its evidence cannot be attributed to a call, and the reuse is the root cause,
-// reported by aos/4.6/unique-execution-ids.
+// reported by aos/4.6/unique-execution-ids. When the situation it needs never
+// arose because the guardian rejected tool call requests as invalid (no decision),
+// the invalid requests are the root cause, reported by aos/3.12.1/jsonrpc-request.
 func byExecutionID(c *conform.Check) *conform.Check {
 	run := c.Run
 	c.Run = func(s *conform.Session) conform.Outcome {
 		if id, prev, seq, _ := aosReusedExecutionID(s); seq != 0 {
 			return conform.NotJudgedf("aos/4.6/unique-execution-ids", "executionId %q was used for two tool calls, records %d and %d: the guardian's decisions and the executions cannot be told apart", id, prev, seq)
 		}
-		return run(s)
+		o := run(s)
+		if n := aosUndecided(s); o.Verdict == conform.NotTested && n > 0 {
+			return conform.NotJudgedf("aos/3.12.1/jsonrpc-request", "the guardian answered %d steps/toolCallRequest requests with JSON-RPC errors, not decisions", n)
+		}
+		return o
 	}
 	return c
+}
+
+// aosUndecided counts the agent's steps/toolCallRequest requests the guardian gave
+// no decision (it answered them with a JSON-RPC error: invalid requests).
+func aosUndecided(s *conform.Session) int {
+	return max(0, len(aosRequests(s, "steps/toolCallRequest"))-len(aosDecisions(s)))
 }
 
 // noToolCallRequest is the outcome when the guardian decided no tool call: the agent

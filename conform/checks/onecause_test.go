@@ -162,3 +162,24 @@ func TestNoCompletionOneFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestRejectedRequestsOneFailure: tool call requests the guardian rejected as
+// invalid JSON-RPC (jsonrpc "1.0") get no decision: the checks that need one are
+// NOT-JUDGED on aos/3.12.1/jsonrpc-request (before: all-tools-requested failed with
+// "the tool call requests do not follow the work script", deny-enforced was
+// NOT-APPLICABLE).
+func TestRejectedRequestsOneFailure(t *testing.T) {
+	t.Parallel()
+	b := newSession(&conform.Attempt{Input: json.RawMessage(`{"tools":[{"name":"list_files"},{"name":"delete_file"}]}`)}).
+		add("agent", "http", "steps/toolCallRequest", 10*time.Millisecond, `{"jsonrpc":"1.0","id":1,"method":"steps/toolCallRequest","params":{"toolCallRequest":{"executionId":"exec-1"}}}`).
+		add("agent", "http", "steps/toolCallRequest", 20*time.Millisecond, `{"jsonrpc":"1.0","id":2,"method":"steps/toolCallRequest","params":{"toolCallRequest":{"executionId":"exec-2"}}}`)
+	if o := run(t, "aos/3.12.1/jsonrpc-request", b.s); o.Verdict != conform.Fail {
+		t.Errorf("jsonrpc-request: %s %s, want FAIL", o.Verdict, o.Message)
+	}
+	for _, id := range []string{"aos/bind/all-tools-requested", "aos/5.1/deny-enforced", "aos/5.1/modify-enforced", "aos/4.6/request-before-execute"} {
+		o := run(t, id, b.s)
+		if o.Verdict != conform.NotJudged || o.DependsOn != "aos/3.12.1/jsonrpc-request" {
+			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on aos/3.12.1/jsonrpc-request", id, o.Verdict, o.DependsOn, o.Message)
+		}
+	}
+}

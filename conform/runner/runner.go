@@ -178,7 +178,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 				}
 				r.Verdict = conform.Fail
 				r.Message = "the agent never sent a protocol message in any scenario"
-				r.Expected, r.Actual = "protocol messages from the agent", "none"
+				r.Expected, r.Actual, r.DependsOn = "protocol messages from the agent", "none", ""
 				r.Rerun = RerunCommand(opts, r.Check)
 			}
 		}

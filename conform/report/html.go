@@ -93,6 +93,8 @@ type htmlPageData struct {
 	Total       int
 	Counts      []Count
 	Failures    []htmlCard
+	NFailures   int // results (a card may hold several scenarios' results)
+	NAttention  int
 	Attention   []htmlCard
 	Families    []htmlFamily
 	Scenarios   []htmlScenario
@@ -181,6 +183,7 @@ func HTML(w io.Writer, r *conform.Report) error {
 	}
 	d.Failures = makeCards(Failures(r), "f")
 	d.Attention = makeCards(Attention(r), "a")
+	d.NFailures, d.NAttention = len(Failures(r)), len(Attention(r))
 	for _, f := range Rest(r) {
 		hf := htmlFamily{Name: f.Name}
 		for _, res := range f.Results {
@@ -370,10 +373,10 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 {{range .HarnessErrs}}<p class="note"><b>Harness error</b> in <a href="#s-{{anchor .ID}}">{{.ID}}</a> (the harness's problem, not the agent's): {{.HarnessError}}</p>
 {{end}}{{range .Stale}}<p class="note"><b>{{.}}</b></p>
 {{end}}
-<section id="failures"><h2>Failures ({{len .Failures}})</h2>
+<section id="failures"><h2>Failures ({{.NFailures}})</h2>
 {{if not .Failures}}<p>None: every selected MUST check that could be judged passed{{if .Stale}} (but see the stale known-failing entries above){{end}}.</p>{{end}}
 {{range .Failures}}{{template "card" .}}{{end}}</section>
-{{if .Attention}}<section id="attention"><h2>Also worth reading ({{len .Attention}})</h2>
+{{if .Attention}}<section id="attention"><h2>Also worth reading ({{.NAttention}})</h2>
 {{range .Attention}}{{template "card" .}}{{end}}</section>{{end}}
 <section id="checks"><h2>Other checks, by family</h2>
 {{range .Families}}<h3>{{.Name}}</h3>

@@ -65,12 +65,7 @@ func TestReusedExecutionIDOneFailure(t *testing.T) {
 	if o := run(t, "aos/4.6/unique-execution-ids", b.s); o.Verdict != conform.Fail {
 		t.Errorf("unique-execution-ids: %s %s, want FAIL", o.Verdict, o.Message)
 	}
-	for _, id := range []string{"aos/bind/all-tools-requested", "aos/5.1/modify-enforced", "aos/5.1/deny-enforced", "aos/5.2/fail-closed", "aos/4.6/request-before-execute", "aos/4.6/result-after-execute"} {
-		o := run(t, id, b.s)
-		if o.Verdict != conform.NotJudged || o.DependsOn != "aos/4.6/unique-execution-ids" || !strings.HasPrefix(o.Message, "not judged: depends on aos/4.6/unique-execution-ids (") {
-			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on aos/4.6/unique-execution-ids", id, o.Verdict, o.DependsOn, o.Message)
-		}
-	}
+	wantNotJudged(t, b.s, "aos/4.6/unique-execution-ids", []string{"aos/bind/all-tools-requested", "aos/5.1/modify-enforced", "aos/5.1/deny-enforced", "aos/5.2/fail-closed", "aos/4.6/request-before-execute", "aos/4.6/result-after-execute"}...)
 }
 
 // TestNoResponseOneFailure: an aop2 agent that crashes before its RESPONSE fails
@@ -86,13 +81,8 @@ func TestNoResponseOneFailure(t *testing.T) {
 	if o := run(t, "aop2/5/final-response", b.s); o.Verdict != conform.Fail {
 		t.Errorf("final-response: %s %s, want FAIL", o.Verdict, o.Message)
 	}
-	for _, id := range []string{"aop2/1.2/response-ids", "aop2/5/final-signal", "aop2/5/minimal-report", "aop2/12/within-budget",
-		"aop2/4/response-size", "aop2/9/fallback-model", "aop2/11/finish-within-timeout", "aop2/5/artifacts-honest", "aop2/recovery/honest-attempt"} {
-		o := run(t, id, b.s)
-		if o.Verdict != conform.NotJudged || o.DependsOn != "aop2/5/final-response" {
-			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on aop2/5/final-response", id, o.Verdict, o.DependsOn, o.Message)
-		}
-	}
+	wantNotJudged(t, b.s, "aop2/5/final-response", []string{"aop2/1.2/response-ids", "aop2/5/final-signal", "aop2/5/minimal-report", "aop2/12/within-budget",
+		"aop2/4/response-size", "aop2/9/fallback-model", "aop2/11/finish-within-timeout", "aop2/5/artifacts-honest", "aop2/recovery/honest-attempt"}...)
 }
 
 // TestSlowSIGTERMExit: a slow exit after SIGTERM says how long the agent ran after
@@ -142,12 +132,7 @@ func TestCutShortReportOneFailure(t *testing.T) {
 	if o := run(t, "aop-output/format/task-length", b.s); o.Verdict != conform.Pass {
 		t.Errorf("task-length: %s %s, want PASS (the TASK line is there)", o.Verdict, o.Message)
 	}
-	for _, id := range []string{"aop-output/format/status", "aop-output/format/timestamps", "aop-output/format/summary-limit", "aop-output/details/file"} {
-		o := run(t, id, b.s)
-		if o.Verdict != conform.NotJudged || o.DependsOn != "aop-output/format/markers" {
-			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on aop-output/format/markers", id, o.Verdict, o.DependsOn, o.Message)
-		}
-	}
+	wantNotJudged(t, b.s, "aop-output/format/markers", []string{"aop-output/format/status", "aop-output/format/timestamps", "aop-output/format/summary-limit", "aop-output/details/file"}...)
 }
 
 // TestNoCompletionOneFailure: an aof agent without a completion.report fails
@@ -155,12 +140,7 @@ func TestCutShortReportOneFailure(t *testing.T) {
 func TestNoCompletionOneFailure(t *testing.T) {
 	t.Parallel()
 	b := newSession(&conform.Attempt{})
-	for _, id := range []string{"aof/completion/payload", "aof/completion/summary-exists"} {
-		o := run(t, id, b.s)
-		if o.Verdict != conform.NotJudged || o.DependsOn != "aof/completion/reported" {
-			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on aof/completion/reported", id, o.Verdict, o.DependsOn, o.Message)
-		}
-	}
+	wantNotJudged(t, b.s, "aof/completion/reported", []string{"aof/completion/payload", "aof/completion/summary-exists"}...)
 }
 
 // TestRejectedRequestsOneFailure: tool call requests the guardian rejected as
@@ -176,10 +156,16 @@ func TestRejectedRequestsOneFailure(t *testing.T) {
 	if o := run(t, "aos/3.12.1/jsonrpc-request", b.s); o.Verdict != conform.Fail {
 		t.Errorf("jsonrpc-request: %s %s, want FAIL", o.Verdict, o.Message)
 	}
-	for _, id := range []string{"aos/bind/all-tools-requested", "aos/5.1/deny-enforced", "aos/5.1/modify-enforced", "aos/4.6/request-before-execute"} {
-		o := run(t, id, b.s)
-		if o.Verdict != conform.NotJudged || o.DependsOn != "aos/3.12.1/jsonrpc-request" {
-			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on aos/3.12.1/jsonrpc-request", id, o.Verdict, o.DependsOn, o.Message)
+	wantNotJudged(t, b.s, "aos/3.12.1/jsonrpc-request", []string{"aos/bind/all-tools-requested", "aos/5.1/deny-enforced", "aos/5.1/modify-enforced", "aos/4.6/request-before-execute"}...)
+}
+
+// wantNotJudged: each check is NOT-JUDGED on the session, depending on root.
+func wantNotJudged(t *testing.T, s *conform.Session, root string, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		o := run(t, id, s)
+		if o.Verdict != conform.NotJudged || o.DependsOn != root || !strings.HasPrefix(o.Message, "not judged: depends on "+root+" (") {
+			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on %s", id, o.Verdict, o.DependsOn, o.Message, root)
 		}
 	}
 }

@@ -52,8 +52,8 @@ func Markdown(w io.Writer, r *conform.Report) error {
 				if fs := Facts(res); len(fs) > 0 {
 					line += " — " + mdEscape(strings.Join(fs, "; "))
 				}
-				if res.Message != "" {
-					line += ": " + mdEscape(res.Message)
+				if m := rowMessage(res); m != "" {
+					line += ": " + mdEscape(m)
 				}
 				b.WriteString(clipLine(line, Width) + "\n")
 			}

@@ -141,8 +141,8 @@ func writeRest(b *strings.Builder, r *conform.Report) {
 				verdict += fmt.Sprintf(" %d/%d", res.Passed, res.Runs) // pass rate over the runs
 			}
 			row := fmt.Sprintf("  %-14s %-*s %-6s %-9s %s", verdict, checkW, clipLine(res.Check, checkW), res.Level, res.Tier, res.Scenario)
-			if res.Message != "" {
-				row += "  " + res.Message
+			if m := rowMessage(res); m != "" {
+				row += "  " + m
 			}
 			rows = append(rows, clipLine(row, Width))
 		}
@@ -168,4 +168,17 @@ func requirementText(res conform.Result) string {
 		return "(" + res.Spec + ")"
 	}
 	return res.Requirement + " (" + res.Spec + ")"
+}
+
+// rowMessage is a result's message as a one-line row shows it: a NOT-JUDGED result
+// names the check it depends on first (the rest of its message is in JSON).
+func rowMessage(res conform.Result) string {
+	if res.Verdict == conform.NotJudged && res.DependsOn != "" {
+		why, ok := strings.CutPrefix(res.Message, "not judged: depends on "+res.DependsOn+" (")
+		if ok {
+			why = strings.TrimSuffix(why, ")")
+		}
+		return "depends on " + res.DependsOn + ": " + why
+	}
+	return res.Message
 }

@@ -501,3 +501,30 @@ func TestChecksDoc(t *testing.T) {
 }
 
 func mdCell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
+
+// TestOneCauseNeverNone: with the root cause's check deselected, a check that
+// would be NOT-JUDGED on it fails and names the cause itself (one root cause, one
+// failure, never none), and the run exits 1.
+func TestOneCauseNeverNone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real agents")
+	}
+	t.Parallel()
+	code, out, rep := conformRun(t, "--protocol", "aos", "--run", "aos/5.1/modify-enforced", "--", "mockagent", "--protocol", "aos", "--fault", "duplicate-execution-id")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	found := false
+	for _, r := range rep.Results {
+		if r.Check != "aos/5.1/modify-enforced" || r.Verdict == conform.Skip {
+			continue
+		}
+		found = true
+		if r.Verdict != conform.Fail || !strings.Contains(r.Message, `executionId "exec-1" was used for two tool calls`) || !strings.Contains(r.Message, "aos/4.6/unique-execution-ids did not report it") {
+			t.Errorf("%s in %s: %s %q; want FAIL naming the reused executionId", r.Check, r.Scenario, r.Verdict, r.Message)
+		}
+	}
+	if !found {
+		t.Fatal("aos/5.1/modify-enforced was not judged")
+	}
+}

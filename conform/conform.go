@@ -109,10 +109,22 @@ type Outcome struct {
 	// DependsOn names the check whose failure left this one without evidence
 	// (Verdict NotJudged): one root cause, one failure.
 	DependsOn string
+	// Explains lists the lint rule prefixes whose errors the root cause of a
+	// NOT-JUDGED outcome explains (a reused executionId read by AOS-SEQ-008 as an
+	// unmodified re-send): they do not fail the check. Any other lint error it
+	// claims still does.
+	Explains []string
 	// Measured and Limit are a timing check's measurement and the limit it was
 	// judged against (zero Limit: none); the reports show the margin between them,
 	// how near a FLAKY verdict came to passing.
 	Measured, Limit time.Duration
+}
+
+// Explaining marks the lint rule prefixes a NOT-JUDGED outcome's root cause
+// explains (Outcome.Explains).
+func (o Outcome) Explaining(prefixes ...string) Outcome {
+	o.Explains = prefixes
+	return o
 }
 
 // Timed records the measurement a timing verdict rests on and its limit.

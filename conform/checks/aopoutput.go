@@ -219,10 +219,14 @@ var aopOutputChecks = []*conform.Check{
 		[]string{"AOPOUT-TIME-"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
-			for _, m := range []string{"START", "END"} {
-				if o := rep.missing(m); o != nil {
-					return *o
-				}
+			if o := rep.missing("START"); o != nil {
+				return *o
+			}
+			if _, ok := parseISO(rep.values["START"]); !ok {
+				return conform.Mismatch("the report's [AOP:START] timestamp is not ISO 8601", "ISO 8601", rep.values["START"])
+			}
+			if o := rep.missing("END"); o != nil {
+				return *o
 			}
 			st, ok1 := parseISO(rep.values["START"])
 			en, ok2 := parseISO(rep.values["END"])

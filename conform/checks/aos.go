@@ -434,7 +434,11 @@ func byExecutionID(c *conform.Check) *conform.Check {
 	run := c.Run
 	c.Run = func(s *conform.Session) conform.Outcome {
 		if id, prev, seq, _ := aosReusedExecutionID(s); seq != 0 {
-			return conform.NotJudgedf("aos/4.6/unique-execution-ids", "executionId %q was used for two tool calls, records %d and %d: the guardian's decisions and the executions cannot be told apart", id, prev, seq)
+			// The sequence rules that pair requests, decisions, executions and
+			// results by executionId misread the reuse (AOS-SEQ-008 sees an
+			// unmodified re-send of a modified call).
+			return conform.NotJudgedf("aos/4.6/unique-execution-ids", "executionId %q was used for two tool calls, records %d and %d: the guardian's decisions and the executions cannot be told apart", id, prev, seq).
+				Explaining("AOS-SEQ-004", "AOS-SEQ-007", "AOS-SEQ-008", "AOS-SEQ-012", "AOS-SEQ-014", "AOS-SEQ-015", "AOS-SEQ-017")
 		}
 		o := run(s)
 		if n := aosUndecided(s); o.Verdict == conform.NotTested && n > 0 {

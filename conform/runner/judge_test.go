@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/aopkit/aopkit/conform"
@@ -42,5 +43,27 @@ func TestJudgeOneCause(t *testing.T) {
 		if l.Severity != "error" {
 			t.Errorf("a lint %s (%s) under the MUST check %s", l.Severity, l.Rule, r.Check)
 		}
+	}
+}
+
+// TestJudgeUnexplainedLint: a lint error the root cause does not explain still
+// fails a NOT-JUDGED check (an EVENT over the hard payload limit in a run without
+// RESPONSE: response-size has no RESPONSE to judge, but the finding is genuine).
+func TestJudgeUnexplainedLint(t *testing.T) {
+	t.Parallel()
+	sc := &conform.Scenario{ID: "s", Protocol: "aop2", Checks: []string{"aop2/4/response-size", "aop2/1.2/response-ids"}}
+	sess := &conform.Session{Scenario: sc, Scale: 1, Facts: map[string]any{}, Attempts: []*conform.Attempt{{N: 1}},
+		Records: []conform.Record{{Seq: 1, From: "agent", Stream: "stdout", Key: "EVENT/PROGRESS_UPDATE", Msg: json.RawMessage(`{"message_type":"EVENT"}`), Attempt: 1}},
+		Lint:    []conform.LintFinding{{Seq: 1, Rule: "AOP2-LIMIT-002", Severity: "error", Message: "hard payload limit exceeded"}},
+	}
+	got := map[string]conform.Result{}
+	for _, r := range judge(Options{Protocol: "aop2", Command: []string{"agent"}}, sc, sess, nil) {
+		got[r.Check] = r
+	}
+	if r := got["aop2/4/response-size"]; r.Verdict != conform.Fail || !strings.Contains(r.Message, "AOP2-LIMIT-002") {
+		t.Errorf("response-size: %s %s; want FAIL on the unexplained AOP2-LIMIT-002", r.Verdict, r.Message)
+	}
+	if r := got["aop2/1.2/response-ids"]; r.Verdict != conform.NotJudged {
+		t.Errorf("response-ids: %s %s; want NOT-JUDGED (no RESPONSE)", r.Verdict, r.Message)
 	}
 }

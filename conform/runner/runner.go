@@ -543,9 +543,12 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 				// Warnings never sit under a MUST: they are SHOULD-grade findings.
 				r.Lint = errorsOnly(r.Lint)
 			}
-			// A check not judged for want of evidence is not failed by lint errors
-			// either: they are the same root cause's (conform.ResolveDependencies).
-			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail && r.Verdict != conform.NotJudged {
+			if r.Verdict == conform.NotJudged {
+				// Lint errors the root cause explains do not fail a check left
+				// without evidence by it; any other does.
+				r.Lint = unexplained(r.Lint, o.Explains)
+			}
+			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
 				r.Verdict = conform.Fail
 				first := r.Lint[0]
 				r.Message = fmt.Sprintf("lint %s on record %d: %s", first.Rule, first.Seq, first.Message)
@@ -631,6 +634,21 @@ func lintFor(c *conform.Check, s *conform.Session, sc *conform.Scenario) []confo
 				out = append(out, f)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// unexplained drops the findings whose rule starts with one of the prefixes.
+func unexplained(fs []conform.LintFinding, prefixes []string) []conform.LintFinding {
+	var out []conform.LintFinding
+	for _, f := range fs {
+		explained := false
+		for _, p := range prefixes {
+			explained = explained || strings.HasPrefix(f.Rule, p)
+		}
+		if !explained {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -65,7 +65,9 @@ type Step struct {
 	After Duration `json:"after,omitempty"`
 	// Do is the action: "cancel" (orchmsg notify:task-cancelled), "shutdown" (orchmsg
 	// notify:shutdown with Grace), "terminate" (SIGTERM to the group), "kill"
-	// (SIGKILL), "close-stdin", "send" (Message verbatim on stdin).
+	// (SIGKILL), "close-stdin", "send" (Message verbatim on stdin), "expire-timeout"
+	// (aop2: the effective timeout expires now), "escalate" (aop2: Message is
+	// {"new_priority": ..., "escalated_by": ...}, announced as PRIORITY_ESCALATION).
 	Do      string          `json:"do"`
 	Grace   Duration        `json:"grace,omitempty"`
 	Reason  string          `json:"reason,omitempty"`
@@ -86,7 +88,7 @@ type Decision struct {
 	Message   string          `json:"message,omitempty"`
 }
 
-var validDo = map[string]bool{"cancel": true, "shutdown": true, "terminate": true, "kill": true, "close-stdin": true, "send": true}
+var validDo = map[string]bool{"cancel": true, "shutdown": true, "terminate": true, "kill": true, "close-stdin": true, "send": true, "expire-timeout": true, "escalate": true}
 
 // Validate reports what is wrong with a scenario; checks must be registered.
 func (s *Scenario) Validate() error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	aop2lint "github.com/aopkit/aopkit/lint/aop2"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // Version header the engine writes (§1.1).
@@ -92,7 +93,7 @@ type Output struct {
 // Policy is the effective execution policy after §11 precedence.
 type Policy struct {
 	Timeout              time.Duration // 0: none set (executor defaults)
-	TimeoutFrom          string        // "guard_rails", "execution_policy" or ""
+	TimeoutFrom          string        // aop2spec.FromGuardRails, FromExecutionPolicy or ""
 	AutoTerminate        bool
 	MaxRetries           int
 	Backoff              []time.Duration
@@ -163,12 +164,18 @@ func num(m map[string]any, key string) (float64, bool) {
 	return 0, false
 }
 
+// numPtr is a number as lint/spec/aop2 takes it (nil: absent or not a number).
+func numPtr(m map[string]any, key string) *float64 {
+	if v, ok := num(m, key); ok {
+		return &v
+	}
+	return nil
+}
+
 func boolean(m map[string]any, key string) (bool, bool) {
 	v, ok := m[key].(bool)
 	return v, ok
 }
-
-func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
 // checkHeader checks the version header of any aop2 message (§1.1).
 func checkHeader(m map[string]any, full bool) []Problem {
@@ -362,14 +369,9 @@ func (t *Task) readTask(task map[string]any, ps *[]Problem) {
 func (t *Task) readPolicy(ps *[]Problem) {
 	ep, gr := object(t.raw, "execution_policy"), object(t.raw, "guard_rails")
 	p := Policy{AutoTerminate: true, OnFailure: "REPORT_AND_CONTINUE", RequireFinalSignal: true,
-		Backoff:           []time.Duration{30 * time.Second, 120 * time.Second, 300 * time.Second},
-		HeartbeatInterval: 120 * time.Second, MaxMissedBeats: 3, OnHeartbeatFailure: "ABORT"}
-	if v, ok := num(ep, "timeout_seconds"); ok && ep != nil {
-		p.Timeout, p.TimeoutFrom = secs(v), "execution_policy"
-	}
-	if v, ok := num(gr, "timeout_seconds"); ok && gr != nil {
-		p.Timeout, p.TimeoutFrom = secs(v), "guard_rails"
-	}
+		Backoff: []time.Duration{30 * time.Second, 120 * time.Second, 300 * time.Second}}
+	p.Timeout, p.TimeoutFrom = aop2spec.EffectiveTimeout(numPtr(gr, "timeout_seconds"), numPtr(ep, "timeout_seconds"))
+	p.HeartbeatInterval, p.MaxMissedBeats = aop2spec.Heartbeat(nil, nil)
 	if v, ok := boolean(ep, "auto_terminate_on_timeout"); ok {
 		p.AutoTerminate = v
 	}
@@ -399,7 +401,7 @@ func (t *Task) readPolicy(ps *[]Problem) {
 		for _, b := range bs {
 			if n, ok := b.(json.Number); ok {
 				f, _ := n.Float64()
-				p.Backoff = append(p.Backoff, secs(f))
+				p.Backoff = append(p.Backoff, aop2spec.Seconds(f))
 			}
 		}
 	}
@@ -433,12 +435,7 @@ func (t *Task) readPolicy(ps *[]Problem) {
 	}
 	if hb := object(ep, "heartbeat"); hb != nil {
 		p.Heartbeat, _ = boolean(hb, "enabled")
-		if v, ok := num(hb, "interval_seconds"); ok && v > 0 {
-			p.HeartbeatInterval = secs(v)
-		}
-		if v, ok := num(hb, "max_missed_beats"); ok && v >= 1 {
-			p.MaxMissedBeats = int(v)
-		}
+		p.HeartbeatInterval, p.MaxMissedBeats = aop2spec.Heartbeat(numPtr(hb, "interval_seconds"), numPtr(hb, "max_missed_beats"))
 		if v, ok := str(hb, "on_heartbeat_failure"); ok {
 			if hbPolicies[v] {
 				p.OnHeartbeatFailure = v

@@ -44,9 +44,11 @@ RESPONSE at 12:45:30`,
 var SeqHeartbeatLate = &lint.Rule{
 	ID: "AOP2-SEQ-006", Title: "heartbeat later than its interval", Protocol: ID, Severity: lint.Warning,
 	Spec: "aop2 §6.1 Heartbeat",
-	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. aoplint keeps the schedule the first HEARTBEAT sets (first, first + interval, first + 2 × interval, ...) " +
-		"and reports a HEARTBEAT that comes more than half an interval behind its slot, or a first HEARTBEAT more than two intervals after the TASK: a beat was missed, " +
-		"which the orchestrator counts towards max_missed_beats. It is a warning until the silence reaches interval × max_missed_beats (AOP2-SEQ-005). After a report the schedule restarts at the late beat.",
+	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. aoplint keeps the schedule the first HEARTBEAT sets (first, first + interval, first + 2 × interval, ...), " +
+		"allowing each beat a tenth of an interval of drift (an executor's sleeps overshoot a little), " +
+		"and reports a HEARTBEAT, or the RESPONSE after one, that comes more than half an interval (plus the clock tolerance) behind its slot, or a first HEARTBEAT more than two intervals after the TASK: a beat was missed, " +
+		"which the orchestrator counts towards max_missed_beats. It is a warning until the silence reaches interval × max_missed_beats (AOP2-SEQ-005). After a report the schedule restarts at the late beat. " +
+		"aopconform's aop2/6.1/heartbeat-interval takes this rule's findings: the limits are lint/spec/aop2's, stretched by the transcript's timeout_scale.",
 	Bad: `TASK (heartbeat interval 120 s) at 12:35:00
 HEARTBEAT at 12:38:00, 12:41:00   (every 180 s)`,
 	Good: `TASK (heartbeat interval 120 s) at 12:35:00
@@ -156,6 +158,9 @@ func (c *beatChecker) observe(p *lint.Pass, v view) {
 		if b.last.msg.IsZero() {
 			b.last.msg = msgTime(v.root.Path("timing", "started_at"))
 		}
+		if c.late {
+			c.lastSlot(p, b, v.when)
+		}
 		c.gap(p, b, v.when, "the RESPONSE")
 		c.tasks.del(v.key)
 	}
@@ -202,7 +207,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 	if !ok {
 		return
 	}
-	due := c.period(b) * time.Duration(b.beats)
+	due := aop2spec.HeartbeatDue(b.beats, b.interval, c.clock.scale)
 	behind := d - due
 	if mustSince(now, b.last) > c.limit(b) {
 		b.anchor, b.anchorW, b.beats = now, w, 0 // a heartbeat failure: AOP2-SEQ-005's
@@ -211,6 +216,27 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 	if aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
 		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorW, b.cfg}, "this HEARTBEAT came %s after the one the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed (§6.1)", secs(d), b.beats, secs(b.interval), secs(due), secs(behind))
 		b.anchor, b.anchorW, b.beats = now, w, 0
+	}
+}
+
+// lastSlot checks the run-up to the RESPONSE against the schedule of the
+// HEARTBEATs (SEQ-006): a beat that was due before it and never came.
+func (c *beatChecker) lastSlot(p *lint.Pass, b *beat, now stamp) {
+	if mustSince(now, b.last) > c.limit(b) {
+		return // a heartbeat failure: AOP2-SEQ-005's
+	}
+	if b.anchor == (stamp{}) {
+		// No HEARTBEAT at all: only a silence past the limit counts (SEQ-005); the
+		// spec's own examples answer without one.
+		return
+	}
+	d, harness, ok := since(now, b.anchor)
+	if !ok {
+		return
+	}
+	due := aop2spec.HeartbeatDue(b.beats+1, b.interval, c.clock.scale)
+	if behind := d - due; aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
+		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorW, b.cfg}, "the RESPONSE came %s after the HEARTBEAT the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed before it (§6.1)", secs(d), b.beats+1, secs(b.interval), secs(due), secs(behind))
 	}
 }
 

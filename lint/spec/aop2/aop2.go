@@ -107,6 +107,13 @@ func HeartbeatFailureAfter(interval time.Duration, maxMissed int, scale float64)
 	return HeartbeatSilence(interval, maxMissed, scale) + Slack(true, Stretch(interval, scale))
 }
 
+// HeartbeatDue is how long after the HEARTBEAT a schedule starts at its n-th
+// next beat is due: n stretched intervals, each allowed a tenth more (an
+// executor's sleeps overshoot a little, and that drift is no missed beat).
+func HeartbeatDue(n int, interval time.Duration, scale float64) time.Duration {
+	return Stretch(interval, scale) * time.Duration(n) * 11 / 10
+}
+
 // HeartbeatBehind reports whether a HEARTBEAT that is behind its slot of the
 // schedule (first beat, first + interval, ...) missed a beat: more than half a
 // stretched interval plus the clock's tolerance (AOP2-SEQ-006).

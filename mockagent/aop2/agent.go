@@ -274,7 +274,7 @@ func (a *agent) work() int {
 			workEnd = time.Hour
 		}
 	case FaultLateHeartbeats:
-		beatEvery = beatEvery * 3 / 2
+		beatEvery = beatEvery * 7 / 4
 		workEnd = max(workEnd, 3*beatEvery+time.Second)
 	case FaultStopHeartbeats:
 		if beatEvery > 0 {

@@ -1,0 +1,58 @@
+package aop2
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	shipped "github.com/aopkit/aopkit/fixtures/scenarios"
+)
+
+// TestShippedScenarios plays every aop2 scenario aopconform ships
+// (fixtures/scenarios/aop2) against the correct mockagent through Drive's code
+// path on virtual time: the engine completes each task, or stops it where the
+// scenario cancels it, and re-dispatches where the scenario drives it into a
+// fallback or a crash. The transcripts are the reference transcripts
+// fixtures/reference/aop2/correct-<scenario>.jsonl (lint clean:
+// conform/engine/lintgolden).
+func TestShippedScenarios(t *testing.T) {
+	all, err := shipped.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, sc := range all {
+		if sc.Protocol != Protocol {
+			continue
+		}
+		n++
+		t.Run(sc.ID, func(t *testing.T) {
+			t.Parallel()
+			r := play(t, sc, "", "", nil)
+			want := map[string]string{"aop2-cancel-sigterm": "ABORTED", "aop2-orchestrator-gone": "ABORTED"}[sc.ID]
+			if want == "" {
+				want = "COMPLETED"
+			}
+			if r.res.State != want {
+				t.Errorf("state %s, want %s (codes %v, attempts %v)", r.res.State, want, r.res.CodeList(), attemptModels(r))
+			}
+			if len(r.res.Violations) > 0 {
+				t.Errorf("the correct agent broke rules: %+v", r.res.Violations)
+			}
+			wantAttempts := map[string][]string{
+				// The scenario expires the timeout of attempt 1: the engine falls back
+				// to the TIMEOUT alternative.
+				"aop2-fallback": {codex + ":E_TIMEOUT", gemini + ":SUCCESS"},
+				// The executor's host dies (SIGKILL): the engine retries (max_retries 1).
+				"aop2-stale-recovery": {codex + ":E_PROCESS_CRASH", codex + ":SUCCESS"},
+			}[sc.ID]
+			if wantAttempts != nil && !reflect.DeepEqual(attemptModels(r), wantAttempts) {
+				t.Errorf("attempts %v, want %v", attemptModels(r), wantAttempts)
+			}
+			golden(t, "correct-"+strings.TrimPrefix(sc.ID, "aop2-"), r)
+		})
+	}
+	if n == 0 {
+		t.Fatal("no shipped aop2 scenario")
+	}
+}

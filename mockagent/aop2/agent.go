@@ -53,7 +53,6 @@ const maxTaskLine = 4 << 20
 // defaultWork is how long the agent works when the task does not say.
 const defaultWork = 10 * time.Second
 
-
 // script is task.extensions.x_mockagent.
 type script struct {
 	WorkSeconds     float64           `json:"work_seconds"`
@@ -101,7 +100,7 @@ type taskView struct {
 	ExecutionPolicy struct {
 		TimeoutSeconds *float64 `json:"timeout_seconds"`
 		Heartbeat      *struct {
-			Enabled         bool    `json:"enabled"`
+			Enabled         bool     `json:"enabled"`
 			IntervalSeconds *float64 `json:"interval_seconds"`
 			MaxMissedBeats  *float64 `json:"max_missed_beats"`
 		} `json:"heartbeat"`

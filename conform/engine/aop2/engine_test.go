@@ -17,19 +17,19 @@ import (
 // scenario is one reference scenario: engine + mock agent, with the engine's
 // decisions to assert. Its transcript is kept in fixtures/reference/aop2.
 type scenario struct {
-	name   string
-	fault  string // command-line fault of the mock agent
-	set    map[string]any
-	task   []byte // instead of baseTask + set
-	setup  func(t *testing.T, scratch string)
-	steps  []conform.Step // scenario steps
+	name  string
+	fault string // command-line fault of the mock agent
+	set   map[string]any
+	task  []byte // instead of baseTask + set
+	setup func(t *testing.T, scratch string)
+	steps []conform.Step // scenario steps
 	// engineFault is the engine's own fault (Faults).
 	engineFault string
-	state  string   // expected final state
-	codes  []string // expected codes, in order
-	events []string // expected engine events, in order
-	viol   []string // rules the engine must have seen broken
-	check  func(t *testing.T, r run)
+	state       string   // expected final state
+	codes       []string // expected codes, in order
+	events      []string // expected engine events, in order
+	viol        []string // rules the engine must have seen broken
+	check       func(t *testing.T, r run)
 	// noGolden skips the transcript golden (huge payloads).
 	noGolden bool
 }

@@ -22,7 +22,17 @@ import (
 // rollbacks itself. Its errors are the harness's (the agent could not be
 // launched, the run was interrupted).
 func Drive(h *harness.H) error {
-	_, err := Play(h)
+	res, err := Play(h)
+	if err == nil && res.State == "REJECTED" && len(res.Attempts) == 0 {
+		// The scenario's own TASK is unusable (schema, payload limits): nothing
+		// was dispatched, so nothing of the agent can be judged. The scenario's
+		// problem, not the agent's.
+		detail := ""
+		if len(res.Codes) > 0 {
+			detail = ": " + res.Codes[len(res.Codes)-1].Code + " " + res.Codes[len(res.Codes)-1].Detail
+		}
+		return harness.Errorf("scenario %s: the aop2 engine rejected the scenario's TASK before dispatch%s", h.Scenario().ID, detail)
+	}
 	return err
 }
 

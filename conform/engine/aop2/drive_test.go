@@ -1,9 +1,18 @@
 package aop2
 
 import (
+	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/mockagent"
 
 	shipped "github.com/aopkit/aopkit/fixtures/scenarios"
 )
@@ -54,5 +63,32 @@ func TestShippedScenarios(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no shipped aop2 scenario")
+	}
+}
+
+// TestDriveRefusesUnusableScenarios: a scenario whose TASK the engine rejects
+// before dispatch, or that scripts attempts, is a harness error, never a run
+// that judges the agent on nothing.
+func TestDriveRefusesUnusableScenarios(t *testing.T) {
+	for name, sc := range map[string]*conform.Scenario{
+		"invalid task":     scenarioOf("invalid-task", []byte(`{"aop_version": "2.0.2-C", "message_type": "TASK"}`), nil),
+		"scripted attempt": {ID: "attempts", Protocol: Protocol, Deadline: conform.Duration(time.Minute), Task: taskWith(t, nil), Attempts: []json.RawMessage{[]byte(`{}`)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			scratch := t.TempDir()
+			var err error
+			synctest.Test(t, func(t *testing.T) {
+				agent, _ := mockagent.Lookup(Protocol)
+				h := harness.New(context.Background(), harness.Config{Scenario: sc, Launcher: agentio.InProcess{Agent: agent}, Command: []string{"mockagent"}, Scratch: scratch})
+				err = h.End(Drive(h))
+				if n := len(h.Session().Attempts); n != 0 {
+					t.Errorf("%d attempts launched", n)
+				}
+			})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			t.Log(err)
+		})
 	}
 }

@@ -55,7 +55,9 @@ type Scenario struct {
 // Step is one thing the orchestrator side does during a scenario.
 type Step struct {
 	// On is what starts the step's timer: "start" (the agent's first sign of life,
-	// or the end of the start-up allowance; default), "first-message" (the agent's
+	// or the end of the start-up allowance; default), "launch" (the attempt's
+	// start: for orchestrator actions that must reach every agent however fast,
+	// never for a timing requirement), "first-message" (the agent's
 	// first protocol message), "quiet" (the agent wrote nothing on stdout for
 	// After), "done" (the agent reported its task done: orchmsg progress 1 or
 	// event:error) or "message:KEY" (the first agent message whose key matches,
@@ -122,7 +124,7 @@ func (s *Scenario) Validate() error {
 		if !validDo[st.Do] {
 			errs = append(errs, fmt.Sprintf("steps[%d].do %q is not one of cancel, shutdown, terminate, kill, close-stdin, send", i, st.Do))
 		}
-		if st.On != "" && st.On != "start" && st.On != "first-message" && st.On != "quiet" && st.On != "done" && !strings.HasPrefix(st.On, "message:") {
+		if st.On != "" && st.On != "start" && st.On != "launch" && st.On != "first-message" && st.On != "quiet" && st.On != "done" && !strings.HasPrefix(st.On, "message:") {
 			errs = append(errs, fmt.Sprintf("steps[%d].on %q: want start, first-message, quiet, done or message:KEY", i, st.On))
 		}
 		if st.Do == "send" && !json.Valid(st.Message) {

@@ -430,7 +430,6 @@ func (e *engine) heartbeatFailure(st *attemptState, a *harness.Agent, now, last 
 	e.violation("AOP2-SEQ-005", st.n, "%s", detail)
 	e.h.Event(st.n, "heartbeat-failure", map[string]any{"code": "E_HEARTBEAT_FAILURE", "missed_for_ms": silent.Milliseconds(),
 		"limit_ms": aop2spec.HeartbeatSilence(p.HeartbeatInterval, p.MaxMissedBeats, e.h.ScaleFactor()).Milliseconds(), "action": p.OnHeartbeatFailure})
-	e.h.Fact("aop2.heartbeat_failure", true)
 	result := "FAIL"
 	switch p.OnHeartbeatFailure {
 	case "ABORT":

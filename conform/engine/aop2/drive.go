@@ -709,6 +709,17 @@ func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte
 		reject("E_PERMISSION_DENIED", "task.constraints.delegation_allowed is false")
 		return
 	}
+	// §11.2: a sub-task gets no wider access than its parent's effective access.
+	if !aop2spec.NetworkWithin(sub.Network, e.task.Network) {
+		reject("E_PERMISSION_DENIED", "network access %s is wider than the parent's effective %s (§11.2)", sub.Network, e.task.Network)
+		return
+	}
+	// (A parent without filesystem access has empty path lists: any path asked
+	// lies outside them.)
+	if fs, pfs := sub.Filesystem, e.task.Filesystem; !aop2spec.PathsWithin(fs.Read, pfs.Read) || !aop2spec.PathsWithin(fs.Write, pfs.Write) {
+		reject("E_PERMISSION_DENIED", "filesystem access (read %v, write %v) is outside the parent's effective access (§11.2)", fs.Read, fs.Write)
+		return
+	}
 	pd, ok := e.known[d.Parent]
 	if !ok {
 		reject("E_DEPENDENCY_FAILED", "parent_task_id %q is no task of this session", d.Parent)

@@ -3,6 +3,7 @@ package aop2
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,5 +91,52 @@ func TestDriveRefusesUnusableScenarios(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestDelegationAccessGuard: a sub-TASK gets no wider access than its parent's
+// effective access of §11.2 (the most restrictive network, the intersection of
+// filesystem capability and paths): wider ones are rejected with
+// E_PERMISSION_DENIED, narrower ones accepted.
+func TestDelegationAccessGuard(t *testing.T) {
+	sub := func(id string, access string) string {
+		return `{"aop_version":"2.0.2-C","schema_version":"2.0.2","protocol_family":"AOP","message_type":"TASK",` +
+			`"session":{"session_id":"AOP-SESSION-2026-11-22-001","created_at":"2000-01-01T00:00:00Z","orchestrator":"x","origin":"AGENT"},` +
+			`"target":{"agent_name":"x","role":"EXECUTOR","provider":"CODEX","model":"m"},` +
+			`"task":{"task_id":"` + id + `","parent_task_id":"TASK-001","objective":"o","category":"ANALYSIS","complexity":"LOW","environment":{"workspace_root":"/w"},"access":` + access + `}}`
+	}
+	lines := []string{
+		sub("S-NET", `{"network":"FULL"}`),
+		sub("S-FS", `{"filesystem":{"write_paths":["/etc"]}}`),
+		sub("S-OK", `{"network":"NONE","filesystem":{"read_paths":["/w/src"],"write_paths":["/w/out"]}}`),
+	}
+	agent := &mockagent.Agent{Protocol: Protocol, Run: func(ctx context.Context, env mockagent.Env, _ string) int {
+		go func() { buf := make([]byte, 1<<16); env.Stdin.Read(buf) }()
+		for _, l := range lines {
+			fmt.Fprintln(env.Stdout, l)
+		}
+		<-ctx.Done()
+		return 0
+	}}
+	task := taskWith(t, map[string]any{
+		"task/constraints/delegation_allowed": true,
+		"target/capabilities":                 map[string]any{"network_access": "FULL", "file_system_access": true},
+		"task/access":                         map[string]any{"network": "RESTRICTED", "filesystem": map[string]any{"read_paths": []any{"/w"}, "write_paths": []any{"/w/out"}}},
+		"guard_rails/timeout_seconds":         1,
+	})
+	r := playAgent(t, scenarioOf("access-guard", task, nil), agent, "", "", nil)
+	if r.res.Network != "RESTRICTED" || !reflect.DeepEqual(r.res.Filesystem.Write, []string{"/w/out"}) {
+		t.Errorf("effective access: network %q, filesystem %+v", r.res.Network, r.res.Filesystem)
+	}
+	got := map[string]string{}
+	for _, d := range r.res.Delegations {
+		got[d.TaskID] = d.Code
+		if d.Accepted {
+			got[d.TaskID] = "accepted"
+		}
+	}
+	want := map[string]string{"S-NET": "E_PERMISSION_DENIED", "S-FS": "E_PERMISSION_DENIED", "S-OK": "accepted"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("delegations %v, want %v", got, want)
 	}
 }

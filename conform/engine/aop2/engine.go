@@ -24,6 +24,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // Protocol is the protocol id.
@@ -45,9 +46,13 @@ type Result struct {
 	Delegations []Delegation
 	Rollback    []RolledBack
 	Response    json.RawMessage // the RESPONSE the engine accepted
-	Cost        CostSummary
-	AuditDir    string // absolute
-	AuditFiles  []string
+	// Network and Filesystem are the effective access of §11.2 the executor was
+	// dispatched with.
+	Network    string
+	Filesystem aop2spec.Filesystem
+	Cost       CostSummary
+	AuditDir   string // absolute
+	AuditFiles []string
 }
 
 // Code is one error code of §12 raised by the engine.
@@ -246,6 +251,7 @@ func (e *engine) run(data []byte) {
 		e.finalReport()
 		return
 	}
+	e.checkAccess()
 	if !e.takeSnapshots() {
 		return
 	}
@@ -347,6 +353,22 @@ func (e *engine) checkLimits() bool {
 	}
 	e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "PASS", "details": fmt.Sprintf("TASK %d bytes within %d", t.Size, MaxTaskBytes), "error_code": nil}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "", nil)
 	return true
+}
+
+// checkAccess records the effective access of §11.2 the executor is dispatched
+// with (the delegation guard holds sub-tasks to it).
+func (e *engine) checkAccess() {
+	t := e.task
+	e.res.Network, e.res.Filesystem = t.Network, t.Filesystem
+	fs := "not stated"
+	switch {
+	case !t.Filesystem.Allowed:
+		fs = "none (target.capabilities.file_system_access is false)"
+	case t.Filesystem.Read != nil || t.Filesystem.Write != nil:
+		fs = fmt.Sprintf("read %v, write %v", t.Filesystem.Read, t.Filesystem.Write)
+	}
+	details := fmt.Sprintf("effective access (§11.2): filesystem %s; network %s", fs, orDefault(t.Network, "not stated"))
+	e.audit.write(time.Now(), "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "ACCESS", "result": "PASS", "details": details, "error_code": nil}, 1, []string{"ACCESS"}, "ALLOWED", "", nil)
 }
 
 // takeSnapshots copies every rollback_snapshot-enabled output aside before dispatch (§7).

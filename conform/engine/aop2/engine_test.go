@@ -95,8 +95,9 @@ var scenarios = []scenario{
 			if got, ok := fileContent(t, r); !ok || !strings.Contains(got, "mockagent") {
 				t.Errorf("the executor's file is missing: %q", got)
 			}
-			if len(r.res.AuditFiles) != 5 {
-				t.Errorf("audit files %v, want 5 records", r.res.AuditFiles)
+			// payload limit and access checks, routing, dispatch, response, summary
+			if len(r.res.AuditFiles) != 6 {
+				t.Errorf("audit files %v, want 6 records", r.res.AuditFiles)
 			}
 			for _, f := range append(r.res.AuditFiles, "events.jsonl", "session_final_report.json") {
 				if _, err := os.Stat(filepath.Join(r.res.AuditDir, f)); err != nil {

@@ -94,16 +94,22 @@ type run struct {
 // reproducible.
 func play(t *testing.T, sc *conform.Scenario, fault, engineFault string, setup func(scratch string)) run {
 	t.Helper()
+	agent, err := mockagent.Lookup(Protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return playAgent(t, sc, agent, fault, engineFault, setup)
+}
+
+// playAgent is play with another in-process agent.
+func playAgent(t *testing.T, sc *conform.Scenario, agent *mockagent.Agent, fault, engineFault string, setup func(scratch string)) run {
+	t.Helper()
 	var r run
 	r.scratch = t.TempDir() // outside the bubble: it outlives synctest.Test
 	var buf bytes.Buffer
 	synctest.Test(t, func(t *testing.T) {
 		if setup != nil {
 			setup(r.scratch)
-		}
-		agent, err := mockagent.Lookup(Protocol)
-		if err != nil {
-			t.Fatal(err)
 		}
 		h := harness.New(context.Background(), harness.Config{
 			Scenario: sc, Transcript: &buf, Launcher: agentio.InProcess{Agent: agent, Fault: fault},

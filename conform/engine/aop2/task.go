@@ -77,6 +77,11 @@ type Task struct {
 	Phases    []int // checkpoints per phase
 	Objective int   // characters of task.objective
 
+	// Network and Filesystem are the effective access of §11.2
+	// (lint/spec/aop2).
+	Network    string
+	Filesystem aop2spec.Filesystem
+
 	DelegationAllowed bool
 	MaxCostUSD        *float64
 	MaxTokens         *int64
@@ -280,6 +285,7 @@ func ParseTask(data []byte) (*Task, []Problem, error) {
 		t.readTask(task, &ps)
 	}
 	t.readPolicy(&ps)
+	t.readAccess(target, task)
 	checkExtensions(m, "", &ps)
 	return t, ps, nil
 }
@@ -363,6 +369,35 @@ func (t *Task) readTask(task map[string]any, ps *[]Problem) {
 			t.Phases = append(t.Phases, len(cps))
 		}
 	}
+}
+
+// readAccess applies §11.2: the effective filesystem and network access.
+func (t *Task) readAccess(target, task map[string]any) {
+	caps, access := object(target, "capabilities"), object(task, "access")
+	var capable *bool
+	if v, ok := boolean(caps, "file_system_access"); ok {
+		capable = &v
+	}
+	fs := object(access, "filesystem")
+	capNet, _ := str(caps, "network_access")
+	taskNet, _ := str(access, "network")
+	t.Network = aop2spec.EffectiveNetwork(capNet, taskNet)
+	t.Filesystem = aop2spec.EffectiveFilesystem(capable, stringList(fs, "read_paths"), stringList(fs, "write_paths"))
+}
+
+// stringList reads an array of strings (nil when absent).
+func stringList(m map[string]any, key string) []string {
+	arr, ok := m[key].([]any)
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for _, v := range arr {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // readPolicy applies §11: guard_rails override execution_policy.

@@ -8,7 +8,11 @@
 // It is a leaf: primitives in, values out, no lint or conform imports.
 package aop2spec
 
-import "time"
+import (
+	"path"
+	"strings"
+	"time"
+)
 
 // Heartbeat defaults of §6.1 (execution_policy.heartbeat).
 const (
@@ -134,4 +138,79 @@ func FirstHeartbeatLate(wait, interval time.Duration, scale float64, harness boo
 // apart break the §6.2 rate (AOP2-SEQ-007), with the clock's tolerance.
 func ProgressTooSoon(gap time.Duration, harness bool) bool {
 	return gap < ProgressInterval-Slack(harness, ProgressInterval)
+}
+
+// networkRank orders the §11 network access values, most restrictive first.
+var networkRank = map[string]int{"NONE": 0, "RESTRICTED": 1, "FULL": 2}
+
+// EffectiveNetwork applies §11.2: the effective network access is the most
+// restrictive of target.capabilities.network_access and task.access.network
+// (NONE < RESTRICTED < FULL). A value that is absent or not one of these does
+// not restrict; "" when neither does.
+func EffectiveNetwork(capability, task string) string {
+	c, cok := networkRank[capability]
+	t, tok := networkRank[task]
+	switch {
+	case cok && tok:
+		if c <= t {
+			return capability
+		}
+		return task
+	case cok:
+		return capability
+	case tok:
+		return task
+	}
+	return ""
+}
+
+// NetworkWithin reports whether network access asked is no wider than allowed
+// ("" allows anything and asks for nothing).
+func NetworkWithin(asked, allowed string) bool {
+	a, aok := networkRank[asked]
+	l, lok := networkRank[allowed]
+	return !aok || !lok || a <= l
+}
+
+// Filesystem is the effective filesystem access of a task (§11.2).
+type Filesystem struct {
+	Allowed bool
+	// Read and Write are the task's paths; nil means the task names none (no
+	// restriction beyond the workspace).
+	Read, Write []string
+}
+
+// EffectiveFilesystem applies §11.2: the intersection of
+// target.capabilities.file_system_access (nil: not stated) and
+// task.access.filesystem's read_paths and write_paths (nil: not stated). An
+// executor without the capability has no filesystem access at all.
+func EffectiveFilesystem(capable *bool, read, write []string) Filesystem {
+	if capable != nil && !*capable {
+		return Filesystem{Read: []string{}, Write: []string{}}
+	}
+	return Filesystem{Allowed: true, Read: read, Write: write}
+}
+
+// PathsWithin reports whether every path asked lies inside one of the paths
+// allowed (equal, or below it); allowed nil is no restriction. Paths are
+// compared lexically, cleaned, with slashes.
+func PathsWithin(asked, allowed []string) bool {
+	if allowed == nil {
+		return true
+	}
+	for _, a := range asked {
+		a = path.Clean(a)
+		ok := false
+		for _, l := range allowed {
+			l = path.Clean(l)
+			if a == l || strings.HasPrefix(a, strings.TrimSuffix(l, "/")+"/") {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

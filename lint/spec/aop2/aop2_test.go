@@ -80,3 +80,31 @@ func TestProgressAndSchedule(t *testing.T) {
 		t.Error("FirstHeartbeatLate: two intervals plus a fifth")
 	}
 }
+
+func TestEffectiveAccess(t *testing.T) {
+	for _, tc := range [][3]string{
+		{"FULL", "RESTRICTED", "RESTRICTED"}, {"NONE", "FULL", "NONE"}, {"RESTRICTED", "", "RESTRICTED"},
+		{"", "NONE", "NONE"}, {"", "", ""}, {"bogus", "FULL", "FULL"},
+	} {
+		if got := EffectiveNetwork(tc[0], tc[1]); got != tc[2] {
+			t.Errorf("EffectiveNetwork(%q, %q) = %q, want %q", tc[0], tc[1], got, tc[2])
+		}
+	}
+	if !NetworkWithin("RESTRICTED", "FULL") || NetworkWithin("FULL", "RESTRICTED") || !NetworkWithin("", "NONE") || !NetworkWithin("FULL", "") {
+		t.Error("NetworkWithin")
+	}
+	no := false
+	if fs := EffectiveFilesystem(&no, []string{"/w"}, []string{"/w"}); fs.Allowed || len(fs.Write) != 0 {
+		t.Errorf("no capability: %+v", fs)
+	}
+	if fs := EffectiveFilesystem(nil, []string{"/w"}, nil); !fs.Allowed || len(fs.Read) != 1 || fs.Write != nil {
+		t.Errorf("capability not stated: %+v", fs)
+	}
+}
+
+func TestPathsWithin(t *testing.T) {
+	if !PathsWithin([]string{"/w/src", "/w"}, []string{"/w"}) || PathsWithin([]string{"/wx"}, []string{"/w"}) ||
+		PathsWithin([]string{"/w/../etc"}, []string{"/w"}) || !PathsWithin([]string{"/etc"}, nil) || PathsWithin([]string{"/w"}, []string{}) {
+		t.Error("PathsWithin")
+	}
+}

@@ -161,7 +161,6 @@ type engine struct {
 	snaps    []snapshot
 	known    map[string]int // task id → delegation depth
 	costs    map[[2]string]*ModelCost
-	depth    int   // delegation depth of the scenario's task (0: a root task)
 	err      error // a harness error (launch failure, interrupted)
 	hashed   bool  // the aop2.files fact is recorded
 }
@@ -212,7 +211,7 @@ func (e *engine) run(data []byte) {
 	}
 	e.res.SessionID, e.res.TaskID = sid, tid
 	e.openAudit(sid, tid, t.ParentTaskID)
-	e.known[tid] = e.depth
+	e.known[tid] = 0 // the scenario's task is a root task
 
 	version, hasVersion := str(t.raw, "aop_version")
 	switch {
@@ -243,12 +242,6 @@ func (e *engine) run(data []byte) {
 		return
 	}
 	if !e.checkLimits() {
-		return
-	}
-	if e.depth > MaxDelegationDepth {
-		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
-		e.code("E_MAX_DEPTH_EXCEEDED", 0, true, "the task sits at delegation depth %d; at most %d", e.depth, MaxDelegationDepth)
-		e.finalReport()
 		return
 	}
 	e.checkAccess()
@@ -494,7 +487,7 @@ func (e *engine) finalReport() {
 	for _, c := range e.res.Codes {
 		errs = append(errs, c.Code)
 	}
-	nodes := []map[string]any{{"task_id": e.res.TaskID, "depth": e.depth, "state": e.res.State}}
+	nodes := []map[string]any{{"task_id": e.res.TaskID, "depth": 0, "state": e.res.State}}
 	for _, d := range e.res.Delegations {
 		n := map[string]any{"task_id": d.TaskID, "parent_task_id": d.Parent, "depth": d.Depth, "state": "PENDING"}
 		if !d.Accepted {

@@ -465,8 +465,9 @@ var aop2Checks = []*conform.Check{
 				if !boolAt(task, "execution_policy", "heartbeat", "enabled") {
 					continue
 				}
-				iv, _ := num(task, "execution_policy", "heartbeat", "interval_seconds")
-				if len(aop2Responses(s, a.N)) > 0 || a.End.Sub(a.Origin()) >= time.Duration(iv*float64(time.Second)) {
+				iv, ok := num(task, "execution_policy", "heartbeat", "interval_seconds")
+				interval, _ := aop2spec.Heartbeat(numOrNil(iv, ok), nil)
+				if len(aop2Responses(s, a.N)) > 0 || a.End.Sub(a.Origin()) >= interval {
 					return conform.Passf("no heartbeat failure")
 				}
 			}

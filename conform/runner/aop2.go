@@ -3,6 +3,9 @@ package runner
 import (
 	"runtime"
 
+	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
+
 	"github.com/aopkit/aopkit/conform/harness"
 
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
@@ -16,6 +19,6 @@ var drivers = map[string]func(h *harness.H) error{
 	"aop2":       engaop2.Drive,
 	"orchmsg":    driveOrchmsg,
 	"aos":        driveAOS,
-	"aop-output": driveAOPOutput,
-	"aof":        driveAOF,
+	"aop-output": engaopoutput.Drive,
+	"aof":        engaof.Drive,
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/mockagent"
 
-	shipped "github.com/aopkit/aopkit/fixtures/scenarios"
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
 )
 
 // TestShippedScenarios plays every aop2 scenario aopconform ships
@@ -26,16 +26,7 @@ import (
 // fixtures/reference/aop2/correct-<scenario>.jsonl (lint clean:
 // conform/engine/lintgolden).
 func TestShippedScenarios(t *testing.T) {
-	all, err := shipped.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, sc := range all {
-		if sc.Protocol != Protocol {
-			continue
-		}
-		n++
+	for _, sc := range enginetest.Builtin(t, Protocol) {
 		t.Run(sc.ID, func(t *testing.T) {
 			t.Parallel()
 			r := play(t, sc, "", "", nil)
@@ -61,9 +52,6 @@ func TestShippedScenarios(t *testing.T) {
 			}
 			golden(t, "correct-"+strings.TrimPrefix(sc.ID, "aop2-"), r)
 		})
-	}
-	if n == 0 {
-		t.Fatal("no shipped aop2 scenario")
 	}
 }
 

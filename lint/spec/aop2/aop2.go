@@ -1,4 +1,4 @@
-// Package aop2spec is the one home of the AOP JSON v2 contract's computations
+// Package aop2 is the one home of the AOP JSON v2 contract's computations
 // (Cyclops 2.0.2-C) that more than one part of aopkit needs: the §11 effective
 // timeout, the §6.1 heartbeat defaults and limits, the §6.2 progress rate, and
 // the clock tolerances they are judged with. aoplint's rules (lint/aop2), the
@@ -6,7 +6,7 @@
 // (conform/checks) and mockagent call it; nothing else computes these.
 //
 // It is a leaf: primitives in, values out, no lint or conform imports.
-package aop2spec
+package aop2
 
 import (
 	"path"

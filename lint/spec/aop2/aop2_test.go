@@ -1,4 +1,4 @@
-package aop2spec
+package aop2
 
 import (
 	"testing"

@@ -9,15 +9,16 @@ import (
 	"github.com/aopkit/aopkit/conform/harness"
 
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
 )
 
 func runtimeNumCPU() int { return runtime.NumCPU() }
 
-// drivers play the orchestrator side of each protocol: aop2's is its reference
-// engine (conform/engine/aop2).
+// drivers play the orchestrator side of each protocol: the reference engines'
+// Drive (conform/engine/<protocol>).
 var drivers = map[string]func(h *harness.H) error{
 	"aop2":       engaop2.Drive,
-	"orchmsg":    driveOrchmsg,
+	"orchmsg":    engorchmsg.Drive,
 	"aos":        driveAOS,
 	"aop-output": engaopoutput.Drive,
 	"aof":        engaof.Drive,

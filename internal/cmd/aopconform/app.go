@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/knownfail"
 	"github.com/aopkit/aopkit/conform/lintstep"
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
@@ -298,9 +299,15 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 			return exitCode(exitHarness)
 		}
 	}
-	switch {
-	case rep.HarnessErrors > 0:
+	if rep.HarnessErrors > 0 {
 		fmt.Fprintf(stderr, "aopconform: %d scenario(s) could not be run (harness error, not the agent's fault)\n", rep.HarnessErrors)
+	}
+	switch {
+	case knownfail.MustFailed(rep) || len(report.StaleEntries(rep)) > 0:
+		// A MUST the agent definitely failed decides the run, whatever the
+		// harness could not judge elsewhere: exit 1, not 2.
+		return exitCode(exitMustBad)
+	case rep.HarnessErrors > 0:
 		return exitCode(exitHarness)
 	case runFailed(rep):
 		return exitCode(exitMustBad)

@@ -302,17 +302,25 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if rep.HarnessErrors > 0 {
 		fmt.Fprintf(stderr, "aopconform: %d scenario(s) could not be run (harness error, not the agent's fault)\n", rep.HarnessErrors)
 	}
-	switch {
-	case knownfail.MustFailed(rep) || len(report.StaleEntries(rep)) > 0:
-		// A MUST the agent definitely failed decides the run, whatever the
-		// harness could not judge elsewhere: exit 1, not 2.
-		return exitCode(exitMustBad)
-	case rep.HarnessErrors > 0:
-		return exitCode(exitHarness)
-	case runFailed(rep):
-		return exitCode(exitMustBad)
+	if code := exitFor(rep); code != 0 {
+		return exitCode(code)
 	}
 	return nil
+}
+
+// exitFor is the exit code of a finished run: 1 when a MUST the agent definitely
+// failed (or a stale known-failing entry) decides it, whatever the harness could
+// not judge elsewhere; 2 when only the harness failed; 1 for the other failures.
+func exitFor(rep *conform.Report) int {
+	switch {
+	case knownfail.MustFailed(rep) || len(report.StaleEntries(rep)) > 0:
+		return exitMustBad
+	case rep.HarnessErrors > 0:
+		return exitHarness
+	case runFailed(rep):
+		return exitMustBad
+	}
+	return 0
 }
 
 func writeReport(name string, rep *conform.Report) error {

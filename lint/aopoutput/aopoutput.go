@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -295,28 +294,15 @@ func metrics(v string) map[string]string {
 // ---- shared helpers ----
 
 // parsed returns the report of a text message. Every report rule asks for it, so
-// the last few parses are kept (by message) and a report is parsed once.
+// it is parsed once and kept on the message.
 func parsed(p *lint.Pass) *report {
-	cacheMu.Lock()
-	r, ok := cache[p.Msg]
-	cacheMu.Unlock()
-	if ok {
+	if r, ok := p.Msg.Parsed.(*report); ok {
 		return r
 	}
-	r = parse(p.Msg.Raw)
-	cacheMu.Lock()
-	if len(cache) >= 64 {
-		cache = map[*lint.Message]*report{}
-	}
-	cache[p.Msg] = r
-	cacheMu.Unlock()
+	r := parse(p.Msg.Raw)
+	p.Msg.Parsed = r
 	return r
 }
-
-var (
-	cacheMu sync.Mutex
-	cache   = map[*lint.Message]*report{}
-)
 
 // reportAt reports at a byte offset of the report and records the pointer of the
 // value in the report's JSON form (so that claims and the JSON output name it).

@@ -136,50 +136,72 @@ func (n *Node) Int() (int64, bool) {
 	return int64(f), true
 }
 
-// Lookup resolves an RFC 6901 JSON Pointer.
+// Lookup resolves an RFC 6901 JSON Pointer. It allocates nothing unless a
+// token holds an escape (~0 or ~1).
 func (n *Node) Lookup(pointer string) *Node {
 	if pointer == "" {
 		return n
 	}
-	if !strings.HasPrefix(pointer, "/") {
+	if pointer[0] != '/' {
 		return nil
 	}
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch {
-		case n == nil:
-			return nil
-		case n.Kind == Object:
-			n = n.Get(tok)
-		case n.Kind == Array:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n.Items) {
-				return nil
-			}
-			n = n.Items[i]
-		default:
+	for rest := pointer; rest != ""; {
+		var tok string
+		tok, rest = nextToken(rest)
+		if n = n.step(tok); n == nil {
 			return nil
 		}
 	}
 	return n
 }
 
+// nextToken splits the first reference token off rest (which starts with '/'),
+// returning it raw (escapes not decoded) and what follows it.
+func nextToken(rest string) (tok, after string) {
+	rest = rest[1:]
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[:i], rest[i:]
+	}
+	return rest, ""
+}
+
+// step resolves one raw reference token below n.
+func (n *Node) step(tok string) *Node {
+	if strings.IndexByte(tok, '~') >= 0 {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	}
+	switch {
+	case n == nil:
+		return nil
+	case n.Kind == Object:
+		return n.Get(tok)
+	case n.Kind == Array:
+		i, err := strconv.Atoi(tok)
+		if err != nil || i < 0 || i >= len(n.Items) {
+			return nil
+		}
+		return n.Items[i]
+	}
+	return nil
+}
+
 // Nearest resolves pointer as far as it exists and returns the deepest node found
-// and the pointer to it.
+// and the pointer to it (a prefix of pointer).
 func (n *Node) Nearest(pointer string) (*Node, string) {
-	if pointer == "" || !strings.HasPrefix(pointer, "/") {
+	if pointer == "" || pointer[0] != '/' {
 		return n, ""
 	}
-	toks := strings.Split(pointer[1:], "/")
-	cur, curPtr := n, ""
-	for _, tok := range toks {
-		next := cur.Lookup("/" + tok)
+	cur, end := n, 0
+	for rest := pointer; rest != ""; {
+		var tok string
+		tok, rest = nextToken(rest)
+		next := cur.step(tok)
 		if next == nil {
 			break
 		}
-		cur, curPtr = next, curPtr+"/"+tok
+		cur, end = next, len(pointer)-len(rest)
 	}
-	return cur, curPtr
+	return cur, pointer[:end]
 }
 
 // EscapeToken escapes one reference token of a JSON Pointer.

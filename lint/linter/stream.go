@@ -40,6 +40,10 @@ type stream struct {
 	// bounded by maxPendingBytes; pendingFull marks that the bound was hit.
 	pendingBytes int
 	pendingFull  bool
+
+	// pass is reused by every sequence-rule call: its results are copied out
+	// (add) before the next call.
+	pass lint.Pass
 }
 
 type session struct {
@@ -332,9 +336,7 @@ func (s *stream) harnessEvent(m *lint.Message) {
 	}
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
-			p := lint.NewPass(ck.rule, m)
-			safeRun(p, ck.c.Observe)
-			s.add(p.Diagnostics()...)
+			s.observe(ck, m)
 		}
 	}
 	if m.Kind == "harness:scenario-end" {
@@ -388,9 +390,7 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 	sess.checkers[protocol] = cks
 	for _, m := range sess.pending {
 		for _, ck := range cks {
-			p := lint.NewPass(ck.rule, m)
-			safeRun(p, ck.c.Observe)
-			s.add(p.Diagnostics()...)
+			s.observe(ck, m)
 		}
 	}
 	return cks
@@ -587,10 +587,16 @@ func (s *stream) applyUnit(u unitOut) {
 		return
 	}
 	for _, ck := range s.checkersFor(s.session(m.Session), m.Protocol) {
-		p := lint.NewPass(ck.rule, m)
-		safeRun(p, ck.c.Observe)
-		s.add(p.Diagnostics()...)
+		s.observe(ck, m)
 	}
+}
+
+// observe shows m to one checker and keeps what it reports.
+func (s *stream) observe(ck checker, m *lint.Message) {
+	p := &s.pass
+	p.Reset(ck.rule, m)
+	safeRun(p, ck.c.Observe)
+	s.add(p.Diagnostics()...)
 }
 
 // streamProtocol is the protocol a line belongs to when it cannot tell by itself:
@@ -637,7 +643,8 @@ func (s *stream) finishSession(sess *session) {
 	sess.pendingBytes, sess.pending = 0, nil
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
-			p := lint.NewPass(ck.rule, nil)
+			p := &s.pass
+			p.Reset(ck.rule, nil)
 			safeRun(p, ck.c.Finish)
 			ds := p.Diagnostics()
 			for i := range ds {

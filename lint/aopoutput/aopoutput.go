@@ -10,6 +10,7 @@ package aopoutput
 
 import (
 	"bytes"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"regexp"
 	"strconv"
 	"strings"
@@ -154,10 +155,30 @@ type report struct {
 	markers []marker
 }
 
-var markerRe = regexp.MustCompile(`^[ \t]*\[AOP:([A-Z_]+)\]`)
+// matchMarker matches the start of a line against ^[ \t]*\[AOP:([A-Z_]+)\] and
+// returns the name's bounds and the end of the match.
+func matchMarker(s string) (name0, name1, end int, ok bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if !strings.HasPrefix(s[i:], "[AOP:") {
+		return 0, 0, 0, false
+	}
+	i += len("[AOP:")
+	name0 = i
+	for i < len(s) && (s[i] >= 'A' && s[i] <= 'Z' || s[i] == '_') {
+		i++
+	}
+	if i == name0 || i >= len(s) || s[i] != ']' {
+		return 0, 0, 0, false
+	}
+	return name0, i, i + 1, true
+}
 
 func parse(text []byte) *report {
 	r := &report{text: text}
+	str := string(text) // one copy, whose substrings the lines share
 	off := 0
 	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
 		off = 3
@@ -171,13 +192,13 @@ func parse(text []byte) *report {
 			end += off
 			next = end + 1
 		}
-		s := strings.TrimSuffix(string(text[off:end]), "\r")
+		s := strings.TrimSuffix(str[off:end], "\r")
 		r.lines = append(r.lines, line{off: off, text: s})
-		if g := markerRe.FindStringSubmatchIndex(s); g != nil {
-			rest := s[g[1]:]
+		if n0, n1, mend, ok := matchMarker(s); ok {
+			rest := s[mend:]
 			trimmed := strings.TrimLeft(rest, " \t")
-			r.markers = append(r.markers, marker{name: s[g[2]:g[3]], off: off + strings.IndexByte(s, '['),
-				valOff: off + g[1] + len(rest) - len(trimmed), value: strings.TrimSpace(trimmed)})
+			r.markers = append(r.markers, marker{name: s[n0:n1], off: off + strings.IndexByte(s, '['),
+				valOff: off + mend + len(rest) - len(trimmed), value: strings.TrimSpace(trimmed)})
 		}
 		off = next
 	}
@@ -313,13 +334,13 @@ func reportAt(p *lint.Pass, sev lint.Severity, off int, pointer, format string, 
 	}
 }
 
-var isoRe = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$`)
+var isoForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
 
 // parseISO reads an ISO 8601 date-time; zone reports whether it names its offset
 // (a time without one is read as UTC).
 func parseISO(s string) (t time.Time, zone, ok bool) {
-	g := isoRe.FindStringSubmatch(s)
-	if g == nil {
+	g, match := isoForm.Match(s)
+	if !match {
 		return time.Time{}, false, false
 	}
 	num := func(x string) int { n, _ := strconv.Atoi(x); return n }

@@ -305,11 +305,13 @@ type parser struct {
 	items    []*Node  // scratch of the arrays being read (a stack)
 	pos      int
 	problems []Problem
-	slab     []Node // nodes are carved from slabs: one allocation for many nodes
-	values   int    // nodes made so far, bounded by MaxValues
-	dropped  int    // duplicate keys past MaxProblems
-	lastDup  int    // offset of the last duplicate key dropped
-	path     []step // where the parser is, to name a duplicate key's pointer
+	slab     []Node   // nodes are carved from slabs: one allocation for many nodes
+	mslab    []Member // members of objects, carved likewise
+	islab    []*Node  // items of arrays, carved likewise
+	values   int      // nodes made so far, bounded by MaxValues
+	dropped  int      // duplicate keys past MaxProblems
+	lastDup  int      // offset of the last duplicate key dropped
+	path     []step   // where the parser is, to name a duplicate key's pointer
 }
 
 // step is one level of the parser's path: an object key or an array index.
@@ -356,6 +358,27 @@ func (p *parser) node(k Kind, off int) *Node {
 	n.Kind, n.Offset = k, off
 	return n
 }
+
+// carve copies src into an exact-size slice cut from *slab, starting a new slab
+// of about want elements (at most slabMax) when it has too little room: one
+// allocation for the members (or items) of many small objects. A long one gets
+// its own slice.
+func carve[T any](slab *[]T, src []T, want int) []T {
+	k := len(src)
+	if k > len(*slab) {
+		if k > slabMax/4 {
+			return append([]T(nil), src...)
+		}
+		*slab = make([]T, min(max(want, k), slabMax))
+	}
+	out := (*slab)[:k:k]
+	copy(out, src)
+	*slab = (*slab)[k:]
+	return out
+}
+
+// slabMax is the most elements of one slab.
+const slabMax = 256
 
 func (p *parser) near() string {
 	end := p.pos + 20
@@ -599,7 +622,7 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
-			n.Items = append([]*Node(nil), p.items[base:]...)
+			n.Items = carve(&p.islab, p.items[base:], (len(p.data)-p.pos)/160+4)
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
@@ -684,7 +707,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos++
 			n.End = p.pos
-			n.Members = append([]Member(nil), p.members[base:]...)
+			n.Members = carve(&p.mslab, p.members[base:], (len(p.data)-p.pos)/32+4)
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())

@@ -8,6 +8,7 @@ package jsonread
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,9 +48,9 @@ func (k Kind) String() string { return kindNames[k] }
 // Node is one JSON value with its position.
 type Node struct {
 	Kind    Kind
+	Bool    bool   // Bool
 	Offset  int    // byte offset of the value's first byte in the input
 	End     int    // byte offset just past the value
-	Bool    bool   // Bool
 	Str     string // String: the decoded value; Number: the literal text
 	Items   []*Node
 	Members []Member
@@ -243,10 +244,164 @@ func (n *Node) Interface() any {
 // Parse reads exactly one JSON value from data. It returns the tree, the non-fatal
 // problems found, and a *SyntaxError when the input is not one valid JSON value.
 func Parse(data []byte) (*Node, []Problem, error) {
+	return parse(data, &Arena{})
+}
+
+// Arena is the memory of the trees parsed through it: nodes, members and items
+// are cut from chunks that Reset hands back for the next trees, so a driver that
+// is done with a batch of trees parses the next batch without allocating them
+// again. The strings of a tree (keys, values, number literals) are never in the
+// arena: they stay valid after Reset. An Arena is not safe for concurrent use.
+type Arena struct {
+	nodes   chunks[Node]
+	members chunks[Member]
+	items   chunks[*Node]
+	used    bool // Parse was called: the chunks are reused after Reset
+}
+
+// Parse is the package's Parse, with the tree in the arena: it is valid until
+// the next Reset.
+func (a *Arena) Parse(data []byte) (*Node, []Problem, error) {
+	a.used = true
+	return parse(data, a)
+}
+
+// Reset takes back every tree parsed since the last Reset: their nodes may be
+// overwritten by the next Parse. Keep a tree longer with Clone.
+func (a *Arena) Reset() {
+	if !a.used {
+		return
+	}
+	a.nodes.reset(poisonNode)
+	a.members.reset(poisonMember)
+	a.items.reset(nil)
+}
+
+// chunks is a list of slabs cut front to back; with reuse, reset starts over at
+// the first slab, else each slab is sized for the input left to parse.
+type chunks[T any] struct {
+	list [][]T
+	cur  int // the slab being cut
+	off  int // elements of list[cur] already cut
+}
+
+// take returns k fresh elements: contiguous, of capacity k. A run longer than a
+// quarter slab gets its own slice.
+func (c *chunks[T]) take(k, want int, reuse bool) []T {
+	if k > slabMax/4 {
+		return make([]T, k)
+	}
+	for {
+		if c.cur < len(c.list) {
+			if ch := c.list[c.cur]; c.off+k <= len(ch) {
+				out := ch[c.off : c.off+k : c.off+k]
+				c.off += k
+				return out
+			}
+			if c.cur+1 < len(c.list) || reuse {
+				c.cur, c.off = c.cur+1, 0
+				continue
+			}
+		}
+		size := slabMax
+		if !reuse {
+			size = min(max(want, k), slabMax)
+			c.list = c.list[:0] // a one-off parse forgets its full slabs
+			c.cur = 0
+		}
+		c.list = append(c.list, make([]T, size))
+		c.cur, c.off = len(c.list)-1, 0
+	}
+}
+
+// rest takes what is left of the current slab, or a new slab: the caller cuts
+// it one element at a time and gives back what it did not use (giveBack).
+func (c *chunks[T]) rest(want int, reuse bool) []T {
+	if c.cur < len(c.list) && c.off < len(c.list[c.cur]) {
+		out := c.list[c.cur][c.off:]
+		c.off = len(c.list[c.cur])
+		return out
+	}
+	if reuse && c.cur+1 < len(c.list) {
+		c.cur, c.off = c.cur+1, len(c.list[c.cur+1])
+		return c.list[c.cur]
+	}
+	size := slabMax
+	if !reuse {
+		size = min(want, slabMax)
+		c.list = c.list[:0]
+	}
+	c.list = append(c.list, make([]T, size))
+	c.cur, c.off = len(c.list)-1, size
+	return c.list[c.cur]
+}
+
+// giveBack returns the last n elements taken, unused.
+func (c *chunks[T]) giveBack(n int) { c.off -= n }
+
+// reset clears what was cut (so the arena pins no old strings), or poisons it.
+func (c *chunks[T]) reset(poisonFn func([]T)) {
+	for i := 0; i <= c.cur && i < len(c.list); i++ {
+		used := c.list[i]
+		if i == c.cur {
+			used = used[:c.off]
+		}
+		if poison && poisonFn != nil {
+			poisonFn(used)
+		} else {
+			clear(used)
+		}
+	}
+	c.cur, c.off = 0, 0
+}
+
+// poison, set by AOPKIT_ARENA_POISON=1, fills the trees an arena takes back with
+// values no input makes: a tree used after its Reset then shows in the output
+// (a test of the linter's ownership of trees, not a feature).
+var poison = os.Getenv("AOPKIT_ARENA_POISON") != ""
+
+const poisoned = "\x00poisoned by jsonread.Arena.Reset"
+
+func poisonNode(ns []Node) {
+	for i := range ns {
+		ns[i] = Node{Kind: String, Offset: 1 << 30, End: 1 << 30, Str: poisoned}
+	}
+}
+
+func poisonMember(ms []Member) {
+	for i := range ms {
+		ms[i] = Member{Key: poisoned, KeyOffset: 1 << 30, Value: &Node{Kind: String, Str: poisoned}}
+	}
+}
+
+// Clone copies the tree into memory of its own (strings are shared: they are
+// immutable), to be kept past the Reset of the arena it was parsed into.
+func (n *Node) Clone() *Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	if n.Items != nil {
+		c.Items = make([]*Node, len(n.Items))
+		for i, it := range n.Items {
+			c.Items[i] = it.Clone()
+		}
+	}
+	if n.Members != nil {
+		c.Members = make([]Member, len(n.Members))
+		for i, m := range n.Members {
+			c.Members[i] = Member{Key: m.Key, KeyOffset: m.KeyOffset, Value: m.Value.Clone()}
+		}
+	}
+	return &c
+}
+
+func parse(data []byte, ar *Arena) (*Node, []Problem, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0]}
+	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0], ar: ar, reuse: ar.used}
 	defer func() {
+		ar.nodes.giveBack(len(p.slab))
 		// Keep the grown stacks for the next parse, cleared so they pin no tree; a
 		// huge document's stacks are let go.
 		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
@@ -305,9 +460,9 @@ type parser struct {
 	items    []*Node  // scratch of the arrays being read (a stack)
 	pos      int
 	problems []Problem
-	slab     []Node   // nodes are carved from slabs: one allocation for many nodes
-	mslab    []Member // members of objects, carved likewise
-	islab    []*Node  // items of arrays, carved likewise
+	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
+	ar       *Arena // where the tree goes
+	reuse    bool   // ar is reused: whole slabs, kept after the parse
 	values   int      // nodes made so far, bounded by MaxValues
 	dropped  int      // duplicate keys past MaxProblems
 	lastDup  int      // offset of the last duplicate key dropped
@@ -347,34 +502,13 @@ func (p *parser) substr(i, j int) string {
 // small message makes one small slab.
 func (p *parser) node(k Kind, off int) *Node {
 	if len(p.slab) == 0 {
-		size := (len(p.data)-p.pos)/28 + 4
-		if size > 256 {
-			size = 256
-		}
-		p.slab = make([]Node, size)
+		want := (len(p.data)-p.pos)/28 + 4
+		p.slab = p.ar.nodes.rest(want, p.reuse)
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
-	n.Kind, n.Offset = k, off
+	*n = Node{Kind: k, Offset: off}
 	return n
-}
-
-// carve copies src into an exact-size slice cut from *slab, starting a new slab
-// of about want elements (at most slabMax) when it has too little room: one
-// allocation for the members (or items) of many small objects. A long one gets
-// its own slice.
-func carve[T any](slab *[]T, src []T, want int) []T {
-	k := len(src)
-	if k > len(*slab) {
-		if k > slabMax/4 {
-			return append([]T(nil), src...)
-		}
-		*slab = make([]T, min(max(want, k), slabMax))
-	}
-	out := (*slab)[:k:k]
-	copy(out, src)
-	*slab = (*slab)[k:]
-	return out
 }
 
 // slabMax is the most elements of one slab.
@@ -622,7 +756,8 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
-			n.Items = carve(&p.islab, p.items[base:], (len(p.data)-p.pos)/160+4)
+			n.Items = p.ar.items.take(len(p.items)-base, (len(p.data)-p.pos)/160+4, p.reuse)
+			copy(n.Items, p.items[base:])
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
@@ -707,7 +842,8 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos++
 			n.End = p.pos
-			n.Members = carve(&p.mslab, p.members[base:], (len(p.data)-p.pos)/32+4)
+			n.Members = p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
+			copy(n.Members, p.members[base:])
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())

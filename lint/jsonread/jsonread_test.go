@@ -190,3 +190,46 @@ func TestLookupAgreesWithSplit(t *testing.T) {
 		t.Errorf("Lookup allocates %v times, want 0", a)
 	}
 }
+
+// TestArena: trees parsed into an arena equal the trees of Parse, a clone
+// outlives the arena's Reset, and a warm arena allocates only the input's copy.
+func TestArena(t *testing.T) {
+	docs := []string{
+		`{"a":[1,2,{"b":"c"}],"d":{"e":null,"f":true}}`,
+		`[` + strings.Repeat(`{"k":"v","n":[1,2,3]},`, 200) + `0]`,
+		`{"x":` + strings.Repeat(`[`, 100) + strings.Repeat(`]`, 100) + `}`,
+		`"s"`, `{"dup":1,"dup":2}`, `{"broken":`,
+	}
+	var ar Arena
+	var kept *Node
+	for round := 0; round < 3; round++ {
+		ar.Reset()
+		for i, d := range docs {
+			got, gp, gerr := ar.Parse([]byte(d))
+			want, wp, werr := Parse([]byte(d))
+			if (gerr == nil) != (werr == nil) || !reflect.DeepEqual(gp, wp) {
+				t.Fatalf("round %d doc %d: problems/errors differ: %v %v / %v %v", round, i, gp, gerr, wp, werr)
+			}
+			if gerr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d doc %d: tree differs from Parse", round, i)
+			}
+			if round == 0 && i == 0 {
+				kept = got.Clone()
+			}
+		}
+	}
+	want, _, _ := Parse([]byte(docs[0]))
+	if !reflect.DeepEqual(kept, want) {
+		t.Fatal("a clone changed after its arena was reset")
+	}
+	line := []byte(`{"message_type":"TASK","task":{"task_id":"t1","steps":[1,2,3]},"session":{"id":"s"}}`)
+	allocs := testing.AllocsPerRun(50, func() {
+		ar.Reset()
+		if _, _, err := ar.Parse(line); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 1 && !poison {
+		t.Errorf("a warm arena allocates %v times per parse, want at most 1 (the input's copy)", allocs)
+	}
+}

@@ -316,6 +316,8 @@ func (lr *lineReader) next() ([]byte, int, error) {
 
 func (s *stream) serial(r io.Reader) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
+	// One arena for every line's tree: a line is done with when apply returns.
+	arena := new(jsonread.Arena)
 	for i := 0; ; i++ {
 		line, n, err := lr.next()
 		if err == io.EOF {
@@ -324,7 +326,8 @@ func (s *stream) serial(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		s.apply(build(s.path, &s.opts, false, i, line, n, 1))
+		arena.Reset()
+		s.apply(buildIn(arena, s.path, &s.opts, false, i, line, n, 1))
 	}
 }
 
@@ -336,6 +339,7 @@ type batch struct {
 	lines [][]byte
 	nums  []int
 	outs  []unitOut
+	arena *jsonread.Arena // the trees of outs, reused once the batch is applied
 }
 
 // A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
@@ -385,6 +389,9 @@ func (b *byteBudget) release(n int) {
 
 func (s *stream) parallel(r io.Reader, workers int) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
+	// The batches' arenas: at most the batches in flight, each reset by the
+	// worker that takes it.
+	arenas := arenaPool{free: make(chan *jsonread.Arena, 2*workers+1)}
 	todo := make(chan *batch, workers)
 	done := make(chan *batch, workers)
 	var wg sync.WaitGroup
@@ -394,8 +401,9 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 			defer wg.Done()
 			for b := range todo {
 				b.outs = make([]unitOut, len(b.lines))
+				b.arena = arenas.get()
 				for i, line := range b.lines {
-					b.outs[i] = build(s.path, &s.opts, false, b.first+i, line, b.nums[i], 1)
+					b.outs[i] = buildIn(b.arena, s.path, &s.opts, false, b.first+i, line, b.nums[i], 1)
 				}
 				b.lines = nil
 				done <- b
@@ -431,6 +439,8 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 				}
 				mu.Unlock()
 				next++
+				arenas.put(nb.arena)
+				nb.arena = nil
 				if testHookApplied != nil {
 					testHookApplied(nb.size, len(nb.nums))
 				}
@@ -480,6 +490,26 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	close(done)
 	<-applied
 	return readErr
+}
+
+// arenaPool hands out arenas, reset, and takes them back.
+type arenaPool struct{ free chan *jsonread.Arena }
+
+func (ap arenaPool) get() *jsonread.Arena {
+	select {
+	case a := <-ap.free:
+		a.Reset()
+		return a
+	default:
+		return new(jsonread.Arena)
+	}
+}
+
+func (ap arenaPool) put(a *jsonread.Arena) {
+	select {
+	case ap.free <- a:
+	default:
+	}
 }
 
 // readLine reads one line into buf (without "\n" or "\r\n"), dropping the line if it

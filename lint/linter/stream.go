@@ -138,7 +138,8 @@ type builder struct {
 	whole bool
 	index int
 	out   unitOut
-	pass  lint.Pass // reused by the single-message rules of the unit
+	pass  lint.Pass       // reused by the single-message rules of the unit
+	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
 }
 
 func (b *builder) add(ds ...lint.Diagnostic) { b.out.diags = append(b.out.diags, ds...) }
@@ -149,9 +150,24 @@ func (b *builder) report(r *lint.Rule, line, col int, pointer, format string, ar
 
 // build lints one unit of input.
 func build(path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
-	b := &builder{path: path, opts: opts, whole: whole, index: index}
+	return buildIn(nil, path, opts, whole, index, data, line, col)
+}
+
+// buildIn lints one unit of input with its trees in arena: the result is valid
+// until the arena's next Reset (the ordered stage keeps what it holds longer with
+// keep).
+func buildIn(arena *jsonread.Arena, path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
+	b := &builder{path: path, opts: opts, whole: whole, index: index, arena: arena}
 	b.unit(data, line, col)
 	return b.out
+}
+
+// parse parses into the builder's arena, if it has one.
+func (s *builder) parse(data []byte) (*jsonread.Node, []jsonread.Problem, error) {
+	if s.arena != nil {
+		return s.arena.Parse(data)
+	}
+	return jsonread.Parse(data)
 }
 
 // unit lints one message-sized piece of input: a whole file, or one line.
@@ -181,7 +197,7 @@ type meta struct {
 func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
 	body := data[start:]
 	shift := func(off int) (int, int) { return pos.Position(start + off) }
-	root, problems, err := jsonread.Parse(body)
+	root, problems, err := s.parse(body)
 	for _, pr := range problems {
 		l, c := shift(pr.Offset)
 		switch pr.Code {
@@ -330,7 +346,7 @@ func (s *stream) harnessEvent(m *lint.Message) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
-		sess.pending = append(sess.pending, m)
+		sess.pending = append(sess.pending, keep(m))
 		sess.pendingBytes += len(m.Raw)
 		s.pendingBytes += len(m.Raw)
 	}
@@ -530,10 +546,24 @@ func (s *stream) apply(u unitOut) {
 	s.messages++
 	if s.first == "" && s.opts.Protocol == "" && len(s.early) < maxEarly &&
 		((u.logLine != nil && u.logLine.hint == "") || (u.notMessage && u.proto == "")) {
+		u.msg, u.harness = keep(u.msg), keep(u.harness)
 		s.early = append(s.early, u)
 		return
 	}
 	s.applyUnit(u)
+}
+
+// keep returns a copy of m whose tree outlives the arena it was parsed into: for
+// the messages the ordered stage holds past their unit (a session's pending
+// harness records, the lines before a stream's first message). The copy is
+// compact: exact-size slices, no slack of the arena's slabs.
+func keep(m *lint.Message) *lint.Message {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.Root = m.Root.Clone()
+	return &c
 }
 
 // maxEarly bounds the lines held before a stream's first message.

@@ -463,10 +463,10 @@ type parser struct {
 	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
 	ar       *Arena // where the tree goes
 	reuse    bool   // ar is reused: whole slabs, kept after the parse
-	values   int      // nodes made so far, bounded by MaxValues
-	dropped  int      // duplicate keys past MaxProblems
-	lastDup  int      // offset of the last duplicate key dropped
-	path     []step   // where the parser is, to name a duplicate key's pointer
+	values   int    // nodes made so far, bounded by MaxValues
+	dropped  int    // duplicate keys past MaxProblems
+	lastDup  int    // offset of the last duplicate key dropped
+	path     []step // where the parser is, to name a duplicate key's pointer
 }
 
 // step is one level of the parser's path: an object key or an array index.

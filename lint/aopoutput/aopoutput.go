@@ -177,7 +177,9 @@ func matchMarker(s string) (name0, name1, end int, ok bool) {
 }
 
 func parse(text []byte) *report {
-	r := &report{text: text}
+	r := &report{text: text,
+		lines:   make([]line, 0, bytes.Count(text, []byte("\n"))+1),
+		markers: make([]marker, 0, bytes.Count(text, []byte("[AOP:")))}
 	str := string(text) // one copy, whose substrings the lines share
 	off := 0
 	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {

@@ -385,9 +385,9 @@ type rateEntry struct {
 }
 
 type rateState struct {
-	ring  [RateLimit + 1]rateEntry
-	n     int // entries filled
-	next  int // where the next entry goes
+	ring  []rateEntry // grows to RateLimit+1 entries, then wraps
+	n     int         // entries filled
+	next  int         // where the next entry goes
 	quiet time.Time
 }
 
@@ -413,12 +413,17 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 		st = &rateState{}
 		c.agents.put(agent, st)
 	}
-	st.ring[st.next] = rateEntry{t: now, w: markOf(m, "")}
-	st.next = (st.next + 1) % len(st.ring)
-	if st.n < len(st.ring) {
+	e := rateEntry{t: now, w: markOf(m, "")}
+	if len(st.ring) < RateLimit+1 {
+		st.ring = append(st.ring, e) // most agents never send RateLimit+1 messages
+	} else {
+		st.ring[st.next] = e
+	}
+	st.next = (st.next + 1) % (RateLimit + 1)
+	if st.n < RateLimit+1 {
 		st.n++
 	}
-	if st.n < len(st.ring) {
+	if st.n < RateLimit+1 {
 		return
 	}
 	oldest := st.ring[st.next] // the entry 100 messages back

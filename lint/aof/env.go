@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -166,19 +167,19 @@ func taskIDProblem(id string) string {
 	if ValidTaskID(id) {
 		return ""
 	}
-	if upstreamTaskIDPattern.MatchString(id) {
+	if upstreamTaskIDPattern().MatchString(id) {
 		return fmt.Sprintf("%q carries the -NN suffix of the upstream AOF implementation (its TaskId regex is ^TASK-\\d{4}-\\d{2}-\\d{2}-\\d{3}(-\\d{2})?$); "+
 			"the guide's pattern, which is normative, is TASK-YYYY-MM-DD-NNN without a suffix, such as %q", id, id[:len(id)-3])
 	}
 	return fmt.Sprintf("%q must match TASK-YYYY-MM-DD-NNN, such as %q", id, suggestTaskID(id))
 }
 
-var digitGroups = regexp.MustCompile(`\d+`)
+var digitGroups = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+`) })
 
 // suggestTaskID pads a near-miss ("TASK-2026-2-9-57") into the pattern, or returns
 // the guide's example.
 func suggestTaskID(id string) string {
-	g := digitGroups.FindAllString(id, -1)
+	g := digitGroups().FindAllString(id, -1)
 	if len(g) >= 4 && len(g[0]) == 4 && len(g[1]) <= 2 && len(g[2]) <= 2 && len(g[3]) <= 3 {
 		s := fmt.Sprintf("TASK-%s-%02s-%02s-%03s", g[0], g[1], g[2], g[3])
 		s = strings.ReplaceAll(s, " ", "0")

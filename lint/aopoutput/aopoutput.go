@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -284,9 +285,9 @@ func (r *report) summary() (lines []summaryLine, text string) {
 	return lines, strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
-var bulletRe = regexp.MustCompile(`^(?:[-*+•–]|\d{1,2}[.)])(?:\s|$)`)
+var bulletRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[-*+•–]|\d{1,2}[.)])(?:\s|$)`) })
 
-func isBullet(s string) bool { return bulletRe.MatchString(s) }
+func isBullet(s string) bool { return bulletRe().MatchString(s) }
 
 func firstWord(s string) string {
 	i := strings.IndexFunc(s, func(r rune) bool {

@@ -73,7 +73,7 @@ func reportJSON(r *report) map[string]any {
 		bullets := []any{}
 		for _, l := range lines {
 			if l.bullet {
-				bullets = append(bullets, strings.TrimSpace(bulletRe.ReplaceAllString(l.text, "")))
+				bullets = append(bullets, strings.TrimSpace(bulletRe().ReplaceAllString(l.text, "")))
 			}
 		}
 		out["bullets"] = bullets

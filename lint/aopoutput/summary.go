@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
@@ -165,8 +166,10 @@ func checkLength(p *lint.Pass) {
 }
 
 var (
-	codeLineRe = regexp.MustCompile(`^(?:import\s|from\s+\S+\s+import\s|package\s|func\s|def\s|class\s|const\s|let\s|var\s|#include|public\s|private\s|protected\s|return\b|export\s|async\s+function|function\s|if\s*\(|for\s*\(|while\s*\(|\}|\{$|</?[a-zA-Z][^>]*>$)|[;{}]\s*$`)
-	fenceRe    = regexp.MustCompile("^(```|~~~)")
+	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:import\s|from\s+\S+\s+import\s|package\s|func\s|def\s|class\s|const\s|let\s|var\s|#include|public\s|private\s|protected\s|return\b|export\s|async\s+function|function\s|if\s*\(|for\s*\(|while\s*\(|\}|\{$|</?[a-zA-Z][^>]*>$)|[;{}]\s*$`)
+	})
+	fenceRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^(```|~~~)") })
 )
 
 func checkCode(p *lint.Pass) {
@@ -195,7 +198,7 @@ func findCode(lines []summaryLine) []finding {
 		run, runStart = 0, -1
 	}
 	for _, l := range lines {
-		if fenceRe.MatchString(l.text) {
+		if fenceRe().MatchString(l.text) {
 			if inFence {
 				if n > 5 {
 					out = append(out, finding{fenceStart, fmt.Sprintf("a code block of %d lines", n)})
@@ -211,7 +214,7 @@ func findCode(lines []summaryLine) []finding {
 			n++
 			continue
 		}
-		if !l.bullet && codeLineRe.MatchString(l.text) {
+		if !l.bullet && codeLineRe().MatchString(l.text) {
 			if run == 0 {
 				runStart = l.off
 			}
@@ -228,8 +231,12 @@ func findCode(lines []summaryLine) []finding {
 }
 
 var (
-	frameRe       = regexp.MustCompile(`^(?:at\s+\S.*(?:\(.+:\d+(?::\d+)?\)|:\d+:\d+)$|File ".+", line \d+|\S+\.go:\d+(?:\s+\+0x[0-9a-f]+)?$|at\s+[\w$.<>]+\([\w]+\.(?:java|kt|scala):\d+\)$)`)
-	traceHeaderRe = regexp.MustCompile(`^(?:Traceback \(most recent call last\):|goroutine \d+ \[[a-z ]+\]:|Exception in thread "|panic: )`)
+	frameRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:at\s+\S.*(?:\(.+:\d+(?::\d+)?\)|:\d+:\d+)$|File ".+", line \d+|\S+\.go:\d+(?:\s+\+0x[0-9a-f]+)?$|at\s+[\w$.<>]+\([\w]+\.(?:java|kt|scala):\d+\)$)`)
+	})
+	traceHeaderRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:Traceback \(most recent call last\):|goroutine \d+ \[[a-z ]+\]:|Exception in thread "|panic: )`)
+	})
 )
 
 func checkTrace(p *lint.Pass) {
@@ -244,10 +251,10 @@ func findTrace(lines []summaryLine) (finding, bool) {
 	frames, first := 0, -1
 	for _, l := range lines {
 		t := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(l.text, "- "), "* "), " \t")
-		if traceHeaderRe.MatchString(t) {
+		if traceHeaderRe().MatchString(t) {
 			return finding{l.off, quote(t)}, true
 		}
-		if frameRe.MatchString(t) {
+		if frameRe().MatchString(t) {
 			if first < 0 {
 				first = l.off
 			}

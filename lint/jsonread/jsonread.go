@@ -375,25 +375,60 @@ func poisonMember(ms []Member) {
 }
 
 // Clone copies the tree into memory of its own (strings are shared: they are
-// immutable), to be kept past the Reset of the arena it was parsed into.
+// immutable), to be kept past the Reset of the arena it was parsed into. The
+// copy is compact: three allocations (nodes, members, items) whatever its size.
 func (n *Node) Clone() *Node {
 	if n == nil {
 		return nil
 	}
-	c := *n
+	var nodes, members, items int
+	n.count(&nodes, &members, &items)
+	c := cloner{nodes: make([]Node, nodes)}
+	if members > 0 {
+		c.members = make([]Member, members)
+	}
+	if items > 0 {
+		c.items = make([]*Node, items)
+	}
+	return c.clone(n)
+}
+
+func (n *Node) count(nodes, members, items *int) {
+	*nodes++
+	*members += len(n.Members)
+	*items += len(n.Items)
+	for _, it := range n.Items {
+		it.count(nodes, members, items)
+	}
+	for _, m := range n.Members {
+		m.Value.count(nodes, members, items)
+	}
+}
+
+// cloner cuts a clone's nodes, members and items from its three slices.
+type cloner struct {
+	nodes   []Node
+	members []Member
+	items   []*Node
+}
+
+func (c *cloner) clone(n *Node) *Node {
+	out := &c.nodes[0]
+	c.nodes = c.nodes[1:]
+	*out = *n
 	if n.Items != nil {
-		c.Items = make([]*Node, len(n.Items))
+		out.Items, c.items = c.items[:len(n.Items):len(n.Items)], c.items[len(n.Items):]
 		for i, it := range n.Items {
-			c.Items[i] = it.Clone()
+			out.Items[i] = c.clone(it)
 		}
 	}
 	if n.Members != nil {
-		c.Members = make([]Member, len(n.Members))
+		out.Members, c.members = c.members[:len(n.Members):len(n.Members)], c.members[len(n.Members):]
 		for i, m := range n.Members {
-			c.Members[i] = Member{Key: m.Key, KeyOffset: m.KeyOffset, Value: m.Value.Clone()}
+			out.Members[i] = Member{Key: m.Key, KeyOffset: m.KeyOffset, Value: c.clone(m.Value)}
 		}
 	}
-	return &c
+	return out
 }
 
 func parse(data []byte, ar *Arena) (*Node, []Problem, error) {

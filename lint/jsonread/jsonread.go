@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf16"
+	"unsafe"
 	"unicode/utf8"
 )
 
@@ -244,7 +245,7 @@ func (n *Node) Interface() any {
 // Parse reads exactly one JSON value from data. It returns the tree, the non-fatal
 // problems found, and a *SyntaxError when the input is not one valid JSON value.
 func Parse(data []byte) (*Node, []Problem, error) {
-	return parse(data, &Arena{})
+	return parse(data, &Arena{}, false)
 }
 
 // Arena is the memory of the trees parsed through it: nodes, members and items
@@ -263,7 +264,16 @@ type Arena struct {
 // the next Reset.
 func (a *Arena) Parse(data []byte) (*Node, []Problem, error) {
 	a.used = true
-	return parse(data, a)
+	return parse(data, a, false)
+}
+
+// ParseShared is Parse for input the caller gives up: the tree's strings point
+// into data instead of a copy of it, so data must never be modified afterwards
+// (a line the driver copied for this parse alone). Input over 64 KiB is copied
+// string by string as by Parse, so that a kept string pins no huge line.
+func (a *Arena) ParseShared(data []byte) (*Node, []Problem, error) {
+	a.used = true
+	return parse(data, a, true)
 }
 
 // Reset takes back every tree parsed since the last Reset: their nodes may be
@@ -431,7 +441,7 @@ func (c *cloner) clone(n *Node) *Node {
 	return out
 }
 
-func parse(data []byte, ar *Arena) (*Node, []Problem, error) {
+func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0], ar: ar, reuse: ar.used}
@@ -449,7 +459,11 @@ func parse(data []byte, ar *Arena) (*Node, []Problem, error) {
 	if len(data) <= shareLimit {
 		// One copy of the input, whose substrings the strings and numbers share:
 		// one allocation instead of one per value.
-		p.src = string(data)
+		if shared {
+			p.src = unsafe.String(unsafe.SliceData(data), len(data))
+		} else {
+			p.src = string(data)
+		}
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		p.pos = 3
@@ -545,6 +559,11 @@ func (p *parser) node(k Kind, off int) *Node {
 	*n = Node{Kind: k, Offset: off}
 	return n
 }
+
+// dupScanMax is the members an object's keys are compared with one by one to
+// find a duplicate; a larger object indexes its keys in a map. Comparing strings
+// of different lengths costs next to nothing, a map costs an allocation.
+const dupScanMax = 32
 
 // slabMax is the most elements of one slab.
 const slabMax = 256
@@ -666,18 +685,22 @@ func (p *parser) str() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	// Fast path: no escapes, ASCII or valid UTF-8.
+	ascii := true
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
 			s := p.data[start:p.pos]
 			p.pos++
-			if !utf8.Valid(s) {
+			if !ascii && !utf8.Valid(s) {
 				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
 			}
 			return p.substr(start, p.pos-1), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
 		}
 		p.pos++
 	}
@@ -840,7 +863,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			return nil, err
 		}
 		cur := p.members[base:]
-		if len(cur) >= 8 && seen == nil {
+		if len(cur) >= dupScanMax && seen == nil {
 			seen = make(map[string]int, 16)
 			for i, m := range cur {
 				seen[m.Key] = i

@@ -292,6 +292,9 @@ type lineReader struct {
 	lineNo int
 	buf    []byte
 	s      *stream
+	// mu, when set, guards the stream while the reader reports a line it
+	// skipped: the ordered stage adds to the stream concurrently.
+	mu *sync.Mutex
 }
 
 // next returns the next non-blank line (valid until the following call), or io.EOF.
@@ -301,7 +304,13 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		line, tooLong, err := readLine(lr.br, lr.buf[:0], MaxMessage)
 		lr.buf = line[:0]
 		if tooLong {
+			if lr.mu != nil {
+				lr.mu.Lock()
+			}
 			lr.s.report(generic.Size, lr.lineNo, 1, "", "line %d is longer than %d MiB; it was skipped", lr.lineNo, MaxMessage>>20)
+			if lr.mu != nil {
+				lr.mu.Unlock()
+			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			if lr.lineNo == 1 {
 				line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
@@ -327,6 +336,9 @@ func (s *stream) serial(r io.Reader) error {
 			return err
 		}
 		arena.Reset()
+		// The line's own copy: lr.buf is reused, and the tree's strings (which
+		// rules may keep) point into the bytes they are parsed from.
+		line = append([]byte(nil), line...)
 		s.apply(buildIn(arena, s.path, &s.opts, false, i, line, n, 1))
 	}
 }
@@ -418,8 +430,10 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	inflight := make(chan struct{}, 2*workers)
 	budget := newByteBudget(inflightBytes)
 	// Report lines the reader itself finds (over-long lines) through the ordered
-	// stage would need more machinery; they go to the stream under a lock instead.
+	// stage would need more machinery; they go to the stream under a lock instead
+	// (taken only for such a line: the reader never waits for the ordered stage).
 	var mu sync.Mutex
+	lr.mu = &mu
 	go func() {
 		defer close(applied)
 		pending := map[int]*batch{}
@@ -461,9 +475,7 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		cur = &batch{seq: seq, first: index}
 	}
 	for {
-		mu.Lock()
 		line, n, err := lr.next()
-		mu.Unlock()
 		if err != nil {
 			if err != io.EOF {
 				readErr = err

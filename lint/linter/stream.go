@@ -140,6 +140,9 @@ type builder struct {
 	out   unitOut
 	pass  lint.Pass       // reused by the single-message rules of the unit
 	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
+	// owned: the unit's bytes are the driver's own copy, never modified: the
+	// trees' strings may point into them.
+	owned bool
 }
 
 func (b *builder) add(ds ...lint.Diagnostic) { b.out.diags = append(b.out.diags, ds...) }
@@ -155,16 +158,20 @@ func build(path string, opts *Options, whole bool, index int, data []byte, line,
 
 // buildIn lints one unit of input with its trees in arena: the result is valid
 // until the arena's next Reset (the ordered stage keeps what it holds longer with
-// keep).
+// keep). With an arena, data must be the caller's own copy, never modified
+// afterwards: the trees' strings point into it.
 func buildIn(arena *jsonread.Arena, path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
-	b := &builder{path: path, opts: opts, whole: whole, index: index, arena: arena}
+	b := &builder{path: path, opts: opts, whole: whole, index: index, arena: arena, owned: arena != nil}
 	b.unit(data, line, col)
 	return b.out
 }
 
 // parse parses into the builder's arena, if it has one.
-func (s *builder) parse(data []byte) (*jsonread.Node, []jsonread.Problem, error) {
-	if s.arena != nil {
+func (s *builder) parse(data []byte, owned bool) (*jsonread.Node, []jsonread.Problem, error) {
+	switch {
+	case s.arena != nil && owned:
+		return s.arena.ParseShared(data)
+	case s.arena != nil:
 		return s.arena.Parse(data)
 	}
 	return jsonread.Parse(data)
@@ -197,7 +204,7 @@ type meta struct {
 func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
 	body := data[start:]
 	shift := func(off int) (int, int) { return pos.Position(start + off) }
-	root, problems, err := s.parse(body)
+	root, problems, err := s.parse(body, s.owned)
 	for _, pr := range problems {
 		l, c := shift(pr.Offset)
 		switch pr.Code {

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf16"
-	"unsafe"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MaxDepth bounds nesting of arrays and objects.

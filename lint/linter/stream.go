@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -353,7 +354,7 @@ func (s *stream) harnessEvent(m *lint.Message) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
-		sess.pending = append(sess.pending, keep(m))
+		sess.pending = append(sess.pending, keepRecord(m))
 		sess.pendingBytes += len(m.Raw)
 		s.pendingBytes += len(m.Raw)
 	}
@@ -573,6 +574,16 @@ func keep(m *lint.Message) *lint.Message {
 	return &c
 }
 
+// keepRecord is keep for a harness or control record held for checkers that start
+// later: no checker reads the bytes of such a record (with one worker they were
+// never kept: the line buffer was reused), so the copy drops them and pins no
+// line.
+func keepRecord(m *lint.Message) *lint.Message {
+	c := keep(m)
+	c.Raw = nil
+	return c
+}
+
 // maxEarly bounds the lines held before a stream's first message.
 const maxEarly = 1024
 
@@ -670,6 +681,7 @@ func (s *stream) session(key string) *session {
 		delete(s.sessions, oldest)
 	}
 	sess := &session{checkers: map[string][]checker{}}
+	key = strings.Clone(key) // the key is kept: it must not pin its message's line
 	s.sessions[key] = sess
 	s.order = append(s.order, key)
 	return sess

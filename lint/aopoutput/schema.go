@@ -2,7 +2,8 @@ package aopoutput
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -102,11 +103,7 @@ func reportJSON(r *report) map[string]any {
 func treeOf(v any) *jsonread.Node {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(v))
 		n := &jsonread.Node{Kind: jsonread.Object, Members: make([]jsonread.Member, len(keys))}
 		for i, k := range keys {
 			n.Members[i] = jsonread.Member{Key: marshalled(k), Value: treeOf(v[k])}

@@ -12,10 +12,10 @@ package aof
 import (
 	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -188,30 +188,9 @@ func schemaFile(kind string) string {
 	return ""
 }
 
-// upstreamTaskIDPattern is the live implementation's TaskId, with an optional -NN
-// suffix (reference/README.md, upstream/aof).
-var upstreamTaskIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}-\d{2}$`) })
-
-// ValidTaskID reports whether id matches the guide's TaskId (aof-1 §Envelope
-// Fields), which is normative: ^TASK-\d{4}-\d{2}-\d{2}-\d{3}$, TASK-YYYY-MM-DD-NNN.
-func ValidTaskID(id string) bool {
-	if len(id) != len("TASK-YYYY-MM-DD-NNN") || id[:5] != "TASK-" {
-		return false
-	}
-	for i := 5; i < len(id); i++ {
-		switch i {
-		case 9, 12, 15:
-			if id[i] != '-' {
-				return false
-			}
-		default:
-			if id[i] < '0' || id[i] > '9' {
-				return false
-			}
-		}
-	}
-	return true
-}
+// ValidTaskID reports whether id matches the guide's TASK-YYYY-MM-DD-NNN
+// (lint/spec/aof).
+func ValidTaskID(id string) bool { return spec.ValidTaskID(id) }
 
 // datetimeForm is the ISO 8601 extended date-time the guide uses (seconds and
 // fraction optional, a zone optional).

@@ -9,9 +9,10 @@ package aos
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 )
 
 // Methods of AOS 0.1.0 §4.
@@ -125,15 +126,15 @@ func Echoes(got any, want ID) bool {
 	return ok && g == want
 }
 
-// isoRE is the ISO 8601 extended date-time: YYYY-MM-DDThh:mm[:ss[.fff]] with an
-// optional Z or ±hh[:mm] offset (a space for T is tolerated).
-var isoRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$`)
+// isoForm is the ISO 8601 extended date-time: YYYY-MM-DDThh:mm[:ss[.fff]] with an
+// optional Z or ±hh[:mm] offset (a space for T is tolerated), matched byte by byte.
+var isoForm = isotime.Form{Seps: "T "}
 
 // TimestampProblem says why s is no ISO 8601 date-time (§3.8 StepContext.timestamp,
 // §4.9.1, §5.3.1), or "" when it is one.
 func TimestampProblem(s string) string {
-	m := isoRE.FindStringSubmatch(s)
-	if m == nil {
+	m, ok := isoForm.Match(s)
+	if !ok {
 		return "is not an ISO 8601 date-time"
 	}
 	sec := m[6]

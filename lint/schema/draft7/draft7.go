@@ -82,7 +82,9 @@ type node struct {
 	additional any // nil (anything), bool or *node
 	required   []string
 	constJSON  *string
+	constStr   *string // const, when a string: compared without marshalling
 	enum       []string
+	enumStrs   map[string]bool // the strings of enum: compared without marshalling
 	pattern    *regexp.Regexp
 	format     string
 	minLength  *int
@@ -310,6 +312,9 @@ func (s *Set) compile(v any, n *node, base string) error {
 				return err
 			}
 			n.constJSON = js
+			if str, ok := x.(string); ok {
+				n.constStr = &str
+			}
 		case "enum":
 			list, ok := x.([]any)
 			if !ok {
@@ -321,6 +326,12 @@ func (s *Set) compile(v any, n *node, base string) error {
 					return err
 				}
 				n.enum = append(n.enum, *js)
+				if str, ok := e.(string); ok {
+					if n.enumStrs == nil {
+						n.enumStrs = map[string]bool{}
+					}
+					n.enumStrs[str] = true
+				}
 			}
 		case "pattern":
 			p, ok := x.(string)

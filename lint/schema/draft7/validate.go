@@ -260,27 +260,43 @@ func (n *node) validateSchema(v any, r *result, ctx *jsonContext) {
 }
 
 func (n *node) validateCommon(v any, r *result, ctx *jsonContext) {
+	// gojsonschema compares canonical forms (marshalWithoutNumber): a valid UTF-8
+	// string's is unique to it and never that of a non-string, so a string is
+	// compared as itself; anything else (a number may not decode as a float64)
+	// takes gojsonschema's way.
+	str, isStr := v.(string)
+	isStr = isStr && utf8.ValidString(str)
 	if n.constJSON != nil {
-		js, err := marshalWithoutNumber(v)
-		if err != nil {
-			r.add(Error{Type: "internal", Description: fmt.Sprint("Internal Error ", err)}, ctx)
-		}
-		// As in gojsonschema, a value that cannot be compared (a number out of
-		// float64's range) panics here; the rule runner reports the panic.
-		if *js != *n.constJSON {
-			r.add(Error{Type: "const", Allowed: *n.constJSON, Description: ctx.field() + " does not match: " + *n.constJSON}, ctx)
+		if isStr {
+			if n.constStr == nil || str != *n.constStr {
+				r.add(Error{Type: "const", Allowed: *n.constJSON, Description: ctx.field() + " does not match: " + *n.constJSON}, ctx)
+			}
+		} else {
+			js, err := marshalWithoutNumber(v)
+			if err != nil {
+				r.add(Error{Type: "internal", Description: fmt.Sprint("Internal Error ", err)}, ctx)
+			}
+			// As in gojsonschema, a value that cannot be compared (a number out of
+			// float64's range) panics here; the rule runner reports the panic.
+			if *js != *n.constJSON {
+				r.add(Error{Type: "const", Allowed: *n.constJSON, Description: ctx.field() + " does not match: " + *n.constJSON}, ctx)
+			}
 		}
 	}
 	if len(n.enum) > 0 {
-		js, err := marshalWithoutNumber(v)
-		if err != nil {
-			r.add(Error{Type: "internal", Description: fmt.Sprint("Internal Error ", err)}, ctx)
-		}
 		found := false
-		for _, e := range n.enum {
-			if e == *js {
-				found = true
-				break
+		if isStr {
+			found = n.enumStrs[str]
+		} else {
+			js, err := marshalWithoutNumber(v)
+			if err != nil {
+				r.add(Error{Type: "internal", Description: fmt.Sprint("Internal Error ", err)}, ctx)
+			}
+			for _, e := range n.enum {
+				if e == *js {
+					found = true
+					break
+				}
 			}
 		}
 		if !found {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -230,5 +231,26 @@ func TestAjvLines(t *testing.T) {
 	}
 	if got.Invalid != 0 {
 		t.Errorf("ajv rejects %d of the %d spec fixtures aoplint accepts: %s", got.Invalid, len(lines), out)
+	}
+}
+
+// inspectBinary reads this test's own executable.
+func TestInspectBinary(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	f, err := inspectBinary(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Size <= 0 || f.Go != runtime.Version() {
+		t.Errorf("facts %+v", f)
+	}
+	if f.links("no-such-module.example") {
+		t.Error("links a module it cannot link")
+	}
+	if len(f.Modules) > 0 && !f.links(f.Modules[0]) {
+		t.Errorf("does not link %s, which it lists", f.Modules[0])
 	}
 }

@@ -390,6 +390,18 @@ func (b *bench) reportSmall(r *report) {
 		r.p("- %s", v)
 	}
 	r.p("")
+	if bf := s.Binary; bf.Size > 0 {
+		linking := "statically linked (no dynamic loader before the Go runtime)"
+		if bf.Dynamic {
+			linking = "dynamically linked (ld.so runs before the Go runtime)"
+		}
+		gjs := "does not link gojsonschema (nor net/http): lint/schema/draft7 writes the schema diagnostics"
+		if bf.links("gojsonschema") {
+			gjs = "links gojsonschema (and with it net/http and crypto/tls)"
+		}
+		r.p("The executable (%s): %s, %s, %d modules linked; it %s.", bf.Go, fmtBytes(float64(bf.Size)), linking, len(bf.Modules), gjs)
+		r.p("")
+	}
 	if len(s.Init.Top) > 0 {
 		r.p("Package initialisation of aoplint (`GODEBUG=inittrace=1`): %.2f ms in all; the largest:", s.Init.TotalMS)
 		r.p("")

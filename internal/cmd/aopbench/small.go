@@ -26,6 +26,7 @@ type smallResult struct {
 	Tools    []toolTiming
 	Verdicts []string // what each tool said about the file, once
 	Init     initTrace
+	Binary   binaryFacts // aoplint's executable
 }
 
 type toolTiming struct {
@@ -167,7 +168,8 @@ func (b *bench) small() error {
 		return fmt.Errorf("aoplint with inittrace: %w", err)
 	}
 	res.Init = parseInitTrace(stderr.String())
-	return nil
+	res.Binary, err = inspectBinary(b.bin["aoplint"])
+	return err
 }
 
 func readEmbedded(file string) ([]byte, error) { return schemas.FS.ReadFile(file) }

@@ -22,31 +22,45 @@ import (
 	"github.com/aopkit/aopkit/schemas"
 )
 
-type entry struct {
-	once   sync.Once
-	schema *draft7.Schema
-	err    error
+// Memo computes a value per key once, on first use, for concurrent callers.
+type Memo[T any] struct {
+	mu      sync.Mutex
+	entries map[string]*memoEntry[T]
+}
+
+type memoEntry[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+// Get returns the value of key, computing it with f the first time.
+func (m *Memo[T]) Get(key string, f func() (T, error)) (T, error) {
+	m.mu.Lock()
+	if m.entries == nil {
+		m.entries = map[string]*memoEntry[T]{}
+	}
+	e, ok := m.entries[key]
+	if !ok {
+		e = &memoEntry[T]{}
+		m.entries[key] = e
+	}
+	m.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = f() })
+	return e.v, e.err
 }
 
 var (
-	mu     sync.Mutex
-	cache  = map[string]*entry{}
-	set    = draft7.NewSet()
-	loaded = map[string]bool{} // files added to set
+	compiled Memo[*draft7.Schema]
+	mu       sync.Mutex
+	set      = draft7.NewSet()
+	loaded   = map[string]bool{} // files added to set
 )
 
 // Compiled returns the compiled schema of file (a path within schemas.FS such as
 // "aof/completion.report.schema.json"), compiling it on first use.
 func Compiled(file string) (*draft7.Schema, error) {
-	mu.Lock()
-	e, ok := cache[file]
-	if !ok {
-		e = &entry{}
-		cache[file] = e
-	}
-	mu.Unlock()
-	e.once.Do(func() { e.schema, e.err = compile(file) })
-	return e.schema, e.err
+	return compiled.Get(file, func() (*draft7.Schema, error) { return compile(file) })
 }
 
 func compile(file string) (*draft7.Schema, error) {

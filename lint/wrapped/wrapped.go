@@ -44,14 +44,7 @@ type Revision struct {
 	methods map[string]string // method -> the definition of its request or notification
 	set     *draft7.Set       // holds the document
 
-	mu       sync.Mutex
-	compiled map[string]*compiledDef
-}
-
-type compiledDef struct {
-	once   sync.Once
-	schema *draft7.Schema
-	err    error
+	compiled schema.Memo[*draft7.Schema] // definition name → compiled
 }
 
 // Revisions of each protocol, newest first.
@@ -114,7 +107,6 @@ func (r *Revision) load() error {
 		delete(doc, "$schema")
 		r.set = draft7.NewSet()
 		r.set.AddValue(baseURL+r.file, doc)
-		r.compiled = map[string]*compiledDef{}
 	})
 	return r.err
 }
@@ -140,19 +132,11 @@ func (r *Revision) def(name string) (*draft7.Schema, error) {
 	if !r.defs[name] {
 		return nil, fmt.Errorf("%s defines no %s", r.file, name)
 	}
-	r.mu.Lock()
-	c := r.compiled[name]
-	if c == nil {
-		c = &compiledDef{}
-		r.compiled[name] = c
-	}
-	r.mu.Unlock()
-	c.once.Do(func() {
-		// Each definition is compiled as a root reached by reference into the
-		// document the set holds (parsed once per revision).
-		c.schema, c.err = r.set.Compile(baseURL + r.file + "#/" + r.defsKey + "/" + name)
+	// Each definition is compiled as a root reached by reference into the
+	// document the set holds (parsed once per revision).
+	return r.compiled.Get(name, func() (*draft7.Schema, error) {
+		return r.set.Compile(baseURL + r.file + "#/" + r.defsKey + "/" + name)
 	})
-	return c.schema, c.err
 }
 
 // Validate checks v against the named definition of the revision and returns the

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
 
@@ -17,29 +16,12 @@ import (
 	"github.com/aopkit/aopkit/schemas"
 )
 
-type entry struct {
-	once   sync.Once
-	schema *gojsonschema.Schema
-	err    error
-}
-
-var (
-	mu    sync.Mutex
-	cache = map[string]*entry{}
-)
+var compiled schema.Memo[*gojsonschema.Schema]
 
 // Compiled returns gojsonschema's compiled schema of file (a path within
 // schemas.FS), compiling it on first use.
 func Compiled(file string) (*gojsonschema.Schema, error) {
-	mu.Lock()
-	e, ok := cache[file]
-	if !ok {
-		e = &entry{}
-		cache[file] = e
-	}
-	mu.Unlock()
-	e.once.Do(func() { e.schema, e.err = compile(file) })
-	return e.schema, e.err
+	return compiled.Get(file, func() (*gojsonschema.Schema, error) { return compile(file) })
 }
 
 func compile(file string) (*gojsonschema.Schema, error) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aopkit/aopkit/conform/harness"
+
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
 	engaof "github.com/aopkit/aopkit/conform/engine/aof"
@@ -78,35 +80,35 @@ type aofSetup struct {
 // heartbeat with a short TTL, the handoff of a delegated child), routes every
 // envelope the agent prints, polls the scheduler (stale heartbeats reclaim the task
 // and stop the agent) and runs session_end when the agent exits normally.
-func driveAOF(h *H) error {
+func driveAOF(h *harness.H) error {
 	var t aofTask
-	if err := json.Unmarshal(h.Expand(h.sc.Task), &t); err != nil || t.TaskID == "" {
-		return harnessErrorf("scenario %s: task needs taskId: %v", h.sc.ID, err)
+	if err := json.Unmarshal(h.Expand(h.Scenario().Task), &t); err != nil || t.TaskID == "" {
+		return harness.Errorf("scenario %s: task needs taskId: %v", h.Scenario().ID, err)
 	}
 	var setup aofSetup
-	if len(h.sc.Setup) > 0 {
-		if err := json.Unmarshal(h.sc.Setup, &setup); err != nil {
-			return harnessErrorf("scenario %s: setup: %v", h.sc.ID, err)
+	if len(h.Scenario().Setup) > 0 {
+		if err := json.Unmarshal(h.Scenario().Setup, &setup); err != nil {
+			return harness.Errorf("scenario %s: setup: %v", h.Scenario().ID, err)
 		}
 	}
-	ttl := t.HeartbeatTTL.D(h.scale)
+	ttl := t.HeartbeatTTL.D(h.ScaleFactor())
 	if ttl <= 0 {
 		ttl = h.Scale(1500 * time.Millisecond)
 	}
-	cfg := engaof.Config{Scratch: h.scratch, Scenario: h.sc.ID, TaskID: t.TaskID, AgentID: AOFAgentID,
+	cfg := engaof.Config{Scratch: h.Scratch(), Scenario: h.Scenario().ID, TaskID: t.TaskID, AgentID: AOFAgentID,
 		Title: t.Title, Body: t.Body, TTL: ttl, Metadata: t.Metadata}
 	if t.Handoff != nil {
 		b, _ := json.Marshal(t.Handoff)
 		var ho engaof.Handoff
 		if err := json.Unmarshal(b, &ho); err != nil {
-			return harnessErrorf("scenario %s: handoff: %v", h.sc.ID, err)
+			return harness.Errorf("scenario %s: handoff: %v", h.Scenario().ID, err)
 		}
 		cfg.Handoff = &ho
 		h.Fact("aof.handoff", true)
 	}
 	sess, err := engaof.NewSession(clock.Real{}, cfg, &engineRecords{h: h, attempt: 1})
 	if err != nil {
-		return harnessErrorf("scenario %s: preparing the data directory: %v", h.sc.ID, err)
+		return harness.Errorf("scenario %s: preparing the data directory: %v", h.Scenario().ID, err)
 	}
 	data := sess.Store.Dir
 	runDir := sess.Store.RunDir(t.TaskID)
@@ -129,7 +131,7 @@ func driveAOF(h *H) error {
 	// start-up is no part of it.
 	agentBeat := false
 	completed := false // the agent sent its completion.report
-	observe := func(a *Agent) {
+	observe := func(a *harness.Agent) {
 		if at, ok := sess.ObserveHeartbeat(); ok && !agentBeat {
 			agentBeat = true
 			a.Alive(at, "first-heartbeat-write")
@@ -139,9 +141,9 @@ func driveAOF(h *H) error {
 	nextPoll := time.Now().Add(poll)
 	var prevExp time.Time
 	var prevLast string
-	err = a.Run(Handler{
+	err = a.Run(harness.Handler{
 		Key: AOFKey,
-		OnLine: func(a *Agent, r conform.Record) {
+		OnLine: func(a *harness.Agent, r conform.Record) {
 			if r.Stream != "stdout" {
 				return
 			}
@@ -154,15 +156,15 @@ func driveAOF(h *H) error {
 			}
 			line := r.Msg
 			if line == nil {
-				line = []byte(textOf(&r))
+				line = []byte(harness.TextOf(&r))
 			}
 			o := sess.Line(agentio.Line{At: r.Time, Stream: "stdout", Data: line, Truncated: r.Truncated})
 			if o.Kind == engaof.KindRejected && o.Reason == engaof.ReasonNestedDelegation {
-				h.rec.event(a.n, "delegation-rejected", map[string]any{"reason": o.Reason, "seq": r.Seq})
+				h.Event(a.N(), "delegation-rejected", map[string]any{"reason": o.Reason, "seq": r.Seq})
 			}
 		},
-		Monitor: func(a *Agent, now time.Time) time.Time {
-			if stale || completed || !a.att.Terminated.IsZero() {
+		Monitor: func(a *harness.Agent, now time.Time) time.Time {
+			if stale || completed || !a.Attempt().Terminated.IsZero() {
 				return time.Time{}
 			}
 			if now.Before(nextPoll) {
@@ -170,7 +172,7 @@ func driveAOF(h *H) error {
 			}
 			nextPoll = now.Add(poll)
 			observe(a)
-			if !agentBeat && (a.att.Alive.IsZero() || now.Before(a.att.Alive.Add(ttl))) {
+			if !agentBeat && (a.Attempt().Alive.IsZero() || now.Before(a.Attempt().Alive.Add(ttl))) {
 				// The lease TTL counts from the agent's first sign of life.
 				return nextPoll
 			}
@@ -199,14 +201,14 @@ func driveAOF(h *H) error {
 				return nextPoll
 			}
 			stale = true
-			h.rec.event(a.n, "stale-heartbeat", map[string]any{"expiresAt": prevExp.UTC().Format(time.RFC3339Nano), "lastHeartbeat": hb.LastHeartbeat})
+			h.Event(a.N(), "stale-heartbeat", map[string]any{"expiresAt": prevExp.UTC().Format(time.RFC3339Nano), "lastHeartbeat": hb.LastHeartbeat})
 			h.Fact("aof.stale", true)
 			a.Terminate("stale heartbeat: the scheduler reclaimed the task")
 			return time.Time{}
 		},
 	})
 	// session_end (on a normal exit), by the engine.
-	sess.Exit(a.att.Exit)
+	sess.Exit(a.Attempt().Exit)
 	final := ""
 	if task, gerr := sess.Store.Get(t.TaskID); gerr == nil {
 		final = task.Status
@@ -221,7 +223,7 @@ func driveAOF(h *H) error {
 // the ones the harness does not record itself (files the dispatcher wrote, the
 // heartbeats it observed) to the scenario's transcript.
 type engineRecords struct {
-	h       *H
+	h       *harness.H
 	attempt int
 }
 
@@ -237,7 +239,7 @@ func (e *engineRecords) Write(p []byte) (int, error) {
 	if err != nil {
 		at = time.Now()
 	}
-	e.h.rec.add(conform.Record{From: r.From, Stream: r.Stream, Msg: r.Msg, Text: r.Text, Time: at, Attempt: e.attempt})
+	e.h.Record(conform.Record{From: r.From, Stream: r.Stream, Msg: r.Msg, Text: r.Text, Time: at, Attempt: e.attempt})
 	return len(p), nil
 }
 

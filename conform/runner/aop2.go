@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aopkit/aopkit/conform/harness"
+
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/checks"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
@@ -19,7 +21,7 @@ import (
 func runtimeNumCPU() int { return runtime.NumCPU() }
 
 // drivers play the orchestrator side of each protocol.
-var drivers = map[string]func(h *H) error{
+var drivers = map[string]func(h *harness.H) error{
 	"aop2":       driveAOP2,
 	"orchmsg":    driveOrchmsg,
 	"aos":        driveAOS,
@@ -45,35 +47,35 @@ func AOP2Key(r *conform.Record) string {
 // back; the effective timeout (§11) terminates the agent; missing heartbeats
 // (interval × max_missed_beats) are detected and, with on_heartbeat_failure ABORT,
 // stop the agent.
-func driveAOP2(h *H) error {
-	ws := filepath.Join(h.scratch, "workspace")
+func driveAOP2(h *harness.H) error {
+	ws := filepath.Join(h.Scratch(), "workspace")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return harnessErrorf("workspace: %v", err)
+		return harness.Errorf("workspace: %v", err)
 	}
-	attempts := h.sc.Attempts
+	attempts := h.Scenario().Attempts
 	if len(attempts) == 0 {
 		attempts = []json.RawMessage{json.RawMessage(`{}`)}
 	}
 	h.Fact("aop2.workspace", ws)
-	snaps := takeSnapshots(h, h.Expand(h.sc.Task))
+	snaps := takeSnapshots(h, h.Expand(h.Scenario().Task))
 	defer func() {
 		h.Fact("aop2.snapshots", verifySnapshots(h, snaps))
 		h.Fact("aop2.files", hashFiles(ws, 500))
 	}()
 	for _, patch := range attempts {
-		task, err := conform.MergePatch(h.sc.Task, patch)
+		task, err := conform.MergePatch(h.Scenario().Task, patch)
 		if err != nil {
-			return harnessErrorf("scenario %s: attempts: %v", h.sc.ID, err)
+			return harness.Errorf("scenario %s: attempts: %v", h.Scenario().ID, err)
 		}
 		task = h.Expand(task)
 		// The reference engine reads the TASK: §11 precedence, heartbeat policy.
 		parsed, _, err := engaop2.ParseTask(task)
 		if err != nil || parsed == nil {
-			return harnessErrorf("scenario %s: task: %v", h.sc.ID, err)
+			return harness.Errorf("scenario %s: task: %v", h.Scenario().ID, err)
 		}
 		pol := parsed.Policy
 		a, err := h.Launch(task, "AOP2_WORKSPACE="+ws)
-		if errors.Is(err, ErrNoTime) {
+		if errors.Is(err, harness.ErrNoTime) {
 			return nil
 		}
 		if err != nil {
@@ -86,23 +88,23 @@ func driveAOP2(h *H) error {
 		}
 		var lastBeat time.Time
 		failed := false
-		var monitor func(a *Agent, now time.Time) time.Time
+		var monitor func(a *harness.Agent, now time.Time) time.Time
 		if pol.Heartbeat && pol.HeartbeatInterval > 0 {
 			limit := h.Scale(pol.HeartbeatInterval*time.Duration(pol.MaxMissedBeats)) + h.Scale(250*time.Millisecond)
-			monitor = func(a *Agent, now time.Time) time.Time {
-				if failed || !a.att.Terminated.IsZero() {
+			monitor = func(a *harness.Agent, now time.Time) time.Time {
+				if failed || !a.Attempt().Terminated.IsZero() {
 					return time.Time{}
 				}
 				if lastBeat.IsZero() {
 					// Heartbeats are owed from the first sign of life on.
-					if a.att.Alive.IsZero() {
+					if a.Attempt().Alive.IsZero() {
 						return time.Time{}
 					}
-					lastBeat = a.att.Alive
+					lastBeat = a.Attempt().Alive
 				}
 				if now.Sub(lastBeat) >= limit {
 					failed = true
-					h.rec.event(a.n, "heartbeat-failure", map[string]any{"code": "E_HEARTBEAT_FAILURE", "missed_for_ms": now.Sub(lastBeat).Milliseconds(), "action": pol.OnHeartbeatFailure})
+					h.Event(a.N(), "heartbeat-failure", map[string]any{"code": "E_HEARTBEAT_FAILURE", "missed_for_ms": now.Sub(lastBeat).Milliseconds(), "action": pol.OnHeartbeatFailure})
 					h.Fact("aop2.heartbeat_failure", true)
 					if strings.EqualFold(pol.OnHeartbeatFailure, "ABORT") {
 						a.Terminate("E_HEARTBEAT_FAILURE")
@@ -113,9 +115,9 @@ func driveAOP2(h *H) error {
 			}
 		}
 		responses := 0
-		err = a.Run(Handler{
+		err = a.Run(harness.Handler{
 			Key: AOP2Key,
-			OnLine: func(a *Agent, r conform.Record) {
+			OnLine: func(a *harness.Agent, r conform.Record) {
 				switch r.Key {
 				case "EVENT/HEARTBEAT":
 					lastBeat = r.Time
@@ -145,7 +147,7 @@ type snapshot struct {
 // copies every expected output with rollback_snapshot.enabled to its snapshot_path
 // (creating the output with seed content when it does not exist yet). Paths outside
 // the scratch directory are ignored.
-func takeSnapshots(h *H, task []byte) []snapshot {
+func takeSnapshots(h *harness.H, task []byte) []snapshot {
 	var t struct {
 		Task struct {
 			ExpectedOutputs []struct {
@@ -166,8 +168,8 @@ func takeSnapshots(h *H, task []byte) []snapshot {
 		if rs == nil || !rs.Enabled || rs.SnapshotPath == "" {
 			continue
 		}
-		src, ok1 := h.inside(o.Path)
-		dst, ok2 := h.inside(rs.SnapshotPath)
+		src, ok1 := h.Inside(o.Path)
+		dst, ok2 := h.Inside(rs.SnapshotPath)
 		if !ok1 || !ok2 {
 			continue
 		}
@@ -181,13 +183,13 @@ func takeSnapshots(h *H, task []byte) []snapshot {
 		if os.WriteFile(dst, data, 0o644) != nil {
 			continue
 		}
-		rel, _ := filepath.Rel(h.scratch, dst)
+		rel, _ := filepath.Rel(h.Scratch(), dst)
 		out = append(out, snapshot{rel: filepath.ToSlash(rel), path: dst, data: data})
 	}
 	return out
 }
 
-func verifySnapshots(h *H, snaps []snapshot) []checks.Snapshot {
+func verifySnapshots(h *harness.H, snaps []snapshot) []checks.Snapshot {
 	var out []checks.Snapshot
 	for _, s := range snaps {
 		got, err := os.ReadFile(s.path)
@@ -201,20 +203,6 @@ func verifySnapshots(h *H, snaps []snapshot) []checks.Snapshot {
 		out = append(out, cs)
 	}
 	return out
-}
-
-// inside resolves p (absolute, or relative to the scratch directory) and reports
-// whether it lies inside the scratch directory.
-func (h *H) inside(p string) (string, bool) {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(h.scratch, p)
-	}
-	p = filepath.Clean(p)
-	rel, err := filepath.Rel(h.scratch, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return p, true
 }
 
 // hashFiles maps the regular files under root (slash paths) to their sha256.

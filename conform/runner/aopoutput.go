@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/aopkit/aopkit/conform/harness"
+
 	"github.com/aopkit/aopkit/conform"
 )
 
@@ -36,8 +38,8 @@ type DetailsFile struct {
 
 // driveAOPOutput sends the task line, closes stdin and, after the agent exits, reads
 // the details file its report names (inside the scratch directory only).
-func driveAOPOutput(h *H) error {
-	task := h.Expand(h.sc.Task)
+func driveAOPOutput(h *harness.H) error {
+	task := h.Expand(h.Scenario().Task)
 	a, err := h.Launch(task)
 	if err != nil {
 		return err
@@ -53,7 +55,7 @@ func driveAOPOutput(h *H) error {
 		}
 		lines := make([]string, len(block))
 		for i := range block {
-			lines[i] = textOf(&block[i])
+			lines[i] = harness.TextOf(&block[i])
 		}
 		text := strings.Join(lines, "\n")
 		r := block[0]
@@ -70,13 +72,13 @@ func driveAOPOutput(h *H) error {
 		block = nil
 		return []conform.Record{r}
 	}
-	if err := a.Run(Handler{
+	if err := a.Run(harness.Handler{
 		Key: AOPOutputKey,
 		// The report block is one transcript record (docs/transcript-format.md), so
 		// aoplint sees the whole report.
 		Collect: func(r conform.Record, final bool) []conform.Record {
 			if final {
-				cutOff = !a.att.Terminated.IsZero() || !a.att.Killed.IsZero()
+				cutOff = !a.Attempt().Terminated.IsZero() || !a.Attempt().Killed.IsZero()
 				return flush()
 			}
 			if r.Stream != "stdout" {
@@ -100,8 +102,8 @@ func driveAOPOutput(h *H) error {
 			}
 			return []conform.Record{r}
 		},
-		OnLine: func(a *Agent, r conform.Record) {
-			for _, line := range strings.Split(textOf(&r), "\n") {
+		OnLine: func(a *harness.Agent, r conform.Record) {
+			for _, line := range strings.Split(harness.TextOf(&r), "\n") {
 				if m := aopMarker.FindStringSubmatch(line); m != nil && m[1] == "DETAILS_FILE" {
 					named = strings.TrimSpace(aopMarker.ReplaceAllString(line, ""))
 				}
@@ -117,13 +119,13 @@ func driveAOPOutput(h *H) error {
 	if named != "none" {
 		p := named
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(h.scratch, p)
+			p = filepath.Join(h.Scratch(), p)
 		}
 		p = filepath.Clean(p)
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			p = real
 		}
-		rel, err := filepath.Rel(h.scratch, p)
+		rel, err := filepath.Rel(h.Scratch(), p)
 		df.Inside = err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 		if df.Inside {
 			df.Path = filepath.ToSlash(rel)
@@ -131,16 +133,16 @@ func driveAOPOutput(h *H) error {
 				b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
 				f.Close()
 				df.Exists = true
-				rec := conform.Record{From: "agent", Stream: "file:" + df.Path, Attempt: a.n}
-				if json.Valid(b) && isJSONObject(b) {
+				rec := conform.Record{From: "agent", Stream: "file:" + df.Path, Attempt: a.N()}
+				if json.Valid(b) && harness.IsJSONObject(b) {
 					df.JSON = true
-					c, _ := compact(b)
+					c, _ := harness.Compact(b)
 					rec.Msg = c
 				} else {
-					t := toValidUTF8(b)
+					t := harness.ToValidUTF8(b)
 					rec.Text = &t
 				}
-				df.Seq = h.rec.add(rec).Seq
+				df.Seq = h.Record(rec).Seq
 			}
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aopkit/aopkit/conform/harness"
+
 	"github.com/aopkit/aopkit/conform"
 	engaos "github.com/aopkit/aopkit/conform/engine/aos"
 	"github.com/aopkit/aopkit/conform/engine/clock"
@@ -49,16 +51,16 @@ const aosMaxBody = 1 << 20
 // policy built from the scenario's decisions, and sends the work script on stdin.
 // Two answers the reference policy has no words for are the harness's own: "error"
 // (a JSON-RPC internal error) and "stall" (no answer at all).
-func driveAOS(h *H) error {
-	policy, err := aosPolicy(h.sc.Decisions)
+func driveAOS(h *harness.H) error {
+	policy, err := aosPolicy(h.Scenario().Decisions)
 	if err != nil {
-		return harnessErrorf("scenario %s: decisions: %v", h.sc.ID, err)
+		return harness.Errorf("scenario %s: decisions: %v", h.Scenario().ID, err)
 	}
 	g := engaos.NewGuardian(policy, clock.Real{}, nil)
 	g.Rec = nil // the transcript is the record, within the channel's budget
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return harnessErrorf("guardian listen: %v", err)
+		return harness.Errorf("guardian listen: %v", err)
 	}
 	// An unguessable path: other local processes cannot reach the guardian.
 	path := engaos.SecretPath()
@@ -70,7 +72,7 @@ func driveAOS(h *H) error {
 	attempt := 1
 	stalled := make(chan struct{})
 	byTool := map[string]conform.Decision{}
-	for _, d := range h.sc.Decisions {
+	for _, d := range h.Scenario().Decisions {
 		byTool[d.Tool] = d
 	}
 	srv := &http.Server{
@@ -88,11 +90,11 @@ func driveAOS(h *H) error {
 			body, _ := io.ReadAll(io.LimitReader(http.MaxBytesReader(w, req.Body, aosMaxBody+1), aosMaxBody+1))
 			budget.spend(len(body), aosMaxBody+1)
 			rec := conform.Record{From: "agent", Stream: "http", Attempt: attempt}
-			if isJSONObject(body) && len(body) <= aosMaxBody {
+			if harness.IsJSONObject(body) && len(body) <= aosMaxBody {
 				rec.Msg = append(json.RawMessage(nil), body...)
 				rec.Key = AOSKey(&rec)
 			} else {
-				t := toValidUTF8(body)
+				t := harness.ToValidUTF8(body)
 				if len(t) > 4096 {
 					t = t[:4096]
 				}
@@ -102,7 +104,7 @@ func driveAOS(h *H) error {
 			if ct != "application/json" || req.Method != http.MethodPost {
 				rec.Detail = map[string]any{"content_type": req.Header.Get("Content-Type"), "method": req.Method}
 			}
-			rec = h.sideRecord(rec)
+			rec = h.SideRecord(rec)
 			execID := str(rec, "params", "toolCallRequest", "executionId")
 			if rec.Key == "steps/toolCallRequest" {
 				mu.Lock()
@@ -119,7 +121,7 @@ func driveAOS(h *H) error {
 				mu.Unlock()
 			}
 			if special && d.Decision == "stall" {
-				h.rec.event(attempt, "withheld", map[string]any{"request_seq": rec.Seq})
+				h.Event(attempt, "withheld", map[string]any{"request_seq": rec.Seq})
 				select {
 				case <-stalled:
 				case <-req.Context().Done():
@@ -140,14 +142,14 @@ func driveAOS(h *H) error {
 				status, out = rw.Code, bytes.TrimSpace(rw.Body.Bytes())
 			}
 			orec := conform.Record{From: "orchestrator", Stream: "http", Attempt: attempt}
-			if isJSONObject(out) {
+			if harness.IsJSONObject(out) {
 				orec.Msg = out
 			} else {
 				t := string(out)
 				orec.Text = &t
 			}
 			if budget.take(int64(len(out))) {
-				h.rec.add(orec)
+				h.Record(orec)
 			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
@@ -177,7 +179,7 @@ func driveAOS(h *H) error {
 		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Seq < ds[j].Seq })
 		h.Fact("aos.decisions", ds)
 	}()
-	script := h.Expand(h.sc.Task)
+	script := h.Expand(h.Scenario().Task)
 	h.Fact("aos.script", json.RawMessage(script))
 	a, err := h.Launch(script, "AOS_GUARDIAN_URL="+url)
 	if err != nil {
@@ -185,7 +187,7 @@ func driveAOS(h *H) error {
 	}
 	a.Send(script)
 	a.CloseInput()
-	return a.Run(Handler{Key: AOSKey})
+	return a.Run(harness.Handler{Key: AOSKey})
 }
 
 // aosPolicy turns scenario decisions into a reference guardian policy: allow by
@@ -240,5 +242,12 @@ func str(r conform.Record, keys ...string) string {
 		v = m[k]
 	}
 	s, _ := v.(string)
+	return s
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
 	return s
 }

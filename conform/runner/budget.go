@@ -1,16 +1,20 @@
 package runner
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/aopkit/aopkit/conform/harness"
+)
 
 // MaxOutputBytes bounds what one scenario keeps of each channel of the agent: its
 // stdout (the launcher's cap) and its HTTP requests with the answers (httpBudget).
 const MaxOutputBytes = 16 << 20
 
 // httpBudget bounds the HTTP traffic of one scenario kept in the transcript: the
-// same byte and record budgets as stdout (MaxOutputBytes, MaxAgentLines). Requests
+// same byte and record budgets as stdout (MaxOutputBytes, harness.MaxAgentLines). Requests
 // beyond it are answered without being read or recorded, and counted.
 type httpBudget struct {
-	h       *H
+	h       *harness.H
 	attempt int
 
 	mu      sync.Mutex
@@ -24,7 +28,7 @@ type httpBudget struct {
 func (b *httpBudget) take(reserve int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.records >= MaxAgentLines || b.bytes+reserve > MaxOutputBytes {
+	if b.records >= harness.MaxAgentLines || b.bytes+reserve > MaxOutputBytes {
 		b.dropped++
 		return false
 	}
@@ -45,9 +49,9 @@ func (b *httpBudget) report() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.dropped > 0 {
-		b.h.rec.event(b.attempt, "http-truncated", map[string]any{
+		b.h.Event(b.attempt, "http-truncated", map[string]any{
 			"kept_records": b.records, "kept_bytes": b.bytes, "dropped": b.dropped,
-			"max_records": MaxAgentLines, "max_bytes": MaxOutputBytes,
+			"max_records": harness.MaxAgentLines, "max_bytes": MaxOutputBytes,
 		})
 	}
 }

@@ -5,21 +5,6 @@ import (
 	"github.com/aopkit/aopkit/conform/checks"
 )
 
-// containment records the launcher's containment report of the attempt (the
-// evidence of checks.ContainmentID).
-func (a *Agent) containment() {
-	pc, ok := a.conn.(interface{ Containment() (string, []string) })
-	if !ok {
-		return
-	}
-	mode, escapes := pc.Containment()
-	detail := map[string]any{"mode": mode}
-	if len(escapes) > 0 {
-		detail["writes_outside_scratch"] = escapes
-	}
-	a.h.rec.event(a.n, checks.ContainmentEvent, detail)
-}
-
 // checkIDs are the checks a scenario is judged on: its own, and the containment
 // check when the launcher reported containment and either the agent was seen
 // writing outside its scratch directory or --run names the check. A clean agent's

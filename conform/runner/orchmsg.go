@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aopkit/aopkit/conform/harness"
+
 	"github.com/aopkit/aopkit/conform"
 )
 
@@ -37,10 +39,10 @@ func nowISO() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z"
 // driveOrchmsg: notify:task-assigned first; requests are answered (unless withheld
 // or rejected by the scenario); steps send notify:task-cancelled and notify:shutdown
 // (gracePeriod in ms, after which the agent is stopped).
-func driveOrchmsg(h *H) error {
+func driveOrchmsg(h *harness.H) error {
 	var payload map[string]any
-	if err := json.Unmarshal(h.Expand(h.sc.Task), &payload); err != nil {
-		return harnessErrorf("scenario %s: task: %v", h.sc.ID, err)
+	if err := json.Unmarshal(h.Expand(h.Scenario().Task), &payload); err != nil {
+		return harness.Errorf("scenario %s: task: %v", h.Scenario().ID, err)
 	}
 	taskID, _ := payload["taskId"].(string)
 	// "task" is the harness's side of the scenario: what request:get-task answers
@@ -62,15 +64,15 @@ func driveOrchmsg(h *H) error {
 	}
 	a.Send(assigned)
 	withheld := map[string]bool{}
-	for _, t := range h.sc.Withhold {
+	for _, t := range h.Scenario().Withhold {
 		withheld[t] = true
 	}
 	rejected := map[string]bool{}
-	for _, t := range h.sc.Reject {
+	for _, t := range h.Scenario().Reject {
 		rejected[t] = true
 	}
 	submitted := 0
-	return a.Run(Handler{
+	return a.Run(harness.Handler{
 		Key: OrchmsgKey,
 		Done: func(r *conform.Record) bool {
 			m := r.Obj()
@@ -81,7 +83,7 @@ func driveOrchmsg(h *H) error {
 			v, _ := p["progress"].(float64)
 			return r.Key == "event:error" || (r.Key == "event:progress" && v >= 1)
 		},
-		OnLine: func(a *Agent, r conform.Record) {
+		OnLine: func(a *harness.Agent, r conform.Record) {
 			if r.Msg == nil {
 				return
 			}
@@ -92,7 +94,7 @@ func driveOrchmsg(h *H) error {
 			}
 			id := m["id"]
 			if withheld[typ] {
-				h.rec.event(a.n, "withheld", map[string]any{"request_seq": r.Seq, "type": typ})
+				h.Event(a.N(), "withheld", map[string]any{"request_seq": r.Seq, "type": typ})
 				return
 			}
 			resp := map[string]any{"id": ids.next("res"), "correlationId": id, "timestamp": nowISO()}
@@ -119,36 +121,36 @@ func driveOrchmsg(h *H) error {
 			b, _ := json.Marshal(resp)
 			a.Send(b)
 		},
-		Act: func(a *Agent, st conform.Step) error {
+		Act: func(a *harness.Agent, st conform.Step) error {
 			switch st.Do {
 			case "cancel":
-				if !a.att.CancelledAt.IsZero() {
+				if !a.Attempt().CancelledAt.IsZero() {
 					return nil // one cancellation (a fallback step after the first)
 				}
-				a.att.CancelledAt = time.Now()
+				a.Attempt().CancelledAt = time.Now()
 				a.Send(notify("notify:task-cancelled", map[string]any{"taskId": taskID, "reason": orDefault(st.Reason, "Cancelled by the conformance harness")}))
 			case "shutdown":
-				if !a.att.ShutdownAt.IsZero() {
+				if !a.Attempt().ShutdownAt.IsZero() {
 					return nil // one shutdown per attempt (a fallback step after the first)
 				}
-				g := st.Grace.D(h.scale)
+				g := st.Grace.D(h.ScaleFactor())
 				if g <= 0 {
-					g = h.grace
+					g = h.Grace()
 				}
-				a.att.ShutdownAt = time.Now()
-				a.att.ShutdownFor = g
+				a.Attempt().ShutdownAt = time.Now()
+				a.Attempt().ShutdownFor = g
 				a.Send(notify("notify:shutdown", map[string]any{"gracePeriod": g.Milliseconds(), "reason": orDefault(st.Reason, "Orchestrator stopping")}))
 				// After the grace period the orchestrator stops the agent: SIGTERM,
 				// then SIGKILL.
-				a.h.Fact("orchmsg.shutdown_grace_ms", g.Milliseconds())
-				h.scheduleTerminate(a, time.Now().Add(g))
+				a.H().Fact("orchmsg.shutdown_grace_ms", g.Milliseconds())
+				a.TerminateAt(time.Now().Add(g))
 			default:
-				return harnessErrorf("scenario %s: step %q does not apply to orchmsg", h.sc.ID, st.Do)
+				return harness.Errorf("scenario %s: step %q does not apply to orchmsg", h.Scenario().ID, st.Do)
 			}
 			return nil
 		},
-		Monitor: func(a *Agent, now time.Time) time.Time {
-			if t := a.termAt; !t.IsZero() && a.att.Terminated.IsZero() {
+		Monitor: func(a *harness.Agent, now time.Time) time.Time {
+			if t := a.TerminateDue(); !t.IsZero() {
 				if !now.Before(t) {
 					a.Terminate("shutdown grace period over")
 					return time.Time{}
@@ -159,9 +161,6 @@ func driveOrchmsg(h *H) error {
 		},
 	})
 }
-
-// scheduleTerminate arranges a SIGTERM at t (checked by the handler's Monitor).
-func (h *H) scheduleTerminate(a *Agent, t time.Time) { a.termAt = t }
 
 // orchmsgAnswer is the canned success payload of each request type.
 func orchmsgAnswer(typ string, req map[string]any, taskID string, taskObj map[string]any, submitted *int) (map[string]any, bool) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/harness"
 )
 
 // Linter lints a transcript/1 stream with every single-message and sequence rule.
@@ -465,38 +466,20 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 	}
 	defer os.RemoveAll(scratch)
 	scratch, _ = filepath.EvalSymlinks(scratch)
-	sess := &conform.Session{Scenario: sc, Scale: opts.Scale, Scratch: scratch, Facts: map[string]any{}}
 	path := transcriptPath(opts.OutDir, sc.ID, k)
-	rec, err := newRecorder(path, sc.Protocol, sess)
+	f, err := CreateNew(path)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	grace := sc.Grace.D(opts.Scale)
-	if grace <= 0 {
-		grace = time.Duration(2 * float64(time.Second) * opts.Scale)
+	defer f.Close()
+	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: f, Launcher: opts.Launcher,
+		Command: opts.launchCommand, Scale: opts.Scale, Scratch: scratch})
+	sess := h.Session()
+	if err := h.End(drivers[sc.Protocol](h)); err != nil {
+		return sess, err
 	}
-	h := &H{
-		ctx: ctx, sc: sc, sess: sess, rec: rec, launcher: opts.Launcher, command: opts.launchCommand,
-		scale: opts.Scale, start: time.Now(), grace: grace, scratch: scratch,
-		env:  []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + scratch, "AOPKIT_SCENARIO=" + sc.ID},
-		side: make(chan conform.Record, 256),
-	}
-	// The deadline counts from the first sign of life: until the agent shows it,
-	// the whole start-up allowance is added (Agent.Alive takes back what was not
-	// used).
-	h.deadline = h.start.Add(sc.Deadline.D(opts.Scale) + h.allowance())
-	rec.event(0, "scenario-start", map[string]any{"scenario": sc.ID, "deadline_ms": sc.Deadline.D(opts.Scale).Milliseconds(), "timeout_scale": opts.Scale})
-	derr := drivers[sc.Protocol](h)
-	rec.event(0, "scenario-end", map[string]any{"scenario": sc.ID})
-	if cerr := rec.close(); cerr != nil && derr == nil {
-		derr = harnessErrorf("writing the transcript: %v", cerr)
-	}
-	if derr != nil {
-		var he harnessError
-		if errors.As(derr, &he) {
-			return sess, he.err
-		}
-		return sess, derr
+	if err := f.Close(); err != nil {
+		return sess, fmt.Errorf("transcript: %w", err)
 	}
 	if opts.Linter != nil {
 		// Lint what the harness holds, not the file: the records in memory are the

@@ -1,10 +1,10 @@
-package runner
+package harness
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -15,23 +15,23 @@ import (
 )
 
 // recorder appends transcript records: in memory for the checks and, streamed, to
-// the scenario's JSONL file.
+// the scenario's JSONL file. It is the one writer of transcript/1
+// (docs/transcript-format.md): the harness, the engines and their tests all record
+// through it.
 type recorder struct {
 	mu       sync.Mutex
 	protocol string
 	scenario string
 	sess     *conform.Session
 	w        *bufio.Writer
-	f        *os.File
 	err      error
 }
 
-func newRecorder(path, protocol string, sess *conform.Session) (*recorder, error) {
-	f, err := CreateNew(path)
-	if err != nil {
-		return nil, err
+func newRecorder(w io.Writer, protocol string, sess *conform.Session) *recorder {
+	if w == nil {
+		w = io.Discard
 	}
-	return &recorder{protocol: protocol, scenario: sess.Scenario.ID, sess: sess, f: f, w: bufio.NewWriterSize(f, 64*1024)}, nil
+	return &recorder{protocol: protocol, scenario: sess.Scenario.ID, sess: sess, w: bufio.NewWriterSize(w, 64*1024)}
 }
 
 func (r *recorder) add(rec conform.Record) conform.Record {
@@ -76,9 +76,6 @@ func (r *recorder) close() error {
 	if err := r.w.Flush(); err != nil && r.err == nil {
 		r.err = err
 	}
-	if err := r.f.Close(); err != nil && r.err == nil {
-		r.err = err
-	}
 	return r.err
 }
 
@@ -87,11 +84,11 @@ func (r *recorder) close() error {
 func lineRecord(l agentio.Line, attempt int) conform.Record {
 	rec := conform.Record{From: "agent", Stream: l.Stream, Time: l.At, Attempt: attempt, Truncated: l.Truncated}
 	data := l.Data
-	if l.Stream == "stdout" && !l.Truncated && isJSONObject(data) {
+	if l.Stream == "stdout" && !l.Truncated && IsJSONObject(data) {
 		rec.Msg = append(json.RawMessage(nil), data...)
 		return rec
 	}
-	t := toValidUTF8(data)
+	t := ToValidUTF8(data)
 	rec.Text = &t
 	if l.Truncated {
 		rec.Detail = map[string]any{"truncated": true}
@@ -99,20 +96,20 @@ func lineRecord(l agentio.Line, attempt int) conform.Record {
 	return rec
 }
 
-func isJSONObject(b []byte) bool {
+func IsJSONObject(b []byte) bool {
 	s := strings.TrimSpace(string(b))
 	return strings.HasPrefix(s, "{") && json.Valid([]byte(s))
 }
 
-func toValidUTF8(b []byte) string {
+func ToValidUTF8(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-// textOf returns a record's text ("" when it has none).
-func textOf(r *conform.Record) string {
+// TextOf returns a record's text ("" when it has none).
+func TextOf(r *conform.Record) string {
 	if r.Text == nil {
 		return ""
 	}

@@ -1,10 +1,21 @@
-package runner
+// Package harness is the generic side of playing one scenario against an agent:
+// it launches attempts through an agentio.Launcher, keeps the time model (the
+// start-up allowance, the first sign of life, the scenario deadline, the agent's
+// CPU wait), fires the scenario's steps on agent events, stops the agent, and
+// records everything in one transcript. The protocol logic is not here: each
+// protocol's reference engine (conform/engine/<protocol>) drives an H.
+//
+// The same code runs against real processes (aopconform) and, inside a
+// testing/synctest bubble on virtual time, against mockagent in-process (the
+// engines' tests and reference transcripts).
+package harness
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,14 +25,16 @@ import (
 	"github.com/aopkit/aopkit/conform/agentio"
 )
 
-// harnessError marks a failure of the harness itself (never the agent's fault).
-type harnessError struct{ err error }
+// Error is a failure of the harness itself (it could not launch the agent, write
+// the transcript, ...), never the agent's doing.
+type Error struct{ Err error }
 
-func (e harnessError) Error() string { return "harness error: " + e.err.Error() }
-func (e harnessError) Unwrap() error { return e.err }
+func (e Error) Error() string { return "harness error: " + e.Err.Error() }
+func (e Error) Unwrap() error { return e.Err }
 
-func harnessErrorf(format string, a ...any) error {
-	return harnessError{fmt.Errorf(format, a...)}
+// Errorf returns an Error.
+func Errorf(format string, a ...any) error {
+	return Error{fmt.Errorf(format, a...)}
 }
 
 // H is the harness side of one scenario: it launches the agent, records both sides,
@@ -39,14 +52,91 @@ type H struct {
 	grace    time.Duration
 	scratch  string
 	env      []string // binding environment common to every protocol
+	// engineFault is Config.EngineFault.
+	engineFault string
 	// side carries agent records made outside the line loop (aos HTTP requests) to
 	// it, so that they arm "message:KEY" steps too.
 	side chan conform.Record
 }
 
-// sideRecord records an agent message that did not come through the agent's
+// Config is one scenario run of the harness.
+type Config struct {
+	Scenario *conform.Scenario
+	// Transcript receives the records as transcript/1 lines (nil: kept in memory
+	// only, in the Session).
+	Transcript io.Writer
+	Launcher   agentio.Launcher
+	Command    []string // the agent's command line (agentio.Spec.Args)
+	Scale      float64  // --timeout-scale (1 when 0)
+	Scratch    string   // the scenario's scratch directory (absolute)
+	// EngineFault names a fault of the reference engine (the orchestrator side
+	// misbehaving on purpose, for certifying orchestrator-side checks); "" is
+	// the correct engine. Each engine documents its faults.
+	EngineFault string
+}
+
+// New starts one scenario run: it records "scenario-start" and starts the
+// scenario deadline, which counts from the agent's first sign of life (until the
+// agent shows it, the whole start-up allowance is added; Agent.Alive takes back
+// what was not used). End must be called when the protocol driver returns.
+func New(ctx context.Context, cfg Config) *H {
+	sc := cfg.Scenario
+	if cfg.Scale <= 0 {
+		cfg.Scale = 1
+	}
+	sess := &conform.Session{Scenario: sc, Scale: cfg.Scale, Scratch: cfg.Scratch, Facts: map[string]any{}}
+	grace := sc.Grace.D(cfg.Scale)
+	if grace <= 0 {
+		grace = time.Duration(2 * float64(time.Second) * cfg.Scale)
+	}
+	h := &H{
+		ctx: ctx, sc: sc, sess: sess, rec: newRecorder(cfg.Transcript, sc.Protocol, sess),
+		launcher: cfg.Launcher, command: cfg.Command, scale: cfg.Scale, start: time.Now(),
+		grace: grace, scratch: cfg.Scratch, engineFault: cfg.EngineFault,
+		env:  []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + cfg.Scratch, "AOPKIT_SCENARIO=" + sc.ID},
+		side: make(chan conform.Record, 256),
+	}
+	h.deadline = h.start.Add(sc.Deadline.D(cfg.Scale) + h.allowance())
+	h.rec.event(0, "scenario-start", map[string]any{"scenario": sc.ID, "deadline_ms": sc.Deadline.D(cfg.Scale).Milliseconds(), "timeout_scale": cfg.Scale})
+	return h
+}
+
+// End records "scenario-end" and flushes the transcript. derr is the driver's
+// error; End returns it, or the transcript's write error, as a plain error (the
+// harness's, never the agent's).
+func (h *H) End(derr error) error {
+	h.rec.event(0, "scenario-end", map[string]any{"scenario": h.sc.ID})
+	if cerr := h.rec.close(); cerr != nil && derr == nil {
+		derr = Errorf("writing the transcript: %v", cerr)
+	}
+	var he Error
+	if errors.As(derr, &he) {
+		return he.Err
+	}
+	return derr
+}
+
+// Session is what the run recorded, for the checks.
+func (h *H) Session() *conform.Session { return h.sess }
+
+// Scenario is the scenario being played.
+func (h *H) Scenario() *conform.Scenario { return h.sc }
+
+// Context is the run's context.
+func (h *H) Context() context.Context { return h.ctx }
+
+// Event records an event of the harness (attempt 0: the scenario's).
+func (h *H) Event(attempt int, name string, detail map[string]any) {
+	h.rec.event(attempt, name, detail)
+}
+
+// Record adds a record to the transcript (its Seq, At, Protocol and Session are
+// filled in) and returns it as recorded.
+func (h *H) Record(r conform.Record) conform.Record { return h.rec.add(r) }
+
+// SideRecord records an agent message that did not come through the agent's
 // output (an HTTP request) and lets the running attempt's steps see it.
-func (h *H) sideRecord(r conform.Record) conform.Record {
+func (h *H) SideRecord(r conform.Record) conform.Record {
 	r = h.rec.add(r)
 	select {
 	case h.side <- r:
@@ -163,7 +253,7 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	if err != nil {
 		att.Exit = agentio.Exit{Code: -1, Err: err}
 		h.rec.event(n, "agent-start", map[string]any{"error": err.Error(), "command": h.command})
-		return nil, harnessErrorf("launch %q: %v", strings.Join(h.command, " "), err)
+		return nil, Errorf("launch %q: %v", strings.Join(h.command, " "), err)
 	}
 	att.Start = time.Now()
 	h.rec.event(n, "agent-start", map[string]any{"command": h.command, "attempt": n,
@@ -206,7 +296,7 @@ func (a *Agent) Alive(t time.Time, by string) {
 // Send writes one JSON message to the agent's stdin and records it.
 func (a *Agent) Send(msg json.RawMessage) error {
 	var buf = make([]byte, 0, len(msg))
-	if c, err := compact(msg); err == nil {
+	if c, err := Compact(msg); err == nil {
 		buf = c
 	} else {
 		buf = append(buf, msg...)
@@ -223,7 +313,7 @@ func (a *Agent) Send(msg json.RawMessage) error {
 // notification, ...) and records it as a probe: evidence for the sequence rules,
 // not a message aoplint judges (docs/transcript-format.md "Probes").
 func (a *Agent) sendProbe(msg json.RawMessage) error {
-	buf, err := compact(msg)
+	buf, err := Compact(msg)
 	if err != nil {
 		buf = msg
 	}
@@ -236,7 +326,8 @@ func (a *Agent) sendProbe(msg json.RawMessage) error {
 	return nil
 }
 
-func compact(b []byte) ([]byte, error) {
+// Compact re-encodes a JSON value without insignificant space.
+func Compact(b []byte) ([]byte, error) {
 	var v json.RawMessage
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
@@ -488,7 +579,7 @@ func (a *Agent) Run(hd Handler) error {
 			timer.Stop()
 			a.Kill("harness interrupted")
 			<-a.conn.Done()
-			return harnessError{h.ctx.Err()}
+			return Error{h.ctx.Err()}
 		}
 	}
 	if hd.Collect != nil {
@@ -557,7 +648,7 @@ func (a *Agent) finish() error {
 	if a.att.Exit.Err != nil && !errors.Is(a.att.Exit.Err, os.ErrProcessDone) {
 		var ee interface{ ExitCode() int }
 		if !errors.As(a.att.Exit.Err, &ee) {
-			return harnessErrorf("waiting for the agent: %v", a.att.Exit.Err)
+			return Errorf("waiting for the agent: %v", a.att.Exit.Err)
 		}
 	}
 	return nil
@@ -575,7 +666,7 @@ func (a *Agent) act(hd Handler, st conform.Step) error {
 		a.sendProbe(a.h.Expand(st.Message))
 	default:
 		if hd.Act == nil {
-			return harnessErrorf("scenario %s: step %q does not apply to protocol %s", a.h.sc.ID, st.Do, a.h.sc.Protocol)
+			return Errorf("scenario %s: step %q does not apply to protocol %s", a.h.sc.ID, st.Do, a.h.sc.Protocol)
 		}
 		return hd.Act(a, st)
 	}
@@ -619,3 +710,42 @@ func (a *Agent) extendDeadline() bool {
 	a.deadlineExtra = w
 	return true
 }
+
+// ScaleFactor is --timeout-scale.
+func (h *H) ScaleFactor() float64 { return h.scale }
+
+// Grace is the time between SIGTERM and SIGKILL (the scenario's, or 2 s), scaled.
+func (h *H) Grace() time.Duration { return h.grace }
+
+// H is the harness of the attempt.
+func (a *Agent) H() *H { return a.h }
+
+// TerminateAt arranges a SIGTERM at t; the protocol's Monitor fires it with
+// TerminateDue (orchmsg: the end of a shutdown's grace period).
+func (a *Agent) TerminateAt(t time.Time) { a.termAt = t }
+
+// TerminateDue is when a SIGTERM arranged by TerminateAt is due (zero: none, or
+// the agent was already terminated).
+func (a *Agent) TerminateDue() time.Time {
+	if !a.att.Terminated.IsZero() {
+		return time.Time{}
+	}
+	return a.termAt
+}
+
+// Inside resolves p (absolute, or relative to the scratch directory) and reports
+// whether it lies inside the scratch directory.
+func (h *H) Inside(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(h.Scratch(), p)
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(h.Scratch(), p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return p, true
+}
+
+// EngineFault is the reference engine's fault to play ("" for none).
+func (h *H) EngineFault() string { return h.engineFault }

@@ -1,4 +1,4 @@
-package runner
+package harness
 
 import (
 	"os"

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -252,5 +253,19 @@ func TestInspectBinary(t *testing.T) {
 	}
 	if len(f.Modules) > 0 && !f.links(f.Modules[0]) {
 		t.Errorf("does not link %s, which it lists", f.Modules[0])
+	}
+}
+
+// medianInit takes each package's median clock over the runs, and the median total.
+func TestMedianInit(t *testing.T) {
+	run := func(a, b float64) initTrace {
+		return parseInitTrace(fmt.Sprintf("init a @0 ms, %g ms clock, 10 bytes, 1 allocs\ninit b @0 ms, %g ms clock, 0 bytes, 0 allocs\n", a, b))
+	}
+	it := medianInit([]initTrace{run(1, 0.1), run(3, 0.5), run(2, 9)}, 1)
+	if it.Runs != 3 || it.Packages != 2 || len(it.Top) != 1 || it.Top[0].Pkg != "a" || it.Top[0].ClockMS != 2 || it.Top[0].Bytes != 10 {
+		t.Errorf("medianInit = %+v", it)
+	}
+	if it.TotalMS != 3.5 {
+		t.Errorf("total = %v, want the median of 1.1, 3.5, 11", it.TotalMS)
 	}
 }

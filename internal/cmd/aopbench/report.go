@@ -403,7 +403,11 @@ func (b *bench) reportSmall(r *report) {
 		r.p("")
 	}
 	if len(s.Init.Top) > 0 {
-		r.p("Package initialisation of aoplint (`GODEBUG=inittrace=1`): %.2f ms in all; the largest:", s.Init.TotalMS)
+		runs := "one run"
+		if s.Init.Runs > 1 {
+			runs = fmt.Sprintf("medians of %d runs", s.Init.Runs)
+		}
+		r.p("Package initialisation of aoplint (`GODEBUG=inittrace=1`, %s): %.2f ms in all, %d packages; the largest:", runs, s.Init.TotalMS, s.Init.Packages)
 		r.p("")
 		var rows [][]string
 		for _, l := range s.Init.Top {

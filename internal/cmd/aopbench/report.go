@@ -135,7 +135,7 @@ func (b *bench) writeReport() error {
 	r.p("")
 	r.p("Peers: %s.", strings.Join(res.Env.Peers, "; "))
 	r.p("")
-	r.p("aopkit's binaries are built as `make build` builds them (`go build -trimpath -tags urfave_cli_no_docs`).")
+	r.p("aopkit's binaries are built as `make build` builds them (`go build -trimpath -tags urfave_cli_no_docs -ldflags '-s -w'`).")
 	r.p("")
 	if len(res.Pending) > 0 {
 		r.p("> **Run in progress or stopped early**: not measured yet: %s.", strings.Join(res.Pending, ", "))

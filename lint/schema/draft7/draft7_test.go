@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -135,7 +136,7 @@ func FuzzKeywords(f *testing.F) {
 			return
 		}
 		if _, err := marshalWithoutNumber(v); err != nil {
-			return // gojsonschema panics on const and enum here (as draft7 does)
+			return // gojsonschema panics on const and enum here (TestBeyondFloat64)
 		}
 		pairs[int(data[0])%len(pairs)].same(t, v, string(data[1:]))
 	})
@@ -166,5 +167,27 @@ func TestCompileRefuses(t *testing.T) {
 	}
 	if err := NewSet().Add("https://aopkit.dev/test/s.json", bytes.Repeat([]byte("{"), 3)); err == nil {
 		t.Error("a broken document was added")
+	}
+}
+
+// A number beyond float64's range is none of a const's or an enum's values (where
+// gojsonschema reports an internal error and panics).
+func TestBeyondFloat64(t *testing.T) {
+	const url = "https://aopkit.dev/test/s.json"
+	set := NewSet()
+	if err := set.Add(url, []byte(`{"properties":{"c":{"const":"x"},"e":{"enum":[1,"y"]},"d":{"const":[1]}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := set.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, e := range s.Validate(decode(t, `{"c":1e400,"e":1e400,"d":[1e400]}`)) {
+		types = append(types, strings.Join(e.Path, "/")+" "+e.Type)
+	}
+	sort.Strings(types)
+	if strings.Join(types, ", ") != "c const, d const, e enum" {
+		t.Errorf("errors %v", types)
 	}
 }

@@ -271,27 +271,18 @@ func (n *node) validateCommon(v any, r *result, ctx *jsonContext) {
 			if n.constStr == nil || str != *n.constStr {
 				r.add(Error{Type: "const", Allowed: *n.constJSON, Description: ctx.field() + " does not match: " + *n.constJSON}, ctx)
 			}
-		} else {
-			js, err := marshalWithoutNumber(v)
-			if err != nil {
-				r.add(Error{Type: "internal", Description: fmt.Sprint("Internal Error ", err)}, ctx)
-			}
-			// As in gojsonschema, a value that cannot be compared (a number out of
-			// float64's range) panics here; the rule runner reports the panic.
-			if *js != *n.constJSON {
-				r.add(Error{Type: "const", Allowed: *n.constJSON, Description: ctx.field() + " does not match: " + *n.constJSON}, ctx)
-			}
+		} else if js, err := marshalWithoutNumber(v); err != nil || *js != *n.constJSON {
+			// A value with a number out of float64's range has no canonical form
+			// (gojsonschema reports an internal error and panics on it): it is
+			// none of the schema's values, whose forms exist.
+			r.add(Error{Type: "const", Allowed: *n.constJSON, Description: ctx.field() + " does not match: " + *n.constJSON}, ctx)
 		}
 	}
 	if len(n.enum) > 0 {
 		found := false
 		if isStr {
 			found = n.enumStrs[str]
-		} else {
-			js, err := marshalWithoutNumber(v)
-			if err != nil {
-				r.add(Error{Type: "internal", Description: fmt.Sprint("Internal Error ", err)}, ctx)
-			}
+		} else if js, err := marshalWithoutNumber(v); err == nil {
 			for _, e := range n.enum {
 				if e == *js {
 					found = true

@@ -268,4 +268,10 @@ func TestMedianInit(t *testing.T) {
 	if it.TotalMS != 3.5 {
 		t.Errorf("total = %v, want the median of 1.1, 3.5, 11", it.TotalMS)
 	}
+	if it.StdMS != 3.5 || it.AopkitMS != 0 || it.ModulesMS != 0 {
+		t.Errorf("by origin: %+v", it)
+	}
+	if origin("github.com/aopkit/aopkit/lint/aof") != "aopkit" || origin("gopkg.in/yaml%2ev3") != "module" || origin("net/url") != "std" {
+		t.Error("origin")
+	}
 }

@@ -407,7 +407,8 @@ func (b *bench) reportSmall(r *report) {
 		if s.Init.Runs > 1 {
 			runs = fmt.Sprintf("medians of %d runs", s.Init.Runs)
 		}
-		r.p("Package initialisation of aoplint (`GODEBUG=inittrace=1`, %s): %.2f ms in all, %d packages; the largest:", runs, s.Init.TotalMS, s.Init.Packages)
+		r.p("Package initialisation of aoplint (`GODEBUG=inittrace=1`, %s): %.2f ms in all, %d packages (aopkit's %.2f ms, other modules' %.2f ms, the standard library's %.2f ms); the largest:",
+			runs, s.Init.TotalMS, s.Init.Packages, s.Init.AopkitMS, s.Init.ModulesMS, s.Init.StdMS)
 		r.p("")
 		var rows [][]string
 		for _, l := range s.Init.Top {

@@ -41,6 +41,19 @@ type initTrace struct {
 	Packages int // packages with initialisation work
 	Runs     int // runs the figures are the medians of (0: one run)
 	Top      []initLine
+	// By origin: aopkit's packages, other modules', the Go distribution's.
+	AopkitMS, ModulesMS, StdMS float64
+}
+
+// origin classifies an import path: "aopkit", "module" or "std".
+func origin(pkg string) string {
+	switch {
+	case strings.HasPrefix(pkg, "github.com/aopkit/aopkit"):
+		return "aopkit"
+	case strings.Contains(strings.SplitN(pkg, "/", 2)[0], "."):
+		return "module"
+	}
+	return "std"
 }
 
 type initLine struct {
@@ -285,6 +298,14 @@ func parseInitTrace(s string) initTrace {
 		by, _ := strconv.ParseInt(m[3], 10, 64)
 		al, _ := strconv.ParseInt(m[4], 10, 64)
 		it.TotalMS += ms
+		switch origin(m[1]) {
+		case "aopkit":
+			it.AopkitMS += ms
+		case "module":
+			it.ModulesMS += ms
+		default:
+			it.StdMS += ms
+		}
 		it.Top = append(it.Top, initLine{Pkg: m[1], ClockMS: ms, Bytes: by, Allocs: al})
 	}
 	it.Packages = len(it.Top)
@@ -301,17 +322,19 @@ func medianInit(runs []initTrace, top int) initTrace {
 	if len(runs) == 0 {
 		return initTrace{}
 	}
-	var totals []float64
+	var totals, aopkit, modules, std []float64
 	clocks := map[string][]float64{}
 	lines := map[string]initLine{}
 	for _, r := range runs {
 		totals = append(totals, r.TotalMS)
+		aopkit, modules, std = append(aopkit, r.AopkitMS), append(modules, r.ModulesMS), append(std, r.StdMS)
 		for _, l := range r.Top {
 			clocks[l.Pkg] = append(clocks[l.Pkg], l.ClockMS)
 			lines[l.Pkg] = l
 		}
 	}
-	out := initTrace{TotalMS: median(totals), Packages: runs[0].Packages, Runs: len(runs)}
+	out := initTrace{TotalMS: median(totals), Packages: runs[0].Packages, Runs: len(runs),
+		AopkitMS: median(aopkit), ModulesMS: median(modules), StdMS: median(std)}
 	for pkg, l := range lines {
 		l.ClockMS = median(clocks[pkg])
 		out.Top = append(out.Top, l)

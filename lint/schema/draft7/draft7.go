@@ -69,7 +69,83 @@ func (s *Set) Compile(location string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	if loops(n) {
+		return nil, fmt.Errorf("schema %s: a cycle of references applies it to the same value forever", location)
+	}
 	return &Schema{root: n}, nil
+}
+
+// loops reports whether validation from root can come back to a schema for the
+// same value ($ref, anyOf, oneOf, allOf, not, if/then/else) without descending
+// into a member or an item: it would never end.
+func loops(root *node) bool {
+	all := map[*node]bool{}
+	var collect func(n *node)
+	collect = func(n *node) {
+		if n == nil || all[n] {
+			return
+		}
+		all[n] = true
+		for _, c := range n.same() {
+			collect(c)
+		}
+		for _, c := range n.children() {
+			collect(c)
+		}
+	}
+	collect(root)
+	state := map[*node]int{} // 1: on the path, 2: done
+	var visit func(n *node) bool
+	visit = func(n *node) bool {
+		switch state[n] {
+		case 1:
+			return true
+		case 2:
+			return false
+		}
+		state[n] = 1
+		for _, c := range n.same() {
+			if visit(c) {
+				return true
+			}
+		}
+		state[n] = 2
+		return false
+	}
+	for n := range all {
+		if visit(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// same are the schemas applied to the same value as n.
+func (n *node) same() []*node {
+	var out []*node
+	for _, c := range []*node{n.ref, n.not, n.ifN, n.thenN, n.elseN} {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	out = append(out, n.anyOf...)
+	out = append(out, n.oneOf...)
+	return append(out, n.allOf...)
+}
+
+// children are the schemas applied to n's members and items.
+func (n *node) children() []*node {
+	var out []*node
+	for _, p := range n.properties {
+		out = append(out, p.n)
+	}
+	if a, ok := n.additional.(*node); ok {
+		out = append(out, a)
+	}
+	if n.items != nil {
+		out = append(out, n.items)
+	}
+	return out
 }
 
 // node is one compiled schema.

@@ -191,3 +191,48 @@ func TestBeyondFloat64(t *testing.T) {
 		t.Errorf("errors %v", types)
 	}
 }
+
+// A schema that would apply itself to the same value forever does not compile;
+// recursion through members and items does.
+func TestCycles(t *testing.T) {
+	for src, ok := range map[string]bool{
+		`{"$ref":"#"}`: false, `{"anyOf":[{"$ref":"#"}]}`: false, `{"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"allOf":[{"$ref":"#/definitions/a"}]}},"$ref":"#/definitions/a"}`: false,
+		`{"properties":{"next":{"$ref":"#"}}}`: true, `{"items":{"anyOf":[{"$ref":"#"},{"type":"null"}]}}`: true,
+		`{"additionalProperties":{"$ref":"#"},"not":{"type":"string"}}`: true,
+	} {
+		set := NewSet()
+		if err := set.Add("https://aopkit.dev/test/s.json", []byte(src)); err != nil {
+			t.Fatal(err)
+		}
+		s, err := set.Compile("https://aopkit.dev/test/s.json")
+		if (err == nil) != ok {
+			t.Errorf("%s: compile error %v", src, err)
+		}
+		if s != nil {
+			s.Validate(decode(t, `{"next":{"next":[[null]]}}`))
+		}
+	}
+}
+
+// FuzzCompile: any schema document compiles or is refused, and validates values
+// without panicking.
+func FuzzCompile(f *testing.F) {
+	for _, s := range keywordSchemas {
+		f.Add([]byte(s))
+	}
+	values := []any{nil, true, json.Number("1e400"), json.Number("-0.5"), "x", []any{"a", json.Number("1")},
+		map[string]any{"a": "x", "b": []any{map[string]any{}}}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		set := NewSet()
+		if set.Add("https://aopkit.dev/test/s.json", data) != nil {
+			return
+		}
+		s, err := set.Compile("https://aopkit.dev/test/s.json#")
+		if err != nil {
+			return
+		}
+		for _, v := range values {
+			s.Validate(v)
+		}
+	})
+}

@@ -31,15 +31,15 @@ func TestCommandNames(t *testing.T) {
 func TestPlainLintAsTheApp(t *testing.T) {
 	const fx = "../../../fixtures/"
 	for _, args := range [][]string{
-		{fx + "aop2/valid"},
-		{fx + "aop2/invalid", fx + "aof/valid"},
-		{fx + "orchmsg"},
+		{fx + "aop2/invalid/code_error_code_not_in_taxonomy.json"},
+		{fx + "aop2/invalid/detect_banner_line_in_aop2_stream.jsonl", fx + "aos/valid/a2a.json"},
+		{fx + "aof/invalid/datadir_bad_events"},
 		{"no-such-file.json"},
 		{""},
-		{fx + "aos/valid/*.json"},
+		{fx + "aos/valid/a2a*.json"},
 		{fx + "aos/valid/[.json"},
 		{"-"},
-		{"-", fx + "aop-output"},
+		{"-", fx + "aos/valid/agentTrigger.json"},
 	} {
 		if !plainLint(append([]string{"aoplint"}, args...)) {
 			t.Fatalf("%q is not a plain lint", args)

@@ -52,38 +52,20 @@ func (m *Memo[T]) Get(key string, f func() (T, error)) (T, error) {
 
 var (
 	compiled Memo[*draft7.Schema]
-	mu       sync.Mutex
-	set      = draft7.NewSet()
-	loaded   = map[string]bool{} // files added to set
+	set      = &draft7.Set{Load: func(docURL string) ([]byte, error) {
+		name, ok := strings.CutPrefix(docURL, schemas.BaseURL)
+		if !ok {
+			return nil, fmt.Errorf("not an embedded schema")
+		}
+		return fs.ReadFile(schemas.FS, name)
+	}}
 )
 
 // Compiled returns the compiled schema of file (a path within schemas.FS such as
-// "aof/completion.report.schema.json"), compiling it on first use.
+// "aof/completion.report.schema.json"), compiling it on first use with the files
+// it refers to.
 func Compiled(file string) (*draft7.Schema, error) {
-	return compiled.Get(file, func() (*draft7.Schema, error) { return compile(file) })
-}
-
-func compile(file string) (*draft7.Schema, error) {
-	refs, err := Refs(file)
-	if err != nil {
-		return nil, err
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, name := range append([]string{file}, refs...) {
-		if loaded[name] {
-			continue
-		}
-		data, err := fs.ReadFile(schemas.FS, name)
-		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", name, err)
-		}
-		if err := set.Add(schemas.BaseURL+name, data); err != nil {
-			return nil, err
-		}
-		loaded[name] = true
-	}
-	return set.Compile(schemas.BaseURL + file)
+	return compiled.Get(file, func() (*draft7.Schema, error) { return set.Compile(schemas.BaseURL + file) })
 }
 
 // Refs lists the other schema files file refers to by "$ref", directly or through

@@ -28,32 +28,50 @@ import (
 
 // Set holds schema documents by URL and compiles schemas from them.
 type Set struct {
+	// Load, when set, reads a document the set does not hold yet (a $ref's
+	// target) by its URL.
+	Load func(docURL string) ([]byte, error)
+
 	mu       sync.Mutex
 	docs     map[string]any   // document URL (no fragment) → decoded with UseNumber
 	compiled map[string]*node // absolute location (URL#pointer) → compiled node
 }
 
-// NewSet returns an empty set.
-func NewSet() *Set {
-	return &Set{docs: map[string]any{}, compiled: map[string]*node{}}
+// NewSet returns an empty set (as the zero Set is).
+func NewSet() *Set { return &Set{} }
+
+// init makes the maps of a zero Set; s.mu is held.
+func (s *Set) init() {
+	if s.docs == nil {
+		s.docs, s.compiled = map[string]any{}, map[string]*node{}
+	}
 }
 
 // Add decodes data (a schema document) and makes it available at docURL.
 func (s *Set) Add(docURL string, data []byte) error {
+	doc, err := decodeDoc(docURL, data)
+	if err != nil {
+		return err
+	}
+	s.AddValue(docURL, doc)
+	return nil
+}
+
+func decodeDoc(docURL string, data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("%s: %w", docURL, err)
+		return nil, fmt.Errorf("%s: %w", docURL, err)
 	}
-	s.AddValue(docURL, doc)
-	return nil
+	return doc, nil
 }
 
 // AddValue makes doc (decoded with json.Decoder.UseNumber) available at docURL.
 func (s *Set) AddValue(docURL string, doc any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.init()
 	s.docs[strings.TrimSuffix(docURL, "#")] = doc
 }
 
@@ -65,6 +83,7 @@ type Schema struct{ root *node }
 func (s *Set) Compile(location string) (*Schema, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.init()
 	n, err := s.ref(location)
 	if err != nil {
 		return nil, err
@@ -197,6 +216,16 @@ func (s *Set) ref(location string) (*node, error) {
 		return n, nil
 	}
 	doc, ok := s.docs[docURL]
+	if !ok && s.Load != nil {
+		data, err := s.Load(docURL)
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", docURL, err)
+		}
+		if doc, err = decodeDoc(docURL, data); err != nil {
+			return nil, err
+		}
+		s.docs[docURL], ok = doc, true
+	}
 	if !ok {
 		return nil, fmt.Errorf("schema %s: no such document", docURL)
 	}

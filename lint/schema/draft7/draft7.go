@@ -14,7 +14,6 @@
 package draft7
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -24,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
 // Set holds schema documents by URL and compiles schemas from them.
@@ -58,13 +59,13 @@ func (s *Set) Add(docURL string, data []byte) error {
 }
 
 func decodeDoc(docURL string, data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
+	// jsonread's tree gives what encoding/json gives with UseNumber (the last of
+	// duplicate members wins), several times faster.
+	root, _, err := jsonread.Parse(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", docURL, err)
 	}
-	return doc, nil
+	return root.Interface(), nil
 }
 
 // AddValue makes doc (decoded with json.Decoder.UseNumber) available at docURL.

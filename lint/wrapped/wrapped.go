@@ -10,8 +10,6 @@
 package wrapped
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -77,11 +75,10 @@ func (r *Revision) load() error {
 			r.err = err
 			return
 		}
-		var doc map[string]any
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber() // as draft7 (and gojsonschema) read schemas
-		if err := dec.Decode(&doc); err != nil {
-			r.err = fmt.Errorf("%s: %w", r.file, err)
+		v, err := draft7.Decode(data)
+		doc, _ := v.(map[string]any)
+		if err != nil || doc == nil {
+			r.err = fmt.Errorf("%s: not a schema document: %v", r.file, err)
 			return
 		}
 		r.defsKey = "definitions"

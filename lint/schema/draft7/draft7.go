@@ -59,11 +59,20 @@ func (s *Set) Add(docURL string, data []byte) error {
 }
 
 func decodeDoc(docURL string, data []byte) (any, error) {
-	// jsonread's tree gives what encoding/json gives with UseNumber (the last of
-	// duplicate members wins), several times faster.
-	root, _, err := jsonread.Parse(data)
+	doc, err := Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", docURL, err)
+	}
+	return doc, nil
+}
+
+// Decode decodes a schema document as Set.Add does: what encoding/json gives
+// with UseNumber (the last of duplicate members wins), read by jsonread, which is
+// faster.
+func Decode(data []byte) (any, error) {
+	root, _, err := jsonread.Parse(data)
+	if err != nil {
+		return nil, err
 	}
 	return root.Interface(), nil
 }

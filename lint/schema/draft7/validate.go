@@ -118,41 +118,40 @@ func (n *node) validate(v any, r *result, ctx *jsonContext) {
 		n.ref.validate(v, r, ctx)
 		return
 	}
+	var given string // the value's type, as gojsonschema names it
 	switch x := v.(type) {
 	case nil:
-		if n.typed() && !n.hasType("null") {
-			n.typeError("null", r, ctx)
-			return
-		}
-		n.validateSchema(v, r, ctx)
-		n.validateCommon(v, r, ctx)
+		given = "null"
 	case json.Number:
-		isInt := isInteger(x)
-		if n.typed() && !(n.hasType("number") || (isInt && n.hasType("integer"))) {
-			given := "integer"
-			if !isInt {
-				given = "number"
-			}
-			n.typeError(given, r, ctx)
-			return
+		given = "number"
+		if isInteger(x) {
+			given = "integer"
 		}
-		n.validateSchema(v, r, ctx)
+	case []any:
+		given = "array"
+	case map[string]any:
+		given = "object"
+	case bool:
+		given = "boolean"
+	case string:
+		given = "string"
+	default:
+		panic(fmt.Sprintf("draft7: a %T is not a decoded JSON value", v))
+	}
+	if n.typed() && !n.hasType(given) && !(given == "integer" && n.hasType("number")) {
+		n.typeError(given, r, ctx)
+		return
+	}
+	// gojsonschema's order of checks for each type.
+	n.validateSchema(v, r, ctx)
+	switch x := v.(type) {
+	case json.Number:
 		n.validateNumber(x, r, ctx)
 		n.validateCommon(v, r, ctx)
 	case []any:
-		if n.typed() && !n.hasType("array") {
-			n.typeError("array", r, ctx)
-			return
-		}
-		n.validateSchema(v, r, ctx)
 		n.validateArray(x, r, ctx)
 		n.validateCommon(v, r, ctx)
 	case map[string]any:
-		if n.typed() && !n.hasType("object") {
-			n.typeError("object", r, ctx)
-			return
-		}
-		n.validateSchema(v, r, ctx)
 		n.validateObject(x, r, ctx)
 		n.validateCommon(v, r, ctx)
 		for _, p := range n.properties {
@@ -160,23 +159,11 @@ func (n *node) validate(v any, r *result, ctx *jsonContext) {
 				p.n.validate(c, r, ctx.push(p.name))
 			}
 		}
-	case bool:
-		if n.typed() && !n.hasType("boolean") {
-			n.typeError("boolean", r, ctx)
-			return
-		}
-		n.validateSchema(v, r, ctx)
-		n.validateCommon(v, r, ctx)
 	case string:
-		if n.typed() && !n.hasType("string") {
-			n.typeError("string", r, ctx)
-			return
-		}
-		n.validateSchema(v, r, ctx)
 		n.validateCommon(v, r, ctx)
 		n.validateString(x, r, ctx)
 	default:
-		panic(fmt.Sprintf("draft7: a %T is not a decoded JSON value", v))
+		n.validateCommon(v, r, ctx)
 	}
 	r.score++
 }

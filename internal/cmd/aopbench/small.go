@@ -371,7 +371,8 @@ func (b *bench) helloWorld() (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "hello")
-	cmd := exec.Command("go", "build", "-o", out, src)
+	// With aoplint's build flags, so that only the program differs.
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, src)
 	cmd.Stderr = b.log
 	return out, cmd.Run()
 }

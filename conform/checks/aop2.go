@@ -38,10 +38,17 @@ func aop2Final(s *conform.Session) (*conform.Record, any, *conform.Outcome) {
 	}
 	rs := aop2Responses(s, a.N)
 	if len(rs) == 0 {
-		o := conform.Mismatch("the agent sent no RESPONSE", "one RESPONSE JSON line on stdout", describeAttempt(s, a))
+		o := aop2NoResponse(s, a)
 		return nil, nil, &o
 	}
 	return rs[len(rs)-1], decode(rs[len(rs)-1].Msg), nil
+}
+
+// aop2NoResponse is the outcome of a check that reads the RESPONSE of attempt a
+// when there is none: the missing RESPONSE is the root cause, reported by
+// aop2/5/final-response.
+func aop2NoResponse(s *conform.Session, a *conform.Attempt) conform.Outcome {
+	return conform.NotJudgedf("aop2/5/final-response", "attempt %d sent no RESPONSE; %s", a.N, describeAttempt(s, a))
 }
 
 func describeAttempt(s *conform.Session, a *conform.Attempt) string {
@@ -255,7 +262,10 @@ var aop2Checks = []*conform.Check{
 		func(s *conform.Session) conform.Outcome {
 			rs := s.ByKey(0, "RESPONSE")
 			if len(rs) == 0 {
-				return conform.Failf("the agent sent no RESPONSE")
+				if a := s.Last(); a != nil {
+					return aop2NoResponse(s, a)
+				}
+				return conform.NotTestedf("the agent was never started")
 			}
 			for _, r := range rs {
 				if len(r.Msg) > 500*1000 {
@@ -534,7 +544,7 @@ var aop2Checks = []*conform.Check{
 				tested = true
 				grace := slack(s, 2*time.Second)
 				if !a.Terminated.IsZero() || !a.Killed.IsZero() || a.End.Sub(a.StdinClosed) > grace {
-					return conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", a.End.Sub(a.StdinClosed).Round(time.Millisecond)))
+					return conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", a.End.Sub(a.StdinClosed).Round(time.Millisecond))).Timed(a.End.Sub(a.StdinClosed), grace)
 				}
 			}
 			if !tested {
@@ -562,11 +572,11 @@ var aop2Checks = []*conform.Check{
 					checked++
 				}
 			}
-			if len(s.Attempts) > 1 && len(aop2Responses(s, s.Last().N)) == 0 {
-				return conform.Mismatch("the re-dispatched agent sent no RESPONSE", "a RESPONSE from the alternative model", describeAttempt(s, s.Last()))
+			if a := s.Last(); a != nil && (checked == 0 || len(aop2Responses(s, a.N)) == 0) {
+				return aop2NoResponse(s, a)
 			}
 			if checked == 0 {
-				return conform.Failf("the agent sent no RESPONSE")
+				return conform.NotTestedf("the agent was never started")
 			}
 			return conform.Passf("every RESPONSE reports the model it was dispatched as")
 		}),

@@ -1,8 +1,9 @@
 // Package schemagen generates Go validators from aopkit's draft-07 JSON Schemas
 // (lint/schema/generated). A generated validator answers Valid, Invalid or Unsure
 // for a parsed message, exactly as gojsonschema (the validator of record) would
-// for Valid and Invalid; Unsure hands the message to gojsonschema. The generator
-// refuses every keyword it does not implement.
+// for Valid and Invalid; Unsure hands the message to lint/schema/draft7 (which
+// reports as gojsonschema does). The generator refuses every keyword it does not
+// implement.
 package schemagen
 
 import (

@@ -18,8 +18,8 @@ import (
 	"github.com/aopkit/aopkit/lint/internal/transcriptgen"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
-	"github.com/aopkit/aopkit/lint/schema"
 	"github.com/aopkit/aopkit/lint/schema/generated"
+	"github.com/aopkit/aopkit/lint/schema/ofrecord"
 )
 
 func benchLinesOf(b *testing.B) [][]byte {
@@ -101,7 +101,7 @@ func BenchmarkStageSchemaOfRecord(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, j := range jobs {
-			s, err := schema.Compiled(j.file)
+			s, err := ofrecord.Compiled(j.file)
 			if err != nil {
 				b.Fatal(err)
 			}

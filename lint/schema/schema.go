@@ -1,8 +1,10 @@
-// Package schema validates parsed messages against aopkit's embedded JSON Schemas
-// with gojsonschema, the validator of record, behind validators generated from the
-// same schemas that pass valid messages without it. Each schema is compiled once, on first
-// use, so a run compiles only the schemas it needs; errors become diagnostics with
-// JSON Pointers.
+// Package schema validates parsed messages against aopkit's embedded JSON Schemas:
+// validators generated from the schemas (lint/schema/generated) pass valid
+// messages, and lint/schema/draft7 writes the diagnostics of the others, exactly
+// as gojsonschema, the validator of record, does (tests hold both to it; see
+// lint/schema/ofrecord). Each schema is compiled once, on first use, so a run
+// compiles only the schemas it needs; errors become diagnostics with JSON
+// Pointers.
 package schema
 
 import (
@@ -14,60 +16,56 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/xeipuuv/gojsonschema"
-
 	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema/draft7"
 	"github.com/aopkit/aopkit/lint/schema/generated"
 	"github.com/aopkit/aopkit/schemas"
 )
 
-type entry struct {
-	once   sync.Once
-	schema *gojsonschema.Schema
-	err    error
+// Memo computes a value per key once, on first use, for concurrent callers.
+type Memo[T any] struct {
+	mu      sync.Mutex
+	entries map[string]*memoEntry[T]
+}
+
+type memoEntry[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+// Get returns the value of key, computing it with f the first time.
+func (m *Memo[T]) Get(key string, f func() (T, error)) (T, error) {
+	m.mu.Lock()
+	if m.entries == nil {
+		m.entries = map[string]*memoEntry[T]{}
+	}
+	e, ok := m.entries[key]
+	if !ok {
+		e = &memoEntry[T]{}
+		m.entries[key] = e
+	}
+	m.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = f() })
+	return e.v, e.err
 }
 
 var (
-	mu    sync.Mutex
-	cache = map[string]*entry{}
+	compiled Memo[*draft7.Schema]
+	set      = &draft7.Set{Load: func(docURL string) ([]byte, error) {
+		name, ok := strings.CutPrefix(docURL, schemas.BaseURL)
+		if !ok {
+			return nil, fmt.Errorf("not an embedded schema")
+		}
+		return fs.ReadFile(schemas.FS, name)
+	}}
 )
 
 // Compiled returns the compiled schema of file (a path within schemas.FS such as
-// "aof/completion.report.schema.json"), compiling it on first use.
-func Compiled(file string) (*gojsonschema.Schema, error) {
-	mu.Lock()
-	e, ok := cache[file]
-	if !ok {
-		e = &entry{}
-		cache[file] = e
-	}
-	mu.Unlock()
-	e.once.Do(func() { e.schema, e.err = compile(file) })
-	return e.schema, e.err
-}
-
-func compile(file string) (*gojsonschema.Schema, error) {
-	main, err := fs.ReadFile(schemas.FS, file)
-	if err != nil {
-		return nil, fmt.Errorf("schema %s: %w", file, err)
-	}
-	sl := gojsonschema.NewSchemaLoader()
-	sl.Draft = gojsonschema.Draft7
-	sl.AutoDetect = false
-	refs, err := Refs(file)
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range refs {
-		data, err := fs.ReadFile(schemas.FS, name)
-		if err != nil {
-			return nil, err
-		}
-		if err := sl.AddSchema(schemas.BaseURL+name, gojsonschema.NewBytesLoader(data)); err != nil {
-			return nil, fmt.Errorf("schema %s: %w", name, err)
-		}
-	}
-	return sl.Compile(gojsonschema.NewBytesLoader(main))
+// "aof/completion.report.schema.json"), compiling it on first use with the files
+// it refers to.
+func Compiled(file string) (*draft7.Schema, error) {
+	return compiled.Get(file, func() (*draft7.Schema, error) { return set.Compile(schemas.BaseURL + file) })
 }
 
 // Refs lists the other schema files file refers to by "$ref", directly or through
@@ -129,73 +127,70 @@ type Error struct {
 }
 
 // Validate checks root against the schema file. A message the generated validator
-// (lint/schema/generated) finds valid is valid for gojsonschema too and skips it;
-// any other goes to gojsonschema, which writes the diagnostics.
+// (lint/schema/generated) finds valid is valid for gojsonschema too and skips the
+// rest; any other is checked by lint/schema/draft7, which writes the diagnostics.
 func Validate(file string, root *jsonread.Node) ([]Error, error) {
 	if generated.Validate(file, root) == generated.Valid {
 		return nil, nil
 	}
-	return validateOfRecord(file, root)
-}
-
-// validateOfRecord checks root with gojsonschema alone.
-func validateOfRecord(file string, root *jsonread.Node) ([]Error, error) {
 	s, err := Compiled(file)
 	if err != nil {
 		return nil, err
 	}
-	return Check(s, root)
+	return Check(s, root), nil
 }
 
 // Check validates root against a compiled schema (one aopkit did not embed, such as
 // the official MCP and A2A schemas) and returns the violations as Validate does.
-func Check(s *gojsonschema.Schema, root *jsonread.Node) ([]Error, error) {
-	res, err := s.Validate(gojsonschema.NewRawLoader(root.Interface()))
-	if err != nil {
-		return nil, err
-	}
+func Check(s *draft7.Schema, root *jsonread.Node) []Error {
 	var out []Error
-	for _, re := range res.Errors() {
-		out = append(out, convert(re))
+	for _, e := range s.Validate(root.Interface()) {
+		// gojsonschema's path is one string, tokens joined by a separator that
+		// lint/schema has always split it at (ofrecord.Errors does the same), so a
+		// member name holding that byte splits here too.
+		path := strings.Split(strings.Join(append([]string{"(root)"}, e.Path...), Sep), Sep)[1:]
+		out = append(out, NewError(e.Type, path, e.Property, e.Allowed, e.Description))
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
-	return dedupe(out), nil
+	return Sorted(out)
 }
 
-const sep = "\x00"
+// Sep joins the tokens of gojsonschema's error paths.
+const Sep = "\x00"
 
-func convert(re gojsonschema.ResultError) Error {
+// Sorted orders errors by pointer (ties keep the validator's order) and drops
+// exact duplicates.
+func Sorted(out []Error) []Error {
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return dedupe(out)
+}
+
+// NewError is the diagnostic of one violation as gojsonschema (or draft7) reports
+// it: its type, the path of the value (tokens below the root), the member named by
+// required and additional_property_not_allowed, the allowed values of enum, and
+// the validator's description.
+func NewError(typ string, path []string, property, allowed, description string) Error {
 	ptr := ""
-	if ctx := re.Context(); ctx != nil {
-		toks := strings.Split(ctx.String(sep), sep)
-		if len(toks) > 0 && toks[0] == "(root)" {
-			toks = toks[1:]
-		}
-		for _, t := range toks {
-			ptr += "/" + jsonread.EscapeToken(t)
-		}
+	for _, t := range path {
+		ptr += "/" + jsonread.EscapeToken(t)
 	}
-	d := re.Details()
-	msg := re.Description()
-	switch re.Type() {
+	msg := description
+	switch typ {
 	case "required":
-		prop, _ := d["property"].(string)
 		where := ptr
 		if where == "" {
 			where = "the top level"
 		}
-		ptr += "/" + jsonread.EscapeToken(prop)
-		msg = fmt.Sprintf("%q is required in %s", prop, where)
+		ptr += "/" + jsonread.EscapeToken(property)
+		msg = fmt.Sprintf("%q is required in %s", property, where)
 	case "additional_property_not_allowed":
-		prop, _ := d["property"].(string)
-		ptr += "/" + jsonread.EscapeToken(prop)
-		msg = fmt.Sprintf("unknown member %q is not allowed here", prop)
+		ptr += "/" + jsonread.EscapeToken(property)
+		msg = fmt.Sprintf("unknown member %q is not allowed here", property)
 	case "enum":
-		msg = fmt.Sprintf("%s: value must be one of %v", displayPtr(ptr), d["allowed"])
+		msg = fmt.Sprintf("%s: value must be one of %v", displayPtr(ptr), allowed)
 	default:
 		msg = fmt.Sprintf("%s: %s", displayPtr(ptr), msg)
 	}
-	return Error{Pointer: ptr, Type: re.Type(), Message: msg}
+	return Error{Pointer: ptr, Type: typ, Message: msg}
 }
 
 func displayPtr(p string) string {

@@ -10,18 +10,15 @@
 package wrapped
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
 
-	"github.com/xeipuuv/gojsonschema"
-
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/schema"
+	"github.com/aopkit/aopkit/lint/schema/draft7"
 	schemafs "github.com/aopkit/aopkit/schemas/wrapped"
 )
 
@@ -40,20 +37,12 @@ type Revision struct {
 
 	once    sync.Once
 	err     error
-	defsKey string                     // "definitions" (draft-07) or "$defs" (2020-12)
-	defs    map[string]bool            // every definition's name
-	methods map[string]string          // method -> the definition of its request or notification
-	loader  *gojsonschema.SchemaLoader // holds the document; one root compiled at a time
-	compile sync.Mutex
+	defsKey string            // "definitions" (draft-07) or "$defs" (2020-12)
+	defs    map[string]bool   // every definition's name
+	methods map[string]string // method -> the definition of its request or notification
+	set     *draft7.Set       // holds the document
 
-	mu       sync.Mutex
-	compiled map[string]*compiledDef
-}
-
-type compiledDef struct {
-	once   sync.Once
-	schema *gojsonschema.Schema
-	err    error
+	compiled schema.Memo[*draft7.Schema] // definition name → compiled
 }
 
 // Revisions of each protocol, newest first.
@@ -86,11 +75,10 @@ func (r *Revision) load() error {
 			r.err = err
 			return
 		}
-		var doc map[string]any
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber() // as gojsonschema reads schemas
-		if err := dec.Decode(&doc); err != nil {
-			r.err = fmt.Errorf("%s: %w", r.file, err)
+		v, err := draft7.Decode(data)
+		doc, _ := v.(map[string]any)
+		if err != nil || doc == nil {
+			r.err = fmt.Errorf("%s: not a schema document: %v", r.file, err)
 			return
 		}
 		r.defsKey = "definitions"
@@ -114,15 +102,8 @@ func (r *Revision) load() error {
 		// keywords draft-07 has (with "$defs" reached by JSON Pointer), and the
 		// validator must not try to fetch a meta-schema.
 		delete(doc, "$schema")
-		sl := gojsonschema.NewSchemaLoader()
-		sl.Draft = gojsonschema.Draft7
-		sl.AutoDetect = false
-		if err := sl.AddSchema(baseURL+r.file, gojsonschema.NewRawLoader(doc)); err != nil {
-			r.err = fmt.Errorf("%s: %w", r.file, err)
-			return
-		}
-		r.loader = sl
-		r.compiled = map[string]*compiledDef{}
+		r.set = draft7.NewSet()
+		r.set.AddValue(baseURL+r.file, doc)
 	})
 	return r.err
 }
@@ -141,28 +122,18 @@ func (r *Revision) Defines(def string) bool {
 	return r.load() == nil && r.defs[def]
 }
 
-func (r *Revision) def(name string) (*gojsonschema.Schema, error) {
+func (r *Revision) def(name string) (*draft7.Schema, error) {
 	if err := r.load(); err != nil {
 		return nil, err
 	}
 	if !r.defs[name] {
 		return nil, fmt.Errorf("%s defines no %s", r.file, name)
 	}
-	r.mu.Lock()
-	c := r.compiled[name]
-	if c == nil {
-		c = &compiledDef{}
-		r.compiled[name] = c
-	}
-	r.mu.Unlock()
-	c.once.Do(func() {
-		// Each definition is compiled as a root reached by reference into the
-		// document the loader holds (parsed once per revision).
-		r.compile.Lock()
-		defer r.compile.Unlock()
-		c.schema, c.err = r.loader.Compile(gojsonschema.NewReferenceLoader(baseURL + r.file + "#/" + r.defsKey + "/" + name))
+	// Each definition is compiled as a root reached by reference into the
+	// document the set holds (parsed once per revision).
+	return r.compiled.Get(name, func() (*draft7.Schema, error) {
+		return r.set.Compile(baseURL + r.file + "#/" + r.defsKey + "/" + name)
 	})
-	return c.schema, c.err
 }
 
 // Validate checks v against the named definition of the revision and returns the
@@ -172,15 +143,11 @@ func (r *Revision) Validate(def string, v *jsonread.Node) ([]schema.Error, error
 	if err != nil {
 		return nil, err
 	}
-	errs, err := schema.Check(s, v)
-	if err != nil {
-		return nil, err
-	}
-	return dropSummaries(errs), nil
+	return dropSummaries(schema.Check(s, v)), nil
 }
 
 // dropSummaries removes "must validate at least one schema (anyOf)" lines when
-// the errors of the closest branch, which gojsonschema adds, say what is wrong.
+// the errors of the closest branch, which draft7 adds as gojsonschema does, say what is wrong.
 func dropSummaries(es []schema.Error) []schema.Error {
 	detailed := false
 	for _, e := range es {

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -230,5 +232,46 @@ func TestAjvLines(t *testing.T) {
 	}
 	if got.Invalid != 0 {
 		t.Errorf("ajv rejects %d of the %d spec fixtures aoplint accepts: %s", got.Invalid, len(lines), out)
+	}
+}
+
+// inspectBinary reads this test's own executable.
+func TestInspectBinary(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	f, err := inspectBinary(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Size <= 0 || f.Go != runtime.Version() {
+		t.Errorf("facts %+v", f)
+	}
+	if f.links("no-such-module.example") {
+		t.Error("links a module it cannot link")
+	}
+	if len(f.Modules) > 0 && !f.links(f.Modules[0]) {
+		t.Errorf("does not link %s, which it lists", f.Modules[0])
+	}
+}
+
+// medianInit takes each package's median clock over the runs, and the median total.
+func TestMedianInit(t *testing.T) {
+	run := func(a, b float64) initTrace {
+		return parseInitTrace(fmt.Sprintf("init a @0 ms, %g ms clock, 10 bytes, 1 allocs\ninit b @0 ms, %g ms clock, 0 bytes, 0 allocs\n", a, b))
+	}
+	it := medianInit([]initTrace{run(1, 0.1), run(3, 0.5), run(2, 9)}, 1)
+	if it.Runs != 3 || it.Packages != 2 || len(it.Top) != 1 || it.Top[0].Pkg != "a" || it.Top[0].ClockMS != 2 || it.Top[0].Bytes != 10 {
+		t.Errorf("medianInit = %+v", it)
+	}
+	if it.TotalMS != 3.5 {
+		t.Errorf("total = %v, want the median of 1.1, 3.5, 11", it.TotalMS)
+	}
+	if it.StdMS != 3.5 || it.AopkitMS != 0 || it.ModulesMS != 0 {
+		t.Errorf("by origin: %+v", it)
+	}
+	if origin("github.com/aopkit/aopkit/lint/aof") != "aopkit" || origin("gopkg.in/yaml%2ev3") != "module" || origin("net/url") != "std" {
+		t.Error("origin")
 	}
 }

@@ -240,8 +240,8 @@ func (b *bench) build() error {
 			continue
 		}
 		out := filepath.Join(b.cfg.work, t.name)
-		// As `make build` builds the release binaries.
-		cmd := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", out, t.pkg)
+		// As `make build` builds the release binaries (its -X version aside).
+		cmd := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-ldflags", "-s -w", "-o", out, t.pkg)
 		cmd.Stderr = b.log
 		if err := cmd.Run(); err != nil {
 			if t.name == "aopconform" || t.name == "mockagent" {

@@ -135,7 +135,7 @@ func (b *bench) writeReport() error {
 	r.p("")
 	r.p("Peers: %s.", strings.Join(res.Env.Peers, "; "))
 	r.p("")
-	r.p("aopkit's binaries are built as `make build` builds them (`go build -trimpath -tags urfave_cli_no_docs`).")
+	r.p("aopkit's binaries are built as `make build` builds them (`go build -trimpath -tags urfave_cli_no_docs -ldflags '-s -w'`).")
 	r.p("")
 	if len(res.Pending) > 0 {
 		r.p("> **Run in progress or stopped early**: not measured yet: %s.", strings.Join(res.Pending, ", "))
@@ -390,8 +390,25 @@ func (b *bench) reportSmall(r *report) {
 		r.p("- %s", v)
 	}
 	r.p("")
+	if bf := s.Binary; bf.Size > 0 {
+		linking := "statically linked (no dynamic loader before the Go runtime)"
+		if bf.Dynamic {
+			linking = "dynamically linked (ld.so runs before the Go runtime)"
+		}
+		gjs := "does not link gojsonschema (nor net/http): lint/schema/draft7 writes the schema diagnostics"
+		if bf.links("gojsonschema") {
+			gjs = "links gojsonschema (and with it net/http and crypto/tls)"
+		}
+		r.p("The executable (%s): %s, %s, %d modules linked; it %s.", bf.Go, fmtBytes(float64(bf.Size)), linking, len(bf.Modules), gjs)
+		r.p("")
+	}
 	if len(s.Init.Top) > 0 {
-		r.p("Package initialisation of aoplint (`GODEBUG=inittrace=1`): %.2f ms in all; the largest:", s.Init.TotalMS)
+		runs := "one run"
+		if s.Init.Runs > 1 {
+			runs = fmt.Sprintf("medians of %d runs", s.Init.Runs)
+		}
+		r.p("Package initialisation of aoplint (`GODEBUG=inittrace=1`, %s): %.2f ms in all, %d packages (aopkit's %.2f ms, other modules' %.2f ms, the standard library's %.2f ms); the largest:",
+			runs, s.Init.TotalMS, s.Init.Packages, s.Init.AopkitMS, s.Init.ModulesMS, s.Init.StdMS)
 		r.p("")
 		var rows [][]string
 		for _, l := range s.Init.Top {

@@ -55,22 +55,107 @@ type config struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if plainLint(args) {
+		// `aoplint FILE...`, the pre-commit and CI case: every flag at its default,
+		// so the lint runs as the cli.App would run it, without building the App.
+		cfg, err := configFrom(flagDefaults(lintFlags()), args[1:])
+		if err != nil {
+			return exitCode(err, stderr)
+		}
+		return lintCmd(cfg, stdin, stdout, stderr)
+	}
 	code := exitClean
 	app := newApp(stdin, stdout, stderr, &code)
 	args = commandOrPath(app, args, stderr)
 	if err := app.Run(flagsFirst(app, args)); err != nil {
-		var ec cli.ExitCoder
-		if errors.As(err, &ec) {
-			if msg := err.Error(); msg != "" {
-				fmt.Fprintln(stderr, "aoplint:", msg)
-			}
-			return ec.ExitCode()
-		}
-		fmt.Fprintln(stderr, "aoplint:", err)
-		return exitUsage
+		return exitCode(err, stderr)
 	}
 	return code
 }
+
+// exitCode reports err on stderr and returns its exit code.
+func exitCode(err error, stderr io.Writer) int {
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(stderr, "aoplint:", msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderr, "aoplint:", err)
+	return exitUsage
+}
+
+// commandNames are the names and aliases of aoplint's commands (a test holds it to
+// the App's).
+var commandNames = []string{"lint", "rules", "explain", "config", "protocols", "schema", "completion", "help", "h"}
+
+// plainLint reports whether args lint the paths they name with every flag at
+// its default: at least one argument, none a flag ("-", standard input, is not
+// one), the first not a command.
+func plainLint(args []string) bool {
+	if len(args) < 2 {
+		return false
+	}
+	for _, c := range commandNames {
+		if args[1] == c {
+			return false
+		}
+	}
+	for _, a := range args[1:] {
+		if len(a) > 1 && a[0] == '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// flagValues are the flags the lint action reads: a *cli.Context, or
+// flagDefaults.
+type flagValues interface {
+	String(name string) string
+	Bool(name string) bool
+	Int(name string) int
+	IsSet(name string) bool
+}
+
+// flagDefaults gives every flag of a list its default value, as a *cli.Context
+// does for a flag not given.
+type flagDefaults []cli.Flag
+
+func (d flagDefaults) lookup(name string) cli.Flag {
+	for _, f := range d {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+func (d flagDefaults) String(name string) string {
+	if f, ok := d.lookup(name).(*cli.StringFlag); ok {
+		return f.Value
+	}
+	return ""
+}
+
+func (d flagDefaults) Bool(name string) bool {
+	if f, ok := d.lookup(name).(*cli.BoolFlag); ok {
+		return f.Value
+	}
+	return false
+}
+
+func (d flagDefaults) Int(name string) int {
+	if f, ok := d.lookup(name).(*cli.IntFlag); ok {
+		return f.Value
+	}
+	return 0
+}
+
+func (d flagDefaults) IsSet(string) bool { return false }
 
 // flagsFirst moves the flags of a lint invocation before its arguments, so that
 // "aoplint file.json --format json" works as users expect (urfave/cli stops parsing
@@ -125,8 +210,9 @@ func usageErr(format string, args ...any) error {
 	return cli.Exit(fmt.Sprintf(format, args...), exitUsage)
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
-	lintFlags := []cli.Flag{
+// lintFlags are the flags of the lint command (and of aoplint without a command).
+func lintFlags() []cli.Flag {
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "output format: " + strings.Join(output.Formats, ", ")},
 		&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "force a protocol (aop2, aos, aop-output, aof, orchmsg) instead of detecting it"},
 		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
@@ -134,10 +220,13 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once", DefaultText: "number of CPUs"},
 		clikit.VerboseFlag("on stderr: one line per linted file (protocol, messages, counts) and the files skipped (no protocol marker) or excluded"),
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file", Hidden: true},
-	}
-	lintFlags = append(lintFlags, projectFlags()...)
+	}, projectFlags()...)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
+	lintFlags := lintFlags()
 	lintAction := func(c *cli.Context) error {
-		cfg, err := configFrom(c)
+		cfg, err := configFrom(c, c.Args().Slice())
 		if err != nil {
 			return err
 		}
@@ -252,8 +341,8 @@ func commandOrPath(app *cli.App, args []string, stderr io.Writer) []string {
 	return args
 }
 
-func configFrom(c *cli.Context) (config, error) {
-	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Verbose: c.Bool(flagVerbose), Args: c.Args().Slice()}
+func configFrom(c flagValues, args []string) (config, error) {
+	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Verbose: c.Bool(flagVerbose), Args: args}
 	failOn, err := projectFrom(c, &cfg)
 	if err != nil {
 		return cfg, err

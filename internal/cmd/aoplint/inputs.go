@@ -275,7 +275,7 @@ func projectFlags() []cli.Flag {
 // projectFrom opens the configuration and baseline the flags name, fills the
 // format from the configuration when --format is not given, and returns the
 // --fail-on in effect.
-func projectFrom(c *cli.Context, cfg *config) (string, error) {
+func projectFrom(c flagValues, cfg *config) (string, error) {
 	if c.IsSet(flagBaseline) && c.IsSet(flagBaselineWrite) {
 		return "", usageErr("--baseline and --baseline-write exclude each other")
 	}

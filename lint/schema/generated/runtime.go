@@ -2,10 +2,10 @@
 // internal/schemagen (`go generate ./lint/schema/generated`). A validator answers
 // Valid or Invalid exactly as gojsonschema, the validator of record, would, and
 // Unsure where it does not decide (formats, numbers it cannot compare exactly
-// without big arithmetic): lint/schema then asks gojsonschema, which also writes
-// every diagnostic. A test fails when the checked-in code is not what the
-// generator makes of the schemas; a differential test and a fuzz target hold the
-// verdicts to gojsonschema's.
+// without big arithmetic): lint/schema then validates with lint/schema/draft7,
+// which writes every diagnostic as gojsonschema does. A test fails when the
+// checked-in code is not what the generator makes of the schemas; a differential
+// test and a fuzz target hold the verdicts to gojsonschema's.
 package generated
 
 import (
@@ -27,7 +27,7 @@ type Verdict int8
 const (
 	Invalid Verdict = iota // gojsonschema reports at least one error
 	Valid                  // gojsonschema reports none
-	Unsure                 // not decided here: ask gojsonschema
+	Unsure                 // not decided here: ask lint/schema/draft7
 )
 
 // Validate returns the verdict of the schema file (a path within schemas.FS) on

@@ -1,0 +1,64 @@
+package aoplintcmd
+
+import (
+	"bytes"
+	"io"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// commandNames, which keeps `aoplint FILE...` off the cli.App, lists exactly the
+// App's commands and aliases.
+func TestCommandNames(t *testing.T) {
+	code := 0
+	app := newApp(strings.NewReader(""), io.Discard, io.Discard, &code)
+	app.Setup()
+	var names []string
+	for _, c := range app.Commands {
+		names = append(names, c.Names()...)
+	}
+	want := append([]string(nil), commandNames...)
+	sort.Strings(names)
+	sort.Strings(want)
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("commandNames = %v, the App has %v", want, names)
+	}
+}
+
+// `aoplint ARGS...` without flags (run without the cli.App) prints and exits
+// exactly as `aoplint lint ARGS...` (run by the cli.App) does.
+func TestPlainLintAsTheApp(t *testing.T) {
+	const fx = "../../../fixtures/"
+	for _, args := range [][]string{
+		{fx + "aop2/invalid/code_error_code_not_in_taxonomy.json"},
+		{fx + "aop2/invalid/detect_banner_line_in_aop2_stream.jsonl", fx + "aos/valid/a2a.json"},
+		{fx + "aof/invalid/datadir_bad_events"},
+		{"no-such-file.json"},
+		{""},
+		{fx + "aos/valid/a2a*.json"},
+		{fx + "aos/valid/[.json"},
+		{"-"},
+		{"-", fx + "aos/valid/agentTrigger.json"},
+	} {
+		if !plainLint(append([]string{"aoplint"}, args...)) {
+			t.Fatalf("%q is not a plain lint", args)
+		}
+		stdin := `{"protocol":"aop2","version":"2.0","type":"TASK"}` + "\n"
+		var out1, err1, out2, err2 bytes.Buffer
+		c1 := run(append([]string{"aoplint"}, args...), strings.NewReader(stdin), &out1, &err1)
+		c2 := run(append([]string{"aoplint", "lint"}, args...), strings.NewReader(stdin), &out2, &err2)
+		if c1 != c2 || out1.String() != out2.String() || err1.String() != err2.String() {
+			t.Errorf("aoplint %q: exit %d, stdout %d bytes, stderr %q; with the App: exit %d, stdout %d bytes, stderr %q",
+				args, c1, out1.Len(), err1.String(), c2, out2.Len(), err2.String())
+		}
+		if out1.Len()+err1.Len() == 0 {
+			t.Errorf("aoplint %q printed nothing", args)
+		}
+	}
+	for _, args := range [][]string{{"aoplint"}, {"aoplint", "rules"}, {"aoplint", "-v", "x"}, {"aoplint", "x", "--format", "json"}, {"aoplint", "x", "--"}, {"aoplint", "help"}} {
+		if plainLint(args) {
+			t.Errorf("%q is a plain lint", args)
+		}
+	}
+}

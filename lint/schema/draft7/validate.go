@@ -1,0 +1,368 @@
+package draft7
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Error is one violation, as gojsonschema reports it.
+type Error struct {
+	Type        string   // gojsonschema's error type: "required", "invalid_type", ...
+	Path        []string // where: the member names and item indexes from the root
+	Property    string   // required, additional_property_not_allowed: the member
+	Allowed     string   // enum, const: the allowed values as gojsonschema writes them
+	Description string   // gojsonschema's description of the error
+}
+
+// Validate checks doc, a decoded JSON value (objects map[string]any, arrays
+// []any, numbers json.Number, as jsonread.Node.Interface gives them), and returns
+// its errors in gojsonschema's order.
+func (s *Schema) Validate(doc any) []Error {
+	var r result
+	s.root.validate(doc, &r, &jsonContext{head: "(root)"})
+	return r.errors
+}
+
+// jsonContext is where a value is: a persistent list of path tokens, innermost
+// first (gojsonschema's JsonContext).
+type jsonContext struct {
+	head string
+	tail *jsonContext
+}
+
+func (c *jsonContext) push(tok string) *jsonContext { return &jsonContext{head: tok, tail: c} }
+
+// path is the tokens below the root.
+func (c *jsonContext) path() []string {
+	n := 0
+	for x := c; x.tail != nil; x = x.tail {
+		n++
+	}
+	out := make([]string, n)
+	for x := c; x.tail != nil; x = x.tail {
+		n--
+		out[n] = x.head
+	}
+	return out
+}
+
+// field is gojsonschema's {{.field}}: "(root)" or the tokens joined by dots.
+func (c *jsonContext) field() string {
+	if c.tail == nil {
+		return c.head
+	}
+	return strings.Join(c.path(), ".")
+}
+
+// result is gojsonschema's Result: the errors and the score by which the closest
+// anyOf/oneOf branch is chosen.
+type result struct {
+	errors []Error
+	score  int
+}
+
+func (r *result) valid() bool { return len(r.errors) == 0 }
+
+func (r *result) add(e Error, ctx *jsonContext) {
+	e.Path = ctx.path()
+	r.errors = append(r.errors, e)
+	r.score -= 2 // a net -1 with the +1 at the end of the check
+}
+
+func (r *result) merge(o *result) {
+	r.errors = append(r.errors, o.errors...)
+	r.score += o.score
+}
+
+func (n *node) sub(v any, ctx *jsonContext) *result {
+	r := &result{}
+	n.validate(v, r, ctx)
+	return r
+}
+
+func (n *node) typed() bool { return len(n.types) > 0 }
+
+func (n *node) hasType(t string) bool {
+	for _, x := range n.types {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *node) typeString() string {
+	if len(n.types) > 1 {
+		return "[" + strings.Join(n.types, ",") + "]"
+	}
+	return n.types[0]
+}
+
+func (n *node) typeError(given string, r *result, ctx *jsonContext) {
+	r.add(Error{Type: "invalid_type", Description: "Invalid type. Expected: " + n.typeString() + ", given: " + given}, ctx)
+}
+
+// validate is gojsonschema's validateRecursive.
+func (n *node) validate(v any, r *result, ctx *jsonContext) {
+	if n.pass != nil {
+		if !*n.pass {
+			r.add(Error{Type: "false", Description: "False always fails validation"}, ctx)
+		}
+		return
+	}
+	if n.ref != nil {
+		n.ref.validate(v, r, ctx)
+		return
+	}
+	var given string // the value's type, as gojsonschema names it
+	switch x := v.(type) {
+	case nil:
+		given = "null"
+	case json.Number:
+		given = "number"
+		if isInteger(x) {
+			given = "integer"
+		}
+	case []any:
+		given = "array"
+	case map[string]any:
+		given = "object"
+	case bool:
+		given = "boolean"
+	case string:
+		given = "string"
+	default:
+		panic(fmt.Sprintf("draft7: a %T is not a decoded JSON value", v))
+	}
+	if n.typed() && !n.hasType(given) && !(given == "integer" && n.hasType("number")) {
+		n.typeError(given, r, ctx)
+		return
+	}
+	// gojsonschema's order of checks for each type.
+	n.validateSchema(v, r, ctx)
+	switch x := v.(type) {
+	case json.Number:
+		n.validateNumber(x, r, ctx)
+		n.validateCommon(v, r, ctx)
+	case []any:
+		n.validateArray(x, r, ctx)
+		n.validateCommon(v, r, ctx)
+	case map[string]any:
+		n.validateObject(x, r, ctx)
+		n.validateCommon(v, r, ctx)
+		for _, p := range n.properties {
+			if c, ok := x[p.name]; ok {
+				p.n.validate(c, r, ctx.push(p.name))
+			}
+		}
+	case string:
+		n.validateCommon(v, r, ctx)
+		n.validateString(x, r, ctx)
+	default:
+		n.validateCommon(v, r, ctx)
+	}
+	r.score++
+}
+
+func isInteger(x json.Number) bool {
+	q, ok := new(big.Rat).SetString(string(x))
+	return ok && q.IsInt()
+}
+
+func (n *node) validateSchema(v any, r *result, ctx *jsonContext) {
+	if len(n.anyOf) > 0 {
+		ok := false
+		var best *result
+		for _, s := range n.anyOf {
+			if ok {
+				break
+			}
+			sr := s.sub(v, ctx)
+			ok = sr.valid()
+			if !ok && (best == nil || sr.score > best.score) {
+				best = sr
+			}
+		}
+		if !ok {
+			r.add(Error{Type: "number_any_of", Description: "Must validate at least one schema (anyOf)"}, ctx)
+			if best != nil {
+				r.merge(best)
+			}
+		}
+	}
+	if len(n.oneOf) > 0 {
+		valid := 0
+		var best *result
+		for _, s := range n.oneOf {
+			sr := s.sub(v, ctx)
+			if sr.valid() {
+				valid++
+			} else if valid == 0 && (best == nil || sr.score > best.score) {
+				best = sr
+			}
+		}
+		if valid != 1 {
+			r.add(Error{Type: "number_one_of", Description: "Must validate one and only one schema (oneOf)"}, ctx)
+			if valid == 0 {
+				r.merge(best)
+			}
+		}
+	}
+	if len(n.allOf) > 0 {
+		valid := 0
+		for _, s := range n.allOf {
+			sr := s.sub(v, ctx)
+			if sr.valid() {
+				valid++
+			}
+			r.merge(sr)
+		}
+		if valid != len(n.allOf) {
+			r.add(Error{Type: "number_all_of", Description: "Must validate all the schemas (allOf)"}, ctx)
+		}
+	}
+	if n.not != nil && n.not.sub(v, ctx).valid() {
+		r.add(Error{Type: "number_not", Description: "Must not validate the schema (not)"}, ctx)
+	}
+	if n.ifN != nil {
+		ifValid := n.ifN.sub(v, ctx).valid()
+		if n.thenN != nil && ifValid {
+			if sr := n.thenN.sub(v, ctx); !sr.valid() {
+				r.add(Error{Type: "condition_then", Description: `Must validate "then" as "if" was valid`}, ctx)
+				r.merge(sr)
+			}
+		}
+		if n.elseN != nil && !ifValid {
+			if sr := n.elseN.sub(v, ctx); !sr.valid() {
+				r.add(Error{Type: "condition_else", Description: `Must validate "else" as "if" was not valid`}, ctx)
+				r.merge(sr)
+			}
+		}
+	}
+	r.score++
+}
+
+func (n *node) validateCommon(v any, r *result, ctx *jsonContext) {
+	// gojsonschema compares canonical forms (marshalWithoutNumber): a valid UTF-8
+	// string's is unique to it and never that of a non-string, so a string is
+	// compared as itself; anything else (a number may not decode as a float64)
+	// takes gojsonschema's way.
+	str, isStr := v.(string)
+	isStr = isStr && utf8.ValidString(str)
+	if n.constJSON != nil {
+		if isStr {
+			if n.constStr == nil || str != *n.constStr {
+				r.add(Error{Type: "const", Allowed: *n.constJSON, Description: ctx.field() + " does not match: " + *n.constJSON}, ctx)
+			}
+		} else if js, err := marshalWithoutNumber(v); err != nil || *js != *n.constJSON {
+			// A value with a number out of float64's range has no canonical form
+			// (gojsonschema reports an internal error and panics on it): it is
+			// none of the schema's values, whose forms exist.
+			r.add(Error{Type: "const", Allowed: *n.constJSON, Description: ctx.field() + " does not match: " + *n.constJSON}, ctx)
+		}
+	}
+	if len(n.enum) > 0 {
+		found := false
+		if isStr {
+			found = n.enumStrs[str]
+		} else if js, err := marshalWithoutNumber(v); err == nil {
+			for _, e := range n.enum {
+				if e == *js {
+					found = true
+					break
+				}
+			}
+		}
+		if !found {
+			allowed := strings.Join(n.enum, ", ")
+			r.add(Error{Type: "enum", Allowed: allowed, Description: ctx.field() + " must be one of the following: " + allowed}, ctx)
+		}
+	}
+	r.score++
+}
+
+func (n *node) validateArray(v []any, r *result, ctx *jsonContext) {
+	if n.items != nil {
+		for i := range v {
+			r.merge(n.items.sub(v[i], ctx.push(strconv.Itoa(i))))
+		}
+	}
+	if n.minItems != nil && len(v) < *n.minItems {
+		r.add(Error{Type: "array_min_items", Description: fmt.Sprintf("Array must have at least %d items", *n.minItems)}, ctx)
+	}
+	if n.maxItems != nil && len(v) > *n.maxItems {
+		r.add(Error{Type: "array_max_items", Description: fmt.Sprintf("Array must have at most %d items", *n.maxItems)}, ctx)
+	}
+	r.score++
+}
+
+func (n *node) validateObject(v map[string]any, r *result, ctx *jsonContext) {
+	for _, req := range n.required {
+		if _, ok := v[req]; ok {
+			r.score++
+		} else {
+			r.add(Error{Type: "required", Property: req, Description: req + " is required"}, ctx)
+		}
+	}
+	if n.additional != nil {
+		// gojsonschema walks the members in Go's map order; its findings are
+		// sorted by path afterwards, so the order here does not show.
+		for _, k := range sortedKeys(v) {
+			if n.declares(k) {
+				continue
+			}
+			switch a := n.additional.(type) {
+			case bool:
+				if !a {
+					r.add(Error{Type: "additional_property_not_allowed", Property: k, Description: "Additional property " + k + " is not allowed"}, ctx)
+				}
+			case *node:
+				r.merge(a.sub(v[k], ctx.push(k)))
+			}
+		}
+	}
+	r.score++
+}
+
+func (n *node) declares(k string) bool {
+	for _, p := range n.properties {
+		if p.name == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *node) validateString(v string, r *result, ctx *jsonContext) {
+	if n.minLength != nil && utf8.RuneCountInString(v) < *n.minLength {
+		r.add(Error{Type: "string_gte", Description: fmt.Sprintf("String length must be greater than or equal to %d", *n.minLength)}, ctx)
+	}
+	if n.maxLength != nil && utf8.RuneCountInString(v) > *n.maxLength {
+		r.add(Error{Type: "string_lte", Description: fmt.Sprintf("String length must be less than or equal to %d", *n.maxLength)}, ctx)
+	}
+	if n.pattern != nil && !n.pattern.MatchString(v) {
+		r.add(Error{Type: "pattern", Description: "Does not match pattern '" + n.pattern.String() + "'"}, ctx)
+	}
+	if n.format != "" && !isFormat(n.format, v) {
+		r.add(Error{Type: "format", Description: "Does not match format '" + n.format + "'"}, ctx)
+	}
+	r.score++
+}
+
+func (n *node) validateNumber(v json.Number, r *result, ctx *jsonContext) {
+	f, _ := new(big.Rat).SetString(string(v))
+	if n.maximum != nil && f.Cmp(n.maximum) == 1 {
+		r.add(Error{Type: "number_lte", Description: fmt.Sprint("Must be less than or equal to ", new(big.Float).SetRat(n.maximum))}, ctx)
+	}
+	if n.minimum != nil && f.Cmp(n.minimum) == -1 {
+		r.add(Error{Type: "number_gte", Description: fmt.Sprint("Must be greater than or equal to ", new(big.Float).SetRat(n.minimum))}, ctx)
+	}
+	if n.format != "" && !isFormat(n.format, f) {
+		r.add(Error{Type: "format", Description: "Does not match format '" + n.format + "'"}, ctx)
+	}
+	r.score++
+}

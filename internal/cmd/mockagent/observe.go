@@ -1,0 +1,43 @@
+package mockagentcmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// observe starts the observation of --observe DIR (nil when not asked for): the
+// agent's stdin and stdout are replaced by recording copies.
+func observe(cfg config, stdin *io.Reader, stdout *io.Writer) (*mockagent.Observer, error) {
+	if cfg.Observe == "" {
+		return nil, nil
+	}
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "AOP") {
+			env[k] = v
+		}
+	}
+	obs, err := mockagent.NewObserver(cfg.Observe, os.Args, env)
+	if err != nil {
+		return nil, fmt.Errorf("--observe %s: %w", cfg.Observe, err)
+	}
+	*stdin = obs.Stdin(*stdin)
+	*stdout = obs.Stdout(*stdout)
+	return obs, nil
+}
+
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case os.Interrupt:
+		return "SIGINT"
+	}
+	return s.String()
+}

@@ -21,7 +21,8 @@ type Observation struct {
 	At string `json:"at"`
 	// Kind: "start" (PID, Args, Env), "stdin" (Line: one line the orchestrator
 	// wrote), "stdin-eof", "stdout" (Line: one line the agent wrote), "signal"
-	// (Signal), "exit" (Code).
+	// (Signal), "exit" (Code), "alive" (every AliveEvery while it runs: bounds
+	// when an agent that left no exit record was killed).
 	Kind   string            `json:"kind"`
 	Line   string            `json:"line,omitempty"`
 	Signal string            `json:"signal,omitempty"`
@@ -34,6 +35,9 @@ type Observation struct {
 // ObservationTimeFormat is how Observation.At is written.
 const ObservationTimeFormat = time.RFC3339Nano
 
+// AliveEvery is how often an observed agent writes an "alive" record.
+const AliveEvery = 200 * time.Millisecond
+
 // maxObservedLine bounds one observed line (longer lines are cut; the file stays
 // bounded whatever the orchestrator sends).
 const maxObservedLine = 1 << 20
@@ -42,10 +46,11 @@ const maxObservedLine = 1 << 20
 // concurrent use; a write error stops the observation silently (the agent's
 // behaviour never depends on it).
 type Observer struct {
-	mu  sync.Mutex
-	f   *os.File
-	w   *bufio.Writer
-	err error
+	mu   sync.Mutex
+	f    *os.File
+	w    *bufio.Writer
+	err  error
+	done chan struct{}
 }
 
 // NewObserver creates a new observation file in dir: one file per launch, named by
@@ -60,8 +65,20 @@ func NewObserver(dir string, args []string, env map[string]string) (*Observer, e
 	if err != nil {
 		return nil, err
 	}
-	o := &Observer{f: f, w: bufio.NewWriter(f)}
+	o := &Observer{f: f, w: bufio.NewWriter(f), done: make(chan struct{})}
 	o.write(Observation{At: now.UTC().Format(ObservationTimeFormat), Kind: "start", PID: os.Getpid(), Args: args, Env: env})
+	go func() {
+		t := time.NewTicker(AliveEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				o.write(Observation{Kind: "alive"})
+			case <-o.done:
+				return
+			}
+		}
+	}()
 	return o, nil
 }
 
@@ -92,9 +109,11 @@ func (o *Observer) Signal(name string) { o.write(Observation{Kind: "signal", Sig
 
 // Exit records the agent's exit code and closes the file.
 func (o *Observer) Exit(code int) {
+	close(o.done)
 	o.write(Observation{Kind: "exit", Code: &code})
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.err = os.ErrClosed
 	o.f.Close()
 }
 

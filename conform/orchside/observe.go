@@ -27,7 +27,7 @@ type Launch struct {
 // Event is one observation, with the transcript record it became.
 type Event struct {
 	At     time.Time
-	Kind   string // stdin, stdin-eof, stdout, signal, exit
+	Kind   string // stdin, stdin-eof, stdout, signal, exit, alive
 	Line   string
 	Signal string
 	Code   int
@@ -128,9 +128,9 @@ func (l *Launch) Messages(kind, key string) []*Event {
 	return out
 }
 
-// Stop is how the orchestrator stopped the agent: the first SIGTERM (or SIGINT)
-// or end of its input, whichever came first; How is "" when the agent was not
-// stopped that way. Killed reports an agent that left no exit record (SIGKILL).
+// Stop is how the agent was stopped: the first SIGTERM (or SIGINT) or end of its
+// input, whichever came first; How is "" when the agent was not stopped that way.
+// Killed reports an agent that left no exit record (SIGKILL).
 func (l *Launch) Stop() (at time.Time, how string, killed bool) {
 	for _, e := range l.Events {
 		if (e.Kind == "signal" && (e.Signal == "SIGTERM" || e.Signal == "SIGINT")) || e.Kind == "stdin-eof" {
@@ -155,11 +155,12 @@ func (l *Launch) Exit() *Event {
 	return nil
 }
 
-// LastOutput is the time of the agent's last stdout line (zero: none).
-func (l *Launch) LastOutput() time.Time {
-	var t time.Time
+// LastSeen is the time of the agent's last observation: for an agent killed by
+// SIGKILL, when it died (within mockagent.AliveEvery).
+func (l *Launch) LastSeen() time.Time {
+	t := l.Start
 	for _, e := range l.Events {
-		if e.Kind == "stdout" {
+		if e.At.After(t) {
 			t = e.At
 		}
 	}

@@ -20,6 +20,7 @@ aopconform run --side orchestrator catches it:
   ignore-heartbeats      never acts on missed heartbeats
   wrong-fallback-model   falls back to the first alternative, whatever its trigger
   close-stdin-early      closes the executor's stdin right after the TASK
+  task-status-in-task    dispatches a TASK that carries task_status (§1.2)
 """
 import json
 import os
@@ -74,6 +75,8 @@ def attempt(task):
         env["AOP2_WORKSPACE"] = ws
     proc = subprocess.Popen([os.environ["AOPKIT_AGENT"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             start_new_session=True, env=env)
+    if MODE == "task-status-in-task":
+        task = dict(task, task_status={"state": "PENDING"})
     proc.stdin.write((json.dumps(task, separators=(",", ":")) + "\n").encode())
     proc.stdin.flush()
     if MODE == "close-stdin-early":

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+// orchestratorsDir holds the orchestrators written from docs/bindings.md alone.
+var orchestratorsDir = filepath.Join("..", "..", "testdata", "orchestrators")
+
+// TestOrchestratorSide certifies orchestrators with `aopconform run --side
+// orchestrator`: the reference engine (aopconform engine) passes every check but
+// the gaps its known-failing file lists; the Python orchestrator of
+// testdata/orchestrators reaches level Full; each of its bug modes fails exactly
+// the check that names the bug, so every orchestrator-side check is seen failing.
+func TestOrchestratorSide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real orchestrators")
+	}
+	scale := "1"
+	if raceEnabled {
+		scale = "3"
+	}
+	base := []string{"--side", "orchestrator", "--protocol", "aop2", "--timeout-scale", scale}
+	py := filepath.Join(orchestratorsDir, "aop2_orch.py")
+	type job struct {
+		name string
+		args []string
+		// fail lists the checks that must fail (nil: the run must pass, exit 0).
+		fail []string
+		code int
+		out  string
+		rep  *conform.Report
+		err  error
+	}
+	jobs := []*job{
+		{name: "engine", args: append(append([]string(nil), base...), "--known-failing", filepath.Join(orchestratorsDir, "engine.known-failing"), "--", "aopconform", "engine", "--protocol", "aop2")},
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		jobs = append(jobs,
+			&job{name: "python", args: append(append([]string(nil), base...), "--", "python3", py)},
+			&job{name: "python no-timeout-kill", args: append(append([]string(nil), base...), "--", "python3", py, "no-timeout-kill"),
+				fail: []string{"aop2/orch/11/timeout-enforced", "aop2/orch/9/fallback-by-trigger"}},
+			&job{name: "python execution-policy-timeout", args: append(append([]string(nil), base...), "--", "python3", py, "execution-policy-timeout"),
+				fail: []string{"aop2/orch/11/timeout-enforced", "aop2/orch/9/fallback-by-trigger"}},
+			&job{name: "python ignore-heartbeats", args: append(append([]string(nil), base...), "--", "python3", py, "ignore-heartbeats"),
+				fail: []string{"aop2/orch/6.1/heartbeat-failure-abort"}},
+			&job{name: "python wrong-fallback-model", args: append(append([]string(nil), base...), "--", "python3", py, "wrong-fallback-model"),
+				fail: []string{"aop2/orch/9/fallback-by-trigger"}},
+			&job{name: "python close-stdin-early", args: append(append([]string(nil), base...), "--", "python3", py, "close-stdin-early"),
+				fail: []string{"aop2/orch/11/timeout-enforced", "aop2/orch/6.1/heartbeat-failure-abort", "aop2/orch/9/fallback-by-trigger", "aop2/orch/bind/healthy-agent-completes"}},
+			&job{name: "python task-status-in-task", args: append(append([]string(nil), base...), "--", "python3", py, "task-status-in-task"),
+				fail: []string{"aop2/orch/1.2/task-dispatched"}},
+		)
+	} else {
+		t.Log("no python3: only the engine is certified")
+	}
+	var wg sync.WaitGroup
+	dir := t.TempDir()
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, strings.Repeat("r", i+1)), j.args...)
+		}()
+	}
+	wg.Wait()
+	failedSomewhere := map[string]bool{}
+	for _, j := range jobs {
+		t.Run(j.name, func(t *testing.T) {
+			if j.err != nil {
+				t.Fatal(j.err)
+			}
+			failed := failedChecks(j.rep)
+			for _, c := range failed {
+				failedSomewhere[c] = true
+			}
+			if j.fail == nil {
+				if j.code != 0 {
+					t.Fatalf("exit %d, want 0\n%s", j.code, clipOut(j.out))
+				}
+				for _, r := range j.rep.Results {
+					if r.Verdict != conform.Pass && r.Verdict != conform.Known {
+						t.Errorf("%s in %s: %s (%s)", r.Check, r.Scenario, r.Verdict, r.Message)
+					}
+				}
+				if j.name != "engine" && j.rep.Score.Level != conform.Full {
+					t.Errorf("level %q, want Full", j.rep.Score.Level)
+				}
+				return
+			}
+			if j.code != 1 {
+				t.Errorf("exit %d, want 1\n%s", j.code, clipOut(j.out))
+			}
+			want := append([]string(nil), j.fail...)
+			sort.Strings(want)
+			if strings.Join(failed, " ") != strings.Join(want, " ") {
+				t.Errorf("failed checks\n got %v\nwant %v\n%s", failed, want, clipOut(j.out))
+			}
+		})
+	}
+	if len(jobs) > 1 {
+		for _, c := range conform.Checks("aop2") {
+			if strings.HasPrefix(c.ID, "aop2/orch/") && !failedSomewhere[c.ID] {
+				t.Errorf("%s is never seen failing", c.ID)
+			}
+		}
+	}
+}

@@ -89,6 +89,9 @@ func drive(h *harness.H, mock string, extra []string) error {
 		return harness.Errorf("workspace: %v", err)
 	}
 	task := h.Expand(sc.Task)
+	if c, err := harness.Compact(task); err == nil {
+		task = c
+	}
 	taskPath := filepath.Join(dir, "task.json")
 	if err := os.WriteFile(taskPath, append(task, '\n'), 0o644); err != nil {
 		return harness.Errorf("task file: %v", err)

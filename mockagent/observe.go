@@ -151,6 +151,9 @@ type lineTee struct {
 }
 
 func (t *lineTee) Write(p []byte) (int, error) {
+	// Stamped before the line leaves: the orchestrator's answer to it is always
+	// observed later.
+	at := time.Now().UTC().Format(ObservationTimeFormat)
 	n, err := t.w.Write(p)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -159,12 +162,12 @@ func (t *lineTee) Write(p []byte) (int, error) {
 		i := bytes.IndexByte(t.buf, '\n')
 		if i < 0 {
 			if len(t.buf) > maxObservedLine {
-				t.o.write(Observation{Kind: "stdout", Line: clip(t.buf)})
+				t.o.write(Observation{At: at, Kind: "stdout", Line: clip(t.buf)})
 				t.buf = t.buf[:0]
 			}
 			break
 		}
-		t.o.write(Observation{Kind: "stdout", Line: clip(t.buf[:i+1])})
+		t.o.write(Observation{At: at, Kind: "stdout", Line: clip(t.buf[:i+1])})
 		t.buf = t.buf[i+1:]
 	}
 	return n, err

@@ -17,13 +17,13 @@ func init() {
 	conform.Register(aop2Checks...)
 }
 
-// Tolerances of the aop2 timing checks (× --timeout-scale). Early: the
-// orchestrator may start its clock when it spawns the agent, a little before the
-// agent's own start record. Late: how long after a limit the agent may still run
-// before the orchestrator is judged late.
+// Tolerances of the timing checks (× --timeout-scale). Early: the orchestrator
+// may start its clock when it spawns the agent or writes a message, a little
+// before the agent's own record of it. Late: how long after a limit the agent may
+// still run before the orchestrator is judged late.
 const (
-	aop2Early = 500 * time.Millisecond
-	aop2Late  = 1500 * time.Millisecond
+	stopEarly = 500 * time.Millisecond
+	stopLate  = 1500 * time.Millisecond
 )
 
 // aop2Lint are the single-message rules of a TASK: the orchestrator's sequence
@@ -162,7 +162,7 @@ func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
 		return *bad
 	}
 	ls := launchesOf(s)
-	if at, how, killed := l.Stop(); how != "" || killed {
+	if at, how, killed := l.Stop(true); how != "" || killed {
 		resp := l.Messages("stdout", "RESPONSE")
 		if how == "stdin-eof" && len(resp) > 0 && !at.Before(resp[0].At) {
 			// Closing stdin after the RESPONSE is how an orchestrator says goodbye.
@@ -208,14 +208,14 @@ func neverStopped(s *conform.Session, l *Launch, origin time.Time) string {
 
 // stopWindow judges when the agent was stopped against a limit counted from
 // origin: not before limit − early, not after limit + late (× scale).
-func stopWindow(s *conform.Session, l *Launch, origin time.Time, limit time.Duration, what string) conform.Outcome {
+func stopWindow(s *conform.Session, l *Launch, origin time.Time, limit time.Duration, eof bool, what string) conform.Outcome {
 	scale := s.Scale
 	if scale <= 0 {
 		scale = 1
 	}
-	early := time.Duration(float64(aop2Early) * scale)
-	late := time.Duration(float64(aop2Late) * scale)
-	at, how, killed := l.Stop()
+	early := time.Duration(float64(stopEarly) * scale)
+	late := time.Duration(float64(stopLate) * scale)
+	at, how, killed := l.Stop(eof)
 	seqs := l.Seqs("signal", "stdin-eof", "exit")
 	if how == "" && killed {
 		// SIGKILL without SIGTERM: it died after its last observation.
@@ -260,7 +260,7 @@ func aop2TimeoutEnforced(s *conform.Session) conform.Outcome {
 	if len(l.Messages("stdout", "RESPONSE")) > 0 {
 		return conform.NotTestedf("the agent answered (the scenario's cue to exceed the timeout failed)")
 	}
-	return stopWindow(s, l, l.Start, pol.Timeout, fmt.Sprintf("effective timeout %s (from %s, §11)", pol.Timeout, pol.TimeoutFrom))
+	return stopWindow(s, l, l.Start, pol.Timeout, true, fmt.Sprintf("effective timeout %s (from %s, §11)", pol.Timeout, pol.TimeoutFrom))
 }
 
 func aop2HeartbeatAbort(s *conform.Session) conform.Outcome {
@@ -276,14 +276,14 @@ func aop2HeartbeatAbort(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the agent answered (the scenario's cue to stop heartbeating failed)")
 	}
 	origin := l.Start
-	stop, how, _ := l.Stop()
+	stop, how, _ := l.Stop(true)
 	for _, e := range l.Messages("stdout", "EVENT/HEARTBEAT") {
 		if how == "" || e.At.Before(stop) {
 			origin = e.At
 		}
 	}
 	limit := pol.HeartbeatInterval * time.Duration(pol.MaxMissedBeats)
-	return stopWindow(s, l, origin, limit, fmt.Sprintf("%d missed heartbeats of %s after the last one (E_HEARTBEAT_FAILURE, ABORT)", pol.MaxMissedBeats, pol.HeartbeatInterval))
+	return stopWindow(s, l, origin, limit, true, fmt.Sprintf("%d missed heartbeats of %s after the last one (E_HEARTBEAT_FAILURE, ABORT)", pol.MaxMissedBeats, pol.HeartbeatInterval))
 }
 
 // timeoutTriggers are the fallback_trigger values an E_TIMEOUT matches (§9).

@@ -128,12 +128,13 @@ func (l *Launch) Messages(kind, key string) []*Event {
 	return out
 }
 
-// Stop is how the agent was stopped: the first SIGTERM (or SIGINT) or end of its
-// input, whichever came first; How is "" when the agent was not stopped that way.
-// Killed reports an agent that left no exit record (SIGKILL).
-func (l *Launch) Stop() (at time.Time, how string, killed bool) {
+// Stop is how the agent was stopped: the first SIGTERM (or SIGINT) or, when eof
+// counts (aop2: EOF on stdin means stop), the end of its input, whichever came
+// first; How is "" when the agent was not stopped that way. Killed reports an
+// agent that left no exit record (SIGKILL).
+func (l *Launch) Stop(eof bool) (at time.Time, how string, killed bool) {
 	for _, e := range l.Events {
-		if (e.Kind == "signal" && (e.Signal == "SIGTERM" || e.Signal == "SIGINT")) || e.Kind == "stdin-eof" {
+		if (e.Kind == "signal" && (e.Signal == "SIGTERM" || e.Signal == "SIGINT")) || (eof && e.Kind == "stdin-eof") {
 			if how == "" {
 				at, how = e.At, e.Kind
 				if e.Kind == "signal" {

@@ -34,6 +34,10 @@ const (
 	// EnvTask is the absolute path of the task file to orchestrate (aop2: one
 	// TASK envelope, JSON).
 	EnvTask = "AOPKIT_TASK"
+	// EnvMockFault, in an orchestrator-side scenario's env, is the fault the
+	// agent plays on every launch (`mockagent --fault`), for protocols whose task
+	// carries no per-launch cue.
+	EnvMockFault = "AOPKIT_MOCKAGENT_FAULT"
 )
 
 // Judged is the "from" of the records under test on this side.
@@ -97,6 +101,9 @@ func drive(h *harness.H, mock string, extra []string) error {
 		return harness.Errorf("task file: %v", err)
 	}
 	args := append([]string{mock, "--protocol", sc.Protocol, "--observe", obs}, extra...)
+	if f := sc.Env[EnvMockFault]; f != "" {
+		args = append(args, "--fault", f)
+	}
 	var q []string
 	for _, a := range args {
 		q = append(q, shellQuote(a))

@@ -212,7 +212,7 @@ func TestObservation(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("events\n got %s\nwant %s", got, want)
 	}
-	if _, how, killed := ls[0].Stop(); how != "stdin-eof" || killed {
+	if _, how, killed := ls[0].Stop(true); how != "stdin-eof" || killed {
 		t.Errorf("Stop: %q killed %v", how, killed)
 	}
 }
@@ -239,7 +239,7 @@ func FuzzReadLaunch(f *testing.F) {
 		}
 		l, err := readLaunch(name)
 		if err == nil {
-			l.Stop()
+			l.Stop(true)
 			l.LastSeen()
 			l.Messages("stdin", "")
 		}

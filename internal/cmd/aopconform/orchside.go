@@ -135,6 +135,13 @@ func findMockagent(flag string) (string, error) {
 // the engines expose theirs.
 var engineFaults = map[string]map[string]string{}
 
+// engineSteps are what the standalone engine does of its own accord where the
+// agent-side drivers follow a scenario's steps: orchmsg shuts the agent down 300 ms
+// after it reported its task done, with a grace period of 2 s.
+var engineSteps = map[string][]conform.Step{
+	"orchmsg": {{On: "done", After: conform.Duration(300 * time.Millisecond), Do: "shutdown", Grace: conform.Duration(2 * time.Second), Reason: "task done"}},
+}
+
 // maxTaskFile bounds the task file the engine reads.
 const maxTaskFile = 16 << 20
 
@@ -242,7 +249,7 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 		tw = f
 	}
 	sc := &conform.Scenario{ID: "engine", Title: "the reference engine on " + filepath.Base(cfg.Task), Protocol: cfg.Protocol,
-		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task}
+		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task, Steps: engineSteps[cfg.Protocol]}
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: tw, Command: cfg.Command, Scale: 1, Scratch: scratch,
 		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ()}})
 	if err := h.End(drive(h)); err != nil {

@@ -33,7 +33,7 @@ var orchmsgChecks = []*conform.Check{
 		Run:         orchmsgTaskAssigned,
 	},
 	{
-		ID: "orchmsg/orch/corr/response-correlation", Protocol: "orchmsg", Family: "requests", Tier: conform.Core, Level: conform.MUST,
+		ID: "orchmsg/orch/corr/response-correlation", Protocol: "orchmsg", Family: "requests", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "orchmsg Correlation, Request/Response Pattern, Timeouts",
 		Requirement: "Response includes `correlationId` matching request `id`. (Every request gets exactly one `response:success` or `response:error` with its id as `correlationId`, within the 30 s request timeout; no response answers a request that was not made.)",
 		Bad:         `the agent sends {"type":"request:get-task","id":"req-7",...} and the orchestrator answers {"type":"response:success","correlationId":"req-6",...}, or never answers`,
@@ -41,7 +41,7 @@ var orchmsgChecks = []*conform.Check{
 		Run:         orchmsgCorrelation,
 	},
 	{
-		ID: "orchmsg/orch/shutdown/grace-honoured", Protocol: "orchmsg", Family: "shutdown", Tier: conform.Resilient, Level: conform.MUST, Timing: true,
+		ID: "orchmsg/orch/shutdown/grace-honoured", Protocol: "orchmsg", Family: "shutdown", Tier: conform.Full, Level: conform.MUST, Timing: true,
 		Spec:        "orchmsg Orchestrator Notifications (Shutdown); bindings §orchmsg",
 		Requirement: "Shutdown: `notify:shutdown` with `payload.gracePeriod` (ms). (The agent has the grace period to exit: no signal before it ends; an agent still running after it is stopped, SIGTERM then SIGKILL.)",
 		Bad:         "the orchestrator sends notify:shutdown with gracePeriod 2000 and kills the agent at once, or leaves an agent that ignores the shutdown running",

@@ -15,6 +15,7 @@ import (
 func init() {
 	keys["aop2"] = runner.AOP2Key
 	conform.Register(aop2Checks...)
+	conform.Register(refCheck("aop2"))
 }
 
 // Tolerances of the timing checks (× --timeout-scale). Early: the orchestrator
@@ -95,7 +96,7 @@ func aop2TaskOf(l *Launch) (map[string]any, *Event) {
 	return nil, nil
 }
 
-func path(m map[string]any, keys ...string) string {
+func strAt(m map[string]any, keys ...string) string {
 	var v any = m
 	for _, k := range keys {
 		o, ok := v.(map[string]any)
@@ -137,7 +138,7 @@ func aop2TaskDispatched(s *conform.Session) conform.Outcome {
 			return o
 		}
 		seqs = append(seqs, e.Seq)
-		got := [2]string{path(m, "session", "session_id"), path(m, "task", "task_id")}
+		got := [2]string{strAt(m, "session", "session_id"), strAt(m, "task", "task_id")}
 		want := [2]string{given.SessionID, given.TaskID}
 		if got != want {
 			o := conform.Mismatch(fmt.Sprintf("launch %d: the TASK names another session or task than the one given", l.N),
@@ -320,7 +321,7 @@ func aop2FallbackByTrigger(s *conform.Session) conform.Outcome {
 		o.Seq = ls[1].Seqs("stdin")
 		return o
 	}
-	got := path(m, "target", "provider") + " / " + path(m, "target", "model")
+	got := strAt(m, "target", "provider") + " / " + strAt(m, "target", "model")
 	if got != expected {
 		o := conform.Mismatch("the re-dispatch went to the wrong model (§9: the first alternative whose fallback_trigger matches E_TIMEOUT)", expected, got)
 		o.Seq = []int{e.Seq}

@@ -95,6 +95,9 @@ func readLaunch(name string) (Launch, error) {
 	if l.Start.IsZero() {
 		return l, fmt.Errorf("%s: no start record", filepath.Base(name))
 	}
+	// In the order things happened: a line the agent wrote is stamped before it
+	// left, and may be written to the file after the answer it got.
+	sort.SliceStable(l.Events, func(i, j int) bool { return l.Events[i].At.Before(l.Events[j].At) })
 	return l, nil
 }
 

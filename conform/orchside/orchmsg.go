@@ -13,6 +13,7 @@ import (
 func init() {
 	keys["orchmsg"] = runner.OrchmsgKey
 	conform.Register(orchmsgChecks...)
+	conform.Register(refCheck("orchmsg"))
 }
 
 // orchmsgRequestTimeout is the protocol's request timeout ("Requests timeout after

@@ -245,3 +245,39 @@ func FuzzReadLaunch(f *testing.F) {
 		}
 	})
 }
+
+// TestDecisions: the decision sequence names dispatches, messages (a response by
+// the request it answers), signals and ends, without times or ids; every shipped
+// scenario has the engine's reference sequence.
+func TestDecisions(t *testing.T) {
+	fb := scenarioTask(t, "orch-aop2-fallback")
+	s := session(fb, &conform.Attempt{N: 1, Start: t0, Exit: agentio.Exit{Code: 0}},
+		launch(fb, sig("2s"), exit("2s", 0)),
+		launch(retarget(fb, "GEMINI", "gemini-2.5-pro"), response("3s"), exit("3s", 0)))
+	s.Scenario = &conform.Scenario{Protocol: "aop2"}
+	got := strings.Join(Decisions(s), "\n")
+	want := "launch 1: TASK for CODEX / gpt-5.3-codex, attempt 1\n  signals SIGTERM\n  agent exits 0\nlaunch 2: TASK for GEMINI / gemini-2.5-pro, attempt 1\n  agent exits 0\norchestrator exits 0"
+	if got != want {
+		t.Errorf("decisions\n got %s\nwant %s", got, want)
+	}
+	req := Event{At: at("100ms"), Kind: "stdout", Line: `{"type":"request:get-task","id":"req-1"}`, Key: "request:get-task"}
+	res := Event{At: at("110ms"), Kind: "stdin", Line: `{"type":"response:success","id":"res-1","correlationId":"req-1"}`, Key: "response:success"}
+	bad := Event{At: at("120ms"), Kind: "stdin", Line: `{"type":"response:success","id":"res-2","correlationId":"req-9"}`, Key: "response:success"}
+	om := session(`{"taskId":"t"}`, &conform.Attempt{N: 1, Start: t0, Timeout: true, Terminated: at("8s")},
+		Launch{Start: t0, Events: []Event{req, res, bad, alive("8.1s")}})
+	om.Scenario = &conform.Scenario{Protocol: "orchmsg"}
+	got = strings.Join(Decisions(om), "\n")
+	want = "launch 1\n  sends response:success to request:get-task\n  sends response:success to no request\n  agent still running when the orchestrator was stopped\norchestrator stopped at the scenario deadline"
+	if got != want {
+		t.Errorf("decisions\n got %s\nwant %s", got, want)
+	}
+	ss, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range ss {
+		if ReferenceDecisions(sc) == nil {
+			t.Errorf("%s: no reference decisions (go test ./cmd/aopconform -run TestOrchestratorSide -update)", sc.ID)
+		}
+	}
+}

@@ -109,7 +109,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			{
 				Name:      "run",
 				Usage:     "run the scenarios of a protocol against an agent",
-				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--known-failing FILE] [--certify KEY [--certificate FILE]] -- CMD [ARGS...]",
+				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--known-failing FILE] [--certify KEY [--certificate FILE]] [--side orchestrator] -- CMD [ARGS...]",
 				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(conform.Protocols, ", ")},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files (*.json) from `DIR` (repeatable)"},

@@ -29,8 +29,8 @@ const (
 // sideFlags are the flags `aopconform run` gets for the orchestrator side.
 func sideFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: flagSide, Value: orchside.SideAgent, Usage: "the side under test: agent, or orchestrator (the command after -- is an orchestrator that launches $AOPKIT_AGENT; docs/orchestrator-side.md)"},
-		&cli.StringFlag{Name: flagMockagent, Usage: "with --side orchestrator: the mockagent program the orchestrator launches (default: mockagent on PATH, else next to aopconform)", DefaultText: "mockagent"},
+		&cli.StringFlag{Name: flagSide, Value: orchside.SideAgent, Usage: "the side under test, `SIDE`: agent, or orchestrator (the command after -- is an orchestrator that launches $AOPKIT_AGENT; docs/orchestrator-side.md)"},
+		&cli.StringFlag{Name: flagMockagent, Usage: "with --side orchestrator: the mockagent `PROGRAM` the orchestrator launches", DefaultText: "mockagent on PATH, else next to aopconform"},
 	}
 }
 

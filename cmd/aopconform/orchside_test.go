@@ -37,6 +37,9 @@ func TestOrchestratorSide(t *testing.T) {
 		args []string
 		// fail lists the checks that must fail (nil: the run must pass, exit 0).
 		fail []string
+		// engineFault: a fault of the reference engine; its run must judge (no
+		// harness error) and what it fails is logged.
+		engineFault bool
 		code int
 		out  string
 		rep  *conform.Report
@@ -72,6 +75,19 @@ func TestOrchestratorSide(t *testing.T) {
 	} else {
 		t.Log("no python3: only the engine is certified")
 	}
+	// The engines' faults (aopconform engine-faults): the engine misbehaving on purpose.
+	faults, err := exec.Command("aopconform", "engine-faults").Output()
+	if err != nil {
+		t.Fatalf("aopconform engine-faults: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(faults)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg") {
+			continue
+		}
+		jobs = append(jobs, &job{name: f[0] + " engine fault " + f[1], engineFault: true,
+			args: []string{"--side", "orchestrator", "--protocol", f[0], "--timeout-scale", scale, "--", "aopconform", "engine", "--protocol", f[0], "--fault", f[1]}})
+	}
 	var wg sync.WaitGroup
 	dir := t.TempDir()
 	for i, j := range jobs {
@@ -91,6 +107,18 @@ func TestOrchestratorSide(t *testing.T) {
 			if *update {
 				if strings.HasSuffix(j.name, "engine") {
 					writeReferenceDecisions(t, j.rep)
+				}
+				return
+			}
+			if j.engineFault {
+				if j.code == 2 {
+					t.Fatalf("harness error\n%s", clipOut(j.out))
+				}
+				for _, c := range failedChecks(j.rep) {
+					if !strings.Contains(c, "/orch/ref/") {
+						failedSomewhere[c] = true
+						t.Logf("fails %s", c)
+					}
 				}
 				return
 			}

@@ -45,12 +45,19 @@ func Decisions(s *conform.Session) []string {
 				if e == first && e.Key == "TASK" {
 					continue // the dispatch, on the launch's line
 				}
-				line := "  sends " + orDefault(e.Key, "a non-message line")
+				line := "  sends a non-message line"
+				if e.Key != "" {
+					line = "  sends " + e.Key
+				}
 				if strings.HasPrefix(e.Key, "response:") {
 					var m map[string]any
 					json.Unmarshal([]byte(e.Line), &m)
 					c, _ := m["correlationId"].(string)
-					line += " to " + orDefault(requests[c], "no request")
+					if r := requests[c]; r != "" {
+						line += " to " + r
+					} else {
+						line += " to no request"
+					}
 				}
 				out = append(out, line)
 			case "stdin-eof":
@@ -109,13 +116,6 @@ func dispatchSummary(s *conform.Session, l *Launch) string {
 		}
 	}
 	return "TASK for " + strAt(m, "target", "provider") + " / " + strAt(m, "target", "model") + attempt
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 // ReferenceDecisions is the reference engine's decision sequence for a shipped

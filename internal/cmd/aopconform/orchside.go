@@ -130,10 +130,25 @@ func findMockagent(flag string) (string, error) {
 	return "", usageError{"--side orchestrator needs mockagent (the agent the orchestrator launches): put it on PATH or give --mockagent PATH"}
 }
 
-// engineFaults lists the faults the reference engine of each protocol plays on
-// purpose (harness.Config.EngineFault), by name with a one-line doc. Empty until
-// the engines expose theirs.
-var engineFaults = map[string]map[string]string{}
+// engineFault is one fault the reference engine of a protocol plays on purpose
+// (harness.Config.EngineFault).
+type engineFault struct{ Name, Doc string }
+
+// engineFaults lists each protocol engine's faults. Wire an engine's Faults()
+// here when it has them, one line per protocol.
+var engineFaults = map[string]func() []engineFault{}
+
+// lookupEngineFault reports whether protocol's engine has the fault.
+func lookupEngineFault(protocol, name string) bool {
+	if f := engineFaults[protocol]; f != nil {
+		for _, ef := range f() {
+			if ef.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // engineSteps are what the standalone engine does of its own accord where the
 // agent-side drivers follow a scenario's steps: orchmsg shuts the agent down 300 ms
@@ -156,16 +171,12 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(orchside.Protocols(), ", ")},
 			&cli.StringFlag{Name: "task", Usage: "the task to orchestrate (aop2: a TASK envelope) from `FILE`", DefaultText: "$" + orchside.EnvTask},
-			&cli.StringFlag{Name: "fault", Usage: "play one fault of the engine on purpose (see aopconform engine --list-faults)"},
-			&cli.BoolFlag{Name: "list-faults", Usage: "list the engine's faults and exit"},
+			&cli.StringFlag{Name: "fault", Usage: "play one fault of the engine on purpose (aopconform engine-faults lists them)"},
 			&cli.StringFlag{Name: "transcript", Usage: "write the engine's transcript (transcript/1) to `FILE`"},
 			&cli.DurationFlag{Name: "deadline", Value: 5 * time.Minute, Usage: "stop the agent and give up after `D`"},
 		},
 		OnUsageError: usage,
 		Action: func(c *cli.Context) error {
-			if c.Bool("list-faults") {
-				return listEngineFaults(c.String(flagProtocol), stdout)
-			}
 			return engineCmd(c.Context, engineConfig{
 				Protocol: c.String(flagProtocol), Task: c.String("task"), Fault: c.String("fault"),
 				Transcript: c.String("transcript"), Deadline: c.Duration("deadline"), Command: c.Args().Slice(),
@@ -174,25 +185,42 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 	}
 }
 
-func listEngineFaults(protocol string, w io.Writer) error {
-	var names []string
-	for p, fs := range engineFaults {
-		if protocol != "" && p != protocol {
-			continue
-		}
-		for n, doc := range fs {
-			names = append(names, p+"\t"+n+"\t"+doc)
-		}
+// engineFaultsCommand is `aopconform engine-faults`: the faults of the reference
+// engines, one a line: protocol, fault, what it does (tab-separated).
+func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Command {
+	return &cli.Command{
+		Name:         "engine-faults",
+		Usage:        "list the faults the reference engine plays on purpose (aopconform engine --fault NAME)",
+		UsageText:    "aopconform engine-faults [--protocol ID]",
+		Flags:        []cli.Flag{&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"}},
+		OnUsageError: usage,
+		Action: func(c *cli.Context) error {
+			protocol := c.String(flagProtocol)
+			if protocol != "" && !conform.KnownProtocol(protocol) {
+				fmt.Fprintf(stderr, "aopconform: unknown protocol %q (one of %s)\n", protocol, strings.Join(conform.Protocols, ", "))
+				return exitCode(exitHarness)
+			}
+			var lines []string
+			for p, f := range engineFaults {
+				if protocol != "" && p != protocol {
+					continue
+				}
+				for _, ef := range f() {
+					lines = append(lines, p+"\t"+ef.Name+"\t"+ef.Doc)
+				}
+			}
+			sort.Strings(lines)
+			for _, l := range lines {
+				fmt.Fprintln(stdout, l)
+			}
+			if len(lines) == 0 {
+				fmt.Fprintln(stderr, "aopconform: no engine faults (yet)")
+			}
+			return nil
+		},
 	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		fmt.Fprintln(w, "no engine faults yet")
-	}
-	for _, n := range names {
-		fmt.Fprintln(w, n)
-	}
-	return nil
 }
+
 
 type engineConfig struct {
 	Protocol, Task, Fault, Transcript string
@@ -210,8 +238,8 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 		return fail("--protocol is required (one of %s)", strings.Join(conform.Protocols, ", "))
 	}
 	if cfg.Fault != "" {
-		if _, ok := engineFaults[cfg.Protocol][cfg.Fault]; !ok {
-			return fail("the %s engine has no fault %q (aopconform engine --list-faults)", cfg.Protocol, cfg.Fault)
+		if !lookupEngineFault(cfg.Protocol, cfg.Fault) {
+			return fail("the %s engine has no fault %q (aopconform engine-faults lists them)", cfg.Protocol, cfg.Fault)
 		}
 	}
 	if cfg.Deadline <= 0 {

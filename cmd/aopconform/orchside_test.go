@@ -40,10 +40,10 @@ func TestOrchestratorSide(t *testing.T) {
 		// engineFault: a fault of the reference engine; its run must judge (no
 		// harness error) and what it fails is logged.
 		engineFault bool
-		code int
-		out  string
-		rep  *conform.Report
-		err  error
+		code        int
+		out         string
+		rep         *conform.Report
+		err         error
 	}
 	jobs := []*job{
 		{name: "engine", args: append(append([]string(nil), base...), "--known-failing", filepath.Join(orchestratorsDir, "engine.known-failing"), "--", "aopconform", "engine", "--protocol", "aop2")},

@@ -221,7 +221,6 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 	}
 }
 
-
 type engineConfig struct {
 	Protocol, Task, Fault, Transcript string
 	Deadline                          time.Duration

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -33,11 +35,10 @@ func observe(cfg config, stdin *io.Reader, stdout *io.Writer) (*mockagent.Observ
 }
 
 func signalName(s os.Signal) string {
-	switch s {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case os.Interrupt:
-		return "SIGINT"
+	if ss, ok := s.(syscall.Signal); ok {
+		if n := unix.SignalName(ss); n != "" {
+			return n
+		}
 	}
 	return s.String()
 }

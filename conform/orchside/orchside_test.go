@@ -2,6 +2,7 @@ package orchside
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -279,5 +280,63 @@ func TestDecisions(t *testing.T) {
 		if ReferenceDecisions(sc) == nil {
 			t.Errorf("%s: no reference decisions (go test ./cmd/aopconform -run TestOrchestratorSide -update)", sc.ID)
 		}
+	}
+}
+
+func omIn(d, line string) Event {
+	var k struct{ Type string }
+	json.Unmarshal([]byte(line), &k)
+	return Event{At: at(d), Kind: "stdin", Line: line, Key: k.Type}
+}
+
+func omOut(d, line string) Event {
+	var k struct{ Type string }
+	json.Unmarshal([]byte(line), &k)
+	return Event{At: at(d), Kind: "stdout", Line: line, Key: k.Type}
+}
+
+// TestOrchmsgChecks: the orchmsg checks on synthetic observations.
+func TestOrchmsgChecks(t *testing.T) {
+	task := `{"taskId":"task-123","message":"m"}`
+	assigned := omIn("10ms", `{"type":"notify:task-assigned","id":"n1","timestamp":"t","payload":{"taskId":"task-123"}}`)
+	other := omIn("10ms", `{"type":"notify:task-assigned","id":"n1","timestamp":"t","payload":{"taskId":"task-9"}}`)
+	req := omOut("100ms", `{"type":"request:get-task","id":"req-1","payload":{"taskId":"task-123"}}`)
+	res := omIn("110ms", `{"type":"response:success","id":"r1","correlationId":"req-1","payload":{}}`)
+	wrong := omIn("110ms", `{"type":"response:success","id":"r1","correlationId":"req-2","payload":{}}`)
+	late := omIn("40s", `{"type":"response:success","id":"r1","correlationId":"req-1","payload":{}}`)
+	shut := omIn("1s", `{"type":"notify:shutdown","id":"n2","timestamp":"t","payload":{"gracePeriod":2000}}`)
+	l := func(evs ...Event) Launch { return Launch{Start: t0, Events: evs} }
+	cases := []struct {
+		check, name string
+		s           *conform.Session
+		want        conform.Verdict
+	}{
+		{"orchmsg/orch/notify/task-assigned", "ok", session(task, nil, l(assigned, req, res)), conform.Pass},
+		{"orchmsg/orch/notify/task-assigned", "other task", session(task, nil, l(other)), conform.Fail},
+		{"orchmsg/orch/notify/task-assigned", "response first", session(task, nil, l(res, assigned)), conform.Fail},
+		{"orchmsg/orch/notify/task-assigned", "nothing", session(task, nil, l(exit("1s", 0))), conform.Fail},
+
+		{"orchmsg/orch/corr/response-correlation", "ok", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/corr/response-correlation", "wrong id", session(task, nil, l(assigned, req, wrong, exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/corr/response-correlation", "twice", session(task, nil, l(assigned, req, res, res, exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/corr/response-correlation", "after 30s", session(task, nil, l(assigned, req, late, exit("41s", 0))), conform.Fail},
+		{"orchmsg/orch/corr/response-correlation", "never", session(task, nil, l(assigned, req, exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/corr/response-correlation", "no request", session(task, nil, l(assigned, exit("1s", 0))), conform.NotTested},
+
+		{"orchmsg/orch/shutdown/grace-honoured", "SIGTERM after the grace", session(task, nil, l(assigned, shut, sig("3.1s"), alive("5s"))), conform.Pass},
+		{"orchmsg/orch/shutdown/grace-honoured", "SIGTERM with the notification", session(task, nil, l(assigned, shut, sig("1s"), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "signal before the notification", session(task, nil, l(assigned, sig("500ms"), shut, exit("4s", 0))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "no shutdown", session(task, nil, l(assigned, alive("9s"))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "stdin closed is no stop", session(task, nil, l(assigned, shut, eof("1s"), sig("3.2s"), alive("5s"))), conform.Pass},
+		{"orchmsg/orch/shutdown/grace-honoured", "left running", session(task, nil, l(assigned, shut, exit("60s", 0))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "agent obeyed", session(task, nil, l(assigned, shut, exit("1.2s", 0))), conform.NotTested},
+	}
+	for _, c := range cases {
+		t.Run(c.check+"/"+c.name, func(t *testing.T) {
+			o := conform.LookupCheck(c.check).Run(c.s)
+			if o.Verdict != c.want {
+				t.Errorf("%s, want %s: %s (expected %q, actual %q)", o.Verdict, c.want, o.Message, o.Expected, o.Actual)
+			}
+		})
 	}
 }

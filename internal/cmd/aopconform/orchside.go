@@ -2,6 +2,7 @@ package aopconformcmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -286,7 +287,8 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 	// anything but protocol messages).
 	for _, r := range h.Session().Records {
 		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit") {
-			fmt.Fprintf(stderr, "aopconform engine: attempt %d: %s %v\n", r.Attempt, r.Event, r.Detail)
+			d, _ := json.Marshal(r.Detail)
+			fmt.Fprintf(stderr, "aopconform engine: attempt %d: %s %s\n", r.Attempt, r.Event, d)
 		}
 	}
 	return nil

@@ -62,6 +62,8 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"aop2/orch/9/fallback-by-trigger"}},
 			&job{name: "python close-stdin-early", args: append(append([]string(nil), base...), "--", "python3", py, "close-stdin-early"),
 				fail: []string{"aop2/orch/11/timeout-enforced", "aop2/orch/6.1/heartbeat-failure-abort", "aop2/orch/9/fallback-by-trigger", "aop2/orch/bind/healthy-agent-completes"}},
+			&job{name: "python skip-rollback", args: append(append([]string(nil), base...), "--", "python3", py, "skip-rollback"),
+				fail: []string{"aop2/orch/7/rollback-restored"}},
 			&job{name: "orchmsg python", args: append(append([]string(nil), obase...), "--", "python3", opy)},
 			&job{name: "orchmsg python wrong-correlation-id", args: append(append([]string(nil), obase...), "--", "python3", opy, "wrong-correlation-id"),
 				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/shutdown/grace-honoured"}},

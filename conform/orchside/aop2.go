@@ -66,6 +66,14 @@ var aop2Checks = []*conform.Check{
 		Run:         aop2HeartbeatAbort,
 	},
 	{
+		ID: "aop2/orch/7/rollback-restored", Protocol: "aop2", Family: "rollback", Tier: conform.Full, Level: conform.MUST,
+		Spec:        "aop2 §7",
+		Requirement: "Rollback Protocol (Orchestrator-Owned): with `rollback_snapshot.enabled` the orchestrator snapshots the expected output before dispatch and, when the task fails or is aborted, restores it and emits `ROLLBACK_INITIATED`. \"Executors are **not required** to perform rollback; this is orchestrator tooling.\"",
+		Bad:         "the executor overwrites out.txt and reports FAILURE; the orchestrator records the failure and leaves the overwritten out.txt in place",
+		Good:        "before dispatch the orchestrator copies out.txt to .aop_snapshots/out.txt.before; after the FAILURE it copies it back and emits ROLLBACK_INITIATED",
+		Run:         aop2RollbackRestored,
+	},
+	{
 		ID: "aop2/orch/9/fallback-by-trigger", Protocol: "aop2", Family: "fallbacks", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §9, §2.2",
 		Requirement: "`alternative_models` with `fallback_trigger` (`TIMEOUT`, `FIRST_ERROR`, `CRITICAL_ERROR`, `ALL_ERRORS`, `COST_LIMIT_EXCEEDED`): after a failed attempt the task is re-dispatched to the first alternative whose trigger matches the failure, with that provider and model in `target`.",
@@ -330,4 +338,67 @@ func aop2FallbackByTrigger(s *conform.Session) conform.Outcome {
 	o := conform.Passf("after the timeout the task was re-dispatched to %s (trigger %s)", expected, want.Trigger)
 	o.Seq = []int{e.Seq}
 	return o
+}
+
+func aop2RollbackRestored(s *conform.Session) conform.Outcome {
+	given, l, bad := firstLaunch(s)
+	if bad != nil {
+		return *bad
+	}
+	before, _ := s.Facts[FactFilesBefore].(map[string]string)
+	after, _ := s.Facts[FactFiles].(map[string]*string)
+	ws := ""
+	if m, _ := aop2TaskOf(l); m != nil {
+		if t, ok := m["task"].(map[string]any); ok {
+			ws = strAt(t, "environment", "workspace_root")
+		}
+	}
+	var changed []string
+	for _, e := range l.Messages("stdout", "RESPONSE") {
+		var r struct {
+			TaskStatus struct {
+				FinalSignal string `json:"final_signal"`
+			} `json:"task_status"`
+			ExecutionSummary struct {
+				OutputArtifacts []struct {
+					Path string `json:"path"`
+				} `json:"output_artifacts"`
+			} `json:"execution_summary"`
+		}
+		if json.Unmarshal([]byte(e.Line), &r) != nil || r.TaskStatus.FinalSignal == "SUCCESS" {
+			continue
+		}
+		for _, a := range r.ExecutionSummary.OutputArtifacts {
+			changed = append(changed, a.Path)
+		}
+	}
+	if len(changed) == 0 {
+		return conform.NotTestedf("the agent reported no failed task with output artifacts (the scenario's cue failed)")
+	}
+	n := 0
+	for _, o := range given.Outputs {
+		if !o.Snapshot {
+			continue
+		}
+		rel := o.Path
+		if ws != "" && strings.HasPrefix(rel, ws+"/") {
+			rel = "workspace/" + strings.TrimPrefix(rel, ws+"/")
+		}
+		want, seeded := before[rel]
+		if !seeded {
+			continue
+		}
+		n++
+		got := after[rel]
+		if got == nil {
+			return conform.Mismatch(fmt.Sprintf("%s is gone after the failed task: not restored (§7)", rel), want, "(no file)")
+		}
+		if *got != want {
+			return conform.Mismatch(fmt.Sprintf("%s after the failed task is not its snapshot: not restored (§7)", rel), want, *got)
+		}
+	}
+	if n == 0 {
+		return conform.NotTestedf("no expected output with rollback_snapshot.enabled is a setup file of the scenario")
+	}
+	return conform.Passf("%d output(s) restored from their snapshots after the failed task", n)
 }

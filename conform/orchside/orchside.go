@@ -14,6 +14,7 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -45,6 +46,20 @@ const Judged = "orchestrator"
 
 // FactLaunches is the session fact holding the agent launches ([]Launch).
 const FactLaunches = "orch.launches"
+
+// FactFiles holds the scenario's setup files after the orchestrator ended
+// (map[string]*string by path: nil when absent), FactFilesBefore as written.
+const (
+	FactFiles       = "orch.files"
+	FactFilesBefore = "orch.files.before"
+)
+
+// setup is an orchestrator-side scenario's "setup": files written into the
+// scratch directory before the orchestrator starts (paths relative to it), read
+// back when it has ended.
+type setup struct {
+	Files map[string]string `json:"files"`
+}
 
 // Sides of aopconform run --side.
 const (
@@ -114,6 +129,27 @@ func drive(h *harness.H, mock string, extra []string) error {
 		return harness.Errorf("agent command: %v", err)
 	}
 	h.Fact("orch.task", string(task))
+	var su setup
+	if len(sc.Setup) > 0 {
+		if err := json.Unmarshal(sc.Setup, &su); err != nil {
+			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
+		}
+	}
+	files := map[string]string{}
+	for rel, content := range su.Files {
+		p, ok := h.Inside(rel)
+		if !ok || filepath.IsAbs(rel) {
+			return harness.Errorf("scenario %s: setup file %q is not inside the scratch directory", sc.ID, rel)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return harness.Errorf("setup: %v", err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return harness.Errorf("setup: %v", err)
+		}
+		files[filepath.ToSlash(rel)] = p
+	}
+	h.Fact(FactFilesBefore, su.Files)
 	a, err := h.Launch(task, EnvAgent+"="+agentPath, EnvTask+"="+taskPath)
 	if err != nil {
 		return err
@@ -135,6 +171,16 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if err != nil {
 		return err
 	}
+	after := map[string]*string{}
+	for rel, p := range files {
+		if b, err := readBounded(p, 1<<20); err == nil {
+			c := string(b)
+			after[rel] = &c
+		} else {
+			after[rel] = nil
+		}
+	}
+	h.Fact(FactFiles, after)
 	launches, err := readObservations(obs)
 	if err != nil {
 		return harness.Errorf("reading the agent's observations: %v", err)
@@ -186,4 +232,18 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 		r = h.Record(r)
 		e.Seq, e.Key = r.Seq, r.Key
 	}
+}
+
+// readBounded reads at most max bytes of a file (more is an error).
+func readBounded(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s is over %d bytes", name, max)
+	}
+	return b, err
 }

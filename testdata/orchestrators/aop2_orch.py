@@ -10,7 +10,9 @@ on its stdout), and enforces the task's policy:
   - heartbeats (execution_policy.heartbeat, §6.1): interval_seconds x
     max_missed_beats without a HEARTBEAT is E_HEARTBEAT_FAILURE; ABORT stops it;
   - fallback (§9): after a failed attempt, the first alternative_models entry
-    whose fallback_trigger matches the error gets the task.
+    whose fallback_trigger matches the error gets the task;
+  - rollback (§7): expected outputs with rollback_snapshot.enabled are copied to
+    their snapshot_path before the first dispatch and restored when the task fails.
 Its decisions go to stderr (logs); it exits 0 once the task is decided.
 
 Usage: aop2_orch.py [MODE]. MODE "correct" (default) or one bug, to show that
@@ -21,10 +23,12 @@ aopconform run --side orchestrator catches it:
   wrong-fallback-model   falls back to the first alternative, whatever its trigger
   close-stdin-early      closes the executor's stdin right after the TASK
   task-status-in-task    dispatches a TASK that carries task_status (§1.2)
+  skip-rollback          takes the snapshots but never restores them
 """
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -139,11 +143,41 @@ def matches(trigger, code):
             or (trigger == "COST_LIMIT_EXCEEDED" and code == "E_COST_LIMIT_EXCEEDED"))
 
 
+def snapshots(task):
+    """Copy each enabled expected output aside (§7); return (path, snapshot, existed)."""
+    out = []
+    for o in (task.get("task") or {}).get("expected_outputs") or []:
+        rs = o.get("rollback_snapshot") or {}
+        if not rs.get("enabled") or not o.get("path"):
+            continue
+        snap = rs.get("snapshot_path") or o["path"] + ".before"
+        os.makedirs(os.path.dirname(snap) or ".", exist_ok=True)
+        existed = os.path.exists(o["path"])
+        if existed:
+            shutil.copyfile(o["path"], snap)
+        else:
+            open(snap, "w").close()
+        out.append((o["path"], snap, existed))
+    return out
+
+
+def rollback(snaps):
+    if MODE == "skip-rollback":
+        return
+    for path, snap, existed in snaps:
+        if existed:
+            shutil.copyfile(snap, path)
+        elif os.path.exists(path):
+            os.remove(path)
+        log("ROLLBACK_INITIATED: restored", path)
+
+
 def main():
     with open(os.environ["AOPKIT_TASK"]) as f:
         task = json.load(f)
     _, _, _, alternatives = policy(task)
     remaining = list(alternatives)
+    snaps = snapshots(task)
     while True:
         code = attempt(task)
         if code is None:
@@ -157,6 +191,7 @@ def main():
                 break
         if pick is None:
             log("no alternative left:", "E_ALL_MODELS_EXHAUSTED" if alternatives else code)
+            rollback(snaps)
             return 0
         remaining = remaining[remaining.index(pick) + 1:]
         task = json.loads(json.dumps(task))

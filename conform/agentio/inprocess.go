@@ -2,6 +2,7 @@ package agentio
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -25,8 +26,6 @@ const MaxLine = 1 << 20
 func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	errR, errW := io.Pipe()
 	env := map[string]string{}
 	for _, kv := range spec.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -37,19 +36,21 @@ func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 		clk = clock.Real{}
 	}
 	c := &inproc{cancel: cancel, in: inW, lines: make(chan Line, 64), done: make(chan struct{})}
-	var readers sync.WaitGroup
-	readers.Add(2)
-	go readLines(outR, "stdout", clk, c.lines, &readers)
-	go readLines(errR, "stderr", clk, c.lines, &readers)
-	go func() { readers.Wait(); close(c.lines) }()
+	// The agent's stdout and stderr lines are sent in its own goroutine, in the
+	// order it wrote them (two pipes read by two goroutines would interleave them
+	// at random): in-process runs, on virtual time, are reproducible.
+	var mu sync.Mutex
+	outW := &lineWriter{mu: &mu, stream: "stdout", clk: clk, out: c.lines, ctx: ctx}
+	errW := &lineWriter{mu: &mu, stream: "stderr", clk: clk, out: c.lines, ctx: ctx}
 	go func() {
 		code := l.Agent.Run(ctx, mockagent.Env{
 			Stdin: inR, Stdout: outW, Stderr: errW,
 			Getenv: func(k string) string { return env[k] },
 			Dir:    spec.Dir, Args: spec.Args, Clock: clk,
 		}, l.Fault)
-		outW.Close()
-		errW.Close()
+		outW.flush()
+		errW.flush()
+		close(c.lines)
 		inR.Close()
 		c.mu.Lock()
 		if ctx.Err() != nil && c.signal != "" {
@@ -63,19 +64,70 @@ func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 	return c, nil
 }
 
-// readLines splits r into lines of at most MaxLine bytes and sends them on out.
-func readLines(r io.Reader, stream string, clk clock.Clock, out chan<- Line, wg *sync.WaitGroup) {
-	defer wg.Done()
-	br := bufio.NewReaderSize(r, 64*1024)
-	for {
-		data, truncated, err := ReadLine(br, MaxLine)
-		if len(data) > 0 || (err == nil) {
-			out <- Line{At: clk.Now(), Stream: stream, Data: data, Truncated: truncated}
+// lineWriter splits what an in-process agent writes on one stream into lines of
+// at most MaxLine bytes (the rest of a longer line is dropped and the line marked
+// truncated) and sends each on out as it is completed.
+type lineWriter struct {
+	mu        *sync.Mutex // shared by the agent's streams: one order for both
+	stream    string
+	clk       clock.Clock
+	out       chan<- Line
+	ctx       context.Context // once done, lines nobody reads any more are dropped
+	buf       []byte
+	truncated bool
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
 		}
-		if err != nil {
-			io.Copy(io.Discard, r)
-			return
+		if keep := MaxLine - len(w.buf); keep < len(chunk) {
+			if keep > 0 {
+				w.buf = append(w.buf, chunk[:keep]...)
+			}
+			w.truncated = true
+		} else {
+			w.buf = append(w.buf, chunk...)
 		}
+		if i < 0 {
+			break
+		}
+		w.send()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// send sends the line collected so far (without a trailing \r, as a line read
+// from a pipe loses its \r\n).
+func (w *lineWriter) send() {
+	data := append([]byte(nil), w.buf...)
+	if !w.truncated {
+		data = bytes.TrimSuffix(data, []byte("\r"))
+	}
+	select {
+	case w.out <- Line{At: w.clk.Now(), Stream: w.stream, Data: data, Truncated: w.truncated}:
+	case <-w.ctx.Done():
+		select { // a harness still reading gets it; one that stopped does not block the agent
+		case w.out <- Line{At: w.clk.Now(), Stream: w.stream, Data: data, Truncated: w.truncated}:
+		default:
+		}
+	}
+	w.buf, w.truncated = w.buf[:0], false
+}
+
+// flush sends an unterminated last line.
+func (w *lineWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 || w.truncated {
+		w.send()
 	}
 }
 

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
 	"github.com/aopkit/aopkit/conform"
 )
@@ -15,10 +16,6 @@ var aofC = common{protocol: "aof", bindings: "bindings §aof"}
 func aofCheck(id, family string, tier conform.Tier, level conform.Level, spec, req string, lint []string, run func(*conform.Session) conform.Outcome) *conform.Check {
 	return &conform.Check{ID: "aof/" + id, Protocol: "aof", Family: family, Tier: tier, Level: level, Spec: spec, Requirement: req, Lint: lint, Run: run}
 }
-
-var aofTaskIDRE = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}$`)
-
-var aofTypes = map[string]bool{"completion.report": true, "status.update": true, "handoff.request": true, "handoff.accepted": true, "handoff.rejected": true}
 
 // aofLine is one stdout line that is meant as an AOF envelope.
 type aofLine struct {
@@ -31,14 +28,8 @@ type aofLine struct {
 func aofLines(s *conform.Session) []aofLine {
 	var out []aofLine
 	for _, r := range s.AgentLines(0, "stdout") {
-		t := strings.TrimSpace(recordText(r))
-		var body string
-		switch {
-		case strings.HasPrefix(t, "AOF/1 "):
-			body = strings.TrimPrefix(t, "AOF/1 ")
-		case strings.HasPrefix(t, "{"):
-			body = t
-		default:
+		body, prefixed := spec.TrimPrefix(recordText(r))
+		if !prefixed && !strings.HasPrefix(body, "{") {
 			continue
 		}
 		var m map[string]any
@@ -120,10 +111,10 @@ var aofChecks = []*conform.Check{
 				if v, ok := num(e, "version"); !ok || v != 1 {
 					problems = append(problems, fmt.Sprintf("version must be 1 (got %v)", field(e, "version")))
 				}
-				if !aofTypes[str(e, "type")] {
+				if !spec.KnownType(str(e, "type")) {
 					problems = append(problems, fmt.Sprintf("type %q is not a ProtocolMessageType", str(e, "type")))
 				}
-				if !aofTaskIDRE.MatchString(str(e, "taskId")) {
+				if !spec.ValidTaskID(str(e, "taskId")) {
 					problems = append(problems, fmt.Sprintf("taskId %q must match TASK-YYYY-MM-DD-NNN", str(e, "taskId")))
 				}
 				if str(e, "fromAgent") == "" || str(e, "toAgent") == "" {
@@ -211,14 +202,13 @@ var aofChecks = []*conform.Check{
 			for _, l := range cs {
 				p := field(l.env, "payload")
 				var problems []string
-				switch str(p, "outcome") {
-				case "done", "needs_review", "partial":
-				case "blocked":
+				switch o := str(p, "outcome"); {
+				case !spec.ValidOutcome(o):
+					problems = append(problems, fmt.Sprintf("outcome %q is not done|blocked|needs_review|partial", o))
+				case o == spec.OutcomeBlocked:
 					if bl, _ := field(p, "blockers").([]any); len(bl) == 0 {
 						problems = append(problems, "outcome blocked needs blockers")
 					}
-				default:
-					problems = append(problems, fmt.Sprintf("outcome %q is not done|blocked|needs_review|partial", str(p, "outcome")))
 				}
 				if str(p, "summaryRef") == "" {
 					problems = append(problems, "summaryRef is required")
@@ -234,8 +224,8 @@ var aofChecks = []*conform.Check{
 				notes, ok := field(p, "notes").(string)
 				if !ok {
 					problems = append(problems, "notes is required")
-				} else if len([]rune(notes)) > 10000 {
-					problems = append(problems, fmt.Sprintf("notes has %d characters (limit 10,000)", len([]rune(notes))))
+				} else if len([]rune(notes)) > spec.MaxNotes {
+					problems = append(problems, fmt.Sprintf("notes has %d characters (limit %d)", len([]rune(notes)), spec.MaxNotes))
 				}
 				if len(problems) > 0 {
 					o := conform.Mismatch(fmt.Sprintf("record %d: invalid completion.report payload", l.r.Seq), "a valid completion payload", strings.Join(problems, "\n"))
@@ -293,12 +283,7 @@ var aofChecks = []*conform.Check{
 		[]string{"AOF-SEQ-003", "AOF-STATUS-"},
 		func(s *conform.Session) conform.Outcome {
 			task := aofEnv(s, "task")
-			cur := "in-progress"
-			valid := map[string][]string{
-				"backlog": {"ready", "blocked"}, "ready": {"in-progress", "blocked", "backlog"},
-				"in-progress": {"review", "blocked", "ready"}, "review": {"done", "in-progress", "blocked"},
-				"blocked": {"ready", "in-progress", "review"},
-			}
+			cur := spec.InProgress
 			for _, l := range aofLines(s) {
 				if l.env == nil || str(l.env, "type") != "status.update" || str(l.env, "taskId") != task {
 					continue
@@ -307,12 +292,8 @@ var aofChecks = []*conform.Check{
 				if to == "" || to == cur {
 					continue
 				}
-				ok := false
-				for _, t := range valid[cur] {
-					ok = ok || t == to
-				}
-				if !ok {
-					o := conform.Mismatch(fmt.Sprintf("record %d asks for the transition %s → %s", l.r.Seq, cur, to), "a transition the lifecycle allows from "+cur+": "+strings.Join(valid[cur], ", "), cur+" → "+to)
+				if !spec.ValidTransition(cur, to) {
+					o := conform.Mismatch(fmt.Sprintf("record %d asks for the transition %s → %s", l.r.Seq, cur, to), "a transition the lifecycle allows from "+cur+": "+strings.Join(spec.AllowedFrom(cur), ", "), cur+" → "+to)
 					o.Seq = one(l)
 					return o
 				}

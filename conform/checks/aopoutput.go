@@ -1,11 +1,14 @@
 package checks
 
 import (
+	"sort"
+
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 
 	"github.com/aopkit/aopkit/conform"
 )
@@ -16,53 +19,56 @@ func aopOutCheck(id, family string, tier conform.Tier, level conform.Level, spec
 	return &conform.Check{ID: "aop-output/" + id, Protocol: "aop-output", Family: family, Tier: tier, Level: level, Spec: spec, Requirement: req, Lint: lint, Run: run}
 }
 
-var markerRE = regexp.MustCompile(`^\s*\[AOP:([A-Z_]+)\]\s?(.*)$`)
-
-// aopReport is the report parsed from the agent's stdout.
+// aopReport is the report parsed from the agent's stdout (lint/spec/aopoutput).
 type aopReport struct {
 	markers []string          // in order
 	values  map[string]string // first value of each marker
 	seqs    map[string]int
-	summary []string // lines between SUMMARY and the next marker
-	body    []string // other non-empty lines inside the report (the "agent work")
+	summary []spec.SummaryLine // the summary's non-empty lines
+	text    string             // the summary's text, trimmed
+	body    []string           // other non-empty lines inside the report (the "agent work")
 	outside []*conform.Record
 	blocks  int
 }
 
 func parseAOPReport(s *conform.Session) aopReport {
 	rep := aopReport{values: map[string]string{}, seqs: map[string]int{}}
-	in, inSummary := false, false
-	var lines []string
-	var recs []*conform.Record
-	for _, r := range s.AgentLines(0, "stdout") {
-		for _, l := range strings.Split(recordText(r), "\n") {
-			lines = append(lines, l)
-			recs = append(recs, r)
+	var text strings.Builder
+	var starts []int // offset of each record's text in the joined stdout
+	recs := s.AgentLines(0, "stdout")
+	for i, r := range recs {
+		if i > 0 {
+			text.WriteByte('\n')
 		}
+		starts = append(starts, text.Len())
+		text.WriteString(recordText(r))
 	}
-	for i, line := range lines {
-		r := recs[i]
-		m := markerRE.FindStringSubmatch(line)
-		if m == nil {
-			if inSummary {
-				rep.summary = append(rep.summary, line)
-			} else if !in && strings.TrimSpace(line) != "" {
-				rep.outside = append(rep.outside, r)
-			} else if in && strings.TrimSpace(line) != "" {
-				rep.body = append(rep.body, line)
+	recAt := func(off int) *conform.Record {
+		return recs[sort.Search(len(starts), func(i int) bool { return starts[i] > off })-1]
+	}
+	if len(recs) == 0 {
+		return rep
+	}
+	p := spec.Parse([]byte(text.String()))
+	in, inSummary := false, false
+	for _, l := range p.Lines {
+		name, value, isMarker := spec.ParseMarker(l.Text)
+		if !isMarker {
+			switch {
+			case inSummary || strings.TrimSpace(l.Text) == "":
+			case in:
+				rep.body = append(rep.body, l.Text)
+			default:
+				rep.outside = append(rep.outside, recAt(l.Off))
 			}
 			continue
 		}
-		name := m[1]
 		rep.markers = append(rep.markers, name)
 		if _, seen := rep.values[name]; !seen {
-			rep.values[name] = strings.TrimSpace(m[2])
-			rep.seqs[name] = r.Seq
+			rep.values[name] = value
+			rep.seqs[name] = recAt(l.Off).Seq
 		}
 		inSummary = name == "SUMMARY"
-		if inSummary && strings.TrimSpace(m[2]) != "" {
-			rep.summary = append(rep.summary, m[2])
-		}
 		switch name {
 		case "START":
 			in = true
@@ -71,10 +77,9 @@ func parseAOPReport(s *conform.Session) aopReport {
 			in, inSummary = false, false
 		}
 	}
+	rep.summary, rep.text = p.Summary()
 	return rep
 }
-
-var summaryLimits = map[string]int{"search": 500, "explore": 500, "analysis": 600, "code": 300, "test": 400, "build": 200, "documentation": 500, "docs": 500}
 
 func aopTaskType(s *conform.Session) string {
 	if a := s.Attempt(1); a != nil {
@@ -82,8 +87,6 @@ func aopTaskType(s *conform.Session) string {
 	}
 	return ""
 }
-
-var aopStatuses = map[string]bool{"success": true, "failure": true, "partial": true}
 
 var aopOutputChecks = []*conform.Check{
 	aopOutC.lintClean("aop-output-1.0.0 §AOP Format Specification"),
@@ -95,7 +98,12 @@ var aopOutputChecks = []*conform.Check{
 		[]string{"AOPOUT-MARKER-001", "AOPOUT-MARKER-002", "AOPOUT-MARKER-003"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
-			want := []string{"START", "TASK", "SUMMARY", "DETAILS_FILE", "STATUS", "END"}
+			var want []string
+			for _, m := range spec.Markers {
+				if spec.Required(m) {
+					want = append(want, m)
+				}
+			}
 			var got []string
 			for _, m := range rep.markers {
 				if m != "METRICS" {
@@ -133,8 +141,8 @@ var aopOutputChecks = []*conform.Check{
 			if !ok || t == "" {
 				return conform.Failf("no [AOP:TASK] line")
 			}
-			if n := utf8.RuneCountInString(t); n > 50 {
-				o := conform.Mismatch("the task description is too long", "at most 50 characters", fmt.Sprintf("%d characters: %s", n, t))
+			if n := utf8.RuneCountInString(t); n > spec.MaxTask {
+				o := conform.Mismatch("the task description is too long", fmt.Sprintf("at most %d characters", spec.MaxTask), fmt.Sprintf("%d characters: %s", n, t))
 				o.Seq = []int{rep.seqs["TASK"]}
 				return o
 			}
@@ -149,20 +157,11 @@ var aopOutputChecks = []*conform.Check{
 			if _, ok := rep.values["SUMMARY"]; !ok {
 				return conform.Failf("no [AOP:SUMMARY] section")
 			}
-			text := strings.TrimSpace(strings.Join(rep.summary, "\n"))
-			limit, ok := summaryLimits[aopTaskType(s)]
-			if !ok {
-				limit = 500
-			}
-			n := utf8.RuneCountInString(text)
-			bullets := 0
-			for _, l := range rep.summary {
-				if strings.HasPrefix(strings.TrimSpace(l), "-") || strings.HasPrefix(strings.TrimSpace(l), "*") {
-					bullets++
-				}
-			}
-			if text == "" || n > limit || bullets > 5 {
-				o := conform.Mismatch("the summary breaks its limits", fmt.Sprintf("1-5 bullets, at most %d characters (%s)", limit, orDash(aopTaskType(s))), fmt.Sprintf("%d bullets, %d characters", bullets, n))
+			limit, _ := spec.SummaryLimit(aopTaskType(s))
+			n := utf8.RuneCountInString(rep.text)
+			bullets := spec.Bullets(rep.summary)
+			if rep.text == "" || n > limit || bullets > spec.MaxBullets {
+				o := conform.Mismatch("the summary breaks its limits", fmt.Sprintf("1-%d bullets, at most %d characters (%s)", spec.MaxBullets, limit, orDash(aopTaskType(s))), fmt.Sprintf("%d bullets, %d characters", bullets, n))
 				o.Seq = []int{rep.seqs["SUMMARY"]}
 				return o
 			}
@@ -175,7 +174,7 @@ var aopOutputChecks = []*conform.Check{
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
 			st := rep.values["STATUS"]
-			if !aopStatuses[st] {
+			if !spec.ValidStatus(st) {
 				o := conform.Mismatch("the status is not one of success, failure, partial", "success | failure | partial", st)
 				o.Seq = []int{rep.seqs["STATUS"]}
 				return o

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
+
 	"github.com/aopkit/aopkit/conform/harness"
 
 	"github.com/aopkit/aopkit/conform"
@@ -25,8 +28,8 @@ var drivers = map[string]func(h *harness.H) error{
 	"aop2":       driveAOP2,
 	"orchmsg":    driveOrchmsg,
 	"aos":        driveAOS,
-	"aop-output": driveAOPOutput,
-	"aof":        driveAOF,
+	"aop-output": engaopoutput.Drive,
+	"aof":        engaof.Drive,
 }
 
 // AOP2Key names an aop2 message: "TASK", "RESPONSE", "EVENT/HEARTBEAT", ...

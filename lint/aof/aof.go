@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
@@ -186,15 +188,9 @@ func schemaFile(kind string) string {
 	return ""
 }
 
-// taskIDPattern is the guide's TaskId (aof-1 §Envelope Fields), which is normative.
-var taskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}$`)
-
-// upstreamTaskIDPattern is the live implementation's TaskId, with an optional -NN
-// suffix (reference/README.md, upstream/aof).
-var upstreamTaskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}-\d{2}$`)
-
-// ValidTaskID reports whether id matches the guide's TASK-YYYY-MM-DD-NNN.
-func ValidTaskID(id string) bool { return taskIDPattern.MatchString(id) }
+// ValidTaskID reports whether id matches the guide's TASK-YYYY-MM-DD-NNN
+// (lint/spec/aof).
+func ValidTaskID(id string) bool { return spec.ValidTaskID(id) }
 
 // datetimePattern is the ISO 8601 extended date-time the guide uses (seconds and
 // fraction optional, a zone optional).

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
@@ -166,7 +168,7 @@ func taskIDProblem(id string) string {
 	if ValidTaskID(id) {
 		return ""
 	}
-	if upstreamTaskIDPattern.MatchString(id) {
+	if spec.UpstreamTaskID(id) {
 		return fmt.Sprintf("%q carries the -NN suffix of the upstream AOF implementation (its TaskId regex is ^TASK-\\d{4}-\\d{2}-\\d{2}-\\d{3}(-\\d{2})?$); "+
 			"the guide's pattern, which is normative, is TASK-YYYY-MM-DD-NNN without a suffix, such as %q", id, id[:len(id)-3])
 	}

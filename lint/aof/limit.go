@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unicode/utf16"
 
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
@@ -22,14 +24,14 @@ var Limits = &lint.Rule{
 
 var limitRules = []*lint.Rule{Limits}
 
-const maxMessageBytes = 10 << 20
+const maxMessageBytes = spec.MaxMessage
 
 var stringLimits = []struct {
 	field string
 	max   int
-}{{"summaryRef", 256}, {"handoffRef", 256}, {"notes", 10000}, {"progress", 1000}, {"reason", 512}}
+}{{"summaryRef", spec.MaxSummaryRef}, {"handoffRef", spec.MaxSummaryRef}, {"notes", spec.MaxNotes}, {"progress", spec.MaxProgress}, {"reason", spec.MaxReason}}
 
-var listLimits = map[string]int{"deliverables": 50, "blockers": 20, "acceptanceCriteria": 50, "expectedOutputs": 50, "contextRefs": 50, "constraints": 50}
+var listLimits = map[string]int{"deliverables": spec.MaxListItems, "blockers": spec.MaxBlockers, "acceptanceCriteria": spec.MaxListItems, "expectedOutputs": spec.MaxListItems, "contextRefs": spec.MaxListItems, "constraints": spec.MaxListItems}
 
 // jsLen is a string's length as JavaScript (and Zod) counts it: UTF-16 code units.
 func jsLen(s string) int {
@@ -67,8 +69,8 @@ func checkLimits(p *lint.Pass) {
 		}
 		for i, it := range m.Value.Items {
 			if it.IsString() {
-				if l := jsLen(it.Str); l > 256 {
-					p.Reportf(fmt.Sprintf("%s/%d", ptr, i), "%s[%d] is %d characters, over the upstream limit of 256 per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l)
+				if l := jsLen(it.Str); l > spec.MaxItem {
+					p.Reportf(fmt.Sprintf("%s/%d", ptr, i), "%s[%d] is %d characters, over the upstream limit of %d per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l, spec.MaxItem)
 				}
 			}
 		}

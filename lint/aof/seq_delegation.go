@@ -3,6 +3,8 @@ package aof
 import (
 	"fmt"
 
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -35,7 +37,7 @@ func (c *delegationChecker) Observe(p *lint.Pass) {
 	switch v.kind {
 	case KindRun:
 		// the engine records a delegated child's depth in run.json metadata
-		if d, ok := m.Node("/metadata/delegationDepth").Int(); ok && d >= 1 {
+		if d, ok := m.Node("/metadata/delegationDepth").Int(); ok && spec.NestedDelegation(d) {
 			if c.children.put(v.task, lint.Witness(m, "/metadata/delegationDepth", fmt.Sprintf("run.json: %s is a delegated child (delegationDepth %d)", v.task, d))) {
 				reportCap(p)
 			}

@@ -3,6 +3,8 @@ package aof
 import (
 	"time"
 
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -91,7 +93,7 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 	case "harness:timers-start":
 		for _, task := range c.beats.keys() {
 			if hb, _ := c.beats.get(task); hb.lease > 0 && !m.At.IsZero() {
-				hb.expires = m.At.Add(hb.lease)
+				hb.expires = spec.ExpiresAt(m.At, hb.lease)
 			}
 		}
 		return
@@ -101,7 +103,7 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		}
 		for _, task := range c.beats.keys() {
 			hb, _ := c.beats.get(task)
-			if !hb.reported && !m.At.Before(hb.expires) {
+			if !hb.reported && spec.Stale(hb.expires, m.At) {
 				hb.reported = true
 				p.ReportAtf(p.Rule.Severity, hb.at, nil, "the heartbeat of %s expired at %s and the agent was still running when the harness stopped it (%s at %s): "+
 					"refresh run_heartbeat.json within its TTL", task, fmtTime(hb.expires), m.Kind[len("harness:"):], fmtTime(m.At))
@@ -134,7 +136,7 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		c.beats.del(v.task)
 	case KindStatusUpdate, KindHandoffRequest, KindHandoffAccepted, KindHandoffRejected:
 		hb, ok := c.beats.get(v.task)
-		if !ok || hb.reported || v.at.IsZero() || v.at.Before(hb.expires) {
+		if !ok || hb.reported || v.at.IsZero() || !spec.Stale(hb.expires, v.at) {
 			return
 		}
 		hb.reported = true
@@ -150,4 +152,4 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 
 func (c *staleChecker) Finish(p *lint.Pass) {}
 
-func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func fmtTime(t time.Time) string { return spec.FormatTime(t) }

@@ -2,48 +2,28 @@ package aof
 
 import (
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
-// transitions is the task state machine: the lifecycle of aof-1 §Overview (backlog →
-// ready → in-progress → review → done; in-progress → blocked; blocked → review), the
-// reclaim in-progress → ready of §Resume Protocol, and the upstream store's gates
-// (done is terminal, blocked → ready, review → in-progress, cancel from any live
-// status). It is the reference engine's table (conform/engine/aof).
-var transitions = map[string][]string{
-	"backlog":     {"ready", "blocked", "cancelled"},
-	"ready":       {"in-progress", "backlog", "blocked", "cancelled"},
-	"in-progress": {"review", "blocked", "ready", "cancelled"},
-	"review":      {"done", "in-progress", "blocked", "cancelled"},
-	"blocked":     {"ready", "review", "cancelled"},
-	"done":        nil,
-	"cancelled":   nil,
-}
-
-func validTransition(from, to string) bool {
-	for _, t := range transitions[from] {
-		if t == to {
-			return true
-		}
-	}
-	return false
-}
+// validTransition: the task state machine of lint/spec/aof (the reference
+// engine's).
+func validTransition(from, to string) bool { return spec.ValidTransition(from, to) }
 
 func allowedFrom(from string) string {
-	if len(transitions[from]) == 0 {
+	allowed := spec.AllowedFrom(from)
+	if len(allowed) == 0 {
 		return "none: " + from + " is terminal"
 	}
-	return quoteList(transitions[from])
+	return quoteList(allowed)
 }
 
 // completionTarget is the status a completion outcome leads to (resolveCompletionTransitions).
 func completionTarget(outcome string) string {
-	switch outcome {
-	case "done", "needs_review", "partial":
-		return "review"
-	case "blocked":
-		return "blocked"
+	ts := spec.CompletionTransitions(spec.InProgress, true, outcome)
+	if len(ts) == 0 {
+		return ""
 	}
-	return ""
+	return ts[len(ts)-1]
 }
 
 // SeqTransition: status.update transitions follow the state machine.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // ID is the protocol's identifier.
@@ -43,7 +44,7 @@ const (
 )
 
 // Markers in the order the spec's format gives them. METRICS is optional.
-var Markers = []string{"START", "TASK", "SUMMARY", "DETAILS_FILE", "METRICS", "STATUS", "END"}
+var Markers = spec.Markers
 
 var rank = map[string]int{}
 
@@ -112,159 +113,58 @@ func DetectText(text []byte) (kind, dialect string, confidence int) {
 		return "", "", 0
 	}
 	r := parse(text)
-	if len(r.markers) == 0 {
+	if len(r.Markers) == 0 {
 		return "", "", 0
 	}
 	knownN := 0
-	for _, m := range r.markers {
-		if _, ok := rank[m.name]; ok {
+	for _, m := range r.Markers {
+		if _, ok := rank[m.Name]; ok {
 			knownN++
 		}
 	}
 	switch {
-	case r.first("START") != nil:
+	case r.First("START") != nil:
 		confidence = 95
 	case knownN > 0:
 		confidence = 85
 	default:
 		return "", "", 0 // only markers AOP 1.0.0 does not know: a log line such as "[AOP:INFO] ..."
 	}
-	return KindReport, r.dialect(), confidence
+	return KindReport, dialectOf(r), confidence
 }
 
-// ---- the report parser ----
+// ---- the report parser (lint/spec/aopoutput) ----
 
-// marker is one [AOP:NAME] at the start of a line.
-type marker struct {
-	name   string // NAME as written (upper case letters and _)
-	off    int    // offset of '['
-	valOff int    // offset of the value's first byte (after the marker and blanks)
-	value  string // the rest of the line, trimmed
-	next   int    // offset where the next marker's line begins (or len(text))
-}
+type (
+	report      = spec.Report
+	marker      = spec.Marker
+	summaryLine = spec.SummaryLine
+)
 
-// line is one line of the report.
-type line struct {
-	off  int
-	text string // without the line end
-}
-
-type report struct {
-	text    []byte
-	lines   []line
-	markers []marker
-}
-
-var markerRe = regexp.MustCompile(`^[ \t]*\[AOP:([A-Z_]+)\]`)
-
-func parse(text []byte) *report {
-	r := &report{text: text}
-	off := 0
-	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
-		off = 3
-	}
-	for off <= len(text) {
-		end := bytes.IndexByte(text[off:], '\n')
-		next := len(text) + 1
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += off
-			next = end + 1
-		}
-		s := strings.TrimSuffix(string(text[off:end]), "\r")
-		r.lines = append(r.lines, line{off: off, text: s})
-		if g := markerRe.FindStringSubmatchIndex(s); g != nil {
-			rest := s[g[1]:]
-			trimmed := strings.TrimLeft(rest, " \t")
-			r.markers = append(r.markers, marker{name: s[g[2]:g[3]], off: off + strings.IndexByte(s, '['),
-				valOff: off + g[1] + len(rest) - len(trimmed), value: strings.TrimSpace(trimmed)})
-		}
-		off = next
-	}
-	for i := range r.markers {
-		if i+1 < len(r.markers) {
-			r.markers[i].next = r.markers[i+1].off
-		} else {
-			r.markers[i].next = len(text)
-		}
-	}
-	return r
-}
-
-// first returns the first marker named name, or nil.
-func (r *report) first(name string) *marker {
-	for i := range r.markers {
-		if r.markers[i].name == name {
-			return &r.markers[i]
-		}
-	}
-	return nil
-}
-
-func (r *report) has(name string) bool { return r.first(name) != nil }
+func parse(text []byte) *report { return spec.Parse(text) }
 
 // dialect names the upstream dialect the report is written in, or "".
-func (r *report) dialect() string {
-	if r.has("FILES") || r.has("ISSUES") {
+func dialectOf(r *report) string {
+	if r.Has("FILES") || r.Has("ISSUES") {
 		return DialectFiles
 	}
-	if st := r.first("STATUS"); st != nil {
-		switch firstWord(st.value) {
+	if st := r.First("STATUS"); st != nil {
+		switch firstWord(st.Value) {
 		case "BLOCKED", "FAILED":
 			return DialectFiles
 		}
 	}
-	if !r.has("START") && !r.has("TASK") && !r.has("END") && (r.has("SUMMARY") || r.has("DETAILS_FILE") || r.has("STATUS")) {
+	if !r.Has("START") && !r.Has("TASK") && !r.Has("END") && (r.Has("SUMMARY") || r.Has("DETAILS_FILE") || r.Has("STATUS")) {
 		return DialectThreeMarker
 	}
-	if st := r.first("STATUS"); st != nil {
-		switch firstWord(st.value) {
+	if st := r.First("STATUS"); st != nil {
+		switch firstWord(st.Value) {
 		case "SUCCESS", "FAILURE", "PARTIAL":
 			return DialectUpperStatus
 		}
 	}
 	return ""
 }
-
-// summaryLine is one non-empty line of the summary.
-type summaryLine struct {
-	off    int
-	text   string // the line, without its indentation
-	indent int
-	bullet bool
-}
-
-// summary returns the summary's lines (the SUMMARY marker's own value first, then
-// every line up to the next marker) and its text as the spec's parser reads it
-// (trimmed).
-func (r *report) summary() (lines []summaryLine, text string) {
-	m := r.first("SUMMARY")
-	if m == nil {
-		return nil, ""
-	}
-	var parts []string
-	if m.value != "" {
-		lines = append(lines, summaryLine{off: m.valOff, text: m.value, bullet: isBullet(m.value)})
-	}
-	parts = append(parts, m.value)
-	for _, l := range r.lines {
-		if l.off <= m.off || l.off >= m.next {
-			continue
-		}
-		parts = append(parts, l.text)
-		t := strings.TrimLeft(l.text, " \t")
-		if strings.TrimSpace(t) == "" {
-			continue
-		}
-		lines = append(lines, summaryLine{off: l.off + len(l.text) - len(t), text: strings.TrimRight(t, " \t"), indent: len(l.text) - len(t), bullet: isBullet(t)})
-	}
-	return lines, strings.TrimSpace(strings.Join(parts, "\n"))
-}
-
-var bulletRe = regexp.MustCompile(`^(?:[-*+•–]|\d{1,2}[.)])(?:\s|$)`)
-
-func isBullet(s string) bool { return bulletRe.MatchString(s) }
 
 func firstWord(s string) string {
 	i := strings.IndexFunc(s, func(r rune) bool {
@@ -274,22 +174,6 @@ func firstWord(s string) string {
 		return s
 	}
 	return s[:i]
-}
-
-// metrics reads "key: value, key: value" as the spec's parser does.
-func metrics(v string) map[string]string {
-	out := map[string]string{}
-	for _, pair := range strings.Split(v, ",") {
-		kv := strings.Split(pair, ":")
-		if len(kv) < 2 {
-			continue
-		}
-		k, val := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1])
-		if k != "" && val != "" {
-			out[k] = val
-		}
-	}
-	return out
 }
 
 // ---- shared helpers ----

@@ -1,6 +1,7 @@
 package aopoutput
 
 import (
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 	"strings"
 	"testing"
 
@@ -24,23 +25,23 @@ func TestParse(t *testing.T) {
 	t.Parallel()
 	r := parse([]byte(good))
 	var names []string
-	for _, m := range r.markers {
-		names = append(names, m.name)
+	for _, m := range r.Markers {
+		names = append(names, m.Name)
 	}
 	if got := strings.Join(names, ","); got != "START,TASK,SUMMARY,DETAILS_FILE,METRICS,STATUS,END" {
 		t.Fatalf("markers %s", got)
 	}
-	if v := r.first("TASK").value; v != "Search for auth implementations" {
+	if v := r.First("TASK").Value; v != "Search for auth implementations" {
 		t.Errorf("TASK %q", v)
 	}
-	lines, text := r.summary()
-	if len(lines) != 2 || !lines[0].bullet || !strings.HasPrefix(text, "- Found 8") || strings.HasSuffix(text, "\n") {
+	lines, text := r.Summary()
+	if len(lines) != 2 || !lines[0].Bullet || !strings.HasPrefix(text, "- Found 8") || strings.HasSuffix(text, "\n") {
 		t.Errorf("summary %d lines, text %q", len(lines), text)
 	}
-	if got := metrics(r.first("METRICS").value); got["matches"] != "8" || got["duration"] != "12s" {
+	if got := spec.Metrics(r.First("METRICS").Value); got["matches"] != "8" || got["duration"] != "12s" {
 		t.Errorf("metrics %v", got)
 	}
-	if off := r.first("STATUS").valOff; good[off:off+7] != "success" {
+	if off := r.First("STATUS").ValOff; good[off:off+7] != "success" {
 		t.Errorf("STATUS value offset %d points at %q", off, good[off:off+7])
 	}
 }

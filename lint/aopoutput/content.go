@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // MaxFreeText bounds the text of a response outside its markers and summary
@@ -41,30 +42,30 @@ func init() { lint.Register(MarkerStray, ContentDump) }
 // freeText returns the non-empty lines of the report that are neither marker lines
 // nor part of the summary, with the part they are in ("before", "work", "after").
 func freeText(r *report) (lines []summaryLine, part []string) {
-	start, end, sum := r.first("START"), r.first("END"), r.first("SUMMARY")
+	start, end, sum := r.First("START"), r.First("END"), r.First("SUMMARY")
 	isMarker := map[int]bool{}
-	for _, m := range r.markers {
-		isMarker[m.off] = true
+	for _, m := range r.Markers {
+		isMarker[m.Off] = true
 	}
-	for _, l := range r.lines {
-		t := strings.TrimLeft(l.text, " \t")
+	for _, l := range r.Lines {
+		t := strings.TrimLeft(l.Text, " \t")
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		if strings.HasPrefix(t, "[AOP:") && isMarker[l.off+len(l.text)-len(t)] {
+		if strings.HasPrefix(t, "[AOP:") && isMarker[l.Off+len(l.Text)-len(t)] {
 			continue
 		}
-		if sum != nil && l.off > sum.off && l.off < sum.next {
+		if sum != nil && l.Off > sum.Off && l.Off < sum.Next {
 			continue
 		}
 		where := "work"
 		switch {
-		case start != nil && l.off < start.off:
+		case start != nil && l.Off < start.Off:
 			where = "before"
-		case end != nil && l.off > end.off:
+		case end != nil && l.Off > end.Off:
 			where = "after"
 		}
-		lines = append(lines, summaryLine{off: l.off + len(l.text) - len(t), text: strings.TrimRight(t, " \t"), indent: len(l.text) - len(t), bullet: isBullet(t)})
+		lines = append(lines, summaryLine{Off: l.Off + len(l.Text) - len(t), Text: strings.TrimRight(t, " \t"), Indent: len(l.Text) - len(t), Bullet: spec.IsBullet(t)})
 		part = append(part, where)
 	}
 	return lines, part
@@ -83,10 +84,10 @@ func checkStray(p *lint.Pass) {
 		}
 	}
 	if len(before) > 0 {
-		reportAt(p, lint.Warning, before[0].off, "", "%d %s before [AOP:START] (%s): return only the AOP report; logs go to stderr or the details file", len(before), plural2(len(before), "line"), quote(before[0].text))
+		reportAt(p, lint.Warning, before[0].Off, "", "%d %s before [AOP:START] (%s): return only the AOP report; logs go to stderr or the details file", len(before), plural2(len(before), "line"), quote(before[0].Text))
 	}
 	if len(after) > 0 {
-		reportAt(p, lint.Warning, after[0].off, "", "%d %s after [AOP:END] (%s): return only the AOP report; logs go to stderr or the details file", len(after), plural2(len(after), "line"), quote(after[0].text))
+		reportAt(p, lint.Warning, after[0].Off, "", "%d %s after [AOP:END] (%s): return only the AOP report; logs go to stderr or the details file", len(after), plural2(len(after), "line"), quote(after[0].Text))
 	}
 }
 
@@ -97,16 +98,16 @@ func checkContent(p *lint.Pass) {
 		return
 	}
 	for _, f := range findCode(lines) {
-		reportAt(p, lint.Error, f.off, "", "%s in the response outside the summary: file contents and code over 5 lines go in the details file", f.what)
+		reportAt(p, lint.Error, f.Off, "", "%s in the response outside the summary: file contents and code over 5 lines go in the details file", f.what)
 	}
 	if f, ok := findTrace(lines); ok {
-		reportAt(p, lint.Error, f.off, "", "a stack trace in the response (%s): name the error in the summary and put the trace in the details file", f.what)
+		reportAt(p, lint.Error, f.Off, "", "a stack trace in the response (%s): name the error in the summary and put the trace in the details file", f.what)
 	}
 	n := 0
 	for _, l := range lines {
-		n += utf8.RuneCountInString(l.text) + 1
+		n += utf8.RuneCountInString(l.Text) + 1
 	}
 	if n > MaxFreeText {
-		reportAt(p, lint.Error, lines[0].off, "", "%d characters of output outside the markers and the summary (%d lines): results go in the details file, not in the response (at most %d characters of such text)", n, len(lines), MaxFreeText)
+		reportAt(p, lint.Error, lines[0].Off, "", "%d characters of output outside the markers and the summary (%d lines): results go in the details file, not in the response (at most %d characters of such text)", n, len(lines), MaxFreeText)
 	}
 }

@@ -75,20 +75,20 @@ func checkDetailsEscape(p *lint.Pass) {
 	clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(path)))
 	switch {
 	case clean == ".." || strings.HasPrefix(clean, "../"):
-		reportAt(p, lint.Warning, m.valOff, "/detailsFile", "details file %s climbs out of the working directory: write the details inside it (such as .claude/cache/agent-outputs/)", quote(path))
+		reportAt(p, lint.Warning, m.ValOff, "/detailsFile", "details file %s climbs out of the working directory: write the details inside it (such as .claude/cache/agent-outputs/)", quote(path))
 	case strings.HasPrefix(clean, "/etc/") || strings.HasPrefix(clean, "/usr/") || strings.HasPrefix(clean, "/bin/") || strings.HasPrefix(clean, "/proc/") || strings.HasPrefix(clean, "/dev/"):
-		reportAt(p, lint.Warning, m.valOff, "/detailsFile", "details file %s lies in a system directory: write the details in the agent's working directory", quote(path))
+		reportAt(p, lint.Warning, m.ValOff, "/detailsFile", "details file %s lies in a system directory: write the details in the agent's working directory", quote(path))
 	}
 }
 
 // detailsPath returns the DETAILS_FILE value when it is a usable path ("" for none,
 // a missing marker or a value DETAILS-001 rejects).
 func detailsPath(r *report) (*marker, string) {
-	m := r.first("DETAILS_FILE")
-	if m == nil || m.value == "" || m.value == "none" || strings.ContainsAny(m.value, " \t") || strings.ContainsAny(m.value, "{}") {
+	m := r.First("DETAILS_FILE")
+	if m == nil || m.Value == "" || m.Value == "none" || strings.ContainsAny(m.Value, " \t") || strings.ContainsAny(m.Value, "{}") {
 		return m, ""
 	}
-	v := strings.Trim(m.value, "\"'`")
+	v := strings.Trim(m.Value, "\"'`")
 	if v == "none" || v == "" {
 		return m, ""
 	}
@@ -96,22 +96,22 @@ func detailsPath(r *report) (*marker, string) {
 }
 
 func checkDetailsPath(p *lint.Pass) {
-	m := parsed(p).first("DETAILS_FILE")
+	m := parsed(p).First("DETAILS_FILE")
 	if m == nil {
 		return
 	}
-	v := m.value
+	v := m.Value
 	switch {
 	case v == "":
-		reportAt(p, lint.Error, m.off, "/detailsFile", "[AOP:DETAILS_FILE] is empty: give the path of the full output file, or none")
+		reportAt(p, lint.Error, m.Off, "/detailsFile", "[AOP:DETAILS_FILE] is empty: give the path of the full output file, or none")
 	case strings.EqualFold(strings.Trim(v, "\"'`"), "none") && v != "none":
-		reportAt(p, lint.Warning, m.valOff, "/detailsFile", "write none as the bare word none, not %s: parsers compare it literally", v)
+		reportAt(p, lint.Warning, m.ValOff, "/detailsFile", "write none as the bare word none, not %s: parsers compare it literally", v)
 	case strings.ContainsAny(v, "{}") || strings.Contains(v, "path to"):
-		reportAt(p, lint.Error, m.valOff, "/detailsFile", "[AOP:DETAILS_FILE] %s is the template, not a path: write the file's path, or none", quote(v))
+		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "[AOP:DETAILS_FILE] %s is the template, not a path: write the file's path, or none", quote(v))
 	case strings.ContainsAny(v, " \t"):
-		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file path %s contains a space: the spec's parser reads the path as one word and gets %s; use a path without spaces", quote(v), quote(firstField(v)))
+		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file path %s contains a space: the spec's parser reads the path as one word and gets %s; use a path without spaces", quote(v), quote(firstField(v)))
 	case v[0] == '"' || v[0] == '\'' || v[0] == '`':
-		reportAt(p, lint.Warning, m.valOff, "/detailsFile", "details file path %s is quoted: the quotes become part of the path; write it bare", v)
+		reportAt(p, lint.Warning, m.ValOff, "/detailsFile", "details file path %s is quoted: the quotes become part of the path; write it bare", v)
 	default:
 		return
 	}
@@ -187,9 +187,9 @@ func checkDetailsExists(p *lint.Pass) {
 		for i, t := range tried {
 			looked[i] = filepath.ToSlash(t)
 		}
-		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s does not exist (looked for %s: relative to the report's directory, the working directory and the report's parent directories): write the file before returning the report, or write none", quote(path), strings.Join(looked, ", "))
+		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s does not exist (looked for %s: relative to the report's directory, the working directory and the report's parent directories): write the file before returning the report, or write none", quote(path), strings.Join(looked, ", "))
 	case st.IsDir():
-		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s is a directory: name the file itself", quote(path))
+		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s is a directory: name the file itself", quote(path))
 	}
 }
 
@@ -213,12 +213,12 @@ func checkDetailsValid(p *lint.Pass) {
 		return
 	}
 	if st.Size() > MaxDetails {
-		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s is %d bytes, more than aoplint reads (%d MiB): it was not checked", quote(path), st.Size(), MaxDetails>>20)
+		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s is %d bytes, more than aoplint reads (%d MiB): it was not checked", quote(path), st.Size(), MaxDetails>>20)
 		return
 	}
 	res, err := linter.LintFile(full, linter.Options{Protocol: ID, Options: lint.Options{BaseDir: filepath.Dir(full)}})
 	if err != nil {
-		reportAt(p, lint.Error, m.valOff, "/detailsFile", "details file %s cannot be read: %v", quote(path), err)
+		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s cannot be read: %v", quote(path), err)
 		return
 	}
 	sev := lint.Info
@@ -252,7 +252,7 @@ func checkDetailsValid(p *lint.Pass) {
 	if errs == 0 {
 		what = "has warnings as a details file"
 	}
-	line, col := p.Msg.Pos.Position(m.valOff)
+	line, col := p.Msg.Pos.Position(m.ValOff)
 	p.ReportAtf(sev, lint.Related{Line: line, Column: col, Pointer: "/detailsFile"}, related, "details file %s %s (%d %s; see the related locations): fix the file or the path", quote(path), what, n, plural2(n, "problem"))
 }
 

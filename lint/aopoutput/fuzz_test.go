@@ -28,12 +28,12 @@ func FuzzDetectAOPOutput(f *testing.F) {
 	f.Add([]byte("\xEF\xBB\xBF[AOP:START] 2026-02-05T10:30:00Z\r\n[AOP:TASK] \xff\xfe\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := parse(data)
-		r.summary()
+		r.Summary()
 		freeText(r)
 		reportJSON(r)
-		for _, m := range r.markers {
-			if m.off < 0 || m.off > len(data) || m.valOff < m.off || m.valOff > len(data) {
-				t.Fatalf("marker %s offsets %d/%d outside %d bytes", m.name, m.off, m.valOff, len(data))
+		for _, m := range r.Markers {
+			if m.Off < 0 || m.Off > len(data) || m.ValOff < m.Off || m.ValOff > len(data) {
+				t.Fatalf("marker %s offsets %d/%d outside %d bytes", m.Name, m.Off, m.ValOff, len(data))
 			}
 		}
 		DetectText(data)

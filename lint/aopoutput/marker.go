@@ -72,7 +72,7 @@ func checkMissing(p *lint.Pass) {
 	r := parsed(p)
 	var missing []string
 	for _, name := range required {
-		if !r.has(name) {
+		if !r.Has(name) {
 			missing = append(missing, name)
 		}
 	}
@@ -83,15 +83,15 @@ func checkMissing(p *lint.Pass) {
 	// in the format's order, else at the end of the report
 	where := func(name string) int {
 		best := -1
-		for _, m := range r.markers {
-			if k, ok := rank[m.name]; ok && k > rank[name] && (best < 0 || m.off < best) {
-				best = m.off
+		for _, m := range r.Markers {
+			if k, ok := rank[m.Name]; ok && k > rank[name] && (best < 0 || m.Off < best) {
+				best = m.Off
 			}
 		}
 		if best < 0 {
 			best = 0
-			if len(r.markers) > 0 {
-				best = r.markers[len(r.markers)-1].off
+			if len(r.Markers) > 0 {
+				best = r.Markers[len(r.Markers)-1].Off
 			}
 		}
 		return best
@@ -99,7 +99,7 @@ func checkMissing(p *lint.Pass) {
 	for _, name := range missing {
 		p.Claim(pointerOf[name])
 	}
-	if d := r.dialect(); d == DialectThreeMarker || d == DialectFiles {
+	if d := dialectOf(r); d == DialectThreeMarker || d == DialectFiles {
 		names := make([]string, len(missing))
 		for i, n := range missing {
 			names[i] = "[AOP:" + n + "]"
@@ -109,16 +109,16 @@ func checkMissing(p *lint.Pass) {
 		return
 	}
 	// a report cut short (a crash, a timeout): every missing marker belongs after the last one present
-	if maxRank, last := lastPresent(r); len(missing) >= 2 && last != nil && rank[missing[0]] > maxRank && !r.has("END") {
+	if maxRank, last := lastPresent(r); len(missing) >= 2 && last != nil && rank[missing[0]] > maxRank && !r.Has("END") {
 		names := make([]string, len(missing))
 		for i, n := range missing {
 			names[i] = "[AOP:" + n + "]"
 		}
-		reportAt(p, lint.Error, last.off, pointerOf[missing[0]], "the report stops after [AOP:%s]: %s missing (an agent that crashed or was cut off); a complete report ends with [AOP:STATUS] and [AOP:END] {ISO timestamp}", last.name, strings.TrimPrefix(plural(names), "markers "))
+		reportAt(p, lint.Error, last.Off, pointerOf[missing[0]], "the report stops after [AOP:%s]: %s missing (an agent that crashed or was cut off); a complete report ends with [AOP:STATUS] and [AOP:END] {ISO timestamp}", last.Name, strings.TrimPrefix(plural(names), "markers "))
 		return
 	}
 	for _, name := range missing {
-		if i := bytes.Index(r.text, []byte("[AOP:"+name+"]")); i >= 0 {
+		if i := bytes.Index(r.Text, []byte("[AOP:"+name+"]")); i >= 0 {
 			reportAt(p, lint.Error, i, pointerOf[name], "marker [AOP:%s] is not at the start of a line: the format gives each marker a line of its own; move it to the start of the line", name)
 			continue
 		}
@@ -145,12 +145,12 @@ func plural(names []string) string {
 func checkRepeated(p *lint.Pass) {
 	r := parsed(p)
 	seen := map[string]int{}
-	for _, m := range r.markers {
-		seen[m.name]++
-		if seen[m.name] == 2 {
-			first := r.first(m.name)
-			reportAt(p, lint.Error, m.off, pointerOf[m.name], "marker [AOP:%s] appears again (first on line %d): parsers read only the first one, so this %s is lost; give each marker once",
-				m.name, lineOf(p, first.off), valueName(m.name))
+	for _, m := range r.Markers {
+		seen[m.Name]++
+		if seen[m.Name] == 2 {
+			first := r.First(m.Name)
+			reportAt(p, lint.Error, m.Off, pointerOf[m.Name], "marker [AOP:%s] appears again (first on line %d): parsers read only the first one, so this %s is lost; give each marker once",
+				m.Name, lineOf(p, first.Off), valueName(m.Name))
 		}
 	}
 }
@@ -177,10 +177,10 @@ func checkOrder(p *lint.Pass) {
 	// the first occurrence of each known marker, in text order
 	var ms []*marker
 	seen := map[string]bool{}
-	for i := range r.markers {
-		m := &r.markers[i]
-		if _, ok := rank[m.name]; ok && !seen[m.name] {
-			seen[m.name] = true
+	for i := range r.Markers {
+		m := &r.Markers[i]
+		if _, ok := rank[m.Name]; ok && !seen[m.Name] {
+			seen[m.Name] = true
 			ms = append(ms, m)
 		}
 	}
@@ -194,11 +194,11 @@ func checkOrder(p *lint.Pass) {
 				score += i
 				continue
 			}
-			if rank[m.name] < last {
+			if rank[m.Name] < last {
 				ok = false
 				break
 			}
-			last = rank[m.name]
+			last = rank[m.Name]
 			size++
 		}
 		if ok && (size > bestSize || size == bestSize && score > bestScore) {
@@ -211,27 +211,27 @@ func checkOrder(p *lint.Pass) {
 		}
 		rel := ""
 		for j := i - 1; j >= 0 && rel == ""; j-- {
-			if bestKeep&(1<<j) != 0 && rank[ms[j].name] > rank[m.name] {
-				rel = "comes after [AOP:" + ms[j].name + "]"
+			if bestKeep&(1<<j) != 0 && rank[ms[j].Name] > rank[m.Name] {
+				rel = "comes after [AOP:" + ms[j].Name + "]"
 			}
 		}
 		for j := i + 1; j < len(ms) && rel == ""; j++ {
-			if bestKeep&(1<<j) != 0 && rank[ms[j].name] < rank[m.name] {
-				rel = "comes before [AOP:" + ms[j].name + "]"
+			if bestKeep&(1<<j) != 0 && rank[ms[j].Name] < rank[m.Name] {
+				rel = "comes before [AOP:" + ms[j].Name + "]"
 			}
 		}
 		extra := ""
-		if m.name == "SUMMARY" && isLastKnown(r, m) {
+		if m.Name == "SUMMARY" && isLastKnown(r, m) {
 			extra = "; as the last marker the summary is not even read, since the spec's parser takes the summary up to the next [AOP: marker"
 		}
-		reportAt(p, lint.Error, m.off, pointerOf[m.name], "[AOP:%s] %s: markers go in the order START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS, END%s", m.name, rel, extra)
+		reportAt(p, lint.Error, m.Off, pointerOf[m.Name], "[AOP:%s] %s: markers go in the order START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS, END%s", m.Name, rel, extra)
 	}
 }
 
 func isLastKnown(r *report, m *marker) bool {
-	for i := len(r.markers) - 1; i >= 0; i-- {
-		if _, ok := rank[r.markers[i].name]; ok {
-			return &r.markers[i] == m
+	for i := len(r.Markers) - 1; i >= 0; i-- {
+		if _, ok := rank[r.Markers[i].Name]; ok {
+			return &r.Markers[i] == m
 		}
 	}
 	return false
@@ -239,23 +239,23 @@ func isLastKnown(r *report, m *marker) bool {
 
 func checkUnknown(p *lint.Pass) {
 	r := parsed(p)
-	d := r.dialect()
-	for _, m := range r.markers {
-		if _, ok := rank[m.name]; ok {
+	d := dialectOf(r)
+	for _, m := range r.Markers {
+		if _, ok := rank[m.Name]; ok {
 			continue
 		}
 		why := ""
 		switch {
-		case (m.name == "FILES" || m.name == "ISSUES") && d == DialectFiles:
+		case (m.Name == "FILES" || m.Name == "ISSUES") && d == DialectFiles:
 			why = fmt.Sprintf(" (it belongs to the %s)", DialectFiles)
-		case strings.HasPrefix(m.name, "DETAIL") || m.name == "FILE" || m.name == "OUTPUT":
+		case strings.HasPrefix(m.Name, "DETAIL") || m.Name == "FILE" || m.Name == "OUTPUT":
 			why = " (did you mean [AOP:DETAILS_FILE]?)"
-		case m.name == "STATE" || m.name == "RESULT":
+		case m.Name == "STATE" || m.Name == "RESULT":
 			why = " (did you mean [AOP:STATUS]?)"
-		case m.name == "BEGIN":
+		case m.Name == "BEGIN":
 			why = " (did you mean [AOP:START]?)"
 		}
-		reportAt(p, lint.Warning, m.off, "", "[AOP:%s] is not an AOP 1.0.0 marker%s: parsers ignore it; the markers are START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS and END (lists of files and issues go in the details file)", m.name, why)
+		reportAt(p, lint.Warning, m.Off, "", "[AOP:%s] is not an AOP 1.0.0 marker%s: parsers ignore it; the markers are START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS and END (lists of files and issues go in the details file)", m.Name, why)
 	}
 }
 
@@ -264,12 +264,12 @@ func checkUnknown(p *lint.Pass) {
 func lastPresent(r *report) (int, *marker) {
 	maxRank := -1
 	var last *marker
-	for i := range r.markers {
-		if k, ok := rank[r.markers[i].name]; ok {
+	for i := range r.Markers {
+		if k, ok := rank[r.Markers[i].Name]; ok {
 			if k > maxRank {
 				maxRank = k
 			}
-			last = &r.markers[i]
+			last = &r.Markers[i]
 		}
 	}
 	return maxRank, last

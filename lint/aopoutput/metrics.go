@@ -21,22 +21,22 @@ var MetricsPairs = &lint.Rule{
 func init() { lint.Register(MetricsPairs) }
 
 func checkMetrics(p *lint.Pass) {
-	m := parsed(p).first("METRICS")
+	m := parsed(p).First("METRICS")
 	if m == nil {
 		return
 	}
-	if m.value == "" {
-		reportAt(p, lint.Warning, m.off, "/metrics", "[AOP:METRICS] is empty: give key: value pairs (files_scanned: 234, duration: 12s) or leave the optional marker out")
+	if m.Value == "" {
+		reportAt(p, lint.Warning, m.Off, "/metrics", "[AOP:METRICS] is empty: give key: value pairs (files_scanned: 234, duration: 12s) or leave the optional marker out")
 		return
 	}
 	var bad []string
-	for _, part := range strings.Split(m.value, ",") {
+	for _, part := range strings.Split(m.Value, ",") {
 		kv := strings.SplitN(part, ":", 2)
 		if len(kv) < 2 || strings.TrimSpace(kv[0]) == "" || strings.TrimSpace(kv[1]) == "" {
 			bad = append(bad, strings.TrimSpace(part))
 		}
 	}
 	if len(bad) > 0 {
-		reportAt(p, lint.Warning, m.valOff, "/metrics", "[AOP:METRICS] part %s is not a key: value pair, so parsers drop it: write metrics as \"key: value\" separated by commas, such as \"files_scanned: 234, duration: 12s\"", quote(bad[0]))
+		reportAt(p, lint.Warning, m.ValOff, "/metrics", "[AOP:METRICS] part %s is not a key: value pair, so parsers drop it: write metrics as \"key: value\" separated by commas, such as \"files_scanned: 234, duration: 12s\"", quote(bad[0]))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/schema"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // Schema validates the details file against details.schema.json and the report,
@@ -63,39 +64,39 @@ func runSchema(p *lint.Pass) {
 func reportJSON(r *report) map[string]any {
 	out := map[string]any{}
 	ts := map[string]any{}
-	if m := r.first("START"); m != nil {
-		ts["start"] = m.value
+	if m := r.First("START"); m != nil {
+		ts["start"] = m.Value
 	}
-	if m := r.first("END"); m != nil {
-		ts["end"] = m.value
+	if m := r.First("END"); m != nil {
+		ts["end"] = m.Value
 	}
 	out["timestamps"] = ts
-	if m := r.first("TASK"); m != nil {
-		out["task"] = m.value
+	if m := r.First("TASK"); m != nil {
+		out["task"] = m.Value
 	}
-	if r.has("SUMMARY") {
-		lines, text := r.summary()
+	if r.Has("SUMMARY") {
+		lines, text := r.Summary()
 		out["summary"] = text
 		bullets := []any{}
 		for _, l := range lines {
-			if l.bullet {
-				bullets = append(bullets, strings.TrimSpace(bulletRe.ReplaceAllString(l.text, "")))
+			if l.Bullet {
+				bullets = append(bullets, spec.BulletText(l.Text))
 			}
 		}
 		out["bullets"] = bullets
 	}
-	if m := r.first("DETAILS_FILE"); m != nil {
-		out["detailsFile"] = m.value
+	if m := r.First("DETAILS_FILE"); m != nil {
+		out["detailsFile"] = m.Value
 	}
-	if m := r.first("METRICS"); m != nil {
+	if m := r.First("METRICS"); m != nil {
 		mm := map[string]any{}
-		for k, v := range metrics(m.value) {
+		for k, v := range spec.Metrics(m.Value) {
 			mm[k] = v
 		}
 		out["metrics"] = mm
 	}
-	if m := r.first("STATUS"); m != nil {
-		out["status"] = m.value
+	if m := r.First("STATUS"); m != nil {
+		out["status"] = m.Value
 	}
 	return out
 }
@@ -117,12 +118,12 @@ func offsetOf(r *report, pointer string) int {
 	case "bullets":
 		if len(toks) > 1 {
 			if i, err := strconv.Atoi(toks[1]); err == nil {
-				lines, _ := r.summary()
+				lines, _ := r.Summary()
 				n := 0
 				for _, l := range lines {
-					if l.bullet {
+					if l.Bullet {
 						if n == i {
-							return l.off
+							return l.Off
 						}
 						n++
 					}
@@ -137,11 +138,11 @@ func offsetOf(r *report, pointer string) int {
 	case "status":
 		name = "STATUS"
 	}
-	if m := r.first(name); m != nil {
-		if m.value != "" {
-			return m.valOff
+	if m := r.First(name); m != nil {
+		if m.Value != "" {
+			return m.ValOff
 		}
-		return m.off
+		return m.Off
 	}
 	return 0
 }

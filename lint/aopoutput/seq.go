@@ -44,17 +44,17 @@ func (c *taskLimitChecker) Observe(p *lint.Pass) {
 			return
 		}
 		r := parse(m.Raw)
-		sm := r.first("SUMMARY")
+		sm := r.First("SUMMARY")
 		if sm == nil {
 			return
 		}
-		_, text := r.summary()
+		_, text := r.Summary()
 		n := utf8.RuneCountInString(text)
 		row := TaskTypes[c.taskType]
 		if n <= row.Limit || n > HardLimit {
 			return
 		}
-		line, col := m.Pos.Position(sm.off)
+		line, col := m.Pos.Position(sm.Off)
 		p.ReportAtf(lint.Error, lint.Related{Path: m.Path, Line: line, Column: col, Pointer: "/summary"}, []lint.Related{c.w},
 			"the summary is %d characters, over the %d-character limit for %s tasks, the task type the agent was given", n, row.Limit, row.Name)
 	}

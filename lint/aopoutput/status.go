@@ -26,24 +26,24 @@ func init() { lint.Register(StatusValue) }
 
 func checkStatus(p *lint.Pass) {
 	r := parsed(p)
-	m := r.first("STATUS")
+	m := r.First("STATUS")
 	if m == nil {
 		return
 	}
-	w := firstWord(m.value)
+	w := firstWord(m.Value)
 	low := strings.ToLower(w)
 	valid := low == "success" || low == "failure" || low == "partial"
 	switch {
-	case m.value == "":
-		reportAt(p, lint.Error, m.off, "/status", "[AOP:STATUS] is empty: write success, failure or partial")
+	case m.Value == "":
+		reportAt(p, lint.Error, m.Off, "/status", "[AOP:STATUS] is empty: write success, failure or partial")
 	case w == "BLOCKED" || w == "FAILED":
 		to := "failure"
 		if w == "BLOCKED" {
 			to = "failure (or partial, if some work was done)"
 		}
-		reportAt(p, lint.Error, m.valOff, "/status", "status %s is the %s; AOP 1.0.0 statuses are success, failure, partial: write %s", quote(w), DialectFiles, to)
-	case strings.Contains(m.value, "|"):
-		reportAt(p, lint.Error, m.valOff, "/status", "status %s is the template's list: write one of success, failure, partial", quote(m.value))
+		reportAt(p, lint.Error, m.ValOff, "/status", "status %s is the %s; AOP 1.0.0 statuses are success, failure, partial: write %s", quote(w), DialectFiles, to)
+	case strings.Contains(m.Value, "|"):
+		reportAt(p, lint.Error, m.ValOff, "/status", "status %s is the template's list: write one of success, failure, partial", quote(m.Value))
 	case !valid:
 		hint := ""
 		switch low {
@@ -54,18 +54,18 @@ func checkStatus(p *lint.Pass) {
 		case "incomplete", "partially":
 			hint = " (did you mean partial?)"
 		}
-		reportAt(p, lint.Error, m.valOff, "/status", "status %s is not one of success, failure, partial%s", quote(m.value), hint)
+		reportAt(p, lint.Error, m.ValOff, "/status", "status %s is not one of success, failure, partial%s", quote(m.Value), hint)
 	case w != low:
 		d := "in upper case"
-		switch r.dialect() {
+		switch dialectOf(r) {
 		case DialectFiles:
 			d = "the " + DialectFiles + "'s spelling"
 		case DialectUpperStatus:
 			d = "the " + DialectUpperStatus
 		}
-		reportAt(p, lint.Warning, m.valOff, "/status", "status %s is %s: AOP 1.0.0 writes %s (the spec's parser lowercases it, other readers may not)", quote(w), d, low)
-	case strings.TrimSpace(m.value[len(w):]) != "":
-		reportAt(p, lint.Warning, m.valOff, "/status", "[AOP:STATUS] %s has text after the status: parsers read only %s; put explanations in the summary", quote(m.value), quote(w))
+		reportAt(p, lint.Warning, m.ValOff, "/status", "status %s is %s: AOP 1.0.0 writes %s (the spec's parser lowercases it, other readers may not)", quote(w), d, low)
+	case strings.TrimSpace(m.Value[len(w):]) != "":
+		reportAt(p, lint.Warning, m.ValOff, "/status", "[AOP:STATUS] %s has text after the status: parsers read only %s; put explanations in the summary", quote(m.Value), quote(w))
 	default:
 		return
 	}

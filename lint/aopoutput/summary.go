@@ -3,41 +3,27 @@ package aopoutput
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 const specSummary = "aop-output-1.0.0 §AOP Format Specification; §Summary Length Limits by Task Type; §Validation Checklist"
 
-// Summary limits: over SoftLimit a warning, over HardLimit an error ("under 600
-// chars" in the checklist, "Max 500 characters total" in the format).
+// Summary limits (lint/spec/aopoutput): over SoftLimit a warning, over HardLimit
+// an error ("under 600 chars" in the checklist, "Max 500 characters total" in the
+// format).
 const (
-	SoftLimit = 500
-	HardLimit = 600
-	MaxBullet = 5
+	SoftLimit = spec.SoftLimit
+	HardLimit = spec.HardLimit
+	MaxBullet = spec.MaxBullets
 )
 
-// TaskTypes are the rows of §Summary Length Limits by Task Type, by --task-type name.
-var TaskTypes = map[string]struct {
-	Name  string
-	Limit int
-}{
-	"search":        {"Search/Explore", 500},
-	"explore":       {"Search/Explore", 500},
-	"analysis":      {"Analysis", 600},
-	"code":          {"Code Changes", 300},
-	"code-changes":  {"Code Changes", 300},
-	"test":          {"Test Results", 400},
-	"tests":         {"Test Results", 400},
-	"test-results":  {"Test Results", 400},
-	"build":         {"Build Output", 200},
-	"build-output":  {"Build Output", 200},
-	"documentation": {"Documentation", 500},
-	"docs":          {"Documentation", 500},
-}
+// TaskTypes are the rows of §Summary Length Limits by Task Type, by --task-type
+// name (lint/spec/aopoutput).
+var TaskTypes = spec.TaskTypes
 
 // SummaryBullets: 1 to 5 bullet points.
 var SummaryBullets = &lint.Rule{
@@ -90,25 +76,25 @@ func init() { lint.Register(SummaryBullets, SummaryLength, SummaryCode, SummaryT
 
 func checkBullets(p *lint.Pass) {
 	r := parsed(p)
-	m := r.first("SUMMARY")
+	m := r.First("SUMMARY")
 	if m == nil {
 		return
 	}
-	lines, _ := r.summary()
+	lines, _ := r.Summary()
 	var bullets []summaryLine
 	for _, l := range lines {
-		if l.bullet {
+		if l.Bullet {
 			bullets = append(bullets, l)
 		}
 	}
 	switch {
 	case len(lines) == 0:
-		reportAt(p, lint.Error, m.off, "/summary", "[AOP:SUMMARY] is empty: give 1-%d bullet points of key findings (lines starting with \"- \")", MaxBullet)
+		reportAt(p, lint.Error, m.Off, "/summary", "[AOP:SUMMARY] is empty: give 1-%d bullet points of key findings (lines starting with \"- \")", MaxBullet)
 		p.Claim("/summary")
 	case len(bullets) == 0:
-		reportAt(p, lint.Error, lines[0].off, "/bullets", "the summary is not in bullet points: write 1-%d lines starting with \"- \", one key finding each", MaxBullet)
+		reportAt(p, lint.Error, lines[0].Off, "/bullets", "the summary is not in bullet points: write 1-%d lines starting with \"- \", one key finding each", MaxBullet)
 	case len(bullets) > MaxBullet:
-		reportAt(p, lint.Error, bullets[MaxBullet].off, "/bullets", "the summary has %d bullet points, over the limit of %d: keep the key findings and move the rest to the details file", len(bullets), MaxBullet)
+		reportAt(p, lint.Error, bullets[MaxBullet].Off, "/bullets", "the summary has %d bullet points, over the limit of %d: keep the key findings and move the rest to the details file", len(bullets), MaxBullet)
 	default:
 		return
 	}
@@ -124,40 +110,33 @@ func limit(p *lint.Pass) (soft, hard int, row string, unknown string) {
 	if tt == "" {
 		return SoftLimit, HardLimit, "", ""
 	}
-	if t, ok := TaskTypes[tt]; ok {
+	if t, ok := spec.LookupTaskType(tt); ok {
 		return t.Limit, t.Limit, t.Name, ""
 	}
 	return SoftLimit, HardLimit, "", tt
 }
 
-func taskTypeNames() string {
-	var names []string
-	for k := range TaskTypes {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
+func taskTypeNames() string { return strings.Join(spec.TaskTypeNames(), ", ") }
 
 func checkLength(p *lint.Pass) {
 	r := parsed(p)
-	m := r.first("SUMMARY")
+	m := r.First("SUMMARY")
 	if m == nil {
 		return
 	}
 	soft, hard, row, unknown := limit(p)
 	if unknown != "" {
-		reportAt(p, lint.Warning, m.off, "/summary", "unknown --task-type %q: the limits of the default apply (500 a warning, 600 an error); task types are %s", unknown, taskTypeNames())
+		reportAt(p, lint.Warning, m.Off, "/summary", "unknown --task-type %q: the limits of the default apply (500 a warning, 600 an error); task types are %s", unknown, taskTypeNames())
 	}
-	_, text := r.summary()
+	_, text := r.Summary()
 	n := utf8.RuneCountInString(text)
 	switch {
 	case row != "" && n > hard:
-		reportAt(p, lint.Error, m.off, "/summary", "the summary is %d characters, over the %d-character limit for %s tasks (--task-type): move detail to the details file", n, hard, row)
+		reportAt(p, lint.Error, m.Off, "/summary", "the summary is %d characters, over the %d-character limit for %s tasks (--task-type): move detail to the details file", n, hard, row)
 	case n > hard:
-		reportAt(p, lint.Error, m.off, "/summary", "the summary is %d characters, over the hard limit of %d (the spec's parser cuts it there) and the format's %d: move detail to the details file", n, hard, soft)
+		reportAt(p, lint.Error, m.Off, "/summary", "the summary is %d characters, over the hard limit of %d (the spec's parser cuts it there) and the format's %d: move detail to the details file", n, hard, soft)
 	case n > soft:
-		reportAt(p, lint.Warning, m.off, "/summary", "the summary is %d characters, over the format's limit of %d (at most %d is tolerated): shorten it", n, soft, hard)
+		reportAt(p, lint.Warning, m.Off, "/summary", "the summary is %d characters, over the format's limit of %d (at most %d is tolerated): shorten it", n, soft, hard)
 	default:
 		return
 	}
@@ -170,15 +149,15 @@ var (
 )
 
 func checkCode(p *lint.Pass) {
-	lines, _ := parsed(p).summary()
+	lines, _ := parsed(p).Summary()
 	for _, f := range findCode(lines) {
-		reportAt(p, lint.Error, f.off, "/summary", "%s in the summary: code snippets over 5 lines and file contents go in the details file", f.what)
+		reportAt(p, lint.Error, f.Off, "/summary", "%s in the summary: code snippets over 5 lines and file contents go in the details file", f.what)
 	}
 }
 
 // finding is a place in the report and what was found there.
 type finding struct {
-	off  int
+	Off  int
 	what string
 }
 
@@ -195,7 +174,7 @@ func findCode(lines []summaryLine) []finding {
 		run, runStart = 0, -1
 	}
 	for _, l := range lines {
-		if fenceRe.MatchString(l.text) {
+		if fenceRe.MatchString(l.Text) {
 			if inFence {
 				if n > 5 {
 					out = append(out, finding{fenceStart, fmt.Sprintf("a code block of %d lines", n)})
@@ -203,7 +182,7 @@ func findCode(lines []summaryLine) []finding {
 				inFence, n = false, 0
 			} else {
 				flush()
-				inFence, fenceStart, n = true, l.off, 0
+				inFence, fenceStart, n = true, l.Off, 0
 			}
 			continue
 		}
@@ -211,9 +190,9 @@ func findCode(lines []summaryLine) []finding {
 			n++
 			continue
 		}
-		if !l.bullet && codeLineRe.MatchString(l.text) {
+		if !l.Bullet && codeLineRe.MatchString(l.Text) {
 			if run == 0 {
-				runStart = l.off
+				runStart = l.Off
 			}
 			run++
 			continue
@@ -233,9 +212,9 @@ var (
 )
 
 func checkTrace(p *lint.Pass) {
-	lines, _ := parsed(p).summary()
+	lines, _ := parsed(p).Summary()
 	if f, ok := findTrace(lines); ok {
-		reportAt(p, lint.Error, f.off, "/summary", "a stack trace in the summary (%s): name the error in one line and put the trace in the details file", f.what)
+		reportAt(p, lint.Error, f.Off, "/summary", "a stack trace in the summary (%s): name the error in one line and put the trace in the details file", f.what)
 	}
 }
 
@@ -243,13 +222,13 @@ func checkTrace(p *lint.Pass) {
 func findTrace(lines []summaryLine) (finding, bool) {
 	frames, first := 0, -1
 	for _, l := range lines {
-		t := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(l.text, "- "), "* "), " \t")
+		t := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(l.Text, "- "), "* "), " \t")
 		if traceHeaderRe.MatchString(t) {
-			return finding{l.off, quote(t)}, true
+			return finding{l.Off, quote(t)}, true
 		}
 		if frameRe.MatchString(t) {
 			if first < 0 {
-				first = l.off
+				first = l.Off
 			}
 			frames++
 		}

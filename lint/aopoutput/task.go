@@ -4,10 +4,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // MaxTask is the TASK limit of the format ("brief task description, max 50 chars").
-const MaxTask = 50
+const MaxTask = spec.MaxTask
 
 // TaskLength: a brief TASK.
 var TaskLength = &lint.Rule{
@@ -23,16 +24,16 @@ var TaskLength = &lint.Rule{
 func init() { lint.Register(TaskLength) }
 
 func checkTask(p *lint.Pass) {
-	m := parsed(p).first("TASK")
+	m := parsed(p).First("TASK")
 	if m == nil {
 		return
 	}
-	n := utf8.RuneCountInString(m.value)
+	n := utf8.RuneCountInString(m.Value)
 	switch {
 	case n == 0:
-		reportAt(p, lint.Error, m.off, "/task", "[AOP:TASK] is empty: describe the task on the marker's line in at most %d characters", MaxTask)
+		reportAt(p, lint.Error, m.Off, "/task", "[AOP:TASK] is empty: describe the task on the marker's line in at most %d characters", MaxTask)
 	case n > MaxTask:
-		reportAt(p, lint.Error, m.valOff, "/task", "[AOP:TASK] is %d characters, over the limit of %d: shorten it (the full description goes in the details file)", n, MaxTask)
+		reportAt(p, lint.Error, m.ValOff, "/task", "[AOP:TASK] is %d characters, over the limit of %d: shorten it (the full description goes in the details file)", n, MaxTask)
 	default:
 		return
 	}

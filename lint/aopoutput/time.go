@@ -33,19 +33,19 @@ func init() { lint.Register(TimeISO, TimeOrder) }
 func checkISO(p *lint.Pass) {
 	r := parsed(p)
 	for _, name := range []string{"START", "END"} {
-		m := r.first(name)
+		m := r.First(name)
 		if m == nil {
 			continue
 		}
 		ptr := pointerOf[name]
-		_, zone, ok := parseISO(m.value)
+		_, zone, ok := parseISO(m.Value)
 		switch {
-		case m.value == "":
-			reportAt(p, lint.Error, m.off, ptr, "[AOP:%s] has no timestamp: write an ISO 8601 time after the marker, such as \"[AOP:%s] 2026-02-05T10:30:00Z\"", name, name)
+		case m.Value == "":
+			reportAt(p, lint.Error, m.Off, ptr, "[AOP:%s] has no timestamp: write an ISO 8601 time after the marker, such as \"[AOP:%s] 2026-02-05T10:30:00Z\"", name, name)
 		case !ok:
-			reportAt(p, lint.Error, m.valOff, ptr, "[AOP:%s] timestamp %s is not ISO 8601: write it like 2026-02-05T10:30:00Z", name, quote(m.value))
+			reportAt(p, lint.Error, m.ValOff, ptr, "[AOP:%s] timestamp %s is not ISO 8601: write it like 2026-02-05T10:30:00Z", name, quote(m.Value))
 		case !zone:
-			reportAt(p, lint.Warning, m.valOff, ptr, "[AOP:%s] timestamp %s has no time zone: add Z (UTC) or an offset, such as %s", name, quote(m.value), m.value+"Z")
+			reportAt(p, lint.Warning, m.ValOff, ptr, "[AOP:%s] timestamp %s has no time zone: add Z (UTC) or an offset, such as %s", name, quote(m.Value), m.Value+"Z")
 		default:
 			continue
 		}
@@ -55,15 +55,15 @@ func checkISO(p *lint.Pass) {
 
 func checkTimeOrder(p *lint.Pass) {
 	r := parsed(p)
-	s, e := r.first("START"), r.first("END")
+	s, e := r.First("START"), r.First("END")
 	if s == nil || e == nil {
 		return
 	}
-	ts, _, ok1 := parseISO(s.value)
-	te, _, ok2 := parseISO(e.value)
+	ts, _, ok1 := parseISO(s.Value)
+	te, _, ok2 := parseISO(e.Value)
 	if !ok1 || !ok2 || !te.Before(ts) {
 		return
 	}
-	reportAt(p, lint.Error, e.valOff, "/timestamps/end", "[AOP:END] %s is %s before [AOP:START] %s (line %d): the end time cannot precede the start",
-		e.value, ts.Sub(te).Round(time.Millisecond), s.value, lineOf(p, s.off))
+	reportAt(p, lint.Error, e.ValOff, "/timestamps/end", "[AOP:END] %s is %s before [AOP:START] %s (line %d): the end time cannot precede the start",
+		e.Value, ts.Sub(te).Round(time.Millisecond), s.Value, lineOf(p, s.Off))
 }

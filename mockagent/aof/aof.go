@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -162,7 +164,7 @@ func (a *agent) sleep(d time.Duration) bool {
 	}
 }
 
-func (a *agent) now() string { return a.env.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+func (a *agent) now() string { return spec.FormatTime(a.env.Clock.Now()) }
 
 // readTask reads delegationDepth and delegateTo from the task's frontmatter.
 func (a *agent) readTask() error {
@@ -207,7 +209,7 @@ func (a *agent) readTTL() time.Duration {
 			return exp.Sub(last)
 		}
 	}
-	return 5 * time.Minute
+	return spec.DefaultTTL
 }
 
 // heartbeat refreshes run_heartbeat.json: beatCount+1, expiresAt = now + TTL.
@@ -219,8 +221,8 @@ func (a *agent) heartbeat() {
 	now := a.env.Clock.Now().UTC()
 	hb.TaskID, hb.AgentID = a.taskID, a.self
 	hb.BeatCount++
-	hb.LastHeartbeat = now.Format("2006-01-02T15:04:05.000Z")
-	hb.ExpiresAt = now.Add(a.ttl).Format("2006-01-02T15:04:05.000Z")
+	hb.LastHeartbeat = spec.FormatTime(now)
+	hb.ExpiresAt = spec.FormatTime(spec.ExpiresAt(now, a.ttl))
 	data, _ := json.MarshalIndent(hb, "", "  ")
 	tmp := a.hbPath() + ".tmp"
 	if os.WriteFile(tmp, append(data, '\n'), 0o644) == nil {
@@ -337,7 +339,7 @@ func (a *agent) delegate(fault string) {
 	if os.WriteFile(path, []byte(task), 0o644) != nil {
 		return
 	}
-	due := a.env.Clock.Now().UTC().Add(24 * time.Hour).Format("2006-01-02T15:04:05.000Z")
+	due := spec.FormatTime(a.env.Clock.Now().Add(24 * time.Hour))
 	payloadTask := child
 	if fault == "taskid-mismatch" {
 		payloadTask = otherTask(a.taskID, 2)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
+
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -78,8 +80,8 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		}
 	}
 	task := in.Task
-	if r := []rune(task); len(r) > 50 && fault != "task-too-long" {
-		task = string(r[:47]) + "..."
+	if r := []rune(task); len(r) > spec.MaxTask && fault != "task-too-long" {
+		task = string(r[:spec.MaxTask-3]) + "..."
 	}
 	if fault == "stdout-garbage" {
 		fmt.Fprintln(out, "Loading workspace index...")

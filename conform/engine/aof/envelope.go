@@ -7,38 +7,34 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // Prefix is the optional line prefix of an AOF/1 message (aof-1 §Message Detection).
-const Prefix = "AOF/1 "
+const Prefix = spec.Prefix
 
 // Message types (aof-1 §Message Types).
 const (
-	TypeCompletion      = "completion.report"
-	TypeStatusUpdate    = "status.update"
-	TypeHandoffRequest  = "handoff.request"
-	TypeHandoffAccepted = "handoff.accepted"
-	TypeHandoffRejected = "handoff.rejected"
+	TypeCompletion      = spec.TypeCompletion
+	TypeStatusUpdate    = spec.TypeStatusUpdate
+	TypeHandoffRequest  = spec.TypeHandoffRequest
+	TypeHandoffAccepted = spec.TypeHandoffAccepted
+	TypeHandoffRejected = spec.TypeHandoffRejected
 )
 
-func knownType(t string) bool {
-	switch t {
-	case TypeCompletion, TypeStatusUpdate, TypeHandoffRequest, TypeHandoffAccepted, TypeHandoffRejected:
-		return true
-	}
-	return false
-}
+func knownType(t string) bool { return spec.KnownType(t) }
 
 // Size limits of the upstream schema (reference/README.md, upstream/aof).
 const (
-	MaxMessage    = 10 << 20
-	MaxSummaryRef = 256
-	MaxNotes      = 10000
-	MaxProgress   = 1000
-	MaxReason     = 512
-	MaxItem       = 256
-	MaxListItems  = 50
-	MaxBlockers   = 20
+	MaxMessage    = spec.MaxMessage
+	MaxSummaryRef = spec.MaxSummaryRef
+	MaxNotes      = spec.MaxNotes
+	MaxProgress   = spec.MaxProgress
+	MaxReason     = spec.MaxReason
+	MaxItem       = spec.MaxItem
+	MaxListItems  = spec.MaxListItems
+	MaxBlockers   = spec.MaxBlockers
 )
 
 // Envelope is a decoded AOF/1 message.

@@ -19,7 +19,7 @@ func TestObserveHeartbeat(t *testing.T) {
 	t.Parallel()
 	var tr bytes.Buffer
 	s, err := aof.NewSession(clock.Real{}, aof.Config{Scratch: t.TempDir(), Scenario: "aof/observe", TaskID: taskID,
-		AgentID: agentID, TTL: time.Second}, &tr)
+		AgentID: agentID, TTL: time.Second}, func(_ time.Time, _, _ string, data []byte) { tr.Write(append(data, '\n')) })
 	if err != nil {
 		t.Fatal(err)
 	}

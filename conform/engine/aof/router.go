@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // Rejection reasons logged with protocol.message.rejected / delegation.rejected.
@@ -44,6 +46,8 @@ type Outcome struct {
 // Router is the protocol router (aof-1 §Message Types, ProtocolRouter).
 type Router struct {
 	Store *Store
+	// Fault is the engine fault the router and scheduler play ("" for none).
+	Fault string
 }
 
 func (r *Router) log(typ, actor, taskID string, payload map[string]any) {
@@ -288,7 +292,7 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 		return o
 	}
 	depth := parent.DelegationDepth()
-	if depth+1 > 1 {
+	if spec.NestedDelegation(int64(depth)) && r.Fault != FaultAllowNestedDelegation {
 		o.Reason = ReasonNestedDelegation
 		o.Detail = "parent " + parent.ID + " is itself a delegated task"
 		r.log("delegation.rejected", env.FromAgent, h.TaskID, map[string]any{"reason": ReasonNestedDelegation, "parentTaskId": parent.ID, "parentDepth": depth})

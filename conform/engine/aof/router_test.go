@@ -6,10 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 )
+
+var start = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 // fixture is a store with a parent (in-progress, leased to swe-backend, depth 0), a
 // ready child and a grandchild candidate.

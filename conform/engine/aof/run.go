@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // DefaultTTL is the heartbeat TTL of aof-1 §Resume Protocol: 5 minutes.
-const DefaultTTL = 5 * time.Minute
+const DefaultTTL = spec.DefaultTTL
 
 // Run is run.json (aof-1 §Artifacts 1).
 type Run struct {
@@ -121,7 +123,7 @@ func (s *Store) WriteHeartbeat(id, agent string, ttl time.Duration) (Written, er
 	now := s.Clock.Now()
 	hb.BeatCount++
 	hb.LastHeartbeat = FormatTime(now)
-	hb.ExpiresAt = FormatTime(now.Add(ttl))
+	hb.ExpiresAt = FormatTime(spec.ExpiresAt(now, ttl))
 	data, err := writeJSON(path, hb)
 	return Written{path, data}, err
 }
@@ -203,30 +205,10 @@ func (s *Store) MarkRunExpired(id, reason string) (Written, error) {
 	return Written{path, data}, err
 }
 
-func validOutcome(o string) bool {
-	switch o {
-	case "done", "blocked", "needs_review", "partial":
-		return true
-	}
-	return false
-}
+func validOutcome(o string) bool { return spec.ValidOutcome(o) }
 
 // ResolveCompletionTransitions maps an outcome to the statuses to apply in order
 // (aof-1 §Transition Logic).
 func ResolveCompletionTransitions(t *Task, outcome string) []string {
-	switch outcome {
-	case "done":
-		if t.Status == Done {
-			return nil
-		}
-		if t.ReviewRequired() {
-			return []string{Review}
-		}
-		return []string{Review, Done}
-	case "blocked":
-		return []string{Blocked}
-	case "needs_review", "partial":
-		return []string{Review}
-	}
-	return nil
+	return spec.CompletionTransitions(t.Status, t.ReviewRequired(), outcome)
 }

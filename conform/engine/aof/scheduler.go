@@ -2,6 +2,8 @@ package aof
 
 import (
 	"errors"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // Scheduler actions.
@@ -34,7 +36,10 @@ func (r *Router) Poll() []Action {
 			continue
 		}
 		exp, _ := parseTime(hb.ExpiresAt)
-		if exp.After(now) {
+		if last, err := parseTime(hb.LastHeartbeat); err == nil && r.Fault == FaultReclaimTooEarly && exp.After(last) {
+			exp = last.Add(exp.Sub(last) / 4) // a quarter of the TTL
+		}
+		if !spec.Stale(exp, now) {
 			continue
 		}
 		rr, err := r.Store.ReadRunResult(t.ID)

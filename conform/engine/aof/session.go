@@ -2,10 +2,7 @@ package aof
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +11,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/clock"
-	"github.com/aopkit/aopkit/conform/engine/sim"
-	"github.com/aopkit/aopkit/mockagent"
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // Config describes one AOF scenario run: the task dispatched to the agent.
@@ -28,32 +24,41 @@ type Config struct {
 	Body     string
 	TTL      time.Duration  // heartbeat TTL (DefaultTTL when 0)
 	Metadata map[string]any // task metadata: delegationDepth, reviewRequired, delegateTo, ...
-	Tasks    []*Task        // other tasks to create before dispatch (a parent, a sibling, ...)
 	// Handoff, when set, makes the agent's task a delegated child: its
 	// inputs/handoff.json and handoff.md are written before dispatch, as the router
 	// writes them for a handoff.request.
 	Handoff *Handoff
+	// Fault is the engine fault to play ("" for none; Faults lists them).
+	Fault string
 }
 
+// Sink receives the files a session records for the transcript: the ones the
+// dispatcher writes (from "orchestrator") and the heartbeats the agent writes
+// (from "agent"); stream is "file:" and the path relative to the scratch
+// directory, data the file's bytes (JSON or text).
+type Sink func(at time.Time, from, stream string, data []byte)
+
 // Session is the dispatcher side of one agent run: the store, the router and the
-// transcript.
+// files recorded for the transcript.
 type Session struct {
 	Cfg      Config
 	Store    *Store
 	Router   *Router
-	Rec      *Recorder
 	Clock    clock.Clock
-	Outcomes []Outcome
-	Actions  []Action
+	sink     Sink
 	mu       sync.Mutex
 	lastBeat []byte
 	// lastBeatAt is when lastBeat was written (the lease time for the dispatcher's).
 	lastBeatAt time.Time
+	// prevExp and prevLast follow the agent's heartbeat refreshes (PollStale).
+	prevExp  time.Time
+	prevLast string
 }
 
 // NewSession prepares the data directory (the task in ready, then leased to the
-// agent: in-progress, run.json, a first heartbeat) and starts the transcript.
-func NewSession(clk clock.Clock, cfg Config, transcript io.Writer) (*Session, error) {
+// agent: in-progress, run.json, a first heartbeat); sink (nil: none) receives the
+// files recorded for the transcript.
+func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
@@ -64,13 +69,10 @@ func NewSession(clk clock.Clock, cfg Config, transcript io.Writer) (*Session, er
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Cfg: cfg, Store: st, Router: &Router{Store: st}, Clock: clk,
-		Rec: &Recorder{W: transcript, Protocol: "aof", Session: cfg.Scenario}}
-	for _, t := range cfg.Tasks {
-		if err := st.Create(t); err != nil {
-			return nil, err
-		}
+	if sink == nil {
+		sink = func(time.Time, string, string, []byte) {}
 	}
+	s := &Session{Cfg: cfg, Store: st, Router: &Router{Store: st, Fault: cfg.Fault}, Clock: clk, sink: sink}
 	body := cfg.Body
 	if body == "" {
 		body = "# " + cfg.Title + "\n\nDo the scripted work and report completion.\n"
@@ -132,50 +134,32 @@ func (s *Session) recordFiles(ws []Written) {
 		if err != nil {
 			rel = w.Path
 		}
-		s.Rec.Data(s.Clock.Now(), "orchestrator", "file:"+filepath.ToSlash(rel), bytes.TrimSpace(w.Data))
+		s.sink(s.Clock.Now(), "orchestrator", "file:"+filepath.ToSlash(rel), bytes.TrimSpace(w.Data))
 	}
 }
 
-// Start records agent-start.
-func (s *Session) Start() {
-	s.Rec.Harness(s.Clock.Now(), "agent-start", map[string]any{"taskId": s.Cfg.TaskID, "agentId": s.Cfg.AgentID})
-}
-
-// Line records one line of the agent and routes stdout lines.
+// Line routes one stdout line of the agent (the harness records the line).
 func (s *Session) Line(l agentio.Line) Outcome {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l.Stream != "stdout" {
 		return Outcome{Kind: KindNotProtocol}
 	}
-	at := l.At
-	if at.IsZero() {
-		at = s.Clock.Now()
-	}
-	s.Rec.Data(at, "agent", "stdout", l.Data)
 	o := s.Router.Handle(l.Data)
 	if l.Truncated && o.Kind == KindNotProtocol {
 		o = s.Router.reject(Outcome{Reason: ReasonMessageTooLarge, Detail: "line was cut by the harness's line bound"}, "")
 	}
 	s.recordFiles(o.Written)
-	s.Outcomes = append(s.Outcomes, o)
 	return o
 }
 
-// Exit records how the agent ended. A normal exit (code 0) runs the session_end hook;
-// a crash or a kill does not: the scheduler's stale-heartbeat recovery takes over.
+// Exit is the agent's end: a last look at its heartbeat, then, on a normal exit
+// (code 0), the session_end hook; a crash or a kill runs no hook: the scheduler's
+// stale-heartbeat recovery takes over.
 func (s *Session) Exit(e agentio.Exit) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d := map[string]any{"code": e.Code}
-	if e.Signal != "" {
-		d["signal"] = e.Signal
-	}
-	if e.Err != nil {
-		d["error"] = e.Err.Error()
-	}
 	s.observeHeartbeat()
-	s.Rec.Harness(s.Clock.Now(), "agent-exit", d)
 	if e.Code == 0 && e.Signal == "" && e.Err == nil {
 		s.Router.SessionEnd()
 	}
@@ -191,7 +175,6 @@ func (s *Session) Poll() []Action {
 	for _, a := range acts {
 		s.recordFiles(a.Written)
 	}
-	s.Actions = append(s.Actions, acts...)
 	return acts
 }
 
@@ -207,8 +190,9 @@ func (s *Session) ObserveHeartbeat() (at time.Time, ok bool) {
 // complete JSON object (the agent is rewriting the file) is no observation and is
 // retried at the next look, never recorded as an empty message. The write is
 // recorded at the file's modification time when that lies between the previous
-// observation and now (a poll notices a write late; the write is what counts),
-// else at now.
+// observation and now (a poll notices a write late; the write is what counts);
+// when the modification time is on another clock (after now), at the file's
+// lastHeartbeat if that lies in the window; else at now.
 func (s *Session) observeHeartbeat() (time.Time, bool) {
 	path := filepath.Join(s.Store.RunDir(s.Cfg.TaskID), "run_heartbeat.json")
 	var data []byte
@@ -233,23 +217,23 @@ func (s *Session) observeHeartbeat() (time.Time, bool) {
 	}
 	now := s.Clock.Now()
 	at := now
-	if !mod.After(now) && mod.After(s.lastBeatAt) {
+	within := func(t time.Time) bool { return !t.After(now) && !t.Before(s.lastBeatAt) }
+	var hb Heartbeat
+	switch {
+	case within(mod):
 		at = mod
+	case mod.After(now) && json.Unmarshal(data, &hb) == nil:
+		// The file's time is on another clock than the harness's (virtual time
+		// in a test bubble): the write's own lastHeartbeat places it, when it
+		// falls into the same window.
+		if last, err := parseTime(hb.LastHeartbeat); err == nil && within(last) {
+			at = last
+		}
 	}
 	s.lastBeat, s.lastBeatAt = data, at
 	rel, _ := filepath.Rel(s.Cfg.Scratch, path)
-	s.Rec.Data(at, "agent", "file:"+filepath.ToSlash(rel), data)
+	s.sink(at, "agent", "file:"+filepath.ToSlash(rel), data)
 	return at, true
-}
-
-// LeaseLost reports whether the agent's task is no longer in progress under its
-// lease (the scheduler reclaimed it, or a status.update moved it on).
-func (s *Session) LeaseLost() bool {
-	t, err := s.Store.Get(s.Cfg.TaskID)
-	if err != nil {
-		return true
-	}
-	return t.Status != InProgress || t.Lease == nil || t.Lease.Agent != s.Cfg.AgentID
 }
 
 // staleAt is when the agent's heartbeat expires, if the task is still in progress.
@@ -266,149 +250,36 @@ func (s *Session) staleAt() (time.Time, bool) {
 	return at, err == nil
 }
 
-// Finish records scenario-end with the task's final status.
-func (s *Session) Finish() {
-	d := map[string]any{}
-	if t, err := s.Store.Get(s.Cfg.TaskID); err == nil {
-		d["taskStatus"] = t.Status
-	}
-	s.Rec.Harness(s.Clock.Now(), "scenario-end", d)
-}
-
-// Options bound a run.
-type Options struct {
-	PollInterval time.Duration // scheduler poll period (TTL/5 when 0)
-	Deadline     time.Duration // the run's deadline from agent start (10 × TTL when 0)
-	Grace        time.Duration // SIGTERM → SIGKILL (2 s when 0)
-	// NoStaleWait skips waiting, after the agent is gone, for the heartbeat of a task
-	// still in progress to expire so that the scheduler recovers it.
-	NoStaleWait bool
-}
-
-func (o Options) withDefaults(ttl time.Duration) Options {
-	if o.PollInterval <= 0 {
-		o.PollInterval = ttl / 5
-		if o.PollInterval <= 0 {
-			o.PollInterval = time.Second
+// PollStale is one look of the dispatcher at a running agent: a heartbeat the
+// agent wrote since the last look goes into the transcript, then the scheduler
+// polls. It reports the run stale when the scheduler reclaimed (or recovered) the
+// agent's task, or when the agent refreshed its heartbeat only after the previous
+// one had expired (stale even when no poll fell into the gap); expiresAt and last
+// are the heartbeat's as last read.
+func (s *Session) PollStale() (stale bool, expiresAt time.Time, last string) {
+	s.mu.Lock()
+	s.observeHeartbeat()
+	if hb, err := s.Store.ReadHeartbeat(s.Cfg.TaskID); err == nil && hb.LastHeartbeat != s.prevLast {
+		exp, err1 := parseTime(hb.ExpiresAt)
+		at, err2 := parseTime(hb.LastHeartbeat)
+		if err1 == nil && err2 == nil {
+			stale = !s.prevExp.IsZero() && spec.Stale(s.prevExp, at)
+			s.prevLast, s.prevExp = hb.LastHeartbeat, exp
 		}
 	}
-	if o.Deadline <= 0 {
-		o.Deadline = 10 * ttl
+	s.mu.Unlock()
+	for _, act := range s.Poll() {
+		if act.TaskID == s.Cfg.TaskID {
+			stale = true
+		}
 	}
-	if o.Grace <= 0 {
-		o.Grace = 2 * time.Second
-	}
-	return o
+	return stale, s.prevExp, s.prevLast
 }
 
-// Drive plays the dispatcher against a running agent on clk: it routes every
-// stdout line, polls the scheduler, stops the agent when its lease is lost or its
-// deadline passes (SIGTERM, SIGKILL after the grace period), runs session_end on a
-// normal exit and, unless told not to, waits for a stale heartbeat to be recovered.
-func (s *Session) Drive(ctx context.Context, conn agentio.Conn, clk clock.Clock, opt Options) agentio.Exit {
-	opt = opt.withDefaults(s.Cfg.TTL)
-	s.Start()
-	deadline := clk.After(opt.Deadline)
-	poll := clk.After(opt.PollInterval)
-	var grace <-chan time.Time
-	lines := conn.Lines()
-	stopping := false
-	stop := func(reason string) {
-		if stopping {
-			return
-		}
-		stopping = true
-		s.Rec.Harness(clk.Now(), "signal", map[string]any{"signal": "SIGTERM", "reason": reason})
-		conn.Terminate()
-		grace = clk.After(opt.Grace)
-	}
-	done := conn.Done()
-	for lines != nil || done != nil {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				lines = nil
-				continue
-			}
-			if !stopping {
-				s.Line(l)
-			}
-		case <-done:
-			done = nil
-		case <-poll:
-			s.Poll()
-			if s.LeaseLost() {
-				stop("lease_lost")
-			}
-			poll = clk.After(opt.PollInterval)
-		case <-deadline:
-			s.Rec.Harness(clk.Now(), "timeout", map[string]any{"deadlineMs": opt.Deadline.Milliseconds()})
-			stop("deadline")
-		case <-grace:
-			s.Rec.Harness(clk.Now(), "kill", nil)
-			conn.Kill()
-			grace = nil
-		case <-ctx.Done():
-			conn.Kill()
-			<-conn.Done()
-			lines, done = nil, nil
-		}
-	}
-	exit := conn.Exit()
-	s.Exit(exit)
-	if !opt.NoStaleWait {
-		if at, ok := s.staleAt(); ok {
-			if d := at.Sub(clk.Now()); d > 0 {
-				select {
-				case <-clk.After(d):
-				case <-ctx.Done():
-				}
-			}
-			s.Poll()
-		}
-	}
-	s.Finish()
-	return exit
-}
-
-// Simulate runs a mockagent in the calling goroutine on virtual time: the agent's
-// clock advances the fake clock when the agent sleeps, and the scheduler polls (and
-// the deadline) fall due on the way. Every line is routed before the agent goes on,
-// so the transcript is deterministic.
-func (s *Session) Simulate(ctx context.Context, agent *mockagent.Agent, fault string, fake *clock.Fake, opt Options) agentio.Exit {
-	opt = opt.withDefaults(s.Cfg.TTL)
-	start := fake.Now()
-	s.Start()
-	exit := sim.Agent{Agent: agent, Fault: fault, Fake: fake, Step: opt.PollInterval, Env: s.Env(), Dir: s.Cfg.Scratch, OnLine: func(l agentio.Line) { s.Line(l) },
-		Tick: func(now time.Time) string {
-			s.Poll()
-			if s.LeaseLost() {
-				s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM", "reason": "lease_lost"})
-				return "SIGTERM"
-			}
-			if !now.Before(start.Add(opt.Deadline)) {
-				s.Rec.Harness(now, "timeout", map[string]any{"deadlineMs": opt.Deadline.Milliseconds()})
-				s.Rec.Harness(now, "signal", map[string]any{"signal": "SIGTERM", "reason": "deadline"})
-				return "SIGTERM"
-			}
-			return ""
-		}}.Run(ctx)
-	s.Exit(exit)
-	if !opt.NoStaleWait {
-		if at, ok := s.staleAt(); ok {
-			fake.Set(at)
-			s.Poll()
-		}
-	}
-	s.Finish()
-	return exit
-}
-
-// Summary is a one-line view of a session for tests and reports.
-func (s *Session) Summary() string {
-	st := "?"
-	if t, err := s.Store.Get(s.Cfg.TaskID); err == nil {
-		st = t.Status
-	}
-	return fmt.Sprintf("task %s: %s; events %v", s.Cfg.TaskID, st, s.Store.Events.Types())
+// StaleAt is when the agent's heartbeat expires, if its task is still in
+// progress (ok false otherwise: nothing left for the scheduler to recover).
+func (s *Session) StaleAt() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.staleAt()
 }

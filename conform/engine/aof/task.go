@@ -8,67 +8,43 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // Task statuses (aof-1 §Overview, upstream task store).
+// They and the state machine live in lint/spec/aof.
 const (
-	Backlog    = "backlog"
-	Ready      = "ready"
-	InProgress = "in-progress"
-	Review     = "review"
-	Done       = "done"
-	Blocked    = "blocked"
-	Cancelled  = "cancelled"
+	Backlog    = spec.Backlog
+	Ready      = spec.Ready
+	InProgress = spec.InProgress
+	Review     = spec.Review
+	Done       = spec.Done
+	Blocked    = spec.Blocked
+	Cancelled  = spec.Cancelled
 )
 
 // Statuses lists every task status in lifecycle order.
-var Statuses = []string{Backlog, Ready, InProgress, Review, Done, Blocked, Cancelled}
-
-// transitions is the task state machine: the lifecycle diagram of aof-1 §Overview
-// (backlog → ready → in-progress → review → done, in-progress ↔ blocked, blocked →
-// review), reclaim in-progress → ready (§Resume Protocol), cancel from any live status.
-var transitions = map[string][]string{
-	Backlog:    {Ready, Blocked, Cancelled},
-	Ready:      {InProgress, Backlog, Blocked, Cancelled},
-	InProgress: {Review, Blocked, Ready, Cancelled},
-	Review:     {Done, InProgress, Blocked, Cancelled},
-	Blocked:    {Ready, Review, Cancelled},
-	Done:       nil,
-	Cancelled:  nil,
-}
+var Statuses = spec.Statuses
 
 // IsStatus reports whether s is a task status.
-func IsStatus(s string) bool {
-	_, ok := transitions[s]
-	return ok
-}
+func IsStatus(s string) bool { return spec.IsStatus(s) }
 
 // IsValidTransition reports whether the state machine allows from → to.
-func IsValidTransition(from, to string) bool {
-	for _, t := range transitions[from] {
-		if t == to {
-			return true
-		}
-	}
-	return false
-}
-
-// taskIDPattern is the guide's TaskId plus upstream's optional -NN suffix.
-var taskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}(-\d{2})?$`)
+func IsValidTransition(from, to string) bool { return spec.ValidTransition(from, to) }
 
 // ValidTaskID reports whether id is a TaskId.
-func ValidTaskID(id string) bool { return taskIDPattern.MatchString(id) }
+func ValidTaskID(id string) bool { return spec.ValidTaskID(id) || spec.UpstreamTaskID(id) }
 
 // TimeFormat is how the engine writes times: RFC 3339, UTC, milliseconds, Z.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
+const TimeFormat = spec.TimeFormat
 
 // FormatTime renders t in TimeFormat.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+func FormatTime(t time.Time) string { return spec.FormatTime(t) }
 
 // Lease is who holds a task while it is in progress.
 type Lease struct {

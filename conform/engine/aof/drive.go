@@ -1,0 +1,251 @@
+package aof
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/harness"
+)
+
+// AgentID is the agent id the dispatcher leases the task to (AOF_AGENT_ID).
+const AgentID = "agent-under-test"
+
+// Key names an AOF envelope by its type (bare JSON or after the AOF/1 prefix).
+func Key(r *conform.Record) string {
+	env := EnvelopeOf(r)
+	if env == nil {
+		return ""
+	}
+	t, _ := env["type"].(string)
+	return t
+}
+
+// EnvelopeOf decodes a record as an AOF envelope (nil when it is none).
+func EnvelopeOf(r *conform.Record) map[string]any {
+	var b []byte
+	switch {
+	case r.Msg != nil:
+		b = r.Msg
+	case r.Text != nil && strings.HasPrefix(strings.TrimSpace(*r.Text), Prefix):
+		b = []byte(strings.TrimPrefix(strings.TrimSpace(*r.Text), Prefix))
+	default:
+		return nil
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if dec.Decode(&m) != nil || dec.More() {
+		return nil
+	}
+	if m["protocol"] != "aof" {
+		return nil
+	}
+	return m
+}
+
+// scenarioTask is a scenario's task for aof.
+type scenarioTask struct {
+	TaskID   string         `json:"taskId"`
+	Title    string         `json:"title"`
+	Body     string         `json:"body"`
+	Metadata map[string]any `json:"metadata"`
+	// HeartbeatTTL is the TTL of the heartbeat the dispatcher writes at lease
+	// time (1.5 s when absent), stretched by --timeout-scale.
+	HeartbeatTTL conform.Duration `json:"heartbeatTTL"`
+	// Handoff, for a delegated child, is written to <task dir>/inputs/handoff.json
+	// (and handoff.md) before dispatch, as the router does on handoff.request.
+	Handoff *Handoff `json:"handoff"`
+}
+
+// scenarioSetup is a scenario's setup for aof: what an earlier run left behind.
+type scenarioSetup struct {
+	// PriorRun: a previous run of the same task died; its heartbeat expired, the
+	// scheduler reclaimed the task to ready (run marked expired) and it is now
+	// dispatched again.
+	PriorRun bool `json:"priorRun"`
+}
+
+// DefaultScenarioTTL is the heartbeat TTL of a scenario that names none.
+const DefaultScenarioTTL = 1500 * time.Millisecond
+
+// Drive plays the dispatcher against the agent through the harness: the session
+// prepares the data directory (the task leased to the agent, run.json, the lease
+// heartbeat, the handoff of a delegated child), every envelope the agent prints is
+// routed, the scheduler polls (a stale heartbeat reclaims the task and stops the
+// agent), session_end runs when the agent exits normally and, when the agent left
+// its task in progress (a crash), the scheduler recovers it once its heartbeat
+// expires. Facts for the checks: aof.handoff, aof.stale, aof.final_status,
+// aof.files, aof.task_dir.
+func Drive(h *harness.H) error {
+	sc := h.Scenario()
+	var t scenarioTask
+	if err := json.Unmarshal(h.Expand(sc.Task), &t); err != nil || t.TaskID == "" {
+		return harness.Errorf("scenario %s: task needs taskId: %v", sc.ID, err)
+	}
+	var setup scenarioSetup
+	if len(sc.Setup) > 0 {
+		if err := json.Unmarshal(sc.Setup, &setup); err != nil {
+			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
+		}
+	}
+	ttl := t.HeartbeatTTL.D(h.ScaleFactor())
+	if ttl <= 0 {
+		ttl = h.Scale(DefaultScenarioTTL)
+	}
+	cfg := Config{Scratch: h.Scratch(), Scenario: sc.ID, TaskID: t.TaskID, AgentID: AgentID,
+		Title: t.Title, Body: t.Body, TTL: ttl, Metadata: t.Metadata, Handoff: t.Handoff, Fault: h.EngineFault()}
+	if t.Handoff != nil {
+		h.Fact("aof.handoff", true)
+	}
+	sess, err := NewSession(clock.Real{}, cfg, func(at time.Time, from, stream string, data []byte) {
+		r := conform.Record{From: from, Stream: stream, Time: at, Attempt: 1}
+		if len(data) > 0 && data[0] == '{' && json.Valid(data) {
+			r.Msg = data
+		} else {
+			s := string(data)
+			r.Text = &s
+		}
+		h.Record(r)
+	})
+	if err != nil {
+		return harness.Errorf("scenario %s: preparing the data directory: %v", sc.ID, err)
+	}
+	if setup.PriorRun {
+		sess.PriorRunReclaimed()
+	}
+	a, err := h.Launch(nil, sess.Env()...)
+	if err != nil {
+		return err
+	}
+	a.CloseInput()
+	stale := false
+	// agentBeat: the agent has written its first heartbeat. Until then the
+	// scheduler does not poll before one TTL has passed since the agent's first
+	// sign of life: the lease heartbeat's TTL counts from there, the agent's
+	// start-up is no part of it.
+	agentBeat := false
+	completed := false // the agent sent its completion.report
+	observe := func(a *harness.Agent) {
+		if at, ok := sess.ObserveHeartbeat(); ok && !agentBeat {
+			agentBeat = true
+			a.Alive(at, "first-heartbeat-write")
+		}
+	}
+	poll := ttl / 10
+	nextPoll := time.Now().Add(poll)
+	err = a.Run(harness.Handler{
+		Key: Key,
+		// A heartbeat the agent wrote before a line (stdout or stderr) is recorded
+		// before it, whether a poll or the line noticed it first: records at one
+		// instant come in one order (reference transcripts are byte-stable).
+		Collect: func(r conform.Record, final bool) []conform.Record {
+			if final {
+				return nil
+			}
+			observe(a)
+			return []conform.Record{r}
+		},
+		OnLine: func(a *harness.Agent, r conform.Record) {
+			if r.Stream != "stdout" {
+				return
+			}
+			if r.Key == TypeCompletion {
+				// The run is over: its heartbeat is no longer owed (the agent
+				// exits next; a slow exit is no stale run).
+				completed = true
+			}
+			line := r.Msg
+			if line == nil {
+				line = []byte(harness.TextOf(&r))
+			}
+			o := sess.Line(agentio.Line{At: r.Time, Stream: "stdout", Data: line, Truncated: r.Truncated})
+			if o.Reason == ReasonNestedDelegation {
+				h.Event(a.N(), "delegation-rejected", map[string]any{"reason": o.Reason, "seq": r.Seq})
+			}
+		},
+		Monitor: func(a *harness.Agent, now time.Time) time.Time {
+			if stale || completed || !a.Attempt().Terminated.IsZero() {
+				return time.Time{}
+			}
+			if now.Before(nextPoll) {
+				return nextPoll
+			}
+			nextPoll = now.Add(poll)
+			observe(a)
+			if !agentBeat && (a.Attempt().Alive.IsZero() || now.Before(a.Attempt().Alive.Add(ttl))) {
+				// The lease TTL counts from the agent's first sign of life.
+				return nextPoll
+			}
+			late, exp, last := sess.PollStale()
+			if !late {
+				return nextPoll
+			}
+			stale = true
+			h.Event(a.N(), "stale-heartbeat", map[string]any{"expiresAt": FormatTime(exp), "lastHeartbeat": last})
+			h.Fact("aof.stale", true)
+			a.Terminate("stale heartbeat: the scheduler reclaimed the task")
+			return time.Time{}
+		},
+	})
+	// session_end (on a normal exit).
+	sess.Exit(a.Attempt().Exit)
+	if err == nil && !stale {
+		// A task the agent left in progress (a crash) is recovered by the
+		// scheduler once its heartbeat expires (§Stale Heartbeat Flow).
+		if at, ok := sess.StaleAt(); ok {
+			if wait := time.Until(at); wait > 0 && wait <= ttl {
+				select {
+				case <-time.After(wait):
+				case <-h.Context().Done():
+				}
+			}
+			sess.Poll()
+		}
+	}
+	final := ""
+	if task, gerr := sess.Store.Get(t.TaskID); gerr == nil {
+		final = task.Status
+	}
+	h.Fact("aof.final_status", final)
+	h.Fact("aof.files", listFiles(sess.Store.Dir, 2000))
+	h.Fact("aof.task_dir", "tasks/in-progress/"+t.TaskID)
+	return err
+}
+
+// listFiles lists the regular files under root (slash paths, sorted, at most max).
+func listFiles(root string, max int) []string {
+	var out []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= max {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if rel, err := filepath.Rel(root, p); err == nil {
+				out = append(out, filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// PriorRunReclaimed leaves behind what a dead earlier run of the task leaves after
+// the scheduler's reclaim: partial work in the run directory, the transition to
+// ready and the expired run in the events log.
+func (s *Session) PriorRunReclaimed() {
+	runDir := s.Store.RunDir(s.Cfg.TaskID)
+	os.MkdirAll(filepath.Join(runDir, "work"), 0o755)
+	os.WriteFile(filepath.Join(runDir, "work", "partial.txt"), []byte("left by the previous run\n"), 0o644)
+	s.Store.Events.Log("task.transitioned", "scheduler", s.Cfg.TaskID, map[string]any{"from": InProgress, "to": Ready, "reason": ActionStaleReclaim})
+	s.Store.Events.Log("run.expired", "scheduler", s.Cfg.TaskID, map[string]any{"reason": "stale_heartbeat"})
+}

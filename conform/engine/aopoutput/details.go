@@ -1,0 +1,89 @@
+package aopoutput
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/harness"
+)
+
+// MaxDetails bounds the bytes of a details file the parent reads (and records).
+const MaxDetails = 1 << 20
+
+// Details describes the details file a report names, as the parent found it.
+type Details struct {
+	Named  string `json:"named"`  // as written after [AOP:DETAILS_FILE]
+	Path   string `json:"path"`   // relative to the scratch directory (slash-separated)
+	Inside bool   `json:"inside"` // inside the scratch directory, symbolic links resolved
+	Exists bool   `json:"exists"` // a regular file
+	JSON   bool   `json:"json"`   // a JSON object
+	Seq    int    `json:"seq"`    // the file's transcript record (0: not read)
+}
+
+// Resolve resolves the path a report names against the scratch directory: a
+// relative path is inside it, an absolute one must lead there, and symbolic links
+// are followed, so that no name (.., an absolute path elsewhere, a link out) leads
+// the parent outside. real is the resolved path, rel the path relative to the
+// scratch directory.
+func Resolve(scratch, named string) (real, rel string, inside, exists bool) {
+	root := scratch
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	p := named
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p, exists = r, true
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || !filepath.IsLocal(rel) {
+		return p, "", false, exists
+	}
+	if exists {
+		fi, err := os.Stat(p)
+		exists = err == nil && fi.Mode().IsRegular()
+	}
+	return p, filepath.ToSlash(rel), true, exists
+}
+
+// LoadDetails reads the details file a report names ("none": no file) from
+// inside the scratch directory and records it in the transcript (stream
+// "file:PATH", as msg when it is a JSON object, else as text).
+func LoadDetails(h *harness.H, attempt int, named string) Details {
+	df := Details{Named: named}
+	if named == "none" {
+		return df
+	}
+	real, rel, inside, exists := Resolve(h.Scratch(), named)
+	df.Inside = inside
+	if !inside {
+		return df
+	}
+	df.Path = rel
+	if !exists {
+		return df
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return df
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, MaxDetails))
+	f.Close()
+	df.Exists = true
+	rec := conform.Record{From: "agent", Stream: "file:" + df.Path, Attempt: attempt}
+	if json.Valid(b) && harness.IsJSONObject(b) {
+		df.JSON = true
+		rec.Msg, _ = harness.Compact(b)
+	} else {
+		t := harness.ToValidUTF8(b)
+		rec.Text = &t
+	}
+	df.Seq = h.Record(rec).Seq
+	return df
+}

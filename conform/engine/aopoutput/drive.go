@@ -1,0 +1,169 @@
+// Package aopoutput is the reference engine of the Agent Output Protocol 1.0.0
+// (specs/aop-output-1.0.0.md): the parent orchestrator that gives an agent its
+// task, collects the report it prints between [AOP:START] and [AOP:END], loads the
+// details file the report names (from inside the scratch directory only) and takes
+// the report into its context. Drive is what aopconform runs against a real agent
+// and what this package's tests run against mockagent on virtual time; the
+// report's structure and limits come from lint/spec/aopoutput.
+package aopoutput
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/harness"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
+)
+
+// Key names a line of a report by its marker ("AOP:START"); the collected report
+// block is "AOP:REPORT".
+func Key(r *conform.Record) string {
+	if r.Text == nil {
+		return ""
+	}
+	if name, _, ok := spec.ParseMarker(*r.Text); ok {
+		return "AOP:" + name
+	}
+	return ""
+}
+
+// task is the task line of the aopkit binding: {"task": ..., "task_type": ...}.
+type task struct {
+	Task     string `json:"task"`
+	TaskType string `json:"task_type"`
+}
+
+// Drive plays the parent orchestrator through the harness: it sends the task line
+// and closes stdin, records the report block as one transcript record, and after
+// the agent exits loads the details file the report names (fact
+// "aopoutput.details") and takes the report (event "report-taken", fact
+// "aopoutput.taken").
+func Drive(h *harness.H) error {
+	line := h.Expand(h.Scenario().Task)
+	var tk task
+	if err := json.Unmarshal(line, &tk); err != nil {
+		return harness.Errorf("scenario %s: the task must be {\"task\":...,\"task_type\":...}: %v", h.Scenario().ID, err)
+	}
+	a, err := h.Launch(line)
+	if err != nil {
+		return err
+	}
+	a.Send(line)
+	a.CloseInput()
+	c := &collector{a: a}
+	var stdout []string // every stdout line, in order: the output the parent reads
+	if err := a.Run(harness.Handler{
+		Key: Key,
+		// The report block is one transcript record (docs/transcript-format.md),
+		// so aoplint sees the whole report.
+		Collect: c.collect,
+		OnLine: func(_ *harness.Agent, r conform.Record) {
+			if r.Stream == "stdout" {
+				stdout = append(stdout, harness.TextOf(&r))
+			}
+		},
+	}); err != nil {
+		return err
+	}
+	rep := spec.Parse([]byte(strings.Join(stdout, "\n")))
+	if len(rep.Markers) == 0 {
+		return nil // no report the parent could take
+	}
+	if m := rep.First("DETAILS_FILE"); m != nil {
+		h.Fact("aopoutput.details", LoadDetails(h, a.N(), m.Value))
+	}
+	tk2 := Take(rep, tk.TaskType, h.EngineFault() == FaultAcceptOversizedSummary)
+	h.Fact("aopoutput.taken", tk2)
+	h.Event(a.N(), "report-taken", map[string]any{"status": tk2.Status, "summary_chars": tk2.Chars,
+		"limit": tk2.Limit, "kept_chars": utf8.RuneCountInString(tk2.Summary), "cut": tk2.Cut})
+	return nil
+}
+
+// collector holds the lines of a report back, from [AOP:START] to [AOP:END], and
+// records them as one record (harness.Handler.Collect).
+type collector struct {
+	a     *harness.Agent
+	block []conform.Record
+}
+
+func (c *collector) collect(r conform.Record, final bool) []conform.Record {
+	if final {
+		// A report the harness stopped mid-way is flushed as cut off.
+		return c.flush(!c.a.Attempt().Terminated.IsZero() || !c.a.Attempt().Killed.IsZero())
+	}
+	if r.Stream != "stdout" {
+		return []conform.Record{r}
+	}
+	if r.Msg != nil {
+		t := string(r.Msg)
+		r.Text, r.Msg = &t, nil
+	}
+	switch {
+	case r.Key == "AOP:START":
+		out := c.flush(false)
+		c.block = append(c.block, r)
+		return out
+	case len(c.block) > 0:
+		c.block = append(c.block, r)
+		if r.Key == "AOP:END" {
+			return c.flush(false)
+		}
+		return nil
+	}
+	return []conform.Record{r}
+}
+
+func (c *collector) flush(cutOff bool) []conform.Record {
+	if len(c.block) == 0 {
+		return nil
+	}
+	lines := make([]string, len(c.block))
+	for i := range c.block {
+		lines[i] = harness.TextOf(&c.block[i])
+	}
+	text := strings.Join(lines, "\n")
+	r := c.block[0]
+	r.Text, r.Msg, r.Key, r.Detail = &text, nil, "AOP:REPORT", nil
+	if len(c.block) > 1 {
+		r.Detail = map[string]any{"lines": len(c.block)}
+	}
+	if cutOff {
+		if r.Detail == nil {
+			r.Detail = map[string]any{}
+		}
+		r.Detail["cut_off"] = true
+	}
+	c.block = nil
+	return []conform.Record{r}
+}
+
+// Taken is what the parent takes of a report into its context.
+type Taken struct {
+	Status  string `json:"status"`  // success, failure or partial; "" when the report's is none of them
+	Summary string `json:"summary"` // the summary as kept in the parent's context
+	Chars   int    `json:"chars"`   // characters of the agent's summary
+	Limit   int    `json:"limit"`   // the limit of the task type (§Summary Length Limits by Task Type)
+	Cut     bool   `json:"cut"`     // the summary was over the limit and was cut there
+}
+
+// Take is the parent's decision on a report: the status when it is one of the
+// format's, and the summary, cut at its task type's limit so that an oversized
+// summary never floods the parent's context (the purpose of the protocol; the
+// spec's parseAOPOutput likewise keeps only the first 600 characters).
+// keepWhole is the engine fault accept-oversized-summary.
+func Take(rep *spec.Report, taskType string, keepWhole bool) Taken {
+	var t Taken
+	if st := rep.First("STATUS"); st != nil && spec.ValidStatus(st.Value) {
+		t.Status = st.Value
+	}
+	_, text := rep.Summary()
+	t.Limit, _ = spec.SummaryLimit(taskType)
+	t.Chars = utf8.RuneCountInString(text)
+	t.Summary = text
+	if t.Chars > t.Limit && !keepWhole {
+		t.Summary, t.Cut = string([]rune(text)[:t.Limit]), true
+	}
+	return t
+}

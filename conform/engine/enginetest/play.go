@@ -1,0 +1,81 @@
+package enginetest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/fixtures/scenarios"
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// Played is one scenario played by PlayVirtual.
+type Played struct {
+	Session *conform.Session
+	// Transcript is the transcript/1 the harness wrote, the scratch directory's
+	// path replaced by ${SCRATCH} (byte-stable: a reference transcript).
+	Transcript []byte
+	Err        error  // what the engine's Drive (through harness.End) returned
+	Scratch    string // the scratch directory (removed when the test ends)
+}
+
+// PlayVirtual plays sc with an engine's Drive against the in-process mockagent
+// (with fault, "" for the correct agent) through the real harness, inside its own
+// synctest bubble: time is virtual and starts at 2000-01-01 UTC, so the run is
+// fast and its transcript reproducible. engineFault is harness.Config.EngineFault.
+func PlayVirtual(t *testing.T, sc *conform.Scenario, fault, engineFault string, drive func(*harness.H) error) Played {
+	t.Helper()
+	ag, err := mockagent.Lookup(sc.Protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch, err := os.MkdirTemp("", "aopkit-engine-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(scratch) })
+	if real, err := filepath.EvalSymlinks(scratch); err == nil {
+		scratch = real
+	}
+	cmd := []string{"mockagent", "--protocol", sc.Protocol}
+	if fault != "" {
+		cmd = append(cmd, "--fault", fault)
+	}
+	out := Played{Scratch: scratch}
+	var buf bytes.Buffer
+	synctest.Test(t, func(t *testing.T) {
+		h := harness.New(context.Background(), harness.Config{Scenario: sc, Transcript: &buf,
+			Launcher: agentio.InProcess{Agent: ag, Fault: fault},
+			Command:  cmd, Scratch: scratch, EngineFault: engineFault})
+		out.Err = h.End(drive(h))
+		out.Session = h.Session()
+	})
+	out.Transcript = bytes.ReplaceAll(buf.Bytes(), []byte(scratch), []byte("${SCRATCH}"))
+	return out
+}
+
+// Builtin returns the shipped scenarios of a protocol (fixtures/scenarios); it
+// fails the test when there are none.
+func Builtin(t *testing.T, protocol string) []*conform.Scenario {
+	t.Helper()
+	ss, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*conform.Scenario
+	for _, sc := range ss {
+		if sc.Protocol == protocol {
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s scenarios", protocol)
+	}
+	return out
+}

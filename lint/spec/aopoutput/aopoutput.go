@@ -1,0 +1,263 @@
+// Package aopoutput is the one home of the Agent Output Protocol 1.0.0's
+// computations (specs/aop-output-1.0.0.md): the markers and their order, the
+// report's structure, the summary limits by task type, bullets and statuses. The
+// linter (lint/aopoutput), the reference engine (conform/engine/aopoutput), the
+// conformance checks (conform/checks) and mockagent all call it; it imports
+// neither lint nor conform (primitives in, values out).
+package aopoutput
+
+import (
+	"bytes"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Limits of §AOP Format Specification and §Validation Checklist.
+const (
+	// MaxTask: "[AOP:TASK] {brief task description, max 50 chars}".
+	MaxTask = 50
+	// MaxBullets: "{1-5 bullet points of key findings}".
+	MaxBullets = 5
+	// SoftLimit: "{Max 500 characters total}" (the format).
+	SoftLimit = 500
+	// HardLimit: "[AOP:SUMMARY] is present and under 600 chars" (the checklist);
+	// the spec's parseAOPOutput keeps only the first 600 characters.
+	HardLimit = 600
+)
+
+// TaskType is one row of §Summary Length Limits by Task Type.
+type TaskType struct {
+	Name  string // the row as the table names it
+	Limit int    // max summary characters
+}
+
+// TaskTypes are the rows of §Summary Length Limits by Task Type, by the names a
+// task line's task_type (and aoplint's --task-type) may use.
+var TaskTypes = map[string]TaskType{
+	"search":        {"Search/Explore", 500},
+	"explore":       {"Search/Explore", 500},
+	"analysis":      {"Analysis", 600},
+	"code":          {"Code Changes", 300},
+	"code-changes":  {"Code Changes", 300},
+	"test":          {"Test Results", 400},
+	"tests":         {"Test Results", 400},
+	"test-results":  {"Test Results", 400},
+	"build":         {"Build Output", 200},
+	"build-output":  {"Build Output", 200},
+	"documentation": {"Documentation", 500},
+	"docs":          {"Documentation", 500},
+}
+
+// LookupTaskType returns the row of a task type name (case and surrounding space
+// ignored).
+func LookupTaskType(name string) (TaskType, bool) {
+	t, ok := TaskTypes[strings.ToLower(strings.TrimSpace(name))]
+	return t, ok
+}
+
+// SummaryLimit is the summary limit for a task type: its row's limit, or
+// SoftLimit (the format's "Max 500 characters total") for a name the table does
+// not have; known says which.
+func SummaryLimit(taskType string) (limit int, known bool) {
+	if t, ok := LookupTaskType(taskType); ok {
+		return t.Limit, true
+	}
+	return SoftLimit, false
+}
+
+// TaskTypeNames lists the task type names, sorted.
+func TaskTypeNames() []string {
+	names := make([]string, 0, len(TaskTypes))
+	for k := range TaskTypes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Markers in the order the spec's format gives them. METRICS is optional.
+var Markers = []string{"START", "TASK", "SUMMARY", "DETAILS_FILE", "METRICS", "STATUS", "END"}
+
+// Rank is a marker's position in Markers (ok false for a marker AOP 1.0.0 does not
+// know).
+func Rank(name string) (int, bool) {
+	for i, m := range Markers {
+		if m == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Required reports whether every report must have the marker (all but METRICS).
+func Required(name string) bool {
+	_, ok := Rank(name)
+	return ok && name != "METRICS"
+}
+
+// ValidStatus reports whether s is a status of the format: success, failure or
+// partial (lower case, as written).
+func ValidStatus(s string) bool {
+	switch s {
+	case "success", "failure", "partial":
+		return true
+	}
+	return false
+}
+
+// MarkerRe recognises a marker at the start of a line (blanks before it allowed):
+// [AOP:NAME] with NAME in upper case letters and _.
+var MarkerRe = regexp.MustCompile(`^[ \t]*\[AOP:([A-Z_]+)\]`)
+
+// ParseMarker reads "[AOP:NAME] value" from one line; value is trimmed.
+func ParseMarker(line string) (name, value string, ok bool) {
+	g := MarkerRe.FindStringSubmatchIndex(line)
+	if g == nil {
+		return "", "", false
+	}
+	return line[g[2]:g[3]], strings.TrimSpace(line[g[1]:]), true
+}
+
+var bulletRe = regexp.MustCompile(`^(?:[-*+•–]|\d{1,2}[.)])(?:\s|$)`)
+
+// IsBullet reports whether a summary line (without its indentation) is a bullet
+// point: -, *, +, •, – or a number with . or ) followed by a blank or the line end.
+func IsBullet(s string) bool { return bulletRe.MatchString(s) }
+
+// Marker is one [AOP:NAME] at the start of a line of a report.
+type Marker struct {
+	Name   string // NAME as written (upper case letters and _)
+	Off    int    // offset of '['
+	ValOff int    // offset of the value's first byte (after the marker and blanks)
+	Value  string // the rest of the line, trimmed
+	Next   int    // offset where the next marker's line begins (or len(Text))
+}
+
+// Line is one line of a report.
+type Line struct {
+	Off  int
+	Text string // without the line end (\n or \r\n)
+}
+
+// Report is a parsed report: its lines and its markers, with byte offsets.
+type Report struct {
+	Text    []byte
+	Lines   []Line
+	Markers []Marker
+}
+
+// Parse splits a report into lines and finds its markers. It never fails: what is
+// missing shows in the result. A leading byte-order mark is skipped.
+func Parse(text []byte) *Report {
+	r := &Report{Text: text}
+	off := 0
+	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
+		off = 3
+	}
+	for off <= len(text) {
+		end := bytes.IndexByte(text[off:], '\n')
+		next := len(text) + 1
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += off
+			next = end + 1
+		}
+		s := strings.TrimSuffix(string(text[off:end]), "\r")
+		r.Lines = append(r.Lines, Line{Off: off, Text: s})
+		if g := MarkerRe.FindStringSubmatchIndex(s); g != nil {
+			rest := s[g[1]:]
+			trimmed := strings.TrimLeft(rest, " \t")
+			r.Markers = append(r.Markers, Marker{Name: s[g[2]:g[3]], Off: off + strings.IndexByte(s, '['),
+				ValOff: off + g[1] + len(rest) - len(trimmed), Value: strings.TrimSpace(trimmed)})
+		}
+		off = next
+	}
+	for i := range r.Markers {
+		if i+1 < len(r.Markers) {
+			r.Markers[i].Next = r.Markers[i+1].Off
+		} else {
+			r.Markers[i].Next = len(text)
+		}
+	}
+	return r
+}
+
+// First returns the first marker named name, or nil.
+func (r *Report) First(name string) *Marker {
+	for i := range r.Markers {
+		if r.Markers[i].Name == name {
+			return &r.Markers[i]
+		}
+	}
+	return nil
+}
+
+// Has reports whether the report has the marker.
+func (r *Report) Has(name string) bool { return r.First(name) != nil }
+
+// SummaryLine is one non-empty line of the summary.
+type SummaryLine struct {
+	Off    int
+	Text   string // the line, without its indentation and trailing blanks
+	Indent int
+	Bullet bool
+}
+
+// Summary returns the summary's non-empty lines (the SUMMARY marker's own value
+// first, then every line up to the next marker) and its text as the spec's
+// parseAOPOutput reads it (trimmed, blank lines included).
+func (r *Report) Summary() (lines []SummaryLine, text string) {
+	m := r.First("SUMMARY")
+	if m == nil {
+		return nil, ""
+	}
+	var parts []string
+	if m.Value != "" {
+		lines = append(lines, SummaryLine{Off: m.ValOff, Text: m.Value, Bullet: IsBullet(m.Value)})
+	}
+	parts = append(parts, m.Value)
+	for _, l := range r.Lines {
+		if l.Off <= m.Off || l.Off >= m.Next {
+			continue
+		}
+		parts = append(parts, l.Text)
+		t := strings.TrimLeft(l.Text, " \t")
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		lines = append(lines, SummaryLine{Off: l.Off + len(l.Text) - len(t), Text: strings.TrimRight(t, " \t"), Indent: len(l.Text) - len(t), Bullet: IsBullet(t)})
+	}
+	return lines, strings.TrimSpace(strings.Join(parts, "\n"))
+}
+
+// Bullets counts the bullet points among summary lines.
+func Bullets(lines []SummaryLine) int {
+	n := 0
+	for _, l := range lines {
+		if l.Bullet {
+			n++
+		}
+	}
+	return n
+}
+
+// Metrics reads "key: value, key: value" as the spec's parseAOPOutput does.
+func Metrics(v string) map[string]string {
+	out := map[string]string{}
+	for _, pair := range strings.Split(v, ",") {
+		kv := strings.Split(pair, ":")
+		if len(kv) < 2 {
+			continue
+		}
+		k, val := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1])
+		if k != "" && val != "" {
+			out[k] = val
+		}
+	}
+	return out
+}
+
+// BulletText is a bullet line without its bullet mark, trimmed.
+func BulletText(s string) string { return strings.TrimSpace(bulletRe.ReplaceAllString(s, "")) }

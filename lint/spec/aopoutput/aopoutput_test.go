@@ -1,0 +1,70 @@
+package aopoutput
+
+import (
+	"strings"
+	"testing"
+)
+
+const example = "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Search for auth implementations\n\n[AOP:SUMMARY]\n" +
+	"- Found 8 auth-related files in src/auth/\n- Main handler: src/auth/handler.ts (450 lines)\n\n" +
+	"[AOP:DETAILS_FILE] none\n[AOP:METRICS] files_scanned: 234, matches: 8\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:30:12Z\n"
+
+func TestParse(t *testing.T) {
+	r := Parse([]byte(example))
+	var names []string
+	for _, m := range r.Markers {
+		names = append(names, m.Name)
+		if _, ok := Rank(m.Name); !ok {
+			t.Errorf("marker %s has no rank", m.Name)
+		}
+	}
+	if got := strings.Join(names, ","); got != strings.Join(Markers, ",") {
+		t.Fatalf("markers %s", got)
+	}
+	lines, text := r.Summary()
+	if Bullets(lines) != 2 || !strings.HasPrefix(text, "- Found 8") || strings.HasSuffix(text, "\n") {
+		t.Errorf("summary %+v %q", lines, text)
+	}
+	if m := Metrics(r.First("METRICS").Value); m["matches"] != "8" {
+		t.Errorf("metrics %v", m)
+	}
+	if off := r.First("STATUS").ValOff; example[off:off+7] != "success" {
+		t.Errorf("STATUS value at %d", off)
+	}
+}
+
+// TestSummaryLimit: the table's rows by their names; a name the table does not
+// have (code_changes, with an underscore) gets the format's 500.
+func TestSummaryLimit(t *testing.T) {
+	for name, want := range map[string]int{"build": 200, "Code": 300, " test-results ": 400, "analysis": 600, "docs": 500, "code_changes": 500, "": 500} {
+		got, known := SummaryLimit(name)
+		if got != want || known != (want != 500 || name == "docs") {
+			t.Errorf("SummaryLimit(%q) = %d, %v; want %d", name, got, known, want)
+		}
+	}
+	if !Required("END") || Required("METRICS") || Required("FILES") || !ValidStatus("partial") || ValidStatus("SUCCESS") {
+		t.Error("markers or statuses")
+	}
+	for s, want := range map[string]bool{"- a": true, "* a": true, "1. a": true, "12) a": true, "-a": false, "a": false, "•": true} {
+		if IsBullet(s) != want {
+			t.Errorf("IsBullet(%q) != %v", s, want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(example))
+	f.Add([]byte("\xEF\xBB\xBF[AOP:START]\r\n [AOP:SUMMARY] x\n- y"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := Parse(data)
+		r.Summary()
+		for _, m := range r.Markers {
+			if m.Off < 0 || m.Off > len(data) || m.ValOff < m.Off || m.ValOff > len(data) || m.Next < m.Off || m.Next > len(data) {
+				t.Fatalf("marker %s offsets %d/%d/%d outside %d bytes", m.Name, m.Off, m.ValOff, m.Next, len(data))
+			}
+			if name, _, ok := ParseMarker(string(data[m.Off:])); !ok || name != m.Name {
+				t.Fatalf("marker %s at %d not found again", m.Name, m.Off)
+			}
+		}
+	})
+}

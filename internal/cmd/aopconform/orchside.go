@@ -16,6 +16,8 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
+	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/conform/orchside"
 	"github.com/aopkit/aopkit/conform/runner"
@@ -137,7 +139,20 @@ type engineFault struct{ Name, Doc string }
 
 // engineFaults lists each protocol engine's faults. Wire an engine's Faults()
 // here when it has them, one line per protocol.
-var engineFaults = map[string]func() []engineFault{}
+var engineFaults = map[string]func() []engineFault{
+	"aof": func() (out []engineFault) {
+		for _, f := range engaof.Faults() {
+			out = append(out, engineFault{f.Name, f.Doc})
+		}
+		return out
+	},
+	"aop-output": func() (out []engineFault) {
+		for _, f := range engaopoutput.Faults() {
+			out = append(out, engineFault{f.Name, f.Doc})
+		}
+		return out
+	},
+}
 
 // lookupEngineFault reports whether protocol's engine has the fault.
 func lookupEngineFault(protocol, name string) bool {

@@ -38,11 +38,20 @@ type Event struct {
 // maxObservationBytes bounds what is read of one observation file.
 const maxObservationBytes = 64 << 20
 
+// MaxLaunches bounds the agent launches read: an orchestrator that starts the
+// agent more often is judged on its first MaxLaunches (the transcript event "launches-truncated" says so).
+const MaxLaunches = 100
+
 // readObservations reads every launch's file in dir, sorted by start.
 func readObservations(dir string) ([]Launch, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
 		return nil, err
+	}
+	// Names sort by start time (mockagent.NewObserver).
+	sort.Strings(names)
+	if len(names) > MaxLaunches {
+		names = names[:MaxLaunches]
 	}
 	var out []Launch
 	for _, name := range names {

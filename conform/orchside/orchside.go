@@ -185,6 +185,9 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if err != nil {
 		return harness.Errorf("reading the agent's observations: %v", err)
 	}
+	if len(launches) == MaxLaunches {
+		h.Event(0, "launches-truncated", map[string]any{"kept": MaxLaunches, "reason": "the orchestrator started the agent more often: the rest is not judged"})
+	}
 	for i := range launches {
 		recordLaunch(h, &launches[i], key)
 	}

@@ -42,22 +42,23 @@ const maxObservationBytes = 64 << 20
 // agent more often is judged on its first MaxLaunches (the transcript event "launches-truncated" says so).
 const MaxLaunches = 100
 
-// readObservations reads every launch's file in dir, sorted by start.
-func readObservations(dir string) ([]Launch, error) {
+// readObservations reads every launch's file in dir (the first MaxLaunches),
+// sorted by start; more reports whether there were more.
+func readObservations(dir string) (ls []Launch, more bool, err error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// Names sort by start time (mockagent.NewObserver).
 	sort.Strings(names)
 	if len(names) > MaxLaunches {
-		names = names[:MaxLaunches]
+		names, more = names[:MaxLaunches], true
 	}
 	var out []Launch
 	for _, name := range names {
 		l, err := readLaunch(name)
 		if err != nil {
-			return nil, err
+			return nil, more, err
 		}
 		out = append(out, l)
 	}
@@ -65,7 +66,7 @@ func readObservations(dir string) ([]Launch, error) {
 	for i := range out {
 		out[i].N = i + 1
 	}
-	return out, nil
+	return out, more, nil
 }
 
 func readLaunch(name string) (Launch, error) {

@@ -196,9 +196,9 @@ func TestObservation(t *testing.T) {
 	io.WriteString(w, "PONSE\"}\nlog line\n")
 	o.Signal("SIGTERM")
 	o.Exit(0)
-	ls, err := readObservations(dir)
-	if err != nil {
-		t.Fatal(err)
+	ls, more, err := readObservations(dir)
+	if err != nil || more {
+		t.Fatal(err, more)
 	}
 	if len(ls) != 1 || ls[0].N != 1 || ls[0].Env["AOP_PROTOCOL"] != "aop2" {
 		t.Fatalf("launches %+v", ls)
@@ -224,7 +224,7 @@ func TestObservationBad(t *testing.T) {
 	for _, data := range []string{"", "garbage\n", `{"at":"yesterday","kind":"start"}` + "\n", `{"at":"2000-01-01T00:00:00Z","kind":"stdin","line":"x"}` + "\n"} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(data), 0o644)
-		if _, err := readObservations(dir); err == nil {
+		if _, _, err := readObservations(dir); err == nil {
 			t.Errorf("%q: no error", data)
 		}
 	}

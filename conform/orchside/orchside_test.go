@@ -3,6 +3,7 @@ package orchside
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -338,5 +339,18 @@ func TestOrchmsgChecks(t *testing.T) {
 				t.Errorf("%s, want %s: %s (expected %q, actual %q)", o.Verdict, c.want, o.Message, o.Expected, o.Actual)
 			}
 		})
+	}
+}
+
+// TestManyLaunches: past MaxLaunches the launches are cut, in start order.
+func TestManyLaunches(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i <= MaxLaunches; i++ {
+		line := `{"at":"` + t0.Add(time.Duration(i)*time.Second).Format(mockagent.ObservationTimeFormat) + `","kind":"start","pid":1}` + "\n"
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%020d-1.jsonl", i)), []byte(line), 0o644)
+	}
+	ls, more, err := readObservations(dir)
+	if err != nil || !more || len(ls) != MaxLaunches || !ls[0].Start.Equal(t0) || ls[MaxLaunches-1].N != MaxLaunches {
+		t.Fatalf("%d launches, more %v, err %v", len(ls), more, err)
 	}
 }

@@ -57,7 +57,11 @@ func (cfg runConfig) validateSide() error {
 			return nil
 		}
 	}
-	return usageError{fmt.Sprintf("--side orchestrator: protocol %s has no orchestrator-side scenarios yet (%s have)", cfg.Protocol, strings.Join(orchside.Protocols(), ", "))}
+	msg := fmt.Sprintf("--side orchestrator: protocol %s has no orchestrator-side scenarios yet (%s have)", cfg.Protocol, strings.Join(orchside.Protocols(), ", "))
+	if cfg.Protocol == "aos" {
+		msg += "; an aos guardian is certified with: aopconform guardian URL"
+	}
+	return usageError{msg}
 }
 
 // sideScenarios loads the scenarios of the side under test.

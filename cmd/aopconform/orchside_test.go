@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -96,7 +97,14 @@ func TestOrchestratorSide(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, strings.Repeat("r", i+1)), j.args...)
+			args := j.args
+			if j.fail != nil {
+				// A bug mode is judged on the checks it must fail (cheaper: the
+				// other scenarios are not played).
+				k := slices.Index(args, "--")
+				args = slices.Concat(args[:k], []string{"--run", strings.Join(j.fail, ",")}, args[k:])
+			}
+			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, strings.Repeat("r", i+1)), args...)
 		}()
 	}
 	wg.Wait()

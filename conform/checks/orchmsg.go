@@ -2,23 +2,17 @@ package checks
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
 var orchmsgC = common{protocol: "orchmsg", bindings: "bindings §orchmsg"}
 
 func orchmsgCheck(id, family string, tier conform.Tier, level conform.Level, spec, req string, lint []string, run func(*conform.Session) conform.Outcome) *conform.Check {
 	return &conform.Check{ID: "orchmsg/" + id, Protocol: "orchmsg", Family: family, Tier: tier, Level: level, Spec: spec, Requirement: req, Lint: lint, Run: run}
-}
-
-var orchmsgAgentTypes = map[string]bool{
-	"request:query-agents": true, "request:query-tasks": true, "request:submit-task": true,
-	"request:get-task": true, "request:ask-user": true,
-	"event:progress": true, "event:log": true, "event:error": true, "event:question": true,
 }
 
 // orchmsgMsgs returns the agent's JSON messages that have a type field.
@@ -83,7 +77,7 @@ var orchmsgChecks = []*conform.Check{
 				return conform.Failf("the agent sent no protocol message")
 			}
 			for _, r := range msgs {
-				if !orchmsgAgentTypes[r.Key] {
+				if !spec.IsAgentType(r.Key) {
 					o := conform.Mismatch(fmt.Sprintf("record %d has type %q", r.Seq, r.Key), "request:query-agents|query-tasks|submit-task|get-task|ask-user or event:progress|log|error|question", r.Key)
 					o.Seq = []int{r.Seq}
 					return o
@@ -125,7 +119,7 @@ var orchmsgChecks = []*conform.Check{
 				m := decode(r.Msg)
 				p, ok := field(m, "payload").(map[string]any)
 				if !ok && r.Key != "request:query-agents" && r.Key != "request:query-tasks" {
-					if orchmsgAgentTypes[r.Key] {
+					if spec.IsAgentType(r.Key) {
 						o := conform.Mismatch(fmt.Sprintf("record %d (%s) has no payload object", r.Seq, r.Key), "a payload object", "none")
 						o.Seq = []int{r.Seq}
 						return o
@@ -178,16 +172,13 @@ var orchmsgChecks = []*conform.Check{
 		func(s *conform.Session) conform.Outcome {
 			task := orchmsgTaskID(s)
 			for _, r := range orchmsgMsgs(s) {
-				m := decode(r.Msg)
-				if str(m, "payload", "taskId") != task {
+				if !orchmsgTaskOver(r, task) {
 					continue
 				}
 				if r.Key == "event:error" {
 					return conform.Outcome{Verdict: conform.Pass, Message: "the agent reported an error for its task", Seq: []int{r.Seq}}
 				}
-				if v, ok := num(m, "payload", "progress"); ok && r.Key == "event:progress" && v >= 1 {
-					return conform.Outcome{Verdict: conform.Pass, Message: "the agent reported its task complete", Seq: []int{r.Seq}}
-				}
+				return conform.Outcome{Verdict: conform.Pass, Message: "the agent reported its task complete", Seq: []int{r.Seq}}
 			}
 			a := s.Last()
 			if a == nil {
@@ -205,7 +196,10 @@ var orchmsgChecks = []*conform.Check{
 				return conform.NotTestedf("the agent ended before the shutdown notification")
 			}
 			took := a.End.Sub(a.ShutdownAt)
-			if !a.Terminated.IsZero() || !a.Killed.IsZero() || took > a.ShutdownFor+slack(s, 250*time.Millisecond) {
+			// The grace period is timed once, by the engine: when it is over the
+			// engine stops the agent (the harness's signal event, which aoplint's
+			// ORCH-SEQ-007 reads too); an agent still running then failed.
+			if !a.Terminated.IsZero() || !a.Killed.IsZero() {
 				return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond)))
 			}
 			if a.Exit.Code != 0 {
@@ -224,9 +218,7 @@ var orchmsgChecks = []*conform.Check{
 			}
 			task := orchmsgTaskID(s)
 			for _, r := range orchmsgMsgs(s) {
-				m := decode(r.Msg)
-				v, _ := num(m, "payload", "progress")
-				if r.Time.Before(a.CancelledAt) && str(m, "payload", "taskId") == task && (r.Key == "event:error" || (r.Key == "event:progress" && v >= 1)) {
+				if r.Time.Before(a.CancelledAt) && orchmsgTaskOver(r, task) {
 					return conform.Outcome{Verdict: conform.NotApplicable, Message: fmt.Sprintf("not applicable: the agent reported the task done (record %d) before the cancellation", r.Seq), Seq: []int{r.Seq}}
 				}
 			}
@@ -248,30 +240,23 @@ var orchmsgChecks = []*conform.Check{
 		"Rate Limiting: Prevent message flooding (100 msg/sec limit).",
 		[]string{"ORCH-SEQ-005"},
 		func(s *conform.Session) conform.Outcome {
-			var times []time.Time
-			var rs []*conform.Record
+			var rate spec.Rate[*conform.Record]
+			n := 0
 			for _, r := range s.AgentLines(0, "stdout") {
-				if r.Msg != nil {
-					times = append(times, r.Time)
-					rs = append(rs, r)
+				if r.Msg == nil {
+					continue
 				}
-			}
-			if len(times) == 0 {
-				return conform.Failf("the agent sent no message")
-			}
-			sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
-			j := 0
-			for i := range times {
-				for times[i].Sub(times[j]) >= time.Second {
-					j++
-				}
-				if i-j+1 > 100 {
-					o := conform.Mismatch("more than 100 messages within one second", "at most 100 messages per second", fmt.Sprintf("%d messages between records %d and %d", i-j+1, rs[j].Seq, rs[i].Seq))
-					o.Seq = []int{rs[j].Seq, rs[i].Seq}
+				n++
+				if over, first, _ := rate.Add(r.Time, r); over {
+					o := conform.Mismatch(fmt.Sprintf("more than %d messages within one second", spec.RateLimit), fmt.Sprintf("at most %d messages per second", spec.RateLimit), fmt.Sprintf("%d messages between records %d and %d", spec.RateLimit+1, first.Seq, r.Seq))
+					o.Seq = []int{first.Seq, r.Seq}
 					return o
 				}
 			}
-			return conform.Passf("%d messages within the rate limit", len(times))
+			if n == 0 {
+				return conform.Failf("the agent sent no message")
+			}
+			return conform.Passf("%d messages within the rate limit", n)
 		}),
 
 	orchmsgCheck("correlation/responses-awaited", "timeouts", conform.Resilient, conform.MUST, "orchmsg §Timeouts, §Correlation",
@@ -337,15 +322,20 @@ var orchmsgChecks = []*conform.Check{
 		nil,
 		func(s *conform.Session) conform.Outcome {
 			own := map[string]bool{orchmsgTaskID(s): true}
-			for _, r := range s.Records {
-				if r.From == "orchestrator" && r.Msg != nil {
-					if id := str(decode(r.Msg), "payload", "task", "id"); strings.HasPrefix(id, "task-sub-") {
+			n := 0
+			for _, r := range orchmsgMsgs(s) {
+				switch r.Key {
+				case "request:submit-task":
+					// The tasks it submitted are its own, under the ids the
+					// orchestrator answered with.
+					if id := orchmsgSubmitted(s)[r.Seq]; id != "" {
 						own[id] = true
 					}
+					continue
+				case "request:get-task":
+				default:
+					continue
 				}
-			}
-			n := 0
-			for _, r := range s.ByKey(0, "request:get-task") {
 				n++
 				if id := str(decode(r.Msg), "payload", "taskId"); id != "" && !own[id] {
 					o := conform.Mismatch(fmt.Sprintf("record %d asks for task %q, which is not the agent's", r.Seq, id), "the assigned task or a task the agent submitted", id)
@@ -364,27 +354,25 @@ var orchmsgChecks = []*conform.Check{
 		nil,
 		func(s *conform.Session) conform.Outcome {
 			depth := map[string]int{orchmsgTaskID(s): 0}
-			// submitted ids come back in the responses, in order.
-			var subs []*conform.Record
-			subs = append(subs, s.ByKey(0, "request:submit-task")...)
-			max := 0
-			for i, r := range subs {
-				d := 1
-				if deps, ok := field(decode(r.Msg), "payload", "dependencies").([]any); ok {
-					for _, dv := range deps {
-						if ds, ok := dv.(string); ok {
-							if pd, ok := depth[ds]; ok && pd+1 > d {
-								d = pd + 1
-							}
+			ids := orchmsgSubmitted(s)
+			subs := s.ByKey(0, "request:submit-task")
+			deepest := 0
+			for _, r := range subs {
+				var deps []int
+				if ds, ok := field(decode(r.Msg), "payload", "dependencies").([]any); ok {
+					for _, dv := range ds {
+						if d, ok := depth[fmt.Sprint(dv)]; ok {
+							deps = append(deps, d)
 						}
 					}
 				}
-				depth[fmt.Sprintf("task-sub-%03d", i+1)] = d
-				if d > max {
-					max = d
+				d := spec.SubmittedDepth(0, deps...)
+				if id := ids[r.Seq]; id != "" {
+					depth[id] = d
 				}
-				if d > 3 {
-					o := conform.Mismatch("the agent's submitted tasks nest deeper than 3 levels", "depth ≤ 3", fmt.Sprintf("depth %d at record %d", d, r.Seq))
+				deepest = max(deepest, d)
+				if d > spec.MaxDelegationDepth {
+					o := conform.Mismatch(fmt.Sprintf("the agent's submitted tasks nest deeper than %d levels", spec.MaxDelegationDepth), fmt.Sprintf("depth ≤ %d", spec.MaxDelegationDepth), fmt.Sprintf("depth %d at record %d", d, r.Seq))
 					o.Seq = []int{r.Seq}
 					return o
 				}
@@ -392,6 +380,48 @@ var orchmsgChecks = []*conform.Check{
 			if len(orchmsgMsgs(s)) == 0 {
 				return conform.Failf("the agent sent no protocol message")
 			}
-			return conform.Passf("%d submitted tasks, depth %d", len(subs), max)
+			return conform.Passf("%d submitted tasks, depth %d", len(subs), deepest)
 		}),
+}
+
+// orchmsgTaskOver reports whether an agent message says task is over (progress 1,
+// or an unrecoverable event:error: lint/spec/orchmsg.CompletesTask).
+func orchmsgTaskOver(r *conform.Record, task string) bool {
+	m := decode(r.Msg)
+	if str(m, "payload", "taskId") != task {
+		return false
+	}
+	prog, hasProg := num(m, "payload", "progress")
+	rec, hasRec := field(m, "payload", "recoverable").(bool)
+	return spec.CompletesTask(r.Key, prog, hasProg, rec, hasRec)
+}
+
+// orchmsgSubmitted maps each request:submit-task (by record seq) to the id of the
+// task the orchestrator's response:success created.
+func orchmsgSubmitted(s *conform.Session) map[int]string {
+	reqs := map[string]int{}
+	for _, r := range s.ByKey(0, "request:submit-task") {
+		if id, ok := field(decode(r.Msg), "id").(string); ok {
+			if _, dup := reqs[id]; !dup {
+				reqs[id] = r.Seq
+			}
+		}
+	}
+	ids := map[int]string{}
+	for i := range s.Records {
+		r := &s.Records[i]
+		if r.From != "orchestrator" || r.Msg == nil {
+			continue
+		}
+		m := decode(r.Msg)
+		if str(m, "type") != "response:success" {
+			continue
+		}
+		if seq, ok := reqs[str(m, "correlationId")]; ok {
+			if id := str(m, "payload", "task", "id"); id != "" {
+				ids[seq] = id
+			}
+		}
+	}
+	return ids
 }

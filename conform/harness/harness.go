@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
@@ -48,6 +49,9 @@ type H struct {
 	command  []string
 	scale    float64
 	start    time.Time
+	// deadline is the scenario deadline; dmu guards it, for engines that drive
+	// several agents at once (one Run per agent, each in its own goroutine).
+	dmu      sync.Mutex
 	deadline time.Time
 	grace    time.Duration
 	scratch  string
@@ -204,6 +208,7 @@ type Agent struct {
 	// nextIdleCheck and idleSeen follow the start-up: two idle looks in a row end it.
 	nextIdleCheck time.Time
 	idleSeen      int
+	wake          chan struct{}                // Wake
 	done          func(r *conform.Record) bool // Handler.Done
 	out           lineBudget                   // agent stdout lines (MaxAgentLines)
 	errs          lineBudget                   // agent stderr lines (MaxStderrLines), a budget of its own
@@ -234,7 +239,7 @@ func (a *Agent) admit(stream string) bool {
 // Launch starts attempt number len(Attempts)+1 with extra environment.
 func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	n := len(h.sess.Attempts) + 1
-	if time.Now().After(h.deadline) {
+	if time.Now().After(h.getDeadline()) {
 		h.rec.event(n, "not-started", map[string]any{"reason": "the scenario deadline passed before this attempt"})
 		return nil, ErrNoTime
 	}
@@ -245,7 +250,7 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	if n > 1 {
 		// Each attempt has its own start-up allowance (Alive takes back what it
 		// did not use).
-		h.deadline = h.deadline.Add(h.allowance())
+		h.moveDeadline(h.allowance())
 	}
 	att := &conform.Attempt{N: n, Input: input, Start: time.Now()}
 	h.sess.Attempts = append(h.sess.Attempts, att)
@@ -258,7 +263,31 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	att.Start = time.Now()
 	h.rec.event(n, "agent-start", map[string]any{"command": h.command, "attempt": n,
 		"timeout_scale": h.scale, "startup_allowance_ms": h.allowance().Milliseconds()})
-	return &Agent{h: h, n: n, conn: conn, att: att}, nil
+	return &Agent{h: h, n: n, conn: conn, att: att, wake: make(chan struct{}, 1)}, nil
+}
+
+// getDeadline is the scenario deadline.
+func (h *H) getDeadline() time.Time {
+	h.dmu.Lock()
+	defer h.dmu.Unlock()
+	return h.deadline
+}
+
+// moveDeadline moves the scenario deadline by d and returns it.
+func (h *H) moveDeadline(d time.Duration) time.Time {
+	h.dmu.Lock()
+	defer h.dmu.Unlock()
+	h.deadline = h.deadline.Add(d)
+	return h.deadline
+}
+
+// Wake makes the attempt's Run look at its Handler.Monitor again now: another
+// goroutine (the engine, acting for another agent) gave it something to do.
+func (a *Agent) Wake() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
 }
 
 // allowance is the start-up allowance, stretched by --timeout-scale.
@@ -280,11 +309,11 @@ func (a *Agent) Alive(t time.Time, by string) {
 		t = a.att.Start
 	}
 	a.att.Alive, a.att.AliveBy = t, by
-	a.h.deadline = a.h.deadline.Add(t.Sub(a.att.Start) - a.h.allowance())
+	deadline := a.h.moveDeadline(t.Sub(a.att.Start) - a.h.allowance())
 	a.cpuWaitAtLife = a.starved()
 	a.h.rec.add(conform.Record{From: "harness", Event: "timers-start", Attempt: a.n, Time: t, Detail: map[string]any{
 		"by": by, "startup_ms": t.Sub(a.att.Start).Milliseconds(), "timeout_scale": a.h.scale,
-		"deadline_ms": a.h.deadline.Sub(t).Milliseconds(),
+		"deadline_ms": deadline.Sub(t).Milliseconds(),
 	}})
 	for _, p := range a.steps {
 		if p.armed.IsZero() && (p.On == "" || p.On == "start") {
@@ -478,11 +507,11 @@ func (a *Agent) Run(hd Handler) error {
 					return err
 				}
 			}
-			if !a.timeout && !now.Before(h.deadline) && a.extendDeadline() {
+			if !a.timeout && !now.Before(h.getDeadline()) && a.extendDeadline() {
 				// The deadline moved by the time the agent waited for a CPU.
 				h.rec.event(a.n, "deadline-extended", map[string]any{"cpu_wait_ms": a.deadlineExtra.Milliseconds(), "reason": "the agent waited for a CPU (machine load)"})
 			}
-			if !a.timeout && !now.Before(h.deadline) {
+			if !a.timeout && !now.Before(h.getDeadline()) {
 				a.timeout = true
 				a.att.Timeout = true
 				h.rec.event(a.n, "timeout", map[string]any{"deadline_ms": h.sc.Deadline.D(h.scale).Milliseconds(), "counted_from": "the first sign of life"})
@@ -512,7 +541,7 @@ func (a *Agent) Run(hd Handler) error {
 				}
 			}
 			if !a.timeout {
-				consider(h.deadline)
+				consider(h.getDeadline())
 			}
 			if a.att.Alive.IsZero() {
 				consider(a.allowanceEnd())
@@ -537,6 +566,8 @@ func (a *Agent) Run(hd Handler) error {
 		}
 		timer := time.NewTimer(wait)
 		select {
+		case <-a.wake:
+			timer.Stop()
 		case r := <-h.side:
 			timer.Stop()
 			a.Alive(r.Time, "first-request")
@@ -708,7 +739,7 @@ func (a *Agent) extendDeadline() bool {
 	if w <= a.deadlineExtra+50*time.Millisecond {
 		return false
 	}
-	a.h.deadline = a.h.deadline.Add(w - a.deadlineExtra)
+	a.h.moveDeadline(w - a.deadlineExtra)
 	a.deadlineExtra = w
 	return true
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/checks"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
 )
 
 func runtimeNumCPU() int { return runtime.NumCPU() }
@@ -26,7 +27,7 @@ func runtimeNumCPU() int { return runtime.NumCPU() }
 // drivers play the orchestrator side of each protocol.
 var drivers = map[string]func(h *harness.H) error{
 	"aop2":       driveAOP2,
-	"orchmsg":    driveOrchmsg,
+	"orchmsg":    engorchmsg.Drive,
 	"aos":        driveAOS,
 	"aop-output": engaopoutput.Drive,
 	"aof":        engaof.Drive,

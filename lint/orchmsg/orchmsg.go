@@ -14,6 +14,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
 // ID is the protocol's identifier.
@@ -31,49 +32,17 @@ const (
 	DialectTaskDefinition = "task definition"
 )
 
-// Types are the fourteen message types, in the spec's order.
-var Types = []string{
-	"request:query-agents",
-	"request:query-tasks",
-	"request:submit-task",
-	"request:get-task",
-	"request:ask-user",
-	"event:progress",
-	"event:log",
-	"event:error",
-	"event:question",
-	"response:success",
-	"response:error",
-	"notify:task-assigned",
-	"notify:task-cancelled",
-	"notify:shutdown",
-}
-
-var known = func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range Types {
-		m[t] = true
-	}
-	return m
-}()
+// Types are the fourteen message types, in the spec's order (lint/spec/orchmsg).
+var Types = spec.Types
 
 // IsType reports whether t is one of the fourteen message types.
-func IsType(t string) bool { return known[t] }
+func IsType(t string) bool { return spec.IsType(t) }
 
 // ErrorCodes are the six error codes of §Error Codes.
-var ErrorCodes = []string{"INVALID_REQUEST", "INVALID_MESSAGE_TYPE", "UNAUTHORIZED", "NOT_FOUND", "TIMEOUT", "INTERNAL_ERROR"}
-
-var prefixes = []string{"request:", "event:", "response:", "notify:"}
+var ErrorCodes = spec.ErrorCodes
 
 // family returns "request", "event", "response" or "notify" for a type string, or "".
-func family(t string) string {
-	for _, p := range prefixes {
-		if strings.HasPrefix(t, p) {
-			return p[:len(p)-1]
-		}
-	}
-	return ""
-}
+func family(t string) string { return spec.Family(t) }
 
 func init() {
 	lint.RegisterProtocol(&lint.Protocol{
@@ -88,7 +57,7 @@ func init() {
 
 // SchemaFile names the schema of a kind: "orchmsg/request-query-agents.schema.json".
 func SchemaFile(kind string) string {
-	if !known[kind] {
+	if !spec.IsType(kind) {
 		return ""
 	}
 	return "orchmsg/" + strings.Replace(kind, ":", "-", 1) + ".schema.json"
@@ -113,7 +82,7 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 		return "", "", 10
 	}
 	switch s := t.Str; {
-	case known[s]:
+	case spec.IsType(s):
 		return s, "", 90
 	case s == "task_notification":
 		return "", DialectTaskNotification, 80
@@ -252,13 +221,7 @@ func typeSender(m *lint.Message) string {
 	if m.Dialect == DialectTaskNotification {
 		return "orchestrator"
 	}
-	switch family(msgType(m)) {
-	case "request", "event":
-		return "agent"
-	case "response", "notify":
-		return "orchestrator"
-	}
-	return ""
+	return spec.Sender(msgType(m))
 }
 
 // quote shortens a value for a message.

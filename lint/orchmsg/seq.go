@@ -7,16 +7,17 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
 // RequestTimeout is the spec's default request timeout (§Timeouts).
-const RequestTimeout = 30 * time.Second
+const RequestTimeout = spec.RequestTimeout
 
 // RateLimit is the spec's message limit per agent and second (§Security Considerations).
-const RateLimit = 100
+const RateLimit = spec.RateLimit
 
 // DefaultGracePeriod is used when notify:shutdown names none (the spec's example).
-const DefaultGracePeriod = 30 * time.Second
+const DefaultGracePeriod = spec.DefaultGracePeriod
 
 var (
 	// SeqCorrelation: responses answer earlier requests.
@@ -66,8 +67,8 @@ var (
 	SeqTimeout = &lint.Rule{
 		ID: "ORCH-SEQ-004", Title: "request unanswered past the 30 s timeout", Protocol: ID, Severity: lint.Error,
 		Spec: "orchmsg-stdio §Timeouts (\"Requests timeout after 30 seconds\"); §Correlation",
-		Doc: "A request is answered within 30 seconds (for request:ask-user, within its own `timeout` when that is " +
-			"longer); when the work takes longer the orchestrator answers response:error TIMEOUT, and long-running " +
+		Doc: "A request is answered within 30 seconds (request:ask-user within its own `timeout`, in milliseconds, " +
+			"when it has one); when the work takes longer the orchestrator answers response:error TIMEOUT, and long-running " +
 			"work uses events. Timing uses the transcript's harness clock (`at`) when there is one, else the messages' " +
 			"timestamps; the request is reported as soon as any later message shows the deadline has passed.",
 		Bad: "{\"type\":\"request:get-task\",\"id\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:00Z\",...}\n" +
@@ -107,7 +108,7 @@ var (
 		ID: "ORCH-SEQ-007", Title: "agent active after the shutdown grace period", Protocol: ID, Severity: lint.Error,
 		Spec: "orchmsg-stdio §Orchestrator Notifications (3. Shutdown)",
 		Doc: "After notify:shutdown the agent has `gracePeriod` milliseconds (30 000 when none is given, as in the spec's " +
-			"example) to finish and exit. A message from the agent after that, or a harness kill or timeout after it, means " +
+			"example) to finish and exit. A message from the agent after that, or a harness signal, kill or timeout after it, means " +
 			"the agent ignored the shutdown. Reported once per stream, at the first offence.",
 		Bad: "{\"type\":\"notify:shutdown\",\"timestamp\":\"2026-02-04T14:30:00Z\",\"payload\":{\"gracePeriod\":5000},...}\n" +
 			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:09Z\",...}",
@@ -304,12 +305,8 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 		if id == "" || now.IsZero() {
 			return
 		}
-		limit := RequestTimeout
-		if msgType(m) == "request:ask-user" {
-			if ms, ok := m.Root.Path("payload", "timeout").Float(); ok && ms > 0 && ms < 1e12 && time.Duration(ms)*time.Millisecond > limit {
-				limit = time.Duration(ms) * time.Millisecond
-			}
-		}
+		ms, _ := m.Root.Path("payload", "timeout").Float()
+		limit := spec.RequestDeadline(msgType(m), ms)
 		r := &request{id: id, w: markOf(m, "/id"), typ: msgType(m), at: now, deadline: now.Add(limit)}
 		if _, seen := c.ids.get(id); seen {
 			return // a reused id (ORCH-SEQ-003): which request a response answers is ambiguous
@@ -379,15 +376,8 @@ func (c *timeoutChecker) Finish(*lint.Pass) {}
 
 // ---- ORCH-SEQ-005 ----
 
-type rateEntry struct {
-	t time.Time
-	w mark
-}
-
 type rateState struct {
-	ring  [RateLimit + 1]rateEntry
-	n     int // entries filled
-	next  int // where the next entry goes
+	rate  spec.Rate[mark]
 	quiet time.Time
 }
 
@@ -413,27 +403,19 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 		st = &rateState{}
 		c.agents.put(agent, st)
 	}
-	st.ring[st.next] = rateEntry{t: now, w: markOf(m, "")}
-	st.next = (st.next + 1) % len(st.ring)
-	if st.n < len(st.ring) {
-		st.n++
-	}
-	if st.n < len(st.ring) {
-		return
-	}
-	oldest := st.ring[st.next] // the entry 100 messages back
-	if now.Sub(oldest.t) >= time.Second || now.Before(st.quiet) {
+	over, oldest, oldestAt := st.rate.Add(now, markOf(m, ""))
+	if !over || now.Before(st.quiet) {
 		return
 	}
 	who := "the agent"
 	if agent != "" {
 		who = "agent " + quote(agent)
 	}
-	first := oldest.w.related()
+	first := oldest.related()
 	first.Message = "the first of these messages: " + first.Message
 	p.ReportRelatedf(lint.Error, "", []lint.Related{first},
 		"%d messages from %s within %s: the spec limits an agent to %d messages per second (the orchestrator rejects the excess)",
-		RateLimit+1, who, now.Sub(oldest.t).Round(time.Millisecond), RateLimit)
+		RateLimit+1, who, now.Sub(oldestAt).Round(time.Millisecond), RateLimit)
 	st.quiet = now.Add(time.Second) // one report per second of flood
 }
 
@@ -494,11 +476,11 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 		switch m.Kind {
 		case "harness:agent-exit":
 			c.exited = true
-		case "harness:kill", "harness:timeout":
-			if !c.exited && !now.Before(c.at.Add(c.grace)) { // killed when the grace period was over
+		case "harness:kill", "harness:timeout", "harness:signal":
+			if !c.exited && !now.Before(c.at.Add(c.grace)) { // stopped when the grace period was over
 				c.reported = true
 				p.ReportAtf(lint.Error, c.w, eventWitness(m), "the agent was still running %s after %s (grace period %s) and the harness had to %s it: stop and exit within the grace period",
-					now.Sub(c.at).Round(time.Millisecond), c.w.Message, c.grace, map[string]string{"harness:kill": "kill", "harness:timeout": "time out"}[m.Kind])
+					now.Sub(c.at).Round(time.Millisecond), c.w.Message, c.grace, map[string]string{"harness:kill": "kill", "harness:timeout": "time out", "harness:signal": "signal"}[m.Kind])
 			}
 		}
 		return
@@ -589,7 +571,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	rw := r.w.related()
 	rel := []lint.Related{rw}
 	if msgType(m) == "response:error" {
-		if m.Root.Path("error", "code").String() == "INVALID_MESSAGE_TYPE" && known[r.typ] {
+		if m.Root.Path("error", "code").String() == "INVALID_MESSAGE_TYPE" && spec.IsType(r.typ) {
 			dialect := ""
 			if r.typ == "request:ask-user" {
 				dialect = " (the upstream prototype's dialect: it had no ask-user handler)"
@@ -602,7 +584,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	if msgType(m) != "response:success" {
 		return
 	}
-	if !known[r.typ] {
+	if !spec.IsType(r.typ) {
 		p.ReportRelatedf(lint.Error, "/type", rel, "response:success answers %s, whose type is unknown: the orchestrator answers unknown types with response:error INVALID_MESSAGE_TYPE", rw.Message)
 		return
 	}

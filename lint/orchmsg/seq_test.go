@@ -52,6 +52,11 @@ func TestTimeoutAskUser(t *testing.T) {
 	if got := rules(linter.LintBytes("ask.jsonl", []byte(late), linter.Options{})); got["ORCH-SEQ-004"] != 1 {
 		t.Errorf("ask-user answered after its timeout: want one ORCH-SEQ-004, got %v", got)
 	}
+	// A timeout shorter than 30 s is the question's too (lint/spec/orchmsg.RequestDeadline).
+	short := strings.Replace(strings.Replace(late, "300000", "10000", 1), "14:31:00Z", "14:30:20Z", 1)
+	if got := rules(linter.LintBytes("ask.jsonl", []byte(short), linter.Options{})); got["ORCH-SEQ-004"] != 1 {
+		t.Errorf("ask-user unanswered 20 s after a 10 s timeout: want one ORCH-SEQ-004, got %v", got)
+	}
 }
 
 // TestRateFloodReportedPerSecond: a two-second flood is reported once per second.
@@ -64,5 +69,26 @@ func TestRateFloodReportedPerSecond(t *testing.T) {
 	got := rules(linter.LintBytes("flood.jsonl", []byte(b.String()), linter.Options{}))
 	if got["ORCH-SEQ-005"] != 2 {
 		t.Errorf("want 2 ORCH-SEQ-005 reports for a two-second flood, got %v", got)
+	}
+}
+
+// TestShutdownSignalAfterGrace: a SIGTERM the harness sends when the grace period
+// of notify:shutdown is over means the agent ignored the shutdown; one sent
+// before (a scenario step) does not.
+func TestShutdownSignalAfterGrace(t *testing.T) {
+	rec := func(seq int, at, from, body string) string {
+		return fmt.Sprintf(`{"aopkit":"transcript/1","seq":%d,"at":%q,"from":%q,%s}`, seq, at, from, body)
+	}
+	in := strings.Join([]string{
+		rec(1, "2000-01-01T00:00:00.000Z", "orchestrator", `"protocol":"orchmsg","stream":"stdin","msg":{"type":"notify:shutdown","id":"ntf-1","timestamp":"2000-01-01T00:00:00.000Z","payload":{"gracePeriod":2000,"reason":"stop"}}`),
+		rec(2, "2000-01-01T00:00:02.000Z", "harness", `"event":"signal","detail":{"signal":"SIGTERM","reason":"shutdown grace period over"}`),
+		rec(3, "2000-01-01T00:00:02.100Z", "harness", `"event":"agent-exit","detail":{"code":-1,"signal":"SIGTERM"}`),
+	}, "\n") + "\n"
+	if got := rules(linter.LintBytes("t.jsonl", []byte(in), linter.Options{})); got["ORCH-SEQ-007"] != 1 {
+		t.Errorf("SIGTERM at the end of the grace period: want one ORCH-SEQ-007, got %v", got)
+	}
+	early := strings.Replace(in, "00:00:02.000Z", "00:00:01.000Z", 1)
+	if got := rules(linter.LintBytes("t.jsonl", []byte(early), linter.Options{})); got["ORCH-SEQ-007"] != 0 {
+		t.Errorf("SIGTERM within the grace period: want no ORCH-SEQ-007, got %v", got)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -37,7 +38,7 @@ const (
 	progressEvery = 5 * time.Second
 	// answerWait is how long the agent waits for a response: longer than the
 	// orchestrator's 30 s request timeout, so the orchestrator's TIMEOUT comes first.
-	answerWait = 35 * time.Second
+	answerWait = spec.RequestTimeout + 5*time.Second
 	maxLine    = 4 << 20
 )
 
@@ -71,6 +72,10 @@ type agent struct {
 	taskID    string
 	cancelled map[string]bool
 	lastReq   string
+	// defyAt is when the ignore-cancel fault reports progress on its cancelled
+	// task (zero: no cancellation to defy).
+	defyAt time.Time
+	defied bool
 }
 
 // Run plays the orchmsg agent. It returns the process exit code.
@@ -173,7 +178,12 @@ func (a *agent) wait(d time.Duration, want func(map[string]any) bool) (map[strin
 				return nil, stopped
 			case "notify:task-cancelled":
 				p, _ := m["payload"].(map[string]any)
-				if id, _ := p["taskId"].(string); id != "" && a.fault != FaultIgnoreCancel {
+				id, _ := p["taskId"].(string)
+				if a.fault == FaultIgnoreCancel && id == a.taskID && !a.defied && a.defyAt.IsZero() {
+					// Keep working: report progress a second later.
+					a.defyAt = a.clk.Now().Add(time.Second)
+				}
+				if id != "" && a.fault != FaultIgnoreCancel {
 					a.cancelled[id] = true
 					if id == a.taskID {
 						a.log("info", "task "+id+" cancelled; stopping", nil)
@@ -191,6 +201,9 @@ func (a *agent) wait(d time.Duration, want func(map[string]any) bool) (map[strin
 func (a *agent) sleep(d time.Duration) status {
 	end := a.clk.Now().Add(d)
 	for {
+		if !a.defied && !a.defyAt.IsZero() && a.defyAt.Before(end) {
+			end, a.defied = a.defyAt, true
+		}
 		left := end.Sub(a.clk.Now())
 		if left <= 0 {
 			return got
@@ -360,7 +373,7 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 		parent := taskID
 		n := 1
 		if a.fault == FaultNestedDelegation {
-			n = 4
+			n = spec.MaxDelegationDepth + 1 // one level too deep
 		}
 		for i := 1; i <= n; i++ {
 			r, st := a.request("request:submit-task", map[string]any{

@@ -35,6 +35,12 @@ func PlayVirtual(t *testing.T, sc *conform.Scenario, fault, engineFault string, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return PlayAgent(t, sc, ag, fault, engineFault, drive)
+}
+
+// PlayAgent is PlayVirtual with another in-process agent (a test's scripted one).
+func PlayAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault, engineFault string, drive func(*harness.H) error) Played {
+	t.Helper()
 	scratch, err := os.MkdirTemp("", "aopkit-engine-")
 	if err != nil {
 		t.Fatal(err)

@@ -1,76 +1,100 @@
 // Package orchmsg is the reference orchestrator of the Agent↔Orchestrator stdio
-// message protocol: it assigns a task with notify:task-assigned, answers the five
-// requests (query-agents, query-tasks, submit-task, get-task, ask-user) with
-// response:success or response:error correlated to the request id, enforces the
-// 30 s request timeout and the 100 msg/s rate limit, keeps non-JSON output as logs,
-// and sends notify:task-cancelled and notify:shutdown (with its grace period, then
-// kill). All time comes from a clock.Clock.
+// message protocol. Drive plays it against the agent under test through the
+// harness (conform/harness): it assigns a task with notify:task-assigned, answers
+// the five requests (query-agents, query-tasks, submit-task, get-task, ask-user)
+// with response:success or response:error correlated to the request id, times
+// requests out (30 s; ask-user its own timeout), enforces the 100 msg/s rate
+// limit, keeps non-JSON output as logs, and sends notify:task-cancelled and
+// notify:shutdown (with its grace period, then SIGTERM); with a team it drives
+// several agents at once and assigns the tasks they submit. aopconform runs it
+// against real processes; the tests run it against the in-process mock agent on
+// virtual time, and the reference transcripts fixtures/reference/orchmsg come
+// from those runs.
+//
+// The engine judges nothing: its decisions (answers, notifications, stops) are
+// in the transcript, with "decision" events for those that send no message, and
+// the checks (conform/checks) and aoplint judge the agent.
 //
 // docs/engine-orchmsg.md describes the behaviour with the spec sections it follows.
 package orchmsg
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
+	"sync"
 	"time"
 
-	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/harness"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
 // Protocol is the protocol id.
 const Protocol = "orchmsg"
 
-// Defaults of the spec and of the bindings.
+// AgentID is the agent id the engine announces in ORCHMSG_AGENT_ID.
+const AgentID = "agent-under-test"
+
+// Defaults of the engine's policy (before --timeout-scale).
 const (
-	DefaultRequestTimeout = 30 * time.Second // "Requests timeout after 30 seconds (configurable)"
-	DefaultRateLimit      = 100              // "100 msg/sec limit"
-	DefaultGracePeriod    = 2 * time.Second  // bindings: 2 s × --timeout-scale
-	DefaultMaxMessage     = 1 << 20
-	DefaultMaxDepth       = 3
-	DefaultDeadline       = 10 * time.Minute
-	DefaultCancelGrace    = 2 * time.Second
-	DefaultShutdownDelay  = time.Second
+	// DefaultShutdownDelay is the time between the end of the assigned task
+	// (progress 1, or an unrecoverable event:error) and notify:shutdown.
+	DefaultShutdownDelay = 300 * time.Millisecond
+	// DefaultCancelGrace is the time between notify:task-cancelled and
+	// notify:shutdown.
+	DefaultCancelGrace = 2 * time.Second
 )
 
-// Config is one engine run.
-type Config struct {
-	Launcher agentio.Launcher
-	Clock    clock.Clock // clock.Real{} when nil
-	Scratch  string      // the agent's working directory
-	Recorder *Recorder
-	Scenario string
-	Args     []string
-	Env      []string
+// World is the orchestrator's side of a scenario: the member "orchestrator" of
+// the scenario's task (removed from the notification, as "task" is). Every field
+// is optional.
+type World struct {
+	Role         string      `json:"role,omitempty"`         // the agent's role (worker)
+	Capabilities []string    `json:"capabilities,omitempty"` // the agent's capabilities
+	Agents       []AgentInfo `json:"agents,omitempty"`       // the other agents (query-agents)
+	Tasks        []Task      `json:"tasks,omitempty"`        // other tasks of the store
+	User         User        `json:"user,omitempty"`         // who answers request:ask-user
+	// TaskTimeout cancels the assigned task this long after the agent's timers
+	// start (0: never).
+	TaskTimeout conform.Duration `json:"task_timeout,omitempty"`
+	// IdleTimeout cancels the assigned task when the agent sends no message for
+	// this long while it runs ("progress events keep connection alive"; 0: never).
+	IdleTimeout   conform.Duration `json:"idle_timeout,omitempty"`
+	ShutdownDelay conform.Duration `json:"shutdown_delay,omitempty"` // DefaultShutdownDelay
+	CancelGrace   conform.Duration `json:"cancel_grace,omitempty"`   // DefaultCancelGrace
+	// KeepAlive: no shutdown when the task ends (the scenario's steps stop the agent).
+	KeepAlive bool `json:"keep_alive,omitempty"`
+	// Team are more agents, each a process of the same command as the agent under
+	// test (with its own ORCHMSG_AGENT_ID), run at the same time. With a team the
+	// engine schedules: a submitted task is queued and assigned to an idle member
+	// of its requiredRole (and requiredCapabilities) once its dependencies are
+	// completed; everyone is shut down when no task runs and none can.
+	Team []Member `json:"team,omitempty"`
+}
 
-	AgentID      string // ORCHMSG_AGENT_ID (default "agent-1")
-	Role         string // the agent's role (default "worker")
-	Capabilities []string
-	Task         Task        // assigned first (ID default "task-1")
-	Peers        []AgentInfo // other agents, for request:query-agents
-	Tasks        []Task      // other tasks in the store
-	// UserAnswers are the scripted answers to request:ask-user, in order; an
-	// answer later than the question's timeout (or none left) times out.
-	UserAnswers []UserAnswer
-	// Notifications are scripted notifications, relative to the assignment.
-	Notifications []Notification
+// Member is an agent of the team.
+type Member struct {
+	ID           string   `json:"id"`
+	Role         string   `json:"role,omitempty"` // worker
+	Capabilities []string `json:"capabilities,omitempty"`
+	Task         *Task    `json:"task,omitempty"` // assigned at the start (none: idle)
+}
 
-	RequestTimeout time.Duration // DefaultRequestTimeout when 0
-	RateLimit      int           // messages per second (DefaultRateLimit when 0)
-	GracePeriod    time.Duration // payload.gracePeriod of notify:shutdown
-	TaskTimeout    time.Duration // cancel the task after this long (0: never)
-	IdleTimeout    time.Duration // cancel when the agent is silent this long during the task (0: never)
-	CancelGrace    time.Duration // time between a cancellation and the shutdown
-	ShutdownDelay  time.Duration // time between the task's end and the shutdown
-	KeepAlive      bool          // do not shut the agent down when the task ends
-	Deadline       time.Duration // shut down whatever happens (DefaultDeadline when 0)
-	MaxMessage     int           // bytes of one agent message (DefaultMaxMessage when 0)
-	MaxDepth       int           // nesting of submitted tasks (DefaultMaxDepth when 0)
+// User is the scripted user behind request:ask-user: each question takes the next
+// answer; with none left the user answers at once with the first option's value
+// (or "yes"), unless Silent, when the question times out.
+type User struct {
+	Answers []UserAnswer `json:"answers,omitempty"`
+	Silent  bool         `json:"silent,omitempty"`
+}
+
+// UserAnswer is the user's answer to one question, After it was asked; an answer
+// later than the question's timeout is never given.
+type UserAnswer struct {
+	After  conform.Duration `json:"after,omitempty"`
+	Answer string           `json:"answer"`
 }
 
 // Task is a task of the store.
@@ -88,7 +112,51 @@ type Task struct {
 	Result               map[string]any `json:"result,omitempty"`
 	AssignedTo           string         `json:"assignedTo,omitempty"`
 	SubmittedBy          string         `json:"submittedBy,omitempty"`
-	depth                int
+	// Extra keeps the scenario's other members (unknown fields the agent must
+	// tolerate); get-task answers them too.
+	Extra map[string]any `json:"-"`
+	depth int
+}
+
+// UnmarshalJSON reads a task, keeping unknown members in Extra.
+func (t *Task) UnmarshalJSON(b []byte) error {
+	type plain Task
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	*t = Task(p)
+	for key, v := range all {
+		if !taskFields[key] {
+			if t.Extra == nil {
+				t.Extra = map[string]any{}
+			}
+			t.Extra[key] = v
+		}
+	}
+	return nil
+}
+
+// taskFields are the members Task reads.
+var taskFields = map[string]bool{"id": true, "type": true, "name": true, "description": true, "status": true,
+	"requiredRole": true, "requiredCapabilities": true, "dependencies": true, "priority": true, "payload": true,
+	"result": true, "assignedTo": true, "submittedBy": true}
+
+// view is the task as get-task and submit-task answer it.
+func (t *Task) view() map[string]any {
+	b, _ := json.Marshal(t)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for k, v := range t.Extra {
+		if _, ok := m[k]; !ok {
+			m[k] = v
+		}
+	}
+	return m
 }
 
 // AgentInfo is an agent of the registry.
@@ -100,241 +168,198 @@ type AgentInfo struct {
 	CurrentTask  *string  `json:"currentTask"`
 }
 
-// UserAnswer is the user's scripted answer to the next ask-user.
-type UserAnswer struct {
-	After  time.Duration
-	Answer string
-}
+// defaultPeers are the other agents when the scenario names none.
+var defaultPeers = []AgentInfo{{ID: "agent-2", Role: "reviewer", Status: "idle", Capabilities: []string{"review"}}}
 
-// Notification is a scripted notification.
-type Notification struct {
-	At     time.Duration
-	Type   string // "notify:task-cancelled", "notify:shutdown", "notify:task-assigned"
-	TaskID string
-	Reason string
-}
-
-// Result is what the engine decided.
-type Result struct {
-	AgentID   string
-	TaskID    string
-	TaskState string // completed, cancelled, failed, incomplete
-	Progress  float64
-	Requests  []Request
-	Sent      []string // notification types sent, in order
-	// Codes are the engine's decisions: TIMEOUT (a request timed out),
-	// RATE_LIMITED, TASK_TIMEOUT, IDLE_TIMEOUT, CRASHED, KILLED.
-	Codes      []string
-	Violations []Violation
-	Logs       []string // agent output that was no message, kept as logs
-	Dropped    int      // messages dropped by the rate limit or the size limit
-	Submitted  []Task
-	Exit       agentio.Exit
-}
-
-// Request is one request and how the engine answered it.
-type Request struct {
-	ID      string
-	Type    string
-	Outcome string // "success" or "error"
-	Code    string // the error code
-}
-
-// Violation is a rule the agent broke.
-type Violation struct {
-	Rule   string
-	Count  int
-	Detail string
-}
-
-// HasCode reports whether the engine decided code.
-func (r *Result) HasCode(code string) bool {
-	for _, c := range r.Codes {
-		if c == code {
-			return true
-		}
-	}
-	return false
-}
-
-// HasViolation reports whether the agent broke rule.
-func (r *Result) HasViolation(rule string) bool {
-	for _, v := range r.Violations {
-		if v.Rule == rule {
-			return true
-		}
-	}
-	return false
-}
-
-// ErrorCodes lists the codes of the error responses, in order.
-func (r *Result) ErrorCodes() []string {
-	var out []string
-	for _, q := range r.Requests {
-		if q.Outcome == "error" {
-			out = append(out, q.Code)
-		}
-	}
-	return out
-}
-
-// pendingAsk is an ask-user waiting for the user.
-type pendingAsk struct {
-	id       string
-	answerAt time.Time // zero: the user does not answer in time
+// pending is a request the engine has not answered yet: an ask-user waiting for
+// the user, or a request the scenario withholds.
+type pending struct {
+	id, typ  string
+	answerAt time.Time // zero: no answer comes (it times out)
 	answer   string
 	deadline time.Time
 	timeout  time.Duration
 }
 
+// engine is the orchestrator's state for one scenario: the task store, the
+// scripted user and the agents it drives (members). One agent in the common
+// case; a scenario's team adds more, each run by the harness in its own
+// goroutine, so every entry point takes mu.
 type engine struct {
-	cfg   Config
-	clk   clock.Clock
-	rec   *Recorder
-	res   *Result
-	conn  agentio.Conn
-	start time.Time
-	seq   int
+	mu    sync.Mutex
+	h     *harness.H
+	fault string
+	world World
 
 	tasks     map[string]*Task
-	seenIDs   map[string]bool
-	window    []time.Time
-	limited   bool
-	asks      []*pendingAsk
+	queue     []string // submitted tasks not assigned yet, in order (teams only)
+	submitted int
 	answers   []UserAnswer
-	notes     []Notification
-	lastMsg   time.Time
-	taskEnd   time.Time // when the task completed, failed or was cancelled
-	cancelled map[string]time.Time
-
-	shutdownAt   time.Time // scheduled shutdown
-	shutdownSent bool
-	killAt       time.Time
-	killed       bool
-	exited       bool
-	taskTimeout  time.Time
-	deadline     time.Time
-	deadlineHit  bool
+	withheld  map[string]bool
+	rejected  map[string]bool
+	members   []*member
 }
 
-// Run plays the orchestrator for one agent and one assigned task.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
-	e := &engine{cfg: cfg, clk: cfg.Clock, rec: cfg.Recorder, res: &Result{}, tasks: map[string]*Task{},
-		seenIDs: map[string]bool{}, cancelled: map[string]time.Time{}}
-	e.defaults()
-	e.start = e.clk.Now()
-	e.res.AgentID, e.res.TaskID = e.cfg.AgentID, e.cfg.Task.ID
-	for _, t := range e.cfg.Tasks {
+// member is one agent the engine drives and its state.
+type member struct {
+	e    *engine
+	id   string
+	role string
+	caps []string
+	a    *harness.Agent
+	seq  int // ids of the messages sent to it
+
+	taskID     string // the current task ("" before the first)
+	taskState  string // incomplete, completed, failed, cancelled ("" idle)
+	assignedAt time.Time
+	seenIDs    map[string]bool
+	rate       spec.Rate[struct{}]
+	limited    bool
+	pending    []*pending
+	lastMsg    time.Time
+	// shutdownAt is the shutdown the engine decided on (zero: none yet).
+	shutdownAt time.Time
+	timedOut   bool     // the task timeout or the idle timeout fired
+	inbox      []func() // work other members' goroutines left for this one
+	gone       bool     // its Run has returned
+}
+
+// newEngine reads the scenario: the notification payload, the assigned task
+// ("task") and the orchestrator's world ("orchestrator").
+func newEngine(h *harness.H) (*engine, map[string]any, error) {
+	sc := h.Scenario()
+	var payload map[string]any
+	if err := json.Unmarshal(h.Expand(sc.Task), &payload); err != nil {
+		return nil, nil, harness.Errorf("scenario %s: task: %v", sc.ID, err)
+	}
+	e := &engine{h: h, fault: h.EngineFault(), tasks: map[string]*Task{}, withheld: map[string]bool{}, rejected: map[string]bool{}}
+	if e.fault != "" && !knownFault(e.fault) {
+		return nil, nil, harness.Errorf("the orchmsg engine has no fault %q (faults: %s)", e.fault, faultNames())
+	}
+	if w, ok := payload["orchestrator"]; ok {
+		b, _ := json.Marshal(w)
+		if err := json.Unmarshal(b, &e.world); err != nil {
+			return nil, nil, harness.Errorf("scenario %s: task.orchestrator: %v", sc.ID, err)
+		}
+		delete(payload, "orchestrator")
+	}
+	taskID, _ := payload["taskId"].(string)
+	main := Task{ID: taskID, Name: "Assigned task"}
+	if t, ok := payload["task"]; ok {
+		b, _ := json.Marshal(t)
+		if err := json.Unmarshal(b, &main); err != nil {
+			return nil, nil, harness.Errorf("scenario %s: task.task: %v", sc.ID, err)
+		}
+		delete(payload, "task")
+	}
+	if main.ID == "" {
+		main.ID = taskID
+	}
+	for _, t := range e.world.Tasks {
 		t := t
 		e.tasks[t.ID] = &t
 	}
-	main := e.cfg.Task
-	main.AssignedTo, main.Status = e.cfg.AgentID, "running"
-	if main.Dependencies == nil {
-		main.Dependencies = []string{}
+	if e.world.Role == "" {
+		e.world.Role = "worker"
 	}
-	e.tasks[main.ID] = &main
-	e.answers = append([]UserAnswer(nil), e.cfg.UserAnswers...)
-	e.notes = append([]Notification(nil), e.cfg.Notifications...)
-	sort.SliceStable(e.notes, func(i, j int) bool { return e.notes[i].At < e.notes[j].At })
-	e.res.TaskState = "incomplete"
-	e.run(ctx)
-	return e.res, e.rec.Err()
-}
-
-func (e *engine) defaults() {
-	c := &e.cfg
-	if e.clk == nil {
-		e.clk = clock.Real{}
+	if e.world.Agents == nil {
+		e.world.Agents = defaultPeers
 	}
-	if c.AgentID == "" {
-		c.AgentID = "agent-1"
+	e.answers = append([]UserAnswer(nil), e.world.User.Answers...)
+	for _, t := range sc.Withhold {
+		e.withheld[t] = true
 	}
-	if c.Role == "" {
-		c.Role = "worker"
+	for _, t := range sc.Reject {
+		e.rejected[t] = true
 	}
-	if c.Task.ID == "" {
-		c.Task.ID = "task-1"
-	}
-	if c.Task.Name == "" {
-		c.Task.Name = "Implement feature"
-	}
-	if c.RequestTimeout <= 0 {
-		c.RequestTimeout = DefaultRequestTimeout
-	}
-	if c.RateLimit <= 0 {
-		c.RateLimit = DefaultRateLimit
-	}
-	if c.GracePeriod <= 0 {
-		c.GracePeriod = DefaultGracePeriod
-	}
-	if c.Deadline <= 0 {
-		c.Deadline = DefaultDeadline
-	}
-	if c.MaxMessage <= 0 {
-		c.MaxMessage = DefaultMaxMessage
-	}
-	if c.MaxDepth <= 0 {
-		c.MaxDepth = DefaultMaxDepth
-	}
-	if c.CancelGrace <= 0 {
-		c.CancelGrace = DefaultCancelGrace
-	}
-	if c.ShutdownDelay <= 0 {
-		c.ShutdownDelay = DefaultShutdownDelay
-	}
-}
-
-func (e *engine) code(c string) { e.res.Codes = append(e.res.Codes, c) }
-
-func (e *engine) violation(rule, format string, args ...any) {
-	for i := range e.res.Violations {
-		if e.res.Violations[i].Rule == rule {
-			e.res.Violations[i].Count++
-			return
+	lead := e.member(AgentID, e.world.Role, e.world.Capabilities)
+	lead.take(&main)
+	for _, tm := range e.world.Team {
+		if tm.ID == "" || tm.ID == AgentID {
+			return nil, nil, harness.Errorf("scenario %s: task.orchestrator.team: every member needs an id other than %s", sc.ID, AgentID)
+		}
+		m := e.member(tm.ID, orDefault(tm.Role, "worker"), tm.Capabilities)
+		if tm.Task != nil {
+			t := *tm.Task
+			m.take(&t)
 		}
 	}
-	e.res.Violations = append(e.res.Violations, Violation{Rule: rule, Count: 1, Detail: fmt.Sprintf(format, args...)})
+	return e, payload, nil
 }
 
-// newID is a deterministic UUID-shaped id with a prefix.
-func (e *engine) newID(prefix string) string {
-	e.seq++
-	h := sha256.Sum256([]byte(fmt.Sprintf("orchestrator/%s/%d", e.cfg.AgentID, e.seq)))
+// member adds an agent.
+func (e *engine) member(id, role string, caps []string) *member {
+	m := &member{e: e, id: id, role: role, caps: caps, seenIDs: map[string]bool{}}
+	e.members = append(e.members, m)
+	return m
+}
+
+// take makes t the member's current task (in the store, running).
+func (m *member) take(t *Task) {
+	t.AssignedTo, t.Status = m.id, "running"
+	if t.Dependencies == nil {
+		t.Dependencies = []string{}
+	}
+	m.e.tasks[t.ID] = t
+	m.taskID, m.taskState, m.assignedAt = t.ID, "incomplete", time.Now()
+}
+
+// team reports whether the engine drives more than one agent.
+func (e *engine) team() bool { return len(e.members) > 1 }
+
+// decision records a decision of the engine that sends no message (a rate limit,
+// a timeout, a stop) as a "decision" event.
+func (m *member) decision(name string, detail map[string]any) {
+	d := map[string]any{"decision": name}
+	for k, v := range detail {
+		d[k] = v
+	}
+	if m.e.team() {
+		d["agent"] = m.id
+	}
+	n := 0
+	if m.a != nil {
+		n = m.a.N()
+	}
+	m.e.h.Event(n, "decision", d)
+}
+
+// newID is a deterministic UUID-shaped id with a prefix, unique within the run.
+func (m *member) newID(prefix string) string {
+	m.seq++
+	h := sha256.Sum256([]byte(fmt.Sprintf("orchestrator/%s/%s/%d", m.e.h.Scenario().ID, m.id, m.seq)))
 	h[6] = h[6]&0x0f | 0x40
 	h[8] = h[8]&0x3f | 0x80
 	x := hex.EncodeToString(h[:16])
 	return prefix + "-" + x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
 
-func (e *engine) stamp() string { return e.clk.Now().UTC().Format(TimeLayout) }
+// stampLayout is the messages' timestamp: ISO 8601, UTC, milliseconds.
+const stampLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// send writes one message to the agent's stdin (and the transcript).
-func (e *engine) send(v any) {
+func stamp() string { return time.Now().UTC().Format(stampLayout) }
+
+// send writes one message to the agent's stdin (the harness records it).
+func (m *member) send(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return
 	}
-	e.rec.Line(e.clk.Now(), "orchestrator", "stdin", b)
-	if e.exited || e.killed {
-		return
-	}
-	if err := e.conn.Send(b); err != nil {
-		e.violation("orchmsg/bind/read-stdin", "the agent does not read its stdin: %v", err)
-	}
+	m.a.Send(b)
 }
 
 type notifyMsg struct {
 	Type      string         `json:"type"`
 	ID        string         `json:"id"`
 	Timestamp string         `json:"timestamp"`
+	AgentID   string         `json:"agentId"`
 	Payload   map[string]any `json:"payload"`
 }
 
 type responseMsg struct {
 	Type          string     `json:"type"`
 	ID            string     `json:"id"`
-	CorrelationID string     `json:"correlationId"`
+	CorrelationID any        `json:"correlationId"`
 	Timestamp     string     `json:"timestamp"`
 	Payload       any        `json:"payload,omitempty"`
 	Error         *errorBody `json:"error,omitempty"`
@@ -346,423 +371,36 @@ type errorBody struct {
 	Details map[string]any `json:"details,omitempty"`
 }
 
-func (e *engine) notify(typ string, payload map[string]any) {
-	e.res.Sent = append(e.res.Sent, typ)
-	e.send(notifyMsg{Type: typ, ID: e.newID("ntf"), Timestamp: e.stamp(), Payload: payload})
+func (m *member) notification(typ string, payload map[string]any) notifyMsg {
+	return notifyMsg{Type: typ, ID: m.newID("ntf"), Timestamp: stamp(), AgentID: m.id, Payload: payload}
 }
 
-func (e *engine) success(reqID, typ string, payload any) {
-	e.res.Requests = append(e.res.Requests, Request{ID: reqID, Type: typ, Outcome: "success"})
-	e.send(responseMsg{Type: "response:success", ID: e.newID("res"), CorrelationID: reqID, Timestamp: e.stamp(), Payload: payload})
+func (m *member) notify(typ string, payload map[string]any) {
+	m.send(m.notification(typ, payload))
 }
 
-func (e *engine) fail(reqID, typ, code, msg string, details map[string]any) {
-	e.res.Requests = append(e.res.Requests, Request{ID: reqID, Type: typ, Outcome: "error", Code: code})
-	e.send(responseMsg{Type: "response:error", ID: e.newID("res"), CorrelationID: reqID, Timestamp: e.stamp(), Error: &errorBody{Code: code, Message: msg, Details: details}})
+// correlation is the correlationId of the answer to request id.
+func (m *member) correlation(id any) any {
+	if m.e.fault == FaultWrongCorrelationID {
+		if s, ok := id.(string); ok {
+			return s + "-x"
+		}
+	}
+	return id
 }
 
-func (e *engine) run(ctx context.Context) {
-	env := []string{"AOP_PROTOCOL=" + Protocol, "AOPKIT_SCRATCH=" + e.cfg.Scratch, "AOPKIT_SCENARIO=" + e.cfg.Scenario, "ORCHMSG_AGENT_ID=" + e.cfg.AgentID}
-	conn, err := e.cfg.Launcher.Launch(ctx, agentio.Spec{Dir: e.cfg.Scratch, Env: append(env, e.cfg.Env...), Args: e.cfg.Args})
-	if err != nil {
-		e.code("CRASHED")
-		e.res.Exit = agentio.Exit{Code: -1, Err: err}
-		e.rec.Event(e.clk.Now(), "agent-exit", map[string]any{"code": -1, "error": err.Error()})
-		return
-	}
-	e.conn = conn
-	now := e.clk.Now()
-	e.rec.Event(now, "agent-start", map[string]any{"agentId": e.cfg.AgentID, "taskId": e.cfg.Task.ID})
-	e.lastMsg = now
-	e.deadline = now.Add(e.cfg.Deadline)
-	if e.cfg.TaskTimeout > 0 {
-		e.taskTimeout = now.Add(e.cfg.TaskTimeout)
-	}
-	e.notify("notify:task-assigned", map[string]any{"taskId": e.cfg.Task.ID, "message": "Task assigned. Use request:get-task to view details."})
-	e.loop(ctx)
-	ex := conn.Exit()
-	e.res.Exit = ex
-	e.rec.Event(e.clk.Now(), "agent-exit", exitDetail(ex))
-	if !e.killed && (ex.Code != 0 || ex.Signal != "") {
-		e.code("CRASHED")
-		e.violation("orchmsg/bind/exit-zero", "the agent ended with exit %d %s", ex.Code, ex.Signal)
-	}
-	if !e.shutdownSent && !e.killed && ex.Code == 0 && ex.Signal == "" {
-		e.violation("orchmsg/bind/early-exit", "the agent exited before notify:shutdown")
-	}
-	if t := e.tasks[e.cfg.Task.ID]; t != nil && e.res.TaskState == "incomplete" && !e.killed {
-		if e.deadlineHit {
-			e.violation("orchmsg/completion/reported", "no progress 1.0 on %s within the %s deadline", e.cfg.Task.ID, e.cfg.Deadline)
-		}
-	}
-	e.rec.Event(e.clk.Now(), "scenario-end", map[string]any{"taskState": e.res.TaskState, "codes": nonNil(e.res.Codes)})
+func (m *member) success(reqID any, payload any) {
+	m.send(responseMsg{Type: "response:success", ID: m.newID("res"), CorrelationID: m.correlation(reqID), Timestamp: stamp(), Payload: payload})
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+func (m *member) fail(reqID any, code, msg string, details map[string]any) {
+	m.send(responseMsg{Type: "response:error", ID: m.newID("res"), CorrelationID: m.correlation(reqID), Timestamp: stamp(), Error: &errorBody{Code: code, Message: msg, Details: details}})
 }
 
-func exitDetail(ex agentio.Exit) map[string]any {
-	d := map[string]any{"code": ex.Code}
-	if ex.Signal != "" {
-		d["signal"] = ex.Signal
+// scaled stretches a scenario duration by --timeout-scale.
+func (e *engine) scaled(d conform.Duration, def time.Duration) time.Duration {
+	if d <= 0 {
+		return e.h.Scale(def)
 	}
-	if ex.Err != nil {
-		d["error"] = ex.Err.Error()
-	}
-	return d
-}
-
-// loop is the event loop: the agent's lines, its exit and the engine's timers.
-func (e *engine) loop(ctx context.Context) {
-	lines, done := e.conn.Lines(), e.conn.Done()
-	ctxDone := ctx.Done()
-	var drainBy time.Time
-	for lines != nil || done != nil {
-		now := e.clk.Now()
-		next := e.nextTimer()
-		if !drainBy.IsZero() && (next.IsZero() || drainBy.Before(next)) {
-			next = drainBy
-		}
-		var timer <-chan time.Time
-		if !next.IsZero() {
-			timer = e.clk.After(next.Sub(now))
-		}
-		select {
-		case <-ctxDone:
-			ctxDone = nil
-			e.kill("cancelled")
-		case l, ok := <-lines:
-			if !ok {
-				lines = nil
-				continue
-			}
-			e.handleLine(l)
-		case <-done:
-			done = nil
-			e.exited = true
-			if lines != nil {
-				drainBy = e.clk.Now().Add(e.cfg.GracePeriod)
-			}
-		case <-timer:
-			now = e.clk.Now()
-			if !drainBy.IsZero() && !now.Before(drainBy) {
-				lines = nil
-				continue
-			}
-			e.timers(now)
-		}
-	}
-}
-
-func earliest(ts ...time.Time) time.Time {
-	var out time.Time
-	for _, t := range ts {
-		if !t.IsZero() && (out.IsZero() || t.Before(out)) {
-			out = t
-		}
-	}
-	return out
-}
-
-func (e *engine) nextTimer() time.Time {
-	if e.exited {
-		return time.Time{}
-	}
-	ts := []time.Time{e.shutdownAt, e.killAt, e.deadline}
-	if e.res.TaskState == "incomplete" {
-		ts = append(ts, e.taskTimeout)
-		if e.cfg.IdleTimeout > 0 {
-			ts = append(ts, e.lastMsg.Add(e.cfg.IdleTimeout))
-		}
-	}
-	for _, a := range e.asks {
-		ts = append(ts, a.answerAt, a.deadline)
-	}
-	if len(e.notes) > 0 {
-		ts = append(ts, e.start.Add(e.notes[0].At))
-	}
-	return earliest(ts...)
-}
-
-// timers acts on everything due at now.
-func (e *engine) timers(now time.Time) {
-	for len(e.notes) > 0 && !now.Before(e.start.Add(e.notes[0].At)) {
-		n := e.notes[0]
-		e.notes = e.notes[1:]
-		switch n.Type {
-		case "notify:task-cancelled":
-			e.cancel(orDefault(n.TaskID, e.cfg.Task.ID), orDefault(n.Reason, "Cancelled by the user"))
-		case "notify:shutdown":
-			e.shutdown(orDefault(n.Reason, "Orchestrator stopping"))
-		case "notify:task-assigned":
-			e.notify("notify:task-assigned", map[string]any{"taskId": orDefault(n.TaskID, e.cfg.Task.ID), "message": "Task assigned."})
-		}
-	}
-	var keep []*pendingAsk
-	for _, a := range e.asks {
-		switch {
-		case !a.answerAt.IsZero() && !now.Before(a.answerAt):
-			e.success(a.id, "request:ask-user", map[string]any{"answer": a.answer, "metadata": map[string]any{"answeredAt": e.stamp()}})
-		case !now.Before(a.deadline):
-			e.code("TIMEOUT")
-			e.fail(a.id, "request:ask-user", "TIMEOUT", "The user did not answer in time", map[string]any{"timeoutMs": a.timeout.Milliseconds()})
-		default:
-			keep = append(keep, a)
-		}
-	}
-	e.asks = keep
-	if e.res.TaskState == "incomplete" {
-		if !e.taskTimeout.IsZero() && !now.Before(e.taskTimeout) {
-			e.code("TASK_TIMEOUT")
-			e.cancel(e.cfg.Task.ID, "Task timed out")
-		} else if e.cfg.IdleTimeout > 0 && !now.Before(e.lastMsg.Add(e.cfg.IdleTimeout)) {
-			e.code("IDLE_TIMEOUT")
-			e.violation("orchmsg/timeouts/keepalive", "no message for %s during the task", e.cfg.IdleTimeout)
-			e.cancel(e.cfg.Task.ID, "No progress for "+e.cfg.IdleTimeout.String())
-		}
-	}
-	if !e.deadline.IsZero() && !now.Before(e.deadline) {
-		e.deadline = time.Time{}
-		e.deadlineHit = true
-		e.shutdown("Scenario deadline")
-	}
-	if !e.shutdownAt.IsZero() && !now.Before(e.shutdownAt) {
-		e.shutdownAt = time.Time{}
-		e.shutdown("Orchestrator stopping")
-	}
-	if !e.killAt.IsZero() && !now.Before(e.killAt) {
-		e.killAt = time.Time{}
-		e.violation("orchmsg/shutdown/exit-within-grace", "the agent did not exit within the %s grace period", e.cfg.GracePeriod)
-		e.kill("grace period over")
-	}
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
-// cancel sends notify:task-cancelled and schedules the shutdown.
-func (e *engine) cancel(taskID, reason string) {
-	if _, done := e.cancelled[taskID]; done {
-		return
-	}
-	now := e.clk.Now()
-	e.cancelled[taskID] = now
-	e.notify("notify:task-cancelled", map[string]any{"taskId": taskID, "reason": reason})
-	if t := e.tasks[taskID]; t != nil {
-		t.Status = "cancelled"
-	}
-	if taskID == e.cfg.Task.ID && e.res.TaskState == "incomplete" {
-		e.res.TaskState = "cancelled"
-		e.taskEnd = now
-		if !e.cfg.KeepAlive && e.shutdownAt.IsZero() {
-			e.shutdownAt = now.Add(e.cfg.CancelGrace)
-		}
-	}
-}
-
-// shutdown sends notify:shutdown with the grace period and arms the kill.
-func (e *engine) shutdown(reason string) {
-	if e.shutdownSent || e.exited {
-		return
-	}
-	e.shutdownSent = true
-	e.notify("notify:shutdown", map[string]any{"gracePeriod": e.cfg.GracePeriod.Milliseconds(), "reason": reason})
-	e.killAt = e.clk.Now().Add(e.cfg.GracePeriod)
-}
-
-func (e *engine) kill(reason string) {
-	if e.killed || e.exited {
-		return
-	}
-	e.killed = true
-	e.code("KILLED")
-	e.conn.Kill()
-	e.rec.Event(e.clk.Now(), "kill", map[string]any{"signal": "SIGKILL", "reason": reason})
-}
-
-// taskDone marks the assigned task finished and schedules the shutdown.
-func (e *engine) taskDone(state string) {
-	if e.res.TaskState != "incomplete" {
-		return
-	}
-	e.res.TaskState = state
-	e.taskEnd = e.clk.Now()
-	if t := e.tasks[e.cfg.Task.ID]; t != nil {
-		t.Status = state
-		t.Result = map[string]any{"success": state == "completed"}
-	}
-	if !e.cfg.KeepAlive && e.shutdownAt.IsZero() {
-		e.shutdownAt = e.taskEnd.Add(e.cfg.ShutdownDelay)
-	}
-}
-
-// handleLine routes one line of the agent (Parsing Strategy): JSON with a type goes
-// to the message handler, anything else is kept as a log line.
-func (e *engine) handleLine(l agentio.Line) {
-	e.rec.Line(l.At, "agent", l.Stream, l.Data)
-	if l.Stream != "stdout" {
-		return
-	}
-	if l.Truncated || len(l.Data) > e.cfg.MaxMessage {
-		e.res.Dropped++
-		e.violation("orchmsg/limit/message-size", "a stdout line of over %d bytes was dropped", e.cfg.MaxMessage)
-		return
-	}
-	data := []byte(strings.TrimSpace(string(l.Data)))
-	if len(data) == 0 {
-		return
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		if data[0] == '{' {
-			e.violation("orchmsg/format/json", "a line that starts a JSON object does not parse (%v); kept as a log", err)
-		}
-		e.res.Logs = append(e.res.Logs, string(data))
-		return
-	}
-	m, _ := v.(map[string]any)
-	typ, ok := m["type"].(string)
-	if m == nil || !ok {
-		e.violation("GEN-DETECT-001", "JSON without a type field is kept as a log: %.60s", data)
-		e.res.Logs = append(e.res.Logs, string(data))
-		return
-	}
-	now := l.At
-	e.lastMsg = now
-	if !e.allow(now) {
-		e.res.Dropped++
-		if strings.HasPrefix(typ, "request:") {
-			if id, _ := m["id"].(string); id != "" {
-				e.fail(id, typ, "INTERNAL_ERROR", fmt.Sprintf("Rate limit exceeded: at most %d messages per second", e.cfg.RateLimit), map[string]any{"limit": e.cfg.RateLimit})
-			}
-		}
-		return
-	}
-	id, idOK := m["id"].(string)
-	if !idOK || id == "" {
-		e.violation("ORCH-BASE-001", "a %s message without an id", typ)
-	} else if e.seenIDs[id] {
-		if strings.HasPrefix(typ, "request:") {
-			e.violation("ORCH-SEQ-003", "request id %q was used before: responses could not be correlated", id)
-		} else {
-			e.violation("ORCH-SEQ-003", "message id %q was used before", id)
-		}
-	}
-	dupID := idOK && id != "" && e.seenIDs[id]
-	if idOK && id != "" {
-		e.seenIDs[id] = true
-	}
-	if ts, _ := m["timestamp"].(string); !validTimestamp(ts) {
-		e.violation("ORCH-BASE-002", "timestamp %q is not ISO 8601 such as 2026-02-04T14:30:00Z", ts)
-	}
-	foreign := false
-	if a, ok := m["agentId"].(string); ok && a != e.cfg.AgentID {
-		e.violation("orchmsg/format/base-fields", "agentId %q is not the agent's own id %q", a, e.cfg.AgentID)
-		foreign = true
-	}
-	switch {
-	case strings.HasPrefix(typ, "request:"):
-		if !idOK || id == "" {
-			return // nothing to correlate an answer with
-		}
-		if dupID {
-			// Each request gets exactly one response: a reused id is not answered
-			// again (the agent's own request timeout ends its wait).
-			e.res.Dropped++
-			return
-		}
-		if foreign {
-			e.fail(id, typ, "UNAUTHORIZED", "agentId does not match the agent", map[string]any{"agentId": m["agentId"]})
-			return
-		}
-		e.handleRequest(id, typ, m)
-	case strings.HasPrefix(typ, "event:"):
-		e.handleEvent(typ, m, now)
-	case strings.HasPrefix(typ, "response:"), strings.HasPrefix(typ, "notify:"):
-		e.violation("ORCH-SEQ-006", "%s goes from the orchestrator to the agent, never back; ignored", typ)
-	default:
-		e.violation("ORCH-TYPE-001", "type %q is no message type of the protocol; ignored", typ)
-	}
-}
-
-// allow applies the rate limit over a sliding one-second window.
-func (e *engine) allow(now time.Time) bool {
-	cut := now.Add(-time.Second)
-	i := 0
-	for i < len(e.window) && !e.window[i].After(cut) {
-		i++
-	}
-	e.window = append(e.window[i:], now)
-	if len(e.window) <= e.cfg.RateLimit {
-		return true
-	}
-	if !e.limited {
-		e.limited = true
-		e.code("RATE_LIMITED")
-	}
-	e.violation("ORCH-SEQ-005", "more than %d messages within one second", e.cfg.RateLimit)
-	return false
-}
-
-func validTimestamp(s string) bool {
-	if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return true
-	}
-	return false
-}
-
-func (e *engine) handleEvent(typ string, m map[string]any, now time.Time) {
-	p, _ := m["payload"].(map[string]any)
-	switch typ {
-	case "event:progress":
-		taskID, ok1 := p["taskId"].(string)
-		prog, ok2 := p["progress"].(float64)
-		if !ok1 || !ok2 {
-			e.violation("ORCH-SCHEMA-001", "event:progress needs payload.taskId (string) and payload.progress (number)")
-			return
-		}
-		if prog < 0 || prog > 1 {
-			e.violation("ORCH-PAYLOAD-001", "event:progress progress %v must be between 0 and 1", prog)
-		}
-		if at, ok := e.cancelled[taskID]; ok && now.Sub(at) > time.Second {
-			e.violation("orchmsg/cancel/stops-task", "progress on %s %s after notify:task-cancelled", taskID, now.Sub(at))
-			return
-		}
-		if taskID == e.cfg.Task.ID {
-			e.res.Progress = prog
-			if prog >= 1 {
-				e.taskDone("completed")
-			}
-		}
-	case "event:log":
-		if msg, _ := p["message"].(string); msg == "" {
-			e.violation("ORCH-SCHEMA-001", "event:log needs payload.message")
-		}
-		if lv, _ := p["level"].(string); lv != "" && lv != "info" && lv != "warn" && lv != "error" {
-			e.violation("ORCH-PAYLOAD-003", "event:log level %q must be info, warn or error", lv)
-		}
-	case "event:error":
-		if _, ok := p["error"].(string); !ok {
-			e.violation("ORCH-SCHEMA-001", "event:error needs payload.error")
-		}
-		if rec, ok := p["recoverable"].(bool); ok && !rec {
-			if id, _ := p["taskId"].(string); id == e.cfg.Task.ID {
-				e.taskDone("failed")
-			}
-		}
-	case "event:question":
-		if _, ok := p["question"].(string); !ok {
-			e.violation("ORCH-SCHEMA-001", "event:question needs payload.question")
-		}
-	default:
-		e.violation("ORCH-TYPE-001", "event type %q is not event:progress, event:log, event:error or event:question; ignored", typ)
-	}
+	return d.D(e.h.ScaleFactor())
 }

@@ -2,78 +2,96 @@ package orchmsg
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/mockagent"
 	_ "github.com/aopkit/aopkit/mockagent/orchmsg"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden transcripts in fixtures/reference/orchmsg")
+var update = flag.Bool("update", false, "rewrite the reference transcripts in fixtures/reference/orchmsg")
 
-// epoch is where every scenario's fake clock starts.
-var epoch = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+const referenceDir = "../../../fixtures/reference/orchmsg"
 
-const step = 500 * time.Millisecond
-
-const goldenDir = "../../../fixtures/reference/orchmsg"
-
-// baseConfig is the scenarios' world: agent-1 (a worker) gets task-1, a 12 s job;
-// two peers; a task of agent-2 that agent-1 may not read.
-func baseConfig() Config {
-	none := (*string)(nil)
-	busy := "task-other"
-	return Config{
-		AgentID: "agent-1", Role: "worker", Capabilities: []string{"go", "testing"},
-		Task: Task{ID: "task-1", Type: "implementation", Name: "Implement feature", Description: "Write the greeting module.",
-			RequiredRole: "worker", Priority: 2, Payload: map[string]any{"mockagent": map[string]any{"work_seconds": 12}}},
-		Peers: []AgentInfo{
-			{ID: "agent-2", Role: "worker", Status: "busy", Capabilities: []string{"typescript"}, CurrentTask: &busy},
-			{ID: "agent-3", Role: "reviewer", Status: "idle", Capabilities: []string{"review"}, CurrentTask: none},
+// baseTask is the engine tests' scenario task: agent-under-test (a worker) gets
+// task-1, a 12 s job; two peers; a task of agent-2 that the agent may not read.
+func baseTask() map[string]any {
+	return map[string]any{
+		"taskId":  "task-1",
+		"message": "Task assigned. Use TaskGet to view details.",
+		"task": map[string]any{
+			"id": "task-1", "type": "implementation", "name": "Implement feature", "description": "Write the greeting module.",
+			"status": "running", "requiredRole": "worker", "priority": 2, "dependencies": []any{},
+			"payload": map[string]any{"mockagent": map[string]any{"work_seconds": 12}},
 		},
-		Tasks: []Task{{ID: "task-other", Name: "Someone else's task", Status: "running", RequiredRole: "worker", AssignedTo: "agent-2", Dependencies: []string{}}},
+		"orchestrator": map[string]any{
+			"capabilities": []any{"go", "testing"},
+			"agents": []any{
+				map[string]any{"id": "agent-2", "role": "worker", "status": "busy", "capabilities": []any{"typescript"}, "currentTask": "task-other"},
+				map[string]any{"id": "agent-3", "role": "reviewer", "status": "idle", "capabilities": []any{"review"}, "currentTask": nil},
+			},
+			"tasks": []any{
+				map[string]any{"id": "task-other", "name": "Someone else's task", "status": "running", "requiredRole": "worker", "assignedTo": "agent-2", "dependencies": []any{}},
+			},
+		},
 	}
 }
 
+// tweak changes the scenario task.
+type tweak func(task map[string]any)
+
+// work scripts the mock agent (task.payload.mockagent).
+func work(p map[string]any) tweak {
+	return func(task map[string]any) {
+		task["task"].(map[string]any)["payload"] = map[string]any{"mockagent": p}
+	}
+}
+
+// world sets a member of the orchestrator's world.
+func world(k string, v any) tweak {
+	return func(task map[string]any) { task["orchestrator"].(map[string]any)[k] = v }
+}
+
+func step(on string, after time.Duration, do string) conform.Step {
+	return conform.Step{On: on, After: conform.Duration(after), Do: do}
+}
+
+// run is one scenario played by Drive.
 type run struct {
-	res        *Result
+	sess       *conform.Session
+	transcript []byte // scratch path replaced by ${SCRATCH}
 	err        error
-	transcript []byte
 }
 
-// runInProcess runs the engine against an in-process agent on a fake clock inside
-// a synctest bubble: the clock moves only once every goroutine is blocked.
-func runInProcess(t *testing.T, name string, agent *mockagent.Agent, fault string, cfg Config) run {
+// play runs Drive against agent (with its fault) inside a synctest bubble: time
+// is virtual and starts at 2000-01-01 in every bubble, so transcripts repeat.
+func play(t *testing.T, sc *conform.Scenario, agent *mockagent.Agent, fault, engineFault string) run {
 	t.Helper()
-	var r run
-	scratch := t.TempDir()
-	synctest.Test(t, func(t *testing.T) {
-		fake := clock.NewFake(epoch)
-		var buf bytes.Buffer
-		cfg.Launcher = agentio.InProcess{Agent: agent, Fault: fault, Clock: fake}
-		cfg.Clock, cfg.Scratch, cfg.Scenario = fake, scratch, name
-		cfg.Recorder = NewRecorder(&buf, Protocol, name)
-		enginetest.Drive(t, fake, step, 20000, func() { r.res, r.err = Run(context.Background(), cfg) })
-		r.transcript = buf.Bytes()
-	})
-	if r.err != nil {
-		t.Fatalf("engine error: %v", r.err)
+	p := enginetest.PlayAgent(t, sc, agent, fault, engineFault, Drive)
+	return run{sess: p.Session, transcript: p.Transcript, err: p.Err}
+}
+
+func scenario(name string, deadline time.Duration, steps []conform.Step, tweaks ...tweak) *conform.Scenario {
+	task := baseTask()
+	for _, tw := range tweaks {
+		tw(task)
 	}
-	return r
+	b, _ := json.Marshal(task)
+	return &conform.Scenario{ID: name, Title: name, Protocol: Protocol, Family: "engine", Deadline: conform.Duration(deadline), Task: b, Steps: steps}
 }
 
 func mock(t *testing.T) *mockagent.Agent {
-	a, err := mockagent.Lookup("orchmsg")
+	a, err := mockagent.Lookup(Protocol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +113,7 @@ func scripted(lines ...timedLine) *mockagent.Agent {
 		waitFor := func(typ string, d time.Duration) bool {
 			var timer <-chan time.Time
 			if d >= 0 {
-				timer = env.Clock.After(d)
+				timer = time.After(d)
 			}
 			for {
 				select {
@@ -119,9 +137,9 @@ func scripted(lines ...timedLine) *mockagent.Agent {
 		if !waitFor("notify:task-assigned", -1) {
 			return 0
 		}
-		start := env.Clock.Now()
+		start := time.Now()
 		for _, l := range lines {
-			if d := start.Add(l.at).Sub(env.Clock.Now()); d > 0 {
+			if d := time.Until(start.Add(l.at)); d > 0 {
 				if !waitFor("", d) {
 					return 0
 				}
@@ -138,29 +156,161 @@ type timedLine struct {
 	line string
 }
 
-// golden compares (or with -update rewrites) fixtures/reference/orchmsg/<name>.jsonl.
-func golden(t *testing.T, name string, r run) {
-	t.Helper()
-	enginetest.Golden(t, filepath.Join(goldenDir, name+".jsonl"), r.transcript, *update)
-}
-
-// messages returns the transcript's messages of one sender, as decoded objects.
-func messages(t *testing.T, r run, from string) []map[string]any {
+// messages are the JSON messages one side sent, decoded.
+func messages(s *conform.Session, from string) []map[string]any {
 	var out []map[string]any
-	for _, l := range bytes.Split(r.transcript, []byte("\n")) {
-		if len(l) == 0 {
-			continue
-		}
-		var rec struct {
-			From string         `json:"from"`
-			Msg  map[string]any `json:"msg"`
-		}
-		if err := json.Unmarshal(l, &rec); err != nil {
-			t.Fatal(err)
-		}
-		if rec.From == from && rec.Msg != nil {
-			out = append(out, rec.Msg)
+	for i := range s.Records {
+		r := &s.Records[i]
+		if r.From == from && r.Msg != nil && r.Detail["probe"] == nil {
+			if m := r.Obj(); m != nil {
+				out = append(out, m)
+			}
 		}
 	}
+	return out
+}
+
+// notifications are the types of the notifications the engine sent, in order.
+func notifications(s *conform.Session) []string {
+	var out []string
+	for _, m := range messages(s, "orchestrator") {
+		if t, _ := m["type"].(string); strings.HasPrefix(t, "notify:") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// errorCodes are the codes of the engine's response:error answers, in order.
+func errorCodes(s *conform.Session) []string {
+	var out []string
+	for _, m := range messages(s, "orchestrator") {
+		if m["type"] == "response:error" {
+			e, _ := m["error"].(map[string]any)
+			c, _ := e["code"].(string)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// answers are "request-type:success|error" per response, in order of the responses.
+func answers(s *conform.Session) []string {
+	reqs := map[string]string{}
+	for _, m := range messages(s, "agent") {
+		if id, ok := m["id"].(string); ok {
+			if _, seen := reqs[id]; !seen {
+				reqs[id], _ = m["type"].(string)
+			}
+		}
+	}
+	var out []string
+	for _, m := range messages(s, "orchestrator") {
+		t, _ := m["type"].(string)
+		if c, ok := m["correlationId"].(string); ok && strings.HasPrefix(t, "response:") {
+			out = append(out, reqs[c]+":"+strings.TrimPrefix(t, "response:"))
+		}
+	}
+	return out
+}
+
+// events are the harness events named name.
+func events(s *conform.Session, name string) []conform.Record {
+	var out []conform.Record
+	for _, r := range s.Records {
+		if r.From == "harness" && r.Event == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// decisions are the engine's "decision" events, by name, in order.
+func decisions(s *conform.Session) []string {
+	var out []string
+	for _, r := range events(s, "decision") {
+		d, _ := r.Detail["decision"].(string)
+		out = append(out, d)
+	}
+	return out
+}
+
+// signals are the signals the harness sent ("SIGTERM", "SIGKILL"), in order.
+func signals(s *conform.Session) []string {
+	var out []string
+	for _, r := range s.Records {
+		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill") {
+			sig, _ := r.Detail["signal"].(string)
+			out = append(out, sig)
+		}
+	}
+	return out
+}
+
+// reference compares a run with fixtures/reference/orchmsg/<name>.jsonl, or with
+// -update rewrites it. Records at one virtual instant from two sources (the
+// engine's timer and an agent line) may come in either order, so the comparison
+// is of the records without seq, sorted; the file keeps one run's order.
+func reference(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join(referenceDir, name+".jsonl")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s is missing: go test ./conform/engine/orchmsg -update writes it", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w := normalized(got), normalized(want)
+	if slices.Equal(g, w) {
+		return
+	}
+	onlyRun, onlyFile := without(g, w), without(w, g)
+	t.Fatalf("%s differs (go test ./conform/engine/orchmsg -update rewrites it): %d records only in this run, %d only in the file\n run: %s\nfile: %s",
+		path, len(onlyRun), len(onlyFile), first(onlyRun), first(onlyFile))
+}
+
+// without returns the lines of a that b lacks (both sorted).
+func without(a, b []string) []string {
+	var out []string
+	for _, l := range a {
+		if _, found := slices.BinarySearch(b, l); !found {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func first(ls []string) string {
+	if len(ls) == 0 {
+		return "(none)"
+	}
+	return ls[0]
+}
+
+func normalized(b []byte) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) != nil {
+			out = append(out, l)
+			continue
+		}
+		delete(m, "seq")
+		if d, ok := m["detail"].(map[string]any); ok && m["event"] == "timers-start" {
+			// With several agents the scenario deadline left when each one's
+			// timers start depends on which started first at one instant.
+			delete(d, "deadline_ms")
+		}
+		n, _ := json.Marshal(m)
+		out = append(out, string(n))
+	}
+	slices.Sort(out)
 	return out
 }

@@ -3,17 +3,15 @@ package orchmsg
 import (
 	"fmt"
 	"sort"
-	"time"
+
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
-var roles = map[string]bool{"planner": true, "worker": true, "reviewer": true}
-
 // handleRequest answers one of the five requests (Supported Requests).
-func (e *engine) handleRequest(id, typ string, m map[string]any) {
-	p, _ := m["payload"].(map[string]any)
-	if _, present := m["payload"]; present && p == nil {
-		e.violation("ORCH-SCHEMA-001", "%s payload must be an object", typ)
-		e.fail(id, typ, "INVALID_REQUEST", "payload must be an object", nil)
+func (m *member) handleRequest(id, typ string, msg map[string]any) {
+	p, _ := msg["payload"].(map[string]any)
+	if _, present := msg["payload"]; present && p == nil {
+		m.fail(id, "INVALID_REQUEST", "payload must be an object", nil)
 		return
 	}
 	if p == nil {
@@ -21,48 +19,53 @@ func (e *engine) handleRequest(id, typ string, m map[string]any) {
 	}
 	switch typ {
 	case "request:query-agents":
-		e.queryAgents(id, typ, p)
+		m.queryAgents(id, p)
 	case "request:query-tasks":
-		e.queryTasks(id, typ, p)
+		m.queryTasks(id, p)
 	case "request:submit-task":
-		e.submitTask(id, typ, p)
+		m.submitTask(id, p)
 	case "request:get-task":
-		e.getTask(id, typ, p)
+		m.getTask(id, p)
 	case "request:ask-user":
-		e.askUser(id, typ, p)
+		m.askUser(id, p)
 	default:
-		e.violation("ORCH-TYPE-001", "request type %q is unknown", typ)
-		e.fail(id, typ, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
+		m.fail(id, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
 	}
 }
 
-func (e *engine) invalid(id, typ, msg string, details map[string]any) {
-	e.violation("ORCH-SCHEMA-001", "%s: %s", typ, msg)
-	e.fail(id, typ, "INVALID_REQUEST", msg, details)
+func (m *member) invalid(id, msg string, details map[string]any) {
+	m.fail(id, "INVALID_REQUEST", msg, details)
 }
 
-// registry is the agent itself and its peers, sorted by id.
+// registry is the agents the engine drives (busy with a task, or idle) and the
+// world's other agents, sorted by id.
 func (e *engine) registry() []AgentInfo {
-	self := AgentInfo{ID: e.cfg.AgentID, Role: e.cfg.Role, Status: "idle", Capabilities: e.cfg.Capabilities}
-	if self.Capabilities == nil {
-		self.Capabilities = []string{}
+	var out []AgentInfo
+	for _, m := range e.members {
+		a := AgentInfo{ID: m.id, Role: m.role, Status: "idle", Capabilities: m.caps}
+		if a.Capabilities == nil {
+			a.Capabilities = []string{}
+		}
+		if m.gone {
+			a.Status = "offline"
+		} else if m.taskState == "incomplete" {
+			a.Status = "busy"
+			t := m.taskID
+			a.CurrentTask = &t
+		}
+		out = append(out, a)
 	}
-	if e.res.TaskState == "incomplete" {
-		self.Status = "busy"
-		t := e.cfg.Task.ID
-		self.CurrentTask = &t
-	}
-	out := append([]AgentInfo{self}, e.cfg.Peers...)
+	out = append(out, e.world.Agents...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
-func (e *engine) queryAgents(id, typ string, p map[string]any) {
+func (m *member) queryAgents(id string, p map[string]any) {
 	role, hasRole := p["role"]
 	if hasRole {
 		r, ok := role.(string)
-		if !ok || !roles[r] {
-			e.invalid(id, typ, "Invalid role specified", map[string]any{"role": role})
+		if !ok || !spec.IsRole(r) {
+			m.invalid(id, "Invalid role specified", map[string]any{"role": role})
 			return
 		}
 	}
@@ -76,7 +79,7 @@ func (e *engine) queryAgents(id, typ string, p map[string]any) {
 		}
 	}
 	agents := []AgentInfo{}
-	for _, a := range e.registry() {
+	for _, a := range m.e.registry() {
 		if hasRole && a.Role != role {
 			continue
 		}
@@ -91,7 +94,7 @@ func (e *engine) queryAgents(id, typ string, p map[string]any) {
 		}
 		agents = append(agents, a)
 	}
-	e.success(id, typ, map[string]any{"agents": agents})
+	m.success(id, map[string]any{"agents": agents})
 }
 
 func hasAll(have, want []string) bool {
@@ -111,8 +114,17 @@ func hasAll(have, want []string) bool {
 
 // visible: agents can only query their own tasks (Security Considerations): the
 // ones assigned to them and the ones they submitted.
-func (e *engine) visible(t *Task) bool {
-	return t.AssignedTo == e.cfg.AgentID || t.SubmittedBy == e.cfg.AgentID
+func (m *member) visible(t *Task) bool {
+	return t.AssignedTo == m.id || t.SubmittedBy == m.id
+}
+
+// depth is the delegation depth of the member's current task (0: none, or the
+// scenario's).
+func (m *member) depth() int {
+	if t := m.e.tasks[m.taskID]; t != nil {
+		return t.depth
+	}
+	return 0
 }
 
 func (e *engine) sortedTasks() []*Task {
@@ -132,21 +144,21 @@ func summary(t *Task) map[string]any {
 	return map[string]any{"id": t.ID, "name": t.Name, "status": t.Status, "requiredRole": t.RequiredRole, "dependencies": deps}
 }
 
-func (e *engine) queryTasks(id, typ string, p map[string]any) {
+func (m *member) queryTasks(id string, p map[string]any) {
 	status, _ := p["status"].(string)
 	role, _ := p["requiredRole"].(string)
 	limit := 0
 	if l, ok := p["limit"]; ok {
 		f, isNum := l.(float64)
 		if !isNum || f < 1 || f != float64(int(f)) {
-			e.invalid(id, typ, "limit must be a positive integer", map[string]any{"limit": l})
+			m.invalid(id, "limit must be a positive integer", map[string]any{"limit": l})
 			return
 		}
 		limit = int(f)
 	}
 	tasks := []map[string]any{}
-	for _, t := range e.sortedTasks() {
-		if !e.visible(t) || (status != "" && t.Status != status) || (role != "" && t.RequiredRole != role) {
+	for _, t := range m.e.sortedTasks() {
+		if !m.visible(t) || (status != "" && t.Status != status) || (role != "" && t.RequiredRole != role) {
 			continue
 		}
 		if limit > 0 && len(tasks) == limit {
@@ -154,40 +166,41 @@ func (e *engine) queryTasks(id, typ string, p map[string]any) {
 		}
 		tasks = append(tasks, summary(t))
 	}
-	e.success(id, typ, map[string]any{"tasks": tasks})
+	m.success(id, map[string]any{"tasks": tasks})
 }
 
-func (e *engine) getTask(id, typ string, p map[string]any) {
+func (m *member) getTask(id string, p map[string]any) {
+	e := m.e
 	taskID, ok := p["taskId"].(string)
 	if !ok || taskID == "" {
-		e.invalid(id, typ, "payload.taskId is required", nil)
+		m.invalid(id, "payload.taskId is required", nil)
 		return
 	}
 	t := e.tasks[taskID]
 	if t == nil {
-		e.fail(id, typ, "NOT_FOUND", fmt.Sprintf("Task %s not found", taskID), map[string]any{"taskId": taskID})
+		m.fail(id, "NOT_FOUND", fmt.Sprintf("Task %s not found", taskID), map[string]any{"taskId": taskID})
 		return
 	}
-	if !e.visible(t) {
-		e.violation("orchmsg/auth/own-tasks", "request:get-task for %s, which is not the agent's", taskID)
-		e.fail(id, typ, "UNAUTHORIZED", "Agents can only query their own tasks", map[string]any{"taskId": taskID})
+	if !m.visible(t) {
+		m.fail(id, "UNAUTHORIZED", "Agents can only query their own tasks", map[string]any{"taskId": taskID})
 		return
 	}
-	e.success(id, typ, map[string]any{"task": t})
+	m.success(id, map[string]any{"task": t.view()})
 }
 
-func (e *engine) submitTask(id, typ string, p map[string]any) {
+func (m *member) submitTask(id string, p map[string]any) {
+	e := m.e
 	name, _ := p["name"].(string)
 	if name == "" {
-		e.invalid(id, typ, "payload.name is required", nil)
+		m.invalid(id, "payload.name is required", nil)
 		return
 	}
-	t := &Task{Name: name, Status: "queued", SubmittedBy: e.cfg.AgentID, Dependencies: []string{}}
+	t := &Task{Name: name, Status: "queued", SubmittedBy: m.id, Dependencies: []string{}}
 	t.Type, _ = p["type"].(string)
 	t.Description, _ = p["description"].(string)
 	t.RequiredRole, _ = p["requiredRole"].(string)
-	if t.RequiredRole != "" && !roles[t.RequiredRole] {
-		e.invalid(id, typ, "Invalid requiredRole specified", map[string]any{"requiredRole": t.RequiredRole})
+	if t.RequiredRole != "" && !spec.IsRole(t.RequiredRole) {
+		m.invalid(id, "Invalid requiredRole specified", map[string]any{"requiredRole": t.RequiredRole})
 		return
 	}
 	if pl, ok := p["payload"].(map[string]any); ok {
@@ -196,7 +209,7 @@ func (e *engine) submitTask(id, typ string, p map[string]any) {
 	if pr, ok := p["priority"]; ok {
 		f, isNum := pr.(float64)
 		if !isNum || f != float64(int(f)) || f < 1 || f > 5 {
-			e.invalid(id, typ, "priority must be an integer from 1 to 5", map[string]any{"priority": pr})
+			m.invalid(id, "priority must be an integer from 1 to 5", map[string]any{"priority": pr})
 			return
 		}
 		t.Priority = int(f)
@@ -210,57 +223,31 @@ func (e *engine) submitTask(id, typ string, p map[string]any) {
 	}
 	// The submitting agent's own task is the parent: a submitted task sits one
 	// level below the deepest of its dependencies and of that task.
-	depth := e.tasks[e.cfg.Task.ID].depth + 1
+	var deps []int
 	if ds, ok := p["dependencies"].([]any); ok {
 		for _, d := range ds {
 			s, _ := d.(string)
 			dep := e.tasks[s]
 			if dep == nil {
-				e.fail(id, typ, "NOT_FOUND", fmt.Sprintf("Dependency %q not found", s), map[string]any{"dependency": d})
+				m.fail(id, "NOT_FOUND", fmt.Sprintf("Dependency %q not found", s), map[string]any{"dependency": d})
 				return
 			}
 			t.Dependencies = append(t.Dependencies, s)
-			depth = max(depth, dep.depth+1)
+			deps = append(deps, dep.depth)
 		}
 	}
-	if depth > e.cfg.MaxDepth {
-		e.violation("orchmsg/delegation/depth", "a submitted task at depth %d; at most %d", depth, e.cfg.MaxDepth)
-		e.fail(id, typ, "UNAUTHORIZED", fmt.Sprintf("Delegation depth %d exceeds %d", depth, e.cfg.MaxDepth), map[string]any{"depth": depth, "maxDepth": e.cfg.MaxDepth})
+	depth := spec.SubmittedDepth(m.depth(), deps...)
+	if depth > spec.MaxDelegationDepth {
+		m.fail(id, "UNAUTHORIZED", fmt.Sprintf("Delegation depth %d exceeds %d", depth, spec.MaxDelegationDepth), map[string]any{"depth": depth, "maxDepth": spec.MaxDelegationDepth})
 		return
 	}
 	t.depth = depth
-	t.ID = fmt.Sprintf("task-%s-%d", e.cfg.AgentID, len(e.res.Submitted)+1)
+	e.submitted++
+	t.ID = fmt.Sprintf("task-sub-%03d", e.submitted)
 	e.tasks[t.ID] = t
-	e.res.Submitted = append(e.res.Submitted, *t)
-	e.success(id, typ, map[string]any{"task": t})
-}
-
-// askUser forwards the question to the (scripted) user; the answer comes later,
-// or response:error TIMEOUT once payload.timeout (ms; the 30 s request timeout
-// when absent) has passed.
-func (e *engine) askUser(id, typ string, p map[string]any) {
-	q, _ := p["question"].(string)
-	if q == "" {
-		e.invalid(id, typ, "payload.question is required", nil)
-		return
+	m.success(id, map[string]any{"task": t.view()})
+	if e.team() {
+		e.queue = append(e.queue, t.ID)
+		e.settle()
 	}
-	timeout := e.cfg.RequestTimeout
-	if v, ok := p["timeout"]; ok {
-		f, isNum := v.(float64)
-		if !isNum || f <= 0 {
-			e.invalid(id, typ, "timeout must be a positive number of milliseconds", map[string]any{"timeout": v})
-			return
-		}
-		timeout = time.Duration(f) * time.Millisecond
-	}
-	now := e.clk.Now()
-	a := &pendingAsk{id: id, deadline: now.Add(timeout), timeout: timeout}
-	if len(e.answers) > 0 {
-		ans := e.answers[0]
-		e.answers = e.answers[1:]
-		if ans.After < timeout {
-			a.answerAt, a.answer = now.Add(ans.After), ans.Answer
-		}
-	}
-	e.asks = append(e.asks, a)
 }

@@ -1,0 +1,54 @@
+package orchmsg
+
+import (
+	"sort"
+	"strings"
+)
+
+// Faults of the reference engine: the orchestrator side misbehaving on purpose
+// (harness.Config.EngineFault), so that orchestrator-side checks can be seen
+// failing against the engine (issue 15).
+const (
+	// FaultWrongCorrelationID answers every request with a correlationId that is
+	// not the request's id.
+	FaultWrongCorrelationID = "wrong-correlation-id"
+	// FaultNoShutdownGrace stops the agent (SIGTERM) right after notify:shutdown
+	// instead of waiting for the grace period it announced.
+	FaultNoShutdownGrace = "no-shutdown-grace"
+	// FaultIgnoreRateLimit handles every message of a flood over 100 msg/s,
+	// answering its requests, instead of rejecting the excess.
+	FaultIgnoreRateLimit = "ignore-rate-limit"
+)
+
+// Fault is one fault of the engine.
+type Fault struct {
+	Name, Doc string
+}
+
+// Faults lists the engine's faults, sorted by name.
+func Faults() []Fault {
+	fs := []Fault{
+		{FaultIgnoreRateLimit, "handles every message of a flood over 100 msg/s and answers its requests (orchmsg §Security Considerations 3)"},
+		{FaultNoShutdownGrace, "sends SIGTERM right after notify:shutdown, ignoring the grace period it announced (§Orchestrator Notifications 3)"},
+		{FaultWrongCorrelationID, "answers requests with a correlationId that is not the request's id (§Correlation)"},
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
+	return fs
+}
+
+func knownFault(name string) bool {
+	for _, f := range Faults() {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func faultNames() string {
+	var n []string
+	for _, f := range Faults() {
+		n = append(n, f.Name)
+	}
+	return strings.Join(n, ", ")
+}

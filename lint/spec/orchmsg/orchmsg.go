@@ -1,0 +1,189 @@
+// Package orchmsg holds the computations of the Agent↔Orchestrator stdio message
+// protocol (specs/orchmsg-stdio.md) that more than one side needs: the message
+// types and their families, the request timeout, the rate limit, the delegation
+// depth of submitted tasks and the message size limit. aoplint's rules
+// (lint/orchmsg), the reference engine (conform/engine/orchmsg), the conformance
+// checks (conform/checks) and the mock agent all call this package, so that each
+// requirement has one definition.
+//
+// It is a leaf: primitives in, values out; it imports no lint or conform package.
+package orchmsg
+
+import (
+	"strings"
+	"time"
+)
+
+// Types are the fourteen message types, in the spec's order (§Message Types).
+var Types = []string{
+	"request:query-agents",
+	"request:query-tasks",
+	"request:submit-task",
+	"request:get-task",
+	"request:ask-user",
+	"event:progress",
+	"event:log",
+	"event:error",
+	"event:question",
+	"response:success",
+	"response:error",
+	"notify:task-assigned",
+	"notify:task-cancelled",
+	"notify:shutdown",
+}
+
+var known = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range Types {
+		m[t] = true
+	}
+	return m
+}()
+
+// IsType reports whether t is one of the fourteen message types.
+func IsType(t string) bool { return known[t] }
+
+// ErrorCodes are the six error codes of §Error Codes.
+var ErrorCodes = []string{"INVALID_REQUEST", "INVALID_MESSAGE_TYPE", "UNAUTHORIZED", "NOT_FOUND", "TIMEOUT", "INTERNAL_ERROR"}
+
+// The families of message types (the part of the type before the colon).
+const (
+	Request  = "request"
+	Event    = "event"
+	Response = "response"
+	Notify   = "notify"
+)
+
+var prefixes = []string{Request + ":", Event + ":", Response + ":", Notify + ":"}
+
+// Family returns Request, Event, Response or Notify for a type string (known or
+// not: "request:delete-task" is a request), or "".
+func Family(t string) string {
+	for _, p := range prefixes {
+		if strings.HasPrefix(t, p) {
+			return p[:len(p)-1]
+		}
+	}
+	return ""
+}
+
+// Sender is the side that sends messages of type t: "agent" for requests and
+// events, "orchestrator" for responses and notifications, "" otherwise.
+func Sender(t string) string {
+	switch Family(t) {
+	case Request, Event:
+		return "agent"
+	case Response, Notify:
+		return "orchestrator"
+	}
+	return ""
+}
+
+// IsAgentType reports whether t is one of the nine types an agent sends.
+func IsAgentType(t string) bool { return known[t] && Sender(t) == "agent" }
+
+// RequestTimeout is the default request timeout (§Timeouts: "Requests timeout
+// after 30 seconds (configurable)").
+const RequestTimeout = 30 * time.Second
+
+// RequestDeadline is how long the orchestrator may take to answer a request of
+// type typ: request:ask-user waits for the user as long as its payload.timeout
+// (milliseconds, when askTimeoutMs is positive; §Supported Requests 5), every
+// other request RequestTimeout.
+func RequestDeadline(typ string, askTimeoutMs float64) time.Duration {
+	if typ == "request:ask-user" && askTimeoutMs > 0 && askTimeoutMs < 1e12 {
+		return time.Duration(askTimeoutMs * float64(time.Millisecond))
+	}
+	return RequestTimeout
+}
+
+// RateLimit is the message limit per agent within RateWindow (§Security
+// Considerations 3: "100 msg/sec limit").
+const RateLimit = 100
+
+// RateWindow is the sliding window of RateLimit.
+const RateWindow = time.Second
+
+// Rate counts one agent's messages over a sliding RateWindow; each message
+// carries a value of the caller's (a record, a position for a diagnostic). The
+// zero value is ready to use.
+type Rate[T any] struct {
+	ring [RateLimit + 1]rateEntry[T]
+	n    int // entries filled
+	next int // where the next entry goes
+}
+
+type rateEntry[T any] struct {
+	t time.Time
+	v T
+}
+
+// Add counts a message sent at t (times in order) and reports whether it is over
+// the limit: the RateLimit messages before it all came within RateWindow. first
+// and firstAt are then the first message of that window.
+func (r *Rate[T]) Add(t time.Time, v T) (over bool, first T, firstAt time.Time) {
+	r.ring[r.next] = rateEntry[T]{t, v}
+	r.next = (r.next + 1) % len(r.ring)
+	if r.n < len(r.ring) {
+		r.n++
+	}
+	if r.n < len(r.ring) {
+		return false, first, firstAt
+	}
+	oldest := r.ring[r.next] // the entry RateLimit messages back
+	if t.Sub(oldest.t) >= RateWindow {
+		return false, first, firstAt
+	}
+	return true, oldest.v, oldest.t
+}
+
+// MaxDelegationDepth is how deep tasks an agent submits may nest (engine policy:
+// the depth limit of aop2 §12 E_MAX_DEPTH_EXCEEDED and AOF; the orchmsg spec has
+// none of its own).
+const MaxDelegationDepth = 3
+
+// SubmittedDepth is the depth of a task an agent submits while working on a task
+// at depth parent (the assigned task is at depth 0): one level below the deepest
+// of that task and of its dependencies (at the depths deps).
+func SubmittedDepth(parent int, deps ...int) int {
+	d := parent + 1
+	for _, x := range deps {
+		d = max(d, x+1)
+	}
+	return d
+}
+
+// MaxMessage bounds one message (one stdout line) in bytes: a longer line is cut
+// by the orchestrator and lost (bindings §orchmsg; the harness reads lines of at
+// most this many bytes).
+const MaxMessage = 1 << 20
+
+// DefaultGracePeriod is the grace period assumed when notify:shutdown names none
+// (the spec's example: "gracePeriod": 30000).
+const DefaultGracePeriod = 30 * time.Second
+
+// Roles are the agent roles of §Supported Requests 1.
+var Roles = []string{"worker", "planner", "reviewer"}
+
+// IsRole reports whether r is one of Roles.
+func IsRole(r string) bool {
+	for _, x := range Roles {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// CompletesTask reports whether an agent message of type typ with payload
+// progress (when hasProgress) and recoverable says its task is over: progress 1
+// (§Progress Update) or an unrecoverable event:error (§Error Report).
+func CompletesTask(typ string, progress float64, hasProgress bool, recoverable, hasRecoverable bool) bool {
+	switch typ {
+	case "event:progress":
+		return hasProgress && progress >= 1
+	case "event:error":
+		return !hasRecoverable || !recoverable
+	}
+	return false
+}

@@ -1,0 +1,82 @@
+package orchmsg
+
+import (
+	"testing"
+	"time"
+)
+
+func TestFamilyAndSender(t *testing.T) {
+	for typ, want := range map[string][2]string{
+		"request:delete-task":  {Request, "agent"},
+		"event:progress":       {Event, "agent"},
+		"response:error":       {Response, "orchestrator"},
+		"notify:x-aopkit-ping": {Notify, "orchestrator"},
+		"task_notification":    {"", ""},
+	} {
+		if f, s := Family(typ), Sender(typ); f != want[0] || s != want[1] {
+			t.Errorf("%s: family %q sender %q, want %v", typ, f, s, want)
+		}
+	}
+	if !IsAgentType("request:ask-user") || IsAgentType("notify:shutdown") || IsAgentType("request:delete-task") {
+		t.Error("IsAgentType")
+	}
+}
+
+func TestRequestDeadline(t *testing.T) {
+	for _, c := range []struct {
+		typ  string
+		ms   float64
+		want time.Duration
+	}{
+		{"request:get-task", 5000, RequestTimeout},
+		{"request:ask-user", 0, RequestTimeout},
+		{"request:ask-user", -1, RequestTimeout},
+		{"request:ask-user", 10000, 10 * time.Second},
+		{"request:ask-user", 300000, 5 * time.Minute},
+	} {
+		if got := RequestDeadline(c.typ, c.ms); got != c.want {
+			t.Errorf("%s %v: %s, want %s", c.typ, c.ms, got, c.want)
+		}
+	}
+}
+
+func TestRate(t *testing.T) {
+	var r Rate[int]
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// 100 messages in the first second are within the limit; the 101st, 10 ms
+	// later, is over it and names message 0 as the first of the window.
+	for i := 0; i < RateLimit; i++ {
+		if over, _, _ := r.Add(t0.Add(time.Duration(i)*9*time.Millisecond), i); over {
+			t.Fatalf("message %d over the limit", i)
+		}
+	}
+	over, first, at := r.Add(t0.Add(999*time.Millisecond), RateLimit)
+	if !over || first != 0 || !at.Equal(t0) {
+		t.Fatalf("101st message: over %v first %d at %v", over, first, at)
+	}
+	// One second after message 1, the window holds 100 again.
+	if over, _, _ := r.Add(t0.Add(9*time.Millisecond+RateWindow), 0); over {
+		t.Error("a full window later the limit is kept")
+	}
+}
+
+func TestSubmittedDepth(t *testing.T) {
+	if d := SubmittedDepth(0); d != 1 {
+		t.Errorf("a task submitted by the assigned task: depth %d", d)
+	}
+	if d := SubmittedDepth(0, 0, 2); d != 3 {
+		t.Errorf("depending on a depth-2 task: depth %d, want 3", d)
+	}
+}
+
+func TestCompletesTask(t *testing.T) {
+	if !CompletesTask("event:progress", 1, true, false, false) || CompletesTask("event:progress", 0.9, true, false, false) {
+		t.Error("progress")
+	}
+	if !CompletesTask("event:error", 0, false, false, false) || !CompletesTask("event:error", 0, false, false, true) || CompletesTask("event:error", 0, false, true, true) {
+		t.Error("error")
+	}
+	if CompletesTask("event:log", 1, true, false, false) {
+		t.Error("log")
+	}
+}

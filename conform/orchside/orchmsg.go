@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/runner"
+	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
 )
 
 func init() {
-	keys["orchmsg"] = runner.OrchmsgKey
+	keys["orchmsg"] = engorchmsg.Key
 	conform.Register(orchmsgChecks...)
 	conform.Register(refCheck("orchmsg"))
 }

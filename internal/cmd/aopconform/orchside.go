@@ -18,6 +18,7 @@ import (
 	"github.com/aopkit/aopkit/conform/agentio"
 	engaof "github.com/aopkit/aopkit/conform/engine/aof"
 	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
+	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/conform/orchside"
 	"github.com/aopkit/aopkit/conform/runner"
@@ -156,6 +157,12 @@ var engineFaults = map[string]func() []engineFault{
 		}
 		return out
 	},
+	"orchmsg": func() (out []engineFault) {
+		for _, f := range engorchmsg.Faults() {
+			out = append(out, engineFault{f.Name, f.Doc})
+		}
+		return out
+	},
 }
 
 // lookupEngineFault reports whether protocol's engine has the fault.
@@ -168,13 +175,6 @@ func lookupEngineFault(protocol, name string) bool {
 		}
 	}
 	return false
-}
-
-// engineSteps are what the standalone engine does of its own accord where the
-// agent-side drivers follow a scenario's steps: orchmsg shuts the agent down 300 ms
-// after it reported its task done, with a grace period of 2 s.
-var engineSteps = map[string][]conform.Step{
-	"orchmsg": {{On: "done", After: conform.Duration(300 * time.Millisecond), Do: "shutdown", Grace: conform.Duration(2 * time.Second), Reason: "task done"}},
 }
 
 // maxTaskFile bounds the task file the engine reads.
@@ -296,7 +296,7 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 		tw = f
 	}
 	sc := &conform.Scenario{ID: "engine", Title: "the reference engine on " + filepath.Base(cfg.Task), Protocol: cfg.Protocol,
-		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task, Steps: engineSteps[cfg.Protocol]}
+		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task}
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: tw, Command: cfg.Command, Scale: 1, Scratch: scratch,
 		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ()}})
 	if err := h.End(drive(h)); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
 func init() {
@@ -40,6 +41,14 @@ var orchmsgChecks = []*conform.Check{
 		Bad:         `the agent sends {"type":"request:get-task","id":"req-7",...} and the orchestrator answers {"type":"response:success","correlationId":"req-6",...}, or never answers`,
 		Good:        `{"type":"response:success","id":"res-9","correlationId":"req-7","timestamp":"...","payload":{"task":{...}}}`,
 		Run:         orchmsgCorrelation,
+	},
+	{
+		ID: "orchmsg/orch/rate/flood-rejected", Protocol: "orchmsg", Family: "rate-limit", Tier: conform.Resilient, Level: conform.SHOULD,
+		Spec:        "orchmsg Security Considerations (3. Rate Limiting)",
+		Requirement: "Rate Limiting: Prevent message flooding (100 msg/sec limit). (A request past the limit is not served: it gets a `response:error`.)",
+		Bad:         "the agent writes 150 log events in a burst, then request:get-task; the orchestrator answers the request with the task",
+		Good:        "the orchestrator answers the request over the limit with response:error (\"Rate limit exceeded: at most 100 messages per second\") and serves the agent's requests again once the window has passed",
+		Run:         orchmsgFloodRejected,
 	},
 	{
 		ID: "orchmsg/orch/shutdown/grace-honoured", Protocol: "orchmsg", Family: "shutdown", Tier: conform.Full, Level: conform.MUST, Timing: true,
@@ -234,4 +243,38 @@ func hasSignal(l *Launch) bool {
 		}
 	}
 	return false
+}
+
+func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		return conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+	}
+	l := &ls[0]
+	answers := map[string]*Event{}
+	for _, in := range orchmsgIn(l) {
+		if c, _ := in.m["correlationId"].(string); c != "" && answers[c] == nil && strings.HasPrefix(in.e.Key, "response:") {
+			answers[c] = in.e
+		}
+	}
+	var rate spec.Rate[*Event]
+	over := 0
+	for _, e := range l.Messages("stdout", "") {
+		if o, _, _ := rate.Add(e.At, e); !o || !strings.HasPrefix(e.Key, "request:") {
+			continue
+		}
+		over++
+		var m map[string]any
+		json.Unmarshal([]byte(e.Line), &m)
+		id, _ := m["id"].(string)
+		if a := answers[id]; a != nil && a.Key == "response:success" {
+			o := conform.Mismatch(fmt.Sprintf("request %s came past %d messages in %s and was served", id, spec.RateLimit, spec.RateWindow), "response:error", "response:success")
+			o.Seq = []int{e.Seq, a.Seq}
+			return o
+		}
+	}
+	if over == 0 {
+		return conform.NotTestedf("no request of the agent came past the rate limit (the scenario's cue to flood failed)")
+	}
+	return conform.Passf("%d request(s) past the rate limit were not served", over)
 }

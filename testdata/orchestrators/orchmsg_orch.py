@@ -4,7 +4,8 @@
 It reads the task from $AOPKIT_TASK ({"taskId", "message", "task": what get-task
 returns}), runs the agent $AOPKIT_AGENT, sends it notify:task-assigned, answers
 every request:* with response:success or response:error carrying the request's id
-as correlationId, and once the agent reports the task done (event:progress with
+as correlationId (past 100 messages per second a message is not handled: a request
+gets response:error), and once the agent reports the task done (event:progress with
 progress 1, or event:error) sends notify:shutdown with a 2 s gracePeriod; an agent
 still running after it gets SIGTERM, then SIGKILL 2 s later. Logs go to stderr.
 
@@ -13,6 +14,7 @@ Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
   no-shutdown-grace      sends SIGTERM together with notify:shutdown
   no-assignment          never sends notify:task-assigned (answers requests only)
 """
+import collections
 import datetime
 import json
 import os
@@ -77,13 +79,24 @@ def main():
     if MODE != "no-assignment":
         send({"type": "notify:task-assigned", "payload": dict(spec)})
     submitted = []
+    window = collections.deque(maxlen=100)  # times of the agent's last 100 messages
     for raw in agent.stdout:
         try:
             msg = json.loads(raw)
         except ValueError:
             continue
-        typ = str(msg.get("type", ""))
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            continue
+        typ = msg["type"]
         payload = msg.get("payload") or {}
+        t = time.monotonic()
+        flooded = len(window) == 100 and t - window[0] < 1.0
+        window.append(t)
+        if flooded:
+            if typ.startswith("request:"):
+                send({"type": "response:error", "correlationId": msg.get("id"),
+                      "error": {"code": "INTERNAL_ERROR", "message": "Rate limit exceeded: at most 100 messages per second"}})
+            continue
         if typ.startswith("request:"):
             corr = msg.get("id")
             if MODE == "wrong-correlation-id":

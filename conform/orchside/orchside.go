@@ -173,7 +173,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 	}
 	after := map[string]*string{}
 	for rel, p := range files {
-		if b, err := readBounded(p, 1<<20); err == nil {
+		if b, err := ReadBounded(p, 1<<20); err == nil {
 			c := string(b)
 			after[rel] = &c
 		} else {
@@ -237,8 +237,8 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 	}
 }
 
-// readBounded reads at most max bytes of a file (more is an error).
-func readBounded(name string, max int64) ([]byte, error) {
+// ReadBounded reads a file of at most max bytes (a larger one is an error).
+func ReadBounded(name string, max int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err

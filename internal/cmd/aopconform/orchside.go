@@ -278,7 +278,7 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 	if len(cfg.Command) == 0 {
 		return fail("no agent command: give it after -- or set %s", orchside.EnvAgent)
 	}
-	task, err := readBounded(cfg.Task, maxTaskFile)
+	task, err := orchside.ReadBounded(cfg.Task, maxTaskFile)
 	if err != nil {
 		return fail("--task: %v", err)
 	}
@@ -311,20 +311,4 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 		}
 	}
 	return nil
-}
-
-func readBounded(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is over %d bytes", name, max)
-	}
-	return b, nil
 }

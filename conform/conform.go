@@ -106,6 +106,31 @@ type Outcome struct {
 	Expected string // expected vs actual, rendered as a diff in reports
 	Actual   string
 	Seq      []int // transcript records that are the evidence
+	// DependsOn names the check whose failure left this one without evidence
+	// (Verdict NotJudged): one root cause, one failure.
+	DependsOn string
+	// Explains lists the lint rule prefixes whose errors the root cause of a
+	// NOT-JUDGED outcome explains (a reused executionId read by AOS-SEQ-008 as an
+	// unmodified re-send): they do not fail the check. Any other lint error it
+	// claims still does.
+	Explains []string
+	// Measured and Limit are a timing check's measurement and the limit it was
+	// judged against (zero Limit: none); the reports show the margin between them,
+	// how near a FLAKY verdict came to passing.
+	Measured, Limit time.Duration
+}
+
+// Explaining marks the lint rule prefixes a NOT-JUDGED outcome's root cause
+// explains (Outcome.Explains).
+func (o Outcome) Explaining(prefixes ...string) Outcome {
+	o.Explains = prefixes
+	return o
+}
+
+// Timed records the measurement a timing verdict rests on and its limit.
+func (o Outcome) Timed(measured, limit time.Duration) Outcome {
+	o.Measured, o.Limit = measured, limit
+	return o
 }
 
 // Passf, Failf, NotTestedf and Warnf build outcomes.
@@ -120,6 +145,13 @@ func NotTestedf(format string, a ...any) Outcome {
 }
 func Warnf(format string, a ...any) Outcome {
 	return Outcome{Verdict: Warn, Message: fmt.Sprintf(format, a...)}
+}
+
+// NotJudgedf is the outcome of a check whose evidence depends on the failure of
+// check dep: "not judged: depends on DEP (why)". The root cause is reported once, by
+// dep; ResolveDependencies turns it into a FAIL when dep did not fail in the run.
+func NotJudgedf(dep, format string, a ...any) Outcome {
+	return Outcome{Verdict: NotJudged, DependsOn: dep, Message: fmt.Sprintf("not judged: depends on %s (%s)", dep, fmt.Sprintf(format, a...))}
 }
 
 // Mismatch is a failure with expected and actual values.

@@ -29,7 +29,12 @@ func TestScoreResults(t *testing.T) {
 		{"skips do not count", []Result{res(Core, MUST, Pass), res(Core, MUST, Skip)}, Core, 1, 0, false},
 		{"should failure keeps the level", []Result{res(Core, MUST, Pass), res(Core, SHOULD, Warn)}, Core, 1, 0, false},
 		{"not-applicable is left out, fails nothing", []Result{res(Core, MUST, Pass), res(Core, MUST, NotApplicable), res(Resilient, MUST, Pass), res(Full, MUST, Pass)}, Full, 1, 0, false},
-		{"a tier with only not-applicable MUSTs is not reached", []Result{res(Core, MUST, Pass), res(Resilient, MUST, NotApplicable), res(Full, MUST, Pass)}, Core, 1, 0, false},
+		// A fast correct agent that finished before the scripted SIGTERM passed
+		// every MUST it was driven to: it is certified Full (--strict fails it).
+		{"a tier with only not-applicable MUSTs is reached", []Result{res(Core, MUST, Pass), res(Resilient, MUST, NotApplicable), res(Full, MUST, Pass)}, Full, 1, 0, false},
+		{"not-applicable alone reaches nothing", []Result{res(Core, MUST, NotApplicable), res(Resilient, MUST, NotApplicable)}, "", 0, 0, false},
+		{"a failure above a not-applicable tier", []Result{res(Core, MUST, Pass), res(Resilient, MUST, NotApplicable), res(Full, MUST, Fail)}, Resilient, 0.5, 0, true},
+		{"flaky keeps its tier unreached", []Result{res(Core, MUST, Pass), res(Resilient, MUST, Flaky), res(Full, MUST, Pass)}, Core, 2.0 / 3, 0, false},
 		{"flaky is no pass and no violation", []Result{res(Core, MUST, Pass), res(Core, MUST, Flaky)}, "", 0.5, 0, false},
 		{"not-judged fails", []Result{res(Core, MUST, Pass), res(Core, MUST, NotJudged)}, "", 0.5, 0, true},
 		{"silent agent scores zero", []Result{res(Core, MUST, Fail), res(Core, MUST, Fail)}, "", 0, 0, true},
@@ -126,5 +131,39 @@ func TestMustsExercised(t *testing.T) {
 	s := ScoreResults("p", []Result{res(Core, MUST, Pass), res(Core, MUST, NotApplicable), res(Core, MUST, Fail), res(Core, MUST, Skip), res(Core, SHOULD, NotApplicable)})
 	if s.MustSelected != 3 || s.MustExercised != 2 || s.NotApplicable != 2 {
 		t.Errorf("selected %d exercised %d not-applicable %d; want 3, 2, 2", s.MustSelected, s.MustExercised, s.NotApplicable)
+	}
+}
+
+// TestResolveDependencies: a NOT-JUDGED result stays so while the check it depends
+// on reports the cause (in its scenario, or in any when it did not run there);
+// otherwise it becomes the failure that names the cause.
+func TestResolveDependencies(t *testing.T) {
+	t.Parallel()
+	nj := func(check, scenario, dep string) Result {
+		return Result{Check: check, Scenario: scenario, Verdict: NotJudged, DependsOn: dep, Message: "not judged: depends on " + dep + " (why)"}
+	}
+	r := func(check, scenario string, v Verdict) Result {
+		return Result{Check: check, Scenario: scenario, Verdict: v}
+	}
+	rs := []Result{
+		r("root", "s1", Fail),
+		nj("a", "s1", "root"), // root failed in s1: stays
+		nj("b", "s2", "root"), // root did not run in s2, failed in s1: stays
+		r("root", "s3", Pass),
+		nj("c", "s3", "root"), // root passed in s3: the cause is not reported there
+		nj("d", "s1", "gone"), // gone never ran: nothing reports it
+		r("skipped", "s1", Skip),
+		nj("e", "s1", "skipped"), // deselected: nothing reports it
+		nj("f", "s1", "a"),       // a chain: a is NOT-JUDGED, root reports it
+	}
+	ResolveDependencies(rs)
+	want := map[string]Verdict{"a": NotJudged, "b": NotJudged, "c": Fail, "d": Fail, "e": Fail, "f": NotJudged}
+	for _, x := range rs {
+		if w, ok := want[x.Check]; ok && x.Verdict != w {
+			t.Errorf("%s in %s: %s, want %s (%s)", x.Check, x.Scenario, x.Verdict, w, x.Message)
+		}
+		if x.Verdict == Fail && x.DependsOn != "" && (strings.HasPrefix(x.Message, "not judged") || !strings.Contains(x.Message, "why")) {
+			t.Errorf("%s: the failure must name the cause: %q", x.Check, x.Message)
+		}
 	}
 }

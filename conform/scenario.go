@@ -55,7 +55,9 @@ type Scenario struct {
 // Step is one thing the orchestrator side does during a scenario.
 type Step struct {
 	// On is what starts the step's timer: "start" (the agent's first sign of life,
-	// or the end of the start-up allowance; default), "first-message" (the agent's
+	// or the end of the start-up allowance; default), "launch" (the attempt's
+	// start: for orchestrator actions that must reach every agent however fast,
+	// never for a timing requirement), "first-message" (the agent's
 	// first protocol message), "quiet" (the agent wrote nothing on stdout for
 	// After), "done" (the agent reported its task done: orchmsg progress 1 or
 	// event:error) or "message:KEY" (the first agent message whose key matches,
@@ -65,7 +67,9 @@ type Step struct {
 	After Duration `json:"after,omitempty"`
 	// Do is the action: "cancel" (orchmsg notify:task-cancelled), "shutdown" (orchmsg
 	// notify:shutdown with Grace), "terminate" (SIGTERM to the group), "kill"
-	// (SIGKILL), "close-stdin", "send" (Message verbatim on stdin).
+	// (SIGKILL), "close-stdin", "send" (Message verbatim on stdin), "expire-timeout"
+	// (aop2: the effective timeout expires now), "escalate" (aop2: Message is
+	// {"new_priority": ..., "escalated_by": ...}, announced as PRIORITY_ESCALATION).
 	Do      string          `json:"do"`
 	Grace   Duration        `json:"grace,omitempty"`
 	Reason  string          `json:"reason,omitempty"`
@@ -86,7 +90,7 @@ type Decision struct {
 	Message   string          `json:"message,omitempty"`
 }
 
-var validDo = map[string]bool{"cancel": true, "shutdown": true, "terminate": true, "kill": true, "close-stdin": true, "send": true}
+var validDo = map[string]bool{"cancel": true, "shutdown": true, "terminate": true, "kill": true, "close-stdin": true, "send": true, "expire-timeout": true, "escalate": true}
 
 // Validate reports what is wrong with a scenario; checks must be registered.
 func (s *Scenario) Validate() error {
@@ -120,7 +124,7 @@ func (s *Scenario) Validate() error {
 		if !validDo[st.Do] {
 			errs = append(errs, fmt.Sprintf("steps[%d].do %q is not one of cancel, shutdown, terminate, kill, close-stdin, send", i, st.Do))
 		}
-		if st.On != "" && st.On != "start" && st.On != "first-message" && st.On != "quiet" && st.On != "done" && !strings.HasPrefix(st.On, "message:") {
+		if st.On != "" && st.On != "start" && st.On != "launch" && st.On != "first-message" && st.On != "quiet" && st.On != "done" && !strings.HasPrefix(st.On, "message:") {
 			errs = append(errs, fmt.Sprintf("steps[%d].on %q: want start, first-message, quiet, done or message:KEY", i, st.On))
 		}
 		if st.Do == "send" && !json.Valid(st.Message) {

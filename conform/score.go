@@ -59,17 +59,21 @@ type Score struct {
 }
 
 // ScoreResults is a pure function over results: pass rates per level of requirement
-// and the tiers reached. A tier is reached when it and every lower tier have at least one
-// MUST result and every one of them is PASS; NOT-TESTED never counts as
-// a pass, so an agent that never answers reaches nothing and scores 0.
-// NOT-APPLICABLE (a state a correct agent legitimately never reached) is neither a
-// pass nor a failure: it is left out of the rates and the tiers and counted in
-// MustSelected only. FLAKY is not a pass either, and not a violation: it fails no
-// run but keeps the rates below 100%. NOT-JUDGED (depends on another failed check)
-// is not a pass; the failure it depends on already fails the run.
+// and the tiers reached. A tier is reached when every lower tier is reached, it has
+// at least one selected MUST result, every one of them that was exercised is PASS,
+// and at least one MUST of the run passed (docs/aopconform.md "Levels").
+// NOT-TESTED never counts as a pass, so an agent that never answers reaches nothing
+// and scores 0. NOT-APPLICABLE (a state a correct agent legitimately never reached)
+// is neither a pass nor a failure: it is left out of the rates and counted in
+// MustSelected only, and a tier whose MUSTs were all NOT-APPLICABLE is reached (the
+// agent passed every MUST it was driven to; --strict turns NOT-APPLICABLE into FAIL
+// for certifiers who require every MUST exercised). FLAKY is not a pass either, and
+// not a violation: it fails no run but keeps the rates below 100% and its tier
+// unreached. NOT-JUDGED (depends on another failed check) is not a pass; the failure
+// it depends on already fails the run.
 func ScoreResults(protocol string, results []Result) Score {
 	s := Score{Protocol: protocol, Levels: []Tier{}}
-	tierMust := map[Tier]int{}
+	tierMust := map[Tier]int{} // selected MUST results, NOT-APPLICABLE included
 	tierBad := map[Tier]bool{}
 	for _, r := range results {
 		switch r.Verdict {
@@ -88,6 +92,7 @@ func ScoreResults(protocol string, results []Result) Score {
 			s.NotApplicable++
 			if r.Level == MUST {
 				s.MustSelected++
+				tierMust[r.Tier]++
 			}
 			continue
 		case Flaky:
@@ -128,9 +133,10 @@ func ScoreResults(protocol string, results []Result) Score {
 		s.ShouldRate = float64(s.ShouldPassed) / float64(s.ShouldTotal)
 	}
 	for _, t := range Tiers {
-		if tierBad[t] || tierMust[t] == 0 {
-			// Tiers are cumulative: one not reached (failed or not tested) stops
-			// every tier above it.
+		if tierBad[t] || tierMust[t] == 0 || s.MustPassed == 0 {
+			// Tiers are cumulative: one not reached (failed, not tested, or with
+			// no selected MUST) stops every tier above it. NOT-APPLICABLE alone
+			// reaches nothing.
 			break
 		}
 		s.Levels = append(s.Levels, t)

@@ -230,6 +230,25 @@ type Result struct {
 	Passed int `json:"passed_runs,omitempty"`
 	// SlipMS is the harness's largest timer lateness in the scenario, in ms.
 	SlipMS int64 `json:"harness_slip_ms,omitempty"`
+	// DependsOn is the check whose failure left this one NOT-JUDGED.
+	DependsOn string `json:"depends_on,omitempty"`
+	// MeasuredMS and LimitMS are a timing check's measurement and limit, in ms, and
+	// MarginMS their difference (measured − limit: positive = over the limit by
+	// that much). Of a merged result (FLAKY, a failure in several runs): the failing
+	// run's.
+	MeasuredMS int64  `json:"measured_ms,omitempty"`
+	LimitMS    int64  `json:"limit_ms,omitempty"`
+	MarginMS   *int64 `json:"margin_ms,omitempty"`
+}
+
+// SetTiming copies an outcome's measurement and limit into the result.
+func (r *Result) SetTiming(o Outcome) {
+	if o.Limit <= 0 {
+		return
+	}
+	measured, limit := o.Measured.Round(time.Millisecond).Milliseconds(), o.Limit.Round(time.Millisecond).Milliseconds()
+	m := measured - limit
+	r.MeasuredMS, r.LimitMS, r.MarginMS = measured, limit, &m
 }
 
 // ScenarioRun is how one scenario went.

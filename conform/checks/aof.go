@@ -197,7 +197,7 @@ var aofChecks = []*conform.Check{
 		func(s *conform.Session) conform.Outcome {
 			cs := aofCompletions(s)
 			if len(cs) == 0 {
-				return conform.Failf("the agent sent no completion.report")
+				return aofNoCompletion()
 			}
 			for _, l := range cs {
 				p := field(l.env, "payload")
@@ -242,7 +242,7 @@ var aofChecks = []*conform.Check{
 		func(s *conform.Session) conform.Outcome {
 			cs := aofCompletions(s)
 			if len(cs) == 0 {
-				return conform.NotTestedf("no completion.report")
+				return aofNoCompletion()
 			}
 			files := map[string]bool{}
 			fl, _ := s.Facts["aof.files"].([]string)
@@ -440,4 +440,10 @@ var aofChecks = []*conform.Check{
 			}
 			return conform.Mismatch("the delegated child never acknowledged its handoff", "handoff.accepted or handoff.rejected for "+task, "none")
 		}),
+}
+
+// aofNoCompletion is the outcome of a check that reads the completion.report when
+// the agent sent none: the root cause, reported by aof/completion/reported.
+func aofNoCompletion() conform.Outcome {
+	return conform.NotJudgedf("aof/completion/reported", "the agent sent no completion.report")
 }

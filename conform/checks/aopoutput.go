@@ -81,6 +81,28 @@ func parseAOPReport(s *conform.Session) aopReport {
 	return rep
 }
 
+// missing is the outcome of a check that reads the value of marker name when the
+// report has no such marker, or was cut short before its end: the missing marker is
+// the root cause, reported by aop-output/format/markers (nil when it is there).
+func (rep aopReport) missing(name string) *conform.Outcome {
+	if _, ok := rep.values[name]; ok {
+		return nil
+	}
+	why := "the report has no [AOP:" + name + "] marker"
+	if rep.blocks == 0 {
+		why = "the agent printed no [AOP:START]..[AOP:END] report"
+	}
+	o := conform.NotJudgedf("aop-output/format/markers", "%s", why)
+	return &o
+}
+
+// cutShort reports whether the report stops before its [AOP:END] marker (the
+// agent crashed or was stopped while writing it).
+func (rep aopReport) cutShort() bool {
+	_, end := rep.values["END"]
+	return rep.blocks > 0 && !end
+}
+
 func aopTaskType(s *conform.Session) string {
 	if a := s.Attempt(1); a != nil {
 		return strings.ToLower(str(decode(a.Input), "task_type"))
@@ -137,9 +159,12 @@ var aopOutputChecks = []*conform.Check{
 		[]string{"AOPOUT-TASK-001"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
-			t, ok := rep.values["TASK"]
-			if !ok || t == "" {
-				return conform.Failf("no [AOP:TASK] line")
+			if o := rep.missing("TASK"); o != nil {
+				return *o
+			}
+			t := rep.values["TASK"]
+			if t == "" {
+				return conform.Failf("[AOP:TASK] is empty")
 			}
 			if n := utf8.RuneCountInString(t); n > spec.MaxTask {
 				o := conform.Mismatch("the task description is too long", fmt.Sprintf("at most %d characters", spec.MaxTask), fmt.Sprintf("%d characters: %s", n, t))
@@ -154,8 +179,11 @@ var aopOutputChecks = []*conform.Check{
 		[]string{"AOPOUT-SUMMARY-001", "AOPOUT-SUMMARY-002", "AOPOUT-SEQ-001"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
-			if _, ok := rep.values["SUMMARY"]; !ok {
-				return conform.Failf("no [AOP:SUMMARY] section")
+			if o := rep.missing("SUMMARY"); o != nil {
+				return *o
+			}
+			if rep.text == "" && rep.cutShort() {
+				return conform.NotJudgedf("aop-output/format/markers", "the report stops after an empty [AOP:SUMMARY], before [AOP:END]")
 			}
 			limit, _ := spec.SummaryLimit(aopTaskType(s))
 			n := utf8.RuneCountInString(rep.text)
@@ -173,6 +201,9 @@ var aopOutputChecks = []*conform.Check{
 		[]string{"AOPOUT-STATUS-001"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
+			if o := rep.missing("STATUS"); o != nil {
+				return *o
+			}
 			st := rep.values["STATUS"]
 			if !spec.ValidStatus(st) {
 				o := conform.Mismatch("the status is not one of success, failure, partial", "success | failure | partial", st)
@@ -187,6 +218,15 @@ var aopOutputChecks = []*conform.Check{
 		[]string{"AOPOUT-TIME-"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
+			if o := rep.missing("START"); o != nil {
+				return *o
+			}
+			if _, ok := parseISO(rep.values["START"]); !ok {
+				return conform.Mismatch("the report's [AOP:START] timestamp is not ISO 8601", "ISO 8601", rep.values["START"])
+			}
+			if o := rep.missing("END"); o != nil {
+				return *o
+			}
 			st, ok1 := parseISO(rep.values["START"])
 			en, ok2 := parseISO(rep.values["END"])
 			if !ok1 || !ok2 || en.Before(st) {
@@ -200,10 +240,10 @@ var aopOutputChecks = []*conform.Check{
 		[]string{"AOPOUT-DETAILS-"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
-			named, ok := rep.values["DETAILS_FILE"]
-			if !ok {
-				return conform.Failf("no [AOP:DETAILS_FILE] line")
+			if o := rep.missing("DETAILS_FILE"); o != nil {
+				return *o
 			}
+			named := rep.values["DETAILS_FILE"]
 			if named == "none" {
 				return conform.Passf("no details file (\"none\")")
 			}
@@ -261,8 +301,8 @@ var aopOutputChecks = []*conform.Check{
 		[]string{"AOPOUT-CONTENT-001", "AOPOUT-SUMMARY-003", "AOPOUT-SUMMARY-004"},
 		func(s *conform.Session) conform.Outcome {
 			rep := parseAOPReport(s)
-			if rep.blocks == 0 {
-				return conform.Failf("no report")
+			if o := rep.missing("START"); o != nil {
+				return *o
 			}
 			n := 0
 			for _, l := range rep.body {

@@ -157,7 +157,7 @@ var aosChecks = []*conform.Check{
 			return conform.Passf("%d valid JSON-RPC requests", len(reqs))
 		}),
 
-	aosCheck("4.6/request-before-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6; bindings §aos",
+	byExecutionID(aosCheck("4.6/request-before-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6; bindings §aos",
 		"steps/toolCallRequest should be used after tool inputs are inferred and before calling the tool: every executed tool was first submitted to the guardian and allowed (or modified).",
 		[]string{"AOS-SEQ-004", "AOS-SEQ-014"},
 		func(s *conform.Session) conform.Outcome {
@@ -179,27 +179,33 @@ var aosChecks = []*conform.Check{
 				return noToolCallRequest(s)
 			}
 			return conform.Passf("%d executions, each requested first", len(ex))
-		}),
+		})),
 
-	aosCheck("bind/all-tools-requested", "happy-path", conform.Core, conform.MUST, "bindings §aos",
+	byExecutionID(aosCheck("bind/all-tools-requested", "happy-path", conform.Core, conform.MUST, "bindings §aos",
 		"Before each tool call of the work script the agent sends steps/toolCallRequest, in order.",
 		nil,
 		func(s *conform.Session) conform.Outcome {
 			want := aosScriptTools(s)
+			ds := aosDecisions(s)
 			var got []string
-			for _, d := range aosDecisions(s) {
+			for _, d := range ds {
 				got = append(got, d.Tool)
 			}
 			if len(want) == 0 {
 				return conform.NotTestedf("the work script has no tools")
 			}
+			if n := aosUndecided(s); n > 0 && !reflect.DeepEqual(want, got) {
+				// Requests the guardian rejected as invalid JSON-RPC have no decision
+				// and no tool name: the invalid request is the root cause.
+				return conform.NotJudgedf("aos/3.12.1/jsonrpc-request", "the guardian answered %d steps/toolCallRequest requests with JSON-RPC errors, not decisions", n)
+			}
 			if !reflect.DeepEqual(want, got) {
 				return conform.Mismatch("the tool call requests do not follow the work script", want, got)
 			}
 			return conform.Passf("%d tool calls requested in order", len(got))
-		}),
+		})),
 
-	aosCheck("5.1/deny-enforced", "guardian", conform.Core, conform.MUST, "aos-0.1.0 §5.1; bindings §aos",
+	byExecutionID(aosCheck("5.1/deny-enforced", "guardian", conform.Core, conform.MUST, "aos-0.1.0 §5.1; bindings §aos",
 		"The agent understands AOS responses and enforces results: deny → never execute the tool (and send no toolCallResult).",
 		[]string{"AOS-SEQ-007"},
 		func(s *conform.Session) conform.Outcome {
@@ -227,9 +233,9 @@ var aosChecks = []*conform.Check{
 				}
 			}
 			return conform.Passf("%d denied calls never executed", len(denied))
-		}),
+		})),
 
-	aosCheck("5.1/modify-enforced", "guardian", conform.Core, conform.MUST, "aos-0.1.0 §5.1; bindings §aos",
+	byExecutionID(aosCheck("5.1/modify-enforced", "guardian", conform.Core, conform.MUST, "aos-0.1.0 §5.1; bindings §aos",
 		"modify → execute the modifiedRequest instead of the original request.",
 		[]string{"AOS-SEQ-008", "AOS-SEQ-015"},
 		func(s *conform.Session) conform.Outcome {
@@ -261,7 +267,7 @@ var aosChecks = []*conform.Check{
 				return conform.Mismatch("a modified tool call was never executed", fmt.Sprintf("%d modified executions", len(mods)), fmt.Sprintf("%d", done))
 			}
 			return conform.Passf("%d modified calls executed as modified", done)
-		}),
+		})),
 
 	aosCheck("3.8/step-context", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §3.8, §4",
 		"steps/* requests carry context: StepContext with agent (name, id, instructions, version, provider), session.id, turnId, stepId and an ISO 8601 timestamp.",
@@ -327,23 +333,19 @@ var aosChecks = []*conform.Check{
 		"executionId: Execution id of the tool, used to correlate tool call request and result: one executionId per tool call.",
 		[]string{"AOS-SEQ-012"},
 		func(s *conform.Session) conform.Outcome {
-			seen := map[string]int{}
-			for _, r := range aosRequests(s, "steps/toolCallRequest") {
-				id := str(decode(r.Msg), "params", "toolCallRequest", "executionId")
-				if prev, dup := seen[id]; dup {
-					o := conform.Mismatch(fmt.Sprintf("executionId %q reused", id), "a new executionId per tool call", fmt.Sprintf("records %d and %d", prev, r.Seq))
-					o.Seq = []int{prev, r.Seq}
-					return o
-				}
-				seen[id] = r.Seq
-			}
-			if len(seen) == 0 {
+			id, prev, seq, n := aosReusedExecutionID(s)
+			switch {
+			case seq != 0:
+				o := conform.Mismatch(fmt.Sprintf("executionId %q reused", id), "a new executionId per tool call", fmt.Sprintf("records %d and %d", prev, seq))
+				o.Seq = []int{prev, seq}
+				return o
+			case n == 0:
 				return noToolCallRequest(s)
 			}
-			return conform.Passf("%d distinct executionIds", len(seen))
+			return conform.Passf("%d distinct executionIds", n)
 		}),
 
-	aosCheck("4.6/result-after-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6 steps/toolCallResult",
+	byExecutionID(aosCheck("4.6/result-after-execute", "happy-path", conform.Core, conform.MUST, "aos-0.1.0 §4.6 steps/toolCallResult",
 		"steps/toolCallResult should be used after the tool is completed, with the executionId of the steps/toolCallRequest.",
 		[]string{"AOS-SEQ-017"},
 		func(s *conform.Session) conform.Outcome {
@@ -376,9 +378,9 @@ var aosChecks = []*conform.Check{
 				}
 			}
 			return conform.Passf("%d results reported", len(ex))
-		}),
+		})),
 
-	aosCheck("5.2/fail-closed", "guardian", conform.Resilient, conform.MUST, "aos-0.1.0 §5.2, §6",
+	byExecutionID(aosCheck("5.2/fail-closed", "guardian", conform.Resilient, conform.MUST, "aos-0.1.0 §5.2, §6",
 		"When the guardian answers a toolCallRequest with a JSON-RPC error, or does not answer at all, there is no allow decision: the agent does not execute the tool.",
 		nil,
 		func(s *conform.Session) conform.Outcome {
@@ -390,26 +392,6 @@ var aosChecks = []*conform.Check{
 			}
 			if len(errd) == 0 {
 				return conform.NotTestedf("the guardian answered no call with an error and withheld no answer")
-			}
-			requested := map[string]int{}
-			for _, r := range aosRequests(s, "steps/toolCallRequest") {
-				var p struct {
-					Params struct {
-						ToolCallRequest struct {
-							ExecutionID string `json:"executionId"`
-						} `json:"toolCallRequest"`
-					} `json:"params"`
-				}
-				if r.Decode(&p) == nil {
-					requested[p.Params.ToolCallRequest.ExecutionID]++
-				}
-			}
-			for id := range errd {
-				if requested[id] > 1 {
-					// Which call was executed cannot be told apart: the reuse is the
-					// root cause, reported by aos/4.6/unique-execution-ids.
-					return conform.Outcome{Verdict: conform.NotJudged, Message: fmt.Sprintf("not judged: depends on aos/4.6/unique-execution-ids (executionId %q was used for %d calls)", id, requested[id])}
-				}
 			}
 			for _, e := range aosExecutions(s) {
 				switch errd[e.ExecutionID] {
@@ -424,7 +406,53 @@ var aosChecks = []*conform.Check{
 				}
 			}
 			return conform.Passf("no execution without a decision")
-		}),
+		})),
+}
+
+// aosReusedExecutionID finds the first executionId the agent used for a second
+// steps/toolCallRequest, with the records of its first and second use (seq 0 when
+// none was reused), and counts the distinct executionIds.
+func aosReusedExecutionID(s *conform.Session) (id string, prev, seq, distinct int) {
+	seen := map[string]int{}
+	for _, r := range aosRequests(s, "steps/toolCallRequest") {
+		id := str(decode(r.Msg), "params", "toolCallRequest", "executionId")
+		if p, dup := seen[id]; dup {
+			return id, p, r.Seq, len(seen)
+		}
+		seen[id] = r.Seq
+	}
+	return "", 0, 0, len(seen)
+}
+
+// byExecutionID marks a check that tells tool calls apart by executionId (the
+// guardian's decisions, the executions, the results): when the agent reused one,
+// its evidence cannot be attributed to a call, and the reuse is the root cause,
+// reported by aos/4.6/unique-execution-ids. When the situation it needs never
+// arose because the guardian rejected tool call requests as invalid (no decision),
+// the invalid requests are the root cause, reported by aos/3.12.1/jsonrpc-request.
+func byExecutionID(c *conform.Check) *conform.Check {
+	run := c.Run
+	c.Run = func(s *conform.Session) conform.Outcome {
+		if id, prev, seq, _ := aosReusedExecutionID(s); seq != 0 {
+			// The sequence rules that pair requests, decisions, executions and
+			// results by executionId misread the reuse (AOS-SEQ-008 sees an
+			// unmodified re-send of a modified call).
+			return conform.NotJudgedf("aos/4.6/unique-execution-ids", "executionId %q was used for two tool calls, records %d and %d: the guardian's decisions and the executions cannot be told apart", id, prev, seq).
+				Explaining("AOS-SEQ-004", "AOS-SEQ-007", "AOS-SEQ-008", "AOS-SEQ-012", "AOS-SEQ-014", "AOS-SEQ-015", "AOS-SEQ-017")
+		}
+		o := run(s)
+		if n := aosUndecided(s); o.Verdict == conform.NotTested && n > 0 {
+			return conform.NotJudgedf("aos/3.12.1/jsonrpc-request", "the guardian answered %d steps/toolCallRequest requests with JSON-RPC errors, not decisions", n)
+		}
+		return o
+	}
+	return c
+}
+
+// aosUndecided counts the agent's steps/toolCallRequest requests the guardian gave
+// no decision (it answered them with a JSON-RPC error: invalid requests).
+func aosUndecided(s *conform.Session) int {
+	return max(0, len(aosRequests(s, "steps/toolCallRequest"))-len(aosDecisions(s)))
 }
 
 // noToolCallRequest is the outcome when the guardian decided no tool call: the agent
@@ -432,7 +460,7 @@ var aosChecks = []*conform.Check{
 // instead of a decision (not judged here: aos/3.12.1/jsonrpc-request reports it).
 func noToolCallRequest(s *conform.Session) conform.Outcome {
 	if n := len(aosRequests(s, "steps/toolCallRequest")); n > 0 {
-		return conform.Outcome{Verdict: conform.NotJudged, Message: fmt.Sprintf("not judged: depends on aos/3.12.1/jsonrpc-request (the guardian answered the %d steps/toolCallRequest requests with errors, not decisions)", n)}
+		return conform.NotJudgedf("aos/3.12.1/jsonrpc-request", "the guardian answered the %d steps/toolCallRequest requests with errors, not decisions", n)
 	}
 	return conform.Failf("the agent sent no steps/toolCallRequest")
 }

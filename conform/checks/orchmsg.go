@@ -200,7 +200,7 @@ var orchmsgChecks = []*conform.Check{
 			// engine stops the agent (the harness's signal event, which aoplint's
 			// ORCH-SEQ-007 reads too); an agent still running then failed.
 			if !a.Terminated.IsZero() || !a.Killed.IsZero() {
-				return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond)))
+				return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond))).Timed(took, a.ShutdownFor)
 			}
 			if a.Exit.Code != 0 {
 				return conform.Mismatch("the agent exited non-zero after notify:shutdown", "exit 0", describeExit(a))

@@ -446,8 +446,15 @@ func (a *Agent) Run(hd Handler) error {
 		if st.Attempt != 0 && st.Attempt != a.n {
 			continue
 		}
-		// Steps "on start" are armed when the timers start (Alive).
-		steps = append(steps, &pendingStep{Step: st})
+		// Steps "on start" are armed when the timers start (Alive); steps "on
+		// launch" now, when the attempt was started (an action of the orchestrator
+		// that must reach every agent, however fast: no timing requirement counts
+		// from it).
+		p := &pendingStep{Step: st}
+		if st.On == "launch" {
+			p.armed = a.att.Start
+		}
+		steps = append(steps, p)
 	}
 	a.steps = steps
 	a.done = hd.Done

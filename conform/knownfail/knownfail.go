@@ -124,6 +124,20 @@ func Apply(rep *conform.Report, kf *conform.KnownFailing) {
 			res.Message = msg
 		}
 	}
+	// A result NOT-JUDGED because of a known failure is known with it: one root
+	// cause, one (known) failure.
+	known := map[string]bool{}
+	for _, res := range rep.Results {
+		if res.Verdict == conform.Known {
+			known[res.Check] = true
+		}
+	}
+	for i := range rep.Results {
+		if res := &rep.Results[i]; res.Verdict == conform.NotJudged && known[res.DependsOn] {
+			res.Verdict = conform.Known
+			res.Message = "known failure of " + res.DependsOn + ": " + res.Message
+		}
+	}
 	for j := range entries {
 		entries[j].Stale = passed[j] && !failed[j]
 	}

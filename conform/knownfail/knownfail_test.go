@@ -87,3 +87,27 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestApplyDependents: a check NOT-JUDGED because of a known failure is known with
+// it, so the known root cause does not fail the run through its dependents.
+func TestApplyDependents(t *testing.T) {
+	t.Parallel()
+	dep := res("aop2/1.2/response-ids", "s1", conform.MUST, conform.NotJudged)
+	dep.DependsOn = "aop2/5/final-response"
+	rep := &conform.Report{Protocol: "aop2", Results: []conform.Result{
+		res("aop2/5/final-response", "s1", conform.MUST, conform.Fail),
+		dep,
+		res("aop2/1.1/version-header", "s1", conform.MUST, conform.Pass),
+	}}
+	kf, err := Parse("k.txt", []byte("aop2/5/final-response no RESPONSE yet\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Apply(rep, kf)
+	if v := rep.Results[1].Verdict; v != conform.Known {
+		t.Errorf("dependent of a known failure: %s %q", v, rep.Results[1].Message)
+	}
+	if MustFailed(rep) {
+		t.Error("a known root cause fails the run through its NOT-JUDGED dependent")
+	}
+}

@@ -8,12 +8,11 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
-	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
 func init() {
-	keys["aop2"] = runner.AOP2Key
+	keys["aop2"] = engaop2.Key
 	conform.Register(aop2Checks...)
 	conform.Register(refCheck("aop2"))
 }

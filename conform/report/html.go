@@ -27,16 +27,16 @@ const (
 
 // htmlCard is one failure (or finding worth reading) as the page shows it.
 type htmlCard struct {
-	ID       string // anchor
-	Res      conform.Result
-	ScenAnch string
-	Class    string // verdict class
-	Mode     string // "lines", "chars" or "" (side by side only)
-	Expected template.HTML
-	Actual   template.HTML
-	Evidence []htmlLink
-	Lint     []htmlLint
-	File     string
+	ID        string // anchor
+	Res       conform.Result
+	Scenarios []htmlLink // the block's scenarios (Block)
+	Facts     []string   // pass rate, margin, harness lateness (Facts)
+	Class     string     // verdict class
+	Mode      string     // "lines", "chars" or "" (side by side only)
+	Expected  template.HTML
+	Actual    template.HTML
+	Evidence  []htmlLink
+	Lint      []htmlLint
 }
 
 type htmlLink struct {
@@ -82,6 +82,7 @@ type htmlRow struct {
 	conform.Result
 	Class    string
 	ScenAnch string
+	Facts    string
 }
 
 type htmlPageData struct {
@@ -92,6 +93,8 @@ type htmlPageData struct {
 	Total       int
 	Counts      []Count
 	Failures    []htmlCard
+	NFailures   int // results (a card may hold several scenarios' results)
+	NAttention  int
 	Attention   []htmlCard
 	Families    []htmlFamily
 	Scenarios   []htmlScenario
@@ -149,23 +152,30 @@ func HTML(w io.Writer, r *conform.Report) error {
 	refs := map[string][]htmlLink{} // record anchor → cards citing it
 	makeCards := func(rs []conform.Result, prefix string) []htmlCard {
 		var out []htmlCard
-		for i, res := range rs {
-			c := htmlCard{ID: fmt.Sprintf("%s-%d", prefix, i+1), Res: res, ScenAnch: "s-" + anchor(res.Scenario), Class: verdictClass(res.Verdict), File: transcriptOf(r, res.Scenario)}
+		for i, bl := range Blocks(rs) {
+			res := bl.Result
+			c := htmlCard{ID: fmt.Sprintf("%s-%d", prefix, i+1), Res: res, Class: verdictClass(res.Verdict), Facts: Facts(res)}
 			c.Mode, c.Expected, c.Actual = htmlCompare(res.Expected, res.Actual)
-			// cite links a record when the page shows it ("" when it does not).
-			cite := func(seq int) string {
-				a := recordAnchor(res.Scenario, seq)
+			// cite links a record of a scenario when the page shows it ("" when it
+			// does not).
+			cite := func(scenario string, seq int) string {
+				a := recordAnchor(scenario, seq)
 				if !shown[a] {
 					return ""
 				}
 				refs[a] = append(refs[a], htmlLink{"#" + c.ID, string(res.Verdict) + " " + res.Check})
 				return "#" + a
 			}
-			for _, seq := range res.Evidence {
-				c.Evidence = append(c.Evidence, htmlLink{cite(seq), fmt.Sprintf("record %d", seq)})
+			for _, m := range bl.Members {
+				c.Scenarios = append(c.Scenarios, htmlLink{"#s-" + anchor(m.Scenario), m.Scenario})
+				for _, seq := range m.Evidence {
+					c.Evidence = append(c.Evidence, htmlLink{cite(m.Scenario, seq), fmt.Sprintf("record %d of %s", seq, transcriptOf(r, m.Scenario))})
+				}
 			}
+			// The lint findings are the same in every member (Blocks): cited in the
+			// first scenario.
 			for _, l := range res.Lint {
-				c.Lint = append(c.Lint, htmlLint{l, cite(l.Seq)})
+				c.Lint = append(c.Lint, htmlLint{l, cite(res.Scenario, l.Seq)})
 			}
 			out = append(out, c)
 		}
@@ -173,10 +183,11 @@ func HTML(w io.Writer, r *conform.Report) error {
 	}
 	d.Failures = makeCards(Failures(r), "f")
 	d.Attention = makeCards(Attention(r), "a")
+	d.NFailures, d.NAttention = len(Failures(r)), len(Attention(r))
 	for _, f := range Rest(r) {
 		hf := htmlFamily{Name: f.Name}
 		for _, res := range f.Results {
-			hf.Results = append(hf.Results, htmlRow{res, verdictClass(res.Verdict), "s-" + anchor(res.Scenario)})
+			hf.Results = append(hf.Results, htmlRow{res, verdictClass(res.Verdict), "s-" + anchor(res.Scenario), strings.Join(Facts(res), "; ")})
 		}
 		d.Families = append(d.Families, hf)
 	}
@@ -313,6 +324,7 @@ a{color:#1a56b0}
 .v.skip,.v.not-applicable,.v.not-judged{background:#f1f3f4;color:var(--grey);border-color:var(--line)}
 .note{border-left:4px solid var(--red);background:var(--redbg);padding:.5em 1em;margin:.6em 0}
 .meta{color:var(--grey);font-size:.9em}
+.facts{color:var(--amber);font-weight:600}
 article.card{border:1px solid var(--line);border-left:6px solid var(--red);border-radius:6px;padding:.8em 1.1em;margin:0 0 1.2em;break-inside:avoid}
 article.card.warn,article.card.flaky,article.card.not-tested{border-left-color:#e0a800}
 article.card.known{border-left-color:#1a56b0}article.card.harness-error{border-left-color:#5f6368}
@@ -361,16 +373,16 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 {{range .HarnessErrs}}<p class="note"><b>Harness error</b> in <a href="#s-{{anchor .ID}}">{{.ID}}</a> (the harness's problem, not the agent's): {{.HarnessError}}</p>
 {{end}}{{range .Stale}}<p class="note"><b>{{.}}</b></p>
 {{end}}
-<section id="failures"><h2>Failures ({{len .Failures}})</h2>
+<section id="failures"><h2>Failures ({{.NFailures}})</h2>
 {{if not .Failures}}<p>None: every selected MUST check that could be judged passed{{if .Stale}} (but see the stale known-failing entries above){{end}}.</p>{{end}}
 {{range .Failures}}{{template "card" .}}{{end}}</section>
-{{if .Attention}}<section id="attention"><h2>Also worth reading ({{len .Attention}})</h2>
+{{if .Attention}}<section id="attention"><h2>Also worth reading ({{.NAttention}})</h2>
 {{range .Attention}}{{template "card" .}}{{end}}</section>{{end}}
 <section id="checks"><h2>Other checks, by family</h2>
 {{range .Families}}<h3>{{.Name}}</h3>
 <table class="fam"><colgroup><col style="width:9em"><col style="width:19em"><col style="width:5.5em"><col style="width:6em"><col style="width:13em"><col></colgroup>
 <tr><th>Verdict</th><th>Check</th><th>Level</th><th>Tier</th><th>Scenario</th><th>Detail</th></tr>
-{{range .Results}}<tr><td class="w"><span class="v {{.Class}}">{{.Verdict}}</span></td><td><code>{{.Check}}</code></td><td>{{.Level}}</td><td>{{.Tier}}</td><td><a href="#{{.ScenAnch}}">{{.Scenario}}</a></td><td>{{.Message}}</td></tr>
+{{range .Results}}<tr><td class="w"><span class="v {{.Class}}">{{.Verdict}}</span></td><td><code>{{.Check}}</code></td><td>{{.Level}}</td><td>{{.Tier}}</td><td><a href="#{{.ScenAnch}}">{{.Scenario}}</a></td><td>{{if .Facts}}<span class="facts">{{.Facts}}</span> {{end}}{{.Message}}</td></tr>
 {{end}}</table>
 {{end}}</section>
 <section id="provenance"><h2>Provenance</h2>
@@ -378,7 +390,7 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 {{else}}<p>This report carries no provenance.</p>{{end}}</section>
 <section id="scenarios"><h2>Scenarios and transcripts</h2>
 {{range .Scenarios}}<section class="scenario {{.Verdict}}" id="{{.Anchor}}"><h3>{{.ID}}: {{.Title}}</h3>
-<p class="meta">family {{.Family}} · {{.DurationMS}} ms{{if .Transcript}} · <code>{{.Transcript}}</code>{{end}}{{range .Attempts}} · attempt {{.N}}: exit {{.ExitCode}}{{if .Signal}} ({{.Signal}}){{end}}{{if .TimedOut}}, deadline reached{{end}}{{if .Error}}, {{.Error}}{{end}}{{end}}</p>
+<p class="meta">family {{.Family}} · {{.DurationMS}} ms{{if .SlipMS}} · harness timers late by up to {{.SlipMS}} ms{{end}}{{if .Transcript}} · <code>{{.Transcript}}</code>{{end}}{{range .Attempts}} · attempt {{.N}}: exit {{.ExitCode}}{{if .Signal}} ({{.Signal}}){{end}}{{if .TimedOut}}, deadline reached{{end}}{{if .Error}}, {{.Error}}{{end}}{{end}}</p>
 {{if .HarnessError}}<p class="note"><b>Harness error</b> (not the agent's fault): {{.HarnessError}}</p>{{end}}
 {{if .Records}}<details{{if .Open}} open{{end}}><summary>Transcript: {{len .Records}} records{{if .Clipped}}, {{.Clipped}} more not shown{{end}}</summary>
 <table class="transcript"><tr><th>#</th><th>time</th><th>from</th><th>record</th><th>cited by</th></tr>
@@ -389,13 +401,14 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 <p class="meta">aopconform-report · {{if .R.Provenance}}aopconform {{.R.Provenance.Aopconform}}{{end}}</p>
 </body></html>
 {{define "card"}}<article class="card {{.Class}}" id="{{.ID}}">
-<h3><span class="v {{.Class}}">{{.Res.Verdict}}</span> <code>{{.Res.Check}}</code> <span class="meta">{{.Res.Level}} · {{.Res.Tier}} · scenario <a href="#{{.ScenAnch}}">{{.Res.Scenario}}</a></span></h3>
+<h3><span class="v {{.Class}}">{{.Res.Verdict}}</span> <code>{{.Res.Check}}</code> <span class="meta">{{.Res.Level}} · {{.Res.Tier}} · scenario{{if gt (len .Scenarios) 1}}s{{end}} {{range $i, $s := .Scenarios}}{{if $i}}, {{end}}<a href="{{$s.Href}}">{{$s.Label}}</a>{{end}}</span></h3>
 {{if or .Res.Requirement .Res.Spec}}<blockquote>{{.Res.Requirement}}{{if .Res.Spec}}<span class="spec">{{.Res.Spec}}</span>{{end}}</blockquote>{{end}}
 {{if .Res.Message}}<p>{{.Res.Message}}</p>{{end}}
+{{if .Facts}}<p class="facts">{{join .Facts "; "}}</p>{{end}}
 {{if or .Res.Expected .Res.Actual}}<div class="cmp">{{if eq .Mode "lines"}}<p class="mode">Lines only in expected are struck out, lines only in actual are marked.</p>{{else if eq .Mode "chars"}}<p class="mode">Characters that differ are marked.</p>{{end}}
 <div><h4>Expected</h4><pre>{{.Expected}}</pre></div><div><h4>Actual</h4><pre>{{.Actual}}</pre></div></div>{{end}}
 {{if .Lint}}<ul class="lint">{{range .Lint}}<li>lint <code>{{.Rule}}</code> ({{.Severity}}) on {{if .Href}}<a href="{{.Href}}">record {{.Seq}}</a>{{else}}record {{.Seq}}{{end}}: {{.Message}}</li>{{end}}</ul>{{end}}
-{{if .Evidence}}<p>Evidence: {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{if $e.Href}}<a href="{{$e.Href}}">{{$e.Label}}</a>{{else}}{{$e.Label}}{{end}}{{end}}{{if .File}} of <code>{{.File}}</code>{{end}}</p>{{end}}
+{{if .Evidence}}<p>Evidence: {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{if $e.Href}}<a href="{{$e.Href}}">{{$e.Label}}</a>{{else}}{{$e.Label}}{{end}}{{end}}</p>{{end}}
 {{if .Res.Rerun}}<p>Rerun just this check:</p><pre class="cmd">{{.Res.Rerun}}</pre>{{end}}
 </article>
 {{end}}`))

@@ -63,7 +63,7 @@ func walk(n *html.Node, f func(*html.Node)) {
 // evidence rows highlighted, no script and no external resource, no Go map syntax.
 func TestHTMLStructure(t *testing.T) {
 	t.Parallel()
-	out := render(t, HTML, everyVerdict())
+	out := render(t, HTML, repeated()) // every verdict, repeats, a block of two scenarios
 	doc, err := html.Parse(strings.NewReader(out))
 	if err != nil {
 		t.Fatal(err)

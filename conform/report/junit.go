@@ -38,8 +38,12 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Skipped   *junitText    `xml:"skipped,omitempty"` // the JUnit XSD allows it no attribute
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitText struct {
+	Body string `xml:",chardata"`
 }
 
 type junitMessage struct {
@@ -50,7 +54,11 @@ type junitMessage struct {
 
 // JUnit writes one testsuite per scenario and one testcase per check. FAIL is a
 // failure; NOT-TESTED of a MUST is a failure too (it never counts as a pass), of a
-// SHOULD or MAY it is skipped; a scenario the harness could not run is an error.
+// SHOULD or MAY it is skipped; a scenario the harness could not run, and a check
+// it could not judge (HARNESS-ERROR), is an error. NOT-APPLICABLE, NOT-JUDGED (its
+// root cause is the failure), FLAKY and KNOWN are skipped, with their reason, pass
+// rate and margin in the message. Every testsuite's properties carry the run's
+// level and "MUSTs exercised N of M".
 func JUnit(w io.Writer, r *conform.Report) error {
 	doc := junitSuites{Name: "aopconform " + r.Protocol}
 	var totalMS int64
@@ -60,22 +68,32 @@ func JUnit(w io.Writer, r *conform.Report) error {
 	}
 	for _, s := range r.Scenarios {
 		suite := junitSuite{Name: r.Protocol + "/" + s.ID, Time: fmt.Sprintf("%.3f", float64(s.DurationMS)/1000)}
-		suite.Props = provenanceProperties(r, s.ID)
+		suite.Props = scoreProperties(r, provenanceProperties(r, s.ID))
 		for _, res := range byScenario[s.ID] {
 			c := junitCase{Name: res.Check, Classname: r.Protocol + "." + s.ID}
 			body := details(res)
+			msg := res.Message
+			if fs := Facts(res); len(fs) > 0 {
+				msg += " (" + strings.Join(fs, "; ") + ")"
+			}
 			switch {
 			case s.HarnessError != "":
 				c.Error = &junitMessage{Message: "harness error: " + s.HarnessError, Type: "HARNESS-ERROR"}
 				suite.Errors++
+			case res.Verdict == conform.HarnessError:
+				c.Error = &junitMessage{Message: "the harness could not judge this check: " + msg, Type: string(res.Verdict), Body: body}
+				suite.Errors++
 			case res.Verdict == conform.Fail || (res.Verdict == conform.NotTested && res.Level == conform.MUST):
-				c.Failure = &junitMessage{Message: res.Message, Type: string(res.Verdict), Body: body}
+				c.Failure = &junitMessage{Message: msg, Type: string(res.Verdict), Body: body}
 				suite.Failures++
-			case res.Verdict == conform.Skip || res.Verdict == conform.NotTested:
-				c.Skipped = &junitMessage{Message: string(res.Verdict) + ": " + res.Message}
+			case res.Verdict == conform.Skip, res.Verdict == conform.NotTested, res.Verdict == conform.NotApplicable,
+				res.Verdict == conform.NotJudged, res.Verdict == conform.Flaky, res.Verdict == conform.Known:
+				c.Skipped = &junitText{Body: string(res.Verdict) + ": " + strings.TrimPrefix(msg, string(res.Verdict)+": ")}
 				suite.Skipped++
 			case res.Verdict == conform.Warn:
 				c.SystemOut = "WARN: " + body
+			case res.Runs > 1:
+				c.SystemOut = string(res.Verdict) + ": " + strings.Join(Facts(res), "; ")
 			}
 			suite.Tests++
 			suite.Cases = append(suite.Cases, c)
@@ -99,12 +117,28 @@ func JUnit(w io.Writer, r *conform.Report) error {
 	return err
 }
 
+// scoreProperties adds the run's level and exercised MUSTs to a testsuite's
+// properties.
+func scoreProperties(r *conform.Report, props *junitProps) *junitProps {
+	if props == nil {
+		props = &junitProps{}
+	}
+	judged, total := Exercised(r)
+	props.Items = append(props.Items,
+		junitProperty{"aopconform.level", LevelName(r.Score)},
+		junitProperty{"aopconform.musts_exercised", fmt.Sprintf("%d of %d", judged, total)})
+	return props
+}
+
 func details(res conform.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s %s] %s\n", res.Check, res.Level, res.Tier, res.Spec)
 	fmt.Fprintf(&b, "requirement: %s\n", res.Requirement)
 	if res.Message != "" {
 		fmt.Fprintf(&b, "%s\n", res.Message)
+	}
+	if fs := Facts(res); len(fs) > 0 {
+		fmt.Fprintf(&b, "%s\n", strings.Join(fs, "; "))
 	}
 	if res.Expected != "" || res.Actual != "" {
 		fmt.Fprintf(&b, "expected: %s\nactual: %s\n", res.Expected, res.Actual)

@@ -33,14 +33,14 @@ func Markdown(w io.Writer, r *conform.Report) error {
 	}
 	if fs := Failures(r); len(fs) > 0 {
 		fmt.Fprintf(&b, "## Failures (%d)\n\n", len(fs))
-		for _, res := range fs {
-			mdProblem(&b, r, res)
+		for _, bl := range Blocks(fs) {
+			mdProblem(&b, r, bl)
 		}
 	}
 	if as := Attention(r); len(as) > 0 {
 		fmt.Fprintf(&b, "## Also worth reading (%d)\n\n", len(as))
-		for _, res := range as {
-			mdProblem(&b, r, res)
+		for _, bl := range Blocks(as) {
+			mdProblem(&b, r, bl)
 		}
 	}
 	if fams := Rest(r); len(fams) > 0 {
@@ -49,8 +49,11 @@ func Markdown(w io.Writer, r *conform.Report) error {
 			fmt.Fprintf(&b, "### %s\n\n", f.Name)
 			for _, res := range f.Results {
 				line := fmt.Sprintf("- %s `%s` (%s %s, `%s`)", res.Verdict, res.Check, res.Level, res.Tier, res.Scenario)
-				if res.Message != "" {
-					line += ": " + mdEscape(res.Message)
+				if fs := Facts(res); len(fs) > 0 {
+					line += " — " + mdEscape(strings.Join(fs, "; "))
+				}
+				if m := rowMessage(res); m != "" {
+					line += ": " + mdEscape(m)
 				}
 				b.WriteString(clipLine(line, Width) + "\n")
 			}
@@ -69,11 +72,15 @@ func Markdown(w io.Writer, r *conform.Report) error {
 	return err
 }
 
-func mdProblem(b *strings.Builder, r *conform.Report, res conform.Result) {
-	fmt.Fprintf(b, "### %s `%s` in `%s`\n\n", res.Verdict, res.Check, res.Scenario)
+func mdProblem(b *strings.Builder, r *conform.Report, bl Block) {
+	res := bl.Result
+	fmt.Fprintf(b, "### %s `%s` in `%s`\n\n", res.Verdict, res.Check, strings.Join(bl.Scenarios(), "`, `"))
 	b.WriteString(wrap(fmt.Sprintf("%s %s: %s", res.Level, res.Tier, mdEscape(requirementText(res))), Width, "> ", "> ") + "\n\n")
 	if res.Message != "" {
 		b.WriteString(wrap(mdEscape(res.Message), Width, "", "") + "\n\n")
+	}
+	if fs := Facts(res); len(fs) > 0 {
+		b.WriteString(wrap("*"+mdEscape(strings.Join(fs, "; "))+"*", Width, "", "") + "\n\n")
 	}
 	if res.Expected != "" || res.Actual != "" {
 		exp, act, mode := compare(res.Expected, res.Actual)
@@ -90,8 +97,10 @@ func mdProblem(b *strings.Builder, r *conform.Report, res conform.Result) {
 	if len(res.Lint) > 0 {
 		b.WriteString("\n")
 	}
-	if len(res.Evidence) > 0 {
-		b.WriteString(wrap(fmt.Sprintf("Evidence: records %s of `%s`", seqList(res.Evidence), transcriptOf(r, res.Scenario)), Width, "", "") + "\n\n")
+	for _, m := range bl.Members {
+		if len(m.Evidence) > 0 {
+			b.WriteString(wrap(fmt.Sprintf("Evidence: records %s of `%s`", seqList(m.Evidence), transcriptOf(r, m.Scenario)), Width, "", "") + "\n\n")
+		}
 	}
 	if res.Rerun != "" {
 		fmt.Fprintf(b, "Rerun:\n\n```sh\n%s\n```\n\n", res.Rerun)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/knownfail"
@@ -230,6 +231,76 @@ func rank(res conform.Result) int {
 	return 9
 }
 
+// Block is one problem as the human-readable reports print it: the results of one
+// check with the same verdict, message, expected and actual values, lint findings
+// and facts in several scenarios, printed once and naming every scenario (a fault
+// that breaks a check the same way in six scenarios is one block, not six).
+type Block struct {
+	conform.Result                  // the first of them
+	Members        []conform.Result // every one, the first included, in report order
+}
+
+// Scenarios names the scenarios of the block's results.
+func (b Block) Scenarios() []string {
+	out := make([]string, len(b.Members))
+	for i, m := range b.Members {
+		out[i] = m.Scenario
+	}
+	return out
+}
+
+// Blocks groups results (as Failures or Attention return them) into blocks, in the
+// order of each block's first result.
+func Blocks(rs []conform.Result) []Block {
+	var out []Block
+	at := map[string]int{}
+	for _, res := range rs {
+		k := blockKey(res)
+		if i, ok := at[k]; ok {
+			out[i].Members = append(out[i].Members, res)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, Block{Result: res, Members: []conform.Result{res}})
+	}
+	return out
+}
+
+func blockKey(res conform.Result) string {
+	parts := []string{res.Check, string(res.Verdict), string(res.Level), string(res.Tier), res.Message, res.Expected, res.Actual, res.Rerun}
+	for _, l := range res.Lint {
+		parts = append(parts, fmt.Sprintf("%d %s %s %s", l.Seq, l.Rule, l.Severity, l.Message))
+	}
+	parts = append(parts, Facts(res)...)
+	return strings.Join(parts, "\x00")
+}
+
+// Facts are what every report says about a result besides its message: its pass
+// rate when the scenario ran more than once (--repeat, a confirmation run), a
+// timing check's measurement against its limit (the margin of a FLAKY verdict), and
+// the harness's own lateness when the verdict is FLAKY or HARNESS-ERROR (the
+// machine, not the agent).
+func Facts(res conform.Result) []string {
+	var out []string
+	if res.Runs > 1 {
+		out = append(out, fmt.Sprintf("passed %d of %d runs", res.Passed, res.Runs))
+	}
+	if res.MarginMS != nil {
+		m := *res.MarginMS
+		side := "over"
+		if m <= 0 {
+			side, m = "within", -m
+		}
+		out = append(out, fmt.Sprintf("measured %s against a limit of %s: %s %s it", ms(res.MeasuredMS), ms(res.LimitMS), ms(m), side))
+	}
+	if (res.Verdict == conform.HarnessError || res.Verdict == conform.Flaky) && res.SlipMS > 0 {
+		out = append(out, fmt.Sprintf("harness timers late by up to %s", ms(res.SlipMS)))
+	}
+	return out
+}
+
+func ms(n int64) string { return (time.Duration(n) * time.Millisecond).String() }
+
 // Family is the results of one family that are neither failures nor worth reading
 // on their own: the passes, the skipped, the not applicable, the not judged.
 type Family struct {
@@ -269,13 +340,15 @@ func harnessErrors(r *conform.Report) []conform.ScenarioRun {
 	return out
 }
 
+// transcriptOf names where a scenario's records are: its transcript file, or the
+// scenario when it wrote none.
 func transcriptOf(r *conform.Report, scenario string) string {
 	for _, s := range r.Scenarios {
-		if s.ID == scenario {
+		if s.ID == scenario && s.Transcript != "" {
 			return s.Transcript
 		}
 	}
-	return ""
+	return "scenario " + scenario
 }
 
 // seqList writes record numbers as "3, 7".

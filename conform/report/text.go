@@ -25,14 +25,14 @@ func Text(w io.Writer, r *conform.Report) error {
 	}
 	if fs := Failures(r); len(fs) > 0 {
 		fmt.Fprintf(&b, "\nFAILURES (%d)\n", len(fs))
-		for _, res := range fs {
-			writeProblem(&b, r, res)
+		for _, bl := range Blocks(fs) {
+			writeProblem(&b, r, bl)
 		}
 	}
 	if as := Attention(r); len(as) > 0 {
 		fmt.Fprintf(&b, "\nALSO WORTH READING (%d)\n", len(as))
-		for _, res := range as {
-			writeProblem(&b, r, res)
+		for _, bl := range Blocks(as) {
+			writeProblem(&b, r, bl)
 		}
 	}
 	writeRest(&b, r)
@@ -65,13 +65,17 @@ func writeVerdict(b *strings.Builder, r *conform.Report) {
 	}
 }
 
-func writeProblem(b *strings.Builder, r *conform.Report, res conform.Result) {
-	fmt.Fprintf(b, "\n%s %s [%s %s] in %s\n", res.Verdict, res.Check, res.Level, res.Tier, res.Scenario)
+func writeProblem(b *strings.Builder, r *conform.Report, bl Block) {
+	res := bl.Result
+	b.WriteString("\n" + wrap(fmt.Sprintf("%s %s [%s %s] in %s", res.Verdict, res.Check, res.Level, res.Tier, strings.Join(bl.Scenarios(), ", ")), Width, "", "  ") + "\n")
 	if req := requirementText(res); req != "" {
 		b.WriteString(wrap(req, Width, "  requirement: ", "    ") + "\n")
 	}
 	if res.Message != "" {
 		b.WriteString(wrap(res.Message, Width, "  ", "    ") + "\n")
+	}
+	if fs := Facts(res); len(fs) > 0 {
+		b.WriteString(wrap(strings.Join(fs, "; "), Width, "  ", "    ") + "\n")
 	}
 	if res.Expected != "" || res.Actual != "" {
 		exp, act, mode := compare(res.Expected, res.Actual)
@@ -88,8 +92,10 @@ func writeProblem(b *strings.Builder, r *conform.Report, res conform.Result) {
 	for _, l := range res.Lint {
 		b.WriteString(wrap(fmt.Sprintf("lint %s %s (record %d): %s", l.Severity, l.Rule, l.Seq, l.Message), Width, "  ", "    ") + "\n")
 	}
-	if len(res.Evidence) > 0 {
-		b.WriteString(wrap(fmt.Sprintf("evidence: records %s of %s", seqList(res.Evidence), transcriptOf(r, res.Scenario)), Width, "  ", "    ") + "\n")
+	for _, m := range bl.Members {
+		if len(m.Evidence) > 0 {
+			b.WriteString(wrap(fmt.Sprintf("evidence: records %s of %s", seqList(m.Evidence), transcriptOf(r, m.Scenario)), Width, "  ", "    ") + "\n")
+		}
 	}
 	if res.Rerun != "" {
 		fmt.Fprintf(b, "  rerun: %s\n", res.Rerun)
@@ -135,8 +141,8 @@ func writeRest(b *strings.Builder, r *conform.Report) {
 				verdict += fmt.Sprintf(" %d/%d", res.Passed, res.Runs) // pass rate over the runs
 			}
 			row := fmt.Sprintf("  %-14s %-*s %-6s %-9s %s", verdict, checkW, clipLine(res.Check, checkW), res.Level, res.Tier, res.Scenario)
-			if res.Message != "" {
-				row += "  " + res.Message
+			if m := rowMessage(res); m != "" {
+				row += "  " + m
 			}
 			rows = append(rows, clipLine(row, Width))
 		}
@@ -162,4 +168,17 @@ func requirementText(res conform.Result) string {
 		return "(" + res.Spec + ")"
 	}
 	return res.Requirement + " (" + res.Spec + ")"
+}
+
+// rowMessage is a result's message as a one-line row shows it: a NOT-JUDGED result
+// names the check it depends on first (the rest of its message is in JSON).
+func rowMessage(res conform.Result) string {
+	if res.Verdict == conform.NotJudged && res.DependsOn != "" {
+		why, ok := strings.CutPrefix(res.Message, "not judged: depends on "+res.DependsOn+" (")
+		if ok {
+			why = strings.TrimSuffix(why, ")")
+		}
+		return "depends on " + res.DependsOn + ": " + why
+	}
+	return res.Message
 }

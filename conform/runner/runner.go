@@ -193,7 +193,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 				}
 				r.Verdict = conform.Fail
 				r.Message = "the " + opts.judged() + " never sent a protocol message in any scenario"
-				r.Expected, r.Actual = "protocol messages from the "+opts.judged(), "none"
+				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+opts.judged(), "none", ""
 				r.Rerun = RerunCommand(opts, r.Check)
 			}
 		}
@@ -209,6 +209,9 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			rep.HarnessErrors++
 		}
 	}
+	// One root cause, one failure: a NOT-JUDGED result stays so only while the
+	// check it depends on reports the cause.
+	conform.ResolveDependencies(rep.Results)
 	sort.SliceStable(rep.Results, func(i, j int) bool {
 		if rep.Results[i].Check != rep.Results[j].Check {
 			return rep.Results[i].Check < rep.Results[j].Check
@@ -261,7 +264,7 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 		counts[r.Verdict]++
 	}
 	var parts []string
-	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.Skip} {
+	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.NotJudged, conform.Skip} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
@@ -552,11 +555,17 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Message = "unknown check"
 		default:
 			o := notApplicable(runCheck(c, sess), sess, opts.judged())
-			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq
+			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence, r.DependsOn = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq, o.DependsOn
+			r.SetTiming(o)
 			r.Lint = lintFor(c, sess, sc)
 			if c.Level == conform.MUST {
 				// Warnings never sit under a MUST: they are SHOULD-grade findings.
 				r.Lint = errorsOnly(r.Lint)
+			}
+			if r.Verdict == conform.NotJudged {
+				// Lint errors the root cause explains do not fail a check left
+				// without evidence by it; any other does.
+				r.Lint = unexplained(r.Lint, o.Explains)
 			}
 			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
 				r.Verdict = conform.Fail
@@ -571,7 +580,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Verdict = conform.Fail
 			r.Message = "--strict: every MUST must be exercised; " + r.Message
 		}
-		if r.Verdict == conform.Fail || r.Verdict == conform.NotTested || r.Verdict == conform.Warn {
+		if r.Verdict == conform.Fail || r.Verdict == conform.NotTested || r.Verdict == conform.Warn || r.Verdict == conform.NotJudged {
 			r.Rerun = RerunCommand(opts, id)
 		}
 		out = append(out, r)
@@ -645,6 +654,21 @@ func lintFor(c *conform.Check, s *conform.Session, sc *conform.Scenario) []confo
 				out = append(out, f)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// unexplained drops the findings whose rule starts with one of the prefixes.
+func unexplained(fs []conform.LintFinding, prefixes []string) []conform.LintFinding {
+	var out []conform.LintFinding
+	for _, f := range fs {
+		explained := false
+		for _, p := range prefixes {
+			explained = explained || strings.HasPrefix(f.Rule, p)
+		}
+		if !explained {
+			out = append(out, f)
 		}
 	}
 	return out

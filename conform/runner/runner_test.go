@@ -127,7 +127,11 @@ func scriptedAgent(lines ...string) *mockagent.Agent {
 func TestSteps(t *testing.T) {
 	t.Parallel()
 	beat := `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"HEARTBEAT","session_id":"S","task_id":"T","timestamp":"2026-11-22T10:00:00Z"}`
-	task := json.RawMessage(`{"aop_version":"2.0.2-C","message_type":"TASK","session":{"session_id":"S"},"target":{"model":"m"},"task":{"task_id":"T"}}`)
+	// A valid TASK: the aop2 engine rejects an invalid one without dispatching it.
+	task := json.RawMessage(`{"aop_version":"2.0.2-C","schema_version":"2.0.2","protocol_family":"AOP","message_type":"TASK",` +
+		`"session":{"session_id":"S","created_at":"2026-11-22T10:00:00Z","orchestrator":"t","origin":"CLI"},` +
+		`"target":{"agent_name":"a","role":"EXECUTOR","provider":"CODEX","model":"m"},` +
+		`"task":{"task_id":"T","attempt":1,"objective":"o","category":"ANALYSIS","complexity":"LOW","environment":{"workspace_root":"/w"}}}`)
 	// Only the "deadline" cases have a deadline that can pass: elsewhere it is far
 	// beyond any step, so a loaded machine that delays a step cannot turn the
 	// expected sequence into a timeout. Each expected order follows from the steps'
@@ -166,7 +170,7 @@ func TestSteps(t *testing.T) {
 			}
 			var got []string
 			for _, r := range rep.Scenarios[0].Records {
-				if r.From == "harness" && r.Event != "agent-start" && r.Event != "scenario-start" && r.Event != "scenario-end" {
+				if r.From == "harness" && r.Event != "agent-start" && r.Event != "scenario-start" && r.Event != "scenario-end" && r.Event != "engine-outcome" {
 					got = append(got, r.Event)
 				}
 			}

@@ -3,6 +3,7 @@ package aop2
 import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // TimeoutPrecedence: guard_rails.timeout_seconds overrides execution_policy.timeout_seconds.
@@ -41,9 +42,10 @@ func init() { lint.Register(TimeoutPrecedence, BudgetConstraints, FallbackTrigge
 
 func checkTimeoutPrecedence(p *lint.Pass) {
 	root := p.Msg.Root
-	gr, gok := root.Path("guard_rails", "timeout_seconds").Float()
-	ep, eok := root.Path("execution_policy", "timeout_seconds").Float()
-	if gok && eok && gr != ep {
+	gr, ep := floatPtr(root.Path("guard_rails", "timeout_seconds")), floatPtr(root.Path("execution_policy", "timeout_seconds"))
+	// The effective timeout is lint/spec/aop2's: reported when it is guard_rails'
+	// and execution_policy says otherwise.
+	if _, from := aop2spec.EffectiveTimeout(gr, ep); from == aop2spec.FromGuardRails && ep != nil && *gr != *ep {
 		p.Reportf("/guard_rails/timeout_seconds", "guard_rails.timeout_seconds %s overrides execution_policy.timeout_seconds %s: the effective timeout is %s s (§11)",
 			root.Path("guard_rails", "timeout_seconds").Str, root.Path("execution_policy", "timeout_seconds").Str, root.Path("guard_rails", "timeout_seconds").Str)
 	}

@@ -2,29 +2,26 @@ package aop2
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
-// Tolerances for clock noise: the harness clock stamps receive times, so a beat
-// sent on time may be seen a little late; message timestamps are often truncated
-// to whole seconds.
-const (
-	harnessSlack = 500 * time.Millisecond
-	msgSlack     = time.Second
-	progressGap  = 30 * time.Second
-)
-
-// slack is the tolerance for a period on a clock: on the harness clock a fifth of
-// the period, at most harnessSlack (scenarios use sub-second intervals); on the
-// message clock a second, for timestamps truncated to whole seconds.
-func slack(harness bool, period time.Duration) time.Duration {
-	if harness {
-		return min(harnessSlack, period/5)
+// floatPtr is a number of a message as lint/spec/aop2 takes it (nil: absent or
+// not a number).
+func floatPtr(n *jsonread.Node) *float64 {
+	f, ok := n.Float()
+	if !ok {
+		return nil
 	}
-	return msgSlack
+	return &f
 }
+
+// The limits and clock tolerances of these rules are lint/spec/aop2's, the
+// ones the reference engine and the conformance checks apply.
 
 // SeqHeartbeatFailure: heartbeats stopped for interval × max_missed_beats.
 var SeqHeartbeatFailure = &lint.Rule{
@@ -47,9 +44,11 @@ RESPONSE at 12:45:30`,
 var SeqHeartbeatLate = &lint.Rule{
 	ID: "AOP2-SEQ-006", Title: "heartbeat later than its interval", Protocol: ID, Severity: lint.Warning,
 	Spec: "aop2 §6.1 Heartbeat",
-	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. aoplint keeps the schedule the first HEARTBEAT sets (first, first + interval, first + 2 × interval, ...) " +
-		"and reports a HEARTBEAT that comes more than half an interval behind its slot, or a first HEARTBEAT more than two intervals after the TASK: a beat was missed, " +
-		"which the orchestrator counts towards max_missed_beats. It is a warning until the silence reaches interval × max_missed_beats (AOP2-SEQ-005). After a report the schedule restarts at the late beat.",
+	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. aoplint keeps the schedule the first HEARTBEAT sets (first, first + interval, first + 2 × interval, ...), " +
+		"allowing each beat a tenth of an interval of drift (an executor's sleeps overshoot a little), " +
+		"and reports a HEARTBEAT, or the RESPONSE after one, that comes more than half an interval (plus the clock tolerance) behind its slot, or a first HEARTBEAT more than two intervals after the TASK: a beat was missed, " +
+		"which the orchestrator counts towards max_missed_beats. It is a warning until the silence reaches interval × max_missed_beats (AOP2-SEQ-005). After a report the schedule restarts at the late beat. " +
+		"aopconform's aop2/6.1/heartbeat-interval takes this rule's findings: the limits are lint/spec/aop2's, stretched by the transcript's timeout_scale.",
 	Bad: `TASK (heartbeat interval 120 s) at 12:35:00
 HEARTBEAT at 12:38:00, 12:41:00   (every 180 s)`,
 	Good: `TASK (heartbeat interval 120 s) at 12:35:00
@@ -127,13 +126,8 @@ func (c *beatChecker) observe(p *lint.Pass, v view) {
 			c.tasks.del(v.key)
 			return
 		}
-		b := &beat{interval: 120 * time.Second, maxMissed: 3}
-		if f, ok := hb.Get("interval_seconds").Float(); ok && f > 0 {
-			b.interval = time.Duration(f * float64(time.Second))
-		}
-		if n, ok := hb.Get("max_missed_beats").Int(); ok && n > 0 {
-			b.maxMissed = int(n)
-		}
+		b := &beat{}
+		b.interval, b.maxMissed = aop2spec.Heartbeat(floatPtr(hb.Get("interval_seconds")), floatPtr(hb.Get("max_missed_beats")))
 		// On the message clock a TASK has only its session's created_at: the dispatch
 		// time of the session's first TASK, not of later ones.
 		b.last = stamp{harness: v.when.harness}
@@ -164,13 +158,16 @@ func (c *beatChecker) observe(p *lint.Pass, v view) {
 		if b.last.msg.IsZero() {
 			b.last.msg = msgTime(v.root.Path("timing", "started_at"))
 		}
+		if c.late {
+			c.lastSlot(p, b, v.when)
+		}
 		c.gap(p, b, v.when, "the RESPONSE")
 		c.tasks.del(v.key)
 	}
 }
 
 func (c *beatChecker) limit(b *beat) time.Duration {
-	return c.clock.stretch(b.interval * time.Duration(b.maxMissed))
+	return aop2spec.HeartbeatSilence(b.interval, b.maxMissed, c.clock.scale)
 }
 
 // period is the heartbeat interval stretched by the session's --timeout-scale.
@@ -183,7 +180,7 @@ func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 	}
 	d, harness, ok := since(now, b.last)
 	lim := c.limit(b)
-	if !ok || d <= lim+slack(harness, c.period(b)) {
+	if !ok || !aop2spec.HeartbeatFailed(d, b.interval, b.maxMissed, c.clock.scale, harness) {
 		return
 	}
 	related := []lint.Related{b.w, b.cfg}
@@ -199,7 +196,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 	w := lint.Witness(p.Msg, "", "the HEARTBEAT the schedule starts at")
 	if b.anchor == (stamp{}) {
 		// The first HEARTBEAT: due one interval after the TASK.
-		if d, harness, ok := since(now, b.last); ok && d > 2*c.period(b)+slack(harness, c.period(b)) && d <= c.limit(b) {
+		if d, harness, ok := since(now, b.last); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && d <= c.limit(b) {
 			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.cfg}, "the first HEARTBEAT came %s after the TASK, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
 		}
 		b.anchor, b.anchorW, b.beats = now, w, 0
@@ -210,15 +207,36 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 	if !ok {
 		return
 	}
-	due := c.period(b) * time.Duration(b.beats)
+	due := aop2spec.HeartbeatDue(b.beats, b.interval, c.clock.scale)
 	behind := d - due
 	if mustSince(now, b.last) > c.limit(b) {
 		b.anchor, b.anchorW, b.beats = now, w, 0 // a heartbeat failure: AOP2-SEQ-005's
 		return
 	}
-	if behind > c.period(b)/2+slack(harness, c.period(b)) {
+	if aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
 		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorW, b.cfg}, "this HEARTBEAT came %s after the one the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed (§6.1)", secs(d), b.beats, secs(b.interval), secs(due), secs(behind))
 		b.anchor, b.anchorW, b.beats = now, w, 0
+	}
+}
+
+// lastSlot checks the run-up to the RESPONSE against the schedule of the
+// HEARTBEATs (SEQ-006): a beat that was due before it and never came.
+func (c *beatChecker) lastSlot(p *lint.Pass, b *beat, now stamp) {
+	if mustSince(now, b.last) > c.limit(b) {
+		return // a heartbeat failure: AOP2-SEQ-005's
+	}
+	if b.anchor == (stamp{}) {
+		// No HEARTBEAT at all: only a silence past the limit counts (SEQ-005); the
+		// spec's own examples answer without one.
+		return
+	}
+	d, harness, ok := since(now, b.anchor)
+	if !ok {
+		return
+	}
+	due := aop2spec.HeartbeatDue(b.beats+1, b.interval, c.clock.scale)
+	if behind := d - due; aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
+		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorW, b.cfg}, "the RESPONSE came %s after the HEARTBEAT the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed before it (§6.1)", secs(d), b.beats+1, secs(b.interval), secs(due), secs(behind))
 	}
 }
 
@@ -268,8 +286,7 @@ func (c *rateChecker) observe(p *lint.Pass, v view) {
 			return
 		}
 		if d, harness, ok := since(v.when, pr.last); ok && !pr.reported {
-			lim := progressGap - slack(harness, progressGap)
-			if d < lim {
+			if aop2spec.ProgressTooSoon(d, harness) {
 				pr.reported = true
 				p.ReportRelatedf(p.Rule.Severity, "/event", []lint.Related{pr.w}, "PROGRESS_UPDATE for task %q only %s after the previous one: §6.2 allows at most one every 30 s (later ones for this task are not reported)", v.taskID, secs(d))
 			}
@@ -310,16 +327,11 @@ func (c *timeoutChecker) observe(p *lint.Pass, v view) {
 		if v.taskID == "" || v.delegated() {
 			return
 		}
-		at, src := "/guard_rails/timeout_seconds", "guard_rails.timeout_seconds"
-		f, ok := v.root.Path("guard_rails", "timeout_seconds").Float()
-		if !ok {
-			at, src = "/execution_policy/timeout_seconds", "execution_policy.timeout_seconds"
-			f, ok = v.root.Path("execution_policy", "timeout_seconds").Float()
-		}
-		if !ok || f <= 0 {
+		d, src := aop2spec.EffectiveTimeout(floatPtr(v.root.Path("guard_rails", "timeout_seconds")), floatPtr(v.root.Path("execution_policy", "timeout_seconds")))
+		if d <= 0 {
 			return
 		}
-		d := time.Duration(f * float64(time.Second))
+		at := "/" + strings.ReplaceAll(src, ".", "/")
 		track(p, &c.tasks, v.key, &deadline{limit: d, src: src, start: stamp{harness: v.when.harness},
 			w: lint.Witness(p.Msg, at, fmt.Sprintf("the TASK %q: effective timeout %s (%s, §11)", v.taskID, secs(d), src))})
 	case "RESPONSE":

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -51,9 +52,6 @@ const maxTaskLine = 4 << 20
 
 // defaultWork is how long the agent works when the task does not say.
 const defaultWork = 10 * time.Second
-
-// progressEvery is the contract's minimum spacing of PROGRESS_UPDATE events (§6.2).
-const progressEvery = 30 * time.Second
 
 // script is task.extensions.x_mockagent.
 type script struct {
@@ -102,9 +100,9 @@ type taskView struct {
 	ExecutionPolicy struct {
 		TimeoutSeconds *float64 `json:"timeout_seconds"`
 		Heartbeat      *struct {
-			Enabled         bool    `json:"enabled"`
-			IntervalSeconds float64 `json:"interval_seconds"`
-			MaxMissedBeats  int     `json:"max_missed_beats"`
+			Enabled         bool     `json:"enabled"`
+			IntervalSeconds *float64 `json:"interval_seconds"`
+			MaxMissedBeats  *float64 `json:"max_missed_beats"`
 		} `json:"heartbeat"`
 	} `json:"execution_policy"`
 	GuardRails *struct {
@@ -118,15 +116,15 @@ type taskView struct {
 	} `json:"phases"`
 }
 
-// timeout is the effective timeout by §11 precedence (0: none).
+// timeout is the effective timeout by §11 precedence (0: none), as
+// lint/spec/aop2 computes it.
 func (t *taskView) timeout() time.Duration {
-	if t.GuardRails != nil && t.GuardRails.TimeoutSeconds != nil {
-		return seconds(*t.GuardRails.TimeoutSeconds)
+	var gr *float64
+	if t.GuardRails != nil {
+		gr = t.GuardRails.TimeoutSeconds
 	}
-	if t.ExecutionPolicy.TimeoutSeconds != nil {
-		return seconds(*t.ExecutionPolicy.TimeoutSeconds)
-	}
-	return 0
+	d, _ := aop2spec.EffectiveTimeout(gr, t.ExecutionPolicy.TimeoutSeconds)
+	return d
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -262,15 +260,9 @@ func (a *agent) work() int {
 		workEnd = seconds(s.WorkSeconds)
 	}
 	var beatEvery time.Duration
-	maxMissed := 3
+	maxMissed := aop2spec.DefaultMaxMissedBeats
 	if hb := a.task.ExecutionPolicy.Heartbeat; hb != nil && hb.Enabled {
-		beatEvery = seconds(hb.IntervalSeconds)
-		if beatEvery <= 0 {
-			beatEvery = 120 * time.Second
-		}
-		if hb.MaxMissedBeats > 0 {
-			maxMissed = hb.MaxMissedBeats
-		}
+		beatEvery, maxMissed = aop2spec.Heartbeat(hb.IntervalSeconds, hb.MaxMissedBeats)
 	}
 	stopBeatsAt := time.Duration(-1)
 	switch a.fault {
@@ -281,7 +273,7 @@ func (a *agent) work() int {
 			workEnd = time.Hour
 		}
 	case FaultLateHeartbeats:
-		beatEvery = beatEvery * 3 / 2
+		beatEvery = beatEvery * 7 / 4
 		workEnd = max(workEnd, 3*beatEvery+time.Second)
 	case FaultStopHeartbeats:
 		if beatEvery > 0 {
@@ -289,7 +281,7 @@ func (a *agent) work() int {
 			workEnd = max(workEnd, stopBeatsAt+time.Duration(maxMissed+2)*beatEvery)
 		}
 	}
-	progEvery := progressEvery
+	progEvery := aop2spec.ProgressInterval
 	if a.fault == FaultProgressFlood {
 		progEvery = time.Second
 		workEnd = max(workEnd, 10*time.Second)

@@ -50,7 +50,7 @@ var Faults = []mockagent.Fault{
 	{Name: FaultHang, Rule: "AOP2-SEQ-005, AOP2-SEQ-010 heartbeats and a RESPONSE in time (§6.1, §11)", Doc: "reads the TASK, then writes nothing and never exits, ignoring EOF on stdin"},
 	{Name: FaultIgnoreShutdown, Rule: "aop2/bind/stop-on-sigterm stop on SIGTERM or EOF on stdin (bindings)", Doc: "ignores SIGTERM and EOF on stdin; only SIGKILL stops it"},
 	{Name: FaultInvalidTransition, Rule: "aop2/5/final-response the RESPONSE state is terminal and fits final_signal (§5)", Doc: "reports state IN_PROGRESS with final_signal SUCCESS"},
-	{Name: FaultLateHeartbeats, Rule: "AOP2-SEQ-006 heartbeat at its interval (§6.1)", Doc: "heartbeats every 1.5 intervals"},
+	{Name: FaultLateHeartbeats, Rule: "AOP2-SEQ-006 heartbeat at its interval (§6.1)", Doc: "heartbeats every 1.75 intervals"},
 	{Name: FaultMalformedJSON, Rule: "GEN-JSON-001 messages are JSON (E_PARSE_FAILURE, §1.3)", Doc: "writes its RESPONSE with a JSON syntax error"},
 	{Name: FaultMissingFinalSignal, Rule: "AOP2-SEQ-002 require_final_signal: state and final_signal (§5)", Doc: "omits task_status.final_signal"},
 	{Name: FaultNestedDelegation, Rule: "AOP2-SEQ-011 delegation at most 3 levels deep (E_MAX_DEPTH_EXCEEDED, §10, §12)", Doc: "delegates sub-TASKs nested four levels deep through parent_task_id"},

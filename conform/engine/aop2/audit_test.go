@@ -28,7 +28,7 @@ func TestAuditRecordsMatchUpstreamSchema(t *testing.T) {
 			if sc.setup != nil {
 				setup = func(s string) { sc.setup(t, s) }
 			}
-			r := runInProcess(t, name, sc.fault, taskWith(t, sc.set), setup, sc.tweak)
+			r := runInProcess(t, name, sc.fault, taskWith(t, sc.set), setup, sc.steps, sc.engineFault)
 			if len(r.res.AuditFiles) == 0 {
 				t.Fatal("no audit records")
 			}

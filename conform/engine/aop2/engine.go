@@ -1,17 +1,18 @@
 // Package aop2 is the reference orchestrator of the AOP JSON v2 contract
-// (Cyclops 2.0.2-C): it dispatches a TASK to an executor through an
-// agentio.Launcher and enforces the contract's policies for real — effective
-// timeout by §11 precedence, heartbeat monitoring (§6.1), retries with backoff,
-// fallback through alternative_models by trigger (§9), response validation (§5),
-// payload limits before dispatch (§4), rollback snapshots (§7), v1 fallback (§1.3),
-// priority escalation (§8), the final session report with cost summary and an
-// audit trail on disk (§10). All time comes from a clock.Clock.
+// (Cyclops 2.0.2-C). Drive plays it against the agent under test through the
+// conformance harness (conform/harness): aopconform runs it against real
+// processes, its tests and the reference transcripts run it against the
+// in-process mockagent on virtual time. It enforces the contract's policies for
+// real — effective timeout by §11 precedence, heartbeat monitoring (§6.1),
+// retries with backoff, fallback through alternative_models by trigger (§9),
+// response validation (§5), payload limits before dispatch (§4), rollback
+// snapshots (§7), v1 fallback (§1.3), priority escalation (§8), the final
+// session report with cost summary and an audit trail on disk (§10).
 //
 // docs/engine-aop2.md describes the behaviour with the spec sections it follows.
 package aop2
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -21,53 +22,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/harness"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // Protocol is the protocol id.
 const Protocol = "aop2"
-
-// DefaultGrace is the time between SIGTERM and SIGKILL.
-const DefaultGrace = 2 * time.Second
-
-// ProgressInterval is the minimum spacing of PROGRESS_UPDATE events (§6.2).
-const ProgressInterval = 30 * time.Second
-
-// Config is one engine run.
-type Config struct {
-	Launcher agentio.Launcher
-	Clock    clock.Clock // clock.Real{} when nil
-	// Scratch is the scenario's scratch directory: the executor's working
-	// directory; the audit trail is written under it.
-	Scratch string
-	// Workspace is the executor's workspace (default <Scratch>/workspace). It
-	// replaces task.environment.workspace_root in every dispatched TASK and is
-	// given to the executor as AOP2_WORKSPACE. Rollback snapshots live in it.
-	Workspace string
-	Recorder  *Recorder // may be nil
-	Scenario  string    // AOPKIT_SCENARIO
-	Args      []string  // agentio.Spec.Args of every launch
-	Env       []string  // extra environment of every launch
-	// Grace is the time between SIGTERM and SIGKILL (DefaultGrace when 0); an
-	// executor that answered has as long to exit.
-	Grace time.Duration
-	// DefaultTimeout is the "executor default" of §11 when neither guard_rails nor
-	// execution_policy set a timeout (0: no timeout).
-	DefaultTimeout time.Duration
-	// Escalations are priority changes to announce, relative to the first dispatch.
-	Escalations []Escalation
-	// Depth is the delegation depth of the task (0: a root task).
-	Depth int
-}
-
-// Escalation is a scripted priority change (§8).
-type Escalation struct {
-	After    time.Duration
-	Priority string
-	Reason   string
-	By       string
-}
 
 // Result is what the engine decided.
 type Result struct {
@@ -85,9 +46,13 @@ type Result struct {
 	Delegations []Delegation
 	Rollback    []RolledBack
 	Response    json.RawMessage // the RESPONSE the engine accepted
-	Cost        CostSummary
-	AuditDir    string // absolute
-	AuditFiles  []string
+	// Network and Filesystem are the effective access of §11.2 the executor was
+	// dispatched with.
+	Network    string
+	Filesystem aop2spec.Filesystem
+	Cost       CostSummary
+	AuditDir   string // absolute
+	AuditFiles []string
 }
 
 // Code is one error code of §12 raised by the engine.
@@ -184,9 +149,8 @@ func (r *Result) HasViolation(rule string) bool {
 }
 
 type engine struct {
-	cfg      Config
-	clk      clock.Clock
-	rec      *Recorder
+	h        *harness.H
+	fault    string // h.EngineFault()
 	res      *Result
 	task     *Task
 	ws       string
@@ -194,46 +158,11 @@ type engine struct {
 	events   string // events.jsonl, absolute
 	priority string
 	start    time.Time
-	escs     []Escalation
 	snaps    []snapshot
 	known    map[string]int // task id → delegation depth
 	costs    map[[2]string]*ModelCost
-}
-
-// Run plays the orchestrator for one TASK envelope (as given by the scenario) and
-// returns the engine's decisions. The error is for failures of the engine itself
-// (it cannot write its audit trail); the Result is valid either way.
-func Run(ctx context.Context, cfg Config, taskData []byte) (*Result, error) {
-	e := &engine{cfg: cfg, clk: cfg.Clock, rec: cfg.Recorder, res: &Result{}, known: map[string]int{}, costs: map[[2]string]*ModelCost{}}
-	if e.clk == nil {
-		e.clk = clock.Real{}
-	}
-	if e.cfg.Grace <= 0 {
-		e.cfg.Grace = DefaultGrace
-	}
-	if e.cfg.Scratch == "" {
-		e.cfg.Scratch = "."
-	}
-	e.ws = cfg.Workspace
-	if e.ws == "" {
-		e.ws = filepath.Join(e.cfg.Scratch, "workspace")
-	}
-	if abs, err := filepath.Abs(e.ws); err == nil {
-		e.ws = abs
-	}
-	e.start = e.clk.Now()
-	e.escs = append([]Escalation(nil), cfg.Escalations...)
-	sort.SliceStable(e.escs, func(i, j int) bool { return e.escs[i].After < e.escs[j].After })
-	e.run(ctx, taskData)
-	e.rec.Event(e.clk.Now(), "scenario-end", map[string]any{"state": e.res.State, "codes": nonNil(e.res.CodeList())})
-	var err error
-	if e.audit != nil && e.audit.err != nil {
-		err = fmt.Errorf("aop2 engine: audit trail: %w", e.audit.err)
-	}
-	if err == nil {
-		err = e.rec.Err()
-	}
-	return e.res, err
+	err      error // a harness error (launch failure, interrupted)
+	hashed   bool  // the aop2.files fact is recorded
 }
 
 func nonNil(s []string) []string {
@@ -257,7 +186,7 @@ func (e *engine) violation(rule string, attempt int, format string, args ...any)
 	e.res.Violations = append(e.res.Violations, Violation{Rule: rule, Attempt: attempt, Count: 1, Detail: fmt.Sprintf(format, args...)})
 }
 
-func (e *engine) run(ctx context.Context, data []byte) {
+func (e *engine) run(data []byte) {
 	t, problems, err := ParseTask(data)
 	if err != nil {
 		e.res.SessionID, e.res.TaskID = "AOP-SESSION-UNKNOWN", "UNKNOWN"
@@ -282,7 +211,7 @@ func (e *engine) run(ctx context.Context, data []byte) {
 	}
 	e.res.SessionID, e.res.TaskID = sid, tid
 	e.openAudit(sid, tid, t.ParentTaskID)
-	e.known[tid] = e.cfg.Depth
+	e.known[tid] = 0 // the scenario's task is a root task
 
 	version, hasVersion := str(t.raw, "aop_version")
 	switch {
@@ -315,16 +244,13 @@ func (e *engine) run(ctx context.Context, data []byte) {
 	if !e.checkLimits() {
 		return
 	}
-	if e.cfg.Depth > MaxDelegationDepth {
-		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
-		e.code("E_MAX_DEPTH_EXCEEDED", 0, true, "the task sits at delegation depth %d; at most %d", e.cfg.Depth, MaxDelegationDepth)
-		e.finalReport()
-		return
-	}
+	e.checkAccess()
 	if !e.takeSnapshots() {
 		return
 	}
-	e.dispatchLoop(ctx)
+	e.dispatchLoop()
+	e.h.Fact("aop2.snapshots", e.verifySnapshots())
+	e.hashWorkspace()
 	if e.res.State != "COMPLETED" {
 		e.rollback()
 	}
@@ -337,7 +263,7 @@ func looksLikeV1(data []byte) bool {
 }
 
 func (e *engine) openAudit(session, task, parent string) {
-	e.audit = newAuditTrail(e.cfg.Scratch, session, task, parent)
+	e.audit = newAuditTrail(e.h.Scratch(), session, task, parent)
 	e.res.AuditDir = e.audit.dir
 	e.events = filepath.Join(e.audit.dir, "events.jsonl")
 }
@@ -360,7 +286,7 @@ func (e *engine) versionFallback(version string, problems []Problem) {
 		"reason": "the TASK failed v2 validation", "error_code": "E_SCHEMA_VALIDATION",
 		"validation_errors": msgs, "v1_prompt_path": rel,
 	})
-	e.audit.write(e.clk.Now(), "ROUTING_DECISION", orchestratorActor, map[string]any{
+	e.audit.write(time.Now(), "ROUTING_DECISION", orchestratorActor, map[string]any{
 		"input_version": "V1", "routed_to": "v1-prompt", "model_selected": e.task.Model,
 		"fallback_triggered": true, "fallback_reason": "E_SCHEMA_VALIDATION", "alternatives_tried": []string{},
 	}, 1, nil, "N/A", "E_SCHEMA_VALIDATION", nil)
@@ -404,7 +330,7 @@ func (e *engine) checkLimits() bool {
 			soft = append(soft, fmt.Sprintf("phase %d has %d checkpoints; the limit is %d", i, n, MaxCheckpoints))
 		}
 	}
-	now := e.clk.Now()
+	now := time.Now()
 	for _, s := range soft {
 		e.code("E_PAYLOAD_SIZE_WARNING", 0, false, "%s", s)
 		e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "WARN", "details": s, "error_code": "E_PAYLOAD_SIZE_WARNING"}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "E_PAYLOAD_SIZE_WARNING", nil)
@@ -420,6 +346,22 @@ func (e *engine) checkLimits() bool {
 	}
 	e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "PASS", "details": fmt.Sprintf("TASK %d bytes within %d", t.Size, MaxTaskBytes), "error_code": nil}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "", nil)
 	return true
+}
+
+// checkAccess records the effective access of §11.2 the executor is dispatched
+// with (the delegation guard holds sub-tasks to it).
+func (e *engine) checkAccess() {
+	t := e.task
+	e.res.Network, e.res.Filesystem = t.Network, t.Filesystem
+	fs := "not stated"
+	switch {
+	case !t.Filesystem.Allowed:
+		fs = "none (target.capabilities.file_system_access is false)"
+	case t.Filesystem.Read != nil || t.Filesystem.Write != nil:
+		fs = fmt.Sprintf("read %v, write %v", t.Filesystem.Read, t.Filesystem.Write)
+	}
+	details := fmt.Sprintf("effective access (§11.2): filesystem %s; network %s", fs, orDefault(t.Network, "not stated"))
+	e.audit.write(time.Now(), "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "ACCESS", "result": "PASS", "details": details, "error_code": nil}, 1, []string{"ACCESS"}, "ALLOWED", "", nil)
 }
 
 // takeSnapshots copies every rollback_snapshot-enabled output aside before dispatch (§7).
@@ -446,7 +388,7 @@ func (e *engine) takeSnapshots() bool {
 
 // rollback restores the snapshots after a failed or aborted task (§7).
 func (e *engine) rollback() {
-	if len(e.snaps) == 0 {
+	if len(e.snaps) == 0 || e.fault == FaultSkipRollback {
 		return
 	}
 	trigger := "TASK_FAILED"
@@ -474,7 +416,7 @@ func (e *engine) rollback() {
 	if failed {
 		reason = "E_ROLLBACK_FAILED"
 	}
-	e.audit.write(e.clk.Now(), "ROLLBACK_EVENT", orchestratorActor, map[string]any{"trigger": trigger, "artifacts_rolled_back": arts, "status": status}, len(e.res.Attempts), []string{"ROLLBACK"}, "N/A", reason, nil)
+	e.audit.write(time.Now(), "ROLLBACK_EVENT", orchestratorActor, map[string]any{"trigger": trigger, "artifacts_rolled_back": arts, "status": status}, len(e.res.Attempts), []string{"ROLLBACK"}, "N/A", reason, nil)
 }
 
 // emit writes one orchestrator EVENT into the events log (and the transcript).
@@ -483,7 +425,7 @@ func (e *engine) emit(ev map[string]any) {
 	ev["message_type"] = "EVENT"
 	ev["session_id"] = e.res.SessionID
 	ev["task_id"] = e.res.TaskID
-	now := e.clk.Now()
+	now := time.Now()
 	ev["timestamp"] = now.UTC().Format(time.RFC3339)
 	data, err := marshal(ev)
 	if err != nil {
@@ -498,7 +440,7 @@ func (e *engine) emit(ev map[string]any) {
 	if err != nil && e.audit.err == nil {
 		e.audit.err = err
 	}
-	e.rec.Line(now, "orchestrator", "file:"+filepath.ToSlash(filepath.Join(e.audit.rel, "events.jsonl")), data)
+	e.h.Record(conform.Record{From: "orchestrator", Stream: "file:" + filepath.ToSlash(filepath.Join(e.audit.rel, "events.jsonl")), Msg: data, Time: now})
 }
 
 func marshal(v any) ([]byte, error) {
@@ -545,7 +487,7 @@ func (e *engine) finalReport() {
 	for _, c := range e.res.Codes {
 		errs = append(errs, c.Code)
 	}
-	nodes := []map[string]any{{"task_id": e.res.TaskID, "depth": e.cfg.Depth, "state": e.res.State}}
+	nodes := []map[string]any{{"task_id": e.res.TaskID, "depth": 0, "state": e.res.State}}
 	for _, d := range e.res.Delegations {
 		n := map[string]any{"task_id": d.TaskID, "parent_task_id": d.Parent, "depth": d.Depth, "state": "PENDING"}
 		if !d.Accepted {
@@ -581,9 +523,9 @@ func (e *engine) finalReport() {
 	if cs.BudgetUSD != nil {
 		budget = &budgetStatus{MaxCostUSD: cs.BudgetUSD, CurrentCostUSD: cs.TotalUSD, WithinBudget: cs.WithinBudget}
 	}
-	e.audit.write(e.clk.Now(), "SESSION_SUMMARY", orchestratorActor, map[string]any{
+	e.audit.write(time.Now(), "SESSION_SUMMARY", orchestratorActor, map[string]any{
 		"total_tasks": 1, "completed": completed, "failed": failed, "total_cost_usd": cs.TotalUSD,
-		"total_duration_seconds": int(e.clk.Now().Sub(e.start) / time.Second), "agents_used": agents,
+		"total_duration_seconds": int(time.Now().Sub(e.start) / time.Second), "agents_used": agents,
 	}, max(len(e.res.Attempts), 1), nil, "N/A", "", budget)
 	if e.audit.err == nil {
 		data, _ := json.MarshalIndent(e.res.summaryJSON(), "", "  ")

@@ -9,23 +9,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aopkit/aopkit/conform"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 	mock "github.com/aopkit/aopkit/mockagent/aop2"
 )
 
 // scenario is one reference scenario: engine + mock agent, with the engine's
 // decisions to assert. Its transcript is kept in fixtures/reference/aop2.
 type scenario struct {
-	name   string
-	fault  string // command-line fault of the mock agent
-	set    map[string]any
-	task   []byte // instead of baseTask + set
-	setup  func(t *testing.T, scratch string)
-	tweak  func(*Config)
-	state  string   // expected final state
-	codes  []string // expected codes, in order
-	events []string // expected engine events, in order
-	viol   []string // rules the engine must have seen broken
-	check  func(t *testing.T, r run)
+	name  string
+	fault string // command-line fault of the mock agent
+	set   map[string]any
+	task  []byte // instead of baseTask + set
+	setup func(t *testing.T, scratch string)
+	steps []conform.Step // scenario steps
+	// engineFault is the engine's own fault (Faults).
+	engineFault string
+	state       string   // expected final state
+	codes       []string // expected codes, in order
+	events      []string // expected engine events, in order
+	viol        []string // rules the engine must have seen broken
+	check       func(t *testing.T, r run)
 	// noGolden skips the transcript golden (huge payloads).
 	noGolden bool
 }
@@ -91,8 +95,9 @@ var scenarios = []scenario{
 			if got, ok := fileContent(t, r); !ok || !strings.Contains(got, "mockagent") {
 				t.Errorf("the executor's file is missing: %q", got)
 			}
-			if len(r.res.AuditFiles) != 5 {
-				t.Errorf("audit files %v, want 5 records", r.res.AuditFiles)
+			// payload limit and access checks, routing, dispatch, response, summary
+			if len(r.res.AuditFiles) != 6 {
+				t.Errorf("audit files %v, want 6 records", r.res.AuditFiles)
 			}
 			for _, f := range append(r.res.AuditFiles, "events.jsonl", "session_final_report.json") {
 				if _, err := os.Stat(filepath.Join(r.res.AuditDir, f)); err != nil {
@@ -138,9 +143,11 @@ var scenarios = []scenario{
 	{name: "heartbeat-abort", fault: mock.FaultStopHeartbeats, state: "FAILED",
 		codes: []string{"E_HEARTBEAT_FAILURE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
 		check: func(t *testing.T, r run) {
-			// beats at 4 s and 8 s, then silence: 8 + 3 × 4 = 20 s.
-			if a := r.res.Attempts[0]; a.Ended.Sub(a.Started) != 20*time.Second || a.Signal != "SIGTERM" {
-				t.Errorf("attempt ended after %s by %q; want 20 s by SIGTERM", a.Ended.Sub(a.Started), a.Signal)
+			// beats at 4 s and 8 s, then silence: the failure is declared just past
+			// 3 × 4 s plus the clock tolerance (lint/spec/aop2), counted from 8 s.
+			want := 8*time.Second + aop2spec.HeartbeatFailureAfter(4*time.Second, 3, 1) + time.Millisecond
+			if a := r.res.Attempts[0]; a.Ended.Sub(a.Started) != want || a.Signal != "SIGTERM" {
+				t.Errorf("attempt ended after %s by %q; want %s by SIGTERM", a.Ended.Sub(a.Started), a.Signal, want)
 			}
 		}},
 	{name: "heartbeat-warn", fault: mock.FaultStopHeartbeats,
@@ -156,8 +163,10 @@ var scenarios = []scenario{
 		state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"}},
 	{name: "heartbeat-hang", fault: mock.FaultHang, state: "FAILED",
 		codes: []string{"E_HEARTBEAT_FAILURE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"}},
+	// Late beats within the liveness limit are no engine decision (aoplint's
+	// AOP2-SEQ-006 judges them from the transcript).
 	{name: "heartbeat-late", fault: mock.FaultLateHeartbeats, state: "COMPLETED",
-		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-SEQ-006"}},
+		events: []string{"SESSION_FINAL_REPORT"}},
 	{name: "hang-without-heartbeat", fault: mock.FaultHang, set: map[string]any{"execution_policy/heartbeat": nil},
 		state: "FAILED", codes: []string{"E_TIMEOUT"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"}},
 	{name: "ignore-shutdown", fault: mock.FaultIgnoreShutdown, set: map[string]any{"task/extensions/x_mockagent/work_seconds": 100},
@@ -272,9 +281,8 @@ var scenarios = []scenario{
 	{name: "priority-escalation", set: map[string]any{
 		"execution_policy/max_retries": 1,
 		"task/extensions/x_mockagent":  map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": "report-failure"}}},
-		tweak: func(c *Config) {
-			c.Escalations = []Escalation{{After: 10 * time.Second, Priority: "CRITICAL", Reason: "user escalated", By: "user@example.com"}}
-		},
+		steps: []conform.Step{{Attempt: 1, After: conform.Duration(10 * time.Second), Do: "escalate", Reason: "user escalated",
+			Message: []byte(`{"new_priority": "CRITICAL", "escalated_by": "user@example.com"}`)}},
 		state: "COMPLETED", codes: []string{"E_UNKNOWN"}, events: []string{"PRIORITY_ESCALATION", "SESSION_FINAL_REPORT"},
 		check: func(t *testing.T, r run) {
 			if !strings.Contains(string(r.transcript), `"priority":"CRITICAL","task_id":"TASK-001"`) {
@@ -369,6 +377,39 @@ var scenarios = []scenario{
 		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-ENVELOPE-001"}},
 	{name: "bad-extension-key", fault: mock.FaultBadExtensionKey, state: "COMPLETED",
 		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"AOP2-EXT-001"}},
+
+	// The engine's own faults: each changes one decision.
+	{name: "engine-fault-no-timeout-kill", fault: mock.FaultExceedTimeout, engineFault: FaultNoTimeoutKill, noGolden: true,
+		state: "COMPLETED", codes: []string{"E_TIMEOUT"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if a := r.res.Attempts[0]; a.Signal != "" || a.Ended.Sub(a.Started) != 105*time.Second {
+				t.Errorf("the executor ran %s, ended by %q; want 105 s and no SIGTERM (the timeout kill is skipped)", a.Ended.Sub(a.Started), a.Signal)
+			}
+		}},
+	{name: "engine-fault-ignore-missed-heartbeats", fault: mock.FaultStopHeartbeats, engineFault: FaultIgnoreMissedBeats, noGolden: true,
+		state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if r.res.HasCode("E_HEARTBEAT_FAILURE") {
+				t.Error("the fault must not declare a heartbeat failure")
+			}
+		}},
+	{name: "engine-fault-wrong-fallback-model", engineFault: FaultWrongFallbackModel, noGolden: true, set: map[string]any{
+		"execution_policy/alternative_models": alternatives("TIMEOUT"),
+		"task/extensions/x_mockagent":         byModel(map[string]any{codex: mock.FaultExceedTimeout})},
+		state: "FAILED", codes: []string{"E_TIMEOUT", "E_TIMEOUT", "E_ALL_MODELS_EXHAUSTED"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_TIMEOUT", codex + ":E_TIMEOUT"}) {
+				t.Errorf("attempts %v, want the fallback dispatched under the target's model", got)
+			}
+		}},
+	{name: "engine-fault-skip-rollback", engineFault: FaultSkipRollback, noGolden: true, setup: writeOriginal, set: map[string]any{
+		"task/extensions/x_mockagent": byModel(map[string]any{codex: "report-failure"})},
+		state: "FAILED", codes: []string{"E_UNKNOWN"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got, _ := fileContent(t, r); got == "original\n" {
+				t.Error("the fault must leave the executor's file in place")
+			}
+		}},
 }
 
 func manyInputs(n int) []any {
@@ -391,7 +432,7 @@ func TestScenarios(t *testing.T) {
 			if sc.setup != nil {
 				setup = func(s string) { sc.setup(t, s) }
 			}
-			r := runInProcess(t, sc.name, sc.fault, task, setup, sc.tweak)
+			r := runInProcess(t, sc.name, sc.fault, task, setup, sc.steps, sc.engineFault)
 			if r.res.State != sc.state {
 				t.Errorf("state %s, want %s (codes %v, attempts %v)", r.res.State, sc.state, r.res.CodeList(), attemptModels(r))
 			}
@@ -406,7 +447,7 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("the engine did not see %s broken; violations %+v", v, r.res.Violations)
 				}
 			}
-			if sc.fault == "" && len(sc.viol) == 0 && !strings.Contains(string(task), "faults_by_") && len(r.res.Violations) > 0 {
+			if sc.fault == "" && sc.engineFault == "" && len(sc.viol) == 0 && !strings.Contains(string(task), "faults_by_") && len(r.res.Violations) > 0 {
 				t.Errorf("a correct executor broke rules: %+v", r.res.Violations)
 			}
 			if sc.check != nil {
@@ -443,8 +484,8 @@ func TestEveryFaultHasAScenario(t *testing.T) {
 }
 
 func TestGoldenDeterministic(t *testing.T) {
-	a := runInProcess(t, "retry-backoff", "", taskWith(t, scenarios[11].set), nil, nil)
-	b := runInProcess(t, "retry-backoff", "", taskWith(t, scenarios[11].set), nil, nil)
+	a := runInProcess(t, "retry-backoff", "", taskWith(t, scenarios[11].set), nil, nil, "")
+	b := runInProcess(t, "retry-backoff", "", taskWith(t, scenarios[11].set), nil, nil, "")
 	if string(normalize(a.transcript, a.scratch)) != string(normalize(b.transcript, b.scratch)) {
 		t.Fatal("two runs of one scenario differ")
 	}

@@ -11,20 +11,15 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
+	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/mockagent"
 	_ "github.com/aopkit/aopkit/mockagent/aop2"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden transcripts in fixtures/reference/aop2")
-
-// epoch is where every scenario's fake clock starts.
-var epoch = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-
-// step is how far the driver moves the fake clock once everything is blocked.
-const step = 500 * time.Millisecond
+var update = flag.Bool("update", false, "rewrite the reference transcripts in fixtures/reference/aop2")
 
 const goldenDir = "../../../fixtures/reference/aop2"
 
@@ -32,7 +27,7 @@ const goldenDir = "../../../fixtures/reference/aop2"
 // 4 s, guard_rails timeout 45 s over execution_policy 60 s.
 const baseTask = `{
   "aop_version": "2.0.2-C", "schema_version": "2.0.2", "protocol_family": "AOP", "message_type": "TASK",
-  "session": {"session_id": "AOP-SESSION-2026-11-22-001", "created_at": "2026-11-22T10:00:00Z", "orchestrator": "aopkit", "origin": "CLI"},
+  "session": {"session_id": "AOP-SESSION-2026-11-22-001", "created_at": "${NOW}", "orchestrator": "aopkit", "origin": "CLI"},
   "target": {"agent_name": "mockagent", "role": "EXECUTOR", "provider": "CODEX", "model": "gpt-5.3-codex"},
   "task": {
     "task_id": "TASK-001", "parent_task_id": null, "attempt": 1,
@@ -89,45 +84,63 @@ type run struct {
 	res        *Result
 	err        error
 	scratch    string
+	sess       *conform.Session
 	transcript []byte
 }
 
-// runInProcess runs the engine against the in-process mock agent on a fake clock,
-// inside a synctest bubble: the driver advances the clock only once every
-// goroutine (engine, agent, pipes) is blocked, so runs are deterministic.
-func runInProcess(t *testing.T, name, fault string, task []byte, setup func(scratch string), tweak func(*Config)) run {
+// play runs the engine (Play, through the harness) against the in-process
+// mockagent with fault, inside a synctest bubble: time is virtual, starts at
+// 2000-01-01 and moves only when every goroutine waits, so runs are fast and
+// reproducible.
+func play(t *testing.T, sc *conform.Scenario, fault, engineFault string, setup func(scratch string)) run {
+	t.Helper()
+	agent, err := mockagent.Lookup(Protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return playAgent(t, sc, agent, fault, engineFault, setup)
+}
+
+// playAgent is play with another in-process agent.
+func playAgent(t *testing.T, sc *conform.Scenario, agent *mockagent.Agent, fault, engineFault string, setup func(scratch string)) run {
 	t.Helper()
 	var r run
 	r.scratch = t.TempDir() // outside the bubble: it outlives synctest.Test
+	var buf bytes.Buffer
 	synctest.Test(t, func(t *testing.T) {
-		fake := clock.NewFake(epoch)
 		if setup != nil {
 			setup(r.scratch)
 		}
-		agent, err := mockagent.Lookup("aop2")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		cfg := Config{
-			Launcher: agentio.InProcess{Agent: agent, Fault: fault, Clock: fake},
-			Clock:    fake, Scratch: r.scratch, Recorder: NewRecorder(&buf, Protocol, name), Scenario: name,
-		}
-		if tweak != nil {
-			tweak(&cfg)
-		}
-		enginetest.Drive(t, fake, step, 20000, func() { r.res, r.err = Run(context.Background(), cfg, task) })
-		r.transcript = buf.Bytes()
+		h := harness.New(context.Background(), harness.Config{
+			Scenario: sc, Transcript: &buf, Launcher: agentio.InProcess{Agent: agent, Fault: fault},
+			Command: []string{"mockagent", "--protocol", Protocol}, Scale: 1, Scratch: r.scratch, EngineFault: engineFault,
+		})
+		r.res, r.err = Play(h)
+		r.err = h.End(r.err)
+		r.sess = h.Session()
 	})
+	r.transcript = buf.Bytes()
 	if r.err != nil {
 		t.Fatalf("engine error: %v", r.err)
 	}
 	return r
 }
 
-// normalize replaces the scratch directory by a stable placeholder.
+// scenarioOf is a test scenario around a TASK: a long deadline (virtual time
+// costs nothing), the given steps.
+func scenarioOf(name string, task []byte, steps []conform.Step) *conform.Scenario {
+	return &conform.Scenario{ID: name, Protocol: Protocol, Family: "engine", Deadline: conform.Duration(30 * time.Minute), Task: task, Steps: steps}
+}
+
+// runInProcess plays one test scenario.
+func runInProcess(t *testing.T, name, fault string, task []byte, setup func(scratch string), steps []conform.Step, engineFault string) run {
+	t.Helper()
+	return play(t, scenarioOf(name, task, steps), fault, engineFault, setup)
+}
+
+// normalize replaces the scratch directory by ${SCRATCH}.
 func normalize(data []byte, scratch string) []byte {
-	return bytes.ReplaceAll(data, []byte(scratch), []byte("/scratch"))
+	return bytes.ReplaceAll(data, []byte(scratch), []byte("${SCRATCH}"))
 }
 
 // golden compares (or with -update rewrites) fixtures/reference/aop2/<name>.jsonl.

@@ -54,8 +54,8 @@ func TestEffectiveTimeoutPrecedence(t *testing.T) {
 		want time.Duration
 		from string
 	}{
-		{nil, 45 * time.Second, "guard_rails"},
-		{map[string]any{"guard_rails/timeout_seconds": nil}, 60 * time.Second, "execution_policy"},
+		{nil, 45 * time.Second, "guard_rails.timeout_seconds"},
+		{map[string]any{"guard_rails/timeout_seconds": nil}, 60 * time.Second, "execution_policy.timeout_seconds"},
 		{map[string]any{"guard_rails/timeout_seconds": nil, "execution_policy/timeout_seconds": nil}, 0, ""},
 	} {
 		task, _, err := ParseTask(taskWith(t, tc.set))

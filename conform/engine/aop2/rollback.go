@@ -1,6 +1,7 @@
 package aop2
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ type snapshot struct {
 	SnapPath string // the copy, absolute
 	Existed  bool   // the artifact existed when the snapshot was taken
 	Strategy string
+	data     []byte // what was copied
 }
 
 // inside maps p (relative to ws, or absolute) to an absolute path inside ws.
@@ -35,8 +37,12 @@ func inside(ws, p string) (string, error) {
 	return full, nil
 }
 
-// takeSnapshot copies one artifact aside. The COPY strategy is implemented; GIT_STASH
-// and DIFF are taken as COPY (the restored bytes are the same).
+// takeSnapshot copies one artifact aside, to its snapshot_path (default
+// .aop_snapshots/<path>.before in the workspace). The COPY strategy is
+// implemented; GIT_STASH and DIFF are taken as COPY (the restored bytes are the
+// same). An artifact that does not exist yet gets an empty snapshot file (the
+// rollback deletes what the executor creates): either way the snapshot is a file
+// at snapshot_path that the executor must leave alone.
 func takeSnapshot(ws string, o Output) (snapshot, error) {
 	s := snapshot{Display: o.Path, Strategy: o.Strategy}
 	if s.Strategy == "" {
@@ -55,30 +61,44 @@ func takeSnapshot(ws string, o Output) (snapshot, error) {
 	if s.SnapPath, err = inside(ws, sp); err != nil {
 		return s, err
 	}
-	if _, err := os.Stat(full); errors.Is(err, os.ErrNotExist) {
-		// Nothing to copy: the rollback deletes what the executor creates. A marker
-		// file records that the snapshot was taken.
-		return s, writeFile(s.SnapPath+".absent", nil)
+	data, err := os.ReadFile(full)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		data = []byte{}
+	case err != nil:
+		return s, err
+	default:
+		s.Existed = true
 	}
-	s.Existed = true
-	return s, copyFile(full, s.SnapPath)
+	s.data = data
+	return s, writeFile(s.SnapPath, data)
 }
 
 // restore puts the artifact back as the snapshot recorded it.
 func (s snapshot) restore() error {
+	if _, err := os.Stat(s.SnapPath); err != nil {
+		return fmt.Errorf("the snapshot %s is gone", s.SnapPath)
+	}
 	if !s.Existed {
-		if _, err := os.Stat(s.SnapPath + ".absent"); err != nil {
-			return fmt.Errorf("the snapshot marker %s is gone", s.SnapPath+".absent")
-		}
 		if err := os.Remove(s.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return nil
 	}
-	if _, err := os.Stat(s.SnapPath); err != nil {
-		return fmt.Errorf("the snapshot %s is gone", s.SnapPath)
-	}
 	return copyFile(s.SnapPath, s.Path)
+}
+
+// intact reports whether the snapshot still holds what was taken ("" when it
+// does, else "deleted" or "changed").
+func (s snapshot) intact() string {
+	got, err := os.ReadFile(s.SnapPath)
+	switch {
+	case err != nil:
+		return "deleted"
+	case !bytes.Equal(got, s.data):
+		return "changed"
+	}
+	return ""
 }
 
 func copyFile(from, to string) error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	aop2lint "github.com/aopkit/aopkit/lint/aop2"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // Version header the engine writes (§1.1).
@@ -76,6 +77,11 @@ type Task struct {
 	Phases    []int // checkpoints per phase
 	Objective int   // characters of task.objective
 
+	// Network and Filesystem are the effective access of §11.2
+	// (lint/spec/aop2).
+	Network    string
+	Filesystem aop2spec.Filesystem
+
 	DelegationAllowed bool
 	MaxCostUSD        *float64
 	MaxTokens         *int64
@@ -92,7 +98,7 @@ type Output struct {
 // Policy is the effective execution policy after §11 precedence.
 type Policy struct {
 	Timeout              time.Duration // 0: none set (executor defaults)
-	TimeoutFrom          string        // "guard_rails", "execution_policy" or ""
+	TimeoutFrom          string        // aop2spec.FromGuardRails, FromExecutionPolicy or ""
 	AutoTerminate        bool
 	MaxRetries           int
 	Backoff              []time.Duration
@@ -163,12 +169,18 @@ func num(m map[string]any, key string) (float64, bool) {
 	return 0, false
 }
 
+// numPtr is a number as lint/spec/aop2 takes it (nil: absent or not a number).
+func numPtr(m map[string]any, key string) *float64 {
+	if v, ok := num(m, key); ok {
+		return &v
+	}
+	return nil
+}
+
 func boolean(m map[string]any, key string) (bool, bool) {
 	v, ok := m[key].(bool)
 	return v, ok
 }
-
-func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
 // checkHeader checks the version header of any aop2 message (§1.1).
 func checkHeader(m map[string]any, full bool) []Problem {
@@ -273,6 +285,7 @@ func ParseTask(data []byte) (*Task, []Problem, error) {
 		t.readTask(task, &ps)
 	}
 	t.readPolicy(&ps)
+	t.readAccess(target, task)
 	checkExtensions(m, "", &ps)
 	return t, ps, nil
 }
@@ -358,18 +371,42 @@ func (t *Task) readTask(task map[string]any, ps *[]Problem) {
 	}
 }
 
+// readAccess applies §11.2: the effective filesystem and network access.
+func (t *Task) readAccess(target, task map[string]any) {
+	caps, access := object(target, "capabilities"), object(task, "access")
+	var capable *bool
+	if v, ok := boolean(caps, "file_system_access"); ok {
+		capable = &v
+	}
+	fs := object(access, "filesystem")
+	capNet, _ := str(caps, "network_access")
+	taskNet, _ := str(access, "network")
+	t.Network = aop2spec.EffectiveNetwork(capNet, taskNet)
+	t.Filesystem = aop2spec.EffectiveFilesystem(capable, stringList(fs, "read_paths"), stringList(fs, "write_paths"))
+}
+
+// stringList reads an array of strings (nil when absent).
+func stringList(m map[string]any, key string) []string {
+	arr, ok := m[key].([]any)
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for _, v := range arr {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // readPolicy applies §11: guard_rails override execution_policy.
 func (t *Task) readPolicy(ps *[]Problem) {
 	ep, gr := object(t.raw, "execution_policy"), object(t.raw, "guard_rails")
 	p := Policy{AutoTerminate: true, OnFailure: "REPORT_AND_CONTINUE", RequireFinalSignal: true,
-		Backoff:           []time.Duration{30 * time.Second, 120 * time.Second, 300 * time.Second},
-		HeartbeatInterval: 120 * time.Second, MaxMissedBeats: 3, OnHeartbeatFailure: "ABORT"}
-	if v, ok := num(ep, "timeout_seconds"); ok && ep != nil {
-		p.Timeout, p.TimeoutFrom = secs(v), "execution_policy"
-	}
-	if v, ok := num(gr, "timeout_seconds"); ok && gr != nil {
-		p.Timeout, p.TimeoutFrom = secs(v), "guard_rails"
-	}
+		Backoff: []time.Duration{30 * time.Second, 120 * time.Second, 300 * time.Second}}
+	p.Timeout, p.TimeoutFrom = aop2spec.EffectiveTimeout(numPtr(gr, "timeout_seconds"), numPtr(ep, "timeout_seconds"))
+	p.HeartbeatInterval, p.MaxMissedBeats = aop2spec.Heartbeat(nil, nil)
 	if v, ok := boolean(ep, "auto_terminate_on_timeout"); ok {
 		p.AutoTerminate = v
 	}
@@ -399,7 +436,7 @@ func (t *Task) readPolicy(ps *[]Problem) {
 		for _, b := range bs {
 			if n, ok := b.(json.Number); ok {
 				f, _ := n.Float64()
-				p.Backoff = append(p.Backoff, secs(f))
+				p.Backoff = append(p.Backoff, aop2spec.Seconds(f))
 			}
 		}
 	}
@@ -433,12 +470,7 @@ func (t *Task) readPolicy(ps *[]Problem) {
 	}
 	if hb := object(ep, "heartbeat"); hb != nil {
 		p.Heartbeat, _ = boolean(hb, "enabled")
-		if v, ok := num(hb, "interval_seconds"); ok && v > 0 {
-			p.HeartbeatInterval = secs(v)
-		}
-		if v, ok := num(hb, "max_missed_beats"); ok && v >= 1 {
-			p.MaxMissedBeats = int(v)
-		}
+		p.HeartbeatInterval, p.MaxMissedBeats = aop2spec.Heartbeat(numPtr(hb, "interval_seconds"), numPtr(hb, "max_missed_beats"))
 		if v, ok := str(hb, "on_heartbeat_failure"); ok {
 			if hbPolicies[v] {
 				p.OnHeartbeatFailure = v

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/knownfail"
 	"github.com/aopkit/aopkit/conform/lintstep"
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
@@ -306,14 +307,28 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 			return exitCode(exitHarness)
 		}
 	}
-	switch {
-	case rep.HarnessErrors > 0:
+	if rep.HarnessErrors > 0 {
 		fmt.Fprintf(stderr, "aopconform: %d scenario(s) could not be run (harness error, not the agent's fault)\n", rep.HarnessErrors)
-		return exitCode(exitHarness)
-	case runFailed(rep):
-		return exitCode(exitMustBad)
+	}
+	if code := exitFor(rep); code != 0 {
+		return exitCode(code)
 	}
 	return nil
+}
+
+// exitFor is the exit code of a finished run: 1 when a MUST the agent definitely
+// failed (or a stale known-failing entry) decides it, whatever the harness could
+// not judge elsewhere; 2 when only the harness failed; 1 for the other failures.
+func exitFor(rep *conform.Report) int {
+	switch {
+	case knownfail.MustFailed(rep) || len(report.StaleEntries(rep)) > 0:
+		return exitMustBad
+	case rep.HarnessErrors > 0:
+		return exitHarness
+	case runFailed(rep):
+		return exitMustBad
+	}
+	return 0
 }
 
 func writeReport(name string, rep *conform.Report) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
 	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
 	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
 	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
 	"github.com/aopkit/aopkit/conform/harness"
@@ -145,6 +146,12 @@ type engineFault struct{ Name, Doc string }
 // engineFaults lists each protocol engine's faults. Wire an engine's Faults()
 // here when it has them, one line per protocol.
 var engineFaults = map[string]func() []engineFault{
+	"aop2": func() (out []engineFault) {
+		for _, f := range engaop2.Faults() {
+			out = append(out, engineFault{f.Name, f.Doc})
+		}
+		return out
+	},
 	"aof": func() (out []engineFault) {
 		for _, f := range engaof.Faults() {
 			out = append(out, engineFault{f.Name, f.Doc})

@@ -1,0 +1,171 @@
+package checks
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+// session builds a recorded session from records; times are t0 + offset.
+type sessionBuilder struct {
+	s  *conform.Session
+	t0 time.Time
+}
+
+func newSession(attempts ...*conform.Attempt) *sessionBuilder {
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	for i, a := range attempts {
+		a.N = i + 1
+		if a.Start.IsZero() {
+			a.Start = t0
+		}
+	}
+	return &sessionBuilder{s: &conform.Session{Scenario: &conform.Scenario{ID: "s"}, Scale: 1, Attempts: attempts, Facts: map[string]any{}}, t0: t0}
+}
+
+func (b *sessionBuilder) add(from, stream, key string, at time.Duration, msg string) *sessionBuilder {
+	r := conform.Record{Seq: len(b.s.Records) + 1, From: from, Stream: stream, Key: key, Time: b.t0.Add(at), Attempt: 1}
+	if msg != "" {
+		r.Msg = json.RawMessage(msg)
+	}
+	b.s.Records = append(b.s.Records, r)
+	return b
+}
+
+func run(t *testing.T, id string, s *conform.Session) conform.Outcome {
+	t.Helper()
+	c := conform.LookupCheck(id)
+	if c == nil {
+		t.Fatalf("no check %s", id)
+	}
+	return c.Run(s)
+}
+
+// TestReusedExecutionIDOneFailure: an agent that reuses an executionId fails
+// aos/4.6/unique-execution-ids; the checks that tell tool calls apart by
+// executionId are NOT-JUDGED and name it, instead of failing with a misleading
+// message (before: all-tools-requested failed with "the tool call requests do not
+// follow the work script" and modify-enforced through lint AOS-SEQ-008).
+func TestReusedExecutionIDOneFailure(t *testing.T) {
+	t.Parallel()
+	call := func(id int, exec, tool string) string {
+		return `{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"steps/toolCallRequest","params":{"toolCallRequest":{"executionId":"` + exec + `","toolId":"` + tool + `"}}}`
+	}
+	b := newSession(&conform.Attempt{Input: json.RawMessage(`{"tools":[{"name":"run_shell"},{"name":"read_file"}]}`)}).
+		add("agent", "http", "steps/toolCallRequest", 10*time.Millisecond, call(1, "exec-1", "run_shell")).
+		add("agent", "stdout", "executed", 20*time.Millisecond, `{"executed":{"executionId":"exec-1","name":"run_shell","arguments":{"command":"ls build"}}}`).
+		add("agent", "http", "steps/toolCallRequest", 30*time.Millisecond, call(2, "exec-1", "read_file"))
+	b.s.Facts["aos.decisions"] = []AOSDecision{
+		{Seq: 1, ExecutionID: "exec-1", Tool: "run_shell", Decision: "modify", Arguments: json.RawMessage(`{"command":"ls build"}`)},
+		{Seq: 3, ExecutionID: "exec-1", Tool: "read_file", Decision: "error"},
+	}
+	if o := run(t, "aos/4.6/unique-execution-ids", b.s); o.Verdict != conform.Fail {
+		t.Errorf("unique-execution-ids: %s %s, want FAIL", o.Verdict, o.Message)
+	}
+	wantNotJudged(t, b.s, "aos/4.6/unique-execution-ids", []string{"aos/bind/all-tools-requested", "aos/5.1/modify-enforced", "aos/5.1/deny-enforced", "aos/5.2/fail-closed", "aos/4.6/request-before-execute", "aos/4.6/result-after-execute"}...)
+}
+
+// TestNoResponseOneFailure: an aop2 agent that crashes before its RESPONSE fails
+// aop2/5/final-response; every check that reads the RESPONSE is NOT-JUDGED (before:
+// seven checks failed with "the agent sent no RESPONSE").
+func TestNoResponseOneFailure(t *testing.T) {
+	t.Parallel()
+	task := `{"session":{"session_id":"S"},"task":{"task_id":"T","attempt":2,"budgets":{"max_cost_usd":1}},"target":{"model":"m"},"guard_rails":{"require_final_signal":true,"require_minimal_report":true}}`
+	a := &conform.Attempt{Input: json.RawMessage(task)}
+	a.Exit.Code = 1
+	b := newSession(&conform.Attempt{Input: json.RawMessage(task)}, a).
+		add("agent", "stdout", "EVENT/PROGRESS_UPDATE", 10*time.Millisecond, `{"message_type":"EVENT","event":"PROGRESS_UPDATE"}`)
+	if o := run(t, "aop2/5/final-response", b.s); o.Verdict != conform.Fail {
+		t.Errorf("final-response: %s %s, want FAIL", o.Verdict, o.Message)
+	}
+	wantNotJudged(t, b.s, "aop2/5/final-response", []string{"aop2/1.2/response-ids", "aop2/5/final-signal", "aop2/5/minimal-report", "aop2/12/within-budget",
+		"aop2/4/response-size", "aop2/9/fallback-model", "aop2/11/finish-within-timeout", "aop2/5/artifacts-honest", "aop2/recovery/honest-attempt"}...)
+}
+
+// TestSlowSIGTERMExit: a slow exit after SIGTERM says how long the agent ran after
+// it and that it reacted; an agent that wrote nothing is told so; a pass says how
+// long the exit took.
+func TestSlowSIGTERMExit(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	killed := &conform.Attempt{Terminated: t0.Add(time.Second), Killed: t0.Add(3 * time.Second), End: t0.Add(3 * time.Second)}
+	killed.Exit.Signal = "SIGKILL"
+	b := newSession(killed).add("agent", "stdout", "EVENT/PROGRESS_UPDATE", 2500*time.Millisecond, `{}`)
+	o := run(t, "aop2/bind/stop-on-sigterm", b.s)
+	for _, want := range []string{"still running 2s after SIGTERM", "reacted (1 lines after SIGTERM, the last 1.5s after it) but did not exit in time"} {
+		if o.Verdict != conform.Fail || !strings.Contains(o.Message, want) {
+			t.Errorf("slow exit: %s %q, want FAIL saying %q", o.Verdict, o.Message, want)
+		}
+	}
+	silent := &conform.Attempt{Terminated: t0.Add(time.Second), Killed: t0.Add(3 * time.Second), End: t0.Add(3 * time.Second)}
+	silent.Exit.Signal = "SIGKILL"
+	o = run(t, "aos/bind/stop-on-sigterm", newSession(silent).s)
+	if o.Verdict != conform.Fail || !strings.Contains(o.Message, "still running 2s after SIGTERM") || !strings.Contains(o.Message, "wrote nothing after SIGTERM") {
+		t.Errorf("ignored SIGTERM: %s %q", o.Verdict, o.Message)
+	}
+	quick := &conform.Attempt{Terminated: t0.Add(time.Second), End: t0.Add(1340 * time.Millisecond)}
+	o = run(t, "orchmsg/bind/stop-on-sigterm", newSession(quick).s)
+	if o.Verdict != conform.Pass || !strings.Contains(o.Message, "exited 340ms after SIGTERM") {
+		t.Errorf("quick exit: %s %q", o.Verdict, o.Message)
+	}
+}
+
+// TestCutShortReportOneFailure: an aop-output report cut short by a crash fails
+// aop-output/format/markers; the checks that read a marker it never wrote are
+// NOT-JUDGED (before: status, timestamps, summary-limit and details/file failed
+// too), and those that read what it did write are still judged.
+func TestCutShortReportOneFailure(t *testing.T) {
+	t.Parallel()
+	a := &conform.Attempt{Input: json.RawMessage(`{"task":"x","task_type":"build"}`)}
+	a.Exit.Code = 1
+	b := newSession(a)
+	for i, l := range []string{"[AOP:START] 2026-11-24T10:00:00Z", "[AOP:TASK] Build the release", "[AOP:SUMMARY]"} {
+		text := l
+		b.s.Records = append(b.s.Records, conform.Record{Seq: i + 1, From: "agent", Stream: "stdout", Text: &text, Attempt: 1})
+	}
+	if o := run(t, "aop-output/format/markers", b.s); o.Verdict != conform.Fail {
+		t.Errorf("markers: %s %s, want FAIL", o.Verdict, o.Message)
+	}
+	if o := run(t, "aop-output/format/task-length", b.s); o.Verdict != conform.Pass {
+		t.Errorf("task-length: %s %s, want PASS (the TASK line is there)", o.Verdict, o.Message)
+	}
+	wantNotJudged(t, b.s, "aop-output/format/markers", []string{"aop-output/format/status", "aop-output/format/timestamps", "aop-output/format/summary-limit", "aop-output/details/file"}...)
+}
+
+// TestNoCompletionOneFailure: an aof agent without a completion.report fails
+// aof/completion/reported; the checks that read the report's payload are NOT-JUDGED.
+func TestNoCompletionOneFailure(t *testing.T) {
+	t.Parallel()
+	b := newSession(&conform.Attempt{})
+	wantNotJudged(t, b.s, "aof/completion/reported", []string{"aof/completion/payload", "aof/completion/summary-exists"}...)
+}
+
+// TestRejectedRequestsOneFailure: tool call requests the guardian rejected as
+// invalid JSON-RPC (jsonrpc "1.0") get no decision: the checks that need one are
+// NOT-JUDGED on aos/3.12.1/jsonrpc-request (before: all-tools-requested failed with
+// "the tool call requests do not follow the work script", deny-enforced was
+// NOT-APPLICABLE).
+func TestRejectedRequestsOneFailure(t *testing.T) {
+	t.Parallel()
+	b := newSession(&conform.Attempt{Input: json.RawMessage(`{"tools":[{"name":"list_files"},{"name":"delete_file"}]}`)}).
+		add("agent", "http", "steps/toolCallRequest", 10*time.Millisecond, `{"jsonrpc":"1.0","id":1,"method":"steps/toolCallRequest","params":{"toolCallRequest":{"executionId":"exec-1"}}}`).
+		add("agent", "http", "steps/toolCallRequest", 20*time.Millisecond, `{"jsonrpc":"1.0","id":2,"method":"steps/toolCallRequest","params":{"toolCallRequest":{"executionId":"exec-2"}}}`)
+	if o := run(t, "aos/3.12.1/jsonrpc-request", b.s); o.Verdict != conform.Fail {
+		t.Errorf("jsonrpc-request: %s %s, want FAIL", o.Verdict, o.Message)
+	}
+	wantNotJudged(t, b.s, "aos/3.12.1/jsonrpc-request", []string{"aos/bind/all-tools-requested", "aos/5.1/deny-enforced", "aos/5.1/modify-enforced", "aos/4.6/request-before-execute"}...)
+}
+
+// wantNotJudged: each check is NOT-JUDGED on the session, depending on root.
+func wantNotJudged(t *testing.T, s *conform.Session, root string, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		o := run(t, id, s)
+		if o.Verdict != conform.NotJudged || o.DependsOn != root || !strings.HasPrefix(o.Message, "not judged: depends on "+root+" (") {
+			t.Errorf("%s: %s (depends on %q) %s; want NOT-JUDGED depending on %s", id, o.Verdict, o.DependsOn, o.Message, root)
+		}
+	}
+}

@@ -1,0 +1,741 @@
+package aop2
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/checks"
+	"github.com/aopkit/aopkit/conform/harness"
+	aop2lint "github.com/aopkit/aopkit/lint/aop2"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
+)
+
+// Drive plays the orchestrator of one aop2 scenario against the agent under test
+// through the harness: the engine dispatches the scenario's TASK, watches each
+// attempt and decides retries, fallbacks, timeouts, heartbeat failures and
+// rollbacks itself. Its errors are the harness's (the agent could not be
+// launched, the run was interrupted).
+func Drive(h *harness.H) error {
+	res, err := Play(h)
+	if err == nil && res.State == "REJECTED" && len(res.Attempts) == 0 {
+		// The scenario's own TASK is unusable (schema, payload limits): nothing
+		// was dispatched, so nothing of the agent can be judged. The scenario's
+		// problem, not the agent's.
+		detail := ""
+		if len(res.Codes) > 0 {
+			detail = ": " + res.Codes[len(res.Codes)-1].Code + " " + res.Codes[len(res.Codes)-1].Detail
+		}
+		return harness.Errorf("scenario %s: the aop2 engine rejected the scenario's TASK before dispatch%s", h.Scenario().ID, detail)
+	}
+	return err
+}
+
+// Play is Drive returning the engine's decisions (for the engine's tests).
+func Play(h *harness.H) (*Result, error) {
+	sc := h.Scenario()
+	if len(sc.Attempts) > 0 {
+		return nil, harness.Errorf("scenario %s: aop2 re-dispatches are the engine's decisions (retries, fallbacks by trigger), not scripted attempts: remove \"attempts\"", sc.ID)
+	}
+	e := &engine{h: h, fault: h.EngineFault(), res: &Result{}, known: map[string]int{}, costs: map[[2]string]*ModelCost{},
+		ws: filepath.Join(h.Scratch(), "workspace"), start: time.Now()}
+	if e.fault != "" && LookupFault(e.fault) == nil {
+		return nil, harness.Errorf("aop2 engine: unknown engine fault %q (aopconform engine-faults lists them)", e.fault)
+	}
+	if err := os.MkdirAll(e.ws, 0o755); err != nil {
+		return nil, harness.Errorf("workspace: %v", err)
+	}
+	h.Fact("aop2.workspace", e.ws)
+	e.run(h.Expand(sc.Task))
+	if !e.hashed {
+		e.hashWorkspace()
+	}
+	h.Event(0, "engine-outcome", map[string]any{"state": e.res.State, "final_signal": e.res.FinalSignal, "codes": nonNil(e.res.CodeList())})
+	if e.err != nil {
+		return e.res, e.err
+	}
+	if e.audit != nil && e.audit.err != nil {
+		return e.res, harness.Errorf("aop2 engine: audit trail: %v", e.audit.err)
+	}
+	return e.res, nil
+}
+
+// Key names an aop2 message for scenario steps and checks: "TASK", "RESPONSE",
+// "EVENT/HEARTBEAT", ...
+func Key(r *conform.Record) string {
+	m := r.Obj()
+	if m == nil {
+		return ""
+	}
+	t, _ := m["message_type"].(string)
+	if t == "EVENT" {
+		ev, _ := m["event"].(string)
+		return "EVENT/" + ev
+	}
+	return t
+}
+
+// hashWorkspace records the workspace's files for the checks (before a rollback
+// changes them).
+func (e *engine) hashWorkspace() {
+	e.hashed = true
+	e.h.Fact("aop2.files", hashFiles(e.ws, 500))
+}
+
+// verifySnapshots says, per rollback snapshot, whether the executor left it alone.
+func (e *engine) verifySnapshots() []checks.Snapshot {
+	var out []checks.Snapshot
+	for _, s := range e.snaps {
+		rel, err := filepath.Rel(e.h.Scratch(), s.SnapPath)
+		if err != nil {
+			rel = s.SnapPath
+		}
+		after := s.intact()
+		out = append(out, checks.Snapshot{Path: filepath.ToSlash(rel), Intact: after == "", After: after})
+	}
+	return out
+}
+
+// hashFiles maps the regular files under root (slash paths) to their sha256.
+func hashFiles(root string, max int) map[string]string {
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= max || !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 16<<20 {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = checks.SHA256Hex(b)
+		return nil
+	})
+	return out
+}
+
+// model is one candidate of the routing: the target, then each alternative (§9).
+type model struct {
+	Provider, Model, Trigger string
+}
+
+// immediate reports whether an alternative with this trigger takes over right
+// after a failed attempt, before the current model's retries are used up.
+func immediate(trigger, outcome string) bool {
+	switch trigger {
+	case "FIRST_ERROR":
+		return true
+	case "TIMEOUT":
+		return outcome == "E_TIMEOUT"
+	case "CRITICAL_ERROR":
+		return IsCritical(outcome)
+	case "COST_LIMIT_EXCEEDED":
+		return outcome == "E_COST_LIMIT_EXCEEDED"
+	}
+	return false
+}
+
+// eligible reports whether an alternative with this trigger may take over once the
+// current model's retries are used up.
+func eligible(trigger, outcome string) bool {
+	return trigger == "ALL_ERRORS" || immediate(trigger, outcome)
+}
+
+// Outcomes of an attempt that are no §12 code.
+const (
+	outSuccess   = "SUCCESS"
+	outCancelled = "CANCELLED" // the orchestrator stopped it (a scenario step, the scenario deadline)
+	outNoTime    = "NO_TIME"   // the scenario deadline passed before the attempt
+	outHarness   = "HARNESS"   // the harness failed (e.err)
+)
+
+// dispatchLoop runs attempts: retries of one model with backoff, then fallback to
+// the alternative models by trigger, until one succeeds or none is left.
+func (e *engine) dispatchLoop() {
+	p := e.task.Policy
+	models := []model{{Provider: e.task.Provider, Model: e.task.Model}}
+	for _, a := range p.Alternatives {
+		models = append(models, model(a))
+	}
+	mi, n := 0, 0
+	var last string
+	for {
+		cur := models[mi]
+		switched := false
+		for tries := 1; ; tries++ {
+			n++
+			outcome := e.runAttempt(n, cur)
+			last = outcome
+			switch outcome {
+			case outSuccess, outHarness:
+				return
+			case outCancelled, outNoTime:
+				e.end("ABORTED", "ABORTED")
+				return
+			}
+			if p.AbortOnCritical && IsCritical(outcome) {
+				e.code(outcome, n, true, "abort_on_first_critical_error: the session aborts on %s", outcome)
+				e.end("ABORTED", "ABORTED")
+				return
+			}
+			if mi+1 < len(models) && immediate(models[mi+1].Trigger, outcome) {
+				mi++
+				switched = true
+				break
+			}
+			if tries <= p.MaxRetries {
+				if !e.backoff(tries) {
+					e.end("ABORTED", "ABORTED")
+					return
+				}
+				continue
+			}
+			for j := mi + 1; j < len(models); j++ {
+				if eligible(models[j].Trigger, outcome) {
+					mi, switched = j, true
+					break
+				}
+			}
+			break
+		}
+		if !switched {
+			break
+		}
+		e.audit.write(time.Now(), "ROUTING_DECISION", orchestratorActor, map[string]any{
+			"input_version": "V2", "routed_to": e.task.AgentName, "model_selected": models[mi].Model,
+			"fallback_triggered": true, "fallback_reason": last + " → " + models[mi].Trigger, "alternatives_tried": e.tried(),
+		}, n+1, nil, "ALLOWED", last, nil)
+	}
+	if len(p.Alternatives) > 0 {
+		e.code("E_ALL_MODELS_EXHAUSTED", 0, true, "%d model(s) tried, the last ended with %s", len(e.tried()), last)
+	}
+	if p.OnFailure == "ABORT_SESSION" {
+		e.end("ABORTED", "ABORTED")
+		return
+	}
+	e.end("FAILED", "FAILURE")
+}
+
+func (e *engine) end(state, signal string) {
+	e.res.State, e.res.FinalSignal = state, signal
+}
+
+func (e *engine) tried() []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, a := range e.res.Attempts {
+		if !seen[a.Model] {
+			seen[a.Model] = true
+			out = append(out, a.Model)
+		}
+	}
+	return out
+}
+
+// backoff waits retry_backoff_seconds[retry-1] (the last value repeats); false
+// when the run was interrupted.
+func (e *engine) backoff(retry int) bool {
+	b := e.task.Policy.Backoff
+	if len(b) == 0 {
+		return true
+	}
+	d := b[min(retry-1, len(b)-1)]
+	e.h.Event(0, "backoff", map[string]any{"retry": retry, "wait_ms": d.Milliseconds()})
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-e.h.Context().Done():
+		e.err = harness.Errorf("interrupted: %v", e.h.Context().Err())
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// attemptState is the engine's view of one running executor.
+type attemptState struct {
+	n        int
+	m        model // as dispatched
+	fatal    string
+	answered bool // a RESPONSE arrived (valid or not)
+	valid    bool
+	view     responseView
+	raw      []byte
+	lastBeat time.Time // zero: none yet (heartbeats are owed from the first sign of life)
+	lastProg time.Time
+	hbActive bool
+	timedOut bool // the effective timeout expired (with or without auto_terminate)
+}
+
+// runAttempt dispatches the TASK to one executor process and watches it until it
+// exits. It returns outSuccess, outCancelled, outNoTime, outHarness or the §12
+// code that ended the attempt.
+func (e *engine) runAttempt(n int, m model) string {
+	if m.Trigger != "" && e.fault == FaultWrongFallbackModel {
+		// The engine fault: the fallback goes out under the target's model.
+		m = model{Provider: e.task.Provider, Model: e.task.Model, Trigger: m.Trigger}
+	}
+	line := e.task.dispatch(m.Provider, m.Model, n, e.priority, e.ws)
+	now := time.Now()
+	e.audit.write(now, "ROUTING_DECISION", orchestratorActor, map[string]any{
+		"input_version": "V2", "routed_to": e.task.AgentName, "model_selected": m.Model,
+		"fallback_triggered": m.Trigger != "", "fallback_reason": nilIfEmpty(m.Trigger), "alternatives_tried": e.tried(),
+	}, n, nil, "ALLOWED", "", nil)
+	var dispatched any
+	json.Unmarshal(line, &dispatched)
+	e.audit.write(now, "TASK_DISPATCHED", orchestratorActor, dispatched, n, []string{"PAYLOAD_LIMIT", "TIMEOUT"}, "ALLOWED", "", nil)
+
+	a, err := e.h.Launch(line, "AOP2_WORKSPACE="+e.ws)
+	if errors.Is(err, harness.ErrNoTime) {
+		return outNoTime
+	}
+	if err != nil {
+		e.err = err
+		return outHarness
+	}
+	st := &attemptState{n: n, m: m, hbActive: e.task.Policy.Heartbeat}
+	if err := a.Send(line); err != nil {
+		e.violation("aop2/bind/read-task", n, "the executor did not read its TASK: %v", err)
+	}
+	if err := a.Run(harness.Handler{
+		Key:     Key,
+		OnLine:  func(a *harness.Agent, r conform.Record) { e.handleLine(st, r) },
+		Act:     func(a *harness.Agent, step conform.Step) error { return e.act(st, a, step) },
+		Monitor: func(a *harness.Agent, now time.Time) time.Time { return e.monitor(st, a, now) },
+	}); err != nil {
+		e.err = err
+		return outHarness
+	}
+	att := a.Attempt()
+	outcome := e.outcome(st, att)
+	e.res.Attempts = append(e.res.Attempts, Attempt{N: n, Provider: m.Provider, Model: m.Model, Trigger: m.Trigger,
+		Outcome: outcome, ExitCode: att.Exit.Code, Signal: att.Exit.Signal, Started: att.Start, Ended: att.End})
+	if outcome == outSuccess {
+		e.res.Response = json.RawMessage(st.raw)
+		e.end("COMPLETED", st.view.Signal)
+	}
+	return outcome
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// monitor is the engine's timers for one attempt, run by the harness on every
+// wake-up: the effective timeout (§11) and heartbeat liveness (§6.1), both counted
+// from the agent's first sign of life and stretched by --timeout-scale, with the
+// limits of lint/spec/aop2 (the ones aoplint judges the transcript by). It
+// returns when it next wants to run.
+func (e *engine) monitor(st *attemptState, a *harness.Agent, now time.Time) time.Time {
+	att := a.Attempt()
+	origin := att.Alive
+	if origin.IsZero() || st.answered || st.fatal != "" || !att.Terminated.IsZero() {
+		return time.Time{}
+	}
+	p := e.task.Policy
+	var next time.Time
+	consider := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	if p.Timeout > 0 && !st.timedOut {
+		if at := origin.Add(e.h.Scale(p.Timeout)); now.Before(at) {
+			consider(at)
+		} else {
+			e.timeout(st, a, now, false)
+		}
+	}
+	if st.fatal == "" && st.hbActive && e.fault != FaultIgnoreMissedBeats {
+		last := st.lastBeat
+		if last.IsZero() {
+			last = origin
+		}
+		scale := e.h.ScaleFactor()
+		if aop2spec.HeartbeatFailed(now.Sub(last), p.HeartbeatInterval, p.MaxMissedBeats, scale, true) {
+			e.heartbeatFailure(st, a, now, last)
+		}
+		if st.fatal == "" && st.hbActive {
+			last = st.lastBeat
+			if last.IsZero() {
+				last = origin
+			}
+			// HeartbeatFailed is strict: wake just past the longest silence allowed.
+			consider(last.Add(aop2spec.HeartbeatFailureAfter(p.HeartbeatInterval, p.MaxMissedBeats, scale) + time.Millisecond))
+		}
+	}
+	if t := att.Terminated; !t.IsZero() {
+		consider(t.Add(e.h.Grace())) // the SIGKILL after the grace period
+	}
+	return next
+}
+
+// timeout acts on the effective timeout (§11, E_TIMEOUT): with
+// auto_terminate_on_timeout the executor is terminated, else it runs on. A
+// scenario step "expire-timeout" makes it expire early (scripted).
+func (e *engine) timeout(st *attemptState, a *harness.Agent, now time.Time, scripted bool) {
+	if st.timedOut || st.answered || st.fatal != "" {
+		return
+	}
+	st.timedOut = true
+	p := e.task.Policy
+	ran := now.Sub(a.Attempt().Origin())
+	terminate := p.AutoTerminate && e.fault != FaultNoTimeoutKill
+	detail := map[string]any{"code": "E_TIMEOUT", "after_ms": ran.Milliseconds(), "timeout_ms": e.h.Scale(p.Timeout).Milliseconds(),
+		"from": orDefault(p.TimeoutFrom, "none"), "auto_terminate": terminate}
+	if scripted {
+		detail["scripted"] = "the scenario expires the effective timeout early"
+	}
+	e.h.Event(st.n, "task-timeout", detail)
+	e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "TIMEOUT", "result": "FAIL", "details": fmt.Sprintf("no RESPONSE within %s (%s)", ran.Round(time.Millisecond), orDefault(p.TimeoutFrom, "scenario")), "error_code": "E_TIMEOUT"}, st.n, []string{"TIMEOUT"}, "N/A", "E_TIMEOUT", nil)
+	if !scripted {
+		e.violation("AOP2-SEQ-010", st.n, "no RESPONSE within the effective timeout %s", e.h.Scale(p.Timeout))
+	}
+	if !terminate {
+		e.code("E_TIMEOUT", st.n, false, "no RESPONSE within %s; auto_terminate_on_timeout is false, the executor runs on", ran.Round(time.Millisecond))
+		return
+	}
+	st.fatal = "E_TIMEOUT"
+	e.code("E_TIMEOUT", st.n, true, "no RESPONSE within %s; auto_terminate_on_timeout terminates the executor", ran.Round(time.Millisecond))
+	reason := "E_TIMEOUT"
+	if scripted {
+		reason = "E_TIMEOUT (expired early by the scenario)"
+	}
+	a.Terminate(reason)
+}
+
+// heartbeatFailure applies on_heartbeat_failure after max_missed_beats (§6.1).
+func (e *engine) heartbeatFailure(st *attemptState, a *harness.Agent, now, last time.Time) {
+	p := e.task.Policy
+	silent := now.Sub(last)
+	detail := fmt.Sprintf("no HEARTBEAT for %s (%d × %s)", silent.Round(time.Millisecond), p.MaxMissedBeats, p.HeartbeatInterval)
+	e.violation("AOP2-SEQ-005", st.n, "%s", detail)
+	e.h.Event(st.n, "heartbeat-failure", map[string]any{"code": "E_HEARTBEAT_FAILURE", "missed_for_ms": silent.Milliseconds(),
+		"limit_ms": aop2spec.HeartbeatSilence(p.HeartbeatInterval, p.MaxMissedBeats, e.h.ScaleFactor()).Milliseconds(), "action": p.OnHeartbeatFailure})
+	result := "FAIL"
+	switch p.OnHeartbeatFailure {
+	case "ABORT":
+		st.fatal = "E_HEARTBEAT_FAILURE"
+		e.code("E_HEARTBEAT_FAILURE", st.n, true, "%s; on_heartbeat_failure ABORT", detail)
+		a.Terminate("E_HEARTBEAT_FAILURE")
+	case "WARN":
+		result = "WARN"
+		e.code("E_HEARTBEAT_FAILURE", st.n, false, "%s; on_heartbeat_failure WARN", detail)
+		st.lastBeat = now
+	default: // CONTINUE
+		result = "PASS"
+		st.hbActive = false
+	}
+	e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "TIMEOUT", "result": result, "details": detail + "; on_heartbeat_failure " + p.OnHeartbeatFailure, "error_code": "E_HEARTBEAT_FAILURE"}, st.n, []string{"HEARTBEAT"}, "N/A", "E_HEARTBEAT_FAILURE", nil)
+}
+
+// act performs the aop2 steps of a scenario.
+func (e *engine) act(st *attemptState, a *harness.Agent, step conform.Step) error {
+	switch step.Do {
+	case "expire-timeout":
+		e.timeout(st, a, time.Now(), true)
+		return nil
+	case "escalate":
+		var es struct {
+			Priority string `json:"new_priority"`
+			By       string `json:"escalated_by"`
+		}
+		if err := json.Unmarshal(step.Message, &es); err != nil || indexOf(priorities, es.Priority) < 0 {
+			return harness.Errorf("scenario %s: step escalate needs message {\"new_priority\": LOW|NORMAL|HIGH|CRITICAL}", e.h.Scenario().ID)
+		}
+		e.escalate(es.Priority, step.Reason, es.By)
+		return nil
+	}
+	return harness.Errorf("scenario %s: step %q does not apply to aop2", e.h.Scenario().ID, step.Do)
+}
+
+// escalate emits PRIORITY_ESCALATION (§8); the next dispatch carries the new
+// priority.
+func (e *engine) escalate(priority, reason, by string) {
+	if priority == e.priority {
+		return
+	}
+	e.emit(map[string]any{"event": "PRIORITY_ESCALATION", "old_priority": e.priority, "new_priority": priority,
+		"reason": orDefault(reason, "scripted escalation"), "escalated_by": orDefault(by, "aopkit-engine")})
+	e.priority = priority
+}
+
+// handleLine interprets one recorded line of the executor.
+func (e *engine) handleLine(st *attemptState, r conform.Record) {
+	if r.Stream != "stdout" {
+		return // stderr is free
+	}
+	data := []byte(r.Msg)
+	if data == nil {
+		data = []byte(harness.TextOf(&r))
+	}
+	if r.Truncated {
+		e.code("E_CONTEXT_OVERFLOW", st.n, false, "a stdout line over %d bytes was cut", len(data))
+		e.violation("AOP2-LIMIT-003", st.n, "a stdout line was longer than the harness reads")
+		return
+	}
+	trimmed := trimSpace(data)
+	if len(trimmed) == 0 {
+		return
+	}
+	m, err := decodeObject(trimmed)
+	if err != nil {
+		if trimmed[0] == '{' || trimmed[0] == '[' {
+			e.code("E_PARSE_FAILURE", st.n, false, "a stdout line looks like JSON but does not parse: %v", err)
+			e.violation("GEN-JSON-001", st.n, "%v", err)
+		} else {
+			e.violation("GEN-DETECT-002", st.n, "non-JSON stdout kept as a log line: %.60q", trimmed)
+		}
+		return
+	}
+	switch mt, _ := str(m, "message_type"); mt {
+	case "EVENT":
+		e.handleEvent(st, r.Time, m)
+	case "RESPONSE":
+		e.handleResponse(st, r.Time, m, trimmed)
+	case "TASK":
+		e.handleDelegation(st, m, trimmed)
+	default:
+		e.violation("AOP2-ENVELOPE-001", st.n, "message_type %q is not TASK, RESPONSE or EVENT; ignored", mt)
+	}
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// executorEvents are the events an executor sends; the others are the orchestrator's.
+var executorEvents = set("HEARTBEAT", "PROGRESS_UPDATE")
+
+func (e *engine) handleEvent(st *attemptState, at time.Time, m map[string]any) {
+	for _, p := range checkHeader(m, false) {
+		e.violation(p.Rule, st.n, "%s", p)
+	}
+	if sid, _ := str(m, "session_id"); sid != e.task.SessionID {
+		e.violation("AOP2-SEQ-001", st.n, "event session_id %q is not the TASK's %q; ignored", sid, e.task.SessionID)
+		return
+	}
+	if tid, _ := str(m, "task_id"); tid != e.task.TaskID {
+		e.violation("AOP2-SEQ-001", st.n, "event task_id %q is not the TASK's %q; ignored", tid, e.task.TaskID)
+		return
+	}
+	if ts, _ := str(m, "timestamp"); !validTimestamp(ts) {
+		e.violation("AOP2-TIME-001", st.n, "timestamp %q is not ISO 8601 UTC (2026-02-26T12:37:01Z)", ts)
+	}
+	ev, _ := str(m, "event")
+	if !executorEvents[ev] {
+		e.violation("AOP2-ENVELOPE-006", st.n, "event %q is not an executor event (HEARTBEAT, PROGRESS_UPDATE); ignored", ev)
+		return
+	}
+	switch ev {
+	case "HEARTBEAT":
+		// Liveness is the monitor's (lint/spec/aop2); late beats that stay within
+		// it are aoplint's AOP2-SEQ-006, judged from the transcript.
+		st.lastBeat = at
+	case "PROGRESS_UPDATE":
+		if !st.lastProg.IsZero() && aop2spec.ProgressTooSoon(at.Sub(st.lastProg), true) {
+			e.violation("AOP2-SEQ-007", st.n, "PROGRESS_UPDATE %s after the previous one; at most one per 30 s", at.Sub(st.lastProg))
+			return // the engine drops the extra update
+		}
+		st.lastProg = at
+	}
+}
+
+func validTimestamp(s string) bool {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return false
+	}
+	_, off := t.Zone()
+	return off == 0
+}
+
+func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any, raw []byte) {
+	if st.answered {
+		e.violation("AOP2-SEQ-009", st.n, "a second RESPONSE; the first one stands")
+		return
+	}
+	st.answered = true
+	if st.fatal != "" {
+		e.violation("aop2/5/final-response", st.n, "a RESPONSE after the attempt ended with %s; ignored", st.fatal)
+		return
+	}
+	e.audit.write(at, "RESPONSE_RECEIVED", executorActor(e.task.AgentName, st.m.Provider, st.m.Model), m, st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "", nil)
+	if size := aop2lint.CompactSize(raw); size > MaxResponseBytes {
+		st.fatal = "E_CONTEXT_OVERFLOW"
+		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", size, MaxResponseBytes)
+		e.violation("AOP2-LIMIT-003", st.n, "RESPONSE of %d bytes", size)
+		return
+	}
+	view, problems := checkResponse(m, e.task, st.m.Provider, st.m.Model)
+	var fatal []Problem
+	for _, p := range problems {
+		e.violation(p.Rule, st.n, "%s", p)
+		if fatalRules[p.Rule] {
+			fatal = append(fatal, p)
+		}
+	}
+	if view.Actions > MaxActions {
+		e.code("E_PAYLOAD_SIZE_WARNING", st.n, false, "execution_summary.actions has %d items; the limit is %d", view.Actions, MaxActions)
+	}
+	if len(fatal) > 0 {
+		st.fatal = "E_MALFORMED_RESPONSE"
+		e.code("E_MALFORMED_RESPONSE", st.n, true, "%s", fatal[0])
+		e.audit.write(at, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "FINAL_SIGNAL", "result": "FAIL", "details": fatal[0].String(), "error_code": "E_MALFORMED_RESPONSE"}, st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "E_MALFORMED_RESPONSE", nil)
+		return
+	}
+	st.valid, st.view, st.raw = true, view, append([]byte(nil), raw...)
+	e.addCost(st, view, m)
+}
+
+func (e *engine) addCost(st *attemptState, v responseView, m map[string]any) {
+	k := [2]string{st.m.Provider, st.m.Model}
+	mc := e.costs[k]
+	if mc == nil {
+		mc = &ModelCost{Provider: st.m.Provider, Model: st.m.Model}
+		e.costs[k] = mc
+	}
+	mc.Attempts++
+	mc.CostUSD += v.CostUSD
+	if ct := object(m, "cost_tracking"); ct != nil {
+		in, _ := num(ct, "tokens_input")
+		out, _ := num(ct, "tokens_output")
+		e.res.Cost.TokensInput += int64(in)
+		e.res.Cost.TokensOutput += int64(out)
+	}
+}
+
+// outcome decides how the attempt ended.
+func (e *engine) outcome(st *attemptState, att *conform.Attempt) string {
+	if st.fatal != "" {
+		return st.fatal
+	}
+	ex := att.Exit
+	crashed := ex.Code != 0 || ex.Signal != ""
+	if !st.answered {
+		if att.Timeout || !att.Terminated.IsZero() || !att.StdinClosed.IsZero() {
+			// The orchestrator stopped it (a scenario's cancellation, its deadline):
+			// no RESPONSE is owed (bindings).
+			return outCancelled
+		}
+		if crashed {
+			e.code("E_PROCESS_CRASH", st.n, true, "the executor ended (exit %d%s) without a RESPONSE", ex.Code, sigSuffix(ex.Signal))
+			return "E_PROCESS_CRASH"
+		}
+		e.violation("AOP2-SEQ-004", st.n, "the executor exited 0 without a RESPONSE")
+		e.code("E_MALFORMED_RESPONSE", st.n, true, "the executor exited 0 without a RESPONSE")
+		return "E_MALFORMED_RESPONSE"
+	}
+	if !st.valid {
+		// Answered after the attempt ended: st.fatal was set then.
+		return "E_MALFORMED_RESPONSE"
+	}
+	if crashed && att.Terminated.IsZero() {
+		e.violation("aop2/bind/exit-zero", st.n, "exit %d%s after the RESPONSE; the binding asks for 0", ex.Code, sigSuffix(ex.Signal))
+	}
+	v := st.view
+	t := e.task
+	if t.MaxCostUSD != nil && v.HasCost && v.CostUSD > *t.MaxCostUSD {
+		e.code("E_COST_LIMIT_EXCEEDED", st.n, true, "the executor reports $%g; the budget is $%g", v.CostUSD, *t.MaxCostUSD)
+		e.violation("AOP2-SEQ-013", st.n, "actual cost $%g over the budget $%g", v.CostUSD, *t.MaxCostUSD)
+		return "E_COST_LIMIT_EXCEEDED"
+	}
+	if t.MaxTokens != nil && v.Tokens > *t.MaxTokens {
+		e.code("E_COST_LIMIT_EXCEEDED", st.n, true, "the executor used %d tokens; the budget is %d", v.Tokens, *t.MaxTokens)
+		return "E_COST_LIMIT_EXCEEDED"
+	}
+	if v.Signal == "SUCCESS" || v.Signal == "PARTIAL_SUCCESS" {
+		return outSuccess
+	}
+	code := v.ErrorCode
+	if !errorCodes[code] {
+		code = "E_UNKNOWN"
+	}
+	e.code(code, st.n, true, "the executor reports %s/%s", v.State, v.Signal)
+	return code
+}
+
+func sigSuffix(sig string) string {
+	if sig == "" {
+		return ""
+	}
+	return ", " + sig
+}
+
+// handleDelegation checks a sub-TASK the executor sends (§10): a valid envelope,
+// delegation allowed, depth at most 3. Accepted sub-tasks are recorded in the
+// delegation graph; the engine does not run them.
+func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte) {
+	sub, problems, _ := ParseTask(raw)
+	d := Delegation{TaskID: sub.TaskID, Parent: sub.ParentTaskID}
+	reject := func(code, format string, args ...any) {
+		d.Code = code
+		e.code(code, st.n, false, "sub-task %s: %s", d.TaskID, fmt.Sprintf(format, args...))
+		e.res.Delegations = append(e.res.Delegations, d)
+	}
+	for _, p := range problems {
+		e.violation(p.Rule, st.n, "sub-task %s: %s", d.TaskID, p)
+	}
+	if len(problems) > 0 {
+		reject("E_SCHEMA_VALIDATION", "%s", problems[0])
+		return
+	}
+	if !e.task.DelegationAllowed {
+		e.violation("aop2/10/no-delegation", st.n, "task.constraints.delegation_allowed is false")
+		reject("E_PERMISSION_DENIED", "task.constraints.delegation_allowed is false")
+		return
+	}
+	// §11.2: a sub-task gets no wider access than its parent's effective access.
+	if !aop2spec.NetworkWithin(sub.Network, e.task.Network) {
+		reject("E_PERMISSION_DENIED", "network access %s is wider than the parent's effective %s (§11.2)", sub.Network, e.task.Network)
+		return
+	}
+	// (A parent without filesystem access has empty path lists: any path asked
+	// lies outside them.)
+	if fs, pfs := sub.Filesystem, e.task.Filesystem; !aop2spec.PathsWithin(fs.Read, pfs.Read) || !aop2spec.PathsWithin(fs.Write, pfs.Write) {
+		reject("E_PERMISSION_DENIED", "filesystem access (read %v, write %v) is outside the parent's effective access (§11.2)", fs.Read, fs.Write)
+		return
+	}
+	pd, ok := e.known[d.Parent]
+	if !ok {
+		reject("E_DEPENDENCY_FAILED", "parent_task_id %q is no task of this session", d.Parent)
+		return
+	}
+	d.Depth = pd + 1
+	if d.Depth > MaxDelegationDepth {
+		e.violation("AOP2-SEQ-011", st.n, "sub-task %s at depth %d; at most %d", d.TaskID, d.Depth, MaxDelegationDepth)
+		reject("E_MAX_DEPTH_EXCEEDED", "depth %d; at most %d", d.Depth, MaxDelegationDepth)
+		return
+	}
+	d.Accepted = true
+	e.known[d.TaskID] = d.Depth
+	e.res.Delegations = append(e.res.Delegations, d)
+	e.audit.write(time.Now(), "ROUTING_DECISION", orchestratorActor, map[string]any{
+		"input_version": "V2", "routed_to": sub.AgentName, "model_selected": sub.Model,
+		"fallback_triggered": false, "fallback_reason": nil, "alternatives_tried": []string{},
+	}, st.n, nil, "ALLOWED", "", nil)
+}

@@ -1,0 +1,130 @@
+package aop2
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/mockagent"
+
+	"github.com/aopkit/aopkit/conform/engine/enginetest"
+)
+
+// TestShippedScenarios plays every aop2 scenario aopconform ships
+// (fixtures/scenarios/aop2) against the correct mockagent through Drive's code
+// path on virtual time: the engine completes each task, or stops it where the
+// scenario cancels it, and re-dispatches where the scenario drives it into a
+// fallback or a crash. The transcripts are the reference transcripts
+// fixtures/reference/aop2/correct-<scenario>.jsonl (lint clean:
+// conform/engine/lintgolden).
+func TestShippedScenarios(t *testing.T) {
+	for _, sc := range enginetest.Builtin(t, Protocol) {
+		t.Run(sc.ID, func(t *testing.T) {
+			t.Parallel()
+			r := play(t, sc, "", "", nil)
+			want := map[string]string{"aop2-cancel-sigterm": "ABORTED", "aop2-orchestrator-gone": "ABORTED"}[sc.ID]
+			if want == "" {
+				want = "COMPLETED"
+			}
+			if r.res.State != want {
+				t.Errorf("state %s, want %s (codes %v, attempts %v)", r.res.State, want, r.res.CodeList(), attemptModels(r))
+			}
+			if len(r.res.Violations) > 0 {
+				t.Errorf("the correct agent broke rules: %+v", r.res.Violations)
+			}
+			wantAttempts := map[string][]string{
+				// The scenario expires the timeout of attempt 1: the engine falls back
+				// to the TIMEOUT alternative.
+				"aop2-fallback": {codex + ":E_TIMEOUT", gemini + ":SUCCESS"},
+				// The executor's host dies (SIGKILL): the engine retries (max_retries 1).
+				"aop2-stale-recovery": {codex + ":E_PROCESS_CRASH", codex + ":SUCCESS"},
+			}[sc.ID]
+			if wantAttempts != nil && !reflect.DeepEqual(attemptModels(r), wantAttempts) {
+				t.Errorf("attempts %v, want %v", attemptModels(r), wantAttempts)
+			}
+			golden(t, "correct-"+strings.TrimPrefix(sc.ID, "aop2-"), r)
+		})
+	}
+}
+
+// TestDriveRefusesUnusableScenarios: a scenario whose TASK the engine rejects
+// before dispatch, or that scripts attempts, is a harness error, never a run
+// that judges the agent on nothing.
+func TestDriveRefusesUnusableScenarios(t *testing.T) {
+	for name, sc := range map[string]*conform.Scenario{
+		"invalid task":     scenarioOf("invalid-task", []byte(`{"aop_version": "2.0.2-C", "message_type": "TASK"}`), nil),
+		"scripted attempt": {ID: "attempts", Protocol: Protocol, Deadline: conform.Duration(time.Minute), Task: taskWith(t, nil), Attempts: []json.RawMessage{[]byte(`{}`)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			scratch := t.TempDir()
+			var err error
+			synctest.Test(t, func(t *testing.T) {
+				agent, _ := mockagent.Lookup(Protocol)
+				h := harness.New(context.Background(), harness.Config{Scenario: sc, Launcher: agentio.InProcess{Agent: agent}, Command: []string{"mockagent"}, Scratch: scratch})
+				err = h.End(Drive(h))
+				if n := len(h.Session().Attempts); n != 0 {
+					t.Errorf("%d attempts launched", n)
+				}
+			})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// TestDelegationAccessGuard: a sub-TASK gets no wider access than its parent's
+// effective access of §11.2 (the most restrictive network, the intersection of
+// filesystem capability and paths): wider ones are rejected with
+// E_PERMISSION_DENIED, narrower ones accepted.
+func TestDelegationAccessGuard(t *testing.T) {
+	sub := func(id string, access string) string {
+		return `{"aop_version":"2.0.2-C","schema_version":"2.0.2","protocol_family":"AOP","message_type":"TASK",` +
+			`"session":{"session_id":"AOP-SESSION-2026-11-22-001","created_at":"2000-01-01T00:00:00Z","orchestrator":"x","origin":"AGENT"},` +
+			`"target":{"agent_name":"x","role":"EXECUTOR","provider":"CODEX","model":"m"},` +
+			`"task":{"task_id":"` + id + `","parent_task_id":"TASK-001","objective":"o","category":"ANALYSIS","complexity":"LOW","environment":{"workspace_root":"/w"},"access":` + access + `}}`
+	}
+	lines := []string{
+		sub("S-NET", `{"network":"FULL"}`),
+		sub("S-FS", `{"filesystem":{"write_paths":["/etc"]}}`),
+		sub("S-OK", `{"network":"NONE","filesystem":{"read_paths":["/w/src"],"write_paths":["/w/out"]}}`),
+	}
+	agent := &mockagent.Agent{Protocol: Protocol, Run: func(ctx context.Context, env mockagent.Env, _ string) int {
+		go func() { buf := make([]byte, 1<<16); env.Stdin.Read(buf) }()
+		for _, l := range lines {
+			fmt.Fprintln(env.Stdout, l)
+		}
+		<-ctx.Done()
+		return 0
+	}}
+	task := taskWith(t, map[string]any{
+		"task/constraints/delegation_allowed": true,
+		"target/capabilities":                 map[string]any{"network_access": "FULL", "file_system_access": true},
+		"task/access":                         map[string]any{"network": "RESTRICTED", "filesystem": map[string]any{"read_paths": []any{"/w"}, "write_paths": []any{"/w/out"}}},
+		"guard_rails/timeout_seconds":         1,
+	})
+	r := playAgent(t, scenarioOf("access-guard", task, nil), agent, "", "", nil)
+	if r.res.Network != "RESTRICTED" || !reflect.DeepEqual(r.res.Filesystem.Write, []string{"/w/out"}) {
+		t.Errorf("effective access: network %q, filesystem %+v", r.res.Network, r.res.Filesystem)
+	}
+	got := map[string]string{}
+	for _, d := range r.res.Delegations {
+		got[d.TaskID] = d.Code
+		if d.Accepted {
+			got[d.TaskID] = "accepted"
+		}
+	}
+	want := map[string]string{"S-NET": "E_PERMISSION_DENIED", "S-FS": "E_PERMISSION_DENIED", "S-OK": "accepted"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("delegations %v, want %v", got, want)
+	}
+}

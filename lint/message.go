@@ -41,6 +41,10 @@ type Message struct {
 	CutOff bool
 
 	Opts *Options
+
+	// Parsed is what a text protocol's rules made of Raw (aop-output's report),
+	// parsed by the first rule that needs it and kept for the others.
+	Parsed any
 }
 
 // Line is the line of the message's first byte.
@@ -127,18 +131,29 @@ type Pass struct {
 
 	diags   []Diagnostic
 	claimed []string
-	sink    *Pass // where As passes report to (nil: this pass)
+	sink    *Pass   // where As passes report to (nil: this pass)
+	as      []*Pass // the As passes made so far, reused (on the root pass)
 }
 
 // As returns a pass over the same message that reports under rule r (with r's
 // severity and spec), into the same diagnostics as p: how a group's shared
-// checker reports for each of its rules.
+// checker reports for each of its rules. The pass is valid while p is: a pass
+// reused by the driver (Reset) reuses its As passes too, so As allocates once per
+// rule, not once per rule and message.
 func (p *Pass) As(r *Rule) *Pass {
 	root := p
 	if p.sink != nil {
 		root = p.sink
 	}
-	return &Pass{Msg: p.Msg, Rule: r, sink: root}
+	for _, q := range root.as {
+		if q.Rule == r {
+			q.Msg = p.Msg
+			return q
+		}
+	}
+	q := &Pass{Msg: p.Msg, Rule: r, sink: root}
+	root.as = append(root.as, q)
+	return q
 }
 
 // NewPass prepares a pass of rule over msg (msg may be nil in Checker.Finish).
@@ -148,7 +163,8 @@ func NewPass(rule *Rule, msg *Message) *Pass { return &Pass{Rule: rule, Msg: msg
 // that reads a pass's results before the next Reset needs one pass, not one per
 // rule and message.
 func (p *Pass) Reset(rule *Rule, msg *Message) {
-	*p = Pass{Rule: rule, Msg: msg, diags: p.diags[:0], claimed: p.claimed[:0]}
+	clear(p.diags) // drop the references (Related, strings) the last results held
+	*p = Pass{Rule: rule, Msg: msg, diags: p.diags[:0], claimed: p.claimed[:0], as: p.as}
 }
 
 // Diagnostics returns what was reported.

@@ -64,3 +64,24 @@ func LookupProtocol(id string) *Protocol {
 	defer protoMu.Unlock()
 	return protocols[id]
 }
+
+// KindMemo remembers the non-empty answers of a function of a message kind (a
+// protocol's schema file): the function runs once per kind that has an answer,
+// not once per message. Kinds without one (no schema) are not kept, so
+// arbitrary kinds from the input cannot grow it.
+type KindMemo struct {
+	F func(kind string) string
+	m sync.Map // kind → answer
+}
+
+// Get returns F(kind).
+func (km *KindMemo) Get(kind string) string {
+	if v, ok := km.m.Load(kind); ok {
+		return v.(string)
+	}
+	v := km.F(kind)
+	if v != "" {
+		km.m.Store(kind, v)
+	}
+	return v
+}

@@ -10,8 +10,8 @@
 package aof
 
 import (
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -192,9 +192,9 @@ func schemaFile(kind string) string {
 // (lint/spec/aof).
 func ValidTaskID(id string) bool { return spec.ValidTaskID(id) }
 
-// datetimePattern is the ISO 8601 extended date-time the guide uses (seconds and
+// datetimeForm is the ISO 8601 extended date-time the guide uses (seconds and
 // fraction optional, a zone optional).
-var datetimePattern = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$`)
+var datetimeForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
 
 // zoneKind says how a datetime names its zone.
 type zoneKind int
@@ -207,8 +207,8 @@ const (
 
 // parseDateTime reads an ISO 8601 date-time; ok is false when s is not one.
 func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
-	m := datetimePattern.FindStringSubmatch(s)
-	if m == nil {
+	m, match := datetimeForm.Match(s)
+	if !match {
 		return time.Time{}, 0, false
 	}
 	norm := m[1] + "-" + m[2] + "-" + m[3] + "T" + m[4] + ":" + m[5] + ":"

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -228,3 +229,16 @@ func TestDataDirHostile(t *testing.T) {
 }
 
 func linterOptions() linter.Options { return linter.Options{} }
+
+// TestJSLenCountsUTF16Units: jsLen agrees with encoding each rune to UTF-16.
+func TestJSLenCountsUTF16Units(t *testing.T) {
+	for _, s := range []string{"", "abc", "é", "€", "😀", "a😀b\U0010FFFF", "\xff\xfe", "\xed\xa0\x80", "\xf4\x90\x80\x80", "日本語"} {
+		want := 0
+		for _, r := range s {
+			want += len(utf16.Encode([]rune{r}))
+		}
+		if got := jsLen(s); got != want {
+			t.Errorf("jsLen(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
@@ -175,12 +176,12 @@ func taskIDProblem(id string) string {
 	return fmt.Sprintf("%q must match TASK-YYYY-MM-DD-NNN, such as %q", id, suggestTaskID(id))
 }
 
-var digitGroups = regexp.MustCompile(`\d+`)
+var digitGroups = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+`) })
 
 // suggestTaskID pads a near-miss ("TASK-2026-2-9-57") into the pattern, or returns
 // the guide's example.
 func suggestTaskID(id string) string {
-	g := digitGroups.FindAllString(id, -1)
+	g := digitGroups().FindAllString(id, -1)
 	if len(g) >= 4 && len(g[0]) == 4 && len(g[1]) <= 2 && len(g[2]) <= 2 && len(g[3]) <= 3 {
 		s := fmt.Sprintf("TASK-%s-%02s-%02s-%03s", g[0], g[1], g[2], g[3])
 		s = strings.ReplaceAll(s, " ", "0")

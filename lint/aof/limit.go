@@ -2,7 +2,6 @@ package aof
 
 import (
 	"fmt"
-	"unicode/utf16"
 
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
@@ -37,7 +36,11 @@ var listLimits = map[string]int{"deliverables": spec.MaxListItems, "blockers": s
 func jsLen(s string) int {
 	n := 0
 	for _, r := range s {
-		n += len(utf16.Encode([]rune{r}))
+		if r >= 0x10000 { // a surrogate pair; ranging a string yields no rune past MaxRune
+			n += 2
+		} else {
+			n++
+		}
 	}
 	return n
 }

@@ -60,7 +60,11 @@ func init() {
 }
 
 // SchemaFile names the schema of a kind within package schemas' FS.
-func SchemaFile(kind string) string {
+func SchemaFile(kind string) string { return schemaFiles.Get(kind) }
+
+var schemaFiles = lint.KindMemo{F: schemaFileOf}
+
+func schemaFileOf(kind string) string {
 	switch {
 	case kind == KindTask:
 		return "aop2/task.schema.json"

@@ -269,6 +269,19 @@ func TestTimersStart(t *testing.T) {
 	if ds := lintText(t, lines[0]+start(0, 2)+lines[1]); has(ds, "AOP2-SEQ-005") {
 		t.Errorf("4 s gaps at scale 2 (limit 6 s): %v", ds)
 	}
+	// timers-start before the first AOP2 message: the checkers start later and
+	// are shown the harness record then (the driver keeps it past its line).
+	for _, workers := range []int{1, 2} {
+		res, err := linter.LintStream("test.jsonl", strings.NewReader(start(0, 2)+tr), linter.Options{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range res.Diagnostics {
+			if d.Rule == "AOP2-SEQ-005" {
+				t.Errorf("workers %d: timers-start held for later checkers lost its scale: %s", workers, d.Message)
+			}
+		}
+	}
 }
 
 func TestTimeoutPrecedence(t *testing.T) {

@@ -54,13 +54,15 @@ func checkUpstreamRefuses(p *lint.Pass) {
 		}
 	}
 	if p.Msg.Kind == KindTask || p.Msg.Kind == KindResponse || p.Msg.Kind == kindHeartbeat {
-		walkFractional(p, p.Msg.Root, "", 0)
+		var buf [128]byte
+		walkFractional(p, p.Msg.Root, buf[:0], 0)
 	}
 }
 
 // walkFractional reports fractional numbers in the members upstream wanted as
-// integers.
-func walkFractional(p *lint.Pass, n *jsonread.Node, at string, depth int) {
+// integers. at is the pointer of n, built in one buffer as the walk descends and
+// turned into a string only for a report.
+func walkFractional(p *lint.Pass, n *jsonread.Node, at []byte, depth int) {
 	if n == nil || depth > 16 {
 		return
 	}
@@ -70,12 +72,12 @@ func walkFractional(p *lint.Pass, n *jsonread.Node, at string, depth int) {
 			if m.Key == "extensions" {
 				continue
 			}
-			mp := at + "/" + jsonread.EscapeToken(m.Key)
+			mp := appendToken(append(at, '/'), m.Key)
 			if upstreamIntegers[m.Key] {
 				reportFractional(p, m.Value, mp)
 				if m.Value.Kind == jsonread.Array {
 					for i, it := range m.Value.Items {
-						reportFractional(p, it, mp+"/"+strconv.Itoa(i))
+						reportFractional(p, it, strconv.AppendInt(append(mp, '/'), int64(i), 10))
 					}
 				}
 				continue
@@ -84,12 +86,20 @@ func walkFractional(p *lint.Pass, n *jsonread.Node, at string, depth int) {
 		}
 	case jsonread.Array:
 		for i, it := range n.Items {
-			walkFractional(p, it, at+"/"+strconv.Itoa(i), depth+1)
+			walkFractional(p, it, strconv.AppendInt(append(at, '/'), int64(i), 10), depth+1)
 		}
 	}
 }
 
-func reportFractional(p *lint.Pass, n *jsonread.Node, at string) {
+// appendToken appends key as an escaped JSON Pointer token.
+func appendToken(b []byte, key string) []byte {
+	if strings.IndexByte(key, '~') < 0 && strings.IndexByte(key, '/') < 0 {
+		return append(b, key...)
+	}
+	return append(b, jsonread.EscapeToken(key)...)
+}
+
+func reportFractional(p *lint.Pass, n *jsonread.Node, ptr []byte) {
 	if n == nil || n.Kind != jsonread.Number {
 		return
 	}
@@ -99,5 +109,6 @@ func reportFractional(p *lint.Pass, n *jsonread.Node, at string) {
 	if f, ok := n.Float(); ok && f == float64(int64(f)) {
 		return // 30.0: an integer value
 	}
+	at := string(ptr)
 	p.Reportf(at, "%s is %s: valid (the contract allows any number), but %s, which wanted an integer", dotted(at), n.Str, upstreamDialect)
 }

@@ -10,10 +10,9 @@ package aopoutput
 
 import (
 	"bytes"
-	"regexp"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -179,28 +178,15 @@ func firstWord(s string) string {
 // ---- shared helpers ----
 
 // parsed returns the report of a text message. Every report rule asks for it, so
-// the last few parses are kept (by message) and a report is parsed once.
+// it is parsed once and kept on the message.
 func parsed(p *lint.Pass) *report {
-	cacheMu.Lock()
-	r, ok := cache[p.Msg]
-	cacheMu.Unlock()
-	if ok {
+	if r, ok := p.Msg.Parsed.(*report); ok {
 		return r
 	}
-	r = parse(p.Msg.Raw)
-	cacheMu.Lock()
-	if len(cache) >= 64 {
-		cache = map[*lint.Message]*report{}
-	}
-	cache[p.Msg] = r
-	cacheMu.Unlock()
+	r := parse(p.Msg.Raw)
+	p.Msg.Parsed = r
 	return r
 }
-
-var (
-	cacheMu sync.Mutex
-	cache   = map[*lint.Message]*report{}
-)
 
 // reportAt reports at a byte offset of the report and records the pointer of the
 // value in the report's JSON form (so that claims and the JSON output name it).
@@ -211,13 +197,13 @@ func reportAt(p *lint.Pass, sev lint.Severity, off int, pointer, format string, 
 	}
 }
 
-var isoRe = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$`)
+var isoForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
 
 // parseISO reads an ISO 8601 date-time; zone reports whether it names its offset
 // (a time without one is read as UTC).
 func parseISO(s string) (t time.Time, zone, ok bool) {
-	g := isoRe.FindStringSubmatch(s)
-	if g == nil {
+	g, match := isoForm.Match(s)
+	if !match {
 		return time.Time{}, false, false
 	}
 	num := func(x string) int { n, _ := strconv.Atoi(x); return n }

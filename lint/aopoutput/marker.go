@@ -184,6 +184,9 @@ func checkOrder(p *lint.Pass) {
 			ms = append(ms, m)
 		}
 	}
+	if inOrder(ms) {
+		return // the whole set is the one largest in order: nothing is misplaced
+	}
 	// keep the largest set of markers already in order; the others are misplaced
 	// (on a tie, blame the markers that come later in the text)
 	bestKeep, bestSize, bestScore := 0, -1, -1
@@ -226,6 +229,18 @@ func checkOrder(p *lint.Pass) {
 		}
 		reportAt(p, lint.Error, m.Off, pointerOf[m.Name], "[AOP:%s] %s: markers go in the order START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS, END%s", m.Name, rel, extra)
 	}
+}
+
+// inOrder reports whether the markers' ranks never go down.
+func inOrder(ms []*marker) bool {
+	last := -1
+	for _, m := range ms {
+		if rank[m.Name] < last {
+			return false
+		}
+		last = rank[m.Name]
+	}
+	return true
 }
 
 func isLastKnown(r *report, m *marker) bool {

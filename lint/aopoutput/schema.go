@@ -1,9 +1,12 @@
 package aopoutput
 
 import (
-	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -42,15 +45,7 @@ func runSchema(p *lint.Pass) {
 		return
 	}
 	r := parsed(p)
-	data, err := json.Marshal(reportJSON(r))
-	if err != nil {
-		return
-	}
-	root, _, err := jsonread.Parse(data)
-	if err != nil {
-		return
-	}
-	errs, err := schema.Validate(SchemaFile(KindReport), root)
+	errs, err := schema.Validate(SchemaFile(KindReport), treeOf(reportJSON(r)))
 	if err != nil {
 		reportAt(p, lint.Error, 0, "", "internal error: schema %s: %v", SchemaFile(KindReport), err)
 		return
@@ -99,6 +94,51 @@ func reportJSON(r *report) map[string]any {
 		out["status"] = m.Value
 	}
 	return out
+}
+
+// treeOf builds the tree jsonread.Parse would make of json.Marshal(v), for the
+// values reportJSON holds (objects, arrays, strings), without the round trip:
+// members in key order, and each byte of invalid UTF-8 replaced by U+FFFD as
+// json.Marshal does. Offsets are zero: the report's diagnostics are placed by
+// pointer (offsetOf).
+func treeOf(v any) *jsonread.Node {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(v))
+		n := &jsonread.Node{Kind: jsonread.Object, Members: make([]jsonread.Member, len(keys))}
+		for i, k := range keys {
+			n.Members[i] = jsonread.Member{Key: marshalled(k), Value: treeOf(v[k])}
+		}
+		return n
+	case []any:
+		n := &jsonread.Node{Kind: jsonread.Array, Items: make([]*jsonread.Node, len(v))}
+		for i, it := range v {
+			n.Items[i] = treeOf(it)
+		}
+		return n
+	case string:
+		return &jsonread.Node{Kind: jsonread.String, Str: marshalled(v)}
+	}
+	panic(fmt.Sprintf("aopoutput: treeOf(%T)", v))
+}
+
+// marshalled is s as json.Marshal then a JSON parser leave it: every byte of
+// invalid UTF-8 becomes U+FFFD.
+func marshalled(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // offsetOf maps a pointer into the report's JSON form back to the text.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
@@ -144,8 +145,10 @@ func checkLength(p *lint.Pass) {
 }
 
 var (
-	codeLineRe = regexp.MustCompile(`^(?:import\s|from\s+\S+\s+import\s|package\s|func\s|def\s|class\s|const\s|let\s|var\s|#include|public\s|private\s|protected\s|return\b|export\s|async\s+function|function\s|if\s*\(|for\s*\(|while\s*\(|\}|\{$|</?[a-zA-Z][^>]*>$)|[;{}]\s*$`)
-	fenceRe    = regexp.MustCompile("^(```|~~~)")
+	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:import\s|from\s+\S+\s+import\s|package\s|func\s|def\s|class\s|const\s|let\s|var\s|#include|public\s|private\s|protected\s|return\b|export\s|async\s+function|function\s|if\s*\(|for\s*\(|while\s*\(|\}|\{$|</?[a-zA-Z][^>]*>$)|[;{}]\s*$`)
+	})
+	fenceRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^(```|~~~)") })
 )
 
 func checkCode(p *lint.Pass) {
@@ -174,7 +177,7 @@ func findCode(lines []summaryLine) []finding {
 		run, runStart = 0, -1
 	}
 	for _, l := range lines {
-		if fenceRe.MatchString(l.Text) {
+		if fenceRe().MatchString(l.Text) {
 			if inFence {
 				if n > 5 {
 					out = append(out, finding{fenceStart, fmt.Sprintf("a code block of %d lines", n)})
@@ -190,7 +193,7 @@ func findCode(lines []summaryLine) []finding {
 			n++
 			continue
 		}
-		if !l.Bullet && codeLineRe.MatchString(l.Text) {
+		if !l.Bullet && codeLineRe().MatchString(l.Text) {
 			if run == 0 {
 				runStart = l.Off
 			}
@@ -207,8 +210,12 @@ func findCode(lines []summaryLine) []finding {
 }
 
 var (
-	frameRe       = regexp.MustCompile(`^(?:at\s+\S.*(?:\(.+:\d+(?::\d+)?\)|:\d+:\d+)$|File ".+", line \d+|\S+\.go:\d+(?:\s+\+0x[0-9a-f]+)?$|at\s+[\w$.<>]+\([\w]+\.(?:java|kt|scala):\d+\)$)`)
-	traceHeaderRe = regexp.MustCompile(`^(?:Traceback \(most recent call last\):|goroutine \d+ \[[a-z ]+\]:|Exception in thread "|panic: )`)
+	frameRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:at\s+\S.*(?:\(.+:\d+(?::\d+)?\)|:\d+:\d+)$|File ".+", line \d+|\S+\.go:\d+(?:\s+\+0x[0-9a-f]+)?$|at\s+[\w$.<>]+\([\w]+\.(?:java|kt|scala):\d+\)$)`)
+	})
+	traceHeaderRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:Traceback \(most recent call last\):|goroutine \d+ \[[a-z ]+\]:|Exception in thread "|panic: )`)
+	})
 )
 
 func checkTrace(p *lint.Pass) {
@@ -223,10 +230,10 @@ func findTrace(lines []summaryLine) (finding, bool) {
 	frames, first := 0, -1
 	for _, l := range lines {
 		t := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(l.Text, "- "), "* "), " \t")
-		if traceHeaderRe.MatchString(t) {
+		if traceHeaderRe().MatchString(t) {
 			return finding{l.Off, quote(t)}, true
 		}
-		if frameRe.MatchString(t) {
+		if frameRe().MatchString(t) {
 			if first < 0 {
 				first = l.Off
 			}

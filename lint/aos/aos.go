@@ -73,7 +73,11 @@ func init() {
 
 // SchemaFile names the schema of a kind: "steps/toolCallRequest" is
 // aos/steps.toolCallRequest.schema.json, "response:ping" aos/response.ping.schema.json.
-func SchemaFile(kind string) string {
+func SchemaFile(kind string) string { return schemaFiles.Get(kind) }
+
+var schemaFiles = lint.KindMemo{F: schemaFileOf}
+
+func schemaFileOf(kind string) string {
 	if kind == "" {
 		return ""
 	}

@@ -1,7 +1,7 @@
 package aos
 
 import (
-	"regexp"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -20,12 +20,12 @@ var TimeISO = &lint.Rule{
 	Run:  checkTimes,
 }
 
-var isoRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$`)
+var isoForm = isotime.Form{Seps: "T "}
 
 // isoProblem says why s is no ISO 8601 date-time, or "".
 func isoProblem(s string) string {
-	m := isoRE.FindStringSubmatch(s)
-	if m == nil {
+	m, ok := isoForm.Match(s)
+	if !ok {
 		return "is not an ISO 8601 date-time"
 	}
 	sec := m[6]

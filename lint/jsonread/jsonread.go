@@ -8,11 +8,13 @@ package jsonread
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MaxDepth bounds nesting of arrays and objects.
@@ -47,9 +49,9 @@ func (k Kind) String() string { return kindNames[k] }
 // Node is one JSON value with its position.
 type Node struct {
 	Kind    Kind
+	Bool    bool   // Bool
 	Offset  int    // byte offset of the value's first byte in the input
 	End     int    // byte offset just past the value
-	Bool    bool   // Bool
 	Str     string // String: the decoded value; Number: the literal text
 	Items   []*Node
 	Members []Member
@@ -136,50 +138,72 @@ func (n *Node) Int() (int64, bool) {
 	return int64(f), true
 }
 
-// Lookup resolves an RFC 6901 JSON Pointer.
+// Lookup resolves an RFC 6901 JSON Pointer. It allocates nothing unless a
+// token holds an escape (~0 or ~1).
 func (n *Node) Lookup(pointer string) *Node {
 	if pointer == "" {
 		return n
 	}
-	if !strings.HasPrefix(pointer, "/") {
+	if pointer[0] != '/' {
 		return nil
 	}
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch {
-		case n == nil:
-			return nil
-		case n.Kind == Object:
-			n = n.Get(tok)
-		case n.Kind == Array:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n.Items) {
-				return nil
-			}
-			n = n.Items[i]
-		default:
+	for rest := pointer; rest != ""; {
+		var tok string
+		tok, rest = nextToken(rest)
+		if n = n.step(tok); n == nil {
 			return nil
 		}
 	}
 	return n
 }
 
+// nextToken splits the first reference token off rest (which starts with '/'),
+// returning it raw (escapes not decoded) and what follows it.
+func nextToken(rest string) (tok, after string) {
+	rest = rest[1:]
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[:i], rest[i:]
+	}
+	return rest, ""
+}
+
+// step resolves one raw reference token below n.
+func (n *Node) step(tok string) *Node {
+	if strings.IndexByte(tok, '~') >= 0 {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	}
+	switch {
+	case n == nil:
+		return nil
+	case n.Kind == Object:
+		return n.Get(tok)
+	case n.Kind == Array:
+		i, err := strconv.Atoi(tok)
+		if err != nil || i < 0 || i >= len(n.Items) {
+			return nil
+		}
+		return n.Items[i]
+	}
+	return nil
+}
+
 // Nearest resolves pointer as far as it exists and returns the deepest node found
-// and the pointer to it.
+// and the pointer to it (a prefix of pointer).
 func (n *Node) Nearest(pointer string) (*Node, string) {
-	if pointer == "" || !strings.HasPrefix(pointer, "/") {
+	if pointer == "" || pointer[0] != '/' {
 		return n, ""
 	}
-	toks := strings.Split(pointer[1:], "/")
-	cur, curPtr := n, ""
-	for _, tok := range toks {
-		next := cur.Lookup("/" + tok)
+	cur, end := n, 0
+	for rest := pointer; rest != ""; {
+		var tok string
+		tok, rest = nextToken(rest)
+		next := cur.step(tok)
 		if next == nil {
 			break
 		}
-		cur, curPtr = next, curPtr+"/"+tok
+		cur, end = next, len(pointer)-len(rest)
 	}
-	return cur, curPtr
+	return cur, pointer[:end]
 }
 
 // EscapeToken escapes one reference token of a JSON Pointer.
@@ -221,10 +245,208 @@ func (n *Node) Interface() any {
 // Parse reads exactly one JSON value from data. It returns the tree, the non-fatal
 // problems found, and a *SyntaxError when the input is not one valid JSON value.
 func Parse(data []byte) (*Node, []Problem, error) {
+	return parse(data, &Arena{}, false)
+}
+
+// Arena is the memory of the trees parsed through it: nodes, members and items
+// are cut from chunks that Reset hands back for the next trees, so a driver that
+// is done with a batch of trees parses the next batch without allocating them
+// again. The strings of a tree (keys, values, number literals) are never in the
+// arena: they stay valid after Reset. An Arena is not safe for concurrent use.
+type Arena struct {
+	nodes   chunks[Node]
+	members chunks[Member]
+	items   chunks[*Node]
+	used    bool // Parse was called: the chunks are reused after Reset
+}
+
+// Parse is the package's Parse, with the tree in the arena: it is valid until
+// the next Reset.
+func (a *Arena) Parse(data []byte) (*Node, []Problem, error) {
+	a.used = true
+	return parse(data, a, false)
+}
+
+// ParseShared is Parse for input the caller gives up: the tree's strings point
+// into data instead of a copy of it, so data must never be modified afterwards
+// (a line the driver copied for this parse alone). Input over 64 KiB is copied
+// string by string as by Parse, so that a kept string pins no huge line.
+func (a *Arena) ParseShared(data []byte) (*Node, []Problem, error) {
+	a.used = true
+	return parse(data, a, true)
+}
+
+// Reset takes back every tree parsed since the last Reset: their nodes may be
+// overwritten by the next Parse. Keep a tree longer with Clone.
+func (a *Arena) Reset() {
+	if !a.used {
+		return
+	}
+	a.nodes.reset(poisonNode)
+	a.members.reset(poisonMember)
+	a.items.reset(nil)
+}
+
+// chunks is a list of slabs cut front to back; with reuse, reset starts over at
+// the first slab, else each slab is sized for the input left to parse.
+type chunks[T any] struct {
+	list [][]T
+	cur  int // the slab being cut
+	off  int // elements of list[cur] already cut
+}
+
+// take returns k fresh elements: contiguous, of capacity k. A run longer than a
+// quarter slab gets its own slice.
+func (c *chunks[T]) take(k, want int, reuse bool) []T {
+	if k > slabMax/4 {
+		return make([]T, k)
+	}
+	for {
+		if c.cur < len(c.list) {
+			if ch := c.list[c.cur]; c.off+k <= len(ch) {
+				out := ch[c.off : c.off+k : c.off+k]
+				c.off += k
+				return out
+			}
+			if c.cur+1 < len(c.list) || reuse {
+				c.cur, c.off = c.cur+1, 0
+				continue
+			}
+		}
+		size := slabMax
+		if !reuse {
+			size = min(max(want, k), slabMax)
+			c.list = c.list[:0] // a one-off parse forgets its full slabs
+			c.cur = 0
+		}
+		c.list = append(c.list, make([]T, size))
+		c.cur, c.off = len(c.list)-1, 0
+	}
+}
+
+// rest takes what is left of the current slab, or a new slab: the caller cuts
+// it one element at a time and gives back what it did not use (giveBack).
+func (c *chunks[T]) rest(want int, reuse bool) []T {
+	if c.cur < len(c.list) && c.off < len(c.list[c.cur]) {
+		out := c.list[c.cur][c.off:]
+		c.off = len(c.list[c.cur])
+		return out
+	}
+	if reuse && c.cur+1 < len(c.list) {
+		c.cur, c.off = c.cur+1, len(c.list[c.cur+1])
+		return c.list[c.cur]
+	}
+	size := slabMax
+	if !reuse {
+		size = min(want, slabMax)
+		c.list = c.list[:0]
+	}
+	c.list = append(c.list, make([]T, size))
+	c.cur, c.off = len(c.list)-1, size
+	return c.list[c.cur]
+}
+
+// giveBack returns the last n elements taken, unused.
+func (c *chunks[T]) giveBack(n int) { c.off -= n }
+
+// reset clears what was cut (so the arena pins no old strings), or poisons it.
+func (c *chunks[T]) reset(poisonFn func([]T)) {
+	for i := 0; i <= c.cur && i < len(c.list); i++ {
+		used := c.list[i]
+		if i == c.cur {
+			used = used[:c.off]
+		}
+		if poison && poisonFn != nil {
+			poisonFn(used)
+		} else {
+			clear(used)
+		}
+	}
+	c.cur, c.off = 0, 0
+}
+
+// poison, set by AOPKIT_ARENA_POISON=1, fills the trees an arena takes back with
+// values no input makes: a tree used after its Reset then shows in the output
+// (a test of the linter's ownership of trees, not a feature).
+var poison = os.Getenv("AOPKIT_ARENA_POISON") != ""
+
+const poisoned = "\x00poisoned by jsonread.Arena.Reset"
+
+func poisonNode(ns []Node) {
+	for i := range ns {
+		ns[i] = Node{Kind: String, Offset: 1 << 30, End: 1 << 30, Str: poisoned}
+	}
+}
+
+func poisonMember(ms []Member) {
+	for i := range ms {
+		ms[i] = Member{Key: poisoned, KeyOffset: 1 << 30, Value: &Node{Kind: String, Str: poisoned}}
+	}
+}
+
+// Clone copies the tree into memory of its own (strings are shared: they are
+// immutable), to be kept past the Reset of the arena it was parsed into. The
+// copy is compact: three allocations (nodes, members, items) whatever its size.
+func (n *Node) Clone() *Node {
+	if n == nil {
+		return nil
+	}
+	var nodes, members, items int
+	n.count(&nodes, &members, &items)
+	c := cloner{nodes: make([]Node, nodes)}
+	if members > 0 {
+		c.members = make([]Member, members)
+	}
+	if items > 0 {
+		c.items = make([]*Node, items)
+	}
+	return c.clone(n)
+}
+
+func (n *Node) count(nodes, members, items *int) {
+	*nodes++
+	*members += len(n.Members)
+	*items += len(n.Items)
+	for _, it := range n.Items {
+		it.count(nodes, members, items)
+	}
+	for _, m := range n.Members {
+		m.Value.count(nodes, members, items)
+	}
+}
+
+// cloner cuts a clone's nodes, members and items from its three slices.
+type cloner struct {
+	nodes   []Node
+	members []Member
+	items   []*Node
+}
+
+func (c *cloner) clone(n *Node) *Node {
+	out := &c.nodes[0]
+	c.nodes = c.nodes[1:]
+	*out = *n
+	if n.Items != nil {
+		out.Items, c.items = c.items[:len(n.Items):len(n.Items)], c.items[len(n.Items):]
+		for i, it := range n.Items {
+			out.Items[i] = c.clone(it)
+		}
+	}
+	if n.Members != nil {
+		out.Members, c.members = c.members[:len(n.Members):len(n.Members)], c.members[len(n.Members):]
+		for i, m := range n.Members {
+			out.Members[i] = Member{Key: m.Key, KeyOffset: m.KeyOffset, Value: c.clone(m.Value)}
+		}
+	}
+	return out
+}
+
+func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0]}
+	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0], ar: ar, reuse: ar.used}
 	defer func() {
+		ar.nodes.giveBack(len(p.slab))
 		// Keep the grown stacks for the next parse, cleared so they pin no tree; a
 		// huge document's stacks are let go.
 		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
@@ -237,7 +459,11 @@ func Parse(data []byte) (*Node, []Problem, error) {
 	if len(data) <= shareLimit {
 		// One copy of the input, whose substrings the strings and numbers share:
 		// one allocation instead of one per value.
-		p.src = string(data)
+		if shared {
+			p.src = unsafe.String(unsafe.SliceData(data), len(data))
+		} else {
+			p.src = string(data)
+		}
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		p.pos = 3
@@ -283,7 +509,9 @@ type parser struct {
 	items    []*Node  // scratch of the arrays being read (a stack)
 	pos      int
 	problems []Problem
-	slab     []Node // nodes are carved from slabs: one allocation for many nodes
+	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
+	ar       *Arena // where the tree goes
+	reuse    bool   // ar is reused: whole slabs, kept after the parse
 	values   int    // nodes made so far, bounded by MaxValues
 	dropped  int    // duplicate keys past MaxProblems
 	lastDup  int    // offset of the last duplicate key dropped
@@ -323,17 +551,22 @@ func (p *parser) substr(i, j int) string {
 // small message makes one small slab.
 func (p *parser) node(k Kind, off int) *Node {
 	if len(p.slab) == 0 {
-		size := (len(p.data)-p.pos)/28 + 4
-		if size > 256 {
-			size = 256
-		}
-		p.slab = make([]Node, size)
+		want := (len(p.data)-p.pos)/28 + 4
+		p.slab = p.ar.nodes.rest(want, p.reuse)
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
-	n.Kind, n.Offset = k, off
+	*n = Node{Kind: k, Offset: off}
 	return n
 }
+
+// dupScanMax is the members an object's keys are compared with one by one to
+// find a duplicate; a larger object indexes its keys in a map. Comparing strings
+// of different lengths costs next to nothing, a map costs an allocation.
+const dupScanMax = 32
+
+// slabMax is the most elements of one slab.
+const slabMax = 256
 
 func (p *parser) near() string {
 	end := p.pos + 20
@@ -452,18 +685,22 @@ func (p *parser) str() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	// Fast path: no escapes, ASCII or valid UTF-8.
+	ascii := true
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
 			s := p.data[start:p.pos]
 			p.pos++
-			if !utf8.Valid(s) {
+			if !ascii && !utf8.Valid(s) {
 				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
 			}
 			return p.substr(start, p.pos-1), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
 		}
 		p.pos++
 	}
@@ -577,7 +814,8 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
-			n.Items = append([]*Node(nil), p.items[base:]...)
+			n.Items = p.ar.items.take(len(p.items)-base, (len(p.data)-p.pos)/160+4, p.reuse)
+			copy(n.Items, p.items[base:])
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
@@ -625,7 +863,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			return nil, err
 		}
 		cur := p.members[base:]
-		if len(cur) >= 8 && seen == nil {
+		if len(cur) >= dupScanMax && seen == nil {
 			seen = make(map[string]int, 16)
 			for i, m := range cur {
 				seen[m.Key] = i
@@ -662,7 +900,8 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos++
 			n.End = p.pos
-			n.Members = append([]Member(nil), p.members[base:]...)
+			n.Members = p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
+			copy(n.Members, p.members[base:])
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())

@@ -3,6 +3,7 @@ package jsonread
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -116,5 +117,119 @@ func TestProblemsBounded(t *testing.T) {
 	}
 	if len(problems) != MaxProblems+1 || !strings.Contains(problems[MaxProblems].Message, "500 more duplicate keys") {
 		t.Fatalf("%d problems, last %+v", len(problems), problems[len(problems)-1])
+	}
+}
+
+// splitLookup and splitNearest are the pointer resolution as first written (split
+// the pointer into tokens): the oracle of the allocation-free Lookup and Nearest.
+func splitLookup(n *Node, pointer string) *Node {
+	if pointer == "" {
+		return n
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil
+	}
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == Object:
+			n = n.Get(tok)
+		case n.Kind == Array:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.Items) {
+				return nil
+			}
+			n = n.Items[i]
+		default:
+			return nil
+		}
+	}
+	return n
+}
+
+func splitNearest(n *Node, pointer string) (*Node, string) {
+	if pointer == "" || !strings.HasPrefix(pointer, "/") {
+		return n, ""
+	}
+	cur, curPtr := n, ""
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		next := splitLookup(cur, "/"+tok)
+		if next == nil {
+			break
+		}
+		cur, curPtr = next, curPtr+"/"+tok
+	}
+	return cur, curPtr
+}
+
+func TestLookupAgreesWithSplit(t *testing.T) {
+	root, _, err := Parse([]byte(`{"a":{"b/c":[1,{"d~e":2,"":{"":3}}],"x":null},"":[[0],"s"],"m~1":4}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptrs := []string{"", "/", "//", "///", "/a", "/a/", "/a/b~1c", "/a/b~1c/0", "/a/b~1c/1/d~0e",
+		"/a/b~1c/1//", "/a/b~1c/1///", "/a/b~1c/2", "/a/b~1c/-1", "/a/b~1c/+1", "/a/b~1c/01", "/a/x", "/a/x/y",
+		"/a/b/c", "//0/0", "//1", "//1/z", "/m~01", "/m~1", "a", "/nope/deeper", "/a/b~1c/1/d~0e/more"}
+	var nilNode *Node
+	for _, ptr := range ptrs {
+		if got, want := root.Lookup(ptr), splitLookup(root, ptr); got != want {
+			t.Errorf("Lookup(%q) = %v, want %v", ptr, got, want)
+		}
+		gn, gp := root.Nearest(ptr)
+		wn, wp := splitNearest(root, ptr)
+		if gn != wn || gp != wp {
+			t.Errorf("Nearest(%q) = %v %q, want %v %q", ptr, gn, gp, wn, wp)
+		}
+		if nilNode.Lookup(ptr) != splitLookup(nilNode, ptr) {
+			t.Errorf("nil.Lookup(%q) differs", ptr)
+		}
+	}
+	if a := testing.AllocsPerRun(100, func() { root.Lookup("//1") }); a != 0 && !raceEnabled {
+		t.Errorf("Lookup allocates %v times, want 0", a)
+	}
+}
+
+// TestArena: trees parsed into an arena equal the trees of Parse, a clone
+// outlives the arena's Reset, and a warm arena allocates only the input's copy.
+func TestArena(t *testing.T) {
+	docs := []string{
+		`{"a":[1,2,{"b":"c"}],"d":{"e":null,"f":true}}`,
+		`[` + strings.Repeat(`{"k":"v","n":[1,2,3]},`, 200) + `0]`,
+		`{"x":` + strings.Repeat(`[`, 100) + strings.Repeat(`]`, 100) + `}`,
+		`"s"`, `{"dup":1,"dup":2}`, `{"broken":`,
+	}
+	var ar Arena
+	var kept *Node
+	for round := 0; round < 3; round++ {
+		ar.Reset()
+		for i, d := range docs {
+			got, gp, gerr := ar.Parse([]byte(d))
+			want, wp, werr := Parse([]byte(d))
+			if (gerr == nil) != (werr == nil) || !reflect.DeepEqual(gp, wp) {
+				t.Fatalf("round %d doc %d: problems/errors differ: %v %v / %v %v", round, i, gp, gerr, wp, werr)
+			}
+			if gerr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d doc %d: tree differs from Parse", round, i)
+			}
+			if round == 0 && i == 0 {
+				kept = got.Clone()
+			}
+		}
+	}
+	want, _, _ := Parse([]byte(docs[0]))
+	if !reflect.DeepEqual(kept, want) {
+		t.Fatal("a clone changed after its arena was reset")
+	}
+	line := []byte(`{"message_type":"TASK","task":{"task_id":"t1","steps":[1,2,3]},"session":{"id":"s"}}`)
+	allocs := testing.AllocsPerRun(50, func() {
+		ar.Reset()
+		if _, _, err := ar.Parse(line); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 1 && !poison && !raceEnabled {
+		t.Errorf("a warm arena allocates %v times per parse, want at most 1 (the input's copy)", allocs)
 	}
 }

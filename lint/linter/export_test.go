@@ -1,6 +1,9 @@
 package linter
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
 
 // BuildUnit is the parallel stage for one line of a stream (parse, detection,
 // single-message rules, schema), for the stage benchmarks: the message it made.
@@ -30,4 +33,28 @@ func ApplyUnits(path string, units []Unit) FileResult {
 	}
 	s.finish()
 	return s.result()
+}
+
+// RunRules runs the single-message rules of m's protocol and kind (the schema
+// rules when schema is set, else the others), for the stage benchmarks: the
+// number of diagnostics.
+func RunRules(m *lint.Message, schema bool) int {
+	rs := rulesFor(m.Protocol, m.Kind)
+	list := rs.single
+	if schema {
+		list = rs.schema
+	}
+	var p lint.Pass
+	n := 0
+	for _, r := range list {
+		p.Reset(r, m)
+		safeRun(&p, r.Run)
+		n += len(p.Diagnostics())
+	}
+	return n
+}
+
+// BuildUnitIn is BuildUnit with the trees in arena.
+func BuildUnitIn(arena *jsonread.Arena, path string, index int, line []byte) *lint.Message {
+	return buildIn(arena, path, &Options{}, false, index, line, index+1, 1).msg
 }

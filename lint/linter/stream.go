@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +41,10 @@ type stream struct {
 	// bounded by maxPendingBytes; pendingFull marks that the bound was hit.
 	pendingBytes int
 	pendingFull  bool
+
+	// pass is reused by every sequence-rule call: its results are copied out
+	// (add) before the next call.
+	pass lint.Pass
 }
 
 type session struct {
@@ -134,7 +139,11 @@ type builder struct {
 	whole bool
 	index int
 	out   unitOut
-	pass  lint.Pass // reused by the single-message rules of the unit
+	pass  lint.Pass       // reused by the single-message rules of the unit
+	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
+	// owned: the unit's bytes are the driver's own copy, never modified: the
+	// trees' strings may point into them.
+	owned bool
 }
 
 func (b *builder) add(ds ...lint.Diagnostic) { b.out.diags = append(b.out.diags, ds...) }
@@ -145,9 +154,28 @@ func (b *builder) report(r *lint.Rule, line, col int, pointer, format string, ar
 
 // build lints one unit of input.
 func build(path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
-	b := &builder{path: path, opts: opts, whole: whole, index: index}
+	return buildIn(nil, path, opts, whole, index, data, line, col)
+}
+
+// buildIn lints one unit of input with its trees in arena: the result is valid
+// until the arena's next Reset (the ordered stage keeps what it holds longer with
+// keep). With an arena, data must be the caller's own copy, never modified
+// afterwards: the trees' strings point into it.
+func buildIn(arena *jsonread.Arena, path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
+	b := &builder{path: path, opts: opts, whole: whole, index: index, arena: arena, owned: arena != nil}
 	b.unit(data, line, col)
 	return b.out
+}
+
+// parse parses into the builder's arena, if it has one.
+func (s *builder) parse(data []byte, owned bool) (*jsonread.Node, []jsonread.Problem, error) {
+	switch {
+	case s.arena != nil && owned:
+		return s.arena.ParseShared(data)
+	case s.arena != nil:
+		return s.arena.Parse(data)
+	}
+	return jsonread.Parse(data)
 }
 
 // unit lints one message-sized piece of input: a whole file, or one line.
@@ -177,7 +205,7 @@ type meta struct {
 func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
 	body := data[start:]
 	shift := func(off int) (int, int) { return pos.Position(start + off) }
-	root, problems, err := jsonread.Parse(body)
+	root, problems, err := s.parse(body, s.owned)
 	for _, pr := range problems {
 		l, c := shift(pr.Offset)
 		switch pr.Code {
@@ -326,15 +354,13 @@ func (s *stream) harnessEvent(m *lint.Message) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
-		sess.pending = append(sess.pending, m)
+		sess.pending = append(sess.pending, keepRecord(m))
 		sess.pendingBytes += len(m.Raw)
 		s.pendingBytes += len(m.Raw)
 	}
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
-			p := lint.NewPass(ck.rule, m)
-			safeRun(p, ck.c.Observe)
-			s.add(p.Diagnostics()...)
+			s.observe(ck, m)
 		}
 	}
 	if m.Kind == "harness:scenario-end" {
@@ -388,9 +414,7 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 	sess.checkers[protocol] = cks
 	for _, m := range sess.pending {
 		for _, ck := range cks {
-			p := lint.NewPass(ck.rule, m)
-			safeRun(p, ck.c.Observe)
-			s.add(p.Diagnostics()...)
+			s.observe(ck, m)
 		}
 	}
 	return cks
@@ -530,10 +554,34 @@ func (s *stream) apply(u unitOut) {
 	s.messages++
 	if s.first == "" && s.opts.Protocol == "" && len(s.early) < maxEarly &&
 		((u.logLine != nil && u.logLine.hint == "") || (u.notMessage && u.proto == "")) {
+		u.msg, u.harness = keep(u.msg), keep(u.harness)
 		s.early = append(s.early, u)
 		return
 	}
 	s.applyUnit(u)
+}
+
+// keep returns a copy of m whose tree outlives the arena it was parsed into: for
+// the messages the ordered stage holds past their unit (a session's pending
+// harness records, the lines before a stream's first message). The copy is
+// compact: exact-size slices, no slack of the arena's slabs.
+func keep(m *lint.Message) *lint.Message {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.Root = m.Root.Clone()
+	return &c
+}
+
+// keepRecord is keep for a harness or control record held for checkers that start
+// later: no checker reads the bytes of such a record (with one worker they were
+// never kept: the line buffer was reused), so the copy drops them and pins no
+// line.
+func keepRecord(m *lint.Message) *lint.Message {
+	c := keep(m)
+	c.Raw = nil
+	return c
 }
 
 // maxEarly bounds the lines held before a stream's first message.
@@ -587,10 +635,16 @@ func (s *stream) applyUnit(u unitOut) {
 		return
 	}
 	for _, ck := range s.checkersFor(s.session(m.Session), m.Protocol) {
-		p := lint.NewPass(ck.rule, m)
-		safeRun(p, ck.c.Observe)
-		s.add(p.Diagnostics()...)
+		s.observe(ck, m)
 	}
+}
+
+// observe shows m to one checker and keeps what it reports.
+func (s *stream) observe(ck checker, m *lint.Message) {
+	p := &s.pass
+	p.Reset(ck.rule, m)
+	safeRun(p, ck.c.Observe)
+	s.add(p.Diagnostics()...)
 }
 
 // streamProtocol is the protocol a line belongs to when it cannot tell by itself:
@@ -627,6 +681,7 @@ func (s *stream) session(key string) *session {
 		delete(s.sessions, oldest)
 	}
 	sess := &session{checkers: map[string][]checker{}}
+	key = strings.Clone(key) // the key is kept: it must not pin its message's line
 	s.sessions[key] = sess
 	s.order = append(s.order, key)
 	return sess
@@ -637,7 +692,8 @@ func (s *stream) finishSession(sess *session) {
 	sess.pendingBytes, sess.pending = 0, nil
 	for _, proto := range sortedKeys(sess.checkers) {
 		for _, ck := range sess.checkers[proto] {
-			p := lint.NewPass(ck.rule, nil)
+			p := &s.pass
+			p.Reset(ck.rule, nil)
 			safeRun(p, ck.c.Finish)
 			ds := p.Diagnostics()
 			for i := range ds {

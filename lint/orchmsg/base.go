@@ -1,8 +1,6 @@
 package orchmsg
 
 import (
-	"regexp"
-
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -91,7 +89,41 @@ func checkTimestamp(p *lint.Pass) {
 	p.Claim("/timestamp")
 }
 
-var uuidRe = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_.]*[-_:])?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// isPrefixedUUID matches s against
+// ^(?:[A-Za-z][A-Za-z0-9_.]*[-_:])?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$:
+// the UUID is the last 36 bytes, and what comes before it is empty or a prefix.
+func isPrefixedUUID(s string) bool {
+	if len(s) < 36 {
+		return false
+	}
+	pre, u := s[:len(s)-36], s[len(s)-36:]
+	for i := 0; i < 36; i++ {
+		switch c := u[i]; i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	if pre == "" {
+		return true
+	}
+	if last := pre[len(pre)-1]; last != '-' && last != '_' && last != ':' {
+		return false
+	}
+	for i := 0; i < len(pre)-1; i++ {
+		c := pre[i]
+		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '_' || c == '.')) {
+			return false
+		}
+	}
+	return len(pre) >= 2
+}
 
 func checkUUID(p *lint.Pass) {
 	m := p.Msg
@@ -99,7 +131,7 @@ func checkUUID(p *lint.Pass) {
 		return
 	}
 	id := m.Root.Get("id")
-	if !id.IsString() || id.Str == "" || uuidRe.MatchString(id.Str) {
+	if !id.IsString() || id.Str == "" || isPrefixedUUID(id.Str) {
 		return
 	}
 	p.Reportf("/id", "id %s is not a UUID: the spec's ids are UUIDs, bare or with a short prefix, such as \"req-123e4567-e89b-12d3-a456-426614174000\"", quote(id.Str))

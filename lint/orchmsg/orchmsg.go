@@ -56,7 +56,11 @@ func init() {
 }
 
 // SchemaFile names the schema of a kind: "orchmsg/request-query-agents.schema.json".
-func SchemaFile(kind string) string {
+func SchemaFile(kind string) string { return schemaFiles.Get(kind) }
+
+var schemaFiles = lint.KindMemo{F: schemaFileOf}
+
+func schemaFileOf(kind string) string {
 	if !spec.IsType(kind) {
 		return ""
 	}

@@ -3,6 +3,7 @@ package orchmsg
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/aopkit/aopkit/lint"
 )
@@ -88,8 +89,10 @@ func checkCode(p *lint.Pass) {
 }
 
 var (
-	notFoundRe  = regexp.MustCompile(`(?i)\bnot\s+found\b|\bno such\b|\bdoes not exist\b|\bunknown (task|agent)\b`)
-	rateLimitRe = regexp.MustCompile(`(?i)\brate[ -]?limit`)
+	notFoundRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bnot\s+found\b|\bno such\b|\bdoes not exist\b|\bunknown (task|agent)\b`)
+	})
+	rateLimitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\brate[ -]?limit`) })
 )
 
 func checkCodeFits(p *lint.Pass) {
@@ -99,9 +102,9 @@ func checkCodeFits(p *lint.Pass) {
 		return
 	}
 	switch {
-	case rateLimitRe.MatchString(msg):
+	case rateLimitRe().MatchString(msg):
 		p.ReportSevf(lint.Info, "/error/code", "INTERNAL_ERROR %s is the upstream prototype's rate-limit answer; INTERNAL_ERROR means an unexpected error and the spec has no rate-limit code, so clients cannot tell it from a crash (§Security Considerations: 100 msg/sec)", quote(msg))
-	case notFoundRe.MatchString(msg):
+	case notFoundRe().MatchString(msg):
 		p.Reportf("/error/code", "error message %s says a resource was not found: the code for that is NOT_FOUND, not INTERNAL_ERROR (the upstream prototype's dialect)", quote(msg))
 	}
 }

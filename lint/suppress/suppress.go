@@ -92,7 +92,13 @@ const MaxWhole = 16 << 20
 
 // Read reads the inline suppressions of an input.
 func Read(r io.Reader) ([]*Directive, error) {
-	head, err := io.ReadAll(io.LimitReader(r, MaxWhole+1))
+	br := bufio.NewReaderSize(r, 64*1024)
+	if first, _ := br.Peek(64 * 1024); jsonLinesHead(first) {
+		// Read as one message it would fail (trailing data) and be read line by
+		// line: read it line by line now, without holding up to 16 MiB first.
+		return readLines(br)
+	}
+	head, err := io.ReadAll(io.LimitReader(br, MaxWhole+1))
 	if err != nil {
 		return nil, err
 	}
@@ -111,12 +117,30 @@ func Read(r io.Reader) ([]*Directive, error) {
 			return fromText(data), nil // a text report ("[AOP:START] ...")
 		}
 	}
-	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), r), 64*1024)
-	// JSON lines: a directive covers the findings of its own line.
+	return readLines(bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), br), 64*1024))
+}
+
+// jsonLinesHead reports whether an input starting with head is JSON lines that
+// Read would not take as one message: an object on its first line, followed by
+// more than blanks.
+func jsonLinesHead(head []byte) bool {
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xEF\xBB\xBF")), " \t\r\n")
+	nl := bytes.IndexByte(h, '\n')
+	if len(h) == 0 || h[0] != '{' || nl < 0 || len(bytes.TrimSpace(h[nl:])) == 0 {
+		return false
+	}
+	_, _, err := jsonread.Parse(h[:nl])
+	return err == nil
+}
+
+// readLines reads JSON lines: a directive covers the findings of its own line.
+func readLines(br *bufio.Reader) ([]*Directive, error) {
 	var out []*Directive
+	var buf []byte
 	lineNo := 0
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br, buf[:0])
+		buf = line
 		if len(line) > 0 {
 			lineNo++
 			if bytes.Contains(line, []byte(Member)) {
@@ -131,6 +155,17 @@ func Read(r io.Reader) ([]*Directive, error) {
 		}
 		if err != nil {
 			return out, err
+		}
+	}
+}
+
+// readLine appends the next line (with its "\n", as ReadBytes returns it) to buf.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		buf = append(buf, frag...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
 		}
 	}
 }

@@ -1,0 +1,88 @@
+// Package isotime matches the ISO 8601 extended date-times the protocols write
+// (YYYY-MM-DDThh:mm[:ss[.fff]] with an optional Z or ±hh[[:]mm] offset) with byte
+// checks instead of a regular expression: the rules check every timestamp of
+// every message, and the regexp cost allocations and most of their time.
+package isotime
+
+// Form says which separators between date and time a protocol accepts and how
+// many fraction digits; Match then answers exactly as the regexp
+//
+//	^(\d{4})-(\d{2})-(\d{2})[Seps](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,MaxFrac}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$
+//
+// (MaxFrac 0: \d+) would with FindStringSubmatch.
+type Form struct {
+	Seps    string // "Tt" or "T "
+	MaxFrac int    // 0: any number of fraction digits
+}
+
+// Parts are the submatches: [0] the whole string, [1]-[3] year, month, day,
+// [4]-[6] hour, minute, second, [7] the fraction, [8] the zone; "" for a part
+// that is absent.
+type Parts [9]string
+
+// Match matches s (see Form).
+func (f Form) Match(s string) (m Parts, ok bool) {
+	// YYYY-MM-DD<sep>hh:mm is 16 bytes.
+	if len(s) < 16 || !digits(s[0:4]) || s[4] != '-' || !digits(s[5:7]) || s[7] != '-' || !digits(s[8:10]) ||
+		!in(s[10], f.Seps) || !digits(s[11:13]) || s[13] != ':' || !digits(s[14:16]) {
+		return m, false
+	}
+	m[0], m[1], m[2], m[3], m[4], m[5] = s, s[0:4], s[5:7], s[8:10], s[11:13], s[14:16]
+	rest := s[16:]
+	// Each optional part is taken when its first byte is there: no later part
+	// starts with ':' or '.'/',' and the end cannot, so skipping it never matches.
+	if len(rest) > 0 && rest[0] == ':' {
+		if len(rest) < 3 || !digits(rest[1:3]) {
+			return Parts{}, false
+		}
+		m[6], rest = rest[1:3], rest[3:]
+		if len(rest) > 0 && (rest[0] == '.' || rest[0] == ',') {
+			n := 0
+			for n+1 < len(rest) && isDigit(rest[n+1]) {
+				n++
+			}
+			if n == 0 || (f.MaxFrac > 0 && n > f.MaxFrac) {
+				return Parts{}, false
+			}
+			m[7], rest = rest[1:1+n], rest[1+n:]
+		}
+	}
+	switch {
+	case rest == "":
+	case rest == "Z" || rest == "z":
+		m[8] = rest
+	case rest[0] == '+' || rest[0] == '-':
+		// [+-]hh, [+-]hhmm or [+-]hh:mm
+		switch {
+		case len(rest) == 3 && digits(rest[1:3]),
+			len(rest) == 5 && digits(rest[1:5]),
+			len(rest) == 6 && digits(rest[1:3]) && rest[3] == ':' && digits(rest[4:6]):
+			m[8] = rest
+		default:
+			return Parts{}, false
+		}
+	default:
+		return Parts{}, false
+	}
+	return m, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func in(c byte, set string) bool {
+	for i := 0; i < len(set); i++ {
+		if set[i] == c {
+			return true
+		}
+	}
+	return false
+}

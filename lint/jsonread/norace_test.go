@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonread
+
+const raceEnabled = false

@@ -1,0 +1,36 @@
+package orchmsg
+
+import (
+	"regexp"
+	"testing"
+)
+
+// uuidRe is the pattern isPrefixedUUID replaced: its oracle.
+var uuidRe = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_.]*[-_:])?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+var uuidSeeds = []string{
+	"123e4567-e89b-12d3-a456-426614174000", "req-123e4567-e89b-12d3-a456-426614174000", "a:123e4567-e89b-12d3-a456-426614174000",
+	"-123e4567-e89b-12d3-a456-426614174000", "1a-123e4567-e89b-12d3-a456-426614174000", "a.b_c9-123E4567-E89B-12D3-A456-426614174000",
+	"a..-123e4567-e89b-12d3-a456-426614174000", "ab-123e4567-e89b-12d3-a456-42661417400g", "123e4567e89b12d3a456426614174000",
+	"x123e4567-e89b-12d3-a456-426614174000", "é-123e4567-e89b-12d3-a456-426614174000", "", "a-", "req-123",
+	"a--123e4567-e89b-12d3-a456-426614174000", "a-b-123e4567-e89b-12d3-a456-426614174000",
+}
+
+func agreeUUID(t *testing.T, s string) {
+	if got, want := isPrefixedUUID(s), uuidRe.MatchString(s); got != want {
+		t.Fatalf("isPrefixedUUID(%q) = %v, regexp %v", s, got, want)
+	}
+}
+
+func TestPrefixedUUIDAgreesWithTheRegexp(t *testing.T) {
+	for _, s := range uuidSeeds {
+		agreeUUID(t, s)
+	}
+}
+
+func FuzzPrefixedUUID(f *testing.F) {
+	for _, s := range uuidSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(agreeUUID)
+}

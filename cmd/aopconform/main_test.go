@@ -26,7 +26,15 @@ func TestScripts(t *testing.T) {
 		t.Fatal("no testdata/script/aopconform_*.txtar")
 	}
 	sort.Strings(files)
-	testscript.Run(t, testscript.Params{Files: files, UpdateScripts: *update, Condition: func(cond string) (bool, error) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{Files: files, UpdateScripts: *update, Setup: func(e *testscript.Env) error {
+		// $REPO: scripts run files of the repository (testdata/orchestrators).
+		e.Setenv("REPO", repo)
+		return nil
+	}, Condition: func(cond string) (bool, error) {
 		if cond == "landlock" {
 			return agentio.LandlockABI() > 0, nil
 		}

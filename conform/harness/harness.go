@@ -562,11 +562,13 @@ func (a *Agent) Run(hd Handler) error {
 					consider(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)))
 				}
 			}
+			if hd.Monitor != nil {
+				// First: the monitor may stop the agent (Terminate arranges the
+				// SIGKILL, considered next).
+				consider(hd.Monitor(a, now))
+			}
 			if a.att.Killed.IsZero() {
 				consider(a.killAt)
-			}
-			if hd.Monitor != nil {
-				consider(hd.Monitor(a, now))
 			}
 		}
 		wait := next.Sub(now)

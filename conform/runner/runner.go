@@ -68,7 +68,22 @@ type Options struct {
 	// the allowlist (--pass-env; see agentio.AgentEnv).
 	PassEnv []string
 
+	// Driver, when set, plays every scenario instead of the protocol's driver: the
+	// orchestrator side (conform/orchside) runs the orchestrator under test with it.
+	Driver func(h *harness.H) error
+	// Judged is the "from" of the records under test ("" = "agent"): their lint
+	// findings count, and a run in which they sent no protocol message scores zero.
+	Judged string
+
 	launchCommand []string // Command with a relative program path made absolute
+}
+
+// judged is the "from" of the party under test.
+func (o Options) judged() string {
+	if o.Judged == "" {
+		return "agent"
+	}
+	return o.Judged
 }
 
 // ErrNothingSelected is returned when --run/--skip leave no check of the protocol.
@@ -109,7 +124,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		return nil, err
 	}
 	opts.launchCommand = lc
-	if _, ok := drivers[opts.Protocol]; !ok {
+	if _, ok := drivers[opts.Protocol]; !ok && opts.Driver == nil {
 		return nil, fmt.Errorf("protocol %s has no driver", opts.Protocol)
 	}
 	var scs []*conform.Scenario
@@ -177,8 +192,8 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 					continue
 				}
 				r.Verdict = conform.Fail
-				r.Message = "the agent never sent a protocol message in any scenario"
-				r.Expected, r.Actual, r.DependsOn = "protocol messages from the agent", "none", ""
+				r.Message = "the " + opts.judged() + " never sent a protocol message in any scenario"
+				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+opts.judged(), "none", ""
 				r.Rerun = RerunCommand(opts, r.Check)
 			}
 		}
@@ -422,7 +437,7 @@ func runScenario(ctx context.Context, opts Options, sc *conform.Scenario, k int)
 	run.Duration = time.Since(start)
 	run.DurationMS = run.Duration.Milliseconds()
 	if sess != nil {
-		run.Spoke = !silent(sess)
+		run.Spoke = !silent(sess, opts.judged())
 		run.Records = sess.Records
 		run.Transcript = transcriptPath(opts.OutDir, sc.ID, k)
 		for _, a := range sess.Attempts {
@@ -478,7 +493,11 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: f, Launcher: opts.Launcher,
 		Command: opts.launchCommand, Scale: opts.Scale, Scratch: scratch})
 	sess := h.Session()
-	if err := h.End(drivers[sc.Protocol](h)); err != nil {
+	drive := drivers[sc.Protocol]
+	if opts.Driver != nil {
+		drive = opts.Driver
+	}
+	if err := h.End(drive(h)); err != nil {
 		return sess, err
 	}
 	if err := f.Close(); err != nil {
@@ -505,8 +524,8 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 				continue
 			}
 			r := &sess.Records[d.Line-1]
-			// Only what the agent sent counts; its stderr is free (logs).
-			if r.From != "agent" || r.Stream == "stderr" || d.Severity == "info" {
+			// Only what the party under test sent counts; its stderr is free (logs).
+			if r.From != opts.judged() || r.Stream == "stderr" || d.Severity == "info" {
 				continue
 			}
 			sess.Lint = append(sess.Lint, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
@@ -535,7 +554,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Verdict = conform.NotTested
 			r.Message = "unknown check"
 		default:
-			o := notApplicable(runCheck(c, sess), sess)
+			o := notApplicable(runCheck(c, sess), sess, opts.judged())
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence, r.DependsOn = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq, o.DependsOn
 			r.SetTiming(o)
 			r.Lint = lintFor(c, sess, sc)
@@ -575,8 +594,8 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 // (it finished before the scripted step, or never took an optional path). A MUST
 // left unjudged by the agent's silence, crash, garbage or hang stays NOT-TESTED,
 // which fails the run (docs/aopconform.md "Verdicts").
-func notApplicable(o conform.Outcome, s *conform.Session) conform.Outcome {
-	if o.Verdict != conform.NotTested || s == nil || silent(s) || len(s.Attempts) == 0 {
+func notApplicable(o conform.Outcome, s *conform.Session, judged string) conform.Outcome {
+	if o.Verdict != conform.NotTested || s == nil || silent(s, judged) || len(s.Attempts) == 0 {
 		return o
 	}
 	for _, a := range s.Attempts {
@@ -589,10 +608,11 @@ func notApplicable(o conform.Outcome, s *conform.Session) conform.Outcome {
 	return o
 }
 
-// silent reports whether the agent sent no protocol message at all.
-func silent(s *conform.Session) bool {
+// silent reports whether the party under test (from: judged) sent no protocol
+// message at all.
+func silent(s *conform.Session, judged string) bool {
 	for i := range s.Records {
-		if r := &s.Records[i]; r.From == "agent" && r.Key != "" {
+		if r := &s.Records[i]; r.From == judged && r.Key != "" {
 			return false
 		}
 	}

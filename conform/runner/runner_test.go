@@ -236,13 +236,13 @@ func TestNotApplicable(t *testing.T) {
 	clean := &conform.Attempt{N: 1}
 	crashed := &conform.Attempt{N: 1, Exit: agentio.Exit{Code: 3}}
 	nt := conform.NotTestedf("the agent ended before the harness stopped it")
-	if o := notApplicable(nt, &conform.Session{Records: spoke, Attempts: []*conform.Attempt{clean}}); o.Verdict != conform.NotApplicable {
+	if o := notApplicable(nt, &conform.Session{Records: spoke, Attempts: []*conform.Attempt{clean}}, "agent"); o.Verdict != conform.NotApplicable {
 		t.Errorf("clean exit: %v", o.Verdict)
 	}
-	if o := notApplicable(nt, &conform.Session{Records: spoke, Attempts: []*conform.Attempt{crashed}}); o.Verdict != conform.NotTested {
+	if o := notApplicable(nt, &conform.Session{Records: spoke, Attempts: []*conform.Attempt{crashed}}, "agent"); o.Verdict != conform.NotTested {
 		t.Errorf("crash: %v", o.Verdict)
 	}
-	if o := notApplicable(nt, &conform.Session{Attempts: []*conform.Attempt{clean}}); o.Verdict != conform.NotTested {
+	if o := notApplicable(nt, &conform.Session{Attempts: []*conform.Attempt{clean}}, "agent"); o.Verdict != conform.NotTested {
 		t.Errorf("silent agent: %v", o.Verdict)
 	}
 }

@@ -93,6 +93,8 @@ type runConfig struct {
 	PassEnv      []string
 	Command      []string
 	Cert         certConfig // --known-failing, --certify, --certificate (certify.go)
+	// Side and Mockagent are --side and --mockagent (orchside.go).
+	Side, Mockagent string
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -108,8 +110,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			{
 				Name:      "run",
 				Usage:     "run the scenarios of a protocol against an agent",
-				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--known-failing FILE] [--certify KEY [--certificate FILE]] -- CMD [ARGS...]",
-				Flags: []cli.Flag{
+				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--known-failing FILE] [--certify KEY [--certificate FILE]] [--side orchestrator] -- CMD [ARGS...]",
+				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(conform.Protocols, ", ")},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files (*.json) from `DIR` (repeatable)"},
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the scenarios shipped with aopconform"},
@@ -124,7 +126,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.BoolFlag{Name: flagStrict, Usage: "a MUST the agent never reached (NOT-APPLICABLE) fails the run"},
 					&cli.IntFlag{Name: flagRepeat, Value: 1, Usage: "run every scenario `N` times and report per-check pass rates (a timing check that fails only sometimes is FLAKY)"},
 					&cli.StringSliceFlag{Name: flagPassEnv, Usage: "pass the harness's variable `NAME` to the agent (repeatable; by default it gets only PATH, locale and TZ)"},
-				},
+				}, sideFlags()...),
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
 					cfg := runConfig{
@@ -135,6 +137,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 						PassEnv: c.StringSlice(flagPassEnv), Command: c.Args().Slice(),
 					}
 					cfg.Cert = certConfigOf(c)
+					cfg.Side, cfg.Mockagent = c.String(flagSide), c.String(flagMockagent)
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
 			},
@@ -177,6 +180,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			},
 		},
 	}
+	app.Commands = append(app.Commands, engineCommand(stdout, stderr, usage), engineFaultsCommand(stdout, stderr, usage))
 	addCertCommands(app, stdout, stderr, usage)
 	clikit.Setup(app)
 	return app
@@ -238,7 +242,7 @@ func (cfg runConfig) validate() error {
 			return usageError{fmt.Sprintf("--pass-env takes a variable name, not %q", n)}
 		}
 	}
-	return nil
+	return cfg.validateSide()
 }
 
 func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error {
@@ -246,7 +250,7 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
 	}
-	all, err := loadScenarios(cfg.Scenarios, cfg.Builtin)
+	all, err := cfg.sideScenarios()
 	if err != nil {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return exitCode(exitHarness)
@@ -273,6 +277,10 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	}
 	if !cfg.NoLint {
 		opts.Linter = lintstep.AOPLint{}
+	}
+	if err := cfg.sideOptions(&opts); err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
 	}
 	if cfg.Verbose {
 		opts.Progress = stderr

@@ -23,6 +23,7 @@ import (
 const (
 	flagProtocol = "protocol"
 	flagFault    = "fault"
+	flagObserve  = "observe"
 )
 
 // faultIgnoreShutdown is the fault under which the process ignores SIGTERM.
@@ -34,6 +35,8 @@ type config struct {
 	Fault    string
 	Verbose  bool
 	Args     []string
+	// Observe is --observe DIR: record what the agent saw in DIR (observe.go).
+	Observe string
 }
 
 // usageError is a command-line mistake: exit code 2.
@@ -77,10 +80,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: flagProtocol, Usage: "protocol to play: " + strings.Join(mockagent.Protocols(), ", ")},
 			&cli.StringFlag{Name: flagFault, Usage: "break one rule (see mockagent faults)"},
 			clikit.VerboseFlag("say on stderr what is played and how it ended"),
+			&cli.StringFlag{Name: flagObserve, Usage: "write what the agent receives, sends, the signals it gets and its exit to a new file in `DIR` (orchestrator-side certification)"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 		Action: func(c *cli.Context) error {
-			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Verbose: c.Bool("verbose"), Args: c.Args().Slice()}
+			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Verbose: c.Bool("verbose"), Args: c.Args().Slice(), Observe: c.String(flagObserve)}
 			return runAgent(c.Context, cfg, stdin, stdout, stderr)
 		},
 		Commands: []*cli.Command{{
@@ -125,13 +129,20 @@ func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stder
 	}
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	obs, err := observe(cfg, &stdin, &stdout)
+	if err != nil {
+		return err
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
 	defer signal.Stop(sigs)
 	go func() {
 		for {
 			select {
-			case <-sigs:
+			case sig := <-sigs:
+				if obs != nil {
+					obs.Signal(signalName(sig))
+				}
 				if cfg.Fault != faultIgnoreShutdown {
 					cancel()
 				}
@@ -154,6 +165,9 @@ func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stder
 	}, cfg.Fault)
 	if cfg.Verbose {
 		fmt.Fprintf(stderr, "mockagent: %s done, exit %d\n", cfg.Protocol, code)
+	}
+	if obs != nil {
+		obs.Exit(code)
 	}
 	if code != 0 {
 		return exitCode(code)

@@ -1,0 +1,403 @@
+package orchside
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+func init() {
+	keys["aop2"] = engaop2.Key
+	conform.Register(aop2Checks...)
+	conform.Register(refCheck("aop2"))
+}
+
+// Tolerances of the timing checks (× --timeout-scale). Early: the orchestrator
+// may start its clock when it spawns the agent or writes a message, a little
+// before the agent's own record of it. Late: how long after a limit the agent may
+// still run before the orchestrator is judged late.
+const (
+	stopEarly = 500 * time.Millisecond
+	stopLate  = 1500 * time.Millisecond
+)
+
+// aop2Lint are the single-message rules of a TASK: the orchestrator's sequence
+// duties are judged by the checks, not by the agent-side sequence rules.
+var aop2Lint = []string{"AOP2-VERSION", "AOP2-ENVELOPE", "AOP2-EXT", "AOP2-LIMIT", "AOP2-POLICY", "AOP2-CODE", "AOP2-TIME", "AOP2-VALUE", "AOP2-STATUS", "AOP2-SCHEMA", "GEN-"}
+
+var aop2Checks = []*conform.Check{
+	{
+		ID: "aop2/orch/1.2/task-dispatched", Protocol: "aop2", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		Spec:        "aop2 §1.2, §2; bindings §orchestrators",
+		Requirement: "TASK – MUST contain `session`, `target`, `task`. MUST NOT contain `task_status`. (The orchestrator dispatches the task it was given: one valid TASK line on the executor's stdin, same session_id and task_id.)",
+		Lint:        aop2Lint,
+		Bad:         "the orchestrator starts the executor but writes the task as YAML, or rewrites task_id, or adds task_status to the TASK",
+		Good:        "the orchestrator writes the TASK it was given, compact, as one line on the executor's stdin",
+		Run:         aop2TaskDispatched,
+	},
+	{
+		ID: "aop2/orch/bind/healthy-agent-completes", Protocol: "aop2", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		Spec:        "aop2 §5, §11; bindings §orchestrators",
+		Requirement: "An executor that answers within the effective timeout is neither terminated nor re-dispatched; the orchestrator reads its RESPONSE, lets it exit and exits 0 itself.",
+		Bad:         "the orchestrator closes the executor's stdin right after the TASK, or kills it at a timeout of its own, or re-dispatches a task that succeeded",
+		Good:        "the orchestrator waits for the RESPONSE and the executor's exit, then exits 0",
+		Run:         aop2HealthyCompletes,
+	},
+	{
+		ID: "aop2/orch/11/timeout-enforced", Protocol: "aop2", Family: "timeouts", Tier: conform.Core, Level: conform.MUST, Timing: true,
+		Spec:        "aop2 §11, §12",
+		Requirement: "If `guard_rails.timeout_seconds` is set → it overrides `execution_policy.timeout_seconds`. `E_TIMEOUT` – task exceeded timeout. (With auto_terminate_on_timeout the executor is terminated at the effective timeout: not before it, not long after.)",
+		Bad:         "the orchestrator uses execution_policy.timeout_seconds (60 s) although guard_rails says 2 s, or never terminates an executor that runs past its timeout",
+		Good:        "the orchestrator sends SIGTERM to the executor's group 2 s after the dispatch (guard_rails), SIGKILL after a grace period, and records E_TIMEOUT",
+		Run:         aop2TimeoutEnforced,
+	},
+	{
+		ID: "aop2/orch/6.1/heartbeat-failure-abort", Protocol: "aop2", Family: "heartbeats", Tier: conform.Resilient, Level: conform.MUST, Timing: true,
+		Spec:        "aop2 §6.1, §12",
+		Requirement: "`E_HEARTBEAT_FAILURE` – missed `max_missed_beats`. (With `on_heartbeat_failure: ABORT` the orchestrator aborts the executor once interval_seconds × max_missed_beats pass without a HEARTBEAT.)",
+		Bad:         "the orchestrator ignores the heartbeat policy and lets a silent executor run until the task timeout",
+		Good:        "after interval_seconds × max_missed_beats without a HEARTBEAT the orchestrator records E_HEARTBEAT_FAILURE and terminates the executor",
+		Run:         aop2HeartbeatAbort,
+	},
+	{
+		ID: "aop2/orch/7/rollback-restored", Protocol: "aop2", Family: "rollback", Tier: conform.Full, Level: conform.MUST,
+		Spec:        "aop2 §7",
+		Requirement: "Rollback Protocol (Orchestrator-Owned): with `rollback_snapshot.enabled` the orchestrator snapshots the expected output before dispatch and, when the task fails or is aborted, restores it and emits `ROLLBACK_INITIATED`. \"Executors are **not required** to perform rollback; this is orchestrator tooling.\"",
+		Bad:         "the executor overwrites out.txt and reports FAILURE; the orchestrator records the failure and leaves the overwritten out.txt in place",
+		Good:        "before dispatch the orchestrator copies out.txt to .aop_snapshots/out.txt.before; after the FAILURE it copies it back and emits ROLLBACK_INITIATED",
+		Run:         aop2RollbackRestored,
+	},
+	{
+		ID: "aop2/orch/9/fallback-by-trigger", Protocol: "aop2", Family: "fallbacks", Tier: conform.Full, Level: conform.MUST,
+		Spec:        "aop2 §9, §2.2",
+		Requirement: "`alternative_models` with `fallback_trigger` (`TIMEOUT`, `FIRST_ERROR`, `CRITICAL_ERROR`, `ALL_ERRORS`, `COST_LIMIT_EXCEEDED`): after a failed attempt the task is re-dispatched to the first alternative whose trigger matches the failure, with that provider and model in `target`.",
+		Bad:         "after an E_TIMEOUT the orchestrator re-dispatches to the first alternative although its trigger is COST_LIMIT_EXCEEDED, or re-dispatches the same model, or gives up",
+		Good:        "after an E_TIMEOUT the orchestrator skips the COST_LIMIT_EXCEEDED alternative and re-dispatches the same task with target GEMINI / gemini-2.5-pro (trigger TIMEOUT)",
+		Run:         aop2FallbackByTrigger,
+	},
+}
+
+// aop2Given is the TASK the orchestrator was given, as the reference engine reads
+// it (§11 precedence included).
+func aop2Given(s *conform.Session) (*engaop2.Task, error) {
+	t, _, err := engaop2.ParseTask([]byte(s.Fact("orch.task")))
+	if err == nil && t == nil {
+		err = fmt.Errorf("no task")
+	}
+	return t, err
+}
+
+// aop2TaskOf decodes the first TASK a launch received (nil when none).
+func aop2TaskOf(l *Launch) (map[string]any, *Event) {
+	for _, e := range l.Messages("stdin", "TASK") {
+		var m map[string]any
+		if json.Unmarshal([]byte(e.Line), &m) == nil {
+			return m, e
+		}
+	}
+	return nil, nil
+}
+
+func strAt(m map[string]any, keys ...string) string {
+	var v any = m
+	for _, k := range keys {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = o[k]
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// firstLaunch is the common start of the checks: the given task and launch 1.
+func firstLaunch(s *conform.Session) (*engaop2.Task, *Launch, *conform.Outcome) {
+	given, err := aop2Given(s)
+	if err != nil {
+		o := conform.NotTestedf("the scenario's task does not parse: %v", err)
+		return nil, nil, &o
+	}
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		o := conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+		return given, nil, &o
+	}
+	return given, &ls[0], nil
+}
+
+func aop2TaskDispatched(s *conform.Session) conform.Outcome {
+	given, _, bad := firstLaunch(s)
+	if bad != nil {
+		return *bad
+	}
+	var seqs []int
+	for _, l := range launchesOf(s) {
+		m, e := aop2TaskOf(&l)
+		if m == nil {
+			o := conform.Mismatch(fmt.Sprintf("launch %d of the agent received no TASK on stdin", l.N), "one TASK JSON line on stdin", fmt.Sprintf("%d stdin lines", len(l.Messages("stdin", ""))))
+			o.Seq = l.Seqs("stdin")
+			return o
+		}
+		seqs = append(seqs, e.Seq)
+		got := [2]string{strAt(m, "session", "session_id"), strAt(m, "task", "task_id")}
+		want := [2]string{given.SessionID, given.TaskID}
+		if got != want {
+			o := conform.Mismatch(fmt.Sprintf("launch %d: the TASK names another session or task than the one given", l.N),
+				"session_id "+want[0]+", task_id "+want[1], "session_id "+got[0]+", task_id "+got[1])
+			o.Seq = []int{e.Seq}
+			return o
+		}
+		if _, ok := m["task_status"]; ok {
+			o := conform.Failf("launch %d: the TASK carries task_status (§1.2: a TASK MUST NOT)", l.N)
+			o.Seq = []int{e.Seq}
+			return o
+		}
+	}
+	o := conform.Passf("%d TASK(s) dispatched for session %s, task %s", len(seqs), given.SessionID, given.TaskID)
+	o.Seq = seqs
+	return o
+}
+
+func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
+	_, l, bad := firstLaunch(s)
+	if bad != nil {
+		return *bad
+	}
+	ls := launchesOf(s)
+	if at, how, killed := l.Stop(true); how != "" || killed {
+		resp := l.Messages("stdout", "RESPONSE")
+		if how == "stdin-eof" && len(resp) > 0 && !at.Before(resp[0].At) {
+			// Closing stdin after the RESPONSE is how an orchestrator says goodbye.
+		} else {
+			what := how
+			if what == "" {
+				what = "SIGKILL"
+			}
+			o := conform.Mismatch("the orchestrator stopped a healthy executor before it answered", "RESPONSE, then exit 0 by itself", what+" before the RESPONSE")
+			o.Seq = l.Seqs("signal", "stdin-eof", "stdout")
+			return o
+		}
+	}
+	ex := l.Exit()
+	if ex == nil || ex.Code != 0 {
+		return conform.NotTestedf("the agent did not exit 0 by itself (the scenario's cue failed)")
+	}
+	if len(ls) > 1 {
+		o := conform.Mismatch("the task succeeded but the orchestrator started the agent again", "1 launch", fmt.Sprintf("%d launches", len(ls)))
+		o.Seq = ls[1].Seqs("stdin")
+		return o
+	}
+	a := s.Last()
+	if a == nil || a.Timeout || !a.Exited() || a.Exit.Code != 0 {
+		code := -1
+		if a != nil {
+			code = a.Exit.Code
+		}
+		return conform.Mismatch("the orchestrator did not exit 0 after the task completed", "exit 0 before the scenario deadline", fmt.Sprintf("exit %d, timed out %v", code, a != nil && a.Timeout))
+	}
+	o := conform.Passf("the executor answered and exited 0; the orchestrator exited 0")
+	o.Seq = append(l.Seqs("exit"), l.Seqs("stdout")...)
+	return o
+}
+
+// neverStopped says how an agent the orchestrator never stopped ended.
+func neverStopped(s *conform.Session, l *Launch, origin time.Time) string {
+	if ex := l.Exit(); ex != nil {
+		return fmt.Sprintf("the agent ran on and exited %d by itself %s later", ex.Code, ex.At.Sub(origin).Round(time.Millisecond))
+	}
+	return fmt.Sprintf("the agent was still running %s later, when the harness stopped the orchestrator at the scenario deadline", l.LastSeen().Sub(origin).Round(time.Millisecond))
+}
+
+// stopWindow judges when the agent was stopped against a limit counted from
+// origin: not before limit − early, not after limit + late (× scale).
+func stopWindow(s *conform.Session, l *Launch, origin time.Time, limit time.Duration, eof bool, what string) conform.Outcome {
+	scale := s.Scale
+	if scale <= 0 {
+		scale = 1
+	}
+	early := time.Duration(float64(stopEarly) * scale)
+	late := time.Duration(float64(stopLate) * scale)
+	at, how, killed := l.Stop(eof)
+	seqs := l.Seqs("signal", "stdin-eof", "exit")
+	if how == "" && killed {
+		// SIGKILL without SIGTERM: it died after its last observation.
+		at, how = l.LastSeen(), "SIGKILL"
+		if a := s.Last(); a != nil && !a.Terminated.IsZero() && !at.Add(mockagent.AliveEvery).Before(a.Terminated) {
+			// It outlived the orchestrator, which the harness stopped at the
+			// scenario deadline: the kill was the harness's cleanup.
+			how = ""
+		}
+	}
+	if how == "" {
+		o := conform.Mismatch(fmt.Sprintf("the orchestrator never stopped the agent: %s", what),
+			fmt.Sprintf("SIGTERM %s after %s", limit, origin.UTC().Format(conform.TimeFormat)), neverStopped(s, l, origin))
+		o.Seq = seqs
+		return o
+	}
+	d := at.Sub(origin)
+	switch {
+	case d < limit-early:
+		o := conform.Mismatch(fmt.Sprintf("the agent was stopped too early: %s", what), fmt.Sprintf("%s at %s (−%s)", how, limit, early), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond)))
+		o.Seq = seqs
+		return o
+	case d > limit+late:
+		o := conform.Mismatch(fmt.Sprintf("the agent was stopped too late: %s", what), fmt.Sprintf("%s at %s (+%s)", how, limit, late), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond)))
+		o.Seq = seqs
+		return o
+	}
+	o := conform.Passf("%s at %s (limit %s): %s", how, d.Round(time.Millisecond), limit, what)
+	o.Seq = seqs
+	return o
+}
+
+func aop2TimeoutEnforced(s *conform.Session) conform.Outcome {
+	given, l, bad := firstLaunch(s)
+	if bad != nil {
+		return *bad
+	}
+	pol := given.Policy
+	if pol.Timeout <= 0 || !pol.AutoTerminate {
+		return conform.NotTestedf("the scenario's task has no effective timeout with auto_terminate_on_timeout")
+	}
+	if len(l.Messages("stdout", "RESPONSE")) > 0 {
+		return conform.NotTestedf("the agent answered (the scenario's cue to exceed the timeout failed)")
+	}
+	return stopWindow(s, l, l.Start, pol.Timeout, true, fmt.Sprintf("effective timeout %s (from %s, §11)", pol.Timeout, pol.TimeoutFrom))
+}
+
+func aop2HeartbeatAbort(s *conform.Session) conform.Outcome {
+	given, l, bad := firstLaunch(s)
+	if bad != nil {
+		return *bad
+	}
+	pol := given.Policy
+	if !pol.Heartbeat || pol.HeartbeatInterval <= 0 || pol.MaxMissedBeats <= 0 || !strings.EqualFold(pol.OnHeartbeatFailure, "ABORT") {
+		return conform.NotTestedf("the scenario's task has no heartbeat policy with on_heartbeat_failure ABORT")
+	}
+	if len(l.Messages("stdout", "RESPONSE")) > 0 {
+		return conform.NotTestedf("the agent answered (the scenario's cue to stop heartbeating failed)")
+	}
+	origin := l.Start
+	stop, how, _ := l.Stop(true)
+	for _, e := range l.Messages("stdout", "EVENT/HEARTBEAT") {
+		if how == "" || e.At.Before(stop) {
+			origin = e.At
+		}
+	}
+	limit := pol.HeartbeatInterval * time.Duration(pol.MaxMissedBeats)
+	return stopWindow(s, l, origin, limit, true, fmt.Sprintf("%d missed heartbeats of %s after the last one (E_HEARTBEAT_FAILURE, ABORT)", pol.MaxMissedBeats, pol.HeartbeatInterval))
+}
+
+// timeoutTriggers are the fallback_trigger values an E_TIMEOUT matches (§9).
+var timeoutTriggers = map[string]bool{"TIMEOUT": true, "FIRST_ERROR": true, "ALL_ERRORS": true}
+
+func aop2FallbackByTrigger(s *conform.Session) conform.Outcome {
+	given, l, bad := firstLaunch(s)
+	if bad != nil {
+		return *bad
+	}
+	if len(l.Messages("stdout", "RESPONSE")) > 0 {
+		return conform.NotTestedf("the first attempt answered (the scenario's cue to exceed the timeout failed)")
+	}
+	var want *engaop2.Alternative
+	for i, alt := range given.Policy.Alternatives {
+		if timeoutTriggers[strings.ToUpper(alt.Trigger)] {
+			want = &given.Policy.Alternatives[i]
+			break
+		}
+	}
+	if want == nil {
+		return conform.NotTestedf("the scenario's task has no alternative model a timeout triggers")
+	}
+	ls := launchesOf(s)
+	expected := want.Provider + " / " + want.Model
+	if len(ls) < 2 {
+		o := conform.Mismatch("the orchestrator did not re-dispatch the task after the first attempt timed out", "a second dispatch to "+expected, fmt.Sprintf("%d launch(es)", len(ls)))
+		o.Seq = l.Seqs("signal", "exit")
+		return o
+	}
+	m, e := aop2TaskOf(&ls[1])
+	if m == nil {
+		o := conform.Mismatch("the second launch received no TASK", "a TASK for "+expected, "none")
+		o.Seq = ls[1].Seqs("stdin")
+		return o
+	}
+	got := strAt(m, "target", "provider") + " / " + strAt(m, "target", "model")
+	if got != expected {
+		o := conform.Mismatch("the re-dispatch went to the wrong model (§9: the first alternative whose fallback_trigger matches E_TIMEOUT)", expected, got)
+		o.Seq = []int{e.Seq}
+		return o
+	}
+	o := conform.Passf("after the timeout the task was re-dispatched to %s (trigger %s)", expected, want.Trigger)
+	o.Seq = []int{e.Seq}
+	return o
+}
+
+func aop2RollbackRestored(s *conform.Session) conform.Outcome {
+	given, l, bad := firstLaunch(s)
+	if bad != nil {
+		return *bad
+	}
+	before, _ := s.Facts[FactFilesBefore].(map[string]string)
+	after, _ := s.Facts[FactFiles].(map[string]*string)
+	ws := ""
+	if m, _ := aop2TaskOf(l); m != nil {
+		if t, ok := m["task"].(map[string]any); ok {
+			ws = strAt(t, "environment", "workspace_root")
+		}
+	}
+	var changed []string
+	for _, e := range l.Messages("stdout", "RESPONSE") {
+		var r struct {
+			TaskStatus struct {
+				FinalSignal string `json:"final_signal"`
+			} `json:"task_status"`
+			ExecutionSummary struct {
+				OutputArtifacts []struct {
+					Path string `json:"path"`
+				} `json:"output_artifacts"`
+			} `json:"execution_summary"`
+		}
+		if json.Unmarshal([]byte(e.Line), &r) != nil || r.TaskStatus.FinalSignal == "SUCCESS" {
+			continue
+		}
+		for _, a := range r.ExecutionSummary.OutputArtifacts {
+			changed = append(changed, a.Path)
+		}
+	}
+	if len(changed) == 0 {
+		return conform.NotTestedf("the agent reported no failed task with output artifacts (the scenario's cue failed)")
+	}
+	n := 0
+	for _, o := range given.Outputs {
+		if !o.Snapshot {
+			continue
+		}
+		rel := o.Path
+		if ws != "" && strings.HasPrefix(rel, ws+"/") {
+			rel = "workspace/" + strings.TrimPrefix(rel, ws+"/")
+		}
+		want, seeded := before[rel]
+		if !seeded {
+			continue
+		}
+		n++
+		got := after[rel]
+		if got == nil {
+			return conform.Mismatch(fmt.Sprintf("%s is gone after the failed task: not restored (§7)", rel), want, "(no file)")
+		}
+		if *got != want {
+			return conform.Mismatch(fmt.Sprintf("%s after the failed task is not its snapshot: not restored (§7)", rel), want, *got)
+		}
+	}
+	if n == 0 {
+		return conform.NotTestedf("no expected output with rollback_snapshot.enabled is a setup file of the scenario")
+	}
+	return conform.Passf("%d output(s) restored from their snapshots after the failed task", n)
+}

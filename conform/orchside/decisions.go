@@ -1,0 +1,162 @@
+package orchside
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/aopkit/aopkit/conform"
+	orchscenarios "github.com/aopkit/aopkit/fixtures/orchestrator-scenarios"
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// Decisions renders what the orchestrator did with its agent in one scenario as a
+// sequence of lines without times or ids: each launch with what it was
+// dispatched, every message the orchestrator sent it (a response named by the
+// request it answers), the end of its input, the signals, how the agent ended,
+// and how the orchestrator itself ended. Two orchestrators that decided alike
+// have the same sequence; the reference engine's is the expected one (item 3 of
+// issue 15: the diff shows where an orchestrator diverged).
+func Decisions(s *conform.Session) []string {
+	var out []string
+	orch := s.Last()
+	for _, l := range launchesOf(s) {
+		head := fmt.Sprintf("launch %d", l.N)
+		if d := dispatchSummary(s, &l); d != "" {
+			head += ": " + d
+		}
+		out = append(out, head)
+		requests := map[string]string{}
+		first := l.firstTask()
+		for i := range l.Events {
+			e := &l.Events[i]
+			switch e.Kind {
+			case "stdout":
+				if strings.HasPrefix(e.Key, "request:") {
+					var m map[string]any
+					json.Unmarshal([]byte(e.Line), &m)
+					if id, _ := m["id"].(string); id != "" {
+						requests[id] = e.Key
+					}
+				}
+			case "stdin":
+				if e == first && e.Key == "TASK" {
+					continue // the dispatch, on the launch's line
+				}
+				line := "  sends a non-message line"
+				if e.Key != "" {
+					line = "  sends " + e.Key
+				}
+				if strings.HasPrefix(e.Key, "response:") {
+					var m map[string]any
+					json.Unmarshal([]byte(e.Line), &m)
+					c, _ := m["correlationId"].(string)
+					if r := requests[c]; r != "" {
+						line += " to " + r
+					} else {
+						line += " to no request"
+					}
+				}
+				out = append(out, line)
+			case "stdin-eof":
+				out = append(out, "  closes its stdin")
+			case "signal":
+				out = append(out, "  signals "+e.Signal)
+			case "exit":
+				out = append(out, fmt.Sprintf("  agent exits %d", e.Code))
+			}
+		}
+		if l.Exit() == nil {
+			if orch != nil && !orch.Terminated.IsZero() && !l.LastSeen().Add(mockagent.AliveEvery).Before(orch.Terminated) {
+				out = append(out, "  agent still running when the orchestrator was stopped")
+			} else {
+				out = append(out, "  agent killed (SIGKILL)")
+			}
+		}
+	}
+	switch {
+	case orch == nil:
+		out = append(out, "orchestrator never started")
+	case orch.Timeout:
+		out = append(out, "orchestrator stopped at the scenario deadline")
+	case orch.Exit.Signal != "":
+		out = append(out, "orchestrator killed by "+orch.Exit.Signal)
+	default:
+		out = append(out, fmt.Sprintf("orchestrator exits %d", orch.Exit.Code))
+	}
+	return out
+}
+
+// firstTask is the launch's first stdin event (the dispatch, for aop2).
+func (l *Launch) firstTask() *Event {
+	for i := range l.Events {
+		if l.Events[i].Kind == "stdin" {
+			return &l.Events[i]
+		}
+	}
+	return nil
+}
+
+// dispatchSummary is what a launch was dispatched (aop2: the TASK's target and
+// attempt), "" when the protocol has no summary.
+func dispatchSummary(s *conform.Session, l *Launch) string {
+	if s.Scenario == nil || s.Scenario.Protocol != "aop2" {
+		return ""
+	}
+	m, _ := aop2TaskOf(l)
+	if m == nil {
+		return "no TASK"
+	}
+	attempt := ""
+	if t, ok := m["task"].(map[string]any); ok {
+		if a, ok := t["attempt"].(float64); ok {
+			attempt = fmt.Sprintf(", attempt %g", a)
+		}
+	}
+	return "TASK for " + strAt(m, "target", "provider") + " / " + strAt(m, "target", "model") + attempt
+}
+
+// ReferenceDecisions is the reference engine's decision sequence for a shipped
+// scenario (fixtures/orchestrator-scenarios/<protocol>/<name>.decisions, written by
+// `go test ./cmd/aopconform -run TestOrchestratorSide -update`), or nil.
+func ReferenceDecisions(sc *conform.Scenario) []string {
+	if sc == nil || sc.Source == "" || !strings.HasSuffix(sc.Source, ".json") {
+		return nil
+	}
+	b, err := fs.ReadFile(orchscenarios.FS, strings.TrimSuffix(path.Clean(sc.Source), ".json")+".decisions")
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+// refCheck is the comparison with the reference engine, one per protocol.
+func refCheck(protocol string) *conform.Check {
+	return &conform.Check{
+		ID: protocol + "/orch/ref/engine-decisions", Protocol: protocol, Family: "reference", Tier: conform.Full, Level: conform.MAY,
+		Spec:        protocol + " (the reference engine, docs/orchestrator-side.md)",
+		Requirement: "The orchestrator decides as the reference engine does in the same scenario: the same dispatches, messages, signals and ends, in the same order (times and ids aside). A divergence is reported with the diff, never scored: the engine is the yardstick, not the spec.",
+		Bad:         "the engine terminates the agent at the effective timeout and re-dispatches it; the orchestrator under test lets it run and exits",
+		Good:        "launch 1: TASK for CODEX / gpt-5.3-codex, attempt 1 / signals SIGTERM / agent exits 0 / orchestrator exits 0 — as the engine",
+		Run: func(s *conform.Session) conform.Outcome {
+			got := Decisions(s)
+			want := ReferenceDecisions(s.Scenario)
+			if want == nil {
+				// The decisions are still reported: they are what -update stores.
+				o := conform.NotTestedf("no reference decisions for this scenario")
+				o.Actual = strings.Join(got, "\n")
+				return o
+			}
+			if strings.Join(got, "\n") == strings.Join(want, "\n") {
+				o := conform.Passf("the same %d decisions as the reference engine", len(got))
+				o.Actual = strings.Join(got, "\n")
+				return o
+			}
+			o := conform.Outcome{Verdict: conform.Warn, Message: "the orchestrator decided differently from the reference engine",
+				Expected: strings.Join(want, "\n"), Actual: strings.Join(got, "\n")}
+			return o
+		},
+	}
+}

@@ -1,0 +1,204 @@
+package orchside
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// Launch is one start of the agent by the orchestrator under test, as mockagent
+// observed it.
+type Launch struct {
+	N     int // 1-based, in order of start
+	Start time.Time
+	PID   int
+	// Env holds the AOP* variables the agent got.
+	Env    map[string]string
+	Events []Event
+}
+
+// Event is one observation, with the transcript record it became.
+type Event struct {
+	At     time.Time
+	Kind   string // stdin, stdin-eof, stdout, signal, exit, alive
+	Line   string
+	Signal string
+	Code   int
+	Seq    int    // transcript record
+	Key    string // message key (stdin and stdout JSON lines)
+}
+
+// maxObservationBytes bounds what is read of one observation file.
+const maxObservationBytes = 64 << 20
+
+// MaxLaunches bounds the agent launches read: an orchestrator that starts the
+// agent more often is judged on its first MaxLaunches (the transcript event "launches-truncated" says so).
+const MaxLaunches = 100
+
+// readObservations reads every launch's file in dir (the first MaxLaunches),
+// sorted by start; more reports whether there were more.
+func readObservations(dir string) (ls []Launch, more bool, err error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, false, err
+	}
+	// Names sort by start time (mockagent.NewObserver).
+	sort.Strings(names)
+	if len(names) > MaxLaunches {
+		names, more = names[:MaxLaunches], true
+	}
+	var out []Launch
+	for _, name := range names {
+		l, err := readLaunch(name)
+		if err != nil {
+			return nil, more, err
+		}
+		out = append(out, l)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	for i := range out {
+		out[i].N = i + 1
+	}
+	return out, more, nil
+}
+
+func readLaunch(name string) (Launch, error) {
+	var l Launch
+	f, err := os.Open(name)
+	if err != nil {
+		return l, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(&limitedReader{f: f, n: maxObservationBytes})
+	sc.Buffer(make([]byte, 0, 64*1024), 8<<20)
+	for sc.Scan() {
+		var o mockagent.Observation
+		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
+			// A line cut by SIGKILL mid-write is the last one; anything else is
+			// not an observation file.
+			continue
+		}
+		at, err := time.Parse(mockagent.ObservationTimeFormat, o.At)
+		if err != nil {
+			return l, fmt.Errorf("%s: bad time %q", filepath.Base(name), o.At)
+		}
+		if o.Kind == "start" {
+			l.Start, l.PID, l.Env = at, o.PID, o.Env
+			continue
+		}
+		e := Event{At: at, Kind: o.Kind, Line: o.Line, Signal: o.Signal}
+		if o.Code != nil {
+			e.Code = *o.Code
+		}
+		l.Events = append(l.Events, e)
+	}
+	if err := sc.Err(); err != nil {
+		return l, fmt.Errorf("%s: %v", filepath.Base(name), err)
+	}
+	if l.Start.IsZero() {
+		return l, fmt.Errorf("%s: no start record", filepath.Base(name))
+	}
+	// In the order things happened: a line the agent wrote is stamped before it
+	// left, and may be written to the file after the answer it got.
+	sort.SliceStable(l.Events, func(i, j int) bool { return l.Events[i].At.Before(l.Events[j].At) })
+	return l, nil
+}
+
+type limitedReader struct {
+	f *os.File
+	n int64
+}
+
+func (r *limitedReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, fmt.Errorf("observation file over %d bytes", maxObservationBytes)
+	}
+	if int64(len(p)) > r.n {
+		p = p[:r.n]
+	}
+	n, err := r.f.Read(p)
+	r.n -= int64(n)
+	return n, err
+}
+
+// Messages returns the launch's JSON lines of kind (stdin: what the orchestrator
+// sent; stdout: what the agent sent) with key ("" = any).
+func (l *Launch) Messages(kind, key string) []*Event {
+	var out []*Event
+	for i := range l.Events {
+		e := &l.Events[i]
+		if e.Kind == kind && e.Key != "" && (key == "" || e.Key == key) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Stop is how the agent was stopped: the first SIGTERM (or SIGINT) or, when eof
+// counts (aop2: EOF on stdin means stop), the end of its input, whichever came
+// first; How is "" when the agent was not stopped that way. Killed reports an
+// agent that left no exit record (SIGKILL).
+func (l *Launch) Stop(eof bool) (at time.Time, how string, killed bool) {
+	for _, e := range l.Events {
+		if (e.Kind == "signal" && (e.Signal == "SIGTERM" || e.Signal == "SIGINT")) || (eof && e.Kind == "stdin-eof") {
+			if how == "" {
+				at, how = e.At, e.Kind
+				if e.Kind == "signal" {
+					how = e.Signal
+				}
+			}
+		}
+	}
+	return at, how, l.Exit() == nil
+}
+
+// Exit is the agent's exit observation (nil: it never exited by itself: killed).
+func (l *Launch) Exit() *Event {
+	for i := range l.Events {
+		if l.Events[i].Kind == "exit" {
+			return &l.Events[i]
+		}
+	}
+	return nil
+}
+
+// LastSeen is the time of the agent's last observation: for an agent killed by
+// SIGKILL, when it died (within mockagent.AliveEvery).
+func (l *Launch) LastSeen() time.Time {
+	t := l.Start
+	for _, e := range l.Events {
+		if e.At.After(t) {
+			t = e.At
+		}
+	}
+	return t
+}
+
+// Seqs lists the transcript records of the launch's events of the given kinds.
+func (l *Launch) Seqs(kinds ...string) []int {
+	var out []int
+	for _, e := range l.Events {
+		for _, k := range kinds {
+			if e.Kind == k && e.Seq > 0 {
+				out = append(out, e.Seq)
+			}
+		}
+	}
+	return out
+}
+
+// launchesOf returns the session's agent launches.
+func launchesOf(s *conform.Session) []Launch {
+	if s == nil || s.Facts == nil {
+		return nil
+	}
+	ls, _ := s.Facts[FactLaunches].([]Launch)
+	return ls
+}

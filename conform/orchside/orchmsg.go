@@ -1,0 +1,280 @@
+package orchside
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
+)
+
+func init() {
+	keys["orchmsg"] = engorchmsg.Key
+	conform.Register(orchmsgChecks...)
+	conform.Register(refCheck("orchmsg"))
+}
+
+// orchmsgRequestTimeout is the protocol's request timeout ("Requests timeout after
+// 30 seconds", Timeouts).
+const orchmsgRequestTimeout = 30 * time.Second
+
+// orchmsgLint are the single-message rules of what the orchestrator sends.
+var orchmsgLint = []string{"ORCH-TYPE", "ORCH-BASE", "ORCH-PAYLOAD", "ORCH-RESP", "ORCH-SCHEMA", "GEN-"}
+
+var orchmsgChecks = []*conform.Check{
+	{
+		ID: "orchmsg/orch/notify/task-assigned", Protocol: "orchmsg", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		Spec:        "orchmsg Orchestrator Notifications, Base Message Structure; bindings §orchestrators",
+		Requirement: "Task Assigned: `notify:task-assigned` with `payload.taskId` (and a message) is the orchestrator's first message to the agent; every orchestrator message has `type`, `id` and `timestamp`.",
+		Lint:        orchmsgLint,
+		Bad:         "the orchestrator starts the agent and waits for it to ask, or assigns another taskId than the task it was given",
+		Good:        `{"type":"notify:task-assigned","id":"ntf-1","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123","message":"Task assigned."}}`,
+		Run:         orchmsgTaskAssigned,
+	},
+	{
+		ID: "orchmsg/orch/corr/response-correlation", Protocol: "orchmsg", Family: "requests", Tier: conform.Resilient, Level: conform.MUST,
+		Spec:        "orchmsg Correlation, Request/Response Pattern, Timeouts",
+		Requirement: "Response includes `correlationId` matching request `id`. (Every request gets exactly one `response:success` or `response:error` with its id as `correlationId`, within the 30 s request timeout; no response answers a request that was not made.)",
+		Bad:         `the agent sends {"type":"request:get-task","id":"req-7",...} and the orchestrator answers {"type":"response:success","correlationId":"req-6",...}, or never answers`,
+		Good:        `{"type":"response:success","id":"res-9","correlationId":"req-7","timestamp":"...","payload":{"task":{...}}}`,
+		Run:         orchmsgCorrelation,
+	},
+	{
+		ID: "orchmsg/orch/rate/flood-rejected", Protocol: "orchmsg", Family: "rate-limit", Tier: conform.Resilient, Level: conform.SHOULD,
+		Spec:        "orchmsg Security Considerations (3. Rate Limiting)",
+		Requirement: "Rate Limiting: Prevent message flooding (100 msg/sec limit). (A request past the limit is not served: it gets a `response:error`.)",
+		Bad:         "the agent writes 150 log events in a burst, then request:get-task; the orchestrator answers the request with the task",
+		Good:        "the orchestrator answers the request over the limit with response:error (\"Rate limit exceeded: at most 100 messages per second\") and serves the agent's requests again once the window has passed",
+		Run:         orchmsgFloodRejected,
+	},
+	{
+		ID: "orchmsg/orch/shutdown/grace-honoured", Protocol: "orchmsg", Family: "shutdown", Tier: conform.Full, Level: conform.MUST, Timing: true,
+		Spec:        "orchmsg Orchestrator Notifications (Shutdown); bindings §orchmsg",
+		Requirement: "Shutdown: `notify:shutdown` with `payload.gracePeriod` (ms). (The agent has the grace period to exit: no signal before it ends; an agent still running after it is stopped, SIGTERM then SIGKILL.)",
+		Bad:         "the orchestrator sends notify:shutdown with gracePeriod 2000 and kills the agent at once, or leaves an agent that ignores the shutdown running",
+		Good:        "the orchestrator sends notify:shutdown (gracePeriod 2000), waits 2 s, then sends SIGTERM to the agent that is still running and SIGKILL after a grace period",
+		Run:         orchmsgShutdownGrace,
+	},
+}
+
+// orchmsgIn decodes the orchestrator's messages to one launch.
+func orchmsgIn(l *Launch) []struct {
+	e *Event
+	m map[string]any
+} {
+	var out []struct {
+		e *Event
+		m map[string]any
+	}
+	for _, e := range l.Messages("stdin", "") {
+		var m map[string]any
+		if json.Unmarshal([]byte(e.Line), &m) == nil {
+			out = append(out, struct {
+				e *Event
+				m map[string]any
+			}{e, m})
+		}
+	}
+	return out
+}
+
+func orchmsgGiven(s *conform.Session) (string, error) {
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	if err := json.Unmarshal([]byte(s.Fact("orch.task")), &p); err != nil || p.TaskID == "" {
+		return "", fmt.Errorf("the scenario's task has no taskId")
+	}
+	return p.TaskID, nil
+}
+
+func orchmsgTaskAssigned(s *conform.Session) conform.Outcome {
+	want, err := orchmsgGiven(s)
+	if err != nil {
+		return conform.NotTestedf("%v", err)
+	}
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		return conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+	}
+	l := &ls[0]
+	in := orchmsgIn(l)
+	if len(in) == 0 {
+		o := conform.Mismatch("the agent received no message", "notify:task-assigned for "+want, "nothing on stdin")
+		o.Seq = l.Seqs("stdin", "stdin-eof")
+		return o
+	}
+	first := in[0]
+	p, _ := first.m["payload"].(map[string]any)
+	got, _ := p["taskId"].(string)
+	if first.e.Key != "notify:task-assigned" || got != want {
+		o := conform.Mismatch("the orchestrator's first message is not the assignment of the task it was given", "notify:task-assigned, taskId "+want, first.e.Key+", taskId "+got)
+		o.Seq = []int{first.e.Seq}
+		return o
+	}
+	o := conform.Passf("notify:task-assigned for %s first", want)
+	o.Seq = []int{first.e.Seq}
+	return o
+}
+
+func orchmsgCorrelation(s *conform.Session) conform.Outcome {
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		return conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+	}
+	scale := s.Scale
+	if scale <= 0 {
+		scale = 1
+	}
+	limit := time.Duration(float64(orchmsgRequestTimeout) * scale)
+	requests := 0
+	for li := range ls {
+		l := &ls[li]
+		end := l.LastSeen()
+		type req struct {
+			e       *Event
+			answers int
+		}
+		reqs := map[string]*req{}
+		var order []string
+		for _, e := range l.Messages("stdout", "") {
+			if !strings.HasPrefix(e.Key, "request:") {
+				continue
+			}
+			var m map[string]any
+			json.Unmarshal([]byte(e.Line), &m)
+			id, _ := m["id"].(string)
+			if id == "" || reqs[id] != nil {
+				continue // the agent's fault (ORCH-BASE-001, ORCH-SEQ-003): not the orchestrator's to answer twice
+			}
+			reqs[id] = &req{e: e}
+			order = append(order, id)
+		}
+		requests += len(order)
+		for _, in := range orchmsgIn(l) {
+			if !strings.HasPrefix(in.e.Key, "response:") {
+				continue
+			}
+			c, _ := in.m["correlationId"].(string)
+			r := reqs[c]
+			if r == nil || in.e.At.Before(r.e.At) {
+				o := conform.Mismatch(fmt.Sprintf("launch %d: a response answers no request the agent made", l.N), "correlationId = the id of a pending request", fmt.Sprintf("correlationId %q", c))
+				o.Seq = []int{in.e.Seq}
+				return o
+			}
+			r.answers++
+			if r.answers > 1 {
+				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered twice", l.N, c), "exactly one response", "a second response")
+				o.Seq = []int{r.e.Seq, in.e.Seq}
+				return o
+			}
+			if d := in.e.At.Sub(r.e.At); d > limit {
+				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered after the request timeout", l.N, c), fmt.Sprintf("within %s", limit), d.Round(time.Millisecond).String())
+				o.Seq = []int{r.e.Seq, in.e.Seq}
+				return o
+			}
+		}
+		for _, id := range order {
+			r := reqs[id]
+			if r.answers == 0 && end.Sub(r.e.At) >= limit {
+				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) was never answered", l.N, id, r.e.Key), fmt.Sprintf("a response within %s (response:error TIMEOUT at the latest)", limit), "none")
+				o.Seq = []int{r.e.Seq}
+				return o
+			}
+			if r.answers == 0 {
+				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) got no response before the agent ended", l.N, id, r.e.Key), "a response with correlationId "+id, "none")
+				o.Seq = []int{r.e.Seq}
+				return o
+			}
+		}
+	}
+	if requests == 0 {
+		return conform.NotTestedf("the agent made no request")
+	}
+	return conform.Passf("%d request(s), each answered once with its id as correlationId", requests)
+}
+
+func orchmsgShutdownGrace(s *conform.Session) conform.Outcome {
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		return conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+	}
+	l := &ls[0]
+	var shut *Event
+	var grace time.Duration
+	for _, in := range orchmsgIn(l) {
+		if in.e.Key == "notify:shutdown" {
+			p, _ := in.m["payload"].(map[string]any)
+			g, ok := p["gracePeriod"].(float64)
+			if !ok || g < 0 {
+				o := conform.Mismatch("notify:shutdown without a gracePeriod", "payload.gracePeriod in ms", fmt.Sprint(p["gracePeriod"]))
+				o.Seq = []int{in.e.Seq}
+				return o
+			}
+			shut, grace = in.e, time.Duration(g*float64(time.Millisecond))
+			break
+		}
+	}
+	if shut == nil {
+		o := conform.Mismatch("the orchestrator never sent notify:shutdown to an agent that lingered after its task was done", "notify:shutdown", "none")
+		o.Seq = l.Seqs("signal", "stdin-eof", "exit")
+		return o
+	}
+	for _, e := range l.Events {
+		if e.Kind == "signal" && e.At.Before(shut.At) {
+			o := conform.Mismatch("the agent was signalled before notify:shutdown", "notify:shutdown, then the grace period", e.Signal+" first")
+			o.Seq = []int{e.Seq}
+			return o
+		}
+	}
+	if ex := l.Exit(); ex != nil && !hasSignal(l) && ex.At.Sub(shut.At) < grace {
+		return conform.NotTestedf("the agent exited within the grace period (the scenario's cue to ignore the shutdown failed)")
+	}
+	return stopWindow(s, l, shut.At, grace, false, fmt.Sprintf("the shutdown's grace period of %s", grace))
+}
+
+func hasSignal(l *Launch) bool {
+	for _, e := range l.Events {
+		if e.Kind == "signal" {
+			return true
+		}
+	}
+	return false
+}
+
+func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		return conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+	}
+	l := &ls[0]
+	answers := map[string]*Event{}
+	for _, in := range orchmsgIn(l) {
+		if c, _ := in.m["correlationId"].(string); c != "" && answers[c] == nil && strings.HasPrefix(in.e.Key, "response:") {
+			answers[c] = in.e
+		}
+	}
+	var rate spec.Rate[*Event]
+	over := 0
+	for _, e := range l.Messages("stdout", "") {
+		if o, _, _ := rate.Add(e.At, e); !o || !strings.HasPrefix(e.Key, "request:") {
+			continue
+		}
+		over++
+		var m map[string]any
+		json.Unmarshal([]byte(e.Line), &m)
+		id, _ := m["id"].(string)
+		if a := answers[id]; a != nil && a.Key == "response:success" {
+			o := conform.Mismatch(fmt.Sprintf("request %s came past %d messages in %s and was served", id, spec.RateLimit, spec.RateWindow), "response:error", "response:success")
+			o.Seq = []int{e.Seq, a.Seq}
+			return o
+		}
+	}
+	if over == 0 {
+		return conform.NotTestedf("no request of the agent came past the rate limit (the scenario's cue to flood failed)")
+	}
+	return conform.Passf("%d request(s) past the rate limit were not served", over)
+}

@@ -1,0 +1,252 @@
+// Package orchside certifies the orchestrator side of a protocol: the
+// orchestrator under test is started (through the harness, in a scratch
+// directory) with a task and the command of its agent, which is mockagent under
+// the harness's control; mockagent misbehaves on cue (the task's x_mockagent
+// script) and writes what it saw (`mockagent --observe DIR`), and the checks of
+// this package judge what the orchestrator did about it (docs/orchestrator-side.md).
+//
+// The run loop, judging, scoring, --repeat and the reports are conform/runner's:
+// this package gives it a driver (Driver) and registers the checks
+// ("<protocol>/orch/<section>/<name>"). Its scenarios live in
+// fixtures/orchestrator-scenarios.
+package orchside
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/harness"
+	orchscenarios "github.com/aopkit/aopkit/fixtures/orchestrator-scenarios"
+)
+
+// The binding of an orchestrator under test (docs/bindings.md "Orchestrators"):
+// environment variables the harness sets for it.
+const (
+	// EnvAgent is the absolute path of an executable (no arguments) that starts
+	// the agent: the orchestrator runs it once per dispatch, exactly as it would
+	// run its own executor command.
+	EnvAgent = "AOPKIT_AGENT"
+	// EnvTask is the absolute path of the task file to orchestrate (aop2: one
+	// TASK envelope, JSON).
+	EnvTask = "AOPKIT_TASK"
+	// EnvMockFault, in an orchestrator-side scenario's env, is the fault the
+	// agent plays on every launch (`mockagent --fault`), for protocols whose task
+	// carries no per-launch cue.
+	EnvMockFault = "AOPKIT_MOCKAGENT_FAULT"
+)
+
+// Judged is the "from" of the records under test on this side.
+const Judged = "orchestrator"
+
+// FactLaunches is the session fact holding the agent launches ([]Launch).
+const FactLaunches = "orch.launches"
+
+// FactFiles holds the scenario's setup files after the orchestrator ended
+// (map[string]*string by path: nil when absent), FactFilesBefore as written.
+const (
+	FactFiles       = "orch.files"
+	FactFilesBefore = "orch.files.before"
+)
+
+// setup is an orchestrator-side scenario's "setup": files written into the
+// scratch directory before the orchestrator starts (paths relative to it), read
+// back when it has ended.
+type setup struct {
+	Files map[string]string `json:"files"`
+}
+
+// Sides of aopconform run --side.
+const (
+	SideAgent        = "agent"
+	SideOrchestrator = "orchestrator"
+)
+
+// Builtin parses the shipped orchestrator-side scenarios.
+func Builtin() ([]*conform.Scenario, error) {
+	return conform.LoadScenarios(orchscenarios.FS, ".")
+}
+
+// keys name protocol messages per protocol (for step triggers, "spoke" and
+// checks); a protocol missing here has no orchestrator-side scenario yet.
+var keys = map[string]func(r *conform.Record) string{}
+
+// Protocols lists the protocols with an orchestrator side, sorted.
+func Protocols() []string {
+	var out []string
+	for p := range keys {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Driver returns the driver that plays one orchestrator-side scenario: mockagent
+// (the program at mockagentPath, with extra arguments) is the agent the
+// orchestrator under test launches.
+func Driver(mockagentPath string, extra ...string) func(h *harness.H) error {
+	return func(h *harness.H) error { return drive(h, mockagentPath, extra) }
+}
+
+func drive(h *harness.H, mock string, extra []string) error {
+	sc := h.Scenario()
+	key := keys[sc.Protocol]
+	if key == nil {
+		return harness.Errorf("protocol %s has no orchestrator side yet", sc.Protocol)
+	}
+	dir := filepath.Join(h.Scratch(), ".aopkit")
+	obs := filepath.Join(dir, "observe")
+	if err := os.MkdirAll(obs, 0o755); err != nil {
+		return harness.Errorf("scratch: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(h.Scratch(), "workspace"), 0o755); err != nil {
+		return harness.Errorf("workspace: %v", err)
+	}
+	task := h.Expand(sc.Task)
+	if c, err := harness.Compact(task); err == nil {
+		task = c
+	}
+	taskPath := filepath.Join(dir, "task.json")
+	if err := os.WriteFile(taskPath, append(task, '\n'), 0o644); err != nil {
+		return harness.Errorf("task file: %v", err)
+	}
+	args := append([]string{mock, "--protocol", sc.Protocol, "--observe", obs}, extra...)
+	if f := sc.Env[EnvMockFault]; f != "" {
+		args = append(args, "--fault", f)
+	}
+	var q []string
+	for _, a := range args {
+		q = append(q, shellQuote(a))
+	}
+	agentPath := filepath.Join(dir, "agent")
+	script := "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\nexec " + strings.Join(q, " ") + " \"$@\"\n"
+	if err := os.WriteFile(agentPath, []byte(script), 0o755); err != nil {
+		return harness.Errorf("agent command: %v", err)
+	}
+	h.Fact("orch.task", string(task))
+	var su setup
+	if len(sc.Setup) > 0 {
+		if err := json.Unmarshal(sc.Setup, &su); err != nil {
+			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
+		}
+	}
+	files := map[string]string{}
+	for rel, content := range su.Files {
+		p, ok := h.Inside(rel)
+		if !ok || filepath.IsAbs(rel) {
+			return harness.Errorf("scenario %s: setup file %q is not inside the scratch directory", sc.ID, rel)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return harness.Errorf("setup: %v", err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return harness.Errorf("setup: %v", err)
+		}
+		files[filepath.ToSlash(rel)] = p
+	}
+	h.Fact(FactFilesBefore, su.Files)
+	a, err := h.Launch(task, EnvAgent+"="+agentPath, EnvTask+"="+taskPath)
+	if err != nil {
+		return err
+	}
+	// The orchestrator's own timing duties start when it is launched: no start-up
+	// allowance is owed to it.
+	a.Alive(a.Attempt().Start, "orchestrator-launch")
+	err = a.Run(harness.Handler{
+		Key: key,
+		// The process under test is the orchestrator: its lines are its own.
+		Collect: func(r conform.Record, final bool) []conform.Record {
+			if final {
+				return nil
+			}
+			r.From = Judged
+			return []conform.Record{r}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	after := map[string]*string{}
+	for rel, p := range files {
+		if b, err := ReadBounded(p, 1<<20); err == nil {
+			c := string(b)
+			after[rel] = &c
+		} else {
+			after[rel] = nil
+		}
+	}
+	h.Fact(FactFiles, after)
+	launches, more, err := readObservations(obs)
+	if err != nil {
+		return harness.Errorf("reading the agent's observations: %v", err)
+	}
+	if more {
+		h.Event(0, "launches-truncated", map[string]any{"kept": MaxLaunches, "reason": "the orchestrator started the agent more often: the rest is not judged"})
+	}
+	for i := range launches {
+		recordLaunch(h, &launches[i], key)
+	}
+	h.Fact(FactLaunches, launches)
+	return nil
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// recordLaunch adds what one agent launch saw to the transcript, as its own
+// session "<scenario>/agent#N": the orchestrator's stdin lines, the agent's
+// stdout lines, the signals, the end of its input and its exit.
+func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
+	session := fmt.Sprintf("%s/agent#%d", h.Scenario().ID, l.N)
+	h.Record(conform.Record{From: "harness", Event: "agent-start", Time: l.Start, Session: session,
+		Detail: map[string]any{"pid": l.PID, "launched_by": "the orchestrator under test", "launch": l.N}})
+	for i := range l.Events {
+		e := &l.Events[i]
+		r := conform.Record{Time: e.At, Session: session}
+		switch e.Kind {
+		case "stdin", "stdout":
+			r.From, r.Stream = "agent", "stdout"
+			if e.Kind == "stdin" {
+				r.From, r.Stream = Judged, "stdin"
+			}
+			if harness.IsJSONObject([]byte(e.Line)) {
+				r.Msg = json.RawMessage(e.Line)
+				r.Key = key(&r)
+			} else {
+				t := e.Line
+				r.Text = &t
+			}
+		case "stdin-eof":
+			r.From, r.Event = "harness", "close-stdin"
+			r.Detail = map[string]any{"by": "the orchestrator under test"}
+		case "signal":
+			r.From, r.Event = "harness", "signal"
+			r.Detail = map[string]any{"signal": e.Signal, "by": "the orchestrator under test"}
+		case "exit":
+			r.From, r.Event = "harness", "agent-exit"
+			r.Detail = map[string]any{"code": e.Code}
+		default:
+			continue
+		}
+		r = h.Record(r)
+		e.Seq, e.Key = r.Seq, r.Key
+	}
+}
+
+// ReadBounded reads a file of at most max bytes (a larger one is an error).
+func ReadBounded(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s is over %d bytes", name, max)
+	}
+	return b, err
+}

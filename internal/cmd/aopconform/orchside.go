@@ -1,0 +1,321 @@
+package aopconformcmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
+	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
+	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/conform/orchside"
+	"github.com/aopkit/aopkit/conform/runner"
+)
+
+// Flags of the orchestrator side.
+const (
+	flagSide      = "side"
+	flagMockagent = "mockagent"
+)
+
+// sideFlags are the flags `aopconform run` gets for the orchestrator side.
+func sideFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagSide, Value: orchside.SideAgent, Usage: "the side under test, `SIDE`: agent, or orchestrator (the command after -- is an orchestrator that launches $AOPKIT_AGENT; docs/orchestrator-side.md)"},
+		&cli.StringFlag{Name: flagMockagent, Usage: "with --side orchestrator: the mockagent `PROGRAM` the orchestrator launches", DefaultText: "mockagent on PATH, else next to aopconform"},
+	}
+}
+
+// orchestratorSide reports whether the run certifies an orchestrator.
+func (cfg runConfig) orchestratorSide() bool { return cfg.Side == orchside.SideOrchestrator }
+
+// validateSide checks --side and --mockagent.
+func (cfg runConfig) validateSide() error {
+	switch cfg.Side {
+	case "", orchside.SideAgent:
+		if cfg.Mockagent != "" {
+			return usageError{"--mockagent applies to --side orchestrator only"}
+		}
+		return nil
+	case orchside.SideOrchestrator:
+	default:
+		return usageError{fmt.Sprintf("--side %q: want agent or orchestrator", cfg.Side)}
+	}
+	for _, p := range orchside.Protocols() {
+		if p == cfg.Protocol {
+			return nil
+		}
+	}
+	msg := fmt.Sprintf("--side orchestrator: protocol %s has no orchestrator-side scenarios yet (%s have)", cfg.Protocol, strings.Join(orchside.Protocols(), ", "))
+	if cfg.Protocol == "aos" {
+		msg += "; an aos guardian is certified with: aopconform guardian URL"
+	}
+	return usageError{msg}
+}
+
+// sideScenarios loads the scenarios of the side under test.
+func (cfg runConfig) sideScenarios() ([]*conform.Scenario, error) {
+	if !cfg.orchestratorSide() {
+		return loadScenarios(cfg.Scenarios, cfg.Builtin)
+	}
+	var all []*conform.Scenario
+	if cfg.Builtin {
+		ss, err := orchside.Builtin()
+		if err != nil {
+			return nil, fmt.Errorf("built-in orchestrator-side scenarios: %w", err)
+		}
+		all = append(all, ss...)
+	}
+	seen := map[string]string{}
+	for _, s := range all {
+		seen[s.ID] = s.Source
+	}
+	for _, d := range cfg.Scenarios {
+		ss, err := conform.LoadScenarioDir(d)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		for _, s := range ss {
+			if prev, dup := seen[s.ID]; dup {
+				return nil, usageError{fmt.Sprintf("scenario id %q is defined twice (%s and %s)", s.ID, prev, s.Source)}
+			}
+			seen[s.ID] = s.Source
+		}
+		all = append(all, ss...)
+	}
+	return all, nil
+}
+
+// sideOptions sets the runner options of the orchestrator side.
+func (cfg runConfig) sideOptions(opts *runner.Options) error {
+	if !cfg.orchestratorSide() {
+		return nil
+	}
+	mock, err := findMockagent(cfg.Mockagent)
+	if err != nil {
+		return err
+	}
+	opts.Driver = orchside.Driver(mock)
+	opts.Judged = orchside.Judged
+	opts.RerunArgs = append([]string{"--" + flagSide, orchside.SideOrchestrator}, opts.RerunArgs...)
+	if cfg.Mockagent != "" {
+		opts.RerunArgs = append(opts.RerunArgs, "--"+flagMockagent, cfg.Mockagent)
+	}
+	return nil
+}
+
+// findMockagent resolves the mockagent program to an absolute path: the flag,
+// else mockagent on PATH, else next to this executable.
+func findMockagent(flag string) (string, error) {
+	if flag != "" {
+		p, err := exec.LookPath(flag)
+		if err != nil {
+			return "", usageError{fmt.Sprintf("--mockagent %s: %v", flag, err)}
+		}
+		return filepath.Abs(p)
+	}
+	if p, err := exec.LookPath("mockagent"); err == nil {
+		return filepath.Abs(p)
+	}
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), "mockagent")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", usageError{"--side orchestrator needs mockagent (the agent the orchestrator launches): put it on PATH or give --mockagent PATH"}
+}
+
+// engineFault is one fault the reference engine of a protocol plays on purpose
+// (harness.Config.EngineFault).
+type engineFault struct{ Name, Doc string }
+
+// engineFaults lists each protocol engine's faults. Wire an engine's Faults()
+// here when it has them, one line per protocol.
+var engineFaults = map[string]func() []engineFault{
+	"aop2": func() (out []engineFault) {
+		for _, f := range engaop2.Faults() {
+			out = append(out, engineFault{f.Name, f.Doc})
+		}
+		return out
+	},
+	"aof": func() (out []engineFault) {
+		for _, f := range engaof.Faults() {
+			out = append(out, engineFault{f.Name, f.Doc})
+		}
+		return out
+	},
+	"aop-output": func() (out []engineFault) {
+		for _, f := range engaopoutput.Faults() {
+			out = append(out, engineFault{f.Name, f.Doc})
+		}
+		return out
+	},
+	"orchmsg": func() (out []engineFault) {
+		for _, f := range engorchmsg.Faults() {
+			out = append(out, engineFault{f.Name, f.Doc})
+		}
+		return out
+	},
+}
+
+// lookupEngineFault reports whether protocol's engine has the fault.
+func lookupEngineFault(protocol, name string) bool {
+	if f := engineFaults[protocol]; f != nil {
+		for _, ef := range f() {
+			if ef.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxTaskFile bounds the task file the engine reads.
+const maxTaskFile = 16 << 20
+
+// engineCommand is `aopconform engine`: the reference engine as a standalone
+// orchestrator, so that the orchestrator side can certify it (and show its
+// faults).
+func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Command {
+	return &cli.Command{
+		Name:      "engine",
+		Usage:     "run the reference orchestrator on one task: it launches the agent, enforces the task's policy and exits (certified by run --side orchestrator)",
+		UsageText: "aopconform engine --protocol ID [--task FILE] [--fault NAME] [--transcript FILE] [--deadline D] [-- AGENT-CMD [ARGS...]]\n   (the task defaults to $AOPKIT_TASK, the agent command to $AOPKIT_AGENT)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(orchside.Protocols(), ", ")},
+			&cli.StringFlag{Name: "task", Usage: "the task to orchestrate (aop2: a TASK envelope) from `FILE`", DefaultText: "$" + orchside.EnvTask},
+			&cli.StringFlag{Name: "fault", Usage: "play one fault of the engine on purpose (aopconform engine-faults lists them)"},
+			&cli.StringFlag{Name: "transcript", Usage: "write the engine's transcript (transcript/1) to `FILE`"},
+			&cli.DurationFlag{Name: "deadline", Value: 5 * time.Minute, Usage: "stop the agent and give up after `D`"},
+		},
+		OnUsageError: usage,
+		Action: func(c *cli.Context) error {
+			return engineCmd(c.Context, engineConfig{
+				Protocol: c.String(flagProtocol), Task: c.String("task"), Fault: c.String("fault"),
+				Transcript: c.String("transcript"), Deadline: c.Duration("deadline"), Command: c.Args().Slice(),
+			}, stderr)
+		},
+	}
+}
+
+// engineFaultsCommand is `aopconform engine-faults`: the faults of the reference
+// engines, one a line: protocol, fault, what it does (tab-separated).
+func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Command {
+	return &cli.Command{
+		Name:         "engine-faults",
+		Usage:        "list the faults the reference engine plays on purpose (aopconform engine --fault NAME)",
+		UsageText:    "aopconform engine-faults [--protocol ID]",
+		Flags:        []cli.Flag{&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"}},
+		OnUsageError: usage,
+		Action: func(c *cli.Context) error {
+			protocol := c.String(flagProtocol)
+			if protocol != "" && !conform.KnownProtocol(protocol) {
+				fmt.Fprintf(stderr, "aopconform: unknown protocol %q (one of %s)\n", protocol, strings.Join(conform.Protocols, ", "))
+				return exitCode(exitHarness)
+			}
+			var lines []string
+			for p, f := range engineFaults {
+				if protocol != "" && p != protocol {
+					continue
+				}
+				for _, ef := range f() {
+					lines = append(lines, p+"\t"+ef.Name+"\t"+ef.Doc)
+				}
+			}
+			sort.Strings(lines)
+			for _, l := range lines {
+				fmt.Fprintln(stdout, l)
+			}
+			if len(lines) == 0 {
+				fmt.Fprintln(stderr, "aopconform: no engine faults (yet)")
+			}
+			return nil
+		},
+	}
+}
+
+type engineConfig struct {
+	Protocol, Task, Fault, Transcript string
+	Deadline                          time.Duration
+	Command                           []string
+}
+
+func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
+	fail := func(format string, a ...any) error {
+		fmt.Fprintf(stderr, "aopconform engine: "+format+"\n", a...)
+		return exitCode(exitHarness)
+	}
+	drive, ok := runner.Driver(cfg.Protocol)
+	if cfg.Protocol == "" || !ok {
+		return fail("--protocol is required (one of %s)", strings.Join(conform.Protocols, ", "))
+	}
+	if cfg.Fault != "" {
+		if !lookupEngineFault(cfg.Protocol, cfg.Fault) {
+			return fail("the %s engine has no fault %q (aopconform engine-faults lists them)", cfg.Protocol, cfg.Fault)
+		}
+	}
+	if cfg.Deadline <= 0 {
+		return fail("--deadline must be positive")
+	}
+	if cfg.Task == "" {
+		cfg.Task = os.Getenv(orchside.EnvTask)
+	}
+	if cfg.Task == "" {
+		return fail("no task: give --task FILE or set %s", orchside.EnvTask)
+	}
+	if len(cfg.Command) == 0 {
+		if a := os.Getenv(orchside.EnvAgent); a != "" {
+			cfg.Command = []string{a}
+		}
+	}
+	if len(cfg.Command) == 0 {
+		return fail("no agent command: give it after -- or set %s", orchside.EnvAgent)
+	}
+	task, err := orchside.ReadBounded(cfg.Task, maxTaskFile)
+	if err != nil {
+		return fail("--task: %v", err)
+	}
+	scratch, err := os.Getwd()
+	if err != nil {
+		return fail("working directory: %v", err)
+	}
+	var tw io.Writer
+	if cfg.Transcript != "" {
+		f, err := runner.CreateNew(cfg.Transcript)
+		if err != nil {
+			return fail("--transcript: %v", err)
+		}
+		defer f.Close()
+		tw = f
+	}
+	sc := &conform.Scenario{ID: "engine", Title: "the reference engine on " + filepath.Base(cfg.Task), Protocol: cfg.Protocol,
+		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task}
+	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: tw, Command: cfg.Command, Scale: 1, Scratch: scratch,
+		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ()}})
+	if err := h.End(drive(h)); err != nil {
+		return fail("%v", err)
+	}
+	// What the engine decided, for whoever runs it by hand (stdout stays free of
+	// anything but protocol messages).
+	for _, r := range h.Session().Records {
+		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit") {
+			d, _ := json.Marshal(r.Detail)
+			fmt.Fprintf(stderr, "aopconform engine: attempt %d: %s %s\n", r.Attempt, r.Event, d)
+		}
+	}
+	return nil
+}

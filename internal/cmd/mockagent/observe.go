@@ -1,0 +1,44 @@
+package mockagentcmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/aopkit/aopkit/mockagent"
+)
+
+// observe starts the observation of --observe DIR (nil when not asked for): the
+// agent's stdin and stdout are replaced by recording copies.
+func observe(cfg config, stdin *io.Reader, stdout *io.Writer) (*mockagent.Observer, error) {
+	if cfg.Observe == "" {
+		return nil, nil
+	}
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "AOP") {
+			env[k] = v
+		}
+	}
+	obs, err := mockagent.NewObserver(cfg.Observe, os.Args, env)
+	if err != nil {
+		return nil, fmt.Errorf("--observe %s: %w", cfg.Observe, err)
+	}
+	*stdin = obs.Stdin(*stdin)
+	*stdout = obs.Stdout(*stdout)
+	return obs, nil
+}
+
+func signalName(s os.Signal) string {
+	if ss, ok := s.(syscall.Signal); ok {
+		if n := unix.SignalName(ss); n != "" {
+			return n
+		}
+	}
+	return s.String()
+}

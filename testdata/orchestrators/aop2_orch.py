@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""A small aop2 orchestrator, written from docs/bindings.md ("Orchestrators") alone.
+
+It reads the TASK envelope from $AOPKIT_TASK, runs the executor $AOPKIT_AGENT once
+per dispatch (the TASK as one JSON line on its stdin, EVENT and RESPONSE lines back
+on its stdout), and enforces the task's policy:
+  - the effective timeout (guard_rails.timeout_seconds over
+    execution_policy.timeout_seconds, §11): SIGTERM to the executor's group,
+    SIGKILL 2 s later (E_TIMEOUT);
+  - heartbeats (execution_policy.heartbeat, §6.1): interval_seconds x
+    max_missed_beats without a HEARTBEAT is E_HEARTBEAT_FAILURE; ABORT stops it;
+  - fallback (§9): after a failed attempt, the first alternative_models entry
+    whose fallback_trigger matches the error gets the task;
+  - rollback (§7): expected outputs with rollback_snapshot.enabled are copied to
+    their snapshot_path before the first dispatch and restored when the task fails.
+Its decisions go to stderr (logs); it exits 0 once the task is decided.
+
+Usage: aop2_orch.py [MODE]. MODE "correct" (default) or one bug, to show that
+aopconform run --side orchestrator catches it:
+  no-timeout-kill        never terminates an executor past its timeout
+  execution-policy-timeout  ignores guard_rails (§11 precedence)
+  ignore-heartbeats      never acts on missed heartbeats
+  wrong-fallback-model   falls back to the first alternative, whatever its trigger
+  close-stdin-early      closes the executor's stdin right after the TASK
+  task-status-in-task    dispatches a TASK that carries task_status (§1.2)
+  skip-rollback          takes the snapshots but never restores them
+"""
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
+CRITICAL = {"E_PROCESS_CRASH", "E_HEARTBEAT_FAILURE", "E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE",
+            "E_PERMISSION_DENIED", "E_CONTEXT_OVERFLOW", "E_ROLLBACK_FAILED"}
+
+
+def log(*args):
+    print("aop2_orch:", *args, file=sys.stderr, flush=True)
+
+
+def policy(task):
+    ep = task.get("execution_policy") or {}
+    gr = task.get("guard_rails") or {}
+    timeout = gr.get("timeout_seconds", ep.get("timeout_seconds"))
+    if MODE == "execution-policy-timeout":
+        timeout = ep.get("timeout_seconds")
+    auto = gr.get("auto_terminate_on_timeout", ep.get("auto_terminate_on_timeout", True))
+    hb = ep.get("heartbeat") or {}
+    return timeout, auto, hb, ep.get("alternative_models") or []
+
+
+def stop(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def attempt(task):
+    """Dispatch once; return None on success, else the §12 error code."""
+    timeout, auto, hb, _ = policy(task)
+    env = dict(os.environ, AOP_PROTOCOL="aop2")
+    ws = ((task.get("task") or {}).get("environment") or {}).get("workspace_root")
+    if ws:
+        env["AOP2_WORKSPACE"] = ws
+    proc = subprocess.Popen([os.environ["AOPKIT_AGENT"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            start_new_session=True, env=env)
+    if MODE == "task-status-in-task":
+        task = dict(task, task_status={"state": "PENDING"})
+    proc.stdin.write((json.dumps(task, separators=(",", ":")) + "\n").encode())
+    proc.stdin.flush()
+    if MODE == "close-stdin-early":
+        proc.stdin.close()
+    lines = queue.Queue()
+
+    def read():
+        for raw in proc.stdout:
+            lines.put(raw)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    start = last_beat = time.monotonic()
+    response = None
+    watch_beats = bool(hb.get("enabled")) and MODE != "ignore-heartbeats"
+    beat_limit = float(hb.get("interval_seconds", 120)) * int(hb.get("max_missed_beats", 3))
+    while True:
+        try:
+            raw = lines.get(timeout=0.05)
+        except queue.Empty:
+            raw = ""
+        now = time.monotonic()
+        if raw is None:
+            break
+        if raw:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                msg = {}
+            if msg.get("message_type") == "RESPONSE" and response is None:
+                response = msg
+            elif msg.get("message_type") == "EVENT" and msg.get("event") == "HEARTBEAT":
+                last_beat = now
+        if response is not None:
+            continue
+        if timeout and auto and MODE != "no-timeout-kill" and now - start >= float(timeout):
+            log("E_TIMEOUT after", timeout, "s: terminating the executor")
+            stop(proc)
+            return "E_TIMEOUT"
+        if watch_beats and now - last_beat >= beat_limit:
+            action = str(hb.get("on_heartbeat_failure", "ABORT")).upper()
+            log("E_HEARTBEAT_FAILURE:", action)
+            if action == "ABORT":
+                stop(proc)
+                return "E_HEARTBEAT_FAILURE"
+            watch_beats = action == "WARN"
+            last_beat = now
+    code = proc.wait()
+    if response is None:
+        return "E_PROCESS_CRASH" if code != 0 else "E_MALFORMED_RESPONSE"
+    if (response.get("task_status") or {}).get("final_signal") not in ("SUCCESS", "PARTIAL_SUCCESS"):
+        return "E_UNKNOWN"
+    return None
+
+
+def matches(trigger, code):
+    trigger = str(trigger).upper()
+    return (trigger in ("FIRST_ERROR", "ALL_ERRORS") or (trigger == "TIMEOUT" and code == "E_TIMEOUT")
+            or (trigger == "CRITICAL_ERROR" and code in CRITICAL)
+            or (trigger == "COST_LIMIT_EXCEEDED" and code == "E_COST_LIMIT_EXCEEDED"))
+
+
+def snapshots(task):
+    """Copy each enabled expected output aside (§7); return (path, snapshot, existed)."""
+    out = []
+    for o in (task.get("task") or {}).get("expected_outputs") or []:
+        rs = o.get("rollback_snapshot") or {}
+        if not rs.get("enabled") or not o.get("path"):
+            continue
+        snap = rs.get("snapshot_path") or o["path"] + ".before"
+        os.makedirs(os.path.dirname(snap) or ".", exist_ok=True)
+        existed = os.path.exists(o["path"])
+        if existed:
+            shutil.copyfile(o["path"], snap)
+        else:
+            open(snap, "w").close()
+        out.append((o["path"], snap, existed))
+    return out
+
+
+def rollback(snaps):
+    if MODE == "skip-rollback":
+        return
+    for path, snap, existed in snaps:
+        if existed:
+            shutil.copyfile(snap, path)
+        elif os.path.exists(path):
+            os.remove(path)
+        log("ROLLBACK_INITIATED: restored", path)
+
+
+def main():
+    with open(os.environ["AOPKIT_TASK"]) as f:
+        task = json.load(f)
+    _, _, _, alternatives = policy(task)
+    remaining = list(alternatives)
+    snaps = snapshots(task)
+    while True:
+        code = attempt(task)
+        if code is None:
+            log("task completed")
+            return 0
+        log("attempt", task.get("task", {}).get("attempt", 1), "failed:", code)
+        pick = None
+        for alt in remaining:
+            if MODE == "wrong-fallback-model" or matches(alt.get("fallback_trigger"), code):
+                pick = alt
+                break
+        if pick is None:
+            log("no alternative left:", "E_ALL_MODELS_EXHAUSTED" if alternatives else code)
+            rollback(snaps)
+            return 0
+        remaining = remaining[remaining.index(pick) + 1:]
+        task = json.loads(json.dumps(task))
+        task["target"]["provider"], task["target"]["model"] = pick["provider"], pick["model"]
+        task["task"]["attempt"] = int(task["task"].get("attempt", 1)) + 1
+        log("fallback to", pick["provider"], pick["model"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""A small orchmsg orchestrator (host), written from docs/bindings.md ("Orchestrators") alone.
+
+It reads the task from $AOPKIT_TASK ({"taskId", "message", "task": what get-task
+returns}), runs the agent $AOPKIT_AGENT, sends it notify:task-assigned, answers
+every request:* with response:success or response:error carrying the request's id
+as correlationId (past 100 messages per second a message is not handled: a request
+gets response:error), and once the agent reports the task done (event:progress with
+progress 1, or event:error) sends notify:shutdown with a 2 s gracePeriod; an agent
+still running after it gets SIGTERM, then SIGKILL 2 s later. Logs go to stderr.
+
+Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
+  wrong-correlation-id   answers with a fresh id as correlationId
+  no-shutdown-grace      sends SIGTERM together with notify:shutdown
+  no-assignment          never sends notify:task-assigned (answers requests only)
+"""
+import collections
+import datetime
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
+GRACE = 2.0
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def log(*args):
+    print("orchmsg_orch:", *args, file=sys.stderr, flush=True)
+
+
+def main():
+    with open(os.environ["AOPKIT_TASK"]) as f:
+        spec = json.load(f)
+    task = spec.pop("task", None) or {"id": spec["taskId"], "status": "running"}
+    agent = subprocess.Popen([os.environ["AOPKIT_AGENT"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             start_new_session=True, env=dict(os.environ, AOP_PROTOCOL="orchmsg", ORCHMSG_AGENT_ID="worker-1"))
+    lock = threading.Lock()
+
+    def send(msg):
+        msg.setdefault("id", "%s-%s" % (msg["type"].split(":")[0][:3], uuid.uuid4()))
+        msg.setdefault("timestamp", now())
+        with lock:
+            try:
+                agent.stdin.write((json.dumps(msg) + "\n").encode())
+                agent.stdin.flush()
+            except (BrokenPipeError, ValueError):
+                pass
+
+    def stop():
+        try:
+            os.killpg(agent.pid, signal.SIGTERM)
+            agent.wait(timeout=GRACE)
+        except subprocess.TimeoutExpired:
+            os.killpg(agent.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def shutdown():
+        send({"type": "notify:shutdown", "payload": {"gracePeriod": int(GRACE * 1000), "reason": "task done"}})
+        if MODE == "no-shutdown-grace":
+            stop()
+            return
+        deadline = time.monotonic() + GRACE
+        while agent.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if agent.poll() is None:
+            log("the agent outlived the grace period: stopping it")
+            stop()
+
+    if MODE != "no-assignment":
+        send({"type": "notify:task-assigned", "payload": dict(spec)})
+    submitted = []
+    window = collections.deque(maxlen=100)  # times of the agent's last 100 messages
+    for raw in agent.stdout:
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            continue
+        typ = msg["type"]
+        payload = msg.get("payload") or {}
+        t = time.monotonic()
+        flooded = len(window) == 100 and t - window[0] < 1.0
+        window.append(t)
+        if flooded:
+            if typ.startswith("request:"):
+                send({"type": "response:error", "correlationId": msg.get("id"),
+                      "error": {"code": "INTERNAL_ERROR", "message": "Rate limit exceeded: at most 100 messages per second"}})
+            continue
+        if typ.startswith("request:"):
+            corr = msg.get("id")
+            if MODE == "wrong-correlation-id":
+                corr = "req-%s" % uuid.uuid4()
+            resp = {"type": "response:success", "correlationId": corr}
+            if typ == "request:get-task":
+                if payload.get("taskId") == task.get("id") or payload.get("taskId") in submitted:
+                    resp["payload"] = {"task": task if payload.get("taskId") == task.get("id") else {"id": payload["taskId"], "status": "queued"}}
+                else:
+                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "UNAUTHORIZED", "message": "not your task"}}
+            elif typ == "request:query-agents":
+                resp["payload"] = {"agents": [{"id": "worker-1", "role": "worker", "status": "busy"}]}
+            elif typ == "request:query-tasks":
+                resp["payload"] = {"tasks": [task]}
+            elif typ == "request:submit-task":
+                tid = "task-%d" % (len(submitted) + 200)
+                submitted.append(tid)
+                resp["payload"] = {"taskId": tid}
+            elif typ == "request:ask-user":
+                resp["payload"] = {"answer": "yes"}
+            else:
+                resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INVALID_MESSAGE_TYPE", "message": "unknown request " + typ}}
+            send(resp)
+        elif (typ == "event:progress" and payload.get("progress", 0) >= 1) or typ == "event:error":
+            if payload.get("taskId") == spec["taskId"]:
+                log("task done:", typ)
+                threading.Thread(target=shutdown, daemon=True).start()
+    agent.wait()
+    time.sleep(0.1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

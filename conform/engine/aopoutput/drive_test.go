@@ -19,13 +19,7 @@ const fixtures = "../../../fixtures/reference/aop-output"
 
 func scenario(t *testing.T, id string) *conform.Scenario {
 	t.Helper()
-	for _, sc := range enginetest.Builtin(t, "aop-output") {
-		if sc.ID == id {
-			return sc
-		}
-	}
-	t.Fatalf("no scenario %s", id)
-	return nil
+	return enginetest.Scenario(t, "aop-output", id)
 }
 
 // outcome is what the engine decided in one run.

@@ -28,13 +28,7 @@ const fixtures = "../../../fixtures/reference/aos"
 
 func scenario(t *testing.T, id string) *conform.Scenario {
 	t.Helper()
-	for _, sc := range enginetest.Builtin(t, "aos") {
-		if sc.ID == id {
-			return sc
-		}
-	}
-	t.Fatalf("no scenario %s", id)
-	return nil
+	return enginetest.Scenario(t, "aos", id)
 }
 
 // play runs Drive through the harness against the in-process mockagent inside a

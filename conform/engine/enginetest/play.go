@@ -87,3 +87,15 @@ func Builtin(t *testing.T, protocol string) []*conform.Scenario {
 	}
 	return out
 }
+
+// Scenario is the shipped scenario id of protocol.
+func Scenario(t *testing.T, protocol, id string) *conform.Scenario {
+	t.Helper()
+	for _, sc := range Builtin(t, protocol) {
+		if sc.ID == id {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %s", id)
+	return nil
+}

@@ -146,30 +146,28 @@ type engineFault struct{ Name, Doc string }
 // engineFaults lists each protocol engine's faults. Wire an engine's Faults()
 // here when it has them, one line per protocol.
 var engineFaults = map[string]func() []engineFault{
-	"aop2": func() (out []engineFault) {
-		for _, f := range engaop2.Faults() {
-			out = append(out, engineFault{f.Name, f.Doc})
-		}
-		return out
+	"aop2": func() []engineFault {
+		return faultList(engaop2.Faults(), func(f engaop2.Fault) (string, string) { return f.Name, f.Doc })
 	},
-	"aof": func() (out []engineFault) {
-		for _, f := range engaof.Faults() {
-			out = append(out, engineFault{f.Name, f.Doc})
-		}
-		return out
+	"aof": func() []engineFault {
+		return faultList(engaof.Faults(), func(f engaof.Fault) (string, string) { return f.Name, f.Doc })
 	},
-	"aop-output": func() (out []engineFault) {
-		for _, f := range engaopoutput.Faults() {
-			out = append(out, engineFault{f.Name, f.Doc})
-		}
-		return out
+	"aop-output": func() []engineFault {
+		return faultList(engaopoutput.Faults(), func(f engaopoutput.Fault) (string, string) { return f.Name, f.Doc })
 	},
-	"orchmsg": func() (out []engineFault) {
-		for _, f := range engorchmsg.Faults() {
-			out = append(out, engineFault{f.Name, f.Doc})
-		}
-		return out
+	"orchmsg": func() []engineFault {
+		return faultList(engorchmsg.Faults(), func(f engorchmsg.Fault) (string, string) { return f.Name, f.Doc })
 	},
+}
+
+// faultList turns one engine's fault list into engineFaults.
+func faultList[F any](fs []F, nameDoc func(F) (string, string)) []engineFault {
+	out := make([]engineFault, 0, len(fs))
+	for _, f := range fs {
+		name, doc := nameDoc(f)
+		out = append(out, engineFault{name, doc})
+	}
+	return out
 }
 
 // lookupEngineFault reports whether protocol's engine has the fault.

@@ -242,12 +242,3 @@ func clipLine(s string, n int) string {
 	}
 	return s
 }
-
-// indentLines prefixes every line of s.
-func indentLines(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = prefix + l
-	}
-	return strings.Join(lines, "\n")
-}

@@ -170,9 +170,6 @@ func (c *beatChecker) limit(b *beat) time.Duration {
 	return aop2spec.HeartbeatSilence(b.interval, b.maxMissed, c.clock.scale)
 }
 
-// period is the heartbeat interval stretched by the session's --timeout-scale.
-func (c *beatChecker) period(b *beat) time.Duration { return c.clock.stretch(b.interval) }
-
 // gap checks the silence from b.last to now (SEQ-005), reported at the current message.
 func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 	if c.late || b.failed {

@@ -525,7 +525,7 @@ func (e *engine) finalReport() {
 	}
 	e.audit.write(time.Now(), "SESSION_SUMMARY", orchestratorActor, map[string]any{
 		"total_tasks": 1, "completed": completed, "failed": failed, "total_cost_usd": cs.TotalUSD,
-		"total_duration_seconds": int(time.Now().Sub(e.start) / time.Second), "agents_used": agents,
+		"total_duration_seconds": int(time.Since(e.start) / time.Second), "agents_used": agents,
 	}, max(len(e.res.Attempts), 1), nil, "N/A", "", budget)
 	if e.audit.err == nil {
 		data, _ := json.MarshalIndent(e.res.summaryJSON(), "", "  ")

@@ -14,6 +14,7 @@ import (
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/conform/harness"
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // AgentID is the agent id the dispatcher leases the task to (AOF_AGENT_ID).
@@ -35,8 +36,8 @@ func EnvelopeOf(r *conform.Record) map[string]any {
 	switch {
 	case r.Msg != nil:
 		b = r.Msg
-	case r.Text != nil && strings.HasPrefix(strings.TrimSpace(*r.Text), Prefix):
-		b = []byte(strings.TrimPrefix(strings.TrimSpace(*r.Text), Prefix))
+	case r.Text != nil && strings.HasPrefix(strings.TrimSpace(*r.Text), spec.Prefix):
+		b = []byte(strings.TrimPrefix(strings.TrimSpace(*r.Text), spec.Prefix))
 	default:
 		return nil
 	}
@@ -158,7 +159,7 @@ func Drive(h *harness.H) error {
 			if r.Stream != "stdout" {
 				return
 			}
-			if r.Key == TypeCompletion {
+			if r.Key == spec.TypeCompletion {
 				// The run is over: its heartbeat is no longer owed (the agent
 				// exits next; a slow exit is no stale run).
 				completed = true
@@ -190,7 +191,7 @@ func Drive(h *harness.H) error {
 				return nextPoll
 			}
 			stale = true
-			h.Event(a.N(), "stale-heartbeat", map[string]any{"expiresAt": FormatTime(exp), "lastHeartbeat": last})
+			h.Event(a.N(), "stale-heartbeat", map[string]any{"expiresAt": spec.FormatTime(exp), "lastHeartbeat": last})
 			h.Fact("aof.stale", true)
 			a.Terminate("stale heartbeat: the scheduler reclaimed the task")
 			return time.Time{}
@@ -246,6 +247,6 @@ func (s *Session) PriorRunReclaimed() {
 	runDir := s.Store.RunDir(s.Cfg.TaskID)
 	os.MkdirAll(filepath.Join(runDir, "work"), 0o755)
 	os.WriteFile(filepath.Join(runDir, "work", "partial.txt"), []byte("left by the previous run\n"), 0o644)
-	s.Store.Events.Log("task.transitioned", "scheduler", s.Cfg.TaskID, map[string]any{"from": InProgress, "to": Ready, "reason": ActionStaleReclaim})
+	s.Store.Events.Log("task.transitioned", "scheduler", s.Cfg.TaskID, map[string]any{"from": spec.InProgress, "to": spec.Ready, "reason": ActionStaleReclaim})
 	s.Store.Events.Log("run.expired", "scheduler", s.Cfg.TaskID, map[string]any{"reason": "stale_heartbeat"})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
+	aofspec "github.com/aopkit/aopkit/lint/spec/aof"
 	mockaof "github.com/aopkit/aopkit/mockagent/aof"
 )
 
@@ -47,12 +48,12 @@ type scenario struct {
 var child = map[string]any{"delegationDepth": 1, "parentTaskId": parentID}
 
 var cases = []scenario{
-	{name: "correct", status: aof.Review, runState: "running",
+	{name: "correct", status: aofspec.Review, runState: "running",
 		events: []string{"lease.acquired", "protocol.message.received", "task.completed", "session.ended", "task.transitioned:completion_done"},
 		absent: []string{"protocol.message.rejected", "completion.warning"}},
-	{name: "correct-no-review", meta: map[string]any{"reviewRequired": false}, status: aof.Done, runState: "running",
+	{name: "correct-no-review", meta: map[string]any{"reviewRequired": false}, status: aofspec.Done, runState: "running",
 		events: []string{"task.completed", "session.ended", "task.transitioned:completion_done", "task.transitioned:completion_done"}},
-	{name: "delegation", meta: map[string]any{"delegateTo": "swe-qa"}, status: aof.Review, runState: "running",
+	{name: "delegation", meta: map[string]any{"delegateTo": "swe-qa"}, status: aofspec.Review, runState: "running",
 		events: []string{"delegation.requested", "task.completed", "task.transitioned:completion_done"},
 		check: func(t *testing.T, st *aof.Store) {
 			c, err := st.Get(childID)
@@ -74,15 +75,15 @@ var cases = []scenario{
 			}
 		}},
 	{name: "child-does-not-delegate", meta: map[string]any{"delegationDepth": 1, "parentTaskId": parentID, "delegateTo": "swe-qa"},
-		status: aof.Review, runState: "running", absent: []string{"delegation.requested", "delegation.rejected"}},
-	{name: "child-accepts-handoff", handoff: true, meta: child, status: aof.Review, runState: "running",
+		status: aofspec.Review, runState: "running", absent: []string{"delegation.requested", "delegation.rejected"}},
+	{name: "child-accepts-handoff", handoff: true, meta: child, status: aofspec.Review, runState: "running",
 		events: []string{"protocol.message.received", "delegation.accepted", "task.completed", "task.transitioned:completion_done"}},
-	{name: "child-rejects-insufficient-handoff", handoff: true, noCriteria: true, meta: child, status: aof.Blocked, runState: "running",
+	{name: "child-rejects-insufficient-handoff", handoff: true, noCriteria: true, meta: child, status: aofspec.Blocked, runState: "running",
 		events: []string{"task.transitioned:Insufficient context: the handoff has no acceptance criteria", "delegation.rejected:Insufficient context: the handoff has no acceptance criteria"},
 		absent: []string{"task.completed"}},
-	{name: "ignore-handoff", fault: "ignore-handoff", handoff: true, meta: child, status: aof.Review, runState: "running",
+	{name: "ignore-handoff", fault: "ignore-handoff", handoff: true, meta: child, status: aofspec.Review, runState: "running",
 		absent: []string{"delegation.accepted", "delegation.rejected"}},
-	{name: "nested-delegation", fault: "nested-delegation", meta: child, status: aof.Review, runState: "running",
+	{name: "nested-delegation", fault: "nested-delegation", meta: child, status: aofspec.Review, runState: "running",
 		events:  []string{"protocol.message.received", "delegation.rejected:nested_delegation", "task.completed"},
 		absent:  []string{"delegation.requested"},
 		harness: []string{"delegation-rejected"},
@@ -94,38 +95,38 @@ var cases = []scenario{
 				}
 			}
 		}},
-	{name: "hang", fault: "hang", status: aof.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat", "signal"},
+	{name: "hang", fault: "hang", status: aofspec.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat", "signal"},
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"task.completed", "session.ended"}},
-	{name: "stop-heartbeats", fault: "stop-heartbeats", status: aof.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat"},
+	{name: "stop-heartbeats", fault: "stop-heartbeats", status: aofspec.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat"},
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"task.completed"}},
-	{name: "late-heartbeats", fault: "late-heartbeats", status: aof.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat"},
+	{name: "late-heartbeats", fault: "late-heartbeats", status: aofspec.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat"},
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"task.completed"}},
-	{name: "exceed-timeout", fault: "exceed-timeout", status: aof.Ready, exit: -1, runState: "expired", harness: []string{"timeout"},
+	{name: "exceed-timeout", fault: "exceed-timeout", status: aofspec.Ready, exit: -1, runState: "expired", harness: []string{"timeout"},
 		events: []string{"task.transitioned:stale_heartbeat_reclaim"}, absent: []string{"task.completed", "session.ended"}},
-	{name: "crash-mid-task", fault: "crash-mid-task", status: aof.Ready, exit: 2, runState: "expired",
+	{name: "crash-mid-task", fault: "crash-mid-task", status: aofspec.Ready, exit: 2, runState: "expired",
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"session.ended"}},
-	{name: "crash-after-partial-report", fault: "crash-after-partial-report", status: aof.Review, exit: 2, runState: "running",
+	{name: "crash-after-partial-report", fault: "crash-after-partial-report", status: aofspec.Review, exit: 2, runState: "running",
 		events: []string{"task.completed", "task.transitioned:stale_heartbeat_partial"},
 		absent: []string{"session.ended", "run.expired"}},
-	{name: "no-completion-report", fault: "no-completion-report", status: aof.Ready, runState: "expired",
+	{name: "no-completion-report", fault: "no-completion-report", status: aofspec.Ready, runState: "expired",
 		events: []string{"session.ended", "task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"task.completed"}},
-	{name: "malformed-json", fault: "malformed-json", status: aof.Review, runState: "running",
+	{name: "malformed-json", fault: "malformed-json", status: aofspec.Review, runState: "running",
 		events: []string{"protocol.message.rejected:invalid_json", "task.completed", "task.transitioned:completion_done"}},
-	{name: "empty-report", fault: "empty-report", status: aof.Ready, runState: "expired",
+	{name: "empty-report", fault: "empty-report", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:invalid_envelope", "session.ended", "task.transitioned:stale_heartbeat_reclaim"},
 		absent: []string{"task.completed"}},
-	{name: "oversize-payload", fault: "oversize-payload", status: aof.Ready, runState: "expired",
+	{name: "oversize-payload", fault: "oversize-payload", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:invalid_envelope", "task.transitioned:stale_heartbeat_reclaim"},
 		absent: []string{"task.completed"}},
-	{name: "bad-timestamps", fault: "bad-timestamps", status: aof.Ready, runState: "expired",
+	{name: "bad-timestamps", fault: "bad-timestamps", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:invalid_envelope", "task.transitioned:stale_heartbeat_reclaim"},
 		absent: []string{"protocol.message.received", "task.completed"}},
-	{name: "invalid-transition", fault: "invalid-transition", status: aof.Review, runState: "running",
+	{name: "invalid-transition", fault: "invalid-transition", status: aofspec.Review, runState: "running",
 		events: []string{"task.transition.rejected:invalid_transition", "task.completed", "task.transitioned:completion_done"},
 		check: func(t *testing.T, st *aof.Store) {
 			task, _ := st.Get(taskID)
@@ -133,16 +134,16 @@ var cases = []scenario{
 				t.Errorf("work log missing the refused status; body:\n%s", task.Body)
 			}
 		}},
-	{name: "stdout-garbage", fault: "stdout-garbage", status: aof.Review, runState: "running",
+	{name: "stdout-garbage", fault: "stdout-garbage", status: aofspec.Review, runState: "running",
 		events: []string{"task.completed"}, absent: []string{"protocol.message.rejected"}},
-	{name: "taskid-mismatch", fault: "taskid-mismatch", status: aof.Review, runState: "running",
+	{name: "taskid-mismatch", fault: "taskid-mismatch", status: aofspec.Review, runState: "running",
 		events: []string{"protocol.message.rejected:taskId_mismatch", "task.completed"}},
-	{name: "unknown-type", fault: "unknown-type", status: aof.Review, runState: "running",
+	{name: "unknown-type", fault: "unknown-type", status: aofspec.Review, runState: "running",
 		events: []string{"protocol.message.unknown", "task.completed"}},
-	{name: "wrong-version", fault: "wrong-version", status: aof.Ready, runState: "expired",
+	{name: "wrong-version", fault: "wrong-version", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:invalid_envelope", "task.transitioned:stale_heartbeat_reclaim"},
 		absent: []string{"protocol.message.received"}},
-	{name: "duplicate-completion", fault: "duplicate-completion", status: aof.Review, runState: "running",
+	{name: "duplicate-completion", fault: "duplicate-completion", status: aofspec.Review, runState: "running",
 		events: []string{"task.completed", "protocol.message.received", "session.ended", "task.transitioned:completion_done"},
 		check: func(t *testing.T, st *aof.Store) {
 			n := 0
@@ -155,9 +156,9 @@ var cases = []scenario{
 				t.Errorf("task.completed logged %d times, want 1 (idempotent)", n)
 			}
 		}},
-	{name: "unauthorized-agent", fault: "unauthorized-agent", status: aof.Ready, runState: "expired",
+	{name: "unauthorized-agent", fault: "unauthorized-agent", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:unauthorized_agent", "task.transitioned:stale_heartbeat_reclaim"}},
-	{name: "tests-overflow", fault: "tests-overflow", status: aof.Ready, runState: "expired",
+	{name: "tests-overflow", fault: "tests-overflow", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:invalid_envelope"}, absent: []string{"task.completed"}},
 }
 
@@ -266,11 +267,11 @@ func TestShippedScenarios(t *testing.T) {
 		t.Run(sc.ID, func(t *testing.T) {
 			r := play(t, sc, "", "")
 			name := "correct-" + strings.TrimPrefix(sc.ID, "aof-")
-			want := []string{aof.Review}
+			want := []string{aofspec.Review}
 			if sc.ID == "aof-sigterm" {
 				// The step stops the agent before it completes; the scheduler then
 				// reclaims the task.
-				name, want = "sigterm", []string{aof.Ready}
+				name, want = "sigterm", []string{aofspec.Ready}
 			}
 			if got := r.sess.Fact("aof.final_status"); got != want[0] {
 				t.Errorf("final status %q, want %q", got, want[0])
@@ -296,7 +297,7 @@ func TestEngineFaults(t *testing.T) {
 				if hasEvent(good.sess, "stale-heartbeat") {
 					t.Fatal("the correct engine found the correct agent stale")
 				}
-				if !hasEvent(bad.sess, "stale-heartbeat") || bad.sess.Fact("aof.final_status") != aof.Ready {
+				if !hasEvent(bad.sess, "stale-heartbeat") || bad.sess.Fact("aof.final_status") != aofspec.Ready {
 					t.Errorf("final status %q: want the task reclaimed before its heartbeat expired", bad.sess.Fact("aof.final_status"))
 				}
 			case aof.FaultAllowNestedDelegation:

@@ -11,32 +11,6 @@ import (
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
-// Prefix is the optional line prefix of an AOF/1 message (aof-1 §Message Detection).
-const Prefix = spec.Prefix
-
-// Message types (aof-1 §Message Types).
-const (
-	TypeCompletion      = spec.TypeCompletion
-	TypeStatusUpdate    = spec.TypeStatusUpdate
-	TypeHandoffRequest  = spec.TypeHandoffRequest
-	TypeHandoffAccepted = spec.TypeHandoffAccepted
-	TypeHandoffRejected = spec.TypeHandoffRejected
-)
-
-func knownType(t string) bool { return spec.KnownType(t) }
-
-// Size limits of the upstream schema (reference/README.md, upstream/aof).
-const (
-	MaxMessage    = spec.MaxMessage
-	MaxSummaryRef = spec.MaxSummaryRef
-	MaxNotes      = spec.MaxNotes
-	MaxProgress   = spec.MaxProgress
-	MaxReason     = spec.MaxReason
-	MaxItem       = spec.MaxItem
-	MaxListItems  = spec.MaxListItems
-	MaxBlockers   = spec.MaxBlockers
-)
-
 // Envelope is a decoded AOF/1 message.
 type Envelope struct {
 	Protocol  string
@@ -62,7 +36,7 @@ const (
 func detect(line []byte) (detection, map[string]any, bool) {
 	s := bytes.TrimSpace(line)
 	prefixed := false
-	if rest, ok := bytes.CutPrefix(s, []byte(Prefix)); ok {
+	if rest, ok := bytes.CutPrefix(s, []byte(spec.Prefix)); ok {
 		s, prefixed = bytes.TrimSpace(rest), true
 	} else if !bytes.HasPrefix(s, []byte("{")) {
 		return notProtocol, nil, false
@@ -131,7 +105,7 @@ func decodeEnvelope(obj map[string]any) (env *Envelope, unknown bool, err *field
 		return env, false, ferr("/payload", "must be an object")
 	}
 	env.Payload = p
-	if !knownType(env.Type) {
+	if !spec.KnownType(env.Type) {
 		return env, true, nil
 	}
 	return env, false, nil
@@ -198,8 +172,8 @@ func strList(obj map[string]any, base, key string, maxItems int) ([]string, *fie
 		if !ok {
 			return nil, ferr(fmt.Sprintf("%s/%s/%d", base, key, i), "must be a string")
 		}
-		if utf8.RuneCountInString(s) > MaxItem {
-			return nil, ferr(fmt.Sprintf("%s/%s/%d", base, key, i), "is %d characters, at most %d allowed", utf8.RuneCountInString(s), MaxItem)
+		if utf8.RuneCountInString(s) > spec.MaxItem {
+			return nil, ferr(fmt.Sprintf("%s/%s/%d", base, key, i), "is %d characters, at most %d allowed", utf8.RuneCountInString(s), spec.MaxItem)
 		}
 		out = append(out, s)
 	}
@@ -226,22 +200,22 @@ func completionPayload(p map[string]any) (*RunResult, *fieldError) {
 	if e != nil {
 		return nil, e
 	}
-	if !validOutcome(rr.Outcome) {
+	if !spec.ValidOutcome(rr.Outcome) {
 		return nil, ferr("/payload/outcome", "%q must be one of done, blocked, needs_review, partial", rr.Outcome)
 	}
-	if rr.SummaryRef, e = str(p, "/payload", "summaryRef", true, MaxSummaryRef); e != nil {
+	if rr.SummaryRef, e = str(p, "/payload", "summaryRef", true, spec.MaxSummaryRef); e != nil {
 		return nil, e
 	}
-	if rr.Deliverables, e = strList(p, "/payload", "deliverables", MaxListItems); e != nil {
+	if rr.Deliverables, e = strList(p, "/payload", "deliverables", spec.MaxListItems); e != nil {
 		return nil, e
 	}
-	if rr.Blockers, e = strList(p, "/payload", "blockers", MaxBlockers); e != nil {
+	if rr.Blockers, e = strList(p, "/payload", "blockers", spec.MaxBlockers); e != nil {
 		return nil, e
 	}
 	if _, ok := p["notes"]; !ok {
 		return nil, ferr("/payload/notes", "is required")
 	}
-	if rr.Notes, e = str(p, "/payload", "notes", false, MaxNotes); e != nil {
+	if rr.Notes, e = str(p, "/payload", "notes", false, spec.MaxNotes); e != nil {
 		return nil, e
 	}
 	tests, ok := p["tests"].(map[string]any)
@@ -281,16 +255,16 @@ func statusPayload(p map[string]any) (*StatusUpdate, *fieldError) {
 	if su.Status, e = str(p, "/payload", "status", false, 0); e != nil {
 		return nil, e
 	}
-	if _, ok := p["status"]; ok && !IsStatus(su.Status) {
-		return nil, ferr("/payload/status", "%q must be one of %s", su.Status, strings.Join(Statuses, ", "))
+	if _, ok := p["status"]; ok && !spec.IsStatus(su.Status) {
+		return nil, ferr("/payload/status", "%q must be one of %s", su.Status, strings.Join(spec.Statuses, ", "))
 	}
-	if su.Progress, e = str(p, "/payload", "progress", false, MaxProgress); e != nil {
+	if su.Progress, e = str(p, "/payload", "progress", false, spec.MaxProgress); e != nil {
 		return nil, e
 	}
-	if su.Notes, e = str(p, "/payload", "notes", false, MaxNotes); e != nil {
+	if su.Notes, e = str(p, "/payload", "notes", false, spec.MaxNotes); e != nil {
 		return nil, e
 	}
-	if su.Blockers, e = strList(p, "/payload", "blockers", MaxBlockers); e != nil {
+	if su.Blockers, e = strList(p, "/payload", "blockers", spec.MaxBlockers); e != nil {
 		return nil, e
 	}
 	_, hs := p["status"]
@@ -332,16 +306,16 @@ func handoffPayload(p map[string]any) (h *Handoff, criteriaErr, e *fieldError) {
 	if h.ToAgent, e = str(p, "/payload", "toAgent", true, 0); e != nil {
 		return nil, nil, e
 	}
-	if h.AcceptanceCriteria, criteriaErr = strList(p, "/payload", "acceptanceCriteria", MaxListItems); criteriaErr != nil {
+	if h.AcceptanceCriteria, criteriaErr = strList(p, "/payload", "acceptanceCriteria", spec.MaxListItems); criteriaErr != nil {
 		h.AcceptanceCriteria = []string{}
 	}
-	if h.ExpectedOutputs, e = strList(p, "/payload", "expectedOutputs", MaxListItems); e != nil {
+	if h.ExpectedOutputs, e = strList(p, "/payload", "expectedOutputs", spec.MaxListItems); e != nil {
 		return nil, nil, e
 	}
-	if h.ContextRefs, e = strList(p, "/payload", "contextRefs", MaxListItems); e != nil {
+	if h.ContextRefs, e = strList(p, "/payload", "contextRefs", spec.MaxListItems); e != nil {
 		return nil, nil, e
 	}
-	if h.Constraints, e = strList(p, "/payload", "constraints", MaxListItems); e != nil {
+	if h.Constraints, e = strList(p, "/payload", "constraints", spec.MaxListItems); e != nil {
 		return nil, nil, e
 	}
 	if h.DueBy, e = datetime(p, "/payload", "dueBy"); e != nil {
@@ -359,7 +333,7 @@ func ackPayload(p map[string]any, accepted bool) (id, reason string, e *fieldErr
 	if b, ok := p["accepted"].(bool); !ok || b != accepted {
 		return "", "", ferr("/payload/accepted", "must be the boolean %v", accepted)
 	}
-	if reason, e = str(p, "/payload", "reason", false, MaxReason); e != nil {
+	if reason, e = str(p, "/payload", "reason", false, spec.MaxReason); e != nil {
 		return "", "", e
 	}
 	return id, reason, nil

@@ -72,7 +72,7 @@ func (r *Router) reject(o Outcome, actor string) Outcome {
 
 // Handle detects, validates and routes one line the agent wrote.
 func (r *Router) Handle(line []byte) Outcome {
-	if len(line) > MaxMessage {
+	if len(line) > spec.MaxMessage {
 		return r.reject(Outcome{Reason: ReasonMessageTooLarge, Detail: "message exceeds 10 MiB"}, "")
 	}
 	det, obj, prefixed := detect(line)
@@ -97,11 +97,11 @@ func (r *Router) Handle(line []byte) Outcome {
 		return o
 	}
 	switch env.Type {
-	case TypeCompletion:
+	case spec.TypeCompletion:
 		return r.completion(env, o)
-	case TypeStatusUpdate:
+	case spec.TypeStatusUpdate:
 		return r.statusUpdate(env, o)
-	case TypeHandoffRequest:
+	case spec.TypeHandoffRequest:
 		return r.handoffRequest(env, o)
 	default:
 		return r.handoffAck(env, o)
@@ -138,12 +138,12 @@ func (r *Router) completion(env *Envelope, o Outcome) Outcome {
 		return r.reject(o, env.FromAgent)
 	}
 	r.received(env, &o)
-	if t.Status == Done {
+	if t.Status == spec.Done {
 		o.Reason = "noop"
 		o.Detail = "task already done"
 		return o
 	}
-	rr.TaskID, rr.AgentID, rr.CompletedAt = env.TaskID, env.FromAgent, FormatTime(r.Store.Clock.Now())
+	rr.TaskID, rr.AgentID, rr.CompletedAt = env.TaskID, env.FromAgent, spec.FormatTime(r.Store.Clock.Now())
 	if old, err := r.Store.ReadRunResult(env.TaskID); err == nil && sameResult(old, rr) {
 		o.Reason = "duplicate"
 		o.Detail = "same completion already recorded"
@@ -206,7 +206,7 @@ func (r *Router) statusUpdate(env *Envelope, o Outcome) Outcome {
 	}
 	r.received(env, &o)
 	if su.Status != "" && su.Status != t.Status {
-		if IsValidTransition(t.Status, su.Status) {
+		if spec.ValidTransition(t.Status, su.Status) {
 			reason := su.Status
 			switch {
 			case len(su.Blockers) > 0:
@@ -258,7 +258,7 @@ func (r *Router) appendWorkLog(t *Task, su *StatusUpdate, extra string) bool {
 	if len(parts) == 0 {
 		return false
 	}
-	t.AppendWorkLog(FormatTime(r.Store.Clock.Now()), strings.Join(parts, " | "))
+	t.AppendWorkLog(spec.FormatTime(r.Store.Clock.Now()), strings.Join(parts, " | "))
 	return r.Store.Save(t) == nil
 }
 
@@ -328,7 +328,7 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 // handoffAck handles handoff.accepted and handoff.rejected (aof-1 §Handoff
 // Acceptance/Rejection).
 func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
-	accepted := env.Type == TypeHandoffAccepted
+	accepted := env.Type == spec.TypeHandoffAccepted
 	id, reason, ferr := ackPayload(env.Payload, accepted)
 	if ferr != nil {
 		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
@@ -352,7 +352,7 @@ func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
 		reason = "handoff rejected"
 	}
 	o.Reason = "rejected"
-	if _, err := r.Store.Transition(id, Blocked, reason, env.FromAgent); err != nil {
+	if _, err := r.Store.Transition(id, spec.Blocked, reason, env.FromAgent); err != nil {
 		o.Detail = err.Error()
 	}
 	_ = t
@@ -371,7 +371,7 @@ func errDetail(err error) string {
 // task with a run_result.json gets its completion transitions.
 func (r *Router) SessionEnd() {
 	r.log("session.ended", "dispatcher", "", nil)
-	tasks, _ := r.Store.List(InProgress)
+	tasks, _ := r.Store.List(spec.InProgress)
 	for _, t := range tasks {
 		rr, err := r.Store.ReadRunResult(t.ID)
 		if errors.Is(err, errNoRunResult) {

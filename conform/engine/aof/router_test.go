@@ -10,6 +10,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	aofspec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 var start = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -24,10 +25,10 @@ func fixture(t *testing.T) (*aof.Router, *clock.Fake) {
 		t.Fatal(err)
 	}
 	for _, tk := range []*aof.Task{
-		{ID: "TASK-2026-02-09-057", Title: "Parent", Status: aof.Ready},
-		{ID: "TASK-2026-02-09-060", Title: "Child", Status: aof.Ready},
-		{ID: "TASK-2026-02-09-061", Title: "Grandchild", Status: aof.Ready},
-		{ID: "TASK-2026-02-09-070", Title: "Done", Status: aof.Done},
+		{ID: "TASK-2026-02-09-057", Title: "Parent", Status: aofspec.Ready},
+		{ID: "TASK-2026-02-09-060", Title: "Child", Status: aofspec.Ready},
+		{ID: "TASK-2026-02-09-061", Title: "Grandchild", Status: aofspec.Ready},
+		{ID: "TASK-2026-02-09-070", Title: "Done", Status: aofspec.Done},
 	} {
 		if err := st.Create(tk); err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func TestHandoffDepthGuardAndIdempotency(t *testing.T) {
 	if child.DelegationDepth() != 1 {
 		t.Errorf("child depth %d, want 1", child.DelegationDepth())
 	}
-	data, err := os.ReadFile(filepath.Join(r.Store.TaskDir(aof.Ready, "TASK-2026-02-09-060"), "inputs", "handoff.json"))
+	data, err := os.ReadFile(filepath.Join(r.Store.TaskDir(aofspec.Ready, "TASK-2026-02-09-060"), "inputs", "handoff.json"))
 	var h aof.Handoff
 	if err != nil || json.Unmarshal(data, &h) != nil || len(h.ExpectedOutputs) != 0 || h.ExpectedOutputs == nil {
 		t.Errorf("handoff.json %s: defaults must be [] (%v)", data, err)
@@ -148,14 +149,14 @@ func TestHandoffDepthGuardAndIdempotency(t *testing.T) {
 	if o := r.Handle([]byte(nested)); o.Reason != "nested_delegation" {
 		t.Errorf("nested: %+v", o)
 	}
-	if _, err := os.Stat(filepath.Join(r.Store.TaskDir(aof.Ready, "TASK-2026-02-09-061"), "inputs")); err == nil {
+	if _, err := os.Stat(filepath.Join(r.Store.TaskDir(aofspec.Ready, "TASK-2026-02-09-061"), "inputs")); err == nil {
 		t.Error("nested delegation wrote inputs/")
 	}
 	// The child's inputs move with it.
-	if _, err := r.Store.Transition("TASK-2026-02-09-060", aof.InProgress, "test", "x"); err != nil {
+	if _, err := r.Store.Transition("TASK-2026-02-09-060", aofspec.InProgress, "test", "x"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(r.Store.TaskDir(aof.InProgress, "TASK-2026-02-09-060"), "inputs", "handoff.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(r.Store.TaskDir(aofspec.InProgress, "TASK-2026-02-09-060"), "inputs", "handoff.md")); err != nil {
 		t.Errorf("companion directory did not move: %v", err)
 	}
 }
@@ -166,7 +167,7 @@ func TestSessionEndAndIdempotency(t *testing.T) {
 	r.Handle([]byte(env("completion.report", id, "swe-backend", completionDone)))
 	r.SessionEnd()
 	task, _ := r.Store.Get(id)
-	if task.Status != aof.Review {
+	if task.Status != aofspec.Review {
 		t.Fatalf("status %s, want review", task.Status)
 	}
 	n := len(r.Store.Events.All())
@@ -185,14 +186,14 @@ func TestSchedulerPoll(t *testing.T) {
 	t.Run("heartbeat missing is skipped", func(t *testing.T) {
 		r, fake := fixture(t)
 		os.Remove(filepath.Join(r.Store.RunDir("TASK-2026-02-09-057"), "run_heartbeat.json"))
-		fake.Advance(aof.DefaultTTL * 2)
+		fake.Advance(aofspec.DefaultTTL * 2)
 		if acts := r.Poll(); len(acts) != 0 {
 			t.Errorf("actions %+v, want none", acts)
 		}
 	})
 	t.Run("fresh heartbeat", func(t *testing.T) {
 		r, fake := fixture(t)
-		fake.Advance(aof.DefaultTTL - 1)
+		fake.Advance(aofspec.DefaultTTL - 1)
 		if acts := r.Poll(); len(acts) != 0 {
 			t.Errorf("actions %+v, want none", acts)
 		}
@@ -204,12 +205,12 @@ func TestSchedulerPoll(t *testing.T) {
 	t.Run("invalid run_result", func(t *testing.T) {
 		r, fake := fixture(t)
 		os.WriteFile(filepath.Join(r.Store.RunDir("TASK-2026-02-09-057"), "run_result.json"), []byte(`{"outcome":"finished"}`), 0o644)
-		fake.Advance(aof.DefaultTTL)
+		fake.Advance(aofspec.DefaultTTL)
 		acts := r.Poll()
 		if len(acts) != 1 || acts[0].Kind != aof.ActionStaleInvalid {
 			t.Errorf("actions %+v", acts)
 		}
-		if task, _ := r.Store.Get("TASK-2026-02-09-057"); task.Status != aof.InProgress {
+		if task, _ := r.Store.Get("TASK-2026-02-09-057"); task.Status != aofspec.InProgress {
 			t.Errorf("status %s, want in-progress (no transition)", task.Status)
 		}
 	})
@@ -219,7 +220,7 @@ func TestSchedulerPoll(t *testing.T) {
 		task.SetMeta("reviewRequired", false)
 		r.Store.Save(task)
 		r.Handle([]byte(env("completion.report", task.ID, "swe-backend", completionDone)))
-		fake.Advance(aof.DefaultTTL)
+		fake.Advance(aofspec.DefaultTTL)
 		acts := r.Poll()
 		if len(acts) != 1 || strings.Join(acts[0].Transitions, ",") != "review,done" {
 			t.Errorf("actions %+v, want review,done", acts)
@@ -228,7 +229,7 @@ func TestSchedulerPoll(t *testing.T) {
 	t.Run("blocked", func(t *testing.T) {
 		r, fake := fixture(t)
 		r.Handle([]byte(env("completion.report", "TASK-2026-02-09-057", "swe-backend", strings.Replace(completionDone, `"done"`, `"blocked"`, 1))))
-		fake.Advance(aof.DefaultTTL)
+		fake.Advance(aofspec.DefaultTTL)
 		if acts := r.Poll(); len(acts) != 1 || strings.Join(acts[0].Transitions, ",") != "blocked" {
 			t.Errorf("actions %+v, want blocked", acts)
 		}
@@ -236,7 +237,7 @@ func TestSchedulerPoll(t *testing.T) {
 }
 
 func TestTaskFileRoundTrip(t *testing.T) {
-	in := &aof.Task{ID: "TASK-2026-02-09-057", Title: "Fix: the \"auth\" bug", Status: aof.Ready, CreatedAt: "2026-02-09T20:00:00.000Z",
+	in := &aof.Task{ID: "TASK-2026-02-09-057", Title: "Fix: the \"auth\" bug", Status: aofspec.Ready, CreatedAt: "2026-02-09T20:00:00.000Z",
 		Lease: &aof.Lease{Agent: "a", AcquiredAt: "2026-02-09T20:00:00.000Z"}, Body: "# Body\n"}
 	in.SetMeta("delegationDepth", 1)
 	in.SetMeta("reviewRequired", false)
@@ -265,11 +266,11 @@ func TestTransitions(t *testing.T) {
 		from, to string
 		ok       bool
 	}{
-		{aof.Ready, aof.InProgress, true}, {aof.InProgress, aof.Review, true}, {aof.InProgress, aof.Done, false},
-		{aof.Review, aof.Done, true}, {aof.Done, aof.Review, false}, {aof.Blocked, aof.Ready, true},
-		{aof.InProgress, aof.Ready, true}, {aof.Cancelled, aof.Ready, false}, {aof.Backlog, aof.InProgress, false},
+		{aofspec.Ready, aofspec.InProgress, true}, {aofspec.InProgress, aofspec.Review, true}, {aofspec.InProgress, aofspec.Done, false},
+		{aofspec.Review, aofspec.Done, true}, {aofspec.Done, aofspec.Review, false}, {aofspec.Blocked, aofspec.Ready, true},
+		{aofspec.InProgress, aofspec.Ready, true}, {aofspec.Cancelled, aofspec.Ready, false}, {aofspec.Backlog, aofspec.InProgress, false},
 	} {
-		if got := aof.IsValidTransition(c.from, c.to); got != c.ok {
+		if got := aofspec.ValidTransition(c.from, c.to); got != c.ok {
 			t.Errorf("%s → %s: %v, want %v", c.from, c.to, got, c.ok)
 		}
 	}

@@ -11,9 +11,6 @@ import (
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
-// DefaultTTL is the heartbeat TTL of aof-1 §Resume Protocol: 5 minutes.
-const DefaultTTL = spec.DefaultTTL
-
 // Run is run.json (aof-1 §Artifacts 1).
 type Run struct {
 	TaskID        string            `json:"taskId"`
@@ -67,16 +64,16 @@ type Written struct {
 // in-progress: acquireLease, write run.json").
 func (s *Store) AcquireLease(id, agent string, ttl time.Duration) ([]Written, error) {
 	if ttl <= 0 {
-		ttl = DefaultTTL
+		ttl = spec.DefaultTTL
 	}
 	t, err := s.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	if t.Status != Ready {
+	if t.Status != spec.Ready {
 		return nil, fmt.Errorf("task %s is %s, only a ready task can be leased", id, t.Status)
 	}
-	if _, err := s.Transition(id, InProgress, "lease_acquired", "dispatcher"); err != nil {
+	if _, err := s.Transition(id, spec.InProgress, "lease_acquired", "dispatcher"); err != nil {
 		return nil, err
 	}
 	t, err = s.Get(id)
@@ -84,12 +81,12 @@ func (s *Store) AcquireLease(id, agent string, ttl time.Duration) ([]Written, er
 		return nil, err
 	}
 	now := s.Clock.Now()
-	t.Lease = &Lease{Agent: agent, AcquiredAt: FormatTime(now), ExpiresAt: FormatTime(now.Add(ttl))}
+	t.Lease = &Lease{Agent: agent, AcquiredAt: spec.FormatTime(now), ExpiresAt: spec.FormatTime(now.Add(ttl))}
 	t.Assignee = agent
 	if err := s.Save(t); err != nil {
 		return nil, err
 	}
-	run := Run{TaskID: id, AgentID: agent, StartedAt: FormatTime(now), Status: "running",
+	run := Run{TaskID: id, AgentID: agent, StartedAt: spec.FormatTime(now), Status: "running",
 		ArtifactPaths: map[string]string{"inputs": "inputs/", "work": "work/", "output": "output/"},
 		Metadata:      map[string]any{}}
 	// A delegated child's run says so: the depth guard's evidence travels with the run.
@@ -122,8 +119,8 @@ func (s *Store) WriteHeartbeat(id, agent string, ttl time.Duration) (Written, er
 	}
 	now := s.Clock.Now()
 	hb.BeatCount++
-	hb.LastHeartbeat = FormatTime(now)
-	hb.ExpiresAt = FormatTime(spec.ExpiresAt(now, ttl))
+	hb.LastHeartbeat = spec.FormatTime(now)
+	hb.ExpiresAt = spec.FormatTime(spec.ExpiresAt(now, ttl))
 	data, err := writeJSON(path, hb)
 	return Written{path, data}, err
 }
@@ -161,7 +158,7 @@ func (s *Store) ReadRunResult(id string) (*RunResult, error) {
 	if err := json.Unmarshal(data, &rr); err != nil {
 		return nil, fmt.Errorf("run_result.json: %v", err)
 	}
-	if !validOutcome(rr.Outcome) {
+	if !spec.ValidOutcome(rr.Outcome) {
 		return nil, fmt.Errorf("run_result.json: outcome %q is not done|blocked|needs_review|partial", rr.Outcome)
 	}
 	return &rr, nil
@@ -195,7 +192,7 @@ func (s *Store) MarkRunExpired(id, reason string) (Written, error) {
 		r = &Run{TaskID: id, ArtifactPaths: map[string]string{}, Metadata: map[string]any{}}
 	}
 	r.Status = "expired"
-	r.ExpiredAt = FormatTime(s.Clock.Now())
+	r.ExpiredAt = spec.FormatTime(s.Clock.Now())
 	r.ExpiredReason = reason
 	path := filepath.Join(s.RunDir(id), "run.json")
 	data, err := writeJSON(path, r)
@@ -204,8 +201,6 @@ func (s *Store) MarkRunExpired(id, reason string) (Written, error) {
 	}
 	return Written{path, data}, err
 }
-
-func validOutcome(o string) bool { return spec.ValidOutcome(o) }
 
 // ResolveCompletionTransitions maps an outcome to the statuses to apply in order
 // (aof-1 §Transition Logic).

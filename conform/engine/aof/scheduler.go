@@ -27,7 +27,7 @@ type Action struct {
 // the run expired. A task without a heartbeat is skipped (it may predate the
 // protocol).
 func (r *Router) Poll() []Action {
-	tasks, _ := r.Store.List(InProgress)
+	tasks, _ := r.Store.List(spec.InProgress)
 	now := r.Store.Clock.Now()
 	var out []Action
 	for _, t := range tasks {
@@ -46,8 +46,8 @@ func (r *Router) Poll() []Action {
 		switch {
 		case errors.Is(err, errNoRunResult):
 			a := Action{TaskID: t.ID, Kind: ActionStaleReclaim}
-			if ok, err := r.Store.Transition(t.ID, Ready, ActionStaleReclaim, "scheduler"); err == nil && ok {
-				a.Transitions = []string{Ready}
+			if ok, err := r.Store.Transition(t.ID, spec.Ready, ActionStaleReclaim, "scheduler"); err == nil && ok {
+				a.Transitions = []string{spec.Ready}
 			}
 			if w, err := r.Store.MarkRunExpired(t.ID, "stale_heartbeat"); err == nil {
 				a.Written = append(a.Written, w)

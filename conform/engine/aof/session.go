@@ -60,7 +60,7 @@ type Session struct {
 // files recorded for the transcript.
 func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 	if cfg.TTL <= 0 {
-		cfg.TTL = DefaultTTL
+		cfg.TTL = spec.DefaultTTL
 	}
 	if cfg.Title == "" {
 		cfg.Title = "Reference task"
@@ -77,7 +77,7 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 	if body == "" {
 		body = "# " + cfg.Title + "\n\nDo the scripted work and report completion.\n"
 	}
-	t := &Task{ID: cfg.TaskID, Title: cfg.Title, Status: Ready, Body: body}
+	t := &Task{ID: cfg.TaskID, Title: cfg.Title, Status: spec.Ready, Body: body}
 	for k, v := range cfg.Metadata {
 		t.SetMeta(k, v)
 	}
@@ -85,7 +85,7 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 		return nil, err
 	}
 	if h := cfg.Handoff; h != nil {
-		dir := filepath.Join(st.TaskDir(Ready, cfg.TaskID), "inputs")
+		dir := filepath.Join(st.TaskDir(spec.Ready, cfg.TaskID), "inputs")
 		data, _ := json.MarshalIndent(h, "", "  ")
 		if err := writeFileAtomic(filepath.Join(dir, "handoff.json"), append(data, '\n')); err != nil {
 			return nil, err
@@ -99,7 +99,7 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 		return nil, err
 	}
 	if cfg.Handoff != nil {
-		path := filepath.Join(st.TaskDir(InProgress, cfg.TaskID), "inputs", "handoff.json")
+		path := filepath.Join(st.TaskDir(spec.InProgress, cfg.TaskID), "inputs", "handoff.json")
 		if data, err := os.ReadFile(path); err == nil {
 			s.recordFiles([]Written{{path, data}})
 		}
@@ -120,7 +120,7 @@ func (s *Session) Env() []string {
 		"AOF_DATA_DIR=" + s.Store.Dir,
 		"AOF_TASK_ID=" + s.Cfg.TaskID,
 		"AOF_AGENT_ID=" + s.Cfg.AgentID,
-		"AOF_TASK_FILE=" + s.Store.TaskPath(InProgress, s.Cfg.TaskID),
+		"AOF_TASK_FILE=" + s.Store.TaskPath(spec.InProgress, s.Cfg.TaskID),
 		"AOF_RUN_DIR=" + s.Store.RunDir(s.Cfg.TaskID) + string(filepath.Separator),
 	}
 }
@@ -239,7 +239,7 @@ func (s *Session) observeHeartbeat() (time.Time, bool) {
 // staleAt is when the agent's heartbeat expires, if the task is still in progress.
 func (s *Session) staleAt() (time.Time, bool) {
 	t, err := s.Store.Get(s.Cfg.TaskID)
-	if err != nil || t.Status != InProgress {
+	if err != nil || t.Status != spec.InProgress {
 		return time.Time{}, false
 	}
 	hb, err := s.Store.ReadHeartbeat(s.Cfg.TaskID)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // ErrTaskNotFound is returned when no status directory holds the task.
@@ -35,7 +36,7 @@ type Store struct {
 
 // NewStore opens (and creates) a data directory.
 func NewStore(dir string, clk clock.Clock) (*Store, error) {
-	for _, st := range Statuses {
+	for _, st := range spec.Statuses {
 		if err := os.MkdirAll(filepath.Join(dir, "tasks", st), 0o755); err != nil {
 			return nil, err
 		}
@@ -48,7 +49,7 @@ func NewStore(dir string, clk clock.Clock) (*Store, error) {
 	return &Store{Dir: dir, Clock: clk, Events: &EventLog{Path: filepath.Join(dir, "events", "events.jsonl"), Clock: clk}}, nil
 }
 
-func (s *Store) now() string { return FormatTime(s.Clock.Now()) }
+func (s *Store) now() string { return spec.FormatTime(s.Clock.Now()) }
 
 // TaskPath is where a task of that status lives.
 func (s *Store) TaskPath(status, id string) string {
@@ -70,7 +71,7 @@ func (s *Store) Create(t *Task) error {
 	if !ValidTaskID(t.ID) {
 		return fmt.Errorf("task id %q is not TASK-YYYY-MM-DD-NNN", t.ID)
 	}
-	if !IsStatus(t.Status) {
+	if !spec.IsStatus(t.Status) {
 		return fmt.Errorf("task %s: unknown status %q", t.ID, t.Status)
 	}
 	if _, err := s.getLocked(t.ID); err == nil {
@@ -96,7 +97,7 @@ func (s *Store) getLocked(id string) (*Task, error) {
 	if !ValidTaskID(id) {
 		return nil, ErrTaskNotFound
 	}
-	for _, st := range Statuses {
+	for _, st := range spec.Statuses {
 		data, err := os.ReadFile(s.TaskPath(st, id))
 		if err != nil {
 			continue
@@ -160,13 +161,13 @@ func (s *Store) Transition(id, to, reason, actor string) (bool, error) {
 		s.mu.Unlock()
 		return false, nil
 	}
-	if !IsValidTransition(from, to) {
+	if !spec.ValidTransition(from, to) {
 		s.mu.Unlock()
 		return false, fmt.Errorf("%w: %s → %s", ErrInvalidTransition, from, to)
 	}
 	t.Status = to
 	t.UpdatedAt = s.now()
-	if to != InProgress {
+	if to != spec.InProgress {
 		t.Lease = nil
 	}
 	if err := writeFileAtomic(s.TaskPath(to, id), t.Marshal()); err != nil {
@@ -231,7 +232,7 @@ type EventLog struct {
 func (l *EventLog) Log(typ, actor, taskID string, payload map[string]any) Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ev := Event{EventID: len(l.events) + 1, Type: typ, Timestamp: FormatTime(l.Clock.Now()), Actor: actor, TaskID: taskID, Payload: payload}
+	ev := Event{EventID: len(l.events) + 1, Type: typ, Timestamp: spec.FormatTime(l.Clock.Now()), Actor: actor, TaskID: taskID, Payload: payload}
 	l.events = append(l.events, ev)
 	if data, err := json.Marshal(ev); err == nil {
 		if f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {

@@ -11,40 +11,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
-// Task statuses (aof-1 §Overview, upstream task store).
-// They and the state machine live in lint/spec/aof.
-const (
-	Backlog    = spec.Backlog
-	Ready      = spec.Ready
-	InProgress = spec.InProgress
-	Review     = spec.Review
-	Done       = spec.Done
-	Blocked    = spec.Blocked
-	Cancelled  = spec.Cancelled
-)
-
-// Statuses lists every task status in lifecycle order.
-var Statuses = spec.Statuses
-
-// IsStatus reports whether s is a task status.
-func IsStatus(s string) bool { return spec.IsStatus(s) }
-
-// IsValidTransition reports whether the state machine allows from → to.
-func IsValidTransition(from, to string) bool { return spec.ValidTransition(from, to) }
-
-// ValidTaskID reports whether id is a TaskId.
+// ValidTaskID reports whether id is a TaskId: the spec's form or the upstream store's.
 func ValidTaskID(id string) bool { return spec.ValidTaskID(id) || spec.UpstreamTaskID(id) }
-
-// TimeFormat is how the engine writes times: RFC 3339, UTC, milliseconds, Z.
-const TimeFormat = spec.TimeFormat
-
-// FormatTime renders t in TimeFormat.
-func FormatTime(t time.Time) string { return spec.FormatTime(t) }
 
 // Lease is who holds a task while it is in progress.
 type Lease struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/memhttp"
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 // DecisionFact is what the guardian answered to one steps/toolCallRequest: the
@@ -173,7 +174,7 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 	// In memory (virtual time), the harness handles the request before the answer.
 	memhttp.Settle(req.Context())
 	execID := str(rec, "params", "toolCallRequest", "executionId")
-	if rec.Key == MethodToolCallRequest {
+	if rec.Key == spec.MethodToolCallRequest {
 		d.mu.Lock()
 		if _, seen := d.execSeq[execID]; !seen {
 			d.execSeq[execID] = rec.Seq
@@ -221,11 +222,11 @@ func (d *driver) decisions() []DecisionFact {
 	defer d.mu.Unlock()
 	ds := append([]DecisionFact(nil), d.own...)
 	for _, gd := range d.g.Decisions() {
-		if gd.Method != MethodToolCallRequest {
+		if gd.Method != spec.MethodToolCallRequest {
 			continue
 		}
 		f := DecisionFact{Seq: d.execSeq[gd.ExecutionID], ExecutionID: gd.ExecutionID, Tool: gd.Tool, Decision: gd.Decision}
-		if gd.Decision == Modify {
+		if gd.Decision == spec.Modify {
 			f.Arguments, _ = json.Marshal(gd.ModArgs)
 		}
 		ds = append(ds, f)
@@ -250,7 +251,7 @@ func bodyRecord(from string, attempt int, body []byte) conform.Record {
 // one rule per tool; modify sets the given arguments. "error" and "stall" are
 // answered by Drive itself.
 func policyOf(ds []conform.Decision) (*Policy, error) {
-	p := &Policy{Default: Verdict{Decision: Allow, Message: "Allowed by the conformance guardian",
+	p := &Policy{Default: Verdict{Decision: spec.Allow, Message: "Allowed by the conformance guardian",
 		Data: map[string]any{"x_aopkit": "unknown fields in results must be ignored"}}}
 	for i, d := range ds {
 		if d.Decision == "stall" || d.Decision == "error" {
@@ -260,8 +261,8 @@ func policyOf(ds []conform.Decision) (*Policy, error) {
 		if msg == "" {
 			msg = d.Decision + " by the conformance guardian"
 		}
-		r := Rule{ID: fmt.Sprintf("scenario-%d", i+1), Method: MethodToolCallRequest, Tool: d.Tool, Verdict: Verdict{Decision: d.Decision, Message: msg}}
-		if d.Decision == Modify {
+		r := Rule{ID: fmt.Sprintf("scenario-%d", i+1), Method: spec.MethodToolCallRequest, Tool: d.Tool, Verdict: Verdict{Decision: d.Decision, Message: msg}}
+		if d.Decision == spec.Modify {
 			if err := json.Unmarshal(d.Arguments, &r.Set); err != nil || len(r.Set) == 0 {
 				return nil, fmt.Errorf("decision %d: modify needs arguments", i+1)
 			}
@@ -278,7 +279,7 @@ func policyOf(ds []conform.Decision) (*Policy, error) {
 
 // toolOf is the toolId of a steps/toolCallRequest record ("" otherwise).
 func toolOf(r conform.Record) string {
-	if r.Key != MethodToolCallRequest {
+	if r.Key != spec.MethodToolCallRequest {
 		return ""
 	}
 	return str(r, "params", "toolCallRequest", "toolId")

@@ -3,6 +3,8 @@ package aos
 import (
 	"fmt"
 	"slices"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 // Fault is a way the reference guardian can misbehave on purpose, to certify the
@@ -49,10 +51,10 @@ func (g *Guardian) misanswer(resp *response) any {
 		}
 	case "allow-invalid":
 		if resp.Error != nil {
-			return &response{JSONRPC: "2.0", ID: resp.ID, Result: map[string]any{"decision": Allow, "message": "Allowed."}}
+			return &response{JSONRPC: "2.0", ID: resp.ID, Result: map[string]any{"decision": spec.Allow, "message": "Allowed."}}
 		}
 	case "unknown-decision":
-		if res, ok := resp.Result.(map[string]any); ok && res["decision"] == Allow {
+		if res, ok := resp.Result.(map[string]any); ok && res["decision"] == spec.Allow {
 			cp := *resp
 			mod := map[string]any{}
 			for k, v := range res {

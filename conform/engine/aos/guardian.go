@@ -252,7 +252,7 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 	if perr := spec.ParamsProblem(method, params); perr != nil {
 		return http.StatusOK, errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": perr.Pointer, "problem": perr.Problem}), method
 	}
-	if method == MethodPing {
+	if method == spec.MethodPing {
 		g.mu.Lock()
 		g.pings++
 		g.mu.Unlock()
@@ -290,7 +290,7 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 	c := call{Method: method}
 	var execID string
 	switch method {
-	case MethodToolCallRequest:
+	case spec.MethodToolCallRequest:
 		tc := params["toolCallRequest"].(map[string]any)
 		execID = tc["executionId"].(string)
 		c.Tool = tc["toolId"].(string)
@@ -302,7 +302,7 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 			return errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": "/params/toolCallRequest/executionId",
 				"problem": fmt.Sprintf("executionId %q was already used in this session; each tool call needs its own", execID)})
 		}
-	case MethodToolCallResult:
+	case spec.MethodToolCallResult:
 		execID = params["executionId"].(string)
 		g.mu.Lock()
 		decision, known := g.requested[execID]
@@ -318,12 +318,12 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 		case seen:
 			return errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": "/params/executionId",
 				"problem": fmt.Sprintf("executionId %q already has a toolCallResult", execID)})
-		case decision == Deny:
+		case decision == spec.Deny:
 			// The agent ran a tool the guardian denied: answer deny.
-			return &response{JSONRPC: "2.0", ID: id, Result: map[string]any{"decision": Deny, "reasonCode": []string{"DENIED_CALL_EXECUTED"},
+			return &response{JSONRPC: "2.0", ID: id, Result: map[string]any{"decision": spec.Deny, "reasonCode": []string{"DENIED_CALL_EXECUTED"},
 				"message": fmt.Sprintf("Tool call %s was denied; its result must not reach the model.", execID)}}
 		}
-	case MethodMCP:
+	case spec.MethodMCP:
 		if m, ok := params["message"].(map[string]any); ok && m["method"] == "tools/call" {
 			if p, ok := m["params"].(map[string]any); ok {
 				c.Tool, _ = p["name"].(string)
@@ -347,12 +347,12 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 		result["data"] = verdict.Data
 	}
 	d := Decision{RequestID: id, Method: method, ExecutionID: execID, Tool: c.Tool, Args: c.Args, Decision: verdict.Decision, Rule: ruleID}
-	if verdict.Decision == Modify && rule != nil {
+	if verdict.Decision == spec.Modify && rule != nil {
 		mod, modArgs := modifiedRequest(req, method, rule.Set)
 		result["modifiedRequest"] = mod
 		d.ModTool, d.ModArgs = c.Tool, modArgs
 	}
-	if method == MethodToolCallRequest || c.Tool != "" {
+	if method == spec.MethodToolCallRequest || c.Tool != "" {
 		g.mu.Lock()
 		if execID != "" {
 			g.requested[execID] = verdict.Decision
@@ -386,7 +386,7 @@ func modifiedRequest(req map[string]any, method string, set map[string]any) (map
 	dec.Decode(&cp)
 	params := cp["params"].(map[string]any)
 	switch method {
-	case MethodToolCallRequest:
+	case spec.MethodToolCallRequest:
 		tc := params["toolCallRequest"].(map[string]any)
 		inputs, _ := tc["inputs"].([]any)
 		for _, name := range sortedKeys(set) {
@@ -403,7 +403,7 @@ func modifiedRequest(req map[string]any, method string, set map[string]any) (map
 		}
 		tc["inputs"] = inputs
 		return cp, inputsToArgs(inputs)
-	case MethodMCP:
+	case spec.MethodMCP:
 		m := params["message"].(map[string]any)
 		p := m["params"].(map[string]any)
 		args, _ := p["arguments"].(map[string]any)

@@ -15,6 +15,7 @@ import (
 	"github.com/aopkit/aopkit/internal/memhttp"
 
 	"github.com/aopkit/aopkit/conform/engine/aos"
+	aosspec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 func newGuardian(t *testing.T) (*aos.Guardian, *aos.Server) {
@@ -85,17 +86,17 @@ func TestGuardianAnswers(t *testing.T) {
 		{"array params", "application/json", `{"jsonrpc":"2.0","id":8,"method":"ping","params":[]}`, 200, aos.CodeInvalidParams, "8", ""},
 		{"mcp without message", "application/json", `{"jsonrpc":"2.0","id":72,"method":"protocols/MCP","params":{"reasoning":"no message"}}`, 200, aos.CodeInvalidParams, "72", ""},
 		{"message citations spelling", "application/json", `{"jsonrpc":"2.0","id":"r4","method":"steps/message","params":{"context":` + ctxJSON + `,"message":{"role":"user","id":"m1","content":[{"kind":"text","text":"hi"}]},"citations":[]}}`, 200, aos.CodeInvalidParams, "r4", ""},
-		{"message", "application/json", `{"jsonrpc":"2.0","id":"r4","method":"steps/message","params":{"context":` + ctxJSON + `,"message":{"role":"user","id":"m1","content":[{"kind":"text","text":"hi"}]},"citation":[{"kind":"site","url":"https://x.example"}]}}`, 200, 0, "r4", aos.Allow},
+		{"message", "application/json", `{"jsonrpc":"2.0","id":"r4","method":"steps/message","params":{"context":` + ctxJSON + `,"message":{"role":"user","id":"m1","content":[{"kind":"text","text":"hi"}]},"citation":[{"kind":"site","url":"https://x.example"}]}}`, 200, 0, "r4", aosspec.Allow},
 		{"message bad role", "application/json", `{"jsonrpc":"2.0","id":"r5","method":"steps/message","params":{"context":` + ctxJSON + `,"message":{"role":"bot","id":"m1","content":[{"kind":"text","text":"hi"}]},"citation":[]}}`, 200, aos.CodeInvalidParams, "r5", ""},
-		{"tool call allowed", "application/json", toolReq("1", "e1", "search_email", `[{"name":"query","value":"x"}]`), 200, 0, "1", aos.Allow},
-		{"tool call denied", "application/json", toolReq("2", "e2", "delete_email", `[{"name":"id","value":"m1"}]`), 200, 0, "2", aos.Deny},
-		{"tool call modified", "application/json", toolReq("3", "e3", "send_email", `[{"name":"to","value":"a@external.example"}]`), 200, 0, "3", aos.Modify},
-		{"tool call internal address", "application/json", toolReq("4", "e4", "send_email", `[{"name":"to","value":"a@company.example"}]`), 200, 0, "4", aos.Allow},
+		{"tool call allowed", "application/json", toolReq("1", "e1", "search_email", `[{"name":"query","value":"x"}]`), 200, 0, "1", aosspec.Allow},
+		{"tool call denied", "application/json", toolReq("2", "e2", "delete_email", `[{"name":"id","value":"m1"}]`), 200, 0, "2", aosspec.Deny},
+		{"tool call modified", "application/json", toolReq("3", "e3", "send_email", `[{"name":"to","value":"a@external.example"}]`), 200, 0, "3", aosspec.Modify},
+		{"tool call internal address", "application/json", toolReq("4", "e4", "send_email", `[{"name":"to","value":"a@company.example"}]`), 200, 0, "4", aosspec.Allow},
 		{"tool call missing inputs", "application/json", `{"jsonrpc":"2.0","id":5,"method":"steps/toolCallRequest","params":{"context":` + ctxJSON + `,"toolCallRequest":{"executionId":"e5","toolId":"x"}}}`, 200, aos.CodeInvalidParams, "5", ""},
 		{"result without request", "application/json", `{"jsonrpc":"2.0","id":6,"method":"steps/toolCallResult","params":{"context":` + ctxJSON + `,"executionId":"nope","result":{"outputs":[],"isError":false}}}`, 200, aos.CodeInvalidParams, "6", ""},
 		{"result nested upstream style", "application/json", `{"jsonrpc":"2.0","id":6,"method":"steps/toolCallResult","params":{"context":` + ctxJSON + `,"toolCallResult":{"executionId":"e1","result":{"outputs":[],"isError":false}}}}`, 200, aos.CodeInvalidParams, "6", ""},
-		{"mcp tools/call", "application/json", `{"jsonrpc":"2.0","id":70,"method":"protocols/MCP","params":{"message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"x@external.example"}}}}}`, 200, 0, "70", aos.Modify},
-		{"a2a", "application/json", `{"jsonrpc":"2.0","id":71,"method":"protocols/A2A","params":{"message":{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","parts":[{"kind":"text","text":"hi"}],"messageId":"m","kind":"message"}}}}}`, 200, 0, "71", aos.Allow},
+		{"mcp tools/call", "application/json", `{"jsonrpc":"2.0","id":70,"method":"protocols/MCP","params":{"message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"x@external.example"}}}}}`, 200, 0, "70", aosspec.Modify},
+		{"a2a", "application/json", `{"jsonrpc":"2.0","id":71,"method":"protocols/A2A","params":{"message":{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","parts":[{"kind":"text","text":"hi"}],"messageId":"m","kind":"message"}}}}}`, 200, 0, "71", aosspec.Allow},
 		{"wrong content type", "text/plain", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"timestamp":"2025-01-24T15:30:45Z"}}`, 415, aos.CodeInvalidRequest, "1", ""},
 		{"no content type", "", `{}`, 415, aos.CodeInvalidRequest, "null", ""},
 		{"body too large", "application/json", `{"jsonrpc":"2.0","id":1,"method":"steps/memoryStore","params":{"memory":["` + strings.Repeat("x", 5000) + `"]}}`, 413, aos.CodeInvalidRequest, "null", ""},
@@ -136,7 +137,7 @@ func TestGuardianAnswers(t *testing.T) {
 			if tc.decision != "" && res["decision"] != tc.decision {
 				t.Errorf("decision %v, want %s (%v)", res["decision"], tc.decision, res)
 			}
-			if tc.decision == aos.Modify {
+			if tc.decision == aosspec.Modify {
 				if _, ok := res["modifiedRequest"].(map[string]any); !ok {
 					t.Errorf("modify without modifiedRequest: %v", res)
 				}
@@ -160,7 +161,7 @@ func TestGuardianSequence(t *testing.T) {
 		t.Errorf("reused executionId accepted: %v", r)
 	}
 	d := g.Decisions()
-	if len(d) != 1 || d[0].Decision != aos.Modify || d[0].ModArgs["to"] != "review@company.example" || d[0].ModArgs["body"] != "b" {
+	if len(d) != 1 || d[0].Decision != aosspec.Modify || d[0].ModArgs["to"] != "review@company.example" || d[0].ModArgs["body"] != "b" {
 		t.Errorf("decisions %+v", d)
 	}
 	res := `{"jsonrpc":"2.0","id":3,"method":"steps/toolCallResult","params":{"context":` + ctxJSON + `,"executionId":"e1","result":{"outputs":[{"kind":"text","text":"sent"}],"isError":false}}}`
@@ -196,10 +197,10 @@ func TestPolicyFile(t *testing.T) {
 	g := aos.NewGuardian(p)
 	srv, _ := g.Serve()
 	defer srv.Close()
-	if _, _, r := post(t, srv.URL, "application/json", toolReq("1", "e1", "any", `[{"name":"n","value":1.0}]`)); r["result"].(map[string]any)["decision"] != aos.Allow {
+	if _, _, r := post(t, srv.URL, "application/json", toolReq("1", "e1", "any", `[{"name":"n","value":1.0}]`)); r["result"].(map[string]any)["decision"] != aosspec.Allow {
 		t.Errorf("equals 1 vs 1.0: %v", r)
 	}
-	if _, _, r := post(t, srv.URL, "application/json", toolReq("2", "e2", "any", `[{"name":"n","value":2}]`)); r["result"].(map[string]any)["decision"] != aos.Deny {
+	if _, _, r := post(t, srv.URL, "application/json", toolReq("2", "e2", "any", `[{"name":"n","value":2}]`)); r["result"].(map[string]any)["decision"] != aosspec.Deny {
 		t.Errorf("default deny: %v", r)
 	}
 }

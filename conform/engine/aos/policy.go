@@ -20,13 +20,6 @@ import (
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
-// Decisions (AOS 0.1.0 §5.1.1; lint/spec/aos).
-const (
-	Allow  = spec.Allow
-	Deny   = spec.Deny
-	Modify = spec.Modify
-)
-
 // Policy is the guardian's rule file: the first rule that matches decides; when none
 // does, Default decides.
 //
@@ -81,7 +74,7 @@ type Matcher struct {
 
 // DefaultPolicy allows everything.
 func DefaultPolicy() *Policy {
-	return &Policy{Default: Verdict{Decision: Allow, Message: "Allowed by default policy."}}
+	return &Policy{Default: Verdict{Decision: spec.Allow, Message: "Allowed by default policy."}}
 }
 
 // LoadPolicy reads a policy file.
@@ -108,7 +101,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	if p.Default.Decision == "" {
 		p.Default = DefaultPolicy().Default
 	}
-	if p.Default.Decision == Modify {
+	if p.Default.Decision == spec.Modify {
 		return nil, fmt.Errorf("policy: the default decision must be allow or deny")
 	}
 	if err := checkVerdict(&p.Default, "default"); err != nil {
@@ -131,10 +124,10 @@ func ParsePolicy(data []byte) (*Policy, error) {
 		if r.Method != "" && !spec.IsMethod(r.Method) {
 			return nil, fmt.Errorf("policy: %s: unknown method %q", where, r.Method)
 		}
-		if r.Decision == Modify && (r.Tool == "" || len(r.Set) == 0) {
+		if r.Decision == spec.Modify && (r.Tool == "" || len(r.Set) == 0) {
 			return nil, fmt.Errorf("policy: %s: modify needs a tool and the argument values to set", where)
 		}
-		if r.Decision != Modify && len(r.Set) > 0 {
+		if r.Decision != spec.Modify && len(r.Set) > 0 {
 			return nil, fmt.Errorf("policy: %s: set is only for modify", where)
 		}
 		r.re = map[string]*regexp.Regexp{}
@@ -167,7 +160,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 
 func checkVerdict(v *Verdict, where string) error {
 	switch v.Decision {
-	case Allow, Deny, Modify:
+	case spec.Allow, spec.Deny, spec.Modify:
 	default:
 		return fmt.Errorf("policy: %s: decision %q must be allow, deny or modify", where, v.Decision)
 	}
@@ -268,17 +261,3 @@ func sortedKeys[V any](m map[string]V) []string {
 func SameArgs(a, b map[string]any) bool {
 	return reflect.DeepEqual(normalize(map[string]any(a)), normalize(map[string]any(b))) || jsonEqual(a, b)
 }
-
-// Methods of AOS 0.1.0 §4 (lint/spec/aos).
-const (
-	MethodAgentTrigger       = spec.MethodAgentTrigger
-	MethodKnowledgeRetrieval = spec.MethodKnowledgeRetrieval
-	MethodMemoryStore        = spec.MethodMemoryStore
-	MethodMemoryContext      = spec.MethodMemoryContext
-	MethodMessage            = spec.MethodMessage
-	MethodToolCallRequest    = spec.MethodToolCallRequest
-	MethodToolCallResult     = spec.MethodToolCallResult
-	MethodA2A                = spec.MethodA2A
-	MethodMCP                = spec.MethodMCP
-	MethodPing               = spec.MethodPing
-)

@@ -68,7 +68,7 @@ func (p *Prober) probes() []probe {
 	// across sessions must not see a reused executionId when it is probed again.
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	session := "probe-session-" + run
-	toolCall := rpc("probe-tool-1", MethodToolCallRequest, map[string]any{
+	toolCall := rpc("probe-tool-1", spec.MethodToolCallRequest, map[string]any{
 		"context": StepContext(session, "step-1"),
 		"toolCallRequest": map[string]any{"executionId": "probe-exec-" + run, "toolId": "search_docs",
 			"inputs": []any{map[string]any{"name": "query", "value": "quarterly report"}}},
@@ -106,7 +106,7 @@ func (p *Prober) probes() []probe {
 	}
 	return []probe{
 		{id: "aos/guardian/ping", spec: "AOS 0.1.0 §4.9, §5.3", level: "MUST",
-			body: rpc(1, MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now()), "timeout": 5000}),
+			body: rpc(1, spec.MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now()), "timeout": 5000}),
 			check: func(_ int, _ string, r map[string]any) string {
 				res, ok := r["result"].(map[string]any)
 				if !ok {
@@ -133,13 +133,13 @@ func (p *Prober) probes() []probe {
 					return "a valid steps/toolCallRequest must get a result, got " + brief(r)
 				}
 				d := res["decision"]
-				if d != Allow && d != Deny && d != Modify {
+				if d != spec.Allow && d != spec.Deny && d != spec.Modify {
 					return fmt.Sprintf("result.decision %v must be allow, deny or modify", d)
 				}
 				if _, ok := res["message"].(string); !ok {
 					return "result.message is required (a string)"
 				}
-				if d == Modify {
+				if d == spec.Modify {
 					if _, ok := res["modifiedRequest"].(map[string]any); !ok {
 						return "decision modify needs result.modifiedRequest"
 					}
@@ -154,12 +154,12 @@ func (p *Prober) probes() []probe {
 		{id: "aos/guardian/invalid-request", malformed: true, spec: "AOS 0.1.0 §6.1, §3.12.1", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":3}`),
 			check: expectError(CodeInvalidRequest, false, 3, true)},
 		{id: "aos/guardian/jsonrpc-version", malformed: true, spec: "AOS 0.1.0 §3.12.1", level: "MUST",
-			body:  bytes.Replace(rpc(4, MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now())}), []byte(`"2.0"`), []byte(`"1.0"`), 1),
+			body:  bytes.Replace(rpc(4, spec.MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now())}), []byte(`"2.0"`), []byte(`"1.0"`), 1),
 			check: expectError(CodeInvalidRequest, false, 4, true)},
 		{id: "aos/guardian/method-not-found", malformed: true, spec: "AOS 0.1.0 §6.1", level: "MUST", body: rpc(5, "steps/foo", map[string]any{}),
 			check: expectError(CodeMethodNotFound, false, 5, false)},
 		{id: "aos/guardian/invalid-params", malformed: true, spec: "AOS 0.1.0 §6.1, §4.6.1", level: "MUST",
-			body:  rpc("probe-bad-params", MethodToolCallRequest, map[string]any{"context": StepContext(session, "step-2")}),
+			body:  rpc("probe-bad-params", spec.MethodToolCallRequest, map[string]any{"context": StepContext(session, "step-2")}),
 			check: expectError(CodeInvalidParams, false, "probe-bad-params", false)},
 	}
 }

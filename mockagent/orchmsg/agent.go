@@ -12,8 +12,6 @@ package orchmsg
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,9 +39,6 @@ const (
 	answerWait = spec.RequestTimeout + 5*time.Second
 	maxLine    = 4 << 20
 )
-
-// TimeLayout is the agent's timestamp format (ISO 8601, UTC, milliseconds).
-const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // script is task.payload.mockagent.
 type script struct {
@@ -223,11 +218,7 @@ func (a *agent) sleep(d time.Duration) status {
 
 func (a *agent) id(prefix string) string {
 	a.seq++
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", a.agentID, a.seq)))
-	h[6] = h[6]&0x0f | 0x40
-	h[8] = h[8]&0x3f | 0x80
-	x := hex.EncodeToString(h[:16])
-	return prefix + "-" + x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+	return spec.MessageID(prefix, fmt.Sprintf("%s/%d", a.agentID, a.seq))
 }
 
 func (a *agent) stamp() string {
@@ -235,7 +226,7 @@ func (a *agent) stamp() string {
 	if a.fault == FaultBadTimestamps {
 		return t.Format("02/01/2006 15:04")
 	}
-	return t.Format(TimeLayout)
+	return spec.FormatTime(t)
 }
 
 // message is the base structure; field order is the spec's.

@@ -19,8 +19,6 @@
 package orchmsg
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -324,20 +322,13 @@ func (m *member) decision(name string, detail map[string]any) {
 	m.e.h.Event(n, "decision", d)
 }
 
-// newID is a deterministic UUID-shaped id with a prefix, unique within the run.
+// newID is a message id unique within the run, the same in every run.
 func (m *member) newID(prefix string) string {
 	m.seq++
-	h := sha256.Sum256([]byte(fmt.Sprintf("orchestrator/%s/%s/%d", m.e.h.Scenario().ID, m.id, m.seq)))
-	h[6] = h[6]&0x0f | 0x40
-	h[8] = h[8]&0x3f | 0x80
-	x := hex.EncodeToString(h[:16])
-	return prefix + "-" + x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+	return spec.MessageID(prefix, fmt.Sprintf("orchestrator/%s/%s/%d", m.e.h.Scenario().ID, m.id, m.seq))
 }
 
-// stampLayout is the messages' timestamp: ISO 8601, UTC, milliseconds.
-const stampLayout = "2006-01-02T15:04:05.000Z07:00"
-
-func stamp() string { return time.Now().UTC().Format(stampLayout) }
+func stamp() string { return spec.FormatTime(time.Now()) }
 
 // send writes one message to the agent's stdin (the harness records it).
 func (m *member) send(v any) {

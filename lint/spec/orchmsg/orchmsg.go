@@ -10,6 +10,8 @@
 package orchmsg
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"time"
 )
@@ -186,4 +188,23 @@ func CompletesTask(typ string, progress float64, hasProgress bool, recoverable, 
 		return !hasRecoverable || !recoverable
 	}
 	return false
+}
+
+// TimeFormat is how the reference orchestrator and the reference agent write a
+// message's timestamp: ISO 8601, UTC, milliseconds (§Message Format; ORCH-BASE-002).
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// FormatTime writes t in TimeFormat.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// MessageID is a deterministic UUID-shaped id (version 4 layout) with a prefix,
+// such as "req-123e4567-e89b-42d3-a456-426614174000" (ORCH-BASE-003): the same
+// seed gives the same id, so transcripts are reproducible; distinct seeds give
+// distinct ids.
+func MessageID(prefix, seed string) string {
+	h := sha256.Sum256([]byte(seed))
+	h[6] = h[6]&0x0f | 0x40
+	h[8] = h[8]&0x3f | 0x80
+	x := hex.EncodeToString(h[:16])
+	return prefix + "-" + x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }

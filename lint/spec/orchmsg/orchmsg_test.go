@@ -1,6 +1,7 @@
 package orchmsg
 
 import (
+	"regexp"
 	"testing"
 	"time"
 )
@@ -78,5 +79,19 @@ func TestCompletesTask(t *testing.T) {
 	}
 	if CompletesTask("event:log", 1, true, false, false) {
 		t.Error("log")
+	}
+}
+
+func TestMessageIDAndTime(t *testing.T) {
+	id := MessageID("req", "agent/1")
+	if !regexp.MustCompile(`^req-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(id) {
+		t.Errorf("MessageID = %q, want req-<UUID v4 layout>", id)
+	}
+	if MessageID("req", "agent/1") != id || MessageID("req", "agent/2") == id {
+		t.Errorf("MessageID must depend on the seed and only on it")
+	}
+	at := time.Date(2026, 2, 4, 15, 30, 0, 123e6, time.FixedZone("CET", 3600))
+	if got := FormatTime(at); got != "2026-02-04T14:30:00.123Z" {
+		t.Errorf("FormatTime = %q, want 2026-02-04T14:30:00.123Z", got)
 	}
 }

@@ -1,18 +1,14 @@
 package aop2
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/mockagent"
@@ -101,29 +97,23 @@ func play(t *testing.T, sc *conform.Scenario, fault, engineFault string, setup f
 	return playAgent(t, sc, agent, fault, engineFault, setup)
 }
 
-// playAgent is play with another in-process agent.
+// playAgent is play with another in-process agent (enginetest.PlayAgent, with
+// setup run on the scratch directory before the engine starts).
 func playAgent(t *testing.T, sc *conform.Scenario, agent *mockagent.Agent, fault, engineFault string, setup func(scratch string)) run {
 	t.Helper()
-	var r run
-	r.scratch = t.TempDir() // outside the bubble: it outlives synctest.Test
-	var buf bytes.Buffer
-	synctest.Test(t, func(t *testing.T) {
+	var res *Result
+	p := enginetest.PlayAgent(t, sc, agent, fault, engineFault, func(h *harness.H) error {
 		if setup != nil {
-			setup(r.scratch)
+			setup(h.Scratch())
 		}
-		h := harness.New(context.Background(), harness.Config{
-			Scenario: sc, Transcript: &buf, Launcher: agentio.InProcess{Agent: agent, Fault: fault},
-			Command: []string{"mockagent", "--protocol", Protocol}, Scale: 1, Scratch: r.scratch, EngineFault: engineFault,
-		})
-		r.res, r.err = Play(h)
-		r.err = h.End(r.err)
-		r.sess = h.Session()
+		var err error
+		res, err = Play(h)
+		return err
 	})
-	r.transcript = buf.Bytes()
-	if r.err != nil {
-		t.Fatalf("engine error: %v", r.err)
+	if p.Err != nil {
+		t.Fatalf("engine error: %v", p.Err)
 	}
-	return r
+	return run{res: res, scratch: p.Scratch, sess: p.Session, transcript: p.Transcript}
 }
 
 // scenarioOf is a test scenario around a TASK: a long deadline (virtual time
@@ -138,13 +128,8 @@ func runInProcess(t *testing.T, name, fault string, task []byte, setup func(scra
 	return play(t, scenarioOf(name, task, steps), fault, engineFault, setup)
 }
 
-// normalize replaces the scratch directory by ${SCRATCH}.
-func normalize(data []byte, scratch string) []byte {
-	return bytes.ReplaceAll(data, []byte(scratch), []byte("${SCRATCH}"))
-}
-
 // golden compares (or with -update rewrites) fixtures/reference/aop2/<name>.jsonl.
 func golden(t *testing.T, name string, r run) {
 	t.Helper()
-	enginetest.Golden(t, filepath.Join(goldenDir, name+".jsonl"), normalize(r.transcript, r.scratch), *update)
+	enginetest.Golden(t, filepath.Join(goldenDir, name+".jsonl"), r.transcript, *update)
 }

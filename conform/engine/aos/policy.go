@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -255,9 +254,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// SameArgs reports whether two argument maps hold the same values.
-func SameArgs(a, b map[string]any) bool {
-	return reflect.DeepEqual(normalize(map[string]any(a)), normalize(map[string]any(b))) || jsonEqual(a, b)
 }

@@ -258,30 +258,36 @@ func pointer(doc any, frag string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if frag == "" {
+	return Pointer(doc, frag)
+}
+
+// Pointer resolves the JSON Pointer ptr ("" or "/a/0/b", not URI-escaped) in doc,
+// a document as Decode returns it.
+func Pointer(doc any, ptr string) (any, error) {
+	if ptr == "" {
 		return doc, nil
 	}
-	if frag[0] != '/' {
-		return nil, fmt.Errorf("fragment %q is not a JSON Pointer", frag)
+	if ptr[0] != '/' {
+		return nil, fmt.Errorf("fragment %q is not a JSON Pointer", ptr)
 	}
 	v := doc
-	for _, tok := range strings.Split(frag[1:], "/") {
+	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch x := v.(type) {
 		case map[string]any:
 			c, ok := x[tok]
 			if !ok {
-				return nil, fmt.Errorf("no %q in %q", tok, frag)
+				return nil, fmt.Errorf("no %q in %q", tok, ptr)
 			}
 			v = c
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(x) {
-				return nil, fmt.Errorf("no item %q in %q", tok, frag)
+				return nil, fmt.Errorf("no item %q in %q", tok, ptr)
 			}
 			v = x[i]
 		default:
-			return nil, fmt.Errorf("%q leads through a scalar", frag)
+			return nil, fmt.Errorf("%q leads through a scalar", ptr)
 		}
 	}
 	return v, nil

@@ -471,28 +471,14 @@ func (s *Set) compile(v any, n *node, base string) error {
 				return fmt.Errorf("format %q is checked by gojsonschema but not implemented here", f)
 			}
 			n.format = f
-		case "minLength":
-			if n.minLength, err = nonNegInt(x, key); err != nil {
+		case "minLength", "maxLength", "minItems", "maxItems":
+			dst := map[string]**int{"minLength": &n.minLength, "maxLength": &n.maxLength, "minItems": &n.minItems, "maxItems": &n.maxItems}[key]
+			if *dst, err = nonNegInt(x, key); err != nil {
 				return err
 			}
-		case "maxLength":
-			if n.maxLength, err = nonNegInt(x, key); err != nil {
-				return err
-			}
-		case "minItems":
-			if n.minItems, err = nonNegInt(x, key); err != nil {
-				return err
-			}
-		case "maxItems":
-			if n.maxItems, err = nonNegInt(x, key); err != nil {
-				return err
-			}
-		case "minimum":
-			if n.minimum, err = number(x, key); err != nil {
-				return err
-			}
-		case "maximum":
-			if n.maximum, err = number(x, key); err != nil {
+		case "minimum", "maximum":
+			dst := map[string]**big.Rat{"minimum": &n.minimum, "maximum": &n.maximum}[key]
+			if *dst, err = number(x, key); err != nil {
 				return err
 			}
 		case "items":
@@ -502,32 +488,14 @@ func (s *Set) compile(v any, n *node, base string) error {
 			if n.items, err = s.sub(x, base); err != nil {
 				return err
 			}
-		case "anyOf":
-			if n.anyOf, err = s.subs(x, base, key); err != nil {
+		case "anyOf", "oneOf", "allOf":
+			dst := map[string]*[]*node{"anyOf": &n.anyOf, "oneOf": &n.oneOf, "allOf": &n.allOf}[key]
+			if *dst, err = s.subs(x, base, key); err != nil {
 				return err
 			}
-		case "oneOf":
-			if n.oneOf, err = s.subs(x, base, key); err != nil {
-				return err
-			}
-		case "allOf":
-			if n.allOf, err = s.subs(x, base, key); err != nil {
-				return err
-			}
-		case "not":
-			if n.not, err = s.sub(x, base); err != nil {
-				return err
-			}
-		case "if":
-			if n.ifN, err = s.sub(x, base); err != nil {
-				return err
-			}
-		case "then":
-			if n.thenN, err = s.sub(x, base); err != nil {
-				return err
-			}
-		case "else":
-			if n.elseN, err = s.sub(x, base); err != nil {
+		case "not", "if", "then", "else":
+			dst := map[string]**node{"not": &n.not, "if": &n.ifN, "then": &n.thenN, "else": &n.elseN}[key]
+			if *dst, err = s.sub(x, base); err != nil {
 				return err
 			}
 		default:

@@ -29,9 +29,9 @@ import (
 
 // Set holds schema documents by URL and compiles schemas from them.
 type Set struct {
-	// Load, when set, reads a document the set does not hold yet (a $ref's
-	// target) by its URL.
-	Load func(docURL string) ([]byte, error)
+	// Load, when set, gives a document the set does not hold yet (a $ref's
+	// target) by its URL, decoded as Decode does.
+	Load func(docURL string) (any, error)
 
 	mu       sync.Mutex
 	docs     map[string]any   // document URL (no fragment) → decoded with UseNumber
@@ -50,20 +50,12 @@ func (s *Set) init() {
 
 // Add decodes data (a schema document) and makes it available at docURL.
 func (s *Set) Add(docURL string, data []byte) error {
-	doc, err := decodeDoc(docURL, data)
+	doc, err := Decode(data)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", docURL, err)
 	}
 	s.AddValue(docURL, doc)
 	return nil
-}
-
-func decodeDoc(docURL string, data []byte) (any, error) {
-	doc, err := Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", docURL, err)
-	}
-	return doc, nil
 }
 
 // Decode decodes a schema document as Set.Add does: what encoding/json gives
@@ -227,12 +219,9 @@ func (s *Set) ref(location string) (*node, error) {
 	}
 	doc, ok := s.docs[docURL]
 	if !ok && s.Load != nil {
-		data, err := s.Load(docURL)
-		if err != nil {
+		var err error
+		if doc, err = s.Load(docURL); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", docURL, err)
-		}
-		if doc, err = decodeDoc(docURL, data); err != nil {
-			return nil, err
 		}
 		s.docs[docURL], ok = doc, true
 	}

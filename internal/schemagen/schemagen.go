@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/aopkit/aopkit/lint/schema/draft7"
 )
 
 // annotations are keywords that never change a verdict.
@@ -93,10 +95,8 @@ func (g *gen) doc(file string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var d any
-	if err := dec.Decode(&d); err != nil {
+	d, err := draft7.Decode(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	g.docs[file] = d
@@ -149,32 +149,11 @@ func (g *gen) resolve(loc string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ptr == "" {
-		return d, nil
+	v, err := draft7.Pointer(d, ptr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loc, err)
 	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, fmt.Errorf("unsupported fragment %q", ptr)
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch v := d.(type) {
-		case map[string]any:
-			x, ok := v[tok]
-			if !ok {
-				return nil, fmt.Errorf("no %q in %s", tok, loc)
-			}
-			d = x
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v) {
-				return nil, fmt.Errorf("bad index %q in %s", tok, loc)
-			}
-			d = v[i]
-		default:
-			return nil, fmt.Errorf("cannot resolve %s", loc)
-		}
-	}
-	return d, nil
+	return v, nil
 }
 
 // boundLiteral is the Go literal of a minimum or maximum (a bound of

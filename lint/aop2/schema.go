@@ -1,7 +1,6 @@
 package aop2
 
 import (
-	"io/fs"
 	"path"
 	"strconv"
 	"strings"
@@ -10,8 +9,7 @@ import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
-	"github.com/aopkit/aopkit/lint/schema/draft7"
-	"github.com/aopkit/aopkit/schemas"
+	"github.com/aopkit/aopkit/lint/schema"
 )
 
 // Schema validates a message against the schema of its kind (schemas/aop2/).
@@ -27,13 +25,12 @@ var Schema = &lint.Rule{
 
 func init() { lint.Register(Schema) }
 
-// The parsed schema files of schemas/aop2, compiled into shapes: for each object,
-// the members the contract defines. Both are made on first use, per file, so a run
-// that sees only RESPONSEs reads only the RESPONSE schema and what it refers to.
+// The schema files of schemas/aop2 compiled into shapes: for each object, the
+// members the contract defines. Made on first use, per file, so a run that sees
+// only RESPONSEs reads only the RESPONSE schema and what it refers to.
 var (
-	docsMu sync.Mutex
-	docs   = map[string]map[string]any{} // file name → schema (nil: unreadable)
-	shapes = map[string]*shape{}         // kind's schema file → its shape
+	shapesMu sync.Mutex
+	shapes   = map[string]*shape{} // kind's schema file → its shape
 )
 
 // shape is what the walker needs of a schema: an object's known members (open: any
@@ -44,27 +41,18 @@ type shape struct {
 	items *shape
 }
 
-// doc returns the parsed schema file name; docsMu must be held.
+// doc returns the schema file name of schemas/aop2 (nil: unreadable), decoded
+// once per process by lint/schema, which the validators share.
 func doc(name string) map[string]any {
-	if d, ok := docs[name]; ok {
-		return d
-	}
-	var m map[string]any
-	if data, err := fs.ReadFile(schemas.FS, path.Join("aop2", name)); err == nil {
-		// draft7.Decode (aopkit's own reader) rather than encoding/json: the
-		// first aop2 message of a run pays for this decode.
-		if v, err := draft7.Decode(data); err == nil {
-			m, _ = v.(map[string]any)
-		}
-	}
-	docs[name] = m
+	v, _ := schema.Doc(path.Join("aop2", name))
+	m, _ := v.(map[string]any)
 	return m
 }
 
 // shapeOf returns the shape of a kind's schema file, compiling it on first use.
 func shapeOf(name string) *shape {
-	docsMu.Lock()
-	defer docsMu.Unlock()
+	shapesMu.Lock()
+	defer shapesMu.Unlock()
 	if sh, ok := shapes[name]; ok {
 		return sh
 	}

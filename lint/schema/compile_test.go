@@ -14,8 +14,12 @@ func BenchmarkCompileResponse(b *testing.B) {
 	const file = "aop2/response.schema.json"
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		set := &draft7.Set{Load: func(u string) ([]byte, error) {
-			return schemas.FS.ReadFile(strings.TrimPrefix(u, schemas.BaseURL))
+		set := &draft7.Set{Load: func(u string) (any, error) {
+			data, err := schemas.FS.ReadFile(strings.TrimPrefix(u, schemas.BaseURL))
+			if err != nil {
+				return nil, err
+			}
+			return draft7.Decode(data)
 		}}
 		if _, err := set.Compile(schemas.BaseURL + file); err != nil {
 			b.Fatal(err)

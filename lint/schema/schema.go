@@ -8,7 +8,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -51,15 +50,30 @@ func (m *Memo[T]) Get(key string, f func() (T, error)) (T, error) {
 }
 
 var (
+	docs     Memo[any]
 	compiled Memo[*draft7.Schema]
-	set      = &draft7.Set{Load: func(docURL string) ([]byte, error) {
+	set      = &draft7.Set{Load: func(docURL string) (any, error) {
 		name, ok := strings.CutPrefix(docURL, schemas.BaseURL)
 		if !ok {
 			return nil, fmt.Errorf("not an embedded schema")
 		}
-		return fs.ReadFile(schemas.FS, name)
+		return Doc(name)
 	}}
 )
+
+// Doc returns the schema file (a path within schemas.FS) decoded as
+// draft7.Decode does, decoding it on first use: every reader of an embedded
+// schema in a process (the compiled validators, lint/aop2's member shapes) shares
+// the one decode. The value is shared: never modify it.
+func Doc(file string) (any, error) {
+	return docs.Get(file, func() (any, error) {
+		data, err := fs.ReadFile(schemas.FS, file)
+		if err != nil {
+			return nil, err
+		}
+		return draft7.Decode(data)
+	})
+}
 
 // Compiled returns the compiled schema of file (a path within schemas.FS such as
 // "aof/completion.report.schema.json"), compiling it on first use with the files
@@ -77,12 +91,8 @@ func Refs(file string) ([]string, error) {
 	for len(queue) > 0 {
 		f := queue[0]
 		queue = queue[1:]
-		data, err := fs.ReadFile(schemas.FS, f)
+		doc, err := Doc(f)
 		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", f, err)
-		}
-		var doc any
-		if err := json.Unmarshal(data, &doc); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", f, err)
 		}
 		walkRefs(doc, func(ref string) {

@@ -29,9 +29,9 @@ import (
 
 // Set holds schema documents by URL and compiles schemas from them.
 type Set struct {
-	// Load, when set, reads a document the set does not hold yet (a $ref's
-	// target) by its URL.
-	Load func(docURL string) ([]byte, error)
+	// Load, when set, gives a document the set does not hold yet (a $ref's
+	// target) by its URL, decoded as Decode does.
+	Load func(docURL string) (any, error)
 
 	mu       sync.Mutex
 	docs     map[string]any   // document URL (no fragment) → decoded with UseNumber
@@ -50,20 +50,12 @@ func (s *Set) init() {
 
 // Add decodes data (a schema document) and makes it available at docURL.
 func (s *Set) Add(docURL string, data []byte) error {
-	doc, err := decodeDoc(docURL, data)
+	doc, err := Decode(data)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", docURL, err)
 	}
 	s.AddValue(docURL, doc)
 	return nil
-}
-
-func decodeDoc(docURL string, data []byte) (any, error) {
-	doc, err := Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", docURL, err)
-	}
-	return doc, nil
 }
 
 // Decode decodes a schema document as Set.Add does: what encoding/json gives
@@ -227,12 +219,9 @@ func (s *Set) ref(location string) (*node, error) {
 	}
 	doc, ok := s.docs[docURL]
 	if !ok && s.Load != nil {
-		data, err := s.Load(docURL)
-		if err != nil {
+		var err error
+		if doc, err = s.Load(docURL); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", docURL, err)
-		}
-		if doc, err = decodeDoc(docURL, data); err != nil {
-			return nil, err
 		}
 		s.docs[docURL], ok = doc, true
 	}
@@ -258,30 +247,36 @@ func pointer(doc any, frag string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if frag == "" {
+	return Pointer(doc, frag)
+}
+
+// Pointer resolves the JSON Pointer ptr ("" or "/a/0/b", not URI-escaped) in doc,
+// a document as Decode returns it.
+func Pointer(doc any, ptr string) (any, error) {
+	if ptr == "" {
 		return doc, nil
 	}
-	if frag[0] != '/' {
-		return nil, fmt.Errorf("fragment %q is not a JSON Pointer", frag)
+	if ptr[0] != '/' {
+		return nil, fmt.Errorf("fragment %q is not a JSON Pointer", ptr)
 	}
 	v := doc
-	for _, tok := range strings.Split(frag[1:], "/") {
+	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch x := v.(type) {
 		case map[string]any:
 			c, ok := x[tok]
 			if !ok {
-				return nil, fmt.Errorf("no %q in %q", tok, frag)
+				return nil, fmt.Errorf("no %q in %q", tok, ptr)
 			}
 			v = c
 		case []any:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(x) {
-				return nil, fmt.Errorf("no item %q in %q", tok, frag)
+				return nil, fmt.Errorf("no item %q in %q", tok, ptr)
 			}
 			v = x[i]
 		default:
-			return nil, fmt.Errorf("%q leads through a scalar", frag)
+			return nil, fmt.Errorf("%q leads through a scalar", ptr)
 		}
 	}
 	return v, nil
@@ -465,28 +460,14 @@ func (s *Set) compile(v any, n *node, base string) error {
 				return fmt.Errorf("format %q is checked by gojsonschema but not implemented here", f)
 			}
 			n.format = f
-		case "minLength":
-			if n.minLength, err = nonNegInt(x, key); err != nil {
+		case "minLength", "maxLength", "minItems", "maxItems":
+			dst := map[string]**int{"minLength": &n.minLength, "maxLength": &n.maxLength, "minItems": &n.minItems, "maxItems": &n.maxItems}[key]
+			if *dst, err = nonNegInt(x, key); err != nil {
 				return err
 			}
-		case "maxLength":
-			if n.maxLength, err = nonNegInt(x, key); err != nil {
-				return err
-			}
-		case "minItems":
-			if n.minItems, err = nonNegInt(x, key); err != nil {
-				return err
-			}
-		case "maxItems":
-			if n.maxItems, err = nonNegInt(x, key); err != nil {
-				return err
-			}
-		case "minimum":
-			if n.minimum, err = number(x, key); err != nil {
-				return err
-			}
-		case "maximum":
-			if n.maximum, err = number(x, key); err != nil {
+		case "minimum", "maximum":
+			dst := map[string]**big.Rat{"minimum": &n.minimum, "maximum": &n.maximum}[key]
+			if *dst, err = number(x, key); err != nil {
 				return err
 			}
 		case "items":
@@ -496,32 +477,14 @@ func (s *Set) compile(v any, n *node, base string) error {
 			if n.items, err = s.sub(x, base); err != nil {
 				return err
 			}
-		case "anyOf":
-			if n.anyOf, err = s.subs(x, base, key); err != nil {
+		case "anyOf", "oneOf", "allOf":
+			dst := map[string]*[]*node{"anyOf": &n.anyOf, "oneOf": &n.oneOf, "allOf": &n.allOf}[key]
+			if *dst, err = s.subs(x, base, key); err != nil {
 				return err
 			}
-		case "oneOf":
-			if n.oneOf, err = s.subs(x, base, key); err != nil {
-				return err
-			}
-		case "allOf":
-			if n.allOf, err = s.subs(x, base, key); err != nil {
-				return err
-			}
-		case "not":
-			if n.not, err = s.sub(x, base); err != nil {
-				return err
-			}
-		case "if":
-			if n.ifN, err = s.sub(x, base); err != nil {
-				return err
-			}
-		case "then":
-			if n.thenN, err = s.sub(x, base); err != nil {
-				return err
-			}
-		case "else":
-			if n.elseN, err = s.sub(x, base); err != nil {
+		case "not", "if", "then", "else":
+			dst := map[string]**node{"not": &n.not, "if": &n.ifN, "then": &n.thenN, "else": &n.elseN}[key]
+			if *dst, err = s.sub(x, base); err != nil {
 				return err
 			}
 		default:

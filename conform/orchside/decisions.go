@@ -20,6 +20,9 @@ import (
 // have the same sequence; the reference engine's is the expected one (item 3 of
 // issue 15: the diff shows where an orchestrator diverged).
 func Decisions(s *conform.Session) []string {
+	if s.Scenario != nil && sideDecisions[s.Scenario.Protocol] != nil {
+		return sideDecisions[s.Scenario.Protocol](s)
+	}
 	var out []string
 	orch := s.Last()
 	for _, l := range launchesOf(s) {
@@ -88,6 +91,10 @@ func Decisions(s *conform.Session) []string {
 	}
 	return out
 }
+
+// sideDecisions render the decision sequence of a protocol whose orchestrator
+// side does not launch agents (aos: which probe got which answer).
+var sideDecisions = map[string]func(s *conform.Session) []string{}
 
 // firstTask is the launch's first stdin event (the dispatch, for aop2).
 func (l *Launch) firstTask() *Event {

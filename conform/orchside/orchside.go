@@ -76,6 +76,10 @@ func Builtin() ([]*conform.Scenario, error) {
 // checks); a protocol missing here has no orchestrator-side scenario yet.
 var keys = map[string]func(r *conform.Record) string{}
 
+// sideDrivers play a protocol whose orchestrator side is not an orchestrator
+// launching mockagent (aos: a guardian the harness talks to over HTTP).
+var sideDrivers = map[string]func(h *harness.H) error{}
+
 // Protocols lists the protocols with an orchestrator side, sorted.
 func Protocols() []string {
 	var out []string
@@ -98,6 +102,9 @@ func drive(h *harness.H, mock string, extra []string) error {
 	key := keys[sc.Protocol]
 	if key == nil {
 		return harness.Errorf("protocol %s has no orchestrator side yet", sc.Protocol)
+	}
+	if d := sideDrivers[sc.Protocol]; d != nil {
+		return d(h)
 	}
 	dir := filepath.Join(h.Scratch(), ".aopkit")
 	obs := filepath.Join(dir, "observe")

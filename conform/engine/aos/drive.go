@@ -80,6 +80,11 @@ func Drive(h *harness.H) error {
 	if err != nil {
 		return err
 	}
+	if g.Fault == FaultNoListen {
+		// The fault: the agent's URL leads nowhere.
+		stop()
+		stop = func() {}
+	}
 	defer func() {
 		close(d.stalled)
 		d.budget.report()

@@ -13,21 +13,29 @@ import (
 type Fault struct {
 	Name string
 	Doc  string
-	// Probes are the guardian-mode checks that catch it.
-	Probes []string
+	// Checks are the guardian checks that catch it (ProbeChecks, ListensID,
+	// MessagesValidID).
+	Checks []string
 }
+
+// FaultNoListen is the fault of a guardian that never listens where it is told
+// to: the served engine (aopconform engine --protocol aos) does not listen at
+// AOPKIT_LISTEN, and Drive gives the agent a URL where nothing listens.
+const FaultNoListen = "no-listen"
 
 // Faults of the reference guardian.
 func Faults() []Fault {
 	return []Fault{
 		{Name: "string-ids", Doc: "answers every id as a string: 1 comes back as \"1\" (§3.12.1: the same value and type)",
-			Probes: []string{"aos/guardian/ping", "aos/guardian/method-not-found", "aos/guardian/invalid-request", "aos/guardian/jsonrpc-version"}},
+			Checks: []string{"aos/orch/5.3/ping", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", MessagesValidID}},
 		{Name: "allow-invalid", Doc: "answers requests it should refuse (malformed, unknown method, invalid params) with an allow decision instead of a JSON-RPC error (§6.1)",
-			Probes: []string{"aos/guardian/parse-error", "aos/guardian/invalid-request", "aos/guardian/jsonrpc-version", "aos/guardian/method-not-found", "aos/guardian/invalid-params"}},
+			Checks: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params"}},
 		{Name: "unknown-decision", Doc: "decides \"approve\" instead of allow (§5.1.1: allow, deny or modify)",
-			Probes: []string{"aos/guardian/decision"}},
+			Checks: []string{"aos/orch/5.1/decision"}},
 		{Name: "error-string", Doc: "writes error as a string, not an {code, message} object (§3.13)",
-			Probes: []string{"aos/guardian/parse-error", "aos/guardian/invalid-request", "aos/guardian/jsonrpc-version", "aos/guardian/method-not-found", "aos/guardian/invalid-params"}},
+			Checks: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params"}},
+		{Name: FaultNoListen, Doc: "never listens where it is told to (AOPKIT_LISTEN when served; the agent gets a URL where nothing answers): no request reaches it (§2)",
+			Checks: []string{ListensID}},
 	}
 }
 

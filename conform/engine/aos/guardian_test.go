@@ -246,8 +246,8 @@ func TestProber(t *testing.T) {
 			failed[r.ID] = true
 		}
 	}
-	for _, id := range []string{"aos/guardian/ping", "aos/guardian/decision", "aos/guardian/parse-error", "aos/guardian/invalid-request",
-		"aos/guardian/jsonrpc-version", "aos/guardian/method-not-found", "aos/guardian/invalid-params"} {
+	for _, c := range aos.ProbeChecks() {
+		id := c.ID
 		if !failed[id] {
 			t.Errorf("bad guardian passes %s", id)
 		}
@@ -275,7 +275,7 @@ func TestSameID(t *testing.T) {
 	}))
 	defer str.Close()
 	for _, r := range (&aos.Prober{URL: str.URL}).Run(context.Background()) {
-		if r.ID == "aos/guardian/ping" && r.Verdict != "FAIL" {
+		if r.ID == "aos/orch/5.3/ping" && r.Verdict != "FAIL" {
 			t.Errorf("id 1 answered as \"1\" passes the ping probe")
 		}
 	}
@@ -312,10 +312,14 @@ func TestGuardianFaults(t *testing.T) {
 		t.Errorf("the correct guardian fails %v", failed)
 	}
 	seen := map[string]bool{}
+	probed := map[string]bool{}
+	for _, c := range aos.ProbeChecks() {
+		probed[c.ID] = true
+	}
 	for _, f := range aos.Faults() {
 		failed := probe(f.Name)
-		for _, id := range f.Probes {
-			if !failed[id] {
+		for _, id := range f.Checks {
+			if probed[id] && !failed[id] {
 				t.Errorf("fault %s: %s passes (failed: %v)", f.Name, id, failed)
 			}
 		}

@@ -18,13 +18,47 @@ import (
 
 // CheckResult is the verdict of one probe of a guardian at a URL.
 type CheckResult struct {
-	ID      string // aos/guardian/...
+	ID      string // aos/orch/...
 	Spec    string // AOS 0.1.0 section
 	Level   string // MUST, SHOULD
 	Verdict string // PASS, FAIL
 	Detail  string
 	// Unreachable: no HTTP answer at all (connection refused, reset, timeout).
 	Unreachable bool
+	// Seq are the transcript records of the probe and its answer (none when the
+	// prober records nothing).
+	Seq []int
+	// Answer is what the guardian decided, without ids or times ("result:
+	// decision allow", "error -32700", "no answer"): one line of the decision
+	// sequence compared with the reference guardian's.
+	Answer string
+}
+
+// ProbeCheck is what a guardian check is: its stable ID, spec section, level,
+// tier, the requirement quoted from the spec, and a bad and a good guardian.
+// conform/orchside registers them as the aos checks of the orchestrator side;
+// aopconform guardian prints their verdicts.
+type ProbeCheck struct {
+	ID, Spec, Level, Requirement, Bad, Good string
+	Tier                                    conform.Tier
+	// Probe names the request in the decision sequence ("ping", "invalid JSON").
+	Probe string
+}
+
+// The check IDs of the guardian side that are not probes: the guardian listens
+// where the binding says, and every answer passes aoplint.
+const (
+	ListensID       = "aos/orch/bind/listens"
+	MessagesValidID = "aos/orch/3/messages-valid"
+)
+
+// ProbeChecks lists the guardian checks, in the order the probes are sent.
+func ProbeChecks() []ProbeCheck {
+	var out []ProbeCheck
+	for _, p := range (&Prober{}).probes() {
+		out = append(out, p.ProbeCheck)
+	}
+	return out
 }
 
 // Prober tests a guardian at a URL: aopkit plays the agent and checks the
@@ -39,10 +73,10 @@ type Prober struct {
 }
 
 type probe struct {
-	id, spec, level string
-	body            []byte
-	malformed       bool                                                    // deliberately off the protocol: recorded as a probe
-	check           func(status int, ct string, resp map[string]any) string // "" = pass
+	ProbeCheck
+	body      []byte
+	malformed bool                                                    // deliberately off the protocol: recorded as a probe
+	check     func(status int, ct string, resp map[string]any) string // "" = pass
 }
 
 // StepContext builds a valid StepContext (§3.8) for the prober's own requests in
@@ -105,7 +139,10 @@ func (p *Prober) probes() []probe {
 		}
 	}
 	return []probe{
-		{id: "aos/guardian/ping", spec: "AOS 0.1.0 §4.9, §5.3", level: "MUST",
+		{ProbeCheck: ProbeCheck{ID: "aos/orch/5.3/ping", Spec: "AOS 0.1.0 §4.9, §5.3", Level: "MUST", Tier: conform.Core, Probe: "ping",
+			Requirement: "ping answers a result {status: connected or error, version, timestamp}; the id of the response MUST be the same as the value of the id member in the Request Object (§3.12.2).",
+			Bad:         `{"jsonrpc":"2.0","id":"1","result":{"status":"ok"}} to a ping with id 1`,
+			Good:        `{"jsonrpc":"2.0","id":1,"result":{"status":"connected","version":"0.1.0","timestamp":"2026-11-22T10:00:00Z"}}`},
 			body: rpc(1, spec.MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now()), "timeout": 5000}),
 			check: func(_ int, _ string, r map[string]any) string {
 				res, ok := r["result"].(map[string]any)
@@ -126,7 +163,11 @@ func (p *Prober) probes() []probe {
 				}
 				return ""
 			}},
-		{id: "aos/guardian/decision", spec: "AOS 0.1.0 §4.6, §5.1", level: "MUST", body: toolCall,
+		{ProbeCheck: ProbeCheck{ID: "aos/orch/5.1/decision", Spec: "AOS 0.1.0 §4.6, §5.1", Level: "MUST", Tier: conform.Core, Probe: "steps/toolCallRequest",
+			Requirement: "A valid steps/toolCallRequest gets an AOSSuccessResult: decision MUST be one of allow, deny, modify, with a message; modify carries modifiedRequest (§5.1.1).",
+			Bad:         `{"jsonrpc":"2.0","id":"probe-tool-1","result":{"decision":"approve"}}`,
+			Good:        `{"jsonrpc":"2.0","id":"probe-tool-1","result":{"decision":"allow","message":"Allowed."}}`},
+			body: toolCall,
 			check: func(_ int, _ string, r map[string]any) string {
 				res, ok := r["result"].(map[string]any)
 				if !ok {
@@ -149,18 +190,38 @@ func (p *Prober) probes() []probe {
 				}
 				return ""
 			}},
-		{id: "aos/guardian/parse-error", malformed: true, spec: "AOS 0.1.0 §6.1, §3.12.2", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":2,"method":`),
+		{ProbeCheck: ProbeCheck{ID: "aos/orch/6.1/parse-error", Spec: "AOS 0.1.0 §6.1, §3.12.2", Level: "MUST", Tier: conform.Resilient, Probe: "invalid JSON",
+			Requirement: "-32700 Parse error: Server received JSON that was not well-formed. If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be null (§3.12.2).",
+			Bad:         `{"jsonrpc":"2.0","id":2,"result":{"decision":"allow","message":"Allowed."}} to {"jsonrpc":"2.0","id":2,"method":`,
+			Good:        `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Invalid JSON payload"}}`},
+			malformed: true, body: []byte(`{"jsonrpc":"2.0","id":2,"method":`),
 			check: expectError(CodeParseError, true, nil, false)},
-		{id: "aos/guardian/invalid-request", malformed: true, spec: "AOS 0.1.0 §6.1, §3.12.1", level: "MUST", body: []byte(`{"jsonrpc":"2.0","id":3}`),
+		{ProbeCheck: ProbeCheck{ID: "aos/orch/6.1/invalid-request", Spec: "AOS 0.1.0 §6.1, §3.12.1", Level: "MUST", Tier: conform.Resilient, Probe: "request without method",
+			Requirement: "-32600 Invalid Request: The JSON payload was valid JSON, but not a valid JSON-RPC Request object.",
+			Bad:         `{"jsonrpc":"2.0","id":3,"error":"bad request"} (error as a string) to {"jsonrpc":"2.0","id":3}`,
+			Good:        `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid JSON-RPC Request"}}`},
+			malformed: true, body: []byte(`{"jsonrpc":"2.0","id":3}`),
 			check: expectError(CodeInvalidRequest, false, 3, true)},
-		{id: "aos/guardian/jsonrpc-version", malformed: true, spec: "AOS 0.1.0 §3.12.1", level: "MUST",
-			body:  bytes.Replace(rpc(4, spec.MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now())}), []byte(`"2.0"`), []byte(`"1.0"`), 1),
-			check: expectError(CodeInvalidRequest, false, 4, true)},
-		{id: "aos/guardian/method-not-found", malformed: true, spec: "AOS 0.1.0 §6.1", level: "MUST", body: rpc(5, "steps/foo", map[string]any{}),
+		{ProbeCheck: ProbeCheck{ID: "aos/orch/3.12.1/jsonrpc-version", Spec: "AOS 0.1.0 §3.12.1", Level: "MUST", Tier: conform.Full, Probe: `jsonrpc "1.0"`,
+			Requirement: `jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0". (A request with another version is an Invalid Request, -32600.)`,
+			Bad:         `a ping with "jsonrpc":"1.0" answered with a ping result`,
+			Good:        `{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"Invalid JSON-RPC Request"}}`},
+			malformed: true,
+			body:      bytes.Replace(rpc(4, spec.MethodPing, map[string]any{"timestamp": spec.FormatTime(time.Now())}), []byte(`"2.0"`), []byte(`"1.0"`), 1),
+			check:     expectError(CodeInvalidRequest, false, 4, true)},
+		{ProbeCheck: ProbeCheck{ID: "aos/orch/6.1/method-not-found", Spec: "AOS 0.1.0 §6.1", Level: "MUST", Tier: conform.Resilient, Probe: "steps/foo",
+			Requirement: `-32601 Method not found: The requested AOS RPC method (e.g., "steps/foo") does not exist or is not supported.`,
+			Bad:         `{"jsonrpc":"2.0","id":5,"result":{"decision":"allow","message":"Allowed."}} to the method steps/foo`,
+			Good:        `{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found"}}`},
+			malformed: true, body: rpc(5, "steps/foo", map[string]any{}),
 			check: expectError(CodeMethodNotFound, false, 5, false)},
-		{id: "aos/guardian/invalid-params", malformed: true, spec: "AOS 0.1.0 §6.1, §4.6.1", level: "MUST",
-			body:  rpc("probe-bad-params", spec.MethodToolCallRequest, map[string]any{"context": StepContext(session, "step-2")}),
-			check: expectError(CodeInvalidParams, false, "probe-bad-params", false)},
+		{ProbeCheck: ProbeCheck{ID: "aos/orch/6.1/invalid-params", Spec: "AOS 0.1.0 §6.1, §4.6.1", Level: "MUST", Tier: conform.Full, Probe: "steps/toolCallRequest without toolCallRequest",
+			Requirement: "-32602 Invalid params: The params provided for the method are invalid (e.g., wrong type, missing required field).",
+			Bad:         "a steps/toolCallRequest without params.toolCallRequest answered with an allow decision",
+			Good:        `{"jsonrpc":"2.0","id":"probe-bad-params","error":{"code":-32602,"message":"Invalid method parameters"}}`},
+			malformed: true,
+			body:      rpc("probe-bad-params", spec.MethodToolCallRequest, map[string]any{"context": StepContext(session, "step-2")}),
+			check:     expectError(CodeInvalidParams, false, "probe-bad-params", false)},
 	}
 }
 
@@ -191,15 +252,18 @@ func (p *Prober) Run(ctx context.Context) []CheckResult {
 	}
 	var out []CheckResult
 	for _, pr := range p.probes() {
-		res := CheckResult{ID: pr.id, Spec: pr.spec, Level: pr.level, Verdict: "PASS"}
-		status, ct, body, err := p.post(ctx, pr.body, "application/json", pr.malformed)
+		res := CheckResult{ID: pr.ID, Spec: pr.Spec, Level: pr.Level, Verdict: "PASS"}
+		status, ct, body, seq, err := p.post(ctx, pr.body, "application/json", pr.malformed)
+		res.Seq = seq
 		var resp map[string]any
 		switch {
 		case err != nil:
 			res.Detail = err.Error()
 			res.Unreachable = status == 0
+			res.Answer = "no answer"
 		default:
 			res.Detail = checkEnvelope(ct, body, &resp)
+			res.Answer = answerOf(status, resp, res.Detail != "")
 			if res.Detail == "" {
 				res.Detail = pr.check(status, ct, resp)
 			}
@@ -238,36 +302,61 @@ func checkEnvelope(ct string, body []byte, out *map[string]any) string {
 	return ""
 }
 
-func (p *Prober) post(ctx context.Context, body []byte, ct string, malformed bool) (int, string, []byte, error) {
+// AnswerKey is the key of the guardian's answers in the prober's transcript: what
+// the guardian says (the requests are keyed by their method, as in an agent run).
+const AnswerKey = "response"
+
+func (p *Prober) post(ctx context.Context, body []byte, ct string, malformed bool) (status int, ctype string, data []byte, seq []int, err error) {
 	// Roles as in an agent run: requests are the agent's, answers the guardian's.
 	if p.H != nil {
 		r := bodyRecord("agent", 1, body)
+		r.Key = Key(&r)
 		if malformed {
 			r.Detail = map[string]any{"probe": "a malformed request: tests how the guardian answers it"}
 		}
-		p.H.Record(r)
+		seq = append(seq, p.H.Record(r).Seq)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, "", nil, err
+		return 0, "", nil, seq, err
 	}
 	req.Header.Set("Content-Type", ct)
 	resp, err := p.Client.Do(req)
 	if err != nil {
-		return 0, "", nil, err
+		return 0, "", nil, seq, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, DefaultBodyLimit))
-	p.record("orchestrator", bytes.TrimSpace(data))
-	return resp.StatusCode, resp.Header.Get("Content-Type"), data, err
+	data, err = io.ReadAll(io.LimitReader(resp.Body, DefaultBodyLimit))
+	if p.H != nil {
+		r := bodyRecord("orchestrator", 1, bytes.TrimSpace(data))
+		r.Key = AnswerKey
+		seq = append(seq, p.H.Record(r).Seq)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), data, seq, err
 }
 
-// record adds one HTTP body to the transcript: a JSON object as msg, else text.
-func (p *Prober) record(from string, body []byte) {
-	if p.H == nil {
-		return
+// answerOf renders one answer without ids or times: the result's decision or
+// status, the error's code, or what is wrong with the envelope.
+func answerOf(status int, resp map[string]any, badEnvelope bool) string {
+	if badEnvelope {
+		return fmt.Sprintf("an answer that is not a JSON-RPC response (HTTP %d)", status)
 	}
-	p.H.Record(bodyRecord(from, 1, body))
+	if e, ok := resp["error"].(map[string]any); ok {
+		return fmt.Sprintf("error %v", e["code"])
+	}
+	if _, ok := resp["error"]; ok {
+		return "error (not an object)"
+	}
+	res, ok := resp["result"].(map[string]any)
+	switch {
+	case !ok:
+		return "result (not an object)"
+	case res["decision"] != nil:
+		return fmt.Sprintf("result: decision %v", res["decision"])
+	case res["status"] != nil:
+		return fmt.Sprintf("result: status %v", res["status"])
+	}
+	return "result"
 }
 
 func brief(r map[string]any) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
 	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	engaos "github.com/aopkit/aopkit/conform/engine/aos"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
 	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
 	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
@@ -60,9 +61,6 @@ func (cfg runConfig) validateSide() error {
 		}
 	}
 	msg := fmt.Sprintf("--side orchestrator: protocol %s has no orchestrator-side scenarios yet (%s have)", cfg.Protocol, strings.Join(orchside.Protocols(), ", "))
-	if cfg.Protocol == "aos" {
-		msg += "; an aos guardian is certified with: aopconform guardian URL"
-	}
 	return usageError{msg}
 }
 
@@ -158,6 +156,9 @@ var engineFaults = map[string]func() []engineFault{
 	"orchmsg": func() []engineFault {
 		return faultList(engorchmsg.Faults(), func(f engorchmsg.Fault) (string, string) { return f.Name, f.Doc })
 	},
+	"aos": func() []engineFault {
+		return faultList(engaos.Faults(), func(f engaos.Fault) (string, string) { return f.Name, f.Doc })
+	},
 }
 
 // faultList turns one engine's fault list into engineFaults.
@@ -192,19 +193,22 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 	return &cli.Command{
 		Name:      "engine",
 		Usage:     "run the reference orchestrator on one task: it launches the agent, enforces the task's policy and exits (certified by run --side orchestrator)",
-		UsageText: "aopconform engine --protocol ID [--task FILE] [--fault NAME] [--transcript FILE] [--deadline D] [-- AGENT-CMD [ARGS...]]\n   (the task defaults to $AOPKIT_TASK, the agent command to $AOPKIT_AGENT)",
+		UsageText: "aopconform engine --protocol ID [--task FILE] [--fault NAME] [--transcript FILE] [--deadline D] [-- AGENT-CMD [ARGS...]]\n   (the task defaults to $AOPKIT_TASK, the agent command to $AOPKIT_AGENT)\n   aopconform engine --protocol aos [--listen HOST:PORT] [--policy FILE] [--fault NAME] [--deadline D]\n   (the reference guardian, served at http://$AOPKIT_LISTEN/)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(orchside.Protocols(), ", ")},
 			&cli.StringFlag{Name: "task", Usage: "the task to orchestrate (aop2: a TASK envelope) from `FILE`", DefaultText: "$" + orchside.EnvTask},
 			&cli.StringFlag{Name: "fault", Usage: "play one fault of the engine on purpose (aopconform engine-faults lists them)"},
 			&cli.StringFlag{Name: "transcript", Usage: "write the engine's transcript (transcript/1) to `FILE`"},
 			&cli.DurationFlag{Name: "deadline", Value: 5 * time.Minute, Usage: "stop the agent and give up after `D`"},
+			&cli.StringFlag{Name: "listen", Usage: "aos: serve the guardian at `HOST:PORT`", DefaultText: "$" + orchside.EnvListen},
+			&cli.StringFlag{Name: "policy", Usage: "aos: the guardian's tool-call policy `FILE` (docs/engine-aos.md)", DefaultText: "allow everything"},
 		},
 		OnUsageError: usage,
 		Action: func(c *cli.Context) error {
 			return engineCmd(c.Context, engineConfig{
 				Protocol: c.String(flagProtocol), Task: c.String("task"), Fault: c.String("fault"),
 				Transcript: c.String("transcript"), Deadline: c.Duration("deadline"), Command: c.Args().Slice(),
+				Listen: c.String("listen"), Policy: c.String("policy"),
 			}, stderr)
 		},
 	}
@@ -250,6 +254,8 @@ type engineConfig struct {
 	Protocol, Task, Fault, Transcript string
 	Deadline                          time.Duration
 	Command                           []string
+	// Listen and Policy are the aos guardian's (engine_aos.go).
+	Listen, Policy string
 }
 
 func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
@@ -268,6 +274,12 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 	}
 	if cfg.Deadline <= 0 {
 		return fail("--deadline must be positive")
+	}
+	if cfg.Protocol == "aos" {
+		return engineAOS(ctx, cfg, stderr)
+	}
+	if cfg.Listen != "" || cfg.Policy != "" {
+		return fail("--listen and --policy apply to --protocol aos only")
 	}
 	if cfg.Task == "" {
 		cfg.Task = os.Getenv(orchside.EnvTask)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,7 +11,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -33,7 +36,7 @@ func TestGuardianMode(t *testing.T) {
 	if code := run([]string{"aopconform", "guardian", srv.URL}, &out, &errb); code != 0 {
 		t.Fatalf("reference guardian: exit %d\n%s%s", code, out.String(), errb.String())
 	}
-	if !strings.Contains(out.String(), "aos/guardian/ping") || !strings.Contains(out.String(), "8/8 checks passed") {
+	if !strings.Contains(out.String(), "aos/orch/5.3/ping") || !strings.Contains(out.String(), "8/8 checks passed") {
 		t.Errorf("output:\n%s", out.String())
 	}
 	// --out: the probes and answers as a transcript/1 file, written by the
@@ -97,7 +100,7 @@ func TestGuardianMode(t *testing.T) {
 		t.Fatalf("string-ids guardian: exit %d, want 1\n%s", code, out.String())
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
-		if strings.Contains(line, "aos/guardian/messages-valid") && !strings.Contains(line, "FAIL") {
+		if strings.Contains(line, aos.MessagesValidID) && !strings.Contains(line, "FAIL") {
 			t.Errorf("the lint step passes a guardian answering ids as strings:\n%s", out.String())
 		}
 	}
@@ -173,5 +176,62 @@ func TestServedGuardianPath(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("POST the guardian's URL: %d", resp.StatusCode)
+	}
+}
+
+// TestGuardianEngineFaults is the matrix of the aos orchestrator side: `aopconform
+// run --side orchestrator --protocol aos` against the reference guardian served by
+// `aopconform engine --protocol aos --fault F` fails at least the checks each
+// fault names (aos.Faults), and every aos guardian check is failed by some fault.
+// The correct engine is certified Full in TestOrchestratorSide.
+func TestGuardianEngineFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real guardians")
+	}
+	faults := aos.Faults()
+	type res struct {
+		code   int
+		out    string
+		failed []string
+		err    error
+	}
+	got := make([]res, len(faults))
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for i, f := range faults {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out, rep, err := runConform(filepath.Join(dir, fmt.Sprint(i)), "--side", "orchestrator", "--protocol", "aos",
+				"--", "aopconform", "engine", "--protocol", "aos", "--fault", f.Name)
+			got[i] = res{code: code, out: out, err: err}
+			if rep != nil {
+				got[i].failed = failedChecks(rep)
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, f := range faults {
+		r := got[i]
+		if r.err != nil {
+			t.Fatalf("%s: %v", f.Name, r.err)
+		}
+		if r.code != 1 {
+			t.Errorf("fault %s: exit %d, want 1\n%s", f.Name, r.code, clipOut(r.out))
+		}
+		for _, id := range f.Checks {
+			if !slices.Contains(r.failed, id) {
+				t.Errorf("fault %s: %s does not fail (failed: %v)", f.Name, id, r.failed)
+			}
+		}
+		for _, id := range r.failed {
+			seen[id] = true
+		}
+	}
+	for _, c := range conform.Checks("aos") {
+		if strings.HasPrefix(c.ID, "aos/orch/") && !strings.HasPrefix(c.ID, "aos/orch/ref/") && !seen[c.ID] {
+			t.Errorf("no aos engine fault fails %s", c.ID)
+		}
 	}
 }

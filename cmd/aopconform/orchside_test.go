@@ -33,6 +33,8 @@ func TestOrchestratorSide(t *testing.T) {
 	py := filepath.Join(orchestratorsDir, "aop2_orch.py")
 	obase := []string{"--side", "orchestrator", "--protocol", "orchmsg", "--timeout-scale", scale}
 	opy := filepath.Join(orchestratorsDir, "orchmsg_orch.py")
+	abase := []string{"--side", "orchestrator", "--protocol", "aos", "--timeout-scale", scale}
+	apy := filepath.Join(orchestratorsDir, "aos_guardian.py")
 	type job struct {
 		name string
 		args []string
@@ -49,6 +51,7 @@ func TestOrchestratorSide(t *testing.T) {
 	jobs := []*job{
 		{name: "engine", args: append(append([]string(nil), base...), "--known-failing", filepath.Join(orchestratorsDir, "engine.known-failing"), "--", "aopconform", "engine", "--protocol", "aop2")},
 		{name: "orchmsg engine", args: append(append([]string(nil), obase...), "--", "aopconform", "engine", "--protocol", "orchmsg")},
+		{name: "aos engine", args: append(append([]string(nil), abase...), "--", "aopconform", "engine", "--protocol", "aos")},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		jobs = append(jobs,
@@ -72,6 +75,17 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "orchmsg python no-assignment", args: append(append([]string(nil), obase...), "--", "python3", opy, "no-assignment"),
 				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/shutdown/grace-honoured"}},
+			&job{name: "aos python", args: append(append([]string(nil), abase...), "--", "python3", apy)},
+			&job{name: "aos python approve", args: append(append([]string(nil), abase...), "--", "python3", apy, "approve"),
+				fail: []string{"aos/orch/3/messages-valid", "aos/orch/5.1/decision"}},
+			&job{name: "aos python ignore-version", args: append(append([]string(nil), abase...), "--", "python3", apy, "ignore-version"),
+				fail: []string{"aos/orch/3.12.1/jsonrpc-version"}},
+			&job{name: "aos python no-params-check", args: append(append([]string(nil), abase...), "--", "python3", apy, "no-params-check"),
+				fail: []string{"aos/orch/6.1/invalid-params"}},
+			&job{name: "aos python string-ids", args: append(append([]string(nil), abase...), "--", "python3", apy, "string-ids"),
+				fail: []string{"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found"}},
+			&job{name: "aos python plain-parse-error", args: append(append([]string(nil), abase...), "--", "python3", apy, "plain-parse-error"),
+				fail: []string{"aos/orch/3/messages-valid", "aos/orch/6.1/parse-error"}},
 			&job{name: "python task-status-in-task", args: append(append([]string(nil), base...), "--", "python3", py, "task-status-in-task"),
 				fail: []string{"aop2/orch/1.2/task-dispatched"}},
 		)
@@ -85,7 +99,7 @@ func TestOrchestratorSide(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(faults)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg") {
+		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aos") {
 			continue
 		}
 		jobs = append(jobs, &job{name: f[0] + " engine fault " + f[1], engineFault: true,

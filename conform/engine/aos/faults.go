@@ -19,8 +19,9 @@ type Fault struct {
 }
 
 // FaultNoListen is the fault of a guardian that never listens where it is told
-// to: the served engine (aopconform engine --protocol aos) does not listen at
-// AOPKIT_LISTEN, and Drive gives the agent a URL where nothing listens.
+// to: the served engine (aopconform engine --protocol aos) exits 0 without
+// listening at AOPKIT_LISTEN, and Drive gives the agent a URL where nothing
+// listens.
 const FaultNoListen = "no-listen"
 
 // Faults of the reference guardian.
@@ -34,7 +35,7 @@ func Faults() []Fault {
 			Checks: []string{"aos/orch/5.1/decision"}},
 		{Name: "error-string", Doc: "writes error as a string, not an {code, message} object (§3.13)",
 			Checks: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params"}},
-		{Name: FaultNoListen, Doc: "never listens where it is told to (AOPKIT_LISTEN when served; the agent gets a URL where nothing answers): no request reaches it (§2)",
+		{Name: FaultNoListen, Doc: "never listens where it is told to (served: exits 0 without listening at AOPKIT_LISTEN; in a run, the agent gets a URL where nothing answers): no request reaches it (§2)",
 			Checks: []string{ListensID}},
 	}
 }

@@ -20,10 +20,14 @@ import (
 	"github.com/aopkit/aopkit/conform/runner"
 )
 
-// guardianCmd is the second aos mode: it tests a guardian at a URL by sending it
-// requests (ping, a tool call request, malformed JSON, an invalid request, a wrong
-// jsonrpc version, an unknown method, invalid params) and checking its answers,
-// then lints the exchange with aoplint's rules (aos/guardian/messages-valid).
+// guardianCmd is the short form of `aopconform run --side orchestrator --protocol
+// aos` for a guardian that is already running at a URL: the same probes and
+// checks (conform/engine/aos Prober, the aos/orch/... checks; ping, a tool call
+// request, malformed JSON, an invalid request, a wrong jsonrpc version, an unknown
+// method, invalid params), then the exchange linted with aoplint's rules
+// (aos/orch/3/messages-valid). What it does not have is the run's: starting the
+// guardian (aos/orch/bind/listens), reports, --repeat, the comparison with the
+// reference guardian.
 // Exit 0: every MUST passed; 1: a MUST failed; 2: the URL is unusable (not
 // http(s), or nothing answers HTTP there). Redirects are never followed: a redirect
 // is the guardian's answer, graded as such. With out, the probes and the answers
@@ -102,7 +106,9 @@ func guardianCmd(ctx context.Context, rawURL string, timeout time.Duration, out 
 // are marked as probes and not judged). An error is the guardian's: its answers
 // break a rule of AOS 0.1.0 (a wrong id, a result where an error is due, ...).
 func lintGuardian(records []conform.Record) (aos.CheckResult, error) {
-	res := aos.CheckResult{ID: "aos/guardian/messages-valid", Spec: "AOS 0.1.0 §3, §4, §5 (aoplint)", Level: "MUST", Verdict: "PASS"}
+	// The check of the run (conform/orchside), judged here on the same exchange.
+	c := conform.LookupCheck(aos.MessagesValidID)
+	res := aos.CheckResult{ID: c.ID, Spec: c.Spec, Level: string(c.Level), Verdict: "PASS"}
 	var buf bytes.Buffer
 	for i := range records {
 		b, err := json.Marshal(&records[i])

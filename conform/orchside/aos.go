@@ -110,6 +110,9 @@ func driveGuardian(h *harness.H) error {
 		// It ended by itself while the harness waited for it to listen.
 		run.NotListening = fmt.Sprintf("the guardian ended (%s) before it listened at %s", describeEnd(att), addr)
 	}
+	if !run.Listened {
+		h.Event(a.N(), "guardian-not-listening", map[string]any{"address": addr, "reason": run.NotListening})
+	}
 	h.Fact(FactProbe, run)
 	return err
 }

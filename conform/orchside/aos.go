@@ -29,6 +29,11 @@ const (
 // other checks are not judged.
 const ListenWithin = 10 * time.Second
 
+// AnswerWithin bounds the wait for one answer (× --timeout-scale): a probe not
+// answered by then fails, and the next one is sent. The scenario deadline bounds
+// the whole run.
+const AnswerWithin = 10 * time.Second
+
 // FactProbe is the session fact of an aos guardian run (guardianRun).
 const FactProbe = "aos.probe"
 
@@ -85,7 +90,7 @@ func driveGuardian(h *harness.H) error {
 		}
 		run.Listened = true
 		h.Event(a.N(), "guardian-listening", map[string]any{"address": addr, "after_ms": time.Since(start).Milliseconds()})
-		run.Results = (&engaos.Prober{URL: run.URL, Client: engaos.NoRedirectClient(), H: h}).Run(ctx)
+		run.Results = (&engaos.Prober{URL: run.URL, Client: engaos.NoRedirectClient(), H: h, Timeout: h.Scale(AnswerWithin)}).Run(ctx)
 	}()
 	err = a.Run(harness.Handler{
 		// The process under test is the guardian: its lines are its own.
@@ -241,7 +246,7 @@ func guardianChecks() []*conform.Check {
 					out.Seq = r.Seq
 					return out
 				}
-				return conform.NotTestedf("the probe %s was not sent (the guardian ended first)", pc.Probe)
+				return conform.NotTestedf("the probe %s was not sent (the guardian ended first, or the scenario deadline stopped it)", pc.Probe)
 			},
 		})
 	}

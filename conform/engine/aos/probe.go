@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -70,6 +71,9 @@ type Prober struct {
 	Client *http.Client
 	// H records the exchanges (nil: nothing is recorded).
 	H *harness.H
+	// Timeout bounds each request (0: only the context does): a guardian that
+	// does not answer fails that probe and the next is sent.
+	Timeout time.Duration
 }
 
 type probe struct {
@@ -316,6 +320,11 @@ func (p *Prober) post(ctx context.Context, body []byte, ct string, malformed boo
 		}
 		seq = append(seq, p.H.Record(r).Seq)
 	}
+	if p.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, "", nil, seq, err
@@ -323,6 +332,9 @@ func (p *Prober) post(ctx context.Context, body []byte, ct string, malformed boo
 	req.Header.Set("Content-Type", ct)
 	resp, err := p.Client.Do(req)
 	if err != nil {
+		if p.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s", p.Timeout)
+		}
 		return 0, "", nil, seq, err
 	}
 	defer resp.Body.Close()

@@ -54,6 +54,10 @@ func init() {
 	conform.Register(refCheck("aos"))
 }
 
+// NeedsMockagent reports whether the orchestrator side of protocol launches
+// mockagent (aos does not: the harness itself plays the agent).
+func NeedsMockagent(protocol string) bool { return sideDrivers[protocol] == nil }
+
 // driveGuardian plays one aos scenario against the guardian under test: it
 // launches the command with EnvListen, waits (bounded) until something accepts
 // connections there, sends the probes, then stops the guardian (SIGTERM, SIGKILL

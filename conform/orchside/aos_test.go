@@ -77,3 +77,10 @@ func TestGuardianChecks(t *testing.T) {
 		t.Errorf("decisions\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestNeedsMockagent: the aos side plays the agent itself; aop2 launches mockagent.
+func TestNeedsMockagent(t *testing.T) {
+	if NeedsMockagent("aos") || !NeedsMockagent("aop2") {
+		t.Errorf("NeedsMockagent: aos %v, aop2 %v", NeedsMockagent("aos"), NeedsMockagent("aop2"))
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/engine/aos"
 	"github.com/aopkit/aopkit/conform/lintstep"
+	"github.com/aopkit/aopkit/conform/orchside"
 	"github.com/aopkit/aopkit/conform/runner"
 )
 
@@ -124,6 +125,10 @@ func lintGuardian(records []conform.Record) (aos.CheckResult, error) {
 	}
 	var errs []string
 	for _, d := range diags {
+		// As in a run (the runner's lint step): only what the guardian sent counts.
+		if d.Line < 1 || d.Line > len(records) || records[d.Line-1].From != orchside.Judged {
+			continue
+		}
 		if d.Severity == "error" {
 			errs = append(errs, fmt.Sprintf("%s (record %d): %s", d.Rule, d.Line, d.Message))
 		}

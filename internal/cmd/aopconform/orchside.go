@@ -102,9 +102,13 @@ func (cfg runConfig) sideOptions(opts *runner.Options) error {
 	if !cfg.orchestratorSide() {
 		return nil
 	}
-	mock, err := findMockagent(cfg.Mockagent)
-	if err != nil {
-		return err
+	mock := ""
+	if orchside.NeedsMockagent(cfg.Protocol) || cfg.Mockagent != "" {
+		m, err := findMockagent(cfg.Mockagent)
+		if err != nil {
+			return err
+		}
+		mock = m
 	}
 	opts.Driver = orchside.Driver(mock)
 	opts.Judged = orchside.Judged

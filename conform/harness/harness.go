@@ -342,6 +342,19 @@ func (a *Agent) Send(msg json.RawMessage) error {
 	return nil
 }
 
+// SendText writes free text (a prompt of several lines, no JSON message) to the
+// agent's stdin and records it as one text record. A final newline is added when
+// the text has none.
+func (a *Agent) SendText(text string) error {
+	text = strings.TrimSuffix(text, "\n")
+	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Text: &text, Attempt: a.n})
+	if err := a.conn.Send([]byte(text)); err != nil {
+		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
+		return err
+	}
+	return nil
+}
+
 // sendProbe writes a scenario's deliberately off-protocol message (an unknown
 // notification, ...) and records it as a probe: evidence for the sequence rules,
 // not a message aoplint judges (docs/transcript-format.md "Probes").

@@ -16,7 +16,8 @@ import (
 // sequence of lines without times or ids: each launch with what it was
 // dispatched, every message the orchestrator sent it (a response named by the
 // request it answers), the end of its input, the signals, how the agent ended,
-// and how the orchestrator itself ended. Two orchestrators that decided alike
+// the protocol messages the orchestrator emitted itself (aop2 EVENTs, with the
+// §12 codes they report) and how the orchestrator itself ended. Two orchestrators that decided alike
 // have the same sequence; the reference engine's is the expected one (item 3 of
 // issue 15: the diff shows where an orchestrator diverged).
 func Decisions(s *conform.Session) []string {
@@ -75,6 +76,9 @@ func Decisions(s *conform.Session) []string {
 				out = append(out, "  agent killed (SIGKILL)")
 			}
 		}
+	}
+	if s.Scenario != nil && s.Scenario.Protocol == "aop2" {
+		out = append(out, aop2EmittedDecisions(s)...)
 	}
 	switch {
 	case orch == nil:

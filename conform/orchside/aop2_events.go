@@ -383,3 +383,16 @@ func aop2EmittedDecisions(s *conform.Session) []string {
 	}
 	return out
 }
+
+// aop2V1Launch reports whether an aop2 launch was dispatched a v1 markdown prompt
+// (no TASK line; its stdin text is a v1 prompt).
+func aop2V1Launch(s *conform.Session, l *Launch) bool {
+	if s.Scenario == nil || s.Scenario.Protocol != "aop2" {
+		return false
+	}
+	if m, _ := aop2TaskOf(l); m != nil {
+		return false
+	}
+	text, _ := v1Stdin(l)
+	return aop2spec.LooksLikeV1Prompt(text)
+}

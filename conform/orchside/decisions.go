@@ -31,6 +31,7 @@ func Decisions(s *conform.Session) []string {
 		out = append(out, head)
 		requests := map[string]string{}
 		first := l.firstTask()
+		v1 := aop2V1Launch(s, &l)
 		for i := range l.Events {
 			e := &l.Events[i]
 			switch e.Kind {
@@ -43,8 +44,8 @@ func Decisions(s *conform.Session) []string {
 					}
 				}
 			case "stdin":
-				if e == first && e.Key == "TASK" {
-					continue // the dispatch, on the launch's line
+				if (e == first && e.Key == "TASK") || (v1 && e.Key == "") {
+					continue // the dispatch (a TASK, or the lines of a v1 prompt), on the launch's line
 				}
 				line := "  sends a non-message line"
 				if e.Key != "" {
@@ -111,6 +112,9 @@ func dispatchSummary(s *conform.Session, l *Launch) string {
 	}
 	m, _ := aop2TaskOf(l)
 	if m == nil {
+		if aop2V1Launch(s, l) {
+			return "v1 prompt"
+		}
 		return "no TASK"
 	}
 	attempt := ""

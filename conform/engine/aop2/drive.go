@@ -105,6 +105,9 @@ func (e *engine) verifySnapshots() []checks.Snapshot {
 func hashFiles(root string, max int) map[string]string {
 	out := map[string]string{}
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir // a git workspace's repository (GIT_STASH, DIFF snapshots)
+		}
 		if err != nil || len(out) >= max || !d.Type().IsRegular() {
 			return nil
 		}

@@ -387,7 +387,8 @@ func (e *engine) checkAccess() {
 	e.audit.write(time.Now(), "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "ACCESS", "result": "PASS", "details": details, "error_code": nil}, 1, []string{"ACCESS"}, "ALLOWED", "", nil)
 }
 
-// takeSnapshots copies every rollback_snapshot-enabled output aside before dispatch (§7).
+// takeSnapshots snapshots every rollback_snapshot-enabled output before dispatch
+// (§7), by its snapshot_strategy (rollback.go, rollback_git.go).
 func (e *engine) takeSnapshots() bool {
 	for _, o := range e.task.Outputs {
 		if !o.Snapshot {
@@ -403,6 +404,9 @@ func (e *engine) takeSnapshots() bool {
 			e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
 			e.finalReport()
 			return false
+		}
+		if s.Fallback != "" {
+			e.h.Event(0, "snapshot-strategy", map[string]any{"path": o.Path, "asked": o.Strategy, "used": s.Strategy, "reason": s.Fallback})
 		}
 		e.snaps = append(e.snaps, s)
 	}
@@ -422,7 +426,7 @@ func (e *engine) rollback() {
 	failed := false
 	for _, s := range e.snaps {
 		rb := RolledBack{Path: s.Path, RestoredFrom: s.SnapPath, Status: "SUCCESS"}
-		if err := s.restore(); err != nil {
+		if err := s.restore(e.ws); err != nil {
 			rb.Status = "FAILED"
 			failed = true
 			e.code("E_ROLLBACK_FAILED", 0, false, "%s: %v", s.Display, err)

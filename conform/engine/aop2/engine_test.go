@@ -3,6 +3,7 @@ package aop2
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -32,6 +33,62 @@ type scenario struct {
 	check       func(t *testing.T, r run)
 	// noGolden skips the transcript golden (huge payloads).
 	noGolden bool
+	// git: the scenario needs git (skipped without it).
+	git bool
+}
+
+// writeOriginalRepo is writeOriginal in a git work tree (the workspace), the file
+// committed.
+func writeOriginalRepo(t *testing.T, scratch string) {
+	writeOriginal(t, scratch)
+	ws := filepath.Join(scratch, "workspace")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "src/greeting.txt"}, {"commit", "-q", "-m", "init"}} {
+		if _, err := git(ws, nil, nil, args...); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// gitRollbackNoRepository: outside a git work tree a git strategy is taken as
+// COPY, and the transcript says so.
+func gitRollbackNoRepository() scenario {
+	sc := gitRollback(StrategyGitStash)
+	sc.name, sc.git, sc.setup = "rollback-git-stash-no-repository", false, writeOriginal
+	sc.check = func(t *testing.T, r run) {
+		if got, _ := fileContent(t, r); got != "original\n" {
+			t.Errorf("the COPY rollback left %q", got)
+		}
+		if !strings.Contains(string(r.transcript), `"event":"snapshot-strategy","detail":{"asked":"GIT_STASH"`) {
+			t.Error("no snapshot-strategy event for the fallback to COPY")
+		}
+	}
+	return sc
+}
+
+// gitRollback is a scenario whose snapshot is taken with a git strategy (§7,
+// rollback_git.go): the executor overwrites the committed file and fails, the
+// engine restores it with git.
+func gitRollback(strategy string) scenario {
+	return scenario{name: "rollback-" + strings.ReplaceAll(strings.ToLower(strategy), "_", "-"), git: true, noGolden: true, setup: writeOriginalRepo, set: map[string]any{
+		"task/expected_outputs": []any{map[string]any{"type": "FILE", "path": "src/greeting.txt", "description": "The greeting.",
+			"rollback_snapshot": map[string]any{"enabled": true, "snapshot_path": ".aop_snapshots/greeting.txt.before", "snapshot_strategy": strategy}}},
+		"task/extensions/x_mockagent": byModel(map[string]any{codex: "report-failure"})},
+		state: "FAILED", codes: []string{"E_UNKNOWN"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got, _ := fileContent(t, r); got != "original\n" {
+				t.Errorf("the %s rollback left %q", strategy, got)
+			}
+			if len(r.res.Rollback) != 1 || r.res.Rollback[0].Status != "SUCCESS" {
+				t.Errorf("rollback %+v", r.res.Rollback)
+			}
+			if strings.Contains(string(r.transcript), `"snapshot-strategy"`) {
+				t.Error("a git workspace must not fall back to COPY")
+			}
+			out, err := git(filepath.Join(r.scratch, "workspace"), nil, nil, "status", "--porcelain", "--", "src/greeting.txt")
+			if err != nil || len(out) != 0 {
+				t.Errorf("git status of the restored file %q (%v), want clean", out, err)
+			}
+		}}
 }
 
 func byModel(m map[string]any) map[string]any {
@@ -271,6 +328,9 @@ var scenarios = []scenario{
 				t.Error("the file the executor created must be removed by the rollback")
 			}
 		}},
+	gitRollback(StrategyGitStash),
+	gitRollback(StrategyDiff),
+	gitRollbackNoRepository(),
 	{name: "rollback-failed", fault: mock.FaultClobberSnapshot, setup: writeOriginal,
 		state: "FAILED", codes: []string{"E_UNKNOWN", "E_ROLLBACK_FAILED"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
 		check: func(t *testing.T, r run) {
@@ -482,6 +542,9 @@ func TestScenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
+			if _, err := exec.LookPath("git"); sc.git && err != nil {
+				t.Skip("git is not installed")
+			}
 			task := sc.task
 			if task == nil {
 				task = taskWith(t, sc.set)

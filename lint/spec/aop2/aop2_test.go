@@ -129,3 +129,19 @@ func TestV1(t *testing.T) {
 		}
 	}
 }
+
+// FuzzV1 feeds arbitrary text to the v1 readers: they never panic, and a status
+// line they accept renders back to the same signal.
+func FuzzV1(f *testing.F) {
+	for _, s := range []string{"STATUS: SUCCESS", "# AOP TASK T\n## Objective\nx", "**status:** failure", "STATUS:", "\x00#"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		LooksLikeV1Prompt(s)
+		if sig, ok := V1Status(s); ok {
+			if again, ok2 := V1Status(V1StatusLine(sig)); !ok2 || again != sig {
+				t.Errorf("V1Status(%q) = %q, but its line %q reads %q", s, sig, V1StatusLine(sig), again)
+			}
+		}
+	})
+}

@@ -130,11 +130,16 @@ func TestOrchestratorSide(t *testing.T) {
 				if j.code == 2 {
 					t.Fatalf("harness error\n%s", clipOut(j.out))
 				}
+				n := 0
 				for _, c := range failedChecks(j.rep) {
 					if !strings.Contains(c, "/orch/ref/") {
 						failedSomewhere[c] = true
 						t.Logf("fails %s", c)
+						n++
 					}
+				}
+				if n == 0 {
+					t.Error("the engine fault fails no orchestrator-side check")
 				}
 				return
 			}

@@ -511,7 +511,11 @@ func (e *engine) finalReport() {
 	e.res.Cost = cs
 	attempts := []map[string]any{}
 	for _, a := range e.res.Attempts {
-		attempts = append(attempts, map[string]any{"attempt": a.N, "provider": a.Provider, "model": a.Model, "outcome": a.Outcome, "fallback_trigger": a.Trigger})
+		outcome := a.Outcome
+		if e.fault == FaultOmitErrorCodes && outcome != outSuccess {
+			outcome = "FAILED" // the fault: no §12 code anywhere in the report
+		}
+		attempts = append(attempts, map[string]any{"attempt": a.N, "provider": a.Provider, "model": a.Model, "outcome": outcome, "fallback_trigger": a.Trigger})
 	}
 	errs := []string{}
 	for _, c := range e.res.Codes {

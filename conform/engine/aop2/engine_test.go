@@ -516,8 +516,8 @@ var scenarios = []scenario{
 	{name: "engine-fault-omit-error-codes", fault: mock.FaultExceedTimeout, engineFault: FaultOmitErrorCodes, noGolden: true,
 		state: "FAILED", codes: []string{"E_TIMEOUT"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
 		check: func(t *testing.T, r run) {
-			if !strings.Contains(string(r.transcript), `"errors":[]`) {
-				t.Error("the fault must emit SESSION_FINAL_REPORT with no errors")
+			if !strings.Contains(string(r.transcript), `"errors":[]`) || strings.Contains(string(r.transcript), `"outcome":"E_TIMEOUT"`) {
+				t.Error("the fault must emit SESSION_FINAL_REPORT with no error code")
 			}
 		}},
 	{name: "engine-fault-skip-rollback", engineFault: FaultSkipRollback, noGolden: true, setup: writeOriginal, set: map[string]any{

@@ -3,6 +3,7 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -141,13 +142,25 @@ func aop2SchemaFailure(s *conform.Session) (*engaop2.Task, bool, error) {
 	return t, false, nil
 }
 
-func aop2VersionFallbackEvent(s *conform.Session) conform.Outcome {
-	_, failed, err := aop2SchemaFailure(s)
-	if err != nil {
-		return conform.NotTestedf("the scenario's task does not parse: %v", err)
+// aop2FallbackDue is the common start of the v1 checks: the given task, or the
+// outcome when no fallback is due.
+func aop2FallbackDue(s *conform.Session) (*engaop2.Task, *conform.Outcome) {
+	given, failed, err := aop2SchemaFailure(s)
+	var o conform.Outcome
+	switch {
+	case err != nil:
+		o = conform.NotTestedf("the scenario's task does not parse: %v", err)
+	case !failed:
+		o = conform.NotTestedf("the scenario's task passes the v2 schema (no fallback is due)")
+	default:
+		return given, nil
 	}
-	if !failed {
-		return conform.NotTestedf("the scenario's task passes the v2 schema (no fallback is due)")
+	return nil, &o
+}
+
+func aop2VersionFallbackEvent(s *conform.Session) conform.Outcome {
+	if _, no := aop2FallbackDue(s); no != nil {
+		return *no
 	}
 	evs := aop2Emitted(s)
 	for _, e := range evs {
@@ -165,12 +178,9 @@ func aop2VersionFallbackEvent(s *conform.Session) conform.Outcome {
 }
 
 func aop2V1PromptDispatched(s *conform.Session) conform.Outcome {
-	given, failed, err := aop2SchemaFailure(s)
-	if err != nil {
-		return conform.NotTestedf("the scenario's task does not parse: %v", err)
-	}
-	if !failed {
-		return conform.NotTestedf("the scenario's task passes the v2 schema (no fallback is due)")
+	given, no := aop2FallbackDue(s)
+	if no != nil {
+		return *no
 	}
 	ls := launchesOf(s)
 	if len(ls) == 0 {
@@ -227,26 +237,13 @@ func aop2RollbackEvent(s *conform.Session) conform.Outcome {
 	if bad != nil {
 		return *bad
 	}
-	before, _ := s.Facts[FactFilesBefore].(map[string]string)
-	after, _ := s.Facts[FactFiles].(map[string]*string)
-	ws := ""
-	if root, ok := givenStr(s, "task", "environment", "workspace_root"); ok {
-		ws = root
-	}
+	ws, _ := givenStr(s, "task", "environment", "workspace_root")
 	// The artifacts the orchestrator restored: snapshot-enabled outputs seeded by
 	// the scenario that hold their seeded content again after a failed task.
 	var restored []string
-	for _, o := range given.Outputs {
-		if !o.Snapshot {
-			continue
-		}
-		rel := o.Path
-		if ws != "" && strings.HasPrefix(rel, ws+"/") {
-			rel = "workspace/" + strings.TrimPrefix(rel, ws+"/")
-		}
-		want, seeded := before[rel]
-		if got := after[rel]; seeded && got != nil && *got == want {
-			restored = append(restored, o.Path)
+	for _, so := range aop2SeededSnapshots(s, given, ws) {
+		if so.After != nil && *so.After == so.Before {
+			restored = append(restored, so.Path)
 		}
 	}
 	if len(restored) == 0 {
@@ -352,12 +349,7 @@ func errorCodesIn(v any) []string {
 				walk(x)
 			}
 		case map[string]any:
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(t)) {
 				walk(t[k])
 			}
 		}

@@ -1,9 +1,6 @@
 package aop2
 
 import (
-	"errors"
-	"time"
-
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
@@ -25,13 +22,9 @@ func (e *engine) runV1(prompt string) string {
 	// No TASK_DISPATCHED audit record: upstream's audit_record schema holds a v2
 	// envelope there; the ROUTING_DECISION (input_version V1) records this
 	// dispatch, and the prompt is v1_prompt.md next to it.
-	a, err := e.h.Launch(nil, "AOP2_WORKSPACE="+e.ws)
-	if errors.Is(err, harness.ErrNoTime) {
-		return outNoTime
-	}
-	if err != nil {
-		e.err = err
-		return outHarness
+	a, out := e.launch(nil)
+	if a == nil {
+		return out
 	}
 	st := &attemptState{n: n, m: m}
 	if err := a.SendText(prompt); err != nil {
@@ -39,26 +32,14 @@ func (e *engine) runV1(prompt string) string {
 	}
 	a.CloseInput() // EOF ends the prompt
 	signal := ""
-	if err := a.Run(harness.Handler{
-		Key: Key,
-		OnLine: func(a *harness.Agent, r conform.Record) {
-			if r.Stream != "stdout" || st.answered || st.fatal != "" {
-				return
-			}
-			if s, ok := aop2spec.V1Status(harness.TextOf(&r)); ok {
-				st.answered, st.valid, signal = true, true, s
-			}
-		},
-		Act:     func(a *harness.Agent, step conform.Step) error { return e.act(st, a, step) },
-		Monitor: func(a *harness.Agent, now time.Time) time.Time { return e.monitor(st, a, now) },
-	}); err != nil {
-		e.err = err
-		return outHarness
-	}
-	att := a.Attempt()
-	outcome := e.v1Outcome(st, att, signal)
-	e.res.Attempts = append(e.res.Attempts, Attempt{N: n, Provider: m.Provider, Model: m.Model,
-		Outcome: outcome, ExitCode: att.Exit.Code, Signal: att.Exit.Signal, Started: att.Start, Ended: att.End})
+	outcome := e.watch(a, st, func(r conform.Record) {
+		if r.Stream != "stdout" || st.answered || st.fatal != "" {
+			return
+		}
+		if s, ok := aop2spec.V1Status(harness.TextOf(&r)); ok {
+			st.answered, st.valid, signal = true, true, s
+		}
+	}, func(att *conform.Attempt) string { return e.v1Outcome(st, att, signal) })
 	if outcome == outSuccess {
 		e.end("COMPLETED", signal)
 	}

@@ -250,12 +250,10 @@ func aop2RollbackEvent(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("no snapshot was restored (see aop2/orch/7/rollback-restored): no rollback event is due")
 	}
 	evs := aop2Emitted(s)
-	var seqs []int
 	for _, e := range evs {
 		if e.Name != "ROLLBACK_INITIATED" {
 			continue
 		}
-		seqs = append(seqs, e.Seq)
 		listed := map[string]bool{}
 		arts, _ := e.Obj["artifacts_rolled_back"].([]any)
 		for _, a := range arts {
@@ -285,7 +283,9 @@ func aop2RollbackEvent(s *conform.Session) conform.Outcome {
 		return o
 	}
 	o := conform.Mismatch("the orchestrator restored the snapshot but emitted no ROLLBACK_INITIATED event (§7)", "an EVENT ROLLBACK_INITIATED on stdout naming "+strings.Join(restored, ", "), eventNames(evs))
-	o.Seq = seqs
+	for _, e := range evs {
+		o.Seq = append(o.Seq, e.Seq)
+	}
 	return o
 }
 

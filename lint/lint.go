@@ -161,10 +161,9 @@ func (r *Rule) AppliesTo(protocol, kind string) bool {
 }
 
 var (
-	regMu   sync.Mutex
-	rules   = map[string]*Rule{}
-	sorted  []*Rule
-	isDirty bool
+	regMu  sync.Mutex
+	rules  = map[string]*Rule{}
+	sorted []*Rule // every registered rule, by ID
 )
 
 // Register adds rules to the registry. A duplicate ID panics: it is a programming
@@ -177,22 +176,19 @@ func Register(rs ...*Rule) {
 			panic("lint: duplicate rule ID " + r.ID)
 		}
 		rules[r.ID] = r
+		// Kept sorted as rules come (in ID order, mostly: an append), so that no
+		// run sorts the whole registry.
+		i := sort.Search(len(sorted), func(i int) bool { return sorted[i].ID > r.ID })
+		sorted = append(sorted, nil)
+		copy(sorted[i+1:], sorted[i:])
+		sorted[i] = r
 	}
-	isDirty = true
 }
 
 // Rules returns every registered rule, sorted by ID.
 func Rules() []*Rule {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if isDirty || sorted == nil {
-		sorted = sorted[:0]
-		for _, r := range rules {
-			sorted = append(sorted, r)
-		}
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-		isDirty = false
-	}
 	return append([]*Rule(nil), sorted...)
 }
 

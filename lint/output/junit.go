@@ -54,68 +54,57 @@ const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
 
 // write writes the document as encoding/xml's indented encoder would.
 func (d *junitSuites) write(w *bufio.Writer) {
-	w.WriteString(`<testsuites`)
-	xmlAttr(w, "name", d.Name)
-	xmlAttr(w, "tests", strconv.Itoa(d.Tests))
-	xmlAttr(w, "failures", strconv.Itoa(d.Failures))
-	xmlAttr(w, "errors", strconv.Itoa(d.Errors))
-	xmlAttr(w, "time", d.Time)
-	w.WriteString(">")
+	itoa := strconv.Itoa
+	xmlStart(w, "", "testsuites", "name", d.Name, "tests", itoa(d.Tests), "failures", itoa(d.Failures), "errors", itoa(d.Errors), "time", d.Time)
 	for i := range d.Suites {
 		s := &d.Suites[i]
-		w.WriteString("\n  <testsuite")
-		xmlAttr(w, "name", s.Name)
-		xmlAttr(w, "tests", strconv.Itoa(s.Tests))
-		xmlAttr(w, "failures", strconv.Itoa(s.Failures))
-		xmlAttr(w, "errors", strconv.Itoa(s.Errors))
-		xmlAttr(w, "skipped", strconv.Itoa(s.Skipped))
-		xmlAttr(w, "time", s.Time)
-		w.WriteString(">")
+		xmlStart(w, "\n  ", "testsuite", "name", s.Name, "tests", itoa(s.Tests), "failures", itoa(s.Failures), "errors", itoa(s.Errors),
+			"skipped", itoa(s.Skipped), "time", s.Time)
 		for j := range s.Cases {
 			c := &s.Cases[j]
-			w.WriteString("\n    <testcase")
-			xmlAttr(w, "name", c.Name)
-			xmlAttr(w, "classname", c.Classname)
-			xmlAttr(w, "time", c.Time)
-			w.WriteString(">")
-			children := false
+			xmlStart(w, "\n    ", "testcase", "name", c.Name, "classname", c.Classname, "time", c.Time)
 			if f := c.Failure; f != nil {
-				w.WriteString("\n      <failure")
-				xmlAttr(w, "message", f.Message)
-				xmlAttr(w, "type", f.Type)
-				w.WriteString(">")
+				xmlStart(w, "\n      ", "failure", "message", f.Message, "type", f.Type)
 				xmlEscape(w, f.Text)
 				w.WriteString("</failure>")
-				children = true
 			}
 			if c.SystemOut != "" {
-				w.WriteString("\n      <system-out>")
+				xmlStart(w, "\n      ", "system-out")
 				xmlEscape(w, c.SystemOut)
 				w.WriteString("</system-out>")
-				children = true
 			}
-			if children {
-				w.WriteString("\n    ")
-			}
-			w.WriteString("</testcase>")
+			xmlEnd(w, "\n    ", "testcase", c.Failure != nil || c.SystemOut != "")
 		}
-		if len(s.Cases) > 0 {
-			w.WriteString("\n  ")
-		}
-		w.WriteString("</testsuite>")
+		xmlEnd(w, "\n  ", "testsuite", len(s.Cases) > 0)
 	}
-	if len(d.Suites) > 0 {
-		w.WriteString("\n")
-	}
-	w.WriteString("</testsuites>")
+	xmlEnd(w, "\n", "testsuites", len(d.Suites) > 0)
 }
 
-func xmlAttr(w *bufio.Writer, name, value string) {
-	w.WriteString(" ")
-	w.WriteString(name)
-	w.WriteString(`="`)
-	xmlEscape(w, value)
-	w.WriteString(`"`)
+// xmlStart writes a start tag on a new line at indent, with attributes given as
+// name, value pairs.
+func xmlStart(w *bufio.Writer, indent, tag string, attrs ...string) {
+	w.WriteString(indent)
+	w.WriteString("<")
+	w.WriteString(tag)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		w.WriteString(" ")
+		w.WriteString(attrs[i])
+		w.WriteString(`="`)
+		xmlEscape(w, attrs[i+1])
+		w.WriteString(`"`)
+	}
+	w.WriteString(">")
+}
+
+// xmlEnd writes an end tag: on a new line at indent after child elements, right
+// after the start tag of an element without any (as encoding/xml does).
+func xmlEnd(w *bufio.Writer, indent, tag string, children bool) {
+	if children {
+		w.WriteString(indent)
+	}
+	w.WriteString("</")
+	w.WriteString(tag)
+	w.WriteString(">")
 }
 
 // xmlEscape writes s escaped as encoding/xml escapes attribute values and

@@ -12,11 +12,15 @@ func TestRegistry(t *testing.T) {
 		Register(&Rule{ID: id})
 	}
 	Register(&Rule{ID: "TEST-D-001"}, &Rule{ID: "TEST-0-000"})
+	Register(&Rule{ID: "TEST-E-001"}, &Rule{ID: "TEST-E-002"}, &Rule{ID: "TEST-E-003"}) // in order, before TEST-Z-009
 	rs := Rules()
 	if !sort.SliceIsSorted(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID }) {
 		t.Errorf("Rules() not sorted by ID")
 	}
-	for _, id := range []string{"TEST-0-000", "TEST-A-001", "TEST-B-002", "TEST-Z-009"} {
+	if len(rs) != 11 {
+		t.Errorf("%d rules, want 11", len(rs))
+	}
+	for _, id := range []string{"TEST-0-000", "TEST-A-001", "TEST-B-002", "TEST-E-002", "TEST-Z-009"} {
 		if r := LookupRule(id); r == nil || r.ID != id {
 			t.Errorf("LookupRule(%q) = %v", id, r)
 		}
@@ -32,5 +36,5 @@ func TestRegistry(t *testing.T) {
 			t.Error("a duplicate ID registered")
 		}
 	}()
-	Register(&Rule{ID: "TEST-B-002"})
+	Register(&Rule{ID: "TEST-E-003"})
 }

@@ -21,10 +21,6 @@ import (
 	"github.com/aopkit/aopkit/lint/schema/draft7"
 )
 
-// annotations are keywords that never change a verdict.
-var annotations = map[string]bool{"$schema": true, "$id": true, "title": true, "description": true, "$comment": true,
-	"definitions": true, "examples": true, "default": true}
-
 // implemented are the validation keywords the generator turns into code.
 var implemented = map[string]bool{"type": true, "$ref": true, "properties": true, "required": true, "additionalProperties": true,
 	"const": true, "enum": true, "items": true, "minItems": true, "maxItems": true, "minLength": true, "maxLength": true,
@@ -232,7 +228,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	}
 	keys := make([]string, 0, len(s))
 	for k := range s {
-		if annotations[k] {
+		if draft7.IsAnnotation(k) {
 			continue
 		}
 		if !implemented[k] {

@@ -205,7 +205,7 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 			return engineCmd(c.Context, engineConfig{
 				Protocol: c.String(flagProtocol), Task: c.String("task"), Fault: c.String("fault"),
 				Transcript: c.String("transcript"), Deadline: c.Duration("deadline"), Command: c.Args().Slice(),
-			}, stderr)
+			}, stdout, stderr)
 		},
 	}
 }
@@ -252,7 +252,7 @@ type engineConfig struct {
 	Command                           []string
 }
 
-func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
+func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) error {
 	fail := func(format string, a ...any) error {
 		fmt.Fprintf(stderr, "aopconform engine: "+format+"\n", a...)
 		return exitCode(exitHarness)
@@ -287,9 +287,13 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 	if err != nil {
 		return fail("--task: %v", err)
 	}
-	scratch, err := os.Getwd()
+	cwd, err := os.Getwd()
 	if err != nil {
 		return fail("working directory: %v", err)
+	}
+	scratch, err := engineScratch(cfg.Protocol, task, cwd)
+	if err != nil {
+		return fail("--task: %v", err)
 	}
 	var tw io.Writer
 	if cfg.Transcript != "" {
@@ -303,9 +307,15 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 	sc := &conform.Scenario{ID: "engine", Title: "the reference engine on " + filepath.Base(cfg.Task), Protocol: cfg.Protocol,
 		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task}
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: tw, Command: cfg.Command, Scale: 1, Scratch: scratch,
-		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ()}})
+		// An agent run in a workspace below the working directory (aop-output) may
+		// write next to it too (the engine's own directory, where an orchestrator
+		// side run keeps the agent's observations): not confined to the workspace.
+		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ(), NoConfine: scratch != cwd}})
 	if err := h.End(drive(h)); err != nil {
 		return fail("%v", err)
+	}
+	if err := engineOutput(cfg.Protocol, h, stdout); err != nil {
+		return fail("stdout: %v", err)
 	}
 	// What the engine decided, for whoever runs it by hand (stdout stays free of
 	// anything but protocol messages).

@@ -350,6 +350,18 @@ func aopOutUnusable(s *conform.Session) conform.Outcome {
 }
 
 func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
+	if ls := launchesOf(s); len(ls) > 0 {
+		// A parent that waited for the lingering agent's exit has printed nothing
+		// yet when the harness stops it: that is the failure to report.
+		l := &ls[0]
+		_, rep := aopOutExpected(l, "")
+		if orch := s.Last(); orch != nil && orch.Timeout && rep.Has("END") {
+			o := conform.Mismatch("the parent waited for the agent after its [AOP:END] until the harness stopped it at the scenario deadline",
+				"the agent stopped, the parent's line and exit", neverStopped(s, l, l.Start))
+			o.Seq = l.Seqs("signal", "exit")
+			return o
+		}
+	}
 	g, l, got, bad := aopOutStart(s)
 	if bad != nil {
 		return *bad
@@ -360,11 +372,6 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 	}
 	orch := s.Last()
 	seqs := l.Seqs("signal", "exit")
-	if orch != nil && orch.Timeout {
-		o := conform.Mismatch("the parent waited for the agent after its [AOP:END] until the harness stopped it at the scenario deadline", "the agent stopped, the parent's exit", "the parent stopped at the scenario deadline")
-		o.Seq = seqs
-		return o
-	}
 	_, how, killed := l.Stop(false)
 	if how == "" && !killed {
 		if hasSignal(l) {

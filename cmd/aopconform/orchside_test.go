@@ -107,10 +107,16 @@ func TestOrchestratorSide(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	dir := t.TempDir()
+	// At most this many runs at once: every run plays its scenarios in parallel,
+	// and a machine saturated by all of them at once starts orchestrators late
+	// enough to spoil scenario deadlines.
+	sem := make(chan struct{}, 12)
 	for i, j := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
 			args := j.args
 			if j.fail != nil {
 				// A bug mode is judged on the checks it must fail (cheaper: the

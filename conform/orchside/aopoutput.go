@@ -15,6 +15,8 @@ import (
 func init() {
 	keys["aop-output"] = aopOutKey
 	decisionsOf["aop-output"] = aopOutDecisions
+	controlLine["aop-output"] = func(r *conform.Record) bool { return aopOutKey(r) == aopOutTakenKey }
+	mergeLines["aop-output"] = aopOutMerge
 	conform.Register(aopOutChecks...)
 	conform.Register(refCheck("aop-output"))
 }
@@ -88,19 +90,53 @@ var aopOutChecks = []*conform.Check{
 	},
 }
 
-// aopOutGiven is the task the parent was given: {"task", "task_type", "workspace"}.
-type aopOutGiven struct {
-	Task      string `json:"task"`
-	TaskType  string `json:"task_type"`
-	Workspace string `json:"workspace"`
+// aopOutInput is the binding's task line: {"task", "task_type"}.
+type aopOutInput struct {
+	Task     string `json:"task"`
+	TaskType string `json:"task_type"`
 }
 
-func aopOutTask(s *conform.Session) (aopOutGiven, error) {
+// aopOutGiven is the task file the parent was given: the task line to send and
+// the agent's workspace.
+type aopOutGiven struct {
+	Input     aopOutInput `json:"input"`
+	Workspace string      `json:"workspace"`
+}
+
+func aopOutTask(s *conform.Session) (aopOutInput, string, error) {
 	var g aopOutGiven
-	if err := json.Unmarshal([]byte(s.Fact("orch.task")), &g); err != nil || g.Task == "" {
-		return g, fmt.Errorf("the scenario's task has no task text")
+	if err := json.Unmarshal([]byte(s.Fact("orch.task")), &g); err != nil || g.Input.Task == "" {
+		return g.Input, "", fmt.Errorf("the scenario's task has no input.task")
 	}
-	return g, nil
+	return g.Input, g.Workspace, nil
+}
+
+// aopOutMerge joins the agent's report lines, from [AOP:START] to [AOP:END], into
+// one stdout event, as the reference engine records a report block (aoplint
+// reads the block as one report).
+func aopOutMerge(l *Launch) {
+	var out []Event
+	block := -1 // index in out of the open block
+	for _, e := range l.Events {
+		if e.Kind != "stdout" {
+			out = append(out, e)
+			continue
+		}
+		name, _, _ := spec.ParseMarker(e.Line)
+		switch {
+		case name == "START":
+			out = append(out, e)
+			block = len(out) - 1
+		case block >= 0:
+			out[block].Line += "\n" + e.Line
+		default:
+			out = append(out, e)
+		}
+		if name == "END" {
+			block = -1
+		}
+	}
+	l.Events = out
 }
 
 // aopOutLine is one line the parent printed on its stdout.
@@ -116,7 +152,7 @@ func aopOutLines(s *conform.Session) []aopOutLine {
 	var out []aopOutLine
 	for i := range s.Records {
 		r := &s.Records[i]
-		if r.From != Judged || r.Stream != "stdout" {
+		if r.From != Judged || (r.Stream != "stdout" && r.Stream != "control") {
 			continue
 		}
 		var b []byte
@@ -146,8 +182,8 @@ func aopOutExpected(l *Launch, taskType string) (engout.Taken, *spec.Report) {
 
 // aopOutStart is the common start of the checks: the given task, launch 1 and the
 // parent's one line (bad when one is missing).
-func aopOutStart(s *conform.Session) (aopOutGiven, *Launch, *aopOutLine, *conform.Outcome) {
-	g, err := aopOutTask(s)
+func aopOutStart(s *conform.Session) (aopOutInput, *Launch, *aopOutLine, *conform.Outcome) {
+	g, _, err := aopOutTask(s)
 	if err != nil {
 		o := conform.NotTestedf("%v", err)
 		return g, nil, nil, &o
@@ -216,8 +252,8 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 			break
 		}
 	}
-	var in aopOutGiven
-	if sent == nil || json.Unmarshal([]byte(sent.Line), &in) != nil || in.Task != g.Task || in.TaskType != g.TaskType {
+	var in aopOutInput
+	if sent == nil || json.Unmarshal([]byte(sent.Line), &in) != nil || in != g {
 		line := "nothing"
 		seq := l.Seqs("stdin-eof")
 		if sent != nil {
@@ -310,8 +346,8 @@ func aopOutDetailsInWorkspace(s *conform.Session) conform.Outcome {
 	if m == nil || m.Value == "none" {
 		return conform.NotTestedf("the agent's report names no details file (the scenario's cue failed)")
 	}
-	if g.Workspace != "" {
-		if _, _, inside, _ := engout.Resolve(g.Workspace, m.Value); inside {
+	if _, ws, _ := aopOutTask(s); ws != "" {
+		if _, _, inside, _ := engout.Resolve(ws, m.Value); inside {
 			return conform.NotTestedf("the details file %s is inside the workspace (the scenario's cue failed)", m.Value)
 		}
 	}
@@ -401,7 +437,7 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 // aopOutDispatch is what a launch was dispatched: the task line's task type.
 func aopOutDispatch(l *Launch) string {
 	e := l.firstTask()
-	var in aopOutGiven
+	var in aopOutInput
 	if e == nil || e.Key != aopOutTaskKey || json.Unmarshal([]byte(e.Line), &in) != nil {
 		return "no task line"
 	}

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A small aop-output parent, written from docs/bindings.md ("Orchestrators") alone.
 
-It reads the task from $AOPKIT_TASK ({"task", "task_type", "workspace"}), runs the
-agent $AOPKIT_AGENT in the workspace (AOPKIT_SCRATCH set to it) with the task as one
-line on its stdin, reads its AOP report (an agent still running 2 s after [AOP:END]
+It reads the task from $AOPKIT_TASK ({"input": {"task", "task_type"}, "workspace"}),
+runs the agent $AOPKIT_AGENT in the workspace (AOPKIT_SCRATCH set to it) with the
+input as one line on its stdin, reads its AOP report (an agent still running 2 s after [AOP:END]
 gets SIGTERM, then SIGKILL 2 s later), and prints what it took as one JSON line:
 {"report", "status", "summary", "details_file", "details"}. Logs go to stderr.
 
@@ -150,11 +150,10 @@ def take(out, code, task_type, workspace):
 
 def main():
     with open(os.environ["AOPKIT_TASK"]) as f:
-        task_line = f.read().strip()
-    task = json.loads(task_line)
+        task = json.load(f)
     workspace = task["workspace"]
-    out, code = run_agent(task_line, workspace)
-    taken = take(out, code, task.get("task_type", ""), workspace)
+    out, code = run_agent(json.dumps(task["input"], separators=(",", ":")), workspace)
+    taken = take(out, code, task["input"].get("task_type", ""), workspace)
     print(json.dumps(taken), flush=True)
     log("took", taken["report"], taken["status"])
 

@@ -15,29 +15,35 @@ import (
 // aop-output): the agent runs in the task's workspace, and the parent prints what
 // it took of the report as one line on stdout (engaopoutput.Line).
 
-// engineScratch is the agent's directory for `aopconform engine`: for aop-output
-// the task's "workspace" (relative to cwd; created when missing), else cwd.
-func engineScratch(protocol string, task []byte, cwd string) (string, error) {
+// engineTask is the agent's directory and the task the engine drives, for
+// `aopconform engine`: for aop-output a task file {"input": TASK-LINE,
+// "workspace": DIR} gives the task line to send and the agent's workspace
+// (relative to cwd; created when missing); a bare task line runs in cwd. Other
+// protocols run their task in cwd.
+func engineTask(protocol string, task []byte, cwd string) (scratch string, line []byte, err error) {
 	if protocol != "aop-output" {
-		return cwd, nil
+		return cwd, task, nil
 	}
 	var t struct {
-		Workspace string `json:"workspace"`
+		Input     json.RawMessage `json:"input"`
+		Workspace string          `json:"workspace"`
 	}
 	if err := json.Unmarshal(task, &t); err != nil {
-		return "", fmt.Errorf("the task must be one JSON object {\"task\":...,\"task_type\":...,\"workspace\":...}: %v", err)
+		return "", nil, fmt.Errorf("the task must be one JSON object, {\"input\":{\"task\":...,\"task_type\":...},\"workspace\":...} or the task line itself: %v", err)
 	}
-	if t.Workspace == "" {
-		return cwd, nil
+	if t.Input == nil {
+		return cwd, task, nil
 	}
 	ws := t.Workspace
-	if !filepath.IsAbs(ws) {
+	if ws == "" {
+		ws = cwd
+	} else if !filepath.IsAbs(ws) {
 		ws = filepath.Join(cwd, ws)
 	}
 	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return "", fmt.Errorf("workspace: %v", err)
+		return "", nil, fmt.Errorf("workspace: %v", err)
 	}
-	return ws, nil
+	return ws, t.Input, nil
 }
 
 // engineOutput prints what the engine decided on stdout, for protocols whose

@@ -291,7 +291,7 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail("working directory: %v", err)
 	}
-	scratch, err := engineScratch(cfg.Protocol, task, cwd)
+	scratch, task, err := engineTask(cfg.Protocol, task, cwd)
 	if err != nil {
 		return fail("--task: %v", err)
 	}

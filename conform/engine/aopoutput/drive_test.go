@@ -2,6 +2,7 @@ package aopoutput_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -254,4 +255,27 @@ func TestResolveStaysInScratch(t *testing.T) {
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	enginetest.Golden(t, filepath.Join(fixtures, name), got, *update)
+}
+
+// FuzzParseLine: a parent's line never crashes the parse; what parses keeps its
+// report and status, and a line the engine writes parses back to itself.
+func FuzzParseLine(f *testing.F) {
+	f.Add([]byte(`{"report":"complete","status":"success","summary":"- a","details_file":"d.json","details":{"a":1}}`))
+	f.Add([]byte(`{"report":"missing","status":"unknown","summary":null,"details_file":null,"details":null}`))
+	f.Add([]byte(`{"report":1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := aopoutput.ParseLine(b)
+		if err != nil {
+			return
+		}
+		again, err := json.Marshal(l)
+		if err != nil {
+			t.Fatalf("marshal %+v: %v", l, err)
+		}
+		l2, err := aopoutput.ParseLine(again)
+		if err != nil || l2.Report != l.Report || l2.Status != l.Status {
+			t.Fatalf("%s parsed back as %+v, %v", again, l2, err)
+		}
+	})
 }

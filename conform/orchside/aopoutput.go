@@ -275,9 +275,7 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 	if gl.Report != exp.Report || gl.Status != exp.Status || strOrNull(gl.Summary) != strOrNull(exp.Summary) || strOrNull(gl.DetailsFile) != strOrNull(exp.DetailsFile) {
 		expR := aopOutRender(exp)
 		expR = strings.Replace(expR, "details: not read", "details: read (or not)", 1)
-		o := conform.Mismatch("the parent did not take the good report as it is", expR, aopOutRender(gl))
-		o.Seq = []int{got.seq}
-		return o
+		return withSeq(conform.Mismatch("the parent did not take the good report as it is", expR, aopOutRender(gl)), got.seq)
 	}
 	if gl.Details != nil {
 		// What it read must be the agent's details file: the Details File Format's
@@ -286,14 +284,10 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 			Task string `json:"task"`
 		}
 		if json.Unmarshal(gl.Details, &d) != nil || d.Task != g.Task {
-			o := conform.Mismatch("the details the parent read are not the agent's details file", fmt.Sprintf(`a JSON object with "task": %q`, g.Task), clip(string(gl.Details), 200))
-			o.Seq = []int{got.seq}
-			return o
+			return withSeq(conform.Mismatch("the details the parent read are not the agent's details file", fmt.Sprintf(`a JSON object with "task": %q`, g.Task), clip(string(gl.Details), 200)), got.seq)
 		}
 	}
-	o := conform.Passf("report complete, status success, the whole summary (%d characters), details file %s", utf8.RuneCountInString(*exp.Summary), strOrNull(exp.DetailsFile))
-	o.Seq = []int{got.seq}
-	return o
+	return withSeq(conform.Passf("report complete, status success, the whole summary (%d characters), details file %s", utf8.RuneCountInString(*exp.Summary), strOrNull(exp.DetailsFile)), got.seq)
 }
 
 func aopOutSummaryLimit(s *conform.Session) conform.Outcome {
@@ -308,9 +302,7 @@ func aopOutSummaryLimit(s *conform.Session) conform.Outcome {
 	}
 	gl := got.line
 	if gl.Summary == nil || *gl.Summary == "" {
-		o := conform.Mismatch("the parent kept no summary of the report", fmt.Sprintf("the summary's first %d characters at most", want.Limit), strOrNull(gl.Summary))
-		o.Seq = []int{got.seq}
-		return o
+		return withSeq(conform.Mismatch("the parent kept no summary of the report", fmt.Sprintf("the summary's first %d characters at most", want.Limit), strOrNull(gl.Summary)), got.seq)
 	}
 	n := utf8.RuneCountInString(*gl.Summary)
 	if n > want.Limit {
@@ -320,13 +312,9 @@ func aopOutSummaryLimit(s *conform.Session) conform.Outcome {
 		return o
 	}
 	if !strings.HasPrefix(full, *gl.Summary) {
-		o := conform.Mismatch("the summary the parent kept is not the beginning of the agent's summary", clip(full, want.Limit), clip(*gl.Summary, want.Limit))
-		o.Seq = []int{got.seq}
-		return o
+		return withSeq(conform.Mismatch("the summary the parent kept is not the beginning of the agent's summary", clip(full, want.Limit), clip(*gl.Summary, want.Limit)), got.seq)
 	}
-	o := conform.Passf("kept %d of the summary's %d characters (limit %d, %s)", n, want.Chars, want.Limit, taskTypeRow(g.TaskType))
-	o.Seq = []int{got.seq}
-	return o
+	return withSeq(conform.Passf("kept %d of the summary's %d characters (limit %d, %s)", n, want.Chars, want.Limit, taskTypeRow(g.TaskType)), got.seq)
 }
 
 func taskTypeRow(name string) string {
@@ -352,13 +340,9 @@ func aopOutDetailsInWorkspace(s *conform.Session) conform.Outcome {
 		}
 	}
 	if got.line.Details != nil {
-		o := conform.Mismatch(fmt.Sprintf("the parent read %s, outside the agent's workspace", m.Value), "details: null (not read)", "details: "+clip(string(got.line.Details), 200))
-		o.Seq = []int{got.seq}
-		return o
+		return withSeq(conform.Mismatch(fmt.Sprintf("the parent read %s, outside the agent's workspace", m.Value), "details: null (not read)", "details: "+clip(string(got.line.Details), 200)), got.seq)
 	}
-	o := conform.Passf("%s (outside the workspace) was not read", m.Value)
-	o.Seq = []int{got.seq}
-	return o
+	return withSeq(conform.Passf("%s (outside the workspace) was not read", m.Value), got.seq)
 }
 
 func aopOutUnusable(s *conform.Session) conform.Outcome {
@@ -376,13 +360,9 @@ func aopOutUnusable(s *conform.Session) conform.Outcome {
 		if gl.Status == "success" {
 			msg = "the parent took output without a usable report as a success"
 		}
-		o := conform.Mismatch(msg, fmt.Sprintf("report: %s\nstatus: %s", want.Report, want.Status), fmt.Sprintf("report: %s\nstatus: %s", gl.Report, gl.Status))
-		o.Seq = []int{got.seq}
-		return o
+		return withSeq(conform.Mismatch(msg, fmt.Sprintf("report: %s\nstatus: %s", want.Report, want.Status), fmt.Sprintf("report: %s\nstatus: %s", gl.Report, gl.Status)), got.seq)
 	}
-	o := conform.Passf("report %s, status %s", gl.Report, gl.Status)
-	o.Seq = []int{got.seq}
-	return o
+	return withSeq(conform.Passf("report %s, status %s", gl.Report, gl.Status), got.seq)
 }
 
 func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
@@ -417,21 +397,15 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 		}
 	}
 	if how == "" && killed && orch != nil && !orch.End.IsZero() && !l.LastSeen().Add(mockagent.AliveEvery).Before(orch.End) {
-		o := conform.Mismatch("the parent exited leaving the agent running after its report", "the agent stopped (SIGTERM to its group) before the parent exits", "the agent ran until the harness's clean-up")
-		o.Seq = seqs
-		return o
+		return withSeq(conform.Mismatch("the parent exited leaving the agent running after its report", "the agent stopped (SIGTERM to its group) before the parent exits", "the agent ran until the harness's clean-up"), seqs...)
 	}
 	if gl := got.line; gl.Report != want.Report || gl.Status != want.Status {
-		o := conform.Mismatch("the parent did not take the lingering agent's complete report", fmt.Sprintf("report: %s\nstatus: %s", want.Report, want.Status), fmt.Sprintf("report: %s\nstatus: %s", gl.Report, gl.Status))
-		o.Seq = []int{got.seq}
-		return o
+		return withSeq(conform.Mismatch("the parent did not take the lingering agent's complete report", fmt.Sprintf("report: %s\nstatus: %s", want.Report, want.Status), fmt.Sprintf("report: %s\nstatus: %s", gl.Report, gl.Status)), got.seq)
 	}
 	if how == "" {
 		how = "SIGKILL"
 	}
-	o := conform.Passf("the agent lingering after [AOP:END] was stopped (%s) and its report taken (status %s)", how, want.Status)
-	o.Seq = seqs
-	return o
+	return withSeq(conform.Passf("the agent lingering after [AOP:END] was stopped (%s) and its report taken (status %s)", how, want.Status), seqs...)
 }
 
 // aopOutDispatch is what a launch was dispatched: the task line's task type.
@@ -467,4 +441,10 @@ func aopOutDecisions(s *conform.Session) []string {
 		out = append(out, fmt.Sprintf("takes report %s, status %s, %s, %s", l.line.Report, l.line.Status, sum, det))
 	}
 	return out
+}
+
+// withSeq is an outcome with its evidence records.
+func withSeq(o conform.Outcome, seq ...int) conform.Outcome {
+	o.Seq = seq
+	return o
 }

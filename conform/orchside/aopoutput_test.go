@@ -61,11 +61,7 @@ func TestAopOutputChecks(t *testing.T) {
 	cut200 := long[:200]
 	done := &conform.Attempt{N: 1, Start: t0, End: at("3s")}
 	deadline := &conform.Attempt{N: 1, Start: t0, End: at("12s"), Timeout: true, Terminated: at("12s")}
-	cases := []struct {
-		check, name string
-		s           *conform.Session
-		want        conform.Verdict
-	}{
+	cases := []checkCase{
 		{"aop-output/orch/parse/report-taken", "ok", aoSession(task, nil, []string{line("complete", "success", s(sum), det)}, aoLaunch(input, good, exit("2s", 0))), conform.Pass},
 		{"aop-output/orch/parse/report-taken", "details not read", aoSession(task, nil, []string{line("complete", "success", s(sum), "null")}, aoLaunch(input, good, exit("2s", 0))), conform.Pass},
 		{"aop-output/orch/parse/report-taken", "first line only", aoSession(task, nil, []string{line("complete", "success", s("- a"), det)}, aoLaunch(input, good, exit("2s", 0))), conform.Fail},
@@ -96,14 +92,7 @@ func TestAopOutputChecks(t *testing.T) {
 		{"aop-output/orch/bind/agent-stopped-after-report", "report not taken", aoSession(task, done, []string{line("complete", "unknown", s(sum), det)}, aoLaunch(input, good, sig("4s"), exit("4s", 0))), conform.Fail},
 		{"aop-output/orch/bind/agent-stopped-after-report", "agent exited", aoSession(task, done, []string{line("complete", "success", s(sum), det)}, aoLaunch(input, good, exit("2s", 0))), conform.NotTested},
 	}
-	for _, c := range cases {
-		t.Run(c.check+"/"+c.name, func(t *testing.T) {
-			o := conform.LookupCheck(c.check).Run(c.s)
-			if o.Verdict != c.want {
-				t.Errorf("%s, want %s: %s (expected %q, actual %q)", o.Verdict, c.want, o.Message, o.Expected, o.Actual)
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }
 
 func TestAopOutputDetailsEscape(t *testing.T) {
@@ -142,5 +131,24 @@ func TestAopOutputMerge(t *testing.T) {
 	want := []string{"log", "[AOP:START] x\n[AOP:TASK] t\n[AOP:END] y", "after", "[AOP:START] z\n[AOP:STATUS] partial"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("merged %q, want %q", got, want)
+	}
+}
+
+// checkCase is one check judged on a synthetic session.
+type checkCase struct {
+	check, name string
+	s           *conform.Session
+	want        conform.Verdict
+}
+
+func runCheckCases(t *testing.T, cases []checkCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.check+"/"+c.name, func(t *testing.T) {
+			o := conform.LookupCheck(c.check).Run(c.s)
+			if o.Verdict != c.want {
+				t.Errorf("%s, want %s: %s (expected %q, actual %q)", o.Verdict, c.want, o.Message, o.Expected, o.Actual)
+			}
+		})
 	}
 }

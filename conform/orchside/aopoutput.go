@@ -51,7 +51,8 @@ var aopOutChecks = []*conform.Check{
 	{
 		ID: "aop-output/orch/parse/report-taken", Protocol: "aop-output", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "aop-output §Parsing AOP Output, §Summary Length Limits by Task Type; bindings §orchestrators",
-		Requirement: "Add AOP parsing to result handler (Migration Guide). `parseAOPOutput`: `summaryMatch = output.match(/\\[AOP:SUMMARY\\]([\\s\\S]*?)\\[AOP:/)`, `fileMatch = output.match(/\\[AOP:DETAILS_FILE\\]\\s*(\\S+)/)`, `statusMatch = output.match(/\\[AOP:STATUS\\]\\s*(\\w+)/)`. (The parent runs the agent once with the task it was given and takes a good report as it is: status success, the whole summary, the details file it names; it tells so in one line on its stdout.)",
+		Requirement: "Add AOP parsing to result handler (Migration Guide). `parseAOPOutput`: `summaryMatch = output.match(/\\[AOP:SUMMARY\\]([\\s\\S]*?)\\[AOP:/)`, `fileMatch = output.match(/\\[AOP:DETAILS_FILE\\]\\s*(\\S+)/)`, `statusMatch = output.match(/\\[AOP:STATUS\\]\\s*(\\w+)/)`. (The parent runs the agent once with the task line it was given, valid under the binding, and takes a good report as it is: status success, the whole summary, the details file it names; it tells so in one line on its stdout.)",
+		Lint:        []string{"AOPOUT-INPUT", "GEN-"},
 		Bad:         `the agent reports three bullets and [AOP:STATUS] success; the parent prints {"report":"complete","status":"success","summary":"- Examined 3 items ..."} with only the first bullet, or another details file, or no line at all`,
 		Good:        `{"report":"complete","status":"success","summary":"- Examined 3 items for: ...\n- 1 finding recorded in the details file\n- No errors during the run","details_file":"outputs/analysis-details.json","details":{"aop_version":"1.0.0",...}}`,
 		Run:         aopOutReportTaken,

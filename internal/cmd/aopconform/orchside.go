@@ -195,7 +195,7 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 		UsageText: "aopconform engine --protocol ID [--task FILE] [--fault NAME] [--transcript FILE] [--deadline D] [-- AGENT-CMD [ARGS...]]\n   (the task defaults to $AOPKIT_TASK, the agent command to $AOPKIT_AGENT)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(orchside.Protocols(), ", ")},
-			&cli.StringFlag{Name: "task", Usage: "the task to orchestrate (aop2: a TASK envelope) from `FILE`", DefaultText: "$" + orchside.EnvTask},
+			&cli.StringFlag{Name: "task", Usage: "the task to orchestrate (aop2: a TASK envelope; aop-output: {\"input\": TASK-LINE, \"workspace\": DIR}) from `FILE`", DefaultText: "$" + orchside.EnvTask},
 			&cli.StringFlag{Name: "fault", Usage: "play one fault of the engine on purpose (aopconform engine-faults lists them)"},
 			&cli.StringFlag{Name: "transcript", Usage: "write the engine's transcript (transcript/1) to `FILE`"},
 			&cli.DurationFlag{Name: "deadline", Value: 5 * time.Minute, Usage: "stop the agent and give up after `D`"},

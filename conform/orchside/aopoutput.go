@@ -212,13 +212,6 @@ func aopOutStart(s *conform.Session) (aopOutInput, *Launch, *aopOutLine, *confor
 	return g, l, &lines[0], nil
 }
 
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
 func strOrNull(p *string) string {
 	if p == nil {
 		return "null"

@@ -310,15 +310,16 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 		// An agent run in a workspace below the working directory (aop-output) may
 		// write next to it too (the engine's own directory, where an orchestrator
 		// side run keeps the agent's observations): not confined to the workspace.
-		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ(), NoConfine: scratch != cwd}})
+		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ(), NoConfine: scratch != cwd}, Emit: stdout})
 	if err := h.End(drive(h)); err != nil {
 		return fail("%v", err)
 	}
 	if err := engineOutput(cfg.Protocol, h, stdout); err != nil {
 		return fail("stdout: %v", err)
 	}
-	// What the engine decided, for whoever runs it by hand (stdout stays free of
-	// anything but protocol messages).
+	// What the engine decided, for whoever runs it by hand (stdout carries only
+	// the protocol messages the engine emits: aop2 EVENTs; aop-output: the report
+	// taken, one line).
 	for _, r := range h.Session().Records {
 		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit") {
 			d, _ := json.Marshal(r.Detail)

@@ -68,7 +68,9 @@ func fixtureOf(t *testing.T, side string) (dir string, pub ed25519.PublicKey, ce
 }
 
 func suiteAs(digest string) SuiteFunc {
-	return func(string, string, bool, []string) (conform.SuiteID, error) { return conform.SuiteID{Digest: digest}, nil }
+	return func(string, string, bool, []string) (conform.SuiteID, error) {
+		return conform.SuiteID{Digest: digest}, nil
+	}
 }
 
 func TestRoundTrip(t *testing.T) {

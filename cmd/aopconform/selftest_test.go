@@ -634,3 +634,29 @@ func TestOneCauseNeverNone(t *testing.T) {
 		t.Fatal("aos/5.1/modify-enforced was not judged")
 	}
 }
+
+// TestTimeoutScaleSilentAgent: an executor that reads its TASK and then works 6 s
+// without a HEARTBEAT fails the heartbeat limit at --timeout-scale 2 too (4.4 s
+// there): its timers start when it sleeps with its task read, not a first-output
+// grace (stretched by the scale) later. A real process: the harness sees the read
+// on the stdin pipe (harness.TestTimersStart plays the time model on virtual time).
+func TestTimeoutScaleSilentAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real agent")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	t.Parallel()
+	agent, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "aop2.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, rep := conformRun(t, "--protocol", "aop2", "--timeout-scale", "2", "--run", "aop2/6.1/heartbeat-liveness", "--", "python3", agent, "bug-no-heartbeat")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the missing heartbeats caught)\n%s", code, clipOut(out))
+	}
+	if got := failedChecks(rep); len(got) != 1 || got[0] != "aop2/6.1/heartbeat-liveness" {
+		t.Errorf("failed %v, want aop2/6.1/heartbeat-liveness", got)
+	}
+}

@@ -220,10 +220,10 @@ type Agent struct {
 	inputRead        time.Time
 	asleepSinceInput int
 	atWork           time.Time
-	wake          chan struct{}                // Wake
-	done          func(r *conform.Record) bool // Handler.Done
-	out           lineBudget                   // agent stdout lines (MaxAgentLines)
-	errs          lineBudget                   // agent stderr lines (MaxStderrLines), a budget of its own
+	wake             chan struct{}                // Wake
+	done             func(r *conform.Record) bool // Handler.Done
+	out              lineBudget                   // agent stdout lines (MaxAgentLines)
+	errs             lineBudget                   // agent stderr lines (MaxStderrLines), a budget of its own
 }
 
 // lineBudget counts the lines of one stream kept and dropped.

@@ -175,14 +175,14 @@ func certCommands(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) []*cli.C
 			&cli.StringFlag{Name: flagKey, Usage: "the certifier's ed25519 public key `PUB` (PEM, PKIX)"},
 			&cli.StringSliceFlag{Name: flagScenarios, Usage: "load the suite's scenario directories from `DIR` (default: as certified)"},
 			&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the shipped scenarios (default: as certified)"},
-			&cli.StringFlag{Name: flagAgent, Usage: "also check that `PATH` is the certified executable (the agent, or the orchestrator of an orchestrator-side certificate)"},
+			&cli.StringFlag{Name: flagAgent, Aliases: []string{"orchestrator"}, Usage: "also check that `PATH` is the certified executable (the agent, or the orchestrator of an orchestrator-side certificate)"},
 		}
 	}
 	return []*cli.Command{
 		{
 			Name:         "verify",
 			Usage:        "verify a certificate: signature, report digests, suite unchanged since (exit 1 when it does not verify)",
-			UsageText:    "aopconform verify --key PUB [--agent PATH] [--scenarios DIR]... [--builtin=false] CERT",
+			UsageText:    "aopconform verify --key PUB [--agent|--orchestrator PATH] [--scenarios DIR]... [--builtin=false] CERT",
 			Flags:        verifyFlags(),
 			OnUsageError: usage,
 			Action: func(c *cli.Context) error {

@@ -147,6 +147,9 @@ func TestFaultMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents")
 	}
+	// Its real processes mostly wait on the scenarios' clocks: beside the other
+	// parallel tests.
+	t.Parallel()
 	protocols := protocolsUnderTest(t)
 	type job struct {
 		protocol, name string
@@ -170,7 +173,7 @@ func TestFaultMatrix(t *testing.T) {
 				if err := os.WriteFile(script, []byte("#!/bin/sh\n"+h.script+"\n"), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				j.args = []string{"--protocol", p, "--", script}
+				j.args = []string{"--protocol", p, "--parallel", realParallel, "--", script}
 			}
 			jobs = append(jobs, j)
 		}
@@ -178,7 +181,7 @@ func TestFaultMatrix(t *testing.T) {
 		for _, f := range ag.Faults {
 			j := &job{protocol: p, name: f.Name, agent: ag, fault: f.Name}
 			if realProcessFaults[p+"/"+f.Name] {
-				j.agent, j.args = nil, []string{"--protocol", p, "--", "mockagent", "--protocol", p, "--fault", f.Name}
+				j.agent, j.args = nil, []string{"--protocol", p, "--parallel", realParallel, "--", "mockagent", "--protocol", p, "--fault", f.Name}
 			}
 			jobs = append(jobs, j)
 		}
@@ -292,6 +295,11 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	checkMatrixDoc(t, protocols, rows)
 }
+
+// realParallel is --parallel of the fault matrix's real runs: their agents
+// sleep until they are stopped at each scenario's deadline, so every scenario
+// at once (the default, 2 × CPUs, plays them in waves of deadlines).
+const realParallel = "16"
 
 // realProcessFaults are the mockagent faults whose verdict depends on real
 // processes: the agent ignores SIGTERM (in-process, Terminate cancels its

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
@@ -216,7 +217,7 @@ type Agent struct {
 	// look that saw all of it read (zero until then, or where it cannot be told);
 	// asleepSinceInput counts the idle looks in a row since, and atWork is the
 	// second of them: the agent read its task and waits (it is at work).
-	sent             bool
+	sent             atomic.Bool
 	inputRead        time.Time
 	asleepSinceInput int
 	atWork           time.Time
@@ -347,7 +348,7 @@ func (a *Agent) Send(msg json.RawMessage) error {
 		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
 		return err
 	}
-	a.sent = true
+	a.sent.Store(true)
 	return nil
 }
 
@@ -365,7 +366,7 @@ func (a *Agent) sendProbe(msg json.RawMessage) error {
 		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
 		return err
 	}
-	a.sent = true
+	a.sent.Store(true)
 	return nil
 }
 
@@ -763,7 +764,7 @@ const idlePoll = 100 * time.Millisecond
 // so far (and something was): a connection that can tell (agentio.ProcessConn:
 // FIONREAD on the pipe) says so. An agent that read its task has started its work.
 func (a *Agent) readAllInput() bool {
-	if !a.sent {
+	if !a.sent.Load() {
 		return false
 	}
 	in, ok := a.conn.(interface{ InputPending() (int, bool) })

@@ -6,6 +6,7 @@
 package jsonread
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -87,9 +88,12 @@ func (n *Node) Get(key string) *Node {
 	if n == nil || n.Kind != Object {
 		return nil
 	}
-	for i := len(n.Members) - 1; i >= 0; i-- {
-		if n.Members[i].Key == key {
-			return n.Members[i].Value
+	ms := n.Members
+	for i := len(ms) - 1; i >= 0; i-- {
+		// Length and first byte before the whole comparison: most keys of an
+		// object differ in one of them, and then no call is made.
+		if k := ms[i].Key; len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == key {
+			return ms[i].Value
 		}
 	}
 	return nil
@@ -449,10 +453,11 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 		ar.nodes.giveBack(len(p.slab))
 		// Keep the grown stacks for the next parse, cleared so they pin no tree; a
 		// huge document's stacks are let go.
+		// Only what this parse wrote is cleared (the stacks' high-water marks):
+		// the rest of their capacity was cleared by the parse that wrote it.
 		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
-			clear(p.members[:cap(p.members)])
-			clear(p.items[:cap(p.items)])
-			clear(p.path[:cap(p.path)])
+			clear(p.members[:p.hiMembers])
+			clear(p.items[:p.hiItems])
 			sc.members, sc.items, sc.path = p.members[:0], p.items[:0], p.path[:0]
 		}
 	}()
@@ -516,12 +521,16 @@ type parser struct {
 	dropped  int    // duplicate keys past MaxProblems
 	lastDup  int    // offset of the last duplicate key dropped
 	path     []step // where the parser is, to name a duplicate key's pointer
+	// hiMembers and hiItems are the most members and items the stacks held.
+	hiMembers, hiItems int
 }
 
-// step is one level of the parser's path: an object key or an array index.
+// step is one level of the parser's path: an object key or an array index. The
+// key is kept as its offset (decoded again only to name a duplicate key's
+// pointer), so the path holds no pointers: pushing a step costs no write barrier.
 type step struct {
-	key   string
-	index int // -1 for an object key
+	keyOff int // an object key's offset (its opening quote)
+	index  int // -1 for an object key
 }
 
 // pointer renders the current path as a JSON Pointer (only when one is reported).
@@ -532,10 +541,18 @@ func (p *parser) pointer() string {
 		if st.index >= 0 {
 			b.WriteString(strconv.Itoa(st.index))
 		} else {
-			b.WriteString(EscapeToken(st.key))
+			b.WriteString(EscapeToken(p.keyAt(st.keyOff)))
 		}
 	}
 	return b.String()
+}
+
+// keyAt decodes again the key whose opening quote is at off (read once already
+// without error).
+func (p *parser) keyAt(off int) string {
+	q := parser{data: p.data, src: p.src, pos: off}
+	key, _ := q.str()
+	return key
 }
 
 // substr returns data[i:j] as a string, shared with the input's copy when there is one.
@@ -687,6 +704,15 @@ func (p *parser) str() (string, error) {
 	// Fast path: no escapes, ASCII or valid UTF-8.
 	ascii := true
 	for p.pos < len(p.data) {
+		// Eight bytes at a time while none of them ends the fast path or is
+		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
+		// '\\', a control character or ≥ 0x80).
+		for p.pos+8 <= len(p.data) && specialBytes(binary.LittleEndian.Uint64(p.data[p.pos:])) == 0 {
+			p.pos += 8
+		}
+		if p.pos >= len(p.data) {
+			break
+		}
 		c := p.data[p.pos]
 		if c == '"' {
 			s := p.data[start:p.pos]
@@ -770,6 +796,16 @@ func (p *parser) str() (string, error) {
 	}
 }
 
+// specialBytes has the high bit of each byte of w set that is '"', '\\', below
+// 0x20 or at least 0x80 (and possibly of bytes above such a byte: callers only
+// test for zero, then look at the bytes one by one).
+func specialBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	return ((quote - ones) & ^quote | (slash-ones)&^slash | (w - ones*0x20) & ^w | w) & highs
+}
+
 func (p *parser) hex4() (rune, error) {
 	if p.pos+4 > len(p.data) {
 		return 0, p.errf("syntax", "short \\u escape")
@@ -804,6 +840,7 @@ func (p *parser) array(depth int) (*Node, error) {
 			return nil, err
 		}
 		p.items = append(p.items, it)
+		p.hiItems = max(p.hiItems, len(p.items))
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.errf("syntax", "unexpected end of input in array")
@@ -856,7 +893,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		p.pos++
 		p.skipWS()
-		p.path = append(p.path, step{key: key, index: -1})
+		p.path = append(p.path, step{keyOff: keyOff, index: -1})
 		v, err := p.value(depth + 1)
 		if err != nil {
 			p.path = p.path[:len(p.path)-1]
@@ -890,6 +927,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		p.path = p.path[:len(p.path)-1]
 		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
+		p.hiMembers = max(p.hiMembers, len(p.members))
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.errf("syntax", "unexpected end of input in object")

@@ -327,6 +327,7 @@ func (s *stream) serial(r io.Reader) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
 	// One arena for every line's tree: a line is done with when apply returns.
 	arena := new(jsonread.Arena)
+	b := newBuilder(arena, s.path, &s.opts, false)
 	for i := 0; ; i++ {
 		line, n, err := lr.next()
 		if err == io.EOF {
@@ -339,7 +340,7 @@ func (s *stream) serial(r io.Reader) error {
 		// The line's own copy: lr.buf is reused, and the tree's strings (which
 		// rules may keep) point into the bytes they are parsed from.
 		line = append([]byte(nil), line...)
-		s.apply(buildIn(arena, s.path, &s.opts, false, i, line, n, 1))
+		s.apply(b.build(i, line, n, 1))
 	}
 }
 
@@ -414,11 +415,13 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			bld := newBuilder(nil, s.path, &s.opts, false)
 			for b := range todo {
 				b.outs = make([]unitOut, len(b.lines))
 				b.arena = arenas.get()
+				bld.arena, bld.owned = b.arena, true
 				for i, line := range b.lines {
-					b.outs[i] = buildIn(b.arena, s.path, &s.opts, false, b.first+i, line, b.nums[i], 1)
+					b.outs[i] = bld.build(b.first+i, line, b.nums[i], 1)
 				}
 				b.lines = nil
 				done <- b

@@ -140,6 +140,8 @@ type builder struct {
 	index int
 	out   unitOut
 	pass  lint.Pass       // reused by the single-message rules of the unit
+	// claimed is the pointers the single-message rules claimed (reused).
+	claimed []string
 	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
 	// owned: the unit's bytes are the driver's own copy, never modified: the
 	// trees' strings may point into them.
@@ -162,9 +164,23 @@ func build(path string, opts *Options, whole bool, index int, data []byte, line,
 // keep). With an arena, data must be the caller's own copy, never modified
 // afterwards: the trees' strings point into it.
 func buildIn(arena *jsonread.Arena, path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
-	b := &builder{path: path, opts: opts, whole: whole, index: index, arena: arena, owned: arena != nil}
+	return newBuilder(arena, path, opts, whole).build(index, data, line, col)
+}
+
+// newBuilder makes a builder for the units of one input, reused from one unit to
+// the next by one goroutine (a worker, or the serial driver): its pass, and the
+// passes of the rules' groups (Pass.As), are made once.
+func newBuilder(arena *jsonread.Arena, path string, opts *Options, whole bool) *builder {
+	return &builder{path: path, opts: opts, whole: whole, arena: arena, owned: arena != nil}
+}
+
+// build lints one unit; the result holds nothing of the builder's.
+func (b *builder) build(index int, data []byte, line, col int) unitOut {
+	b.index, b.out = index, unitOut{}
 	b.unit(data, line, col)
-	return b.out
+	out := b.out
+	b.out = unitOut{}
+	return out
 }
 
 // parse parses into the builder's arena, if it has one.
@@ -530,7 +546,8 @@ func shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
 func (s *builder) run(m *lint.Message) {
 	s.out.msg = m
 	rs := rulesFor(m.Protocol, m.Kind)
-	var claimed []string
+	claimed := s.claimed[:0]
+	defer func() { clear(claimed); s.claimed = claimed[:0] }()
 	p := &s.pass
 	for _, r := range rs.single {
 		p.Reset(r, m)

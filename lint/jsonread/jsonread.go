@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -707,7 +708,11 @@ func (p *parser) str() (string, error) {
 		// Eight bytes at a time while none of them ends the fast path or is
 		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
 		// '\\', a control character or ≥ 0x80).
-		for p.pos+8 <= len(p.data) && specialBytes(binary.LittleEndian.Uint64(p.data[p.pos:])) == 0 {
+		for p.pos+8 <= len(p.data) {
+			if m := specialBytes(binary.LittleEndian.Uint64(p.data[p.pos:])); m != 0 {
+				p.pos += bits.TrailingZeros64(m) >> 3 // the first such byte
+				break
+			}
 			p.pos += 8
 		}
 		if p.pos >= len(p.data) {
@@ -797,13 +802,13 @@ func (p *parser) str() (string, error) {
 }
 
 // specialBytes has the high bit of each byte of w set that is '"', '\\', below
-// 0x20 or at least 0x80 (and possibly of bytes above such a byte: callers only
-// test for zero, then look at the bytes one by one).
+// 0x20 or at least 0x80, and possibly of bytes above such a byte (a borrow): its
+// lowest set bit is exact, in the first such byte (little-endian).
 func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	slash := w ^ (ones * '\\')
-	return ((quote - ones) & ^quote | (slash-ones)&^slash | (w - ones*0x20) & ^w | w) & highs
+	return ((quote-ones) & ^quote | (slash-ones)&^slash | (w-ones*0x20) & ^w | w) & highs
 }
 
 func (p *parser) hex4() (rune, error) {

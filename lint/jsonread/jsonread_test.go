@@ -1,7 +1,9 @@
 package jsonread
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"reflect"
 	"strconv"
 	"strings"
@@ -231,5 +233,39 @@ func TestArena(t *testing.T) {
 	})
 	if allocs > 1 && !poison && !raceEnabled {
 		t.Errorf("a warm arena allocates %v times per parse, want at most 1 (the input's copy)", allocs)
+	}
+}
+
+// TestSpecialBytes checks the eight-bytes-at-a-time scan of strings: the mask is
+// zero exactly when no byte is '"', '\\', a control character or non-ASCII, and
+// its lowest set bit is in the first such byte.
+func TestSpecialBytes(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	interesting := []byte{0, 1, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xa0, 0xdc, 0xff}
+	rng := uint64(1)
+	for n := 0; n < 200000; n++ {
+		var w [8]byte
+		for i := range w {
+			rng = rng*6364136223846793005 + 1442695040888963407
+			if rng>>60 < 12 {
+				w[i] = 'a' + byte(rng>>40)%26
+			} else {
+				w[i] = interesting[(rng>>33)%uint64(len(interesting))]
+			}
+		}
+		first := -1
+		for i, c := range w {
+			if special(c) {
+				first = i
+				break
+			}
+		}
+		m := specialBytes(binary.LittleEndian.Uint64(w[:]))
+		switch {
+		case first < 0 && m != 0:
+			t.Fatalf("%q: mask %#x, want 0", w, m)
+		case first >= 0 && (m == 0 || bits.TrailingZeros64(m)>>3 != first):
+			t.Fatalf("%q: mask %#x, first special byte %d", w, m, first)
+		}
 	}
 }

@@ -139,10 +139,10 @@ type builder struct {
 	whole bool
 	index int
 	out   unitOut
-	pass  lint.Pass       // reused by the single-message rules of the unit
+	pass  lint.Pass // reused by the single-message rules of the unit
 	// claimed is the pointers the single-message rules claimed (reused).
 	claimed []string
-	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
+	arena   *jsonread.Arena // where the unit's trees go (nil: fresh memory)
 	// owned: the unit's bytes are the driver's own copy, never modified: the
 	// trees' strings may point into them.
 	owned bool

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
@@ -142,6 +143,7 @@ type builder struct {
 	pass  lint.Pass // reused by the single-message rules of the unit
 	// claimed is the pointers the single-message rules claimed (reused).
 	claimed []string
+	text    textDetection   // the last text detected in the unit
 	arena   *jsonread.Arena // where the unit's trees go (nil: fresh memory)
 	// owned: the unit's bytes are the driver's own copy, never modified: the
 	// trees' strings may point into them.
@@ -179,7 +181,7 @@ func (b *builder) build(index int, data []byte, line, col int) unitOut {
 	b.index, b.out = index, unitOut{}
 	b.unit(data, line, col)
 	out := b.out
-	b.out = unitOut{}
+	b.out, b.text = unitOut{}, textDetection{}
 	return out
 }
 
@@ -439,31 +441,51 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 
 // isText reports whether a protocol's text detector claims data (an aop-output
 // report starts with "[AOP:", which is no JSON array).
-func (s *builder) isText(data []byte) bool {
+func (s *builder) isText(data []byte) bool { return s.detectText(data).proto != nil }
+
+// textDetection is the text detectors' verdict on one text.
+type textDetection struct {
+	data          []byte // the text judged (its first byte and length)
+	proto         *lint.Protocol
+	kind, dialect string
+	parsed        any
+}
+
+// detectText runs the text detectors over data, the most confident one winning.
+// The last verdict is kept for the unit (a text is first asked whether it is
+// text, then linted as text: it is parsed once).
+func (s *builder) detectText(data []byte) textDetection {
+	if c := &s.text; c.data != nil && len(c.data) == len(data) && unsafe.SliceData(c.data) == unsafe.SliceData(data) {
+		return *c
+	}
+	det, bestConf := textDetection{data: data}, 0
 	for _, p := range lint.Protocols() {
 		if p.DetectText == nil || (s.opts.Protocol != "" && s.opts.Protocol != p.ID) {
 			continue
 		}
-		if _, _, c := p.DetectText(data); c > 0 {
-			return true
+		var k, d string
+		var c int
+		var parsed any
+		if p.ParseText != nil {
+			k, d, c, parsed = p.ParseText(data)
+		} else {
+			k, d, c = p.DetectText(data)
+		}
+		if c > bestConf {
+			det.proto, det.kind, det.dialect, det.parsed, bestConf = p, k, d, parsed, c
 		}
 	}
-	return false
+	if len(data) > 0 {
+		s.text = det
+	}
+	return det
 }
 
 func (s *builder) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, md meta, hint string) {
-	best, bestKind, bestDialect, bestConf := (*lint.Protocol)(nil), "", "", 0
-	for _, p := range lint.Protocols() {
-		if p.DetectText == nil || (s.opts.Protocol != "" && s.opts.Protocol != p.ID) {
-			continue
-		}
-		if k, d, c := p.DetectText(data); c > bestConf {
-			best, bestKind, bestDialect, bestConf = p, k, d, c
-		}
-	}
-	if best != nil {
-		m := &lint.Message{Path: s.path, Protocol: best.ID, Kind: bestKind, Dialect: bestDialect, Raw: data, Pos: pos,
-			Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options}
+	if det := s.detectText(data); det.proto != nil {
+		m := &lint.Message{Path: s.path, Protocol: det.proto.ID, Kind: det.kind, Dialect: det.dialect, Raw: data, Pos: pos,
+			Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options,
+			Parsed: det.parsed}
 		s.run(m)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/bits"
 	"os"
 	"strconv"
@@ -50,8 +51,17 @@ func (k Kind) String() string { return kindNames[k] }
 
 // Node is one JSON value with its position.
 type Node struct {
-	Kind    Kind
-	Bool    bool   // Bool
+	Kind Kind
+	Bool bool // Bool
+	// keys is a one-hash Bloom filter of the object's member keys (keyBit),
+	// made by the parser for the nkeys members at keysOf: Get answers most
+	// lookups of an absent key without comparing any. It counts only while
+	// Members is still that slice: an object built by hand, or whose Members
+	// were replaced, is searched in full. (Members of a parsed object must not
+	// be changed in place: replace the slice.)
+	nkeys   uint16
+	keys    uint32
+	keysOf  *Member
 	Offset  int    // byte offset of the value's first byte in the input
 	End     int    // byte offset just past the value
 	Str     string // String: the decoded value; Number: the literal text
@@ -90,6 +100,9 @@ func (n *Node) Get(key string) *Node {
 		return nil
 	}
 	ms := n.Members
+	if n.keysOf != nil && n.keys&keyBit(key) == 0 && len(ms) == int(n.nkeys) && unsafe.SliceData(ms) == n.keysOf {
+		return nil
+	}
 	for i := len(ms) - 1; i >= 0; i-- {
 		// Length and first byte before the whole comparison: most keys of an
 		// object differ in one of them, and then no call is made.
@@ -98,6 +111,15 @@ func (n *Node) Get(key string) *Node {
 		}
 	}
 	return nil
+}
+
+// keyBit is key's bit in Node.keys: a hash of its length and first and last bytes.
+func keyBit(key string) uint32 {
+	if key == "" {
+		return 1
+	}
+	h := (uint32(len(key))<<16 | uint32(key[0])<<8 | uint32(key[len(key)-1])) * 0x9E3779B1
+	return 1 << (h >> 27)
 }
 
 // Has reports whether the object has the key.
@@ -441,6 +463,14 @@ func (c *cloner) clone(n *Node) *Node {
 		out.Members, c.members = c.members[:len(n.Members):len(n.Members)], c.members[len(n.Members):]
 		for i, m := range n.Members {
 			out.Members[i] = Member{Key: m.Key, KeyOffset: m.KeyOffset, Value: c.clone(m.Value)}
+		}
+	}
+	if n.keysOf != nil {
+		// The same keys, in the copy's members (the filter must not name, nor
+		// pin, the arena's).
+		out.keysOf = nil
+		if len(n.Members) == int(n.nkeys) && unsafe.SliceData(n.Members) == n.keysOf {
+			out.keysOf = unsafe.SliceData(out.Members)
 		}
 	}
 	return out
@@ -945,6 +975,13 @@ func (p *parser) object(depth int) (*Node, error) {
 			n.End = p.pos
 			n.Members = p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
 			copy(n.Members, p.members[base:])
+			if len(n.Members) <= math.MaxUint16 {
+				var keys uint32
+				for i := range n.Members {
+					keys |= keyBit(n.Members[i].Key)
+				}
+				n.keys, n.nkeys, n.keysOf = keys, uint16(len(n.Members)), unsafe.SliceData(n.Members)
+			}
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())

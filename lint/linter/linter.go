@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"sync"
 	"time"
 
@@ -612,14 +611,4 @@ func SchemaRun(p *lint.Pass) {
 	for _, e := range errs {
 		p.Reportf(e.Pointer, "%s", e.Message)
 	}
-}
-
-// sortedKeys is used for deterministic iteration of maps.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -50,6 +51,7 @@ type stream struct {
 
 type session struct {
 	checkers     map[string][]checker // by protocol
+	protos       []string             // the keys of checkers, sorted
 	pending      []*lint.Message      // harness and control records, for checkers started later
 	pendingBytes int
 }
@@ -377,7 +379,7 @@ func (s *stream) harnessEvent(m *lint.Message) {
 		sess.pendingBytes += len(m.Raw)
 		s.pendingBytes += len(m.Raw)
 	}
-	for _, proto := range sortedKeys(sess.checkers) {
+	for _, proto := range sess.protos {
 		for _, ck := range sess.checkers[proto] {
 			s.observe(ck, m)
 		}
@@ -431,6 +433,8 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		cks = append(cks, checker{rule: r, c: r.NewChecker()})
 	}
 	sess.checkers[protocol] = cks
+	i, _ := slices.BinarySearch(sess.protos, protocol)
+	sess.protos = slices.Insert(sess.protos, i, protocol)
 	for _, m := range sess.pending {
 		for _, ck := range cks {
 			s.observe(ck, m)
@@ -730,7 +734,7 @@ func (s *stream) session(key string) *session {
 func (s *stream) finishSession(sess *session) {
 	s.pendingBytes -= sess.pendingBytes
 	sess.pendingBytes, sess.pending = 0, nil
-	for _, proto := range sortedKeys(sess.checkers) {
+	for _, proto := range sess.protos {
 		for _, ck := range sess.checkers[proto] {
 			p := &s.pass
 			p.Reset(ck.rule, nil)

@@ -47,6 +47,8 @@ type stream struct {
 	// pass is reused by every sequence-rule call: its results are copied out
 	// (add) before the next call.
 	pass lint.Pass
+	// seqRules caches seqRulesFor for the ordered stage.
+	seqRules map[string][]*lint.Rule
 }
 
 type session struct {
@@ -145,8 +147,11 @@ type builder struct {
 	pass  lint.Pass // reused by the single-message rules of the unit
 	// claimed is the pointers the single-message rules claimed (reused).
 	claimed []string
-	text    textDetection   // the last text detected in the unit
-	arena   *jsonread.Arena // where the unit's trees go (nil: fresh memory)
+	text    textDetection // the last text detected in the unit
+	// rules caches rulesFor for the builder's goroutine: no lock, and no key
+	// boxed into an interface per message.
+	rules map[ruleKey]*ruleSet
+	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
 	// owned: the unit's bytes are the driver's own copy, never modified: the
 	// trees' strings may point into them.
 	owned bool
@@ -423,7 +428,7 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 	}
 	var cks []checker
 	groups := map[string]bool{}
-	for _, r := range seqRulesFor(protocol) {
+	for _, r := range s.seqRulesFor(protocol) {
 		if r.Group != "" {
 			if groups[r.Group] {
 				continue // one checker per group, made by its first rule
@@ -571,7 +576,7 @@ func shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
 // run applies the single-message rules of the message's protocol and kind.
 func (s *builder) run(m *lint.Message) {
 	s.out.msg = m
-	rs := rulesFor(m.Protocol, m.Kind)
+	rs := s.rulesFor(m.Protocol, m.Kind)
 	claimed := s.claimed[:0]
 	defer func() { clear(claimed); s.claimed = claimed[:0] }()
 	p := &s.pass
@@ -674,7 +679,7 @@ func (s *stream) applyUnit(u unitOut) {
 		s.flushEarly()
 	}
 	s.kind = m.Kind
-	seq := seqRulesFor(m.Protocol)
+	seq := s.seqRulesFor(m.Protocol)
 	if len(seq) == 0 {
 		return
 	}
@@ -773,4 +778,43 @@ func seqRulesFor(protocol string) []*lint.Rule {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
 	actual, _ := seqSets.LoadOrStore(protocol, rs)
 	return actual.([]*lint.Rule)
+}
+
+// maxCachedKinds bounds the rule sets a builder or a stream caches (the input
+// names the kinds).
+const maxCachedKinds = 256
+
+// ruleKey is a protocol and a message kind.
+type ruleKey struct{ protocol, kind string }
+
+// rulesFor is the package's rulesFor, cached in the builder.
+func (s *builder) rulesFor(protocol, kind string) *ruleSet {
+	k := ruleKey{protocol, kind}
+	if rs, ok := s.rules[k]; ok {
+		return rs
+	}
+	rs := rulesFor(protocol, kind)
+	if s.rules == nil {
+		s.rules = map[ruleKey]*ruleSet{}
+	}
+	if len(s.rules) < maxCachedKinds {
+		// A kind may be a substring of the message's line: the key is a copy.
+		s.rules[ruleKey{strings.Clone(protocol), strings.Clone(kind)}] = rs
+	}
+	return rs
+}
+
+// seqRulesFor is the package's seqRulesFor, cached in the stream.
+func (s *stream) seqRulesFor(protocol string) []*lint.Rule {
+	if rs, ok := s.seqRules[protocol]; ok {
+		return rs
+	}
+	rs := seqRulesFor(protocol)
+	if s.seqRules == nil {
+		s.seqRules = map[string][]*lint.Rule{}
+	}
+	if len(s.seqRules) < maxCachedKinds {
+		s.seqRules[strings.Clone(protocol)] = rs
+	}
+	return rs
 }

@@ -283,15 +283,16 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		}
 		s.report(generic.Transcript, l, c, ptr, format, args...)
 	}
-	if v := root.Get("aopkit").String(); v != "transcript/1" {
+	f := recordFieldsOf(root)
+	if v := f.aopkit.String(); v != "transcript/1" {
 		bad("/aopkit", "unknown transcript version %q: aoplint reads \"transcript/1\"", v)
 		return
 	}
-	md := meta{from: root.Get("from").String(), session: root.Get("session").String(), stream: root.Get("stream").String()}
-	if c := root.Path("detail", "cut_off"); c != nil && c.Bool {
+	md := meta{from: f.from.String(), session: f.session.String(), stream: f.stream.String()}
+	if c := f.detail.Get("cut_off"); c != nil && c.Bool {
 		md.cutOff = true
 	}
-	if _, ok := root.Get("seq").Int(); !ok {
+	if _, ok := f.seq.Int(); !ok {
 		bad("/seq", "record needs \"seq\", an integer")
 	}
 	switch md.from {
@@ -299,7 +300,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 	default:
 		bad("/from", "\"from\" must be agent, orchestrator or harness, not %q", md.from)
 	}
-	if at := root.Get("at"); at.IsString() {
+	if at := f.at; at.IsString() {
 		t, err := time.Parse(time.RFC3339Nano, at.Str)
 		if err != nil {
 			bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
@@ -308,7 +309,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 	} else {
 		bad("/at", "record needs \"at\", an RFC 3339 time")
 	}
-	msg, text, event := root.Get("msg"), root.Get("text"), root.Get("event")
+	msg, text, event := f.msg, f.text, f.event
 	n := 0
 	for _, x := range []*jsonread.Node{msg, text, event} {
 		if x != nil {
@@ -319,8 +320,8 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		bad("", "a record holds exactly one of \"msg\", \"text\" and \"event\" (it holds %d)", n)
 		return
 	}
-	hint := root.Get("protocol").String()
-	if (md.from == "orchestrator" || md.from == "agent") && root.Path("detail", "probe") != nil {
+	hint := f.protocol.String()
+	if (md.from == "orchestrator" || md.from == "agent") && f.detail.Get("probe") != nil {
 		// A deliberately off-spec message of the harness, on whichever side it
 		// plays (docs/transcript-format.md "Probes"): evidence for the sequence
 		// rules, not linted as a message.
@@ -328,7 +329,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 		return
 	}
-	if root.Get("stream").String() == "control" {
+	if f.stream.String() == "control" {
 		// Binding control lines (task scripts, executed-tool reports): not protocol
 		// messages, but evidence for the sequence rules.
 		s.out.harness = &lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
@@ -356,9 +357,47 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 			s.textWithMeta(raw, tp, true, md, hint)
 		}
 	default:
-		s.out.harness = &lint.Message{Path: s.path, Kind: "harness:" + root.Get("event").String(), Root: root, Raw: data, Pos: pos,
+		s.out.harness = &lint.Message{Path: s.path, Kind: "harness:" + f.event.String(), Root: root, Raw: data, Pos: pos,
 			From: "harness", At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 	}
+}
+
+// recordFields are the members of a transcript/1 record, read in one pass over
+// its members (the last of a key winning, as with Get).
+type recordFields struct {
+	aopkit, from, session, stream, seq, at, msg, text, event, protocol, detail *jsonread.Node
+}
+
+func recordFieldsOf(root *jsonread.Node) recordFields {
+	var f recordFields
+	for i := range root.Members {
+		m := &root.Members[i]
+		switch m.Key {
+		case "aopkit":
+			f.aopkit = m.Value
+		case "from":
+			f.from = m.Value
+		case "session":
+			f.session = m.Value
+		case "stream":
+			f.stream = m.Value
+		case "seq":
+			f.seq = m.Value
+		case "at":
+			f.at = m.Value
+		case "msg":
+			f.msg = m.Value
+		case "text":
+			f.text = m.Value
+		case "event":
+			f.event = m.Value
+		case "protocol":
+			f.protocol = m.Value
+		case "detail":
+			f.detail = m.Value
+		}
+	}
+	return f
 }
 
 // harnessEvent hands a harness record to every live checker (they may use agent

@@ -60,15 +60,7 @@ func FuzzDetectAOPOutput(f *testing.F) {
 // replaces (json.Marshal, then jsonread.Parse).
 func checkTreeOf(t *testing.T, v map[string]any) {
 	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _, err := jsonread.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sameTree(treeOf(v), want) {
+	if data, want := roundTrip(t, v); !sameTree(treeOf(v), want) {
 		t.Fatalf("treeOf differs from the round trip of %s", data)
 	}
 }
@@ -77,17 +69,23 @@ func checkTreeOf(t *testing.T, v map[string]any) {
 // JSON form (reportJSON).
 func checkReportTree(t *testing.T, r *report) {
 	t.Helper()
-	data, err := json.Marshal(reportJSON(r))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _, err := jsonread.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sameTree(reportTree(r), want) {
+	if data, want := roundTrip(t, reportJSON(r)); !sameTree(reportTree(r), want) {
 		t.Fatalf("reportTree differs from the round trip of %s", data)
 	}
+}
+
+// roundTrip is json.Marshal of v, and the tree jsonread.Parse makes of it.
+func roundTrip(t *testing.T, v map[string]any) ([]byte, *jsonread.Node) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, _, err := jsonread.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, tree
 }
 
 func sameTree(a, b *jsonread.Node) bool {

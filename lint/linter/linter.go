@@ -355,11 +355,12 @@ type batch struct {
 }
 
 // A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
-// 128 lines keep two workers busy and hold half the trees and results in flight
-// that 256 did (peak RSS on a 200k-message transcript, two workers: 64.8 MB
-// against 68.8 MB, the same CPU time).
+// 64 lines keep two workers busy and hold half the trees and results in flight
+// that 128 did (peak RSS on a 1.19M-line transcript, two workers, GOMEMLIMIT=off,
+// two runs each: 53.6 and 52.7 MiB against 59.3 and 57.2 MiB, CPU time 15.1 and
+// 18.3 s against 15.3 and 19.5 s on a loaded machine); 128 had halved 256's.
 const (
-	batchLines = 128
+	batchLines = 64
 	batchBytes = 256 << 10
 )
 

@@ -604,7 +604,13 @@ func (p *parser) node(k Kind, off int) *Node {
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
-	*n = Node{Kind: k, Offset: off}
+	// A slab's nodes past the ones cut are zero (made so, or cleared by Reset):
+	// only the non-pointer fields are set, with no write barrier. Poisoned
+	// nodes are cleared first.
+	if poison {
+		*n = Node{}
+	}
+	n.Kind, n.Offset = k, off
 	return n
 }
 

@@ -583,6 +583,9 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 			if c > best {
 				best, proto, kind, dialect = c, p, k, d
 			}
+			if best >= 100 {
+				break // certain (lint.Protocol.Detect): no later detector can be more confident
+			}
 		}
 	}
 	l, c := pos.Position(start + root.Offset)

@@ -186,10 +186,11 @@ func newBuilder(arena *jsonread.Arena, path string, opts *Options, whole bool) *
 // build lints one unit; the result holds nothing of the builder's.
 func (b *builder) build(index int, data []byte, line, col int) unitOut {
 	b.index, b.out = index, unitOut{}
+	if b.text.data != nil {
+		b.text = textDetection{}
+	}
 	b.unit(data, line, col)
-	out := b.out
-	b.out, b.text = unitOut{}, textDetection{}
-	return out
+	return b.out // kept in b until the next unit: no second clearing per unit
 }
 
 // parse parses into the builder's arena, if it has one.

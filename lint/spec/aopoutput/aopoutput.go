@@ -319,3 +319,17 @@ func BulletText(s string) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// MissingRequired lists the markers every report must have (Required) that the
+// report lacks, in the format's order. A report with none missing has every
+// marker the Validation Checklist asks for ("Output includes [AOP:START] marker"
+// … "[AOP:END] marker present"): a parent can take its status.
+func (r *Report) MissingRequired() []string {
+	var out []string
+	for _, m := range Markers {
+		if Required(m) && !r.Has(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -76,6 +76,10 @@ func Builtin() ([]*conform.Scenario, error) {
 // checks); a protocol missing here has no orchestrator-side scenario yet.
 var keys = map[string]func(r *conform.Record) string{}
 
+// readBack, per protocol, reads what the orchestrator left in the scratch
+// directory once it has ended (aof: the data directory) into session facts.
+var readBack = map[string]func(h *harness.H){}
+
 // Protocols lists the protocols with an orchestrator side, sorted.
 func Protocols() []string {
 	var out []string
@@ -181,6 +185,9 @@ func drive(h *harness.H, mock string, extra []string) error {
 		}
 	}
 	h.Fact(FactFiles, after)
+	if rb := readBack[sc.Protocol]; rb != nil {
+		rb(h)
+	}
 	launches, more, err := readObservations(obs)
 	if err != nil {
 		return harness.Errorf("reading the agent's observations: %v", err)

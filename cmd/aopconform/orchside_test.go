@@ -33,6 +33,8 @@ func TestOrchestratorSide(t *testing.T) {
 	py := filepath.Join(orchestratorsDir, "aop2_orch.py")
 	obase := []string{"--side", "orchestrator", "--protocol", "orchmsg", "--timeout-scale", scale}
 	opy := filepath.Join(orchestratorsDir, "orchmsg_orch.py")
+	fbase := []string{"--side", "orchestrator", "--protocol", "aof", "--timeout-scale", scale}
+	fpy := filepath.Join(orchestratorsDir, "aof_orch.py")
 	type job struct {
 		name string
 		args []string
@@ -49,6 +51,7 @@ func TestOrchestratorSide(t *testing.T) {
 	jobs := []*job{
 		{name: "engine", args: append(append([]string(nil), base...), "--known-failing", filepath.Join(orchestratorsDir, "engine.known-failing"), "--", "aopconform", "engine", "--protocol", "aop2")},
 		{name: "orchmsg engine", args: append(append([]string(nil), obase...), "--", "aopconform", "engine", "--protocol", "orchmsg")},
+		{name: "aof engine", args: append(append([]string(nil), fbase...), "--", "aopconform", "engine", "--protocol", "aof")},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		jobs = append(jobs,
@@ -72,6 +75,21 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "orchmsg python no-assignment", args: append(append([]string(nil), obase...), "--", "python3", opy, "no-assignment"),
 				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/shutdown/grace-honoured"}},
+			&job{name: "aof python", args: append(append([]string(nil), fbase...), "--", "python3", fpy)},
+			&job{name: "aof python reclaim-too-early", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "reclaim-too-early"),
+				fail: []string{"aof/orch/resume/reclaim-after-expiry", "aof/orch/completion/transition"}},
+			&job{name: "aof python allow-nested-delegation", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "allow-nested-delegation"),
+				fail: []string{"aof/orch/handoff/nested-rejected"}},
+			&job{name: "aof python blind-requeue", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "blind-requeue"),
+				fail: []string{"aof/orch/resume/outcome-driven"}},
+			&job{name: "aof python done-skips-review", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "done-skips-review"),
+				fail: []string{"aof/orch/completion/transition"}},
+			&job{name: "aof python no-child-dispatch", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "no-child-dispatch"),
+				fail: []string{"aof/orch/handoff/child-dispatched"}},
+			&job{name: "aof python accept-invalid-report", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "accept-invalid-report"),
+				fail: []string{"aof/orch/envelope/invalid-rejected"}},
+			&job{name: "aof python no-run-json", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "no-run-json"),
+				fail: []string{"aof/orch/lease/dispatched"}},
 			&job{name: "python task-status-in-task", args: append(append([]string(nil), base...), "--", "python3", py, "task-status-in-task"),
 				fail: []string{"aop2/orch/1.2/task-dispatched"}},
 		)
@@ -85,7 +103,7 @@ func TestOrchestratorSide(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(faults)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg") {
+		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aof") {
 			continue
 		}
 		jobs = append(jobs, &job{name: f[0] + " engine fault " + f[1], engineFault: true,

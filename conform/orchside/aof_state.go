@@ -78,7 +78,10 @@ func aofGivenOf(task []byte) (aofGiven, bool) {
 	return g, true
 }
 
-func init() { readBack["aof"] = aofReadBack }
+func init() {
+	readBack["aof"] = aofReadBack
+	launchPrelude["aof"] = aofPrelude
+}
 
 // aofReadBack reads the data directory after the scheduler ended.
 func aofReadBack(h *harness.H) {
@@ -110,34 +113,53 @@ func recordArtifacts(h *harness.H, st *AOFState) {
 			path string
 			data []byte
 		}{{"runs/" + id + "/run.json", t.Run}, {"runs/" + id + "/run_heartbeat.json", t.Heartbeat}, {"runs/" + id + "/run_result.json", t.Result}}
-		if len(t.Statuses) > 0 {
-			files = append(files, struct {
-				path string
-				data []byte
-			}{"tasks/" + t.Statuses[0] + "/" + id + "/inputs/handoff.json", t.Handoff})
-		}
 		for _, f := range files {
 			if f.data == nil {
 				continue
 			}
-			p := filepath.Join(st.DataDir, filepath.FromSlash(f.path))
-			rel, err := filepath.Rel(h.Scratch(), p)
-			if err != nil {
-				rel = p
-			}
-			r := conform.Record{From: Judged, Stream: "file:" + filepath.ToSlash(rel), Attempt: 1, Key: "file:" + filepath.Base(f.path)}
-			if fi, err := os.Stat(p); err == nil {
-				r.Time = fi.ModTime()
-			}
-			if b := bytes.TrimSpace(f.data); harness.IsJSONObject(b) && json.Valid(b) {
-				r.Msg = json.RawMessage(b)
-			} else {
-				s := string(f.data)
-				r.Text = &s
-			}
+			r := fileRecord(h, filepath.Join(st.DataDir, filepath.FromSlash(f.path)), f.data)
+			r.Attempt = 1
 			h.Record(r)
 		}
 	}
+}
+
+// fileRecord is an artifact of the scheduler as a transcript record (from the
+// orchestrator, stream file:<path in the scratch directory>, at the file's
+// modification time).
+func fileRecord(h *harness.H, p string, data []byte) conform.Record {
+	rel, err := filepath.Rel(h.Scratch(), p)
+	if err != nil {
+		rel = p
+	}
+	r := conform.Record{From: Judged, Stream: "file:" + filepath.ToSlash(rel), Key: "file:" + filepath.Base(p)}
+	if fi, err := os.Stat(p); err == nil {
+		r.Time = fi.ModTime()
+	}
+	if b := bytes.TrimSpace(data); harness.IsJSONObject(b) && json.Valid(b) {
+		r.Msg = json.RawMessage(b)
+	} else {
+		s := string(data)
+		r.Text = &s
+	}
+	return r
+}
+
+// aofPrelude opens a launch's session with the handoff its task had (the
+// scheduler wrote it, or the scenario seeded it, before the dispatch): the agent's
+// acknowledgement answers it.
+func aofPrelude(h *harness.H, l *Launch) []conform.Record {
+	st, _ := h.Session().Facts[FactAOF].(*AOFState)
+	if st == nil {
+		return nil
+	}
+	t := st.Tasks[l.Env["AOF_TASK_ID"]]
+	if t == nil || t.Handoff == nil || len(t.Statuses) == 0 {
+		return nil
+	}
+	r := fileRecord(h, filepath.Join(st.DataDir, "tasks", t.Statuses[0], t.ID, "inputs", "handoff.json"), t.Handoff)
+	r.Time = l.Start
+	return []conform.Record{r}
 }
 
 // ReadAOFState reads an AOF data directory; what cannot be read is listed in

@@ -310,7 +310,8 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 	// What the engine decided, for whoever runs it by hand (stdout stays free of
 	// anything but protocol messages).
 	for _, r := range h.Session().Records {
-		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit") {
+		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit" ||
+			r.Event == "stale-heartbeat" || r.Event == "dispatch-child" || r.Event == "delegation-rejected") {
 			d, _ := json.Marshal(r.Detail)
 			fmt.Fprintf(stderr, "aopconform engine: attempt %d: %s %s\n", r.Attempt, r.Event, d)
 		}

@@ -83,7 +83,9 @@ func handoffFile(parent, to string) aofTaskOpt {
 	}
 }
 func depth(n int) aofTaskOpt {
-	return func(t *AOFTask) { t.Task = &engaof.Task{ID: t.ID, Metadata: map[string]any{"delegationDepth": int64(n)}} }
+	return func(t *AOFTask) {
+		t.Task = &engaof.Task{ID: t.ID, Metadata: map[string]any{"delegationDepth": int64(n)}}
+	}
 }
 
 func state(events []AOFEvent, tasks map[string][]aofTaskOpt) *AOFState {

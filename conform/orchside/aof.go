@@ -218,6 +218,27 @@ func (c *aofCommon) first() (*Launch, *conform.Outcome) {
 	return ls[0], nil
 }
 
+// aofFirst is aofStart and the first launch on the given task.
+func aofFirst(s *conform.Session) (*aofCommon, *Launch, *conform.Outcome) {
+	c, bad := aofStart(s)
+	if bad != nil {
+		return nil, nil, bad
+	}
+	l, bad := c.first()
+	return c, l, bad
+}
+
+// childRequest is the launch's first valid handoff.request for a child of the
+// given task (nil when none).
+func (c *aofCommon) childRequest(l *Launch) *aofMsg {
+	for _, m := range handoffRequests(l) {
+		if engaof.EnvelopeProblem([]byte(m.e.Line)) == "" && m.taskID() == m.payload("taskId") && m.payload("parentTaskId") == c.given.TaskID {
+			return &m
+		}
+	}
+	return nil
+}
+
 func (c *aofCommon) task(id string) *AOFTask {
 	if t := c.state.Tasks[id]; t != nil {
 		return t
@@ -316,6 +337,20 @@ func completionOf(l *Launch) *aofMsg {
 	return nil
 }
 
+// applied judges the given task after the agent's routed report m (what):
+// run_result.json must record it; want and path are where the outcome's
+// transitions put the task, got is where it is.
+func (c *aofCommon) applied(m *aofMsg, what string) (want, path, got string, bad *conform.Outcome) {
+	t := c.task(c.given.TaskID)
+	if w, g := resultMatches(t, m); w != "" {
+		o := conform.Mismatch("run_result.json does not record "+what, w, g)
+		o.Seq = []int{m.e.Seq}
+		return "", "", "", &o
+	}
+	want, path = expectedStatus(c.seeded, m.payload("outcome"))
+	return want, path, t.Status(), nil
+}
+
 // resultMatches says what is wrong with run_result.json for a routed report ("" if
 // nothing).
 func resultMatches(t *AOFTask, m *aofMsg) (want, got string) {
@@ -334,11 +369,7 @@ func resultMatches(t *AOFTask, m *aofMsg) (want, got string) {
 }
 
 func aofCompletionTransition(s *conform.Session) conform.Outcome {
-	c, bad := aofStart(s)
-	if bad != nil {
-		return *bad
-	}
-	l, bad := c.first()
+	c, l, bad := aofFirst(s)
 	if bad != nil {
 		return *bad
 	}
@@ -352,15 +383,12 @@ func aofCompletionTransition(s *conform.Session) conform.Outcome {
 		}
 		return conform.NotTestedf("the agent sent no valid completion.report and exit 0 (the scenario's cue failed)")
 	}
-	t := c.task(c.given.TaskID)
-	if want, got := resultMatches(t, m); want != "" {
-		o := conform.Mismatch("run_result.json does not record the completion.report", want, got)
-		o.Seq = []int{m.e.Seq}
-		return o
-	}
 	outcome := m.payload("outcome")
-	want, path := expectedStatus(c.seeded, outcome)
-	if got := t.Status(); got != want {
+	want, path, got, bad := c.applied(m, "the completion.report")
+	if bad != nil {
+		return *bad
+	}
+	if got != want {
 		o := conform.Mismatch(fmt.Sprintf("outcome %s (reviewRequired %v) left the task in the wrong status (Transition Logic)", outcome, c.seeded.ReviewRequired()), path, "tasks/"+got+"/")
 		o.Seq = []int{m.e.Seq}
 		return o
@@ -374,11 +402,7 @@ func aofCompletionTransition(s *conform.Session) conform.Outcome {
 }
 
 func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
-	c, bad := aofStart(s)
-	if bad != nil {
-		return *bad
-	}
-	l, bad := c.first()
+	c, l, bad := aofFirst(s)
 	if bad != nil {
 		return *bad
 	}
@@ -406,11 +430,7 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 }
 
 func aofOutcomeDriven(s *conform.Session) conform.Outcome {
-	c, bad := aofStart(s)
-	if bad != nil {
-		return *bad
-	}
-	l, bad := c.first()
+	c, l, bad := aofFirst(s)
 	if bad != nil {
 		return *bad
 	}
@@ -419,15 +439,11 @@ func aofOutcomeDriven(s *conform.Session) conform.Outcome {
 	if m == nil || ex == nil || ex.Code == 0 {
 		return conform.NotTestedf("the agent did not report and then crash (the scenario's cue failed)")
 	}
-	t := c.task(c.given.TaskID)
-	if want, got := resultMatches(t, m); want != "" {
-		o := conform.Mismatch("run_result.json does not record the completion.report sent before the crash", want, got)
-		o.Seq = []int{m.e.Seq}
-		return o
-	}
 	outcome := m.payload("outcome")
-	want, path := expectedStatus(c.seeded, outcome)
-	got := t.Status()
+	want, path, got, bad := c.applied(m, "the completion.report sent before the crash")
+	if bad != nil {
+		return *bad
+	}
 	if got != want {
 		msg := "the crashed run's result was not applied (outcome-driven recovery)"
 		switch got {
@@ -457,24 +473,14 @@ func handoffRequests(l *Launch) []aofMsg {
 }
 
 func aofChildDispatched(s *conform.Session) conform.Outcome {
-	c, bad := aofStart(s)
-	if bad != nil {
-		return *bad
-	}
-	l, bad := c.first()
+	c, l, bad := aofFirst(s)
 	if bad != nil {
 		return *bad
 	}
 	if c.seeded.DelegationDepth() != 0 {
 		return conform.NotTestedf("the given task is itself delegated: its requests are nested")
 	}
-	var req *aofMsg
-	for _, m := range handoffRequests(l) {
-		if engaof.EnvelopeProblem([]byte(m.e.Line)) == "" && m.taskID() == m.payload("taskId") && m.payload("parentTaskId") == c.given.TaskID {
-			req = &m
-			break
-		}
-	}
+	req := c.childRequest(l)
 	if req == nil {
 		return conform.NotTestedf("the agent sent no valid handoff.request for a child of %s (the scenario's cue failed)", c.given.TaskID)
 	}
@@ -516,24 +522,14 @@ func aofChildDispatched(s *conform.Session) conform.Outcome {
 }
 
 func aofNestedRejected(s *conform.Session) conform.Outcome {
-	c, bad := aofStart(s)
-	if bad != nil {
-		return *bad
-	}
-	l, bad := c.first()
+	c, l, bad := aofFirst(s)
 	if bad != nil {
 		return *bad
 	}
 	if !spec.NestedDelegation(int64(c.seeded.DelegationDepth())) {
 		return conform.NotTestedf("the given task is not a delegated child: its requests are not nested")
 	}
-	var req *aofMsg
-	for _, m := range handoffRequests(l) {
-		if engaof.EnvelopeProblem([]byte(m.e.Line)) == "" && m.taskID() == m.payload("taskId") && m.payload("parentTaskId") == c.given.TaskID {
-			req = &m
-			break
-		}
-	}
+	req := c.childRequest(l)
 	if req == nil {
 		return conform.NotTestedf("the delegated child sent no valid handoff.request (the scenario's cue failed)")
 	}
@@ -561,11 +557,7 @@ func aofNestedRejected(s *conform.Session) conform.Outcome {
 }
 
 func aofInvalidRejected(s *conform.Session) conform.Outcome {
-	c, bad := aofStart(s)
-	if bad != nil {
-		return *bad
-	}
-	l, bad := c.first()
+	c, l, bad := aofFirst(s)
 	if bad != nil {
 		return *bad
 	}

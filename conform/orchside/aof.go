@@ -74,7 +74,7 @@ var aofChecks = []*conform.Check{
 	{
 		ID: "aof/orch/envelope/invalid-rejected", Protocol: "aof", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "aof-1 §Validation, §Error Handling (Validation Errors), §Completion Protocol Error Cases",
-		Requirement: "Invalid envelope → logged as `protocol.message.rejected` with reason `invalid_envelope`. Invalid outcome | Zod validation fails; message rejected. (A rejected completion.report writes no run_result.json and moves no task.)",
+		Requirement: "Invalid JSON → logged as `protocol.message.rejected` with reason `invalid_json`. Invalid envelope → logged as `protocol.message.rejected` with reason `invalid_envelope`. Invalid outcome | Zod validation fails; message rejected. (A rejected completion.report writes no run_result.json and moves no task; \"Protocol validation errors are non-fatal\".)",
 		Bad:         "the agent's completion.report has an empty payload; the scheduler writes run_result.json from it or moves the task to review",
 		Good:        `events/*.jsonl: {"type":"protocol.message.rejected","taskId":"<id>","payload":{"reason":"invalid_envelope"}}; no run_result.json; the task stays in progress until its heartbeat expires, then is reclaimed`,
 		Run:         aofInvalidRejected,
@@ -561,39 +561,70 @@ func aofInvalidRejected(s *conform.Session) conform.Outcome {
 	if bad != nil {
 		return *bad
 	}
-	var inv *aofMsg
-	problem := ""
-	for _, m := range aofOut(l) {
-		if p := engaof.EnvelopeProblem([]byte(m.e.Line)); m.typ == spec.TypeCompletion && p != "" {
-			inv, problem = &m, p
-			break
+	type invalid struct {
+		e               *Event
+		reason, problem string
+		taskID, typ     string
+	}
+	var inv []invalid
+	var report *invalid // the first invalid completion.report
+	for i := range l.Events {
+		e := &l.Events[i]
+		if e.Kind != "stdout" {
+			continue
 		}
-		if m.typ == spec.TypeCompletion {
-			return conform.NotTestedf("the agent sent a valid completion.report (the scenario's cue failed)")
+		p := engaof.EnvelopeProblem([]byte(e.Line))
+		if p == "" {
+			continue
+		}
+		v := invalid{e: e, problem: p}
+		v.reason, _, _ = strings.Cut(p, ":")
+		line := e.Line
+		if env := engaof.EnvelopeOf(&conform.Record{Text: &line}); env != nil {
+			v.typ, _ = env["type"].(string)
+			if id, _ := env["taskId"].(string); engaof.ValidTaskID(id) {
+				v.taskID = id
+			}
+		} else if harness.IsJSONObject([]byte(line)) {
+			if env := engaof.EnvelopeOf(&conform.Record{Msg: json.RawMessage(line)}); env != nil {
+				v.typ, _ = env["type"].(string)
+				if id, _ := env["taskId"].(string); engaof.ValidTaskID(id) {
+					v.taskID = id
+				}
+			}
+		}
+		inv = append(inv, v)
+		if v.typ == spec.TypeCompletion && report == nil {
+			report = &inv[len(inv)-1]
 		}
 	}
-	if inv == nil {
-		return conform.NotTestedf("the agent sent no invalid completion.report (the scenario's cue failed)")
+	if len(inv) == 0 {
+		return conform.NotTestedf("the agent sent no line the router must reject (the scenario's cue failed)")
 	}
-	seq := []int{inv.e.Seq}
 	t := c.task(c.given.TaskID)
-	if t.Result != nil {
-		o := conform.Mismatch("run_result.json was written from an invalid completion.report ("+problem+")", "no run_result.json", strings.TrimSpace(string(t.Result)))
-		o.Seq = seq
-		return o
+	if report != nil && completionOf(l) == nil {
+		seq := []int{report.e.Seq}
+		if t.Result != nil {
+			o := conform.Mismatch("run_result.json was written from an invalid completion.report ("+report.problem+")", "no run_result.json", strings.TrimSpace(string(t.Result)))
+			o.Seq = seq
+			return o
+		}
+		switch t.Status() {
+		case spec.Review, spec.Done, spec.Blocked:
+			o := conform.Mismatch("the invalid completion.report moved the task", "no completion transition", "tasks/"+t.Status()+"/")
+			o.Seq = seq
+			return o
+		}
 	}
-	switch t.Status() {
-	case spec.Review, spec.Done, spec.Blocked:
-		o := conform.Mismatch("the invalid completion.report moved the task", "no completion transition", "tasks/"+t.Status()+"/")
-		o.Seq = seq
-		return o
+	for _, v := range inv {
+		if !c.state.HasEvent("protocol.message.rejected", v.reason, v.taskID) {
+			o := conform.Mismatch("a line the router must reject ("+v.problem+") was not logged as rejected",
+				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+v.taskID+`","payload":{"reason":"`+v.reason+`"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events)))
+			o.Seq = []int{v.e.Seq}
+			return o
+		}
 	}
-	if !c.state.HasEvent("protocol.message.rejected", engaof.ReasonInvalidEnvelope, c.given.TaskID) {
-		o := conform.Mismatch("the invalid completion.report was not logged as rejected", `events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+c.given.TaskID+`","payload":{"reason":"invalid_envelope"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events)))
-		o.Seq = seq
-		return o
-	}
-	o := conform.Passf("the invalid completion.report (%s) was rejected: no run_result.json, no transition, protocol.message.rejected logged", problem)
-	o.Seq = seq
+	o := conform.Passf("%d invalid line(s) rejected and logged (%s); no run_result.json or transition from an invalid report", len(inv), inv[0].problem)
+	o.Seq = []int{inv[0].e.Seq}
 	return o
 }

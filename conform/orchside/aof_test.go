@@ -206,6 +206,10 @@ func TestAOFChecks(t *testing.T) {
 		{"aof/orch/envelope/invalid-rejected", "run_result written", aofSess(inv, invB, state(invRejected, map[string][]aofTaskOpt{invID: {status(aof.Ready), result("swe-backend", "")}}), invRun), conform.Fail},
 		{"aof/orch/envelope/invalid-rejected", "task moved", aofSess(inv, invB, state(invRejected, map[string][]aofTaskOpt{invID: {status(aof.Review)}}), invRun), conform.Fail},
 		{"aof/orch/envelope/invalid-rejected", "not logged", aofSess(inv, invB, state(nil, map[string][]aofTaskOpt{invID: {status(aof.Ready)}}), invRun), conform.Fail},
+		{"aof/orch/envelope/invalid-rejected", "cut JSON logged", aofSess(inv, invB, state([]AOFEvent{{Type: "protocol.message.rejected", Reason: "invalid_json"}}, map[string][]aofTaskOpt{invID: {status(aof.Review), result("swe-backend", "done")}}),
+			aofLaunch(invID, "swe-backend", []string{`AOF/1 {"protocol":"aof","version":1,`, report(invID, "swe-backend", "done")}, exit("1s", 0))), conform.Pass},
+		{"aof/orch/envelope/invalid-rejected", "cut JSON not logged", aofSess(inv, invB, state(invRejected, map[string][]aofTaskOpt{invID: {status(aof.Review), result("swe-backend", "done")}}),
+			aofLaunch(invID, "swe-backend", []string{`AOF/1 {"protocol":"aof","version":1,`, report(invID, "swe-backend", "done")}, exit("1s", 0))), conform.Fail},
 		{"aof/orch/envelope/invalid-rejected", "valid report", aofSess(inv, invB, state(nil, nil), aofLaunch(invID, "swe-backend", []string{report(invID, "swe-backend", "done")})), conform.NotTested},
 	}
 	for _, c := range cases {

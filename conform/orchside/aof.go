@@ -42,7 +42,7 @@ var aofChecks = []*conform.Check{
 	{
 		ID: "aof/orch/resume/reclaim-after-expiry", Protocol: "aof", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST, Timing: true,
 		Spec:        "aof-1 §Stale Heartbeat Flow, §Outcome-Driven Recovery vs. Blind Requeue",
-		Requirement: "Check if heartbeat.expiresAt <= now. If stale: ... If no run_result: → Reclaim to ready (mark run artifact expired). (Not before expiresAt: a live run is never reclaimed; the reclaimed run's agent is stopped.)",
+		Requirement: "Check if heartbeat.expiresAt <= now. If stale: ... If no run_result: → Reclaim to ready (mark run artifact expired). Agent crashed mid-work, no completion signal | Missing | Blind requeue: Task → `ready`. (Not before expiresAt: a live run is never reclaimed; the reclaimed run's agent is stopped; run.json says status expired and when, expiredAt.)",
 		Bad:         "the scheduler reclaims the task a quarter of a TTL after the agent's last heartbeat, or never, or leaves the hung agent running",
 		Good:        "once run_heartbeat.json's expiresAt has passed (no run_result.json) the task moves to tasks/ready/, run.json says status expired and the agent gets SIGTERM",
 		Run:         aofReclaimAfterExpiry,
@@ -426,7 +426,38 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 	if err1 != nil || err2 != nil || !exp.After(last) {
 		return conform.Mismatch("run_heartbeat.json does not say when the run expired", "lastHeartbeat < expiresAt, ISO 8601", fmt.Sprintf("%s", t.Heartbeat))
 	}
+	if ex := l.Exit(); ex != nil && ex.Code != 0 {
+		if _, how, _ := l.Stop(false); how == "" {
+			// The agent crashed: nothing left to stop; the reclaim's own time is
+			// run.json's expiredAt.
+			return expiredInWindow(s, t, exp)
+		}
+	}
 	return stopWindow(s, l, last, exp.Sub(last), false, fmt.Sprintf("the heartbeat's expiresAt %s (TTL %s after its last beat): the reclaim stops the agent", spec.FormatTime(exp), exp.Sub(last)))
+}
+
+// expiredInWindow judges the reclaim of a dead agent's task by run.json's
+// expiredAt: not before the heartbeat's expiresAt (− stopEarly), not after it +
+// stopLate (× scale).
+func expiredInWindow(s *conform.Session, t *AOFTask, exp time.Time) conform.Outcome {
+	scale := s.Scale
+	if scale <= 0 {
+		scale = 1
+	}
+	early := time.Duration(float64(stopEarly) * scale)
+	late := time.Duration(float64(stopLate) * scale)
+	at, err := time.Parse(time.RFC3339Nano, jsonField(t.Run, "expiredAt"))
+	if err != nil {
+		return conform.Mismatch("the crashed run's reclaim has no time: run.json has no ISO 8601 expiredAt", `run.json "expiredAt": the reclaim's time`, strings.TrimSpace(string(t.Run)))
+	}
+	d := at.Sub(exp)
+	switch {
+	case d < -early:
+		return conform.Mismatch("the crashed run was reclaimed before its heartbeat expired", fmt.Sprintf("expiredAt ≥ expiresAt %s (−%s)", spec.FormatTime(exp), early), fmt.Sprintf("expiredAt %s, %s early", spec.FormatTime(at), (-d).Round(time.Millisecond)))
+	case d > late:
+		return conform.Mismatch("the crashed run was reclaimed late", fmt.Sprintf("expiredAt ≤ expiresAt %s (+%s)", spec.FormatTime(exp), late), fmt.Sprintf("expiredAt %s, %s late", spec.FormatTime(at), d.Round(time.Millisecond)))
+	}
+	return conform.Passf("the crashed run's task was reclaimed to ready %s after its heartbeat expired (run.json expiredAt)", d.Round(time.Millisecond))
 }
 
 func aofOutcomeDriven(s *conform.Session) conform.Outcome {

@@ -67,6 +67,11 @@ func runJSON(agent, st string) aofTaskOpt {
 		t.Run = []byte(`{"taskId":"` + t.ID + `","agentId":"` + agent + `","startedAt":"2026-11-22T10:00:00.000Z","status":"` + st + `"}`)
 	}
 }
+func expiredAt(d string) aofTaskOpt {
+	return func(t *AOFTask) {
+		t.Run = []byte(`{"taskId":"` + t.ID + `","status":"expired","expiredAt":"` + at(d).Format(aof.TimeFormat) + `"}`)
+	}
+}
 func result(agent, outcome string) aofTaskOpt {
 	return func(t *AOFTask) {
 		t.Result = []byte(`{"taskId":"` + t.ID + `","agentId":"` + agent + `","outcome":"` + outcome + `"}`)
@@ -185,6 +190,9 @@ func TestAOFChecks(t *testing.T) {
 		{"aof/orch/resume/reclaim-after-expiry", "not reclaimed", aofSess(stale, staleB, state(nil, map[string][]aofTaskOpt{staleID: {status(aof.InProgress), heartbeat("500ms", "2s")}}), hung), conform.Fail},
 		{"aof/orch/resume/reclaim-after-expiry", "run not expired", aofSess(stale, staleB, state(nil, map[string][]aofTaskOpt{staleID: {status(aof.Ready), runJSON("swe-backend", "running"), heartbeat("500ms", "2s")}}), hung), conform.Fail},
 
+		{"aof/orch/resume/reclaim-after-expiry", "crashed: expiredAt at expiresAt", aofSess(stale, staleB, state(nil, map[string][]aofTaskOpt{staleID: {status(aof.Ready), expiredAt("2.1s"), heartbeat("500ms", "2s")}}), aofLaunch(staleID, "swe-backend", nil, exit("600ms", 2))), conform.Pass},
+		{"aof/orch/resume/reclaim-after-expiry", "crashed: reclaimed early", aofSess(stale, staleB, state(nil, map[string][]aofTaskOpt{staleID: {status(aof.Ready), expiredAt("700ms"), heartbeat("500ms", "2s")}}), aofLaunch(staleID, "swe-backend", nil, exit("600ms", 2))), conform.Fail},
+		{"aof/orch/resume/reclaim-after-expiry", "crashed: no expiredAt", aofSess(stale, staleB, state(nil, map[string][]aofTaskOpt{staleID: {status(aof.Ready), runJSON("swe-backend", "expired"), heartbeat("500ms", "2s")}}), aofLaunch(staleID, "swe-backend", nil, exit("600ms", 2))), conform.Fail},
 		{"aof/orch/resume/outcome-driven", "partial → review", aofSess(crash, crashB, state(nil, map[string][]aofTaskOpt{crashID: {status(aof.Review), result("swe-backend", "partial")}}), crashed), conform.Pass},
 		{"aof/orch/resume/outcome-driven", "blind requeue", aofSess(crash, crashB, state(nil, map[string][]aofTaskOpt{crashID: {status(aof.Ready), result("swe-backend", "partial")}}), crashed), conform.Fail},
 		{"aof/orch/resume/outcome-driven", "never recovered", aofSess(crash, crashB, state(nil, map[string][]aofTaskOpt{crashID: {status(aof.InProgress), result("swe-backend", "partial")}}), crashed), conform.Fail},

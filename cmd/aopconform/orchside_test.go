@@ -92,6 +92,12 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"aof/orch/lease/dispatched"}},
 			&job{name: "python task-status-in-task", args: append(append([]string(nil), base...), "--", "python3", py, "task-status-in-task"),
 				fail: []string{"aop2/orch/1.2/task-dispatched"}},
+			&job{name: "python no-version-fallback", args: append(append([]string(nil), base...), "--", "python3", py, "no-version-fallback"),
+				fail: []string{"aop2/orch/1.3/v1-prompt-dispatched", "aop2/orch/1.3/version-fallback-event"}},
+			&job{name: "python no-rollback-event", args: append(append([]string(nil), base...), "--", "python3", py, "no-rollback-event"),
+				fail: []string{"aop2/orch/7/rollback-event"}},
+			&job{name: "python omit-error-codes", args: append(append([]string(nil), base...), "--", "python3", py, "omit-error-codes"),
+				fail: []string{"aop2/orch/12/heartbeat-failure-code", "aop2/orch/12/timeout-code"}},
 		)
 	} else {
 		t.Log("no python3: only the engine is certified")
@@ -147,11 +153,16 @@ func TestOrchestratorSide(t *testing.T) {
 				if j.code == 2 {
 					t.Fatalf("harness error\n%s", clipOut(j.out))
 				}
+				n := 0
 				for _, c := range failedChecks(j.rep) {
 					if !strings.Contains(c, "/orch/ref/") {
 						failedSomewhere[c] = true
 						t.Logf("fails %s", c)
+						n++
 					}
+				}
+				if n == 0 {
+					t.Error("the engine fault fails no orchestrator-side check")
 				}
 				return
 			}
@@ -185,8 +196,15 @@ func TestOrchestratorSide(t *testing.T) {
 				}
 				return
 			}
-			if j.code != 1 {
-				t.Errorf("exit %d, want 1\n%s", j.code, clipOut(j.out))
+			// Exit 1 when a MUST fails; a bug mode that breaks only SHOULDs exits 0.
+			wantCode := 0
+			for _, id := range j.fail {
+				if c := conform.LookupCheck(id); c == nil || c.Level == conform.MUST {
+					wantCode = 1
+				}
+			}
+			if j.code != wantCode {
+				t.Errorf("exit %d, want %d\n%s", j.code, wantCode, clipOut(j.out))
 			}
 			want := append([]string(nil), j.fail...)
 			sort.Strings(want)

@@ -58,6 +58,9 @@ type H struct {
 	env      []string // binding environment common to every protocol
 	// engineFault is Config.EngineFault.
 	engineFault string
+	// emit is Config.Emit (emu serialises the lines).
+	emu  sync.Mutex
+	emit io.Writer
 	// side carries agent records made outside the line loop (aos HTTP requests) to
 	// it, so that they arm "message:KEY" steps too.
 	side chan conform.Record
@@ -77,6 +80,10 @@ type Config struct {
 	// misbehaving on purpose, for certifying orchestrator-side checks); "" is
 	// the correct engine. Each engine documents its faults.
 	EngineFault string
+	// Emit, when set, receives the protocol messages the engine itself emits,
+	// one line each (H.Emit): `aopconform engine` sets its stdout, so that an
+	// orchestrator-side run sees them as the orchestrator's output.
+	Emit io.Writer
 }
 
 // New starts one scenario run: it records "scenario-start" and starts the
@@ -96,7 +103,7 @@ func New(ctx context.Context, cfg Config) *H {
 	h := &H{
 		ctx: ctx, sc: sc, sess: sess, rec: newRecorder(cfg.Transcript, sc.Protocol, sess),
 		launcher: cfg.Launcher, command: cfg.Command, scale: cfg.Scale, start: time.Now(),
-		grace: grace, scratch: cfg.Scratch, engineFault: cfg.EngineFault,
+		grace: grace, scratch: cfg.Scratch, engineFault: cfg.EngineFault, emit: cfg.Emit,
 		env:  []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + cfg.Scratch, "AOPKIT_SCENARIO=" + sc.ID},
 		side: make(chan conform.Record, 256),
 	}
@@ -336,6 +343,19 @@ func (a *Agent) Send(msg json.RawMessage) error {
 	}
 	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Msg: buf, Attempt: a.n})
 	if err := a.conn.Send(buf); err != nil {
+		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
+		return err
+	}
+	return nil
+}
+
+// SendText writes free text (a prompt of several lines, no JSON message) to the
+// agent's stdin and records it as one text record. A final newline is added when
+// the text has none.
+func (a *Agent) SendText(text string) error {
+	text = strings.TrimSuffix(text, "\n")
+	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Text: &text, Attempt: a.n})
+	if err := a.conn.Send([]byte(text)); err != nil {
 		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
 		return err
 	}
@@ -797,3 +817,14 @@ func (h *H) Launcher() agentio.Launcher { return h.launcher }
 
 // EngineFault is the reference engine's fault to play ("" for none).
 func (h *H) EngineFault() string { return h.engineFault }
+
+// Emit writes one protocol message the engine emits (a line, without its newline)
+// to Config.Emit, if set. The transcript record is the engine's own (Record).
+func (h *H) Emit(line []byte) {
+	if h.emit == nil {
+		return
+	}
+	h.emu.Lock()
+	defer h.emu.Unlock()
+	h.emit.Write(append(append([]byte(nil), line...), '\n'))
+}

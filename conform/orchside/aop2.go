@@ -344,8 +344,6 @@ func aop2RollbackRestored(s *conform.Session) conform.Outcome {
 	if bad != nil {
 		return *bad
 	}
-	before, _ := s.Facts[FactFilesBefore].(map[string]string)
-	after, _ := s.Facts[FactFiles].(map[string]*string)
 	ws := ""
 	if m, _ := aop2TaskOf(l); m != nil {
 		if t, ok := m["task"].(map[string]any); ok {
@@ -375,6 +373,35 @@ func aop2RollbackRestored(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the agent reported no failed task with output artifacts (the scenario's cue failed)")
 	}
 	n := 0
+	for _, so := range aop2SeededSnapshots(s, given, ws) {
+		n++
+		if so.After == nil {
+			return conform.Mismatch(fmt.Sprintf("%s is gone after the failed task: not restored (§7)", so.Rel), so.Before, "(no file)")
+		}
+		if *so.After != so.Before {
+			return conform.Mismatch(fmt.Sprintf("%s after the failed task is not its snapshot: not restored (§7)", so.Rel), so.Before, *so.After)
+		}
+	}
+	if n == 0 {
+		return conform.NotTestedf("no expected output with rollback_snapshot.enabled is a setup file of the scenario")
+	}
+	return conform.Passf("%d output(s) restored from their snapshots after the failed task", n)
+}
+
+// seededSnapshot is an expected output with rollback_snapshot.enabled that the
+// scenario seeded (its setup files): its content before the run and after it
+// (nil: gone).
+type seededSnapshot struct {
+	Path, Rel, Before string
+	After             *string
+}
+
+// aop2SeededSnapshots lists the given task's seeded snapshot outputs (ws: the
+// workspace_root the paths are written under).
+func aop2SeededSnapshots(s *conform.Session, given *engaop2.Task, ws string) []seededSnapshot {
+	before, _ := s.Facts[FactFilesBefore].(map[string]string)
+	after, _ := s.Facts[FactFiles].(map[string]*string)
+	var out []seededSnapshot
 	for _, o := range given.Outputs {
 		if !o.Snapshot {
 			continue
@@ -383,21 +410,9 @@ func aop2RollbackRestored(s *conform.Session) conform.Outcome {
 		if ws != "" && strings.HasPrefix(rel, ws+"/") {
 			rel = "workspace/" + strings.TrimPrefix(rel, ws+"/")
 		}
-		want, seeded := before[rel]
-		if !seeded {
-			continue
-		}
-		n++
-		got := after[rel]
-		if got == nil {
-			return conform.Mismatch(fmt.Sprintf("%s is gone after the failed task: not restored (§7)", rel), want, "(no file)")
-		}
-		if *got != want {
-			return conform.Mismatch(fmt.Sprintf("%s after the failed task is not its snapshot: not restored (§7)", rel), want, *got)
+		if want, seeded := before[rel]; seeded {
+			out = append(out, seededSnapshot{Path: o.Path, Rel: rel, Before: want, After: after[rel]})
 		}
 	}
-	if n == 0 {
-		return conform.NotTestedf("no expected output with rollback_snapshot.enabled is a setup file of the scenario")
-	}
-	return conform.Passf("%d output(s) restored from their snapshots after the failed task", n)
+	return out
 }

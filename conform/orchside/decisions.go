@@ -16,7 +16,8 @@ import (
 // sequence of lines without times or ids: each launch with what it was
 // dispatched, every message the orchestrator sent it (a response named by the
 // request it answers), the end of its input, the signals, how the agent ended,
-// and how the orchestrator itself ended. Two orchestrators that decided alike
+// the protocol messages the orchestrator emitted itself (aop2 EVENTs, with the
+// §12 codes they report) and how the orchestrator itself ended. Two orchestrators that decided alike
 // have the same sequence; the reference engine's is the expected one (item 3 of
 // issue 15: the diff shows where an orchestrator diverged).
 func Decisions(s *conform.Session) []string {
@@ -30,6 +31,7 @@ func Decisions(s *conform.Session) []string {
 		out = append(out, head)
 		requests := map[string]string{}
 		first := l.firstTask()
+		v1 := aop2V1Launch(s, &l)
 		for i := range l.Events {
 			e := &l.Events[i]
 			switch e.Kind {
@@ -42,8 +44,8 @@ func Decisions(s *conform.Session) []string {
 					}
 				}
 			case "stdin":
-				if e == first && e.Key == "TASK" {
-					continue // the dispatch, on the launch's line
+				if (e == first && e.Key == "TASK") || (v1 && e.Key == "") {
+					continue // the dispatch (a TASK, or the lines of a v1 prompt), on the launch's line
 				}
 				line := "  sends a non-message line"
 				if e.Key != "" {
@@ -79,6 +81,9 @@ func Decisions(s *conform.Session) []string {
 	if s.Scenario != nil && endDecisions[s.Scenario.Protocol] != nil {
 		out = append(out, endDecisions[s.Scenario.Protocol](s)...)
 	}
+	if s.Scenario != nil && s.Scenario.Protocol == "aop2" {
+		out = append(out, aop2EmittedDecisions(s)...)
+	}
 	switch {
 	case orch == nil:
 		out = append(out, "orchestrator never started")
@@ -113,6 +118,9 @@ func dispatchSummary(s *conform.Session, l *Launch) string {
 	}
 	m, _ := aop2TaskOf(l)
 	if m == nil {
+		if aop2V1Launch(s, l) {
+			return "v1 prompt"
+		}
 		return "no TASK"
 	}
 	attempt := ""

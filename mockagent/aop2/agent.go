@@ -152,7 +152,8 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	}
 	first := make(chan []byte, 1)
 	eof := make(chan struct{})
-	go readStdin(env.Stdin, first, eof)
+	in := &input{}
+	go readStdin(env.Stdin, first, eof, in)
 	var line []byte
 	select {
 	case <-ctx.Done():
@@ -165,6 +166,10 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		line = l
 	}
 	a := &agent{ctx: ctx, env: env, clk: clk, fault: fault, out: bufio.NewWriter(env.Stdout), eof: eof}
+	if t := strings.TrimSpace(string(line)); t != "" && t[0] != '{' {
+		// Not a JSON envelope: a v1 markdown prompt (§1.3), read to its EOF.
+		return a.runV1(line, in)
+	}
 	if err := json.Unmarshal(line, &a.task); err != nil {
 		fmt.Fprintf(env.Stderr, "mockagent aop2: the first stdin line is not a TASK: %v\n", err)
 		return 2
@@ -174,13 +179,40 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	return a.work()
 }
 
-// readStdin delivers the first line, then reads on until EOF (the orchestrator is gone).
-func readStdin(r io.Reader, first chan<- []byte, eof chan<- struct{}) {
+// input keeps the stdin lines after the first one (the rest of a v1 prompt), up
+// to maxTaskLine bytes in all.
+type input struct {
+	mu    sync.Mutex
+	lines []string
+	size  int
+}
+
+func (in *input) add(line []byte) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.size+len(line) <= maxTaskLine {
+		in.lines = append(in.lines, string(line))
+		in.size += len(line) + 1
+	}
+}
+
+func (in *input) text() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return strings.Join(in.lines, "\n")
+}
+
+// readStdin delivers the first line, then reads on until EOF (the orchestrator is
+// gone; for a v1 prompt, the end of the prompt), keeping the later lines in rest.
+func readStdin(r io.Reader, first chan<- []byte, eof chan<- struct{}, rest *input) {
 	defer close(eof)
 	br := bufio.NewReaderSize(r, 64*1024)
 	sent := false
 	for {
 		line, err := readLine(br, maxTaskLine)
+		if sent && (len(line) > 0 || err == nil) {
+			rest.add(line)
+		}
 		if !sent && (len(line) > 0 || err == nil) {
 			first <- line
 			sent = true

@@ -12,8 +12,14 @@ on its stdout), and enforces the task's policy:
   - fallback (§9): after a failed attempt, the first alternative_models entry
     whose fallback_trigger matches the error gets the task;
   - rollback (§7): expected outputs with rollback_snapshot.enabled are copied to
-    their snapshot_path before the first dispatch and restored when the task fails.
-Its decisions go to stderr (logs); it exits 0 once the task is decided.
+    their snapshot_path before the first dispatch and restored when the task fails
+    (then ROLLBACK_INITIATED);
+  - v1 fallback (§1.3): a TASK that fails the v2 schema gets VERSION_FALLBACK and
+    goes to the executor as a v1 markdown prompt (stdin, then EOF), whose
+    "STATUS: ..." line is the outcome.
+Its EVENTs (VERSION_FALLBACK, ROLLBACK_INITIATED, SESSION_FINAL_REPORT with the
+session's error codes) go to stdout, its logs to stderr; it exits 0 once the task
+is decided.
 
 Usage: aop2_orch.py [MODE]. MODE "correct" (default) or one bug, to show that
 aopconform run --side orchestrator catches it:
@@ -24,6 +30,9 @@ aopconform run --side orchestrator catches it:
   close-stdin-early      closes the executor's stdin right after the TASK
   task-status-in-task    dispatches a TASK that carries task_status (§1.2)
   skip-rollback          takes the snapshots but never restores them
+  no-version-fallback    gives up on a TASK that fails the v2 schema: no event, no v1 prompt
+  no-rollback-event      restores the snapshots silently
+  omit-error-codes       reports no error codes in its SESSION_FINAL_REPORT
 """
 import json
 import os
@@ -34,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime, timezone
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
 CRITICAL = {"E_PROCESS_CRASH", "E_HEARTBEAT_FAILURE", "E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE",
@@ -42,6 +52,40 @@ CRITICAL = {"E_PROCESS_CRASH", "E_HEARTBEAT_FAILURE", "E_AGENT_NOT_FOUND", "E_MO
 
 def log(*args):
     print("aop2_orch:", *args, file=sys.stderr, flush=True)
+
+
+def emit(task, event, **fields):
+    """Write one EVENT on stdout (bindings: "Events you emit")."""
+    msg = {"aop_version": "2.0.2-C", "message_type": "EVENT", "event": event,
+           "session_id": (task.get("session") or {}).get("session_id") or "AOP-SESSION-UNKNOWN",
+           "task_id": (task.get("task") or {}).get("task_id") or "UNKNOWN",
+           "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    msg.update(fields)
+    print(json.dumps(msg, separators=(",", ":")), flush=True)
+
+
+def schema_problem(task):
+    """The v2 validation of §1.2/§1.3 an orchestrator can do without the schema."""
+    if not str(task.get("aop_version", "")).startswith("2."):
+        return "aop_version is not 2.x"
+    for key in ("session", "target", "task"):
+        if not isinstance(task.get(key), dict):
+            return "a TASK must contain " + key
+    if "task_status" in task:
+        return "a TASK must not contain task_status"
+    return None
+
+
+def v1_prompt(task):
+    t = task.get("task") or {}
+    target = task.get("target") or {}
+    parts = ["# AOP TASK %s" % t.get("task_id", "UNKNOWN"), "",
+             "- Target: %s (%s / %s)" % (target.get("agent_name"), target.get("provider"), target.get("model")), "",
+             "## Objective", "", str(t.get("objective", "")), ""]
+    if t.get("extensions"):
+        parts += ["## Extensions", "", "```json", json.dumps(t["extensions"]), "```", ""]
+    parts += ["## Report", "", "Answer in markdown. End with one status line: STATUS: SUCCESS, STATUS: FAILURE."]
+    return "\n".join(parts) + "\n"
 
 
 def policy(task):
@@ -136,6 +180,36 @@ def attempt(task):
     return None
 
 
+def attempt_v1(task):
+    """Dispatch the v1 prompt (stdin, then EOF); None on STATUS: SUCCESS, else the code."""
+    timeout, auto, _, _ = policy(task)
+    env = dict(os.environ, AOP_PROTOCOL="aop2")
+    proc = subprocess.Popen([os.environ["AOPKIT_AGENT"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            start_new_session=True, env=env)
+    proc.stdin.write(v1_prompt(task).encode())
+    proc.stdin.close()
+    status = []
+
+    def read():
+        for raw in proc.stdout:
+            line = raw.decode(errors="replace").strip().replace("*", "")
+            if line.upper().startswith("STATUS:") and not status:
+                status.append(line.split(":", 1)[1].strip().upper())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        proc.wait(timeout=float(timeout) if timeout and auto else None)
+    except subprocess.TimeoutExpired:
+        log("E_TIMEOUT after", timeout, "s: terminating the v1 executor")
+        stop(proc)
+        return "E_TIMEOUT"
+    reader.join()
+    if not status:
+        return "E_PROCESS_CRASH" if proc.returncode != 0 else "E_MALFORMED_RESPONSE"
+    return None if status[0] in ("SUCCESS", "PARTIAL_SUCCESS") else "E_UNKNOWN"
+
+
 def matches(trigger, code):
     trigger = str(trigger).upper()
     return (trigger in ("FIRST_ERROR", "ALL_ERRORS") or (trigger == "TIMEOUT" and code == "E_TIMEOUT")
@@ -161,20 +235,46 @@ def snapshots(task):
     return out
 
 
-def rollback(snaps):
-    if MODE == "skip-rollback":
+def rollback(task, snaps):
+    if MODE == "skip-rollback" or not snaps:
         return
+    arts = []
     for path, snap, existed in snaps:
         if existed:
             shutil.copyfile(snap, path)
         elif os.path.exists(path):
             os.remove(path)
-        log("ROLLBACK_INITIATED: restored", path)
+        arts.append({"path": path, "restored_from": snap, "status": "SUCCESS"})
+        log("rollback: restored", path)
+    if MODE != "no-rollback-event":
+        emit(task, "ROLLBACK_INITIATED", trigger="TASK_FAILED", artifacts_rolled_back=arts)
+
+
+def final_report(task, status, signal, errors):
+    emit(task, "SESSION_FINAL_REPORT", status=status, final_signal=signal,
+         errors=[] if MODE == "omit-error-codes" else errors)
 
 
 def main():
     with open(os.environ["AOPKIT_TASK"]) as f:
         task = json.load(f)
+    errors = []
+    problem = schema_problem(task)
+    if problem:
+        errors.append("E_SCHEMA_VALIDATION")
+        if MODE == "no-version-fallback":
+            log("the TASK fails the v2 schema:", problem, "- rejected")
+            final_report(task, "REJECTED", "FAILURE", errors)
+            return 0
+        emit(task, "VERSION_FALLBACK", from_version=str(task.get("aop_version", "")), to_version="1.x",
+             reason=problem, error_code="E_SCHEMA_VALIDATION")
+        code = attempt_v1(task)
+        if code is None:
+            final_report(task, "COMPLETED", "SUCCESS", errors)
+        else:
+            errors.append(code)
+            final_report(task, "FAILED", "FAILURE", errors)
+        return 0
     _, _, _, alternatives = policy(task)
     remaining = list(alternatives)
     snaps = snapshots(task)
@@ -182,7 +282,9 @@ def main():
         code = attempt(task)
         if code is None:
             log("task completed")
+            final_report(task, "COMPLETED", "SUCCESS", errors)
             return 0
+        errors.append(code)
         log("attempt", task.get("task", {}).get("attempt", 1), "failed:", code)
         pick = None
         for alt in remaining:
@@ -190,8 +292,11 @@ def main():
                 pick = alt
                 break
         if pick is None:
-            log("no alternative left:", "E_ALL_MODELS_EXHAUSTED" if alternatives else code)
-            rollback(snaps)
+            if alternatives:
+                errors.append("E_ALL_MODELS_EXHAUSTED")
+            log("no alternative left:", errors[-1])
+            rollback(task, snaps)
+            final_report(task, "FAILED", "FAILURE", errors)
             return 0
         remaining = remaining[remaining.index(pick) + 1:]
         task = json.loads(json.dumps(task))

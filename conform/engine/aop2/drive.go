@@ -105,6 +105,9 @@ func (e *engine) verifySnapshots() []checks.Snapshot {
 func hashFiles(root string, max int) map[string]string {
 	out := map[string]string{}
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir // a git workspace's repository (GIT_STASH, DIFF snapshots)
+		}
 		if err != nil || len(out) >= max || !d.Type().IsRegular() {
 			return nil
 		}
@@ -293,21 +296,29 @@ func (e *engine) runAttempt(n int, m model) string {
 	json.Unmarshal(line, &dispatched)
 	e.audit.write(now, "TASK_DISPATCHED", orchestratorActor, dispatched, n, []string{"PAYLOAD_LIMIT", "TIMEOUT"}, "ALLOWED", "", nil)
 
-	a, err := e.h.Launch(line, "AOP2_WORKSPACE="+e.ws)
-	if errors.Is(err, harness.ErrNoTime) {
-		return outNoTime
-	}
-	if err != nil {
-		e.err = err
-		return outHarness
+	a, out := e.launch(line)
+	if a == nil {
+		return out
 	}
 	st := &attemptState{n: n, m: m, hbActive: e.task.Policy.Heartbeat}
 	if err := a.Send(line); err != nil {
 		e.violation("aop2/bind/read-task", n, "the executor did not read its TASK: %v", err)
 	}
+	outcome := e.watch(a, st, func(r conform.Record) { e.handleLine(st, r) }, func(att *conform.Attempt) string { return e.outcome(st, att) })
+	if outcome == outSuccess {
+		e.res.Response = json.RawMessage(st.raw)
+		e.end("COMPLETED", st.view.Signal)
+	}
+	return outcome
+}
+
+// watch runs one launched attempt to its end under the engine's timers and the
+// scenario's steps: onLine sees each executor line, judge decides the outcome,
+// and the attempt is recorded.
+func (e *engine) watch(a *harness.Agent, st *attemptState, onLine func(r conform.Record), judge func(att *conform.Attempt) string) string {
 	if err := a.Run(harness.Handler{
 		Key:     Key,
-		OnLine:  func(a *harness.Agent, r conform.Record) { e.handleLine(st, r) },
+		OnLine:  func(_ *harness.Agent, r conform.Record) { onLine(r) },
 		Act:     func(a *harness.Agent, step conform.Step) error { return e.act(st, a, step) },
 		Monitor: func(a *harness.Agent, now time.Time) time.Time { return e.monitor(st, a, now) },
 	}); err != nil {
@@ -315,14 +326,25 @@ func (e *engine) runAttempt(n int, m model) string {
 		return outHarness
 	}
 	att := a.Attempt()
-	outcome := e.outcome(st, att)
-	e.res.Attempts = append(e.res.Attempts, Attempt{N: n, Provider: m.Provider, Model: m.Model, Trigger: m.Trigger,
+	outcome := judge(att)
+	e.res.Attempts = append(e.res.Attempts, Attempt{N: st.n, Provider: st.m.Provider, Model: st.m.Model, Trigger: st.m.Trigger,
 		Outcome: outcome, ExitCode: att.Exit.Code, Signal: att.Exit.Signal, Started: att.Start, Ended: att.End})
-	if outcome == outSuccess {
-		e.res.Response = json.RawMessage(st.raw)
-		e.end("COMPLETED", st.view.Signal)
-	}
 	return outcome
+}
+
+// launch starts one executor process (input: what its attempt records as
+// dispatched); on failure it returns nil and the attempt's outcome (outNoTime, or
+// outHarness with e.err set).
+func (e *engine) launch(input []byte) (*harness.Agent, string) {
+	a, err := e.h.Launch(input, "AOP2_WORKSPACE="+e.ws)
+	if errors.Is(err, harness.ErrNoTime) {
+		return nil, outNoTime
+	}
+	if err != nil {
+		e.err = err
+		return nil, outHarness
+	}
+	return a, ""
 }
 
 func nilIfEmpty(s string) any {

@@ -60,7 +60,9 @@ func TestShippedScenarios(t *testing.T) {
 // that judges the agent on nothing.
 func TestDriveRefusesUnusableScenarios(t *testing.T) {
 	for name, sc := range map[string]*conform.Scenario{
-		"invalid task":     scenarioOf("invalid-task", []byte(`{"aop_version": "2.0.2-C", "message_type": "TASK"}`), nil),
+		// No aop_version: neither v2 nor a v1 prompt (§1.3), rejected before
+		// dispatch. (A v2 TASK failing the schema is dispatched as a v1 prompt.)
+		"invalid task":     scenarioOf("invalid-task", []byte(`{"message_type": "TASK"}`), nil),
 		"scripted attempt": {ID: "attempts", Protocol: Protocol, Deadline: conform.Duration(time.Minute), Task: taskWith(t, nil), Attempts: []json.RawMessage{[]byte(`{}`)}},
 	} {
 		t.Run(name, func(t *testing.T) {

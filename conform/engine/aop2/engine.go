@@ -257,10 +257,7 @@ func (e *engine) run(data []byte) {
 	e.finalReport()
 }
 
-func looksLikeV1(data []byte) bool {
-	s := string(data)
-	return strings.Contains(s, "# ") && (strings.Contains(strings.ToUpper(s), "TASK") || strings.Contains(s, "AOP"))
-}
+func looksLikeV1(data []byte) bool { return aop2spec.LooksLikeV1Prompt(string(data)) }
 
 func (e *engine) openAudit(session, task, parent string) {
 	e.audit = newAuditTrail(e.h.Scratch(), session, task, parent)
@@ -268,10 +265,19 @@ func (e *engine) openAudit(session, task, parent string) {
 	e.events = filepath.Join(e.audit.dir, "events.jsonl")
 }
 
-// versionFallback emits VERSION_FALLBACK and writes the v1 prompt (§1.3). A v1
-// prompt is not dispatched: the aop2 binding carries v2 envelopes only.
+// versionFallback applies §1.3 "On schema failure, emit VERSION_FALLBACK event
+// and transform to v1 prompt": E_SCHEMA_VALIDATION, the VERSION_FALLBACK event,
+// the v1 prompt (kept as v1_prompt.md in the audit trail) dispatched to the
+// executor in the v1 binding (runV1), and its v1 output judged.
 func (e *engine) versionFallback(version string, problems []Problem) {
-	e.code("E_SCHEMA_VALIDATION", 0, true, "%d problem(s), first: %s", len(problems), problems[0])
+	skip := e.fault == FaultSkipVersionFallback
+	e.code("E_SCHEMA_VALIDATION", 0, skip, "%d problem(s), first: %s", len(problems), problems[0])
+	if skip {
+		// The engine fault: the TASK is rejected as if v1 did not exist.
+		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+		e.finalReport()
+		return
+	}
 	var msgs []string
 	for _, p := range problems {
 		msgs = append(msgs, p.String())
@@ -287,21 +293,38 @@ func (e *engine) versionFallback(version string, problems []Problem) {
 		"validation_errors": msgs, "v1_prompt_path": rel,
 	})
 	e.audit.write(time.Now(), "ROUTING_DECISION", orchestratorActor, map[string]any{
-		"input_version": "V1", "routed_to": "v1-prompt", "model_selected": e.task.Model,
+		"input_version": "V1", "routed_to": e.task.AgentName, "model_selected": e.task.Model,
 		"fallback_triggered": true, "fallback_reason": "E_SCHEMA_VALIDATION", "alternatives_tried": []string{},
-	}, 1, nil, "N/A", "E_SCHEMA_VALIDATION", nil)
-	e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+	}, 1, nil, "ALLOWED", "E_SCHEMA_VALIDATION", nil)
+	switch out := e.runV1(prompt); out {
+	case outSuccess, outHarness:
+	case outCancelled, outNoTime:
+		e.end("ABORTED", "ABORTED")
+	default:
+		e.end("FAILED", "FAILURE")
+	}
 	e.finalReport()
 }
 
-// v1Prompt renders the TASK as a v1 markdown prompt.
+// v1Prompt renders the TASK as a v1 markdown prompt (the layout
+// aop2spec.LooksLikeV1Prompt recognises and docs/bindings.md describes): the
+// "# AOP TASK <id>" heading, session and target, the objective, the task's
+// extensions as a fenced json block (an orchestrator passes them on unchanged),
+// and how to report: markdown ending with the status line (aop2spec.V1Status).
 func (e *engine) v1Prompt() string {
 	task := object(e.task.raw, "task")
 	obj, _ := str(task, "objective")
 	var b strings.Builder
 	fmt.Fprintf(&b, "# AOP TASK %s\n\n", e.res.TaskID)
-	fmt.Fprintf(&b, "- Session: %s\n- Target: %s (%s/%s)\n\n", e.res.SessionID, e.task.AgentName, e.task.Provider, e.task.Model)
-	fmt.Fprintf(&b, "## Objective\n\n%s\n\n## Report\n\nEnd with a STATUS line: SUCCESS, PARTIAL_SUCCESS or FAILURE.\n", obj)
+	fmt.Fprintf(&b, "- Session: %s\n- Target: %s (%s / %s)\n\n", e.res.SessionID, e.task.AgentName, e.task.Provider, e.task.Model)
+	fmt.Fprintf(&b, "## Objective\n\n%s\n\n", obj)
+	if ext := object(task, "extensions"); len(ext) > 0 {
+		if data, err := marshal(ext); err == nil {
+			fmt.Fprintf(&b, "## Extensions\n\n```json\n%s\n```\n\n", data)
+		}
+	}
+	fmt.Fprintf(&b, "## Report\n\nAnswer in markdown. End with one status line: %s, %s or %s.\n",
+		aop2spec.V1StatusLine("SUCCESS"), aop2spec.V1StatusLine("PARTIAL_SUCCESS"), aop2spec.V1StatusLine("FAILURE"))
 	return b.String()
 }
 
@@ -364,7 +387,8 @@ func (e *engine) checkAccess() {
 	e.audit.write(time.Now(), "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "ACCESS", "result": "PASS", "details": details, "error_code": nil}, 1, []string{"ACCESS"}, "ALLOWED", "", nil)
 }
 
-// takeSnapshots copies every rollback_snapshot-enabled output aside before dispatch (§7).
+// takeSnapshots snapshots every rollback_snapshot-enabled output before dispatch
+// (§7), by its snapshot_strategy (rollback.go, rollback_git.go).
 func (e *engine) takeSnapshots() bool {
 	for _, o := range e.task.Outputs {
 		if !o.Snapshot {
@@ -380,6 +404,9 @@ func (e *engine) takeSnapshots() bool {
 			e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
 			e.finalReport()
 			return false
+		}
+		if s.Fallback != "" {
+			e.h.Event(0, "snapshot-strategy", map[string]any{"path": o.Path, "asked": o.Strategy, "used": s.Strategy, "reason": s.Fallback})
 		}
 		e.snaps = append(e.snaps, s)
 	}
@@ -399,7 +426,7 @@ func (e *engine) rollback() {
 	failed := false
 	for _, s := range e.snaps {
 		rb := RolledBack{Path: s.Path, RestoredFrom: s.SnapPath, Status: "SUCCESS"}
-		if err := s.restore(); err != nil {
+		if err := s.restore(e.ws); err != nil {
 			rb.Status = "FAILED"
 			failed = true
 			e.code("E_ROLLBACK_FAILED", 0, false, "%s: %v", s.Display, err)
@@ -407,7 +434,9 @@ func (e *engine) rollback() {
 		arts = append(arts, rb)
 	}
 	e.res.Rollback = arts
-	e.emit(map[string]any{"event": "ROLLBACK_INITIATED", "trigger": trigger, "artifacts_rolled_back": arts})
+	if e.fault != FaultNoRollbackEvent {
+		e.emit(map[string]any{"event": "ROLLBACK_INITIATED", "trigger": trigger, "artifacts_rolled_back": arts})
+	}
 	status := "SUCCESS"
 	if failed {
 		status = "FAILED"
@@ -441,6 +470,7 @@ func (e *engine) emit(ev map[string]any) {
 		e.audit.err = err
 	}
 	e.h.Record(conform.Record{From: "orchestrator", Stream: "file:" + filepath.ToSlash(filepath.Join(e.audit.rel, "events.jsonl")), Msg: data, Time: now})
+	e.h.Emit(data)
 }
 
 func marshal(v any) ([]byte, error) {
@@ -481,11 +511,17 @@ func (e *engine) finalReport() {
 	e.res.Cost = cs
 	attempts := []map[string]any{}
 	for _, a := range e.res.Attempts {
-		attempts = append(attempts, map[string]any{"attempt": a.N, "provider": a.Provider, "model": a.Model, "outcome": a.Outcome, "fallback_trigger": a.Trigger})
+		outcome := a.Outcome
+		if e.fault == FaultOmitErrorCodes && outcome != outSuccess {
+			outcome = "FAILED" // the fault: no §12 code anywhere in the report
+		}
+		attempts = append(attempts, map[string]any{"attempt": a.N, "provider": a.Provider, "model": a.Model, "outcome": outcome, "fallback_trigger": a.Trigger})
 	}
 	errs := []string{}
 	for _, c := range e.res.Codes {
-		errs = append(errs, c.Code)
+		if e.fault != FaultOmitErrorCodes {
+			errs = append(errs, c.Code)
+		}
 	}
 	nodes := []map[string]any{{"task_id": e.res.TaskID, "depth": 0, "state": e.res.State}}
 	for _, d := range e.res.Delegations {

@@ -3,6 +3,7 @@ package aop2
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -32,6 +33,62 @@ type scenario struct {
 	check       func(t *testing.T, r run)
 	// noGolden skips the transcript golden (huge payloads).
 	noGolden bool
+	// git: the scenario needs git (skipped without it).
+	git bool
+}
+
+// writeOriginalRepo is writeOriginal in a git work tree (the workspace), the file
+// committed.
+func writeOriginalRepo(t *testing.T, scratch string) {
+	writeOriginal(t, scratch)
+	ws := filepath.Join(scratch, "workspace")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "src/greeting.txt"}, {"commit", "-q", "-m", "init"}} {
+		if _, err := git(ws, nil, nil, args...); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// gitRollbackNoRepository: outside a git work tree a git strategy is taken as
+// COPY, and the transcript says so.
+func gitRollbackNoRepository() scenario {
+	sc := gitRollback(StrategyGitStash)
+	sc.name, sc.git, sc.setup = "rollback-git-stash-no-repository", false, writeOriginal
+	sc.check = func(t *testing.T, r run) {
+		if got, _ := fileContent(t, r); got != "original\n" {
+			t.Errorf("the COPY rollback left %q", got)
+		}
+		if !strings.Contains(string(r.transcript), `"event":"snapshot-strategy","detail":{"asked":"GIT_STASH"`) {
+			t.Error("no snapshot-strategy event for the fallback to COPY")
+		}
+	}
+	return sc
+}
+
+// gitRollback is a scenario whose snapshot is taken with a git strategy (§7,
+// rollback_git.go): the executor overwrites the committed file and fails, the
+// engine restores it with git.
+func gitRollback(strategy string) scenario {
+	return scenario{name: "rollback-" + strings.ReplaceAll(strings.ToLower(strategy), "_", "-"), git: true, noGolden: true, setup: writeOriginalRepo, set: map[string]any{
+		"task/expected_outputs": []any{map[string]any{"type": "FILE", "path": "src/greeting.txt", "description": "The greeting.",
+			"rollback_snapshot": map[string]any{"enabled": true, "snapshot_path": ".aop_snapshots/greeting.txt.before", "snapshot_strategy": strategy}}},
+		"task/extensions/x_mockagent": byModel(map[string]any{codex: "report-failure"})},
+		state: "FAILED", codes: []string{"E_UNKNOWN"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got, _ := fileContent(t, r); got != "original\n" {
+				t.Errorf("the %s rollback left %q", strategy, got)
+			}
+			if len(r.res.Rollback) != 1 || r.res.Rollback[0].Status != "SUCCESS" {
+				t.Errorf("rollback %+v", r.res.Rollback)
+			}
+			if strings.Contains(string(r.transcript), `"snapshot-strategy"`) {
+				t.Error("a git workspace must not fall back to COPY")
+			}
+			out, err := git(filepath.Join(r.scratch, "workspace"), nil, nil, "status", "--porcelain", "--", "src/greeting.txt")
+			if err != nil || len(out) != 0 {
+				t.Errorf("git status of the restored file %q (%v), want clean", out, err)
+			}
+		}}
 }
 
 func byModel(m map[string]any) map[string]any {
@@ -271,6 +328,9 @@ var scenarios = []scenario{
 				t.Error("the file the executor created must be removed by the rollback")
 			}
 		}},
+	gitRollback(StrategyGitStash),
+	gitRollback(StrategyDiff),
+	gitRollbackNoRepository(),
 	{name: "rollback-failed", fault: mock.FaultClobberSnapshot, setup: writeOriginal,
 		state: "FAILED", codes: []string{"E_UNKNOWN", "E_ROLLBACK_FAILED"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
 		check: func(t *testing.T, r run) {
@@ -300,16 +360,52 @@ var scenarios = []scenario{
 		}},
 	{name: "payload-too-many-inputs", set: map[string]any{"task/inputs": manyInputs(101)},
 		state: "REJECTED", codes: []string{"E_CONTEXT_OVERFLOW"}, events: []string{"SESSION_FINAL_REPORT"}},
+	// §1.3: the TASK fails the v2 schema → VERSION_FALLBACK, then the v1 prompt
+	// is dispatched and the executor's v1 output (its status line) judged.
 	{name: "version-fallback", set: map[string]any{"session": nil},
-		state: "REJECTED", codes: []string{"E_SCHEMA_VALIDATION"}, events: []string{"VERSION_FALLBACK", "SESSION_FINAL_REPORT"},
+		state: "COMPLETED", codes: []string{"E_SCHEMA_VALIDATION"}, events: []string{"VERSION_FALLBACK", "SESSION_FINAL_REPORT"},
 		check: func(t *testing.T, r run) {
-			if r.res.InputVersion != "V1" {
-				t.Errorf("input version %s", r.res.InputVersion)
+			if r.res.InputVersion != "V1" || r.res.FinalSignal != "SUCCESS" {
+				t.Errorf("input version %s, final signal %s", r.res.InputVersion, r.res.FinalSignal)
 			}
-			if _, err := os.Stat(filepath.Join(r.res.AuditDir, "v1_prompt.md")); err != nil {
-				t.Errorf("v1 prompt: %v", err)
+			prompt, err := os.ReadFile(filepath.Join(r.res.AuditDir, "v1_prompt.md"))
+			if err != nil {
+				t.Fatalf("v1 prompt: %v", err)
+			}
+			if !aop2spec.LooksLikeV1Prompt(string(prompt)) || !strings.Contains(string(prompt), "Write the greeting file.") {
+				t.Errorf("v1 prompt %q", prompt)
+			}
+			// The prompt went out as the executor's stdin (text, then EOF), not as a TASK line.
+			var sent, closed bool
+			for _, rec := range r.sess.Records {
+				if rec.From == "orchestrator" && rec.Stream == "stdin" {
+					sent = rec.Text != nil && *rec.Text == strings.TrimSuffix(string(prompt), "\n") && rec.Msg == nil
+				}
+				closed = closed || rec.Event == "close-stdin"
+			}
+			if !sent || !closed {
+				t.Errorf("v1 prompt sent %v, stdin closed %v", sent, closed)
+			}
+			if len(r.res.Attempts) != 1 || r.res.Attempts[0].Outcome != outSuccess {
+				t.Errorf("attempts %+v", r.res.Attempts)
 			}
 		}},
+	{name: "version-fallback-v1-failure", set: map[string]any{"session": nil,
+		"task/extensions/x_mockagent": map[string]any{"work_seconds": 5, "faults_by_attempt": map[string]any{"1": "report-failure"}}},
+		state: "FAILED", codes: []string{"E_SCHEMA_VALIDATION", "E_UNKNOWN"}, events: []string{"VERSION_FALLBACK", "SESSION_FINAL_REPORT"}, noGolden: true},
+	{name: "version-fallback-v1-no-status", fault: mock.FaultNoCompletionReport, set: map[string]any{"session": nil},
+		state: "FAILED", codes: []string{"E_SCHEMA_VALIDATION", "E_MALFORMED_RESPONSE"}, events: []string{"VERSION_FALLBACK", "SESSION_FINAL_REPORT"}, noGolden: true},
+	{name: "version-fallback-v1-timeout", fault: mock.FaultExceedTimeout, set: map[string]any{"session": nil},
+		state: "FAILED", codes: []string{"E_SCHEMA_VALIDATION", "E_TIMEOUT"}, events: []string{"VERSION_FALLBACK", "SESSION_FINAL_REPORT"}, noGolden: true,
+		check: func(t *testing.T, r run) {
+			// A v1 executor is silent until its report: its timers start at the end
+			// of the 10 s start-up allowance.
+			if a := r.res.Attempts[0]; a.Signal != "SIGTERM" || a.Ended.Sub(a.Started) != 55*time.Second {
+				t.Errorf("the v1 executor ran %s, ended by %q; want SIGTERM at the 45 s guard_rails timeout after the 10 s start-up allowance", a.Ended.Sub(a.Started), a.Signal)
+			}
+		}},
+	{name: "version-fallback-v1-crash", fault: mock.FaultCrashMidTask, set: map[string]any{"session": nil},
+		state: "FAILED", codes: []string{"E_SCHEMA_VALIDATION", "E_PROCESS_CRASH"}, events: []string{"VERSION_FALLBACK", "SESSION_FINAL_REPORT"}, noGolden: true},
 	{name: "unstructured-input", task: []byte("please refactor module x"),
 		state: "REJECTED", codes: []string{"E_PARSE_FAILURE"}, events: []string{"SESSION_FINAL_REPORT"}},
 	{name: "delegation-depth", fault: mock.FaultNestedDelegation, set: map[string]any{"task/constraints/delegation_allowed": true},
@@ -402,6 +498,28 @@ var scenarios = []scenario{
 				t.Errorf("attempts %v, want the fallback dispatched under the target's model", got)
 			}
 		}},
+	{name: "engine-fault-skip-version-fallback", engineFault: FaultSkipVersionFallback, noGolden: true, set: map[string]any{"session": nil},
+		state: "REJECTED", codes: []string{"E_SCHEMA_VALIDATION"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if len(r.res.Attempts) != 0 {
+				t.Errorf("the fault must dispatch nothing: %+v", r.res.Attempts)
+			}
+		}},
+	{name: "engine-fault-no-rollback-event", engineFault: FaultNoRollbackEvent, noGolden: true, setup: writeOriginal, set: map[string]any{
+		"task/extensions/x_mockagent": byModel(map[string]any{codex: "report-failure"})},
+		state: "FAILED", codes: []string{"E_UNKNOWN"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got, _ := fileContent(t, r); got != "original\n" {
+				t.Errorf("the fault restores the file all the same; got %q", got)
+			}
+		}},
+	{name: "engine-fault-omit-error-codes", fault: mock.FaultExceedTimeout, engineFault: FaultOmitErrorCodes, noGolden: true,
+		state: "FAILED", codes: []string{"E_TIMEOUT"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if !strings.Contains(string(r.transcript), `"errors":[]`) || strings.Contains(string(r.transcript), `"outcome":"E_TIMEOUT"`) {
+				t.Error("the fault must emit SESSION_FINAL_REPORT with no error code")
+			}
+		}},
 	{name: "engine-fault-skip-rollback", engineFault: FaultSkipRollback, noGolden: true, setup: writeOriginal, set: map[string]any{
 		"task/extensions/x_mockagent": byModel(map[string]any{codex: "report-failure"})},
 		state: "FAILED", codes: []string{"E_UNKNOWN"}, events: []string{"SESSION_FINAL_REPORT"},
@@ -424,6 +542,9 @@ func TestScenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
+			if _, err := exec.LookPath("git"); sc.git && err != nil {
+				t.Skip("git is not installed")
+			}
 			task := sc.task
 			if task == nil {
 				task = taskWith(t, sc.set)

@@ -78,7 +78,6 @@ func taskWith(t testing.TB, set map[string]any) []byte {
 // run is one in-process scenario's outcome.
 type run struct {
 	res        *Result
-	err        error
 	scratch    string
 	sess       *conform.Session
 	transcript []byte

@@ -123,3 +123,6 @@ var critical = set("E_PROCESS_CRASH", "E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE"
 
 // IsCritical reports whether an error code counts as critical.
 func IsCritical(code string) bool { return critical[code] }
+
+// IsErrorCode reports whether s is a code of the §12 error taxonomy.
+func IsErrorCode(s string) bool { return errorCodes[s] }

@@ -16,8 +16,15 @@ type snapshot struct {
 	Display  string // the artifact as the TASK names it
 	SnapPath string // the copy, absolute
 	Existed  bool   // the artifact existed when the snapshot was taken
-	Strategy string
-	data     []byte // what was copied
+	Strategy string // as taken: COPY, GIT_STASH or DIFF (rollback_git.go)
+	// Fallback says why a git strategy the TASK asked for was taken as COPY.
+	Fallback string
+	data     []byte // what snapshot_path holds
+	orig     []byte // the artifact's bytes when the snapshot was taken
+	// The git strategies: the path in the work tree, the HEAD of the snapshot,
+	// whether HEAD has the path, the stash commit (GIT_STASH).
+	rel, head, stash string
+	inHead           bool
 }
 
 // inside maps p (relative to ws, or absolute) to an absolute path inside ws.
@@ -37,16 +44,16 @@ func inside(ws, p string) (string, error) {
 	return full, nil
 }
 
-// takeSnapshot copies one artifact aside, to its snapshot_path (default
-// .aop_snapshots/<path>.before in the workspace). The COPY strategy is
-// implemented; GIT_STASH and DIFF are taken as COPY (the restored bytes are the
-// same). An artifact that does not exist yet gets an empty snapshot file (the
-// rollback deletes what the executor creates): either way the snapshot is a file
-// at snapshot_path that the executor must leave alone.
+// takeSnapshot takes one artifact's snapshot by its strategy; what it keeps is a
+// file at snapshot_path (default .aop_snapshots/<path>.before in the workspace)
+// that the executor must leave alone. COPY copies the artifact there; GIT_STASH
+// and DIFF use git (rollback_git.go), or COPY when the workspace is no git work
+// tree (Fallback says why). An artifact that does not exist yet gets an empty
+// snapshot (the rollback deletes what the executor creates).
 func takeSnapshot(ws string, o Output) (snapshot, error) {
 	s := snapshot{Display: o.Path, Strategy: o.Strategy}
 	if s.Strategy == "" {
-		s.Strategy = "COPY"
+		s.Strategy = StrategyCopy
 	}
 	full, err := inside(ws, o.Path)
 	if err != nil {
@@ -70,14 +77,31 @@ func takeSnapshot(ws string, o Output) (snapshot, error) {
 	default:
 		s.Existed = true
 	}
+	s.orig = data
+	if s.Strategy == StrategyGitStash || s.Strategy == StrategyDiff {
+		head, why := gitWorkTree(ws)
+		if why == "" {
+			rec, err := s.takeGit(ws, head)
+			if err != nil {
+				return s, err
+			}
+			s.data = rec
+			return s, writeFile(s.SnapPath, rec)
+		}
+		s.Fallback = why
+		s.Strategy = StrategyCopy
+	}
 	s.data = data
 	return s, writeFile(s.SnapPath, data)
 }
 
-// restore puts the artifact back as the snapshot recorded it.
-func (s snapshot) restore() error {
+// restore puts the artifact back as the snapshot recorded it (ws: the workspace).
+func (s snapshot) restore(ws string) error {
 	if _, err := os.Stat(s.SnapPath); err != nil {
 		return fmt.Errorf("the snapshot %s is gone", s.SnapPath)
+	}
+	if s.Strategy == StrategyGitStash || s.Strategy == StrategyDiff {
+		return s.restoreGit(ws)
 	}
 	if !s.Existed {
 		if err := os.Remove(s.Path); err != nil && !errors.Is(err, os.ErrNotExist) {

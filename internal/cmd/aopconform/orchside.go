@@ -205,7 +205,7 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 			return engineCmd(c.Context, engineConfig{
 				Protocol: c.String(flagProtocol), Task: c.String("task"), Fault: c.String("fault"),
 				Transcript: c.String("transcript"), Deadline: c.Duration("deadline"), Command: c.Args().Slice(),
-			}, stderr)
+			}, stdout, stderr)
 		},
 	}
 }
@@ -252,7 +252,7 @@ type engineConfig struct {
 	Command                           []string
 }
 
-func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
+func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) error {
 	fail := func(format string, a ...any) error {
 		fmt.Fprintf(stderr, "aopconform engine: "+format+"\n", a...)
 		return exitCode(exitHarness)
@@ -303,12 +303,12 @@ func engineCmd(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 	sc := &conform.Scenario{ID: "engine", Title: "the reference engine on " + filepath.Base(cfg.Task), Protocol: cfg.Protocol,
 		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task}
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: tw, Command: cfg.Command, Scale: 1, Scratch: scratch,
-		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ()}})
+		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ()}, Emit: stdout})
 	if err := h.End(drive(h)); err != nil {
 		return fail("%v", err)
 	}
-	// What the engine decided, for whoever runs it by hand (stdout stays free of
-	// anything but protocol messages).
+	// What the engine decided, for whoever runs it by hand (stdout carries only
+	// the protocol messages the engine emits: aop2 EVENTs).
 	for _, r := range h.Session().Records {
 		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit" ||
 			r.Event == "stale-heartbeat" || r.Event == "dispatch-child" || r.Event == "delegation-rejected") {

@@ -108,3 +108,40 @@ func TestPathsWithin(t *testing.T) {
 		t.Error("PathsWithin")
 	}
 }
+
+func TestV1(t *testing.T) {
+	if !LooksLikeV1Prompt("# AOP TASK TASK-001\n\n## Objective\n\nx\n") || !LooksLikeV1Prompt("intro\n# Task\n") {
+		t.Error("a v1 prompt is not recognised")
+	}
+	for _, s := range []string{"please refactor module x", `{"task":"x"}`, "# notes\nnothing here", ""} {
+		if LooksLikeV1Prompt(s) {
+			t.Errorf("%q taken for a v1 prompt", s)
+		}
+	}
+	for line, want := range map[string]string{"STATUS: SUCCESS": "SUCCESS", "  status: partial_success ": "PARTIAL_SUCCESS", "**STATUS:** FAILURE": "FAILURE", V1StatusLine("ABORTED"): "ABORTED"} {
+		if got, ok := V1Status(line); !ok || got != want {
+			t.Errorf("V1Status(%q) = %q %v, want %q", line, got, ok, want)
+		}
+	}
+	for _, line := range []string{"STATUS: DONE", "STATUS", "the STATUS: SUCCESS", "", "SUCCESS"} {
+		if got, ok := V1Status(line); ok {
+			t.Errorf("V1Status(%q) = %q, want no status", line, got)
+		}
+	}
+}
+
+// FuzzV1 feeds arbitrary text to the v1 readers: they never panic, and a status
+// line they accept renders back to the same signal.
+func FuzzV1(f *testing.F) {
+	for _, s := range []string{"STATUS: SUCCESS", "# AOP TASK T\n## Objective\nx", "**status:** failure", "STATUS:", "\x00#"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		LooksLikeV1Prompt(s)
+		if sig, ok := V1Status(s); ok {
+			if again, ok2 := V1Status(V1StatusLine(sig)); !ok2 || again != sig {
+				t.Errorf("V1Status(%q) = %q, but its line %q reads %q", s, sig, V1StatusLine(sig), again)
+			}
+		}
+	})
+}

@@ -78,7 +78,8 @@ type Attempt struct {
 	// covers the time between Start and Alive.
 	Alive time.Time
 	// AliveBy says what set Alive: "first-output", "first-heartbeat-write",
-	// "first-request", "idle-after-start-up" or "startup-allowance".
+	// "first-request", "idle-after-input", "idle-after-start-up" or
+	// "startup-allowance".
 	AliveBy string
 	// Idle is when the harness saw the silent agent's processes all asleep (its
 	// start-up over, waiting on something); Alive follows FirstOutputGrace later

@@ -33,6 +33,8 @@ func TestOrchestratorSide(t *testing.T) {
 	py := filepath.Join(orchestratorsDir, "aop2_orch.py")
 	obase := []string{"--side", "orchestrator", "--protocol", "orchmsg", "--timeout-scale", scale}
 	opy := filepath.Join(orchestratorsDir, "orchmsg_orch.py")
+	aobase := []string{"--side", "orchestrator", "--protocol", "aop-output", "--timeout-scale", scale}
+	aopy := filepath.Join(orchestratorsDir, "aopoutput_orch.py")
 	fbase := []string{"--side", "orchestrator", "--protocol", "aof", "--timeout-scale", scale}
 	fpy := filepath.Join(orchestratorsDir, "aof_orch.py")
 	type job struct {
@@ -51,6 +53,7 @@ func TestOrchestratorSide(t *testing.T) {
 	jobs := []*job{
 		{name: "engine", args: append(append([]string(nil), base...), "--known-failing", filepath.Join(orchestratorsDir, "engine.known-failing"), "--", "aopconform", "engine", "--protocol", "aop2")},
 		{name: "orchmsg engine", args: append(append([]string(nil), obase...), "--", "aopconform", "engine", "--protocol", "orchmsg")},
+		{name: "aop-output engine", args: append(append([]string(nil), aobase...), "--", "aopconform", "engine", "--protocol", "aop-output")},
 		{name: "aof engine", args: append(append([]string(nil), fbase...), "--", "aopconform", "engine", "--protocol", "aof")},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
@@ -75,6 +78,17 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "orchmsg python no-assignment", args: append(append([]string(nil), obase...), "--", "python3", opy, "no-assignment"),
 				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/shutdown/grace-honoured"}},
+			&job{name: "aop-output python", args: append(append([]string(nil), aobase...), "--", "python3", aopy)},
+			&job{name: "aop-output python summary-first-line", args: append(append([]string(nil), aobase...), "--", "python3", aopy, "summary-first-line"),
+				fail: []string{"aop-output/orch/parse/report-taken"}},
+			&job{name: "aop-output python cut-at-600", args: append(append([]string(nil), aobase...), "--", "python3", aopy, "cut-at-600"),
+				fail: []string{"aop-output/orch/limits/summary-within-task-type"}},
+			&job{name: "aop-output python follow-details-path", args: append(append([]string(nil), aobase...), "--", "python3", aopy, "follow-details-path"),
+				fail: []string{"aop-output/orch/details/stays-in-workspace"}},
+			&job{name: "aop-output python success-on-exit-0", args: append(append([]string(nil), aobase...), "--", "python3", aopy, "success-on-exit-0"),
+				fail: []string{"aop-output/orch/parse/unusable-not-success"}},
+			&job{name: "aop-output python wait-for-exit", args: append(append([]string(nil), aobase...), "--", "python3", aopy, "wait-for-exit"),
+				fail: []string{"aop-output/orch/bind/agent-stopped-after-report"}},
 			&job{name: "aof python", args: append(append([]string(nil), fbase...), "--", "python3", fpy)},
 			&job{name: "aof python reclaim-too-early", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "reclaim-too-early"),
 				fail: []string{"aof/orch/resume/reclaim-after-expiry", "aof/orch/completion/transition"}},
@@ -109,7 +123,7 @@ func TestOrchestratorSide(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(faults)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aof") {
+		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aop-output" && f[0] != "aof") {
 			continue
 		}
 		jobs = append(jobs, &job{name: f[0] + " engine fault " + f[1], engineFault: true,
@@ -117,9 +131,10 @@ func TestOrchestratorSide(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	dir := t.TempDir()
-	// At most 8 orchestrators at once: every run starts several processes, and a
-	// 2-core machine running all of them together starves their timers.
-	sem := make(chan struct{}, 8)
+	// At most this many runs at once: every run plays its scenarios in parallel,
+	// and a machine saturated by all of them at once starts orchestrators late
+	// enough to spoil scenario deadlines.
+	sem := make(chan struct{}, 12)
 	for i, j := range jobs {
 		wg.Add(1)
 		go func() {
@@ -152,6 +167,17 @@ func TestOrchestratorSide(t *testing.T) {
 			if j.engineFault {
 				if j.code == 2 {
 					t.Fatalf("harness error\n%s", clipOut(j.out))
+				}
+				if want, ok := engineFaultFails[strings.TrimPrefix(j.name, "aop-output engine fault ")]; strings.HasPrefix(j.name, "aop-output ") {
+					var failed []string
+					for _, c := range failedChecks(j.rep) {
+						if !strings.Contains(c, "/orch/ref/") {
+							failed = append(failed, c)
+						}
+					}
+					if !ok || j.code != 1 || strings.Join(failed, " ") != strings.Join(want, " ") {
+						t.Errorf("exit %d, failed %v; want exit 1, failed %v (engineFaultFails)\n%s", j.code, failed, want, clipOut(j.out))
+					}
 				}
 				n := 0
 				for _, c := range failedChecks(j.rep) {
@@ -220,6 +246,16 @@ func TestOrchestratorSide(t *testing.T) {
 			}
 		}
 	}
+}
+
+// engineFaultFails is what each aop-output engine fault must fail, exactly (every
+// aop-output orchestrator-side check fails under one of them).
+var engineFaultFails = map[string][]string{
+	"accept-oversized-summary": {"aop-output/orch/limits/summary-within-task-type"},
+	"follow-details-path":      {"aop-output/orch/details/stays-in-workspace"},
+	"summary-first-line-only":  {"aop-output/orch/parse/report-taken"},
+	"trust-incomplete-report":  {"aop-output/orch/parse/unusable-not-success"},
+	"wait-for-agent-exit":      {"aop-output/orch/bind/agent-stopped-after-report"},
 }
 
 // writeReferenceDecisions stores the engine's decision sequence of each scenario

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +16,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/lintstep"
+	"github.com/aopkit/aopkit/conform/report"
+	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
+	aopconformcmd "github.com/aopkit/aopkit/internal/cmd/aopconform"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -125,43 +134,74 @@ type faultRow struct {
 // scenarios: each must make the run exit 1 with at least one check failing, and
 // every check of the protocol's scenarios must be seen failing under some fault.
 // With -update it writes the matrix into docs/aopconform.md.
+//
+// A fault whose verdict does not depend on real processes is played on virtual
+// time against the in-process mockagent (the runner, the lint step and the exit
+// code as `aopconform run` has them, in a testing/synctest bubble): seconds for
+// the whole catalogue. Real processes play what only they can: the faults of
+// realProcessFaults (found by playing every fault both ways: in-process, SIGTERM
+// cancels the agent's context, which it cannot ignore) and, for every protocol,
+// the hostile agent that ignores SIGTERM (a shell script). The other hostile
+// agents are played in-process too (hostileInProcess).
 func TestFaultMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents")
 	}
+	// Its real processes mostly wait on the scenarios' clocks: beside the other
+	// parallel tests.
+	t.Parallel()
 	protocols := protocolsUnderTest(t)
-	// Every run first, many at once (they mostly wait on the scenarios' clocks;
-	// parallel subtests would be capped at GOMAXPROCS), then one subtest each.
 	type job struct {
 		protocol, name string
 		hostile        bool
-		args           []string
+		args           []string         // a real process: aopconform run's arguments
+		agent          *mockagent.Agent // in-process: the agent and its fault
+		fault          string
 		row            faultRow
 		rep            *conform.Report
 		err            error
 	}
-	var jobs []*job
+	var jobs, real, virtual []*job
 	scripts := t.TempDir()
 	for _, p := range protocols {
 		for _, h := range hostileAgents {
-			script := filepath.Join(scripts, h.name+".sh")
-			if err := os.WriteFile(script, []byte("#!/bin/sh\n"+h.script+"\n"), 0o755); err != nil {
-				t.Fatal(err)
+			j := &job{protocol: p, name: "hostile:" + h.name, hostile: true}
+			if h.run != nil {
+				j.agent = &mockagent.Agent{Protocol: p, Run: h.run}
+			} else {
+				script := filepath.Join(scripts, h.name+".sh")
+				if err := os.WriteFile(script, []byte("#!/bin/sh\n"+h.script+"\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				j.args = []string{"--protocol", p, "--parallel", realParallel, "--", script}
 			}
-			jobs = append(jobs, &job{protocol: p, name: "hostile:" + h.name, hostile: true, args: []string{"--protocol", p, "--", script}})
+			jobs = append(jobs, j)
 		}
 		ag, _ := mockagent.Lookup(p)
 		for _, f := range ag.Faults {
-			jobs = append(jobs, &job{protocol: p, name: f.Name, args: []string{"--protocol", p, "--", "mockagent", "--protocol", p, "--fault", f.Name}})
+			j := &job{protocol: p, name: f.Name, agent: ag, fault: f.Name}
+			if realProcessFaults[p+"/"+f.Name] {
+				j.agent, j.args = nil, []string{"--protocol", p, "--parallel", realParallel, "--", "mockagent", "--protocol", p, "--fault", f.Name}
+			}
+			jobs = append(jobs, j)
 		}
 	}
+	for _, j := range jobs {
+		if j.agent != nil {
+			virtual = append(virtual, j)
+		} else {
+			real = append(real, j)
+		}
+	}
+	// The real processes first, all at once in the background (they mostly wait
+	// on the scenarios' clocks), while the in-process runs use the CPUs.
 	workers := 16
 	if raceEnabled {
 		workers = 8
 	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	for _, j := range jobs {
+	for _, j := range real {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -192,6 +232,24 @@ func TestFaultMatrix(t *testing.T) {
 			}
 		}()
 	}
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("in-process", func(t *testing.T) {
+		for _, j := range virtual {
+			t.Run(j.protocol+"/"+j.name, func(t *testing.T) {
+				t.Parallel()
+				rep, err := playInProcess(t, j.protocol, j.agent, j.fault, all)
+				j.rep, j.err = rep, err
+				j.row = faultRow{protocol: j.protocol, fault: j.name}
+				if rep != nil {
+					j.row.code, j.row.failed = aopconformcmd.ExitFor(rep), failedChecks(rep)
+					j.row.out = reportText(rep)
+				}
+			})
+		}
+	})
 	wg.Wait()
 	rows := map[string][]faultRow{}
 	for _, j := range jobs {
@@ -236,6 +294,47 @@ func TestFaultMatrix(t *testing.T) {
 		return
 	}
 	checkMatrixDoc(t, protocols, rows)
+}
+
+// realParallel is --parallel of the fault matrix's real runs: their agents
+// sleep until they are stopped at each scenario's deadline, so every scenario
+// at once (the default, 2 × CPUs, plays them in waves of deadlines).
+const realParallel = "16"
+
+// realProcessFaults are the mockagent faults whose verdict depends on real
+// processes: the agent ignores SIGTERM (in-process, Terminate cancels its
+// context). TestFaultMatrix plays them as processes.
+var realProcessFaults = map[string]bool{
+	"aop2/ignore-shutdown":    true,
+	"orchmsg/ignore-shutdown": true,
+}
+
+// playInProcess plays the shipped scenarios of protocol against an in-process
+// agent on virtual time, as `aopconform run` does (lint step included), and
+// returns the report.
+func playInProcess(t *testing.T, protocol string, ag *mockagent.Agent, fault string, all []*conform.Scenario) (*conform.Report, error) {
+	cmd := []string{"mockagent", "--protocol", protocol}
+	if fault != "" {
+		cmd = append(cmd, "--fault", fault)
+	}
+	out := t.TempDir()
+	var rep *conform.Report
+	var err error
+	synctest.Test(t, func(t *testing.T) {
+		rep, err = runner.Run(context.Background(), runner.Options{
+			Protocol: protocol, Command: cmd, Scenarios: all, OutDir: out, Parallel: 1, Linter: lintstep.AOPLint{},
+			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait},
+		})
+	})
+	return rep, err
+}
+
+// reportText is the text report of a run (what aopconform prints), for failure
+// messages.
+func reportText(rep *conform.Report) string {
+	var b bytes.Buffer
+	report.Text(&b, rep)
+	return b.String()
 }
 
 // checkMatrixDoc keeps the fault matrix of docs/aopconform.md current: its rows are
@@ -325,11 +424,26 @@ func checkOneCause(t *testing.T, rep *conform.Report, root string, dependents []
 }
 
 // hostileAgents are agents that never speak the protocol: each run must exit 1 and
-// score zero (never 100 %, never a harness error), whatever the protocol.
-var hostileAgents = []struct{ name, script string }{
-	{"ignores-sigterm", "trap '' TERM; while :; do sleep 1; done"},
-	{"exits-at-once", "exit 0"},
-	{"binary-garbage", "head -c 200000 /dev/urandom; exit 3"},
+// score zero (never 100 %, never a harness error), whatever the protocol. An
+// agent with run is played in-process on virtual time, one with a script as a
+// real process (ignoring SIGTERM takes one).
+var hostileAgents = []struct {
+	name, script string
+	run          func(ctx context.Context, env mockagent.Env, fault string) int
+}{
+	{name: "ignores-sigterm", script: "trap '' TERM; while :; do sleep 1; done"},
+	{name: "exits-at-once", run: func(context.Context, mockagent.Env, string) int { return 0 }},
+	{name: "binary-garbage", run: func(_ context.Context, env mockagent.Env, _ string) int {
+		// head -c 200000 /dev/urandom; exit 3 (seeded: the same bytes each run).
+		// A process's stdin is a pipe that holds the task unread; in-process, a
+		// goroutine takes its place.
+		go io.Copy(io.Discard, env.Stdin)
+		garbage := make([]byte, 200000)
+		r := rand.NewChaCha8([32]byte{1})
+		r.Read(garbage)
+		env.Stdout.Write(garbage)
+		return 3
+	}},
 }
 
 // onlySlip reports whether every harness problem of a run is a check the harness
@@ -526,5 +640,31 @@ func TestOneCauseNeverNone(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("aos/5.1/modify-enforced was not judged")
+	}
+}
+
+// TestTimeoutScaleSilentAgent: an executor that reads its TASK and then works 6 s
+// without a HEARTBEAT fails the heartbeat limit at --timeout-scale 2 too (4.4 s
+// there): its timers start when it sleeps with its task read, not a first-output
+// grace (stretched by the scale) later. A real process: the harness sees the read
+// on the stdin pipe (harness.TestTimersStart plays the time model on virtual time).
+func TestTimeoutScaleSilentAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real agent")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	t.Parallel()
+	agent, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "aop2.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, rep := conformRun(t, "--protocol", "aop2", "--timeout-scale", "2", "--run", "aop2/6.1/heartbeat-liveness", "--", "python3", agent, "bug-no-heartbeat")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the missing heartbeats caught)\n%s", code, clipOut(out))
+	}
+	if got := failedChecks(rep); len(got) != 1 || got[0] != "aop2/6.1/heartbeat-liveness" {
+		t.Errorf("failed %v, want aop2/6.1/heartbeat-liveness", got)
 	}
 }

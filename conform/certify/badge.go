@@ -11,7 +11,8 @@ import (
 // badgeColors by level reached.
 var badgeColors = map[string]string{"Full": "#2c9f45", "Resilient": "#7cb342", "Core": "#d4a017", "none": "#cb3d2f"}
 
-// Badge writes an SVG badge ("aopconform aop2 | Full") for a statement. Callers
+// Badge writes an SVG badge ("aopconform aop2 | Full", "aopconform aop2
+// orchestrator | Full" for an orchestrator's certificate) for a statement. Callers
 // must only pass a statement that Verify accepted (cmd/aopconform does).
 func Badge(w io.Writer, st *Statement, keyID string) error {
 	var protos []string
@@ -32,6 +33,9 @@ func Badge(w io.Writer, st *Statement, keyID string) error {
 		color = badgeColors["none"]
 	}
 	left := "aopconform " + strings.Join(protos, "+")
+	if side := st.Predicate.SubjectSide(); side != sideAgent {
+		left += " " + side
+	}
 	val := strings.Join(right, "/")
 	if !st.Predicate.Passed && val != "none" {
 		val += " (failed)"

@@ -1,6 +1,7 @@
 // Package certify signs and verifies aopconform certificates: an in-toto Statement
-// (https://in-toto.io/Statement/v1) about the agent executable, whose predicate binds
-// the suite digest, the aopconform version, the level reached per protocol and the
+// (https://in-toto.io/Statement/v1) about the executable under test (an agent, or an
+// orchestrator for `run --side orchestrator`), whose predicate binds the side, the
+// suite digest, the aopconform version, the level reached per protocol and the
 // digests of the reports, wrapped in a DSSE envelope signed with ed25519 (Go's
 // standard library). Keys are PEM files: PKCS#8 private keys and PKIX public keys,
 // the formats `openssl genpkey -algorithm ed25519` writes.
@@ -55,16 +56,21 @@ type Statement struct {
 	Predicate     Predicate `json:"predicate"`
 }
 
-// Subject is the artifact the statement is about: the agent executable.
+// Subject is the artifact the statement is about: the executable under test (the
+// agent, or the orchestrator of an orchestrator-side run).
 type Subject struct {
 	Name   string            `json:"name"`
 	Digest map[string]string `json:"digest"`
 }
 
-// Predicate is what aopconform certifies about the agent.
+// Predicate is what aopconform certifies about the executable under test.
 type Predicate struct {
-	Aopconform string          `json:"aopconform"`
-	Suite      conform.SuiteID `json:"suite"`
+	Aopconform string `json:"aopconform"`
+	// Side is the side of the protocol the subject played: "agent", or
+	// "orchestrator" (`run --side`). The suite is loaded as that side's on
+	// verification. Empty in certificates written before sides existed: agent.
+	Side  string          `json:"side,omitempty"`
+	Suite conform.SuiteID `json:"suite"`
 	// Levels is the level reached per protocol ("none" when none was).
 	Levels map[string]string `json:"levels"`
 	// Scores are the pass rates per protocol.
@@ -266,19 +272,23 @@ func readPEM(path, typ string) ([]byte, error) {
 	return b.Bytes, nil
 }
 
-// NewStatement builds the statement for a finished run whose reports were written
-// to reportFiles; certPath is where the certificate goes (report names are kept
-// relative to its directory). The report must carry provenance.
-func NewStatement(rep *conform.Report, passed bool, reportFiles []string, certPath string) (*Statement, error) {
+// NewStatement builds the statement for a finished run of side (the side under
+// test, `run --side`) whose reports were written to reportFiles; certPath is where
+// the certificate goes (report names are kept relative to its directory). The
+// report must carry provenance.
+func NewStatement(rep *conform.Report, side string, passed bool, reportFiles []string, certPath string) (*Statement, error) {
 	p := rep.Provenance
 	if p == nil {
 		return nil, errors.New("the report has no provenance")
 	}
+	if side == "" {
+		return nil, errors.New("the side under test is not named")
+	}
 	if p.Agent.SHA256 == "" {
-		return nil, errors.New("the agent executable has no digest")
+		return nil, fmt.Errorf("the %s executable has no digest", side)
 	}
 	pred := Predicate{
-		Aopconform: p.Aopconform, Suite: p.Suite, Passed: passed, Provenance: *p,
+		Aopconform: p.Aopconform, Side: side, Suite: p.Suite, Passed: passed, Provenance: *p,
 		Levels: map[string]string{rep.Protocol: levelName(rep.Score)},
 		Scores: map[string]Rates{rep.Protocol: {rep.Score.MustPassed, rep.Score.MustTotal, rep.Score.ShouldPassed, rep.Score.ShouldTotal}},
 		Signed: time.Now().UTC().Truncate(time.Second),
@@ -313,6 +323,19 @@ func NewStatement(rep *conform.Report, passed bool, reportFiles []string, certPa
 		PredicateType: PredicateType,
 		Predicate:     pred,
 	}, nil
+}
+
+// sideAgent is the side of a certificate that names none (written before sides
+// existed): the agent, orchside.SideAgent.
+const sideAgent = "agent"
+
+// SubjectSide is the side the subject played: Side, or the agent for a
+// certificate that names none.
+func (p *Predicate) SubjectSide() string {
+	if p.Side == "" {
+		return sideAgent
+	}
+	return p.Side
 }
 
 func levelName(s conform.Score) string {

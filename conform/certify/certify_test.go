@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,13 @@ func TestPAE(t *testing.T) {
 // certificate of them.
 func fixture(t *testing.T) (dir string, pub ed25519.PublicKey, cert []byte, rep *conform.Report) {
 	t.Helper()
+	return fixtureOf(t, "agent")
+}
+
+// fixtureOf is fixture for a run of side ("" signs a statement without a side, as
+// certificates were before sides existed).
+func fixtureOf(t *testing.T, side string) (dir string, pub ed25519.PublicKey, cert []byte, rep *conform.Report) {
+	t.Helper()
 	dir = t.TempDir()
 	pub, err := GenerateKey(filepath.Join(dir, "k"))
 	if err != nil {
@@ -47,10 +55,11 @@ func fixture(t *testing.T) (dir string, pub ed25519.PublicKey, cert []byte, rep 
 		Provenance: &conform.Provenance{Aopconform: "v1", Suite: conform.SuiteID{Digest: "sha256:aaaa", Protocol: "aop2", Builtin: true},
 			Agent:   conform.AgentID{Command: []string{"./agent"}, Executable: filepath.Join(dir, "agent"), SHA256: "2b6c0d8ee5a0a3ba5a0a5ff95d6c4a2a4bd5e8c2b8e97e5b7f2c0fb0d3f0a0a0"},
 			Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
-	st, err := NewStatement(rep, true, []string{filepath.Join(dir, "r.json")}, filepath.Join(dir, "cert.json"))
+	st, err := NewStatement(rep, "agent", true, []string{filepath.Join(dir, "r.json")}, filepath.Join(dir, "cert.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.Predicate.Side = side
 	cert, err = Sign(st, priv)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +68,9 @@ func fixture(t *testing.T) (dir string, pub ed25519.PublicKey, cert []byte, rep 
 }
 
 func suiteAs(digest string) SuiteFunc {
-	return func(string, bool, []string) (conform.SuiteID, error) { return conform.SuiteID{Digest: digest}, nil }
+	return func(string, string, bool, []string) (conform.SuiteID, error) {
+		return conform.SuiteID{Digest: digest}, nil
+	}
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -97,6 +108,62 @@ func TestRoundTrip(t *testing.T) {
 	v, _ = Verify(certPath, cert, pub, Options{Agent: filepath.Join(dir, "agent")})
 	if v.OK() || !strings.Contains(findings(v), "is not the certified executable") {
 		t.Errorf("other agent verified: %s", findings(v))
+	}
+}
+
+// The certificate records the side under test; verify loads the suite as that
+// side's, names the subject by its side, and the summary and badge say it. A
+// certificate without a side is an agent's.
+func TestSides(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ side, want, summary, badge string }{
+		{"orchestrator", "orchestrator", "as an orchestrator: level aop2 Full", `aria-label="aopconform aop2 orchestrator: Full"`},
+		{"agent", "agent", "as an agent: level aop2 Full", `aria-label="aopconform aop2: Full"`},
+		{"", "agent", "as an agent: level aop2 Full", `aria-label="aopconform aop2: Full"`},
+	} {
+		dir, pub, cert, _ := fixtureOf(t, tc.side)
+		var asked []string
+		suite := func(side, protocol string, _ bool, _ []string) (conform.SuiteID, error) {
+			asked = append(asked, side+" "+protocol)
+			return conform.SuiteID{Digest: "sha256:aaaa"}, nil
+		}
+		v, err := Verify(filepath.Join(dir, "cert.json"), cert, pub, Options{Suite: suite, Agent: filepath.Join(dir, "agent")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Statement.Predicate.SubjectSide(); got != tc.want {
+			t.Errorf("side %q: SubjectSide %q", tc.side, got)
+		}
+		if len(asked) != 1 || asked[0] != tc.want+" aop2" {
+			t.Errorf("side %q: the suite was loaded as %q", tc.side, asked)
+		}
+		f := findings(v)
+		if !strings.Contains(f, "\n"+tc.want+": ") || !strings.Contains(f, "is not the certified executable") {
+			t.Errorf("side %q: the executable is not named by its side:\n%s", tc.side, f)
+		}
+		if (tc.side != "") != strings.Contains(f, "side: "+tc.want+" (the suite is the "+tc.want+" side's)") {
+			t.Errorf("side %q: side finding:\n%s", tc.side, f)
+		}
+		if s := v.Statement.Summary(); !strings.Contains(s, tc.summary) {
+			t.Errorf("side %q: summary %q", tc.side, s)
+		}
+		var buf bytes.Buffer
+		if err := Badge(&buf, v.Statement, KeyID(pub)); err != nil || !strings.Contains(buf.String(), tc.badge) {
+			t.Errorf("side %q: badge %v\n%s", tc.side, err, buf.String())
+		}
+	}
+	// A suite that cannot be loaded as the certificate's side does not verify.
+	dir, pub, cert, _ := fixtureOf(t, "guardian")
+	v, err := Verify(filepath.Join(dir, "cert.json"), cert, pub, Options{Suite: func(side, _ string, _ bool, _ []string) (conform.SuiteID, error) {
+		return conform.SuiteID{}, errors.New("the certificate's side " + side + " is unknown")
+	}})
+	if err != nil || v.OK() || !strings.Contains(findings(v), "cannot load the suite: the certificate's side guardian is unknown") {
+		t.Errorf("unknown side verified: %v %s", err, findings(v))
+	}
+	// NewStatement needs the side.
+	_, _, _, rep := fixture(t)
+	if _, err := NewStatement(rep, "", true, nil, filepath.Join(dir, "c.json")); err == nil {
+		t.Error("a statement without a side")
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 // Finding is one line of a verification.
 type Finding struct {
-	What   string // "signature", "suite", "report r.json", "agent"
+	What   string // "signature", "side", "suite", "report r.json", "agent" (or "orchestrator": the subject's side)
 	OK     bool
 	Detail string
 }
@@ -35,15 +35,18 @@ func (v *Verification) OK() bool {
 }
 
 // SuiteFunc computes the digest of the suite as it is now, loaded the way the
-// certificate says it was (built-in scenarios or not, extra directories).
-type SuiteFunc func(protocol string, builtin bool, dirs []string) (conform.SuiteID, error)
+// certificate says it was: the side's scenarios (Predicate.SubjectSide: "agent" or
+// "orchestrator"), built-in or not, extra directories. An error names what cannot
+// be loaded (an unknown side, a protocol without scenarios of that side).
+type SuiteFunc func(side, protocol string, builtin bool, dirs []string) (conform.SuiteID, error)
 
 // Options are what Verify checks besides the signature.
 type Options struct {
 	// Suite, when set, recomputes the suite digest: a different digest means the
 	// scenarios or checks changed since, and the agent must be certified again.
 	Suite SuiteFunc
-	// Agent, when set, is an executable that must be the certified one.
+	// Agent, when set, is an executable that must be the certified one: the
+	// agent, or the orchestrator of an orchestrator-side certificate.
 	Agent string
 	// Version, when set, is the verifying aopconform's version: a different one is
 	// reported (the suite digest covers the scenarios and the checks' definitions,
@@ -62,6 +65,10 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 	v := &Verification{Statement: st}
 	p := st.Predicate
 	v.Findings = append(v.Findings, Finding{"signature", true, "ed25519 key " + KeyID(pub)})
+	side := p.SubjectSide()
+	if p.Side != "" {
+		v.Findings = append(v.Findings, Finding{"side", true, side + " (the suite is the " + side + " side's)"})
+	}
 	if opts.Version != "" {
 		d := "certified with " + p.Aopconform + ", the same as this one"
 		if opts.Version != p.Aopconform {
@@ -76,7 +83,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		}
 		sort.Strings(protocols)
 		for _, proto := range protocols {
-			now, err := opts.Suite(proto, p.Suite.Builtin, p.Suite.Dirs)
+			now, err := opts.Suite(side, proto, p.Suite.Builtin, p.Suite.Dirs)
 			switch {
 			case err != nil:
 				v.Findings = append(v.Findings, Finding{"suite", false, "cannot load the suite: " + err.Error()})
@@ -115,11 +122,11 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		sum, err := provenance.FileSHA256(opts.Agent)
 		switch {
 		case err != nil:
-			v.Findings = append(v.Findings, Finding{"agent", false, "cannot read it: " + err.Error()})
+			v.Findings = append(v.Findings, Finding{side, false, "cannot read it: " + err.Error()})
 		case sum != want:
-			v.Findings = append(v.Findings, Finding{"agent", false, fmt.Sprintf("%s is not the certified executable (sha256 %s, certified %s)", opts.Agent, sum, want)})
+			v.Findings = append(v.Findings, Finding{side, false, fmt.Sprintf("%s is not the certified executable (sha256 %s, certified %s)", opts.Agent, sum, want)})
 		default:
-			v.Findings = append(v.Findings, Finding{"agent", true, opts.Agent + " is the certified executable"})
+			v.Findings = append(v.Findings, Finding{side, true, opts.Agent + " is the certified executable"})
 		}
 	}
 	return v, nil
@@ -141,9 +148,17 @@ func (st *Statement) Summary() string {
 	if !p.Passed {
 		state = "failed"
 	}
-	s := fmt.Sprintf("aopconform %s certified %s: level %s, run %s", p.Aopconform, agent, strings.Join(lv, ", "), state)
+	s := fmt.Sprintf("aopconform %s certified %s as %s: level %s, run %s", p.Aopconform, agent, article(p.SubjectSide()), strings.Join(lv, ", "), state)
 	if p.Known > 0 {
 		s += fmt.Sprintf(" with %d known failure(s)", p.Known)
 	}
 	return s + ", signed " + p.Signed.Format("2006-01-02T15:04:05Z")
+}
+
+// article is "an agent", "an orchestrator".
+func article(side string) string {
+	if side != "" && strings.ContainsRune("aeiou", rune(side[0])) {
+		return "an " + side
+	}
+	return "a " + side
 }

@@ -97,6 +97,11 @@ func idle(pid int) (asleep, ok bool) {
 
 // agentIdle is idle for the agent under test (false when unknown).
 func (a *Agent) agentIdle() bool {
+	if s, ok := a.conn.(interface{ Asleep() (asleep, known bool) }); ok {
+		// A connection that knows (a test's) tells.
+		asleep, known := s.Asleep()
+		return known && asleep
+	}
 	pg, ok := a.conn.(interface{ Pgid() int })
 	if !ok {
 		return false

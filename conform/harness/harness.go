@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
@@ -219,10 +220,18 @@ type Agent struct {
 	// nextIdleCheck and idleSeen follow the start-up: two idle looks in a row end it.
 	nextIdleCheck time.Time
 	idleSeen      int
-	wake          chan struct{}                // Wake
-	done          func(r *conform.Record) bool // Handler.Done
-	out           lineBudget                   // agent stdout lines (MaxAgentLines)
-	errs          lineBudget                   // agent stderr lines (MaxStderrLines), a budget of its own
+	// sent: something was written to the agent's stdin; inputRead is the first
+	// look that saw all of it read (zero until then, or where it cannot be told);
+	// asleepSinceInput counts the idle looks in a row since, and atWork is the
+	// second of them: the agent read its task and waits (it is at work).
+	sent             atomic.Bool
+	inputRead        time.Time
+	asleepSinceInput int
+	atWork           time.Time
+	wake             chan struct{}                // Wake
+	done             func(r *conform.Record) bool // Handler.Done
+	out              lineBudget                   // agent stdout lines (MaxAgentLines)
+	errs             lineBudget                   // agent stderr lines (MaxStderrLines), a budget of its own
 }
 
 // lineBudget counts the lines of one stream kept and dropped.
@@ -346,6 +355,7 @@ func (a *Agent) Send(msg json.RawMessage) error {
 		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
 		return err
 	}
+	a.sent.Store(true)
 	return nil
 }
 
@@ -376,6 +386,7 @@ func (a *Agent) sendProbe(msg json.RawMessage) error {
 		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
 		return err
 	}
+	a.sent.Store(true)
 	return nil
 }
 
@@ -498,22 +509,44 @@ func (a *Agent) Run(hd Handler) error {
 			break
 		}
 		now := time.Now()
-		if !exited && a.att.Alive.IsZero() && a.att.Idle.IsZero() && !now.Before(a.nextIdleCheck) {
+		if !exited && a.att.Alive.IsZero() && !now.Before(a.nextIdleCheck) {
 			// Start-up is over when the agent's processes all sleep (it waits on
-			// something): from then on it has a short grace for its first output.
+			// something): from then on it has a short grace for its first output,
+			// unless it has read its input (the task): then it is at work.
 			a.nextIdleCheck = now.Add(idlePoll)
-			if a.agentIdle() {
-				a.idleSeen++
-			} else {
-				a.idleSeen = 0
+			if a.inputRead.IsZero() && a.readAllInput() {
+				a.inputRead = now
 			}
-			if a.idleSeen >= 2 {
-				a.att.Idle = now
+			asleep := a.agentIdle()
+			if a.att.Idle.IsZero() {
+				if asleep {
+					a.idleSeen++
+				} else {
+					a.idleSeen = 0
+				}
+				if a.idleSeen >= 2 {
+					a.att.Idle = now
+				}
+			}
+			if !a.inputRead.IsZero() && a.atWork.IsZero() {
+				// Asleep twice in a row after it read its task: it waits on
+				// something while at work, which no grace covers.
+				if asleep {
+					a.asleepSinceInput++
+				} else {
+					a.asleepSinceInput = 0
+				}
+				if a.asleepSinceInput >= 2 {
+					a.atWork = now
+				}
 			}
 		}
 		// A line already read but not yet handled is the first sign of life: the
 		// idle and allowance fallbacks wait until the agent's output is drained.
 		pending := len(lines) > 0
+		if !exited && !pending && a.att.Alive.IsZero() && !a.atWork.IsZero() {
+			a.Alive(a.atWork, "idle-after-input")
+		}
 		if !exited && !pending && a.att.Alive.IsZero() && !a.att.Idle.IsZero() && !now.Before(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace))) {
 			a.Alive(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)), "idle-after-start-up")
 		}
@@ -576,9 +609,8 @@ func (a *Agent) Run(hd Handler) error {
 			}
 			if a.att.Alive.IsZero() {
 				consider(a.allowanceEnd())
-				if a.att.Idle.IsZero() {
-					consider(a.nextIdleCheck)
-				} else {
+				consider(a.nextIdleCheck)
+				if !a.att.Idle.IsZero() {
 					consider(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)))
 				}
 			}
@@ -744,8 +776,24 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// idlePoll is how often the harness looks whether a silent agent's start-up is over.
+// idlePoll is how often the harness looks whether a silent agent's start-up is
+// over: whether its processes all sleep, and whether it has read its input.
 const idlePoll = 100 * time.Millisecond
+
+// readAllInput reports whether the agent has read everything written to its stdin
+// so far (and something was): a connection that can tell (agentio.ProcessConn:
+// FIONREAD on the pipe) says so. An agent that read its task has started its work.
+func (a *Agent) readAllInput() bool {
+	if !a.sent.Load() {
+		return false
+	}
+	in, ok := a.conn.(interface{ InputPending() (int, bool) })
+	if !ok {
+		return false
+	}
+	n, known := in.InputPending()
+	return known && n == 0
+}
 
 // allowanceEnd is when the start-up allowance runs out.
 func (a *Agent) allowanceEnd() time.Time {

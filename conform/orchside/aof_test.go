@@ -53,7 +53,7 @@ func envelope(typ, id, from string, payload map[string]any) string {
 	return string(b)
 }
 
-func report(id, from, outcome string) string {
+func aofReport(id, from, outcome string) string {
 	return "AOF/1 " + envelope(aof.TypeCompletion, id, from, map[string]any{"outcome": outcome, "summaryRef": "outputs/summary.md",
 		"tests": map[string]any{"total": 1, "passed": 1, "failed": 0}, "notes": "n"})
 }
@@ -134,24 +134,24 @@ func TestAOFChecks(t *testing.T) {
 	nest, nestB := aofScenario(t, "orch-aof-nested-delegation")
 	inv, invB := aofScenario(t, "orch-aof-invalid-report")
 
-	done := aofLaunch(happyID, "swe-backend", []string{report(happyID, "swe-backend", "done")}, exit("1s", 0))
+	done := aofLaunch(happyID, "swe-backend", []string{aofReport(happyID, "swe-backend", "done")}, exit("1s", 0))
 	good := func(st string) *AOFState {
 		return state(nil, map[string][]aofTaskOpt{happyID: {status(st), runJSON("swe-backend", "running"), result("swe-backend", "done")}})
 	}
 	hung := aofLaunch(staleID, "swe-backend", []string{envelope(aof.TypeStatusUpdate, staleID, "swe-backend", map[string]any{"taskId": staleID, "agentId": "swe-backend", "progress": "1/3"})}, alive("1s"))
 	reclaimed := state(nil, map[string][]aofTaskOpt{staleID: {status(aof.Ready), runJSON("swe-backend", "expired"), heartbeat("500ms", "2s")}})
-	crashed := aofLaunch(crashID, "swe-backend", []string{report(crashID, "swe-backend", "partial")}, exit("1s", 2))
+	crashed := aofLaunch(crashID, "swe-backend", []string{aofReport(crashID, "swe-backend", "partial")}, exit("1s", 2))
 	request := envelope(aof.TypeHandoffRequest, childID, "swe-backend", map[string]any{"taskId": childID, "parentTaskId": delegID,
 		"fromAgent": "swe-backend", "toAgent": "swe-qa", "dueBy": "2026-12-01T12:00:00.000Z"})
-	parent := aofLaunch(delegID, "swe-backend", []string{request, report(delegID, "swe-backend", "done")}, exit("1s", 0))
-	childRun := aofLaunch(childID, "swe-qa", []string{report(childID, "swe-qa", "done")}, exit("2s", 0))
+	parent := aofLaunch(delegID, "swe-backend", []string{request, aofReport(delegID, "swe-backend", "done")}, exit("1s", 0))
+	childRun := aofLaunch(childID, "swe-qa", []string{aofReport(childID, "swe-qa", "done")}, exit("2s", 0))
 	delegated := func(opts ...aofTaskOpt) *AOFState {
 		return state(nil, map[string][]aofTaskOpt{delegID: {status(aof.Review), runJSON("swe-backend", "running")},
 			childID: append([]aofTaskOpt{status(aof.Review), runJSON("swe-qa", "running")}, opts...)})
 	}
 	nested := envelope(aof.TypeHandoffRequest, grandID, "swe-qa", map[string]any{"taskId": grandID, "parentTaskId": nestID,
 		"fromAgent": "swe-qa", "toAgent": "swe-qa", "dueBy": "2026-12-01T12:00:00.000Z"})
-	nestRun := aofLaunch(nestID, "swe-qa", []string{nested, report(nestID, "swe-qa", "done")}, exit("1s", 0))
+	nestRun := aofLaunch(nestID, "swe-qa", []string{nested, aofReport(nestID, "swe-qa", "done")}, exit("1s", 0))
 	rejected := []AOFEvent{{Type: "delegation.rejected", TaskID: grandID, Reason: "nested_delegation"}}
 	empty := "AOF/1 " + envelope(aof.TypeCompletion, invID, "swe-backend", map[string]any{})
 	invRun := aofLaunch(invID, "swe-backend", []string{empty}, exit("1s", 0))
@@ -178,10 +178,10 @@ func TestAOFChecks(t *testing.T) {
 		{"aof/orch/completion/transition", "no run_result.json", aofSess(happy, happyB, state(nil, map[string][]aofTaskOpt{happyID: {status(aof.Review)}}), done), conform.Fail},
 		{"aof/orch/completion/transition", "reviewRequired false → done", aofSess(noRev, noRevB,
 			state(nil, map[string][]aofTaskOpt{noRevID: {status(aof.Done), result("swe-backend", "done")}}),
-			aofLaunch(noRevID, "swe-backend", []string{report(noRevID, "swe-backend", "done")}, exit("1s", 0))), conform.Pass},
+			aofLaunch(noRevID, "swe-backend", []string{aofReport(noRevID, "swe-backend", "done")}, exit("1s", 0))), conform.Pass},
 		{"aof/orch/completion/transition", "reviewRequired false stops at review", aofSess(noRev, noRevB,
 			state(nil, map[string][]aofTaskOpt{noRevID: {status(aof.Review), result("swe-backend", "done")}}),
-			aofLaunch(noRevID, "swe-backend", []string{report(noRevID, "swe-backend", "done")}, exit("1s", 0))), conform.Fail},
+			aofLaunch(noRevID, "swe-backend", []string{aofReport(noRevID, "swe-backend", "done")}, exit("1s", 0))), conform.Fail},
 		{"aof/orch/completion/transition", "healthy agent stopped", aofSess(happy, happyB, good(aof.Review), aofLaunch(happyID, "swe-backend", nil, sig("500ms"), exit("510ms", 0))), conform.Fail},
 
 		{"aof/orch/resume/reclaim-after-expiry", "SIGTERM at expiresAt", aofSess(stale, staleB, reclaimed, aofLaunch(staleID, "swe-backend", nil, sig("2.1s"), exit("2.1s", 0))), conform.Pass},
@@ -196,14 +196,14 @@ func TestAOFChecks(t *testing.T) {
 		{"aof/orch/resume/outcome-driven", "partial → review", aofSess(crash, crashB, state(nil, map[string][]aofTaskOpt{crashID: {status(aof.Review), result("swe-backend", "partial")}}), crashed), conform.Pass},
 		{"aof/orch/resume/outcome-driven", "blind requeue", aofSess(crash, crashB, state(nil, map[string][]aofTaskOpt{crashID: {status(aof.Ready), result("swe-backend", "partial")}}), crashed), conform.Fail},
 		{"aof/orch/resume/outcome-driven", "never recovered", aofSess(crash, crashB, state(nil, map[string][]aofTaskOpt{crashID: {status(aof.InProgress), result("swe-backend", "partial")}}), crashed), conform.Fail},
-		{"aof/orch/resume/outcome-driven", "agent did not crash", aofSess(crash, crashB, state(nil, map[string][]aofTaskOpt{crashID: {status(aof.Review)}}), aofLaunch(crashID, "swe-backend", []string{report(crashID, "swe-backend", "partial")}, exit("1s", 0))), conform.NotTested},
+		{"aof/orch/resume/outcome-driven", "agent did not crash", aofSess(crash, crashB, state(nil, map[string][]aofTaskOpt{crashID: {status(aof.Review)}}), aofLaunch(crashID, "swe-backend", []string{aofReport(crashID, "swe-backend", "partial")}, exit("1s", 0))), conform.NotTested},
 
 		{"aof/orch/handoff/child-dispatched", "dispatched", aofSess(deleg, delegB, delegated(handoffFile(delegID, "swe-qa"), depth(1)), parent, childRun), conform.Pass},
 		{"aof/orch/handoff/child-dispatched", "never dispatched", aofSess(deleg, delegB, delegated(handoffFile(delegID, "swe-qa"), depth(1)), parent), conform.Fail},
 		{"aof/orch/handoff/child-dispatched", "no handoff.json", aofSess(deleg, delegB, delegated(depth(1)), parent, childRun), conform.Fail},
 		{"aof/orch/handoff/child-dispatched", "depth not kept", aofSess(deleg, delegB, delegated(handoffFile(delegID, "swe-qa"), depth(0)), parent, childRun), conform.Fail},
 		{"aof/orch/handoff/child-dispatched", "no launch on the task", aofSess(deleg, delegB, delegated(), done), conform.Fail},
-		{"aof/orch/handoff/child-dispatched", "no request (the cue failed)", aofSess(deleg, delegB, delegated(), aofLaunch(delegID, "swe-backend", []string{report(delegID, "swe-backend", "done")}, exit("1s", 0))), conform.NotTested},
+		{"aof/orch/handoff/child-dispatched", "no request (the cue failed)", aofSess(deleg, delegB, delegated(), aofLaunch(delegID, "swe-backend", []string{aofReport(delegID, "swe-backend", "done")}, exit("1s", 0))), conform.NotTested},
 
 		{"aof/orch/handoff/nested-rejected", "rejected", aofSess(nest, nestB, state(rejected, map[string][]aofTaskOpt{nestID: {status(aof.Review)}, grandID: {status(aof.Ready)}}), nestRun), conform.Pass},
 		{"aof/orch/handoff/nested-rejected", "handoff written", aofSess(nest, nestB, state(rejected, map[string][]aofTaskOpt{grandID: {status(aof.Ready), handoffFile(nestID, "swe-qa")}}), nestRun), conform.Fail},
@@ -215,10 +215,10 @@ func TestAOFChecks(t *testing.T) {
 		{"aof/orch/envelope/invalid-rejected", "task moved", aofSess(inv, invB, state(invRejected, map[string][]aofTaskOpt{invID: {status(aof.Review)}}), invRun), conform.Fail},
 		{"aof/orch/envelope/invalid-rejected", "not logged", aofSess(inv, invB, state(nil, map[string][]aofTaskOpt{invID: {status(aof.Ready)}}), invRun), conform.Fail},
 		{"aof/orch/envelope/invalid-rejected", "cut JSON logged", aofSess(inv, invB, state([]AOFEvent{{Type: "protocol.message.rejected", Reason: "invalid_json"}}, map[string][]aofTaskOpt{invID: {status(aof.Review), result("swe-backend", "done")}}),
-			aofLaunch(invID, "swe-backend", []string{`AOF/1 {"protocol":"aof","version":1,`, report(invID, "swe-backend", "done")}, exit("1s", 0))), conform.Pass},
+			aofLaunch(invID, "swe-backend", []string{`AOF/1 {"protocol":"aof","version":1,`, aofReport(invID, "swe-backend", "done")}, exit("1s", 0))), conform.Pass},
 		{"aof/orch/envelope/invalid-rejected", "cut JSON not logged", aofSess(inv, invB, state(invRejected, map[string][]aofTaskOpt{invID: {status(aof.Review), result("swe-backend", "done")}}),
-			aofLaunch(invID, "swe-backend", []string{`AOF/1 {"protocol":"aof","version":1,`, report(invID, "swe-backend", "done")}, exit("1s", 0))), conform.Fail},
-		{"aof/orch/envelope/invalid-rejected", "valid report", aofSess(inv, invB, state(nil, nil), aofLaunch(invID, "swe-backend", []string{report(invID, "swe-backend", "done")})), conform.NotTested},
+			aofLaunch(invID, "swe-backend", []string{`AOF/1 {"protocol":"aof","version":1,`, aofReport(invID, "swe-backend", "done")}, exit("1s", 0))), conform.Fail},
+		{"aof/orch/envelope/invalid-rejected", "valid report", aofSess(inv, invB, state(nil, nil), aofLaunch(invID, "swe-backend", []string{aofReport(invID, "swe-backend", "done")})), conform.NotTested},
 	}
 	for _, c := range cases {
 		t.Run(c.check+"/"+c.name, func(t *testing.T) {

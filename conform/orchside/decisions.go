@@ -44,8 +44,8 @@ func Decisions(s *conform.Session) []string {
 					}
 				}
 			case "stdin":
-				if (e == first && e.Key == "TASK") || (v1 && e.Key == "") {
-					continue // the dispatch (a TASK, or the lines of a v1 prompt), on the launch's line
+				if (e == first && (e.Key == "TASK" || e.Key == aopOutTaskKey)) || (v1 && e.Key == "") {
+					continue // the dispatch (a TASK, an aop-output task line, or the lines of a v1 prompt), on the launch's line
 				}
 				line := "  sends a non-message line"
 				if e.Key != "" {
@@ -84,6 +84,9 @@ func Decisions(s *conform.Session) []string {
 	if s.Scenario != nil && s.Scenario.Protocol == "aop2" {
 		out = append(out, aop2EmittedDecisions(s)...)
 	}
+	if f := decisionsOf[protocolOf(s)]; f != nil {
+		out = append(out, f(s)...)
+	}
 	switch {
 	case orch == nil:
 		out = append(out, "orchestrator never started")
@@ -95,6 +98,17 @@ func Decisions(s *conform.Session) []string {
 		out = append(out, fmt.Sprintf("orchestrator exits %d", orch.Exit.Code))
 	}
 	return out
+}
+
+// decisionsOf adds a protocol's own decisions after the launches (aop-output:
+// what the parent took of each report).
+var decisionsOf = map[string]func(s *conform.Session) []string{}
+
+func protocolOf(s *conform.Session) string {
+	if s.Scenario == nil {
+		return ""
+	}
+	return s.Scenario.Protocol
 }
 
 // firstTask is the launch's first stdin event (the dispatch, for aop2).
@@ -113,7 +127,10 @@ func dispatchSummary(s *conform.Session, l *Launch) string {
 	if s.Scenario != nil && dispatchSummaries[s.Scenario.Protocol] != nil {
 		return dispatchSummaries[s.Scenario.Protocol](l)
 	}
-	if s.Scenario == nil || s.Scenario.Protocol != "aop2" {
+	if protocolOf(s) == "aop-output" {
+		return aopOutDispatch(l)
+	}
+	if protocolOf(s) != "aop2" {
 		return ""
 	}
 	m, _ := aop2TaskOf(l)

@@ -76,6 +76,15 @@ func Builtin() ([]*conform.Scenario, error) {
 // checks); a protocol missing here has no orchestrator-side scenario yet.
 var keys = map[string]func(r *conform.Record) string{}
 
+// Per-protocol hooks of the driver: controlLine marks the orchestrator's stdout
+// lines that are the binding's, not protocol messages (recorded with stream
+// "control"); mergeLines joins an agent's stdout lines into the records the
+// protocol's lint reads (aop-output: a report block is one record).
+var (
+	controlLine = map[string]func(r *conform.Record) bool{}
+	mergeLines  = map[string]func(l *Launch){}
+)
+
 // readBack, per protocol, reads what the orchestrator left in the scratch
 // directory once it has ended (aof: the data directory) into session facts.
 var readBack = map[string]func(h *harness.H){}
@@ -173,6 +182,11 @@ func drive(h *harness.H, mock string, extra []string) error {
 				return nil
 			}
 			r.From = Judged
+			if c := controlLine[sc.Protocol]; c != nil && r.Stream == "stdout" && c(&r) {
+				// A line of the binding that is no protocol message (aop-output:
+				// the report the parent took): evidence, not linted as a message.
+				r.Stream = "control"
+			}
 			return []conform.Record{r}
 		},
 	})
@@ -195,6 +209,11 @@ func drive(h *harness.H, mock string, extra []string) error {
 	launches, more, err := readObservations(obs)
 	if err != nil {
 		return harness.Errorf("reading the agent's observations: %v", err)
+	}
+	if m := mergeLines[sc.Protocol]; m != nil {
+		for i := range launches {
+			m(&launches[i])
+		}
 	}
 	if more {
 		h.Event(0, "launches-truncated", map[string]any{"kept": MaxLaunches, "reason": "the orchestrator started the agent more often: the rest is not judged"})

@@ -21,10 +21,6 @@ import (
 	"github.com/aopkit/aopkit/lint/schema/draft7"
 )
 
-// annotations are keywords that never change a verdict.
-var annotations = map[string]bool{"$schema": true, "$id": true, "title": true, "description": true, "$comment": true,
-	"definitions": true, "examples": true, "default": true}
-
 // implemented are the validation keywords the generator turns into code.
 var implemented = map[string]bool{"type": true, "$ref": true, "properties": true, "required": true, "additionalProperties": true,
 	"const": true, "enum": true, "items": true, "minItems": true, "maxItems": true, "minLength": true, "maxLength": true,
@@ -84,6 +80,11 @@ func Generate(fsys fs.FS, baseURL string) ([]byte, error) {
 	src.WriteString("}\nreturn nil\n}\n\n")
 	src.Write(g.vars.Bytes())
 	src.Write(g.out.Bytes())
+	shapes, err := g.shapes(files, baseURL)
+	if err != nil {
+		return nil, err
+	}
+	src.Write(shapes)
 	return format.Source(src.Bytes())
 }
 
@@ -227,7 +228,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	}
 	keys := make([]string, 0, len(s))
 	for k := range s {
-		if annotations[k] {
+		if draft7.IsAnnotation(k) {
 			continue
 		}
 		if !implemented[k] {
@@ -467,4 +468,174 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	}
 	w.WriteString("return r\n")
 	return nil
+}
+
+// A member shape is what a schema says of the members of its objects, through
+// $ref, allOf, anyOf and oneOf: the names "properties" defines (each with the
+// shape of its value), whether "additionalProperties": true opens the object to
+// any member, and the shape of an array's items. lint/aop2 warns of the members
+// no shape knows; the shapes are computed here, at generation, so that no schema
+// is decoded at run time to find them.
+type shapeNode struct {
+	object bool // the schema has "properties" (possibly through allOf/anyOf/oneOf)
+	open   bool
+	props  map[string]*shapeNode // nil value: a known member with nothing to check below it
+	items  *shapeNode
+}
+
+// shapeRef follows $ref (at most 16 in a row) from the schema s of file to the
+// schema it names, returning that schema's file; a nil schema when s is not an
+// object.
+func (g *gen) shapeRef(file string, s any, baseURL string) (string, map[string]any, error) {
+	m, _ := s.(map[string]any)
+	for i := 0; i < 16 && m != nil; i++ {
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			return file, m, nil
+		}
+		target, frag, _ := strings.Cut(ref, "#")
+		switch {
+		case strings.HasPrefix(target, baseURL):
+			file = strings.TrimPrefix(target, baseURL)
+		case strings.Contains(target, "://"):
+			return "", nil, fmt.Errorf("$ref %q outside the schema tree", ref)
+		case target != "":
+			file = path.Join(path.Dir(file), target)
+		}
+		d, err := g.doc(file)
+		if err != nil {
+			return "", nil, err
+		}
+		v, err := draft7.Pointer(d, frag)
+		if err != nil {
+			return "", nil, fmt.Errorf("$ref %q: %w", ref, err)
+		}
+		m, _ = v.(map[string]any)
+	}
+	return file, m, nil
+}
+
+// shape computes the member shape of the schema s of file (nil: nothing to check
+// below it). depth bounds the nesting of values, combinators nest at most 8 deep.
+func (g *gen) shape(file string, s any, depth int, baseURL string) (*shapeNode, error) {
+	file, m, err := g.shapeRef(file, s, baseURL)
+	if err != nil || m == nil || depth > 24 {
+		return nil, err
+	}
+	sh := &shapeNode{}
+	found := false
+	var add func(file string, s any, d int) error
+	add = func(file string, s any, d int) error {
+		file, m, err := g.shapeRef(file, s, baseURL)
+		if err != nil || m == nil || d > 8 {
+			return err
+		}
+		if ap, ok := m["additionalProperties"].(bool); ok && ap {
+			sh.open = true
+		}
+		if ps, ok := m["properties"].(map[string]any); ok {
+			found, sh.object = true, true
+			if sh.props == nil {
+				sh.props = map[string]*shapeNode{}
+			}
+			names := make([]string, 0, len(ps))
+			for k := range ps {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			for _, k := range names {
+				if sh.props[k] != nil {
+					continue // the first combinator branch that shapes a member wins
+				}
+				if sh.props[k], err = g.shape(file, ps[k], depth+1, baseURL); err != nil {
+					return err
+				}
+			}
+		}
+		if it, ok := m["items"].(map[string]any); ok {
+			found = true
+			if sh.items, err = g.shape(file, it, depth+1, baseURL); err != nil {
+				return err
+			}
+		}
+		for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
+			parts, _ := m[kw].([]any)
+			for _, p := range parts {
+				if err := add(file, p, d+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := add(file, m, 0); err != nil || !found {
+		return nil, err
+	}
+	return sh, nil
+}
+
+// shapes writes the member shapes of files: one variable per distinct shape, and
+// Members, which returns a file's.
+func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
+	var vars bytes.Buffer
+	names := map[string]string{} // a shape's literal → its variable
+	var name func(sh *shapeNode) string
+	name = func(sh *shapeNode) string {
+		if sh == nil {
+			return "nil"
+		}
+		var lit strings.Builder
+		lit.WriteString("Shape{")
+		var fields []string
+		if sh.object {
+			fields = append(fields, "Object: true")
+		}
+		if sh.open {
+			fields = append(fields, "Open: true")
+		}
+		if sh.props != nil {
+			keys := make([]string, 0, len(sh.props))
+			for k := range sh.props {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			var ps []string
+			for _, k := range keys {
+				ps = append(ps, fmt.Sprintf("{%q, %s}", k, name(sh.props[k])))
+			}
+			fields = append(fields, "Props: []Prop{"+strings.Join(ps, ", ")+"}")
+		}
+		if sh.items != nil {
+			fields = append(fields, "Items: "+name(sh.items))
+		}
+		lit.WriteString(strings.Join(fields, ", "))
+		lit.WriteString("}")
+		if n, ok := names[lit.String()]; ok {
+			return "&" + n
+		}
+		n := fmt.Sprintf("shape%d", len(names))
+		names[lit.String()] = n
+		fmt.Fprintf(&vars, "var %s = %s\n", n, lit.String())
+		return "&" + n
+	}
+	var cases bytes.Buffer
+	for _, f := range files {
+		d, err := g.doc(f)
+		if err != nil {
+			return nil, err
+		}
+		sh, err := g.shape(f, d, 0, baseURL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: member shape: %w", f, err)
+		}
+		if sh != nil {
+			fmt.Fprintf(&cases, "case %q:\nreturn %s\n", f, name(sh))
+		}
+	}
+	var src bytes.Buffer
+	src.WriteString("// Members returns the member shape of a schema file's root (nil: it defines no members).\nfunc Members(file string) *Shape {\nswitch file {\n")
+	src.Write(cases.Bytes())
+	src.WriteString("}\nreturn nil\n}\n\n")
+	src.Write(vars.Bytes())
+	return src.Bytes(), nil
 }

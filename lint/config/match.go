@@ -63,6 +63,9 @@ func matchAny(patterns []string, rel string) bool {
 // A path outside the configuration's directory is selected (the configuration does
 // not speak of it).
 func (c *Config) Selected(path string) bool {
+	if len(c.Include) == 0 && len(c.Exclude) == 0 {
+		return true // no pattern to match: Rel (two getwd) is not needed
+	}
 	rel, ok := c.Rel(path)
 	if !ok {
 		return true
@@ -76,6 +79,9 @@ func (c *Config) Selected(path string) bool {
 // ExcludedDir reports whether files.exclude matches a directory (so that a walk
 // need not enter it).
 func (c *Config) ExcludedDir(dir string) bool {
+	if len(c.Exclude) == 0 {
+		return false
+	}
 	rel, ok := c.Rel(dir)
 	return ok && rel != "." && matchAny(c.Exclude, rel)
 }
@@ -91,6 +97,9 @@ type FileSettings struct {
 // files match it, in file order (a later override wins).
 func (c *Config) For(path string) FileSettings {
 	fs := FileSettings{Rules: c.Rules}
+	if len(c.Overrides) == 0 {
+		return fs
+	}
 	rel, ok := c.Rel(path)
 	if !ok {
 		return fs

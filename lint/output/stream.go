@@ -24,23 +24,24 @@ func Streamable(format string) bool {
 // order (sorted by path, as Report.Sort orders them); the output is then the same
 // as Write's over the whole report.
 type Stream struct {
-	bw      *bufio.Writer
-	format  string
-	version string
-	sum     Summary
+	bw     *bufio.Writer
+	format string
+	sum    Summary
 	// Color turns on ANSI colour in the text format (a terminal, no NO_COLOR).
 	Color bool
 }
 
-// NewStream starts a stream in a streamable format.
-func NewStream(w io.Writer, format, version string) *Stream {
-	return &Stream{bw: bufio.NewWriterSize(w, 64<<10), format: format, version: version}
+// NewStream starts a stream in a streamable format. None of them prints the
+// version of aoplint (only the whole-report formats, SARIF and Markdown, do), so a
+// stream needs none.
+func NewStream(w io.Writer, format string) *Stream {
+	return &Stream{bw: bufio.NewWriterSize(w, 64<<10), format: format}
 }
 
 // File prints one file's results and counts them.
 func (s *Stream) File(f linter.FileResult) error {
 	lint.SortDiagnostics(f.Diagnostics)
-	one := &Report{Files: []linter.FileResult{f}, Version: s.version, Color: s.Color}
+	one := &Report{Files: []linter.FileResult{f}, Color: s.Color}
 	sum := one.Summarize()
 	s.sum.NotPrinted += sum.NotPrinted
 	s.sum.Files += sum.Files

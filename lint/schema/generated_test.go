@@ -255,3 +255,30 @@ func FuzzGenerated(f *testing.F) {
 		agree(t, file, root, "fuzz input")
 	})
 }
+
+// Members gives the members a schema defines, through $ref and the combinators,
+// with the shapes of their values.
+func TestMembers(t *testing.T) {
+	sh := generated.Members("aop2/response.schema.json")
+	if sh == nil || !sh.Object {
+		t.Fatal("aop2/response.schema.json: no object shape")
+	}
+	for _, k := range []string{"aop_version", "message_type", "task_status", "extensions"} {
+		if _, ok := sh.Member(k); !ok {
+			t.Errorf("member %q unknown", k)
+		}
+	}
+	for _, k := range []string{"", "bogus", "zzz", "AOP_VERSION"} {
+		if _, ok := sh.Member(k); ok {
+			t.Errorf("member %q known", k)
+		}
+	}
+	for i := 1; i < len(sh.Props); i++ {
+		if sh.Props[i-1].Key >= sh.Props[i].Key {
+			t.Fatalf("props not sorted: %q before %q", sh.Props[i-1].Key, sh.Props[i].Key)
+		}
+	}
+	if generated.Members("aop2/common.schema.json") != nil || generated.Members("no/such.json") != nil {
+		t.Error("a file without properties at its root has a shape")
+	}
+}

@@ -40,6 +40,7 @@ var Faults = []mockagent.Fault{
 	{Name: "details-path-escape", Rule: "AOPOUT-DETAILS-004 details path leaves the scratch directory", Doc: "names ../outside.json as its details file (and writes nothing there)"},
 	{Name: "task-too-long", Rule: "AOPOUT-TASK-001 [AOP:TASK] over 50 characters", Doc: "writes the whole task text, over 50 characters, after [AOP:TASK]"},
 	{Name: "too-many-bullets", Rule: "AOPOUT-SUMMARY-001 more than 5 bullet points", Doc: "writes seven short bullet points"},
+	{Name: "hang-after-report", Rule: "aop-output/bind/exit-zero agent does not exit after [AOP:END]", Doc: "prints a complete report, then never exits (until stopped)"},
 }
 
 func init() {
@@ -187,6 +188,10 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	}
 	if fault == "stdout-garbage" {
 		fmt.Fprintln(out, "Done. Cleaning up temporary files.")
+	}
+	if fault == "hang-after-report" {
+		for sleep(time.Minute) {
+		}
 	}
 	return 0
 }

@@ -21,6 +21,8 @@ type Details struct {
 	Exists bool   `json:"exists"` // a regular file
 	JSON   bool   `json:"json"`   // a JSON object
 	Seq    int    `json:"seq"`    // the file's transcript record (0: not read)
+	// Content is what the parent read of the file (nil: not read).
+	Content []byte `json:"-"`
 }
 
 // Resolve resolves the path a report names against the scratch directory: a
@@ -54,7 +56,8 @@ func Resolve(scratch, named string) (real, rel string, inside, exists bool) {
 
 // LoadDetails reads the details file a report names ("none": no file) from
 // inside the scratch directory and records it in the transcript (stream
-// "file:PATH", as msg when it is a JSON object, else as text).
+// "file:PATH", as msg when it is a JSON object, else as text). A path that leads
+// outside is never read (the engine fault follow-details-path reads it).
 func LoadDetails(h *harness.H, attempt int, named string) Details {
 	df := Details{Named: named}
 	if named == "none" {
@@ -62,6 +65,12 @@ func LoadDetails(h *harness.H, attempt int, named string) Details {
 	}
 	real, rel, inside, exists := Resolve(h.Scratch(), named)
 	df.Inside = inside
+	if !inside && h.EngineFault() == FaultFollowDetailsPath && exists {
+		if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() {
+			rel = filepath.ToSlash(named)
+			inside = true // followed anyway: the fault
+		}
+	}
 	if !inside {
 		return df
 	}
@@ -76,6 +85,7 @@ func LoadDetails(h *harness.H, attempt int, named string) Details {
 	b, _ := io.ReadAll(io.LimitReader(f, MaxDetails))
 	f.Close()
 	df.Exists = true
+	df.Content = b
 	rec := conform.Record{From: "agent", Stream: "file:" + df.Path, Attempt: attempt}
 	if json.Valid(b) && harness.IsJSONObject(b) {
 		df.JSON = true

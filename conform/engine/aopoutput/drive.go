@@ -10,6 +10,7 @@ package aopoutput
 import (
 	"encoding/json"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/conform"
@@ -36,10 +37,11 @@ type task struct {
 }
 
 // Drive plays the parent orchestrator through the harness: it sends the task line
-// and closes stdin, records the report block as one transcript record, and after
-// the agent exits loads the details file the report names (fact
-// "aopoutput.details") and takes the report (event "report-taken", fact
-// "aopoutput.taken").
+// and closes stdin, records the report block as one transcript record, stops an
+// agent that lingers after its [AOP:END] (the stop grace after it), and after the
+// agent exits loads the details file the report names (fact "aopoutput.details")
+// and takes the report (event "report-taken", fact "aopoutput.taken"; a report
+// that is missing is taken too, with the status unknown).
 func Drive(h *harness.H) error {
 	line := h.Expand(h.Scenario().Task)
 	var tk task
@@ -58,25 +60,37 @@ func Drive(h *harness.H) error {
 		Key: Key,
 		// The report block is one transcript record (docs/transcript-format.md),
 		// so aoplint sees the whole report.
-		Collect: c.collect,
+		Collect: func(r conform.Record, final bool) []conform.Record {
+			if !final && r.Key == "AOP:END" && h.EngineFault() != FaultWaitForAgentExit {
+				// The report is over: the agent owes its exit. One that lingers
+				// is stopped once the stop grace has passed.
+				a.TerminateAt(time.Now().Add(h.Grace()))
+			}
+			return c.collect(r, final)
+		},
 		OnLine: func(_ *harness.Agent, r conform.Record) {
 			if r.Stream == "stdout" {
 				stdout = append(stdout, harness.TextOf(&r))
 			}
 		},
+		Monitor: func(a *harness.Agent, now time.Time) time.Time {
+			due := a.TerminateDue()
+			if !due.IsZero() && !now.Before(due) {
+				a.Terminate("the agent did not exit after [AOP:END]")
+				return time.Time{}
+			}
+			return due
+		},
 	}); err != nil {
 		return err
 	}
 	rep := spec.Parse([]byte(strings.Join(stdout, "\n")))
-	if len(rep.Markers) == 0 {
-		return nil // no report the parent could take
-	}
 	if m := rep.First("DETAILS_FILE"); m != nil {
 		h.Fact("aopoutput.details", LoadDetails(h, a.N(), m.Value))
 	}
-	tk2 := Take(rep, tk.TaskType, h.EngineFault() == FaultAcceptOversizedSummary)
+	tk2 := Take(rep, tk.TaskType, h.EngineFault())
 	h.Fact("aopoutput.taken", tk2)
-	h.Event(a.N(), "report-taken", map[string]any{"status": tk2.Status, "summary_chars": tk2.Chars,
+	h.Event(a.N(), "report-taken", map[string]any{"report": tk2.Report, "status": tk2.Status, "summary_chars": tk2.Chars,
 		"limit": tk2.Limit, "kept_chars": utf8.RuneCountInString(tk2.Summary), "cut": tk2.Cut})
 	return nil
 }
@@ -139,30 +153,63 @@ func (c *collector) flush(cutOff bool) []conform.Record {
 	return []conform.Record{r}
 }
 
+// How a parent classifies the agent's output (Taken.Report).
+const (
+	// ReportComplete: every marker the Validation Checklist requires is there.
+	ReportComplete = "complete"
+	// ReportIncomplete: some [AOP:...] marker, but a required one is missing (a
+	// report cut short by a crash, or one without [AOP:START]).
+	ReportIncomplete = "incomplete"
+	// ReportMissing: no [AOP:...] marker at all ("Bad: Search Agent without AOP").
+	ReportMissing = "missing"
+	// StatusUnknown is the status of output whose status cannot be taken: the
+	// spec's parseAOPOutput starts from status 'unknown'.
+	StatusUnknown = "unknown"
+)
+
 // Taken is what the parent takes of a report into its context.
 type Taken struct {
-	Status  string `json:"status"`  // success, failure or partial; "" when the report's is none of them
-	Summary string `json:"summary"` // the summary as kept in the parent's context
-	Chars   int    `json:"chars"`   // characters of the agent's summary
-	Limit   int    `json:"limit"`   // the limit of the task type (§Summary Length Limits by Task Type)
-	Cut     bool   `json:"cut"`     // the summary was over the limit and was cut there
+	Report     string `json:"report"`      // complete, incomplete or missing
+	Status     string `json:"status"`      // success, failure or partial of a complete report; else unknown
+	Summary    string `json:"summary"`     // the summary as kept in the parent's context
+	HasSummary bool   `json:"has_summary"` // the report has an [AOP:SUMMARY] marker
+	Chars      int    `json:"chars"`       // characters of the agent's summary
+	Limit      int    `json:"limit"`       // the limit of the task type (§Summary Length Limits by Task Type)
+	Cut        bool   `json:"cut"`         // the summary was over the limit and was cut there
 }
 
-// Take is the parent's decision on a report: the status when it is one of the
-// format's, and the summary, cut at its task type's limit so that an oversized
-// summary never floods the parent's context (the purpose of the protocol; the
-// spec's parseAOPOutput likewise keeps only the first 600 characters).
-// keepWhole is the engine fault accept-oversized-summary.
-func Take(rep *spec.Report, taskType string, keepWhole bool) Taken {
-	var t Taken
-	if st := rep.First("STATUS"); st != nil && spec.ValidStatus(st.Value) {
-		t.Status = st.Value
+// Take is the parent's decision on a report: its classification; the status, when
+// the report is complete and its status one of the format's (else unknown: a
+// report cut short or malformed is never taken as a success); and the summary,
+// cut at its task type's limit so that an oversized summary never floods the
+// parent's context (the purpose of the protocol; the spec's parseAOPOutput
+// likewise keeps only the first 600 characters). fault is the engine fault played
+// ("" for none).
+func Take(rep *spec.Report, taskType, fault string) Taken {
+	t := Taken{Report: ReportComplete, Status: StatusUnknown}
+	switch {
+	case len(rep.Markers) == 0:
+		t.Report = ReportMissing
+	case len(rep.MissingRequired()) > 0:
+		t.Report = ReportIncomplete
+	}
+	if st := rep.First("STATUS"); st != nil {
+		switch {
+		case fault == FaultTrustIncompleteReport && st.Value != "":
+			t.Status = strings.ToLower(strings.Fields(st.Value)[0])
+		case t.Report == ReportComplete && spec.ValidStatus(st.Value):
+			t.Status = st.Value
+		}
 	}
 	_, text := rep.Summary()
+	t.HasSummary = rep.Has("SUMMARY")
+	if fault == FaultSummaryFirstLineOnly {
+		text, _, _ = strings.Cut(text, "\n")
+	}
 	t.Limit, _ = spec.SummaryLimit(taskType)
 	t.Chars = utf8.RuneCountInString(text)
 	t.Summary = text
-	if t.Chars > t.Limit && !keepWhole {
+	if t.Chars > t.Limit && fault != FaultAcceptOversizedSummary {
 		t.Summary, t.Cut = string([]rune(text)[:t.Limit]), true
 	}
 	return t

@@ -1,7 +1,10 @@
 package aopoutput_test
 
 import (
+	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +13,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
+	"github.com/aopkit/aopkit/mockagent"
 	mockout "github.com/aopkit/aopkit/mockagent/aopoutput"
 )
 
@@ -24,11 +28,12 @@ func scenario(t *testing.T, id string) *conform.Scenario {
 
 // outcome is what the engine decided in one run.
 type outcome struct {
-	taken   *aopoutput.Taken   // nil: no report-taken (no report)
-	details *aopoutput.Details // nil: the report named no details file
-	exit    int
-	stopped bool // the engine stopped the agent (SIGTERM at the deadline or a step)
-	cutOff  bool // the report record is marked cut_off
+	taken    *aopoutput.Taken   // nil: no report-taken (no report)
+	details  *aopoutput.Details // nil: the report named no details file
+	exit     int
+	stopped  bool // the engine stopped the agent (SIGTERM at the deadline or a step)
+	timedOut bool // the scenario deadline stopped it
+	cutOff   bool // the report record is marked cut_off
 }
 
 func decisions(t *testing.T, p enginetest.Played) outcome {
@@ -47,6 +52,7 @@ func decisions(t *testing.T, p enginetest.Played) outcome {
 	if a := s.Last(); a != nil {
 		o.exit = a.Exit.Code
 		o.stopped = !a.Terminated.IsZero()
+		o.timedOut = a.Timeout
 	}
 	for _, r := range s.Records {
 		if r.Key == "AOP:REPORT" && r.Detail["cut_off"] == true {
@@ -68,7 +74,7 @@ func TestScenarios(t *testing.T) {
 				// The step stops the agent before it reports.
 				stoppedWithoutReport(t, o)
 			} else {
-				if o.taken == nil || o.taken.Status != "success" || o.taken.Cut || o.exit != 0 || o.stopped {
+				if o.taken == nil || o.taken.Status != "success" || o.taken.Report != aopoutput.ReportComplete || o.taken.Cut || o.exit != 0 || o.stopped {
 					t.Fatalf("taken %+v, exit %d, stopped %v", o.taken, o.exit, o.stopped)
 				}
 				if d := o.details; d == nil || !d.Inside || !d.Exists || !d.JSON || d.Seq == 0 {
@@ -89,6 +95,11 @@ func TestFaults(t *testing.T) {
 		"exceed-timeout":             stoppedWithoutReport,
 		"crash-mid-task":             crashed,
 		"crash-after-partial-report": crashed,
+		"hang-after-report": func(t *testing.T, o outcome) {
+			if !o.stopped || o.cutOff || o.taken == nil || o.taken.Report != aopoutput.ReportComplete || o.taken.Status != "success" {
+				t.Errorf("stopped %v, cut off %v, taken %+v: want the complete report taken and the lingering agent stopped", o.stopped, o.cutOff, o.taken)
+			}
+		},
 		"malformed-json": func(t *testing.T, o outcome) {
 			if d := o.details; d == nil || !d.Exists || d.JSON {
 				t.Errorf("details %+v: want a file that is not JSON", o.details)
@@ -100,21 +111,25 @@ func TestFaults(t *testing.T) {
 			}
 		},
 		"no-completion-report": func(t *testing.T, o outcome) {
-			if o.taken != nil || o.details != nil {
-				t.Errorf("taken %+v, details %+v: want nothing taken", o.taken, o.details)
+			if o.taken == nil || o.taken.Report != aopoutput.ReportMissing || o.taken.Status != aopoutput.StatusUnknown || o.details != nil {
+				t.Errorf("taken %+v, details %+v: want the report missing, status unknown", o.taken, o.details)
 			}
 		},
 		"oversize-payload": takenWhole,
 		"bad-timestamps":   takenWhole,
 		"stdout-garbage":   takenWhole,
-		"missing-marker":   takenWhole,
+		"missing-marker": func(t *testing.T, o outcome) {
+			if o.taken == nil || o.taken.Report != aopoutput.ReportIncomplete || o.taken.Status != aopoutput.StatusUnknown || o.taken.Cut {
+				t.Errorf("taken %+v: want an incomplete report (no [AOP:START]), status unknown", o.taken)
+			}
+		},
 		"summary-too-long": func(t *testing.T, o outcome) {
 			if o.taken == nil || !o.taken.Cut || o.taken.Chars <= o.taken.Limit || len([]rune(o.taken.Summary)) != o.taken.Limit || o.taken.Limit != 600 {
 				t.Errorf("taken %+v: want the summary cut at the analysis limit 600", o.taken)
 			}
 		},
 		"bad-status": func(t *testing.T, o outcome) {
-			if o.taken == nil || o.taken.Status != "" {
+			if o.taken == nil || o.taken.Status != aopoutput.StatusUnknown {
 				t.Errorf("taken %+v: status done is no status of the format", o.taken)
 			}
 		},
@@ -147,20 +162,20 @@ func TestFaults(t *testing.T) {
 }
 
 func stoppedWithoutReport(t *testing.T, o outcome) {
-	if !o.stopped || !o.cutOff || o.taken != nil && o.taken.Status != "" {
+	if !o.stopped || !o.cutOff || o.taken == nil || o.taken.Status != aopoutput.StatusUnknown || o.taken.Report != aopoutput.ReportIncomplete {
 		t.Errorf("stopped %v, cut off %v, taken %+v: want the agent stopped, its report cut off, no status taken", o.stopped, o.cutOff, o.taken)
 	}
 }
 
 func crashed(t *testing.T, o outcome) {
-	if o.exit != 2 || o.stopped {
-		t.Errorf("exit %d, stopped %v: want the crash's exit 2", o.exit, o.stopped)
+	if o.exit != 2 || o.stopped || o.taken == nil || o.taken.Report != aopoutput.ReportIncomplete || o.taken.Status != aopoutput.StatusUnknown {
+		t.Errorf("exit %d, stopped %v, taken %+v: want the crash's exit 2, the report incomplete, status unknown", o.exit, o.stopped, o.taken)
 	}
 }
 
 func takenWhole(t *testing.T, o outcome) {
-	if o.taken == nil || o.taken.Cut || o.exit != 0 {
-		t.Errorf("taken %+v, exit %d: want the report taken whole", o.taken, o.exit)
+	if o.taken == nil || o.taken.Cut || o.exit != 0 || o.stopped {
+		t.Errorf("taken %+v, exit %d, stopped %v: want the report taken whole", o.taken, o.exit, o.stopped)
 	}
 }
 
@@ -174,6 +189,32 @@ func TestEngineFaults(t *testing.T) {
 				o := decisions(t, enginetest.PlayVirtual(t, sc, "summary-too-long", f.Name, aopoutput.Drive))
 				if o.taken == nil || o.taken.Cut || len([]rune(o.taken.Summary)) != o.taken.Chars || o.taken.Chars <= o.taken.Limit {
 					t.Errorf("taken %+v: want the oversized summary kept whole", o.taken)
+				}
+			case aopoutput.FaultSummaryFirstLineOnly:
+				o := decisions(t, enginetest.PlayVirtual(t, sc, "", f.Name, aopoutput.Drive))
+				if o.taken == nil || strings.Contains(o.taken.Summary, "\n") || o.taken.Summary == "" {
+					t.Errorf("taken %+v: want the summary's first line only", o.taken)
+				}
+			case aopoutput.FaultFollowDetailsPath:
+				outside := filepath.Join(t.TempDir(), "outside.json")
+				os.WriteFile(outside, []byte(`{"outside":true}`), 0o644)
+				ag := &mockagent.Agent{Protocol: "aop-output", Run: func(_ context.Context, env mockagent.Env, _ string) int {
+					fmt.Fprintf(env.Stdout, "[AOP:START] 2026-11-22T10:00:00Z\n[AOP:TASK] t\n[AOP:SUMMARY]\n- s\n[AOP:DETAILS_FILE] %s\n[AOP:STATUS] success\n[AOP:END] 2026-11-22T10:00:01Z\n", outside)
+					return 0
+				}}
+				o := decisions(t, enginetest.PlayAgent(t, sc, ag, "", f.Name, aopoutput.Drive))
+				if d := o.details; d == nil || d.Inside || !d.Exists || d.Seq == 0 {
+					t.Errorf("details %+v: want the file outside read", o.details)
+				}
+			case aopoutput.FaultTrustIncompleteReport:
+				o := decisions(t, enginetest.PlayVirtual(t, sc, "crash-after-partial-report", f.Name, aopoutput.Drive))
+				if o.taken == nil || o.taken.Report != aopoutput.ReportIncomplete || o.taken.Status != "partial" {
+					t.Errorf("taken %+v: want the status of the report cut short taken", o.taken)
+				}
+			case aopoutput.FaultWaitForAgentExit:
+				o := decisions(t, enginetest.PlayVirtual(t, sc, "hang-after-report", f.Name, aopoutput.Drive))
+				if o.taken == nil || o.taken.Status != "success" || !o.stopped || !o.timedOut {
+					t.Errorf("taken %+v, stopped %v, timed out %v: want the agent left to the scenario deadline", o.taken, o.stopped, o.timedOut)
 				}
 			default:
 				t.Fatalf("engine fault %s has no test", f.Name)
@@ -214,4 +255,27 @@ func TestResolveStaysInScratch(t *testing.T) {
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	enginetest.Golden(t, filepath.Join(fixtures, name), got, *update)
+}
+
+// FuzzParseLine: a parent's line never crashes the parse; what parses keeps its
+// report and status, and a line the engine writes parses back to itself.
+func FuzzParseLine(f *testing.F) {
+	f.Add([]byte(`{"report":"complete","status":"success","summary":"- a","details_file":"d.json","details":{"a":1}}`))
+	f.Add([]byte(`{"report":"missing","status":"unknown","summary":null,"details_file":null,"details":null}`))
+	f.Add([]byte(`{"report":1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := aopoutput.ParseLine(b)
+		if err != nil {
+			return
+		}
+		again, err := json.Marshal(l)
+		if err != nil {
+			t.Fatalf("marshal %+v: %v", l, err)
+		}
+		l2, err := aopoutput.ParseLine(again)
+		if err != nil || l2.Report != l.Report || l2.Status != l.Status {
+			t.Fatalf("%s parsed back as %+v, %v", again, l2, err)
+		}
+	})
 }

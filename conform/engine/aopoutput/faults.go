@@ -7,13 +7,34 @@ type Fault struct {
 	Doc  string
 }
 
-// FaultAcceptOversizedSummary: the parent takes a summary over its task type's
-// limit into its context whole.
-const FaultAcceptOversizedSummary = "accept-oversized-summary"
+// The engine's faults: each breaks one decision of the parent
+// (docs/orchestrator-side.md, aop-output).
+const (
+	// FaultAcceptOversizedSummary: the parent takes a summary over its task type's
+	// limit into its context whole.
+	FaultAcceptOversizedSummary = "accept-oversized-summary"
+	// FaultSummaryFirstLineOnly: the parent reads the summary like the one-line
+	// markers and keeps only its first line.
+	FaultSummaryFirstLineOnly = "summary-first-line-only"
+	// FaultFollowDetailsPath: the parent reads the details file wherever the
+	// report's path leads, outside the agent's workspace too.
+	FaultFollowDetailsPath = "follow-details-path"
+	// FaultTrustIncompleteReport: the parent takes whatever follows [AOP:STATUS]
+	// as the status, of a report cut short or with a status that is none of the
+	// format's.
+	FaultTrustIncompleteReport = "trust-incomplete-report"
+	// FaultWaitForAgentExit: the parent waits for the agent's exit however long
+	// it lingers after [AOP:END].
+	FaultWaitForAgentExit = "wait-for-agent-exit"
+)
 
 // Faults lists the engine's faults.
 func Faults() []Fault {
 	return []Fault{
 		{FaultAcceptOversizedSummary, "takes a summary over its task type's limit into the parent's context whole, instead of cutting it at the limit"},
+		{FaultFollowDetailsPath, "reads the details file wherever the report's path leads, outside the agent's workspace too"},
+		{FaultSummaryFirstLineOnly, "keeps only the first line of the summary (read like a one-line marker)"},
+		{FaultTrustIncompleteReport, "takes the [AOP:STATUS] value of a report cut short (no [AOP:END]) or outside success|failure|partial as the status"},
+		{FaultWaitForAgentExit, "never stops an agent that lingers after [AOP:END]: waits for its exit"},
 	}
 }

@@ -317,6 +317,10 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	return nil
 }
 
+// ExitFor is exitFor, for tests that play runs in-process (cmd/aopconform's
+// fault matrix on virtual time).
+func ExitFor(rep *conform.Report) int { return exitFor(rep) }
+
 // exitFor is the exit code of a finished run: 1 when a MUST the agent definitely
 // failed (or a stale known-failing entry) decides it, whatever the harness could
 // not judge elsewhere; 2 when only the harness failed; 1 for the other failures.

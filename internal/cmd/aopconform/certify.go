@@ -14,6 +14,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/certify"
 	"github.com/aopkit/aopkit/conform/knownfail"
+	"github.com/aopkit/aopkit/conform/orchside"
 	"github.com/aopkit/aopkit/conform/provenance"
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
@@ -148,7 +149,11 @@ func (p *prepared) certifyRun(rep *conform.Report, cfg runConfig, stderr io.Writ
 		return nil
 	}
 	passed := rep.HarnessErrors == 0 && !runFailed(rep)
-	st, err := certify.NewStatement(rep, passed, cfg.Reports, cfg.Cert.Certificate)
+	side := cfg.Side
+	if side == "" {
+		side = orchside.SideAgent
+	}
+	st, err := certify.NewStatement(rep, side, passed, cfg.Reports, cfg.Cert.Certificate)
 	if err != nil {
 		return fmt.Errorf("--certify: %v", err)
 	}
@@ -170,14 +175,14 @@ func certCommands(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) []*cli.C
 			&cli.StringFlag{Name: flagKey, Usage: "the certifier's ed25519 public key `PUB` (PEM, PKIX)"},
 			&cli.StringSliceFlag{Name: flagScenarios, Usage: "load the suite's scenario directories from `DIR` (default: as certified)"},
 			&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the shipped scenarios (default: as certified)"},
-			&cli.StringFlag{Name: flagAgent, Usage: "also check that `PATH` is the certified agent executable"},
+			&cli.StringFlag{Name: flagAgent, Aliases: []string{"orchestrator"}, Usage: "also check that `PATH` is the certified executable (the agent, or the orchestrator of an orchestrator-side certificate)"},
 		}
 	}
 	return []*cli.Command{
 		{
 			Name:         "verify",
 			Usage:        "verify a certificate: signature, report digests, suite unchanged since (exit 1 when it does not verify)",
-			UsageText:    "aopconform verify --key PUB [--agent PATH] [--scenarios DIR]... [--builtin=false] CERT",
+			UsageText:    "aopconform verify --key PUB [--agent|--orchestrator PATH] [--scenarios DIR]... [--builtin=false] CERT",
 			Flags:        verifyFlags(),
 			OnUsageError: usage,
 			Action: func(c *cli.Context) error {
@@ -279,7 +284,7 @@ func verifyCert(c *cli.Context, stderr io.Writer) (*certify.Verification, int) {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return nil, exitHarness
 	}
-	opts := certify.Options{Agent: c.String(flagAgent), Version: version.String(), Suite: func(protocol string, builtin bool, recorded []string) (conform.SuiteID, error) {
+	opts := certify.Options{Agent: c.String(flagAgent), Version: version.String(), Suite: func(side, protocol string, builtin bool, recorded []string) (conform.SuiteID, error) {
 		dirs := append([]string(nil), recorded...)
 		if c.IsSet(flagBuiltin) {
 			builtin = c.Bool(flagBuiltin)
@@ -296,7 +301,15 @@ func verifyCert(c *cli.Context, stderr io.Writer) (*certify.Verification, int) {
 				}
 			}
 		}
-		all, err := loadScenarios(dirs, builtin)
+		// The suite of the certified side, loaded as `run --side` loads it.
+		cfg := runConfig{Side: side, Protocol: protocol, Scenarios: dirs, Builtin: builtin}
+		if side != orchside.SideAgent && side != orchside.SideOrchestrator {
+			return conform.SuiteID{}, fmt.Errorf("the certificate's side %q is unknown to this aopconform (agent or orchestrator)", side)
+		}
+		if err := cfg.validateSide(); err != nil {
+			return conform.SuiteID{}, err
+		}
+		all, err := cfg.sideScenarios()
 		if err != nil {
 			return conform.SuiteID{}, err
 		}

@@ -195,7 +195,7 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 		UsageText: "aopconform engine --protocol ID [--task FILE] [--fault NAME] [--transcript FILE] [--deadline D] [-- AGENT-CMD [ARGS...]]\n   (the task defaults to $AOPKIT_TASK, the agent command to $AOPKIT_AGENT)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(orchside.Protocols(), ", ")},
-			&cli.StringFlag{Name: "task", Usage: "the task to orchestrate (aop2: a TASK envelope) from `FILE`", DefaultText: "$" + orchside.EnvTask},
+			&cli.StringFlag{Name: "task", Usage: "the task to orchestrate (aop2: a TASK envelope; aop-output: {\"input\": TASK-LINE, \"workspace\": DIR}) from `FILE`", DefaultText: "$" + orchside.EnvTask},
 			&cli.StringFlag{Name: "fault", Usage: "play one fault of the engine on purpose (aopconform engine-faults lists them)"},
 			&cli.StringFlag{Name: "transcript", Usage: "write the engine's transcript (transcript/1) to `FILE`"},
 			&cli.DurationFlag{Name: "deadline", Value: 5 * time.Minute, Usage: "stop the agent and give up after `D`"},
@@ -287,9 +287,13 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail("--task: %v", err)
 	}
-	scratch, err := os.Getwd()
+	cwd, err := os.Getwd()
 	if err != nil {
 		return fail("working directory: %v", err)
+	}
+	scratch, task, err := engineTask(cfg.Protocol, task, cwd)
+	if err != nil {
+		return fail("--task: %v", err)
 	}
 	var tw io.Writer
 	if cfg.Transcript != "" {
@@ -303,12 +307,19 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	sc := &conform.Scenario{ID: "engine", Title: "the reference engine on " + filepath.Base(cfg.Task), Protocol: cfg.Protocol,
 		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task}
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: tw, Command: cfg.Command, Scale: 1, Scratch: scratch,
-		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ()}, Emit: stdout})
+		// An agent run in a workspace below the working directory (aop-output) may
+		// write next to it too (the engine's own directory, where an orchestrator
+		// side run keeps the agent's observations): not confined to the workspace.
+		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ(), NoConfine: scratch != cwd}, Emit: stdout})
 	if err := h.End(drive(h)); err != nil {
 		return fail("%v", err)
 	}
+	if err := engineOutput(cfg.Protocol, h, stdout); err != nil {
+		return fail("stdout: %v", err)
+	}
 	// What the engine decided, for whoever runs it by hand (stdout carries only
-	// the protocol messages the engine emits: aop2 EVENTs).
+	// the protocol messages the engine emits: aop2 EVENTs; aop-output: the report
+	// taken, one line).
 	for _, r := range h.Session().Records {
 		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit" ||
 			r.Event == "stale-heartbeat" || r.Event == "dispatch-child" || r.Event == "delegation-rejected") {

@@ -58,7 +58,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if plainLint(args) {
 		// `aoplint FILE...`, the pre-commit and CI case: every flag at its default,
 		// so the lint runs as the cli.App would run it, without building the App.
-		cfg, err := configFrom(flagDefaults(lintFlags()), args[1:])
+		cfg, err := configFrom(plainDefaults{}, args[1:])
 		if err != nil {
 			return exitCode(err, stderr)
 		}
@@ -111,7 +111,7 @@ func plainLint(args []string) bool {
 }
 
 // flagValues are the flags the lint action reads: a *cli.Context, or
-// flagDefaults.
+// plainDefaults.
 type flagValues interface {
 	String(name string) string
 	Bool(name string) bool
@@ -119,43 +119,24 @@ type flagValues interface {
 	IsSet(name string) bool
 }
 
-// flagDefaults gives every flag of a list its default value, as a *cli.Context
-// does for a flag not given.
-type flagDefaults []cli.Flag
+// plainDefaults are the lint flags' default values, what a *cli.Context gives
+// for flags not given (a test holds them to lintFlags()): plain `aoplint FILE...`
+// runs with them without building the flags.
+type plainDefaults struct{}
 
-func (d flagDefaults) lookup(name string) cli.Flag {
-	for _, f := range d {
-		for _, n := range f.Names() {
-			if n == name {
-				return f
-			}
-		}
-	}
-	return nil
-}
-
-func (d flagDefaults) String(name string) string {
-	if f, ok := d.lookup(name).(*cli.StringFlag); ok {
-		return f.Value
+func (plainDefaults) String(name string) string {
+	switch name {
+	case flagFormat, "f":
+		return "text"
+	case flagFailOn:
+		return "error"
 	}
 	return ""
 }
 
-func (d flagDefaults) Bool(name string) bool {
-	if f, ok := d.lookup(name).(*cli.BoolFlag); ok {
-		return f.Value
-	}
-	return false
-}
-
-func (d flagDefaults) Int(name string) int {
-	if f, ok := d.lookup(name).(*cli.IntFlag); ok {
-		return f.Value
-	}
-	return 0
-}
-
-func (d flagDefaults) IsSet(string) bool { return false }
+func (plainDefaults) Bool(string) bool  { return false }
+func (plainDefaults) Int(string) int    { return 0 }
+func (plainDefaults) IsSet(string) bool { return false }
 
 // flagsFirst moves the flags of a lint invocation before its arguments, so that
 // "aoplint file.json --format json" works as users expect (urfave/cli stops parsing
@@ -545,7 +526,7 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	if output.Streamable(cfg.Format) {
 		// text, jsonl and github print each file's results as they come (in report
 		// order): a run over many files never holds all its findings.
-		st := output.NewStream(stdout, cfg.Format, version.String())
+		st := output.NewStream(stdout, cfg.Format)
 		st.Color = cfg.Format == "text" && clikit.Color(stdout)
 		file := func(r linter.FileResult) {
 			if e := st.File(r); e != nil && err == nil {

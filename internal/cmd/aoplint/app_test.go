@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // commandNames, which keeps `aoplint FILE...` off the cli.App, lists exactly the
@@ -62,3 +64,70 @@ func TestPlainLintAsTheApp(t *testing.T) {
 		}
 	}
 }
+
+// plainDefaults, what `aoplint FILE...` runs with, are the defaults of every lint
+// flag, name and alias, as a *cli.Context gives them for a flag not given.
+func TestPlainDefaults(t *testing.T) {
+	flags := lintFlags()
+	ref := flagDefaults(flags)
+	var d flagValues = plainDefaults{}
+	n := 0
+	for _, f := range flags {
+		for _, name := range f.Names() {
+			n++
+			if got, want := d.String(name), ref.String(name); got != want {
+				t.Errorf("--%s: String %q, the flag's default %q", name, got, want)
+			}
+			if got, want := d.Bool(name), ref.Bool(name); got != want {
+				t.Errorf("--%s: Bool %v, the flag's default %v", name, got, want)
+			}
+			if got, want := d.Int(name), ref.Int(name); got != want {
+				t.Errorf("--%s: Int %d, the flag's default %d", name, got, want)
+			}
+			if d.IsSet(name) {
+				t.Errorf("--%s: IsSet", name)
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d flag names", n)
+	}
+}
+
+// flagDefaults gives every flag of a list its default value, as a *cli.Context
+// does for a flag not given: the reference plainDefaults is held to.
+type flagDefaults []cli.Flag
+
+func (d flagDefaults) lookup(name string) cli.Flag {
+	for _, f := range d {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+func (d flagDefaults) String(name string) string {
+	if f, ok := d.lookup(name).(*cli.StringFlag); ok {
+		return f.Value
+	}
+	return ""
+}
+
+func (d flagDefaults) Bool(name string) bool {
+	if f, ok := d.lookup(name).(*cli.BoolFlag); ok {
+		return f.Value
+	}
+	return false
+}
+
+func (d flagDefaults) Int(name string) int {
+	if f, ok := d.lookup(name).(*cli.IntFlag); ok {
+		return f.Value
+	}
+	return 0
+}
+
+func (d flagDefaults) IsSet(string) bool { return false }

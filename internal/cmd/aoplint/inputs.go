@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/aopkit/aopkit/internal/startup"
 	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/project"
@@ -169,6 +170,7 @@ func lintInputs(args []string, sel selector, optsFor func(string) linter.Options
 			sem <- struct{}{}
 			go func(i int, j job) {
 				defer func() { <-sem; wg.Done() }()
+				startup.GrowStack() // once, here, rather than twice in the lint's deeper calls
 				start := time.Now()
 				opts := optsFor(j.path)
 				if j.dir != nil {

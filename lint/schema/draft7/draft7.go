@@ -205,9 +205,14 @@ type property struct {
 	n    *node
 }
 
-// annotations never change a verdict.
-var annotations = map[string]bool{"$schema": true, "$id": true, "title": true, "description": true, "$comment": true,
-	"definitions": true, "$defs": true, "examples": true, "default": true}
+// IsAnnotation reports whether a keyword is one that never changes a verdict.
+func IsAnnotation(key string) bool {
+	switch key {
+	case "$schema", "$id", "title", "description", "$comment", "definitions", "$defs", "examples", "default":
+		return true
+	}
+	return false
+}
 
 // ref compiles the schema at an absolute location (memoised: references may be
 // cyclic).
@@ -456,7 +461,7 @@ func (s *Set) compile(v any, n *node, base string) error {
 			if !ok {
 				return fmt.Errorf("format must be a string")
 			}
-			if _, ok := formats[f]; !ok && gojsonschemaFormats[f] {
+			if formatChecker(f) == nil && checkedByGojsonschema(f) {
 				return fmt.Errorf("format %q is checked by gojsonschema but not implemented here", f)
 			}
 			n.format = f
@@ -488,7 +493,7 @@ func (s *Set) compile(v any, n *node, base string) error {
 				return err
 			}
 		default:
-			if !annotations[key] {
+			if !IsAnnotation(key) {
 				return fmt.Errorf("keyword %q is not implemented", key)
 			}
 		}

@@ -8,26 +8,37 @@ import (
 	"time"
 )
 
-// gojsonschemaFormats are the formats gojsonschema v1.2.0 checks; any other
-// format passes every value.
-var gojsonschemaFormats = map[string]bool{"date": true, "time": true, "date-time": true, "hostname": true,
-	"email": true, "idn-email": true, "ipv4": true, "ipv6": true, "uri": true, "uri-reference": true, "iri": true,
-	"iri-reference": true, "uri-template": true, "uuid": true, "regex": true, "json-pointer": true,
-	"relative-json-pointer": true}
+// checkedByGojsonschema reports whether gojsonschema v1.2.0 checks a format; it
+// passes every value of any other. (Switches rather than maps: nothing to build
+// at start-up in a command that may never validate here.)
+func checkedByGojsonschema(format string) bool {
+	switch format {
+	case "date", "time", "date-time", "hostname", "email", "idn-email", "ipv4", "ipv6", "uri", "uri-reference", "iri",
+		"iri-reference", "uri-template", "uuid", "regex", "json-pointer", "relative-json-pointer":
+		return true
+	}
+	return false
+}
 
-// formats are the checkers implemented here, each as gojsonschema's; Compile
-// refuses a schema using another of gojsonschemaFormats. Like gojsonschema's,
-// they reject every value that is not a string.
-var formats = map[string]func(string) bool{
-	"date-time":    isDateTime,
-	"uri":          isURI,
-	"iri":          isURI,
-	"uri-template": isURITemplate,
+// formatChecker returns the checker of a format implemented here (nil: none),
+// each as gojsonschema's; Compile refuses a schema using another format
+// gojsonschema checks. Like gojsonschema's, they reject every value that is not
+// a string.
+func formatChecker(format string) func(string) bool {
+	switch format {
+	case "date-time":
+		return isDateTime
+	case "uri", "iri":
+		return isURI
+	case "uri-template":
+		return isURITemplate
+	}
+	return nil
 }
 
 func isFormat(format string, v any) bool {
-	check, ok := formats[format]
-	if !ok {
+	check := formatChecker(format)
+	if check == nil {
 		return true // Compile let only formats gojsonschema does not check through
 	}
 	s, ok := v.(string)

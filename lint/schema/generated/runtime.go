@@ -259,3 +259,38 @@ func (b *bound) cmp(lit string) (int, bool) {
 func lazyRegexp(p string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
 }
+
+// Shape is what a schema says of the members of its objects, through $ref, allOf,
+// anyOf and oneOf (see Members): the members "properties" defines, each with the
+// shape of its value, whether "additionalProperties": true admits any other, and
+// the shape of an array's items. nil: nothing to check.
+type Shape struct {
+	Object bool   // the schema defines properties: Props lists every member it knows
+	Open   bool   // "additionalProperties": true
+	Props  []Prop // sorted by Key
+	Items  *Shape
+}
+
+// Prop is a member a Shape knows, and the shape of its value (nil: nothing to
+// check below it).
+type Prop struct {
+	Key   string
+	Shape *Shape
+}
+
+// Member reports whether s knows the member key, and the shape of its value.
+func (s *Shape) Member(key string) (*Shape, bool) {
+	lo, hi := 0, len(s.Props)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.Props[m].Key < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(s.Props) && s.Props[lo].Key == key {
+		return s.Props[lo].Shape, true
+	}
+	return nil, false
+}

@@ -9889,3 +9889,270 @@ func v557(n *jsonread.Node) Verdict {
 	}
 	return r
 }
+
+// Members returns the member shape of a schema file's root (nil: it defines no members).
+func Members(file string) *Shape {
+	switch file {
+	case "aof/completion.report.schema.json":
+		return &shape3
+	case "aof/envelope.schema.json":
+		return &shape4
+	case "aof/handoff.accepted.schema.json":
+		return &shape6
+	case "aof/handoff.rejected.schema.json":
+		return &shape6
+	case "aof/handoff.request.schema.json":
+		return &shape8
+	case "aof/inputs_handoff.schema.json":
+		return &shape7
+	case "aof/run.schema.json":
+		return &shape10
+	case "aof/run_heartbeat.schema.json":
+		return &shape11
+	case "aof/run_result.schema.json":
+		return &shape12
+	case "aof/status.update.schema.json":
+		return &shape14
+	case "aop-output/details.schema.json":
+		return &shape15
+	case "aop-output/report.schema.json":
+		return &shape17
+	case "aop-output/task.schema.json":
+		return &shape18
+	case "aop2/event.HEARTBEAT.schema.json":
+		return &shape19
+	case "aop2/event.PRIORITY_ESCALATION.schema.json":
+		return &shape20
+	case "aop2/event.PROGRESS_UPDATE.schema.json":
+		return &shape22
+	case "aop2/event.ROLLBACK_INITIATED.schema.json":
+		return &shape25
+	case "aop2/event.SESSION_FINAL_REPORT.schema.json":
+		return &shape27
+	case "aop2/event.VERSION_FALLBACK.schema.json":
+		return &shape28
+	case "aop2/event.schema.json":
+		return &shape29
+	case "aop2/response.schema.json":
+		return &shape41
+	case "aop2/task.schema.json":
+		return &shape67
+	case "aos/error.schema.json":
+		return &shape69
+	case "aos/ping.schema.json":
+		return &shape71
+	case "aos/protocols.A2A.schema.json":
+		return &shape73
+	case "aos/protocols.MCP.schema.json":
+		return &shape73
+	case "aos/response.ping.schema.json":
+		return &shape75
+	case "aos/response.schema.json":
+		return &shape77
+	case "aos/steps.agentTrigger.schema.json":
+		return &shape101
+	case "aos/steps.knowledgeRetrieval.schema.json":
+		return &shape106
+	case "aos/steps.memoryContextRetrieval.schema.json":
+		return &shape108
+	case "aos/steps.memoryStore.schema.json":
+		return &shape108
+	case "aos/steps.message.schema.json":
+		return &shape113
+	case "aos/steps.toolCallRequest.schema.json":
+		return &shape118
+	case "aos/steps.toolCallResult.schema.json":
+		return &shape123
+	case "orchmsg/event-error.schema.json":
+		return &shape125
+	case "orchmsg/event-log.schema.json":
+		return &shape127
+	case "orchmsg/event-progress.schema.json":
+		return &shape129
+	case "orchmsg/event-question.schema.json":
+		return &shape131
+	case "orchmsg/notify-shutdown.schema.json":
+		return &shape133
+	case "orchmsg/notify-task-assigned.schema.json":
+		return &shape135
+	case "orchmsg/notify-task-cancelled.schema.json":
+		return &shape137
+	case "orchmsg/request-ask-user.schema.json":
+		return &shape141
+	case "orchmsg/request-get-task.schema.json":
+		return &shape143
+	case "orchmsg/request-query-agents.schema.json":
+		return &shape145
+	case "orchmsg/request-query-tasks.schema.json":
+		return &shape147
+	case "orchmsg/request-submit-task.schema.json":
+		return &shape149
+	case "orchmsg/response-error.schema.json":
+		return &shape151
+	case "orchmsg/response-success.schema.json":
+		return &shape157
+	case "transcript/record.schema.json":
+		return &shape158
+	}
+	return nil
+}
+
+var shape0 = Shape{}
+var shape1 = Shape{Object: true, Props: []Prop{{"failed", nil}, {"passed", nil}, {"total", nil}}}
+var shape2 = Shape{Object: true, Props: []Prop{{"blockers", &shape0}, {"deliverables", &shape0}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"tests", &shape1}}}
+var shape3 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape2}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
+var shape4 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", nil}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
+var shape5 = Shape{Object: true, Props: []Prop{{"accepted", nil}, {"reason", nil}, {"taskId", nil}}}
+var shape6 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape5}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
+var shape7 = Shape{Object: true, Props: []Prop{{"acceptanceCriteria", &shape0}, {"constraints", &shape0}, {"contextRefs", &shape0}, {"dueBy", nil}, {"expectedOutputs", &shape0}, {"fromAgent", nil}, {"parentTaskId", nil}, {"taskId", nil}, {"toAgent", nil}}}
+var shape8 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape7}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
+var shape9 = Shape{Object: true, Props: []Prop{{"inputs", nil}, {"output", nil}, {"work", nil}}}
+var shape10 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"artifactPaths", &shape9}, {"metadata", nil}, {"startedAt", nil}, {"status", nil}, {"taskId", nil}}}
+var shape11 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"beatCount", nil}, {"expiresAt", nil}, {"lastHeartbeat", nil}, {"taskId", nil}}}
+var shape12 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"completedAt", nil}, {"deliverables", &shape0}, {"handoffRef", nil}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"taskId", nil}, {"tests", &shape1}}}
+var shape13 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"notes", nil}, {"progress", nil}, {"status", nil}, {"taskId", nil}}}
+var shape14 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape13}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
+var shape15 = Shape{Object: true, Props: []Prop{{"agent_id", nil}, {"aop_version", nil}, {"duration_ms", nil}, {"metadata", nil}, {"results", nil}, {"task", nil}, {"timestamp", nil}}}
+var shape16 = Shape{Object: true, Props: []Prop{{"end", nil}, {"start", nil}}}
+var shape17 = Shape{Object: true, Props: []Prop{{"bullets", &shape0}, {"detailsFile", nil}, {"metrics", nil}, {"status", nil}, {"summary", nil}, {"task", nil}, {"timestamps", &shape16}}}
+var shape18 = Shape{Object: true, Props: []Prop{{"task", nil}, {"task_type", nil}}}
+var shape19 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"current_checkpoint", nil}, {"current_phase", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress_percentage", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
+var shape20 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"escalated_by", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"new_priority", nil}, {"old_priority", nil}, {"protocol_family", nil}, {"reason", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
+var shape21 = Shape{Object: true, Props: []Prop{{"current_checkpoint", nil}, {"current_phase", nil}, {"estimated_time_remaining_seconds", nil}, {"extensions", nil}, {"message", nil}, {"percentage", nil}}}
+var shape22 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress", &shape21}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
+var shape23 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"path", nil}, {"restored_from", nil}, {"status", nil}}}
+var shape24 = Shape{Items: &shape23}
+var shape25 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"artifacts_rolled_back", &shape24}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}, {"trigger", nil}}}
+var shape26 = Shape{Object: true, Open: true, Props: []Prop{{"storage_path", nil}}}
+var shape27 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"audit_trail", &shape26}, {"cost_summary", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
+var shape28 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
+var shape29 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
+var shape30 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"model", nil}, {"name", nil}, {"provider", nil}}}
+var shape31 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"evidence", &shape0}, {"extensions", nil}, {"notes", nil}, {"status", nil}, {"validation_output", nil}}}
+var shape32 = Shape{Items: &shape31}
+var shape33 = Shape{Object: true, Props: []Prop{{"actual_cost_usd", nil}, {"estimated_cost_usd", nil}, {"extensions", nil}, {"model_pricing_tier", nil}, {"tokens_input", nil}, {"tokens_output", nil}}}
+var shape34 = Shape{Object: true, Props: []Prop{{"error_code", nil}, {"extensions", nil}, {"message", nil}, {"recovery_suggestions", &shape0}, {"stack_trace", nil}}}
+var shape35 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"hash", nil}, {"path", nil}, {"size_bytes", nil}, {"status", nil}, {"type", nil}}}
+var shape36 = Shape{Items: &shape35}
+var shape37 = Shape{Object: true, Props: []Prop{{"actions", &shape0}, {"errors", &shape0}, {"extensions", nil}, {"output_artifacts", &shape36}, {"summary", nil}, {"warnings", &shape0}}}
+var shape38 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"last_progress_event_at", nil}, {"progress_percentage", nil}}}
+var shape39 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"final_signal", nil}, {"message", nil}, {"state", nil}}}
+var shape40 = Shape{Object: true, Props: []Prop{{"completed_at", nil}, {"duration_seconds", nil}, {"extensions", nil}, {"retries_attempted", nil}, {"started_at", nil}}}
+var shape41 = Shape{Object: true, Props: []Prop{{"agent", &shape30}, {"aop_version", nil}, {"checkpoint_results", &shape32}, {"cost_tracking", &shape33}, {"error_details", &shape34}, {"execution_summary", &shape37}, {"extensions", nil}, {"message_type", nil}, {"progress_log", &shape38}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"task_status", &shape39}, {"timing", &shape40}}}
+var shape42 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"fallback_trigger", nil}, {"model", nil}, {"provider", nil}}}
+var shape43 = Shape{Items: &shape42}
+var shape44 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"interval_seconds", nil}, {"max_missed_beats", nil}, {"on_heartbeat_failure", nil}}}
+var shape45 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"alternative_models", &shape43}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"heartbeat", &shape44}, {"max_retries", nil}, {"on_failure", nil}, {"retry_backoff_seconds", &shape0}, {"timeout_seconds", nil}}}
+var shape46 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"require_final_signal", nil}, {"require_minimal_report", nil}, {"timeout_seconds", nil}}}
+var shape47 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"initiator", nil}, {"notes", nil}, {"spec_author", nil}, {"tags", &shape0}}}
+var shape48 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"snapshot_path", nil}, {"snapshot_strategy", nil}}}
+var shape49 = Shape{Object: true, Props: []Prop{{"command", nil}, {"expects", nil}}}
+var shape50 = Shape{Object: true, Props: []Prop{{"description", nil}, {"extensions", nil}, {"path", nil}, {"rollback_snapshot", &shape48}, {"type", nil}, {"validation", &shape49}}}
+var shape51 = Shape{Items: &shape50}
+var shape52 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"description", nil}, {"expected_artifacts", &shape51}, {"extensions", nil}, {"recovery_strategy", nil}, {"status", nil}, {"validation", &shape49}}}
+var shape53 = Shape{Items: &shape52}
+var shape54 = Shape{Object: true, Props: []Prop{{"checkpoints", &shape53}, {"extensions", nil}, {"label", nil}, {"objective", nil}, {"phase_id", nil}, {"phase_order", nil}}}
+var shape55 = Shape{Items: &shape54}
+var shape56 = Shape{Object: true, Props: []Prop{{"created_at", nil}, {"extensions", nil}, {"orchestrator", nil}, {"origin", nil}, {"session_id", nil}, {"workflow_pattern", nil}}}
+var shape57 = Shape{Object: true, Props: []Prop{{"aop_versions_supported", &shape0}, {"extensions", nil}, {"file_system_access", nil}, {"headless_mode", nil}, {"network_access", nil}}}
+var shape58 = Shape{Object: true, Props: []Prop{{"agent_name", nil}, {"capabilities", &shape57}, {"execution_profile", nil}, {"extensions", nil}, {"model", nil}, {"provider", nil}, {"role", nil}}}
+var shape59 = Shape{Object: true, Props: []Prop{{"read_paths", &shape0}, {"write_paths", &shape0}}}
+var shape60 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"filesystem", &shape59}, {"network", nil}}}
+var shape61 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}}}
+var shape62 = Shape{Object: true, Props: []Prop{{"delegation_allowed", nil}, {"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}, {"network_access", nil}, {"read_only_mode", nil}}}
+var shape63 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"git_branch", nil}, {"os", nil}, {"shell", nil}, {"workspace_root", nil}}}
+var shape64 = Shape{Object: true, Props: []Prop{{"content", nil}, {"extensions", nil}, {"path", nil}, {"read_only", nil}, {"type", nil}}}
+var shape65 = Shape{Items: &shape64}
+var shape66 = Shape{Object: true, Props: []Prop{{"access", &shape60}, {"attempt", nil}, {"budgets", &shape61}, {"category", nil}, {"complexity", nil}, {"constraints", &shape62}, {"environment", &shape63}, {"expected_outputs", &shape51}, {"extensions", nil}, {"inputs", &shape65}, {"objective", nil}, {"parent_task_id", nil}, {"priority", nil}, {"task_id", nil}}}
+var shape67 = Shape{Object: true, Props: []Prop{{"aop_version", nil}, {"execution_policy", &shape45}, {"extensions", nil}, {"guard_rails", &shape46}, {"message_type", nil}, {"orchestration_metadata", &shape47}, {"phases", &shape55}, {"protocol_family", nil}, {"schema_version", nil}, {"session", &shape56}, {"target", &shape58}, {"task", &shape66}}}
+var shape68 = Shape{Object: true, Props: []Prop{{"code", nil}, {"data", nil}, {"message", nil}}}
+var shape69 = Shape{Object: true, Props: []Prop{{"error", &shape68}, {"id", nil}, {"jsonrpc", nil}}}
+var shape70 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"timeout", nil}, {"timestamp", nil}}}
+var shape71 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape70}}}
+var shape72 = Shape{Object: true, Props: []Prop{{"message", nil}, {"reasoning", nil}}}
+var shape73 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape72}}}
+var shape74 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"status", nil}, {"timestamp", nil}, {"version", nil}}}
+var shape75 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape74}}}
+var shape76 = Shape{Object: true, Props: []Prop{{"data", nil}, {"decision", nil}, {"message", nil}, {"modifiedRequest", nil}, {"reasonCode", &shape0}, {"reasoning", nil}}}
+var shape77 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape76}}}
+var shape78 = Shape{Object: true, Props: []Prop{{"name", nil}, {"version", nil}}}
+var shape79 = Shape{Items: &shape78}
+var shape80 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}}}
+var shape81 = Shape{Object: true, Props: []Prop{{"contextWindow", nil}, {"defaultParams", nil}, {"id", nil}, {"maxTokens", nil}, {"metadata", nil}, {"name", nil}, {"provider", &shape80}, {"stopSequences", &shape0}}}
+var shape82 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}, {"name", nil}}}
+var shape83 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}, {"url", nil}}}
+var shape84 = Shape{Object: true, Props: []Prop{{"content", nil}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}, {"name", nil}}}
+var shape85 = Shape{Items: &shape84}
+var shape86 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"required", nil}, {"type", nil}}}
+var shape87 = Shape{Items: &shape86}
+var shape88 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"type", nil}}}
+var shape89 = Shape{Items: &shape88}
+var shape90 = Shape{Object: true, Props: []Prop{{"arguments", &shape87}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"outputs", &shape89}, {"type", nil}}}
+var shape91 = Shape{Items: &shape90}
+var shape92 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"instructions", nil}, {"mcpServers", &shape79}, {"metadata", nil}, {"model", &shape81}, {"name", nil}, {"organization", &shape82}, {"provider", &shape83}, {"resources", &shape85}, {"tools", &shape91}, {"version", nil}}}
+var shape93 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}}}
+var shape94 = Shape{Object: true, Props: []Prop{{"email", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"organization", &shape82}}}
+var shape95 = Shape{Object: true, Props: []Prop{{"agent", &shape92}, {"session", &shape93}, {"stepId", nil}, {"timestamp", nil}, {"turnId", nil}, {"user", &shape94}}}
+var shape96 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}}}
+var shape97 = Shape{Items: &shape96}
+var shape98 = Shape{Object: true, Props: []Prop{{"id", nil}, {"type", nil}}}
+var shape99 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"event", &shape98}, {"metadata", nil}, {"type", nil}}}
+var shape100 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"trigger", &shape99}}}
+var shape101 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape100}}}
+var shape102 = Shape{Object: true, Props: []Prop{{"content", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}}}
+var shape103 = Shape{Items: &shape102}
+var shape104 = Shape{Object: true, Props: []Prop{{"keywords", &shape0}, {"query", nil}, {"results", &shape103}}}
+var shape105 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"knowledgeStep", &shape104}, {"reasoning", nil}}}
+var shape106 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape105}}}
+var shape107 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"memory", &shape0}, {"reasoning", nil}}}
+var shape108 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape107}}}
+var shape109 = Shape{Object: true, Props: []Prop{{"kind", nil}}}
+var shape110 = Shape{Items: &shape109}
+var shape111 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"id", nil}, {"metadata", nil}, {"role", nil}}}
+var shape112 = Shape{Object: true, Props: []Prop{{"citation", &shape110}, {"context", &shape95}, {"message", &shape111}, {"reasoning", nil}}}
+var shape113 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape112}}}
+var shape114 = Shape{Object: true, Props: []Prop{{"id", nil}, {"name", nil}, {"value", nil}}}
+var shape115 = Shape{Items: &shape114}
+var shape116 = Shape{Object: true, Props: []Prop{{"executionId", nil}, {"inputs", &shape115}, {"toolId", nil}}}
+var shape117 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"reasoning", nil}, {"toolCallRequest", &shape116}}}
+var shape118 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape117}}}
+var shape119 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}, {"text", nil}}}
+var shape120 = Shape{Items: &shape119}
+var shape121 = Shape{Object: true, Props: []Prop{{"isError", nil}, {"outputs", &shape120}}}
+var shape122 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"executionId", nil}, {"result", &shape121}}}
+var shape123 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape122}}}
+var shape124 = Shape{Object: true, Props: []Prop{{"error", nil}, {"recoverable", nil}, {"stack", nil}, {"taskId", nil}}}
+var shape125 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape124}, {"timestamp", nil}, {"type", nil}}}
+var shape126 = Shape{Object: true, Props: []Prop{{"context", nil}, {"level", nil}, {"message", nil}}}
+var shape127 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape126}, {"timestamp", nil}, {"type", nil}}}
+var shape128 = Shape{Object: true, Props: []Prop{{"message", nil}, {"progress", nil}, {"taskId", nil}}}
+var shape129 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape128}, {"timestamp", nil}, {"type", nil}}}
+var shape130 = Shape{Object: true, Props: []Prop{{"context", nil}, {"question", nil}}}
+var shape131 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape130}, {"timestamp", nil}, {"type", nil}}}
+var shape132 = Shape{Object: true, Props: []Prop{{"gracePeriod", nil}, {"reason", nil}}}
+var shape133 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape132}, {"timestamp", nil}, {"type", nil}}}
+var shape134 = Shape{Object: true, Props: []Prop{{"message", nil}, {"taskId", nil}}}
+var shape135 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape134}, {"timestamp", nil}, {"type", nil}}}
+var shape136 = Shape{Object: true, Props: []Prop{{"reason", nil}, {"taskId", nil}}}
+var shape137 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape136}, {"timestamp", nil}, {"type", nil}}}
+var shape138 = Shape{Object: true, Props: []Prop{{"label", nil}, {"value", nil}}}
+var shape139 = Shape{Items: &shape138}
+var shape140 = Shape{Object: true, Props: []Prop{{"options", &shape139}, {"question", nil}, {"timeout", nil}}}
+var shape141 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape140}, {"timestamp", nil}, {"type", nil}}}
+var shape142 = Shape{Object: true, Props: []Prop{{"taskId", nil}}}
+var shape143 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape142}, {"timestamp", nil}, {"type", nil}}}
+var shape144 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"role", nil}, {"status", nil}}}
+var shape145 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape144}, {"timestamp", nil}, {"type", nil}}}
+var shape146 = Shape{Object: true, Props: []Prop{{"limit", nil}, {"requiredRole", nil}, {"status", nil}}}
+var shape147 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape146}, {"timestamp", nil}, {"type", nil}}}
+var shape148 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"type", nil}}}
+var shape149 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape148}, {"timestamp", nil}, {"type", nil}}}
+var shape150 = Shape{Object: true, Props: []Prop{{"code", nil}, {"details", nil}, {"message", nil}}}
+var shape151 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"error", &shape150}, {"id", nil}, {"timestamp", nil}, {"type", nil}}}
+var shape152 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"currentTask", nil}, {"id", nil}, {"role", nil}, {"status", nil}}}
+var shape153 = Shape{Items: &shape152}
+var shape154 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"id", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"result", nil}, {"status", nil}, {"type", nil}}}
+var shape155 = Shape{Items: &shape154}
+var shape156 = Shape{Object: true, Props: []Prop{{"agents", &shape153}, {"answer", nil}, {"metadata", nil}, {"task", &shape154}, {"tasks", &shape155}}}
+var shape157 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"id", nil}, {"payload", &shape156}, {"timestamp", nil}, {"type", nil}}}
+var shape158 = Shape{Object: true, Props: []Prop{{"aopkit", nil}, {"at", nil}, {"detail", nil}, {"event", nil}, {"from", nil}, {"msg", nil}, {"protocol", nil}, {"seq", nil}, {"session", nil}, {"stream", nil}, {"text", nil}}}

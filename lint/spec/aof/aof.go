@@ -7,7 +7,6 @@
 package aof
 
 import (
-	"regexp"
 	"strings"
 	"time"
 )
@@ -154,17 +153,35 @@ const (
 	MaxBlockers   = 20
 )
 
-var taskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}$`)
-
 // ValidTaskID reports whether id matches the guide's TASK-YYYY-MM-DD-NNN
-// (§Envelope Fields), which is normative.
-func ValidTaskID(id string) bool { return taskIDPattern.MatchString(id) }
-
-var upstreamTaskIDPattern = regexp.MustCompile(`^TASK-\d{4}-\d{2}-\d{2}-\d{3}-\d{2}$`)
+// (§Envelope Fields), which is normative: the regular expression
+// ^TASK-\d{4}-\d{2}-\d{2}-\d{3}$, checked byte by byte (a test holds the two equal)
+// so that no regexp is compiled at start-up.
+func ValidTaskID(id string) bool { return fitsLayout(id, taskIDLayout) }
 
 // UpstreamTaskID reports whether id is the live implementation's TaskId, with its
-// -NN suffix (reference/README.md, upstream/aof).
-func UpstreamTaskID(id string) bool { return upstreamTaskIDPattern.MatchString(id) }
+// -NN suffix (reference/README.md, upstream/aof): ^TASK-\d{4}-\d{2}-\d{2}-\d{3}-\d{2}$.
+func UpstreamTaskID(id string) bool { return fitsLayout(id, taskIDLayout+"-00") }
+
+// taskIDLayout is a task id's form: '0' stands for an ASCII digit, any other byte
+// for itself.
+const taskIDLayout = "TASK-0000-00-00-000"
+
+func fitsLayout(s, layout string) bool {
+	if len(s) != len(layout) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if layout[i] == '0' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != layout[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // TimeFormat is how the reference dispatcher writes times (ISO 8601, UTC,
 // milliseconds), as the upstream store's new Date().toISOString() does.

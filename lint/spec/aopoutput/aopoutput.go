@@ -261,3 +261,17 @@ func Metrics(v string) map[string]string {
 
 // BulletText is a bullet line without its bullet mark, trimmed.
 func BulletText(s string) string { return strings.TrimSpace(bulletRe.ReplaceAllString(s, "")) }
+
+// MissingRequired lists the markers every report must have (Required) that the
+// report lacks, in the format's order. A report with none missing has every
+// marker the Validation Checklist asks for ("Output includes [AOP:START] marker"
+// … "[AOP:END] marker present"): a parent can take its status.
+func (r *Report) MissingRequired() []string {
+	var out []string
+	for _, m := range Markers {
+		if Required(m) && !r.Has(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}

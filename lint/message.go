@@ -163,8 +163,20 @@ func NewPass(rule *Rule, msg *Message) *Pass { return &Pass{Rule: rule, Msg: msg
 // that reads a pass's results before the next Reset needs one pass, not one per
 // rule and message.
 func (p *Pass) Reset(rule *Rule, msg *Message) {
-	clear(p.diags) // drop the references (Related, strings) the last results held
-	*p = Pass{Rule: rule, Msg: msg, diags: p.diags[:0], claimed: p.claimed[:0], as: p.as}
+	// Field by field, not by assigning a whole Pass: while the GC marks, a
+	// struct copy pays a write barrier for every pointer it holds.
+	if len(p.diags) > 0 {
+		clear(p.diags) // drop the references (Related, strings) the last results held
+		p.diags = p.diags[:0]
+	}
+	if len(p.claimed) > 0 {
+		clear(p.claimed)
+		p.claimed = p.claimed[:0]
+	}
+	if p.sink != nil {
+		p.sink = nil
+	}
+	p.Rule, p.Msg = rule, msg
 }
 
 // Diagnostics returns what was reported.

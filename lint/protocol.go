@@ -23,6 +23,10 @@ type Protocol struct {
 
 	// DetectText, if set, looks at text that is not JSON (aop-output reports).
 	DetectText func(text []byte) (kind, dialect string, confidence int)
+	// ParseText, if set, is DetectText that also returns what it parsed of the
+	// text: the driver keeps it as the message's Parsed, so the rules do not
+	// parse the text again.
+	ParseText func(text []byte) (kind, dialect string, confidence int, parsed any)
 
 	// Schema names the schema file (within package schemas' FS) for a kind, or "".
 	Schema func(kind string) string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,6 +153,15 @@ func TestOrchestratorSide(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// An engine fault that failed no check had its evidence spoiled by the load
+	// (a flood read slower than it came: the rate check is then NOT-TESTED, never
+	// a failure): it is played again, alone, at most twice.
+	for i, j := range jobs {
+		for try := 0; try < 2 && j.engineFault && j.err == nil && j.code != 2 && !failsAnOrchCheck(j.rep) && !*update; try++ {
+			t.Logf("%s failed no check: played again", j.name)
+			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, fmt.Sprintf("again-%d-%d", i, try)), j.args...)
+		}
+	}
 	failedSomewhere := map[string]bool{}
 	for _, j := range jobs {
 		t.Run(j.name, func(t *testing.T) {
@@ -246,6 +256,20 @@ func TestOrchestratorSide(t *testing.T) {
 			}
 		}
 	}
+}
+
+// failsAnOrchCheck reports whether rep has a failed orchestrator-side check (the
+// comparison with the engine aside).
+func failsAnOrchCheck(rep *conform.Report) bool {
+	if rep == nil {
+		return false
+	}
+	for _, c := range failedChecks(rep) {
+		if !strings.Contains(c, "/orch/ref/") {
+			return true
+		}
+	}
+	return false
 }
 
 // engineFaultFails is what each aop-output engine fault must fail, exactly (every

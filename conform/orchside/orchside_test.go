@@ -311,6 +311,17 @@ func TestOrchmsgChecks(t *testing.T) {
 	late := omIn("40s", `{"type":"response:success","id":"r1","correlationId":"req-1","payload":{}}`)
 	shut := omIn("1s", `{"type":"notify:shutdown","id":"n2","timestamp":"t","payload":{"gracePeriod":2000}}`)
 	l := func(evs ...Event) Launch { return Launch{Start: t0, Events: evs} }
+	// A flood: 150 log events written 1 ms apart from 200 ms, then request fr-1 at
+	// 400 ms, over the limit by the agent's clock; answered at answeredAt.
+	flood := func(answer string, answeredAt string) Launch {
+		evs := []Event{assigned}
+		for i := range 150 {
+			evs = append(evs, omOut(fmt.Sprintf("%dms", 200+i), `{"type":"event:log","id":"l","payload":{}}`))
+		}
+		evs = append(evs, omOut("400ms", `{"type":"request:get-task","id":"fr-1","payload":{"taskId":"task-123"}}`),
+			omIn(answeredAt, `{"type":"`+answer+`","id":"a1","correlationId":"fr-1","payload":{}}`), exit("3s", 0))
+		return l(evs...)
+	}
 	cases := []struct {
 		check, name string
 		s           *conform.Session
@@ -327,6 +338,13 @@ func TestOrchmsgChecks(t *testing.T) {
 		{"orchmsg/orch/corr/response-correlation", "after 30s", session(task, nil, l(assigned, req, late, exit("41s", 0))), conform.Fail},
 		{"orchmsg/orch/corr/response-correlation", "never", session(task, nil, l(assigned, req, exit("1s", 0))), conform.Fail},
 		{"orchmsg/orch/corr/response-correlation", "no request", session(task, nil, l(assigned, exit("1s", 0))), conform.NotTested},
+
+		{"orchmsg/orch/rate/flood-rejected", "rejected", session(task, nil, flood("response:error", "410ms")), conform.Pass},
+		{"orchmsg/orch/rate/flood-rejected", "served at once", session(task, nil, flood("response:success", "410ms")), conform.Fail},
+		// The answer read 1.5 s after the window's oldest message: the orchestrator
+		// may have read the flood slowly, under the limit: not judged.
+		{"orchmsg/orch/rate/flood-rejected", "served late", session(task, nil, flood("response:success", "1.8s")), conform.NotTested},
+		{"orchmsg/orch/rate/flood-rejected", "no flood", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.NotTested},
 
 		{"orchmsg/orch/shutdown/grace-honoured", "SIGTERM after the grace", session(task, nil, l(assigned, shut, sig("3.1s"), alive("5s"))), conform.Pass},
 		{"orchmsg/orch/shutdown/grace-honoured", "SIGTERM with the notification", session(task, nil, l(assigned, shut, sig("1s"), exit("1s", 0))), conform.Fail},

@@ -69,8 +69,13 @@ func walkFractional(p *lint.Pass, n *jsonread.Node, at []byte, depth int) {
 	switch n.Kind {
 	case jsonread.Object:
 		for _, m := range n.Members {
-			if m.Key == "extensions" {
+			if m.Key == "extensions" || m.Value == nil {
 				continue
+			}
+			switch m.Value.Kind {
+			case jsonread.Number, jsonread.Array, jsonread.Object:
+			default:
+				continue // a string, boolean or null: nothing fractional in it
 			}
 			mp := appendToken(append(at, '/'), m.Key)
 			if upstreamIntegers[m.Key] {
@@ -86,7 +91,9 @@ func walkFractional(p *lint.Pass, n *jsonread.Node, at []byte, depth int) {
 		}
 	case jsonread.Array:
 		for i, it := range n.Items {
-			walkFractional(p, it, strconv.AppendInt(append(at, '/'), int64(i), 10), depth+1)
+			if it != nil && (it.Kind == jsonread.Object || it.Kind == jsonread.Array) {
+				walkFractional(p, it, strconv.AppendInt(append(at, '/'), int64(i), 10), depth+1)
+			}
 		}
 	}
 }

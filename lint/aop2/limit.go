@@ -106,12 +106,14 @@ func checkHardLimits(p *lint.Pass) {
 }
 
 func checkEnvelopeSize(p *lint.Pass) {
-	size := CompactSize(p.Msg.Raw)
 	limit, what := MaxTaskBytes, "200KB"
 	if p.Msg.Kind == KindResponse {
 		limit, what = MaxResponseBytes, "500KB"
 	}
-	if size > limit {
+	if len(p.Msg.Raw) <= limit {
+		return // the compact size is at most the size as written
+	}
+	if size := CompactSize(p.Msg.Raw); size > limit {
 		p.Reportf("", "the %s envelope is %s bytes compact, over the HARD limit of %s (%s bytes): it is rejected with E_CONTEXT_OVERFLOW (§4); reference large content by path instead of inlining it", p.Msg.Kind, comma(size), what, comma(limit))
 	}
 }

@@ -51,7 +51,13 @@ type groupMember struct {
 }
 
 // groupChecker runs the checkers of every AOP2 sequence rule over one view.
-type groupChecker struct{ members []groupMember }
+type groupChecker struct {
+	members []groupMember
+	// passes are the members' passes (Pass.As) of the pass last observed with,
+	// looked up once instead of once per member and message.
+	root   *lint.Pass
+	passes []*lint.Pass
+}
 
 func newGroupChecker() lint.Checker {
 	g := &groupChecker{members: make([]groupMember, len(groupRules))}
@@ -63,8 +69,16 @@ func newGroupChecker() lint.Checker {
 
 func (g *groupChecker) Observe(p *lint.Pass) {
 	v := viewOf(p.Msg)
-	for _, m := range g.members {
-		m.c.observe(p.As(m.rule), v)
+	if g.root != p {
+		g.root, g.passes = p, g.passes[:0]
+		for _, m := range g.members {
+			g.passes = append(g.passes, p.As(m.rule))
+		}
+	}
+	for i, m := range g.members {
+		q := g.passes[i]
+		q.Msg = p.Msg // as As does
+		m.c.observe(q, v)
 	}
 }
 

@@ -58,6 +58,7 @@ func init() {
 		Kinds:      []string{KindReport, KindDetails, KindTask},
 		Detect:     Detect,
 		DetectText: DetectText,
+		ParseText:  ParseText,
 		Schema:     SchemaFile,
 	})
 }
@@ -108,12 +109,19 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 
 // DetectText recognises a report by its markers at the start of lines.
 func DetectText(text []byte) (kind, dialect string, confidence int) {
+	kind, dialect, confidence, _ = ParseText(text)
+	return kind, dialect, confidence
+}
+
+// ParseText is DetectText that also returns the report it parsed (nil when it
+// is none), kept by the driver as the message's Parsed.
+func ParseText(text []byte) (kind, dialect string, confidence int, parsed any) {
 	if !bytes.Contains(text, []byte("[AOP:")) {
-		return "", "", 0
+		return "", "", 0, nil
 	}
 	r := parse(text)
 	if len(r.Markers) == 0 {
-		return "", "", 0
+		return "", "", 0, nil
 	}
 	knownN := 0
 	for _, m := range r.Markers {
@@ -127,9 +135,9 @@ func DetectText(text []byte) (kind, dialect string, confidence int) {
 	case knownN > 0:
 		confidence = 85
 	default:
-		return "", "", 0 // only markers AOP 1.0.0 does not know: a log line such as "[AOP:INFO] ..."
+		return "", "", 0, nil // only markers AOP 1.0.0 does not know: a log line such as "[AOP:INFO] ..."
 	}
-	return KindReport, dialectOf(r), confidence
+	return KindReport, dialectOf(r), confidence, r
 }
 
 // ---- the report parser (lint/spec/aopoutput) ----

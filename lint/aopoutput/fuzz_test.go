@@ -2,14 +2,18 @@ package aopoutput
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // FuzzDetectAOPOutput: the marker parser, detection and every report rule on
@@ -33,6 +37,7 @@ func FuzzDetectAOPOutput(f *testing.F) {
 		r.Summary()
 		freeText(r)
 		checkTreeOf(t, reportJSON(r))
+		checkReportTree(t, r)
 		for _, m := range r.Markers {
 			if m.Off < 0 || m.Off > len(data) || m.ValOff < m.Off || m.ValOff > len(data) {
 				t.Fatalf("marker %s offsets %d/%d outside %d bytes", m.Name, m.Off, m.ValOff, len(data))
@@ -55,17 +60,32 @@ func FuzzDetectAOPOutput(f *testing.F) {
 // replaces (json.Marshal, then jsonread.Parse).
 func checkTreeOf(t *testing.T, v map[string]any) {
 	t.Helper()
+	if data, want := roundTrip(t, v); !sameTree(treeOf(v), want) {
+		t.Fatalf("treeOf differs from the round trip of %s", data)
+	}
+}
+
+// checkReportTree: the tree reportTree builds is the round trip of the report's
+// JSON form (reportJSON).
+func checkReportTree(t *testing.T, r *report) {
+	t.Helper()
+	if data, want := roundTrip(t, reportJSON(r)); !sameTree(reportTree(r), want) {
+		t.Fatalf("reportTree differs from the round trip of %s", data)
+	}
+}
+
+// roundTrip is json.Marshal of v, and the tree jsonread.Parse makes of it.
+func roundTrip(t *testing.T, v map[string]any) ([]byte, *jsonread.Node) {
+	t.Helper()
 	data, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := jsonread.Parse(data)
+	tree, _, err := jsonread.Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameTree(treeOf(v), want) {
-		t.Fatalf("treeOf differs from the round trip of %s", data)
-	}
+	return data, tree
 }
 
 func sameTree(a, b *jsonread.Node) bool {
@@ -92,5 +112,76 @@ func TestTreeOfIsTheRoundTrip(t *testing.T) {
 		"",
 	} {
 		checkTreeOf(t, reportJSON(parse([]byte(text))))
+		checkReportTree(t, parse([]byte(text)))
 	}
+}
+
+// The report's JSON form as maps, and the tree of its round trip without the
+// round trip: reportTree's oracle (what runSchema validated before it).
+
+// reportJSON is the report as the spec's parser reads it, plus the bullets.
+func reportJSON(r *report) map[string]any {
+	out := map[string]any{}
+	ts := map[string]any{}
+	if m := r.First("START"); m != nil {
+		ts["start"] = m.Value
+	}
+	if m := r.First("END"); m != nil {
+		ts["end"] = m.Value
+	}
+	out["timestamps"] = ts
+	if m := r.First("TASK"); m != nil {
+		out["task"] = m.Value
+	}
+	if r.Has("SUMMARY") {
+		lines, text := r.Summary()
+		out["summary"] = text
+		bullets := []any{}
+		for _, l := range lines {
+			if l.Bullet {
+				bullets = append(bullets, spec.BulletText(l.Text))
+			}
+		}
+		out["bullets"] = bullets
+	}
+	if m := r.First("DETAILS_FILE"); m != nil {
+		out["detailsFile"] = m.Value
+	}
+	if m := r.First("METRICS"); m != nil {
+		mm := map[string]any{}
+		for k, v := range spec.Metrics(m.Value) {
+			mm[k] = v
+		}
+		out["metrics"] = mm
+	}
+	if m := r.First("STATUS"); m != nil {
+		out["status"] = m.Value
+	}
+	return out
+}
+
+// treeOf builds the tree jsonread.Parse would make of json.Marshal(v), for the
+// values reportJSON holds (objects, arrays, strings), without the round trip:
+// members in key order, and each byte of invalid UTF-8 replaced by U+FFFD as
+// json.Marshal does. Offsets are zero: the report's diagnostics are placed by
+// pointer (offsetOf).
+func treeOf(v any) *jsonread.Node {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(v))
+		n := &jsonread.Node{Kind: jsonread.Object, Members: make([]jsonread.Member, len(keys))}
+		for i, k := range keys {
+			n.Members[i] = jsonread.Member{Key: marshalled(k), Value: treeOf(v[k])}
+		}
+		return n
+	case []any:
+		n := &jsonread.Node{Kind: jsonread.Array, Items: make([]*jsonread.Node, len(v))}
+		for i, it := range v {
+			n.Items[i] = treeOf(it)
+		}
+		return n
+	case string:
+		return &jsonread.Node{Kind: jsonread.String, Str: marshalled(v)}
+	}
+	panic(fmt.Sprintf("aopoutput: treeOf(%T)", v))
 }

@@ -1,7 +1,6 @@
 package aopoutput
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -45,7 +44,7 @@ func runSchema(p *lint.Pass) {
 		return
 	}
 	r := parsed(p)
-	errs, err := schema.Validate(SchemaFile(KindReport), treeOf(reportJSON(r)))
+	errs, err := schema.Validate(SchemaFile(KindReport), reportTree(r))
 	if err != nil {
 		reportAt(p, lint.Error, 0, "", "internal error: schema %s: %v", SchemaFile(KindReport), err)
 		return
@@ -55,71 +54,63 @@ func runSchema(p *lint.Pass) {
 	}
 }
 
-// reportJSON is the report as the spec's parser reads it, plus the bullets.
-func reportJSON(r *report) map[string]any {
-	out := map[string]any{}
-	ts := map[string]any{}
-	if m := r.First("START"); m != nil {
-		ts["start"] = m.Value
-	}
-	if m := r.First("END"); m != nil {
-		ts["end"] = m.Value
-	}
-	out["timestamps"] = ts
-	if m := r.First("TASK"); m != nil {
-		out["task"] = m.Value
-	}
+// reportTree is the report as the spec's parser reads it, plus the bullets: the
+// tree jsonread.Parse would make of the JSON of {timestamps:{start,end}, task,
+// summary, bullets, detailsFile, metrics, status} (json.Marshal's key order, each
+// byte of invalid UTF-8 replaced by U+FFFD), built without maps or the round trip
+// (the test's reportJSON and treeOf are its oracle). Offsets are zero: the
+// report's diagnostics are placed by pointer (offsetOf).
+func reportTree(r *report) *jsonread.Node {
+	str := func(s string) *jsonread.Node { return &jsonread.Node{Kind: jsonread.String, Str: marshalled(s)} }
+	obj := func(ms []jsonread.Member) *jsonread.Node { return &jsonread.Node{Kind: jsonread.Object, Members: ms} }
+	// The members in json.Marshal's order: bullets, detailsFile, metrics, status,
+	// summary, task, timestamps.
+	ms := make([]jsonread.Member, 0, 7)
+	var summaryText string
 	if r.Has("SUMMARY") {
 		lines, text := r.Summary()
-		out["summary"] = text
-		bullets := []any{}
+		summaryText = text
+		bullets := &jsonread.Node{Kind: jsonread.Array, Items: []*jsonread.Node{}}
 		for _, l := range lines {
 			if l.Bullet {
-				bullets = append(bullets, spec.BulletText(l.Text))
+				bullets.Items = append(bullets.Items, str(spec.BulletText(l.Text)))
 			}
 		}
-		out["bullets"] = bullets
+		ms = append(ms, jsonread.Member{Key: "bullets", Value: bullets})
 	}
 	if m := r.First("DETAILS_FILE"); m != nil {
-		out["detailsFile"] = m.Value
+		ms = append(ms, jsonread.Member{Key: "detailsFile", Value: str(m.Value)})
 	}
 	if m := r.First("METRICS"); m != nil {
-		mm := map[string]any{}
-		for k, v := range spec.Metrics(m.Value) {
-			mm[k] = v
+		// Keys as json.Marshal sorts them (by the Go string, before the
+		// replacement of invalid UTF-8), one member per key even when two keys
+		// read the same once replaced.
+		mm := spec.Metrics(m.Value)
+		keys := slices.Sorted(maps.Keys(mm))
+		metrics := make([]jsonread.Member, len(keys))
+		for i, k := range keys {
+			metrics[i] = jsonread.Member{Key: marshalled(k), Value: str(mm[k])}
 		}
-		out["metrics"] = mm
+		ms = append(ms, jsonread.Member{Key: "metrics", Value: obj(metrics)})
 	}
 	if m := r.First("STATUS"); m != nil {
-		out["status"] = m.Value
+		ms = append(ms, jsonread.Member{Key: "status", Value: str(m.Value)})
 	}
-	return out
-}
-
-// treeOf builds the tree jsonread.Parse would make of json.Marshal(v), for the
-// values reportJSON holds (objects, arrays, strings), without the round trip:
-// members in key order, and each byte of invalid UTF-8 replaced by U+FFFD as
-// json.Marshal does. Offsets are zero: the report's diagnostics are placed by
-// pointer (offsetOf).
-func treeOf(v any) *jsonread.Node {
-	switch v := v.(type) {
-	case map[string]any:
-		keys := slices.Sorted(maps.Keys(v))
-		n := &jsonread.Node{Kind: jsonread.Object, Members: make([]jsonread.Member, len(keys))}
-		for i, k := range keys {
-			n.Members[i] = jsonread.Member{Key: marshalled(k), Value: treeOf(v[k])}
-		}
-		return n
-	case []any:
-		n := &jsonread.Node{Kind: jsonread.Array, Items: make([]*jsonread.Node, len(v))}
-		for i, it := range v {
-			n.Items[i] = treeOf(it)
-		}
-		return n
-	case string:
-		return &jsonread.Node{Kind: jsonread.String, Str: marshalled(v)}
+	if r.Has("SUMMARY") {
+		ms = append(ms, jsonread.Member{Key: "summary", Value: str(summaryText)})
 	}
-	panic(fmt.Sprintf("aopoutput: treeOf(%T)", v))
+	if m := r.First("TASK"); m != nil {
+		ms = append(ms, jsonread.Member{Key: "task", Value: str(m.Value)})
+	}
+	var ts []jsonread.Member
+	if m := r.First("END"); m != nil {
+		ts = append(ts, jsonread.Member{Key: "end", Value: str(m.Value)})
+	}
+	if m := r.First("START"); m != nil {
+		ts = append(ts, jsonread.Member{Key: "start", Value: str(m.Value)})
+	}
+	ms = append(ms, jsonread.Member{Key: "timestamps", Value: obj(ts)})
+	return obj(ms)
 }
 
 // marshalled is s as json.Marshal then a JSON parser leave it: every byte of

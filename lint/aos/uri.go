@@ -2,6 +2,7 @@ package aos
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -25,7 +26,7 @@ func checkURIs(p *lint.Pass) {
 		return
 	}
 	check := func(ptr string, n *jsonread.Node) {
-		if n == nil || n.Kind != jsonread.String {
+		if n == nil || n.Kind != jsonread.String || plainAbsoluteURL(n.Str) {
 			return
 		}
 		u, err := url.Parse(n.Str)
@@ -45,4 +46,26 @@ func checkURIs(p *lint.Pass) {
 		}
 	}
 	check("/params/context/agent/provider/url", root.Path("params", "context", "agent", "provider", "url"))
+}
+
+// plainAbsoluteURL reports whether s is an http or https URL of letters,
+// digits and "-._~/?=&" only, which url.Parse takes as absolute without error
+// (no escapes, no port, no user info, no IP literal): the common case is
+// judged without parsing. Anything else is parsed.
+func plainAbsoluteURL(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "http://"); !ok {
+			return false
+		}
+	}
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '.', c == '_', c == '~', c == '/', c == '?', c == '=', c == '&':
+		default:
+			return false
+		}
+	}
+	return true
 }

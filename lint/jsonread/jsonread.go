@@ -6,8 +6,11 @@
 package jsonread
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -48,8 +51,17 @@ func (k Kind) String() string { return kindNames[k] }
 
 // Node is one JSON value with its position.
 type Node struct {
-	Kind    Kind
-	Bool    bool   // Bool
+	Kind Kind
+	Bool bool // Bool
+	// keys is a one-hash Bloom filter of the object's member keys (keyBit),
+	// made by the parser for the nkeys members at keysOf: Get answers most
+	// lookups of an absent key without comparing any. It counts only while
+	// Members is still that slice: an object built by hand, or whose Members
+	// were replaced, is searched in full. (Members of a parsed object must not
+	// be changed in place: replace the slice.)
+	nkeys   uint16
+	keys    uint32
+	keysOf  *Member
 	Offset  int    // byte offset of the value's first byte in the input
 	End     int    // byte offset just past the value
 	Str     string // String: the decoded value; Number: the literal text
@@ -87,12 +99,27 @@ func (n *Node) Get(key string) *Node {
 	if n == nil || n.Kind != Object {
 		return nil
 	}
-	for i := len(n.Members) - 1; i >= 0; i-- {
-		if n.Members[i].Key == key {
-			return n.Members[i].Value
+	ms := n.Members
+	if n.keysOf != nil && n.keys&keyBit(key) == 0 && len(ms) == int(n.nkeys) && unsafe.SliceData(ms) == n.keysOf {
+		return nil
+	}
+	for i := len(ms) - 1; i >= 0; i-- {
+		// Length and first byte before the whole comparison: most keys of an
+		// object differ in one of them, and then no call is made.
+		if k := ms[i].Key; len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == key {
+			return ms[i].Value
 		}
 	}
 	return nil
+}
+
+// keyBit is key's bit in Node.keys: a hash of its length and first and last bytes.
+func keyBit(key string) uint32 {
+	if key == "" {
+		return 1
+	}
+	h := (uint32(len(key))<<16 | uint32(key[0])<<8 | uint32(key[len(key)-1])) * 0x9E3779B1
+	return 1 << (h >> 27)
 }
 
 // Has reports whether the object has the key.
@@ -438,6 +465,14 @@ func (c *cloner) clone(n *Node) *Node {
 			out.Members[i] = Member{Key: m.Key, KeyOffset: m.KeyOffset, Value: c.clone(m.Value)}
 		}
 	}
+	if n.keysOf != nil {
+		// The same keys, in the copy's members (the filter must not name, nor
+		// pin, the arena's).
+		out.keysOf = nil
+		if len(n.Members) == int(n.nkeys) && unsafe.SliceData(n.Members) == n.keysOf {
+			out.keysOf = unsafe.SliceData(out.Members)
+		}
+	}
 	return out
 }
 
@@ -449,10 +484,11 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 		ar.nodes.giveBack(len(p.slab))
 		// Keep the grown stacks for the next parse, cleared so they pin no tree; a
 		// huge document's stacks are let go.
+		// Only what this parse wrote is cleared (the stacks' high-water marks):
+		// the rest of their capacity was cleared by the parse that wrote it.
 		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
-			clear(p.members[:cap(p.members)])
-			clear(p.items[:cap(p.items)])
-			clear(p.path[:cap(p.path)])
+			clear(p.members[:p.hiMembers])
+			clear(p.items[:p.hiItems])
 			sc.members, sc.items, sc.path = p.members[:0], p.items[:0], p.path[:0]
 		}
 	}()
@@ -516,12 +552,16 @@ type parser struct {
 	dropped  int    // duplicate keys past MaxProblems
 	lastDup  int    // offset of the last duplicate key dropped
 	path     []step // where the parser is, to name a duplicate key's pointer
+	// hiMembers and hiItems are the most members and items the stacks held.
+	hiMembers, hiItems int
 }
 
-// step is one level of the parser's path: an object key or an array index.
+// step is one level of the parser's path: an object key or an array index. The
+// key is kept as its offset (decoded again only to name a duplicate key's
+// pointer), so the path holds no pointers: pushing a step costs no write barrier.
 type step struct {
-	key   string
-	index int // -1 for an object key
+	keyOff int // an object key's offset (its opening quote)
+	index  int // -1 for an object key
 }
 
 // pointer renders the current path as a JSON Pointer (only when one is reported).
@@ -532,10 +572,18 @@ func (p *parser) pointer() string {
 		if st.index >= 0 {
 			b.WriteString(strconv.Itoa(st.index))
 		} else {
-			b.WriteString(EscapeToken(st.key))
+			b.WriteString(EscapeToken(p.keyAt(st.keyOff)))
 		}
 	}
 	return b.String()
+}
+
+// keyAt decodes again the key whose opening quote is at off (read once already
+// without error).
+func (p *parser) keyAt(off int) string {
+	q := parser{data: p.data, src: p.src, pos: off}
+	key, _ := q.str()
+	return key
 }
 
 // substr returns data[i:j] as a string, shared with the input's copy when there is one.
@@ -556,7 +604,13 @@ func (p *parser) node(k Kind, off int) *Node {
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
-	*n = Node{Kind: k, Offset: off}
+	// A slab's nodes past the ones cut are zero (made so, or cleared by Reset):
+	// only the non-pointer fields are set, with no write barrier. Poisoned
+	// nodes are cleared first.
+	if poison {
+		*n = Node{}
+	}
+	n.Kind, n.Offset = k, off
 	return n
 }
 
@@ -687,6 +741,19 @@ func (p *parser) str() (string, error) {
 	// Fast path: no escapes, ASCII or valid UTF-8.
 	ascii := true
 	for p.pos < len(p.data) {
+		// Eight bytes at a time while none of them ends the fast path or is
+		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
+		// '\\', a control character or ≥ 0x80).
+		for p.pos+8 <= len(p.data) {
+			if m := specialBytes(binary.LittleEndian.Uint64(p.data[p.pos:])); m != 0 {
+				p.pos += bits.TrailingZeros64(m) >> 3 // the first such byte
+				break
+			}
+			p.pos += 8
+		}
+		if p.pos >= len(p.data) {
+			break
+		}
 		c := p.data[p.pos]
 		if c == '"' {
 			s := p.data[start:p.pos]
@@ -770,6 +837,16 @@ func (p *parser) str() (string, error) {
 	}
 }
 
+// specialBytes has the high bit of each byte of w set that is '"', '\\', below
+// 0x20 or at least 0x80, and possibly of bytes above such a byte (a borrow): its
+// lowest set bit is exact, in the first such byte (little-endian).
+func specialBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	return ((quote-ones) & ^quote | (slash-ones)&^slash | (w-ones*0x20) & ^w | w) & highs
+}
+
 func (p *parser) hex4() (rune, error) {
 	if p.pos+4 > len(p.data) {
 		return 0, p.errf("syntax", "short \\u escape")
@@ -804,6 +881,7 @@ func (p *parser) array(depth int) (*Node, error) {
 			return nil, err
 		}
 		p.items = append(p.items, it)
+		p.hiItems = max(p.hiItems, len(p.items))
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.errf("syntax", "unexpected end of input in array")
@@ -856,7 +934,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		p.pos++
 		p.skipWS()
-		p.path = append(p.path, step{key: key, index: -1})
+		p.path = append(p.path, step{keyOff: keyOff, index: -1})
 		v, err := p.value(depth + 1)
 		if err != nil {
 			p.path = p.path[:len(p.path)-1]
@@ -890,6 +968,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		p.path = p.path[:len(p.path)-1]
 		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
+		p.hiMembers = max(p.hiMembers, len(p.members))
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return nil, p.errf("syntax", "unexpected end of input in object")
@@ -902,6 +981,13 @@ func (p *parser) object(depth int) (*Node, error) {
 			n.End = p.pos
 			n.Members = p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
 			copy(n.Members, p.members[base:])
+			if len(n.Members) <= math.MaxUint16 {
+				var keys uint32
+				for i := range n.Members {
+					keys |= keyBit(n.Members[i].Key)
+				}
+				n.keys, n.nkeys, n.keysOf = keys, uint16(len(n.Members)), unsafe.SliceData(n.Members)
+			}
 			return n, nil
 		default:
 			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())

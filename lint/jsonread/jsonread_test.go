@@ -1,7 +1,9 @@
 package jsonread
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"reflect"
 	"strconv"
 	"strings"
@@ -78,6 +80,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		root, probs, err := Parse(data)
+		checkGet(t, root)
 		if !utf8.Valid(data) || strings.HasPrefix(string(data), "\xEF\xBB\xBF") {
 			return
 		}
@@ -231,5 +234,93 @@ func TestArena(t *testing.T) {
 	})
 	if allocs > 1 && !poison && !raceEnabled {
 		t.Errorf("a warm arena allocates %v times per parse, want at most 1 (the input's copy)", allocs)
+	}
+}
+
+// TestSpecialBytes checks the eight-bytes-at-a-time scan of strings: the mask is
+// zero exactly when no byte is '"', '\\', a control character or non-ASCII, and
+// its lowest set bit is in the first such byte.
+func TestSpecialBytes(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	interesting := []byte{0, 1, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xa0, 0xdc, 0xff}
+	rng := uint64(1)
+	for n := 0; n < 200000; n++ {
+		var w [8]byte
+		for i := range w {
+			rng = rng*6364136223846793005 + 1442695040888963407
+			if rng>>60 < 12 {
+				w[i] = 'a' + byte(rng>>40)%26
+			} else {
+				w[i] = interesting[(rng>>33)%uint64(len(interesting))]
+			}
+		}
+		first := -1
+		for i, c := range w {
+			if special(c) {
+				first = i
+				break
+			}
+		}
+		m := specialBytes(binary.LittleEndian.Uint64(w[:]))
+		switch {
+		case first < 0 && m != 0:
+			t.Fatalf("%q: mask %#x, want 0", w, m)
+		case first >= 0 && (m == 0 || bits.TrailingZeros64(m)>>3 != first):
+			t.Fatalf("%q: mask %#x, first special byte %d", w, m, first)
+		}
+	}
+}
+
+// checkGet checks Get (and its filter of absent keys) on every object of a tree:
+// each member's key finds the last member of that key, and keys near them that
+// are no member's are not found.
+func checkGet(t *testing.T, n *Node) {
+	t.Helper()
+	if n == nil {
+		return
+	}
+	for _, it := range n.Items {
+		checkGet(t, it)
+	}
+	last := map[string]*Node{}
+	for _, m := range n.Members {
+		last[m.Key] = m.Value
+		checkGet(t, m.Value)
+	}
+	for k, v := range last {
+		if got := n.Get(k); got != v {
+			t.Fatalf("Get(%q) = %p, want %p", k, got, v)
+		}
+		for _, other := range []string{k + "x", "x" + k, strings.ToUpper(k), k[:len(k)/2], ""} {
+			if _, ok := last[other]; !ok && n.Get(other) != nil {
+				t.Fatalf("Get(%q) found a value; keys %v", other, last)
+			}
+		}
+	}
+}
+
+// TestGetOfAChangedTree: a member added to a parsed object by hand (as tests of
+// other packages do) is found; the parser's filter of keys does not hide it.
+func TestGetOfAChangedTree(t *testing.T) {
+	root, _, err := Parse([]byte(`{"type":"TASK","task_id":"T-1","payload":{"a":1,"bb":2,"a":3}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGet(t, root)
+	for _, k := range []string{"typ", "task", "session_id", "zz_unknown", "TYPE"} {
+		if root.Get(k) != nil {
+			t.Errorf("Get(%q) found a value", k)
+		}
+	}
+	root.Members = append(root.Members, Member{Key: "zz_unknown", Value: &Node{Kind: Number, Str: "1"}})
+	if root.Get("zz_unknown") == nil {
+		t.Error("a member added by hand is not found")
+	}
+	root.Members = root.Members[1:]
+	if root.Get("type") != nil || root.Get("task_id") == nil {
+		t.Error("Get after removing a member")
+	}
+	if c := root.Clone(); c.Get("zz_unknown") == nil || c.Get("payload").Get("a").Str != "3" {
+		t.Error("Get on a clone")
 	}
 }

@@ -54,7 +54,13 @@ func RunRules(m *lint.Message, schema bool) int {
 	return n
 }
 
-// BuildUnitIn is BuildUnit with the trees in arena.
+// BuildUnitIn is BuildUnit with the trees in arena, by one builder per arena
+// reused from line to line, as the driver's goroutines do.
 func BuildUnitIn(arena *jsonread.Arena, path string, index int, line []byte) *lint.Message {
-	return buildIn(arena, path, &Options{}, false, index, line, index+1, 1).msg
+	if unitBuilder == nil || unitBuilder.arena != arena || unitBuilder.path != path {
+		unitBuilder = newBuilder(arena, path, &Options{}, false)
+	}
+	return unitBuilder.build(index, line, index+1, 1).msg
 }
+
+var unitBuilder *builder

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
@@ -45,10 +47,13 @@ type stream struct {
 	// pass is reused by every sequence-rule call: its results are copied out
 	// (add) before the next call.
 	pass lint.Pass
+	// seqRules caches seqRulesFor for the ordered stage.
+	seqRules map[string][]*lint.Rule
 }
 
 type session struct {
 	checkers     map[string][]checker // by protocol
+	protos       []string             // the keys of checkers, sorted
 	pending      []*lint.Message      // harness and control records, for checkers started later
 	pendingBytes int
 }
@@ -139,7 +144,13 @@ type builder struct {
 	whole bool
 	index int
 	out   unitOut
-	pass  lint.Pass       // reused by the single-message rules of the unit
+	pass  lint.Pass // reused by the single-message rules of the unit
+	// claimed is the pointers the single-message rules claimed (reused).
+	claimed []string
+	text    textDetection // the last text detected in the unit
+	// rules caches rulesFor for the builder's goroutine: no lock, and no key
+	// boxed into an interface per message.
+	rules map[ruleKey]*ruleSet
 	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
 	// owned: the unit's bytes are the driver's own copy, never modified: the
 	// trees' strings may point into them.
@@ -162,9 +173,24 @@ func build(path string, opts *Options, whole bool, index int, data []byte, line,
 // keep). With an arena, data must be the caller's own copy, never modified
 // afterwards: the trees' strings point into it.
 func buildIn(arena *jsonread.Arena, path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
-	b := &builder{path: path, opts: opts, whole: whole, index: index, arena: arena, owned: arena != nil}
+	return newBuilder(arena, path, opts, whole).build(index, data, line, col)
+}
+
+// newBuilder makes a builder for the units of one input, reused from one unit to
+// the next by one goroutine (a worker, or the serial driver): its pass, and the
+// passes of the rules' groups (Pass.As), are made once.
+func newBuilder(arena *jsonread.Arena, path string, opts *Options, whole bool) *builder {
+	return &builder{path: path, opts: opts, whole: whole, arena: arena, owned: arena != nil}
+}
+
+// build lints one unit; the result holds nothing of the builder's.
+func (b *builder) build(index int, data []byte, line, col int) unitOut {
+	b.index, b.out = index, unitOut{}
+	if b.text.data != nil {
+		b.text = textDetection{}
+	}
 	b.unit(data, line, col)
-	return b.out
+	return b.out // kept in b until the next unit: no second clearing per unit
 }
 
 // parse parses into the builder's arena, if it has one.
@@ -258,15 +284,16 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		}
 		s.report(generic.Transcript, l, c, ptr, format, args...)
 	}
-	if v := root.Get("aopkit").String(); v != "transcript/1" {
+	f := recordFieldsOf(root)
+	if v := f.aopkit.String(); v != "transcript/1" {
 		bad("/aopkit", "unknown transcript version %q: aoplint reads \"transcript/1\"", v)
 		return
 	}
-	md := meta{from: root.Get("from").String(), session: root.Get("session").String(), stream: root.Get("stream").String()}
-	if c := root.Path("detail", "cut_off"); c != nil && c.Bool {
+	md := meta{from: f.from.String(), session: f.session.String(), stream: f.stream.String()}
+	if c := f.detail.Get("cut_off"); c != nil && c.Bool {
 		md.cutOff = true
 	}
-	if _, ok := root.Get("seq").Int(); !ok {
+	if _, ok := f.seq.Int(); !ok {
 		bad("/seq", "record needs \"seq\", an integer")
 	}
 	switch md.from {
@@ -274,7 +301,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 	default:
 		bad("/from", "\"from\" must be agent, orchestrator or harness, not %q", md.from)
 	}
-	if at := root.Get("at"); at.IsString() {
+	if at := f.at; at.IsString() {
 		t, err := time.Parse(time.RFC3339Nano, at.Str)
 		if err != nil {
 			bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
@@ -283,7 +310,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 	} else {
 		bad("/at", "record needs \"at\", an RFC 3339 time")
 	}
-	msg, text, event := root.Get("msg"), root.Get("text"), root.Get("event")
+	msg, text, event := f.msg, f.text, f.event
 	n := 0
 	for _, x := range []*jsonread.Node{msg, text, event} {
 		if x != nil {
@@ -294,8 +321,8 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		bad("", "a record holds exactly one of \"msg\", \"text\" and \"event\" (it holds %d)", n)
 		return
 	}
-	hint := root.Get("protocol").String()
-	if (md.from == "orchestrator" || md.from == "agent") && root.Path("detail", "probe") != nil {
+	hint := f.protocol.String()
+	if (md.from == "orchestrator" || md.from == "agent") && f.detail.Get("probe") != nil {
 		// A deliberately off-spec message of the harness, on whichever side it
 		// plays (docs/transcript-format.md "Probes"): evidence for the sequence
 		// rules, not linted as a message.
@@ -303,7 +330,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 		return
 	}
-	if root.Get("stream").String() == "control" {
+	if f.stream.String() == "control" {
 		// Binding control lines (task scripts, executed-tool reports): not protocol
 		// messages, but evidence for the sequence rules.
 		s.out.harness = &lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
@@ -331,9 +358,47 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 			s.textWithMeta(raw, tp, true, md, hint)
 		}
 	default:
-		s.out.harness = &lint.Message{Path: s.path, Kind: "harness:" + root.Get("event").String(), Root: root, Raw: data, Pos: pos,
+		s.out.harness = &lint.Message{Path: s.path, Kind: "harness:" + f.event.String(), Root: root, Raw: data, Pos: pos,
 			From: "harness", At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 	}
+}
+
+// recordFields are the members of a transcript/1 record, read in one pass over
+// its members (the last of a key winning, as with Get).
+type recordFields struct {
+	aopkit, from, session, stream, seq, at, msg, text, event, protocol, detail *jsonread.Node
+}
+
+func recordFieldsOf(root *jsonread.Node) recordFields {
+	var f recordFields
+	for i := range root.Members {
+		m := &root.Members[i]
+		switch m.Key {
+		case "aopkit":
+			f.aopkit = m.Value
+		case "from":
+			f.from = m.Value
+		case "session":
+			f.session = m.Value
+		case "stream":
+			f.stream = m.Value
+		case "seq":
+			f.seq = m.Value
+		case "at":
+			f.at = m.Value
+		case "msg":
+			f.msg = m.Value
+		case "text":
+			f.text = m.Value
+		case "event":
+			f.event = m.Value
+		case "protocol":
+			f.protocol = m.Value
+		case "detail":
+			f.detail = m.Value
+		}
+	}
+	return f
 }
 
 // harnessEvent hands a harness record to every live checker (they may use agent
@@ -359,7 +424,7 @@ func (s *stream) harnessEvent(m *lint.Message) {
 		sess.pendingBytes += len(m.Raw)
 		s.pendingBytes += len(m.Raw)
 	}
-	for _, proto := range sortedKeys(sess.checkers) {
+	for _, proto := range sess.protos {
 		for _, ck := range sess.checkers[proto] {
 			s.observe(ck, m)
 		}
@@ -403,7 +468,7 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 	}
 	var cks []checker
 	groups := map[string]bool{}
-	for _, r := range seqRulesFor(protocol) {
+	for _, r := range s.seqRulesFor(protocol) {
 		if r.Group != "" {
 			if groups[r.Group] {
 				continue // one checker per group, made by its first rule
@@ -413,6 +478,8 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		cks = append(cks, checker{rule: r, c: r.NewChecker()})
 	}
 	sess.checkers[protocol] = cks
+	i, _ := slices.BinarySearch(sess.protos, protocol)
+	sess.protos = slices.Insert(sess.protos, i, protocol)
 	for _, m := range sess.pending {
 		for _, ck := range cks {
 			s.observe(ck, m)
@@ -423,31 +490,51 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 
 // isText reports whether a protocol's text detector claims data (an aop-output
 // report starts with "[AOP:", which is no JSON array).
-func (s *builder) isText(data []byte) bool {
+func (s *builder) isText(data []byte) bool { return s.detectText(data).proto != nil }
+
+// textDetection is the text detectors' verdict on one text.
+type textDetection struct {
+	data          []byte // the text judged (its first byte and length)
+	proto         *lint.Protocol
+	kind, dialect string
+	parsed        any
+}
+
+// detectText runs the text detectors over data, the most confident one winning.
+// The last verdict is kept for the unit (a text is first asked whether it is
+// text, then linted as text: it is parsed once).
+func (s *builder) detectText(data []byte) textDetection {
+	if c := &s.text; c.data != nil && len(c.data) == len(data) && unsafe.SliceData(c.data) == unsafe.SliceData(data) {
+		return *c
+	}
+	det, bestConf := textDetection{data: data}, 0
 	for _, p := range lint.Protocols() {
 		if p.DetectText == nil || (s.opts.Protocol != "" && s.opts.Protocol != p.ID) {
 			continue
 		}
-		if _, _, c := p.DetectText(data); c > 0 {
-			return true
+		var k, d string
+		var c int
+		var parsed any
+		if p.ParseText != nil {
+			k, d, c, parsed = p.ParseText(data)
+		} else {
+			k, d, c = p.DetectText(data)
+		}
+		if c > bestConf {
+			det.proto, det.kind, det.dialect, det.parsed, bestConf = p, k, d, parsed, c
 		}
 	}
-	return false
+	if len(data) > 0 {
+		s.text = det
+	}
+	return det
 }
 
 func (s *builder) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, md meta, hint string) {
-	best, bestKind, bestDialect, bestConf := (*lint.Protocol)(nil), "", "", 0
-	for _, p := range lint.Protocols() {
-		if p.DetectText == nil || (s.opts.Protocol != "" && s.opts.Protocol != p.ID) {
-			continue
-		}
-		if k, d, c := p.DetectText(data); c > bestConf {
-			best, bestKind, bestDialect, bestConf = p, k, d, c
-		}
-	}
-	if best != nil {
-		m := &lint.Message{Path: s.path, Protocol: best.ID, Kind: bestKind, Dialect: bestDialect, Raw: data, Pos: pos,
-			Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options}
+	if det := s.detectText(data); det.proto != nil {
+		m := &lint.Message{Path: s.path, Protocol: det.proto.ID, Kind: det.kind, Dialect: det.dialect, Raw: data, Pos: pos,
+			Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options,
+			Parsed: det.parsed}
 		s.run(m)
 		return
 	}
@@ -497,6 +584,9 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 			if c > best {
 				best, proto, kind, dialect = c, p, k, d
 			}
+			if best >= 100 {
+				break // certain (lint.Protocol.Detect): no later detector can be more confident
+			}
 		}
 	}
 	l, c := pos.Position(start + root.Offset)
@@ -529,8 +619,9 @@ func shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
 // run applies the single-message rules of the message's protocol and kind.
 func (s *builder) run(m *lint.Message) {
 	s.out.msg = m
-	rs := rulesFor(m.Protocol, m.Kind)
-	var claimed []string
+	rs := s.rulesFor(m.Protocol, m.Kind)
+	claimed := s.claimed[:0]
+	defer func() { clear(claimed); s.claimed = claimed[:0] }()
 	p := &s.pass
 	for _, r := range rs.single {
 		p.Reset(r, m)
@@ -631,7 +722,7 @@ func (s *stream) applyUnit(u unitOut) {
 		s.flushEarly()
 	}
 	s.kind = m.Kind
-	seq := seqRulesFor(m.Protocol)
+	seq := s.seqRulesFor(m.Protocol)
 	if len(seq) == 0 {
 		return
 	}
@@ -691,7 +782,7 @@ func (s *stream) session(key string) *session {
 func (s *stream) finishSession(sess *session) {
 	s.pendingBytes -= sess.pendingBytes
 	sess.pendingBytes, sess.pending = 0, nil
-	for _, proto := range sortedKeys(sess.checkers) {
+	for _, proto := range sess.protos {
 		for _, ck := range sess.checkers[proto] {
 			p := &s.pass
 			p.Reset(ck.rule, nil)
@@ -730,4 +821,43 @@ func seqRulesFor(protocol string) []*lint.Rule {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
 	actual, _ := seqSets.LoadOrStore(protocol, rs)
 	return actual.([]*lint.Rule)
+}
+
+// maxCachedKinds bounds the rule sets a builder or a stream caches (the input
+// names the kinds).
+const maxCachedKinds = 256
+
+// ruleKey is a protocol and a message kind.
+type ruleKey struct{ protocol, kind string }
+
+// rulesFor is the package's rulesFor, cached in the builder.
+func (s *builder) rulesFor(protocol, kind string) *ruleSet {
+	k := ruleKey{protocol, kind}
+	if rs, ok := s.rules[k]; ok {
+		return rs
+	}
+	rs := rulesFor(protocol, kind)
+	if s.rules == nil {
+		s.rules = map[ruleKey]*ruleSet{}
+	}
+	if len(s.rules) < maxCachedKinds {
+		// A kind may be a substring of the message's line: the key is a copy.
+		s.rules[ruleKey{strings.Clone(protocol), strings.Clone(kind)}] = rs
+	}
+	return rs
+}
+
+// seqRulesFor is the package's seqRulesFor, cached in the stream.
+func (s *stream) seqRulesFor(protocol string) []*lint.Rule {
+	if rs, ok := s.seqRules[protocol]; ok {
+		return rs
+	}
+	rs := seqRulesFor(protocol)
+	if s.seqRules == nil {
+		s.seqRules = map[string][]*lint.Rule{}
+	}
+	if len(s.seqRules) < maxCachedKinds {
+		s.seqRules[strings.Clone(protocol)] = rs
+	}
+	return rs
 }

@@ -107,23 +107,75 @@ func ValidStatus(s string) bool {
 }
 
 // MarkerRe recognises a marker at the start of a line (blanks before it allowed):
-// [AOP:NAME] with NAME in upper case letters and _.
+// [AOP:NAME] with NAME in upper case letters and _. The package matches it with
+// bytes (markerAt, fuzzed against this regexp); it stays for callers that want
+// the pattern itself.
 var MarkerRe = regexp.MustCompile(`^[ \t]*\[AOP:([A-Z_]+)\]`)
+
+// markerAt matches MarkerRe at the start of line: the bounds of NAME and the
+// offset just past ']'.
+func markerAt(line string) (nameStart, nameEnd, end int, ok bool) {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	if !strings.HasPrefix(line[i:], "[AOP:") {
+		return 0, 0, 0, false
+	}
+	i += len("[AOP:")
+	nameStart = i
+	for i < len(line) && (line[i] >= 'A' && line[i] <= 'Z' || line[i] == '_') {
+		i++
+	}
+	if i == nameStart || i >= len(line) || line[i] != ']' {
+		return 0, 0, 0, false
+	}
+	return nameStart, i, i + 1, true
+}
 
 // ParseMarker reads "[AOP:NAME] value" from one line; value is trimmed.
 func ParseMarker(line string) (name, value string, ok bool) {
-	g := MarkerRe.FindStringSubmatchIndex(line)
-	if g == nil {
+	ns, ne, end, ok := markerAt(line)
+	if !ok {
 		return "", "", false
 	}
-	return line[g[2]:g[3]], strings.TrimSpace(line[g[1]:]), true
+	return line[ns:ne], strings.TrimSpace(line[end:]), true
 }
 
-var bulletRe = regexp.MustCompile(`^(?:[-*+•–]|\d{1,2}[.)])(?:\s|$)`)
+// bulletLen is the length of the bullet mark at the start of s and the one blank
+// after it (`^(?:[-*+•–]|\d{1,2}[.)])(?:\s|$)`, \s being [\t\n\f\r ]), or -1
+// when s does not start with a bullet.
+func bulletLen(s string) int {
+	n := 0
+	switch {
+	case s == "":
+		return -1
+	case s[0] == '-' || s[0] == '*' || s[0] == '+':
+		n = 1
+	case strings.HasPrefix(s, "•") || strings.HasPrefix(s, "–"):
+		n = len("•")
+	default:
+		for n < len(s) && n < 3 && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		if n == 0 || n == 3 || n >= len(s) || (s[n] != '.' && s[n] != ')') {
+			return -1
+		}
+		n++
+	}
+	if n == len(s) {
+		return n
+	}
+	switch s[n] {
+	case '\t', '\n', '\f', '\r', ' ':
+		return n + 1
+	}
+	return -1
+}
 
 // IsBullet reports whether a summary line (without its indentation) is a bullet
 // point: -, *, +, •, – or a number with . or ) followed by a blank or the line end.
-func IsBullet(s string) bool { return bulletRe.MatchString(s) }
+func IsBullet(s string) bool { return bulletLen(s) >= 0 }
 
 // Marker is one [AOP:NAME] at the start of a line of a report.
 type Marker struct {
@@ -151,6 +203,7 @@ type Report struct {
 // missing shows in the result. A leading byte-order mark is skipped.
 func Parse(text []byte) *Report {
 	r := &Report{Text: text}
+	src := string(text) // one copy, whose substrings are the lines
 	off := 0
 	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
 		off = 3
@@ -164,13 +217,13 @@ func Parse(text []byte) *Report {
 			end += off
 			next = end + 1
 		}
-		s := strings.TrimSuffix(string(text[off:end]), "\r")
+		s := strings.TrimSuffix(src[off:end], "\r")
 		r.Lines = append(r.Lines, Line{Off: off, Text: s})
-		if g := MarkerRe.FindStringSubmatchIndex(s); g != nil {
-			rest := s[g[1]:]
+		if ns, ne, mend, ok := markerAt(s); ok {
+			rest := s[mend:]
 			trimmed := strings.TrimLeft(rest, " \t")
-			r.Markers = append(r.Markers, Marker{Name: s[g[2]:g[3]], Off: off + strings.IndexByte(s, '['),
-				ValOff: off + g[1] + len(rest) - len(trimmed), Value: strings.TrimSpace(trimmed)})
+			r.Markers = append(r.Markers, Marker{Name: s[ns:ne], Off: off + strings.IndexByte(s, '['),
+				ValOff: off + mend + len(rest) - len(trimmed), Value: strings.TrimSpace(trimmed)})
 		}
 		off = next
 	}
@@ -260,7 +313,12 @@ func Metrics(v string) map[string]string {
 }
 
 // BulletText is a bullet line without its bullet mark, trimmed.
-func BulletText(s string) string { return strings.TrimSpace(bulletRe.ReplaceAllString(s, "")) }
+func BulletText(s string) string {
+	if n := bulletLen(s); n > 0 {
+		s = s[n:]
+	}
+	return strings.TrimSpace(s)
+}
 
 // MissingRequired lists the markers every report must have (Required) that the
 // report lacks, in the format's order. A report with none missing has every

@@ -1,6 +1,7 @@
 package aopoutput
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -67,4 +68,43 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The regexps the package matched with before its byte checks: their oracles.
+var (
+	markerOracle = regexp.MustCompile(`^[ \t]*\[AOP:([A-Z_]+)\]`)
+	bulletOracle = regexp.MustCompile(`^(?:[-*+•–]|\d{1,2}[.)])(?:\s|$)`)
+)
+
+func agreeWithRegexps(t *testing.T, s string) {
+	t.Helper()
+	g := markerOracle.FindStringSubmatchIndex(s)
+	ns, ne, end, ok := markerAt(s)
+	if ok != (g != nil) || ok && (ns != g[2] || ne != g[3] || end != g[1]) {
+		t.Fatalf("markerAt(%q) = %d %d %d %v, regexp %v", s, ns, ne, end, ok, g)
+	}
+	b := bulletOracle.FindStringIndex(s)
+	if n := bulletLen(s); (n >= 0) != (b != nil) || b != nil && n != b[1] {
+		t.Fatalf("bulletLen(%q) = %d, regexp %v", s, n, b)
+	}
+	if got, want := BulletText(s), strings.TrimSpace(bulletOracle.ReplaceAllString(s, "")); got != want {
+		t.Fatalf("BulletText(%q) = %q, regexp %q", s, got, want)
+	}
+}
+
+var lineSeeds = []string{"", "[AOP:START] x", " \t[AOP:A_B]", "[AOP:]", "[AOP:a]", "[AOP:AB", "[AOP:AB]]", "x[AOP:A]",
+	"- a", "-", "-a", "* b", "+\tc", "• x", "•", "–\ny", "— x", "1. a", "12) b", "123. c", "1.", "1)x", "0.\f", "١. a",
+	"\xe2\x80", "\xe2\x80\xa2\xff", " - a", "9", "99", "99.", "1.5 x"}
+
+func TestByteChecksAgreeWithTheRegexps(t *testing.T) {
+	for _, s := range lineSeeds {
+		agreeWithRegexps(t, s)
+	}
+}
+
+func FuzzByteChecks(f *testing.F) {
+	for _, s := range lineSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(agreeWithRegexps)
 }

@@ -110,9 +110,10 @@ const RateWindow = time.Second
 // carries a value of the caller's (a record, a position for a diagnostic). The
 // zero value is ready to use.
 type Rate[T any] struct {
-	ring [RateLimit + 1]rateEntry[T]
-	n    int // entries filled
-	next int // where the next entry goes
+	// ring holds the last RateLimit+1 messages; it grows to that size as they
+	// come, so an agent that sends a few messages costs a few entries.
+	ring []rateEntry[T]
+	next int // where the next entry goes, once the ring is full
 }
 
 type rateEntry[T any] struct {
@@ -124,13 +125,15 @@ type rateEntry[T any] struct {
 // the limit: the RateLimit messages before it all came within RateWindow. first
 // and firstAt are then the first message of that window.
 func (r *Rate[T]) Add(t time.Time, v T) (over bool, first T, firstAt time.Time) {
-	r.ring[r.next] = rateEntry[T]{t, v}
-	r.next = (r.next + 1) % len(r.ring)
-	if r.n < len(r.ring) {
-		r.n++
-	}
-	if r.n < len(r.ring) {
-		return false, first, firstAt
+	if len(r.ring) < RateLimit+1 {
+		r.ring = append(r.ring, rateEntry[T]{t, v})
+		if len(r.ring) < RateLimit+1 {
+			return false, first, firstAt
+		}
+		r.next = 0 // full: the oldest entry is the first
+	} else {
+		r.ring[r.next] = rateEntry[T]{t, v}
+		r.next = (r.next + 1) % len(r.ring)
 	}
 	oldest := r.ring[r.next] // the entry RateLimit messages back
 	if t.Sub(oldest.t) >= RateWindow {

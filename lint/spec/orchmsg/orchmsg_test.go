@@ -95,3 +95,44 @@ func TestMessageIDAndTime(t *testing.T) {
 		t.Errorf("FormatTime = %q, want 2026-02-04T14:30:00.123Z", got)
 	}
 }
+
+// fixedRate is Rate as it was, with its whole ring made at once: the oracle of
+// the ring that grows.
+type fixedRate struct {
+	ring    [RateLimit + 1]rateEntry[int]
+	n, next int
+}
+
+func (r *fixedRate) add(t time.Time, v int) (bool, int, time.Time) {
+	r.ring[r.next] = rateEntry[int]{t, v}
+	r.next = (r.next + 1) % len(r.ring)
+	if r.n < len(r.ring) {
+		r.n++
+	}
+	if r.n < len(r.ring) {
+		return false, 0, time.Time{}
+	}
+	oldest := r.ring[r.next]
+	if t.Sub(oldest.t) >= RateWindow {
+		return false, 0, time.Time{}
+	}
+	return true, oldest.v, oldest.t
+}
+
+func TestRateAgreesWithTheFixedRing(t *testing.T) {
+	rng := uint64(7)
+	for run := 0; run < 20; run++ {
+		var r Rate[int]
+		var want fixedRate
+		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := 0; i < 1000; i++ {
+			rng = rng*6364136223846793005 + 1442695040888963407
+			at = at.Add(time.Duration(rng>>33) % (time.Duration(run+1) * 3 * time.Millisecond))
+			o1, f1, a1 := r.Add(at, i)
+			o2, f2, a2 := want.add(at, i)
+			if o1 != o2 || f1 != f2 || !a1.Equal(a2) {
+				t.Fatalf("run %d message %d: %v %d %v, fixed ring %v %d %v", run, i, o1, f1, a1, o2, f2, a2)
+			}
+		}
+	}
+}

@@ -257,16 +257,27 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 		default:
 			return fmt.Errorf("bad type %v", t)
 		}
-		var mask []string
+		var mask, kinds []string
+		integer, number := false, false
 		for _, n := range names {
-			switch n {
-			case "null", "boolean", "object", "array", "number", "string", "integer":
-				mask = append(mask, "type"+strings.ToUpper(n[:1])+n[1:])
-			default:
+			kind, ok := map[string]string{"null": "Null", "boolean": "Bool", "object": "Object", "array": "Array",
+				"number": "Number", "string": "String", "integer": ""}[n]
+			if !ok {
 				return fmt.Errorf("unknown type %q", n)
 			}
+			mask = append(mask, "type"+strings.ToUpper(n[:1])+n[1:])
+			integer, number = integer || n == "integer", number || n == "number"
+			if kind != "" {
+				kinds = append(kinds, "k != jsonread."+kind)
+			}
 		}
-		check(fmt.Sprintf("typeIs(n, %s)", strings.Join(mask, "|")))
+		if integer && !number {
+			// Whether a number is an integer: typeIs reads its literal.
+			check(fmt.Sprintf("typeIs(n, %s)", strings.Join(mask, "|")))
+		} else {
+			// A comparison of kinds, inline: it answers Valid or Invalid, as typeIs.
+			fmt.Fprintf(w, "if k := n.Kind; %s {\nreturn Invalid\n}\n", strings.Join(kinds, " && "))
+		}
 	}
 	for _, kw := range []string{"const", "enum"} {
 		v, ok := s[kw]

@@ -228,7 +228,7 @@ func v0(n *jsonread.Node) Verdict {
 // v1: aof/completion.report.schema.json#
 func v1(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -312,7 +312,7 @@ func v1(n *jsonread.Node) Verdict {
 // v2: aof/envelope.schema.json#
 func v2(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -396,7 +396,7 @@ func v2(n *jsonread.Node) Verdict {
 // v3: aof/handoff.accepted.schema.json#
 func v3(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -480,7 +480,7 @@ func v3(n *jsonread.Node) Verdict {
 // v4: aof/handoff.rejected.schema.json#
 func v4(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -564,7 +564,7 @@ func v4(n *jsonread.Node) Verdict {
 // v5: aof/handoff.request.schema.json#
 func v5(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -648,7 +648,7 @@ func v5(n *jsonread.Node) Verdict {
 // v6: aof/inputs_handoff.schema.json#
 func v6(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -740,7 +740,7 @@ func v6(n *jsonread.Node) Verdict {
 // v7: aof/run.schema.json#
 func v7(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -808,7 +808,7 @@ func v7(n *jsonread.Node) Verdict {
 // v8: aof/run_heartbeat.schema.json#
 func v8(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -868,7 +868,7 @@ func v8(n *jsonread.Node) Verdict {
 // v9: aof/run_result.schema.json#
 func v9(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -968,7 +968,7 @@ func v9(n *jsonread.Node) Verdict {
 // v10: aof/status.update.schema.json#
 func v10(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1052,7 +1052,7 @@ func v10(n *jsonread.Node) Verdict {
 // v11: aop-output/details.schema.json#
 func v11(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1125,7 +1125,7 @@ func v11(n *jsonread.Node) Verdict {
 // v12: aop-output/report.schema.json#
 func v12(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1201,7 +1201,7 @@ func v12(n *jsonread.Node) Verdict {
 // v13: aop-output/task.schema.json#
 func v13(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1243,7 +1243,7 @@ func v14(n *jsonread.Node) Verdict {
 // v15: aop2/event.HEARTBEAT.schema.json#
 func v15(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1367,7 +1367,7 @@ func v15(n *jsonread.Node) Verdict {
 // v16: aop2/event.PRIORITY_ESCALATION.schema.json#
 func v16(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1499,7 +1499,7 @@ func v16(n *jsonread.Node) Verdict {
 // v17: aop2/event.PROGRESS_UPDATE.schema.json#
 func v17(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1607,7 +1607,7 @@ func v17(n *jsonread.Node) Verdict {
 // v18: aop2/event.ROLLBACK_INITIATED.schema.json#
 func v18(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1723,7 +1723,7 @@ func v18(n *jsonread.Node) Verdict {
 // v19: aop2/event.SESSION_FINAL_REPORT.schema.json#
 func v19(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1839,7 +1839,7 @@ func v19(n *jsonread.Node) Verdict {
 // v20: aop2/event.VERSION_FALLBACK.schema.json#
 func v20(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -1939,7 +1939,7 @@ func v20(n *jsonread.Node) Verdict {
 // v21: aop2/event.schema.json#
 func v21(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2039,7 +2039,7 @@ func v21(n *jsonread.Node) Verdict {
 // v22: aop2/response.schema.json#
 func v22(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2179,7 +2179,7 @@ func v22(n *jsonread.Node) Verdict {
 // v23: aop2/task.schema.json#
 func v23(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2301,7 +2301,7 @@ func v24(n *jsonread.Node) Verdict {
 // v25: aos/error.schema.json#
 func v25(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2345,7 +2345,7 @@ func v25(n *jsonread.Node) Verdict {
 // v26: aos/ping.schema.json#
 func v26(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2397,7 +2397,7 @@ func v26(n *jsonread.Node) Verdict {
 // v27: aos/protocols.A2A.schema.json#
 func v27(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2449,7 +2449,7 @@ func v27(n *jsonread.Node) Verdict {
 // v28: aos/protocols.MCP.schema.json#
 func v28(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2501,7 +2501,7 @@ func v28(n *jsonread.Node) Verdict {
 // v29: aos/response.ping.schema.json#
 func v29(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2545,7 +2545,7 @@ func v29(n *jsonread.Node) Verdict {
 // v30: aos/response.schema.json#
 func v30(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2589,7 +2589,7 @@ func v30(n *jsonread.Node) Verdict {
 // v31: aos/steps.agentTrigger.schema.json#
 func v31(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2641,7 +2641,7 @@ func v31(n *jsonread.Node) Verdict {
 // v32: aos/steps.knowledgeRetrieval.schema.json#
 func v32(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2693,7 +2693,7 @@ func v32(n *jsonread.Node) Verdict {
 // v33: aos/steps.memoryContextRetrieval.schema.json#
 func v33(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2745,7 +2745,7 @@ func v33(n *jsonread.Node) Verdict {
 // v34: aos/steps.memoryStore.schema.json#
 func v34(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2797,7 +2797,7 @@ func v34(n *jsonread.Node) Verdict {
 // v35: aos/steps.message.schema.json#
 func v35(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2849,7 +2849,7 @@ func v35(n *jsonread.Node) Verdict {
 // v36: aos/steps.toolCallRequest.schema.json#
 func v36(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2901,7 +2901,7 @@ func v36(n *jsonread.Node) Verdict {
 // v37: aos/steps.toolCallResult.schema.json#
 func v37(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -2959,7 +2959,7 @@ func v38(n *jsonread.Node) Verdict {
 // v39: orchmsg/event-error.schema.json#
 func v39(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3019,7 +3019,7 @@ func v39(n *jsonread.Node) Verdict {
 // v40: orchmsg/event-log.schema.json#
 func v40(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3079,7 +3079,7 @@ func v40(n *jsonread.Node) Verdict {
 // v41: orchmsg/event-progress.schema.json#
 func v41(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3139,7 +3139,7 @@ func v41(n *jsonread.Node) Verdict {
 // v42: orchmsg/event-question.schema.json#
 func v42(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3199,7 +3199,7 @@ func v42(n *jsonread.Node) Verdict {
 // v43: orchmsg/notify-shutdown.schema.json#
 func v43(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3259,7 +3259,7 @@ func v43(n *jsonread.Node) Verdict {
 // v44: orchmsg/notify-task-assigned.schema.json#
 func v44(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3319,7 +3319,7 @@ func v44(n *jsonread.Node) Verdict {
 // v45: orchmsg/notify-task-cancelled.schema.json#
 func v45(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3379,7 +3379,7 @@ func v45(n *jsonread.Node) Verdict {
 // v46: orchmsg/request-ask-user.schema.json#
 func v46(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3439,7 +3439,7 @@ func v46(n *jsonread.Node) Verdict {
 // v47: orchmsg/request-get-task.schema.json#
 func v47(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3499,7 +3499,7 @@ func v47(n *jsonread.Node) Verdict {
 // v48: orchmsg/request-query-agents.schema.json#
 func v48(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3559,7 +3559,7 @@ func v48(n *jsonread.Node) Verdict {
 // v49: orchmsg/request-query-tasks.schema.json#
 func v49(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3619,7 +3619,7 @@ func v49(n *jsonread.Node) Verdict {
 // v50: orchmsg/request-submit-task.schema.json#
 func v50(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3679,7 +3679,7 @@ func v50(n *jsonread.Node) Verdict {
 // v51: orchmsg/response-error.schema.json#
 func v51(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3747,7 +3747,7 @@ func v51(n *jsonread.Node) Verdict {
 // v52: orchmsg/response-success.schema.json#
 func v52(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3815,7 +3815,7 @@ func v52(n *jsonread.Node) Verdict {
 // v53: transcript/record.schema.json#
 func v53(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -3921,7 +3921,7 @@ func v53(n *jsonread.Node) Verdict {
 // v54: aof/completion.report.schema.json#/properties/fromAgent
 func v54(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
@@ -3972,7 +3972,7 @@ func v60(n *jsonread.Node) Verdict {
 // v61: aof/envelope.schema.json#/properties/payload
 func v61(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	return r
@@ -4078,7 +4078,7 @@ func v78(n *jsonread.Node) Verdict {
 // v79: aof/run.schema.json#/properties/artifactPaths
 func v79(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -4204,7 +4204,7 @@ func v93(n *jsonread.Node) Verdict {
 // v94: aop-output/details.schema.json#/properties/agent_id
 func v94(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -4218,7 +4218,7 @@ func v94(n *jsonread.Node) Verdict {
 // v95: aop-output/report.schema.json#/properties/bullets
 func v95(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -4240,7 +4240,7 @@ func v95(n *jsonread.Node) Verdict {
 // v96: aop-output/report.schema.json#/properties/detailsFile
 func v96(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -4254,7 +4254,7 @@ func v96(n *jsonread.Node) Verdict {
 // v97: aop-output/report.schema.json#/properties/metrics
 func v97(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -4280,7 +4280,7 @@ func v98(n *jsonread.Node) Verdict {
 // v99: aop-output/report.schema.json#/properties/summary
 func v99(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -4297,7 +4297,7 @@ func v99(n *jsonread.Node) Verdict {
 // v100: aop-output/report.schema.json#/properties/task
 func v100(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -4314,7 +4314,7 @@ func v100(n *jsonread.Node) Verdict {
 // v101: aop-output/report.schema.json#/properties/timestamps
 func v101(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -4440,7 +4440,7 @@ func v115(n *jsonread.Node) Verdict {
 // v116: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress
 func v116(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -4510,7 +4510,7 @@ func v117(n *jsonread.Node) Verdict {
 // v118: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back
 func v118(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -4545,7 +4545,7 @@ func v121(n *jsonread.Node) Verdict {
 // v122: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/audit_trail
 func v122(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -4570,7 +4570,7 @@ func v122(n *jsonread.Node) Verdict {
 // v123: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/cost_summary
 func v123(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	return r
@@ -4637,7 +4637,7 @@ func v133(n *jsonread.Node) Verdict {
 // v134: aop2/response.schema.json#/properties/checkpoint_results
 func v134(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -4726,7 +4726,7 @@ func v147(n *jsonread.Node) Verdict {
 // v148: aop2/task.schema.json#/properties/phases
 func v148(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -5052,7 +5052,7 @@ func v202(n *jsonread.Node) Verdict {
 // v203: orchmsg/event-error.schema.json#/properties/payload
 func v203(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5128,7 +5128,7 @@ func v207(n *jsonread.Node) Verdict {
 // v208: orchmsg/event-log.schema.json#/properties/payload
 func v208(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5196,7 +5196,7 @@ func v212(n *jsonread.Node) Verdict {
 // v213: orchmsg/event-progress.schema.json#/properties/payload
 func v213(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5264,7 +5264,7 @@ func v217(n *jsonread.Node) Verdict {
 // v218: orchmsg/event-question.schema.json#/properties/payload
 func v218(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5324,7 +5324,7 @@ func v222(n *jsonread.Node) Verdict {
 // v223: orchmsg/notify-shutdown.schema.json#/properties/payload
 func v223(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5381,7 +5381,7 @@ func v227(n *jsonread.Node) Verdict {
 // v228: orchmsg/notify-task-assigned.schema.json#/properties/payload
 func v228(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5441,7 +5441,7 @@ func v232(n *jsonread.Node) Verdict {
 // v233: orchmsg/notify-task-cancelled.schema.json#/properties/payload
 func v233(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5501,7 +5501,7 @@ func v237(n *jsonread.Node) Verdict {
 // v238: orchmsg/request-ask-user.schema.json#/properties/payload
 func v238(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5569,7 +5569,7 @@ func v242(n *jsonread.Node) Verdict {
 // v243: orchmsg/request-get-task.schema.json#/properties/payload
 func v243(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5621,7 +5621,7 @@ func v247(n *jsonread.Node) Verdict {
 // v248: orchmsg/request-query-agents.schema.json#/properties/payload
 func v248(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5686,7 +5686,7 @@ func v252(n *jsonread.Node) Verdict {
 // v253: orchmsg/request-query-tasks.schema.json#/properties/payload
 func v253(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5751,7 +5751,7 @@ func v257(n *jsonread.Node) Verdict {
 // v258: orchmsg/request-submit-task.schema.json#/properties/payload
 func v258(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5859,7 +5859,7 @@ func v262(n *jsonread.Node) Verdict {
 // v263: orchmsg/response-error.schema.json#/properties/error
 func v263(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5919,7 +5919,7 @@ func v267(n *jsonread.Node) Verdict {
 // v268: orchmsg/response-success.schema.json#/properties/payload
 func v268(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -5991,7 +5991,7 @@ func v271(n *jsonread.Node) Verdict {
 // v272: transcript/record.schema.json#/properties/at
 func v272(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -6103,7 +6103,7 @@ func v279(n *jsonread.Node) Verdict {
 // v280: aof/common.schema.json#/definitions/CompletionReportPayload
 func v280(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6171,7 +6171,7 @@ func v280(n *jsonread.Node) Verdict {
 // v281: aof/common.schema.json#/definitions/DateTime
 func v281(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
@@ -6180,7 +6180,7 @@ func v281(n *jsonread.Node) Verdict {
 // v282: aof/common.schema.json#/definitions/TaskId
 func v282(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -6194,7 +6194,7 @@ func v282(n *jsonread.Node) Verdict {
 // v283: aof/common.schema.json#/definitions/HandoffAckPayload
 func v283(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6238,7 +6238,7 @@ func v283(n *jsonread.Node) Verdict {
 // v284: aof/common.schema.json#/definitions/HandoffRequestPayload
 func v284(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6330,7 +6330,7 @@ func v284(n *jsonread.Node) Verdict {
 // v285: aof/common.schema.json#/definitions/StringList
 func v285(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -6355,7 +6355,7 @@ func v286(n *jsonread.Node) Verdict {
 // v287: aof/common.schema.json#/definitions/TestReport
 func v287(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6399,7 +6399,7 @@ func v287(n *jsonread.Node) Verdict {
 // v288: aof/common.schema.json#/definitions/StatusUpdatePayload
 func v288(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6477,7 +6477,7 @@ func v290(n *jsonread.Node) Verdict {
 // v291: aop2/common.schema.json#/definitions/OptString
 func v291(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	return r
@@ -6491,7 +6491,7 @@ func v292(n *jsonread.Node) Verdict {
 // v293: aop2/common.schema.json#/definitions/Percentage
 func v293(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -6512,7 +6512,7 @@ func v293(n *jsonread.Node) Verdict {
 // v294: aop2/common.schema.json#/definitions/Timestamp
 func v294(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
@@ -6521,7 +6521,7 @@ func v294(n *jsonread.Node) Verdict {
 // v295: aop2/common.schema.json#/definitions/Priority
 func v295(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k54)); r == Invalid {
@@ -6538,7 +6538,7 @@ func v296(n *jsonread.Node) Verdict {
 // v297: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/estimated_time_remaining_seconds
 func v297(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -6559,7 +6559,7 @@ func v298(n *jsonread.Node) Verdict {
 // v299: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items
 func v299(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6611,7 +6611,7 @@ func v299(n *jsonread.Node) Verdict {
 // v300: aop2/common.schema.json#/definitions/EventName
 func v300(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k56)); r == Invalid {
@@ -6623,7 +6623,7 @@ func v300(n *jsonread.Node) Verdict {
 // v301: aop2/common.schema.json#/definitions/Agent
 func v301(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6680,7 +6680,7 @@ func v302(n *jsonread.Node) Verdict {
 // v303: aop2/common.schema.json#/definitions/CostTracking
 func v303(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6745,7 +6745,7 @@ func v303(n *jsonread.Node) Verdict {
 // v304: aop2/common.schema.json#/definitions/ErrorDetails
 func v304(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6805,7 +6805,7 @@ func v304(n *jsonread.Node) Verdict {
 // v305: aop2/common.schema.json#/definitions/ExecutionSummary
 func v305(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6870,7 +6870,7 @@ func v305(n *jsonread.Node) Verdict {
 // v306: aop2/common.schema.json#/definitions/ProgressLog
 func v306(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6911,7 +6911,7 @@ func v306(n *jsonread.Node) Verdict {
 // v307: aop2/common.schema.json#/definitions/TaskStatus
 func v307(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -6960,7 +6960,7 @@ func v307(n *jsonread.Node) Verdict {
 // v308: aop2/common.schema.json#/definitions/Timing
 func v308(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7017,7 +7017,7 @@ func v308(n *jsonread.Node) Verdict {
 // v309: aop2/common.schema.json#/definitions/ExecutionPolicy
 func v309(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7106,7 +7106,7 @@ func v309(n *jsonread.Node) Verdict {
 // v310: aop2/common.schema.json#/definitions/GuardRails
 func v310(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7171,7 +7171,7 @@ func v310(n *jsonread.Node) Verdict {
 // v311: aop2/common.schema.json#/definitions/OrchestrationMetadata
 func v311(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7233,7 +7233,7 @@ func v312(n *jsonread.Node) Verdict {
 // v313: aop2/common.schema.json#/definitions/Session
 func v313(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7301,7 +7301,7 @@ func v313(n *jsonread.Node) Verdict {
 // v314: aop2/common.schema.json#/definitions/Target
 func v314(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7377,7 +7377,7 @@ func v314(n *jsonread.Node) Verdict {
 // v315: aop2/common.schema.json#/definitions/Task
 func v315(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7509,7 +7509,7 @@ func v315(n *jsonread.Node) Verdict {
 // v316: aos/common.schema.json#/definitions/JSONRPCError
 func v316(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7572,7 +7572,7 @@ func v319(n *jsonread.Node) Verdict {
 // v320: aos/common.schema.json#/definitions/PingParams
 func v320(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7616,7 +7616,7 @@ func v320(n *jsonread.Node) Verdict {
 // v321: aos/common.schema.json#/definitions/WrappedParams
 func v321(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7652,7 +7652,7 @@ func v321(n *jsonread.Node) Verdict {
 // v322: aos/common.schema.json#/definitions/PingRequestResult
 func v322(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7704,7 +7704,7 @@ func v322(n *jsonread.Node) Verdict {
 // v323: aos/common.schema.json#/definitions/AOSSuccessResult
 func v323(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7772,7 +7772,7 @@ func v323(n *jsonread.Node) Verdict {
 // v324: aos/common.schema.json#/definitions/AgentTriggerParams
 func v324(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7808,7 +7808,7 @@ func v324(n *jsonread.Node) Verdict {
 // v325: aos/common.schema.json#/definitions/KnowledgeRetrievalParams
 func v325(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7852,7 +7852,7 @@ func v325(n *jsonread.Node) Verdict {
 // v326: aos/common.schema.json#/definitions/MemoryParams
 func v326(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7896,7 +7896,7 @@ func v326(n *jsonread.Node) Verdict {
 // v327: aos/common.schema.json#/definitions/MessageParams
 func v327(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7948,7 +7948,7 @@ func v327(n *jsonread.Node) Verdict {
 // v328: aos/common.schema.json#/definitions/ToolCallRequestParams
 func v328(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -7992,7 +7992,7 @@ func v328(n *jsonread.Node) Verdict {
 // v329: aos/common.schema.json#/definitions/ToolCallResultParams
 func v329(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -8036,7 +8036,7 @@ func v329(n *jsonread.Node) Verdict {
 // v330: orchmsg/common.schema.json#/definitions/AgentId
 func v330(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
@@ -8045,7 +8045,7 @@ func v330(n *jsonread.Node) Verdict {
 // v331: orchmsg/common.schema.json#/definitions/Id
 func v331(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -8059,7 +8059,7 @@ func v331(n *jsonread.Node) Verdict {
 // v332: orchmsg/event-error.schema.json#/properties/payload/properties/recoverable
 func v332(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
+	if k := n.Kind; k != jsonread.Bool {
 		return Invalid
 	}
 	return r
@@ -8068,7 +8068,7 @@ func v332(n *jsonread.Node) Verdict {
 // v333: orchmsg/common.schema.json#/definitions/Timestamp
 func v333(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -8087,7 +8087,7 @@ func v334(n *jsonread.Node) Verdict {
 // v335: orchmsg/event-progress.schema.json#/properties/payload/properties/progress
 func v335(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -8108,7 +8108,7 @@ func v335(n *jsonread.Node) Verdict {
 // v336: orchmsg/notify-shutdown.schema.json#/properties/payload/properties/gracePeriod
 func v336(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -8124,7 +8124,7 @@ func v336(n *jsonread.Node) Verdict {
 // v337: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options
 func v337(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8185,7 +8185,7 @@ func v346(n *jsonread.Node) Verdict {
 // v347: orchmsg/response-success.schema.json#/properties/payload/properties/agents
 func v347(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8206,7 +8206,7 @@ func v348(n *jsonread.Node) Verdict {
 // v349: orchmsg/response-success.schema.json#/properties/payload/properties/tasks
 func v349(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8252,7 +8252,7 @@ func v355(n *jsonread.Node) Verdict {
 // v356: aop-output/report.schema.json#/definitions/Timestamp
 func v356(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -8266,7 +8266,7 @@ func v356(n *jsonread.Node) Verdict {
 // v357: aop2/common.schema.json#/definitions/Extensions
 func v357(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	return r
@@ -8290,7 +8290,7 @@ func v360(n *jsonread.Node) Verdict {
 // v361: aop2/common.schema.json#/definitions/CheckpointResult
 func v361(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -8379,7 +8379,7 @@ func v363(n *jsonread.Node) Verdict {
 // v364: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts
 func v364(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8420,7 +8420,7 @@ func v369(n *jsonread.Node) Verdict {
 // v370: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models
 func v370(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8455,7 +8455,7 @@ func v373(n *jsonread.Node) Verdict {
 // v374: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds
 func v374(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8471,7 +8471,7 @@ func v374(n *jsonread.Node) Verdict {
 // v375: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/timeout_seconds
 func v375(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number && k != jsonread.Null {
 		return Invalid
 	}
 	return r
@@ -8480,7 +8480,7 @@ func v375(n *jsonread.Node) Verdict {
 // v376: aop2/common.schema.json#/definitions/Phase
 func v376(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -8598,7 +8598,7 @@ func v386(n *jsonread.Node) Verdict {
 // v387: aop2/common.schema.json#/definitions/Task/properties/expected_outputs
 func v387(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8614,7 +8614,7 @@ func v387(n *jsonread.Node) Verdict {
 // v388: aop2/common.schema.json#/definitions/Task/properties/inputs
 func v388(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8640,7 +8640,7 @@ func v390(n *jsonread.Node) Verdict {
 // v391: aos/common.schema.json#/definitions/WrappedParams/properties/message
 func v391(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Array {
 		return Invalid
 	}
 	return r
@@ -8682,7 +8682,7 @@ func v396(n *jsonread.Node) Verdict {
 // v397: aos/common.schema.json#/definitions/MessageParams/properties/citation
 func v397(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8722,7 +8722,7 @@ func v401(n *jsonread.Node) Verdict {
 // v402: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items
 func v402(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -8761,7 +8761,7 @@ func v403(n *jsonread.Node) Verdict {
 // v404: orchmsg/common.schema.json#/definitions/AgentStatus
 func v404(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
@@ -8793,7 +8793,7 @@ func v407(n *jsonread.Node) Verdict {
 // v408: orchmsg/common.schema.json#/definitions/Task
 func v408(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -8902,7 +8902,7 @@ func v409(n *jsonread.Node) Verdict {
 // v410: aop2/common.schema.json#/definitions/Provider
 func v410(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k71)); r == Invalid {
@@ -8924,7 +8924,7 @@ func v412(n *jsonread.Node) Verdict {
 // v413: aop2/common.schema.json#/definitions/OptTimestamp
 func v413(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	return r
@@ -8933,7 +8933,7 @@ func v413(n *jsonread.Node) Verdict {
 // v414: aop2/common.schema.json#/definitions/OptPercentage
 func v414(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -8954,7 +8954,7 @@ func v414(n *jsonread.Node) Verdict {
 // v415: aop2/common.schema.json#/definitions/FinalSignal
 func v415(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k74)); r == Invalid {
@@ -8966,7 +8966,7 @@ func v415(n *jsonread.Node) Verdict {
 // v416: aop2/common.schema.json#/definitions/State
 func v416(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k75)); r == Invalid {
@@ -8983,7 +8983,7 @@ func v417(n *jsonread.Node) Verdict {
 // v418: aop2/common.schema.json#/definitions/Heartbeat
 func v418(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9032,7 +9032,7 @@ func v418(n *jsonread.Node) Verdict {
 // v419: aop2/common.schema.json#/definitions/OnFailure
 func v419(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
@@ -9044,7 +9044,7 @@ func v419(n *jsonread.Node) Verdict {
 // v420: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds/items
 func v420(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number {
 		return Invalid
 	}
 	return r
@@ -9053,7 +9053,7 @@ func v420(n *jsonread.Node) Verdict {
 // v421: aop2/common.schema.json#/definitions/Phase/properties/checkpoints
 func v421(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -9069,7 +9069,7 @@ func v421(n *jsonread.Node) Verdict {
 // v422: aop2/common.schema.json#/definitions/OptWorkflowPattern
 func v422(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k77)); r == Invalid {
@@ -9081,7 +9081,7 @@ func v422(n *jsonread.Node) Verdict {
 // v423: aop2/common.schema.json#/definitions/Capabilities
 func v423(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9138,7 +9138,7 @@ func v423(n *jsonread.Node) Verdict {
 // v424: aop2/common.schema.json#/definitions/OptExecutionProfile
 func v424(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k78)); r == Invalid {
@@ -9150,7 +9150,7 @@ func v424(n *jsonread.Node) Verdict {
 // v425: aop2/common.schema.json#/definitions/Role
 func v425(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k79)); r == Invalid {
@@ -9162,7 +9162,7 @@ func v425(n *jsonread.Node) Verdict {
 // v426: aop2/common.schema.json#/definitions/Access
 func v426(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9203,7 +9203,7 @@ func v426(n *jsonread.Node) Verdict {
 // v427: aop2/common.schema.json#/definitions/Budgets
 func v427(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9244,7 +9244,7 @@ func v427(n *jsonread.Node) Verdict {
 // v428: aop2/common.schema.json#/definitions/Category
 func v428(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k80)); r == Invalid {
@@ -9256,7 +9256,7 @@ func v428(n *jsonread.Node) Verdict {
 // v429: aop2/common.schema.json#/definitions/Complexity
 func v429(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k81)); r == Invalid {
@@ -9268,7 +9268,7 @@ func v429(n *jsonread.Node) Verdict {
 // v430: aop2/common.schema.json#/definitions/Constraints
 func v430(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9333,7 +9333,7 @@ func v430(n *jsonread.Node) Verdict {
 // v431: aop2/common.schema.json#/definitions/Environment
 func v431(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9403,7 +9403,7 @@ func v433(n *jsonread.Node) Verdict {
 // v434: aos/common.schema.json#/definitions/Metadata
 func v434(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	return r
@@ -9412,7 +9412,7 @@ func v434(n *jsonread.Node) Verdict {
 // v435: aos/common.schema.json#/definitions/StepContext
 func v435(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9480,7 +9480,7 @@ func v435(n *jsonread.Node) Verdict {
 // v436: aos/common.schema.json#/definitions/AgentTrigger
 func v436(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9532,7 +9532,7 @@ func v436(n *jsonread.Node) Verdict {
 // v437: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams
 func v437(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9581,7 +9581,7 @@ func v438(n *jsonread.Node) Verdict {
 // v439: aos/common.schema.json#/definitions/Message
 func v439(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9633,7 +9633,7 @@ func v439(n *jsonread.Node) Verdict {
 // v440: aos/common.schema.json#/definitions/ToolCallRequest
 func v440(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9677,7 +9677,7 @@ func v440(n *jsonread.Node) Verdict {
 // v441: aos/common.schema.json#/definitions/ToolCallResult
 func v441(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9713,7 +9713,7 @@ func v441(n *jsonread.Node) Verdict {
 // v442: orchmsg/common.schema.json#/definitions/Agent
 func v442(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9793,7 +9793,7 @@ func v446(n *jsonread.Node) Verdict {
 // v447: aop2/common.schema.json#/definitions/CheckpointStatus
 func v447(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k82)); r == Invalid {
@@ -9805,7 +9805,7 @@ func v447(n *jsonread.Node) Verdict {
 // v448: aop2/common.schema.json#/definitions/OutputArtifact
 func v448(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9873,7 +9873,7 @@ func v448(n *jsonread.Node) Verdict {
 // v449: aop2/common.schema.json#/definitions/AlternativeModel
 func v449(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9940,7 +9940,7 @@ func v452(n *jsonread.Node) Verdict {
 // v453: aop2/common.schema.json#/definitions/Access/properties/filesystem
 func v453(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -9987,7 +9987,7 @@ func v455(n *jsonread.Node) Verdict {
 // v456: aop2/common.schema.json#/definitions/Artifact
 func v456(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10055,7 +10055,7 @@ func v456(n *jsonread.Node) Verdict {
 // v457: aop2/common.schema.json#/definitions/TaskInput
 func v457(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10125,7 +10125,7 @@ func v459(n *jsonread.Node) Verdict {
 // v460: aos/common.schema.json#/definitions/StepContext/properties/timestamp
 func v460(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
@@ -10139,7 +10139,7 @@ func v461(n *jsonread.Node) Verdict {
 // v462: aos/common.schema.json#/definitions/AgentTrigger/properties/content
 func v462(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -10172,7 +10172,7 @@ func v464(n *jsonread.Node) Verdict {
 // v465: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results
 func v465(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -10188,7 +10188,7 @@ func v465(n *jsonread.Node) Verdict {
 // v466: aos/common.schema.json#/definitions/Source
 func v466(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10231,7 +10231,7 @@ func v467(n *jsonread.Node) Verdict {
 // v468: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs
 func v468(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -10247,7 +10247,7 @@ func v468(n *jsonread.Node) Verdict {
 // v469: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs
 func v469(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -10263,7 +10263,7 @@ func v469(n *jsonread.Node) Verdict {
 // v470: orchmsg/common.schema.json#/definitions/Agent/properties/currentTask
 func v470(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	return r
@@ -10287,7 +10287,7 @@ func v473(n *jsonread.Node) Verdict {
 // v474: aop2/common.schema.json#/definitions/OnHeartbeatFailure
 func v474(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k85)); r == Invalid {
@@ -10299,7 +10299,7 @@ func v474(n *jsonread.Node) Verdict {
 // v475: aop2/common.schema.json#/definitions/Checkpoint
 func v475(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10375,7 +10375,7 @@ func v475(n *jsonread.Node) Verdict {
 // v476: aop2/common.schema.json#/definitions/NetworkAccess
 func v476(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k86)); r == Invalid {
@@ -10387,7 +10387,7 @@ func v476(n *jsonread.Node) Verdict {
 // v477: aop2/common.schema.json#/definitions/OptNetworkAccess
 func v477(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k87)); r == Invalid {
@@ -10409,7 +10409,7 @@ func v479(n *jsonread.Node) Verdict {
 // v480: aos/common.schema.json#/definitions/Agent
 func v480(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10525,7 +10525,7 @@ func v480(n *jsonread.Node) Verdict {
 // v481: aos/common.schema.json#/definitions/Session
 func v481(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10561,7 +10561,7 @@ func v481(n *jsonread.Node) Verdict {
 // v482: aos/common.schema.json#/definitions/User
 func v482(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10626,7 +10626,7 @@ func v483(n *jsonread.Node) Verdict {
 // v484: aos/common.schema.json#/definitions/AgentTriggerEvent
 func v484(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10704,7 +10704,7 @@ func v490(n *jsonread.Node) Verdict {
 // v491: aop2/common.schema.json#/definitions/ArtifactStatus
 func v491(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k89)); r == Invalid {
@@ -10716,7 +10716,7 @@ func v491(n *jsonread.Node) Verdict {
 // v492: aop2/common.schema.json#/definitions/FallbackTrigger
 func v492(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k90)); r == Invalid {
@@ -10733,7 +10733,7 @@ func v493(n *jsonread.Node) Verdict {
 // v494: aop2/common.schema.json#/definitions/RollbackSnapshot
 func v494(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10774,7 +10774,7 @@ func v494(n *jsonread.Node) Verdict {
 // v495: aop2/common.schema.json#/definitions/Validation
 func v495(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10810,7 +10810,7 @@ func v495(n *jsonread.Node) Verdict {
 // v496: aos/common.schema.json#/definitions/Agent/properties/mcpServers
 func v496(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -10841,7 +10841,7 @@ func v499(n *jsonread.Node) Verdict {
 // v500: aos/common.schema.json#/definitions/Agent/properties/resources
 func v500(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -10857,7 +10857,7 @@ func v500(n *jsonread.Node) Verdict {
 // v501: aos/common.schema.json#/definitions/Agent/properties/tools
 func v501(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -10873,7 +10873,7 @@ func v501(n *jsonread.Node) Verdict {
 // v502: aos/common.schema.json#/definitions/Part
 func v502(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -10918,7 +10918,7 @@ func v502(n *jsonread.Node) Verdict {
 // v503: aos/common.schema.json#/definitions/KnowledgeRetrievalResult
 func v503(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11024,7 +11024,7 @@ func v507(n *jsonread.Node) Verdict {
 // v508: aos/common.schema.json#/definitions/ToolArgumentValue
 func v508(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11062,7 +11062,7 @@ func v508(n *jsonread.Node) Verdict {
 // v509: aos/common.schema.json#/definitions/TextPart
 func v509(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11106,7 +11106,7 @@ func v509(n *jsonread.Node) Verdict {
 // v510: aop2/common.schema.json#/definitions/OptRecoveryStrategy
 func v510(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k91)); r == Invalid {
@@ -11133,7 +11133,7 @@ func v513(n *jsonread.Node) Verdict {
 // v514: aos/common.schema.json#/definitions/Model
 func v514(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11217,7 +11217,7 @@ func v514(n *jsonread.Node) Verdict {
 // v515: aos/common.schema.json#/definitions/Organization
 func v515(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11261,7 +11261,7 @@ func v515(n *jsonread.Node) Verdict {
 // v516: aos/common.schema.json#/definitions/AgentProvider
 func v516(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11351,7 +11351,7 @@ func v522(n *jsonread.Node) Verdict {
 // v523: aos/common.schema.json#/definitions/FileSource
 func v523(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11412,7 +11412,7 @@ func v524(n *jsonread.Node) Verdict {
 // v525: aos/common.schema.json#/definitions/SiteSource
 func v525(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11466,7 +11466,7 @@ func v527(n *jsonread.Node) Verdict {
 // v528: aop2/common.schema.json#/definitions/OptSnapshotStrategy
 func v528(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k96)); r == Invalid {
@@ -11478,7 +11478,7 @@ func v528(n *jsonread.Node) Verdict {
 // v529: aop2/common.schema.json#/definitions/Expects
 func v529(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k97)); r == Invalid {
@@ -11490,7 +11490,7 @@ func v529(n *jsonread.Node) Verdict {
 // v530: aos/common.schema.json#/definitions/MCPServer
 func v530(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11531,7 +11531,7 @@ func v531(n *jsonread.Node) Verdict {
 // v532: aos/common.schema.json#/definitions/Resource
 func v532(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11599,7 +11599,7 @@ func v532(n *jsonread.Node) Verdict {
 // v533: aos/common.schema.json#/definitions/ToolDefinition
 func v533(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11729,7 +11729,7 @@ func v537(n *jsonread.Node) Verdict {
 // v538: aos/common.schema.json#/definitions/LlmProvider
 func v538(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11765,7 +11765,7 @@ func v538(n *jsonread.Node) Verdict {
 // v539: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments
 func v539(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -11781,7 +11781,7 @@ func v539(n *jsonread.Node) Verdict {
 // v540: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs
 func v540(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -11797,7 +11797,7 @@ func v540(n *jsonread.Node) Verdict {
 // v541: aos/common.schema.json#/definitions/FilePart
 func v541(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11841,7 +11841,7 @@ func v541(n *jsonread.Node) Verdict {
 // v542: aos/common.schema.json#/definitions/DataPart
 func v542(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11909,7 +11909,7 @@ func v546(n *jsonread.Node) Verdict {
 // v547: aos/common.schema.json#/definitions/ToolArgumentDefinition
 func v547(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -11977,7 +11977,7 @@ func v547(n *jsonread.Node) Verdict {
 // v548: aos/common.schema.json#/definitions/ToolOutputDefinition
 func v548(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -12037,7 +12037,7 @@ func v548(n *jsonread.Node) Verdict {
 // v549: aos/common.schema.json#/definitions/File
 func v549(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if r = and(r, ifThenElse(n, v553, v551, v552)); r == Invalid {
@@ -12092,7 +12092,7 @@ func v554(n *jsonread.Node) Verdict {
 // v555: aos/common.schema.json#/definitions/FileWithBytes
 func v555(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
@@ -12136,7 +12136,7 @@ func v555(n *jsonread.Node) Verdict {
 // v556: aos/common.schema.json#/definitions/FileWithUri
 func v556(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {

@@ -68,20 +68,6 @@ func TestMatchAny(t *testing.T) {
 	}
 }
 
-func TestMergePatch(t *testing.T) {
-	t.Parallel()
-	got, err := MergePatch(json.RawMessage(`{"a":{"b":1,"c":2},"d":[1]}`), json.RawMessage(`{"a":{"b":null,"e":3},"d":[2]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != `{"a":{"c":2,"e":3},"d":[2]}` {
-		t.Errorf("got %s", got)
-	}
-	if _, err := MergePatch(json.RawMessage(`{`), json.RawMessage(`{}`)); err == nil {
-		t.Error("want an error for bad JSON")
-	}
-}
-
 func TestParseScenario(t *testing.T) {
 	Register(&Check{ID: "test/x/ok", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }})
 	good := `{"id":"s1","protocol":"aos","deadline":"2s","task":{"task":"t"},"checks":["test/x/ok"],"steps":[{"on":"quiet","after":"1s","do":"terminate"}]}`
@@ -98,10 +84,14 @@ func TestParseScenario(t *testing.T) {
 		"bad decision":     `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"decisions":[{"tool":"x","decision":"maybe"}]}`,
 		"negative":         `{"id":"s","protocol":"aos","deadline":"-1s","task":{},"checks":["test/x/ok"]}`,
 		"not json":         `{`,
+		"attempts":         `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"attempts":[{}]}`,
 	}
 	for name, src := range bad {
-		if _, err := ParseScenario(name, []byte(src)); err == nil {
+		_, err := ParseScenario(name, []byte(src))
+		if err == nil {
 			t.Errorf("%s: want an error", name)
+		} else if name == "attempts" && !strings.Contains(err.Error(), "the engine's decisions") {
+			t.Errorf("attempts: %v, want the reason", err)
 		}
 	}
 	fsys := fstest.MapFS{"a/one.json": {Data: []byte(good)}, "b/two.json": {Data: []byte(good)}}

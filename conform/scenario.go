@@ -30,9 +30,6 @@ type Scenario struct {
 	// the aof task (frontmatter fields and body). ${SCRATCH}, ${WORKSPACE},
 	// ${SCENARIO} and ${NOW} are replaced before sending.
 	Task json.RawMessage `json:"task"`
-	// Attempts, when present, launch the agent once per entry; each entry is a JSON
-	// merge patch (RFC 7396) applied to Task (aop2 fallback and re-dispatch).
-	Attempts []json.RawMessage `json:"attempts,omitempty"`
 	// Steps are what the orchestrator side injects, in time.
 	Steps []Step `json:"steps,omitempty"`
 	// Withhold lists request types (orchmsg) the harness never answers.
@@ -148,6 +145,10 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 	dec.DisallowUnknownFields()
 	var s Scenario
 	if err := dec.Decode(&s); err != nil {
+		if strings.Contains(err.Error(), `unknown field "attempts"`) {
+			// Scenarios of earlier versions scripted aop2 re-dispatches.
+			err = fmt.Errorf("%w: re-dispatches (retries, fallbacks by trigger) are the engine's decisions, not scripted attempts: use the steps expire-timeout or kill", err)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s.Source = name
@@ -214,35 +215,4 @@ func sortScenarios(ss []*Scenario) error {
 		}
 	}
 	return nil
-}
-
-// MergePatch applies an RFC 7396 JSON merge patch to doc.
-func MergePatch(doc, patch json.RawMessage) (json.RawMessage, error) {
-	var d, p any
-	if err := json.Unmarshal(doc, &d); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(patch, &p); err != nil {
-		return nil, err
-	}
-	return json.Marshal(mergeValue(d, p))
-}
-
-func mergeValue(d, p any) any {
-	pm, ok := p.(map[string]any)
-	if !ok {
-		return p
-	}
-	dm, ok := d.(map[string]any)
-	if !ok {
-		dm = map[string]any{}
-	}
-	for k, v := range pm {
-		if v == nil {
-			delete(dm, k)
-			continue
-		}
-		dm[k] = mergeValue(dm[k], v)
-	}
-	return dm
 }

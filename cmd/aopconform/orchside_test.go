@@ -36,6 +36,8 @@ func TestOrchestratorSide(t *testing.T) {
 	opy := filepath.Join(orchestratorsDir, "orchmsg_orch.py")
 	aobase := []string{"--side", "orchestrator", "--protocol", "aop-output", "--timeout-scale", scale}
 	aopy := filepath.Join(orchestratorsDir, "aopoutput_orch.py")
+	fbase := []string{"--side", "orchestrator", "--protocol", "aof", "--timeout-scale", scale}
+	fpy := filepath.Join(orchestratorsDir, "aof_orch.py")
 	type job struct {
 		name string
 		args []string
@@ -53,6 +55,7 @@ func TestOrchestratorSide(t *testing.T) {
 		{name: "engine", args: append(append([]string(nil), base...), "--known-failing", filepath.Join(orchestratorsDir, "engine.known-failing"), "--", "aopconform", "engine", "--protocol", "aop2")},
 		{name: "orchmsg engine", args: append(append([]string(nil), obase...), "--", "aopconform", "engine", "--protocol", "orchmsg")},
 		{name: "aop-output engine", args: append(append([]string(nil), aobase...), "--", "aopconform", "engine", "--protocol", "aop-output")},
+		{name: "aof engine", args: append(append([]string(nil), fbase...), "--", "aopconform", "engine", "--protocol", "aof")},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		jobs = append(jobs,
@@ -87,6 +90,21 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"aop-output/orch/parse/unusable-not-success"}},
 			&job{name: "aop-output python wait-for-exit", args: append(append([]string(nil), aobase...), "--", "python3", aopy, "wait-for-exit"),
 				fail: []string{"aop-output/orch/bind/agent-stopped-after-report"}},
+			&job{name: "aof python", args: append(append([]string(nil), fbase...), "--", "python3", fpy)},
+			&job{name: "aof python reclaim-too-early", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "reclaim-too-early"),
+				fail: []string{"aof/orch/resume/reclaim-after-expiry", "aof/orch/completion/transition"}},
+			&job{name: "aof python allow-nested-delegation", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "allow-nested-delegation"),
+				fail: []string{"aof/orch/handoff/nested-rejected"}},
+			&job{name: "aof python blind-requeue", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "blind-requeue"),
+				fail: []string{"aof/orch/resume/outcome-driven"}},
+			&job{name: "aof python done-skips-review", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "done-skips-review"),
+				fail: []string{"aof/orch/completion/transition"}},
+			&job{name: "aof python no-child-dispatch", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "no-child-dispatch"),
+				fail: []string{"aof/orch/handoff/child-dispatched"}},
+			&job{name: "aof python accept-invalid-report", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "accept-invalid-report"),
+				fail: []string{"aof/orch/envelope/invalid-rejected"}},
+			&job{name: "aof python no-run-json", args: append(append([]string(nil), fbase...), "--", "python3", fpy, "no-run-json"),
+				fail: []string{"aof/orch/lease/dispatched"}},
 			&job{name: "python task-status-in-task", args: append(append([]string(nil), base...), "--", "python3", py, "task-status-in-task"),
 				fail: []string{"aop2/orch/1.2/task-dispatched"}},
 			&job{name: "python no-version-fallback", args: append(append([]string(nil), base...), "--", "python3", py, "no-version-fallback"),
@@ -106,7 +124,7 @@ func TestOrchestratorSide(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(faults)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aop-output") {
+		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aop-output" && f[0] != "aof") {
 			continue
 		}
 		jobs = append(jobs, &job{name: f[0] + " engine fault " + f[1], engineFault: true,

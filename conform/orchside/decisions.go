@@ -78,6 +78,9 @@ func Decisions(s *conform.Session) []string {
 			}
 		}
 	}
+	if s.Scenario != nil && endDecisions[s.Scenario.Protocol] != nil {
+		out = append(out, endDecisions[s.Scenario.Protocol](s)...)
+	}
 	if s.Scenario != nil && s.Scenario.Protocol == "aop2" {
 		out = append(out, aop2EmittedDecisions(s)...)
 	}
@@ -121,6 +124,9 @@ func (l *Launch) firstTask() *Event {
 // dispatchSummary is what a launch was dispatched (aop2: the TASK's target and
 // attempt), "" when the protocol has no summary.
 func dispatchSummary(s *conform.Session, l *Launch) string {
+	if s.Scenario != nil && dispatchSummaries[s.Scenario.Protocol] != nil {
+		return dispatchSummaries[s.Scenario.Protocol](l)
+	}
 	if protocolOf(s) == "aop-output" {
 		return aopOutDispatch(l)
 	}
@@ -142,6 +148,14 @@ func dispatchSummary(s *conform.Session, l *Launch) string {
 	}
 	return "TASK for " + strAt(m, "target", "provider") + " / " + strAt(m, "target", "model") + attempt
 }
+
+// Per protocol: what a launch was dispatched, and the decisions read from what
+// the orchestrator left behind (aof: each task's final status), listed before its
+// own end.
+var (
+	dispatchSummaries = map[string]func(l *Launch) string{}
+	endDecisions      = map[string]func(s *conform.Session) []string{}
+)
 
 // ReferenceDecisions is the reference engine's decision sequence for a shipped
 // scenario (fixtures/orchestrator-scenarios/<protocol>/<name>.decisions, written by

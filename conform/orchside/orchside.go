@@ -85,6 +85,14 @@ var (
 	mergeLines  = map[string]func(l *Launch){}
 )
 
+// readBack, per protocol, reads what the orchestrator left in the scratch
+// directory once it has ended (aof: the data directory) into session facts.
+var readBack = map[string]func(h *harness.H){}
+
+// launchPrelude, per protocol, gives the records that open a launch's session
+// after its start (aof: the inputs/handoff.json the launched task had).
+var launchPrelude = map[string]func(h *harness.H, l *Launch) []conform.Record{}
+
 // Protocols lists the protocols with an orchestrator side, sorted.
 func Protocols() []string {
 	var out []string
@@ -195,6 +203,9 @@ func drive(h *harness.H, mock string, extra []string) error {
 		}
 	}
 	h.Fact(FactFiles, after)
+	if rb := readBack[sc.Protocol]; rb != nil {
+		rb(h)
+	}
 	launches, more, err := readObservations(obs)
 	if err != nil {
 		return harness.Errorf("reading the agent's observations: %v", err)
@@ -223,6 +234,12 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 	session := fmt.Sprintf("%s/agent#%d", h.Scenario().ID, l.N)
 	h.Record(conform.Record{From: "harness", Event: "agent-start", Time: l.Start, Session: session,
 		Detail: map[string]any{"pid": l.PID, "launched_by": "the orchestrator under test", "launch": l.N}})
+	if p := launchPrelude[h.Scenario().Protocol]; p != nil {
+		for _, r := range p(h, l) {
+			r.Session = session
+			h.Record(r)
+		}
+	}
 	for i := range l.Events {
 		e := &l.Events[i]
 		r := conform.Record{Time: e.At, Session: session}

@@ -3,6 +3,7 @@ package aof
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,6 +66,15 @@ type scenarioTask struct {
 	// Handoff, for a delegated child, is written to <task dir>/inputs/handoff.json
 	// (and handoff.md) before dispatch, as the router does on handoff.request.
 	Handoff *Handoff `json:"handoff"`
+	// DataDir makes the engine the scheduler of an existing data directory
+	// (docs/bindings.md "Orchestrators", aof): the task taskId waits there in
+	// tasks/ready/, every agent id is run by the one executor, and delegated child
+	// tasks are dispatched in their turn. Title, body, metadata and handoff are the
+	// task file's.
+	DataDir string `json:"dataDir"`
+	// HeartbeatTTLMs is the heartbeat TTL in milliseconds (the scheduler's task
+	// file); heartbeatTTL wins when both are given.
+	HeartbeatTTLMs int64 `json:"heartbeatTtlMs"`
 }
 
 // scenarioSetup is a scenario's setup for aof: what an earlier run left behind.
@@ -98,17 +108,25 @@ func Drive(h *harness.H) error {
 			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
 		}
 	}
+	if t.HeartbeatTTL <= 0 && t.HeartbeatTTLMs > 0 {
+		t.HeartbeatTTL = conform.Duration(time.Duration(t.HeartbeatTTLMs) * time.Millisecond)
+	}
 	ttl := t.HeartbeatTTL.D(h.ScaleFactor())
 	if ttl <= 0 {
 		ttl = h.Scale(DefaultScenarioTTL)
 	}
+	if t.DataDir != "" && !filepath.IsAbs(t.DataDir) {
+		t.DataDir = filepath.Join(h.Scratch(), t.DataDir)
+	}
 	cfg := Config{Scratch: h.Scratch(), Scenario: sc.ID, TaskID: t.TaskID, AgentID: AgentID,
-		Title: t.Title, Body: t.Body, TTL: ttl, Metadata: t.Metadata, Handoff: t.Handoff, Fault: h.EngineFault()}
+		Title: t.Title, Body: t.Body, TTL: ttl, Metadata: t.Metadata, Handoff: t.Handoff, Fault: h.EngineFault(),
+		DataDir: t.DataDir, DispatchChildren: t.DataDir != ""}
 	if t.Handoff != nil {
 		h.Fact("aof.handoff", true)
 	}
+	attempt := 1 // the launch the recorded files belong to
 	sess, err := NewSession(clock.Real{}, cfg, func(at time.Time, from, stream string, data []byte) {
-		r := conform.Record{From: from, Stream: stream, Time: at, Attempt: 1}
+		r := conform.Record{From: from, Stream: stream, Time: at, Attempt: attempt}
 		if len(data) > 0 && data[0] == '{' && json.Valid(data) {
 			r.Msg = data
 		} else {
@@ -123,6 +141,41 @@ func Drive(h *harness.H) error {
 	if setup.PriorRun {
 		sess.PriorRunReclaimed()
 	}
+	err = dispatch(h, sess, ttl)
+	// The scheduler's next polls: each child task whose handoff the router
+	// accepted is dispatched in its turn (the depth guard refused the others).
+	for err == nil {
+		attempt++
+		child, cerr := sess.NextChild()
+		if cerr != nil {
+			err = harness.Errorf("dispatching a child task: %v", cerr)
+			break
+		}
+		if child == nil {
+			break
+		}
+		h.Event(attempt, "dispatch-child", map[string]any{"taskId": child.Cfg.TaskID, "agent": child.Cfg.AgentID})
+		if err = dispatch(h, child, ttl); errors.Is(err, harness.ErrNoTime) {
+			err = nil
+			break
+		}
+	}
+	final := ""
+	if task, gerr := sess.Store.Get(t.TaskID); gerr == nil {
+		final = task.Status
+	}
+	h.Fact("aof.final_status", final)
+	h.Fact("aof.files", listFiles(sess.Store.Dir, 2000))
+	h.Fact("aof.task_dir", "tasks/in-progress/"+t.TaskID)
+	return err
+}
+
+// dispatch runs the agent on the session's (leased) task: every envelope it
+// prints is routed, the scheduler polls (a stale heartbeat reclaims the task and
+// stops the agent), session_end runs when the agent exits normally and, when the
+// agent left its task in progress (a crash), the scheduler recovers it once its
+// heartbeat expires.
+func dispatch(h *harness.H, sess *Session, ttl time.Duration) error {
 	a, err := h.Launch(nil, sess.Env()...)
 	if err != nil {
 		return err
@@ -212,13 +265,6 @@ func Drive(h *harness.H) error {
 			sess.Poll()
 		}
 	}
-	final := ""
-	if task, gerr := sess.Store.Get(t.TaskID); gerr == nil {
-		final = task.Status
-	}
-	h.Fact("aof.final_status", final)
-	h.Fact("aof.files", listFiles(sess.Store.Dir, 2000))
-	h.Fact("aof.task_dir", "tasks/in-progress/"+t.TaskID)
 	return err
 }
 

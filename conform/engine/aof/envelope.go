@@ -359,3 +359,35 @@ func HandoffMarkdown(h *Handoff) []byte {
 	section("Constraints", h.Constraints)
 	return []byte(b.String())
 }
+
+// EnvelopeProblem is why the router rejects one line as an AOF message
+// (invalid_json, or invalid_envelope with the field at fault, the payload's
+// validation included); "" when it routes it, or when the line is no protocol
+// message at all. The orchestrator side judges with it whether a scheduler under
+// test had to reject what the agent sent.
+func EnvelopeProblem(line []byte) string {
+	det, obj, _ := detect(line)
+	switch det {
+	case notProtocol:
+		return ""
+	case badJSON:
+		return ReasonInvalidJSON
+	}
+	env, unknown, e := decodeEnvelope(obj)
+	if e == nil && !unknown {
+		switch env.Type {
+		case spec.TypeCompletion:
+			_, e = completionPayload(env.Payload)
+		case spec.TypeStatusUpdate:
+			_, e = statusPayload(env.Payload)
+		case spec.TypeHandoffRequest:
+			_, _, e = handoffPayload(env.Payload)
+		default:
+			_, _, e = ackPayload(env.Payload, env.Type == spec.TypeHandoffAccepted)
+		}
+	}
+	if e != nil {
+		return ReasonInvalidEnvelope + ": " + e.Error()
+	}
+	return ""
+}

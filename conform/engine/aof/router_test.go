@@ -285,3 +285,26 @@ func FuzzRouter(f *testing.F) {
 		r.Handle(line)
 	})
 }
+
+// FuzzEnvelopeProblem: EnvelopeProblem (what the orchestrator side judges with)
+// says a line is invalid exactly when the router rejects it as invalid_json or
+// invalid_envelope.
+func FuzzEnvelopeProblem(f *testing.F) {
+	f.Add([]byte(env("completion.report", "TASK-2026-02-09-057", "swe-backend", completionDone)))
+	f.Add([]byte("AOF/1 " + env("completion.report", "TASK-2026-02-09-057", "swe-backend", `{}`)))
+	f.Add([]byte("AOF/1 " + env("handoff.request", "TASK-2026-02-09-060", "swe-backend", handoff("TASK-2026-02-09-060", "TASK-2026-02-09-057"))))
+	f.Add([]byte(`AOF/1 {"protocol":"aof",`))
+	f.Add([]byte(`{"protocol":"aof","version":1e400}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		r, _ := fixture(t)
+		p := aof.EnvelopeProblem(line)
+		o := r.Handle(line)
+		invalid := o.Kind == aof.KindRejected && (o.Reason == aof.ReasonInvalidJSON || o.Reason == aof.ReasonInvalidEnvelope)
+		if len(line) > aofspec.MaxMessage {
+			return // the router's size bound comes first
+		}
+		if invalid != (p != "") || invalid && !strings.HasPrefix(p, o.Reason) {
+			t.Fatalf("EnvelopeProblem %q, router %s %s (%s)", p, o.Kind, o.Reason, o.Detail)
+		}
+	})
+}

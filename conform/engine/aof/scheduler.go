@@ -43,6 +43,9 @@ func (r *Router) Poll() []Action {
 			continue
 		}
 		rr, err := r.Store.ReadRunResult(t.ID)
+		if r.Fault == FaultBlindRequeue {
+			err = errNoRunResult // the fault: the run's result is never consulted
+		}
 		switch {
 		case errors.Is(err, errNoRunResult):
 			a := Action{TaskID: t.ID, Kind: ActionStaleReclaim}

@@ -30,6 +30,17 @@ type Config struct {
 	Handoff *Handoff
 	// Fault is the engine fault to play ("" for none; Faults lists them).
 	Fault string
+	// DataDir, when set, is an existing data directory holding the task in
+	// tasks/ready/ (the scheduler of `aopconform engine --protocol aof`): the
+	// session leases that task to its assignee (AgentID when it has none) instead
+	// of creating one under <Scratch>/data; Title, Body, Metadata and Handoff are
+	// the task file's business.
+	DataDir string
+	// DispatchChildren: the executor runs every agent id, so the child tasks the
+	// router accepts (handoff.request) are dispatched too, each in its turn
+	// (Session.NextChild). On the agent side the executor is the agent under test
+	// alone and a child assigned to another agent stays ready.
+	DispatchChildren bool
 }
 
 // Sink receives the files a session records for the transcript: the ones the
@@ -65,7 +76,11 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 	if cfg.Title == "" {
 		cfg.Title = "Reference task"
 	}
-	st, err := NewStore(filepath.Join(cfg.Scratch, "data"), clk)
+	dir := cfg.DataDir
+	if dir == "" {
+		dir = filepath.Join(cfg.Scratch, "data")
+	}
+	st, err := NewStore(dir, clk)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +88,9 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 		sink = func(time.Time, string, string, []byte) {}
 	}
 	s := &Session{Cfg: cfg, Store: st, Router: &Router{Store: st, Fault: cfg.Fault}, Clock: clk, sink: sink}
+	if cfg.DataDir != "" {
+		return s, s.lease()
+	}
 	body := cfg.Body
 	if body == "" {
 		body = "# " + cfg.Title + "\n\nDo the scripted work and report completion.\n"
@@ -94,21 +112,58 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 			return nil, err
 		}
 	}
-	w, err := st.AcquireLease(cfg.TaskID, cfg.AgentID, cfg.TTL)
+	return s, s.lease()
+}
+
+// lease dispatches the session's task (ready): the lease to its assignee (the
+// configured AgentID when it names none, or on the agent side), run.json and the
+// first heartbeat, recorded with the task's handoff when it has one.
+func (s *Session) lease() error {
+	st := s.Store
+	t, err := st.Get(s.Cfg.TaskID)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if cfg.Handoff != nil {
-		path := filepath.Join(st.TaskDir(spec.InProgress, cfg.TaskID), "inputs", "handoff.json")
-		if data, err := os.ReadFile(path); err == nil {
-			s.recordFiles([]Written{{path, data}})
-		}
+	if s.Cfg.DispatchChildren && t.Assignee != "" {
+		s.Cfg.AgentID = t.Assignee
+	}
+	w, err := st.AcquireLease(s.Cfg.TaskID, s.Cfg.AgentID, s.Cfg.TTL)
+	if err != nil {
+		return err
+	}
+	if s.Router.Fault == FaultNoRunJSON {
+		os.Remove(filepath.Join(st.RunDir(s.Cfg.TaskID), "run.json"))
+		w = w[1:]
+	}
+	path := filepath.Join(st.TaskDir(spec.InProgress, s.Cfg.TaskID), "inputs", "handoff.json")
+	if data, err := os.ReadFile(path); err == nil {
+		s.recordFiles([]Written{{path, data}})
 	}
 	s.recordFiles(w)
-	if hb, err := os.ReadFile(filepath.Join(st.RunDir(cfg.TaskID), "run_heartbeat.json")); err == nil {
-		s.lastBeat, s.lastBeatAt = bytes.TrimSpace(hb), clk.Now()
+	if hb, err := os.ReadFile(filepath.Join(st.RunDir(s.Cfg.TaskID), "run_heartbeat.json")); err == nil {
+		s.lastBeat, s.lastBeatAt = bytes.TrimSpace(hb), s.Clock.Now()
 	}
-	return s, nil
+	return nil
+}
+
+// NextChild is the session for the next child task the router accepted a
+// handoff.request for and that is still ready, leased to its assignee (nil when
+// there is none, or when children are not dispatched).
+func (s *Session) NextChild() (*Session, error) {
+	if !s.Cfg.DispatchChildren || s.Router.Fault == FaultNoChildDispatch {
+		return nil, nil
+	}
+	for _, id := range s.Router.Delegated() {
+		t, err := s.Store.Get(id)
+		if err != nil || t.Status != spec.Ready {
+			continue
+		}
+		cfg := s.Cfg
+		cfg.TaskID, cfg.Handoff, cfg.Metadata = id, nil, nil
+		c := &Session{Cfg: cfg, Store: s.Store, Router: s.Router, Clock: s.Clock, sink: s.sink}
+		return c, c.lease()
+	}
+	return nil, nil
 }
 
 // Env is the agent's environment under the aof binding.

@@ -39,9 +39,6 @@ func Drive(h *harness.H) error {
 // Play is Drive returning the engine's decisions (for the engine's tests).
 func Play(h *harness.H) (*Result, error) {
 	sc := h.Scenario()
-	if len(sc.Attempts) > 0 {
-		return nil, harness.Errorf("scenario %s: aop2 re-dispatches are the engine's decisions (retries, fallbacks by trigger), not scripted attempts: remove \"attempts\"", sc.ID)
-	}
 	e := &engine{h: h, fault: h.EngineFault(), res: &Result{}, known: map[string]int{}, costs: map[[2]string]*ModelCost{},
 		ws: filepath.Join(h.Scratch(), "workspace"), start: time.Now()}
 	if e.fault != "" && LookupFault(e.fault) == nil {

@@ -2,13 +2,11 @@ package aop2
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
@@ -56,14 +54,13 @@ func TestShippedScenarios(t *testing.T) {
 }
 
 // TestDriveRefusesUnusableScenarios: a scenario whose TASK the engine rejects
-// before dispatch, or that scripts attempts, is a harness error, never a run
+// before dispatch is a harness error, never a run
 // that judges the agent on nothing.
 func TestDriveRefusesUnusableScenarios(t *testing.T) {
 	for name, sc := range map[string]*conform.Scenario{
 		// No aop_version: neither v2 nor a v1 prompt (§1.3), rejected before
 		// dispatch. (A v2 TASK failing the schema is dispatched as a v1 prompt.)
-		"invalid task":     scenarioOf("invalid-task", []byte(`{"message_type": "TASK"}`), nil),
-		"scripted attempt": {ID: "attempts", Protocol: Protocol, Deadline: conform.Duration(time.Minute), Task: taskWith(t, nil), Attempts: []json.RawMessage{[]byte(`{}`)}},
+		"invalid task": scenarioOf("invalid-task", []byte(`{"message_type": "TASK"}`), nil),
 	} {
 		t.Run(name, func(t *testing.T) {
 			scratch := t.TempDir()

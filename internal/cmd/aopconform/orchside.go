@@ -321,7 +321,8 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	// the protocol messages the engine emits: aop2 EVENTs; aop-output: the report
 	// taken, one line).
 	for _, r := range h.Session().Records {
-		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit") {
+		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit" ||
+			r.Event == "stale-heartbeat" || r.Event == "dispatch-child" || r.Event == "delegation-rejected") {
 			d, _ := json.Marshal(r.Detail)
 			fmt.Fprintf(stderr, "aopconform engine: attempt %d: %s %s\n", r.Attempt, r.Event, d)
 		}

@@ -21,7 +21,7 @@ func observe(cfg config, stdin *io.Reader, stdout *io.Writer) (*mockagent.Observ
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "AOP") {
+		if strings.HasPrefix(k, "AOP") || strings.HasPrefix(k, "AOF_") {
 			env[k] = v
 		}
 	}

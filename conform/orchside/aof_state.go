@@ -1,0 +1,272 @@
+package orchside
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aopkit/aopkit/conform"
+	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	"github.com/aopkit/aopkit/conform/harness"
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+)
+
+// FactAOF holds the AOF data directory as the scheduler under test left it
+// (*AOFState), read once it has ended: the spec's own artifacts are the evidence.
+const FactAOF = "orch.aof"
+
+// AOFState is an AOF data directory (aof-1 §Run Artifacts Location, §Logging):
+// the task files by status, each task's handoff and run artifacts, the events.
+type AOFState struct {
+	DataDir  string
+	Tasks    map[string]*AOFTask // by task id
+	Events   []AOFEvent          // in file order
+	Problems []string            // what could not be read
+}
+
+// AOFTask is one task as the data directory holds it.
+type AOFTask struct {
+	ID string
+	// Statuses are the tasks/<status>/ directories holding <id>.md: exactly one
+	// in a sane store.
+	Statuses []string
+	Task     *engaof.Task // its front matter (nil: unreadable)
+	// Handoff is <task dir>/inputs/handoff.json, nil when absent.
+	Handoff []byte
+	// Run, Heartbeat and Result are runs/<id>/run.json, run_heartbeat.json and
+	// run_result.json (nil when absent).
+	Run, Heartbeat, Result []byte
+}
+
+// Status is the task's status ("" when no task file, "a+b" when in several).
+func (t *AOFTask) Status() string {
+	if t == nil {
+		return ""
+	}
+	return strings.Join(t.Statuses, "+")
+}
+
+// AOFEvent is one line of <dataDir>/events/*.jsonl.
+type AOFEvent struct {
+	Type, TaskID, Reason string
+}
+
+// Bounds of what is read back.
+const (
+	maxArtifact   = 1 << 20
+	maxEventsFile = 16 << 20
+	maxEvents     = 20000
+)
+
+// aofGiven is the task file the scheduler was given ($AOPKIT_TASK).
+type aofGiven struct {
+	DataDir        string `json:"dataDir"`
+	TaskID         string `json:"taskId"`
+	HeartbeatTTLMs int64  `json:"heartbeatTtlMs"`
+}
+
+func aofGivenOf(task []byte) (aofGiven, bool) {
+	var g aofGiven
+	if json.Unmarshal(task, &g) != nil || g.DataDir == "" || g.TaskID == "" {
+		return g, false
+	}
+	g.DataDir = filepath.Clean(g.DataDir)
+	return g, true
+}
+
+func init() {
+	readBack["aof"] = aofReadBack
+	launchPrelude["aof"] = aofPrelude
+}
+
+// aofReadBack reads the data directory after the scheduler ended.
+func aofReadBack(h *harness.H) {
+	g, ok := aofGivenOf(h.Expand(h.Scenario().Task))
+	if !ok {
+		return
+	}
+	if _, inside := h.Inside(g.DataDir); !inside {
+		h.Fact(FactAOF, &AOFState{DataDir: g.DataDir, Problems: []string{"the data directory is not inside the scratch directory"}})
+		return
+	}
+	st := ReadAOFState(g.DataDir)
+	h.Fact(FactAOF, st)
+	recordArtifacts(h, st)
+}
+
+// recordArtifacts adds the scheduler's run artifacts and handoffs to the
+// transcript (from the orchestrator, stream file:<path>): an AOF scheduler speaks
+// through the data directory ("all state lives in the filesystem").
+func recordArtifacts(h *harness.H, st *AOFState) {
+	ids := make([]string, 0, len(st.Tasks))
+	for id := range st.Tasks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t := st.Tasks[id]
+		files := []struct {
+			path string
+			data []byte
+		}{{"runs/" + id + "/run.json", t.Run}, {"runs/" + id + "/run_heartbeat.json", t.Heartbeat}, {"runs/" + id + "/run_result.json", t.Result}}
+		for _, f := range files {
+			if f.data == nil {
+				continue
+			}
+			r := fileRecord(h, filepath.Join(st.DataDir, filepath.FromSlash(f.path)), f.data)
+			r.Attempt = 1
+			h.Record(r)
+		}
+	}
+}
+
+// fileRecord is an artifact of the scheduler as a transcript record (from the
+// orchestrator, stream file:<path in the scratch directory>, at the file's
+// modification time).
+func fileRecord(h *harness.H, p string, data []byte) conform.Record {
+	rel, err := filepath.Rel(h.Scratch(), p)
+	if err != nil {
+		rel = p
+	}
+	r := conform.Record{From: Judged, Stream: "file:" + filepath.ToSlash(rel), Key: "file:" + filepath.Base(p)}
+	if fi, err := os.Stat(p); err == nil {
+		r.Time = fi.ModTime()
+	}
+	if b := bytes.TrimSpace(data); harness.IsJSONObject(b) && json.Valid(b) {
+		r.Msg = json.RawMessage(b)
+	} else {
+		s := string(data)
+		r.Text = &s
+	}
+	return r
+}
+
+// aofPrelude opens a launch's session with the handoff its task had (the
+// scheduler wrote it, or the scenario seeded it, before the dispatch): the agent's
+// acknowledgement answers it.
+func aofPrelude(h *harness.H, l *Launch) []conform.Record {
+	st, _ := h.Session().Facts[FactAOF].(*AOFState)
+	if st == nil {
+		return nil
+	}
+	t := st.Tasks[l.Env["AOF_TASK_ID"]]
+	if t == nil || t.Handoff == nil || len(t.Statuses) == 0 {
+		return nil
+	}
+	r := fileRecord(h, filepath.Join(st.DataDir, "tasks", t.Statuses[0], t.ID, "inputs", "handoff.json"), t.Handoff)
+	r.Time = l.Start
+	return []conform.Record{r}
+}
+
+// ReadAOFState reads an AOF data directory; what cannot be read is listed in
+// Problems, never fatal.
+func ReadAOFState(dir string) *AOFState {
+	st := &AOFState{DataDir: dir, Tasks: map[string]*AOFTask{}}
+	task := func(id string) *AOFTask {
+		t := st.Tasks[id]
+		if t == nil {
+			t = &AOFTask{ID: id}
+			st.Tasks[id] = t
+		}
+		return t
+	}
+	read := func(p string) []byte {
+		b, err := ReadBounded(p, maxArtifact)
+		if err != nil {
+			if !os.IsNotExist(err) {
+				st.Problems = append(st.Problems, err.Error())
+			}
+			return nil
+		}
+		return b
+	}
+	for _, status := range spec.Statuses {
+		names, _ := filepath.Glob(filepath.Join(dir, "tasks", status, "*.md"))
+		sort.Strings(names)
+		for _, name := range names {
+			id := strings.TrimSuffix(filepath.Base(name), ".md")
+			t := task(id)
+			t.Statuses = append(t.Statuses, status)
+			if b := read(name); b != nil {
+				if pt, err := engaof.ParseTask(b); err == nil {
+					t.Task = pt
+				} else {
+					st.Problems = append(st.Problems, "tasks/"+status+"/"+id+".md: "+err.Error())
+				}
+			}
+			if b := read(filepath.Join(dir, "tasks", status, id, "inputs", "handoff.json")); b != nil {
+				t.Handoff = b
+			}
+		}
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*"))
+	sort.Strings(runs)
+	for _, rd := range runs {
+		if fi, err := os.Stat(rd); err != nil || !fi.IsDir() {
+			continue
+		}
+		t := task(filepath.Base(rd))
+		t.Run = read(filepath.Join(rd, "run.json"))
+		t.Heartbeat = read(filepath.Join(rd, "run_heartbeat.json"))
+		t.Result = read(filepath.Join(rd, "run_result.json"))
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "events", "*.jsonl"))
+	sort.Strings(files)
+	for _, name := range files {
+		b, err := ReadBounded(name, maxEventsFile)
+		if err != nil {
+			st.Problems = append(st.Problems, err.Error())
+			continue
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(make([]byte, 0, 64*1024), maxArtifact)
+		for sc.Scan() && len(st.Events) < maxEvents {
+			var e struct {
+				Type    string         `json:"type"`
+				TaskID  string         `json:"taskId"`
+				Payload map[string]any `json:"payload"`
+			}
+			if json.Unmarshal(sc.Bytes(), &e) != nil || e.Type == "" {
+				continue
+			}
+			r, _ := e.Payload["reason"].(string)
+			st.Events = append(st.Events, AOFEvent{Type: e.Type, TaskID: e.TaskID, Reason: r})
+		}
+	}
+	return st
+}
+
+// aofStateOf is the session's data directory as the scheduler left it.
+func aofStateOf(s *conform.Session) *AOFState {
+	if s == nil || s.Facts == nil {
+		return nil
+	}
+	st, _ := s.Facts[FactAOF].(*AOFState)
+	return st
+}
+
+// HasEvent reports whether an event of that type (and reason, "" = any) was
+// logged for the task ("" = any task; an event naming no task counts for every
+// task).
+func (st *AOFState) HasEvent(typ, reason, taskID string) bool {
+	for _, e := range st.Events {
+		if e.Type == typ && (reason == "" || e.Reason == reason) && (taskID == "" || e.TaskID == "" || e.TaskID == taskID) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonField decodes one string field of a JSON object ("" when absent).
+func jsonField(b []byte, key string) string {
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	s, _ := m[key].(string)
+	return s
+}

@@ -257,16 +257,27 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 		default:
 			return fmt.Errorf("bad type %v", t)
 		}
-		var mask []string
+		var mask, kinds []string
+		integer, number := false, false
 		for _, n := range names {
-			switch n {
-			case "null", "boolean", "object", "array", "number", "string", "integer":
-				mask = append(mask, "type"+strings.ToUpper(n[:1])+n[1:])
-			default:
+			kind, ok := map[string]string{"null": "Null", "boolean": "Bool", "object": "Object", "array": "Array",
+				"number": "Number", "string": "String", "integer": ""}[n]
+			if !ok {
 				return fmt.Errorf("unknown type %q", n)
 			}
+			mask = append(mask, "type"+strings.ToUpper(n[:1])+n[1:])
+			integer, number = integer || n == "integer", number || n == "number"
+			if kind != "" {
+				kinds = append(kinds, "k != jsonread."+kind)
+			}
 		}
-		check(fmt.Sprintf("typeIs(n, %s)", strings.Join(mask, "|")))
+		if integer && !number {
+			// Whether a number is an integer: typeIs reads its literal.
+			check(fmt.Sprintf("typeIs(n, %s)", strings.Join(mask, "|")))
+		} else {
+			// A comparison of kinds, inline: it answers Valid or Invalid, as typeIs.
+			fmt.Fprintf(w, "if k := n.Kind; %s {\nreturn Invalid\n}\n", strings.Join(kinds, " && "))
+		}
 	}
 	for _, kw := range []string{"const", "enum"} {
 		v, ok := s[kw]
@@ -363,63 +374,13 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	if len(arr) > 0 {
 		fmt.Fprintf(w, "if n.Kind == jsonread.Array {\n%s}\n", strings.Join(arr, ""))
 	}
-	// Objects.
-	var obj []string
-	props := map[string]bool{}
-	if v, ok := s["properties"]; ok {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("properties must be an object")
-		}
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-			props[k] = true
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			obj = append(obj, fmt.Sprintf("if m := n.Get(%q); m != nil {\nif r = and(r, %s(m)); r == Invalid {\nreturn Invalid\n}\n}\n", k, g.fn(child(loc, "properties", k))))
-		}
+	// Objects: one pass over the members, a switch on the key.
+	obj, err := g.object(loc, s)
+	if err != nil {
+		return err
 	}
-	if v, ok := s["required"]; ok {
-		req, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("required must be an array")
-		}
-		for _, x := range req {
-			k, _ := x.(string)
-			obj = append(obj, fmt.Sprintf("if n.Get(%q) == nil {\nreturn Invalid\n}\n", k))
-		}
-	}
-	if v, ok := s["additionalProperties"]; ok {
-		var known []string
-		for k := range props {
-			known = append(known, strconv.Quote(k))
-		}
-		sort.Strings(known)
-		isKnown := "false"
-		if len(known) > 0 {
-			isKnown = "(" + strings.Join(func() []string {
-				var e []string
-				for _, k := range known {
-					e = append(e, "m.Key == "+k)
-				}
-				return e
-			}(), " || ") + ")"
-		}
-		switch v := v.(type) {
-		case bool:
-			if !v {
-				obj = append(obj, fmt.Sprintf("for _, m := range n.Members {\nif !%s {\nreturn Invalid\n}\n}\n", isKnown))
-			}
-		case map[string]any:
-			obj = append(obj, fmt.Sprintf("for _, m := range n.Members {\nif !%s {\nif r = and(r, %s(n.Get(m.Key))); r == Invalid {\nreturn Invalid\n}\n}\n}\n", isKnown, g.fn(child(loc, "additionalProperties"))))
-		default:
-			return fmt.Errorf("additionalProperties must be a boolean or a schema")
-		}
-	}
-	if len(obj) > 0 {
-		fmt.Fprintf(w, "if n.Kind == jsonread.Object {\n%s}\n", strings.Join(obj, ""))
+	if obj != "" {
+		fmt.Fprintf(w, "if n.Kind == jsonread.Object {\n%s}\n", obj)
 	}
 	// Combinators.
 	list := func(kw string) ([]string, error) {
@@ -638,4 +599,137 @@ func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
 	src.WriteString("}\nreturn nil\n}\n\n")
 	src.Write(vars.Bytes())
 	return src.Bytes(), nil
+}
+
+// object writes the checks of "properties", "required" and
+// "additionalProperties" as one pass over an object's members with a switch on
+// the key ("" when s has none of them), instead of one lookup per property. The
+// members are met from the last: of duplicate keys, the value checked is the
+// last one, the one jsonread.Node.Get answers (and gojsonschema sees); the
+// others are skipped. The verdict is the one the checks made key by key give,
+// since verdicts combine by and, whose result does not depend on their order.
+func (g *gen) object(loc string, s map[string]any) (string, error) {
+	var props map[string]any
+	if v, ok := s["properties"]; ok {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return "", fmt.Errorf("properties must be an object")
+		}
+		props = m
+	}
+	required := map[string]bool{}
+	if v, ok := s["required"]; ok {
+		req, ok := v.([]any)
+		if !ok {
+			return "", fmt.Errorf("required must be an array")
+		}
+		for _, x := range req {
+			k, ok := x.(string)
+			if !ok {
+				return "", fmt.Errorf("required must be an array of strings")
+			}
+			required[k] = true
+		}
+	}
+	// other is what the switch's default branch does with a member that
+	// "properties" does not name.
+	other := ""
+	if v, ok := s["additionalProperties"]; ok {
+		switch v := v.(type) {
+		case bool:
+			if !v {
+				other = "return Invalid\n"
+			}
+		case map[string]any:
+			// Get: of duplicate keys, the last one's value (met first here, and
+			// checked again for the others: the same answer).
+			other = fmt.Sprintf("if r = and(r, %s(n.Get(m.Key))); r == Invalid {\nreturn Invalid\n}\n", g.fn(child(loc, "additionalProperties")))
+		default:
+			return "", fmt.Errorf("additionalProperties must be a boolean or a schema")
+		}
+	}
+	keys := make([]string, 0, len(props)+len(required))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	for k := range required {
+		if _, ok := props[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var cases bytes.Buffer
+	var reqMask uint64
+	bits := 0
+	for _, k := range keys {
+		ps, isProp := props[k]
+		check := ""
+		if isProp && !alwaysValid(ps) {
+			check = fmt.Sprintf("if r = and(r, %s(m.Value)); r == Invalid {\nreturn Invalid\n}\n", g.fn(child(loc, "properties", k)))
+		}
+		if check == "" && !required[k] && (isProp && other == "" || !isProp) {
+			continue // nothing to do that the default branch does not do
+		}
+		fmt.Fprintf(&cases, "case %q:\n", k)
+		if check != "" || required[k] {
+			if bits == 64 {
+				return "", fmt.Errorf("more than 64 checked members are not implemented by the generator")
+			}
+			bit := fmt.Sprintf("1<<%d", bits)
+			if required[k] {
+				reqMask |= 1 << bits
+			}
+			bits++
+			if check != "" {
+				fmt.Fprintf(&cases, "if seen&(%s) != 0 {\ncontinue // a duplicate key before the last\n}\n", bit)
+			}
+			fmt.Fprintf(&cases, "seen |= %s\n", bit)
+		}
+		cases.WriteString(check)
+		if !isProp {
+			cases.WriteString(other) // required, but not a property: an additional one
+		}
+	}
+	var b strings.Builder
+	switch {
+	case cases.Len() == 0 && other == "":
+	case cases.Len() == 0 && other == "return Invalid\n":
+		b.WriteString("if len(n.Members) > 0 {\nreturn Invalid\n}\n")
+	default:
+		if bits > 0 {
+			b.WriteString("var seen uint64\n")
+		}
+		b.WriteString("for i := len(n.Members) - 1; i >= 0; i-- {\nm := &n.Members[i]\n")
+		if cases.Len() == 0 {
+			b.WriteString(other)
+		} else {
+			fmt.Fprintf(&b, "switch m.Key {\n%s", cases.Bytes())
+			if other != "" {
+				fmt.Fprintf(&b, "default:\n%s", other)
+			}
+			b.WriteString("}\n")
+		}
+		b.WriteString("}\n")
+	}
+	if reqMask != 0 {
+		fmt.Fprintf(&b, "if seen&%#x != %#x {\nreturn Invalid // a required member is missing\n}\n", reqMask, reqMask)
+	}
+	return b.String(), nil
+}
+
+// alwaysValid reports whether the schema s holds for every value: true, or an
+// object of annotations only.
+func alwaysValid(s any) bool {
+	switch s := s.(type) {
+	case bool:
+		return s
+	case map[string]any:
+		for k := range s {
+			if !draft7.IsAnnotation(k) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

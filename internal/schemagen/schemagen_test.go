@@ -1,6 +1,7 @@
 package schemagen
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -20,7 +21,16 @@ func TestRefusesUnknownKeywords(t *testing.T) {
 			t.Errorf("%s: generated without error", s)
 		}
 	}
-	fsys := fstest.MapFS{"p/a.schema.json": {Data: []byte(`{"type":"object","required":["a"],"properties":{"a":{"$ref":"b.schema.json#/definitions/X"}}}`)},
+	// More checked members than the one-pass bit set holds.
+	var many []string
+	for i := 0; i < 65; i++ {
+		many = append(many, fmt.Sprintf("%q", fmt.Sprint("m", i)))
+	}
+	fsys := fstest.MapFS{"p/a.schema.json": {Data: []byte(`{"type":"object","required":[` + strings.Join(many, ",") + `]}`)}}
+	if _, err := Generate(fsys, "https://aopkit.dev/schemas/"); err == nil || !strings.Contains(err.Error(), "64") {
+		t.Errorf("65 required members: %v", err)
+	}
+	fsys = fstest.MapFS{"p/a.schema.json": {Data: []byte(`{"type":"object","required":["a"],"properties":{"a":{"$ref":"b.schema.json#/definitions/X"}}}`)},
 		"p/b.schema.json": {Data: []byte(`{"definitions":{"X":{"type":"integer","minimum":0}}}`)}}
 	src, err := Generate(fsys, "https://aopkit.dev/schemas/")
 	if err != nil || !strings.Contains(string(src), `"p/a.schema.json"`) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/schema"
+	"github.com/aopkit/aopkit/lint/schema/generated"
 	"github.com/aopkit/aopkit/lint/schema/ofrecord"
 )
 
@@ -62,6 +63,42 @@ func BenchmarkDiagnosticsOfRecord(b *testing.B) {
 		for j := range files {
 			if _, err := ofrecord.Validate(files[j], roots[j]); err != nil {
 				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(files)), "ns/message")
+}
+
+// BenchmarkGeneratedValid is the generated validators' fast path: every fixture
+// document with each schema of its protocol that the generated code finds it
+// valid against (the answer aoplint takes without draft7), a working set small
+// enough to stay in cache, so that it measures the validators, not memory.
+func BenchmarkGeneratedValid(b *testing.B) {
+	all := schemaFiles(b)
+	var files []string
+	var roots []*jsonread.Node
+	for proto, list := range corpus(b) {
+		for _, data := range list {
+			root, _, err := jsonread.Parse(data)
+			if err != nil || root == nil || len(data) > 4096 {
+				continue
+			}
+			for _, f := range all {
+				if (proto == "" || len(f) > len(proto) && f[:len(proto)+1] == proto+"/") && generated.Validate(f, root) == generated.Valid {
+					files, roots = append(files, f), append(roots, root)
+				}
+			}
+		}
+	}
+	if len(files) == 0 {
+		b.Fatal("no valid document")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range files {
+			if generated.Validate(files[j], roots[j]) != generated.Valid {
+				b.Fatal("not valid any more")
 			}
 		}
 	}

@@ -145,6 +145,13 @@ func mutants(root *jsonread.Node) []*jsonread.Node {
 				// Drop the member, then replace its value.
 				n.Members = append(append([]jsonread.Member(nil), members[:i]...), members[i+1:]...)
 				out = append(out, clone(root))
+				// A duplicate key with a null value, before the member (the
+				// last one counts: the verdict is the original's) and after it.
+				dup := jsonread.Member{Key: members[i].Key, Value: &jsonread.Node{Kind: jsonread.Null}}
+				n.Members = append(append(append([]jsonread.Member(nil), members[:i]...), dup), members[i:]...)
+				out = append(out, clone(root))
+				n.Members = append(append(append([]jsonread.Member(nil), members[:i+1]...), dup), members[i+1:]...)
+				out = append(out, clone(root))
 				n.Members = members
 				m := &members[i]
 				v := m.Value

@@ -228,73 +228,82 @@ func v0(n *jsonread.Node) Verdict {
 // v1: aof/completion.report.schema.json#
 func v1(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "fromAgent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v55(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v56(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "sentAt":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v57(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v58(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toAgent":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v59(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v60(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v55(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v56(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v57(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v58(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v59(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v60(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("protocol") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("fromAgent") == nil {
-			return Invalid
-		}
-		if n.Get("toAgent") == nil {
-			return Invalid
-		}
-		if n.Get("sentAt") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0xff != 0xff {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -303,73 +312,82 @@ func v1(n *jsonread.Node) Verdict {
 // v2: aof/envelope.schema.json#
 func v2(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "fromAgent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v56(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "sentAt":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v62(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v63(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toAgent":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v60(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v56(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v62(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v63(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v60(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("protocol") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("fromAgent") == nil {
-			return Invalid
-		}
-		if n.Get("toAgent") == nil {
-			return Invalid
-		}
-		if n.Get("sentAt") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0xff != 0xff {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -378,73 +396,82 @@ func v2(n *jsonread.Node) Verdict {
 // v3: aof/handoff.accepted.schema.json#
 func v3(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "fromAgent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v64(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v56(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "sentAt":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v65(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v66(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toAgent":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v67(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v60(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v64(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v56(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v65(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v66(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v67(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v60(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("protocol") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("fromAgent") == nil {
-			return Invalid
-		}
-		if n.Get("toAgent") == nil {
-			return Invalid
-		}
-		if n.Get("sentAt") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0xff != 0xff {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -453,73 +480,82 @@ func v3(n *jsonread.Node) Verdict {
 // v4: aof/handoff.rejected.schema.json#
 func v4(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "fromAgent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v68(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v56(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "sentAt":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v69(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v70(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toAgent":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v71(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v60(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v68(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v56(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v69(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v70(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v71(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v60(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("protocol") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("fromAgent") == nil {
-			return Invalid
-		}
-		if n.Get("toAgent") == nil {
-			return Invalid
-		}
-		if n.Get("sentAt") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0xff != 0xff {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -528,73 +564,82 @@ func v4(n *jsonread.Node) Verdict {
 // v5: aof/handoff.request.schema.json#
 func v5(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "fromAgent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v72(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v56(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "sentAt":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v73(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v74(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toAgent":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v75(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v60(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v72(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v56(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v73(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v74(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v75(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v60(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("protocol") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("fromAgent") == nil {
-			return Invalid
-		}
-		if n.Get("toAgent") == nil {
-			return Invalid
-		}
-		if n.Get("sentAt") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0xff != 0xff {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -603,69 +648,90 @@ func v5(n *jsonread.Node) Verdict {
 // v6: aof/inputs_handoff.schema.json#
 func v6(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("acceptanceCriteria"); m != nil {
-			if r = and(r, v76(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "acceptanceCriteria":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v76(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "constraints":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v76(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "contextRefs":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v76(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "dueBy":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v77(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "expectedOutputs":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v76(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "fromAgent":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "parentTaskId":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v78(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v78(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toAgent":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("constraints"); m != nil {
-			if r = and(r, v76(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("contextRefs"); m != nil {
-			if r = and(r, v76(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("dueBy"); m != nil {
-			if r = and(r, v77(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("expectedOutputs"); m != nil {
-			if r = and(r, v76(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("parentTaskId"); m != nil {
-			if r = and(r, v78(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v78(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("parentTaskId") == nil {
-			return Invalid
-		}
-		if n.Get("fromAgent") == nil {
-			return Invalid
-		}
-		if n.Get("toAgent") == nil {
-			return Invalid
-		}
-		if n.Get("dueBy") == nil {
-			return Invalid
+		if seen&0x1e8 != 0x1e8 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -674,51 +740,66 @@ func v6(n *jsonread.Node) Verdict {
 // v7: aof/run.schema.json#
 func v7(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "artifactPaths":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v79(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "startedAt":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v80(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v81(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("artifactPaths"); m != nil {
-			if r = and(r, v79(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("startedAt"); m != nil {
-			if r = and(r, v80(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v81(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("agentId") == nil {
-			return Invalid
-		}
-		if n.Get("startedAt") == nil {
-			return Invalid
-		}
-		if n.Get("status") == nil {
-			return Invalid
+		if seen&0x39 != 0x39 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -727,49 +808,58 @@ func v7(n *jsonread.Node) Verdict {
 // v8: aof/run_heartbeat.schema.json#
 func v8(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "beatCount":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v82(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "expiresAt":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v83(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "lastHeartbeat":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v83(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v84(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("beatCount"); m != nil {
-			if r = and(r, v82(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("expiresAt"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("lastHeartbeat"); m != nil {
-			if r = and(r, v83(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v84(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("agentId") == nil {
-			return Invalid
-		}
-		if n.Get("lastHeartbeat") == nil {
-			return Invalid
-		}
-		if n.Get("beatCount") == nil {
-			return Invalid
-		}
-		if n.Get("expiresAt") == nil {
-			return Invalid
+		if seen&0x1f != 0x1f {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -778,80 +868,98 @@ func v8(n *jsonread.Node) Verdict {
 // v9: aof/run_result.schema.json#
 func v9(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "blockers":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v85(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "completedAt":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v86(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "deliverables":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v85(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "handoffRef":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "notes":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "outcome":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v87(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "summaryRef":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v88(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "tests":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v89(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("blockers"); m != nil {
-			if r = and(r, v85(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("completedAt"); m != nil {
-			if r = and(r, v86(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("deliverables"); m != nil {
-			if r = and(r, v85(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("handoffRef"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("notes"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("outcome"); m != nil {
-			if r = and(r, v87(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("summaryRef"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v88(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("tests"); m != nil {
-			if r = and(r, v89(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("agentId") == nil {
-			return Invalid
-		}
-		if n.Get("completedAt") == nil {
-			return Invalid
-		}
-		if n.Get("outcome") == nil {
-			return Invalid
-		}
-		if n.Get("summaryRef") == nil {
-			return Invalid
-		}
-		if n.Get("tests") == nil {
-			return Invalid
-		}
-		if n.Get("notes") == nil {
-			return Invalid
+		if seen&0x3e5 != 0x3e5 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -860,73 +968,82 @@ func v9(n *jsonread.Node) Verdict {
 // v10: aof/status.update.schema.json#
 func v10(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "fromAgent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v90(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v56(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "sentAt":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v91(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v92(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toAgent":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v93(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v60(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v90(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v56(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("sentAt"); m != nil {
-			if r = and(r, v91(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v92(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v93(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v60(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("protocol") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("fromAgent") == nil {
-			return Invalid
-		}
-		if n.Get("toAgent") == nil {
-			return Invalid
-		}
-		if n.Get("sentAt") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0xff != 0xff {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -935,43 +1052,70 @@ func v10(n *jsonread.Node) Verdict {
 // v11: aop-output/details.schema.json#
 func v11(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent_id"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("duration_ms"); m != nil {
-			if r = and(r, v82(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("results"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent_id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "duration_ms":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v82(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "results":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
@@ -981,59 +1125,74 @@ func v11(n *jsonread.Node) Verdict {
 // v12: aop-output/report.schema.json#
 func v12(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("bullets"); m != nil {
-			if r = and(r, v95(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "bullets":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v95(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "detailsFile":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v96(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metrics":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v97(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v98(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "summary":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v99(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v100(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamps":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v101(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("detailsFile"); m != nil {
-			if r = and(r, v96(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metrics"); m != nil {
-			if r = and(r, v97(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v98(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("summary"); m != nil {
-			if r = and(r, v99(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task"); m != nil {
-			if r = and(r, v100(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamps"); m != nil {
-			if r = and(r, v101(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("timestamps") == nil {
-			return Invalid
-		}
-		if n.Get("task") == nil {
-			return Invalid
-		}
-		if n.Get("summary") == nil {
-			return Invalid
-		}
-		if n.Get("detailsFile") == nil {
-			return Invalid
-		}
-		if n.Get("status") == nil {
-			return Invalid
+		if seen&0x7a != 0x7a {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1042,25 +1201,34 @@ func v12(n *jsonread.Node) Verdict {
 // v13: aop-output/task.schema.json#
 func v13(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("task"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "task":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_type":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("task_type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("task") == nil {
-			return Invalid
-		}
-		if n.Get("task_type") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1075,92 +1243,122 @@ func v14(n *jsonread.Node) Verdict {
 // v15: aop2/event.HEARTBEAT.schema.json#
 func v15(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "current_checkpoint":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v102(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "current_phase":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v102(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v103(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v104(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v105(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "progress_percentage":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v106(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<11) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 11
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<12) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 12
+				if r = and(r, v108(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("current_checkpoint"); m != nil {
-			if r = and(r, v102(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("current_phase"); m != nil {
-			if r = and(r, v102(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v103(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v104(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v105(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("progress_percentage"); m != nil {
-			if r = and(r, v106(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v108(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("event") == nil {
-			return Invalid
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("task_id") == nil {
-			return Invalid
+		if seen&0x1c52 != 0x1c52 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1169,103 +1367,130 @@ func v15(n *jsonread.Node) Verdict {
 // v16: aop2/event.PRIORITY_ESCALATION.schema.json#
 func v16(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "escalated_by":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v109(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v110(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v111(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v105(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "new_priority":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v112(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "old_priority":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v112(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reason":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v109(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<11) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 11
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<12) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 12
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<13) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 13
+				if r = and(r, v113(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("escalated_by"); m != nil {
-			if r = and(r, v109(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v110(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v111(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v105(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("new_priority"); m != nil {
-			if r = and(r, v112(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("old_priority"); m != nil {
-			if r = and(r, v112(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("reason"); m != nil {
-			if r = and(r, v109(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v113(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("event") == nil {
-			return Invalid
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("task_id") == nil {
-			return Invalid
-		}
-		if n.Get("old_priority") == nil {
-			return Invalid
-		}
-		if n.Get("new_priority") == nil {
-			return Invalid
+		if seen&0x38ea != 0x38ea {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1274,85 +1499,106 @@ func v16(n *jsonread.Node) Verdict {
 // v17: aop2/event.PROGRESS_UPDATE.schema.json#
 func v17(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v114(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v115(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v105(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "progress":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v116(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v117(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v114(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v115(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v105(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("progress"); m != nil {
-			if r = and(r, v116(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v117(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("event") == nil {
-			return Invalid
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("task_id") == nil {
-			return Invalid
-		}
-		if n.Get("progress") == nil {
-			return Invalid
+		if seen&0x736 != 0x736 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1361,87 +1607,114 @@ func v17(n *jsonread.Node) Verdict {
 // v18: aop2/event.ROLLBACK_INITIATED.schema.json#
 func v18(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "artifacts_rolled_back":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v118(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v119(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v120(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v105(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v121(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "trigger":
+				if seen&(1<<11) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 11
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("artifacts_rolled_back"); m != nil {
-			if r = and(r, v118(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v119(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v120(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v105(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v121(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("trigger"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("event") == nil {
-			return Invalid
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("task_id") == nil {
-			return Invalid
+		if seen&0x72a != 0x72a {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1450,84 +1723,114 @@ func v18(n *jsonread.Node) Verdict {
 // v19: aop2/event.SESSION_FINAL_REPORT.schema.json#
 func v19(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "audit_trail":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v122(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "cost_summary":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v123(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v124(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v125(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v105(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<11) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 11
+				if r = and(r, v126(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("audit_trail"); m != nil {
-			if r = and(r, v122(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("cost_summary"); m != nil {
-			if r = and(r, v123(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v124(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v125(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v105(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v126(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("event") == nil {
-			return Invalid
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0xa52 != 0xa52 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1536,74 +1839,98 @@ func v19(n *jsonread.Node) Verdict {
 // v20: aop2/event.VERSION_FALLBACK.schema.json#
 func v20(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v127(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v128(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v105(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v129(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v127(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v128(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v105(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v129(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("event") == nil {
-			return Invalid
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0x296 != 0x296 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1612,74 +1939,98 @@ func v20(n *jsonread.Node) Verdict {
 // v21: aop2/event.schema.json#
 func v21(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v130(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v131(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v105(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v132(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v130(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v131(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v105(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v132(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("event") == nil {
-			return Invalid
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0x296 != 0x296 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1688,108 +2039,138 @@ func v21(n *jsonread.Node) Verdict {
 // v22: aop2/response.schema.json#
 func v22(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v133(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v133(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "aop_version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "checkpoint_results":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v134(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "cost_tracking":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v135(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "error_details":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v136(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "execution_summary":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v137(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v138(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v139(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "progress_log":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v140(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<11) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 11
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<12) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 12
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_status":
+				if seen&(1<<13) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 13
+				if r = and(r, v141(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timing":
+				if seen&(1<<14) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 14
+				if r = and(r, v142(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("checkpoint_results"); m != nil {
-			if r = and(r, v134(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("cost_tracking"); m != nil {
-			if r = and(r, v135(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("error_details"); m != nil {
-			if r = and(r, v136(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("execution_summary"); m != nil {
-			if r = and(r, v137(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v138(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v139(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("progress_log"); m != nil {
-			if r = and(r, v140(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_status"); m != nil {
-			if r = and(r, v141(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timing"); m != nil {
-			if r = and(r, v142(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("schema_version") == nil {
-			return Invalid
-		}
-		if n.Get("protocol_family") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("task_id") == nil {
-			return Invalid
-		}
-		if n.Get("agent") == nil {
-			return Invalid
-		}
-		if n.Get("task_status") == nil {
-			return Invalid
+		if seen&0x3e83 != 0x3e83 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1798,90 +2179,114 @@ func v22(n *jsonread.Node) Verdict {
 // v23: aop2/task.schema.json#
 func v23(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("aop_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "aop_version":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "execution_policy":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v143(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v144(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "guard_rails":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v145(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message_type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v146(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "orchestration_metadata":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v147(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "phases":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v148(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "protocol_family":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v107(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "schema_version":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v149(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "target":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v150(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task":
+				if seen&(1<<11) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 11
+				if r = and(r, v151(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("execution_policy"); m != nil {
-			if r = and(r, v143(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v144(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("guard_rails"); m != nil {
-			if r = and(r, v145(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message_type"); m != nil {
-			if r = and(r, v146(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("orchestration_metadata"); m != nil {
-			if r = and(r, v147(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("phases"); m != nil {
-			if r = and(r, v148(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol_family"); m != nil {
-			if r = and(r, v107(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("schema_version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session"); m != nil {
-			if r = and(r, v149(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("target"); m != nil {
-			if r = and(r, v150(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task"); m != nil {
-			if r = and(r, v151(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aop_version") == nil {
-			return Invalid
-		}
-		if n.Get("schema_version") == nil {
-			return Invalid
-		}
-		if n.Get("protocol_family") == nil {
-			return Invalid
-		}
-		if n.Get("message_type") == nil {
-			return Invalid
-		}
-		if n.Get("session") == nil {
-			return Invalid
-		}
-		if n.Get("target") == nil {
-			return Invalid
-		}
-		if n.Get("task") == nil {
-			return Invalid
+		if seen&0xf91 != 0xf91 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1896,33 +2301,42 @@ func v24(n *jsonread.Node) Verdict {
 // v25: aos/error.schema.json#
 func v25(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("error"); m != nil {
-			if r = and(r, v152(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "error":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v152(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v153(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v154(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v153(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v154(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("error") == nil {
-			return Invalid
+		if seen&0x7 != 0x7 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1931,41 +2345,50 @@ func v25(n *jsonread.Node) Verdict {
 // v26: aos/ping.schema.json#
 func v26(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v155(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v155(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v156(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v157(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v158(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v156(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v157(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v158(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -1974,41 +2397,50 @@ func v26(n *jsonread.Node) Verdict {
 // v27: aos/protocols.A2A.schema.json#
 func v27(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v159(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v159(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v160(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v161(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v162(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v160(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v161(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v162(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2017,41 +2449,50 @@ func v27(n *jsonread.Node) Verdict {
 // v28: aos/protocols.MCP.schema.json#
 func v28(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v163(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v163(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v164(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v165(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v166(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v164(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v165(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v166(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2060,33 +2501,42 @@ func v28(n *jsonread.Node) Verdict {
 // v29: aos/response.ping.schema.json#
 func v29(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v167(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v167(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v168(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "result":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v169(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v168(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("result"); m != nil {
-			if r = and(r, v169(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("result") == nil {
-			return Invalid
+		if seen&0x7 != 0x7 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2095,33 +2545,42 @@ func v29(n *jsonread.Node) Verdict {
 // v30: aos/response.schema.json#
 func v30(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v170(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v170(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v171(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "result":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v172(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v171(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("result"); m != nil {
-			if r = and(r, v172(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("result") == nil {
-			return Invalid
+		if seen&0x7 != 0x7 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2130,41 +2589,50 @@ func v30(n *jsonread.Node) Verdict {
 // v31: aos/steps.agentTrigger.schema.json#
 func v31(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v173(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v173(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v174(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v175(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v176(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v174(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v175(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v176(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2173,41 +2641,50 @@ func v31(n *jsonread.Node) Verdict {
 // v32: aos/steps.knowledgeRetrieval.schema.json#
 func v32(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v177(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v177(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v178(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v179(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v180(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v178(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v179(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v180(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2216,41 +2693,50 @@ func v32(n *jsonread.Node) Verdict {
 // v33: aos/steps.memoryContextRetrieval.schema.json#
 func v33(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v181(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v181(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v182(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v183(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v184(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v182(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v183(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v184(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2259,41 +2745,50 @@ func v33(n *jsonread.Node) Verdict {
 // v34: aos/steps.memoryStore.schema.json#
 func v34(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v185(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v185(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v186(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v187(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v188(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v186(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v187(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v188(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2302,41 +2797,50 @@ func v34(n *jsonread.Node) Verdict {
 // v35: aos/steps.message.schema.json#
 func v35(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v189(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v189(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v190(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v191(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v192(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v190(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v191(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v192(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2345,41 +2849,50 @@ func v35(n *jsonread.Node) Verdict {
 // v36: aos/steps.toolCallRequest.schema.json#
 func v36(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v193(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v193(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v194(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v195(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v196(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v194(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v195(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v196(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2388,41 +2901,50 @@ func v36(n *jsonread.Node) Verdict {
 // v37: aos/steps.toolCallResult.schema.json#
 func v37(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v197(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v197(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "jsonrpc":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v198(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "method":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v199(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "params":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v200(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("jsonrpc"); m != nil {
-			if r = and(r, v198(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("method"); m != nil {
-			if r = and(r, v199(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("params"); m != nil {
-			if r = and(r, v200(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("jsonrpc") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("method") == nil {
-			return Invalid
-		}
-		if n.Get("params") == nil {
-			return Invalid
+		if seen&0xf != 0xf {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2437,46 +2959,58 @@ func v38(n *jsonread.Node) Verdict {
 // v39: orchmsg/event-error.schema.json#
 func v39(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v201(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v201(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v202(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v203(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v204(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v205(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v202(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v203(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v204(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v205(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2485,46 +3019,58 @@ func v39(n *jsonread.Node) Verdict {
 // v40: orchmsg/event-log.schema.json#
 func v40(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v206(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v206(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v207(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v208(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v209(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v210(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v207(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v208(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v209(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v210(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2533,46 +3079,58 @@ func v40(n *jsonread.Node) Verdict {
 // v41: orchmsg/event-progress.schema.json#
 func v41(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v211(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v211(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v212(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v213(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v214(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v215(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v212(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v213(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v214(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v215(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2581,46 +3139,58 @@ func v41(n *jsonread.Node) Verdict {
 // v42: orchmsg/event-question.schema.json#
 func v42(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v216(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v216(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v217(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v218(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v219(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v220(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v217(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v218(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v219(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v220(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2629,43 +3199,58 @@ func v42(n *jsonread.Node) Verdict {
 // v43: orchmsg/notify-shutdown.schema.json#
 func v43(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v221(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v221(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v222(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v223(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v224(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v225(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v222(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v223(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v224(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v225(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0x1a != 0x1a {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2674,46 +3259,58 @@ func v43(n *jsonread.Node) Verdict {
 // v44: orchmsg/notify-task-assigned.schema.json#
 func v44(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v226(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v226(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v227(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v228(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v229(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v230(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v227(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v228(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v229(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v230(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2722,46 +3319,58 @@ func v44(n *jsonread.Node) Verdict {
 // v45: orchmsg/notify-task-cancelled.schema.json#
 func v45(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v231(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v231(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v232(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v233(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v234(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v235(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v232(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v233(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v234(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v235(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2770,46 +3379,58 @@ func v45(n *jsonread.Node) Verdict {
 // v46: orchmsg/request-ask-user.schema.json#
 func v46(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v236(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v236(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v237(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v238(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v239(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v240(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v237(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v238(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v239(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v240(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2818,46 +3439,58 @@ func v46(n *jsonread.Node) Verdict {
 // v47: orchmsg/request-get-task.schema.json#
 func v47(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v241(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v241(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v242(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v243(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v244(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v245(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v242(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v243(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v244(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v245(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2866,43 +3499,58 @@ func v47(n *jsonread.Node) Verdict {
 // v48: orchmsg/request-query-agents.schema.json#
 func v48(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v246(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v246(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v247(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v248(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v249(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v250(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v247(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v248(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v249(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v250(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0x1a != 0x1a {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2911,43 +3559,58 @@ func v48(n *jsonread.Node) Verdict {
 // v49: orchmsg/request-query-tasks.schema.json#
 func v49(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v251(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v251(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v252(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v253(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v254(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v255(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v252(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v253(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v254(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v255(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0x1a != 0x1a {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -2956,46 +3619,58 @@ func v49(n *jsonread.Node) Verdict {
 // v50: orchmsg/request-submit-task.schema.json#
 func v50(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v256(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v256(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v257(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v258(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v259(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v260(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v257(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v258(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v259(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v260(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("payload") == nil {
-			return Invalid
+		if seen&0x1e != 0x1e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -3004,54 +3679,66 @@ func v50(n *jsonread.Node) Verdict {
 // v51: orchmsg/response-error.schema.json#
 func v51(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v261(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v261(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "correlationId":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v262(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "error":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v263(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v262(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v264(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v265(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("correlationId"); m != nil {
-			if r = and(r, v262(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("error"); m != nil {
-			if r = and(r, v263(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v262(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v264(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v265(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("correlationId") == nil {
-			return Invalid
-		}
-		if n.Get("error") == nil {
-			return Invalid
+		if seen&0x3e != 0x3e {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -3060,51 +3747,66 @@ func v51(n *jsonread.Node) Verdict {
 // v52: orchmsg/response-success.schema.json#
 func v52(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v266(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v266(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "correlationId":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v267(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v267(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v268(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v269(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v270(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("correlationId"); m != nil {
-			if r = and(r, v267(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v267(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v268(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v269(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v270(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
-		}
-		if n.Get("correlationId") == nil {
-			return Invalid
+		if seen&0x36 != 0x36 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -3113,84 +3815,104 @@ func v52(n *jsonread.Node) Verdict {
 // v53: transcript/record.schema.json#
 func v53(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("aopkit"); m != nil {
-			if r = and(r, v271(m)); r == Invalid {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "aopkit":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v271(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "at":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v272(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "detail":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v273(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "from":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v274(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "msg":
+			case "protocol":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v275(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "seq":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v276(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "stream":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "text":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			default:
 				return Invalid
 			}
 		}
-		if m := n.Get("at"); m != nil {
-			if r = and(r, v272(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("detail"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v273(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("from"); m != nil {
-			if r = and(r, v274(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("msg"); m != nil {
-			if r = and(r, v275(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("protocol"); m != nil {
-			if r = and(r, v276(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("seq"); m != nil {
-			if r = and(r, v277(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("stream"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("text"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("aopkit") == nil {
-			return Invalid
-		}
-		if n.Get("seq") == nil {
-			return Invalid
-		}
-		if n.Get("at") == nil {
-			return Invalid
-		}
-		if n.Get("from") == nil {
-			return Invalid
-		}
-		for _, m := range n.Members {
-			if !(m.Key == "aopkit" || m.Key == "at" || m.Key == "detail" || m.Key == "event" || m.Key == "from" || m.Key == "msg" || m.Key == "protocol" || m.Key == "seq" || m.Key == "session" || m.Key == "stream" || m.Key == "text") {
-				return Invalid
-			}
+		if seen&0x53 != 0x53 {
+			return Invalid // a required member is missing
 		}
 	}
-	if r = and(r, oneOf(n, v278, v279, v280)); r == Invalid {
+	if r = and(r, oneOf(n, v277, v278, v279)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -3199,7 +3921,7 @@ func v53(n *jsonread.Node) Verdict {
 // v54: aof/completion.report.schema.json#/properties/fromAgent
 func v54(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
@@ -3207,7 +3929,7 @@ func v54(n *jsonread.Node) Verdict {
 
 // v55: aof/completion.report.schema.json#/properties/payload
 func v55(n *jsonread.Node) Verdict {
-	return v281(n)
+	return v280(n)
 }
 
 // v56: aof/completion.report.schema.json#/properties/protocol
@@ -3221,12 +3943,12 @@ func v56(n *jsonread.Node) Verdict {
 
 // v57: aof/completion.report.schema.json#/properties/sentAt
 func v57(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v58: aof/completion.report.schema.json#/properties/taskId
 func v58(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v59: aof/completion.report.schema.json#/properties/type
@@ -3250,7 +3972,7 @@ func v60(n *jsonread.Node) Verdict {
 // v61: aof/envelope.schema.json#/properties/payload
 func v61(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	return r
@@ -3258,27 +3980,27 @@ func v61(n *jsonread.Node) Verdict {
 
 // v62: aof/envelope.schema.json#/properties/sentAt
 func v62(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v63: aof/envelope.schema.json#/properties/taskId
 func v63(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v64: aof/handoff.accepted.schema.json#/properties/payload
 func v64(n *jsonread.Node) Verdict {
-	return v284(n)
+	return v283(n)
 }
 
 // v65: aof/handoff.accepted.schema.json#/properties/sentAt
 func v65(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v66: aof/handoff.accepted.schema.json#/properties/taskId
 func v66(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v67: aof/handoff.accepted.schema.json#/properties/type
@@ -3292,17 +4014,17 @@ func v67(n *jsonread.Node) Verdict {
 
 // v68: aof/handoff.rejected.schema.json#/properties/payload
 func v68(n *jsonread.Node) Verdict {
-	return v284(n)
+	return v283(n)
 }
 
 // v69: aof/handoff.rejected.schema.json#/properties/sentAt
 func v69(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v70: aof/handoff.rejected.schema.json#/properties/taskId
 func v70(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v71: aof/handoff.rejected.schema.json#/properties/type
@@ -3316,17 +4038,17 @@ func v71(n *jsonread.Node) Verdict {
 
 // v72: aof/handoff.request.schema.json#/properties/payload
 func v72(n *jsonread.Node) Verdict {
-	return v285(n)
+	return v284(n)
 }
 
 // v73: aof/handoff.request.schema.json#/properties/sentAt
 func v73(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v74: aof/handoff.request.schema.json#/properties/taskId
 func v74(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v75: aof/handoff.request.schema.json#/properties/type
@@ -3340,39 +4062,54 @@ func v75(n *jsonread.Node) Verdict {
 
 // v76: aof/inputs_handoff.schema.json#/properties/acceptanceCriteria
 func v76(n *jsonread.Node) Verdict {
-	return v286(n)
+	return v285(n)
 }
 
 // v77: aof/inputs_handoff.schema.json#/properties/dueBy
 func v77(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v78: aof/inputs_handoff.schema.json#/properties/parentTaskId
 func v78(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v79: aof/run.schema.json#/properties/artifactPaths
 func v79(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("output"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("work"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "inputs":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "output":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "work":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
@@ -3381,12 +4118,12 @@ func v79(n *jsonread.Node) Verdict {
 
 // v80: aof/run.schema.json#/properties/startedAt
 func v80(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v81: aof/run.schema.json#/properties/taskId
 func v81(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v82: aof/run_heartbeat.schema.json#/properties/beatCount
@@ -3407,52 +4144,52 @@ func v82(n *jsonread.Node) Verdict {
 
 // v83: aof/run_heartbeat.schema.json#/properties/expiresAt
 func v83(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v84: aof/run_heartbeat.schema.json#/properties/taskId
 func v84(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v85: aof/run_result.schema.json#/properties/blockers
 func v85(n *jsonread.Node) Verdict {
-	return v286(n)
+	return v285(n)
 }
 
 // v86: aof/run_result.schema.json#/properties/completedAt
 func v86(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v87: aof/run_result.schema.json#/properties/outcome
 func v87(n *jsonread.Node) Verdict {
-	return v287(n)
+	return v286(n)
 }
 
 // v88: aof/run_result.schema.json#/properties/taskId
 func v88(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v89: aof/run_result.schema.json#/properties/tests
 func v89(n *jsonread.Node) Verdict {
-	return v288(n)
+	return v287(n)
 }
 
 // v90: aof/status.update.schema.json#/properties/payload
 func v90(n *jsonread.Node) Verdict {
-	return v289(n)
+	return v288(n)
 }
 
 // v91: aof/status.update.schema.json#/properties/sentAt
 func v91(n *jsonread.Node) Verdict {
-	return v282(n)
+	return v281(n)
 }
 
 // v92: aof/status.update.schema.json#/properties/taskId
 func v92(n *jsonread.Node) Verdict {
-	return v283(n)
+	return v282(n)
 }
 
 // v93: aof/status.update.schema.json#/properties/type
@@ -3467,7 +4204,7 @@ func v93(n *jsonread.Node) Verdict {
 // v94: aop-output/details.schema.json#/properties/agent_id
 func v94(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -3481,7 +4218,7 @@ func v94(n *jsonread.Node) Verdict {
 // v95: aop-output/report.schema.json#/properties/bullets
 func v95(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -3503,7 +4240,7 @@ func v95(n *jsonread.Node) Verdict {
 // v96: aop-output/report.schema.json#/properties/detailsFile
 func v96(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -3517,15 +4254,14 @@ func v96(n *jsonread.Node) Verdict {
 // v97: aop-output/report.schema.json#/properties/metrics
 func v97(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		for _, m := range n.Members {
-			if !false {
-				if r = and(r, v54(n.Get(m.Key))); r == Invalid {
-					return Invalid
-				}
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			if r = and(r, v54(n.Get(m.Key))); r == Invalid {
+				return Invalid
 			}
 		}
 	}
@@ -3544,7 +4280,7 @@ func v98(n *jsonread.Node) Verdict {
 // v99: aop-output/report.schema.json#/properties/summary
 func v99(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -3561,7 +4297,7 @@ func v99(n *jsonread.Node) Verdict {
 // v100: aop-output/report.schema.json#/properties/task
 func v100(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -3578,25 +4314,34 @@ func v100(n *jsonread.Node) Verdict {
 // v101: aop-output/report.schema.json#/properties/timestamps
 func v101(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("end"); m != nil {
-			if r = and(r, v290(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "end":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v289(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "start":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v290(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("start"); m != nil {
-			if r = and(r, v291(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("start") == nil {
-			return Invalid
-		}
-		if n.Get("end") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -3604,7 +4349,7 @@ func v101(n *jsonread.Node) Verdict {
 
 // v102: aop2/event.HEARTBEAT.schema.json#/properties/current_checkpoint
 func v102(n *jsonread.Node) Verdict {
-	return v292(n)
+	return v291(n)
 }
 
 // v103: aop2/event.HEARTBEAT.schema.json#/properties/event
@@ -3618,7 +4363,7 @@ func v103(n *jsonread.Node) Verdict {
 
 // v104: aop2/event.HEARTBEAT.schema.json#/properties/extensions
 func v104(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v105: aop2/event.HEARTBEAT.schema.json#/properties/message_type
@@ -3632,7 +4377,7 @@ func v105(n *jsonread.Node) Verdict {
 
 // v106: aop2/event.HEARTBEAT.schema.json#/properties/progress_percentage
 func v106(n *jsonread.Node) Verdict {
-	return v294(n)
+	return v293(n)
 }
 
 // v107: aop2/event.HEARTBEAT.schema.json#/properties/protocol_family
@@ -3646,12 +4391,12 @@ func v107(n *jsonread.Node) Verdict {
 
 // v108: aop2/event.HEARTBEAT.schema.json#/properties/timestamp
 func v108(n *jsonread.Node) Verdict {
-	return v295(n)
+	return v294(n)
 }
 
 // v109: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/escalated_by
 func v109(n *jsonread.Node) Verdict {
-	return v292(n)
+	return v291(n)
 }
 
 // v110: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/event
@@ -3665,17 +4410,17 @@ func v110(n *jsonread.Node) Verdict {
 
 // v111: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/extensions
 func v111(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v112: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/new_priority
 func v112(n *jsonread.Node) Verdict {
-	return v296(n)
+	return v295(n)
 }
 
 // v113: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/timestamp
 func v113(n *jsonread.Node) Verdict {
-	return v295(n)
+	return v294(n)
 }
 
 // v114: aop2/event.PROGRESS_UPDATE.schema.json#/properties/event
@@ -3689,44 +4434,68 @@ func v114(n *jsonread.Node) Verdict {
 
 // v115: aop2/event.PROGRESS_UPDATE.schema.json#/properties/extensions
 func v115(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v116: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress
 func v116(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("current_checkpoint"); m != nil {
-			if r = and(r, v297(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("current_phase"); m != nil {
-			if r = and(r, v297(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("estimated_time_remaining_seconds"); m != nil {
-			if r = and(r, v298(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v115(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v297(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("percentage"); m != nil {
-			if r = and(r, v299(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "current_checkpoint":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v296(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "current_phase":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v296(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "estimated_time_remaining_seconds":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v297(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v115(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v296(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "percentage":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v298(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
@@ -3735,18 +4504,18 @@ func v116(n *jsonread.Node) Verdict {
 
 // v117: aop2/event.PROGRESS_UPDATE.schema.json#/properties/timestamp
 func v117(n *jsonread.Node) Verdict {
-	return v295(n)
+	return v294(n)
 }
 
 // v118: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back
 func v118(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v300(it)); r == Invalid {
+			if r = and(r, v299(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3765,24 +4534,33 @@ func v119(n *jsonread.Node) Verdict {
 
 // v120: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/extensions
 func v120(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v121: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/timestamp
 func v121(n *jsonread.Node) Verdict {
-	return v295(n)
+	return v294(n)
 }
 
 // v122: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/audit_trail
 func v122(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("storage_path"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "storage_path":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
@@ -3792,7 +4570,7 @@ func v122(n *jsonread.Node) Verdict {
 // v123: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/cost_summary
 func v123(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	return r
@@ -3809,12 +4587,12 @@ func v124(n *jsonread.Node) Verdict {
 
 // v125: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/extensions
 func v125(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v126: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/timestamp
 func v126(n *jsonread.Node) Verdict {
-	return v295(n)
+	return v294(n)
 }
 
 // v127: aop2/event.VERSION_FALLBACK.schema.json#/properties/event
@@ -3828,43 +4606,43 @@ func v127(n *jsonread.Node) Verdict {
 
 // v128: aop2/event.VERSION_FALLBACK.schema.json#/properties/extensions
 func v128(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v129: aop2/event.VERSION_FALLBACK.schema.json#/properties/timestamp
 func v129(n *jsonread.Node) Verdict {
-	return v295(n)
+	return v294(n)
 }
 
 // v130: aop2/event.schema.json#/properties/event
 func v130(n *jsonread.Node) Verdict {
-	return v301(n)
+	return v300(n)
 }
 
 // v131: aop2/event.schema.json#/properties/extensions
 func v131(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v132: aop2/event.schema.json#/properties/timestamp
 func v132(n *jsonread.Node) Verdict {
-	return v295(n)
+	return v294(n)
 }
 
 // v133: aop2/response.schema.json#/properties/agent
 func v133(n *jsonread.Node) Verdict {
-	return v302(n)
+	return v301(n)
 }
 
 // v134: aop2/response.schema.json#/properties/checkpoint_results
 func v134(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v303(it)); r == Invalid {
+			if r = and(r, v302(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3874,22 +4652,22 @@ func v134(n *jsonread.Node) Verdict {
 
 // v135: aop2/response.schema.json#/properties/cost_tracking
 func v135(n *jsonread.Node) Verdict {
-	return v304(n)
+	return v303(n)
 }
 
 // v136: aop2/response.schema.json#/properties/error_details
 func v136(n *jsonread.Node) Verdict {
-	return v305(n)
+	return v304(n)
 }
 
 // v137: aop2/response.schema.json#/properties/execution_summary
 func v137(n *jsonread.Node) Verdict {
-	return v306(n)
+	return v305(n)
 }
 
 // v138: aop2/response.schema.json#/properties/extensions
 func v138(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v139: aop2/response.schema.json#/properties/message_type
@@ -3903,32 +4681,32 @@ func v139(n *jsonread.Node) Verdict {
 
 // v140: aop2/response.schema.json#/properties/progress_log
 func v140(n *jsonread.Node) Verdict {
-	return v307(n)
+	return v306(n)
 }
 
 // v141: aop2/response.schema.json#/properties/task_status
 func v141(n *jsonread.Node) Verdict {
-	return v308(n)
+	return v307(n)
 }
 
 // v142: aop2/response.schema.json#/properties/timing
 func v142(n *jsonread.Node) Verdict {
-	return v309(n)
+	return v308(n)
 }
 
 // v143: aop2/task.schema.json#/properties/execution_policy
 func v143(n *jsonread.Node) Verdict {
-	return v310(n)
+	return v309(n)
 }
 
 // v144: aop2/task.schema.json#/properties/extensions
 func v144(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v292(n)
 }
 
 // v145: aop2/task.schema.json#/properties/guard_rails
 func v145(n *jsonread.Node) Verdict {
-	return v311(n)
+	return v310(n)
 }
 
 // v146: aop2/task.schema.json#/properties/message_type
@@ -3942,18 +4720,18 @@ func v146(n *jsonread.Node) Verdict {
 
 // v147: aop2/task.schema.json#/properties/orchestration_metadata
 func v147(n *jsonread.Node) Verdict {
-	return v312(n)
+	return v311(n)
 }
 
 // v148: aop2/task.schema.json#/properties/phases
 func v148(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v313(it)); r == Invalid {
+			if r = and(r, v312(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -3963,42 +4741,42 @@ func v148(n *jsonread.Node) Verdict {
 
 // v149: aop2/task.schema.json#/properties/session
 func v149(n *jsonread.Node) Verdict {
-	return v314(n)
+	return v313(n)
 }
 
 // v150: aop2/task.schema.json#/properties/target
 func v150(n *jsonread.Node) Verdict {
-	return v315(n)
+	return v314(n)
 }
 
 // v151: aop2/task.schema.json#/properties/task
 func v151(n *jsonread.Node) Verdict {
-	return v316(n)
+	return v315(n)
 }
 
 // v152: aos/error.schema.json#/properties/error
 func v152(n *jsonread.Node) Verdict {
-	return v317(n)
+	return v316(n)
 }
 
 // v153: aos/error.schema.json#/properties/id
 func v153(n *jsonread.Node) Verdict {
-	return v318(n)
+	return v317(n)
 }
 
 // v154: aos/error.schema.json#/properties/jsonrpc
 func v154(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v155: aos/ping.schema.json#/properties/id
 func v155(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v156: aos/ping.schema.json#/properties/jsonrpc
 func v156(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v157: aos/ping.schema.json#/properties/method
@@ -4012,17 +4790,17 @@ func v157(n *jsonread.Node) Verdict {
 
 // v158: aos/ping.schema.json#/properties/params
 func v158(n *jsonread.Node) Verdict {
-	return v321(n)
+	return v320(n)
 }
 
 // v159: aos/protocols.A2A.schema.json#/properties/id
 func v159(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v160: aos/protocols.A2A.schema.json#/properties/jsonrpc
 func v160(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v161: aos/protocols.A2A.schema.json#/properties/method
@@ -4036,17 +4814,17 @@ func v161(n *jsonread.Node) Verdict {
 
 // v162: aos/protocols.A2A.schema.json#/properties/params
 func v162(n *jsonread.Node) Verdict {
-	return v322(n)
+	return v321(n)
 }
 
 // v163: aos/protocols.MCP.schema.json#/properties/id
 func v163(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v164: aos/protocols.MCP.schema.json#/properties/jsonrpc
 func v164(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v165: aos/protocols.MCP.schema.json#/properties/method
@@ -4060,47 +4838,47 @@ func v165(n *jsonread.Node) Verdict {
 
 // v166: aos/protocols.MCP.schema.json#/properties/params
 func v166(n *jsonread.Node) Verdict {
-	return v322(n)
+	return v321(n)
 }
 
 // v167: aos/response.ping.schema.json#/properties/id
 func v167(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v168: aos/response.ping.schema.json#/properties/jsonrpc
 func v168(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v169: aos/response.ping.schema.json#/properties/result
 func v169(n *jsonread.Node) Verdict {
-	return v323(n)
+	return v322(n)
 }
 
 // v170: aos/response.schema.json#/properties/id
 func v170(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v171: aos/response.schema.json#/properties/jsonrpc
 func v171(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v172: aos/response.schema.json#/properties/result
 func v172(n *jsonread.Node) Verdict {
-	return v324(n)
+	return v323(n)
 }
 
 // v173: aos/steps.agentTrigger.schema.json#/properties/id
 func v173(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v174: aos/steps.agentTrigger.schema.json#/properties/jsonrpc
 func v174(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v175: aos/steps.agentTrigger.schema.json#/properties/method
@@ -4114,17 +4892,17 @@ func v175(n *jsonread.Node) Verdict {
 
 // v176: aos/steps.agentTrigger.schema.json#/properties/params
 func v176(n *jsonread.Node) Verdict {
-	return v325(n)
+	return v324(n)
 }
 
 // v177: aos/steps.knowledgeRetrieval.schema.json#/properties/id
 func v177(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v178: aos/steps.knowledgeRetrieval.schema.json#/properties/jsonrpc
 func v178(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v179: aos/steps.knowledgeRetrieval.schema.json#/properties/method
@@ -4138,17 +4916,17 @@ func v179(n *jsonread.Node) Verdict {
 
 // v180: aos/steps.knowledgeRetrieval.schema.json#/properties/params
 func v180(n *jsonread.Node) Verdict {
-	return v326(n)
+	return v325(n)
 }
 
 // v181: aos/steps.memoryContextRetrieval.schema.json#/properties/id
 func v181(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v182: aos/steps.memoryContextRetrieval.schema.json#/properties/jsonrpc
 func v182(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v183: aos/steps.memoryContextRetrieval.schema.json#/properties/method
@@ -4162,17 +4940,17 @@ func v183(n *jsonread.Node) Verdict {
 
 // v184: aos/steps.memoryContextRetrieval.schema.json#/properties/params
 func v184(n *jsonread.Node) Verdict {
-	return v327(n)
+	return v326(n)
 }
 
 // v185: aos/steps.memoryStore.schema.json#/properties/id
 func v185(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v186: aos/steps.memoryStore.schema.json#/properties/jsonrpc
 func v186(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v187: aos/steps.memoryStore.schema.json#/properties/method
@@ -4186,17 +4964,17 @@ func v187(n *jsonread.Node) Verdict {
 
 // v188: aos/steps.memoryStore.schema.json#/properties/params
 func v188(n *jsonread.Node) Verdict {
-	return v327(n)
+	return v326(n)
 }
 
 // v189: aos/steps.message.schema.json#/properties/id
 func v189(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v190: aos/steps.message.schema.json#/properties/jsonrpc
 func v190(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v191: aos/steps.message.schema.json#/properties/method
@@ -4210,17 +4988,17 @@ func v191(n *jsonread.Node) Verdict {
 
 // v192: aos/steps.message.schema.json#/properties/params
 func v192(n *jsonread.Node) Verdict {
-	return v328(n)
+	return v327(n)
 }
 
 // v193: aos/steps.toolCallRequest.schema.json#/properties/id
 func v193(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v194: aos/steps.toolCallRequest.schema.json#/properties/jsonrpc
 func v194(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v195: aos/steps.toolCallRequest.schema.json#/properties/method
@@ -4234,17 +5012,17 @@ func v195(n *jsonread.Node) Verdict {
 
 // v196: aos/steps.toolCallRequest.schema.json#/properties/params
 func v196(n *jsonread.Node) Verdict {
-	return v329(n)
+	return v328(n)
 }
 
 // v197: aos/steps.toolCallResult.schema.json#/properties/id
 func v197(n *jsonread.Node) Verdict {
-	return v320(n)
+	return v319(n)
 }
 
 // v198: aos/steps.toolCallResult.schema.json#/properties/jsonrpc
 func v198(n *jsonread.Node) Verdict {
-	return v319(n)
+	return v318(n)
 }
 
 // v199: aos/steps.toolCallResult.schema.json#/properties/method
@@ -4258,48 +5036,66 @@ func v199(n *jsonread.Node) Verdict {
 
 // v200: aos/steps.toolCallResult.schema.json#/properties/params
 func v200(n *jsonread.Node) Verdict {
-	return v330(n)
+	return v329(n)
 }
 
 // v201: orchmsg/event-error.schema.json#/properties/agentId
 func v201(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v202: orchmsg/event-error.schema.json#/properties/id
 func v202(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v203: orchmsg/event-error.schema.json#/properties/payload
 func v203(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("error"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "error":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "recoverable":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "stack":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("recoverable"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("stack"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("error") == nil {
-			return Invalid
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4307,7 +5103,7 @@ func v203(n *jsonread.Node) Verdict {
 
 // v204: orchmsg/event-error.schema.json#/properties/timestamp
 func v204(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v205: orchmsg/event-error.schema.json#/properties/type
@@ -4321,41 +5117,53 @@ func v205(n *jsonread.Node) Verdict {
 
 // v206: orchmsg/event-log.schema.json#/properties/agentId
 func v206(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v207: orchmsg/event-log.schema.json#/properties/id
 func v207(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v208: orchmsg/event-log.schema.json#/properties/payload
 func v208(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("context"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "context":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "level":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v334(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("level"); m != nil {
-			if r = and(r, v335(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("level") == nil {
-			return Invalid
-		}
-		if n.Get("message") == nil {
-			return Invalid
+		if seen&0x6 != 0x6 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4363,7 +5171,7 @@ func v208(n *jsonread.Node) Verdict {
 
 // v209: orchmsg/event-log.schema.json#/properties/timestamp
 func v209(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v210: orchmsg/event-log.schema.json#/properties/type
@@ -4377,41 +5185,53 @@ func v210(n *jsonread.Node) Verdict {
 
 // v211: orchmsg/event-progress.schema.json#/properties/agentId
 func v211(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v212: orchmsg/event-progress.schema.json#/properties/id
 func v212(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v213: orchmsg/event-progress.schema.json#/properties/payload
 func v213(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "message":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "progress":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v335(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("progress"); m != nil {
-			if r = and(r, v336(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("progress") == nil {
-			return Invalid
+		if seen&0x6 != 0x6 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4419,7 +5239,7 @@ func v213(n *jsonread.Node) Verdict {
 
 // v214: orchmsg/event-progress.schema.json#/properties/timestamp
 func v214(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v215: orchmsg/event-progress.schema.json#/properties/type
@@ -4433,33 +5253,45 @@ func v215(n *jsonread.Node) Verdict {
 
 // v216: orchmsg/event-question.schema.json#/properties/agentId
 func v216(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v217: orchmsg/event-question.schema.json#/properties/id
 func v217(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v218: orchmsg/event-question.schema.json#/properties/payload
 func v218(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("context"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "context":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "question":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("question"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("question") == nil {
-			return Invalid
+		if seen&0x2 != 0x2 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4467,7 +5299,7 @@ func v218(n *jsonread.Node) Verdict {
 
 // v219: orchmsg/event-question.schema.json#/properties/timestamp
 func v219(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v220: orchmsg/event-question.schema.json#/properties/type
@@ -4481,29 +5313,41 @@ func v220(n *jsonread.Node) Verdict {
 
 // v221: orchmsg/notify-shutdown.schema.json#/properties/agentId
 func v221(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v222: orchmsg/notify-shutdown.schema.json#/properties/id
 func v222(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v223: orchmsg/notify-shutdown.schema.json#/properties/payload
 func v223(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("gracePeriod"); m != nil {
-			if r = and(r, v337(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("reason"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "gracePeriod":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v336(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reason":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
@@ -4512,7 +5356,7 @@ func v223(n *jsonread.Node) Verdict {
 
 // v224: orchmsg/notify-shutdown.schema.json#/properties/timestamp
 func v224(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v225: orchmsg/notify-shutdown.schema.json#/properties/type
@@ -4526,33 +5370,45 @@ func v225(n *jsonread.Node) Verdict {
 
 // v226: orchmsg/notify-task-assigned.schema.json#/properties/agentId
 func v226(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v227: orchmsg/notify-task-assigned.schema.json#/properties/id
 func v227(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v228: orchmsg/notify-task-assigned.schema.json#/properties/payload
 func v228(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "message":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
+		if seen&0x2 != 0x2 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4560,7 +5416,7 @@ func v228(n *jsonread.Node) Verdict {
 
 // v229: orchmsg/notify-task-assigned.schema.json#/properties/timestamp
 func v229(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v230: orchmsg/notify-task-assigned.schema.json#/properties/type
@@ -4574,33 +5430,45 @@ func v230(n *jsonread.Node) Verdict {
 
 // v231: orchmsg/notify-task-cancelled.schema.json#/properties/agentId
 func v231(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v232: orchmsg/notify-task-cancelled.schema.json#/properties/id
 func v232(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v233: orchmsg/notify-task-cancelled.schema.json#/properties/payload
 func v233(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("reason"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "reason":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
+		if seen&0x2 != 0x2 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4608,7 +5476,7 @@ func v233(n *jsonread.Node) Verdict {
 
 // v234: orchmsg/notify-task-cancelled.schema.json#/properties/timestamp
 func v234(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v235: orchmsg/notify-task-cancelled.schema.json#/properties/type
@@ -4622,38 +5490,53 @@ func v235(n *jsonread.Node) Verdict {
 
 // v236: orchmsg/request-ask-user.schema.json#/properties/agentId
 func v236(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v237: orchmsg/request-ask-user.schema.json#/properties/id
 func v237(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v238: orchmsg/request-ask-user.schema.json#/properties/payload
 func v238(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("options"); m != nil {
-			if r = and(r, v338(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "options":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v337(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "question":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timeout":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v336(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("question"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timeout"); m != nil {
-			if r = and(r, v337(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("question") == nil {
-			return Invalid
+		if seen&0x2 != 0x2 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4661,7 +5544,7 @@ func v238(n *jsonread.Node) Verdict {
 
 // v239: orchmsg/request-ask-user.schema.json#/properties/timestamp
 func v239(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v240: orchmsg/request-ask-user.schema.json#/properties/type
@@ -4675,28 +5558,37 @@ func v240(n *jsonread.Node) Verdict {
 
 // v241: orchmsg/request-get-task.schema.json#/properties/agentId
 func v241(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v242: orchmsg/request-get-task.schema.json#/properties/id
 func v242(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v243: orchmsg/request-get-task.schema.json#/properties/payload
 func v243(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "taskId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if n.Get("taskId") == nil {
-			return Invalid
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4704,7 +5596,7 @@ func v243(n *jsonread.Node) Verdict {
 
 // v244: orchmsg/request-get-task.schema.json#/properties/timestamp
 func v244(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v245: orchmsg/request-get-task.schema.json#/properties/type
@@ -4718,34 +5610,49 @@ func v245(n *jsonread.Node) Verdict {
 
 // v246: orchmsg/request-query-agents.schema.json#/properties/agentId
 func v246(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v247: orchmsg/request-query-agents.schema.json#/properties/id
 func v247(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v248: orchmsg/request-query-agents.schema.json#/properties/payload
 func v248(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("capabilities"); m != nil {
-			if r = and(r, v339(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("role"); m != nil {
-			if r = and(r, v340(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v341(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "capabilities":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v338(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "role":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v339(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v340(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
@@ -4754,7 +5661,7 @@ func v248(n *jsonread.Node) Verdict {
 
 // v249: orchmsg/request-query-agents.schema.json#/properties/timestamp
 func v249(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v250: orchmsg/request-query-agents.schema.json#/properties/type
@@ -4768,34 +5675,49 @@ func v250(n *jsonread.Node) Verdict {
 
 // v251: orchmsg/request-query-tasks.schema.json#/properties/agentId
 func v251(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v252: orchmsg/request-query-tasks.schema.json#/properties/id
 func v252(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v253: orchmsg/request-query-tasks.schema.json#/properties/payload
 func v253(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("limit"); m != nil {
-			if r = and(r, v277(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("requiredRole"); m != nil {
-			if r = and(r, v342(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v343(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "limit":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v276(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "requiredRole":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v341(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v342(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
@@ -4804,7 +5726,7 @@ func v253(n *jsonread.Node) Verdict {
 
 // v254: orchmsg/request-query-tasks.schema.json#/properties/timestamp
 func v254(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v255: orchmsg/request-query-tasks.schema.json#/properties/type
@@ -4818,66 +5740,93 @@ func v255(n *jsonread.Node) Verdict {
 
 // v256: orchmsg/request-submit-task.schema.json#/properties/agentId
 func v256(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v257: orchmsg/request-submit-task.schema.json#/properties/id
 func v257(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v258: orchmsg/request-submit-task.schema.json#/properties/payload
 func v258(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("dependencies"); m != nil {
-			if r = and(r, v344(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "dependencies":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v343(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "description":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "priority":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v344(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "requiredCapabilities":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v343(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "requiredRole":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v345(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("priority"); m != nil {
-			if r = and(r, v345(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("requiredCapabilities"); m != nil {
-			if r = and(r, v344(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("requiredRole"); m != nil {
-			if r = and(r, v346(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("name") == nil {
-			return Invalid
+		if seen&0x84 != 0x84 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4885,7 +5834,7 @@ func v258(n *jsonread.Node) Verdict {
 
 // v259: orchmsg/request-submit-task.schema.json#/properties/timestamp
 func v259(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v260: orchmsg/request-submit-task.schema.json#/properties/type
@@ -4899,41 +5848,45 @@ func v260(n *jsonread.Node) Verdict {
 
 // v261: orchmsg/response-error.schema.json#/properties/agentId
 func v261(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v262: orchmsg/response-error.schema.json#/properties/correlationId
 func v262(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v263: orchmsg/response-error.schema.json#/properties/error
 func v263(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("code"); m != nil {
-			if r = and(r, v347(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "code":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v346(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("details"); m != nil {
-			if r = and(r, v275(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("code") == nil {
-			return Invalid
-		}
-		if n.Get("message") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
@@ -4941,7 +5894,7 @@ func v263(n *jsonread.Node) Verdict {
 
 // v264: orchmsg/response-error.schema.json#/properties/timestamp
 func v264(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v265: orchmsg/response-error.schema.json#/properties/type
@@ -4955,44 +5908,57 @@ func v265(n *jsonread.Node) Verdict {
 
 // v266: orchmsg/response-success.schema.json#/properties/agentId
 func v266(n *jsonread.Node) Verdict {
-	return v331(n)
+	return v330(n)
 }
 
 // v267: orchmsg/response-success.schema.json#/properties/correlationId
 func v267(n *jsonread.Node) Verdict {
-	return v332(n)
+	return v331(n)
 }
 
 // v268: orchmsg/response-success.schema.json#/properties/payload
 func v268(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agents"); m != nil {
-			if r = and(r, v348(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("answer"); m != nil {
-			if r = and(r, v275(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task"); m != nil {
-			if r = and(r, v349(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("tasks"); m != nil {
-			if r = and(r, v350(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agents":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v347(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v348(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "tasks":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v349(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
@@ -5001,7 +5967,7 @@ func v268(n *jsonread.Node) Verdict {
 
 // v269: orchmsg/response-success.schema.json#/properties/timestamp
 func v269(n *jsonread.Node) Verdict {
-	return v334(n)
+	return v333(n)
 }
 
 // v270: orchmsg/response-success.schema.json#/properties/type
@@ -5025,7 +5991,7 @@ func v271(n *jsonread.Node) Verdict {
 // v272: transcript/record.schema.json#/properties/at
 func v272(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -5052,14 +6018,8 @@ func v274(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v275: transcript/record.schema.json#/properties/msg
+// v275: transcript/record.schema.json#/properties/protocol
 func v275(n *jsonread.Node) Verdict {
-	r := Valid
-	return r
-}
-
-// v276: transcript/record.schema.json#/properties/protocol
-func v276(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k48)); r == Invalid {
 		return Invalid
@@ -5067,8 +6027,8 @@ func v276(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v277: transcript/record.schema.json#/properties/seq
-func v277(n *jsonread.Node) Verdict {
+// v276: transcript/record.schema.json#/properties/seq
+func v276(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
 		return Invalid
@@ -5083,105 +6043,144 @@ func v277(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v278: transcript/record.schema.json#/oneOf/0
+// v277: transcript/record.schema.json#/oneOf/0
+func v277(n *jsonread.Node) Verdict {
+	r := Valid
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "msg":
+				seen |= 1 << 0
+			}
+		}
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
+}
+
+// v278: transcript/record.schema.json#/oneOf/1
 func v278(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
-		if n.Get("msg") == nil {
-			return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "text":
+				seen |= 1 << 0
+			}
+		}
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v279: transcript/record.schema.json#/oneOf/1
+// v279: transcript/record.schema.json#/oneOf/2
 func v279(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
-		if n.Get("text") == nil {
-			return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "event":
+				seen |= 1 << 0
+			}
+		}
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v280: transcript/record.schema.json#/oneOf/2
+// v280: aof/common.schema.json#/definitions/CompletionReportPayload
 func v280(n *jsonread.Node) Verdict {
 	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
 	if n.Kind == jsonread.Object {
-		if n.Get("event") == nil {
-			return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "blockers":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v350(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "deliverables":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v350(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "notes":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "outcome":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v351(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "summaryRef":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "tests":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v352(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x3c != 0x3c {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v281: aof/common.schema.json#/definitions/CompletionReportPayload
+// v281: aof/common.schema.json#/definitions/DateTime
 func v281(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("blockers"); m != nil {
-			if r = and(r, v351(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("deliverables"); m != nil {
-			if r = and(r, v351(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("notes"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("outcome"); m != nil {
-			if r = and(r, v352(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("summaryRef"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("tests"); m != nil {
-			if r = and(r, v353(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("outcome") == nil {
-			return Invalid
-		}
-		if n.Get("summaryRef") == nil {
-			return Invalid
-		}
-		if n.Get("tests") == nil {
-			return Invalid
-		}
-		if n.Get("notes") == nil {
-			return Invalid
-		}
 	}
 	return r
 }
 
-// v282: aof/common.schema.json#/definitions/DateTime
+// v282: aof/common.schema.json#/definitions/TaskId
 func v282(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v283: aof/common.schema.json#/definitions/TaskId
-func v283(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -5192,113 +6191,146 @@ func v283(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v284: aof/common.schema.json#/definitions/HandoffAckPayload
+// v283: aof/common.schema.json#/definitions/HandoffAckPayload
+func v283(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "accepted":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reason":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v353(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x5 != 0x5 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
+}
+
+// v284: aof/common.schema.json#/definitions/HandoffRequestPayload
 func v284(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("accepted"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "acceptanceCriteria":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v350(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "constraints":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v350(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "contextRefs":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v350(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "dueBy":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v354(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "expectedOutputs":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v350(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "fromAgent":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "parentTaskId":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v353(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v353(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toAgent":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("reason"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v354(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("accepted") == nil {
-			return Invalid
+		if seen&0x1e8 != 0x1e8 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v285: aof/common.schema.json#/definitions/HandoffRequestPayload
+// v285: aof/common.schema.json#/definitions/StringList
 func v285(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("acceptanceCriteria"); m != nil {
-			if r = and(r, v351(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("constraints"); m != nil {
-			if r = and(r, v351(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("contextRefs"); m != nil {
-			if r = and(r, v351(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("dueBy"); m != nil {
-			if r = and(r, v355(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("expectedOutputs"); m != nil {
-			if r = and(r, v351(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("fromAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("parentTaskId"); m != nil {
-			if r = and(r, v354(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v354(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toAgent"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("parentTaskId") == nil {
-			return Invalid
-		}
-		if n.Get("fromAgent") == nil {
-			return Invalid
-		}
-		if n.Get("toAgent") == nil {
-			return Invalid
-		}
-		if n.Get("dueBy") == nil {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v286: aof/common.schema.json#/definitions/StringList
-func v286(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -5311,8 +6343,8 @@ func v286(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v287: aof/common.schema.json#/definitions/CompletionOutcome
-func v287(n *jsonread.Node) Verdict {
+// v286: aof/common.schema.json#/definitions/CompletionOutcome
+func v286(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k51)); r == Invalid {
 		return Invalid
@@ -5320,116 +6352,146 @@ func v287(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v288: aof/common.schema.json#/definitions/TestReport
+// v287: aof/common.schema.json#/definitions/TestReport
+func v287(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "failed":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v82(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "passed":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v82(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "total":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v82(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x7 != 0x7 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
+}
+
+// v288: aof/common.schema.json#/definitions/StatusUpdatePayload
 func v288(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("failed"); m != nil {
-			if r = and(r, v82(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agentId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "blockers":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v350(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "notes":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "progress":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v355(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "taskId":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v353(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("passed"); m != nil {
-			if r = and(r, v82(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("total"); m != nil {
-			if r = and(r, v82(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("total") == nil {
-			return Invalid
-		}
-		if n.Get("passed") == nil {
-			return Invalid
-		}
-		if n.Get("failed") == nil {
-			return Invalid
+		if seen&0x21 != 0x21 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v289: aof/common.schema.json#/definitions/StatusUpdatePayload
+// v289: aop-output/report.schema.json#/properties/timestamps/properties/end
 func v289(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("agentId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("blockers"); m != nil {
-			if r = and(r, v351(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("notes"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("progress"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v356(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("taskId"); m != nil {
-			if r = and(r, v354(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("taskId") == nil {
-			return Invalid
-		}
-		if n.Get("agentId") == nil {
-			return Invalid
-		}
-	}
-	return r
+	return v356(n)
 }
 
-// v290: aop-output/report.schema.json#/properties/timestamps/properties/end
+// v290: aop-output/report.schema.json#/properties/timestamps/properties/start
 func v290(n *jsonread.Node) Verdict {
-	return v357(n)
+	return v356(n)
 }
 
-// v291: aop-output/report.schema.json#/properties/timestamps/properties/start
+// v291: aop2/common.schema.json#/definitions/OptString
 func v291(n *jsonread.Node) Verdict {
-	return v357(n)
-}
-
-// v292: aop2/common.schema.json#/definitions/OptString
-func v292(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	return r
 }
 
-// v293: aop2/common.schema.json#/definitions/OptExtensions
-func v293(n *jsonread.Node) Verdict {
-	return v358(n)
+// v292: aop2/common.schema.json#/definitions/OptExtensions
+func v292(n *jsonread.Node) Verdict {
+	return v357(n)
 }
 
-// v294: aop2/common.schema.json#/definitions/Percentage
-func v294(n *jsonread.Node) Verdict {
+// v293: aop2/common.schema.json#/definitions/Percentage
+func v293(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -5447,19 +6509,19 @@ func v294(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v295: aop2/common.schema.json#/definitions/Timestamp
-func v295(n *jsonread.Node) Verdict {
+// v294: aop2/common.schema.json#/definitions/Timestamp
+func v294(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
 }
 
-// v296: aop2/common.schema.json#/definitions/Priority
-func v296(n *jsonread.Node) Verdict {
+// v295: aop2/common.schema.json#/definitions/Priority
+func v295(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k54)); r == Invalid {
@@ -5468,15 +6530,15 @@ func v296(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v297: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/current_checkpoint
-func v297(n *jsonread.Node) Verdict {
-	return v292(n)
+// v296: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/current_checkpoint
+func v296(n *jsonread.Node) Verdict {
+	return v291(n)
 }
 
-// v298: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/estimated_time_remaining_seconds
-func v298(n *jsonread.Node) Verdict {
+// v297: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/estimated_time_remaining_seconds
+func v297(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -5489,49 +6551,67 @@ func v298(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v299: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/percentage
-func v299(n *jsonread.Node) Verdict {
-	return v294(n)
+// v298: aop2/event.PROGRESS_UPDATE.schema.json#/properties/progress/properties/percentage
+func v298(n *jsonread.Node) Verdict {
+	return v293(n)
 }
 
-// v300: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items
-func v300(n *jsonread.Node) Verdict {
+// v299: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items
+func v299(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v120(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v120(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "path":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "restored_from":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v358(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("path"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("restored_from"); m != nil {
-			if r = and(r, v359(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("path") == nil {
-			return Invalid
+		if seen&0x2 != 0x2 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v301: aop2/common.schema.json#/definitions/EventName
-func v301(n *jsonread.Node) Verdict {
+// v300: aop2/common.schema.json#/definitions/EventName
+func v300(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k56)); r == Invalid {
@@ -5540,647 +6620,930 @@ func v301(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v302: aop2/common.schema.json#/definitions/Agent
-func v302(n *jsonread.Node) Verdict {
+// v301: aop2/common.schema.json#/definitions/Agent
+func v301(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "model":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "provider":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v360(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("model"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("provider"); m != nil {
-			if r = and(r, v361(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("provider") == nil {
-			return Invalid
-		}
-		if n.Get("model") == nil {
-			return Invalid
+		if seen&0xe != 0xe {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v303: aop2/response.schema.json#/properties/checkpoint_results/items
-func v303(n *jsonread.Node) Verdict {
-	return v362(n)
+// v302: aop2/response.schema.json#/properties/checkpoint_results/items
+func v302(n *jsonread.Node) Verdict {
+	return v361(n)
 }
 
-// v304: aop2/common.schema.json#/definitions/CostTracking
+// v303: aop2/common.schema.json#/definitions/CostTracking
+func v303(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "actual_cost_usd":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v297(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "estimated_cost_usd":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v297(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "model_pricing_tier":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "tokens_input":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v363(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "tokens_output":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v363(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+	}
+	return r
+}
+
+// v304: aop2/common.schema.json#/definitions/ErrorDetails
 func v304(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("actual_cost_usd"); m != nil {
-			if r = and(r, v298(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "error_code":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "recovery_suggestions":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "stack_trace":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("estimated_cost_usd"); m != nil {
-			if r = and(r, v298(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("model_pricing_tier"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("tokens_input"); m != nil {
-			if r = and(r, v364(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("tokens_output"); m != nil {
-			if r = and(r, v364(m)); r == Invalid {
-				return Invalid
-			}
+		if seen&0x5 != 0x5 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v305: aop2/common.schema.json#/definitions/ErrorDetails
+// v305: aop2/common.schema.json#/definitions/ExecutionSummary
 func v305(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("error_code"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "actions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "errors":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "output_artifacts":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v364(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "summary":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "warnings":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("recovery_suggestions"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("stack_trace"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("error_code") == nil {
-			return Invalid
-		}
-		if n.Get("message") == nil {
-			return Invalid
 		}
 	}
 	return r
 }
 
-// v306: aop2/common.schema.json#/definitions/ExecutionSummary
+// v306: aop2/common.schema.json#/definitions/ProgressLog
 func v306(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("actions"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("errors"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("output_artifacts"); m != nil {
-			if r = and(r, v365(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("summary"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("warnings"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "last_progress_event_at":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v365(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "progress_percentage":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v366(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v307: aop2/common.schema.json#/definitions/ProgressLog
+// v307: aop2/common.schema.json#/definitions/TaskStatus
 func v307(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("last_progress_event_at"); m != nil {
-			if r = and(r, v366(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("progress_percentage"); m != nil {
-			if r = and(r, v367(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "final_signal":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v367(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "state":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v368(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v308: aop2/common.schema.json#/definitions/TaskStatus
+// v308: aop2/common.schema.json#/definitions/Timing
 func v308(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("final_signal"); m != nil {
-			if r = and(r, v368(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("state"); m != nil {
-			if r = and(r, v369(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "completed_at":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v369(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "duration_seconds":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v336(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "retries_attempted":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v82(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "started_at":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v369(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v309: aop2/common.schema.json#/definitions/Timing
+// v309: aop2/common.schema.json#/definitions/ExecutionPolicy
 func v309(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("completed_at"); m != nil {
-			if r = and(r, v370(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("duration_seconds"); m != nil {
-			if r = and(r, v337(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("retries_attempted"); m != nil {
-			if r = and(r, v82(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("started_at"); m != nil {
-			if r = and(r, v370(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "abort_on_first_critical_error":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "alternative_models":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v370(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "auto_terminate_on_timeout":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "heartbeat":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v371(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "max_retries":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v372(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "on_failure":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v373(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "retry_backoff_seconds":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v374(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timeout_seconds":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v375(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v310: aop2/common.schema.json#/definitions/ExecutionPolicy
+// v310: aop2/common.schema.json#/definitions/GuardRails
 func v310(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("abort_on_first_critical_error"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("alternative_models"); m != nil {
-			if r = and(r, v371(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("auto_terminate_on_timeout"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("heartbeat"); m != nil {
-			if r = and(r, v372(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("max_retries"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("on_failure"); m != nil {
-			if r = and(r, v374(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("retry_backoff_seconds"); m != nil {
-			if r = and(r, v375(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timeout_seconds"); m != nil {
-			if r = and(r, v376(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "abort_on_first_critical_error":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "auto_terminate_on_timeout":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "require_final_signal":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "require_minimal_report":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timeout_seconds":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v375(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v311: aop2/common.schema.json#/definitions/GuardRails
+// v311: aop2/common.schema.json#/definitions/OrchestrationMetadata
 func v311(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("abort_on_first_critical_error"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("auto_terminate_on_timeout"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("require_final_signal"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("require_minimal_report"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timeout_seconds"); m != nil {
-			if r = and(r, v376(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "initiator":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "notes":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "spec_author":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "tags":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v312: aop2/common.schema.json#/definitions/OrchestrationMetadata
+// v312: aop2/task.schema.json#/properties/phases/items
 func v312(n *jsonread.Node) Verdict {
+	return v376(n)
+}
+
+// v313: aop2/common.schema.json#/definitions/Session
+func v313(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "created_at":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v369(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "orchestrator":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "origin":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session_id":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "workflow_pattern":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v377(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("initiator"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("notes"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("spec_author"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("tags"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
+		if seen&0x1d != 0x1d {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v313: aop2/task.schema.json#/properties/phases/items
-func v313(n *jsonread.Node) Verdict {
-	return v377(n)
-}
-
-// v314: aop2/common.schema.json#/definitions/Session
+// v314: aop2/common.schema.json#/definitions/Target
 func v314(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("created_at"); m != nil {
-			if r = and(r, v370(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent_name":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "capabilities":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v378(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "execution_profile":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v379(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "model":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "provider":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v360(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "role":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v380(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("orchestrator"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("origin"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("session_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("workflow_pattern"); m != nil {
-			if r = and(r, v378(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("session_id") == nil {
-			return Invalid
-		}
-		if n.Get("created_at") == nil {
-			return Invalid
-		}
-		if n.Get("orchestrator") == nil {
-			return Invalid
-		}
-		if n.Get("origin") == nil {
-			return Invalid
+		if seen&0x71 != 0x71 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v315: aop2/common.schema.json#/definitions/Target
+// v315: aop2/common.schema.json#/definitions/Task
 func v315(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent_name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "access":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v381(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "attempt":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v372(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "budgets":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v382(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "category":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v383(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "complexity":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v384(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "constraints":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v385(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "environment":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v386(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "expected_outputs":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v387(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "inputs":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v388(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "objective":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "parent_task_id":
+				if seen&(1<<11) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 11
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "priority":
+				if seen&(1<<12) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 12
+				if r = and(r, v389(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "task_id":
+				if seen&(1<<13) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 13
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("capabilities"); m != nil {
-			if r = and(r, v379(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("execution_profile"); m != nil {
-			if r = and(r, v380(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("model"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("provider"); m != nil {
-			if r = and(r, v361(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("role"); m != nil {
-			if r = and(r, v381(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("agent_name") == nil {
-			return Invalid
-		}
-		if n.Get("role") == nil {
-			return Invalid
-		}
-		if n.Get("provider") == nil {
-			return Invalid
-		}
-		if n.Get("model") == nil {
-			return Invalid
+		if seen&0x2458 != 0x2458 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v316: aop2/common.schema.json#/definitions/Task
+// v316: aos/common.schema.json#/definitions/JSONRPCError
 func v316(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("access"); m != nil {
-			if r = and(r, v382(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "code":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v372(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("attempt"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("budgets"); m != nil {
-			if r = and(r, v383(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("category"); m != nil {
-			if r = and(r, v384(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("complexity"); m != nil {
-			if r = and(r, v385(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("constraints"); m != nil {
-			if r = and(r, v386(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("environment"); m != nil {
-			if r = and(r, v387(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("expected_outputs"); m != nil {
-			if r = and(r, v388(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v389(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("objective"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("parent_task_id"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("priority"); m != nil {
-			if r = and(r, v390(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("task_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("task_id") == nil {
-			return Invalid
-		}
-		if n.Get("objective") == nil {
-			return Invalid
-		}
-		if n.Get("category") == nil {
-			return Invalid
-		}
-		if n.Get("complexity") == nil {
-			return Invalid
-		}
-		if n.Get("environment") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v317: aos/common.schema.json#/definitions/JSONRPCError
+// v317: aos/common.schema.json#/definitions/ResponseId
 func v317(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("code"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("data"); m != nil {
-			if r = and(r, v275(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("code") == nil {
-			return Invalid
-		}
-		if n.Get("message") == nil {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v318: aos/common.schema.json#/definitions/ResponseId
-func v318(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeInteger|typeNull)); r == Invalid {
 		return Invalid
@@ -6188,8 +7551,8 @@ func v318(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v319: aos/common.schema.json#/definitions/JSONRPCVersion
-func v319(n *jsonread.Node) Verdict {
+// v318: aos/common.schema.json#/definitions/JSONRPCVersion
+func v318(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k57)); r == Invalid {
 		return Invalid
@@ -6197,8 +7560,8 @@ func v319(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v320: aos/common.schema.json#/definitions/RequestId
-func v320(n *jsonread.Node) Verdict {
+// v319: aos/common.schema.json#/definitions/RequestId
+func v319(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeString|typeInteger)); r == Invalid {
 		return Invalid
@@ -6206,357 +7569,483 @@ func v320(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v321: aos/common.schema.json#/definitions/PingParams
+// v320: aos/common.schema.json#/definitions/PingParams
+func v320(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "metadata":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timeout":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v372(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x4 != 0x4 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
+}
+
+// v321: aos/common.schema.json#/definitions/WrappedParams
 func v321(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "message":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v391(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reasoning":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("timeout"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v322: aos/common.schema.json#/definitions/WrappedParams
+// v322: aos/common.schema.json#/definitions/PingRequestResult
 func v322(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v392(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "metadata":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v392(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("message") == nil {
-			return Invalid
+		if seen&0xe != 0xe {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v323: aos/common.schema.json#/definitions/PingRequestResult
+// v323: aos/common.schema.json#/definitions/AOSSuccessResult
 func v323(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "data":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "decision":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v393(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "modifiedRequest":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reasonCode":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reasoning":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v393(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("status") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0x6 != 0x6 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v324: aos/common.schema.json#/definitions/AOSSuccessResult
+// v324: aos/common.schema.json#/definitions/AgentTriggerParams
 func v324(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("data"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "context":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v394(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "trigger":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v395(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("decision"); m != nil {
-			if r = and(r, v394(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("modifiedRequest"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("reasonCode"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("decision") == nil {
-			return Invalid
-		}
-		if n.Get("message") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v325: aos/common.schema.json#/definitions/AgentTriggerParams
+// v325: aos/common.schema.json#/definitions/KnowledgeRetrievalParams
 func v325(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("context"); m != nil {
-			if r = and(r, v395(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "context":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v394(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "knowledgeStep":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v396(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reasoning":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("trigger"); m != nil {
-			if r = and(r, v396(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("context") == nil {
-			return Invalid
-		}
-		if n.Get("trigger") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v326: aos/common.schema.json#/definitions/KnowledgeRetrievalParams
+// v326: aos/common.schema.json#/definitions/MemoryParams
 func v326(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("context"); m != nil {
-			if r = and(r, v395(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "context":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v394(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "memory":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reasoning":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("knowledgeStep"); m != nil {
-			if r = and(r, v397(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("context") == nil {
-			return Invalid
-		}
-		if n.Get("knowledgeStep") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v327: aos/common.schema.json#/definitions/MemoryParams
+// v327: aos/common.schema.json#/definitions/MessageParams
 func v327(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("context"); m != nil {
-			if r = and(r, v395(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "citation":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v397(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "context":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v394(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "message":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v398(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reasoning":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("memory"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("context") == nil {
-			return Invalid
-		}
-		if n.Get("memory") == nil {
-			return Invalid
+		if seen&0x7 != 0x7 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v328: aos/common.schema.json#/definitions/MessageParams
+// v328: aos/common.schema.json#/definitions/ToolCallRequestParams
 func v328(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("citation"); m != nil {
-			if r = and(r, v398(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "context":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v394(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "reasoning":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toolCallRequest":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v399(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("context"); m != nil {
-			if r = and(r, v395(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("message"); m != nil {
-			if r = and(r, v399(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("context") == nil {
-			return Invalid
-		}
-		if n.Get("message") == nil {
-			return Invalid
-		}
-		if n.Get("citation") == nil {
-			return Invalid
+		if seen&0x5 != 0x5 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v329: aos/common.schema.json#/definitions/ToolCallRequestParams
+// v329: aos/common.schema.json#/definitions/ToolCallResultParams
 func v329(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("context"); m != nil {
-			if r = and(r, v395(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "context":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v394(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "executionId":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "result":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v400(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("reasoning"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toolCallRequest"); m != nil {
-			if r = and(r, v400(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("context") == nil {
-			return Invalid
-		}
-		if n.Get("toolCallRequest") == nil {
-			return Invalid
+		if seen&0x7 != 0x7 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v330: aos/common.schema.json#/definitions/ToolCallResultParams
+// v330: orchmsg/common.schema.json#/definitions/AgentId
 func v330(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("context"); m != nil {
-			if r = and(r, v395(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("executionId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("result"); m != nil {
-			if r = and(r, v401(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("context") == nil {
-			return Invalid
-		}
-		if n.Get("executionId") == nil {
-			return Invalid
-		}
-		if n.Get("result") == nil {
-			return Invalid
-		}
 	}
 	return r
 }
 
-// v331: orchmsg/common.schema.json#/definitions/AgentId
+// v331: orchmsg/common.schema.json#/definitions/Id
 func v331(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v332: orchmsg/common.schema.json#/definitions/Id
-func v332(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -6567,19 +8056,19 @@ func v332(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v333: orchmsg/event-error.schema.json#/properties/payload/properties/recoverable
-func v333(n *jsonread.Node) Verdict {
+// v332: orchmsg/event-error.schema.json#/properties/payload/properties/recoverable
+func v332(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeBoolean)); r == Invalid {
+	if k := n.Kind; k != jsonread.Bool {
 		return Invalid
 	}
 	return r
 }
 
-// v334: orchmsg/common.schema.json#/definitions/Timestamp
-func v334(n *jsonread.Node) Verdict {
+// v333: orchmsg/common.schema.json#/definitions/Timestamp
+func v333(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -6590,15 +8079,15 @@ func v334(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v335: orchmsg/event-log.schema.json#/properties/payload/properties/level
-func v335(n *jsonread.Node) Verdict {
-	return v402(n)
+// v334: orchmsg/event-log.schema.json#/properties/payload/properties/level
+func v334(n *jsonread.Node) Verdict {
+	return v401(n)
 }
 
-// v336: orchmsg/event-progress.schema.json#/properties/payload/properties/progress
-func v336(n *jsonread.Node) Verdict {
+// v335: orchmsg/event-progress.schema.json#/properties/payload/properties/progress
+func v335(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -6616,10 +8105,10 @@ func v336(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v337: orchmsg/notify-shutdown.schema.json#/properties/payload/properties/gracePeriod
-func v337(n *jsonread.Node) Verdict {
+// v336: orchmsg/notify-shutdown.schema.json#/properties/payload/properties/gracePeriod
+func v336(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -6632,15 +8121,15 @@ func v337(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v338: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options
-func v338(n *jsonread.Node) Verdict {
+// v337: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options
+func v337(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v403(it)); r == Invalid {
+			if r = and(r, v402(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6648,81 +8137,81 @@ func v338(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v339: orchmsg/request-query-agents.schema.json#/properties/payload/properties/capabilities
-func v339(n *jsonread.Node) Verdict {
-	return v286(n)
+// v338: orchmsg/request-query-agents.schema.json#/properties/payload/properties/capabilities
+func v338(n *jsonread.Node) Verdict {
+	return v285(n)
 }
 
-// v340: orchmsg/request-query-agents.schema.json#/properties/payload/properties/role
+// v339: orchmsg/request-query-agents.schema.json#/properties/payload/properties/role
+func v339(n *jsonread.Node) Verdict {
+	return v403(n)
+}
+
+// v340: orchmsg/request-query-agents.schema.json#/properties/payload/properties/status
 func v340(n *jsonread.Node) Verdict {
 	return v404(n)
 }
 
-// v341: orchmsg/request-query-agents.schema.json#/properties/payload/properties/status
+// v341: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/requiredRole
 func v341(n *jsonread.Node) Verdict {
+	return v403(n)
+}
+
+// v342: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/status
+func v342(n *jsonread.Node) Verdict {
 	return v405(n)
 }
 
-// v342: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/requiredRole
-func v342(n *jsonread.Node) Verdict {
-	return v404(n)
+// v343: orchmsg/request-submit-task.schema.json#/properties/payload/properties/dependencies
+func v343(n *jsonread.Node) Verdict {
+	return v285(n)
 }
 
-// v343: orchmsg/request-query-tasks.schema.json#/properties/payload/properties/status
-func v343(n *jsonread.Node) Verdict {
+// v344: orchmsg/request-submit-task.schema.json#/properties/payload/properties/priority
+func v344(n *jsonread.Node) Verdict {
+	return v372(n)
+}
+
+// v345: orchmsg/request-submit-task.schema.json#/properties/payload/properties/requiredRole
+func v345(n *jsonread.Node) Verdict {
+	return v403(n)
+}
+
+// v346: orchmsg/response-error.schema.json#/properties/error/properties/code
+func v346(n *jsonread.Node) Verdict {
 	return v406(n)
 }
 
-// v344: orchmsg/request-submit-task.schema.json#/properties/payload/properties/dependencies
-func v344(n *jsonread.Node) Verdict {
-	return v286(n)
-}
-
-// v345: orchmsg/request-submit-task.schema.json#/properties/payload/properties/priority
-func v345(n *jsonread.Node) Verdict {
-	return v373(n)
-}
-
-// v346: orchmsg/request-submit-task.schema.json#/properties/payload/properties/requiredRole
-func v346(n *jsonread.Node) Verdict {
-	return v404(n)
-}
-
-// v347: orchmsg/response-error.schema.json#/properties/error/properties/code
+// v347: orchmsg/response-success.schema.json#/properties/payload/properties/agents
 func v347(n *jsonread.Node) Verdict {
-	return v407(n)
+	r := Valid
+	if k := n.Kind; k != jsonread.Array {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v407(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
 }
 
-// v348: orchmsg/response-success.schema.json#/properties/payload/properties/agents
+// v348: orchmsg/response-success.schema.json#/properties/payload/properties/task
 func v348(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v408(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
+	return v408(n)
 }
 
-// v349: orchmsg/response-success.schema.json#/properties/payload/properties/task
+// v349: orchmsg/response-success.schema.json#/properties/payload/properties/tasks
 func v349(n *jsonread.Node) Verdict {
-	return v409(n)
-}
-
-// v350: orchmsg/response-success.schema.json#/properties/payload/properties/tasks
-func v350(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v349(it)); r == Invalid {
+			if r = and(r, v348(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6730,40 +8219,40 @@ func v350(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v351: aof/common.schema.json#/definitions/CompletionReportPayload/properties/blockers
+// v350: aof/common.schema.json#/definitions/CompletionReportPayload/properties/blockers
+func v350(n *jsonread.Node) Verdict {
+	return v285(n)
+}
+
+// v351: aof/common.schema.json#/definitions/CompletionReportPayload/properties/outcome
 func v351(n *jsonread.Node) Verdict {
 	return v286(n)
 }
 
-// v352: aof/common.schema.json#/definitions/CompletionReportPayload/properties/outcome
+// v352: aof/common.schema.json#/definitions/CompletionReportPayload/properties/tests
 func v352(n *jsonread.Node) Verdict {
 	return v287(n)
 }
 
-// v353: aof/common.schema.json#/definitions/CompletionReportPayload/properties/tests
+// v353: aof/common.schema.json#/definitions/HandoffAckPayload/properties/taskId
 func v353(n *jsonread.Node) Verdict {
-	return v288(n)
-}
-
-// v354: aof/common.schema.json#/definitions/HandoffAckPayload/properties/taskId
-func v354(n *jsonread.Node) Verdict {
-	return v283(n)
-}
-
-// v355: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/dueBy
-func v355(n *jsonread.Node) Verdict {
 	return v282(n)
 }
 
-// v356: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/status
-func v356(n *jsonread.Node) Verdict {
-	return v410(n)
+// v354: aof/common.schema.json#/definitions/HandoffRequestPayload/properties/dueBy
+func v354(n *jsonread.Node) Verdict {
+	return v281(n)
 }
 
-// v357: aop-output/report.schema.json#/definitions/Timestamp
-func v357(n *jsonread.Node) Verdict {
+// v355: aof/common.schema.json#/definitions/StatusUpdatePayload/properties/status
+func v355(n *jsonread.Node) Verdict {
+	return v409(n)
+}
+
+// v356: aop-output/report.schema.json#/definitions/Timestamp
+func v356(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
@@ -6774,84 +8263,105 @@ func v357(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v358: aop2/common.schema.json#/definitions/Extensions
-func v358(n *jsonread.Node) Verdict {
+// v357: aop2/common.schema.json#/definitions/Extensions
+func v357(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	return r
 }
 
-// v359: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items/properties/restored_from
+// v358: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/artifacts_rolled_back/items/properties/restored_from
+func v358(n *jsonread.Node) Verdict {
+	return v291(n)
+}
+
+// v359: aop2/common.schema.json#/definitions/Agent/properties/extensions
 func v359(n *jsonread.Node) Verdict {
 	return v292(n)
 }
 
-// v360: aop2/common.schema.json#/definitions/Agent/properties/extensions
+// v360: aop2/common.schema.json#/definitions/Agent/properties/provider
 func v360(n *jsonread.Node) Verdict {
-	return v293(n)
+	return v410(n)
 }
 
-// v361: aop2/common.schema.json#/definitions/Agent/properties/provider
+// v361: aop2/common.schema.json#/definitions/CheckpointResult
 func v361(n *jsonread.Node) Verdict {
-	return v411(n)
-}
-
-// v362: aop2/common.schema.json#/definitions/CheckpointResult
-func v362(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("checkpoint_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "checkpoint_id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "evidence":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "notes":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v411(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "validation_output":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("evidence"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("notes"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v412(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("validation_output"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("checkpoint_id") == nil {
-			return Invalid
-		}
-		if n.Get("status") == nil {
-			return Invalid
+		if seen&0x11 != 0x11 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v363: aop2/common.schema.json#/definitions/CostTracking/properties/model_pricing_tier
-func v363(n *jsonread.Node) Verdict {
-	return v292(n)
+// v362: aop2/common.schema.json#/definitions/CostTracking/properties/model_pricing_tier
+func v362(n *jsonread.Node) Verdict {
+	return v291(n)
 }
 
-// v364: aop2/common.schema.json#/definitions/CostTracking/properties/tokens_input
-func v364(n *jsonread.Node) Verdict {
+// v363: aop2/common.schema.json#/definitions/CostTracking/properties/tokens_input
+func v363(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
 		return Invalid
@@ -6866,15 +8376,15 @@ func v364(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v365: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts
-func v365(n *jsonread.Node) Verdict {
+// v364: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts
+func v364(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v413(it)); r == Invalid {
+			if r = and(r, v412(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6882,40 +8392,40 @@ func v365(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v366: aop2/common.schema.json#/definitions/ProgressLog/properties/last_progress_event_at
+// v365: aop2/common.schema.json#/definitions/ProgressLog/properties/last_progress_event_at
+func v365(n *jsonread.Node) Verdict {
+	return v413(n)
+}
+
+// v366: aop2/common.schema.json#/definitions/ProgressLog/properties/progress_percentage
 func v366(n *jsonread.Node) Verdict {
 	return v414(n)
 }
 
-// v367: aop2/common.schema.json#/definitions/ProgressLog/properties/progress_percentage
+// v367: aop2/common.schema.json#/definitions/TaskStatus/properties/final_signal
 func v367(n *jsonread.Node) Verdict {
 	return v415(n)
 }
 
-// v368: aop2/common.schema.json#/definitions/TaskStatus/properties/final_signal
+// v368: aop2/common.schema.json#/definitions/TaskStatus/properties/state
 func v368(n *jsonread.Node) Verdict {
 	return v416(n)
 }
 
-// v369: aop2/common.schema.json#/definitions/TaskStatus/properties/state
+// v369: aop2/common.schema.json#/definitions/Timing/properties/completed_at
 func v369(n *jsonread.Node) Verdict {
-	return v417(n)
+	return v294(n)
 }
 
-// v370: aop2/common.schema.json#/definitions/Timing/properties/completed_at
+// v370: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models
 func v370(n *jsonread.Node) Verdict {
-	return v295(n)
-}
-
-// v371: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models
-func v371(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v418(it)); r == Invalid {
+			if r = and(r, v417(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6923,13 +8433,13 @@ func v371(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v372: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/heartbeat
-func v372(n *jsonread.Node) Verdict {
-	return v419(n)
+// v371: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/heartbeat
+func v371(n *jsonread.Node) Verdict {
+	return v418(n)
 }
 
-// v373: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/max_retries
-func v373(n *jsonread.Node) Verdict {
+// v372: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/max_retries
+func v372(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
 		return Invalid
@@ -6937,20 +8447,20 @@ func v373(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v374: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/on_failure
-func v374(n *jsonread.Node) Verdict {
-	return v420(n)
+// v373: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/on_failure
+func v373(n *jsonread.Node) Verdict {
+	return v419(n)
 }
 
-// v375: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds
-func v375(n *jsonread.Node) Verdict {
+// v374: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds
+func v374(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v421(it)); r == Invalid {
+			if r = and(r, v420(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -6958,122 +8468,153 @@ func v375(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v376: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/timeout_seconds
-func v376(n *jsonread.Node) Verdict {
+// v375: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/timeout_seconds
+func v375(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number && k != jsonread.Null {
 		return Invalid
 	}
 	return r
 }
 
-// v377: aop2/common.schema.json#/definitions/Phase
-func v377(n *jsonread.Node) Verdict {
+// v376: aop2/common.schema.json#/definitions/Phase
+func v376(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("checkpoints"); m != nil {
-			if r = and(r, v422(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "checkpoints":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v421(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "label":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "objective":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "phase_id":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "phase_order":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v372(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("label"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("objective"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("phase_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("phase_order"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("phase_id") == nil {
-			return Invalid
-		}
-		if n.Get("phase_order") == nil {
-			return Invalid
-		}
-		if n.Get("label") == nil {
-			return Invalid
-		}
-		if n.Get("objective") == nil {
-			return Invalid
+		if seen&0x3c != 0x3c {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v378: aop2/common.schema.json#/definitions/Session/properties/workflow_pattern
+// v377: aop2/common.schema.json#/definitions/Session/properties/workflow_pattern
+func v377(n *jsonread.Node) Verdict {
+	return v422(n)
+}
+
+// v378: aop2/common.schema.json#/definitions/Target/properties/capabilities
 func v378(n *jsonread.Node) Verdict {
 	return v423(n)
 }
 
-// v379: aop2/common.schema.json#/definitions/Target/properties/capabilities
+// v379: aop2/common.schema.json#/definitions/Target/properties/execution_profile
 func v379(n *jsonread.Node) Verdict {
 	return v424(n)
 }
 
-// v380: aop2/common.schema.json#/definitions/Target/properties/execution_profile
+// v380: aop2/common.schema.json#/definitions/Target/properties/role
 func v380(n *jsonread.Node) Verdict {
 	return v425(n)
 }
 
-// v381: aop2/common.schema.json#/definitions/Target/properties/role
+// v381: aop2/common.schema.json#/definitions/Task/properties/access
 func v381(n *jsonread.Node) Verdict {
 	return v426(n)
 }
 
-// v382: aop2/common.schema.json#/definitions/Task/properties/access
+// v382: aop2/common.schema.json#/definitions/Task/properties/budgets
 func v382(n *jsonread.Node) Verdict {
 	return v427(n)
 }
 
-// v383: aop2/common.schema.json#/definitions/Task/properties/budgets
+// v383: aop2/common.schema.json#/definitions/Task/properties/category
 func v383(n *jsonread.Node) Verdict {
 	return v428(n)
 }
 
-// v384: aop2/common.schema.json#/definitions/Task/properties/category
+// v384: aop2/common.schema.json#/definitions/Task/properties/complexity
 func v384(n *jsonread.Node) Verdict {
 	return v429(n)
 }
 
-// v385: aop2/common.schema.json#/definitions/Task/properties/complexity
+// v385: aop2/common.schema.json#/definitions/Task/properties/constraints
 func v385(n *jsonread.Node) Verdict {
 	return v430(n)
 }
 
-// v386: aop2/common.schema.json#/definitions/Task/properties/constraints
+// v386: aop2/common.schema.json#/definitions/Task/properties/environment
 func v386(n *jsonread.Node) Verdict {
 	return v431(n)
 }
 
-// v387: aop2/common.schema.json#/definitions/Task/properties/environment
+// v387: aop2/common.schema.json#/definitions/Task/properties/expected_outputs
 func v387(n *jsonread.Node) Verdict {
-	return v432(n)
+	r := Valid
+	if k := n.Kind; k != jsonread.Array {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v432(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
 }
 
-// v388: aop2/common.schema.json#/definitions/Task/properties/expected_outputs
+// v388: aop2/common.schema.json#/definitions/Task/properties/inputs
 func v388(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -7086,43 +8627,27 @@ func v388(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v389: aop2/common.schema.json#/definitions/Task/properties/inputs
+// v389: aop2/common.schema.json#/definitions/Task/properties/priority
 func v389(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v434(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
+	return v295(n)
 }
 
-// v390: aop2/common.schema.json#/definitions/Task/properties/priority
+// v390: aos/common.schema.json#/definitions/PingParams/properties/metadata
 func v390(n *jsonread.Node) Verdict {
-	return v296(n)
+	return v434(n)
 }
 
-// v391: aos/common.schema.json#/definitions/PingParams/properties/metadata
+// v391: aos/common.schema.json#/definitions/WrappedParams/properties/message
 func v391(n *jsonread.Node) Verdict {
-	return v435(n)
-}
-
-// v392: aos/common.schema.json#/definitions/WrappedParams/properties/message
-func v392(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Array {
 		return Invalid
 	}
 	return r
 }
 
-// v393: aos/common.schema.json#/definitions/PingRequestResult/properties/status
-func v393(n *jsonread.Node) Verdict {
+// v392: aos/common.schema.json#/definitions/PingRequestResult/properties/status
+func v392(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k64)); r == Invalid {
 		return Invalid
@@ -7130,8 +8655,8 @@ func v393(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v394: aos/common.schema.json#/definitions/AOSSuccessResult/properties/decision
-func v394(n *jsonread.Node) Verdict {
+// v393: aos/common.schema.json#/definitions/AOSSuccessResult/properties/decision
+func v393(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k65)); r == Invalid {
 		return Invalid
@@ -7139,30 +8664,30 @@ func v394(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v395: aos/common.schema.json#/definitions/AgentTriggerParams/properties/context
+// v394: aos/common.schema.json#/definitions/AgentTriggerParams/properties/context
+func v394(n *jsonread.Node) Verdict {
+	return v435(n)
+}
+
+// v395: aos/common.schema.json#/definitions/AgentTriggerParams/properties/trigger
 func v395(n *jsonread.Node) Verdict {
 	return v436(n)
 }
 
-// v396: aos/common.schema.json#/definitions/AgentTriggerParams/properties/trigger
+// v396: aos/common.schema.json#/definitions/KnowledgeRetrievalParams/properties/knowledgeStep
 func v396(n *jsonread.Node) Verdict {
 	return v437(n)
 }
 
-// v397: aos/common.schema.json#/definitions/KnowledgeRetrievalParams/properties/knowledgeStep
+// v397: aos/common.schema.json#/definitions/MessageParams/properties/citation
 func v397(n *jsonread.Node) Verdict {
-	return v438(n)
-}
-
-// v398: aos/common.schema.json#/definitions/MessageParams/properties/citation
-func v398(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v439(it)); r == Invalid {
+			if r = and(r, v438(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7170,23 +8695,23 @@ func v398(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v399: aos/common.schema.json#/definitions/MessageParams/properties/message
+// v398: aos/common.schema.json#/definitions/MessageParams/properties/message
+func v398(n *jsonread.Node) Verdict {
+	return v439(n)
+}
+
+// v399: aos/common.schema.json#/definitions/ToolCallRequestParams/properties/toolCallRequest
 func v399(n *jsonread.Node) Verdict {
 	return v440(n)
 }
 
-// v400: aos/common.schema.json#/definitions/ToolCallRequestParams/properties/toolCallRequest
+// v400: aos/common.schema.json#/definitions/ToolCallResultParams/properties/result
 func v400(n *jsonread.Node) Verdict {
 	return v441(n)
 }
 
-// v401: aos/common.schema.json#/definitions/ToolCallResultParams/properties/result
+// v401: orchmsg/common.schema.json#/definitions/LogLevel
 func v401(n *jsonread.Node) Verdict {
-	return v442(n)
-}
-
-// v402: orchmsg/common.schema.json#/definitions/LogLevel
-func v402(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k66)); r == Invalid {
 		return Invalid
@@ -7194,35 +8719,38 @@ func v402(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v403: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items
-func v403(n *jsonread.Node) Verdict {
+// v402: orchmsg/request-ask-user.schema.json#/properties/payload/properties/options/items
+func v402(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("label"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "label":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "value":
+				seen |= 1 << 1
 			}
 		}
-		if m := n.Get("value"); m != nil {
-			if r = and(r, v275(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("label") == nil {
-			return Invalid
-		}
-		if n.Get("value") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v404: orchmsg/common.schema.json#/definitions/Role
-func v404(n *jsonread.Node) Verdict {
+// v403: orchmsg/common.schema.json#/definitions/Role
+func v403(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k67)); r == Invalid {
 		return Invalid
@@ -7230,17 +8758,17 @@ func v404(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v405: orchmsg/common.schema.json#/definitions/AgentStatus
-func v405(n *jsonread.Node) Verdict {
+// v404: orchmsg/common.schema.json#/definitions/AgentStatus
+func v404(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
 }
 
-// v406: orchmsg/common.schema.json#/definitions/TaskStatus
-func v406(n *jsonread.Node) Verdict {
+// v405: orchmsg/common.schema.json#/definitions/TaskStatus
+func v405(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k68)); r == Invalid {
 		return Invalid
@@ -7248,8 +8776,8 @@ func v406(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v407: orchmsg/common.schema.json#/definitions/ErrorCode
-func v407(n *jsonread.Node) Verdict {
+// v406: orchmsg/common.schema.json#/definitions/ErrorCode
+func v406(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k69)); r == Invalid {
 		return Invalid
@@ -7257,82 +8785,113 @@ func v407(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v408: orchmsg/response-success.schema.json#/properties/payload/properties/agents/items
-func v408(n *jsonread.Node) Verdict {
-	return v443(n)
+// v407: orchmsg/response-success.schema.json#/properties/payload/properties/agents/items
+func v407(n *jsonread.Node) Verdict {
+	return v442(n)
 }
 
-// v409: orchmsg/common.schema.json#/definitions/Task
-func v409(n *jsonread.Node) Verdict {
+// v408: orchmsg/common.schema.json#/definitions/Task
+func v408(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("dependencies"); m != nil {
-			if r = and(r, v444(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "dependencies":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v443(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "description":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "payload":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "priority":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v444(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "requiredCapabilities":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v443(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "requiredRole":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v445(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v446(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("payload"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("priority"); m != nil {
-			if r = and(r, v445(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("requiredCapabilities"); m != nil {
-			if r = and(r, v444(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("requiredRole"); m != nil {
-			if r = and(r, v446(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("result"); m != nil {
-			if r = and(r, v275(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v447(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("id") == nil {
-			return Invalid
+		if seen&0x4 != 0x4 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v410: aof/common.schema.json#/definitions/TaskStatus
-func v410(n *jsonread.Node) Verdict {
+// v409: aof/common.schema.json#/definitions/TaskStatus
+func v409(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k70)); r == Invalid {
 		return Invalid
@@ -7340,10 +8899,10 @@ func v410(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v411: aop2/common.schema.json#/definitions/Provider
-func v411(n *jsonread.Node) Verdict {
+// v410: aop2/common.schema.json#/definitions/Provider
+func v410(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k71)); r == Invalid {
@@ -7352,29 +8911,29 @@ func v411(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v412: aop2/common.schema.json#/definitions/CheckpointResult/properties/status
+// v411: aop2/common.schema.json#/definitions/CheckpointResult/properties/status
+func v411(n *jsonread.Node) Verdict {
+	return v447(n)
+}
+
+// v412: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts/items
 func v412(n *jsonread.Node) Verdict {
 	return v448(n)
 }
 
-// v413: aop2/common.schema.json#/definitions/ExecutionSummary/properties/output_artifacts/items
+// v413: aop2/common.schema.json#/definitions/OptTimestamp
 func v413(n *jsonread.Node) Verdict {
-	return v449(n)
-}
-
-// v414: aop2/common.schema.json#/definitions/OptTimestamp
-func v414(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	return r
 }
 
-// v415: aop2/common.schema.json#/definitions/OptPercentage
-func v415(n *jsonread.Node) Verdict {
+// v414: aop2/common.schema.json#/definitions/OptPercentage
+func v414(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
@@ -7392,10 +8951,10 @@ func v415(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v416: aop2/common.schema.json#/definitions/FinalSignal
-func v416(n *jsonread.Node) Verdict {
+// v415: aop2/common.schema.json#/definitions/FinalSignal
+func v415(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k74)); r == Invalid {
@@ -7404,10 +8963,10 @@ func v416(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v417: aop2/common.schema.json#/definitions/State
-func v417(n *jsonread.Node) Verdict {
+// v416: aop2/common.schema.json#/definitions/State
+func v416(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k75)); r == Invalid {
@@ -7416,46 +8975,64 @@ func v417(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v418: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models/items
-func v418(n *jsonread.Node) Verdict {
-	return v450(n)
+// v417: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/alternative_models/items
+func v417(n *jsonread.Node) Verdict {
+	return v449(n)
 }
 
-// v419: aop2/common.schema.json#/definitions/Heartbeat
-func v419(n *jsonread.Node) Verdict {
+// v418: aop2/common.schema.json#/definitions/Heartbeat
+func v418(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("enabled"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("interval_seconds"); m != nil {
-			if r = and(r, v421(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("max_missed_beats"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("on_heartbeat_failure"); m != nil {
-			if r = and(r, v451(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "enabled":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "interval_seconds":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v420(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "max_missed_beats":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v372(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "on_heartbeat_failure":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v450(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v420: aop2/common.schema.json#/definitions/OnFailure
-func v420(n *jsonread.Node) Verdict {
+// v419: aop2/common.schema.json#/definitions/OnFailure
+func v419(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
@@ -7464,24 +9041,24 @@ func v420(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v421: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds/items
-func v421(n *jsonread.Node) Verdict {
+// v420: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/retry_backoff_seconds/items
+func v420(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeNumber)); r == Invalid {
+	if k := n.Kind; k != jsonread.Number {
 		return Invalid
 	}
 	return r
 }
 
-// v422: aop2/common.schema.json#/definitions/Phase/properties/checkpoints
-func v422(n *jsonread.Node) Verdict {
+// v421: aop2/common.schema.json#/definitions/Phase/properties/checkpoints
+func v421(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v452(it)); r == Invalid {
+			if r = and(r, v451(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -7489,10 +9066,10 @@ func v422(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v423: aop2/common.schema.json#/definitions/OptWorkflowPattern
-func v423(n *jsonread.Node) Verdict {
+// v422: aop2/common.schema.json#/definitions/OptWorkflowPattern
+func v422(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k77)); r == Invalid {
@@ -7501,46 +9078,67 @@ func v423(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v424: aop2/common.schema.json#/definitions/Capabilities
-func v424(n *jsonread.Node) Verdict {
+// v423: aop2/common.schema.json#/definitions/Capabilities
+func v423(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("aop_versions_supported"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("file_system_access"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("headless_mode"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("network_access"); m != nil {
-			if r = and(r, v453(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "aop_versions_supported":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "file_system_access":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "headless_mode":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "network_access":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v452(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v425: aop2/common.schema.json#/definitions/OptExecutionProfile
-func v425(n *jsonread.Node) Verdict {
+// v424: aop2/common.schema.json#/definitions/OptExecutionProfile
+func v424(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k78)); r == Invalid {
@@ -7549,10 +9147,10 @@ func v425(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v426: aop2/common.schema.json#/definitions/Role
-func v426(n *jsonread.Node) Verdict {
+// v425: aop2/common.schema.json#/definitions/Role
+func v425(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k79)); r == Invalid {
@@ -7561,62 +9159,92 @@ func v426(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v427: aop2/common.schema.json#/definitions/Access
+// v426: aop2/common.schema.json#/definitions/Access
+func v426(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "filesystem":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v453(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "network":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v454(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+	}
+	return r
+}
+
+// v427: aop2/common.schema.json#/definitions/Budgets
 func v427(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("filesystem"); m != nil {
-			if r = and(r, v454(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("network"); m != nil {
-			if r = and(r, v455(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "max_cost_usd":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v375(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "max_tokens":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v455(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v428: aop2/common.schema.json#/definitions/Budgets
+// v428: aop2/common.schema.json#/definitions/Category
 func v428(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("max_cost_usd"); m != nil {
-			if r = and(r, v376(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("max_tokens"); m != nil {
-			if r = and(r, v456(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v429: aop2/common.schema.json#/definitions/Category
-func v429(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k80)); r == Invalid {
@@ -7625,10 +9253,10 @@ func v429(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v430: aop2/common.schema.json#/definitions/Complexity
-func v430(n *jsonread.Node) Verdict {
+// v429: aop2/common.schema.json#/definitions/Complexity
+func v429(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k81)); r == Invalid {
@@ -7637,400 +9265,535 @@ func v430(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v431: aop2/common.schema.json#/definitions/Constraints
+// v430: aop2/common.schema.json#/definitions/Constraints
+func v430(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "delegation_allowed":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "max_cost_usd":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v375(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "max_tokens":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v455(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "network_access":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v454(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "read_only_mode":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+	}
+	return r
+}
+
+// v431: aop2/common.schema.json#/definitions/Environment
 func v431(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("delegation_allowed"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "git_branch":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "os":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "shell":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "workspace_root":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("max_cost_usd"); m != nil {
-			if r = and(r, v376(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("max_tokens"); m != nil {
-			if r = and(r, v456(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("network_access"); m != nil {
-			if r = and(r, v455(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("read_only_mode"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
+		if seen&0x10 != 0x10 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v432: aop2/common.schema.json#/definitions/Environment
+// v432: aop2/common.schema.json#/definitions/Task/properties/expected_outputs/items
 func v432(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("git_branch"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("os"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("shell"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("workspace_root"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("workspace_root") == nil {
-			return Invalid
-		}
-	}
-	return r
+	return v456(n)
 }
 
-// v433: aop2/common.schema.json#/definitions/Task/properties/expected_outputs/items
+// v433: aop2/common.schema.json#/definitions/Task/properties/inputs/items
 func v433(n *jsonread.Node) Verdict {
 	return v457(n)
 }
 
-// v434: aop2/common.schema.json#/definitions/Task/properties/inputs/items
+// v434: aos/common.schema.json#/definitions/Metadata
 func v434(n *jsonread.Node) Verdict {
-	return v458(n)
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	return r
 }
 
-// v435: aos/common.schema.json#/definitions/Metadata
+// v435: aos/common.schema.json#/definitions/StepContext
 func v435(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "agent":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v458(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "session":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v459(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "stepId":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "timestamp":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v460(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "turnId":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "user":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v461(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x1f != 0x1f {
+			return Invalid // a required member is missing
+		}
 	}
 	return r
 }
 
-// v436: aos/common.schema.json#/definitions/StepContext
+// v436: aos/common.schema.json#/definitions/AgentTrigger
 func v436(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("agent"); m != nil {
-			if r = and(r, v459(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "content":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v462(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "event":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v463(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v464(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("session"); m != nil {
-			if r = and(r, v460(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("stepId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("timestamp"); m != nil {
-			if r = and(r, v461(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("turnId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("user"); m != nil {
-			if r = and(r, v462(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("agent") == nil {
-			return Invalid
-		}
-		if n.Get("session") == nil {
-			return Invalid
-		}
-		if n.Get("turnId") == nil {
-			return Invalid
-		}
-		if n.Get("stepId") == nil {
-			return Invalid
-		}
-		if n.Get("timestamp") == nil {
-			return Invalid
+		if seen&0xb != 0xb {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v437: aos/common.schema.json#/definitions/AgentTrigger
+// v437: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams
 func v437(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("content"); m != nil {
-			if r = and(r, v463(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "keywords":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "query":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "results":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v465(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("event"); m != nil {
-			if r = and(r, v464(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v465(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("event") == nil {
-			return Invalid
-		}
-		if n.Get("content") == nil {
-			return Invalid
+		if seen&0x4 != 0x4 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v438: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams
+// v438: aos/common.schema.json#/definitions/MessageParams/properties/citation/items
 func v438(n *jsonread.Node) Verdict {
+	return v466(n)
+}
+
+// v439: aos/common.schema.json#/definitions/Message
+func v439(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("keywords"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "content":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v462(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "role":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v467(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("query"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("results"); m != nil {
-			if r = and(r, v466(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("results") == nil {
-			return Invalid
+		if seen&0xb != 0xb {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v439: aos/common.schema.json#/definitions/MessageParams/properties/citation/items
-func v439(n *jsonread.Node) Verdict {
-	return v467(n)
-}
-
-// v440: aos/common.schema.json#/definitions/Message
+// v440: aos/common.schema.json#/definitions/ToolCallRequest
 func v440(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("content"); m != nil {
-			if r = and(r, v463(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "executionId":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "inputs":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v468(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "toolId":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("role"); m != nil {
-			if r = and(r, v468(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("role") == nil {
-			return Invalid
-		}
-		if n.Get("content") == nil {
-			return Invalid
+		if seen&0x7 != 0x7 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v441: aos/common.schema.json#/definitions/ToolCallRequest
+// v441: aos/common.schema.json#/definitions/ToolCallResult
 func v441(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("executionId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "isError":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "outputs":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v469(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("inputs"); m != nil {
-			if r = and(r, v469(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("toolId"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("executionId") == nil {
-			return Invalid
-		}
-		if n.Get("toolId") == nil {
-			return Invalid
-		}
-		if n.Get("inputs") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v442: aos/common.schema.json#/definitions/ToolCallResult
+// v442: orchmsg/common.schema.json#/definitions/Agent
 func v442(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("isError"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "capabilities":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v443(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "currentTask":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v470(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v94(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "role":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v445(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v471(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("outputs"); m != nil {
-			if r = and(r, v470(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("outputs") == nil {
-			return Invalid
-		}
-		if n.Get("isError") == nil {
-			return Invalid
+		if seen&0x4 != 0x4 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v443: orchmsg/common.schema.json#/definitions/Agent
+// v443: orchmsg/common.schema.json#/definitions/Task/properties/dependencies
 func v443(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("capabilities"); m != nil {
-			if r = and(r, v444(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("currentTask"); m != nil {
-			if r = and(r, v471(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v94(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("role"); m != nil {
-			if r = and(r, v446(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v472(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-	}
-	return r
+	return v285(n)
 }
 
-// v444: orchmsg/common.schema.json#/definitions/Task/properties/dependencies
+// v444: orchmsg/common.schema.json#/definitions/Task/properties/priority
 func v444(n *jsonread.Node) Verdict {
-	return v286(n)
+	return v372(n)
 }
 
-// v445: orchmsg/common.schema.json#/definitions/Task/properties/priority
+// v445: orchmsg/common.schema.json#/definitions/Task/properties/requiredRole
 func v445(n *jsonread.Node) Verdict {
-	return v373(n)
+	return v403(n)
 }
 
-// v446: orchmsg/common.schema.json#/definitions/Task/properties/requiredRole
+// v446: orchmsg/common.schema.json#/definitions/Task/properties/status
 func v446(n *jsonread.Node) Verdict {
-	return v404(n)
+	return v405(n)
 }
 
-// v447: orchmsg/common.schema.json#/definitions/Task/properties/status
+// v447: aop2/common.schema.json#/definitions/CheckpointStatus
 func v447(n *jsonread.Node) Verdict {
-	return v406(n)
-}
-
-// v448: aop2/common.schema.json#/definitions/CheckpointStatus
-func v448(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k82)); r == Invalid {
@@ -8039,139 +9802,181 @@ func v448(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v449: aop2/common.schema.json#/definitions/OutputArtifact
+// v448: aop2/common.schema.json#/definitions/OutputArtifact
+func v448(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "hash":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "path":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "size_bytes":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v363(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v472(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x34 != 0x34 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
+}
+
+// v449: aop2/common.schema.json#/definitions/AlternativeModel
 func v449(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "extensions":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "fallback_trigger":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v473(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "model":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "provider":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v360(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("hash"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("path"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("size_bytes"); m != nil {
-			if r = and(r, v364(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v473(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("path") == nil {
-			return Invalid
-		}
-		if n.Get("status") == nil {
-			return Invalid
+		if seen&0xe != 0xe {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v450: aop2/common.schema.json#/definitions/AlternativeModel
+// v450: aop2/common.schema.json#/definitions/Heartbeat/properties/on_heartbeat_failure
 func v450(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("fallback_trigger"); m != nil {
-			if r = and(r, v474(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("model"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("provider"); m != nil {
-			if r = and(r, v361(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("provider") == nil {
-			return Invalid
-		}
-		if n.Get("model") == nil {
-			return Invalid
-		}
-		if n.Get("fallback_trigger") == nil {
-			return Invalid
-		}
-	}
-	return r
+	return v474(n)
 }
 
-// v451: aop2/common.schema.json#/definitions/Heartbeat/properties/on_heartbeat_failure
+// v451: aop2/common.schema.json#/definitions/Phase/properties/checkpoints/items
 func v451(n *jsonread.Node) Verdict {
 	return v475(n)
 }
 
-// v452: aop2/common.schema.json#/definitions/Phase/properties/checkpoints/items
+// v452: aop2/common.schema.json#/definitions/Capabilities/properties/network_access
 func v452(n *jsonread.Node) Verdict {
 	return v476(n)
 }
 
-// v453: aop2/common.schema.json#/definitions/Capabilities/properties/network_access
+// v453: aop2/common.schema.json#/definitions/Access/properties/filesystem
 func v453(n *jsonread.Node) Verdict {
-	return v477(n)
-}
-
-// v454: aop2/common.schema.json#/definitions/Access/properties/filesystem
-func v454(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("read_paths"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("write_paths"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "read_paths":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "write_paths":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v455: aop2/common.schema.json#/definitions/Access/properties/network
-func v455(n *jsonread.Node) Verdict {
-	return v478(n)
+// v454: aop2/common.schema.json#/definitions/Access/properties/network
+func v454(n *jsonread.Node) Verdict {
+	return v477(n)
 }
 
-// v456: aop2/common.schema.json#/definitions/Budgets/properties/max_tokens
-func v456(n *jsonread.Node) Verdict {
+// v455: aop2/common.schema.json#/definitions/Budgets/properties/max_tokens
+func v455(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
 		return Invalid
@@ -8179,117 +9984,162 @@ func v456(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v457: aop2/common.schema.json#/definitions/Artifact
+// v456: aop2/common.schema.json#/definitions/Artifact
+func v456(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "description":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "path":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "rollback_snapshot":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v478(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "validation":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v479(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x10 != 0x10 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
+}
+
+// v457: aop2/common.schema.json#/definitions/TaskInput
 func v457(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "content":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "path":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "read_only":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("path"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("rollback_snapshot"); m != nil {
-			if r = and(r, v479(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("validation"); m != nil {
-			if r = and(r, v480(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
+		if seen&0x10 != 0x10 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v458: aop2/common.schema.json#/definitions/TaskInput
+// v458: aos/common.schema.json#/definitions/StepContext/properties/agent
 func v458(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("content"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("path"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("read_only"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-	}
-	return r
+	return v480(n)
 }
 
-// v459: aos/common.schema.json#/definitions/StepContext/properties/agent
+// v459: aos/common.schema.json#/definitions/StepContext/properties/session
 func v459(n *jsonread.Node) Verdict {
 	return v481(n)
 }
 
-// v460: aos/common.schema.json#/definitions/StepContext/properties/session
+// v460: aos/common.schema.json#/definitions/StepContext/properties/timestamp
 func v460(n *jsonread.Node) Verdict {
-	return v482(n)
-}
-
-// v461: aos/common.schema.json#/definitions/StepContext/properties/timestamp
-func v461(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	return r
 }
 
-// v462: aos/common.schema.json#/definitions/StepContext/properties/user
-func v462(n *jsonread.Node) Verdict {
-	return v483(n)
+// v461: aos/common.schema.json#/definitions/StepContext/properties/user
+func v461(n *jsonread.Node) Verdict {
+	return v482(n)
 }
 
-// v463: aos/common.schema.json#/definitions/AgentTrigger/properties/content
-func v463(n *jsonread.Node) Verdict {
+// v462: aos/common.schema.json#/definitions/AgentTrigger/properties/content
+func v462(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8297,7 +10147,7 @@ func v463(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 		for _, it := range n.Items {
-			if r = and(r, v484(it)); r == Invalid {
+			if r = and(r, v483(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8305,13 +10155,13 @@ func v463(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v464: aos/common.schema.json#/definitions/AgentTrigger/properties/event
-func v464(n *jsonread.Node) Verdict {
-	return v485(n)
+// v463: aos/common.schema.json#/definitions/AgentTrigger/properties/event
+func v463(n *jsonread.Node) Verdict {
+	return v484(n)
 }
 
-// v465: aos/common.schema.json#/definitions/AgentTrigger/properties/type
-func v465(n *jsonread.Node) Verdict {
+// v464: aos/common.schema.json#/definitions/AgentTrigger/properties/type
+func v464(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k83)); r == Invalid {
 		return Invalid
@@ -8319,15 +10169,15 @@ func v465(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v466: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results
-func v466(n *jsonread.Node) Verdict {
+// v465: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results
+func v465(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v486(it)); r == Invalid {
+			if r = and(r, v485(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8335,33 +10185,42 @@ func v466(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v467: aos/common.schema.json#/definitions/Source
-func v467(n *jsonread.Node) Verdict {
+// v466: aos/common.schema.json#/definitions/Source
+func v466(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v487(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "kind":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v486(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if n.Get("kind") == nil {
-			return Invalid
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
+	}
+	if r = and(r, v487(n)); r == Invalid {
+		return Invalid
 	}
 	if r = and(r, v488(n)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, v489(n)); r == Invalid {
-		return Invalid
-	}
 	return r
 }
 
-// v468: aos/common.schema.json#/definitions/Message/properties/role
-func v468(n *jsonread.Node) Verdict {
+// v467: aos/common.schema.json#/definitions/Message/properties/role
+func v467(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k84)); r == Invalid {
 		return Invalid
@@ -8369,10 +10228,26 @@ func v468(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v469: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs
+// v468: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs
+func v468(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Array {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v489(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v469: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs
 func v469(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8385,50 +10260,34 @@ func v469(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v470: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs
+// v470: orchmsg/common.schema.json#/definitions/Agent/properties/currentTask
 func v470(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Object && k != jsonread.Null {
 		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v491(it)); r == Invalid {
-				return Invalid
-			}
-		}
 	}
 	return r
 }
 
-// v471: orchmsg/common.schema.json#/definitions/Agent/properties/currentTask
+// v471: orchmsg/common.schema.json#/definitions/Agent/properties/status
 func v471(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString|typeObject|typeNull)); r == Invalid {
-		return Invalid
-	}
-	return r
+	return v404(n)
 }
 
-// v472: orchmsg/common.schema.json#/definitions/Agent/properties/status
+// v472: aop2/common.schema.json#/definitions/OutputArtifact/properties/status
 func v472(n *jsonread.Node) Verdict {
-	return v405(n)
+	return v491(n)
 }
 
-// v473: aop2/common.schema.json#/definitions/OutputArtifact/properties/status
+// v473: aop2/common.schema.json#/definitions/AlternativeModel/properties/fallback_trigger
 func v473(n *jsonread.Node) Verdict {
 	return v492(n)
 }
 
-// v474: aop2/common.schema.json#/definitions/AlternativeModel/properties/fallback_trigger
+// v474: aop2/common.schema.json#/definitions/OnHeartbeatFailure
 func v474(n *jsonread.Node) Verdict {
-	return v493(n)
-}
-
-// v475: aop2/common.schema.json#/definitions/OnHeartbeatFailure
-func v475(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k85)); r == Invalid {
@@ -8437,62 +10296,86 @@ func v475(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v476: aop2/common.schema.json#/definitions/Checkpoint
-func v476(n *jsonread.Node) Verdict {
+// v475: aop2/common.schema.json#/definitions/Checkpoint
+func v475(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("checkpoint_id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "checkpoint_id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "description":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "expected_artifacts":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v387(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "extensions":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v359(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "recovery_strategy":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v493(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "status":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v411(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "validation":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v479(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("expected_artifacts"); m != nil {
-			if r = and(r, v388(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("extensions"); m != nil {
-			if r = and(r, v360(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("recovery_strategy"); m != nil {
-			if r = and(r, v494(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("status"); m != nil {
-			if r = and(r, v412(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("validation"); m != nil {
-			if r = and(r, v480(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("checkpoint_id") == nil {
-			return Invalid
-		}
-		if n.Get("description") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v477: aop2/common.schema.json#/definitions/NetworkAccess
-func v477(n *jsonread.Node) Verdict {
+// v476: aop2/common.schema.json#/definitions/NetworkAccess
+func v476(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k86)); r == Invalid {
@@ -8501,10 +10384,10 @@ func v477(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v478: aop2/common.schema.json#/definitions/OptNetworkAccess
-func v478(n *jsonread.Node) Verdict {
+// v477: aop2/common.schema.json#/definitions/OptNetworkAccess
+func v477(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k87)); r == Invalid {
@@ -8513,207 +10396,276 @@ func v478(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v479: aop2/common.schema.json#/definitions/Artifact/properties/rollback_snapshot
+// v478: aop2/common.schema.json#/definitions/Artifact/properties/rollback_snapshot
+func v478(n *jsonread.Node) Verdict {
+	return v494(n)
+}
+
+// v479: aop2/common.schema.json#/definitions/Artifact/properties/validation
 func v479(n *jsonread.Node) Verdict {
 	return v495(n)
 }
 
-// v480: aop2/common.schema.json#/definitions/Artifact/properties/validation
+// v480: aos/common.schema.json#/definitions/Agent
 func v480(n *jsonread.Node) Verdict {
-	return v496(n)
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "description":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "instructions":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "mcpServers":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v496(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "model":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v497(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "organization":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v498(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "provider":
+				if seen&(1<<8) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 8
+				if r = and(r, v499(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "resources":
+				if seen&(1<<9) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 9
+				if r = and(r, v500(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "tools":
+				if seen&(1<<10) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 10
+				if r = and(r, v501(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<11) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 11
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x946 != 0x946 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
 }
 
-// v481: aos/common.schema.json#/definitions/Agent
+// v481: aos/common.schema.json#/definitions/Session
 func v481(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("instructions"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("mcpServers"); m != nil {
-			if r = and(r, v497(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("model"); m != nil {
-			if r = and(r, v498(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("organization"); m != nil {
-			if r = and(r, v499(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("provider"); m != nil {
-			if r = and(r, v500(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("resources"); m != nil {
-			if r = and(r, v501(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("tools"); m != nil {
-			if r = and(r, v502(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("instructions") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
-		}
-		if n.Get("provider") == nil {
-			return Invalid
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v482: aos/common.schema.json#/definitions/Session
+// v482: aos/common.schema.json#/definitions/User
 func v482(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "email":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "organization":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v498(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("id") == nil {
-			return Invalid
+		if seen&0x12 != 0x12 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v483: aos/common.schema.json#/definitions/User
+// v483: aos/common.schema.json#/definitions/AgentTrigger/properties/content/items
 func v483(n *jsonread.Node) Verdict {
+	return v502(n)
+}
+
+// v484: aos/common.schema.json#/definitions/AgentTriggerEvent
+func v484(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("email"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("organization"); m != nil {
-			if r = and(r, v499(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("organization") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v484: aos/common.schema.json#/definitions/AgentTrigger/properties/content/items
-func v484(n *jsonread.Node) Verdict {
+// v485: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results/items
+func v485(n *jsonread.Node) Verdict {
 	return v503(n)
 }
 
-// v485: aos/common.schema.json#/definitions/AgentTriggerEvent
-func v485(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v486: aos/common.schema.json#/definitions/KnowledgeRetrievalStepParams/properties/results/items
+// v486: aos/common.schema.json#/definitions/Source/properties/kind
 func v486(n *jsonread.Node) Verdict {
-	return v504(n)
-}
-
-// v487: aos/common.schema.json#/definitions/Source/properties/kind
-func v487(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k88)); r == Invalid {
 		return Invalid
@@ -8721,38 +10673,38 @@ func v487(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v488: aos/common.schema.json#/definitions/Source/allOf/0
+// v487: aos/common.schema.json#/definitions/Source/allOf/0
+func v487(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v505, v504, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v488: aos/common.schema.json#/definitions/Source/allOf/1
 func v488(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v506, v505, nil)); r == Invalid {
+	if r = and(r, ifThenElse(n, v507, v506, nil)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v489: aos/common.schema.json#/definitions/Source/allOf/1
+// v489: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs/items
 func v489(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, ifThenElse(n, v508, v507, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
+	return v508(n)
 }
 
-// v490: aos/common.schema.json#/definitions/ToolCallRequest/properties/inputs/items
+// v490: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs/items
 func v490(n *jsonread.Node) Verdict {
 	return v509(n)
 }
 
-// v491: aos/common.schema.json#/definitions/ToolCallResult/properties/outputs/items
+// v491: aop2/common.schema.json#/definitions/ArtifactStatus
 func v491(n *jsonread.Node) Verdict {
-	return v510(n)
-}
-
-// v492: aop2/common.schema.json#/definitions/ArtifactStatus
-func v492(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k89)); r == Invalid {
@@ -8761,10 +10713,10 @@ func v492(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v493: aop2/common.schema.json#/definitions/FallbackTrigger
-func v493(n *jsonread.Node) Verdict {
+// v492: aop2/common.schema.json#/definitions/FallbackTrigger
+func v492(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k90)); r == Invalid {
@@ -8773,73 +10725,97 @@ func v493(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v494: aop2/common.schema.json#/definitions/Checkpoint/properties/recovery_strategy
-func v494(n *jsonread.Node) Verdict {
-	return v511(n)
+// v493: aop2/common.schema.json#/definitions/Checkpoint/properties/recovery_strategy
+func v493(n *jsonread.Node) Verdict {
+	return v510(n)
 }
 
-// v495: aop2/common.schema.json#/definitions/RollbackSnapshot
+// v494: aop2/common.schema.json#/definitions/RollbackSnapshot
+func v494(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "enabled":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "snapshot_path":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v362(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "snapshot_strategy":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v511(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+	}
+	return r
+}
+
+// v495: aop2/common.schema.json#/definitions/Validation
 func v495(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("enabled"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "command":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "expects":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v512(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("snapshot_path"); m != nil {
-			if r = and(r, v363(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("snapshot_strategy"); m != nil {
-			if r = and(r, v512(m)); r == Invalid {
-				return Invalid
-			}
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v496: aop2/common.schema.json#/definitions/Validation
+// v496: aos/common.schema.json#/definitions/Agent/properties/mcpServers
 func v496(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject|typeNull)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("command"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("expects"); m != nil {
-			if r = and(r, v513(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("command") == nil {
-			return Invalid
-		}
-		if n.Get("expects") == nil {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v497: aos/common.schema.json#/definitions/Agent/properties/mcpServers
-func v497(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v514(it)); r == Invalid {
+			if r = and(r, v513(it)); r == Invalid {
 				return Invalid
 			}
 		}
@@ -8847,25 +10823,41 @@ func v497(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v498: aos/common.schema.json#/definitions/Agent/properties/model
+// v497: aos/common.schema.json#/definitions/Agent/properties/model
+func v497(n *jsonread.Node) Verdict {
+	return v514(n)
+}
+
+// v498: aos/common.schema.json#/definitions/Agent/properties/organization
 func v498(n *jsonread.Node) Verdict {
 	return v515(n)
 }
 
-// v499: aos/common.schema.json#/definitions/Agent/properties/organization
+// v499: aos/common.schema.json#/definitions/Agent/properties/provider
 func v499(n *jsonread.Node) Verdict {
 	return v516(n)
 }
 
-// v500: aos/common.schema.json#/definitions/Agent/properties/provider
+// v500: aos/common.schema.json#/definitions/Agent/properties/resources
 func v500(n *jsonread.Node) Verdict {
-	return v517(n)
+	r := Valid
+	if k := n.Kind; k != jsonread.Array {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v517(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
 }
 
-// v501: aos/common.schema.json#/definitions/Agent/properties/resources
+// v501: aos/common.schema.json#/definitions/Agent/properties/tools
 func v501(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -8878,42 +10870,41 @@ func v501(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v502: aos/common.schema.json#/definitions/Agent/properties/tools
+// v502: aos/common.schema.json#/definitions/Part
 func v502(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v519(it)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
-}
-
-// v503: aos/common.schema.json#/definitions/Part
-func v503(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v520(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "kind":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v519(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
-		if n.Get("kind") == nil {
-			return Invalid
-		}
+	}
+	if r = and(r, v520(n)); r == Invalid {
+		return Invalid
 	}
 	if r = and(r, v521(n)); r == Invalid {
 		return Invalid
@@ -8921,153 +10912,201 @@ func v503(n *jsonread.Node) Verdict {
 	if r = and(r, v522(n)); r == Invalid {
 		return Invalid
 	}
-	if r = and(r, v523(n)); r == Invalid {
+	return r
+}
+
+// v503: aos/common.schema.json#/definitions/KnowledgeRetrievalResult
+func v503(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "content":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "mimeType":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
+		}
 	}
 	return r
 }
 
-// v504: aos/common.schema.json#/definitions/KnowledgeRetrievalResult
+// v504: aos/common.schema.json#/definitions/Source/allOf/0/then
 func v504(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("content"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("content") == nil {
-			return Invalid
-		}
-	}
-	return r
+	return v523(n)
 }
 
-// v505: aos/common.schema.json#/definitions/Source/allOf/0/then
+// v505: aos/common.schema.json#/definitions/Source/allOf/0/if
 func v505(n *jsonread.Node) Verdict {
-	return v524(n)
-}
-
-// v506: aos/common.schema.json#/definitions/Source/allOf/0/if
-func v506(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v525(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "kind":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v524(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v507: aos/common.schema.json#/definitions/Source/allOf/1/then
-func v507(n *jsonread.Node) Verdict {
-	return v526(n)
+// v506: aos/common.schema.json#/definitions/Source/allOf/1/then
+func v506(n *jsonread.Node) Verdict {
+	return v525(n)
 }
 
-// v508: aos/common.schema.json#/definitions/Source/allOf/1/if
+// v507: aos/common.schema.json#/definitions/Source/allOf/1/if
+func v507(n *jsonread.Node) Verdict {
+	r := Valid
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "kind":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v526(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+	}
+	return r
+}
+
+// v508: aos/common.schema.json#/definitions/ToolArgumentValue
 func v508(n *jsonread.Node) Verdict {
 	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v527(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "value":
+				seen |= 1 << 2
 			}
+		}
+		if seen&0x6 != 0x6 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v509: aos/common.schema.json#/definitions/ToolArgumentValue
+// v509: aos/common.schema.json#/definitions/TextPart
 func v509(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "kind":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v527(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "text":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("value"); m != nil {
-			if r = and(r, v275(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("value") == nil {
-			return Invalid
+		if seen&0x5 != 0x5 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v510: aos/common.schema.json#/definitions/TextPart
+// v510: aop2/common.schema.json#/definitions/OptRecoveryStrategy
 func v510(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v528(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("text"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("kind") == nil {
-			return Invalid
-		}
-		if n.Get("text") == nil {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v511: aop2/common.schema.json#/definitions/OptRecoveryStrategy
-func v511(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k91)); r == Invalid {
@@ -9076,154 +11115,205 @@ func v511(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v512: aop2/common.schema.json#/definitions/RollbackSnapshot/properties/snapshot_strategy
+// v511: aop2/common.schema.json#/definitions/RollbackSnapshot/properties/snapshot_strategy
+func v511(n *jsonread.Node) Verdict {
+	return v528(n)
+}
+
+// v512: aop2/common.schema.json#/definitions/Validation/properties/expects
 func v512(n *jsonread.Node) Verdict {
 	return v529(n)
 }
 
-// v513: aop2/common.schema.json#/definitions/Validation/properties/expects
+// v513: aos/common.schema.json#/definitions/Agent/properties/mcpServers/items
 func v513(n *jsonread.Node) Verdict {
 	return v530(n)
 }
 
-// v514: aos/common.schema.json#/definitions/Agent/properties/mcpServers/items
+// v514: aos/common.schema.json#/definitions/Model
 func v514(n *jsonread.Node) Verdict {
-	return v531(n)
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "contextWindow":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v372(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "defaultParams":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v61(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "maxTokens":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v372(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "provider":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v531(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "stopSequences":
+				if seen&(1<<7) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 7
+				if r = and(r, v285(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x64 != 0x64 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
 }
 
-// v515: aos/common.schema.json#/definitions/Model
+// v515: aos/common.schema.json#/definitions/Organization
 func v515(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("contextWindow"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("defaultParams"); m != nil {
-			if r = and(r, v61(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("maxTokens"); m != nil {
-			if r = and(r, v373(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("provider"); m != nil {
-			if r = and(r, v532(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("stopSequences"); m != nil {
-			if r = and(r, v286(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("provider") == nil {
-			return Invalid
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v516: aos/common.schema.json#/definitions/Organization
+// v516: aos/common.schema.json#/definitions/AgentProvider
 func v516(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "metadata":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "url":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("id") == nil {
-			return Invalid
+		if seen&0x6 != 0x6 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v517: aos/common.schema.json#/definitions/AgentProvider
+// v517: aos/common.schema.json#/definitions/Agent/properties/resources/items
 func v517(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("url"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("url") == nil {
-			return Invalid
-		}
-	}
-	return r
+	return v532(n)
 }
 
-// v518: aos/common.schema.json#/definitions/Agent/properties/resources/items
+// v518: aos/common.schema.json#/definitions/Agent/properties/tools/items
 func v518(n *jsonread.Node) Verdict {
 	return v533(n)
 }
 
-// v519: aos/common.schema.json#/definitions/Agent/properties/tools/items
+// v519: aos/common.schema.json#/definitions/Part/properties/kind
 func v519(n *jsonread.Node) Verdict {
-	return v534(n)
-}
-
-// v520: aos/common.schema.json#/definitions/Part/properties/kind
-func v520(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k92)); r == Invalid {
 		return Invalid
@@ -9231,75 +11321,87 @@ func v520(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v521: aos/common.schema.json#/definitions/Part/allOf/0
+// v520: aos/common.schema.json#/definitions/Part/allOf/0
+func v520(n *jsonread.Node) Verdict {
+	r := Valid
+	if r = and(r, ifThenElse(n, v534, v490, nil)); r == Invalid {
+		return Invalid
+	}
+	return r
+}
+
+// v521: aos/common.schema.json#/definitions/Part/allOf/1
 func v521(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v535, v491, nil)); r == Invalid {
+	if r = and(r, ifThenElse(n, v505, v535, nil)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v522: aos/common.schema.json#/definitions/Part/allOf/1
+// v522: aos/common.schema.json#/definitions/Part/allOf/2
 func v522(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v506, v536, nil)); r == Invalid {
+	if r = and(r, ifThenElse(n, v537, v536, nil)); r == Invalid {
 		return Invalid
 	}
 	return r
 }
 
-// v523: aos/common.schema.json#/definitions/Part/allOf/2
+// v523: aos/common.schema.json#/definitions/FileSource
 func v523(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v538, v537, nil)); r == Invalid {
-		return Invalid
-	}
-	return r
-}
-
-// v524: aos/common.schema.json#/definitions/FileSource
-func v524(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "id":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "kind":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v524(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "url":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v525(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("url"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("kind") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("name") == nil {
-			return Invalid
+		if seen&0x7 != 0x7 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v525: aos/common.schema.json#/definitions/Source/allOf/0/if/properties/kind
-func v525(n *jsonread.Node) Verdict {
+// v524: aos/common.schema.json#/definitions/Source/allOf/0/if/properties/kind
+func v524(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k93)); r == Invalid {
 		return Invalid
@@ -9307,35 +11409,44 @@ func v525(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v526: aos/common.schema.json#/definitions/SiteSource
-func v526(n *jsonread.Node) Verdict {
+// v525: aos/common.schema.json#/definitions/SiteSource
+func v525(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v527(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "kind":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v526(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "url":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("url"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("kind") == nil {
-			return Invalid
-		}
-		if n.Get("url") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v527: aos/common.schema.json#/definitions/Source/allOf/1/if/properties/kind
-func v527(n *jsonread.Node) Verdict {
+// v526: aos/common.schema.json#/definitions/Source/allOf/1/if/properties/kind
+func v526(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k94)); r == Invalid {
 		return Invalid
@@ -9343,8 +11454,8 @@ func v527(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v528: aos/common.schema.json#/definitions/TextPart/properties/kind
-func v528(n *jsonread.Node) Verdict {
+// v527: aos/common.schema.json#/definitions/TextPart/properties/kind
+func v527(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k95)); r == Invalid {
 		return Invalid
@@ -9352,10 +11463,10 @@ func v528(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v529: aop2/common.schema.json#/definitions/OptSnapshotStrategy
-func v529(n *jsonread.Node) Verdict {
+// v528: aop2/common.schema.json#/definitions/OptSnapshotStrategy
+func v528(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k96)); r == Invalid {
@@ -9364,10 +11475,10 @@ func v529(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v530: aop2/common.schema.json#/definitions/Expects
-func v530(n *jsonread.Node) Verdict {
+// v529: aop2/common.schema.json#/definitions/Expects
+func v529(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString)); r == Invalid {
+	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
 	if r = and(r, oneOfScalars(n, k97)); r == Invalid {
@@ -9376,213 +11487,301 @@ func v530(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v531: aos/common.schema.json#/definitions/MCPServer
-func v531(n *jsonread.Node) Verdict {
+// v530: aos/common.schema.json#/definitions/MCPServer
+func v530(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "name":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "version":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("version"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("version") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v532: aos/common.schema.json#/definitions/Model/properties/provider
-func v532(n *jsonread.Node) Verdict {
-	return v539(n)
+// v531: aos/common.schema.json#/definitions/Model/properties/provider
+func v531(n *jsonread.Node) Verdict {
+	return v538(n)
 }
 
-// v533: aos/common.schema.json#/definitions/Resource
+// v532: aos/common.schema.json#/definitions/Resource
+func v532(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "content":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "description":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "mimeType":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x25 != 0x25 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
+}
+
+// v533: aos/common.schema.json#/definitions/ToolDefinition
 func v533(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("content"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "arguments":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v539(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "description":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "outputs":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v540(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<6) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 6
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("content") == nil {
-			return Invalid
+		if seen&0x75 != 0x75 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v534: aos/common.schema.json#/definitions/ToolDefinition
+// v534: aos/common.schema.json#/definitions/Part/allOf/0/if
 func v534(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("arguments"); m != nil {
-			if r = and(r, v540(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "kind":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v527(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
-		}
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("outputs"); m != nil {
-			if r = and(r, v541(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("id") == nil {
-			return Invalid
-		}
-		if n.Get("type") == nil {
-			return Invalid
-		}
-		if n.Get("arguments") == nil {
-			return Invalid
-		}
-		if n.Get("outputs") == nil {
-			return Invalid
 		}
 	}
 	return r
 }
 
-// v535: aos/common.schema.json#/definitions/Part/allOf/0/if
+// v535: aos/common.schema.json#/definitions/Part/allOf/1/then
 func v535(n *jsonread.Node) Verdict {
-	r := Valid
-	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v528(m)); r == Invalid {
-				return Invalid
-			}
-		}
-	}
-	return r
+	return v541(n)
 }
 
-// v536: aos/common.schema.json#/definitions/Part/allOf/1/then
+// v536: aos/common.schema.json#/definitions/Part/allOf/2/then
 func v536(n *jsonread.Node) Verdict {
 	return v542(n)
 }
 
-// v537: aos/common.schema.json#/definitions/Part/allOf/2/then
+// v537: aos/common.schema.json#/definitions/Part/allOf/2/if
 func v537(n *jsonread.Node) Verdict {
-	return v543(n)
-}
-
-// v538: aos/common.schema.json#/definitions/Part/allOf/2/if
-func v538(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v544(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "kind":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v543(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
 	}
 	return r
 }
 
-// v539: aos/common.schema.json#/definitions/LlmProvider
-func v539(n *jsonread.Node) Verdict {
+// v538: aos/common.schema.json#/definitions/LlmProvider
+func v538(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "metadata":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
+		if seen&0x2 != 0x2 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v540: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments
+// v539: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments
+func v539(n *jsonread.Node) Verdict {
+	r := Valid
+	if k := n.Kind; k != jsonread.Array && k != jsonread.Null {
+		return Invalid
+	}
+	if n.Kind == jsonread.Array {
+		for _, it := range n.Items {
+			if r = and(r, v544(it)); r == Invalid {
+				return Invalid
+			}
+		}
+	}
+	return r
+}
+
+// v540: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs
 func v540(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Array && k != jsonread.Null {
 		return Invalid
 	}
 	if n.Kind == jsonread.Array {
@@ -9595,88 +11794,96 @@ func v540(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v541: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs
+// v541: aos/common.schema.json#/definitions/FilePart
 func v541(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeArray|typeNull)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
-	if n.Kind == jsonread.Array {
-		for _, it := range n.Items {
-			if r = and(r, v546(it)); r == Invalid {
-				return Invalid
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "file":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v546(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "kind":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v524(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
+		}
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v542: aos/common.schema.json#/definitions/FilePart
+// v542: aos/common.schema.json#/definitions/DataPart
 func v542(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("file"); m != nil {
-			if r = and(r, v547(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "data":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v391(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "kind":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v543(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "metadata":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v390(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v525(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("kind") == nil {
-			return Invalid
-		}
-		if n.Get("file") == nil {
-			return Invalid
+		if seen&0x3 != 0x3 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v543: aos/common.schema.json#/definitions/DataPart
+// v543: aos/common.schema.json#/definitions/Part/allOf/2/if/properties/kind
 func v543(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("data"); m != nil {
-			if r = and(r, v392(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("kind"); m != nil {
-			if r = and(r, v544(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("metadata"); m != nil {
-			if r = and(r, v391(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("kind") == nil {
-			return Invalid
-		}
-		if n.Get("data") == nil {
-			return Invalid
-		}
-	}
-	return r
-}
-
-// v544: aos/common.schema.json#/definitions/Part/allOf/2/if/properties/kind
-func v544(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k98)); r == Invalid {
 		return Invalid
@@ -9684,147 +11891,197 @@ func v544(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v545: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments/items
+// v544: aos/common.schema.json#/definitions/ToolDefinition/properties/arguments/items
+func v544(n *jsonread.Node) Verdict {
+	return v547(n)
+}
+
+// v545: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs/items
 func v545(n *jsonread.Node) Verdict {
 	return v548(n)
 }
 
-// v546: aos/common.schema.json#/definitions/ToolDefinition/properties/outputs/items
+// v546: aos/common.schema.json#/definitions/FilePart/properties/file
 func v546(n *jsonread.Node) Verdict {
 	return v549(n)
 }
 
-// v547: aos/common.schema.json#/definitions/FilePart/properties/file
+// v547: aos/common.schema.json#/definitions/ToolArgumentDefinition
 func v547(n *jsonread.Node) Verdict {
-	return v550(n)
+	r := Valid
+	if k := n.Kind; k != jsonread.Object {
+		return Invalid
+	}
+	if n.Kind == jsonread.Object {
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "description":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "mimeType":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v291(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "required":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v332(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<5) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 5
+				if r = and(r, v550(m.Value)); r == Invalid {
+					return Invalid
+				}
+			}
+		}
+		if seen&0x18 != 0x18 {
+			return Invalid // a required member is missing
+		}
+	}
+	return r
 }
 
-// v548: aos/common.schema.json#/definitions/ToolArgumentDefinition
+// v548: aos/common.schema.json#/definitions/ToolOutputDefinition
 func v548(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "description":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "id":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "mimeType":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v291(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<3) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 3
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "type":
+				if seen&(1<<4) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 4
+				if r = and(r, v550(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v292(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("required"); m != nil {
-			if r = and(r, v333(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v551(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
-		if n.Get("required") == nil {
-			return Invalid
+		if seen&0x8 != 0x8 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v549: aos/common.schema.json#/definitions/ToolOutputDefinition
+// v549: aos/common.schema.json#/definitions/File
 func v549(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
-	if n.Kind == jsonread.Object {
-		if m := n.Get("description"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("id"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v292(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("type"); m != nil {
-			if r = and(r, v551(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("name") == nil {
-			return Invalid
-		}
+	if r = and(r, ifThenElse(n, v553, v551, v552)); r == Invalid {
+		return Invalid
 	}
 	return r
 }
 
-// v550: aos/common.schema.json#/definitions/File
+// v550: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/type
 func v550(n *jsonread.Node) Verdict {
-	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
-		return Invalid
-	}
-	if r = and(r, ifThenElse(n, v554, v552, v553)); r == Invalid {
-		return Invalid
-	}
-	return r
+	return v554(n)
 }
 
-// v551: aos/common.schema.json#/definitions/ToolArgumentDefinition/properties/type
+// v551: aos/common.schema.json#/definitions/File/then
 func v551(n *jsonread.Node) Verdict {
 	return v555(n)
 }
 
-// v552: aos/common.schema.json#/definitions/File/then
+// v552: aos/common.schema.json#/definitions/File/else
 func v552(n *jsonread.Node) Verdict {
 	return v556(n)
 }
 
-// v553: aos/common.schema.json#/definitions/File/else
+// v553: aos/common.schema.json#/definitions/File/if
 func v553(n *jsonread.Node) Verdict {
-	return v557(n)
-}
-
-// v554: aos/common.schema.json#/definitions/File/if
-func v554(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
-		if n.Get("bytes") == nil {
-			return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "bytes":
+				seen |= 1 << 0
+			}
+		}
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v555: aos/common.schema.json#/definitions/ValueType
-func v555(n *jsonread.Node) Verdict {
+// v554: aos/common.schema.json#/definitions/ValueType
+func v554(n *jsonread.Node) Verdict {
 	r := Valid
 	if r = and(r, oneOfScalars(n, k99)); r == Invalid {
 		return Invalid
@@ -9832,59 +12089,89 @@ func v555(n *jsonread.Node) Verdict {
 	return r
 }
 
-// v556: aos/common.schema.json#/definitions/FileWithBytes
-func v556(n *jsonread.Node) Verdict {
+// v555: aos/common.schema.json#/definitions/FileWithBytes
+func v555(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("bytes"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "bytes":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "mimeType":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("bytes") == nil {
-			return Invalid
+		if seen&0x1 != 0x1 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r
 }
 
-// v557: aos/common.schema.json#/definitions/FileWithUri
-func v557(n *jsonread.Node) Verdict {
+// v556: aos/common.schema.json#/definitions/FileWithUri
+func v556(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeObject)); r == Invalid {
+	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		if m := n.Get("mimeType"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
+		var seen uint64
+		for i := len(n.Members) - 1; i >= 0; i-- {
+			m := &n.Members[i]
+			switch m.Key {
+			case "mimeType":
+				if seen&(1<<0) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 0
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "name":
+				if seen&(1<<1) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 1
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
+			case "uri":
+				if seen&(1<<2) != 0 {
+					continue // a duplicate key before the last
+				}
+				seen |= 1 << 2
+				if r = and(r, v54(m.Value)); r == Invalid {
+					return Invalid
+				}
 			}
 		}
-		if m := n.Get("name"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if m := n.Get("uri"); m != nil {
-			if r = and(r, v54(m)); r == Invalid {
-				return Invalid
-			}
-		}
-		if n.Get("uri") == nil {
-			return Invalid
+		if seen&0x4 != 0x4 {
+			return Invalid // a required member is missing
 		}
 	}
 	return r

@@ -36,9 +36,16 @@ type task struct {
 	TaskType string `json:"task_type"`
 }
 
+// LingerAfterEnd is how long (× --timeout-scale) the parent lets an agent run
+// after its [AOP:END] line before it stops it. The binding asks an agent to exit
+// after [AOP:END] but sets no time: a correct agent's exit can take a second or
+// two on a loaded machine (a race-detector build sleeps 1 s at exit), so the
+// parent stops only an agent that is plainly lingering.
+const LingerAfterEnd = 5 * time.Second
+
 // Drive plays the parent orchestrator through the harness: it sends the task line
 // and closes stdin, records the report block as one transcript record, stops an
-// agent that lingers after its [AOP:END] (the stop grace after it), and after the
+// agent that lingers after its [AOP:END] (LingerAfterEnd after it), and after the
 // agent exits loads the details file the report names (fact "aopoutput.details")
 // and takes the report (event "report-taken", fact "aopoutput.taken"; a report
 // that is missing is taken too, with the status unknown).
@@ -63,8 +70,8 @@ func Drive(h *harness.H) error {
 		Collect: func(r conform.Record, final bool) []conform.Record {
 			if !final && r.Key == "AOP:END" && h.EngineFault() != FaultWaitForAgentExit {
 				// The report is over: the agent owes its exit. One that lingers
-				// is stopped once the stop grace has passed.
-				a.TerminateAt(time.Now().Add(h.Grace()))
+				// is stopped once LingerAfterEnd has passed.
+				a.TerminateAt(time.Now().Add(h.Scale(LingerAfterEnd)))
 			}
 			return c.collect(r, final)
 		},

@@ -284,6 +284,9 @@ func (e *engine) runAttempt(n int, m model) string {
 		m = model{Provider: e.task.Provider, Model: e.task.Model, Trigger: m.Trigger}
 	}
 	line := e.task.dispatch(m.Provider, m.Model, n, e.priority, e.ws)
+	if e.fault == FaultTaskStatusInTask && len(line) > 1 && line[len(line)-1] == '}' {
+		line = append(line[:len(line)-1:len(line)-1], `,"task_status":"PENDING"}`...)
+	}
 	now := time.Now()
 	e.audit.write(now, "ROUTING_DECISION", orchestratorActor, map[string]any{
 		"input_version": "V2", "routed_to": e.task.AgentName, "model_selected": m.Model,
@@ -300,6 +303,9 @@ func (e *engine) runAttempt(n int, m model) string {
 	st := &attemptState{n: n, m: m, hbActive: e.task.Policy.Heartbeat}
 	if err := a.Send(line); err != nil {
 		e.violation("aop2/bind/read-task", n, "the executor did not read its TASK: %v", err)
+	}
+	if e.fault == FaultCloseStdinEarly {
+		a.CloseInput()
 	}
 	outcome := e.watch(a, st, func(r conform.Record) { e.handleLine(st, r) }, func(att *conform.Attempt) string { return e.outcome(st, att) })
 	if outcome == outSuccess {

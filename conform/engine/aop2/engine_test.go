@@ -520,6 +520,20 @@ var scenarios = []scenario{
 				t.Error("the fault must emit SESSION_FINAL_REPORT with no error code")
 			}
 		}},
+	{name: "engine-fault-task-status-in-task", engineFault: FaultTaskStatusInTask, noGolden: true,
+		state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if !strings.Contains(string(r.transcript), `\"task_status\":\"PENDING\"`) && !strings.Contains(string(r.transcript), `"task_status":"PENDING"`) {
+				t.Error("the dispatched TASK has no task_status")
+			}
+		}},
+	{name: "engine-fault-close-stdin-early", engineFault: FaultCloseStdinEarly, noGolden: true,
+		state: "ABORTED", events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if r.res.State == "COMPLETED" {
+				t.Error("the executor completed although its stdin was closed after the TASK (EOF means stop)")
+			}
+		}},
 	{name: "engine-fault-skip-rollback", engineFault: FaultSkipRollback, noGolden: true, setup: writeOriginal, set: map[string]any{
 		"task/extensions/x_mockagent": byModel(map[string]any{codex: "report-failure"})},
 		state: "FAILED", codes: []string{"E_UNKNOWN"}, events: []string{"SESSION_FINAL_REPORT"},
@@ -600,6 +614,19 @@ func TestEveryFaultHasAScenario(t *testing.T) {
 	for _, f := range mock.Faults {
 		if !used[f.Name] {
 			t.Errorf("fault %s is never run against the engine", f.Name)
+		}
+	}
+}
+
+// TestEveryEngineFaultHasAScenario: each engine fault is played above.
+func TestEveryEngineFaultHasAScenario(t *testing.T) {
+	used := map[string]bool{}
+	for _, sc := range scenarios {
+		used[sc.engineFault] = true
+	}
+	for _, f := range Faults() {
+		if !used[f.Name] {
+			t.Errorf("engine fault %s is never played", f.Name)
 		}
 	}
 }

@@ -28,6 +28,9 @@ func Drive(h *harness.H) error {
 		var first []byte
 		switch {
 		case i == 0:
+			if id, ok := payload["taskId"].(string); ok && e.fault == FaultWrongTaskID {
+				payload["taskId"] = id + "-other"
+			}
 			first, _ = json.Marshal(m.notification("notify:task-assigned", payload))
 		case m.taskID != "":
 			first, _ = json.Marshal(m.notification("notify:task-assigned", map[string]any{"taskId": m.taskID, "message": "Task assigned. Use TaskGet to view details."}))

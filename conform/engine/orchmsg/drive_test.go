@@ -1,6 +1,7 @@
 package orchmsg
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -299,13 +300,29 @@ func TestEngineFaults(t *testing.T) {
 			t.Errorf("error responses %v, want none", e)
 		}
 	})
+	t.Run(FaultWrongTaskID, func(t *testing.T) {
+		sc := scenario("engine-"+FaultWrongTaskID, 60*time.Second, nil)
+		var given struct {
+			TaskID string `json:"taskId"`
+		}
+		json.Unmarshal(sc.Task, &given)
+		r := play(t, sc, mock(t), "", FaultWrongTaskID)
+		ms := messages(r.sess, "orchestrator")
+		if len(ms) == 0 || ms[0]["type"] != "notify:task-assigned" {
+			t.Fatalf("first message %v, want notify:task-assigned", ms)
+		}
+		p, _ := ms[0]["payload"].(map[string]any)
+		if id, _ := p["taskId"].(string); given.TaskID == "" || id == given.TaskID {
+			t.Errorf("assigned taskId %q, given %q: want another", id, given.TaskID)
+		}
+	})
 	t.Run("unknown", func(t *testing.T) {
 		r := play(t, scenario("engine-unknown", 60*time.Second, nil), mock(t), "", "no-such-fault")
 		if r.err == nil || !strings.Contains(r.err.Error(), "no fault") {
 			t.Errorf("error %v, want an unknown fault named", r.err)
 		}
 	})
-	if len(Faults()) != 3 {
+	if len(Faults()) != 4 {
 		t.Errorf("%d faults; each needs a test here", len(Faults()))
 	}
 }

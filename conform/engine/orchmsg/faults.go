@@ -18,6 +18,9 @@ const (
 	// FaultIgnoreRateLimit handles every message of a flood over 100 msg/s,
 	// answering its requests, instead of rejecting the excess.
 	FaultIgnoreRateLimit = "ignore-rate-limit"
+	// FaultWrongTaskID assigns the task under another taskId than the one it
+	// was given.
+	FaultWrongTaskID = "wrong-task-id"
 )
 
 // Fault is one fault of the engine.
@@ -31,6 +34,7 @@ func Faults() []Fault {
 		{FaultIgnoreRateLimit, "handles every message of a flood over 100 msg/s and answers its requests (orchmsg §Security Considerations 3)"},
 		{FaultNoShutdownGrace, "sends SIGTERM right after notify:shutdown, ignoring the grace period it announced (§Orchestrator Notifications 3)"},
 		{FaultWrongCorrelationID, "answers requests with a correlationId that is not the request's id (§Correlation)"},
+		{FaultWrongTaskID, "sends notify:task-assigned with a taskId other than the task's (§Orchestrator Notifications 1)"},
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs

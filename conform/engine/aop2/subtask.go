@@ -34,13 +34,16 @@ func (e *engine) runSubTasks() {
 			continue
 		}
 		e.task = q.task
-		e.runSubTask(d, q.task)
+		e.runSubTask(q.index, q.task)
 	}
 }
 
 // runSubTask runs one accepted sub-task in one executor process (no retries, no
 // fallback: the parent executor that delegated it owns its recovery).
-func (e *engine) runSubTask(d *Delegation, t *Task) {
+// Its run may append to Result.Delegations (the sub-TASKs it sends): the node
+// is looked up by index after it.
+func (e *engine) runSubTask(i int, t *Task) {
+	d := &e.res.Delegations[i]
 	m := model{Provider: t.Provider, Model: t.Model}
 	line := t.dispatch(m.Provider, m.Model, 1, t.Priority, e.ws)
 	var dispatched any
@@ -60,6 +63,7 @@ func (e *engine) runSubTask(d *Delegation, t *Task) {
 		e.violation("aop2/bind/read-task", st.n, "the executor did not read its sub-TASK: %v", err)
 	}
 	outcome := e.watch(a, st, func(r conform.Record) { e.handleLine(st, r) }, func(att *conform.Attempt) string { return e.outcome(st, att) })
+	d = &e.res.Delegations[i]
 	switch outcome {
 	case outSuccess:
 		d.State, d.FinalSignal = "COMPLETED", st.view.Signal

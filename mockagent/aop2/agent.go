@@ -73,10 +73,11 @@ type taskView struct {
 		Model     string `json:"model"`
 	} `json:"target"`
 	Task struct {
-		TaskID      string `json:"task_id"`
-		Attempt     int    `json:"attempt"`
-		Objective   string `json:"objective"`
-		Environment struct {
+		TaskID       string `json:"task_id"`
+		ParentTaskID string `json:"parent_task_id"`
+		Attempt      int    `json:"attempt"`
+		Objective    string `json:"objective"`
+		Environment  struct {
 			WorkspaceRoot string `json:"workspace_root"`
 		} `json:"environment"`
 		ExpectedOutputs []struct {
@@ -328,7 +329,9 @@ func (a *agent) work() int {
 			"task_id": a.task.Task.TaskID, "timestamp": a.stamp(), "status": "working",
 		})
 	}
-	if a.fault == FaultNestedDelegation || a.fault == FaultTaskStatusInTask {
+	if (a.fault == FaultNestedDelegation || a.fault == FaultTaskStatusInTask) && a.task.Task.ParentTaskID == "" {
+		// A sub-task the orchestrator dispatches (it has a parent) does its work
+		// without delegating again.
 		a.delegate()
 	}
 	nextBeat, nextProg := beatEvery, time.Duration(0)

@@ -273,6 +273,7 @@ type attemptState struct {
 	lastProg time.Time
 	hbActive bool
 	timedOut bool // the effective timeout expired (with or without auto_terminate)
+	sub      bool // the run of an accepted sub-task (subtask.go), not an attempt of the scenario's task
 }
 
 // runAttempt dispatches the TASK to one executor process and watches it until it
@@ -330,6 +331,9 @@ func (e *engine) watch(a *harness.Agent, st *attemptState, onLine func(r conform
 	}
 	att := a.Attempt()
 	outcome := judge(att)
+	if st.sub {
+		return outcome // a sub-task's run is recorded in its Delegation (subtask.go)
+	}
 	e.res.Attempts = append(e.res.Attempts, Attempt{N: st.n, Provider: st.m.Provider, Model: st.m.Model, Trigger: st.m.Trigger,
 		Outcome: outcome, ExitCode: att.Exit.Code, Signal: att.Exit.Signal, Started: att.Start, Ended: att.End})
 	return outcome
@@ -712,11 +716,13 @@ func sigSuffix(sig string) string {
 }
 
 // handleDelegation checks a sub-TASK the executor sends (§10): a valid envelope,
-// delegation allowed, depth at most 3. Accepted sub-tasks are recorded in the
-// delegation graph; the engine does not run them.
+// delegation allowed by the sending task, access within its effective access
+// (§11.2), a parent of this session, a task id not yet used, depth at most 3.
+// Accepted sub-tasks are recorded in the delegation graph and queued: the engine
+// dispatches them once the scenario's task has ended (runSubTasks, subtask.go).
 func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte) {
 	sub, problems, _ := ParseTask(raw)
-	d := Delegation{TaskID: sub.TaskID, Parent: sub.ParentTaskID}
+	d := Delegation{TaskID: sub.TaskID, Parent: sub.ParentTaskID, State: "SKIPPED"}
 	reject := func(code, format string, args ...any) {
 		d.Code = code
 		e.code(code, st.n, false, "sub-task %s: %s", d.TaskID, fmt.Sprintf(format, args...))
@@ -745,6 +751,10 @@ func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte
 		reject("E_PERMISSION_DENIED", "filesystem access (read %v, write %v) is outside the parent's effective access (§11.2)", fs.Read, fs.Write)
 		return
 	}
+	if _, dup := e.known[d.TaskID]; dup {
+		reject("E_SCHEMA_VALIDATION", "task_id %q is already a task of this session", d.TaskID)
+		return
+	}
 	pd, ok := e.known[d.Parent]
 	if !ok {
 		reject("E_DEPENDENCY_FAILED", "parent_task_id %q is no task of this session", d.Parent)
@@ -756,9 +766,10 @@ func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte
 		reject("E_MAX_DEPTH_EXCEEDED", "depth %d; at most %d", d.Depth, MaxDelegationDepth)
 		return
 	}
-	d.Accepted = true
+	d.Accepted, d.State = true, "PENDING"
 	e.known[d.TaskID] = d.Depth
 	e.res.Delegations = append(e.res.Delegations, d)
+	e.subs = append(e.subs, queuedSub{index: len(e.res.Delegations) - 1, task: sub})
 	e.audit.write(time.Now(), "ROUTING_DECISION", orchestratorActor, map[string]any{
 		"input_version": "V2", "routed_to": sub.AgentName, "model_selected": sub.Model,
 		"fallback_triggered": false, "fallback_reason": nil, "alternatives_tried": []string{},

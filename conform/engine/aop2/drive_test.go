@@ -1,8 +1,11 @@
 package aop2
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -117,6 +120,9 @@ func TestDelegationAccessGuard(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, d := range r.res.Delegations {
+		if _, seen := got[d.TaskID]; seen {
+			continue // sent again by the run of S-OK (the same agent), rejected as a duplicate
+		}
 		got[d.TaskID] = d.Code
 		if d.Accepted {
 			got[d.TaskID] = "accepted"
@@ -125,5 +131,93 @@ func TestDelegationAccessGuard(t *testing.T) {
 	want := map[string]string{"S-NET": "E_PERMISSION_DENIED", "S-FS": "E_PERMISSION_DENIED", "S-OK": "accepted"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("delegations %v, want %v", got, want)
+	}
+}
+
+// TestSubTasksDispatched: every accepted sub-task is dispatched after the
+// scenario's task, in its own executor run judged on its own RESPONSE; sub-tasks
+// a sub-task sends pass the same guard (depth from the session's graph, the
+// sending sub-task's delegation_allowed); rejected ones are never dispatched.
+// The executor is the correct mockagent behind a wrapper that sends, per task
+// it is given, the sub-TASKs of the plan below (B answers with no RESPONSE).
+func TestSubTasksDispatched(t *testing.T) {
+	sub := func(id, parent string, allowed bool) string {
+		return `{"aop_version":"2.0.2-C","schema_version":"2.0.2","protocol_family":"AOP","message_type":"TASK",` +
+			`"session":{"session_id":"AOP-SESSION-2026-11-22-001","created_at":"2000-01-01T00:00:00Z","orchestrator":"x","origin":"AGENT"},` +
+			`"target":{"agent_name":"x","role":"EXECUTOR","provider":"CODEX","model":"m"},` +
+			`"task":{"task_id":"` + id + `","parent_task_id":"` + parent + `","objective":"o","category":"ANALYSIS","complexity":"LOW",` +
+			`"environment":{"workspace_root":"/w"},"constraints":{"delegation_allowed":` + fmt.Sprint(allowed) + `}}}`
+	}
+	plan := map[string][]string{
+		"TASK-001":     {sub("A", "TASK-001", true), sub("B", "TASK-001", false)},
+		"A":            {sub("A.1", "A", true)},
+		"B":            {sub("B.1", "B", true)}, // B may not delegate
+		"A.1":          {sub("A.1.1", "A.1", true)},
+		"A.1.1":        {sub("A.1.1.1", "A.1.1", true)}, // depth 4
+		"A.1.1.1":      nil,
+		"B.1":          nil,
+		"(unexpected)": nil,
+	}
+	correct, _ := mockagent.Lookup(Protocol)
+	agent := &mockagent.Agent{Protocol: Protocol, Run: func(ctx context.Context, env mockagent.Env, fault string) int {
+		br := bufio.NewReader(env.Stdin)
+		line, _ := br.ReadString('\n')
+		var task struct {
+			Task struct {
+				TaskID string `json:"task_id"`
+			} `json:"task"`
+		}
+		json.Unmarshal([]byte(line), &task)
+		for _, l := range plan[task.Task.TaskID] {
+			fmt.Fprintln(env.Stdout, l)
+		}
+		if task.Task.TaskID == "B" {
+			return 0 // no RESPONSE
+		}
+		env.Stdin = io.MultiReader(strings.NewReader(line), br)
+		return correct.Run(ctx, env, fault)
+	}}
+	task := taskWith(t, map[string]any{"task/constraints/delegation_allowed": true})
+	r := playAgent(t, scenarioOf("sub-tasks", task, nil), agent, "", "", nil)
+	if r.res.State != "COMPLETED" {
+		t.Errorf("state %s, codes %v", r.res.State, r.res.CodeList())
+	}
+	type node struct {
+		Depth             int
+		State, Code, Sig  string
+		Dispatched, Valid bool
+	}
+	got := map[string]node{}
+	for _, d := range r.res.Delegations {
+		got[d.TaskID] = node{d.Depth, d.State, d.Code, d.FinalSignal, d.Run > 0, d.Accepted}
+	}
+	want := map[string]node{
+		"A":       {1, "COMPLETED", "", "SUCCESS", true, true},
+		"B":       {1, "FAILED", "E_MALFORMED_RESPONSE", "", true, true},
+		"A.1":     {2, "COMPLETED", "", "SUCCESS", true, true},
+		"B.1":     {0, "SKIPPED", "E_PERMISSION_DENIED", "", false, false},
+		"A.1.1":   {3, "COMPLETED", "", "SUCCESS", true, true},
+		"A.1.1.1": {4, "SKIPPED", "E_MAX_DEPTH_EXCEEDED", "", false, false},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("delegations\n got %+v\nwant %+v", got, want)
+	}
+	// One run for the scenario's task, one per dispatched sub-task; each sub-task
+	// run got its own sub-TASK.
+	var inputs []string
+	for _, a := range r.sess.Attempts {
+		var m struct {
+			Task struct {
+				TaskID string `json:"task_id"`
+			} `json:"task"`
+		}
+		json.Unmarshal(a.Input, &m)
+		inputs = append(inputs, m.Task.TaskID)
+	}
+	if want := []string{"TASK-001", "A", "B", "A.1", "A.1.1"}; !reflect.DeepEqual(inputs, want) {
+		t.Errorf("runs dispatched %v, want %v", inputs, want)
+	}
+	if len(r.res.Attempts) != 1 {
+		t.Errorf("the scenario's task has %d attempts; sub-task runs are no attempts of it", len(r.res.Attempts))
 	}
 }

@@ -85,13 +85,22 @@ type Attempt struct {
 	Ended    time.Time
 }
 
-// Delegation is a sub-TASK the executor sent (§10).
+// Delegation is a sub-TASK an executor sent (§10).
 type Delegation struct {
 	TaskID   string
 	Parent   string
 	Depth    int
 	Accepted bool
-	Code     string // why it was rejected
+	// Code is why it was rejected, or the §12 code that ended its run.
+	Code string
+	// State is the node's state in the delegation graph: SKIPPED (rejected, or
+	// not dispatched because the session aborted), PENDING (accepted, not run
+	// yet), COMPLETED, FAILED or ABORTED (its run's end).
+	State string
+	// Run is the harness attempt that ran it (0: not dispatched); FinalSignal
+	// is the final_signal of its accepted RESPONSE.
+	Run         int
+	FinalSignal string
 }
 
 // RolledBack is one artifact of a rollback (§7).
@@ -160,6 +169,7 @@ type engine struct {
 	start    time.Time
 	snaps    []snapshot
 	known    map[string]int // task id → delegation depth
+	subs     []queuedSub    // accepted sub-tasks not dispatched yet
 	costs    map[[2]string]*ModelCost
 	err      error // a harness error (launch failure, interrupted)
 	hashed   bool  // the aop2.files fact is recorded
@@ -249,6 +259,7 @@ func (e *engine) run(data []byte) {
 		return
 	}
 	e.dispatchLoop()
+	e.runSubTasks()
 	e.h.Fact("aop2.snapshots", e.verifySnapshots())
 	e.hashWorkspace()
 	if e.res.State != "COMPLETED" {
@@ -525,10 +536,12 @@ func (e *engine) finalReport() {
 	}
 	nodes := []map[string]any{{"task_id": e.res.TaskID, "depth": 0, "state": e.res.State}}
 	for _, d := range e.res.Delegations {
-		n := map[string]any{"task_id": d.TaskID, "parent_task_id": d.Parent, "depth": d.Depth, "state": "PENDING"}
-		if !d.Accepted {
-			n["state"] = "SKIPPED"
+		n := map[string]any{"task_id": d.TaskID, "parent_task_id": d.Parent, "depth": d.Depth, "state": d.State}
+		if d.Code != "" {
 			n["error_code"] = d.Code
+		}
+		if d.FinalSignal != "" {
+			n["final_signal"] = d.FinalSignal
 		}
 		nodes = append(nodes, n)
 	}

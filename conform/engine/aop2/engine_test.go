@@ -419,10 +419,34 @@ var scenarios = []scenario{
 			if !reflect.DeepEqual(depths, []int{1, 2, 3, 4}) || r.res.Delegations[3].Accepted {
 				t.Errorf("delegations %+v", r.res.Delegations)
 			}
+			// Depths 1-3 are dispatched, each in its own run after the task's,
+			// and complete on their own RESPONSE; depth 4 is refused, never run.
+			for i, d := range r.res.Delegations {
+				want := Delegation{TaskID: d.TaskID, Parent: d.Parent, Depth: i + 1, Accepted: true, State: "COMPLETED", Run: i + 2, FinalSignal: "SUCCESS"}
+				if i == 3 {
+					want = Delegation{TaskID: d.TaskID, Parent: d.Parent, Depth: 4, Code: "E_MAX_DEPTH_EXCEEDED", State: "SKIPPED"}
+				}
+				if d != want {
+					t.Errorf("delegation %d: %+v, want %+v", i, d, want)
+				}
+			}
+			if n := len(r.sess.Attempts); n != 4 {
+				t.Errorf("%d runs, want the task's and 3 sub-tasks'", n)
+			}
 		}},
 	{name: "delegation-not-allowed", fault: mock.FaultNestedDelegation,
 		state: "COMPLETED", codes: []string{"E_PERMISSION_DENIED", "E_PERMISSION_DENIED", "E_PERMISSION_DENIED", "E_PERMISSION_DENIED"},
-		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"aop2/10/no-delegation"}},
+		events: []string{"SESSION_FINAL_REPORT"}, viol: []string{"aop2/10/no-delegation"},
+		check: func(t *testing.T, r run) {
+			for _, d := range r.res.Delegations {
+				if d.Accepted || d.Run != 0 || d.State != "SKIPPED" {
+					t.Errorf("delegation %+v dispatched or accepted", d)
+				}
+			}
+			if n := len(r.sess.Attempts); n != 1 {
+				t.Errorf("%d runs; delegation_allowed false dispatches no sub-task", n)
+			}
+		}},
 	{name: "task-status-in-task", fault: mock.FaultTaskStatusInTask, set: map[string]any{"task/constraints/delegation_allowed": true},
 		state: "COMPLETED", codes: []string{"E_SCHEMA_VALIDATION"}, events: []string{"SESSION_FINAL_REPORT"},
 		viol: []string{"AOP2-ENVELOPE-003"}},

@@ -424,7 +424,7 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 	last, err1 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "lastHeartbeat"))
 	exp, err2 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "expiresAt"))
 	if err1 != nil || err2 != nil || !exp.After(last) {
-		return conform.Mismatch("run_heartbeat.json does not say when the run expired", "lastHeartbeat < expiresAt, ISO 8601", fmt.Sprintf("%s", t.Heartbeat))
+		return conform.Mismatch("run_heartbeat.json does not say when the run expired", "lastHeartbeat < expiresAt, ISO 8601", string(t.Heartbeat))
 	}
 	if ex := l.Exit(); ex != nil && ex.Code != 0 {
 		if _, how, _ := l.Stop(false); how == "" {

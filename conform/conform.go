@@ -133,6 +133,22 @@ func (o Outcome) Timed(measured, limit time.Duration) Outcome {
 	return o
 }
 
+// Clip shortens s to at most n characters (runes) for a message or an evidence
+// field, marking a cut with "…".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k] + "…"
+		}
+		i++
+	}
+	return s
+}
+
 // Passf, Failf, NotTestedf and Warnf build outcomes.
 func Passf(format string, a ...any) Outcome {
 	return Outcome{Verdict: Pass, Message: fmt.Sprintf(format, a...)}

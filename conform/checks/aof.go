@@ -85,7 +85,7 @@ var aofChecks = []*conform.Check{
 			}
 			for _, l := range ls {
 				if l.env == nil {
-					o := conform.Mismatch(fmt.Sprintf("record %d is not valid JSON", l.r.Seq), "a JSON envelope", clip(recordText(l.r), 200))
+					o := conform.Mismatch(fmt.Sprintf("record %d is not valid JSON", l.r.Seq), "a JSON envelope", conform.Clip(recordText(l.r), 200))
 					o.Seq = one(l)
 					return o
 				}

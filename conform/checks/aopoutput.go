@@ -147,7 +147,7 @@ var aopOutputChecks = []*conform.Check{
 				return conform.Mismatch("the agent printed a wrong number of reports", "1 [AOP:START]..[AOP:END] block", fmt.Sprintf("%d blocks", rep.blocks))
 			}
 			if len(rep.outside) > 0 {
-				o := conform.Mismatch(fmt.Sprintf("%d stdout lines outside the report", len(rep.outside)), "only the report on stdout", clip(recordText(rep.outside[0]), 200))
+				o := conform.Mismatch(fmt.Sprintf("%d stdout lines outside the report", len(rep.outside)), "only the report on stdout", conform.Clip(recordText(rep.outside[0]), 200))
 				o.Seq = seqs(rep.outside)
 				return o
 			}
@@ -309,7 +309,7 @@ var aopOutputChecks = []*conform.Check{
 				n += utf8.RuneCountInString(l)
 			}
 			if len(rep.body) > 5 || n > 500 {
-				return conform.Mismatch("the report carries bulk content", "at most 5 lines / 500 characters besides markers and summary", fmt.Sprintf("%d lines, %d characters: %s", len(rep.body), n, clip(strings.Join(rep.body, " / "), 200)))
+				return conform.Mismatch("the report carries bulk content", "at most 5 lines / 500 characters besides markers and summary", fmt.Sprintf("%d lines, %d characters: %s", len(rep.body), n, conform.Clip(strings.Join(rep.body, " / "), 200)))
 			}
 			return conform.Passf("%d extra lines in the report", len(rep.body))
 		}),

@@ -126,7 +126,7 @@ var aosChecks = []*conform.Check{
 			for _, r := range reqs {
 				m := decode(r.Msg)
 				if m == nil {
-					o := conform.Mismatch(fmt.Sprintf("record %d is not a JSON object", r.Seq), "a JSON-RPC request object", clip(recordText(r), 200))
+					o := conform.Mismatch(fmt.Sprintf("record %d is not a JSON object", r.Seq), "a JSON-RPC request object", conform.Clip(recordText(r), 200))
 					o.Seq = []int{r.Seq}
 					return o
 				}
@@ -301,7 +301,7 @@ var aosChecks = []*conform.Check{
 					if perr != nil {
 						what = perr.Pointer + " " + perr.Problem
 					}
-					o := conform.Mismatch(fmt.Sprintf("record %d: invalid steps/message params: %s", r.Seq, what), "message {id, role, content[1..]} and citation []", clip(recordText(r), 300))
+					o := conform.Mismatch(fmt.Sprintf("record %d: invalid steps/message params: %s", r.Seq, what), "message {id, role, content[1..]} and citation []", conform.Clip(recordText(r), 300))
 					o.Seq = []int{r.Seq}
 					return o
 				}

@@ -173,7 +173,7 @@ func (c common) stdoutOnly(tier conform.Tier, level conform.Level, spec, req str
 			}
 			for _, r := range lines {
 				if !isProto(r) {
-					o := conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", clip(recordText(r), 200))
+					o := conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", conform.Clip(recordText(r), 200))
 					o.Seq = []int{r.Seq}
 					return o
 				}
@@ -188,13 +188,6 @@ func recordText(r *conform.Record) string {
 		return *r.Text
 	}
 	return string(r.Msg)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // field walks a decoded JSON value along keys.

@@ -155,7 +155,7 @@ var orchmsgChecks = []*conform.Check{
 					}
 				}
 				if problem != "" {
-					o := conform.Mismatch(fmt.Sprintf("record %d (%s): %s", r.Seq, r.Key, problem), problem, clip(recordText(r), 300))
+					o := conform.Mismatch(fmt.Sprintf("record %d (%s): %s", r.Seq, r.Key, problem), problem, conform.Clip(recordText(r), 300))
 					o.Seq = []int{r.Seq}
 					return o
 				}
@@ -228,7 +228,7 @@ var orchmsgChecks = []*conform.Check{
 					continue
 				}
 				if (r.Key == "event:progress" && str(decode(r.Msg), "payload", "taskId") == task) || strings.HasPrefix(r.Key, "request:submit-task") {
-					o := conform.Mismatch(fmt.Sprintf("record %d continues the cancelled task", r.Seq), "no progress or new work for "+task+" after notify:task-cancelled", clip(recordText(r), 200))
+					o := conform.Mismatch(fmt.Sprintf("record %d continues the cancelled task", r.Seq), "no progress or new work for "+task+" after notify:task-cancelled", conform.Clip(recordText(r), 200))
 					o.Seq = []int{r.Seq}
 					return o
 				}
@@ -289,7 +289,7 @@ var orchmsgChecks = []*conform.Check{
 				}
 				n++
 				if r.Msg == nil || r.Key == "" {
-					o := conform.Mismatch(fmt.Sprintf("record %d starts a JSON object but is not a typed JSON message", r.Seq), "a complete JSON object with a type", clip(t, 200))
+					o := conform.Mismatch(fmt.Sprintf("record %d starts a JSON object but is not a typed JSON message", r.Seq), "a complete JSON object with a type", conform.Clip(t, 200))
 					o.Seq = []int{r.Seq}
 					return o
 				}

@@ -198,11 +198,11 @@ func aop2V1PromptDispatched(s *conform.Session) conform.Outcome {
 		return fail("the orchestrator dispatched a v2 TASK although the TASK failed the v2 schema (§1.3: transform to v1 prompt)", "a v1 markdown prompt", "a TASK JSON line")
 	}
 	if !aop2spec.LooksLikeV1Prompt(text) {
-		return fail("what the executor read is no v1 markdown prompt (a \"# \" heading naming the TASK)", "# AOP TASK "+given.TaskID+" ...", clip(text, 200))
+		return fail("what the executor read is no v1 markdown prompt (a \"# \" heading naming the TASK)", "# AOP TASK "+given.TaskID+" ...", conform.Clip(text, 200))
 	}
 	obj, _ := givenStr(s, "task", "objective")
 	if obj != "" && !strings.Contains(text, strings.TrimSpace(obj)) {
-		return fail("the v1 prompt does not carry the task's objective", obj, clip(text, 200))
+		return fail("the v1 prompt does not carry the task's objective", obj, conform.Clip(text, 200))
 	}
 	if !eof {
 		return fail("the orchestrator never closed the executor's stdin: a v1 prompt ends at EOF (bindings, v1 fallback)", "the prompt, then EOF", "stdin left open")
@@ -213,13 +213,6 @@ func aop2V1PromptDispatched(s *conform.Session) conform.Outcome {
 	o := conform.Passf("the v1 prompt (%d lines) was dispatched and ended by EOF", strings.Count(text, "\n")+1)
 	o.Seq = seqs
 	return o
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
 
 // givenStr reads a string at a path of the task the orchestrator was given.

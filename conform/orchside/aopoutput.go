@@ -199,7 +199,7 @@ func aopOutStart(s *conform.Session) (aopOutInput, *Launch, *aopOutLine, *confor
 	for i := range lines {
 		if lines[i].err != nil {
 			o := conform.Mismatch("the parent's stdout carries a line that is not its report line: "+lines[i].err.Error(),
-				`one JSON object per report: {"report":...,"status":...,"summary":...,"details_file":...,"details":...}`, clip(lines[i].text, 200))
+				`one JSON object per report: {"report":...,"status":...,"summary":...,"details_file":...,"details":...}`, conform.Clip(lines[i].text, 200))
 			o.Seq = []int{lines[i].seq}
 			return g, l, nil, &o
 		}
@@ -251,7 +251,7 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 		line := "nothing"
 		seq := l.Seqs("stdin-eof")
 		if sent != nil {
-			line, seq = clip(sent.Line, 200), []int{sent.Seq}
+			line, seq = conform.Clip(sent.Line, 200), []int{sent.Seq}
 		}
 		o := conform.Mismatch("the agent did not get its task line", fmt.Sprintf(`{"task":%q,"task_type":%q,...}`, g.Task, g.TaskType), line)
 		o.Seq = seq
@@ -278,7 +278,7 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 			Task string `json:"task"`
 		}
 		if json.Unmarshal(gl.Details, &d) != nil || d.Task != g.Task {
-			return withSeq(conform.Mismatch("the details the parent read are not the agent's details file", fmt.Sprintf(`a JSON object with "task": %q`, g.Task), clip(string(gl.Details), 200)), got.seq)
+			return withSeq(conform.Mismatch("the details the parent read are not the agent's details file", fmt.Sprintf(`a JSON object with "task": %q`, g.Task), conform.Clip(string(gl.Details), 200)), got.seq)
 		}
 	}
 	return withSeq(conform.Passf("report complete, status success, the whole summary (%d characters), details file %s", utf8.RuneCountInString(*exp.Summary), strOrNull(exp.DetailsFile)), got.seq)
@@ -306,7 +306,7 @@ func aopOutSummaryLimit(s *conform.Session) conform.Outcome {
 		return o
 	}
 	if !strings.HasPrefix(full, *gl.Summary) {
-		return withSeq(conform.Mismatch("the summary the parent kept is not the beginning of the agent's summary", clip(full, want.Limit), clip(*gl.Summary, want.Limit)), got.seq)
+		return withSeq(conform.Mismatch("the summary the parent kept is not the beginning of the agent's summary", conform.Clip(full, want.Limit), conform.Clip(*gl.Summary, want.Limit)), got.seq)
 	}
 	return withSeq(conform.Passf("kept %d of the summary's %d characters (limit %d, %s)", n, want.Chars, want.Limit, taskTypeRow(g.TaskType)), got.seq)
 }
@@ -334,7 +334,7 @@ func aopOutDetailsInWorkspace(s *conform.Session) conform.Outcome {
 		}
 	}
 	if got.line.Details != nil {
-		return withSeq(conform.Mismatch(fmt.Sprintf("the parent read %s, outside the agent's workspace", m.Value), "details: null (not read)", "details: "+clip(string(got.line.Details), 200)), got.seq)
+		return withSeq(conform.Mismatch(fmt.Sprintf("the parent read %s, outside the agent's workspace", m.Value), "details: null (not read)", "details: "+conform.Clip(string(got.line.Details), 200)), got.seq)
 	}
 	return withSeq(conform.Passf("%s (outside the workspace) was not read", m.Value), got.seq)
 }

@@ -36,7 +36,7 @@ const (
 func sideFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: flagSide, Value: orchside.SideAgent, Usage: "the side under test, `SIDE`: agent, or orchestrator (the command after -- is an orchestrator that launches $AOPKIT_AGENT; docs/orchestrator-side.md)"},
-		&cli.StringFlag{Name: flagMockagent, Usage: "with --side orchestrator: the mockagent `PROGRAM` the orchestrator launches", DefaultText: "mockagent on PATH, else next to aopconform"},
+		&cli.StringFlag{Name: flagMockagent, Usage: "with --side orchestrator: the mockagent `PROGRAM` the orchestrator launches", DefaultText: "the mockagent next to aopconform, else mockagent on PATH"},
 	}
 }
 
@@ -120,7 +120,7 @@ func (cfg runConfig) sideOptions(opts *runner.Options) error {
 }
 
 // findMockagent resolves the mockagent program to an absolute path: the flag,
-// else mockagent on PATH, else next to this executable.
+// else the mockagent next to this executable, else mockagent on PATH.
 func findMockagent(flag string) (string, error) {
 	if flag != "" {
 		p, err := exec.LookPath(flag)
@@ -129,14 +129,17 @@ func findMockagent(flag string) (string, error) {
 		}
 		return filepath.Abs(p)
 	}
-	if p, err := exec.LookPath("mockagent"); err == nil {
-		return filepath.Abs(p)
-	}
+	// The mockagent built or installed with this aopconform (make build and go
+	// install put them side by side) comes first: an older one earlier on PATH
+	// lacks the cues and observations this aopconform's scenarios need.
 	if exe, err := os.Executable(); err == nil {
 		p := filepath.Join(filepath.Dir(exe), "mockagent")
 		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return p, nil
 		}
+	}
+	if p, err := exec.LookPath("mockagent"); err == nil {
+		return filepath.Abs(p)
 	}
 	return "", usageError{"--side orchestrator needs mockagent (the agent the orchestrator launches): put it on PATH or give --mockagent PATH"}
 }

@@ -15,9 +15,8 @@ import (
 )
 
 func init() {
-	keys["aof"] = engaof.Key
-	dispatchSummaries["aof"] = aofDispatchSummary
-	endDecisions["aof"] = aofEndDecisions
+	sides["aof"] = &side{key: engaof.Key, readBack: aofReadBack, launchPrelude: aofPrelude,
+		dispatchSummary: func(_ *conform.Session, l *Launch) string { return aofDispatchSummary(l) }, afterLaunches: aofEndDecisions}
 	conform.Register(aofChecks...)
 	conform.Register(refCheck("aof"))
 }

@@ -78,11 +78,6 @@ func aofGivenOf(task []byte) (aofGiven, bool) {
 	return g, true
 }
 
-func init() {
-	readBack["aof"] = aofReadBack
-	launchPrelude["aof"] = aofPrelude
-}
-
 // aofReadBack reads the data directory after the scheduler ended.
 func aofReadBack(h *harness.H) {
 	g, ok := aofGivenOf(h.Expand(h.Scenario().Task))

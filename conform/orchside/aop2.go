@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	keys["aop2"] = engaop2.Key
+	sides["aop2"] = &side{key: engaop2.Key, dispatchSummary: aop2DispatchSummary, afterLaunches: aop2EmittedDecisions}
 	conform.Register(aop2Checks...)
 	conform.Register(refCheck("aop2"))
 }
@@ -101,6 +101,24 @@ func aop2TaskOf(l *Launch) (map[string]any, *Event) {
 		}
 	}
 	return nil, nil
+}
+
+// aop2DispatchSummary names a launch's TASK by its target and attempt.
+func aop2DispatchSummary(s *conform.Session, l *Launch) string {
+	m, _ := aop2TaskOf(l)
+	if m == nil {
+		if aop2V1Launch(s, l) {
+			return "v1 prompt"
+		}
+		return "no TASK"
+	}
+	attempt := ""
+	if t, ok := m["task"].(map[string]any); ok {
+		if a, ok := t["attempt"].(float64); ok {
+			attempt = fmt.Sprintf(", attempt %g", a)
+		}
+	}
+	return "TASK for " + strAt(m, "target", "provider") + " / " + strAt(m, "target", "model") + attempt
 }
 
 func strAt(m map[string]any, keys ...string) string {

@@ -13,10 +13,9 @@ import (
 )
 
 func init() {
-	keys["aop-output"] = aopOutKey
-	decisionsOf["aop-output"] = aopOutDecisions
-	controlLine["aop-output"] = func(r *conform.Record) bool { return aopOutKey(r) == aopOutTakenKey }
-	mergeLines["aop-output"] = aopOutMerge
+	sides["aop-output"] = &side{key: aopOutKey, afterLaunches: aopOutDecisions, mergeLines: aopOutMerge,
+		controlLine:     func(r *conform.Record) bool { return aopOutKey(r) == aopOutTakenKey },
+		dispatchSummary: func(_ *conform.Session, l *Launch) string { return aopOutDispatch(l) }}
 	conform.Register(aopOutChecks...)
 	conform.Register(refCheck("aop-output"))
 }

@@ -47,16 +47,17 @@ type guardianRun struct {
 }
 
 func init() {
-	keys["aos"] = engaos.Key
-	sideDrivers["aos"] = driveGuardian
-	sideDecisions["aos"] = guardianDecisions
+	sides["aos"] = &side{key: engaos.Key, drive: driveGuardian, decisions: guardianDecisions}
 	conform.Register(guardianChecks()...)
 	conform.Register(refCheck("aos"))
 }
 
 // NeedsMockagent reports whether the orchestrator side of protocol launches
 // mockagent (aos does not: the harness itself plays the agent).
-func NeedsMockagent(protocol string) bool { return sideDrivers[protocol] == nil }
+func NeedsMockagent(protocol string) bool {
+	sd := sides[protocol]
+	return sd == nil || sd.drive == nil
+}
 
 // driveGuardian plays one aos scenario against the guardian under test: it
 // launches the command with EnvListen, waits (bounded) until something accepts

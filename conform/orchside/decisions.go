@@ -21,8 +21,9 @@ import (
 // have the same sequence; the reference engine's is the expected one (item 3 of
 // issue 15: the diff shows where an orchestrator diverged).
 func Decisions(s *conform.Session) []string {
-	if s.Scenario != nil && sideDecisions[s.Scenario.Protocol] != nil {
-		return sideDecisions[s.Scenario.Protocol](s)
+	sd := sides[protocolOf(s)]
+	if sd != nil && sd.decisions != nil {
+		return sd.decisions(s)
 	}
 	var out []string
 	orch := s.Last()
@@ -81,14 +82,8 @@ func Decisions(s *conform.Session) []string {
 			}
 		}
 	}
-	if s.Scenario != nil && endDecisions[s.Scenario.Protocol] != nil {
-		out = append(out, endDecisions[s.Scenario.Protocol](s)...)
-	}
-	if s.Scenario != nil && s.Scenario.Protocol == "aop2" {
-		out = append(out, aop2EmittedDecisions(s)...)
-	}
-	if f := decisionsOf[protocolOf(s)]; f != nil {
-		out = append(out, f(s)...)
+	if sd != nil && sd.afterLaunches != nil {
+		out = append(out, sd.afterLaunches(s)...)
 	}
 	switch {
 	case orch == nil:
@@ -102,14 +97,6 @@ func Decisions(s *conform.Session) []string {
 	}
 	return out
 }
-
-// sideDecisions render the decision sequence of a protocol whose orchestrator
-// side does not launch agents (aos: which probe got which answer).
-var sideDecisions = map[string]func(s *conform.Session) []string{}
-
-// decisionsOf adds a protocol's own decisions after the launches (aop-output:
-// what the parent took of each report).
-var decisionsOf = map[string]func(s *conform.Session) []string{}
 
 func protocolOf(s *conform.Session) string {
 	if s.Scenario == nil {
@@ -128,41 +115,14 @@ func (l *Launch) firstTask() *Event {
 	return nil
 }
 
-// dispatchSummary is what a launch was dispatched (aop2: the TASK's target and
-// attempt), "" when the protocol has no summary.
+// dispatchSummary is what a launch was dispatched, "" when the protocol has no
+// summary.
 func dispatchSummary(s *conform.Session, l *Launch) string {
-	if s.Scenario != nil && dispatchSummaries[s.Scenario.Protocol] != nil {
-		return dispatchSummaries[s.Scenario.Protocol](l)
+	if sd := sides[protocolOf(s)]; sd != nil && sd.dispatchSummary != nil {
+		return sd.dispatchSummary(s, l)
 	}
-	if protocolOf(s) == "aop-output" {
-		return aopOutDispatch(l)
-	}
-	if protocolOf(s) != "aop2" {
-		return ""
-	}
-	m, _ := aop2TaskOf(l)
-	if m == nil {
-		if aop2V1Launch(s, l) {
-			return "v1 prompt"
-		}
-		return "no TASK"
-	}
-	attempt := ""
-	if t, ok := m["task"].(map[string]any); ok {
-		if a, ok := t["attempt"].(float64); ok {
-			attempt = fmt.Sprintf(", attempt %g", a)
-		}
-	}
-	return "TASK for " + strAt(m, "target", "provider") + " / " + strAt(m, "target", "model") + attempt
+	return ""
 }
-
-// Per protocol: what a launch was dispatched, and the decisions read from what
-// the orchestrator left behind (aof: each task's final status), listed before its
-// own end.
-var (
-	dispatchSummaries = map[string]func(l *Launch) string{}
-	endDecisions      = map[string]func(s *conform.Session) []string{}
-)
 
 // ReferenceDecisions is the reference engine's decision sequence for a shipped
 // scenario (fixtures/orchestrator-scenarios/<protocol>/<name>.decisions, written by

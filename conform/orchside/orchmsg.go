@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	keys["orchmsg"] = engorchmsg.Key
+	sides["orchmsg"] = &side{key: engorchmsg.Key}
 	conform.Register(orchmsgChecks...)
 	conform.Register(refCheck("orchmsg"))
 }

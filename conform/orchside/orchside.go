@@ -72,35 +72,43 @@ func Builtin() ([]*conform.Scenario, error) {
 	return conform.LoadScenarios(orchscenarios.FS, ".")
 }
 
-// keys name protocol messages per protocol (for step triggers, "spoke" and
-// checks); a protocol missing here has no orchestrator-side scenario yet.
-var keys = map[string]func(r *conform.Record) string{}
+// side is what one protocol adds to the generic orchestrator-side driver and
+// decision sequence. Each protocol's file registers its own (sides[protocol]); a
+// protocol missing here has no orchestrator side yet. Only key is required.
+type side struct {
+	// key names protocol messages (step triggers, "spoke", checks).
+	key func(r *conform.Record) string
+	// drive replaces the generic driver for a side that launches no mockagent
+	// (aos: a guardian the harness talks to over HTTP); decisions then renders
+	// the whole decision sequence (which probe got which answer).
+	drive     func(h *harness.H) error
+	decisions func(s *conform.Session) []string
+	// controlLine marks the orchestrator's stdout lines that are the binding's,
+	// not protocol messages (recorded with stream "control"); mergeLines joins
+	// an agent's stdout lines into the records the protocol's lint reads
+	// (aop-output: a report block is one record).
+	controlLine func(r *conform.Record) bool
+	mergeLines  func(l *Launch)
+	// readBack reads what the orchestrator left in the scratch directory once it
+	// has ended (aof: the data directory) into session facts; launchPrelude gives
+	// the records that open a launch's session after its start (aof: the
+	// inputs/handoff.json the launched task had).
+	readBack      func(h *harness.H)
+	launchPrelude func(h *harness.H, l *Launch) []conform.Record
+	// dispatchSummary is what a launch was dispatched (aop2: the TASK's target
+	// and attempt); afterLaunches the decisions listed after the launches,
+	// before the orchestrator's own end (aof: each task's final status; aop2:
+	// the EVENTs it emitted; aop-output: what it took of each report).
+	dispatchSummary func(s *conform.Session, l *Launch) string
+	afterLaunches   func(s *conform.Session) []string
+}
 
-// sideDrivers play a protocol whose orchestrator side is not an orchestrator
-// launching mockagent (aos: a guardian the harness talks to over HTTP).
-var sideDrivers = map[string]func(h *harness.H) error{}
-
-// Per-protocol hooks of the driver: controlLine marks the orchestrator's stdout
-// lines that are the binding's, not protocol messages (recorded with stream
-// "control"); mergeLines joins an agent's stdout lines into the records the
-// protocol's lint reads (aop-output: a report block is one record).
-var (
-	controlLine = map[string]func(r *conform.Record) bool{}
-	mergeLines  = map[string]func(l *Launch){}
-)
-
-// readBack, per protocol, reads what the orchestrator left in the scratch
-// directory once it has ended (aof: the data directory) into session facts.
-var readBack = map[string]func(h *harness.H){}
-
-// launchPrelude, per protocol, gives the records that open a launch's session
-// after its start (aof: the inputs/handoff.json the launched task had).
-var launchPrelude = map[string]func(h *harness.H, l *Launch) []conform.Record{}
+var sides = map[string]*side{}
 
 // Protocols lists the protocols with an orchestrator side, sorted.
 func Protocols() []string {
 	var out []string
-	for p := range keys {
+	for p := range sides {
 		out = append(out, p)
 	}
 	sort.Strings(out)
@@ -116,13 +124,14 @@ func Driver(mockagentPath string, extra ...string) func(h *harness.H) error {
 
 func drive(h *harness.H, mock string, extra []string) error {
 	sc := h.Scenario()
-	key := keys[sc.Protocol]
-	if key == nil {
+	sd := sides[sc.Protocol]
+	if sd == nil {
 		return harness.Errorf("protocol %s has no orchestrator side yet", sc.Protocol)
 	}
-	if d := sideDrivers[sc.Protocol]; d != nil {
-		return d(h)
+	if sd.drive != nil {
+		return sd.drive(h)
 	}
+	key := sd.key
 	dir := filepath.Join(h.Scratch(), ".aopkit")
 	obs := filepath.Join(dir, "observe")
 	if err := os.MkdirAll(obs, 0o755); err != nil {
@@ -189,7 +198,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 				return nil
 			}
 			r.From = Judged
-			if c := controlLine[sc.Protocol]; c != nil && r.Stream == "stdout" && c(&r) {
+			if sd.controlLine != nil && r.Stream == "stdout" && sd.controlLine(&r) {
 				// A line of the binding that is no protocol message (aop-output:
 				// the report the parent took): evidence, not linted as a message.
 				r.Stream = "control"
@@ -210,16 +219,16 @@ func drive(h *harness.H, mock string, extra []string) error {
 		}
 	}
 	h.Fact(FactFiles, after)
-	if rb := readBack[sc.Protocol]; rb != nil {
-		rb(h)
+	if sd.readBack != nil {
+		sd.readBack(h)
 	}
 	launches, more, err := readObservations(obs)
 	if err != nil {
 		return harness.Errorf("reading the agent's observations: %v", err)
 	}
-	if m := mergeLines[sc.Protocol]; m != nil {
+	if sd.mergeLines != nil {
 		for i := range launches {
-			m(&launches[i])
+			sd.mergeLines(&launches[i])
 		}
 	}
 	if more {
@@ -241,8 +250,8 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 	session := fmt.Sprintf("%s/agent#%d", h.Scenario().ID, l.N)
 	h.Record(conform.Record{From: "harness", Event: "agent-start", Time: l.Start, Session: session,
 		Detail: map[string]any{"pid": l.PID, "launched_by": "the orchestrator under test", "launch": l.N}})
-	if p := launchPrelude[h.Scenario().Protocol]; p != nil {
-		for _, r := range p(h, l) {
+	if sd := sides[h.Scenario().Protocol]; sd != nil && sd.launchPrelude != nil {
+		for _, r := range sd.launchPrelude(h, l) {
 			r.Session = session
 			h.Record(r)
 		}

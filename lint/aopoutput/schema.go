@@ -61,16 +61,41 @@ func runSchema(p *lint.Pass) {
 // (the test's reportJSON and treeOf are its oracle). Offsets are zero: the
 // report's diagnostics are placed by pointer (offsetOf).
 func reportTree(r *report) *jsonread.Node {
-	str := func(s string) *jsonread.Node { return &jsonread.Node{Kind: jsonread.String, Str: marshalled(s)} }
-	obj := func(ms []jsonread.Member) *jsonread.Node { return &jsonread.Node{Kind: jsonread.Object, Members: ms} }
+	// Every node of the tree in one slab, counted: the root and timestamps
+	// objects, the bullets array, each bullet and the summary, the metrics object
+	// and each metric, one string per other marker.
+	var lines []spec.SummaryLine
+	var mm map[string]string
+	n := 2
+	if r.Has("SUMMARY") {
+		lines, _ = r.Summary()
+		n += 2 + spec.Bullets(lines)
+	}
+	if m := r.First("METRICS"); m != nil {
+		mm = spec.Metrics(m.Value)
+		n += 1 + len(mm)
+	}
+	for _, name := range [...]string{"DETAILS_FILE", "STATUS", "TASK", "END", "START"} {
+		if r.Has(name) {
+			n++
+		}
+	}
+	nodes := make([]jsonread.Node, 0, n)
+	node := func(n jsonread.Node) *jsonread.Node {
+		nodes = append(nodes, n) // within the capacity: the pointers stay valid either way
+		return &nodes[len(nodes)-1]
+	}
+	str := func(s string) *jsonread.Node { return node(jsonread.Node{Kind: jsonread.String, Str: marshalled(s)}) }
+	obj := func(ms []jsonread.Member) *jsonread.Node {
+		return node(jsonread.Node{Kind: jsonread.Object, Members: ms})
+	}
 	// The members in json.Marshal's order: bullets, detailsFile, metrics, status,
 	// summary, task, timestamps.
 	ms := make([]jsonread.Member, 0, 7)
 	var summaryText string
 	if r.Has("SUMMARY") {
-		lines, text := r.Summary()
-		summaryText = text
-		bullets := &jsonread.Node{Kind: jsonread.Array, Items: []*jsonread.Node{}}
+		_, summaryText = r.Summary()
+		bullets := node(jsonread.Node{Kind: jsonread.Array, Items: make([]*jsonread.Node, 0, spec.Bullets(lines))})
 		for _, l := range lines {
 			if l.Bullet {
 				bullets.Items = append(bullets.Items, str(spec.BulletText(l.Text)))
@@ -81,11 +106,10 @@ func reportTree(r *report) *jsonread.Node {
 	if m := r.First("DETAILS_FILE"); m != nil {
 		ms = append(ms, jsonread.Member{Key: "detailsFile", Value: str(m.Value)})
 	}
-	if m := r.First("METRICS"); m != nil {
+	if mm != nil {
 		// Keys as json.Marshal sorts them (by the Go string, before the
 		// replacement of invalid UTF-8), one member per key even when two keys
 		// read the same once replaced.
-		mm := spec.Metrics(m.Value)
 		keys := slices.Sorted(maps.Keys(mm))
 		metrics := make([]jsonread.Member, len(keys))
 		for i, k := range keys {

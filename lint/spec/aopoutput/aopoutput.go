@@ -197,6 +197,12 @@ type Report struct {
 	Text    []byte
 	Lines   []Line
 	Markers []Marker
+
+	// The summary, made by the first call of Summary (the rules ask for it up to
+	// six times per report).
+	summarized  bool
+	summary     []SummaryLine
+	summaryText string
 }
 
 // Parse splits a report into lines and finds its markers. It never fails: what is
@@ -261,7 +267,18 @@ type SummaryLine struct {
 // Summary returns the summary's non-empty lines (the SUMMARY marker's own value
 // first, then every line up to the next marker) and its text as the spec's
 // parseAOPOutput reads it (trimmed, blank lines included).
+//
+// It is computed once per report; the lines are shared by every caller, which
+// must not modify them.
 func (r *Report) Summary() (lines []SummaryLine, text string) {
+	if !r.summarized {
+		r.summary, r.summaryText = r.makeSummary()
+		r.summarized = true
+	}
+	return r.summary, r.summaryText
+}
+
+func (r *Report) makeSummary() (lines []SummaryLine, text string) {
 	m := r.First("SUMMARY")
 	if m == nil {
 		return nil, ""

@@ -314,14 +314,21 @@ func Bullets(lines []SummaryLine) int {
 }
 
 // Metrics reads "key: value, key: value" as the spec's parseAOPOutput does.
+//
+// Each comma-separated pair is split at its colons, and the value is what lies
+// between the first and the second (as the spec's split(':')[1]); the pairs are
+// walked in place, with no slice of the parts.
 func Metrics(v string) map[string]string {
 	out := map[string]string{}
-	for _, pair := range strings.Split(v, ",") {
-		kv := strings.Split(pair, ":")
-		if len(kv) < 2 {
+	for rest, more := v, true; more; {
+		var pair string
+		pair, rest, more = strings.Cut(rest, ",")
+		k, after, found := strings.Cut(pair, ":")
+		if !found {
 			continue
 		}
-		k, val := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1])
+		val, _, _ := strings.Cut(after, ":")
+		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
 		if k != "" && val != "" {
 			out[k] = val
 		}

@@ -43,7 +43,7 @@ func (c *taskLimitChecker) Observe(p *lint.Pass) {
 		if c.taskType == "" || (m.Opts != nil && m.Opts.TaskType != "") {
 			return
 		}
-		r := parse(m.Raw)
+		r := parsed(p)
 		sm := r.First("SUMMARY")
 		if sm == nil {
 			return

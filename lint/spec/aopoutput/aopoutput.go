@@ -214,6 +214,10 @@ func Parse(text []byte) *Report {
 	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
 		off = 3
 	}
+	// The lines counted, the markers bounded by the lines that start with a
+	// bracket after blanks: each slice is made once, at its size.
+	r.Lines = make([]Line, 0, bytes.Count(text[off:], []byte("\n"))+1)
+	r.Markers = make([]Marker, 0, markerLines(text[off:]))
 	for off <= len(text) {
 		end := bytes.IndexByte(text[off:], '\n')
 		next := len(text) + 1
@@ -241,6 +245,27 @@ func Parse(text []byte) *Report {
 		}
 	}
 	return r
+}
+
+// markerLines counts the lines of text that start with "[AOP:" after blanks: at
+// least the markers Parse will find.
+func markerLines(text []byte) int {
+	n := 0
+	for start := 0; start <= len(text); {
+		i := start
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+			i++
+		}
+		if bytes.HasPrefix(text[i:], []byte("[AOP:")) {
+			n++
+		}
+		end := bytes.IndexByte(text[i:], '\n')
+		if end < 0 {
+			break
+		}
+		start = i + end + 1
+	}
+	return n
 }
 
 // First returns the first marker named name, or nil.
@@ -283,7 +308,14 @@ func (r *Report) makeSummary() (lines []SummaryLine, text string) {
 	if m == nil {
 		return nil, ""
 	}
-	var parts []string
+	n := 1 // the lines of the summary: the marker's own and those up to the next marker
+	for _, l := range r.Lines {
+		if l.Off > m.Off && l.Off < m.Next {
+			n++
+		}
+	}
+	parts := make([]string, 0, n)
+	lines = make([]SummaryLine, 0, n)
 	if m.Value != "" {
 		lines = append(lines, SummaryLine{Off: m.ValOff, Text: m.Value, Bullet: IsBullet(m.Value)})
 	}

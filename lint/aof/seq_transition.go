@@ -61,7 +61,7 @@ func (c *transitionChecker) set(p *lint.Pass, task, status string, w lint.Relate
 			reportCap(p)
 		}
 	}
-	st.status, st.since = status, w
+	st.status, st.since = c.views.own(status), w
 }
 
 func (c *transitionChecker) Observe(p *lint.Pass) {
@@ -112,4 +112,4 @@ func (c *transitionChecker) Observe(p *lint.Pass) {
 	}
 }
 
-func (c *transitionChecker) Finish(p *lint.Pass) {}
+func (c *transitionChecker) Finish(p *lint.Pass) { c.tasks.release() }

@@ -207,6 +207,11 @@ func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) 
 }
 
 func (c *checker) Observe(p *lint.Pass) {
+	c.observe(p)
+	c.p = nil // the pass holds the message: keep neither past its turn
+}
+
+func (c *checker) observe(p *lint.Pass) {
 	m := p.Msg
 	if m != nil && m.From == "harness" && m.Kind == "harness:withheld" && m.Root != nil {
 		// The harness withheld this request's answer on purpose (a stalled

@@ -29,7 +29,8 @@ type table[V any] struct {
 // tableBufs are a table's map and its insertion-order queue.
 type tableBufs[V any] struct {
 	m     map[string]V
-	order []string
+	order []string // the queue is order[head:]: dropped keys are not sliced off,
+	head  int      // so appending reuses the same array
 }
 
 // tablePool keeps the buffers of released tables of one value type.
@@ -71,9 +72,10 @@ func (t *table[V]) put(k string, v V) bool {
 		return false
 	}
 	first := false
-	for len(b.m) >= MaxTasks && len(b.order) > 0 {
-		old := b.order[0]
-		b.order = b.order[1:]
+	for len(b.m) >= MaxTasks && b.head < len(b.order) {
+		old := b.order[b.head]
+		b.order[b.head] = ""
+		b.head++
 		if _, ok := b.m[old]; ok {
 			delete(b.m, old)
 			if !t.hit {
@@ -82,8 +84,14 @@ func (t *table[V]) put(k string, v V) bool {
 		}
 	}
 	b.m[k] = v
+	if b.head > 0 && len(b.order) == cap(b.order) {
+		// room at the front: use it instead of a bigger array
+		n := copy(b.order, b.order[b.head:])
+		clear(b.order[n:])
+		b.order, b.head = b.order[:n], 0
+	}
 	b.order = append(b.order, k)
-	if len(b.order) > 4*MaxTasks {
+	if len(b.order)-b.head > 4*MaxTasks {
 		t.compact()
 	}
 	return first
@@ -114,7 +122,7 @@ func (t *table[V]) release() {
 	t.b = nil
 	clear(b.m) // nothing of the session stays reachable
 	clear(b.order)
-	b.order = b.order[:0]
+	b.order, b.head = b.order[:0], 0
 	if t.pool == nil || cap(b.order) > 1024 {
 		return
 	}
@@ -124,13 +132,13 @@ func (t *table[V]) release() {
 func (t *table[V]) compact() {
 	b := t.b
 	out := b.order[:0]
-	for _, k := range b.order {
+	for _, k := range b.order[b.head:] {
 		if _, ok := b.m[k]; ok {
 			out = append(out, k)
 		}
 	}
 	clear(b.order[len(out):]) // the dropped keys
-	b.order = out
+	b.order, b.head = out, 0
 }
 
 // keys returns the keys in sorted order.

@@ -18,7 +18,7 @@ import (
 //	go test ./lint/aopoutput -run '^$' -bench Transcript -benchmem
 func BenchmarkTranscript(b *testing.B) {
 	var buf bytes.Buffer
-	st, err := transcriptgen.Write(&buf, transcriptgen.Config{Seed: 1, Messages: 5000, InvalidEvery: 1000,
+	st, err := transcriptgen.Write(&buf, transcriptgen.Config{Seed: 1, Messages: 20000, InvalidEvery: 1000,
 		Protocols: []string{"aop-output"}})
 	if err != nil {
 		b.Fatal(err)

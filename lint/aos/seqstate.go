@@ -35,7 +35,8 @@ type bounded[V any] struct {
 // boundedBufs are a table's map and its insertion-order queue.
 type boundedBufs[V any] struct {
 	m     map[string]V
-	order []string
+	order []string // the queue is order[head:]: forgotten keys are not sliced off,
+	head  int      // so appending reuses the same array
 }
 
 // boundedPool keeps the buffers of released tables of one value type.
@@ -87,30 +88,43 @@ func (b *bounded[V]) put(k string, v V) bool {
 		return false
 	}
 	evicted := false
-	for len(bb.m) >= b.max && len(bb.order) > 0 {
-		old := bb.order[0]
-		bb.order = bb.order[1:]
+	for len(bb.m) >= b.max && bb.head < len(bb.order) {
+		old := bb.order[bb.head]
+		bb.order[bb.head] = ""
+		bb.head++
 		if _, ok := bb.m[old]; ok {
 			delete(bb.m, old)
 			evicted = true
 		}
 	}
 	bb.m[k] = v
+	if bb.head > 0 && len(bb.order) == cap(bb.order) {
+		bb.shift() // room at the front: use it instead of a bigger array
+	}
 	bb.order = append(bb.order, k)
-	if len(bb.order) > 2*b.max {
+	if len(bb.order)-bb.head > 2*b.max {
+		// in place: the live keys, in order, to the front
 		live := bb.order[:0]
-		for _, o := range bb.order {
+		for _, o := range bb.order[bb.head:] {
 			if _, ok := bb.m[o]; ok {
 				live = append(live, o)
 			}
 		}
-		bb.order = append([]string(nil), live...)
+		clear(bb.order[len(live):])
+		bb.order, bb.head = live, 0
 	}
 	if evicted && !b.full {
 		b.full = true
 		return true
 	}
 	return false
+}
+
+// shift moves the queue to the front of its array.
+func (bb *boundedBufs[V]) shift() {
+	n := copy(bb.order, bb.order[bb.head:])
+	clear(bb.order[n:])
+	bb.order, bb.head = bb.order[:n], 0
 }
 
 // len is the number of entries.
@@ -127,7 +141,7 @@ func (b *bounded[V]) keys() []string {
 	if b.b == nil {
 		return nil
 	}
-	return b.b.order
+	return b.b.order[b.b.head:]
 }
 
 // release empties the table and gives its buffers back to the pool (from the
@@ -140,8 +154,8 @@ func (b *bounded[V]) release() {
 	}
 	b.b = nil
 	clear(bb.m) // nothing of this session stays reachable
-	clear(bb.order[:cap(bb.order)])
-	bb.order = bb.order[:0]
+	clear(bb.order)
+	bb.order, bb.head = bb.order[:0], 0
 	if cap(bb.order) > 1024 {
 		return
 	}

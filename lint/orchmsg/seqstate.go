@@ -33,6 +33,10 @@ type window[V any] struct {
 type windowBufs[V any] struct {
 	m     map[string]V
 	order []string
+	// spare and seen are compact's: the queue it builds (swapped with order)
+	// and its set of keys, kept so that compacting allocates nothing.
+	spare []string
+	seen  map[string]struct{}
 }
 
 // windowPool keeps the buffers of released windows of one value type.
@@ -123,19 +127,25 @@ func (w *window[V]) put(k string, v V) bool {
 // entries are deleted rather than evicted.
 func (w *window[V]) compact() {
 	b := w.b
-	seen := make(map[string]bool, len(b.m))
-	keep := make([]string, 0, len(b.m))
+	if b.seen == nil {
+		b.seen = make(map[string]struct{}, len(b.m))
+	}
+	keep := b.spare[:0]
 	for i := len(b.order) - 1; i >= w.head; i-- {
 		k := b.order[i]
-		if _, ok := b.m[k]; ok && !seen[k] {
-			seen[k] = true
-			keep = append(keep, k)
+		if _, live := b.m[k]; live {
+			if _, dup := b.seen[k]; !dup {
+				b.seen[k] = struct{}{}
+				keep = append(keep, k)
+			}
 		}
 	}
+	clear(b.seen)
 	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
 		keep[i], keep[j] = keep[j], keep[i]
 	}
-	b.order, w.head = keep, 0
+	clear(b.order) // the old queue becomes the next spare: it must pin no key
+	b.order, b.spare, w.head = keep, b.order[:0], 0
 }
 
 // release empties the window and gives its buffers back to the pool (from a
@@ -149,8 +159,9 @@ func (w *window[V]) release() {
 	w.b, w.head = nil, 0
 	clear(b.m) // drop the keys and values: nothing of this session stays reachable
 	clear(b.order)
-	b.order = b.order[:0]
-	if cap(b.order) > 1024 {
+	clear(b.spare[:cap(b.spare)])
+	b.order, b.spare = b.order[:0], b.spare[:0]
+	if cap(b.order) > 1024 || cap(b.spare) > 1024 {
 		return
 	}
 	w.pool.p.Put(b)

@@ -323,7 +323,7 @@ func (c *checker) request(m *lint.Message) {
 				}
 			}
 			tc := &toolCall{w: c.mark(m, "/params/toolCallRequest/executionId", markTool, e, ""), reqKey: key}
-			tc.call = requestSig(params.Get("toolCallRequest"))
+			tc.call = sigOf(m, params.Get("toolCallRequest"))
 			c.capped(st.tools.put(e, tc), "tool calls", SeqUnknownExecution, toolRules)
 		}
 	case "steps/toolCallResult":
@@ -506,7 +506,7 @@ func (c *checker) answer(m *lint.Message, req *request, key string, answer mark)
 	}
 	if req.method == "steps/toolCallRequest" {
 		if tc, ok := st.tools.get(req.execID); ok {
-			tc.modCall = requestSig(mr.Path("params", "toolCallRequest"))
+			tc.modCall = sigOf(m, mr.Path("params", "toolCallRequest"))
 			if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
 				tc.modifiedExec = own(ne)
 			}
@@ -556,12 +556,12 @@ func (c *checker) executed(m *lint.Message, e string) {
 	case "deny":
 		c.report(SeqDeniedExecuted, ptr, c.rels(tc.decisionW, tc.w), "the agent executed tool call %q although the guardian denied it; a denied tool call must never run", e)
 	case "modify":
-		if sig := executedSig(m.Root.Get("executed")); tc.modCall != "" && sig != tc.modCall {
-			c.report(SeqIgnoredModify, "/executed", c.rels(tc.decisionW), "the agent executed tool call %q as %s, not as the guardian's modifiedRequest %s: proceed with the modified request", e, sig, tc.modCall)
+		if sig, want := executedSig(m.Root.Get("executed")), tc.modCall.get(); want != "" && sig != want {
+			c.report(SeqIgnoredModify, "/executed", c.rels(tc.decisionW), "the agent executed tool call %q as %s, not as the guardian's modifiedRequest %s: proceed with the modified request", e, sig, want)
 		}
 	case "allow":
-		if sig := executedSig(m.Root.Get("executed")); tc.call != "" && sig != tc.call {
-			c.report(SeqExecutedOther, "/executed", c.rels(tc.w), "the agent executed tool call %q as %s, but the guardian allowed %s: run the call the guardian saw", e, sig, tc.call)
+		if sig, want := executedSig(m.Root.Get("executed")), tc.call.get(); want != "" && sig != want {
+			c.report(SeqExecutedOther, "/executed", c.rels(tc.w), "the agent executed tool call %q as %s, but the guardian allowed %s: run the call the guardian saw", e, sig, want)
 		}
 	case "":
 		if c.unanswered(tc.reqKey) {

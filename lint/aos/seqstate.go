@@ -257,8 +257,8 @@ type toolCall struct {
 	modifiedExec string
 	result       bool
 	// call and modCall are the call's signatures (callSig) as requested and as
-	// modified by the guardian.
-	call, modCall string
+	// modified by the guardian, made when an executed record needs them.
+	call, modCall lazySig
 	executed      bool
 	// resultW and resultReq name the first toolCallResult (AOS-SEQ-017).
 	resultW   mark
@@ -452,6 +452,46 @@ func requestSig(tcr *jsonread.Node) string {
 		}
 	}
 	return callSig(tcr.Get("toolId").String(), args)
+}
+
+// lazySig is a ToolCallRequest's signature (requestSig), made only when it is
+// compared (an executed binding record, rare): until then it keeps a copy of the
+// object's JSON text, which costs one copy instead of the signature's encoding.
+type lazySig struct {
+	raw  string // the object's text; "" once sig is made
+	sig  string
+	done bool
+}
+
+// sigOf keeps the signature of tcr, an object of m's tree. When m.Raw does not
+// hold tcr's text at its offsets (checked by its braces and first key), the
+// signature is made now.
+func sigOf(m *lint.Message, tcr *jsonread.Node) lazySig {
+	if tcr == nil || tcr.Kind != jsonread.Object {
+		return lazySig{done: true}
+	}
+	raw := m.Raw
+	if tcr.Offset >= 0 && tcr.Offset < tcr.End && tcr.End <= len(raw) && raw[tcr.Offset] == '{' && raw[tcr.End-1] == '}' {
+		if len(tcr.Members) == 0 {
+			return lazySig{raw: string(raw[tcr.Offset:tcr.End])}
+		}
+		if k := tcr.Members[0]; k.KeyOffset > tcr.Offset && k.KeyOffset+1+len(k.Key) < tcr.End &&
+			raw[k.KeyOffset] == '"' && string(raw[k.KeyOffset+1:k.KeyOffset+1+len(k.Key)]) == k.Key {
+			return lazySig{raw: string(raw[tcr.Offset:tcr.End])}
+		}
+	}
+	return lazySig{sig: requestSig(tcr), done: true}
+}
+
+// get returns the signature ("" for none).
+func (l *lazySig) get() string {
+	if !l.done {
+		if root, _, err := jsonread.Parse([]byte(l.raw)); err == nil {
+			l.sig = requestSig(root)
+		}
+		l.raw, l.done = "", true
+	}
+	return l.sig
 }
 
 // executedSig is the signature of a binding {"executed": {...}} record.

@@ -280,45 +280,18 @@ func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
 	default:
 		return parseDateTimeSlow(m)
 	}
-	year, month, day := num(m[1]), num(m[2]), num(m[3])
-	hour, minute, sec := num(m[4]), num(m[5]), 0
-	if m[6] != "" {
-		sec = num(m[6])
-	}
-	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
+	year, month, day, hour, minute, sec := m.Fields()
+	if !isotime.ValidDate(year, month, day, hour, minute, sec) {
 		return time.Time{}, 0, false
 	}
 	nsec := 0
-	if f := m[7]; f != "" {
-		nsec = num(f)
-		for i := len(f); i < 9; i++ {
-			nsec *= 10
+	for i, f := 0, m[7]; i < 9; i++ { // the fraction (at most nine digits) in nanoseconds
+		nsec *= 10
+		if i < len(f) {
+			nsec += int(f[i] - '0')
 		}
 	}
 	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), zone, true
-}
-
-// num is the value of a run of at most nine ASCII digits.
-func num(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		n = n*10 + int(s[i]-'0')
-	}
-	return n
-}
-
-// daysIn is the number of days of month in year.
-func daysIn(year, month int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }
 
 // parseDateTimeSlow is parseDateTime by time.Parse of the normalised string.

@@ -1,14 +1,15 @@
-// Package retaintest proves, for the tests of a protocol's rule package, that
-// its sequence checkers own what they keep (issue 11): the driver parses each
-// line into a buffer it reuses, so a string a checker keeps past its message
-// must be a copy, never a substring of the line.
+// Package prototest holds what the tests of every protocol's rule package run
+// (issue 11): Retention proves that its sequence checkers own what they keep,
+// and BenchTranscript measures its cost per message.
 //
-// Check parses every line with jsonread's ParseShared into a buffer of its own
+// The driver parses each line into a buffer it reuses, so a string a checker
+// keeps past its message must be a copy, never a substring of the line. Check
+// parses every line with jsonread's ParseShared into a buffer of its own
 // (the tree's strings point into it, as they point into the driver's line
 // buffer), shows the messages to the protocol's sequence checkers in order, and
 // then walks everything reachable from the checkers: a string whose bytes lie in
 // one of the line buffers, or a tree node of a line, is a finding.
-package retaintest
+package prototest
 
 import (
 	"bytes"

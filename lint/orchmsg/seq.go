@@ -33,9 +33,6 @@ var (
 			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-ffff...\",...}",
 		Good: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
 			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-a1...\",...}",
-		NewChecker: func() lint.Checker {
-			return &corrChecker{reqs: newWindow(MaxTracked, &setPool), others: newWindow(MaxTracked, &markPool)}
-		},
 	}
 	// SeqDuplicateResponse: one response per request.
 	SeqDuplicateResponse = &lint.Rule{
@@ -48,9 +45,6 @@ var (
 			"{\"type\":\"response:success\",\"id\":\"res-3...\",\"correlationId\":\"req-1...\",...}",
 		Good: "{\"type\":\"request:query-tasks\",\"id\":\"req-1...\",...}\n" +
 			"{\"type\":\"response:success\",\"id\":\"res-2...\",\"correlationId\":\"req-1...\",...}",
-		NewChecker: func() lint.Checker {
-			return &dupRespChecker{reqs: newWindow(MaxTracked, &markPool), answered: newWindow(MaxTracked, &markPool)}
-		},
 	}
 	// SeqUniqueID: ids are unique.
 	SeqUniqueID = &lint.Rule{
@@ -62,7 +56,6 @@ var (
 			"{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}",
 		Good: "{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}\n" +
 			"{\"type\":\"event:log\",\"id\":\"evt-0b7d...\",...}",
-		NewChecker: func() lint.Checker { return &uniqueChecker{seen: newWindow(MaxTracked, &markPool)} },
 	}
 	// SeqTimeout: requests are answered within 30 s.
 	SeqTimeout = &lint.Rule{
@@ -76,9 +69,6 @@ var (
 			"{\"type\":\"event:log\",\"id\":\"evt-2...\",\"timestamp\":\"2026-02-04T14:30:45Z\",...}",
 		Good: "{\"type\":\"request:get-task\",\"id\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:00Z\",...}\n" +
 			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:30Z\",\"error\":{\"code\":\"TIMEOUT\",...}}",
-		NewChecker: func() lint.Checker {
-			return &timeoutChecker{open: newWindow(MaxTracked, &requestPool), ids: newWindow(MaxTracked, &setPool)}
-		},
 	}
 	// SeqRate: at most 100 messages per second from one agent.
 	SeqRate = &lint.Rule{
@@ -89,9 +79,6 @@ var (
 			"reported once per second. Timing uses the harness clock when known, else the messages' timestamps.",
 		Bad:  "101 event:log lines stamped within the same second",
 		Good: "progress reported every few seconds; bulk output written to a file and named in one event",
-		NewChecker: func() lint.Checker {
-			return &rateChecker{agents: newWindow(256, &rateStates)}
-		},
 	}
 	// SeqDirection: who sends what.
 	SeqDirection = &lint.Rule{
@@ -100,9 +87,8 @@ var (
 		Doc: "Agents send requests (request:*) and events (event:*) on stdout; the orchestrator sends responses (response:*) " +
 			"and notifications (notify:*) on the agent's stdin. In a transcript the record's `from` says who sent each " +
 			"message; a bare stream has no direction to check.",
-		Bad:        `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"agent","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
-		Good:       `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"orchestrator","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
-		NewChecker: func() lint.Checker { return &directionChecker{} },
+		Bad:  `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"agent","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
+		Good: `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"orchestrator","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
 	}
 	// SeqShutdown: nothing from the agent after the grace period.
 	SeqShutdown = &lint.Rule{
@@ -115,7 +101,6 @@ var (
 			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:09Z\",...}",
 		Good: "{\"type\":\"notify:shutdown\",\"timestamp\":\"2026-02-04T14:30:00Z\",\"payload\":{\"gracePeriod\":5000},...}\n" +
 			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:01Z\",\"payload\":{\"level\":\"info\",\"message\":\"shutting down\"},...}",
-		NewChecker: func() lint.Checker { return &shutdownChecker{} },
 	}
 	// SeqAnswerFits: the response answers the request it names.
 	SeqAnswerFits = &lint.Rule{
@@ -130,7 +115,6 @@ var (
 			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"error\":{\"code\":\"INVALID_MESSAGE_TYPE\",\"message\":\"No handler for message type: request:ask-user\"},...}",
 		Good: "{\"type\":\"request:ask-user\",\"id\":\"req-1...\",...}\n" +
 			"{\"type\":\"response:success\",\"correlationId\":\"req-1...\",\"payload\":{\"answer\":\"oauth\"},...}",
-		NewChecker: func() lint.Checker { return &fitChecker{open: newWindow(MaxTracked, &fitPool)} },
 	}
 )
 
@@ -161,6 +145,7 @@ func capNote(p *lint.Pass, what string) {
 // ---- ORCH-SEQ-001 ----
 
 type corrChecker struct {
+	ids     *msgID
 	reqs    *window[struct{}]
 	others  *window[mark]
 	capped  bool
@@ -185,14 +170,14 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 				quote(id), describe(msgType(m), id))
 			c.early = nil
 		}
-		if id != "" && c.reqs.put(ownID(id), struct{}{}) && !c.capped {
+		if id != "" && c.reqs.put(c.ids.of(m), struct{}{}) && !c.capped {
 			c.capped = true
 			capNote(p, "requests")
 		}
 	case "response":
 		cid := m.Root.Get("correlationId").String()
 		if cid != "" && !c.seenAny && m.From == "" {
-			k := markOf(m, "/correlationId", ownID(id))
+			k := markOf(m, "/correlationId", c.ids.of(m))
 			c.early, c.earlyCID = &k, ownID(cid)
 		}
 		if cid != "" && (c.seenAny || m.From != "") {
@@ -208,7 +193,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		fallthrough
 	default:
 		if id != "" {
-			own := ownID(id)
+			own := c.ids.of(m)
 			c.others.put(own, markOf(m, "/id", own))
 		}
 	}
@@ -220,6 +205,7 @@ func (c *corrChecker) Finish(*lint.Pass) { c.reqs.release(); c.others.release() 
 // ---- ORCH-SEQ-002 ----
 
 type dupRespChecker struct {
+	ids            *msgID
 	reqs, answered *window[mark] // texts are made only for a finding
 }
 
@@ -231,7 +217,7 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 	switch family(msgType(m)) {
 	case "request":
 		if id := idOf(m); id != "" {
-			own := ownID(id)
+			own := c.ids.of(m)
 			c.reqs.put(own, markOf(m, "/id", own))
 		}
 	case "response":
@@ -246,7 +232,7 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 				"second response to %s (the first answer is %s): each request gets exactly one response", req.Message, first.Message)
 			return
 		}
-		c.answered.put(ownID(cid), markOf(m, "/correlationId", ownID(idOf(m))))
+		c.answered.put(ownID(cid), markOf(m, "/correlationId", c.ids.of(m)))
 	}
 }
 
@@ -255,6 +241,7 @@ func (c *dupRespChecker) Finish(*lint.Pass) { c.reqs.release(); c.answered.relea
 // ---- ORCH-SEQ-003 ----
 
 type uniqueChecker struct {
+	ids    *msgID
 	seen   *window[mark]
 	capped bool
 }
@@ -273,7 +260,7 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
 	}
-	own := ownID(id)
+	own := c.ids.of(m)
 	if c.seen.put(own, markOf(m, "/id", own)) && !c.capped {
 		c.capped = true
 		capNote(p, "message ids")
@@ -285,8 +272,9 @@ func (c *uniqueChecker) Finish(*lint.Pass) { c.seen.release() }
 // ---- ORCH-SEQ-004 ----
 
 type timeoutChecker struct {
+	ids    *msgID
 	open   *window[*request]
-	ids    *window[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
+	reqIDs *window[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
 	heap   deadlineHeap
 	capped bool
 }
@@ -311,12 +299,12 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 		}
 		ms, _ := m.Root.Path("payload", "timeout").Float()
 		limit := spec.RequestDeadline(msgType(m), ms)
-		if _, seen := c.ids.get(id); seen {
+		if _, seen := c.reqIDs.get(id); seen {
 			return // a reused id (ORCH-SEQ-003): which request a response answers is ambiguous
 		}
-		own := ownID(id)
+		own := c.ids.of(m)
 		r := &request{id: own, w: markOf(m, "/id", own), typ: ownType(msgType(m)), at: now, deadline: now.Add(limit)}
-		c.ids.put(own, struct{}{})
+		c.reqIDs.put(own, struct{}{})
 		if c.open.put(own, r) && !c.capped {
 			c.capped = true
 			capNote(p, "open requests")
@@ -379,7 +367,7 @@ func (c *timeoutChecker) compact() {
 
 func (c *timeoutChecker) Finish(*lint.Pass) {
 	c.open.release()
-	c.ids.release()
+	c.reqIDs.release()
 	clear(c.heap)
 	c.heap = c.heap[:0]
 }
@@ -392,6 +380,7 @@ type rateState struct {
 }
 
 type rateChecker struct {
+	ids    *msgID
 	agents *window[*rateState]
 }
 
@@ -416,7 +405,7 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 		}
 		c.agents.put(ownID(agent), st)
 	}
-	over, oldest, oldestAt := st.rate.Add(now, markOf(m, "", ownID(idOf(m))))
+	over, oldest, oldestAt := st.rate.Add(now, markOf(m, "", c.ids.of(m)))
 	if !over || now.Before(st.quiet) {
 		return
 	}
@@ -545,6 +534,7 @@ type fitReq struct {
 }
 
 type fitChecker struct {
+	ids  *msgID
 	open *window[*fitReq]
 }
 
@@ -560,7 +550,7 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 		if id == "" {
 			return
 		}
-		own := ownID(id)
+		own := c.ids.of(m)
 		r := &fitReq{w: markOf(m, "/type", own), typ: ownType(t)}
 		switch t {
 		case "request:get-task":

@@ -16,7 +16,6 @@ var (
 			"{\"type\":\"event:progress\",\"payload\":{\"taskId\":\"task-123\",\"progress\":0.8},...}",
 		Good: "{\"type\":\"notify:task-cancelled\",\"payload\":{\"taskId\":\"task-123\",\"reason\":\"Dependency failed\"},...}\n" +
 			"{\"type\":\"event:log\",\"payload\":{\"level\":\"info\",\"message\":\"task-123 cancelled, stopping\"},...}",
-		NewChecker: func() lint.Checker { return &cancelChecker{cancelled: newWindow(MaxTracked, &cancelsPool)} },
 	}
 	// SeqAgentID: one agent per stdio session.
 	SeqAgentID = &lint.Rule{
@@ -30,7 +29,6 @@ var (
 			"{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"request:get-task\",\"agentId\":\"agent-2\",...}}",
 		Good: "{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"event:log\",\"agentId\":\"agent-1\",...}}\n" +
 			"{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"request:get-task\",\"agentId\":\"agent-1\",...}}",
-		NewChecker: func() lint.Checker { return &agentIDChecker{} },
 	}
 )
 

@@ -73,6 +73,7 @@ type treeBufs struct {
 	ms, metrics, ts []jsonread.Member
 	items           []*jsonread.Node
 	keys            []string
+	pairs           map[string]string // the METRICS pairs (spec.MetricsTo)
 }
 
 var treePool = sync.Pool{New: func() any { return new(treeBufs) }}
@@ -85,6 +86,7 @@ func (tb *treeBufs) reset() {
 	clear(tb.ts)
 	clear(tb.items)
 	clear(tb.keys)
+	clear(tb.pairs)
 	tb.nodes, tb.ms, tb.metrics, tb.ts, tb.items, tb.keys = tb.nodes[:0], tb.ms[:0], tb.metrics[:0], tb.ts[:0], tb.items[:0], tb.keys[:0]
 }
 
@@ -102,7 +104,11 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 		n += 2 + bullets
 	}
 	if m := r.First("METRICS"); m != nil {
-		mm = spec.Metrics(m.Value)
+		if tb.pairs == nil {
+			tb.pairs = map[string]string{}
+		}
+		mm = tb.pairs
+		spec.MetricsTo(mm, m.Value)
 		n += 1 + len(mm)
 	}
 	for _, name := range [...]string{"DETAILS_FILE", "STATUS", "TASK", "END", "START"} {

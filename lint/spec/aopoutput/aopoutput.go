@@ -352,6 +352,12 @@ func Bullets(lines []SummaryLine) int {
 // walked in place, with no slice of the parts.
 func Metrics(v string) map[string]string {
 	out := map[string]string{}
+	MetricsTo(out, v)
+	return out
+}
+
+// MetricsTo is Metrics into out (a map the caller reuses).
+func MetricsTo(out map[string]string, v string) {
 	for rest, more := v, true; more; {
 		var pair string
 		pair, rest, more = strings.Cut(rest, ",")
@@ -365,7 +371,6 @@ func Metrics(v string) map[string]string {
 			out[k] = val
 		}
 	}
-	return out
 }
 
 // BulletText is a bullet line without its bullet mark, trimmed.

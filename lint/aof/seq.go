@@ -120,12 +120,12 @@ func (t *table[V]) release() {
 		return
 	}
 	t.b = nil
+	if t.pool == nil || cap(b.order) > 1024 {
+		return // no reuse, or grown past the usual session: left to the collector
+	}
 	clear(b.m) // nothing of the session stays reachable
 	clear(b.order)
 	b.order, b.head = b.order[:0], 0
-	if t.pool == nil || cap(b.order) > 1024 {
-		return
-	}
 	t.pool.p.Put(b)
 }
 

@@ -153,12 +153,12 @@ func (b *bounded[V]) release() {
 		return
 	}
 	b.b = nil
+	if cap(bb.order) > 1024 {
+		return // grown past the usual session: left to the collector, not cleared
+	}
 	clear(bb.m) // nothing of this session stays reachable
 	clear(bb.order)
 	bb.order, bb.head = bb.order[:0], 0
-	if cap(bb.order) > 1024 {
-		return
-	}
 	b.pool.p.Put(bb)
 }
 

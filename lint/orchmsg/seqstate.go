@@ -157,13 +157,13 @@ func (w *window[V]) release() {
 		return
 	}
 	w.b, w.head = nil, 0
+	if cap(b.order) > 1024 || cap(b.spare) > 1024 {
+		return // grown past the usual session: left to the collector, not cleared
+	}
 	clear(b.m) // drop the keys and values: nothing of this session stays reachable
 	clear(b.order)
 	clear(b.spare[:cap(b.spare)])
 	b.order, b.spare = b.order[:0], b.spare[:0]
-	if cap(b.order) > 1024 || cap(b.spare) > 1024 {
-		return
-	}
 	w.pool.p.Put(b)
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 )
 
 // The AOF sequence rules are one rule group: the driver makes one groupChecker per
@@ -68,69 +69,48 @@ func (vm *viewMemo) own(s string) string {
 func (vm *viewMemo) forget() { vm.m, vm.v, vm.ok = nil, view{}, false }
 
 // groupRules lists the group's rules with the checker of each.
-var groupRules = []struct {
-	rule *lint.Rule
-	make func(*viewMemo) lint.Checker
-}{
-	{SeqDelegation, func(vm *viewMemo) lint.Checker {
+var groupRules = []seqgroup.Entry[viewMemo]{
+	{Rule: SeqDelegation, Make: func(vm *viewMemo) lint.Checker {
 		return &delegationChecker{views: vm, children: table[lint.Related]{pool: &witnessTables}}
 	}},
-	{SeqAnswer, func(vm *viewMemo) lint.Checker {
+	{Rule: SeqAnswer, Make: func(vm *viewMemo) lint.Checker {
 		return &answerChecker{views: vm, requests: table[*handoffState]{pool: &handoffTables}}
 	}},
-	{SeqTransition, func(vm *viewMemo) lint.Checker {
+	{Rule: SeqTransition, Make: func(vm *viewMemo) lint.Checker {
 		return &transitionChecker{views: vm, tasks: table[*taskStatus]{pool: &statusTables}}
 	}},
-	{SeqCompletion, func(vm *viewMemo) lint.Checker {
+	{Rule: SeqCompletion, Make: func(vm *viewMemo) lint.Checker {
 		return &completionChecker{views: vm, done: table[completionState]{pool: &completionTables}}
 	}},
-	{SeqArtifacts, func(vm *viewMemo) lint.Checker {
+	{Rule: SeqArtifacts, Make: func(vm *viewMemo) lint.Checker {
 		return &artifactChecker{views: vm, runs: table[*runState]{pool: &runTables}}
 	}},
-	{SeqNoCompletion, func(vm *viewMemo) lint.Checker {
+	{Rule: SeqNoCompletion, Make: func(vm *viewMemo) lint.Checker {
 		return &noCompletionChecker{views: vm, active: table[lint.Related]{pool: &witnessTables}}
 	}},
-	{SeqStale, func(vm *viewMemo) lint.Checker {
+	{Rule: SeqStale, Make: func(vm *viewMemo) lint.Checker {
 		return &staleChecker{views: vm, beats: table[*heartbeat]{pool: &heartbeatTables}}
 	}},
 }
 
-func init() {
-	for _, g := range groupRules {
-		g.rule.Group = seqGroup
-		g.rule.NewChecker = newGroupChecker
-	}
-}
-
-type groupMember struct {
-	rule *lint.Rule
-	c    lint.Checker
-}
+func init() { seqgroup.Register(seqGroup, groupRules, newGroupChecker) }
 
 // groupChecker runs the checkers of every AOF sequence rule, in the order of
 // groupRules.
 type groupChecker struct {
 	views   viewMemo
-	members []groupMember
+	members seqgroup.Group
 }
 
 func newGroupChecker() lint.Checker {
-	g := &groupChecker{members: make([]groupMember, len(groupRules))}
-	for i, r := range groupRules {
-		g.members[i] = groupMember{r.rule, r.make(&g.views)}
-	}
+	g := &groupChecker{}
+	g.members = seqgroup.New(&g.views, groupRules)
 	return g
 }
 
 func (g *groupChecker) Observe(p *lint.Pass) {
-	for _, m := range g.members {
-		m.c.Observe(p.As(m.rule))
-	}
+	g.members.Observe(p)
 	g.views.forget() // keep no message past its turn
 }
 
-func (g *groupChecker) Finish(p *lint.Pass) {
-	for _, m := range g.members {
-		m.c.Finish(p.As(m.rule))
-	}
-}
+func (g *groupChecker) Finish(p *lint.Pass) { g.members.Finish(p) }

@@ -1,6 +1,9 @@
 package orchmsg
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
+)
 
 // The orchmsg sequence rules are one rule group: the driver makes one
 // groupChecker per stream, whose rule checkers share the owned copy of each
@@ -28,64 +31,43 @@ func (s *msgID) of(m *lint.Message) string {
 }
 
 // groupRules lists the group's rules, in ID order, with the checker of each.
-var groupRules = []struct {
-	rule *lint.Rule
-	make func(*msgID) lint.Checker
-}{
-	{SeqCorrelation, func(ids *msgID) lint.Checker {
+var groupRules = []seqgroup.Entry[msgID]{
+	{Rule: SeqCorrelation, Make: func(ids *msgID) lint.Checker {
 		return &corrChecker{ids: ids, reqs: newWindow(MaxTracked, &setPool), others: newWindow(MaxTracked, &markPool)}
 	}},
-	{SeqDuplicateResponse, func(ids *msgID) lint.Checker {
+	{Rule: SeqDuplicateResponse, Make: func(ids *msgID) lint.Checker {
 		return &dupRespChecker{ids: ids, reqs: newWindow(MaxTracked, &markPool), answered: newWindow(MaxTracked, &markPool)}
 	}},
-	{SeqUniqueID, func(ids *msgID) lint.Checker { return &uniqueChecker{ids: ids, seen: newWindow(MaxTracked, &markPool)} }},
-	{SeqTimeout, func(ids *msgID) lint.Checker {
+	{Rule: SeqUniqueID, Make: func(ids *msgID) lint.Checker { return &uniqueChecker{ids: ids, seen: newWindow(MaxTracked, &markPool)} }},
+	{Rule: SeqTimeout, Make: func(ids *msgID) lint.Checker {
 		return &timeoutChecker{ids: ids, open: newWindow(MaxTracked, &requestPool), reqIDs: newWindow(MaxTracked, &setPool)}
 	}},
-	{SeqRate, func(ids *msgID) lint.Checker { return &rateChecker{ids: ids, agents: newWindow(256, &rateStates)} }},
-	{SeqDirection, func(*msgID) lint.Checker { return &directionChecker{} }},
-	{SeqShutdown, func(*msgID) lint.Checker { return &shutdownChecker{} }},
-	{SeqAnswerFits, func(ids *msgID) lint.Checker { return &fitChecker{ids: ids, open: newWindow(MaxTracked, &fitPool)} }},
-	{SeqCancelled, func(*msgID) lint.Checker { return &cancelChecker{cancelled: newWindow(MaxTracked, &cancelsPool)} }},
-	{SeqAgentID, func(*msgID) lint.Checker { return &agentIDChecker{} }},
+	{Rule: SeqRate, Make: func(ids *msgID) lint.Checker { return &rateChecker{ids: ids, agents: newWindow(256, &rateStates)} }},
+	{Rule: SeqDirection, Make: func(*msgID) lint.Checker { return &directionChecker{} }},
+	{Rule: SeqShutdown, Make: func(*msgID) lint.Checker { return &shutdownChecker{} }},
+	{Rule: SeqAnswerFits, Make: func(ids *msgID) lint.Checker { return &fitChecker{ids: ids, open: newWindow(MaxTracked, &fitPool)} }},
+	{Rule: SeqCancelled, Make: func(*msgID) lint.Checker { return &cancelChecker{cancelled: newWindow(MaxTracked, &cancelsPool)} }},
+	{Rule: SeqAgentID, Make: func(*msgID) lint.Checker { return &agentIDChecker{} }},
 }
 
-func init() {
-	for _, g := range groupRules {
-		g.rule.Group = seqGroup
-		g.rule.NewChecker = newGroupChecker
-	}
-}
-
-type groupMember struct {
-	rule *lint.Rule
-	c    lint.Checker
-}
+func init() { seqgroup.Register(seqGroup, groupRules, newGroupChecker) }
 
 // groupChecker runs the checkers of every orchmsg sequence rule, in the order
 // of groupRules (the order the driver ran them in as separate checkers).
 type groupChecker struct {
 	ids     msgID
-	members []groupMember
+	members seqgroup.Group
 }
 
 func newGroupChecker() lint.Checker {
-	g := &groupChecker{members: make([]groupMember, len(groupRules))}
-	for i, r := range groupRules {
-		g.members[i] = groupMember{r.rule, r.make(&g.ids)}
-	}
+	g := &groupChecker{}
+	g.members = seqgroup.New(&g.ids, groupRules)
 	return g
 }
 
 func (g *groupChecker) Observe(p *lint.Pass) {
-	for _, m := range g.members {
-		m.c.Observe(p.As(m.rule))
-	}
+	g.members.Observe(p)
 	g.ids = msgID{} // keep no message past its turn (the driver may reuse it)
 }
 
-func (g *groupChecker) Finish(p *lint.Pass) {
-	for _, m := range g.members {
-		m.c.Finish(p.As(m.rule))
-	}
-}
+func (g *groupChecker) Finish(p *lint.Pass) { g.members.Finish(p) }

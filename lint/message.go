@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -95,6 +96,43 @@ func NewLineIndex(raw []byte, baseLine, baseCol int) *LineIndex {
 		li.starts = append(li.starts, off)
 	}
 	return li
+}
+
+// Reset makes li the index NewLineIndex(raw, baseLine, baseCol) returns, reusing
+// li's memory: for a driver that indexes one message after another.
+func (li *LineIndex) Reset(raw []byte, baseLine, baseCol int) {
+	li.BaseLine, li.BaseCol, li.Flat = baseLine, baseCol, false
+	li.starts = li.starts[:0]
+	for off := 0; ; {
+		i := bytes.IndexByte(raw[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		li.starts = append(li.starts, off)
+	}
+}
+
+// ShiftTo makes dst the index li.Shift(start) returns, reusing dst's memory.
+func (li *LineIndex) ShiftTo(dst *LineIndex, start int) {
+	l, c := li.Position(start)
+	dst.BaseLine, dst.BaseCol, dst.Flat = l, c, false
+	dst.starts = dst.starts[:0]
+	for _, st := range li.starts {
+		if st > start {
+			dst.starts = append(dst.starts, st-start)
+		}
+	}
+}
+
+// Clone returns a copy of li that shares no memory with it.
+func (li *LineIndex) Clone() *LineIndex {
+	if li == nil {
+		return nil
+	}
+	c := *li
+	c.starts = slices.Clone(li.starts)
+	return &c
 }
 
 // Shift returns an index for offsets counted from start.

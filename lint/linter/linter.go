@@ -324,9 +324,10 @@ func (lr *lineReader) next() ([]byte, int, error) {
 
 func (s *stream) serial(r io.Reader) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
-	// One arena for every line's tree: a line is done with when apply returns.
-	arena := new(jsonread.Arena)
-	b := newBuilder(arena, s.path, &s.opts, false)
+	// One memory for every line's tree and message: a line is done with when
+	// apply returns.
+	mem := newUnitMem()
+	b := newMemBuilder(mem, s.path, &s.opts, false)
 	for i := 0; ; i++ {
 		line, n, err := lr.next()
 		if err == io.EOF {
@@ -335,7 +336,7 @@ func (s *stream) serial(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		arena.Reset()
+		mem.reset()
 		// The line's own copy: lr.buf is reused, and the tree's strings (which
 		// rules may keep) point into the bytes they are parsed from.
 		line = append([]byte(nil), line...)
@@ -351,7 +352,7 @@ type batch struct {
 	lines [][]byte
 	nums  []int
 	outs  []unitOut
-	arena *jsonread.Arena // the trees of outs, reused once the batch is applied
+	mem   *unitMem // the trees and messages of outs, reused once the batch is applied
 }
 
 // A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
@@ -407,7 +408,7 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
 	// The batches' arenas: at most the batches in flight, each reset by the
 	// worker that takes it.
-	arenas := arenaPool{free: make(chan *jsonread.Arena, 2*workers+1)}
+	arenas := memPool{free: make(chan *unitMem, 2*workers+1)}
 	todo := make(chan *batch, workers)
 	done := make(chan *batch, workers)
 	var wg sync.WaitGroup
@@ -418,8 +419,8 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 			bld := newBuilder(nil, s.path, &s.opts, false)
 			for b := range todo {
 				b.outs = make([]unitOut, len(b.lines))
-				b.arena = arenas.get()
-				bld.arena, bld.owned = b.arena, true
+				b.mem = arenas.get()
+				bld.use(b.mem)
 				for i, line := range b.lines {
 					b.outs[i] = bld.build(b.first+i, line, b.nums[i], 1)
 				}
@@ -459,8 +460,8 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 				}
 				mu.Unlock()
 				next++
-				arenas.put(nb.arena)
-				nb.arena = nil
+				arenas.put(nb.mem)
+				nb.mem = nil
 				if testHookApplied != nil {
 					testHookApplied(nb.size, len(nb.nums))
 				}
@@ -510,20 +511,20 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	return readErr
 }
 
-// arenaPool hands out arenas, reset, and takes them back.
-type arenaPool struct{ free chan *jsonread.Arena }
+// memPool hands out units' memories, reset, and takes them back.
+type memPool struct{ free chan *unitMem }
 
-func (ap arenaPool) get() *jsonread.Arena {
+func (ap memPool) get() *unitMem {
 	select {
 	case a := <-ap.free:
-		a.Reset()
+		a.reset()
 		return a
 	default:
-		return new(jsonread.Arena)
+		return newUnitMem()
 	}
 }
 
-func (ap arenaPool) put(a *jsonread.Arena) {
+func (ap memPool) put(a *unitMem) {
 	select {
 	case ap.free <- a:
 	default:

@@ -56,10 +56,15 @@ type stream struct {
 }
 
 type session struct {
-	checkers     map[string][]checker // by protocol
-	protos       []string             // the keys of checkers, sorted
-	pending      []heldRecord         // harness and control records, for checkers started later
+	checkers     []protoCheckers // sorted by protocol (a session sees one to five)
+	pending      []heldRecord    // harness and control records, for checkers started later
 	pendingBytes int
+}
+
+// protoCheckers are a session's checkers of one protocol.
+type protoCheckers struct {
+	protocol string
+	cks      []checker
 }
 
 // heldRecord is a harness or control record held for the checkers of a protocol
@@ -474,8 +479,8 @@ func (s *stream) harnessEvent(u *unitOut) {
 		sess.pendingBytes += len(u.src)
 		s.pendingBytes += len(u.src)
 	}
-	for _, proto := range sess.protos {
-		for _, ck := range sess.checkers[proto] {
+	for _, pc := range sess.checkers {
+		for _, ck := range pc.cks {
 			s.observe(ck, m)
 		}
 	}
@@ -513,23 +518,19 @@ const (
 // checkersFor returns the session's checkers of a protocol, starting them (and
 // showing them the harness and control records seen so far) on first use.
 func (s *stream) checkersFor(sess *session, protocol string) []checker {
-	if cks, ok := sess.checkers[protocol]; ok {
-		return cks
+	i, found := slices.BinarySearchFunc(sess.checkers, protocol, func(pc protoCheckers, p string) int { return strings.Compare(pc.protocol, p) })
+	if found {
+		return sess.checkers[i].cks
 	}
-	var cks []checker
-	groups := map[string]bool{}
-	for _, r := range s.seqRulesFor(protocol) {
-		if r.Group != "" {
-			if groups[r.Group] {
-				continue // one checker per group, made by its first rule
-			}
-			groups[r.Group] = true
+	rules := s.seqRulesFor(protocol)
+	cks := make([]checker, 0, len(rules))
+	for _, r := range rules {
+		if r.Group != "" && slices.ContainsFunc(cks, func(ck checker) bool { return ck.rule.Group == r.Group }) {
+			continue // one checker per group, made by its first rule
 		}
 		cks = append(cks, checker{rule: r, c: r.NewChecker()})
 	}
-	sess.checkers[protocol] = cks
-	i, _ := slices.BinarySearch(sess.protos, protocol)
-	sess.protos = slices.Insert(sess.protos, i, protocol)
+	sess.checkers = slices.Insert(sess.checkers, i, protoCheckers{protocol: protocol, cks: cks})
 	for _, h := range sess.pending {
 		m := s.rebuild(h)
 		if m == nil {
@@ -841,7 +842,7 @@ func (s *stream) session(key string) *session {
 		s.finishSession(s.sessions[oldest])
 		delete(s.sessions, oldest)
 	}
-	sess := &session{checkers: map[string][]checker{}}
+	sess := &session{}
 	key = strings.Clone(key) // the key is kept: it must not pin its message's line
 	s.sessions[key] = sess
 	s.order = append(s.order, key)
@@ -851,8 +852,8 @@ func (s *stream) session(key string) *session {
 func (s *stream) finishSession(sess *session) {
 	s.pendingBytes -= sess.pendingBytes
 	sess.pendingBytes, sess.pending = 0, nil
-	for _, proto := range sess.protos {
-		for _, ck := range sess.checkers[proto] {
+	for _, pc := range sess.checkers {
+		for _, ck := range pc.cks {
 			p := &s.pass
 			p.Reset(ck.rule, nil)
 			safeRun(p, ck.c.Finish)

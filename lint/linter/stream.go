@@ -398,7 +398,10 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		l, c := pos.Position(text.Offset)
 		tp := s.newIndex()
 		*tp = lint.LineIndex{BaseLine: l, BaseCol: c, Flat: true}
-		raw := []byte(text.String())
+		// The text's own bytes, not a copy: a string is never modified, and
+		// nothing writes into a unit's bytes (the parser and the rules read them).
+		str := text.String()
+		raw := unsafe.Slice(unsafe.StringData(str), len(str))
 		t := bytes.TrimLeft(raw, " \t\r\n")
 		switch {
 		case bytes.HasPrefix(t, aofPrefix):

@@ -300,8 +300,20 @@ type lineReader struct {
 func (lr *lineReader) next() ([]byte, int, error) {
 	for {
 		lr.lineNo++
-		line, tooLong, err := readLine(lr.br, lr.buf[:0], MaxMessage)
-		lr.buf = line[:0]
+		// Most lines fit in the reader's buffer: returned from it, not copied
+		// (valid until the next read, as lr.buf's contents would be).
+		frag, err := lr.br.ReadSlice('\n')
+		var line []byte
+		tooLong := false
+		switch err {
+		case nil:
+			line = bytes.TrimSuffix(frag[:len(frag)-1], []byte("\r"))
+		case bufio.ErrBufferFull:
+			line, tooLong, err = readLine(lr.br, append(lr.buf[:0], frag...), MaxMessage)
+			lr.buf = line[:0]
+		default: // the last line, without "\n", or a read error
+			line = bytes.TrimSuffix(frag, []byte("\r"))
+		}
 		if tooLong {
 			if lr.mu != nil {
 				lr.mu.Lock()

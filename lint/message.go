@@ -86,15 +86,8 @@ type LineIndex struct {
 
 // NewLineIndex indexes raw, whose first byte stands at baseLine:baseCol.
 func NewLineIndex(raw []byte, baseLine, baseCol int) *LineIndex {
-	li := &LineIndex{BaseLine: baseLine, BaseCol: baseCol}
-	for off := 0; ; {
-		i := bytes.IndexByte(raw[off:], '\n')
-		if i < 0 {
-			break
-		}
-		off += i + 1
-		li.starts = append(li.starts, off)
-	}
+	li := new(LineIndex)
+	li.Reset(raw, baseLine, baseCol)
 	return li
 }
 

@@ -25,7 +25,7 @@ type Options struct {
 // Ownership (what the driver, lint/linter, promises and asks): a Message, its
 // Pos, its Root and every node of the tree are the driver's and valid only during
 // the call that receives them (Rule.Run, Checker.Observe); the driver reuses
-// their memory for later lines (the race build's TestArenaOwnership poisons it).
+// their memory for later lines (linter's TestArenaOwnership poisons it).
 // Keep a Witness, never the message, its index or a node. The strings of the tree
 // and of the message's fields, and Raw, point into the bytes of the message's
 // line, which the driver never reuses: a string may be kept (it keeps its line

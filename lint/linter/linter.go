@@ -361,7 +361,10 @@ type batch struct {
 	seq   int
 	first int // index of the first unit
 	size  int // bytes of its lines, the weight it holds of the in-flight budget
-	lines [][]byte
+	// block holds the lines back to back, each ending at its ends entry: the
+	// reader's buffer, reused (the worker gives every line its own copy).
+	block []byte
+	ends  []int
 	nums  []int
 	outs  []unitOut
 	mem   *unitMem // the trees and messages of outs, reused once the batch is applied
@@ -421,6 +424,7 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	// The batches' arenas: at most the batches in flight, each reset by the
 	// worker that takes it.
 	arenas := memPool{free: make(chan *unitMem, 2*workers+1)}
+	blocks := blockPool{free: make(chan []byte, 2*workers+1)}
 	todo := make(chan *batch, workers)
 	done := make(chan *batch, workers)
 	var wg sync.WaitGroup
@@ -430,13 +434,19 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 			defer wg.Done()
 			bld := newBuilder(nil, s.path, &s.opts, false)
 			for b := range todo {
-				b.outs = make([]unitOut, len(b.lines))
 				b.mem = arenas.get()
+				b.outs = b.mem.units(len(b.ends))
 				bld.use(b.mem)
-				for i, line := range b.lines {
+				start := 0
+				for i, end := range b.ends {
+					// The line's own copy: the tree's strings, which rules may
+					// keep, point into it.
+					line := append([]byte(nil), b.block[start:end]...)
+					start = end
 					b.outs[i] = bld.build(b.first+i, line, b.nums[i], 1)
 				}
-				b.lines = nil
+				blocks.put(b.block)
+				b.block = nil
 				done <- b
 			}
 		}()
@@ -483,15 +493,15 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		}
 	}()
 	seq, index := 0, 0
-	cur := &batch{seq: 0}
+	cur := &batch{seq: 0, block: blocks.get()}
 	flush := func() {
-		if len(cur.lines) == 0 {
+		if len(cur.ends) == 0 {
 			return
 		}
 		inflight <- struct{}{}
 		todo <- cur
 		seq++
-		cur = &batch{seq: seq, first: index}
+		cur = &batch{seq: seq, first: index, block: blocks.get()}
 	}
 	for {
 		line, n, err := lr.next()
@@ -508,10 +518,11 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		}
 		budget.acquire(len(line))
 		cur.size += len(line)
-		cur.lines = append(cur.lines, append([]byte(nil), line...))
+		cur.block = append(cur.block, line...)
+		cur.ends = append(cur.ends, len(cur.block))
 		cur.nums = append(cur.nums, n)
 		index++
-		if len(cur.lines) == batchLines || cur.size >= batchBytes {
+		if len(cur.ends) == batchLines || cur.size >= batchBytes {
 			flush()
 		}
 	}
@@ -521,6 +532,29 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	close(done)
 	<-applied
 	return readErr
+}
+
+// blockPool hands out the batches' line buffers, empty, and takes them back;
+// one grown past two batches' bytes (a long line) is let go.
+type blockPool struct{ free chan []byte }
+
+func (bp blockPool) get() []byte {
+	select {
+	case b := <-bp.free:
+		return b[:0]
+	default:
+		return make([]byte, 0, batchBytes)
+	}
+}
+
+func (bp blockPool) put(b []byte) {
+	if cap(b) > 2*batchBytes {
+		return
+	}
+	select {
+	case bp.free <- b:
+	default:
+	}
 }
 
 // memPool hands out units' memories, reset, and takes them back.

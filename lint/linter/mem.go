@@ -13,12 +13,22 @@ import (
 // batch), so a line costs no allocation for them. What the ordered stage keeps
 // longer it copies (keep).
 type unitMem struct {
+	outs  []unitOut // a batch's results (parallel driver)
 	arena *jsonread.Arena
 	msgs  slabs[lint.Message]
 	idx   slabs[lint.LineIndex]
 }
 
 func newUnitMem() *unitMem { return &unitMem{arena: new(jsonread.Arena)} }
+
+// units returns room for n results, zero (the ordered stage clears each one it
+// applies).
+func (um *unitMem) units(n int) []unitOut {
+	if cap(um.outs) < n {
+		um.outs = make([]unitOut, n)
+	}
+	return um.outs[:n]
+}
 
 // reset takes back every unit made since the last reset.
 func (um *unitMem) reset() {

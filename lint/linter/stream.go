@@ -735,10 +735,11 @@ func (s *stream) apply(u unitOut) {
 	s.applyUnit(u)
 }
 
-// keep returns a copy of m whose tree outlives the arena it was parsed into: for
-// the messages the ordered stage holds past their unit (a session's pending
-// harness records, the lines before a stream's first message). The copy is
-// compact: exact-size slices, no slack of the arena's slabs.
+// keep returns a copy of m whose tree and line index outlive the unit memory
+// they were made in: for the messages the ordered stage holds past their unit
+// (the lines before a stream's first message; a session's pending harness
+// records are held as bytes, heldRecord). The copy is compact: exact-size
+// slices, no slack of the arena's slabs.
 func keep(m *lint.Message) *lint.Message {
 	if m == nil {
 		return nil

@@ -43,8 +43,9 @@ func (vm *viewMemo) of(m *lint.Message) (view, bool) {
 	return vm.v, vm.ok
 }
 
-// own returns s as the group keeps it: a copy that does not pin (or, once the
-// driver reuses its line buffer, change with) the message's line, interned.
+// own returns s as the group keeps it: a copy, interned, so that the state pins
+// a few bytes, not the message's whole line (lint.Message: a kept string of the
+// tree keeps its line alive).
 func (vm *viewMemo) own(s string) string {
 	if s == "" {
 		return ""

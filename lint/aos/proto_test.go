@@ -6,8 +6,8 @@ import (
 	"github.com/aopkit/aopkit/lint/internal/prototest"
 )
 
-// TestRetention: the sequence checkers keep no string and no node of a line
-// (the driver reuses its line buffer).
+// TestRetention: the sequence checkers keep no node and no string of a line
+// (the driver reuses trees; a kept string would keep its whole line alive).
 func TestRetention(t *testing.T) { prototest.Retention(t, "aos") }
 
 // BenchmarkTranscript is the cost per message of linting aos sessions:

@@ -163,8 +163,8 @@ func (b *bounded[V]) release() {
 }
 
 // own returns a string of a message that the state keeps (a key, a witness's
-// text): a copy, so that it does not pin (or, once the driver reuses its line
-// buffer, change with) the message's line.
+// text): a copy, so that the state pins a few bytes, not the message's whole
+// line (lint.Message: a kept string of the tree keeps its line alive).
 func own(s string) string { return strings.Clone(s) }
 
 // mark is a witness kept by the state: where a value is (line, column, pointer)

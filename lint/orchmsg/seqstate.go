@@ -167,8 +167,9 @@ func (w *window[V]) release() {
 	w.pool.p.Put(b)
 }
 
-// ownID returns id as the windows keep it: a copy, so that it does not pin (or,
-// once the driver reuses its line buffer, change with) the message's line.
+// ownID returns id as the windows keep it: a copy, so that a window pins a few
+// bytes, not the message's whole line (lint.Message: a kept string of the tree
+// keeps its line alive).
 func ownID(id string) string { return strings.Clone(id) }
 
 // ownType returns a message type as a mark keeps it: the spec's own string for

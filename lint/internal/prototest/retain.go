@@ -2,13 +2,15 @@
 // (issue 11): Retention proves that its sequence checkers own what they keep,
 // and BenchTranscript measures its cost per message.
 //
-// The driver parses each line into a buffer it reuses, so a string a checker
-// keeps past its message must be a copy, never a substring of the line. Check
-// parses every line with jsonread's ParseShared into a buffer of its own
-// (the tree's strings point into it, as they point into the driver's line
-// buffer), shows the messages to the protocol's sequence checkers in order, and
-// then walks everything reachable from the checkers: a string whose bytes lie in
-// one of the line buffers, or a tree node of a line, is a finding.
+// The driver reuses a message's tree and the Message itself for later lines, so
+// a checker keeps neither; the strings of the tree point into the message's
+// line and keep the whole line alive, so what a checker keeps of them is a copy
+// (lint.Message's ownership note). Check parses every line with jsonread's
+// ParseShared into a buffer of its own (the tree's strings point into it, as
+// they point into the driver's line), shows the messages to the protocol's
+// sequence checkers in order, and then walks everything reachable from the
+// checkers: a string whose bytes lie in one of the line buffers, or a tree node,
+// is a finding.
 package prototest
 
 import (

@@ -340,6 +340,11 @@ func (s *stream) serial(r io.Reader) error {
 	// apply returns.
 	mem := newUnitMem()
 	b := newMemBuilder(mem, s.path, &s.opts, false)
+	// One buffer for every line (mem.line): the line's bytes are done with when
+	// apply returns, like its tree (what the stream keeps past the line it
+	// copies: stream.own, heldRecord; so do the rules, lint.Message), unless the
+	// line was given to a protocol's checkers that keep its strings (linesKept):
+	// the next line then gets a new buffer.
 	for i := 0; ; i++ {
 		line, n, err := lr.next()
 		if err == io.EOF {
@@ -349,10 +354,11 @@ func (s *stream) serial(r io.Reader) error {
 			return err
 		}
 		mem.reset()
-		// The line's own copy: lr.buf is reused, and the tree's strings (which
-		// rules may keep) point into the bytes they are parsed from.
-		line = append([]byte(nil), line...)
-		s.apply(b.build(i, line, n, 1))
+		// A copy, not the reader's buffer: the reader's next read would
+		// overwrite it while nothing could poison it.
+		s.apply(b.build(i, mem.line(0, line), n, 1))
+		mem.done(0, s.given)
+		s.given = false
 	}
 }
 
@@ -439,9 +445,11 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 				bld.use(b.mem)
 				start := 0
 				for i, end := range b.ends {
-					// The line's own copy: the tree's strings, which rules may
-					// keep, point into it.
-					line := append([]byte(nil), b.block[start:end]...)
+					// The line's copy in the batch's memory, one buffer per
+					// line, not the block: a line given to checkers that keep
+					// its strings (linesKept) is let go alone, and a kept
+					// string pins one line, not the batch.
+					line := b.mem.line(i, b.block[start:end])
 					start = end
 					b.outs[i] = bld.build(b.first+i, line, b.nums[i], 1)
 				}
@@ -479,6 +487,8 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 				for i := range nb.outs {
 					s.apply(nb.outs[i])
 					nb.outs[i] = unitOut{}
+					nb.mem.done(i, s.given)
+					s.given = false
 				}
 				mu.Unlock()
 				next++

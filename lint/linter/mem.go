@@ -2,6 +2,7 @@ package linter
 
 import (
 	"os"
+	"testing"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -17,7 +18,35 @@ type unitMem struct {
 	arena *jsonread.Arena
 	msgs  slabs[lint.Message]
 	idx   slabs[lint.LineIndex]
+	// lines are the units' bytes, by their place in the batch: reused, unless
+	// the stream was given a unit's (stream.given).
+	lines [][]byte
 }
+
+// line returns a copy of src in the buffer of the batch's i-th unit: the unit's
+// bytes, which its tree's strings point into, until done(i).
+func (um *unitMem) line(i int, src []byte) []byte {
+	for len(um.lines) <= i {
+		um.lines = append(um.lines, nil)
+	}
+	b := append(um.lines[i][:0], src...)
+	um.lines[i] = b
+	return b
+}
+
+// done ends the i-th unit's use of its bytes: poisoned for the next unit, or
+// let go when given (something kept strings of them) or larger than
+// maxReusedLine (one long line does not stay held).
+func (um *unitMem) done(i int, given bool) {
+	if given || cap(um.lines[i]) > maxReusedLine {
+		um.lines[i] = nil
+		return
+	}
+	poisonLine(um.lines[i])
+}
+
+// maxReusedLine bounds the buffers a unitMem keeps for its units' bytes.
+const maxReusedLine = 1 << 20
 
 func newUnitMem() *unitMem { return &unitMem{arena: new(jsonread.Arena)} }
 
@@ -86,6 +115,26 @@ func (s *slabs[T]) reset(clean func(*T)) {
 // message used after its unit was done with then shows in the output (a test of
 // the driver's ownership, not a feature).
 var poisonUnits = os.Getenv("AOPKIT_ARENA_POISON") != ""
+
+// poisonLines makes poisonLine overwrite every line's bytes once the line is
+// applied: always in a test binary (every test and golden of every package that
+// lints runs with it, so a string kept from a line without a copy changes
+// their results), and with AOPKIT_ARENA_POISON=1.
+var poisonLines = poisonUnits || testing.Testing()
+
+// poisonLine overwrites a line's bytes, done with, when poisonLines is set.
+func poisonLine(b []byte) {
+	if !poisonLines {
+		return
+	}
+	for i := range b {
+		b[i] = poisonByte
+	}
+}
+
+// poisonByte is what a poisoned line holds: a byte no valid UTF-8 text holds,
+// so that a string kept from it shows as broken.
+const poisonByte = 0xFE
 
 const poisonedText = "\x00poisoned by linter.unitMem.reset"
 

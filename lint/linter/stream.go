@@ -35,7 +35,18 @@ type stream struct {
 	first    string // first protocol detected, for the log-line leniency of orchmsg
 	// early holds the non-message lines seen before the first message: whether
 	// they are log output (orchmsg) or errors depends on the stream's protocol.
-	early []unitOut
+	// They are held as bytes, like pending harness records, and built again when
+	// the protocol is known (earlyB).
+	early  []heldRecord
+	earlyB *builder
+
+	// line is the bytes of the unit being applied (reused for the next line):
+	// add copies the diagnostics' strings that point into it.
+	line []byte
+	// given is set when a unit was shown to the checkers of a protocol that
+	// keeps strings of its lines (linesKept): the driver must not reuse the
+	// unit's bytes. The driver clears it.
+	given bool
 
 	sessions map[string]*session
 	order    []string // session keys, oldest first
@@ -55,10 +66,36 @@ type stream struct {
 	replayWhole *builder
 }
 
+// linesKept is the protocols whose sequence rules may keep strings of a
+// message's tree (lint.Message's ownership note: a kept string keeps its line
+// alive) instead of copying them: the lines shown to their checkers are not
+// reused. aop2's groups keep the TASK's strings (its target, its checkpoint ids,
+// ...; the poisoned lines of the test build show them). The other protocols'
+// rules copy what they keep, proven by poisoning every line the driver reuses in
+// the test build (poisonLines).
+var linesKept = map[string]bool{"aop2": true}
+
+// own returns str, copied if it points into the unit being applied (a line
+// whose bytes the driver reuses): for what the stream keeps past the line.
+func (s *stream) own(str string) string {
+	if len(str) == 0 || len(s.line) == 0 {
+		return str
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(str)))
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(s.line)))
+	if p >= start && p < start+uintptr(len(s.line)) {
+		return strings.Clone(str)
+	}
+	return str
+}
+
 type session struct {
 	checkers     []protoCheckers // sorted by protocol (a session sees one to five)
 	pending      []heldRecord    // harness and control records, for checkers started later
 	pendingBytes int
+	// held is the pending records' bytes, copied back to back (one growing
+	// buffer per session, not an allocation per record).
+	held []byte
 }
 
 // protoCheckers are a session's checkers of one protocol.
@@ -68,8 +105,9 @@ type protoCheckers struct {
 }
 
 // heldRecord is a harness or control record held for the checkers of a protocol
-// whose first message in the session comes later: the bytes of its unit (a line
-// the driver owns and never modifies), not its tree. A tree is pointers the
+// whose first message in the session comes later (or a line held before the
+// stream's first message, early): a copy of the bytes of its unit (the driver
+// reuses the line's own), not its tree. A tree is pointers the
 // collector marks on every cycle for as long as the session is open; bytes are
 // not, and are smaller. The rare replay (checkersFor) parses the unit again, to
 // the same message.
@@ -96,6 +134,16 @@ func (s *stream) add(ds ...lint.Diagnostic) {
 			continue
 		}
 		d.Path = s.path
+		// Rules make their texts (Sprintf), but a pointer or a message may be
+		// a string of the tree: kept, it must not point into the line.
+		d.Message, d.Pointer = s.own(d.Message), s.own(d.Pointer)
+		if len(d.Related) > 0 {
+			rel := slices.Clone(d.Related)
+			for i := range rel {
+				rel[i].Path, rel[i].Pointer, rel[i].Message = s.own(rel[i].Path), s.own(rel[i].Pointer), s.own(rel[i].Message)
+			}
+			d.Related = rel
+		}
 		s.diags = append(s.diags, d)
 	}
 }
@@ -150,10 +198,12 @@ type unitOut struct {
 	// JSON, or JSON no protocol claims. In an orchmsg stream such a line is log
 	// output (Parsing Strategy), an info; elsewhere its diagnostics stand.
 	notMessage bool
-	// src is the unit built, where harness is set: the ordered stage holds it
-	// (heldRecord), not the tree, for checkers that start later.
+	// src is the unit built: the ordered stage holds a copy of it (heldRecord),
+	// not the tree, for checkers that start later and for the lines before the
+	// stream's first message.
 	src       []byte
 	line, col int
+	index     int
 	whole     bool
 }
 
@@ -233,9 +283,7 @@ func (b *builder) build(index int, data []byte, line, col int) unitOut {
 		b.text = textDetection{}
 	}
 	b.unit(data, line, col)
-	if b.out.harness != nil {
-		b.out.src, b.out.line, b.out.col, b.out.whole = data, line, col, b.whole
-	}
+	b.out.src, b.out.line, b.out.col, b.out.index, b.out.whole = data, line, col, index, b.whole
 	return b.out // kept in b until the next unit: no second clearing per unit
 }
 
@@ -289,8 +337,8 @@ func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string,
 		}
 	}
 	if err != nil {
-		if hint != "" && lint.LookupProtocol(hint) != nil {
-			s.out.proto = hint
+		if p := lint.LookupProtocol(hint); hint != "" && p != nil {
+			s.out.proto = p.ID // the protocol's own string, not the line's
 		}
 		s.out.notMessage = !s.whole && hint != "aof"
 		var se *jsonread.SyntaxError
@@ -478,11 +526,15 @@ func (s *stream) harnessEvent(u *unitOut) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
-		sess.pending = append(sess.pending, heldRecord{src: u.src, line: u.line, col: u.col, index: m.Index, whole: u.whole})
+		h := u.heldIn(&sess.held)
+		sess.pending = append(sess.pending, h)
 		sess.pendingBytes += len(u.src)
 		s.pendingBytes += len(u.src)
 	}
 	for _, pc := range sess.checkers {
+		if len(pc.cks) > 0 && linesKept[pc.protocol] {
+			s.given = true
+		}
 		for _, ck := range pc.cks {
 			s.observe(ck, m)
 		}
@@ -533,7 +585,8 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		}
 		cks = append(cks, checker{rule: r, c: r.NewChecker()})
 	}
-	sess.checkers = slices.Insert(sess.checkers, i, protoCheckers{protocol: protocol, cks: cks})
+	// The protocol is kept: a harness record's may be a string of its line.
+	sess.checkers = slices.Insert(sess.checkers, i, protoCheckers{protocol: strings.Clone(protocol), cks: cks})
 	for _, h := range sess.pending {
 		m := s.rebuild(h)
 		if m == nil {
@@ -563,6 +616,20 @@ func (s *stream) rebuild(h heldRecord) *lint.Message {
 		*b = newMemBuilder(newUnitMem(), s.path, &s.opts, h.whole)
 	}
 	return (*b).build(h.index, h.src, h.line, h.col).harness
+}
+
+// held returns what the ordered stage holds of u past its line: a copy of its
+// bytes (built again by rebuild, or flushEarly).
+func (u *unitOut) held() heldRecord {
+	return heldRecord{src: bytes.Clone(u.src), line: u.line, col: u.col, index: u.index, whole: u.whole}
+}
+
+// heldIn is held with the copy appended to *buf (the records held before stay
+// valid: a grown buffer leaves them in the old one).
+func (u *unitOut) heldIn(buf *[]byte) heldRecord {
+	start := len(*buf)
+	*buf = append(*buf, u.src...)
+	return heldRecord{src: (*buf)[start:len(*buf):len(*buf)], line: u.line, col: u.col, index: u.index, whole: u.whole}
 }
 
 // isText reports whether a protocol's text detector claims data (an aop-output
@@ -728,26 +795,10 @@ func (s *stream) apply(u unitOut) {
 	s.messages++
 	if s.first == "" && s.opts.Protocol == "" && len(s.early) < maxEarly &&
 		((u.logLine != nil && u.logLine.hint == "") || (u.notMessage && u.proto == "")) {
-		u.msg, u.harness = keep(u.msg), keep(u.harness)
-		s.early = append(s.early, u)
+		s.early = append(s.early, u.held())
 		return
 	}
 	s.applyUnit(u)
-}
-
-// keep returns a copy of m whose tree and line index outlive the unit memory
-// they were made in: for the messages the ordered stage holds past their unit
-// (the lines before a stream's first message; a session's pending harness
-// records are held as bytes, heldRecord). The copy is compact: exact-size
-// slices, no slack of the arena's slabs.
-func keep(m *lint.Message) *lint.Message {
-	if m == nil {
-		return nil
-	}
-	c := *m
-	c.Root = m.Root.Clone()
-	c.Pos = m.Pos.Clone()
-	return &c
 }
 
 // maxEarly bounds the lines held before a stream's first message.
@@ -758,12 +809,21 @@ const maxEarly = 1024
 func (s *stream) flushEarly() {
 	early := s.early
 	s.early = nil
-	for _, u := range early {
-		s.applyUnit(u)
+	for _, h := range early {
+		if s.earlyB == nil {
+			s.earlyB = newMemBuilder(newUnitMem(), s.path, &s.opts, h.whole)
+		}
+		// The held line built again: the same bytes build the same unit.
+		s.earlyB.whole = h.whole
+		s.applyUnit(s.earlyB.build(h.index, h.src, h.line, h.col))
+		s.earlyB.mem.reset()
 	}
 }
 
 func (s *stream) applyUnit(u unitOut) {
+	line := s.line
+	s.line = u.src
+	defer func() { s.line = line }()
 	if u.notMessage && s.streamProtocol(u.proto) == "orchmsg" && len(u.diags) > 0 {
 		d := u.diags[0]
 		s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: d.Line, Column: 1,
@@ -795,10 +855,15 @@ func (s *stream) applyUnit(u unitOut) {
 		s.first = m.Protocol
 		s.flushEarly()
 	}
-	s.kind = m.Kind
+	if s.messages == 1 {
+		s.kind = strings.Clone(m.Kind) // kept past the line; result reads it for a lone message
+	}
 	seq := s.seqRulesFor(m.Protocol)
 	if len(seq) == 0 {
 		return
+	}
+	if linesKept[m.Protocol] {
+		s.given = true
 	}
 	for _, ck := range s.checkersFor(s.session(m.Session), m.Protocol) {
 		s.observe(ck, m)
@@ -855,7 +920,7 @@ func (s *stream) session(key string) *session {
 
 func (s *stream) finishSession(sess *session) {
 	s.pendingBytes -= sess.pendingBytes
-	sess.pendingBytes, sess.pending = 0, nil
+	sess.pendingBytes, sess.pending, sess.held = 0, nil, nil
 	for _, pc := range sess.checkers {
 		for _, ck := range pc.cks {
 			p := &s.pass

@@ -514,6 +514,11 @@ func (s *stream) harnessEvent(u *unitOut) {
 	if m.Protocol != "" {
 		s.checkersFor(sess, m.Protocol)
 	}
+	for _, pc := range sess.checkers {
+		if len(pc.cks) > 0 && linesKept[pc.protocol] {
+			s.given = true // the line is not reused: held without a copy
+		}
+	}
 	switch {
 	case len(sess.pending) >= maxPending:
 	case s.pendingBytes+len(u.src) > maxPendingBytes:
@@ -526,15 +531,15 @@ func (s *stream) harnessEvent(u *unitOut) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
-		h := u.heldIn(&sess.held)
+		h := heldRecord{src: u.src, line: u.line, col: u.col, index: u.index, whole: u.whole}
+		if !s.given {
+			h = u.heldIn(&sess.held)
+		}
 		sess.pending = append(sess.pending, h)
 		sess.pendingBytes += len(u.src)
 		s.pendingBytes += len(u.src)
 	}
 	for _, pc := range sess.checkers {
-		if len(pc.cks) > 0 && linesKept[pc.protocol] {
-			s.given = true
-		}
 		for _, ck := range pc.cks {
 			s.observe(ck, m)
 		}

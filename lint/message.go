@@ -28,8 +28,10 @@ type Options struct {
 // their memory for later lines (linter's TestArenaOwnership poisons it).
 // Keep a Witness, never the message, its index or a node. The strings of the tree
 // and of the message's fields, and Raw, point into the bytes of the message's
-// line, which the driver never reuses: a string may be kept (it keeps its line
-// alive), Raw must not be modified.
+// line, which the driver reuses for a later line once the call returns (every
+// test binary overwrites them): copy a string you keep (strings.Clone), and never
+// modify Raw. The driver does not reuse the lines shown to the sequence rules of
+// a protocol it lists as keeping them (lint/linter linesKept: aop2, for now).
 type Message struct {
 	Path     string
 	Protocol string // "" when no protocol was recognised

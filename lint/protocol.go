@@ -2,6 +2,7 @@ package lint
 
 import (
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -85,7 +86,8 @@ func (km *KindMemo) Get(kind string) string {
 	}
 	v := km.F(kind)
 	if v != "" {
-		km.m.Store(kind, v)
+		// The key is kept: a copy, not a string of a line the driver reuses.
+		km.m.Store(strings.Clone(kind), v)
 	}
 	return v
 }

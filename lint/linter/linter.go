@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -642,7 +643,8 @@ func rulesFor(protocol, kind string) *ruleSet {
 			rs.single = append(rs.single, r)
 		}
 	}
-	actual, _ := sets.LoadOrStore(key, rs)
+	// The key is kept: copies, not strings of a line the driver reuses.
+	actual, _ := sets.LoadOrStore([2]string{strings.Clone(protocol), strings.Clone(kind)}, rs)
 	return actual.(*ruleSet)
 }
 

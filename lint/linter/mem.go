@@ -12,7 +12,8 @@ import (
 // trees (arena), messages and line indexes. The driver resets it once every unit
 // it holds has been through the ordered stage (serial: each line; parallel: each
 // batch), so a line costs no allocation for them. What the ordered stage keeps
-// longer it copies (keep).
+// longer it copies (heldRecord). Its lines are the units' bytes, reused too
+// (line, done).
 type unitMem struct {
 	outs  []unitOut // a batch's results (parallel driver)
 	arena *jsonread.Arena

@@ -232,8 +232,8 @@ type builder struct {
 	// mem, when set, is where the unit's messages and line indexes go (its
 	// arena is arena).
 	mem *unitMem
-	// owned: the unit's bytes are the driver's own copy, never modified: the
-	// trees' strings may point into them.
+	// owned: the unit's bytes are the driver's own copy, not modified while
+	// the unit is in use: the trees' strings may point into them.
 	owned bool
 }
 
@@ -249,9 +249,9 @@ func build(path string, opts *Options, whole bool, index int, data []byte, line,
 }
 
 // buildIn lints one unit of input with its trees in arena: the result is valid
-// until the arena's next Reset (the ordered stage keeps what it holds longer with
-// keep). With an arena, data must be the caller's own copy, never modified
-// afterwards: the trees' strings point into it.
+// until the arena's next Reset (the ordered stage holds what it keeps longer as
+// bytes, heldRecord). With an arena, data must be the caller's own copy, not
+// modified while the result is in use: the trees' strings point into it.
 func buildIn(arena *jsonread.Arena, path string, opts *Options, whole bool, index int, data []byte, line, col int) unitOut {
 	return newBuilder(arena, path, opts, whole).build(index, data, line, col)
 }
@@ -963,7 +963,8 @@ func seqRulesFor(protocol string) []*lint.Rule {
 		}
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
-	actual, _ := seqSets.LoadOrStore(protocol, rs)
+	// The key is kept: a copy, not a string of a line the driver reuses.
+	actual, _ := seqSets.LoadOrStore(strings.Clone(protocol), rs)
 	return actual.([]*lint.Rule)
 }
 

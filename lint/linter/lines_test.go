@@ -28,9 +28,12 @@ func TestLineBuffers(t *testing.T) {
 		t.Errorf("a line given away was reused or poisoned: %q", second)
 	}
 	um.done(0, false)
-	long := um.line(1, make([]byte, maxReusedLine+1))
+	long := um.line(1, make([]byte, maxLineBytes))
 	um.done(1, false)
 	if um.lines[1] != nil || long[0] != 0 {
-		t.Error("a line longer than maxReusedLine stays held")
+		t.Error("the lines' buffers hold more than maxLineBytes")
+	}
+	if um.linesCap != cap(um.lines[0]) {
+		t.Errorf("linesCap %d, want %d", um.linesCap, cap(um.lines[0]))
 	}
 }

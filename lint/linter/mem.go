@@ -20,8 +20,10 @@ type unitMem struct {
 	msgs  slabs[lint.Message]
 	idx   slabs[lint.LineIndex]
 	// lines are the units' bytes, by their place in the batch: reused, unless
-	// the stream was given a unit's (stream.given).
-	lines [][]byte
+	// the stream was given a unit's (stream.given); linesCap is the capacity
+	// they hold, bounded by maxLineBytes.
+	lines    [][]byte
+	linesCap int
 }
 
 // line returns a copy of src in the buffer of the batch's i-th unit: the unit's
@@ -30,24 +32,28 @@ func (um *unitMem) line(i int, src []byte) []byte {
 	for len(um.lines) <= i {
 		um.lines = append(um.lines, nil)
 	}
+	old := cap(um.lines[i])
 	b := append(um.lines[i][:0], src...)
 	um.lines[i] = b
+	um.linesCap += cap(b) - old
 	return b
 }
 
 // done ends the i-th unit's use of its bytes: poisoned for the next unit, or
-// let go when given (something kept strings of them) or larger than
-// maxReusedLine (one long line does not stay held).
+// let go when given (something kept strings of them) or when the buffers held
+// exceed maxLineBytes (long lines do not stay held).
 func (um *unitMem) done(i int, given bool) {
-	if given || cap(um.lines[i]) > maxReusedLine {
+	if given || um.linesCap > maxLineBytes {
+		um.linesCap -= cap(um.lines[i])
 		um.lines[i] = nil
 		return
 	}
 	poisonLine(um.lines[i])
 }
 
-// maxReusedLine bounds the buffers a unitMem keeps for its units' bytes.
-const maxReusedLine = 1 << 20
+// maxLineBytes bounds the capacity a unitMem holds for its units' bytes (a
+// batch's lines are about batchBytes).
+const maxLineBytes = 1 << 20
 
 func newUnitMem() *unitMem { return &unitMem{arena: new(jsonread.Arena)} }
 

@@ -305,6 +305,12 @@ func (a *Arena) ParseShared(data []byte) (*Node, []Problem, error) {
 
 // Reset takes back every tree parsed since the last Reset: their nodes may be
 // overwritten by the next Parse. Keep a tree longer with Clone.
+//
+// Reset clears nothing: every node, member and item is overwritten whole when
+// it is cut again, so a clear would only add a pass over pointerful memory
+// (with a write barrier per pointer while the GC marks). What the old trees
+// still point to (their strings) stays reachable until it is overwritten:
+// bounded by the arena's size, which is the size of its largest batch.
 func (a *Arena) Reset() {
 	if !a.used {
 		return
@@ -365,8 +371,8 @@ func (c *chunks[T]) rest(want int, reuse bool) []T {
 	}
 	size := slabMax
 	if !reuse {
+		// The list keeps the full slabs: the parser names nodes by slab index.
 		size = min(want, slabMax)
-		c.list = c.list[:0]
 	}
 	c.list = append(c.list, make([]T, size))
 	c.cur, c.off = len(c.list)-1, size
@@ -376,18 +382,15 @@ func (c *chunks[T]) rest(want int, reuse bool) []T {
 // giveBack returns the last n elements taken, unused.
 func (c *chunks[T]) giveBack(n int) { c.off -= n }
 
-// reset clears what was cut (so the arena pins no old strings), or poisons it.
+// reset starts cutting again at the first slab; with poison set, it first fills
+// what was cut with poisoned values.
 func (c *chunks[T]) reset(poisonFn func([]T)) {
-	for i := 0; i <= c.cur && i < len(c.list); i++ {
+	for i := 0; poison && poisonFn != nil && i <= c.cur && i < len(c.list); i++ {
 		used := c.list[i]
 		if i == c.cur {
 			used = used[:c.off]
 		}
-		if poison && poisonFn != nil {
-			poisonFn(used)
-		} else {
-			clear(used)
-		}
+		poisonFn(used)
 	}
 	c.cur, c.off = 0, 0
 }
@@ -482,13 +485,9 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0], ar: ar, reuse: ar.used}
 	defer func() {
 		ar.nodes.giveBack(len(p.slab))
-		// Keep the grown stacks for the next parse, cleared so they pin no tree; a
-		// huge document's stacks are let go.
-		// Only what this parse wrote is cleared (the stacks' high-water marks):
-		// the rest of their capacity was cleared by the parse that wrote it.
+		// Keep the grown stacks for the next parse (they hold no pointers: nothing
+		// to clear); a huge document's stacks are let go.
 		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
-			clear(p.members[:p.hiMembers])
-			clear(p.items[:p.hiItems])
 			sc.members, sc.items, sc.path = p.members[:0], p.items[:0], p.path[:0]
 		}
 	}()
@@ -509,7 +508,7 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	if p.pos >= len(p.data) {
 		return nil, p.problems, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
 	}
-	root, err := p.value(0)
+	ref, err := p.value(0)
 	if p.dropped > 0 {
 		p.problems = append(p.problems, Problem{Offset: p.lastDup, Code: "duplicate-key",
 			Message: fmt.Sprintf("%d more duplicate keys were found and not reported (limit %d per document)", p.dropped, MaxProblems)})
@@ -517,6 +516,7 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	if err != nil {
 		return nil, p.problems, err
 	}
+	root := p.at(ref)
 	p.skipWS()
 	if p.pos < len(p.data) {
 		return root, p.problems, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
@@ -526,9 +526,21 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 
 // scratch is the parser's reusable stacks.
 type scratch struct {
-	members []Member
-	items   []*Node
+	members []pending
+	items   []nodeRef
 	path    []step
+}
+
+// nodeRef names a node of the arena by its slab and its index in the slab. The
+// parser's stacks hold nodeRefs and offsets, not pointers: pushing costs no
+// write barrier, and a stack kept for the next parse pins no tree.
+type nodeRef struct{ slab, i int32 }
+
+// pending is a member of an object being read.
+type pending struct {
+	keyOff int     // the key's opening quote
+	keyEnd int     // ≥ 0: the key is src[keyOff+1:keyEnd]; < 0: it is keys[-1-keyEnd]
+	value  nodeRef // the value's node
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -540,20 +552,21 @@ const shareLimit = 64 << 10
 
 type parser struct {
 	data     []byte
-	src      string   // string(data) when len(data) <= shareLimit, else ""
-	members  []Member // scratch of the objects being read (a stack)
-	items    []*Node  // scratch of the arrays being read (a stack)
+	src      string    // string(data) when len(data) <= shareLimit, else ""
+	members  []pending // scratch of the objects being read (a stack)
+	items    []nodeRef // scratch of the arrays being read (a stack)
+	keys     []string  // keys that are not a substring of src (escaped, or src is "")
 	pos      int
 	problems []Problem
 	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
+	slabAt   int32  // slab is a suffix of ar.nodes.list[slabAt]
+	slabLen  int32  // len(ar.nodes.list[slabAt])
 	ar       *Arena // where the tree goes
 	reuse    bool   // ar is reused: whole slabs, kept after the parse
 	values   int    // nodes made so far, bounded by MaxValues
 	dropped  int    // duplicate keys past MaxProblems
 	lastDup  int    // offset of the last duplicate key dropped
 	path     []step // where the parser is, to name a duplicate key's pointer
-	// hiMembers and hiItems are the most members and items the stacks held.
-	hiMembers, hiItems int
 }
 
 // step is one level of the parser's path: an object key or an array index. The
@@ -594,24 +607,46 @@ func (p *parser) substr(i, j int) string {
 	return string(p.data[i:j])
 }
 
-// node returns a fresh node from the parser's slab; slabs are sized by the input
-// left to read (protocol messages hold about one value per 25 bytes), so a
-// small message makes one small slab.
-func (p *parser) node(k Kind, off int) *Node {
+// node returns a fresh node from the parser's slab, and its name; slabs are
+// sized by the input left to read (protocol messages hold about one value per
+// 25 bytes), so a small message makes one small slab. s is the node's Str.
+func (p *parser) node(k Kind, off int, s string) (*Node, nodeRef) {
 	if len(p.slab) == 0 {
 		want := (len(p.data)-p.pos)/28 + 4
 		p.slab = p.ar.nodes.rest(want, p.reuse)
+		p.slabAt, p.slabLen = int32(p.ar.nodes.cur), int32(len(p.ar.nodes.list[p.ar.nodes.cur]))
 	}
+	ref := nodeRef{p.slabAt, p.slabLen - int32(len(p.slab))}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
-	// A slab's nodes past the ones cut are zero (made so, or cleared by Reset):
-	// only the non-pointer fields are set, with no write barrier. Poisoned
-	// nodes are cleared first.
-	if poison {
-		*n = Node{}
+	// The node may hold a node of before the arena's Reset: every field is
+	// set, but a pointer only when it changes (a write costs a barrier while
+	// the GC marks, and most nodes of a slab are fresh, or were strings).
+	n.Kind, n.Bool, n.nkeys, n.keys, n.Offset, n.End = k, false, 0, 0, off, 0
+	if n.Str != "" || s != "" {
+		n.Str = s
 	}
-	n.Kind, n.Offset = k, off
-	return n
+	if n.keysOf != nil {
+		n.keysOf = nil
+	}
+	if n.Items != nil {
+		n.Items = nil
+	}
+	if n.Members != nil {
+		n.Members = nil
+	}
+	return n, ref
+}
+
+// at returns the node ref names.
+func (p *parser) at(ref nodeRef) *Node { return &p.ar.nodes.list[ref.slab][ref.i] }
+
+// key returns the key of a pending member.
+func (p *parser) key(m *pending) string {
+	if m.keyEnd >= 0 {
+		return p.src[m.keyOff+1 : m.keyEnd]
+	}
+	return p.keys[-1-m.keyEnd]
 }
 
 // dupScanMax is the members an object's keys are compared with one by one to
@@ -649,15 +684,15 @@ func (p *parser) skipWS() {
 	}
 }
 
-func (p *parser) value(depth int) (*Node, error) {
+func (p *parser) value(depth int) (nodeRef, error) {
 	if depth > MaxDepth {
-		return nil, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
+		return nodeRef{}, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
 	}
 	if p.values++; p.values > MaxValues {
-		return nil, p.errf("values", "more than %d values in one document", MaxValues)
+		return nodeRef{}, p.errf("values", "more than %d values in one document", MaxValues)
 	}
 	if p.pos >= len(p.data) {
-		return nil, p.errf("syntax", "unexpected end of input")
+		return nodeRef{}, p.errf("syntax", "unexpected end of input")
 	}
 	start := p.pos
 	switch c := p.data[p.pos]; {
@@ -668,36 +703,35 @@ func (p *parser) value(depth int) (*Node, error) {
 	case c == '"':
 		s, err := p.str()
 		if err != nil {
-			return nil, err
+			return nodeRef{}, err
 		}
-		n := p.node(String, start)
-		n.End, n.Str = p.pos, s
-		return n, nil
+		n, ref := p.node(String, start, s)
+		n.End = p.pos
+		return ref, nil
 	case c == 't':
-		n := p.node(Bool, start)
-		n.Bool = true
-		return p.literal("true", n)
+		return p.literal("true", Bool, true)
 	case c == 'f':
-		return p.literal("false", p.node(Bool, start))
+		return p.literal("false", Bool, false)
 	case c == 'n':
-		return p.literal("null", p.node(Null, start))
+		return p.literal("null", Null, false)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	default:
-		return nil, p.errf("syntax", "invalid character %s looking for a JSON value", p.near())
+		return nodeRef{}, p.errf("syntax", "invalid character %s looking for a JSON value", p.near())
 	}
 }
 
-func (p *parser) literal(word string, n *Node) (*Node, error) {
+func (p *parser) literal(word string, k Kind, b bool) (nodeRef, error) {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return nil, p.errf("syntax", "invalid literal %s (expected %s)", p.near(), word)
+		return nodeRef{}, p.errf("syntax", "invalid literal %s (expected %s)", p.near(), word)
 	}
+	n, ref := p.node(k, p.pos, "")
 	p.pos += len(word)
-	n.End = p.pos
-	return n, nil
+	n.Bool, n.End = b, p.pos
+	return ref, nil
 }
 
-func (p *parser) number() (*Node, error) {
+func (p *parser) number() (nodeRef, error) {
 	start := p.pos
 	if p.data[p.pos] == '-' {
 		p.pos++
@@ -713,12 +747,12 @@ func (p *parser) number() (*Node, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == '0' {
 		p.pos++
 	} else if digits() == 0 {
-		return nil, p.errf("syntax", "invalid number")
+		return nodeRef{}, p.errf("syntax", "invalid number")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
 		if digits() == 0 {
-			return nil, p.errf("syntax", "invalid number: no digits after the decimal point")
+			return nodeRef{}, p.errf("syntax", "invalid number: no digits after the decimal point")
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -727,12 +761,12 @@ func (p *parser) number() (*Node, error) {
 			p.pos++
 		}
 		if digits() == 0 {
-			return nil, p.errf("syntax", "invalid number: no digits in the exponent")
+			return nodeRef{}, p.errf("syntax", "invalid number: no digits in the exponent")
 		}
 	}
-	n := p.node(Number, start)
-	n.End, n.Str = p.pos, p.substr(start, p.pos)
-	return n, nil
+	n, ref := p.node(Number, start, p.substr(start, p.pos))
+	n.End = p.pos
+	return ref, nil
 }
 
 func (p *parser) str() (string, error) {
@@ -859,17 +893,17 @@ func (p *parser) hex4() (rune, error) {
 	return rune(v), nil
 }
 
-func (p *parser) array(depth int) (*Node, error) {
-	n := p.node(Array, p.pos)
+func (p *parser) array(depth int) (nodeRef, error) {
+	n, ref := p.node(Array, p.pos, "")
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		n.End = p.pos
-		return n, nil
+		return ref, nil
 	}
 	// The items go on the parser's scratch stack, then into a slice of their
-	// exact size: one allocation per array.
+	// exact size cut from the arena.
 	base := len(p.items)
 	defer func() { p.items = p.items[:base] }()
 	for {
@@ -878,13 +912,12 @@ func (p *parser) array(depth int) (*Node, error) {
 		it, err := p.value(depth + 1)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
-			return nil, err
+			return nodeRef{}, err
 		}
 		p.items = append(p.items, it)
-		p.hiItems = max(p.hiItems, len(p.items))
 		p.skipWS()
 		if p.pos >= len(p.data) {
-			return nil, p.errf("syntax", "unexpected end of input in array")
+			return nodeRef{}, p.errf("syntax", "unexpected end of input in array")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -892,68 +925,82 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
-			n.Items = p.ar.items.take(len(p.items)-base, (len(p.data)-p.pos)/160+4, p.reuse)
-			copy(n.Items, p.items[base:])
-			return n, nil
+			items := p.ar.items.take(len(p.items)-base, (len(p.data)-p.pos)/160+4, p.reuse)
+			for i, r := range p.items[base:] {
+				items[i] = p.at(r)
+			}
+			n.Items = items
+			return ref, nil
 		default:
-			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
+			return nodeRef{}, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
 		}
 	}
 }
 
-func (p *parser) object(depth int) (*Node, error) {
-	n := p.node(Object, p.pos)
+func (p *parser) object(depth int) (nodeRef, error) {
+	n, ref := p.node(Object, p.pos, "")
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		n.End = p.pos
-		return n, nil
+		return ref, nil
 	}
 	var seen map[string]int
+	// keys is the filter of the keys read so far (keyBit): a key whose bit is
+	// not in it is no duplicate, and no key is compared.
+	var keys uint32
 	// The members go on the parser's scratch stack, then into a slice of their
-	// exact size: one allocation per object.
+	// exact size cut from the arena.
 	base := len(p.members)
 	defer func() { p.members = p.members[:base] }()
 	for {
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			if p.pos < len(p.data) && p.data[p.pos] == '}' {
-				return nil, p.errf("syntax", "trailing comma before '}'")
+				return nodeRef{}, p.errf("syntax", "trailing comma before '}'")
 			}
-			return nil, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
+			return nodeRef{}, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
 		}
 		keyOff := p.pos
 		key, err := p.str()
 		if err != nil {
-			return nil, err
+			return nodeRef{}, err
+		}
+		m := pending{keyOff: keyOff, keyEnd: p.pos - 1}
+		// A key decoded from escapes is shorter than its text; a key as long as
+		// its text is that text, in src when there is one.
+		if p.src == "" || len(key) != p.pos-keyOff-2 {
+			m.keyEnd = -1 - len(p.keys)
+			p.keys = append(p.keys, key)
 		}
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.errf("syntax", "expected ':' after object key %q", key)
+			return nodeRef{}, p.errf("syntax", "expected ':' after object key %q", key)
 		}
 		p.pos++
 		p.skipWS()
 		p.path = append(p.path, step{keyOff: keyOff, index: -1})
-		v, err := p.value(depth + 1)
+		m.value, err = p.value(depth + 1)
 		if err != nil {
 			p.path = p.path[:len(p.path)-1]
-			return nil, err
+			return nodeRef{}, err
 		}
 		cur := p.members[base:]
 		if len(cur) >= dupScanMax && seen == nil {
 			seen = make(map[string]int, 16)
-			for i, m := range cur {
-				seen[m.Key] = i
+			for i := range cur {
+				seen[p.key(&cur[i])] = i
 			}
 		}
 		dup := false
+		kb := keyBit(key)
 		if seen != nil {
 			_, dup = seen[key]
 			seen[key] = len(cur)
-		} else {
-			for _, m := range cur {
-				if m.Key == key {
+		} else if keys&kb != 0 {
+			for i := range cur {
+				if k := p.key(&cur[i]); len(k) == len(key) && k == key {
 					dup = true
 					break
 				}
@@ -966,12 +1013,12 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(), Code: "duplicate-key",
 				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 		}
+		keys |= kb
 		p.path = p.path[:len(p.path)-1]
-		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
-		p.hiMembers = max(p.hiMembers, len(p.members))
+		p.members = append(p.members, m)
 		p.skipWS()
 		if p.pos >= len(p.data) {
-			return nil, p.errf("syntax", "unexpected end of input in object")
+			return nodeRef{}, p.errf("syntax", "unexpected end of input in object")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -979,18 +1026,18 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos++
 			n.End = p.pos
-			n.Members = p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
-			copy(n.Members, p.members[base:])
-			if len(n.Members) <= math.MaxUint16 {
-				var keys uint32
-				for i := range n.Members {
-					keys |= keyBit(n.Members[i].Key)
-				}
-				n.keys, n.nkeys, n.keysOf = keys, uint16(len(n.Members)), unsafe.SliceData(n.Members)
+			ms := p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
+			for i := range p.members[base:] {
+				pm := &p.members[base+i]
+				ms[i] = Member{Key: p.key(pm), KeyOffset: pm.keyOff, Value: p.at(pm.value)}
 			}
-			return n, nil
+			n.Members = ms
+			if len(ms) <= math.MaxUint16 {
+				n.keys, n.nkeys, n.keysOf = keys, uint16(len(ms)), unsafe.SliceData(ms)
+			}
+			return ref, nil
 		default:
-			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())
+			return nodeRef{}, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())
 		}
 	}
 }

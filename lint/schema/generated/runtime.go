@@ -255,7 +255,54 @@ func (b *bound) cmp(lit string) (int, bool) {
 	return 0, false
 }
 
-// lazyRegexp compiles a pattern on first use, as gojsonschema does with regexp.
+// dfa is a pattern anchored at both ends (^…$) as a deterministic automaton over
+// classes of runes, which schemagen makes from the program of Go's regexp
+// package: one table step per rune. Runes are decoded as regexp does (an invalid
+// byte is U+FFFD); TestDFAsMatchTheirRegexp and FuzzDFAs hold every automaton
+// equal to its regexp.
+type dfa struct {
+	pattern string
+	ascii   [128]uint8 // the class of each ASCII rune
+	ranges  []dfaRange // the classes of the other runes (a rune in none: class 0)
+	nclass  int
+	next    []uint8 // next[state*nclass+class]: state 0 is dead, 1 the start
+	accept  []bool  // accept[state]
+}
+
+type dfaRange struct {
+	lo, hi rune
+	class  uint8
+}
+
+// match reports whether the whole of s matches the pattern.
+func (d *dfa) match(s string) bool {
+	st := 1
+	for i := 0; i < len(s); {
+		var class uint8
+		if c := s[i]; c < utf8.RuneSelf {
+			class = d.ascii[c]
+			i++
+		} else {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+			for _, rr := range d.ranges {
+				if r >= rr.lo && r <= rr.hi {
+					class = rr.class
+					break
+				}
+			}
+		}
+		if st = int(d.next[st*d.nclass+int(class)]); st == 0 {
+			return false
+		}
+	}
+	return d.accept[st]
+}
+
+// lazyRegexp compiles a pattern on first use, as gojsonschema does with regexp
+// (for a pattern schemagen makes no automaton of).
+//
+//lint:ignore U1000 schemagen emits calls to it for a pattern it makes no dfa of; none has one today
 func lazyRegexp(p string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
 }

@@ -127,7 +127,11 @@ var k5 = []scalar{{kind: jsonread.String, s: "handoff.rejected"}}
 var k6 = []scalar{{kind: jsonread.String, s: "handoff.request"}}
 var k7 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k8 = []scalar{{kind: jsonread.String, s: "status.update"}}
-var k9 = lazyRegexp("^\\S+$")
+var k9 = &dfa{pattern: "^\\S+$", nclass: 2,
+	ascii:  [128]uint8{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+	ranges: []dfaRange{{0x80, 0x10ffff, 1}},
+	next:   []uint8{0, 0, 0, 2, 0, 2},
+	accept: []bool{false, false, true}}
 var k10 = []scalar{{kind: jsonread.String, s: "success"}, {kind: jsonread.String, s: "failure"}, {kind: jsonread.String, s: "partial"}}
 var k11 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}}
 var k12 = []scalar{{kind: jsonread.String, s: "EVENT"}}
@@ -168,7 +172,11 @@ var k46 = []scalar{{kind: jsonread.String, s: "agent-start"}, {kind: jsonread.St
 var k47 = []scalar{{kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "orchestrator"}, {kind: jsonread.String, s: "harness"}}
 var k48 = []scalar{{kind: jsonread.String, s: "aop2"}, {kind: jsonread.String, s: "aos"}, {kind: jsonread.String, s: "aop-output"}, {kind: jsonread.String, s: "aof"}, {kind: jsonread.String, s: "orchmsg"}}
 var k49 = bound{i: 1, isInt: true, f: 1, exact: true}
-var k50 = lazyRegexp("^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$")
+var k50 = &dfa{pattern: "^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$", nclass: 7,
+	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	ranges: []dfaRange{},
+	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0, 0, 18, 0, 0, 0, 0, 0, 0, 19, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true}}
 var k51 = []scalar{{kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}, {kind: jsonread.String, s: "needs_review"}, {kind: jsonread.String, s: "partial"}}
 var k52 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k53 = bound{i: 100, isInt: true, f: 100, exact: true}
@@ -176,11 +184,19 @@ var k54 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s:
 var k55 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k56 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}, {kind: jsonread.String, s: "PROGRESS_UPDATE"}, {kind: jsonread.String, s: "PRIORITY_ESCALATION"}, {kind: jsonread.String, s: "ROLLBACK_INITIATED"}, {kind: jsonread.String, s: "VERSION_FALLBACK"}, {kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
 var k57 = []scalar{{kind: jsonread.String, s: "2.0"}}
-var k58 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
+var k58 = &dfa{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$", nclass: 8,
+	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 2, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0},
+	ranges: []dfaRange{},
+	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 18, 0, 18, 0, 19, 0, 20, 0, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 25, 26, 0, 0, 0, 18, 27, 18, 0, 0, 0, 20, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 28, 0, 0, 0, 0, 18, 0, 18, 29, 0, 0, 20, 0, 18, 0, 18, 30, 0, 0, 20, 0, 18, 0, 18, 31, 0, 0, 20, 0, 18, 0, 18, 32, 0, 0, 20, 0, 18, 0, 18, 33, 0, 0, 20, 0, 18, 0, 18, 34, 0, 0, 20, 0, 18, 0, 18, 35, 0, 0, 20, 0, 18, 0, 18, 36, 0, 0, 20, 0, 18, 0, 18, 0, 0, 0, 20},
+	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, true, false, false, true, true, false, false, false, true, true, true, true, true, true, true, true, true}}
 var k59 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k60 = bound{i: 1, isInt: true, f: 1, exact: true}
 var k61 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k62 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
+var k62 = &dfa{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$", nclass: 8,
+	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 2, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0},
+	ranges: []dfaRange{},
+	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 18, 0, 18, 0, 19, 0, 20, 0, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 25, 26, 0, 0, 0, 18, 27, 18, 0, 0, 0, 20, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 28, 0, 0, 0, 0, 18, 0, 18, 29, 0, 0, 20, 0, 18, 0, 18, 30, 0, 0, 20, 0, 18, 0, 18, 31, 0, 0, 20, 0, 18, 0, 18, 32, 0, 0, 20, 0, 18, 0, 18, 33, 0, 0, 20, 0, 18, 0, 18, 34, 0, 0, 20, 0, 18, 0, 18, 35, 0, 0, 20, 0, 18, 0, 18, 36, 0, 0, 20, 0, 18, 0, 18, 0, 0, 0, 20},
+	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, true, false, false, true, true, false, false, false, true, true, true, true, true, true, true, true, true}}
 var k63 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k64 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
 var k65 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
@@ -218,6 +234,9 @@ var k96 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s
 var k97 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
 var k98 = []scalar{{kind: jsonread.String, s: "data"}}
 var k99 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
+
+// dfas is every pattern made an automaton, for the tests.
+var dfas = []*dfa{k9, k50, k58, k62}
 
 // v0: aof/common.schema.json#
 func v0(n *jsonread.Node) Verdict {
@@ -4244,7 +4263,7 @@ func v96(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k9().MatchString(n.Str) {
+		if !k9.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -6184,7 +6203,7 @@ func v282(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k50().MatchString(n.Str) {
+		if !k50.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -8072,7 +8091,7 @@ func v333(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k58().MatchString(n.Str) {
+		if !k58.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -8256,7 +8275,7 @@ func v356(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k62().MatchString(n.Str) {
+		if !k62.match(n.Str) {
 			return Invalid
 		}
 	}

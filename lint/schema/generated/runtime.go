@@ -318,6 +318,10 @@ type Shape struct {
 	Items  *Shape
 }
 
+// shapeScanMax is the most props Member compares one by one; it searches more
+// by halves.
+const shapeScanMax = 16
+
 // Prop is a member a Shape knows, and the shape of its value (nil: nothing to
 // check below it).
 type Prop struct {
@@ -327,6 +331,16 @@ type Prop struct {
 
 // Member reports whether s knows the member key, and the shape of its value.
 func (s *Shape) Member(key string) (*Shape, bool) {
+	if len(s.Props) <= shapeScanMax {
+		// Length and first byte before the whole comparison: most props differ
+		// in one of them, and then no call is made.
+		for i := range s.Props {
+			if k := s.Props[i].Key; len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == key {
+				return s.Props[i].Shape, true
+			}
+		}
+		return nil, false
+	}
 	lo, hi := 0, len(s.Props)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

@@ -484,7 +484,7 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	defer scratchPool.Put(sc)
 	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0], ar: ar, reuse: ar.used}
 	defer func() {
-		ar.nodes.giveBack(len(p.slab))
+		ar.nodes.giveBack(len(p.slab) - p.cut)
 		// Keep the grown stacks for the next parse (they hold no pointers: nothing
 		// to clear); a huge document's stacks are let go.
 		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
@@ -559,6 +559,7 @@ type parser struct {
 	pos      int
 	problems []Problem
 	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
+	cut      int    // the nodes of slab already cut (an index, not a reslice: no write barrier)
 	slabAt   int32  // slab is a suffix of ar.nodes.list[slabAt]
 	slabLen  int32  // len(ar.nodes.list[slabAt])
 	ar       *Arena // where the tree goes
@@ -611,14 +612,14 @@ func (p *parser) substr(i, j int) string {
 // sized by the input left to read (protocol messages hold about one value per
 // 25 bytes), so a small message makes one small slab. s is the node's Str.
 func (p *parser) node(k Kind, off int, s string) (*Node, nodeRef) {
-	if len(p.slab) == 0 {
+	if p.cut == len(p.slab) {
 		want := (len(p.data)-p.pos)/28 + 4
-		p.slab = p.ar.nodes.rest(want, p.reuse)
+		p.slab, p.cut = p.ar.nodes.rest(want, p.reuse), 0
 		p.slabAt, p.slabLen = int32(p.ar.nodes.cur), int32(len(p.ar.nodes.list[p.ar.nodes.cur]))
 	}
-	ref := nodeRef{p.slabAt, p.slabLen - int32(len(p.slab))}
-	n := &p.slab[0]
-	p.slab = p.slab[1:]
+	ref := nodeRef{p.slabAt, p.slabLen - int32(len(p.slab)-p.cut)}
+	n := &p.slab[p.cut]
+	p.cut++
 	// The node may hold a node of before the arena's Reset: every field is
 	// set, but a pointer only when it changes (a write costs a barrier while
 	// the GC marks, and most nodes of a slab are fresh, or were strings).
@@ -674,6 +675,9 @@ func (p *parser) errf(code, format string, args ...any) error {
 }
 
 func (p *parser) skipWS() {
+	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
+		return // the usual case: compact JSON
+	}
 	for p.pos < len(p.data) {
 		switch p.data[p.pos] {
 		case ' ', '\t', '\n', '\r':

@@ -3,6 +3,7 @@ package jsonread
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/bits"
 	"reflect"
 	"strconv"
@@ -229,6 +230,7 @@ func TestArena(t *testing.T) {
 	if !reflect.DeepEqual(kept, want) {
 		t.Fatal("a clone changed after its arena was reset")
 	}
+	checkGet(t, kept)
 	line := []byte(`{"message_type":"TASK","task":{"task_id":"t1","steps":[1,2,3]},"session":{"id":"s"}}`)
 	allocs := testing.AllocsPerRun(50, func() {
 		ar.Reset()
@@ -326,5 +328,40 @@ func TestGetOfAChangedTree(t *testing.T) {
 	}
 	if c := root.Clone(); c.Get("zz_unknown") == nil || c.Get("payload").Get("a").Str != "3" {
 		t.Error("Get on a clone")
+	}
+}
+
+// TestGetSameEnds: lookups in objects of 1 to 40 members whose keys share
+// their filter bit (same length, first and last bytes), with duplicates, find
+// the last member of each key and no other key.
+func TestGetSameEnds(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			// Keys a0z…a9z share length and ends; every seventh repeats one.
+			k := fmt.Sprintf("a%dz", i%10)
+			if i%7 == 6 {
+				k = fmt.Sprintf("a%dz", (i*3)%10)
+			}
+			fmt.Fprintf(&b, "%q:%d", k, i)
+		}
+		b.WriteString("}")
+		var ar Arena
+		for _, parse := range []func([]byte) (*Node, []Problem, error){Parse, ar.Parse} {
+			root, _, err := parse([]byte(b.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGet(t, root)
+			for _, k := range []string{"a", "az", "a10z", "b0z", "a0y", "A0z"} {
+				if root.Get(k) != nil {
+					t.Fatalf("%d members: Get(%q) found a value", n, k)
+				}
+			}
+		}
 	}
 }

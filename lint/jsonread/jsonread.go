@@ -100,13 +100,23 @@ func (n *Node) Get(key string) *Node {
 		return nil
 	}
 	ms := n.Members
-	if n.keysOf != nil && n.keys&keyBit(key) == 0 && len(ms) == int(n.nkeys) && unsafe.SliceData(ms) == n.keysOf {
+	if len(key) == 0 {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].Key == "" {
+				return ms[i].Value
+			}
+		}
+		return nil
+	}
+	first, last := key[0], key[len(key)-1]
+	if n.keysOf != nil && n.keys&keyBitOf(len(key), first, last) == 0 && len(ms) == int(n.nkeys) && unsafe.SliceData(ms) == n.keysOf {
 		return nil
 	}
 	for i := len(ms) - 1; i >= 0; i-- {
 		// Length and first byte before the whole comparison: most keys of an
-		// object differ in one of them, and then no call is made.
-		if k := ms[i].Key; len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == key {
+		// object differ in one of them, and then no call is made. (A key of
+		// key's length is not empty: its first byte is there.)
+		if k := ms[i].Key; len(k) == len(key) && *unsafe.StringData(k) == first && k == key {
 			return ms[i].Value
 		}
 	}
@@ -118,7 +128,12 @@ func keyBit(key string) uint32 {
 	if key == "" {
 		return 1
 	}
-	h := (uint32(len(key))<<16 | uint32(key[0])<<8 | uint32(key[len(key)-1])) * 0x9E3779B1
+	return keyBitOf(len(key), key[0], key[len(key)-1])
+}
+
+// keyBitOf is keyBit of a key of length n ≥ 1 and first and last bytes.
+func keyBitOf(n int, first, last byte) uint32 {
+	h := (uint32(n)<<16 | uint32(first)<<8 | uint32(last)) * 0x9E3779B1
 	return 1 << (h >> 27)
 }
 

@@ -189,14 +189,20 @@ func (n *Node) Lookup(pointer string) *Node {
 	if pointer[0] != '/' {
 		return nil
 	}
-	for rest := pointer; rest != ""; {
-		var tok string
-		tok, rest = nextToken(rest)
-		if n = n.step(tok); n == nil {
-			return nil
+	// One pass over each token finds its end and whether it holds an escape
+	// (tokens are short: a loop costs less than two IndexByte calls).
+	for i := 1; ; {
+		j, esc := i, false
+		for ; j < len(pointer) && pointer[j] != '/'; j++ {
+			if pointer[j] == '~' {
+				esc = true
+			}
 		}
+		if n = n.stepEsc(pointer[i:j], esc); n == nil || j == len(pointer) {
+			return n
+		}
+		i = j + 1
 	}
-	return n
 }
 
 // nextToken splits the first reference token off rest (which starts with '/'),
@@ -210,8 +216,11 @@ func nextToken(rest string) (tok, after string) {
 }
 
 // step resolves one raw reference token below n.
-func (n *Node) step(tok string) *Node {
-	if strings.IndexByte(tok, '~') >= 0 {
+func (n *Node) step(tok string) *Node { return n.stepEsc(tok, strings.IndexByte(tok, '~') >= 0) }
+
+// stepEsc is step of a token that holds an escape (~0 or ~1) if esc.
+func (n *Node) stepEsc(tok string, esc bool) *Node {
+	if esc {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 	}
 	switch {

@@ -798,32 +798,33 @@ func (p *parser) number() (nodeRef, error) {
 }
 
 func (p *parser) str() (string, error) {
-	p.pos++ // opening quote
-	start := p.pos
-	// Fast path: no escapes, ASCII or valid UTF-8.
+	// Fast path: no escapes, ASCII or valid UTF-8. The position is a local
+	// (not p.pos) while it runs: a register, not a load and a store per word.
+	data := p.data
+	pos := p.pos + 1 // past the opening quote
+	start := pos
 	ascii := true
-	for p.pos < len(p.data) {
+	for pos < len(data) {
 		// Eight bytes at a time while none of them ends the fast path or is
 		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
 		// '\\', a control character or ≥ 0x80).
-		for p.pos+8 <= len(p.data) {
-			if m := specialBytes(binary.LittleEndian.Uint64(p.data[p.pos:])); m != 0 {
-				p.pos += bits.TrailingZeros64(m) >> 3 // the first such byte
+		for pos+8 <= len(data) {
+			if m := specialBytes(binary.LittleEndian.Uint64(data[pos:])); m != 0 {
+				pos += bits.TrailingZeros64(m) >> 3 // the first such byte
 				break
 			}
-			p.pos += 8
+			pos += 8
 		}
-		if p.pos >= len(p.data) {
+		if pos >= len(data) {
 			break
 		}
-		c := p.data[p.pos]
+		c := data[pos]
 		if c == '"' {
-			s := p.data[start:p.pos]
-			p.pos++
-			if !ascii && !utf8.Valid(s) {
+			p.pos = pos + 1
+			if !ascii && !utf8.Valid(data[start:pos]) {
 				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
 			}
-			return p.substr(start, p.pos-1), nil
+			return p.substr(start, pos), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -831,8 +832,9 @@ func (p *parser) str() (string, error) {
 		if c >= utf8.RuneSelf {
 			ascii = false
 		}
-		p.pos++
+		pos++
 	}
+	p.pos = pos
 	var b strings.Builder
 	b.Write(p.data[start:p.pos])
 	for {
@@ -901,12 +903,14 @@ func (p *parser) str() (string, error) {
 
 // specialBytes has the high bit of each byte of w set that is '"', '\\', below
 // 0x20 or at least 0x80, and possibly of bytes above such a byte (a borrow): its
-// lowest set bit is exact, in the first such byte (little-endian).
+// lowest set bit is exact, in the first such byte (little-endian). (The usual
+// x-ones & ^x of each test is x-ones | w here: '"', '\\' and 0x20 are below
+// 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
 func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	slash := w ^ (ones * '\\')
-	return ((quote-ones) & ^quote | (slash-ones)&^slash | (w-ones*0x20) & ^w | w) & highs
+	return ((quote - ones) | (slash - ones) | (w - ones*0x20) | w) & highs
 }
 
 func (p *parser) hex4() (rune, error) {

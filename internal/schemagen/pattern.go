@@ -199,35 +199,19 @@ func buildDFA(pattern string) (*patternDFA, error) {
 
 // literal is the Go expression of the automaton, a *dfa of package generated.
 func (d *patternDFA) literal(pattern string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "&dfa{pattern: %q, nclass: %d,\nascii: [128]uint8{", pattern, d.nclass)
-	for i, c := range d.ascii {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprint(&b, c)
+	return fmt.Sprintf("&dfa{pattern: %q, nclass: %d,\nascii: [128]uint8{%s},\nranges: []dfaRange{%s},\nnext: []uint8{%s},\naccept: []bool{%s}}",
+		pattern, d.nclass,
+		joinOf(d.ascii[:], func(c uint8) string { return fmt.Sprint(c) }),
+		joinOf(d.ranges, func(r runeRange) string { return fmt.Sprintf("{%#x, %#x, %d}", r.lo, r.hi, r.class) }),
+		joinOf(d.next, func(t uint8) string { return fmt.Sprint(t) }),
+		joinOf(d.accept, func(a bool) string { return fmt.Sprint(a) }))
+}
+
+// joinOf joins the elements of xs, each written by f, with ", ".
+func joinOf[T any](xs []T, f func(T) string) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
-	b.WriteString("},\nranges: []dfaRange{")
-	for i, r := range d.ranges {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "{%#x, %#x, %d}", r.lo, r.hi, r.class)
-	}
-	b.WriteString("},\nnext: []uint8{")
-	for i, t := range d.next {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprint(&b, t)
-	}
-	b.WriteString("},\naccept: []bool{")
-	for i, a := range d.accept {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprint(&b, a)
-	}
-	b.WriteString("}}")
-	return b.String()
+	return strings.Join(out, ", ")
 }

@@ -106,7 +106,7 @@ func TestDFAsMatchTheirRegexp(t *testing.T) {
 			"2025-01-02T03:04", "2025-01-02T03:04:05,5-0130", "TASK-2025-01-02-001", "TASK-2025-01-02-0010", "a b", "ab\n"} {
 			check(s)
 		}
-		for n := 0; n < 20000; n++ {
+		for n := 0; n < 5000; n++ {
 			s := walk(d, rng)
 			if d.match(s) {
 				accepted++

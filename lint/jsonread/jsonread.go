@@ -330,11 +330,12 @@ func (a *Arena) ParseShared(data []byte) (*Node, []Problem, error) {
 // Reset takes back every tree parsed since the last Reset: their nodes may be
 // overwritten by the next Parse. Keep a tree longer with Clone.
 //
-// Reset clears nothing: every node, member and item is overwritten whole when
-// it is cut again, so a clear would only add a pass over pointerful memory
-// (with a write barrier per pointer while the GC marks). What the old trees
-// still point to (their strings) stays reachable until it is overwritten:
-// bounded by the arena's size, which is the size of its largest batch.
+// Reset does not clear the trees it takes back: every node, member and item is
+// overwritten whole when it is cut again, so a clear would only add a pass over
+// pointerful memory (with a write barrier per pointer while the GC marks). It
+// clears only what the cycle before left past the end of the last one (see
+// chunks.reset), so what old trees point to (their strings) stays reachable
+// one cycle at most.
 func (a *Arena) Reset() {
 	if !a.used {
 		return
@@ -350,6 +351,9 @@ type chunks[T any] struct {
 	list [][]T
 	cur  int // the slab being cut
 	off  int // elements of list[cur] already cut
+	// dirtyCur, dirtyOff is where the elements cut before the last Reset end:
+	// what lies past it was cleared.
+	dirtyCur, dirtyOff int
 }
 
 // take returns k fresh elements: contiguous, of capacity k. A run longer than a
@@ -366,6 +370,9 @@ func (c *chunks[T]) take(k, want int, reuse bool) []T {
 				return out
 			}
 			if c.cur+1 < len(c.list) || reuse {
+				// The rest of this slab is skipped: cleared, so that it holds
+				// no values of an earlier tree (rare: a run longer than it).
+				clear(c.list[c.cur][c.off:])
 				c.cur, c.off = c.cur+1, 0
 				continue
 			}
@@ -407,7 +414,11 @@ func (c *chunks[T]) rest(want int, reuse bool) []T {
 func (c *chunks[T]) giveBack(n int) { c.off -= n }
 
 // reset starts cutting again at the first slab; with poison set, it first fills
-// what was cut with poisoned values.
+// what was cut with poisoned values. What was cut before the previous Reset
+// past what was cut since is cleared: the slabs then hold values of the trees
+// of the last cycle only (overwritten as the next one is cut), never of
+// cycles long gone. In a steady stream that is a few elements, not the whole
+// cycle's.
 func (c *chunks[T]) reset(poisonFn func([]T)) {
 	for i := 0; poison && poisonFn != nil && i <= c.cur && i < len(c.list); i++ {
 		used := c.list[i]
@@ -416,6 +427,19 @@ func (c *chunks[T]) reset(poisonFn func([]T)) {
 		}
 		poisonFn(used)
 	}
+	if c.dirtyCur > c.cur || (c.dirtyCur == c.cur && c.dirtyOff > c.off) {
+		for i := c.cur; i <= c.dirtyCur && i < len(c.list); i++ {
+			lo, hi := 0, len(c.list[i])
+			if i == c.cur {
+				lo = c.off
+			}
+			if i == c.dirtyCur {
+				hi = c.dirtyOff
+			}
+			clear(c.list[i][lo:hi])
+		}
+	}
+	c.dirtyCur, c.dirtyOff = c.cur, c.off
 	c.cur, c.off = 0, 0
 }
 

@@ -365,3 +365,69 @@ func TestGetSameEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestArenaForgetsOldCycles: after a Reset, the arena's slabs hold values of the
+// trees of the last cycle at most: a large document's strings are gone from
+// them once other documents were parsed and the arena reset again (Reset does
+// not clear what the next cycle overwrites, only what lies past its end, and a
+// slab end a cycle skips is cleared).
+func TestArenaForgetsOldCycles(t *testing.T) {
+	// objects returns an array of n objects of m members each, keys prefixed.
+	objects := func(prefix string, n, m int) string {
+		var b strings.Builder
+		b.WriteString("[")
+		for o := 0; o < n; o++ {
+			if o > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("{")
+			for k := 0; k < m; k++ {
+				if k > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, `"%s%d":["%s-value",%d]`, prefix, k, prefix, k)
+			}
+			b.WriteString("}")
+		}
+		b.WriteString("]")
+		return b.String()
+	}
+	for _, docs := range [][]string{
+		// A large cycle, then a small one.
+		{objects("old", 30, 40), `{"new":["x"]}`},
+		// Runs of 16 fill whole member slabs; runs of 60 then skip the last 16
+		// of each slab, twice.
+		{objects("old", 40, 16), objects("new", 5, 60), objects("new", 5, 60)},
+	} {
+		var ar Arena
+		for _, doc := range docs {
+			ar.Reset()
+			if _, _, err := ar.Parse([]byte(doc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ar.Reset()
+		old := func(s string) bool { return strings.HasPrefix(s, "old") }
+		for _, slab := range ar.nodes.list {
+			for i := range slab {
+				if n := &slab[i]; old(n.Str) {
+					t.Fatalf("a node of the first document is left: %+v", *n)
+				}
+			}
+		}
+		for _, slab := range ar.members.list {
+			for _, m := range slab {
+				if old(m.Key) {
+					t.Fatalf("a member of the first document is left: %q", m.Key)
+				}
+			}
+		}
+		for _, slab := range ar.items.list {
+			for _, it := range slab {
+				if it != nil && old(it.Str) {
+					t.Fatalf("an item of the first document is left: %+v", *it)
+				}
+			}
+		}
+	}
+}

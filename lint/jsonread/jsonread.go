@@ -961,7 +961,7 @@ func (p *parser) array(depth int) (nodeRef, error) {
 	// The items go on the parser's scratch stack, then into a slice of their
 	// exact size cut from the arena.
 	base := len(p.items)
-	defer func() { p.items = p.items[:base] }()
+	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		p.skipWS()
 		p.path = append(p.path, step{index: len(p.items) - base})
@@ -986,6 +986,7 @@ func (p *parser) array(depth int) (nodeRef, error) {
 				items[i] = p.at(r)
 			}
 			n.Items = items
+			p.items = p.items[:base]
 			return ref, nil
 		default:
 			return nodeRef{}, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
@@ -1009,7 +1010,7 @@ func (p *parser) object(depth int) (nodeRef, error) {
 	// The members go on the parser's scratch stack, then into a slice of their
 	// exact size cut from the arena.
 	base := len(p.members)
-	defer func() { p.members = p.members[:base] }()
+	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -1088,6 +1089,7 @@ func (p *parser) object(depth int) (nodeRef, error) {
 				ms[i] = Member{Key: p.key(pm), KeyOffset: pm.keyOff, Value: p.at(pm.value)}
 			}
 			n.Members = ms
+			p.members = p.members[:base]
 			if len(ms) <= math.MaxUint16 {
 				n.keys, n.nkeys, n.keysOf = keys, uint16(len(ms)), unsafe.SliceData(ms)
 			}

@@ -574,6 +574,9 @@ func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
 				ps = append(ps, fmt.Sprintf("{%q, %s}", k, name(sh.props[k])))
 			}
 			fields = append(fields, "Props: []Prop{"+strings.Join(ps, ", ")+"}")
+			if ix := lenIndexOf(keys); ix != "" {
+				fields = append(fields, "byLen: "+ix)
+			}
 		}
 		if sh.items != nil {
 			fields = append(fields, "Items: "+name(sh.items))
@@ -741,4 +744,26 @@ func alwaysValid(s any) bool {
 		return true
 	}
 	return false
+}
+
+// lenIndexOf is the literal of the lenIndex of a shape's sorted keys (see
+// generated.Shape), or "" when a prop index or count does not fit in a byte.
+func lenIndexOf(keys []string) string {
+	if len(keys) == 0 || len(keys) > 255 {
+		return ""
+	}
+	longest := 0
+	for _, k := range keys {
+		longest = max(longest, len(k))
+	}
+	order := make([]byte, len(keys))
+	for i := range order {
+		order[i] = byte(i)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return len(keys[order[i]]) < len(keys[order[j]]) })
+	start := make([]byte, longest+2)
+	for l := range start {
+		start[l] = byte(sort.Search(len(order), func(j int) bool { return len(keys[order[j]]) >= l }))
+	}
+	return fmt.Sprintf("lenIndex{start: %q, order: %q}", start, order)
 }

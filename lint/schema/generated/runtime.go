@@ -316,6 +316,16 @@ type Shape struct {
 	Open   bool   // "additionalProperties": true
 	Props  []Prop // sorted by Key
 	Items  *Shape
+	// byLen is schemagen's index of Props by key length: the props of keys of
+	// length l are Props[byLen.order[j]] for j in [byLen.start[l],
+	// byLen.start[l+1]). Empty (a Shape made by hand): Member scans Props.
+	byLen lenIndex
+}
+
+// lenIndex indexes props by the length of their keys (see Shape.byLen).
+type lenIndex struct {
+	start string // start[l]: where the keys of length l begin in order; len: longest key + 2
+	order string // prop indexes, by key length
 }
 
 // shapeScanMax is the most props Member compares one by one; it searches more
@@ -331,6 +341,17 @@ type Prop struct {
 
 // Member reports whether s knows the member key, and the shape of its value.
 func (s *Shape) Member(key string) (*Shape, bool) {
+	if ix := &s.byLen; ix.start != "" {
+		if len(key)+1 >= len(ix.start) {
+			return nil, false
+		}
+		for j := int(ix.start[len(key)]); j < int(ix.start[len(key)+1]); j++ {
+			if p := &s.Props[ix.order[j]]; p.Key == key {
+				return p.Shape, true
+			}
+		}
+		return nil, false
+	}
 	if len(s.Props) <= shapeScanMax {
 		// Length and first byte before the whole comparison: most props differ
 		// in one of them, and then no call is made.

@@ -404,6 +404,9 @@ func (c *chunks[T]) rest(want int, reuse bool) []T {
 	if !reuse {
 		// The list keeps the full slabs: the parser names nodes by slab index.
 		size = min(want, slabMax)
+		if c.list == nil {
+			c.list = make([][]T, 0, 2) // one allocation for the slabs of most messages
+		}
 	}
 	c.list = append(c.list, make([]T, size))
 	c.cur, c.off = len(c.list)-1, size

@@ -606,7 +606,7 @@ type parser struct {
 	src      string    // string(data) when len(data) <= shareLimit, else ""
 	members  []pending // scratch of the objects being read (a stack)
 	items    []nodeRef // scratch of the arrays being read (a stack)
-	keys     []string  // keys that are not a substring of src (escaped, or src is "")
+	keys     []string  // keys that are not a substring of src (escaped, or src is ""): a stack, as members
 	pos      int
 	problems []Problem
 	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
@@ -1012,8 +1012,8 @@ func (p *parser) object(depth int) (nodeRef, error) {
 	var keys uint32
 	// The members go on the parser's scratch stack, then into a slice of their
 	// exact size cut from the arena.
-	base := len(p.members)
-	// (An error ends the parse: the stack is restored on success only.)
+	base, keysBase := len(p.members), len(p.keys)
+	// (An error ends the parse: the stacks are restored on success only.)
 	for {
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -1092,7 +1092,7 @@ func (p *parser) object(depth int) (nodeRef, error) {
 				ms[i] = Member{Key: p.key(pm), KeyOffset: pm.keyOff, Value: p.at(pm.value)}
 			}
 			n.Members = ms
-			p.members = p.members[:base]
+			p.members, p.keys = p.members[:base], p.keys[:keysBase]
 			if len(ms) <= math.MaxUint16 {
 				n.keys, n.nkeys, n.keysOf = keys, uint16(len(ms)), unsafe.SliceData(ms)
 			}

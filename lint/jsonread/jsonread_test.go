@@ -431,3 +431,33 @@ func TestArenaForgetsOldCycles(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeInput: a document past shareLimit (its keys are copies, kept on the
+// parser's key stack while their object is read) decodes as encoding/json
+// decodes it, nested objects and escaped keys included.
+func TestLargeInput(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"list":[`)
+	for i := 0; b.Len() < 2*shareLimit; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"n\u00e9":{"k\"%d":"v","in":{"a":[1,{"b":"\u2603"}]}},"z":null}`, i, i%7)
+	}
+	b.WriteString(`],"tail":true}`)
+	data := []byte(b.String())
+	root, probs, err := Parse(data)
+	if err != nil || len(probs) > 0 {
+		t.Fatal(err, probs)
+	}
+	var want any
+	dec := json.NewDecoder(strings.NewReader(b.String()))
+	dec.UseNumber()
+	if err := dec.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(root.Interface(), want) {
+		t.Fatal("decoded differently from encoding/json")
+	}
+	checkGet(t, root.Get("list").Items[3])
+}

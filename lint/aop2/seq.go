@@ -42,26 +42,28 @@ func (s *stamp) latest(o stamp) {
 	}
 }
 
-// view is what the sequence rules read of one message.
+// view is what the sequence rules read of one message. Its strings are the
+// group's own (names.own): a checker may keep them past the message's line.
 type view struct {
 	typ       string // TASK, RESPONSE, EVENT, or "harness" for a harness record
 	event     string // the EVENT's event, or the harness record's event
 	taskID    string
 	sessionID string
-	key       string // taskKey(sessionID, taskID): tasks are told apart by session and task_id
-	fromAgent bool   // sent by the agent (inferred from the type when the record does not say)
-	fromOrch  bool   // a transcript record says the orchestrator sent it
+	key       tkey // tasks are told apart by session and task_id
+	fromAgent bool // sent by the agent (inferred from the type when the record does not say)
+	fromOrch  bool // a transcript record says the orchestrator sent it
 	when      stamp
 	root      *jsonread.Node
+	names     *names // for the other strings a checker keeps
 }
 
-func viewOf(m *lint.Message) view {
-	v := view{root: m.Root}
+func viewOf(m *lint.Message, ns *names) view {
+	v := view{root: m.Root, names: ns}
 	v.when.harness = m.At
 	if m.Protocol != ID {
 		if strings.HasPrefix(m.Kind, "harness:") {
 			v.typ = "harness"
-			v.event = strings.TrimPrefix(m.Kind, "harness:")
+			v.event = ns.own(strings.TrimPrefix(m.Kind, "harness:"))
 		}
 		return v
 	}
@@ -72,18 +74,23 @@ func viewOf(m *lint.Message) view {
 	v.typ = root.Get("message_type").String()
 	switch v.typ {
 	case "TASK":
-		v.taskID = root.Path("task", "task_id").String()
-		v.sessionID = root.Path("session", "session_id").String()
+		v.typ = "TASK"
+		v.taskID = ns.own(root.Path("task", "task_id").String())
+		v.sessionID = ns.own(root.Path("session", "session_id").String())
 		v.when.msg = msgTime(root.Path("session", "created_at"))
 	case "RESPONSE":
-		v.taskID = root.Get("task_id").String()
-		v.sessionID = root.Get("session_id").String()
+		v.typ = "RESPONSE"
+		v.taskID = ns.own(root.Get("task_id").String())
+		v.sessionID = ns.own(root.Get("session_id").String())
 		v.when.msg = msgTime(root.Path("timing", "completed_at"))
 	case "EVENT":
-		v.event = root.Get("event").String()
-		v.taskID = root.Get("task_id").String()
-		v.sessionID = root.Get("session_id").String()
+		v.typ = "EVENT"
+		v.event = ns.own(root.Get("event").String())
+		v.taskID = ns.own(root.Get("task_id").String())
+		v.sessionID = ns.own(root.Get("session_id").String())
 		v.when.msg = msgTime(root.Get("timestamp"))
+	default:
+		v.typ = "" // compared only, but never kept from the line
 	}
 	v.key = taskKey(v.sessionID, v.taskID)
 	switch m.From {
@@ -97,18 +104,44 @@ func viewOf(m *lint.Message) view {
 	return v
 }
 
-// taskKey is the key of a task in the sequence rules' tables: a task_id is unique
+// tkey is the key of a task in the sequence rules' tables: a task_id is unique
 // within its session (§1.2: a RESPONSE names both), so two sessions interleaved in
-// one stream may both have a "TASK-001". It is "" when taskID is.
-func taskKey(sessionID, taskID string) string {
+// one stream may both have a "TASK-001". A comparable struct, not a string made
+// per message.
+type tkey struct{ session, task string }
+
+// taskKey is the key of a task; the zero tkey when taskID is "".
+func taskKey(sessionID, taskID string) tkey {
 	if taskID == "" {
-		return ""
+		return tkey{}
 	}
-	return sessionID + "\x00" + taskID
+	return tkey{sessionID, taskID}
 }
 
-// taskOfKey returns the task_id part of a taskKey.
-func taskOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
+// names interns the strings the sequence checkers keep: a string of a message
+// points into its line, which the driver reuses, so what outlives the line is
+// copied, once per distinct value.
+type names struct{ m map[string]string }
+
+// maxNames bounds the interned strings; past it they are forgotten (the strings
+// handed out stay valid).
+const maxNames = 4096
+
+// own returns an owned copy of s, equal to it.
+func (ns *names) own(s string) string {
+	if s == "" {
+		return ""
+	}
+	if o, ok := ns.m[s]; ok {
+		return o
+	}
+	if ns.m == nil || len(ns.m) >= maxNames {
+		ns.m = make(map[string]string, 64)
+	}
+	o := strings.Clone(s)
+	ns.m[o] = o
+	return o
+}
 
 // delegated reports whether a TASK was sent by an executor delegating a sub-task:
 // the transcript says the agent sent it or, in a plain stream, it names a parent
@@ -126,79 +159,160 @@ func msgTime(n *jsonread.Node) time.Time {
 	return t
 }
 
-// table is a bounded map of per-task state, oldest dropped first.
+// mark is where a witness stands; its text is made only when a diagnostic cites
+// it (lint.Witness with the text made on every TASK was most of the group's
+// garbage).
+type mark struct {
+	path      string
+	line, col int
+	pointer   string // a constant of the rules, never a string of the message
+}
+
+func markAt(m *lint.Message, pointer string) mark {
+	line, col := m.PointerPosition(pointer)
+	return mark{path: m.Path, line: line, col: col, pointer: pointer}
+}
+
+// with is the witness at k saying text.
+func (k mark) with(text string) lint.Related {
+	return lint.Related{Path: k.path, Line: k.line, Column: k.col, Pointer: k.pointer, Message: text}
+}
+
+// table is a bounded map of per-task state, oldest dropped first. Its entries
+// are reused: a deleted one serves a later add, and a group checker that
+// finished goes back to a pool with its tables (reset), so a steady stream
+// allocates no state per task.
 type table[T any] struct {
-	m      map[string]*T
-	order  []string
+	m      map[tkey]*slot[T]
+	order  []tkey // the keys added, oldest first from head (a key may recur)
+	head   int
+	free   []*slot[T]
 	capped bool
+	epoch  uint32 // of the last each
 }
 
-func (t *table[T]) get(id string) *T {
-	if t.m == nil {
-		return nil
-	}
-	return t.m[id]
+type slot[T any] struct {
+	v    T
+	seen uint32 // the epoch of the last each that visited it
 }
 
-// put stores v under id. It returns true the first time the cap made it drop a task.
-func (t *table[T]) put(id string, v *T) bool {
+func (t *table[T]) get(k tkey) *T {
+	if s := t.m[k]; s != nil {
+		return &s.v
+	}
+	return nil
+}
+
+// add returns the entry of k, a new one when k has none: its fields are stale
+// (the caller sets them all). first is true the first time the cap made it drop
+// a task.
+func (t *table[T]) add(k tkey) (v *T, first bool) {
 	if t.m == nil {
-		t.m = map[string]*T{}
+		t.m = map[tkey]*slot[T]{}
 	}
-	if _, ok := t.m[id]; ok {
-		t.m[id] = v
-		return false
+	if s, ok := t.m[k]; ok {
+		return &s.v, false
 	}
-	first := false
-	for len(t.m) >= maxTracked && len(t.order) > 0 {
-		old := t.order[0]
-		t.order = t.order[1:]
-		if _, ok := t.m[old]; ok {
+	for len(t.m) >= maxTracked && t.head < len(t.order) {
+		old := t.order[t.head]
+		t.order[t.head] = tkey{}
+		t.head++
+		if s, ok := t.m[old]; ok {
 			delete(t.m, old)
+			t.release(s)
 			if !t.capped {
 				t.capped, first = true, true
 			}
 		}
 	}
-	t.m[id] = v
-	t.order = append(t.order, id)
-	if len(t.order) > 2*maxTracked { // compact ids deleted since
+	var s *slot[T]
+	if n := len(t.free); n > 0 {
+		s, t.free = t.free[n-1], t.free[:n-1]
+	} else {
+		s = new(slot[T])
+	}
+	t.m[k] = s
+	t.order = append(t.order, k)
+	if len(t.order)-t.head > 2*maxTracked { // compact ids deleted since
 		live := t.order[:0]
-		for _, k := range t.order {
+		for _, k := range t.order[t.head:] {
 			if _, ok := t.m[k]; ok {
 				live = append(live, k)
 			}
 		}
-		t.order = append([]string(nil), live...)
+		clear(t.order[len(live):])
+		t.order, t.head = live, 0
+	} else if t.head > 64 && t.head > len(t.order)/2 { // the same keys, moved to the front
+		n := copy(t.order, t.order[t.head:])
+		clear(t.order[n:])
+		t.order, t.head = t.order[:n], 0
 	}
-	return first
+	return &s.v, first
 }
 
-func (t *table[T]) del(id string) {
-	if t.m != nil {
-		delete(t.m, id)
+// put is add for a table whose cap drops tasks silently (a history).
+func (t *table[T]) put(k tkey) *T {
+	v, _ := t.add(k)
+	return v
+}
+
+// maxFree bounds the entries a table keeps for reuse.
+const maxFree = 64
+
+func (t *table[T]) release(s *slot[T]) {
+	if len(t.free) < maxFree {
+		t.free = append(t.free, s)
+	}
+}
+
+func (t *table[T]) del(k tkey) {
+	if s, ok := t.m[k]; ok {
+		delete(t.m, k)
+		t.release(s)
 	}
 }
 
 func (t *table[T]) len() int { return len(t.m) }
 
 // each visits the live entries, oldest first.
-func (t *table[T]) each(f func(id string, v *T)) {
-	seen := map[string]bool{}
-	for _, k := range t.order {
-		if v, ok := t.m[k]; ok && !seen[k] {
-			seen[k] = true
-			f(k, v)
+func (t *table[T]) each(f func(k tkey, v *T)) {
+	t.epoch++
+	for _, k := range t.order[t.head:] {
+		if s, ok := t.m[k]; ok && s.seen != t.epoch {
+			s.seen = t.epoch
+			f(k, &s.v)
 		}
 	}
 }
 
-// track stores v and reports (as info, with the checker's rule) the first time the
-// cap drops a task.
-func track[T any](p *lint.Pass, t *table[T], id string, v *T) {
-	if t.put(id, v) {
+// reset empties the table for another session, keeping its memory when it is
+// small.
+func (t *table[T]) reset() {
+	for _, s := range t.m {
+		t.release(s)
+	}
+	if len(t.m) > 4*maxFree {
+		t.m = nil
+	} else {
+		clear(t.m)
+	}
+	if cap(t.order) > 16*maxFree {
+		t.order = nil
+	} else {
+		clear(t.order)
+		t.order = t.order[:0]
+	}
+	t.head, t.capped = 0, false
+}
+
+// track adds the entry of k and reports (as info, with the checker's rule) the
+// first time the cap drops a task.
+func track[T any](p *lint.Pass, t *table[T], k tkey) *T {
+	v, first := t.add(k)
+	if first {
 		p.ReportSevf(lint.Info, "", "more than %d tasks are open in this session: the oldest are no longer followed by %s", maxTracked, p.Rule.ID)
 	}
+	return v
 }
 
 // secs renders a duration in seconds: "45 s", "1.5 s".
@@ -210,10 +324,6 @@ func secs(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", s)
 }
 
-// taskWitness names a TASK for later diagnostics.
-func taskWitness(m *lint.Message, pointer, id string) lint.Related {
-	return lint.Witness(m, pointer, fmt.Sprintf("the TASK %q", id))
-}
 
 // timers is what a harness transcript says about the clock of a session: the
 // "timers-start" event (docs/transcript-format.md) moves the origin of every

@@ -1,6 +1,10 @@
 package aop2
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"sync"
+
+	"github.com/aopkit/aopkit/lint"
+)
 
 // The AOP2 sequence rules are one rule group: the driver makes one groupChecker per
 // stream, which reads each message once (viewOf: types, ids, clocks) and hands the
@@ -10,6 +14,8 @@ import "github.com/aopkit/aopkit/lint"
 type viewChecker interface {
 	observe(p *lint.Pass, v view)
 	Finish(p *lint.Pass)
+	// reset makes the checker new again, keeping its memory for the next session.
+	reset()
 }
 
 // seqGroup names the group of every AOP2 sequence rule.
@@ -57,9 +63,17 @@ type groupChecker struct {
 	// looked up once instead of once per member and message.
 	root   *lint.Pass
 	passes []*lint.Pass
+	names  names
 }
 
+// groups holds group checkers whose session finished, for the next session: a
+// transcript of many short sessions then makes its tables once.
+var groups sync.Pool
+
 func newGroupChecker() lint.Checker {
+	if g, ok := groups.Get().(*groupChecker); ok {
+		return g
+	}
 	g := &groupChecker{members: make([]groupMember, len(groupRules))}
 	for i, r := range groupRules {
 		g.members[i] = groupMember{r.rule, r.make()}
@@ -68,7 +82,7 @@ func newGroupChecker() lint.Checker {
 }
 
 func (g *groupChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+	v := viewOf(p.Msg, &g.names)
 	if g.root != p {
 		g.root, g.passes = p, g.passes[:0]
 		for _, m := range g.members {
@@ -82,8 +96,19 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	}
 }
 
+// Finish reports what the session left open, then hands the checker back to the
+// pool: Finish is the last call a checker gets (lint.Checker). A checker whose
+// Finish panicked is not reused.
 func (g *groupChecker) Finish(p *lint.Pass) {
 	for _, m := range g.members {
 		m.c.Finish(p.As(m.rule))
 	}
+	for _, m := range g.members {
+		m.c.reset()
+	}
+	g.root, g.passes = nil, g.passes[:0]
+	if len(g.names.m) > maxNames/8 {
+		g.names.m = nil
+	}
+	groups.Put(g)
 }

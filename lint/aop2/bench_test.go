@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/aop2"
 	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/aop2"
 	"github.com/aopkit/aopkit/lint/internal/transcriptgen"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"

@@ -324,7 +324,6 @@ func secs(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", s)
 }
 
-
 // timers is what a harness transcript says about the clock of a session: the
 // "timers-start" event (docs/transcript-format.md) moves the origin of every
 // timing requirement to the agent's first sign of life and carries the

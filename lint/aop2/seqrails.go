@@ -213,9 +213,9 @@ func checkMinimalReport(p *lint.Pass, sev lint.Severity, why string, related []l
 type pending struct {
 	id          string // the TASK's task_id
 	at          mark   // where a report about it stands
-	transcript  bool // the record said the orchestrator sent it
-	seenAtStart int  // non-TASK messages seen before the TASK
-	cancelled   bool // the harness stopped the agent before it answered
+	transcript  bool   // the record said the orchestrator sent it
+	seenAtStart int    // non-TASK messages seen before the TASK
+	cancelled   bool   // the harness stopped the agent before it answered
 }
 
 // pendingChecker follows TASKs that require a final signal until their RESPONSE.

@@ -226,7 +226,7 @@ type budget struct {
 
 // limitWitness is where a TASK sets a limit: task.<where>.<key>, written as text.
 type limitWitness struct {
-	at              mark
+	at               mark
 	where, key, text string // owned
 }
 

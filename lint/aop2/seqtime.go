@@ -285,7 +285,9 @@ func (c *beatChecker) reset() {
 }
 
 // anchorWitness names the HEARTBEAT the schedule starts at.
-func (b *beat) anchorWitness() lint.Related { return b.anchorW.with("the HEARTBEAT the schedule starts at") }
+func (b *beat) anchorWitness() lint.Related {
+	return b.anchorW.with("the HEARTBEAT the schedule starts at")
+}
 
 type prog struct {
 	last     stamp

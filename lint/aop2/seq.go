@@ -121,7 +121,13 @@ func taskKey(sessionID, taskID string) tkey {
 // names interns the strings the sequence checkers keep: a string of a message
 // points into its line, which the driver reuses, so what outlives the line is
 // copied, once per distinct value.
-type names struct{ m map[string]string }
+type names struct {
+	m map[string]string
+	// recent are the last strings handed out: a session's messages repeat its
+	// session_id, task_id and event names, found here without hashing.
+	recent [8]string
+	next   int
+}
 
 // maxNames bounds the interned strings; past it they are forgotten (the strings
 // handed out stay valid).
@@ -132,14 +138,21 @@ func (ns *names) own(s string) string {
 	if s == "" {
 		return ""
 	}
-	if o, ok := ns.m[s]; ok {
-		return o
+	for _, r := range &ns.recent {
+		if len(r) == len(s) && r == s {
+			return r
+		}
 	}
-	if ns.m == nil || len(ns.m) >= maxNames {
-		ns.m = make(map[string]string, 64)
+	o, ok := ns.m[s]
+	if !ok {
+		if ns.m == nil || len(ns.m) >= maxNames {
+			ns.m = make(map[string]string, 64)
+		}
+		o = strings.Clone(s)
+		ns.m[o] = o
 	}
-	o := strings.Clone(s)
-	ns.m[o] = o
+	ns.recent[ns.next%len(ns.recent)] = o
+	ns.next++
 	return o
 }
 

@@ -54,16 +54,39 @@ func checkUpstreamRefuses(p *lint.Pass) {
 		}
 	}
 	if p.Msg.Kind == KindTask || p.Msg.Kind == KindResponse || p.Msg.Kind == kindHeartbeat {
-		var buf [128]byte
-		walkFractional(p, p.Msg.Root, buf[:0], 0)
+		var path tokens
+		walkFractional(p, p.Msg.Root, &path, 0)
 	}
 }
 
+// tokens is the JSON Pointer of the node a walk is at, one token per level:
+// spelled out only for a report, not at every member.
+type tokens [maxFractionalDepth + 3]struct {
+	key   string
+	index int // -1 for a member (key)
+}
+
+// maxFractionalDepth bounds the nesting walkFractional follows.
+const maxFractionalDepth = 16
+
+// pointer spells the pointer of the first n tokens.
+func (t *tokens) pointer(n int) string {
+	var b []byte
+	for _, tok := range t[:n] {
+		b = append(b, '/')
+		if tok.index < 0 {
+			b = appendToken(b, tok.key)
+		} else {
+			b = strconv.AppendInt(b, int64(tok.index), 10)
+		}
+	}
+	return string(b)
+}
+
 // walkFractional reports fractional numbers in the members upstream wanted as
-// integers. at is the pointer of n, built in one buffer as the walk descends and
-// turned into a string only for a report.
-func walkFractional(p *lint.Pass, n *jsonread.Node, at []byte, depth int) {
-	if n == nil || depth > 16 {
+// integers. n is at the first depth tokens of path.
+func walkFractional(p *lint.Pass, n *jsonread.Node, path *tokens, depth int) {
+	if n == nil || depth > maxFractionalDepth {
 		return
 	}
 	switch n.Kind {
@@ -77,22 +100,24 @@ func walkFractional(p *lint.Pass, n *jsonread.Node, at []byte, depth int) {
 			default:
 				continue // a string, boolean or null: nothing fractional in it
 			}
-			mp := appendToken(append(at, '/'), m.Key)
+			path[depth].key, path[depth].index = m.Key, -1
 			if upstreamIntegers[m.Key] {
-				reportFractional(p, m.Value, mp)
+				reportFractional(p, m.Value, path, depth+1)
 				if m.Value.Kind == jsonread.Array {
 					for i, it := range m.Value.Items {
-						reportFractional(p, it, strconv.AppendInt(append(mp, '/'), int64(i), 10))
+						path[depth+1].index = i
+						reportFractional(p, it, path, depth+2)
 					}
 				}
 				continue
 			}
-			walkFractional(p, m.Value, mp, depth+1)
+			walkFractional(p, m.Value, path, depth+1)
 		}
 	case jsonread.Array:
 		for i, it := range n.Items {
 			if it != nil && (it.Kind == jsonread.Object || it.Kind == jsonread.Array) {
-				walkFractional(p, it, strconv.AppendInt(append(at, '/'), int64(i), 10), depth+1)
+				path[depth].key, path[depth].index = "", i
+				walkFractional(p, it, path, depth+1)
 			}
 		}
 	}
@@ -106,7 +131,9 @@ func appendToken(b []byte, key string) []byte {
 	return append(b, jsonread.EscapeToken(key)...)
 }
 
-func reportFractional(p *lint.Pass, n *jsonread.Node, ptr []byte) {
+// reportFractional reports n, at the first depth tokens of path, if it is a
+// fractional number.
+func reportFractional(p *lint.Pass, n *jsonread.Node, path *tokens, depth int) {
 	if n == nil || n.Kind != jsonread.Number {
 		return
 	}
@@ -116,6 +143,6 @@ func reportFractional(p *lint.Pass, n *jsonread.Node, ptr []byte) {
 	if f, ok := n.Float(); ok && f == float64(int64(f)) {
 		return // 30.0: an integer value
 	}
-	at := string(ptr)
+	at := path.pointer(depth)
 	p.Reportf(at, "%s is %s: valid (the contract allows any number), but %s, which wanted an integer", dotted(at), n.Str, upstreamDialect)
 }

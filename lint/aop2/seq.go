@@ -160,7 +160,7 @@ func (ns *names) own(s string) string {
 // the transcript says the agent sent it or, in a plain stream, it names a parent
 // task. Its RESPONSE, heartbeats and timeout are the sub-executor's business and
 // need not be recorded in this stream.
-func (v view) delegated() bool {
+func (v *view) delegated() bool {
 	return v.fromAgent || (!v.fromOrch && v.root.Path("task", "parent_task_id").String() != "")
 }
 
@@ -348,7 +348,7 @@ type timers struct {
 
 // observe reads a harness record; it returns the new origin (zero when v is not a
 // timers-start event).
-func (t *timers) observe(v view) time.Time {
+func (t *timers) observe(v *view) time.Time {
 	if v.typ != "harness" || v.event != "timers-start" || v.root == nil {
 		return time.Time{}
 	}

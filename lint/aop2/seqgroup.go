@@ -12,7 +12,7 @@ import (
 
 // viewChecker is a rule's checker inside the group.
 type viewChecker interface {
-	observe(p *lint.Pass, v view)
+	observe(p *lint.Pass, v *view)
 	Finish(p *lint.Pass)
 	// reset makes the checker new again, keeping its memory for the next session.
 	reset()
@@ -64,6 +64,7 @@ type groupChecker struct {
 	root   *lint.Pass
 	passes []*lint.Pass
 	names  names
+	view   view // of the message being observed
 }
 
 // groups holds group checkers whose session finished, for the next session: a
@@ -82,7 +83,9 @@ func newGroupChecker() lint.Checker {
 }
 
 func (g *groupChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg, &g.names)
+	// The view lives in the checker, handed to each member by pointer: not
+	// copied sixteen times, nor moved to the heap per message.
+	g.view = viewOf(p.Msg, &g.names)
 	if g.root != p {
 		g.root, g.passes = p, g.passes[:0]
 		for _, m := range g.members {
@@ -92,8 +95,9 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	for i, m := range g.members {
 		q := g.passes[i]
 		q.Msg = p.Msg // as As does
-		m.c.observe(q, v)
+		m.c.observe(q, &g.view)
 	}
+	g.view.root = nil // the tree is the message's: not kept past it
 }
 
 // Finish reports what the session left open, then hands the checker back to the
@@ -106,7 +110,7 @@ func (g *groupChecker) Finish(p *lint.Pass) {
 	for _, m := range g.members {
 		m.c.reset()
 	}
-	g.root, g.passes = nil, g.passes[:0]
+	g.root, g.passes, g.view = nil, g.passes[:0], view{}
 	if len(g.names.m) > maxNames/8 {
 		g.names.m = nil
 	}

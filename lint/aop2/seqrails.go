@@ -95,7 +95,7 @@ func (c *railsChecker) witness(r *rails) lint.Related {
 	return r.at.with(fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", r.id, c.key()))
 }
 
-func (c *railsChecker) observe(p *lint.Pass, v view) {
+func (c *railsChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
@@ -229,7 +229,7 @@ type pendingChecker struct {
 	hung     bool // the harness recorded a scenario-deadline timeout
 }
 
-func (c *pendingChecker) observe(p *lint.Pass, v view) {
+func (c *pendingChecker) observe(p *lint.Pass, v *view) {
 	if v.typ != "TASK" {
 		c.nonTask++
 	}

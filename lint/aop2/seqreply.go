@@ -54,7 +54,7 @@ type corrChecker struct {
 	lastKey tkey
 }
 
-func (c *corrChecker) observe(p *lint.Pass, v view) {
+func (c *corrChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
@@ -111,7 +111,7 @@ type replyChecker struct {
 	done          table[replyRef]
 }
 
-func (c *replyChecker) observe(p *lint.Pass, v view) {
+func (c *replyChecker) observe(p *lint.Pass, v *view) {
 	if v.taskID == "" {
 		return
 	}
@@ -167,7 +167,7 @@ type target struct {
 
 type agentChecker struct{ tasks table[target] }
 
-func (c *agentChecker) observe(p *lint.Pass, v view) {
+func (c *agentChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {

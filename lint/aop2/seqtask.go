@@ -99,7 +99,7 @@ type depthChecker struct {
 	tasks   table[depthRef]
 }
 
-func (c *depthChecker) observe(p *lint.Pass, v view) {
+func (c *depthChecker) observe(p *lint.Pass, v *view) {
 	if v.typ != "TASK" || v.taskID == "" {
 		return
 	}
@@ -151,7 +151,7 @@ type checkpoints struct {
 
 type checkpointChecker struct{ tasks table[checkpoints] }
 
-func (c *checkpointChecker) observe(p *lint.Pass, v view) {
+func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
@@ -262,7 +262,7 @@ func limitPointer(where, key string) string {
 	return ptr("/task", where, key)
 }
 
-func (c *budgetChecker) observe(p *lint.Pass, v view) {
+func (c *budgetChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		c.tasks.del(v.key)
@@ -307,7 +307,7 @@ func (l *lastPct) witness() lint.Related {
 
 type backwardsChecker struct{ tasks table[lastPct] }
 
-func (c *backwardsChecker) observe(p *lint.Pass, v view) {
+func (c *backwardsChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK", "RESPONSE":
 		c.tasks.del(v.key)

@@ -119,7 +119,7 @@ type beatChecker struct {
 	clock    timers
 }
 
-func (c *beatChecker) observe(p *lint.Pass, v view) {
+func (c *beatChecker) observe(p *lint.Pass, v *view) {
 	c.now.latest(v.when)
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		// Heartbeats are owed from the agent's first sign of life: start-up is no
@@ -297,7 +297,7 @@ type prog struct {
 
 type rateChecker struct{ tasks table[prog] }
 
-func (c *rateChecker) observe(p *lint.Pass, v view) {
+func (c *rateChecker) observe(p *lint.Pass, v *view) {
 	switch {
 	case v.typ == "TASK" || v.typ == "RESPONSE":
 		c.tasks.del(v.key)
@@ -342,7 +342,7 @@ type timeoutChecker struct {
 	clock timers
 }
 
-func (c *timeoutChecker) observe(p *lint.Pass, v view) {
+func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
 	c.now.latest(v.when)
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		c.tasks.each(func(_ tkey, dl *deadline) {

@@ -1,7 +1,6 @@
 package aop2
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -53,74 +52,7 @@ func checkUpstreamRefuses(p *lint.Pass) {
 			p.Reportf(at, "%s is missing: valid (the contract does not require it), but %s", dotted(at), upstreamDialect)
 		}
 	}
-	if p.Msg.Kind == KindTask || p.Msg.Kind == KindResponse || p.Msg.Kind == kindHeartbeat {
-		var path tokens
-		walkFractional(p, p.Msg.Root, &path, 0)
-	}
-}
-
-// tokens is the JSON Pointer of the node a walk is at, one token per level:
-// spelled out only for a report, not at every member.
-type tokens [maxFractionalDepth + 3]struct {
-	key   string
-	index int // -1 for a member (key)
-}
-
-// maxFractionalDepth bounds the nesting walkFractional follows.
-const maxFractionalDepth = 16
-
-// pointer spells the pointer of the first n tokens.
-func (t *tokens) pointer(n int) string {
-	var b []byte
-	for _, tok := range t[:n] {
-		b = append(b, '/')
-		if tok.index < 0 {
-			b = appendToken(b, tok.key)
-		} else {
-			b = strconv.AppendInt(b, int64(tok.index), 10)
-		}
-	}
-	return string(b)
-}
-
-// walkFractional reports fractional numbers in the members upstream wanted as
-// integers. n is at the first depth tokens of path.
-func walkFractional(p *lint.Pass, n *jsonread.Node, path *tokens, depth int) {
-	if n == nil || depth > maxFractionalDepth {
-		return
-	}
-	switch n.Kind {
-	case jsonread.Object:
-		for _, m := range n.Members {
-			if m.Key == "extensions" || m.Value == nil {
-				continue
-			}
-			switch m.Value.Kind {
-			case jsonread.Number, jsonread.Array, jsonread.Object:
-			default:
-				continue // a string, boolean or null: nothing fractional in it
-			}
-			path[depth].key, path[depth].index = m.Key, -1
-			if upstreamIntegers[m.Key] {
-				reportFractional(p, m.Value, path, depth+1)
-				if m.Value.Kind == jsonread.Array {
-					for i, it := range m.Value.Items {
-						path[depth+1].index = i
-						reportFractional(p, it, path, depth+2)
-					}
-				}
-				continue
-			}
-			walkFractional(p, m.Value, path, depth+1)
-		}
-	case jsonread.Array:
-		for i, it := range n.Items {
-			if it != nil && (it.Kind == jsonread.Object || it.Kind == jsonread.Array) {
-				path[depth].key, path[depth].index = "", i
-				walkFractional(p, it, path, depth+1)
-			}
-		}
-	}
+	report(p, byFractional) // fractional numbers: the walk of the tree (walk.go)
 }
 
 // appendToken appends key as an escaped JSON Pointer token.
@@ -129,20 +61,4 @@ func appendToken(b []byte, key string) []byte {
 		return append(b, key...)
 	}
 	return append(b, jsonread.EscapeToken(key)...)
-}
-
-// reportFractional reports n, at the first depth tokens of path, if it is a
-// fractional number.
-func reportFractional(p *lint.Pass, n *jsonread.Node, path *tokens, depth int) {
-	if n == nil || n.Kind != jsonread.Number {
-		return
-	}
-	if _, isInt := n.Int(); isInt {
-		return
-	}
-	if f, ok := n.Float(); ok && f == float64(int64(f)) {
-		return // 30.0: an integer value
-	}
-	at := path.pointer(depth)
-	p.Reportf(at, "%s is %s: valid (the contract allows any number), but %s, which wanted an integer", dotted(at), n.Str, upstreamDialect)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -49,9 +50,9 @@ type view struct {
 	event     string // the EVENT's event, or the harness record's event
 	taskID    string
 	sessionID string
-	key       tkey // tasks are told apart by session and task_id
-	fromAgent bool // sent by the agent (inferred from the type when the record does not say)
-	fromOrch  bool // a transcript record says the orchestrator sent it
+	key       string // names.key(sessionID, taskID): tasks are told apart by session and task_id
+	fromAgent bool   // sent by the agent (inferred from the type when the record does not say)
+	fromOrch  bool   // a transcript record says the orchestrator sent it
 	when      stamp
 	root      *jsonread.Node
 	names     *names // for the other strings a checker keeps
@@ -92,7 +93,7 @@ func viewOf(m *lint.Message, ns *names) view {
 	default:
 		v.typ = "" // compared only, but never kept from the line
 	}
-	v.key = taskKey(v.sessionID, v.taskID)
+	v.key = ns.key(v.sessionID, v.taskID)
 	switch m.From {
 	case "agent":
 		v.fromAgent = true
@@ -104,19 +105,8 @@ func viewOf(m *lint.Message, ns *names) view {
 	return v
 }
 
-// tkey is the key of a task in the sequence rules' tables: a task_id is unique
-// within its session (§1.2: a RESPONSE names both), so two sessions interleaved in
-// one stream may both have a "TASK-001". A comparable struct, not a string made
-// per message.
-type tkey struct{ session, task string }
-
-// taskKey is the key of a task; the zero tkey when taskID is "".
-func taskKey(sessionID, taskID string) tkey {
-	if taskID == "" {
-		return tkey{}
-	}
-	return tkey{sessionID, taskID}
-}
+// taskOfKey returns the task_id part of a task key (names.key).
+func taskOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
 
 // names interns the strings the sequence checkers keep: a string of a message
 // points into its line, which the driver reuses, so what outlives the line is
@@ -127,6 +117,20 @@ type names struct {
 	// session_id, task_id and event names, found here without hashing.
 	recent [8]string
 	next   int
+	buf    []byte // a key being made
+}
+
+// key is the key of a task in the sequence rules' tables, owned:
+// sessionID + "\x00" + taskID, as a task_id is unique within its session (§1.2:
+// a RESPONSE names both), so two sessions interleaved in one stream may both have
+// a "TASK-001". It is "" when taskID is. It is made in a buffer and copied once
+// per distinct key, not once per message.
+func (ns *names) key(sessionID, taskID string) string {
+	if taskID == "" {
+		return ""
+	}
+	ns.buf = append(append(append(ns.buf[:0], sessionID...), 0), taskID...)
+	return ns.ownBytes(ns.buf)
 }
 
 // maxNames bounds the interned strings; past it they are forgotten (the strings
@@ -138,17 +142,26 @@ func (ns *names) own(s string) string {
 	if s == "" {
 		return ""
 	}
+	// s's bytes, only read here: a new name is copied before it is kept.
+	return ns.ownBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// ownBytes returns an owned string equal to b.
+func (ns *names) ownBytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
 	for _, r := range &ns.recent {
-		if len(r) == len(s) && r == s {
+		if len(r) == len(b) && r == string(b) {
 			return r
 		}
 	}
-	o, ok := ns.m[s]
+	o, ok := ns.m[string(b)]
 	if !ok {
 		if ns.m == nil || len(ns.m) >= maxNames {
-			ns.m = make(map[string]string, 64)
+			ns.m = map[string]string{} // small: most sessions keep few strings
 		}
-		o = strings.Clone(s)
+		o = string(b)
 		ns.m[o] = o
 	}
 	ns.recent[ns.next%len(ns.recent)] = o
@@ -196,8 +209,8 @@ func (k mark) with(text string) lint.Related {
 // finished goes back to a pool with its tables (reset), so a steady stream
 // allocates no state per task.
 type table[T any] struct {
-	m      map[tkey]*slot[T]
-	order  []tkey // the keys added, oldest first from head (a key may recur)
+	m      map[string]*slot[T]
+	order  []string // the keys added, oldest first from head (a key may recur)
 	head   int
 	free   []*slot[T]
 	capped bool
@@ -209,7 +222,7 @@ type slot[T any] struct {
 	seen uint32 // the epoch of the last each that visited it
 }
 
-func (t *table[T]) get(k tkey) *T {
+func (t *table[T]) get(k string) *T {
 	if s := t.m[k]; s != nil {
 		return &s.v
 	}
@@ -219,16 +232,16 @@ func (t *table[T]) get(k tkey) *T {
 // add returns the entry of k, a new one when k has none: its fields are stale
 // (the caller sets them all). first is true the first time the cap made it drop
 // a task.
-func (t *table[T]) add(k tkey) (v *T, first bool) {
+func (t *table[T]) add(k string) (v *T, first bool) {
 	if t.m == nil {
-		t.m = map[tkey]*slot[T]{}
+		t.m = map[string]*slot[T]{}
 	}
 	if s, ok := t.m[k]; ok {
 		return &s.v, false
 	}
 	for len(t.m) >= maxTracked && t.head < len(t.order) {
 		old := t.order[t.head]
-		t.order[t.head] = tkey{}
+		t.order[t.head] = ""
 		t.head++
 		if s, ok := t.m[old]; ok {
 			delete(t.m, old)
@@ -264,7 +277,7 @@ func (t *table[T]) add(k tkey) (v *T, first bool) {
 }
 
 // put is add for a table whose cap drops tasks silently (a history).
-func (t *table[T]) put(k tkey) *T {
+func (t *table[T]) put(k string) *T {
 	v, _ := t.add(k)
 	return v
 }
@@ -278,7 +291,7 @@ func (t *table[T]) release(s *slot[T]) {
 	}
 }
 
-func (t *table[T]) del(k tkey) {
+func (t *table[T]) del(k string) {
 	if s, ok := t.m[k]; ok {
 		delete(t.m, k)
 		t.release(s)
@@ -288,7 +301,7 @@ func (t *table[T]) del(k tkey) {
 func (t *table[T]) len() int { return len(t.m) }
 
 // each visits the live entries, oldest first.
-func (t *table[T]) each(f func(k tkey, v *T)) {
+func (t *table[T]) each(f func(k string, v *T)) {
 	t.epoch++
 	for _, k := range t.order[t.head:] {
 		if s, ok := t.m[k]; ok && s.seen != t.epoch {
@@ -320,7 +333,7 @@ func (t *table[T]) reset() {
 
 // track adds the entry of k and reports (as info, with the checker's rule) the
 // first time the cap drops a task.
-func track[T any](p *lint.Pass, t *table[T], k tkey) *T {
+func track[T any](p *lint.Pass, t *table[T], k string) *T {
 	v, first := t.add(k)
 	if first {
 		p.ReportSevf(lint.Info, "", "more than %d tasks are open in this session: the oldest are no longer followed by %s", maxTracked, p.Rule.ID)

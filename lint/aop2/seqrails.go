@@ -243,7 +243,7 @@ func (c *pendingChecker) observe(p *lint.Pass, v *view) {
 			c.hung = true
 		case "signal", "kill", "close-stdin":
 			if !c.hung {
-				c.tasks.each(func(_ tkey, t *pending) { t.cancelled = true })
+				c.tasks.each(func(_ string, t *pending) { t.cancelled = true })
 			}
 		}
 	case "TASK":
@@ -269,7 +269,7 @@ func (c *pendingChecker) observe(p *lint.Pass, v *view) {
 }
 
 func (c *pendingChecker) Finish(p *lint.Pass) {
-	c.tasks.each(func(_ tkey, t *pending) {
+	c.tasks.each(func(_ string, t *pending) {
 		if !t.transcript && c.nonTask <= t.seenAtStart {
 			return // nothing of the agent's side was recorded after the TASK
 		}

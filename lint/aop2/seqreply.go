@@ -50,8 +50,8 @@ type taskRef struct {
 
 type corrChecker struct {
 	tasks   table[taskRef] // by taskKey(session, task_id)
-	byID    table[taskRef] // the latest TASK of each task_id, whatever its session (tkey{task: id})
-	lastKey tkey
+	byID    table[taskRef] // the latest TASK of each task_id, whatever its session (keyed by task_id)
+	lastKey string
 }
 
 func (c *corrChecker) observe(p *lint.Pass, v *view) {
@@ -62,7 +62,7 @@ func (c *corrChecker) observe(p *lint.Pass, v *view) {
 		}
 		ref := taskRef{session: v.sessionID, id: v.taskID, w: markAt(p.Msg, "/task/task_id"), ws: markAt(p.Msg, "/session/session_id")}
 		*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
-		*c.byID.put(tkey{task: v.taskID}) = ref
+		*c.byID.put(v.taskID) = ref
 		c.lastKey = v.key
 	case "RESPONSE":
 		if c.tasks.len() == 0 || v.taskID == "" || !p.Msg.Root.Get("task_id").IsString() {
@@ -72,7 +72,7 @@ func (c *corrChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		sid := p.Msg.Root.Get("session_id")
-		if t := c.byID.get(tkey{task: v.taskID}); t != nil {
+		if t := c.byID.get(v.taskID); t != nil {
 			if sid.IsString() && sid.Str != t.session {
 				ws := t.ws.with(fmt.Sprintf("the TASK %q of session %q", t.id, t.session))
 				p.ReportRelatedf(p.Rule.Severity, "/session_id", []lint.Related{ws}, "session_id %q must be %q, the session of the TASK %q it answers (§1.2)", sid.Str, t.session, v.taskID)
@@ -84,7 +84,7 @@ func (c *corrChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		w := last.w.with(fmt.Sprintf("the TASK %q", last.id))
-		p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, c.lastKey.task)
+		p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, taskOfKey(c.lastKey))
 	}
 }
 
@@ -93,7 +93,7 @@ func (c *corrChecker) Finish(p *lint.Pass) {}
 func (c *corrChecker) reset() {
 	c.tasks.reset()
 	c.byID.reset()
-	c.lastKey = tkey{}
+	c.lastKey = ""
 }
 
 type replyRef struct {

@@ -104,7 +104,7 @@ func (c *depthChecker) observe(p *lint.Pass, v *view) {
 		return
 	}
 	parent := v.root.Path("task", "parent_task_id").String()
-	parentKey := taskKey(v.sessionID, parent)
+	parentKey := v.names.key(v.sessionID, parent)
 	if c.allowed {
 		if pr := c.tasks.get(parentKey); pr != nil && pr.forbidden && parent != v.taskID {
 			wf := pr.wf.with(fmt.Sprintf("the TASK %q forbids delegation", pr.id))

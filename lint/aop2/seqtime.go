@@ -124,7 +124,7 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		// Heartbeats are owed from the agent's first sign of life: start-up is no
 		// part of any interval.
-		c.tasks.each(func(_ tkey, b *beat) {
+		c.tasks.each(func(_ string, b *beat) {
 			if b.anchor == (stamp{}) && !b.last.harness.IsZero() && b.last.harness.Before(origin) {
 				b.last.harness = origin
 			}
@@ -146,9 +146,9 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 		// On the message clock a TASK has only its session's created_at: the dispatch
 		// time of the session's first TASK, not of later ones.
 		b.last = stamp{harness: v.when.harness}
-		if c.sessions.get(tkey{session: v.sessionID}) == nil {
+		if c.sessions.get(v.sessionID) == nil {
 			b.last.msg = v.when.msg
-			c.sessions.put(tkey{session: v.sessionID})
+			c.sessions.put(v.sessionID)
 		}
 		b.cfg = markAt(p.Msg, "/execution_policy/heartbeat")
 		b.w, b.wIsCfg = b.cfg, true
@@ -262,8 +262,8 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 	if c.late {
 		return
 	}
-	c.tasks.each(func(key tkey, b *beat) {
-		id := key.task
+	c.tasks.each(func(key string, b *beat) {
+		id := taskOfKey(key)
 		// The session's end is the harness giving up, not a message that may arrive
 		// late: no slack here.
 		d, _, ok := since(c.now, b.last)
@@ -345,7 +345,7 @@ type timeoutChecker struct {
 func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
 	c.now.latest(v.when)
 	if origin := c.clock.observe(v); !origin.IsZero() {
-		c.tasks.each(func(_ tkey, dl *deadline) {
+		c.tasks.each(func(_ string, dl *deadline) {
 			if !dl.start.harness.IsZero() && dl.start.harness.Before(origin) {
 				dl.start.harness = origin
 			}
@@ -385,8 +385,8 @@ func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
 }
 
 func (c *timeoutChecker) Finish(p *lint.Pass) {
-	c.tasks.each(func(key tkey, dl *deadline) {
-		id := key.task
+	c.tasks.each(func(key string, dl *deadline) {
+		id := taskOfKey(key)
 		d, harness, ok := since(c.now, dl.start)
 		if !ok || !harness || d < dl.limit {
 			return

@@ -275,3 +275,40 @@ func TestMedianInit(t *testing.T) {
 		t.Error("origin")
 	}
 }
+
+func TestInstrPerLine(t *testing.T) {
+	if got := medianInt([]int64{5, 1, 3}); got != 3 {
+		t.Errorf("medianInt odd = %v", got)
+	}
+	if got := medianInt([]int64{4, 1, 3, 2}); got != 2.5 {
+		t.Errorf("medianInt even = %v", got)
+	}
+	row := instrRow{Full: []int64{1_200, 1_000, 1_100}, Empty: []int64{100, 100, 100}}
+	if got := row.perLine(10); got != 100 {
+		t.Errorf("perLine = %v, want (1100-100)/10", got)
+	}
+	var b bench
+	b.r.Instr = instrResult{Valgrind: "valgrind-3.19.0", Transcript: genStats{Messages: 10, Lines: 10, Bytes: 1000},
+		Rows: []instrRow{row, {Name: "floor", Full: []int64{600}, Empty: []int64{100}, Floor: true}}}
+	var r report
+	b.reportInstr(&r)
+	if !strings.Contains(r.String(), "| 100 | 2.00× |") || !strings.Contains(r.String(), "| 50 | 1.00× |") {
+		t.Errorf("report:\n%s", r.String())
+	}
+	var none bench
+	var r2 report
+	none.reportInstr(&r2)
+	if r2.String() != "" {
+		t.Errorf("no measurement, yet a section: %q", r2.String())
+	}
+}
+
+func TestCallgrindCount(t *testing.T) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not installed")
+	}
+	n, err := callgrind(nil, []string{"/bin/true"})
+	if err != nil || n <= 0 {
+		t.Fatalf("callgrind /bin/true = %d, %v", n, err)
+	}
+}

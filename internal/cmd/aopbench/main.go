@@ -194,6 +194,7 @@ func (b *bench) all() error {
 	}{
 		{"small file", b.small},
 		{"large transcript", b.large},
+		{"instructions", b.instructions},
 		{"go benchmarks", b.goBench},
 		{"profiles", b.profiles},
 		{"conformance", b.conform},

@@ -21,6 +21,7 @@ type results struct {
 	RSS      rssResult
 	Conform  conformResult
 	Profiles profileResult
+	Instr    instrResult
 	Failures []string
 	Pending  []string // steps not run yet (the report is written after each step)
 
@@ -156,6 +157,7 @@ func (b *bench) writeReport() error {
 	b.reportRSS(&r)
 	b.reportConform(&r)
 	b.reportProfiles(&r)
+	b.reportInstr(&r)
 	b.reportReproduce(&r)
 	if data, err := os.ReadFile(b.cfg.notes); err == nil {
 		r.p("## Analysis")
@@ -619,7 +621,7 @@ func (b *bench) reportReproduce(r *report) {
 	r.p("")
 	r.p("```sh")
 	r.p("make bench                       # = .ci/bench/run: installs ajv-cli, ajv, ajv-formats (npm, into .ci/bench/node_modules),")
-	r.p("                                 #   python3-jsonschema and hyperfine (apt-get) when missing, then runs:")
+	r.p("                                 #   python3-jsonschema, hyperfine and valgrind (apt-get) when missing, then runs:")
 	r.p("go run ./internal/cmd/aopbench            # every measurement, writes docs/benchmarks.md and docs/bench/*.txt")
 	r.p("go run ./internal/cmd/aopbench -quick     # dry run in a minute or two")
 	r.p("go run ./lint/internal/transcriptgen/gentranscript -messages %d -o /tmp/t.jsonl   # the transcript alone", b.r.Env.Messages)

@@ -122,6 +122,15 @@ func (cfg runConfig) sideOptions(opts *runner.Options) error {
 // findMockagent resolves the mockagent program to an absolute path: the flag,
 // else the mockagent next to this executable, else mockagent on PATH.
 func findMockagent(flag string) (string, error) {
+	exeDir := ""
+	if exe, err := os.Executable(); err == nil {
+		exeDir = filepath.Dir(exe)
+	}
+	return findMockagentFrom(flag, exeDir)
+}
+
+// findMockagentFrom is findMockagent with the executable's directory given.
+func findMockagentFrom(flag, exeDir string) (string, error) {
 	if flag != "" {
 		p, err := exec.LookPath(flag)
 		if err != nil {
@@ -132,8 +141,8 @@ func findMockagent(flag string) (string, error) {
 	// The mockagent built or installed with this aopconform (make build and go
 	// install put them side by side) comes first: an older one earlier on PATH
 	// lacks the cues and observations this aopconform's scenarios need.
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "mockagent")
+	if exeDir != "" {
+		p := filepath.Join(exeDir, "mockagent")
 		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return p, nil
 		}

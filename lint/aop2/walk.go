@@ -42,8 +42,9 @@ type finding struct {
 
 // walked is what the walk of one message found.
 type walked struct {
-	m  *lint.Message
-	of [walkers][]finding
+	m      *lint.Message
+	of     [walkers][]finding
+	unread [walkers]bool // rules yet to report their findings
 }
 
 // walkedClean marks a message whose walk found nothing: no allocation for it.
@@ -70,6 +71,12 @@ func report(p *lint.Pass, w walker) {
 		found = walkTree(m)
 		if m.Parsed == nil {
 			m.Parsed = found
+		}
+	}
+	if found != walkedClean {
+		found.unread[w] = false
+		if found.unread == ([walkers]bool{}) && m.Parsed == found {
+			m.Parsed = nil // all four reported: nothing of the walk outlives them
 		}
 	}
 	for _, f := range found.of[w] {
@@ -120,7 +127,7 @@ func (w *walk) add(r walker, depth int, claim bool, format string, args ...any) 
 // addSev keeps f, a finding of rule r at the first depth tokens of the path.
 func (w *walk) addSev(r walker, depth int, f finding, format string, args ...any) {
 	if w.found == walkedClean {
-		w.found = &walked{m: w.msg}
+		w.found = &walked{m: w.msg, unread: [walkers]bool{true, true, true, true}}
 	}
 	f.pointer, f.message = w.pointer(depth), fmt.Sprintf(format, args...)
 	w.found.of[r] = append(w.found.of[r], f)

@@ -129,29 +129,43 @@ func BenchmarkSequence(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		checkers := map[string]lint.Checker{}
-		var order []string
-		for _, m := range msgs {
-			c := checkers[m.Session]
-			if c == nil {
-				c = aop2.SeqCorrelation.NewChecker()
-				checkers[m.Session] = c
-				order = append(order, m.Session)
-			}
-			p.Reset(aop2.SeqCorrelation, m)
-			c.Observe(&p)
-			if m.Kind == "harness:scenario-end" {
-				p.Reset(aop2.SeqCorrelation, nil)
-				c.Finish(&p)
-				delete(checkers, m.Session)
-			}
-		}
-		for _, s := range order {
-			if c := checkers[s]; c != nil {
-				p.Reset(aop2.SeqCorrelation, nil)
-				c.Finish(&p)
-			}
-		}
+		runSessions(&p, msgs, nil, func() {})
 	}
 	perMessage(b, len(msgs))
+}
+
+// runSessions shows msgs to the sequence group as the driver does: one checker
+// per session, finished at the session's scenario-end or at the end. after is
+// called after each Observe and Finish (p holds what it reported), seen after
+// each message was observed.
+func runSessions(p *lint.Pass, msgs []*lint.Message, seen func(*lint.Message), after func()) {
+	checkers := map[string]lint.Checker{}
+	var order []string
+	for _, m := range msgs {
+		c := checkers[m.Session]
+		if c == nil {
+			c = aop2.SeqCorrelation.NewChecker()
+			checkers[m.Session] = c
+			order = append(order, m.Session)
+		}
+		p.Reset(aop2.SeqCorrelation, m)
+		c.Observe(p)
+		after()
+		if seen != nil {
+			seen(m)
+		}
+		if m.Kind == "harness:scenario-end" {
+			p.Reset(aop2.SeqCorrelation, nil)
+			c.Finish(p)
+			after()
+			delete(checkers, m.Session)
+		}
+	}
+	for _, s := range order {
+		if c := checkers[s]; c != nil {
+			p.Reset(aop2.SeqCorrelation, nil)
+			c.Finish(p)
+			after()
+		}
+	}
 }

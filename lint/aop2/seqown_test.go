@@ -17,7 +17,6 @@ import (
 	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/aop2"
 	"github.com/aopkit/aopkit/lint/internal/transcriptgen"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
@@ -74,45 +73,27 @@ func runGroup(t *testing.T, lines [][]byte, poison bool) []string {
 			out = append(out, fmt.Sprintf("%d:%d %s %s %s %q %+v", d.Line, d.Column, d.Rule, d.Severity, d.Pointer, d.Message, d.Related))
 		}
 	}
-	checkers := map[string]lint.Checker{}
-	var order []string
 	sessions := map[string]bool{}
+	var msgs []*lint.Message
+	bufs := map[*lint.Message][]byte{}
 	for i, l := range lines {
 		m := benchMessage(i, append([]byte(nil), l...), sessions)
 		if m == nil {
 			continue
 		}
-		var buf []byte
 		if poison {
-			buf = make([]byte, 0, strBytes(m.Root))
+			buf := make([]byte, 0, strBytes(m.Root))
 			lendStrings(m.Root, &buf)
+			bufs[m] = buf
 		}
-		c := checkers[m.Session]
-		if c == nil {
-			c = aop2.SeqCorrelation.NewChecker()
-			checkers[m.Session] = c
-			order = append(order, m.Session)
-		}
-		p.Reset(aop2.SeqCorrelation, m)
-		c.Observe(&p)
-		collect()
+		msgs = append(msgs, m)
+	}
+	runSessions(&p, msgs, func(m *lint.Message) {
+		buf := bufs[m]
 		for j := range buf {
-			buf[j] = '#'
+			buf[j] = '#' // the line's buffer, reused
 		}
-		if m.Kind == "harness:scenario-end" {
-			p.Reset(aop2.SeqCorrelation, nil)
-			c.Finish(&p)
-			collect()
-			delete(checkers, m.Session)
-		}
-	}
-	for _, s := range order {
-		if c := checkers[s]; c != nil {
-			p.Reset(aop2.SeqCorrelation, nil)
-			c.Finish(&p)
-			collect()
-		}
-	}
+	}, collect)
 	return out
 }
 

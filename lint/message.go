@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +21,15 @@ type Options struct {
 }
 
 // Message is one message of a protocol, detected and parsed.
+//
+// Ownership (what the driver, lint/linter, promises and asks): a Message, its
+// Pos, its Root and every node of the tree are the driver's and valid only during
+// the call that receives them (Rule.Run, Checker.Observe); the driver reuses
+// their memory for later lines (linter's TestArenaOwnership poisons it).
+// Keep a Witness, never the message, its index or a node. The strings of the tree
+// and of the message's fields, and Raw, point into the bytes of the message's
+// line, which the driver never reuses: a string may be kept (it keeps its line
+// alive), Raw must not be modified.
 type Message struct {
 	Path     string
 	Protocol string // "" when no protocol was recognised
@@ -85,7 +95,16 @@ type LineIndex struct {
 
 // NewLineIndex indexes raw, whose first byte stands at baseLine:baseCol.
 func NewLineIndex(raw []byte, baseLine, baseCol int) *LineIndex {
-	li := &LineIndex{BaseLine: baseLine, BaseCol: baseCol}
+	li := new(LineIndex)
+	li.Reset(raw, baseLine, baseCol)
+	return li
+}
+
+// Reset makes li the index NewLineIndex(raw, baseLine, baseCol) returns, reusing
+// li's memory: for a driver that indexes one message after another.
+func (li *LineIndex) Reset(raw []byte, baseLine, baseCol int) {
+	li.BaseLine, li.BaseCol, li.Flat = baseLine, baseCol, false
+	li.starts = li.starts[:0]
 	for off := 0; ; {
 		i := bytes.IndexByte(raw[off:], '\n')
 		if i < 0 {
@@ -94,7 +113,28 @@ func NewLineIndex(raw []byte, baseLine, baseCol int) *LineIndex {
 		off += i + 1
 		li.starts = append(li.starts, off)
 	}
-	return li
+}
+
+// ShiftTo makes dst the index li.Shift(start) returns, reusing dst's memory.
+func (li *LineIndex) ShiftTo(dst *LineIndex, start int) {
+	l, c := li.Position(start)
+	dst.BaseLine, dst.BaseCol, dst.Flat = l, c, false
+	dst.starts = dst.starts[:0]
+	for _, st := range li.starts {
+		if st > start {
+			dst.starts = append(dst.starts, st-start)
+		}
+	}
+}
+
+// Clone returns a copy of li that shares no memory with it.
+func (li *LineIndex) Clone() *LineIndex {
+	if li == nil {
+		return nil
+	}
+	c := *li
+	c.starts = slices.Clone(li.starts)
+	return &c
 }
 
 // Shift returns an index for offsets counted from start.

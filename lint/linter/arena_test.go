@@ -17,9 +17,10 @@ const arenaChild = "AOPKIT_ARENA_TEST_CHILD"
 
 // TestArenaOwnership lints a generated transcript (every protocol, harness records,
 // broken lines) with one and two workers, here and in a child process whose
-// arenas fill every tree they take back with poison (AOPKIT_ARENA_POISON=1). The
-// results are equal only if no rule and no part of the driver uses a tree after
-// its line is done, other than through the copies the driver keeps.
+// arenas and unit memories fill every tree, message and line index they take back
+// with poison (AOPKIT_ARENA_POISON=1). The results are equal only if no rule and
+// no part of the driver uses a tree or a message after its line is done, other
+// than through the copies the driver keeps (keep, heldRecord).
 func TestArenaOwnership(t *testing.T) {
 	var buf bytes.Buffer
 	if _, err := transcriptgen.Write(&buf, transcriptgen.Config{Seed: 7, Messages: 3000, InvalidEvery: 50}); err != nil {

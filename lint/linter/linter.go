@@ -300,8 +300,20 @@ type lineReader struct {
 func (lr *lineReader) next() ([]byte, int, error) {
 	for {
 		lr.lineNo++
-		line, tooLong, err := readLine(lr.br, lr.buf[:0], MaxMessage)
-		lr.buf = line[:0]
+		// Most lines fit in the reader's buffer: returned from it, not copied
+		// (valid until the next read, as lr.buf's contents would be).
+		frag, err := lr.br.ReadSlice('\n')
+		var line []byte
+		tooLong := false
+		switch err {
+		case nil:
+			line = bytes.TrimSuffix(frag[:len(frag)-1], []byte("\r"))
+		case bufio.ErrBufferFull:
+			line, tooLong, err = readLine(lr.br, append(lr.buf[:0], frag...), MaxMessage)
+			lr.buf = line[:0]
+		default: // the last line, without "\n", or a read error
+			line = bytes.TrimSuffix(frag, []byte("\r"))
+		}
 		if tooLong {
 			if lr.mu != nil {
 				lr.mu.Lock()
@@ -324,9 +336,10 @@ func (lr *lineReader) next() ([]byte, int, error) {
 
 func (s *stream) serial(r io.Reader) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
-	// One arena for every line's tree: a line is done with when apply returns.
-	arena := new(jsonread.Arena)
-	b := newBuilder(arena, s.path, &s.opts, false)
+	// One memory for every line's tree and message: a line is done with when
+	// apply returns.
+	mem := newUnitMem()
+	b := newMemBuilder(mem, s.path, &s.opts, false)
 	for i := 0; ; i++ {
 		line, n, err := lr.next()
 		if err == io.EOF {
@@ -335,7 +348,7 @@ func (s *stream) serial(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		arena.Reset()
+		mem.reset()
 		// The line's own copy: lr.buf is reused, and the tree's strings (which
 		// rules may keep) point into the bytes they are parsed from.
 		line = append([]byte(nil), line...)
@@ -348,10 +361,13 @@ type batch struct {
 	seq   int
 	first int // index of the first unit
 	size  int // bytes of its lines, the weight it holds of the in-flight budget
-	lines [][]byte
+	// block holds the lines back to back, each ending at its ends entry: the
+	// reader's buffer, reused (the worker gives every line its own copy).
+	block []byte
+	ends  []int
 	nums  []int
 	outs  []unitOut
-	arena *jsonread.Arena // the trees of outs, reused once the batch is applied
+	mem   *unitMem // the trees and messages of outs, reused once the batch is applied
 }
 
 // A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
@@ -407,7 +423,8 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
 	// The batches' arenas: at most the batches in flight, each reset by the
 	// worker that takes it.
-	arenas := arenaPool{free: make(chan *jsonread.Arena, 2*workers+1)}
+	arenas := memPool{free: make(chan *unitMem, 2*workers+1)}
+	blocks := blockPool{free: make(chan []byte, 2*workers+1)}
 	todo := make(chan *batch, workers)
 	done := make(chan *batch, workers)
 	var wg sync.WaitGroup
@@ -417,13 +434,19 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 			defer wg.Done()
 			bld := newBuilder(nil, s.path, &s.opts, false)
 			for b := range todo {
-				b.outs = make([]unitOut, len(b.lines))
-				b.arena = arenas.get()
-				bld.arena, bld.owned = b.arena, true
-				for i, line := range b.lines {
+				b.mem = arenas.get()
+				b.outs = b.mem.units(len(b.ends))
+				bld.use(b.mem)
+				start := 0
+				for i, end := range b.ends {
+					// The line's own copy: the tree's strings, which rules may
+					// keep, point into it.
+					line := append([]byte(nil), b.block[start:end]...)
+					start = end
 					b.outs[i] = bld.build(b.first+i, line, b.nums[i], 1)
 				}
-				b.lines = nil
+				blocks.put(b.block)
+				b.block = nil
 				done <- b
 			}
 		}()
@@ -459,8 +482,8 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 				}
 				mu.Unlock()
 				next++
-				arenas.put(nb.arena)
-				nb.arena = nil
+				arenas.put(nb.mem)
+				nb.mem = nil
 				if testHookApplied != nil {
 					testHookApplied(nb.size, len(nb.nums))
 				}
@@ -470,15 +493,15 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		}
 	}()
 	seq, index := 0, 0
-	cur := &batch{seq: 0}
+	cur := &batch{seq: 0, block: blocks.get()}
 	flush := func() {
-		if len(cur.lines) == 0 {
+		if len(cur.ends) == 0 {
 			return
 		}
 		inflight <- struct{}{}
 		todo <- cur
 		seq++
-		cur = &batch{seq: seq, first: index}
+		cur = &batch{seq: seq, first: index, block: blocks.get()}
 	}
 	for {
 		line, n, err := lr.next()
@@ -495,10 +518,11 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		}
 		budget.acquire(len(line))
 		cur.size += len(line)
-		cur.lines = append(cur.lines, append([]byte(nil), line...))
+		cur.block = append(cur.block, line...)
+		cur.ends = append(cur.ends, len(cur.block))
 		cur.nums = append(cur.nums, n)
 		index++
-		if len(cur.lines) == batchLines || cur.size >= batchBytes {
+		if len(cur.ends) == batchLines || cur.size >= batchBytes {
 			flush()
 		}
 	}
@@ -510,20 +534,43 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	return readErr
 }
 
-// arenaPool hands out arenas, reset, and takes them back.
-type arenaPool struct{ free chan *jsonread.Arena }
+// blockPool hands out the batches' line buffers, empty, and takes them back;
+// one grown past two batches' bytes (a long line) is let go.
+type blockPool struct{ free chan []byte }
 
-func (ap arenaPool) get() *jsonread.Arena {
+func (bp blockPool) get() []byte {
 	select {
-	case a := <-ap.free:
-		a.Reset()
-		return a
+	case b := <-bp.free:
+		return b[:0]
 	default:
-		return new(jsonread.Arena)
+		return make([]byte, 0, batchBytes)
 	}
 }
 
-func (ap arenaPool) put(a *jsonread.Arena) {
+func (bp blockPool) put(b []byte) {
+	if cap(b) > 2*batchBytes {
+		return
+	}
+	select {
+	case bp.free <- b:
+	default:
+	}
+}
+
+// memPool hands out units' memories, reset, and takes them back.
+type memPool struct{ free chan *unitMem }
+
+func (ap memPool) get() *unitMem {
+	select {
+	case a := <-ap.free:
+		a.reset()
+		return a
+	default:
+		return newUnitMem()
+	}
+}
+
+func (ap memPool) put(a *unitMem) {
 	select {
 	case ap.free <- a:
 	default:

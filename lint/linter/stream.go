@@ -49,13 +49,35 @@ type stream struct {
 	pass lint.Pass
 	// seqRules caches seqRulesFor for the ordered stage.
 	seqRules map[string][]*lint.Rule
+	// replay builds held records again for checkers that start later (its own
+	// arena: the unit being applied may still be in the workers' one).
+	replay      *builder
+	replayWhole *builder
 }
 
 type session struct {
-	checkers     map[string][]checker // by protocol
-	protos       []string             // the keys of checkers, sorted
-	pending      []*lint.Message      // harness and control records, for checkers started later
+	checkers     []protoCheckers // sorted by protocol (a session sees one to five)
+	pending      []heldRecord    // harness and control records, for checkers started later
 	pendingBytes int
+}
+
+// protoCheckers are a session's checkers of one protocol.
+type protoCheckers struct {
+	protocol string
+	cks      []checker
+}
+
+// heldRecord is a harness or control record held for the checkers of a protocol
+// whose first message in the session comes later: the bytes of its unit (a line
+// the driver owns and never modifies), not its tree. A tree is pointers the
+// collector marks on every cycle for as long as the session is open; bytes are
+// not, and are smaller. The rare replay (checkersFor) parses the unit again, to
+// the same message.
+type heldRecord struct {
+	src       []byte
+	line, col int
+	index     int
+	whole     bool
 }
 
 type checker struct {
@@ -128,6 +150,11 @@ type unitOut struct {
 	// JSON, or JSON no protocol claims. In an orchmsg stream such a line is log
 	// output (Parsing Strategy), an info; elsewhere its diagnostics stand.
 	notMessage bool
+	// src is the unit built, where harness is set: the ordered stage holds it
+	// (heldRecord), not the tree, for checkers that start later.
+	src       []byte
+	line, col int
+	whole     bool
 }
 
 // logLine is a non-JSON line of a stream: info in orchmsg streams, else an error.
@@ -152,6 +179,9 @@ type builder struct {
 	// boxed into an interface per message.
 	rules map[ruleKey]*ruleSet
 	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
+	// mem, when set, is where the unit's messages and line indexes go (its
+	// arena is arena).
+	mem *unitMem
 	// owned: the unit's bytes are the driver's own copy, never modified: the
 	// trees' strings may point into them.
 	owned bool
@@ -183,6 +213,19 @@ func newBuilder(arena *jsonread.Arena, path string, opts *Options, whole bool) *
 	return &builder{path: path, opts: opts, whole: whole, arena: arena, owned: arena != nil}
 }
 
+// newMemBuilder is newBuilder with the units' trees, messages and line indexes
+// in mem (the caller resets it, and sets it with use).
+func newMemBuilder(mem *unitMem, path string, opts *Options, whole bool) *builder {
+	b := newBuilder(nil, path, opts, whole)
+	b.use(mem)
+	return b
+}
+
+// use makes mem the builder's memory for the units that follow.
+func (b *builder) use(mem *unitMem) {
+	b.mem, b.arena, b.owned = mem, mem.arena, true
+}
+
 // build lints one unit; the result holds nothing of the builder's.
 func (b *builder) build(index int, data []byte, line, col int) unitOut {
 	b.index, b.out = index, unitOut{}
@@ -190,6 +233,9 @@ func (b *builder) build(index int, data []byte, line, col int) unitOut {
 		b.text = textDetection{}
 	}
 	b.unit(data, line, col)
+	if b.out.harness != nil {
+		b.out.src, b.out.line, b.out.col, b.out.whole = data, line, col, b.whole
+	}
 	return b.out // kept in b until the next unit: no second clearing per unit
 }
 
@@ -206,7 +252,8 @@ func (s *builder) parse(data []byte, owned bool) (*jsonread.Node, []jsonread.Pro
 
 // unit lints one message-sized piece of input: a whole file, or one line.
 func (s *builder) unit(data []byte, line, col int) {
-	pos := lint.NewLineIndex(data, line, col)
+	pos := s.newIndex()
+	pos.Reset(data, line, col)
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	lead := len(data) - len(trimmed)
 	if bytes.HasPrefix(trimmed, aofPrefix) {
@@ -326,15 +373,19 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		// A deliberately off-spec message of the harness, on whichever side it
 		// plays (docs/transcript-format.md "Probes"): evidence for the sequence
 		// rules, not linted as a message.
-		s.out.harness = &lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
+		m := s.newMessage()
+		*m = lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
 			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
+		s.out.harness = m
 		return
 	}
 	if f.stream.String() == "control" {
 		// Binding control lines (task scripts, executed-tool reports): not protocol
 		// messages, but evidence for the sequence rules.
-		s.out.harness = &lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
+		m := s.newMessage()
+		*m = lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
 			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
+		s.out.harness = m
 		return
 	}
 	switch {
@@ -345,8 +396,12 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		return
 	case text != nil:
 		l, c := pos.Position(text.Offset)
-		tp := &lint.LineIndex{BaseLine: l, BaseCol: c, Flat: true}
-		raw := []byte(text.String())
+		tp := s.newIndex()
+		*tp = lint.LineIndex{BaseLine: l, BaseCol: c, Flat: true}
+		// The text's own bytes, not a copy: a string is never modified, and
+		// nothing writes into a unit's bytes (the parser and the rules read them).
+		str := text.String()
+		raw := unsafe.Slice(unsafe.StringData(str), len(str))
 		t := bytes.TrimLeft(raw, " \t\r\n")
 		switch {
 		case bytes.HasPrefix(t, aofPrefix):
@@ -358,8 +413,10 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 			s.textWithMeta(raw, tp, true, md, hint)
 		}
 	default:
-		s.out.harness = &lint.Message{Path: s.path, Kind: "harness:" + f.event.String(), Root: root, Raw: data, Pos: pos,
+		m := s.newMessage()
+		*m = lint.Message{Path: s.path, Kind: "harness:" + f.event.String(), Root: root, Raw: data, Pos: pos,
 			From: "harness", At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
+		s.out.harness = m
 	}
 }
 
@@ -403,14 +460,15 @@ func recordFieldsOf(root *jsonread.Node) recordFields {
 
 // harnessEvent hands a harness record to every live checker (they may use agent
 // exits and kills); it is no protocol message and gets no single-message rules.
-func (s *stream) harnessEvent(m *lint.Message) {
+func (s *stream) harnessEvent(u *unitOut) {
+	m := u.harness
 	sess := s.session(m.Session)
 	if m.Protocol != "" {
 		s.checkersFor(sess, m.Protocol)
 	}
 	switch {
 	case len(sess.pending) >= maxPending:
-	case s.pendingBytes+len(m.Raw) > maxPendingBytes:
+	case s.pendingBytes+len(u.src) > maxPendingBytes:
 		if !s.pendingFull {
 			s.pendingFull = true
 			l, c := 1, 1
@@ -420,12 +478,12 @@ func (s *stream) harnessEvent(m *lint.Message) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
-		sess.pending = append(sess.pending, keepRecord(m))
-		sess.pendingBytes += len(m.Raw)
-		s.pendingBytes += len(m.Raw)
+		sess.pending = append(sess.pending, heldRecord{src: u.src, line: u.line, col: u.col, index: m.Index, whole: u.whole})
+		sess.pendingBytes += len(u.src)
+		s.pendingBytes += len(u.src)
 	}
-	for _, proto := range sess.protos {
-		for _, ck := range sess.checkers[proto] {
+	for _, pc := range sess.checkers {
+		for _, ck := range pc.cks {
 			s.observe(ck, m)
 		}
 	}
@@ -463,29 +521,48 @@ const (
 // checkersFor returns the session's checkers of a protocol, starting them (and
 // showing them the harness and control records seen so far) on first use.
 func (s *stream) checkersFor(sess *session, protocol string) []checker {
-	if cks, ok := sess.checkers[protocol]; ok {
-		return cks
+	i, found := slices.BinarySearchFunc(sess.checkers, protocol, func(pc protoCheckers, p string) int { return strings.Compare(pc.protocol, p) })
+	if found {
+		return sess.checkers[i].cks
 	}
-	var cks []checker
-	groups := map[string]bool{}
-	for _, r := range s.seqRulesFor(protocol) {
-		if r.Group != "" {
-			if groups[r.Group] {
-				continue // one checker per group, made by its first rule
-			}
-			groups[r.Group] = true
+	rules := s.seqRulesFor(protocol)
+	cks := make([]checker, 0, len(rules))
+	for _, r := range rules {
+		if r.Group != "" && slices.ContainsFunc(cks, func(ck checker) bool { return ck.rule.Group == r.Group }) {
+			continue // one checker per group, made by its first rule
 		}
 		cks = append(cks, checker{rule: r, c: r.NewChecker()})
 	}
-	sess.checkers[protocol] = cks
-	i, _ := slices.BinarySearch(sess.protos, protocol)
-	sess.protos = slices.Insert(sess.protos, i, protocol)
-	for _, m := range sess.pending {
+	sess.checkers = slices.Insert(sess.checkers, i, protoCheckers{protocol: protocol, cks: cks})
+	for _, h := range sess.pending {
+		m := s.rebuild(h)
+		if m == nil {
+			continue // unreachable: the same bytes build the same unit
+		}
 		for _, ck := range cks {
 			s.observe(ck, m)
 		}
 	}
+	if s.replay != nil {
+		s.replay.mem.reset()
+	}
+	if s.replayWhole != nil {
+		s.replayWhole.mem.reset()
+	}
 	return cks
+}
+
+// rebuild parses a held record again: the message it was when it was held. Its
+// tree lives until the replay's arena is reset.
+func (s *stream) rebuild(h heldRecord) *lint.Message {
+	b := &s.replay
+	if h.whole {
+		b = &s.replayWhole
+	}
+	if *b == nil {
+		*b = newMemBuilder(newUnitMem(), s.path, &s.opts, h.whole)
+	}
+	return (*b).build(h.index, h.src, h.line, h.col).harness
 }
 
 // isText reports whether a protocol's text detector claims data (an aop-output
@@ -532,7 +609,8 @@ func (s *builder) detectText(data []byte) textDetection {
 
 func (s *builder) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, md meta, hint string) {
 	if det := s.detectText(data); det.proto != nil {
-		m := &lint.Message{Path: s.path, Protocol: det.proto.ID, Kind: det.kind, Dialect: det.dialect, Raw: data, Pos: pos,
+		m := s.newMessage()
+		*m = lint.Message{Path: s.path, Protocol: det.proto.ID, Kind: det.kind, Dialect: det.dialect, Raw: data, Pos: pos,
 			Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options,
 			Parsed: det.parsed}
 		s.run(m)
@@ -599,21 +677,25 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 	if root.End > 0 && start+root.End <= len(data) {
 		raw = data[start+root.Offset : start+root.End]
 	}
-	m := &lint.Message{Path: s.path, Protocol: proto.ID, Kind: kind, Dialect: dialect, Root: root, Raw: raw,
-		Pos: shiftIndex(pos, start), Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options}
+	m := s.newMessage()
+	*m = lint.Message{Path: s.path, Protocol: proto.ID, Kind: kind, Dialect: dialect, Root: root, Raw: raw,
+		Pos: s.shiftIndex(pos, start), Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options}
 	s.run(m)
 }
 
 // shiftIndex returns a LineIndex for offsets counted from start.
-func shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
+func (s *builder) shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
 	if start == 0 {
 		return pos
 	}
 	l, c := pos.Position(start)
+	out := s.newIndex()
 	if pos.Flat {
-		return &lint.LineIndex{BaseLine: l, BaseCol: c, Flat: true}
+		*out = lint.LineIndex{BaseLine: l, BaseCol: c, Flat: true}
+		return out
 	}
-	return pos.Shift(start)
+	pos.ShiftTo(out, start)
+	return out
 }
 
 // run applies the single-message rules of the message's protocol and kind.
@@ -653,27 +735,19 @@ func (s *stream) apply(u unitOut) {
 	s.applyUnit(u)
 }
 
-// keep returns a copy of m whose tree outlives the arena it was parsed into: for
-// the messages the ordered stage holds past their unit (a session's pending
-// harness records, the lines before a stream's first message). The copy is
-// compact: exact-size slices, no slack of the arena's slabs.
+// keep returns a copy of m whose tree and line index outlive the unit memory
+// they were made in: for the messages the ordered stage holds past their unit
+// (the lines before a stream's first message; a session's pending harness
+// records are held as bytes, heldRecord). The copy is compact: exact-size
+// slices, no slack of the arena's slabs.
 func keep(m *lint.Message) *lint.Message {
 	if m == nil {
 		return nil
 	}
 	c := *m
 	c.Root = m.Root.Clone()
+	c.Pos = m.Pos.Clone()
 	return &c
-}
-
-// keepRecord is keep for a harness or control record held for checkers that start
-// later: no checker reads the bytes of such a record (with one worker they were
-// never kept: the line buffer was reused), so the copy drops them and pins no
-// line.
-func keepRecord(m *lint.Message) *lint.Message {
-	c := keep(m)
-	c.Raw = nil
-	return c
 }
 
 // maxEarly bounds the lines held before a stream's first message.
@@ -707,7 +781,7 @@ func (s *stream) applyUnit(u unitOut) {
 		}
 	}
 	if u.harness != nil {
-		s.harnessEvent(u.harness)
+		s.harnessEvent(&u)
 	}
 	if u.proto != "" {
 		s.protos[u.proto] = true
@@ -772,7 +846,7 @@ func (s *stream) session(key string) *session {
 		s.finishSession(s.sessions[oldest])
 		delete(s.sessions, oldest)
 	}
-	sess := &session{checkers: map[string][]checker{}}
+	sess := &session{}
 	key = strings.Clone(key) // the key is kept: it must not pin its message's line
 	s.sessions[key] = sess
 	s.order = append(s.order, key)
@@ -782,8 +856,8 @@ func (s *stream) session(key string) *session {
 func (s *stream) finishSession(sess *session) {
 	s.pendingBytes -= sess.pendingBytes
 	sess.pendingBytes, sess.pending = 0, nil
-	for _, proto := range sess.protos {
-		for _, ck := range sess.checkers[proto] {
+	for _, pc := range sess.checkers {
+		for _, ck := range pc.cks {
 			p := &s.pass
 			p.Reset(ck.rule, nil)
 			safeRun(p, ck.c.Finish)

@@ -109,7 +109,8 @@ func viewOf(m *lint.Message, ns *names) view {
 func taskOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
 
 // names interns the strings the sequence checkers keep: a string of a message
-// points into its line, which the driver reuses, so what outlives the line is
+// points into its line (lint.Message), and one kept would keep the whole line
+// alive for as long as the session's state, so what outlives the message is
 // copied, once per distinct value.
 type names struct {
 	m map[string]string

@@ -1,10 +1,11 @@
 package aop2_test
 
-// The sequence checkers keep strings of a message past its line: each must be
-// their own copy, since the driver reuses the line's buffer (issue 11). This
-// test gives every message a tree whose strings point into one scratch buffer,
-// overwritten after the message was observed, and requires the very diagnostics
-// of a run over trees of their own.
+// The sequence checkers keep strings of a message past it: each must be their
+// own copy, so that no line is kept alive by a session's state (issue 11), and
+// so that a driver reusing lines' buffers would lose nothing. This test gives
+// every message a tree whose strings point into one scratch buffer, overwritten
+// after the message was observed, and requires the very diagnostics of a run
+// over trees of their own.
 
 import (
 	"bufio"

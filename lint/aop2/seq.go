@@ -64,7 +64,7 @@ func viewOf(m *lint.Message, ns *names) view {
 	if m.Protocol != ID {
 		if strings.HasPrefix(m.Kind, "harness:") {
 			v.typ = "harness"
-			v.event = ns.own(strings.TrimPrefix(m.Kind, "harness:"))
+			v.event = ns.ownAs(&ns.lastEvent, strings.TrimPrefix(m.Kind, "harness:"))
 		}
 		return v
 	}
@@ -76,24 +76,29 @@ func viewOf(m *lint.Message, ns *names) view {
 	switch v.typ {
 	case "TASK":
 		v.typ = "TASK"
-		v.taskID = ns.own(root.Path("task", "task_id").String())
-		v.sessionID = ns.own(root.Path("session", "session_id").String())
+		v.taskID = ns.ownAs(&ns.lastTask, root.Path("task", "task_id").String())
+		v.sessionID = ns.ownAs(&ns.lastSession, root.Path("session", "session_id").String())
 		v.when.msg = msgTime(root.Path("session", "created_at"))
 	case "RESPONSE":
 		v.typ = "RESPONSE"
-		v.taskID = ns.own(root.Get("task_id").String())
-		v.sessionID = ns.own(root.Get("session_id").String())
+		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
+		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
 		v.when.msg = msgTime(root.Path("timing", "completed_at"))
 	case "EVENT":
 		v.typ = "EVENT"
-		v.event = ns.own(root.Get("event").String())
-		v.taskID = ns.own(root.Get("task_id").String())
-		v.sessionID = ns.own(root.Get("session_id").String())
+		v.event = ns.ownAs(&ns.lastEvent, root.Get("event").String())
+		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
+		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
 		v.when.msg = msgTime(root.Get("timestamp"))
 	default:
 		v.typ = "" // compared only, but never kept from the line
 	}
-	v.key = ns.key(v.sessionID, v.taskID)
+	if v.sessionID == ns.lastKeySession && v.taskID == ns.lastKeyTask {
+		v.key = ns.lastKey // the messages of a task follow one another
+	} else {
+		v.key = ns.key(v.sessionID, v.taskID)
+		ns.lastKeySession, ns.lastKeyTask, ns.lastKey = v.sessionID, v.taskID, v.key
+	}
 	switch m.From {
 	case "agent":
 		v.fromAgent = true
@@ -119,6 +124,18 @@ type names struct {
 	recent [8]string
 	next   int
 	buf    []byte // a key being made
+	// The last value of each string of a view (owned), compared first.
+	lastEvent, lastTask, lastSession, lastKeySession, lastKeyTask, lastKey string
+}
+
+// ownAs is own for the view's string whose last value is *last.
+func (ns *names) ownAs(last *string, s string) string {
+	if len(*last) == len(s) && *last == s {
+		return *last
+	}
+	o := ns.own(s)
+	*last = o
+	return o
 }
 
 // key is the key of a task in the sequence rules' tables, owned:

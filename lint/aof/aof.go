@@ -10,11 +10,12 @@
 package aof
 
 import (
-	"github.com/aopkit/aopkit/lint/internal/isotime"
+	"math/bits"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
 	"github.com/aopkit/aopkit/lint"
@@ -54,13 +55,17 @@ var Protocol = &lint.Protocol{
 	Schema:     schemaFile,
 }
 
-func isEnvelopeKind(k string) bool {
+func isEnvelopeKind(k string) bool { return envelopeKind(k) != "" }
+
+// envelopeKind returns the package's own string for an envelope kind (so that
+// a message's kind never points into its line), or "".
+func envelopeKind(k string) string {
 	for _, e := range envelopeKinds {
 		if e == k {
-			return true
+			return e
 		}
 	}
-	return false
+	return ""
 }
 
 func isEnvelope(kind string) bool { return kind == "" || isEnvelopeKind(kind) }
@@ -79,6 +84,9 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 		dialect = DialectUpstream
 	}
 	typ := root.Get("type").String()
+	if k := envelopeKind(typ); k != "" {
+		typ = k // the package's string: the kind is kept (rule sets by kind)
+	}
 	if p := root.Get("protocol"); p != nil {
 		if p.String() == "aof" {
 			if isEnvelopeKind(typ) {
@@ -124,36 +132,84 @@ func kindFromName(name string) string {
 	return ""
 }
 
-// shapes lists the members that mark each run artifact.
+// shapes lists the members that mark each run artifact: a bit per member (shapeBit),
+// each kind the mask of its members' bits.
 var shapes = []struct {
 	kind string
-	keys []string
+	mask uint32
 }{
-	{KindHeartbeat, []string{"lastHeartbeat", "beatCount", "expiresAt"}},
-	{KindRunResult, []string{"completedAt", "outcome", "summaryRef", "handoffRef", "tests"}},
-	{KindRun, []string{"startedAt", "artifactPaths"}},
-	{KindHandoffInput, []string{"parentTaskId", "dueBy", "acceptanceCriteria", "expectedOutputs", "contextRefs", "constraints"}},
+	{KindHeartbeat, 0b111},             // lastHeartbeat, beatCount, expiresAt
+	{KindRunResult, 0b11111 << 3},      // completedAt, outcome, summaryRef, handoffRef, tests
+	{KindRun, 0b11 << 8},               // startedAt, artifactPaths
+	{KindHandoffInput, 0b111111 << 10}, // parentTaskId, dueBy, acceptanceCriteria, expectedOutputs, contextRefs, constraints
+}
+
+// shapeBit is the bit of a member that marks a run artifact (0: none).
+func shapeBit(key string) uint32 {
+	switch key {
+	case "lastHeartbeat":
+		return 1 << 0
+	case "beatCount":
+		return 1 << 1
+	case "expiresAt":
+		return 1 << 2
+	case "completedAt":
+		return 1 << 3
+	case "outcome":
+		return 1 << 4
+	case "summaryRef":
+		return 1 << 5
+	case "handoffRef":
+		return 1 << 6
+	case "tests":
+		return 1 << 7
+	case "startedAt":
+		return 1 << 8
+	case "artifactPaths":
+		return 1 << 9
+	case "parentTaskId":
+		return 1 << 10
+	case "dueBy":
+		return 1 << 11
+	case "acceptanceCriteria":
+		return 1 << 12
+	case "expectedOutputs":
+		return 1 << 13
+	case "contextRefs":
+		return 1 << 14
+	case "constraints":
+		return 1 << 15
+	}
+	return 0
 }
 
 // kindFromShape recognises a run artifact by its members: the kind with the most
-// marking members, with a taskId (or, without one, at least two marks).
+// marking members, with a taskId (or, without one, at least two marks). One pass
+// over the members (root is an object): a duplicate member counts once, and the
+// last taskId counts, as Get finds them.
 func kindFromShape(root *jsonread.Node) string {
-	if root.Get("protocol") != nil || root.Get("type") != nil || root.Get("payload") != nil {
-		return ""
+	var marks uint32
+	var tid *jsonread.Node
+	agent := false
+	for _, m := range root.Members {
+		switch m.Key {
+		case "protocol", "type", "payload":
+			return ""
+		case "taskId":
+			tid = m.Value
+		case "agentId":
+			agent = true
+		default:
+			marks |= shapeBit(m.Key)
+		}
 	}
 	best, bestN := "", 0
 	for _, sh := range shapes {
-		n := 0
-		for _, k := range sh.keys {
-			if root.Get(k) != nil {
-				n++
-			}
-		}
-		if n > bestN {
+		if n := bits.OnesCount32(marks & sh.mask); n > bestN {
 			best, bestN = sh.kind, n
 		}
 	}
-	if tid := root.Get("taskId"); tid.IsString() && strings.HasPrefix(tid.Str, "TASK-") || root.Get("agentId") != nil {
+	if tid.IsString() && strings.HasPrefix(tid.Str, "TASK-") || agent {
 		if bestN >= 1 {
 			return best
 		}
@@ -205,12 +261,41 @@ const (
 	zoneNone                   // local time, no zone
 )
 
-// parseDateTime reads an ISO 8601 date-time; ok is false when s is not one.
+// parseDateTime reads an ISO 8601 date-time; ok is false when s is not one. A
+// time in UTC or without a zone (read as UTC) is computed from its digits, with
+// the range checks of time.Parse (no string is built: every message's
+// timestamps come here); one with an offset goes through time.Parse, which picks
+// its location. TestParseDateTimeAgrees and FuzzParseDateTime hold it equal to
+// parseDateTimeSlow.
 func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
 	m, match := datetimeForm.Match(s)
 	if !match {
 		return time.Time{}, 0, false
 	}
+	switch m[8] {
+	case "":
+		zone = zoneNone
+	case "Z", "z":
+		zone = zoneZ
+	default:
+		return parseDateTimeSlow(m)
+	}
+	year, month, day, hour, minute, sec := m.Fields()
+	if !isotime.ValidDate(year, month, day, hour, minute, sec) {
+		return time.Time{}, 0, false
+	}
+	nsec := 0
+	for i, f := 0, m[7]; i < 9; i++ { // the fraction (at most nine digits) in nanoseconds
+		nsec *= 10
+		if i < len(f) {
+			nsec += int(f[i] - '0')
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), zone, true
+}
+
+// parseDateTimeSlow is parseDateTime by time.Parse of the normalised string.
+func parseDateTimeSlow(m isotime.Parts) (t time.Time, zone zoneKind, ok bool) {
 	norm := m[1] + "-" + m[2] + "-" + m[3] + "T" + m[4] + ":" + m[5] + ":"
 	if m[6] != "" {
 		norm += m[6]

@@ -147,8 +147,8 @@ func TestTableCap(t *testing.T) {
 			tb.del(fmt.Sprint(i - 1))
 		}
 	}
-	if len(tb.m) > MaxTasks || hits != 1 || len(tb.order) > 4*MaxTasks+1 {
-		t.Errorf("size %d, order %d, hits %d", len(tb.m), len(tb.order), hits)
+	if tb.len() > MaxTasks || hits != 1 || len(tb.b.order)-tb.b.head > 4*MaxTasks+1 {
+		t.Errorf("size %d, order %d, hits %d", tb.len(), len(tb.b.order)-tb.b.head, hits)
 	}
 	if _, ok := tb.get(fmt.Sprint(3*MaxTasks - 1)); !ok {
 		t.Error("the newest key was dropped")
@@ -169,8 +169,8 @@ func TestCheckerBounded(t *testing.T) {
 		c.Observe(p)
 		capped += len(p.Diagnostics())
 	}
-	if len(c.tasks.m) > MaxTasks || capped != 1 {
-		t.Errorf("tasks %d, cap diagnostics %d", len(c.tasks.m), capped)
+	if c.tasks.len() > MaxTasks || capped != 1 {
+		t.Errorf("tasks %d, cap diagnostics %d", c.tasks.len(), capped)
 	}
 }
 
@@ -240,5 +240,26 @@ func TestJSLenCountsUTF16Units(t *testing.T) {
 		if got := jsLen(s); got != want {
 			t.Errorf("jsLen(%q) = %d, want %d", s, got, want)
 		}
+	}
+}
+
+// TestTableRelease: a released table is empty, and a table that takes its
+// buffers from the pool starts empty (nothing of the last session stays).
+func TestTableRelease(t *testing.T) {
+	pool := &tablePool[int]{}
+	a := table[int]{pool: pool}
+	a.put("x", 1)
+	a.release()
+	if _, ok := a.get("x"); ok || a.len() != 0 || len(a.keys()) != 0 {
+		t.Fatal("a released table still holds its entries")
+	}
+	b := table[int]{pool: pool}
+	b.put("y", 2)
+	if _, ok := b.get("x"); ok || b.len() != 1 {
+		t.Errorf("a table from the pool holds old entries (len %d)", b.len())
+	}
+	a.put("z", 3) // used after release: new buffers
+	if v, ok := a.get("z"); !ok || v != 3 {
+		t.Error("put after release lost")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -14,61 +15,139 @@ import (
 const MaxTasks = 4096
 
 // table is a map with a cap, dropping its oldest key when full.
+//
+// Its keys are kept past the message they came from: they must be owned (the
+// view's task is). With a pool, its map and queue come from the pool on the
+// first put and go back when the checker finishes (release), so the many short
+// sessions of a transcript reuse them.
 type table[V any] struct {
-	m     map[string]V
-	order []string
-	hit   bool // the cap was hit (reported once)
+	b    *tableBufs[V] // nil until the first put, and after release
+	hit  bool          // the cap was hit (reported once)
+	pool *tablePool[V] // nil: no reuse
 }
 
+// tableBufs are a table's map and its insertion-order queue.
+type tableBufs[V any] struct {
+	m     map[string]V
+	order []string // the queue is order[head:]: dropped keys are not sliced off,
+	head  int      // so appending reuses the same array
+}
+
+// tablePool keeps the buffers of released tables of one value type.
+type tablePool[V any] struct{ p sync.Pool }
+
+// The pools of the sequence checkers' tables.
+var (
+	handoffTables    tablePool[*handoffState]
+	witnessTables    tablePool[lint.Related]
+	statusTables     tablePool[*taskStatus]
+	completionTables tablePool[completionState]
+	runTables        tablePool[*runState]
+	heartbeatTables  tablePool[*heartbeat]
+)
+
 func (t *table[V]) get(k string) (V, bool) {
-	v, ok := t.m[k]
+	if t.b == nil {
+		var zero V
+		return zero, false
+	}
+	v, ok := t.b.m[k]
 	return v, ok
 }
 
-// put stores v and reports whether the cap was hit for the first time.
+// put stores v under k (owned) and reports whether the cap was hit for the
+// first time.
 func (t *table[V]) put(k string, v V) bool {
-	if t.m == nil {
-		t.m = map[string]V{}
+	if t.b == nil {
+		if t.pool != nil {
+			t.b, _ = t.pool.p.Get().(*tableBufs[V])
+		}
+		if t.b == nil {
+			t.b = &tableBufs[V]{m: map[string]V{}}
+		}
 	}
-	if _, ok := t.m[k]; ok {
-		t.m[k] = v
+	b := t.b
+	if _, ok := b.m[k]; ok {
+		b.m[k] = v
 		return false
 	}
 	first := false
-	for len(t.m) >= MaxTasks && len(t.order) > 0 {
-		old := t.order[0]
-		t.order = t.order[1:]
-		if _, ok := t.m[old]; ok {
-			delete(t.m, old)
+	for len(b.m) >= MaxTasks && b.head < len(b.order) {
+		old := b.order[b.head]
+		b.order[b.head] = ""
+		b.head++
+		if _, ok := b.m[old]; ok {
+			delete(b.m, old)
 			if !t.hit {
 				t.hit, first = true, true
 			}
 		}
 	}
-	t.m[k] = v
-	t.order = append(t.order, k)
-	if len(t.order) > 4*MaxTasks {
+	b.m[k] = v
+	if b.head > 0 && len(b.order) == cap(b.order) {
+		// room at the front: use it instead of a bigger array
+		n := copy(b.order, b.order[b.head:])
+		clear(b.order[n:])
+		b.order, b.head = b.order[:n], 0
+	}
+	b.order = append(b.order, k)
+	if len(b.order)-b.head > 4*MaxTasks {
 		t.compact()
 	}
 	return first
 }
 
-func (t *table[V]) del(k string) { delete(t.m, k) }
+func (t *table[V]) del(k string) {
+	if t.b != nil {
+		delete(t.b.m, k)
+	}
+}
+
+// len is the number of entries.
+func (t *table[V]) len() int {
+	if t.b == nil {
+		return 0
+	}
+	return len(t.b.m)
+}
+
+// release empties the table and gives its buffers back to its pool (from a
+// checker's Finish, or when its state starts over). Queues grown past a few
+// times the usual session are dropped.
+func (t *table[V]) release() {
+	b := t.b
+	if b == nil {
+		return
+	}
+	t.b = nil
+	if t.pool == nil || cap(b.order) > 1024 {
+		return // no reuse, or grown past the usual session: left to the collector
+	}
+	clear(b.m) // nothing of the session stays reachable
+	clear(b.order)
+	b.order, b.head = b.order[:0], 0
+	t.pool.p.Put(b)
+}
 
 func (t *table[V]) compact() {
-	out := t.order[:0]
-	for _, k := range t.order {
-		if _, ok := t.m[k]; ok {
+	b := t.b
+	out := b.order[:0]
+	for _, k := range b.order[b.head:] {
+		if _, ok := b.m[k]; ok {
 			out = append(out, k)
 		}
 	}
-	t.order = out
+	clear(b.order[len(out):]) // the dropped keys
+	b.order, b.head = out, 0
 }
 
 // keys returns the keys in sorted order.
 func (t *table[V]) keys() []string {
-	ks := make([]string, 0, len(t.m))
-	for k := range t.m {
+	if t.b == nil {
+		return nil
+	}
+	ks := make([]string, 0, len(t.b.m))
+	for k := range t.b.m {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)

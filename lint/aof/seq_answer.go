@@ -51,7 +51,7 @@ func (c *answerChecker) Observe(p *lint.Pass) {
 		if !ok {
 			st = &handoffState{}
 		}
-		st.request, st.toAgent = lint.Witness(m, "/taskId", "the "+v.kind+" delegating "+v.task+" to "+to), to
+		st.request, st.toAgent = lint.Witness(m, "/taskId", "the "+v.kind+" delegating "+v.task+" to "+to), c.views.own(to)
 		if c.requests.put(v.task, st) {
 			reportCap(p)
 		}
@@ -87,4 +87,5 @@ func (c *answerChecker) Finish(p *lint.Pass) {
 	if c.pending != nil && c.seen > 1 {
 		p.ReportAtf(p.Rule.Severity, *c.pending, nil, "%s", c.pendText)
 	}
+	c.requests.release()
 }

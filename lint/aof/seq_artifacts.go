@@ -112,7 +112,7 @@ func (c *artifactChecker) observe(p *lint.Pass) {
 		st := c.state(p, v.task)
 		outcome := m.Node("/outcome").String()
 		w := lint.Witness(m, "/outcome", "run_result.json of "+v.task+": outcome "+outcome+", agent "+v.from)
-		st.result, st.outcome, st.resAgent = &w, outcome, v.from
+		st.result, st.outcome, st.resAgent = &w, c.views.own(outcome), v.from
 		if st.run != nil {
 			if v.from != "" && st.agent != "" && v.from != st.agent {
 				p.ReportRelatedf(p.Rule.Severity, "/agentId", rel(st.run), "run_result.json agentId %q differs from run.json's %q (%s): the result belongs to the run's agent", v.from, st.agent, where(p, *st.run))
@@ -141,11 +141,11 @@ func (c *artifactChecker) observe(p *lint.Pass) {
 		}
 		outcome := m.Node("/payload/outcome").String()
 		w := lint.Witness(m, "/payload/outcome", "completion.report of "+v.task+": outcome "+outcome+" from "+v.from)
-		st.completion, st.compOut, st.compFrom = &w, outcome, v.from
+		st.completion, st.compOut, st.compFrom = &w, c.views.own(outcome), v.from
 		if st.result != nil && st.outcome != "" && outcome != "" && st.outcome != outcome {
 			p.ReportRelatedf(p.Rule.Severity, "/payload/outcome", rel(st.result), "completion.report outcome %q differs from run_result.json's %q (%s): the router writes run_result.json from the report", outcome, st.outcome, where(p, *st.result))
 		}
 	}
 }
 
-func (c *artifactChecker) Finish(p *lint.Pass) {}
+func (c *artifactChecker) Finish(p *lint.Pass) { c.runs.release() }

@@ -48,7 +48,7 @@ func (c *completionChecker) Observe(p *lint.Pass) {
 		}
 		prev, ok := c.done.get(v.task)
 		if !ok {
-			if c.done.put(v.task, completionState{outcome, lint.Witness(m, "/payload/outcome", "the first completion.report for "+v.task+", outcome "+outcome)}) {
+			if c.done.put(v.task, completionState{c.views.own(outcome), lint.Witness(m, "/payload/outcome", "the first completion.report for "+v.task+", outcome "+outcome)}) {
 				reportCap(p)
 			}
 			return
@@ -64,4 +64,4 @@ func (c *completionChecker) Observe(p *lint.Pass) {
 	}
 }
 
-func (c *completionChecker) Finish(p *lint.Pass) {}
+func (c *completionChecker) Finish(p *lint.Pass) { c.done.release() }

@@ -65,4 +65,4 @@ func (c *delegationChecker) Observe(p *lint.Pass) {
 	}
 }
 
-func (c *delegationChecker) Finish(p *lint.Pass) {}
+func (c *delegationChecker) Finish(p *lint.Pass) { c.children.release() }

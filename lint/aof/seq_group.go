@@ -1,6 +1,11 @@
 package aof
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"strings"
+
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
+)
 
 // The AOF sequence rules are one rule group: the driver makes one groupChecker per
 // stream, whose rule checkers share one viewOf per message (the task, the sender
@@ -11,73 +16,102 @@ const seqGroup = "aof-seq"
 
 // viewMemo keeps the view of the message being observed, for every checker of
 // the group. A nil memo (a checker outside the group) computes the view each time.
+//
+// The view's task and agent are owned (own): the checkers keep them past the
+// message, as table keys and in their states.
 type viewMemo struct {
 	m  *lint.Message
 	v  view
 	ok bool
+	// owned interns the strings of messages the group keeps (task ids, agents,
+	// outcomes, statuses): a session names the same few again and again, so
+	// each is copied once, not once per message.
+	owned map[string]string
 }
 
 func (vm *viewMemo) of(m *lint.Message) (view, bool) {
 	if vm == nil {
-		return viewOf(m)
+		v, ok := viewOf(m)
+		v.task, v.from = strings.Clone(v.task), strings.Clone(v.from)
+		return v, ok
 	}
 	if vm.m != m {
 		vm.m = m
 		vm.v, vm.ok = viewOf(m)
+		vm.v.task, vm.v.from = vm.own(vm.v.task), vm.own(vm.v.from)
 	}
 	return vm.v, vm.ok
 }
 
-// groupRules lists the group's rules with the checker of each.
-var groupRules = []struct {
-	rule *lint.Rule
-	make func(*viewMemo) lint.Checker
-}{
-	{SeqDelegation, func(vm *viewMemo) lint.Checker { return &delegationChecker{views: vm} }},
-	{SeqAnswer, func(vm *viewMemo) lint.Checker { return &answerChecker{views: vm} }},
-	{SeqTransition, func(vm *viewMemo) lint.Checker { return &transitionChecker{views: vm} }},
-	{SeqCompletion, func(vm *viewMemo) lint.Checker { return &completionChecker{views: vm} }},
-	{SeqArtifacts, func(vm *viewMemo) lint.Checker { return &artifactChecker{views: vm} }},
-	{SeqNoCompletion, func(vm *viewMemo) lint.Checker { return &noCompletionChecker{views: vm} }},
-	{SeqStale, func(vm *viewMemo) lint.Checker { return &staleChecker{views: vm} }},
-}
-
-func init() {
-	for _, g := range groupRules {
-		g.rule.Group = seqGroup
-		g.rule.NewChecker = newGroupChecker
+// own returns s as the group keeps it: a copy, interned, so that the state pins
+// a few bytes, not the message's whole line (lint.Message: a kept string of the
+// tree keeps its line alive).
+func (vm *viewMemo) own(s string) string {
+	if s == "" {
+		return ""
 	}
+	if vm == nil {
+		return strings.Clone(s)
+	}
+	if o, ok := vm.owned[s]; ok {
+		return o
+	}
+	if vm.owned == nil {
+		vm.owned = map[string]string{}
+	} else if len(vm.owned) >= 4*MaxTasks {
+		clear(vm.owned) // the copies handed out stay valid; only the sharing restarts
+	}
+	o := strings.Clone(s)
+	vm.owned[o] = o
+	return o
 }
 
-type groupMember struct {
-	rule *lint.Rule
-	c    lint.Checker
+// forget drops the message observed, keeping the interned strings.
+func (vm *viewMemo) forget() { vm.m, vm.v, vm.ok = nil, view{}, false }
+
+// groupRules lists the group's rules with the checker of each.
+var groupRules = []seqgroup.Entry[viewMemo]{
+	{Rule: SeqDelegation, Make: func(vm *viewMemo) lint.Checker {
+		return &delegationChecker{views: vm, children: table[lint.Related]{pool: &witnessTables}}
+	}},
+	{Rule: SeqAnswer, Make: func(vm *viewMemo) lint.Checker {
+		return &answerChecker{views: vm, requests: table[*handoffState]{pool: &handoffTables}}
+	}},
+	{Rule: SeqTransition, Make: func(vm *viewMemo) lint.Checker {
+		return &transitionChecker{views: vm, tasks: table[*taskStatus]{pool: &statusTables}}
+	}},
+	{Rule: SeqCompletion, Make: func(vm *viewMemo) lint.Checker {
+		return &completionChecker{views: vm, done: table[completionState]{pool: &completionTables}}
+	}},
+	{Rule: SeqArtifacts, Make: func(vm *viewMemo) lint.Checker {
+		return &artifactChecker{views: vm, runs: table[*runState]{pool: &runTables}}
+	}},
+	{Rule: SeqNoCompletion, Make: func(vm *viewMemo) lint.Checker {
+		return &noCompletionChecker{views: vm, active: table[lint.Related]{pool: &witnessTables}}
+	}},
+	{Rule: SeqStale, Make: func(vm *viewMemo) lint.Checker {
+		return &staleChecker{views: vm, beats: table[*heartbeat]{pool: &heartbeatTables}}
+	}},
 }
+
+func init() { seqgroup.Register(seqGroup, groupRules, newGroupChecker) }
 
 // groupChecker runs the checkers of every AOF sequence rule, in the order of
 // groupRules.
 type groupChecker struct {
 	views   viewMemo
-	members []groupMember
+	members seqgroup.Group
 }
 
 func newGroupChecker() lint.Checker {
-	g := &groupChecker{members: make([]groupMember, len(groupRules))}
-	for i, r := range groupRules {
-		g.members[i] = groupMember{r.rule, r.make(&g.views)}
-	}
+	g := &groupChecker{}
+	g.members = seqgroup.New(&g.views, groupRules)
 	return g
 }
 
 func (g *groupChecker) Observe(p *lint.Pass) {
-	for _, m := range g.members {
-		m.c.Observe(p.As(m.rule))
-	}
-	g.views = viewMemo{} // keep no message past its turn
+	g.members.Observe(p)
+	g.views.forget() // keep no message past its turn
 }
 
-func (g *groupChecker) Finish(p *lint.Pass) {
-	for _, m := range g.members {
-		m.c.Finish(p.As(m.rule))
-	}
-}
+func (g *groupChecker) Finish(p *lint.Pass) { g.members.Finish(p) }

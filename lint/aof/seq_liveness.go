@@ -36,7 +36,8 @@ func (c *noCompletionChecker) Observe(p *lint.Pass) {
 			p.ReportAtf(p.Rule.Severity, w, nil, "the agent exited without a completion.report for %s: send one before the session ends, even with outcome partial or blocked; "+
 				"otherwise the task stays in progress until its heartbeat is stale and is reclaimed", task)
 		}
-		c.active = table[lint.Related]{}
+		c.active.release()
+		c.active.hit = false
 		return
 	}
 	v, ok := c.views.of(m)
@@ -56,7 +57,7 @@ func (c *noCompletionChecker) Observe(p *lint.Pass) {
 	}
 }
 
-func (c *noCompletionChecker) Finish(p *lint.Pass) {}
+func (c *noCompletionChecker) Finish(p *lint.Pass) { c.active.release() }
 
 // SeqStale: the heartbeat expired while the run was alive.
 var SeqStale = &lint.Rule{
@@ -150,6 +151,6 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 	}
 }
 
-func (c *staleChecker) Finish(p *lint.Pass) {}
+func (c *staleChecker) Finish(p *lint.Pass) { c.beats.release() }
 
 func fmtTime(t time.Time) string { return spec.FormatTime(t) }

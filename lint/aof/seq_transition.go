@@ -61,7 +61,7 @@ func (c *transitionChecker) set(p *lint.Pass, task, status string, w lint.Relate
 			reportCap(p)
 		}
 	}
-	st.status, st.since = status, w
+	st.status, st.since = c.views.own(status), w
 }
 
 func (c *transitionChecker) Observe(p *lint.Pass) {
@@ -99,7 +99,7 @@ func (c *transitionChecker) Observe(p *lint.Pass) {
 			return
 		}
 		if st.status == "" || st.status == target {
-			st.status, st.since = target, lint.Witness(m, "/payload/status", "status.update moved "+v.task+" to "+target)
+			st.status, st.since = c.views.own(target), lint.Witness(m, "/payload/status", "status.update moved "+v.task+" to "+target)
 			return
 		}
 		if !validTransition(st.status, target) {
@@ -108,8 +108,8 @@ func (c *transitionChecker) Observe(p *lint.Pass) {
 					"the router keeps the task %s and appends a work-log entry instead", st.status, target, v.task, st.status, allowedFrom(st.status), st.status)
 			return
 		}
-		st.status, st.since = target, lint.Witness(m, "/payload/status", "status.update moved "+v.task+" to "+target)
+		st.status, st.since = c.views.own(target), lint.Witness(m, "/payload/status", "status.update moved "+v.task+" to "+target)
 	}
 }
 
-func (c *transitionChecker) Finish(p *lint.Pass) {}
+func (c *transitionChecker) Finish(p *lint.Pass) { c.tasks.release() }

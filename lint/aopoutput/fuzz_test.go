@@ -69,8 +69,17 @@ func checkTreeOf(t *testing.T, v map[string]any) {
 // JSON form (reportJSON).
 func checkReportTree(t *testing.T, r *report) {
 	t.Helper()
-	if data, want := roundTrip(t, reportJSON(r)); !sameTree(reportTree(r), want) {
+	data, want := roundTrip(t, reportJSON(r))
+	if !sameTree(reportTree(r), want) {
 		t.Fatalf("reportTree differs from the round trip of %s", data)
+	}
+	// In buffers from the pool, as runSchema builds it: what the last report
+	// left in them must not show.
+	tb := treePool.Get().(*treeBufs)
+	defer treePool.Put(tb)
+	defer tb.reset()
+	if !sameTree(tb.build(r), want) {
+		t.Fatalf("the tree built in reused buffers differs from the round trip of %s", data)
 	}
 }
 

@@ -175,7 +175,7 @@ func lineOf(p *lint.Pass, off int) int {
 func checkOrder(p *lint.Pass) {
 	r := parsed(p)
 	// the first occurrence of each known marker, in text order
-	var ms []*marker
+	ms := make([]*marker, 0, len(r.Markers))
 	seen := map[string]bool{}
 	for i := range r.Markers {
 		m := &r.Markers[i]

@@ -29,14 +29,14 @@ func checkMetrics(p *lint.Pass) {
 		reportAt(p, lint.Warning, m.Off, "/metrics", "[AOP:METRICS] is empty: give key: value pairs (files_scanned: 234, duration: 12s) or leave the optional marker out")
 		return
 	}
-	var bad []string
-	for _, part := range strings.Split(m.Value, ",") {
-		kv := strings.SplitN(part, ":", 2)
-		if len(kv) < 2 || strings.TrimSpace(kv[0]) == "" || strings.TrimSpace(kv[1]) == "" {
-			bad = append(bad, strings.TrimSpace(part))
+	// The first part that is no key: value pair (the pairs walked in place).
+	for rest, more := m.Value, true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
+		k, v, found := strings.Cut(part, ":")
+		if !found || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+			reportAt(p, lint.Warning, m.ValOff, "/metrics", "[AOP:METRICS] part %s is not a key: value pair, so parsers drop it: write metrics as \"key: value\" separated by commas, such as \"files_scanned: 234, duration: 12s\"", quote(strings.TrimSpace(part)))
+			return
 		}
-	}
-	if len(bad) > 0 {
-		reportAt(p, lint.Warning, m.ValOff, "/metrics", "[AOP:METRICS] part %s is not a key: value pair, so parsers drop it: write metrics as \"key: value\" separated by commas, such as \"files_scanned: 234, duration: 12s\"", quote(bad[0]))
 	}
 }

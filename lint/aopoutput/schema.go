@@ -1,10 +1,10 @@
 package aopoutput
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
@@ -44,7 +44,10 @@ func runSchema(p *lint.Pass) {
 		return
 	}
 	r := parsed(p)
-	errs, err := schema.Validate(SchemaFile(KindReport), reportTree(r))
+	tb := treePool.Get().(*treeBufs)
+	errs, err := schema.Validate(SchemaFile(KindReport), tb.build(r))
+	tb.reset()
+	treePool.Put(tb)
 	if err != nil {
 		reportAt(p, lint.Error, 0, "", "internal error: schema %s: %v", SchemaFile(KindReport), err)
 		return
@@ -60,37 +63,110 @@ func runSchema(p *lint.Pass) {
 // byte of invalid UTF-8 replaced by U+FFFD), built without maps or the round trip
 // (the test's reportJSON and treeOf are its oracle). Offsets are zero: the
 // report's diagnostics are placed by pointer (offsetOf).
-func reportTree(r *report) *jsonread.Node {
-	str := func(s string) *jsonread.Node { return &jsonread.Node{Kind: jsonread.String, Str: marshalled(s)} }
-	obj := func(ms []jsonread.Member) *jsonread.Node { return &jsonread.Node{Kind: jsonread.Object, Members: ms} }
+func reportTree(r *report) *jsonread.Node { return new(treeBufs).build(r) }
+
+// treeBufs hold a report tree's nodes and member lists. runSchema takes one from
+// treePool per report and gives it back once the tree is validated (the
+// validators keep no node), so the trees of a stream reuse one slab.
+type treeBufs struct {
+	nodes           []jsonread.Node
+	ms, metrics, ts []jsonread.Member
+	items           []*jsonread.Node
+	keys            []string
+	pairs           map[string]string // the METRICS pairs (spec.MetricsTo)
+}
+
+var treePool = sync.Pool{New: func() any { return new(treeBufs) }}
+
+// reset drops every reference the last tree held (strings of its report).
+func (tb *treeBufs) reset() {
+	clear(tb.nodes)
+	clear(tb.ms)
+	clear(tb.metrics)
+	clear(tb.ts)
+	clear(tb.items)
+	clear(tb.keys)
+	clear(tb.pairs)
+	tb.nodes, tb.ms, tb.metrics, tb.ts, tb.items, tb.keys = tb.nodes[:0], tb.ms[:0], tb.metrics[:0], tb.ts[:0], tb.items[:0], tb.keys[:0]
+}
+
+// build makes r's tree in tb's buffers.
+func (tb *treeBufs) build(r *report) *jsonread.Node {
+	// Every node of the tree in one slab, counted: the root and timestamps
+	// objects, the bullets array, each bullet and the summary, the metrics object
+	// and each metric, one string per other marker.
+	var lines []spec.SummaryLine
+	var mm map[string]string
+	n, bullets := 2, 0
+	if r.Has("SUMMARY") {
+		lines, _ = r.Summary()
+		bullets = spec.Bullets(lines)
+		n += 2 + bullets
+	}
+	if m := r.First("METRICS"); m != nil {
+		if tb.pairs == nil {
+			tb.pairs = map[string]string{}
+		}
+		mm = tb.pairs
+		spec.MetricsTo(mm, m.Value)
+		n += 1 + len(mm)
+	}
+	for _, name := range [...]string{"DETAILS_FILE", "STATUS", "TASK", "END", "START"} {
+		if r.Has(name) {
+			n++
+		}
+	}
+	if cap(tb.nodes) < n {
+		tb.nodes = make([]jsonread.Node, 0, n)
+	}
+	nodes := tb.nodes[:0]
+	node := func(n jsonread.Node) *jsonread.Node {
+		nodes = append(nodes, n) // within the capacity: the pointers stay valid
+		return &nodes[len(nodes)-1]
+	}
+	str := func(s string) *jsonread.Node { return node(jsonread.Node{Kind: jsonread.String, Str: marshalled(s)}) }
+	obj := func(ms []jsonread.Member) *jsonread.Node {
+		return node(jsonread.Node{Kind: jsonread.Object, Members: ms})
+	}
 	// The members in json.Marshal's order: bullets, detailsFile, metrics, status,
 	// summary, task, timestamps.
-	ms := make([]jsonread.Member, 0, 7)
+	ms := tb.ms[:0]
 	var summaryText string
 	if r.Has("SUMMARY") {
-		lines, text := r.Summary()
-		summaryText = text
-		bullets := &jsonread.Node{Kind: jsonread.Array, Items: []*jsonread.Node{}}
+		_, summaryText = r.Summary()
+		items := tb.items[:0]
 		for _, l := range lines {
 			if l.Bullet {
-				bullets.Items = append(bullets.Items, str(spec.BulletText(l.Text)))
+				items = append(items, str(spec.BulletText(l.Text)))
 			}
 		}
-		ms = append(ms, jsonread.Member{Key: "bullets", Value: bullets})
+		if items == nil {
+			items = []*jsonread.Node{} // an empty array, not a missing one
+		}
+		tb.items = items
+		ms = append(ms, jsonread.Member{Key: "bullets", Value: node(jsonread.Node{Kind: jsonread.Array, Items: items})})
 	}
 	if m := r.First("DETAILS_FILE"); m != nil {
 		ms = append(ms, jsonread.Member{Key: "detailsFile", Value: str(m.Value)})
 	}
-	if m := r.First("METRICS"); m != nil {
+	if mm != nil {
 		// Keys as json.Marshal sorts them (by the Go string, before the
 		// replacement of invalid UTF-8), one member per key even when two keys
 		// read the same once replaced.
-		mm := spec.Metrics(m.Value)
-		keys := slices.Sorted(maps.Keys(mm))
-		metrics := make([]jsonread.Member, len(keys))
-		for i, k := range keys {
-			metrics[i] = jsonread.Member{Key: marshalled(k), Value: str(mm[k])}
+		keys := tb.keys[:0]
+		for k := range mm {
+			keys = append(keys, k)
 		}
+		slices.Sort(keys)
+		tb.keys = keys
+		metrics := tb.metrics[:0]
+		for _, k := range keys {
+			metrics = append(metrics, jsonread.Member{Key: marshalled(k), Value: str(mm[k])})
+		}
+		if metrics == nil {
+			metrics = []jsonread.Member{}
+		}
+		tb.metrics = metrics
 		ms = append(ms, jsonread.Member{Key: "metrics", Value: obj(metrics)})
 	}
 	if m := r.First("STATUS"); m != nil {
@@ -102,15 +178,19 @@ func reportTree(r *report) *jsonread.Node {
 	if m := r.First("TASK"); m != nil {
 		ms = append(ms, jsonread.Member{Key: "task", Value: str(m.Value)})
 	}
-	var ts []jsonread.Member
+	ts := tb.ts[:0]
 	if m := r.First("END"); m != nil {
 		ts = append(ts, jsonread.Member{Key: "end", Value: str(m.Value)})
 	}
 	if m := r.First("START"); m != nil {
 		ts = append(ts, jsonread.Member{Key: "start", Value: str(m.Value)})
 	}
+	tb.ts = ts
 	ms = append(ms, jsonread.Member{Key: "timestamps", Value: obj(ts)})
-	return obj(ms)
+	tb.ms = ms
+	root := obj(ms)
+	tb.nodes = nodes
+	return root
 }
 
 // marshalled is s as json.Marshal then a JSON parser leave it: every byte of

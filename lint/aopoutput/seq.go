@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // SeqTaskLimit: in a transcript, the report keeps the limit of the task type it was given.
@@ -23,8 +24,9 @@ var SeqTaskLimit = &lint.Rule{
 func init() { lint.Register(SeqTaskLimit) }
 
 type taskLimitChecker struct {
-	taskType string
-	w        lint.Related
+	row   spec.TaskType // the task type's row (the package's strings, none of the line's)
+	given bool          // a task line gave one
+	w     lint.Related
 }
 
 func (c *taskLimitChecker) Observe(p *lint.Pass) {
@@ -35,22 +37,22 @@ func (c *taskLimitChecker) Observe(p *lint.Pass) {
 	switch m.Kind {
 	case KindTask, "control": // the task line as a message, or as a transcript control record
 		if t := m.Root.Get("task_type"); t.IsString() && m.Root.Get("task").IsString() {
-			if _, ok := TaskTypes[t.Str]; ok {
-				c.taskType, c.w = t.Str, lint.Witness(m, "/task_type", "task_type "+quote(t.Str)+" of the task line")
+			if row, ok := TaskTypes[t.Str]; ok {
+				c.row, c.given, c.w = row, true, lint.Witness(m, "/task_type", "task_type "+quote(t.Str)+" of the task line")
 			}
 		}
 	case KindReport:
-		if c.taskType == "" || (m.Opts != nil && m.Opts.TaskType != "") {
+		if !c.given || (m.Opts != nil && m.Opts.TaskType != "") {
 			return
 		}
-		r := parse(m.Raw)
+		r := parsed(p)
 		sm := r.First("SUMMARY")
 		if sm == nil {
 			return
 		}
 		_, text := r.Summary()
 		n := utf8.RuneCountInString(text)
-		row := TaskTypes[c.taskType]
+		row := c.row
 		if n <= row.Limit || n > HardLimit {
 			return
 		}

@@ -82,7 +82,7 @@ func checkBullets(p *lint.Pass) {
 		return
 	}
 	lines, _ := r.Summary()
-	var bullets []summaryLine
+	bullets := make([]summaryLine, 0, spec.Bullets(lines))
 	for _, l := range lines {
 		if l.Bullet {
 			bullets = append(bullets, l)

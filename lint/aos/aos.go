@@ -105,7 +105,7 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 					conf = 40
 				}
 			}
-			return name, dialect, conf
+			return intern(name), dialect, conf // the spec's string: the kind is kept (rule sets by kind)
 		case hasRPC:
 			return "", foreignDialect(root, name), 70
 		}

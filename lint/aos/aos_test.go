@@ -93,7 +93,7 @@ func TestISOProblem(t *testing.T) {
 
 func TestBoundedForgetsOldest(t *testing.T) {
 	t.Parallel()
-	b := newBounded[int](3)
+	b := newBounded(3, &boundedPool[int]{})
 	reported := 0
 	for i := 0; i < 10; i++ {
 		if b.put(fmt.Sprint(i), i) {
@@ -101,10 +101,10 @@ func TestBoundedForgetsOldest(t *testing.T) {
 		}
 		b.del(fmt.Sprint(i - 1)) // deletions must not let order grow without bound
 	}
-	if len(b.m) > 3 || len(b.order) > 6 {
-		t.Fatalf("bounded grew: %d entries, %d order", len(b.m), len(b.order))
+	if b.len() > 3 || len(b.keys()) > 6 {
+		t.Fatalf("bounded grew: %d entries, %d order", b.len(), len(b.keys()))
 	}
-	b2 := newBounded[int](3)
+	b2 := newBounded(3, &boundedPool[int]{})
 	for i := 0; i < 10; i++ {
 		if b2.put(fmt.Sprint(i), i) {
 			reported++
@@ -139,7 +139,7 @@ func TestCheckerStateIsBounded(t *testing.T) {
 		}
 	}
 	st := c.st
-	for name, size := range map[string]int{"open": len(st.open.m), "done": len(st.done.m), "tools": len(st.tools.m), "steps": len(st.steps.m)} {
+	for name, size := range map[string]int{"open": st.open.len(), "done": st.done.len(), "tools": st.tools.len(), "steps": st.steps.len()} {
 		if size > MaxTracked {
 			t.Errorf("%s holds %d entries, more than %d", name, size, MaxTracked)
 		}

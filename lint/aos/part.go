@@ -48,19 +48,23 @@ type partList struct {
 
 // partLists finds the Part arrays of a request: Message.content, AgentTrigger.content
 // and ToolCallResult.outputs (also in the upstream nested toolCallResult).
-func partLists(root *jsonread.Node) []partList {
+//
+// The lists come in an array (no slice made per message); an absent one has a
+// nil node.
+func partLists(root *jsonread.Node) [4]partList {
 	params := root.Get("params")
-	var out []partList
-	add := func(ptr string, n *jsonread.Node, textOnly bool) {
+	array := func(n *jsonread.Node) *jsonread.Node {
 		if n != nil && n.Kind == jsonread.Array {
-			out = append(out, partList{ptr, n, textOnly})
+			return n
 		}
+		return nil
 	}
-	add("/params/message/content", params.Path("message", "content"), false)
-	add("/params/trigger/content", params.Path("trigger", "content"), false)
-	add("/params/result/outputs", params.Path("result", "outputs"), true)
-	add("/params/toolCallResult/result/outputs", params.Path("toolCallResult", "result", "outputs"), true)
-	return out
+	return [4]partList{
+		{"/params/message/content", array(params.Path("message", "content")), false},
+		{"/params/trigger/content", array(params.Path("trigger", "content")), false},
+		{"/params/result/outputs", array(params.Path("result", "outputs")), true},
+		{"/params/toolCallResult/result/outputs", array(params.Path("toolCallResult", "result", "outputs")), true},
+	}
 }
 
 func checkPartKinds(p *lint.Pass) {
@@ -68,12 +72,18 @@ func checkPartKinds(p *lint.Pass) {
 		return
 	}
 	for _, pl := range partLists(p.Msg.Root) {
+		if pl.node == nil {
+			continue
+		}
 		for i, part := range pl.node.Items {
-			ptr := pointer(pl.ptr, i)
 			if part.Kind != jsonread.Object {
 				continue // the schema reports the type
 			}
 			k := part.Get("kind")
+			if k.IsString() && (k.Str == "text" || !pl.textOnly && (k.Str == "file" || k.Str == "data")) {
+				continue // a kind the list allows: no finding, no pointer made
+			}
+			ptr := pointer(pl.ptr, i)
 			allowed := "text, file or data"
 			if pl.textOnly {
 				allowed = "text (outputs are TextPart[])"
@@ -105,15 +115,27 @@ func checkPartKinds(p *lint.Pass) {
 	}
 }
 
+// fileAt is where a FilePart's file object is: its part list and index. Its
+// pointer is made only for a finding.
+type fileAt struct {
+	list string
+	i    int
+}
+
+func (a fileAt) ptr() string { return pointer(a.list, a.i, "file") }
+
 // fileParts calls f for every FilePart's file object.
-func fileParts(root *jsonread.Node, f func(ptr string, file *jsonread.Node)) {
+func fileParts(root *jsonread.Node, f func(at fileAt, file *jsonread.Node)) {
 	for _, pl := range partLists(root) {
+		if pl.node == nil {
+			continue
+		}
 		for i, part := range pl.node.Items {
 			if part.Get("kind").String() != "file" {
 				continue
 			}
 			if file := part.Get("file"); file != nil && file.Kind == jsonread.Object {
-				f(pointer(pl.ptr, i, "file"), file)
+				f(fileAt{pl.ptr, i}, file)
 			}
 		}
 	}
@@ -123,13 +145,13 @@ func checkBase64(p *lint.Pass) {
 	if !isRequest(p.Msg) {
 		return
 	}
-	fileParts(p.Msg.Root, func(ptr string, file *jsonread.Node) {
+	fileParts(p.Msg.Root, func(at fileAt, file *jsonread.Node) {
 		b := file.Get("bytes")
 		if b == nil || b.Kind != jsonread.String {
 			return
 		}
 		if msg := base64Problem(b.Str); msg != "" {
-			p.Reportf(ptr+"/bytes", "bytes %s: FileWithBytes.bytes must be standard base64 (§3.5.1)", msg)
+			p.Reportf(at.ptr()+"/bytes", "bytes %s: FileWithBytes.bytes must be standard base64 (§3.5.1)", msg)
 		}
 	})
 }
@@ -163,8 +185,12 @@ func checkFiles(p *lint.Pass) {
 	if !isRequest(p.Msg) {
 		return
 	}
-	fileParts(p.Msg.Root, func(ptr string, file *jsonread.Node) {
+	fileParts(p.Msg.Root, func(at fileAt, file *jsonread.Node) {
 		hasB, hasU := file.Has("bytes"), file.Has("uri")
+		if hasB != hasU {
+			return // one of them: no finding
+		}
+		ptr := at.ptr()
 		switch {
 		case hasB && hasU:
 			p.Claim(ptr)

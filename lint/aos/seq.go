@@ -207,6 +207,11 @@ func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) 
 }
 
 func (c *checker) Observe(p *lint.Pass) {
+	c.observe(p)
+	c.p = nil // the pass holds the message: keep neither past its turn
+}
+
+func (c *checker) observe(p *lint.Pass) {
 	m := p.Msg
 	if m != nil && m.From == "harness" && m.Kind == "harness:withheld" && m.Root != nil {
 		// The harness withheld this request's answer on purpose (a stalled
@@ -308,7 +313,7 @@ func (c *checker) request(m *lint.Message) {
 
 	switch method {
 	case "steps/toolCallRequest":
-		e := params.Path("toolCallRequest", "executionId").String()
+		e := own(params.Path("toolCallRequest", "executionId").String()) // kept: a key, a witness
 		r.execID = e
 		if e != "" {
 			if old, ok := st.tools.get(e); ok {
@@ -318,7 +323,7 @@ func (c *checker) request(m *lint.Message) {
 				}
 			}
 			tc := &toolCall{w: c.mark(m, "/params/toolCallRequest/executionId", markTool, e, ""), reqKey: key}
-			tc.call = requestSig(params.Get("toolCallRequest"))
+			tc.call = sigOf(m, params.Get("toolCallRequest"))
 			c.capped(st.tools.put(e, tc), "tool calls", SeqUnknownExecution, toolRules)
 		}
 	case "steps/toolCallResult":
@@ -338,7 +343,8 @@ func (c *checker) request(m *lint.Message) {
 		if first, seen := st.firstStep.get(sessionID); seen && method == "steps/agentTrigger" {
 			c.report(SeqTriggerFirst, "/method", c.rels(first), "steps/agentTrigger comes after other steps of session %q; the trigger is the first step of a session (§4.1)", sessionID)
 		} else if !seen {
-			c.capped(st.firstStep.put(sessionID, c.mark(m, "/method", markFirst, sessionID, "")), "sessions", SeqTriggerFirst, SeqTriggerFirst.ID)
+			sid := own(sessionID)
+			c.capped(st.firstStep.put(sid, c.mark(m, "/method", markFirst, sid, "")), "sessions", SeqTriggerFirst, SeqTriggerFirst.ID)
 		}
 	}
 
@@ -349,7 +355,7 @@ func (c *checker) request(m *lint.Message) {
 			if old, ok := st.msgIDs.get(k); ok && !c.isRetry(old.reqKey, method) {
 				c.report(SeqMessageID, "/params/message/id", c.rels(old.w), "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
 			}
-			w := c.mark(m, "/params/message/id", markMessage, mid.Str, "")
+			w := c.mark(m, "/params/message/id", markMessage, own(mid.Str), "")
 			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids", SeqMessageID, SeqMessageID.ID)
 		}
 	}
@@ -357,7 +363,7 @@ func (c *checker) request(m *lint.Message) {
 		k := sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + sid.Str
 		execID := r.execID
 		if method == "steps/toolCallResult" {
-			execID = params.Get("executionId").String()
+			execID = own(params.Get("executionId").String())
 		}
 		if old, ok := st.steps.get(k); ok {
 			sameCall := old.method == "steps/toolCallRequest" && method == "steps/toolCallResult" && old.execID != "" && old.execID == execID
@@ -365,7 +371,7 @@ func (c *checker) request(m *lint.Message) {
 				c.report(SeqStepID, "/params/context/stepId", c.rels(old.w), "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
 			}
 		}
-		c.capped(st.steps.put(k, step{w: c.mark(m, "/params/context/stepId", markStep, method, sid.Str), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
+		c.capped(st.steps.put(k, step{w: c.mark(m, "/params/context/stepId", markStep, method, own(sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
 	}
 
 	if hasKey {
@@ -402,7 +408,7 @@ func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 		c.report(SeqDuplicateResult, ptr, c.rels(tc.resultW), "a second toolCallResult for executionId %q; each tool call has one result", e)
 	}
 	tc.result = true
-	tc.resultW = c.mark(m, ptr, markResult, e, "")
+	tc.resultW = c.mark(m, ptr, markResult, own(e), "")
 	tc.resultReq, _ = idKey(m.Root.Get("id"))
 	switch tc.decision {
 	case "deny":
@@ -484,11 +490,7 @@ func (c *checker) answer(m *lint.Message, req *request, key string, answer mark)
 	case isPing:
 		return "ping"
 	}
-	d := res.Get("decision").String()
-	switch d {
-	case "allow", "deny", "modify", "error":
-		d = intern(d)
-	}
+	d := intern(res.Get("decision").String()) // kept: the spec's string, or a copy
 	dw := c.mark(m, "/result/decision", markDecision, d, key)
 	c.setTool(req, d, dw)
 	if d != "modify" {
@@ -504,9 +506,9 @@ func (c *checker) answer(m *lint.Message, req *request, key string, answer mark)
 	}
 	if req.method == "steps/toolCallRequest" {
 		if tc, ok := st.tools.get(req.execID); ok {
-			tc.modCall = requestSig(mr.Path("params", "toolCallRequest"))
+			tc.modCall = sigOf(m, mr.Path("params", "toolCallRequest"))
 			if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
-				tc.modifiedExec = ne
+				tc.modifiedExec = own(ne)
 			}
 		}
 	}
@@ -518,9 +520,9 @@ func (c *checker) answer(m *lint.Message, req *request, key string, answer mark)
 
 // latestOpen returns the most recent unanswered request.
 func (c *checker) latestOpen() *request {
-	o := c.st.open.order
+	o := c.st.open.keys()
 	for i := len(o) - 1; i >= 0; i-- {
-		if r, ok := c.st.open.m[o[i]]; ok {
+		if r, ok := c.st.open.get(o[i]); ok {
 			return r
 		}
 	}
@@ -533,8 +535,8 @@ func (c *checker) lookupTool(e string) (*toolCall, bool) {
 	if tc, ok := c.st.tools.get(e); ok {
 		return tc, true
 	}
-	for _, k := range c.st.tools.order {
-		if t, live := c.st.tools.m[k]; live && t.modifiedExec == e {
+	for _, k := range c.st.tools.keys() {
+		if t, live := c.st.tools.get(k); live && t.modifiedExec == e {
 			return t, true
 		}
 	}
@@ -554,12 +556,12 @@ func (c *checker) executed(m *lint.Message, e string) {
 	case "deny":
 		c.report(SeqDeniedExecuted, ptr, c.rels(tc.decisionW, tc.w), "the agent executed tool call %q although the guardian denied it; a denied tool call must never run", e)
 	case "modify":
-		if sig := executedSig(m.Root.Get("executed")); tc.modCall != "" && sig != tc.modCall {
-			c.report(SeqIgnoredModify, "/executed", c.rels(tc.decisionW), "the agent executed tool call %q as %s, not as the guardian's modifiedRequest %s: proceed with the modified request", e, sig, tc.modCall)
+		if sig, want := executedSig(m.Root.Get("executed")), tc.modCall.get(); want != "" && sig != want {
+			c.report(SeqIgnoredModify, "/executed", c.rels(tc.decisionW), "the agent executed tool call %q as %s, not as the guardian's modifiedRequest %s: proceed with the modified request", e, sig, want)
 		}
 	case "allow":
-		if sig := executedSig(m.Root.Get("executed")); tc.call != "" && sig != tc.call {
-			c.report(SeqExecutedOther, "/executed", c.rels(tc.w), "the agent executed tool call %q as %s, but the guardian allowed %s: run the call the guardian saw", e, sig, tc.call)
+		if sig, want := executedSig(m.Root.Get("executed")), tc.call.get(); want != "" && sig != want {
+			c.report(SeqExecutedOther, "/executed", c.rels(tc.w), "the agent executed tool call %q as %s, but the guardian allowed %s: run the call the guardian saw", e, sig, want)
 		}
 	case "":
 		if c.unanswered(tc.reqKey) {
@@ -578,13 +580,14 @@ func (c *checker) setTool(req *request, decision string, w mark) {
 }
 
 func (c *checker) Finish(p *lint.Pass) {
+	defer c.st.release() // the session is over: its tables go back to the pools
 	if !c.st.sawResponse {
 		return
 	}
 	var open []lint.Related
 	seen := map[string]bool{} // a key answered and reused is twice in the order
-	for _, k := range c.st.open.order {
-		if r, ok := c.st.open.m[k]; ok && !seen[k] {
+	for _, k := range c.st.open.keys() {
+		if r, ok := c.st.open.get(k); ok && !seen[k] {
 			seen[k] = true
 			open = append(open, c.rel(r.w))
 		}

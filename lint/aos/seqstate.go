@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -18,49 +19,99 @@ import (
 const MaxTracked = 4096
 
 // bounded is a map that forgets its oldest keys past a capacity.
+//
+// Its keys are kept past the message they came from: they must be owned (built
+// by concatenation, or copied with own), never strings into the message's line.
+// Its map and queue come from pool on the first put and go back when the checker
+// finishes (release), so the many short sessions of a transcript reuse them
+// instead of growing new ones.
 type bounded[V any] struct {
-	m     map[string]V
-	order []string
-	max   int
-	full  bool // an entry was forgotten
+	b    *boundedBufs[V] // nil until the first put, and after release
+	max  int
+	full bool // an entry was forgotten
+	pool *boundedPool[V]
 }
 
-// newBounded makes an empty table; its map is made on the first put, so the many
-// sessions of a transcript that never use a table pay nothing for it.
-func newBounded[V any](max int) *bounded[V] { return &bounded[V]{max: max} }
+// boundedBufs are a table's map and its insertion-order queue.
+type boundedBufs[V any] struct {
+	m     map[string]V
+	order []string // the queue is order[head:]: forgotten keys are not sliced off,
+	head  int      // so appending reuses the same array
+}
 
-func (b *bounded[V]) get(k string) (V, bool) { v, ok := b.m[k]; return v, ok }
+// boundedPool keeps the buffers of released tables of one value type.
+type boundedPool[V any] struct{ p sync.Pool }
 
-func (b *bounded[V]) del(k string) { delete(b.m, k) }
+// The pools of the state's tables.
+var (
+	openPool      boundedPool[*request]
+	donePool      boundedPool[answered]
+	toolsPool     boundedPool[*toolCall]
+	stepsPool     boundedPool[step]
+	modsPool      boundedPool[modification]
+	firstStepPool boundedPool[mark]
+)
 
-// put stores v and reports whether an old entry had to be forgotten.
+// newBounded makes an empty table; its buffers are taken on the first put, so the
+// many sessions of a transcript that never use a table pay nothing for it.
+func newBounded[V any](max int, pool *boundedPool[V]) *bounded[V] {
+	return &bounded[V]{max: max, pool: pool}
+}
+
+func (b *bounded[V]) get(k string) (V, bool) {
+	if b.b == nil {
+		var zero V
+		return zero, false
+	}
+	v, ok := b.b.m[k]
+	return v, ok
+}
+
+func (b *bounded[V]) del(k string) {
+	if b.b != nil {
+		delete(b.b.m, k)
+	}
+}
+
+// put stores v under k (owned) and reports whether an old entry had to be forgotten.
 func (b *bounded[V]) put(k string, v V) bool {
-	if _, ok := b.m[k]; ok {
-		b.m[k] = v
+	if b.b == nil {
+		if bb, ok := b.pool.p.Get().(*boundedBufs[V]); ok {
+			b.b = bb
+		} else {
+			b.b = &boundedBufs[V]{m: map[string]V{}}
+		}
+	}
+	bb := b.b
+	if _, ok := bb.m[k]; ok {
+		bb.m[k] = v
 		return false
 	}
-	if b.m == nil {
-		b.m = map[string]V{}
-	}
 	evicted := false
-	for len(b.m) >= b.max && len(b.order) > 0 {
-		old := b.order[0]
-		b.order = b.order[1:]
-		if _, ok := b.m[old]; ok {
-			delete(b.m, old)
+	for len(bb.m) >= b.max && bb.head < len(bb.order) {
+		old := bb.order[bb.head]
+		bb.order[bb.head] = ""
+		bb.head++
+		if _, ok := bb.m[old]; ok {
+			delete(bb.m, old)
 			evicted = true
 		}
 	}
-	b.m[k] = v
-	b.order = append(b.order, k)
-	if len(b.order) > 2*b.max {
-		live := b.order[:0]
-		for _, o := range b.order {
-			if _, ok := b.m[o]; ok {
+	bb.m[k] = v
+	if bb.head > 0 && len(bb.order) == cap(bb.order) {
+		bb.shift() // room at the front: use it instead of a bigger array
+	}
+	bb.order = append(bb.order, k)
+	if len(bb.order)-bb.head > 2*b.max {
+		// in place: the live keys, in order, to the front
+		live := bb.order[:0]
+		for _, o := range bb.order[bb.head:] {
+			if _, ok := bb.m[o]; ok {
 				live = append(live, o)
 			}
 		}
-		b.order = append([]string(nil), live...)
+		clear(bb.order[len(live):])
+		bb.order, bb.head = live, 0
 	}
 	if evicted && !b.full {
 		b.full = true
@@ -68,6 +119,53 @@ func (b *bounded[V]) put(k string, v V) bool {
 	}
 	return false
 }
+
+// shift moves the queue to the front of its array.
+func (bb *boundedBufs[V]) shift() {
+	n := copy(bb.order, bb.order[bb.head:])
+	clear(bb.order[n:])
+	bb.order, bb.head = bb.order[:n], 0
+}
+
+// len is the number of entries.
+func (b *bounded[V]) len() int {
+	if b.b == nil {
+		return 0
+	}
+	return len(b.b.m)
+}
+
+// keys is the table's keys in insertion order (with keys deleted since, and
+// keys put again twice).
+func (b *bounded[V]) keys() []string {
+	if b.b == nil {
+		return nil
+	}
+	return b.b.order[b.b.head:]
+}
+
+// release empties the table and gives its buffers back to the pool (from the
+// checker's Finish: the table is not used again, and if it were, it would take
+// new buffers). Queues grown past a few times the usual session are dropped.
+func (b *bounded[V]) release() {
+	bb := b.b
+	if bb == nil {
+		return
+	}
+	b.b = nil
+	if cap(bb.order) > 1024 {
+		return // grown past the usual session: left to the collector, not cleared
+	}
+	clear(bb.m) // nothing of this session stays reachable
+	clear(bb.order)
+	bb.order, bb.head = bb.order[:0], 0
+	b.pool.p.Put(bb)
+}
+
+// own returns a string of a message that the state keeps (a key, a witness's
+// text): a copy, so that the state pins a few bytes, not the message's whole
+// line (lint.Message: a kept string of the tree keeps its line alive).
+func own(s string) string { return strings.Clone(s) }
 
 // mark is a witness kept by the state: where a value is (line, column, pointer)
 // and what it is, as a template and its arguments. The text is built only when a
@@ -159,8 +257,8 @@ type toolCall struct {
 	modifiedExec string
 	result       bool
 	// call and modCall are the call's signatures (callSig) as requested and as
-	// modified by the guardian.
-	call, modCall string
+	// modified by the guardian, made when an executed record needs them.
+	call, modCall lazySig
 	executed      bool
 	// resultW and resultReq name the first toolCallResult (AOS-SEQ-017).
 	resultW   mark
@@ -201,14 +299,25 @@ type state struct {
 
 func newState() *state {
 	return &state{
-		open:      newBounded[*request](MaxTracked),
-		done:      newBounded[answered](MaxTracked),
-		tools:     newBounded[*toolCall](MaxTracked),
-		msgIDs:    newBounded[step](MaxTracked),
-		steps:     newBounded[step](MaxTracked),
-		mods:      newBounded[modification](MaxTracked),
-		firstStep: newBounded[mark](MaxTracked),
+		open:      newBounded(MaxTracked, &openPool),
+		done:      newBounded(MaxTracked, &donePool),
+		tools:     newBounded(MaxTracked, &toolsPool),
+		msgIDs:    newBounded(MaxTracked, &stepsPool),
+		steps:     newBounded(MaxTracked, &stepsPool),
+		mods:      newBounded(MaxTracked, &modsPool),
+		firstStep: newBounded(MaxTracked, &firstStepPool),
 	}
+}
+
+// release gives the tables' buffers back (the stream's session is over).
+func (st *state) release() {
+	st.open.release()
+	st.done.release()
+	st.tools.release()
+	st.msgIDs.release()
+	st.steps.release()
+	st.mods.release()
+	st.firstStep.release()
 }
 
 // methods interns the method names and decisions of the spec, so the state does not keep one
@@ -221,11 +330,13 @@ func init() {
 	}
 }
 
+// intern returns the spec's own string for a method or decision it names (no
+// copy), else a copy (own): the state keeps it.
 func intern(method string) string {
 	if m, ok := methods[method]; ok {
 		return m
 	}
-	return method
+	return own(method)
 }
 
 // idKey renders a JSON-RPC id so that "1" and 1 differ, and 1 and 1.0 do not
@@ -341,6 +452,46 @@ func requestSig(tcr *jsonread.Node) string {
 		}
 	}
 	return callSig(tcr.Get("toolId").String(), args)
+}
+
+// lazySig is a ToolCallRequest's signature (requestSig), made only when it is
+// compared (an executed binding record, rare): until then it keeps a copy of the
+// object's JSON text, which costs one copy instead of the signature's encoding.
+type lazySig struct {
+	raw  string // the object's text; "" once sig is made
+	sig  string
+	done bool
+}
+
+// sigOf keeps the signature of tcr, an object of m's tree. When m.Raw does not
+// hold tcr's text at its offsets (checked by its braces and first key), the
+// signature is made now.
+func sigOf(m *lint.Message, tcr *jsonread.Node) lazySig {
+	if tcr == nil || tcr.Kind != jsonread.Object {
+		return lazySig{done: true}
+	}
+	raw := m.Raw
+	if tcr.Offset >= 0 && tcr.Offset < tcr.End && tcr.End <= len(raw) && raw[tcr.Offset] == '{' && raw[tcr.End-1] == '}' {
+		if len(tcr.Members) == 0 {
+			return lazySig{raw: string(raw[tcr.Offset:tcr.End])}
+		}
+		if k := tcr.Members[0]; k.KeyOffset > tcr.Offset && k.KeyOffset+1+len(k.Key) < tcr.End &&
+			raw[k.KeyOffset] == '"' && string(raw[k.KeyOffset+1:k.KeyOffset+1+len(k.Key)]) == k.Key {
+			return lazySig{raw: string(raw[tcr.Offset:tcr.End])}
+		}
+	}
+	return lazySig{sig: requestSig(tcr), done: true}
+}
+
+// get returns the signature ("" for none).
+func (l *lazySig) get() string {
+	if !l.done {
+		if root, _, err := jsonread.Parse([]byte(l.raw)); err == nil {
+			l.sig = requestSig(root)
+		}
+		l.raw, l.done = "", true
+	}
+	return l.sig
 }
 
 // executedSig is the signature of a binding {"executed": {...}} record.

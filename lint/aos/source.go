@@ -16,26 +16,39 @@ var SourceKind = &lint.Rule{
 	Run:  checkSourceKinds,
 }
 
+// sourceList is a citation array and its pointer.
+type sourceList struct {
+	ptr  string
+	node *jsonread.Node // nil when absent or no array
+}
+
 // sourceLists returns the citation arrays (the spec's citation and the upstream
-// schema's citations).
-func sourceLists(root *jsonread.Node) map[string]*jsonread.Node {
-	out := map[string]*jsonread.Node{}
-	for _, k := range []string{"citation", "citations"} {
-		if n := root.Path("params", k); n != nil && n.Kind == jsonread.Array {
-			out["/params/"+k] = n
+// schema's citations), in an array: no map or slice per message.
+func sourceLists(root *jsonread.Node) [2]sourceList {
+	params := root.Get("params")
+	array := func(n *jsonread.Node) *jsonread.Node {
+		if n != nil && n.Kind == jsonread.Array {
+			return n
 		}
+		return nil
 	}
-	return out
+	return [2]sourceList{{"/params/citation", array(params.Get("citation"))}, {"/params/citations", array(params.Get("citations"))}}
 }
 
 func checkSourceKinds(p *lint.Pass) {
-	for base, arr := range sourceLists(p.Msg.Root) {
-		for i, s := range arr.Items {
-			ptr := pointer(base, i)
+	for _, sl := range sourceLists(p.Msg.Root) {
+		if sl.node == nil {
+			continue
+		}
+		for i, s := range sl.node.Items {
 			if s.Kind != jsonread.Object {
 				continue
 			}
 			k := s.Get("kind")
+			if k.IsString() && (k.Str == "file" || k.Str == "site") {
+				continue // no finding, no pointer made
+			}
+			ptr := pointer(sl.ptr, i)
 			switch {
 			case k == nil:
 				p.Claim(ptr + "/kind")

@@ -39,10 +39,22 @@ func checkURIs(p *lint.Pass) {
 			p.Reportf(ptr, "%q is a relative reference; an absolute URL with a scheme is strongly recommended, such as \"https://example.com/report.pdf\"", n.Str)
 		}
 	}
-	fileParts(root, func(ptr string, file *jsonread.Node) { check(ptr+"/uri", file.Get("uri")) })
-	for base, arr := range sourceLists(root) {
-		for i, s := range arr.Items {
-			check(pointer(base, i, "url"), s.Get("url"))
+	// The pointers of the list items are made only for a value that is no plain
+	// absolute URL (check judges it again, in full).
+	plain := func(n *jsonread.Node) bool { return n == nil || n.Kind != jsonread.String || plainAbsoluteURL(n.Str) }
+	fileParts(root, func(at fileAt, file *jsonread.Node) {
+		if u := file.Get("uri"); !plain(u) {
+			check(at.ptr()+"/uri", u)
+		}
+	})
+	for _, sl := range sourceLists(root) {
+		if sl.node == nil {
+			continue
+		}
+		for i, s := range sl.node.Items {
+			if u := s.Get("url"); !plain(u) {
+				check(pointer(sl.ptr, i, "url"), u)
+			}
 		}
 	}
 	check("/params/context/agent/provider/url", root.Path("params", "context", "agent", "provider", "url"))

@@ -87,7 +87,7 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 	}
 	switch s := t.Str; {
 	case spec.IsType(s):
-		return s, "", 90
+		return ownType(s), "", 90 // the spec's string: the kind is kept (rule sets by kind)
 	case s == "task_notification":
 		return "", DialectTaskNotification, 80
 	case family(s) != "":

@@ -76,7 +76,7 @@ func TestDetect(t *testing.T) {
 
 func TestWindowBound(t *testing.T) {
 	t.Parallel()
-	w := newWindow[int](3)
+	w := newWindow(3, &windowPool[int]{})
 	dropped := false
 	for i, k := range []string{"a", "b", "c", "d", "e"} {
 		dropped = w.put(k, i) || dropped
@@ -96,8 +96,8 @@ func TestWindowBound(t *testing.T) {
 		w.put(k, i)
 		w.del(k)
 	}
-	if len(w.order)-w.head > 2100 {
-		t.Errorf("queue not compacted: %d entries", len(w.order)-w.head)
+	if len(w.b.order)-w.head > 2100 {
+		t.Errorf("queue not compacted: %d entries", len(w.b.order)-w.head)
 	}
 }
 
@@ -108,5 +108,30 @@ func TestSchemaFile(t *testing.T) {
 	}
 	if got := SchemaFile("request:nope"); got != "" {
 		t.Errorf("SchemaFile(unknown) = %q", got)
+	}
+}
+
+// TestWindowRelease: a released window is empty, and a window that takes its
+// buffers from the pool starts empty too (nothing of the last session stays).
+func TestWindowRelease(t *testing.T) {
+	pool := &windowPool[int]{}
+	w := newWindow(8, pool)
+	w.put("a", 1)
+	w.put("b", 2)
+	w.release()
+	if w.len() != 0 {
+		t.Fatalf("released window holds %d entries", w.len())
+	}
+	if _, ok := w.get("a"); ok {
+		t.Error("released window still finds a")
+	}
+	w2 := newWindow(8, pool)
+	w2.put("c", 3)
+	if _, ok := w2.get("a"); ok || w2.len() != 1 {
+		t.Errorf("a window from the pool holds old entries (len %d)", w2.len())
+	}
+	w.put("d", 4) // a window used after release takes new buffers
+	if v, ok := w.get("d"); !ok || v != 4 {
+		t.Error("put after release lost")
 	}
 }

@@ -110,73 +110,92 @@ var (
 	logLevels    = []string{"info", "warn", "error"}
 )
 
+// enumAt is one enumerated member: its pointer (a format taking the array index
+// for members of array items), its name in a diagnostic and its values.
 type enumAt struct {
 	ptr, what string
 	allowed   []string
 	soft      bool // a warning: the list is the query filter's, a task may know more states (cancelled)
 }
 
-func enumsOf(m *lint.Message) []enumAt {
-	switch m.Kind {
-	case "request:query-agents":
-		return []enumAt{{"/payload/role", "role", roles, false}}
-	case "request:query-tasks":
-		return []enumAt{{"/payload/status", "task status", taskStatuses, false}, {"/payload/requiredRole", "requiredRole", roles, false}}
-	case "request:submit-task":
-		return []enumAt{{"/payload/requiredRole", "requiredRole", roles, false}}
-	case "event:log":
-		return []enumAt{{"/payload/level", "log level", logLevels, false}}
-	case "response:success":
-		out := []enumAt{{"/payload/task/status", "task status", taskStatuses, true}, {"/payload/task/requiredRole", "requiredRole", roles, false}}
-		for i := range items(m.Root.Path("payload", "agents")) {
-			out = append(out, enumAt{fmt.Sprintf("/payload/agents/%d/role", i), "agent role", roles, false})
-		}
-		for i := range items(m.Root.Path("payload", "tasks")) {
-			out = append(out, enumAt{fmt.Sprintf("/payload/tasks/%d/status", i), "task status", taskStatuses, true},
-				enumAt{fmt.Sprintf("/payload/tasks/%d/requiredRole", i), "requiredRole", roles, false})
-		}
-		return out
-	}
-	return nil
-}
+var (
+	enumRole         = enumAt{"/payload/role", "role", roles, false}
+	enumStatus       = enumAt{"/payload/status", "task status", taskStatuses, false}
+	enumRequiredRole = enumAt{"/payload/requiredRole", "requiredRole", roles, false}
+	enumLevel        = enumAt{"/payload/level", "log level", logLevels, false}
+	enumTaskStatus   = enumAt{"/payload/task/status", "task status", taskStatuses, true}
+	enumTaskRole     = enumAt{"/payload/task/requiredRole", "requiredRole", roles, false}
+	enumAgentRole    = enumAt{"/payload/agents/%d/role", "agent role", roles, false}
+	enumTasksStatus  = enumAt{"/payload/tasks/%d/status", "task status", taskStatuses, true}
+	enumTasksRole    = enumAt{"/payload/tasks/%d/requiredRole", "requiredRole", roles, false}
+)
 
 var enumHints = map[string]string{"warning": "warn", "debug": "info", "fatal": "error", "err": "error", "done": "completed",
 	"complete": "completed", "in-progress": "running", "in_progress": "running", "pending": "queued", "executor": "worker",
 	"review": "reviewer", "planning": "planner"}
 
+// checkEnums checks the enumerated members of m's kind, addressing the nodes
+// directly (one walk from the payload, no pointer made unless a value is wrong).
 func checkEnums(p *lint.Pass) {
-	if p.Msg.Root == nil {
+	m := p.Msg
+	if m.Root == nil {
 		return
 	}
-	for _, e := range enumsOf(p.Msg) {
-		n := p.Msg.Node(e.ptr)
-		if n == nil || !n.IsString() {
-			continue // absent, or a type error the schema reports
+	pl := m.Root.Get("payload")
+	switch m.Kind {
+	case "request:query-agents":
+		checkEnum(p, pl.Get("role"), &enumRole, -1)
+	case "request:query-tasks":
+		checkEnum(p, pl.Get("status"), &enumStatus, -1)
+		checkEnum(p, pl.Get("requiredRole"), &enumRequiredRole, -1)
+	case "request:submit-task":
+		checkEnum(p, pl.Get("requiredRole"), &enumRequiredRole, -1)
+	case "event:log":
+		checkEnum(p, pl.Get("level"), &enumLevel, -1)
+	case "response:success":
+		task := pl.Get("task")
+		checkEnum(p, task.Get("status"), &enumTaskStatus, -1)
+		checkEnum(p, task.Get("requiredRole"), &enumTaskRole, -1)
+		for i, a := range items(pl.Get("agents")) {
+			checkEnum(p, a.Get("role"), &enumAgentRole, i)
 		}
-		ok := false
-		for _, a := range e.allowed {
-			ok = ok || n.Str == a
+		for i, t := range items(pl.Get("tasks")) {
+			checkEnum(p, t.Get("status"), &enumTasksStatus, i)
+			checkEnum(p, t.Get("requiredRole"), &enumTasksRole, i)
 		}
-		if ok {
-			continue
-		}
-		hint := ""
-		low := strings.ToLower(n.Str)
-		for _, a := range e.allowed {
-			if low == a {
-				hint = fmt.Sprintf(" (write it %q, in lower case)", a)
-			}
-		}
-		if h, found := enumHints[low]; found && hint == "" {
-			hint = fmt.Sprintf(" (did you mean %q?)", h)
-		}
-		sev := p.Rule.Severity
-		if e.soft {
-			sev = lint.Warning
-		}
-		p.ReportSevf(sev, e.ptr, "%s %s is not one of %s%s", e.what, quote(n.Str), strings.Join(e.allowed, "|"), hint)
-		p.Claim(e.ptr)
 	}
+}
+
+// checkEnum checks the value n of e (at index i of its array when i >= 0).
+func checkEnum(p *lint.Pass, n *jsonread.Node, e *enumAt, i int) {
+	if n == nil || !n.IsString() {
+		return // absent, or a type error the schema reports
+	}
+	for _, a := range e.allowed {
+		if n.Str == a {
+			return
+		}
+	}
+	ptr := e.ptr
+	if i >= 0 {
+		ptr = fmt.Sprintf(e.ptr, i)
+	}
+	hint := ""
+	low := strings.ToLower(n.Str)
+	for _, a := range e.allowed {
+		if low == a {
+			hint = fmt.Sprintf(" (write it %q, in lower case)", a)
+		}
+	}
+	if h, found := enumHints[low]; found && hint == "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", h)
+	}
+	sev := p.Rule.Severity
+	if e.soft {
+		sev = lint.Warning
+	}
+	p.ReportSevf(sev, ptr, "%s %s is not one of %s%s", e.what, quote(n.Str), strings.Join(e.allowed, "|"), hint)
+	p.Claim(ptr)
 }
 
 func checkMillis(p *lint.Pass) {

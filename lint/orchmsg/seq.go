@@ -3,6 +3,7 @@ package orchmsg
 import (
 	"container/heap"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -32,9 +33,6 @@ var (
 			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-ffff...\",...}",
 		Good: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
 			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-a1...\",...}",
-		NewChecker: func() lint.Checker {
-			return &corrChecker{reqs: newWindow[struct{}](MaxTracked), others: newWindow[mark](MaxTracked)}
-		},
 	}
 	// SeqDuplicateResponse: one response per request.
 	SeqDuplicateResponse = &lint.Rule{
@@ -47,9 +45,6 @@ var (
 			"{\"type\":\"response:success\",\"id\":\"res-3...\",\"correlationId\":\"req-1...\",...}",
 		Good: "{\"type\":\"request:query-tasks\",\"id\":\"req-1...\",...}\n" +
 			"{\"type\":\"response:success\",\"id\":\"res-2...\",\"correlationId\":\"req-1...\",...}",
-		NewChecker: func() lint.Checker {
-			return &dupRespChecker{reqs: newWindow[mark](MaxTracked), answered: newWindow[mark](MaxTracked)}
-		},
 	}
 	// SeqUniqueID: ids are unique.
 	SeqUniqueID = &lint.Rule{
@@ -61,7 +56,6 @@ var (
 			"{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}",
 		Good: "{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}\n" +
 			"{\"type\":\"event:log\",\"id\":\"evt-0b7d...\",...}",
-		NewChecker: func() lint.Checker { return &uniqueChecker{seen: newWindow[mark](MaxTracked)} },
 	}
 	// SeqTimeout: requests are answered within 30 s.
 	SeqTimeout = &lint.Rule{
@@ -75,9 +69,6 @@ var (
 			"{\"type\":\"event:log\",\"id\":\"evt-2...\",\"timestamp\":\"2026-02-04T14:30:45Z\",...}",
 		Good: "{\"type\":\"request:get-task\",\"id\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:00Z\",...}\n" +
 			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:30Z\",\"error\":{\"code\":\"TIMEOUT\",...}}",
-		NewChecker: func() lint.Checker {
-			return &timeoutChecker{open: newWindow[*request](MaxTracked), ids: newWindow[struct{}](MaxTracked)}
-		},
 	}
 	// SeqRate: at most 100 messages per second from one agent.
 	SeqRate = &lint.Rule{
@@ -88,9 +79,6 @@ var (
 			"reported once per second. Timing uses the harness clock when known, else the messages' timestamps.",
 		Bad:  "101 event:log lines stamped within the same second",
 		Good: "progress reported every few seconds; bulk output written to a file and named in one event",
-		NewChecker: func() lint.Checker {
-			return &rateChecker{agents: newWindow[*rateState](256)}
-		},
 	}
 	// SeqDirection: who sends what.
 	SeqDirection = &lint.Rule{
@@ -99,9 +87,8 @@ var (
 		Doc: "Agents send requests (request:*) and events (event:*) on stdout; the orchestrator sends responses (response:*) " +
 			"and notifications (notify:*) on the agent's stdin. In a transcript the record's `from` says who sent each " +
 			"message; a bare stream has no direction to check.",
-		Bad:        `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"agent","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
-		Good:       `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"orchestrator","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
-		NewChecker: func() lint.Checker { return &directionChecker{} },
+		Bad:  `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"agent","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
+		Good: `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"orchestrator","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
 	}
 	// SeqShutdown: nothing from the agent after the grace period.
 	SeqShutdown = &lint.Rule{
@@ -114,7 +101,6 @@ var (
 			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:09Z\",...}",
 		Good: "{\"type\":\"notify:shutdown\",\"timestamp\":\"2026-02-04T14:30:00Z\",\"payload\":{\"gracePeriod\":5000},...}\n" +
 			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:01Z\",\"payload\":{\"level\":\"info\",\"message\":\"shutting down\"},...}",
-		NewChecker: func() lint.Checker { return &shutdownChecker{} },
 	}
 	// SeqAnswerFits: the response answers the request it names.
 	SeqAnswerFits = &lint.Rule{
@@ -129,7 +115,6 @@ var (
 			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"error\":{\"code\":\"INVALID_MESSAGE_TYPE\",\"message\":\"No handler for message type: request:ask-user\"},...}",
 		Good: "{\"type\":\"request:ask-user\",\"id\":\"req-1...\",...}\n" +
 			"{\"type\":\"response:success\",\"correlationId\":\"req-1...\",\"payload\":{\"answer\":\"oauth\"},...}",
-		NewChecker: func() lint.Checker { return &fitChecker{open: newWindow[*fitReq](MaxTracked)} },
 	}
 )
 
@@ -160,6 +145,7 @@ func capNote(p *lint.Pass, what string) {
 // ---- ORCH-SEQ-001 ----
 
 type corrChecker struct {
+	ids     *msgID
 	reqs    *window[struct{}]
 	others  *window[mark]
 	capped  bool
@@ -184,15 +170,15 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 				quote(id), describe(msgType(m), id))
 			c.early = nil
 		}
-		if id != "" && c.reqs.put(id, struct{}{}) && !c.capped {
+		if id != "" && c.reqs.put(c.ids.of(m), struct{}{}) && !c.capped {
 			c.capped = true
 			capNote(p, "requests")
 		}
 	case "response":
 		cid := m.Root.Get("correlationId").String()
 		if cid != "" && !c.seenAny && m.From == "" {
-			k := markOf(m, "/correlationId")
-			c.early, c.earlyCID = &k, cid
+			k := markOf(m, "/correlationId", c.ids.of(m))
+			c.early, c.earlyCID = &k, ownID(cid)
 		}
 		if cid != "" && (c.seenAny || m.From != "") {
 			if _, ok := c.reqs.get(cid); !ok {
@@ -207,17 +193,19 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		fallthrough
 	default:
 		if id != "" {
-			c.others.put(id, markOf(m, "/id"))
+			own := c.ids.of(m)
+			c.others.put(own, markOf(m, "/id", own))
 		}
 	}
 	c.seenAny = true
 }
 
-func (c *corrChecker) Finish(*lint.Pass) {}
+func (c *corrChecker) Finish(*lint.Pass) { c.reqs.release(); c.others.release() }
 
 // ---- ORCH-SEQ-002 ----
 
 type dupRespChecker struct {
+	ids            *msgID
 	reqs, answered *window[mark] // texts are made only for a finding
 }
 
@@ -229,7 +217,8 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 	switch family(msgType(m)) {
 	case "request":
 		if id := idOf(m); id != "" {
-			c.reqs.put(id, markOf(m, "/id"))
+			own := c.ids.of(m)
+			c.reqs.put(own, markOf(m, "/id", own))
 		}
 	case "response":
 		cid := m.Root.Get("correlationId").String()
@@ -243,15 +232,16 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 				"second response to %s (the first answer is %s): each request gets exactly one response", req.Message, first.Message)
 			return
 		}
-		c.answered.put(cid, markOf(m, "/correlationId"))
+		c.answered.put(ownID(cid), markOf(m, "/correlationId", c.ids.of(m)))
 	}
 }
 
-func (c *dupRespChecker) Finish(*lint.Pass) {}
+func (c *dupRespChecker) Finish(*lint.Pass) { c.reqs.release(); c.answered.release() }
 
 // ---- ORCH-SEQ-003 ----
 
 type uniqueChecker struct {
+	ids    *msgID
 	seen   *window[mark]
 	capped bool
 }
@@ -270,19 +260,21 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
 	}
-	if c.seen.put(id, markOf(m, "/id")) && !c.capped {
+	own := c.ids.of(m)
+	if c.seen.put(own, markOf(m, "/id", own)) && !c.capped {
 		c.capped = true
 		capNote(p, "message ids")
 	}
 }
 
-func (c *uniqueChecker) Finish(*lint.Pass) {}
+func (c *uniqueChecker) Finish(*lint.Pass) { c.seen.release() }
 
 // ---- ORCH-SEQ-004 ----
 
 type timeoutChecker struct {
+	ids    *msgID
 	open   *window[*request]
-	ids    *window[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
+	reqIDs *window[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
 	heap   deadlineHeap
 	capped bool
 }
@@ -307,12 +299,13 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 		}
 		ms, _ := m.Root.Path("payload", "timeout").Float()
 		limit := spec.RequestDeadline(msgType(m), ms)
-		r := &request{id: id, w: markOf(m, "/id"), typ: msgType(m), at: now, deadline: now.Add(limit)}
-		if _, seen := c.ids.get(id); seen {
+		if _, seen := c.reqIDs.get(id); seen {
 			return // a reused id (ORCH-SEQ-003): which request a response answers is ambiguous
 		}
-		c.ids.put(id, struct{}{})
-		if c.open.put(id, r) && !c.capped {
+		own := c.ids.of(m)
+		r := &request{id: own, w: markOf(m, "/id", own), typ: ownType(msgType(m)), at: now, deadline: now.Add(limit)}
+		c.reqIDs.put(own, struct{}{})
+		if c.open.put(own, r) && !c.capped {
 			c.capped = true
 			capNote(p, "open requests")
 		}
@@ -372,7 +365,12 @@ func (c *timeoutChecker) compact() {
 	c.heap = h
 }
 
-func (c *timeoutChecker) Finish(*lint.Pass) {}
+func (c *timeoutChecker) Finish(*lint.Pass) {
+	c.open.release()
+	c.reqIDs.release()
+	clear(c.heap)
+	c.heap = c.heap[:0]
+}
 
 // ---- ORCH-SEQ-005 ----
 
@@ -382,6 +380,7 @@ type rateState struct {
 }
 
 type rateChecker struct {
+	ids    *msgID
 	agents *window[*rateState]
 }
 
@@ -400,10 +399,13 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 	agent := m.Root.Get("agentId").String()
 	st, ok := c.agents.get(agent)
 	if !ok {
-		st = &rateState{}
-		c.agents.put(agent, st)
+		st, _ = rateStatePool.Get().(*rateState)
+		if st == nil {
+			st = &rateState{}
+		}
+		c.agents.put(ownID(agent), st)
 	}
-	over, oldest, oldestAt := st.rate.Add(now, markOf(m, ""))
+	over, oldest, oldestAt := st.rate.Add(now, markOf(m, "", c.ids.of(m)))
 	if !over || now.Before(st.quiet) {
 		return
 	}
@@ -419,7 +421,18 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 	st.quiet = now.Add(time.Second) // one report per second of flood
 }
 
-func (c *rateChecker) Finish(*lint.Pass) {}
+// Finish gives the agents' rate states back for the next session's checker.
+func (c *rateChecker) Finish(*lint.Pass) {
+	c.agents.each(func(st *rateState) {
+		st.rate.Reset()
+		st.quiet = time.Time{}
+		rateStatePool.Put(st)
+	})
+	c.agents.release()
+}
+
+// rateStatePool keeps the rate states (and their rings) of finished sessions.
+var rateStatePool sync.Pool
 
 // ---- ORCH-SEQ-006 ----
 
@@ -521,6 +534,7 @@ type fitReq struct {
 }
 
 type fitChecker struct {
+	ids  *msgID
 	open *window[*fitReq]
 }
 
@@ -536,10 +550,11 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 		if id == "" {
 			return
 		}
-		r := &fitReq{w: markOf(m, "/type"), typ: t}
+		own := c.ids.of(m)
+		r := &fitReq{w: markOf(m, "/type", own), typ: ownType(t)}
 		switch t {
 		case "request:get-task":
-			r.taskID = m.Root.Path("payload", "taskId").String()
+			r.taskID = ownID(m.Root.Path("payload", "taskId").String())
 		case "request:ask-user":
 			opts := m.Root.Path("payload", "options")
 			for i, o := range items(opts) {
@@ -547,14 +562,14 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 					break
 				}
 				if v := o.Get("value"); v.IsString() {
-					r.options = append(r.options, v.Str)
+					r.options = append(r.options, ownID(v.Str))
 				} else {
 					r.options = nil // not all strings: do not judge the answer
 					break
 				}
 			}
 		}
-		c.open.put(id, r)
+		c.open.put(own, r)
 	case "response":
 		cid := m.Root.Get("correlationId").String()
 		r, ok := c.open.get(cid)
@@ -568,14 +583,13 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 
 func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	m := p.Msg
-	rw := r.w.related()
-	rel := []lint.Related{rw}
 	if msgType(m) == "response:error" {
 		if m.Root.Path("error", "code").String() == "INVALID_MESSAGE_TYPE" && spec.IsType(r.typ) {
 			dialect := ""
 			if r.typ == "request:ask-user" {
 				dialect = " (the upstream prototype's dialect: it had no ask-user handler)"
 			}
+			rw, rel := r.rel()
 			p.ReportRelatedf(lint.Error, "/error/code", rel, "INVALID_MESSAGE_TYPE answers %s, but %s is one of the supported requests%s: INVALID_MESSAGE_TYPE is for unknown types only; answer it, or use another code (NOT_FOUND, UNAUTHORIZED, INTERNAL_ERROR)",
 				rw.Message, r.typ, dialect)
 		}
@@ -585,6 +599,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 		return
 	}
 	if !spec.IsType(r.typ) {
+		rw, rel := r.rel()
 		p.ReportRelatedf(lint.Error, "/type", rel, "response:success answers %s, whose type is unknown: the orchestrator answers unknown types with response:error INVALID_MESSAGE_TYPE", rw.Message)
 		return
 	}
@@ -592,6 +607,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	need := func(key string, kind jsonread.Kind, what string) *jsonread.Node {
 		n := pl.Get(key)
 		if n == nil || (kind != jsonread.Null && n.Kind != kind) {
+			rw, rel := r.rel()
 			p.ReportRelatedf(lint.Error, "/payload/"+key, rel, "the response to %s needs payload.%s, %s", rw.Message, key, what)
 			return nil
 		}
@@ -607,6 +623,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	case "request:get-task":
 		if t := need("task", jsonread.Object, "the task asked for (an object)"); t != nil && r.taskID != "" {
 			if got := t.Get("id"); got.IsString() && got.Str != r.taskID {
+				rw, rel := r.rel()
 				p.ReportRelatedf(lint.Error, "/payload/task/id", rel, "the response to %s returns task %s, but the request asked for %s", rw.Message, quote(got.Str), quote(r.taskID))
 			}
 		}
@@ -617,12 +634,19 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 					return
 				}
 			}
+			_, rel := r.rel()
 			p.ReportRelatedf(lint.Warning, "/payload/answer", rel, "answer %s is none of the option values the request offered (%s)", quote(a.Str), list(r.options))
 		}
 	}
 }
 
-func (c *fitChecker) Finish(*lint.Pass) {}
+// rel is the request as the witness of a finding (made only for one).
+func (r *fitReq) rel() (lint.Related, []lint.Related) {
+	rw := r.w.related()
+	return rw, []lint.Related{rw}
+}
+
+func (c *fitChecker) Finish(*lint.Pass) { c.open.release() }
 
 // eventWitness names a harness event record, when the driver gave it a position.
 func eventWitness(m *lint.Message) []lint.Related {

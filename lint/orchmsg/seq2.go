@@ -16,7 +16,6 @@ var (
 			"{\"type\":\"event:progress\",\"payload\":{\"taskId\":\"task-123\",\"progress\":0.8},...}",
 		Good: "{\"type\":\"notify:task-cancelled\",\"payload\":{\"taskId\":\"task-123\",\"reason\":\"Dependency failed\"},...}\n" +
 			"{\"type\":\"event:log\",\"payload\":{\"level\":\"info\",\"message\":\"task-123 cancelled, stopping\"},...}",
-		NewChecker: func() lint.Checker { return &cancelChecker{cancelled: newWindow[*cancelled](MaxTracked)} },
 	}
 	// SeqAgentID: one agent per stdio session.
 	SeqAgentID = &lint.Rule{
@@ -30,7 +29,6 @@ var (
 			"{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"request:get-task\",\"agentId\":\"agent-2\",...}}",
 		Good: "{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"event:log\",\"agentId\":\"agent-1\",...}}\n" +
 			"{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"request:get-task\",\"agentId\":\"agent-1\",...}}",
-		NewChecker: func() lint.Checker { return &agentIDChecker{} },
 	}
 )
 
@@ -56,7 +54,7 @@ func (c *cancelChecker) Observe(p *lint.Pass) {
 	}
 	switch msgType(m) {
 	case "notify:task-cancelled":
-		c.cancelled.put(task, &cancelled{w: witness(m, "/payload/taskId")})
+		c.cancelled.put(ownID(task), &cancelled{w: witness(m, "/payload/taskId")})
 	case "notify:task-assigned":
 		c.cancelled.del(task)
 	case "event:progress":
@@ -70,7 +68,7 @@ func (c *cancelChecker) Observe(p *lint.Pass) {
 	}
 }
 
-func (c *cancelChecker) Finish(*lint.Pass) {}
+func (c *cancelChecker) Finish(*lint.Pass) { c.cancelled.release() }
 
 type agentIDChecker struct {
 	first    string
@@ -86,7 +84,7 @@ func (c *agentIDChecker) Observe(p *lint.Pass) {
 	if m.Kind == "harness:agent-start" && c.first == "" && m.Root != nil {
 		// the harness says which agent it started
 		if a := m.Root.Path("detail", "agentId"); a.IsString() && a.Str != "" {
-			c.first, c.w = a.Str, lint.Related{Message: "the harness started agent " + quote(a.Str)}
+			c.first, c.w = ownID(a.Str), lint.Related{Message: "the harness started agent " + quote(a.Str)}
 			if m.Pos != nil {
 				c.w = lint.Witness(m, "/detail/agentId", c.w.Message)
 			}
@@ -101,7 +99,7 @@ func (c *agentIDChecker) Observe(p *lint.Pass) {
 		return
 	}
 	if c.first == "" {
-		c.first, c.w = a.Str, witness(m, "/agentId")
+		c.first, c.w = ownID(a.Str), witness(m, "/agentId")
 		c.w.Message = "agentId " + quote(a.Str) + " in " + c.w.Message
 		return
 	}

@@ -2,9 +2,12 @@ package orchmsg
 
 import (
 	"container/heap"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
 // MaxTracked bounds every per-stream map of the sequence rules (open requests,
@@ -13,45 +16,107 @@ import (
 const MaxTracked = 4096
 
 // window is a map that keeps at most max entries, dropping the oldest.
+//
+// Its keys are kept past the message they came from, so they must be owned
+// (ownID), never strings into the message's line. Its map and queue come from
+// pool on the first put and go back when the checker finishes (release): the
+// many short sessions of a transcript reuse them instead of growing new ones.
 type window[V any] struct {
 	max     int
-	m       map[string]V
-	order   []string
+	b       *windowBufs[V] // nil until the first put, and after release
 	head    int
 	evicted bool // an entry was ever dropped because of the bound
+	pool    *windowPool[V]
 }
 
-// newWindow makes an empty window; its map is made on the first put, so the many
-// sessions of a transcript whose checkers never track anything pay nothing for it.
-func newWindow[V any](max int) *window[V] { return &window[V]{max: max} }
+// windowBufs are a window's map and its insertion-order queue.
+type windowBufs[V any] struct {
+	m     map[string]V
+	order []string
+	// spare and seen are compact's: the queue it builds (swapped with order)
+	// and its set of keys, kept so that compacting allocates nothing.
+	spare []string
+	seen  map[string]struct{}
+}
 
-func (w *window[V]) get(k string) (V, bool) { v, ok := w.m[k]; return v, ok }
+// windowPool keeps the buffers of released windows of one value type.
+type windowPool[V any] struct{ p sync.Pool }
 
-func (w *window[V]) del(k string) { delete(w.m, k) }
+// The pools of the windows' value types.
+var (
+	setPool     windowPool[struct{}]
+	markPool    windowPool[mark]
+	requestPool windowPool[*request]
+	rateStates  windowPool[*rateState]
+	fitPool     windowPool[*fitReq]
+	cancelsPool windowPool[*cancelled]
+)
 
-func (w *window[V]) len() int { return len(w.m) }
+// newWindow makes an empty window; its buffers are taken on the first put, so the
+// many sessions of a transcript whose checkers never track anything pay nothing.
+func newWindow[V any](max int, pool *windowPool[V]) *window[V] {
+	return &window[V]{max: max, pool: pool}
+}
 
-// put adds or replaces k; it reports whether an older entry had to be dropped.
-func (w *window[V]) put(k string, v V) bool {
-	if w.m == nil {
-		w.m = map[string]V{}
+func (w *window[V]) get(k string) (V, bool) {
+	if w.b == nil {
+		var zero V
+		return zero, false
 	}
-	if _, ok := w.m[k]; ok {
-		w.m[k] = v
+	v, ok := w.b.m[k]
+	return v, ok
+}
+
+func (w *window[V]) del(k string) {
+	if w.b != nil {
+		delete(w.b.m, k)
+	}
+}
+
+func (w *window[V]) len() int {
+	if w.b == nil {
+		return 0
+	}
+	return len(w.b.m)
+}
+
+// each calls f with every value of the window.
+func (w *window[V]) each(f func(V)) {
+	if w.b == nil {
+		return
+	}
+	for _, v := range w.b.m {
+		f(v)
+	}
+}
+
+// put adds or replaces k, which the window keeps (it must be owned); it reports
+// whether an older entry had to be dropped.
+func (w *window[V]) put(k string, v V) bool {
+	if w.b == nil {
+		if b, ok := w.pool.p.Get().(*windowBufs[V]); ok {
+			w.b = b
+		} else {
+			w.b = &windowBufs[V]{m: map[string]V{}}
+		}
+	}
+	b := w.b
+	if _, ok := b.m[k]; ok {
+		b.m[k] = v
 		return false
 	}
-	w.m[k] = v
-	w.order = append(w.order, k)
+	b.m[k] = v
+	b.order = append(b.order, k)
 	dropped := false
-	for len(w.m) > w.max && w.head < len(w.order) {
-		old := w.order[w.head]
+	for len(b.m) > w.max && w.head < len(b.order) {
+		old := b.order[w.head]
 		w.head++
-		if _, ok := w.m[old]; ok {
-			delete(w.m, old)
+		if _, ok := b.m[old]; ok {
+			delete(b.m, old)
 			dropped, w.evicted = true, true
 		}
 	}
-	if live := len(w.order) - w.head; live > 2*w.max+64 || (w.head > 1024 && w.head*2 > len(w.order)) {
+	if live := len(b.order) - w.head; live > 2*w.max+64 || (w.head > 1024 && w.head*2 > len(b.order)) {
 		w.compact()
 	}
 	return dropped
@@ -61,20 +126,68 @@ func (w *window[V]) put(k string, v V) bool {
 // put again), so the queue stays within a small multiple of the bound even when
 // entries are deleted rather than evicted.
 func (w *window[V]) compact() {
-	seen := make(map[string]bool, len(w.m))
-	keep := make([]string, 0, len(w.m))
-	for i := len(w.order) - 1; i >= w.head; i-- {
-		k := w.order[i]
-		if _, ok := w.m[k]; ok && !seen[k] {
-			seen[k] = true
-			keep = append(keep, k)
+	b := w.b
+	if b.seen == nil {
+		b.seen = make(map[string]struct{}, len(b.m))
+	}
+	keep := b.spare[:0]
+	for i := len(b.order) - 1; i >= w.head; i-- {
+		k := b.order[i]
+		if _, live := b.m[k]; live {
+			if _, dup := b.seen[k]; !dup {
+				b.seen[k] = struct{}{}
+				keep = append(keep, k)
+			}
 		}
 	}
+	clear(b.seen)
 	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
 		keep[i], keep[j] = keep[j], keep[i]
 	}
-	w.order, w.head = keep, 0
+	clear(b.order) // the old queue becomes the next spare: it must pin no key
+	b.order, b.spare, w.head = keep, b.order[:0], 0
 }
+
+// release empties the window and gives its buffers back to the pool (from a
+// checker's Finish: the window is not used again, and if it were, it would take
+// new buffers). Buffers grown past a few times the usual session are dropped.
+func (w *window[V]) release() {
+	b := w.b
+	if b == nil {
+		return
+	}
+	w.b, w.head = nil, 0
+	if cap(b.order) > 1024 || cap(b.spare) > 1024 {
+		return // grown past the usual session: left to the collector, not cleared
+	}
+	clear(b.m) // drop the keys and values: nothing of this session stays reachable
+	clear(b.order)
+	clear(b.spare[:cap(b.spare)])
+	b.order, b.spare = b.order[:0], b.spare[:0]
+	w.pool.p.Put(b)
+}
+
+// ownID returns id as the windows keep it: a copy, so that a window pins a few
+// bytes, not the message's whole line (lint.Message: a kept string of the tree
+// keeps its line alive).
+func ownID(id string) string { return strings.Clone(id) }
+
+// ownType returns a message type as a mark keeps it: the spec's own string for
+// the fourteen types (no copy), else a copy.
+func ownType(t string) string {
+	if s, ok := typeNames[t]; ok {
+		return s
+	}
+	return strings.Clone(t)
+}
+
+var typeNames = func() map[string]string {
+	m := make(map[string]string, len(spec.Types))
+	for _, t := range spec.Types {
+		m[t] = t
+	}
+	return m
+}()
 
 // request is what the sequence rules remember of a request: small, never the message.
 type request struct {
@@ -113,19 +226,23 @@ var _ heap.Interface = (*deadlineHeap)(nil)
 
 // mark is where a message is, kept cheaply for every message a checker may name
 // later; it becomes a lint.Related (with its text) only when a diagnostic needs it.
+//
+// Its strings are owned: path is the file's, ptr a constant of the rules, typ
+// interned (ownType) and id the owned id the caller passes (ownID).
 type mark struct {
 	path      string
-	line, col int
+	line, col int32
 	ptr       string
 	typ, id   string
 }
 
-func markOf(m *lint.Message, pointer string) mark {
+// markOf marks m at pointer; id is m's id, owned.
+func markOf(m *lint.Message, pointer, id string) mark {
 	line, col := m.PointerPosition(pointer)
-	return mark{path: m.Path, line: line, col: col, ptr: pointer, typ: msgType(m), id: idOf(m)}
+	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: ownType(msgType(m)), id: id}
 }
 
 // related names the message by its type and id, as witness does.
 func (k mark) related() lint.Related {
-	return lint.Related{Path: k.path, Line: k.line, Column: k.col, Pointer: k.ptr, Message: describe(k.typ, k.id)}
+	return lint.Related{Path: k.path, Line: int(k.line), Column: int(k.col), Pointer: k.ptr, Message: describe(k.typ, k.id)}
 }

@@ -86,3 +86,38 @@ func in(c byte, set string) bool {
 	}
 	return false
 }
+
+// Fields returns the numbers of a match: year, month, day, hour, minute and
+// second (0 when absent).
+func (m Parts) Fields() (year, month, day, hour, minute, sec int) {
+	return num(m[1]), num(m[2]), num(m[3]), num(m[4]), num(m[5]), num(m[6])
+}
+
+// ValidDate reports whether the date and time exist as time.Parse requires:
+// month 1-12, a day of that month, hour 0-23, minute and second 0-59.
+func ValidDate(year, month, day, hour, minute, sec int) bool {
+	return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && hour <= 23 && minute <= 59 && sec <= 59
+}
+
+// num is the value of a run of ASCII digits ("" is 0).
+func num(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+// daysIn is the number of days of month in year (proleptic Gregorian, as time).
+func daysIn(year, month int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}

@@ -197,6 +197,12 @@ type Report struct {
 	Text    []byte
 	Lines   []Line
 	Markers []Marker
+
+	// The summary, made by the first call of Summary (the rules ask for it up to
+	// six times per report).
+	summarized  bool
+	summary     []SummaryLine
+	summaryText string
 }
 
 // Parse splits a report into lines and finds its markers. It never fails: what is
@@ -208,6 +214,10 @@ func Parse(text []byte) *Report {
 	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
 		off = 3
 	}
+	// The lines counted, the markers bounded by the lines that start with a
+	// bracket after blanks: each slice is made once, at its size.
+	r.Lines = make([]Line, 0, bytes.Count(text[off:], []byte("\n"))+1)
+	r.Markers = make([]Marker, 0, markerLines(text[off:]))
 	for off <= len(text) {
 		end := bytes.IndexByte(text[off:], '\n')
 		next := len(text) + 1
@@ -237,6 +247,27 @@ func Parse(text []byte) *Report {
 	return r
 }
 
+// markerLines counts the lines of text that start with "[AOP:" after blanks: at
+// least the markers Parse will find.
+func markerLines(text []byte) int {
+	n := 0
+	for start := 0; start <= len(text); {
+		i := start
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+			i++
+		}
+		if bytes.HasPrefix(text[i:], []byte("[AOP:")) {
+			n++
+		}
+		end := bytes.IndexByte(text[i:], '\n')
+		if end < 0 {
+			break
+		}
+		start = i + end + 1
+	}
+	return n
+}
+
 // First returns the first marker named name, or nil.
 func (r *Report) First(name string) *Marker {
 	for i := range r.Markers {
@@ -261,12 +292,30 @@ type SummaryLine struct {
 // Summary returns the summary's non-empty lines (the SUMMARY marker's own value
 // first, then every line up to the next marker) and its text as the spec's
 // parseAOPOutput reads it (trimmed, blank lines included).
+//
+// It is computed once per report; the lines are shared by every caller, which
+// must not modify them.
 func (r *Report) Summary() (lines []SummaryLine, text string) {
+	if !r.summarized {
+		r.summary, r.summaryText = r.makeSummary()
+		r.summarized = true
+	}
+	return r.summary, r.summaryText
+}
+
+func (r *Report) makeSummary() (lines []SummaryLine, text string) {
 	m := r.First("SUMMARY")
 	if m == nil {
 		return nil, ""
 	}
-	var parts []string
+	n := 1 // the lines of the summary: the marker's own and those up to the next marker
+	for _, l := range r.Lines {
+		if l.Off > m.Off && l.Off < m.Next {
+			n++
+		}
+	}
+	parts := make([]string, 0, n)
+	lines = make([]SummaryLine, 0, n)
 	if m.Value != "" {
 		lines = append(lines, SummaryLine{Off: m.ValOff, Text: m.Value, Bullet: IsBullet(m.Value)})
 	}
@@ -297,19 +346,31 @@ func Bullets(lines []SummaryLine) int {
 }
 
 // Metrics reads "key: value, key: value" as the spec's parseAOPOutput does.
+//
+// Each comma-separated pair is split at its colons, and the value is what lies
+// between the first and the second (as the spec's split(':')[1]); the pairs are
+// walked in place, with no slice of the parts.
 func Metrics(v string) map[string]string {
 	out := map[string]string{}
-	for _, pair := range strings.Split(v, ",") {
-		kv := strings.Split(pair, ":")
-		if len(kv) < 2 {
+	MetricsTo(out, v)
+	return out
+}
+
+// MetricsTo is Metrics into out (a map the caller reuses).
+func MetricsTo(out map[string]string, v string) {
+	for rest, more := v, true; more; {
+		var pair string
+		pair, rest, more = strings.Cut(rest, ",")
+		k, after, found := strings.Cut(pair, ":")
+		if !found {
 			continue
 		}
-		k, val := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1])
+		val, _, _ := strings.Cut(after, ":")
+		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
 		if k != "" && val != "" {
 			out[k] = val
 		}
 	}
-	return out
 }
 
 // BulletText is a bullet line without its bullet mark, trimmed.

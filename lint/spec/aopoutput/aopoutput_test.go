@@ -1,6 +1,7 @@
 package aopoutput
 
 import (
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
@@ -107,4 +108,42 @@ func FuzzByteChecks(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(agreeWithRegexps)
+}
+
+// metricsBySplit is Metrics as the spec's parseAOPOutput writes it (split, then
+// split again): the oracle of the walk in place.
+func metricsBySplit(v string) map[string]string {
+	out := map[string]string{}
+	for _, pair := range strings.Split(v, ",") {
+		kv := strings.Split(pair, ":")
+		if len(kv) < 2 {
+			continue
+		}
+		k, val := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1])
+		if k != "" && val != "" {
+			out[k] = val
+		}
+	}
+	return out
+}
+
+var metricsSeeds = []string{"", "a: 1", "a: 1, b: 2", "a:1:2, b", ",,:,", "a: 1, a: 2", " k : v : w ,x:y", ":", "a:", ":b", "a: 1,"}
+
+func TestMetricsAgrees(t *testing.T) {
+	for _, v := range metricsSeeds {
+		if got, want := Metrics(v), metricsBySplit(v); !maps.Equal(got, want) {
+			t.Errorf("Metrics(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func FuzzMetrics(f *testing.F) {
+	for _, v := range metricsSeeds {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if got, want := Metrics(v), metricsBySplit(v); !maps.Equal(got, want) {
+			t.Errorf("Metrics(%q) = %v, want %v", v, got, want)
+		}
+	})
 }

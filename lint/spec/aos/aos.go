@@ -137,14 +137,11 @@ func TimestampProblem(s string) string {
 	if !ok {
 		return "is not an ISO 8601 date-time"
 	}
-	sec := m[6]
-	if sec == "" {
-		sec = "00"
+	year, month, day, hour, minute, sec := m.Fields()
+	if sec == 60 {
+		sec = 59 // leap second
 	}
-	if sec == "60" {
-		sec = "59" // leap second
-	}
-	if _, err := time.Parse("2006-01-02T15:04:05", m[1]+"-"+m[2]+"-"+m[3]+"T"+m[4]+":"+m[5]+":"+sec); err != nil {
+	if !isotime.ValidDate(year, month, day, hour, minute, sec) { // time.Parse's checks, without building its input
 		return "is not a real date and time"
 	}
 	return ""

@@ -142,6 +142,12 @@ func (r *Rate[T]) Add(t time.Time, v T) (over bool, first T, firstAt time.Time) 
 	return true, oldest.v, oldest.t
 }
 
+// Reset empties r for another agent, keeping its ring's memory.
+func (r *Rate[T]) Reset() {
+	clear(r.ring) // drop the values' references
+	r.ring, r.next = r.ring[:0], 0
+}
+
 // MaxDelegationDepth is how deep tasks an agent submits may nest (engine policy:
 // the depth limit of aop2 §12 E_MAX_DEPTH_EXCEEDED and AOF; the orchmsg spec has
 // none of its own).

@@ -136,3 +136,21 @@ func TestRateAgreesWithTheFixedRing(t *testing.T) {
 		}
 	}
 }
+
+// TestRateReset: a reset Rate counts from zero again.
+func TestRateReset(t *testing.T) {
+	var r Rate[int]
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i <= RateLimit; i++ {
+		r.Add(t0, i)
+	}
+	if over, _, _ := r.Add(t0, 0); !over {
+		t.Fatal("flood not seen")
+	}
+	r.Reset()
+	for i := 0; i < RateLimit; i++ {
+		if over, _, _ := r.Add(t0, i); over {
+			t.Fatalf("over after reset at message %d", i+1)
+		}
+	}
+}

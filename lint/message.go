@@ -54,8 +54,9 @@ type Message struct {
 
 	Opts *Options
 
-	// Parsed is what a text protocol's rules made of Raw (aop-output's report),
-	// parsed by the first rule that needs it and kept for the others.
+	// Parsed is what a protocol's rules made of the message, made by the first
+	// rule that needs it and kept for the others of the same message: aop-output's
+	// report parsed from Raw, aop2's one walk of the tree (lint/aop2/walk.go).
 	Parsed any
 }
 

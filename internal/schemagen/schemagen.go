@@ -37,6 +37,7 @@ type gen struct {
 	vars  bytes.Buffer
 	nvar  int
 	nfunc int
+	dfas  []string // the variables of the patterns made automata
 }
 
 // Generate returns the Go source of package generated for every *.json file of
@@ -79,6 +80,7 @@ func Generate(fsys fs.FS, baseURL string) ([]byte, error) {
 	src.Write(roots.Bytes())
 	src.WriteString("}\nreturn nil\n}\n\n")
 	src.Write(g.vars.Bytes())
+	fmt.Fprintf(&src, "\n// dfas is every pattern made an automaton, for the tests.\nvar dfas = []*dfa{%s}\n\n", strings.Join(g.dfas, ", "))
 	src.Write(g.out.Bytes())
 	shapes, err := g.shapes(files, baseURL)
 	if err != nil {
@@ -324,8 +326,15 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	if v, ok := s["pattern"]; ok {
 		p, _ := v.(string)
 		vn := g.varName()
-		fmt.Fprintf(&g.vars, "var %s = lazyRegexp(%q)\n", vn, p)
-		str = append(str, fmt.Sprintf("if !%s().MatchString(n.Str) {\nreturn Invalid\n}\n", vn))
+		if d, err := buildDFA(p); err == nil {
+			// The automaton, held equal to the regexp by lint/schema/generated's tests.
+			fmt.Fprintf(&g.vars, "var %s = %s\n", vn, d.literal(p))
+			str = append(str, fmt.Sprintf("if !%s.match(n.Str) {\nreturn Invalid\n}\n", vn))
+			g.dfas = append(g.dfas, vn)
+		} else {
+			fmt.Fprintf(&g.vars, "var %s = lazyRegexp(%q)\n", vn, p)
+			str = append(str, fmt.Sprintf("if !%s().MatchString(n.Str) {\nreturn Invalid\n}\n", vn))
+		}
 	}
 	if _, ok := s["format"]; ok {
 		// Formats are gojsonschema's own checkers: left to it.
@@ -565,6 +574,9 @@ func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
 				ps = append(ps, fmt.Sprintf("{%q, %s}", k, name(sh.props[k])))
 			}
 			fields = append(fields, "Props: []Prop{"+strings.Join(ps, ", ")+"}")
+			if ix := lenIndexOf(keys); ix != "" {
+				fields = append(fields, "byLen: "+ix)
+			}
 		}
 		if sh.items != nil {
 			fields = append(fields, "Items: "+name(sh.items))
@@ -732,4 +744,26 @@ func alwaysValid(s any) bool {
 		return true
 	}
 	return false
+}
+
+// lenIndexOf is the literal of the lenIndex of a shape's sorted keys (see
+// generated.Shape), or "" when a prop index or count does not fit in a byte.
+func lenIndexOf(keys []string) string {
+	if len(keys) == 0 || len(keys) > 255 {
+		return ""
+	}
+	longest := 0
+	for _, k := range keys {
+		longest = max(longest, len(k))
+	}
+	order := make([]byte, len(keys))
+	for i := range order {
+		order[i] = byte(i)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return len(keys[order[i]]) < len(keys[order[j]]) })
+	start := make([]byte, longest+2)
+	for l := range start {
+		start[l] = byte(sort.Search(len(order), func(j int) bool { return len(keys[order[j]]) >= l }))
+	}
+	return fmt.Sprintf("lenIndex{start: %q, order: %q}", start, order)
 }

@@ -37,3 +37,23 @@ func TestRefusesUnknownKeywords(t *testing.T) {
 		t.Fatalf("%v\n%s", err, src)
 	}
 }
+
+// A pattern the generator makes no automaton of (not anchored at both ends, an
+// assertion inside) keeps its regexp; an anchored one does not.
+func TestPatternsWithoutAutomaton(t *testing.T) {
+	for _, p := range []string{`^a`, `a$`, `^a\bb$`, `^(?m:a$)\n$`} {
+		if _, err := buildDFA(p); err == nil {
+			t.Errorf("%s: made an automaton", p)
+		}
+	}
+	for _, p := range []string{`^\S+$`, `^(?i)t$`, `^(?i)[a-c]$`, `^$`, `^[0-9]{2}(:?[0-9]{2})?$`} {
+		if _, err := buildDFA(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	fsys := fstest.MapFS{"p/a.schema.json": {Data: []byte(`{"type":"object","properties":{"a":{"type":"string","pattern":"x"},"b":{"type":"string","pattern":"^x$"}}}`)}}
+	src, err := Generate(fsys, "https://aopkit.dev/schemas/")
+	if err != nil || !strings.Contains(string(src), `lazyRegexp("x")`) || !strings.Contains(string(src), `&dfa{pattern: "^x$"`) {
+		t.Fatalf("%v\n%s", err, src)
+	}
+}

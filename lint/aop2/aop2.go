@@ -199,16 +199,3 @@ func describe(n *jsonread.Node) string {
 func dotted(pointer string) string {
 	return strings.ReplaceAll(strings.TrimPrefix(pointer, "/"), "/", ".")
 }
-
-// ptrPath is a JSON Pointer under construction: walkers push and pop tokens and build
-// the pointer string only when they report.
-type ptrPath []string
-
-func (p ptrPath) String() string {
-	var b strings.Builder
-	for _, t := range p {
-		b.WriteByte('/')
-		b.WriteString(jsonread.EscapeToken(t))
-	}
-	return b.String()
-}

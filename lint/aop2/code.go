@@ -1,11 +1,6 @@
 package aop2
 
-import (
-	"strconv"
-
-	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/jsonread"
-)
+import "github.com/aopkit/aopkit/lint"
 
 var errorCodes = []string{"E_TIMEOUT", "E_HEARTBEAT_FAILURE", "E_PARSE_FAILURE", "E_SCHEMA_VALIDATION", "E_AGENT_NOT_FOUND",
 	"E_MODEL_UNAVAILABLE", "E_ALL_MODELS_EXHAUSTED", "E_FILE_NOT_FOUND", "E_PERMISSION_DENIED", "E_CONTEXT_OVERFLOW",
@@ -24,39 +19,6 @@ var ErrorCode = &lint.Rule{
 
 func init() { lint.Register(ErrorCode) }
 
-func checkErrorCodes(p *lint.Pass) {
-	walkErrorCodes(p, p.Msg.Root, make(ptrPath, 0, 16))
-}
-
-func walkErrorCodes(p *lint.Pass, n *jsonread.Node, at ptrPath) {
-	if n == nil || len(at) > 64 {
-		return
-	}
-	switch n.Kind {
-	case jsonread.Object:
-		for _, m := range n.Members {
-			switch {
-			case m.Key == "extensions":
-			case m.Key == "error_code":
-				mp := append(at, m.Key).String()
-				switch {
-				case m.Value.Kind == jsonread.Null || (m.Value.IsString() && contains(errorCodes, m.Value.Str)):
-				case !m.Value.IsString():
-					p.Claim(mp)
-					p.ReportSevf(lint.Error, mp, "error_code %s is not a string; use one of %s (E_UNKNOWN for everything else)", describe(m.Value), quoteList(errorCodes))
-				default:
-					p.Claim(mp)
-					p.Reportf(mp, "error_code %s is not in the §12 taxonomy: not required by the spec (§12 reads any other code as E_UNKNOWN), but use one of %s", describe(m.Value), quoteList(errorCodes))
-				}
-			case m.Value.Kind == jsonread.Object || m.Value.Kind == jsonread.Array:
-				walkErrorCodes(p, m.Value, append(at, m.Key))
-			}
-		}
-	case jsonread.Array:
-		for i, it := range n.Items {
-			if it.Kind == jsonread.Object || it.Kind == jsonread.Array {
-				walkErrorCodes(p, it, append(at, strconv.Itoa(i)))
-			}
-		}
-	}
-}
+// checkErrorCodes reports the error_code members the walk of the tree found
+// (walk.go).
+func checkErrorCodes(p *lint.Pass) { report(p, byErrorCodes) }

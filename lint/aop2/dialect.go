@@ -1,7 +1,6 @@
 package aop2
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -53,49 +52,7 @@ func checkUpstreamRefuses(p *lint.Pass) {
 			p.Reportf(at, "%s is missing: valid (the contract does not require it), but %s", dotted(at), upstreamDialect)
 		}
 	}
-	if p.Msg.Kind == KindTask || p.Msg.Kind == KindResponse || p.Msg.Kind == kindHeartbeat {
-		var buf [128]byte
-		walkFractional(p, p.Msg.Root, buf[:0], 0)
-	}
-}
-
-// walkFractional reports fractional numbers in the members upstream wanted as
-// integers. at is the pointer of n, built in one buffer as the walk descends and
-// turned into a string only for a report.
-func walkFractional(p *lint.Pass, n *jsonread.Node, at []byte, depth int) {
-	if n == nil || depth > 16 {
-		return
-	}
-	switch n.Kind {
-	case jsonread.Object:
-		for _, m := range n.Members {
-			if m.Key == "extensions" || m.Value == nil {
-				continue
-			}
-			switch m.Value.Kind {
-			case jsonread.Number, jsonread.Array, jsonread.Object:
-			default:
-				continue // a string, boolean or null: nothing fractional in it
-			}
-			mp := appendToken(append(at, '/'), m.Key)
-			if upstreamIntegers[m.Key] {
-				reportFractional(p, m.Value, mp)
-				if m.Value.Kind == jsonread.Array {
-					for i, it := range m.Value.Items {
-						reportFractional(p, it, strconv.AppendInt(append(mp, '/'), int64(i), 10))
-					}
-				}
-				continue
-			}
-			walkFractional(p, m.Value, mp, depth+1)
-		}
-	case jsonread.Array:
-		for i, it := range n.Items {
-			if it != nil && (it.Kind == jsonread.Object || it.Kind == jsonread.Array) {
-				walkFractional(p, it, strconv.AppendInt(append(at, '/'), int64(i), 10), depth+1)
-			}
-		}
-	}
+	report(p, byFractional) // fractional numbers: the walk of the tree (walk.go)
 }
 
 // appendToken appends key as an escaped JSON Pointer token.
@@ -104,18 +61,4 @@ func appendToken(b []byte, key string) []byte {
 		return append(b, key...)
 	}
 	return append(b, jsonread.EscapeToken(key)...)
-}
-
-func reportFractional(p *lint.Pass, n *jsonread.Node, ptr []byte) {
-	if n == nil || n.Kind != jsonread.Number {
-		return
-	}
-	if _, isInt := n.Int(); isInt {
-		return
-	}
-	if f, ok := n.Float(); ok && f == float64(int64(f)) {
-		return // 30.0: an integer value
-	}
-	at := string(ptr)
-	p.Reportf(at, "%s is %s: valid (the contract allows any number), but %s, which wanted an integer", dotted(at), n.Str, upstreamDialect)
 }

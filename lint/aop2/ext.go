@@ -1,12 +1,6 @@
 package aop2
 
-import (
-	"strconv"
-	"strings"
-
-	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/jsonread"
-)
+import "github.com/aopkit/aopkit/lint"
 
 // ExtensionKey: keys of every extensions object start with x_.
 var ExtensionKey = &lint.Rule{
@@ -21,37 +15,6 @@ var ExtensionKey = &lint.Rule{
 
 func init() { lint.Register(ExtensionKey) }
 
-func checkExtensionKeys(p *lint.Pass) {
-	walkExtensions(p, p.Msg.Root, make(ptrPath, 0, 16))
-}
-
-// walkExtensions finds every extensions object outside vendor data.
-func walkExtensions(p *lint.Pass, n *jsonread.Node, at ptrPath) {
-	if n == nil || len(at) > 64 {
-		return
-	}
-	switch n.Kind {
-	case jsonread.Object:
-		for _, m := range n.Members {
-			if m.Key == "extensions" {
-				if m.Value.Kind == jsonread.Object {
-					for _, x := range m.Value.Members {
-						if !strings.HasPrefix(x.Key, "x_") {
-							p.Reportf(append(at, m.Key, x.Key).String(), "extensions key %q must start with \"x_\", such as %q (§3)", x.Key, "x_"+x.Key)
-						}
-					}
-				}
-				continue // the values are vendor data
-			}
-			if m.Value.Kind == jsonread.Object || m.Value.Kind == jsonread.Array {
-				walkExtensions(p, m.Value, append(at, m.Key))
-			}
-		}
-	case jsonread.Array:
-		for i, it := range n.Items {
-			if it.Kind == jsonread.Object || it.Kind == jsonread.Array {
-				walkExtensions(p, it, append(at, strconv.Itoa(i)))
-			}
-		}
-	}
-}
+// checkExtensionKeys reports the extensions keys the walk of the tree found
+// (walk.go).
+func checkExtensionKeys(p *lint.Pass) { report(p, byExtensions) }

@@ -2,8 +2,11 @@ package aop2_test
 
 import (
 	"encoding/json"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/aopkit/aopkit/lint/aop2"
 )
 
 // minimalTask is the contract's §2.1 envelope.
@@ -161,5 +164,26 @@ func TestDelegationDepth(t *testing.T) {
 	// An unknown parent counts as a root: depth 1.
 	if ds := lintText(t, line("X", "NOT-SEEN")+"\n"+line("Y", "X")+"\n"); len(ds) != 0 {
 		t.Errorf("unknown parent: %v", ds)
+	}
+}
+
+// TestFractionalPointers: the upstream dialect's fractional numbers are reported
+// at their pointers, nested and in arrays, with escaped keys; not in extensions.
+func TestFractionalPointers(t *testing.T) {
+	msg := with(t, func(m map[string]any) {
+		m["execution_policy"] = map[string]any{"timeout_seconds": 60.5, "retry_backoff_seconds": []any{30, 120.25}}
+		m["phases"] = []any{map[string]any{"a/b~c": map[string]any{"interval_seconds": 1.5}}, []any{map[string]any{"duration_seconds": 2.5}}}
+		m["extensions"] = map[string]any{"x_v": map[string]any{"timeout_seconds": 0.5}}
+	})
+	var got []string
+	for _, d := range lintAll(msg) {
+		if d.Rule == aop2.UpstreamRefuses.ID && strings.Contains(d.Message, "wanted an integer") {
+			got = append(got, d.Pointer)
+		}
+	}
+	sort.Strings(got)
+	want := []string{"/execution_policy/retry_backoff_seconds/1", "/execution_policy/timeout_seconds", "/phases/0/a~1b~0c/interval_seconds", "/phases/1/0/duration_seconds"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("fractional numbers reported at %q, want %q", got, want)
 	}
 }

@@ -1,13 +1,8 @@
 package aop2
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
-	"github.com/aopkit/aopkit/lint/schema/generated"
 )
 
 // Schema validates a message against the schema of its kind (schemas/aop2/).
@@ -23,43 +18,7 @@ var Schema = &lint.Rule{
 
 func init() { lint.Register(Schema) }
 
-func checkUnknownMembers(p *lint.Pass) {
-	file := SchemaFile(p.Msg.Kind)
-	if file == "" || p.Msg.Kind == KindEvent || p.Msg.Root == nil {
-		return
-	}
-	// The members the contract defines, computed from the schema files by
-	// internal/schemagen (no schema is decoded at run time for this).
-	walkUnknown(p, generated.Members(file), p.Msg.Root, make(ptrPath, 0, 16))
-}
-
-func walkUnknown(p *lint.Pass, sh *generated.Shape, n *jsonread.Node, at ptrPath) {
-	if sh == nil || n == nil || len(at) > 32 {
-		return
-	}
-	switch n.Kind {
-	case jsonread.Object:
-		if !sh.Object {
-			return
-		}
-		for _, m := range n.Members {
-			if ps, ok := sh.Member(m.Key); ok {
-				if m.Key != "extensions" && ps != nil && (m.Value.Kind == jsonread.Object || m.Value.Kind == jsonread.Array) {
-					walkUnknown(p, ps, m.Value, append(at, m.Key))
-				}
-				continue
-			}
-			if sh.Open || (len(at) == 0 && m.Key == "task_status" && p.Msg.Kind == KindTask) {
-				continue // task_status in a TASK is AOP2-ENVELOPE-003's
-			}
-			p.Reportf(append(at, m.Key).String(), "unknown member %q: the contract does not define it here; put vendor data in extensions under an x_ key, such as \"extensions\": {\"x_%s\": ...} (§3). Kept as a warning: §1.1 falls back conservatively on unknown fields (the upstream Python schema rejected them)", m.Key, strings.TrimPrefix(m.Key, "x_"))
-		}
-	case jsonread.Array:
-		if sh.Items == nil {
-			return
-		}
-		for i, item := range n.Items {
-			walkUnknown(p, sh.Items, item, append(at, strconv.Itoa(i)))
-		}
-	}
-}
+// checkUnknownMembers reports the members the contract does not define (by the
+// member shapes internal/schemagen computed from the schema files) that the
+// walk of the tree found (walk.go).
+func checkUnknownMembers(p *lint.Pass) { report(p, byUnknown) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -42,26 +43,28 @@ func (s *stamp) latest(o stamp) {
 	}
 }
 
-// view is what the sequence rules read of one message.
+// view is what the sequence rules read of one message. Its strings are the
+// group's own (names.own): a checker may keep them past the message's line.
 type view struct {
 	typ       string // TASK, RESPONSE, EVENT, or "harness" for a harness record
 	event     string // the EVENT's event, or the harness record's event
 	taskID    string
 	sessionID string
-	key       string // taskKey(sessionID, taskID): tasks are told apart by session and task_id
+	key       string // names.key(sessionID, taskID): tasks are told apart by session and task_id
 	fromAgent bool   // sent by the agent (inferred from the type when the record does not say)
 	fromOrch  bool   // a transcript record says the orchestrator sent it
 	when      stamp
 	root      *jsonread.Node
+	names     *names // for the other strings a checker keeps
 }
 
-func viewOf(m *lint.Message) view {
-	v := view{root: m.Root}
+func viewOf(m *lint.Message, ns *names) view {
+	v := view{root: m.Root, names: ns}
 	v.when.harness = m.At
 	if m.Protocol != ID {
 		if strings.HasPrefix(m.Kind, "harness:") {
 			v.typ = "harness"
-			v.event = strings.TrimPrefix(m.Kind, "harness:")
+			v.event = ns.ownAs(&ns.lastEvent, strings.TrimPrefix(m.Kind, "harness:"))
 		}
 		return v
 	}
@@ -72,20 +75,30 @@ func viewOf(m *lint.Message) view {
 	v.typ = root.Get("message_type").String()
 	switch v.typ {
 	case "TASK":
-		v.taskID = root.Path("task", "task_id").String()
-		v.sessionID = root.Path("session", "session_id").String()
+		v.typ = "TASK"
+		v.taskID = ns.ownAs(&ns.lastTask, root.Path("task", "task_id").String())
+		v.sessionID = ns.ownAs(&ns.lastSession, root.Path("session", "session_id").String())
 		v.when.msg = msgTime(root.Path("session", "created_at"))
 	case "RESPONSE":
-		v.taskID = root.Get("task_id").String()
-		v.sessionID = root.Get("session_id").String()
+		v.typ = "RESPONSE"
+		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
+		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
 		v.when.msg = msgTime(root.Path("timing", "completed_at"))
 	case "EVENT":
-		v.event = root.Get("event").String()
-		v.taskID = root.Get("task_id").String()
-		v.sessionID = root.Get("session_id").String()
+		v.typ = "EVENT"
+		v.event = ns.ownAs(&ns.lastEvent, root.Get("event").String())
+		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
+		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
 		v.when.msg = msgTime(root.Get("timestamp"))
+	default:
+		v.typ = "" // compared only, but never kept from the line
 	}
-	v.key = taskKey(v.sessionID, v.taskID)
+	if v.sessionID == ns.lastKeySession && v.taskID == ns.lastKeyTask {
+		v.key = ns.lastKey // the messages of a task follow one another
+	} else {
+		v.key = ns.key(v.sessionID, v.taskID)
+		ns.lastKeySession, ns.lastKeyTask, ns.lastKey = v.sessionID, v.taskID, v.key
+	}
 	switch m.From {
 	case "agent":
 		v.fromAgent = true
@@ -97,24 +110,88 @@ func viewOf(m *lint.Message) view {
 	return v
 }
 
-// taskKey is the key of a task in the sequence rules' tables: a task_id is unique
-// within its session (§1.2: a RESPONSE names both), so two sessions interleaved in
-// one stream may both have a "TASK-001". It is "" when taskID is.
-func taskKey(sessionID, taskID string) string {
+// taskOfKey returns the task_id part of a task key (names.key).
+func taskOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
+
+// names interns the strings the sequence checkers keep: a string of a message
+// points into its line (lint.Message), and one kept would keep the whole line
+// alive for as long as the session's state, so what outlives the message is
+// copied, once per distinct value.
+type names struct {
+	m map[string]string
+	// recent are the last strings handed out: a session's messages repeat its
+	// session_id, task_id and event names, found here without hashing.
+	recent [8]string
+	next   int
+	buf    []byte // a key being made
+	// The last value of each string of a view (owned), compared first.
+	lastEvent, lastTask, lastSession, lastKeySession, lastKeyTask, lastKey string
+}
+
+// ownAs is own for the view's string whose last value is *last.
+func (ns *names) ownAs(last *string, s string) string {
+	if len(*last) == len(s) && *last == s {
+		return *last
+	}
+	o := ns.own(s)
+	*last = o
+	return o
+}
+
+// key is the key of a task in the sequence rules' tables, owned:
+// sessionID + "\x00" + taskID, as a task_id is unique within its session (§1.2:
+// a RESPONSE names both), so two sessions interleaved in one stream may both have
+// a "TASK-001". It is "" when taskID is. It is made in a buffer and copied once
+// per distinct key, not once per message.
+func (ns *names) key(sessionID, taskID string) string {
 	if taskID == "" {
 		return ""
 	}
-	return sessionID + "\x00" + taskID
+	ns.buf = append(append(append(ns.buf[:0], sessionID...), 0), taskID...)
+	return ns.ownBytes(ns.buf)
 }
 
-// taskOfKey returns the task_id part of a taskKey.
-func taskOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
+// maxNames bounds the interned strings; past it they are forgotten (the strings
+// handed out stay valid).
+const maxNames = 4096
+
+// own returns an owned copy of s, equal to it.
+func (ns *names) own(s string) string {
+	if s == "" {
+		return ""
+	}
+	// s's bytes, only read here: a new name is copied before it is kept.
+	return ns.ownBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// ownBytes returns an owned string equal to b.
+func (ns *names) ownBytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	for _, r := range &ns.recent {
+		if len(r) == len(b) && r == string(b) {
+			return r
+		}
+	}
+	o, ok := ns.m[string(b)]
+	if !ok {
+		if ns.m == nil || len(ns.m) >= maxNames {
+			ns.m = map[string]string{} // small: most sessions keep few strings
+		}
+		o = string(b)
+		ns.m[o] = o
+	}
+	ns.recent[ns.next%len(ns.recent)] = o
+	ns.next++
+	return o
+}
 
 // delegated reports whether a TASK was sent by an executor delegating a sub-task:
 // the transcript says the agent sent it or, in a plain stream, it names a parent
 // task. Its RESPONSE, heartbeats and timeout are the sub-executor's business and
 // need not be recorded in this stream.
-func (v view) delegated() bool {
+func (v *view) delegated() bool {
 	return v.fromAgent || (!v.fromOrch && v.root.Path("task", "parent_task_id").String() != "")
 }
 
@@ -126,79 +203,160 @@ func msgTime(n *jsonread.Node) time.Time {
 	return t
 }
 
-// table is a bounded map of per-task state, oldest dropped first.
+// mark is where a witness stands; its text is made only when a diagnostic cites
+// it (lint.Witness with the text made on every TASK was most of the group's
+// garbage).
+type mark struct {
+	path      string
+	line, col int
+	pointer   string // a constant of the rules, never a string of the message
+}
+
+func markAt(m *lint.Message, pointer string) mark {
+	line, col := m.PointerPosition(pointer)
+	return mark{path: m.Path, line: line, col: col, pointer: pointer}
+}
+
+// with is the witness at k saying text.
+func (k mark) with(text string) lint.Related {
+	return lint.Related{Path: k.path, Line: k.line, Column: k.col, Pointer: k.pointer, Message: text}
+}
+
+// table is a bounded map of per-task state, oldest dropped first. Its entries
+// are reused: a deleted one serves a later add, and a group checker that
+// finished goes back to a pool with its tables (reset), so a steady stream
+// allocates no state per task.
 type table[T any] struct {
-	m      map[string]*T
-	order  []string
+	m      map[string]*slot[T]
+	order  []string // the keys added, oldest first from head (a key may recur)
+	head   int
+	free   []*slot[T]
 	capped bool
+	epoch  uint32 // of the last each
 }
 
-func (t *table[T]) get(id string) *T {
-	if t.m == nil {
-		return nil
-	}
-	return t.m[id]
+type slot[T any] struct {
+	v    T
+	seen uint32 // the epoch of the last each that visited it
 }
 
-// put stores v under id. It returns true the first time the cap made it drop a task.
-func (t *table[T]) put(id string, v *T) bool {
+func (t *table[T]) get(k string) *T {
+	if s := t.m[k]; s != nil {
+		return &s.v
+	}
+	return nil
+}
+
+// add returns the entry of k, a new one when k has none: its fields are stale
+// (the caller sets them all). first is true the first time the cap made it drop
+// a task.
+func (t *table[T]) add(k string) (v *T, first bool) {
 	if t.m == nil {
-		t.m = map[string]*T{}
+		t.m = map[string]*slot[T]{}
 	}
-	if _, ok := t.m[id]; ok {
-		t.m[id] = v
-		return false
+	if s, ok := t.m[k]; ok {
+		return &s.v, false
 	}
-	first := false
-	for len(t.m) >= maxTracked && len(t.order) > 0 {
-		old := t.order[0]
-		t.order = t.order[1:]
-		if _, ok := t.m[old]; ok {
+	for len(t.m) >= maxTracked && t.head < len(t.order) {
+		old := t.order[t.head]
+		t.order[t.head] = ""
+		t.head++
+		if s, ok := t.m[old]; ok {
 			delete(t.m, old)
+			t.release(s)
 			if !t.capped {
 				t.capped, first = true, true
 			}
 		}
 	}
-	t.m[id] = v
-	t.order = append(t.order, id)
-	if len(t.order) > 2*maxTracked { // compact ids deleted since
+	var s *slot[T]
+	if n := len(t.free); n > 0 {
+		s, t.free = t.free[n-1], t.free[:n-1]
+	} else {
+		s = new(slot[T])
+	}
+	t.m[k] = s
+	t.order = append(t.order, k)
+	if len(t.order)-t.head > 2*maxTracked { // compact ids deleted since
 		live := t.order[:0]
-		for _, k := range t.order {
+		for _, k := range t.order[t.head:] {
 			if _, ok := t.m[k]; ok {
 				live = append(live, k)
 			}
 		}
-		t.order = append([]string(nil), live...)
+		clear(t.order[len(live):])
+		t.order, t.head = live, 0
+	} else if t.head > 64 && t.head > len(t.order)/2 { // the same keys, moved to the front
+		n := copy(t.order, t.order[t.head:])
+		clear(t.order[n:])
+		t.order, t.head = t.order[:n], 0
 	}
-	return first
+	return &s.v, first
 }
 
-func (t *table[T]) del(id string) {
-	if t.m != nil {
-		delete(t.m, id)
+// put is add for a table whose cap drops tasks silently (a history).
+func (t *table[T]) put(k string) *T {
+	v, _ := t.add(k)
+	return v
+}
+
+// maxFree bounds the entries a table keeps for reuse.
+const maxFree = 64
+
+func (t *table[T]) release(s *slot[T]) {
+	if len(t.free) < maxFree {
+		t.free = append(t.free, s)
+	}
+}
+
+func (t *table[T]) del(k string) {
+	if s, ok := t.m[k]; ok {
+		delete(t.m, k)
+		t.release(s)
 	}
 }
 
 func (t *table[T]) len() int { return len(t.m) }
 
 // each visits the live entries, oldest first.
-func (t *table[T]) each(f func(id string, v *T)) {
-	seen := map[string]bool{}
-	for _, k := range t.order {
-		if v, ok := t.m[k]; ok && !seen[k] {
-			seen[k] = true
-			f(k, v)
+func (t *table[T]) each(f func(k string, v *T)) {
+	t.epoch++
+	for _, k := range t.order[t.head:] {
+		if s, ok := t.m[k]; ok && s.seen != t.epoch {
+			s.seen = t.epoch
+			f(k, &s.v)
 		}
 	}
 }
 
-// track stores v and reports (as info, with the checker's rule) the first time the
-// cap drops a task.
-func track[T any](p *lint.Pass, t *table[T], id string, v *T) {
-	if t.put(id, v) {
+// reset empties the table for another session, keeping its memory when it is
+// small.
+func (t *table[T]) reset() {
+	for _, s := range t.m {
+		t.release(s)
+	}
+	if len(t.m) > 4*maxFree {
+		t.m = nil
+	} else {
+		clear(t.m)
+	}
+	if cap(t.order) > 16*maxFree {
+		t.order = nil
+	} else {
+		clear(t.order)
+		t.order = t.order[:0]
+	}
+	t.head, t.capped = 0, false
+}
+
+// track adds the entry of k and reports (as info, with the checker's rule) the
+// first time the cap drops a task.
+func track[T any](p *lint.Pass, t *table[T], k string) *T {
+	v, first := t.add(k)
+	if first {
 		p.ReportSevf(lint.Info, "", "more than %d tasks are open in this session: the oldest are no longer followed by %s", maxTracked, p.Rule.ID)
 	}
+	return v
 }
 
 // secs renders a duration in seconds: "45 s", "1.5 s".
@@ -208,11 +366,6 @@ func secs(d time.Duration) string {
 		return fmt.Sprintf("%d s", int64(s))
 	}
 	return fmt.Sprintf("%.1f s", s)
-}
-
-// taskWitness names a TASK for later diagnostics.
-func taskWitness(m *lint.Message, pointer, id string) lint.Related {
-	return lint.Witness(m, pointer, fmt.Sprintf("the TASK %q", id))
 }
 
 // timers is what a harness transcript says about the clock of a session: the
@@ -226,7 +379,7 @@ type timers struct {
 
 // observe reads a harness record; it returns the new origin (zero when v is not a
 // timers-start event).
-func (t *timers) observe(v view) time.Time {
+func (t *timers) observe(v *view) time.Time {
 	if v.typ != "harness" || v.event != "timers-start" || v.root == nil {
 		return time.Time{}
 	}

@@ -1,6 +1,10 @@
 package aop2
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"sync"
+
+	"github.com/aopkit/aopkit/lint"
+)
 
 // The AOP2 sequence rules are one rule group: the driver makes one groupChecker per
 // stream, which reads each message once (viewOf: types, ids, clocks) and hands the
@@ -8,8 +12,10 @@ import "github.com/aopkit/aopkit/lint"
 
 // viewChecker is a rule's checker inside the group.
 type viewChecker interface {
-	observe(p *lint.Pass, v view)
+	observe(p *lint.Pass, v *view)
 	Finish(p *lint.Pass)
+	// reset makes the checker new again, keeping its memory for the next session.
+	reset()
 }
 
 // seqGroup names the group of every AOP2 sequence rule.
@@ -57,9 +63,18 @@ type groupChecker struct {
 	// looked up once instead of once per member and message.
 	root   *lint.Pass
 	passes []*lint.Pass
+	names  names
+	view   view // of the message being observed
 }
 
+// groups holds group checkers whose session finished, for the next session: a
+// transcript of many short sessions then makes its tables once.
+var groups sync.Pool
+
 func newGroupChecker() lint.Checker {
+	if g, ok := groups.Get().(*groupChecker); ok {
+		return g
+	}
 	g := &groupChecker{members: make([]groupMember, len(groupRules))}
 	for i, r := range groupRules {
 		g.members[i] = groupMember{r.rule, r.make()}
@@ -68,7 +83,9 @@ func newGroupChecker() lint.Checker {
 }
 
 func (g *groupChecker) Observe(p *lint.Pass) {
-	v := viewOf(p.Msg)
+	// The view lives in the checker, handed to each member by pointer: not
+	// copied sixteen times, nor moved to the heap per message.
+	g.view = viewOf(p.Msg, &g.names)
 	if g.root != p {
 		g.root, g.passes = p, g.passes[:0]
 		for _, m := range g.members {
@@ -78,12 +95,24 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	for i, m := range g.members {
 		q := g.passes[i]
 		q.Msg = p.Msg // as As does
-		m.c.observe(q, v)
+		m.c.observe(q, &g.view)
 	}
+	g.view.root = nil // the tree is the message's: not kept past it
 }
 
+// Finish reports what the session left open, then hands the checker back to the
+// pool: Finish is the last call a checker gets (lint.Checker). A checker whose
+// Finish panicked is not reused.
 func (g *groupChecker) Finish(p *lint.Pass) {
 	for _, m := range g.members {
 		m.c.Finish(p.As(m.rule))
 	}
+	for _, m := range g.members {
+		m.c.reset()
+	}
+	g.root, g.passes, g.view = nil, g.passes[:0], view{}
+	if len(g.names.m) > maxNames/8 {
+		g.names.m = nil
+	}
+	groups.Put(g)
 }

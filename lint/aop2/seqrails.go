@@ -52,14 +52,26 @@ func init() { lint.Register(SeqFinalSignal, SeqMinimalReport, SeqNoResponse) }
 func guardRail(root *jsonread.Node, key string) (on, explicit bool, at string) {
 	n := root.Path("guard_rails", key)
 	if n != nil && n.Kind == jsonread.Bool {
-		return n.Bool, true, "/guard_rails/" + key
+		return n.Bool, true, guardRailPointer(key)
 	}
 	return true, false, "/task/task_id"
 }
 
+// guardRailPointer is "/guard_rails/" + key, made once per key.
+func guardRailPointer(key string) string {
+	switch key {
+	case "require_final_signal":
+		return "/guard_rails/require_final_signal"
+	case "require_minimal_report":
+		return "/guard_rails/require_minimal_report"
+	}
+	return "/guard_rails/" + key
+}
+
 type rails struct {
 	on, explicit bool
-	w            lint.Related
+	id           string // the TASK's task_id
+	at           mark
 }
 
 // railsChecker applies require_final_signal (final) or require_minimal_report.
@@ -75,18 +87,22 @@ func (c *railsChecker) key() string {
 	return "require_minimal_report"
 }
 
-func (c *railsChecker) observe(p *lint.Pass, v view) {
+// witness names the TASK r for a diagnostic.
+func (c *railsChecker) witness(r *rails) lint.Related {
+	if r.explicit {
+		return r.at.with(fmt.Sprintf("the TASK %q sets guard_rails.%s", r.id, c.key()))
+	}
+	return r.at.with(fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", r.id, c.key()))
+}
+
+func (c *railsChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
 			return
 		}
 		on, explicit, at := guardRail(v.root, c.key())
-		text := fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", v.taskID, c.key())
-		if explicit {
-			text = fmt.Sprintf("the TASK %q sets guard_rails.%s", v.taskID, c.key())
-		}
-		track(p, &c.tasks, v.key, &rails{on: on, explicit: explicit, w: lint.Witness(p.Msg, at, text)})
+		*track(p, &c.tasks, v.key) = rails{on: on, explicit: explicit, id: v.taskID, at: markAt(p.Msg, at)}
 	case "RESPONSE":
 		sev, why, related := lint.Error, "", []lint.Related(nil)
 		if r := c.tasks.get(v.key); r != nil {
@@ -94,13 +110,19 @@ func (c *railsChecker) observe(p *lint.Pass, v view) {
 			if !r.on {
 				return
 			}
-			related = []lint.Related{r.w}
+			if !c.fails(p) {
+				return // the common case: no diagnostic, so no text
+			}
+			related = []lint.Related{c.witness(r)}
 			if r.explicit {
 				why = fmt.Sprintf("the TASK's guard_rails.%s is true", c.key())
 			} else {
 				why = fmt.Sprintf("the TASK has no guard_rails.%s, which defaults to true (v2.0.0)", c.key())
 			}
 		} else {
+			if !c.fails(p) {
+				return
+			}
 			sev = lint.Warning
 			why = fmt.Sprintf("no TASK in this input says otherwise, and guard_rails.%s defaults to true (v2.0.0)", c.key())
 		}
@@ -112,7 +134,29 @@ func (c *railsChecker) observe(p *lint.Pass, v view) {
 	}
 }
 
+// fails reports whether the RESPONSE breaks the checker's guard rail: whether
+// checkFinalSignal or checkMinimalReport will report.
+func (c *railsChecker) fails(p *lint.Pass) bool {
+	if c.final {
+		ts := p.Msg.Root.Get("task_status")
+		return isObject(ts) && (blankSignal(ts.Get("state")) || blankSignal(ts.Get("final_signal")))
+	}
+	es := p.Msg.Root.Get("execution_summary")
+	if !isObject(es) {
+		return true
+	}
+	s, a := es.Get("summary"), es.Get("actions")
+	return !s.IsString() || strings.TrimSpace(s.Str) == "" || a == nil || a.Kind != jsonread.Array || len(a.Items) == 0
+}
+
+// blankSignal is a task_status member that says nothing: absent, blank or null.
+func blankSignal(n *jsonread.Node) bool {
+	return n == nil || (n.IsString() && strings.TrimSpace(n.Str) == "") || n.Kind == jsonread.Null
+}
+
 func (c *railsChecker) Finish(p *lint.Pass) {}
+
+func (c *railsChecker) reset() { c.tasks.reset() }
 
 func checkFinalSignal(p *lint.Pass, sev lint.Severity, why string, related []lint.Related) {
 	ts := p.Msg.Root.Get("task_status")
@@ -122,7 +166,7 @@ func checkFinalSignal(p *lint.Pass, sev lint.Severity, why string, related []lin
 	var missing []string
 	at := ""
 	for _, k := range []string{"state", "final_signal"} {
-		if n := ts.Get(k); n == nil || (n.IsString() && strings.TrimSpace(n.Str) == "") || n.Kind == jsonread.Null {
+		if blankSignal(ts.Get(k)) {
 			missing = append(missing, "task_status."+k)
 			if at == "" {
 				at = "/task_status/" + k
@@ -167,11 +211,11 @@ func checkMinimalReport(p *lint.Pass, sev lint.Severity, why string, related []l
 }
 
 type pending struct {
-	id          string
-	w           lint.Related
-	transcript  bool // the record said the orchestrator sent it
-	seenAtStart int  // non-TASK messages seen before the TASK
-	cancelled   bool // the harness stopped the agent before it answered
+	id          string // the TASK's task_id
+	at          mark   // where a report about it stands
+	transcript  bool   // the record said the orchestrator sent it
+	seenAtStart int    // non-TASK messages seen before the TASK
+	cancelled   bool   // the harness stopped the agent before it answered
 }
 
 // pendingChecker follows TASKs that require a final signal until their RESPONSE.
@@ -185,7 +229,7 @@ type pendingChecker struct {
 	hung     bool // the harness recorded a scenario-deadline timeout
 }
 
-func (c *pendingChecker) observe(p *lint.Pass, v view) {
+func (c *pendingChecker) observe(p *lint.Pass, v *view) {
 	if v.typ != "TASK" {
 		c.nonTask++
 	}
@@ -206,22 +250,18 @@ func (c *pendingChecker) observe(p *lint.Pass, v view) {
 		if v.taskID == "" || v.delegated() {
 			return // a TASK the agent delegates is answered elsewhere
 		}
-		on, explicit, at := guardRail(v.root, "require_final_signal")
+		on, _, at := guardRail(v.root, "require_final_signal")
 		if !on {
 			c.tasks.del(v.key)
 			return
 		}
-		text := fmt.Sprintf("the TASK %q, whose guard_rails.require_final_signal is true by default", v.taskID)
-		if explicit {
-			text = fmt.Sprintf("the TASK %q sets guard_rails.require_final_signal", v.taskID)
-		}
 		c.tasks.del(v.key)
-		track(p, &c.tasks, v.key, &pending{id: v.taskID, w: lint.Witness(p.Msg, at, text), transcript: v.fromOrch, seenAtStart: c.nonTask})
+		*track(p, &c.tasks, v.key) = pending{id: v.taskID, at: markAt(p.Msg, at), transcript: v.fromOrch, seenAtStart: c.nonTask}
 	case "RESPONSE":
 		switch {
 		case c.tasks.get(v.key) != nil:
 			c.tasks.del(v.key)
-			c.answered.put(v.key, &struct{}{})
+			c.answered.put(v.key)
 		case c.answered.get(v.key) == nil:
 			c.orphans++
 		}
@@ -240,6 +280,12 @@ func (c *pendingChecker) Finish(p *lint.Pass) {
 			c.orphans--
 			return
 		}
-		p.ReportAtf(p.Rule.Severity, t.w, nil, "the session ended without a RESPONSE to the TASK %q, which requires a final signal: the executor must answer it with task_status.state and final_signal (§5)", t.id)
+		p.ReportAtf(p.Rule.Severity, t.at.with(""), nil, "the session ended without a RESPONSE to the TASK %q, which requires a final signal: the executor must answer it with task_status.state and final_signal (§5)", t.id)
 	})
+}
+
+func (c *pendingChecker) reset() {
+	c.tasks.reset()
+	c.answered.reset()
+	c.nonTask, c.orphans, c.hung = 0, 0, false
 }

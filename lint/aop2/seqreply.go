@@ -43,30 +43,26 @@ var SeqDuplicateResponse = &lint.Rule{
 func init() { lint.Register(SeqCorrelation, SeqAfterResponse, SeqDuplicateResponse) }
 
 type taskRef struct {
-	session string
-	w       lint.Related // at the TASK's task_id
-	ws      lint.Related // at the TASK's session_id
+	session, id string
+	w           mark // at the TASK's task_id
+	ws          mark // at the TASK's session_id
 }
 
 type corrChecker struct {
 	tasks   table[taskRef] // by taskKey(session, task_id)
-	byID    table[taskRef] // the latest TASK of each task_id, whatever its session
+	byID    table[taskRef] // the latest TASK of each task_id, whatever its session (keyed by task_id)
 	lastKey string
 }
 
-func (c *corrChecker) observe(p *lint.Pass, v view) {
+func (c *corrChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
 			return
 		}
-		ref := &taskRef{
-			session: v.sessionID,
-			w:       taskWitness(p.Msg, "/task/task_id", v.taskID),
-			ws:      lint.Witness(p.Msg, "/session/session_id", fmt.Sprintf("the TASK %q of session %q", v.taskID, v.sessionID)),
-		}
-		c.tasks.put(v.key, ref) // history: the oldest are forgotten silently
-		c.byID.put(v.taskID, ref)
+		ref := taskRef{session: v.sessionID, id: v.taskID, w: markAt(p.Msg, "/task/task_id"), ws: markAt(p.Msg, "/session/session_id")}
+		*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
+		*c.byID.put(v.taskID) = ref
 		c.lastKey = v.key
 	case "RESPONSE":
 		if c.tasks.len() == 0 || v.taskID == "" || !p.Msg.Root.Get("task_id").IsString() {
@@ -78,7 +74,8 @@ func (c *corrChecker) observe(p *lint.Pass, v view) {
 		sid := p.Msg.Root.Get("session_id")
 		if t := c.byID.get(v.taskID); t != nil {
 			if sid.IsString() && sid.Str != t.session {
-				p.ReportRelatedf(p.Rule.Severity, "/session_id", []lint.Related{t.ws}, "session_id %q must be %q, the session of the TASK %q it answers (§1.2)", sid.Str, t.session, v.taskID)
+				ws := t.ws.with(fmt.Sprintf("the TASK %q of session %q", t.id, t.session))
+				p.ReportRelatedf(p.Rule.Severity, "/session_id", []lint.Related{ws}, "session_id %q must be %q, the session of the TASK %q it answers (§1.2)", sid.Str, t.session, v.taskID)
 			}
 			return
 		}
@@ -86,16 +83,26 @@ func (c *corrChecker) observe(p *lint.Pass, v view) {
 		if last == nil {
 			return
 		}
-		p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{last.w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, taskOfKey(c.lastKey))
+		w := last.w.with(fmt.Sprintf("the TASK %q", last.id))
+		p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, taskOfKey(c.lastKey))
 	}
 }
 
 func (c *corrChecker) Finish(p *lint.Pass) {}
 
+func (c *corrChecker) reset() {
+	c.tasks.reset()
+	c.byID.reset()
+	c.lastKey = ""
+}
+
 type replyRef struct {
-	w        lint.Related
+	id       string
+	w        mark
 	reported bool
 }
+
+func (r *replyRef) witness() lint.Related { return r.w.with(fmt.Sprintf("the RESPONSE to %q", r.id)) }
 
 // replyChecker follows the RESPONSEs sent; afterResponse selects SEQ-008 (events
 // after the RESPONSE) rather than SEQ-009 (a second RESPONSE).
@@ -104,7 +111,7 @@ type replyChecker struct {
 	done          table[replyRef]
 }
 
-func (c *replyChecker) observe(p *lint.Pass, v view) {
+func (c *replyChecker) observe(p *lint.Pass, v *view) {
 	if v.taskID == "" {
 		return
 	}
@@ -114,11 +121,11 @@ func (c *replyChecker) observe(p *lint.Pass, v view) {
 	case "RESPONSE":
 		prev := c.done.get(v.key)
 		if prev == nil {
-			c.done.put(v.key, &replyRef{w: lint.Witness(p.Msg, "", fmt.Sprintf("the RESPONSE to %q", v.taskID))}) // history
+			*c.done.put(v.key) = replyRef{id: v.taskID, w: markAt(p.Msg, "")} // history
 			return
 		}
 		if !c.afterResponse {
-			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{prev.w}, "a second RESPONSE for task %q: each TASK gets one RESPONSE (§5); send a new TASK (a retry) before answering again", v.taskID)
+			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{prev.witness()}, "a second RESPONSE for task %q: each TASK gets one RESPONSE (§5); send a new TASK (a retry) before answering again", v.taskID)
 		}
 	case "EVENT":
 		if !c.afterResponse || (v.event != "HEARTBEAT" && v.event != "PROGRESS_UPDATE") {
@@ -129,11 +136,13 @@ func (c *replyChecker) observe(p *lint.Pass, v view) {
 			return
 		}
 		prev.reported = true
-		p.ReportRelatedf(p.Rule.Severity, "/event", []lint.Related{prev.w}, "%s for task %q after its RESPONSE: the RESPONSE is the final report (§5), after it the task sends no more HEARTBEAT or PROGRESS_UPDATE events (later ones for this task are not reported)", v.event, v.taskID)
+		p.ReportRelatedf(p.Rule.Severity, "/event", []lint.Related{prev.witness()}, "%s for task %q after its RESPONSE: the RESPONSE is the final report (§5), after it the task sends no more HEARTBEAT or PROGRESS_UPDATE events (later ones for this task are not reported)", v.event, v.taskID)
 	}
 }
 
 func (c *replyChecker) Finish(p *lint.Pass) {}
+
+func (c *replyChecker) reset() { c.done.reset() }
 
 // SeqAgentModel: the RESPONSE's agent is the TASK's target.
 var SeqAgentModel = &lint.Rule{
@@ -152,21 +161,21 @@ RESPONSE: "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-5.3-codex
 func init() { lint.Register(SeqAgentModel) }
 
 type target struct {
-	provider, model string
-	w               lint.Related
+	id, provider, model string // owned
+	w                   mark
 }
 
 type agentChecker struct{ tasks table[target] }
 
-func (c *agentChecker) observe(p *lint.Pass, v view) {
+func (c *agentChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
 			return
 		}
 		tg := v.root.Get("target")
-		track(p, &c.tasks, v.key, &target{provider: tg.Get("provider").String(), model: tg.Get("model").String(),
-			w: lint.Witness(p.Msg, "/target", fmt.Sprintf("the TASK %q targets %s/%s", v.taskID, tg.Get("provider").String(), tg.Get("model").String()))})
+		*track(p, &c.tasks, v.key) = target{id: v.taskID, provider: v.names.own(tg.Get("provider").String()), model: v.names.own(tg.Get("model").String()),
+			w: markAt(p.Msg, "/target")}
 	case "RESPONSE":
 		t := c.tasks.get(v.key)
 		ag := v.root.Get("agent")
@@ -176,9 +185,12 @@ func (c *agentChecker) observe(p *lint.Pass, v view) {
 		c.tasks.del(v.key)
 		prov, model := ag.Get("provider").String(), ag.Get("model").String()
 		if (prov != "" && t.provider != "" && prov != t.provider) || (model != "" && t.model != "" && model != t.model) {
-			p.ReportRelatedf(p.Rule.Severity, "/agent", []lint.Related{t.w}, "the RESPONSE reports agent %s/%s, but the TASK %q targets %s/%s: report the provider and model that ran, and leave switching models to the orchestrator's fallback (§9)", prov, model, v.taskID, t.provider, t.model)
+			w := t.w.with(fmt.Sprintf("the TASK %q targets %s/%s", t.id, t.provider, t.model))
+			p.ReportRelatedf(p.Rule.Severity, "/agent", []lint.Related{w}, "the RESPONSE reports agent %s/%s, but the TASK %q targets %s/%s: report the provider and model that ran, and leave switching models to the orchestrator's fallback (§9)", prov, model, v.taskID, t.provider, t.model)
 		}
 	}
 }
 
 func (c *agentChecker) Finish(p *lint.Pass) {}
+
+func (c *agentChecker) reset() { c.tasks.reset() }

@@ -86,10 +86,11 @@ func init() {
 }
 
 type depthRef struct {
+	id        string
 	depth     int
 	forbidden bool // constraints.delegation_allowed is false
-	w         lint.Related
-	wf        lint.Related
+	w         mark // at task.task_id
+	wf        mark // at task.constraints.delegation_allowed
 }
 
 // depthChecker follows parent_task_id: allowed selects SEQ-016 rather than SEQ-011.
@@ -98,23 +99,24 @@ type depthChecker struct {
 	tasks   table[depthRef]
 }
 
-func (c *depthChecker) observe(p *lint.Pass, v view) {
+func (c *depthChecker) observe(p *lint.Pass, v *view) {
 	if v.typ != "TASK" || v.taskID == "" {
 		return
 	}
 	parent := v.root.Path("task", "parent_task_id").String()
-	parentKey := taskKey(v.sessionID, parent)
+	parentKey := v.names.key(v.sessionID, parent)
 	if c.allowed {
 		if pr := c.tasks.get(parentKey); pr != nil && pr.forbidden && parent != v.taskID {
-			p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", []lint.Related{pr.wf}, "task %q is a sub-task of %q, whose task.constraints.delegation_allowed is false: its executor may not delegate (§2.2)", v.taskID, parent)
+			wf := pr.wf.with(fmt.Sprintf("the TASK %q forbids delegation", pr.id))
+			p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", []lint.Related{wf}, "task %q is a sub-task of %q, whose task.constraints.delegation_allowed is false: its executor may not delegate (§2.2)", v.taskID, parent)
 		}
 		da := v.root.Path("task", "constraints", "delegation_allowed")
-		ref := &depthRef{}
+		ref := depthRef{id: v.taskID}
 		if da != nil && da.Kind == jsonread.Bool && !da.Bool {
 			ref.forbidden = true
-			ref.wf = lint.Witness(p.Msg, "/task/constraints/delegation_allowed", fmt.Sprintf("the TASK %q forbids delegation", v.taskID))
+			ref.wf = markAt(p.Msg, "/task/constraints/delegation_allowed")
 		}
-		c.tasks.put(v.key, ref) // history: the oldest are forgotten silently
+		*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
 		return
 	}
 	d := 0
@@ -123,10 +125,12 @@ func (c *depthChecker) observe(p *lint.Pass, v view) {
 		d = 1
 		if pr := c.tasks.get(parentKey); pr != nil && parent != v.taskID {
 			d = pr.depth + 1
-			related = []lint.Related{pr.w}
+			if d > maxDepth {
+				related = []lint.Related{pr.w.with(fmt.Sprintf("the parent TASK %q at depth %d", pr.id, pr.depth))}
+			}
 		}
 	}
-	c.tasks.put(v.key, &depthRef{depth: d, w: lint.Witness(p.Msg, "/task/task_id", fmt.Sprintf("the parent TASK %q at depth %d", v.taskID, d))})
+	*c.tasks.put(v.key) = depthRef{id: v.taskID, depth: d, w: markAt(p.Msg, "/task/task_id")}
 	if d > maxDepth {
 		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, maxDepth)
 	}
@@ -134,23 +138,31 @@ func (c *depthChecker) observe(p *lint.Pass, v view) {
 
 func (c *depthChecker) Finish(p *lint.Pass) {}
 
+func (c *depthChecker) reset() { c.tasks.reset() }
+
 // maxCheckpointIDs bounds the checkpoint ids kept per task.
 const maxCheckpointIDs = 1000
 
 type checkpoints struct {
-	ids map[string]bool
-	w   lint.Related
+	ids map[string]bool // owned; reused with the entry
+	id  string
+	w   mark
 }
 
 type checkpointChecker struct{ tasks table[checkpoints] }
 
-func (c *checkpointChecker) observe(p *lint.Pass, v view) {
+func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		if v.taskID == "" {
 			return
 		}
-		cp := &checkpoints{ids: map[string]bool{}}
+		cp := track(p, &c.tasks, v.key)
+		if cp.ids == nil || len(cp.ids) > 64 {
+			cp.ids = map[string]bool{}
+		}
+		clear(cp.ids)
+		cp.id = v.taskID
 		at := "/task/task_id"
 		if phases := v.root.Get("phases"); phases != nil && phases.Kind == jsonread.Array {
 			at = "/phases"
@@ -158,14 +170,13 @@ func (c *checkpointChecker) observe(p *lint.Pass, v view) {
 				if cps := ph.Get("checkpoints"); cps != nil && cps.Kind == jsonread.Array {
 					for _, it := range cps.Items {
 						if id := it.Get("checkpoint_id").String(); id != "" && len(cp.ids) < maxCheckpointIDs {
-							cp.ids[id] = true
+							cp.ids[v.names.own(id)] = true
 						}
 					}
 				}
 			}
 		}
-		cp.w = lint.Witness(p.Msg, at, fmt.Sprintf("the TASK %q and its checkpoints", v.taskID))
-		track(p, &c.tasks, v.key, cp)
+		cp.w = markAt(p.Msg, at)
 	case "RESPONSE":
 		cp := c.tasks.get(v.key)
 		if cp == nil {
@@ -181,12 +192,15 @@ func (c *checkpointChecker) observe(p *lint.Pass, v view) {
 			if !id.IsString() || cp.ids[id.Str] {
 				continue
 			}
-			p.ReportRelatedf(p.Rule.Severity, ptr("/checkpoint_results", i, "checkpoint_id"), []lint.Related{cp.w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
+			w := cp.w.with(fmt.Sprintf("the TASK %q and its checkpoints", cp.id))
+			p.ReportRelatedf(p.Rule.Severity, ptr("/checkpoint_results", i, "checkpoint_id"), []lint.Related{w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
 		}
 	}
 }
 
 func (c *checkpointChecker) Finish(p *lint.Pass) {}
+
+func (c *checkpointChecker) reset() { c.tasks.reset() }
 
 func defined(ids map[string]bool) string {
 	if len(ids) == 0 {
@@ -204,35 +218,62 @@ func defined(ids map[string]bool) string {
 }
 
 type budget struct {
+	id                 string
 	cost, tokens       float64
 	hasCost, hasTokens bool
-	costW, tokW        lint.Related
+	costW, tokW        limitWitness
+}
+
+// limitWitness is where a TASK sets a limit: task.<where>.<key>, written as text.
+type limitWitness struct {
+	at               mark
+	where, key, text string // owned
+}
+
+func (w limitWitness) related(id string) lint.Related {
+	return w.at.with(fmt.Sprintf("the TASK %q sets task.%s.%s %s", id, w.where, w.key, w.text))
 }
 
 type budgetChecker struct{ tasks table[budget] }
 
-// limit reads task.budgets.<key>, else task.constraints.<key>.
-func limitOf(m *lint.Message, root *jsonread.Node, key, id string) (float64, bool, lint.Related) {
+// limitOf reads task.budgets.<key>, else task.constraints.<key>.
+func limitOf(m *lint.Message, root *jsonread.Node, key string, ns *names) (float64, bool, limitWitness) {
 	for _, where := range []string{"budgets", "constraints"} {
-		if f, ok := root.Path("task", where, key).Float(); ok {
-			return f, true, lint.Witness(m, ptr("/task", where, key), fmt.Sprintf("the TASK %q sets task.%s.%s %s", id, where, key, root.Path("task", where, key).Str))
+		n := root.Path("task", where, key)
+		if f, ok := n.Float(); ok {
+			return f, true, limitWitness{at: markAt(m, limitPointer(where, key)), where: where, key: key, text: ns.own(n.Str)}
 		}
 	}
-	return 0, false, lint.Related{}
+	return 0, false, limitWitness{}
 }
 
-func (c *budgetChecker) observe(p *lint.Pass, v view) {
+// limitPointer is ptr("/task", where, key), made once for the limits read here.
+func limitPointer(where, key string) string {
+	switch {
+	case where == "budgets" && key == "max_cost_usd":
+		return "/task/budgets/max_cost_usd"
+	case where == "budgets" && key == "max_tokens":
+		return "/task/budgets/max_tokens"
+	case where == "constraints" && key == "max_cost_usd":
+		return "/task/constraints/max_cost_usd"
+	case where == "constraints" && key == "max_tokens":
+		return "/task/constraints/max_tokens"
+	}
+	return ptr("/task", where, key)
+}
+
+func (c *budgetChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
 		c.tasks.del(v.key)
 		if v.taskID == "" {
 			return
 		}
-		b := &budget{}
-		b.cost, b.hasCost, b.costW = limitOf(p.Msg, v.root, "max_cost_usd", v.taskID)
-		b.tokens, b.hasTokens, b.tokW = limitOf(p.Msg, v.root, "max_tokens", v.taskID)
+		b := budget{id: v.taskID}
+		b.cost, b.hasCost, b.costW = limitOf(p.Msg, v.root, "max_cost_usd", v.names)
+		b.tokens, b.hasTokens, b.tokW = limitOf(p.Msg, v.root, "max_tokens", v.names)
 		if b.hasCost || b.hasTokens {
-			track(p, &c.tasks, v.key, b)
+			*track(p, &c.tasks, v.key) = b
 		}
 	case "RESPONSE":
 		b := c.tasks.get(v.key)
@@ -242,24 +283,31 @@ func (c *budgetChecker) observe(p *lint.Pass, v view) {
 		}
 		ct := v.root.Get("cost_tracking")
 		if cost, ok := ct.Get("actual_cost_usd").Float(); ok && b.hasCost && cost > b.cost {
-			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/actual_cost_usd", []lint.Related{b.costW}, "actual_cost_usd %s is over the task's max_cost_usd %g: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("actual_cost_usd").Str, b.cost)
+			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/actual_cost_usd", []lint.Related{b.costW.related(b.id)}, "actual_cost_usd %s is over the task's max_cost_usd %g: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("actual_cost_usd").Str, b.cost)
 		}
 		if out, ok := ct.Get("tokens_output").Float(); ok && b.hasTokens && out > b.tokens {
-			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/tokens_output", []lint.Related{b.tokW}, "tokens_output %s is over the task's max_tokens %g, the most tokens the model may generate: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("tokens_output").Str, b.tokens)
+			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/tokens_output", []lint.Related{b.tokW.related(b.id)}, "tokens_output %s is over the task's max_tokens %g, the most tokens the model may generate: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("tokens_output").Str, b.tokens)
 		}
 	}
 }
 
 func (c *budgetChecker) Finish(p *lint.Pass) {}
 
+func (c *budgetChecker) reset() { c.tasks.reset() }
+
 type lastPct struct {
-	v float64
-	w lint.Related
+	v           float64
+	event, text string // owned: the event and the percentage as written
+	w           mark
+}
+
+func (l *lastPct) witness() lint.Related {
+	return l.w.with(fmt.Sprintf("the %s reporting %s%%", l.event, l.text))
 }
 
 type backwardsChecker struct{ tasks table[lastPct] }
 
-func (c *backwardsChecker) observe(p *lint.Pass, v view) {
+func (c *backwardsChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK", "RESPONSE":
 		c.tasks.del(v.key)
@@ -273,17 +321,19 @@ func (c *backwardsChecker) observe(p *lint.Pass, v view) {
 		if !ok {
 			return
 		}
-		w := lint.Witness(p.Msg, at, fmt.Sprintf("the %s reporting %s%%", v.event, n.Str))
+		cur := lastPct{v: pct, event: v.event, text: v.names.own(n.Str), w: markAt(p.Msg, at)}
 		prev := c.tasks.get(v.key)
 		if prev != nil && pct < prev.v {
-			p.ReportRelatedf(p.Rule.Severity, at, []lint.Related{prev.w}, "progress of task %q went backwards: %s%% after %g%% (§6)", v.taskID, n.Str, prev.v)
+			p.ReportRelatedf(p.Rule.Severity, at, []lint.Related{prev.witness()}, "progress of task %q went backwards: %s%% after %g%% (§6)", v.taskID, n.Str, prev.v)
 		}
 		if prev == nil {
-			track(p, &c.tasks, v.key, &lastPct{v: pct, w: w})
+			*track(p, &c.tasks, v.key) = cur
 			return
 		}
-		prev.v, prev.w = pct, w
+		*prev = cur
 	}
 }
 
 func (c *backwardsChecker) Finish(p *lint.Pass) {}
+
+func (c *backwardsChecker) reset() { c.tasks.reset() }

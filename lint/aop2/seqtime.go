@@ -83,16 +83,31 @@ RESPONSE at 10:09:30`,
 func init() { lint.Register(SeqHeartbeatFailure, SeqHeartbeatLate, SeqProgressRate, SeqTimeout) }
 
 type beat struct {
+	id        string // the TASK's task_id
 	interval  time.Duration
 	maxMissed int
-	last      stamp        // the TASK or the last HEARTBEAT
-	w         lint.Related // where last was
-	cfg       lint.Related // the TASK's heartbeat config
+	last      stamp // the TASK or the last HEARTBEAT
+	w         mark  // where last was: the TASK's heartbeat config until a HEARTBEAT
+	wIsCfg    bool  // w is still cfg
+	cfg       mark  // the TASK's heartbeat config
 	failed    bool
 
-	anchor  stamp        // the HEARTBEAT the schedule starts at (zero before the first)
-	anchorW lint.Related // where it was
-	beats   int          // HEARTBEATs since the anchor
+	anchor  stamp // the HEARTBEAT the schedule starts at (zero before the first)
+	anchorW mark  // where it was
+	beats   int   // HEARTBEATs since the anchor
+}
+
+// cfgWitness names the TASK's heartbeat config.
+func (b *beat) cfgWitness() lint.Related {
+	return b.cfg.with(fmt.Sprintf("the TASK %q enables heartbeats every %s, max_missed_beats %d", b.id, secs(b.interval), b.maxMissed))
+}
+
+// lastWitness names where the silence started.
+func (b *beat) lastWitness() lint.Related {
+	if b.wIsCfg {
+		return b.cfgWitness()
+	}
+	return b.w.with("the previous HEARTBEAT")
 }
 
 // beatChecker follows heartbeats; late selects SEQ-006 rather than SEQ-005.
@@ -104,7 +119,7 @@ type beatChecker struct {
 	clock    timers
 }
 
-func (c *beatChecker) observe(p *lint.Pass, v view) {
+func (c *beatChecker) observe(p *lint.Pass, v *view) {
 	c.now.latest(v.when)
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		// Heartbeats are owed from the agent's first sign of life: start-up is no
@@ -126,19 +141,19 @@ func (c *beatChecker) observe(p *lint.Pass, v view) {
 			c.tasks.del(v.key)
 			return
 		}
-		b := &beat{}
+		b := beat{id: v.taskID}
 		b.interval, b.maxMissed = aop2spec.Heartbeat(floatPtr(hb.Get("interval_seconds")), floatPtr(hb.Get("max_missed_beats")))
 		// On the message clock a TASK has only its session's created_at: the dispatch
 		// time of the session's first TASK, not of later ones.
 		b.last = stamp{harness: v.when.harness}
 		if c.sessions.get(v.sessionID) == nil {
 			b.last.msg = v.when.msg
-			c.sessions.put(v.sessionID, &struct{}{})
+			c.sessions.put(v.sessionID)
 		}
-		b.cfg = lint.Witness(p.Msg, "/execution_policy/heartbeat", fmt.Sprintf("the TASK %q enables heartbeats every %s, max_missed_beats %d", v.taskID, secs(b.interval), b.maxMissed))
-		b.w = b.cfg
+		b.cfg = markAt(p.Msg, "/execution_policy/heartbeat")
+		b.w, b.wIsCfg = b.cfg, true
 		c.tasks.del(v.key)
-		track(p, &c.tasks, v.key, b)
+		*track(p, &c.tasks, v.key) = b
 	case "EVENT":
 		b := c.tasks.get(v.key)
 		if b == nil || v.event != "HEARTBEAT" {
@@ -149,7 +164,7 @@ func (c *beatChecker) observe(p *lint.Pass, v view) {
 			c.schedule(p, b, v.when)
 		}
 		b.last = v.when
-		b.w = lint.Witness(p.Msg, "", "the previous HEARTBEAT")
+		b.w, b.wIsCfg = markAt(p.Msg, ""), false
 	case "RESPONSE":
 		b := c.tasks.get(v.key)
 		if b == nil {
@@ -180,9 +195,9 @@ func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 	if !ok || !aop2spec.HeartbeatFailed(d, b.interval, b.maxMissed, c.clock.scale, harness) {
 		return
 	}
-	related := []lint.Related{b.w, b.cfg}
-	if b.w == b.cfg {
-		related = related[1:]
+	related := []lint.Related{b.cfgWitness()}
+	if !b.wIsCfg {
+		related = []lint.Related{b.lastWitness(), related[0]}
 	}
 	b.failed = true
 	p.ReportRelatedf(p.Rule.Severity, "", related, "no HEARTBEAT for %s before %s: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", secs(d), what, secs(b.interval), b.maxMissed, secs(lim))
@@ -190,11 +205,11 @@ func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 
 // schedule checks a HEARTBEAT against the schedule of the first one (SEQ-006).
 func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
-	w := lint.Witness(p.Msg, "", "the HEARTBEAT the schedule starts at")
+	w := markAt(p.Msg, "")
 	if b.anchor == (stamp{}) {
 		// The first HEARTBEAT: due one interval after the TASK.
 		if d, harness, ok := since(now, b.last); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && d <= c.limit(b) {
-			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.cfg}, "the first HEARTBEAT came %s after the TASK, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
+			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.cfgWitness()}, "the first HEARTBEAT came %s after the TASK, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
 		}
 		b.anchor, b.anchorW, b.beats = now, w, 0
 		return
@@ -211,7 +226,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 		return
 	}
 	if aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
-		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorW, b.cfg}, "this HEARTBEAT came %s after the one the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed (§6.1)", secs(d), b.beats, secs(b.interval), secs(due), secs(behind))
+		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorWitness(), b.cfgWitness()}, "this HEARTBEAT came %s after the one the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed (§6.1)", secs(d), b.beats, secs(b.interval), secs(due), secs(behind))
 		b.anchor, b.anchorW, b.beats = now, w, 0
 	}
 }
@@ -233,7 +248,7 @@ func (c *beatChecker) lastSlot(p *lint.Pass, b *beat, now stamp) {
 	}
 	due := aop2spec.HeartbeatDue(b.beats+1, b.interval, c.clock.scale)
 	if behind := d - due; aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
-		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorW, b.cfg}, "the RESPONSE came %s after the HEARTBEAT the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed before it (§6.1)", secs(d), b.beats+1, secs(b.interval), secs(due), secs(behind))
+		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorWitness(), b.cfgWitness()}, "the RESPONSE came %s after the HEARTBEAT the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed before it (§6.1)", secs(d), b.beats+1, secs(b.interval), secs(due), secs(behind))
 	}
 }
 
@@ -255,37 +270,48 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 		if !ok || b.failed || d < c.limit(b) {
 			return
 		}
-		related := []lint.Related{b.cfg}
-		if b.w == b.cfg {
+		related := []lint.Related{b.cfgWitness()}
+		if b.wIsCfg {
 			related = nil
 		}
-		p.ReportAtf(p.Rule.Severity, b.w, related, "no HEARTBEAT for task %q in the last %s of the session: interval %s × max_missed_beats %d = %s passed without one (E_HEARTBEAT_FAILURE, §6.1)", id, secs(d), secs(b.interval), b.maxMissed, secs(c.limit(b)))
+		p.ReportAtf(p.Rule.Severity, b.w.with(""), related, "no HEARTBEAT for task %q in the last %s of the session: interval %s × max_missed_beats %d = %s passed without one (E_HEARTBEAT_FAILURE, §6.1)", id, secs(d), secs(b.interval), b.maxMissed, secs(c.limit(b)))
 	})
+}
+
+func (c *beatChecker) reset() {
+	c.tasks.reset()
+	c.sessions.reset()
+	c.now, c.clock = stamp{}, timers{}
+}
+
+// anchorWitness names the HEARTBEAT the schedule starts at.
+func (b *beat) anchorWitness() lint.Related {
+	return b.anchorW.with("the HEARTBEAT the schedule starts at")
 }
 
 type prog struct {
 	last     stamp
-	w        lint.Related
+	w        mark // the previous PROGRESS_UPDATE
 	reported bool
 }
 
 type rateChecker struct{ tasks table[prog] }
 
-func (c *rateChecker) observe(p *lint.Pass, v view) {
+func (c *rateChecker) observe(p *lint.Pass, v *view) {
 	switch {
 	case v.typ == "TASK" || v.typ == "RESPONSE":
 		c.tasks.del(v.key)
 	case v.typ == "EVENT" && v.event == "PROGRESS_UPDATE":
-		w := lint.Witness(p.Msg, "", "the previous PROGRESS_UPDATE")
+		w := markAt(p.Msg, "")
 		pr := c.tasks.get(v.key)
 		if pr == nil {
-			track(p, &c.tasks, v.key, &prog{last: v.when, w: w})
+			*track(p, &c.tasks, v.key) = prog{last: v.when, w: w}
 			return
 		}
 		if d, harness, ok := since(v.when, pr.last); ok && !pr.reported {
 			if aop2spec.ProgressTooSoon(d, harness) {
 				pr.reported = true
-				p.ReportRelatedf(p.Rule.Severity, "/event", []lint.Related{pr.w}, "PROGRESS_UPDATE for task %q only %s after the previous one: §6.2 allows at most one every 30 s (later ones for this task are not reported)", v.taskID, secs(d))
+				p.ReportRelatedf(p.Rule.Severity, "/event", []lint.Related{pr.w.with("the previous PROGRESS_UPDATE")}, "PROGRESS_UPDATE for task %q only %s after the previous one: §6.2 allows at most one every 30 s (later ones for this task are not reported)", v.taskID, secs(d))
 			}
 		}
 		pr.last, pr.w = v.when, w
@@ -294,11 +320,20 @@ func (c *rateChecker) observe(p *lint.Pass, v view) {
 
 func (c *rateChecker) Finish(p *lint.Pass) {}
 
+func (c *rateChecker) reset() { c.tasks.reset() }
+
 type deadline struct {
-	limit time.Duration
-	src   string
+	id    string
+	limit time.Duration // stretched by the session's timeout_scale
+	set   time.Duration // as the TASK set it
+	src   string        // a constant of lint/spec/aop2
 	start stamp
-	w     lint.Related
+	w     mark
+}
+
+// witness names the TASK and its effective timeout.
+func (dl *deadline) witness() lint.Related {
+	return dl.w.with(fmt.Sprintf("the TASK %q: effective timeout %s (%s, §11)", dl.id, secs(dl.set), dl.src))
 }
 
 type timeoutChecker struct {
@@ -307,7 +342,7 @@ type timeoutChecker struct {
 	clock timers
 }
 
-func (c *timeoutChecker) observe(p *lint.Pass, v view) {
+func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
 	c.now.latest(v.when)
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		c.tasks.each(func(_ string, dl *deadline) {
@@ -328,9 +363,7 @@ func (c *timeoutChecker) observe(p *lint.Pass, v view) {
 		if d <= 0 {
 			return
 		}
-		at := "/" + strings.ReplaceAll(src, ".", "/")
-		track(p, &c.tasks, v.key, &deadline{limit: d, src: src, start: stamp{harness: v.when.harness},
-			w: lint.Witness(p.Msg, at, fmt.Sprintf("the TASK %q: effective timeout %s (%s, §11)", v.taskID, secs(d), src))})
+		*track(p, &c.tasks, v.key) = deadline{id: v.taskID, limit: d, set: d, src: src, start: stamp{harness: v.when.harness}, w: markAt(p.Msg, timeoutPointer(src))}
 	case "RESPONSE":
 		dl := c.tasks.get(v.key)
 		if dl == nil {
@@ -346,7 +379,7 @@ func (c *timeoutChecker) observe(p *lint.Pass, v view) {
 			elapsed, how, ok = time.Duration(f*float64(time.Second)), "by its timing.duration_seconds", true
 		}
 		if ok && elapsed > dl.limit {
-			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{dl.w}, "the RESPONSE to %q came %s %s, past the effective timeout of %s (%s, §11): the task timed out (E_TIMEOUT, §12)", v.taskID, secs(elapsed), how, secs(dl.limit), dl.src)
+			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{dl.witness()}, "the RESPONSE to %q came %s %s, past the effective timeout of %s (%s, §11): the task timed out (E_TIMEOUT, §12)", v.taskID, secs(elapsed), how, secs(dl.limit), dl.src)
 		}
 	}
 }
@@ -358,8 +391,23 @@ func (c *timeoutChecker) Finish(p *lint.Pass) {
 		if !ok || !harness || d < dl.limit {
 			return
 		}
-		w := dl.w
-		w.Message = "the TASK"
-		p.ReportAtf(p.Rule.Severity, w, []lint.Related{dl.w}, "no RESPONSE to %q within the effective timeout of %s (%s, §11): the session went on %s after the TASK without one (E_TIMEOUT, §12)", id, secs(dl.limit), dl.src, secs(d))
+		p.ReportAtf(p.Rule.Severity, dl.w.with("the TASK"), []lint.Related{dl.witness()}, "no RESPONSE to %q within the effective timeout of %s (%s, §11): the session went on %s after the TASK without one (E_TIMEOUT, §12)", id, secs(dl.limit), dl.src, secs(d))
 	})
+}
+
+func (c *timeoutChecker) reset() {
+	c.tasks.reset()
+	c.now, c.clock = stamp{}, timers{}
+}
+
+// timeoutPointer is the pointer of a timeout's source ("guard_rails.timeout_seconds"
+// → "/guard_rails/timeout_seconds"), made once for lint/spec/aop2's two.
+func timeoutPointer(src string) string {
+	switch src {
+	case aop2spec.FromGuardRails:
+		return "/guard_rails/timeout_seconds"
+	case aop2spec.FromExecutionPolicy:
+		return "/execution_policy/timeout_seconds"
+	}
+	return "/" + strings.ReplaceAll(src, ".", "/")
 }

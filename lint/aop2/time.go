@@ -49,10 +49,117 @@ var (
 )
 
 // parseISO reads an ISO 8601 date-time. zoned is false for a local time (no zone).
+// It returns exactly what parseISOLayouts does (the same time.Time value),
+// reading the common shapes byte by byte.
 func parseISO(s string) (t time.Time, zoned, ok bool) {
 	if len(s) < 16 || len(s) > 40 {
 		return time.Time{}, false, false
 	}
+	if t, zoned, ok := parseISOFast(s); ok {
+		return t, zoned, true
+	}
+	return parseISOLayouts(s)
+}
+
+// parseISOFast reads "2006-01-02T15:04:05Z" (with any fraction of a second),
+// "2006-01-02T15:04:05" and "2006-01-02T15:04", the shapes messages use, as
+// time.Parse does with the first of the layouts that takes them. ok is false
+// for anything else, valid or not: parseISOLayouts decides those.
+func parseISOFast(s string) (t time.Time, zoned, ok bool) {
+	if len(s) < 16 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' {
+		return time.Time{}, false, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 {
+		return time.Time{}, false, false
+	}
+	if len(s) == 16 { // "2006-01-02T15:04"
+		return utc(year, month, day, hour, minute, 0, 0), false, true
+	}
+	if len(s) < 19 || s[16] != ':' {
+		return time.Time{}, false, false
+	}
+	sec, ok6 := digits(s[17:19])
+	if !ok6 || sec > 59 {
+		return time.Time{}, false, false
+	}
+	rest := s[19:]
+	if rest == "" { // "2006-01-02T15:04:05"
+		return utc(year, month, day, hour, minute, sec, 0), false, true
+	}
+	nsec := 0
+	if len(rest) >= 2 && rest[0] == '.' && isDigit(rest[1]) {
+		n := 1
+		for n < len(rest) && isDigit(rest[n]) {
+			if n <= 9 {
+				nsec = nsec*10 + int(rest[n]-'0')
+			}
+			n++
+		}
+		for i := n; i <= 9; i++ { // fewer than nine digits: scale
+			nsec *= 10
+		}
+		rest = rest[n:]
+	}
+	if rest != "Z" {
+		return time.Time{}, false, false
+	}
+	return utc(year, month, day, hour, minute, sec, nsec), true, true
+}
+
+// utc is time.Date(..., time.UTC) for fields already in range: the same value,
+// without Date's normalisation.
+func utc(year, month, day, hour, minute, sec, nsec int) time.Time {
+	// Days from 1970-01-01 to the date (proleptic Gregorian; H. Hinnant's
+	// days_from_civil).
+	y := year
+	if month <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (month + 9) % 12
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	days := int64(era)*146097 + int64(doe) - 719468
+	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC()
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// digits reads a run of decimal digits.
+func digits(s string) (int, bool) {
+	v := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		v = v*10 + int(s[i]-'0')
+	}
+	return v, true
+}
+
+// daysIn is the number of days of month in year (proleptic Gregorian).
+func daysIn(month time.Month, year int) int {
+	if month == time.February {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 31 - int((month-1)%7%2)
+}
+
+// parseISOLayouts is parseISO by time.Parse and the layouts, for every shape.
+func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {
 	for _, l := range zonedLayouts {
 		if t, err := time.Parse(l, s); err == nil {
 			return t, true, true

@@ -100,13 +100,23 @@ func (n *Node) Get(key string) *Node {
 		return nil
 	}
 	ms := n.Members
-	if n.keysOf != nil && n.keys&keyBit(key) == 0 && len(ms) == int(n.nkeys) && unsafe.SliceData(ms) == n.keysOf {
+	if len(key) == 0 {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].Key == "" {
+				return ms[i].Value
+			}
+		}
+		return nil
+	}
+	first, last := key[0], key[len(key)-1]
+	if n.keysOf != nil && n.keys&keyBitOf(len(key), first, last) == 0 && len(ms) == int(n.nkeys) && unsafe.SliceData(ms) == n.keysOf {
 		return nil
 	}
 	for i := len(ms) - 1; i >= 0; i-- {
 		// Length and first byte before the whole comparison: most keys of an
-		// object differ in one of them, and then no call is made.
-		if k := ms[i].Key; len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == key {
+		// object differ in one of them, and then no call is made. (A key of
+		// key's length is not empty: its first byte is there.)
+		if k := ms[i].Key; len(k) == len(key) && *unsafe.StringData(k) == first && k == key {
 			return ms[i].Value
 		}
 	}
@@ -118,7 +128,12 @@ func keyBit(key string) uint32 {
 	if key == "" {
 		return 1
 	}
-	h := (uint32(len(key))<<16 | uint32(key[0])<<8 | uint32(key[len(key)-1])) * 0x9E3779B1
+	return keyBitOf(len(key), key[0], key[len(key)-1])
+}
+
+// keyBitOf is keyBit of a key of length n ≥ 1 and first and last bytes.
+func keyBitOf(n int, first, last byte) uint32 {
+	h := (uint32(n)<<16 | uint32(first)<<8 | uint32(last)) * 0x9E3779B1
 	return 1 << (h >> 27)
 }
 
@@ -174,14 +189,20 @@ func (n *Node) Lookup(pointer string) *Node {
 	if pointer[0] != '/' {
 		return nil
 	}
-	for rest := pointer; rest != ""; {
-		var tok string
-		tok, rest = nextToken(rest)
-		if n = n.step(tok); n == nil {
-			return nil
+	// One pass over each token finds its end and whether it holds an escape
+	// (tokens are short: a loop costs less than two IndexByte calls).
+	for i := 1; ; {
+		j, esc := i, false
+		for ; j < len(pointer) && pointer[j] != '/'; j++ {
+			if pointer[j] == '~' {
+				esc = true
+			}
 		}
+		if n = n.stepEsc(pointer[i:j], esc); n == nil || j == len(pointer) {
+			return n
+		}
+		i = j + 1
 	}
-	return n
 }
 
 // nextToken splits the first reference token off rest (which starts with '/'),
@@ -195,8 +216,11 @@ func nextToken(rest string) (tok, after string) {
 }
 
 // step resolves one raw reference token below n.
-func (n *Node) step(tok string) *Node {
-	if strings.IndexByte(tok, '~') >= 0 {
+func (n *Node) step(tok string) *Node { return n.stepEsc(tok, strings.IndexByte(tok, '~') >= 0) }
+
+// stepEsc is step of a token that holds an escape (~0 or ~1) if esc.
+func (n *Node) stepEsc(tok string, esc bool) *Node {
+	if esc {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 	}
 	switch {
@@ -305,6 +329,13 @@ func (a *Arena) ParseShared(data []byte) (*Node, []Problem, error) {
 
 // Reset takes back every tree parsed since the last Reset: their nodes may be
 // overwritten by the next Parse. Keep a tree longer with Clone.
+//
+// Reset does not clear the trees it takes back: every node, member and item is
+// overwritten whole when it is cut again, so a clear would only add a pass over
+// pointerful memory (with a write barrier per pointer while the GC marks). It
+// clears only what the cycle before left past the end of the last one (see
+// chunks.reset), so what old trees point to (their strings) stays reachable
+// one cycle at most.
 func (a *Arena) Reset() {
 	if !a.used {
 		return
@@ -320,6 +351,9 @@ type chunks[T any] struct {
 	list [][]T
 	cur  int // the slab being cut
 	off  int // elements of list[cur] already cut
+	// dirtyCur, dirtyOff is where the elements cut before the last Reset end:
+	// what lies past it was cleared.
+	dirtyCur, dirtyOff int
 }
 
 // take returns k fresh elements: contiguous, of capacity k. A run longer than a
@@ -336,6 +370,9 @@ func (c *chunks[T]) take(k, want int, reuse bool) []T {
 				return out
 			}
 			if c.cur+1 < len(c.list) || reuse {
+				// The rest of this slab is skipped: cleared, so that it holds
+				// no values of an earlier tree (rare: a run longer than it).
+				clear(c.list[c.cur][c.off:])
 				c.cur, c.off = c.cur+1, 0
 				continue
 			}
@@ -365,8 +402,11 @@ func (c *chunks[T]) rest(want int, reuse bool) []T {
 	}
 	size := slabMax
 	if !reuse {
+		// The list keeps the full slabs: the parser names nodes by slab index.
 		size = min(want, slabMax)
-		c.list = c.list[:0]
+		if c.list == nil {
+			c.list = make([][]T, 0, 2) // one allocation for the slabs of most messages
+		}
 	}
 	c.list = append(c.list, make([]T, size))
 	c.cur, c.off = len(c.list)-1, size
@@ -376,19 +416,33 @@ func (c *chunks[T]) rest(want int, reuse bool) []T {
 // giveBack returns the last n elements taken, unused.
 func (c *chunks[T]) giveBack(n int) { c.off -= n }
 
-// reset clears what was cut (so the arena pins no old strings), or poisons it.
+// reset starts cutting again at the first slab; with poison set, it first fills
+// what was cut with poisoned values. What was cut before the previous Reset
+// past what was cut since is cleared: the slabs then hold values of the trees
+// of the last cycle only (overwritten as the next one is cut), never of
+// cycles long gone. In a steady stream that is a few elements, not the whole
+// cycle's.
 func (c *chunks[T]) reset(poisonFn func([]T)) {
-	for i := 0; i <= c.cur && i < len(c.list); i++ {
+	for i := 0; poison && poisonFn != nil && i <= c.cur && i < len(c.list); i++ {
 		used := c.list[i]
 		if i == c.cur {
 			used = used[:c.off]
 		}
-		if poison && poisonFn != nil {
-			poisonFn(used)
-		} else {
-			clear(used)
+		poisonFn(used)
+	}
+	if c.dirtyCur > c.cur || (c.dirtyCur == c.cur && c.dirtyOff > c.off) {
+		for i := c.cur; i <= c.dirtyCur && i < len(c.list); i++ {
+			lo, hi := 0, len(c.list[i])
+			if i == c.cur {
+				lo = c.off
+			}
+			if i == c.dirtyCur {
+				hi = c.dirtyOff
+			}
+			clear(c.list[i][lo:hi])
 		}
 	}
+	c.dirtyCur, c.dirtyOff = c.cur, c.off
 	c.cur, c.off = 0, 0
 }
 
@@ -481,14 +535,10 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	defer scratchPool.Put(sc)
 	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0], ar: ar, reuse: ar.used}
 	defer func() {
-		ar.nodes.giveBack(len(p.slab))
-		// Keep the grown stacks for the next parse, cleared so they pin no tree; a
-		// huge document's stacks are let go.
-		// Only what this parse wrote is cleared (the stacks' high-water marks):
-		// the rest of their capacity was cleared by the parse that wrote it.
+		ar.nodes.giveBack(len(p.slab) - p.cut)
+		// Keep the grown stacks for the next parse (they hold no pointers: nothing
+		// to clear); a huge document's stacks are let go.
 		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
-			clear(p.members[:p.hiMembers])
-			clear(p.items[:p.hiItems])
 			sc.members, sc.items, sc.path = p.members[:0], p.items[:0], p.path[:0]
 		}
 	}()
@@ -509,7 +559,7 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	if p.pos >= len(p.data) {
 		return nil, p.problems, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
 	}
-	root, err := p.value(0)
+	ref, err := p.value(0)
 	if p.dropped > 0 {
 		p.problems = append(p.problems, Problem{Offset: p.lastDup, Code: "duplicate-key",
 			Message: fmt.Sprintf("%d more duplicate keys were found and not reported (limit %d per document)", p.dropped, MaxProblems)})
@@ -517,6 +567,7 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	if err != nil {
 		return nil, p.problems, err
 	}
+	root := p.at(ref)
 	p.skipWS()
 	if p.pos < len(p.data) {
 		return root, p.problems, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
@@ -526,9 +577,21 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 
 // scratch is the parser's reusable stacks.
 type scratch struct {
-	members []Member
-	items   []*Node
+	members []pending
+	items   []nodeRef
 	path    []step
+}
+
+// nodeRef names a node of the arena by its slab and its index in the slab. The
+// parser's stacks hold nodeRefs and offsets, not pointers: pushing costs no
+// write barrier, and a stack kept for the next parse pins no tree.
+type nodeRef struct{ slab, i int32 }
+
+// pending is a member of an object being read.
+type pending struct {
+	keyOff int     // the key's opening quote
+	keyEnd int     // ≥ 0: the key is src[keyOff+1:keyEnd]; < 0: it is keys[-1-keyEnd]
+	value  nodeRef // the value's node
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -540,20 +603,22 @@ const shareLimit = 64 << 10
 
 type parser struct {
 	data     []byte
-	src      string   // string(data) when len(data) <= shareLimit, else ""
-	members  []Member // scratch of the objects being read (a stack)
-	items    []*Node  // scratch of the arrays being read (a stack)
+	src      string    // string(data) when len(data) <= shareLimit, else ""
+	members  []pending // scratch of the objects being read (a stack)
+	items    []nodeRef // scratch of the arrays being read (a stack)
+	keys     []string  // keys that are not a substring of src (escaped, or src is ""): a stack, as members
 	pos      int
 	problems []Problem
 	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
+	cut      int    // the nodes of slab already cut (an index, not a reslice: no write barrier)
+	slabAt   int32  // slab is a suffix of ar.nodes.list[slabAt]
+	slabLen  int32  // len(ar.nodes.list[slabAt])
 	ar       *Arena // where the tree goes
 	reuse    bool   // ar is reused: whole slabs, kept after the parse
 	values   int    // nodes made so far, bounded by MaxValues
 	dropped  int    // duplicate keys past MaxProblems
 	lastDup  int    // offset of the last duplicate key dropped
 	path     []step // where the parser is, to name a duplicate key's pointer
-	// hiMembers and hiItems are the most members and items the stacks held.
-	hiMembers, hiItems int
 }
 
 // step is one level of the parser's path: an object key or an array index. The
@@ -594,24 +659,46 @@ func (p *parser) substr(i, j int) string {
 	return string(p.data[i:j])
 }
 
-// node returns a fresh node from the parser's slab; slabs are sized by the input
-// left to read (protocol messages hold about one value per 25 bytes), so a
-// small message makes one small slab.
-func (p *parser) node(k Kind, off int) *Node {
-	if len(p.slab) == 0 {
+// node returns a fresh node from the parser's slab, and its name; slabs are
+// sized by the input left to read (protocol messages hold about one value per
+// 25 bytes), so a small message makes one small slab. s is the node's Str.
+func (p *parser) node(k Kind, off int, s string) (*Node, nodeRef) {
+	if p.cut == len(p.slab) {
 		want := (len(p.data)-p.pos)/28 + 4
-		p.slab = p.ar.nodes.rest(want, p.reuse)
+		p.slab, p.cut = p.ar.nodes.rest(want, p.reuse), 0
+		p.slabAt, p.slabLen = int32(p.ar.nodes.cur), int32(len(p.ar.nodes.list[p.ar.nodes.cur]))
 	}
-	n := &p.slab[0]
-	p.slab = p.slab[1:]
-	// A slab's nodes past the ones cut are zero (made so, or cleared by Reset):
-	// only the non-pointer fields are set, with no write barrier. Poisoned
-	// nodes are cleared first.
-	if poison {
-		*n = Node{}
+	ref := nodeRef{p.slabAt, p.slabLen - int32(len(p.slab)-p.cut)}
+	n := &p.slab[p.cut]
+	p.cut++
+	// The node may hold a node of before the arena's Reset: every field is
+	// set, but a pointer only when it changes (a write costs a barrier while
+	// the GC marks, and most nodes of a slab are fresh, or were strings).
+	n.Kind, n.Bool, n.nkeys, n.keys, n.Offset, n.End = k, false, 0, 0, off, 0
+	if n.Str != "" || s != "" {
+		n.Str = s
 	}
-	n.Kind, n.Offset = k, off
-	return n
+	if n.keysOf != nil {
+		n.keysOf = nil
+	}
+	if n.Items != nil {
+		n.Items = nil
+	}
+	if n.Members != nil {
+		n.Members = nil
+	}
+	return n, ref
+}
+
+// at returns the node ref names.
+func (p *parser) at(ref nodeRef) *Node { return &p.ar.nodes.list[ref.slab][ref.i] }
+
+// key returns the key of a pending member.
+func (p *parser) key(m *pending) string {
+	if m.keyEnd >= 0 {
+		return p.src[m.keyOff+1 : m.keyEnd]
+	}
+	return p.keys[-1-m.keyEnd]
 }
 
 // dupScanMax is the members an object's keys are compared with one by one to
@@ -639,6 +726,9 @@ func (p *parser) errf(code, format string, args ...any) error {
 }
 
 func (p *parser) skipWS() {
+	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
+		return // the usual case: compact JSON
+	}
 	for p.pos < len(p.data) {
 		switch p.data[p.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -649,15 +739,15 @@ func (p *parser) skipWS() {
 	}
 }
 
-func (p *parser) value(depth int) (*Node, error) {
+func (p *parser) value(depth int) (nodeRef, error) {
 	if depth > MaxDepth {
-		return nil, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
+		return nodeRef{}, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
 	}
 	if p.values++; p.values > MaxValues {
-		return nil, p.errf("values", "more than %d values in one document", MaxValues)
+		return nodeRef{}, p.errf("values", "more than %d values in one document", MaxValues)
 	}
 	if p.pos >= len(p.data) {
-		return nil, p.errf("syntax", "unexpected end of input")
+		return nodeRef{}, p.errf("syntax", "unexpected end of input")
 	}
 	start := p.pos
 	switch c := p.data[p.pos]; {
@@ -668,36 +758,35 @@ func (p *parser) value(depth int) (*Node, error) {
 	case c == '"':
 		s, err := p.str()
 		if err != nil {
-			return nil, err
+			return nodeRef{}, err
 		}
-		n := p.node(String, start)
-		n.End, n.Str = p.pos, s
-		return n, nil
+		n, ref := p.node(String, start, s)
+		n.End = p.pos
+		return ref, nil
 	case c == 't':
-		n := p.node(Bool, start)
-		n.Bool = true
-		return p.literal("true", n)
+		return p.literal("true", Bool, true)
 	case c == 'f':
-		return p.literal("false", p.node(Bool, start))
+		return p.literal("false", Bool, false)
 	case c == 'n':
-		return p.literal("null", p.node(Null, start))
+		return p.literal("null", Null, false)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	default:
-		return nil, p.errf("syntax", "invalid character %s looking for a JSON value", p.near())
+		return nodeRef{}, p.errf("syntax", "invalid character %s looking for a JSON value", p.near())
 	}
 }
 
-func (p *parser) literal(word string, n *Node) (*Node, error) {
+func (p *parser) literal(word string, k Kind, b bool) (nodeRef, error) {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return nil, p.errf("syntax", "invalid literal %s (expected %s)", p.near(), word)
+		return nodeRef{}, p.errf("syntax", "invalid literal %s (expected %s)", p.near(), word)
 	}
+	n, ref := p.node(k, p.pos, "")
 	p.pos += len(word)
-	n.End = p.pos
-	return n, nil
+	n.Bool, n.End = b, p.pos
+	return ref, nil
 }
 
-func (p *parser) number() (*Node, error) {
+func (p *parser) number() (nodeRef, error) {
 	start := p.pos
 	if p.data[p.pos] == '-' {
 		p.pos++
@@ -713,12 +802,12 @@ func (p *parser) number() (*Node, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == '0' {
 		p.pos++
 	} else if digits() == 0 {
-		return nil, p.errf("syntax", "invalid number")
+		return nodeRef{}, p.errf("syntax", "invalid number")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
 		if digits() == 0 {
-			return nil, p.errf("syntax", "invalid number: no digits after the decimal point")
+			return nodeRef{}, p.errf("syntax", "invalid number: no digits after the decimal point")
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -727,41 +816,42 @@ func (p *parser) number() (*Node, error) {
 			p.pos++
 		}
 		if digits() == 0 {
-			return nil, p.errf("syntax", "invalid number: no digits in the exponent")
+			return nodeRef{}, p.errf("syntax", "invalid number: no digits in the exponent")
 		}
 	}
-	n := p.node(Number, start)
-	n.End, n.Str = p.pos, p.substr(start, p.pos)
-	return n, nil
+	n, ref := p.node(Number, start, p.substr(start, p.pos))
+	n.End = p.pos
+	return ref, nil
 }
 
 func (p *parser) str() (string, error) {
-	p.pos++ // opening quote
-	start := p.pos
-	// Fast path: no escapes, ASCII or valid UTF-8.
+	// Fast path: no escapes, ASCII or valid UTF-8. The position is a local
+	// (not p.pos) while it runs: a register, not a load and a store per word.
+	data := p.data
+	pos := p.pos + 1 // past the opening quote
+	start := pos
 	ascii := true
-	for p.pos < len(p.data) {
+	for pos < len(data) {
 		// Eight bytes at a time while none of them ends the fast path or is
 		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
 		// '\\', a control character or ≥ 0x80).
-		for p.pos+8 <= len(p.data) {
-			if m := specialBytes(binary.LittleEndian.Uint64(p.data[p.pos:])); m != 0 {
-				p.pos += bits.TrailingZeros64(m) >> 3 // the first such byte
+		for pos+8 <= len(data) {
+			if m := specialBytes(binary.LittleEndian.Uint64(data[pos:])); m != 0 {
+				pos += bits.TrailingZeros64(m) >> 3 // the first such byte
 				break
 			}
-			p.pos += 8
+			pos += 8
 		}
-		if p.pos >= len(p.data) {
+		if pos >= len(data) {
 			break
 		}
-		c := p.data[p.pos]
+		c := data[pos]
 		if c == '"' {
-			s := p.data[start:p.pos]
-			p.pos++
-			if !ascii && !utf8.Valid(s) {
+			p.pos = pos + 1
+			if !ascii && !utf8.Valid(data[start:pos]) {
 				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
 			}
-			return p.substr(start, p.pos-1), nil
+			return p.substr(start, pos), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -769,8 +859,9 @@ func (p *parser) str() (string, error) {
 		if c >= utf8.RuneSelf {
 			ascii = false
 		}
-		p.pos++
+		pos++
 	}
+	p.pos = pos
 	var b strings.Builder
 	b.Write(p.data[start:p.pos])
 	for {
@@ -839,12 +930,14 @@ func (p *parser) str() (string, error) {
 
 // specialBytes has the high bit of each byte of w set that is '"', '\\', below
 // 0x20 or at least 0x80, and possibly of bytes above such a byte (a borrow): its
-// lowest set bit is exact, in the first such byte (little-endian).
+// lowest set bit is exact, in the first such byte (little-endian). (The usual
+// x-ones & ^x of each test is x-ones | w here: '"', '\\' and 0x20 are below
+// 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
 func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	slash := w ^ (ones * '\\')
-	return ((quote-ones) & ^quote | (slash-ones)&^slash | (w-ones*0x20) & ^w | w) & highs
+	return ((quote - ones) | (slash - ones) | (w - ones*0x20) | w) & highs
 }
 
 func (p *parser) hex4() (rune, error) {
@@ -859,32 +952,31 @@ func (p *parser) hex4() (rune, error) {
 	return rune(v), nil
 }
 
-func (p *parser) array(depth int) (*Node, error) {
-	n := p.node(Array, p.pos)
+func (p *parser) array(depth int) (nodeRef, error) {
+	n, ref := p.node(Array, p.pos, "")
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		n.End = p.pos
-		return n, nil
+		return ref, nil
 	}
 	// The items go on the parser's scratch stack, then into a slice of their
-	// exact size: one allocation per array.
+	// exact size cut from the arena.
 	base := len(p.items)
-	defer func() { p.items = p.items[:base] }()
+	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		p.skipWS()
 		p.path = append(p.path, step{index: len(p.items) - base})
 		it, err := p.value(depth + 1)
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
-			return nil, err
+			return nodeRef{}, err
 		}
 		p.items = append(p.items, it)
-		p.hiItems = max(p.hiItems, len(p.items))
 		p.skipWS()
 		if p.pos >= len(p.data) {
-			return nil, p.errf("syntax", "unexpected end of input in array")
+			return nodeRef{}, p.errf("syntax", "unexpected end of input in array")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -892,68 +984,83 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
-			n.Items = p.ar.items.take(len(p.items)-base, (len(p.data)-p.pos)/160+4, p.reuse)
-			copy(n.Items, p.items[base:])
-			return n, nil
+			items := p.ar.items.take(len(p.items)-base, (len(p.data)-p.pos)/160+4, p.reuse)
+			for i, r := range p.items[base:] {
+				items[i] = p.at(r)
+			}
+			n.Items = items
+			p.items = p.items[:base]
+			return ref, nil
 		default:
-			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
+			return nodeRef{}, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
 		}
 	}
 }
 
-func (p *parser) object(depth int) (*Node, error) {
-	n := p.node(Object, p.pos)
+func (p *parser) object(depth int) (nodeRef, error) {
+	n, ref := p.node(Object, p.pos, "")
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		n.End = p.pos
-		return n, nil
+		return ref, nil
 	}
 	var seen map[string]int
+	// keys is the filter of the keys read so far (keyBit): a key whose bit is
+	// not in it is no duplicate, and no key is compared.
+	var keys uint32
 	// The members go on the parser's scratch stack, then into a slice of their
-	// exact size: one allocation per object.
-	base := len(p.members)
-	defer func() { p.members = p.members[:base] }()
+	// exact size cut from the arena.
+	base, keysBase := len(p.members), len(p.keys)
+	// (An error ends the parse: the stacks are restored on success only.)
 	for {
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			if p.pos < len(p.data) && p.data[p.pos] == '}' {
-				return nil, p.errf("syntax", "trailing comma before '}'")
+				return nodeRef{}, p.errf("syntax", "trailing comma before '}'")
 			}
-			return nil, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
+			return nodeRef{}, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
 		}
 		keyOff := p.pos
 		key, err := p.str()
 		if err != nil {
-			return nil, err
+			return nodeRef{}, err
+		}
+		m := pending{keyOff: keyOff, keyEnd: p.pos - 1}
+		// A key decoded from escapes is shorter than its text; a key as long as
+		// its text is that text, in src when there is one.
+		if p.src == "" || len(key) != p.pos-keyOff-2 {
+			m.keyEnd = -1 - len(p.keys)
+			p.keys = append(p.keys, key)
 		}
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.errf("syntax", "expected ':' after object key %q", key)
+			return nodeRef{}, p.errf("syntax", "expected ':' after object key %q", key)
 		}
 		p.pos++
 		p.skipWS()
 		p.path = append(p.path, step{keyOff: keyOff, index: -1})
-		v, err := p.value(depth + 1)
+		m.value, err = p.value(depth + 1)
 		if err != nil {
 			p.path = p.path[:len(p.path)-1]
-			return nil, err
+			return nodeRef{}, err
 		}
 		cur := p.members[base:]
 		if len(cur) >= dupScanMax && seen == nil {
 			seen = make(map[string]int, 16)
-			for i, m := range cur {
-				seen[m.Key] = i
+			for i := range cur {
+				seen[p.key(&cur[i])] = i
 			}
 		}
 		dup := false
+		kb := keyBit(key)
 		if seen != nil {
 			_, dup = seen[key]
 			seen[key] = len(cur)
-		} else {
-			for _, m := range cur {
-				if m.Key == key {
+		} else if keys&kb != 0 {
+			for i := range cur {
+				if k := p.key(&cur[i]); len(k) == len(key) && k == key {
 					dup = true
 					break
 				}
@@ -966,12 +1073,12 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(), Code: "duplicate-key",
 				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 		}
+		keys |= kb
 		p.path = p.path[:len(p.path)-1]
-		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
-		p.hiMembers = max(p.hiMembers, len(p.members))
+		p.members = append(p.members, m)
 		p.skipWS()
 		if p.pos >= len(p.data) {
-			return nil, p.errf("syntax", "unexpected end of input in object")
+			return nodeRef{}, p.errf("syntax", "unexpected end of input in object")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -979,18 +1086,19 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos++
 			n.End = p.pos
-			n.Members = p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
-			copy(n.Members, p.members[base:])
-			if len(n.Members) <= math.MaxUint16 {
-				var keys uint32
-				for i := range n.Members {
-					keys |= keyBit(n.Members[i].Key)
-				}
-				n.keys, n.nkeys, n.keysOf = keys, uint16(len(n.Members)), unsafe.SliceData(n.Members)
+			ms := p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
+			for i := range p.members[base:] {
+				pm := &p.members[base+i]
+				ms[i] = Member{Key: p.key(pm), KeyOffset: pm.keyOff, Value: p.at(pm.value)}
 			}
-			return n, nil
+			n.Members = ms
+			p.members, p.keys = p.members[:base], p.keys[:keysBase]
+			if len(ms) <= math.MaxUint16 {
+				n.keys, n.nkeys, n.keysOf = keys, uint16(len(ms)), unsafe.SliceData(ms)
+			}
+			return ref, nil
 		default:
-			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())
+			return nodeRef{}, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())
 		}
 	}
 }

@@ -3,6 +3,7 @@ package jsonread
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/bits"
 	"reflect"
 	"strconv"
@@ -205,9 +206,13 @@ func TestArena(t *testing.T) {
 	}
 	var ar Arena
 	var kept *Node
-	for round := 0; round < 3; round++ {
+	// Each round parses the documents in another order, so that Reset hands
+	// back nodes, members and items that held values of other kinds (Reset
+	// clears nothing: every field must be overwritten).
+	for round := 0; round < 2*len(docs); round++ {
 		ar.Reset()
-		for i, d := range docs {
+		for i := range docs {
+			d := docs[(i+round)%len(docs)]
 			got, gp, gerr := ar.Parse([]byte(d))
 			want, wp, werr := Parse([]byte(d))
 			if (gerr == nil) != (werr == nil) || !reflect.DeepEqual(gp, wp) {
@@ -225,6 +230,7 @@ func TestArena(t *testing.T) {
 	if !reflect.DeepEqual(kept, want) {
 		t.Fatal("a clone changed after its arena was reset")
 	}
+	checkGet(t, kept)
 	line := []byte(`{"message_type":"TASK","task":{"task_id":"t1","steps":[1,2,3]},"session":{"id":"s"}}`)
 	allocs := testing.AllocsPerRun(50, func() {
 		ar.Reset()
@@ -323,4 +329,135 @@ func TestGetOfAChangedTree(t *testing.T) {
 	if c := root.Clone(); c.Get("zz_unknown") == nil || c.Get("payload").Get("a").Str != "3" {
 		t.Error("Get on a clone")
 	}
+}
+
+// TestGetSameEnds: lookups in objects of 1 to 40 members whose keys share
+// their filter bit (same length, first and last bytes), with duplicates, find
+// the last member of each key and no other key.
+func TestGetSameEnds(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			// Keys a0z…a9z share length and ends; every seventh repeats one.
+			k := fmt.Sprintf("a%dz", i%10)
+			if i%7 == 6 {
+				k = fmt.Sprintf("a%dz", (i*3)%10)
+			}
+			fmt.Fprintf(&b, "%q:%d", k, i)
+		}
+		b.WriteString("}")
+		var ar Arena
+		for _, parse := range []func([]byte) (*Node, []Problem, error){Parse, ar.Parse} {
+			root, _, err := parse([]byte(b.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGet(t, root)
+			for _, k := range []string{"a", "az", "a10z", "b0z", "a0y", "A0z"} {
+				if root.Get(k) != nil {
+					t.Fatalf("%d members: Get(%q) found a value", n, k)
+				}
+			}
+		}
+	}
+}
+
+// TestArenaForgetsOldCycles: after a Reset, the arena's slabs hold values of the
+// trees of the last cycle at most: a large document's strings are gone from
+// them once other documents were parsed and the arena reset again (Reset does
+// not clear what the next cycle overwrites, only what lies past its end, and a
+// slab end a cycle skips is cleared).
+func TestArenaForgetsOldCycles(t *testing.T) {
+	// objects returns an array of n objects of m members each, keys prefixed.
+	objects := func(prefix string, n, m int) string {
+		var b strings.Builder
+		b.WriteString("[")
+		for o := 0; o < n; o++ {
+			if o > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("{")
+			for k := 0; k < m; k++ {
+				if k > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, `"%s%d":["%s-value",%d]`, prefix, k, prefix, k)
+			}
+			b.WriteString("}")
+		}
+		b.WriteString("]")
+		return b.String()
+	}
+	for _, docs := range [][]string{
+		// A large cycle, then a small one.
+		{objects("old", 30, 40), `{"new":["x"]}`},
+		// Runs of 16 fill whole member slabs; runs of 60 then skip the last 16
+		// of each slab, twice.
+		{objects("old", 40, 16), objects("new", 5, 60), objects("new", 5, 60)},
+	} {
+		var ar Arena
+		for _, doc := range docs {
+			ar.Reset()
+			if _, _, err := ar.Parse([]byte(doc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ar.Reset()
+		old := func(s string) bool { return strings.HasPrefix(s, "old") }
+		for _, slab := range ar.nodes.list {
+			for i := range slab {
+				if n := &slab[i]; old(n.Str) {
+					t.Fatalf("a node of the first document is left: %+v", *n)
+				}
+			}
+		}
+		for _, slab := range ar.members.list {
+			for _, m := range slab {
+				if old(m.Key) {
+					t.Fatalf("a member of the first document is left: %q", m.Key)
+				}
+			}
+		}
+		for _, slab := range ar.items.list {
+			for _, it := range slab {
+				if it != nil && old(it.Str) {
+					t.Fatalf("an item of the first document is left: %+v", *it)
+				}
+			}
+		}
+	}
+}
+
+// TestLargeInput: a document past shareLimit (its keys are copies, kept on the
+// parser's key stack while their object is read) decodes as encoding/json
+// decodes it, nested objects and escaped keys included.
+func TestLargeInput(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"list":[`)
+	for i := 0; b.Len() < 2*shareLimit; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"n\u00e9":{"k\"%d":"v","in":{"a":[1,{"b":"\u2603"}]}},"z":null}`, i, i%7)
+	}
+	b.WriteString(`],"tail":true}`)
+	data := []byte(b.String())
+	root, probs, err := Parse(data)
+	if err != nil || len(probs) > 0 {
+		t.Fatal(err, probs)
+	}
+	var want any
+	dec := json.NewDecoder(strings.NewReader(b.String()))
+	dec.UseNumber()
+	if err := dec.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(root.Interface(), want) {
+		t.Fatal("decoded differently from encoding/json")
+	}
+	checkGet(t, root.Get("list").Items[3])
 }

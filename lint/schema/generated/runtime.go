@@ -255,7 +255,54 @@ func (b *bound) cmp(lit string) (int, bool) {
 	return 0, false
 }
 
-// lazyRegexp compiles a pattern on first use, as gojsonschema does with regexp.
+// dfa is a pattern anchored at both ends (^…$) as a deterministic automaton over
+// classes of runes, which schemagen makes from the program of Go's regexp
+// package: one table step per rune. Runes are decoded as regexp does (an invalid
+// byte is U+FFFD); TestDFAsMatchTheirRegexp and FuzzDFAs hold every automaton
+// equal to its regexp.
+type dfa struct {
+	pattern string
+	ascii   [128]uint8 // the class of each ASCII rune
+	ranges  []dfaRange // the classes of the other runes (a rune in none: class 0)
+	nclass  int
+	next    []uint8 // next[state*nclass+class]: state 0 is dead, 1 the start
+	accept  []bool  // accept[state]
+}
+
+type dfaRange struct {
+	lo, hi rune
+	class  uint8
+}
+
+// match reports whether the whole of s matches the pattern.
+func (d *dfa) match(s string) bool {
+	st := 1
+	for i := 0; i < len(s); {
+		var class uint8
+		if c := s[i]; c < utf8.RuneSelf {
+			class = d.ascii[c]
+			i++
+		} else {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+			for _, rr := range d.ranges {
+				if r >= rr.lo && r <= rr.hi {
+					class = rr.class
+					break
+				}
+			}
+		}
+		if st = int(d.next[st*d.nclass+int(class)]); st == 0 {
+			return false
+		}
+	}
+	return d.accept[st]
+}
+
+// lazyRegexp compiles a pattern on first use, as gojsonschema does with regexp
+// (for a pattern schemagen makes no automaton of).
+//
+//lint:ignore U1000 schemagen emits calls to it for a pattern it makes no dfa of; none has one today
 func lazyRegexp(p string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
 }
@@ -269,7 +316,21 @@ type Shape struct {
 	Open   bool   // "additionalProperties": true
 	Props  []Prop // sorted by Key
 	Items  *Shape
+	// byLen is schemagen's index of Props by key length: the props of keys of
+	// length l are Props[byLen.order[j]] for j in [byLen.start[l],
+	// byLen.start[l+1]). Empty (a Shape made by hand): Member scans Props.
+	byLen lenIndex
 }
+
+// lenIndex indexes props by the length of their keys (see Shape.byLen).
+type lenIndex struct {
+	start string // start[l]: where the keys of length l begin in order; len: longest key + 2
+	order string // prop indexes, by key length
+}
+
+// shapeScanMax is the most props Member compares one by one; it searches more
+// by halves.
+const shapeScanMax = 16
 
 // Prop is a member a Shape knows, and the shape of its value (nil: nothing to
 // check below it).
@@ -280,6 +341,27 @@ type Prop struct {
 
 // Member reports whether s knows the member key, and the shape of its value.
 func (s *Shape) Member(key string) (*Shape, bool) {
+	if ix := &s.byLen; ix.start != "" {
+		if len(key)+1 >= len(ix.start) {
+			return nil, false
+		}
+		for j := int(ix.start[len(key)]); j < int(ix.start[len(key)+1]); j++ {
+			if p := &s.Props[ix.order[j]]; p.Key == key {
+				return p.Shape, true
+			}
+		}
+		return nil, false
+	}
+	if len(s.Props) <= shapeScanMax {
+		// Length and first byte before the whole comparison: most props differ
+		// in one of them, and then no call is made.
+		for i := range s.Props {
+			if k := s.Props[i].Key; len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == key {
+				return s.Props[i].Shape, true
+			}
+		}
+		return nil, false
+	}
 	lo, hi := 0, len(s.Props)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

@@ -127,7 +127,11 @@ var k5 = []scalar{{kind: jsonread.String, s: "handoff.rejected"}}
 var k6 = []scalar{{kind: jsonread.String, s: "handoff.request"}}
 var k7 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k8 = []scalar{{kind: jsonread.String, s: "status.update"}}
-var k9 = lazyRegexp("^\\S+$")
+var k9 = &dfa{pattern: "^\\S+$", nclass: 2,
+	ascii:  [128]uint8{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+	ranges: []dfaRange{{0x80, 0x10ffff, 1}},
+	next:   []uint8{0, 0, 0, 2, 0, 2},
+	accept: []bool{false, false, true}}
 var k10 = []scalar{{kind: jsonread.String, s: "success"}, {kind: jsonread.String, s: "failure"}, {kind: jsonread.String, s: "partial"}}
 var k11 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}}
 var k12 = []scalar{{kind: jsonread.String, s: "EVENT"}}
@@ -168,7 +172,11 @@ var k46 = []scalar{{kind: jsonread.String, s: "agent-start"}, {kind: jsonread.St
 var k47 = []scalar{{kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "orchestrator"}, {kind: jsonread.String, s: "harness"}}
 var k48 = []scalar{{kind: jsonread.String, s: "aop2"}, {kind: jsonread.String, s: "aos"}, {kind: jsonread.String, s: "aop-output"}, {kind: jsonread.String, s: "aof"}, {kind: jsonread.String, s: "orchmsg"}}
 var k49 = bound{i: 1, isInt: true, f: 1, exact: true}
-var k50 = lazyRegexp("^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$")
+var k50 = &dfa{pattern: "^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$", nclass: 7,
+	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	ranges: []dfaRange{},
+	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0, 0, 18, 0, 0, 0, 0, 0, 0, 19, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true}}
 var k51 = []scalar{{kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}, {kind: jsonread.String, s: "needs_review"}, {kind: jsonread.String, s: "partial"}}
 var k52 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k53 = bound{i: 100, isInt: true, f: 100, exact: true}
@@ -176,11 +184,19 @@ var k54 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s:
 var k55 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k56 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}, {kind: jsonread.String, s: "PROGRESS_UPDATE"}, {kind: jsonread.String, s: "PRIORITY_ESCALATION"}, {kind: jsonread.String, s: "ROLLBACK_INITIATED"}, {kind: jsonread.String, s: "VERSION_FALLBACK"}, {kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
 var k57 = []scalar{{kind: jsonread.String, s: "2.0"}}
-var k58 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
+var k58 = &dfa{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$", nclass: 8,
+	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 2, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0},
+	ranges: []dfaRange{},
+	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 18, 0, 18, 0, 19, 0, 20, 0, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 25, 26, 0, 0, 0, 18, 27, 18, 0, 0, 0, 20, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 28, 0, 0, 0, 0, 18, 0, 18, 29, 0, 0, 20, 0, 18, 0, 18, 30, 0, 0, 20, 0, 18, 0, 18, 31, 0, 0, 20, 0, 18, 0, 18, 32, 0, 0, 20, 0, 18, 0, 18, 33, 0, 0, 20, 0, 18, 0, 18, 34, 0, 0, 20, 0, 18, 0, 18, 35, 0, 0, 20, 0, 18, 0, 18, 36, 0, 0, 20, 0, 18, 0, 18, 0, 0, 0, 20},
+	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, true, false, false, true, true, false, false, false, true, true, true, true, true, true, true, true, true}}
 var k59 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k60 = bound{i: 1, isInt: true, f: 1, exact: true}
 var k61 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k62 = lazyRegexp("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$")
+var k62 = &dfa{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$", nclass: 8,
+	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 2, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0},
+	ranges: []dfaRange{},
+	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 18, 0, 18, 0, 19, 0, 20, 0, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 25, 26, 0, 0, 0, 18, 27, 18, 0, 0, 0, 20, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 28, 0, 0, 0, 0, 18, 0, 18, 29, 0, 0, 20, 0, 18, 0, 18, 30, 0, 0, 20, 0, 18, 0, 18, 31, 0, 0, 20, 0, 18, 0, 18, 32, 0, 0, 20, 0, 18, 0, 18, 33, 0, 0, 20, 0, 18, 0, 18, 34, 0, 0, 20, 0, 18, 0, 18, 35, 0, 0, 20, 0, 18, 0, 18, 36, 0, 0, 20, 0, 18, 0, 18, 0, 0, 0, 20},
+	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, true, false, false, true, true, false, false, false, true, true, true, true, true, true, true, true, true}}
 var k63 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k64 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
 var k65 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
@@ -218,6 +234,9 @@ var k96 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s
 var k97 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
 var k98 = []scalar{{kind: jsonread.String, s: "data"}}
 var k99 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
+
+// dfas is every pattern made an automaton, for the tests.
+var dfas = []*dfa{k9, k50, k58, k62}
 
 // v0: aof/common.schema.json#
 func v0(n *jsonread.Node) Verdict {
@@ -4244,7 +4263,7 @@ func v96(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k9().MatchString(n.Str) {
+		if !k9.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -6184,7 +6203,7 @@ func v282(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k50().MatchString(n.Str) {
+		if !k50.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -8072,7 +8091,7 @@ func v333(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k58().MatchString(n.Str) {
+		if !k58.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -8256,7 +8275,7 @@ func v356(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k62().MatchString(n.Str) {
+		if !k62.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -12285,161 +12304,161 @@ func Members(file string) *Shape {
 }
 
 var shape0 = Shape{}
-var shape1 = Shape{Object: true, Props: []Prop{{"failed", nil}, {"passed", nil}, {"total", nil}}}
-var shape2 = Shape{Object: true, Props: []Prop{{"blockers", &shape0}, {"deliverables", &shape0}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"tests", &shape1}}}
-var shape3 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape2}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
-var shape4 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", nil}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
-var shape5 = Shape{Object: true, Props: []Prop{{"accepted", nil}, {"reason", nil}, {"taskId", nil}}}
-var shape6 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape5}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
-var shape7 = Shape{Object: true, Props: []Prop{{"acceptanceCriteria", &shape0}, {"constraints", &shape0}, {"contextRefs", &shape0}, {"dueBy", nil}, {"expectedOutputs", &shape0}, {"fromAgent", nil}, {"parentTaskId", nil}, {"taskId", nil}, {"toAgent", nil}}}
-var shape8 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape7}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
-var shape9 = Shape{Object: true, Props: []Prop{{"inputs", nil}, {"output", nil}, {"work", nil}}}
-var shape10 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"artifactPaths", &shape9}, {"metadata", nil}, {"startedAt", nil}, {"status", nil}, {"taskId", nil}}}
-var shape11 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"beatCount", nil}, {"expiresAt", nil}, {"lastHeartbeat", nil}, {"taskId", nil}}}
-var shape12 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"completedAt", nil}, {"deliverables", &shape0}, {"handoffRef", nil}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"taskId", nil}, {"tests", &shape1}}}
-var shape13 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"notes", nil}, {"progress", nil}, {"status", nil}, {"taskId", nil}}}
-var shape14 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape13}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}}
-var shape15 = Shape{Object: true, Props: []Prop{{"agent_id", nil}, {"aop_version", nil}, {"duration_ms", nil}, {"metadata", nil}, {"results", nil}, {"task", nil}, {"timestamp", nil}}}
-var shape16 = Shape{Object: true, Props: []Prop{{"end", nil}, {"start", nil}}}
-var shape17 = Shape{Object: true, Props: []Prop{{"bullets", &shape0}, {"detailsFile", nil}, {"metrics", nil}, {"status", nil}, {"summary", nil}, {"task", nil}, {"timestamps", &shape16}}}
-var shape18 = Shape{Object: true, Props: []Prop{{"task", nil}, {"task_type", nil}}}
-var shape19 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"current_checkpoint", nil}, {"current_phase", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress_percentage", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
-var shape20 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"escalated_by", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"new_priority", nil}, {"old_priority", nil}, {"protocol_family", nil}, {"reason", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
-var shape21 = Shape{Object: true, Props: []Prop{{"current_checkpoint", nil}, {"current_phase", nil}, {"estimated_time_remaining_seconds", nil}, {"extensions", nil}, {"message", nil}, {"percentage", nil}}}
-var shape22 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress", &shape21}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
-var shape23 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"path", nil}, {"restored_from", nil}, {"status", nil}}}
+var shape1 = Shape{Object: true, Props: []Prop{{"failed", nil}, {"passed", nil}, {"total", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x03", order: "\x02\x00\x01"}}
+var shape2 = Shape{Object: true, Props: []Prop{{"blockers", &shape0}, {"deliverables", &shape0}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"tests", &shape1}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x04\x04\x05\x05\x06", order: "\x02\x05\x03\x00\x04\x01"}}
+var shape3 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape2}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
+var shape4 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", nil}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
+var shape5 = Shape{Object: true, Props: []Prop{{"accepted", nil}, {"reason", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02\x02\x03", order: "\x01\x02\x00"}}
+var shape6 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape5}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
+var shape7 = Shape{Object: true, Props: []Prop{{"acceptanceCriteria", &shape0}, {"constraints", &shape0}, {"contextRefs", &shape0}, {"dueBy", nil}, {"expectedOutputs", &shape0}, {"fromAgent", nil}, {"parentTaskId", nil}, {"taskId", nil}, {"toAgent", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x02\x03\x03\x04\x04\x06\a\a\a\b\b\b\t", order: "\x03\a\b\x05\x01\x02\x06\x04\x00"}}
+var shape8 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape7}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
+var shape9 = Shape{Object: true, Props: []Prop{{"inputs", nil}, {"output", nil}, {"work", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03", order: "\x02\x00\x01"}}
+var shape10 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"artifactPaths", &shape9}, {"metadata", nil}, {"startedAt", nil}, {"status", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02\x03\x04\x05\x05\x05\x05\x06", order: "\x04\x05\x00\x02\x03\x01"}}
+var shape11 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"beatCount", nil}, {"expiresAt", nil}, {"lastHeartbeat", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x02\x04\x04\x04\x04\x05", order: "\x04\x00\x01\x02\x03"}}
+var shape12 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"completedAt", nil}, {"deliverables", &shape0}, {"handoffRef", nil}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"taskId", nil}, {"tests", &shape1}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x03\x05\x06\x06\b\t\n", order: "\x05\t\b\x00\x06\x01\x04\a\x02\x03"}}
+var shape13 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"notes", nil}, {"progress", nil}, {"status", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x03\x04\x06", order: "\x02\x04\x05\x00\x01\x03"}}
+var shape14 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape13}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
+var shape15 = Shape{Object: true, Props: []Prop{{"agent_id", nil}, {"aop_version", nil}, {"duration_ms", nil}, {"metadata", nil}, {"results", nil}, {"task", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x02\x04\x05\x05\a", order: "\x05\x04\x00\x03\x06\x01\x02"}}
+var shape16 = Shape{Object: true, Props: []Prop{{"end", nil}, {"start", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x01\x01\x02", order: "\x00\x01"}}
+var shape17 = Shape{Object: true, Props: []Prop{{"bullets", &shape0}, {"detailsFile", nil}, {"metrics", nil}, {"status", nil}, {"summary", nil}, {"task", nil}, {"timestamps", &shape16}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x02\x05\x05\x05\x06\a", order: "\x05\x03\x00\x02\x04\x06\x01"}}
+var shape18 = Shape{Object: true, Props: []Prop{{"task", nil}, {"task_type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x02", order: "\x00\x01"}}
+var shape19 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"current_checkpoint", nil}, {"current_phase", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress_percentage", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x04\x06\a\b\t\n\v\v\v\f\r", order: "\x00\x04\v\f\x05\n\x01\x06\x03\t\b\x02\a"}}
+var shape20 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"escalated_by", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"new_priority", nil}, {"old_priority", nil}, {"protocol_family", nil}, {"reason", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x03\x04\x04\x05\a\b\f\f\r\x0e", order: "\x00\x03\t\f\r\x04\v\x01\x02\x05\x06\a\n\b"}}
+var shape21 = Shape{Object: true, Props: []Prop{{"current_checkpoint", nil}, {"current_phase", nil}, {"estimated_time_remaining_seconds", nil}, {"extensions", nil}, {"message", nil}, {"percentage", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x03\x03\x03\x04\x04\x04\x04\x04\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x06", order: "\x04\x03\x05\x01\x00\x02"}}
+var shape22 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress", &shape21}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x04\x05\a\b\t\t\n\v", order: "\x00\x02\t\x05\n\x03\b\x01\x04\a\x06"}}
+var shape23 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"path", nil}, {"restored_from", nil}, {"status", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x02\x03\x03\x03\x04", order: "\x01\x03\x00\x02"}}
 var shape24 = Shape{Items: &shape23}
-var shape25 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"artifacts_rolled_back", &shape24}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}, {"trigger", nil}}}
-var shape26 = Shape{Object: true, Open: true, Props: []Prop{{"storage_path", nil}}}
-var shape27 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"audit_trail", &shape26}, {"cost_summary", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
-var shape28 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
-var shape29 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}}
-var shape30 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"model", nil}, {"name", nil}, {"provider", nil}}}
-var shape31 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"evidence", &shape0}, {"extensions", nil}, {"notes", nil}, {"status", nil}, {"validation_output", nil}}}
+var shape25 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"artifacts_rolled_back", &shape24}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}, {"trigger", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x04\x04\x05\a\b\t\t\n\v\v\v\v\v\v\f", order: "\x00\x03\t\v\n\x04\b\x01\x05\a\x06\x02"}}
+var shape26 = Shape{Object: true, Open: true, Props: []Prop{{"storage_path", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01", order: "\x00"}}
+var shape27 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"audit_trail", &shape26}, {"cost_summary", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x04\x06\b\n\n\v\f", order: "\x00\x04\n\v\x05\t\x01\x02\x03\x06\b\a"}}
+var shape28 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x04\x06\a\b\b\t\n", order: "\x00\x02\b\t\x03\a\x01\x04\x06\x05"}}
+var shape29 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x04\x06\a\b\b\t\n", order: "\x00\x02\b\t\x03\a\x01\x04\x06\x05"}}
+var shape30 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"model", nil}, {"name", nil}, {"provider", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x02\x02\x03\x03\x04", order: "\x02\x01\x03\x00"}}
+var shape31 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"evidence", &shape0}, {"extensions", nil}, {"notes", nil}, {"status", nil}, {"validation_output", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x02\x02\x03\x03\x04\x04\x04\x05\x05\x05\x05\x06", order: "\x03\x04\x01\x02\x00\x05"}}
 var shape32 = Shape{Items: &shape31}
-var shape33 = Shape{Object: true, Props: []Prop{{"actual_cost_usd", nil}, {"estimated_cost_usd", nil}, {"extensions", nil}, {"model_pricing_tier", nil}, {"tokens_input", nil}, {"tokens_output", nil}}}
-var shape34 = Shape{Object: true, Props: []Prop{{"error_code", nil}, {"extensions", nil}, {"message", nil}, {"recovery_suggestions", &shape0}, {"stack_trace", nil}}}
-var shape35 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"hash", nil}, {"path", nil}, {"size_bytes", nil}, {"status", nil}, {"type", nil}}}
+var shape33 = Shape{Object: true, Props: []Prop{{"actual_cost_usd", nil}, {"estimated_cost_usd", nil}, {"extensions", nil}, {"model_pricing_tier", nil}, {"tokens_input", nil}, {"tokens_output", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x02\x03\x03\x04\x04\x04\x06", order: "\x02\x04\x05\x00\x01\x03"}}
+var shape34 = Shape{Object: true, Props: []Prop{{"error_code", nil}, {"extensions", nil}, {"message", nil}, {"recovery_suggestions", &shape0}, {"stack_trace", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x05", order: "\x02\x00\x01\x04\x03"}}
+var shape35 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"hash", nil}, {"path", nil}, {"size_bytes", nil}, {"status", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x03\x03\x04\x04\x04\x04\x06", order: "\x01\x02\x05\x04\x00\x03"}}
 var shape36 = Shape{Items: &shape35}
-var shape37 = Shape{Object: true, Props: []Prop{{"actions", &shape0}, {"errors", &shape0}, {"extensions", nil}, {"output_artifacts", &shape36}, {"summary", nil}, {"warnings", &shape0}}}
-var shape38 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"last_progress_event_at", nil}, {"progress_percentage", nil}}}
-var shape39 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"final_signal", nil}, {"message", nil}, {"state", nil}}}
-var shape40 = Shape{Object: true, Props: []Prop{{"completed_at", nil}, {"duration_seconds", nil}, {"extensions", nil}, {"retries_attempted", nil}, {"started_at", nil}}}
-var shape41 = Shape{Object: true, Props: []Prop{{"agent", &shape30}, {"aop_version", nil}, {"checkpoint_results", &shape32}, {"cost_tracking", &shape33}, {"error_details", &shape34}, {"execution_summary", &shape37}, {"extensions", nil}, {"message_type", nil}, {"progress_log", &shape38}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"task_status", &shape39}, {"timing", &shape40}}}
-var shape42 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"fallback_trigger", nil}, {"model", nil}, {"provider", nil}}}
+var shape37 = Shape{Object: true, Props: []Prop{{"actions", &shape0}, {"errors", &shape0}, {"extensions", nil}, {"output_artifacts", &shape36}, {"summary", nil}, {"warnings", &shape0}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x03\x04\x04\x05\x05\x05\x05\x05\x05\x06", order: "\x01\x00\x04\x05\x02\x03"}}
+var shape38 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"last_progress_event_at", nil}, {"progress_percentage", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x02\x03", order: "\x00\x02\x01"}}
+var shape39 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"final_signal", nil}, {"message", nil}, {"state", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x03\x03\x04", order: "\x03\x02\x00\x01"}}
+var shape40 = Shape{Object: true, Props: []Prop{{"completed_at", nil}, {"duration_seconds", nil}, {"extensions", nil}, {"retries_attempted", nil}, {"started_at", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x03\x03\x04\x05", order: "\x02\x04\x00\x01\x03"}}
+var shape41 = Shape{Object: true, Props: []Prop{{"agent", &shape30}, {"aop_version", nil}, {"checkpoint_results", &shape32}, {"cost_tracking", &shape33}, {"error_details", &shape34}, {"execution_summary", &shape37}, {"extensions", nil}, {"message_type", nil}, {"progress_log", &shape38}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"task_status", &shape39}, {"timing", &shape40}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x02\x03\x03\x03\x05\a\t\v\f\r\r\x0e\x0f", order: "\x00\x0e\f\x06\v\x01\r\a\b\x03\x04\n\t\x05\x02"}}
+var shape42 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"fallback_trigger", nil}, {"model", nil}, {"provider", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x01\x02\x02\x03\x03\x03\x03\x03\x03\x04", order: "\x02\x03\x00\x01"}}
 var shape43 = Shape{Items: &shape42}
-var shape44 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"interval_seconds", nil}, {"max_missed_beats", nil}, {"on_heartbeat_failure", nil}}}
-var shape45 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"alternative_models", &shape43}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"heartbeat", &shape44}, {"max_retries", nil}, {"on_failure", nil}, {"retry_backoff_seconds", &shape0}, {"timeout_seconds", nil}}}
-var shape46 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"require_final_signal", nil}, {"require_minimal_report", nil}, {"timeout_seconds", nil}}}
-var shape47 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"initiator", nil}, {"notes", nil}, {"spec_author", nil}, {"tags", &shape0}}}
-var shape48 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"snapshot_path", nil}, {"snapshot_strategy", nil}}}
-var shape49 = Shape{Object: true, Props: []Prop{{"command", nil}, {"expects", nil}}}
-var shape50 = Shape{Object: true, Props: []Prop{{"description", nil}, {"extensions", nil}, {"path", nil}, {"rollback_snapshot", &shape48}, {"type", nil}, {"validation", &shape49}}}
+var shape44 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"interval_seconds", nil}, {"max_missed_beats", nil}, {"on_heartbeat_failure", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x03\x03\x03\x03\x04", order: "\x00\x01\x02\x03"}}
+var shape45 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"alternative_models", &shape43}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"heartbeat", &shape44}, {"max_retries", nil}, {"on_failure", nil}, {"retry_backoff_seconds", &shape0}, {"timeout_seconds", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03\x04\x04\x04\x04\x05\x05\x05\x06\x06\x06\a\a\a\a\b\b\b\b\t", order: "\x04\x03\x06\x05\b\x01\a\x02\x00"}}
+var shape46 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"require_final_signal", nil}, {"require_minimal_report", nil}, {"timeout_seconds", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x02\x02\x02\x02\x02\x03\x03\x04\x04\x04\x05\x05\x05\x05\x06", order: "\x02\x05\x03\x04\x01\x00"}}
+var shape47 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"initiator", nil}, {"notes", nil}, {"spec_author", nil}, {"tags", &shape0}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x02\x02\x02\x03\x04\x05", order: "\x04\x02\x01\x00\x03"}}
+var shape48 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"snapshot_path", nil}, {"snapshot_strategy", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x02\x02\x02\x02\x03", order: "\x00\x01\x02"}}
+var shape49 = Shape{Object: true, Props: []Prop{{"command", nil}, {"expects", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
+var shape50 = Shape{Object: true, Props: []Prop{{"description", nil}, {"extensions", nil}, {"path", nil}, {"rollback_snapshot", &shape48}, {"type", nil}, {"validation", &shape49}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x02\x02\x02\x04\x05\x05\x05\x05\x05\x05\x06", order: "\x02\x04\x01\x05\x00\x03"}}
 var shape51 = Shape{Items: &shape50}
-var shape52 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"description", nil}, {"expected_artifacts", &shape51}, {"extensions", nil}, {"recovery_strategy", nil}, {"status", nil}, {"validation", &shape49}}}
+var shape52 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"description", nil}, {"expected_artifacts", &shape51}, {"extensions", nil}, {"recovery_strategy", nil}, {"status", nil}, {"validation", &shape49}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x03\x04\x04\x05\x05\x05\x05\x06\a", order: "\x05\x03\x06\x01\x00\x04\x02"}}
 var shape53 = Shape{Items: &shape52}
-var shape54 = Shape{Object: true, Props: []Prop{{"checkpoints", &shape53}, {"extensions", nil}, {"label", nil}, {"objective", nil}, {"phase_id", nil}, {"phase_order", nil}}}
+var shape54 = Shape{Object: true, Props: []Prop{{"checkpoints", &shape53}, {"extensions", nil}, {"label", nil}, {"objective", nil}, {"phase_id", nil}, {"phase_order", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x01\x02\x03\x04\x06", order: "\x02\x04\x03\x01\x00\x05"}}
 var shape55 = Shape{Items: &shape54}
-var shape56 = Shape{Object: true, Props: []Prop{{"created_at", nil}, {"extensions", nil}, {"orchestrator", nil}, {"origin", nil}, {"session_id", nil}, {"workflow_pattern", nil}}}
-var shape57 = Shape{Object: true, Props: []Prop{{"aop_versions_supported", &shape0}, {"extensions", nil}, {"file_system_access", nil}, {"headless_mode", nil}, {"network_access", nil}}}
-var shape58 = Shape{Object: true, Props: []Prop{{"agent_name", nil}, {"capabilities", &shape57}, {"execution_profile", nil}, {"extensions", nil}, {"model", nil}, {"provider", nil}, {"role", nil}}}
-var shape59 = Shape{Object: true, Props: []Prop{{"read_paths", &shape0}, {"write_paths", &shape0}}}
-var shape60 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"filesystem", &shape59}, {"network", nil}}}
-var shape61 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}}}
-var shape62 = Shape{Object: true, Props: []Prop{{"delegation_allowed", nil}, {"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}, {"network_access", nil}, {"read_only_mode", nil}}}
-var shape63 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"git_branch", nil}, {"os", nil}, {"shell", nil}, {"workspace_root", nil}}}
-var shape64 = Shape{Object: true, Props: []Prop{{"content", nil}, {"extensions", nil}, {"path", nil}, {"read_only", nil}, {"type", nil}}}
+var shape56 = Shape{Object: true, Props: []Prop{{"created_at", nil}, {"extensions", nil}, {"orchestrator", nil}, {"origin", nil}, {"session_id", nil}, {"workflow_pattern", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x04\x04\x05\x05\x05\x05\x06", order: "\x03\x00\x01\x04\x02\x05"}}
+var shape57 = Shape{Object: true, Props: []Prop{{"aop_versions_supported", &shape0}, {"extensions", nil}, {"file_system_access", nil}, {"headless_mode", nil}, {"network_access", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x02\x03\x03\x03\x03\x04\x04\x04\x04\x05", order: "\x01\x03\x04\x02\x00"}}
+var shape58 = Shape{Object: true, Props: []Prop{{"agent_name", nil}, {"capabilities", &shape57}, {"execution_profile", nil}, {"extensions", nil}, {"model", nil}, {"provider", nil}, {"role", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x02\x02\x03\x03\x05\x05\x06\x06\x06\x06\x06\a", order: "\x06\x04\x05\x00\x03\x01\x02"}}
+var shape59 = Shape{Object: true, Props: []Prop{{"read_paths", &shape0}, {"write_paths", &shape0}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02", order: "\x00\x01"}}
+var shape60 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"filesystem", &shape59}, {"network", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x03", order: "\x02\x00\x01"}}
+var shape61 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x03", order: "\x00\x02\x01"}}
+var shape62 = Shape{Object: true, Props: []Prop{{"delegation_allowed", nil}, {"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}, {"network_access", nil}, {"read_only_mode", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x05\x05\x05\x05\x06", order: "\x01\x03\x02\x04\x05\x00"}}
+var shape63 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"git_branch", nil}, {"os", nil}, {"shell", nil}, {"workspace_root", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x02\x02\x02\x02\x02\x04\x04\x04\x04\x05", order: "\x02\x03\x00\x01\x04"}}
+var shape64 = Shape{Object: true, Props: []Prop{{"content", nil}, {"extensions", nil}, {"path", nil}, {"read_only", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x03\x03\x04\x05", order: "\x02\x04\x00\x03\x01"}}
 var shape65 = Shape{Items: &shape64}
-var shape66 = Shape{Object: true, Props: []Prop{{"access", &shape60}, {"attempt", nil}, {"budgets", &shape61}, {"category", nil}, {"complexity", nil}, {"constraints", &shape62}, {"environment", &shape63}, {"expected_outputs", &shape51}, {"extensions", nil}, {"inputs", &shape65}, {"objective", nil}, {"parent_task_id", nil}, {"priority", nil}, {"task_id", nil}}}
-var shape67 = Shape{Object: true, Props: []Prop{{"aop_version", nil}, {"execution_policy", &shape45}, {"extensions", nil}, {"guard_rails", &shape46}, {"message_type", nil}, {"orchestration_metadata", &shape47}, {"phases", &shape55}, {"protocol_family", nil}, {"schema_version", nil}, {"session", &shape56}, {"target", &shape58}, {"task", &shape66}}}
-var shape68 = Shape{Object: true, Props: []Prop{{"code", nil}, {"data", nil}, {"message", nil}}}
-var shape69 = Shape{Object: true, Props: []Prop{{"error", &shape68}, {"id", nil}, {"jsonrpc", nil}}}
-var shape70 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"timeout", nil}, {"timestamp", nil}}}
-var shape71 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape70}}}
-var shape72 = Shape{Object: true, Props: []Prop{{"message", nil}, {"reasoning", nil}}}
-var shape73 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape72}}}
-var shape74 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"status", nil}, {"timestamp", nil}, {"version", nil}}}
-var shape75 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape74}}}
-var shape76 = Shape{Object: true, Props: []Prop{{"data", nil}, {"decision", nil}, {"message", nil}, {"modifiedRequest", nil}, {"reasonCode", &shape0}, {"reasoning", nil}}}
-var shape77 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape76}}}
-var shape78 = Shape{Object: true, Props: []Prop{{"name", nil}, {"version", nil}}}
+var shape66 = Shape{Object: true, Props: []Prop{{"access", &shape60}, {"attempt", nil}, {"budgets", &shape61}, {"category", nil}, {"complexity", nil}, {"constraints", &shape62}, {"environment", &shape63}, {"expected_outputs", &shape51}, {"extensions", nil}, {"inputs", &shape65}, {"objective", nil}, {"parent_task_id", nil}, {"priority", nil}, {"task_id", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02\x05\a\b\n\f\f\f\r\r\x0e", order: "\x00\t\x01\x02\r\x03\f\n\x04\b\x05\x06\v\a"}}
+var shape67 = Shape{Object: true, Props: []Prop{{"aop_version", nil}, {"execution_policy", &shape45}, {"extensions", nil}, {"guard_rails", &shape46}, {"message_type", nil}, {"orchestration_metadata", &shape47}, {"phases", &shape55}, {"protocol_family", nil}, {"schema_version", nil}, {"session", &shape56}, {"target", &shape58}, {"task", &shape66}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x04\x04\x04\x05\a\b\b\t\n\v\v\v\v\v\v\f", order: "\v\x06\n\t\x02\x00\x03\x04\b\a\x01\x05"}}
+var shape68 = Shape{Object: true, Props: []Prop{{"code", nil}, {"data", nil}, {"message", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x03", order: "\x00\x01\x02"}}
+var shape69 = Shape{Object: true, Props: []Prop{{"error", &shape68}, {"id", nil}, {"jsonrpc", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x02\x02\x03", order: "\x01\x00\x02"}}
+var shape70 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"timeout", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03", order: "\x01\x00\x02"}}
+var shape71 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape70}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape72 = Shape{Object: true, Props: []Prop{{"message", nil}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x02", order: "\x00\x01"}}
+var shape73 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape72}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape74 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"status", nil}, {"timestamp", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03\x04", order: "\x01\x03\x00\x02"}}
+var shape75 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape74}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x02\x03", order: "\x00\x02\x01"}}
+var shape76 = Shape{Object: true, Props: []Prop{{"data", nil}, {"decision", nil}, {"message", nil}, {"modifiedRequest", nil}, {"reasonCode", &shape0}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x02\x03\x04\x05\x05\x05\x05\x05\x06", order: "\x00\x02\x01\x05\x04\x03"}}
+var shape77 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape76}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x02\x03", order: "\x00\x02\x01"}}
+var shape78 = Shape{Object: true, Props: []Prop{{"name", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x02", order: "\x00\x01"}}
 var shape79 = Shape{Items: &shape78}
-var shape80 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}}}
-var shape81 = Shape{Object: true, Props: []Prop{{"contextWindow", nil}, {"defaultParams", nil}, {"id", nil}, {"maxTokens", nil}, {"metadata", nil}, {"name", nil}, {"provider", &shape80}, {"stopSequences", &shape0}}}
-var shape82 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}, {"name", nil}}}
-var shape83 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}, {"url", nil}}}
-var shape84 = Shape{Object: true, Props: []Prop{{"content", nil}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}, {"name", nil}}}
+var shape80 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x01\x02", order: "\x01\x00"}}
+var shape81 = Shape{Object: true, Props: []Prop{{"contextWindow", nil}, {"defaultParams", nil}, {"id", nil}, {"maxTokens", nil}, {"metadata", nil}, {"name", nil}, {"provider", &shape80}, {"stopSequences", &shape0}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x02\x04\x05\x05\x05\x05\b", order: "\x02\x05\x04\x06\x03\x00\x01\a"}}
+var shape82 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}, {"name", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x02\x03", order: "\x00\x02\x01"}}
+var shape83 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}, {"url", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x01\x02\x02\x02\x02\x03", order: "\x02\x01\x00"}}
+var shape84 = Shape{Object: true, Props: []Prop{{"content", nil}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}, {"name", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x03\x05\x05\x05\x06", order: "\x02\x05\x00\x03\x04\x01"}}
 var shape85 = Shape{Items: &shape84}
-var shape86 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"required", nil}, {"type", nil}}}
+var shape86 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"required", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x03\x03\x03\x03\x05\x05\x05\x06", order: "\x01\x03\x05\x02\x04\x00"}}
 var shape87 = Shape{Items: &shape86}
-var shape88 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"type", nil}}}
+var shape88 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x03\x03\x03\x03\x04\x04\x04\x05", order: "\x01\x03\x04\x02\x00"}}
 var shape89 = Shape{Items: &shape88}
-var shape90 = Shape{Object: true, Props: []Prop{{"arguments", &shape87}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"outputs", &shape89}, {"type", nil}}}
+var shape90 = Shape{Object: true, Props: []Prop{{"arguments", &shape87}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"outputs", &shape89}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x03\x03\x03\x04\x05\x06\x06\a", order: "\x02\x04\x06\x05\x03\x00\x01"}}
 var shape91 = Shape{Items: &shape90}
-var shape92 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"instructions", nil}, {"mcpServers", &shape79}, {"metadata", nil}, {"model", &shape81}, {"name", nil}, {"organization", &shape82}, {"provider", &shape83}, {"resources", &shape85}, {"tools", &shape91}, {"version", nil}}}
-var shape93 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}}}
-var shape94 = Shape{Object: true, Props: []Prop{{"email", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"organization", &shape82}}}
-var shape95 = Shape{Object: true, Props: []Prop{{"agent", &shape92}, {"session", &shape93}, {"stepId", nil}, {"timestamp", nil}, {"turnId", nil}, {"user", &shape94}}}
-var shape96 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}}}
+var shape92 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"instructions", nil}, {"mcpServers", &shape79}, {"metadata", nil}, {"model", &shape81}, {"name", nil}, {"organization", &shape82}, {"provider", &shape83}, {"resources", &shape85}, {"tools", &shape91}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x04\x04\x05\a\b\t\n\f", order: "\x01\x06\x05\n\v\x04\b\t\x03\x00\x02\a"}}
+var shape93 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x01\x01\x02", order: "\x00\x01"}}
+var shape94 = Shape{Object: true, Props: []Prop{{"email", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"organization", &shape82}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x03\x03\x03\x04\x04\x04\x04\x05", order: "\x01\x03\x00\x02\x04"}}
+var shape95 = Shape{Object: true, Props: []Prop{{"agent", &shape92}, {"session", &shape93}, {"stepId", nil}, {"timestamp", nil}, {"turnId", nil}, {"user", &shape94}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x04\x05\x05\x06", order: "\x05\x00\x02\x04\x01\x03"}}
+var shape96 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x01\x02", order: "\x00\x01"}}
 var shape97 = Shape{Items: &shape96}
-var shape98 = Shape{Object: true, Props: []Prop{{"id", nil}, {"type", nil}}}
-var shape99 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"event", &shape98}, {"metadata", nil}, {"type", nil}}}
-var shape100 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"trigger", &shape99}}}
-var shape101 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape100}}}
-var shape102 = Shape{Object: true, Props: []Prop{{"content", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}}}
+var shape98 = Shape{Object: true, Props: []Prop{{"id", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02", order: "\x00\x01"}}
+var shape99 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"event", &shape98}, {"metadata", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x02\x03\x04", order: "\x03\x01\x00\x02"}}
+var shape100 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"trigger", &shape99}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
+var shape101 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape100}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape102 = Shape{Object: true, Props: []Prop{{"content", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x01\x02\x04", order: "\x01\x00\x02\x03"}}
 var shape103 = Shape{Items: &shape102}
-var shape104 = Shape{Object: true, Props: []Prop{{"keywords", &shape0}, {"query", nil}, {"results", &shape103}}}
-var shape105 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"knowledgeStep", &shape104}, {"reasoning", nil}}}
-var shape106 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape105}}}
-var shape107 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"memory", &shape0}, {"reasoning", nil}}}
-var shape108 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape107}}}
-var shape109 = Shape{Object: true, Props: []Prop{{"kind", nil}}}
+var shape104 = Shape{Object: true, Props: []Prop{{"keywords", &shape0}, {"query", nil}, {"results", &shape103}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x02\x03", order: "\x01\x02\x00"}}
+var shape105 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"knowledgeStep", &shape104}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x02\x03", order: "\x00\x02\x01"}}
+var shape106 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape105}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape107 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"memory", &shape0}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x02\x03", order: "\x01\x00\x02"}}
+var shape108 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape107}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape109 = Shape{Object: true, Props: []Prop{{"kind", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01", order: "\x00"}}
 var shape110 = Shape{Items: &shape109}
-var shape111 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"id", nil}, {"metadata", nil}, {"role", nil}}}
-var shape112 = Shape{Object: true, Props: []Prop{{"citation", &shape110}, {"context", &shape95}, {"message", &shape111}, {"reasoning", nil}}}
-var shape113 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape112}}}
-var shape114 = Shape{Object: true, Props: []Prop{{"id", nil}, {"name", nil}, {"value", nil}}}
+var shape111 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"id", nil}, {"metadata", nil}, {"role", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x03\x04", order: "\x01\x03\x00\x02"}}
+var shape112 = Shape{Object: true, Props: []Prop{{"citation", &shape110}, {"context", &shape95}, {"message", &shape111}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02\x03\x04", order: "\x01\x02\x00\x03"}}
+var shape113 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape112}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape114 = Shape{Object: true, Props: []Prop{{"id", nil}, {"name", nil}, {"value", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x03", order: "\x00\x01\x02"}}
 var shape115 = Shape{Items: &shape114}
-var shape116 = Shape{Object: true, Props: []Prop{{"executionId", nil}, {"inputs", &shape115}, {"toolId", nil}}}
-var shape117 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"reasoning", nil}, {"toolCallRequest", &shape116}}}
-var shape118 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape117}}}
-var shape119 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}, {"text", nil}}}
+var shape116 = Shape{Object: true, Props: []Prop{{"executionId", nil}, {"inputs", &shape115}, {"toolId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02\x02\x02\x02\x02\x03", order: "\x01\x02\x00"}}
+var shape117 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"reasoning", nil}, {"toolCallRequest", &shape116}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x02\x02\x02\x03", order: "\x00\x01\x02"}}
+var shape118 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape117}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape119 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}, {"text", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x02\x03", order: "\x00\x02\x01"}}
 var shape120 = Shape{Items: &shape119}
-var shape121 = Shape{Object: true, Props: []Prop{{"isError", nil}, {"outputs", &shape120}}}
-var shape122 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"executionId", nil}, {"result", &shape121}}}
-var shape123 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape122}}}
-var shape124 = Shape{Object: true, Props: []Prop{{"error", nil}, {"recoverable", nil}, {"stack", nil}, {"taskId", nil}}}
-var shape125 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape124}, {"timestamp", nil}, {"type", nil}}}
-var shape126 = Shape{Object: true, Props: []Prop{{"context", nil}, {"level", nil}, {"message", nil}}}
-var shape127 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape126}, {"timestamp", nil}, {"type", nil}}}
-var shape128 = Shape{Object: true, Props: []Prop{{"message", nil}, {"progress", nil}, {"taskId", nil}}}
-var shape129 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape128}, {"timestamp", nil}, {"type", nil}}}
-var shape130 = Shape{Object: true, Props: []Prop{{"context", nil}, {"question", nil}}}
-var shape131 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape130}, {"timestamp", nil}, {"type", nil}}}
-var shape132 = Shape{Object: true, Props: []Prop{{"gracePeriod", nil}, {"reason", nil}}}
-var shape133 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape132}, {"timestamp", nil}, {"type", nil}}}
-var shape134 = Shape{Object: true, Props: []Prop{{"message", nil}, {"taskId", nil}}}
-var shape135 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape134}, {"timestamp", nil}, {"type", nil}}}
-var shape136 = Shape{Object: true, Props: []Prop{{"reason", nil}, {"taskId", nil}}}
-var shape137 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape136}, {"timestamp", nil}, {"type", nil}}}
-var shape138 = Shape{Object: true, Props: []Prop{{"label", nil}, {"value", nil}}}
+var shape121 = Shape{Object: true, Props: []Prop{{"isError", nil}, {"outputs", &shape120}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
+var shape122 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"executionId", nil}, {"result", &shape121}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x02\x02\x02\x03", order: "\x02\x00\x01"}}
+var shape123 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape122}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape124 = Shape{Object: true, Props: []Prop{{"error", nil}, {"recoverable", nil}, {"stack", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x03\x03\x03\x03\x03\x04", order: "\x00\x02\x03\x01"}}
+var shape125 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape124}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape126 = Shape{Object: true, Props: []Prop{{"context", nil}, {"level", nil}, {"message", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x03", order: "\x01\x00\x02"}}
+var shape127 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape126}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape128 = Shape{Object: true, Props: []Prop{{"message", nil}, {"progress", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03", order: "\x02\x00\x01"}}
+var shape129 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape128}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape130 = Shape{Object: true, Props: []Prop{{"context", nil}, {"question", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02", order: "\x00\x01"}}
+var shape131 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape130}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape132 = Shape{Object: true, Props: []Prop{{"gracePeriod", nil}, {"reason", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x02", order: "\x01\x00"}}
+var shape133 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape132}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape134 = Shape{Object: true, Props: []Prop{{"message", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02", order: "\x01\x00"}}
+var shape135 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape134}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape136 = Shape{Object: true, Props: []Prop{{"reason", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
+var shape137 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape136}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape138 = Shape{Object: true, Props: []Prop{{"label", nil}, {"value", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
 var shape139 = Shape{Items: &shape138}
-var shape140 = Shape{Object: true, Props: []Prop{{"options", &shape139}, {"question", nil}, {"timeout", nil}}}
-var shape141 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape140}, {"timestamp", nil}, {"type", nil}}}
-var shape142 = Shape{Object: true, Props: []Prop{{"taskId", nil}}}
-var shape143 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape142}, {"timestamp", nil}, {"type", nil}}}
-var shape144 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"role", nil}, {"status", nil}}}
-var shape145 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape144}, {"timestamp", nil}, {"type", nil}}}
-var shape146 = Shape{Object: true, Props: []Prop{{"limit", nil}, {"requiredRole", nil}, {"status", nil}}}
-var shape147 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape146}, {"timestamp", nil}, {"type", nil}}}
-var shape148 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"type", nil}}}
-var shape149 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape148}, {"timestamp", nil}, {"type", nil}}}
-var shape150 = Shape{Object: true, Props: []Prop{{"code", nil}, {"details", nil}, {"message", nil}}}
-var shape151 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"error", &shape150}, {"id", nil}, {"timestamp", nil}, {"type", nil}}}
-var shape152 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"currentTask", nil}, {"id", nil}, {"role", nil}, {"status", nil}}}
+var shape140 = Shape{Object: true, Props: []Prop{{"options", &shape139}, {"question", nil}, {"timeout", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02\x03", order: "\x00\x02\x01"}}
+var shape141 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape140}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape142 = Shape{Object: true, Props: []Prop{{"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01", order: "\x00"}}
+var shape143 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape142}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape144 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"role", nil}, {"status", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x02\x02\x02\x03", order: "\x01\x02\x00"}}
+var shape145 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape144}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape146 = Shape{Object: true, Props: []Prop{{"limit", nil}, {"requiredRole", nil}, {"status", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x02\x02\x02\x02\x02\x02\x03", order: "\x00\x02\x01"}}
+var shape147 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape146}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape148 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x03\x04\x04\x04\x05\a\a\a\a\a\a\a\a\b", order: "\x02\a\x03\x04\x01\x00\x06\x05"}}
+var shape149 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape148}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
+var shape150 = Shape{Object: true, Props: []Prop{{"code", nil}, {"details", nil}, {"message", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x03", order: "\x00\x01\x02"}}
+var shape151 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"error", &shape150}, {"id", nil}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x03\x03\x04\x04\x05\x05\x05\x05\x06", order: "\x03\x05\x02\x00\x04\x01"}}
+var shape152 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"currentTask", nil}, {"id", nil}, {"role", nil}, {"status", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x03\x03\x03\x03\x03\x04\x05", order: "\x02\x03\x04\x01\x00"}}
 var shape153 = Shape{Items: &shape152}
-var shape154 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"id", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"result", nil}, {"status", nil}, {"type", nil}}}
+var shape154 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"id", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"result", nil}, {"status", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x03\x03\x05\x06\a\a\a\b\n\n\n\n\n\n\n\n\v", order: "\x02\x03\n\b\t\x04\x05\x01\x00\a\x06"}}
 var shape155 = Shape{Items: &shape154}
-var shape156 = Shape{Object: true, Props: []Prop{{"agents", &shape153}, {"answer", nil}, {"metadata", nil}, {"task", &shape154}, {"tasks", &shape155}}}
-var shape157 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"id", nil}, {"payload", &shape156}, {"timestamp", nil}, {"type", nil}}}
-var shape158 = Shape{Object: true, Props: []Prop{{"aopkit", nil}, {"at", nil}, {"detail", nil}, {"event", nil}, {"from", nil}, {"msg", nil}, {"protocol", nil}, {"seq", nil}, {"session", nil}, {"stream", nil}, {"text", nil}}}
+var shape156 = Shape{Object: true, Props: []Prop{{"agents", &shape153}, {"answer", nil}, {"metadata", nil}, {"task", &shape154}, {"tasks", &shape155}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x04\x04\x05", order: "\x03\x04\x00\x01\x02"}}
+var shape157 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"id", nil}, {"payload", &shape156}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05\x05\x05\x05\x06", order: "\x02\x05\x00\x03\x04\x01"}}
+var shape158 = Shape{Object: true, Props: []Prop{{"aopkit", nil}, {"at", nil}, {"detail", nil}, {"event", nil}, {"from", nil}, {"msg", nil}, {"protocol", nil}, {"seq", nil}, {"session", nil}, {"stream", nil}, {"text", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x03\x05\x06\t\n\v", order: "\x01\x05\a\x04\n\x03\x00\x02\t\b\x06"}}

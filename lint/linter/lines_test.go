@@ -3,6 +3,9 @@ package linter
 import (
 	"bytes"
 	"testing"
+	"unsafe"
+
+	"github.com/aopkit/aopkit/lint"
 )
 
 // TestLineBuffers: a unit's bytes are reused for the next unit and poisoned in
@@ -35,5 +38,26 @@ func TestLineBuffers(t *testing.T) {
 	}
 	if um.linesCap != cap(um.lines[0]) {
 		t.Errorf("linesCap %d, want %d", um.linesCap, cap(um.lines[0]))
+	}
+}
+
+// TestStreamOwnsDiagnostics: the strings of a diagnostic that point into the
+// line being applied (a rule may report a string of the tree as its pointer or
+// text) are copied before the line's bytes are reused.
+func TestStreamOwnsDiagnostics(t *testing.T) {
+	s := newStream("p", Options{})
+	line := []byte(`{"ptr":"/x","msg":"kept text"}`)
+	sub := func(s string) string {
+		i := bytes.Index(line, []byte(s))
+		return unsafe.String(&line[i], len(s))
+	}
+	s.line = line
+	s.add(lint.Diagnostic{Rule: "R", Pointer: sub("/x"), Message: sub("kept text"),
+		Related: []lint.Related{{Pointer: sub("/x"), Message: sub("kept text")}}})
+	s.line = nil
+	poisonLine(line)
+	d := s.diags[0]
+	if d.Pointer != "/x" || d.Message != "kept text" || d.Related[0].Pointer != "/x" || d.Related[0].Message != "kept text" {
+		t.Errorf("the diagnostic kept strings of the line: %+v", d)
 	}
 }

@@ -30,8 +30,8 @@ type Options struct {
 // and of the message's fields, and Raw, point into the bytes of the message's
 // line, which the driver reuses for a later line once the call returns (every
 // test binary overwrites them): copy a string you keep (strings.Clone), and never
-// modify Raw. The driver does not reuse the lines shown to the sequence rules of
-// a protocol it lists as keeping them (lint/linter linesKept: aop2, for now).
+// modify Raw. (lint/linter's linesKept lists protocols whose rules keep such
+// strings, and whose lines are then not reused: none today.)
 type Message struct {
 	Path     string
 	Protocol string // "" when no protocol was recognised

@@ -318,9 +318,10 @@ func (a *Arena) Parse(data []byte) (*Node, []Problem, error) {
 	return parse(data, a, false)
 }
 
-// ParseShared is Parse for input the caller gives up: the tree's strings point
-// into data instead of a copy of it, so data must never be modified afterwards
-// (a line the driver copied for this parse alone). Input over 64 KiB is copied
+// ParseShared is Parse for input the caller lends: the tree's strings point into
+// data instead of a copy of it, so they are valid only while data is unchanged
+// (lint/linter reuses a line's buffer once the line is linted; whoever keeps a
+// string copies it: lint.Message's ownership note). Input over 64 KiB is copied
 // string by string as by Parse, so that a kept string pins no huge line.
 func (a *Arena) ParseShared(data []byte) (*Node, []Problem, error) {
 	a.used = true

@@ -69,11 +69,11 @@ type stream struct {
 // linesKept is the protocols whose sequence rules may keep strings of a
 // message's tree (lint.Message's ownership note: a kept string keeps its line
 // alive) instead of copying them: the lines shown to their checkers are not
-// reused. aop2's groups keep the TASK's strings (its target, its checkpoint ids,
-// ...; the poisoned lines of the test build show them). The other protocols'
-// rules copy what they keep, proven by poisoning every line the driver reuses in
-// the test build (poisonLines).
-var linesKept = map[string]bool{"aop2": true}
+// reused. None today: every protocol's rules copy what they keep, proven by
+// poisoning every line the driver reuses in every test binary (poisonLines;
+// aop2's own TestSequenceOwnsWhatItKeeps, prototest's retention check). A
+// protocol whose rules cannot copy is listed here.
+var linesKept = map[string]bool{}
 
 // own returns str, copied if it points into the unit being applied (a line
 // whose bytes the driver reuses): for what the stream keeps past the line.

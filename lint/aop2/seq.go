@@ -335,12 +335,12 @@ func (t *table[T]) reset() {
 	for _, s := range t.m {
 		t.release(s)
 	}
-	if len(t.m) > 4*maxFree {
+	if len(t.m) > maxFree {
 		t.m = nil
 	} else {
 		clear(t.m)
 	}
-	if cap(t.order) > 16*maxFree {
+	if cap(t.order) > 4*maxFree {
 		t.order = nil
 	} else {
 		clear(t.order)

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,6 +96,7 @@ type config struct {
 	conformRuns int
 	quick       bool
 	rerender    string // write the report from a results.json of an earlier run
+	only        string // run only these steps, over the last run's results.json
 	commit      string // the commit measured, when the tree is no git checkout
 }
 
@@ -118,6 +120,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.conformRuns, "conform-runs", 3, "runs of the conformance suite")
 	fs.BoolVar(&c.quick, "quick", false, "dry run: small sizes, few runs (numbers are not meaningful)")
 	fs.StringVar(&c.commit, "commit", "", "the commit measured, for a tree exported with `git archive` (default: git rev-parse HEAD)")
+	fs.StringVar(&c.only, "only", "", "run only the steps named (comma-separated: small file, large transcript, instructions, go benchmarks, profiles, conformance, peak RSS) and keep the other figures of the last run's results.json")
 	fs.StringVar(&c.rerender, "rerender", "", "only write the report again from `results.json` of an earlier run (e.g. after editing the notes)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -202,6 +205,30 @@ func (b *bench) all() error {
 	}
 	// The report is rewritten after every step, so that a run stopped early still
 	// leaves what it measured.
+	if b.cfg.only != "" {
+		// Run the steps named, over the figures of the last run (results.json).
+		data, err := os.ReadFile(filepath.Join(b.cfg.work, "results.json"))
+		if err != nil {
+			return fmt.Errorf("-only needs the results.json of an earlier run: %w", err)
+		}
+		if err := json.Unmarshal(data, &b.r); err != nil {
+			return err
+		}
+		b.r.Failures = nil
+		var keep []struct {
+			name string
+			f    func() error
+		}
+		for _, s := range steps {
+			if slices.Contains(strings.Split(b.cfg.only, ","), s.name) {
+				keep = append(keep, s)
+			}
+		}
+		if len(keep) == 0 {
+			return fmt.Errorf("-only %q: no such step", b.cfg.only)
+		}
+		steps = keep
+	}
 	for i, s := range steps {
 		b.logf("== %s", s.name)
 		if err := s.f(); err != nil {

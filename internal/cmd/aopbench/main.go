@@ -239,8 +239,13 @@ func (b *bench) all() error {
 		for _, rest := range steps[i+1:] {
 			b.r.Pending = append(b.r.Pending, rest.name)
 		}
-		b.r.Env.LoadEnd = loadAverage()
-		b.r.Env.Duration = time.Since(b.start)
+		if b.cfg.only == "" {
+			b.r.Env.LoadEnd = loadAverage()
+			b.r.Env.Duration = time.Since(b.start)
+		} else {
+			b.r.Env.Reruns = append(b.r.Env.Reruns, fmt.Sprintf("%s again at %s (commit %s, load average %s, %s)",
+				s.name, time.Now().UTC().Format("15:04 UTC"), strings.TrimSpace(output("git", "rev-parse", "--short", "HEAD")), loadAverage(), time.Since(b.start).Round(time.Second)))
+		}
 		if data, err := json.MarshalIndent(&b.r, "", " "); err == nil {
 			os.WriteFile(filepath.Join(b.cfg.work, "results.json"), data, 0o644)
 		}

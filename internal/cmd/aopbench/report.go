@@ -35,6 +35,7 @@ type envInfo struct {
 	LoadStart, LoadEnd     string
 	Duration               time.Duration
 	Quick                  bool
+	Reruns                 []string // steps measured again with -only, after the run
 	Messages, BenchMessage int64
 }
 
@@ -134,6 +135,10 @@ func (b *bench) writeReport() error {
 	r.p("Measured %s at commit %s on %s, %d cores, %s. The machine is shared: load average %s at the start, %s at the end (the run took %s). Every peer was measured in the same run, interleaved where possible; compare the ratios more than the absolute figures.",
 		res.Env.Date, res.Env.Commit, orUnknown(res.Env.CPU), res.Env.Cores, res.Env.Go, res.Env.LoadStart, res.Env.LoadEnd, res.Env.Duration.Round(time.Second))
 	r.p("")
+	if len(res.Env.Reruns) > 0 {
+		r.p("Measured again later with `-only` (the other figures are the run's): %s.", strings.Join(res.Env.Reruns, "; "))
+		r.p("")
+	}
 	r.p("Peers: %s.", strings.Join(res.Env.Peers, "; "))
 	r.p("")
 	r.p("aopkit's binaries are built as `make build` builds them (`go build -trimpath -tags urfave_cli_no_docs -ldflags '-s -w'`).")

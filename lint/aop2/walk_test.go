@@ -246,14 +246,6 @@ func walkFractionalRef(p *lint.Pass, n *jsonread.Node, at []byte, depth int) {
 	}
 }
 
-// appendToken appends key as an escaped JSON Pointer token.
-func appendTokenRef(b []byte, key string) []byte {
-	if strings.IndexByte(key, '~') < 0 && strings.IndexByte(key, '/') < 0 {
-		return append(b, key...)
-	}
-	return append(b, jsonread.EscapeToken(key)...)
-}
-
 func reportFractionalRef(p *lint.Pass, n *jsonread.Node, ptr []byte) {
 	if n == nil || n.Kind != jsonread.Number {
 		return

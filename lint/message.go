@@ -30,8 +30,7 @@ type Options struct {
 // and of the message's fields, and Raw, point into the bytes of the message's
 // line, which the driver reuses for a later line once the call returns (every
 // test binary overwrites them): copy a string you keep (strings.Clone), and never
-// modify Raw. (lint/linter's linesKept lists protocols whose rules keep such
-// strings, and whose lines are then not reused: none today.)
+// modify Raw.
 type Message struct {
 	Path     string
 	Protocol string // "" when no protocol was recognised
@@ -40,7 +39,12 @@ type Message struct {
 
 	Root *jsonread.Node // the parsed JSON; nil for text messages
 	Raw  []byte         // the message's bytes (JSON text, or the text block)
-	Pos  *LineIndex     // maps offsets in Raw to lines and columns of the file
+	// RawAt is where Raw starts in the coordinates of the tree's offsets
+	// (jsonread.Node.Offset): a transcript record's msg is parsed with its
+	// record, so its nodes count from the record's first byte while Raw is the
+	// msg's own text. NodeText does the arithmetic.
+	RawAt int
+	Pos   *LineIndex // maps offsets in Raw to lines and columns of the file
 
 	// Stream context (zero for a single message).
 	Index   int       // 0-based position in the stream
@@ -61,6 +65,19 @@ type Message struct {
 }
 
 // Line is the line of the message's first byte.
+// NodeText is the text of n, a node of m's tree, in Raw; nil when Raw does not
+// hold it.
+func (m *Message) NodeText(n *jsonread.Node) []byte {
+	if n == nil {
+		return nil
+	}
+	i, j := n.Offset-m.RawAt, n.End-m.RawAt
+	if i < 0 || i >= j || j > len(m.Raw) {
+		return nil
+	}
+	return m.Raw[i:j]
+}
+
 func (m *Message) Line() int {
 	l, _ := m.Pos.Position(0)
 	return l

@@ -98,7 +98,7 @@ func checkModifiedRequest(p *lint.Pass) {
 		return
 	}
 	kind, dialect, _ := Detect(mr, "")
-	sub := &lint.Message{Path: p.Msg.Path, Protocol: ID, Kind: kind, Dialect: dialect, Root: mr, Raw: p.Msg.Raw, Pos: p.Msg.Pos,
+	sub := &lint.Message{Path: p.Msg.Path, Protocol: ID, Kind: kind, Dialect: dialect, Root: mr, Raw: p.Msg.Raw, RawAt: p.Msg.RawAt, Pos: p.Msg.Pos,
 		Index: p.Msg.Index, From: p.Msg.From, At: p.Msg.At, Session: p.Msg.Session, Opts: p.Msg.Opts}
 	for _, d := range LintSub(sub) {
 		p.ReportSevf(d.Severity, base+d.Pointer, "modifiedRequest: %s (%s)", d.Message, d.Rule)

@@ -463,21 +463,20 @@ type lazySig struct {
 	done bool
 }
 
-// sigOf keeps the signature of tcr, an object of m's tree. When m.Raw does not
-// hold tcr's text at its offsets (checked by its braces and first key), the
-// signature is made now.
+// sigOf keeps the signature of tcr, an object of m's tree. When m's text does
+// not hold tcr's (checked by its braces and first key), the signature is made now.
 func sigOf(m *lint.Message, tcr *jsonread.Node) lazySig {
 	if tcr == nil || tcr.Kind != jsonread.Object {
 		return lazySig{done: true}
 	}
-	raw := m.Raw
-	if tcr.Offset >= 0 && tcr.Offset < tcr.End && tcr.End <= len(raw) && raw[tcr.Offset] == '{' && raw[tcr.End-1] == '}' {
+	if text := m.NodeText(tcr); len(text) >= 2 && text[0] == '{' && text[len(text)-1] == '}' {
 		if len(tcr.Members) == 0 {
-			return lazySig{raw: string(raw[tcr.Offset:tcr.End])}
+			return lazySig{raw: string(text)}
 		}
-		if k := tcr.Members[0]; k.KeyOffset > tcr.Offset && k.KeyOffset+1+len(k.Key) < tcr.End &&
-			raw[k.KeyOffset] == '"' && string(raw[k.KeyOffset+1:k.KeyOffset+1+len(k.Key)]) == k.Key {
-			return lazySig{raw: string(raw[tcr.Offset:tcr.End])}
+		k := tcr.Members[0]
+		if at := k.KeyOffset - tcr.Offset; at > 0 && at+1+len(k.Key) < len(text) &&
+			text[at] == '"' && string(text[at+1:at+1+len(k.Key)]) == k.Key {
+			return lazySig{raw: string(text)}
 		}
 	}
 	return lazySig{sig: requestSig(tcr), done: true}

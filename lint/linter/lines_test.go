@@ -9,35 +9,36 @@ import (
 )
 
 // TestLineBuffers: a unit's bytes are reused for the next unit and poisoned in
-// between (the test build always poisons: poisonLines), unless they were given
-// away, which leaves them intact for whoever kept strings of them.
+// between (the test build always poisons: poisonLines); a block grown past
+// maxBlockBytes by a long line is let go at the next reset.
 func TestLineBuffers(t *testing.T) {
 	if !poisonLines {
 		t.Fatal("the test build must poison every reused line (poisonLines)")
 	}
 	um := newUnitMem()
-	first := um.line(0, []byte("first line"))
-	um.done(0, false)
+	first := um.add([]byte("first line"))
+	poisonLine(first)
 	if want := bytes.Repeat([]byte{poisonByte}, len("first line")); !bytes.Equal(first, want) {
 		t.Errorf("a line done with holds %q, want poison", first)
 	}
-	second := um.line(0, []byte("second"))
+	um.reset()
+	second := um.add([]byte("second"))
 	if &second[0] != &first[0] {
 		t.Error("the next line did not reuse the buffer")
 	}
-	um.done(0, true)
-	third := um.line(0, []byte("third!"))
-	if string(second) != "second" || &third[0] == &second[0] {
-		t.Errorf("a line given away was reused or poisoned: %q", second)
+	// A batch: lines back to back in one block, each its own slice of it.
+	third := um.add([]byte("third!"))
+	if string(second) != "second" || string(third) != "third!" || &third[0] != &um.block[len("second")] {
+		t.Errorf("a batch's lines: %q %q", second, third)
 	}
-	um.done(0, false)
-	long := um.line(1, make([]byte, maxLineBytes))
-	um.done(1, false)
-	if um.lines[1] != nil || long[0] != 0 {
-		t.Error("the lines' buffers hold more than maxLineBytes")
+	if cap(second) != len(second) {
+		t.Error("a line's slice can grow into the next line")
 	}
-	if um.linesCap != cap(um.lines[0]) {
-		t.Errorf("linesCap %d, want %d", um.linesCap, cap(um.lines[0]))
+	um.reset()
+	um.add(make([]byte, maxBlockBytes+1))
+	um.reset()
+	if cap(um.block) != 0 {
+		t.Errorf("the block keeps %d bytes after a long line, want it let go (bound %d)", cap(um.block), maxBlockBytes)
 	}
 }
 

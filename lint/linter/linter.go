@@ -341,11 +341,9 @@ func (s *stream) serial(r io.Reader) error {
 	// apply returns.
 	mem := newUnitMem()
 	b := newMemBuilder(mem, s.path, &s.opts, false)
-	// One buffer for every line (mem.line): the line's bytes are done with when
+	// One buffer for every line (mem.add): the line's bytes are done with when
 	// apply returns, like its tree (what the stream keeps past the line it
-	// copies: stream.own, heldRecord; so do the rules, lint.Message), unless the
-	// line was given to a protocol's checkers that keep its strings (linesKept):
-	// the next line then gets a new buffer.
+	// copies: stream.own, heldRecord; so do the rules, lint.Message).
 	for i := 0; ; i++ {
 		line, n, err := lr.next()
 		if err == io.EOF {
@@ -357,9 +355,9 @@ func (s *stream) serial(r io.Reader) error {
 		mem.reset()
 		// A copy, not the reader's buffer: the reader's next read would
 		// overwrite it while nothing could poison it.
-		s.apply(b.build(i, mem.line(0, line), n, 1))
-		mem.done(0, s.given)
-		s.given = false
+		own := mem.add(line)
+		s.apply(b.build(i, own, n, 1))
+		poisonLine(own)
 	}
 }
 
@@ -368,13 +366,12 @@ type batch struct {
 	seq   int
 	first int // index of the first unit
 	size  int // bytes of its lines, the weight it holds of the in-flight budget
-	// block holds the lines back to back, each ending at its ends entry: the
-	// reader's buffer, reused (the worker gives every line its own copy).
-	block []byte
-	ends  []int
-	nums  []int
-	outs  []unitOut
-	mem   *unitMem // the trees and messages of outs, reused once the batch is applied
+	// ends are where the lines end in mem's block (the reader appends them
+	// there; each unit's tree points into its line).
+	ends []int
+	nums []int
+	outs []unitOut
+	mem  *unitMem // the trees and messages of outs, reused once the batch is applied
 }
 
 // A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
@@ -431,7 +428,6 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	// The batches' arenas: at most the batches in flight, each reset by the
 	// worker that takes it.
 	arenas := memPool{free: make(chan *unitMem, 2*workers+1)}
-	blocks := blockPool{free: make(chan []byte, 2*workers+1)}
 	todo := make(chan *batch, workers)
 	done := make(chan *batch, workers)
 	var wg sync.WaitGroup
@@ -441,21 +437,13 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 			defer wg.Done()
 			bld := newBuilder(nil, s.path, &s.opts, false)
 			for b := range todo {
-				b.mem = arenas.get()
 				b.outs = b.mem.units(len(b.ends))
 				bld.use(b.mem)
 				start := 0
 				for i, end := range b.ends {
-					// The line's copy in the batch's memory, one buffer per
-					// line, not the block: a line given to checkers that keep
-					// its strings (linesKept) is let go alone, and a kept
-					// string pins one line, not the batch.
-					line := b.mem.line(i, b.block[start:end])
+					b.outs[i] = bld.build(b.first+i, b.mem.block[start:end:end], b.nums[i], 1)
 					start = end
-					b.outs[i] = bld.build(b.first+i, line, b.nums[i], 1)
 				}
-				blocks.put(b.block)
-				b.block = nil
 				done <- b
 			}
 		}()
@@ -485,11 +473,12 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 				}
 				delete(pending, next)
 				mu.Lock()
+				start := 0
 				for i := range nb.outs {
 					s.apply(nb.outs[i])
 					nb.outs[i] = unitOut{}
-					nb.mem.done(i, s.given)
-					s.given = false
+					poisonLine(nb.mem.block[start:nb.ends[i]])
+					start = nb.ends[i]
 				}
 				mu.Unlock()
 				next++
@@ -504,7 +493,7 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		}
 	}()
 	seq, index := 0, 0
-	cur := &batch{seq: 0, block: blocks.get()}
+	cur := &batch{seq: 0, mem: arenas.get()}
 	flush := func() {
 		if len(cur.ends) == 0 {
 			return
@@ -512,7 +501,7 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		inflight <- struct{}{}
 		todo <- cur
 		seq++
-		cur = &batch{seq: seq, first: index, block: blocks.get()}
+		cur = &batch{seq: seq, first: index, mem: arenas.get()}
 	}
 	for {
 		line, n, err := lr.next()
@@ -529,8 +518,8 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 		}
 		budget.acquire(len(line))
 		cur.size += len(line)
-		cur.block = append(cur.block, line...)
-		cur.ends = append(cur.ends, len(cur.block))
+		cur.mem.add(line)
+		cur.ends = append(cur.ends, len(cur.mem.block))
 		cur.nums = append(cur.nums, n)
 		index++
 		if len(cur.ends) == batchLines || cur.size >= batchBytes {
@@ -543,29 +532,6 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	close(done)
 	<-applied
 	return readErr
-}
-
-// blockPool hands out the batches' line buffers, empty, and takes them back;
-// one grown past two batches' bytes (a long line) is let go.
-type blockPool struct{ free chan []byte }
-
-func (bp blockPool) get() []byte {
-	select {
-	case b := <-bp.free:
-		return b[:0]
-	default:
-		return make([]byte, 0, batchBytes)
-	}
-}
-
-func (bp blockPool) put(b []byte) {
-	if cap(b) > 2*batchBytes {
-		return
-	}
-	select {
-	case bp.free <- b:
-	default:
-	}
 }
 
 // memPool hands out units' memories, reset, and takes them back.

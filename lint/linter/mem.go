@@ -12,48 +12,30 @@ import (
 // trees (arena), messages and line indexes. The driver resets it once every unit
 // it holds has been through the ordered stage (serial: each line; parallel: each
 // batch), so a line costs no allocation for them. What the ordered stage keeps
-// longer it copies (heldRecord). Its lines are the units' bytes, reused too
-// (line, done).
+// longer it copies (heldRecord). Its block holds the units' bytes, reused too.
 type unitMem struct {
 	outs  []unitOut // a batch's results (parallel driver)
 	arena *jsonread.Arena
 	msgs  slabs[lint.Message]
 	idx   slabs[lint.LineIndex]
-	// lines are the units' bytes, by their place in the batch: reused, unless
-	// the stream was given a unit's (stream.given); linesCap is the capacity
-	// they hold, bounded by maxLineBytes.
-	lines    [][]byte
-	linesCap int
+	// block holds the units' lines back to back (add), the bytes their trees'
+	// strings point into; emptied by reset, and let go there when a long line
+	// grew it past maxBlockBytes.
+	block []byte
 }
 
-// line returns a copy of src in the buffer of the batch's i-th unit: the unit's
-// bytes, which its tree's strings point into, until done(i).
-func (um *unitMem) line(i int, src []byte) []byte {
-	for len(um.lines) <= i {
-		um.lines = append(um.lines, nil)
-	}
-	old := cap(um.lines[i])
-	b := append(um.lines[i][:0], src...)
-	um.lines[i] = b
-	um.linesCap += cap(b) - old
-	return b
+// add appends line to the block and returns the block's copy of it. A copy
+// handed out stays valid until reset even if a later add grows the block (the
+// old array is let go, not overwritten).
+func (um *unitMem) add(line []byte) []byte {
+	start := len(um.block)
+	um.block = append(um.block, line...)
+	return um.block[start:len(um.block):len(um.block)]
 }
 
-// done ends the i-th unit's use of its bytes: poisoned for the next unit, or
-// let go when given (something kept strings of them) or when the buffers held
-// exceed maxLineBytes (long lines do not stay held).
-func (um *unitMem) done(i int, given bool) {
-	if given || um.linesCap > maxLineBytes {
-		um.linesCap -= cap(um.lines[i])
-		um.lines[i] = nil
-		return
-	}
-	poisonLine(um.lines[i])
-}
-
-// maxLineBytes bounds the capacity a unitMem holds for its units' bytes (a
-// batch's lines are about batchBytes).
-const maxLineBytes = 1 << 20
+// maxBlockBytes bounds the block a unitMem keeps across resets (a batch's lines
+// are about batchBytes; a longer line's block is let go).
+const maxBlockBytes = 2 * batchBytes
 
 func newUnitMem() *unitMem { return &unitMem{arena: new(jsonread.Arena)} }
 
@@ -69,6 +51,10 @@ func (um *unitMem) units(n int) []unitOut {
 // reset takes back every unit made since the last reset.
 func (um *unitMem) reset() {
 	um.arena.Reset()
+	if cap(um.block) > maxBlockBytes {
+		um.block = nil
+	}
+	um.block = um.block[:0]
 	if poisonUnits {
 		um.msgs.reset(func(m *lint.Message) { *m = poisonedMessage })
 		um.idx.reset(func(li *lint.LineIndex) { li.Reset(nil, 1<<30, 1<<30) })

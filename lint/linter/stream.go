@@ -43,10 +43,6 @@ type stream struct {
 	// line is the bytes of the unit being applied (reused for the next line):
 	// add copies the diagnostics' strings that point into it.
 	line []byte
-	// given is set when a unit was shown to the checkers of a protocol that
-	// keeps strings of its lines (linesKept): the driver must not reuse the
-	// unit's bytes. The driver clears it.
-	given bool
 
 	sessions map[string]*session
 	order    []string // session keys, oldest first
@@ -65,15 +61,6 @@ type stream struct {
 	replay      *builder
 	replayWhole *builder
 }
-
-// linesKept is the protocols whose sequence rules may keep strings of a
-// message's tree (lint.Message's ownership note: a kept string keeps its line
-// alive) instead of copying them: the lines shown to their checkers are not
-// reused. None today: every protocol's rules copy what they keep, proven by
-// poisoning every line the driver reuses in every test binary (poisonLines;
-// aop2's own TestSequenceOwnsWhatItKeeps, prototest's retention check). A
-// protocol whose rules cannot copy is listed here.
-var linesKept = map[string]bool{}
 
 // own returns str, copied if it points into the unit being applied (a line
 // whose bytes the driver reuses): for what the stream keeps past the line.
@@ -514,11 +501,6 @@ func (s *stream) harnessEvent(u *unitOut) {
 	if m.Protocol != "" {
 		s.checkersFor(sess, m.Protocol)
 	}
-	for _, pc := range sess.checkers {
-		if len(pc.cks) > 0 && linesKept[pc.protocol] {
-			s.given = true // the line is not reused: held without a copy
-		}
-	}
 	switch {
 	case len(sess.pending) >= maxPending:
 	case s.pendingBytes+len(u.src) > maxPendingBytes:
@@ -531,11 +513,7 @@ func (s *stream) harnessEvent(u *unitOut) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
-		h := heldRecord{src: u.src, line: u.line, col: u.col, index: u.index, whole: u.whole}
-		if !s.given {
-			h = u.heldIn(&sess.held)
-		}
-		sess.pending = append(sess.pending, h)
+		sess.pending = append(sess.pending, u.heldIn(&sess.held))
 		sess.pendingBytes += len(u.src)
 		s.pendingBytes += len(u.src)
 	}
@@ -745,12 +723,12 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 		s.report(generic.Unstructured, l, c, "", "JSON value is no message of aop2, aos, aop-output, aof or orchmsg (UNSTRUCTURED); use --protocol to force one")
 		return
 	}
-	raw := data[start:]
+	raw, rawAt := data[start:], 0
 	if root.End > 0 && start+root.End <= len(data) {
-		raw = data[start+root.Offset : start+root.End]
+		raw, rawAt = data[start+root.Offset:start+root.End], root.Offset
 	}
 	m := s.newMessage()
-	*m = lint.Message{Path: s.path, Protocol: proto.ID, Kind: kind, Dialect: dialect, Root: root, Raw: raw,
+	*m = lint.Message{Path: s.path, Protocol: proto.ID, Kind: kind, Dialect: dialect, Root: root, Raw: raw, RawAt: rawAt,
 		Pos: s.shiftIndex(pos, start), Index: s.index, From: md.from, At: md.at, Session: md.session, Stream: md.stream, CutOff: md.cutOff, Opts: &s.opts.Options}
 	s.run(m)
 }
@@ -866,9 +844,6 @@ func (s *stream) applyUnit(u unitOut) {
 	seq := s.seqRulesFor(m.Protocol)
 	if len(seq) == 0 {
 		return
-	}
-	if linesKept[m.Protocol] {
-		s.given = true
 	}
 	for _, ck := range s.checkersFor(s.session(m.Session), m.Protocol) {
 		s.observe(ck, m)

@@ -116,7 +116,8 @@ func message(proto *lint.Protocol, root *jsonread.Node, buf []byte, i int) *lint
 		if msg == nil {
 			return nil
 		}
-		m.Root = msg
+		// Raw is the msg's own text, as the driver gives it.
+		m.Root, m.Raw, m.RawAt = msg, buf[msg.Offset:msg.End], msg.Offset
 	}
 	kind, dialect, conf := proto.Detect(m.Root, "")
 	if conf == 0 {

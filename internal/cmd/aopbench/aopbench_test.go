@@ -277,10 +277,10 @@ func TestMedianInit(t *testing.T) {
 }
 
 func TestInstrPerLine(t *testing.T) {
-	if got := medianInt([]int64{5, 1, 3}); got != 3 {
+	if got := median([]int64{5, 1, 3}); got != 3 {
 		t.Errorf("medianInt odd = %v", got)
 	}
-	if got := medianInt([]int64{4, 1, 3, 2}); got != 2.5 {
+	if got := median([]int64{4, 1, 3, 2}); got != 2.5 {
 		t.Errorf("medianInt even = %v", got)
 	}
 	row := instrRow{Full: []int64{1_200, 1_000, 1_100}, Empty: []int64{100, 100, 100}}

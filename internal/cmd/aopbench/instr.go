@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -50,7 +49,6 @@ func callgrind(env, args []string) (int64, error) {
 }
 
 func (b *bench) instructions() error {
-	b.r.Instr = instrResult{} // a run with -only starts from the last run's figures
 	res := &b.r.Instr
 	v, err := exec.Command("valgrind", "--version").Output()
 	if err != nil {
@@ -115,24 +113,12 @@ func (b *bench) instructions() error {
 	return nil
 }
 
-func medianInt(xs []int64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]int64(nil), xs...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s)%2 == 1 {
-		return float64(s[len(s)/2])
-	}
-	return float64(s[len(s)/2-1]+s[len(s)/2]) / 2
-}
-
 // perLine is a row's instructions per line of the transcript, start-up taken out.
 func (r instrRow) perLine(lines int64) float64 {
 	if lines == 0 {
 		return 0
 	}
-	return (medianInt(r.Full) - medianInt(r.Empty)) / float64(lines)
+	return (median(r.Full) - median(r.Empty)) / float64(lines)
 }
 
 func (res *instrResult) floor() *instrRow {
@@ -167,7 +153,7 @@ func (b *bench) reportInstr(r *report) {
 		if fl != nil && fl.perLine(lines) > 0 {
 			ratio = fmtRatio(row.perLine(lines) / fl.perLine(lines))
 		}
-		rows = append(rows, []string{row.Name, fmtInstr(medianInt(row.Full)), fmtInstr(medianInt(row.Empty)),
+		rows = append(rows, []string{row.Name, fmtInstr(median(row.Full)), fmtInstr(median(row.Empty)),
 			fmt.Sprintf("%.0f", row.perLine(lines)), ratio})
 	}
 	r.table([]string{"what", "instructions, transcript", "instructions, empty input", "per line", "× floor"}, rows)

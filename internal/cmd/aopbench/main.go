@@ -191,17 +191,21 @@ func (b *bench) all() error {
 	if err := b.build(); err != nil {
 		return err
 	}
-	steps := []struct {
-		name string
-		f    func() error
-	}{
-		{"small file", b.small},
-		{"large transcript", b.large},
-		{"instructions", b.instructions},
-		{"go benchmarks", b.goBench},
-		{"profiles", b.profiles},
-		{"conformance", b.conform},
-		{"peak RSS", b.peakRSS},
+	// Each step writes one section of the results; reset empties it, so that a
+	// step run again (-only) does not add its rows to the last run's.
+	type step struct {
+		name  string
+		f     func() error
+		reset func()
+	}
+	steps := []step{
+		{"small file", b.small, func() { b.r.Small = smallResult{} }},
+		{"large transcript", b.large, func() { b.r.Large = largeResult{} }},
+		{"instructions", b.instructions, func() { b.r.Instr = instrResult{} }},
+		{"go benchmarks", b.goBench, func() { b.r.GoBench = goBenchResult{} }},
+		{"profiles", b.profiles, func() { b.r.Profiles = profileResult{} }},
+		{"conformance", b.conform, func() { b.r.Conform = conformResult{} }},
+		{"peak RSS", b.peakRSS, func() { b.r.RSS = rssResult{} }},
 	}
 	// The report is rewritten after every step, so that a run stopped early still
 	// leaves what it measured.
@@ -214,18 +218,24 @@ func (b *bench) all() error {
 		if err := json.Unmarshal(data, &b.r); err != nil {
 			return err
 		}
-		b.r.Failures = nil
-		var keep []struct {
-			name string
-			f    func() error
-		}
+		names := strings.Split(b.cfg.only, ",")
+		var keep []step
 		for _, s := range steps {
-			if slices.Contains(strings.Split(b.cfg.only, ","), s.name) {
+			if slices.Contains(names, s.name) {
 				keep = append(keep, s)
 			}
 		}
-		if len(keep) == 0 {
-			return fmt.Errorf("-only %q: no such step", b.cfg.only)
+		for _, n := range names {
+			if !slices.ContainsFunc(keep, func(s step) bool { return s.name == n }) {
+				return fmt.Errorf("-only: no step %q", n)
+			}
+		}
+		// The failures of the steps run again are forgotten; the others stay.
+		b.r.Failures = slices.DeleteFunc(b.r.Failures, func(f string) bool {
+			return slices.ContainsFunc(keep, func(s step) bool { return strings.HasPrefix(f, s.name+": ") })
+		})
+		for _, s := range keep {
+			s.reset()
 		}
 		steps = keep
 	}

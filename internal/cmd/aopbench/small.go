@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -351,13 +352,17 @@ func medianInit(runs []initTrace, top int) initTrace {
 	return out
 }
 
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
+// median is the median of xs as a float64 (0 for none).
+func median[T int64 | float64](xs []T) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return float64(s[len(s)/2])
+	}
+	return (float64(s[len(s)/2-1]) + float64(s[len(s)/2])) / 2
 }
 
 // helloWorld builds the smallest Go program, the floor of any Go tool's start-up.

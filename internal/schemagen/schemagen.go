@@ -37,7 +37,8 @@ type gen struct {
 	vars  bytes.Buffer
 	nvar  int
 	nfunc int
-	dfas  []string // the variables of the patterns made automata
+	dfas  []string          // the variables of the patterns made automata
+	pats  map[string]string // pattern → its variable (one per distinct pattern)
 }
 
 // Generate returns the Go source of package generated for every *.json file of
@@ -179,6 +180,31 @@ func child(loc string, toks ...string) string {
 		loc += "/" + strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 	}
 	return loc
+}
+
+// pattern returns the check of a string against p, declaring p's automaton (or
+// lazily compiled regexp) once however many schemas use p.
+func (g *gen) pattern(p string) string {
+	vn, ok := g.pats[p]
+	d, err := buildDFA(p)
+	if !ok {
+		vn = g.varName()
+		if g.pats == nil {
+			g.pats = map[string]string{}
+		}
+		g.pats[p] = vn
+		if err == nil {
+			// The automaton, held equal to the regexp by lint/schema/generated's tests.
+			fmt.Fprintf(&g.vars, "var %s = %s\n", vn, d.literal(p))
+			g.dfas = append(g.dfas, vn)
+		} else {
+			fmt.Fprintf(&g.vars, "var %s = lazyRegexp(%q)\n", vn, p)
+		}
+	}
+	if err == nil {
+		return fmt.Sprintf("if !%s.match(n.Str) {\nreturn Invalid\n}\n", vn)
+	}
+	return fmt.Sprintf("if !%s().MatchString(n.Str) {\nreturn Invalid\n}\n", vn)
 }
 
 func (g *gen) varName() string {
@@ -325,16 +351,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	}
 	if v, ok := s["pattern"]; ok {
 		p, _ := v.(string)
-		vn := g.varName()
-		if d, err := buildDFA(p); err == nil {
-			// The automaton, held equal to the regexp by lint/schema/generated's tests.
-			fmt.Fprintf(&g.vars, "var %s = %s\n", vn, d.literal(p))
-			str = append(str, fmt.Sprintf("if !%s.match(n.Str) {\nreturn Invalid\n}\n", vn))
-			g.dfas = append(g.dfas, vn)
-		} else {
-			fmt.Fprintf(&g.vars, "var %s = lazyRegexp(%q)\n", vn, p)
-			str = append(str, fmt.Sprintf("if !%s().MatchString(n.Str) {\nreturn Invalid\n}\n", vn))
-		}
+		str = append(str, g.pattern(p))
 	}
 	if _, ok := s["format"]; ok {
 		// Formats are gojsonschema's own checkers: left to it.

@@ -318,7 +318,8 @@ type Shape struct {
 	Items  *Shape
 	// byLen is schemagen's index of Props by key length: the props of keys of
 	// length l are Props[byLen.order[j]] for j in [byLen.start[l],
-	// byLen.start[l+1]). Empty (a Shape made by hand): Member scans Props.
+	// byLen.start[l+1]). Empty (a Shape made by hand): Member searches Props by
+	// halves.
 	byLen lenIndex
 }
 
@@ -327,10 +328,6 @@ type lenIndex struct {
 	start string // start[l]: where the keys of length l begin in order; len: longest key + 2
 	order string // prop indexes, by key length
 }
-
-// shapeScanMax is the most props Member compares one by one; it searches more
-// by halves.
-const shapeScanMax = 16
 
 // Prop is a member a Shape knows, and the shape of its value (nil: nothing to
 // check below it).
@@ -348,16 +345,6 @@ func (s *Shape) Member(key string) (*Shape, bool) {
 		for j := int(ix.start[len(key)]); j < int(ix.start[len(key)+1]); j++ {
 			if p := &s.Props[ix.order[j]]; p.Key == key {
 				return p.Shape, true
-			}
-		}
-		return nil, false
-	}
-	if len(s.Props) <= shapeScanMax {
-		// Length and first byte before the whole comparison: most props differ
-		// in one of them, and then no call is made.
-		for i := range s.Props {
-			if k := s.Props[i].Key; len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == key {
-				return s.Props[i].Shape, true
 			}
 		}
 		return nil, false

@@ -192,51 +192,46 @@ var k58 = &dfa{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]
 var k59 = bound{i: 0, isInt: true, f: 0, exact: true}
 var k60 = bound{i: 1, isInt: true, f: 1, exact: true}
 var k61 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k62 = &dfa{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$", nclass: 8,
-	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 2, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0},
-	ranges: []dfaRange{},
-	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 18, 0, 18, 0, 19, 0, 20, 0, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 25, 26, 0, 0, 0, 18, 27, 18, 0, 0, 0, 20, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 28, 0, 0, 0, 0, 18, 0, 18, 29, 0, 0, 20, 0, 18, 0, 18, 30, 0, 0, 20, 0, 18, 0, 18, 31, 0, 0, 20, 0, 18, 0, 18, 32, 0, 0, 20, 0, 18, 0, 18, 33, 0, 0, 20, 0, 18, 0, 18, 34, 0, 0, 20, 0, 18, 0, 18, 35, 0, 0, 20, 0, 18, 0, 18, 36, 0, 0, 20, 0, 18, 0, 18, 0, 0, 0, 20},
-	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, true, false, false, true, true, false, false, false, true, true, true, true, true, true, true, true, true}}
-var k63 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k64 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
-var k65 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
-var k66 = []scalar{{kind: jsonread.String, s: "info"}, {kind: jsonread.String, s: "warn"}, {kind: jsonread.String, s: "error"}}
-var k67 = []scalar{{kind: jsonread.String, s: "worker"}, {kind: jsonread.String, s: "planner"}, {kind: jsonread.String, s: "reviewer"}}
-var k68 = []scalar{{kind: jsonread.String, s: "queued"}, {kind: jsonread.String, s: "running"}, {kind: jsonread.String, s: "completed"}}
-var k69 = []scalar{{kind: jsonread.String, s: "INVALID_REQUEST"}, {kind: jsonread.String, s: "INVALID_MESSAGE_TYPE"}, {kind: jsonread.String, s: "UNAUTHORIZED"}, {kind: jsonread.String, s: "NOT_FOUND"}, {kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "INTERNAL_ERROR"}}
-var k70 = []scalar{{kind: jsonread.String, s: "backlog"}, {kind: jsonread.String, s: "ready"}, {kind: jsonread.String, s: "in-progress"}, {kind: jsonread.String, s: "review"}, {kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}}
-var k71 = []scalar{{kind: jsonread.String, s: "CLAUDE"}, {kind: jsonread.String, s: "CODEX"}, {kind: jsonread.String, s: "GEMINI"}, {kind: jsonread.String, s: "LOCAL"}, {kind: jsonread.String, s: "OTHER"}}
-var k72 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k73 = bound{i: 100, isInt: true, f: 100, exact: true}
-var k74 = []scalar{{kind: jsonread.String, s: "SUCCESS"}, {kind: jsonread.String, s: "PARTIAL_SUCCESS"}, {kind: jsonread.String, s: "FAILURE"}, {kind: jsonread.String, s: "ABORTED"}}
-var k75 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "IN_PROGRESS"}, {kind: jsonread.String, s: "COMPLETED"}, {kind: jsonread.String, s: "FAILED"}, {kind: jsonread.String, s: "ABORTED"}, {kind: jsonread.String, s: "SKIPPED"}}
-var k76 = []scalar{{kind: jsonread.String, s: "REPORT_AND_CONTINUE"}, {kind: jsonread.String, s: "ABORT_SESSION"}, {kind: jsonread.String, s: "RETRY"}}
-var k77 = []scalar{{kind: jsonread.String, s: "SINGLE"}, {kind: jsonread.String, s: "CHAIN"}, {kind: jsonread.String, s: "PARALLEL"}, {kind: jsonread.String, s: "MAP_REDUCE"}, {kind: jsonread.String, s: "HIERARCHICAL"}, {kind: jsonread.Null}}
-var k78 = []scalar{{kind: jsonread.String, s: "fast"}, {kind: jsonread.String, s: "balanced"}, {kind: jsonread.String, s: "thorough"}, {kind: jsonread.Null}}
-var k79 = []scalar{{kind: jsonread.String, s: "ORCHESTRATOR"}, {kind: jsonread.String, s: "EXECUTOR"}, {kind: jsonread.String, s: "SPECIALIST"}}
-var k80 = []scalar{{kind: jsonread.String, s: "ANALYSIS"}, {kind: jsonread.String, s: "CODE_GENERATION"}, {kind: jsonread.String, s: "CODE_REFACTORING"}, {kind: jsonread.String, s: "TESTING"}, {kind: jsonread.String, s: "DEBUGGING"}, {kind: jsonread.String, s: "DOCUMENTATION"}, {kind: jsonread.String, s: "PLANNING"}, {kind: jsonread.String, s: "REVIEW"}, {kind: jsonread.String, s: "OTHER"}}
-var k81 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "MEDIUM"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
-var k82 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "PASS"}, {kind: jsonread.String, s: "FAIL"}, {kind: jsonread.String, s: "SKIP"}}
-var k83 = []scalar{{kind: jsonread.String, s: "autonomous"}}
-var k84 = []scalar{{kind: jsonread.String, s: "user"}, {kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "system"}}
-var k85 = []scalar{{kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "WARN"}, {kind: jsonread.String, s: "CONTINUE"}}
-var k86 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}}
-var k87 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}, {kind: jsonread.Null}}
-var k88 = []scalar{{kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "site"}}
-var k89 = []scalar{{kind: jsonread.String, s: "CREATED"}, {kind: jsonread.String, s: "UPDATED"}, {kind: jsonread.String, s: "DELETED"}, {kind: jsonread.String, s: "UNCHANGED"}}
-var k90 = []scalar{{kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "FIRST_ERROR"}, {kind: jsonread.String, s: "CRITICAL_ERROR"}, {kind: jsonread.String, s: "ALL_ERRORS"}, {kind: jsonread.String, s: "COST_LIMIT_EXCEEDED"}}
-var k91 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
-var k92 = []scalar{{kind: jsonread.String, s: "text"}, {kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "data"}}
-var k93 = []scalar{{kind: jsonread.String, s: "file"}}
-var k94 = []scalar{{kind: jsonread.String, s: "site"}}
-var k95 = []scalar{{kind: jsonread.String, s: "text"}}
-var k96 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
-var k97 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
-var k98 = []scalar{{kind: jsonread.String, s: "data"}}
-var k99 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
+var k62 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k63 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
+var k64 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
+var k65 = []scalar{{kind: jsonread.String, s: "info"}, {kind: jsonread.String, s: "warn"}, {kind: jsonread.String, s: "error"}}
+var k66 = []scalar{{kind: jsonread.String, s: "worker"}, {kind: jsonread.String, s: "planner"}, {kind: jsonread.String, s: "reviewer"}}
+var k67 = []scalar{{kind: jsonread.String, s: "queued"}, {kind: jsonread.String, s: "running"}, {kind: jsonread.String, s: "completed"}}
+var k68 = []scalar{{kind: jsonread.String, s: "INVALID_REQUEST"}, {kind: jsonread.String, s: "INVALID_MESSAGE_TYPE"}, {kind: jsonread.String, s: "UNAUTHORIZED"}, {kind: jsonread.String, s: "NOT_FOUND"}, {kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "INTERNAL_ERROR"}}
+var k69 = []scalar{{kind: jsonread.String, s: "backlog"}, {kind: jsonread.String, s: "ready"}, {kind: jsonread.String, s: "in-progress"}, {kind: jsonread.String, s: "review"}, {kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}}
+var k70 = []scalar{{kind: jsonread.String, s: "CLAUDE"}, {kind: jsonread.String, s: "CODEX"}, {kind: jsonread.String, s: "GEMINI"}, {kind: jsonread.String, s: "LOCAL"}, {kind: jsonread.String, s: "OTHER"}}
+var k71 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k72 = bound{i: 100, isInt: true, f: 100, exact: true}
+var k73 = []scalar{{kind: jsonread.String, s: "SUCCESS"}, {kind: jsonread.String, s: "PARTIAL_SUCCESS"}, {kind: jsonread.String, s: "FAILURE"}, {kind: jsonread.String, s: "ABORTED"}}
+var k74 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "IN_PROGRESS"}, {kind: jsonread.String, s: "COMPLETED"}, {kind: jsonread.String, s: "FAILED"}, {kind: jsonread.String, s: "ABORTED"}, {kind: jsonread.String, s: "SKIPPED"}}
+var k75 = []scalar{{kind: jsonread.String, s: "REPORT_AND_CONTINUE"}, {kind: jsonread.String, s: "ABORT_SESSION"}, {kind: jsonread.String, s: "RETRY"}}
+var k76 = []scalar{{kind: jsonread.String, s: "SINGLE"}, {kind: jsonread.String, s: "CHAIN"}, {kind: jsonread.String, s: "PARALLEL"}, {kind: jsonread.String, s: "MAP_REDUCE"}, {kind: jsonread.String, s: "HIERARCHICAL"}, {kind: jsonread.Null}}
+var k77 = []scalar{{kind: jsonread.String, s: "fast"}, {kind: jsonread.String, s: "balanced"}, {kind: jsonread.String, s: "thorough"}, {kind: jsonread.Null}}
+var k78 = []scalar{{kind: jsonread.String, s: "ORCHESTRATOR"}, {kind: jsonread.String, s: "EXECUTOR"}, {kind: jsonread.String, s: "SPECIALIST"}}
+var k79 = []scalar{{kind: jsonread.String, s: "ANALYSIS"}, {kind: jsonread.String, s: "CODE_GENERATION"}, {kind: jsonread.String, s: "CODE_REFACTORING"}, {kind: jsonread.String, s: "TESTING"}, {kind: jsonread.String, s: "DEBUGGING"}, {kind: jsonread.String, s: "DOCUMENTATION"}, {kind: jsonread.String, s: "PLANNING"}, {kind: jsonread.String, s: "REVIEW"}, {kind: jsonread.String, s: "OTHER"}}
+var k80 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "MEDIUM"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
+var k81 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "PASS"}, {kind: jsonread.String, s: "FAIL"}, {kind: jsonread.String, s: "SKIP"}}
+var k82 = []scalar{{kind: jsonread.String, s: "autonomous"}}
+var k83 = []scalar{{kind: jsonread.String, s: "user"}, {kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "system"}}
+var k84 = []scalar{{kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "WARN"}, {kind: jsonread.String, s: "CONTINUE"}}
+var k85 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}}
+var k86 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}, {kind: jsonread.Null}}
+var k87 = []scalar{{kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "site"}}
+var k88 = []scalar{{kind: jsonread.String, s: "CREATED"}, {kind: jsonread.String, s: "UPDATED"}, {kind: jsonread.String, s: "DELETED"}, {kind: jsonread.String, s: "UNCHANGED"}}
+var k89 = []scalar{{kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "FIRST_ERROR"}, {kind: jsonread.String, s: "CRITICAL_ERROR"}, {kind: jsonread.String, s: "ALL_ERRORS"}, {kind: jsonread.String, s: "COST_LIMIT_EXCEEDED"}}
+var k90 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
+var k91 = []scalar{{kind: jsonread.String, s: "text"}, {kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "data"}}
+var k92 = []scalar{{kind: jsonread.String, s: "file"}}
+var k93 = []scalar{{kind: jsonread.String, s: "site"}}
+var k94 = []scalar{{kind: jsonread.String, s: "text"}}
+var k95 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
+var k96 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
+var k97 = []scalar{{kind: jsonread.String, s: "data"}}
+var k98 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
 
 // dfas is every pattern made an automaton, for the tests.
-var dfas = []*dfa{k9, k50, k58, k62}
+var dfas = []*dfa{k9, k50, k58}
 
 // v0: aof/common.schema.json#
 func v0(n *jsonread.Node) Verdict {
@@ -8275,7 +8270,7 @@ func v356(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k62.match(n.Str) {
+		if !k58.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -8386,7 +8381,7 @@ func v363(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k63.cmp(n.Str); !ok {
+		if c, ok := k62.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -8668,7 +8663,7 @@ func v391(n *jsonread.Node) Verdict {
 // v392: aos/common.schema.json#/definitions/PingRequestResult/properties/status
 func v392(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k64)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k63)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8677,7 +8672,7 @@ func v392(n *jsonread.Node) Verdict {
 // v393: aos/common.schema.json#/definitions/AOSSuccessResult/properties/decision
 func v393(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k65)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k64)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8732,7 +8727,7 @@ func v400(n *jsonread.Node) Verdict {
 // v401: orchmsg/common.schema.json#/definitions/LogLevel
 func v401(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k66)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k65)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8771,7 +8766,7 @@ func v402(n *jsonread.Node) Verdict {
 // v403: orchmsg/common.schema.json#/definitions/Role
 func v403(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k67)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k66)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8789,7 +8784,7 @@ func v404(n *jsonread.Node) Verdict {
 // v405: orchmsg/common.schema.json#/definitions/TaskStatus
 func v405(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k68)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k67)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8798,7 +8793,7 @@ func v405(n *jsonread.Node) Verdict {
 // v406: orchmsg/common.schema.json#/definitions/ErrorCode
 func v406(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k69)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k68)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8912,7 +8907,7 @@ func v408(n *jsonread.Node) Verdict {
 // v409: aof/common.schema.json#/definitions/TaskStatus
 func v409(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k70)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k69)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8924,7 +8919,7 @@ func v410(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k71)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k70)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8956,12 +8951,12 @@ func v414(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k72.cmp(n.Str); !ok {
+		if c, ok := k71.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
 		}
-		if c, ok := k73.cmp(n.Str); !ok {
+		if c, ok := k72.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c > 0 {
 			return Invalid
@@ -8976,7 +8971,7 @@ func v415(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k74)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k73)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -8988,7 +8983,7 @@ func v416(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k75)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k74)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9054,7 +9049,7 @@ func v419(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k75)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9091,7 +9086,7 @@ func v422(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k77)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9160,7 +9155,7 @@ func v424(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k78)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k77)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9172,7 +9167,7 @@ func v425(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k79)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k78)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9266,7 +9261,7 @@ func v428(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k80)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k79)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9278,7 +9273,7 @@ func v429(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k81)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k80)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9815,7 +9810,7 @@ func v447(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k82)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k81)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10182,7 +10177,7 @@ func v463(n *jsonread.Node) Verdict {
 // v464: aos/common.schema.json#/definitions/AgentTrigger/properties/type
 func v464(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k83)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k82)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10241,7 +10236,7 @@ func v466(n *jsonread.Node) Verdict {
 // v467: aos/common.schema.json#/definitions/Message/properties/role
 func v467(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k84)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k83)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10309,7 +10304,7 @@ func v474(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k85)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k84)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10397,7 +10392,7 @@ func v476(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k86)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k85)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10409,7 +10404,7 @@ func v477(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k87)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k86)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10686,7 +10681,7 @@ func v485(n *jsonread.Node) Verdict {
 // v486: aos/common.schema.json#/definitions/Source/properties/kind
 func v486(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k88)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k87)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10726,7 +10721,7 @@ func v491(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k89)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k88)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10738,7 +10733,7 @@ func v492(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k90)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k89)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11128,7 +11123,7 @@ func v510(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k91)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k90)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11334,7 +11329,7 @@ func v518(n *jsonread.Node) Verdict {
 // v519: aos/common.schema.json#/definitions/Part/properties/kind
 func v519(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k92)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k91)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11422,7 +11417,7 @@ func v523(n *jsonread.Node) Verdict {
 // v524: aos/common.schema.json#/definitions/Source/allOf/0/if/properties/kind
 func v524(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k93)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k92)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11467,7 +11462,7 @@ func v525(n *jsonread.Node) Verdict {
 // v526: aos/common.schema.json#/definitions/Source/allOf/1/if/properties/kind
 func v526(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k94)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k93)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11476,7 +11471,7 @@ func v526(n *jsonread.Node) Verdict {
 // v527: aos/common.schema.json#/definitions/TextPart/properties/kind
 func v527(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k95)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k94)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11488,7 +11483,7 @@ func v528(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k96)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k95)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11500,7 +11495,7 @@ func v529(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k97)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k96)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11904,7 +11899,7 @@ func v542(n *jsonread.Node) Verdict {
 // v543: aos/common.schema.json#/definitions/Part/allOf/2/if/properties/kind
 func v543(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k98)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k97)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -12102,7 +12097,7 @@ func v553(n *jsonread.Node) Verdict {
 // v554: aos/common.schema.json#/definitions/ValueType
 func v554(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k99)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k98)); r == Invalid {
 		return Invalid
 	}
 	return r

@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -147,25 +146,10 @@ func (li *LineIndex) ShiftTo(dst *LineIndex, start int) {
 	}
 }
 
-// Clone returns a copy of li that shares no memory with it.
-func (li *LineIndex) Clone() *LineIndex {
-	if li == nil {
-		return nil
-	}
-	c := *li
-	c.starts = slices.Clone(li.starts)
-	return &c
-}
-
 // Shift returns an index for offsets counted from start.
 func (li *LineIndex) Shift(start int) *LineIndex {
-	l, c := li.Position(start)
-	out := &LineIndex{BaseLine: l, BaseCol: c}
-	for _, st := range li.starts {
-		if st > start {
-			out.starts = append(out.starts, st-start)
-		}
-	}
+	out := new(LineIndex)
+	li.ShiftTo(out, start)
 	return out
 }
 

@@ -58,8 +58,7 @@ type stream struct {
 	seqRules map[string][]*lint.Rule
 	// replay builds held records again for checkers that start later (its own
 	// arena: the unit being applied may still be in the workers' one).
-	replay      *builder
-	replayWhole *builder
+	replay *builder
 }
 
 // own returns str, copied if it points into the unit being applied (a line
@@ -219,9 +218,6 @@ type builder struct {
 	// mem, when set, is where the unit's messages and line indexes go (its
 	// arena is arena).
 	mem *unitMem
-	// owned: the unit's bytes are the driver's own copy, not modified while
-	// the unit is in use: the trees' strings may point into them.
-	owned bool
 }
 
 func (b *builder) add(ds ...lint.Diagnostic) { b.out.diags = append(b.out.diags, ds...) }
@@ -247,7 +243,7 @@ func buildIn(arena *jsonread.Arena, path string, opts *Options, whole bool, inde
 // the next by one goroutine (a worker, or the serial driver): its pass, and the
 // passes of the rules' groups (Pass.As), are made once.
 func newBuilder(arena *jsonread.Arena, path string, opts *Options, whole bool) *builder {
-	return &builder{path: path, opts: opts, whole: whole, arena: arena, owned: arena != nil}
+	return &builder{path: path, opts: opts, whole: whole, arena: arena}
 }
 
 // newMemBuilder is newBuilder with the units' trees, messages and line indexes
@@ -260,7 +256,7 @@ func newMemBuilder(mem *unitMem, path string, opts *Options, whole bool) *builde
 
 // use makes mem the builder's memory for the units that follow.
 func (b *builder) use(mem *unitMem) {
-	b.mem, b.arena, b.owned = mem, mem.arena, true
+	b.mem, b.arena = mem, mem.arena
 }
 
 // build lints one unit; the result holds nothing of the builder's.
@@ -274,13 +270,12 @@ func (b *builder) build(index int, data []byte, line, col int) unitOut {
 	return b.out // kept in b until the next unit: no second clearing per unit
 }
 
-// parse parses into the builder's arena, if it has one.
-func (s *builder) parse(data []byte, owned bool) (*jsonread.Node, []jsonread.Problem, error) {
-	switch {
-	case s.arena != nil && owned:
+// parse parses into the builder's arena, if it has one: with an arena the unit's
+// bytes are the driver's own copy, not modified while the unit is in use
+// (buildIn), so the trees' strings point into them.
+func (s *builder) parse(data []byte) (*jsonread.Node, []jsonread.Problem, error) {
+	if s.arena != nil {
 		return s.arena.ParseShared(data)
-	case s.arena != nil:
-		return s.arena.Parse(data)
 	}
 	return jsonread.Parse(data)
 }
@@ -313,7 +308,7 @@ type meta struct {
 func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string, md meta) {
 	body := data[start:]
 	shift := func(off int) (int, int) { return pos.Position(start + off) }
-	root, problems, err := s.parse(body, s.owned)
+	root, problems, err := s.parse(body)
 	for _, pr := range problems {
 		l, c := shift(pr.Offset)
 		switch pr.Code {
@@ -404,19 +399,12 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		return
 	}
 	hint := f.protocol.String()
-	if (md.from == "orchestrator" || md.from == "agent") && f.detail.Get("probe") != nil {
-		// A deliberately off-spec message of the harness, on whichever side it
-		// plays (docs/transcript-format.md "Probes"): evidence for the sequence
-		// rules, not linted as a message.
-		m := s.newMessage()
-		*m = lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
-			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
-		s.out.harness = m
-		return
-	}
-	if f.stream.String() == "control" {
-		// Binding control lines (task scripts, executed-tool reports): not protocol
-		// messages, but evidence for the sequence rules.
+	// A deliberately off-spec message of the harness, on whichever side it plays
+	// (docs/transcript-format.md "Probes"), and binding control lines (task
+	// scripts, executed-tool reports): not protocol messages, not linted as
+	// such, but evidence for the sequence rules.
+	probe := (md.from == "orchestrator" || md.from == "agent") && f.detail.Get("probe") != nil
+	if probe || f.stream.String() == "control" {
 		m := s.newMessage()
 		*m = lint.Message{Path: s.path, Protocol: hint, Kind: "control", Root: msg, Raw: data, Pos: pos,
 			From: md.from, At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
@@ -582,23 +570,17 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 	if s.replay != nil {
 		s.replay.mem.reset()
 	}
-	if s.replayWhole != nil {
-		s.replayWhole.mem.reset()
-	}
 	return cks
 }
 
 // rebuild parses a held record again: the message it was when it was held. Its
 // tree lives until the replay's arena is reset.
 func (s *stream) rebuild(h heldRecord) *lint.Message {
-	b := &s.replay
-	if h.whole {
-		b = &s.replayWhole
+	if s.replay == nil {
+		s.replay = newMemBuilder(newUnitMem(), s.path, &s.opts, h.whole)
 	}
-	if *b == nil {
-		*b = newMemBuilder(newUnitMem(), s.path, &s.opts, h.whole)
-	}
-	return (*b).build(h.index, h.src, h.line, h.col).harness
+	s.replay.whole = h.whole
+	return s.replay.build(h.index, h.src, h.line, h.col).harness
 }
 
 // held returns what the ordered stage holds of u past its line: a copy of its

@@ -35,7 +35,7 @@ func TestHeldRecordRebuilds(t *testing.T) {
 				t.Fatalf("line %d: no harness record", i)
 			}
 			want := view(u.harness)
-			got := s.rebuild(heldRecord{src: u.src, line: u.line, col: u.col, index: u.harness.Index, whole: u.whole})
+			got := s.rebuild(heldRecord{src: u.unit.src, line: u.unit.line, col: u.unit.col, index: u.harness.Index, whole: u.unit.whole})
 			if got == nil || view(got) != want {
 				t.Fatalf("line %d (whole %v) rebuilt:\n%v\nwant\n%s", i, whole, got, want)
 			}

@@ -184,13 +184,10 @@ type unitOut struct {
 	// JSON, or JSON no protocol claims. In an orchmsg stream such a line is log
 	// output (Parsing Strategy), an info; elsewhere its diagnostics stand.
 	notMessage bool
-	// src is the unit built: the ordered stage holds a copy of it (heldRecord),
-	// not the tree, for checkers that start later and for the lines before the
-	// stream's first message.
-	src       []byte
-	line, col int
-	index     int
-	whole     bool
+	// unit is the unit built: the ordered stage holds a copy of its bytes
+	// (held, heldIn), not the tree, for checkers that start later and for the
+	// lines before the stream's first message.
+	unit heldRecord
 }
 
 // logLine is a non-JSON line of a stream: info in orchmsg streams, else an error.
@@ -266,7 +263,7 @@ func (b *builder) build(index int, data []byte, line, col int) unitOut {
 		b.text = textDetection{}
 	}
 	b.unit(data, line, col)
-	b.out.src, b.out.line, b.out.col, b.out.index, b.out.whole = data, line, col, index, b.whole
+	b.out.unit = heldRecord{src: data, line: line, col: col, index: index, whole: b.whole}
 	return b.out // kept in b until the next unit: no second clearing per unit
 }
 
@@ -491,7 +488,7 @@ func (s *stream) harnessEvent(u *unitOut) {
 	}
 	switch {
 	case len(sess.pending) >= maxPending:
-	case s.pendingBytes+len(u.src) > maxPendingBytes:
+	case s.pendingBytes+len(u.unit.src) > maxPendingBytes:
 		if !s.pendingFull {
 			s.pendingFull = true
 			l, c := 1, 1
@@ -502,8 +499,8 @@ func (s *stream) harnessEvent(u *unitOut) {
 		}
 	default:
 		sess.pending = append(sess.pending, u.heldIn(&sess.held))
-		sess.pendingBytes += len(u.src)
-		s.pendingBytes += len(u.src)
+		sess.pendingBytes += len(u.unit.src)
+		s.pendingBytes += len(u.unit.src)
 	}
 	for _, pc := range sess.checkers {
 		for _, ck := range pc.cks {
@@ -586,15 +583,19 @@ func (s *stream) rebuild(h heldRecord) *lint.Message {
 // held returns what the ordered stage holds of u past its line: a copy of its
 // bytes (built again by rebuild, or flushEarly).
 func (u *unitOut) held() heldRecord {
-	return heldRecord{src: bytes.Clone(u.src), line: u.line, col: u.col, index: u.index, whole: u.whole}
+	h := u.unit
+	h.src = bytes.Clone(h.src)
+	return h
 }
 
 // heldIn is held with the copy appended to *buf (the records held before stay
 // valid: a grown buffer leaves them in the old one).
 func (u *unitOut) heldIn(buf *[]byte) heldRecord {
 	start := len(*buf)
-	*buf = append(*buf, u.src...)
-	return heldRecord{src: (*buf)[start:len(*buf):len(*buf)], line: u.line, col: u.col, index: u.index, whole: u.whole}
+	*buf = append(*buf, u.unit.src...)
+	h := u.unit
+	h.src = (*buf)[start:len(*buf):len(*buf)]
+	return h
 }
 
 // isText reports whether a protocol's text detector claims data (an aop-output
@@ -787,7 +788,7 @@ func (s *stream) flushEarly() {
 
 func (s *stream) applyUnit(u unitOut) {
 	line := s.line
-	s.line = u.src
+	s.line = u.unit.src
 	defer func() { s.line = line }()
 	if u.notMessage && s.streamProtocol(u.proto) == "orchmsg" && len(u.diags) > 0 {
 		d := u.diags[0]

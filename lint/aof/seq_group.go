@@ -7,9 +7,10 @@ import (
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 )
 
-// The AOF sequence rules are one rule group: the driver makes one groupChecker per
-// stream, whose rule checkers share one viewOf per message (the task, the sender
-// and the time, parsed once) and report under their own rules.
+// The AOF sequence rules are one rule group (seqgroup): the driver makes one
+// group checker per stream, whose rule checkers share one viewOf per message
+// (the task, the sender and the time, parsed once) and report under their own
+// rules.
 
 // seqGroup names the group of every AOF sequence rule.
 const seqGroup = "aof-seq"
@@ -94,24 +95,4 @@ var groupRules = []seqgroup.Entry[viewMemo]{
 	}},
 }
 
-func init() { seqgroup.Register(seqGroup, groupRules, newGroupChecker) }
-
-// groupChecker runs the checkers of every AOF sequence rule, in the order of
-// groupRules.
-type groupChecker struct {
-	views   viewMemo
-	members seqgroup.Group
-}
-
-func newGroupChecker() lint.Checker {
-	g := &groupChecker{}
-	g.members = seqgroup.New(&g.views, groupRules)
-	return g
-}
-
-func (g *groupChecker) Observe(p *lint.Pass) {
-	g.members.Observe(p)
-	g.views.forget() // keep no message past its turn
-}
-
-func (g *groupChecker) Finish(p *lint.Pass) { g.members.Finish(p) }
+func init() { seqgroup.Register(seqGroup, groupRules, (*viewMemo).forget) }

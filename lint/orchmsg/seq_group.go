@@ -5,8 +5,8 @@ import (
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 )
 
-// The orchmsg sequence rules are one rule group: the driver makes one
-// groupChecker per stream, whose rule checkers share the owned copy of each
+// The orchmsg sequence rules are one rule group (seqgroup): the driver makes one
+// group checker per stream, whose rule checkers share the owned copy of each
 // message's id (msgID) and report under their own rules.
 
 // seqGroup names the group of every orchmsg sequence rule.
@@ -50,24 +50,6 @@ var groupRules = []seqgroup.Entry[msgID]{
 	{Rule: SeqAgentID, Make: func(*msgID) lint.Checker { return &agentIDChecker{} }},
 }
 
-func init() { seqgroup.Register(seqGroup, groupRules, newGroupChecker) }
-
-// groupChecker runs the checkers of every orchmsg sequence rule, in the order
-// of groupRules (the order the driver ran them in as separate checkers).
-type groupChecker struct {
-	ids     msgID
-	members seqgroup.Group
+func init() {
+	seqgroup.Register(seqGroup, groupRules, func(ids *msgID) { *ids = msgID{} })
 }
-
-func newGroupChecker() lint.Checker {
-	g := &groupChecker{}
-	g.members = seqgroup.New(&g.ids, groupRules)
-	return g
-}
-
-func (g *groupChecker) Observe(p *lint.Pass) {
-	g.members.Observe(p)
-	g.ids = msgID{} // keep no message past its turn (the driver may reuse it)
-}
-
-func (g *groupChecker) Finish(p *lint.Pass) { g.members.Finish(p) }

@@ -13,43 +13,50 @@ type Entry[S any] struct {
 	Make func(*S) lint.Checker
 }
 
-// Register makes entries one group named name, made by newGroup: every rule's
-// NewChecker is newGroup (the driver calls the first rule's, by ID).
-func Register[S any](name string, entries []Entry[S], newGroup func() lint.Checker) {
+// Register makes entries one group named name: every rule's NewChecker makes
+// the group's checker (the driver calls the first rule's, by ID), which runs the
+// entries' checkers in order over one shared S and calls forget on it after each
+// message, so that S keeps no message past its turn (the driver may reuse it).
+func Register[S any](name string, entries []Entry[S], forget func(*S)) {
+	newGroup := func() lint.Checker {
+		c := &checker[S]{forget: forget}
+		c.members = make([]member, len(entries))
+		for i, e := range entries {
+			c.members[i] = member{e.Rule, e.Make(&c.state)}
+		}
+		return c
+	}
 	for _, e := range entries {
 		e.Rule.Group = name
 		e.Rule.NewChecker = newGroup
 	}
 }
 
-// Member is one rule's checker in a group.
-type Member struct {
+// member is one rule's checker in a group.
+type member struct {
 	rule *lint.Rule
 	c    lint.Checker
 }
 
-// Group runs its members' checkers in order.
-type Group []Member
-
-// New makes the members of entries over s.
-func New[S any](s *S, entries []Entry[S]) Group {
-	g := make(Group, len(entries))
-	for i, e := range entries {
-		g[i] = Member{e.Rule, e.Make(s)}
-	}
-	return g
+// checker is a group's checker: its members over one shared state.
+type checker[S any] struct {
+	state   S
+	forget  func(*S)
+	members []member
 }
 
-// Observe shows p's message to every member, under its own rule.
-func (g Group) Observe(p *lint.Pass) {
-	for _, m := range g {
+// Observe shows p's message to every member, under its own rule, then forgets
+// it.
+func (g *checker[S]) Observe(p *lint.Pass) {
+	for _, m := range g.members {
 		m.c.Observe(p.As(m.rule))
 	}
+	g.forget(&g.state)
 }
 
 // Finish finishes every member, under its own rule.
-func (g Group) Finish(p *lint.Pass) {
-	for _, m := range g {
+func (g *checker[S]) Finish(p *lint.Pass) {
+	for _, m := range g.members {
 		m.c.Finish(p.As(m.rule))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 )
 
 // MaxTasks bounds the tasks a sequence checker keeps state for at once. Past it the
@@ -120,7 +121,7 @@ func (t *table[V]) release() {
 		return
 	}
 	t.b = nil
-	if t.pool == nil || cap(b.order) > maxPooledEntries {
+	if t.pool == nil || cap(b.order) > seqgroup.MaxPooledEntries {
 		return // no reuse, or grown past the usual session: left to the collector
 	}
 	clear(b.m) // nothing of the session stays reachable
@@ -210,11 +211,3 @@ func where(p *lint.Pass, r lint.Related) string {
 }
 
 var seqRules = []*lint.Rule{SeqDelegation, SeqAnswer, SeqTransition, SeqCompletion, SeqArtifacts, SeqNoCompletion, SeqStale}
-
-// maxPooledEntries is the largest queue (and so map) a released table gives back
-// to its pool: a bigger one is left to the collector. A pooled map keeps its
-// capacity, and every later session that takes it holds that capacity while it
-// lives; with up to 1,024 sessions open, tables grown by a few long sessions
-// would otherwise make the live heap grow with the transcript (peak RSS 125 MiB
-// at 1.5M messages with GOMEMLIMIT=off, against 52 MiB before pooling).
-const maxPooledEntries = 64

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
@@ -153,7 +154,7 @@ func (b *bounded[V]) release() {
 		return
 	}
 	b.b = nil
-	if cap(bb.order) > maxPooledEntries {
+	if cap(bb.order) > seqgroup.MaxPooledEntries {
 		return // grown past the usual session: left to the collector, not cleared
 	}
 	clear(bb.m) // nothing of this session stays reachable
@@ -503,11 +504,3 @@ func executedSig(e *jsonread.Node) string {
 	}
 	return callSig(e.Get("name").String(), args)
 }
-
-// maxPooledEntries is the largest queue (and so map) a released table gives back
-// to its pool: a bigger one is left to the collector. A pooled map keeps its
-// capacity, and every later session that takes it holds that capacity while it
-// lives; with up to 1,024 sessions open, tables grown by a few long sessions
-// would otherwise make the live heap grow with the transcript (peak RSS 125 MiB
-// at 1.5M messages with GOMEMLIMIT=off, against 52 MiB before pooling).
-const maxPooledEntries = 64

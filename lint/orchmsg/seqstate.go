@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
@@ -157,7 +158,7 @@ func (w *window[V]) release() {
 		return
 	}
 	w.b, w.head = nil, 0
-	if cap(b.order) > maxPooledEntries || cap(b.spare) > maxPooledEntries {
+	if cap(b.order) > seqgroup.MaxPooledEntries || cap(b.spare) > seqgroup.MaxPooledEntries {
 		return // grown past the usual session: left to the collector, not cleared
 	}
 	clear(b.m) // drop the keys and values: nothing of this session stays reachable
@@ -246,11 +247,3 @@ func markOf(m *lint.Message, pointer, id string) mark {
 func (k mark) related() lint.Related {
 	return lint.Related{Path: k.path, Line: int(k.line), Column: int(k.col), Pointer: k.ptr, Message: describe(k.typ, k.id)}
 }
-
-// maxPooledEntries is the largest queue (and so map) a released table gives back
-// to its pool: a bigger one is left to the collector. A pooled map keeps its
-// capacity, and every later session that takes it holds that capacity while it
-// lives; with up to 1,024 sessions open, tables grown by a few long sessions
-// would otherwise make the live heap grow with the transcript (peak RSS 125 MiB
-// at 1.5M messages with GOMEMLIMIT=off, against 52 MiB before pooling).
-const maxPooledEntries = 64

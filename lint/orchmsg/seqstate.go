@@ -23,11 +23,10 @@ const MaxTracked = 4096
 // pool on the first put and go back when the checker finishes (release): the
 // many short sessions of a transcript reuse them instead of growing new ones.
 type window[V any] struct {
-	max     int
-	b       *windowBufs[V] // nil until the first put, and after release
-	head    int
-	evicted bool // an entry was ever dropped because of the bound
-	pool    *windowPool[V]
+	max  int
+	b    *windowBufs[V] // nil until the first put, and after release
+	head int
+	pool *windowPool[V]
 }
 
 // windowBufs are a window's map and its insertion-order queue.
@@ -114,7 +113,7 @@ func (w *window[V]) put(k string, v V) bool {
 		w.head++
 		if _, ok := b.m[old]; ok {
 			delete(b.m, old)
-			dropped, w.evicted = true, true
+			dropped = true
 		}
 	}
 	if live := len(b.order) - w.head; live > 2*w.max+64 || (w.head > 1024 && w.head*2 > len(b.order)) {

@@ -83,19 +83,15 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 	if hasUpstreamFields(root) {
 		dialect = DialectUpstream
 	}
-	typ := root.Get("type").String()
-	if k := envelopeKind(typ); k != "" {
-		typ = k // the package's string: the kind is kept (rule sets by kind)
-	}
+	// env is the envelope kind named by "type", as the package's string (the
+	// kind is kept: rule sets by kind), or "" when it names none.
+	env := envelopeKind(root.Get("type").String())
 	if p := root.Get("protocol"); p != nil {
 		if p.String() == "aof" {
-			if isEnvelopeKind(typ) {
-				return typ, dialect, 100
-			}
-			return "", dialect, 100
+			return env, dialect, 100
 		}
-		if isEnvelopeKind(typ) && root.Get("payload") != nil {
-			return typ, dialect, 40
+		if env != "" && root.Get("payload") != nil {
+			return env, dialect, 40
 		}
 	}
 	if name != "" {
@@ -109,8 +105,8 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 	if k := kindFromShape(root); k != "" {
 		return k, "", 80
 	}
-	if root.Get("protocol") == nil && isEnvelopeKind(typ) && root.Get("payload") != nil && root.Get("taskId") != nil {
-		return typ, dialect, 60 // an envelope that forgot "protocol"
+	if root.Get("protocol") == nil && env != "" && root.Get("payload") != nil && root.Get("taskId") != nil {
+		return env, dialect, 60 // an envelope that forgot "protocol"
 	}
 	return "", "", 0
 }

@@ -154,6 +154,17 @@ func (w *walker) inLine(p unsafe.Pointer, n int) bool {
 	return false
 }
 
+// first reports whether the walk reaches the value of type t at p for the first
+// time, and marks it reached.
+func (w *walker) first(p unsafe.Pointer, t reflect.Type) bool {
+	k := visit{p, t}
+	if w.seen[k] {
+		return false
+	}
+	w.seen[k] = true
+	return true
+}
+
 func (w *walker) walk(v reflect.Value, path string) {
 	if len(w.found) >= 20 {
 		return
@@ -172,11 +183,9 @@ func (w *walker) walk(v reflect.Value, path string) {
 		if t.PkgPath() == "sync" || t == reflect.TypeOf(lint.Rule{}) || t == reflect.TypeOf(time.Location{}) {
 			return // pools, the rules' registry, zones: not the checker's state
 		}
-		k := visit{v.UnsafePointer(), t}
-		if w.seen[k] {
+		if !w.first(v.UnsafePointer(), t) {
 			return
 		}
-		w.seen[k] = true
 		if t == nodeType {
 			w.found = append(w.found, path+" keeps a node of a message's tree")
 			return
@@ -197,11 +206,9 @@ func (w *walker) walk(v reflect.Value, path string) {
 		if v.IsNil() {
 			return
 		}
-		k := visit{v.UnsafePointer(), v.Type()}
-		if w.seen[k] {
+		if !w.first(v.UnsafePointer(), v.Type()) {
 			return
 		}
-		w.seen[k] = true
 		// up to the capacity: what a reused slice still holds past its length counts too
 		full := v.Slice3(0, v.Cap(), v.Cap())
 		for i := 0; i < full.Len(); i++ {
@@ -215,11 +222,9 @@ func (w *walker) walk(v reflect.Value, path string) {
 		if v.IsNil() {
 			return
 		}
-		k := visit{v.UnsafePointer(), v.Type()}
-		if w.seen[k] {
+		if !w.first(v.UnsafePointer(), v.Type()) {
 			return
 		}
-		w.seen[k] = true
 		it := v.MapRange()
 		for it.Next() {
 			key := it.Key()

@@ -96,10 +96,12 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 	// objects, the bullets array, each bullet and the summary, the metrics object
 	// and each metric, one string per other marker.
 	var lines []spec.SummaryLine
+	var summaryText string
 	var mm map[string]string
 	n, bullets := 2, 0
-	if r.Has("SUMMARY") {
-		lines, _ = r.Summary()
+	hasSummary := r.Has("SUMMARY")
+	if hasSummary {
+		lines, summaryText = r.Summary()
 		bullets = spec.Bullets(lines)
 		n += 2 + bullets
 	}
@@ -131,9 +133,7 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 	// The members in json.Marshal's order: bullets, detailsFile, metrics, status,
 	// summary, task, timestamps.
 	ms := tb.ms[:0]
-	var summaryText string
-	if r.Has("SUMMARY") {
-		_, summaryText = r.Summary()
+	if hasSummary {
 		items := tb.items[:0]
 		for _, l := range lines {
 			if l.Bullet {
@@ -172,7 +172,7 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 	if m := r.First("STATUS"); m != nil {
 		ms = append(ms, jsonread.Member{Key: "status", Value: str(m.Value)})
 	}
-	if r.Has("SUMMARY") {
+	if hasSummary {
 		ms = append(ms, jsonread.Member{Key: "summary", Value: str(summaryText)})
 	}
 	if m := r.First("TASK"); m != nil {

@@ -113,7 +113,7 @@ func (t *table[V]) len() int {
 }
 
 // release empties the table and gives its buffers back to its pool (from a
-// checker's Finish, or when its state starts over). Queues grown past a few
+// checker's Finish, or from reset). Queues grown past a few
 // times the usual session are dropped.
 func (t *table[V]) release() {
 	b := t.b
@@ -128,6 +128,13 @@ func (t *table[V]) release() {
 	clear(b.order)
 	b.order, b.head = b.order[:0], 0
 	t.pool.p.Put(b)
+}
+
+// reset releases the table and forgets that its cap was hit: it starts over as
+// a new table of the same pool (a checker's state starting over).
+func (t *table[V]) reset() {
+	t.release()
+	*t = table[V]{pool: t.pool}
 }
 
 func (t *table[V]) compact() {

@@ -36,8 +36,7 @@ func (c *noCompletionChecker) Observe(p *lint.Pass) {
 			p.ReportAtf(p.Rule.Severity, w, nil, "the agent exited without a completion.report for %s: send one before the session ends, even with outcome partial or blocked; "+
 				"otherwise the task stays in progress until its heartbeat is stale and is reclaimed", task)
 		}
-		c.active.release()
-		c.active.hit = false
+		c.active.reset()
 		return
 	}
 	v, ok := c.views.of(m)

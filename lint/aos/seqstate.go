@@ -3,6 +3,7 @@ package aos
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -321,21 +322,22 @@ func (st *state) release() {
 	st.firstStep.release()
 }
 
-// methods interns the method names and decisions of the spec, so the state does not keep one
+// intern returns the spec's own string for a method (spec.Methods) or decision
+// it names (no copy), else a copy (own): the state keeps it, and so keeps no
 // copy of the name per request.
-var methods = map[string]string{}
-
-func init() {
-	for _, m := range append(append([]string(nil), spec.Methods...), spec.Allow, spec.Deny, spec.Modify, "error") {
-		methods[m] = m
-	}
-}
-
-// intern returns the spec's own string for a method or decision it names (no
-// copy), else a copy (own): the state keeps it.
 func intern(method string) string {
-	if m, ok := methods[method]; ok {
-		return m
+	if i := slices.Index(spec.Methods, method); i >= 0 {
+		return spec.Methods[i]
+	}
+	switch method {
+	case spec.Allow:
+		return spec.Allow
+	case spec.Deny:
+		return spec.Deny
+	case spec.Modify:
+		return spec.Modify
+	case "error":
+		return "error"
 	}
 	return own(method)
 }

@@ -2,6 +2,7 @@ package orchmsg
 
 import (
 	"container/heap"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -173,21 +174,13 @@ func (w *window[V]) release() {
 func ownID(id string) string { return strings.Clone(id) }
 
 // ownType returns a message type as a mark keeps it: the spec's own string for
-// the fourteen types (no copy), else a copy.
+// the fourteen types (spec.Types, no copy), else a copy.
 func ownType(t string) string {
-	if s, ok := typeNames[t]; ok {
-		return s
+	if i := slices.Index(spec.Types, t); i >= 0 {
+		return spec.Types[i]
 	}
 	return strings.Clone(t)
 }
-
-var typeNames = func() map[string]string {
-	m := make(map[string]string, len(spec.Types))
-	for _, t := range spec.Types {
-		m[t] = t
-	}
-	return m
-}()
 
 // request is what the sequence rules remember of a request: small, never the message.
 type request struct {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 )
 
 // Timestamp: date-time members are ISO 8601.
@@ -74,7 +75,7 @@ func parseISOFast(s string) (t time.Time, zoned, ok bool) {
 	day, ok3 := digits(s[8:10])
 	hour, ok4 := digits(s[11:13])
 	minute, ok5 := digits(s[14:16])
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 {
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !isotime.ValidDate(year, month, day, hour, minute, 0) {
 		return time.Time{}, false, false
 	}
 	if len(s) == 16 { // "2006-01-02T15:04"
@@ -145,17 +146,6 @@ func digits(s string) (int, bool) {
 		v = v*10 + int(s[i]-'0')
 	}
 	return v, true
-}
-
-// daysIn is the number of days of month in year (proleptic Gregorian).
-func daysIn(month time.Month, year int) int {
-	if month == time.February {
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	}
-	return 31 - int((month-1)%7%2)
 }
 
 // parseISOLayouts is parseISO by time.Parse and the layouts, for every shape.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,9 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -176,62 +173,5 @@ func TestServedGuardianPath(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("POST the guardian's URL: %d", resp.StatusCode)
-	}
-}
-
-// TestGuardianEngineFaults is the matrix of the aos orchestrator side: `aopconform
-// run --side orchestrator --protocol aos` against the reference guardian served by
-// `aopconform engine --protocol aos --fault F` fails at least the checks each
-// fault names (aos.Faults), and every aos guardian check is failed by some fault.
-// The correct engine is certified Full in TestOrchestratorSide.
-func TestGuardianEngineFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real guardians")
-	}
-	faults := aos.Faults()
-	type res struct {
-		code   int
-		out    string
-		failed []string
-		err    error
-	}
-	got := make([]res, len(faults))
-	dir := t.TempDir()
-	var wg sync.WaitGroup
-	for i, f := range faults {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			code, out, rep, err := runConform(filepath.Join(dir, fmt.Sprint(i)), "--side", "orchestrator", "--protocol", "aos",
-				"--", "aopconform", "engine", "--protocol", "aos", "--fault", f.Name)
-			got[i] = res{code: code, out: out, err: err}
-			if rep != nil {
-				got[i].failed = failedChecks(rep)
-			}
-		}()
-	}
-	wg.Wait()
-	seen := map[string]bool{}
-	for i, f := range faults {
-		r := got[i]
-		if r.err != nil {
-			t.Fatalf("%s: %v", f.Name, r.err)
-		}
-		if r.code != 1 {
-			t.Errorf("fault %s: exit %d, want 1\n%s", f.Name, r.code, clipOut(r.out))
-		}
-		for _, id := range f.Checks {
-			if !slices.Contains(r.failed, id) {
-				t.Errorf("fault %s: %s does not fail (failed: %v)", f.Name, id, r.failed)
-			}
-		}
-		for _, id := range r.failed {
-			seen[id] = true
-		}
-	}
-	for _, c := range conform.Checks("aos") {
-		if strings.HasPrefix(c.ID, "aos/orch/") && !strings.HasPrefix(c.ID, "aos/orch/ref/") && !seen[c.ID] {
-			t.Errorf("no aos engine fault fails %s", c.ID)
-		}
 	}
 }

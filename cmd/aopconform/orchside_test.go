@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/engine/aos"
 )
 
 // orchestratorsDir holds the orchestrators written from docs/bindings.md alone.
@@ -21,7 +22,9 @@ var orchestratorsDir = filepath.Join("..", "..", "testdata", "orchestrators")
 // orchestrator`: the reference engine (aopconform engine) passes every check but
 // the gaps its known-failing file lists; the Python orchestrator of
 // testdata/orchestrators reaches level Full; each of its bug modes fails exactly
-// the check that names the bug, so every orchestrator-side check is seen failing.
+// the check that names the bug; each fault of the reference engines (aopconform
+// engine-faults) fails what engineFaultFails and the engine's own Faults() say, so
+// every orchestrator-side check is seen failing.
 func TestOrchestratorSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real orchestrators")
@@ -45,9 +48,10 @@ func TestOrchestratorSide(t *testing.T) {
 		args []string
 		// fail lists the checks that must fail (nil: the run must pass, exit 0).
 		fail []string
-		// engineFault: a fault of the reference engine; its run must judge (no
-		// harness error) and what it fails is logged.
-		engineFault bool
+		// engineFault: a fault of the reference engine ("protocol fault"); its
+		// run must judge (no harness error), fail what engineFaultFails says
+		// and what the engine declares the fault to fail; what it fails is logged.
+		engineFault string
 		code        int
 		out         string
 		rep         *conform.Report
@@ -141,7 +145,7 @@ func TestOrchestratorSide(t *testing.T) {
 		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aop-output" && f[0] != "aof" && f[0] != "aos") {
 			continue
 		}
-		jobs = append(jobs, &job{name: f[0] + " engine fault " + f[1], engineFault: true,
+		jobs = append(jobs, &job{name: f[0] + " engine fault " + f[1], engineFault: f[0] + " " + f[1],
 			args: []string{"--side", "orchestrator", "--protocol", f[0], "--timeout-scale", scale, "--", "aopconform", "engine", "--protocol", f[0], "--fault", f[1]}})
 	}
 	var wg sync.WaitGroup
@@ -171,7 +175,7 @@ func TestOrchestratorSide(t *testing.T) {
 	// (a flood read slower than it came: the rate check is then NOT-TESTED, never
 	// a failure): it is played again, alone, at most twice.
 	for i, j := range jobs {
-		for try := 0; try < 2 && j.engineFault && j.err == nil && j.code != 2 && !failsAnOrchCheck(j.rep) && !*update; try++ {
+		for try := 0; try < 2 && j.engineFault != "" && j.err == nil && j.code != 2 && len(orchFailed(j.rep)) == 0 && !*update; try++ {
 			t.Logf("%s failed no check: played again", j.name)
 			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, fmt.Sprintf("again-%d-%d", i, try)), j.args...)
 		}
@@ -188,41 +192,36 @@ func TestOrchestratorSide(t *testing.T) {
 				}
 				return
 			}
-			if j.engineFault {
+			if j.engineFault != "" {
 				if j.code == 2 {
 					t.Fatalf("harness error\n%s", clipOut(j.out))
 				}
-				if want, ok := engineFaultFails[strings.TrimPrefix(j.name, "aop-output engine fault ")]; strings.HasPrefix(j.name, "aop-output ") {
-					var failed []string
-					for _, c := range failedChecks(j.rep) {
-						if !strings.Contains(c, "/orch/ref/") {
-							failed = append(failed, c)
-						}
-					}
-					if !ok || j.code != 1 || strings.Join(failed, " ") != strings.Join(want, " ") {
+				failed := orchFailed(j.rep)
+				protocol, _, _ := strings.Cut(j.engineFault, " ")
+				if want, ok := engineFaultFails[j.engineFault]; ok || faultTabled(protocol) {
+					want = slices.Sorted(slices.Values(want))
+					if !ok || j.code != 1 || !slices.Equal(failed, want) {
 						t.Errorf("exit %d, failed %v; want exit 1, failed %v (engineFaultFails)\n%s", j.code, failed, want, clipOut(j.out))
 					}
 				}
-				n := 0
-				for _, c := range failedChecks(j.rep) {
-					if !strings.Contains(c, "/orch/ref/") {
-						failedSomewhere[c] = true
-						t.Logf("fails %s", c)
-						n++
+				for _, id := range declaredFaultChecks()[j.engineFault] {
+					if !slices.Contains(failed, id) {
+						t.Errorf("%s does not fail, yet the engine's Faults() names it (failed: %v)", id, failed)
 					}
 				}
-				if n == 0 {
+				for _, c := range failed {
+					failedSomewhere[c] = true
+					t.Logf("fails %s", c)
+				}
+				if len(failed) == 0 {
 					t.Error("the engine fault fails no orchestrator-side check")
 				}
 				return
 			}
-			var failed []string
+			// The comparison with the engine is reported, never scored: judged for
+			// the engine itself below.
+			failed := orchFailed(j.rep)
 			for _, c := range failedChecks(j.rep) {
-				// The comparison with the engine is reported, never scored: judged
-				// for the engine itself below.
-				if !strings.Contains(c, "/orch/ref/") {
-					failed = append(failed, c)
-				}
 				failedSomewhere[c] = true
 			}
 			if j.fail == nil {
@@ -272,28 +271,57 @@ func TestOrchestratorSide(t *testing.T) {
 	}
 }
 
-// failsAnOrchCheck reports whether rep has a failed orchestrator-side check (the
-// comparison with the engine aside).
-func failsAnOrchCheck(rep *conform.Report) bool {
+// orchFailed lists the orchestrator-side checks rep fails (the comparison with
+// the engine aside: reported, never scored).
+func orchFailed(rep *conform.Report) []string {
 	if rep == nil {
-		return false
+		return nil
 	}
+	var out []string
 	for _, c := range failedChecks(rep) {
 		if !strings.Contains(c, "/orch/ref/") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// engineFaultFails is what each engine fault of aop-output and aos must fail,
+// exactly, keyed "protocol fault" (every orchestrator-side check of the two
+// protocols fails under one of them).
+var engineFaultFails = map[string][]string{
+	"aop-output accept-oversized-summary": {"aop-output/orch/limits/summary-within-task-type"},
+	"aop-output follow-details-path":      {"aop-output/orch/details/stays-in-workspace"},
+	"aop-output summary-first-line-only":  {"aop-output/orch/parse/report-taken"},
+	"aop-output trust-incomplete-report":  {"aop-output/orch/parse/unusable-not-success"},
+	"aop-output wait-for-agent-exit":      {"aop-output/orch/bind/agent-stopped-after-report"},
+	"aos allow-invalid":                   {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error"},
+	"aos error-string":                    {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error"},
+	// Nothing answers: every probe fails with the check that names the fault.
+	"aos no-listen":        {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/5.1/decision", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error", "aos/orch/bind/listens"},
+	"aos string-ids":       {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found"},
+	"aos unknown-decision": {"aos/orch/3/messages-valid", "aos/orch/5.1/decision"},
+}
+
+// faultTabled reports whether engineFaultFails covers protocol's engine faults
+// (each of them must then have its entry).
+func faultTabled(protocol string) bool {
+	for k := range engineFaultFails {
+		if strings.HasPrefix(k, protocol+" ") {
 			return true
 		}
 	}
 	return false
 }
 
-// engineFaultFails is what each aop-output engine fault must fail, exactly (every
-// aop-output orchestrator-side check fails under one of them).
-var engineFaultFails = map[string][]string{
-	"accept-oversized-summary": {"aop-output/orch/limits/summary-within-task-type"},
-	"follow-details-path":      {"aop-output/orch/details/stays-in-workspace"},
-	"summary-first-line-only":  {"aop-output/orch/parse/report-taken"},
-	"trust-incomplete-report":  {"aop-output/orch/parse/unusable-not-success"},
-	"wait-for-agent-exit":      {"aop-output/orch/bind/agent-stopped-after-report"},
+// declaredFaultChecks is what the engines' Faults() say each fault fails, keyed
+// "protocol fault" (the aos engine declares them; the others do not).
+func declaredFaultChecks() map[string][]string {
+	m := map[string][]string{}
+	for _, f := range aos.Faults() {
+		m["aos "+f.Name] = f.Checks
+	}
+	return m
 }
 
 // writeReferenceDecisions stores the engine's decision sequence of each scenario

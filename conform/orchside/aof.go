@@ -16,7 +16,7 @@ import (
 
 func init() {
 	sides["aof"] = &side{key: engaof.Key, readBack: aofReadBack, launchPrelude: aofPrelude,
-		dispatchSummary: func(_ *conform.Session, l *Launch) string { return aofDispatchSummary(l) }, afterLaunches: aofEndDecisions}
+		dispatchSummary: aofDispatchSummary, afterLaunches: aofEndDecisions}
 	conform.Register(aofChecks...)
 	conform.Register(refCheck("aof"))
 }
@@ -81,7 +81,7 @@ var aofChecks = []*conform.Check{
 }
 
 // aofDispatchSummary names the task and agent a launch ran on.
-func aofDispatchSummary(l *Launch) string {
+func aofDispatchSummary(_ *conform.Session, l *Launch) string {
 	id, agent := l.Env["AOF_TASK_ID"], l.Env["AOF_AGENT_ID"]
 	if id == "" {
 		return "no AOF_TASK_ID"

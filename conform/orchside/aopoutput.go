@@ -15,7 +15,7 @@ import (
 func init() {
 	sides["aop-output"] = &side{key: aopOutKey, afterLaunches: aopOutDecisions, mergeLines: aopOutMerge,
 		controlLine:     func(r *conform.Record) bool { return aopOutKey(r) == aopOutTakenKey },
-		dispatchSummary: func(_ *conform.Session, l *Launch) string { return aopOutDispatch(l) }}
+		dispatchSummary: aopOutDispatch}
 	conform.Register(aopOutChecks...)
 	conform.Register(refCheck("aop-output"))
 }
@@ -402,7 +402,7 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 }
 
 // aopOutDispatch is what a launch was dispatched: the task line's task type.
-func aopOutDispatch(l *Launch) string {
+func aopOutDispatch(_ *conform.Session, l *Launch) string {
 	e := l.firstTask()
 	var in aopOutInput
 	if e == nil || e.Key != aopOutTaskKey || json.Unmarshal([]byte(e.Line), &in) != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -99,13 +100,7 @@ func driveGuardian(h *harness.H) error {
 	}()
 	err = a.Run(harness.Handler{
 		// The process under test is the guardian: its lines are its own.
-		Collect: func(r conform.Record, final bool) []conform.Record {
-			if final {
-				return nil
-			}
-			r.From = Judged
-			return []conform.Record{r}
-		},
+		Collect: collectJudged(nil),
 		Monitor: func(a *harness.Agent, _ time.Time) time.Time {
 			if probed.Load() {
 				a.Terminate("the probes are done")
@@ -258,6 +253,15 @@ func guardianChecks() []*conform.Check {
 	return out
 }
 
+// probeNames names the probe of each guardian check (ProbeCheck.Probe by ID).
+var probeNames = sync.OnceValue(func() map[string]string {
+	probes := map[string]string{}
+	for _, pc := range engaos.ProbeChecks() {
+		probes[pc.ID] = pc.Probe
+	}
+	return probes
+})
+
 // guardianDecisions is the decision sequence of a guardian run: which probe got
 // which answer (no ids, no times), in the order they were sent.
 func guardianDecisions(s *conform.Session) []string {
@@ -269,10 +273,7 @@ func guardianDecisions(s *conform.Session) []string {
 		return []string{"guardian never listens"}
 	}
 	out := []string{"guardian listens"}
-	probes := map[string]string{}
-	for _, pc := range engaos.ProbeChecks() {
-		probes[pc.ID] = pc.Probe
-	}
+	probes := probeNames()
 	for _, r := range g.Results {
 		out = append(out, fmt.Sprintf("  %s: %s", probes[r.ID], r.Answer))
 	}

@@ -193,18 +193,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 	err = a.Run(harness.Handler{
 		Key: key,
 		// The process under test is the orchestrator: its lines are its own.
-		Collect: func(r conform.Record, final bool) []conform.Record {
-			if final {
-				return nil
-			}
-			r.From = Judged
-			if sd.controlLine != nil && r.Stream == "stdout" && sd.controlLine(&r) {
-				// A line of the binding that is no protocol message (aop-output:
-				// the report the parent took): evidence, not linted as a message.
-				r.Stream = "control"
-			}
-			return []conform.Record{r}
-		},
+		Collect: collectJudged(sd.controlLine),
 	})
 	if err != nil {
 		return err
@@ -242,6 +231,23 @@ func drive(h *harness.H, mock string, extra []string) error {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// collectJudged is the harness's Collect for the process under test: its lines
+// are its own (From Judged), and a stdout line controlLine (nil: none) marks is
+// the binding's, no protocol message (aop-output: the report the parent took):
+// recorded with stream "control", evidence not linted as a message.
+func collectJudged(controlLine func(r *conform.Record) bool) func(r conform.Record, final bool) []conform.Record {
+	return func(r conform.Record, final bool) []conform.Record {
+		if final {
+			return nil
+		}
+		r.From = Judged
+		if controlLine != nil && r.Stream == "stdout" && controlLine(&r) {
+			r.Stream = "control"
+		}
+		return []conform.Record{r}
+	}
+}
 
 // recordLaunch adds what one agent launch saw to the transcript, as its own
 // session "<scenario>/agent#N": the orchestrator's stdin lines, the agent's

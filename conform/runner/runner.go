@@ -506,32 +506,45 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 	if opts.Linter != nil {
 		// Lint what the harness holds, not the file: the records in memory are the
 		// transcript (the file is their copy for the user and for aoplint).
-		var buf bytes.Buffer
-		for i := range sess.Records {
-			b, err := json.Marshal(&sess.Records[i])
-			if err != nil {
-				return sess, fmt.Errorf("lint: %w", err)
-			}
-			buf.Write(b)
-			buf.WriteByte('\n')
-		}
-		diags, err := opts.Linter.LintTranscript(path, &buf)
+		lint, err := LintRecords(opts.Linter, path, sess.Records, opts.judged())
 		if err != nil {
-			return sess, fmt.Errorf("lint: %w", err)
+			return sess, err
 		}
-		for _, d := range diags {
-			if d.Line < 1 || d.Line > len(sess.Records) {
-				continue
-			}
-			r := &sess.Records[d.Line-1]
-			// Only what the party under test sent counts; its stderr is free (logs).
-			if r.From != opts.judged() || r.Stream == "stderr" || d.Severity == "info" {
-				continue
-			}
-			sess.Lint = append(sess.Lint, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
-		}
+		sess.Lint = append(sess.Lint, lint...)
 	}
 	return sess, nil
+}
+
+// LintRecords lints records (a transcript/1 stream held in memory) with l, under
+// the file name name, and keeps the findings on what the party under test
+// (judged: the records' "from") sent: its stderr is free (logs), and info
+// diagnostics are not findings.
+func LintRecords(l Linter, name string, records []conform.Record, judged string) ([]conform.LintFinding, error) {
+	var buf bytes.Buffer
+	for i := range records {
+		b, err := json.Marshal(&records[i])
+		if err != nil {
+			return nil, fmt.Errorf("lint: %w", err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	diags, err := l.LintTranscript(name, &buf)
+	if err != nil {
+		return nil, fmt.Errorf("lint: %w", err)
+	}
+	var out []conform.LintFinding
+	for _, d := range diags {
+		if d.Line < 1 || d.Line > len(records) {
+			continue
+		}
+		r := &records[d.Line-1]
+		if r.From != judged || r.Stream == "stderr" || d.Severity == "info" {
+			continue
+		}
+		out = append(out, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
+	}
+	return out, nil
 }
 
 // judge computes the results of a scenario's checks.

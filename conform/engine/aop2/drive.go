@@ -293,27 +293,39 @@ func (e *engine) runAttempt(n int, m model) string {
 		"input_version": "V2", "routed_to": e.task.AgentName, "model_selected": m.Model,
 		"fallback_triggered": m.Trigger != "", "fallback_reason": nilIfEmpty(m.Trigger), "alternatives_tried": e.tried(),
 	}, n, nil, "ALLOWED", "", nil)
-	var dispatched any
-	json.Unmarshal(line, &dispatched)
-	e.audit.write(now, "TASK_DISPATCHED", orchestratorActor, dispatched, n, []string{"PAYLOAD_LIMIT", "TIMEOUT"}, "ALLOWED", "", nil)
-
-	a, out := e.launch(line)
-	if a == nil {
-		return out
-	}
 	st := &attemptState{n: n, m: m, hbActive: e.task.Policy.Heartbeat}
-	if err := a.Send(line); err != nil {
-		e.violation("aop2/bind/read-task", n, "the executor did not read its TASK: %v", err)
-	}
-	if e.fault == FaultCloseStdinEarly {
-		a.CloseInput()
-	}
-	outcome := e.watch(a, st, func(r conform.Record) { e.handleLine(st, r) }, func(att *conform.Attempt) string { return e.outcome(st, att) })
+	outcome := e.runExecutor(now, line, n, st)
 	if outcome == outSuccess {
 		e.res.Response = json.RawMessage(st.raw)
 		e.end("COMPLETED", st.view.Signal)
 	}
 	return outcome
+}
+
+// runExecutor dispatches line (a TASK, attempt n in the audit trail) to a new
+// executor process: the TASK_DISPATCHED audit record, the launch, the TASK on its
+// stdin, then the watch to the run's end. It returns the run's outcome (outNoTime
+// or outHarness when no process starts). A sub-task's st.n is the harness's
+// attempt, set once the process is launched.
+func (e *engine) runExecutor(at time.Time, line []byte, n int, st *attemptState) string {
+	var dispatched any
+	json.Unmarshal(line, &dispatched)
+	e.audit.write(at, "TASK_DISPATCHED", orchestratorActor, dispatched, n, []string{"PAYLOAD_LIMIT", "TIMEOUT"}, "ALLOWED", "", nil)
+	a, out := e.launch(line)
+	if a == nil {
+		return out
+	}
+	what := "TASK"
+	if st.sub {
+		st.n, what = a.Attempt().N, "sub-TASK"
+	}
+	if err := a.Send(line); err != nil {
+		e.violation("aop2/bind/read-task", st.n, "the executor did not read its %s: %v", what, err)
+	}
+	if e.fault == FaultCloseStdinEarly && !st.sub {
+		a.CloseInput()
+	}
+	return e.watch(a, st, func(r conform.Record) { e.handleLine(st, r) }, func(att *conform.Attempt) string { return e.outcome(st, att) })
 }
 
 // watch runs one launched attempt to its end under the engine's timers and the

@@ -1,10 +1,7 @@
 package aop2
 
 import (
-	"encoding/json"
 	"time"
-
-	"github.com/aopkit/aopkit/conform"
 )
 
 // queuedSub is an accepted sub-task waiting for its dispatch.
@@ -43,27 +40,12 @@ func (e *engine) runSubTasks() {
 // Its run may append to Result.Delegations (the sub-TASKs it sends): the node
 // is looked up by index after it.
 func (e *engine) runSubTask(i int, t *Task) {
-	d := &e.res.Delegations[i]
 	m := model{Provider: t.Provider, Model: t.Model}
 	line := t.dispatch(m.Provider, m.Model, 1, t.Priority, e.ws)
-	var dispatched any
-	json.Unmarshal(line, &dispatched)
-	e.audit.write(time.Now(), "TASK_DISPATCHED", orchestratorActor, dispatched, 1, []string{"PAYLOAD_LIMIT", "TIMEOUT"}, "ALLOWED", "", nil)
-	a, out := e.launch(line)
-	if a == nil {
-		d.State = "ABORTED"
-		if out == outHarness {
-			d.State = "SKIPPED"
-		}
-		return
-	}
-	st := &attemptState{n: a.Attempt().N, m: m, hbActive: t.Policy.Heartbeat, sub: true}
+	st := &attemptState{m: m, hbActive: t.Policy.Heartbeat, sub: true}
+	outcome := e.runExecutor(time.Now(), line, 1, st)
+	d := &e.res.Delegations[i]
 	d.Run = st.n
-	if err := a.Send(line); err != nil {
-		e.violation("aop2/bind/read-task", st.n, "the executor did not read its sub-TASK: %v", err)
-	}
-	outcome := e.watch(a, st, func(r conform.Record) { e.handleLine(st, r) }, func(att *conform.Attempt) string { return e.outcome(st, att) })
-	d = &e.res.Delegations[i]
 	switch outcome {
 	case outSuccess:
 		d.State, d.FinalSignal = "COMPLETED", st.view.Signal

@@ -81,11 +81,11 @@ func (g *Guardian) Decisions() []Decision {
 	return append([]Decision(nil), g.decisions...)
 }
 
-// Server is a guardian listening on 127.0.0.1.
+// Server is a served guardian.
 type Server struct {
-	URL string
-	srv *http.Server
-	ln  net.Listener
+	URL    string
+	srv    *http.Server
+	served chan error
 }
 
 // MaxHeaderBytes bounds the request headers a served guardian reads.
@@ -121,21 +121,34 @@ func (g *Guardian) Serve() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := SecretPath()
-	s := &Server{URL: "http://" + ln.Addr().String() + path, ln: ln, srv: &http.Server{
-		Handler: OnPath(path, g), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: MaxHeaderBytes,
-	}}
-	go s.srv.Serve(ln)
-	return s, nil
+	return g.ServeOn(ln, SecretPath()), nil
 }
 
-// Close stops the server.
-func (s *Server) Close() error {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+// ServeOn starts g on ln, answering at path only (OnPath); URL is
+// http://ADDR<path>. The server owns ln from then on.
+func (g *Guardian) ServeOn(ln net.Listener, path string) *Server {
+	s := &Server{URL: "http://" + ln.Addr().String() + path, served: make(chan error, 1), srv: &http.Server{
+		Handler: OnPath(path, g), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: MaxHeaderBytes,
+	}}
+	go func() { s.served <- s.srv.Serve(ln) }()
+	return s
+}
+
+// Stopped yields once, when the server stops serving: the error of
+// http.Server.Serve (http.ErrServerClosed after Shutdown or Close).
+func (s *Server) Stopped() <-chan error { return s.served }
+
+// Shutdown stops the server, giving the requests under way up to grace to be
+// answered, then closing every connection.
+func (s *Server) Shutdown(grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
 	s.srv.Shutdown(ctx)
 	return s.srv.Close()
 }
+
+// Close stops the server at once.
+func (s *Server) Close() error { return s.Shutdown(0) }
 
 // response is a JSON-RPC response object.
 type response struct {

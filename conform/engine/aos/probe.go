@@ -371,13 +371,10 @@ func answerOf(status int, resp map[string]any, badEnvelope bool) string {
 	return "result"
 }
 
+// brief renders an answer for a detail, clipped to 200 characters.
 func brief(r map[string]any) string {
 	b, _ := json.Marshal(r)
-	s := string(b)
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return conform.Clip(string(b), 200)
 }
 
 func isTimestamp(s string) bool { return spec.TimestampProblem(s) == "" }

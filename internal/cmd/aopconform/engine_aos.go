@@ -61,19 +61,15 @@ func engineAOS(ctx context.Context, cfg engineConfig, stderr io.Writer) error {
 	if err != nil {
 		return fail("listen: %v", err)
 	}
-	srv := &http.Server{Handler: engaos.OnPath("/", g), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: engaos.MaxHeaderBytes}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "aopconform engine: aos guardian listening at http://%s/\n", ln.Addr())
+	srv := g.ServeOn(ln, "/")
+	fmt.Fprintf(stderr, "aopconform engine: aos guardian listening at %s\n", srv.URL)
 	select {
 	case <-ctx.Done():
-	case err := <-served:
+	case err := <-srv.Stopped():
 		if !errors.Is(err, http.ErrServerClosed) {
 			return fail("serve: %v", err)
 		}
 	}
-	sctx, scancel := context.WithTimeout(context.Background(), time.Second)
-	defer scancel()
-	srv.Shutdown(sctx)
+	srv.Shutdown(time.Second)
 	return nil
 }

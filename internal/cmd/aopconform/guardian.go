@@ -1,9 +1,7 @@
 package aopconformcmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -110,27 +108,15 @@ func lintGuardian(records []conform.Record) (aos.CheckResult, error) {
 	// The check of the run (conform/orchside), judged here on the same exchange.
 	c := conform.LookupCheck(aos.MessagesValidID)
 	res := aos.CheckResult{ID: c.ID, Spec: c.Spec, Level: string(c.Level), Verdict: "PASS"}
-	var buf bytes.Buffer
-	for i := range records {
-		b, err := json.Marshal(&records[i])
-		if err != nil {
-			return res, fmt.Errorf("lint: %w", err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-	}
-	diags, err := lintstep.AOPLint{}.LintTranscript(aos.ProbeScenario.ID+".jsonl", &buf)
+	// As in a run (the runner's lint step): only what the guardian sent counts.
+	lint, err := runner.LintRecords(lintstep.AOPLint{}, aos.ProbeScenario.ID+".jsonl", records, orchside.Judged)
 	if err != nil {
-		return res, fmt.Errorf("lint: %w", err)
+		return res, err
 	}
 	var errs []string
-	for _, d := range diags {
-		// As in a run (the runner's lint step): only what the guardian sent counts.
-		if d.Line < 1 || d.Line > len(records) || records[d.Line-1].From != orchside.Judged {
-			continue
-		}
-		if d.Severity == "error" {
-			errs = append(errs, fmt.Sprintf("%s (record %d): %s", d.Rule, d.Line, d.Message))
+	for _, f := range lint {
+		if f.Severity == "error" {
+			errs = append(errs, fmt.Sprintf("%s (record %d): %s", f.Rule, f.Seq, f.Message))
 		}
 	}
 	if len(errs) > 0 {

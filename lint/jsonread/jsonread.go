@@ -116,8 +116,12 @@ func (n *Node) Get(key string) *Node {
 		// Length and first byte before the whole comparison: most keys of an
 		// object differ in one of them, and then no call is made. (A key of
 		// key's length is not empty: its first byte is there.)
-		if k := ms[i].Key; len(k) == len(key) && *unsafe.StringData(k) == first && k == key {
-			return ms[i].Value
+		m := &ms[i]
+		if len(m.Key) != len(key) || *unsafe.StringData(m.Key) != first {
+			continue
+		}
+		if m.Key == key {
+			return m.Value
 		}
 	}
 	return nil
@@ -1035,35 +1039,52 @@ func (p *parser) object(depth int) (nodeRef, error) {
 			m.keyEnd = -1 - len(p.keys)
 			p.keys = append(p.keys, key)
 		}
-		p.skipWS()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nodeRef{}, p.errf("syntax", "expected ':' after object key %q", key)
+		if p.pos+1 < len(p.data) && p.data[p.pos] == ':' && p.data[p.pos+1] > ' ' {
+			p.pos++ // the usual case: compact JSON
+		} else {
+			p.skipWS()
+			if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+				return nodeRef{}, p.errf("syntax", "expected ':' after object key %q", key)
+			}
+			p.pos++
+			p.skipWS()
 		}
-		p.pos++
-		p.skipWS()
 		p.path = append(p.path, step{keyOff: keyOff, index: -1})
-		m.value, err = p.value(depth + 1)
-		if err != nil {
+		if p.pos < len(p.data) && p.data[p.pos] == '"' && depth < MaxDepth && p.values < MaxValues {
+			// A string value (the most common) read here, as value reads it.
+			p.values++
+			start := p.pos
+			var s string
+			if s, err = p.str(); err != nil {
+				p.path = p.path[:len(p.path)-1]
+				return nodeRef{}, err
+			}
+			var vn *Node
+			vn, m.value = p.node(String, start, s)
+			vn.End = p.pos
+		} else if m.value, err = p.value(depth + 1); err != nil {
 			p.path = p.path[:len(p.path)-1]
 			return nodeRef{}, err
 		}
-		cur := p.members[base:]
-		if len(cur) >= dupScanMax && seen == nil {
-			seen = make(map[string]int, 16)
-			for i := range cur {
-				seen[p.key(&cur[i])] = i
-			}
-		}
 		dup := false
 		kb := keyBit(key)
-		if seen != nil {
-			_, dup = seen[key]
-			seen[key] = len(cur)
-		} else if keys&kb != 0 {
-			for i := range cur {
-				if k := p.key(&cur[i]); len(k) == len(key) && k == key {
-					dup = true
-					break
+		if len(p.members)-base >= dupScanMax || keys&kb != 0 {
+			cur := p.members[base:]
+			if len(cur) >= dupScanMax && seen == nil {
+				seen = make(map[string]int, 16)
+				for i := range cur {
+					seen[p.key(&cur[i])] = i
+				}
+			}
+			if seen != nil {
+				_, dup = seen[key]
+				seen[key] = len(cur)
+			} else {
+				for i := range cur {
+					if k := p.key(&cur[i]); len(k) == len(key) && k == key {
+						dup = true
+						break
+					}
 				}
 			}
 		}

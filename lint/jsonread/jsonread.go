@@ -841,7 +841,8 @@ func (p *parser) str() (string, error) {
 		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
 		// '\\', a control character or ≥ 0x80).
 		for pos+8 <= len(data) {
-			if m := specialBytes(binary.LittleEndian.Uint64(data[pos:])); m != 0 {
+			// (A load through the array pointer: no slicing, no bounds check.)
+			if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), pos))[:])); m != 0 {
 				pos += bits.TrailingZeros64(m) >> 3 // the first such byte
 				break
 			}
@@ -854,7 +855,7 @@ func (p *parser) str() (string, error) {
 		if c == '"' {
 			p.pos = pos + 1
 			if !ascii && !utf8.Valid(data[start:pos]) {
-				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
+				return "", invalidUTF8(start)
 			}
 			return p.substr(start, pos), nil
 		}
@@ -867,6 +868,19 @@ func (p *parser) str() (string, error) {
 		pos++
 	}
 	p.pos = pos
+	return p.strRest(start)
+}
+
+// invalidUTF8 is the error of a string starting at off that is not UTF-8.
+func invalidUTF8(off int) error {
+	return &SyntaxError{Offset: off, Code: "utf8", Msg: "string contains invalid UTF-8"}
+}
+
+// strRest reads the rest of a string that starts at start (past its opening
+// quote) from p.pos, the first byte str's fast path does not read (an escape,
+// a control character, or the end of the input): a function of its own, so
+// that the fast path's frame is small.
+func (p *parser) strRest(start int) (string, error) {
 	var b strings.Builder
 	b.Write(p.data[start:p.pos])
 	for {
@@ -879,7 +893,7 @@ func (p *parser) str() (string, error) {
 			p.pos++
 			s := b.String()
 			if !utf8.ValidString(s) {
-				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
+				return "", invalidUTF8(start)
 			}
 			return s, nil
 		case c < 0x20:

@@ -171,8 +171,55 @@ func (n *Node) Float() (float64, bool) {
 	if n == nil || n.Kind != Number {
 		return 0, false
 	}
+	if f, ok := simpleFloat(n.Str); ok {
+		return f, true
+	}
 	f, err := strconv.ParseFloat(n.Str, 64)
 	return f, err == nil
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// simpleFloat is strconv.ParseFloat(s, 64) of the literals most numbers of a
+// message are (an optional '-', at most 15 digits with at most one '.' between
+// two of them, no exponent), computed without it; ok is false for any other s.
+// Digits below 10^15 are an exact float64, and so is the power of ten that
+// places the point: the one division rounds once, as ParseFloat rounds (its
+// own exact fast path).
+func simpleFloat(s string) (f float64, ok bool) {
+	start := 0
+	if len(s) > 0 && s[0] == '-' {
+		start = 1
+	}
+	// Digits on both sides of a point, if there is one.
+	if len(s)-start < 1 || len(s)-start > 16 || s[start] == '.' || s[len(s)-1] == '.' {
+		return 0, false
+	}
+	var mant uint64
+	frac, dot := 0, false
+	for i := start; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if !dot && len(s)-start > 15 {
+		return 0, false // 16 digits
+	}
+	f = float64(mant) / pow10[frac]
+	if start == 1 {
+		f = -f
+	}
+	return f, true
 }
 
 // Int returns the value of an integral number.

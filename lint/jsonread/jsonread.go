@@ -988,8 +988,14 @@ func (p *parser) strRest(start int) (string, error) {
 				return "", p.errf("syntax", "invalid escape \\%c in string", e)
 			}
 		default:
-			b.WriteByte(c)
-			p.pos++
+			// A run of plain bytes, written at once (its UTF-8 is checked
+			// with the whole string's).
+			j := p.pos + 1
+			for j < len(p.data) && p.data[j] != '"' && p.data[j] != '\\' && p.data[j] >= 0x20 {
+				j++
+			}
+			b.Write(p.data[p.pos:j])
+			p.pos = j
 		}
 	}
 }

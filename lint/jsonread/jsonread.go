@@ -241,14 +241,30 @@ func (n *Node) Lookup(pointer string) *Node {
 		return nil
 	}
 	// One pass over each token finds its end and whether it holds an escape
-	// (tokens are short: a loop costs less than two IndexByte calls).
+	// (tokens are short: a loop costs less than two IndexByte calls), eight
+	// bytes at a time while eight are left.
 	for i := 1; ; {
 		j, esc := i, false
+		for j+8 <= len(pointer) {
+			w := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(pointer)), j))[:])
+			// The lowest set bit of each is exact (zeroByte): the first '/',
+			// and the first '~', which is the token's if it comes before.
+			slash, tilde := zeroByte(w^(ones*'/')), zeroByte(w^(ones*'~'))
+			if tilde != 0 && (slash == 0 || bits.TrailingZeros64(tilde) < bits.TrailingZeros64(slash)) {
+				esc = true
+			}
+			if slash != 0 {
+				j += bits.TrailingZeros64(slash) >> 3
+				goto end
+			}
+			j += 8
+		}
 		for ; j < len(pointer) && pointer[j] != '/'; j++ {
 			if pointer[j] == '~' {
 				esc = true
 			}
 		}
+	end:
 		if n = n.stepEsc(pointer[i:j], esc); n == nil || j == len(pointer) {
 			return n
 		}
@@ -1000,13 +1016,18 @@ func (p *parser) strRest(start int) (string, error) {
 	}
 }
 
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// zeroByte has the high bit of each zero byte of w set, and possibly of bytes
+// above a zero byte (a borrow): its lowest set bit is exact.
+func zeroByte(w uint64) uint64 { return (w - ones) &^ w & highs }
+
 // specialBytes has the high bit of each byte of w set that is '"', '\\', below
 // 0x20 or at least 0x80, and possibly of bytes above such a byte (a borrow): its
 // lowest set bit is exact, in the first such byte (little-endian). (The usual
 // x-ones & ^x of each test is x-ones | w here: '"', '\\' and 0x20 are below
 // 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
 func specialBytes(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	slash := w ^ (ones * '\\')
 	return ((quote - ones) | (slash - ones) | (w - ones*0x20) | w) & highs

@@ -71,3 +71,63 @@ func FuzzSimpleFloat(f *testing.F) {
 		}
 	})
 }
+
+// lookupBytewise is Lookup as it was before its eight-byte scan: the reference
+// of TestLookupScan.
+func lookupBytewise(n *Node, pointer string) *Node {
+	if pointer == "" {
+		return n
+	}
+	if pointer[0] != '/' {
+		return nil
+	}
+	for i := 1; ; {
+		j, esc := i, false
+		for ; j < len(pointer) && pointer[j] != '/'; j++ {
+			if pointer[j] == '~' {
+				esc = true
+			}
+		}
+		if n = n.stepEsc(pointer[i:j], esc); n == nil || j == len(pointer) {
+			return n
+		}
+		i = j + 1
+	}
+}
+
+// Lookup's eight-byte scan finds the tokens the bytewise one does: pointers
+// built from keys with and without escapes, of every length around eight.
+func TestLookupScan(t *testing.T) {
+	keys := []string{"a", "payload", "task_id", "abcdefgh", "abcdefghi", "x~y", "a/b", "~", "/", "long~key/with~1both~0", "0", "12", ""}
+	doc := `{`
+	for i, k := range keys {
+		if i > 0 {
+			doc += ","
+		}
+		doc += strconv.Quote(k) + `:{"payload":{"task_id":[1,{"abcdefgh":"v","a/b":2,"x~y":3}]},"abcdefghi":[0,1,2,3,4,5,6,7,8,9,10,11,12]}`
+	}
+	doc += `}`
+	root, _, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks := []string{"a", "payload", "task_id", "abcdefgh", "abcdefghi", "x~0y", "a~1b", "~0", "~1", "long~0key~1with~01both~00", "0", "1", "12", "", "zz", "~2", "~", "abcdefgh~1", "task_id~0"}
+	r := rand.New(rand.NewSource(2))
+	found := 0
+	for i := 0; i < 100000; i++ {
+		p := ""
+		for n := r.Intn(5); n >= 0; n-- {
+			p += "/" + toks[r.Intn(len(toks))]
+		}
+		got, want := root.Lookup(p), lookupBytewise(root, p)
+		if got != want {
+			t.Fatalf("Lookup(%q) = %p, bytewise %p", p, got, want)
+		}
+		if got != nil {
+			found++
+		}
+	}
+	if found < 1000 {
+		t.Fatalf("only %d pointers resolved: the test does not reach the tree", found)
+	}
+}

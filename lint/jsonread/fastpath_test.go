@@ -72,31 +72,9 @@ func FuzzSimpleFloat(f *testing.F) {
 	})
 }
 
-// lookupBytewise is Lookup as it was before its eight-byte scan: the reference
-// of TestLookupScan.
-func lookupBytewise(n *Node, pointer string) *Node {
-	if pointer == "" {
-		return n
-	}
-	if pointer[0] != '/' {
-		return nil
-	}
-	for i := 1; ; {
-		j, esc := i, false
-		for ; j < len(pointer) && pointer[j] != '/'; j++ {
-			if pointer[j] == '~' {
-				esc = true
-			}
-		}
-		if n = n.stepEsc(pointer[i:j], esc); n == nil || j == len(pointer) {
-			return n
-		}
-		i = j + 1
-	}
-}
-
-// Lookup's eight-byte scan finds the tokens the bytewise one does: pointers
-// built from keys with and without escapes, of every length around eight.
+// Lookup's eight-byte scan finds the tokens strings.Split does (splitLookup):
+// pointers built from keys with and without escapes, of every length around
+// eight.
 func TestLookupScan(t *testing.T) {
 	keys := []string{"a", "payload", "task_id", "abcdefgh", "abcdefghi", "x~y", "a/b", "~", "/", "long~key/with~1both~0", "0", "12", ""}
 	doc := `{`
@@ -119,9 +97,9 @@ func TestLookupScan(t *testing.T) {
 		for n := r.Intn(5); n >= 0; n-- {
 			p += "/" + toks[r.Intn(len(toks))]
 		}
-		got, want := root.Lookup(p), lookupBytewise(root, p)
+		got, want := root.Lookup(p), splitLookup(root, p)
 		if got != want {
-			t.Fatalf("Lookup(%q) = %p, bytewise %p", p, got, want)
+			t.Fatalf("Lookup(%q) = %p, splitLookup %p", p, got, want)
 		}
 		if got != nil {
 			found++

@@ -31,7 +31,23 @@ const (
 var eventNames = []string{"HEARTBEAT", "PROGRESS_UPDATE", "ROLLBACK_INITIATED", "PRIORITY_ESCALATION", "VERSION_FALLBACK", "SESSION_FINAL_REPORT"}
 
 // eventKind is the message kind of an EVENT: "EVENT:HEARTBEAT".
-func eventKind(name string) string { return KindEvent + ":" + name }
+func eventKind(name string) string {
+	for i, e := range eventNames {
+		if e == name {
+			return eventKinds[i] // no concatenation per message
+		}
+	}
+	return KindEvent + ":" + name
+}
+
+// eventKinds are the kinds of eventNames, by index.
+var eventKinds = func() []string {
+	out := make([]string, len(eventNames))
+	for i, e := range eventNames {
+		out[i] = KindEvent + ":" + e
+	}
+	return out
+}()
 
 var (
 	kindTask         = []string{KindTask}

@@ -34,10 +34,16 @@ var upstreamRequires = map[string][]string{
 	eventKind("PRIORITY_ESCALATION"): {"/escalated_by"},
 }
 
-// upstreamIntegers are the members the contract lets be any number and the upstream
+// upstreamInteger reports the members the contract lets be any number and the upstream
 // implementation wanted as integers.
-var upstreamIntegers = map[string]bool{
-	"timeout_seconds": true, "interval_seconds": true, "retry_backoff_seconds": true, "duration_seconds": true, "progress_percentage": true,
+// (A switch, not a map: the walk asks it of every member of a TASK, RESPONSE
+// and HEARTBEAT, and a switch on strings compares lengths first.)
+func upstreamInteger(key string) bool {
+	switch key {
+	case "timeout_seconds", "interval_seconds", "retry_backoff_seconds", "duration_seconds", "progress_percentage":
+		return true
+	}
+	return false
 }
 
 const upstreamDialect = "the upstream Python implementation of AOP v2 would refuse it"

@@ -203,7 +203,7 @@ func (w *walk) node(n *jsonread.Node, depth int, sh *generated.Shape, frac, code
 				mcodes = false // an error code is not looked into for more
 			}
 			mfrac := frac
-			if frac && upstreamIntegers[m.Key] {
+			if frac && upstreamInteger(m.Key) {
 				w.fractional(v, depth+1)
 				if v.Kind == jsonread.Array {
 					for i, it := range v.Items {

@@ -226,7 +226,7 @@ func walkFractionalRef(p *lint.Pass, n *jsonread.Node, at []byte, depth int) {
 				continue // a string, boolean or null: nothing fractional in it
 			}
 			mp := appendToken(append(at, '/'), m.Key)
-			if upstreamIntegers[m.Key] {
+			if upstreamInteger(m.Key) {
 				reportFractionalRef(p, m.Value, mp)
 				if m.Value.Kind == jsonread.Array {
 					for i, it := range m.Value.Items {

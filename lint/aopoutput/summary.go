@@ -218,6 +218,19 @@ var (
 	})
 )
 
+// mayBeTraceHeader is false for a line traceHeaderRe cannot match (it
+// matches from the start of one of these), and mayBeFrame for one frameRe
+// cannot match (its four forms start with "at" or `File "`, or hold ".go:"):
+// most lines of a summary are neither, and skip the regexps.
+func mayBeTraceHeader(t string) bool {
+	return strings.HasPrefix(t, "Traceback (") || strings.HasPrefix(t, "goroutine ") ||
+		strings.HasPrefix(t, `Exception in thread "`) || strings.HasPrefix(t, "panic: ")
+}
+
+func mayBeFrame(t string) bool {
+	return strings.HasPrefix(t, "at") || strings.HasPrefix(t, `File "`) || strings.Contains(t, ".go:")
+}
+
 func checkTrace(p *lint.Pass) {
 	lines, _ := parsed(p).Summary()
 	if f, ok := findTrace(lines); ok {
@@ -230,10 +243,10 @@ func findTrace(lines []summaryLine) (finding, bool) {
 	frames, first := 0, -1
 	for _, l := range lines {
 		t := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(l.Text, "- "), "* "), " \t")
-		if traceHeaderRe().MatchString(t) {
+		if mayBeTraceHeader(t) && traceHeaderRe().MatchString(t) {
 			return finding{l.Off, quote(t)}, true
 		}
-		if frameRe().MatchString(t) {
+		if mayBeFrame(t) && frameRe().MatchString(t) {
 			if first < 0 {
 				first = l.Off
 			}

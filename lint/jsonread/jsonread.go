@@ -116,8 +116,12 @@ func (n *Node) Get(key string) *Node {
 		// Length and first byte before the whole comparison: most keys of an
 		// object differ in one of them, and then no call is made. (A key of
 		// key's length is not empty: its first byte is there.)
-		if k := ms[i].Key; len(k) == len(key) && *unsafe.StringData(k) == first && k == key {
-			return ms[i].Value
+		m := &ms[i]
+		if len(m.Key) != len(key) || *unsafe.StringData(m.Key) != first {
+			continue
+		}
+		if m.Key == key {
+			return m.Value
 		}
 	}
 	return nil
@@ -167,8 +171,55 @@ func (n *Node) Float() (float64, bool) {
 	if n == nil || n.Kind != Number {
 		return 0, false
 	}
+	if f, ok := simpleFloat(n.Str); ok {
+		return f, true
+	}
 	f, err := strconv.ParseFloat(n.Str, 64)
 	return f, err == nil
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// simpleFloat is strconv.ParseFloat(s, 64) of the literals most numbers of a
+// message are (an optional '-', at most 15 digits with at most one '.' between
+// two of them, no exponent), computed without it; ok is false for any other s.
+// Digits below 10^15 are an exact float64, and so is the power of ten that
+// places the point: the one division rounds once, as ParseFloat rounds (its
+// own exact fast path).
+func simpleFloat(s string) (f float64, ok bool) {
+	start := 0
+	if len(s) > 0 && s[0] == '-' {
+		start = 1
+	}
+	// Digits on both sides of a point, if there is one.
+	if len(s)-start < 1 || len(s)-start > 16 || s[start] == '.' || s[len(s)-1] == '.' {
+		return 0, false
+	}
+	var mant uint64
+	frac, dot := 0, false
+	for i := start; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if !dot && len(s)-start > 15 {
+		return 0, false // 16 digits
+	}
+	f = float64(mant) / pow10[frac]
+	if start == 1 {
+		f = -f
+	}
+	return f, true
 }
 
 // Int returns the value of an integral number.
@@ -190,14 +241,30 @@ func (n *Node) Lookup(pointer string) *Node {
 		return nil
 	}
 	// One pass over each token finds its end and whether it holds an escape
-	// (tokens are short: a loop costs less than two IndexByte calls).
+	// (tokens are short: a loop costs less than two IndexByte calls), eight
+	// bytes at a time while eight are left.
 	for i := 1; ; {
 		j, esc := i, false
+		for j+8 <= len(pointer) {
+			w := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(pointer)), j))[:])
+			// The lowest set bit of each is exact (zeroByte): the first '/',
+			// and the first '~', which is the token's if it comes before.
+			slash, tilde := zeroByte(w^(ones*'/')), zeroByte(w^(ones*'~'))
+			if tilde != 0 && (slash == 0 || bits.TrailingZeros64(tilde) < bits.TrailingZeros64(slash)) {
+				esc = true
+			}
+			if slash != 0 {
+				j += bits.TrailingZeros64(slash) >> 3
+				goto end
+			}
+			j += 8
+		}
 		for ; j < len(pointer) && pointer[j] != '/'; j++ {
 			if pointer[j] == '~' {
 				esc = true
 			}
 		}
+	end:
 		if n = n.stepEsc(pointer[i:j], esc); n == nil || j == len(pointer) {
 			return n
 		}
@@ -837,7 +904,8 @@ func (p *parser) str() (string, error) {
 		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
 		// '\\', a control character or ≥ 0x80).
 		for pos+8 <= len(data) {
-			if m := specialBytes(binary.LittleEndian.Uint64(data[pos:])); m != 0 {
+			// (A load through the array pointer: no slicing, no bounds check.)
+			if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), pos))[:])); m != 0 {
 				pos += bits.TrailingZeros64(m) >> 3 // the first such byte
 				break
 			}
@@ -850,7 +918,7 @@ func (p *parser) str() (string, error) {
 		if c == '"' {
 			p.pos = pos + 1
 			if !ascii && !utf8.Valid(data[start:pos]) {
-				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
+				return "", invalidUTF8(start)
 			}
 			return p.substr(start, pos), nil
 		}
@@ -863,6 +931,19 @@ func (p *parser) str() (string, error) {
 		pos++
 	}
 	p.pos = pos
+	return p.strRest(start)
+}
+
+// invalidUTF8 is the error of a string starting at off that is not UTF-8.
+func invalidUTF8(off int) error {
+	return &SyntaxError{Offset: off, Code: "utf8", Msg: "string contains invalid UTF-8"}
+}
+
+// strRest reads the rest of a string that starts at start (past its opening
+// quote) from p.pos, the first byte str's fast path does not read (an escape,
+// a control character, or the end of the input): a function of its own, so
+// that the fast path's frame is small.
+func (p *parser) strRest(start int) (string, error) {
 	var b strings.Builder
 	b.Write(p.data[start:p.pos])
 	for {
@@ -875,7 +956,7 @@ func (p *parser) str() (string, error) {
 			p.pos++
 			s := b.String()
 			if !utf8.ValidString(s) {
-				return "", &SyntaxError{Offset: start, Code: "utf8", Msg: "string contains invalid UTF-8"}
+				return "", invalidUTF8(start)
 			}
 			return s, nil
 		case c < 0x20:
@@ -923,11 +1004,23 @@ func (p *parser) str() (string, error) {
 				return "", p.errf("syntax", "invalid escape \\%c in string", e)
 			}
 		default:
-			b.WriteByte(c)
-			p.pos++
+			// A run of plain bytes, written at once (its UTF-8 is checked
+			// with the whole string's).
+			j := p.pos + 1
+			for j < len(p.data) && p.data[j] != '"' && p.data[j] != '\\' && p.data[j] >= 0x20 {
+				j++
+			}
+			b.Write(p.data[p.pos:j])
+			p.pos = j
 		}
 	}
 }
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// zeroByte has the high bit of each zero byte of w set, and possibly of bytes
+// above a zero byte (a borrow): its lowest set bit is exact.
+func zeroByte(w uint64) uint64 { return (w - ones) &^ w & highs }
 
 // specialBytes has the high bit of each byte of w set that is '"', '\\', below
 // 0x20 or at least 0x80, and possibly of bytes above such a byte (a borrow): its
@@ -935,7 +1028,6 @@ func (p *parser) str() (string, error) {
 // x-ones & ^x of each test is x-ones | w here: '"', '\\' and 0x20 are below
 // 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
 func specialBytes(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	slash := w ^ (ones * '\\')
 	return ((quote - ones) | (slash - ones) | (w - ones*0x20) | w) & highs
@@ -1035,35 +1127,52 @@ func (p *parser) object(depth int) (nodeRef, error) {
 			m.keyEnd = -1 - len(p.keys)
 			p.keys = append(p.keys, key)
 		}
-		p.skipWS()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nodeRef{}, p.errf("syntax", "expected ':' after object key %q", key)
+		if p.pos+1 < len(p.data) && p.data[p.pos] == ':' && p.data[p.pos+1] > ' ' {
+			p.pos++ // the usual case: compact JSON
+		} else {
+			p.skipWS()
+			if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+				return nodeRef{}, p.errf("syntax", "expected ':' after object key %q", key)
+			}
+			p.pos++
+			p.skipWS()
 		}
-		p.pos++
-		p.skipWS()
 		p.path = append(p.path, step{keyOff: keyOff, index: -1})
-		m.value, err = p.value(depth + 1)
-		if err != nil {
+		if p.pos < len(p.data) && p.data[p.pos] == '"' && depth < MaxDepth && p.values < MaxValues {
+			// A string value (the most common) read here, as value reads it.
+			p.values++
+			start := p.pos
+			var s string
+			if s, err = p.str(); err != nil {
+				p.path = p.path[:len(p.path)-1]
+				return nodeRef{}, err
+			}
+			var vn *Node
+			vn, m.value = p.node(String, start, s)
+			vn.End = p.pos
+		} else if m.value, err = p.value(depth + 1); err != nil {
 			p.path = p.path[:len(p.path)-1]
 			return nodeRef{}, err
 		}
-		cur := p.members[base:]
-		if len(cur) >= dupScanMax && seen == nil {
-			seen = make(map[string]int, 16)
-			for i := range cur {
-				seen[p.key(&cur[i])] = i
-			}
-		}
 		dup := false
 		kb := keyBit(key)
-		if seen != nil {
-			_, dup = seen[key]
-			seen[key] = len(cur)
-		} else if keys&kb != 0 {
-			for i := range cur {
-				if k := p.key(&cur[i]); len(k) == len(key) && k == key {
-					dup = true
-					break
+		if len(p.members)-base >= dupScanMax || keys&kb != 0 {
+			cur := p.members[base:]
+			if len(cur) >= dupScanMax && seen == nil {
+				seen = make(map[string]int, 16)
+				for i := range cur {
+					seen[p.key(&cur[i])] = i
+				}
+			}
+			if seen != nil {
+				_, dup = seen[key]
+				seen[key] = len(cur)
+			} else {
+				for i := range cur {
+					if k := p.key(&cur[i]); len(k) == len(key) && k == key {
+						dup = true
+						break
+					}
 				}
 			}
 		}

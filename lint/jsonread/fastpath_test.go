@@ -1,0 +1,111 @@
+package jsonread
+
+import (
+	"math"
+	"math/rand"
+	"strconv"
+	"testing"
+)
+
+// checkSimpleFloat holds simpleFloat to strconv.ParseFloat, bit for bit (the
+// sign of a zero too), wherever it answers.
+func checkSimpleFloat(t *testing.T, s string) bool {
+	t.Helper()
+	got, ok := simpleFloat(s)
+	if !ok {
+		return false
+	}
+	want, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+		t.Fatalf("simpleFloat(%q) = %v (%x), ParseFloat %v (%x), %v", s, got, math.Float64bits(got), want, math.Float64bits(want), err)
+	}
+	return true
+}
+
+func TestSimpleFloat(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{"0", true}, {"-0", true}, {"-0.0", true}, {"7", true}, {"007", true}, {"0.1", true}, {"0.33", true},
+		{"-12.5", true}, {"999999999999999", true}, {"99999999999999.9", true}, {"0.00000000000001", true},
+		{"1000000000000000", false}, {"0.000000000000001", false}, {"1e5", false}, {"1E5", false},
+		{"", false}, {"-", false}, {".5", false}, {"5.", false}, {"-.5", false}, {"1.2.3", false},
+		{"1_0", false}, {"0x10", false}, {"inf", false}, {"NaN", false}, {"+1", false}, {"--1", false},
+	} {
+		if got := checkSimpleFloat(t, c.in); got != c.ok {
+			t.Errorf("simpleFloat(%q) ok = %v, want %v", c.in, got, c.ok)
+		}
+	}
+	// Random literals of every length and point position (a fixed seed).
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 200000; i++ {
+		n := 1 + r.Intn(16)
+		b := make([]byte, 0, n+2)
+		if r.Intn(2) == 0 {
+			b = append(b, '-')
+		}
+		for j := 0; j < n; j++ {
+			b = append(b, byte('0'+r.Intn(10)))
+		}
+		if at := r.Intn(n + 1); at > 0 && at < n && r.Intn(4) != 0 {
+			b = append(b[:len(b)-n+at], append([]byte{'.'}, b[len(b)-n+at:]...)...)
+		}
+		checkSimpleFloat(t, string(b))
+	}
+}
+
+// Node.Float and Int answer as strconv.ParseFloat does for the number
+// literals of any input (Float's fast path against the old path).
+func FuzzSimpleFloat(f *testing.F) {
+	for _, s := range []string{"0", "-0", "0.1", "12.34", "999999999999999", "1e5", "-.5", "1."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkSimpleFloat(t, s)
+		n := &Node{Kind: Number, Str: s}
+		want, err := strconv.ParseFloat(s, 64)
+		got, ok := n.Float()
+		if ok != (err == nil) || (ok && math.Float64bits(got) != math.Float64bits(want)) {
+			t.Fatalf("Float(%q) = %v, %v; ParseFloat %v, %v", s, got, ok, want, err)
+		}
+	})
+}
+
+// Lookup's eight-byte scan finds the tokens strings.Split does (splitLookup):
+// pointers built from keys with and without escapes, of every length around
+// eight.
+func TestLookupScan(t *testing.T) {
+	keys := []string{"a", "payload", "task_id", "abcdefgh", "abcdefghi", "x~y", "a/b", "~", "/", "long~key/with~1both~0", "0", "12", ""}
+	doc := `{`
+	for i, k := range keys {
+		if i > 0 {
+			doc += ","
+		}
+		doc += strconv.Quote(k) + `:{"payload":{"task_id":[1,{"abcdefgh":"v","a/b":2,"x~y":3}]},"abcdefghi":[0,1,2,3,4,5,6,7,8,9,10,11,12]}`
+	}
+	doc += `}`
+	root, _, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks := []string{"a", "payload", "task_id", "abcdefgh", "abcdefghi", "x~0y", "a~1b", "~0", "~1", "long~0key~1with~01both~00", "0", "1", "12", "", "zz", "~2", "~", "abcdefgh~1", "task_id~0"}
+	r := rand.New(rand.NewSource(2))
+	found := 0
+	for i := 0; i < 100000; i++ {
+		p := ""
+		for n := r.Intn(5); n >= 0; n-- {
+			p += "/" + toks[r.Intn(len(toks))]
+		}
+		got, want := root.Lookup(p), splitLookup(root, p)
+		if got != want {
+			t.Fatalf("Lookup(%q) = %p, splitLookup %p", p, got, want)
+		}
+		if got != nil {
+			found++
+		}
+	}
+	if found < 1000 {
+		t.Fatalf("only %d pointers resolved: the test does not reach the tree", found)
+	}
+}

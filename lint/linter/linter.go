@@ -361,9 +361,8 @@ func (s *stream) serial(r io.Reader) error {
 	}
 }
 
-// batch is a run of consecutive lines handed to one worker.
+// batch is a run of consecutive lines one worker reads, builds and applies.
 type batch struct {
-	seq   int
 	first int // index of the first unit
 	size  int // bytes of its lines, the weight it holds of the in-flight budget
 	// ends are where the lines end in mem's block (the reader appends them
@@ -371,16 +370,19 @@ type batch struct {
 	ends []int
 	nums []int
 	outs []unitOut
-	mem  *unitMem // the trees and messages of outs, reused once the batch is applied
+	mem  *unitMem // the trees and messages of outs, the worker's own, reset for each batch it reads
 }
 
 // A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
-// 64 lines keep two workers busy and hold half the trees and results in flight
-// that 128 did (peak RSS on a 1.19M-line transcript, two workers, GOMEMLIMIT=off,
-// two runs each: 53.6 and 52.7 MiB against 59.3 and 57.2 MiB, CPU time 15.1 and
-// 18.3 s against 15.3 and 19.5 s on a loaded machine); 128 had halved 256's.
+// A worker parks while the batch before its own is applied, and each wake-up
+// costs: on a 100k-message transcript, two workers against one (ab.py, medians
+// of 20 interleaved rounds) took 1.17× the CPU for 1.45× the wall-clock
+// throughput with batches of 64 lines, 1.04× for 1.75× with 128 and 1.05× for
+// 1.75× with 256 (the pipeline this replaced: 1.24× for 1.42×). Two workers hold
+// at most two batches: peak RSS on 1.79M lines with GOMEMLIMIT=off was 54.0 MiB
+// at 128 lines, 55.2 at 256 and 63.4 at 512 lines (512 KiB).
 const (
-	batchLines = 64
+	batchLines = 128
 	batchBytes = 256 << 10
 )
 
@@ -390,7 +392,8 @@ const (
 // message (MaxMessage), whatever the lines' sizes. A variable for the tests.
 var inflightBytes = 16 << 20
 
-// testHookApplied, when set by a test, sees every batch leave the ordered stage.
+// testHookApplied, when set by a test, sees every batch leave the ordered stage
+// (one batch at a time, in input order).
 var testHookApplied func(bytes, lines int)
 
 // byteBudget is a counting semaphore over bytes.
@@ -423,135 +426,128 @@ func (b *byteBudget) release(n int) {
 	b.cond.Broadcast()
 }
 
+// parallel lints with workers goroutines that take turns. Each one reads a
+// batch under the read lock (turns.read), builds its units alone (parse,
+// schema, single-message rules), waits until the batch read before it is
+// applied, then applies its own: the ordered stage (sequence rules, the
+// stream's state) in input order. A worker reads again only once its batch is
+// applied, so at most workers batches are in flight, each in its worker's own
+// memory, and a batch's trees are applied on the core that built them.
+//
+// It replaced a pipeline of a reader, the workers and an ordered goroutine
+// passing batches over channels, which cost more CPU than one worker and lost
+// most of its gain when the machine had one core to spare (measured in
+// docs/lint-hot-path.md).
 func (s *stream) parallel(r io.Reader, workers int) error {
-	lr := &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s}
-	// The batches' arenas: at most the batches in flight, each reset by the
-	// worker that takes it.
-	arenas := memPool{free: make(chan *unitMem, 2*workers+1)}
-	todo := make(chan *batch, workers)
-	done := make(chan *batch, workers)
+	// mu guards the stream: held to apply a batch, and by the reader to report
+	// a line it skipped (an over-long line).
+	var mu sync.Mutex
+	t := &turns{
+		lr:     &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s, mu: &mu},
+		budget: newByteBudget(inflightBytes),
+		last:   make(chan struct{}),
+	}
+	close(t.last)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			bld := newBuilder(nil, s.path, &s.opts, false)
-			for b := range todo {
+			b := &batch{mem: newUnitMem()}
+			bld := newMemBuilder(b.mem, s.path, &s.opts, false)
+			for {
+				prev, mine, ok := t.read(b)
+				if !ok {
+					return
+				}
 				b.outs = b.mem.units(len(b.ends))
-				bld.use(b.mem)
 				start := 0
 				for i, end := range b.ends {
 					b.outs[i] = bld.build(b.first+i, b.mem.block[start:end:end], b.nums[i], 1)
 					start = end
 				}
-				done <- b
+				<-prev
+				mu.Lock()
+				start = 0
+				for i := range b.outs {
+					s.apply(b.outs[i])
+					b.outs[i] = unitOut{}
+					poisonLine(b.mem.block[start:b.ends[i]])
+					start = b.ends[i]
+				}
+				mu.Unlock()
+				if testHookApplied != nil {
+					testHookApplied(b.size, len(b.nums))
+				}
+				t.budget.release(b.size)
+				close(mine)
 			}
 		}()
 	}
-	// The reader runs here; the ordered stage runs in its own goroutine. At most
-	// 2×workers batches and inflightBytes bytes are in flight: the reader blocks
-	// when the workers or the ordered stage are behind.
-	var readErr error
-	applied := make(chan struct{})
-	inflight := make(chan struct{}, 2*workers)
-	budget := newByteBudget(inflightBytes)
-	// Report lines the reader itself finds (over-long lines) through the ordered
-	// stage would need more machinery; they go to the stream under a lock instead
-	// (taken only for such a line: the reader never waits for the ordered stage).
-	var mu sync.Mutex
-	lr.mu = &mu
-	go func() {
-		defer close(applied)
-		pending := map[int]*batch{}
-		next := 0
-		for b := range done {
-			pending[b.seq] = b
-			for {
-				nb, ok := pending[next]
-				if !ok {
-					break
+	wg.Wait()
+	return t.err
+}
+
+// turns is the reading side of parallel: the line reader, taken by one worker
+// at a time, and the order of the batches read.
+type turns struct {
+	mu     sync.Mutex
+	lr     *lineReader
+	budget *byteBudget
+	index  int           // the index of the next line's unit
+	last   chan struct{} // closed once the last batch read is applied
+	// held is a line read that did not fit in the batch before; it stays
+	// valid (nothing is read before the next read takes it), numbered heldNum.
+	held    []byte
+	heldNum int
+	done    bool  // the reader is at its end (or failed: err)
+	err     error // a read error; the lines before it are linted
+}
+
+// read fills b with the next batch (resetting b.mem first: the batch it held
+// was applied) and returns the channel closed once the batch before it is
+// applied and the one to close once b is; false when no line is left.
+func (t *turns) read(b *batch) (prev, mine chan struct{}, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b.mem.reset()
+	b.ends, b.nums, b.size, b.first = b.ends[:0], b.nums[:0], 0, t.index
+	for !t.done {
+		line, n := t.held, t.heldNum
+		t.held = nil
+		if line == nil {
+			var err error
+			line, n, err = t.lr.next()
+			if err != nil {
+				if err != io.EOF {
+					t.err = err
 				}
-				delete(pending, next)
-				mu.Lock()
-				start := 0
-				for i := range nb.outs {
-					s.apply(nb.outs[i])
-					nb.outs[i] = unitOut{}
-					poisonLine(nb.mem.block[start:nb.ends[i]])
-					start = nb.ends[i]
-				}
-				mu.Unlock()
-				next++
-				arenas.put(nb.mem)
-				nb.mem = nil
-				if testHookApplied != nil {
-					testHookApplied(nb.size, len(nb.nums))
-				}
-				budget.release(nb.size)
-				<-inflight
+				t.done = true
+				break
 			}
 		}
-	}()
-	seq, index := 0, 0
-	cur := &batch{seq: 0, mem: arenas.get()}
-	flush := func() {
-		if len(cur.ends) == 0 {
-			return
-		}
-		inflight <- struct{}{}
-		todo <- cur
-		seq++
-		cur = &batch{seq: seq, first: index, mem: arenas.get()}
-	}
-	for {
-		line, n, err := lr.next()
-		if err != nil {
-			if err != io.EOF {
-				readErr = err
-			}
+		// A line that does not fit beside the batch's lines starts the next
+		// batch. Its bytes are taken from the budget before they are copied.
+		if b.size > 0 && b.size+len(line) > min(batchBytes, inflightBytes) {
+			t.held, t.heldNum = line, n
 			break
 		}
-		// Take the line's bytes from the budget before copying it; a line that
-		// does not fit beside the open batch closes the batch first.
-		if cur.size > 0 && cur.size+len(line) > min(batchBytes, inflightBytes) {
-			flush()
-		}
-		budget.acquire(len(line))
-		cur.size += len(line)
-		cur.mem.add(line)
-		cur.ends = append(cur.ends, len(cur.mem.block))
-		cur.nums = append(cur.nums, n)
-		index++
-		if len(cur.ends) == batchLines || cur.size >= batchBytes {
-			flush()
+		t.budget.acquire(len(line))
+		b.size += len(line)
+		b.mem.add(line)
+		b.ends = append(b.ends, len(b.mem.block))
+		b.nums = append(b.nums, n)
+		if len(b.ends) == batchLines || b.size >= batchBytes {
+			break
 		}
 	}
-	flush()
-	close(todo)
-	wg.Wait()
-	close(done)
-	<-applied
-	return readErr
-}
-
-// memPool hands out units' memories, reset, and takes them back.
-type memPool struct{ free chan *unitMem }
-
-func (ap memPool) get() *unitMem {
-	select {
-	case a := <-ap.free:
-		a.reset()
-		return a
-	default:
-		return newUnitMem()
+	if len(b.ends) == 0 {
+		return nil, nil, false
 	}
-}
-
-func (ap memPool) put(a *unitMem) {
-	select {
-	case ap.free <- a:
-	default:
-	}
+	t.index += len(b.ends)
+	prev, mine = t.last, make(chan struct{})
+	t.last = mine
+	return prev, mine, true
 }
 
 // readLine reads one line into buf (without "\n" or "\r\n"), dropping the line if it

@@ -1,8 +1,11 @@
 package linter
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -171,6 +174,48 @@ func TestParallelMatchesSerial(t *testing.T) {
 		t.Fatalf("unexpected serial result: %d messages, %d diagnostics", serial.Messages, len(serial.Diagnostics))
 	}
 }
+
+// TestParallelBatchesMatchSerial: lines of mixed sizes under a small in-flight
+// budget (batches closed by bytes, a line held over to the next batch, workers
+// waiting for the budget) and a read error part way give the serial result,
+// the error included.
+func TestParallelBatchesMatchSerial(t *testing.T) {
+	defer func(v int) { inflightBytes = v }(inflightBytes)
+	inflightBytes = 8 << 10
+	var b strings.Builder
+	for i := 0; i < 2000; i++ {
+		pad := strings.Repeat("x", (i*7919)%5000)
+		b.WriteString(`{"toy":"ping","n":` + fmtInt(i%5) + `,"pad":"` + pad + `"}` + "\n")
+		if i%11 == 0 {
+			b.WriteString("\n  \n")
+		}
+	}
+	in := b.String()
+	failAt := len(in) * 2 / 3
+	run := func(workers int, r io.Reader) (FileResult, error) {
+		return LintStream("s.jsonl", r, Options{Workers: workers})
+	}
+	serial, err := run(1, strings.NewReader(in))
+	if err != nil || serial.Messages != 2000 {
+		t.Fatalf("serial: %d messages, err %v", serial.Messages, err)
+	}
+	serialCut, cutErr := run(1, io.MultiReader(strings.NewReader(in[:failAt]), iotest.ErrReader(errBroken)))
+	if cutErr != errBroken {
+		t.Fatalf("serial: err %v, want %v", cutErr, errBroken)
+	}
+	for _, w := range []int{2, 3, 8} {
+		par, err := run(w, strings.NewReader(in))
+		if err != nil || diagString(par) != diagString(serial) || par.Messages != serial.Messages {
+			t.Fatalf("workers=%d differs from serial (err %v, %d messages)", w, err, par.Messages)
+		}
+		par, err = run(w, io.MultiReader(strings.NewReader(in[:failAt]), iotest.ErrReader(errBroken)))
+		if err != errBroken || diagString(par) != diagString(serialCut) || par.Messages != serialCut.Messages {
+			t.Fatalf("workers=%d, read error: err %v, %d messages, want the serial %d", w, err, par.Messages, serialCut.Messages)
+		}
+	}
+}
+
+var errBroken = errors.New("broken reader")
 
 // TestScenarioEndFinishesSession: a harness scenario-end record finishes the
 // session's sequence rules at once and drops their state.

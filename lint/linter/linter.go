@@ -363,6 +363,7 @@ func (s *stream) serial(r io.Reader) error {
 
 // batch is a run of consecutive lines one worker reads, builds and applies.
 type batch struct {
+	seq   int // its number in the order of reading
 	first int // index of the first unit
 	size  int // bytes of its lines, the weight it holds of the in-flight budget
 	// ends are where the lines end in mem's block (the reader appends them
@@ -374,15 +375,18 @@ type batch struct {
 }
 
 // A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
-// A worker parks while the batch before its own is applied, and each wake-up
-// costs: on a 100k-message transcript, two workers against one (ab.py, medians
-// of 20 interleaved rounds) took 1.17× the CPU for 1.45× the wall-clock
-// throughput with batches of 64 lines, 1.04× for 1.75× with 128 and 1.05× for
-// 1.75× with 256 (the pipeline this replaced: 1.24× for 1.42×). Two workers hold
-// at most two batches: peak RSS on 1.79M lines with GOMEMLIMIT=off was 54.0 MiB
-// at 128 lines, 55.2 at 256 and 63.4 at 512 lines (512 KiB).
+// Measured on a 100k-message transcript, two workers against one (ab.py, medians
+// of 30 interleaved rounds): 1.07× the CPU for 1.77× the wall-clock throughput
+// with three batches of 96 lines, 1.07× for 1.78× with three of 128 and 1.06× for
+// 1.78× with four of 128; workers that waited for the batch before their own to
+// be applied (two batches of 128) 1.09× for 1.67×, and the pipeline this
+// replaced (a reader, the workers and an ordered goroutine) 1.24× for 1.42× in
+// a run of 20. Smaller batches cost hand-overs (three of 64: 1.19× for 1.57×).
+// Peak RSS on the 1.53M-message transcript of make bench with GOMEMLIMIT=off:
+// 57.4 MiB with three of 96, 58–59 with three of 128, 58–60 with four of 128
+// (the batches' trees are about 8 KiB a line).
 const (
-	batchLines = 128
+	batchLines = 96
 	batchBytes = 256 << 10
 )
 
@@ -426,61 +430,69 @@ func (b *byteBudget) release(n int) {
 	b.cond.Broadcast()
 }
 
-// parallel lints with workers goroutines that take turns. Each one reads a
-// batch under the read lock (turns.read), builds its units alone (parse,
-// schema, single-message rules), waits until the batch read before it is
-// applied, then applies its own: the ordered stage (sequence rules, the
-// stream's state) in input order. A worker reads again only once its batch is
-// applied, so at most workers batches are in flight, each in its worker's own
-// memory, and a batch's trees are applied on the core that built them.
+// parallel lints with workers goroutines. Each one takes a free batch, reads
+// lines into it under the read lock (batchReader.read), builds its units alone
+// (parse, schema, single-message rules) and hands it to the ordered stage
+// (order.submit): the sequence rules and the stream's state see the batches in
+// input order. No worker waits for another: the one that hands over the batch
+// the ordered stage needs next applies it and every batch after it already
+// handed over, while the others read and build. workers+1 batches exist,
+// each with its own memory, reused once applied: a worker that finishes its
+// batch before the one before it is applied reads the next into the spare
+// batch, and waits only when none is free.
 //
 // It replaced a pipeline of a reader, the workers and an ordered goroutine
 // passing batches over channels, which cost more CPU than one worker and lost
 // most of its gain when the machine had one core to spare (measured in
-// docs/lint-hot-path.md).
+// .ci/bench/notes.md).
 func (s *stream) parallel(r io.Reader, workers int) error {
 	// mu guards the stream: held to apply a batch, and by the reader to report
 	// a line it skipped (an over-long line).
 	var mu sync.Mutex
-	t := &turns{
+	t := &batchReader{
 		lr:     &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s, mu: &mu},
 		budget: newByteBudget(inflightBytes),
-		last:   make(chan struct{}),
 	}
-	close(t.last)
+	free := make(chan *batch, workers+1)
+	for range cap(free) {
+		free <- &batch{mem: newUnitMem()}
+	}
+	o := &order{ready: make([]*batch, cap(free)), apply: func(b *batch) {
+		mu.Lock()
+		start := 0
+		for i := range b.outs {
+			s.apply(b.outs[i])
+			b.outs[i] = unitOut{}
+			poisonLine(b.mem.block[start:b.ends[i]])
+			start = b.ends[i]
+		}
+		mu.Unlock()
+		if testHookApplied != nil {
+			testHookApplied(b.size, len(b.nums))
+		}
+		t.budget.release(b.size)
+		free <- b
+	}}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := &batch{mem: newUnitMem()}
-			bld := newMemBuilder(b.mem, s.path, &s.opts, false)
+			bld := newBuilder(nil, s.path, &s.opts, false)
 			for {
-				prev, mine, ok := t.read(b)
-				if !ok {
+				b := <-free
+				if !t.read(b) {
+					free <- b
 					return
 				}
+				bld.use(b.mem)
 				b.outs = b.mem.units(len(b.ends))
 				start := 0
 				for i, end := range b.ends {
 					b.outs[i] = bld.build(b.first+i, b.mem.block[start:end:end], b.nums[i], 1)
 					start = end
 				}
-				<-prev
-				mu.Lock()
-				start = 0
-				for i := range b.outs {
-					s.apply(b.outs[i])
-					b.outs[i] = unitOut{}
-					poisonLine(b.mem.block[start:b.ends[i]])
-					start = b.ends[i]
-				}
-				mu.Unlock()
-				if testHookApplied != nil {
-					testHookApplied(b.size, len(b.nums))
-				}
-				t.budget.release(b.size)
-				close(mine)
+				o.submit(b)
 			}
 		}()
 	}
@@ -488,14 +500,54 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 	return t.err
 }
 
-// turns is the reading side of parallel: the line reader, taken by one worker
-// at a time, and the order of the batches read.
-type turns struct {
+// order is the ordered stage of parallel: it applies the batches in their
+// order of reading, on the goroutine of whichever worker hands over the batch
+// it needs next.
+type order struct {
+	mu   sync.Mutex
+	next int // the number of the batch to apply next
+	// ready holds the batches handed over and not applied, batch n at
+	// n % len(ready): as many slots as batches, so the batches not applied,
+	// numbered from next on, never share one.
+	ready    []*batch
+	applying bool // a worker is applying batches
+	apply    func(*batch)
+}
+
+// submit hands b over; if b is the batch due and no worker is applying, the
+// caller applies it and every batch due after it that was handed over.
+func (o *order) submit(b *batch) {
+	o.mu.Lock()
+	o.ready[b.seq%len(o.ready)] = b
+	if o.applying {
+		o.mu.Unlock()
+		return
+	}
+	o.applying = true
+	for {
+		slot := &o.ready[o.next%len(o.ready)]
+		nb := *slot
+		if nb == nil || nb.seq != o.next {
+			o.applying = false
+			o.mu.Unlock()
+			return
+		}
+		*slot = nil
+		o.next++
+		o.mu.Unlock()
+		o.apply(nb)
+		o.mu.Lock()
+	}
+}
+
+// batchReader is the reading side of parallel: the line reader, taken by one
+// worker at a time, and the numbering of the batches read.
+type batchReader struct {
 	mu     sync.Mutex
 	lr     *lineReader
 	budget *byteBudget
-	index  int           // the index of the next line's unit
-	last   chan struct{} // closed once the last batch read is applied
+	index  int // the index of the next line's unit
+	seq    int // the number of the next batch
 	// held is a line read that did not fit in the batch before; it stays
 	// valid (nothing is read before the next read takes it), numbered heldNum.
 	held    []byte
@@ -505,9 +557,8 @@ type turns struct {
 }
 
 // read fills b with the next batch (resetting b.mem first: the batch it held
-// was applied) and returns the channel closed once the batch before it is
-// applied and the one to close once b is; false when no line is left.
-func (t *turns) read(b *batch) (prev, mine chan struct{}, ok bool) {
+// was applied); false when no line is left.
+func (t *batchReader) read(b *batch) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b.mem.reset()
@@ -542,12 +593,12 @@ func (t *turns) read(b *batch) (prev, mine chan struct{}, ok bool) {
 		}
 	}
 	if len(b.ends) == 0 {
-		return nil, nil, false
+		return false
 	}
 	t.index += len(b.ends)
-	prev, mine = t.last, make(chan struct{})
-	t.last = mine
-	return prev, mine, true
+	b.seq = t.seq
+	t.seq++
+	return true
 }
 
 // readLine reads one line into buf (without "\n" or "\r\n"), dropping the line if it

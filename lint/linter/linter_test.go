@@ -177,8 +177,8 @@ func TestParallelMatchesSerial(t *testing.T) {
 
 // TestParallelBatchesMatchSerial: lines of mixed sizes under a small in-flight
 // budget (batches closed by bytes, a line held over to the next batch, workers
-// waiting for the budget) and a read error part way give the serial result,
-// the error included.
+// waiting for the budget), a line longer than a batch, one over MaxMessage and
+// a read error part way give the serial result, the error included.
 func TestParallelBatchesMatchSerial(t *testing.T) {
 	defer func(v int) { inflightBytes = v }(inflightBytes)
 	inflightBytes = 8 << 10
@@ -189,6 +189,12 @@ func TestParallelBatchesMatchSerial(t *testing.T) {
 		if i%11 == 0 {
 			b.WriteString("\n  \n")
 		}
+		switch i {
+		case 500: // longer than a batch and than the line reader's buffer
+			b.WriteString(`{"toy":"ping","n":1,"pad":"` + strings.Repeat("y", 300<<10) + `"}` + "\n")
+		case 1000: // over MaxMessage: skipped by the reader, reported with GEN-SIZE-001
+			b.WriteString(strings.Repeat("z", MaxMessage+2) + "\n")
+		}
 	}
 	in := b.String()
 	failAt := len(in) * 2 / 3
@@ -196,7 +202,7 @@ func TestParallelBatchesMatchSerial(t *testing.T) {
 		return LintStream("s.jsonl", r, Options{Workers: workers})
 	}
 	serial, err := run(1, strings.NewReader(in))
-	if err != nil || serial.Messages != 2000 {
+	if err != nil || serial.Messages != 2001 || !strings.Contains(diagString(serial), "GEN-SIZE-001") {
 		t.Fatalf("serial: %d messages, err %v", serial.Messages, err)
 	}
 	serialCut, cutErr := run(1, io.MultiReader(strings.NewReader(in[:failAt]), iotest.ErrReader(errBroken)))

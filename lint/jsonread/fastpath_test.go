@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -107,5 +108,72 @@ func TestLookupScan(t *testing.T) {
 	}
 	if found < 1000 {
 		t.Fatalf("only %d pointers resolved: the test does not reach the tree", found)
+	}
+}
+
+// getRef is Node.Get as a plain scan with ==: the last member named key.
+func getRef(n *Node, key string) *Node {
+	if n == nil || n.Kind != Object {
+		return nil
+	}
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
+			return n.Members[i].Value
+		}
+	}
+	return nil
+}
+
+// TestGetCompare holds Get's word compare of keys to == (getRef): keys of
+// every length up to 24 that differ from a member's in one byte at any
+// place, members that are equal but for the byte past a short key's end, and
+// duplicates (the last wins).
+func TestGetCompare(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	alpha := "ab_"
+	randKey := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alpha[r.Intn(len(alpha))]
+		}
+		return string(b)
+	}
+	for round := 0; round < 3000; round++ {
+		var keys []string
+		for i := r.Intn(12); i >= 0; i-- {
+			keys = append(keys, randKey(r.Intn(25)))
+		}
+		var sb strings.Builder
+		sb.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(strconv.Quote(k))
+			sb.WriteString(":" + strconv.Itoa(i))
+		}
+		sb.WriteByte('}')
+		root, _, err := Parse([]byte(sb.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Probes: each key, each key with one byte changed, longer and shorter.
+		probes := []string{""}
+		for _, k := range keys {
+			probes = append(probes, k, k+"a", randKey(len(k)))
+			if len(k) > 0 {
+				probes = append(probes, k[:len(k)-1])
+				for j := 0; j < len(k); j++ {
+					b := []byte(k)
+					b[j] ^= 1
+					probes = append(probes, string(b))
+				}
+			}
+		}
+		for _, p := range probes {
+			if got, want := root.Get(p), getRef(root, p); got != want {
+				t.Fatalf("%s: Get(%q) = %v, want %v", sb.String(), p, got, want)
+			}
+		}
 	}
 }

@@ -112,19 +112,47 @@ func (n *Node) Get(key string) *Node {
 	if n.keysOf != nil && n.keys&keyBitOf(len(key), first, last) == 0 && len(ms) == int(n.nkeys) && unsafe.SliceData(ms) == n.keysOf {
 		return nil
 	}
+	// A key of at most 16 bytes (nearly every protocol key) is compared by
+	// loads of its first and last 8 or 4 bytes, which overlap and cover it,
+	// or, under 4 bytes, by its middle and last bytes: no call, and no
+	// registers spilled around one (TestGetCompare holds it to ==).
+	kn := len(key)
+	pk := unsafe.Pointer(unsafe.StringData(key))
 	for i := len(ms) - 1; i >= 0; i-- {
 		// Length and first byte before the whole comparison: most keys of an
-		// object differ in one of them, and then no call is made. (A key of
-		// key's length is not empty: its first byte is there.)
+		// object differ in one of them. (A key of key's length is not empty:
+		// its first byte is there.)
 		m := &ms[i]
-		if len(m.Key) != len(key) || *unsafe.StringData(m.Key) != first {
+		if len(m.Key) != kn || *unsafe.StringData(m.Key) != first {
 			continue
 		}
-		if m.Key == key {
+		pm := unsafe.Pointer(unsafe.StringData(m.Key))
+		var same bool
+		switch {
+		case kn >= 8 && kn <= 16:
+			same = (load64(pm, 0)^load64(pk, 0))|(load64(pm, kn-8)^load64(pk, kn-8)) == 0
+		case kn >= 4 && kn < 8:
+			same = (load32(pm, 0)^load32(pk, 0))|(load32(pm, kn-4)^load32(pk, kn-4)) == 0
+		case kn < 4:
+			same = *(*byte)(unsafe.Add(pm, kn-1)) == last && *(*byte)(unsafe.Add(pm, kn/2)) == key[kn/2]
+		default:
+			same = m.Key == key
+		}
+		if same {
 			return m.Value
 		}
 	}
 	return nil
+}
+
+// load64 and load32 read the little-endian word at p+off (one load where
+// unaligned loads are allowed).
+func load64(p unsafe.Pointer, off int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, off))[:])
+}
+
+func load32(p unsafe.Pointer, off int) uint32 {
+	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(p, off))[:])
 }
 
 // keyBit is key's bit in Node.keys: a hash of its length and first and last bytes.

@@ -177,3 +177,81 @@ func TestGetCompare(t *testing.T) {
 		}
 	}
 }
+
+// pathTo is the JSON Pointer of the member whose key is at keyOff, found by
+// walking the tree ("", false when there is none).
+func pathTo(n *Node, keyOff int) (string, bool) {
+	switch n.Kind {
+	case Object:
+		for _, m := range n.Members {
+			if m.KeyOffset == keyOff {
+				return "/" + EscapeToken(m.Key), true
+			}
+			if p, ok := pathTo(m.Value, keyOff); ok {
+				return "/" + EscapeToken(m.Key) + p, true
+			}
+		}
+	case Array:
+		for i, it := range n.Items {
+			if p, ok := pathTo(it, keyOff); ok {
+				return "/" + strconv.Itoa(i) + p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// TestDuplicatePointer holds the pointer of each duplicate key the parser
+// reports (its path of steps by depth) to the member's path in the tree, on
+// random documents nested up to 6 levels with duplicates at every level.
+func TestDuplicatePointer(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	keys := []string{"a", "b", "a/b", "c~d", "e"}
+	var gen func(b *strings.Builder, depth int)
+	gen = func(b *strings.Builder, depth int) {
+		switch k := r.Intn(4); {
+		case depth >= 6 || k == 0:
+			b.WriteString(`"v"`)
+		case k == 1:
+			b.WriteByte('[')
+			for i := r.Intn(4); i >= 0; i-- {
+				gen(b, depth+1)
+				if i > 0 {
+					b.WriteByte(',')
+				}
+			}
+			b.WriteByte(']')
+		default:
+			b.WriteByte('{')
+			for i := r.Intn(5); i >= 0; i-- {
+				b.WriteString(strconv.Quote(keys[r.Intn(len(keys))]) + ":")
+				gen(b, depth+1)
+				if i > 0 {
+					b.WriteByte(',')
+				}
+			}
+			b.WriteByte('}')
+		}
+	}
+	dups := 0
+	for round := 0; round < 3000; round++ {
+		var b strings.Builder
+		gen(&b, 0)
+		root, probs, err := Parse([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range probs {
+			if pr.Code != "duplicate-key" {
+				continue
+			}
+			dups++
+			if want, ok := pathTo(root, pr.Offset); !ok || pr.Pointer != want {
+				t.Fatalf("%s: duplicate at %d has pointer %q, want %q", b.String(), pr.Offset, pr.Pointer, want)
+			}
+		}
+	}
+	if dups < 1000 {
+		t.Fatalf("only %d duplicates in the random documents", dups)
+	}
+}

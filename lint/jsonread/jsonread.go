@@ -629,13 +629,16 @@ func (c *cloner) clone(n *Node) *Node {
 func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path[:0], ar: ar, reuse: ar.used}
+	if len(sc.path) <= MaxDepth {
+		sc.path = make([]step, MaxDepth+1)
+	}
+	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, ar: ar, reuse: ar.used}
 	defer func() {
 		ar.nodes.giveBack(len(p.slab) - p.cut)
 		// Keep the grown stacks for the next parse (they hold no pointers: nothing
 		// to clear); a huge document's stacks are let go.
 		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
-			sc.members, sc.items, sc.path = p.members[:0], p.items[:0], p.path[:0]
+			sc.members, sc.items = p.members[:0], p.items[:0]
 		}
 	}()
 	if len(data) <= shareLimit {
@@ -714,7 +717,7 @@ type parser struct {
 	values   int    // nodes made so far, bounded by MaxValues
 	dropped  int    // duplicate keys past MaxProblems
 	lastDup  int    // offset of the last duplicate key dropped
-	path     []step // where the parser is, to name a duplicate key's pointer
+	path     []step // where the parser is, to name a duplicate key's pointer: path[d] is the step of the array or object at depth d being read (MaxDepth+1 long)
 }
 
 // step is one level of the parser's path: an object key or an array index. The
@@ -725,10 +728,11 @@ type step struct {
 	index  int // -1 for an object key
 }
 
-// pointer renders the current path as a JSON Pointer (only when one is reported).
-func (p *parser) pointer() string {
+// pointer renders the path to the member or item being read at depth as a
+// JSON Pointer (only when one is reported).
+func (p *parser) pointer(depth int) string {
 	var b strings.Builder
-	for _, st := range p.path {
+	for _, st := range p.path[:depth+1] {
 		b.WriteByte('/')
 		if st.index >= 0 {
 			b.WriteString(strconv.Itoa(st.index))
@@ -1088,9 +1092,8 @@ func (p *parser) array(depth int) (nodeRef, error) {
 	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		p.skipWS()
-		p.path = append(p.path, step{index: len(p.items) - base})
+		p.path[depth] = step{index: len(p.items) - base}
 		it, err := p.value(depth + 1)
-		p.path = p.path[:len(p.path)-1]
 		if err != nil {
 			return nodeRef{}, err
 		}
@@ -1165,21 +1168,19 @@ func (p *parser) object(depth int) (nodeRef, error) {
 			p.pos++
 			p.skipWS()
 		}
-		p.path = append(p.path, step{keyOff: keyOff, index: -1})
+		p.path[depth] = step{keyOff: keyOff, index: -1}
 		if p.pos < len(p.data) && p.data[p.pos] == '"' && depth < MaxDepth && p.values < MaxValues {
 			// A string value (the most common) read here, as value reads it.
 			p.values++
 			start := p.pos
 			var s string
 			if s, err = p.str(); err != nil {
-				p.path = p.path[:len(p.path)-1]
 				return nodeRef{}, err
 			}
 			var vn *Node
 			vn, m.value = p.node(String, start, s)
 			vn.End = p.pos
 		} else if m.value, err = p.value(depth + 1); err != nil {
-			p.path = p.path[:len(p.path)-1]
 			return nodeRef{}, err
 		}
 		dup := false
@@ -1208,11 +1209,10 @@ func (p *parser) object(depth int) (nodeRef, error) {
 			p.dropped++
 			p.lastDup = keyOff
 		} else if dup {
-			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(), Code: "duplicate-key",
+			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(depth), Code: "duplicate-key",
 				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 		}
 		keys |= kb
-		p.path = p.path[:len(p.path)-1]
 		p.members = append(p.members, m)
 		p.skipWS()
 		if p.pos >= len(p.data) {

@@ -255,3 +255,43 @@ func TestDuplicatePointer(t *testing.T) {
 		t.Fatalf("only %d duplicates in the random documents", dups)
 	}
 }
+
+// TestPlainEnd holds object's plain-string path (plainEnd, then the quote) to
+// str on random strings of plain bytes, quotes, escapes, control and
+// non-ASCII bytes at every offset from the end of the input: where the path
+// answers, str gives the same string and position.
+func TestPlainEnd(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	alpha := []byte("abcdefgh\"\\\x01\xc3\xa9 {}:")
+	answered := 0
+	for round := 0; round < 200000; round++ {
+		b := []byte{'"'}
+		for i := r.Intn(30); i > 0; i-- {
+			if r.Intn(3) == 0 {
+				b = append(b, alpha[r.Intn(len(alpha))])
+			} else {
+				b = append(b, byte('a'+r.Intn(26)))
+			}
+		}
+		if r.Intn(2) == 0 {
+			b = append(b, '"')
+		}
+		for i := r.Intn(10); i > 0; i-- {
+			b = append(b, '}')
+		}
+		src := string(b)
+		p := &parser{data: b, src: src}
+		want, err := p.str()
+		end := plainEnd(b, 1)
+		if end >= len(b) || b[end] != '"' {
+			continue
+		}
+		answered++
+		if err != nil || want != src[1:end] || p.pos != end+1 {
+			t.Fatalf("%q: plain path %q at %d, str %q at %d (%v)", b, src[1:end], end+1, want, p.pos, err)
+		}
+	}
+	if answered < 20000 {
+		t.Fatalf("the plain path answered only %d times", answered)
+	}
+}

@@ -971,6 +971,21 @@ func (p *parser) str() (string, error) {
 	return p.strRest(start)
 }
 
+// plainEnd returns the index of the first byte of data at or after pos that
+// is '"', '\\', a control character or non-ASCII, read eight bytes at a time;
+// or, when there is none in the whole words from pos, where the words end
+// (the bytes after are not read). Small enough to be inlined: a plain key or
+// string value is read without a call, anything else by str.
+func plainEnd(data []byte, pos int) int {
+	for pos+8 <= len(data) {
+		if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), pos))[:])); m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	return pos
+}
+
 // invalidUTF8 is the error of a string starting at off that is not UTF-8.
 func invalidUTF8(off int) error {
 	return &SyntaxError{Offset: off, Code: "utf8", Msg: "string contains invalid UTF-8"}
@@ -1152,8 +1167,11 @@ func (p *parser) object(depth int) (nodeRef, error) {
 			return nodeRef{}, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
 		}
 		keyOff := p.pos
-		key, err := p.str()
-		if err != nil {
+		var key string
+		var err error
+		if end := plainEnd(p.data, keyOff+1); end < len(p.data) && p.data[end] == '"' {
+			key, p.pos = p.substr(keyOff+1, end), end+1 // a plain key, as str reads it
+		} else if key, err = p.str(); err != nil {
 			return nodeRef{}, err
 		}
 		m := pending{keyOff: keyOff, keyEnd: p.pos - 1}
@@ -1179,7 +1197,9 @@ func (p *parser) object(depth int) (nodeRef, error) {
 			p.values++
 			start := p.pos
 			var s string
-			if s, err = p.str(); err != nil {
+			if end := plainEnd(p.data, start+1); end < len(p.data) && p.data[end] == '"' {
+				s, p.pos = p.substr(start+1, end), end+1 // a plain string, as str reads it
+			} else if s, err = p.str(); err != nil {
 				return nodeRef{}, err
 			}
 			var vn *Node

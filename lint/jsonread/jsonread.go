@@ -1249,10 +1249,13 @@ func (p *parser) object(depth int) (nodeRef, error) {
 		case '}':
 			p.pos++
 			n.End = p.pos
-			ms := p.ar.members.take(len(p.members)-base, (len(p.data)-p.pos)/32+4, p.reuse)
-			for i := range p.members[base:] {
-				pm := &p.members[base+i]
-				ms[i] = Member{Key: p.key(pm), KeyOffset: pm.keyOff, Value: p.at(pm.value)}
+			pend := p.members[base:]
+			ms := p.ar.members.take(len(pend), (len(p.data)-p.pos)/32+4, p.reuse)
+			ms = ms[:len(pend)]
+			list := p.ar.nodes.list
+			for i := range pend {
+				pm := &pend[i]
+				ms[i] = Member{Key: p.key(pm), KeyOffset: pm.keyOff, Value: &list[pm.value.slab][pm.value.i]}
 			}
 			n.Members = ms
 			p.members, p.keys = p.members[:base], p.keys[:keysBase]

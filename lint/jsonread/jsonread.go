@@ -118,11 +118,15 @@ func (n *Node) Get(key string) *Node {
 	// registers spilled around one (TestGetCompare holds it to ==).
 	kn := len(key)
 	pk := unsafe.Pointer(unsafe.StringData(key))
-	for i := len(ms) - 1; i >= 0; i-- {
+	// The members from the last, by a pointer (no index, no bounds check).
+	const size = unsafe.Sizeof(Member{})
+	base := unsafe.Pointer(unsafe.SliceData(ms))
+	for off := uintptr(len(ms)) * size; off != 0; {
+		off -= size
 		// Length and first byte before the whole comparison: most keys of an
 		// object differ in one of them. (A key of key's length is not empty:
 		// its first byte is there.)
-		m := &ms[i]
+		m := (*Member)(unsafe.Add(base, off))
 		if len(m.Key) != kn || *unsafe.StringData(m.Key) != first {
 			continue
 		}

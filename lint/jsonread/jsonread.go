@@ -761,9 +761,11 @@ func (p *parser) keyAt(off int) string {
 }
 
 // substr returns data[i:j] as a string, shared with the input's copy when there is one.
+// Every caller passes 0 ≤ i ≤ j ≤ len(data) (bytes it has read), and src is
+// as long as data: the substring is cut without bounds checks.
 func (p *parser) substr(i, j int) string {
 	if p.src != "" {
-		return p.src[i:j]
+		return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(p.src)), i)), j-i)
 	}
 	return string(p.data[i:j])
 }

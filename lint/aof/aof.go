@@ -80,18 +80,15 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 	if root == nil || root.Kind != jsonread.Object {
 		return "", "", 0
 	}
-	if hasUpstreamFields(root) {
-		dialect = DialectUpstream
-	}
 	// env is the envelope kind named by "type", as the package's string (the
 	// kind is kept: rule sets by kind), or "" when it names none.
 	env := envelopeKind(root.Get("type").String())
 	if p := root.Get("protocol"); p != nil {
 		if p.String() == "aof" {
-			return env, dialect, 100
+			return env, upstreamDialect(root), 100
 		}
 		if env != "" && root.Get("payload") != nil {
-			return env, dialect, 40
+			return env, upstreamDialect(root), 40
 		}
 	}
 	if name != "" {
@@ -106,7 +103,7 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 		return k, "", 80
 	}
 	if root.Get("protocol") == nil && env != "" && root.Get("payload") != nil && root.Get("taskId") != nil {
-		return env, dialect, 60 // an envelope that forgot "protocol"
+		return env, upstreamDialect(root), 60 // an envelope that forgot "protocol"
 	}
 	return "", "", 0
 }
@@ -213,6 +210,15 @@ func kindFromShape(root *jsonread.Node) string {
 	}
 	if bestN >= 2 {
 		return best
+	}
+	return ""
+}
+
+// upstreamDialect is the dialect of an envelope: DialectUpstream when it has
+// the upstream's fields (read only for a message claimed).
+func upstreamDialect(root *jsonread.Node) string {
+	if hasUpstreamFields(root) {
+		return DialectUpstream
 	}
 	return ""
 }

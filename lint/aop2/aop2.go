@@ -125,23 +125,23 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 	if root == nil || root.Kind != jsonread.Object {
 		return "", "", 0
 	}
-	kind = kindOf(root)
+	// The kind is read only for a message claimed (most lines of a stream
+	// are another protocol's: no lookups for them).
 	v := root.Get("aop_version")
-	mt := root.Get("message_type").String()
 	switch {
 	case v.IsString() && strings.HasPrefix(v.Str, "2."):
-		return kind, "", 100
+		return kindOf(root), "", 100
 	case v != nil:
 		if v.IsString() && strings.HasPrefix(v.Str, "1") {
-			return kind, DialectV1, 90
+			return kindOf(root), DialectV1, 90
 		}
-		return kind, "", 90
+		return kindOf(root), "", 90
 	case root.Get("protocol_family").String() == "AOP":
-		return kind, DialectUnversioned, 80
-	case contains(messageTypes, mt):
-		return kind, DialectUnversioned, 60
+		return kindOf(root), DialectUnversioned, 80
+	case contains(messageTypes, root.Get("message_type").String()):
+		return kindOf(root), DialectUnversioned, 60
 	case isEventName(root.Get("event").String()) && (root.Has("session_id") || root.Has("task_id")):
-		return kind, DialectUnversioned, 40
+		return kindOf(root), DialectUnversioned, 40
 	}
 	return "", "", 0
 }

@@ -240,6 +240,16 @@ func TestJSLenCountsUTF16Units(t *testing.T) {
 		if got := jsLen(s); got != want {
 			t.Errorf("jsLen(%q) = %d, want %d", s, got, want)
 		}
+		// checkLimits counts only a string longer in bytes than a limit.
+		if jsLen(s) > len(s) {
+			t.Errorf("jsLen(%q) = %d, over its %d bytes", s, jsLen(s), len(s))
+		}
+	}
+	for i := 0; i < 1<<16; i++ {
+		s := string([]byte{byte(i), byte(i >> 8), 0xf0, byte(i), 0x9f, 0x98, 0x80})
+		if jsLen(s) > len(s) {
+			t.Fatalf("jsLen(%q) = %d, over its %d bytes", s, jsLen(s), len(s))
+		}
 	}
 }
 

@@ -55,7 +55,9 @@ func checkLimits(p *lint.Pass) {
 		return
 	}
 	for _, sl := range stringLimits {
-		if n := obj.Get(sl.field); n.IsString() {
+		// (jsLen is at most the byte length: a string no longer than the
+		// limit in bytes is not counted.)
+		if n := obj.Get(sl.field); n.IsString() && len(n.Str) > sl.max {
 			if l := jsLen(n.Str); l > sl.max {
 				p.Reportf(base+"/"+sl.field, "%s is %d characters, over the upstream limit of %s: an upstream router rejects the message as invalid_envelope", sl.field, l, thousands(sl.max))
 			}
@@ -71,7 +73,7 @@ func checkLimits(p *lint.Pass) {
 			p.Reportf(ptr, "%s has %d items, over the upstream limit of %d: an upstream router rejects the message as invalid_envelope", m.Key, len(m.Value.Items), max)
 		}
 		for i, it := range m.Value.Items {
-			if it.IsString() {
+			if it.IsString() && len(it.Str) > spec.MaxItem {
 				if l := jsLen(it.Str); l > spec.MaxItem {
 					p.Reportf(fmt.Sprintf("%s/%d", ptr, i), "%s[%d] is %d characters, over the upstream limit of %d per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l, spec.MaxItem)
 				}

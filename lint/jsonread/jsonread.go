@@ -720,7 +720,7 @@ type parser struct {
 	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
 	cut      int    // the nodes of slab already cut (an index, not a reslice: no write barrier)
 	slabAt   int32  // slab is a suffix of ar.nodes.list[slabAt]
-	slabLen  int32  // len(ar.nodes.list[slabAt])
+	slabBase int32  // the index in ar.nodes.list[slabAt] of slab[0]
 	ar       *Arena // where the tree goes
 	reuse    bool   // ar is reused: whole slabs, kept after the parse
 	values   int    // nodes made so far, bounded by MaxValues
@@ -777,9 +777,9 @@ func (p *parser) node(k Kind, off int, s string) (*Node, nodeRef) {
 	if p.cut == len(p.slab) {
 		want := (len(p.data)-p.pos)/28 + 4
 		p.slab, p.cut = p.ar.nodes.rest(want, p.reuse), 0
-		p.slabAt, p.slabLen = int32(p.ar.nodes.cur), int32(len(p.ar.nodes.list[p.ar.nodes.cur]))
+		p.slabAt, p.slabBase = int32(p.ar.nodes.cur), int32(len(p.ar.nodes.list[p.ar.nodes.cur])-len(p.slab))
 	}
-	ref := nodeRef{p.slabAt, p.slabLen - int32(len(p.slab)-p.cut)}
+	ref := nodeRef{p.slabAt, p.slabBase + int32(p.cut)}
 	n := &p.slab[p.cut]
 	p.cut++
 	// The node may hold a node of before the arena's Reset: every field is

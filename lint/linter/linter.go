@@ -361,7 +361,7 @@ func (s *stream) serial(r io.Reader) error {
 	}
 }
 
-// batch is a run of consecutive lines one worker reads, builds and applies.
+// batch is a run of consecutive lines one worker reads and builds (parallel).
 type batch struct {
 	seq   int // its number in the order of reading
 	first int // index of the first unit
@@ -371,7 +371,7 @@ type batch struct {
 	ends []int
 	nums []int
 	outs []unitOut
-	mem  *unitMem // the trees and messages of outs, the worker's own, reset for each batch it reads
+	mem  *unitMem // the lines, trees and messages of outs, reset when the batch is read into again
 }
 
 // A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
@@ -559,9 +559,9 @@ type batchReader struct {
 // read fills b with the next batch (resetting b.mem first: the batch it held
 // was applied); false when no line is left.
 func (t *batchReader) read(b *batch) bool {
+	b.mem.reset() // outside the lock: the batch is the caller's
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	b.mem.reset()
 	b.ends, b.nums, b.size, b.first = b.ends[:0], b.nums[:0], 0, t.index
 	for !t.done {
 		line, n := t.held, t.heldNum

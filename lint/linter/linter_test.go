@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -255,7 +256,10 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 }
 func (g *groupChecker) Finish(p *lint.Pass) {}
 
-func TestRuleGroups(t *testing.T) {
+// registerGroupRules registers the grp protocol and its two grouped rules, once
+// per test binary (a rule ID is registered once: go test -count=N runs the test
+// N times).
+var registerGroupRules = sync.OnceFunc(func() {
 	a := &lint.Rule{ID: "GRP-SEQ-001", Protocol: "grp", Severity: lint.Error, Spec: "grp §1", Group: "g"}
 	b := &lint.Rule{ID: "GRP-SEQ-002", Protocol: "grp", Severity: lint.Warning, Spec: "grp §2", Group: "g"}
 	mk := func() lint.Checker { return &groupChecker{a: a, b: b} }
@@ -267,6 +271,10 @@ func TestRuleGroups(t *testing.T) {
 		}
 		return "", "", 0
 	}})
+})
+
+func TestRuleGroups(t *testing.T) {
+	registerGroupRules()
 	groupCalls = 0
 	r := LintBytes("g.jsonl", []byte("{\"grp\":1}\n{\"grp\":2}\n"), Options{Workers: 1})
 	if groupCalls != 2 {

@@ -761,11 +761,9 @@ func (p *parser) keyAt(off int) string {
 }
 
 // substr returns data[i:j] as a string, shared with the input's copy when there is one.
-// Every caller passes 0 ≤ i ≤ j ≤ len(data) (bytes it has read), and src is
-// as long as data: the substring is cut without bounds checks.
 func (p *parser) substr(i, j int) string {
 	if p.src != "" {
-		return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(p.src)), i)), j-i)
+		return p.src[i:j]
 	}
 	return string(p.data[i:j])
 }

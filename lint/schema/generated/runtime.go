@@ -158,6 +158,18 @@ func typeIs(n *jsonread.Node, mask int) Verdict {
 // isInteger says whether a JSON number literal is an integer (as big.Rat's IsInt
 // says for gojsonschema); literals with an exponent are left Unsure.
 func isInteger(lit string) Verdict {
+	// Nearly every literal a schema asks this of is plain digits: one pass
+	// tells, and the cuts below are for a fraction or an exponent.
+	for i := 0; i < len(lit); i++ {
+		if c := lit[i]; c == '.' || c == 'e' || c == 'E' {
+			return isIntegerCut(lit)
+		}
+	}
+	return Valid
+}
+
+// isIntegerCut is isInteger of a literal with a '.', 'e' or 'E'.
+func isIntegerCut(lit string) Verdict {
 	if strings.ContainsAny(lit, "eE") {
 		return Unsure
 	}
@@ -226,6 +238,49 @@ type bound struct {
 // cmp compares a number literal with the bound: -1, 0 or +1, and false when it
 // cannot tell without big arithmetic.
 func (b *bound) cmp(lit string) (int, bool) {
+	if b.isInt {
+		if i, ok := smallInt(lit); ok {
+			switch {
+			case i < b.i:
+				return -1, true
+			case i > b.i:
+				return 1, true
+			}
+			return 0, true
+		}
+	}
+	return b.cmpParsed(lit)
+}
+
+// smallInt reads a literal under 19 bytes of an optional '-' and decimal digits
+// (what cmpParsed gives strconv.ParseInt); false for any other.
+func smallInt(lit string) (int64, bool) {
+	if len(lit) >= 19 {
+		return 0, false
+	}
+	s := lit
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(c)
+	}
+	if len(s) < len(lit) {
+		v = -v
+	}
+	return v, true
+}
+
+// cmpParsed is cmp of a literal smallInt does not read, by strconv.
+func (b *bound) cmpParsed(lit string) (int, bool) {
 	if b.isInt && len(lit) < 19 && !strings.ContainsAny(lit, ".eE") {
 		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
 			switch {

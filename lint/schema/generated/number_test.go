@@ -1,0 +1,61 @@
+package generated
+
+import (
+	"math"
+	"testing"
+)
+
+// numberLiterals are literals for the number fast paths: plain digits, signs,
+// lengths around the 18-digit limit, fractions, exponents, and strings no JSON
+// parser makes (a hand-built node can hold any).
+var numberLiterals = []string{
+	"0", "-0", "1", "-1", "7", "42", "-42", "007", "1800", "-1800",
+	"999999999999999999", "-999999999999999999", "1000000000000000000", "-1000000000000000000",
+	"9223372036854775807", "-9223372036854775808", "9223372036854775808", "123456789012345678901234",
+	"1.0", "1.5", "-2.000", "30.0", "1e3", "1E3", "-1e-3", "2.5e2", "1.", ".5",
+	"", "-", "--1", "+1", "1_000", "0x10", "1 ", " 1", "1-", "12a", "١٢", "NaN", "Inf",
+}
+
+// numberBounds are bounds as schemagen writes them, integer and not.
+var numberBounds = []bound{
+	{i: 0, isInt: true, f: 0, exact: true},
+	{i: 1, isInt: true, f: 1, exact: true},
+	{i: -5, isInt: true, f: -5, exact: true},
+	{i: 100, isInt: true, f: 100, exact: true},
+	{i: math.MaxInt64, isInt: true},
+	{i: math.MinInt64, isInt: true},
+	{f: 0.5, exact: true},
+	{f: 1e300, exact: true},
+	{},
+}
+
+// checkNumberFastPaths holds isInteger and bound.cmp to the cuts and strconv
+// reading they replaced for lit (isIntegerCut and cmpParsed read any literal).
+func checkNumberFastPaths(t *testing.T, lit string) {
+	t.Helper()
+	if got, want := isInteger(lit), isIntegerCut(lit); got != want {
+		t.Errorf("isInteger(%q) = %v, the cuts say %v", lit, got, want)
+	}
+	for _, b := range numberBounds {
+		gc, gok := b.cmp(lit)
+		wc, wok := b.cmpParsed(lit)
+		if gc != wc || gok != wok {
+			t.Errorf("bound %+v: cmp(%q) = %d, %v; strconv says %d, %v", b, lit, gc, gok, wc, wok)
+		}
+	}
+}
+
+// TestNumberFastPaths: the digit loops of isInteger and bound.cmp answer as the
+// code they skip does.
+func TestNumberFastPaths(t *testing.T) {
+	for _, lit := range numberLiterals {
+		checkNumberFastPaths(t, lit)
+	}
+}
+
+func FuzzNumberFastPaths(f *testing.F) {
+	for _, lit := range numberLiterals {
+		f.Add(lit)
+	}
+	f.Fuzz(func(t *testing.T, lit string) { checkNumberFastPaths(t, lit) })
+}

@@ -344,10 +344,10 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	// Strings.
 	var str []string
 	if v, ok := s["minLength"]; ok {
-		str = append(str, fmt.Sprintf("if runeCount(n.Str) < %s {\nreturn Invalid\n}\n", v))
+		str = append(str, fmt.Sprintf("if runesUnder(n.Str, %s) {\nreturn Invalid\n}\n", v))
 	}
 	if v, ok := s["maxLength"]; ok {
-		str = append(str, fmt.Sprintf("if runeCount(n.Str) > %s {\nreturn Invalid\n}\n", v))
+		str = append(str, fmt.Sprintf("if runesOver(n.Str, %s) {\nreturn Invalid\n}\n", v))
 	}
 	if v, ok := s["pattern"]; ok {
 		p, _ := v.(string)

@@ -3,6 +3,7 @@ package generated
 import (
 	"math"
 	"testing"
+	"unicode/utf8"
 )
 
 // numberLiterals are literals for the number fast paths: plain digits, signs,
@@ -58,4 +59,40 @@ func FuzzNumberFastPaths(f *testing.F) {
 		f.Add(lit)
 	}
 	f.Fuzz(func(t *testing.T, lit string) { checkNumberFastPaths(t, lit) })
+}
+
+// runeStrings are strings for runesUnder and runesOver: empty, ASCII, runes of 2
+// to 4 bytes, invalid bytes, at lengths around the bounds below.
+var runeStrings = []string{
+	"", "a", "ab", "abcd", "é", "éé", "日本", "日本語", "😀", "😀😀", "\xff", "\xff\xfe", "a\xffé",
+	"\xf0\x9f\x98", "\xf0\x9f\x98\x80\x80", "abcdefghijklmnopqrstuvwxyz", "日本語日本語日本語日本語",
+}
+
+// checkRuneBounds holds runesUnder and runesOver to a count of the runes of s.
+func checkRuneBounds(t *testing.T, s string, bound int) {
+	t.Helper()
+	n := utf8.RuneCountInString(s)
+	if got := runesUnder(s, bound); got != (n < bound) {
+		t.Errorf("runesUnder(%q, %d) = %v with %d runes", s, bound, got, n)
+	}
+	if got := runesOver(s, bound); got != (n > bound) {
+		t.Errorf("runesOver(%q, %d) = %v with %d runes", s, bound, got, n)
+	}
+}
+
+// TestRuneBounds: the length tests of runesUnder and runesOver answer as a
+// count of the runes does.
+func TestRuneBounds(t *testing.T) {
+	for _, s := range runeStrings {
+		for bound := 0; bound <= 30; bound++ {
+			checkRuneBounds(t, s, bound)
+		}
+	}
+}
+
+func FuzzRuneBounds(f *testing.F) {
+	for _, s := range runeStrings {
+		f.Add(s, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, s string, bound uint8) { checkRuneBounds(t, s, int(bound)) })
 }

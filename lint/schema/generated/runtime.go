@@ -180,7 +180,31 @@ func isIntegerCut(lit string) Verdict {
 	return Invalid
 }
 
-func runeCount(s string) int { return utf8.RuneCountInString(s) }
+// runesUnder reports whether s has fewer than min runes (minLength), counting
+// them only when its length does not tell: a rune is 1 to 4 bytes (an invalid
+// byte is a rune of its own), so s has at most len(s) runes and at least a
+// quarter of that.
+func runesUnder(s string, min int) bool {
+	switch {
+	case len(s) < min:
+		return true
+	case (len(s)+3)/4 >= min:
+		return false
+	}
+	return utf8.RuneCountInString(s) < min
+}
+
+// runesOver reports whether s has more than max runes (maxLength), counting them
+// only when its length does not tell (see runesUnder).
+func runesOver(s string, max int) bool {
+	switch {
+	case len(s) <= max:
+		return false
+	case (len(s)+3)/4 > max:
+		return true
+	}
+	return utf8.RuneCountInString(s) > max
+}
 
 // scalar is one value of a const or an enum.
 type scalar struct {

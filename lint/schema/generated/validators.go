@@ -4222,7 +4222,7 @@ func v94(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
+		if runesUnder(n.Str, 1) {
 			return Invalid
 		}
 	}
@@ -4298,10 +4298,10 @@ func v99(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
+		if runesUnder(n.Str, 1) {
 			return Invalid
 		}
-		if runeCount(n.Str) > 600 {
+		if runesOver(n.Str, 600) {
 			return Invalid
 		}
 	}
@@ -4315,10 +4315,10 @@ func v100(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
+		if runesUnder(n.Str, 1) {
 			return Invalid
 		}
-		if runeCount(n.Str) > 50 {
+		if runesOver(n.Str, 50) {
 			return Invalid
 		}
 	}
@@ -8063,7 +8063,7 @@ func v331(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if runeCount(n.Str) < 1 {
+		if runesUnder(n.Str, 1) {
 			return Invalid
 		}
 	}

@@ -45,12 +45,17 @@ const (
 // Markers in the order the spec's format gives them. METRICS is optional.
 var Markers = spec.Markers
 
-var rank = map[string]int{}
+// rankOf is a marker's place in Markers (false for one the format does not
+// define): spec.Rank, a scan of seven names where a map hashed each.
+func rankOf(name string) (int, bool) { return spec.Rank(name) }
+
+// rankAt is rankOf's place, 0 for a marker the format does not define.
+func rankAt(name string) int {
+	k, _ := spec.Rank(name)
+	return k
+}
 
 func init() {
-	for i, m := range Markers {
-		rank[m] = i
-	}
 	lint.RegisterProtocol(&lint.Protocol{
 		ID:         ID,
 		Name:       "Agent Output Protocol 1.0.0 (CCASP)",
@@ -125,7 +130,7 @@ func ParseText(text []byte) (kind, dialect string, confidence int, parsed any) {
 	}
 	knownN := 0
 	for _, m := range r.Markers {
-		if _, ok := rank[m.Name]; ok {
+		if _, ok := rankOf(m.Name); ok {
 			knownN++
 		}
 	}

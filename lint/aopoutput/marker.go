@@ -84,7 +84,7 @@ func checkMissing(p *lint.Pass) {
 	where := func(name string) int {
 		best := -1
 		for _, m := range r.Markers {
-			if k, ok := rank[m.Name]; ok && k > rank[name] && (best < 0 || m.Off < best) {
+			if k, ok := rankOf(m.Name); ok && k > rankAt(name) && (best < 0 || m.Off < best) {
 				best = m.Off
 			}
 		}
@@ -109,7 +109,7 @@ func checkMissing(p *lint.Pass) {
 		return
 	}
 	// a report cut short (a crash, a timeout): every missing marker belongs after the last one present
-	if maxRank, last := lastPresent(r); len(missing) >= 2 && last != nil && rank[missing[0]] > maxRank && !r.Has("END") {
+	if maxRank, last := lastPresent(r); len(missing) >= 2 && last != nil && rankAt(missing[0]) > maxRank && !r.Has("END") {
 		names := make([]string, len(missing))
 		for i, n := range missing {
 			names[i] = "[AOP:" + n + "]"
@@ -144,10 +144,23 @@ func plural(names []string) string {
 
 func checkRepeated(p *lint.Pass) {
 	r := parsed(p)
-	seen := map[string]int{}
+	// the format's markers seen once and twice, by rank; others by name
+	var once, twice uint
+	var others map[string]int
 	for _, m := range r.Markers {
-		seen[m.Name]++
-		if seen[m.Name] == 2 {
+		second := false
+		if k, ok := rankOf(m.Name); ok {
+			second = once&(1<<k) != 0 && twice&(1<<k) == 0
+			twice |= once & (1 << k)
+			once |= 1 << k
+		} else {
+			if others == nil {
+				others = map[string]int{}
+			}
+			others[m.Name]++
+			second = others[m.Name] == 2
+		}
+		if second {
 			first := r.First(m.Name)
 			reportAt(p, lint.Error, m.Off, pointerOf[m.Name], "marker [AOP:%s] appears again (first on line %d): parsers read only the first one, so this %s is lost; give each marker once",
 				m.Name, lineOf(p, first.Off), valueName(m.Name))
@@ -175,12 +188,13 @@ func lineOf(p *lint.Pass, off int) int {
 func checkOrder(p *lint.Pass) {
 	r := parsed(p)
 	// the first occurrence of each known marker, in text order
-	ms := make([]*marker, 0, len(r.Markers))
-	seen := map[string]bool{}
+	var firsts [8]*marker // one of each of the format's markers at most
+	ms := firsts[:0]
+	var seen uint // by rank
 	for i := range r.Markers {
 		m := &r.Markers[i]
-		if _, ok := rank[m.Name]; ok && !seen[m.Name] {
-			seen[m.Name] = true
+		if k, ok := rankOf(m.Name); ok && seen&(1<<k) == 0 {
+			seen |= 1 << k
 			ms = append(ms, m)
 		}
 	}
@@ -197,11 +211,11 @@ func checkOrder(p *lint.Pass) {
 				score += i
 				continue
 			}
-			if rank[m.Name] < last {
+			if rankAt(m.Name) < last {
 				ok = false
 				break
 			}
-			last = rank[m.Name]
+			last = rankAt(m.Name)
 			size++
 		}
 		if ok && (size > bestSize || size == bestSize && score > bestScore) {
@@ -214,12 +228,12 @@ func checkOrder(p *lint.Pass) {
 		}
 		rel := ""
 		for j := i - 1; j >= 0 && rel == ""; j-- {
-			if bestKeep&(1<<j) != 0 && rank[ms[j].Name] > rank[m.Name] {
+			if bestKeep&(1<<j) != 0 && rankAt(ms[j].Name) > rankAt(m.Name) {
 				rel = "comes after [AOP:" + ms[j].Name + "]"
 			}
 		}
 		for j := i + 1; j < len(ms) && rel == ""; j++ {
-			if bestKeep&(1<<j) != 0 && rank[ms[j].Name] < rank[m.Name] {
+			if bestKeep&(1<<j) != 0 && rankAt(ms[j].Name) < rankAt(m.Name) {
 				rel = "comes before [AOP:" + ms[j].Name + "]"
 			}
 		}
@@ -235,17 +249,17 @@ func checkOrder(p *lint.Pass) {
 func inOrder(ms []*marker) bool {
 	last := -1
 	for _, m := range ms {
-		if rank[m.Name] < last {
+		if rankAt(m.Name) < last {
 			return false
 		}
-		last = rank[m.Name]
+		last = rankAt(m.Name)
 	}
 	return true
 }
 
 func isLastKnown(r *report, m *marker) bool {
 	for i := len(r.Markers) - 1; i >= 0; i-- {
-		if _, ok := rank[r.Markers[i].Name]; ok {
+		if _, ok := rankOf(r.Markers[i].Name); ok {
 			return &r.Markers[i] == m
 		}
 	}
@@ -256,7 +270,7 @@ func checkUnknown(p *lint.Pass) {
 	r := parsed(p)
 	d := dialectOf(r)
 	for _, m := range r.Markers {
-		if _, ok := rank[m.Name]; ok {
+		if _, ok := rankOf(m.Name); ok {
 			continue
 		}
 		why := ""
@@ -280,7 +294,7 @@ func lastPresent(r *report) (int, *marker) {
 	maxRank := -1
 	var last *marker
 	for i := range r.Markers {
-		if k, ok := rank[r.Markers[i].Name]; ok {
+		if k, ok := rankOf(r.Markers[i].Name); ok {
 			if k > maxRank {
 				maxRank = k
 			}

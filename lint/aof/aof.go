@@ -240,11 +240,23 @@ func schemaFile(kind string) string {
 	case KindHandoffInput:
 		return "aof/inputs_handoff.schema.json"
 	}
-	if isEnvelopeKind(kind) {
-		return "aof/" + kind + ".schema.json"
+	for i, e := range envelopeKinds {
+		if e == kind {
+			return envelopeSchemaFiles[i]
+		}
 	}
 	return ""
 }
+
+// envelopeSchemaFiles are the schema files of envelopeKinds, made once (not a
+// concatenation per message).
+var envelopeSchemaFiles = func() []string {
+	out := make([]string, len(envelopeKinds))
+	for i, k := range envelopeKinds {
+		out[i] = "aof/" + k + ".schema.json"
+	}
+	return out
+}()
 
 // ValidTaskID reports whether id matches the guide's TASK-YYYY-MM-DD-NNN
 // (lint/spec/aof).

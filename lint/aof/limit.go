@@ -30,7 +30,17 @@ var stringLimits = []struct {
 	max   int
 }{{"summaryRef", spec.MaxSummaryRef}, {"handoffRef", spec.MaxSummaryRef}, {"notes", spec.MaxNotes}, {"progress", spec.MaxProgress}, {"reason", spec.MaxReason}}
 
-var listLimits = map[string]int{"deliverables": spec.MaxListItems, "blockers": spec.MaxBlockers, "acceptanceCriteria": spec.MaxListItems, "expectedOutputs": spec.MaxListItems, "contextRefs": spec.MaxListItems, "constraints": spec.MaxListItems}
+// listLimit is the upstream limit of items of a payload list member (false for
+// a member that has none): a switch, not a map hashed for every member.
+func listLimit(key string) (int, bool) {
+	switch key {
+	case "blockers":
+		return spec.MaxBlockers, true
+	case "deliverables", "acceptanceCriteria", "expectedOutputs", "contextRefs", "constraints":
+		return spec.MaxListItems, true
+	}
+	return 0, false
+}
 
 // jsLen is a string's length as JavaScript (and Zod) counts it: UTF-16 code units.
 func jsLen(s string) int {
@@ -64,18 +74,17 @@ func checkLimits(p *lint.Pass) {
 		}
 	}
 	for _, m := range obj.Members {
-		max, ok := listLimits[m.Key]
+		max, ok := listLimit(m.Key)
 		if !ok || m.Value.Kind != jsonread.Array {
 			continue
 		}
-		ptr := base + "/" + m.Key
 		if len(m.Value.Items) > max {
-			p.Reportf(ptr, "%s has %d items, over the upstream limit of %d: an upstream router rejects the message as invalid_envelope", m.Key, len(m.Value.Items), max)
+			p.Reportf(base+"/"+m.Key, "%s has %d items, over the upstream limit of %d: an upstream router rejects the message as invalid_envelope", m.Key, len(m.Value.Items), max)
 		}
 		for i, it := range m.Value.Items {
 			if it.IsString() && len(it.Str) > spec.MaxItem {
 				if l := jsLen(it.Str); l > spec.MaxItem {
-					p.Reportf(fmt.Sprintf("%s/%d", ptr, i), "%s[%d] is %d characters, over the upstream limit of %d per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l, spec.MaxItem)
+					p.Reportf(fmt.Sprintf("%s/%s/%d", base, m.Key, i), "%s[%d] is %d characters, over the upstream limit of %d per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l, spec.MaxItem)
 				}
 			}
 		}

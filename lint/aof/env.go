@@ -101,9 +101,26 @@ var EnvAgentEmpty = &lint.Rule{
 
 var envRules = []*lint.Rule{EnvProtocol, EnvVersion, EnvTaskID, EnvType, EnvTaskIDMatch, EnvAgentMatch, EnvAgentEmpty}
 
+// agentFields are the members naming an agent, in the order checkAgentEmpty
+// reports them: at the top level, then in the payload.
+var agentFields = []struct {
+	payload bool
+	key     string
+}{{false, "fromAgent"}, {false, "toAgent"}, {false, "agentId"}, {true, "agentId"}, {true, "fromAgent"}, {true, "toAgent"}}
+
 func checkAgentEmpty(p *lint.Pass) {
-	for _, at := range []string{"/fromAgent", "/toAgent", "/agentId", "/payload/agentId", "/payload/fromAgent", "/payload/toAgent"} {
-		if n := p.Node(at); n.IsString() && strings.TrimSpace(n.Str) == "" {
+	root := p.Msg.Root
+	payload := root.Get("payload") // looked up once for its three members
+	for _, f := range agentFields {
+		obj := root
+		if f.payload {
+			obj = payload
+		}
+		if n := obj.Get(f.key); n.IsString() && strings.TrimSpace(n.Str) == "" {
+			at := "/" + f.key
+			if f.payload {
+				at = "/payload" + at
+			}
 			p.Reportf(at, "%s is empty: not required by the spec (the guide only asks for a string), but an empty agent name routes to no one", strings.TrimPrefix(strings.ReplaceAll(at, "/", "."), "."))
 		}
 	}

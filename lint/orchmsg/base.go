@@ -97,17 +97,9 @@ func isPrefixedUUID(s string) bool {
 		return false
 	}
 	pre, u := s[:len(s)-36], s[len(s)-36:]
-	for i := 0; i < 36; i++ {
-		switch c := u[i]; i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
+	if u[8] != '-' || u[13] != '-' || u[18] != '-' || u[23] != '-' ||
+		!allHex(u[:8]) || !allHex(u[9:13]) || !allHex(u[14:18]) || !allHex(u[19:23]) || !allHex(u[24:]) {
+		return false
 	}
 	if pre == "" {
 		return true
@@ -124,6 +116,24 @@ func isPrefixedUUID(s string) bool {
 	}
 	return len(pre) >= 2
 }
+
+// allHex reports whether every byte of s is a hex digit (by a table: no
+// branch per class of byte).
+func allHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !hexDigit[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var hexDigit = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEF" {
+		t[c] = true
+	}
+	return t
+}()
 
 func checkUUID(p *lint.Pass) {
 	m := p.Msg

@@ -142,7 +142,8 @@ func ParseText(text []byte) (kind, dialect string, confidence int, parsed any) {
 	default:
 		return "", "", 0, nil // only markers AOP 1.0.0 does not know: a log line such as "[AOP:INFO] ..."
 	}
-	return KindReport, dialectOf(r), confidence, r
+	memo := &reportMemo{r: r, dialect: dialectOf(r), dialectDone: true}
+	return KindReport, memo.dialect, confidence, memo
 }
 
 // ---- the report parser (lint/spec/aopoutput) ----
@@ -192,13 +193,77 @@ func firstWord(s string) string {
 
 // parsed returns the report of a text message. Every report rule asks for it, so
 // it is parsed once and kept on the message.
-func parsed(p *lint.Pass) *report {
-	if r, ok := p.Msg.Parsed.(*report); ok {
-		return r
+func parsed(p *lint.Pass) *report { return memoOf(p).r }
+
+// reportMemo is a report as its rules share it, kept as the message's Parsed:
+// the parsed report, and what more than one rule reads of it, each made by the
+// first rule that asks (the rules of a message run one after the other).
+type reportMemo struct {
+	r *report
+
+	dialect     string // dialectOf(r)
+	dialectDone bool
+
+	free     []summaryLine // freeText(r)
+	part     []string
+	freeDone bool
+
+	start, end isoTime // the values of the first START and END markers
+	timesDone  bool
+}
+
+// isoTime is what parseISO makes of a marker's value.
+type isoTime struct {
+	t        time.Time
+	zone, ok bool
+}
+
+// memoOf returns the report memo of p's message, parsing the report if the
+// driver did not (ParseText makes it).
+func memoOf(p *lint.Pass) *reportMemo {
+	switch v := p.Msg.Parsed.(type) {
+	case *reportMemo:
+		return v
+	case *report:
+		m := &reportMemo{r: v}
+		p.Msg.Parsed = m
+		return m
 	}
-	r := parse(p.Msg.Raw)
-	p.Msg.Parsed = r
-	return r
+	m := &reportMemo{r: parse(p.Msg.Raw)}
+	p.Msg.Parsed = m
+	return m
+}
+
+// dialectOf returns dialectOf of p's report.
+func (m *reportMemo) dialectOf() string {
+	if !m.dialectDone {
+		m.dialect, m.dialectDone = dialectOf(m.r), true
+	}
+	return m.dialect
+}
+
+// freeText returns freeText of p's report (shared: not to be modified).
+func (m *reportMemo) freeText() ([]summaryLine, []string) {
+	if !m.freeDone {
+		m.free, m.part = freeText(m.r)
+		m.freeDone = true
+	}
+	return m.free, m.part
+}
+
+// times returns parseISO of the values of the first START and END markers (not
+// ok for a missing one).
+func (m *reportMemo) times() (start, end isoTime) {
+	if !m.timesDone {
+		if s := m.r.First("START"); s != nil {
+			m.start.t, m.start.zone, m.start.ok = parseISO(s.Value)
+		}
+		if e := m.r.First("END"); e != nil {
+			m.end.t, m.end.zone, m.end.ok = parseISO(e.Value)
+		}
+		m.timesDone = true
+	}
+	return m.start, m.end
 }
 
 // reportAt reports at a byte offset of the report and records the pointer of the

@@ -43,17 +43,22 @@ func init() { lint.Register(MarkerStray, ContentDump) }
 // nor part of the summary, with the part they are in ("before", "work", "after").
 func freeText(r *report) (lines []summaryLine, part []string) {
 	start, end, sum := r.First("START"), r.First("END"), r.First("SUMMARY")
-	isMarker := map[int]bool{}
-	for _, m := range r.Markers {
-		isMarker[m.Off] = true
-	}
+	// r.Markers are in text order, at most one a line (spec.Parse): one index
+	// walks them along the lines to tell the marker lines, without a map of
+	// their offsets.
+	mi := 0
 	for _, l := range r.Lines {
 		t := strings.TrimLeft(l.Text, " \t")
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		if strings.HasPrefix(t, "[AOP:") && isMarker[l.Off+len(l.Text)-len(t)] {
-			continue
+		if off := l.Off + len(l.Text) - len(t); strings.HasPrefix(t, "[AOP:") {
+			for mi < len(r.Markers) && r.Markers[mi].Off < off {
+				mi++
+			}
+			if mi < len(r.Markers) && r.Markers[mi].Off == off {
+				continue
+			}
 		}
 		if sum != nil && l.Off > sum.Off && l.Off < sum.Next {
 			continue
@@ -72,8 +77,7 @@ func freeText(r *report) (lines []summaryLine, part []string) {
 }
 
 func checkStray(p *lint.Pass) {
-	r := parsed(p)
-	lines, part := freeText(r)
+	lines, part := memoOf(p).freeText()
 	var before, after []summaryLine
 	for i, l := range lines {
 		switch part[i] {
@@ -92,8 +96,7 @@ func checkStray(p *lint.Pass) {
 }
 
 func checkContent(p *lint.Pass) {
-	r := parsed(p)
-	lines, _ := freeText(r)
+	lines, _ := memoOf(p).freeText()
 	if len(lines) == 0 {
 		return
 	}

@@ -35,7 +35,7 @@ func FuzzDetectAOPOutput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := parse(data)
 		r.Summary()
-		freeText(r)
+		checkFreeText(t, r)
 		checkTreeOf(t, reportJSON(r))
 		checkReportTree(t, r)
 		for _, m := range r.Markers {
@@ -193,4 +193,60 @@ func treeOf(v any) *jsonread.Node {
 		return &jsonread.Node{Kind: jsonread.String, Str: marshalled(v)}
 	}
 	panic(fmt.Sprintf("aopoutput: treeOf(%T)", v))
+}
+
+// freeTextByMap is freeText as it told marker lines before, by a map of the
+// markers' offsets: the reference of its walk along the markers.
+func freeTextByMap(r *report) (lines []summaryLine, part []string) {
+	start, end, sum := r.First("START"), r.First("END"), r.First("SUMMARY")
+	isMarker := map[int]bool{}
+	for _, m := range r.Markers {
+		isMarker[m.Off] = true
+	}
+	for _, l := range r.Lines {
+		t := strings.TrimLeft(l.Text, " \t")
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "[AOP:") && isMarker[l.Off+len(l.Text)-len(t)] {
+			continue
+		}
+		if sum != nil && l.Off > sum.Off && l.Off < sum.Next {
+			continue
+		}
+		where := "work"
+		switch {
+		case start != nil && l.Off < start.Off:
+			where = "before"
+		case end != nil && l.Off > end.Off:
+			where = "after"
+		}
+		lines = append(lines, summaryLine{Off: l.Off + len(l.Text) - len(t), Text: strings.TrimRight(t, " \t"), Indent: len(l.Text) - len(t), Bullet: spec.IsBullet(t)})
+		part = append(part, where)
+	}
+	return lines, part
+}
+
+func checkFreeText(t *testing.T, r *report) {
+	t.Helper()
+	lines, part := freeText(r)
+	wantLines, wantPart := freeTextByMap(r)
+	if !slices.Equal(lines, wantLines) || !slices.Equal(part, wantPart) {
+		t.Fatalf("freeText(%q) = %v %v, by the map of marker offsets %v %v", r.Text, lines, part, wantLines, wantPart)
+	}
+}
+
+// TestFreeTextAgreesWithTheMap: freeText's walk along the markers finds the
+// marker lines the map of their offsets did, over the report fixtures.
+func TestFreeTextAgreesWithTheMap(t *testing.T) {
+	files, _ := filepath.Glob("../../fixtures/aop-output/*/*")
+	texts := []string{"[AOP:START] x\n  [AOP:TASK] y\n[AOP:X]\n[AOP:SUMMARY]\n- a\n  [AOP:END] z\ntail [AOP:END]\n[AOP:END]"}
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil && !strings.HasSuffix(file, ".golden") {
+			texts = append(texts, string(data))
+		}
+	}
+	for _, text := range texts {
+		checkFreeText(t, parse([]byte(text)))
+	}
 }

@@ -99,7 +99,7 @@ func checkMissing(p *lint.Pass) {
 	for _, name := range missing {
 		p.Claim(pointerOf[name])
 	}
-	if d := dialectOf(r); d == DialectThreeMarker || d == DialectFiles {
+	if d := memoOf(p).dialectOf(); d == DialectThreeMarker || d == DialectFiles {
 		names := make([]string, len(missing))
 		for i, n := range missing {
 			names[i] = "[AOP:" + n + "]"
@@ -268,7 +268,7 @@ func isLastKnown(r *report, m *marker) bool {
 
 func checkUnknown(p *lint.Pass) {
 	r := parsed(p)
-	d := dialectOf(r)
+	d := memoOf(p).dialectOf()
 	for _, m := range r.Markers {
 		if _, ok := rankOf(m.Name); ok {
 			continue

@@ -57,7 +57,7 @@ func checkStatus(p *lint.Pass) {
 		reportAt(p, lint.Error, m.ValOff, "/status", "status %s is not one of success, failure, partial%s", quote(m.Value), hint)
 	case w != low:
 		d := "in upper case"
-		switch dialectOf(r) {
+		switch memoOf(p).dialectOf() {
 		case DialectFiles:
 			d = "the " + DialectFiles + "'s spelling"
 		case DialectUpperStatus:

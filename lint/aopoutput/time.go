@@ -31,14 +31,19 @@ var TimeOrder = &lint.Rule{
 func init() { lint.Register(TimeISO, TimeOrder) }
 
 func checkISO(p *lint.Pass) {
-	r := parsed(p)
-	for _, name := range []string{"START", "END"} {
-		m := r.First(name)
+	memo := memoOf(p)
+	start, end := memo.times()
+	for i, name := range []string{"START", "END"} {
+		m := memo.r.First(name)
 		if m == nil {
 			continue
 		}
 		ptr := pointerOf[name]
-		_, zone, ok := parseISO(m.Value)
+		at := start
+		if i == 1 {
+			at = end
+		}
+		zone, ok := at.zone, at.ok
 		switch {
 		case m.Value == "":
 			reportAt(p, lint.Error, m.Off, ptr, "[AOP:%s] has no timestamp: write an ISO 8601 time after the marker, such as \"[AOP:%s] 2026-02-05T10:30:00Z\"", name, name)
@@ -54,14 +59,14 @@ func checkISO(p *lint.Pass) {
 }
 
 func checkTimeOrder(p *lint.Pass) {
-	r := parsed(p)
-	s, e := r.First("START"), r.First("END")
+	memo := memoOf(p)
+	s, e := memo.r.First("START"), memo.r.First("END")
 	if s == nil || e == nil {
 		return
 	}
-	ts, _, ok1 := parseISO(s.Value)
-	te, _, ok2 := parseISO(e.Value)
-	if !ok1 || !ok2 || !te.Before(ts) {
+	start, end := memo.times()
+	ts, te := start.t, end.t
+	if !start.ok || !end.ok || !te.Before(ts) {
 		return
 	}
 	reportAt(p, lint.Error, e.ValOff, "/timestamps/end", "[AOP:END] %s is %s before [AOP:START] %s (line %d): the end time cannot precede the start",

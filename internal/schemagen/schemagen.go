@@ -318,6 +318,12 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 				return fmt.Errorf("enum must be an array")
 			}
 		}
+		if strs, ok := allStrings(vals); ok {
+			// Strings only: a switch over them (oneOfScalars would compare
+			// each in turn), Invalid for any other value as there.
+			fmt.Fprintf(w, "if n.Kind != jsonread.String {\nreturn Invalid\n}\nswitch n.Str {\ncase %s:\ndefault:\nreturn Invalid\n}\n", strings.Join(strs, ", "))
+			continue
+		}
 		var lits []string
 		for _, x := range vals {
 			switch x := x.(type) {
@@ -783,4 +789,22 @@ func lenIndexOf(keys []string) string {
 		start[l] = byte(sort.Search(len(order), func(j int) bool { return len(keys[order[j]]) >= l }))
 	}
 	return fmt.Sprintf("lenIndex{start: %q, order: %q}", start, order)
+}
+
+// allStrings returns the values of a const or an enum quoted as Go string
+// literals, distinct, if every one is a string.
+func allStrings(vals []any) ([]string, bool) {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range vals {
+		str, ok := x.(string)
+		if !ok {
+			return nil, false
+		}
+		if !seen[str] {
+			seen[str] = true
+			out = append(out, strconv.Quote(str))
+		}
+	}
+	return out, len(out) > 0
 }

@@ -119,119 +119,41 @@ func root(file string) func(*jsonread.Node) Verdict {
 	return nil
 }
 
-var k1 = []scalar{{kind: jsonread.String, s: "aof"}}
-var k2 = []scalar{{kind: jsonread.String, s: "completion.report"}}
-var k3 = []scalar{{kind: jsonread.Number, f: 1}}
-var k4 = []scalar{{kind: jsonread.String, s: "handoff.accepted"}}
-var k5 = []scalar{{kind: jsonread.String, s: "handoff.rejected"}}
-var k6 = []scalar{{kind: jsonread.String, s: "handoff.request"}}
-var k7 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k8 = []scalar{{kind: jsonread.String, s: "status.update"}}
-var k9 = &dfa{pattern: "^\\S+$", nclass: 2,
+var k1 = []scalar{{kind: jsonread.Number, f: 1}}
+var k2 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k3 = &dfa{pattern: "^\\S+$", nclass: 2,
 	ascii:  [128]uint8{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
 	ranges: []dfaRange{{0x80, 0x10ffff, 1}},
 	next:   []uint8{0, 0, 0, 2, 0, 2},
 	accept: []bool{false, false, true}}
-var k10 = []scalar{{kind: jsonread.String, s: "success"}, {kind: jsonread.String, s: "failure"}, {kind: jsonread.String, s: "partial"}}
-var k11 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}}
-var k12 = []scalar{{kind: jsonread.String, s: "EVENT"}}
-var k13 = []scalar{{kind: jsonread.String, s: "AOP"}}
-var k14 = []scalar{{kind: jsonread.String, s: "PRIORITY_ESCALATION"}}
-var k15 = []scalar{{kind: jsonread.String, s: "PROGRESS_UPDATE"}}
-var k16 = []scalar{{kind: jsonread.String, s: "ROLLBACK_INITIATED"}}
-var k17 = []scalar{{kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
-var k18 = []scalar{{kind: jsonread.String, s: "VERSION_FALLBACK"}}
-var k19 = []scalar{{kind: jsonread.String, s: "RESPONSE"}}
-var k20 = []scalar{{kind: jsonread.String, s: "TASK"}}
-var k21 = []scalar{{kind: jsonread.String, s: "ping"}}
-var k22 = []scalar{{kind: jsonread.String, s: "protocols/A2A"}}
-var k23 = []scalar{{kind: jsonread.String, s: "protocols/MCP"}}
-var k24 = []scalar{{kind: jsonread.String, s: "steps/agentTrigger"}}
-var k25 = []scalar{{kind: jsonread.String, s: "steps/knowledgeRetrieval"}}
-var k26 = []scalar{{kind: jsonread.String, s: "steps/memoryContextRetrieval"}}
-var k27 = []scalar{{kind: jsonread.String, s: "steps/memoryStore"}}
-var k28 = []scalar{{kind: jsonread.String, s: "steps/message"}}
-var k29 = []scalar{{kind: jsonread.String, s: "steps/toolCallRequest"}}
-var k30 = []scalar{{kind: jsonread.String, s: "steps/toolCallResult"}}
-var k31 = []scalar{{kind: jsonread.String, s: "event:error"}}
-var k32 = []scalar{{kind: jsonread.String, s: "event:log"}}
-var k33 = []scalar{{kind: jsonread.String, s: "event:progress"}}
-var k34 = []scalar{{kind: jsonread.String, s: "event:question"}}
-var k35 = []scalar{{kind: jsonread.String, s: "notify:shutdown"}}
-var k36 = []scalar{{kind: jsonread.String, s: "notify:task-assigned"}}
-var k37 = []scalar{{kind: jsonread.String, s: "notify:task-cancelled"}}
-var k38 = []scalar{{kind: jsonread.String, s: "request:ask-user"}}
-var k39 = []scalar{{kind: jsonread.String, s: "request:get-task"}}
-var k40 = []scalar{{kind: jsonread.String, s: "request:query-agents"}}
-var k41 = []scalar{{kind: jsonread.String, s: "request:query-tasks"}}
-var k42 = []scalar{{kind: jsonread.String, s: "request:submit-task"}}
-var k43 = []scalar{{kind: jsonread.String, s: "response:error"}}
-var k44 = []scalar{{kind: jsonread.String, s: "response:success"}}
-var k45 = []scalar{{kind: jsonread.String, s: "transcript/1"}}
-var k46 = []scalar{{kind: jsonread.String, s: "agent-start"}, {kind: jsonread.String, s: "agent-exit"}, {kind: jsonread.String, s: "signal"}, {kind: jsonread.String, s: "kill"}, {kind: jsonread.String, s: "timeout"}, {kind: jsonread.String, s: "scenario-end"}}
-var k47 = []scalar{{kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "orchestrator"}, {kind: jsonread.String, s: "harness"}}
-var k48 = []scalar{{kind: jsonread.String, s: "aop2"}, {kind: jsonread.String, s: "aos"}, {kind: jsonread.String, s: "aop-output"}, {kind: jsonread.String, s: "aof"}, {kind: jsonread.String, s: "orchmsg"}}
-var k49 = bound{i: 1, isInt: true, f: 1, exact: true}
-var k50 = &dfa{pattern: "^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$", nclass: 7,
+var k4 = bound{i: 1, isInt: true, f: 1, exact: true}
+var k5 = &dfa{pattern: "^TASK-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{3}$", nclass: 7,
 	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	ranges: []dfaRange{},
 	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0, 0, 18, 0, 0, 0, 0, 0, 0, 19, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true}}
-var k51 = []scalar{{kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}, {kind: jsonread.String, s: "needs_review"}, {kind: jsonread.String, s: "partial"}}
-var k52 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k53 = bound{i: 100, isInt: true, f: 100, exact: true}
-var k54 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "NORMAL"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
-var k55 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k56 = []scalar{{kind: jsonread.String, s: "HEARTBEAT"}, {kind: jsonread.String, s: "PROGRESS_UPDATE"}, {kind: jsonread.String, s: "PRIORITY_ESCALATION"}, {kind: jsonread.String, s: "ROLLBACK_INITIATED"}, {kind: jsonread.String, s: "VERSION_FALLBACK"}, {kind: jsonread.String, s: "SESSION_FINAL_REPORT"}}
-var k57 = []scalar{{kind: jsonread.String, s: "2.0"}}
-var k58 = &dfa{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$", nclass: 8,
+var k6 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k7 = bound{i: 100, isInt: true, f: 100, exact: true}
+var k8 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k9 = &dfa{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?$", nclass: 8,
 	ascii:  [128]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 2, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0},
 	ranges: []dfaRange{},
 	next:   []uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 0, 18, 0, 18, 0, 19, 0, 20, 0, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 25, 26, 0, 0, 0, 18, 27, 18, 0, 0, 0, 20, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 28, 0, 0, 0, 0, 18, 0, 18, 29, 0, 0, 20, 0, 18, 0, 18, 30, 0, 0, 20, 0, 18, 0, 18, 31, 0, 0, 20, 0, 18, 0, 18, 32, 0, 0, 20, 0, 18, 0, 18, 33, 0, 0, 20, 0, 18, 0, 18, 34, 0, 0, 20, 0, 18, 0, 18, 35, 0, 0, 20, 0, 18, 0, 18, 36, 0, 0, 20, 0, 18, 0, 18, 0, 0, 0, 20},
 	accept: []bool{false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, false, false, true, false, false, true, true, false, false, false, true, true, true, true, true, true, true, true, true}}
-var k59 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k60 = bound{i: 1, isInt: true, f: 1, exact: true}
-var k61 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k62 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k63 = []scalar{{kind: jsonread.String, s: "connected"}, {kind: jsonread.String, s: "error"}}
-var k64 = []scalar{{kind: jsonread.String, s: "allow"}, {kind: jsonread.String, s: "deny"}, {kind: jsonread.String, s: "modify"}}
-var k65 = []scalar{{kind: jsonread.String, s: "info"}, {kind: jsonread.String, s: "warn"}, {kind: jsonread.String, s: "error"}}
-var k66 = []scalar{{kind: jsonread.String, s: "worker"}, {kind: jsonread.String, s: "planner"}, {kind: jsonread.String, s: "reviewer"}}
-var k67 = []scalar{{kind: jsonread.String, s: "queued"}, {kind: jsonread.String, s: "running"}, {kind: jsonread.String, s: "completed"}}
-var k68 = []scalar{{kind: jsonread.String, s: "INVALID_REQUEST"}, {kind: jsonread.String, s: "INVALID_MESSAGE_TYPE"}, {kind: jsonread.String, s: "UNAUTHORIZED"}, {kind: jsonread.String, s: "NOT_FOUND"}, {kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "INTERNAL_ERROR"}}
-var k69 = []scalar{{kind: jsonread.String, s: "backlog"}, {kind: jsonread.String, s: "ready"}, {kind: jsonread.String, s: "in-progress"}, {kind: jsonread.String, s: "review"}, {kind: jsonread.String, s: "done"}, {kind: jsonread.String, s: "blocked"}}
-var k70 = []scalar{{kind: jsonread.String, s: "CLAUDE"}, {kind: jsonread.String, s: "CODEX"}, {kind: jsonread.String, s: "GEMINI"}, {kind: jsonread.String, s: "LOCAL"}, {kind: jsonread.String, s: "OTHER"}}
-var k71 = bound{i: 0, isInt: true, f: 0, exact: true}
-var k72 = bound{i: 100, isInt: true, f: 100, exact: true}
-var k73 = []scalar{{kind: jsonread.String, s: "SUCCESS"}, {kind: jsonread.String, s: "PARTIAL_SUCCESS"}, {kind: jsonread.String, s: "FAILURE"}, {kind: jsonread.String, s: "ABORTED"}}
-var k74 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "IN_PROGRESS"}, {kind: jsonread.String, s: "COMPLETED"}, {kind: jsonread.String, s: "FAILED"}, {kind: jsonread.String, s: "ABORTED"}, {kind: jsonread.String, s: "SKIPPED"}}
-var k75 = []scalar{{kind: jsonread.String, s: "REPORT_AND_CONTINUE"}, {kind: jsonread.String, s: "ABORT_SESSION"}, {kind: jsonread.String, s: "RETRY"}}
-var k76 = []scalar{{kind: jsonread.String, s: "SINGLE"}, {kind: jsonread.String, s: "CHAIN"}, {kind: jsonread.String, s: "PARALLEL"}, {kind: jsonread.String, s: "MAP_REDUCE"}, {kind: jsonread.String, s: "HIERARCHICAL"}, {kind: jsonread.Null}}
-var k77 = []scalar{{kind: jsonread.String, s: "fast"}, {kind: jsonread.String, s: "balanced"}, {kind: jsonread.String, s: "thorough"}, {kind: jsonread.Null}}
-var k78 = []scalar{{kind: jsonread.String, s: "ORCHESTRATOR"}, {kind: jsonread.String, s: "EXECUTOR"}, {kind: jsonread.String, s: "SPECIALIST"}}
-var k79 = []scalar{{kind: jsonread.String, s: "ANALYSIS"}, {kind: jsonread.String, s: "CODE_GENERATION"}, {kind: jsonread.String, s: "CODE_REFACTORING"}, {kind: jsonread.String, s: "TESTING"}, {kind: jsonread.String, s: "DEBUGGING"}, {kind: jsonread.String, s: "DOCUMENTATION"}, {kind: jsonread.String, s: "PLANNING"}, {kind: jsonread.String, s: "REVIEW"}, {kind: jsonread.String, s: "OTHER"}}
-var k80 = []scalar{{kind: jsonread.String, s: "LOW"}, {kind: jsonread.String, s: "MEDIUM"}, {kind: jsonread.String, s: "HIGH"}, {kind: jsonread.String, s: "CRITICAL"}}
-var k81 = []scalar{{kind: jsonread.String, s: "PENDING"}, {kind: jsonread.String, s: "PASS"}, {kind: jsonread.String, s: "FAIL"}, {kind: jsonread.String, s: "SKIP"}}
-var k82 = []scalar{{kind: jsonread.String, s: "autonomous"}}
-var k83 = []scalar{{kind: jsonread.String, s: "user"}, {kind: jsonread.String, s: "agent"}, {kind: jsonread.String, s: "system"}}
-var k84 = []scalar{{kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "WARN"}, {kind: jsonread.String, s: "CONTINUE"}}
-var k85 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}}
-var k86 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}, {kind: jsonread.Null}}
-var k87 = []scalar{{kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "site"}}
-var k88 = []scalar{{kind: jsonread.String, s: "CREATED"}, {kind: jsonread.String, s: "UPDATED"}, {kind: jsonread.String, s: "DELETED"}, {kind: jsonread.String, s: "UNCHANGED"}}
-var k89 = []scalar{{kind: jsonread.String, s: "TIMEOUT"}, {kind: jsonread.String, s: "FIRST_ERROR"}, {kind: jsonread.String, s: "CRITICAL_ERROR"}, {kind: jsonread.String, s: "ALL_ERRORS"}, {kind: jsonread.String, s: "COST_LIMIT_EXCEEDED"}}
-var k90 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
-var k91 = []scalar{{kind: jsonread.String, s: "text"}, {kind: jsonread.String, s: "file"}, {kind: jsonread.String, s: "data"}}
-var k92 = []scalar{{kind: jsonread.String, s: "file"}}
-var k93 = []scalar{{kind: jsonread.String, s: "site"}}
-var k94 = []scalar{{kind: jsonread.String, s: "text"}}
-var k95 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
-var k96 = []scalar{{kind: jsonread.String, s: "EXIT_CODE_0"}, {kind: jsonread.String, s: "MATCH_FOUND"}, {kind: jsonread.String, s: "NO_MATCH"}, {kind: jsonread.String, s: "FILE_EXISTS"}}
-var k97 = []scalar{{kind: jsonread.String, s: "data"}}
-var k98 = []scalar{{kind: jsonread.String, s: "string"}, {kind: jsonread.String, s: "number"}, {kind: jsonread.String, s: "boolean"}, {kind: jsonread.String, s: "object"}, {kind: jsonread.String, s: "array"}, {kind: jsonread.String, s: "null"}}
+var k10 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k11 = bound{i: 1, isInt: true, f: 1, exact: true}
+var k12 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k13 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k14 = bound{i: 0, isInt: true, f: 0, exact: true}
+var k15 = bound{i: 100, isInt: true, f: 100, exact: true}
+var k16 = []scalar{{kind: jsonread.String, s: "SINGLE"}, {kind: jsonread.String, s: "CHAIN"}, {kind: jsonread.String, s: "PARALLEL"}, {kind: jsonread.String, s: "MAP_REDUCE"}, {kind: jsonread.String, s: "HIERARCHICAL"}, {kind: jsonread.Null}}
+var k17 = []scalar{{kind: jsonread.String, s: "fast"}, {kind: jsonread.String, s: "balanced"}, {kind: jsonread.String, s: "thorough"}, {kind: jsonread.Null}}
+var k18 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s: "RESTRICTED"}, {kind: jsonread.String, s: "FULL"}, {kind: jsonread.Null}}
+var k19 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
+var k20 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
 
 // dfas is every pattern made an automaton, for the tests.
-var dfas = []*dfa{k9, k50, k58}
+var dfas = []*dfa{k3, k5, k9}
 
 // v0: aof/common.schema.json#
 func v0(n *jsonread.Node) Verdict {
@@ -3949,7 +3871,12 @@ func v55(n *jsonread.Node) Verdict {
 // v56: aof/completion.report.schema.json#/properties/protocol
 func v56(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k1)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "aof":
+	default:
 		return Invalid
 	}
 	return r
@@ -3968,7 +3895,12 @@ func v58(n *jsonread.Node) Verdict {
 // v59: aof/completion.report.schema.json#/properties/type
 func v59(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k2)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "completion.report":
+	default:
 		return Invalid
 	}
 	return r
@@ -3977,7 +3909,7 @@ func v59(n *jsonread.Node) Verdict {
 // v60: aof/completion.report.schema.json#/properties/version
 func v60(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k3)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k1)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -4020,7 +3952,12 @@ func v66(n *jsonread.Node) Verdict {
 // v67: aof/handoff.accepted.schema.json#/properties/type
 func v67(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k4)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "handoff.accepted":
+	default:
 		return Invalid
 	}
 	return r
@@ -4044,7 +3981,12 @@ func v70(n *jsonread.Node) Verdict {
 // v71: aof/handoff.rejected.schema.json#/properties/type
 func v71(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k5)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "handoff.rejected":
+	default:
 		return Invalid
 	}
 	return r
@@ -4068,7 +4010,12 @@ func v74(n *jsonread.Node) Verdict {
 // v75: aof/handoff.request.schema.json#/properties/type
 func v75(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k6)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "handoff.request":
+	default:
 		return Invalid
 	}
 	return r
@@ -4147,7 +4094,7 @@ func v82(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k7.cmp(n.Str); !ok {
+		if c, ok := k2.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -4209,7 +4156,12 @@ func v92(n *jsonread.Node) Verdict {
 // v93: aof/status.update.schema.json#/properties/type
 func v93(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k8)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "status.update":
+	default:
 		return Invalid
 	}
 	return r
@@ -4258,7 +4210,7 @@ func v96(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k9.match(n.Str) {
+		if !k3.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -4285,7 +4237,12 @@ func v97(n *jsonread.Node) Verdict {
 // v98: aop-output/report.schema.json#/properties/status
 func v98(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k10)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "success", "failure", "partial":
+	default:
 		return Invalid
 	}
 	return r
@@ -4369,7 +4326,12 @@ func v102(n *jsonread.Node) Verdict {
 // v103: aop2/event.HEARTBEAT.schema.json#/properties/event
 func v103(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k11)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "HEARTBEAT":
+	default:
 		return Invalid
 	}
 	return r
@@ -4383,7 +4345,12 @@ func v104(n *jsonread.Node) Verdict {
 // v105: aop2/event.HEARTBEAT.schema.json#/properties/message_type
 func v105(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k12)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "EVENT":
+	default:
 		return Invalid
 	}
 	return r
@@ -4397,7 +4364,12 @@ func v106(n *jsonread.Node) Verdict {
 // v107: aop2/event.HEARTBEAT.schema.json#/properties/protocol_family
 func v107(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k13)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "AOP":
+	default:
 		return Invalid
 	}
 	return r
@@ -4416,7 +4388,12 @@ func v109(n *jsonread.Node) Verdict {
 // v110: aop2/event.PRIORITY_ESCALATION.schema.json#/properties/event
 func v110(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k14)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "PRIORITY_ESCALATION":
+	default:
 		return Invalid
 	}
 	return r
@@ -4440,7 +4417,12 @@ func v113(n *jsonread.Node) Verdict {
 // v114: aop2/event.PROGRESS_UPDATE.schema.json#/properties/event
 func v114(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k15)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "PROGRESS_UPDATE":
+	default:
 		return Invalid
 	}
 	return r
@@ -4540,7 +4522,12 @@ func v118(n *jsonread.Node) Verdict {
 // v119: aop2/event.ROLLBACK_INITIATED.schema.json#/properties/event
 func v119(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k16)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "ROLLBACK_INITIATED":
+	default:
 		return Invalid
 	}
 	return r
@@ -4593,7 +4580,12 @@ func v123(n *jsonread.Node) Verdict {
 // v124: aop2/event.SESSION_FINAL_REPORT.schema.json#/properties/event
 func v124(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k17)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "SESSION_FINAL_REPORT":
+	default:
 		return Invalid
 	}
 	return r
@@ -4612,7 +4604,12 @@ func v126(n *jsonread.Node) Verdict {
 // v127: aop2/event.VERSION_FALLBACK.schema.json#/properties/event
 func v127(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k18)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "VERSION_FALLBACK":
+	default:
 		return Invalid
 	}
 	return r
@@ -4687,7 +4684,12 @@ func v138(n *jsonread.Node) Verdict {
 // v139: aop2/response.schema.json#/properties/message_type
 func v139(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k19)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "RESPONSE":
+	default:
 		return Invalid
 	}
 	return r
@@ -4726,7 +4728,12 @@ func v145(n *jsonread.Node) Verdict {
 // v146: aop2/task.schema.json#/properties/message_type
 func v146(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k20)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "TASK":
+	default:
 		return Invalid
 	}
 	return r
@@ -4796,7 +4803,12 @@ func v156(n *jsonread.Node) Verdict {
 // v157: aos/ping.schema.json#/properties/method
 func v157(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k21)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "ping":
+	default:
 		return Invalid
 	}
 	return r
@@ -4820,7 +4832,12 @@ func v160(n *jsonread.Node) Verdict {
 // v161: aos/protocols.A2A.schema.json#/properties/method
 func v161(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k22)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "protocols/A2A":
+	default:
 		return Invalid
 	}
 	return r
@@ -4844,7 +4861,12 @@ func v164(n *jsonread.Node) Verdict {
 // v165: aos/protocols.MCP.schema.json#/properties/method
 func v165(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k23)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "protocols/MCP":
+	default:
 		return Invalid
 	}
 	return r
@@ -4898,7 +4920,12 @@ func v174(n *jsonread.Node) Verdict {
 // v175: aos/steps.agentTrigger.schema.json#/properties/method
 func v175(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k24)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "steps/agentTrigger":
+	default:
 		return Invalid
 	}
 	return r
@@ -4922,7 +4949,12 @@ func v178(n *jsonread.Node) Verdict {
 // v179: aos/steps.knowledgeRetrieval.schema.json#/properties/method
 func v179(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k25)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "steps/knowledgeRetrieval":
+	default:
 		return Invalid
 	}
 	return r
@@ -4946,7 +4978,12 @@ func v182(n *jsonread.Node) Verdict {
 // v183: aos/steps.memoryContextRetrieval.schema.json#/properties/method
 func v183(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k26)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "steps/memoryContextRetrieval":
+	default:
 		return Invalid
 	}
 	return r
@@ -4970,7 +5007,12 @@ func v186(n *jsonread.Node) Verdict {
 // v187: aos/steps.memoryStore.schema.json#/properties/method
 func v187(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k27)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "steps/memoryStore":
+	default:
 		return Invalid
 	}
 	return r
@@ -4994,7 +5036,12 @@ func v190(n *jsonread.Node) Verdict {
 // v191: aos/steps.message.schema.json#/properties/method
 func v191(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k28)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "steps/message":
+	default:
 		return Invalid
 	}
 	return r
@@ -5018,7 +5065,12 @@ func v194(n *jsonread.Node) Verdict {
 // v195: aos/steps.toolCallRequest.schema.json#/properties/method
 func v195(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k29)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "steps/toolCallRequest":
+	default:
 		return Invalid
 	}
 	return r
@@ -5042,7 +5094,12 @@ func v198(n *jsonread.Node) Verdict {
 // v199: aos/steps.toolCallResult.schema.json#/properties/method
 func v199(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k30)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "steps/toolCallResult":
+	default:
 		return Invalid
 	}
 	return r
@@ -5123,7 +5180,12 @@ func v204(n *jsonread.Node) Verdict {
 // v205: orchmsg/event-error.schema.json#/properties/type
 func v205(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k31)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "event:error":
+	default:
 		return Invalid
 	}
 	return r
@@ -5191,7 +5253,12 @@ func v209(n *jsonread.Node) Verdict {
 // v210: orchmsg/event-log.schema.json#/properties/type
 func v210(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k32)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "event:log":
+	default:
 		return Invalid
 	}
 	return r
@@ -5259,7 +5326,12 @@ func v214(n *jsonread.Node) Verdict {
 // v215: orchmsg/event-progress.schema.json#/properties/type
 func v215(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k33)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "event:progress":
+	default:
 		return Invalid
 	}
 	return r
@@ -5319,7 +5391,12 @@ func v219(n *jsonread.Node) Verdict {
 // v220: orchmsg/event-question.schema.json#/properties/type
 func v220(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k34)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "event:question":
+	default:
 		return Invalid
 	}
 	return r
@@ -5376,7 +5453,12 @@ func v224(n *jsonread.Node) Verdict {
 // v225: orchmsg/notify-shutdown.schema.json#/properties/type
 func v225(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k35)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "notify:shutdown":
+	default:
 		return Invalid
 	}
 	return r
@@ -5436,7 +5518,12 @@ func v229(n *jsonread.Node) Verdict {
 // v230: orchmsg/notify-task-assigned.schema.json#/properties/type
 func v230(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k36)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "notify:task-assigned":
+	default:
 		return Invalid
 	}
 	return r
@@ -5496,7 +5583,12 @@ func v234(n *jsonread.Node) Verdict {
 // v235: orchmsg/notify-task-cancelled.schema.json#/properties/type
 func v235(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k37)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "notify:task-cancelled":
+	default:
 		return Invalid
 	}
 	return r
@@ -5564,7 +5656,12 @@ func v239(n *jsonread.Node) Verdict {
 // v240: orchmsg/request-ask-user.schema.json#/properties/type
 func v240(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k38)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "request:ask-user":
+	default:
 		return Invalid
 	}
 	return r
@@ -5616,7 +5713,12 @@ func v244(n *jsonread.Node) Verdict {
 // v245: orchmsg/request-get-task.schema.json#/properties/type
 func v245(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k39)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "request:get-task":
+	default:
 		return Invalid
 	}
 	return r
@@ -5681,7 +5783,12 @@ func v249(n *jsonread.Node) Verdict {
 // v250: orchmsg/request-query-agents.schema.json#/properties/type
 func v250(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k40)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "request:query-agents":
+	default:
 		return Invalid
 	}
 	return r
@@ -5746,7 +5853,12 @@ func v254(n *jsonread.Node) Verdict {
 // v255: orchmsg/request-query-tasks.schema.json#/properties/type
 func v255(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k41)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "request:query-tasks":
+	default:
 		return Invalid
 	}
 	return r
@@ -5854,7 +5966,12 @@ func v259(n *jsonread.Node) Verdict {
 // v260: orchmsg/request-submit-task.schema.json#/properties/type
 func v260(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k42)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "request:submit-task":
+	default:
 		return Invalid
 	}
 	return r
@@ -5914,7 +6031,12 @@ func v264(n *jsonread.Node) Verdict {
 // v265: orchmsg/response-error.schema.json#/properties/type
 func v265(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k43)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "response:error":
+	default:
 		return Invalid
 	}
 	return r
@@ -5987,7 +6109,12 @@ func v269(n *jsonread.Node) Verdict {
 // v270: orchmsg/response-success.schema.json#/properties/type
 func v270(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k44)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "response:success":
+	default:
 		return Invalid
 	}
 	return r
@@ -5996,7 +6123,12 @@ func v270(n *jsonread.Node) Verdict {
 // v271: transcript/record.schema.json#/properties/aopkit
 func v271(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k45)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "transcript/1":
+	default:
 		return Invalid
 	}
 	return r
@@ -6017,7 +6149,12 @@ func v272(n *jsonread.Node) Verdict {
 // v273: transcript/record.schema.json#/properties/event
 func v273(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k46)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "agent-start", "agent-exit", "signal", "kill", "timeout", "scenario-end":
+	default:
 		return Invalid
 	}
 	return r
@@ -6026,7 +6163,12 @@ func v273(n *jsonread.Node) Verdict {
 // v274: transcript/record.schema.json#/properties/from
 func v274(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k47)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "agent", "orchestrator", "harness":
+	default:
 		return Invalid
 	}
 	return r
@@ -6035,7 +6177,12 @@ func v274(n *jsonread.Node) Verdict {
 // v275: transcript/record.schema.json#/properties/protocol
 func v275(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k48)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "aop2", "aos", "aop-output", "aof", "orchmsg":
+	default:
 		return Invalid
 	}
 	return r
@@ -6048,7 +6195,7 @@ func v276(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k49.cmp(n.Str); !ok {
+		if c, ok := k4.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -6198,7 +6345,7 @@ func v282(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k50.match(n.Str) {
+		if !k5.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -6360,7 +6507,12 @@ func v285(n *jsonread.Node) Verdict {
 // v286: aof/common.schema.json#/definitions/CompletionOutcome
 func v286(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k51)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "done", "blocked", "needs_review", "partial":
+	default:
 		return Invalid
 	}
 	return r
@@ -6509,12 +6661,12 @@ func v293(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k52.cmp(n.Str); !ok {
+		if c, ok := k6.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
 		}
-		if c, ok := k53.cmp(n.Str); !ok {
+		if c, ok := k7.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c > 0 {
 			return Invalid
@@ -6538,7 +6690,12 @@ func v295(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k54)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "LOW", "NORMAL", "HIGH", "CRITICAL":
+	default:
 		return Invalid
 	}
 	return r
@@ -6556,7 +6713,7 @@ func v297(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k55.cmp(n.Str); !ok {
+		if c, ok := k8.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -6628,7 +6785,12 @@ func v300(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k56)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "HEARTBEAT", "PROGRESS_UPDATE", "PRIORITY_ESCALATION", "ROLLBACK_INITIATED", "VERSION_FALLBACK", "SESSION_FINAL_REPORT":
+	default:
 		return Invalid
 	}
 	return r
@@ -7568,7 +7730,12 @@ func v317(n *jsonread.Node) Verdict {
 // v318: aos/common.schema.json#/definitions/JSONRPCVersion
 func v318(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k57)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "2.0":
+	default:
 		return Invalid
 	}
 	return r
@@ -8086,7 +8253,7 @@ func v333(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k58.match(n.Str) {
+		if !k9.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -8105,12 +8272,12 @@ func v335(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k59.cmp(n.Str); !ok {
+		if c, ok := k10.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
 		}
-		if c, ok := k60.cmp(n.Str); !ok {
+		if c, ok := k11.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c > 0 {
 			return Invalid
@@ -8126,7 +8293,7 @@ func v336(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k61.cmp(n.Str); !ok {
+		if c, ok := k12.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -8270,7 +8437,7 @@ func v356(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		if !k58.match(n.Str) {
+		if !k9.match(n.Str) {
 			return Invalid
 		}
 	}
@@ -8381,7 +8548,7 @@ func v363(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k62.cmp(n.Str); !ok {
+		if c, ok := k13.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
@@ -8663,7 +8830,12 @@ func v391(n *jsonread.Node) Verdict {
 // v392: aos/common.schema.json#/definitions/PingRequestResult/properties/status
 func v392(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k63)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "connected", "error":
+	default:
 		return Invalid
 	}
 	return r
@@ -8672,7 +8844,12 @@ func v392(n *jsonread.Node) Verdict {
 // v393: aos/common.schema.json#/definitions/AOSSuccessResult/properties/decision
 func v393(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k64)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "allow", "deny", "modify":
+	default:
 		return Invalid
 	}
 	return r
@@ -8727,7 +8904,12 @@ func v400(n *jsonread.Node) Verdict {
 // v401: orchmsg/common.schema.json#/definitions/LogLevel
 func v401(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k65)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "info", "warn", "error":
+	default:
 		return Invalid
 	}
 	return r
@@ -8766,7 +8948,12 @@ func v402(n *jsonread.Node) Verdict {
 // v403: orchmsg/common.schema.json#/definitions/Role
 func v403(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k66)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "worker", "planner", "reviewer":
+	default:
 		return Invalid
 	}
 	return r
@@ -8784,7 +8971,12 @@ func v404(n *jsonread.Node) Verdict {
 // v405: orchmsg/common.schema.json#/definitions/TaskStatus
 func v405(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k67)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "queued", "running", "completed":
+	default:
 		return Invalid
 	}
 	return r
@@ -8793,7 +8985,12 @@ func v405(n *jsonread.Node) Verdict {
 // v406: orchmsg/common.schema.json#/definitions/ErrorCode
 func v406(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k68)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "INVALID_REQUEST", "INVALID_MESSAGE_TYPE", "UNAUTHORIZED", "NOT_FOUND", "TIMEOUT", "INTERNAL_ERROR":
+	default:
 		return Invalid
 	}
 	return r
@@ -8907,7 +9104,12 @@ func v408(n *jsonread.Node) Verdict {
 // v409: aof/common.schema.json#/definitions/TaskStatus
 func v409(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k69)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "backlog", "ready", "in-progress", "review", "done", "blocked":
+	default:
 		return Invalid
 	}
 	return r
@@ -8919,7 +9121,12 @@ func v410(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k70)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "CLAUDE", "CODEX", "GEMINI", "LOCAL", "OTHER":
+	default:
 		return Invalid
 	}
 	return r
@@ -8951,12 +9158,12 @@ func v414(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Number {
-		if c, ok := k71.cmp(n.Str); !ok {
+		if c, ok := k14.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c < 0 {
 			return Invalid
 		}
-		if c, ok := k72.cmp(n.Str); !ok {
+		if c, ok := k15.cmp(n.Str); !ok {
 			r = and(r, Unsure)
 		} else if c > 0 {
 			return Invalid
@@ -8971,7 +9178,12 @@ func v415(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k73)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "SUCCESS", "PARTIAL_SUCCESS", "FAILURE", "ABORTED":
+	default:
 		return Invalid
 	}
 	return r
@@ -8983,7 +9195,12 @@ func v416(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k74)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "PENDING", "IN_PROGRESS", "COMPLETED", "FAILED", "ABORTED", "SKIPPED":
+	default:
 		return Invalid
 	}
 	return r
@@ -9049,7 +9266,12 @@ func v419(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k75)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "REPORT_AND_CONTINUE", "ABORT_SESSION", "RETRY":
+	default:
 		return Invalid
 	}
 	return r
@@ -9086,7 +9308,7 @@ func v422(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k76)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k16)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9155,7 +9377,7 @@ func v424(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k77)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k17)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -9167,7 +9389,12 @@ func v425(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k78)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "ORCHESTRATOR", "EXECUTOR", "SPECIALIST":
+	default:
 		return Invalid
 	}
 	return r
@@ -9261,7 +9488,12 @@ func v428(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k79)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "ANALYSIS", "CODE_GENERATION", "CODE_REFACTORING", "TESTING", "DEBUGGING", "DOCUMENTATION", "PLANNING", "REVIEW", "OTHER":
+	default:
 		return Invalid
 	}
 	return r
@@ -9273,7 +9505,12 @@ func v429(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k80)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "LOW", "MEDIUM", "HIGH", "CRITICAL":
+	default:
 		return Invalid
 	}
 	return r
@@ -9810,7 +10047,12 @@ func v447(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k81)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "PENDING", "PASS", "FAIL", "SKIP":
+	default:
 		return Invalid
 	}
 	return r
@@ -10177,7 +10419,12 @@ func v463(n *jsonread.Node) Verdict {
 // v464: aos/common.schema.json#/definitions/AgentTrigger/properties/type
 func v464(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k82)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "autonomous":
+	default:
 		return Invalid
 	}
 	return r
@@ -10236,7 +10483,12 @@ func v466(n *jsonread.Node) Verdict {
 // v467: aos/common.schema.json#/definitions/Message/properties/role
 func v467(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k83)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "user", "agent", "system":
+	default:
 		return Invalid
 	}
 	return r
@@ -10304,7 +10556,12 @@ func v474(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k84)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "ABORT", "WARN", "CONTINUE":
+	default:
 		return Invalid
 	}
 	return r
@@ -10392,7 +10649,12 @@ func v476(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k85)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "NONE", "RESTRICTED", "FULL":
+	default:
 		return Invalid
 	}
 	return r
@@ -10404,7 +10666,7 @@ func v477(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k86)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k18)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -10681,7 +10943,12 @@ func v485(n *jsonread.Node) Verdict {
 // v486: aos/common.schema.json#/definitions/Source/properties/kind
 func v486(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k87)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "file", "site":
+	default:
 		return Invalid
 	}
 	return r
@@ -10721,7 +10988,12 @@ func v491(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k88)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "CREATED", "UPDATED", "DELETED", "UNCHANGED":
+	default:
 		return Invalid
 	}
 	return r
@@ -10733,7 +11005,12 @@ func v492(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k89)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "TIMEOUT", "FIRST_ERROR", "CRITICAL_ERROR", "ALL_ERRORS", "COST_LIMIT_EXCEEDED":
+	default:
 		return Invalid
 	}
 	return r
@@ -11123,7 +11400,7 @@ func v510(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k90)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k19)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11329,7 +11606,12 @@ func v518(n *jsonread.Node) Verdict {
 // v519: aos/common.schema.json#/definitions/Part/properties/kind
 func v519(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k91)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "text", "file", "data":
+	default:
 		return Invalid
 	}
 	return r
@@ -11417,7 +11699,12 @@ func v523(n *jsonread.Node) Verdict {
 // v524: aos/common.schema.json#/definitions/Source/allOf/0/if/properties/kind
 func v524(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k92)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "file":
+	default:
 		return Invalid
 	}
 	return r
@@ -11462,7 +11749,12 @@ func v525(n *jsonread.Node) Verdict {
 // v526: aos/common.schema.json#/definitions/Source/allOf/1/if/properties/kind
 func v526(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k93)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "site":
+	default:
 		return Invalid
 	}
 	return r
@@ -11471,7 +11763,12 @@ func v526(n *jsonread.Node) Verdict {
 // v527: aos/common.schema.json#/definitions/TextPart/properties/kind
 func v527(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k94)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "text":
+	default:
 		return Invalid
 	}
 	return r
@@ -11483,7 +11780,7 @@ func v528(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k95)); r == Invalid {
+	if r = and(r, oneOfScalars(n, k20)); r == Invalid {
 		return Invalid
 	}
 	return r
@@ -11495,7 +11792,12 @@ func v529(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k96)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "EXIT_CODE_0", "MATCH_FOUND", "NO_MATCH", "FILE_EXISTS":
+	default:
 		return Invalid
 	}
 	return r
@@ -11899,7 +12201,12 @@ func v542(n *jsonread.Node) Verdict {
 // v543: aos/common.schema.json#/definitions/Part/allOf/2/if/properties/kind
 func v543(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k97)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "data":
+	default:
 		return Invalid
 	}
 	return r
@@ -12097,7 +12404,12 @@ func v553(n *jsonread.Node) Verdict {
 // v554: aos/common.schema.json#/definitions/ValueType
 func v554(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k98)); r == Invalid {
+	if n.Kind != jsonread.String {
+		return Invalid
+	}
+	switch n.Str {
+	case "string", "number", "boolean", "object", "array", "null":
+	default:
 		return Invalid
 	}
 	return r

@@ -67,11 +67,31 @@ func partLists(root *jsonread.Node) [4]partList {
 	}
 }
 
+// partsMemo is partLists of a message, kept as its Parsed by the first of the
+// rules that read the lists (checkPartKinds, checkBase64, checkFiles,
+// checkURIs) for the others: one set of lookups per message instead of four.
+type partsMemo struct {
+	root  *jsonread.Node
+	lists [4]partList
+}
+
+// partsOf returns partLists of m's tree.
+func partsOf(m *lint.Message) *[4]partList {
+	if pm, ok := m.Parsed.(*partsMemo); ok && pm.root == m.Root {
+		return &pm.lists
+	}
+	pm := &partsMemo{root: m.Root, lists: partLists(m.Root)}
+	if m.Parsed == nil {
+		m.Parsed = pm
+	}
+	return &pm.lists
+}
+
 func checkPartKinds(p *lint.Pass) {
 	if !isRequest(p.Msg) {
 		return
 	}
-	for _, pl := range partLists(p.Msg.Root) {
+	for _, pl := range partsOf(p.Msg) {
 		if pl.node == nil {
 			continue
 		}
@@ -124,9 +144,9 @@ type fileAt struct {
 
 func (a fileAt) ptr() string { return pointer(a.list, a.i, "file") }
 
-// fileParts calls f for every FilePart's file object.
-func fileParts(root *jsonread.Node, f func(at fileAt, file *jsonread.Node)) {
-	for _, pl := range partLists(root) {
+// fileParts calls f for every FilePart's file object of m.
+func fileParts(m *lint.Message, f func(at fileAt, file *jsonread.Node)) {
+	for _, pl := range partsOf(m) {
 		if pl.node == nil {
 			continue
 		}
@@ -145,7 +165,7 @@ func checkBase64(p *lint.Pass) {
 	if !isRequest(p.Msg) {
 		return
 	}
-	fileParts(p.Msg.Root, func(at fileAt, file *jsonread.Node) {
+	fileParts(p.Msg, func(at fileAt, file *jsonread.Node) {
 		b := file.Get("bytes")
 		if b == nil || b.Kind != jsonread.String {
 			return
@@ -185,7 +205,7 @@ func checkFiles(p *lint.Pass) {
 	if !isRequest(p.Msg) {
 		return
 	}
-	fileParts(p.Msg.Root, func(at fileAt, file *jsonread.Node) {
+	fileParts(p.Msg, func(at fileAt, file *jsonread.Node) {
 		hasB, hasU := file.Has("bytes"), file.Has("uri")
 		if hasB != hasU {
 			return // one of them: no finding

@@ -42,7 +42,7 @@ func checkURIs(p *lint.Pass) {
 	// The pointers of the list items are made only for a value that is no plain
 	// absolute URL (check judges it again, in full).
 	plain := func(n *jsonread.Node) bool { return n == nil || n.Kind != jsonread.String || plainAbsoluteURL(n.Str) }
-	fileParts(root, func(at fileAt, file *jsonread.Node) {
+	fileParts(p.Msg, func(at fileAt, file *jsonread.Node) {
 		if u := file.Get("uri"); !plain(u) {
 			check(at.ptr()+"/uri", u)
 		}

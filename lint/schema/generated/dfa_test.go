@@ -98,8 +98,8 @@ func TestDFAsMatchTheirRegexp(t *testing.T) {
 		accepted := 0
 		check := func(s string) {
 			t.Helper()
-			if got, want := d.match(s), re.MatchString(s); got != want {
-				t.Fatalf("%s on %q: automaton %v, regexp %v", d.pattern, s, got, want)
+			if got, want := d.match(s), re.MatchString(s); got != want || d.matchClasses(s) != want {
+				t.Fatalf("%s on %q: automaton %v (by classes %v), regexp %v", d.pattern, s, got, d.matchClasses(s), want)
 			}
 		}
 		for _, s := range []string{"", " ", "a", "\xff", "é", "\u212a", "2025-01-02T03:04:05Z", "2025-01-02t03:04:05.123456789+01:00",
@@ -134,7 +134,7 @@ func FuzzDFAs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for i, d := range dfas {
-			if got, want := d.match(s), res[i].MatchString(s); got != want {
+			if got, want := d.match(s), res[i].MatchString(s); got != want || d.matchClasses(s) != want {
 				t.Fatalf("%s on %q: automaton %v, regexp %v (valid UTF-8: %v)", d.pattern, s, got, want, utf8.ValidString(s))
 			}
 		}

@@ -346,6 +346,28 @@ type dfa struct {
 	nclass  int
 	next    []uint8 // next[state*nclass+class]: state 0 is dead, 1 the start
 	accept  []bool  // accept[state]
+
+	// step[state<<7|c] is next of the class of the ASCII byte c: one load per
+	// byte of ASCII input. Made by init for the generated automata (dfas);
+	// nil for one made by hand, matched by classes.
+	step []uint8
+}
+
+func init() {
+	for _, d := range dfas {
+		d.makeStep()
+	}
+}
+
+// makeStep makes d.step from d.ascii and d.next.
+func (d *dfa) makeStep() {
+	step := make([]uint8, len(d.accept)<<7)
+	for st := range d.accept {
+		for c := 0; c < utf8.RuneSelf; c++ {
+			step[st<<7|c] = d.next[st*d.nclass+int(d.ascii[c])]
+		}
+	}
+	d.step = step
 }
 
 type dfaRange struct {
@@ -355,6 +377,43 @@ type dfaRange struct {
 
 // match reports whether the whole of s matches the pattern.
 func (d *dfa) match(s string) bool {
+	step := d.step
+	if step == nil {
+		return d.matchClasses(s)
+	}
+	st := 1
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			st = int(step[st<<7|int(c)])
+			i++
+		} else {
+			st = d.runeStep(st, s, &i)
+		}
+		if st == 0 {
+			return false
+		}
+	}
+	return d.accept[st]
+}
+
+// runeStep is the state after the rune at s[*i] (not ASCII) from st, and moves
+// *i past it.
+func (d *dfa) runeStep(st int, s string, i *int) int {
+	r, w := utf8.DecodeRuneInString(s[*i:])
+	*i += w
+	var class uint8
+	for _, rr := range d.ranges {
+		if r >= rr.lo && r <= rr.hi {
+			class = rr.class
+			break
+		}
+	}
+	return int(d.next[st*d.nclass+int(class)])
+}
+
+// matchClasses is match by the class of each rune: the automaton as schemagen
+// writes it (TestDFAsMatchTheirRegexp holds match's step table to it).
+func (d *dfa) matchClasses(s string) bool {
 	st := 1
 	for i := 0; i < len(s); {
 		var class uint8

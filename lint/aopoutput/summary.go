@@ -148,8 +148,28 @@ var (
 	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(?:import\s|from\s+\S+\s+import\s|package\s|func\s|def\s|class\s|const\s|let\s|var\s|#include|public\s|private\s|protected\s|return\b|export\s|async\s+function|function\s|if\s*\(|for\s*\(|while\s*\(|\}|\{$|</?[a-zA-Z][^>]*>$)|[;{}]\s*$`)
 	})
-	fenceRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^(```|~~~)") })
 )
+
+// isFence reports whether a line opens or closes a fenced code block (``` or
+// ~~~ at its start).
+func isFence(t string) bool { return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") }
+
+// mayBeCode is false for a line codeLineRe cannot match: its forms start with
+// one of these bytes, or end with ; { or } before blanks (\s). Most lines are
+// neither, and skip the regexp.
+func mayBeCode(t string) bool {
+	if t == "" {
+		return false
+	}
+	if strings.IndexByte("ifpdclv#reaw}{<", t[0]) >= 0 {
+		return true
+	}
+	e := len(t)
+	for e > 0 && (t[e-1] == ' ' || t[e-1] == '\t' || t[e-1] == '\n' || t[e-1] == '\f' || t[e-1] == '\r') {
+		e--
+	}
+	return e > 0 && (t[e-1] == ';' || t[e-1] == '{' || t[e-1] == '}')
+}
 
 func checkCode(p *lint.Pass) {
 	lines, _ := parsed(p).Summary()
@@ -177,7 +197,7 @@ func findCode(lines []summaryLine) []finding {
 		run, runStart = 0, -1
 	}
 	for _, l := range lines {
-		if fenceRe().MatchString(l.Text) {
+		if isFence(l.Text) {
 			if inFence {
 				if n > 5 {
 					out = append(out, finding{fenceStart, fmt.Sprintf("a code block of %d lines", n)})
@@ -193,7 +213,7 @@ func findCode(lines []summaryLine) []finding {
 			n++
 			continue
 		}
-		if !l.Bullet && codeLineRe().MatchString(l.Text) {
+		if !l.Bullet && mayBeCode(l.Text) && codeLineRe().MatchString(l.Text) {
 			if run == 0 {
 				runStart = l.Off
 			}

@@ -2,6 +2,7 @@ package aopoutput
 
 import (
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,35 @@ func TestTracePrefilters(t *testing.T) {
 	}
 	if matched < 1000 {
 		t.Fatalf("only %d lines matched: the test does not reach the regexps", matched)
+	}
+}
+
+// mayBeCode passes every line codeLineRe matches, and isFence is the fence
+// regexp it replaced: lines made of the regexp's pieces, joined at random.
+func TestCodePrefilters(t *testing.T) {
+	fenceRe := regexp.MustCompile("^(```|~~~)")
+	pieces := []string{"import", "from", "package", "func", "def", "class", "const", "let", "var", "#include", "public",
+		"private", "protected", "return", "export", "async", "function", "if", "for", "while", "}", "{", "<", ">", "</",
+		"div", "a", "(", ";", " ", "\t", "\r", "\f", "\n", "\v", "x", "- ", "```", "~~~", "`", "~", "\u00e9", "_", "1"}
+	r := rand.New(rand.NewSource(5))
+	matched := 0
+	for i := 0; i < 300000; i++ {
+		var b strings.Builder
+		for n := 1 + r.Intn(6); n > 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		s := b.String()
+		if codeLineRe().MatchString(s) {
+			matched++
+			if !mayBeCode(s) {
+				t.Fatalf("codeLineRe matches %q, mayBeCode says no", s)
+			}
+		}
+		if isFence(s) != fenceRe.MatchString(s) {
+			t.Fatalf("isFence(%q) = %v, the regexp %v", s, isFence(s), fenceRe.MatchString(s))
+		}
+	}
+	if matched < 1000 {
+		t.Fatalf("only %d lines matched: the test does not reach the regexp", matched)
 	}
 }

@@ -24,15 +24,34 @@ var UpstreamRefuses = &lint.Rule{
 
 func init() { lint.Register(UpstreamRefuses) }
 
-// upstreamRequires lists, per kind, the members the upstream implementation
-// required and the contract does not.
-var upstreamRequires = map[string][]string{
-	KindResponse:                     {"/timing", "/task_status/message"},
-	kindHeartbeat:                    {"/agent"},
-	kindProgress:                     {"/agent", "/progress/percentage", "/progress/message"},
-	eventKind("ROLLBACK_INITIATED"):  {"/trigger"},
-	eventKind("PRIORITY_ESCALATION"): {"/escalated_by"},
+// upstreamRequired lists, per kind, the members the upstream implementation
+// required and the contract does not (a switch: no map hashed per message).
+func upstreamRequired(kind string) []string {
+	switch kind {
+	case KindResponse:
+		return upstreamResponse
+	case kindHeartbeat:
+		return upstreamHeartbeat
+	case kindProgress:
+		return upstreamProgress
+	case kindRollback:
+		return upstreamRollback
+	case kindEscalation:
+		return upstreamEscalation
+	}
+	return nil
 }
+
+var (
+	kindRollback   = eventKind("ROLLBACK_INITIATED")
+	kindEscalation = eventKind("PRIORITY_ESCALATION")
+
+	upstreamResponse   = []string{"/timing", "/task_status/message"}
+	upstreamHeartbeat  = []string{"/agent"}
+	upstreamProgress   = []string{"/agent", "/progress/percentage", "/progress/message"}
+	upstreamRollback   = []string{"/trigger"}
+	upstreamEscalation = []string{"/escalated_by"}
+)
 
 // upstreamInteger reports the members the contract lets be any number and the upstream
 // implementation wanted as integers.
@@ -49,12 +68,12 @@ func upstreamInteger(key string) bool {
 const upstreamDialect = "the upstream Python implementation of AOP v2 would refuse it"
 
 func checkUpstreamRefuses(p *lint.Pass) {
-	for _, at := range upstreamRequires[p.Msg.Kind] {
-		parent := at[:strings.LastIndexByte(at, '/')]
-		if parent != "" && p.Node(parent) == nil {
+	for _, at := range upstreamRequired(p.Msg.Kind) {
+		parent, key := parentOf(p.Msg.Root, at)
+		if parent == nil {
 			continue // the parent's absence is reported (or allowed) on its own
 		}
-		if n := p.Node(at); n == nil || n.Kind == jsonread.Null {
+		if n := parent.Get(key); n == nil || n.Kind == jsonread.Null {
 			p.Reportf(at, "%s is missing: valid (the contract does not require it), but %s", dotted(at), upstreamDialect)
 		}
 	}

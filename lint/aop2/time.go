@@ -165,7 +165,8 @@ func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {
 
 func checkTimestamps(p *lint.Pass) {
 	for _, at := range timestampPointers(p.Msg.Kind) {
-		n := p.Node(at)
+		parent, key := parentOf(p.Msg.Root, at)
+		n := parent.Get(key)
 		if n == nil || !n.IsString() {
 			continue // absence and type are the schema's business
 		}

@@ -192,7 +192,7 @@ func walkUnknownRef(p *lint.Pass, sh *generated.Shape, n *jsonread.Node, at ptrP
 }
 
 func checkUpstreamRefusesRef(p *lint.Pass) {
-	for _, at := range upstreamRequires[p.Msg.Kind] {
+	for _, at := range upstreamRequired(p.Msg.Kind) {
 		parent := at[:strings.LastIndexByte(at, '/')]
 		if parent != "" && p.Node(parent) == nil {
 			continue // the parent's absence is reported (or allowed) on its own

@@ -59,7 +59,8 @@ type Message struct {
 
 	// Parsed is what a protocol's rules made of the message, made by the first
 	// rule that needs it and kept for the others of the same message: aop-output's
-	// report parsed from Raw, aop2's one walk of the tree (lint/aop2/walk.go).
+	// report parsed from Raw (and what its rules share of it), aop2's one walk of
+	// the tree (lint/aop2/walk.go), the part lists of an aos request.
 	Parsed any
 }
 
@@ -88,6 +89,34 @@ func (m *Message) Node(pointer string) *jsonread.Node {
 		return nil
 	}
 	return m.Root.Lookup(pointer)
+}
+
+// Member is Node of a pointer made of member names only ("/a/b": no array
+// index and no ~ escape, as rules write their pointers as constants), by a Get
+// for each name instead of Lookup's reading of the pointer.
+func (m *Message) Member(at string) *jsonread.Node {
+	if at == "" {
+		return m.Root
+	}
+	parent, key := MemberParent(m.Root, at)
+	return parent.Get(key)
+}
+
+// MemberParent resolves a non-empty pointer of member names (see
+// Message.Member) below root but for its last name: the parent's node (nil when
+// absent) and the last name, so that parent.Get(key) is root.Lookup(at).
+func MemberParent(root *jsonread.Node, at string) (parent *jsonread.Node, key string) {
+	parent, key = root, at[1:]
+	for {
+		i := strings.IndexByte(key, '/')
+		if i < 0 {
+			return parent, key
+		}
+		if parent = parent.Get(key[:i]); parent == nil {
+			return nil, ""
+		}
+		key = key[i+1:]
+	}
 }
 
 // PointerPosition returns the line and column of the value at pointer, or of the
@@ -231,6 +260,9 @@ func (p *Pass) Claimed() []string { return p.claimed }
 
 // Node resolves a JSON Pointer in the current message.
 func (p *Pass) Node(pointer string) *jsonread.Node { return p.Msg.Node(pointer) }
+
+// Member is Node of a pointer of member names (Message.Member).
+func (p *Pass) Member(at string) *jsonread.Node { return p.Msg.Member(at) }
 
 // Reportf reports at the value at pointer with the rule's severity.
 func (p *Pass) Reportf(pointer, format string, args ...any) {

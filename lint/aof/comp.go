@@ -32,10 +32,11 @@ var compRules = []*lint.Rule{CompBlockers, CompTests}
 
 func checkBlockers(p *lint.Pass) {
 	base := payloadBase(p.Msg.Kind)
-	if p.Node(base+"/outcome").String() != "blocked" {
+	obj := p.Member(base)
+	if obj.Get("outcome").String() != "blocked" {
 		return
 	}
-	b := p.Node(base + "/blockers")
+	b := obj.Get("blockers")
 	switch {
 	case b == nil:
 		p.Reportf(base+"/blockers", "outcome \"blocked\" requires \"blockers\", the list of what blocks the task, such as [\"Awaiting API key\"]")
@@ -45,15 +46,16 @@ func checkBlockers(p *lint.Pass) {
 }
 
 func checkTests(p *lint.Pass) {
-	base := payloadBase(p.Msg.Kind) + "/tests"
-	total, ok1 := p.Node(base + "/total").Int()
-	passed, ok2 := p.Node(base + "/passed").Int()
-	failed, ok3 := p.Node(base + "/failed").Int()
+	base := payloadBase(p.Msg.Kind)
+	tests := p.Member(base).Get("tests")
+	total, ok1 := tests.Get("total").Int()
+	passed, ok2 := tests.Get("passed").Int()
+	failed, ok3 := tests.Get("failed").Int()
 	if !ok1 || !ok2 || !ok3 {
 		return // schema: required / type
 	}
 	if passed+failed > total {
-		p.Reportf(base, "tests.passed (%d) + tests.failed (%d) = %d exceeds tests.total (%d): total counts every test, passed and failed among them",
+		p.Reportf(base+"/tests", "tests.passed (%d) + tests.failed (%d) = %d exceeds tests.total (%d): total counts every test, passed and failed among them",
 			passed, failed, passed+failed, total)
 	}
 }

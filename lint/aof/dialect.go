@@ -38,12 +38,12 @@ func (c *dialectChecker) Finish(*lint.Pass) {}
 var dialectRules = []*lint.Rule{DialectFields}
 
 func checkDialect(p *lint.Pass, seen map[string]bool) {
-	pid, alias, rel := p.Node("/projectId"), p.Node("/project_id"), p.Node("/taskRelpath")
+	pid, alias, rel := p.Member("/projectId"), p.Member("/project_id"), p.Member("/taskRelpath")
 	for _, f := range []struct{ ptr, what string }{
 		{"/projectId", "\"projectId\" is an envelope field of the upstream AOF implementation (required there, alias project_id); the guide's envelope does not define it, and aoplint accepts it"},
 		{"/project_id", "\"project_id\" is the upstream AOF implementation's alias of projectId; the guide's envelope does not define it, and aoplint accepts it"},
 	} {
-		n := p.Node(f.ptr)
+		n := p.Member(f.ptr)
 		if n == nil {
 			continue
 		}

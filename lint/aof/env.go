@@ -127,7 +127,7 @@ func checkAgentEmpty(p *lint.Pass) {
 }
 
 func checkProtocol(p *lint.Pass) {
-	n := p.Node("/protocol")
+	n := p.Member("/protocol")
 	switch {
 	case n == nil:
 		p.Reportf("/protocol", "\"protocol\" is missing: an AOF/1 envelope carries \"protocol\": \"aof\", by which the router recognises it (Message Detection)")
@@ -140,7 +140,7 @@ func checkProtocol(p *lint.Pass) {
 }
 
 func checkVersion(p *lint.Pass) {
-	n := p.Node("/version")
+	n := p.Member("/version")
 	if n == nil {
 		return // schema: required
 	}
@@ -170,7 +170,7 @@ func taskIDFields(kind string) []string {
 
 func checkTaskIDs(p *lint.Pass) {
 	for _, ptr := range taskIDFields(p.Msg.Kind) {
-		n := p.Node(ptr)
+		n := p.Member(ptr)
 		if !n.IsString() {
 			continue // schema: required / type
 		}
@@ -210,7 +210,7 @@ func suggestTaskID(id string) string {
 }
 
 func checkType(p *lint.Pass) {
-	n := p.Node("/type")
+	n := p.Member("/type")
 	if !n.IsString() {
 		return // schema: required / type
 	}
@@ -220,7 +220,7 @@ func checkType(p *lint.Pass) {
 }
 
 func checkTaskIDMatch(p *lint.Pass) {
-	env, pl := p.Node("/taskId"), p.Node("/payload/taskId")
+	env, pl := p.Member("/taskId"), p.Member("/payload/taskId")
 	if !env.IsString() || !pl.IsString() || env.Str == pl.Str {
 		return
 	}
@@ -243,7 +243,7 @@ func checkAgentMatch(p *lint.Pass) {
 		pairs = [][3]string{{"/payload/fromAgent", "/fromAgent", "the parent agent, who sends the handoff"}}
 	}
 	for _, pr := range pairs {
-		a, b := p.Node(pr[0]), p.Node(pr[1])
+		a, b := p.Member(pr[0]), p.Member(pr[1])
 		if a.IsString() && b.IsString() && a.Str != b.Str {
 			p.Reportf(pr[0], "%s %q differs from the envelope's %s %q: both name %s", pr[0][len("/payload/"):], a.Str, pr[1][1:], b.Str, pr[2])
 		}

@@ -23,7 +23,7 @@ var handoffRules = []*lint.Rule{HandoffAck}
 
 func checkHandoffAck(p *lint.Pass) {
 	want := p.Msg.Kind == KindHandoffAccepted
-	n := p.Node("/payload/accepted")
+	n := p.Member("/payload/accepted")
 	switch {
 	case n == nil:
 		// schema: required
@@ -34,7 +34,7 @@ func checkHandoffAck(p *lint.Pass) {
 		p.Reportf("/payload/accepted", "a %s carries \"accepted\": %v, not %v: the type and the flag contradict each other", p.Msg.Kind, want, n.Bool)
 	}
 	if p.Msg.Kind == KindHandoffRejected {
-		if r := p.Node("/payload/reason"); r == nil || (r.IsString() && strings.TrimSpace(r.Str) == "") {
+		if r := p.Member("/payload/reason"); r == nil || (r.IsString() && strings.TrimSpace(r.Str) == "") {
 			p.ReportSevf(lint.Warning, "/payload", "handoff.rejected without a reason: say why, such as \"reason\": \"Insufficient context: no test plan provided\" "+
 				"(the router logs it with delegation.rejected and as the child's blocked reason)")
 		}

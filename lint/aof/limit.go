@@ -60,7 +60,7 @@ func checkLimits(p *lint.Pass) {
 		p.Reportf("", "the message is %d bytes, over the upstream limit of 10 MiB (%d bytes): an upstream router rejects it", len(p.Msg.Raw), maxMessageBytes)
 	}
 	base := payloadBase(p.Msg.Kind)
-	obj := p.Node(base)
+	obj := p.Member(base)
 	if obj == nil || obj.Kind != jsonread.Object {
 		return
 	}

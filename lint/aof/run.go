@@ -26,8 +26,8 @@ var RunExpiry = &lint.Rule{
 var runRules = []*lint.Rule{RunExpiry}
 
 func checkExpiry(p *lint.Pass) {
-	last, ok1 := timeOf(p.Node("/lastHeartbeat"))
-	exp, ok2 := timeOf(p.Node("/expiresAt"))
+	last, ok1 := timeOf(p.Member("/lastHeartbeat"))
+	exp, ok2 := timeOf(p.Member("/expiresAt"))
 	if !ok1 || !ok2 {
 		return
 	}
@@ -35,7 +35,7 @@ func checkExpiry(p *lint.Pass) {
 	switch {
 	case ttl <= 0:
 		p.Reportf("/expiresAt", "expiresAt %s is not after lastHeartbeat %s: expiresAt = lastHeartbeat + ttlMs (default 300,000 ms), such as %q",
-			p.Node("/expiresAt").Str, p.Node("/lastHeartbeat").Str, last.Add(DefaultTTL).UTC().Format("2006-01-02T15:04:05.000Z"))
+			p.Member("/expiresAt").Str, p.Member("/lastHeartbeat").Str, last.Add(DefaultTTL).UTC().Format("2006-01-02T15:04:05.000Z"))
 	case ttl > 24*time.Hour:
 		p.ReportSevf(lint.Warning, "/expiresAt", "expiresAt is %s after lastHeartbeat: a TTL that long lets a crashed run hold its task for hours (default 5 minutes)", ttl)
 	}
@@ -84,7 +84,7 @@ func checkRunDir(p *lint.Pass) {
 		p.Reportf("", "the run directory %s is not named by a TaskId: run artifacts live in runs/<taskId>/", id)
 		return
 	}
-	if tid := p.Node("/taskId"); tid.IsString() && tid.Str != id {
+	if tid := p.Member("/taskId"); tid.IsString() && tid.Str != id {
 		p.Reportf("/taskId", "%s in runs/%s/ carries taskId %q: run artifacts live in the directory of their own task", name, id, tid.Str)
 	}
 }

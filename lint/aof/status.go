@@ -53,7 +53,7 @@ var upstreamStatuses = []string{"cancelled", "deadletter"}
 func isUpstreamStatus(s string) bool { return s == "cancelled" || s == "deadletter" }
 
 func checkStatusContent(p *lint.Pass) {
-	pl := p.Node("/payload")
+	pl := p.Member("/payload")
 	if pl == nil || pl.Kind != jsonread.Object {
 		return
 	}
@@ -67,7 +67,7 @@ func checkStatusContent(p *lint.Pass) {
 }
 
 func checkStatusValue(p *lint.Pass) {
-	n := p.Node("/payload/status")
+	n := p.Member("/payload/status")
 	if !n.IsString() || isTaskStatus(n.Str) {
 		return
 	}

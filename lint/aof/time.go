@@ -56,7 +56,7 @@ func fieldName(ptr string) string { return ptr[strings.LastIndex(ptr, "/")+1:] }
 
 func checkTimes(p *lint.Pass) {
 	for _, ptr := range timeFields(p.Msg.Kind) {
-		n := p.Node(ptr)
+		n := p.Member(ptr)
 		if !n.IsString() {
 			continue // schema: required / type
 		}
@@ -75,7 +75,7 @@ func checkTimes(p *lint.Pass) {
 
 func checkZones(p *lint.Pass) {
 	for _, ptr := range timeFields(p.Msg.Kind) {
-		n := p.Node(ptr)
+		n := p.Member(ptr)
 		if !n.IsString() {
 			continue
 		}

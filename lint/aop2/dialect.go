@@ -69,7 +69,7 @@ const upstreamDialect = "the upstream Python implementation of AOP v2 would refu
 
 func checkUpstreamRefuses(p *lint.Pass) {
 	for _, at := range upstreamRequired(p.Msg.Kind) {
-		parent, key := parentOf(p.Msg.Root, at)
+		parent, key := lint.MemberParent(p.Msg.Root, at)
 		if parent == nil {
 			continue // the parent's absence is reported (or allowed) on its own
 		}

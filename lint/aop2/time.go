@@ -165,8 +165,7 @@ func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {
 
 func checkTimestamps(p *lint.Pass) {
 	for _, at := range timestampPointers(p.Msg.Kind) {
-		parent, key := parentOf(p.Msg.Root, at)
-		n := parent.Get(key)
+		n := p.Member(at)
 		if n == nil || !n.IsString() {
 			continue // absence and type are the schema's business
 		}

@@ -2,10 +2,8 @@ package aop2
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
 // Percentage: progress percentages are within 0..100.
@@ -38,8 +36,7 @@ func checkPercentages(p *lint.Pass) {
 	if at == "" {
 		return
 	}
-	parent, key := parentOf(p.Msg.Root, at)
-	n := parent.Get(key)
+	n := p.Member(at)
 	if v, ok := n.Float(); ok && (v < 0 || v > 100) {
 		p.Claim(at)
 		p.Reportf(at, "%s is %s: a percentage is within 0..100", dotted(at), n.Str)
@@ -82,28 +79,9 @@ var sanityLimits = []struct {
 	{"/execution_policy/heartbeat/max_missed_beats", 1, true, "missing fewer than one beat cannot be a failure"},
 }
 
-// parentOf resolves a pointer of member names (no array index, no escape, as
-// the rules' tables write them) below root but for its last token: the parent
-// object's node (nil when absent) and the last name. parent.Get(key) is then
-// root.Lookup(at), by Get calls instead of Lookup's reading of the pointer.
-func parentOf(root *jsonread.Node, at string) (parent *jsonread.Node, key string) {
-	parent, key = root, at[1:]
-	for {
-		i := strings.IndexByte(key, '/')
-		if i < 0 {
-			return parent, key
-		}
-		if parent = parent.Get(key[:i]); parent == nil {
-			return nil, ""
-		}
-		key = key[i+1:]
-	}
-}
-
 func checkSanity(p *lint.Pass) {
 	for _, l := range sanityLimits {
-		parent, key := parentOf(p.Msg.Root, l.at)
-		n := parent.Get(key)
+		n := p.Member(l.at)
 		v, ok := n.Float()
 		if !ok || v > l.min || (l.inclusive && v == l.min) {
 			continue

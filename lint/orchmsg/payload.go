@@ -75,33 +75,43 @@ func checkProgress(p *lint.Pass) {
 }
 
 func checkPriority(p *lint.Pass) {
-	var at []string
+	root := p.Msg.Root
 	if p.Msg.Kind == "request:submit-task" {
-		at = []string{"/payload/priority"}
-	} else {
-		at = []string{"/payload/task/priority"}
-		for i := range items(p.Msg.Root.Path("payload", "tasks")) {
-			at = append(at, fmt.Sprintf("/payload/tasks/%d/priority", i))
-		}
+		checkPriorityAt(p, root.Path("payload", "priority"), -1)
+		return
 	}
-	for _, ptr := range at {
-		n := p.Msg.Node(ptr)
-		if n == nil || n.Kind == jsonread.Null {
-			continue
-		}
-		v, isInt := n.Int()
-		switch {
-		case n.Kind == jsonread.String:
-			p.Reportf(ptr, "priority %s must be an integer from 1 (highest) to 5, such as 2", quote(n.Str))
-		case !isInt:
-			p.Reportf(ptr, "priority %s must be an integer from 1 to 5, such as 2", n.Str)
-		case v < 1 || v > 5:
-			p.ReportSevf(lint.Warning, ptr, "priority %d is outside 1..5, the range the orchestrator ranks", v)
-		default:
-			continue
-		}
-		p.Claim(ptr)
+	checkPriorityAt(p, root.Path("payload", "task", "priority"), -1)
+	for i, it := range items(root.Path("payload", "tasks")) {
+		checkPriorityAt(p, it.Get("priority"), i)
 	}
+}
+
+// checkPriorityAt judges the priority n: /payload/tasks/i/priority, or for i
+// < 0 the message's own (its pointer is spelled only for a finding).
+func checkPriorityAt(p *lint.Pass, n *jsonread.Node, i int) {
+	if n == nil || n.Kind == jsonread.Null {
+		return
+	}
+	v, isInt := n.Int()
+	if n.Kind != jsonread.String && isInt && v >= 1 && v <= 5 {
+		return
+	}
+	ptr := "/payload/task/priority"
+	switch {
+	case i >= 0:
+		ptr = fmt.Sprintf("/payload/tasks/%d/priority", i)
+	case p.Msg.Kind == "request:submit-task":
+		ptr = "/payload/priority"
+	}
+	switch {
+	case n.Kind == jsonread.String:
+		p.Reportf(ptr, "priority %s must be an integer from 1 (highest) to 5, such as 2", quote(n.Str))
+	case !isInt:
+		p.Reportf(ptr, "priority %s must be an integer from 1 to 5, such as 2", n.Str)
+	default:
+		p.ReportSevf(lint.Warning, ptr, "priority %d is outside 1..5, the range the orchestrator ranks", v)
+	}
+	p.Claim(ptr)
 }
 
 var (

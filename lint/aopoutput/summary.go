@@ -82,24 +82,33 @@ func checkBullets(p *lint.Pass) {
 		return
 	}
 	lines, _ := r.Summary()
-	bullets := make([]summaryLine, 0, spec.Bullets(lines))
-	for _, l := range lines {
-		if l.Bullet {
-			bullets = append(bullets, l)
-		}
-	}
+	bullets := spec.Bullets(lines) // counted: the lines are listed only for a finding
 	switch {
 	case len(lines) == 0:
 		reportAt(p, lint.Error, m.Off, "/summary", "[AOP:SUMMARY] is empty: give 1-%d bullet points of key findings (lines starting with \"- \")", MaxBullet)
 		p.Claim("/summary")
-	case len(bullets) == 0:
+	case bullets == 0:
 		reportAt(p, lint.Error, lines[0].Off, "/bullets", "the summary is not in bullet points: write 1-%d lines starting with \"- \", one key finding each", MaxBullet)
-	case len(bullets) > MaxBullet:
-		reportAt(p, lint.Error, bullets[MaxBullet].Off, "/bullets", "the summary has %d bullet points, over the limit of %d: keep the key findings and move the rest to the details file", len(bullets), MaxBullet)
+	case bullets > MaxBullet:
+		reportAt(p, lint.Error, bulletAt(lines, MaxBullet).Off, "/bullets", "the summary has %d bullet points, over the limit of %d: keep the key findings and move the rest to the details file", bullets, MaxBullet)
 	default:
 		return
 	}
 	p.Claim("/bullets")
+}
+
+// bulletAt returns the bullet line of index i (from 0) among lines, which has
+// more than i.
+func bulletAt(lines []summaryLine, i int) summaryLine {
+	for _, l := range lines {
+		if l.Bullet {
+			if i == 0 {
+				return l
+			}
+			i--
+		}
+	}
+	return summaryLine{}
 }
 
 // limit returns the summary limits for the run's --task-type.

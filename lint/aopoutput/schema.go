@@ -126,7 +126,18 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 		nodes = append(nodes, n) // within the capacity: the pointers stay valid
 		return &nodes[len(nodes)-1]
 	}
-	str := func(s string) *jsonread.Node { return node(jsonread.Node{Kind: jsonread.String, Str: marshalled(s)}) }
+	// Every string of the tree is cut from the report's text at ASCII bytes or
+	// whole runes (lines, trimmed values, bullets, metric pairs; the summary is
+	// lines joined): when the text is valid UTF-8, so is each, and none is
+	// checked again.
+	valid := utf8.Valid(r.Text)
+	marshal := func(s string) string {
+		if valid {
+			return s
+		}
+		return marshalled(s)
+	}
+	str := func(s string) *jsonread.Node { return node(jsonread.Node{Kind: jsonread.String, Str: marshal(s)}) }
 	obj := func(ms []jsonread.Member) *jsonread.Node {
 		return node(jsonread.Node{Kind: jsonread.Object, Members: ms})
 	}
@@ -161,7 +172,7 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 		tb.keys = keys
 		metrics := tb.metrics[:0]
 		for _, k := range keys {
-			metrics = append(metrics, jsonread.Member{Key: marshalled(k), Value: str(mm[k])})
+			metrics = append(metrics, jsonread.Member{Key: marshal(k), Value: str(mm[k])})
 		}
 		if metrics == nil {
 			metrics = []jsonread.Member{}

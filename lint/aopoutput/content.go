@@ -42,23 +42,29 @@ func init() { lint.Register(MarkerStray, ContentDump) }
 // freeText returns the non-empty lines of the report that are neither marker lines
 // nor part of the summary, with the part they are in ("before", "work", "after").
 func freeText(r *report) (lines []summaryLine, part []string) {
-	start, end, sum := r.First("START"), r.First("END"), r.First("SUMMARY")
 	// r.Markers are in text order, at most one a line (spec.Parse): one index
 	// walks them along the lines to tell the marker lines, without a map of
 	// their offsets.
 	mi := 0
+	return freeLines(r, func(off int) bool {
+		for mi < len(r.Markers) && r.Markers[mi].Off < off {
+			mi++
+		}
+		return mi < len(r.Markers) && r.Markers[mi].Off == off
+	})
+}
+
+// freeLines is freeText with isMarker telling whether a marker starts at an
+// offset (asked of each line that starts with "[AOP:" after blanks, in order).
+func freeLines(r *report, isMarker func(off int) bool) (lines []summaryLine, part []string) {
+	start, end, sum := r.First("START"), r.First("END"), r.First("SUMMARY")
 	for _, l := range r.Lines {
 		t := strings.TrimLeft(l.Text, " \t")
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		if off := l.Off + len(l.Text) - len(t); strings.HasPrefix(t, "[AOP:") {
-			for mi < len(r.Markers) && r.Markers[mi].Off < off {
-				mi++
-			}
-			if mi < len(r.Markers) && r.Markers[mi].Off == off {
-				continue
-			}
+		if strings.HasPrefix(t, "[AOP:") && isMarker(l.Off+len(l.Text)-len(t)) {
+			continue
 		}
 		if sum != nil && l.Off > sum.Off && l.Off < sum.Next {
 			continue

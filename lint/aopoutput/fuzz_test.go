@@ -198,33 +198,11 @@ func treeOf(v any) *jsonread.Node {
 // freeTextByMap is freeText as it told marker lines before, by a map of the
 // markers' offsets: the reference of its walk along the markers.
 func freeTextByMap(r *report) (lines []summaryLine, part []string) {
-	start, end, sum := r.First("START"), r.First("END"), r.First("SUMMARY")
 	isMarker := map[int]bool{}
 	for _, m := range r.Markers {
 		isMarker[m.Off] = true
 	}
-	for _, l := range r.Lines {
-		t := strings.TrimLeft(l.Text, " \t")
-		if strings.TrimSpace(t) == "" {
-			continue
-		}
-		if strings.HasPrefix(t, "[AOP:") && isMarker[l.Off+len(l.Text)-len(t)] {
-			continue
-		}
-		if sum != nil && l.Off > sum.Off && l.Off < sum.Next {
-			continue
-		}
-		where := "work"
-		switch {
-		case start != nil && l.Off < start.Off:
-			where = "before"
-		case end != nil && l.Off > end.Off:
-			where = "after"
-		}
-		lines = append(lines, summaryLine{Off: l.Off + len(l.Text) - len(t), Text: strings.TrimRight(t, " \t"), Indent: len(l.Text) - len(t), Bullet: spec.IsBullet(t)})
-		part = append(part, where)
-	}
-	return lines, part
+	return freeLines(r, func(off int) bool { return isMarker[off] })
 }
 
 func checkFreeText(t *testing.T, r *report) {

@@ -13,14 +13,8 @@ func TestTracePrefilters(t *testing.T) {
 	pieces := []string{"at", "at ", " ", "\t", "Traceback (most recent call last):", "goroutine 1 [running]:", "goroutine ",
 		`Exception in thread "`, "panic: ", `File "`, `"`, ", line ", "12", ":", "main.go", ".go:", "+0x1f", "(", ")",
 		"Foo.java", ".java:", "x", "$", "<init>", ".kt:", "a.b", "- ", "* ", "\u00e9", "File", "Traceback", "panic"}
-	r := rand.New(rand.NewSource(3))
 	matched := 0
-	for i := 0; i < 300000; i++ {
-		var b strings.Builder
-		for n := 1 + r.Intn(8); n > 0; n-- {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		s := b.String()
+	pieceLines(pieces, 3, 8, func(s string) {
 		if traceHeaderRe().MatchString(s) {
 			matched++
 			if !mayBeTraceHeader(s) {
@@ -33,7 +27,7 @@ func TestTracePrefilters(t *testing.T) {
 				t.Fatalf("frameRe matches %q, mayBeFrame says no", s)
 			}
 		}
-	}
+	})
 	if matched < 1000 {
 		t.Fatalf("only %d lines matched: the test does not reach the regexps", matched)
 	}
@@ -46,14 +40,8 @@ func TestCodePrefilters(t *testing.T) {
 	pieces := []string{"import", "from", "package", "func", "def", "class", "const", "let", "var", "#include", "public",
 		"private", "protected", "return", "export", "async", "function", "if", "for", "while", "}", "{", "<", ">", "</",
 		"div", "a", "(", ";", " ", "\t", "\r", "\f", "\n", "\v", "x", "- ", "```", "~~~", "`", "~", "\u00e9", "_", "1"}
-	r := rand.New(rand.NewSource(5))
 	matched := 0
-	for i := 0; i < 300000; i++ {
-		var b strings.Builder
-		for n := 1 + r.Intn(6); n > 0; n-- {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		s := b.String()
+	pieceLines(pieces, 5, 6, func(s string) {
 		if codeLineRe().MatchString(s) {
 			matched++
 			if !mayBeCode(s) {
@@ -63,8 +51,20 @@ func TestCodePrefilters(t *testing.T) {
 		if isFence(s) != fenceRe.MatchString(s) {
 			t.Fatalf("isFence(%q) = %v, the regexp %v", s, isFence(s), fenceRe.MatchString(s))
 		}
-	}
+	})
 	if matched < 1000 {
 		t.Fatalf("only %d lines matched: the test does not reach the regexp", matched)
+	}
+}
+
+// pieceLines calls f with 300k lines of 1 to max pieces joined at random.
+func pieceLines(pieces []string, seed int64, max int, f func(string)) {
+	r := rand.New(rand.NewSource(seed))
+	for i := 0; i < 300000; i++ {
+		var b strings.Builder
+		for n := 1 + r.Intn(max); n > 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		f(b.String())
 	}
 }

@@ -264,16 +264,21 @@ type bound struct {
 func (b *bound) cmp(lit string) (int, bool) {
 	if b.isInt {
 		if i, ok := smallInt(lit); ok {
-			switch {
-			case i < b.i:
-				return -1, true
-			case i > b.i:
-				return 1, true
-			}
-			return 0, true
+			return b.cmpInt(i), true
 		}
 	}
 	return b.cmpParsed(lit)
+}
+
+// cmpInt compares i with an integer bound.
+func (b *bound) cmpInt(i int64) int {
+	switch {
+	case i < b.i:
+		return -1
+	case i > b.i:
+		return 1
+	}
+	return 0
 }
 
 // smallInt reads a literal under 19 bytes of an optional '-' and decimal digits
@@ -307,13 +312,7 @@ func smallInt(lit string) (int64, bool) {
 func (b *bound) cmpParsed(lit string) (int, bool) {
 	if b.isInt && len(lit) < 19 && !strings.ContainsAny(lit, ".eE") {
 		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			switch {
-			case i < b.i:
-				return -1, true
-			case i > b.i:
-				return 1, true
-			}
-			return 0, true
+			return b.cmpInt(i), true
 		}
 	}
 	if !b.exact {

@@ -265,13 +265,19 @@ var registerGroupRules = sync.OnceFunc(func() {
 	mk := func() lint.Checker { return &groupChecker{a: a, b: b} }
 	a.NewChecker, b.NewChecker = mk, mk
 	lint.Register(a, b)
-	lint.RegisterProtocol(&lint.Protocol{ID: "grp", Detect: func(root *jsonread.Node, name string) (string, string, int) {
-		if root.Get("grp") != nil {
-			return "grp", "", 95
+	lint.RegisterProtocol(&lint.Protocol{ID: "grp", Detect: detectBy("grp")})
+})
+
+// detectBy is the Detect of a test protocol named key: an object with a member
+// key is its message of kind key.
+func detectBy(key string) func(root *jsonread.Node, name string) (string, string, int) {
+	return func(root *jsonread.Node, name string) (string, string, int) {
+		if root.Get(key) != nil {
+			return key, "", 95
 		}
 		return "", "", 0
-	}})
-})
+	}
+}
 
 func TestRuleGroups(t *testing.T) {
 	registerGroupRules()
@@ -318,12 +324,7 @@ var registerPanicRules = sync.OnceFunc(func() {
 		schema("BOOM-SCHEMA-002", func(p *lint.Pass) { p.Reportf("/a", "claimed, not shown") }),
 		schema("BOOM-SCHEMA-003", func(p *lint.Pass) { p.Reportf("/b", "schema three says") }),
 	)
-	lint.RegisterProtocol(&lint.Protocol{ID: "boom", Detect: func(root *jsonread.Node, name string) (string, string, int) {
-		if root.Get("boom") != nil {
-			return "boom", "", 95
-		}
-		return "", "", 0
-	}})
+	lint.RegisterProtocol(&lint.Protocol{ID: "boom", Detect: detectBy("boom")})
 })
 
 // TestRulePanics: a rule that panics is reported as an internal error with what

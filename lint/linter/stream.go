@@ -770,12 +770,19 @@ func (s *builder) runFrom(rules []*lint.Rule, schema bool, i int, m *lint.Messag
 // pointers it claimed; a schema rule's diagnostics but those at a claimed
 // pointer (a precise rule said it first).
 func (s *builder) keep(p *lint.Pass, schema bool) {
+	ds := p.Diagnostics()
 	if !schema {
-		s.add(p.Diagnostics()...)
-		s.claimed = append(s.claimed, p.Claimed()...)
+		// Most rules report nothing: no append at all then (73 instructions a
+		// rule, mostly the empty appends' bookkeeping).
+		if len(ds) > 0 {
+			s.add(ds...)
+		}
+		if cl := p.Claimed(); len(cl) > 0 {
+			s.claimed = append(s.claimed, cl...)
+		}
 		return
 	}
-	for _, d := range p.Diagnostics() {
+	for _, d := range ds {
 		if !lint.IsClaimed(s.claimed, d.Pointer) {
 			s.add(d)
 		}

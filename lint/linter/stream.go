@@ -56,6 +56,13 @@ type stream struct {
 	pass lint.Pass
 	// seqRules caches seqRulesFor for the ordered stage.
 	seqRules map[string][]*lint.Rule
+	// spare is a finished session's pending list and held bytes, emptied, for
+	// the next session to hold its records in (sessions mostly come one after
+	// another: one pair of buffers serves them all).
+	spare struct {
+		pending []heldRecord
+		held    []byte
+	}
 	// replay builds held records again for checkers that start later (its own
 	// arena: the unit being applied may still be in the workers' one).
 	replay *builder
@@ -498,6 +505,10 @@ func (s *stream) harnessEvent(u *unitOut) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
+		if sess.pending == nil {
+			sess.pending, sess.held = s.spare.pending, s.spare.held
+			s.spare.pending, s.spare.held = nil, nil
+		}
 		sess.pending = append(sess.pending, u.heldIn(&sess.held))
 		sess.pendingBytes += len(u.unit.src)
 		s.pendingBytes += len(u.unit.src)
@@ -536,6 +547,9 @@ func (s *stream) endSession(key string) {
 const (
 	maxPending      = 64
 	maxPendingBytes = 8 << 20
+	// maxSpareHeld bounds the held bytes kept from a finished session for the
+	// next one.
+	maxSpareHeld = 256 << 10
 )
 
 // checkersFor returns the session's checkers of a protocol, starting them (and
@@ -924,6 +938,11 @@ func (s *stream) session(key string) *session {
 
 func (s *stream) finishSession(sess *session) {
 	s.pendingBytes -= sess.pendingBytes
+	if cap(sess.held) <= maxSpareHeld && cap(sess.held) > cap(s.spare.held) {
+		clear(sess.pending) // no references into held: it is written again
+		poisonLine(sess.held)
+		s.spare.pending, s.spare.held = sess.pending[:0], sess.held[:0]
+	}
 	sess.pendingBytes, sess.pending, sess.held = 0, nil, nil
 	for _, pc := range sess.checkers {
 		for _, ck := range pc.cks {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
@@ -184,11 +185,13 @@ func parseISO(s string) (t time.Time, zone, ok bool) {
 	if mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 24 || mm > 59 || ss > 60 {
 		return time.Time{}, false, false
 	}
-	t = time.Date(year, time.Month(mon), day, hh, mm, ss, nsec, loc)
-	if t.Day() != day && hh != 24 { // 2026-02-30 normalises to March
+	// A date time.Date would move to another day is no date (2026-02-30
+	// normalises to March; 23:59:60 to the next day), but for hour 24: without
+	// asking the made time for its day.
+	if hh != 24 && (!isotime.ValidDate(year, mon, day, 0, 0, 0) || hh == 23 && mm == 59 && ss == 60) {
 		return time.Time{}, false, false
 	}
-	return t, zone, true
+	return time.Date(year, time.Month(mon), day, hh, mm, ss, nsec, loc), zone, true
 }
 
 // when is the time of a message: the harness clock when known, else the message's

@@ -1,6 +1,7 @@
 package orchmsg
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -133,5 +134,26 @@ func TestWindowRelease(t *testing.T) {
 	w.put("d", 4) // a window used after release takes new buffers
 	if v, ok := w.get("d"); !ok || v != 4 {
 		t.Error("put after release lost")
+	}
+}
+
+// TestParseISODays: parseISO refuses the dates and times time.Date moves to
+// another day (its day check, without asking the made time), and reads the
+// others as time.Date makes them.
+func TestParseISODays(t *testing.T) {
+	for _, year := range []int{1900, 2000, 2023, 2024, 2100} {
+		for mon := 1; mon <= 12; mon++ {
+			for day := 1; day <= 31; day++ {
+				for _, hms := range [][3]int{{0, 0, 0}, {12, 30, 60}, {23, 59, 59}, {23, 59, 60}, {23, 58, 60}, {24, 0, 0}} {
+					s := fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02dZ", year, mon, day, hms[0], hms[1], hms[2])
+					made := time.Date(year, time.Month(mon), day, hms[0], hms[1], hms[2], 0, time.UTC)
+					want := made.Day() == day || hms[0] == 24
+					got, _, ok := parseISO(s)
+					if ok != want || ok && !got.Equal(made) {
+						t.Fatalf("parseISO(%q) = %v, %v; time.Date makes %v (same day: %v)", s, got, ok, made, want)
+					}
+				}
+			}
+		}
 	}
 }

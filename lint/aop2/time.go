@@ -165,7 +165,7 @@ func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {
 
 func checkTimestamps(p *lint.Pass) {
 	for _, at := range timestampPointers(p.Msg.Kind) {
-		n := p.Member(at)
+		n := p.Node(at)
 		if n == nil || !n.IsString() {
 			continue // absence and type are the schema's business
 		}

@@ -271,15 +271,30 @@ func (n *Node) Int() (int64, bool) {
 // Lookup resolves an RFC 6901 JSON Pointer. It allocates nothing unless a
 // token holds an escape (~0 or ~1).
 func (n *Node) Lookup(pointer string) *Node {
-	if pointer == "" {
-		return n
+	if found, end := n.resolve(pointer); end == len(pointer) {
+		return found
 	}
-	if pointer[0] != '/' {
-		return nil
+	return nil
+}
+
+// Nearest resolves pointer as far as it exists and returns the deepest node found
+// and the pointer to it (a prefix of pointer).
+func (n *Node) Nearest(pointer string) (*Node, string) {
+	found, end := n.resolve(pointer)
+	return found, pointer[:end]
+}
+
+// resolve resolves pointer as far as it exists: the deepest node found, and
+// the end of the prefix of pointer that names it (len(pointer) when all of it
+// resolves; 0 when pointer does not start with '/').
+func (n *Node) resolve(pointer string) (*Node, int) {
+	if pointer == "" || pointer[0] != '/' {
+		return n, 0
 	}
 	// One pass over each token finds its end and whether it holds an escape
 	// (tokens are short: a loop costs less than two IndexByte calls), eight
 	// bytes at a time while eight are left.
+	end := 0
 	for i := 1; ; {
 		j, esc := i, false
 		for j+8 <= len(pointer) {
@@ -292,7 +307,7 @@ func (n *Node) Lookup(pointer string) *Node {
 			}
 			if slash != 0 {
 				j += bits.TrailingZeros64(slash) >> 3
-				goto end
+				goto tokenEnd
 			}
 			j += 8
 		}
@@ -301,28 +316,21 @@ func (n *Node) Lookup(pointer string) *Node {
 				esc = true
 			}
 		}
-	end:
-		if n = n.stepEsc(pointer[i:j], esc); n == nil || j == len(pointer) {
-			return n
+	tokenEnd:
+		next := n.stepEsc(pointer[i:j], esc)
+		if next == nil {
+			return n, end
+		}
+		n, end = next, j
+		if j == len(pointer) {
+			return n, end
 		}
 		i = j + 1
 	}
 }
 
-// nextToken splits the first reference token off rest (which starts with '/'),
-// returning it raw (escapes not decoded) and what follows it.
-func nextToken(rest string) (tok, after string) {
-	rest = rest[1:]
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		return rest[:i], rest[i:]
-	}
-	return rest, ""
-}
-
-// step resolves one raw reference token below n.
-func (n *Node) step(tok string) *Node { return n.stepEsc(tok, strings.IndexByte(tok, '~') >= 0) }
-
-// stepEsc is step of a token that holds an escape (~0 or ~1) if esc.
+// stepEsc resolves one raw reference token below n, a token that holds an
+// escape (~0 or ~1) if esc.
 func (n *Node) stepEsc(tok string, esc bool) *Node {
 	if esc {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
@@ -340,25 +348,6 @@ func (n *Node) stepEsc(tok string, esc bool) *Node {
 		return n.Items[i]
 	}
 	return nil
-}
-
-// Nearest resolves pointer as far as it exists and returns the deepest node found
-// and the pointer to it (a prefix of pointer).
-func (n *Node) Nearest(pointer string) (*Node, string) {
-	if pointer == "" || pointer[0] != '/' {
-		return n, ""
-	}
-	cur, end := n, 0
-	for rest := pointer; rest != ""; {
-		var tok string
-		tok, rest = nextToken(rest)
-		next := cur.step(tok)
-		if next == nil {
-			break
-		}
-		cur, end = next, len(pointer)-len(rest)
-	}
-	return cur, pointer[:end]
 }
 
 // EscapeToken escapes one reference token of a JSON Pointer.

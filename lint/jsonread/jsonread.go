@@ -401,7 +401,8 @@ type Arena struct {
 	nodes   chunks[Node]
 	members chunks[Member]
 	items   chunks[*Node]
-	used    bool // Parse was called: the chunks are reused after Reset
+	used    bool     // Parse was called: the chunks are reused after Reset
+	scratch *scratch // the parser's stacks, kept for the next Parse
 }
 
 // Parse is the package's Parse, with the tree in the arena: it is valid until
@@ -625,24 +626,39 @@ func (c *cloner) clone(n *Node) *Node {
 }
 
 func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	// The stacks: a reused arena's own (an arena is used by one goroutine at
+	// a time), else the pool's.
+	sc := ar.scratch
+	if sc == nil {
+		sc = scratchPool.Get().(*scratch)
+		if ar.used {
+			ar.scratch = sc
+		} else {
+			defer scratchPool.Put(sc)
+		}
+	}
 	if len(sc.path) <= MaxDepth {
 		sc.path = make([]step, MaxDepth+1)
 	}
 	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, ar: ar, reuse: ar.used}
-	defer func() {
-		ar.nodes.giveBack(len(p.slab) - p.cut)
-		// The stacks point into the tree and the input: what this parse
-		// pushed is cleared, so that a stack kept for the next parse pins
-		// nothing. The grown stacks are kept (a huge document's are let go).
-		clear(p.members[:max(p.membersHigh, len(p.members))])
-		clear(p.items[:max(p.itemsHigh, len(p.items))])
-		sc.members, sc.items = p.members[:0], p.items[:0]
-		if cap(p.members) > 4096 || cap(p.items) > 4096 {
-			sc.members, sc.items = nil, nil
-		}
-	}()
+	root, err := p.document(shared)
+	ar.nodes.giveBack(len(p.slab) - p.cut)
+	// The stacks point into the tree and the input: what this parse pushed is
+	// cleared, so that a stack kept for the next parse pins nothing. The grown
+	// stacks are kept (a huge document's are let go).
+	clear(p.members[:max(p.membersHigh, len(p.members))])
+	clear(p.items[:max(p.itemsHigh, len(p.items))])
+	sc.members, sc.items = p.members[:0], p.items[:0]
+	if cap(p.members) > 4096 || cap(p.items) > 4096 {
+		sc.members, sc.items = nil, nil
+	}
+	return root, p.problems, err
+}
+
+// document reads the one JSON value of p.data (a copy of it is shared by the
+// tree's strings unless shared: p.data itself).
+func (p *parser) document(shared bool) (*Node, error) {
+	data := p.data
 	if len(data) <= shareLimit {
 		// One copy of the input, whose substrings the strings and numbers share:
 		// one allocation instead of one per value.
@@ -658,7 +674,7 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	}
 	p.skipWS()
 	if p.pos >= len(p.data) {
-		return nil, p.problems, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
+		return nil, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
 	}
 	root, err := p.value(0)
 	if p.dropped > 0 {
@@ -666,13 +682,13 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 			Message: fmt.Sprintf("%d more duplicate keys were found and not reported (limit %d per document)", p.dropped, MaxProblems)})
 	}
 	if err != nil {
-		return nil, p.problems, err
+		return nil, err
 	}
 	p.skipWS()
 	if p.pos < len(p.data) {
-		return root, p.problems, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
+		return root, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
 	}
-	return root, p.problems, nil
+	return root, nil
 }
 
 // scratch is the parser's reusable stacks.

@@ -1142,10 +1142,11 @@ func (p *parser) array(depth int) (*Node, error) {
 	// The items go on the parser's stack, then into a slice of their exact
 	// size cut from the arena.
 	base := len(p.items)
+	at := &p.path[depth] // this array's step: its index set per item
 	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		p.skipWS()
-		p.path[depth] = step{index: len(p.items) - base}
+		at.index = len(p.items) - base
 		it, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
@@ -1193,6 +1194,8 @@ func (p *parser) object(depth int) (*Node, error) {
 	// The members go on the parser's stack, then into a slice of their exact
 	// size cut from the arena.
 	base := len(p.members)
+	at := &p.path[depth] // this object's step: its key set per member
+	at.index = -1
 	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		if pos >= len(data) || data[pos] != '"' {
@@ -1224,7 +1227,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			}
 			pos = skipWS(data, pos+1)
 		}
-		p.path[depth] = step{keyOff: keyOff, index: -1}
+		at.keyOff = keyOff
 		var v *Node
 		if pos < len(data) && data[pos] == '"' && depth < MaxDepth && p.values < MaxValues {
 			// A string value (the most common) read here, as value reads it.

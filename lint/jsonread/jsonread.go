@@ -842,7 +842,7 @@ func (p *parser) skipWS() { p.pos = skipWS(p.data, p.pos) }
 // skipWS returns the position of the first byte at or after pos that is not
 // JSON whitespace (len(data) if there is none).
 func skipWS(data []byte, pos int) int {
-	if pos < len(data) && data[pos] > ' ' {
+	if uint(pos) < uint(len(data)) && data[pos] > ' ' {
 		return pos // the usual case: compact JSON
 	}
 	return skipWSLoop(data, pos)
@@ -1198,7 +1198,7 @@ func (p *parser) object(depth int) (*Node, error) {
 	at.index = -1
 	// (An error ends the parse: the stack is restored on success only.)
 	for {
-		if pos >= len(data) || data[pos] != '"' {
+		if uint(pos) >= uint(len(data)) || data[pos] != '"' {
 			p.pos = pos
 			if pos < len(data) && data[pos] == '}' {
 				return nil, p.errf("syntax", "trailing comma before '}'")
@@ -1207,7 +1207,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		keyOff := pos
 		var key string
-		if end := plainEnd(data, pos+1); end < len(data) && data[end] == '"' {
+		if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
 			key, pos = p.substr(pos+1, end), end+1 // a plain key, as str reads it
 		} else {
 			p.pos = pos
@@ -1217,7 +1217,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			}
 			pos = p.pos
 		}
-		if pos+1 < len(data) && data[pos] == ':' && data[pos+1] > ' ' {
+		if uint(pos) < uint(len(data)-1) && data[pos] == ':' && data[pos+1] > ' ' {
 			pos++ // the usual case: compact JSON
 		} else {
 			pos = skipWS(data, pos)
@@ -1229,12 +1229,12 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		at.keyOff = keyOff
 		var v *Node
-		if pos < len(data) && data[pos] == '"' && depth < MaxDepth && p.values < MaxValues {
+		if uint(pos) < uint(len(data)) && data[pos] == '"' && depth < MaxDepth && p.values < MaxValues {
 			// A string value (the most common) read here, as value reads it.
 			p.values++
 			start := pos
 			var s string
-			if end := plainEnd(data, pos+1); end < len(data) && data[end] == '"' {
+			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
 				s, pos = p.substr(pos+1, end), end+1 // a plain string, as str reads it
 			} else {
 				p.pos = pos
@@ -1266,7 +1266,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		keys |= kb
 		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
 		pos = skipWS(data, pos)
-		if pos >= len(data) {
+		if uint(pos) >= uint(len(data)) {
 			p.pos = pos
 			return nil, p.errf("syntax", "unexpected end of input in object")
 		}

@@ -1189,7 +1189,10 @@ func (p *parser) object(depth int) (*Node, error) {
 	}
 	var seen map[string]int
 	// keys is the filter of the keys read so far (keyBit): a key whose bit is
-	// not in it is no duplicate, and no key is compared.
+	// not in it is no duplicate, and no key is compared. Once an object of
+	// dupScanMax members or more has an index of its keys (seen, made by
+	// duplicate when a key's bit is in the filter), the filter is full: every
+	// key is looked up and added there.
 	var keys uint32
 	// The members go on the parser's stack, then into a slice of their exact
 	// size cut from the arena.
@@ -1260,8 +1263,11 @@ func (p *parser) object(depth int) (*Node, error) {
 			pos = p.pos
 		}
 		kb := keyBit(key)
-		if keys&kb != 0 || len(p.members)-base >= dupScanMax {
+		if keys&kb != 0 {
 			p.duplicate(base, key, keyOff, depth, &seen)
+			if seen != nil {
+				keys = ^uint32(0) // every key goes to the index from now on
+			}
 		}
 		keys |= kb
 		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
@@ -1281,6 +1287,14 @@ func (p *parser) object(depth int) (*Node, error) {
 			n.Members = ms
 			p.membersHigh = max(p.membersHigh, len(p.members))
 			p.members = p.members[:base]
+			if seen != nil {
+				// keys was filled when the index was made: the filter of
+				// the keys is made again.
+				keys = 0
+				for i := range ms {
+					keys |= keyBit(ms[i].Key)
+				}
+			}
 			if len(ms) <= math.MaxUint16 {
 				n.keys, n.nkeys, n.keysOf = keys, uint16(len(ms)), unsafe.SliceData(ms)
 			}
@@ -1294,7 +1308,9 @@ func (p *parser) object(depth int) (*Node, error) {
 
 // duplicate reports key, at keyOff in the object at depth whose members so far
 // are p.members[base:], if one of them has it: compared one by one, or in
-// *seen, the index of the keys of an object of dupScanMax members or more.
+// *seen, the index of the keys of an object of dupScanMax members or more
+// (made here, from all its members so far: compared one by one, at most
+// dupScanMax of them are).
 func (p *parser) duplicate(base int, key string, keyOff, depth int, seen *map[string]int) {
 	cur := p.members[base:]
 	dup := false

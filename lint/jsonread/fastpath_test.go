@@ -1,6 +1,7 @@
 package jsonread
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // checkSimpleFloat holds simpleFloat to strconv.ParseFloat, bit for bit (the
@@ -350,5 +352,42 @@ func TestDuplicateKeys(t *testing.T) {
 				t.Fatalf("%s: Get(%q) differs from getRef", b.String(), k)
 			}
 		}
+	}
+}
+
+// TestStrRest holds the escape path's reading of strings (its runs of plain
+// bytes found eight at a time) to encoding/json on random strings of plain
+// ASCII, UTF-8, escapes, control characters and invalid UTF-8, of every
+// length up to 80.
+func TestStrRest(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	parts := []string{`\n`, `\"`, `\\`, `\/`, `\t`, `\u00e9`, `\ud83d\ude00`, `\u0041`, "é", "日本", "\xff", "\x01", "~"}
+	escaped := 0
+	for round := 0; round < 20000; round++ {
+		var b strings.Builder
+		b.WriteByte('"')
+		for b.Len() < r.Intn(80) {
+			if r.Intn(4) == 0 {
+				b.WriteString(parts[r.Intn(len(parts))])
+			} else {
+				b.WriteByte(byte('a' + r.Intn(26)))
+			}
+		}
+		b.WriteByte('"')
+		lit := b.String()
+		var want string
+		// (encoding/json reads invalid UTF-8 as U+FFFD: jsonread rejects it.)
+		wantErr := json.Unmarshal([]byte(lit), &want) != nil || !utf8.ValidString(lit)
+		p := &parser{data: []byte(lit), src: lit}
+		got, err := p.str()
+		if (err != nil) != wantErr || (err == nil && (got != want || p.pos != len(lit))) {
+			t.Fatalf("%q: str %q at %d (%v), encoding/json %q (%v)", lit, got, p.pos, err, want, wantErr)
+		}
+		if err == nil && strings.Contains(lit, `\`) {
+			escaped++
+		}
+	}
+	if escaped < 5000 {
+		t.Fatalf("only %d strings with escapes read", escaped)
 	}
 }

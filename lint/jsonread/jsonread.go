@@ -1089,12 +1089,21 @@ func (p *parser) strRest(start int) (string, error) {
 			}
 		default:
 			// A run of plain bytes, written at once (its UTF-8 is checked
-			// with the whole string's).
-			j := p.pos + 1
-			for j < len(p.data) && p.data[j] != '"' && p.data[j] != '\\' && p.data[j] >= 0x20 {
+			// with the whole string's); found eight bytes at a time while
+			// eight are left.
+			data, j := p.data, p.pos+1
+			for j+8 <= len(data) {
+				if m := stopBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), j))[:])); m != 0 {
+					j += bits.TrailingZeros64(m) >> 3
+					goto runEnd
+				}
+				j += 8
+			}
+			for j < len(data) && data[j] != '"' && data[j] != '\\' && data[j] >= 0x20 {
 				j++
 			}
-			b.Write(p.data[p.pos:j])
+		runEnd:
+			b.Write(data[p.pos:j])
 			p.pos = j
 		}
 	}
@@ -1115,6 +1124,16 @@ func specialBytes(w uint64) uint64 {
 	quote := w ^ (ones * '"')
 	slash := w ^ (ones * '\\')
 	return ((quote - ones) | (slash - ones) | (w - ones*0x20) | w) & highs
+}
+
+// stopBytes has the high bit of each byte of w set that is '"', '\\' or below
+// 0x20 (not of a byte at least 0x80: it is part of a string's UTF-8), and
+// possibly of bytes above such a byte (a borrow): its lowest set bit is exact,
+// in the first such byte (little-endian).
+func stopBytes(w uint64) uint64 {
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote | (slash-ones)&^slash | (w-ones*0x20)&^w) & highs
 }
 
 func (p *parser) hex4() (rune, error) {

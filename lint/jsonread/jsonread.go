@@ -1181,8 +1181,12 @@ func (p *parser) array(depth int) (*Node, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
-			items := p.ar.items.take(len(p.items)-base, (len(p.data)-p.pos)/160+4, p.reuse)
-			copy(items, p.items[base:])
+			pend := p.items[base:]
+			items := p.ar.items.take(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
+			items = items[:len(pend)]
+			for i := range pend { // (a few items: cheaper than copy's typedslicecopy)
+				items[i] = pend[i]
+			}
 			n.Items = items
 			p.itemsHigh = max(p.itemsHigh, len(p.items))
 			p.items = p.items[:base]
@@ -1301,8 +1305,12 @@ func (p *parser) object(depth int) (*Node, error) {
 		case '}':
 			p.pos = pos + 1
 			n.End = p.pos
-			ms := p.ar.members.take(len(p.members)-base, (len(data)-p.pos)/32+4, p.reuse)
-			copy(ms, p.members[base:])
+			pend := p.members[base:]
+			ms := p.ar.members.take(len(pend), (len(data)-p.pos)/32+4, p.reuse)
+			ms = ms[:len(pend)]
+			for i := range pend { // (a few members: cheaper than copy's typedslicecopy)
+				ms[i] = pend[i]
+			}
 			n.Members = ms
 			p.membersHigh = max(p.membersHigh, len(p.members))
 			p.members = p.members[:base]

@@ -798,14 +798,14 @@ var (
 	_ [2 - unsafe.Offsetof(Node{}.nkeys)]struct{}
 )
 
-// set makes n a node of kind k at off, with Str s and End 0, and nothing else.
+// set makes n a node of kind k from off to end, with Str s, and nothing else.
 // n may hold a node of before the arena's Reset: every field is set, but a
 // pointer only when it changes (a write costs a barrier while the GC marks,
 // and most nodes of a slab are fresh, or were strings).
-func (n *Node) set(k Kind, off int, s string) {
+func (n *Node) set(k Kind, off, end int, s string) {
 	*(*uint64)(unsafe.Pointer(n)) = uint64(k) // Kind k; Bool, nkeys, keys zero
-	n.Offset, n.End = off, 0
-	if n.Str != "" || s != "" {
+	n.Offset, n.End = off, end
+	if s != "" || n.Str != "" {
 		n.Str = s
 	}
 	if uintptr(unsafe.Pointer(n.keysOf))|uintptr(unsafe.Pointer(unsafe.SliceData(n.Items)))|uintptr(unsafe.Pointer(unsafe.SliceData(n.Members))) != 0 {
@@ -882,8 +882,7 @@ func (p *parser) value(depth int) (*Node, error) {
 			return nil, err
 		}
 		n := p.newNode()
-		n.set(String, start, s)
-		n.End = p.pos
+		n.set(String, start, p.pos, s)
 		return n, nil
 	case c == 't':
 		return p.literal("true", Bool, true)
@@ -903,9 +902,9 @@ func (p *parser) literal(word string, k Kind, b bool) (*Node, error) {
 		return nil, p.errf("syntax", "invalid literal %s (expected %s)", p.near(), word)
 	}
 	n := p.newNode()
-	n.set(k, p.pos, "")
+	n.set(k, p.pos, p.pos+len(word), "")
 	p.pos += len(word)
-	n.Bool, n.End = b, p.pos
+	n.Bool = b
 	return n, nil
 }
 
@@ -948,8 +947,7 @@ func (p *parser) number() (*Node, error) {
 	}
 	p.pos = pos
 	n := p.newNode()
-	n.set(Number, start, p.substr(start, pos))
-	n.End = pos
+	n.set(Number, start, pos, p.substr(start, pos))
 	return n, nil
 }
 
@@ -1150,7 +1148,7 @@ func (p *parser) hex4() (rune, error) {
 
 func (p *parser) array(depth int) (*Node, error) {
 	n := p.newNode()
-	n.set(Array, p.pos, "")
+	n.set(Array, p.pos, 0, "")
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -1203,7 +1201,7 @@ func (p *parser) array(depth int) (*Node, error) {
 func (p *parser) object(depth int) (*Node, error) {
 	data, pos := p.data, p.pos
 	n := p.newNode()
-	n.set(Object, pos, "")
+	n.set(Object, pos, 0, "")
 	pos = skipWS(data, pos+1)
 	if pos < len(data) && data[pos] == '}' {
 		p.pos = pos + 1
@@ -1275,8 +1273,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			} else {
 				v = p.refill()
 			}
-			v.set(String, start, s)
-			v.End = pos
+			v.set(String, start, pos, s)
 		} else {
 			p.pos = pos
 			var err error

@@ -1223,11 +1223,14 @@ func (p *parser) object(depth int) (*Node, error) {
 	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		if uint(pos) >= uint(len(data)) || data[pos] != '"' {
-			p.pos = pos
-			if pos < len(data) && data[pos] == '}' {
-				return nil, p.errf("syntax", "trailing comma before '}'")
+			// Whitespace before the key (compact JSON has none).
+			if pos = skipWS(data, pos); uint(pos) >= uint(len(data)) || data[pos] != '"' {
+				p.pos = pos
+				if pos < len(data) && data[pos] == '}' {
+					return nil, p.errf("syntax", "trailing comma before '}'")
+				}
+				return nil, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
 			}
-			return nil, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
 		}
 		keyOff := pos
 		var key string
@@ -1291,14 +1294,22 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		keys |= kb
 		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
-		pos = skipWS(data, pos)
-		if uint(pos) >= uint(len(data)) {
-			p.pos = pos
-			return nil, p.errf("syntax", "unexpected end of input in object")
+		// ',' or '}', read at once in compact JSON (c is 0 at the end of the
+		// input: below ' ', as whitespace, it takes the slow path).
+		var c byte
+		if uint(pos) < uint(len(data)) {
+			c = data[pos]
 		}
-		switch data[pos] {
+		if c <= ' ' {
+			if pos = skipWS(data, pos); uint(pos) >= uint(len(data)) {
+				p.pos = pos
+				return nil, p.errf("syntax", "unexpected end of input in object")
+			}
+			c = data[pos]
+		}
+		switch c {
 		case ',':
-			pos = skipWS(data, pos+1)
+			pos++ // (whitespace before the next key is skipped there)
 		case '}':
 			p.pos = pos + 1
 			n.End = p.pos

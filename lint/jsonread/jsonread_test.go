@@ -448,7 +448,7 @@ func TestArenaForgetsOldCycles(t *testing.T) {
 }
 
 // TestLargeInput: a document past shareLimit (its keys are copies, kept on the
-// parser's key stack while their object is read) decodes as encoding/json
+// parser's member stack while their object is read) decodes as encoding/json
 // decodes it, nested objects and escaped keys included.
 func TestLargeInput(t *testing.T) {
 	var b strings.Builder

@@ -735,22 +735,49 @@ func (s *builder) shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
 func (s *builder) run(m *lint.Message) {
 	s.out.msg = m
 	rs := s.rulesFor(m.Protocol, m.Kind)
-	claimed := s.claimed[:0]
-	defer func() { clear(claimed); s.claimed = claimed[:0] }()
-	p := &s.pass
-	for _, r := range rs.single {
-		p.Reset(r, m)
-		safeRun(p, r.Run)
-		s.add(p.Diagnostics()...)
-		claimed = append(claimed, p.Claimed()...)
+	for i := 0; i < len(rs.single); {
+		i = s.runFrom(rs.single, false, i, m)
 	}
-	for _, r := range rs.schema {
-		p.Reset(r, m)
-		safeRun(p, r.Run)
-		for _, d := range p.Diagnostics() {
-			if !lint.IsClaimed(claimed, d.Pointer) {
-				s.add(d)
-			}
+	for i := 0; i < len(rs.schema); {
+		i = s.runFrom(rs.schema, true, i, m)
+	}
+	clear(s.claimed)
+	s.claimed = s.claimed[:0]
+}
+
+// runFrom runs rules[i:] on m and keeps what they report (keep), as safeRun
+// would run each, with one deferred recover for them all instead of one per
+// rule: a rule that panics is reported as an internal error (its diagnostics so
+// far kept) and runFrom returns the index after it, for run to go on from.
+func (s *builder) runFrom(rules []*lint.Rule, schema bool, i int, m *lint.Message) (next int) {
+	p := &s.pass
+	defer func() {
+		if r := recover(); r != nil {
+			p.ReportSevf(lint.Error, "", "internal error in rule %s: %v (please report this)", p.Rule.ID, r)
+			s.keep(p, schema)
+			next = i + 1
+		}
+	}()
+	for ; i < len(rules); i++ {
+		p.Reset(rules[i], m)
+		rules[i].Run(p)
+		s.keep(p, schema)
+	}
+	return i
+}
+
+// keep adds what a rule reported: a single-message rule's diagnostics and the
+// pointers it claimed; a schema rule's diagnostics but those at a claimed
+// pointer (a precise rule said it first).
+func (s *builder) keep(p *lint.Pass, schema bool) {
+	if !schema {
+		s.add(p.Diagnostics()...)
+		s.claimed = append(s.claimed, p.Claimed()...)
+		return
+	}
+	for _, d := range p.Diagnostics() {
+		if !lint.IsClaimed(s.claimed, d.Pointer) {
+			s.add(d)
 		}
 	}
 }

@@ -1314,7 +1314,14 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.pos = pos + 1
 			n.End = p.pos
 			pend := p.members[base:]
-			ms := p.ar.members.take(len(pend), (len(data)-p.pos)/32+4, p.reuse)
+			var ms []Member
+			if c := &p.ar.members; len(pend) <= slabMax/4 && c.cur < len(c.list) && c.off+len(pend) <= len(c.list[c.cur]) {
+				// take's usual case, inlined: the current slab has room.
+				ms = c.list[c.cur][c.off : c.off+len(pend) : c.off+len(pend)]
+				c.off += len(pend)
+			} else {
+				ms = c.take(len(pend), (len(data)-p.pos)/32+4, p.reuse)
+			}
 			ms = ms[:len(pend)]
 			for i := range pend { // (a few members: cheaper than copy's typedslicecopy)
 				ms[i] = pend[i]

@@ -1180,7 +1180,14 @@ func (p *parser) array(depth int) (*Node, error) {
 			p.pos++
 			n.End = p.pos
 			pend := p.items[base:]
-			items := p.ar.items.take(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
+			var items []*Node
+			if c := &p.ar.items; len(pend) <= slabMax/4 && c.cur < len(c.list) && c.off+len(pend) <= len(c.list[c.cur]) {
+				// take's usual case, inlined (as object's).
+				items = c.list[c.cur][c.off : c.off+len(pend) : c.off+len(pend)]
+				c.off += len(pend)
+			} else {
+				items = c.take(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
+			}
 			items = items[:len(pend)]
 			for i := range pend { // (a few items: cheaper than copy's typedslicecopy)
 				items[i] = pend[i]

@@ -1016,6 +1016,13 @@ func plainEnd(data []byte, pos int) int {
 	return pos
 }
 
+// strAt is str of the string at pos, and the position past it.
+func (p *parser) strAt(pos int) (string, int, error) {
+	p.pos = pos
+	s, err := p.str()
+	return s, p.pos, err
+}
+
 // invalidUTF8 is the error of a string starting at off that is not UTF-8.
 func invalidUTF8(off int) error {
 	return &SyntaxError{Offset: off, Code: "utf8", Msg: "string contains invalid UTF-8"}
@@ -1241,15 +1248,11 @@ func (p *parser) object(depth int) (*Node, error) {
 		}
 		keyOff := pos
 		var key string
+		var err error
 		if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
 			key, pos = p.substr(pos+1, end), end+1 // a plain key, as str reads it
-		} else {
-			p.pos = pos
-			var err error
-			if key, err = p.str(); err != nil {
-				return nil, err
-			}
-			pos = p.pos
+		} else if key, pos, err = p.strAt(pos); err != nil {
+			return nil, err
 		}
 		if uint(pos) < uint(len(data)-1) && data[pos] == ':' && data[pos+1] > ' ' {
 			pos++ // the usual case: compact JSON
@@ -1270,13 +1273,8 @@ func (p *parser) object(depth int) (*Node, error) {
 			var s string
 			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
 				s, pos = p.substr(pos+1, end), end+1 // a plain string, as str reads it
-			} else {
-				p.pos = pos
-				var err error
-				if s, err = p.str(); err != nil {
-					return nil, err
-				}
-				pos = p.pos
+			} else if s, pos, err = p.strAt(pos); err != nil {
+				return nil, err
 			}
 			if cut := p.cut; cut < len(p.slab) { // newNode, inlined by hand (over the inliner's budget)
 				p.cut, v = cut+1, &p.slab[cut]
@@ -1286,7 +1284,6 @@ func (p *parser) object(depth int) (*Node, error) {
 			v.set(String, start, pos, s)
 		} else {
 			p.pos = pos
-			var err error
 			if v, err = p.value(depth + 1); err != nil {
 				return nil, err
 			}

@@ -777,10 +777,10 @@ func (p *parser) newNode() *Node {
 	return p.refill()
 }
 
-// refill takes a new slab of nodes and cuts its first: what is left of the arena's, or a fresh
-// one sized by the input left to read from about p.pos (protocol messages
-// hold about one value per 25 bytes), so that a small message makes one
-// small slab.
+// refill takes a new slab of nodes and cuts its first: what is left of the
+// arena's, or a fresh one sized by the input left to read from about p.pos
+// (protocol messages hold about one value per 25 bytes), so that a small
+// message makes one small slab.
 func (p *parser) refill() *Node {
 	p.slab, p.cut = p.ar.nodes.rest((len(p.data)-p.pos)/28+4, p.reuse), 1
 	return &p.slab[0]
@@ -1188,12 +1188,12 @@ func (p *parser) array(depth int) (*Node, error) {
 			n.End = p.pos
 			pend := p.items[base:]
 			var items []*Node
-			if c := &p.ar.items; len(pend) <= slabMax/4 && c.cur < len(c.list) && c.off+len(pend) <= len(c.list[c.cur]) {
+			if ch := &p.ar.items; len(pend) <= slabMax/4 && ch.cur < len(ch.list) && ch.off+len(pend) <= len(ch.list[ch.cur]) {
 				// take's usual case, inlined (as object's).
-				items = c.list[c.cur][c.off : c.off+len(pend) : c.off+len(pend)]
-				c.off += len(pend)
+				items = ch.list[ch.cur][ch.off : ch.off+len(pend) : ch.off+len(pend)]
+				ch.off += len(pend)
 			} else {
-				items = c.take(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
+				items = ch.take(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
 			}
 			items = items[:len(pend)]
 			for i := range pend { // (a few items: cheaper than copy's typedslicecopy)
@@ -1319,12 +1319,13 @@ func (p *parser) object(depth int) (*Node, error) {
 			n.End = p.pos
 			pend := p.members[base:]
 			var ms []Member
-			if c := &p.ar.members; len(pend) <= slabMax/4 && c.cur < len(c.list) && c.off+len(pend) <= len(c.list[c.cur]) {
-				// take's usual case, inlined: the current slab has room.
-				ms = c.list[c.cur][c.off : c.off+len(pend) : c.off+len(pend)]
-				c.off += len(pend)
+			if ch := &p.ar.members; len(pend) <= slabMax/4 && ch.cur < len(ch.list) && ch.off+len(pend) <= len(ch.list[ch.cur]) {
+				// take's usual case, inlined (the generic take is called
+				// through a dictionary): the current slab has room.
+				ms = ch.list[ch.cur][ch.off : ch.off+len(pend) : ch.off+len(pend)]
+				ch.off += len(pend)
 			} else {
-				ms = c.take(len(pend), (len(data)-p.pos)/32+4, p.reuse)
+				ms = ch.take(len(pend), (len(data)-p.pos)/32+4, p.reuse)
 			}
 			ms = ms[:len(pend)]
 			for i := range pend { // (a few members: cheaper than copy's typedslicecopy)
@@ -1388,6 +1389,7 @@ func (p *parser) duplicate(base int, key string, keyOff, depth int, seen *map[st
 	p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(depth), Code: "duplicate-key",
 		Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 }
+
 func (p *parser) nearOrEnd() string {
 	if p.pos >= len(p.data) {
 		return "end of input"

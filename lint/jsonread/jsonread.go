@@ -317,7 +317,12 @@ func (n *Node) resolve(pointer string) (*Node, int) {
 			}
 		}
 	tokenEnd:
-		next := n.stepEsc(pointer[i:j], esc)
+		var next *Node
+		if n != nil && n.Kind == Object && !esc {
+			next = n.Get(pointer[i:j]) // the usual step, without stepEsc's call
+		} else {
+			next = n.stepEsc(pointer[i:j], esc)
+		}
 		if next == nil {
 			return n, end
 		}

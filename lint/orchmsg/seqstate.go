@@ -102,11 +102,11 @@ func (w *window[V]) put(k string, v V) bool {
 		}
 	}
 	b := w.b
-	if _, ok := b.m[k]; ok {
-		b.m[k] = v
-		return false
-	}
+	n := len(b.m)
 	b.m[k] = v
+	if len(b.m) == n {
+		return false // k was there: its value replaced (one hash, not two)
+	}
 	b.order = append(b.order, k)
 	dropped := false
 	for len(b.m) > w.max && w.head < len(b.order) {
@@ -231,8 +231,13 @@ type mark struct {
 
 // markOf marks m at pointer; id is m's id, owned.
 func markOf(m *lint.Message, pointer, id string) mark {
+	return markAt(m, pointer, ownType(msgType(m)), id)
+}
+
+// markAt is markOf with m's type as ownType returns it.
+func markAt(m *lint.Message, pointer, typ, id string) mark {
 	line, col := m.PointerPosition(pointer)
-	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: ownType(msgType(m)), id: id}
+	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: typ, id: id}
 }
 
 // related names the message by its type and id, as witness does.

@@ -217,6 +217,40 @@ func markAt(m *lint.Message, pointer string) mark {
 	return mark{path: m.Path, line: line, col: col, pointer: pointer}
 }
 
+// markNode is markAt for n, the node at pointer that the caller looked up
+// (m.Node(pointer), not nil): PointerPosition would find the same node, so its
+// position is read without walking the pointer again.
+func markNode(m *lint.Message, n *jsonread.Node, pointer string) mark {
+	line, col := m.Pos.Position(n.Offset)
+	return mark{path: m.Path, line: line, col: col, pointer: pointer}
+}
+
+// numText is a number's text as written in a message, owned: kept inline when
+// short (every progress percentage and limit is one; values that rarely repeat
+// are not worth interning), copied when longer.
+type numText struct {
+	short [23]byte
+	n     uint8
+	long  string
+}
+
+func ownNum(s string) numText {
+	var t numText
+	if len(s) <= len(t.short) {
+		t.n = uint8(copy(t.short[:], s))
+	} else {
+		t.long = strings.Clone(s)
+	}
+	return t
+}
+
+func (t *numText) String() string {
+	if t.long != "" {
+		return t.long
+	}
+	return string(t.short[:t.n])
+}
+
 // with is the witness at k saying text.
 func (k mark) with(text string) lint.Related {
 	return lint.Related{Path: k.path, Line: k.line, Column: k.col, Pointer: k.pointer, Message: text}

@@ -68,23 +68,31 @@ func (t *table[V]) put(k string, v V) bool {
 		}
 	}
 	b := t.b
-	if _, ok := b.m[k]; ok {
-		b.m[k] = v
-		return false
-	}
 	first := false
-	for len(b.m) >= MaxTasks && b.head < len(b.order) {
-		old := b.order[b.head]
-		b.order[b.head] = ""
-		b.head++
-		if _, ok := b.m[old]; ok {
-			delete(b.m, old)
-			if !t.hit {
-				t.hit, first = true, true
+	if n := len(b.m); n < MaxTasks {
+		// Below the cap nothing is dropped: store, and a new key is one the
+		// map grew by (one hash, not a lookup and then a store).
+		if b.m[k] = v; len(b.m) == n {
+			return false // k was there: its value replaced
+		}
+	} else {
+		if _, ok := b.m[k]; ok {
+			b.m[k] = v
+			return false
+		}
+		for len(b.m) >= MaxTasks && b.head < len(b.order) {
+			old := b.order[b.head]
+			b.order[b.head] = ""
+			b.head++
+			if _, ok := b.m[old]; ok {
+				delete(b.m, old)
+				if !t.hit {
+					t.hit, first = true, true
+				}
 			}
 		}
+		b.m[k] = v
 	}
-	b.m[k] = v
 	if b.head > 0 && len(b.order) == cap(b.order) {
 		// room at the front: use it instead of a bigger array
 		n := copy(b.order, b.order[b.head:])

@@ -85,21 +85,29 @@ func (b *bounded[V]) put(k string, v V) bool {
 		}
 	}
 	bb := b.b
-	if _, ok := bb.m[k]; ok {
-		bb.m[k] = v
-		return false
-	}
 	evicted := false
-	for len(bb.m) >= b.max && bb.head < len(bb.order) {
-		old := bb.order[bb.head]
-		bb.order[bb.head] = ""
-		bb.head++
-		if _, ok := bb.m[old]; ok {
-			delete(bb.m, old)
-			evicted = true
+	if n := len(bb.m); n < b.max {
+		// Below the bound nothing is forgotten: store, and a new key is one the
+		// map grew by (one hash, not a lookup and then a store).
+		if bb.m[k] = v; len(bb.m) == n {
+			return false // k was there: its value replaced
 		}
+	} else {
+		if _, ok := bb.m[k]; ok {
+			bb.m[k] = v
+			return false
+		}
+		for len(bb.m) >= b.max && bb.head < len(bb.order) {
+			old := bb.order[bb.head]
+			bb.order[bb.head] = ""
+			bb.head++
+			if _, ok := bb.m[old]; ok {
+				delete(bb.m, old)
+				evicted = true
+			}
+		}
+		bb.m[k] = v
 	}
-	bb.m[k] = v
 	if bb.head > 0 && len(bb.order) == cap(bb.order) {
 		bb.shift() // room at the front: use it instead of a bigger array
 	}

@@ -2,6 +2,7 @@ package aop2
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -86,7 +87,7 @@ func viewOf(m *lint.Message, ns *names) view {
 		v.when.msg = msgTime(root.Path("timing", "completed_at"))
 	case "EVENT":
 		v.typ = "EVENT"
-		v.event = ns.ownAs(&ns.lastEvent, root.Get("event").String())
+		v.event = ns.ownEvent(root.Get("event").String())
 		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
 		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
 		v.when.msg = msgTime(root.Get("timestamp"))
@@ -136,6 +137,19 @@ func (ns *names) ownAs(last *string, s string) string {
 	o := ns.own(s)
 	*last = o
 	return o
+}
+
+// ownEvent is ownAs for an EVENT's event: one of the spec's names is its own
+// string (eventNames), neither copied nor looked up.
+func (ns *names) ownEvent(s string) string {
+	if len(ns.lastEvent) == len(s) && ns.lastEvent == s {
+		return ns.lastEvent
+	}
+	if i := slices.Index(eventNames, s); i >= 0 {
+		ns.lastEvent = eventNames[i]
+		return ns.lastEvent
+	}
+	return ns.ownAs(&ns.lastEvent, s)
 }
 
 // key is the key of a task in the sequence rules' tables, owned:

@@ -155,8 +155,11 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 		c.tasks.del(v.key)
 		*track(p, &c.tasks, v.key) = b
 	case "EVENT":
+		if v.event != "HEARTBEAT" {
+			return
+		}
 		b := c.tasks.get(v.key)
-		if b == nil || v.event != "HEARTBEAT" {
+		if b == nil {
 			return
 		}
 		c.gap(p, b, v.when, "this HEARTBEAT")

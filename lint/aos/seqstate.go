@@ -360,12 +360,34 @@ func idKey(n *jsonread.Node) (string, bool) {
 	case jsonread.String:
 		return "s:" + n.Str, true
 	case jsonread.Number:
+		if plainInt(n.Str) {
+			return "n:" + n.Str, true // what spec.RequestID renders it as (TestIDKeyPlainInt)
+		}
 		if id, ok := spec.RequestID(json.Number(n.Str)); ok {
 			return "n:" + id.Str, true
 		}
 		return "n:" + n.Str, true
 	}
 	return "", false
+}
+
+// plainInt reports whether s is an integer as strconv.FormatInt writes it, of
+// at most 18 digits (so within int64): spec.RequestID renders such a number as
+// s itself, and idKey need not parse it.
+func plainInt(s string) bool {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || (d[0] == '0' && (len(d) > 1 || len(s) > 1)) {
+		return false // empty, too long, a leading zero, or "-0"
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func idText(n *jsonread.Node) string {

@@ -55,6 +55,7 @@ type view struct {
 	fromAgent bool   // sent by the agent (inferred from the type when the record does not say)
 	fromOrch  bool   // a transcript record says the orchestrator sent it
 	when      stamp
+	now       stamp // the latest of each clock over the session so far, this message's included
 	root      *jsonread.Node
 	names     *names // for the other strings a checker keeps
 }

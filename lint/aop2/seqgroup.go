@@ -64,7 +64,8 @@ type groupChecker struct {
 	root   *lint.Pass
 	passes []*lint.Pass
 	names  names
-	view   view // of the message being observed
+	view   view  // of the message being observed
+	now    stamp // view.now: the latest of each clock over the session
 }
 
 // groups holds group checkers whose session finished, for the next session: a
@@ -86,6 +87,8 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	// The view lives in the checker, handed to each member by pointer: not
 	// copied sixteen times, nor moved to the heap per message.
 	g.view = viewOf(p.Msg, &g.names)
+	g.now.latest(g.view.when)
+	g.view.now = g.now
 	if g.root != p {
 		g.root, g.passes = p, g.passes[:0]
 		for _, m := range g.members {
@@ -110,7 +113,7 @@ func (g *groupChecker) Finish(p *lint.Pass) {
 	for _, m := range g.members {
 		m.c.reset()
 	}
-	g.root, g.passes, g.view = nil, g.passes[:0], view{}
+	g.root, g.passes, g.view, g.now = nil, g.passes[:0], view{}, stamp{}
 	if len(g.names.m) > maxNames/8 {
 		g.names.m = nil
 	}

@@ -120,7 +120,7 @@ type beatChecker struct {
 }
 
 func (c *beatChecker) observe(p *lint.Pass, v *view) {
-	c.now.latest(v.when)
+	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		// Heartbeats are owed from the agent's first sign of life: start-up is no
 		// part of any interval.
@@ -346,7 +346,7 @@ type timeoutChecker struct {
 }
 
 func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
-	c.now.latest(v.when)
+	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		c.tasks.each(func(_ string, dl *deadline) {
 			if !dl.start.harness.IsZero() && dl.start.harness.Before(origin) {

@@ -59,13 +59,9 @@ type groupMember struct {
 // groupChecker runs the checkers of every AOP2 sequence rule over one view.
 type groupChecker struct {
 	members []groupMember
-	// passes are the members' passes (Pass.As) of the pass last observed with,
-	// looked up once instead of once per member and message.
-	root   *lint.Pass
-	passes []*lint.Pass
-	names  names
-	view   view  // of the message being observed
-	now    stamp // view.now: the latest of each clock over the session
+	names   names
+	view    view  // of the message being observed
+	now     stamp // view.now: the latest of each clock over the session
 }
 
 // groups holds group checkers whose session finished, for the next session: a
@@ -89,16 +85,15 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	g.view = viewOf(p.Msg, &g.names)
 	g.now.latest(g.view.when)
 	g.view.now = g.now
-	if g.root != p {
-		g.root, g.passes = p, g.passes[:0]
-		for _, m := range g.members {
-			g.passes = append(g.passes, p.As(m.rule))
-		}
-	}
-	for i, m := range g.members {
-		q := g.passes[i]
-		q.Msg = p.Msg // as As does
-		m.c.observe(q, &g.view)
+	// Each member gets p itself with its rule set, which reports what
+	// p.As(rule) would without looking the As pass up; p's rule is put back
+	// afterwards, also when a member panics (the driver then names the group's
+	// rule, as before).
+	rule := p.Rule
+	defer func() { p.Rule = rule }()
+	for _, m := range g.members {
+		p.Rule = m.rule
+		m.c.observe(p, &g.view)
 	}
 	g.view.root = nil // the tree is the message's: not kept past it
 }
@@ -113,7 +108,7 @@ func (g *groupChecker) Finish(p *lint.Pass) {
 	for _, m := range g.members {
 		m.c.reset()
 	}
-	g.root, g.passes, g.view, g.now = nil, g.passes[:0], view{}, stamp{}
+	g.view, g.now = view{}, stamp{}
 	if len(g.names.m) > maxNames/8 {
 		g.names.m = nil
 	}

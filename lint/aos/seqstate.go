@@ -426,10 +426,10 @@ func payload(req *jsonread.Node) string {
 }
 
 // subject names what a request is about, so a re-sent request after modify can be
-// matched with the one the guardian modified.
-func subject(req *jsonread.Node) string {
-	method := req.Get("method").String()
-	params := req.Get("params")
+// matched with the one the guardian modified. method, params, ctx and sessionID
+// are req's: its method, params, params.context and params.context.session.id
+// as the caller read them.
+func subject(req *jsonread.Node, method string, params, ctx *jsonread.Node, sessionID string) string {
 	switch method {
 	case "steps/toolCallRequest":
 		if e := params.Path("toolCallRequest", "executionId").String(); e != "" {
@@ -445,11 +445,10 @@ func subject(req *jsonread.Node) string {
 	case "ping", "steps/toolCallResult":
 		return ""
 	}
-	ctx := params.Get("context")
 	if ctx == nil {
 		return ""
 	}
-	return method + "\x00" + ctx.Path("session", "id").String() + "\x00" + ctx.Get("turnId").String() + "\x00" + ctx.Get("stepId").String()
+	return method + "\x00" + sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + ctx.Get("stepId").String()
 }
 
 func sortRelated(rs []lint.Related) {

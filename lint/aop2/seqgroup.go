@@ -102,8 +102,11 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 // pool: Finish is the last call a checker gets (lint.Checker). A checker whose
 // Finish panicked is not reused.
 func (g *groupChecker) Finish(p *lint.Pass) {
+	rule := p.Rule
+	defer func() { p.Rule = rule }() // as in Observe
 	for _, m := range g.members {
-		m.c.Finish(p.As(m.rule))
+		p.Rule = m.rule
+		m.c.Finish(p)
 	}
 	for _, m := range g.members {
 		m.c.reset()

@@ -63,8 +63,11 @@ func (g *checker[S]) Observe(p *lint.Pass) {
 
 // Finish finishes every member, under its own rule.
 func (g *checker[S]) Finish(p *lint.Pass) {
+	rule := p.Rule
+	defer func() { p.Rule = rule }() // as in Observe
 	for _, m := range g.members {
-		m.c.Finish(p.As(m.rule))
+		p.Rule = m.rule
+		m.c.Finish(p)
 	}
 }
 

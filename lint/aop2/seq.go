@@ -275,13 +275,27 @@ func (k mark) with(text string) lint.Related {
 // are reused: a deleted one serves a later add, and a group checker that
 // finished goes back to a pool with its tables (reset), so a steady stream
 // allocates no state per task.
+//
+// A session follows a few tasks at a time: up to smallKeys keys the table is a
+// short slice searched in turn (its keys are interned, names.key, so a hit
+// compares pointers), past it a map.
 type table[T any] struct {
-	m      map[string]*slot[T]
-	order  []string // the keys added, oldest first from head (a key may recur)
+	small  []keyed[T]          // the entries while there are at most smallKeys (m is nil)
+	m      map[string]*slot[T] // the entries past smallKeys
+	order  []string            // the keys added, oldest first from head (a key may recur)
 	head   int
 	free   []*slot[T]
 	capped bool
 	epoch  uint32 // of the last each
+}
+
+// smallKeys is the most keys a table holds in its slice before it moves them to
+// a map.
+const smallKeys = 8
+
+type keyed[T any] struct {
+	k string
+	s *slot[T]
 }
 
 type slot[T any] struct {
@@ -289,8 +303,60 @@ type slot[T any] struct {
 	seen uint32 // the epoch of the last each that visited it
 }
 
+// find returns the entry of k, nil when k has none.
+func (t *table[T]) find(k string) *slot[T] {
+	if t.m != nil {
+		return t.m[k]
+	}
+	for i := range t.small {
+		if t.small[i].k == k {
+			return t.small[i].s
+		}
+	}
+	return nil
+}
+
+// set makes s the entry of k, which has none.
+func (t *table[T]) set(k string, s *slot[T]) {
+	if t.m == nil {
+		if len(t.small) < smallKeys {
+			t.small = append(t.small, keyed[T]{k, s})
+			return
+		}
+		t.m = make(map[string]*slot[T], 2*smallKeys)
+		for _, e := range t.small {
+			t.m[e.k] = e.s
+		}
+		clear(t.small)
+		t.small = t.small[:0]
+	}
+	t.m[k] = s
+}
+
+// remove takes the entry of k out of the table and returns it (nil when k has
+// none).
+func (t *table[T]) remove(k string) *slot[T] {
+	if t.m != nil {
+		s := t.m[k]
+		if s != nil {
+			delete(t.m, k)
+		}
+		return s
+	}
+	for i := range t.small {
+		if t.small[i].k == k {
+			s, last := t.small[i].s, len(t.small)-1
+			t.small[i] = t.small[last]
+			t.small[last] = keyed[T]{}
+			t.small = t.small[:last]
+			return s
+		}
+	}
+	return nil
+}
+
 func (t *table[T]) get(k string) *T {
-	if s := t.m[k]; s != nil {
+	if s := t.find(k); s != nil {
 		return &s.v
 	}
 	return nil
@@ -300,18 +366,14 @@ func (t *table[T]) get(k string) *T {
 // (the caller sets them all). first is true the first time the cap made it drop
 // a task.
 func (t *table[T]) add(k string) (v *T, first bool) {
-	if t.m == nil {
-		t.m = map[string]*slot[T]{}
-	}
-	if s, ok := t.m[k]; ok {
+	if s := t.find(k); s != nil {
 		return &s.v, false
 	}
-	for len(t.m) >= maxTracked && t.head < len(t.order) {
+	for t.len() >= maxTracked && t.head < len(t.order) {
 		old := t.order[t.head]
 		t.order[t.head] = ""
 		t.head++
-		if s, ok := t.m[old]; ok {
-			delete(t.m, old)
+		if s := t.remove(old); s != nil {
 			t.release(s)
 			if !t.capped {
 				t.capped, first = true, true
@@ -324,12 +386,12 @@ func (t *table[T]) add(k string) (v *T, first bool) {
 	} else {
 		s = new(slot[T])
 	}
-	t.m[k] = s
+	t.set(k, s)
 	t.order = append(t.order, k)
 	if len(t.order)-t.head > 2*maxTracked { // compact ids deleted since
 		live := t.order[:0]
 		for _, k := range t.order[t.head:] {
-			if _, ok := t.m[k]; ok {
+			if t.find(k) != nil {
 				live = append(live, k)
 			}
 		}
@@ -359,19 +421,23 @@ func (t *table[T]) release(s *slot[T]) {
 }
 
 func (t *table[T]) del(k string) {
-	if s, ok := t.m[k]; ok {
-		delete(t.m, k)
+	if s := t.remove(k); s != nil {
 		t.release(s)
 	}
 }
 
-func (t *table[T]) len() int { return len(t.m) }
+func (t *table[T]) len() int {
+	if t.m != nil {
+		return len(t.m)
+	}
+	return len(t.small)
+}
 
 // each visits the live entries, oldest first.
 func (t *table[T]) each(f func(k string, v *T)) {
 	t.epoch++
 	for _, k := range t.order[t.head:] {
-		if s, ok := t.m[k]; ok && s.seen != t.epoch {
+		if s := t.find(k); s != nil && s.seen != t.epoch {
 			s.seen = t.epoch
 			f(k, &s.v)
 		}
@@ -379,16 +445,18 @@ func (t *table[T]) each(f func(k string, v *T)) {
 }
 
 // reset empties the table for another session, keeping its memory when it is
-// small.
+// small (a map, made only for a session of many tasks, is left to the
+// collector).
 func (t *table[T]) reset() {
+	for _, e := range t.small {
+		t.release(e.s)
+	}
+	clear(t.small)
+	t.small = t.small[:0]
 	for _, s := range t.m {
 		t.release(s)
 	}
-	if len(t.m) > maxFree {
-		t.m = nil
-	} else {
-		clear(t.m)
-	}
+	t.m = nil
 	if cap(t.order) > 4*maxFree {
 		t.order = nil
 	} else {

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -276,26 +277,15 @@ func (k mark) with(text string) lint.Related {
 // finished goes back to a pool with its tables (reset), so a steady stream
 // allocates no state per task.
 //
-// A session follows a few tasks at a time: up to smallKeys keys the table is a
-// short slice searched in turn (its keys are interned, names.key, so a hit
-// compares pointers), past it a map.
+// Its keys are interned (names.key), and a session follows a few tasks at a
+// time: seqgroup.Keys finds them in a short slice, mostly by their pointers.
 type table[T any] struct {
-	small  []keyed[T]          // the entries while there are at most smallKeys (m is nil)
-	m      map[string]*slot[T] // the entries past smallKeys
-	order  []string            // the keys added, oldest first from head (a key may recur)
+	keys   seqgroup.Keys[*slot[T]]
+	order  []string // the keys added, oldest first from head (a key may recur)
 	head   int
 	free   []*slot[T]
 	capped bool
 	epoch  uint32 // of the last each
-}
-
-// smallKeys is the most keys a table holds in its slice before it moves them to
-// a map.
-const smallKeys = 8
-
-type keyed[T any] struct {
-	k string
-	s *slot[T]
 }
 
 type slot[T any] struct {
@@ -305,54 +295,8 @@ type slot[T any] struct {
 
 // find returns the entry of k, nil when k has none.
 func (t *table[T]) find(k string) *slot[T] {
-	if t.m != nil {
-		return t.m[k]
-	}
-	for i := range t.small {
-		if t.small[i].k == k {
-			return t.small[i].s
-		}
-	}
-	return nil
-}
-
-// set makes s the entry of k, which has none.
-func (t *table[T]) set(k string, s *slot[T]) {
-	if t.m == nil {
-		if len(t.small) < smallKeys {
-			t.small = append(t.small, keyed[T]{k, s})
-			return
-		}
-		t.m = make(map[string]*slot[T], 2*smallKeys)
-		for _, e := range t.small {
-			t.m[e.k] = e.s
-		}
-		clear(t.small)
-		t.small = t.small[:0]
-	}
-	t.m[k] = s
-}
-
-// remove takes the entry of k out of the table and returns it (nil when k has
-// none).
-func (t *table[T]) remove(k string) *slot[T] {
-	if t.m != nil {
-		s := t.m[k]
-		if s != nil {
-			delete(t.m, k)
-		}
-		return s
-	}
-	for i := range t.small {
-		if t.small[i].k == k {
-			s, last := t.small[i].s, len(t.small)-1
-			t.small[i] = t.small[last]
-			t.small[last] = keyed[T]{}
-			t.small = t.small[:last]
-			return s
-		}
-	}
-	return nil
+	s, _ := t.keys.Get(k)
+	return s
 }
 
 func (t *table[T]) get(k string) *T {
@@ -373,7 +317,7 @@ func (t *table[T]) add(k string) (v *T, first bool) {
 		old := t.order[t.head]
 		t.order[t.head] = ""
 		t.head++
-		if s := t.remove(old); s != nil {
+		if s, ok := t.keys.Delete(old); ok {
 			t.release(s)
 			if !t.capped {
 				t.capped, first = true, true
@@ -386,7 +330,7 @@ func (t *table[T]) add(k string) (v *T, first bool) {
 	} else {
 		s = new(slot[T])
 	}
-	t.set(k, s)
+	t.keys.Insert(k, s)
 	t.order = append(t.order, k)
 	if len(t.order)-t.head > 2*maxTracked { // compact ids deleted since
 		live := t.order[:0]
@@ -421,17 +365,12 @@ func (t *table[T]) release(s *slot[T]) {
 }
 
 func (t *table[T]) del(k string) {
-	if s := t.remove(k); s != nil {
+	if s, ok := t.keys.Delete(k); ok {
 		t.release(s)
 	}
 }
 
-func (t *table[T]) len() int {
-	if t.m != nil {
-		return len(t.m)
-	}
-	return len(t.small)
-}
+func (t *table[T]) len() int { return t.keys.Len() }
 
 // each visits the live entries, oldest first.
 func (t *table[T]) each(f func(k string, v *T)) {
@@ -445,18 +384,10 @@ func (t *table[T]) each(f func(k string, v *T)) {
 }
 
 // reset empties the table for another session, keeping its memory when it is
-// small (a map, made only for a session of many tasks, is left to the
-// collector).
+// small.
 func (t *table[T]) reset() {
-	for _, e := range t.small {
-		t.release(e.s)
-	}
-	clear(t.small)
-	t.small = t.small[:0]
-	for _, s := range t.m {
-		t.release(s)
-	}
-	t.m = nil
+	t.keys.Each(func(_ string, s *slot[T]) { t.release(s) })
+	t.keys.Clear(maxFree)
 	if cap(t.order) > 4*maxFree {
 		t.order = nil
 	} else {

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 )
 
 // refTable is the map-only table the slice-then-map one replaced, kept as the
@@ -45,7 +47,7 @@ func (t *refTable) each(f func(k string, v *int)) {
 // equal but not interned).
 func TestTableAgrees(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	keys := make([]string, 3*smallKeys)
+	keys := make([]string, 3*seqgroup.SmallKeys)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("S\x00T-%02d", i)
 	}

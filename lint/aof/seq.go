@@ -27,9 +27,9 @@ type table[V any] struct {
 	pool *tablePool[V] // nil: no reuse
 }
 
-// tableBufs are a table's map and its insertion-order queue.
+// tableBufs are a table's entries and its insertion-order queue.
 type tableBufs[V any] struct {
-	m     map[string]V
+	keys  seqgroup.Keys[V]
 	order []string // the queue is order[head:]: dropped keys are not sliced off,
 	head  int      // so appending reuses the same array
 }
@@ -52,8 +52,7 @@ func (t *table[V]) get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	v, ok := t.b.m[k]
-	return v, ok
+	return t.b.keys.Get(k)
 }
 
 // put stores v under k (owned) and reports whether the cap was hit for the
@@ -64,34 +63,30 @@ func (t *table[V]) put(k string, v V) bool {
 			t.b, _ = t.pool.p.Get().(*tableBufs[V])
 		}
 		if t.b == nil {
-			t.b = &tableBufs[V]{m: map[string]V{}}
+			t.b = &tableBufs[V]{}
 		}
 	}
 	b := t.b
 	first := false
-	if n := len(b.m); n < MaxTasks {
-		// Below the cap nothing is dropped: store, and a new key is one the
-		// map grew by (one hash, not a lookup and then a store).
-		if b.m[k] = v; len(b.m) == n {
+	if b.keys.Len() < MaxTasks {
+		// Below the cap nothing is dropped.
+		if !b.keys.Put(k, v) {
 			return false // k was there: its value replaced
 		}
 	} else {
-		if _, ok := b.m[k]; ok {
-			b.m[k] = v
+		if _, ok := b.keys.Get(k); ok {
+			b.keys.Put(k, v)
 			return false
 		}
-		for len(b.m) >= MaxTasks && b.head < len(b.order) {
+		for b.keys.Len() >= MaxTasks && b.head < len(b.order) {
 			old := b.order[b.head]
 			b.order[b.head] = ""
 			b.head++
-			if _, ok := b.m[old]; ok {
-				delete(b.m, old)
-				if !t.hit {
-					t.hit, first = true, true
-				}
+			if _, ok := b.keys.Delete(old); ok && !t.hit {
+				t.hit, first = true, true
 			}
 		}
-		b.m[k] = v
+		b.keys.Insert(k, v)
 	}
 	if b.head > 0 && len(b.order) == cap(b.order) {
 		// room at the front: use it instead of a bigger array
@@ -108,7 +103,7 @@ func (t *table[V]) put(k string, v V) bool {
 
 func (t *table[V]) del(k string) {
 	if t.b != nil {
-		delete(t.b.m, k)
+		t.b.keys.Delete(k)
 	}
 }
 
@@ -117,7 +112,7 @@ func (t *table[V]) len() int {
 	if t.b == nil {
 		return 0
 	}
-	return len(t.b.m)
+	return t.b.keys.Len()
 }
 
 // release empties the table and gives its buffers back to its pool (from a
@@ -132,7 +127,7 @@ func (t *table[V]) release() {
 	if t.pool == nil || cap(b.order) > seqgroup.MaxPooledEntries {
 		return // no reuse, or grown past the usual session: left to the collector
 	}
-	clear(b.m) // nothing of the session stays reachable
+	b.keys.Clear(seqgroup.MaxPooledEntries) // nothing of the session stays reachable
 	clear(b.order)
 	b.order, b.head = b.order[:0], 0
 	t.pool.p.Put(b)
@@ -149,7 +144,7 @@ func (t *table[V]) compact() {
 	b := t.b
 	out := b.order[:0]
 	for _, k := range b.order[b.head:] {
-		if _, ok := b.m[k]; ok {
+		if _, ok := b.keys.Get(k); ok {
 			out = append(out, k)
 		}
 	}
@@ -162,10 +157,8 @@ func (t *table[V]) keys() []string {
 	if t.b == nil {
 		return nil
 	}
-	ks := make([]string, 0, len(t.b.m))
-	for k := range t.b.m {
-		ks = append(ks, k)
-	}
+	ks := make([]string, 0, t.b.keys.Len())
+	t.b.keys.Each(func(k string, _ V) { ks = append(ks, k) })
 	sort.Strings(ks)
 	return ks
 }

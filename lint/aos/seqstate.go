@@ -34,9 +34,9 @@ type bounded[V any] struct {
 	pool *boundedPool[V]
 }
 
-// boundedBufs are a table's map and its insertion-order queue.
+// boundedBufs are a table's entries and its insertion-order queue.
 type boundedBufs[V any] struct {
-	m     map[string]V
+	keys  seqgroup.Keys[V]
 	order []string // the queue is order[head:]: forgotten keys are not sliced off,
 	head  int      // so appending reuses the same array
 }
@@ -65,13 +65,12 @@ func (b *bounded[V]) get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	v, ok := b.b.m[k]
-	return v, ok
+	return b.b.keys.Get(k)
 }
 
 func (b *bounded[V]) del(k string) {
 	if b.b != nil {
-		delete(b.b.m, k)
+		b.b.keys.Delete(k)
 	}
 }
 
@@ -81,32 +80,30 @@ func (b *bounded[V]) put(k string, v V) bool {
 		if bb, ok := b.pool.p.Get().(*boundedBufs[V]); ok {
 			b.b = bb
 		} else {
-			b.b = &boundedBufs[V]{m: map[string]V{}}
+			b.b = &boundedBufs[V]{}
 		}
 	}
 	bb := b.b
 	evicted := false
-	if n := len(bb.m); n < b.max {
-		// Below the bound nothing is forgotten: store, and a new key is one the
-		// map grew by (one hash, not a lookup and then a store).
-		if bb.m[k] = v; len(bb.m) == n {
+	if bb.keys.Len() < b.max {
+		// Below the bound nothing is forgotten.
+		if !bb.keys.Put(k, v) {
 			return false // k was there: its value replaced
 		}
 	} else {
-		if _, ok := bb.m[k]; ok {
-			bb.m[k] = v
+		if _, ok := bb.keys.Get(k); ok {
+			bb.keys.Put(k, v)
 			return false
 		}
-		for len(bb.m) >= b.max && bb.head < len(bb.order) {
+		for bb.keys.Len() >= b.max && bb.head < len(bb.order) {
 			old := bb.order[bb.head]
 			bb.order[bb.head] = ""
 			bb.head++
-			if _, ok := bb.m[old]; ok {
-				delete(bb.m, old)
+			if _, ok := bb.keys.Delete(old); ok {
 				evicted = true
 			}
 		}
-		bb.m[k] = v
+		bb.keys.Insert(k, v)
 	}
 	if bb.head > 0 && len(bb.order) == cap(bb.order) {
 		bb.shift() // room at the front: use it instead of a bigger array
@@ -116,7 +113,7 @@ func (b *bounded[V]) put(k string, v V) bool {
 		// in place: the live keys, in order, to the front
 		live := bb.order[:0]
 		for _, o := range bb.order[bb.head:] {
-			if _, ok := bb.m[o]; ok {
+			if _, ok := bb.keys.Get(o); ok {
 				live = append(live, o)
 			}
 		}
@@ -142,7 +139,7 @@ func (b *bounded[V]) len() int {
 	if b.b == nil {
 		return 0
 	}
-	return len(b.b.m)
+	return b.b.keys.Len()
 }
 
 // keys is the table's keys in insertion order (with keys deleted since, and
@@ -166,7 +163,7 @@ func (b *bounded[V]) release() {
 	if cap(bb.order) > seqgroup.MaxPooledEntries {
 		return // grown past the usual session: left to the collector, not cleared
 	}
-	clear(bb.m) // nothing of this session stays reachable
+	bb.keys.Clear(seqgroup.MaxPooledEntries) // nothing of this session stays reachable
 	clear(bb.order)
 	bb.order, bb.head = bb.order[:0], 0
 	b.pool.p.Put(bb)

@@ -170,9 +170,22 @@ func reportCap(p *lint.Pass) {
 // view is what the sequence rules read of a message.
 type view struct {
 	kind string
-	task string    // the envelope's or artifact's taskId
-	from string    // fromAgent (envelopes) or agentId (artifacts)
-	at   time.Time // harness time, else the message's own timestamp; zero if unknown
+	task string // the envelope's or artifact's taskId
+	from string // fromAgent (envelopes) or agentId (artifacts)
+	// at is the harness time; when it is zero, atPtr points at the message's
+	// own timestamp, read only by the rule that needs it (when).
+	at    time.Time
+	atPtr string
+}
+
+// when is when v's message m was sent: the harness time, else the message's own
+// timestamp; zero if unknown.
+func (v *view) when(m *lint.Message) time.Time {
+	if !v.at.IsZero() || v.atPtr == "" {
+		return v.at
+	}
+	t, _ := timeOf(m.Root.Lookup(v.atPtr))
+	return t
 }
 
 func viewOf(m *lint.Message) (view, bool) {
@@ -200,10 +213,7 @@ func viewOf(m *lint.Message) (view, bool) {
 			v.from = m.Root.Get("fromAgent").String()
 		}
 	}
-	v.at = m.At
-	if v.at.IsZero() && tsPtr != "" {
-		v.at, _ = timeOf(m.Root.Lookup(tsPtr))
-	}
+	v.at, v.atPtr = m.At, tsPtr
 	return v, true
 }
 

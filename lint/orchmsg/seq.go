@@ -163,7 +163,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 	}
 	f := c.f
 	id := f.idOf(m)
-	switch family(f.msgType(m)) {
+	switch f.family(m) {
 	case "request":
 		if c.early != nil && id != "" && id == c.earlyCID {
 			p.ReportAtf(lint.Error, c.early.related(), []lint.Related{witness(m, "/id")},
@@ -215,7 +215,7 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 		return
 	}
 	f := c.f
-	switch family(f.msgType(m)) {
+	switch f.family(m) {
 	case "request":
 		if id := f.idOf(m); id != "" {
 			c.reqs.put(f.ownID(m), f.mark(m, "/id"))
@@ -291,7 +291,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 	if !isMsg(m) {
 		return
 	}
-	switch family(f.msgType(m)) {
+	switch f.family(m) {
 	case "request":
 		id := f.idOf(m)
 		if id == "" || now.IsZero() {
@@ -546,7 +546,7 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 	}
 	f := c.f
 	t := f.msgType(m)
-	switch family(t) {
+	switch f.family(m) {
 	case "request":
 		id := f.idOf(m)
 		if id == "" {

@@ -25,6 +25,7 @@ type msgFacts struct {
 
 	id, own string // idOf(m), and its owned copy
 	typ     string // msgType(m), a string of the line
+	fam     string // family(typ), the spec's string
 	cid     string // m's correlationId, a string of the line
 	own2    string // ownType(typ)
 	at      time.Time
@@ -39,6 +40,7 @@ const (
 	factWhen
 	factIDMark
 	factCID
+	factFamily
 )
 
 // of is as it is after reading m: its facts are m's.
@@ -80,6 +82,17 @@ func (s *msgFacts) msgType(m *lint.Message) string {
 		s.typ, s.have = msgType(m), s.have|factType
 	}
 	return s.typ
+}
+
+// family returns the family of m's type (family).
+func (s *msgFacts) family(m *lint.Message) string {
+	if s == nil {
+		return family(msgType(m))
+	}
+	if s = s.of(m); s.have&factFamily == 0 {
+		s.fam, s.have = family(s.msgType(m)), s.have|factFamily
+	}
+	return s.fam
 }
 
 // correlationID returns m's correlationId, a string of its line ("" if none).

@@ -18,20 +18,13 @@ const MaxTasks = 4096
 // table is a map with a cap, dropping its oldest key when full.
 //
 // Its keys are kept past the message they came from: they must be owned (the
-// view's task is). With a pool, its map and queue come from the pool on the
+// view's task is). With a pool, its entries and queue come from the pool on the
 // first put and go back when the checker finishes (release), so the many short
 // sessions of a transcript reuse them.
 type table[V any] struct {
-	b    *tableBufs[V] // nil until the first put, and after release
-	hit  bool          // the cap was hit (reported once)
-	pool *tablePool[V] // nil: no reuse
-}
-
-// tableBufs are a table's entries and its insertion-order queue.
-type tableBufs[V any] struct {
-	keys  seqgroup.Keys[V]
-	order []string // the queue is order[head:]: dropped keys are not sliced off,
-	head  int      // so appending reuses the same array
+	b    *seqgroup.Bounded[V] // nil until the first put, and after release
+	hit  bool                 // the cap was hit (reported once)
+	pool *tablePool[V]        // nil: no reuse
 }
 
 // tablePool keeps the buffers of released tables of one value type.
@@ -52,7 +45,7 @@ func (t *table[V]) get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	return t.b.keys.Get(k)
+	return t.b.Get(k)
 }
 
 // put stores v under k (owned) and reports whether the cap was hit for the
@@ -60,50 +53,22 @@ func (t *table[V]) get(k string) (V, bool) {
 func (t *table[V]) put(k string, v V) bool {
 	if t.b == nil {
 		if t.pool != nil {
-			t.b, _ = t.pool.p.Get().(*tableBufs[V])
+			t.b, _ = t.pool.p.Get().(*seqgroup.Bounded[V])
 		}
 		if t.b == nil {
-			t.b = &tableBufs[V]{}
+			t.b = &seqgroup.Bounded[V]{}
 		}
 	}
-	b := t.b
-	first := false
-	if b.keys.Len() < MaxTasks {
-		// Below the cap nothing is dropped.
-		if !b.keys.Put(k, v) {
-			return false // k was there: its value replaced
-		}
-	} else {
-		if _, ok := b.keys.Get(k); ok {
-			b.keys.Put(k, v)
-			return false
-		}
-		for b.keys.Len() >= MaxTasks && b.head < len(b.order) {
-			old := b.order[b.head]
-			b.order[b.head] = ""
-			b.head++
-			if _, ok := b.keys.Delete(old); ok && !t.hit {
-				t.hit, first = true, true
-			}
-		}
-		b.keys.Insert(k, v)
+	if t.b.Put(k, v, MaxTasks) && !t.hit {
+		t.hit = true
+		return true
 	}
-	if b.head > 0 && len(b.order) == cap(b.order) {
-		// room at the front: use it instead of a bigger array
-		n := copy(b.order, b.order[b.head:])
-		clear(b.order[n:])
-		b.order, b.head = b.order[:n], 0
-	}
-	b.order = append(b.order, k)
-	if len(b.order)-b.head > 4*MaxTasks {
-		t.compact()
-	}
-	return first
+	return false
 }
 
 func (t *table[V]) del(k string) {
 	if t.b != nil {
-		t.b.keys.Delete(k)
+		t.b.Delete(k)
 	}
 }
 
@@ -112,7 +77,7 @@ func (t *table[V]) len() int {
 	if t.b == nil {
 		return 0
 	}
-	return t.b.keys.Len()
+	return t.b.Len()
 }
 
 // release empties the table and gives its buffers back to its pool (from a
@@ -124,12 +89,10 @@ func (t *table[V]) release() {
 		return
 	}
 	t.b = nil
-	if t.pool == nil || cap(b.order) > seqgroup.MaxPooledEntries {
+	if t.pool == nil || b.QueueCap() > seqgroup.MaxPooledEntries {
 		return // no reuse, or grown past the usual session: left to the collector
 	}
-	b.keys.Clear(seqgroup.MaxPooledEntries) // nothing of the session stays reachable
-	clear(b.order)
-	b.order, b.head = b.order[:0], 0
+	b.Clear(seqgroup.MaxPooledEntries) // nothing of the session stays reachable
 	t.pool.p.Put(b)
 }
 
@@ -140,25 +103,13 @@ func (t *table[V]) reset() {
 	*t = table[V]{pool: t.pool}
 }
 
-func (t *table[V]) compact() {
-	b := t.b
-	out := b.order[:0]
-	for _, k := range b.order[b.head:] {
-		if _, ok := b.keys.Get(k); ok {
-			out = append(out, k)
-		}
-	}
-	clear(b.order[len(out):]) // the dropped keys
-	b.order, b.head = out, 0
-}
-
 // keys returns the keys in sorted order.
 func (t *table[V]) keys() []string {
 	if t.b == nil {
 		return nil
 	}
-	ks := make([]string, 0, t.b.keys.Len())
-	t.b.keys.Each(func(k string, _ V) { ks = append(ks, k) })
+	ks := make([]string, 0, t.b.Len())
+	t.b.Each(func(k string, _ V) { ks = append(ks, k) })
 	sort.Strings(ks)
 	return ks
 }

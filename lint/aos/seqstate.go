@@ -28,17 +28,10 @@ const MaxTracked = 4096
 // finishes (release), so the many short sessions of a transcript reuse them
 // instead of growing new ones.
 type bounded[V any] struct {
-	b    *boundedBufs[V] // nil until the first put, and after release
+	b    *seqgroup.Bounded[V] // nil until the first put, and after release
 	max  int
 	full bool // an entry was forgotten
 	pool *boundedPool[V]
-}
-
-// boundedBufs are a table's entries and its insertion-order queue.
-type boundedBufs[V any] struct {
-	keys  seqgroup.Keys[V]
-	order []string // the queue is order[head:]: forgotten keys are not sliced off,
-	head  int      // so appending reuses the same array
 }
 
 // boundedPool keeps the buffers of released tables of one value type.
@@ -65,73 +58,30 @@ func (b *bounded[V]) get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	return b.b.keys.Get(k)
+	return b.b.Get(k)
 }
 
 func (b *bounded[V]) del(k string) {
 	if b.b != nil {
-		b.b.keys.Delete(k)
+		b.b.Delete(k)
 	}
 }
 
-// put stores v under k (owned) and reports whether an old entry had to be forgotten.
+// put stores v under k (owned) and reports whether an old entry had to be
+// forgotten, the first time one was.
 func (b *bounded[V]) put(k string, v V) bool {
 	if b.b == nil {
-		if bb, ok := b.pool.p.Get().(*boundedBufs[V]); ok {
+		if bb, ok := b.pool.p.Get().(*seqgroup.Bounded[V]); ok {
 			b.b = bb
 		} else {
-			b.b = &boundedBufs[V]{}
+			b.b = &seqgroup.Bounded[V]{}
 		}
 	}
-	bb := b.b
-	evicted := false
-	if bb.keys.Len() < b.max {
-		// Below the bound nothing is forgotten.
-		if !bb.keys.Put(k, v) {
-			return false // k was there: its value replaced
-		}
-	} else {
-		if _, ok := bb.keys.Get(k); ok {
-			bb.keys.Put(k, v)
-			return false
-		}
-		for bb.keys.Len() >= b.max && bb.head < len(bb.order) {
-			old := bb.order[bb.head]
-			bb.order[bb.head] = ""
-			bb.head++
-			if _, ok := bb.keys.Delete(old); ok {
-				evicted = true
-			}
-		}
-		bb.keys.Insert(k, v)
-	}
-	if bb.head > 0 && len(bb.order) == cap(bb.order) {
-		bb.shift() // room at the front: use it instead of a bigger array
-	}
-	bb.order = append(bb.order, k)
-	if len(bb.order)-bb.head > 2*b.max {
-		// in place: the live keys, in order, to the front
-		live := bb.order[:0]
-		for _, o := range bb.order[bb.head:] {
-			if _, ok := bb.keys.Get(o); ok {
-				live = append(live, o)
-			}
-		}
-		clear(bb.order[len(live):])
-		bb.order, bb.head = live, 0
-	}
-	if evicted && !b.full {
+	if b.b.Put(k, v, b.max) && !b.full {
 		b.full = true
 		return true
 	}
 	return false
-}
-
-// shift moves the queue to the front of its array.
-func (bb *boundedBufs[V]) shift() {
-	n := copy(bb.order, bb.order[bb.head:])
-	clear(bb.order[n:])
-	bb.order, bb.head = bb.order[:n], 0
 }
 
 // len is the number of entries.
@@ -139,7 +89,7 @@ func (b *bounded[V]) len() int {
 	if b.b == nil {
 		return 0
 	}
-	return b.b.keys.Len()
+	return b.b.Len()
 }
 
 // keys is the table's keys in insertion order (with keys deleted since, and
@@ -148,7 +98,7 @@ func (b *bounded[V]) keys() []string {
 	if b.b == nil {
 		return nil
 	}
-	return b.b.order[b.b.head:]
+	return b.b.Order()
 }
 
 // release empties the table and gives its buffers back to the pool (from the
@@ -160,12 +110,10 @@ func (b *bounded[V]) release() {
 		return
 	}
 	b.b = nil
-	if cap(bb.order) > seqgroup.MaxPooledEntries {
+	if bb.QueueCap() > seqgroup.MaxPooledEntries {
 		return // grown past the usual session: left to the collector, not cleared
 	}
-	bb.keys.Clear(seqgroup.MaxPooledEntries) // nothing of this session stays reachable
-	clear(bb.order)
-	bb.order, bb.head = bb.order[:0], 0
+	bb.Clear(seqgroup.MaxPooledEntries) // nothing of this session stays reachable
 	b.pool.p.Put(bb)
 }
 

@@ -17,8 +17,8 @@ const seqGroup = "orchmsg-seq"
 // msgFacts is what the group's checkers read of the message being observed, each
 // read once (on the first checker's asking) and shared: its id and the owned
 // copy the checkers keep (ownID), its type, correlationId, time (when) and its
-// mark at /id, which up to four checkers keep. The group forgets them after each message; a
-// nil msgFacts (a checker outside the group) reads each again.
+// mark at /id, which up to four checkers keep. The group forgets them after
+// each message.
 type msgFacts struct {
 	m    *lint.Message
 	have uint8 // which of the facts below are read (the fact* bits)
@@ -29,7 +29,7 @@ type msgFacts struct {
 	cid     string // m's correlationId, a string of the line
 	own2    string // ownType(typ)
 	at      time.Time
-	idMark  mark // markOf(m, "/id", own)
+	idMark  mark // markAt(m, "/id", ownType, own)
 }
 
 const (
@@ -51,95 +51,50 @@ func (s *msgFacts) of(m *lint.Message) *msgFacts {
 	return s
 }
 
-// idOf returns m's id, a string of its line ("" if it has none).
-func (s *msgFacts) idOf(m *lint.Message) string {
-	if s == nil {
-		return idOf(m)
+// fact returns the fact of m at *field, read by read the first time it is asked
+// for (bit says it was).
+func fact[T any](s *msgFacts, m *lint.Message, bit uint8, field *T, read func(*lint.Message) T) T {
+	if s.of(m).have&bit == 0 {
+		*field, s.have = read(m), s.have|bit
 	}
-	if s = s.of(m); s.have&factID == 0 {
-		s.id, s.have = idOf(m), s.have|factID
-	}
-	return s.id
+	return *field
 }
+
+// idOf returns m's id, a string of its line ("" if it has none).
+func (s *msgFacts) idOf(m *lint.Message) string { return fact(s, m, factID, &s.id, idOf) }
 
 // ownID returns m's id, owned (ownID): the copy the checkers keep.
 func (s *msgFacts) ownID(m *lint.Message) string {
-	if s == nil {
-		return ownID(idOf(m))
-	}
-	if s = s.of(m); s.have&factOwn == 0 {
-		s.own, s.have = ownID(s.idOf(m)), s.have|factOwn
-	}
-	return s.own
+	return fact(s, m, factOwn, &s.own, func(m *lint.Message) string { return ownID(s.idOf(m)) })
 }
 
 // msgType returns m's type, a string of its line.
-func (s *msgFacts) msgType(m *lint.Message) string {
-	if s == nil {
-		return msgType(m)
-	}
-	if s = s.of(m); s.have&factType == 0 {
-		s.typ, s.have = msgType(m), s.have|factType
-	}
-	return s.typ
-}
+func (s *msgFacts) msgType(m *lint.Message) string { return fact(s, m, factType, &s.typ, msgType) }
 
 // family returns the family of m's type (family).
 func (s *msgFacts) family(m *lint.Message) string {
-	if s == nil {
-		return family(msgType(m))
-	}
-	if s = s.of(m); s.have&factFamily == 0 {
-		s.fam, s.have = family(s.msgType(m)), s.have|factFamily
-	}
-	return s.fam
+	return fact(s, m, factFamily, &s.fam, func(m *lint.Message) string { return family(s.msgType(m)) })
 }
 
 // correlationID returns m's correlationId, a string of its line ("" if none).
 func (s *msgFacts) correlationID(m *lint.Message) string {
-	if s == nil {
-		return m.Root.Get("correlationId").String()
-	}
-	if s = s.of(m); s.have&factCID == 0 {
-		s.cid, s.have = m.Root.Get("correlationId").String(), s.have|factCID
-	}
-	return s.cid
+	return fact(s, m, factCID, &s.cid, func(m *lint.Message) string { return m.Root.Get("correlationId").String() })
 }
 
 // ownType returns m's type as a mark keeps it (ownType).
 func (s *msgFacts) ownType(m *lint.Message) string {
-	if s == nil {
-		return ownType(msgType(m))
-	}
-	if s = s.of(m); s.have&factOwnType == 0 {
-		s.own2, s.have = ownType(s.msgType(m)), s.have|factOwnType
-	}
-	return s.own2
+	return fact(s, m, factOwnType, &s.own2, func(m *lint.Message) string { return ownType(s.msgType(m)) })
 }
 
 // when returns when m was sent (the function when).
-func (s *msgFacts) when(m *lint.Message) time.Time {
-	if s == nil {
-		return when(m)
-	}
-	if s = s.of(m); s.have&factWhen == 0 {
-		s.at, s.have = when(m), s.have|factWhen
-	}
-	return s.at
-}
+func (s *msgFacts) when(m *lint.Message) time.Time { return fact(s, m, factWhen, &s.at, when) }
 
-// mark marks m at pointer, with its owned id (markOf).
+// mark marks m at pointer, with its type and owned id (markAt).
 func (s *msgFacts) mark(m *lint.Message, pointer string) mark {
-	if s == nil {
-		return markOf(m, pointer, ownID(idOf(m)))
-	}
 	if pointer != "/id" {
 		return markAt(m, pointer, s.ownType(m), s.ownID(m))
 	}
-	if s = s.of(m); s.have&factIDMark == 0 {
-		s.idMark, s.have = markAt(m, pointer, s.ownType(m), s.ownID(m)), s.have|factIDMark
-	}
-	return s.idMark
+	return fact(s, m, factIDMark, &s.idMark, func(m *lint.Message) mark { return markAt(m, pointer, s.ownType(m), s.ownID(m)) })
 }
 
 // groupRules lists the group's rules, in ID order, with the checker of each.

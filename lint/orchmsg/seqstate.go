@@ -223,12 +223,8 @@ type mark struct {
 	typ, id   string
 }
 
-// markOf marks m at pointer; id is m's id, owned.
-func markOf(m *lint.Message, pointer, id string) mark {
-	return markAt(m, pointer, ownType(msgType(m)), id)
-}
-
-// markAt is markOf with m's type as ownType returns it.
+// markAt marks m at pointer; typ is m's type as ownType returns it, id its id,
+// owned.
 func markAt(m *lint.Message, pointer, typ, id string) mark {
 	line, col := m.PointerPosition(pointer)
 	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: typ, id: id}

@@ -125,3 +125,72 @@ func (x *Keys[V]) Clear(maxMap int) {
 	}
 	x.big = false
 }
+
+// Bounded is Keys with a cap: when it holds max entries, a new key drops the
+// oldest one put first (by the order of the puts; a key deleted and put again
+// is queued again, and an older place of it still queued counts as its own).
+// Its zero value is empty and ready to use.
+type Bounded[V any] struct {
+	Keys[V]
+	order []string // the keys put, oldest first from head (a key may recur)
+	head  int      // the queue is order[head:]: dropped keys are not sliced off, so appending reuses the array
+}
+
+// Put stores v under k (owned: the table keeps it) and reports whether an
+// older entry was dropped to make room.
+func (b *Bounded[V]) Put(k string, v V, max int) (dropped bool) {
+	if b.Len() < max {
+		if !b.Keys.Put(k, v) {
+			return false // k was there: its value replaced
+		}
+	} else {
+		if _, ok := b.Get(k); ok {
+			b.Keys.Put(k, v)
+			return false
+		}
+		for b.Len() >= max && b.head < len(b.order) {
+			old := b.order[b.head]
+			b.order[b.head] = ""
+			b.head++
+			if _, ok := b.Delete(old); ok {
+				dropped = true
+			}
+		}
+		b.Insert(k, v)
+	}
+	if b.head > 0 && len(b.order) == cap(b.order) {
+		// room at the front: use it instead of a bigger array
+		n := copy(b.order, b.order[b.head:])
+		clear(b.order[n:])
+		b.order, b.head = b.order[:n], 0
+	}
+	b.order = append(b.order, k)
+	if len(b.order)-b.head > 2*max {
+		// in place: the live keys, in order, to the front
+		live := b.order[:0]
+		for _, o := range b.order[b.head:] {
+			if _, ok := b.Get(o); ok {
+				live = append(live, o)
+			}
+		}
+		clear(b.order[len(live):])
+		b.order, b.head = live, 0
+	}
+	return dropped
+}
+
+// Order returns the queued keys, oldest first (with keys deleted since, and
+// keys put again twice); valid until the next Put.
+func (b *Bounded[V]) Order() []string { return b.order[b.head:] }
+
+// QueueCap is the capacity of the queue: a table grown past the usual session
+// is not worth pooling.
+func (b *Bounded[V]) QueueCap() int { return cap(b.order) }
+
+// Clear empties b, keeping its memory (its map unless that held more than
+// maxMap entries).
+func (b *Bounded[V]) Clear(maxMap int) {
+	b.Keys.Clear(maxMap)
+	clear(b.order)
+	b.order, b.head = b.order[:0], 0
+}

@@ -34,18 +34,20 @@ type viewMemo struct {
 	next   uint8
 }
 
-func (vm *viewMemo) of(m *lint.Message) (view, bool) {
+// of returns the view of m, shared by the group's checkers (not to be
+// changed), valid until the group forgets the message.
+func (vm *viewMemo) of(m *lint.Message) (*view, bool) {
 	if vm == nil {
 		v, ok := viewOf(m)
 		v.task, v.from = strings.Clone(v.task), strings.Clone(v.from)
-		return v, ok
+		return &v, ok
 	}
 	if vm.m != m {
 		vm.m = m
 		vm.v, vm.ok = viewOf(m)
 		vm.v.task, vm.v.from = vm.own(vm.v.task), vm.own(vm.v.from)
 	}
-	return vm.v, vm.ok
+	return &vm.v, vm.ok
 }
 
 // own returns s as the group keeps it: a copy, interned, so that the state pins

@@ -75,24 +75,26 @@ func viewOf(m *lint.Message, ns *names) view {
 	if root == nil {
 		return v
 	}
-	v.typ = root.Get("message_type").String()
+	var f fields
+	f.read(root)
+	v.typ = f.messageType.String()
 	switch v.typ {
 	case "TASK":
 		v.typ = "TASK"
-		v.taskID = ns.ownAs(&ns.lastTask, root.Path("task", "task_id").String())
-		v.sessionID = ns.ownAs(&ns.lastSession, root.Path("session", "session_id").String())
-		v.when.msg = msgTime(root.Path("session", "created_at"))
+		v.taskID = ns.ownAs(&ns.lastTask, f.task.Get("task_id").String())
+		v.sessionID = ns.ownAs(&ns.lastSession, f.session.Get("session_id").String())
+		v.when.msg = msgTime(f.session.Get("created_at"))
 	case "RESPONSE":
 		v.typ = "RESPONSE"
-		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
-		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
-		v.when.msg = msgTime(root.Path("timing", "completed_at"))
+		v.taskID = ns.ownAs(&ns.lastTask, f.taskID.String())
+		v.sessionID = ns.ownAs(&ns.lastSession, f.sessionID.String())
+		v.when.msg = msgTime(f.timing.Get("completed_at"))
 	case "EVENT":
 		v.typ = "EVENT"
-		v.event = ns.ownEvent(root.Get("event").String())
-		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
-		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
-		v.when.msg = msgTime(root.Get("timestamp"))
+		v.event = ns.ownEvent(f.event.String())
+		v.taskID = ns.ownAs(&ns.lastTask, f.taskID.String())
+		v.sessionID = ns.ownAs(&ns.lastSession, f.sessionID.String())
+		v.when.msg = msgTime(f.timestamp)
 	default:
 		v.typ = "" // compared only, but never kept from the line
 	}
@@ -111,6 +113,49 @@ func viewOf(m *lint.Message, ns *names) view {
 		v.fromAgent = v.typ != "TASK"
 	}
 	return v
+}
+
+// fields are the members of a message the view reads, found in one pass over
+// its members instead of a lookup each (nil: absent).
+type fields struct {
+	messageType, event, taskID, sessionID, timestamp *jsonread.Node
+	task, session, timing                            *jsonread.Node
+}
+
+// read finds the fields among root's members as root.Get finds each: the last
+// member of the key (root.Get's answer when a key is repeated), nil when root
+// is not an object (FuzzViewFields holds it to Get).
+func (f *fields) read(root *jsonread.Node) {
+	if root.Kind != jsonread.Object {
+		return
+	}
+	ms := root.Members
+	for i := len(ms) - 1; i >= 0; i-- {
+		var at **jsonread.Node
+		switch ms[i].Key {
+		case "message_type":
+			at = &f.messageType
+		case "event":
+			at = &f.event
+		case "task_id":
+			at = &f.taskID
+		case "session_id":
+			at = &f.sessionID
+		case "timestamp":
+			at = &f.timestamp
+		case "task":
+			at = &f.task
+		case "session":
+			at = &f.session
+		case "timing":
+			at = &f.timing
+		default:
+			continue
+		}
+		if *at == nil {
+			*at = ms[i].Value
+		}
+	}
 }
 
 // taskOfKey returns the task_id part of a task key (names.key).

@@ -57,6 +57,7 @@ type view struct {
 	fromOrch  bool   // a transcript record says the orchestrator sent it
 	when      stamp
 	now       stamp // the latest of each clock over the session so far, this message's included
+	taskMark  mark  // a TASK's markAt(m, taskIDPointer): the witness most of its checkers keep
 	root      *jsonread.Node
 	names     *names // for the other strings a checker keeps
 }
@@ -81,7 +82,13 @@ func viewOf(m *lint.Message, ns *names) view {
 	switch v.typ {
 	case "TASK":
 		v.typ = "TASK"
-		v.taskID = ns.ownAs(&ns.lastTask, f.task.Get("task_id").String())
+		id := f.task.Get("task_id")
+		v.taskID = ns.ownAs(&ns.lastTask, id.String())
+		if id != nil {
+			v.taskMark = markNode(m, id, taskIDPointer)
+		} else {
+			v.taskMark = markAt(m, taskIDPointer)
+		}
 		v.sessionID = ns.ownAs(&ns.lastSession, f.session.Get("session_id").String())
 		v.when.msg = msgTime(f.session.Get("created_at"))
 	case "RESPONSE":
@@ -156,6 +163,18 @@ func (f *fields) read(root *jsonread.Node) {
 			*at = ms[i].Value
 		}
 	}
+}
+
+// taskIDPointer is where a TASK names its task.
+const taskIDPointer = "/task/task_id"
+
+// mark is markAt(m, pointer) for the view's message m, the TASK's task_id
+// read once.
+func (v *view) mark(m *lint.Message, pointer string) mark {
+	if pointer == taskIDPointer && v.typ == "TASK" {
+		return v.taskMark
+	}
+	return markAt(m, pointer)
 }
 
 // taskOfKey returns the task_id part of a task key (names.key).

@@ -130,7 +130,7 @@ func (c *depthChecker) observe(p *lint.Pass, v *view) {
 			}
 		}
 	}
-	*c.tasks.put(v.key) = depthRef{id: v.taskID, depth: d, w: markAt(p.Msg, "/task/task_id")}
+	*c.tasks.put(v.key) = depthRef{id: v.taskID, depth: d, w: v.taskMark}
 	if d > maxDepth {
 		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, maxDepth)
 	}
@@ -163,7 +163,7 @@ func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 		}
 		clear(cp.ids)
 		cp.id = v.taskID
-		at := "/task/task_id"
+		at := taskIDPointer
 		if phases := v.root.Get("phases"); phases != nil && phases.Kind == jsonread.Array {
 			at = "/phases"
 			for _, ph := range phases.Items {
@@ -176,7 +176,7 @@ func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 				}
 			}
 		}
-		cp.w = markAt(p.Msg, at)
+		cp.w = v.mark(p.Msg, at)
 	case "RESPONSE":
 		cp := c.tasks.get(v.key)
 		if cp == nil {

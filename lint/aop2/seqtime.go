@@ -150,7 +150,7 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 			b.last.msg = v.when.msg
 			c.sessions.put(v.sessionID)
 		}
-		b.cfg = markAt(p.Msg, "/execution_policy/heartbeat")
+		b.cfg = markNode(p.Msg, hb, "/execution_policy/heartbeat") // hb is there: it is enabled
 		b.w, b.wIsCfg = b.cfg, true
 		c.tasks.del(v.key)
 		*track(p, &c.tasks, v.key) = b

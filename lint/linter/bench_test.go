@@ -35,7 +35,11 @@ var (
 // benchTranscript is the transcript of the benchmarks: the file named by
 // $AOPLINT_BENCH_TRANSCRIPT, or $AOPLINT_BENCH_MESSAGES (default 20000) messages
 // from the generator with seed 1, the same bytes internal/cmd/aopbench writes.
+//
+// It also turns the test build's line poisoning off for the benchmark
+// (linter.WithoutLinePoisoning): the figures are aoplint's, not the test's.
 func benchTranscript(b *testing.B) ([]byte, int64) {
+	linter.WithoutLinePoisoning(b)
 	benchOnce.Do(func() {
 		if path := os.Getenv("AOPLINT_BENCH_TRANSCRIPT"); path != "" {
 			data, err := os.ReadFile(path)
@@ -153,6 +157,7 @@ func BenchmarkDecodeFloor(b *testing.B) {
 // BenchmarkLintBytesSmall lints the 2 KB aop2 RESPONSE of the spec, warm (schemas
 // compiled): the per-file cost of a pre-commit hook, without process start.
 func BenchmarkLintBytesSmall(b *testing.B) {
+	linter.WithoutLinePoisoning(b)
 	data := transcriptgen.SmallResponse
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()

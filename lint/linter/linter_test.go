@@ -265,13 +265,19 @@ var registerGroupRules = sync.OnceFunc(func() {
 	mk := func() lint.Checker { return &groupChecker{a: a, b: b} }
 	a.NewChecker, b.NewChecker = mk, mk
 	lint.Register(a, b)
-	lint.RegisterProtocol(&lint.Protocol{ID: "grp", Detect: func(root *jsonread.Node, name string) (string, string, int) {
-		if root.Get("grp") != nil {
-			return "grp", "", 95
+	lint.RegisterProtocol(&lint.Protocol{ID: "grp", Detect: detectBy("grp")})
+})
+
+// detectBy is the Detect of a test protocol named key: an object with a member
+// key is its message of kind key.
+func detectBy(key string) func(root *jsonread.Node, name string) (string, string, int) {
+	return func(root *jsonread.Node, name string) (string, string, int) {
+		if root.Get(key) != nil {
+			return key, "", 95
 		}
 		return "", "", 0
-	}})
-})
+	}
+}
 
 func TestRuleGroups(t *testing.T) {
 	registerGroupRules()
@@ -288,5 +294,53 @@ func TestRuleGroups(t *testing.T) {
 		if d.Rule == "GRP-SEQ-002" && (d.Severity != lint.Warning || d.Spec != "grp §2") {
 			t.Errorf("As did not take the rule's severity and spec: %+v", d)
 		}
+	}
+}
+
+// registerPanicRules registers the boom protocol: single-message rules of which
+// the second panics after reporting, and schema rules of which the first panics,
+// the second reports at a pointer the first single rule claimed and the third
+// at one nobody claimed.
+var registerPanicRules = sync.OnceFunc(func() {
+	single := func(id string, f func(p *lint.Pass)) *lint.Rule {
+		return &lint.Rule{ID: id, Protocol: "boom", Severity: lint.Error, Spec: "boom §1", Run: f}
+	}
+	schema := func(id string, f func(p *lint.Pass)) *lint.Rule {
+		r := single(id, f)
+		r.Schema = true
+		return r
+	}
+	lint.Register(
+		single("BOOM-001", func(p *lint.Pass) {
+			p.Reportf("/a", "one says")
+			p.Claim("/a")
+		}),
+		single("BOOM-002", func(p *lint.Pass) {
+			p.Reportf("", "two says")
+			panic("two broke")
+		}),
+		single("BOOM-003", func(p *lint.Pass) { p.Reportf("", "third says") }),
+		schema("BOOM-SCHEMA-001", func(p *lint.Pass) { panic("schema one broke") }),
+		schema("BOOM-SCHEMA-002", func(p *lint.Pass) { p.Reportf("/a", "claimed, not shown") }),
+		schema("BOOM-SCHEMA-003", func(p *lint.Pass) { p.Reportf("/b", "schema three says") }),
+	)
+	lint.RegisterProtocol(&lint.Protocol{ID: "boom", Detect: detectBy("boom")})
+})
+
+// TestRulePanics: a rule that panics is reported as an internal error with what
+// it reported before, and the rules after it still run, in both loops, for
+// every message.
+func TestRulePanics(t *testing.T) {
+	registerPanicRules()
+	r := LintBytes("b.jsonl", []byte("{\"boom\":1,\"a\":1,\"b\":2}\n{\"boom\":2,\"a\":1,\"b\":2}\n"), Options{Workers: 1})
+	got := diagString(r)
+	for _, want := range []string{"one says", "two says", "internal error in rule BOOM-002: two broke", "third says",
+		"internal error in rule BOOM-SCHEMA-001: schema one broke", "schema three says"} {
+		if n := strings.Count(got, want); n != 2 {
+			t.Errorf("%q %d times, want 2 (once per message):\n%s", want, n, got)
+		}
+	}
+	if strings.Contains(got, "claimed, not shown") {
+		t.Errorf("a schema diagnostic at a claimed pointer was kept:\n%s", got)
 	}
 }

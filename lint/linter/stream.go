@@ -56,6 +56,13 @@ type stream struct {
 	pass lint.Pass
 	// seqRules caches seqRulesFor for the ordered stage.
 	seqRules map[string][]*lint.Rule
+	// spare is a finished session's pending list and held bytes, emptied, for
+	// the next session to hold its records in (sessions mostly come one after
+	// another: one pair of buffers serves them all).
+	spare struct {
+		pending []heldRecord
+		held    []byte
+	}
 	// replay builds held records again for checkers that start later (its own
 	// arena: the unit being applied may still be in the workers' one).
 	replay *builder
@@ -498,6 +505,10 @@ func (s *stream) harnessEvent(u *unitOut) {
 			s.report(generic.Size, l, c, "", "harness and control records held for the sessions' later protocols exceed %d MiB; from here on such records are not shown to checkers that start later", maxPendingBytes>>20)
 		}
 	default:
+		if sess.pending == nil {
+			sess.pending, sess.held = s.spare.pending, s.spare.held
+			s.spare.pending, s.spare.held = nil, nil
+		}
 		sess.pending = append(sess.pending, u.heldIn(&sess.held))
 		sess.pendingBytes += len(u.unit.src)
 		s.pendingBytes += len(u.unit.src)
@@ -536,14 +547,24 @@ func (s *stream) endSession(key string) {
 const (
 	maxPending      = 64
 	maxPendingBytes = 8 << 20
+	// maxSpareHeld bounds the held bytes kept from a finished session for the
+	// next one.
+	maxSpareHeld = 256 << 10
 )
 
 // checkersFor returns the session's checkers of a protocol, starting them (and
 // showing them the harness and control records seen so far) on first use.
 func (s *stream) checkersFor(sess *session, protocol string) []checker {
-	i, found := slices.BinarySearchFunc(sess.checkers, protocol, func(pc protoCheckers, p string) int { return strings.Compare(pc.protocol, p) })
-	if found {
-		return sess.checkers[i].cks
+	// A linear search: a session sees one to five protocols (a binary search
+	// with a comparison function cost 200 instructions a message).
+	i := 0
+	for ; i < len(sess.checkers); i++ {
+		if pc := &sess.checkers[i]; pc.protocol >= protocol {
+			if pc.protocol == protocol {
+				return pc.cks
+			}
+			break
+		}
 	}
 	rules := s.seqRulesFor(protocol)
 	cks := make([]checker, 0, len(rules))
@@ -735,22 +756,56 @@ func (s *builder) shiftIndex(pos *lint.LineIndex, start int) *lint.LineIndex {
 func (s *builder) run(m *lint.Message) {
 	s.out.msg = m
 	rs := s.rulesFor(m.Protocol, m.Kind)
-	claimed := s.claimed[:0]
-	defer func() { clear(claimed); s.claimed = claimed[:0] }()
-	p := &s.pass
-	for _, r := range rs.single {
-		p.Reset(r, m)
-		safeRun(p, r.Run)
-		s.add(p.Diagnostics()...)
-		claimed = append(claimed, p.Claimed()...)
+	for i := 0; i < len(rs.single); {
+		i = s.runFrom(rs.single, false, i, m)
 	}
-	for _, r := range rs.schema {
-		p.Reset(r, m)
-		safeRun(p, r.Run)
-		for _, d := range p.Diagnostics() {
-			if !lint.IsClaimed(claimed, d.Pointer) {
-				s.add(d)
-			}
+	for i := 0; i < len(rs.schema); {
+		i = s.runFrom(rs.schema, true, i, m)
+	}
+	clear(s.claimed)
+	s.claimed = s.claimed[:0]
+}
+
+// runFrom runs rules[i:] on m and keeps what they report (keep), as safeRun
+// would run each, with one deferred recover for them all instead of one per
+// rule: a rule that panics is reported as an internal error (its diagnostics so
+// far kept) and runFrom returns the index after it, for run to go on from.
+func (s *builder) runFrom(rules []*lint.Rule, schema bool, i int, m *lint.Message) (next int) {
+	p := &s.pass
+	defer func() {
+		if r := recover(); r != nil {
+			p.ReportSevf(lint.Error, "", "internal error in rule %s: %v (please report this)", p.Rule.ID, r)
+			s.keep(p, schema)
+			next = i + 1
+		}
+	}()
+	for ; i < len(rules); i++ {
+		p.Reset(rules[i], m)
+		rules[i].Run(p)
+		s.keep(p, schema)
+	}
+	return i
+}
+
+// keep adds what a rule reported: a single-message rule's diagnostics and the
+// pointers it claimed; a schema rule's diagnostics but those at a claimed
+// pointer (a precise rule said it first).
+func (s *builder) keep(p *lint.Pass, schema bool) {
+	ds := p.Diagnostics()
+	if !schema {
+		// Most rules report nothing: no append at all then (73 instructions a
+		// rule, mostly the empty appends' bookkeeping).
+		if len(ds) > 0 {
+			s.add(ds...)
+		}
+		if cl := p.Claimed(); len(cl) > 0 {
+			s.claimed = append(s.claimed, cl...)
+		}
+		return
+	}
+	for _, d := range ds {
+		if !lint.IsClaimed(s.claimed, d.Pointer) {
+			s.add(d)
 		}
 	}
 }
@@ -883,6 +938,11 @@ func (s *stream) session(key string) *session {
 
 func (s *stream) finishSession(sess *session) {
 	s.pendingBytes -= sess.pendingBytes
+	if cap(sess.held) <= maxSpareHeld && cap(sess.held) > cap(s.spare.held) {
+		clear(sess.pending) // no references into held: it is written again
+		poisonLine(sess.held)
+		s.spare.pending, s.spare.held = sess.pending[:0], sess.held[:0]
+	}
 	sess.pendingBytes, sess.pending, sess.held = 0, nil, nil
 	for _, pc := range sess.checkers {
 		for _, ck := range pc.cks {

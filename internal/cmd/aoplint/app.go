@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/internal/clikit"
+	"github.com/aopkit/aopkit/internal/softlimit"
 	"github.com/aopkit/aopkit/internal/version"
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
@@ -496,7 +497,8 @@ func schemaCmd(w io.Writer, protocol, kind string) error {
 }
 
 // softMemoryLimit is aoplint's default GOMEMLIMIT, and with it the GC runs only
-// when the heap nears it (GOGC off, unless GOGC is set): a stream's live heap is
+// when the heap nears it (GOGC off, unless GOGC is set; the limit rises with a
+// live heap past two thirds of it: package softlimit): a stream's live heap is
 // small (about 11 MiB on a 100k-message transcript), so with GOGC=100 the GC ran
 // every 11 MiB allocated and marked the same live heap each time. Measured on the
 // generated 100k transcript, one worker (GODEBUG=gctrace=1): 27 cycles and 500 ms
@@ -511,9 +513,10 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	// harder instead of letting the heap grow with garbage (flat RSS whatever the
 	// transcript's length). GOMEMLIMIT overrides it.
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(softMemoryLimit)
 		if os.Getenv("GOGC") == "" {
-			debug.SetGCPercent(-1)
+			softlimit.Set(softMemoryLimit)
+		} else {
+			debug.SetMemoryLimit(softMemoryLimit)
 		}
 	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}

@@ -8,7 +8,6 @@ package aopoutput
 
 import (
 	"bytes"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -106,14 +105,11 @@ func ValidStatus(s string) bool {
 	return false
 }
 
-// MarkerRe recognises a marker at the start of a line (blanks before it allowed):
-// [AOP:NAME] with NAME in upper case letters and _. The package matches it with
-// bytes (markerAt, fuzzed against this regexp); it stays for callers that want
-// the pattern itself.
-var MarkerRe = regexp.MustCompile(`^[ \t]*\[AOP:([A-Z_]+)\]`)
-
-// markerAt matches MarkerRe at the start of line: the bounds of NAME and the
-// offset just past ']'.
+// markerAt matches a marker at the start of line, blanks before it allowed:
+// [AOP:NAME] with NAME in upper case letters and _ (the regexp
+// ^[ \t]*\[AOP:([A-Z_]+)\], its test's oracle). It returns the bounds of NAME
+// and the offset just past ']'. (No regexp is compiled in this package: each
+// cost every aoplint run its compilation at start.)
 func markerAt(line string) (nameStart, nameEnd, end int, ok bool) {
 	i := 0
 	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {

@@ -293,6 +293,9 @@ type mark struct {
 }
 
 func markAt(m *lint.Message, pointer string) mark {
+	if pointer == "" && m.Root != nil {
+		return markNode(m, m.Root, pointer) // the whole message: where PointerPosition finds it
+	}
 	line, col := m.PointerPosition(pointer)
 	return mark{path: m.Path, line: line, col: col, pointer: pointer}
 }

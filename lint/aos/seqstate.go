@@ -197,9 +197,9 @@ type request struct {
 // answered is what the state keeps of an answered request: enough for a second
 // answer (AOS-SEQ-002) and for telling a re-sent request from a reuse.
 type answered struct {
-	w, answer mark
-	method    string
-	decision  string // "allow", "deny", "modify", "error", "ping" or ""
+	req      *request // the request (its mark and method; not changed once answered)
+	answer   mark
+	decision string // "allow", "deny", "modify", "error", "ping" or ""
 }
 
 // toolCall is what the state keeps of a toolCallRequest's executionId.

@@ -226,7 +226,12 @@ type mark struct {
 // markAt marks m at pointer; typ is m's type as ownType returns it, id its id,
 // owned.
 func markAt(m *lint.Message, pointer, typ, id string) mark {
-	line, col := m.PointerPosition(pointer)
+	var line, col int
+	if pointer == "" && m.Root != nil {
+		line, col = m.Pos.Position(m.Root.Offset) // the whole message: where PointerPosition finds it
+	} else {
+		line, col = m.PointerPosition(pointer)
+	}
 	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: typ, id: id}
 }
 

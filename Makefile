@@ -19,6 +19,7 @@ test:
 
 lint:
 	$(GO) vet ./...
+	$(GO) vet -tags aoplint_pprof ./internal/cmd/aoplint
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 

@@ -1,11 +1,15 @@
 package jsonread
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // checkSimpleFloat holds simpleFloat to strconv.ParseFloat, bit for bit (the
@@ -293,5 +297,97 @@ func TestPlainEnd(t *testing.T) {
 	}
 	if answered < 20000 {
 		t.Fatalf("the plain path answered only %d times", answered)
+	}
+}
+
+// TestDuplicateKeys holds the duplicate keys the parser reports (filter, one
+// by one compares, the index of an object of dupScanMax members or more) to
+// a plain count of the keys seen before, on random objects of 1 to 100
+// members whose keys often share their filter bit, nested in each other; and
+// Get on them to getRef (the filter is made again once the index was made).
+func TestDuplicateKeys(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for round := 0; round < 2000; round++ {
+		members := 1 + r.Intn(100)
+		keys := make([]string, members)
+		alpha := 5 + r.Intn(200) // how many different keys: few makes duplicates
+		var b strings.Builder
+		b.WriteString("{")
+		var want []int // offsets of the duplicates, in input order
+		seen := map[string]bool{}
+		for i := range keys {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			// Keys "k<n>" of the same length and ends share a filter bit.
+			keys[i] = fmt.Sprintf("k%dz", r.Intn(alpha))
+			if seen[keys[i]] {
+				want = append(want, b.Len())
+			}
+			seen[keys[i]] = true
+			fmt.Fprintf(&b, "%q:", keys[i])
+			if r.Intn(10) == 0 {
+				b.WriteString(`{"a":1,"b":{"a":2,"a":3}}`) // a nested duplicate: its own object's
+				want = append(want, b.Len()-len(`"a":3}}`))
+			} else {
+				b.WriteString(strconv.Itoa(i))
+			}
+		}
+		b.WriteString("}")
+		root, probs, err := Parse([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, pr := range probs {
+			got = append(got, pr.Offset)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: duplicates at %v, want %v", b.String(), got, want)
+		}
+		for i := 0; i < alpha+3; i++ {
+			k := fmt.Sprintf("k%dz", i)
+			if root.Get(k) != getRef(root, k) {
+				t.Fatalf("%s: Get(%q) differs from getRef", b.String(), k)
+			}
+		}
+	}
+}
+
+// TestStrRest holds the escape path's reading of strings (its runs of plain
+// bytes found eight at a time) to encoding/json on random strings of plain
+// ASCII, UTF-8, escapes, control characters and invalid UTF-8, of every
+// length up to 80.
+func TestStrRest(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	parts := []string{`\n`, `\"`, `\\`, `\/`, `\t`, `\u00e9`, `\ud83d\ude00`, `\u0041`, "é", "日本", "\xff", "\x01", "~"}
+	escaped := 0
+	for round := 0; round < 20000; round++ {
+		var b strings.Builder
+		b.WriteByte('"')
+		for b.Len() < r.Intn(80) {
+			if r.Intn(4) == 0 {
+				b.WriteString(parts[r.Intn(len(parts))])
+			} else {
+				b.WriteByte(byte('a' + r.Intn(26)))
+			}
+		}
+		b.WriteByte('"')
+		lit := b.String()
+		var want string
+		// (encoding/json reads invalid UTF-8 as U+FFFD: jsonread rejects it.)
+		wantErr := json.Unmarshal([]byte(lit), &want) != nil || !utf8.ValidString(lit)
+		p := &parser{data: []byte(lit), src: lit}
+		got, err := p.str()
+		if (err != nil) != wantErr || (err == nil && (got != want || p.pos != len(lit))) {
+			t.Fatalf("%q: str %q at %d (%v), encoding/json %q (%v)", lit, got, p.pos, err, want, wantErr)
+		}
+		if err == nil && strings.Contains(lit, `\`) {
+			escaped++
+		}
+	}
+	if escaped < 5000 {
+		t.Fatalf("only %d strings with escapes read", escaped)
 	}
 }

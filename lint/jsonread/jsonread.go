@@ -271,15 +271,30 @@ func (n *Node) Int() (int64, bool) {
 // Lookup resolves an RFC 6901 JSON Pointer. It allocates nothing unless a
 // token holds an escape (~0 or ~1).
 func (n *Node) Lookup(pointer string) *Node {
-	if pointer == "" {
-		return n
+	if found, end := n.resolve(pointer); end == len(pointer) {
+		return found
 	}
-	if pointer[0] != '/' {
-		return nil
+	return nil
+}
+
+// Nearest resolves pointer as far as it exists and returns the deepest node found
+// and the pointer to it (a prefix of pointer).
+func (n *Node) Nearest(pointer string) (*Node, string) {
+	found, end := n.resolve(pointer)
+	return found, pointer[:end]
+}
+
+// resolve resolves pointer as far as it exists: the deepest node found, and
+// the end of the prefix of pointer that names it (len(pointer) when all of it
+// resolves; 0 when pointer does not start with '/').
+func (n *Node) resolve(pointer string) (*Node, int) {
+	if pointer == "" || pointer[0] != '/' {
+		return n, 0
 	}
 	// One pass over each token finds its end and whether it holds an escape
 	// (tokens are short: a loop costs less than two IndexByte calls), eight
 	// bytes at a time while eight are left.
+	end := 0
 	for i := 1; ; {
 		j, esc := i, false
 		for j+8 <= len(pointer) {
@@ -292,7 +307,7 @@ func (n *Node) Lookup(pointer string) *Node {
 			}
 			if slash != 0 {
 				j += bits.TrailingZeros64(slash) >> 3
-				goto end
+				goto tokenEnd
 			}
 			j += 8
 		}
@@ -301,28 +316,26 @@ func (n *Node) Lookup(pointer string) *Node {
 				esc = true
 			}
 		}
-	end:
-		if n = n.stepEsc(pointer[i:j], esc); n == nil || j == len(pointer) {
-			return n
+	tokenEnd:
+		var next *Node
+		if n != nil && n.Kind == Object && !esc {
+			next = n.Get(pointer[i:j]) // the usual step, without stepEsc's call
+		} else {
+			next = n.stepEsc(pointer[i:j], esc)
+		}
+		if next == nil {
+			return n, end
+		}
+		n, end = next, j
+		if j == len(pointer) {
+			return n, end
 		}
 		i = j + 1
 	}
 }
 
-// nextToken splits the first reference token off rest (which starts with '/'),
-// returning it raw (escapes not decoded) and what follows it.
-func nextToken(rest string) (tok, after string) {
-	rest = rest[1:]
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		return rest[:i], rest[i:]
-	}
-	return rest, ""
-}
-
-// step resolves one raw reference token below n.
-func (n *Node) step(tok string) *Node { return n.stepEsc(tok, strings.IndexByte(tok, '~') >= 0) }
-
-// stepEsc is step of a token that holds an escape (~0 or ~1) if esc.
+// stepEsc resolves one raw reference token below n, a token that holds an
+// escape (~0 or ~1) if esc.
 func (n *Node) stepEsc(tok string, esc bool) *Node {
 	if esc {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
@@ -340,25 +353,6 @@ func (n *Node) stepEsc(tok string, esc bool) *Node {
 		return n.Items[i]
 	}
 	return nil
-}
-
-// Nearest resolves pointer as far as it exists and returns the deepest node found
-// and the pointer to it (a prefix of pointer).
-func (n *Node) Nearest(pointer string) (*Node, string) {
-	if pointer == "" || pointer[0] != '/' {
-		return n, ""
-	}
-	cur, end := n, 0
-	for rest := pointer; rest != ""; {
-		var tok string
-		tok, rest = nextToken(rest)
-		next := cur.step(tok)
-		if next == nil {
-			break
-		}
-		cur, end = next, len(pointer)-len(rest)
-	}
-	return cur, pointer[:end]
 }
 
 // EscapeToken escapes one reference token of a JSON Pointer.
@@ -412,7 +406,8 @@ type Arena struct {
 	nodes   chunks[Node]
 	members chunks[Member]
 	items   chunks[*Node]
-	used    bool // Parse was called: the chunks are reused after Reset
+	used    bool     // Parse was called: the chunks are reused after Reset
+	scratch *scratch // the parser's stacks, kept for the next Parse
 }
 
 // Parse is the package's Parse, with the tree in the arena: it is valid until
@@ -507,7 +502,7 @@ func (c *chunks[T]) rest(want int, reuse bool) []T {
 	}
 	size := slabMax
 	if !reuse {
-		// The list keeps the full slabs: the parser names nodes by slab index.
+		// A one-off parse keeps its full slabs in the list too.
 		size = min(want, slabMax)
 		if c.list == nil {
 			c.list = make([][]T, 0, 2) // one allocation for the slabs of most messages
@@ -636,20 +631,39 @@ func (c *cloner) clone(n *Node) *Node {
 }
 
 func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	// The stacks: a reused arena's own (an arena is used by one goroutine at
+	// a time), else the pool's.
+	sc := ar.scratch
+	if sc == nil {
+		sc = scratchPool.Get().(*scratch)
+		if ar.used {
+			ar.scratch = sc
+		} else {
+			defer scratchPool.Put(sc)
+		}
+	}
 	if len(sc.path) <= MaxDepth {
 		sc.path = make([]step, MaxDepth+1)
 	}
 	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, ar: ar, reuse: ar.used}
-	defer func() {
-		ar.nodes.giveBack(len(p.slab) - p.cut)
-		// Keep the grown stacks for the next parse (they hold no pointers: nothing
-		// to clear); a huge document's stacks are let go.
-		if cap(p.members) <= 4096 && cap(p.items) <= 4096 {
-			sc.members, sc.items = p.members[:0], p.items[:0]
-		}
-	}()
+	root, err := p.document(shared)
+	ar.nodes.giveBack(len(p.slab) - p.cut)
+	// The stacks point into the tree and the input: what this parse pushed is
+	// cleared, so that a stack kept for the next parse pins nothing. The grown
+	// stacks are kept (a huge document's are let go).
+	clear(p.members[:max(p.membersHigh, len(p.members))])
+	clear(p.items[:max(p.itemsHigh, len(p.items))])
+	sc.members, sc.items = p.members[:0], p.items[:0]
+	if cap(p.members) > 4096 || cap(p.items) > 4096 {
+		sc.members, sc.items = nil, nil
+	}
+	return root, p.problems, err
+}
+
+// document reads the one JSON value of p.data (a copy of it is shared by the
+// tree's strings unless shared: p.data itself).
+func (p *parser) document(shared bool) (*Node, error) {
+	data := p.data
 	if len(data) <= shareLimit {
 		// One copy of the input, whose substrings the strings and numbers share:
 		// one allocation instead of one per value.
@@ -665,41 +679,28 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	}
 	p.skipWS()
 	if p.pos >= len(p.data) {
-		return nil, p.problems, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
+		return nil, &SyntaxError{Offset: p.pos, Code: "empty", Msg: "no JSON value: the input is empty"}
 	}
-	ref, err := p.value(0)
+	root, err := p.value(0)
 	if p.dropped > 0 {
 		p.problems = append(p.problems, Problem{Offset: p.lastDup, Code: "duplicate-key",
 			Message: fmt.Sprintf("%d more duplicate keys were found and not reported (limit %d per document)", p.dropped, MaxProblems)})
 	}
 	if err != nil {
-		return nil, p.problems, err
+		return nil, err
 	}
-	root := p.at(ref)
 	p.skipWS()
 	if p.pos < len(p.data) {
-		return root, p.problems, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
+		return root, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
 	}
-	return root, p.problems, nil
+	return root, nil
 }
 
 // scratch is the parser's reusable stacks.
 type scratch struct {
-	members []pending
-	items   []nodeRef
+	members []Member
+	items   []*Node
 	path    []step
-}
-
-// nodeRef names a node of the arena by its slab and its index in the slab. The
-// parser's stacks hold nodeRefs and offsets, not pointers: pushing costs no
-// write barrier, and a stack kept for the next parse pins no tree.
-type nodeRef struct{ slab, i int32 }
-
-// pending is a member of an object being read.
-type pending struct {
-	keyOff int     // the key's opening quote
-	keyEnd int     // ≥ 0: the key is src[keyOff+1:keyEnd]; < 0: it is keys[-1-keyEnd]
-	value  nodeRef // the value's node
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -710,28 +711,31 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 const shareLimit = 64 << 10
 
 type parser struct {
-	data     []byte
-	src      string    // string(data) when len(data) <= shareLimit, else ""
-	members  []pending // scratch of the objects being read (a stack)
-	items    []nodeRef // scratch of the arrays being read (a stack)
-	keys     []string  // keys that are not a substring of src (escaped, or src is ""): a stack, as members
-	pos      int
-	problems []Problem
-	slab     []Node // nodes are cut from the arena's slabs: one allocation for many nodes
-	cut      int    // the nodes of slab already cut (an index, not a reslice: no write barrier)
-	slabAt   int32  // slab is a suffix of ar.nodes.list[slabAt]
-	slabBase int32  // the index in ar.nodes.list[slabAt] of slab[0]
-	ar       *Arena // where the tree goes
-	reuse    bool   // ar is reused: whole slabs, kept after the parse
-	values   int    // nodes made so far, bounded by MaxValues
-	dropped  int    // duplicate keys past MaxProblems
-	lastDup  int    // offset of the last duplicate key dropped
-	path     []step // where the parser is, to name a duplicate key's pointer: path[d] is the step of the array or object at depth d being read (MaxDepth+1 long)
+	data []byte
+	src  string // string(data) when len(data) <= shareLimit, else ""
+	// members and items are the stacks of the objects and arrays being read:
+	// an object's members are pushed as they are read and copied into a slice
+	// of their exact size cut from the arena when it closes. membersHigh and
+	// itemsHigh are the most each held (what the parse clears at its end).
+	members     []Member
+	items       []*Node
+	membersHigh int
+	itemsHigh   int
+	pos         int
+	problems    []Problem
+	slab        []Node // nodes are cut from the arena's slabs: one allocation for many nodes
+	cut         int    // the nodes of slab already cut (an index, not a reslice: no write barrier)
+	ar          *Arena // where the tree goes
+	reuse       bool   // ar is reused: whole slabs, kept after the parse
+	values      int    // nodes made so far, bounded by MaxValues
+	dropped     int    // duplicate keys past MaxProblems
+	lastDup     int    // offset of the last duplicate key dropped
+	path        []step // where the parser is, to name a duplicate key's pointer: path[d] is the step of the array or object at depth d being read (MaxDepth+1 long)
 }
 
 // step is one level of the parser's path: an object key or an array index. The
 // key is kept as its offset (decoded again only to name a duplicate key's
-// pointer), so the path holds no pointers: pushing a step costs no write barrier.
+// pointer), so the path holds no pointers: setting a step costs no write barrier.
 type step struct {
 	keyOff int // an object key's offset (its opening quote)
 	index  int // -1 for an object key
@@ -768,46 +772,50 @@ func (p *parser) substr(i, j int) string {
 	return string(p.data[i:j])
 }
 
-// node returns a fresh node from the parser's slab, and its name; slabs are
-// sized by the input left to read (protocol messages hold about one value per
-// 25 bytes), so a small message makes one small slab. s is the node's Str.
-func (p *parser) node(k Kind, off int, s string) (*Node, nodeRef) {
-	if p.cut == len(p.slab) {
-		want := (len(p.data)-p.pos)/28 + 4
-		p.slab, p.cut = p.ar.nodes.rest(want, p.reuse), 0
-		p.slabAt, p.slabBase = int32(p.ar.nodes.cur), int32(len(p.ar.nodes.list[p.ar.nodes.cur])-len(p.slab))
+// newNode cuts a node from the parser's slab (the caller sets it with
+// Node.set).
+func (p *parser) newNode() *Node {
+	if cut := p.cut; cut < len(p.slab) {
+		p.cut = cut + 1
+		return &p.slab[cut]
 	}
-	ref := nodeRef{p.slabAt, p.slabBase + int32(p.cut)}
-	n := &p.slab[p.cut]
-	p.cut++
-	// The node may hold a node of before the arena's Reset: every field is
-	// set, but a pointer only when it changes (a write costs a barrier while
-	// the GC marks, and most nodes of a slab are fresh, or were strings).
-	n.Kind, n.Bool, n.nkeys, n.keys, n.Offset, n.End = k, false, 0, 0, off, 0
-	if n.Str != "" || s != "" {
-		n.Str = s
-	}
-	if n.keysOf != nil {
-		n.keysOf = nil
-	}
-	if n.Items != nil {
-		n.Items = nil
-	}
-	if n.Members != nil {
-		n.Members = nil
-	}
-	return n, ref
+	return p.refill()
 }
 
-// at returns the node ref names.
-func (p *parser) at(ref nodeRef) *Node { return &p.ar.nodes.list[ref.slab][ref.i] }
+// refill takes a new slab of nodes and cuts its first: what is left of the
+// arena's, or a fresh one sized by the input left to read from about p.pos
+// (protocol messages hold about one value per 25 bytes), so that a small
+// message makes one small slab.
+func (p *parser) refill() *Node {
+	p.slab, p.cut = p.ar.nodes.rest((len(p.data)-p.pos)/28+4, p.reuse), 1
+	return &p.slab[0]
+}
 
-// key returns the key of a pending member.
-func (p *parser) key(m *pending) string {
-	if m.keyEnd >= 0 {
-		return p.src[m.keyOff+1 : m.keyEnd]
+// The words Node.set writes at once: Kind, Bool, nkeys and keys are the
+// node's first eight bytes, keysOf the next eight.
+var (
+	_ [unsafe.Offsetof(Node{}.keys) - 4]struct{}
+	_ [4 - unsafe.Offsetof(Node{}.keys)]struct{}
+	_ [unsafe.Offsetof(Node{}.keysOf) - 8]struct{}
+	_ [8 - unsafe.Offsetof(Node{}.keysOf)]struct{}
+	_ [unsafe.Offsetof(Node{}.Bool) - 1]struct{}
+	_ [unsafe.Offsetof(Node{}.nkeys) - 2]struct{}
+	_ [2 - unsafe.Offsetof(Node{}.nkeys)]struct{}
+)
+
+// set makes n a node of kind k from off to end, with Str s, and nothing else.
+// n may hold a node of before the arena's Reset: every field is set, but a
+// pointer only when it changes (a write costs a barrier while the GC marks,
+// and most nodes of a slab are fresh, or were strings).
+func (n *Node) set(k Kind, off, end int, s string) {
+	*(*uint64)(unsafe.Pointer(n)) = uint64(k) // Kind k; Bool, nkeys, keys zero
+	n.Offset, n.End = off, end
+	if s != "" || n.Str != "" {
+		n.Str = s
 	}
-	return p.keys[-1-m.keyEnd]
+	if uintptr(unsafe.Pointer(n.keysOf))|uintptr(unsafe.Pointer(unsafe.SliceData(n.Items)))|uintptr(unsafe.Pointer(unsafe.SliceData(n.Members))) != 0 {
+		n.keysOf, n.Items, n.Members = nil, nil, nil
+	}
 }
 
 // dupScanMax is the members an object's keys are compared with one by one to
@@ -834,29 +842,38 @@ func (p *parser) errf(code, format string, args ...any) error {
 	return &SyntaxError{Offset: p.pos, Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (p *parser) skipWS() {
-	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
-		return // the usual case: compact JSON
+func (p *parser) skipWS() { p.pos = skipWS(p.data, p.pos) }
+
+// skipWS returns the position of the first byte at or after pos that is not
+// JSON whitespace (len(data) if there is none).
+func skipWS(data []byte, pos int) int {
+	if uint(pos) < uint(len(data)) && data[pos] > ' ' {
+		return pos // the usual case: compact JSON
 	}
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
+	return skipWSLoop(data, pos)
 }
 
-func (p *parser) value(depth int) (nodeRef, error) {
+func skipWSLoop(data []byte, pos int) int {
+	for pos < len(data) {
+		switch data[pos] {
+		case ' ', '\t', '\n', '\r':
+			pos++
+		default:
+			return pos
+		}
+	}
+	return pos
+}
+
+func (p *parser) value(depth int) (*Node, error) {
 	if depth > MaxDepth {
-		return nodeRef{}, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
+		return nil, p.errf("depth", "nesting deeper than %d levels", MaxDepth)
 	}
 	if p.values++; p.values > MaxValues {
-		return nodeRef{}, p.errf("values", "more than %d values in one document", MaxValues)
+		return nil, p.errf("values", "more than %d values in one document", MaxValues)
 	}
 	if p.pos >= len(p.data) {
-		return nodeRef{}, p.errf("syntax", "unexpected end of input")
+		return nil, p.errf("syntax", "unexpected end of input")
 	}
 	start := p.pos
 	switch c := p.data[p.pos]; {
@@ -867,11 +884,11 @@ func (p *parser) value(depth int) (nodeRef, error) {
 	case c == '"':
 		s, err := p.str()
 		if err != nil {
-			return nodeRef{}, err
+			return nil, err
 		}
-		n, ref := p.node(String, start, s)
-		n.End = p.pos
-		return ref, nil
+		n := p.newNode()
+		n.set(String, start, p.pos, s)
+		return n, nil
 	case c == 't':
 		return p.literal("true", Bool, true)
 	case c == 'f':
@@ -881,58 +898,72 @@ func (p *parser) value(depth int) (nodeRef, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	default:
-		return nodeRef{}, p.errf("syntax", "invalid character %s looking for a JSON value", p.near())
+		return nil, p.errf("syntax", "invalid character %s looking for a JSON value", p.near())
 	}
 }
 
-func (p *parser) literal(word string, k Kind, b bool) (nodeRef, error) {
+func (p *parser) literal(word string, k Kind, b bool) (*Node, error) {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return nodeRef{}, p.errf("syntax", "invalid literal %s (expected %s)", p.near(), word)
+		return nil, p.errf("syntax", "invalid literal %s (expected %s)", p.near(), word)
 	}
-	n, ref := p.node(k, p.pos, "")
+	n := p.newNode()
+	n.set(k, p.pos, p.pos+len(word), "")
 	p.pos += len(word)
-	n.Bool, n.End = b, p.pos
-	return ref, nil
+	n.Bool = b
+	return n, nil
 }
 
-func (p *parser) number() (nodeRef, error) {
-	start := p.pos
-	if p.data[p.pos] == '-' {
-		p.pos++
+// number reads a number literal (RFC 8259 §6) at p.pos, with the position in a
+// local while it scans.
+func (p *parser) number() (*Node, error) {
+	data, pos := p.data, p.pos
+	start := pos
+	if data[pos] == '-' {
+		pos++
 	}
-	digits := func() int {
-		n := 0
-		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-			p.pos++
-			n++
+	switch {
+	case pos < len(data) && data[pos] == '0':
+		pos++
+	case pos < len(data) && data[pos]-'1' < 9:
+		pos = digitsEnd(data, pos+1)
+	default:
+		p.pos = pos
+		return nil, p.errf("syntax", "invalid number")
+	}
+	if pos < len(data) && data[pos] == '.' {
+		end := digitsEnd(data, pos+1)
+		if end == pos+1 {
+			p.pos = end
+			return nil, p.errf("syntax", "invalid number: no digits after the decimal point")
 		}
-		return n
+		pos = end
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '0' {
-		p.pos++
-	} else if digits() == 0 {
-		return nodeRef{}, p.errf("syntax", "invalid number")
-	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		if digits() == 0 {
-			return nodeRef{}, p.errf("syntax", "invalid number: no digits after the decimal point")
+	if pos < len(data) && (data[pos] == 'e' || data[pos] == 'E') {
+		pos++
+		if pos < len(data) && (data[pos] == '+' || data[pos] == '-') {
+			pos++
 		}
-	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
+		end := digitsEnd(data, pos)
+		if end == pos {
+			p.pos = end
+			return nil, p.errf("syntax", "invalid number: no digits in the exponent")
 		}
-		if digits() == 0 {
-			return nodeRef{}, p.errf("syntax", "invalid number: no digits in the exponent")
-		}
+		pos = end
 	}
-	n, ref := p.node(Number, start, p.substr(start, p.pos))
-	n.End = p.pos
-	return ref, nil
+	p.pos = pos
+	n := p.newNode()
+	n.set(Number, start, pos, p.substr(start, pos))
+	return n, nil
 }
 
+// digitsEnd returns the position of the first byte at or after pos that is not
+// a decimal digit.
+func digitsEnd(data []byte, pos int) int {
+	for pos < len(data) && data[pos]-'0' < 10 {
+		pos++
+	}
+	return pos
+}
 func (p *parser) str() (string, error) {
 	// Fast path: no escapes, ASCII or valid UTF-8. The position is a local
 	// (not p.pos) while it runs: a register, not a load and a store per word.
@@ -988,6 +1019,13 @@ func plainEnd(data []byte, pos int) int {
 		pos += 8
 	}
 	return pos
+}
+
+// strAt is str of the string at pos, and the position past it.
+func (p *parser) strAt(pos int) (string, int, error) {
+	p.pos = pos
+	s, err := p.str()
+	return s, p.pos, err
 }
 
 // invalidUTF8 is the error of a string starting at off that is not UTF-8.
@@ -1061,12 +1099,21 @@ func (p *parser) strRest(start int) (string, error) {
 			}
 		default:
 			// A run of plain bytes, written at once (its UTF-8 is checked
-			// with the whole string's).
-			j := p.pos + 1
-			for j < len(p.data) && p.data[j] != '"' && p.data[j] != '\\' && p.data[j] >= 0x20 {
+			// with the whole string's); found eight bytes at a time while
+			// eight are left.
+			data, j := p.data, p.pos+1
+			for j+8 <= len(data) {
+				if m := stopBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), j))[:])); m != 0 {
+					j += bits.TrailingZeros64(m) >> 3
+					goto runEnd
+				}
+				j += 8
+			}
+			for j < len(data) && data[j] != '"' && data[j] != '\\' && data[j] >= 0x20 {
 				j++
 			}
-			b.Write(p.data[p.pos:j])
+		runEnd:
+			b.Write(data[p.pos:j])
 			p.pos = j
 		}
 	}
@@ -1089,6 +1136,16 @@ func specialBytes(w uint64) uint64 {
 	return ((quote - ones) | (slash - ones) | (w - ones*0x20) | w) & highs
 }
 
+// stopBytes has the high bit of each byte of w set that is '"', '\\' or below
+// 0x20 (not of a byte at least 0x80: it is part of a string's UTF-8), and
+// possibly of bytes above such a byte (a borrow): its lowest set bit is exact,
+// in the first such byte (little-endian).
+func stopBytes(w uint64) uint64 {
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote | (slash-ones)&^slash | (w-ones*0x20)&^w) & highs
+}
+
 func (p *parser) hex4() (rune, error) {
 	if p.pos+4 > len(p.data) {
 		return 0, p.errf("syntax", "short \\u escape")
@@ -1101,30 +1158,32 @@ func (p *parser) hex4() (rune, error) {
 	return rune(v), nil
 }
 
-func (p *parser) array(depth int) (nodeRef, error) {
-	n, ref := p.node(Array, p.pos, "")
+func (p *parser) array(depth int) (*Node, error) {
+	n := p.newNode()
+	n.set(Array, p.pos, 0, "")
 	p.pos++
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		n.End = p.pos
-		return ref, nil
+		return n, nil
 	}
-	// The items go on the parser's scratch stack, then into a slice of their
-	// exact size cut from the arena.
+	// The items go on the parser's stack, then into a slice of their exact
+	// size cut from the arena.
 	base := len(p.items)
+	at := &p.path[depth] // this array's step: its index set per item
 	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		p.skipWS()
-		p.path[depth] = step{index: len(p.items) - base}
+		at.index = len(p.items) - base
 		it, err := p.value(depth + 1)
 		if err != nil {
-			return nodeRef{}, err
+			return nil, err
 		}
 		p.items = append(p.items, it)
 		p.skipWS()
 		if p.pos >= len(p.data) {
-			return nodeRef{}, p.errf("syntax", "unexpected end of input in array")
+			return nil, p.errf("syntax", "unexpected end of input in array")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -1132,145 +1191,208 @@ func (p *parser) array(depth int) (nodeRef, error) {
 		case ']':
 			p.pos++
 			n.End = p.pos
-			items := p.ar.items.take(len(p.items)-base, (len(p.data)-p.pos)/160+4, p.reuse)
-			for i, r := range p.items[base:] {
-				items[i] = p.at(r)
+			pend := p.items[base:]
+			var items []*Node
+			if ch := &p.ar.items; len(pend) <= slabMax/4 && ch.cur < len(ch.list) && ch.off+len(pend) <= len(ch.list[ch.cur]) {
+				// take's usual case, inlined (as object's).
+				items = ch.list[ch.cur][ch.off : ch.off+len(pend) : ch.off+len(pend)]
+				ch.off += len(pend)
+			} else {
+				items = ch.take(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
+			}
+			items = items[:len(pend)]
+			for i := range pend { // (a few items: cheaper than copy's typedslicecopy)
+				items[i] = pend[i]
 			}
 			n.Items = items
+			p.itemsHigh = max(p.itemsHigh, len(p.items))
 			p.items = p.items[:base]
-			return ref, nil
+			return n, nil
 		default:
-			return nodeRef{}, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
+			return nil, p.errf("syntax", "invalid character %s after array element (expected ',' or ']')", p.near())
 		}
 	}
 }
 
-func (p *parser) object(depth int) (nodeRef, error) {
-	n, ref := p.node(Object, p.pos, "")
-	p.pos++
-	p.skipWS()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
+// object reads an object at p.pos. The position is a local while it reads
+// (a register, not a load and a store of p.pos per byte looked at), stored
+// back before each call that reads from p.pos.
+func (p *parser) object(depth int) (*Node, error) {
+	data, pos := p.data, p.pos
+	n := p.newNode()
+	n.set(Object, pos, 0, "")
+	pos = skipWS(data, pos+1)
+	if pos < len(data) && data[pos] == '}' {
+		p.pos = pos + 1
 		n.End = p.pos
-		return ref, nil
+		return n, nil
 	}
 	var seen map[string]int
 	// keys is the filter of the keys read so far (keyBit): a key whose bit is
-	// not in it is no duplicate, and no key is compared.
+	// not in it is no duplicate, and no key is compared. Once an object of
+	// dupScanMax members or more has an index of its keys (seen, made by
+	// duplicate when a key's bit is in the filter), the filter is full: every
+	// key is looked up and added there.
 	var keys uint32
-	// The members go on the parser's scratch stack, then into a slice of their
-	// exact size cut from the arena.
-	base, keysBase := len(p.members), len(p.keys)
-	// (An error ends the parse: the stacks are restored on success only.)
+	// The members go on the parser's stack, then into a slice of their exact
+	// size cut from the arena.
+	base := len(p.members)
+	at := &p.path[depth] // this object's step: its key set per member
+	at.index = -1
+	// (An error ends the parse: the stack is restored on success only.)
 	for {
-		p.skipWS()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			if p.pos < len(p.data) && p.data[p.pos] == '}' {
-				return nodeRef{}, p.errf("syntax", "trailing comma before '}'")
+		if uint(pos) >= uint(len(data)) || data[pos] != '"' {
+			// Whitespace before the key (compact JSON has none).
+			if pos = skipWS(data, pos); uint(pos) >= uint(len(data)) || data[pos] != '"' {
+				p.pos = pos
+				if pos < len(data) && data[pos] == '}' {
+					return nil, p.errf("syntax", "trailing comma before '}'")
+				}
+				return nil, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
 			}
-			return nodeRef{}, p.errf("syntax", "invalid character %s looking for an object key", p.nearOrEnd())
 		}
-		keyOff := p.pos
+		keyOff := pos
 		var key string
 		var err error
-		if end := plainEnd(p.data, keyOff+1); end < len(p.data) && p.data[end] == '"' {
-			key, p.pos = p.substr(keyOff+1, end), end+1 // a plain key, as str reads it
-		} else if key, err = p.str(); err != nil {
-			return nodeRef{}, err
+		if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
+			key, pos = p.substr(pos+1, end), end+1 // a plain key, as str reads it
+		} else if key, pos, err = p.strAt(pos); err != nil {
+			return nil, err
 		}
-		m := pending{keyOff: keyOff, keyEnd: p.pos - 1}
-		// A key decoded from escapes is shorter than its text; a key as long as
-		// its text is that text, in src when there is one.
-		if p.src == "" || len(key) != p.pos-keyOff-2 {
-			m.keyEnd = -1 - len(p.keys)
-			p.keys = append(p.keys, key)
-		}
-		if p.pos+1 < len(p.data) && p.data[p.pos] == ':' && p.data[p.pos+1] > ' ' {
-			p.pos++ // the usual case: compact JSON
+		if uint(pos) < uint(len(data)-1) && data[pos] == ':' && data[pos+1] > ' ' {
+			pos++ // the usual case: compact JSON
 		} else {
-			p.skipWS()
-			if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-				return nodeRef{}, p.errf("syntax", "expected ':' after object key %q", key)
+			pos = skipWS(data, pos)
+			if pos >= len(data) || data[pos] != ':' {
+				p.pos = pos
+				return nil, p.errf("syntax", "expected ':' after object key %q", key)
 			}
-			p.pos++
-			p.skipWS()
+			pos = skipWS(data, pos+1)
 		}
-		p.path[depth] = step{keyOff: keyOff, index: -1}
-		if p.pos < len(p.data) && p.data[p.pos] == '"' && depth < MaxDepth && p.values < MaxValues {
+		at.keyOff = keyOff
+		var v *Node
+		if uint(pos) < uint(len(data)) && data[pos] == '"' && depth < MaxDepth && p.values < MaxValues {
 			// A string value (the most common) read here, as value reads it.
 			p.values++
-			start := p.pos
+			start := pos
 			var s string
-			if end := plainEnd(p.data, start+1); end < len(p.data) && p.data[end] == '"' {
-				s, p.pos = p.substr(start+1, end), end+1 // a plain string, as str reads it
-			} else if s, err = p.str(); err != nil {
-				return nodeRef{}, err
+			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
+				s, pos = p.substr(pos+1, end), end+1 // a plain string, as str reads it
+			} else if s, pos, err = p.strAt(pos); err != nil {
+				return nil, err
 			}
-			var vn *Node
-			vn, m.value = p.node(String, start, s)
-			vn.End = p.pos
-		} else if m.value, err = p.value(depth + 1); err != nil {
-			return nodeRef{}, err
-		}
-		dup := false
-		kb := keyBit(key)
-		if len(p.members)-base >= dupScanMax || keys&kb != 0 {
-			cur := p.members[base:]
-			if len(cur) >= dupScanMax && seen == nil {
-				seen = make(map[string]int, 16)
-				for i := range cur {
-					seen[p.key(&cur[i])] = i
-				}
-			}
-			if seen != nil {
-				_, dup = seen[key]
-				seen[key] = len(cur)
+			if cut := p.cut; cut < len(p.slab) { // newNode, inlined by hand (over the inliner's budget)
+				p.cut, v = cut+1, &p.slab[cut]
 			} else {
-				for i := range cur {
-					if k := p.key(&cur[i]); len(k) == len(key) && k == key {
-						dup = true
-						break
-					}
-				}
+				v = p.refill()
 			}
+			v.set(String, start, pos, s)
+		} else {
+			p.pos = pos
+			if v, err = p.value(depth + 1); err != nil {
+				return nil, err
+			}
+			pos = p.pos
 		}
-		if dup && len(p.problems) >= MaxProblems {
-			p.dropped++
-			p.lastDup = keyOff
-		} else if dup {
-			p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(depth), Code: "duplicate-key",
-				Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
+		kb := keyBit(key)
+		if keys&kb != 0 {
+			p.duplicate(base, key, keyOff, depth, &seen)
+			if seen != nil {
+				keys = ^uint32(0) // every key goes to the index from now on
+			}
 		}
 		keys |= kb
-		p.members = append(p.members, m)
-		p.skipWS()
-		if p.pos >= len(p.data) {
-			return nodeRef{}, p.errf("syntax", "unexpected end of input in object")
+		p.members = append(p.members, Member{Key: key, KeyOffset: keyOff, Value: v})
+		// ',' or '}', read at once in compact JSON (c is 0 at the end of the
+		// input: below ' ', as whitespace, it takes the slow path).
+		var c byte
+		if uint(pos) < uint(len(data)) {
+			c = data[pos]
 		}
-		switch p.data[p.pos] {
+		if c <= ' ' {
+			if pos = skipWS(data, pos); uint(pos) >= uint(len(data)) {
+				p.pos = pos
+				return nil, p.errf("syntax", "unexpected end of input in object")
+			}
+			c = data[pos]
+		}
+		switch c {
 		case ',':
-			p.pos++
+			pos++ // (whitespace before the next key is skipped there)
 		case '}':
-			p.pos++
+			p.pos = pos + 1
 			n.End = p.pos
 			pend := p.members[base:]
-			ms := p.ar.members.take(len(pend), (len(p.data)-p.pos)/32+4, p.reuse)
+			var ms []Member
+			if ch := &p.ar.members; len(pend) <= slabMax/4 && ch.cur < len(ch.list) && ch.off+len(pend) <= len(ch.list[ch.cur]) {
+				// take's usual case, inlined (the generic take is called
+				// through a dictionary): the current slab has room.
+				ms = ch.list[ch.cur][ch.off : ch.off+len(pend) : ch.off+len(pend)]
+				ch.off += len(pend)
+			} else {
+				ms = ch.take(len(pend), (len(data)-p.pos)/32+4, p.reuse)
+			}
 			ms = ms[:len(pend)]
-			list := p.ar.nodes.list
-			for i := range pend {
-				pm := &pend[i]
-				ms[i] = Member{Key: p.key(pm), KeyOffset: pm.keyOff, Value: &list[pm.value.slab][pm.value.i]}
+			for i := range pend { // (a few members: cheaper than copy's typedslicecopy)
+				ms[i] = pend[i]
 			}
 			n.Members = ms
-			p.members, p.keys = p.members[:base], p.keys[:keysBase]
+			p.membersHigh = max(p.membersHigh, len(p.members))
+			p.members = p.members[:base]
+			if seen != nil {
+				// keys was filled when the index was made: the filter of
+				// the keys is made again.
+				keys = 0
+				for i := range ms {
+					keys |= keyBit(ms[i].Key)
+				}
+			}
 			if len(ms) <= math.MaxUint16 {
 				n.keys, n.nkeys, n.keysOf = keys, uint16(len(ms)), unsafe.SliceData(ms)
 			}
-			return ref, nil
+			return n, nil
 		default:
-			return nodeRef{}, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())
+			p.pos = pos
+			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())
 		}
 	}
+}
+
+// duplicate reports key, at keyOff in the object at depth whose members so far
+// are p.members[base:], if one of them has it: compared one by one, or in
+// *seen, the index of the keys of an object of dupScanMax members or more
+// (made here, from all its members so far: compared one by one, at most
+// dupScanMax of them are).
+func (p *parser) duplicate(base int, key string, keyOff, depth int, seen *map[string]int) {
+	cur := p.members[base:]
+	dup := false
+	if len(cur) >= dupScanMax && *seen == nil {
+		*seen = make(map[string]int, 16)
+		for i := range cur {
+			(*seen)[cur[i].Key] = i
+		}
+	}
+	if *seen != nil {
+		_, dup = (*seen)[key]
+		(*seen)[key] = len(cur)
+	} else {
+		for i := range cur {
+			if k := cur[i].Key; len(k) == len(key) && k == key {
+				dup = true
+				break
+			}
+		}
+	}
+	if !dup {
+		return
+	}
+	if len(p.problems) >= MaxProblems {
+		p.dropped++
+		p.lastDup = keyOff
+		return
+	}
+	p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(depth), Code: "duplicate-key",
+		Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 }
 
 func (p *parser) nearOrEnd() string {

@@ -247,7 +247,22 @@ func TestArena(t *testing.T) {
 // zero exactly when no byte is '"', '\\', a control character or non-ASCII, and
 // its lowest set bit is in the first such byte.
 func TestSpecialBytes(t *testing.T) {
-	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	for _, c := range []struct {
+		name    string
+		mask    func(uint64) uint64
+		special func(byte) bool
+	}{
+		{"specialBytes", specialBytes, func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }},
+		{"stopBytes", stopBytes, func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }},
+	} {
+		checkMask(t, c.name, c.mask, c.special)
+	}
+}
+
+// checkMask holds mask to special on random words of plain and interesting
+// bytes: the lowest set bit of mask(w) is the high bit of w's first special
+// byte, and mask(w) is 0 when w has none.
+func checkMask(t *testing.T, name string, mask func(uint64) uint64, special func(byte) bool) {
 	interesting := []byte{0, 1, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xa0, 0xdc, 0xff}
 	rng := uint64(1)
 	for n := 0; n < 200000; n++ {
@@ -267,12 +282,12 @@ func TestSpecialBytes(t *testing.T) {
 				break
 			}
 		}
-		m := specialBytes(binary.LittleEndian.Uint64(w[:]))
+		m := mask(binary.LittleEndian.Uint64(w[:]))
 		switch {
 		case first < 0 && m != 0:
-			t.Fatalf("%q: mask %#x, want 0", w, m)
+			t.Fatalf("%s(%q): mask %#x, want 0", name, w, m)
 		case first >= 0 && (m == 0 || bits.TrailingZeros64(m)>>3 != first):
-			t.Fatalf("%q: mask %#x, first special byte %d", w, m, first)
+			t.Fatalf("%s(%q): mask %#x, first special byte %d", name, w, m, first)
 		}
 	}
 }
@@ -433,7 +448,7 @@ func TestArenaForgetsOldCycles(t *testing.T) {
 }
 
 // TestLargeInput: a document past shareLimit (its keys are copies, kept on the
-// parser's key stack while their object is read) decodes as encoding/json
+// parser's member stack while their object is read) decodes as encoding/json
 // decodes it, nested objects and escaped keys included.
 func TestLargeInput(t *testing.T) {
 	var b strings.Builder

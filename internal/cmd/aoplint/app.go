@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
-	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -201,7 +200,7 @@ func lintFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
 		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once", DefaultText: "number of CPUs"},
 		clikit.VerboseFlag("on stderr: one line per linted file (protocol, messages, counts) and the files skipped (no protocol marker) or excluded"),
-		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file", Hidden: true},
+		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file (a build with -tags aoplint_pprof)", Hidden: true},
 	}, projectFlags()...)
 }
 
@@ -213,15 +212,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 			return err
 		}
 		if p := c.String(flagCPUProf); p != "" {
-			f, err := os.Create(p)
+			stop, err := startCPUProfile(p)
 			if err != nil {
 				return usageErr("--cpuprofile: %v", err)
 			}
-			defer f.Close()
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return usageErr("--cpuprofile: %v", err)
-			}
-			defer pprof.StopCPUProfile()
+			defer stop()
 		}
 		*code = lintCmd(cfg, stdin, stdout, stderr)
 		return nil

@@ -147,8 +147,8 @@ func TestTableCap(t *testing.T) {
 			tb.del(fmt.Sprint(i - 1))
 		}
 	}
-	if tb.len() > MaxTasks || hits != 1 || len(tb.b.order)-tb.b.head > 4*MaxTasks+1 {
-		t.Errorf("size %d, order %d, hits %d", tb.len(), len(tb.b.order)-tb.b.head, hits)
+	if tb.len() > MaxTasks || hits != 1 || len(tb.b.Order()) > 4*MaxTasks+1 {
+		t.Errorf("size %d, order %d, hits %d", tb.len(), len(tb.b.Order()), hits)
 	}
 	if _, ok := tb.get(fmt.Sprint(3*MaxTasks - 1)); !ok {
 		t.Error("the newest key was dropped")

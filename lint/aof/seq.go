@@ -18,20 +18,13 @@ const MaxTasks = 4096
 // table is a map with a cap, dropping its oldest key when full.
 //
 // Its keys are kept past the message they came from: they must be owned (the
-// view's task is). With a pool, its map and queue come from the pool on the
+// view's task is). With a pool, its entries and queue come from the pool on the
 // first put and go back when the checker finishes (release), so the many short
 // sessions of a transcript reuse them.
 type table[V any] struct {
-	b    *tableBufs[V] // nil until the first put, and after release
-	hit  bool          // the cap was hit (reported once)
-	pool *tablePool[V] // nil: no reuse
-}
-
-// tableBufs are a table's map and its insertion-order queue.
-type tableBufs[V any] struct {
-	m     map[string]V
-	order []string // the queue is order[head:]: dropped keys are not sliced off,
-	head  int      // so appending reuses the same array
+	b    *seqgroup.Bounded[V] // nil until the first put, and after release
+	hit  bool                 // the cap was hit (reported once)
+	pool *tablePool[V]        // nil: no reuse
 }
 
 // tablePool keeps the buffers of released tables of one value type.
@@ -52,8 +45,7 @@ func (t *table[V]) get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	v, ok := t.b.m[k]
-	return v, ok
+	return t.b.Get(k)
 }
 
 // put stores v under k (owned) and reports whether the cap was hit for the
@@ -61,46 +53,22 @@ func (t *table[V]) get(k string) (V, bool) {
 func (t *table[V]) put(k string, v V) bool {
 	if t.b == nil {
 		if t.pool != nil {
-			t.b, _ = t.pool.p.Get().(*tableBufs[V])
+			t.b, _ = t.pool.p.Get().(*seqgroup.Bounded[V])
 		}
 		if t.b == nil {
-			t.b = &tableBufs[V]{m: map[string]V{}}
+			t.b = &seqgroup.Bounded[V]{}
 		}
 	}
-	b := t.b
-	if _, ok := b.m[k]; ok {
-		b.m[k] = v
-		return false
+	if t.b.Put(k, v, MaxTasks) && !t.hit {
+		t.hit = true
+		return true
 	}
-	first := false
-	for len(b.m) >= MaxTasks && b.head < len(b.order) {
-		old := b.order[b.head]
-		b.order[b.head] = ""
-		b.head++
-		if _, ok := b.m[old]; ok {
-			delete(b.m, old)
-			if !t.hit {
-				t.hit, first = true, true
-			}
-		}
-	}
-	b.m[k] = v
-	if b.head > 0 && len(b.order) == cap(b.order) {
-		// room at the front: use it instead of a bigger array
-		n := copy(b.order, b.order[b.head:])
-		clear(b.order[n:])
-		b.order, b.head = b.order[:n], 0
-	}
-	b.order = append(b.order, k)
-	if len(b.order)-b.head > 4*MaxTasks {
-		t.compact()
-	}
-	return first
+	return false
 }
 
 func (t *table[V]) del(k string) {
 	if t.b != nil {
-		delete(t.b.m, k)
+		t.b.Delete(k)
 	}
 }
 
@@ -109,7 +77,7 @@ func (t *table[V]) len() int {
 	if t.b == nil {
 		return 0
 	}
-	return len(t.b.m)
+	return t.b.Len()
 }
 
 // release empties the table and gives its buffers back to its pool (from a
@@ -121,12 +89,10 @@ func (t *table[V]) release() {
 		return
 	}
 	t.b = nil
-	if t.pool == nil || cap(b.order) > seqgroup.MaxPooledEntries {
+	if t.pool == nil || b.QueueCap() > seqgroup.MaxPooledEntries {
 		return // no reuse, or grown past the usual session: left to the collector
 	}
-	clear(b.m) // nothing of the session stays reachable
-	clear(b.order)
-	b.order, b.head = b.order[:0], 0
+	b.Clear(seqgroup.MaxPooledEntries) // nothing of the session stays reachable
 	t.pool.p.Put(b)
 }
 
@@ -137,27 +103,13 @@ func (t *table[V]) reset() {
 	*t = table[V]{pool: t.pool}
 }
 
-func (t *table[V]) compact() {
-	b := t.b
-	out := b.order[:0]
-	for _, k := range b.order[b.head:] {
-		if _, ok := b.m[k]; ok {
-			out = append(out, k)
-		}
-	}
-	clear(b.order[len(out):]) // the dropped keys
-	b.order, b.head = out, 0
-}
-
 // keys returns the keys in sorted order.
 func (t *table[V]) keys() []string {
 	if t.b == nil {
 		return nil
 	}
-	ks := make([]string, 0, len(t.b.m))
-	for k := range t.b.m {
-		ks = append(ks, k)
-	}
+	ks := make([]string, 0, t.b.Len())
+	t.b.Each(func(k string, _ V) { ks = append(ks, k) })
 	sort.Strings(ks)
 	return ks
 }
@@ -169,9 +121,22 @@ func reportCap(p *lint.Pass) {
 // view is what the sequence rules read of a message.
 type view struct {
 	kind string
-	task string    // the envelope's or artifact's taskId
-	from string    // fromAgent (envelopes) or agentId (artifacts)
-	at   time.Time // harness time, else the message's own timestamp; zero if unknown
+	task string // the envelope's or artifact's taskId
+	from string // fromAgent (envelopes) or agentId (artifacts)
+	// at is the harness time; when it is zero, atPtr points at the message's
+	// own timestamp, read only by the rule that needs it (when).
+	at    time.Time
+	atPtr string
+}
+
+// when is when v's message m was sent: the harness time, else the message's own
+// timestamp; zero if unknown.
+func (v *view) when(m *lint.Message) time.Time {
+	if !v.at.IsZero() || v.atPtr == "" {
+		return v.at
+	}
+	t, _ := timeOf(m.Root.Lookup(v.atPtr))
+	return t
 }
 
 func viewOf(m *lint.Message) (view, bool) {
@@ -199,10 +164,7 @@ func viewOf(m *lint.Message) (view, bool) {
 			v.from = m.Root.Get("fromAgent").String()
 		}
 	}
-	v.at = m.At
-	if v.at.IsZero() && tsPtr != "" {
-		v.at, _ = timeOf(m.Root.Lookup(tsPtr))
-	}
+	v.at, v.atPtr = m.At, tsPtr
 	return v, true
 }
 

@@ -28,20 +28,26 @@ type viewMemo struct {
 	// outcomes, statuses): a session names the same few again and again, so
 	// each is copied once, not once per message.
 	owned map[string]string
+	// recent are the last strings own handed out: a session's messages repeat
+	// its task and sender, found here without hashing.
+	recent [4]string
+	next   uint8
 }
 
-func (vm *viewMemo) of(m *lint.Message) (view, bool) {
+// of returns the view of m, shared by the group's checkers (not to be
+// changed), valid until the group forgets the message.
+func (vm *viewMemo) of(m *lint.Message) (*view, bool) {
 	if vm == nil {
 		v, ok := viewOf(m)
 		v.task, v.from = strings.Clone(v.task), strings.Clone(v.from)
-		return v, ok
+		return &v, ok
 	}
 	if vm.m != m {
 		vm.m = m
 		vm.v, vm.ok = viewOf(m)
 		vm.v.task, vm.v.from = vm.own(vm.v.task), vm.own(vm.v.from)
 	}
-	return vm.v, vm.ok
+	return &vm.v, vm.ok
 }
 
 // own returns s as the group keeps it: a copy, interned, so that the state pins
@@ -54,16 +60,23 @@ func (vm *viewMemo) own(s string) string {
 	if vm == nil {
 		return strings.Clone(s)
 	}
-	if o, ok := vm.owned[s]; ok {
-		return o
+	for _, r := range &vm.recent {
+		if len(r) == len(s) && r == s {
+			return r
+		}
 	}
-	if vm.owned == nil {
-		vm.owned = map[string]string{}
-	} else if len(vm.owned) >= 4*MaxTasks {
-		clear(vm.owned) // the copies handed out stay valid; only the sharing restarts
+	o, ok := vm.owned[s]
+	if !ok {
+		if vm.owned == nil {
+			vm.owned = map[string]string{}
+		} else if len(vm.owned) >= 4*MaxTasks {
+			clear(vm.owned) // the copies handed out stay valid; only the sharing restarts
+		}
+		o = strings.Clone(s)
+		vm.owned[o] = o
 	}
-	o := strings.Clone(s)
-	vm.owned[o] = o
+	vm.recent[vm.next%uint8(len(vm.recent))] = o
+	vm.next++
 	return o
 }
 

@@ -136,7 +136,11 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		c.beats.del(v.task)
 	case KindStatusUpdate, KindHandoffRequest, KindHandoffAccepted, KindHandoffRejected:
 		hb, ok := c.beats.get(v.task)
-		if !ok || hb.reported || v.at.IsZero() || !spec.Stale(hb.expires, v.at) {
+		if !ok || hb.reported {
+			return
+		}
+		at := v.when(m)
+		if at.IsZero() || !spec.Stale(hb.expires, at) {
 			return
 		}
 		hb.reported = true
@@ -146,7 +150,7 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		}
 		p.ReportRelatedf(sev, "/taskId", []lint.Related{hb.at},
 			"%s for %s at %s, when the run's heartbeat had expired (expiresAt %s, %s): the scheduler sees the run as stale and reclaims the task; refresh run_heartbeat.json within its TTL",
-			v.kind, v.task, fmtTime(v.at), fmtTime(hb.expires), where(p, hb.at))
+			v.kind, v.task, fmtTime(at), fmtTime(hb.expires), where(p, hb.at))
 	}
 }
 

@@ -2,11 +2,13 @@ package aop2
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -54,6 +56,8 @@ type view struct {
 	fromAgent bool   // sent by the agent (inferred from the type when the record does not say)
 	fromOrch  bool   // a transcript record says the orchestrator sent it
 	when      stamp
+	now       stamp // the latest of each clock over the session so far, this message's included
+	taskMark  mark  // a TASK's markAt(m, taskIDPointer): the witness most of its checkers keep
 	root      *jsonread.Node
 	names     *names // for the other strings a checker keeps
 }
@@ -72,24 +76,32 @@ func viewOf(m *lint.Message, ns *names) view {
 	if root == nil {
 		return v
 	}
-	v.typ = root.Get("message_type").String()
+	var f fields
+	f.read(root)
+	v.typ = f.messageType.String()
 	switch v.typ {
 	case "TASK":
 		v.typ = "TASK"
-		v.taskID = ns.ownAs(&ns.lastTask, root.Path("task", "task_id").String())
-		v.sessionID = ns.ownAs(&ns.lastSession, root.Path("session", "session_id").String())
-		v.when.msg = msgTime(root.Path("session", "created_at"))
+		id := f.task.Get("task_id")
+		v.taskID = ns.ownAs(&ns.lastTask, id.String())
+		if id != nil {
+			v.taskMark = markNode(m, id, taskIDPointer)
+		} else {
+			v.taskMark = markAt(m, taskIDPointer)
+		}
+		v.sessionID = ns.ownAs(&ns.lastSession, f.session.Get("session_id").String())
+		v.when.msg = msgTime(f.session.Get("created_at"))
 	case "RESPONSE":
 		v.typ = "RESPONSE"
-		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
-		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
-		v.when.msg = msgTime(root.Path("timing", "completed_at"))
+		v.taskID = ns.ownAs(&ns.lastTask, f.taskID.String())
+		v.sessionID = ns.ownAs(&ns.lastSession, f.sessionID.String())
+		v.when.msg = msgTime(f.timing.Get("completed_at"))
 	case "EVENT":
 		v.typ = "EVENT"
-		v.event = ns.ownAs(&ns.lastEvent, root.Get("event").String())
-		v.taskID = ns.ownAs(&ns.lastTask, root.Get("task_id").String())
-		v.sessionID = ns.ownAs(&ns.lastSession, root.Get("session_id").String())
-		v.when.msg = msgTime(root.Get("timestamp"))
+		v.event = ns.ownEvent(f.event.String())
+		v.taskID = ns.ownAs(&ns.lastTask, f.taskID.String())
+		v.sessionID = ns.ownAs(&ns.lastSession, f.sessionID.String())
+		v.when.msg = msgTime(f.timestamp)
 	default:
 		v.typ = "" // compared only, but never kept from the line
 	}
@@ -108,6 +120,61 @@ func viewOf(m *lint.Message, ns *names) view {
 		v.fromAgent = v.typ != "TASK"
 	}
 	return v
+}
+
+// fields are the members of a message the view reads, found in one pass over
+// its members instead of a lookup each (nil: absent).
+type fields struct {
+	messageType, event, taskID, sessionID, timestamp *jsonread.Node
+	task, session, timing                            *jsonread.Node
+}
+
+// read finds the fields among root's members as root.Get finds each: the last
+// member of the key (root.Get's answer when a key is repeated), nil when root
+// is not an object (FuzzViewFields holds it to Get).
+func (f *fields) read(root *jsonread.Node) {
+	if root.Kind != jsonread.Object {
+		return
+	}
+	ms := root.Members
+	for i := len(ms) - 1; i >= 0; i-- {
+		var at **jsonread.Node
+		switch ms[i].Key {
+		case "message_type":
+			at = &f.messageType
+		case "event":
+			at = &f.event
+		case "task_id":
+			at = &f.taskID
+		case "session_id":
+			at = &f.sessionID
+		case "timestamp":
+			at = &f.timestamp
+		case "task":
+			at = &f.task
+		case "session":
+			at = &f.session
+		case "timing":
+			at = &f.timing
+		default:
+			continue
+		}
+		if *at == nil {
+			*at = ms[i].Value
+		}
+	}
+}
+
+// taskIDPointer is where a TASK names its task.
+const taskIDPointer = "/task/task_id"
+
+// mark is markAt(m, pointer) for the view's message m, the TASK's task_id
+// read once.
+func (v *view) mark(m *lint.Message, pointer string) mark {
+	if pointer == taskIDPointer && v.typ == "TASK" {
+		return v.taskMark
+	}
+	return markAt(m, pointer)
 }
 
 // taskOfKey returns the task_id part of a task key (names.key).
@@ -136,6 +203,19 @@ func (ns *names) ownAs(last *string, s string) string {
 	o := ns.own(s)
 	*last = o
 	return o
+}
+
+// ownEvent is ownAs for an EVENT's event: one of the spec's names is its own
+// string (eventNames), neither copied nor looked up.
+func (ns *names) ownEvent(s string) string {
+	if len(ns.lastEvent) == len(s) && ns.lastEvent == s {
+		return ns.lastEvent
+	}
+	if i := slices.Index(eventNames, s); i >= 0 {
+		ns.lastEvent = eventNames[i]
+		return ns.lastEvent
+	}
+	return ns.ownAs(&ns.lastEvent, s)
 }
 
 // key is the key of a task in the sequence rules' tables, owned:
@@ -213,8 +293,45 @@ type mark struct {
 }
 
 func markAt(m *lint.Message, pointer string) mark {
+	if pointer == "" && m.Root != nil {
+		return markNode(m, m.Root, pointer) // the whole message: where PointerPosition finds it
+	}
 	line, col := m.PointerPosition(pointer)
 	return mark{path: m.Path, line: line, col: col, pointer: pointer}
+}
+
+// markNode is markAt for n, the node at pointer that the caller looked up
+// (m.Node(pointer), not nil): PointerPosition would find the same node, so its
+// position is read without walking the pointer again.
+func markNode(m *lint.Message, n *jsonread.Node, pointer string) mark {
+	line, col := m.Pos.Position(n.Offset)
+	return mark{path: m.Path, line: line, col: col, pointer: pointer}
+}
+
+// numText is a number's text as written in a message, owned: kept inline when
+// short (every progress percentage and limit is one; values that rarely repeat
+// are not worth interning), copied when longer.
+type numText struct {
+	short [23]byte
+	n     uint8
+	long  string
+}
+
+func ownNum(s string) numText {
+	var t numText
+	if len(s) <= len(t.short) {
+		t.n = uint8(copy(t.short[:], s))
+	} else {
+		t.long = strings.Clone(s)
+	}
+	return t
+}
+
+func (t *numText) String() string {
+	if t.long != "" {
+		return t.long
+	}
+	return string(t.short[:t.n])
 }
 
 // with is the witness at k saying text.
@@ -226,8 +343,11 @@ func (k mark) with(text string) lint.Related {
 // are reused: a deleted one serves a later add, and a group checker that
 // finished goes back to a pool with its tables (reset), so a steady stream
 // allocates no state per task.
+//
+// Its keys are interned (names.key), and a session follows a few tasks at a
+// time: seqgroup.Keys finds them in a short slice, mostly by their pointers.
 type table[T any] struct {
-	m      map[string]*slot[T]
+	keys   seqgroup.Keys[*slot[T]]
 	order  []string // the keys added, oldest first from head (a key may recur)
 	head   int
 	free   []*slot[T]
@@ -240,8 +360,14 @@ type slot[T any] struct {
 	seen uint32 // the epoch of the last each that visited it
 }
 
+// find returns the entry of k, nil when k has none.
+func (t *table[T]) find(k string) *slot[T] {
+	s, _ := t.keys.Get(k)
+	return s
+}
+
 func (t *table[T]) get(k string) *T {
-	if s := t.m[k]; s != nil {
+	if s := t.find(k); s != nil {
 		return &s.v
 	}
 	return nil
@@ -251,18 +377,14 @@ func (t *table[T]) get(k string) *T {
 // (the caller sets them all). first is true the first time the cap made it drop
 // a task.
 func (t *table[T]) add(k string) (v *T, first bool) {
-	if t.m == nil {
-		t.m = map[string]*slot[T]{}
-	}
-	if s, ok := t.m[k]; ok {
+	if s := t.find(k); s != nil {
 		return &s.v, false
 	}
-	for len(t.m) >= maxTracked && t.head < len(t.order) {
+	for t.len() >= maxTracked && t.head < len(t.order) {
 		old := t.order[t.head]
 		t.order[t.head] = ""
 		t.head++
-		if s, ok := t.m[old]; ok {
-			delete(t.m, old)
+		if s, ok := t.keys.Delete(old); ok {
 			t.release(s)
 			if !t.capped {
 				t.capped, first = true, true
@@ -275,12 +397,12 @@ func (t *table[T]) add(k string) (v *T, first bool) {
 	} else {
 		s = new(slot[T])
 	}
-	t.m[k] = s
+	t.keys.Insert(k, s)
 	t.order = append(t.order, k)
 	if len(t.order)-t.head > 2*maxTracked { // compact ids deleted since
 		live := t.order[:0]
 		for _, k := range t.order[t.head:] {
-			if _, ok := t.m[k]; ok {
+			if t.find(k) != nil {
 				live = append(live, k)
 			}
 		}
@@ -310,19 +432,18 @@ func (t *table[T]) release(s *slot[T]) {
 }
 
 func (t *table[T]) del(k string) {
-	if s, ok := t.m[k]; ok {
-		delete(t.m, k)
+	if s, ok := t.keys.Delete(k); ok {
 		t.release(s)
 	}
 }
 
-func (t *table[T]) len() int { return len(t.m) }
+func (t *table[T]) len() int { return t.keys.Len() }
 
 // each visits the live entries, oldest first.
 func (t *table[T]) each(f func(k string, v *T)) {
 	t.epoch++
 	for _, k := range t.order[t.head:] {
-		if s, ok := t.m[k]; ok && s.seen != t.epoch {
+		if s := t.find(k); s != nil && s.seen != t.epoch {
 			s.seen = t.epoch
 			f(k, &s.v)
 		}
@@ -332,14 +453,8 @@ func (t *table[T]) each(f func(k string, v *T)) {
 // reset empties the table for another session, keeping its memory when it is
 // small.
 func (t *table[T]) reset() {
-	for _, s := range t.m {
-		t.release(s)
-	}
-	if len(t.m) > maxFree {
-		t.m = nil
-	} else {
-		clear(t.m)
-	}
+	t.keys.Each(func(_ string, s *slot[T]) { t.release(s) })
+	t.keys.Clear(maxFree)
 	if cap(t.order) > 4*maxFree {
 		t.order = nil
 	} else {

@@ -59,12 +59,9 @@ type groupMember struct {
 // groupChecker runs the checkers of every AOP2 sequence rule over one view.
 type groupChecker struct {
 	members []groupMember
-	// passes are the members' passes (Pass.As) of the pass last observed with,
-	// looked up once instead of once per member and message.
-	root   *lint.Pass
-	passes []*lint.Pass
-	names  names
-	view   view // of the message being observed
+	names   names
+	view    view  // of the message being observed
+	now     stamp // view.now: the latest of each clock over the session
 }
 
 // groups holds group checkers whose session finished, for the next session: a
@@ -86,16 +83,17 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	// The view lives in the checker, handed to each member by pointer: not
 	// copied sixteen times, nor moved to the heap per message.
 	g.view = viewOf(p.Msg, &g.names)
-	if g.root != p {
-		g.root, g.passes = p, g.passes[:0]
-		for _, m := range g.members {
-			g.passes = append(g.passes, p.As(m.rule))
-		}
-	}
-	for i, m := range g.members {
-		q := g.passes[i]
-		q.Msg = p.Msg // as As does
-		m.c.observe(q, &g.view)
+	g.now.latest(g.view.when)
+	g.view.now = g.now
+	// Each member gets p itself with its rule set, which reports what
+	// p.As(rule) would without looking the As pass up; p's rule is put back
+	// afterwards, also when a member panics (the driver then names the group's
+	// rule, as before).
+	rule := p.Rule
+	defer func() { p.Rule = rule }()
+	for _, m := range g.members {
+		p.Rule = m.rule
+		m.c.observe(p, &g.view)
 	}
 	g.view.root = nil // the tree is the message's: not kept past it
 }
@@ -104,13 +102,16 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 // pool: Finish is the last call a checker gets (lint.Checker). A checker whose
 // Finish panicked is not reused.
 func (g *groupChecker) Finish(p *lint.Pass) {
+	rule := p.Rule
+	defer func() { p.Rule = rule }() // as in Observe
 	for _, m := range g.members {
-		m.c.Finish(p.As(m.rule))
+		p.Rule = m.rule
+		m.c.Finish(p)
 	}
 	for _, m := range g.members {
 		m.c.reset()
 	}
-	g.root, g.passes, g.view = nil, g.passes[:0], view{}
+	g.view, g.now = view{}, stamp{}
 	if len(g.names.m) > maxNames/8 {
 		g.names.m = nil
 	}

@@ -54,7 +54,7 @@ func guardRail(root *jsonread.Node, key string) (on, explicit bool, at string) {
 	if n != nil && n.Kind == jsonread.Bool {
 		return n.Bool, true, guardRailPointer(key)
 	}
-	return true, false, "/task/task_id"
+	return true, false, taskIDPointer
 }
 
 // guardRailPointer is "/guard_rails/" + key, made once per key.
@@ -102,7 +102,7 @@ func (c *railsChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		on, explicit, at := guardRail(v.root, c.key())
-		*track(p, &c.tasks, v.key) = rails{on: on, explicit: explicit, id: v.taskID, at: markAt(p.Msg, at)}
+		*track(p, &c.tasks, v.key) = rails{on: on, explicit: explicit, id: v.taskID, at: v.mark(p.Msg, at)}
 	case "RESPONSE":
 		sev, why, related := lint.Error, "", []lint.Related(nil)
 		if r := c.tasks.get(v.key); r != nil {
@@ -256,7 +256,7 @@ func (c *pendingChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		c.tasks.del(v.key)
-		*track(p, &c.tasks, v.key) = pending{id: v.taskID, at: markAt(p.Msg, at), transcript: v.fromOrch, seenAtStart: c.nonTask}
+		*track(p, &c.tasks, v.key) = pending{id: v.taskID, at: v.mark(p.Msg, at), transcript: v.fromOrch, seenAtStart: c.nonTask}
 	case "RESPONSE":
 		switch {
 		case c.tasks.get(v.key) != nil:

@@ -60,7 +60,7 @@ func (c *corrChecker) observe(p *lint.Pass, v *view) {
 		if v.taskID == "" {
 			return
 		}
-		ref := taskRef{session: v.sessionID, id: v.taskID, w: markAt(p.Msg, "/task/task_id"), ws: markAt(p.Msg, "/session/session_id")}
+		ref := taskRef{session: v.sessionID, id: v.taskID, w: v.taskMark, ws: markAt(p.Msg, "/session/session_id")}
 		*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
 		*c.byID.put(v.taskID) = ref
 		c.lastKey = v.key

@@ -130,7 +130,7 @@ func (c *depthChecker) observe(p *lint.Pass, v *view) {
 			}
 		}
 	}
-	*c.tasks.put(v.key) = depthRef{id: v.taskID, depth: d, w: markAt(p.Msg, "/task/task_id")}
+	*c.tasks.put(v.key) = depthRef{id: v.taskID, depth: d, w: v.taskMark}
 	if d > maxDepth {
 		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, maxDepth)
 	}
@@ -163,7 +163,7 @@ func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 		}
 		clear(cp.ids)
 		cp.id = v.taskID
-		at := "/task/task_id"
+		at := taskIDPointer
 		if phases := v.root.Get("phases"); phases != nil && phases.Kind == jsonread.Array {
 			at = "/phases"
 			for _, ph := range phases.Items {
@@ -176,7 +176,7 @@ func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 				}
 			}
 		}
-		cp.w = markAt(p.Msg, at)
+		cp.w = v.mark(p.Msg, at)
 	case "RESPONSE":
 		cp := c.tasks.get(v.key)
 		if cp == nil {
@@ -226,22 +226,23 @@ type budget struct {
 
 // limitWitness is where a TASK sets a limit: task.<where>.<key>, written as text.
 type limitWitness struct {
-	at               mark
-	where, key, text string // owned
+	at         mark
+	where, key string // owned
+	text       numText
 }
 
 func (w limitWitness) related(id string) lint.Related {
-	return w.at.with(fmt.Sprintf("the TASK %q sets task.%s.%s %s", id, w.where, w.key, w.text))
+	return w.at.with(fmt.Sprintf("the TASK %q sets task.%s.%s %s", id, w.where, w.key, w.text.String()))
 }
 
 type budgetChecker struct{ tasks table[budget] }
 
 // limitOf reads task.budgets.<key>, else task.constraints.<key>.
-func limitOf(m *lint.Message, root *jsonread.Node, key string, ns *names) (float64, bool, limitWitness) {
+func limitOf(m *lint.Message, root *jsonread.Node, key string) (float64, bool, limitWitness) {
 	for _, where := range []string{"budgets", "constraints"} {
 		n := root.Path("task", where, key)
 		if f, ok := n.Float(); ok {
-			return f, true, limitWitness{at: markAt(m, limitPointer(where, key)), where: where, key: key, text: ns.own(n.Str)}
+			return f, true, limitWitness{at: markNode(m, n, limitPointer(where, key)), where: where, key: key, text: ownNum(n.Str)}
 		}
 	}
 	return 0, false, limitWitness{}
@@ -270,8 +271,8 @@ func (c *budgetChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		b := budget{id: v.taskID}
-		b.cost, b.hasCost, b.costW = limitOf(p.Msg, v.root, "max_cost_usd", v.names)
-		b.tokens, b.hasTokens, b.tokW = limitOf(p.Msg, v.root, "max_tokens", v.names)
+		b.cost, b.hasCost, b.costW = limitOf(p.Msg, v.root, "max_cost_usd")
+		b.tokens, b.hasTokens, b.tokW = limitOf(p.Msg, v.root, "max_tokens")
 		if b.hasCost || b.hasTokens {
 			*track(p, &c.tasks, v.key) = b
 		}
@@ -296,13 +297,14 @@ func (c *budgetChecker) Finish(p *lint.Pass) {}
 func (c *budgetChecker) reset() { c.tasks.reset() }
 
 type lastPct struct {
-	v           float64
-	event, text string // owned: the event and the percentage as written
-	w           mark
+	v     float64
+	event string  // owned
+	text  numText // the percentage as written
+	w     mark
 }
 
 func (l *lastPct) witness() lint.Related {
-	return l.w.with(fmt.Sprintf("the %s reporting %s%%", l.event, l.text))
+	return l.w.with(fmt.Sprintf("the %s reporting %s%%", l.event, l.text.String()))
 }
 
 type backwardsChecker struct{ tasks table[lastPct] }
@@ -321,7 +323,7 @@ func (c *backwardsChecker) observe(p *lint.Pass, v *view) {
 		if !ok {
 			return
 		}
-		cur := lastPct{v: pct, event: v.event, text: v.names.own(n.Str), w: markAt(p.Msg, at)}
+		cur := lastPct{v: pct, event: v.event, text: ownNum(n.Str), w: markNode(p.Msg, n, at)}
 		prev := c.tasks.get(v.key)
 		if prev != nil && pct < prev.v {
 			p.ReportRelatedf(p.Rule.Severity, at, []lint.Related{prev.witness()}, "progress of task %q went backwards: %s%% after %g%% (§6)", v.taskID, n.Str, prev.v)

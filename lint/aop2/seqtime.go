@@ -120,7 +120,7 @@ type beatChecker struct {
 }
 
 func (c *beatChecker) observe(p *lint.Pass, v *view) {
-	c.now.latest(v.when)
+	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		// Heartbeats are owed from the agent's first sign of life: start-up is no
 		// part of any interval.
@@ -150,13 +150,16 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 			b.last.msg = v.when.msg
 			c.sessions.put(v.sessionID)
 		}
-		b.cfg = markAt(p.Msg, "/execution_policy/heartbeat")
+		b.cfg = markNode(p.Msg, hb, "/execution_policy/heartbeat") // hb is there: it is enabled
 		b.w, b.wIsCfg = b.cfg, true
 		c.tasks.del(v.key)
 		*track(p, &c.tasks, v.key) = b
 	case "EVENT":
+		if v.event != "HEARTBEAT" {
+			return
+		}
 		b := c.tasks.get(v.key)
-		if b == nil || v.event != "HEARTBEAT" {
+		if b == nil {
 			return
 		}
 		c.gap(p, b, v.when, "this HEARTBEAT")
@@ -343,7 +346,7 @@ type timeoutChecker struct {
 }
 
 func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
-	c.now.latest(v.when)
+	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		c.tasks.each(func(_ string, dl *deadline) {
 			if !dl.start.harness.IsZero() && dl.start.harness.Before(origin) {

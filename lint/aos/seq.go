@@ -206,6 +206,13 @@ func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) 
 	return mark{line: int32(line), col: int32(col), kind: kind, ptr: ptr, a: a, b: b}
 }
 
+// markNode is mark for n, the node at ptr the caller read (or the one mark's
+// walk of ptr stops at): its position without walking ptr again.
+func (c *checker) markNode(m *lint.Message, n *jsonread.Node, ptr string, kind markKind, a, b string) mark {
+	line, col := m.Pos.Position(n.Offset)
+	return mark{line: int32(line), col: int32(col), kind: kind, ptr: ptr, a: a, b: b}
+}
+
 func (c *checker) Observe(p *lint.Pass) {
 	c.observe(p)
 	c.p = nil // the pass holds the message: keep neither past its turn
@@ -270,7 +277,8 @@ const (
 func (c *checker) request(m *lint.Message) {
 	st := c.st
 	root := m.Root
-	method := intern(root.Get("method").String())
+	methodN := root.Get("method")
+	method := intern(methodN.String())
 	params := root.Get("params")
 	if !c.sawRequest {
 		c.sawRequest = true
@@ -279,20 +287,21 @@ func (c *checker) request(m *lint.Message) {
 		}
 		c.preRequest = nil
 	}
-	key, hasKey := idKey(root.Get("id"))
+	idN := root.Get("id")
+	key, hasKey := idKey(idN)
 	r := &request{key: key, method: method, at: m.At}
 	if hasKey {
-		r.w = c.mark(m, "/id", markRequest, method, key)
+		r.w = c.markNode(m, idN, "/id", markRequest, method, key)
 	}
-	r.subject = subject(root)
+	ctx := params.Get("context")
+	sessionID := ctx.Path("session", "id").String()
+	r.subject = subject(root, method, params, ctx, sessionID)
 	if method == "ping" {
 		if ms, ok := params.Get("timeout").Int(); ok && ms > 0 {
 			st.timeout = time.Duration(ms) * time.Millisecond
 			st.timeoutW = witness(m, "/params/timeout", fmt.Sprintf("the ping declaring a %d ms timeout", ms))
 		}
 	}
-	ctx := params.Get("context")
-	sessionID := ctx.Path("session", "id").String()
 
 	// AOS-SEQ-008: a re-sent request after modify carries the modified payload.
 	if r.subject != "" {
@@ -313,7 +322,8 @@ func (c *checker) request(m *lint.Message) {
 
 	switch method {
 	case "steps/toolCallRequest":
-		e := own(params.Path("toolCallRequest", "executionId").String()) // kept: a key, a witness
+		eN := params.Path("toolCallRequest", "executionId")
+		e := own(eN.String()) // kept: a key, a witness
 		r.execID = e
 		if e != "" {
 			if old, ok := st.tools.get(e); ok {
@@ -322,7 +332,7 @@ func (c *checker) request(m *lint.Message) {
 					c.report(SeqDuplicateExecution, "/params/toolCallRequest/executionId", c.rels(old.w), "executionId %q was already used by an earlier tool call; give every tool call its own executionId", e)
 				}
 			}
-			tc := &toolCall{w: c.mark(m, "/params/toolCallRequest/executionId", markTool, e, ""), reqKey: key}
+			tc := &toolCall{w: c.markNode(m, eN, "/params/toolCallRequest/executionId", markTool, e, ""), reqKey: key}
 			tc.call = sigOf(m, params.Get("toolCallRequest"))
 			c.capped(st.tools.put(e, tc), "tool calls", SeqUnknownExecution, toolRules)
 		}
@@ -344,7 +354,11 @@ func (c *checker) request(m *lint.Message) {
 			c.report(SeqTriggerFirst, "/method", c.rels(first), "steps/agentTrigger comes after other steps of session %q; the trigger is the first step of a session (§4.1)", sessionID)
 		} else if !seen {
 			sid := own(sessionID)
-			c.capped(st.firstStep.put(sid, c.mark(m, "/method", markFirst, sid, "")), "sessions", SeqTriggerFirst, SeqTriggerFirst.ID)
+			at := methodN
+			if at == nil {
+				at = root // where mark's walk of /method stops
+			}
+			c.capped(st.firstStep.put(sid, c.markNode(m, at, "/method", markFirst, sid, "")), "sessions", SeqTriggerFirst, SeqTriggerFirst.ID)
 		}
 	}
 
@@ -355,7 +369,7 @@ func (c *checker) request(m *lint.Message) {
 			if old, ok := st.msgIDs.get(k); ok && !c.isRetry(old.reqKey, method) {
 				c.report(SeqMessageID, "/params/message/id", c.rels(old.w), "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
 			}
-			w := c.mark(m, "/params/message/id", markMessage, own(mid.Str), "")
+			w := c.markNode(m, mid, "/params/message/id", markMessage, own(mid.Str), "")
 			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids", SeqMessageID, SeqMessageID.ID)
 		}
 	}
@@ -371,7 +385,7 @@ func (c *checker) request(m *lint.Message) {
 				c.report(SeqStepID, "/params/context/stepId", c.rels(old.w), "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
 			}
 		}
-		c.capped(st.steps.put(k, step{w: c.mark(m, "/params/context/stepId", markStep, method, own(sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
+		c.capped(st.steps.put(k, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, own(sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
 	}
 
 	if hasKey {
@@ -384,7 +398,7 @@ func (c *checker) request(m *lint.Message) {
 // answered with modify or an error, so re-sending it is expected.
 func (c *checker) isRetry(reqKey, method string) bool {
 	old, ok := c.st.done.get(reqKey)
-	return ok && old.method == method && (old.decision == "modify" || old.decision == "error")
+	return ok && old.req.method == method && (old.decision == "modify" || old.decision == "error")
 }
 
 // unanswered reports whether the request with id key reqKey is still open.
@@ -423,7 +437,7 @@ func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 // close moves an answered request from the open table to the answered one.
 func (c *checker) close(req *request, answer mark, decision string) {
 	c.st.open.del(req.key)
-	c.capped(c.st.done.put(req.key, answered{w: req.w, answer: answer, method: req.method, decision: decision}), "answered requests", SeqAnsweredTwice, requestRules)
+	c.capped(c.st.done.put(req.key, answered{req: req, answer: answer, decision: decision}), "answered requests", SeqAnsweredTwice, requestRules)
 }
 
 func (c *checker) response(m *lint.Message) {
@@ -447,7 +461,7 @@ func (c *checker) response(m *lint.Message) {
 	req, found := st.open.get(key)
 	if !found {
 		if done, ok := st.done.get(key); ok {
-			c.report(SeqAnsweredTwice, "/id", c.rels(done.w, done.answer), "request %s was already answered; each request gets exactly one response", idText(idN))
+			c.report(SeqAnsweredTwice, "/id", c.rels(done.req.w, done.answer), "request %s was already answered; each request gets exactly one response", idText(idN))
 			return
 		}
 		if !c.sawRequest {
@@ -460,7 +474,7 @@ func (c *checker) response(m *lint.Message) {
 		c.report(SeqUnknownResponse, "/id", nil, "response id %s answers no earlier request of this stream; echo the id of the request it answers", idText(idN))
 		return
 	}
-	answer := c.mark(m, "/id", markAnswer, "", key)
+	answer := c.markNode(m, idN, "/id", markAnswer, "", key)
 	c.close(req, answer, c.answer(m, req, key, answer))
 }
 
@@ -490,8 +504,13 @@ func (c *checker) answer(m *lint.Message, req *request, key string, answer mark)
 	case isPing:
 		return "ping"
 	}
-	d := intern(res.Get("decision").String()) // kept: the spec's string, or a copy
-	dw := c.mark(m, "/result/decision", markDecision, d, key)
+	dN := res.Get("decision")
+	d := intern(dN.String()) // kept: the spec's string, or a copy
+	at := dN
+	if at == nil {
+		at = res // where mark's walk of /result/decision stops
+	}
+	dw := c.markNode(m, at, "/result/decision", markDecision, d, key)
 	c.setTool(req, d, dw)
 	if d != "modify" {
 		return d

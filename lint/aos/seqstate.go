@@ -28,17 +28,10 @@ const MaxTracked = 4096
 // finishes (release), so the many short sessions of a transcript reuse them
 // instead of growing new ones.
 type bounded[V any] struct {
-	b    *boundedBufs[V] // nil until the first put, and after release
+	b    *seqgroup.Bounded[V] // nil until the first put, and after release
 	max  int
 	full bool // an entry was forgotten
 	pool *boundedPool[V]
-}
-
-// boundedBufs are a table's map and its insertion-order queue.
-type boundedBufs[V any] struct {
-	m     map[string]V
-	order []string // the queue is order[head:]: forgotten keys are not sliced off,
-	head  int      // so appending reuses the same array
 }
 
 // boundedPool keeps the buffers of released tables of one value type.
@@ -65,68 +58,30 @@ func (b *bounded[V]) get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	v, ok := b.b.m[k]
-	return v, ok
+	return b.b.Get(k)
 }
 
 func (b *bounded[V]) del(k string) {
 	if b.b != nil {
-		delete(b.b.m, k)
+		b.b.Delete(k)
 	}
 }
 
-// put stores v under k (owned) and reports whether an old entry had to be forgotten.
+// put stores v under k (owned) and reports whether an old entry had to be
+// forgotten, the first time one was.
 func (b *bounded[V]) put(k string, v V) bool {
 	if b.b == nil {
-		if bb, ok := b.pool.p.Get().(*boundedBufs[V]); ok {
+		if bb, ok := b.pool.p.Get().(*seqgroup.Bounded[V]); ok {
 			b.b = bb
 		} else {
-			b.b = &boundedBufs[V]{m: map[string]V{}}
+			b.b = &seqgroup.Bounded[V]{}
 		}
 	}
-	bb := b.b
-	if _, ok := bb.m[k]; ok {
-		bb.m[k] = v
-		return false
-	}
-	evicted := false
-	for len(bb.m) >= b.max && bb.head < len(bb.order) {
-		old := bb.order[bb.head]
-		bb.order[bb.head] = ""
-		bb.head++
-		if _, ok := bb.m[old]; ok {
-			delete(bb.m, old)
-			evicted = true
-		}
-	}
-	bb.m[k] = v
-	if bb.head > 0 && len(bb.order) == cap(bb.order) {
-		bb.shift() // room at the front: use it instead of a bigger array
-	}
-	bb.order = append(bb.order, k)
-	if len(bb.order)-bb.head > 2*b.max {
-		// in place: the live keys, in order, to the front
-		live := bb.order[:0]
-		for _, o := range bb.order[bb.head:] {
-			if _, ok := bb.m[o]; ok {
-				live = append(live, o)
-			}
-		}
-		clear(bb.order[len(live):])
-		bb.order, bb.head = live, 0
-	}
-	if evicted && !b.full {
+	if b.b.Put(k, v, b.max) && !b.full {
 		b.full = true
 		return true
 	}
 	return false
-}
-
-// shift moves the queue to the front of its array.
-func (bb *boundedBufs[V]) shift() {
-	n := copy(bb.order, bb.order[bb.head:])
-	clear(bb.order[n:])
-	bb.order, bb.head = bb.order[:n], 0
 }
 
 // len is the number of entries.
@@ -134,7 +89,7 @@ func (b *bounded[V]) len() int {
 	if b.b == nil {
 		return 0
 	}
-	return len(b.b.m)
+	return b.b.Len()
 }
 
 // keys is the table's keys in insertion order (with keys deleted since, and
@@ -143,7 +98,7 @@ func (b *bounded[V]) keys() []string {
 	if b.b == nil {
 		return nil
 	}
-	return b.b.order[b.b.head:]
+	return b.b.Order()
 }
 
 // release empties the table and gives its buffers back to the pool (from the
@@ -155,12 +110,10 @@ func (b *bounded[V]) release() {
 		return
 	}
 	b.b = nil
-	if cap(bb.order) > seqgroup.MaxPooledEntries {
+	if bb.QueueCap() > seqgroup.MaxPooledEntries {
 		return // grown past the usual session: left to the collector, not cleared
 	}
-	clear(bb.m) // nothing of this session stays reachable
-	clear(bb.order)
-	bb.order, bb.head = bb.order[:0], 0
+	bb.Clear(seqgroup.MaxPooledEntries) // nothing of this session stays reachable
 	b.pool.p.Put(bb)
 }
 
@@ -244,9 +197,9 @@ type request struct {
 // answered is what the state keeps of an answered request: enough for a second
 // answer (AOS-SEQ-002) and for telling a re-sent request from a reuse.
 type answered struct {
-	w, answer mark
-	method    string
-	decision  string // "allow", "deny", "modify", "error", "ping" or ""
+	req      *request // the request (its mark and method; not changed once answered)
+	answer   mark
+	decision string // "allow", "deny", "modify", "error", "ping" or ""
 }
 
 // toolCall is what the state keeps of a toolCallRequest's executionId.
@@ -352,12 +305,34 @@ func idKey(n *jsonread.Node) (string, bool) {
 	case jsonread.String:
 		return "s:" + n.Str, true
 	case jsonread.Number:
+		if plainInt(n.Str) {
+			return "n:" + n.Str, true // what spec.RequestID renders it as (TestIDKeyPlainInt)
+		}
 		if id, ok := spec.RequestID(json.Number(n.Str)); ok {
 			return "n:" + id.Str, true
 		}
 		return "n:" + n.Str, true
 	}
 	return "", false
+}
+
+// plainInt reports whether s is an integer as strconv.FormatInt writes it, of
+// at most 18 digits (so within int64): spec.RequestID renders such a number as
+// s itself, and idKey need not parse it.
+func plainInt(s string) bool {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || (d[0] == '0' && (len(d) > 1 || len(s) > 1)) {
+		return false // empty, too long, a leading zero, or "-0"
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func idText(n *jsonread.Node) string {
@@ -396,10 +371,10 @@ func payload(req *jsonread.Node) string {
 }
 
 // subject names what a request is about, so a re-sent request after modify can be
-// matched with the one the guardian modified.
-func subject(req *jsonread.Node) string {
-	method := req.Get("method").String()
-	params := req.Get("params")
+// matched with the one the guardian modified. method, params, ctx and sessionID
+// are req's: its method, params, params.context and params.context.session.id
+// as the caller read them.
+func subject(req *jsonread.Node, method string, params, ctx *jsonread.Node, sessionID string) string {
 	switch method {
 	case "steps/toolCallRequest":
 		if e := params.Path("toolCallRequest", "executionId").String(); e != "" {
@@ -415,11 +390,10 @@ func subject(req *jsonread.Node) string {
 	case "ping", "steps/toolCallResult":
 		return ""
 	}
-	ctx := params.Get("context")
 	if ctx == nil {
 		return ""
 	}
-	return method + "\x00" + ctx.Path("session", "id").String() + "\x00" + ctx.Get("turnId").String() + "\x00" + ctx.Get("stepId").String()
+	return method + "\x00" + sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + ctx.Get("stepId").String()
 }
 
 func sortRelated(rs []lint.Related) {

@@ -145,7 +145,7 @@ func capNote(p *lint.Pass, what string) {
 // ---- ORCH-SEQ-001 ----
 
 type corrChecker struct {
-	ids     *msgID
+	f       *msgFacts
 	reqs    *window[struct{}]
 	others  *window[mark]
 	capped  bool
@@ -161,23 +161,24 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 	if !isMsg(m) {
 		return
 	}
-	id := idOf(m)
-	switch family(msgType(m)) {
+	f := c.f
+	id := f.idOf(m)
+	switch f.family(m) {
 	case "request":
 		if c.early != nil && id != "" && id == c.earlyCID {
 			p.ReportAtf(lint.Error, c.early.related(), []lint.Related{witness(m, "/id")},
 				"correlationId %s names %s, which comes only later in this stream: a response answers a request the agent sent before it",
-				quote(id), describe(msgType(m), id))
+				quote(id), describe(f.msgType(m), id))
 			c.early = nil
 		}
-		if id != "" && c.reqs.put(c.ids.of(m), struct{}{}) && !c.capped {
+		if id != "" && c.reqs.put(f.ownID(m), struct{}{}) && !c.capped {
 			c.capped = true
 			capNote(p, "requests")
 		}
 	case "response":
-		cid := m.Root.Get("correlationId").String()
+		cid := f.correlationID(m)
 		if cid != "" && !c.seenAny && m.From == "" {
-			k := markOf(m, "/correlationId", c.ids.of(m))
+			k := f.mark(m, "/correlationId")
 			c.early, c.earlyCID = &k, ownID(cid)
 		}
 		if cid != "" && (c.seenAny || m.From != "") {
@@ -193,8 +194,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		fallthrough
 	default:
 		if id != "" {
-			own := c.ids.of(m)
-			c.others.put(own, markOf(m, "/id", own))
+			c.others.put(f.ownID(m), f.mark(m, "/id"))
 		}
 	}
 	c.seenAny = true
@@ -205,7 +205,7 @@ func (c *corrChecker) Finish(*lint.Pass) { c.reqs.release(); c.others.release() 
 // ---- ORCH-SEQ-002 ----
 
 type dupRespChecker struct {
-	ids            *msgID
+	f              *msgFacts
 	reqs, answered *window[mark] // texts are made only for a finding
 }
 
@@ -214,14 +214,14 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 	if !isMsg(m) {
 		return
 	}
-	switch family(msgType(m)) {
+	f := c.f
+	switch f.family(m) {
 	case "request":
-		if id := idOf(m); id != "" {
-			own := c.ids.of(m)
-			c.reqs.put(own, markOf(m, "/id", own))
+		if id := f.idOf(m); id != "" {
+			c.reqs.put(f.ownID(m), f.mark(m, "/id"))
 		}
 	case "response":
-		cid := m.Root.Get("correlationId").String()
+		cid := f.correlationID(m)
 		rk, ok := c.reqs.get(cid)
 		if cid == "" || !ok {
 			return
@@ -232,7 +232,7 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 				"second response to %s (the first answer is %s): each request gets exactly one response", req.Message, first.Message)
 			return
 		}
-		c.answered.put(ownID(cid), markOf(m, "/correlationId", c.ids.of(m)))
+		c.answered.put(ownID(cid), f.mark(m, "/correlationId"))
 	}
 }
 
@@ -241,7 +241,7 @@ func (c *dupRespChecker) Finish(*lint.Pass) { c.reqs.release(); c.answered.relea
 // ---- ORCH-SEQ-003 ----
 
 type uniqueChecker struct {
-	ids    *msgID
+	f      *msgFacts
 	seen   *window[mark]
 	capped bool
 }
@@ -251,7 +251,7 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 	if !isMsg(m) {
 		return
 	}
-	id := idOf(m)
+	id := c.f.idOf(m)
 	if id == "" {
 		return
 	}
@@ -260,8 +260,7 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
 	}
-	own := c.ids.of(m)
-	if c.seen.put(own, markOf(m, "/id", own)) && !c.capped {
+	if c.seen.put(c.f.ownID(m), c.f.mark(m, "/id")) && !c.capped {
 		c.capped = true
 		capNote(p, "message ids")
 	}
@@ -272,7 +271,7 @@ func (c *uniqueChecker) Finish(*lint.Pass) { c.seen.release() }
 // ---- ORCH-SEQ-004 ----
 
 type timeoutChecker struct {
-	ids    *msgID
+	f      *msgFacts
 	open   *window[*request]
 	reqIDs *window[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
 	heap   deadlineHeap
@@ -284,26 +283,27 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 	if m == nil {
 		return
 	}
-	now := when(m)
+	f := c.f
+	now := f.when(m)
 	if !now.IsZero() {
 		c.sweep(p, now)
 	}
 	if !isMsg(m) {
 		return
 	}
-	switch family(msgType(m)) {
+	switch f.family(m) {
 	case "request":
-		id := idOf(m)
+		id := f.idOf(m)
 		if id == "" || now.IsZero() {
 			return
 		}
 		ms, _ := m.Root.Path("payload", "timeout").Float()
-		limit := spec.RequestDeadline(msgType(m), ms)
+		limit := spec.RequestDeadline(f.msgType(m), ms)
 		if _, seen := c.reqIDs.get(id); seen {
 			return // a reused id (ORCH-SEQ-003): which request a response answers is ambiguous
 		}
-		own := c.ids.of(m)
-		r := &request{id: own, w: markOf(m, "/id", own), typ: ownType(msgType(m)), at: now, deadline: now.Add(limit)}
+		own := f.ownID(m)
+		r := &request{id: own, w: f.mark(m, "/id"), typ: f.ownType(m), at: now, deadline: now.Add(limit)}
 		c.reqIDs.put(own, struct{}{})
 		if c.open.put(own, r) && !c.capped {
 			c.capped = true
@@ -314,7 +314,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 			c.compact()
 		}
 	case "response":
-		cid := m.Root.Get("correlationId").String()
+		cid := f.correlationID(m)
 		if r, ok := c.open.get(cid); ok {
 			r.answered = true
 			c.open.del(cid)
@@ -380,7 +380,7 @@ type rateState struct {
 }
 
 type rateChecker struct {
-	ids    *msgID
+	f      *msgFacts
 	agents *window[*rateState]
 }
 
@@ -392,7 +392,7 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 	if who, _ := sender(m); who != "agent" {
 		return
 	}
-	now := when(m)
+	now := c.f.when(m)
 	if now.IsZero() {
 		return
 	}
@@ -405,7 +405,7 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 		}
 		c.agents.put(ownID(agent), st)
 	}
-	over, oldest, oldestAt := st.rate.Add(now, markOf(m, "", c.ids.of(m)))
+	over, oldest, oldestAt := st.rate.Add(now, c.f.mark(m, ""))
 	if !over || now.Before(st.quiet) {
 		return
 	}
@@ -468,6 +468,7 @@ func (directionChecker) Finish(*lint.Pass) {}
 // ---- ORCH-SEQ-007 ----
 
 type shutdownChecker struct {
+	f        *msgFacts
 	seen     bool
 	w        lint.Related
 	at       time.Time
@@ -481,7 +482,7 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 	if m == nil || c.reported {
 		return
 	}
-	now := when(m)
+	now := c.f.when(m)
 	if m.From == "harness" {
 		if !c.seen || now.IsZero() {
 			return
@@ -501,7 +502,7 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 	if !isMsg(m) {
 		return
 	}
-	if !c.seen && msgType(m) == "notify:shutdown" {
+	if !c.seen && c.f.msgType(m) == "notify:shutdown" {
 		if now.IsZero() {
 			return
 		}
@@ -534,7 +535,7 @@ type fitReq struct {
 }
 
 type fitChecker struct {
-	ids  *msgID
+	f    *msgFacts
 	open *window[*fitReq]
 }
 
@@ -543,15 +544,16 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 	if !isMsg(m) {
 		return
 	}
-	t := msgType(m)
-	switch family(t) {
+	f := c.f
+	t := f.msgType(m)
+	switch f.family(m) {
 	case "request":
-		id := idOf(m)
+		id := f.idOf(m)
 		if id == "" {
 			return
 		}
-		own := c.ids.of(m)
-		r := &fitReq{w: markOf(m, "/type", own), typ: ownType(t)}
+		own := f.ownID(m)
+		r := &fitReq{w: f.mark(m, "/type"), typ: f.ownType(m)}
 		switch t {
 		case "request:get-task":
 			r.taskID = ownID(m.Root.Path("payload", "taskId").String())
@@ -571,7 +573,7 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 		}
 		c.open.put(own, r)
 	case "response":
-		cid := m.Root.Get("correlationId").String()
+		cid := f.correlationID(m)
 		r, ok := c.open.get(cid)
 		if !ok {
 			return
@@ -583,7 +585,8 @@ func (c *fitChecker) Observe(p *lint.Pass) {
 
 func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	m := p.Msg
-	if msgType(m) == "response:error" {
+	t := c.f.msgType(m)
+	if t == "response:error" {
 		if m.Root.Path("error", "code").String() == "INVALID_MESSAGE_TYPE" && spec.IsType(r.typ) {
 			dialect := ""
 			if r.typ == "request:ask-user" {
@@ -595,7 +598,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 		}
 		return
 	}
-	if msgType(m) != "response:success" {
+	if t != "response:success" {
 		return
 	}
 	if !spec.IsType(r.typ) {

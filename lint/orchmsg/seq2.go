@@ -40,6 +40,7 @@ type cancelled struct {
 }
 
 type cancelChecker struct {
+	f         *msgFacts
 	cancelled *window[*cancelled]
 }
 
@@ -52,7 +53,7 @@ func (c *cancelChecker) Observe(p *lint.Pass) {
 	if task == "" {
 		return
 	}
-	switch msgType(m) {
+	switch c.f.msgType(m) {
 	case "notify:task-cancelled":
 		c.cancelled.put(ownID(task), &cancelled{w: witness(m, "/payload/taskId")})
 	case "notify:task-assigned":

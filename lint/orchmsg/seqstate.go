@@ -30,9 +30,9 @@ type window[V any] struct {
 	pool *windowPool[V]
 }
 
-// windowBufs are a window's map and its insertion-order queue.
+// windowBufs are a window's entries and its insertion-order queue.
 type windowBufs[V any] struct {
-	m     map[string]V
+	keys  seqgroup.Keys[V]
 	order []string
 	// spare and seen are compact's: the queue it builds (swapped with order)
 	// and its set of keys, kept so that compacting allocates nothing.
@@ -64,13 +64,12 @@ func (w *window[V]) get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	v, ok := w.b.m[k]
-	return v, ok
+	return w.b.keys.Get(k)
 }
 
 func (w *window[V]) del(k string) {
 	if w.b != nil {
-		delete(w.b.m, k)
+		w.b.keys.Delete(k)
 	}
 }
 
@@ -78,7 +77,7 @@ func (w *window[V]) len() int {
 	if w.b == nil {
 		return 0
 	}
-	return len(w.b.m)
+	return w.b.keys.Len()
 }
 
 // each calls f with every value of the window.
@@ -86,9 +85,7 @@ func (w *window[V]) each(f func(V)) {
 	if w.b == nil {
 		return
 	}
-	for _, v := range w.b.m {
-		f(v)
-	}
+	w.b.keys.Each(func(_ string, v V) { f(v) })
 }
 
 // put adds or replaces k, which the window keeps (it must be owned); it reports
@@ -98,22 +95,19 @@ func (w *window[V]) put(k string, v V) bool {
 		if b, ok := w.pool.p.Get().(*windowBufs[V]); ok {
 			w.b = b
 		} else {
-			w.b = &windowBufs[V]{m: map[string]V{}}
+			w.b = &windowBufs[V]{}
 		}
 	}
 	b := w.b
-	if _, ok := b.m[k]; ok {
-		b.m[k] = v
-		return false
+	if !b.keys.Put(k, v) {
+		return false // k was there: its value replaced
 	}
-	b.m[k] = v
 	b.order = append(b.order, k)
 	dropped := false
-	for len(b.m) > w.max && w.head < len(b.order) {
+	for b.keys.Len() > w.max && w.head < len(b.order) {
 		old := b.order[w.head]
 		w.head++
-		if _, ok := b.m[old]; ok {
-			delete(b.m, old)
+		if _, ok := b.keys.Delete(old); ok {
 			dropped = true
 		}
 	}
@@ -129,12 +123,12 @@ func (w *window[V]) put(k string, v V) bool {
 func (w *window[V]) compact() {
 	b := w.b
 	if b.seen == nil {
-		b.seen = make(map[string]struct{}, len(b.m))
+		b.seen = make(map[string]struct{}, b.keys.Len())
 	}
 	keep := b.spare[:0]
 	for i := len(b.order) - 1; i >= w.head; i-- {
 		k := b.order[i]
-		if _, live := b.m[k]; live {
+		if _, live := b.keys.Get(k); live {
 			if _, dup := b.seen[k]; !dup {
 				b.seen[k] = struct{}{}
 				keep = append(keep, k)
@@ -161,7 +155,7 @@ func (w *window[V]) release() {
 	if cap(b.order) > seqgroup.MaxPooledEntries || cap(b.spare) > seqgroup.MaxPooledEntries {
 		return // grown past the usual session: left to the collector, not cleared
 	}
-	clear(b.m) // drop the keys and values: nothing of this session stays reachable
+	b.keys.Clear(seqgroup.MaxPooledEntries) // drop the keys and values: nothing of this session stays reachable
 	clear(b.order)
 	clear(b.spare[:cap(b.spare)])
 	b.order, b.spare = b.order[:0], b.spare[:0]
@@ -229,10 +223,16 @@ type mark struct {
 	typ, id   string
 }
 
-// markOf marks m at pointer; id is m's id, owned.
-func markOf(m *lint.Message, pointer, id string) mark {
-	line, col := m.PointerPosition(pointer)
-	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: ownType(msgType(m)), id: id}
+// markAt marks m at pointer; typ is m's type as ownType returns it, id its id,
+// owned.
+func markAt(m *lint.Message, pointer, typ, id string) mark {
+	var line, col int
+	if pointer == "" && m.Root != nil {
+		line, col = m.Pos.Position(m.Root.Offset) // the whole message: where PointerPosition finds it
+	} else {
+		line, col = m.PointerPosition(pointer)
+	}
+	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: typ, id: id}
 }
 
 // related names the message by its type and id, as witness does.

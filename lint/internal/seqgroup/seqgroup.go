@@ -46,18 +46,28 @@ type checker[S any] struct {
 }
 
 // Observe shows p's message to every member, under its own rule, then forgets
-// it.
+// it. Each member gets p itself with its rule set, which reports what
+// p.As(rule) would (the same diagnostics and claims, in the same place) without
+// looking the As pass up once per member and message; p's rule is put back
+// afterwards, also when a member panics (the driver then names the group's
+// rule, as before).
 func (g *checker[S]) Observe(p *lint.Pass) {
+	rule := p.Rule
+	defer func() { p.Rule = rule }()
 	for _, m := range g.members {
-		m.c.Observe(p.As(m.rule))
+		p.Rule = m.rule
+		m.c.Observe(p)
 	}
 	g.forget(&g.state)
 }
 
 // Finish finishes every member, under its own rule.
 func (g *checker[S]) Finish(p *lint.Pass) {
+	rule := p.Rule
+	defer func() { p.Rule = rule }() // as in Observe
 	for _, m := range g.members {
-		m.c.Finish(p.As(m.rule))
+		p.Rule = m.rule
+		m.c.Finish(p)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -383,9 +384,12 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		bad("/from", "\"from\" must be agent, orchestrator or harness, not %q", md.from)
 	}
 	if at := f.at; at.IsString() {
-		t, err := time.Parse(time.RFC3339Nano, at.Str)
-		if err != nil {
-			bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
+		t, ok := isotime.ParseUTC(at.Str) // the harness's own form, most of the time
+		if !ok {
+			var err error
+			if t, err = time.Parse(time.RFC3339Nano, at.Str); err != nil {
+				bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
+			}
 		}
 		md.at = t
 	} else {

@@ -344,3 +344,12 @@ func TestRulePanics(t *testing.T) {
 		t.Errorf("a schema diagnostic at a claimed pointer was kept:\n%s", got)
 	}
 }
+
+// harnessKind's constants are "harness:" + the event.
+func TestHarnessKind(t *testing.T) {
+	for _, e := range []string{"agent-start", "timers-start", "agent-exit", "signal", "kill", "close-stdin", "timeout", "scenario-end", "decision", "x-custom", ""} {
+		if got := harnessKind(e); got != "harness:"+e {
+			t.Errorf("harnessKind(%q) = %q", e, got)
+		}
+	}
+}

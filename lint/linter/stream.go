@@ -13,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -383,9 +384,12 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		bad("/from", "\"from\" must be agent, orchestrator or harness, not %q", md.from)
 	}
 	if at := f.at; at.IsString() {
-		t, err := time.Parse(time.RFC3339Nano, at.Str)
-		if err != nil {
-			bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
+		t, ok := isotime.ParseUTC(at.Str) // the harness's own form, most of the time
+		if !ok {
+			var err error
+			if t, err = time.Parse(time.RFC3339Nano, at.Str); err != nil {
+				bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
+			}
 		}
 		md.at = t
 	} else {
@@ -441,10 +445,37 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		}
 	default:
 		m := s.newMessage()
-		*m = lint.Message{Path: s.path, Kind: "harness:" + f.event.String(), Root: root, Raw: data, Pos: pos,
+		*m = lint.Message{Path: s.path, Kind: harnessKind(f.event.String()), Root: root, Raw: data, Pos: pos,
 			From: "harness", At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 		s.out.harness = m
 	}
+}
+
+// harnessKind is the Kind of a harness record of event e: "harness:" + e, the
+// events docs/transcript-format.md names without a concatenation (an
+// allocation each).
+func harnessKind(e string) string {
+	switch e {
+	case "agent-start":
+		return "harness:agent-start"
+	case "timers-start":
+		return "harness:timers-start"
+	case "agent-exit":
+		return "harness:agent-exit"
+	case "signal":
+		return "harness:signal"
+	case "kill":
+		return "harness:kill"
+	case "close-stdin":
+		return "harness:close-stdin"
+	case "timeout":
+		return "harness:timeout"
+	case "scenario-end":
+		return "harness:scenario-end"
+	case "decision":
+		return "harness:decision"
+	}
+	return "harness:" + e
 }
 
 // recordFields are the members of a transcript/1 record, read in one pass over

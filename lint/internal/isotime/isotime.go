@@ -4,6 +4,8 @@
 // every message, and the regexp cost allocations and most of their time.
 package isotime
 
+import "time"
+
 // Form says which separators between date and time a protocol accepts and how
 // many fraction digits; Match then answers exactly as the regexp
 //
@@ -120,4 +122,80 @@ func daysIn(year, month int) int {
 		return 30
 	}
 	return 31
+}
+
+// ParseUTC parses the form of time most transcripts write,
+// YYYY-MM-DDThh:mm:ss[.f{1,9}]Z, exactly as time.Parse(time.RFC3339Nano, s)
+// would (the same time.Time, == included), in a fraction of its instructions
+// (time.Date alone took 345 a call). ok is false for anything else, valid or
+// not: the caller then asks time.Parse, which also says what is wrong.
+func ParseUTC(s string) (t time.Time, ok bool) {
+	// YYYY-MM-DDThh:mm:ssZ is 20 bytes; a fraction adds 2 to 10.
+	n := len(s)
+	if n < 20 || n > 30 || s[n-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	y1, ok1 := two(s, 0)
+	y2, ok2 := two(s, 2)
+	month, ok3 := two(s, 5)
+	day, ok4 := two(s, 8)
+	hour, ok5 := two(s, 11)
+	minute, ok6 := two(s, 14)
+	sec, ok7 := two(s, 17)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+		return time.Time{}, false
+	}
+	year := y1*100 + y2
+	nsec := 0
+	if n > 20 {
+		if s[19] != '.' || n == 21 {
+			return time.Time{}, false
+		}
+		for i := 20; i < n-1; i++ {
+			c := s[i] - '0'
+			if c > 9 {
+				return time.Time{}, false
+			}
+			nsec = nsec*10 + int(c)
+		}
+		for i := n - 21; i < 9; i++ {
+			nsec *= 10
+		}
+	}
+	if !ValidDate(year, month, day, hour, minute, sec) {
+		return time.Time{}, false
+	}
+	unix := daysSinceEpoch(year, month, day)*86400 + int64(hour*3600+minute*60+sec)
+	// time.Unix(...).UTC() is time.Date(..., time.UTC): the same fields.
+	return time.Unix(unix, int64(nsec)).UTC(), true
+}
+
+// two is the number of the two ASCII digits at s[i:i+2].
+func two(s string, i int) (int, bool) {
+	a, b := s[i]-'0', s[i+1]-'0'
+	return int(a)*10 + int(b), a <= 9 && b <= 9
+}
+
+// daysSinceEpoch is the number of days from 1970-01-01 to a date of the
+// proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+func daysSinceEpoch(year, month, day int) int64 {
+	y := int64(year)
+	if month <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	m := int64(month)
+	if m > 2 {
+		m -= 3
+	} else {
+		m += 9
+	}
+	doy := (153*m+2)/5 + int64(day) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }

@@ -1,8 +1,11 @@
 package isotime
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"testing"
+	"time"
 )
 
 // The regexps the rules used before: the oracle of Match.
@@ -56,4 +59,58 @@ func FuzzMatch(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(agree)
+}
+
+// parseUTCAgrees: where ParseUTC answers, time.Parse(time.RFC3339Nano) gives the
+// same time.Time (== compares the wall clock, the monotonic part and the
+// location); the forms it is for, it answers.
+func parseUTCAgrees(t *testing.T, s string) {
+	t.Helper()
+	got, ok := ParseUTC(s)
+	want, err := time.Parse(time.RFC3339Nano, s)
+	if ok && (err != nil || got != want) {
+		t.Fatalf("ParseUTC(%q) = %v; time.Parse: %v, %v", s, got, want, err)
+	}
+	if !ok && err == nil && plainUTC.MatchString(s) {
+		t.Fatalf("ParseUTC(%q) declined a time of its form (time.Parse: %v)", s, want)
+	}
+}
+
+var plainUTC = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$`)
+
+func TestParseUTC(t *testing.T) {
+	for _, s := range []string{
+		"2026-11-22T10:00:00Z", "2026-11-22T10:00:00.412Z", "2026-11-22T10:00:00.123456789Z",
+		"2026-11-22T10:00:00.1234567891Z", "2026-11-22T10:00:00.Z", "2026-11-22T10:00:00,5Z",
+		"2024-02-29T23:59:59Z", "2023-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z",
+		"2026-04-31T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z", "2026-01-01T23:59:60Z",
+		"0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "2026-11-22t10:00:00Z",
+		"2026-11-22T10:00:00z", "2026-11-22T10:00:00+00:00", "2026-11-22 10:00:00Z", "2026-1-22T10:00:00Z",
+		"+026-11-22T10:00:00Z", "2026-11-22T10:00:0aZ", "", "Z", "2026-11-22T10:00:00.-1Z",
+	} {
+		parseUTCAgrees(t, s)
+	}
+	// Random strings of the form and near it.
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "0123456789-T:.Z+ tz,"
+	for range 200000 {
+		b := []byte(fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d", r.IntN(10000), r.IntN(14), r.IntN(33), r.IntN(26), r.IntN(62), r.IntN(62)))
+		if r.IntN(2) == 0 {
+			b = append(b, '.')
+			for range r.IntN(11) {
+				b = append(b, byte('0'+r.IntN(10)))
+			}
+		}
+		b = append(b, 'Z')
+		for range r.IntN(3) {
+			b[r.IntN(len(b))] = alphabet[r.IntN(len(alphabet))]
+		}
+		parseUTCAgrees(t, string(b))
+	}
+}
+
+func FuzzParseUTC(f *testing.F) {
+	f.Add("2026-11-22T10:00:00.412Z")
+	f.Add("2024-02-29T23:59:59Z")
+	f.Fuzz(func(t *testing.T, s string) { parseUTCAgrees(t, s) })
 }

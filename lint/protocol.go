@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
@@ -73,21 +74,57 @@ func LookupProtocol(id string) *Protocol {
 // KindMemo remembers the non-empty answers of a function of a message kind (a
 // protocol's schema file): the function runs once per kind that has an answer,
 // not once per message. Kinds without one (no schema) are not kept, so
-// arbitrary kinds from the input cannot grow it.
+// arbitrary kinds from the input cannot grow it; nor are more than
+// maxMemoKinds (a protocol has a few kinds: past that, F answers each time).
+//
+// The answers are an immutable list behind an atomic pointer: a lookup scans
+// it without a lock (a few string compares, most of them on the length alone),
+// and a new answer replaces the list with a longer copy under mu.
 type KindMemo struct {
-	F func(kind string) string
-	m sync.Map // kind → answer
+	F     func(kind string) string
+	mu    sync.Mutex                   // serializes the writers of known
+	known atomic.Pointer[[]kindAnswer] // read without a lock
 }
+
+// kindAnswer is one kind KindMemo remembers, with F's answer.
+type kindAnswer struct{ kind, answer string }
+
+// maxMemoKinds bounds the kinds a KindMemo keeps (and so its scan).
+const maxMemoKinds = 64
 
 // Get returns F(kind).
 func (km *KindMemo) Get(kind string) string {
-	if v, ok := km.m.Load(kind); ok {
-		return v.(string)
+	if known := km.known.Load(); known != nil {
+		for i := range *known {
+			if e := &(*known)[i]; e.kind == kind {
+				return e.answer
+			}
+		}
 	}
 	v := km.F(kind)
 	if v != "" {
-		// The key is kept: a copy, not a string of a line the driver reuses.
-		km.m.Store(strings.Clone(kind), v)
+		km.keep(kind, v)
 	}
 	return v
+}
+
+// keep adds kind's answer v to the list, unless it is there or full.
+func (km *KindMemo) keep(kind, v string) {
+	km.mu.Lock()
+	defer km.mu.Unlock()
+	var old []kindAnswer
+	if known := km.known.Load(); known != nil {
+		old = *known
+	}
+	if len(old) >= maxMemoKinds {
+		return
+	}
+	for _, e := range old {
+		if e.kind == kind {
+			return // another goroutine kept it meanwhile
+		}
+	}
+	// The key is kept: a copy, not a string of a line the driver reuses.
+	next := append(old[:len(old):len(old)], kindAnswer{strings.Clone(kind), v})
+	km.known.Store(&next)
 }

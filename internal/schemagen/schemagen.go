@@ -570,8 +570,9 @@ func (g *gen) shape(file string, s any, depth int, baseURL string) (*shapeNode, 
 // shapes writes the member shapes of files: one variable per distinct shape, and
 // Members, which returns a file's.
 func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
-	var vars bytes.Buffer
-	names := map[string]string{} // a shape's literal → its variable
+	var vars, finds bytes.Buffer
+	names := map[string]string{}     // a shape's literal → its variable
+	findNames := map[string]string{} // a shape's sorted keys → their find function
 	var name func(sh *shapeNode) string
 	name = func(sh *shapeNode) string {
 		if sh == nil {
@@ -597,8 +598,8 @@ func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
 				ps = append(ps, fmt.Sprintf("{%q, %s}", k, name(sh.props[k])))
 			}
 			fields = append(fields, "Props: []Prop{"+strings.Join(ps, ", ")+"}")
-			if ix := lenIndexOf(keys); ix != "" {
-				fields = append(fields, "byLen: "+ix)
+			if len(keys) > 0 {
+				fields = append(fields, "find: "+findOf(keys, findNames, &finds))
 			}
 		}
 		if sh.items != nil {
@@ -633,7 +634,27 @@ func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
 	src.Write(cases.Bytes())
 	src.WriteString("}\nreturn nil\n}\n\n")
 	src.Write(vars.Bytes())
+	src.Write(finds.Bytes())
 	return src.Bytes(), nil
+}
+
+// findOf names the function that finds a key among a shape's sorted keys (see
+// generated.Shape.find), writing it to out the first time keys are seen: a
+// switch on the key, which the compiler makes a search by length and compares
+// with constants, no call.
+func findOf(keys []string, names map[string]string, out *bytes.Buffer) string {
+	sig := strings.Join(keys, "\x00")
+	if n, ok := names[sig]; ok {
+		return n
+	}
+	n := fmt.Sprintf("find%d", len(names))
+	names[sig] = n
+	fmt.Fprintf(out, "\nfunc %s(key string) int {\nswitch key {\n", n)
+	for i, k := range keys {
+		fmt.Fprintf(out, "case %q:\nreturn %d\n", k, i)
+	}
+	out.WriteString("}\nreturn -1\n}\n")
+	return n
 }
 
 // object writes the checks of "properties", "required" and
@@ -767,28 +788,6 @@ func alwaysValid(s any) bool {
 		return true
 	}
 	return false
-}
-
-// lenIndexOf is the literal of the lenIndex of a shape's sorted keys (see
-// generated.Shape), or "" when a prop index or count does not fit in a byte.
-func lenIndexOf(keys []string) string {
-	if len(keys) == 0 || len(keys) > 255 {
-		return ""
-	}
-	longest := 0
-	for _, k := range keys {
-		longest = max(longest, len(k))
-	}
-	order := make([]byte, len(keys))
-	for i := range order {
-		order[i] = byte(i)
-	}
-	sort.SliceStable(order, func(i, j int) bool { return len(keys[order[i]]) < len(keys[order[j]]) })
-	start := make([]byte, longest+2)
-	for l := range start {
-		start[l] = byte(sort.Search(len(order), func(j int) bool { return len(keys[order[j]]) >= l }))
-	}
-	return fmt.Sprintf("lenIndex{start: %q, order: %q}", start, order)
 }
 
 // allStrings returns the values of a const or an enum quoted as Go string

@@ -453,17 +453,10 @@ type Shape struct {
 	Open   bool   // "additionalProperties": true
 	Props  []Prop // sorted by Key
 	Items  *Shape
-	// byLen is schemagen's index of Props by key length: the props of keys of
-	// length l are Props[byLen.order[j]] for j in [byLen.start[l],
-	// byLen.start[l+1]). Empty (a Shape made by hand): Member searches Props by
-	// halves.
-	byLen lenIndex
-}
-
-// lenIndex indexes props by the length of their keys (see Shape.byLen).
-type lenIndex struct {
-	start string // start[l]: where the keys of length l begin in order; len: longest key + 2
-	order string // prop indexes, by key length
+	// find is schemagen's search of Props: the index of a key, -1 when it is
+	// not one (a switch on the key, see internal/schemagen findOf). nil (a
+	// Shape made by hand): Member searches Props by halves.
+	find func(key string) int
 }
 
 // Prop is a member a Shape knows, and the shape of its value (nil: nothing to
@@ -475,14 +468,9 @@ type Prop struct {
 
 // Member reports whether s knows the member key, and the shape of its value.
 func (s *Shape) Member(key string) (*Shape, bool) {
-	if ix := &s.byLen; ix.start != "" {
-		if len(key)+1 >= len(ix.start) {
-			return nil, false
-		}
-		for j := int(ix.start[len(key)]); j < int(ix.start[len(key)+1]); j++ {
-			if p := &s.Props[ix.order[j]]; p.Key == key {
-				return p.Shape, true
-			}
+	if s.find != nil {
+		if i := s.find(key); i >= 0 {
+			return s.Props[i].Shape, true
 		}
 		return nil, false
 	}

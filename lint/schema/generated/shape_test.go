@@ -32,14 +32,19 @@ func allShapes() []*Shape {
 }
 
 // TestShapeMember: Member finds every prop of a shape, with its shape, and no
-// key that is not one, whether by schemagen's length index or (a shape made by
-// hand) by halves.
+// key that is not one, whether by schemagen's find (every generated shape with
+// props has one) or (a shape made by hand) by halves.
 func TestShapeMember(t *testing.T) {
 	shapes := allShapes()
 	if len(shapes) < 100 {
 		t.Fatalf("%d shapes reached", len(shapes))
 	}
-	// Shapes made by hand (no length index), to test the search by halves.
+	for _, s := range shapes {
+		if len(s.Props) > 0 && s.find == nil {
+			t.Fatalf("generated shape with props %v has no find", s.Props)
+		}
+	}
+	// Shapes made by hand (no find), to test the search by halves.
 	var big Shape
 	for i := 0; i < 48; i++ {
 		big.Props = append(big.Props, Prop{Key: string(rune('a'+i%26)) + strings.Repeat("k", i/26+1), Shape: &big})

@@ -12611,161 +12611,1987 @@ func Members(file string) *Shape {
 }
 
 var shape0 = Shape{}
-var shape1 = Shape{Object: true, Props: []Prop{{"failed", nil}, {"passed", nil}, {"total", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x03", order: "\x02\x00\x01"}}
-var shape2 = Shape{Object: true, Props: []Prop{{"blockers", &shape0}, {"deliverables", &shape0}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"tests", &shape1}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x04\x04\x05\x05\x06", order: "\x02\x05\x03\x00\x04\x01"}}
-var shape3 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape2}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
-var shape4 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", nil}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
-var shape5 = Shape{Object: true, Props: []Prop{{"accepted", nil}, {"reason", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02\x02\x03", order: "\x01\x02\x00"}}
-var shape6 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape5}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
-var shape7 = Shape{Object: true, Props: []Prop{{"acceptanceCriteria", &shape0}, {"constraints", &shape0}, {"contextRefs", &shape0}, {"dueBy", nil}, {"expectedOutputs", &shape0}, {"fromAgent", nil}, {"parentTaskId", nil}, {"taskId", nil}, {"toAgent", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x02\x03\x03\x04\x04\x06\a\a\a\b\b\b\t", order: "\x03\a\b\x05\x01\x02\x06\x04\x00"}}
-var shape8 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape7}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
-var shape9 = Shape{Object: true, Props: []Prop{{"inputs", nil}, {"output", nil}, {"work", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03", order: "\x02\x00\x01"}}
-var shape10 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"artifactPaths", &shape9}, {"metadata", nil}, {"startedAt", nil}, {"status", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02\x03\x04\x05\x05\x05\x05\x06", order: "\x04\x05\x00\x02\x03\x01"}}
-var shape11 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"beatCount", nil}, {"expiresAt", nil}, {"lastHeartbeat", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x02\x04\x04\x04\x04\x05", order: "\x04\x00\x01\x02\x03"}}
-var shape12 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"completedAt", nil}, {"deliverables", &shape0}, {"handoffRef", nil}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"taskId", nil}, {"tests", &shape1}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x03\x05\x06\x06\b\t\n", order: "\x05\t\b\x00\x06\x01\x04\a\x02\x03"}}
-var shape13 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"notes", nil}, {"progress", nil}, {"status", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x03\x04\x06", order: "\x02\x04\x05\x00\x01\x03"}}
-var shape14 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape13}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x06\a\b", order: "\x06\x03\x04\x01\x05\a\x02\x00"}}
-var shape15 = Shape{Object: true, Props: []Prop{{"agent_id", nil}, {"aop_version", nil}, {"duration_ms", nil}, {"metadata", nil}, {"results", nil}, {"task", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x02\x04\x05\x05\a", order: "\x05\x04\x00\x03\x06\x01\x02"}}
-var shape16 = Shape{Object: true, Props: []Prop{{"end", nil}, {"start", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x01\x01\x02", order: "\x00\x01"}}
-var shape17 = Shape{Object: true, Props: []Prop{{"bullets", &shape0}, {"detailsFile", nil}, {"metrics", nil}, {"status", nil}, {"summary", nil}, {"task", nil}, {"timestamps", &shape16}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x02\x05\x05\x05\x06\a", order: "\x05\x03\x00\x02\x04\x06\x01"}}
-var shape18 = Shape{Object: true, Props: []Prop{{"task", nil}, {"task_type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x02", order: "\x00\x01"}}
-var shape19 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"current_checkpoint", nil}, {"current_phase", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress_percentage", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x04\x06\a\b\t\n\v\v\v\f\r", order: "\x00\x04\v\f\x05\n\x01\x06\x03\t\b\x02\a"}}
-var shape20 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"escalated_by", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"new_priority", nil}, {"old_priority", nil}, {"protocol_family", nil}, {"reason", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x03\x04\x04\x05\a\b\f\f\r\x0e", order: "\x00\x03\t\f\r\x04\v\x01\x02\x05\x06\a\n\b"}}
-var shape21 = Shape{Object: true, Props: []Prop{{"current_checkpoint", nil}, {"current_phase", nil}, {"estimated_time_remaining_seconds", nil}, {"extensions", nil}, {"message", nil}, {"percentage", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x03\x03\x03\x04\x04\x04\x04\x04\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x06", order: "\x04\x03\x05\x01\x00\x02"}}
-var shape22 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress", &shape21}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x04\x05\a\b\t\t\n\v", order: "\x00\x02\t\x05\n\x03\b\x01\x04\a\x06"}}
-var shape23 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"path", nil}, {"restored_from", nil}, {"status", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x02\x03\x03\x03\x04", order: "\x01\x03\x00\x02"}}
+var shape1 = Shape{Object: true, Props: []Prop{{"failed", nil}, {"passed", nil}, {"total", nil}}, find: find0}
+var shape2 = Shape{Object: true, Props: []Prop{{"blockers", &shape0}, {"deliverables", &shape0}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"tests", &shape1}}, find: find1}
+var shape3 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape2}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, find: find2}
+var shape4 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", nil}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, find: find2}
+var shape5 = Shape{Object: true, Props: []Prop{{"accepted", nil}, {"reason", nil}, {"taskId", nil}}, find: find3}
+var shape6 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape5}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, find: find2}
+var shape7 = Shape{Object: true, Props: []Prop{{"acceptanceCriteria", &shape0}, {"constraints", &shape0}, {"contextRefs", &shape0}, {"dueBy", nil}, {"expectedOutputs", &shape0}, {"fromAgent", nil}, {"parentTaskId", nil}, {"taskId", nil}, {"toAgent", nil}}, find: find4}
+var shape8 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape7}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, find: find2}
+var shape9 = Shape{Object: true, Props: []Prop{{"inputs", nil}, {"output", nil}, {"work", nil}}, find: find5}
+var shape10 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"artifactPaths", &shape9}, {"metadata", nil}, {"startedAt", nil}, {"status", nil}, {"taskId", nil}}, find: find6}
+var shape11 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"beatCount", nil}, {"expiresAt", nil}, {"lastHeartbeat", nil}, {"taskId", nil}}, find: find7}
+var shape12 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"completedAt", nil}, {"deliverables", &shape0}, {"handoffRef", nil}, {"notes", nil}, {"outcome", nil}, {"summaryRef", nil}, {"taskId", nil}, {"tests", &shape1}}, find: find8}
+var shape13 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"blockers", &shape0}, {"notes", nil}, {"progress", nil}, {"status", nil}, {"taskId", nil}}, find: find9}
+var shape14 = Shape{Object: true, Props: []Prop{{"fromAgent", nil}, {"payload", &shape13}, {"protocol", nil}, {"sentAt", nil}, {"taskId", nil}, {"toAgent", nil}, {"type", nil}, {"version", nil}}, find: find2}
+var shape15 = Shape{Object: true, Props: []Prop{{"agent_id", nil}, {"aop_version", nil}, {"duration_ms", nil}, {"metadata", nil}, {"results", nil}, {"task", nil}, {"timestamp", nil}}, find: find10}
+var shape16 = Shape{Object: true, Props: []Prop{{"end", nil}, {"start", nil}}, find: find11}
+var shape17 = Shape{Object: true, Props: []Prop{{"bullets", &shape0}, {"detailsFile", nil}, {"metrics", nil}, {"status", nil}, {"summary", nil}, {"task", nil}, {"timestamps", &shape16}}, find: find12}
+var shape18 = Shape{Object: true, Props: []Prop{{"task", nil}, {"task_type", nil}}, find: find13}
+var shape19 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"current_checkpoint", nil}, {"current_phase", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress_percentage", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, find: find14}
+var shape20 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"escalated_by", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"new_priority", nil}, {"old_priority", nil}, {"protocol_family", nil}, {"reason", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, find: find15}
+var shape21 = Shape{Object: true, Props: []Prop{{"current_checkpoint", nil}, {"current_phase", nil}, {"estimated_time_remaining_seconds", nil}, {"extensions", nil}, {"message", nil}, {"percentage", nil}}, find: find16}
+var shape22 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"progress", &shape21}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, find: find17}
+var shape23 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"path", nil}, {"restored_from", nil}, {"status", nil}}, find: find18}
 var shape24 = Shape{Items: &shape23}
-var shape25 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"artifacts_rolled_back", &shape24}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}, {"trigger", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x04\x04\x05\a\b\t\t\n\v\v\v\v\v\v\f", order: "\x00\x03\t\v\n\x04\b\x01\x05\a\x06\x02"}}
-var shape26 = Shape{Object: true, Open: true, Props: []Prop{{"storage_path", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01", order: "\x00"}}
-var shape27 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"audit_trail", &shape26}, {"cost_summary", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x04\x06\b\n\n\v\f", order: "\x00\x04\n\v\x05\t\x01\x02\x03\x06\b\a"}}
-var shape28 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x04\x06\a\b\b\t\n", order: "\x00\x02\b\t\x03\a\x01\x04\x06\x05"}}
-var shape29 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x04\x06\a\b\b\t\n", order: "\x00\x02\b\t\x03\a\x01\x04\x06\x05"}}
-var shape30 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"model", nil}, {"name", nil}, {"provider", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x02\x02\x03\x03\x04", order: "\x02\x01\x03\x00"}}
-var shape31 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"evidence", &shape0}, {"extensions", nil}, {"notes", nil}, {"status", nil}, {"validation_output", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x02\x02\x03\x03\x04\x04\x04\x05\x05\x05\x05\x06", order: "\x03\x04\x01\x02\x00\x05"}}
+var shape25 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"artifacts_rolled_back", &shape24}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}, {"trigger", nil}}, find: find19}
+var shape26 = Shape{Object: true, Open: true, Props: []Prop{{"storage_path", nil}}, find: find20}
+var shape27 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"audit_trail", &shape26}, {"cost_summary", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, find: find21}
+var shape28 = Shape{Object: true, Open: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, find: find22}
+var shape29 = Shape{Object: true, Props: []Prop{{"agent", nil}, {"aop_version", nil}, {"event", nil}, {"extensions", nil}, {"message_type", nil}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"timestamp", nil}}, find: find22}
+var shape30 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"model", nil}, {"name", nil}, {"provider", nil}}, find: find23}
+var shape31 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"evidence", &shape0}, {"extensions", nil}, {"notes", nil}, {"status", nil}, {"validation_output", nil}}, find: find24}
 var shape32 = Shape{Items: &shape31}
-var shape33 = Shape{Object: true, Props: []Prop{{"actual_cost_usd", nil}, {"estimated_cost_usd", nil}, {"extensions", nil}, {"model_pricing_tier", nil}, {"tokens_input", nil}, {"tokens_output", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x02\x03\x03\x04\x04\x04\x06", order: "\x02\x04\x05\x00\x01\x03"}}
-var shape34 = Shape{Object: true, Props: []Prop{{"error_code", nil}, {"extensions", nil}, {"message", nil}, {"recovery_suggestions", &shape0}, {"stack_trace", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x05", order: "\x02\x00\x01\x04\x03"}}
-var shape35 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"hash", nil}, {"path", nil}, {"size_bytes", nil}, {"status", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x03\x03\x04\x04\x04\x04\x06", order: "\x01\x02\x05\x04\x00\x03"}}
+var shape33 = Shape{Object: true, Props: []Prop{{"actual_cost_usd", nil}, {"estimated_cost_usd", nil}, {"extensions", nil}, {"model_pricing_tier", nil}, {"tokens_input", nil}, {"tokens_output", nil}}, find: find25}
+var shape34 = Shape{Object: true, Props: []Prop{{"error_code", nil}, {"extensions", nil}, {"message", nil}, {"recovery_suggestions", &shape0}, {"stack_trace", nil}}, find: find26}
+var shape35 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"hash", nil}, {"path", nil}, {"size_bytes", nil}, {"status", nil}, {"type", nil}}, find: find27}
 var shape36 = Shape{Items: &shape35}
-var shape37 = Shape{Object: true, Props: []Prop{{"actions", &shape0}, {"errors", &shape0}, {"extensions", nil}, {"output_artifacts", &shape36}, {"summary", nil}, {"warnings", &shape0}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x03\x04\x04\x05\x05\x05\x05\x05\x05\x06", order: "\x01\x00\x04\x05\x02\x03"}}
-var shape38 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"last_progress_event_at", nil}, {"progress_percentage", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x02\x03", order: "\x00\x02\x01"}}
-var shape39 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"final_signal", nil}, {"message", nil}, {"state", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x03\x03\x04", order: "\x03\x02\x00\x01"}}
-var shape40 = Shape{Object: true, Props: []Prop{{"completed_at", nil}, {"duration_seconds", nil}, {"extensions", nil}, {"retries_attempted", nil}, {"started_at", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x03\x03\x04\x05", order: "\x02\x04\x00\x01\x03"}}
-var shape41 = Shape{Object: true, Props: []Prop{{"agent", &shape30}, {"aop_version", nil}, {"checkpoint_results", &shape32}, {"cost_tracking", &shape33}, {"error_details", &shape34}, {"execution_summary", &shape37}, {"extensions", nil}, {"message_type", nil}, {"progress_log", &shape38}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"task_status", &shape39}, {"timing", &shape40}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x02\x03\x03\x03\x05\a\t\v\f\r\r\x0e\x0f", order: "\x00\x0e\f\x06\v\x01\r\a\b\x03\x04\n\t\x05\x02"}}
-var shape42 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"fallback_trigger", nil}, {"model", nil}, {"provider", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x01\x02\x02\x03\x03\x03\x03\x03\x03\x04", order: "\x02\x03\x00\x01"}}
+var shape37 = Shape{Object: true, Props: []Prop{{"actions", &shape0}, {"errors", &shape0}, {"extensions", nil}, {"output_artifacts", &shape36}, {"summary", nil}, {"warnings", &shape0}}, find: find28}
+var shape38 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"last_progress_event_at", nil}, {"progress_percentage", nil}}, find: find29}
+var shape39 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"final_signal", nil}, {"message", nil}, {"state", nil}}, find: find30}
+var shape40 = Shape{Object: true, Props: []Prop{{"completed_at", nil}, {"duration_seconds", nil}, {"extensions", nil}, {"retries_attempted", nil}, {"started_at", nil}}, find: find31}
+var shape41 = Shape{Object: true, Props: []Prop{{"agent", &shape30}, {"aop_version", nil}, {"checkpoint_results", &shape32}, {"cost_tracking", &shape33}, {"error_details", &shape34}, {"execution_summary", &shape37}, {"extensions", nil}, {"message_type", nil}, {"progress_log", &shape38}, {"protocol_family", nil}, {"schema_version", nil}, {"session_id", nil}, {"task_id", nil}, {"task_status", &shape39}, {"timing", &shape40}}, find: find32}
+var shape42 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"fallback_trigger", nil}, {"model", nil}, {"provider", nil}}, find: find33}
 var shape43 = Shape{Items: &shape42}
-var shape44 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"interval_seconds", nil}, {"max_missed_beats", nil}, {"on_heartbeat_failure", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x03\x03\x03\x03\x04", order: "\x00\x01\x02\x03"}}
-var shape45 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"alternative_models", &shape43}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"heartbeat", &shape44}, {"max_retries", nil}, {"on_failure", nil}, {"retry_backoff_seconds", &shape0}, {"timeout_seconds", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03\x04\x04\x04\x04\x05\x05\x05\x06\x06\x06\a\a\a\a\b\b\b\b\t", order: "\x04\x03\x06\x05\b\x01\a\x02\x00"}}
-var shape46 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"require_final_signal", nil}, {"require_minimal_report", nil}, {"timeout_seconds", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x02\x02\x02\x02\x02\x03\x03\x04\x04\x04\x05\x05\x05\x05\x06", order: "\x02\x05\x03\x04\x01\x00"}}
-var shape47 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"initiator", nil}, {"notes", nil}, {"spec_author", nil}, {"tags", &shape0}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x02\x02\x02\x03\x04\x05", order: "\x04\x02\x01\x00\x03"}}
-var shape48 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"snapshot_path", nil}, {"snapshot_strategy", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x01\x02\x02\x02\x02\x03", order: "\x00\x01\x02"}}
-var shape49 = Shape{Object: true, Props: []Prop{{"command", nil}, {"expects", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
-var shape50 = Shape{Object: true, Props: []Prop{{"description", nil}, {"extensions", nil}, {"path", nil}, {"rollback_snapshot", &shape48}, {"type", nil}, {"validation", &shape49}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x02\x02\x02\x04\x05\x05\x05\x05\x05\x05\x06", order: "\x02\x04\x01\x05\x00\x03"}}
+var shape44 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"interval_seconds", nil}, {"max_missed_beats", nil}, {"on_heartbeat_failure", nil}}, find: find34}
+var shape45 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"alternative_models", &shape43}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"heartbeat", &shape44}, {"max_retries", nil}, {"on_failure", nil}, {"retry_backoff_seconds", &shape0}, {"timeout_seconds", nil}}, find: find35}
+var shape46 = Shape{Object: true, Props: []Prop{{"abort_on_first_critical_error", nil}, {"auto_terminate_on_timeout", nil}, {"extensions", nil}, {"require_final_signal", nil}, {"require_minimal_report", nil}, {"timeout_seconds", nil}}, find: find36}
+var shape47 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"initiator", nil}, {"notes", nil}, {"spec_author", nil}, {"tags", &shape0}}, find: find37}
+var shape48 = Shape{Object: true, Props: []Prop{{"enabled", nil}, {"snapshot_path", nil}, {"snapshot_strategy", nil}}, find: find38}
+var shape49 = Shape{Object: true, Props: []Prop{{"command", nil}, {"expects", nil}}, find: find39}
+var shape50 = Shape{Object: true, Props: []Prop{{"description", nil}, {"extensions", nil}, {"path", nil}, {"rollback_snapshot", &shape48}, {"type", nil}, {"validation", &shape49}}, find: find40}
 var shape51 = Shape{Items: &shape50}
-var shape52 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"description", nil}, {"expected_artifacts", &shape51}, {"extensions", nil}, {"recovery_strategy", nil}, {"status", nil}, {"validation", &shape49}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x03\x04\x04\x05\x05\x05\x05\x06\a", order: "\x05\x03\x06\x01\x00\x04\x02"}}
+var shape52 = Shape{Object: true, Props: []Prop{{"checkpoint_id", nil}, {"description", nil}, {"expected_artifacts", &shape51}, {"extensions", nil}, {"recovery_strategy", nil}, {"status", nil}, {"validation", &shape49}}, find: find41}
 var shape53 = Shape{Items: &shape52}
-var shape54 = Shape{Object: true, Props: []Prop{{"checkpoints", &shape53}, {"extensions", nil}, {"label", nil}, {"objective", nil}, {"phase_id", nil}, {"phase_order", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x01\x02\x03\x04\x06", order: "\x02\x04\x03\x01\x00\x05"}}
+var shape54 = Shape{Object: true, Props: []Prop{{"checkpoints", &shape53}, {"extensions", nil}, {"label", nil}, {"objective", nil}, {"phase_id", nil}, {"phase_order", nil}}, find: find42}
 var shape55 = Shape{Items: &shape54}
-var shape56 = Shape{Object: true, Props: []Prop{{"created_at", nil}, {"extensions", nil}, {"orchestrator", nil}, {"origin", nil}, {"session_id", nil}, {"workflow_pattern", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x04\x04\x05\x05\x05\x05\x06", order: "\x03\x00\x01\x04\x02\x05"}}
-var shape57 = Shape{Object: true, Props: []Prop{{"aop_versions_supported", &shape0}, {"extensions", nil}, {"file_system_access", nil}, {"headless_mode", nil}, {"network_access", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x02\x03\x03\x03\x03\x04\x04\x04\x04\x05", order: "\x01\x03\x04\x02\x00"}}
-var shape58 = Shape{Object: true, Props: []Prop{{"agent_name", nil}, {"capabilities", &shape57}, {"execution_profile", nil}, {"extensions", nil}, {"model", nil}, {"provider", nil}, {"role", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x02\x02\x03\x03\x05\x05\x06\x06\x06\x06\x06\a", order: "\x06\x04\x05\x00\x03\x01\x02"}}
-var shape59 = Shape{Object: true, Props: []Prop{{"read_paths", &shape0}, {"write_paths", &shape0}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02", order: "\x00\x01"}}
-var shape60 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"filesystem", &shape59}, {"network", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x03", order: "\x02\x00\x01"}}
-var shape61 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x03", order: "\x00\x02\x01"}}
-var shape62 = Shape{Object: true, Props: []Prop{{"delegation_allowed", nil}, {"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}, {"network_access", nil}, {"read_only_mode", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x03\x03\x05\x05\x05\x05\x06", order: "\x01\x03\x02\x04\x05\x00"}}
-var shape63 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"git_branch", nil}, {"os", nil}, {"shell", nil}, {"workspace_root", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x02\x02\x02\x02\x02\x04\x04\x04\x04\x05", order: "\x02\x03\x00\x01\x04"}}
-var shape64 = Shape{Object: true, Props: []Prop{{"content", nil}, {"extensions", nil}, {"path", nil}, {"read_only", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x03\x03\x04\x05", order: "\x02\x04\x00\x03\x01"}}
+var shape56 = Shape{Object: true, Props: []Prop{{"created_at", nil}, {"extensions", nil}, {"orchestrator", nil}, {"origin", nil}, {"session_id", nil}, {"workflow_pattern", nil}}, find: find43}
+var shape57 = Shape{Object: true, Props: []Prop{{"aop_versions_supported", &shape0}, {"extensions", nil}, {"file_system_access", nil}, {"headless_mode", nil}, {"network_access", nil}}, find: find44}
+var shape58 = Shape{Object: true, Props: []Prop{{"agent_name", nil}, {"capabilities", &shape57}, {"execution_profile", nil}, {"extensions", nil}, {"model", nil}, {"provider", nil}, {"role", nil}}, find: find45}
+var shape59 = Shape{Object: true, Props: []Prop{{"read_paths", &shape0}, {"write_paths", &shape0}}, find: find46}
+var shape60 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"filesystem", &shape59}, {"network", nil}}, find: find47}
+var shape61 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}}, find: find48}
+var shape62 = Shape{Object: true, Props: []Prop{{"delegation_allowed", nil}, {"extensions", nil}, {"max_cost_usd", nil}, {"max_tokens", nil}, {"network_access", nil}, {"read_only_mode", nil}}, find: find49}
+var shape63 = Shape{Object: true, Props: []Prop{{"extensions", nil}, {"git_branch", nil}, {"os", nil}, {"shell", nil}, {"workspace_root", nil}}, find: find50}
+var shape64 = Shape{Object: true, Props: []Prop{{"content", nil}, {"extensions", nil}, {"path", nil}, {"read_only", nil}, {"type", nil}}, find: find51}
 var shape65 = Shape{Items: &shape64}
-var shape66 = Shape{Object: true, Props: []Prop{{"access", &shape60}, {"attempt", nil}, {"budgets", &shape61}, {"category", nil}, {"complexity", nil}, {"constraints", &shape62}, {"environment", &shape63}, {"expected_outputs", &shape51}, {"extensions", nil}, {"inputs", &shape65}, {"objective", nil}, {"parent_task_id", nil}, {"priority", nil}, {"task_id", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02\x05\a\b\n\f\f\f\r\r\x0e", order: "\x00\t\x01\x02\r\x03\f\n\x04\b\x05\x06\v\a"}}
-var shape67 = Shape{Object: true, Props: []Prop{{"aop_version", nil}, {"execution_policy", &shape45}, {"extensions", nil}, {"guard_rails", &shape46}, {"message_type", nil}, {"orchestration_metadata", &shape47}, {"phases", &shape55}, {"protocol_family", nil}, {"schema_version", nil}, {"session", &shape56}, {"target", &shape58}, {"task", &shape66}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x03\x04\x04\x04\x05\a\b\b\t\n\v\v\v\v\v\v\f", order: "\v\x06\n\t\x02\x00\x03\x04\b\a\x01\x05"}}
-var shape68 = Shape{Object: true, Props: []Prop{{"code", nil}, {"data", nil}, {"message", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x03", order: "\x00\x01\x02"}}
-var shape69 = Shape{Object: true, Props: []Prop{{"error", &shape68}, {"id", nil}, {"jsonrpc", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x02\x02\x03", order: "\x01\x00\x02"}}
-var shape70 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"timeout", nil}, {"timestamp", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03", order: "\x01\x00\x02"}}
-var shape71 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape70}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape72 = Shape{Object: true, Props: []Prop{{"message", nil}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x02", order: "\x00\x01"}}
-var shape73 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape72}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape74 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"status", nil}, {"timestamp", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03\x04", order: "\x01\x03\x00\x02"}}
-var shape75 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape74}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x02\x03", order: "\x00\x02\x01"}}
-var shape76 = Shape{Object: true, Props: []Prop{{"data", nil}, {"decision", nil}, {"message", nil}, {"modifiedRequest", nil}, {"reasonCode", &shape0}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x02\x03\x04\x05\x05\x05\x05\x05\x06", order: "\x00\x02\x01\x05\x04\x03"}}
-var shape77 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape76}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x02\x03", order: "\x00\x02\x01"}}
-var shape78 = Shape{Object: true, Props: []Prop{{"name", nil}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x02", order: "\x00\x01"}}
+var shape66 = Shape{Object: true, Props: []Prop{{"access", &shape60}, {"attempt", nil}, {"budgets", &shape61}, {"category", nil}, {"complexity", nil}, {"constraints", &shape62}, {"environment", &shape63}, {"expected_outputs", &shape51}, {"extensions", nil}, {"inputs", &shape65}, {"objective", nil}, {"parent_task_id", nil}, {"priority", nil}, {"task_id", nil}}, find: find52}
+var shape67 = Shape{Object: true, Props: []Prop{{"aop_version", nil}, {"execution_policy", &shape45}, {"extensions", nil}, {"guard_rails", &shape46}, {"message_type", nil}, {"orchestration_metadata", &shape47}, {"phases", &shape55}, {"protocol_family", nil}, {"schema_version", nil}, {"session", &shape56}, {"target", &shape58}, {"task", &shape66}}, find: find53}
+var shape68 = Shape{Object: true, Props: []Prop{{"code", nil}, {"data", nil}, {"message", nil}}, find: find54}
+var shape69 = Shape{Object: true, Props: []Prop{{"error", &shape68}, {"id", nil}, {"jsonrpc", nil}}, find: find55}
+var shape70 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"timeout", nil}, {"timestamp", nil}}, find: find56}
+var shape71 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape70}}, find: find57}
+var shape72 = Shape{Object: true, Props: []Prop{{"message", nil}, {"reasoning", nil}}, find: find58}
+var shape73 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape72}}, find: find57}
+var shape74 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"status", nil}, {"timestamp", nil}, {"version", nil}}, find: find59}
+var shape75 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape74}}, find: find60}
+var shape76 = Shape{Object: true, Props: []Prop{{"data", nil}, {"decision", nil}, {"message", nil}, {"modifiedRequest", nil}, {"reasonCode", &shape0}, {"reasoning", nil}}, find: find61}
+var shape77 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"result", &shape76}}, find: find60}
+var shape78 = Shape{Object: true, Props: []Prop{{"name", nil}, {"version", nil}}, find: find62}
 var shape79 = Shape{Items: &shape78}
-var shape80 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x01\x02", order: "\x01\x00"}}
-var shape81 = Shape{Object: true, Props: []Prop{{"contextWindow", nil}, {"defaultParams", nil}, {"id", nil}, {"maxTokens", nil}, {"metadata", nil}, {"name", nil}, {"provider", &shape80}, {"stopSequences", &shape0}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x02\x04\x05\x05\x05\x05\b", order: "\x02\x05\x04\x06\x03\x00\x01\a"}}
-var shape82 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}, {"name", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x02\x03", order: "\x00\x02\x01"}}
-var shape83 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}, {"url", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x01\x02\x02\x02\x02\x03", order: "\x02\x01\x00"}}
-var shape84 = Shape{Object: true, Props: []Prop{{"content", nil}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}, {"name", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x03\x05\x05\x05\x06", order: "\x02\x05\x00\x03\x04\x01"}}
+var shape80 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}}, find: find63}
+var shape81 = Shape{Object: true, Props: []Prop{{"contextWindow", nil}, {"defaultParams", nil}, {"id", nil}, {"maxTokens", nil}, {"metadata", nil}, {"name", nil}, {"provider", &shape80}, {"stopSequences", &shape0}}, find: find64}
+var shape82 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}, {"name", nil}}, find: find65}
+var shape83 = Shape{Object: true, Props: []Prop{{"metadata", nil}, {"name", nil}, {"url", nil}}, find: find66}
+var shape84 = Shape{Object: true, Props: []Prop{{"content", nil}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}, {"name", nil}}, find: find67}
 var shape85 = Shape{Items: &shape84}
-var shape86 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"required", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x03\x03\x03\x03\x05\x05\x05\x06", order: "\x01\x03\x05\x02\x04\x00"}}
+var shape86 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"required", nil}, {"type", nil}}, find: find68}
 var shape87 = Shape{Items: &shape86}
-var shape88 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x03\x03\x03\x03\x04\x04\x04\x05", order: "\x01\x03\x04\x02\x00"}}
+var shape88 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"mimeType", nil}, {"name", nil}, {"type", nil}}, find: find69}
 var shape89 = Shape{Items: &shape88}
-var shape90 = Shape{Object: true, Props: []Prop{{"arguments", &shape87}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"outputs", &shape89}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x03\x03\x03\x04\x05\x06\x06\a", order: "\x02\x04\x06\x05\x03\x00\x01"}}
+var shape90 = Shape{Object: true, Props: []Prop{{"arguments", &shape87}, {"description", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"outputs", &shape89}, {"type", nil}}, find: find70}
 var shape91 = Shape{Items: &shape90}
-var shape92 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"instructions", nil}, {"mcpServers", &shape79}, {"metadata", nil}, {"model", &shape81}, {"name", nil}, {"organization", &shape82}, {"provider", &shape83}, {"resources", &shape85}, {"tools", &shape91}, {"version", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x04\x04\x05\a\b\t\n\f", order: "\x01\x06\x05\n\v\x04\b\t\x03\x00\x02\a"}}
-var shape93 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x01\x01\x02", order: "\x00\x01"}}
-var shape94 = Shape{Object: true, Props: []Prop{{"email", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"organization", &shape82}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x03\x03\x03\x04\x04\x04\x04\x05", order: "\x01\x03\x00\x02\x04"}}
-var shape95 = Shape{Object: true, Props: []Prop{{"agent", &shape92}, {"session", &shape93}, {"stepId", nil}, {"timestamp", nil}, {"turnId", nil}, {"user", &shape94}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x04\x05\x05\x06", order: "\x05\x00\x02\x04\x01\x03"}}
-var shape96 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x01\x02", order: "\x00\x01"}}
+var shape92 = Shape{Object: true, Props: []Prop{{"description", nil}, {"id", nil}, {"instructions", nil}, {"mcpServers", &shape79}, {"metadata", nil}, {"model", &shape81}, {"name", nil}, {"organization", &shape82}, {"provider", &shape83}, {"resources", &shape85}, {"tools", &shape91}, {"version", nil}}, find: find71}
+var shape93 = Shape{Object: true, Props: []Prop{{"id", nil}, {"metadata", nil}}, find: find72}
+var shape94 = Shape{Object: true, Props: []Prop{{"email", nil}, {"id", nil}, {"metadata", nil}, {"name", nil}, {"organization", &shape82}}, find: find73}
+var shape95 = Shape{Object: true, Props: []Prop{{"agent", &shape92}, {"session", &shape93}, {"stepId", nil}, {"timestamp", nil}, {"turnId", nil}, {"user", &shape94}}, find: find74}
+var shape96 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}}, find: find75}
 var shape97 = Shape{Items: &shape96}
-var shape98 = Shape{Object: true, Props: []Prop{{"id", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02", order: "\x00\x01"}}
-var shape99 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"event", &shape98}, {"metadata", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x02\x03\x04", order: "\x03\x01\x00\x02"}}
-var shape100 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"trigger", &shape99}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
-var shape101 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape100}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape102 = Shape{Object: true, Props: []Prop{{"content", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x01\x02\x04", order: "\x01\x00\x02\x03"}}
+var shape98 = Shape{Object: true, Props: []Prop{{"id", nil}, {"type", nil}}, find: find76}
+var shape99 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"event", &shape98}, {"metadata", nil}, {"type", nil}}, find: find77}
+var shape100 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"trigger", &shape99}}, find: find78}
+var shape101 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape100}}, find: find57}
+var shape102 = Shape{Object: true, Props: []Prop{{"content", nil}, {"id", nil}, {"metadata", nil}, {"mimeType", nil}}, find: find79}
 var shape103 = Shape{Items: &shape102}
-var shape104 = Shape{Object: true, Props: []Prop{{"keywords", &shape0}, {"query", nil}, {"results", &shape103}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x02\x03", order: "\x01\x02\x00"}}
-var shape105 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"knowledgeStep", &shape104}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x02\x03", order: "\x00\x02\x01"}}
-var shape106 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape105}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape107 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"memory", &shape0}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x02\x03", order: "\x01\x00\x02"}}
-var shape108 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape107}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape109 = Shape{Object: true, Props: []Prop{{"kind", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01", order: "\x00"}}
+var shape104 = Shape{Object: true, Props: []Prop{{"keywords", &shape0}, {"query", nil}, {"results", &shape103}}, find: find80}
+var shape105 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"knowledgeStep", &shape104}, {"reasoning", nil}}, find: find81}
+var shape106 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape105}}, find: find57}
+var shape107 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"memory", &shape0}, {"reasoning", nil}}, find: find82}
+var shape108 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape107}}, find: find57}
+var shape109 = Shape{Object: true, Props: []Prop{{"kind", nil}}, find: find83}
 var shape110 = Shape{Items: &shape109}
-var shape111 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"id", nil}, {"metadata", nil}, {"role", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x03\x04", order: "\x01\x03\x00\x02"}}
-var shape112 = Shape{Object: true, Props: []Prop{{"citation", &shape110}, {"context", &shape95}, {"message", &shape111}, {"reasoning", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02\x03\x04", order: "\x01\x02\x00\x03"}}
-var shape113 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape112}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape114 = Shape{Object: true, Props: []Prop{{"id", nil}, {"name", nil}, {"value", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x03", order: "\x00\x01\x02"}}
+var shape111 = Shape{Object: true, Props: []Prop{{"content", &shape97}, {"id", nil}, {"metadata", nil}, {"role", nil}}, find: find84}
+var shape112 = Shape{Object: true, Props: []Prop{{"citation", &shape110}, {"context", &shape95}, {"message", &shape111}, {"reasoning", nil}}, find: find85}
+var shape113 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape112}}, find: find57}
+var shape114 = Shape{Object: true, Props: []Prop{{"id", nil}, {"name", nil}, {"value", nil}}, find: find86}
 var shape115 = Shape{Items: &shape114}
-var shape116 = Shape{Object: true, Props: []Prop{{"executionId", nil}, {"inputs", &shape115}, {"toolId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02\x02\x02\x02\x02\x03", order: "\x01\x02\x00"}}
-var shape117 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"reasoning", nil}, {"toolCallRequest", &shape116}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x02\x02\x02\x03", order: "\x00\x01\x02"}}
-var shape118 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape117}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape119 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}, {"text", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x02\x03", order: "\x00\x02\x01"}}
+var shape116 = Shape{Object: true, Props: []Prop{{"executionId", nil}, {"inputs", &shape115}, {"toolId", nil}}, find: find87}
+var shape117 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"reasoning", nil}, {"toolCallRequest", &shape116}}, find: find88}
+var shape118 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape117}}, find: find57}
+var shape119 = Shape{Object: true, Props: []Prop{{"kind", nil}, {"metadata", nil}, {"text", nil}}, find: find89}
 var shape120 = Shape{Items: &shape119}
-var shape121 = Shape{Object: true, Props: []Prop{{"isError", nil}, {"outputs", &shape120}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
-var shape122 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"executionId", nil}, {"result", &shape121}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x02\x02\x02\x03", order: "\x02\x00\x01"}}
-var shape123 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape122}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x01\x01\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape124 = Shape{Object: true, Props: []Prop{{"error", nil}, {"recoverable", nil}, {"stack", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02\x03\x03\x03\x03\x03\x04", order: "\x00\x02\x03\x01"}}
-var shape125 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape124}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape126 = Shape{Object: true, Props: []Prop{{"context", nil}, {"level", nil}, {"message", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x01\x03", order: "\x01\x00\x02"}}
-var shape127 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape126}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape128 = Shape{Object: true, Props: []Prop{{"message", nil}, {"progress", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03", order: "\x02\x00\x01"}}
-var shape129 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape128}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape130 = Shape{Object: true, Props: []Prop{{"context", nil}, {"question", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02", order: "\x00\x01"}}
-var shape131 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape130}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape132 = Shape{Object: true, Props: []Prop{{"gracePeriod", nil}, {"reason", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x02", order: "\x01\x00"}}
-var shape133 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape132}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape134 = Shape{Object: true, Props: []Prop{{"message", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01\x02", order: "\x01\x00"}}
-var shape135 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape134}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape136 = Shape{Object: true, Props: []Prop{{"reason", nil}, {"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
-var shape137 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape136}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape138 = Shape{Object: true, Props: []Prop{{"label", nil}, {"value", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x02", order: "\x00\x01"}}
+var shape121 = Shape{Object: true, Props: []Prop{{"isError", nil}, {"outputs", &shape120}}, find: find90}
+var shape122 = Shape{Object: true, Props: []Prop{{"context", &shape95}, {"executionId", nil}, {"result", &shape121}}, find: find91}
+var shape123 = Shape{Object: true, Props: []Prop{{"id", nil}, {"jsonrpc", nil}, {"method", nil}, {"params", &shape122}}, find: find57}
+var shape124 = Shape{Object: true, Props: []Prop{{"error", nil}, {"recoverable", nil}, {"stack", nil}, {"taskId", nil}}, find: find92}
+var shape125 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape124}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape126 = Shape{Object: true, Props: []Prop{{"context", nil}, {"level", nil}, {"message", nil}}, find: find94}
+var shape127 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape126}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape128 = Shape{Object: true, Props: []Prop{{"message", nil}, {"progress", nil}, {"taskId", nil}}, find: find95}
+var shape129 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape128}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape130 = Shape{Object: true, Props: []Prop{{"context", nil}, {"question", nil}}, find: find96}
+var shape131 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape130}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape132 = Shape{Object: true, Props: []Prop{{"gracePeriod", nil}, {"reason", nil}}, find: find97}
+var shape133 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape132}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape134 = Shape{Object: true, Props: []Prop{{"message", nil}, {"taskId", nil}}, find: find98}
+var shape135 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape134}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape136 = Shape{Object: true, Props: []Prop{{"reason", nil}, {"taskId", nil}}, find: find99}
+var shape137 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape136}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape138 = Shape{Object: true, Props: []Prop{{"label", nil}, {"value", nil}}, find: find100}
 var shape139 = Shape{Items: &shape138}
-var shape140 = Shape{Object: true, Props: []Prop{{"options", &shape139}, {"question", nil}, {"timeout", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x00\x02\x03", order: "\x00\x02\x01"}}
-var shape141 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape140}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape142 = Shape{Object: true, Props: []Prop{{"taskId", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x00\x01", order: "\x00"}}
-var shape143 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape142}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape144 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"role", nil}, {"status", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x02\x02\x02\x02\x02\x02\x03", order: "\x01\x02\x00"}}
-var shape145 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape144}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape146 = Shape{Object: true, Props: []Prop{{"limit", nil}, {"requiredRole", nil}, {"status", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x00\x01\x02\x02\x02\x02\x02\x02\x03", order: "\x00\x02\x01"}}
-var shape147 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape146}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape148 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x02\x02\x02\x03\x04\x04\x04\x05\a\a\a\a\a\a\a\a\b", order: "\x02\a\x03\x04\x01\x00\x06\x05"}}
-var shape149 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape148}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05", order: "\x01\x04\x00\x02\x03"}}
-var shape150 = Shape{Object: true, Props: []Prop{{"code", nil}, {"details", nil}, {"message", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x01\x01\x03", order: "\x00\x01\x02"}}
-var shape151 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"error", &shape150}, {"id", nil}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x03\x03\x04\x04\x05\x05\x05\x05\x06", order: "\x03\x05\x02\x00\x04\x01"}}
-var shape152 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"currentTask", nil}, {"id", nil}, {"role", nil}, {"status", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x03\x03\x03\x03\x03\x04\x05", order: "\x02\x03\x04\x01\x00"}}
+var shape140 = Shape{Object: true, Props: []Prop{{"options", &shape139}, {"question", nil}, {"timeout", nil}}, find: find101}
+var shape141 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape140}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape142 = Shape{Object: true, Props: []Prop{{"taskId", nil}}, find: find102}
+var shape143 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape142}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape144 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"role", nil}, {"status", nil}}, find: find103}
+var shape145 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape144}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape146 = Shape{Object: true, Props: []Prop{{"limit", nil}, {"requiredRole", nil}, {"status", nil}}, find: find104}
+var shape147 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape146}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape148 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"type", nil}}, find: find105}
+var shape149 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"id", nil}, {"payload", &shape148}, {"timestamp", nil}, {"type", nil}}, find: find93}
+var shape150 = Shape{Object: true, Props: []Prop{{"code", nil}, {"details", nil}, {"message", nil}}, find: find106}
+var shape151 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"error", &shape150}, {"id", nil}, {"timestamp", nil}, {"type", nil}}, find: find107}
+var shape152 = Shape{Object: true, Props: []Prop{{"capabilities", &shape0}, {"currentTask", nil}, {"id", nil}, {"role", nil}, {"status", nil}}, find: find108}
 var shape153 = Shape{Items: &shape152}
-var shape154 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"id", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"result", nil}, {"status", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x03\x03\x05\x06\a\a\a\b\n\n\n\n\n\n\n\n\v", order: "\x02\x03\n\b\t\x04\x05\x01\x00\a\x06"}}
+var shape154 = Shape{Object: true, Props: []Prop{{"dependencies", &shape0}, {"description", nil}, {"id", nil}, {"name", nil}, {"payload", nil}, {"priority", nil}, {"requiredCapabilities", &shape0}, {"requiredRole", nil}, {"result", nil}, {"status", nil}, {"type", nil}}, find: find109}
 var shape155 = Shape{Items: &shape154}
-var shape156 = Shape{Object: true, Props: []Prop{{"agents", &shape153}, {"answer", nil}, {"metadata", nil}, {"task", &shape154}, {"tasks", &shape155}}, byLen: lenIndex{start: "\x00\x00\x00\x00\x00\x01\x02\x04\x04\x05", order: "\x03\x04\x00\x01\x02"}}
-var shape157 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"id", nil}, {"payload", &shape156}, {"timestamp", nil}, {"type", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x01\x02\x02\x02\x04\x04\x05\x05\x05\x05\x06", order: "\x02\x05\x00\x03\x04\x01"}}
-var shape158 = Shape{Object: true, Props: []Prop{{"aopkit", nil}, {"at", nil}, {"detail", nil}, {"event", nil}, {"from", nil}, {"msg", nil}, {"protocol", nil}, {"seq", nil}, {"session", nil}, {"stream", nil}, {"text", nil}}, byLen: lenIndex{start: "\x00\x00\x00\x01\x03\x05\x06\t\n\v", order: "\x01\x05\a\x04\n\x03\x00\x02\t\b\x06"}}
+var shape156 = Shape{Object: true, Props: []Prop{{"agents", &shape153}, {"answer", nil}, {"metadata", nil}, {"task", &shape154}, {"tasks", &shape155}}, find: find110}
+var shape157 = Shape{Object: true, Props: []Prop{{"agentId", nil}, {"correlationId", nil}, {"id", nil}, {"payload", &shape156}, {"timestamp", nil}, {"type", nil}}, find: find111}
+var shape158 = Shape{Object: true, Props: []Prop{{"aopkit", nil}, {"at", nil}, {"detail", nil}, {"event", nil}, {"from", nil}, {"msg", nil}, {"protocol", nil}, {"seq", nil}, {"session", nil}, {"stream", nil}, {"text", nil}}, find: find112}
+
+func find0(key string) int {
+	switch key {
+	case "failed":
+		return 0
+	case "passed":
+		return 1
+	case "total":
+		return 2
+	}
+	return -1
+}
+
+func find1(key string) int {
+	switch key {
+	case "blockers":
+		return 0
+	case "deliverables":
+		return 1
+	case "notes":
+		return 2
+	case "outcome":
+		return 3
+	case "summaryRef":
+		return 4
+	case "tests":
+		return 5
+	}
+	return -1
+}
+
+func find2(key string) int {
+	switch key {
+	case "fromAgent":
+		return 0
+	case "payload":
+		return 1
+	case "protocol":
+		return 2
+	case "sentAt":
+		return 3
+	case "taskId":
+		return 4
+	case "toAgent":
+		return 5
+	case "type":
+		return 6
+	case "version":
+		return 7
+	}
+	return -1
+}
+
+func find3(key string) int {
+	switch key {
+	case "accepted":
+		return 0
+	case "reason":
+		return 1
+	case "taskId":
+		return 2
+	}
+	return -1
+}
+
+func find4(key string) int {
+	switch key {
+	case "acceptanceCriteria":
+		return 0
+	case "constraints":
+		return 1
+	case "contextRefs":
+		return 2
+	case "dueBy":
+		return 3
+	case "expectedOutputs":
+		return 4
+	case "fromAgent":
+		return 5
+	case "parentTaskId":
+		return 6
+	case "taskId":
+		return 7
+	case "toAgent":
+		return 8
+	}
+	return -1
+}
+
+func find5(key string) int {
+	switch key {
+	case "inputs":
+		return 0
+	case "output":
+		return 1
+	case "work":
+		return 2
+	}
+	return -1
+}
+
+func find6(key string) int {
+	switch key {
+	case "agentId":
+		return 0
+	case "artifactPaths":
+		return 1
+	case "metadata":
+		return 2
+	case "startedAt":
+		return 3
+	case "status":
+		return 4
+	case "taskId":
+		return 5
+	}
+	return -1
+}
+
+func find7(key string) int {
+	switch key {
+	case "agentId":
+		return 0
+	case "beatCount":
+		return 1
+	case "expiresAt":
+		return 2
+	case "lastHeartbeat":
+		return 3
+	case "taskId":
+		return 4
+	}
+	return -1
+}
+
+func find8(key string) int {
+	switch key {
+	case "agentId":
+		return 0
+	case "blockers":
+		return 1
+	case "completedAt":
+		return 2
+	case "deliverables":
+		return 3
+	case "handoffRef":
+		return 4
+	case "notes":
+		return 5
+	case "outcome":
+		return 6
+	case "summaryRef":
+		return 7
+	case "taskId":
+		return 8
+	case "tests":
+		return 9
+	}
+	return -1
+}
+
+func find9(key string) int {
+	switch key {
+	case "agentId":
+		return 0
+	case "blockers":
+		return 1
+	case "notes":
+		return 2
+	case "progress":
+		return 3
+	case "status":
+		return 4
+	case "taskId":
+		return 5
+	}
+	return -1
+}
+
+func find10(key string) int {
+	switch key {
+	case "agent_id":
+		return 0
+	case "aop_version":
+		return 1
+	case "duration_ms":
+		return 2
+	case "metadata":
+		return 3
+	case "results":
+		return 4
+	case "task":
+		return 5
+	case "timestamp":
+		return 6
+	}
+	return -1
+}
+
+func find11(key string) int {
+	switch key {
+	case "end":
+		return 0
+	case "start":
+		return 1
+	}
+	return -1
+}
+
+func find12(key string) int {
+	switch key {
+	case "bullets":
+		return 0
+	case "detailsFile":
+		return 1
+	case "metrics":
+		return 2
+	case "status":
+		return 3
+	case "summary":
+		return 4
+	case "task":
+		return 5
+	case "timestamps":
+		return 6
+	}
+	return -1
+}
+
+func find13(key string) int {
+	switch key {
+	case "task":
+		return 0
+	case "task_type":
+		return 1
+	}
+	return -1
+}
+
+func find14(key string) int {
+	switch key {
+	case "agent":
+		return 0
+	case "aop_version":
+		return 1
+	case "current_checkpoint":
+		return 2
+	case "current_phase":
+		return 3
+	case "event":
+		return 4
+	case "extensions":
+		return 5
+	case "message_type":
+		return 6
+	case "progress_percentage":
+		return 7
+	case "protocol_family":
+		return 8
+	case "schema_version":
+		return 9
+	case "session_id":
+		return 10
+	case "task_id":
+		return 11
+	case "timestamp":
+		return 12
+	}
+	return -1
+}
+
+func find15(key string) int {
+	switch key {
+	case "agent":
+		return 0
+	case "aop_version":
+		return 1
+	case "escalated_by":
+		return 2
+	case "event":
+		return 3
+	case "extensions":
+		return 4
+	case "message_type":
+		return 5
+	case "new_priority":
+		return 6
+	case "old_priority":
+		return 7
+	case "protocol_family":
+		return 8
+	case "reason":
+		return 9
+	case "schema_version":
+		return 10
+	case "session_id":
+		return 11
+	case "task_id":
+		return 12
+	case "timestamp":
+		return 13
+	}
+	return -1
+}
+
+func find16(key string) int {
+	switch key {
+	case "current_checkpoint":
+		return 0
+	case "current_phase":
+		return 1
+	case "estimated_time_remaining_seconds":
+		return 2
+	case "extensions":
+		return 3
+	case "message":
+		return 4
+	case "percentage":
+		return 5
+	}
+	return -1
+}
+
+func find17(key string) int {
+	switch key {
+	case "agent":
+		return 0
+	case "aop_version":
+		return 1
+	case "event":
+		return 2
+	case "extensions":
+		return 3
+	case "message_type":
+		return 4
+	case "progress":
+		return 5
+	case "protocol_family":
+		return 6
+	case "schema_version":
+		return 7
+	case "session_id":
+		return 8
+	case "task_id":
+		return 9
+	case "timestamp":
+		return 10
+	}
+	return -1
+}
+
+func find18(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "path":
+		return 1
+	case "restored_from":
+		return 2
+	case "status":
+		return 3
+	}
+	return -1
+}
+
+func find19(key string) int {
+	switch key {
+	case "agent":
+		return 0
+	case "aop_version":
+		return 1
+	case "artifacts_rolled_back":
+		return 2
+	case "event":
+		return 3
+	case "extensions":
+		return 4
+	case "message_type":
+		return 5
+	case "protocol_family":
+		return 6
+	case "schema_version":
+		return 7
+	case "session_id":
+		return 8
+	case "task_id":
+		return 9
+	case "timestamp":
+		return 10
+	case "trigger":
+		return 11
+	}
+	return -1
+}
+
+func find20(key string) int {
+	switch key {
+	case "storage_path":
+		return 0
+	}
+	return -1
+}
+
+func find21(key string) int {
+	switch key {
+	case "agent":
+		return 0
+	case "aop_version":
+		return 1
+	case "audit_trail":
+		return 2
+	case "cost_summary":
+		return 3
+	case "event":
+		return 4
+	case "extensions":
+		return 5
+	case "message_type":
+		return 6
+	case "protocol_family":
+		return 7
+	case "schema_version":
+		return 8
+	case "session_id":
+		return 9
+	case "task_id":
+		return 10
+	case "timestamp":
+		return 11
+	}
+	return -1
+}
+
+func find22(key string) int {
+	switch key {
+	case "agent":
+		return 0
+	case "aop_version":
+		return 1
+	case "event":
+		return 2
+	case "extensions":
+		return 3
+	case "message_type":
+		return 4
+	case "protocol_family":
+		return 5
+	case "schema_version":
+		return 6
+	case "session_id":
+		return 7
+	case "task_id":
+		return 8
+	case "timestamp":
+		return 9
+	}
+	return -1
+}
+
+func find23(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "model":
+		return 1
+	case "name":
+		return 2
+	case "provider":
+		return 3
+	}
+	return -1
+}
+
+func find24(key string) int {
+	switch key {
+	case "checkpoint_id":
+		return 0
+	case "evidence":
+		return 1
+	case "extensions":
+		return 2
+	case "notes":
+		return 3
+	case "status":
+		return 4
+	case "validation_output":
+		return 5
+	}
+	return -1
+}
+
+func find25(key string) int {
+	switch key {
+	case "actual_cost_usd":
+		return 0
+	case "estimated_cost_usd":
+		return 1
+	case "extensions":
+		return 2
+	case "model_pricing_tier":
+		return 3
+	case "tokens_input":
+		return 4
+	case "tokens_output":
+		return 5
+	}
+	return -1
+}
+
+func find26(key string) int {
+	switch key {
+	case "error_code":
+		return 0
+	case "extensions":
+		return 1
+	case "message":
+		return 2
+	case "recovery_suggestions":
+		return 3
+	case "stack_trace":
+		return 4
+	}
+	return -1
+}
+
+func find27(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "hash":
+		return 1
+	case "path":
+		return 2
+	case "size_bytes":
+		return 3
+	case "status":
+		return 4
+	case "type":
+		return 5
+	}
+	return -1
+}
+
+func find28(key string) int {
+	switch key {
+	case "actions":
+		return 0
+	case "errors":
+		return 1
+	case "extensions":
+		return 2
+	case "output_artifacts":
+		return 3
+	case "summary":
+		return 4
+	case "warnings":
+		return 5
+	}
+	return -1
+}
+
+func find29(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "last_progress_event_at":
+		return 1
+	case "progress_percentage":
+		return 2
+	}
+	return -1
+}
+
+func find30(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "final_signal":
+		return 1
+	case "message":
+		return 2
+	case "state":
+		return 3
+	}
+	return -1
+}
+
+func find31(key string) int {
+	switch key {
+	case "completed_at":
+		return 0
+	case "duration_seconds":
+		return 1
+	case "extensions":
+		return 2
+	case "retries_attempted":
+		return 3
+	case "started_at":
+		return 4
+	}
+	return -1
+}
+
+func find32(key string) int {
+	switch key {
+	case "agent":
+		return 0
+	case "aop_version":
+		return 1
+	case "checkpoint_results":
+		return 2
+	case "cost_tracking":
+		return 3
+	case "error_details":
+		return 4
+	case "execution_summary":
+		return 5
+	case "extensions":
+		return 6
+	case "message_type":
+		return 7
+	case "progress_log":
+		return 8
+	case "protocol_family":
+		return 9
+	case "schema_version":
+		return 10
+	case "session_id":
+		return 11
+	case "task_id":
+		return 12
+	case "task_status":
+		return 13
+	case "timing":
+		return 14
+	}
+	return -1
+}
+
+func find33(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "fallback_trigger":
+		return 1
+	case "model":
+		return 2
+	case "provider":
+		return 3
+	}
+	return -1
+}
+
+func find34(key string) int {
+	switch key {
+	case "enabled":
+		return 0
+	case "interval_seconds":
+		return 1
+	case "max_missed_beats":
+		return 2
+	case "on_heartbeat_failure":
+		return 3
+	}
+	return -1
+}
+
+func find35(key string) int {
+	switch key {
+	case "abort_on_first_critical_error":
+		return 0
+	case "alternative_models":
+		return 1
+	case "auto_terminate_on_timeout":
+		return 2
+	case "extensions":
+		return 3
+	case "heartbeat":
+		return 4
+	case "max_retries":
+		return 5
+	case "on_failure":
+		return 6
+	case "retry_backoff_seconds":
+		return 7
+	case "timeout_seconds":
+		return 8
+	}
+	return -1
+}
+
+func find36(key string) int {
+	switch key {
+	case "abort_on_first_critical_error":
+		return 0
+	case "auto_terminate_on_timeout":
+		return 1
+	case "extensions":
+		return 2
+	case "require_final_signal":
+		return 3
+	case "require_minimal_report":
+		return 4
+	case "timeout_seconds":
+		return 5
+	}
+	return -1
+}
+
+func find37(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "initiator":
+		return 1
+	case "notes":
+		return 2
+	case "spec_author":
+		return 3
+	case "tags":
+		return 4
+	}
+	return -1
+}
+
+func find38(key string) int {
+	switch key {
+	case "enabled":
+		return 0
+	case "snapshot_path":
+		return 1
+	case "snapshot_strategy":
+		return 2
+	}
+	return -1
+}
+
+func find39(key string) int {
+	switch key {
+	case "command":
+		return 0
+	case "expects":
+		return 1
+	}
+	return -1
+}
+
+func find40(key string) int {
+	switch key {
+	case "description":
+		return 0
+	case "extensions":
+		return 1
+	case "path":
+		return 2
+	case "rollback_snapshot":
+		return 3
+	case "type":
+		return 4
+	case "validation":
+		return 5
+	}
+	return -1
+}
+
+func find41(key string) int {
+	switch key {
+	case "checkpoint_id":
+		return 0
+	case "description":
+		return 1
+	case "expected_artifacts":
+		return 2
+	case "extensions":
+		return 3
+	case "recovery_strategy":
+		return 4
+	case "status":
+		return 5
+	case "validation":
+		return 6
+	}
+	return -1
+}
+
+func find42(key string) int {
+	switch key {
+	case "checkpoints":
+		return 0
+	case "extensions":
+		return 1
+	case "label":
+		return 2
+	case "objective":
+		return 3
+	case "phase_id":
+		return 4
+	case "phase_order":
+		return 5
+	}
+	return -1
+}
+
+func find43(key string) int {
+	switch key {
+	case "created_at":
+		return 0
+	case "extensions":
+		return 1
+	case "orchestrator":
+		return 2
+	case "origin":
+		return 3
+	case "session_id":
+		return 4
+	case "workflow_pattern":
+		return 5
+	}
+	return -1
+}
+
+func find44(key string) int {
+	switch key {
+	case "aop_versions_supported":
+		return 0
+	case "extensions":
+		return 1
+	case "file_system_access":
+		return 2
+	case "headless_mode":
+		return 3
+	case "network_access":
+		return 4
+	}
+	return -1
+}
+
+func find45(key string) int {
+	switch key {
+	case "agent_name":
+		return 0
+	case "capabilities":
+		return 1
+	case "execution_profile":
+		return 2
+	case "extensions":
+		return 3
+	case "model":
+		return 4
+	case "provider":
+		return 5
+	case "role":
+		return 6
+	}
+	return -1
+}
+
+func find46(key string) int {
+	switch key {
+	case "read_paths":
+		return 0
+	case "write_paths":
+		return 1
+	}
+	return -1
+}
+
+func find47(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "filesystem":
+		return 1
+	case "network":
+		return 2
+	}
+	return -1
+}
+
+func find48(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "max_cost_usd":
+		return 1
+	case "max_tokens":
+		return 2
+	}
+	return -1
+}
+
+func find49(key string) int {
+	switch key {
+	case "delegation_allowed":
+		return 0
+	case "extensions":
+		return 1
+	case "max_cost_usd":
+		return 2
+	case "max_tokens":
+		return 3
+	case "network_access":
+		return 4
+	case "read_only_mode":
+		return 5
+	}
+	return -1
+}
+
+func find50(key string) int {
+	switch key {
+	case "extensions":
+		return 0
+	case "git_branch":
+		return 1
+	case "os":
+		return 2
+	case "shell":
+		return 3
+	case "workspace_root":
+		return 4
+	}
+	return -1
+}
+
+func find51(key string) int {
+	switch key {
+	case "content":
+		return 0
+	case "extensions":
+		return 1
+	case "path":
+		return 2
+	case "read_only":
+		return 3
+	case "type":
+		return 4
+	}
+	return -1
+}
+
+func find52(key string) int {
+	switch key {
+	case "access":
+		return 0
+	case "attempt":
+		return 1
+	case "budgets":
+		return 2
+	case "category":
+		return 3
+	case "complexity":
+		return 4
+	case "constraints":
+		return 5
+	case "environment":
+		return 6
+	case "expected_outputs":
+		return 7
+	case "extensions":
+		return 8
+	case "inputs":
+		return 9
+	case "objective":
+		return 10
+	case "parent_task_id":
+		return 11
+	case "priority":
+		return 12
+	case "task_id":
+		return 13
+	}
+	return -1
+}
+
+func find53(key string) int {
+	switch key {
+	case "aop_version":
+		return 0
+	case "execution_policy":
+		return 1
+	case "extensions":
+		return 2
+	case "guard_rails":
+		return 3
+	case "message_type":
+		return 4
+	case "orchestration_metadata":
+		return 5
+	case "phases":
+		return 6
+	case "protocol_family":
+		return 7
+	case "schema_version":
+		return 8
+	case "session":
+		return 9
+	case "target":
+		return 10
+	case "task":
+		return 11
+	}
+	return -1
+}
+
+func find54(key string) int {
+	switch key {
+	case "code":
+		return 0
+	case "data":
+		return 1
+	case "message":
+		return 2
+	}
+	return -1
+}
+
+func find55(key string) int {
+	switch key {
+	case "error":
+		return 0
+	case "id":
+		return 1
+	case "jsonrpc":
+		return 2
+	}
+	return -1
+}
+
+func find56(key string) int {
+	switch key {
+	case "metadata":
+		return 0
+	case "timeout":
+		return 1
+	case "timestamp":
+		return 2
+	}
+	return -1
+}
+
+func find57(key string) int {
+	switch key {
+	case "id":
+		return 0
+	case "jsonrpc":
+		return 1
+	case "method":
+		return 2
+	case "params":
+		return 3
+	}
+	return -1
+}
+
+func find58(key string) int {
+	switch key {
+	case "message":
+		return 0
+	case "reasoning":
+		return 1
+	}
+	return -1
+}
+
+func find59(key string) int {
+	switch key {
+	case "metadata":
+		return 0
+	case "status":
+		return 1
+	case "timestamp":
+		return 2
+	case "version":
+		return 3
+	}
+	return -1
+}
+
+func find60(key string) int {
+	switch key {
+	case "id":
+		return 0
+	case "jsonrpc":
+		return 1
+	case "result":
+		return 2
+	}
+	return -1
+}
+
+func find61(key string) int {
+	switch key {
+	case "data":
+		return 0
+	case "decision":
+		return 1
+	case "message":
+		return 2
+	case "modifiedRequest":
+		return 3
+	case "reasonCode":
+		return 4
+	case "reasoning":
+		return 5
+	}
+	return -1
+}
+
+func find62(key string) int {
+	switch key {
+	case "name":
+		return 0
+	case "version":
+		return 1
+	}
+	return -1
+}
+
+func find63(key string) int {
+	switch key {
+	case "metadata":
+		return 0
+	case "name":
+		return 1
+	}
+	return -1
+}
+
+func find64(key string) int {
+	switch key {
+	case "contextWindow":
+		return 0
+	case "defaultParams":
+		return 1
+	case "id":
+		return 2
+	case "maxTokens":
+		return 3
+	case "metadata":
+		return 4
+	case "name":
+		return 5
+	case "provider":
+		return 6
+	case "stopSequences":
+		return 7
+	}
+	return -1
+}
+
+func find65(key string) int {
+	switch key {
+	case "id":
+		return 0
+	case "metadata":
+		return 1
+	case "name":
+		return 2
+	}
+	return -1
+}
+
+func find66(key string) int {
+	switch key {
+	case "metadata":
+		return 0
+	case "name":
+		return 1
+	case "url":
+		return 2
+	}
+	return -1
+}
+
+func find67(key string) int {
+	switch key {
+	case "content":
+		return 0
+	case "description":
+		return 1
+	case "id":
+		return 2
+	case "metadata":
+		return 3
+	case "mimeType":
+		return 4
+	case "name":
+		return 5
+	}
+	return -1
+}
+
+func find68(key string) int {
+	switch key {
+	case "description":
+		return 0
+	case "id":
+		return 1
+	case "mimeType":
+		return 2
+	case "name":
+		return 3
+	case "required":
+		return 4
+	case "type":
+		return 5
+	}
+	return -1
+}
+
+func find69(key string) int {
+	switch key {
+	case "description":
+		return 0
+	case "id":
+		return 1
+	case "mimeType":
+		return 2
+	case "name":
+		return 3
+	case "type":
+		return 4
+	}
+	return -1
+}
+
+func find70(key string) int {
+	switch key {
+	case "arguments":
+		return 0
+	case "description":
+		return 1
+	case "id":
+		return 2
+	case "metadata":
+		return 3
+	case "name":
+		return 4
+	case "outputs":
+		return 5
+	case "type":
+		return 6
+	}
+	return -1
+}
+
+func find71(key string) int {
+	switch key {
+	case "description":
+		return 0
+	case "id":
+		return 1
+	case "instructions":
+		return 2
+	case "mcpServers":
+		return 3
+	case "metadata":
+		return 4
+	case "model":
+		return 5
+	case "name":
+		return 6
+	case "organization":
+		return 7
+	case "provider":
+		return 8
+	case "resources":
+		return 9
+	case "tools":
+		return 10
+	case "version":
+		return 11
+	}
+	return -1
+}
+
+func find72(key string) int {
+	switch key {
+	case "id":
+		return 0
+	case "metadata":
+		return 1
+	}
+	return -1
+}
+
+func find73(key string) int {
+	switch key {
+	case "email":
+		return 0
+	case "id":
+		return 1
+	case "metadata":
+		return 2
+	case "name":
+		return 3
+	case "organization":
+		return 4
+	}
+	return -1
+}
+
+func find74(key string) int {
+	switch key {
+	case "agent":
+		return 0
+	case "session":
+		return 1
+	case "stepId":
+		return 2
+	case "timestamp":
+		return 3
+	case "turnId":
+		return 4
+	case "user":
+		return 5
+	}
+	return -1
+}
+
+func find75(key string) int {
+	switch key {
+	case "kind":
+		return 0
+	case "metadata":
+		return 1
+	}
+	return -1
+}
+
+func find76(key string) int {
+	switch key {
+	case "id":
+		return 0
+	case "type":
+		return 1
+	}
+	return -1
+}
+
+func find77(key string) int {
+	switch key {
+	case "content":
+		return 0
+	case "event":
+		return 1
+	case "metadata":
+		return 2
+	case "type":
+		return 3
+	}
+	return -1
+}
+
+func find78(key string) int {
+	switch key {
+	case "context":
+		return 0
+	case "trigger":
+		return 1
+	}
+	return -1
+}
+
+func find79(key string) int {
+	switch key {
+	case "content":
+		return 0
+	case "id":
+		return 1
+	case "metadata":
+		return 2
+	case "mimeType":
+		return 3
+	}
+	return -1
+}
+
+func find80(key string) int {
+	switch key {
+	case "keywords":
+		return 0
+	case "query":
+		return 1
+	case "results":
+		return 2
+	}
+	return -1
+}
+
+func find81(key string) int {
+	switch key {
+	case "context":
+		return 0
+	case "knowledgeStep":
+		return 1
+	case "reasoning":
+		return 2
+	}
+	return -1
+}
+
+func find82(key string) int {
+	switch key {
+	case "context":
+		return 0
+	case "memory":
+		return 1
+	case "reasoning":
+		return 2
+	}
+	return -1
+}
+
+func find83(key string) int {
+	switch key {
+	case "kind":
+		return 0
+	}
+	return -1
+}
+
+func find84(key string) int {
+	switch key {
+	case "content":
+		return 0
+	case "id":
+		return 1
+	case "metadata":
+		return 2
+	case "role":
+		return 3
+	}
+	return -1
+}
+
+func find85(key string) int {
+	switch key {
+	case "citation":
+		return 0
+	case "context":
+		return 1
+	case "message":
+		return 2
+	case "reasoning":
+		return 3
+	}
+	return -1
+}
+
+func find86(key string) int {
+	switch key {
+	case "id":
+		return 0
+	case "name":
+		return 1
+	case "value":
+		return 2
+	}
+	return -1
+}
+
+func find87(key string) int {
+	switch key {
+	case "executionId":
+		return 0
+	case "inputs":
+		return 1
+	case "toolId":
+		return 2
+	}
+	return -1
+}
+
+func find88(key string) int {
+	switch key {
+	case "context":
+		return 0
+	case "reasoning":
+		return 1
+	case "toolCallRequest":
+		return 2
+	}
+	return -1
+}
+
+func find89(key string) int {
+	switch key {
+	case "kind":
+		return 0
+	case "metadata":
+		return 1
+	case "text":
+		return 2
+	}
+	return -1
+}
+
+func find90(key string) int {
+	switch key {
+	case "isError":
+		return 0
+	case "outputs":
+		return 1
+	}
+	return -1
+}
+
+func find91(key string) int {
+	switch key {
+	case "context":
+		return 0
+	case "executionId":
+		return 1
+	case "result":
+		return 2
+	}
+	return -1
+}
+
+func find92(key string) int {
+	switch key {
+	case "error":
+		return 0
+	case "recoverable":
+		return 1
+	case "stack":
+		return 2
+	case "taskId":
+		return 3
+	}
+	return -1
+}
+
+func find93(key string) int {
+	switch key {
+	case "agentId":
+		return 0
+	case "id":
+		return 1
+	case "payload":
+		return 2
+	case "timestamp":
+		return 3
+	case "type":
+		return 4
+	}
+	return -1
+}
+
+func find94(key string) int {
+	switch key {
+	case "context":
+		return 0
+	case "level":
+		return 1
+	case "message":
+		return 2
+	}
+	return -1
+}
+
+func find95(key string) int {
+	switch key {
+	case "message":
+		return 0
+	case "progress":
+		return 1
+	case "taskId":
+		return 2
+	}
+	return -1
+}
+
+func find96(key string) int {
+	switch key {
+	case "context":
+		return 0
+	case "question":
+		return 1
+	}
+	return -1
+}
+
+func find97(key string) int {
+	switch key {
+	case "gracePeriod":
+		return 0
+	case "reason":
+		return 1
+	}
+	return -1
+}
+
+func find98(key string) int {
+	switch key {
+	case "message":
+		return 0
+	case "taskId":
+		return 1
+	}
+	return -1
+}
+
+func find99(key string) int {
+	switch key {
+	case "reason":
+		return 0
+	case "taskId":
+		return 1
+	}
+	return -1
+}
+
+func find100(key string) int {
+	switch key {
+	case "label":
+		return 0
+	case "value":
+		return 1
+	}
+	return -1
+}
+
+func find101(key string) int {
+	switch key {
+	case "options":
+		return 0
+	case "question":
+		return 1
+	case "timeout":
+		return 2
+	}
+	return -1
+}
+
+func find102(key string) int {
+	switch key {
+	case "taskId":
+		return 0
+	}
+	return -1
+}
+
+func find103(key string) int {
+	switch key {
+	case "capabilities":
+		return 0
+	case "role":
+		return 1
+	case "status":
+		return 2
+	}
+	return -1
+}
+
+func find104(key string) int {
+	switch key {
+	case "limit":
+		return 0
+	case "requiredRole":
+		return 1
+	case "status":
+		return 2
+	}
+	return -1
+}
+
+func find105(key string) int {
+	switch key {
+	case "dependencies":
+		return 0
+	case "description":
+		return 1
+	case "name":
+		return 2
+	case "payload":
+		return 3
+	case "priority":
+		return 4
+	case "requiredCapabilities":
+		return 5
+	case "requiredRole":
+		return 6
+	case "type":
+		return 7
+	}
+	return -1
+}
+
+func find106(key string) int {
+	switch key {
+	case "code":
+		return 0
+	case "details":
+		return 1
+	case "message":
+		return 2
+	}
+	return -1
+}
+
+func find107(key string) int {
+	switch key {
+	case "agentId":
+		return 0
+	case "correlationId":
+		return 1
+	case "error":
+		return 2
+	case "id":
+		return 3
+	case "timestamp":
+		return 4
+	case "type":
+		return 5
+	}
+	return -1
+}
+
+func find108(key string) int {
+	switch key {
+	case "capabilities":
+		return 0
+	case "currentTask":
+		return 1
+	case "id":
+		return 2
+	case "role":
+		return 3
+	case "status":
+		return 4
+	}
+	return -1
+}
+
+func find109(key string) int {
+	switch key {
+	case "dependencies":
+		return 0
+	case "description":
+		return 1
+	case "id":
+		return 2
+	case "name":
+		return 3
+	case "payload":
+		return 4
+	case "priority":
+		return 5
+	case "requiredCapabilities":
+		return 6
+	case "requiredRole":
+		return 7
+	case "result":
+		return 8
+	case "status":
+		return 9
+	case "type":
+		return 10
+	}
+	return -1
+}
+
+func find110(key string) int {
+	switch key {
+	case "agents":
+		return 0
+	case "answer":
+		return 1
+	case "metadata":
+		return 2
+	case "task":
+		return 3
+	case "tasks":
+		return 4
+	}
+	return -1
+}
+
+func find111(key string) int {
+	switch key {
+	case "agentId":
+		return 0
+	case "correlationId":
+		return 1
+	case "id":
+		return 2
+	case "payload":
+		return 3
+	case "timestamp":
+		return 4
+	case "type":
+		return 5
+	}
+	return -1
+}
+
+func find112(key string) int {
+	switch key {
+	case "aopkit":
+		return 0
+	case "at":
+		return 1
+	case "detail":
+		return 2
+	case "event":
+		return 3
+	case "from":
+		return 4
+	case "msg":
+		return 5
+	case "protocol":
+		return 6
+	case "seq":
+		return 7
+	case "session":
+		return 8
+	case "stream":
+		return 9
+	case "text":
+		return 10
+	}
+	return -1
+}

@@ -166,44 +166,43 @@ func (w *walk) node(n *jsonread.Node, depth int, sh *generated.Shape, frac, code
 		if sh != nil && !sh.Object {
 			sh = nil
 		}
+		// The path's token at depth is set only where the walk looks further
+		// or finds something: most members are neither.
+		w.path[depth].index = -1
 		for _, m := range n.Members {
-			w.path[depth].key, w.path[depth].index = m.Key, -1
 			v := m.Value
 			var msh *generated.Shape // the member's shape, to walk it by
 			if sh != nil {
 				ps, ok := sh.Member(m.Key)
 				switch {
 				case ok:
-					if m.Key != "extensions" {
-						msh = ps
-					}
+					msh = ps
 				case sh.Open || (depth == 0 && m.Key == "task_status" && w.msg.Kind == KindTask):
 					// task_status in a TASK is AOP2-ENVELOPE-003's
 				default:
-					w.add(byUnknown, depth+1, false, "unknown member %q: the contract does not define it here; put vendor data in extensions under an x_ key, such as \"extensions\": {\"x_%s\": ...} (§3). Kept as a warning: §1.1 falls back conservatively on unknown fields (the upstream Python schema rejected them)", m.Key, strings.TrimPrefix(m.Key, "x_"))
+					w.path[depth].key = m.Key
+					w.unknown(m.Key, depth+1)
 				}
 			}
-			if m.Key == "extensions" {
-				if v != nil && v.Kind == jsonread.Object {
-					for _, x := range v.Members {
-						if !strings.HasPrefix(x.Key, "x_") {
-							w.path[depth+1].key, w.path[depth+1].index = x.Key, -1
-							w.add(byExtensions, depth+2, false, "extensions key %q must start with \"x_\", such as %q (§3)", x.Key, "x_"+x.Key)
-						}
-					}
+			mcodes := codes
+			if len(m.Key) == len("extensions") { // and of "error_code"
+				switch {
+				case m.Key == "extensions":
+					w.path[depth].key = m.Key
+					w.extensions(v, depth+1)
+					continue // the values are vendor data
+				case codes && m.Key == "error_code" && v != nil:
+					w.path[depth].key = m.Key
+					w.errorCode(v, depth+1)
+					mcodes = false // an error code is not looked into for more
 				}
-				continue // the values are vendor data
 			}
 			if v == nil {
 				continue
 			}
-			mcodes := codes
-			if codes && m.Key == "error_code" {
-				w.errorCode(v, depth+1)
-				mcodes = false // an error code is not looked into for more
-			}
 			mfrac := frac
 			if frac && upstreamInteger(m.Key) {
+				w.path[depth].key = m.Key
 				w.fractional(v, depth+1)
 				if v.Kind == jsonread.Array {
 					for i, it := range v.Items {
@@ -214,6 +213,7 @@ func (w *walk) node(n *jsonread.Node, depth int, sh *generated.Shape, frac, code
 				mfrac = false // not looked into
 			}
 			if v.Kind == jsonread.Object || v.Kind == jsonread.Array {
+				w.path[depth].key = m.Key
 				w.node(v, depth+1, msh, mfrac, mcodes)
 			}
 		}
@@ -227,6 +227,26 @@ func (w *walk) node(n *jsonread.Node, depth int, sh *generated.Shape, frac, code
 				w.path[depth].key, w.path[depth].index = "", i
 				w.node(it, depth+1, ish, frac, codes)
 			}
+		}
+	}
+}
+
+// unknown reports the member key, at the first depth tokens, that its object's
+// shape does not define.
+func (w *walk) unknown(key string, depth int) {
+	w.add(byUnknown, depth, false, "unknown member %q: the contract does not define it here; put vendor data in extensions under an x_ key, such as \"extensions\": {\"x_%s\": ...} (§3). Kept as a warning: §1.1 falls back conservatively on unknown fields (the upstream Python schema rejected them)", key, strings.TrimPrefix(key, "x_"))
+}
+
+// extensions checks the keys of an extensions member's value v, at the first
+// depth tokens.
+func (w *walk) extensions(v *jsonread.Node, depth int) {
+	if v == nil || v.Kind != jsonread.Object {
+		return
+	}
+	for _, x := range v.Members {
+		if !strings.HasPrefix(x.Key, "x_") {
+			w.path[depth].key, w.path[depth].index = x.Key, -1
+			w.add(byExtensions, depth+1, false, "extensions key %q must start with \"x_\", such as %q (§3)", x.Key, "x_"+x.Key)
 		}
 	}
 }

@@ -169,14 +169,18 @@ func (w *walk) node(n *jsonread.Node, depth int, sh *generated.Shape, frac, code
 		// The path's token at depth is set only where the walk looks further
 		// or finds something: most members are neither.
 		w.path[depth].index = -1
+		var find func(string) int
+		if sh != nil {
+			find = sh.Find()
+		}
 		for _, m := range n.Members {
 			v := m.Value
 			var msh *generated.Shape // the member's shape, to walk it by
 			if sh != nil {
-				ps, ok := sh.Member(m.Key)
+				i := find(m.Key)
 				switch {
-				case ok:
-					msh = ps
+				case i >= 0:
+					msh = sh.Props[i].Shape
 				case sh.Open || (depth == 0 && m.Key == "task_status" && w.msg.Kind == KindTask):
 					// task_status in a TASK is AOP2-ENVELOPE-003's
 				default:

@@ -468,12 +468,24 @@ type Prop struct {
 
 // Member reports whether s knows the member key, and the shape of its value.
 func (s *Shape) Member(key string) (*Shape, bool) {
-	if s.find != nil {
-		if i := s.find(key); i >= 0 {
-			return s.Props[i].Shape, true
-		}
-		return nil, false
+	if i := s.Find()(key); i >= 0 {
+		return s.Props[i].Shape, true
 	}
+	return nil, false
+}
+
+// Find returns the search of s's props: the index in Props of a key, -1 when
+// it is not one. A walk over an object's members takes it once for the object
+// (Member is one more call per member).
+func (s *Shape) Find() func(key string) int {
+	if s.find != nil {
+		return s.find
+	}
+	return s.indexByHalves
+}
+
+// indexByHalves is the search of a shape without find (made by hand).
+func (s *Shape) indexByHalves(key string) int {
 	lo, hi := 0, len(s.Props)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -484,7 +496,7 @@ func (s *Shape) Member(key string) (*Shape, bool) {
 		}
 	}
 	if lo < len(s.Props) && s.Props[lo].Key == key {
-		return s.Props[lo].Shape, true
+		return lo
 	}
-	return nil, false
+	return -1
 }

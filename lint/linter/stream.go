@@ -288,7 +288,16 @@ func (s *builder) parse(data []byte) (*jsonread.Node, []jsonread.Problem, error)
 // unit lints one message-sized piece of input: a whole file, or one line.
 func (s *builder) unit(data []byte, line, col int) {
 	pos := s.newIndex()
-	pos.Reset(data, line, col)
+	if s.whole {
+		pos.Reset(data, line, col)
+	} else {
+		// A stream's line holds no '\n' (lineReader splits at each): its index
+		// is its first position, found without a scan of the line.
+		if poisonLines && bytes.IndexByte(data, '\n') >= 0 {
+			panic("linter: a stream's unit holds a newline")
+		}
+		pos.Reset(nil, line, col)
+	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	lead := len(data) - len(trimmed)
 	if bytes.HasPrefix(trimmed, aofPrefix) {

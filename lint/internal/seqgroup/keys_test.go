@@ -77,3 +77,49 @@ func TestKeysAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundedPoolReady: a table that moves to a grown spare when its queue
+// outgrows the pooled size (Ready before each Put) holds what a table that
+// never moves holds, with the same queue, over sessions that reuse the spares.
+func TestBoundedPoolReady(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	var pool BoundedPool[int]
+	const max = 300
+	moved := 0
+	for session := 0; session < 6; session++ {
+		var want Bounded[int]
+		got := pool.Get()
+		for step := 0; step < 2000; step++ {
+			k := fmt.Sprintf("k%d", rng.Intn(2*max))
+			if rng.Intn(5) == 0 {
+				_, wok := want.Delete(k)
+				if _, gok := got.Delete(k); gok != wok {
+					t.Fatalf("session %d step %d: Delete(%s) %v, want %v", session, step, k, gok, wok)
+				}
+				continue
+			}
+			v := rng.Int()
+			if next := pool.Ready(got); next != got {
+				got, moved = next, moved+1
+			}
+			if g, w := got.Put(k, v, max), want.Put(k, v, max); g != w {
+				t.Fatalf("session %d step %d: Put(%s) dropped %v, want %v", session, step, k, g, w)
+			}
+			if got.Len() != want.Len() || !slices.Equal(got.Order(), want.Order()) {
+				t.Fatalf("session %d step %d: %d entries, queue %v; want %d, %v", session, step, got.Len(), got.Order(), want.Len(), want.Order())
+			}
+			want.Each(func(k string, v int) {
+				if g, ok := got.Get(k); !ok || g != v {
+					t.Fatalf("session %d step %d: Get(%s) = %v %v, want %v", session, step, k, g, ok, v)
+				}
+			})
+		}
+		pool.Release(got)
+		if got.Len() != 0 || len(got.Order()) != 0 {
+			t.Fatalf("session %d: a released table keeps %d entries", session, got.Len())
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no table moved to a spare")
+	}
+}

@@ -79,7 +79,7 @@ func parseISOFast(s string) (t time.Time, zoned, ok bool) {
 		return time.Time{}, false, false
 	}
 	if len(s) == 16 { // "2006-01-02T15:04"
-		return utc(year, month, day, hour, minute, 0, 0), false, true
+		return isotime.UTC(year, month, day, hour, minute, 0, 0), false, true
 	}
 	if len(s) < 19 || s[16] != ':' {
 		return time.Time{}, false, false
@@ -90,7 +90,7 @@ func parseISOFast(s string) (t time.Time, zoned, ok bool) {
 	}
 	rest := s[19:]
 	if rest == "" { // "2006-01-02T15:04:05"
-		return utc(year, month, day, hour, minute, sec, 0), false, true
+		return isotime.UTC(year, month, day, hour, minute, sec, 0), false, true
 	}
 	nsec := 0
 	if len(rest) >= 2 && rest[0] == '.' && isDigit(rest[1]) {
@@ -109,29 +109,7 @@ func parseISOFast(s string) (t time.Time, zoned, ok bool) {
 	if rest != "Z" {
 		return time.Time{}, false, false
 	}
-	return utc(year, month, day, hour, minute, sec, nsec), true, true
-}
-
-// utc is time.Date(..., time.UTC) for fields already in range: the same value,
-// without Date's normalisation.
-func utc(year, month, day, hour, minute, sec, nsec int) time.Time {
-	// Days from 1970-01-01 to the date (proleptic Gregorian; H. Hinnant's
-	// days_from_civil).
-	y := year
-	if month <= 2 {
-		y--
-	}
-	era := y
-	if era < 0 {
-		era -= 399
-	}
-	era /= 400
-	yoe := y - era*400
-	mp := (month + 9) % 12
-	doy := (153*mp+2)/5 + day - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	days := int64(era)*146097 + int64(doe) - 719468
-	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC()
+	return isotime.UTC(year, month, day, hour, minute, sec, nsec), true, true
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -1201,7 +1201,8 @@ func (p *parser) array(depth int) (*Node, error) {
 				items = ch.take(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
 			}
 			items = items[:len(pend)]
-			for i := range pend { // (a few items: cheaper than copy's typedslicecopy)
+			//lint:ignore S1001 a loop: for a few items cheaper than copy's typedslicecopy (callgrind, c3-parse)
+			for i := range pend {
 				items[i] = pend[i]
 			}
 			n.Items = items
@@ -1333,7 +1334,8 @@ func (p *parser) object(depth int) (*Node, error) {
 				ms = ch.take(len(pend), (len(data)-p.pos)/32+4, p.reuse)
 			}
 			ms = ms[:len(pend)]
-			for i := range pend { // (a few members: cheaper than copy's typedslicecopy)
+			//lint:ignore S1001 a loop: for a few members cheaper than copy's typedslicecopy (callgrind, c3-parse)
+			for i := range pend {
 				ms[i] = pend[i]
 			}
 			n.Members = ms

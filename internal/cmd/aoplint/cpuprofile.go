@@ -7,6 +7,9 @@ import (
 	"runtime/pprof"
 )
 
+// profiling says whether this build has --cpuprofile (-tags aoplint_pprof).
+const profiling = true
+
 // startCPUProfile writes a CPU profile of the run to path until stop is called.
 // Only a build with -tags aoplint_pprof has it: runtime/pprof links
 // compress/gzip and its tables, whose initialisation every run would pay.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -26,9 +27,8 @@ type table[V any] struct {
 	pool *tablePool[V]        // nil: no reuse
 }
 
-// tablePool keeps the buffers of released tables of one value type (grown ones
-// too, a few: seqgroup.BoundedPool).
-type tablePool[V any] = seqgroup.BoundedPool[V]
+// tablePool keeps the buffers of released tables of one value type.
+type tablePool[V any] struct{ p sync.Pool }
 
 // The pools of the sequence checkers' tables.
 var (
@@ -51,13 +51,13 @@ func (t *table[V]) get(k string) (V, bool) {
 // put stores v under k (owned) and reports whether the cap was hit for the
 // first time.
 func (t *table[V]) put(k string, v V) bool {
-	if t.pool != nil {
-		if t.b == nil {
-			t.b = t.pool.Get()
+	if t.b == nil {
+		if t.pool != nil {
+			t.b, _ = t.pool.p.Get().(*seqgroup.Bounded[V])
 		}
-		t.b = t.pool.Ready(t.b)
-	} else if t.b == nil {
-		t.b = &seqgroup.Bounded[V]{}
+		if t.b == nil {
+			t.b = &seqgroup.Bounded[V]{}
+		}
 	}
 	if t.b.Put(k, v, MaxTasks) && !t.hit {
 		t.hit = true
@@ -81,16 +81,19 @@ func (t *table[V]) len() int {
 }
 
 // release empties the table and gives its buffers back to its pool (from a
-// checker's Finish, or from reset). Nothing of the session stays reachable.
+// checker's Finish, or from reset). Queues grown past a few
+// times the usual session are dropped.
 func (t *table[V]) release() {
 	b := t.b
 	if b == nil {
 		return
 	}
 	t.b = nil
-	if t.pool != nil {
-		t.pool.Release(b)
+	if t.pool == nil || b.QueueCap() > seqgroup.MaxPooledEntries {
+		return // no reuse, or grown past the usual session: left to the collector
 	}
+	b.Clear(seqgroup.MaxPooledEntries) // nothing of the session stays reachable
+	t.pool.p.Put(b)
 }
 
 // reset releases the table and forgets that its cap was hit: it starts over as

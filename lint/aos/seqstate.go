@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -33,9 +34,8 @@ type bounded[V any] struct {
 	pool *boundedPool[V]
 }
 
-// boundedPool keeps the buffers of released tables of one value type (grown
-// ones too, a few: seqgroup.BoundedPool).
-type boundedPool[V any] = seqgroup.BoundedPool[V]
+// boundedPool keeps the buffers of released tables of one value type.
+type boundedPool[V any] struct{ p sync.Pool }
 
 // The pools of the state's tables.
 var (
@@ -71,9 +71,12 @@ func (b *bounded[V]) del(k string) {
 // forgotten, the first time one was.
 func (b *bounded[V]) put(k string, v V) bool {
 	if b.b == nil {
-		b.b = b.pool.Get()
+		if bb, ok := b.pool.p.Get().(*seqgroup.Bounded[V]); ok {
+			b.b = bb
+		} else {
+			b.b = &seqgroup.Bounded[V]{}
+		}
 	}
-	b.b = b.pool.Ready(b.b)
 	if b.b.Put(k, v, b.max) && !b.full {
 		b.full = true
 		return true
@@ -100,12 +103,18 @@ func (b *bounded[V]) keys() []string {
 
 // release empties the table and gives its buffers back to the pool (from the
 // checker's Finish: the table is not used again, and if it were, it would take
-// new buffers). Nothing of the session stays reachable.
+// new buffers). Queues grown past a few times the usual session are dropped.
 func (b *bounded[V]) release() {
-	if b.b != nil {
-		b.pool.Release(b.b)
-		b.b = nil
+	bb := b.b
+	if bb == nil {
+		return
 	}
+	b.b = nil
+	if bb.QueueCap() > seqgroup.MaxPooledEntries {
+		return // grown past the usual session: left to the collector, not cleared
+	}
+	bb.Clear(seqgroup.MaxPooledEntries) // nothing of this session stays reachable
+	b.pool.p.Put(bb)
 }
 
 // own returns a string of a message that the state keeps (a key, a witness's

@@ -2,7 +2,6 @@ package orchmsg
 
 import (
 	"container/heap"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -41,12 +40,8 @@ type windowBufs[V any] struct {
 	seen  map[string]struct{}
 }
 
-// windowPool keeps the buffers of released windows of one value type: those of
-// the usual session in p, and a few grown past it in big (seqgroup.Spares).
-type windowPool[V any] struct {
-	p   sync.Pool
-	big seqgroup.Spares[*windowBufs[V]]
-}
+// windowPool keeps the buffers of released windows of one value type.
+type windowPool[V any] struct{ p sync.Pool }
 
 // The pools of the windows' value types.
 var (
@@ -107,9 +102,6 @@ func (w *window[V]) put(k string, v V) bool {
 	if !b.keys.Put(k, v) {
 		return false // k was there: its value replaced
 	}
-	if n := len(b.order); n == cap(b.order) && n >= seqgroup.MaxPooledEntries/2 && n <= seqgroup.MaxPooledEntries {
-		b = w.outgrow() // its queue would grow past what the pool keeps
-	}
 	b.order = append(b.order, k)
 	dropped := false
 	for b.keys.Len() > w.max && w.head < len(b.order) {
@@ -153,8 +145,7 @@ func (w *window[V]) compact() {
 
 // release empties the window and gives its buffers back to the pool (from a
 // checker's Finish: the window is not used again, and if it were, it would take
-// new buffers). Buffers grown past a few times the usual session go to the
-// pool's few spares (outgrow takes them), or are dropped.
+// new buffers). Buffers grown past a few times the usual session are dropped.
 func (w *window[V]) release() {
 	b := w.b
 	if b == nil {
@@ -162,40 +153,13 @@ func (w *window[V]) release() {
 	}
 	w.b, w.head = nil, 0
 	if cap(b.order) > seqgroup.MaxPooledEntries || cap(b.spare) > seqgroup.MaxPooledEntries {
-		// grown past the usual session: kept for the next window that grows
-		// (bounded by its window's max), else left to the collector
-		b.empty(math.MaxInt)
-		w.pool.big.Put(b)
-		return
+		return // grown past the usual session: left to the collector, not cleared
 	}
-	b.empty(seqgroup.MaxPooledEntries)
-	w.pool.p.Put(b)
-}
-
-// outgrow moves the window's entries and queue to grown buffers its pool keeps,
-// if it has any, and gives its own back; it returns the buffers it is left with.
-func (w *window[V]) outgrow() *windowBufs[V] {
-	nb, ok := w.pool.big.Get()
-	if !ok {
-		return w.b
-	}
-	b := w.b
-	b.keys.Each(func(k string, v V) { nb.keys.Insert(k, v) })
-	nb.order = append(nb.order, b.order[w.head:]...)
-	w.b, w.head = nb, 0
-	b.empty(seqgroup.MaxPooledEntries)
-	w.pool.p.Put(b)
-	return nb
-}
-
-// empty drops the keys and values of b and its queues, so that nothing of the
-// session stays reachable, keeping its memory (its table's unless that held more
-// than maxKeys entries).
-func (b *windowBufs[V]) empty(maxKeys int) {
-	b.keys.Clear(maxKeys)
+	b.keys.Clear(seqgroup.MaxPooledEntries) // drop the keys and values: nothing of this session stays reachable
 	clear(b.order)
 	clear(b.spare[:cap(b.spare)])
 	b.order, b.spare = b.order[:0], b.spare[:0]
+	w.pool.p.Put(b)
 }
 
 // ownID returns id as the windows keep it: a copy, so that a window pins a few

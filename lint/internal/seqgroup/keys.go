@@ -1,10 +1,5 @@
 package seqgroup
 
-import (
-	"math"
-	"sync"
-)
-
 // Keys maps string keys to values, for the state of a sequence rule: a session
 // follows a few tasks, requests or agents at a time, so while it holds at most
 // SmallKeys entries they are a short slice searched in turn (the keys are owned
@@ -198,50 +193,4 @@ func (b *Bounded[V]) Clear(maxMap int) {
 	b.Keys.Clear(maxMap)
 	clear(b.order)
 	b.order, b.head = b.order[:0], 0
-}
-
-// BoundedPool keeps released Bounded tables of one value type for the next
-// sessions: those of the usual session in a sync.Pool, and a few grown past
-// MaxPooledEntries in Spares. Its zero value is empty and ready to use.
-type BoundedPool[V any] struct {
-	p   sync.Pool
-	big Spares[*Bounded[V]]
-}
-
-// Get returns an empty table.
-func (p *BoundedPool[V]) Get() *Bounded[V] {
-	if b, ok := p.p.Get().(*Bounded[V]); ok {
-		return b
-	}
-	return &Bounded[V]{}
-}
-
-// Release empties b, so that nothing of its session stays reachable, and keeps
-// it: in the pool, or, grown past MaxPooledEntries, among the spares if there
-// is room (else it is left to the collector).
-func (p *BoundedPool[V]) Release(b *Bounded[V]) {
-	if b.QueueCap() > MaxPooledEntries {
-		b.Clear(math.MaxInt)
-		p.big.Put(b)
-		return
-	}
-	b.Clear(MaxPooledEntries)
-	p.p.Put(b)
-}
-
-// Ready returns the table to put the next key in: b, or, when b's queue is
-// about to grow past what the pool keeps, a spare grown table (if there is one)
-// holding b's entries and queue, b going back to the pool.
-func (p *BoundedPool[V]) Ready(b *Bounded[V]) *Bounded[V] {
-	if n := len(b.order); b.head != 0 || n != cap(b.order) || n < MaxPooledEntries/2 || n > MaxPooledEntries {
-		return b
-	}
-	nb, ok := p.big.Get()
-	if !ok {
-		return b
-	}
-	b.Keys.Each(func(k string, v V) { nb.Insert(k, v) })
-	nb.order = append(nb.order, b.order...)
-	p.Release(b)
-	return nb
 }

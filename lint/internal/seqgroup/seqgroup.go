@@ -5,11 +5,7 @@
 // view, owned copies of the strings they keep).
 package seqgroup
 
-import (
-	"sync"
-
-	"github.com/aopkit/aopkit/lint"
-)
+import "github.com/aopkit/aopkit/lint"
 
 // Entry is one rule of a group and how to make its checker over the shared S.
 type Entry[S any] struct {
@@ -83,49 +79,3 @@ func (g *checker[S]) Finish(p *lint.Pass) {
 // (peak RSS 125 MiB at 1.5M messages with GOMEMLIMIT=off, against 52 MiB before
 // pooling). The sequence rules of orchmsg, aos and aof share it.
 const MaxPooledEntries = 64
-
-// MaxSpares is the most grown tables a Spares keeps: one, for the one long
-// session the driver restarts. With 4, peak RSS on 1.5M messages with
-// GOMEMLIMIT=off rose from 47.9 to 61.7 MiB (over issue 11's 60), and CPU with
-// the default soft limit did not measurably improve (single /usr/bin/time runs
-// on /tmp/pf/t1500k: 8.43 s with 4, 8.29 s with 1, 8.09 s without spares); with
-// 1, 54.1 MiB.
-const MaxSpares = 1
-
-// Spares keeps a few sequence-state tables grown past MaxPooledEntries, emptied,
-// for the next table that grows as big: a session that outlives MaxPooledEntries
-// entries (the bare lines of a transcript, one session that the driver finishes
-// and starts again as newer sessions push it out) would otherwise grow its
-// tables from nothing each time (orchmsg's windows: 1,000 to 1,500 entries, 85 B
-// a line of the benchmark transcript). The collector does not empty it (a
-// sync.Pool it empties every cycle), and it holds at most MaxSpares tables, so
-// what it keeps alive is bounded. Safe for concurrent use (the workers share
-// it). Its zero value is empty and ready to use.
-type Spares[T any] struct {
-	mu sync.Mutex
-	s  []T
-}
-
-// Get takes a kept table, if there is one.
-func (s *Spares[T]) Get() (t T, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n := len(s.s); n > 0 {
-		t, s.s[n-1] = s.s[n-1], t
-		s.s = s.s[:n-1]
-		return t, true
-	}
-	return t, false
-}
-
-// Put keeps t, which must be empty, unless MaxSpares are kept; it reports
-// whether it did.
-func (s *Spares[T]) Put(t T) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.s) >= MaxSpares {
-		return false
-	}
-	s.s = append(s.s, t)
-	return true
-}

@@ -460,32 +460,23 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 	}
 }
 
-// harnessKind is the Kind of a harness record of event e: "harness:" + e, the
-// events docs/transcript-format.md names without a concatenation (an
-// allocation each).
+// harnessKind is the Kind of a harness record of event e: "harness:" + e, made
+// once for the events docs/transcript-format.md names (a concatenation per
+// record was an allocation each).
 func harnessKind(e string) string {
-	switch e {
-	case "agent-start":
-		return "harness:agent-start"
-	case "timers-start":
-		return "harness:timers-start"
-	case "agent-exit":
-		return "harness:agent-exit"
-	case "signal":
-		return "harness:signal"
-	case "kill":
-		return "harness:kill"
-	case "close-stdin":
-		return "harness:close-stdin"
-	case "timeout":
-		return "harness:timeout"
-	case "scenario-end":
-		return "harness:scenario-end"
-	case "decision":
-		return "harness:decision"
+	if k, ok := harnessKinds[e]; ok {
+		return k
 	}
 	return "harness:" + e
 }
+
+var harnessKinds = func() map[string]string {
+	m := map[string]string{}
+	for _, e := range []string{"agent-start", "timers-start", "agent-exit", "signal", "kill", "close-stdin", "timeout", "scenario-end", "decision"} {
+		m[e] = "harness:" + e
+	}
+	return m
+}()
 
 // recordFields are the members of a transcript/1 record, read in one pass over
 // its members (the last of a key winning, as with Get).

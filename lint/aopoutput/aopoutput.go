@@ -221,12 +221,7 @@ type isoTime struct {
 // memoOf returns the report memo of p's message, parsing the report if the
 // driver did not (ParseText makes it).
 func memoOf(p *lint.Pass) *reportMemo {
-	switch v := p.Msg.Parsed.(type) {
-	case *reportMemo:
-		return v
-	case *report:
-		m := &reportMemo{r: v}
-		p.Msg.Parsed = m
+	if m, ok := p.Msg.Parsed.(*reportMemo); ok {
 		return m
 	}
 	m := &reportMemo{r: parse(p.Msg.Raw)}

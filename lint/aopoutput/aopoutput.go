@@ -45,11 +45,8 @@ const (
 // Markers in the order the spec's format gives them. METRICS is optional.
 var Markers = spec.Markers
 
-// rankOf is a marker's place in Markers (false for one the format does not
-// define): spec.Rank, a scan of seven names where a map hashed each.
-func rankOf(name string) (int, bool) { return spec.Rank(name) }
-
-// rankAt is rankOf's place, 0 for a marker the format does not define.
+// rankAt is a marker's place in Markers (spec.Rank), 0 for a marker the
+// format does not define.
 func rankAt(name string) int {
 	k, _ := spec.Rank(name)
 	return k
@@ -130,7 +127,7 @@ func ParseText(text []byte) (kind, dialect string, confidence int, parsed any) {
 	}
 	knownN := 0
 	for _, m := range r.Markers {
-		if _, ok := rankOf(m.Name); ok {
+		if _, ok := spec.Rank(m.Name); ok {
 			knownN++
 		}
 	}

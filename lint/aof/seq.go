@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -28,7 +27,7 @@ type table[V any] struct {
 }
 
 // tablePool keeps the buffers of released tables of one value type.
-type tablePool[V any] struct{ p sync.Pool }
+type tablePool[V any] = seqgroup.BoundedPool[V]
 
 // The pools of the sequence checkers' tables.
 var (
@@ -53,9 +52,8 @@ func (t *table[V]) get(k string) (V, bool) {
 func (t *table[V]) put(k string, v V) bool {
 	if t.b == nil {
 		if t.pool != nil {
-			t.b, _ = t.pool.p.Get().(*seqgroup.Bounded[V])
-		}
-		if t.b == nil {
+			t.b = t.pool.Get()
+		} else {
 			t.b = &seqgroup.Bounded[V]{}
 		}
 	}
@@ -81,19 +79,13 @@ func (t *table[V]) len() int {
 }
 
 // release empties the table and gives its buffers back to its pool (from a
-// checker's Finish, or from reset). Queues grown past a few
-// times the usual session are dropped.
+// checker's Finish, or from reset). Queues grown past a few times the usual
+// session are dropped (BoundedPool.Release).
 func (t *table[V]) release() {
-	b := t.b
-	if b == nil {
-		return
+	if t.b != nil && t.pool != nil {
+		t.pool.Release(t.b)
 	}
 	t.b = nil
-	if t.pool == nil || b.QueueCap() > seqgroup.MaxPooledEntries {
-		return // no reuse, or grown past the usual session: left to the collector
-	}
-	b.Clear(seqgroup.MaxPooledEntries) // nothing of the session stays reachable
-	t.pool.p.Put(b)
 }
 
 // reset releases the table and forgets that its cap was hit: it starts over as

@@ -27,11 +27,7 @@ type viewMemo struct {
 	// owned interns the strings of messages the group keeps (task ids, agents,
 	// outcomes, statuses): a session names the same few again and again, so
 	// each is copied once, not once per message.
-	owned map[string]string
-	// recent are the last strings own handed out: a session's messages repeat
-	// its task and sender, found here without hashing.
-	recent [4]string
-	next   uint8
+	owned seqgroup.Names
 }
 
 // of returns the view of m, shared by the group's checkers (not to be
@@ -60,24 +56,7 @@ func (vm *viewMemo) own(s string) string {
 	if vm == nil {
 		return strings.Clone(s)
 	}
-	for _, r := range &vm.recent {
-		if len(r) == len(s) && r == s {
-			return r
-		}
-	}
-	o, ok := vm.owned[s]
-	if !ok {
-		if vm.owned == nil {
-			vm.owned = map[string]string{}
-		} else if len(vm.owned) >= 4*MaxTasks {
-			clear(vm.owned) // the copies handed out stay valid; only the sharing restarts
-		}
-		o = strings.Clone(s)
-		vm.owned[o] = o
-	}
-	vm.recent[vm.next%uint8(len(vm.recent))] = o
-	vm.next++
-	return o
+	return vm.owned.Own(s, 4*MaxTasks)
 }
 
 // forget drops the message observed, keeping the interned strings.

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
@@ -185,12 +184,8 @@ func taskOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
 // alive for as long as the session's state, so what outlives the message is
 // copied, once per distinct value.
 type names struct {
-	m map[string]string
-	// recent are the last strings handed out: a session's messages repeat its
-	// session_id, task_id and event names, found here without hashing.
-	recent [8]string
-	next   int
-	buf    []byte // a key being made
+	seqgroup.Names        // at most maxNames
+	buf            []byte // a key being made
 	// The last value of each string of a view (owned), compared first.
 	lastEvent, lastTask, lastSession, lastKeySession, lastKeyTask, lastKey string
 }
@@ -236,36 +231,10 @@ func (ns *names) key(sessionID, taskID string) string {
 const maxNames = 4096
 
 // own returns an owned copy of s, equal to it.
-func (ns *names) own(s string) string {
-	if s == "" {
-		return ""
-	}
-	// s's bytes, only read here: a new name is copied before it is kept.
-	return ns.ownBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
-}
+func (ns *names) own(s string) string { return ns.Own(s, maxNames) }
 
 // ownBytes returns an owned string equal to b.
-func (ns *names) ownBytes(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	for _, r := range &ns.recent {
-		if len(r) == len(b) && r == string(b) {
-			return r
-		}
-	}
-	o, ok := ns.m[string(b)]
-	if !ok {
-		if ns.m == nil || len(ns.m) >= maxNames {
-			ns.m = map[string]string{} // small: most sessions keep few strings
-		}
-		o = string(b)
-		ns.m[o] = o
-	}
-	ns.recent[ns.next%len(ns.recent)] = o
-	ns.next++
-	return o
-}
+func (ns *names) ownBytes(b []byte) string { return ns.OwnBytes(b, maxNames) }
 
 // delegated reports whether a TASK was sent by an executor delegating a sub-task:
 // the transcript says the agent sent it or, in a plain stream, it names a parent

@@ -112,8 +112,8 @@ func (g *groupChecker) Finish(p *lint.Pass) {
 		m.c.reset()
 	}
 	g.view, g.now = view{}, stamp{}
-	if len(g.names.m) > maxNames/8 {
-		g.names.m = nil
+	if g.names.Len() > maxNames/8 {
+		g.names.DropMap()
 	}
 	groups.Put(g)
 }

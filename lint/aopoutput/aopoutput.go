@@ -45,11 +45,8 @@ const (
 // Markers in the order the spec's format gives them. METRICS is optional.
 var Markers = spec.Markers
 
-// rankOf is a marker's place in Markers (false for one the format does not
-// define): spec.Rank, a scan of seven names where a map hashed each.
-func rankOf(name string) (int, bool) { return spec.Rank(name) }
-
-// rankAt is rankOf's place, 0 for a marker the format does not define.
+// rankAt is a marker's place in Markers (spec.Rank), 0 for a marker the
+// format does not define.
 func rankAt(name string) int {
 	k, _ := spec.Rank(name)
 	return k
@@ -130,7 +127,7 @@ func ParseText(text []byte) (kind, dialect string, confidence int, parsed any) {
 	}
 	knownN := 0
 	for _, m := range r.Markers {
-		if _, ok := rankOf(m.Name); ok {
+		if _, ok := spec.Rank(m.Name); ok {
 			knownN++
 		}
 	}
@@ -221,12 +218,7 @@ type isoTime struct {
 // memoOf returns the report memo of p's message, parsing the report if the
 // driver did not (ParseText makes it).
 func memoOf(p *lint.Pass) *reportMemo {
-	switch v := p.Msg.Parsed.(type) {
-	case *reportMemo:
-		return v
-	case *report:
-		m := &reportMemo{r: v}
-		p.Msg.Parsed = m
+	if m, ok := p.Msg.Parsed.(*reportMemo); ok {
 		return m
 	}
 	m := &reportMemo{r: parse(p.Msg.Raw)}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 const specFormat = "aop-output-1.0.0 §AOP Format Specification"
@@ -84,7 +85,7 @@ func checkMissing(p *lint.Pass) {
 	where := func(name string) int {
 		best := -1
 		for _, m := range r.Markers {
-			if k, ok := rankOf(m.Name); ok && k > rankAt(name) && (best < 0 || m.Off < best) {
+			if k, ok := spec.Rank(m.Name); ok && k > rankAt(name) && (best < 0 || m.Off < best) {
 				best = m.Off
 			}
 		}
@@ -149,7 +150,7 @@ func checkRepeated(p *lint.Pass) {
 	var others map[string]int
 	for _, m := range r.Markers {
 		second := false
-		if k, ok := rankOf(m.Name); ok {
+		if k, ok := spec.Rank(m.Name); ok {
 			second = once&(1<<k) != 0 && twice&(1<<k) == 0
 			twice |= once & (1 << k)
 			once |= 1 << k
@@ -193,7 +194,7 @@ func checkOrder(p *lint.Pass) {
 	var seen uint // by rank
 	for i := range r.Markers {
 		m := &r.Markers[i]
-		if k, ok := rankOf(m.Name); ok && seen&(1<<k) == 0 {
+		if k, ok := spec.Rank(m.Name); ok && seen&(1<<k) == 0 {
 			seen |= 1 << k
 			ms = append(ms, m)
 		}
@@ -259,7 +260,7 @@ func inOrder(ms []*marker) bool {
 
 func isLastKnown(r *report, m *marker) bool {
 	for i := len(r.Markers) - 1; i >= 0; i-- {
-		if _, ok := rankOf(r.Markers[i].Name); ok {
+		if _, ok := spec.Rank(r.Markers[i].Name); ok {
 			return &r.Markers[i] == m
 		}
 	}
@@ -270,7 +271,7 @@ func checkUnknown(p *lint.Pass) {
 	r := parsed(p)
 	d := memoOf(p).dialectOf()
 	for _, m := range r.Markers {
-		if _, ok := rankOf(m.Name); ok {
+		if _, ok := spec.Rank(m.Name); ok {
 			continue
 		}
 		why := ""
@@ -294,7 +295,7 @@ func lastPresent(r *report) (int, *marker) {
 	maxRank := -1
 	var last *marker
 	for i := range r.Markers {
-		if k, ok := rankOf(r.Markers[i].Name); ok {
+		if k, ok := spec.Rank(r.Markers[i].Name); ok {
 			if k > maxRank {
 				maxRank = k
 			}

@@ -15,18 +15,8 @@ func TestTracePrefilters(t *testing.T) {
 		"Foo.java", ".java:", "x", "$", "<init>", ".kt:", "a.b", "- ", "* ", "\u00e9", "File", "Traceback", "panic"}
 	matched := 0
 	pieceLines(pieces, 3, 8, func(s string) {
-		if traceHeaderRe().MatchString(s) {
-			matched++
-			if !mayBeTraceHeader(s) {
-				t.Fatalf("traceHeaderRe matches %q, mayBeTraceHeader says no", s)
-			}
-		}
-		if frameRe().MatchString(s) {
-			matched++
-			if !mayBeFrame(s) {
-				t.Fatalf("frameRe matches %q, mayBeFrame says no", s)
-			}
-		}
+		matched += prefiltered(t, s, traceHeaderRe(), "traceHeaderRe", mayBeTraceHeader, "mayBeTraceHeader")
+		matched += prefiltered(t, s, frameRe(), "frameRe", mayBeFrame, "mayBeFrame")
 	})
 	if matched < 1000 {
 		t.Fatalf("only %d lines matched: the test does not reach the regexps", matched)
@@ -42,12 +32,7 @@ func TestCodePrefilters(t *testing.T) {
 		"div", "a", "(", ";", " ", "\t", "\r", "\f", "\n", "\v", "x", "- ", "```", "~~~", "`", "~", "\u00e9", "_", "1"}
 	matched := 0
 	pieceLines(pieces, 5, 6, func(s string) {
-		if codeLineRe().MatchString(s) {
-			matched++
-			if !mayBeCode(s) {
-				t.Fatalf("codeLineRe matches %q, mayBeCode says no", s)
-			}
-		}
+		matched += prefiltered(t, s, codeLineRe(), "codeLineRe", mayBeCode, "mayBeCode")
 		if isFence(s) != fenceRe.MatchString(s) {
 			t.Fatalf("isFence(%q) = %v, the regexp %v", s, isFence(s), fenceRe.MatchString(s))
 		}
@@ -55,6 +40,19 @@ func TestCodePrefilters(t *testing.T) {
 	if matched < 1000 {
 		t.Fatalf("only %d lines matched: the test does not reach the regexp", matched)
 	}
+}
+
+// prefiltered is 1 if re matches s, else 0; it fails t if re matches s and
+// pre, re's prefilter, does not pass it.
+func prefiltered(t *testing.T, s string, re *regexp.Regexp, reName string, pre func(string) bool, preName string) int {
+	t.Helper()
+	if !re.MatchString(s) {
+		return 0
+	}
+	if !pre(s) {
+		t.Fatalf("%s matches %q, %s says no", reName, s, preName)
+	}
+	return 1
 }
 
 // pieceLines calls f with 300k lines of 1 to max pieces joined at random.

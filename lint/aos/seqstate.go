@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
@@ -35,7 +34,7 @@ type bounded[V any] struct {
 }
 
 // boundedPool keeps the buffers of released tables of one value type.
-type boundedPool[V any] struct{ p sync.Pool }
+type boundedPool[V any] = seqgroup.BoundedPool[V]
 
 // The pools of the state's tables.
 var (
@@ -71,11 +70,7 @@ func (b *bounded[V]) del(k string) {
 // forgotten, the first time one was.
 func (b *bounded[V]) put(k string, v V) bool {
 	if b.b == nil {
-		if bb, ok := b.pool.p.Get().(*seqgroup.Bounded[V]); ok {
-			b.b = bb
-		} else {
-			b.b = &seqgroup.Bounded[V]{}
-		}
+		b.b = b.pool.Get()
 	}
 	if b.b.Put(k, v, b.max) && !b.full {
 		b.full = true
@@ -103,18 +98,13 @@ func (b *bounded[V]) keys() []string {
 
 // release empties the table and gives its buffers back to the pool (from the
 // checker's Finish: the table is not used again, and if it were, it would take
-// new buffers). Queues grown past a few times the usual session are dropped.
+// new buffers). Queues grown past a few times the usual session are dropped
+// (BoundedPool.Release).
 func (b *bounded[V]) release() {
-	bb := b.b
-	if bb == nil {
-		return
+	if b.b != nil {
+		b.pool.Release(b.b)
+		b.b = nil
 	}
-	b.b = nil
-	if bb.QueueCap() > seqgroup.MaxPooledEntries {
-		return // grown past the usual session: left to the collector, not cleared
-	}
-	bb.Clear(seqgroup.MaxPooledEntries) // nothing of this session stays reachable
-	b.pool.p.Put(bb)
 }
 
 // own returns a string of a message that the state keeps (a key, a witness's

@@ -1,5 +1,7 @@
 package seqgroup
 
+import "sync"
+
 // Keys maps string keys to values, for the state of a sequence rule: a session
 // follows a few tasks, requests or agents at a time, so while it holds at most
 // SmallKeys entries they are a short slice searched in turn (the keys are owned
@@ -193,4 +195,28 @@ func (b *Bounded[V]) Clear(maxMap int) {
 	b.Keys.Clear(maxMap)
 	clear(b.order)
 	b.order, b.head = b.order[:0], 0
+}
+
+// BoundedPool keeps the buffers of released Bounded tables of one value type,
+// for the many short sessions of a transcript. Its zero value is empty and
+// ready to use.
+type BoundedPool[V any] struct{ p sync.Pool }
+
+// Get returns an empty table: a released one, or a new one.
+func (p *BoundedPool[V]) Get() *Bounded[V] {
+	if b, ok := p.p.Get().(*Bounded[V]); ok {
+		return b
+	}
+	return &Bounded[V]{}
+}
+
+// Release empties b, so that nothing of its session stays reachable, and keeps
+// it for Get; a table whose queue grew past MaxPooledEntries is left to the
+// collector instead.
+func (p *BoundedPool[V]) Release(b *Bounded[V]) {
+	if b.QueueCap() > MaxPooledEntries {
+		return
+	}
+	b.Clear(MaxPooledEntries)
+	p.p.Put(b)
 }

@@ -1,0 +1,55 @@
+package seqgroup
+
+import "unsafe"
+
+// Names interns the strings a sequence state keeps past their message: a string
+// of a message points into its line (lint.Message), and one kept would keep the
+// whole line alive for as long as the state, so what outlives the message is
+// copied, once per distinct value. Its zero value is empty and ready to use.
+type Names struct {
+	m map[string]string
+	// recent are the last strings handed out: a session's messages repeat its
+	// ids and names, found here without hashing.
+	recent [8]string
+	next   int
+}
+
+// Own returns an owned copy of s, equal to it; the map holds at most max
+// strings (past it, it starts over: the strings handed out stay valid).
+func (n *Names) Own(s string, max int) string {
+	if s == "" {
+		return ""
+	}
+	// s's bytes, only read here: a new name is copied before it is kept.
+	return n.OwnBytes(unsafe.Slice(unsafe.StringData(s), len(s)), max)
+}
+
+// OwnBytes returns an owned string equal to b, as Own.
+func (n *Names) OwnBytes(b []byte, max int) string {
+	if len(b) == 0 {
+		return ""
+	}
+	for _, r := range &n.recent {
+		if len(r) == len(b) && r == string(b) {
+			return r
+		}
+	}
+	o, ok := n.m[string(b)]
+	if !ok {
+		if n.m == nil || len(n.m) >= max {
+			n.m = map[string]string{} // small: most sessions keep few strings
+		}
+		o = string(b)
+		n.m[o] = o
+	}
+	n.recent[n.next%len(n.recent)] = o
+	n.next++
+	return o
+}
+
+// Len is the number of strings in the map.
+func (n *Names) Len() int { return len(n.m) }
+
+// DropMap lets the map go (a grown one is not worth keeping for the next
+// session); the recent strings stay.
+func (n *Names) DropMap() { n.m = nil }

@@ -973,16 +973,8 @@ func (p *parser) str() (string, error) {
 	ascii := true
 	for pos < len(data) {
 		// Eight bytes at a time while none of them ends the fast path or is
-		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
-		// '\\', a control character or ≥ 0x80).
-		for pos+8 <= len(data) {
-			// (A load through the array pointer: no slicing, no bounds check.)
-			if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), pos))[:])); m != 0 {
-				pos += bits.TrailingZeros64(m) >> 3 // the first such byte
-				break
-			}
-			pos += 8
-		}
+		// non-ASCII (plainEnd, inlined).
+		pos = plainEnd(data, pos)
 		if pos >= len(data) {
 			break
 		}

@@ -459,6 +459,25 @@ type chunks[T any] struct {
 // take returns k fresh elements: contiguous, of capacity k. A run longer than a
 // quarter slab gets its own slice.
 func (c *chunks[T]) take(k, want int, reuse bool) []T {
+	if out, ok := c.cut(k); ok {
+		return out
+	}
+	return c.takeSlow(k, want, reuse)
+}
+
+// cut is take's usual case, small enough to be inlined: k elements from the
+// current slab when it has room (and k is not past a quarter slab).
+func (c *chunks[T]) cut(k int) ([]T, bool) {
+	if k <= slabMax/4 && c.cur < len(c.list) && c.off+k <= len(c.list[c.cur]) {
+		out := c.list[c.cur][c.off : c.off+k : c.off+k]
+		c.off += k
+		return out, true
+	}
+	return nil, false
+}
+
+// takeSlow is take when the current slab has no room for k.
+func (c *chunks[T]) takeSlow(k, want int, reuse bool) []T {
 	if k > slabMax/4 {
 		return make([]T, k)
 	}
@@ -973,16 +992,8 @@ func (p *parser) str() (string, error) {
 	ascii := true
 	for pos < len(data) {
 		// Eight bytes at a time while none of them ends the fast path or is
-		// non-ASCII (SWAR: a byte's high bit is set in the mask when it is '"',
-		// '\\', a control character or ≥ 0x80).
-		for pos+8 <= len(data) {
-			// (A load through the array pointer: no slicing, no bounds check.)
-			if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), pos))[:])); m != 0 {
-				pos += bits.TrailingZeros64(m) >> 3 // the first such byte
-				break
-			}
-			pos += 8
-		}
+		// non-ASCII (plainEnd, inlined).
+		pos = plainEnd(data, pos)
 		if pos >= len(data) {
 			break
 		}
@@ -1192,13 +1203,9 @@ func (p *parser) array(depth int) (*Node, error) {
 			p.pos++
 			n.End = p.pos
 			pend := p.items[base:]
-			var items []*Node
-			if ch := &p.ar.items; len(pend) <= slabMax/4 && ch.cur < len(ch.list) && ch.off+len(pend) <= len(ch.list[ch.cur]) {
-				// take's usual case, inlined (as object's).
-				items = ch.list[ch.cur][ch.off : ch.off+len(pend) : ch.off+len(pend)]
-				ch.off += len(pend)
-			} else {
-				items = ch.take(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
+			items, ok := p.ar.items.cut(len(pend)) // take's usual case, inlined
+			if !ok {
+				items = p.ar.items.takeSlow(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
 			}
 			items = items[:len(pend)]
 			//lint:ignore S1001 a loop: for a few items cheaper than copy's typedslicecopy (callgrind, c3-parse)
@@ -1324,14 +1331,9 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.pos = pos + 1
 			n.End = p.pos
 			pend := p.members[base:]
-			var ms []Member
-			if ch := &p.ar.members; len(pend) <= slabMax/4 && ch.cur < len(ch.list) && ch.off+len(pend) <= len(ch.list[ch.cur]) {
-				// take's usual case, inlined (the generic take is called
-				// through a dictionary): the current slab has room.
-				ms = ch.list[ch.cur][ch.off : ch.off+len(pend) : ch.off+len(pend)]
-				ch.off += len(pend)
-			} else {
-				ms = ch.take(len(pend), (len(data)-p.pos)/32+4, p.reuse)
+			ms, ok := p.ar.members.cut(len(pend)) // take's usual case, inlined
+			if !ok {
+				ms = p.ar.members.takeSlow(len(pend), (len(data)-p.pos)/32+4, p.reuse)
 			}
 			ms = ms[:len(pend)]
 			//lint:ignore S1001 a loop: for a few members cheaper than copy's typedslicecopy (callgrind, c3-parse)

@@ -46,14 +46,8 @@ func checkNumberFastPaths(t *testing.T, lit string) {
 	}
 }
 
-// TestNumberFastPaths: the digit loops of isInteger and bound.cmp answer as the
-// code they skip does.
-func TestNumberFastPaths(t *testing.T) {
-	for _, lit := range numberLiterals {
-		checkNumberFastPaths(t, lit)
-	}
-}
-
+// FuzzNumberFastPaths: the digit loops of isInteger and bound.cmp answer as the
+// code they skip does. Plain go test runs it on its seeds, numberLiterals.
 func FuzzNumberFastPaths(f *testing.F) {
 	for _, lit := range numberLiterals {
 		f.Add(lit)

@@ -400,14 +400,17 @@ func (d *dfa) match(s string) bool {
 func (d *dfa) runeStep(st int, s string, i *int) int {
 	r, w := utf8.DecodeRuneInString(s[*i:])
 	*i += w
-	var class uint8
+	return int(d.next[st*d.nclass+int(d.runeClass(r))])
+}
+
+// runeClass is the class of a rune that is not ASCII (0 when no range has it).
+func (d *dfa) runeClass(r rune) uint8 {
 	for _, rr := range d.ranges {
 		if r >= rr.lo && r <= rr.hi {
-			class = rr.class
-			break
+			return rr.class
 		}
 	}
-	return int(d.next[st*d.nclass+int(class)])
+	return 0
 }
 
 // matchClasses is match by the class of each rune: the automaton as schemagen
@@ -422,12 +425,7 @@ func (d *dfa) matchClasses(s string) bool {
 		} else {
 			r, w := utf8.DecodeRuneInString(s[i:])
 			i += w
-			for _, rr := range d.ranges {
-				if r >= rr.lo && r <= rr.hi {
-					class = rr.class
-					break
-				}
-			}
+			class = d.runeClass(r)
 		}
 		if st = int(d.next[st*d.nclass+int(class)]); st == 0 {
 			return false

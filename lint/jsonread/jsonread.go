@@ -155,8 +155,8 @@ func (n *Node) Get(key string) *Node {
 }
 
 // load64 and load32 read the little-endian word at p+off (one load where
-// unaligned loads are allowed). The eight-byte string scans (plainEnd, str's
-// escape path, Lookup's token scan) write the load out instead: through
+// unaligned loads are allowed). The eight-byte scans (plainEnd, strRest and
+// resolve's token scan) write the load out instead: through
 // load64, the nested inlining left an extra instruction in each of their hot
 // loops (objdump), 1-2 M more over the 20k-message transcript (callgrind).
 func load64(p unsafe.Pointer, off int) uint64 {

@@ -459,17 +459,10 @@ type chunks[T any] struct {
 	dirtyCur, dirtyOff int
 }
 
-// take returns k fresh elements: contiguous, of capacity k. A run longer than a
-// quarter slab gets its own slice.
-func (c *chunks[T]) take(k, want int, reuse bool) []T {
-	if out, ok := c.cut(k); ok {
-		return out
-	}
-	return c.takeSlow(k, want, reuse)
-}
-
-// cut is take's usual case, small enough to be inlined: k elements from the
-// current slab when it has room (and k is not past a quarter slab).
+// cut and takeSlow return k fresh elements: contiguous, of capacity k. cut is
+// the usual case, small enough to be inlined: k elements from the current slab
+// when it has room (and k is not past a quarter slab); takeSlow the rest, where
+// a run longer than a quarter slab gets its own slice.
 func (c *chunks[T]) cut(k int) ([]T, bool) {
 	if k <= slabMax/4 && c.cur < len(c.list) && c.off+k <= len(c.list[c.cur]) {
 		out := c.list[c.cur][c.off : c.off+k : c.off+k]
@@ -479,7 +472,7 @@ func (c *chunks[T]) cut(k int) ([]T, bool) {
 	return nil, false
 }
 
-// takeSlow is take when the current slab has no room for k.
+// takeSlow is the rest of cut's job (see there).
 func (c *chunks[T]) takeSlow(k, want int, reuse bool) []T {
 	if k > slabMax/4 {
 		return make([]T, k)
@@ -1206,7 +1199,7 @@ func (p *parser) array(depth int) (*Node, error) {
 			p.pos++
 			n.End = p.pos
 			pend := p.items[base:]
-			items, ok := p.ar.items.cut(len(pend)) // take's usual case, inlined
+			items, ok := p.ar.items.cut(len(pend)) // the usual case, inlined
 			if !ok {
 				items = p.ar.items.takeSlow(len(pend), (len(p.data)-p.pos)/160+4, p.reuse)
 			}
@@ -1334,7 +1327,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.pos = pos + 1
 			n.End = p.pos
 			pend := p.members[base:]
-			ms, ok := p.ar.members.cut(len(pend)) // take's usual case, inlined
+			ms, ok := p.ar.members.cut(len(pend)) // the usual case, inlined
 			if !ok {
 				ms = p.ar.members.takeSlow(len(pend), (len(data)-p.pos)/32+4, p.reuse)
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
+	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
 // The orchmsg sequence rules are one rule group (seqgroup): the driver makes one
@@ -14,32 +15,33 @@ import (
 // seqGroup names the group of every orchmsg sequence rule.
 const seqGroup = "orchmsg-seq"
 
-// msgFacts is what the group's checkers read of the message being observed, each
-// read once (on the first checker's asking) and shared: its id and the owned
-// copy the checkers keep (ownID), its type, correlationId, time (when) and its
-// mark at /id, which up to four checkers keep. The group forgets them after
-// each message.
+// msgFacts is what the group's checkers read of the message being observed,
+// read once and shared: the root's members they look at (id, type,
+// correlationId, timestamp), found in one pass over its members when the first
+// checker asks, and, each made on the first checker's asking, the owned copy of
+// the id the checkers keep (ownID), the type's family and owned string, the time
+// (when) and the mark at /id, which up to four checkers keep. The group forgets
+// them after each message.
 type msgFacts struct {
 	m    *lint.Message
 	have uint8 // which of the facts below are read (the fact* bits)
 
-	id, own string // idOf(m), and its owned copy
-	typ     string // msgType(m), a string of the line
-	fam     string // family(typ), the spec's string
-	cid     string // m's correlationId, a string of the line
-	own2    string // ownType(typ)
-	at      time.Time
-	idMark  mark // markAt(m, "/id", ownType, own)
+	// The root's members (nil: absent), as m.Root.Get finds each: the last
+	// member of a repeated key.
+	idN, typN, cidN, tsN *jsonread.Node
+
+	own    string // ownID(idOf(m))
+	fam    string // family(typ), the spec's string
+	own2   string // ownType(typ)
+	at     time.Time
+	idMark mark // markAt(m, "/id", ownType, own)
 }
 
 const (
-	factID = 1 << iota
-	factOwn
-	factType
+	factOwn = 1 << iota
 	factOwnType
 	factWhen
 	factIDMark
-	factCID
 	factFamily
 )
 
@@ -47,54 +49,115 @@ const (
 func (s *msgFacts) of(m *lint.Message) *msgFacts {
 	if s.m != m {
 		*s = msgFacts{m: m}
+		s.read(m.Root)
 	}
 	return s
 }
 
-// fact returns the fact of m at *field, read by read the first time it is asked
-// for (bit says it was).
-func fact[T any](s *msgFacts, m *lint.Message, bit uint8, field *T, read func(*lint.Message) T) T {
-	if s.of(m).have&bit == 0 {
-		*field, s.have = read(m), s.have|bit
+// read finds the members of root the facts are made of in one pass, the last
+// member of a repeated key as root.Get finds it (TestFactsRead holds it to Get).
+func (s *msgFacts) read(root *jsonread.Node) {
+	if root == nil || root.Kind != jsonread.Object {
+		return
 	}
-	return *field
+	ms := root.Members
+	for i := len(ms) - 1; i >= 0; i-- {
+		var at **jsonread.Node
+		switch ms[i].Key {
+		case "id":
+			at = &s.idN
+		case "type":
+			at = &s.typN
+		case "correlationId":
+			at = &s.cidN
+		case "timestamp":
+			at = &s.tsN
+		default:
+			continue
+		}
+		if *at == nil {
+			*at = ms[i].Value
+		}
+	}
 }
 
-// idOf returns m's id, a string of its line ("" if it has none).
-func (s *msgFacts) idOf(m *lint.Message) string { return fact(s, m, factID, &s.id, idOf) }
+// idOf returns m's id, a string of its line ("" if it has none): idOf(m).
+func (s *msgFacts) idOf(m *lint.Message) string { return s.of(m).idN.String() }
 
 // ownID returns m's id, owned (ownID): the copy the checkers keep.
 func (s *msgFacts) ownID(m *lint.Message) string {
-	return fact(s, m, factOwn, &s.own, func(m *lint.Message) string { return ownID(s.idOf(m)) })
+	if s.of(m).have&factOwn == 0 {
+		s.own, s.have = ownID(s.idN.String()), s.have|factOwn
+	}
+	return s.own
 }
 
-// msgType returns m's type, a string of its line.
-func (s *msgFacts) msgType(m *lint.Message) string { return fact(s, m, factType, &s.typ, msgType) }
+// msgType returns m's type, a string of its line: msgType(m).
+func (s *msgFacts) msgType(m *lint.Message) string { return s.of(m).typN.String() }
 
 // family returns the family of m's type (family).
 func (s *msgFacts) family(m *lint.Message) string {
-	return fact(s, m, factFamily, &s.fam, func(m *lint.Message) string { return family(s.msgType(m)) })
+	if s.of(m).have&factFamily == 0 {
+		s.fam, s.have = family(s.typN.String()), s.have|factFamily
+	}
+	return s.fam
 }
 
 // correlationID returns m's correlationId, a string of its line ("" if none).
-func (s *msgFacts) correlationID(m *lint.Message) string {
-	return fact(s, m, factCID, &s.cid, func(m *lint.Message) string { return m.Root.Get("correlationId").String() })
-}
+func (s *msgFacts) correlationID(m *lint.Message) string { return s.of(m).cidN.String() }
 
 // ownType returns m's type as a mark keeps it (ownType).
 func (s *msgFacts) ownType(m *lint.Message) string {
-	return fact(s, m, factOwnType, &s.own2, func(m *lint.Message) string { return ownType(s.msgType(m)) })
+	if s.of(m).have&factOwnType == 0 {
+		s.own2, s.have = ownType(s.typN.String()), s.have|factOwnType
+	}
+	return s.own2
 }
 
-// when returns when m was sent (the function when).
-func (s *msgFacts) when(m *lint.Message) time.Time { return fact(s, m, factWhen, &s.at, when) }
+// when returns when m was sent (the function when, from the timestamp read).
+func (s *msgFacts) when(m *lint.Message) time.Time {
+	if s.of(m).have&factWhen == 0 {
+		s.have |= factWhen
+		switch {
+		case !m.At.IsZero():
+			s.at = m.At
+		case m.Root != nil:
+			if t, _, ok := parseISO(s.tsN.String()); ok {
+				s.at = t
+			}
+		}
+	}
+	return s.at
+}
 
-// mark marks m at pointer, with its type and owned id (markAt).
+// mark marks m at pointer, with its type and owned id (markAt); at /id,
+// /type and /correlationId, at the member read (where PointerPosition's walk
+// ends) without walking the pointer again.
 func (s *msgFacts) mark(m *lint.Message, pointer string) mark {
-	if pointer != "/id" {
+	s.of(m)
+	var n *jsonread.Node
+	switch pointer {
+	case "/id":
+		if s.have&factIDMark == 0 {
+			s.idMark, s.have = s.markAt(m, s.idN, pointer), s.have|factIDMark
+		}
+		return s.idMark
+	case "/type":
+		n = s.typN
+	case "/correlationId":
+		n = s.cidN
+	}
+	return s.markAt(m, n, pointer)
+}
+
+// markAt is markAt(m, pointer, ...) for n, the root's member at pointer (nil:
+// absent, or another pointer: walked).
+func (s *msgFacts) markAt(m *lint.Message, n *jsonread.Node, pointer string) mark {
+	if n == nil {
 		return markAt(m, pointer, s.ownType(m), s.ownID(m))
 	}
-	return fact(s, m, factIDMark, &s.idMark, func(m *lint.Message) mark { return markAt(m, pointer, s.ownType(m), s.ownID(m)) })
+	line, col := m.Pos.Position(n.Offset)
+	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: s.ownType(m), id: s.ownID(m)}
 }
 
 // groupRules lists the group's rules, in ID order, with the checker of each.

@@ -146,7 +146,7 @@ func capNote(p *lint.Pass, what string) {
 
 type corrChecker struct {
 	f       *msgFacts
-	reqs    *window[struct{}]
+	reqs    *window[mark] // shared with ORCH-SEQ-002 (seqState.requests): corrChecker puts, at /id
 	others  *window[mark]
 	capped  bool
 	seenAny bool // an earlier message: a response first in a bare stream (or a single file) cannot be judged
@@ -171,7 +171,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 				quote(id), describe(f.msgType(m), id))
 			c.early = nil
 		}
-		if id != "" && c.reqs.put(f.ownID(m), struct{}{}) && !c.capped {
+		if id != "" && c.reqs.put(f.ownID(m), f.mark(m, "/id")) && !c.capped {
 			c.capped = true
 			capNote(p, "requests")
 		}
@@ -200,13 +200,16 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 	c.seenAny = true
 }
 
-func (c *corrChecker) Finish(*lint.Pass) { c.reqs.release(); c.others.release() }
+func (c *corrChecker) Finish(*lint.Pass) { c.reqs.release(); c.others.release() } // reqs: also ORCH-SEQ-002's, which comes later
 
 // ---- ORCH-SEQ-002 ----
 
 type dupRespChecker struct {
-	f              *msgFacts
-	reqs, answered *window[mark] // texts are made only for a finding
+	f *msgFacts
+	// reqs is ORCH-SEQ-001's window of requests (seqState.requests), put
+	// before this checker sees the message; answered is its own. Texts are made
+	// only for a finding.
+	reqs, answered *window[mark]
 }
 
 func (c *dupRespChecker) Observe(p *lint.Pass) {
@@ -215,12 +218,7 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 		return
 	}
 	f := c.f
-	switch f.family(m) {
-	case "request":
-		if id := f.idOf(m); id != "" {
-			c.reqs.put(f.ownID(m), f.mark(m, "/id"))
-		}
-	case "response":
+	if f.family(m) == "response" {
 		cid := f.correlationID(m)
 		rk, ok := c.reqs.get(cid)
 		if cid == "" || !ok {
@@ -236,7 +234,7 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 	}
 }
 
-func (c *dupRespChecker) Finish(*lint.Pass) { c.reqs.release(); c.answered.release() }
+func (c *dupRespChecker) Finish(*lint.Pass) { c.answered.release() } // reqs: released by ORCH-SEQ-001
 
 // ---- ORCH-SEQ-003 ----
 

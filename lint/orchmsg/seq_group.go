@@ -160,28 +160,46 @@ func (s *msgFacts) markAt(m *lint.Message, n *jsonread.Node, pointer string) mar
 	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: s.ownType(m), id: s.ownID(m)}
 }
 
+// seqState is the group's state: the facts of the message observed, forgotten
+// after it, and the window of requests ORCH-SEQ-001 and 002 share.
+type seqState struct {
+	f msgFacts
+	// requests holds the ids of the requests seen (owned), with their marks at
+	// /id: ORCH-SEQ-001 puts every request with an id, and ORCH-SEQ-002, whose
+	// window held the same keys put in the same order, reads it.
+	requests *window[mark]
+}
+
+// requestWindow returns the shared window of requests, made on the first call.
+func (s *seqState) requestWindow() *window[mark] {
+	if s.requests == nil {
+		s.requests = newWindow(MaxTracked, &markPool)
+	}
+	return s.requests
+}
+
 // groupRules lists the group's rules, in ID order, with the checker of each.
-var groupRules = []seqgroup.Entry[msgFacts]{
-	{Rule: SeqCorrelation, Make: func(f *msgFacts) lint.Checker {
-		return &corrChecker{f: f, reqs: newWindow(MaxTracked, &setPool), others: newWindow(MaxTracked, &markPool)}
+var groupRules = []seqgroup.Entry[seqState]{
+	{Rule: SeqCorrelation, Make: func(s *seqState) lint.Checker {
+		return &corrChecker{f: &s.f, reqs: s.requestWindow(), others: newWindow(MaxTracked, &markPool)}
 	}},
-	{Rule: SeqDuplicateResponse, Make: func(f *msgFacts) lint.Checker {
-		return &dupRespChecker{f: f, reqs: newWindow(MaxTracked, &markPool), answered: newWindow(MaxTracked, &markPool)}
+	{Rule: SeqDuplicateResponse, Make: func(s *seqState) lint.Checker {
+		return &dupRespChecker{f: &s.f, reqs: s.requestWindow(), answered: newWindow(MaxTracked, &markPool)}
 	}},
-	{Rule: SeqUniqueID, Make: func(f *msgFacts) lint.Checker { return &uniqueChecker{f: f, seen: newWindow(MaxTracked, &markPool)} }},
-	{Rule: SeqTimeout, Make: func(f *msgFacts) lint.Checker {
-		return &timeoutChecker{f: f, open: newWindow(MaxTracked, &requestPool), reqIDs: newWindow(MaxTracked, &setPool)}
+	{Rule: SeqUniqueID, Make: func(s *seqState) lint.Checker { return &uniqueChecker{f: &s.f, seen: newWindow(MaxTracked, &markPool)} }},
+	{Rule: SeqTimeout, Make: func(s *seqState) lint.Checker {
+		return &timeoutChecker{f: &s.f, open: newWindow(MaxTracked, &requestPool), reqIDs: newWindow(MaxTracked, &setPool)}
 	}},
-	{Rule: SeqRate, Make: func(f *msgFacts) lint.Checker { return &rateChecker{f: f, agents: newWindow(256, &rateStates)} }},
-	{Rule: SeqDirection, Make: func(*msgFacts) lint.Checker { return &directionChecker{} }},
-	{Rule: SeqShutdown, Make: func(f *msgFacts) lint.Checker { return &shutdownChecker{f: f} }},
-	{Rule: SeqAnswerFits, Make: func(f *msgFacts) lint.Checker { return &fitChecker{f: f, open: newWindow(MaxTracked, &fitPool)} }},
-	{Rule: SeqCancelled, Make: func(f *msgFacts) lint.Checker {
-		return &cancelChecker{f: f, cancelled: newWindow(MaxTracked, &cancelsPool)}
+	{Rule: SeqRate, Make: func(s *seqState) lint.Checker { return &rateChecker{f: &s.f, agents: newWindow(256, &rateStates)} }},
+	{Rule: SeqDirection, Make: func(*seqState) lint.Checker { return &directionChecker{} }},
+	{Rule: SeqShutdown, Make: func(s *seqState) lint.Checker { return &shutdownChecker{f: &s.f} }},
+	{Rule: SeqAnswerFits, Make: func(s *seqState) lint.Checker { return &fitChecker{f: &s.f, open: newWindow(MaxTracked, &fitPool)} }},
+	{Rule: SeqCancelled, Make: func(s *seqState) lint.Checker {
+		return &cancelChecker{f: &s.f, cancelled: newWindow(MaxTracked, &cancelsPool)}
 	}},
-	{Rule: SeqAgentID, Make: func(*msgFacts) lint.Checker { return &agentIDChecker{} }},
+	{Rule: SeqAgentID, Make: func(*seqState) lint.Checker { return &agentIDChecker{} }},
 }
 
 func init() {
-	seqgroup.Register(seqGroup, groupRules, func(f *msgFacts) { *f = msgFacts{} })
+	seqgroup.Register(seqGroup, groupRules, func(s *seqState) { s.f = msgFacts{} })
 }

@@ -61,19 +61,21 @@ type view struct {
 	names     *names // for the other strings a checker keeps
 }
 
-func viewOf(m *lint.Message, ns *names) view {
-	v := view{root: m.Root, names: ns}
+// viewOf makes *v the view of m, written in place (the group's view is not
+// made apart and copied in).
+func viewOf(v *view, m *lint.Message, ns *names) {
+	*v = view{root: m.Root, names: ns}
 	v.when.harness = m.At
 	if m.Protocol != ID {
 		if strings.HasPrefix(m.Kind, "harness:") {
 			v.typ = "harness"
 			v.event = ns.ownAs(&ns.lastEvent, strings.TrimPrefix(m.Kind, "harness:"))
 		}
-		return v
+		return
 	}
 	root := m.Root
 	if root == nil {
-		return v
+		return
 	}
 	var f fields
 	f.read(root)
@@ -118,7 +120,6 @@ func viewOf(m *lint.Message, ns *names) view {
 	case "":
 		v.fromAgent = v.typ != "TASK"
 	}
-	return v
 }
 
 // fields are the members of a message the view reads, found in one pass over

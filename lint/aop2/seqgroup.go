@@ -82,7 +82,7 @@ func newGroupChecker() lint.Checker {
 func (g *groupChecker) Observe(p *lint.Pass) {
 	// The view lives in the checker, handed to each member by pointer: not
 	// copied sixteen times, nor moved to the heap per message.
-	g.view = viewOf(p.Msg, &g.names)
+	viewOf(&g.view, p.Msg, &g.names)
 	g.now.latest(g.view.when)
 	g.view.now = g.now
 	// Each member gets p itself with its rule set, which reports what
@@ -91,7 +91,8 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	// rule, as before).
 	rule := p.Rule
 	defer func() { p.Rule = rule }()
-	for _, m := range g.members {
+	for i := range g.members {
+		m := &g.members[i]
 		p.Rule = m.rule
 		m.c.observe(p, &g.view)
 	}

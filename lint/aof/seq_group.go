@@ -28,6 +28,9 @@ type viewMemo struct {
 	// outcomes, statuses): a session names the same few again and again, so
 	// each is copied once, not once per message.
 	owned seqgroup.Names
+	// lastTask and lastFrom are the last view's task and from, owned: the
+	// messages of a task follow one another (Names.OwnAs).
+	lastTask, lastFrom string
 }
 
 // of returns the view of m, shared by the group's checkers (not to be
@@ -41,7 +44,8 @@ func (vm *viewMemo) of(m *lint.Message) (*view, bool) {
 	if vm.m != m {
 		vm.m = m
 		vm.v, vm.ok = viewOf(m)
-		vm.v.task, vm.v.from = vm.own(vm.v.task), vm.own(vm.v.from)
+		vm.v.task = vm.owned.OwnAs(&vm.lastTask, vm.v.task, maxOwned)
+		vm.v.from = vm.owned.OwnAs(&vm.lastFrom, vm.v.from, maxOwned)
 	}
 	return &vm.v, vm.ok
 }
@@ -56,8 +60,11 @@ func (vm *viewMemo) own(s string) string {
 	if vm == nil {
 		return strings.Clone(s)
 	}
-	return vm.owned.Own(s, 4*MaxTasks)
+	return vm.owned.Own(s, maxOwned)
 }
+
+// maxOwned bounds the strings the group interns (Names).
+const maxOwned = 4 * MaxTasks
 
 // forget drops the message observed, keeping the interned strings.
 func (vm *viewMemo) forget() { vm.m, vm.v, vm.ok = nil, view{}, false }

@@ -191,15 +191,8 @@ type names struct {
 	lastEvent, lastTask, lastSession, lastKeySession, lastKeyTask, lastKey string
 }
 
-// ownAs is own for the view's string whose last value is *last.
-func (ns *names) ownAs(last *string, s string) string {
-	if len(*last) == len(s) && *last == s {
-		return *last
-	}
-	o := ns.own(s)
-	*last = o
-	return o
-}
+// ownAs is own for the view's string whose last value is *last (Names.OwnAs).
+func (ns *names) ownAs(last *string, s string) string { return ns.OwnAs(last, s, maxNames) }
 
 // ownEvent is ownAs for an EVENT's event: one of the spec's names is its own
 // string (eventNames), neither copied nor looked up.

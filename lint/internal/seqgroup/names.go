@@ -24,6 +24,18 @@ func (n *Names) Own(s string, max int) string {
 	return n.OwnBytes(unsafe.Slice(unsafe.StringData(s), len(s)), max)
 }
 
+// OwnAs is Own for a string whose last value (owned, by an earlier OwnAs) is
+// *last: one comparison when it has not changed (the messages of one task
+// follow one another), else Own, and *last becomes the new value.
+func (n *Names) OwnAs(last *string, s string, max int) string {
+	if len(*last) == len(s) && *last == s {
+		return *last
+	}
+	o := n.Own(s, max)
+	*last = o
+	return o
+}
+
 // OwnBytes returns an owned string equal to b, as Own.
 func (n *Names) OwnBytes(b []byte, max int) string {
 	if len(b) == 0 {

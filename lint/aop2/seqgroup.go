@@ -21,7 +21,9 @@ type viewChecker interface {
 // seqGroup names the group of every AOP2 sequence rule.
 const seqGroup = "aop2-seq"
 
-// groupRules lists the group's rules with the checker of each, in rule ID order.
+// groupRules lists the group's rules with the checker of each, in rule ID order;
+// a rule without one is reported by the checker of an earlier rule, which keeps
+// the one table both would keep.
 var groupRules = []struct {
 	rule *lint.Rule
 	make func() viewChecker
@@ -33,8 +35,8 @@ var groupRules = []struct {
 	{SeqHeartbeatFailure, func() viewChecker { return &beatChecker{} }},
 	{SeqHeartbeatLate, func() viewChecker { return &beatChecker{late: true} }},
 	{SeqProgressRate, func() viewChecker { return &rateChecker{} }},
-	{SeqAfterResponse, func() viewChecker { return &replyChecker{afterResponse: true} }},
-	{SeqDuplicateResponse, func() viewChecker { return &replyChecker{} }},
+	{SeqAfterResponse, func() viewChecker { return &replyChecker{} }},
+	{SeqDuplicateResponse, nil}, // replyChecker's
 	{SeqTimeout, func() viewChecker { return &timeoutChecker{} }},
 	{SeqDelegationDepth, func() viewChecker { return &depthChecker{} }},
 	{SeqCheckpoints, func() viewChecker { return &checkpointChecker{} }},
@@ -72,9 +74,11 @@ func newGroupChecker() lint.Checker {
 	if g, ok := groups.Get().(*groupChecker); ok {
 		return g
 	}
-	g := &groupChecker{members: make([]groupMember, len(groupRules))}
-	for i, r := range groupRules {
-		g.members[i] = groupMember{r.rule, r.make()}
+	g := &groupChecker{members: make([]groupMember, 0, len(groupRules))}
+	for _, r := range groupRules {
+		if r.make != nil {
+			g.members = append(g.members, groupMember{r.rule, r.make()})
+		}
 	}
 	return g
 }

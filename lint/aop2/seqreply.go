@@ -104,11 +104,11 @@ type replyRef struct {
 
 func (r *replyRef) witness() lint.Related { return r.w.with(fmt.Sprintf("the RESPONSE to %q", r.id)) }
 
-// replyChecker follows the RESPONSEs sent; afterResponse selects SEQ-008 (events
-// after the RESPONSE) rather than SEQ-009 (a second RESPONSE).
+// replyChecker follows the RESPONSEs sent, for two rules over one table (the
+// same table each would keep): SEQ-008 (events after the RESPONSE), the rule it
+// observes under, and SEQ-009 (a second RESPONSE), which it reports under too.
 type replyChecker struct {
-	afterResponse bool
-	done          table[replyRef]
+	done table[replyRef]
 }
 
 func (c *replyChecker) observe(p *lint.Pass, v *view) {
@@ -124,11 +124,12 @@ func (c *replyChecker) observe(p *lint.Pass, v *view) {
 			*c.done.put(v.key) = replyRef{id: v.taskID, w: markAt(p.Msg, "")} // history
 			return
 		}
-		if !c.afterResponse {
-			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{prev.witness()}, "a second RESPONSE for task %q: each TASK gets one RESPONSE (§5); send a new TASK (a retry) before answering again", v.taskID)
-		}
+		rule := p.Rule
+		p.Rule = SeqDuplicateResponse
+		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{prev.witness()}, "a second RESPONSE for task %q: each TASK gets one RESPONSE (§5); send a new TASK (a retry) before answering again", v.taskID)
+		p.Rule = rule
 	case "EVENT":
-		if !c.afterResponse || (v.event != "HEARTBEAT" && v.event != "PROGRESS_UPDATE") {
+		if v.event != "HEARTBEAT" && v.event != "PROGRESS_UPDATE" {
 			return
 		}
 		prev := c.done.get(v.key)

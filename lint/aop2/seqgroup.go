@@ -38,12 +38,12 @@ var groupRules = []struct {
 	{SeqAfterResponse, func() viewChecker { return &replyChecker{} }},
 	{SeqDuplicateResponse, nil}, // replyChecker's
 	{SeqTimeout, func() viewChecker { return &timeoutChecker{} }},
-	{SeqDelegationDepth, func() viewChecker { return &depthChecker{} }},
+	{SeqDelegationDepth, func() viewChecker { return &depthChecker{} }}, // and SEQ-016
 	{SeqCheckpoints, func() viewChecker { return &checkpointChecker{} }},
 	{SeqBudget, func() viewChecker { return &budgetChecker{} }},
 	{SeqProgressBackwards, func() viewChecker { return &backwardsChecker{} }},
 	{SeqAgentModel, func() viewChecker { return &agentChecker{} }},
-	{SeqDelegationAllowed, func() viewChecker { return &depthChecker{allowed: true} }},
+	{SeqDelegationAllowed, nil}, // depthChecker's
 }
 
 func init() {

@@ -93,10 +93,11 @@ type depthRef struct {
 	wf        mark // at task.constraints.delegation_allowed
 }
 
-// depthChecker follows parent_task_id: allowed selects SEQ-016 rather than SEQ-011.
+// depthChecker follows parent_task_id, for two rules over one table of TASKs
+// (the same table each would keep): SEQ-011 (delegation depth), the rule it
+// observes under, and SEQ-016 (delegation allowed), which it reports under too.
 type depthChecker struct {
-	allowed bool
-	tasks   table[depthRef]
+	tasks table[depthRef]
 }
 
 func (c *depthChecker) observe(p *lint.Pass, v *view) {
@@ -104,36 +105,37 @@ func (c *depthChecker) observe(p *lint.Pass, v *view) {
 		return
 	}
 	parent := v.root.Path("task", "parent_task_id").String()
-	parentKey := v.names.key(v.sessionID, parent)
-	if c.allowed {
-		if pr := c.tasks.get(parentKey); pr != nil && pr.forbidden && parent != v.taskID {
-			wf := pr.wf.with(fmt.Sprintf("the TASK %q forbids delegation", pr.id))
-			p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", []lint.Related{wf}, "task %q is a sub-task of %q, whose task.constraints.delegation_allowed is false: its executor may not delegate (§2.2)", v.taskID, parent)
-		}
-		da := v.root.Path("task", "constraints", "delegation_allowed")
-		ref := depthRef{id: v.taskID}
-		if da != nil && da.Kind == jsonread.Bool && !da.Bool {
-			ref.forbidden = true
-			ref.wf = markAt(p.Msg, "/task/constraints/delegation_allowed")
-		}
-		*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
-		return
+	pr := c.tasks.get(v.names.key(v.sessionID, parent)) // nil when parent is ""
+	if parent == v.taskID {
+		pr = nil // a task is not its own parent
 	}
 	d := 0
 	var related []lint.Related
 	if parent != "" {
 		d = 1
-		if pr := c.tasks.get(parentKey); pr != nil && parent != v.taskID {
+		if pr != nil {
 			d = pr.depth + 1
 			if d > maxDepth {
 				related = []lint.Related{pr.w.with(fmt.Sprintf("the parent TASK %q at depth %d", pr.id, pr.depth))}
 			}
 		}
 	}
-	*c.tasks.put(v.key) = depthRef{id: v.taskID, depth: d, w: v.taskMark}
 	if d > maxDepth {
 		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, maxDepth)
 	}
+	if pr != nil && pr.forbidden {
+		rule := p.Rule
+		p.Rule = SeqDelegationAllowed
+		wf := pr.wf.with(fmt.Sprintf("the TASK %q forbids delegation", pr.id))
+		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", []lint.Related{wf}, "task %q is a sub-task of %q, whose task.constraints.delegation_allowed is false: its executor may not delegate (§2.2)", v.taskID, parent)
+		p.Rule = rule
+	}
+	ref := depthRef{id: v.taskID, depth: d, w: v.taskMark}
+	if da := v.root.Path("task", "constraints", "delegation_allowed"); da != nil && da.Kind == jsonread.Bool && !da.Bool {
+		ref.forbidden = true
+		ref.wf = markAt(p.Msg, "/task/constraints/delegation_allowed")
+	}
+	*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
 }
 
 func (c *depthChecker) Finish(p *lint.Pass) {}

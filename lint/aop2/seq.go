@@ -432,9 +432,14 @@ func (t *table[T]) reset() {
 func track[T any](p *lint.Pass, t *table[T], k string) *T {
 	v, first := t.add(k)
 	if first {
-		p.ReportSevf(lint.Info, "", "more than %d tasks are open in this session: the oldest are no longer followed by %s", maxTracked, p.Rule.ID)
+		capNote(p)
 	}
 	return v
+}
+
+// capNote reports (as info, with p's rule) that the cap made a table drop a task.
+func capNote(p *lint.Pass) {
+	p.ReportSevf(lint.Info, "", "more than %d tasks are open in this session: the oldest are no longer followed by %s", maxTracked, p.Rule.ID)
 }
 
 // secs renders a duration in seconds: "45 s", "1.5 s".

@@ -29,13 +29,13 @@ var groupRules = []struct {
 	make func() viewChecker
 }{
 	{SeqCorrelation, func() viewChecker { return &corrChecker{} }},
-	{SeqFinalSignal, func() viewChecker { return &railsChecker{final: true} }},
-	{SeqMinimalReport, func() viewChecker { return &railsChecker{} }},
+	{SeqFinalSignal, func() viewChecker { return &railsChecker{} }}, // and SEQ-003
+	{SeqMinimalReport, nil}, // railsChecker's
 	{SeqNoResponse, func() viewChecker { return &pendingChecker{} }},
 	{SeqHeartbeatFailure, func() viewChecker { return &beatChecker{} }},
 	{SeqHeartbeatLate, func() viewChecker { return &beatChecker{late: true} }},
 	{SeqProgressRate, func() viewChecker { return &rateChecker{} }},
-	{SeqAfterResponse, func() viewChecker { return &replyChecker{} }},
+	{SeqAfterResponse, func() viewChecker { return &replyChecker{} }}, // and SEQ-009
 	{SeqDuplicateResponse, nil}, // replyChecker's
 	{SeqTimeout, func() viewChecker { return &timeoutChecker{} }},
 	{SeqDelegationDepth, func() viewChecker { return &depthChecker{} }}, // and SEQ-016

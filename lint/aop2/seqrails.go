@@ -74,25 +74,34 @@ type rails struct {
 	at           mark
 }
 
-// railsChecker applies require_final_signal (final) or require_minimal_report.
+// railsChecker applies both guard rails of a TASK to its RESPONSE, over one
+// table of TASKs (the same table each rule would keep): require_final_signal
+// (SEQ-002, the rule it observes under) and require_minimal_report (SEQ-003),
+// which it reports under too.
 type railsChecker struct {
-	final bool
-	tasks table[rails]
+	tasks table[[2]rails] // by railRules
 }
 
-func (c *railsChecker) key() string {
-	if c.final {
+// railRules are the rules of railsChecker, in the order of its entries.
+var railRules = [2]struct {
+	rule  *lint.Rule
+	final bool
+}{{SeqFinalSignal, true}, {SeqMinimalReport, false}}
+
+// railKey is the guard rail of final (SEQ-002) or not (SEQ-003).
+func railKey(final bool) string {
+	if final {
 		return "require_final_signal"
 	}
 	return "require_minimal_report"
 }
 
-// witness names the TASK r for a diagnostic.
-func (c *railsChecker) witness(r *rails) lint.Related {
+// railWitness names the TASK r for a diagnostic.
+func railWitness(r *rails, final bool) lint.Related {
 	if r.explicit {
-		return r.at.with(fmt.Sprintf("the TASK %q sets guard_rails.%s", r.id, c.key()))
+		return r.at.with(fmt.Sprintf("the TASK %q sets guard_rails.%s", r.id, railKey(final)))
 	}
-	return r.at.with(fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", r.id, c.key()))
+	return r.at.with(fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", r.id, railKey(final)))
 }
 
 func (c *railsChecker) observe(p *lint.Pass, v *view) {
@@ -101,43 +110,68 @@ func (c *railsChecker) observe(p *lint.Pass, v *view) {
 		if v.taskID == "" {
 			return
 		}
-		on, explicit, at := guardRail(v.root, c.key())
-		*track(p, &c.tasks, v.key) = rails{on: on, explicit: explicit, id: v.taskID, at: v.mark(p.Msg, at)}
+		e, first := c.tasks.add(v.key)
+		rule := p.Rule
+		for i, r := range railRules {
+			p.Rule = r.rule
+			if first {
+				capNote(p) // each rule's, as track makes it
+			}
+			on, explicit, at := guardRail(v.root, railKey(r.final))
+			e[i] = rails{on: on, explicit: explicit, id: v.taskID, at: v.mark(p.Msg, at)}
+		}
+		p.Rule = rule
 	case "RESPONSE":
-		sev, why, related := lint.Error, "", []lint.Related(nil)
+		var e [2]rails
+		found := false
 		if r := c.tasks.get(v.key); r != nil {
+			e, found = *r, true
 			c.tasks.del(v.key)
-			if !r.on {
-				return
-			}
-			if !c.fails(p) {
-				return // the common case: no diagnostic, so no text
-			}
-			related = []lint.Related{c.witness(r)}
-			if r.explicit {
-				why = fmt.Sprintf("the TASK's guard_rails.%s is true", c.key())
-			} else {
-				why = fmt.Sprintf("the TASK has no guard_rails.%s, which defaults to true (v2.0.0)", c.key())
-			}
-		} else {
-			if !c.fails(p) {
-				return
-			}
-			sev = lint.Warning
-			why = fmt.Sprintf("no TASK in this input says otherwise, and guard_rails.%s defaults to true (v2.0.0)", c.key())
 		}
-		if c.final {
-			checkFinalSignal(p, sev, why, related)
-		} else {
-			checkMinimalReport(p, sev, why, related)
+		rule := p.Rule
+		for i, r := range railRules {
+			p.Rule = r.rule
+			checkRail(p, r.final, found, &e[i])
 		}
+		p.Rule = rule
 	}
 }
 
-// fails reports whether the RESPONSE breaks the checker's guard rail: whether
-// checkFinalSignal or checkMinimalReport will report.
-func (c *railsChecker) fails(p *lint.Pass) bool {
-	if c.final {
+// checkRail applies the guard rail of final (SEQ-002) or not (SEQ-003) to a
+// RESPONSE, under p's rule; found says whether its TASK was seen (r).
+func checkRail(p *lint.Pass, final, found bool, r *rails) {
+	sev, why, related := lint.Error, "", []lint.Related(nil)
+	if found {
+		if !r.on {
+			return
+		}
+		if !railFails(p, final) {
+			return // the common case: no diagnostic, so no text
+		}
+		related = []lint.Related{railWitness(r, final)}
+		if r.explicit {
+			why = fmt.Sprintf("the TASK's guard_rails.%s is true", railKey(final))
+		} else {
+			why = fmt.Sprintf("the TASK has no guard_rails.%s, which defaults to true (v2.0.0)", railKey(final))
+		}
+	} else {
+		if !railFails(p, final) {
+			return
+		}
+		sev = lint.Warning
+		why = fmt.Sprintf("no TASK in this input says otherwise, and guard_rails.%s defaults to true (v2.0.0)", railKey(final))
+	}
+	if final {
+		checkFinalSignal(p, sev, why, related)
+	} else {
+		checkMinimalReport(p, sev, why, related)
+	}
+}
+
+// railFails reports whether the RESPONSE breaks the guard rail of final:
+// whether checkFinalSignal or checkMinimalReport will report.
+func railFails(p *lint.Pass, final bool) bool {
+	if final {
 		ts := p.Msg.Root.Get("task_status")
 		return isObject(ts) && (blankSignal(ts.Get("state")) || blankSignal(ts.Get("final_signal")))
 	}

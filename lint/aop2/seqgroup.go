@@ -32,8 +32,8 @@ var groupRules = []struct {
 	{SeqFinalSignal, func() viewChecker { return &railsChecker{} }}, // and SEQ-003
 	{SeqMinimalReport, nil}, // railsChecker's
 	{SeqNoResponse, func() viewChecker { return &pendingChecker{} }},
-	{SeqHeartbeatFailure, func() viewChecker { return &beatChecker{} }},
-	{SeqHeartbeatLate, func() viewChecker { return &beatChecker{late: true} }},
+	{SeqHeartbeatFailure, func() viewChecker { return &beatChecker{} }}, // and SEQ-006
+	{SeqHeartbeatLate, nil}, // beatChecker's
 	{SeqProgressRate, func() viewChecker { return &rateChecker{} }},
 	{SeqAfterResponse, func() viewChecker { return &replyChecker{} }}, // and SEQ-009
 	{SeqDuplicateResponse, nil}, // replyChecker's

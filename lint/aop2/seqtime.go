@@ -86,15 +86,18 @@ type beat struct {
 	id        string // the TASK's task_id
 	interval  time.Duration
 	maxMissed int
-	last      stamp // the TASK or the last HEARTBEAT
+	last      stamp // the TASK or the last HEARTBEAT (SEQ-005's)
 	w         mark  // where last was: the TASK's heartbeat config until a HEARTBEAT
 	wIsCfg    bool  // w is still cfg
 	cfg       mark  // the TASK's heartbeat config
-	failed    bool
+	failed    bool  // SEQ-005 reported the task
 
-	anchor  stamp // the HEARTBEAT the schedule starts at (zero before the first)
-	anchorW mark  // where it was
-	beats   int   // HEARTBEATs since the anchor
+	// SEQ-006's: the schedule. lateLast is last as SEQ-006 keeps it: the same
+	// but when the timers start after the schedule did (beatChecker.observe).
+	lateLast stamp
+	anchor   stamp // the HEARTBEAT the schedule starts at (zero before the first)
+	anchorW  mark  // where it was
+	beats    int   // HEARTBEATs since the anchor
 }
 
 // cfgWitness names the TASK's heartbeat config.
@@ -110,9 +113,11 @@ func (b *beat) lastWitness() lint.Related {
 	return b.w.with("the previous HEARTBEAT")
 }
 
-// beatChecker follows heartbeats; late selects SEQ-006 rather than SEQ-005.
+// beatChecker follows heartbeats for two rules over one table of tasks (the
+// same table each would keep, its entries holding both rules' states):
+// SEQ-005 (heartbeat failure), the rule it observes under, and SEQ-006 (a late
+// heartbeat), which it reports under too (late).
 type beatChecker struct {
-	late     bool
 	tasks    table[beat]
 	sessions table[struct{}] // session ids whose first TASK was seen
 	now      stamp
@@ -125,8 +130,11 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 		// Heartbeats are owed from the agent's first sign of life: start-up is no
 		// part of any interval.
 		c.tasks.each(func(_ string, b *beat) {
-			if b.anchor == (stamp{}) && !b.last.harness.IsZero() && b.last.harness.Before(origin) {
+			if !b.last.harness.IsZero() && b.last.harness.Before(origin) {
 				b.last.harness = origin
+			}
+			if b.anchor == (stamp{}) && !b.lateLast.harness.IsZero() && b.lateLast.harness.Before(origin) {
+				b.lateLast.harness = origin // a schedule started is kept
 			}
 		})
 		return
@@ -150,10 +158,16 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 			b.last.msg = v.when.msg
 			c.sessions.put(v.sessionID)
 		}
+		b.lateLast = b.last
 		b.cfg = markNode(p.Msg, hb, "/execution_policy/heartbeat") // hb is there: it is enabled
 		b.w, b.wIsCfg = b.cfg, true
 		c.tasks.del(v.key)
-		*track(p, &c.tasks, v.key) = b
+		e, first := c.tasks.add(v.key)
+		if first {
+			capNote(p)
+			c.late(p, capNote)
+		}
+		*e = b
 	case "EVENT":
 		if v.event != "HEARTBEAT" {
 			return
@@ -163,23 +177,25 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		c.gap(p, b, v.when, "this HEARTBEAT")
-		if c.late {
-			c.schedule(p, b, v.when)
-		}
-		b.last = v.when
+		c.late(p, func(p *lint.Pass) { c.schedule(p, b, v.when) })
+		b.last, b.lateLast = v.when, v.when
 		b.w, b.wIsCfg = markAt(p.Msg, ""), false
 	case "RESPONSE":
 		b := c.tasks.get(v.key)
 		if b == nil {
 			return
 		}
-		if b.last.msg.IsZero() {
-			b.last.msg = msgTime(v.root.Path("timing", "started_at"))
-		}
-		if c.late {
-			c.lastSlot(p, b, v.when)
+		if b.last.msg.IsZero() || b.lateLast.msg.IsZero() {
+			started := msgTime(v.root.Path("timing", "started_at"))
+			if b.last.msg.IsZero() {
+				b.last.msg = started
+			}
+			if b.lateLast.msg.IsZero() {
+				b.lateLast.msg = started
+			}
 		}
 		c.gap(p, b, v.when, "the RESPONSE")
+		c.late(p, func(p *lint.Pass) { c.lastSlot(p, b, v.when) })
 		c.tasks.del(v.key)
 	}
 }
@@ -188,9 +204,17 @@ func (c *beatChecker) limit(b *beat) time.Duration {
 	return aop2spec.HeartbeatSilence(b.interval, b.maxMissed, c.clock.scale)
 }
 
+// late runs f with p's rule set to SEQ-006, then puts p's rule back.
+func (c *beatChecker) late(p *lint.Pass, f func(*lint.Pass)) {
+	rule := p.Rule
+	p.Rule = SeqHeartbeatLate
+	f(p)
+	p.Rule = rule
+}
+
 // gap checks the silence from b.last to now (SEQ-005), reported at the current message.
 func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
-	if c.late || b.failed {
+	if b.failed {
 		return
 	}
 	d, harness, ok := since(now, b.last)
@@ -211,7 +235,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 	w := markAt(p.Msg, "")
 	if b.anchor == (stamp{}) {
 		// The first HEARTBEAT: due one interval after the TASK.
-		if d, harness, ok := since(now, b.last); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && d <= c.limit(b) {
+		if d, harness, ok := since(now, b.lateLast); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && d <= c.limit(b) {
 			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.cfgWitness()}, "the first HEARTBEAT came %s after the TASK, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
 		}
 		b.anchor, b.anchorW, b.beats = now, w, 0
@@ -224,7 +248,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 	}
 	due := aop2spec.HeartbeatDue(b.beats, b.interval, c.clock.scale)
 	behind := d - due
-	if mustSince(now, b.last) > c.limit(b) {
+	if mustSince(now, b.lateLast) > c.limit(b) {
 		b.anchor, b.anchorW, b.beats = now, w, 0 // a heartbeat failure: AOP2-SEQ-005's
 		return
 	}
@@ -237,7 +261,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
 // lastSlot checks the run-up to the RESPONSE against the schedule of the
 // HEARTBEATs (SEQ-006): a beat that was due before it and never came.
 func (c *beatChecker) lastSlot(p *lint.Pass, b *beat, now stamp) {
-	if mustSince(now, b.last) > c.limit(b) {
+	if mustSince(now, b.lateLast) > c.limit(b) {
 		return // a heartbeat failure: AOP2-SEQ-005's
 	}
 	if b.anchor == (stamp{}) {
@@ -262,9 +286,6 @@ func mustSince(later, earlier stamp) time.Duration {
 }
 
 func (c *beatChecker) Finish(p *lint.Pass) {
-	if c.late {
-		return
-	}
 	c.tasks.each(func(key string, b *beat) {
 		id := taskOfKey(key)
 		// The session's end is the harness giving up, not a message that may arrive

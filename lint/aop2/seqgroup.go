@@ -29,16 +29,16 @@ var groupRules = []struct {
 	make func() viewChecker
 }{
 	{SeqCorrelation, func() viewChecker { return &corrChecker{} }},
-	{SeqFinalSignal, func() viewChecker { return &railsChecker{} }}, // and SEQ-003
+	{SeqFinalSignal, func() viewChecker { return &railsChecker{} }},
 	{SeqMinimalReport, nil}, // railsChecker's
 	{SeqNoResponse, func() viewChecker { return &pendingChecker{} }},
-	{SeqHeartbeatFailure, func() viewChecker { return &beatChecker{} }}, // and SEQ-006
+	{SeqHeartbeatFailure, func() viewChecker { return &beatChecker{} }},
 	{SeqHeartbeatLate, nil}, // beatChecker's
 	{SeqProgressRate, func() viewChecker { return &rateChecker{} }},
-	{SeqAfterResponse, func() viewChecker { return &replyChecker{} }}, // and SEQ-009
+	{SeqAfterResponse, func() viewChecker { return &replyChecker{} }},
 	{SeqDuplicateResponse, nil}, // replyChecker's
 	{SeqTimeout, func() viewChecker { return &timeoutChecker{} }},
-	{SeqDelegationDepth, func() viewChecker { return &depthChecker{} }}, // and SEQ-016
+	{SeqDelegationDepth, func() viewChecker { return &depthChecker{} }},
 	{SeqCheckpoints, func() viewChecker { return &checkpointChecker{} }},
 	{SeqBudget, func() viewChecker { return &budgetChecker{} }},
 	{SeqProgressBackwards, func() viewChecker { return &backwardsChecker{} }},

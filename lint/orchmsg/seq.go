@@ -258,7 +258,7 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
 	}
-	if c.seen.put(c.f.ownID(m), c.f.mark(m, "/id")) && !c.capped {
+	if c.seen.insert(c.f.ownID(m), c.f.mark(m, "/id")) && !c.capped { // the get above missed it
 		c.capped = true
 		capNote(p, "message ids")
 	}
@@ -302,7 +302,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 		}
 		own := f.ownID(m)
 		r := &request{id: own, w: f.mark(m, "/id"), typ: f.ownType(m), at: now, deadline: now.Add(limit)}
-		c.reqIDs.put(own, struct{}{})
+		c.reqIDs.insert(own, struct{}{}) // the get above missed it
 		if c.open.put(own, r) && !c.capped {
 			c.capped = true
 			capNote(p, "open requests")

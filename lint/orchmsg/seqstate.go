@@ -91,6 +91,21 @@ func (w *window[V]) each(f func(V)) {
 // put adds or replaces k, which the window keeps (it must be owned); it reports
 // whether an older entry had to be dropped.
 func (w *window[V]) put(k string, v V) bool {
+	if !w.bufs().keys.Put(k, v) {
+		return false // k was there: its value replaced
+	}
+	return w.queue(k)
+}
+
+// insert is put for a k the window does not hold (a get just missed it): one
+// lookup fewer.
+func (w *window[V]) insert(k string, v V) bool {
+	w.bufs().keys.Insert(k, v)
+	return w.queue(k)
+}
+
+// bufs returns the window's buffers, taken from the pool on the first call.
+func (w *window[V]) bufs() *windowBufs[V] {
 	if w.b == nil {
 		if b, ok := w.pool.p.Get().(*windowBufs[V]); ok {
 			w.b = b
@@ -98,10 +113,13 @@ func (w *window[V]) put(k string, v V) bool {
 			w.b = &windowBufs[V]{}
 		}
 	}
+	return w.b
+}
+
+// queue queues k, just added, and drops the oldest entries past the bound; it
+// reports whether one was dropped.
+func (w *window[V]) queue(k string) bool {
 	b := w.b
-	if !b.keys.Put(k, v) {
-		return false // k was there: its value replaced
-	}
 	b.order = append(b.order, k)
 	dropped := false
 	for b.keys.Len() > w.max && w.head < len(b.order) {

@@ -249,22 +249,22 @@ func (c *checker) observe(p *lint.Pass) {
 	if isBinding(m) {
 		return
 	}
-	if m.Root.Has("method") {
+	if methodN := m.Root.Get("method"); methodN != nil {
 		if m.From == "orchestrator" {
-			c.report(SeqDirection, "/method", nil, "a request (method %s) sent by the orchestrator: AOS requests are sent by the agent to the guardian (§4)", idText(m.Root.Get("method")))
+			c.report(SeqDirection, "/method", nil, "a request (method %s) sent by the orchestrator: AOS requests are sent by the agent to the guardian (§4)", idText(methodN))
 		}
-		c.request(m)
+		c.request(m, methodN)
 		return
 	}
-	if m.Root.Has("result") || m.Root.Has("error") {
+	if res := m.Root.Get("result"); res != nil || m.Root.Has("error") {
 		if m.From == "agent" {
 			c.report(SeqDirection, "", nil, "a response sent by the agent: AOS responses come from the guardian, which answers the agent's requests (§4)")
 		}
-		c.response(m)
+		c.response(m, res)
 		return
 	}
 	if m.Root.Has("id") && m.From != "orchestrator" {
-		c.request(m) // an invalid request (no method) the guardian may still answer by id
+		c.request(m, nil) // an invalid request (no method) the guardian may still answer by id
 	}
 }
 
@@ -274,10 +274,10 @@ const (
 	toolRules    = "AOS-SEQ-004, 007, 008, 012, 014, 015 and 017"
 )
 
-func (c *checker) request(m *lint.Message) {
+// request follows the request m, whose method is methodN (m.Root.Get("method")).
+func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 	st := c.st
 	root := m.Root
-	methodN := root.Get("method")
 	method := intern(methodN.String())
 	params := root.Get("params")
 	if !c.sawRequest {
@@ -440,7 +440,8 @@ func (c *checker) close(req *request, answer mark, decision string) {
 	c.capped(c.st.done.put(req.key, answered{req: req, answer: answer, decision: decision}), "answered requests", SeqAnsweredTwice, requestRules)
 }
 
-func (c *checker) response(m *lint.Message) {
+// response follows the response m, whose result is res (m.Root.Get("result")).
+func (c *checker) response(m *lint.Message, res *jsonread.Node) {
 	st := c.st
 	st.sawResponse = true
 	root := m.Root
@@ -475,20 +476,18 @@ func (c *checker) response(m *lint.Message) {
 		return
 	}
 	answer := c.markNode(m, idN, "/id", markAnswer, "", key)
-	c.close(req, answer, c.answer(m, req, key, answer))
+	c.close(req, answer, c.answer(m, res, req, key, answer))
 }
 
-// answer checks the response m to the open request req and returns the decision
-// it carries.
-func (c *checker) answer(m *lint.Message, req *request, key string, answer mark) string {
+// answer checks the response m (res its result) to the open request req and
+// returns the decision it carries.
+func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, key string, answer mark) string {
 	st := c.st
-	root := m.Root
 	if st.timeout > 0 && !req.at.IsZero() && !m.At.IsZero() {
 		if took := m.At.Sub(req.at); took > st.timeout {
 			c.report(SeqLateAnswer, "/id", []lint.Related{c.rel(req.w), st.timeoutW}, "the guardian answered %s after %s, beyond the agent's %s ping timeout; the agent already had to consider the guardian lost", req.method, took, st.timeout)
 		}
 	}
-	res := root.Get("result")
 	if res == nil {
 		c.setTool(req, "error", answer)
 		return "error"

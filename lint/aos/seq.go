@@ -446,7 +446,7 @@ func (c *checker) response(m *lint.Message, res *jsonread.Node) {
 	st.sawResponse = true
 	root := m.Root
 	idN := root.Get("id")
-	key, ok := idKey(idN)
+	key, ok := st.lookupKey(idN) // not kept: the request's own key is (req.key)
 	if !ok {
 		if idN != nil && idN.Kind == jsonread.Null && root.Has("error") {
 			// §3.12.2: the guardian could not read the request's id. Over HTTP the
@@ -475,13 +475,13 @@ func (c *checker) response(m *lint.Message, res *jsonread.Node) {
 		c.report(SeqUnknownResponse, "/id", nil, "response id %s answers no earlier request of this stream; echo the id of the request it answers", idText(idN))
 		return
 	}
-	answer := c.markNode(m, idN, "/id", markAnswer, "", key)
-	c.close(req, answer, c.answer(m, res, req, key, answer))
+	answer := c.markNode(m, idN, "/id", markAnswer, "", req.key)
+	c.close(req, answer, c.answer(m, res, req, answer))
 }
 
 // answer checks the response m (res its result) to the open request req and
 // returns the decision it carries.
-func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, key string, answer mark) string {
+func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, answer mark) string {
 	st := c.st
 	if st.timeout > 0 && !req.at.IsZero() && !m.At.IsZero() {
 		if took := m.At.Sub(req.at); took > st.timeout {
@@ -509,7 +509,7 @@ func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, key 
 	if at == nil {
 		at = res // where mark's walk of /result/decision stops
 	}
-	dw := c.markNode(m, at, "/result/decision", markDecision, d, key)
+	dw := c.markNode(m, at, "/result/decision", markDecision, d, req.key)
 	c.setTool(req, d, dw)
 	if d != "modify" {
 		return d

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
@@ -237,6 +238,7 @@ type state struct {
 	mods        *bounded[modification]
 	firstStep   *bounded[mark] // by session id (AOS-SEQ-016)
 	sawResponse bool
+	buf         []byte // lookupKey's
 	// timeout is the latest ping's params.timeout (AOS-SEQ-018), with its witness.
 	timeout  time.Duration
 	timeoutW lint.Related
@@ -288,22 +290,42 @@ func intern(method string) string {
 // idKey renders a JSON-RPC id so that "1" and 1 differ, and 1 and 1.0 do not
 // (spec.RequestID, §3.12.1).
 func idKey(n *jsonread.Node) (string, bool) {
-	if n == nil {
+	kind, id, ok := idKeyParts(n)
+	if !ok {
 		return "", false
+	}
+	return kind + id, true
+}
+
+// idKeyParts returns idKey(n) in its two parts: "s:" or "n:", and the id.
+func idKeyParts(n *jsonread.Node) (kind, id string, ok bool) {
+	if n == nil {
+		return "", "", false
 	}
 	switch n.Kind {
 	case jsonread.String:
-		return "s:" + n.Str, true
+		return "s:", n.Str, true
 	case jsonread.Number:
 		if plainInt(n.Str) {
-			return "n:" + n.Str, true // what spec.RequestID renders it as (TestIDKeyPlainInt)
+			return "n:", n.Str, true // what spec.RequestID renders it as (TestIDKeyPlainInt)
 		}
 		if id, ok := spec.RequestID(json.Number(n.Str)); ok {
-			return "n:" + id.Str, true
+			return "n:", id.Str, true
 		}
-		return "n:" + n.Str, true
+		return "n:", n.Str, true
 	}
-	return "", false
+	return "", "", false
+}
+
+// lookupKey is idKey(n) made in st.buf, for looking a key up: it is not kept
+// (it is valid until the next lookupKey), so it costs no allocation.
+func (st *state) lookupKey(n *jsonread.Node) (string, bool) {
+	kind, id, ok := idKeyParts(n)
+	if !ok {
+		return "", false
+	}
+	st.buf = append(append(st.buf[:0], kind...), id...)
+	return unsafe.String(unsafe.SliceData(st.buf), len(st.buf)), true // kind is not empty
 }
 
 // plainInt reports whether s is an integer as strconv.FormatInt writes it, of

@@ -295,7 +295,17 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 	}
 	ctx := params.Get("context")
 	sessionID := ctx.Path("session", "id").String()
-	r.subject = subject(root, method, params, ctx, sessionID)
+	var eN *jsonread.Node
+	if method == "steps/toolCallRequest" {
+		eN = params.Path("toolCallRequest", "executionId")
+		r.execID = own(eN.String()) // kept: a key, a witness
+	}
+	sid := ctx.Get("stepId")
+	stepKey := "" // the steps table's key (AOS-SEQ-006), kept
+	if sid.IsString() {
+		stepKey = sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + sid.Str
+	}
+	r.subject = subject(root, method, params, ctx, sessionID, r.execID, stepKey)
 	if method == "ping" {
 		if ms, ok := params.Get("timeout").Int(); ok && ms > 0 {
 			st.timeout = time.Duration(ms) * time.Millisecond
@@ -304,9 +314,10 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 	}
 
 	// AOS-SEQ-008: a re-sent request after modify carries the modified payload.
-	if r.subject != "" {
-		if mod, ok := st.mods.get(r.subject); ok {
-			st.mods.del(r.subject)
+	if !r.subject.none() && st.mods.len() > 0 {
+		subj := r.subject.String()
+		if mod, ok := st.mods.get(subj); ok {
+			st.mods.del(subj)
 			if mod.method == method && mod.payload != payload(root) {
 				c.report(SeqIgnoredModify, "/params", c.rels(mod.w), "after the guardian's modify, the agent sent this %s again without the modification: its params differ from modifiedRequest's; proceed with modifiedRequest", method)
 			}
@@ -322,10 +333,7 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 
 	switch method {
 	case "steps/toolCallRequest":
-		eN := params.Path("toolCallRequest", "executionId")
-		e := own(eN.String()) // kept: a key, a witness
-		r.execID = e
-		if e != "" {
+		if e := r.execID; e != "" {
 			if old, ok := st.tools.get(e); ok {
 				retry := old.decision == "modify" || old.decision == "error"
 				if !retry {
@@ -373,8 +381,8 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids", SeqMessageID, SeqMessageID.ID)
 		}
 	}
-	if sid := ctx.Get("stepId"); sid.IsString() {
-		k := sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + sid.Str
+	if stepKey != "" {
+		k := stepKey
 		execID := r.execID
 		if method == "steps/toolCallResult" {
 			execID = own(params.Get("executionId").String())
@@ -530,8 +538,8 @@ func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, answ
 			}
 		}
 	}
-	if req.subject != "" {
-		c.capped(st.mods.put(req.subject, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications", SeqIgnoredModify, SeqIgnoredModify.ID)
+	if subj := req.subject.String(); subj != "" {
+		c.capped(st.mods.put(subj, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications", SeqIgnoredModify, SeqIgnoredModify.ID)
 	}
 	return d
 }

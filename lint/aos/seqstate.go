@@ -181,7 +181,7 @@ type request struct {
 	key     string // id key
 	method  string
 	execID  string // steps/toolCallRequest
-	subject string // what a modification applies to
+	subject subjectKey // what a modification applies to
 	at      time.Time
 }
 
@@ -385,28 +385,50 @@ func payload(req *jsonread.Node) string {
 // subject names what a request is about, so a re-sent request after modify can be
 // matched with the one the guardian modified. method, params, ctx and sessionID
 // are req's: its method, params, params.context and params.context.session.id
-// as the caller read them.
-func subject(req *jsonread.Node, method string, params, ctx *jsonread.Node, sessionID string) string {
+// as the caller read them; execID is its toolCallRequest's executionId and
+// stepKey its key in the steps table (session id, turnId and stepId), both
+// owned, "" when it has none: the usual subject is kept as them, not copied.
+func subject(req *jsonread.Node, method string, params, ctx *jsonread.Node, sessionID, execID, stepKey string) subjectKey {
 	switch method {
 	case "steps/toolCallRequest":
-		if e := params.Path("toolCallRequest", "executionId").String(); e != "" {
-			return "tool\x00" + e
+		if execID != "" {
+			return subjectKey{head: "tool", rest: execID}
 		}
 	case "protocols/A2A", "protocols/MCP":
 		if w, _ := wrappedMessage(req); w != nil {
 			if k, ok := idKey(w.Get("id")); ok {
-				return method + "\x00" + k + "\x00" + w.Get("method").String()
+				return subjectKey{whole: method + "\x00" + k + "\x00" + w.Get("method").String()}
 			}
 		}
-		return ""
+		return subjectKey{}
 	case "ping", "steps/toolCallResult":
-		return ""
+		return subjectKey{}
 	}
 	if ctx == nil {
-		return ""
+		return subjectKey{}
 	}
-	return method + "\x00" + sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + ctx.Get("stepId").String()
+	if stepKey != "" { // its stepId is a string: stepKey is the rest of the subject
+		return subjectKey{head: method, rest: stepKey}
+	}
+	return subjectKey{whole: method + "\x00" + sessionID + "\x00" + ctx.Get("turnId").String() + "\x00" + ctx.Get("stepId").String()}
 }
+
+// subjectKey is a request's subject: whole, or two owned parts joined (by a
+// NUL) only when a modification needs the subject, which few requests get.
+type subjectKey struct {
+	whole, head, rest string
+}
+
+// String returns the subject ("" for none).
+func (k *subjectKey) String() string {
+	if k.whole != "" || k.head == "" {
+		return k.whole
+	}
+	return k.head + "\x00" + k.rest
+}
+
+// none reports whether the request has no subject.
+func (k *subjectKey) none() bool { return k.whole == "" && k.head == "" }
 
 func sortRelated(rs []lint.Related) {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Line < rs[j].Line })

@@ -49,11 +49,15 @@ func (c *cancelChecker) Observe(p *lint.Pass) {
 	if !isMsg(m) {
 		return
 	}
+	t := c.f.msgType(m)
+	if t != "notify:task-cancelled" && t != "notify:task-assigned" && t != "event:progress" {
+		return // the taskId of no other type matters
+	}
 	task := m.Root.Path("payload", "taskId").String()
 	if task == "" {
 		return
 	}
-	switch c.f.msgType(m) {
+	switch t {
 	case "notify:task-cancelled":
 		c.cancelled.put(ownID(task), &cancelled{w: witness(m, "/payload/taskId")})
 	case "notify:task-assigned":

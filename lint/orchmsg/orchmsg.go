@@ -195,15 +195,16 @@ func parseISO(s string) (t time.Time, zone, ok bool) {
 }
 
 // when is the time of a message: the harness clock when known, else the message's
-// own timestamp; zero when neither is known.
-func when(m *lint.Message) time.Time {
+// own timestamp (ts, its "timestamp" member as the caller read it); zero when
+// neither is known.
+func when(m *lint.Message, ts *jsonread.Node) time.Time {
 	if !m.At.IsZero() {
 		return m.At
 	}
 	if m.Root == nil {
 		return time.Time{}
 	}
-	t, _, ok := parseISO(m.Root.Get("timestamp").String())
+	t, _, ok := parseISO(ts.String())
 	if !ok {
 		return time.Time{}
 	}

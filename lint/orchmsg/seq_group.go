@@ -114,18 +114,10 @@ func (s *msgFacts) ownType(m *lint.Message) string {
 	return s.own2
 }
 
-// when returns when m was sent (the function when, from the timestamp read).
+// when returns when m was sent (the function when, of the timestamp read).
 func (s *msgFacts) when(m *lint.Message) time.Time {
 	if s.of(m).have&factWhen == 0 {
-		s.have |= factWhen
-		switch {
-		case !m.At.IsZero():
-			s.at = m.At
-		case m.Root != nil:
-			if t, _, ok := parseISO(s.tsN.String()); ok {
-				s.at = t
-			}
-		}
+		s.at, s.have = when(m, s.tsN), s.have|factWhen
 	}
 	return s.at
 }

@@ -34,6 +34,7 @@ type stream struct {
 	protos   map[string]bool
 	kind     string
 	first    string // first protocol detected, for the log-line leniency of orchmsg
+	marks    *marks // the lines that hold opts.Marker (nil: none kept)
 	// early holds the non-message lines seen before the first message: whether
 	// they are log output (orchmsg) or errors depends on the stream's protocol.
 	// They are held as bytes, like pending harness records, and built again when

@@ -68,7 +68,16 @@ type stream struct {
 	// replay builds held records again for checkers that start later (its own
 	// arena: the unit being applied may still be in the workers' one).
 	replay *builder
+	// freeSessions and spareCks are finished sessions and their checker lists,
+	// emptied, for new sessions (a transcript opens one per scenario): their
+	// slices keep their capacity, the checkers themselves are dropped.
+	freeSessions []*session
+	spareCks     [][]checker
 }
+
+// maxFree bounds the finished sessions kept for reuse (and, four times over,
+// their checker lists).
+const maxFree = 8
 
 // own returns str, copied if it points into the unit being applied (a line
 // whose bytes the driver reuses): for what the stream keeps past the line.
@@ -564,6 +573,7 @@ func (s *stream) endSession(key string) {
 		return
 	}
 	s.finishSession(sess)
+	s.recycle(sess)
 	delete(s.sessions, key)
 	for i, k := range s.order {
 		if k == key {
@@ -599,7 +609,7 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		}
 	}
 	rules := s.seqRulesFor(protocol)
-	cks := make([]checker, 0, len(rules))
+	cks := s.takeCks(len(rules))
 	for _, r := range rules {
 		if r.Group != "" && slices.ContainsFunc(cks, func(ck checker) bool { return ck.rule.Group == r.Group }) {
 			continue // one checker per group, made by its first rule
@@ -621,6 +631,36 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		s.replay.mem.reset()
 	}
 	return cks
+}
+
+// takeCks returns an empty checker list with room for n, a spare one made for
+// n (so for the same protocol) if it has one.
+func (s *stream) takeCks(n int) []checker {
+	for i, cks := range s.spareCks {
+		if cap(cks) == n {
+			last := len(s.spareCks) - 1
+			s.spareCks[i] = s.spareCks[last]
+			s.spareCks[last] = nil
+			s.spareCks = s.spareCks[:last]
+			return cks
+		}
+	}
+	return make([]checker, 0, n)
+}
+
+// recycle keeps a finished session, emptied, for a new one.
+func (s *stream) recycle(sess *session) {
+	for _, pc := range sess.checkers {
+		clear(pc.cks)
+		if len(s.spareCks) < 4*maxFree { // up to five protocols a session
+			s.spareCks = append(s.spareCks, pc.cks[:0])
+		}
+	}
+	clear(sess.checkers)
+	sess.checkers = sess.checkers[:0]
+	if len(s.freeSessions) < maxFree {
+		s.freeSessions = append(s.freeSessions, sess)
+	}
 }
 
 // rebuild parses a held record again: the message it was when it was held. Its
@@ -958,10 +998,19 @@ func (s *stream) session(key string) *session {
 	if len(s.order) >= MaxSessions {
 		oldest := s.order[0]
 		s.order = s.order[1:]
-		s.finishSession(s.sessions[oldest])
+		old := s.sessions[oldest]
+		s.finishSession(old)
+		s.recycle(old)
 		delete(s.sessions, oldest)
 	}
-	sess := &session{}
+	var sess *session
+	if n := len(s.freeSessions); n > 0 {
+		sess = s.freeSessions[n-1]
+		s.freeSessions[n-1] = nil
+		s.freeSessions = s.freeSessions[:n-1]
+	} else {
+		sess = &session{}
+	}
 	key = strings.Clone(key) // the key is kept: it must not pin its message's line
 	s.sessions[key] = sess
 	s.order = append(s.order, key)

@@ -776,7 +776,7 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 	var proto *lint.Protocol
 	kind, dialect := "", ""
 	forced := s.opts.Protocol
-	if forced == "" && hint != "" && lint.LookupProtocol(hint) != nil && hint == "aof" {
+	if forced == "" && hint == "aof" && lint.LookupProtocol(hint) != nil {
 		forced = hint // the AOF/1 prefix says it
 	}
 	if forced != "" {

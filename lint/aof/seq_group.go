@@ -24,9 +24,10 @@ type viewMemo struct {
 	m  *lint.Message
 	v  view
 	ok bool
-	// owned interns the strings of messages the group keeps (task ids, agents,
-	// outcomes, statuses): a session names the same few again and again, so
-	// each is copied once, not once per message.
+	// owned makes the copies of the strings of messages the group keeps (task
+	// ids, agents, outcomes, statuses): a session names the same few again and
+	// again, found among the last handed out instead of copied once per
+	// message (seqgroup.Names).
 	owned seqgroup.Names
 	// lastTask and lastFrom are the last view's task and from, owned: the
 	// messages of a task follow one another (Names.OwnAs).
@@ -50,7 +51,7 @@ func (vm *viewMemo) of(m *lint.Message) (*view, bool) {
 	return &vm.v, vm.ok
 }
 
-// own returns s as the group keeps it: a copy, interned, so that the state pins
+// own returns s as the group keeps it: a copy (Names), so that the state pins
 // a few bytes, not the message's whole line (lint.Message: a kept string of the
 // tree keeps its line alive).
 func (vm *viewMemo) own(s string) string {
@@ -63,10 +64,10 @@ func (vm *viewMemo) own(s string) string {
 	return vm.owned.Own(s, maxOwned)
 }
 
-// maxOwned bounds the strings the group interns (Names).
+// maxOwned bounds the (long) strings the group interns (Names).
 const maxOwned = 4 * MaxTasks
 
-// forget drops the message observed, keeping the interned strings.
+// forget drops the message observed, keeping the strings handed out.
 func (vm *viewMemo) forget() { vm.m, vm.v, vm.ok = nil, view{}, false }
 
 // groupRules lists the group's rules with the checker of each.

@@ -180,12 +180,13 @@ func (v *view) mark(m *lint.Message, pointer string) mark {
 // taskOfKey returns the task_id part of a task key (names.key).
 func taskOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
 
-// names interns the strings the sequence checkers keep: a string of a message
-// points into its line (lint.Message), and one kept would keep the whole line
-// alive for as long as the session's state, so what outlives the message is
-// copied, once per distinct value.
+// names makes owned copies of the strings the sequence checkers keep: a string
+// of a message points into its line (lint.Message), and one kept would keep the
+// whole line alive for as long as the session's state, so what outlives the
+// message is copied (seqgroup.Names: the last strings handed out are reused,
+// long ones interned).
 type names struct {
-	seqgroup.Names        // at most maxNames
+	seqgroup.Names        // at most maxNames long strings interned
 	buf            []byte // a key being made
 	// The last value of each string of a view (owned), compared first.
 	lastEvent, lastTask, lastSession, lastKeySession, lastKeyTask, lastKey string
@@ -220,8 +221,8 @@ func (ns *names) key(sessionID, taskID string) string {
 	return ns.ownBytes(ns.buf)
 }
 
-// maxNames bounds the interned strings; past it they are forgotten (the strings
-// handed out stay valid).
+// maxNames bounds the interned (long) strings; past it they are forgotten (the
+// strings handed out stay valid).
 const maxNames = 4096
 
 // own returns an owned copy of s, equal to it.
@@ -307,8 +308,9 @@ func (k mark) with(text string) lint.Related {
 // finished goes back to a pool with its tables (reset), so a steady stream
 // allocates no state per task.
 //
-// Its keys are interned (names.key), and a session follows a few tasks at a
-// time: seqgroup.Keys finds them in a short slice, mostly by their pointers.
+// Its keys are owned (names.key: a task's messages share its key), and a
+// session follows a few tasks at a time: seqgroup.Keys finds them in a short
+// slice, mostly by their pointers.
 type table[T any] struct {
 	keys   seqgroup.Keys[*slot[T]]
 	order  []string // the keys added, oldest first from head (a key may recur)

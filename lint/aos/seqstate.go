@@ -180,7 +180,7 @@ type request struct {
 	w       mark
 	key     string // id key
 	method  string
-	execID  string // steps/toolCallRequest
+	execID  string     // steps/toolCallRequest
 	subject subjectKey // what a modification applies to
 	at      time.Time
 }

@@ -679,14 +679,17 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 // tree's strings unless shared: p.data itself).
 func (p *parser) document(shared bool) (*Node, error) {
 	data := p.data
-	if len(data) <= shareLimit {
-		// One copy of the input, whose substrings the strings and numbers share:
-		// one allocation instead of one per value.
-		if shared {
-			p.src = unsafe.String(unsafe.SliceData(data), len(data))
-		} else {
-			p.src = string(data)
-		}
+	switch {
+	case len(data) > shareLimit:
+		// The input itself, read as a string; its values are copies
+		// (substr), and no string of the tree points into it.
+		p.src, p.own = unsafe.String(unsafe.SliceData(data), len(data)), true
+	case shared:
+		p.src = unsafe.String(unsafe.SliceData(data), len(data))
+	default:
+		// One copy of the input, whose substrings the strings and numbers
+		// share: one allocation instead of one per value.
+		p.src = string(data)
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		p.pos = 3
@@ -727,7 +730,10 @@ const shareLimit = 64 << 10
 
 type parser struct {
 	data []byte
-	src  string // string(data) when len(data) <= shareLimit, else ""
+	// src is data as a string: a copy of it (Parse), or data itself
+	// (ParseShared, or an input over shareLimit: own).
+	src string
+	own bool // the tree's strings are copies of src's bytes, not substrings of it
 	// members and items are the stacks of the objects and arrays being read:
 	// an object's members are pushed as they are read and copied into a slice
 	// of their exact size cut from the arena when it closes. membersHigh and
@@ -774,17 +780,17 @@ func (p *parser) pointer(depth int) string {
 // keyAt decodes again the key whose opening quote is at off (read once already
 // without error).
 func (p *parser) keyAt(off int) string {
-	q := parser{data: p.data, src: p.src, pos: off}
+	q := parser{data: p.data, src: p.src, own: p.own, pos: off}
 	key, _ := q.str()
 	return key
 }
 
-// substr returns data[i:j] as a string, shared with the input's copy when there is one.
+// substr returns data[i:j] as a string: src's, or a copy when own.
 func (p *parser) substr(i, j int) string {
-	if p.src != "" {
-		return p.src[i:j]
+	if p.own {
+		return strings.Clone(p.src[i:j])
 	}
-	return string(p.data[i:j])
+	return p.src[i:j]
 }
 
 // newNode cuts a node from the parser's slab (the caller sets it with
@@ -861,14 +867,14 @@ func (p *parser) skipWS() { p.pos = skipWS(p.data, p.pos) }
 
 // skipWS returns the position of the first byte at or after pos that is not
 // JSON whitespace (len(data) if there is none).
-func skipWS(data []byte, pos int) int {
+func skipWS[S string | []byte](data S, pos int) int {
 	if uint(pos) < uint(len(data)) && data[pos] > ' ' {
 		return pos // the usual case: compact JSON
 	}
 	return skipWSLoop(data, pos)
 }
 
-func skipWSLoop(data []byte, pos int) int {
+func skipWSLoop[S string | []byte](data S, pos int) int {
 	for pos < len(data) {
 		switch data[pos] {
 		case ' ', '\t', '\n', '\r':
@@ -1018,14 +1024,20 @@ func (p *parser) str() (string, error) {
 // or, when there is none in the whole words from pos, where the words end
 // (the bytes after are not read). Small enough to be inlined: a plain key or
 // string value is read without a call, anything else by str.
-func plainEnd(data []byte, pos int) int {
+func plainEnd[S string | []byte](data S, pos int) int {
 	for pos+8 <= len(data) {
-		if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), pos))[:])); m != 0 {
+		if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dataPtr(data), pos))[:])); m != 0 {
 			return pos + bits.TrailingZeros64(m)>>3
 		}
 		pos += 8
 	}
 	return pos
+}
+
+// dataPtr is the address of data's first byte: the first word of a string's
+// header and of a slice's.
+func dataPtr[S string | []byte](data S) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&data))
 }
 
 // strAt is str of the string at pos, and the position past it.
@@ -1222,7 +1234,7 @@ func (p *parser) array(depth int) (*Node, error) {
 // (a register, not a load and a store of p.pos per byte looked at), stored
 // back before each call that reads from p.pos.
 func (p *parser) object(depth int) (*Node, error) {
-	data, pos := p.data, p.pos
+	data, pos := p.src, p.pos // data is read as a string: its substrings are the keys and values
 	n := p.newNode()
 	n.set(Object, pos, 0, "")
 	pos = skipWS(data, pos+1)
@@ -1259,7 +1271,10 @@ func (p *parser) object(depth int) (*Node, error) {
 		var key string
 		var err error
 		if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
-			key, pos = p.substr(pos+1, end), end+1 // a plain key, as str reads it
+			key, pos = data[pos+1:end], end+1 // a plain key, as str reads it
+			if p.own {
+				key = strings.Clone(key)
+			}
 		} else if key, pos, err = p.strAt(pos); err != nil {
 			return nil, err
 		}
@@ -1281,7 +1296,10 @@ func (p *parser) object(depth int) (*Node, error) {
 			start := pos
 			var s string
 			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
-				s, pos = p.substr(pos+1, end), end+1 // a plain string, as str reads it
+				s, pos = data[pos+1:end], end+1 // a plain string, as str reads it
+				if p.own {
+					s = strings.Clone(s)
+				}
 			} else if s, pos, err = p.strAt(pos); err != nil {
 				return nil, err
 			}

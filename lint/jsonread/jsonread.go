@@ -1146,13 +1146,15 @@ func zeroByte(w uint64) uint64 { return (w - ones) &^ w & highs }
 
 // specialBytes has the high bit of each byte of w set that is '"', '\\', below
 // 0x20 or at least 0x80, and possibly of bytes above such a byte (a borrow): its
-// lowest set bit is exact, in the first such byte (little-endian). (The usual
-// x-ones & ^x of each test is x-ones | w here: '"', '\\' and 0x20 are below
-// 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
+// lowest set bit is exact, in the first such byte (little-endian). One
+// subtraction finds '"' and the control bytes: xor 0x02 makes '"' 0x20 and
+// leaves every control byte below 0x20, and no other byte below 0x80 below
+// 0x21. (The usual x-c & ^x of each test is x-c | w here: the bytes tested are
+// below 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
 func specialBytes(w uint64) uint64 {
-	quote := w ^ (ones * '"')
+	quoteOrControl := w ^ (ones * 0x02)
 	slash := w ^ (ones * '\\')
-	return ((quote - ones) | (slash - ones) | (w - ones*0x20) | w) & highs
+	return ((quoteOrControl - ones*0x21) | (slash - ones) | w) & highs
 }
 
 // stopBytes has the high bit of each byte of w set that is '"', '\\' or below

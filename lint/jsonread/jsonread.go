@@ -1313,7 +1313,25 @@ func (p *parser) object(depth int) (*Node, error) {
 			v.set(String, start, pos, s)
 		} else {
 			p.pos = pos
-			if v, err = p.value(depth + 1); err != nil {
+			var c byte
+			if uint(pos) < uint(len(data)) {
+				c = data[pos]
+			}
+			if (c == '{' || c == '[' || c == '-' || c-'0' < 10) && depth < MaxDepth && p.values < MaxValues {
+				// An object, array or number, read as value reads it, without its call.
+				p.values++
+				switch c {
+				case '{':
+					v, err = p.object(depth + 1)
+				case '[':
+					v, err = p.array(depth + 1)
+				default:
+					v, err = p.number()
+				}
+			} else {
+				v, err = p.value(depth + 1)
+			}
+			if err != nil {
 				return nil, err
 			}
 			pos = p.pos

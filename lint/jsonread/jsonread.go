@@ -1284,15 +1284,15 @@ func (p *parser) object(depth int) (*Node, error) {
 		} else if key, pos, err = p.strAt(pos); err != nil {
 			return nil, err
 		}
-		if uint(pos) < uint(len(data)-1) && data[pos] == ':' && data[pos+1] > ' ' {
-			pos++ // the usual case: compact JSON
+		if uint(pos) < uint(len(data)) && data[pos] == ':' {
+			pos++ // the usual case: compact JSON (whitespace after ':' is skipped below)
 		} else {
 			pos = skipWS(data, pos)
 			if pos >= len(data) || data[pos] != ':' {
 				p.pos = pos
 				return nil, p.errf("syntax", "expected ':' after object key %q", key)
 			}
-			pos = skipWS(data, pos+1)
+			pos++
 		}
 		at.keyOff = keyOff
 		var v *Node
@@ -1316,6 +1316,8 @@ func (p *parser) object(depth int) (*Node, error) {
 			}
 			v.set(String, start, pos, s)
 		} else {
+			// Any other value, or one after whitespace.
+			pos = skipWS(data, pos)
 			p.pos = pos
 			var c byte
 			if uint(pos) < uint(len(data)) {

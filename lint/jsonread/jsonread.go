@@ -681,8 +681,8 @@ func (p *parser) document(shared bool) (*Node, error) {
 	data := p.data
 	switch {
 	case len(data) > shareLimit:
-		// The input itself, read as a string; its values are copies
-		// (substr), and no string of the tree points into it.
+		// The input itself, read as a string; the tree's strings are
+		// made copies once it is read (ownStrings): none points into it.
 		p.src, p.own = unsafe.String(unsafe.SliceData(data), len(data)), true
 	case shared:
 		p.src = unsafe.String(unsafe.SliceData(data), len(data))
@@ -707,11 +707,28 @@ func (p *parser) document(shared bool) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.own {
+		ownStrings(root)
+	}
 	p.skipWS()
 	if p.pos < len(p.data) {
 		return root, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
 	}
 	return root, nil
+}
+
+// ownStrings makes every string of the tree at n (keys, strings, number
+// literals) a copy of its own: none points into the input any more.
+func ownStrings(n *Node) {
+	n.Str = strings.Clone(n.Str)
+	for _, it := range n.Items {
+		ownStrings(it)
+	}
+	for i := range n.Members {
+		m := &n.Members[i]
+		m.Key = strings.Clone(m.Key)
+		ownStrings(m.Value)
+	}
 }
 
 // scratch is the parser's reusable stacks.
@@ -733,7 +750,7 @@ type parser struct {
 	// src is data as a string: a copy of it (Parse), or data itself
 	// (ParseShared, or an input over shareLimit: own).
 	src string
-	own bool // the tree's strings are copies of src's bytes, not substrings of it
+	own bool // src is the input over shareLimit: the tree's strings are made copies at the end
 	// members and items are the stacks of the objects and arrays being read:
 	// an object's members are pushed as they are read and copied into a slice
 	// of their exact size cut from the arena when it closes. membersHigh and
@@ -780,18 +797,13 @@ func (p *parser) pointer(depth int) string {
 // keyAt decodes again the key whose opening quote is at off (read once already
 // without error).
 func (p *parser) keyAt(off int) string {
-	q := parser{data: p.data, src: p.src, own: p.own, pos: off}
+	q := parser{data: p.data, src: p.src, pos: off}
 	key, _ := q.str()
 	return key
 }
 
-// substr returns data[i:j] as a string: src's, or a copy when own.
-func (p *parser) substr(i, j int) string {
-	if p.own {
-		return strings.Clone(p.src[i:j])
-	}
-	return p.src[i:j]
-}
+// substr returns data[i:j] as a string: src's.
+func (p *parser) substr(i, j int) string { return p.src[i:j] }
 
 // newNode cuts a node from the parser's slab (the caller sets it with
 // Node.set).
@@ -972,12 +984,8 @@ func (p *parser) number() (*Node, error) {
 		pos = end
 	}
 	p.pos = pos
-	lit := data[start:pos]
-	if p.own {
-		lit = strings.Clone(lit)
-	}
 	n := p.newNode()
-	n.set(Number, start, pos, lit)
+	n.set(Number, start, pos, data[start:pos])
 	return n, nil
 }
 
@@ -1278,9 +1286,6 @@ func (p *parser) object(depth int) (*Node, error) {
 		var err error
 		if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
 			key, pos = data[pos+1:end], end+1 // a plain key, as str reads it
-			if p.own {
-				key = strings.Clone(key)
-			}
 		} else if key, pos, err = p.strAt(pos); err != nil {
 			return nil, err
 		}
@@ -1303,9 +1308,6 @@ func (p *parser) object(depth int) (*Node, error) {
 			var s string
 			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
 				s, pos = data[pos+1:end], end+1 // a plain string, as str reads it
-				if p.own {
-					s = strings.Clone(s)
-				}
 			} else if s, pos, err = p.strAt(pos); err != nil {
 				return nil, err
 			}

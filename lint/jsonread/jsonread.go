@@ -1046,6 +1046,16 @@ func plainEnd[S string | []byte](data S, pos int) int {
 	return pos
 }
 
+// plainEndCall is plainEnd, called: the object loop reads a string value by it
+// (values are longer than keys: the loop runs about three times). Inlined
+// there, the loop's registers are taken back from the object loop's values and
+// those are loaded again at each turn (objdump); called, they are saved once
+// (callgrind aoplint -j 1 t20k: 2.6 M fewer instructions; for keys, called
+// costs 4.6 M more).
+//
+//go:noinline
+func plainEndCall(data string, pos int) int { return plainEnd(data, pos) }
+
 // dataPtr is the address of data's first byte: the first word of a string's
 // header and of a slice's.
 func dataPtr[S string | []byte](data S) unsafe.Pointer {
@@ -1306,7 +1316,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			p.values++
 			start := pos
 			var s string
-			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
+			if end := plainEndCall(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
 				s, pos = data[pos+1:end], end+1 // a plain string, as str reads it
 			} else if s, pos, err = p.strAt(pos); err != nil {
 				return nil, err

@@ -1277,8 +1277,10 @@ func (p *parser) object(depth int) (*Node, error) {
 	// The members go on the parser's stack, then into a slice of their exact
 	// size cut from the arena.
 	base := len(p.members)
-	at := &p.path[depth] // this object's step: its key set per member
-	at.index = -1
+	// This object's step of the path: its key is set where it is needed, for
+	// a value that is read by a call (whose duplicate keys are reported with
+	// their path) and for a duplicate key of this object (duplicate).
+	p.path[depth].index = -1
 	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		if uint(pos) >= uint(len(data)) || data[pos] != '"' {
@@ -1309,7 +1311,6 @@ func (p *parser) object(depth int) (*Node, error) {
 			}
 			pos++
 		}
-		at.keyOff = keyOff
 		var v *Node
 		if uint(pos) < uint(len(data)) && data[pos] == '"' && depth < MaxDepth && p.values < MaxValues {
 			// A string value (the most common) read here, as value reads it.
@@ -1331,6 +1332,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			// Any other value, or one after whitespace.
 			pos = skipWS(data, pos)
 			p.pos = pos
+			p.path[depth].keyOff = keyOff
 			var c byte
 			if uint(pos) < uint(len(data)) {
 				c = data[pos]
@@ -1447,6 +1449,7 @@ func (p *parser) duplicate(base int, key string, keyOff, depth int, seen *map[st
 		p.lastDup = keyOff
 		return
 	}
+	p.path[depth].keyOff = keyOff
 	p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(depth), Code: "duplicate-key",
 		Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 }

@@ -660,7 +660,7 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	if len(sc.path) <= MaxDepth {
 		sc.path = make([]step, MaxDepth+1)
 	}
-	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, ar: ar, reuse: ar.used}
+	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, buf: sc.buf, ar: ar, reuse: ar.used}
 	root, err := p.document(shared)
 	ar.nodes.giveBack(len(p.slab) - p.cut)
 	// The stacks point into the tree and the input: what this parse pushed is
@@ -671,6 +671,10 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	sc.members, sc.items = p.members[:0], p.items[:0]
 	if cap(p.members) > 4096 || cap(p.items) > 4096 {
 		sc.members, sc.items = nil, nil
+	}
+	sc.buf = p.buf[:0]
+	if cap(p.buf) > shareLimit {
+		sc.buf = nil // (bytes, which pin nothing; a huge string's are let go)
 	}
 	return root, p.problems, err
 }
@@ -736,6 +740,7 @@ type scratch struct {
 	members []Member
 	items   []*Node
 	path    []step
+	buf     []byte // strRest's
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -768,6 +773,7 @@ type parser struct {
 	values      int    // nodes made so far, bounded by MaxValues
 	dropped     int    // duplicate keys past MaxProblems
 	lastDup     int    // offset of the last duplicate key dropped
+	buf         []byte // strRest's decoded bytes
 	path        []step // where the parser is, to name a duplicate key's pointer: path[d] is the step of the array or object at depth d being read (MaxDepth+1 long)
 }
 
@@ -1079,50 +1085,58 @@ func invalidUTF8(off int) error {
 // a control character, or the end of the input): a function of its own, so
 // that the fast path's frame is small.
 func (p *parser) strRest(start int) (string, error) {
-	var b strings.Builder
-	b.Write(p.data[start:p.pos])
+	// The decoded bytes go to the parser's buffer (kept from string to
+	// string, and from parse to parse with the stacks), and become a string
+	// once, at the closing quote. The position is a local, stored back in
+	// p.pos before an error and around hex4.
+	data, pos := p.data, p.pos
+	b := append(p.buf[:0], data[start:pos]...)
+	defer func() { p.buf = b[:0] }()
 	for {
-		if p.pos >= len(p.data) {
+		if pos >= len(data) {
+			p.pos = pos
 			return "", p.errf("syntax", "unterminated string")
 		}
-		c := p.data[p.pos]
+		c := data[pos]
 		switch {
 		case c == '"':
-			p.pos++
-			s := b.String()
-			if !utf8.ValidString(s) {
+			p.pos = pos + 1
+			if !utf8.Valid(b) {
 				return "", invalidUTF8(start)
 			}
-			return s, nil
+			return string(b), nil
 		case c < 0x20:
+			p.pos = pos
 			return "", p.errf("syntax", "control character 0x%02x in string (escape it)", c)
 		case c == '\\':
-			p.pos++
-			if p.pos >= len(p.data) {
+			pos++
+			if pos >= len(data) {
+				p.pos = pos
 				return "", p.errf("syntax", "unterminated escape")
 			}
-			e := p.data[p.pos]
-			p.pos++
+			e := data[pos]
+			pos++
 			switch e {
 			case '"', '\\', '/':
-				b.WriteByte(e)
+				b = append(b, e)
 			case 'b':
-				b.WriteByte('\b')
+				b = append(b, '\b')
 			case 'f':
-				b.WriteByte('\f')
+				b = append(b, '\f')
 			case 'n':
-				b.WriteByte('\n')
+				b = append(b, '\n')
 			case 'r':
-				b.WriteByte('\r')
+				b = append(b, '\r')
 			case 't':
-				b.WriteByte('\t')
+				b = append(b, '\t')
 			case 'u':
+				p.pos = pos
 				r, err := p.hex4()
 				if err != nil {
 					return "", err
 				}
 				if utf16.IsSurrogate(r) {
-					if p.pos+6 <= len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+					if p.pos+6 <= len(data) && data[p.pos] == '\\' && data[p.pos+1] == 'u' {
 						p.pos += 2
 						r2, err := p.hex4()
 						if err != nil {
@@ -1133,16 +1147,17 @@ func (p *parser) strRest(start int) (string, error) {
 						r = utf8.RuneError
 					}
 				}
-				b.WriteRune(r)
+				pos = p.pos
+				b = utf8.AppendRune(b, r)
 			default:
-				p.pos--
+				p.pos = pos - 1
 				return "", p.errf("syntax", "invalid escape \\%c in string", e)
 			}
 		default:
 			// A run of plain bytes, written at once (its UTF-8 is checked
 			// with the whole string's); found eight bytes at a time while
 			// eight are left.
-			data, j := p.data, p.pos+1
+			j := pos + 1
 			for j+8 <= len(data) {
 				if m := stopBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), j))[:])); m != 0 {
 					j += bits.TrailingZeros64(m) >> 3
@@ -1154,8 +1169,8 @@ func (p *parser) strRest(start int) (string, error) {
 				j++
 			}
 		runEnd:
-			b.Write(data[p.pos:j])
-			p.pos = j
+			b = append(b, data[pos:j]...)
+			pos = j
 		}
 	}
 }

@@ -1234,8 +1234,20 @@ func (p *parser) array(depth int) (*Node, error) {
 	for {
 		p.skipWS()
 		at.index = len(p.items) - base
-		it, err := p.value(depth + 1)
-		if err != nil {
+		var it *Node
+		var err error
+		if data, pos := p.src, p.pos; uint(pos) < uint(len(data)) && data[pos] == '"' && depth < MaxDepth && p.values < MaxValues {
+			// A string item, as value reads it, plain ones without a call to str.
+			p.values++
+			var s string
+			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
+				s, p.pos = data[pos+1:end], end+1
+			} else if s, err = p.str(); err != nil {
+				return nil, err
+			}
+			it = p.newNode()
+			it.set(String, pos, p.pos, s)
+		} else if it, err = p.value(depth + 1); err != nil {
 			return nil, err
 		}
 		p.items = append(p.items, it)

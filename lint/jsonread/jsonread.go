@@ -1189,9 +1189,17 @@ func zeroByte(w uint64) uint64 { return (w - ones) &^ w & highs }
 // 0x21. (The usual x-c & ^x of each test is x-c | w here: the bytes tested are
 // below 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
 func specialBytes(w uint64) uint64 {
-	quoteOrControl := w ^ (ones * 0x02)
-	slash := w ^ (ones * '\\')
-	return ((quoteOrControl - ones*0x21) | (slash - ones) | w) & highs
+	quoteOrControl := w ^ masks.x02
+	slash := w ^ masks.slash
+	return ((quoteOrControl + masks.minus21) | (slash + masks.minus01) | w) & masks.highs
+}
+
+// masks are specialBytes' constants, read from memory by the instructions
+// that use them (x86 has no 64-bit immediate operands): as constants, each
+// took a register in the loops that call specialBytes, whose values were then
+// loaded again at each turn.
+var masks = struct{ x02, slash, minus21, minus01, highs uint64 }{
+	ones * 0x02, ones * '\\', -(ones * 0x21) & (1<<64 - 1), -ones & (1<<64 - 1), highs,
 }
 
 // stopBytes has the high bit of each byte of w set that is '"', '\\' or below

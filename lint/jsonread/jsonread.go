@@ -229,17 +229,18 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // places the point: the one division rounds once, as ParseFloat rounds (its
 // own exact fast path).
 func simpleFloat(s string) (f float64, ok bool) {
-	start := 0
+	neg := false
 	if len(s) > 0 && s[0] == '-' {
-		start = 1
+		neg, s = true, s[1:]
 	}
-	// Digits on both sides of a point, if there is one.
-	if len(s)-start < 1 || len(s)-start > 16 || s[start] == '.' || s[len(s)-1] == '.' {
+	// Digits on both sides of a point, if there is one. (Every index below is
+	// provably in range: no bounds check, no panic path, no stack frame.)
+	if len(s) < 1 || len(s) > 16 || s[0] == '.' || s[len(s)-1] == '.' {
 		return 0, false
 	}
 	var mant uint64
 	frac, dot := 0, false
-	for i := start; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c >= '0' && c <= '9':
 			mant = mant*10 + uint64(c-'0')
@@ -252,11 +253,11 @@ func simpleFloat(s string) (f float64, ok bool) {
 			return 0, false
 		}
 	}
-	if !dot && len(s)-start > 15 {
+	if !dot && len(s) > 15 {
 		return 0, false // 16 digits
 	}
-	f = float64(mant) / pow10[frac]
-	if start == 1 {
+	f = float64(mant) / pow10[frac&15] // (frac < 15: at most 16 bytes, a digit on each side of the point)
+	if neg {
 		f = -f
 	}
 	return f, true

@@ -1041,8 +1041,9 @@ func (p *parser) str() (string, error) {
 // plainEnd returns the index of the first byte of data at or after pos that
 // is '"', '\\', a control character or non-ASCII, read eight bytes at a time;
 // or, when there is none in the whole words from pos, where the words end
-// (the bytes after are not read). Small enough to be inlined: a plain key or
-// string value is read without a call, anything else by str.
+// (the bytes after are not read). Small enough to be inlined: the object loop
+// reads a plain key without a call (a string value by plainEndCall), anything
+// else by str.
 func plainEnd[S string | []byte](data S, pos int) int {
 	for pos+8 <= len(data) {
 		if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dataPtr(data), pos))[:])); m != 0 {

@@ -58,7 +58,8 @@ type view struct {
 	now       stamp // the latest of each clock over the session so far, this message's included
 	taskMark  mark  // a TASK's markAt(m, taskIDPointer): the witness most of its checkers keep
 	root      *jsonread.Node
-	names     *names // for the other strings a checker keeps
+	sessionN  *jsonread.Node // a TASK's session.session_id, as the view read it (nil: absent)
+	names     *names         // for the other strings a checker keeps
 }
 
 // viewOf makes *v the view of m, written in place (the group's view is not
@@ -90,7 +91,8 @@ func viewOf(v *view, m *lint.Message, ns *names) {
 		} else {
 			v.taskMark = markAt(m, taskIDPointer)
 		}
-		v.sessionID = ns.ownAs(&ns.lastSession, f.session.Get("session_id").String())
+		v.sessionN = f.session.Get("session_id")
+		v.sessionID = ns.ownAs(&ns.lastSession, v.sessionN.String())
 		v.when.msg = msgTime(f.session.Get("created_at"))
 	case "RESPONSE":
 		v.typ = "RESPONSE"
@@ -175,6 +177,15 @@ func (v *view) mark(m *lint.Message, pointer string) mark {
 		return v.taskMark
 	}
 	return markAt(m, pointer)
+}
+
+// sessionMark is markAt(m, "/session/session_id") for the view's TASK m, at
+// the node the view read.
+func (v *view) sessionMark(m *lint.Message) mark {
+	if v.sessionN != nil {
+		return markNode(m, v.sessionN, "/session/session_id")
+	}
+	return markAt(m, "/session/session_id")
 }
 
 // taskOfKey returns the task_id part of a task key (names.key).

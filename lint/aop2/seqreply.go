@@ -60,7 +60,7 @@ func (c *corrChecker) observe(p *lint.Pass, v *view) {
 		if v.taskID == "" {
 			return
 		}
-		ref := taskRef{session: v.sessionID, id: v.taskID, w: v.taskMark, ws: markAt(p.Msg, "/session/session_id")}
+		ref := taskRef{session: v.sessionID, id: v.taskID, w: v.taskMark, ws: v.sessionMark(p.Msg)}
 		*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
 		*c.byID.put(v.taskID) = ref
 		c.lastKey = v.key
@@ -175,8 +175,13 @@ func (c *agentChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		tg := v.root.Get("target")
-		*track(p, &c.tasks, v.key) = target{id: v.taskID, provider: v.names.own(tg.Get("provider").String()), model: v.names.own(tg.Get("model").String()),
-			w: markAt(p.Msg, "/target")}
+		var w mark
+		if tg != nil {
+			w = markNode(p.Msg, tg, "/target") // the node markAt's walk finds
+		} else {
+			w = markAt(p.Msg, "/target")
+		}
+		*track(p, &c.tasks, v.key) = target{id: v.taskID, provider: v.names.own(tg.Get("provider").String()), model: v.names.own(tg.Get("model").String()), w: w}
 	case "RESPONSE":
 		t := c.tasks.get(v.key)
 		ag := v.root.Get("agent")

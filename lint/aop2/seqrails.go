@@ -48,13 +48,22 @@ var SeqNoResponse = &lint.Rule{
 func init() { lint.Register(SeqFinalSignal, SeqMinimalReport, SeqNoResponse) }
 
 // guardRail reads guard_rails.<key>: its value (default true, as in v2.0.0), whether
-// it was explicit, and the pointer to cite.
-func guardRail(root *jsonread.Node, key string) (on, explicit bool, at string) {
-	n := root.Path("guard_rails", key)
+// it was explicit, the pointer to cite and, when explicit, the node there.
+func guardRail(root *jsonread.Node, key string) (on, explicit bool, at string, n *jsonread.Node) {
+	n = root.Path("guard_rails", key)
 	if n != nil && n.Kind == jsonread.Bool {
-		return n.Bool, true, guardRailPointer(key)
+		return n.Bool, true, guardRailPointer(key), n
 	}
-	return true, false, taskIDPointer
+	return true, false, taskIDPointer, nil
+}
+
+// railMark marks a guard rail as guardRail found it: at its node n, else (at
+// the TASK's task_id) as the view does.
+func railMark(m *lint.Message, v *view, at string, n *jsonread.Node) mark {
+	if n != nil {
+		return markNode(m, n, at)
+	}
+	return v.mark(m, at)
 }
 
 // guardRailPointer is "/guard_rails/" + key, made once per key.
@@ -117,8 +126,8 @@ func (c *railsChecker) observe(p *lint.Pass, v *view) {
 			if first {
 				capNote(p) // each rule's, as track makes it
 			}
-			on, explicit, at := guardRail(v.root, railKey(r.final))
-			e[i] = rails{on: on, explicit: explicit, id: v.taskID, at: v.mark(p.Msg, at)}
+			on, explicit, at, n := guardRail(v.root, railKey(r.final))
+			e[i] = rails{on: on, explicit: explicit, id: v.taskID, at: railMark(p.Msg, v, at, n)}
 		}
 		p.Rule = rule
 	case "RESPONSE":
@@ -284,13 +293,13 @@ func (c *pendingChecker) observe(p *lint.Pass, v *view) {
 		if v.taskID == "" || v.delegated() {
 			return // a TASK the agent delegates is answered elsewhere
 		}
-		on, _, at := guardRail(v.root, "require_final_signal")
+		on, _, at, n := guardRail(v.root, "require_final_signal")
 		if !on {
 			c.tasks.del(v.key)
 			return
 		}
 		c.tasks.del(v.key)
-		*track(p, &c.tasks, v.key) = pending{id: v.taskID, at: v.mark(p.Msg, at), transcript: v.fromOrch, seenAtStart: c.nonTask}
+		*track(p, &c.tasks, v.key) = pending{id: v.taskID, at: railMark(p.Msg, v, at, n), transcript: v.fromOrch, seenAtStart: c.nonTask}
 	case "RESPONSE":
 		switch {
 		case c.tasks.get(v.key) != nil:

@@ -383,11 +383,17 @@ func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
 		if v.taskID == "" || v.delegated() {
 			return
 		}
-		d, src := aop2spec.EffectiveTimeout(floatPtr(v.root.Path("guard_rails", "timeout_seconds")), floatPtr(v.root.Path("execution_policy", "timeout_seconds")))
+		gr, ep := v.root.Path("guard_rails", "timeout_seconds"), v.root.Path("execution_policy", "timeout_seconds")
+		d, src := aop2spec.EffectiveTimeout(floatPtr(gr), floatPtr(ep))
 		if d <= 0 {
 			return
 		}
-		*track(p, &c.tasks, v.key) = deadline{id: v.taskID, limit: d, set: d, src: src, start: stamp{harness: v.when.harness}, w: markAt(p.Msg, timeoutPointer(src))}
+		at := ep // the node timeoutPointer(src) names, read above
+		if src == aop2spec.FromGuardRails {
+			at = gr
+		}
+		w := markNode(p.Msg, at, timeoutPointer(src))
+		*track(p, &c.tasks, v.key) = deadline{id: v.taskID, limit: d, set: d, src: src, start: stamp{harness: v.when.harness}, w: w}
 	case "RESPONSE":
 		dl := c.tasks.get(v.key)
 		if dl == nil {

@@ -86,9 +86,9 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 	if !t.IsString() {
 		return "", "", 10
 	}
-	switch s := t.Str; {
-	case spec.IsType(s):
-		return ownType(s), "", 90 // the spec's string: the kind is kept (rule sets by kind)
+	switch s, kind := t.Str, spec.Type(t.Str); {
+	case kind != "":
+		return kind, "", 90 // the spec's string: the kind is kept (rule sets by kind)
 	case s == "task_notification":
 		return "", DialectTaskNotification, 80
 	case family(s) != "":

@@ -291,6 +291,9 @@ const (
 // its location. TestParseDateTimeAgrees and FuzzParseDateTime hold it equal to
 // parseDateTimeSlow.
 func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
+	if t, ok := isotime.ParseUTC(s); ok { // YYYY-MM-DDThh:mm:ss[.f]Z, the usual form
+		return t, zoneZ, true
+	}
 	m, match := datetimeForm.Match(s)
 	if !match {
 		return time.Time{}, 0, false

@@ -143,7 +143,7 @@ func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {
 
 func checkTimestamps(p *lint.Pass) {
 	for _, at := range timestampPointers(p.Msg.Kind) {
-		n := p.Node(at)
+		n := p.Member(at) // member names only: a Get each
 		if n == nil || !n.IsString() {
 			continue // absence and type are the schema's business
 		}

@@ -88,7 +88,7 @@ func checkSanity(p *lint.Pass) {
 		}
 		p.Reportf(l.at, "%s is %s: not required by the spec (which gives it no range), but %s", dotted(l.at), n.Str, l.meaning)
 	}
-	if b := p.Node("/execution_policy/retry_backoff_seconds"); b != nil {
+	if b := p.Member("/execution_policy/retry_backoff_seconds"); b != nil {
 		for i, it := range b.Items {
 			if v, ok := it.Float(); ok && v < 0 {
 				at := "/execution_policy/retry_backoff_seconds/" + strconv.Itoa(i)

@@ -2,7 +2,8 @@ package aopoutput
 
 import (
 	"testing"
-	"time"
+
+	"github.com/aopkit/aopkit/lint/internal/isotime/isotimetest"
 )
 
 var isoSeeds = []string{
@@ -13,22 +14,8 @@ var isoSeeds = []string{
 	"2025-01-06T08:08:33.Z", "2025-01-06 08:08:33Z", "2025-1-06T08:08:33Z", "", "Z",
 }
 
-// isoAgrees holds parseISO (isotime.ParseUTC for the usual form) to
-// parseISOSlow: the same time, zone and ok; == for a time in UTC (an offset's
-// time.FixedZone is a new location each call: the same instant and offset).
-func isoAgrees(t *testing.T, s string) {
-	got, gz, gok := parseISO(s)
-	want, wz, wok := parseISOSlow(s)
-	_, goff := got.Zone()
-	_, woff := want.Zone()
-	same := got.Equal(want) && goff == woff && got.Location().String() == want.Location().String()
-	if want.Location() == time.UTC {
-		same = got == want
-	}
-	if !same || gz != wz || gok != wok {
-		t.Errorf("parseISO(%q) = %v, %v, %v; parseISOSlow %v, %v, %v", s, got, gz, gok, want, wz, wok)
-	}
-}
+// isoAgrees holds parseISO's fast path (isotime.ParseUTC) to parseISOSlow.
+func isoAgrees(t *testing.T, s string) { isotimetest.UTCAgrees(t, s, parseISOSlow) }
 
 func TestParseISOAgrees(t *testing.T) {
 	for _, s := range isoSeeds {

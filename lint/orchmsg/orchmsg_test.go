@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aopkit/aopkit/lint/internal/isotime/isotimetest"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -166,22 +167,8 @@ var isoSeeds = []string{
 	"2026-02-04T14:30:00.Z", "2026-02-04 14:30:00Z", "", "Z",
 }
 
-// isoAgrees holds parseISO (isotime.ParseUTC first) to parseISOSlow: the same
-// zone, ok and time; == for a time in UTC (time.FixedZone makes a new location
-// per call: for an offset, the same instant, offset and name).
-func isoAgrees(t *testing.T, s string) {
-	got, gz, gok := parseISO(s)
-	want, wz, wok := parseISOSlow(s)
-	same := got == want
-	if want.Location() != time.UTC {
-		_, goff := got.Zone()
-		_, woff := want.Zone()
-		same = got.Equal(want) && goff == woff && got.Location().String() == want.Location().String()
-	}
-	if !same || gz != wz || gok != wok {
-		t.Errorf("parseISO(%q) = %v, %v, %v; parseISOSlow %v, %v, %v", s, got, gz, gok, want, wz, wok)
-	}
-}
+// isoAgrees holds parseISO's fast path (isotime.ParseUTC) to parseISOSlow.
+func isoAgrees(t *testing.T, s string) { isotimetest.UTCAgrees(t, s, parseISOSlow) }
 
 func TestParseISOAgrees(t *testing.T) {
 	for _, s := range isoSeeds {

@@ -147,3 +147,18 @@ func FuzzMetrics(f *testing.F) {
 		}
 	})
 }
+
+// TestRank holds Rank's switch to Markers: each marker its index, a name one
+// edit away from one unknown.
+func TestRank(t *testing.T) {
+	for i, m := range Markers {
+		if got, ok := Rank(strings.Clone(m)); got != i || !ok {
+			t.Errorf("Rank(%q) = %d, %v; want %d", m, got, ok, i)
+		}
+		for _, near := range []string{m[:len(m)-1], m + "S", strings.ToLower(m), "X" + m[1:]} {
+			if got, ok := Rank(near); got != 0 || ok {
+				t.Errorf("Rank(%q) = %d, %v; want unknown", near, got, ok)
+			}
+		}
+	}
+}

@@ -44,3 +44,35 @@ func TestLineReader(t *testing.T) {
 		t.Fatalf("want one GEN-SIZE-001 at line 5, got %+v", s.diags)
 	}
 }
+
+// TestMarkedLines: a stream keeps the lines holding Options.Marker as read, with
+// their numbers (blank lines count), serial and parallel, long lines included;
+// a line too long to keep loses them all (nil: the caller reads the file again).
+func TestMarkedLines(t *testing.T) {
+	long := `{"k":"` + strings.Repeat("x", 300<<10) + `","m":"MARK"}`
+	in := "{\"a\":1}\n\n{\"m\":\"MARK\"}\r\n" + long + "\n{\"b\":2}\n{\"c\":\"MARK\"}"
+	want := []MarkedLine{{3, []byte("{\"m\":\"MARK\"}\r\n")}, {4, []byte(long)}, {6, []byte(`{"c":"MARK"}`)}}
+	for _, workers := range []int{1, 2} {
+		res, err := LintStream("t", strings.NewReader(in), Options{Workers: workers, Marker: "MARK"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Marked == nil || len(res.Marked.Lines) != len(want) {
+			t.Fatalf("workers %d: marked %+v, want %d lines", workers, res.Marked, len(want))
+		}
+		for i, l := range res.Marked.Lines {
+			if l.Line != want[i].Line || strings.TrimRight(string(l.Text), "\r\n") != strings.TrimRight(string(want[i].Text), "\r\n") {
+				t.Errorf("workers %d: marked line %d is %d %.30q, want %d %.30q", workers, i, l.Line, l.Text, want[i].Line, want[i].Text)
+			}
+		}
+		res, _ = LintStream("t", strings.NewReader(in), Options{Workers: workers})
+		if res.Marked != nil {
+			t.Errorf("workers %d: lines marked without a marker", workers)
+		}
+		huge := in + "\n" + strings.Repeat("y", MaxMessage+2) + "\n"
+		res, _ = LintStream("t", strings.NewReader(huge), Options{Workers: workers, Marker: "MARK"})
+		if res.Marked != nil {
+			t.Errorf("workers %d: a line too long to keep, yet %d lines marked", workers, len(res.Marked.Lines))
+		}
+	}
+}

@@ -33,6 +33,10 @@ type Options struct {
 	Protocol string
 	// Workers lint the lines of a stream in parallel (0: one per CPU).
 	Workers int
+	// Marker, when set, makes a stream keep a copy of each line that holds it
+	// (FileResult.Marked): the inline suppressions' member is found while the
+	// lines are read, instead of by reading a large file a second time.
+	Marker string
 }
 
 // FileResult is what aoplint found in one input.
@@ -48,6 +52,44 @@ type FileResult struct {
 	// Elapsed is the wall time the input took, for JUnit's time attributes; the
 	// command sets it (0 when nobody measured).
 	Elapsed time.Duration `json:"-"`
+	// Marked holds the lines that contain Options.Marker, in order, when the input
+	// was read as a stream from its first line to its end; nil when it was not, or
+	// when a line was too long to keep or the marked lines passed MaxMarked bytes.
+	Marked *MarkedLines `json:"-"`
+}
+
+// MarkedLines are the lines of a stream that contain Options.Marker.
+type MarkedLines struct {
+	Lines []MarkedLine
+}
+
+// MarkedLine is one line of a stream as read, with its line terminator, and its
+// number (the first line is 1; blank lines count).
+type MarkedLine struct {
+	Line int
+	Text []byte
+}
+
+// MaxMarked bounds the bytes of the lines a stream keeps for Options.Marker.
+const MaxMarked = 16 << 20
+
+// marks collects a stream's lines that contain a marker.
+type marks struct {
+	marker []byte
+	lines  []MarkedLine
+	size   int
+	lost   bool // a line was too long to keep, or the lines passed MaxMarked bytes
+}
+
+func (m *marks) see(line []byte, n int) {
+	if m == nil || m.lost || !bytes.Contains(line, m.marker) {
+		return
+	}
+	if m.size += len(line); m.size > MaxMarked {
+		m.lost, m.lines = true, nil
+		return
+	}
+	m.lines = append(m.lines, MarkedLine{Line: n, Text: bytes.Clone(line)})
 }
 
 // SeverityCounts counts diagnostics by severity.
@@ -266,6 +308,9 @@ func LintBytes(name string, data []byte, opts Options) FileResult {
 // flight and the sequence rules' open state, whatever the stream's length.
 func LintStream(name string, r io.Reader, opts Options) (FileResult, error) {
 	s := newStream(name, opts)
+	if opts.Marker != "" {
+		s.marks = &marks{marker: []byte(opts.Marker)}
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -283,7 +328,11 @@ func LintStream(name string, r io.Reader, opts Options) (FileResult, error) {
 		s.report(generic.Empty, 1, 1, "", "the input is empty: no message to lint")
 	}
 	s.finish()
-	return s.result(), nil
+	res := s.result()
+	if s.marks != nil && !s.marks.lost {
+		res.Marked = &MarkedLines{Lines: s.marks.lines}
+	}
+	return res, nil
 }
 
 // lineReader yields the non-blank lines of a stream with their numbers.
@@ -308,14 +357,20 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		tooLong := false
 		switch err {
 		case nil:
+			lr.s.marks.see(frag, lr.lineNo)
 			line = bytes.TrimSuffix(frag[:len(frag)-1], []byte("\r"))
 		case bufio.ErrBufferFull:
 			line, tooLong, err = readLine(lr.br, append(lr.buf[:0], frag...), MaxMessage)
 			lr.buf = line[:0]
+			lr.s.marks.see(line, lr.lineNo)
 		default: // the last line, without "\n", or a read error
+			lr.s.marks.see(frag, lr.lineNo)
 			line = bytes.TrimSuffix(frag, []byte("\r"))
 		}
 		if tooLong {
+			if lr.s.marks != nil {
+				lr.s.marks.lost = true
+			}
 			if lr.mu != nil {
 				lr.mu.Lock()
 			}

@@ -240,6 +240,17 @@ func TestScenarioEndFinishesSession(t *testing.T) {
 	if !strings.Contains(got, "TOY-SEQ@1:98  ping never answered") || !strings.Contains(got, "pong without ping") {
 		t.Fatalf("got:\n%s", got)
 	}
+	// A finished session's emptied struct and checker lists serve the next
+	// session (stream.recycle): its state is new each time.
+	in += rec(4, `"from":"agent","msg":{"toy":"ping"}`) +
+		rec(5, `"from":"harness","event":"scenario-end"`) +
+		rec(6, `"from":"agent","msg":{"toy":"ping"}`) +
+		rec(7, `"from":"agent","msg":{"toy":"pong"}`) +
+		rec(8, `"from":"harness","event":"scenario-end"`)
+	got = diagString(LintBytes("t.jsonl", []byte(in), Options{Workers: 1}))
+	if strings.Count(got, "ping never answered") != 2 || !strings.Contains(got, "TOY-SEQ@4:98  ping never answered") || strings.Count(got, "pong without ping") != 1 {
+		t.Fatalf("after reuse, got:\n%s", got)
+	}
 }
 
 // Rules of one Group share one checker, called once per message.

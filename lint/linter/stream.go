@@ -32,8 +32,11 @@ type stream struct {
 	dropped  SeverityCounts
 	messages int
 	protos   map[string]bool
-	kind     string
-	first    string // first protocol detected, for the log-line leniency of orchmsg
+	// lastProto is the protocol added to protos last (sawProtocol).
+	lastProto string
+	kind      string
+	first     string // first protocol detected, for the log-line leniency of orchmsg
+	marks     *marks // the lines that hold opts.Marker (nil: none kept)
 	// early holds the non-message lines seen before the first message: whether
 	// they are log output (orchmsg) or errors depends on the stream's protocol.
 	// They are held as bytes, like pending harness records, and built again when
@@ -55,8 +58,9 @@ type stream struct {
 	// pass is reused by every sequence-rule call: its results are copied out
 	// (add) before the next call.
 	pass lint.Pass
-	// seqRules caches seqRulesFor for the ordered stage.
-	seqRules map[string][]*lint.Rule
+	// seqRules caches seqRulesFor for the ordered stage: a short list (a
+	// stream sees a few protocols), searched before a map would have hashed.
+	seqRules []protoRules
 	// spare is a finished session's pending list and held bytes, emptied, for
 	// the next session to hold its records in (sessions mostly come one after
 	// another: one pair of buffers serves them all).
@@ -67,7 +71,16 @@ type stream struct {
 	// replay builds held records again for checkers that start later (its own
 	// arena: the unit being applied may still be in the workers' one).
 	replay *builder
+	// freeSessions and spareCks are finished sessions and their checker lists,
+	// emptied, for new sessions (a transcript opens one per scenario): their
+	// slices keep their capacity, the checkers themselves are dropped.
+	freeSessions []*session
+	spareCks     [][]checker
 }
+
+// maxFree bounds the finished sessions kept for reuse (and, four times over,
+// their checker lists).
+const maxFree = 8
 
 // own returns str, copied if it points into the unit being applied (a line
 // whose bytes the driver reuses): for what the stream keeps past the line.
@@ -217,9 +230,12 @@ type builder struct {
 	claimed []string
 	text    textDetection // the last text detected in the unit
 	// rules caches rulesFor for the builder's goroutine: no lock, and no key
-	// boxed into an interface per message.
-	rules map[ruleKey]*ruleSet
-	arena *jsonread.Arena // where the unit's trees go (nil: fresh memory)
+	// boxed into an interface per message; per protocol (a short list), a map
+	// by kind (a string key hashes faster than a struct of two).
+	rules []kindRules
+	// nRules counts the rule sets in rules, bounded by maxCachedKinds.
+	nRules int
+	arena  *jsonread.Arena // where the unit's trees go (nil: fresh memory)
 	// mem, when set, is where the unit's messages and line indexes go (its
 	// arena is arena).
 	mem *unitMem
@@ -563,6 +579,7 @@ func (s *stream) endSession(key string) {
 		return
 	}
 	s.finishSession(sess)
+	s.recycle(sess)
 	delete(s.sessions, key)
 	for i, k := range s.order {
 		if k == key {
@@ -598,7 +615,7 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		}
 	}
 	rules := s.seqRulesFor(protocol)
-	cks := make([]checker, 0, len(rules))
+	cks := s.takeCks(len(rules))
 	for _, r := range rules {
 		if r.Group != "" && slices.ContainsFunc(cks, func(ck checker) bool { return ck.rule.Group == r.Group }) {
 			continue // one checker per group, made by its first rule
@@ -620,6 +637,36 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		s.replay.mem.reset()
 	}
 	return cks
+}
+
+// takeCks returns an empty checker list with room for n, a spare one made for
+// n (so for the same protocol) if it has one.
+func (s *stream) takeCks(n int) []checker {
+	for i, cks := range s.spareCks {
+		if cap(cks) == n {
+			last := len(s.spareCks) - 1
+			s.spareCks[i] = s.spareCks[last]
+			s.spareCks[last] = nil
+			s.spareCks = s.spareCks[:last]
+			return cks
+		}
+	}
+	return make([]checker, 0, n)
+}
+
+// recycle keeps a finished session, emptied, for a new one.
+func (s *stream) recycle(sess *session) {
+	for _, pc := range sess.checkers {
+		clear(pc.cks)
+		if len(s.spareCks) < 4*maxFree { // up to five protocols a session
+			s.spareCks = append(s.spareCks, pc.cks[:0])
+		}
+	}
+	clear(sess.checkers)
+	sess.checkers = sess.checkers[:0]
+	if len(s.freeSessions) < maxFree {
+		s.freeSessions = append(s.freeSessions, sess)
+	}
 }
 
 // rebuild parses a held record again: the message it was when it was held. Its
@@ -729,7 +776,7 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 	var proto *lint.Protocol
 	kind, dialect := "", ""
 	forced := s.opts.Protocol
-	if forced == "" && hint != "" && lint.LookupProtocol(hint) != nil && hint == "aof" {
+	if forced == "" && hint == "aof" && lint.LookupProtocol(hint) != nil {
 		forced = hint // the AOF/1 prefix says it
 	}
 	if forced != "" {
@@ -896,13 +943,13 @@ func (s *stream) applyUnit(u unitOut) {
 		s.harnessEvent(&u)
 	}
 	if u.proto != "" {
-		s.protos[u.proto] = true
+		s.sawProtocol(u.proto)
 	}
 	m := u.msg
 	if m == nil {
 		return
 	}
-	s.protos[m.Protocol] = true
+	s.sawProtocol(m.Protocol)
 	if s.first == "" {
 		s.first = m.Protocol
 		s.flushEarly()
@@ -957,10 +1004,19 @@ func (s *stream) session(key string) *session {
 	if len(s.order) >= MaxSessions {
 		oldest := s.order[0]
 		s.order = s.order[1:]
-		s.finishSession(s.sessions[oldest])
+		old := s.sessions[oldest]
+		s.finishSession(old)
+		s.recycle(old)
 		delete(s.sessions, oldest)
 	}
-	sess := &session{}
+	var sess *session
+	if n := len(s.freeSessions); n > 0 {
+		sess = s.freeSessions[n-1]
+		s.freeSessions[n-1] = nil
+		s.freeSessions = s.freeSessions[:n-1]
+	} else {
+		sess = &session{}
+	}
 	key = strings.Clone(key) // the key is kept: it must not pin its message's line
 	s.sessions[key] = sess
 	s.order = append(s.order, key)
@@ -1021,37 +1077,68 @@ func seqRulesFor(protocol string) []*lint.Rule {
 // names the kinds).
 const maxCachedKinds = 256
 
-// ruleKey is a protocol and a message kind.
-type ruleKey struct{ protocol, kind string }
+// kindRules are a protocol's rule sets by message kind.
+type kindRules struct {
+	protocol string
+	kinds    map[string]*ruleSet
+}
 
 // rulesFor is the package's rulesFor, cached in the builder.
 func (s *builder) rulesFor(protocol, kind string) *ruleSet {
-	k := ruleKey{protocol, kind}
-	if rs, ok := s.rules[k]; ok {
-		return rs
+	i := 0
+	for ; i < len(s.rules); i++ {
+		if s.rules[i].protocol == protocol {
+			if rs, ok := s.rules[i].kinds[kind]; ok {
+				return rs
+			}
+			break
+		}
 	}
 	rs := rulesFor(protocol, kind)
-	if s.rules == nil {
-		s.rules = map[ruleKey]*ruleSet{}
+	if s.nRules >= maxCachedKinds {
+		return rs
 	}
-	if len(s.rules) < maxCachedKinds {
-		// A kind may be a substring of the message's line: the key is a copy.
-		s.rules[ruleKey{strings.Clone(protocol), strings.Clone(kind)}] = rs
+	if i == len(s.rules) {
+		// A protocol or a kind may be a substring of the message's line: the
+		// keys are copies.
+		s.rules = append(s.rules, kindRules{strings.Clone(protocol), map[string]*ruleSet{}})
 	}
+	s.rules[i].kinds[strings.Clone(kind)] = rs
+	s.nRules++
 	return rs
+}
+
+// sawProtocol adds p, a protocol's own ID (not a string of a line), to the
+// protocols the stream saw; the last one is checked first (no map assignment
+// per message).
+func (s *stream) sawProtocol(p string) {
+	if p != s.lastProto {
+		s.protos[p] = true
+		s.lastProto = p
+	}
+}
+
+// protoRules are the sequence rules of one protocol.
+type protoRules struct {
+	protocol string
+	rules    []*lint.Rule
 }
 
 // seqRulesFor is the package's seqRulesFor, cached in the stream.
 func (s *stream) seqRulesFor(protocol string) []*lint.Rule {
-	if rs, ok := s.seqRules[protocol]; ok {
-		return rs
+	for i := range s.seqRules {
+		if s.seqRules[i].protocol == protocol {
+			return s.seqRules[i].rules
+		}
 	}
 	rs := seqRulesFor(protocol)
-	if s.seqRules == nil {
-		s.seqRules = map[string][]*lint.Rule{}
-	}
-	if len(s.seqRules) < maxCachedKinds {
-		s.seqRules[strings.Clone(protocol)] = rs
+	if len(s.seqRules) < maxCachedProtocols {
+		// The key is kept: a harness record's protocol may be a string of its line.
+		s.seqRules = append(s.seqRules, protoRules{strings.Clone(protocol), rs})
 	}
 	return rs
 }
+
+// maxCachedProtocols bounds the protocols a stream caches sequence rules for
+// (harness records name theirs).
+const maxCachedProtocols = 16

@@ -177,6 +177,7 @@ func (p *Project) Options(path string, base linter.Options) linter.Options {
 	if base.TaskType == "" {
 		base.TaskType = fs.TaskType
 	}
+	base.Marker = suppress.Member
 	return base
 }
 
@@ -194,6 +195,14 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 				ds = suppress.ApplyInline(r.Path, ds, dirs)
 			}
 		}
+	case r.Marked != nil && !small(r.Path):
+		// Read as JSON lines by the linter, and too large for suppress.Read to
+		// take as one message: the lines it kept are the ones ReadFile would find.
+		var dirs []*suppress.Directive
+		for _, l := range r.Marked.Lines {
+			dirs = append(dirs, suppress.Line(l.Text, l.Line)...)
+		}
+		ds = suppress.ApplyInline(r.Path, ds, dirs)
 	case len(ds) > 0 || small(r.Path):
 		if dirs, err := suppress.ReadFile(r.Path); err == nil {
 			ds = suppress.ApplyInline(r.Path, ds, dirs)

@@ -5,8 +5,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
 	"github.com/aopkit/aopkit/lint/config"
+	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/suppress"
 )
 
 // TestSelect is the table of docs/configuration.md §Which files are protocol
@@ -52,5 +55,34 @@ func TestSelect(t *testing.T) {
 	p.Select(plain, false)
 	if len(p.Skipped) != 1 || p.SkippedLine() != "1 file skipped: no protocol detected (--verbose lists it)" {
 		t.Errorf("skipped: %v %q", p.Skipped, p.SkippedLine())
+	}
+}
+
+// TestMarkedLinesOfLargeFile: for a file over suppress.MaxWhole read as JSON lines,
+// the directives come from the lines the linter kept (FileResult.Marked), and an
+// unused one is reported even when the file has no other finding.
+func TestMarkedLinesOfLargeFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(suppress.MaxWhole + 1); err != nil { // sparse: only its size is read
+		t.Fatal(err)
+	}
+	f.Close()
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x_aoplint_ignore":["AOS-RPC-001"]}}}` + "\n")
+	p, err := Open(Options{NoConfig: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := p.File(linter.FileResult{Path: path, Diagnostics: []lint.Diagnostic{}, Marked: &linter.MarkedLines{Lines: []linter.MarkedLine{{Line: 7, Text: line}}}}, "-")
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Rule != suppress.Unused.ID || res.Diagnostics[0].Line != 7 {
+		t.Fatalf("want one %s at line 7, got %+v", suppress.Unused.ID, res.Diagnostics)
+	}
+	d := lint.Diagnostic{Path: path, Rule: "AOS-RPC-001", Severity: lint.Error, Line: 7, Pointer: "/params/name", Message: "m"}
+	res = p.File(linter.FileResult{Path: path, Diagnostics: []lint.Diagnostic{d}, Marked: &linter.MarkedLines{Lines: []linter.MarkedLine{{Line: 7, Text: line}}}}, "-")
+	if len(res.Diagnostics) != 0 {
+		t.Fatalf("the directive on line 7 should drop its finding: %+v", res.Diagnostics)
 	}
 }

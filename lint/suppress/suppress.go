@@ -117,7 +117,7 @@ func Read(r io.Reader) ([]*Directive, error) {
 			return fromText(data), nil // a text report ("[AOP:START] ...")
 		}
 	}
-	return readLines(bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), br), 64*1024))
+	return readLines(io.MultiReader(bytes.NewReader(head), br))
 }
 
 // jsonLinesHead reports whether an input starting with head is JSON lines that
@@ -134,41 +134,72 @@ func jsonLinesHead(head []byte) bool {
 }
 
 // readLines reads JSON lines: a directive covers the findings of its own line.
-func readLines(br *bufio.Reader) ([]*Directive, error) {
+// It searches whole blocks for the member name and counts newlines only where it
+// must, instead of splitting every line: a transcript with findings is read a
+// second time here, so this pass costs about what a newline scan does.
+func readLines(r io.Reader) ([]*Directive, error) { return readBlocks(r, linesBlock) }
+
+// readBlocks is readLines with blocks of size bytes (they grow for longer lines).
+func readBlocks(r io.Reader, size int) ([]*Directive, error) {
 	var out []*Directive
-	var buf []byte
-	lineNo := 0
+	buf := make([]byte, size)
+	n, lineNo := 0, 0 // buf[:n] holds unread bytes; lineNo counts the lines before them
+	member := []byte(Member)
 	for {
-		line, err := readLine(br, buf[:0])
-		buf = line
-		if len(line) > 0 {
-			lineNo++
-			if bytes.Contains(line, []byte(Member)) {
-				body := bytes.TrimRight(line, "\r\n")
-				if root, _, perr := jsonread.Parse(body); perr == nil {
-					out = append(out, fromJSON(root, lint.NewLineIndex(body, lineNo, 1), lineNo, lineNo)...)
-				}
-			}
+		m, err := io.ReadFull(r, buf[n:])
+		n += m
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			return out, err
 		}
-		if err == io.EOF {
+		// Whole lines: up to the last newline, or everything at the end of input.
+		end := bytes.LastIndexByte(buf[:n], '\n') + 1
+		if eof {
+			end = n
+		}
+		block, done := buf[:end], 0 // block[:done] is counted into lineNo
+		for {
+			i := bytes.Index(block[done:], member)
+			if i < 0 {
+				break
+			}
+			i += done
+			start := bytes.LastIndexByte(block[:i], '\n') + 1
+			stop := len(block)
+			if j := bytes.IndexByte(block[i:], '\n'); j >= 0 {
+				stop = i + j + 1
+			}
+			lineNo += bytes.Count(block[done:start], nl) + 1
+			out = append(out, Line(block[start:stop], lineNo)...)
+			done = stop
+		}
+		lineNo += bytes.Count(block[done:], nl)
+		if eof {
 			return out, nil
 		}
-		if err != nil {
-			return out, err
+		// Keep the partial last line; a line longer than the buffer grows it.
+		n = copy(buf, buf[end:n])
+		if n == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...)
 		}
 	}
 }
 
-// readLine appends the next line (with its "\n", as ReadBytes returns it) to buf.
-func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
-	for {
-		frag, err := br.ReadSlice('\n')
-		buf = append(buf, frag...)
-		if err != bufio.ErrBufferFull {
-			return buf, err
-		}
+// Line returns the directives of line number n of a JSON-lines input (the line
+// as read, with or without its terminator): they cover the findings of that line.
+func Line(line []byte, n int) []*Directive {
+	body := bytes.TrimRight(line, "\r\n")
+	root, _, err := jsonread.Parse(body)
+	if err != nil {
+		return nil
 	}
+	return fromJSON(root, lint.NewLineIndex(body, n, 1), n, n)
 }
+
+// linesBlock is the size of the blocks readLines searches.
+const linesBlock = 1 << 20
+
+var nl = []byte{'\n'}
 
 // fromJSON finds the directives of one message (or transcript record).
 func fromJSON(root *jsonread.Node, pos *lint.LineIndex, from, to int) []*Directive {

@@ -1,12 +1,16 @@
 package suppress
 
 import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
 	"github.com/aopkit/aopkit/lint/config"
+	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
 func diag(rule string, line int, ptr string) lint.Diagnostic {
@@ -118,10 +122,86 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		got, err := readBlocks(bytes.NewReader(data), 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameDirectives(t, "blocks of 16", got, readEachLine(data))
 		for _, d := range dirs {
 			if d.Line < d.FromLine || d.Line > d.ToLine || d.Line < 1 {
 				t.Fatalf("directive at line %d outside %d..%d", d.Line, d.FromLine, d.ToLine)
 			}
 		}
 	})
+}
+
+// readEachLine is the reading readBlocks replaced: line by line, each line with a
+// member parsed. The differential tests hold readBlocks to it.
+func readEachLine(data []byte) []*Directive {
+	var out []*Directive
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for i, line := range lines {
+		if len(line) == 0 || !bytes.Contains(line, []byte(Member)) {
+			continue
+		}
+		body := bytes.TrimRight(line, "\r\n")
+		if root, _, err := jsonread.Parse(body); err == nil {
+			out = append(out, fromJSON(root, lint.NewLineIndex(body, i+1, 1), i+1, i+1)...)
+		}
+	}
+	return out
+}
+
+func sameDirectives(t *testing.T, what string, got, want []*Directive) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d directives, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		g, w := *got[i], *want[i]
+		if fmt.Sprint(g) != fmt.Sprint(w) {
+			t.Fatalf("%s: directive %d is %+v, want %+v", what, i, g, w)
+		}
+	}
+}
+
+// TestReadBlocksAgrees: directives and their lines do not depend on where block
+// boundaries fall, on CRLF, blank lines, a last line without a newline, or lines
+// longer than a block.
+func TestReadBlocksAgrees(t *testing.T) {
+	hit := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x_aoplint_ignore":"AOS-RPC-001"}}}`
+	two := `{"type":"response:success","id":"r","correlationId":"q","timestamp":"2026-01-01T00:00:00Z","payload":{"metadata":{"x_aoplint_ignore":["ORCH-BASE-002"],"n":"x_aoplint_ignore"}}}`
+	plain := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 300; round++ {
+		var b bytes.Buffer
+		for n := rng.IntN(12); n >= 0; n-- {
+			switch rng.IntN(6) {
+			case 0:
+				b.WriteString(hit)
+			case 1:
+				b.WriteString(two)
+			case 2:
+				b.WriteString("x_aoplint_ignore not json")
+			case 3:
+				b.WriteString(strings.Repeat(" ", rng.IntN(300)) + plain)
+			}
+			if rng.IntN(4) == 0 {
+				b.WriteByte('\r')
+			}
+			b.WriteByte('\n')
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteString(hit) // no final newline
+		}
+		data := b.Bytes()
+		want := readEachLine(data)
+		for _, size := range []int{1, 2, 7, 64, 333, linesBlock} {
+			got, err := readBlocks(bytes.NewReader(data), size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameDirectives(t, fmt.Sprintf("round %d, blocks of %d", round, size), got, want)
+		}
+	}
 }

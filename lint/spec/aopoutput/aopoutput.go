@@ -212,7 +212,19 @@ type Report struct {
 	summarized  bool
 	summary     []SummaryLine
 	summaryText string
+
+	// first[k] is 1 + the index of the first marker of rank k (0: none), made
+	// by Parse for the markers it found (firstOf, nFirst): First answers from
+	// it while Markers is still that slice, and searches the markers of a
+	// report built otherwise, or whose Markers were replaced. (The markers of a
+	// parsed report must not be changed in place.)
+	first   [markerKinds]int
+	firstOf *Marker
+	nFirst  int
 }
+
+// markerKinds is len(Markers) (TestRank holds them equal).
+const markerKinds = 7
 
 // Parse splits a report into lines and finds its markers. It never fails: what is
 // missing shows in the result. A leading byte-order mark is skipped.
@@ -255,6 +267,14 @@ func Parse(text []byte) *Report {
 			r.Markers[i].Next = len(text)
 		}
 	}
+	for i := len(r.Markers) - 1; i >= 0; i-- {
+		if k, ok := Rank(r.Markers[i].Name); ok {
+			r.first[k] = i + 1
+		}
+	}
+	if len(r.Markers) > 0 {
+		r.firstOf, r.nFirst = &r.Markers[0], len(r.Markers)
+	}
 	return r
 }
 
@@ -264,6 +284,15 @@ const usualMarkers = 12
 
 // First returns the first marker named name, or nil.
 func (r *Report) First(name string) *Marker {
+	if len(r.Markers) == 0 {
+		return nil
+	}
+	if k, ok := Rank(name); ok && r.firstOf == &r.Markers[0] && r.nFirst == len(r.Markers) {
+		if i := r.first[k]; i > 0 {
+			return &r.Markers[i-1]
+		}
+		return nil
+	}
 	for i := range r.Markers {
 		if r.Markers[i].Name == name {
 			return &r.Markers[i]

@@ -118,12 +118,23 @@ type Outcome struct {
 	// judged against (zero Limit: none); the reports show the margin between them,
 	// how near a FLAKY verdict came to passing.
 	Measured, Limit time.Duration
+	// Sent marks a failure that rests on what the agent sent (a message in the
+	// transcript, and wrong), not on something missing when the run ended: a run
+	// cut short by its deadline on a slow machine cannot have caused it, so the
+	// runner keeps it a FAIL whatever the harness's timer slip (OnSent).
+	Sent bool
 }
 
 // Explaining marks the lint rule prefixes a NOT-JUDGED outcome's root cause
 // explains (Outcome.Explains).
 func (o Outcome) Explaining(prefixes ...string) Outcome {
 	o.Explains = prefixes
+	return o
+}
+
+// OnSent marks a failure as resting on a message the agent sent (Outcome.Sent).
+func (o Outcome) OnSent() Outcome {
+	o.Sent = true
 	return o
 }
 

@@ -231,6 +231,9 @@ type Result struct {
 	Passed int `json:"passed_runs,omitempty"`
 	// SlipMS is the harness's largest timer lateness in the scenario, in ms.
 	SlipMS int64 `json:"harness_slip_ms,omitempty"`
+	// Sent is Outcome.Sent: a failure on what the agent sent, which neither a
+	// deadline nor timer slip can explain (not in reports).
+	Sent bool `json:"-"`
 	// DependsOn is the check whose failure left this one NOT-JUDGED.
 	DependsOn string `json:"depends_on,omitempty"`
 	// MeasuredMS and LimitMS are a timing check's measurement and limit, in ms, and

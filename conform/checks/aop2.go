@@ -205,12 +205,13 @@ var aop2Checks = []*conform.Check{
 				if sig == "" {
 					want["final_signal"] = "SUCCESS, FAILURE, ..."
 				}
-				o := conform.Mismatch("require_final_signal is set but the RESPONSE lacks state or final_signal", want, map[string]string{"state": state, "final_signal": sig})
+				// What the RESPONSE sent is wrong: no deadline explains it.
+				o := conform.Mismatch("require_final_signal is set but the RESPONSE lacks state or final_signal", want, map[string]string{"state": state, "final_signal": sig}).OnSent()
 				o.Seq = []int{r.Seq}
 				return o
 			}
 			if aop2NonTerminal[state] {
-				o := conform.Mismatch(fmt.Sprintf("the final RESPONSE reports the non-terminal state %q", state), "a terminal state such as COMPLETED or FAILED", state)
+				o := conform.Mismatch(fmt.Sprintf("the final RESPONSE reports the non-terminal state %q", state), "a terminal state such as COMPLETED or FAILED", state).OnSent()
 				o.Seq = []int{r.Seq}
 				return o
 			}

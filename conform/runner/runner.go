@@ -327,7 +327,7 @@ func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 		if r.Verdict != conform.Fail {
 			continue
 		}
-		if c := conform.LookupCheck(r.Check); timedOut || (c != nil && c.Timing) {
+		if timingDependent(&r, timedOut) {
 			return true
 		}
 	}
@@ -336,7 +336,8 @@ func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 
 // mergeRuns combines the results of several runs of one scenario, check by check:
 // the same verdict everywhere stays; a timing check (or any check of a scenario
-// that hit its deadline) that passed in some runs and failed in others is FLAKY
+// that hit its deadline, but for a failure on what the agent sent: Result.Sent)
+// that passed in some runs and failed in others is FLAKY
 // with the failing run's measurement; any other check that failed once fails. A
 // timing check that failed in every run while the harness's own timers were late
 // beyond SlipTolerance is a HARNESS-ERROR.
@@ -381,8 +382,7 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 			}
 		}
 		r.Runs, r.Passed = len(all), pass
-		c := conform.LookupCheck(r.Check)
-		timing := timedOut || (c != nil && c.Timing)
+		timing := timingDependent(&r, timedOut)
 		maxSlip := int64(0)
 		for _, s := range slips {
 			maxSlip = max(maxSlip, s)
@@ -402,6 +402,16 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 		out[j] = r
 	}
 	return out
+}
+
+// timingDependent reports whether r's verdict may rest on when things happened:
+// a timing check's, or (in a run that hit the scenario deadline) any check's but
+// a failure on what the agent sent (Result.Sent).
+func timingDependent(r *conform.Result, timedOut bool) bool {
+	if c := conform.LookupCheck(r.Check); c != nil && c.Timing {
+		return true
+	}
+	return timedOut && !(r.Verdict == conform.Fail && r.Sent)
 }
 
 func minInt(xs []int64) int64 {
@@ -569,6 +579,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 		default:
 			o := notApplicable(runCheck(c, sess), sess, opts.judged())
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence, r.DependsOn = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq, o.DependsOn
+			r.Sent = o.Sent && o.Verdict == conform.Fail
 			r.SetTiming(o)
 			r.Lint = lintFor(c, sess, sc)
 			if c.Level == conform.MUST {

@@ -226,6 +226,29 @@ func TestMergeRuns(t *testing.T) {
 	if got[0].Verdict != conform.Fail {
 		t.Errorf("timing failure in a run without slip: %v, want FAIL", got[0].Verdict)
 	}
+	// Runs that hit the deadline under heavy slip: a failure on what the agent
+	// sent stays a FAIL (a slow machine did not write the RESPONSE), any other is
+	// HARNESS-ERROR; against a clean passing run, the first is still a FAIL and
+	// only the other is FLAKY.
+	sent := func(v conform.Verdict) conform.Result {
+		x := r(plain, v, "the RESPONSE lacks final_signal")
+		x.Sent = v == conform.Fail
+		return x
+	}
+	got = mergeRuns(opts, [][]conform.Result{{sent(conform.Fail), r(plain, conform.Fail, "no RESPONSE")}, {sent(conform.Fail), r(plain, conform.Fail, "no RESPONSE")}}, []int64{900, 1200}, true)
+	if got[0].Verdict != conform.Fail || got[1].Verdict != conform.HarnessError {
+		t.Errorf("deadline runs under slip: sent %v (want FAIL), other %v (want HARNESS-ERROR)", got[0].Verdict, got[1].Verdict)
+	}
+	got = mergeRuns(opts, [][]conform.Result{{sent(conform.Fail), r(plain, conform.Fail, "no RESPONSE")}, {sent(conform.Pass), r(plain, conform.Pass, "ok")}}, []int64{3, 4}, true)
+	if got[0].Verdict != conform.Fail || got[1].Verdict != conform.Flaky {
+		t.Errorf("deadline run and a clean one: sent %v (want FAIL), other %v (want FLAKY)", got[0].Verdict, got[1].Verdict)
+	}
+	if needsConfirmation([]conform.Result{sent(conform.Fail)}, true, true) {
+		t.Errorf("a failure on what the agent sent needs no confirmation run")
+	}
+	if !needsConfirmation([]conform.Result{r(plain, conform.Fail, "no RESPONSE")}, true, true) {
+		t.Errorf("a failure in a run that hit the deadline needs a confirmation run")
+	}
 }
 
 // TestNotApplicable: NOT-TESTED becomes NOT-APPLICABLE only for an agent that spoke

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -389,5 +390,38 @@ func TestStrRest(t *testing.T) {
 	}
 	if escaped < 5000 {
 		t.Fatalf("only %d strings with escapes read", escaped)
+	}
+}
+
+// TestWhitespaceAroundValues: a member's value of every kind, with whitespace
+// or none on either side of ':' and before '}', reads as encoding/json reads
+// it, at its offset (the object loop reads a value right after ':' without
+// skipping, and skips whitespace only on the path of every other value).
+func TestWhitespaceAroundValues(t *testing.T) {
+	values := []string{`"s"`, `"e\n"`, `""`, `1`, `-2.5e3`, `0`, `{}`, `{"x":1}`, `[]`, `[1,"a"]`, `true`, `false`, `null`}
+	spaces := []string{"", " ", "\n\t ", "\r"}
+	for _, v := range values {
+		for _, before := range spaces {
+			for _, after := range spaces {
+				in := `{"a":0,"k"` + before + ":" + after + v + before + `,"z"` + after + ":" + v + "}"
+				root, _, err := Parse([]byte(in))
+				if err != nil {
+					t.Fatalf("%q: %v", in, err)
+				}
+				var want any
+				dec := json.NewDecoder(strings.NewReader(in))
+				dec.UseNumber()
+				if err := dec.Decode(&want); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(root.Interface(), want) {
+					t.Fatalf("%q: read %v, want %v", in, root.Interface(), want)
+				}
+				k := root.Get("k")
+				if at := strings.Index(in, `"k"`) + 3 + len(before) + 1 + len(after); k.Offset != at || k.End != at+len(v) {
+					t.Fatalf("%q: value at %d-%d, want %d-%d", in, k.Offset, k.End, at, at+len(v))
+				}
+			}
+		}
 	}
 }

@@ -138,7 +138,7 @@ func (n *Node) Get(key string) *Node {
 		case kn >= 4 && kn < 8:
 			same = (load32(pm, 0)^load32(pk, 0))|(load32(pm, kn-4)^load32(pk, kn-4)) == 0
 		case kn < 4:
-			same = *(*byte)(unsafe.Add(pm, kn-1)) == last && *(*byte)(unsafe.Add(pm, kn/2)) == key[kn/2]
+			same = *(*byte)(unsafe.Add(pm, kn-1)) == last && *(*byte)(unsafe.Add(pm, kn/2)) == *(*byte)(unsafe.Add(pk, kn/2)) // (kn/2 < kn: no bounds check, so no panic path and no frame)
 		default:
 			// Longer: 8 bytes at a time, then the last 8 (no call either,
 			// so that Get is a leaf without a stack check).
@@ -229,17 +229,18 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // places the point: the one division rounds once, as ParseFloat rounds (its
 // own exact fast path).
 func simpleFloat(s string) (f float64, ok bool) {
-	start := 0
+	neg := false
 	if len(s) > 0 && s[0] == '-' {
-		start = 1
+		neg, s = true, s[1:]
 	}
-	// Digits on both sides of a point, if there is one.
-	if len(s)-start < 1 || len(s)-start > 16 || s[start] == '.' || s[len(s)-1] == '.' {
+	// Digits on both sides of a point, if there is one. (Every index below is
+	// provably in range: no bounds check, no panic path, no stack frame.)
+	if len(s) < 1 || len(s) > 16 || s[0] == '.' || s[len(s)-1] == '.' {
 		return 0, false
 	}
 	var mant uint64
 	frac, dot := 0, false
-	for i := start; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c >= '0' && c <= '9':
 			mant = mant*10 + uint64(c-'0')
@@ -252,11 +253,11 @@ func simpleFloat(s string) (f float64, ok bool) {
 			return 0, false
 		}
 	}
-	if !dot && len(s)-start > 15 {
+	if !dot && len(s) > 15 {
 		return 0, false // 16 digits
 	}
-	f = float64(mant) / pow10[frac]
-	if start == 1 {
+	f = float64(mant) / pow10[frac&15] // (frac < 15: at most 16 bytes, a digit on each side of the point)
+	if neg {
 		f = -f
 	}
 	return f, true
@@ -660,7 +661,7 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	if len(sc.path) <= MaxDepth {
 		sc.path = make([]step, MaxDepth+1)
 	}
-	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, ar: ar, reuse: ar.used}
+	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, buf: sc.buf, ar: ar, reuse: ar.used}
 	root, err := p.document(shared)
 	ar.nodes.giveBack(len(p.slab) - p.cut)
 	// The stacks point into the tree and the input: what this parse pushed is
@@ -672,6 +673,10 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	if cap(p.members) > 4096 || cap(p.items) > 4096 {
 		sc.members, sc.items = nil, nil
 	}
+	sc.buf = p.buf[:0]
+	if cap(p.buf) > shareLimit {
+		sc.buf = nil // (bytes, which pin nothing; a huge string's are let go)
+	}
 	return root, p.problems, err
 }
 
@@ -679,14 +684,17 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 // tree's strings unless shared: p.data itself).
 func (p *parser) document(shared bool) (*Node, error) {
 	data := p.data
-	if len(data) <= shareLimit {
-		// One copy of the input, whose substrings the strings and numbers share:
-		// one allocation instead of one per value.
-		if shared {
-			p.src = unsafe.String(unsafe.SliceData(data), len(data))
-		} else {
-			p.src = string(data)
-		}
+	switch {
+	case len(data) > shareLimit:
+		// The input itself, read as a string; the tree's strings are
+		// made copies once it is read (ownStrings): none points into it.
+		p.src, p.own = unsafe.String(unsafe.SliceData(data), len(data)), true
+	case shared:
+		p.src = unsafe.String(unsafe.SliceData(data), len(data))
+	default:
+		// One copy of the input, whose substrings the strings and numbers
+		// share: one allocation instead of one per value.
+		p.src = string(data)
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		p.pos = 3
@@ -704,6 +712,9 @@ func (p *parser) document(shared bool) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.own {
+		ownStrings(root)
+	}
 	p.skipWS()
 	if p.pos < len(p.data) {
 		return root, &SyntaxError{Offset: p.pos, Code: "trailing", Msg: fmt.Sprintf("trailing data after the JSON value: %s", p.near())}
@@ -711,11 +722,26 @@ func (p *parser) document(shared bool) (*Node, error) {
 	return root, nil
 }
 
+// ownStrings makes every string of the tree at n (keys, strings, number
+// literals) a copy of its own: none points into the input any more.
+func ownStrings(n *Node) {
+	n.Str = strings.Clone(n.Str)
+	for _, it := range n.Items {
+		ownStrings(it)
+	}
+	for i := range n.Members {
+		m := &n.Members[i]
+		m.Key = strings.Clone(m.Key)
+		ownStrings(m.Value)
+	}
+}
+
 // scratch is the parser's reusable stacks.
 type scratch struct {
 	members []Member
 	items   []*Node
 	path    []step
+	buf     []byte // strRest's
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -727,7 +753,10 @@ const shareLimit = 64 << 10
 
 type parser struct {
 	data []byte
-	src  string // string(data) when len(data) <= shareLimit, else ""
+	// src is data as a string: a copy of it (Parse), or data itself
+	// (ParseShared, or an input over shareLimit: own).
+	src string
+	own bool // src is the input over shareLimit: the tree's strings are made copies at the end
 	// members and items are the stacks of the objects and arrays being read:
 	// an object's members are pushed as they are read and copied into a slice
 	// of their exact size cut from the arena when it closes. membersHigh and
@@ -745,6 +774,7 @@ type parser struct {
 	values      int    // nodes made so far, bounded by MaxValues
 	dropped     int    // duplicate keys past MaxProblems
 	lastDup     int    // offset of the last duplicate key dropped
+	buf         []byte // strRest's decoded bytes
 	path        []step // where the parser is, to name a duplicate key's pointer: path[d] is the step of the array or object at depth d being read (MaxDepth+1 long)
 }
 
@@ -779,20 +809,15 @@ func (p *parser) keyAt(off int) string {
 	return key
 }
 
-// substr returns data[i:j] as a string, shared with the input's copy when there is one.
-func (p *parser) substr(i, j int) string {
-	if p.src != "" {
-		return p.src[i:j]
-	}
-	return string(p.data[i:j])
-}
+// substr returns data[i:j] as a string: src's.
+func (p *parser) substr(i, j int) string { return p.src[i:j] }
 
 // newNode cuts a node from the parser's slab (the caller sets it with
 // Node.set).
 func (p *parser) newNode() *Node {
-	if cut := p.cut; cut < len(p.slab) {
-		p.cut = cut + 1
-		return &p.slab[cut]
+	if p.cut < len(p.slab) {
+		p.cut++
+		return &p.slab[p.cut-1] // (so written, newNode is small enough to be inlined)
 	}
 	return p.refill()
 }
@@ -861,14 +886,14 @@ func (p *parser) skipWS() { p.pos = skipWS(p.data, p.pos) }
 
 // skipWS returns the position of the first byte at or after pos that is not
 // JSON whitespace (len(data) if there is none).
-func skipWS(data []byte, pos int) int {
+func skipWS[S string | []byte](data S, pos int) int {
 	if uint(pos) < uint(len(data)) && data[pos] > ' ' {
 		return pos // the usual case: compact JSON
 	}
 	return skipWSLoop(data, pos)
 }
 
-func skipWSLoop(data []byte, pos int) int {
+func skipWSLoop[S string | []byte](data S, pos int) int {
 	for pos < len(data) {
 		switch data[pos] {
 		case ' ', '\t', '\n', '\r':
@@ -931,7 +956,7 @@ func (p *parser) literal(word string, k Kind, b bool) (*Node, error) {
 // number reads a number literal (RFC 8259 §6) at p.pos, with the position in a
 // local while it scans.
 func (p *parser) number() (*Node, error) {
-	data, pos := p.data, p.pos
+	data, pos := p.src, p.pos // read as a string: the literal is cut from it
 	start := pos
 	if data[pos] == '-' {
 		pos++
@@ -967,13 +992,13 @@ func (p *parser) number() (*Node, error) {
 	}
 	p.pos = pos
 	n := p.newNode()
-	n.set(Number, start, pos, p.substr(start, pos))
+	n.set(Number, start, pos, data[start:pos])
 	return n, nil
 }
 
 // digitsEnd returns the position of the first byte at or after pos that is not
 // a decimal digit.
-func digitsEnd(data []byte, pos int) int {
+func digitsEnd[S string | []byte](data S, pos int) int {
 	for pos < len(data) && data[pos]-'0' < 10 {
 		pos++
 	}
@@ -1016,16 +1041,33 @@ func (p *parser) str() (string, error) {
 // plainEnd returns the index of the first byte of data at or after pos that
 // is '"', '\\', a control character or non-ASCII, read eight bytes at a time;
 // or, when there is none in the whole words from pos, where the words end
-// (the bytes after are not read). Small enough to be inlined: a plain key or
-// string value is read without a call, anything else by str.
-func plainEnd(data []byte, pos int) int {
+// (the bytes after are not read). Small enough to be inlined: the object loop
+// reads a plain key without a call (a string value by plainEndCall), anything
+// else by str.
+func plainEnd[S string | []byte](data S, pos int) int {
 	for pos+8 <= len(data) {
-		if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), pos))[:])); m != 0 {
+		if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dataPtr(data), pos))[:])); m != 0 {
 			return pos + bits.TrailingZeros64(m)>>3
 		}
 		pos += 8
 	}
 	return pos
+}
+
+// plainEndCall is plainEnd, called: the object loop reads a string value by it
+// (values are longer than keys: the loop runs about three times). Inlined
+// there, the loop's registers are taken back from the object loop's values and
+// those are loaded again at each turn (objdump); called, they are saved once
+// (callgrind aoplint -j 1 t20k: 2.6 M fewer instructions; for keys, called
+// costs 4.6 M more).
+//
+//go:noinline
+func plainEndCall(data string, pos int) int { return plainEnd(data, pos) }
+
+// dataPtr is the address of data's first byte: the first word of a string's
+// header and of a slice's.
+func dataPtr[S string | []byte](data S) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&data))
 }
 
 // strAt is str of the string at pos, and the position past it.
@@ -1045,50 +1087,58 @@ func invalidUTF8(off int) error {
 // a control character, or the end of the input): a function of its own, so
 // that the fast path's frame is small.
 func (p *parser) strRest(start int) (string, error) {
-	var b strings.Builder
-	b.Write(p.data[start:p.pos])
+	// The decoded bytes go to the parser's buffer (kept from string to
+	// string, and from parse to parse with the stacks), and become a string
+	// once, at the closing quote. The position is a local, stored back in
+	// p.pos before an error and around hex4.
+	data, pos := p.data, p.pos
+	b := append(p.buf[:0], data[start:pos]...)
+	defer func() { p.buf = b[:0] }()
 	for {
-		if p.pos >= len(p.data) {
+		if pos >= len(data) {
+			p.pos = pos
 			return "", p.errf("syntax", "unterminated string")
 		}
-		c := p.data[p.pos]
+		c := data[pos]
 		switch {
 		case c == '"':
-			p.pos++
-			s := b.String()
-			if !utf8.ValidString(s) {
+			p.pos = pos + 1
+			if !utf8.Valid(b) {
 				return "", invalidUTF8(start)
 			}
-			return s, nil
+			return string(b), nil
 		case c < 0x20:
+			p.pos = pos
 			return "", p.errf("syntax", "control character 0x%02x in string (escape it)", c)
 		case c == '\\':
-			p.pos++
-			if p.pos >= len(p.data) {
+			pos++
+			if pos >= len(data) {
+				p.pos = pos
 				return "", p.errf("syntax", "unterminated escape")
 			}
-			e := p.data[p.pos]
-			p.pos++
+			e := data[pos]
+			pos++
 			switch e {
 			case '"', '\\', '/':
-				b.WriteByte(e)
+				b = append(b, e)
 			case 'b':
-				b.WriteByte('\b')
+				b = append(b, '\b')
 			case 'f':
-				b.WriteByte('\f')
+				b = append(b, '\f')
 			case 'n':
-				b.WriteByte('\n')
+				b = append(b, '\n')
 			case 'r':
-				b.WriteByte('\r')
+				b = append(b, '\r')
 			case 't':
-				b.WriteByte('\t')
+				b = append(b, '\t')
 			case 'u':
+				p.pos = pos
 				r, err := p.hex4()
 				if err != nil {
 					return "", err
 				}
 				if utf16.IsSurrogate(r) {
-					if p.pos+6 <= len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+					if p.pos+6 <= len(data) && data[p.pos] == '\\' && data[p.pos+1] == 'u' {
 						p.pos += 2
 						r2, err := p.hex4()
 						if err != nil {
@@ -1099,16 +1149,17 @@ func (p *parser) strRest(start int) (string, error) {
 						r = utf8.RuneError
 					}
 				}
-				b.WriteRune(r)
+				pos = p.pos
+				b = utf8.AppendRune(b, r)
 			default:
-				p.pos--
+				p.pos = pos - 1
 				return "", p.errf("syntax", "invalid escape \\%c in string", e)
 			}
 		default:
 			// A run of plain bytes, written at once (its UTF-8 is checked
 			// with the whole string's); found eight bytes at a time while
 			// eight are left.
-			data, j := p.data, p.pos+1
+			j := pos + 1
 			for j+8 <= len(data) {
 				if m := stopBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), j))[:])); m != 0 {
 					j += bits.TrailingZeros64(m) >> 3
@@ -1120,8 +1171,8 @@ func (p *parser) strRest(start int) (string, error) {
 				j++
 			}
 		runEnd:
-			b.Write(data[p.pos:j])
-			p.pos = j
+			b = append(b, data[pos:j]...)
+			pos = j
 		}
 	}
 }
@@ -1134,13 +1185,23 @@ func zeroByte(w uint64) uint64 { return (w - ones) &^ w & highs }
 
 // specialBytes has the high bit of each byte of w set that is '"', '\\', below
 // 0x20 or at least 0x80, and possibly of bytes above such a byte (a borrow): its
-// lowest set bit is exact, in the first such byte (little-endian). (The usual
-// x-ones & ^x of each test is x-ones | w here: '"', '\\' and 0x20 are below
-// 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
+// lowest set bit is exact, in the first such byte (little-endian). One
+// subtraction finds '"' and the control bytes: xor 0x02 makes '"' 0x20 and
+// leaves every control byte below 0x20, and no other byte below 0x80 below
+// 0x21. (The usual x-c & ^x of each test is x-c | w here: the bytes tested are
+// below 0x80, so x and w have the same high bits, and w is or-ed in anyway.)
 func specialBytes(w uint64) uint64 {
-	quote := w ^ (ones * '"')
-	slash := w ^ (ones * '\\')
-	return ((quote - ones) | (slash - ones) | (w - ones*0x20) | w) & highs
+	quoteOrControl := w ^ masks.x02
+	slash := w ^ masks.slash
+	return ((quoteOrControl + masks.minus21) | (slash + masks.minus01) | w) & masks.highs
+}
+
+// masks are specialBytes' constants, read from memory by the instructions
+// that use them (x86 has no 64-bit immediate operands): as constants, each
+// took a register in the loops that call specialBytes, whose values were then
+// loaded again at each turn.
+var masks = struct{ x02, slash, minus21, minus01, highs uint64 }{
+	ones * 0x02, ones * '\\', -(ones * 0x21) & (1<<64 - 1), -ones & (1<<64 - 1), highs,
 }
 
 // stopBytes has the high bit of each byte of w set that is '"', '\\' or below
@@ -1183,8 +1244,20 @@ func (p *parser) array(depth int) (*Node, error) {
 	for {
 		p.skipWS()
 		at.index = len(p.items) - base
-		it, err := p.value(depth + 1)
-		if err != nil {
+		var it *Node
+		var err error
+		if data, pos := p.src, p.pos; uint(pos) < uint(len(data)) && data[pos] == '"' && depth < MaxDepth && p.values < MaxValues {
+			// A string item, as value reads it, plain ones without a call to str.
+			p.values++
+			var s string
+			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
+				s, p.pos = data[pos+1:end], end+1
+			} else if s, err = p.str(); err != nil {
+				return nil, err
+			}
+			it = p.newNode()
+			it.set(String, pos, p.pos, s)
+		} else if it, err = p.value(depth + 1); err != nil {
 			return nil, err
 		}
 		p.items = append(p.items, it)
@@ -1222,7 +1295,7 @@ func (p *parser) array(depth int) (*Node, error) {
 // (a register, not a load and a store of p.pos per byte looked at), stored
 // back before each call that reads from p.pos.
 func (p *parser) object(depth int) (*Node, error) {
-	data, pos := p.data, p.pos
+	data, pos := p.src, p.pos // data is read as a string: its substrings are the keys and values
 	n := p.newNode()
 	n.set(Object, pos, 0, "")
 	pos = skipWS(data, pos+1)
@@ -1241,8 +1314,10 @@ func (p *parser) object(depth int) (*Node, error) {
 	// The members go on the parser's stack, then into a slice of their exact
 	// size cut from the arena.
 	base := len(p.members)
-	at := &p.path[depth] // this object's step: its key set per member
-	at.index = -1
+	// This object's step of the path: its key is set where it is needed, for
+	// a value that is read by a call (whose duplicate keys are reported with
+	// their path) and for a duplicate key of this object (duplicate).
+	p.path[depth].index = -1
 	// (An error ends the parse: the stack is restored on success only.)
 	for {
 		if uint(pos) >= uint(len(data)) || data[pos] != '"' {
@@ -1259,41 +1334,61 @@ func (p *parser) object(depth int) (*Node, error) {
 		var key string
 		var err error
 		if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
-			key, pos = p.substr(pos+1, end), end+1 // a plain key, as str reads it
+			key, pos = data[pos+1:end], end+1 // a plain key, as str reads it
 		} else if key, pos, err = p.strAt(pos); err != nil {
 			return nil, err
 		}
-		if uint(pos) < uint(len(data)-1) && data[pos] == ':' && data[pos+1] > ' ' {
-			pos++ // the usual case: compact JSON
+		if uint(pos) < uint(len(data)) && data[pos] == ':' {
+			pos++ // the usual case: compact JSON (whitespace after ':' is skipped below)
 		} else {
 			pos = skipWS(data, pos)
 			if pos >= len(data) || data[pos] != ':' {
 				p.pos = pos
 				return nil, p.errf("syntax", "expected ':' after object key %q", key)
 			}
-			pos = skipWS(data, pos+1)
+			pos++
 		}
-		at.keyOff = keyOff
 		var v *Node
 		if uint(pos) < uint(len(data)) && data[pos] == '"' && depth < MaxDepth && p.values < MaxValues {
 			// A string value (the most common) read here, as value reads it.
 			p.values++
 			start := pos
 			var s string
-			if end := plainEnd(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
-				s, pos = p.substr(pos+1, end), end+1 // a plain string, as str reads it
+			if end := plainEndCall(data, pos+1); uint(end) < uint(len(data)) && data[end] == '"' {
+				s, pos = data[pos+1:end], end+1 // a plain string, as str reads it
 			} else if s, pos, err = p.strAt(pos); err != nil {
 				return nil, err
 			}
-			if cut := p.cut; cut < len(p.slab) { // newNode, inlined by hand (over the inliner's budget)
+			if cut := p.cut; cut < len(p.slab) { // newNode, written out (measured: fewer instructions here)
 				p.cut, v = cut+1, &p.slab[cut]
 			} else {
 				v = p.refill()
 			}
 			v.set(String, start, pos, s)
 		} else {
+			// Any other value, or one after whitespace.
+			pos = skipWS(data, pos)
 			p.pos = pos
-			if v, err = p.value(depth + 1); err != nil {
+			p.path[depth].keyOff = keyOff
+			var c byte
+			if uint(pos) < uint(len(data)) {
+				c = data[pos]
+			}
+			if (c == '{' || c == '[' || c == '-' || c-'0' < 10) && depth < MaxDepth && p.values < MaxValues {
+				// An object, array or number, read as value reads it, without its call.
+				p.values++
+				switch c {
+				case '{':
+					v, err = p.object(depth + 1)
+				case '[':
+					v, err = p.array(depth + 1)
+				default:
+					v, err = p.number()
+				}
+			} else {
+				v, err = p.value(depth + 1)
+			}
+			if err != nil {
 				return nil, err
 			}
 			pos = p.pos
@@ -1391,6 +1486,7 @@ func (p *parser) duplicate(base int, key string, keyOff, depth int, seen *map[st
 		p.lastDup = keyOff
 		return
 	}
+	p.path[depth].keyOff = keyOff
 	p.problems = append(p.problems, Problem{Offset: keyOff, Pointer: p.pointer(depth), Code: "duplicate-key",
 		Message: fmt.Sprintf("duplicate key %q: parsers disagree on which value wins; keep one", key)})
 }

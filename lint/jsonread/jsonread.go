@@ -412,7 +412,31 @@ type Arena struct {
 	items   chunks[*Node]
 	used    bool     // Parse was called: the chunks are reused after Reset
 	scratch *scratch // the parser's stacks, kept for the next Parse
+	// watch is WatchKey's key and watchBit its keyBit (0: none); sawWatch says
+	// whether the last parse read an object key equal to it.
+	watch    string
+	watchBit uint32
+	sawWatch bool
 }
+
+// WatchKey makes the arena's parses note whether they read an object key equal
+// to key ("": none), for SawKey: a caller looking for one rare member learns it
+// from the parse, at the cost of a test per object (of the object's filter of
+// its keys), instead of a search of the input.
+func (a *Arena) WatchKey(key string) {
+	a.watch, a.watchBit = key, 0
+	if key != "" {
+		a.watchBit = keyBit(key)
+	}
+}
+
+// Watched is WatchKey's key.
+func (a *Arena) Watched() string { return a.watch }
+
+// SawKey reports whether the last Parse or ParseShared of the arena read an
+// object key equal to WatchKey's, by its decoded value (of a parse that failed:
+// among the objects it read to their end).
+func (a *Arena) SawKey() bool { return a.sawWatch }
 
 // Parse is the package's Parse, with the tree in the arena: it is valid until
 // the next Reset.
@@ -661,7 +685,8 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	if len(sc.path) <= MaxDepth {
 		sc.path = make([]step, MaxDepth+1)
 	}
-	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, buf: sc.buf, ar: ar, reuse: ar.used}
+	p := &parser{data: data, members: sc.members[:0], items: sc.items[:0], path: sc.path, buf: sc.buf, ar: ar, reuse: ar.used, watchBit: ar.watchBit}
+	ar.sawWatch = false
 	root, err := p.document(shared)
 	ar.nodes.giveBack(len(p.slab) - p.cut)
 	// The stacks point into the tree and the input: what this parse pushed is
@@ -776,6 +801,7 @@ type parser struct {
 	lastDup     int    // offset of the last duplicate key dropped
 	buf         []byte // strRest's decoded bytes
 	path        []step // where the parser is, to name a duplicate key's pointer: path[d] is the step of the array or object at depth d being read (MaxDepth+1 long)
+	watchBit    uint32 // the arena's WatchKey bit (0: no key watched)
 }
 
 // step is one level of the parser's path: an object key or an array index. The
@@ -1445,10 +1471,23 @@ func (p *parser) object(depth int) (*Node, error) {
 			if len(ms) <= math.MaxUint16 {
 				n.keys, n.nkeys, n.keysOf = keys, uint16(len(ms)), unsafe.SliceData(ms)
 			}
+			if keys&p.watchBit != 0 {
+				p.watched(ms)
+			}
 			return n, nil
 		default:
 			p.pos = pos
 			return nil, p.errf("syntax", "invalid character %s after object value (expected ',' or '}')", p.near())
+		}
+	}
+}
+
+// watched notes whether an object's members hold the arena's watched key (its
+// filter of keys says they may).
+func (p *parser) watched(ms []Member) {
+	for i := range ms {
+		if ms[i].Key == p.ar.watch {
+			p.ar.sawWatch = true
 		}
 	}
 }

@@ -498,3 +498,37 @@ func TestLargeInput(t *testing.T) {
 		checkGet(t, root.Get("list").Items[3])
 	}
 }
+
+// TestWatchKey: an arena that watches a key says whether the last parse read an
+// object key equal to it: at any depth, escaped or not, in large objects (the
+// duplicate index) as in small ones; not for the key as a value or a prefix.
+func TestWatchKey(t *testing.T) {
+	var a Arena
+	a.WatchKey("x_w")
+	big := `{` + strings.Repeat(`"k":1,`, 40) + `"x_w":2}`
+	for in, want := range map[string]bool{
+		`{"x_w":1}`:                   true,
+		`{"a":{"b":[{"x_w":null}]}}`:  true,
+		`{"x\u005fw":1}`:              true,
+		big:                           true,
+		`{"a":"x_w"}`:                 false,
+		`{"x_ww":1,"x_":2}`:           false,
+		`["x_w"]`:                     false,
+		`{"a":1}`:                     false,
+		`{"a":1,"a":2,"a":3,"x_v":4}`: false,
+	} {
+		a.Reset()
+		if _, _, err := a.ParseShared([]byte(in)); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got := a.SawKey(); got != want {
+			t.Errorf("%.40s: SawKey %v, want %v", in, got, want)
+		}
+	}
+	a.WatchKey("")
+	a.Reset()
+	a.ParseShared([]byte(`{"x_w":1,"":2}`))
+	if a.SawKey() {
+		t.Errorf("no key watched, yet SawKey")
+	}
+}

@@ -45,13 +45,18 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
-// TestMarkedLines: a stream keeps the lines holding Options.Marker as read, with
-// their numbers (blank lines count), serial and parallel, long lines included;
-// a line too long to keep loses them all (nil: the caller reads the file again).
+// TestMarkedLines: a stream keeps the lines holding Options.Marker as an object
+// key (or that are not JSON and hold it), with their numbers (blank lines
+// count), serial and parallel, long lines, records and nested objects included;
+// a JSON line with the marker only as a value or in a record's text is not kept.
+// A line too long to keep, or a BOM, loses them all (nil: the caller reads the
+// file again).
 func TestMarkedLines(t *testing.T) {
-	long := `{"k":"` + strings.Repeat("x", 300<<10) + `","m":"MARK"}`
-	in := "{\"a\":1}\n\n{\"m\":\"MARK\"}\r\n" + long + "\n{\"b\":2}\n{\"c\":\"MARK\"}"
-	want := []MarkedLine{{3, []byte("{\"m\":\"MARK\"}\r\n")}, {4, []byte(long)}, {6, []byte(`{"c":"MARK"}`)}}
+	long := `{"k":"` + strings.Repeat("x", 300<<10) + `","p":{"MARK":1}}`
+	rec := `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"agent","session":"s","msg":{"a":{"MARK":2}}}`
+	text := `{"aopkit":"transcript/1","seq":2,"at":"2026-01-01T00:00:01Z","from":"agent","session":"s","text":"{\"MARK\":3}"}`
+	in := "{\"a\":1}\n\n{\"MARK\":\"v\"}\r\n" + long + "\n{\"b\":\"MARK\"}\n" + rec + "\n" + text + "\nnot json MARK\n{\"c\":[{\"MARK\":0}]}"
+	want := []MarkedLine{{3, []byte("{\"MARK\":\"v\"}")}, {4, []byte(long)}, {6, []byte(rec)}, {8, []byte("not json MARK")}, {9, []byte(`{"c":[{"MARK":0}]}`)}}
 	for _, workers := range []int{1, 2} {
 		res, err := LintStream("t", strings.NewReader(in), Options{Workers: workers, Marker: "MARK"})
 		if err != nil {
@@ -73,6 +78,10 @@ func TestMarkedLines(t *testing.T) {
 		res, _ = LintStream("t", strings.NewReader(huge), Options{Workers: workers, Marker: "MARK"})
 		if res.Marked != nil {
 			t.Errorf("workers %d: a line too long to keep, yet %d lines marked", workers, len(res.Marked.Lines))
+		}
+		res, _ = LintStream("t", strings.NewReader("\xEF\xBB\xBF"+in), Options{Workers: workers, Marker: "MARK"})
+		if res.Marked != nil {
+			t.Errorf("workers %d: a BOM, yet %d lines marked", workers, len(res.Marked.Lines))
 		}
 	}
 }

@@ -35,7 +35,9 @@ type Options struct {
 	Workers int
 	// Marker, when set, makes a stream keep a copy of each line that holds it
 	// (FileResult.Marked): the inline suppressions' member is found while the
-	// lines are read, instead of by reading a large file a second time.
+	// lines are linted, instead of by reading a large file a second time. Only
+	// a line whose parse read an object key equal to Marker, or that did not
+	// parse as JSON, is searched.
 	Marker string
 }
 
@@ -73,7 +75,9 @@ type MarkedLine struct {
 // MaxMarked bounds the bytes of the lines a stream keeps for Options.Marker.
 const MaxMarked = 16 << 20
 
-// marks collects a stream's lines that contain a marker.
+// marks collects a stream's lines that contain a marker, in the ordered stage
+// (apply): a line whose parse read no object key equal to the marker
+// (unitOut.noMarker) is not searched.
 type marks struct {
 	marker []byte
 	lines  []MarkedLine
@@ -357,19 +361,16 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		tooLong := false
 		switch err {
 		case nil:
-			lr.s.marks.see(frag, lr.lineNo)
 			line = bytes.TrimSuffix(frag[:len(frag)-1], []byte("\r"))
 		case bufio.ErrBufferFull:
 			line, tooLong, err = readLine(lr.br, append(lr.buf[:0], frag...), MaxMessage)
 			lr.buf = line[:0]
-			lr.s.marks.see(line, lr.lineNo)
 		default: // the last line, without "\n", or a read error
-			lr.s.marks.see(frag, lr.lineNo)
 			line = bytes.TrimSuffix(frag, []byte("\r"))
 		}
 		if tooLong {
 			if lr.s.marks != nil {
-				lr.s.marks.lost = true
+				lr.s.marks.lost = true // its bytes are not kept: the caller reads them again
 			}
 			if lr.mu != nil {
 				lr.mu.Lock()
@@ -379,8 +380,11 @@ func (lr *lineReader) next() ([]byte, int, error) {
 				lr.mu.Unlock()
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if lr.lineNo == 1 {
-				line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
+			if lr.lineNo == 1 && bytes.HasPrefix(line, bom) {
+				line = line[len(bom):]
+				if lr.s.marks != nil {
+					lr.s.marks.lost = true // the line is kept without its BOM, read by the caller with it
+				}
 			}
 			return line, lr.lineNo, nil
 		}

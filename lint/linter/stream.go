@@ -205,6 +205,9 @@ type unitOut struct {
 	// JSON, or JSON no protocol claims. In an orchmsg stream such a line is log
 	// output (Parsing Strategy), an info; elsewhere its diagnostics stand.
 	notMessage bool
+	// noMarker says the unit's whole bytes parsed as JSON without an object key
+	// equal to Options.Marker (jsonread.Arena.WatchKey): no line of it to keep.
+	noMarker bool
 	// unit is the unit built: the ordered stage holds a copy of its bytes
 	// (held, heldIn), not the tree, for checkers that start later and for the
 	// lines before the stream's first message.
@@ -229,6 +232,8 @@ type builder struct {
 	// claimed is the pointers the single-message rules claimed (reused).
 	claimed []string
 	text    textDetection // the last text detected in the unit
+	// whole1 is set while unit's json parses the unit's own bytes (noMarker).
+	whole1 bool
 	// rules caches rulesFor for the builder's goroutine: no lock, and no key
 	// boxed into an interface per message; per protocol (a short list), a map
 	// by kind (a string key hashes faster than a struct of two).
@@ -278,6 +283,9 @@ func newMemBuilder(mem *unitMem, path string, opts *Options, whole bool) *builde
 // use makes mem the builder's memory for the units that follow.
 func (b *builder) use(mem *unitMem) {
 	b.mem, b.arena = mem, mem.arena
+	if b.opts.Marker != "" && !b.whole {
+		mem.arena.WatchKey(b.opts.Marker)
+	}
 }
 
 // build lints one unit; the result holds nothing of the builder's.
@@ -321,6 +329,7 @@ func (s *builder) unit(data []byte, line, col int) {
 		return
 	}
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == 0xEF || (trimmed[0] == '[' && !s.isText(data))) {
+		s.whole1 = true
 		s.json(data, 0, pos, "", meta{})
 		return
 	}
@@ -339,6 +348,12 @@ func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string,
 	body := data[start:]
 	shift := func(off int) (int, int) { return pos.Position(start + off) }
 	root, problems, err := s.parse(body)
+	if s.whole1 {
+		// The unit's own bytes, parsed whole (not a record's text parsed later).
+		s.whole1 = false
+		m := s.opts.Marker
+		s.out.noMarker = err == nil && m != "" && s.arena != nil && s.arena.Watched() == m && !s.arena.SawKey()
+	}
 	for _, pr := range problems {
 		l, c := shift(pr.Offset)
 		switch pr.Code {
@@ -891,6 +906,9 @@ func (s *builder) keep(p *lint.Pass, schema bool) {
 // apply takes one unit's result, in input order: its diagnostics, the stream's
 // bookkeeping, and the sequence rules.
 func (s *stream) apply(u unitOut) {
+	if s.marks != nil && !u.noMarker {
+		s.marks.see(u.unit.src, u.unit.line)
+	}
 	s.messages++
 	if s.first == "" && s.opts.Protocol == "" && len(s.early) < maxEarly &&
 		((u.logLine != nil && u.logLine.hint == "") || (u.notMessage && u.proto == "")) {

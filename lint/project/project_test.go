@@ -1,8 +1,11 @@
 package project
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aopkit/aopkit/lint"
@@ -85,4 +88,61 @@ func TestMarkedLinesOfLargeFile(t *testing.T) {
 	if len(res.Diagnostics) != 0 {
 		t.Fatalf("the directive on line 7 should drop its finding: %+v", res.Diagnostics)
 	}
+}
+
+// TestMarkedLinesAgreeWithRead: the directives found in the lines the linter kept
+// for suppress.Member are those suppress.Read finds reading the input again, over
+// records, bare messages of each protocol, the member as a value, in a record's
+// text, in broken JSON, with CRLF, serial and parallel.
+func TestMarkedLinesAgreeWithRead(t *testing.T) {
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x_aoplint_ignore":["AOS-RPC-001"]}}}`,
+		`{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"agent","session":"s","msg":{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"x_aoplint_ignore":"AOS-RPC-002"}}}}`,
+		`{"aopkit":"transcript/1","seq":2,"at":"2026-01-01T00:00:01Z","from":"agent","session":"s","text":"{\"x_aoplint_ignore\":1}"}`,
+		`{"type":"response:success","id":"r","correlationId":"q","timestamp":"2026-01-01T00:00:00Z","payload":{"metadata":{"x_aoplint_ignore":["ORCH-BASE-002"]}}}`,
+		`{"aop_version":"2.0.2-C","message_type":"TASK","extensions":{"x_aoplint_ignore":["AOP2-SCHEMA-001"]},"note":"x_aoplint_ignore"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"note":"x_aoplint_ignore"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"_meta":{"x_aoplint_ignore":["AOS-RPC-001"]}}`, // broken
+		`not json x_aoplint_ignore`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
+		``,
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := 0; round < 50; round++ {
+		var b strings.Builder
+		b.WriteString(lines[8] + "\n") // JSON lines from the first line on
+		for n := rng.IntN(30); n >= 0; n-- {
+			b.WriteString(lines[rng.IntN(len(lines))])
+			if rng.IntN(3) == 0 {
+				b.WriteString("\r")
+			}
+			b.WriteString("\n")
+		}
+		in := b.String()
+		want, err := suppress.Read(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 2} {
+			res, err := linter.LintStream("t", strings.NewReader(in), linter.Options{Workers: workers, Marker: suppress.Member})
+			if err != nil || res.Marked == nil {
+				t.Fatalf("workers %d: %v, marked %v", workers, err, res.Marked)
+			}
+			var got []*suppress.Directive
+			for _, l := range res.Marked.Lines {
+				got = append(got, suppress.Line(l.Text, l.Line)...)
+			}
+			if fmt.Sprint(derefs(got)) != fmt.Sprint(derefs(want)) {
+				t.Fatalf("round %d, workers %d:\ngot  %v\nwant %v\ninput:\n%s", round, workers, derefs(got), derefs(want), in)
+			}
+		}
+	}
+}
+
+func derefs(ds []*suppress.Directive) []suppress.Directive {
+	out := make([]suppress.Directive, len(ds))
+	for i, d := range ds {
+		out[i] = *d
+	}
+	return out
 }

@@ -80,32 +80,95 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 	if root == nil || root.Kind != jsonread.Object {
 		return "", "", 0
 	}
+	f := membersOf(root)
 	// env is the envelope kind named by "type", as the package's string (the
 	// kind is kept: rule sets by kind), or "" when it names none.
-	env := envelopeKind(root.Get("type").String())
-	if p := root.Get("protocol"); p != nil {
-		if p.String() == "aof" {
+	env := envelopeKind(f.typ.String())
+	if f.protocol != nil {
+		if f.protocol.String() == "aof" {
 			return env, upstreamDialect(root), 100
 		}
-		if env != "" && root.Get("payload") != nil {
+		if env != "" && f.payload != nil {
 			return env, upstreamDialect(root), 40
 		}
 	}
 	if name != "" {
 		if k := kindFromName(name); k != "" {
-			if root.Get("taskId") != nil || root.Get("agentId") != nil {
+			if f.taskID != nil || f.agentID {
 				return k, "", 95
 			}
 			return k, "", 30
 		}
 	}
-	if k := kindFromShape(root); k != "" {
+	if k := f.shapeKind(); k != "" {
 		return k, "", 80
 	}
-	if root.Get("protocol") == nil && env != "" && root.Get("payload") != nil && root.Get("taskId") != nil {
+	if f.protocol == nil && env != "" && f.payload != nil && f.taskID != nil {
 		return env, upstreamDialect(root), 60 // an envelope that forgot "protocol"
 	}
 	return "", "", 0
+}
+
+// detectMembers are the members Detect reads, found in one pass over an
+// object's members (each the last of a repeated key, the member Get finds),
+// and the marks of a run artifact's members (shapes).
+type detectMembers struct {
+	typ, protocol, payload, taskID *jsonread.Node
+	agentID                        bool
+	marks                          uint32
+}
+
+func membersOf(root *jsonread.Node) (f detectMembers) {
+	for i := range root.Members {
+		m := &root.Members[i]
+		switch m.Key {
+		case "type":
+			f.typ = m.Value
+		case "protocol":
+			f.protocol = m.Value
+		case "payload":
+			f.payload = m.Value
+		case "taskId":
+			f.taskID = m.Value
+		case "agentId":
+			f.agentID = true
+		// The members that mark a run artifact, a bit each (shapes), in the
+		// same switch: one search of the key.
+		case "lastHeartbeat":
+			f.marks |= 1 << 0
+		case "beatCount":
+			f.marks |= 1 << 1
+		case "expiresAt":
+			f.marks |= 1 << 2
+		case "completedAt":
+			f.marks |= 1 << 3
+		case "outcome":
+			f.marks |= 1 << 4
+		case "summaryRef":
+			f.marks |= 1 << 5
+		case "handoffRef":
+			f.marks |= 1 << 6
+		case "tests":
+			f.marks |= 1 << 7
+		case "startedAt":
+			f.marks |= 1 << 8
+		case "artifactPaths":
+			f.marks |= 1 << 9
+		case "parentTaskId":
+			f.marks |= 1 << 10
+		case "dueBy":
+			f.marks |= 1 << 11
+		case "acceptanceCriteria":
+			f.marks |= 1 << 12
+		case "expectedOutputs":
+			f.marks |= 1 << 13
+		case "contextRefs":
+			f.marks |= 1 << 14
+		case "constraints":
+			f.marks |= 1 << 15
+		}
+	}
+	return f
 }
 
 func kindFromName(name string) string {
@@ -125,7 +188,7 @@ func kindFromName(name string) string {
 	return ""
 }
 
-// shapes lists the members that mark each run artifact: a bit per member (shapeBit),
+// shapes lists the members that mark each run artifact: a bit per member (membersOf),
 // each kind the mask of its members' bits.
 var shapes = []struct {
 	kind string
@@ -137,76 +200,22 @@ var shapes = []struct {
 	{KindHandoffInput, 0b111111 << 10}, // parentTaskId, dueBy, acceptanceCriteria, expectedOutputs, contextRefs, constraints
 }
 
-// shapeBit is the bit of a member that marks a run artifact (0: none).
-func shapeBit(key string) uint32 {
-	switch key {
-	case "lastHeartbeat":
-		return 1 << 0
-	case "beatCount":
-		return 1 << 1
-	case "expiresAt":
-		return 1 << 2
-	case "completedAt":
-		return 1 << 3
-	case "outcome":
-		return 1 << 4
-	case "summaryRef":
-		return 1 << 5
-	case "handoffRef":
-		return 1 << 6
-	case "tests":
-		return 1 << 7
-	case "startedAt":
-		return 1 << 8
-	case "artifactPaths":
-		return 1 << 9
-	case "parentTaskId":
-		return 1 << 10
-	case "dueBy":
-		return 1 << 11
-	case "acceptanceCriteria":
-		return 1 << 12
-	case "expectedOutputs":
-		return 1 << 13
-	case "contextRefs":
-		return 1 << 14
-	case "constraints":
-		return 1 << 15
-	}
-	return 0
-}
-
-// kindFromShape recognises a run artifact by its members: the kind with the most
-// marking members, with a taskId (or, without one, at least two marks). One pass
-// over the members (root is an object): a duplicate member counts once, and the
-// last taskId counts, as Get finds them.
-func kindFromShape(root *jsonread.Node) string {
-	var marks uint32
-	var tid *jsonread.Node
-	agent := false
-	for _, m := range root.Members {
-		switch m.Key {
-		case "protocol", "type", "payload":
-			return ""
-		case "taskId":
-			tid = m.Value
-		case "agentId":
-			agent = true
-		default:
-			marks |= shapeBit(m.Key)
-		}
+// shapeKind recognises a run artifact by its members: the kind with the most
+// marking members, with a taskId (or, without one, at least two marks). An
+// object with a protocol, type or payload is an envelope, no artifact. A
+// duplicate member counts once, and the last taskId counts, as Get finds them.
+func (f *detectMembers) shapeKind() string {
+	if f.marks == 0 || f.protocol != nil || f.typ != nil || f.payload != nil {
+		return "" // no mark (most lines of a stream), or an envelope
 	}
 	best, bestN := "", 0
 	for _, sh := range shapes {
-		if n := bits.OnesCount32(marks & sh.mask); n > bestN {
+		if n := bits.OnesCount32(f.marks & sh.mask); n > bestN {
 			best, bestN = sh.kind, n
 		}
 	}
-	if tid.IsString() && strings.HasPrefix(tid.Str, "TASK-") || agent {
-		if bestN >= 1 {
-			return best
-		}
-		return ""
+	if f.taskID.IsString() && strings.HasPrefix(f.taskID.Str, "TASK-") || f.agentID {
+		return best // bestN ≥ 1: marks is not 0
 	}
 	if bestN >= 2 {
 		return best
@@ -282,6 +291,9 @@ const (
 // its location. TestParseDateTimeAgrees and FuzzParseDateTime hold it equal to
 // parseDateTimeSlow.
 func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
+	if t, ok := isotime.ParseUTC(s); ok { // YYYY-MM-DDThh:mm:ss[.f]Z, the usual form
+		return t, zoneZ, true
+	}
 	m, match := datetimeForm.Match(s)
 	if !match {
 		return time.Time{}, 0, false

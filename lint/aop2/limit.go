@@ -69,7 +69,9 @@ func checkSoftLimits(p *lint.Pass) {
 	root := p.Msg.Root
 	switch p.Msg.Kind {
 	case KindTask:
-		if obj := root.Path("task", "objective"); obj.IsString() {
+		// A string has at most as many runes as bytes: only one longer than
+		// the warning's limit in bytes is counted.
+		if obj := root.Path("task", "objective"); obj.IsString() && len(obj.Str) > objectiveWarn {
 			switch n := utf8.RuneCountInString(obj.Str); {
 			case n > objectiveMax:
 				p.Reportf("/task/objective", "task.objective is %s chars, over the SOFT limit of 50,000 (E_PAYLOAD_SIZE_WARNING, §4); move the detail into input files", comma(n))

@@ -70,12 +70,15 @@ func parseISOFast(s string) (t time.Time, zoned, ok bool) {
 	if len(s) < 16 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' {
 		return time.Time{}, false, false
 	}
-	year, ok1 := digits(s[0:4])
-	month, ok2 := digits(s[5:7])
-	day, ok3 := digits(s[8:10])
-	hour, ok4 := digits(s[11:13])
-	minute, ok5 := digits(s[14:16])
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !isotime.ValidDate(year, month, day, hour, minute, 0) {
+	// Each field read as pairs of digits at its offset (isotime.Two), no loop.
+	y1, ok1 := isotime.Two(s, 0)
+	y2, ok2 := isotime.Two(s, 2)
+	month, ok3 := isotime.Two(s, 5)
+	day, ok4 := isotime.Two(s, 8)
+	hour, ok5 := isotime.Two(s, 11)
+	minute, ok6 := isotime.Two(s, 14)
+	year := y1*100 + y2
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || !isotime.ValidDate(year, month, day, hour, minute, 0) {
 		return time.Time{}, false, false
 	}
 	if len(s) == 16 { // "2006-01-02T15:04"
@@ -84,8 +87,8 @@ func parseISOFast(s string) (t time.Time, zoned, ok bool) {
 	if len(s) < 19 || s[16] != ':' {
 		return time.Time{}, false, false
 	}
-	sec, ok6 := digits(s[17:19])
-	if !ok6 || sec > 59 {
+	sec, ok7 := isotime.Two(s, 17)
+	if !ok7 || sec > 59 {
 		return time.Time{}, false, false
 	}
 	rest := s[19:]
@@ -114,18 +117,6 @@ func parseISOFast(s string) (t time.Time, zoned, ok bool) {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// digits reads a run of decimal digits.
-func digits(s string) (int, bool) {
-	v := 0
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return 0, false
-		}
-		v = v*10 + int(s[i]-'0')
-	}
-	return v, true
-}
-
 // parseISOLayouts is parseISO by time.Parse and the layouts, for every shape.
 func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {
 	for _, l := range zonedLayouts {
@@ -143,7 +134,7 @@ func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {
 
 func checkTimestamps(p *lint.Pass) {
 	for _, at := range timestampPointers(p.Msg.Kind) {
-		n := p.Node(at)
+		n := p.Member(at) // member names only: a Get each
 		if n == nil || !n.IsString() {
 			continue // absence and type are the schema's business
 		}

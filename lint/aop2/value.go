@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
 // Percentage: progress percentages are within 0..100.
@@ -62,33 +63,41 @@ func init() { lint.Register(Sanity) }
 // sanityLimits: where each value lives, the least sensible value, and whether the
 // least value itself is allowed.
 var sanityLimits = []struct {
-	at        string
-	min       float64
-	inclusive bool
-	meaning   string
+	parent, key string // the value is the member key of the object at parent
+	min         float64
+	inclusive   bool
+	meaning     string
 }{
-	{"/task/attempt", 1, true, "attempts are numbered from 1"},
-	{"/task/constraints/max_tokens", 0, true, "a budget cannot be negative"},
-	{"/task/constraints/max_cost_usd", 0, true, "a budget cannot be negative"},
-	{"/task/budgets/max_tokens", 0, true, "a budget cannot be negative"},
-	{"/task/budgets/max_cost_usd", 0, true, "a budget cannot be negative"},
-	{"/execution_policy/timeout_seconds", 0, false, "a task cannot run for zero or less seconds"},
-	{"/guard_rails/timeout_seconds", 0, false, "a task cannot run for zero or less seconds"},
-	{"/execution_policy/max_retries", 0, true, "a retry count cannot be negative"},
-	{"/execution_policy/heartbeat/interval_seconds", 0, false, "a heartbeat every zero or less seconds is no interval"},
-	{"/execution_policy/heartbeat/max_missed_beats", 1, true, "missing fewer than one beat cannot be a failure"},
+	{"/task", "attempt", 1, true, "attempts are numbered from 1"},
+	{"/task/constraints", "max_tokens", 0, true, "a budget cannot be negative"},
+	{"/task/constraints", "max_cost_usd", 0, true, "a budget cannot be negative"},
+	{"/task/budgets", "max_tokens", 0, true, "a budget cannot be negative"},
+	{"/task/budgets", "max_cost_usd", 0, true, "a budget cannot be negative"},
+	{"/execution_policy", "timeout_seconds", 0, false, "a task cannot run for zero or less seconds"},
+	{"/guard_rails", "timeout_seconds", 0, false, "a task cannot run for zero or less seconds"},
+	{"/execution_policy", "max_retries", 0, true, "a retry count cannot be negative"},
+	{"/execution_policy/heartbeat", "interval_seconds", 0, false, "a heartbeat every zero or less seconds is no interval"},
+	{"/execution_policy/heartbeat", "max_missed_beats", 1, true, "missing fewer than one beat cannot be a failure"},
 }
 
 func checkSanity(p *lint.Pass) {
+	// Consecutive limits of one object (/task/constraints/...) share the
+	// lookup of their parent.
+	var parent *jsonread.Node
+	parentAt := "\x00" // no pointer
 	for _, l := range sanityLimits {
-		n := p.Member(l.at)
+		if l.parent != parentAt {
+			parentAt, parent = l.parent, p.Member(l.parent)
+		}
+		n := parent.Get(l.key)
 		v, ok := n.Float()
 		if !ok || v > l.min || (l.inclusive && v == l.min) {
 			continue
 		}
-		p.Reportf(l.at, "%s is %s: not required by the spec (which gives it no range), but %s", dotted(l.at), n.Str, l.meaning)
+		at := l.parent + "/" + l.key
+		p.Reportf(at, "%s is %s: not required by the spec (which gives it no range), but %s", dotted(at), n.Str, l.meaning)
 	}
-	if b := p.Node("/execution_policy/retry_backoff_seconds"); b != nil {
+	if b := p.Member("/execution_policy/retry_backoff_seconds"); b != nil {
 		for i, it := range b.Items {
 			if v, ok := it.Float(); ok && v < 0 {
 				at := "/execution_policy/retry_backoff_seconds/" + strconv.Itoa(i)

@@ -79,6 +79,7 @@ func rulesOf(ds []lint.Diagnostic) string {
 func TestReportRules(t *testing.T) {
 	t.Parallel()
 	long := "- " + strings.Repeat("x", 298)
+	longUTF8 := "- " + strings.Repeat("é", 298)
 	for _, tc := range []struct {
 		name, text, taskType, want string
 	}{
@@ -86,6 +87,9 @@ func TestReportRules(t *testing.T) {
 		{"good-search", good, "search", ""},
 		{"300-chars-code", strings.Replace(good, "- Found 8 auth-related files in src/auth/\n- Main handler: src/auth/handler.ts (450 lines)", long, 1), "code", ""},
 		{"301-chars-code", strings.Replace(good, "- Found 8 auth-related files in src/auth/\n- Main handler: src/auth/handler.ts (450 lines)", long+"x", 1), "code", "error AOPOUT-SUMMARY-002"},
+		// more bytes than the limit, but not more characters: counted, not refused by length
+		{"300-two-byte-chars-code", strings.Replace(good, "- Found 8 auth-related files in src/auth/\n- Main handler: src/auth/handler.ts (450 lines)", longUTF8, 1), "code", ""},
+		{"301-two-byte-chars-code", strings.Replace(good, "- Found 8 auth-related files in src/auth/\n- Main handler: src/auth/handler.ts (450 lines)", longUTF8+"é", 1), "code", "error AOPOUT-SUMMARY-002"},
 		{"301-chars-default", strings.Replace(good, "- Found 8 auth-related files in src/auth/\n- Main handler: src/auth/handler.ts (450 lines)", long+"x", 1), "", ""},
 		{"status-trailing", strings.Replace(good, "] success", "] success (all green)", 1), "", "warning AOPOUT-STATUS-001"},
 		{"status-failed", strings.Replace(good, "] success", "] FAILED", 1), "", "error AOPOUT-STATUS-001"},

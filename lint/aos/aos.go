@@ -91,27 +91,28 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 	if k, c := detectBinding(root); c > 0 {
 		return k, "", c
 	}
+	// The members are read as the answer needs them: most lines of a stream
+	// are another protocol's, and have neither a method nor a result or error.
 	hasRPC := root.Has("jsonrpc")
-	foreign := root.Has("type") || root.Has("message_type") || root.Has("aop_version") || root.Has("protocol")
 	method := root.Get("method")
 	if method != nil {
 		name := method.String()
-		switch {
-		case IsMethod(name):
+		switch kind := spec.Method(name); {
+		case kind != "":
 			conf := 95
 			if !hasRPC {
 				dialect, conf = DialectNoJSONRPC, 80
-				if foreign {
+				if foreign(root) {
 					conf = 40
 				}
 			}
-			return intern(name), dialect, conf // the spec's string: the kind is kept (rule sets by kind)
+			return kind, dialect, conf // the spec's string: the kind is kept (rule sets by kind)
 		case hasRPC:
 			return "", foreignDialect(root, name), 70
 		}
 		return "", "", 0
 	}
-	res, errN, id := root.Get("result"), root.Get("error"), root.Get("id")
+	res, errN := root.Get("result"), root.Get("error")
 	if res == nil && errN == nil {
 		if hasRPC {
 			return "", "", 60 // JSON-RPC, but neither request nor response: AOS-RPC-003
@@ -120,7 +121,7 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 	}
 	conf := 90
 	if !hasRPC {
-		if foreign || id == nil {
+		if foreign(root) || !root.Has("id") {
 			return "", "", 0
 		}
 		conf = 50
@@ -129,6 +130,12 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 		return responseKind(res), "", conf
 	}
 	return KindError, "", conf
+}
+
+// foreign reports whether root has a member that names another protocol's
+// message (orchmsg "type", aop2 "message_type" or "aop_version", AOF "protocol").
+func foreign(root *jsonread.Node) bool {
+	return root.Has("type") || root.Has("message_type") || root.Has("aop_version") || root.Has("protocol")
 }
 
 // maxBatchDetect bounds the items of an array Detect looks at.
@@ -227,7 +234,7 @@ func detectBinding(root *jsonread.Node) (string, int) {
 			return KindExecuted, 60
 		}
 	}
-	if root.Get("task").IsString() && root.Get("tools") != nil && root.Get("tools").Kind == jsonread.Array && !root.Has("jsonrpc") && len(root.Members) == 2 {
+	if len(root.Members) == 2 && root.Get("task").IsString() && root.Get("tools") != nil && root.Get("tools").Kind == jsonread.Array && !root.Has("jsonrpc") {
 		return KindScript, 30
 	}
 	return "", 0

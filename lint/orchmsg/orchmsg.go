@@ -86,9 +86,9 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 	if !t.IsString() {
 		return "", "", 10
 	}
-	switch s := t.Str; {
-	case spec.IsType(s):
-		return ownType(s), "", 90 // the spec's string: the kind is kept (rule sets by kind)
+	switch s, kind := t.Str, spec.Type(t.Str); {
+	case kind != "":
+		return kind, "", 90 // the spec's string: the kind is kept (rule sets by kind)
 	case s == "task_notification":
 		return "", DialectTaskNotification, 80
 	case family(s) != "":
@@ -110,6 +110,17 @@ func msgType(m *lint.Message) string { return m.Root.Get("type").String() }
 // reports whether it names its offset; a time without one is read as UTC. It is
 // hand-written: every message's timestamp goes through it several times.
 func parseISO(s string) (t time.Time, zone, ok bool) {
+	// YYYY-MM-DDThh:mm:ss[.f]Z, the form nearly every message writes, by
+	// isotime.ParseUTC (TestParseISOAgrees, FuzzParseISO: the same as
+	// parseISOSlow, == included).
+	if t, ok := isotime.ParseUTC(s); ok {
+		return t, true, true
+	}
+	return parseISOSlow(s)
+}
+
+// parseISOSlow is parseISO for every form.
+func parseISOSlow(s string) (t time.Time, zone, ok bool) {
 	digits := func(from, n int) (int, bool) {
 		if from+n > len(s) {
 			return 0, false

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aopkit/aopkit/lint/internal/isotime/isotimetest"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -157,3 +158,8 @@ func TestParseISODays(t *testing.T) {
 		}
 	}
 }
+
+// parseISO's fast path (isotime.ParseUTC) gives what parseISOSlow gives.
+func TestParseISOAgrees(t *testing.T) { isotimetest.Test(t, parseISOSlow) }
+
+func FuzzParseISO(f *testing.F) { isotimetest.Fuzz(f, parseISOSlow) }

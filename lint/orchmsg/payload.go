@@ -213,7 +213,7 @@ func checkMillis(p *lint.Pass) {
 	if p.Msg.Kind == "request:ask-user" {
 		ptr = "/payload/timeout"
 	}
-	n := p.Msg.Node(ptr)
+	n := p.Member(ptr) // member names only: a Get each
 	f, ok := n.Float()
 	switch {
 	case !ok:

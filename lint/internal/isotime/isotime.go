@@ -168,7 +168,11 @@ func ParseUTC(s string) (t time.Time, ok bool) {
 	return UTC(year, month, day, hour, minute, sec, nsec), true
 }
 
-// two is the number of the two ASCII digits at s[i:i+2].
+// Two is the number of the two ASCII digits at s[i:i+2], and whether both are
+// digits: a date-time's fields read at their offsets, without a loop.
+func Two(s string, i int) (int, bool) { return two(s, i) }
+
+// two is Two.
 func two(s string, i int) (int, bool) {
 	a, b := s[i]-'0', s[i+1]-'0'
 	return int(a)*10 + int(b), a <= 9 && b <= 9

@@ -123,6 +123,27 @@ func TestDFAsMatchTheirRegexp(t *testing.T) {
 	}
 }
 
+// TestDFAsDeadState: state 0 of every automaton is dead (every class steps to
+// it, it accepts nothing), which match's ASCII loop counts on instead of
+// testing for it per byte.
+func TestDFAsDeadState(t *testing.T) {
+	for _, d := range dfas {
+		if d.accept[0] {
+			t.Errorf("%s: state 0 accepts", d.pattern)
+		}
+		for class := 0; class < d.nclass; class++ {
+			if next := d.next[class]; next != 0 {
+				t.Errorf("%s: state 0 steps to %d on class %d", d.pattern, next, class)
+			}
+		}
+		for c := 0; c < utf8.RuneSelf; c++ {
+			if d.step[c] != 0 {
+				t.Errorf("%s: state 0 steps to %d on %q", d.pattern, d.step[c], rune(c))
+			}
+		}
+	}
+}
+
 // FuzzDFAs: on any string, every pattern automaton answers as its regexp.
 func FuzzDFAs(f *testing.F) {
 	for _, s := range []string{"", "2025-01-02T03:04:05Z", "2025-01-02T03:04:05.1+01:00", "TASK-2025-01-02-001", "x y", "\xff", "\u212a"} {

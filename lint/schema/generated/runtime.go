@@ -380,15 +380,16 @@ func (d *dfa) match(s string) bool {
 	if step == nil {
 		return d.matchClasses(s)
 	}
+	// The dead state (0) steps to itself on every byte, so the ASCII loop does
+	// not test for it: a string that fails ends in it (accept[0] is false).
 	st := 1
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			st = int(step[st<<7|int(c)])
 			i++
-		} else {
-			st = d.runeStep(st, s, &i)
+			continue
 		}
-		if st == 0 {
+		if st = d.runeStep(st, s, &i); st == 0 {
 			return false
 		}
 	}

@@ -81,10 +81,23 @@ var Markers = []string{"START", "TASK", "SUMMARY", "DETAILS_FILE", "METRICS", "S
 // Rank is a marker's position in Markers (ok false for a marker AOP 1.0.0 does not
 // know).
 func Rank(name string) (int, bool) {
-	for i, m := range Markers {
-		if m == name {
-			return i, true
-		}
+	// A switch, not a scan of Markers: the rules ask it of every marker of
+	// every report (TestRank holds it to Markers).
+	switch name {
+	case "START":
+		return 0, true
+	case "TASK":
+		return 1, true
+	case "SUMMARY":
+		return 2, true
+	case "DETAILS_FILE":
+		return 3, true
+	case "METRICS":
+		return 4, true
+	case "STATUS":
+		return 5, true
+	case "END":
+		return 6, true
 	}
 	return 0, false
 }
@@ -199,7 +212,19 @@ type Report struct {
 	summarized  bool
 	summary     []SummaryLine
 	summaryText string
+
+	// first[k] is 1 + the index of the first marker of rank k (0: none), made
+	// by Parse for the markers it found (firstOf, nFirst): First answers from
+	// it while Markers is still that slice, and searches the markers of a
+	// report built otherwise, or whose Markers were replaced. (The markers of a
+	// parsed report must not be changed in place.)
+	first   [markerKinds]int
+	firstOf *Marker
+	nFirst  int
 }
+
+// markerKinds is len(Markers) (TestRank holds them equal).
+const markerKinds = 7
 
 // Parse splits a report into lines and finds its markers. It never fails: what is
 // missing shows in the result. A leading byte-order mark is skipped.
@@ -210,10 +235,12 @@ func Parse(text []byte) *Report {
 	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
 		off = 3
 	}
-	// The lines counted, the markers bounded by the lines that start with a
-	// bracket after blanks: each slice is made once, at its size.
-	r.Lines = make([]Line, 0, bytes.Count(text[off:], []byte("\n"))+1)
-	r.Markers = make([]Marker, 0, markerLines(text[off:]))
+	// The lines counted: their slice is made once, at its size. The markers
+	// (one a line at most) start in room for a report's usual dozen and grow
+	// past it: no pass to count them, and no room for a line that has none.
+	lines := bytes.Count(text[off:], []byte("\n")) + 1
+	r.Lines = make([]Line, 0, lines)
+	r.Markers = make([]Marker, 0, min(lines, usualMarkers))
 	for off <= len(text) {
 		end := bytes.IndexByte(text[off:], '\n')
 		next := len(text) + 1
@@ -240,32 +267,32 @@ func Parse(text []byte) *Report {
 			r.Markers[i].Next = len(text)
 		}
 	}
+	for i := len(r.Markers) - 1; i >= 0; i-- {
+		if k, ok := Rank(r.Markers[i].Name); ok {
+			r.first[k] = i + 1
+		}
+	}
+	if len(r.Markers) > 0 {
+		r.firstOf, r.nFirst = &r.Markers[0], len(r.Markers)
+	}
 	return r
 }
 
-// markerLines counts the lines of text that start with "[AOP:" after blanks: at
-// least the markers Parse will find.
-func markerLines(text []byte) int {
-	n := 0
-	for start := 0; start <= len(text); {
-		i := start
-		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-			i++
-		}
-		if bytes.HasPrefix(text[i:], []byte("[AOP:")) {
-			n++
-		}
-		end := bytes.IndexByte(text[i:], '\n')
-		if end < 0 {
-			break
-		}
-		start = i + end + 1
-	}
-	return n
-}
+// usualMarkers is the room Parse makes for markers: a report has seven kinds
+// (Markers), and a few may repeat or be unknown.
+const usualMarkers = 12
 
 // First returns the first marker named name, or nil.
 func (r *Report) First(name string) *Marker {
+	if len(r.Markers) == 0 {
+		return nil
+	}
+	if k, ok := Rank(name); ok && r.firstOf == &r.Markers[0] && r.nFirst == len(r.Markers) {
+		if i := r.first[k]; i > 0 {
+			return &r.Markers[i-1]
+		}
+		return nil
+	}
 	for i := range r.Markers {
 		if r.Markers[i].Name == name {
 			return &r.Markers[i]

@@ -147,3 +147,80 @@ func FuzzMetrics(f *testing.F) {
 		}
 	})
 }
+
+// TestRank holds Rank's switch to Markers: each marker its index, a name one
+// edit away from one unknown.
+func TestRank(t *testing.T) {
+	if len(Markers) != markerKinds {
+		t.Fatalf("%d markers, markerKinds %d", len(Markers), markerKinds)
+	}
+	for i, m := range Markers {
+		if got, ok := Rank(strings.Clone(m)); got != i || !ok {
+			t.Errorf("Rank(%q) = %d, %v; want %d", m, got, ok, i)
+		}
+		for _, near := range []string{m[:len(m)-1], m + "S", strings.ToLower(m), "X" + m[1:]} {
+			if got, ok := Rank(near); got != 0 || ok {
+				t.Errorf("Rank(%q) = %d, %v; want unknown", near, got, ok)
+			}
+		}
+	}
+}
+
+// firstAgrees holds First, which answers from Parse's index, to a search of
+// the markers, for the markers of AOP 1.0.0, the names text has and an unknown
+// one; and a report whose Markers were replaced is searched.
+func firstAgrees(t *testing.T, text string) {
+	r := Parse([]byte(text))
+	search := func(name string) *Marker {
+		for i := range r.Markers {
+			if r.Markers[i].Name == name {
+				return &r.Markers[i]
+			}
+		}
+		return nil
+	}
+	names := append([]string{"INFO", ""}, Markers...)
+	for _, m := range r.Markers {
+		names = append(names, m.Name)
+	}
+	for _, name := range names {
+		if got, want := r.First(name), search(name); got != want {
+			t.Fatalf("%q: First(%q) = %v, the search %v", text, name, got, want)
+		}
+	}
+	if len(r.Markers) > 0 {
+		copied := *r
+		copied.Markers = append([]Marker(nil), r.Markers[1:]...)
+		for _, name := range Markers {
+			want := -1
+			for i := range copied.Markers {
+				if copied.Markers[i].Name == name {
+					want = i
+					break
+				}
+			}
+			got := copied.First(name)
+			if (got == nil) != (want < 0) || (got != nil && got != &copied.Markers[want]) {
+				t.Fatalf("%q without its first marker: First(%q) = %v, want index %d", text, name, got, want)
+			}
+		}
+	}
+}
+
+var firstSeeds = []string{
+	example, "", "[AOP:START] x\n[AOP:START] y\n[AOP:END] z", "  [AOP:TASK] t\n[AOP:INFO] i\n[AOP:TASK] u",
+	"[AOP:END]\n[AOP:STATUS] s\n[AOP:METRICS] m\n[AOP:DETAILS_FILE] d\n[AOP:SUMMARY]\n- a\n[AOP:TASK] t\n[AOP:START] s",
+}
+
+func TestFirstAgrees(t *testing.T) {
+	for _, s := range firstSeeds {
+		firstAgrees(t, s)
+	}
+}
+
+func FuzzFirst(f *testing.F) {
+	for _, s := range firstSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(firstAgrees)
+}

@@ -35,16 +35,39 @@ var Methods = []string{
 	MethodMessage, MethodToolCallRequest, MethodToolCallResult, MethodA2A, MethodMCP, MethodPing,
 }
 
-var methodSet = func() map[string]bool {
-	m := map[string]bool{}
-	for _, x := range Methods {
-		m[x] = true
+// Method returns the spec's own string for m (a constant: a kind kept from a
+// message never points into its line), or "" when m is none of the ten AOS
+// methods. A switch, not a map: the compiler's search by length and compares
+// with constants, a fifth of a map lookup's instructions (TestMethod holds it
+// to Methods).
+func Method(m string) string {
+	switch m {
+	case MethodAgentTrigger:
+		return MethodAgentTrigger
+	case MethodKnowledgeRetrieval:
+		return MethodKnowledgeRetrieval
+	case MethodMemoryStore:
+		return MethodMemoryStore
+	case MethodMemoryContext:
+		return MethodMemoryContext
+	case MethodMessage:
+		return MethodMessage
+	case MethodToolCallRequest:
+		return MethodToolCallRequest
+	case MethodToolCallResult:
+		return MethodToolCallResult
+	case MethodA2A:
+		return MethodA2A
+	case MethodMCP:
+		return MethodMCP
+	case MethodPing:
+		return MethodPing
 	}
-	return m
-}()
+	return ""
+}
 
 // IsMethod reports whether m is one of the ten AOS methods.
-func IsMethod(m string) bool { return methodSet[m] }
+func IsMethod(m string) bool { return Method(m) != "" }
 
 // Decisions of an AOSSuccessResult (§5.1.1).
 const (

@@ -2,8 +2,10 @@ package aos
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestRequestIDAndEcho(t *testing.T) {
@@ -57,5 +59,20 @@ func TestTimestamps(t *testing.T) {
 	}
 	if !IsMethod(MethodPing) || IsMethod("tools/call") || len(Methods) != 10 {
 		t.Error("methods")
+	}
+}
+
+// TestMethod holds Method's switch to Methods: each method is the constant,
+// and a name one edit away from one is no method.
+func TestMethod(t *testing.T) {
+	for _, m := range Methods {
+		if got := Method(strings.Clone(m)); got != m || unsafe.StringData(got) != unsafe.StringData(m) {
+			t.Errorf("Method(%q) = %q, not the constant", m, got)
+		}
+		for _, near := range []string{m[:len(m)-1], m + "/", strings.ToUpper(m), "x" + m[1:]} {
+			if Method(near) != "" || IsMethod(near) {
+				t.Errorf("Method(%q) = %q, want none", near, Method(near))
+			}
+		}
 	}
 }

@@ -2,8 +2,10 @@ package orchmsg
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestFamilyAndSender(t *testing.T) {
@@ -152,5 +154,26 @@ func TestRateReset(t *testing.T) {
 		if over, _, _ := r.Add(t0, i); over {
 			t.Fatalf("over after reset at message %d", i+1)
 		}
+	}
+}
+
+// TestType holds Type's switch to Types: each type is its own string (the
+// slice's, not a copy), and a string one edit away from one is no type.
+func TestType(t *testing.T) {
+	for i, typ := range Types {
+		if got := Type(strings.Clone(typ)); got != typ || unsafe.StringData(got) != unsafe.StringData(Types[i]) {
+			t.Errorf("Type(%q) = %q, not Types[%d]", typ, got, i)
+		}
+		if !IsType(typ) {
+			t.Errorf("IsType(%q) = false", typ)
+		}
+		for _, near := range []string{typ[:len(typ)-1], typ + "s", strings.ToUpper(typ), typ[:len(typ)-1] + "x", "x" + typ[1:]} {
+			if Type(near) != "" || IsType(near) {
+				t.Errorf("Type(%q) = %q, want none", near, Type(near))
+			}
+		}
+	}
+	if Type("") != "" {
+		t.Error(`Type("") is a type`)
 	}
 }

@@ -1,0 +1,12 @@
+package aopoutput
+
+import (
+	"testing"
+
+	"github.com/aopkit/aopkit/lint/internal/isotime/isotimetest"
+)
+
+// parseISO's fast path (isotime.ParseUTC) gives what parseISOSlow gives.
+func TestParseISOAgrees(t *testing.T) { isotimetest.Test(t, parseISOSlow) }
+
+func FuzzParseISO(f *testing.F) { isotimetest.Fuzz(f, parseISOSlow) }

@@ -153,8 +153,14 @@ func Validate(file string, root *jsonread.Node) ([]Error, error) {
 // Check validates root against a compiled schema (one aopkit did not embed, such as
 // the official MCP and A2A schemas) and returns the violations as Validate does.
 func Check(s *draft7.Schema, root *jsonread.Node) []Error {
+	return CheckValue(s, root.Interface())
+}
+
+// CheckValue is Check of a tree already made a value (jsonread.Node.Interface):
+// for a caller that checks one tree against several schemas.
+func CheckValue(s *draft7.Schema, v any) []Error {
 	var out []Error
-	for _, e := range s.Validate(root.Interface()) {
+	for _, e := range s.Validate(v) {
 		// gojsonschema's path is one string, tokens joined by a separator that
 		// lint/schema has always split it at (ofrecord.Errors does the same), so a
 		// member name holding that byte splits here too.

@@ -139,11 +139,17 @@ func (r *Revision) def(name string) (*draft7.Schema, error) {
 // Validate checks v against the named definition of the revision and returns the
 // violations, the anyOf/oneOf summaries dropped where detailed errors exist.
 func (r *Revision) Validate(def string, v *jsonread.Node) ([]schema.Error, error) {
+	return r.validateValue(def, v.Interface())
+}
+
+// validateValue is Validate of a tree made a value once (judge checks it against
+// two definitions and, if need be, several revisions).
+func (r *Revision) validateValue(def string, v any) ([]schema.Error, error) {
 	s, err := r.def(def)
 	if err != nil {
 		return nil, err
 	}
-	return dropSummaries(schema.Check(s, v)), nil
+	return dropSummaries(schema.CheckValue(s, v)), nil
 }
 
 // dropSummaries removes "must validate at least one schema (anyOf)" lines when
@@ -182,14 +188,18 @@ type judgement struct {
 // them, and returns the verdicts, newest revision first. ok reports whether one
 // revision accepted v.
 func judge(revs []*Revision, v *jsonread.Node, defs func(*Revision) []string) (js []judgement, ok bool, err error) {
+	var iv any // v.Interface(), made once for every definition and revision
 	for _, r := range revs {
 		ds := defs(r)
 		if len(ds) == 0 {
 			continue
 		}
+		if iv == nil {
+			iv = v.Interface()
+		}
 		j := judgement{rev: r, defs: ds}
 		for _, d := range ds {
-			es, err := r.Validate(d, v)
+			es, err := r.validateValue(d, iv)
 			if err != nil {
 				return nil, false, err
 			}

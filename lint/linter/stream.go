@@ -637,8 +637,15 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		}
 		cks = append(cks, checker{rule: r, c: r.NewChecker()})
 	}
-	// The protocol is kept: a harness record's may be a string of its line.
-	sess.checkers = slices.Insert(sess.checkers, i, protoCheckers{protocol: strings.Clone(protocol), cks: cks})
+	// The protocol is kept: a harness record's may be a string of its line, so
+	// it is the registered protocol's own string, or a copy.
+	var id string
+	if p := lint.LookupProtocol(protocol); p != nil {
+		id = p.ID
+	} else {
+		id = strings.Clone(protocol)
+	}
+	sess.checkers = slices.Insert(sess.checkers, i, protoCheckers{protocol: id, cks: cks})
 	for _, h := range sess.pending {
 		m := s.rebuild(h)
 		if m == nil {

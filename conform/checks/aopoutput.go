@@ -190,6 +190,11 @@ var aopOutputChecks = []*conform.Check{
 			bullets := spec.Bullets(rep.summary)
 			if rep.text == "" || n > limit || bullets > spec.MaxBullets {
 				o := conform.Mismatch("the summary breaks its limits", fmt.Sprintf("1-%d bullets, at most %d characters (%s)", spec.MaxBullets, limit, orDash(aopTaskType(s))), fmt.Sprintf("%d bullets, %d characters", bullets, n))
+				if rep.text != "" {
+					// Too long or too many bullets: what the agent sent (a run cut
+					// short only shortens a summary).
+					o = o.OnSent()
+				}
 				o.Seq = []int{rep.seqs["SUMMARY"]}
 				return o
 			}

@@ -54,9 +54,11 @@ type FileResult struct {
 	// Elapsed is the wall time the input took, for JUnit's time attributes; the
 	// command sets it (0 when nobody measured).
 	Elapsed time.Duration `json:"-"`
-	// Marked holds the lines that contain Options.Marker, in order, when the input
-	// was read as a stream from its first line to its end; nil when it was not, or
-	// when a line was too long to keep or the marked lines passed MaxMarked bytes.
+	// Marked holds the lines that contain Options.Marker (those that may hold it
+	// as an object key: see Options.Marker), in order, when the input was read as
+	// a stream from its first line to its end; nil when it was not, or when line
+	// 1 had a BOM, a line was too long to keep or the marked lines passed
+	// MaxMarked bytes.
 	Marked *MarkedLines `json:"-"`
 }
 
@@ -65,8 +67,8 @@ type MarkedLines struct {
 	Lines []MarkedLine
 }
 
-// MarkedLine is one line of a stream as read, with its line terminator, and its
-// number (the first line is 1; blank lines count).
+// MarkedLine is one line of a stream as linted (without its "\n" and one "\r"
+// before it), and its number (the first line is 1; blank lines count).
 type MarkedLine struct {
 	Line int
 	Text []byte

@@ -147,18 +147,14 @@ func Validate(file string, root *jsonread.Node) ([]Error, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Check(s, root), nil
+	return Check(s, root.Interface()), nil
 }
 
-// Check validates root against a compiled schema (one aopkit did not embed, such as
-// the official MCP and A2A schemas) and returns the violations as Validate does.
-func Check(s *draft7.Schema, root *jsonread.Node) []Error {
-	return CheckValue(s, root.Interface())
-}
-
-// CheckValue is Check of a tree already made a value (jsonread.Node.Interface):
-// for a caller that checks one tree against several schemas.
-func CheckValue(s *draft7.Schema, v any) []Error {
+// Check validates v, a tree made a value (jsonread.Node.Interface), against a
+// compiled schema (Validate's, or one aopkit did not embed, such as the official
+// MCP and A2A schemas, which lint/wrapped checks one value against several) and
+// returns the violations as Validate does.
+func Check(s *draft7.Schema, v any) []Error {
 	var out []Error
 	for _, e := range s.Validate(v) {
 		// gojsonschema's path is one string, tokens joined by a separator that

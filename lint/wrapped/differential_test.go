@@ -79,7 +79,7 @@ func a2aOracle(t *testing.T, msg *jsonread.Node) bool {
 }
 
 func accepts(t *testing.T, r *Revision, def string, msg *jsonread.Node) bool {
-	es, err := r.Validate(def, msg)
+	es, err := r.Validate(def, msg.Interface())
 	if err != nil {
 		t.Fatalf("%s %s: %v", r.Name, def, err)
 	}

@@ -76,7 +76,7 @@ func draft7Errors(t testing.TB, r *Revision, def string, v *jsonread.Node) []str
 	if err != nil {
 		t.Fatalf("%s %s: %v", r.Name, def, err)
 	}
-	return errorStrings(schema.Check(s, v))
+	return errorStrings(schema.Check(s, v.Interface()))
 }
 
 func errorStrings[E any](es []E) []string {

@@ -136,20 +136,15 @@ func (r *Revision) def(name string) (*draft7.Schema, error) {
 	})
 }
 
-// Validate checks v against the named definition of the revision and returns the
-// violations, the anyOf/oneOf summaries dropped where detailed errors exist.
-func (r *Revision) Validate(def string, v *jsonread.Node) ([]schema.Error, error) {
-	return r.validateValue(def, v.Interface())
-}
-
-// validateValue is Validate of a tree made a value once (judge checks it against
-// two definitions and, if need be, several revisions).
-func (r *Revision) validateValue(def string, v any) ([]schema.Error, error) {
+// Validate checks v, a message made a value (jsonread.Node.Interface), against
+// the named definition of the revision and returns the violations, the
+// anyOf/oneOf summaries dropped where detailed errors exist.
+func (r *Revision) Validate(def string, v any) ([]schema.Error, error) {
 	s, err := r.def(def)
 	if err != nil {
 		return nil, err
 	}
-	return dropSummaries(schema.CheckValue(s, v)), nil
+	return dropSummaries(schema.Check(s, v)), nil
 }
 
 // dropSummaries removes "must validate at least one schema (anyOf)" lines when
@@ -199,7 +194,7 @@ func judge(revs []*Revision, v *jsonread.Node, defs func(*Revision) []string) (j
 		}
 		j := judgement{rev: r, defs: ds}
 		for _, d := range ds {
-			es, err := r.validateValue(d, iv)
+			es, err := r.Validate(d, iv)
 			if err != nil {
 				return nil, false, err
 			}

@@ -81,7 +81,7 @@ func Generate(fsys fs.FS, baseURL string) ([]byte, error) {
 	src.Write(roots.Bytes())
 	src.WriteString("}\nreturn nil\n}\n\n")
 	src.Write(g.vars.Bytes())
-	fmt.Fprintf(&src, "\n// dfas is every pattern made an automaton, for the tests.\nvar dfas = []*dfa{%s}\n\n", strings.Join(g.dfas, ", "))
+	fmt.Fprintf(&src, "\n// dfas is every pattern made an automaton: init makes their step tables, the tests hold them to their regexps.\nvar dfas = []*dfa{%s}\n\n", strings.Join(g.dfas, ", "))
 	src.Write(g.out.Bytes())
 	shapes, err := g.shapes(files, baseURL)
 	if err != nil {

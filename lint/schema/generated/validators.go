@@ -152,7 +152,7 @@ var k18 = []scalar{{kind: jsonread.String, s: "NONE"}, {kind: jsonread.String, s
 var k19 = []scalar{{kind: jsonread.String, s: "RETRY"}, {kind: jsonread.String, s: "ABORT"}, {kind: jsonread.String, s: "CONTINUE"}, {kind: jsonread.Null}}
 var k20 = []scalar{{kind: jsonread.String, s: "COPY"}, {kind: jsonread.String, s: "GIT_STASH"}, {kind: jsonread.String, s: "DIFF"}, {kind: jsonread.Null}}
 
-// dfas is every pattern made an automaton, for the tests.
+// dfas is every pattern made an automaton: init makes their step tables, the tests hold them to their regexps.
 var dfas = []*dfa{k3, k5, k9}
 
 // v0: aof/common.schema.json#

@@ -448,8 +448,9 @@ func (a *Arena) Parse(data []byte) (*Node, []Problem, error) {
 // ParseShared is Parse for input the caller lends: the tree's strings point into
 // data instead of a copy of it, so they are valid only while data is unchanged
 // (lint/linter reuses a line's buffer once the line is linted; whoever keeps a
-// string copies it: lint.Message's ownership note). Input over 64 KiB is copied
-// string by string as by Parse, so that a kept string pins no huge line.
+// string copies it: lint.Message's ownership note). Input over 64 KiB is not
+// shared: as by Parse, every string of its tree is a copy of its own, so that a
+// kept string pins no huge line.
 func (a *Arena) ParseShared(data []byte) (*Node, []Problem, error) {
 	a.used = true
 	return parse(data, a, true)
@@ -711,8 +712,9 @@ func parse(data []byte, ar *Arena, shared bool) (*Node, []Problem, error) {
 	return root, p.problems, err
 }
 
-// document reads the one JSON value of p.data (a copy of it is shared by the
-// tree's strings unless shared: p.data itself).
+// document reads the one JSON value of p.data. The tree's strings are cut from
+// src: a copy of the input (Parse), the input itself (shared), or, for an input
+// over shareLimit, the input itself and then each made a copy (ownStrings).
 func (p *parser) document(shared bool) (*Node, error) {
 	data := p.data
 	switch {
@@ -840,9 +842,6 @@ func (p *parser) keyAt(off int) string {
 	key, _ := q.str()
 	return key
 }
-
-// substr returns data[i:j] as a string: src's.
-func (p *parser) substr(i, j int) string { return p.src[i:j] }
 
 // newNode cuts a node from the parser's slab (the caller sets it with
 // Node.set).
@@ -1030,7 +1029,7 @@ func (p *parser) number() (*Node, error) {
 
 // digitsEnd returns the position of the first byte at or after pos that is not
 // a decimal digit.
-func digitsEnd[S string | []byte](data S, pos int) int {
+func digitsEnd(data string, pos int) int {
 	for pos < len(data) && data[pos]-'0' < 10 {
 		pos++
 	}
@@ -1056,7 +1055,7 @@ func (p *parser) str() (string, error) {
 			if !ascii && !utf8.Valid(data[start:pos]) {
 				return "", invalidUTF8(start)
 			}
-			return p.substr(start, pos), nil
+			return p.src[start:pos], nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -1494,6 +1493,7 @@ func (p *parser) watched(ms []Member) {
 	for i := range ms {
 		if ms[i].Key == p.ar.watch {
 			p.ar.sawWatch = true
+			return
 		}
 	}
 }

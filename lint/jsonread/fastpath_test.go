@@ -287,7 +287,7 @@ func TestPlainEnd(t *testing.T) {
 		src := string(b)
 		p := &parser{data: b, src: src}
 		want, err := p.str()
-		end := plainEnd(b, 1)
+		end := plainEnd(src, 1)
 		if end >= len(b) || b[end] != '"' {
 			continue
 		}

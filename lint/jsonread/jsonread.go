@@ -913,18 +913,18 @@ func (p *parser) errf(code, format string, args ...any) error {
 	return &SyntaxError{Offset: p.pos, Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (p *parser) skipWS() { p.pos = skipWS(p.data, p.pos) }
+func (p *parser) skipWS() { p.pos = skipWS(p.src, p.pos) }
 
 // skipWS returns the position of the first byte at or after pos that is not
 // JSON whitespace (len(data) if there is none).
-func skipWS[S string | []byte](data S, pos int) int {
+func skipWS(data string, pos int) int {
 	if uint(pos) < uint(len(data)) && data[pos] > ' ' {
 		return pos // the usual case: compact JSON
 	}
 	return skipWSLoop(data, pos)
 }
 
-func skipWSLoop[S string | []byte](data S, pos int) int {
+func skipWSLoop(data string, pos int) int {
 	for pos < len(data) {
 		switch data[pos] {
 		case ' ', '\t', '\n', '\r':
@@ -1038,7 +1038,7 @@ func digitsEnd(data string, pos int) int {
 func (p *parser) str() (string, error) {
 	// Fast path: no escapes, ASCII or valid UTF-8. The position is a local
 	// (not p.pos) while it runs: a register, not a load and a store per word.
-	data := p.data
+	data := p.src
 	pos := p.pos + 1 // past the opening quote
 	start := pos
 	ascii := true
@@ -1052,10 +1052,10 @@ func (p *parser) str() (string, error) {
 		c := data[pos]
 		if c == '"' {
 			p.pos = pos + 1
-			if !ascii && !utf8.Valid(data[start:pos]) {
+			if !ascii && !utf8.ValidString(data[start:pos]) {
 				return "", invalidUTF8(start)
 			}
-			return p.src[start:pos], nil
+			return data[start:pos], nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -1075,9 +1075,9 @@ func (p *parser) str() (string, error) {
 // (the bytes after are not read). Small enough to be inlined: the object loop
 // reads a plain key without a call (a string value by plainEndCall), anything
 // else by str.
-func plainEnd[S string | []byte](data S, pos int) int {
+func plainEnd(data string, pos int) int {
 	for pos+8 <= len(data) {
-		if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dataPtr(data), pos))[:])); m != 0 {
+		if m := specialBytes(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(data)), pos))[:])); m != 0 {
 			return pos + bits.TrailingZeros64(m)>>3
 		}
 		pos += 8
@@ -1094,12 +1094,6 @@ func plainEnd[S string | []byte](data S, pos int) int {
 //
 //go:noinline
 func plainEndCall(data string, pos int) int { return plainEnd(data, pos) }
-
-// dataPtr is the address of data's first byte: the first word of a string's
-// header and of a slice's.
-func dataPtr[S string | []byte](data S) unsafe.Pointer {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&data))
-}
 
 // strAt is str of the string at pos, and the position past it.
 func (p *parser) strAt(pos int) (string, int, error) {

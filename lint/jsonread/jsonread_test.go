@@ -95,16 +95,24 @@ func FuzzParse(f *testing.F) {
 		if err != nil || len(probs) > 0 {
 			return
 		}
-		var want any
-		dec := json.NewDecoder(strings.NewReader(string(data)))
-		dec.UseNumber()
-		if err := dec.Decode(&want); err != nil {
-			t.Fatal(err)
-		}
+		want := stdValue(t, string(data))
 		if got := root.Interface(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("decoded %#v, encoding/json %#v", got, want)
 		}
 	})
+}
+
+// stdValue is in decoded by encoding/json as Node.Interface makes a tree a value
+// (numbers as json.Number), what the tests hold the parser's trees to.
+func stdValue(t testing.TB, in string) any {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(strings.NewReader(in))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // Duplicate keys are reported up to MaxProblems, then counted in one more problem.
@@ -474,12 +482,7 @@ func TestLargeInput(t *testing.T) {
 		fmt.Fprintf(&b, `{"id":%d,"n\u00e9":{"k\"%d":"v","in":{"a":[1,{"b":"\u2603"}]}},"z":null}`, i, i%7)
 	}
 	b.WriteString(`],"tail":true}`)
-	var want any
-	dec := json.NewDecoder(strings.NewReader(b.String()))
-	dec.UseNumber()
-	if err := dec.Decode(&want); err != nil {
-		t.Fatal(err)
-	}
+	want := stdValue(t, b.String())
 	// The tree's strings are copies, not substrings of the input (shared or
 	// not): they are the same after the input is overwritten.
 	var ar Arena

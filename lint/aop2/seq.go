@@ -133,7 +133,9 @@ type fields struct {
 
 // read finds the fields among root's members as root.Get finds each: the last
 // member of the key (root.Get's answer when a key is repeated), nil when root
-// is not an object (FuzzViewFields holds it to Get).
+// is not an object (FuzzViewFields holds it to Get). orchmsg's msgFacts.read is
+// the same loop over other keys; they stay apart on purpose (see there: a
+// switch over constant keys, not a shared reader taking them as data).
 func (f *fields) read(root *jsonread.Node) {
 	if root.Kind != jsonread.Object {
 		return

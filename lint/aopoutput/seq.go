@@ -51,8 +51,11 @@ func (c *taskLimitChecker) Observe(p *lint.Pass) {
 			return
 		}
 		_, text := r.Summary()
-		n := utf8.RuneCountInString(text)
 		row := c.row
+		if len(text) <= row.Limit {
+			return // no more runes than bytes: within the limit, uncounted
+		}
+		n := utf8.RuneCountInString(text)
 		if n <= row.Limit || n > HardLimit {
 			return
 		}

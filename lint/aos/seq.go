@@ -382,18 +382,17 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 		}
 	}
 	if stepKey != "" {
-		k := stepKey
 		execID := r.execID
 		if method == "steps/toolCallResult" {
 			execID = own(params.Get("executionId").String())
 		}
-		if old, ok := st.steps.get(k); ok {
+		if old, ok := st.steps.get(stepKey); ok {
 			sameCall := old.method == "steps/toolCallRequest" && method == "steps/toolCallResult" && old.execID != "" && old.execID == execID
 			if !sameCall && !c.isRetry(old.reqKey, method) {
 				c.report(SeqStepID, "/params/context/stepId", c.rels(old.w), "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
 			}
 		}
-		c.capped(st.steps.put(k, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, own(sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
+		c.capped(st.steps.put(stepKey, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, own(sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
 	}
 
 	if hasKey {

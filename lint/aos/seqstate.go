@@ -3,7 +3,6 @@ package aos
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -267,12 +266,12 @@ func (st *state) release() {
 	st.firstStep.release()
 }
 
-// intern returns the spec's own string for a method (spec.Methods) or decision
+// intern returns the spec's own string for a method (spec.Method) or decision
 // it names (no copy), else a copy (own): the state keeps it, and so keeps no
 // copy of the name per request.
 func intern(method string) string {
-	if i := slices.Index(spec.Methods, method); i >= 0 {
-		return spec.Methods[i]
+	if m := spec.Method(method); m != "" {
+		return m
 	}
 	switch method {
 	case spec.Allow:

@@ -2,7 +2,6 @@ package orchmsg
 
 import (
 	"container/heap"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -186,10 +185,10 @@ func (w *window[V]) release() {
 func ownID(id string) string { return strings.Clone(id) }
 
 // ownType returns a message type as a mark keeps it: the spec's own string for
-// the fourteen types (spec.Types, no copy), else a copy.
+// the fourteen types (spec.Type, no copy), else a copy.
 func ownType(t string) string {
-	if i := slices.Index(spec.Types, t); i >= 0 {
-		return spec.Types[i]
+	if s := spec.Type(t); s != "" {
+		return s
 	}
 	return strings.Clone(t)
 }

@@ -288,7 +288,7 @@ const (
 // time in UTC or without a zone (read as UTC) is computed from its digits, with
 // the range checks of time.Parse (no string is built: every message's
 // timestamps come here); one with an offset goes through time.Parse, which picks
-// its location. TestParseDateTimeAgrees and FuzzParseDateTime hold it equal to
+// its location. FuzzParseDateTime holds it equal to
 // parseDateTimeSlow.
 func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
 	if t, ok := isotime.ParseUTC(s); ok { // YYYY-MM-DDThh:mm:ss[.f]Z, the usual form

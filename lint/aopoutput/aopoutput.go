@@ -277,8 +277,8 @@ var isoForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
 // parseISO reads an ISO 8601 date-time; zone reports whether it names its offset
 // (a time without one is read as UTC). The form reports write,
 // YYYY-MM-DDThh:mm:ss[.f]Z, is read by isotime.ParseUTC (a third of the
-// instructions), any other by parseISOSlow (TestParseISOAgrees and FuzzParseISO
-// hold the two to the same time, == included).
+// instructions), any other by parseISOSlow (FuzzParseISO
+// holds the two to the same time, == included).
 func parseISO(s string) (t time.Time, zone, ok bool) {
 	if t, ok := isotime.ParseUTC(s); ok {
 		return t, true, true

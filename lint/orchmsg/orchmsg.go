@@ -111,7 +111,7 @@ func msgType(m *lint.Message) string { return m.Root.Get("type").String() }
 // hand-written: every message's timestamp goes through it several times.
 func parseISO(s string) (t time.Time, zone, ok bool) {
 	// YYYY-MM-DDThh:mm:ss[.f]Z, the form nearly every message writes, by
-	// isotime.ParseUTC (TestParseISOAgrees, FuzzParseISO: the same as
+	// isotime.ParseUTC (FuzzParseISO: the same as
 	// parseISOSlow, == included).
 	if t, ok := isotime.ParseUTC(s); ok {
 		return t, true, true

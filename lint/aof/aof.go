@@ -310,14 +310,7 @@ func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
 	if !isotime.ValidDate(year, month, day, hour, minute, sec) {
 		return time.Time{}, 0, false
 	}
-	nsec := 0
-	for i, f := 0, m[7]; i < 9; i++ { // the fraction (at most nine digits) in nanoseconds
-		nsec *= 10
-		if i < len(f) {
-			nsec += int(f[i] - '0')
-		}
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), zone, true
+	return time.Date(year, time.Month(month), day, hour, minute, sec, m.Nsec(), time.UTC), zone, true
 }
 
 // parseDateTimeSlow is parseDateTime by time.Parse of the normalised string.

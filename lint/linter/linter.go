@@ -718,7 +718,7 @@ func rulesFor(protocol, kind string) *ruleSet {
 		}
 	}
 	// The key is kept: copies, not strings of a line the driver reuses.
-	actual, _ := sets.LoadOrStore([2]string{strings.Clone(protocol), strings.Clone(kind)}, rs)
+	actual, _ := sets.LoadOrStore([2]string{keptProtocol(protocol), strings.Clone(kind)}, rs)
 	return actual.(*ruleSet)
 }
 

@@ -637,15 +637,7 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 		}
 		cks = append(cks, checker{rule: r, c: r.NewChecker()})
 	}
-	// The protocol is kept: a harness record's may be a string of its line, so
-	// it is the registered protocol's own string, or a copy.
-	var id string
-	if p := lint.LookupProtocol(protocol); p != nil {
-		id = p.ID
-	} else {
-		id = strings.Clone(protocol)
-	}
-	sess.checkers = slices.Insert(sess.checkers, i, protoCheckers{protocol: id, cks: cks})
+	sess.checkers = slices.Insert(sess.checkers, i, protoCheckers{protocol: keptProtocol(protocol), cks: cks})
 	for _, h := range sess.pending {
 		m := s.rebuild(h)
 		if m == nil {
@@ -1093,8 +1085,7 @@ func seqRulesFor(protocol string) []*lint.Rule {
 		}
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
-	// The key is kept: a copy, not a string of a line the driver reuses.
-	actual, _ := seqSets.LoadOrStore(strings.Clone(protocol), rs)
+	actual, _ := seqSets.LoadOrStore(keptProtocol(protocol), rs)
 	return actual.([]*lint.Rule)
 }
 
@@ -1124,10 +1115,9 @@ func (s *builder) rulesFor(protocol, kind string) *ruleSet {
 		return rs
 	}
 	if i == len(s.rules) {
-		// A protocol or a kind may be a substring of the message's line: the
-		// keys are copies.
-		s.rules = append(s.rules, kindRules{strings.Clone(protocol), map[string]*ruleSet{}})
+		s.rules = append(s.rules, kindRules{keptProtocol(protocol), map[string]*ruleSet{}})
 	}
+	// A kind may be a substring of the message's line: the key is a copy.
 	s.rules[i].kinds[strings.Clone(kind)] = rs
 	s.nRules++
 	return rs
@@ -1158,10 +1148,19 @@ func (s *stream) seqRulesFor(protocol string) []*lint.Rule {
 	}
 	rs := seqRulesFor(protocol)
 	if len(s.seqRules) < maxCachedProtocols {
-		// The key is kept: a harness record's protocol may be a string of its line.
-		s.seqRules = append(s.seqRules, protoRules{strings.Clone(protocol), rs})
+		s.seqRules = append(s.seqRules, protoRules{keptProtocol(protocol), rs})
 	}
 	return rs
+}
+
+// keptProtocol is a protocol name as the driver keeps it past its line: the
+// registered protocol's own string, or a copy (a harness record names its
+// protocol with a string of its line).
+func keptProtocol(protocol string) string {
+	if p := lint.LookupProtocol(protocol); p != nil {
+		return p.ID
+	}
+	return strings.Clone(protocol)
 }
 
 // maxCachedProtocols bounds the protocols a stream caches sequence rules for

@@ -288,7 +288,7 @@ const (
 // time in UTC or without a zone (read as UTC) is computed from its digits, with
 // the range checks of time.Parse (no string is built: every message's
 // timestamps come here); one with an offset goes through time.Parse, which picks
-// its location. TestParseDateTimeAgrees and FuzzParseDateTime hold it equal to
+// its location. FuzzParseDateTime holds it equal to
 // parseDateTimeSlow.
 func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
 	if t, ok := isotime.ParseUTC(s); ok { // YYYY-MM-DDThh:mm:ss[.f]Z, the usual form
@@ -310,14 +310,7 @@ func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
 	if !isotime.ValidDate(year, month, day, hour, minute, sec) {
 		return time.Time{}, 0, false
 	}
-	nsec := 0
-	for i, f := 0, m[7]; i < 9; i++ { // the fraction (at most nine digits) in nanoseconds
-		nsec *= 10
-		if i < len(f) {
-			nsec += int(f[i] - '0')
-		}
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), zone, true
+	return time.Date(year, time.Month(month), day, hour, minute, sec, m.Nsec(), time.UTC), zone, true
 }
 
 // parseDateTimeSlow is parseDateTime by time.Parse of the normalised string.

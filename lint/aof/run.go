@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
-// DefaultTTL is the heartbeat TTL of aof-1 §Resume Protocol.
-const DefaultTTL = 5 * time.Minute
+// DefaultTTL is the heartbeat TTL of aof-1 §Resume Protocol (lint/spec/aof).
+const DefaultTTL = spec.DefaultTTL
 
 // RunExpiry: expiresAt = lastHeartbeat + TTL.
 var RunExpiry = &lint.Rule{
@@ -35,7 +36,7 @@ func checkExpiry(p *lint.Pass) {
 	switch {
 	case ttl <= 0:
 		p.Reportf("/expiresAt", "expiresAt %s is not after lastHeartbeat %s: expiresAt = lastHeartbeat + ttlMs (default 300,000 ms), such as %q",
-			p.Member("/expiresAt").Str, p.Member("/lastHeartbeat").Str, last.Add(DefaultTTL).UTC().Format("2006-01-02T15:04:05.000Z"))
+			p.Member("/expiresAt").Str, p.Member("/lastHeartbeat").Str, spec.FormatTime(spec.ExpiresAt(last, DefaultTTL)))
 	case ttl > 24*time.Hour:
 		p.ReportSevf(lint.Warning, "/expiresAt", "expiresAt is %s after lastHeartbeat: a TTL that long lets a crashed run hold its task for hours (default 5 minutes)", ttl)
 	}

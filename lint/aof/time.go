@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 var (
@@ -87,7 +88,7 @@ func checkZones(p *lint.Pass) {
 		switch zone {
 		case zoneOffset:
 			p.Reportf(ptr, "%s %q has a UTC offset: ISO 8601 allows it, but the upstream implementation accepts only UTC with Z (Zod .datetime()) "+
-				"and rejects the envelope as invalid_envelope; write %q", name, n.Str, t.UTC().Format("2006-01-02T15:04:05.000Z"))
+				"and rejects the envelope as invalid_envelope; write %q", name, n.Str, spec.FormatTime(t))
 		case zoneZ:
 			if strings.HasSuffix(n.Str, "z") {
 				p.ReportSevf(lint.Info, ptr, "%s %q ends with a lowercase z: valid ISO 8601 (RFC 3339 allows it), but the upstream implementation "+
@@ -95,7 +96,7 @@ func checkZones(p *lint.Pass) {
 			}
 		case zoneNone:
 			p.Reportf(ptr, "%s %q has no time zone, so readers cannot tell the instant (and the upstream implementation rejects it); write UTC with Z, such as %q",
-				name, n.Str, t.Format("2006-01-02T15:04:05.000Z"))
+				name, n.Str, spec.FormatTime(t))
 		}
 	}
 }

@@ -62,60 +62,28 @@ func parseISO(s string) (t time.Time, zoned, ok bool) {
 	return parseISOLayouts(s)
 }
 
-// parseISOFast reads "2006-01-02T15:04:05Z" (with any fraction of a second),
-// "2006-01-02T15:04:05" and "2006-01-02T15:04", the shapes messages use, as
-// time.Parse does with the first of the layouts that takes them. ok is false
-// for anything else, valid or not: parseISOLayouts decides those.
-func parseISOFast(s string) (t time.Time, zoned, ok bool) {
-	if len(s) < 16 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' {
-		return time.Time{}, false, false
-	}
-	// Each field read as pairs of digits at its offset (isotime.Two), no loop.
-	y1, ok1 := isotime.Two(s, 0)
-	y2, ok2 := isotime.Two(s, 2)
-	month, ok3 := isotime.Two(s, 5)
-	day, ok4 := isotime.Two(s, 8)
-	hour, ok5 := isotime.Two(s, 11)
-	minute, ok6 := isotime.Two(s, 14)
-	year := y1*100 + y2
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || !isotime.ValidDate(year, month, day, hour, minute, 0) {
-		return time.Time{}, false, false
-	}
-	if len(s) == 16 { // "2006-01-02T15:04"
-		return isotime.UTC(year, month, day, hour, minute, 0, 0), false, true
-	}
-	if len(s) < 19 || s[16] != ':' {
-		return time.Time{}, false, false
-	}
-	sec, ok7 := isotime.Two(s, 17)
-	if !ok7 || sec > 59 {
-		return time.Time{}, false, false
-	}
-	rest := s[19:]
-	if rest == "" { // "2006-01-02T15:04:05"
-		return isotime.UTC(year, month, day, hour, minute, sec, 0), false, true
-	}
-	nsec := 0
-	if len(rest) >= 2 && rest[0] == '.' && isDigit(rest[1]) {
-		n := 1
-		for n < len(rest) && isDigit(rest[n]) {
-			if n <= 9 {
-				nsec = nsec*10 + int(rest[n]-'0')
-			}
-			n++
-		}
-		for i := n; i <= 9; i++ { // fewer than nine digits: scale
-			nsec *= 10
-		}
-		rest = rest[n:]
-	}
-	if rest != "Z" {
-		return time.Time{}, false, false
-	}
-	return isotime.UTC(year, month, day, hour, minute, sec, nsec), true, true
-}
+// localForm is the local date-times the unzoned layouts take,
+// "2006-01-02T15:04" and "2006-01-02T15:04:05".
+var localForm = isotime.Form{Seps: "T"}
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+// parseISOFast reads the shapes messages use as time.Parse does with the first
+// of the layouts that takes them: "2006-01-02T15:04:05Z" with up to nine digits
+// of a fraction by isotime.ParseUTC, and the local times of localForm. ok is
+// false for anything else, valid or not: parseISOLayouts decides those.
+func parseISOFast(s string) (t time.Time, zoned, ok bool) {
+	if t, ok := isotime.ParseUTC(s); ok {
+		return t, true, true
+	}
+	m, ok := localForm.Match(s)
+	if !ok || m[7] != "" || m[8] != "" {
+		return time.Time{}, false, false
+	}
+	year, month, day, hour, minute, sec := m.Fields()
+	if !isotime.ValidDate(year, month, day, hour, minute, sec) {
+		return time.Time{}, false, false
+	}
+	return isotime.UTC(year, month, day, hour, minute, sec, 0), false, true
+}
 
 // parseISOLayouts is parseISO by time.Parse and the layouts, for every shape.
 func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {

@@ -277,8 +277,8 @@ var isoForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
 // parseISO reads an ISO 8601 date-time; zone reports whether it names its offset
 // (a time without one is read as UTC). The form reports write,
 // YYYY-MM-DDThh:mm:ss[.f]Z, is read by isotime.ParseUTC (a third of the
-// instructions), any other by parseISOSlow (TestParseISOAgrees and FuzzParseISO
-// hold the two to the same time, == included).
+// instructions), any other by parseISOSlow (FuzzParseISO
+// holds the two to the same time, == included).
 func parseISO(s string) (t time.Time, zone, ok bool) {
 	if t, ok := isotime.ParseUTC(s); ok {
 		return t, true, true
@@ -292,33 +292,15 @@ func parseISOSlow(s string) (t time.Time, zone, ok bool) {
 	if !match {
 		return time.Time{}, false, false
 	}
-	num := func(x string) int { n, _ := strconv.Atoi(x); return n }
-	year, mon, day, hh, mm := num(g[1]), num(g[2]), num(g[3]), num(g[4]), num(g[5])
-	ss := 0
-	if g[6] != "" {
-		ss = num(g[6])
-	}
+	year, mon, day, hh, mm, ss := g.Fields()
 	if mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60 {
 		return time.Time{}, false, false
 	}
-	nsec := 0
-	if g[7] != "" {
-		nsec = num((g[7] + "000000000")[:9])
-	}
 	loc := time.UTC
 	if z := g[8]; z != "" && z != "Z" && z != "z" {
-		sign := 1
-		if z[0] == '-' {
-			sign = -1
-		}
-		digits := strings.ReplaceAll(z[1:], ":", "")
-		off := num(digits[:2]) * 3600
-		if len(digits) == 4 {
-			off += num(digits[2:]) * 60
-		}
-		loc = time.FixedZone("", sign*off)
+		loc = time.FixedZone("", g.Offset())
 	}
-	t = time.Date(year, time.Month(mon), day, hh, mm, ss, nsec, loc)
+	t = time.Date(year, time.Month(mon), day, hh, mm, ss, g.Nsec(), loc)
 	if t.Day() != day {
 		return time.Time{}, false, false
 	}

@@ -139,8 +139,8 @@ func checkLength(p *lint.Pass) {
 		reportAt(p, lint.Warning, m.Off, "/summary", "unknown --task-type %q: the limits of the default apply (500 a warning, 600 an error); task types are %s", unknown, taskTypeNames())
 	}
 	_, text := r.Summary()
-	if len(text) <= soft && len(text) <= hard {
-		return // no more runes than bytes: within both limits, uncounted
+	if len(text) <= soft {
+		return // no more runes than bytes: within soft (and hard, never below it), uncounted
 	}
 	n := utf8.RuneCountInString(text)
 	switch {

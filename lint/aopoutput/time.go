@@ -33,23 +33,22 @@ func init() { lint.Register(TimeISO, TimeOrder) }
 func checkISO(p *lint.Pass) {
 	memo := memoOf(p)
 	start, end := memo.times()
-	for i, name := range []string{"START", "END"} {
+	for _, c := range [...]struct {
+		name string
+		at   isoTime
+	}{{"START", start}, {"END", end}} {
+		name := c.name
 		m := memo.r.First(name)
 		if m == nil {
 			continue
 		}
 		ptr := pointerOf[name]
-		at := start
-		if i == 1 {
-			at = end
-		}
-		zone, ok := at.zone, at.ok
 		switch {
 		case m.Value == "":
 			reportAt(p, lint.Error, m.Off, ptr, "[AOP:%s] has no timestamp: write an ISO 8601 time after the marker, such as \"[AOP:%s] 2026-02-05T10:30:00Z\"", name, name)
-		case !ok:
+		case !c.at.ok:
 			reportAt(p, lint.Error, m.ValOff, ptr, "[AOP:%s] timestamp %s is not ISO 8601: write it like 2026-02-05T10:30:00Z", name, quote(m.Value))
-		case !zone:
+		case !c.at.zone:
 			reportAt(p, lint.Warning, m.ValOff, ptr, "[AOP:%s] timestamp %s has no time zone: add Z (UTC) or an offset, such as %s", name, quote(m.Value), m.Value+"Z")
 		default:
 			continue

@@ -3,7 +3,6 @@ package aos
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -126,10 +125,7 @@ func checkID(p *lint.Pass) {
 		}
 	case id.Kind == jsonread.String:
 	case id.Kind == jsonread.Number:
-		if _, err := strconv.ParseInt(id.Str, 10, 64); err == nil {
-			break // json.Number's Int64, what RequestID accepts first: no id string made to be dropped
-		}
-		if _, ok := spec.RequestID(json.Number(id.Str)); !ok {
+		if !spec.NumberID(json.Number(id.Str)) {
 			p.Claim("/id")
 			p.Reportf("/id", "\"id\" is %s; it must be a string or an integer, such as %d or %q", raw(id), 1, "req-1")
 		}

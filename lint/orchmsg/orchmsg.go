@@ -111,7 +111,7 @@ func msgType(m *lint.Message) string { return m.Root.Get("type").String() }
 // hand-written: every message's timestamp goes through it several times.
 func parseISO(s string) (t time.Time, zone, ok bool) {
 	// YYYY-MM-DDThh:mm:ss[.f]Z, the form nearly every message writes, by
-	// isotime.ParseUTC (TestParseISOAgrees, FuzzParseISO: the same as
+	// isotime.ParseUTC (FuzzParseISO: the same as
 	// parseISOSlow, == included).
 	if t, ok := isotime.ParseUTC(s); ok {
 		return t, true, true
@@ -119,80 +119,16 @@ func parseISO(s string) (t time.Time, zone, ok bool) {
 	return parseISOSlow(s)
 }
 
+// isoForm is the ISO 8601 extended date-time parseISO reads.
+var isoForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
+
 // parseISOSlow is parseISO for every form.
 func parseISOSlow(s string) (t time.Time, zone, ok bool) {
-	digits := func(from, n int) (int, bool) {
-		if from+n > len(s) {
-			return 0, false
-		}
-		v := 0
-		for i := from; i < from+n; i++ {
-			c := s[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v, true
-	}
-	year, ok1 := digits(0, 4)
-	mon, ok2 := digits(5, 2)
-	day, ok3 := digits(8, 2)
-	hh, ok4 := digits(11, 2)
-	mm, ok5 := digits(14, 2)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5) || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' {
+	m, match := isoForm.Match(s)
+	if !match {
 		return time.Time{}, false, false
 	}
-	i, ss, nsec := 16, 0, 0
-	if i < len(s) && s[i] == ':' {
-		v, ok := digits(i+1, 2)
-		if !ok {
-			return time.Time{}, false, false
-		}
-		ss, i = v, i+3
-		if i < len(s) && (s[i] == '.' || s[i] == ',') {
-			j := i + 1
-			for j < len(s) && j-i-1 < 9 && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			if j == i+1 {
-				return time.Time{}, false, false
-			}
-			frac, _ := digits(i+1, j-i-1)
-			for k := j - i - 1; k < 9; k++ {
-				frac *= 10
-			}
-			nsec, i = frac, j
-		}
-	}
-	loc := time.UTC
-	switch rest := s[i:]; {
-	case rest == "":
-	case rest == "Z" || rest == "z":
-		zone = true
-	case (rest[0] == '+' || rest[0] == '-') && (len(rest) == 3 || len(rest) == 5 || len(rest) == 6):
-		oh, okh := digits(i+1, 2)
-		om, okm := 0, true
-		switch len(rest) {
-		case 5:
-			om, okm = digits(i+3, 2)
-		case 6:
-			if rest[3] != ':' {
-				return time.Time{}, false, false
-			}
-			om, okm = digits(i+4, 2)
-		}
-		if !okh || !okm {
-			return time.Time{}, false, false
-		}
-		off := oh*3600 + om*60
-		if rest[0] == '-' {
-			off = -off
-		}
-		loc, zone = time.FixedZone("", off), true
-	default:
-		return time.Time{}, false, false
-	}
+	year, mon, day, hh, mm, ss := m.Fields()
 	if mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 24 || mm > 59 || ss > 60 {
 		return time.Time{}, false, false
 	}
@@ -202,7 +138,15 @@ func parseISOSlow(s string) (t time.Time, zone, ok bool) {
 	if hh != 24 && (!isotime.ValidDate(year, mon, day, 0, 0, 0) || hh == 23 && mm == 59 && ss == 60) {
 		return time.Time{}, false, false
 	}
-	return time.Date(year, time.Month(mon), day, hh, mm, ss, nsec, loc), zone, true
+	loc := time.UTC
+	switch m[8] {
+	case "":
+	case "Z", "z":
+		zone = true
+	default:
+		loc, zone = time.FixedZone("", m.Offset()), true
+	}
+	return time.Date(year, time.Month(mon), day, hh, mm, ss, m.Nsec(), loc), zone, true
 }
 
 // when is the time of a message: the harness clock when known, else the message's

@@ -160,6 +160,4 @@ func TestParseISODays(t *testing.T) {
 }
 
 // parseISO's fast path (isotime.ParseUTC) gives what parseISOSlow gives.
-func TestParseISOAgrees(t *testing.T) { isotimetest.Test(t, parseISOSlow) }
-
 func FuzzParseISO(f *testing.F) { isotimetest.Fuzz(f, parseISOSlow) }

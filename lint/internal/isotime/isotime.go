@@ -95,6 +95,36 @@ func (m Parts) Fields() (year, month, day, hour, minute, sec int) {
 	return num(m[1]), num(m[2]), num(m[3]), num(m[4]), num(m[5]), num(m[6])
 }
 
+// Nsec is the fraction [7] in nanoseconds: its first nine digits (0 when
+// absent).
+func (m Parts) Nsec() int {
+	nsec, f := 0, m[7]
+	for i := 0; i < 9; i++ {
+		nsec *= 10
+		if i < len(f) {
+			nsec += int(f[i] - '0')
+		}
+	}
+	return nsec
+}
+
+// Offset is the zone [8] in seconds east of UTC: ±hh, ±hhmm or ±hh:mm; 0 for
+// none, Z or z.
+func (m Parts) Offset() int {
+	z := m[8]
+	if len(z) < 3 {
+		return 0
+	}
+	off := num(z[1:3]) * 3600
+	if len(z) > 3 {
+		off += num(z[len(z)-2:]) * 60
+	}
+	if z[0] == '-' {
+		return -off
+	}
+	return off
+}
+
 // ValidDate reports whether the date and time exist as time.Parse requires:
 // month 1-12, a day of that month, hour 0-23, minute and second 0-59.
 func ValidDate(year, month, day, hour, minute, sec int) bool {

@@ -25,10 +25,9 @@ var taskIDSeeds = []string{"", "TASK-2026-02-09-057", "TASK-2026-02-09-057-01", 
 	"task-2026-02-09-057", "TASK-2026-02-09-05a", "TASK-2026-02-09-057-1", "TASK-2026-02-09-057-012", "TASK-٢٠٢٦-02-09-057",
 	"xTASK-2026-02-09-057", "TASK-2026/02-09-057", "TASK-2026-02-09-057-0x", "TASK-0000-00-00-000-00"}
 
+// TestTaskIDMatchesPattern: every single-byte change of a valid id (the seeds
+// run as FuzzTaskID's).
 func TestTaskIDMatchesPattern(t *testing.T) {
-	for _, id := range taskIDSeeds {
-		agreeTaskID(t, id)
-	}
 	// Every single-byte change of a valid id.
 	for _, base := range []string{"TASK-2026-02-09-057", "TASK-2026-02-09-057-01"} {
 		for i := 0; i < len(base); i++ {

@@ -97,12 +97,6 @@ var lineSeeds = []string{"", "[AOP:START] x", " \t[AOP:A_B]", "[AOP:]", "[AOP:a]
 	"- a", "-", "-a", "* b", "+\tc", "• x", "•", "–\ny", "— x", "1. a", "12) b", "123. c", "1.", "1)x", "0.\f", "١. a",
 	"\xe2\x80", "\xe2\x80\xa2\xff", " - a", "9", "99", "99.", "1.5 x"}
 
-func TestByteChecksAgreeWithTheRegexps(t *testing.T) {
-	for _, s := range lineSeeds {
-		agreeWithRegexps(t, s)
-	}
-}
-
 func FuzzByteChecks(f *testing.F) {
 	for _, s := range lineSeeds {
 		f.Add(s)
@@ -128,14 +122,6 @@ func metricsBySplit(v string) map[string]string {
 }
 
 var metricsSeeds = []string{"", "a: 1", "a: 1, b: 2", "a:1:2, b", ",,:,", "a: 1, a: 2", " k : v : w ,x:y", ":", "a:", ":b", "a: 1,"}
-
-func TestMetricsAgrees(t *testing.T) {
-	for _, v := range metricsSeeds {
-		if got, want := Metrics(v), metricsBySplit(v); !maps.Equal(got, want) {
-			t.Errorf("Metrics(%q) = %v, want %v", v, got, want)
-		}
-	}
-}
 
 func FuzzMetrics(f *testing.F) {
 	for _, v := range metricsSeeds {
@@ -210,12 +196,6 @@ func firstAgrees(t *testing.T, text string) {
 var firstSeeds = []string{
 	example, "", "[AOP:START] x\n[AOP:START] y\n[AOP:END] z", "  [AOP:TASK] t\n[AOP:INFO] i\n[AOP:TASK] u",
 	"[AOP:END]\n[AOP:STATUS] s\n[AOP:METRICS] m\n[AOP:DETAILS_FILE] d\n[AOP:SUMMARY]\n- a\n[AOP:TASK] t\n[AOP:START] s",
-}
-
-func TestFirstAgrees(t *testing.T) {
-	for _, s := range firstSeeds {
-		firstAgrees(t, s)
-	}
 }
 
 func FuzzFirst(f *testing.F) {

@@ -128,6 +128,17 @@ func RequestID(v any) (id ID, ok bool) {
 	return ID{}, false
 }
 
+// NumberID reports whether RequestID accepts the JSON number n as a request id
+// (an integer, §3.12.1), without making the ID: a rule that only judges an id
+// asks this.
+func NumberID(n json.Number) bool {
+	if _, err := n.Int64(); err == nil {
+		return true
+	}
+	f, err := n.Float64()
+	return err == nil && IntegerNumber(f)
+}
+
 // IntegerNumber reports whether f is an integer a request id may be (§3.12.1).
 func IntegerNumber(f float64) bool {
 	return !math.IsInf(f, 0) && !math.IsNaN(f) && f == math.Trunc(f) && math.Abs(f) < 1<<53

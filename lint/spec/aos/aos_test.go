@@ -76,3 +76,16 @@ func TestMethod(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNumberID: NumberID answers as RequestID's ok does for a JSON number.
+func FuzzNumberID(f *testing.F) {
+	for _, s := range []string{"1", "-7", "0", "1.0", "1.5", "1e3", "1e300", "9007199254740993", "9223372036854775808", "-0", "x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, want := RequestID(json.Number(s))
+		if got := NumberID(json.Number(s)); got != want {
+			t.Fatalf("NumberID(%q) = %v, RequestID says %v", s, got, want)
+		}
+	})
+}

@@ -33,14 +33,8 @@ func UTCAgrees(t testing.TB, s string, slow func(string) (time.Time, bool, bool)
 	}
 }
 
-// Test runs UTCAgrees on the seeds.
-func Test(t *testing.T, slow func(string) (time.Time, bool, bool)) {
-	for _, s := range Seeds {
-		UTCAgrees(t, s, slow)
-	}
-}
-
-// Fuzz runs UTCAgrees on the seeds and what the fuzzer makes of them.
+// Fuzz runs UTCAgrees on the seeds (under plain go test too) and what the
+// fuzzer makes of them.
 func Fuzz(f *testing.F, slow func(string) (time.Time, bool, bool)) {
 	for _, s := range Seeds {
 		f.Add(s)

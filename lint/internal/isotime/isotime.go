@@ -4,7 +4,12 @@
 // every message, and the regexp cost allocations and most of their time.
 package isotime
 
-import "time"
+import (
+	"encoding/binary"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
 
 // Form says which separators between date and time a protocol accepts and how
 // many fraction digits; Match then answers exactly as the regexp
@@ -162,20 +167,20 @@ func daysIn(year, month int) int {
 func ParseUTC(s string) (t time.Time, ok bool) {
 	// YYYY-MM-DDThh:mm:ssZ is 20 bytes; a fraction adds 2 to 10.
 	n := len(s)
-	if n < 20 || n > 30 || s[n-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+	if n < 20 || n > 30 || s[n-1] != 'Z' {
 		return time.Time{}, false
 	}
-	y1, ok1 := two(s, 0)
-	y2, ok2 := two(s, 2)
-	month, ok3 := two(s, 5)
-	day, ok4 := two(s, 8)
-	hour, ok5 := two(s, 11)
-	minute, ok6 := two(s, 14)
-	sec, ok7 := two(s, 17)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+	// The first 19 bytes, "YYYY-MM-DDThh:mm:ss", as three little-endian words,
+	// each byte XORed with its template's: a digit's byte is then its value (at
+	// most 9, for '0'-'9' alone), a separator's 0. One test of the three words'
+	// high bits checks every byte (see ok19).
+	p := unsafe.Pointer(unsafe.StringData(s))
+	a := binary.LittleEndian.Uint64((*[8]byte)(p)[:]) ^ tmplA
+	b := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, 8))[:]) ^ tmplB
+	c := uint64(binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(p, 16))[:])&0xFFFFFF) ^ tmplC
+	if !ok19(a, b, c) {
 		return time.Time{}, false
 	}
-	year := y1*100 + y2
 	nsec := 0
 	if n > 20 {
 		if s[19] != '.' || n == 21 {
@@ -188,14 +193,68 @@ func ParseUTC(s string) (t time.Time, ok bool) {
 			}
 			nsec = nsec*10 + int(c)
 		}
-		for i := n - 21; i < 9; i++ {
-			nsec *= 10
-		}
+		nsec *= pow10[9-(n-21)] // n-21 digits, 1 to 9
 	}
-	if !ValidDate(year, month, day, hour, minute, sec) {
+	hour, minute, sec := digit(b, 3)*10+digit(b, 4), digit(b, 6)*10+digit(b, 7), digit(c, 1)*10+digit(c, 2)
+	if hour > 23 || minute > 59 || sec > 59 {
 		return time.Time{}, false
 	}
-	return UTC(year, month, day, hour, minute, sec, nsec), true
+	year := digit(a, 0)*1000 + digit(a, 1)*100 + digit(a, 2)*10 + digit(a, 3)
+	month, day := digit(a, 5)*10+digit(a, 6), digit(b, 0)*10+digit(b, 1)
+	days, ok := daysOf(year, month, day)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC(), true
+}
+
+// The templates of ParseUTC's three words ('0' for a digit, the separator
+// itself), and what ok19 adds to each byte to set its high bit when the XORed
+// byte is too big: 0x76 for a digit (more than 9), 0x7F for a separator (not 0).
+const (
+	tmplA = 0x2D30302D30303030 // "0000-00-"
+	tmplB = 0x30303A3030543030 // "00T00:00"
+	tmplC = 0x30303A           // ":00"
+	addA  = 0x7F76767F76767676
+	addB  = 0x76767F76767F7676
+	addC  = 0x76767F
+	high  = 0x8080808080808080
+)
+
+// ok19 reports whether every byte of the XORed words is in range: a byte with
+// its high bit set is out of range, and so is one that adding its limit's
+// complement carries into the high bit. (A byte without the high bit plus at
+// most 0x7F stays below 0x100: no carry into the next byte.)
+func ok19(a, b, c uint64) bool {
+	return (a|(a+addA)|b|(b+addB)|c|(c+addC))&high == 0
+}
+
+// digit is byte i of w (a digit's value, after ParseUTC's XOR).
+func digit(w uint64, i int) int { return int(w >> (8 * i) & 0xFF) }
+
+// pow10 scales a fraction of 9-i digits to nanoseconds.
+var pow10 = [9]int{1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000}
+
+// lastDate caches the last date ParseUTC read: consecutive timestamps of a
+// transcript nearly always share it. It is one word, read and written
+// atomically (aoplint's workers parse at once): the date's key
+// (YYYYMMDD as a number, plus 1 so that 0 is empty) in the high half, its days since
+// 1970-01-01 in the low half. Only dates that exist are cached.
+var lastDate atomic.Uint64
+
+// daysOf returns the days from 1970-01-01 to the date, and whether the date
+// exists (month 1-12, a day of that month).
+func daysOf(year, month, day int) (int64, bool) {
+	key := uint64(year*10000+month*100+day) + 1 // each field of at most its digits: no two dates share a key
+	if d := lastDate.Load(); d>>32 == key {
+		return int64(int32(uint32(d))), true
+	}
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+		return 0, false
+	}
+	days := daysFromCivil(year, month, day)
+	lastDate.Store(key<<32 | uint64(uint32(int32(days))))
+	return days, true
 }
 
 // Two is the number of the two ASCII digits at s[i:i+2], and whether both are
@@ -212,8 +271,12 @@ func two(s string, i int) (int, bool) {
 // (time.Unix(...).UTC() sets the same fields), without Date's normalisation,
 // which took 345 instructions a call.
 func UTC(year, month, day, hour, minute, sec, nsec int) time.Time {
-	// Days from 1970-01-01 to the date (proleptic Gregorian; H. Hinnant's
-	// days_from_civil).
+	return time.Unix(daysFromCivil(year, month, day)*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC()
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to the date (proleptic
+// Gregorian; H. Hinnant's days_from_civil).
+func daysFromCivil(year, month, day int) int64 {
 	y := year
 	if month <= 2 {
 		y--
@@ -227,6 +290,5 @@ func UTC(year, month, day, hour, minute, sec, nsec int) time.Time {
 	mp := (month + 9) % 12
 	doy := (153*mp+2)/5 + day - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	days := int64(era)*146097 + int64(doe) - 719468
-	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC()
+	return int64(era)*146097 + int64(doe) - 719468
 }

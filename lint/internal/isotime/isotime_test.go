@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 )
@@ -123,4 +124,29 @@ func TestPartsNsecOffset(t *testing.T) {
 			t.Errorf("%q: ok %v, Nsec %d, Offset %d; want %d, %d", c.s, ok, m.Nsec(), m.Offset(), c.nsec, c.offs)
 		}
 	}
+}
+
+// TestParseUTCDateCache: the cached date (lastDate) serves only its own date,
+// from any goroutine: workers parse times of a few dates at once, each checked
+// against time.Parse, valid and invalid times of a cached date alike.
+func TestParseUTCDateCache(t *testing.T) {
+	dates := []string{"2024-02-29", "2023-02-28", "2025-01-06", "2025-01-07", "1969-12-31", "0000-03-01"}
+	times := []string{"T00:00:00Z", "T23:59:59.5Z", "T24:00:00Z", "T12:60:00Z", "T08:00:01.123456789Z", "T08:00:01.Z"}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				s := dates[(i/3+g)%len(dates)] + times[(i+g)%len(times)]
+				got, ok := ParseUTC(s)
+				want, err := time.Parse(time.RFC3339Nano, s)
+				if ok != (err == nil) || ok && got != want {
+					t.Errorf("ParseUTC(%q) = %v, %v; time.Parse: %v, %v", s, got, ok, want, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -14,6 +14,12 @@ import (
 	"sync"
 )
 
+// MaxMessage bounds one message: a line of a stream (with its newline, at most
+// MaxMessage+1 bytes), or a whole single-message file. Larger ones are reported
+// (GEN-SIZE-001) and skipped, never held in memory; inline suppressions in them
+// are not read either.
+const MaxMessage = 16 << 20
+
 // Severity of a diagnostic.
 type Severity int
 

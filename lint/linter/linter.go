@@ -23,8 +23,9 @@ import (
 )
 
 // MaxMessage bounds one message (a line of a stream, or a whole single-message
-// file). Larger ones are reported (GEN-SIZE-001) and skipped, never held in memory.
-const MaxMessage = 16 << 20
+// file): lint.MaxMessage. Larger ones are reported (GEN-SIZE-001) and skipped,
+// never held in memory.
+const MaxMessage = lint.MaxMessage
 
 // Options configure a run.
 type Options struct {

@@ -86,9 +86,9 @@ func ReadFile(path string) ([]*Directive, error) {
 	return Read(f)
 }
 
-// MaxWhole is the largest file read as one message; larger ones are read line by
-// line (JSON lines).
-const MaxWhole = 16 << 20
+// MaxWhole is the largest file read as one message (the linter's bound on a
+// message); larger ones are read line by line (JSON lines).
+const MaxWhole = lint.MaxMessage
 
 // Read reads the inline suppressions of an input.
 func Read(r io.Reader) ([]*Directive, error) {
@@ -137,13 +137,17 @@ func jsonLinesHead(head []byte) bool {
 // It searches whole blocks for the member name and counts newlines only where it
 // must, instead of splitting every line: a transcript with findings is read a
 // second time here, so this pass costs about what a newline scan does.
-func readLines(r io.Reader) ([]*Directive, error) { return readBlocks(r, linesBlock) }
+func readLines(r io.Reader) ([]*Directive, error) { return readBlocks(r, linesBlock, lint.MaxMessage) }
 
-// readBlocks is readLines with blocks of size bytes (they grow for longer lines).
-func readBlocks(r io.Reader, size int) ([]*Directive, error) {
+// readBlocks is readLines with blocks of size bytes (they grow for longer lines)
+// and lines of at most maxLine bytes: a longer one is skipped as the linter skips
+// it (longer than maxLine+1 bytes with its newline), and never held whole: the
+// buffer grows to maxLine+2 bytes at most.
+func readBlocks(r io.Reader, size, maxLine int) ([]*Directive, error) {
 	var out []*Directive
-	buf := make([]byte, size)
+	buf := make([]byte, min(size, maxLine+2))
 	n, lineNo := 0, 0 // buf[:n] holds unread bytes; lineNo counts the lines before them
+	skipping := false // the unread bytes continue a line too long to lint
 	member := []byte(Member)
 	for {
 		m, err := io.ReadFull(r, buf[n:])
@@ -151,6 +155,17 @@ func readBlocks(r io.Reader, size int) ([]*Directive, error) {
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
 			return out, err
+		}
+		if skipping {
+			i := bytes.IndexByte(buf[:n], '\n')
+			if i < 0 {
+				if n = 0; eof {
+					return out, nil
+				}
+				continue
+			}
+			lineNo++
+			n, skipping = copy(buf, buf[i+1:n]), false
 		}
 		// Whole lines: up to the last newline, or everything at the end of input.
 		end := bytes.LastIndexByte(buf[:n], '\n') + 1
@@ -170,17 +185,24 @@ func readBlocks(r io.Reader, size int) ([]*Directive, error) {
 				stop = i + j + 1
 			}
 			lineNo += bytes.Count(block[done:start], nl) + 1
-			out = append(out, Line(block[start:stop], lineNo)...)
+			if stop-start <= maxLine+1 {
+				out = append(out, Line(block[start:stop], lineNo)...)
+			}
 			done = stop
 		}
 		lineNo += bytes.Count(block[done:], nl)
 		if eof {
 			return out, nil
 		}
-		// Keep the partial last line; a line longer than the buffer grows it.
+		// Keep the partial last line; a line longer than the buffer grows it, up
+		// to a line too long to lint, whose bytes are dropped as they come.
 		n = copy(buf, buf[end:n])
 		if n == len(buf) {
-			buf = append(buf, make([]byte, len(buf))...)
+			if len(buf) >= maxLine+2 {
+				n, skipping = 0, true
+				continue
+			}
+			buf = append(buf, make([]byte, min(len(buf), maxLine+2-len(buf)))...)
 		}
 	}
 }

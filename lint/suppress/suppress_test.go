@@ -3,7 +3,9 @@ package suppress
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,11 +124,16 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := readBlocks(bytes.NewReader(data), 16)
+		got, err := readBlocks(bytes.NewReader(data), 16, lint.MaxMessage)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameDirectives(t, "blocks of 16", got, readEachLine(data))
+		sameDirectives(t, "blocks of 16", got, readEachLine(data, lint.MaxMessage))
+		got, err = readBlocks(bytes.NewReader(data), 16, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameDirectives(t, "blocks of 16, lines of 40", got, readEachLine(data, 40))
 		for _, d := range dirs {
 			if d.Line < d.FromLine || d.Line > d.ToLine || d.Line < 1 {
 				t.Fatalf("directive at line %d outside %d..%d", d.Line, d.FromLine, d.ToLine)
@@ -136,12 +143,13 @@ func FuzzRead(f *testing.F) {
 }
 
 // readEachLine is the reading readBlocks replaced: line by line, each line with a
-// member parsed. The differential tests hold readBlocks to it.
-func readEachLine(data []byte) []*Directive {
+// member parsed but one longer than maxLine+1 bytes with its newline (the linter
+// skips it). The differential tests hold readBlocks to it.
+func readEachLine(data []byte, maxLine int) []*Directive {
 	var out []*Directive
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	for i, line := range lines {
-		if len(line) == 0 || !bytes.Contains(line, []byte(Member)) {
+		if len(line) == 0 || len(line) > maxLine+1 || !bytes.Contains(line, []byte(Member)) {
 			continue
 		}
 		body := bytes.TrimRight(line, "\r\n")
@@ -195,13 +203,66 @@ func TestReadBlocksAgrees(t *testing.T) {
 			b.WriteString(hit) // no final newline
 		}
 		data := b.Bytes()
-		want := readEachLine(data)
+		want := readEachLine(data, lint.MaxMessage)
 		for _, size := range []int{1, 2, 7, 64, 333, linesBlock} {
-			got, err := readBlocks(bytes.NewReader(data), size)
+			got, err := readBlocks(bytes.NewReader(data), size, lint.MaxMessage)
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameDirectives(t, fmt.Sprintf("round %d, blocks of %d", round, size), got, want)
+		}
+		// Lines too long to lint (as short as some lines here) are skipped.
+		for _, maxLine := range []int{0, 30, 90} {
+			want := readEachLine(data, maxLine)
+			for _, size := range []int{1, 7, 64} {
+				got, err := readBlocks(bytes.NewReader(data), size, maxLine)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameDirectives(t, fmt.Sprintf("round %d, blocks of %d, lines of %d", round, size, maxLine), got, want)
+			}
+		}
+	}
+}
+
+// widestRead records the largest buffer a reader was asked to fill.
+type widestRead struct {
+	r      io.Reader
+	widest int
+}
+
+func (w *widestRead) Read(p []byte) (int, error) {
+	w.widest = max(w.widest, len(p))
+	return w.r.Read(p)
+}
+
+// TestReadBlocksBoundsLongLines: a line too long to lint is skipped without being
+// held: the buffer stays within maxLine+2 bytes however long the line, and the
+// lines after it keep their numbers.
+func TestReadBlocksBoundsLongLines(t *testing.T) {
+	hit := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x_aoplint_ignore":"AOS-RPC-001"}}}`
+	long := `{"pad":"` + strings.Repeat("x", 5000) + `","x_aoplint_ignore":"AOS-RPC-002"}`
+	for _, tail := range []string{hit + "\n", long} { // a long last line without a newline too
+		data := hit + "\n" + long + "\n" + hit + "\n" + tail
+		w := &widestRead{r: strings.NewReader(data)}
+		got, err := readBlocks(w, 16, 200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.widest > 202 {
+			t.Errorf("a read of %d bytes: the buffer grew past maxLine+2 = 202", w.widest)
+		}
+		sameDirectives(t, "lines of 200", got, readEachLine([]byte(data), 200))
+		var lines []int
+		for _, d := range got {
+			lines = append(lines, d.FromLine)
+		}
+		want := []int{1, 3}
+		if tail == hit+"\n" {
+			want = append(want, 4)
+		}
+		if !slices.Equal(lines, want) {
+			t.Errorf("directives on lines %v, want %v", lines, want)
 		}
 	}
 }

@@ -81,10 +81,10 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 		return "", "", 0
 	}
 	f := membersOf(root)
-	// env is the envelope kind named by "type", as the package's string (the
-	// kind is kept: rule sets by kind), or "" when it names none.
-	env := envelopeKind(f.typ.String())
 	if f.protocol != nil {
+		// env is the envelope kind named by "type", as the package's string
+		// (the kind is kept: rule sets by kind), or "" when it names none.
+		env := envelopeKind(f.typ.String())
 		if f.protocol.String() == "aof" {
 			return env, upstreamDialect(root), 100
 		}
@@ -103,8 +103,10 @@ func Detect(root *jsonread.Node, name string) (kind, dialect string, confidence 
 	if k := f.shapeKind(); k != "" {
 		return k, "", 80
 	}
-	if f.protocol == nil && env != "" && f.payload != nil && f.taskID != nil {
-		return env, upstreamDialect(root), 60 // an envelope that forgot "protocol"
+	if f.protocol == nil && f.payload != nil && f.taskID != nil {
+		if env := envelopeKind(f.typ.String()); env != "" {
+			return env, upstreamDialect(root), 60 // an envelope that forgot "protocol"
+		}
 	}
 	return "", "", 0
 }

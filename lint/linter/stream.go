@@ -622,10 +622,11 @@ func (s *stream) checkersFor(sess *session, protocol string) []checker {
 	// with a comparison function cost 200 instructions a message).
 	i := 0
 	for ; i < len(sess.checkers); i++ {
-		if pc := &sess.checkers[i]; pc.protocol >= protocol {
-			if pc.protocol == protocol {
-				return pc.cks
-			}
+		pc := &sess.checkers[i]
+		if pc.protocol == protocol { // (equal lengths, then the same registered ID: no byte compared)
+			return pc.cks
+		}
+		if pc.protocol > protocol {
 			break
 		}
 	}

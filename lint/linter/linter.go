@@ -694,6 +694,8 @@ func readLine(br *bufio.Reader, buf []byte, max int) ([]byte, bool, error) {
 // ruleSet is the rules that apply to one protocol and kind, split by how they run.
 type ruleSet struct {
 	single, schema []*lint.Rule
+	// protocol and kind are the set's, owned (the key it is cached by).
+	protocol, kind string
 }
 
 // sets caches the rules of each protocol and kind (read on every message).
@@ -719,7 +721,8 @@ func rulesFor(protocol, kind string) *ruleSet {
 		}
 	}
 	// The key is kept: copies, not strings of a line the driver reuses.
-	actual, _ := sets.LoadOrStore([2]string{keptProtocol(protocol), strings.Clone(kind)}, rs)
+	rs.protocol, rs.kind = keptProtocol(protocol), strings.Clone(kind)
+	actual, _ := sets.LoadOrStore([2]string{rs.protocol, rs.kind}, rs)
 	return actual.(*ruleSet)
 }
 

@@ -50,6 +50,11 @@ type stream struct {
 
 	sessions map[string]*session
 	order    []string // session keys, oldest first
+	// lastKey and lastSess are the session found last (consecutive
+	// messages are mostly of one session): no hash of the key then. Cleared
+	// when that session ends.
+	lastKey  string
+	lastSess *session
 	// pendingBytes counts the records held in the sessions' pending lists,
 	// bounded by maxPendingBytes; pendingFull marks that the bound was hit.
 	pendingBytes int
@@ -97,6 +102,7 @@ func (s *stream) own(str string) string {
 }
 
 type session struct {
+	key          string          // its key in stream.sessions
 	checkers     []protoCheckers // sorted by protocol (a session sees one to five)
 	pending      []heldRecord    // harness and control records, for checkers started later
 	pendingBytes int
@@ -238,6 +244,8 @@ type builder struct {
 	// boxed into an interface per message; per protocol (a short list), a map
 	// by kind (a string key hashes faster than a struct of two).
 	rules []kindRules
+	// recent are the rule sets found last, by a hash of the kind (rulesFor).
+	recent [16]recentRules
 	// nRules counts the rule sets in rules, bounded by maxCachedKinds.
 	nRules int
 	arena  *jsonread.Arena // where the unit's trees go (nil: fresh memory)
@@ -593,6 +601,7 @@ func (s *stream) endSession(key string) {
 	if !ok {
 		return
 	}
+	s.forgetSession(sess)
 	s.finishSession(sess)
 	s.recycle(sess)
 	delete(s.sessions, key)
@@ -1016,13 +1025,18 @@ func safeRun(p *lint.Pass, f func(*lint.Pass)) {
 }
 
 func (s *stream) session(key string) *session {
+	if s.lastSess != nil && key == s.lastKey {
+		return s.lastSess
+	}
 	if sess, ok := s.sessions[key]; ok {
+		s.lastKey, s.lastSess = sess.key, sess // its own key, not key: a string of a line
 		return sess
 	}
 	if len(s.order) >= MaxSessions {
 		oldest := s.order[0]
 		s.order = s.order[1:]
 		old := s.sessions[oldest]
+		s.forgetSession(old)
 		s.finishSession(old)
 		s.recycle(old)
 		delete(s.sessions, oldest)
@@ -1038,7 +1052,16 @@ func (s *stream) session(key string) *session {
 	key = strings.Clone(key) // the key is kept: it must not pin its message's line
 	s.sessions[key] = sess
 	s.order = append(s.order, key)
+	sess.key = key
+	s.lastKey, s.lastSess = key, sess
 	return sess
+}
+
+// forgetSession clears the last-hit cache of session when it is sess.
+func (s *stream) forgetSession(sess *session) {
+	if s.lastSess == sess {
+		s.lastKey, s.lastSess = "", nil
+	}
 }
 
 func (s *stream) finishSession(sess *session) {
@@ -1070,6 +1093,7 @@ func (s *stream) finish() {
 	}
 	s.sessions = map[string]*session{}
 	s.order = nil
+	s.lastKey, s.lastSess = "", nil
 }
 
 // seqSets caches the sequence rules of each protocol.
@@ -1102,6 +1126,37 @@ type kindRules struct {
 
 // rulesFor is the package's rulesFor, cached in the builder.
 func (s *builder) rulesFor(protocol, kind string) *ruleSet {
+	// The recent rule sets first, one slot per hash of the kind's length and
+	// end bytes (most transcripts use a few kinds of a few protocols): two
+	// string comparisons, no hash of the kind (the map's lookup cost about 150
+	// instructions a message).
+	slot := &s.recent[recentSlot(kind)]
+	if slot.rs != nil && slot.kind == kind && slot.protocol == protocol {
+		return slot.rs
+	}
+	rs := s.rulesForMap(protocol, kind)
+	*slot = recentRules{protocol: rs.protocol, kind: rs.kind, rs: rs}
+	return rs
+}
+
+// recentSlot is kind's slot in builder.recent.
+func recentSlot(kind string) int {
+	h := len(kind)
+	if h > 0 {
+		h += int(kind[0])*3 + int(kind[h-1])*5
+	}
+	return h & (len(builder{}.recent) - 1)
+}
+
+// recentRules is a slot of builder.recent: a rule set and its protocol and
+// kind, owned (not strings of a line).
+type recentRules struct {
+	protocol, kind string
+	rs             *ruleSet
+}
+
+// rulesForMap is rulesFor by the builder's maps.
+func (s *builder) rulesForMap(protocol, kind string) *ruleSet {
 	i := 0
 	for ; i < len(s.rules); i++ {
 		if s.rules[i].protocol == protocol {

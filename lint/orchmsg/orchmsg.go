@@ -166,25 +166,16 @@ func when(m *lint.Message, ts *jsonread.Node) time.Time {
 	return t
 }
 
-// sender is who sent m: m.From when the transcript says, else inferred from the
-// message type (requests and events: agent; responses and notifications:
-// orchestrator). inferred reports that the type, not the transcript, said so.
-func sender(m *lint.Message) (who string, inferred bool) {
-	if m.From == "agent" || m.From == "orchestrator" || m.From == "harness" {
-		return m.From, false
-	}
-	return typeSender(m), true
-}
-
-// typeSender is the side that sends messages of m's type ("" if unknown).
-func typeSender(m *lint.Message) string {
+// typeSender is the side that sends messages of m's type t (msgType(m)): ""
+// if unknown.
+func typeSender(m *lint.Message, t string) string {
 	if m.Root == nil {
 		return ""
 	}
 	if m.Dialect == DialectTaskNotification {
 		return "orchestrator"
 	}
-	return spec.Sender(msgType(m))
+	return spec.Sender(t)
 }
 
 // quote shortens a value for a message.

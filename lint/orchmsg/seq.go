@@ -158,7 +158,7 @@ type corrChecker struct {
 
 func (c *corrChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	f := c.f
@@ -214,7 +214,7 @@ type dupRespChecker struct {
 
 func (c *dupRespChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	f := c.f
@@ -246,7 +246,7 @@ type uniqueChecker struct {
 
 func (c *uniqueChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	id := c.f.idOf(m)
@@ -286,7 +286,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 	if !now.IsZero() {
 		c.sweep(p, now)
 	}
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	switch f.family(m) {
@@ -384,10 +384,10 @@ type rateChecker struct {
 
 func (c *rateChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
-	if who, _ := sender(m); who != "agent" {
+	if c.f.sender(m) != "agent" {
 		return
 	}
 	now := c.f.when(m)
@@ -434,14 +434,14 @@ var rateStatePool sync.Pool
 
 // ---- ORCH-SEQ-006 ----
 
-type directionChecker struct{}
+type directionChecker struct{ f *msgFacts }
 
-func (directionChecker) Observe(p *lint.Pass) {
+func (c *directionChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
+	if !c.f.isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
 		return
 	}
-	want := typeSender(m)
+	want := c.f.typeSender(m)
 	if want == "" || want == m.From {
 		return
 	}
@@ -461,7 +461,7 @@ func other(side string) string {
 	return "agent"
 }
 
-func (directionChecker) Finish(*lint.Pass) {}
+func (c *directionChecker) Finish(*lint.Pass) {}
 
 // ---- ORCH-SEQ-007 ----
 
@@ -497,7 +497,7 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 		}
 		return
 	}
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	if !c.seen && c.f.msgType(m) == "notify:shutdown" {
@@ -513,7 +513,7 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 	if !c.seen || now.IsZero() {
 		return
 	}
-	if who, _ := sender(m); who != "agent" || !now.After(c.at.Add(c.grace)) {
+	if c.f.sender(m) != "agent" || !now.After(c.at.Add(c.grace)) {
 		return
 	}
 	c.reported = true
@@ -539,7 +539,7 @@ type fitChecker struct {
 
 func (c *fitChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	f := c.f

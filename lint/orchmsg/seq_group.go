@@ -25,6 +25,7 @@ const seqGroup = "orchmsg-seq"
 type msgFacts struct {
 	m    *lint.Message
 	have uint8 // which of the facts below are read (the fact* bits)
+	msg  bool  // isMsg(m), which every checker asks first
 
 	// The root's members (nil: absent), as m.Root.Get finds each: the last
 	// member of a repeated key.
@@ -48,11 +49,27 @@ const (
 // of is as it is after reading m: its facts are m's.
 func (s *msgFacts) of(m *lint.Message) *msgFacts {
 	if s.m != m {
-		*s = msgFacts{m: m}
-		s.read(m.Root)
+		s.load(m)
 	}
 	return s
 }
+
+// load makes the facts m's. The group forgets the facts after each message (a
+// zero msgFacts), so the first call of a message finds them empty and clears
+// nothing: the struct is big, and clearing it again cost more than reading the
+// members.
+func (s *msgFacts) load(m *lint.Message) {
+	if s.m != nil {
+		*s = msgFacts{} // another message's, not forgotten (not through the group)
+	}
+	if m != nil {
+		s.m, s.msg = m, isMsg(m)
+		s.read(m.Root)
+	}
+}
+
+// isMsg reports isMsg(m), computed once per message.
+func (s *msgFacts) isMsg(m *lint.Message) bool { return s.of(m).msg }
 
 // read finds the members of root the facts are made of in one pass, the last
 // member of a repeated key as root.Get finds it (FuzzFactsRead holds it to Get).
@@ -106,6 +123,19 @@ func (s *msgFacts) family(m *lint.Message) string {
 	}
 	return s.fam
 }
+
+// sender is who sent m: m.From when the transcript says, else inferred from the
+// message type (requests and events: agent; responses and notifications:
+// orchestrator).
+func (s *msgFacts) sender(m *lint.Message) string {
+	if m.From == "agent" || m.From == "orchestrator" || m.From == "harness" {
+		return m.From
+	}
+	return s.typeSender(m)
+}
+
+// typeSender is the side that sends messages of m's type ("" if unknown).
+func (s *msgFacts) typeSender(m *lint.Message) string { return typeSender(m, s.msgType(m)) }
 
 // correlationID returns m's correlationId, a string of its line ("" if none).
 func (s *msgFacts) correlationID(m *lint.Message) string { return s.of(m).cidN.String() }
@@ -187,13 +217,13 @@ var groupRules = []seqgroup.Entry[seqState]{
 		return &timeoutChecker{f: &s.f, open: newWindow(MaxTracked, &requestPool), reqIDs: newWindow(MaxTracked, &setPool)}
 	}},
 	{Rule: SeqRate, Make: func(s *seqState) lint.Checker { return &rateChecker{f: &s.f, agents: newWindow(256, &rateStates)} }},
-	{Rule: SeqDirection, Make: func(*seqState) lint.Checker { return &directionChecker{} }},
+	{Rule: SeqDirection, Make: func(s *seqState) lint.Checker { return &directionChecker{f: &s.f} }},
 	{Rule: SeqShutdown, Make: func(s *seqState) lint.Checker { return &shutdownChecker{f: &s.f} }},
 	{Rule: SeqAnswerFits, Make: func(s *seqState) lint.Checker { return &fitChecker{f: &s.f, open: newWindow(MaxTracked, &fitPool)} }},
 	{Rule: SeqCancelled, Make: func(s *seqState) lint.Checker {
 		return &cancelChecker{f: &s.f, cancelled: newWindow(MaxTracked, &cancelsPool)}
 	}},
-	{Rule: SeqAgentID, Make: func(*seqState) lint.Checker { return &agentIDChecker{} }},
+	{Rule: SeqAgentID, Make: func(s *seqState) lint.Checker { return &agentIDChecker{f: &s.f} }},
 }
 
 func init() {

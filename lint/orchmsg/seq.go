@@ -146,8 +146,8 @@ func capNote(p *lint.Pass, what string) {
 
 type corrChecker struct {
 	f       *msgFacts
-	reqs    *window[mark] // shared with ORCH-SEQ-002 (seqState.requests): corrChecker puts, at /id
-	others  *window[mark]
+	reqs    *idWindow[mark] // shared with ORCH-SEQ-002 (seqState.requests): corrChecker puts, at /id
+	others  *idWindow[mark]
 	capped  bool
 	seenAny bool // an earlier message: a response first in a bare stream (or a single file) cannot be judged
 	// early is the response that came first in a bare stream, judged when a later
@@ -209,7 +209,7 @@ type dupRespChecker struct {
 	// reqs is ORCH-SEQ-001's window of requests (seqState.requests), put
 	// before this checker sees the message; answered is its own. Texts are made
 	// only for a finding.
-	reqs, answered *window[mark]
+	reqs, answered *idWindow[mark]
 }
 
 func (c *dupRespChecker) Observe(p *lint.Pass) {
@@ -240,7 +240,7 @@ func (c *dupRespChecker) Finish(*lint.Pass) { c.answered.release() } // reqs: re
 
 type uniqueChecker struct {
 	f      *msgFacts
-	seen   *window[mark]
+	seen   *idWindow[mark]
 	capped bool
 }
 
@@ -258,7 +258,7 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
 	}
-	if c.seen.insert(c.f.ownID(m), c.f.mark(m, "/id")) && !c.capped { // the get above missed it
+	if c.seen.put(c.f.ownID(m), c.f.mark(m, "/id")) && !c.capped { // the get above missed it: an entry added
 		c.capped = true
 		capNote(p, "message ids")
 	}
@@ -270,8 +270,8 @@ func (c *uniqueChecker) Finish(*lint.Pass) { c.seen.release() }
 
 type timeoutChecker struct {
 	f      *msgFacts
-	open   *window[*request]
-	reqIDs *window[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
+	open   *idWindow[*request]
+	reqIDs *idWindow[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
 	heap   deadlineHeap
 	capped bool
 }
@@ -302,7 +302,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 		}
 		own := f.ownID(m)
 		r := &request{id: own, w: f.mark(m, "/id"), typ: f.ownType(m), at: now, deadline: now.Add(limit)}
-		c.reqIDs.insert(own, struct{}{}) // the get above missed it
+		c.reqIDs.put(own, struct{}{}) // the get above missed it: an entry added
 		if c.open.put(own, r) && !c.capped {
 			c.capped = true
 			capNote(p, "open requests")
@@ -534,7 +534,7 @@ type fitReq struct {
 
 type fitChecker struct {
 	f    *msgFacts
-	open *window[*fitReq]
+	open *idWindow[*fitReq]
 }
 
 func (c *fitChecker) Observe(p *lint.Pass) {

@@ -187,39 +187,52 @@ func (s *msgFacts) markAt(m *lint.Message, n *jsonread.Node, pointer string) mar
 }
 
 // seqState is the group's state: the facts of the message observed, forgotten
-// after it, and the window of requests ORCH-SEQ-001 and 002 share.
+// after it, and the table of ids its windows keyed by a message id share.
 type seqState struct {
-	f msgFacts
+	f   msgFacts
+	ids idTable
 	// requests holds the ids of the requests seen (owned), with their marks at
 	// /id: ORCH-SEQ-001 puts every request with an id, and ORCH-SEQ-002, whose
 	// window held the same keys put in the same order, reads it.
-	requests *window[mark]
+	requests *idWindow[mark]
 }
 
 // requestWindow returns the shared window of requests, made on the first call.
-func (s *seqState) requestWindow() *window[mark] {
+func (s *seqState) requestWindow() *idWindow[mark] {
 	if s.requests == nil {
-		s.requests = newWindow(MaxTracked, &markPool)
+		s.requests = newIDWindow(&s.ids, idReqs, MaxTracked, func(s *idSlot) *mark { return &s.reqs })
 	}
 	return s.requests
 }
 
+// The windows' values in a slot.
+func slotOthers(s *idSlot) *mark    { return &s.others }
+func slotAnswered(s *idSlot) *mark  { return &s.answered }
+func slotSeen(s *idSlot) *mark      { return &s.seen }
+func slotReqID(s *idSlot) *struct{} { return &s.reqID }
+func slotOpen(s *idSlot) **request  { return &s.open }
+func slotFit(s *idSlot) **fitReq    { return &s.fit }
+
 // groupRules lists the group's rules, in ID order, with the checker of each.
 var groupRules = []seqgroup.Entry[seqState]{
 	{Rule: SeqCorrelation, Make: func(s *seqState) lint.Checker {
-		return &corrChecker{f: &s.f, reqs: s.requestWindow(), others: newWindow(MaxTracked, &markPool)}
+		return &corrChecker{f: &s.f, reqs: s.requestWindow(), others: newIDWindow(&s.ids, idOthers, MaxTracked, slotOthers)}
 	}},
 	{Rule: SeqDuplicateResponse, Make: func(s *seqState) lint.Checker {
-		return &dupRespChecker{f: &s.f, reqs: s.requestWindow(), answered: newWindow(MaxTracked, &markPool)}
+		return &dupRespChecker{f: &s.f, reqs: s.requestWindow(), answered: newIDWindow(&s.ids, idAnswered, MaxTracked, slotAnswered)}
 	}},
-	{Rule: SeqUniqueID, Make: func(s *seqState) lint.Checker { return &uniqueChecker{f: &s.f, seen: newWindow(MaxTracked, &markPool)} }},
+	{Rule: SeqUniqueID, Make: func(s *seqState) lint.Checker {
+		return &uniqueChecker{f: &s.f, seen: newIDWindow(&s.ids, idSeen, MaxTracked, slotSeen)}
+	}},
 	{Rule: SeqTimeout, Make: func(s *seqState) lint.Checker {
-		return &timeoutChecker{f: &s.f, open: newWindow(MaxTracked, &requestPool), reqIDs: newWindow(MaxTracked, &setPool)}
+		return &timeoutChecker{f: &s.f, open: newIDWindow(&s.ids, idOpen, MaxTracked, slotOpen), reqIDs: newIDWindow(&s.ids, idReqIDs, MaxTracked, slotReqID)}
 	}},
 	{Rule: SeqRate, Make: func(s *seqState) lint.Checker { return &rateChecker{f: &s.f, agents: newWindow(256, &rateStates)} }},
 	{Rule: SeqDirection, Make: func(s *seqState) lint.Checker { return &directionChecker{f: &s.f} }},
 	{Rule: SeqShutdown, Make: func(s *seqState) lint.Checker { return &shutdownChecker{f: &s.f} }},
-	{Rule: SeqAnswerFits, Make: func(s *seqState) lint.Checker { return &fitChecker{f: &s.f, open: newWindow(MaxTracked, &fitPool)} }},
+	{Rule: SeqAnswerFits, Make: func(s *seqState) lint.Checker {
+		return &fitChecker{f: &s.f, open: newIDWindow(&s.ids, idFit, MaxTracked, slotFit)}
+	}},
 	{Rule: SeqCancelled, Make: func(s *seqState) lint.Checker {
 		return &cancelChecker{f: &s.f, cancelled: newWindow(MaxTracked, &cancelsPool)}
 	}},
@@ -227,5 +240,5 @@ var groupRules = []seqgroup.Entry[seqState]{
 }
 
 func init() {
-	seqgroup.Register(seqGroup, groupRules, func(s *seqState) { s.f = msgFacts{} })
+	seqgroup.Register(seqGroup, groupRules, func(s *seqState) { s.f = msgFacts{}; s.ids.forget() })
 }

@@ -223,8 +223,9 @@ func kindOf(n *jsonread.Node) string {
 	return "a " + n.Kind.String()
 }
 
-// isRequest reports whether the message is a request (it has a method).
-func isRequest(m *lint.Message) bool { return m.Root.Has("method") }
+// isRequest reports whether the message is a request (it has a method), as its
+// view read it.
+func isRequest(m *lint.Message) bool { return viewOf(m).request() }
 
 // detectBinding recognises the conformance binding's records: {"executed": {...}}
 // and the work script {"task": "...", "tools": [...]}.

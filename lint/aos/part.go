@@ -46,13 +46,13 @@ type partList struct {
 	textOnly bool
 }
 
-// partLists finds the Part arrays of a request: Message.content, AgentTrigger.content
-// and ToolCallResult.outputs (also in the upstream nested toolCallResult).
+// partLists finds the Part arrays of a request, whose params are params:
+// Message.content, AgentTrigger.content and ToolCallResult.outputs (also in the
+// upstream nested toolCallResult).
 //
 // The lists come in an array (no slice made per message); an absent one has a
 // nil node.
-func partLists(root *jsonread.Node) [4]partList {
-	params := root.Get("params")
+func partLists(params *jsonread.Node) [4]partList {
 	array := func(n *jsonread.Node) *jsonread.Node {
 		if n != nil && n.Kind == jsonread.Array {
 			return n
@@ -67,25 +67,9 @@ func partLists(root *jsonread.Node) [4]partList {
 	}
 }
 
-// partsMemo is partLists of a message, kept as its Parsed by the first of the
-// rules that read the lists (checkPartKinds, checkBase64, checkFiles,
-// checkURIs) for the others: one set of lookups per message instead of four.
-type partsMemo struct {
-	root  *jsonread.Node
-	lists [4]partList
-}
-
-// partsOf returns partLists of m's tree.
-func partsOf(m *lint.Message) *[4]partList {
-	if pm, ok := m.Parsed.(*partsMemo); ok && pm.root == m.Root {
-		return &pm.lists
-	}
-	pm := &partsMemo{root: m.Root, lists: partLists(m.Root)}
-	if m.Parsed == nil {
-		m.Parsed = pm
-	}
-	return &pm.lists
-}
+// partsOf returns partLists of m's tree, made once for the rules that read the
+// lists (checkPartKinds, checkBase64, checkFiles, checkURIs): the view's.
+func partsOf(m *lint.Message) *[4]partList { return viewOf(m).partLists() }
 
 func checkPartKinds(p *lint.Pass) {
 	if !isRequest(p.Msg) {

@@ -1,0 +1,78 @@
+package aos
+
+import (
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
+
+// view is what the single-message rules read of an AOS message: the members
+// of its root they look at, found in one pass over the root's members by the
+// first rule that asks and kept as the message's Parsed for the others (where
+// each rule used to Get them again: "method" alone was asked for by seven
+// rules a message), and the part lists (partLists), made when a rule first
+// walks them.
+type view struct {
+	root *jsonread.Node
+	// The root's members (nil: absent), as root.Get finds each: the last
+	// member of a repeated key (FuzzViewRead holds it to Get).
+	jsonrpc, id, method, params, result, err *jsonread.Node
+
+	partsMade bool
+	parts     [4]partList
+}
+
+// viewOf returns m's view, made on the first call for m's tree.
+func viewOf(m *lint.Message) *view {
+	if v, ok := m.Parsed.(*view); ok && v.root == m.Root {
+		return v
+	}
+	v := &view{root: m.Root}
+	v.read(m.Root)
+	if m.Parsed == nil {
+		m.Parsed = v
+	}
+	return v
+}
+
+// read finds the members of root the view holds in one pass, the last member
+// of a repeated key as root.Get finds it (a switch over constant keys, as
+// orchmsg's msgFacts.read).
+func (v *view) read(root *jsonread.Node) {
+	if root == nil || root.Kind != jsonread.Object {
+		return
+	}
+	ms := root.Members
+	for i := len(ms) - 1; i >= 0; i-- {
+		var at **jsonread.Node
+		switch ms[i].Key {
+		case "jsonrpc":
+			at = &v.jsonrpc
+		case "id":
+			at = &v.id
+		case "method":
+			at = &v.method
+		case "params":
+			at = &v.params
+		case "result":
+			at = &v.result
+		case "error":
+			at = &v.err
+		default:
+			continue
+		}
+		if *at == nil {
+			*at = ms[i].Value
+		}
+	}
+}
+
+// request reports whether the message is a request (it has a method): isRequest.
+func (v *view) request() bool { return v.method != nil }
+
+// partLists returns the message's part lists (partLists), made on the first call.
+func (v *view) partLists() *[4]partList {
+	if !v.partsMade {
+		v.parts, v.partsMade = partLists(v.params), true
+	}
+	return &v.parts
+}

@@ -307,9 +307,12 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 	}
 	r.subject = subject(root, method, params, ctx, sessionID, r.execID, stepKey)
 	if method == "ping" {
-		if ms, ok := params.Get("timeout").Int(); ok && ms > 0 {
-			st.timeout = time.Duration(ms) * time.Millisecond
-			st.timeoutW = witness(m, "/params/timeout", fmt.Sprintf("the ping declaring a %d ms timeout", ms))
+		if tN := params.Get("timeout"); tN != nil {
+			if ms, ok := tN.Int(); ok && ms > 0 {
+				st.timeout, st.timeoutMS = time.Duration(ms)*time.Millisecond, ms
+				// only its position is used (timeoutWitness)
+				st.timeoutW, st.timeoutPath = c.markNode(m, tN, "/params/timeout", markRequest, "", ""), m.Path
+			}
 		}
 	}
 
@@ -492,7 +495,7 @@ func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, answ
 	st := c.st
 	if st.timeout > 0 && !req.at.IsZero() && !m.At.IsZero() {
 		if took := m.At.Sub(req.at); took > st.timeout {
-			c.report(SeqLateAnswer, "/id", []lint.Related{c.rel(req.w), st.timeoutW}, "the guardian answered %s after %s, beyond the agent's %s ping timeout; the agent already had to consider the guardian lost", req.method, took, st.timeout)
+			c.report(SeqLateAnswer, "/id", []lint.Related{c.rel(req.w), st.timeoutWitness()}, "the guardian answered %s after %s, beyond the agent's %s ping timeout; the agent already had to consider the guardian lost", req.method, took, st.timeout)
 		}
 	}
 	if res == nil {

@@ -238,9 +238,13 @@ type state struct {
 	firstStep   *bounded[mark] // by session id (AOS-SEQ-016)
 	sawResponse bool
 	buf         []byte // lookupKey's
-	// timeout is the latest ping's params.timeout (AOS-SEQ-018), with its witness.
-	timeout  time.Duration
-	timeoutW lint.Related
+	// timeout is the latest ping's params.timeout (AOS-SEQ-018), of timeoutMS
+	// milliseconds, at timeoutW in timeoutPath: its witness (timeoutWitness)
+	// is made only for a finding.
+	timeout     time.Duration
+	timeoutMS   int64
+	timeoutW    mark
+	timeoutPath string
 }
 
 func newState() *state {
@@ -253,6 +257,13 @@ func newState() *state {
 		mods:      newBounded(MaxTracked, &modsPool),
 		firstStep: newBounded(MaxTracked, &firstStepPool),
 	}
+}
+
+// timeoutWitness names the ping that declared the timeout.
+func (st *state) timeoutWitness() lint.Related {
+	k := st.timeoutW
+	return lint.Related{Path: st.timeoutPath, Line: int(k.line), Column: int(k.col), Pointer: k.ptr,
+		Message: fmt.Sprintf("the ping declaring a %d ms timeout", st.timeoutMS)}
 }
 
 // release gives the tables' buffers back (the stream's session is over).

@@ -12,7 +12,6 @@ package orchmsg
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 	"time"
 )
 
@@ -87,15 +86,31 @@ const (
 	Notify   = "notify"
 )
 
-var prefixes = []string{Request + ":", Event + ":", Response + ":", Notify + ":"}
-
 // Family returns Request, Event, Response or Notify for a type string (known or
-// not: "request:delete-task" is a request), or "".
+// not: "request:delete-task" is a request), or "". The prefix is chosen by the
+// first byte, then compared once (every message's type goes through here; a
+// loop of HasPrefix over the four took five times the instructions).
+// FuzzFamily holds it to that loop.
 func Family(t string) string {
-	for _, p := range prefixes {
-		if strings.HasPrefix(t, p) {
-			return p[:len(p)-1]
+	if t == "" {
+		return ""
+	}
+	var fam string
+	switch t[0] {
+	case 'r':
+		fam = Request
+		if len(t) > 2 && t[2] == 's' {
+			fam = Response
 		}
+	case 'e':
+		fam = Event
+	case 'n':
+		fam = Notify
+	default:
+		return ""
+	}
+	if len(t) > len(fam) && t[len(fam)] == ':' && t[:len(fam)] == fam {
+		return fam
 	}
 	return ""
 }

@@ -45,3 +45,15 @@ func FuzzViewRead(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaFileTable: SchemaFile's tables answer as schemaFileOf for every
+// kind and for strings that are none.
+func TestSchemaFileTable(t *testing.T) {
+	kinds := append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError, KindBatch, KindScript, KindExecuted,
+		"", "steps/message/", "Ping", "response:", "errors")
+	for _, k := range kinds {
+		if got, want := SchemaFile(k), schemaFileOf(k); got != want {
+			t.Errorf("SchemaFile(%q) = %q, want %q", k, got, want)
+		}
+	}
+}

@@ -57,9 +57,22 @@ func init() {
 }
 
 // SchemaFile names the schema of a kind: "orchmsg/request-query-agents.schema.json".
-func SchemaFile(kind string) string { return schemaFiles.Get(kind) }
+func SchemaFile(kind string) string {
+	if i := spec.TypeIndex(kind); i >= 0 {
+		return schemaFiles[i]
+	}
+	return ""
+}
 
-var schemaFiles = lint.KindMemo{F: schemaFileOf}
+// schemaFiles are the schemas of spec.Types (schemaFileOf), found by the
+// type's index: the driver asks for every message.
+var schemaFiles = func() []string {
+	files := make([]string, len(spec.Types))
+	for i, t := range spec.Types {
+		files[i] = schemaFileOf(t)
+	}
+	return files
+}()
 
 func schemaFileOf(kind string) string {
 	if !spec.IsType(kind) {

@@ -220,3 +220,13 @@ func TestIDWindowsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaFileTable: SchemaFile's table answers as schemaFileOf for every
+// type and for strings that are none.
+func TestSchemaFileTable(t *testing.T) {
+	for _, k := range append(append([]string(nil), Types...), "", "task_notification", "request:nope", "event:log ", "control") {
+		if got, want := SchemaFile(k), schemaFileOf(k); got != want {
+			t.Errorf("SchemaFile(%q) = %q, want %q", k, got, want)
+		}
+	}
+}

@@ -37,33 +37,41 @@ var Methods = []string{
 
 // Method returns the spec's own string for m (a constant: a kind kept from a
 // message never points into its line), or "" when m is none of the ten AOS
-// methods. A switch, not a map: the compiler's search by length and compares
-// with constants, a fifth of a map lookup's instructions (TestMethod holds it
-// to Methods).
+// methods.
 func Method(m string) string {
-	switch m {
-	case MethodAgentTrigger:
-		return MethodAgentTrigger
-	case MethodKnowledgeRetrieval:
-		return MethodKnowledgeRetrieval
-	case MethodMemoryStore:
-		return MethodMemoryStore
-	case MethodMemoryContext:
-		return MethodMemoryContext
-	case MethodMessage:
-		return MethodMessage
-	case MethodToolCallRequest:
-		return MethodToolCallRequest
-	case MethodToolCallResult:
-		return MethodToolCallResult
-	case MethodA2A:
-		return MethodA2A
-	case MethodMCP:
-		return MethodMCP
-	case MethodPing:
-		return MethodPing
+	if i := MethodIndex(m); i >= 0 {
+		return Methods[i]
 	}
 	return ""
+}
+
+// MethodIndex returns the index of m in Methods, or -1. A switch, not a map:
+// the compiler's search by length and compares with constants, a fifth of a
+// map lookup's instructions (TestMethod holds it to Methods).
+func MethodIndex(m string) int {
+	switch m {
+	case MethodAgentTrigger:
+		return 0
+	case MethodKnowledgeRetrieval:
+		return 1
+	case MethodMemoryStore:
+		return 2
+	case MethodMemoryContext:
+		return 3
+	case MethodMessage:
+		return 4
+	case MethodToolCallRequest:
+		return 5
+	case MethodToolCallResult:
+		return 6
+	case MethodA2A:
+		return 7
+	case MethodMCP:
+		return 8
+	case MethodPing:
+		return 9
+	}
+	return -1
 }
 
 // IsMethod reports whether m is one of the ten AOS methods.

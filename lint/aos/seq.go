@@ -380,7 +380,7 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 			if old, ok := st.msgIDs.get(k); ok && !c.isRetry(old.reqKey, method) {
 				c.report(SeqMessageID, "/params/message/id", c.rels(old.w), "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
 			}
-			w := c.markNode(m, mid, "/params/message/id", markMessage, own(mid.Str), "")
+			w := c.markNode(m, mid, "/params/message/id", markMessage, suffix(k, mid.Str), "")
 			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids", SeqMessageID, SeqMessageID.ID)
 		}
 	}
@@ -395,7 +395,7 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 				c.report(SeqStepID, "/params/context/stepId", c.rels(old.w), "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
 			}
 		}
-		c.capped(st.steps.put(stepKey, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, own(sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
+		c.capped(st.steps.put(stepKey, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, suffix(stepKey, sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
 	}
 
 	if hasKey {

@@ -112,6 +112,11 @@ func (b *bounded[V]) release() {
 // line (lint.Message: a kept string of the tree keeps its line alive).
 func own(s string) string { return strings.Clone(s) }
 
+// suffix returns the end of key, an owned key that ends with s, as long as s:
+// a copy of s that costs no copy (it shares key's bytes, which the table keeps
+// anyway).
+func suffix(key, s string) string { return key[len(key)-len(s):] }
+
 // mark is a witness kept by the state: where a value is (line, column, pointer)
 // and what it is, as a template and its arguments. The text is built only when a
 // finding names it (rel), not for every message the state keeps.

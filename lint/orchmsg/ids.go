@@ -2,6 +2,7 @@ package orchmsg
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 )
@@ -76,7 +77,9 @@ func (t *idTable) forget() {
 // find returns the slot of k, or -1.
 func (t *idTable) find(k string) int32 {
 	for i := range t.cn {
-		if t.ck[i] == k {
+		// The same string (the owned id, or the correlationId read once) is
+		// asked for by window after window: its bytes are not compared.
+		if c := t.ck[i]; len(c) == len(k) && (unsafe.StringData(c) == unsafe.StringData(k) || c == k) {
 			return t.ci[i]
 		}
 	}

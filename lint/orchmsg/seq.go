@@ -253,7 +253,7 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 	if id == "" {
 		return
 	}
-	if k, ok := c.seen.get(id); ok {
+	if k, ok := c.seen.get(c.f.ownID(m)); ok { // the owned id: the id table's cache compares pointers
 		first := k.related()
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
@@ -297,10 +297,10 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 		}
 		ms, _ := m.Root.Path("payload", "timeout").Float()
 		limit := spec.RequestDeadline(f.msgType(m), ms)
-		if _, seen := c.reqIDs.get(id); seen {
+		own := f.ownID(m)
+		if _, seen := c.reqIDs.get(own); seen {
 			return // a reused id (ORCH-SEQ-003): which request a response answers is ambiguous
 		}
-		own := f.ownID(m)
 		r := &request{id: own, w: f.mark(m, "/id"), typ: f.ownType(m), at: now, deadline: now.Add(limit)}
 		c.reqIDs.put(own, struct{}{}) // the get above missed it: an entry added
 		if c.open.put(own, r) && !c.capped {

@@ -249,22 +249,25 @@ func (c *checker) observe(p *lint.Pass) {
 	if isBinding(m) {
 		return
 	}
-	if methodN := m.Root.Get("method"); methodN != nil {
+	// The root's members as the single-message rules read them (the view
+	// they left as the message's Parsed; made here when they did not run).
+	v := viewOf(m)
+	if methodN := v.method; methodN != nil {
 		if m.From == "orchestrator" {
 			c.report(SeqDirection, "/method", nil, "a request (method %s) sent by the orchestrator: AOS requests are sent by the agent to the guardian (§4)", idText(methodN))
 		}
-		c.request(m, methodN)
+		c.request(m, v)
 		return
 	}
-	if res := m.Root.Get("result"); res != nil || m.Root.Has("error") {
+	if res := v.result; res != nil || v.err != nil {
 		if m.From == "agent" {
 			c.report(SeqDirection, "", nil, "a response sent by the agent: AOS responses come from the guardian, which answers the agent's requests (§4)")
 		}
-		c.response(m, res)
+		c.response(m, v)
 		return
 	}
-	if m.Root.Has("id") && m.From != "orchestrator" {
-		c.request(m, nil) // an invalid request (no method) the guardian may still answer by id
+	if v.id != nil && m.From != "orchestrator" {
+		c.request(m, v) // an invalid request (no method) the guardian may still answer by id
 	}
 }
 
@@ -274,12 +277,14 @@ const (
 	toolRules    = "AOS-SEQ-004, 007, 008, 012, 014, 015 and 017"
 )
 
-// request follows the request m, whose method is methodN (m.Root.Get("method")).
-func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
+// request follows the request m, whose root's members are v's (its method
+// v.method, nil for an invalid request without one).
+func (c *checker) request(m *lint.Message, v *view) {
+	methodN := v.method
 	st := c.st
 	root := m.Root
 	method := intern(methodN.String())
-	params := root.Get("params")
+	params := v.params
 	if !c.sawRequest {
 		c.sawRequest = true
 		for _, h := range c.preRequest {
@@ -287,7 +292,7 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 		}
 		c.preRequest = nil
 	}
-	idN := root.Get("id")
+	idN := v.id
 	key, hasKey := idKey(idN)
 	r := &request{key: key, method: method, at: m.At}
 	if hasKey {
@@ -450,15 +455,15 @@ func (c *checker) close(req *request, answer mark, decision string) {
 	c.capped(c.st.done.put(req.key, answered{req: req, answer: answer, decision: decision}), "answered requests", SeqAnsweredTwice, requestRules)
 }
 
-// response follows the response m, whose result is res (m.Root.Get("result")).
-func (c *checker) response(m *lint.Message, res *jsonread.Node) {
+// response follows the response m, whose root's members are v's.
+func (c *checker) response(m *lint.Message, v *view) {
+	res := v.result
 	st := c.st
 	st.sawResponse = true
-	root := m.Root
-	idN := root.Get("id")
+	idN := v.id
 	key, ok := st.lookupKey(idN) // not kept: the request's own key is (req.key)
 	if !ok {
-		if idN != nil && idN.Kind == jsonread.Null && root.Has("error") {
+		if idN != nil && idN.Kind == jsonread.Null && v.err != nil {
 			// §3.12.2: the guardian could not read the request's id. Over HTTP the
 			// answer belongs to the latest request still open.
 			if r := c.latestOpen(); r != nil {

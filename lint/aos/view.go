@@ -9,8 +9,8 @@ import (
 // of its root they look at, found in one pass over the root's members by the
 // first rule that asks and kept as the message's Parsed for the others (where
 // each rule used to Get them again: "method" alone was asked for by seven
-// rules a message), and the part lists (partLists), made when a rule first
-// walks them.
+// rules a message), and the nodes of the part lists (partNodes), found when
+// a rule first walks them.
 type view struct {
 	root *jsonread.Node
 	// The root's members (nil: absent), as root.Get finds each: the last
@@ -18,7 +18,7 @@ type view struct {
 	jsonrpc, id, method, params, result, err *jsonread.Node
 
 	partsMade bool
-	parts     [4]partList
+	parts     [4]*jsonread.Node
 }
 
 // viewOf returns m's view, made on the first call for m's tree.
@@ -69,10 +69,11 @@ func (v *view) read(root *jsonread.Node) {
 // request reports whether the message is a request (it has a method): isRequest.
 func (v *view) request() bool { return v.method != nil }
 
-// partLists returns the message's part lists (partLists), made on the first call.
-func (v *view) partLists() *[4]partList {
+// partNodes returns the nodes of the message's part lists (partNodes), found
+// on the first call.
+func (v *view) partNodes() *[4]*jsonread.Node {
 	if !v.partsMade {
-		v.parts, v.partsMade = partLists(v.params), true
+		v.parts, v.partsMade = partNodes(v.params), true
 	}
 	return &v.parts
 }

@@ -9,7 +9,7 @@ import (
 
 // FuzzViewRead: the view's one pass over a message's members finds what
 // root.Get finds for each key it holds (the last of a repeated key, nothing
-// in a non-object), and its part lists are partLists of the params found.
+// in a non-object), and its part lists' nodes are partNodes of the params found.
 func FuzzViewRead(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":"r1","method":"steps/message","params":{"message":{"content":[{"kind":"text","text":"hi"}]}}}`,
@@ -37,7 +37,7 @@ func FuzzViewRead(f *testing.F) {
 		if v.request() != root.Has("method") {
 			t.Errorf("request() = %v, Has(method) %v", v.request(), root.Has("method"))
 		}
-		if got, want := *v.partLists(), partLists(root.Get("params")); got != want {
+		if got, want := *v.partNodes(), partNodes(root.Get("params")); got != want {
 			t.Errorf("part lists %v, want %v", got, want)
 		}
 		if viewOf(m) != v {

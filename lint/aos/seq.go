@@ -216,6 +216,9 @@ func (c *checker) markNode(m *lint.Message, n *jsonread.Node, ptr string, kind m
 func (c *checker) Observe(p *lint.Pass) {
 	c.observe(p)
 	c.p = nil // the pass holds the message: keep neither past its turn
+	if p.Msg != nil && p.Msg.Protocol == ID {
+		releaseView(p.Msg)
+	}
 }
 
 func (c *checker) observe(p *lint.Pass) {

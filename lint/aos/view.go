@@ -1,6 +1,8 @@
 package aos
 
 import (
+	"sync"
+
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
@@ -26,7 +28,11 @@ func viewOf(m *lint.Message) *view {
 	if v, ok := m.Parsed.(*view); ok && v.root == m.Root {
 		return v
 	}
-	v := &view{root: m.Root}
+	v, _ := views.Get().(*view)
+	if v == nil {
+		v = new(view)
+	}
+	v.root = m.Root
 	v.read(m.Root)
 	if m.Parsed == nil {
 		m.Parsed = v
@@ -63,6 +69,22 @@ func (v *view) read(root *jsonread.Node) {
 		if *at == nil {
 			*at = ms[i].Value
 		}
+	}
+}
+
+// views keeps the views of messages the sequence checker has seen: it is the
+// last reader of an AOS message's view (the single-message rules run before it,
+// when the message is built), and gives the view back (releaseView) for the
+// next message instead of leaving one allocation a message to the collector.
+var views sync.Pool
+
+// releaseView gives m's view back to views, emptied: it holds no node of m's
+// tree, and a later viewOf(m) (none is made in the driver) finds its root
+// changed and reads m again.
+func releaseView(m *lint.Message) {
+	if v, ok := m.Parsed.(*view); ok && v.root == m.Root && m.Root != nil {
+		*v = view{}
+		views.Put(v)
 	}
 }
 

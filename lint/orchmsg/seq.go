@@ -166,7 +166,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 	switch f.family(m) {
 	case "request":
 		if c.early != nil && id != "" && id == c.earlyCID {
-			p.ReportAtf(lint.Error, c.early.related(), []lint.Related{witness(m, "/id")},
+			p.ReportAtf(lint.Error, c.early.related(m.Path), []lint.Related{witness(m, "/id")},
 				"correlationId %s names %s, which comes only later in this stream: a response answers a request the agent sent before it",
 				quote(id), describe(f.msgType(m), id))
 			c.early = nil
@@ -184,7 +184,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		if cid != "" && (c.seenAny || m.From != "") {
 			if _, ok := c.reqs.get(cid); !ok {
 				if k, ok := c.others.get(cid); ok {
-					o := k.related()
+					o := k.related(m.Path)
 					p.ReportRelatedf(lint.Error, "/correlationId", []lint.Related{o}, "correlationId %s names %s, not a request: only requests get responses", quote(cid), o.Message)
 				} else {
 					p.Reportf("/correlationId", "correlationId %s names no earlier request in this stream: a response answers a request the agent sent before it (its id)", quote(cid))
@@ -225,7 +225,7 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 			return
 		}
 		if fk, dup := c.answered.get(cid); dup {
-			first, req := fk.related(), rk.related()
+			first, req := fk.related(m.Path), rk.related(m.Path)
 			p.ReportRelatedf(lint.Error, "/correlationId", []lint.Related{first, req},
 				"second response to %s (the first answer is %s): each request gets exactly one response", req.Message, first.Message)
 			return
@@ -254,7 +254,7 @@ func (c *uniqueChecker) Observe(p *lint.Pass) {
 		return
 	}
 	if k, ok := c.seen.get(c.f.ownID(m)); ok { // the owned id: the id table's cache compares pointers
-		first := k.related()
+		first := k.related(m.Path)
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
 	}
@@ -334,7 +334,7 @@ func (c *timeoutChecker) sweep(p *lint.Pass, now time.Time) {
 		if isMsg(m) {
 			rel = []lint.Related{witness(m, "")}
 		}
-		rw := r.w.related()
+		rw := r.w.related(m.Path)
 		if isMsg(m) && family(msgType(m)) == "response" && c.isAnswer(m, r) {
 			p.ReportAtf(lint.Error, rw, rel, "%s was answered %s after it was sent, past the %s request timeout: answer within the timeout, or send response:error TIMEOUT when it expires",
 				rw.Message, now.Sub(r.at).Round(time.Millisecond), limit)
@@ -411,7 +411,7 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 	if agent != "" {
 		who = "agent " + quote(agent)
 	}
-	first := oldest.related()
+	first := oldest.related(m.Path)
 	first.Message = "the first of these messages: " + first.Message
 	p.ReportRelatedf(lint.Error, "", []lint.Related{first},
 		"%d messages from %s within %s: the spec limits an agent to %d messages per second (the orchestrator rejects the excess)",
@@ -590,7 +590,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 			if r.typ == "request:ask-user" {
 				dialect = " (the upstream prototype's dialect: it had no ask-user handler)"
 			}
-			rw, rel := r.rel()
+			rw, rel := r.rel(m.Path)
 			p.ReportRelatedf(lint.Error, "/error/code", rel, "INVALID_MESSAGE_TYPE answers %s, but %s is one of the supported requests%s: INVALID_MESSAGE_TYPE is for unknown types only; answer it, or use another code (NOT_FOUND, UNAUTHORIZED, INTERNAL_ERROR)",
 				rw.Message, r.typ, dialect)
 		}
@@ -600,7 +600,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 		return
 	}
 	if !spec.IsType(r.typ) {
-		rw, rel := r.rel()
+		rw, rel := r.rel(m.Path)
 		p.ReportRelatedf(lint.Error, "/type", rel, "response:success answers %s, whose type is unknown: the orchestrator answers unknown types with response:error INVALID_MESSAGE_TYPE", rw.Message)
 		return
 	}
@@ -608,7 +608,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	need := func(key string, kind jsonread.Kind, what string) *jsonread.Node {
 		n := pl.Get(key)
 		if n == nil || (kind != jsonread.Null && n.Kind != kind) {
-			rw, rel := r.rel()
+			rw, rel := r.rel(m.Path)
 			p.ReportRelatedf(lint.Error, "/payload/"+key, rel, "the response to %s needs payload.%s, %s", rw.Message, key, what)
 			return nil
 		}
@@ -624,7 +624,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	case "request:get-task":
 		if t := need("task", jsonread.Object, "the task asked for (an object)"); t != nil && r.taskID != "" {
 			if got := t.Get("id"); got.IsString() && got.Str != r.taskID {
-				rw, rel := r.rel()
+				rw, rel := r.rel(m.Path)
 				p.ReportRelatedf(lint.Error, "/payload/task/id", rel, "the response to %s returns task %s, but the request asked for %s", rw.Message, quote(got.Str), quote(r.taskID))
 			}
 		}
@@ -635,15 +635,16 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 					return
 				}
 			}
-			_, rel := r.rel()
+			_, rel := r.rel(m.Path)
 			p.ReportRelatedf(lint.Warning, "/payload/answer", rel, "answer %s is none of the option values the request offered (%s)", quote(a.Str), list(r.options))
 		}
 	}
 }
 
-// rel is the request as the witness of a finding (made only for one).
-func (r *fitReq) rel() (lint.Related, []lint.Related) {
-	rw := r.w.related()
+// rel is the request as the witness of a finding (made only for one) in the
+// stream of path.
+func (r *fitReq) rel(path string) (lint.Related, []lint.Related) {
+	rw := r.w.related(path)
 	return rw, []lint.Related{rw}
 }
 

@@ -183,7 +183,7 @@ func (s *msgFacts) markAt(m *lint.Message, n *jsonread.Node, pointer string) mar
 		return markAt(m, pointer, s.ownType(m), s.ownID(m))
 	}
 	line, col := m.Pos.Position(n.Offset)
-	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: s.ownType(m), id: s.ownID(m)}
+	return mark{line: int32(line), col: int32(col), ptr: pointer, typ: s.ownType(m), id: s.ownID(m)}
 }
 
 // seqState is the group's state: the facts of the message observed, forgotten

@@ -261,7 +261,6 @@ var _ heap.Interface = (*deadlineHeap)(nil)
 // Its strings are owned: path is the file's, ptr a constant of the rules, typ
 // interned (ownType) and id the owned id the caller passes (ownID).
 type mark struct {
-	path      string
 	line, col int32
 	ptr       string
 	typ, id   string
@@ -276,10 +275,12 @@ func markAt(m *lint.Message, pointer, typ, id string) mark {
 	} else {
 		line, col = m.PointerPosition(pointer)
 	}
-	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: typ, id: id}
+	return mark{line: int32(line), col: int32(col), ptr: pointer, typ: typ, id: id}
 }
 
-// related names the message by its type and id, as witness does.
-func (k mark) related() lint.Related {
-	return lint.Related{Path: k.path, Line: int(k.line), Column: int(k.col), Pointer: k.ptr, Message: describe(k.typ, k.id)}
+// related names the message by its type and id, as witness does; path is the
+// stream's (a mark keeps none: every message a checker sees is of one stream,
+// and so of one path, the path of the message it is observing).
+func (k mark) related(path string) lint.Related {
+	return lint.Related{Path: path, Line: int(k.line), Column: int(k.col), Pointer: k.ptr, Message: describe(k.typ, k.id)}
 }

@@ -33,13 +33,13 @@ const (
 
 // idSlot is one id's entries in the windows that hold it.
 type idSlot struct {
-	key string // the id (owned: as the first window put it), "" for a free slot
-	has uint8  // the windows that hold key: 1<<idReqs, ...
+	reqID struct{} // first: a zero-size last field would be padded
+	key   string   // the id (owned: as the first window put it), "" for a free slot
+	has   uint8    // the windows that hold key: 1<<idReqs, ...
 
 	reqs, others, answered, seen mark
 	open                         *request
 	fit                          *fitReq
-	reqID                        struct{}
 }
 
 // idTable is a session's table of ids. Its zero value is empty and ready to

@@ -416,7 +416,7 @@ func (c *checker) request(m *lint.Message, v *view) {
 // answered with modify or an error, so re-sending it is expected.
 func (c *checker) isRetry(reqKey, method string) bool {
 	old, ok := c.st.done.get(reqKey)
-	return ok && old.req.method == method && (old.decision == "modify" || old.decision == "error")
+	return ok && old.method == method && (old.decision == "modify" || old.decision == "error")
 }
 
 // unanswered reports whether the request with id key reqKey is still open.
@@ -455,7 +455,8 @@ func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 // close moves an answered request from the open table to the answered one.
 func (c *checker) close(req *request, answer mark, decision string) {
 	c.st.open.del(req.key)
-	c.capped(c.st.done.put(req.key, answered{req: req, answer: answer, decision: decision}), "answered requests", SeqAnsweredTwice, requestRules)
+	req.answer, req.decision = answer, decision
+	c.capped(c.st.done.put(req.key, req), "answered requests", SeqAnsweredTwice, requestRules)
 }
 
 // response follows the response m, whose root's members are v's.
@@ -480,7 +481,7 @@ func (c *checker) response(m *lint.Message, v *view) {
 	req, found := st.open.get(key)
 	if !found {
 		if done, ok := st.done.get(key); ok {
-			c.report(SeqAnsweredTwice, "/id", c.rels(done.req.w, done.answer), "request %s was already answered; each request gets exactly one response", idText(idN))
+			c.report(SeqAnsweredTwice, "/id", c.rels(done.w, done.answer), "request %s was already answered; each request gets exactly one response", idText(idN))
 			return
 		}
 		if !c.sawRequest {

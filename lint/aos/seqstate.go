@@ -39,7 +39,7 @@ type boundedPool[V any] = seqgroup.BoundedPool[V]
 // The pools of the state's tables.
 var (
 	openPool      boundedPool[*request]
-	donePool      boundedPool[answered]
+	donePool      boundedPool[*request]
 	toolsPool     boundedPool[*toolCall]
 	stepsPool     boundedPool[step]
 	modsPool      boundedPool[modification]
@@ -179,7 +179,7 @@ func keyText(key string) string {
 	return strings.TrimPrefix(key, "n:")
 }
 
-// request is what the state keeps of an unanswered agent request.
+// request is what the state keeps of an agent request.
 type request struct {
 	w       mark
 	key     string // id key
@@ -187,12 +187,11 @@ type request struct {
 	execID  string     // steps/toolCallRequest
 	subject subjectKey // what a modification applies to
 	at      time.Time
-}
 
-// answered is what the state keeps of an answered request: enough for a second
-// answer (AOS-SEQ-002) and for telling a re-sent request from a reuse.
-type answered struct {
-	req      *request // the request (its mark and method; not changed once answered)
+	// Once answered (the request then moves from the open table to done):
+	// enough for a second answer (AOS-SEQ-002) and for telling a re-sent
+	// request from a reuse. In the request itself, so that done holds a
+	// pointer, not a copy of them.
 	answer   mark
 	decision string // "allow", "deny", "modify", "error", "ping" or ""
 }
@@ -235,7 +234,7 @@ type step struct {
 // (they are one rule group).
 type state struct {
 	open        *bounded[*request] // unanswered requests by id key
-	done        *bounded[answered] // answered requests by id key
+	done        *bounded[*request] // answered requests by id key
 	tools       *bounded[*toolCall]
 	msgIDs      *bounded[step]
 	steps       *bounded[step]

@@ -63,9 +63,35 @@ func init() {
 
 // SchemaFile names the schema of a kind: "steps/toolCallRequest" is
 // aos/steps.toolCallRequest.schema.json, "response:ping" aos/response.ping.schema.json.
-func SchemaFile(kind string) string { return schemaFiles.Get(kind) }
+func SchemaFile(kind string) string {
+	if i := spec.MethodIndex(kind); i >= 0 {
+		return methodSchemas[i]
+	}
+	switch kind {
+	case KindResponse:
+		return responseSchema
+	case KindPingResponse:
+		return pingResponseSchema
+	case KindError:
+		return errorSchema
+	}
+	return ""
+}
 
-var schemaFiles = lint.KindMemo{F: schemaFileOf}
+// The schemas of the kinds (schemaFileOf), made once: the driver asks for every
+// message. methodSchemas are the methods', by their index in spec.Methods.
+var (
+	methodSchemas = func() []string {
+		files := make([]string, len(spec.Methods))
+		for i, m := range spec.Methods {
+			files[i] = schemaFileOf(m)
+		}
+		return files
+	}()
+	responseSchema     = schemaFileOf(KindResponse)
+	pingResponseSchema = schemaFileOf(KindPingResponse)
+	errorSchema        = schemaFileOf(KindError)
+)
 
 func schemaFileOf(kind string) string {
 	if kind == "" {
@@ -223,8 +249,9 @@ func kindOf(n *jsonread.Node) string {
 	return "a " + n.Kind.String()
 }
 
-// isRequest reports whether the message is a request (it has a method).
-func isRequest(m *lint.Message) bool { return m.Root.Has("method") }
+// isRequest reports whether the message is a request (it has a method), as its
+// view read it.
+func isRequest(m *lint.Message) bool { return viewOf(m).request() }
 
 // detectBinding recognises the conformance binding's records: {"executed": {...}}
 // and the work script {"task": "...", "tools": [...]}.

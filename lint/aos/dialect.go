@@ -50,7 +50,7 @@ var (
 )
 
 func checkCitations(p *lint.Pass) {
-	params := p.Msg.Root.Get("params")
+	params := viewOf(p.Msg).params
 	cs := params.Get("citations")
 	if cs == nil {
 		if params != nil && params.Kind == jsonread.Object && !params.Has("citation") {
@@ -69,7 +69,7 @@ func checkCitations(p *lint.Pass) {
 }
 
 func checkNestedToolCallResult(p *lint.Pass) {
-	params := p.Msg.Root.Get("params")
+	params := viewOf(p.Msg).params
 	n := params.Get("toolCallResult")
 	if n == nil {
 		return
@@ -90,7 +90,7 @@ func checkPingTimestamp(p *lint.Pass) {
 	if ts == nil {
 		return
 	}
-	params := root.Get("params")
+	params := viewOf(p.Msg).params
 	if params.Get("timestamp") != nil {
 		p.ReportSevf(lint.Info, "/timestamp", "the top-level timestamp is the upstream schema's ping quirk; AOS 0.1.0 reads params.timestamp and ignores this one")
 		return
@@ -115,7 +115,7 @@ func checkOWASP(p *lint.Pass) {
 		return
 	}
 	p.Claim("")
-	method := p.Msg.Root.Get("method").String()
+	method := viewOf(p.Msg).method.String()
 	p.Reportf("/method", "method %q with params.payload and params.context {from, to} is the later OWASP AOS schema's per-method A2A wrapper, not AOS 0.1.0: "+
 		"send {\"method\": \"protocols/A2A\", \"params\": {\"message\": <the A2A message in params.payload>, \"reasoning\": ...}} (§4.7.1)", method)
 }

@@ -47,7 +47,7 @@ var errorNames = map[string]int64{
 }
 
 func checkErrorCode(p *lint.Pass) {
-	code := p.Msg.Root.Path("error", "code")
+	code := viewOf(p.Msg).err.Get("code")
 	if code == nil || code.Kind != jsonread.Number {
 		return
 	}
@@ -68,7 +68,7 @@ func checkErrorCode(p *lint.Pass) {
 }
 
 func checkErrorString(p *lint.Pass) {
-	e := p.Msg.Root.Get("error")
+	e := viewOf(p.Msg).err
 	if e == nil || e.Kind != jsonread.String {
 		return
 	}

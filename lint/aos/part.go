@@ -39,63 +39,54 @@ var (
 	}
 )
 
-// partList is an array of parts in a message.
+// partList is where an array of parts sits in a request.
 type partList struct {
 	ptr      string
-	node     *jsonread.Node
 	textOnly bool
 }
 
-// partLists finds the Part arrays of a request: Message.content, AgentTrigger.content
-// and ToolCallResult.outputs (also in the upstream nested toolCallResult).
-//
-// The lists come in an array (no slice made per message); an absent one has a
-// nil node.
-func partLists(root *jsonread.Node) [4]partList {
-	params := root.Get("params")
+// partLists are the Part arrays of a request: Message.content,
+// AgentTrigger.content and ToolCallResult.outputs (also in the upstream nested
+// toolCallResult). partNodes finds them in a message.
+var partLists = [4]partList{
+	{"/params/message/content", false},
+	{"/params/trigger/content", false},
+	{"/params/result/outputs", true},
+	{"/params/toolCallResult/result/outputs", true},
+}
+
+// partNodes finds the arrays of partLists in a request whose params are params
+// (nil: absent, or no array).
+func partNodes(params *jsonread.Node) [4]*jsonread.Node {
 	array := func(n *jsonread.Node) *jsonread.Node {
 		if n != nil && n.Kind == jsonread.Array {
 			return n
 		}
 		return nil
 	}
-	return [4]partList{
-		{"/params/message/content", array(params.Path("message", "content")), false},
-		{"/params/trigger/content", array(params.Path("trigger", "content")), false},
-		{"/params/result/outputs", array(params.Path("result", "outputs")), true},
-		{"/params/toolCallResult/result/outputs", array(params.Path("toolCallResult", "result", "outputs")), true},
+	return [4]*jsonread.Node{
+		array(params.Path("message", "content")),
+		array(params.Path("trigger", "content")),
+		array(params.Path("result", "outputs")),
+		array(params.Path("toolCallResult", "result", "outputs")),
 	}
 }
 
-// partsMemo is partLists of a message, kept as its Parsed by the first of the
-// rules that read the lists (checkPartKinds, checkBase64, checkFiles,
-// checkURIs) for the others: one set of lookups per message instead of four.
-type partsMemo struct {
-	root  *jsonread.Node
-	lists [4]partList
-}
-
-// partsOf returns partLists of m's tree.
-func partsOf(m *lint.Message) *[4]partList {
-	if pm, ok := m.Parsed.(*partsMemo); ok && pm.root == m.Root {
-		return &pm.lists
-	}
-	pm := &partsMemo{root: m.Root, lists: partLists(m.Root)}
-	if m.Parsed == nil {
-		m.Parsed = pm
-	}
-	return &pm.lists
-}
+// partsOf returns the nodes of m's part lists (partNodes, by the index of
+// partLists), found once for the rules that read the lists (checkPartKinds,
+// checkBase64, checkFiles, checkURIs): the view's.
+func partsOf(m *lint.Message) *[4]*jsonread.Node { return viewOf(m).partNodes() }
 
 func checkPartKinds(p *lint.Pass) {
 	if !isRequest(p.Msg) {
 		return
 	}
-	for _, pl := range partsOf(p.Msg) {
-		if pl.node == nil {
+	for li, list := range partsOf(p.Msg) {
+		if list == nil {
 			continue
 		}
-		for i, part := range pl.node.Items {
+		pl := &partLists[li]
+		for i, part := range list.Items {
 			if part.Kind != jsonread.Object {
 				continue // the schema reports the type
 			}
@@ -146,16 +137,16 @@ func (a fileAt) ptr() string { return pointer(a.list, a.i, "file") }
 
 // fileParts calls f for every FilePart's file object of m.
 func fileParts(m *lint.Message, f func(at fileAt, file *jsonread.Node)) {
-	for _, pl := range partsOf(m) {
-		if pl.node == nil {
+	for li, list := range partsOf(m) {
+		if list == nil {
 			continue
 		}
-		for i, part := range pl.node.Items {
+		for i, part := range list.Items {
 			if part.Get("kind").String() != "file" {
 				continue
 			}
 			if file := part.Get("file"); file != nil && file.Kind == jsonread.Object {
-				f(fileAt{pl.ptr, i}, file)
+				f(fileAt{partLists[li].ptr, i}, file)
 			}
 		}
 	}

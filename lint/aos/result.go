@@ -46,7 +46,7 @@ var (
 var decisions = []string{"allow", "deny", "modify"}
 
 func checkDecision(p *lint.Pass) {
-	res := p.Msg.Root.Get("result")
+	res := viewOf(p.Msg).result
 	d := res.Get("decision")
 	if res == nil || res.Kind != jsonread.Object || d == nil {
 		return // the schema says it is required
@@ -66,7 +66,7 @@ func checkDecision(p *lint.Pass) {
 }
 
 func checkModify(p *lint.Pass) {
-	res := p.Msg.Root.Get("result")
+	res := viewOf(p.Msg).result
 	d := res.Get("decision").String()
 	mr := res.Get("modifiedRequest")
 	switch {
@@ -82,7 +82,7 @@ func checkModify(p *lint.Pass) {
 var singleRules []*lint.Rule
 
 func checkModifiedRequest(p *lint.Pass) {
-	mr := p.Msg.Root.Path("result", "modifiedRequest")
+	mr := viewOf(p.Msg).result.Get("modifiedRequest")
 	if mr == nil {
 		return
 	}

@@ -94,7 +94,7 @@ func checkBatch(p *lint.Pass) {
 }
 
 func checkVersion(p *lint.Pass) {
-	v := p.Msg.Root.Get("jsonrpc")
+	v := viewOf(p.Msg).jsonrpc
 	switch {
 	case v == nil:
 		p.Claim("/jsonrpc")
@@ -113,8 +113,9 @@ func checkVersion(p *lint.Pass) {
 }
 
 func checkID(p *lint.Pass) {
-	id := p.Msg.Root.Get("id")
-	req := isRequest(p.Msg)
+	view := viewOf(p.Msg)
+	id := view.id
+	req := view.request()
 	switch {
 	case id == nil:
 		p.Claim("/id")
@@ -129,7 +130,7 @@ func checkID(p *lint.Pass) {
 			p.Claim("/id")
 			p.Reportf("/id", "\"id\" is %s; it must be a string or an integer, such as %d or %q", raw(id), 1, "req-1")
 		}
-	case id.Kind == jsonread.Null && !req && p.Msg.Root.Has("error") && !p.Msg.Root.Has("result"):
+	case id.Kind == jsonread.Null && !req && view.err != nil && view.result == nil:
 		// §3.12.2: null when the request's id could not be detected.
 	default:
 		p.Claim("/id")
@@ -142,13 +143,16 @@ func checkID(p *lint.Pass) {
 }
 
 func checkResultXorError(p *lint.Pass) {
-	root := p.Msg.Root
-	res, errN := root.Get("result"), root.Get("error")
-	if isRequest(p.Msg) {
-		for _, k := range []string{"result", "error"} {
-			if root.Has(k) {
-				p.Claim("/" + k)
-				p.Reportf("/"+k, "a request (it has \"method\") must not carry %q; only the guardian's response does", k)
+	v := viewOf(p.Msg)
+	res, errN := v.result, v.err
+	if v.request() {
+		for _, m := range [...]struct {
+			key string
+			n   *jsonread.Node
+		}{{"result", res}, {"error", errN}} {
+			if m.n != nil {
+				p.Claim("/" + m.key)
+				p.Reportf("/"+m.key, "a request (it has \"method\") must not carry %q; only the guardian's response does", m.key)
 			}
 		}
 		return
@@ -164,7 +168,7 @@ func checkResultXorError(p *lint.Pass) {
 }
 
 func checkMethod(p *lint.Pass) {
-	mn := p.Msg.Root.Get("method")
+	mn := viewOf(p.Msg).method
 	if mn == nil {
 		return
 	}

@@ -62,6 +62,9 @@ func summaryRank(typ string) int {
 // or below its pointer: a SiteSource without url gets only ""url" is required".
 // A summary that is the only error of its object stays.
 func preciseSchemaErrors(errs []schema.Error) []schema.Error {
+	if len(errs) == 0 {
+		return errs // nearly every message: no table to make
+	}
 	// best[p]: the lowest rank of an error at p or below it
 	best := map[string]int{}
 	for _, e := range errs {

@@ -216,6 +216,9 @@ func (c *checker) markNode(m *lint.Message, n *jsonread.Node, ptr string, kind m
 func (c *checker) Observe(p *lint.Pass) {
 	c.observe(p)
 	c.p = nil // the pass holds the message: keep neither past its turn
+	if p.Msg != nil && p.Msg.Protocol == ID {
+		releaseView(p.Msg)
+	}
 }
 
 func (c *checker) observe(p *lint.Pass) {
@@ -249,22 +252,25 @@ func (c *checker) observe(p *lint.Pass) {
 	if isBinding(m) {
 		return
 	}
-	if methodN := m.Root.Get("method"); methodN != nil {
+	// The root's members as the single-message rules read them (the view
+	// they left as the message's Parsed; made here when they did not run).
+	v := viewOf(m)
+	if methodN := v.method; methodN != nil {
 		if m.From == "orchestrator" {
 			c.report(SeqDirection, "/method", nil, "a request (method %s) sent by the orchestrator: AOS requests are sent by the agent to the guardian (§4)", idText(methodN))
 		}
-		c.request(m, methodN)
+		c.request(m, v)
 		return
 	}
-	if res := m.Root.Get("result"); res != nil || m.Root.Has("error") {
+	if res := v.result; res != nil || v.err != nil {
 		if m.From == "agent" {
 			c.report(SeqDirection, "", nil, "a response sent by the agent: AOS responses come from the guardian, which answers the agent's requests (§4)")
 		}
-		c.response(m, res)
+		c.response(m, v)
 		return
 	}
-	if m.Root.Has("id") && m.From != "orchestrator" {
-		c.request(m, nil) // an invalid request (no method) the guardian may still answer by id
+	if v.id != nil && m.From != "orchestrator" {
+		c.request(m, v) // an invalid request (no method) the guardian may still answer by id
 	}
 }
 
@@ -274,12 +280,14 @@ const (
 	toolRules    = "AOS-SEQ-004, 007, 008, 012, 014, 015 and 017"
 )
 
-// request follows the request m, whose method is methodN (m.Root.Get("method")).
-func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
+// request follows the request m, whose root's members are v's (its method
+// v.method, nil for an invalid request without one).
+func (c *checker) request(m *lint.Message, v *view) {
+	methodN := v.method
 	st := c.st
 	root := m.Root
 	method := intern(methodN.String())
-	params := root.Get("params")
+	params := v.params
 	if !c.sawRequest {
 		c.sawRequest = true
 		for _, h := range c.preRequest {
@@ -287,7 +295,7 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 		}
 		c.preRequest = nil
 	}
-	idN := root.Get("id")
+	idN := v.id
 	key, hasKey := idKey(idN)
 	r := &request{key: key, method: method, at: m.At}
 	if hasKey {
@@ -307,9 +315,12 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 	}
 	r.subject = subject(root, method, params, ctx, sessionID, r.execID, stepKey)
 	if method == "ping" {
-		if ms, ok := params.Get("timeout").Int(); ok && ms > 0 {
-			st.timeout = time.Duration(ms) * time.Millisecond
-			st.timeoutW = witness(m, "/params/timeout", fmt.Sprintf("the ping declaring a %d ms timeout", ms))
+		if tN := params.Get("timeout"); tN != nil {
+			if ms, ok := tN.Int(); ok && ms > 0 {
+				st.timeout, st.timeoutMS = time.Duration(ms)*time.Millisecond, ms
+				// only its position is used (timeoutWitness)
+				st.timeoutW, st.timeoutPath = c.markNode(m, tN, "/params/timeout", markRequest, "", ""), m.Path
+			}
 		}
 	}
 
@@ -377,7 +388,7 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 			if old, ok := st.msgIDs.get(k); ok && !c.isRetry(old.reqKey, method) {
 				c.report(SeqMessageID, "/params/message/id", c.rels(old.w), "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
 			}
-			w := c.markNode(m, mid, "/params/message/id", markMessage, own(mid.Str), "")
+			w := c.markNode(m, mid, "/params/message/id", markMessage, suffix(k, mid.Str), "")
 			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids", SeqMessageID, SeqMessageID.ID)
 		}
 	}
@@ -392,7 +403,7 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 				c.report(SeqStepID, "/params/context/stepId", c.rels(old.w), "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
 			}
 		}
-		c.capped(st.steps.put(stepKey, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, own(sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
+		c.capped(st.steps.put(stepKey, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, suffix(stepKey, sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
 	}
 
 	if hasKey {
@@ -405,7 +416,7 @@ func (c *checker) request(m *lint.Message, methodN *jsonread.Node) {
 // answered with modify or an error, so re-sending it is expected.
 func (c *checker) isRetry(reqKey, method string) bool {
 	old, ok := c.st.done.get(reqKey)
-	return ok && old.req.method == method && (old.decision == "modify" || old.decision == "error")
+	return ok && old.method == method && (old.decision == "modify" || old.decision == "error")
 }
 
 // unanswered reports whether the request with id key reqKey is still open.
@@ -444,18 +455,19 @@ func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 // close moves an answered request from the open table to the answered one.
 func (c *checker) close(req *request, answer mark, decision string) {
 	c.st.open.del(req.key)
-	c.capped(c.st.done.put(req.key, answered{req: req, answer: answer, decision: decision}), "answered requests", SeqAnsweredTwice, requestRules)
+	req.answer, req.decision = answer, decision
+	c.capped(c.st.done.put(req.key, req), "answered requests", SeqAnsweredTwice, requestRules)
 }
 
-// response follows the response m, whose result is res (m.Root.Get("result")).
-func (c *checker) response(m *lint.Message, res *jsonread.Node) {
+// response follows the response m, whose root's members are v's.
+func (c *checker) response(m *lint.Message, v *view) {
+	res := v.result
 	st := c.st
 	st.sawResponse = true
-	root := m.Root
-	idN := root.Get("id")
+	idN := v.id
 	key, ok := st.lookupKey(idN) // not kept: the request's own key is (req.key)
 	if !ok {
-		if idN != nil && idN.Kind == jsonread.Null && root.Has("error") {
+		if idN != nil && idN.Kind == jsonread.Null && v.err != nil {
 			// §3.12.2: the guardian could not read the request's id. Over HTTP the
 			// answer belongs to the latest request still open.
 			if r := c.latestOpen(); r != nil {
@@ -469,7 +481,7 @@ func (c *checker) response(m *lint.Message, res *jsonread.Node) {
 	req, found := st.open.get(key)
 	if !found {
 		if done, ok := st.done.get(key); ok {
-			c.report(SeqAnsweredTwice, "/id", c.rels(done.req.w, done.answer), "request %s was already answered; each request gets exactly one response", idText(idN))
+			c.report(SeqAnsweredTwice, "/id", c.rels(done.w, done.answer), "request %s was already answered; each request gets exactly one response", idText(idN))
 			return
 		}
 		if !c.sawRequest {
@@ -492,7 +504,7 @@ func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, answ
 	st := c.st
 	if st.timeout > 0 && !req.at.IsZero() && !m.At.IsZero() {
 		if took := m.At.Sub(req.at); took > st.timeout {
-			c.report(SeqLateAnswer, "/id", []lint.Related{c.rel(req.w), st.timeoutW}, "the guardian answered %s after %s, beyond the agent's %s ping timeout; the agent already had to consider the guardian lost", req.method, took, st.timeout)
+			c.report(SeqLateAnswer, "/id", []lint.Related{c.rel(req.w), st.timeoutWitness()}, "the guardian answered %s after %s, beyond the agent's %s ping timeout; the agent already had to consider the guardian lost", req.method, took, st.timeout)
 		}
 	}
 	if res == nil {

@@ -39,7 +39,7 @@ type boundedPool[V any] = seqgroup.BoundedPool[V]
 // The pools of the state's tables.
 var (
 	openPool      boundedPool[*request]
-	donePool      boundedPool[answered]
+	donePool      boundedPool[*request]
 	toolsPool     boundedPool[*toolCall]
 	stepsPool     boundedPool[step]
 	modsPool      boundedPool[modification]
@@ -112,6 +112,11 @@ func (b *bounded[V]) release() {
 // line (lint.Message: a kept string of the tree keeps its line alive).
 func own(s string) string { return strings.Clone(s) }
 
+// suffix returns the end of key, an owned key that ends with s, as long as s:
+// a copy of s that costs no copy (it shares key's bytes, which the table keeps
+// anyway).
+func suffix(key, s string) string { return key[len(key)-len(s):] }
+
 // mark is a witness kept by the state: where a value is (line, column, pointer)
 // and what it is, as a template and its arguments. The text is built only when a
 // finding names it (rel), not for every message the state keeps.
@@ -174,7 +179,7 @@ func keyText(key string) string {
 	return strings.TrimPrefix(key, "n:")
 }
 
-// request is what the state keeps of an unanswered agent request.
+// request is what the state keeps of an agent request.
 type request struct {
 	w       mark
 	key     string // id key
@@ -182,12 +187,11 @@ type request struct {
 	execID  string     // steps/toolCallRequest
 	subject subjectKey // what a modification applies to
 	at      time.Time
-}
 
-// answered is what the state keeps of an answered request: enough for a second
-// answer (AOS-SEQ-002) and for telling a re-sent request from a reuse.
-type answered struct {
-	req      *request // the request (its mark and method; not changed once answered)
+	// Once answered (the request then moves from the open table to done):
+	// enough for a second answer (AOS-SEQ-002) and for telling a re-sent
+	// request from a reuse. In the request itself, so that done holds a
+	// pointer, not a copy of them.
 	answer   mark
 	decision string // "allow", "deny", "modify", "error", "ping" or ""
 }
@@ -230,7 +234,7 @@ type step struct {
 // (they are one rule group).
 type state struct {
 	open        *bounded[*request] // unanswered requests by id key
-	done        *bounded[answered] // answered requests by id key
+	done        *bounded[*request] // answered requests by id key
 	tools       *bounded[*toolCall]
 	msgIDs      *bounded[step]
 	steps       *bounded[step]
@@ -238,9 +242,13 @@ type state struct {
 	firstStep   *bounded[mark] // by session id (AOS-SEQ-016)
 	sawResponse bool
 	buf         []byte // lookupKey's
-	// timeout is the latest ping's params.timeout (AOS-SEQ-018), with its witness.
-	timeout  time.Duration
-	timeoutW lint.Related
+	// timeout is the latest ping's params.timeout (AOS-SEQ-018), of timeoutMS
+	// milliseconds, at timeoutW in timeoutPath: its witness (timeoutWitness)
+	// is made only for a finding.
+	timeout     time.Duration
+	timeoutMS   int64
+	timeoutW    mark
+	timeoutPath string
 }
 
 func newState() *state {
@@ -253,6 +261,13 @@ func newState() *state {
 		mods:      newBounded(MaxTracked, &modsPool),
 		firstStep: newBounded(MaxTracked, &firstStepPool),
 	}
+}
+
+// timeoutWitness names the ping that declared the timeout.
+func (st *state) timeoutWitness() lint.Related {
+	k := st.timeoutW
+	return lint.Related{Path: st.timeoutPath, Line: int(k.line), Column: int(k.col), Pointer: k.ptr,
+		Message: fmt.Sprintf("the ping declaring a %d ms timeout", st.timeoutMS)}
 }
 
 // release gives the tables' buffers back (the stream's session is over).

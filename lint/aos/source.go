@@ -22,10 +22,10 @@ type sourceList struct {
 	node *jsonread.Node // nil when absent or no array
 }
 
-// sourceLists returns the citation arrays (the spec's citation and the upstream
-// schema's citations), in an array: no map or slice per message.
-func sourceLists(root *jsonread.Node) [2]sourceList {
-	params := root.Get("params")
+// sourceLists returns the citation arrays of a message whose params are params
+// (the spec's citation and the upstream schema's citations), in an array: no
+// map or slice per message.
+func sourceLists(params *jsonread.Node) [2]sourceList {
 	array := func(n *jsonread.Node) *jsonread.Node {
 		if n != nil && n.Kind == jsonread.Array {
 			return n
@@ -36,7 +36,7 @@ func sourceLists(root *jsonread.Node) [2]sourceList {
 }
 
 func checkSourceKinds(p *lint.Pass) {
-	for _, sl := range sourceLists(p.Msg.Root) {
+	for _, sl := range sourceLists(viewOf(p.Msg).params) {
 		if sl.node == nil {
 			continue
 		}

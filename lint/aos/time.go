@@ -22,7 +22,7 @@ var TimeISO = &lint.Rule{
 func isoProblem(s string) string { return spec.TimestampProblem(s) }
 
 func checkTimes(p *lint.Pass) {
-	root := p.Msg.Root
+	v := viewOf(p.Msg)
 	check := func(ptr string, n *jsonread.Node) {
 		if n == nil {
 			return
@@ -36,11 +36,11 @@ func checkTimes(p *lint.Pass) {
 			p.Reportf(ptr, "timestamp %q %s; write it like \"2025-01-24T15:30:45.123Z\" (UTC recommended)", n.Str, why)
 		}
 	}
-	check("/params/context/timestamp", root.Path("params", "context", "timestamp"))
+	check("/params/context/timestamp", v.params.Path("context", "timestamp"))
 	if p.Msg.Kind == "ping" {
-		check("/params/timestamp", root.Path("params", "timestamp"))
+		check("/params/timestamp", v.params.Get("timestamp"))
 	}
 	if p.Msg.Kind == KindPingResponse {
-		check("/result/timestamp", root.Path("result", "timestamp"))
+		check("/result/timestamp", v.result.Get("timestamp"))
 	}
 }

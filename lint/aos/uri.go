@@ -21,8 +21,8 @@ var URIAbsolute = &lint.Rule{
 }
 
 func checkURIs(p *lint.Pass) {
-	root := p.Msg.Root
-	if !isRequest(p.Msg) {
+	v := viewOf(p.Msg)
+	if !v.request() {
 		return
 	}
 	check := func(ptr string, n *jsonread.Node) {
@@ -47,7 +47,7 @@ func checkURIs(p *lint.Pass) {
 			check(at.ptr()+"/uri", u)
 		}
 	})
-	for _, sl := range sourceLists(root) {
+	for _, sl := range sourceLists(v.params) {
 		if sl.node == nil {
 			continue
 		}
@@ -57,7 +57,7 @@ func checkURIs(p *lint.Pass) {
 			}
 		}
 	}
-	check("/params/context/agent/provider/url", root.Path("params", "context", "agent", "provider", "url"))
+	check("/params/context/agent/provider/url", v.params.Path("context", "agent", "provider", "url"))
 }
 
 // plainAbsoluteURL reports whether s is an http or https URL of letters,

@@ -97,8 +97,12 @@ func isPrefixedUUID(s string) bool {
 		return false
 	}
 	pre, u := s[:len(s)-36], s[len(s)-36:]
+	// The UUID's hex digits are tested eight bytes at a time (hexBytes): the
+	// words at 0, 8, 16, 24 and 28 (which overlaps 24 to cover the last
+	// four), each against where its digits are.
 	if u[8] != '-' || u[13] != '-' || u[18] != '-' || u[23] != '-' ||
-		!allHex(u[:8]) || !allHex(u[9:13]) || !allHex(u[14:18]) || !allHex(u[19:23]) || !allHex(u[24:]) {
+		hexBytes(le64(u, 0)) != allBytes || hexBytes(le64(u, 8)) != uuidWord1 || hexBytes(le64(u, 16)) != uuidWord2 ||
+		hexBytes(le64(u, 24)) != allBytes || hexBytes(le64(u, 28)) != allBytes {
 		return false
 	}
 	if pre == "" {
@@ -117,23 +121,36 @@ func isPrefixedUUID(s string) bool {
 	return len(pre) >= 2
 }
 
-// allHex reports whether every byte of s is a hex digit (by a table: no
-// branch per class of byte).
-func allHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !hexDigit[s[i]] {
-			return false
-		}
-	}
-	return true
+// The high bit of each of a word's eight bytes, and of the bytes of the UUID's
+// words at 8 and 16 that are hex digits ("-xxxx-xx" and "xx-xxxx-": the
+// dashes at 8, 13, 18 and 23), the first byte lowest.
+const (
+	allBytes  = 0x8080808080808080
+	uuidWord1 = 0x8080_0080_8080_8000
+	uuidWord2 = 0x0080_8080_8000_8080
+)
+
+// le64 is the eight bytes of s from i, the first lowest.
+func le64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-var hexDigit = func() (t [256]bool) {
-	for _, c := range "0123456789abcdefABCDEF" {
-		t[c] = true
-	}
-	return t
-}()
+// hexBytes returns the high bit of each byte of x that is an ASCII hex digit
+// (0-9, a-f, A-F). Each byte is compared by adding 0x80-c to its low seven
+// bits, which sets its high bit when it is at least c and never carries into
+// the next byte; a byte with its high bit set is no digit.
+func hexBytes(x uint64) uint64 {
+	const ones = 0x0101010101010101
+	ascii := ^x & allBytes
+	y := x &^ allBytes
+	atLeast := func(y uint64, c uint64) uint64 { return (y + ones*(0x80-c)) & allBytes }
+	digit := atLeast(y, '0') &^ atLeast(y, '9'+1)
+	l := y | ones*0x20 // A-F as a-f (no other byte becomes one of a-f)
+	letter := atLeast(l, 'a') &^ atLeast(l, 'f'+1)
+	return (digit | letter) & ascii
+}
 
 func checkUUID(p *lint.Pass) {
 	m := p.Msg

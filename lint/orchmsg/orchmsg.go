@@ -57,9 +57,22 @@ func init() {
 }
 
 // SchemaFile names the schema of a kind: "orchmsg/request-query-agents.schema.json".
-func SchemaFile(kind string) string { return schemaFiles.Get(kind) }
+func SchemaFile(kind string) string {
+	if i := spec.TypeIndex(kind); i >= 0 {
+		return schemaFiles[i]
+	}
+	return ""
+}
 
-var schemaFiles = lint.KindMemo{F: schemaFileOf}
+// schemaFiles are the schemas of spec.Types (schemaFileOf), found by the
+// type's index: the driver asks for every message.
+var schemaFiles = func() []string {
+	files := make([]string, len(spec.Types))
+	for i, t := range spec.Types {
+		files[i] = schemaFileOf(t)
+	}
+	return files
+}()
 
 func schemaFileOf(kind string) string {
 	if !spec.IsType(kind) {
@@ -166,25 +179,16 @@ func when(m *lint.Message, ts *jsonread.Node) time.Time {
 	return t
 }
 
-// sender is who sent m: m.From when the transcript says, else inferred from the
-// message type (requests and events: agent; responses and notifications:
-// orchestrator). inferred reports that the type, not the transcript, said so.
-func sender(m *lint.Message) (who string, inferred bool) {
-	if m.From == "agent" || m.From == "orchestrator" || m.From == "harness" {
-		return m.From, false
-	}
-	return typeSender(m), true
-}
-
-// typeSender is the side that sends messages of m's type ("" if unknown).
-func typeSender(m *lint.Message) string {
+// typeSender is the side that sends messages of m's type t (msgType(m)): ""
+// if unknown.
+func typeSender(m *lint.Message, t string) string {
 	if m.Root == nil {
 		return ""
 	}
 	if m.Dialect == DialectTaskNotification {
 		return "orchestrator"
 	}
-	return spec.Sender(msgType(m))
+	return spec.Sender(t)
 }
 
 // quote shortens a value for a message.

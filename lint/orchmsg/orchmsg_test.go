@@ -2,6 +2,7 @@ package orchmsg
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -98,8 +99,8 @@ func TestWindowBound(t *testing.T) {
 		w.put(k, i)
 		w.del(k)
 	}
-	if len(w.b.order)-w.head > 2100 {
-		t.Errorf("queue not compacted: %d entries", len(w.b.order)-w.head)
+	if len(w.b.q.order)-w.b.q.head > 2100 {
+		t.Errorf("queue not compacted: %d entries", len(w.b.q.order)-w.b.q.head)
 	}
 }
 
@@ -161,3 +162,71 @@ func TestParseISODays(t *testing.T) {
 
 // parseISO's fast path (isotime.ParseUTC) gives what parseISOSlow gives.
 func FuzzParseISO(f *testing.F) { isotimetest.Fuzz(f, parseISOSlow) }
+
+// TestIDWindowsAgree: windows sharing an id table hold, drop and find what
+// windows of their own (window) do, under the same puts and deletes: random
+// operations over few keys and small bounds, so that the queues drop, re-queue
+// and compact.
+func TestIDWindowsAgree(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 60 {
+		var tab idTable
+		maxes := []int{1 + r.IntN(4), 1 + r.IntN(4), 2 + r.IntN(40)}
+		shared := make([]*idWindow[mark], len(maxes))
+		own := make([]*window[mark], len(maxes))
+		for i, max := range maxes {
+			bit := uint8([]int{idReqs, idSeen, idAnswered}[i])
+			shared[i] = newIDWindow(&tab, bit, max, []func(*idSlot) *mark{
+				func(s *idSlot) *mark { return &s.reqs }, slotSeen, slotAnswered}[i])
+			own[i] = newWindow(max, &windowPool[mark]{})
+		}
+		nkeys := 2 + r.IntN(60)
+		for op := range 2000 {
+			i := r.IntN(len(maxes))
+			k := fmt.Sprint("id-", r.IntN(nkeys))
+			switch r.IntN(3) {
+			case 0, 1:
+				v := mark{line: int32(op), id: k}
+				if a, b := shared[i].put(k, v), own[i].put(k, v); a != b {
+					t.Fatalf("round %d op %d: put(%s) in window %d dropped %v, want %v", round, op, k, i, a, b)
+				}
+			case 2:
+				shared[i].del(k)
+				own[i].del(k)
+			}
+			for j := range maxes {
+				if a, b := shared[j].len(), own[j].len(); a != b {
+					t.Fatalf("round %d op %d: window %d holds %d, want %d", round, op, j, a, b)
+				}
+			}
+			if r.IntN(4) == 0 {
+				tab.forget() // as after a message; between, the cache of found ids serves
+			}
+			for n := range nkeys {
+				k := fmt.Sprint("id-", n)
+				a, aok := shared[i].get(k)
+				b, bok := own[i].get(k)
+				if a != b || aok != bok {
+					t.Fatalf("round %d op %d: window %d get(%s) = %v %v, want %v %v", round, op, i, k, a, aok, b, bok)
+				}
+			}
+		}
+		for i := range maxes {
+			shared[i].release()
+		}
+		if tab.b != nil {
+			t.Fatal("table not released with its windows")
+		}
+	}
+}
+
+// TestSchemaFileTable: SchemaFile's table answers as schemaFileOf for every
+// type and for strings that are none.
+func TestSchemaFileTable(t *testing.T) {
+	for _, k := range append(append([]string(nil), Types...), "", "task_notification", "request:nope", "event:log ", "control") {
+		if got, want := SchemaFile(k), schemaFileOf(k); got != want {
+			t.Errorf("SchemaFile(%q) = %q, want %q", k, got, want)
+		}
+	}
+}

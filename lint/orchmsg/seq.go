@@ -146,8 +146,8 @@ func capNote(p *lint.Pass, what string) {
 
 type corrChecker struct {
 	f       *msgFacts
-	reqs    *window[mark] // shared with ORCH-SEQ-002 (seqState.requests): corrChecker puts, at /id
-	others  *window[mark]
+	reqs    *idWindow[mark] // shared with ORCH-SEQ-002 (seqState.requests): corrChecker puts, at /id
+	others  *idWindow[mark]
 	capped  bool
 	seenAny bool // an earlier message: a response first in a bare stream (or a single file) cannot be judged
 	// early is the response that came first in a bare stream, judged when a later
@@ -158,7 +158,7 @@ type corrChecker struct {
 
 func (c *corrChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	f := c.f
@@ -166,7 +166,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 	switch f.family(m) {
 	case "request":
 		if c.early != nil && id != "" && id == c.earlyCID {
-			p.ReportAtf(lint.Error, c.early.related(), []lint.Related{witness(m, "/id")},
+			p.ReportAtf(lint.Error, c.early.related(m.Path), []lint.Related{witness(m, "/id")},
 				"correlationId %s names %s, which comes only later in this stream: a response answers a request the agent sent before it",
 				quote(id), describe(f.msgType(m), id))
 			c.early = nil
@@ -184,7 +184,7 @@ func (c *corrChecker) Observe(p *lint.Pass) {
 		if cid != "" && (c.seenAny || m.From != "") {
 			if _, ok := c.reqs.get(cid); !ok {
 				if k, ok := c.others.get(cid); ok {
-					o := k.related()
+					o := k.related(m.Path)
 					p.ReportRelatedf(lint.Error, "/correlationId", []lint.Related{o}, "correlationId %s names %s, not a request: only requests get responses", quote(cid), o.Message)
 				} else {
 					p.Reportf("/correlationId", "correlationId %s names no earlier request in this stream: a response answers a request the agent sent before it (its id)", quote(cid))
@@ -209,12 +209,12 @@ type dupRespChecker struct {
 	// reqs is ORCH-SEQ-001's window of requests (seqState.requests), put
 	// before this checker sees the message; answered is its own. Texts are made
 	// only for a finding.
-	reqs, answered *window[mark]
+	reqs, answered *idWindow[mark]
 }
 
 func (c *dupRespChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	f := c.f
@@ -225,7 +225,7 @@ func (c *dupRespChecker) Observe(p *lint.Pass) {
 			return
 		}
 		if fk, dup := c.answered.get(cid); dup {
-			first, req := fk.related(), rk.related()
+			first, req := fk.related(m.Path), rk.related(m.Path)
 			p.ReportRelatedf(lint.Error, "/correlationId", []lint.Related{first, req},
 				"second response to %s (the first answer is %s): each request gets exactly one response", req.Message, first.Message)
 			return
@@ -240,25 +240,25 @@ func (c *dupRespChecker) Finish(*lint.Pass) { c.answered.release() } // reqs: re
 
 type uniqueChecker struct {
 	f      *msgFacts
-	seen   *window[mark]
+	seen   *idWindow[mark]
 	capped bool
 }
 
 func (c *uniqueChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	id := c.f.idOf(m)
 	if id == "" {
 		return
 	}
-	if k, ok := c.seen.get(id); ok {
-		first := k.related()
+	if k, ok := c.seen.get(c.f.ownID(m)); ok { // the owned id: the id table's cache compares pointers
+		first := k.related(m.Path)
 		p.ReportRelatedf(lint.Error, "/id", []lint.Related{first}, "id %s was already used by %s: every message gets a fresh UUID", quote(id), first.Message)
 		return
 	}
-	if c.seen.insert(c.f.ownID(m), c.f.mark(m, "/id")) && !c.capped { // the get above missed it
+	if c.seen.put(c.f.ownID(m), c.f.mark(m, "/id")) && !c.capped { // the get above missed it: an entry added
 		c.capped = true
 		capNote(p, "message ids")
 	}
@@ -270,8 +270,8 @@ func (c *uniqueChecker) Finish(*lint.Pass) { c.seen.release() }
 
 type timeoutChecker struct {
 	f      *msgFacts
-	open   *window[*request]
-	reqIDs *window[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
+	open   *idWindow[*request]
+	reqIDs *idWindow[struct{}] // request ids seen: a reused id is ORCH-SEQ-003's, its answer is ambiguous
 	heap   deadlineHeap
 	capped bool
 }
@@ -286,7 +286,7 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 	if !now.IsZero() {
 		c.sweep(p, now)
 	}
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	switch f.family(m) {
@@ -297,12 +297,12 @@ func (c *timeoutChecker) Observe(p *lint.Pass) {
 		}
 		ms, _ := m.Root.Path("payload", "timeout").Float()
 		limit := spec.RequestDeadline(f.msgType(m), ms)
-		if _, seen := c.reqIDs.get(id); seen {
+		own := f.ownID(m)
+		if _, seen := c.reqIDs.get(own); seen {
 			return // a reused id (ORCH-SEQ-003): which request a response answers is ambiguous
 		}
-		own := f.ownID(m)
 		r := &request{id: own, w: f.mark(m, "/id"), typ: f.ownType(m), at: now, deadline: now.Add(limit)}
-		c.reqIDs.insert(own, struct{}{}) // the get above missed it
+		c.reqIDs.put(own, struct{}{}) // the get above missed it: an entry added
 		if c.open.put(own, r) && !c.capped {
 			c.capped = true
 			capNote(p, "open requests")
@@ -334,7 +334,7 @@ func (c *timeoutChecker) sweep(p *lint.Pass, now time.Time) {
 		if isMsg(m) {
 			rel = []lint.Related{witness(m, "")}
 		}
-		rw := r.w.related()
+		rw := r.w.related(m.Path)
 		if isMsg(m) && family(msgType(m)) == "response" && c.isAnswer(m, r) {
 			p.ReportAtf(lint.Error, rw, rel, "%s was answered %s after it was sent, past the %s request timeout: answer within the timeout, or send response:error TIMEOUT when it expires",
 				rw.Message, now.Sub(r.at).Round(time.Millisecond), limit)
@@ -384,10 +384,10 @@ type rateChecker struct {
 
 func (c *rateChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
-	if who, _ := sender(m); who != "agent" {
+	if c.f.sender(m) != "agent" {
 		return
 	}
 	now := c.f.when(m)
@@ -411,7 +411,7 @@ func (c *rateChecker) Observe(p *lint.Pass) {
 	if agent != "" {
 		who = "agent " + quote(agent)
 	}
-	first := oldest.related()
+	first := oldest.related(m.Path)
 	first.Message = "the first of these messages: " + first.Message
 	p.ReportRelatedf(lint.Error, "", []lint.Related{first},
 		"%d messages from %s within %s: the spec limits an agent to %d messages per second (the orchestrator rejects the excess)",
@@ -434,14 +434,14 @@ var rateStatePool sync.Pool
 
 // ---- ORCH-SEQ-006 ----
 
-type directionChecker struct{}
+type directionChecker struct{ f *msgFacts }
 
-func (directionChecker) Observe(p *lint.Pass) {
+func (c *directionChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
+	if !c.f.isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
 		return
 	}
-	want := typeSender(m)
+	want := c.f.typeSender(m)
 	if want == "" || want == m.From {
 		return
 	}
@@ -461,7 +461,7 @@ func other(side string) string {
 	return "agent"
 }
 
-func (directionChecker) Finish(*lint.Pass) {}
+func (c *directionChecker) Finish(*lint.Pass) {}
 
 // ---- ORCH-SEQ-007 ----
 
@@ -497,7 +497,7 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 		}
 		return
 	}
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	if !c.seen && c.f.msgType(m) == "notify:shutdown" {
@@ -513,7 +513,7 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 	if !c.seen || now.IsZero() {
 		return
 	}
-	if who, _ := sender(m); who != "agent" || !now.After(c.at.Add(c.grace)) {
+	if c.f.sender(m) != "agent" || !now.After(c.at.Add(c.grace)) {
 		return
 	}
 	c.reported = true
@@ -534,12 +534,12 @@ type fitReq struct {
 
 type fitChecker struct {
 	f    *msgFacts
-	open *window[*fitReq]
+	open *idWindow[*fitReq]
 }
 
 func (c *fitChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	f := c.f
@@ -590,7 +590,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 			if r.typ == "request:ask-user" {
 				dialect = " (the upstream prototype's dialect: it had no ask-user handler)"
 			}
-			rw, rel := r.rel()
+			rw, rel := r.rel(m.Path)
 			p.ReportRelatedf(lint.Error, "/error/code", rel, "INVALID_MESSAGE_TYPE answers %s, but %s is one of the supported requests%s: INVALID_MESSAGE_TYPE is for unknown types only; answer it, or use another code (NOT_FOUND, UNAUTHORIZED, INTERNAL_ERROR)",
 				rw.Message, r.typ, dialect)
 		}
@@ -600,7 +600,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 		return
 	}
 	if !spec.IsType(r.typ) {
-		rw, rel := r.rel()
+		rw, rel := r.rel(m.Path)
 		p.ReportRelatedf(lint.Error, "/type", rel, "response:success answers %s, whose type is unknown: the orchestrator answers unknown types with response:error INVALID_MESSAGE_TYPE", rw.Message)
 		return
 	}
@@ -608,7 +608,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	need := func(key string, kind jsonread.Kind, what string) *jsonread.Node {
 		n := pl.Get(key)
 		if n == nil || (kind != jsonread.Null && n.Kind != kind) {
-			rw, rel := r.rel()
+			rw, rel := r.rel(m.Path)
 			p.ReportRelatedf(lint.Error, "/payload/"+key, rel, "the response to %s needs payload.%s, %s", rw.Message, key, what)
 			return nil
 		}
@@ -624,7 +624,7 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 	case "request:get-task":
 		if t := need("task", jsonread.Object, "the task asked for (an object)"); t != nil && r.taskID != "" {
 			if got := t.Get("id"); got.IsString() && got.Str != r.taskID {
-				rw, rel := r.rel()
+				rw, rel := r.rel(m.Path)
 				p.ReportRelatedf(lint.Error, "/payload/task/id", rel, "the response to %s returns task %s, but the request asked for %s", rw.Message, quote(got.Str), quote(r.taskID))
 			}
 		}
@@ -635,15 +635,16 @@ func (c *fitChecker) check(p *lint.Pass, r *fitReq) {
 					return
 				}
 			}
-			_, rel := r.rel()
+			_, rel := r.rel(m.Path)
 			p.ReportRelatedf(lint.Warning, "/payload/answer", rel, "answer %s is none of the option values the request offered (%s)", quote(a.Str), list(r.options))
 		}
 	}
 }
 
-// rel is the request as the witness of a finding (made only for one).
-func (r *fitReq) rel() (lint.Related, []lint.Related) {
-	rw := r.w.related()
+// rel is the request as the witness of a finding (made only for one) in the
+// stream of path.
+func (r *fitReq) rel(path string) (lint.Related, []lint.Related) {
+	rw := r.w.related(path)
 	return rw, []lint.Related{rw}
 }
 

@@ -46,7 +46,7 @@ type cancelChecker struct {
 
 func (c *cancelChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !isMsg(m) {
+	if !c.f.isMsg(m) {
 		return
 	}
 	t := c.f.msgType(m)
@@ -63,7 +63,7 @@ func (c *cancelChecker) Observe(p *lint.Pass) {
 	case "notify:task-assigned":
 		c.cancelled.del(task)
 	case "event:progress":
-		if who, _ := sender(m); who != "agent" {
+		if c.f.sender(m) != "agent" {
 			return
 		}
 		if cn, ok := c.cancelled.get(task); ok && !cn.reported {
@@ -76,6 +76,7 @@ func (c *cancelChecker) Observe(p *lint.Pass) {
 func (c *cancelChecker) Finish(*lint.Pass) { c.cancelled.release() }
 
 type agentIDChecker struct {
+	f        *msgFacts
 	first    string
 	w        lint.Related
 	reported bool
@@ -96,7 +97,7 @@ func (c *agentIDChecker) Observe(p *lint.Pass) {
 		}
 		return
 	}
-	if !isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
+	if !c.f.isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
 		return
 	}
 	a := m.Root.Get("agentId")

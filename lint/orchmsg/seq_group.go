@@ -25,6 +25,7 @@ const seqGroup = "orchmsg-seq"
 type msgFacts struct {
 	m    *lint.Message
 	have uint8 // which of the facts below are read (the fact* bits)
+	msg  bool  // isMsg(m), which every checker asks first
 
 	// The root's members (nil: absent), as m.Root.Get finds each: the last
 	// member of a repeated key.
@@ -48,11 +49,27 @@ const (
 // of is as it is after reading m: its facts are m's.
 func (s *msgFacts) of(m *lint.Message) *msgFacts {
 	if s.m != m {
-		*s = msgFacts{m: m}
-		s.read(m.Root)
+		s.load(m)
 	}
 	return s
 }
+
+// load makes the facts m's. The group forgets the facts after each message (a
+// zero msgFacts), so the first call of a message finds them empty and clears
+// nothing: the struct is big, and clearing it again cost more than reading the
+// members.
+func (s *msgFacts) load(m *lint.Message) {
+	if s.m != nil {
+		*s = msgFacts{} // another message's, not forgotten (not through the group)
+	}
+	if m != nil {
+		s.m, s.msg = m, isMsg(m)
+		s.read(m.Root)
+	}
+}
+
+// isMsg reports isMsg(m), computed once per message.
+func (s *msgFacts) isMsg(m *lint.Message) bool { return s.of(m).msg }
 
 // read finds the members of root the facts are made of in one pass, the last
 // member of a repeated key as root.Get finds it (FuzzFactsRead holds it to Get).
@@ -107,6 +124,19 @@ func (s *msgFacts) family(m *lint.Message) string {
 	return s.fam
 }
 
+// sender is who sent m: m.From when the transcript says, else inferred from the
+// message type (requests and events: agent; responses and notifications:
+// orchestrator).
+func (s *msgFacts) sender(m *lint.Message) string {
+	if m.From == "agent" || m.From == "orchestrator" || m.From == "harness" {
+		return m.From
+	}
+	return s.typeSender(m)
+}
+
+// typeSender is the side that sends messages of m's type ("" if unknown).
+func (s *msgFacts) typeSender(m *lint.Message) string { return typeSender(m, s.msgType(m)) }
+
 // correlationID returns m's correlationId, a string of its line ("" if none).
 func (s *msgFacts) correlationID(m *lint.Message) string { return s.of(m).cidN.String() }
 
@@ -153,49 +183,62 @@ func (s *msgFacts) markAt(m *lint.Message, n *jsonread.Node, pointer string) mar
 		return markAt(m, pointer, s.ownType(m), s.ownID(m))
 	}
 	line, col := m.Pos.Position(n.Offset)
-	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: s.ownType(m), id: s.ownID(m)}
+	return mark{line: int32(line), col: int32(col), ptr: pointer, typ: s.ownType(m), id: s.ownID(m)}
 }
 
 // seqState is the group's state: the facts of the message observed, forgotten
-// after it, and the window of requests ORCH-SEQ-001 and 002 share.
+// after it, and the table of ids its windows keyed by a message id share.
 type seqState struct {
-	f msgFacts
+	f   msgFacts
+	ids idTable
 	// requests holds the ids of the requests seen (owned), with their marks at
 	// /id: ORCH-SEQ-001 puts every request with an id, and ORCH-SEQ-002, whose
 	// window held the same keys put in the same order, reads it.
-	requests *window[mark]
+	requests *idWindow[mark]
 }
 
 // requestWindow returns the shared window of requests, made on the first call.
-func (s *seqState) requestWindow() *window[mark] {
+func (s *seqState) requestWindow() *idWindow[mark] {
 	if s.requests == nil {
-		s.requests = newWindow(MaxTracked, &markPool)
+		s.requests = newIDWindow(&s.ids, idReqs, MaxTracked, func(s *idSlot) *mark { return &s.reqs })
 	}
 	return s.requests
 }
 
+// The windows' values in a slot.
+func slotOthers(s *idSlot) *mark    { return &s.others }
+func slotAnswered(s *idSlot) *mark  { return &s.answered }
+func slotSeen(s *idSlot) *mark      { return &s.seen }
+func slotReqID(s *idSlot) *struct{} { return &s.reqID }
+func slotOpen(s *idSlot) **request  { return &s.open }
+func slotFit(s *idSlot) **fitReq    { return &s.fit }
+
 // groupRules lists the group's rules, in ID order, with the checker of each.
 var groupRules = []seqgroup.Entry[seqState]{
 	{Rule: SeqCorrelation, Make: func(s *seqState) lint.Checker {
-		return &corrChecker{f: &s.f, reqs: s.requestWindow(), others: newWindow(MaxTracked, &markPool)}
+		return &corrChecker{f: &s.f, reqs: s.requestWindow(), others: newIDWindow(&s.ids, idOthers, MaxTracked, slotOthers)}
 	}},
 	{Rule: SeqDuplicateResponse, Make: func(s *seqState) lint.Checker {
-		return &dupRespChecker{f: &s.f, reqs: s.requestWindow(), answered: newWindow(MaxTracked, &markPool)}
+		return &dupRespChecker{f: &s.f, reqs: s.requestWindow(), answered: newIDWindow(&s.ids, idAnswered, MaxTracked, slotAnswered)}
 	}},
-	{Rule: SeqUniqueID, Make: func(s *seqState) lint.Checker { return &uniqueChecker{f: &s.f, seen: newWindow(MaxTracked, &markPool)} }},
+	{Rule: SeqUniqueID, Make: func(s *seqState) lint.Checker {
+		return &uniqueChecker{f: &s.f, seen: newIDWindow(&s.ids, idSeen, MaxTracked, slotSeen)}
+	}},
 	{Rule: SeqTimeout, Make: func(s *seqState) lint.Checker {
-		return &timeoutChecker{f: &s.f, open: newWindow(MaxTracked, &requestPool), reqIDs: newWindow(MaxTracked, &setPool)}
+		return &timeoutChecker{f: &s.f, open: newIDWindow(&s.ids, idOpen, MaxTracked, slotOpen), reqIDs: newIDWindow(&s.ids, idReqIDs, MaxTracked, slotReqID)}
 	}},
 	{Rule: SeqRate, Make: func(s *seqState) lint.Checker { return &rateChecker{f: &s.f, agents: newWindow(256, &rateStates)} }},
-	{Rule: SeqDirection, Make: func(*seqState) lint.Checker { return &directionChecker{} }},
+	{Rule: SeqDirection, Make: func(s *seqState) lint.Checker { return &directionChecker{f: &s.f} }},
 	{Rule: SeqShutdown, Make: func(s *seqState) lint.Checker { return &shutdownChecker{f: &s.f} }},
-	{Rule: SeqAnswerFits, Make: func(s *seqState) lint.Checker { return &fitChecker{f: &s.f, open: newWindow(MaxTracked, &fitPool)} }},
+	{Rule: SeqAnswerFits, Make: func(s *seqState) lint.Checker {
+		return &fitChecker{f: &s.f, open: newIDWindow(&s.ids, idFit, MaxTracked, slotFit)}
+	}},
 	{Rule: SeqCancelled, Make: func(s *seqState) lint.Checker {
 		return &cancelChecker{f: &s.f, cancelled: newWindow(MaxTracked, &cancelsPool)}
 	}},
-	{Rule: SeqAgentID, Make: func(*seqState) lint.Checker { return &agentIDChecker{} }},
+	{Rule: SeqAgentID, Make: func(s *seqState) lint.Checker { return &agentIDChecker{f: &s.f} }},
 }
 
 func init() {
-	seqgroup.Register(seqGroup, groupRules, func(s *seqState) { s.f = msgFacts{} })
+	seqgroup.Register(seqGroup, groupRules, func(s *seqState) { s.f = msgFacts{}; s.ids.forget() })
 }

@@ -25,18 +25,24 @@ const MaxTracked = 4096
 type window[V any] struct {
 	max  int
 	b    *windowBufs[V] // nil until the first put, and after release
-	head int
 	pool *windowPool[V]
 }
 
 // windowBufs are a window's entries and its insertion-order queue.
 type windowBufs[V any] struct {
-	keys  seqgroup.Keys[V]
-	order []string
-	// spare and seen are compact's: the queue it builds (swapped with order)
-	// and its set of keys, kept so that compacting allocates nothing.
-	spare []string
-	seen  map[string]struct{}
+	keys seqgroup.Keys[V]
+	q    fifo
+}
+
+// windowBufs is the table its queue drops from.
+func (b *windowBufs[V]) size() int { return b.keys.Len() }
+func (b *windowBufs[V]) has(k string) bool {
+	_, ok := b.keys.Get(k)
+	return ok
+}
+func (b *windowBufs[V]) drop(k string) bool {
+	_, ok := b.keys.Delete(k)
+	return ok
 }
 
 // windowPool keeps the buffers of released windows of one value type.
@@ -44,11 +50,7 @@ type windowPool[V any] struct{ p sync.Pool }
 
 // The pools of the windows' value types.
 var (
-	setPool     windowPool[struct{}]
-	markPool    windowPool[mark]
-	requestPool windowPool[*request]
 	rateStates  windowPool[*rateState]
-	fitPool     windowPool[*fitReq]
 	cancelsPool windowPool[*cancelled]
 )
 
@@ -90,17 +92,11 @@ func (w *window[V]) each(f func(V)) {
 // put adds or replaces k, which the window keeps (it must be owned); it reports
 // whether an older entry had to be dropped.
 func (w *window[V]) put(k string, v V) bool {
-	if !w.bufs().keys.Put(k, v) {
+	b := w.bufs()
+	if !b.keys.Put(k, v) {
 		return false // k was there: its value replaced
 	}
-	return w.queue(k)
-}
-
-// insert is put for a k the window does not hold (a get just missed it): one
-// lookup fewer.
-func (w *window[V]) insert(k string, v V) bool {
-	w.bufs().keys.Insert(k, v)
-	return w.queue(k)
+	return b.q.push(k, w.max, b)
 }
 
 // bufs returns the window's buffers, taken from the pool on the first call.
@@ -115,51 +111,6 @@ func (w *window[V]) bufs() *windowBufs[V] {
 	return w.b
 }
 
-// queue queues k, just added, and drops the oldest entries past the bound; it
-// reports whether one was dropped.
-func (w *window[V]) queue(k string) bool {
-	b := w.b
-	b.order = append(b.order, k)
-	dropped := false
-	for b.keys.Len() > w.max && w.head < len(b.order) {
-		old := b.order[w.head]
-		w.head++
-		if _, ok := b.keys.Delete(old); ok {
-			dropped = true
-		}
-	}
-	if live := len(b.order) - w.head; live > 2*w.max+64 || (w.head > 1024 && w.head*2 > len(b.order)) {
-		w.compact()
-	}
-	return dropped
-}
-
-// compact drops the queue's entries for deleted keys (and older duplicates of a key
-// put again), so the queue stays within a small multiple of the bound even when
-// entries are deleted rather than evicted.
-func (w *window[V]) compact() {
-	b := w.b
-	if b.seen == nil {
-		b.seen = make(map[string]struct{}, b.keys.Len())
-	}
-	keep := b.spare[:0]
-	for i := len(b.order) - 1; i >= w.head; i-- {
-		k := b.order[i]
-		if _, live := b.keys.Get(k); live {
-			if _, dup := b.seen[k]; !dup {
-				b.seen[k] = struct{}{}
-				keep = append(keep, k)
-			}
-		}
-	}
-	clear(b.seen)
-	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
-		keep[i], keep[j] = keep[j], keep[i]
-	}
-	clear(b.order) // the old queue becomes the next spare: it must pin no key
-	b.order, b.spare, w.head = keep, b.order[:0], 0
-}
-
 // release empties the window and gives its buffers back to the pool (from a
 // checker's Finish: the window is not used again, and if it were, it would take
 // new buffers). Buffers grown past a few times the usual session are dropped.
@@ -168,15 +119,91 @@ func (w *window[V]) release() {
 	if b == nil {
 		return
 	}
-	w.b, w.head = nil, 0
-	if cap(b.order) > seqgroup.MaxPooledEntries || cap(b.spare) > seqgroup.MaxPooledEntries {
+	w.b = nil
+	if b.q.grown() {
 		return // grown past the usual session: left to the collector, not cleared
 	}
 	b.keys.Clear(seqgroup.MaxPooledEntries) // drop the keys and values: nothing of this session stays reachable
-	clear(b.order)
-	clear(b.spare[:cap(b.spare)])
-	b.order, b.spare = b.order[:0], b.spare[:0]
+	b.q.reset()
 	w.pool.p.Put(b)
+}
+
+// fifoTable is the table a fifo queues the keys of.
+type fifoTable interface {
+	size() int          // the entries it holds
+	has(k string) bool  // whether it holds k
+	drop(k string) bool // removes k, reporting whether it held it
+}
+
+// fifo is a bounded table's insertion-order queue: the keys added, oldest
+// first from head (a key deleted from the table stays queued until it comes
+// up or a compaction drops it; a key added again is queued again).
+type fifo struct {
+	order []string
+	head  int
+	// spare and seen are compact's: the queue it builds (swapped with order)
+	// and its set of keys, kept so that compacting allocates nothing.
+	spare []string
+	seen  map[string]struct{}
+}
+
+// push queues k, just added to t, and drops the oldest entries of t past max;
+// it reports whether one was dropped.
+func (q *fifo) push(k string, max int, t fifoTable) bool {
+	if q.order == nil {
+		q.order = make([]string, 0, 16) // past the few first growths of a session's queue
+	}
+	q.order = append(q.order, k)
+	dropped := false
+	for t.size() > max && q.head < len(q.order) {
+		old := q.order[q.head]
+		q.head++
+		if t.drop(old) {
+			dropped = true
+		}
+	}
+	if live := len(q.order) - q.head; live > 2*max+64 || (q.head > 1024 && q.head*2 > len(q.order)) {
+		q.compact(t)
+	}
+	return dropped
+}
+
+// compact drops the queue's entries for deleted keys (and older duplicates of a key
+// put again), so the queue stays within a small multiple of the bound even when
+// entries are deleted rather than evicted.
+func (q *fifo) compact(t fifoTable) {
+	if q.seen == nil {
+		q.seen = make(map[string]struct{}, t.size())
+	}
+	keep := q.spare[:0]
+	for i := len(q.order) - 1; i >= q.head; i-- {
+		k := q.order[i]
+		if t.has(k) {
+			if _, dup := q.seen[k]; !dup {
+				q.seen[k] = struct{}{}
+				keep = append(keep, k)
+			}
+		}
+	}
+	clear(q.seen)
+	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
+		keep[i], keep[j] = keep[j], keep[i]
+	}
+	clear(q.order) // the old queue becomes the next spare: it must pin no key
+	q.order, q.spare, q.head = keep, q.order[:0], 0
+}
+
+// grown reports whether the queue grew past a few times the usual session: its
+// table is not worth pooling (seqgroup.MaxPooledEntries).
+func (q *fifo) grown() bool {
+	return cap(q.order) > seqgroup.MaxPooledEntries || cap(q.spare) > seqgroup.MaxPooledEntries
+}
+
+// reset empties the queue, keeping its memory and pinning no key.
+func (q *fifo) reset() {
+	clear(q.order)
+	clear(q.spare[:cap(q.spare)])
+	q.order, q.spare, q.head = q.order[:0], q.spare[:0], 0
 }
 
 // ownID returns id as the windows keep it: a copy, so that a window pins a few
@@ -234,7 +261,6 @@ var _ heap.Interface = (*deadlineHeap)(nil)
 // Its strings are owned: path is the file's, ptr a constant of the rules, typ
 // interned (ownType) and id the owned id the caller passes (ownID).
 type mark struct {
-	path      string
 	line, col int32
 	ptr       string
 	typ, id   string
@@ -249,10 +275,12 @@ func markAt(m *lint.Message, pointer, typ, id string) mark {
 	} else {
 		line, col = m.PointerPosition(pointer)
 	}
-	return mark{path: m.Path, line: int32(line), col: int32(col), ptr: pointer, typ: typ, id: id}
+	return mark{line: int32(line), col: int32(col), ptr: pointer, typ: typ, id: id}
 }
 
-// related names the message by its type and id, as witness does.
-func (k mark) related() lint.Related {
-	return lint.Related{Path: k.path, Line: int(k.line), Column: int(k.col), Pointer: k.ptr, Message: describe(k.typ, k.id)}
+// related names the message by its type and id, as witness does; path is the
+// stream's (a mark keeps none: every message a checker sees is of one stream,
+// and so of one path, the path of the message it is observing).
+func (k mark) related(path string) lint.Related {
+	return lint.Related{Path: path, Line: int(k.line), Column: int(k.col), Pointer: k.ptr, Message: describe(k.typ, k.id)}
 }

@@ -28,3 +28,18 @@ func FuzzPrefixedUUID(f *testing.F) {
 	}
 	f.Fuzz(agreeUUID)
 }
+
+// TestPrefixedUUIDBytes: every byte at every place of a UUID (bare and
+// prefixed) is judged as the regexp judges it (the hex test reads eight
+// bytes at a time).
+func TestPrefixedUUIDBytes(t *testing.T) {
+	for _, base := range []string{"123e4567-e89b-12d3-a456-426614174000", "req-AbCdEf01-2345-6789-aBcD-eF0123456789"} {
+		for i := range base {
+			for c := range 256 {
+				b := []byte(base)
+				b[i] = byte(c)
+				agreeUUID(t, string(b))
+			}
+		}
+	}
+}

@@ -37,33 +37,41 @@ var Methods = []string{
 
 // Method returns the spec's own string for m (a constant: a kind kept from a
 // message never points into its line), or "" when m is none of the ten AOS
-// methods. A switch, not a map: the compiler's search by length and compares
-// with constants, a fifth of a map lookup's instructions (TestMethod holds it
-// to Methods).
+// methods.
 func Method(m string) string {
-	switch m {
-	case MethodAgentTrigger:
-		return MethodAgentTrigger
-	case MethodKnowledgeRetrieval:
-		return MethodKnowledgeRetrieval
-	case MethodMemoryStore:
-		return MethodMemoryStore
-	case MethodMemoryContext:
-		return MethodMemoryContext
-	case MethodMessage:
-		return MethodMessage
-	case MethodToolCallRequest:
-		return MethodToolCallRequest
-	case MethodToolCallResult:
-		return MethodToolCallResult
-	case MethodA2A:
-		return MethodA2A
-	case MethodMCP:
-		return MethodMCP
-	case MethodPing:
-		return MethodPing
+	if i := MethodIndex(m); i >= 0 {
+		return Methods[i]
 	}
 	return ""
+}
+
+// MethodIndex returns the index of m in Methods, or -1. A switch, not a map:
+// the compiler's search by length and compares with constants, a fifth of a
+// map lookup's instructions (TestMethod holds it to Methods).
+func MethodIndex(m string) int {
+	switch m {
+	case MethodAgentTrigger:
+		return 0
+	case MethodKnowledgeRetrieval:
+		return 1
+	case MethodMemoryStore:
+		return 2
+	case MethodMemoryContext:
+		return 3
+	case MethodMessage:
+		return 4
+	case MethodToolCallRequest:
+		return 5
+	case MethodToolCallResult:
+		return 6
+	case MethodA2A:
+		return 7
+	case MethodMCP:
+		return 8
+	case MethodPing:
+		return 9
+	}
+	return -1
 }
 
 // IsMethod reports whether m is one of the ten AOS methods.
@@ -132,11 +140,31 @@ func RequestID(v any) (id ID, ok bool) {
 // (an integer, §3.12.1), without making the ID: a rule that only judges an id
 // asks this.
 func NumberID(n json.Number) bool {
+	if digitsInt64(string(n)) {
+		return true // what n.Int64 accepts, without its parse
+	}
 	if _, err := n.Int64(); err == nil {
 		return true
 	}
 	f, err := n.Float64()
 	return err == nil && IntegerNumber(f)
+}
+
+// digitsInt64 reports whether s is an optional '-' and 1 to 18 ASCII digits:
+// an integer strconv.ParseInt reads within int64.
+func digitsInt64(s string) bool {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // IntegerNumber reports whether f is an integer a request id may be (§3.12.1).
@@ -167,6 +195,9 @@ var isoForm = isotime.Form{Seps: "T "}
 // TimestampProblem says why s is no ISO 8601 date-time (§3.8 StepContext.timestamp,
 // §4.9.1, §5.3.1), or "" when it is one.
 func TimestampProblem(s string) string {
+	if plainUTC(s) {
+		return ""
+	}
 	m, ok := isoForm.Match(s)
 	if !ok {
 		return "is not an ISO 8601 date-time"
@@ -179,6 +210,38 @@ func TimestampProblem(s string) string {
 		return "is not a real date and time"
 	}
 	return ""
+}
+
+// plainUTC reports whether s is a real date and time of the form nearly
+// every message writes, YYYY-MM-DDThh:mm:ss[.f+]Z, read at its fixed offsets:
+// TimestampProblem's answer for it is "", without the general match. false
+// says nothing (FuzzTimestampProblem holds the two paths together).
+func plainUTC(s string) bool {
+	n := len(s)
+	if n < 20 || s[n-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return false
+	}
+	if n > 20 {
+		if s[19] != '.' || n == 21 {
+			return false
+		}
+		for i := 20; i < n-1; i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+	}
+	y1, ok1 := isotime.Two(s, 0)
+	y2, ok2 := isotime.Two(s, 2)
+	month, ok3 := isotime.Two(s, 5)
+	day, ok4 := isotime.Two(s, 8)
+	hour, ok5 := isotime.Two(s, 11)
+	minute, ok6 := isotime.Two(s, 14)
+	sec, ok7 := isotime.Two(s, 17)
+	if sec == 60 {
+		sec = 59 // leap second
+	}
+	return ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && isotime.ValidDate(y1*100+y2, month, day, hour, minute, sec)
 }
 
 // TimeLayout is how the reference guardian and the reference agent write AOS

@@ -177,3 +177,25 @@ func TestType(t *testing.T) {
 		t.Error(`Type("") is a type`)
 	}
 }
+
+// familyByPrefixes is Family as it was: the four prefixes tried in turn.
+func familyByPrefixes(t string) string {
+	for _, p := range []string{Request + ":", Event + ":", Response + ":", Notify + ":"} {
+		if strings.HasPrefix(t, p) {
+			return p[:len(p)-1]
+		}
+	}
+	return ""
+}
+
+func FuzzFamily(f *testing.F) {
+	for _, s := range append(Types[:len(Types):len(Types)], "", "r", "re", "res", "request", "request:", "response", "respons:", "event:", "eventx",
+		"notify", "notify:", "n:", "reqest:x", "rxsponse:a", "task_notification") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Family(s), familyByPrefixes(s); got != want {
+			t.Errorf("Family(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -76,6 +77,9 @@ type Options struct {
 	Judged string
 
 	launchCommand []string // Command with a relative program path made absolute
+	// play plays one run of a scenario (runScenario when nil): tests fake runs,
+	// and the harness's slip, with it.
+	play runFunc
 }
 
 // judged is the "from" of the party under test.
@@ -280,13 +284,19 @@ const SlipTolerance = 500 * time.Millisecond
 // runRepeated plays a scenario opts.Repeat times (at least once) and merges the
 // verdicts. A single run whose timing check failed (or that hit the deadline) is
 // confirmed by one more run: a timing check that fails once and passes once is
-// FLAKY, neither a pass nor a violation.
+// FLAKY, neither a pass nor a violation. A check that failed in every run while the
+// harness's own timers were late beyond their tolerance is judged once more at a
+// slower timescale (escalate).
 func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {
+	play := opts.play
+	if play == nil {
+		play = runScenario
+	}
 	n := opts.Repeat
 	if n < 1 {
 		n = 1
 	}
-	first, res := runScenario(ctx, opts, sc, 1)
+	first, res := play(ctx, opts, sc, 1)
 	if first.Skipped || first.HarnessError != "" {
 		return first, res
 	}
@@ -294,7 +304,7 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	slips := []int64{first.SlipMS}
 	timedOut := first.TimedOut()
 	for k := 2; k <= n; k++ {
-		run, r := runScenario(ctx, opts, sc, k)
+		run, r := play(ctx, opts, sc, k)
 		if run.HarnessError != "" {
 			return run, r
 		}
@@ -302,8 +312,10 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 		slips = append(slips, run.SlipMS)
 		timedOut = timedOut || run.TimedOut()
 	}
+	played := n
 	if n == 1 && !opts.NoConfirm && needsConfirmation(res, timedOut, first.Spoke) {
-		run, r := runScenario(ctx, opts, sc, 2)
+		run, r := play(ctx, opts, sc, 2)
+		played = 2
 		if run.HarnessError == "" {
 			all = append(all, r)
 			slips = append(slips, run.SlipMS)
@@ -313,7 +325,138 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	if len(all) == 1 {
 		return first, res
 	}
-	return first, mergeRuns(opts, all, slips, timedOut)
+	merged := mergeRuns(opts, all, slips, timedOut)
+	if !opts.NoConfirm {
+		escalate(ctx, opts, sc, play, &first, all, slips, merged, played+1)
+	}
+	return first, merged
+}
+
+// Bounds of escalation: at most MaxEscalations runs at a slower timescale per
+// scenario, their scales at most MaxEscalationFactor × --timeout-scale, so that
+// an agent that loads the machine (or a machine that stays loaded) stretches a
+// scenario by a bounded factor, never without end.
+const (
+	MaxEscalations      = 2
+	MaxEscalationFactor = 8
+)
+
+// slipTolerance is SlipTolerance at a timeout scale.
+func slipTolerance(scale float64) time.Duration {
+	return time.Duration(float64(SlipTolerance) * scale)
+}
+
+// escalationFactor is how much slower than scale to play a scenario whose runs
+// had the harness's timers late by up to slip: the least whole factor (at least
+// 2) whose scaled tolerance is twice that slip, at most room.
+func escalationFactor(slip time.Duration, scale float64, room int) int {
+	f := int(math.Ceil(2 * float64(slip) / float64(slipTolerance(scale))))
+	return min(max(f, 2), room)
+}
+
+// escalate judges again, at a slower timescale, the checks mergeRuns left
+// HARNESS-ERROR (failed in every run of all while the harness's timers were
+// late beyond SlipTolerance × scale): it plays the scenario as run next, next+1,
+// ... at --timeout-scale × f (escalationFactor), records each such run in
+// first.Escalations and updates merged in place. A check that fails there with
+// the timers within the scaled tolerance (or fails in a way no timing explains)
+// is a FAIL: every timing of a scenario stretches with the scale, so a failure at
+// a slower timescale is one at the requested scale too. A check that passes there,
+// or is otherwise left unjudged, stays HARNESS-ERROR: a pass at a relaxed timescale
+// is not one at the requested scale. A failure whose timers were late beyond the
+// tolerance again is played once more, within MaxEscalations and
+// MaxEscalationFactor.
+func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runFunc, first *conform.ScenarioRun, all [][]conform.Result, slips []int64, merged []conform.Result, next int) {
+	var pending []int
+	for j := range merged {
+		if merged[j].Verdict == conform.HarnessError {
+			pending = append(pending, j)
+		}
+	}
+	scale := scaleOf(opts)
+	slip := time.Duration(maxInt(slips)) * time.Millisecond
+	factor := 1
+	for e := 0; e < MaxEscalations && len(pending) > 0; e++ {
+		room := MaxEscalationFactor / factor
+		if room < 2 {
+			break
+		}
+		factor *= escalationFactor(slip, scale*float64(factor), room)
+		eo := opts
+		eo.Scale = scale * float64(factor)
+		run, res := play(ctx, eo, sc, next)
+		first.Escalations = append(first.Escalations, conform.Escalation{Run: next, TimeoutScale: eo.Scale, SlipMS: run.SlipMS, Transcript: run.Transcript, HarnessError: run.HarnessError})
+		at := fmt.Sprintf("at --timeout-scale %s (run %d)", formatScale(eo.Scale), next)
+		next++
+		tol := slipTolerance(eo.Scale)
+		slip = time.Duration(run.SlipMS) * time.Millisecond
+		var again []int
+		for _, j := range pending {
+			r := &merged[j]
+			r.EscalatedScale = eo.Scale
+			if run.HarnessError != "" {
+				r.Message += fmt.Sprintf("; %s the harness could not play the scenario: %s", at, run.HarnessError)
+				continue
+			}
+			er := resultOf(res, r.Check)
+			switch {
+			case er != nil && er.Verdict == conform.Pass:
+				r.Message += fmt.Sprintf("; %s it passed: a pass at a relaxed timescale is not a pass at the requested one", at)
+			case er == nil || er.Verdict != conform.Fail:
+				v := conform.Verdict("not judged")
+				if er != nil {
+					v = er.Verdict
+				}
+				r.Message += fmt.Sprintf("; %s it was %s: no failure confirmed, and no pass at the requested scale", at, v)
+			case slip > tol && timingDependent(er, run.TimedOut()):
+				r.Message += fmt.Sprintf("; %s it failed again, the harness's timers late by up to %d ms there too (tolerance %s)", at, run.SlipMS, tol)
+				again = append(again, j)
+			default:
+				orig := firstFailure(all, r.Check)
+				if orig == nil {
+					orig = er
+				}
+				why := fmt.Sprintf("the harness's timers late by up to %d ms, within its tolerance of %s", run.SlipMS, tol)
+				if slip > tol {
+					why = "a failure no timing explains"
+				}
+				r.Verdict = conform.Fail
+				r.Message = fmt.Sprintf("%s — confirmed %s, %s (at --timeout-scale %s the harness's timers were late by more than %s in every run, by up to %d ms)",
+					orig.Message, at, why, formatScale(scale), slipTolerance(scale), r.SlipMS)
+				if er.Message != orig.Message {
+					r.Message += "; there: " + er.Message
+				}
+			}
+		}
+		if run.HarnessError != "" {
+			break
+		}
+		pending = again
+	}
+}
+
+// runFunc plays one scenario (run k of it) and judges its checks: runScenario,
+// or a test's fake (Options.play).
+type runFunc func(ctx context.Context, opts Options, sc *conform.Scenario, k int) (conform.ScenarioRun, []conform.Result)
+
+// resultOf returns the result of check id in rs (nil when absent).
+func resultOf(rs []conform.Result, id string) *conform.Result {
+	for i := range rs {
+		if rs[i].Check == id {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// firstFailure returns the first failing result of check id in the runs.
+func firstFailure(all [][]conform.Result, id string) *conform.Result {
+	for _, rs := range all {
+		if r := resultOf(rs, id); r != nil && r.Verdict == conform.Fail {
+			return r
+		}
+	}
+	return nil
 }
 
 // needsConfirmation: a failed timing check, a failure in a run that hit the
@@ -393,9 +536,9 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 			r.Verdict = conform.Flaky
 			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)
 			r.Rerun = RerunCommand(opts, r.Check)
-		case fail > 0 && pass == 0 && timing && time.Duration(minInt(slips))*time.Millisecond > time.Duration(float64(SlipTolerance)*scaleOf(opts)):
+		case fail > 0 && pass == 0 && timing && time.Duration(minInt(slips))*time.Millisecond > slipTolerance(scaleOf(opts)):
 			r.Verdict = conform.HarnessError
-			r.Message = fmt.Sprintf("the harness's own timers were late by up to %d ms in every run (tolerance %s): the machine was too slow to judge this timing check; the failing run: %s", maxSlip, SlipTolerance, r.Message)
+			r.Message = fmt.Sprintf("the harness's own timers were late by up to %d ms in every run (tolerance %s): the machine was too slow to judge this timing check; the failing run: %s", maxSlip, slipTolerance(scaleOf(opts)), r.Message)
 		case fail > 0 && len(all) > 1:
 			r.Message = fmt.Sprintf("failed in %d of %d runs: %s", fail, len(all), r.Message)
 		}
@@ -421,6 +564,17 @@ func minInt(xs []int64) int64 {
 	}
 	return m
 }
+
+func maxInt(xs []int64) int64 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		m = max(m, x)
+	}
+	return m
+}
+
+// formatScale writes a timeout scale as --timeout-scale takes it.
+func formatScale(scale float64) string { return strconv.FormatFloat(scale, 'g', -1, 64) }
 
 func scaleOf(opts Options) float64 {
 	if opts.Scale <= 0 {
@@ -722,7 +876,7 @@ func RerunCommand(opts Options, checkID string) string {
 	args := []string{"aopconform", "run", "--protocol", opts.Protocol}
 	args = append(args, opts.RerunArgs...)
 	if opts.Scale != 1 && opts.Scale > 0 {
-		args = append(args, "--timeout-scale", strconv.FormatFloat(opts.Scale, 'g', -1, 64))
+		args = append(args, "--timeout-scale", formatScale(opts.Scale))
 	}
 	if opts.Strict {
 		args = append(args, "--strict")

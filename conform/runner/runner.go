@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -485,12 +486,36 @@ func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 // timing check that failed in every run while the harness's own timers were late
 // beyond SlipTolerance is a HARNESS-ERROR.
 func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut bool) []conform.Result {
-	out := make([]conform.Result, len(all[0]))
-	for j := range all[0] {
+	// The checks by ID (and occurrence): a run may judge one the others do not
+	// (the containment check, judged where the agent wrote outside its scratch
+	// directory).
+	var keys []checkKey
+	byRun := make([]map[checkKey]*conform.Result, len(all))
+	for k, rs := range all {
+		byRun[k] = map[checkKey]*conform.Result{}
+		for i := range rs {
+			key := checkKey{rs[i].Check, 0}
+			for byRun[k][key] != nil {
+				key.n++
+			}
+			byRun[k][key] = &rs[i]
+			if !slices.Contains(keys, key) {
+				keys = append(keys, key)
+			}
+		}
+	}
+	out := make([]conform.Result, len(keys))
+	for j, key := range keys {
 		var pass, fail int
-		var firstFail *conform.Result
+		var firstFail, base *conform.Result
 		for k := range all {
-			r := &all[k][j]
+			r := byRun[k][key]
+			if r == nil {
+				continue
+			}
+			if base == nil {
+				base = r
+			}
 			switch r.Verdict {
 			case conform.Pass:
 				pass++
@@ -501,7 +526,7 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 				}
 			}
 		}
-		r := all[0][j]
+		r := *base
 		if firstFail != nil {
 			r = *firstFail
 		} else {
@@ -514,8 +539,8 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 				}
 				found := false
 				for k := range all {
-					if all[k][j].Verdict == want {
-						r, found = all[k][j], true
+					if o := byRun[k][key]; o != nil && o.Verdict == want {
+						r, found = *o, true
 						break
 					}
 				}
@@ -545,6 +570,12 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 		out[j] = r
 	}
 	return out
+}
+
+// checkKey names a result in a run: its check and which occurrence of it.
+type checkKey struct {
+	id string
+	n  int
 }
 
 // timingDependent reports whether r's verdict may rest on when things happened:

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,6 +153,9 @@ func TestEscalation(t *testing.T) {
 				if e.Run != base+i+1 || e.TimeoutScale != tt.scales[base+i] || e.Transcript != transcriptPath("out", "s", e.Run) {
 					t.Errorf("escalation %d: %+v", i, e)
 				}
+			}
+			if sum := scenarioSummary(run, rs); !strings.Contains(sum, "1 "+string(tt.want)) || (len(run.Escalations) > 0 && !strings.Contains(sum, fmt.Sprintf("; run %d at --timeout-scale %v", run.Escalations[0].Run, run.Escalations[0].TimeoutScale))) {
+				t.Errorf("progress line %q", sum)
 			}
 			if len(run.Escalations) > 0 && (r.EscalatedScale != run.Escalations[len(run.Escalations)-1].TimeoutScale || r.Runs != base) {
 				t.Errorf("escalated scale %v, runs %d; want %v, %d", r.EscalatedScale, r.Runs, run.Escalations[len(run.Escalations)-1].TimeoutScale, base)

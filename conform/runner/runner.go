@@ -269,12 +269,16 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 		counts[r.Verdict]++
 	}
 	var parts []string
-	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.NotJudged, conform.Skip} {
+	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.Flaky, conform.HarnessError, conform.NotTested, conform.NotApplicable, conform.NotJudged, conform.Skip} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
 	}
-	return strings.Join(parts, ", ") + fmt.Sprintf(" (%dms)", run.DurationMS)
+	s := strings.Join(parts, ", ") + fmt.Sprintf(" (%dms)", run.DurationMS)
+	for _, e := range run.Escalations {
+		s += fmt.Sprintf("; run %d at --timeout-scale %s", e.Run, formatScale(e.TimeoutScale))
+	}
+	return s
 }
 
 // SlipTolerance is how late the harness's own timers may fire (× --timeout-scale)

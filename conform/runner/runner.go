@@ -365,8 +365,9 @@ func escalationFactor(slip time.Duration, scale float64, room int) int {
 // ... at --timeout-scale × f (escalationFactor), records each such run in
 // first.Escalations and updates merged in place. A check that fails there with
 // the timers within the scaled tolerance (or fails in a way no timing explains)
-// is a FAIL: every timing of a scenario stretches with the scale, so a failure at
-// a slower timescale is one at the requested scale too. A check that passes there,
+// is a FAIL: what the harness times stretches with the scale while the party under
+// test keeps its own clock, so a slower timescale only gives it more room and a
+// failure there is one at the requested scale too. A check that passes there,
 // or is otherwise left unjudged, stays HARNESS-ERROR: a pass at a relaxed timescale
 // is not one at the requested scale. A failure whose timers were late beyond the
 // tolerance again is played once more, within MaxEscalations and

@@ -226,6 +226,7 @@ func TestEscalationPlayed(t *testing.T) {
 			t.Parallel()
 			out := t.TempDir()
 			var rep *conform.Report
+			var err error
 			synctest.Test(t, func(t *testing.T) {
 				rep, err = Run(context.Background(), Options{
 					Protocol: "aop2", Command: []string{"mockagent", "--protocol", "aop2", "--fault", tt.fault},

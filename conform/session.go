@@ -231,6 +231,11 @@ type Result struct {
 	Passed int `json:"passed_runs,omitempty"`
 	// SlipMS is the harness's largest timer lateness in the scenario, in ms.
 	SlipMS int64 `json:"harness_slip_ms,omitempty"`
+	// EscalatedScale is the timeout scale of the last run at a slower timescale
+	// (ScenarioRun.Escalations) that judged this check again: a FAIL confirmed
+	// there, or a HARNESS-ERROR it could not resolve. Runs and Passed count only
+	// the runs at the requested scale.
+	EscalatedScale float64 `json:"escalated_scale,omitempty"`
 	// Sent is Outcome.Sent: a failure on what the agent sent, which neither a
 	// deadline nor timer slip can explain (not in reports).
 	Sent bool `json:"-"`
@@ -276,8 +281,28 @@ type ScenarioRun struct {
 	SlipMS int64 `json:"harness_slip_ms"`
 	// Confirmed: a failed timing check made the harness run the scenario again.
 	Confirmed bool `json:"confirmed,omitempty"`
+	// Escalations are the runs at a slower timescale that followed when a check
+	// failed in every run while the harness's own timers were late beyond their
+	// tolerance (docs/aopconform.md "Time model").
+	Escalations []Escalation `json:"escalations,omitempty"`
 	// Records is the transcript, kept for the HTML report (not in JSON).
 	Records []Record `json:"-"`
+}
+
+// Escalation is one run of a scenario at a slower timescale than the one asked
+// for: every run at --timeout-scale failed a check while the harness's own
+// timers were late beyond their tolerance, and this run tells the agent's failure
+// from the machine's slowness.
+type Escalation struct {
+	// Run is the run's number: its transcript is <scenario id>.run<Run>.jsonl.
+	Run int `json:"run"`
+	// TimeoutScale is the scale it was played at (--timeout-scale × the factor).
+	TimeoutScale float64 `json:"timeout_scale"`
+	// SlipMS is the harness's largest timer lateness in it, in ms.
+	SlipMS     int64  `json:"harness_slip_ms"`
+	Transcript string `json:"transcript,omitempty"`
+	// HarnessError is set when the harness could not play it.
+	HarnessError string `json:"harness_error,omitempty"`
 }
 
 // TimedOut reports whether some attempt hit the scenario deadline.

@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,6 +78,9 @@ type Options struct {
 	Judged string
 
 	launchCommand []string // Command with a relative program path made absolute
+	// play plays one run of a scenario (runScenario when nil): tests fake runs,
+	// and the harness's slip, with it.
+	play runFunc
 }
 
 // judged is the "from" of the party under test.
@@ -264,12 +269,16 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 		counts[r.Verdict]++
 	}
 	var parts []string
-	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.NotTested, conform.NotApplicable, conform.NotJudged, conform.Skip} {
+	for _, v := range []conform.Verdict{conform.Pass, conform.Fail, conform.Warn, conform.Flaky, conform.HarnessError, conform.NotTested, conform.NotApplicable, conform.NotJudged, conform.Skip} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
 	}
-	return strings.Join(parts, ", ") + fmt.Sprintf(" (%dms)", run.DurationMS)
+	s := strings.Join(parts, ", ") + fmt.Sprintf(" (%dms)", run.DurationMS)
+	for _, e := range run.Escalations {
+		s += fmt.Sprintf("; run %d at --timeout-scale %s", e.Run, formatScale(e.TimeoutScale))
+	}
+	return s
 }
 
 // SlipTolerance is how late the harness's own timers may fire (× --timeout-scale)
@@ -280,13 +289,19 @@ const SlipTolerance = 500 * time.Millisecond
 // runRepeated plays a scenario opts.Repeat times (at least once) and merges the
 // verdicts. A single run whose timing check failed (or that hit the deadline) is
 // confirmed by one more run: a timing check that fails once and passes once is
-// FLAKY, neither a pass nor a violation.
+// FLAKY, neither a pass nor a violation. A check that failed in every run while the
+// harness's own timers were late beyond their tolerance is judged once more at a
+// slower timescale (escalate).
 func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {
+	play := opts.play
+	if play == nil {
+		play = runScenario
+	}
 	n := opts.Repeat
 	if n < 1 {
 		n = 1
 	}
-	first, res := runScenario(ctx, opts, sc, 1)
+	first, res := play(ctx, opts, sc, 1)
 	if first.Skipped || first.HarnessError != "" {
 		return first, res
 	}
@@ -294,7 +309,7 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	slips := []int64{first.SlipMS}
 	timedOut := first.TimedOut()
 	for k := 2; k <= n; k++ {
-		run, r := runScenario(ctx, opts, sc, k)
+		run, r := play(ctx, opts, sc, k)
 		if run.HarnessError != "" {
 			return run, r
 		}
@@ -302,8 +317,10 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 		slips = append(slips, run.SlipMS)
 		timedOut = timedOut || run.TimedOut()
 	}
+	played := n
 	if n == 1 && !opts.NoConfirm && needsConfirmation(res, timedOut, first.Spoke) {
-		run, r := runScenario(ctx, opts, sc, 2)
+		run, r := play(ctx, opts, sc, 2)
+		played = 2
 		if run.HarnessError == "" {
 			all = append(all, r)
 			slips = append(slips, run.SlipMS)
@@ -313,7 +330,139 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	if len(all) == 1 {
 		return first, res
 	}
-	return first, mergeRuns(opts, all, slips, timedOut)
+	merged := mergeRuns(opts, all, slips, timedOut)
+	if !opts.NoConfirm {
+		escalate(ctx, opts, sc, play, &first, all, slips, merged, played+1)
+	}
+	return first, merged
+}
+
+// Bounds of escalation: at most MaxEscalations runs at a slower timescale per
+// scenario, their scales at most MaxEscalationFactor × --timeout-scale, so that
+// an agent that loads the machine (or a machine that stays loaded) stretches a
+// scenario by a bounded factor, never without end.
+const (
+	MaxEscalations      = 2
+	MaxEscalationFactor = 8
+)
+
+// slipTolerance is SlipTolerance at a timeout scale.
+func slipTolerance(scale float64) time.Duration {
+	return time.Duration(float64(SlipTolerance) * scale)
+}
+
+// escalationFactor is how much slower than scale to play a scenario whose runs
+// had the harness's timers late by up to slip: the least whole factor (at least
+// 2) whose scaled tolerance is twice that slip, at most room.
+func escalationFactor(slip time.Duration, scale float64, room int) int {
+	f := int(math.Ceil(2 * float64(slip) / float64(slipTolerance(scale))))
+	return min(max(f, 2), room)
+}
+
+// escalate judges again, at a slower timescale, the checks mergeRuns left
+// HARNESS-ERROR (failed in every run of all while the harness's timers were
+// late beyond SlipTolerance × scale): it plays the scenario as run next, next+1,
+// ... at --timeout-scale × f (escalationFactor), records each such run in
+// first.Escalations and updates merged in place. A check that fails there with
+// the timers within the scaled tolerance (or fails in a way no timing explains)
+// is a FAIL: what the harness times stretches with the scale while the party under
+// test keeps its own clock, so a slower timescale only gives it more room and a
+// failure there is one at the requested scale too. A check that passes there,
+// or is otherwise left unjudged, stays HARNESS-ERROR: a pass at a relaxed timescale
+// is not one at the requested scale. A failure whose timers were late beyond the
+// tolerance again is played once more, within MaxEscalations and
+// MaxEscalationFactor.
+func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runFunc, first *conform.ScenarioRun, all [][]conform.Result, slips []int64, merged []conform.Result, next int) {
+	var pending []int
+	for j := range merged {
+		if merged[j].Verdict == conform.HarnessError {
+			pending = append(pending, j)
+		}
+	}
+	scale := scaleOf(opts)
+	slip := time.Duration(maxInt(slips)) * time.Millisecond
+	factor := 1
+	for e := 0; e < MaxEscalations && len(pending) > 0; e++ {
+		room := MaxEscalationFactor / factor
+		if room < 2 {
+			break
+		}
+		factor *= escalationFactor(slip, scale*float64(factor), room)
+		eo := opts
+		eo.Scale = scale * float64(factor)
+		run, res := play(ctx, eo, sc, next)
+		first.Escalations = append(first.Escalations, conform.Escalation{Run: next, TimeoutScale: eo.Scale, SlipMS: run.SlipMS, Transcript: run.Transcript, HarnessError: run.HarnessError})
+		at := fmt.Sprintf("at --timeout-scale %s (run %d)", formatScale(eo.Scale), next)
+		next++
+		tol := slipTolerance(eo.Scale)
+		slip = time.Duration(run.SlipMS) * time.Millisecond
+		var again []int
+		for _, j := range pending {
+			r := &merged[j]
+			r.EscalatedScale = eo.Scale
+			if run.HarnessError != "" {
+				r.Message += fmt.Sprintf("; %s the harness could not play the scenario: %s", at, run.HarnessError)
+				continue
+			}
+			er := resultOf(res, r.Check)
+			switch {
+			case er != nil && er.Verdict == conform.Pass:
+				r.Message += fmt.Sprintf("; %s it passed: a pass at a relaxed timescale is not a pass at the requested one", at)
+			case er == nil || er.Verdict != conform.Fail:
+				v := conform.Verdict("not judged")
+				if er != nil {
+					v = er.Verdict
+				}
+				r.Message += fmt.Sprintf("; %s it was %s: no failure confirmed, and no pass at the requested scale", at, v)
+			case slip > tol && timingDependent(er, run.TimedOut()):
+				r.Message += fmt.Sprintf("; %s it failed again, the harness's timers late by up to %d ms there too (tolerance %s)", at, run.SlipMS, tol)
+				again = append(again, j)
+			default:
+				orig := firstFailure(all, r.Check)
+				if orig == nil {
+					orig = er
+				}
+				why := fmt.Sprintf("the harness's timers late by up to %d ms, within its tolerance of %s", run.SlipMS, tol)
+				if slip > tol {
+					why = "a failure no timing explains"
+				}
+				r.Verdict = conform.Fail
+				r.Message = fmt.Sprintf("%s — confirmed %s, %s (at --timeout-scale %s the harness's timers were late by more than %s in every run, by up to %d ms)",
+					orig.Message, at, why, formatScale(scale), slipTolerance(scale), r.SlipMS)
+				if er.Message != orig.Message {
+					r.Message += "; there: " + er.Message
+				}
+			}
+		}
+		if run.HarnessError != "" {
+			break
+		}
+		pending = again
+	}
+}
+
+// runFunc plays one scenario (run k of it) and judges its checks: runScenario,
+// or a test's fake (Options.play).
+type runFunc func(ctx context.Context, opts Options, sc *conform.Scenario, k int) (conform.ScenarioRun, []conform.Result)
+
+// resultOf returns the result of check id in rs (nil when absent).
+func resultOf(rs []conform.Result, id string) *conform.Result {
+	for i := range rs {
+		if rs[i].Check == id {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// firstFailure returns the first failing result of check id in the runs.
+func firstFailure(all [][]conform.Result, id string) *conform.Result {
+	for _, rs := range all {
+		if r := resultOf(rs, id); r != nil && r.Verdict == conform.Fail {
+			return r
+		}
+	}
+	return nil
 }
 
 // needsConfirmation: a failed timing check, a failure in a run that hit the
@@ -342,12 +491,36 @@ func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 // timing check that failed in every run while the harness's own timers were late
 // beyond SlipTolerance is a HARNESS-ERROR.
 func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut bool) []conform.Result {
-	out := make([]conform.Result, len(all[0]))
-	for j := range all[0] {
+	// The checks by ID (and occurrence): a run may judge one the others do not
+	// (the containment check, judged where the agent wrote outside its scratch
+	// directory).
+	var keys []checkKey
+	byRun := make([]map[checkKey]*conform.Result, len(all))
+	for k, rs := range all {
+		byRun[k] = map[checkKey]*conform.Result{}
+		for i := range rs {
+			key := checkKey{rs[i].Check, 0}
+			for byRun[k][key] != nil {
+				key.n++
+			}
+			byRun[k][key] = &rs[i]
+			if !slices.Contains(keys, key) {
+				keys = append(keys, key)
+			}
+		}
+	}
+	out := make([]conform.Result, len(keys))
+	for j, key := range keys {
 		var pass, fail int
-		var firstFail *conform.Result
+		var firstFail, base *conform.Result
 		for k := range all {
-			r := &all[k][j]
+			r := byRun[k][key]
+			if r == nil {
+				continue
+			}
+			if base == nil {
+				base = r
+			}
 			switch r.Verdict {
 			case conform.Pass:
 				pass++
@@ -358,7 +531,7 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 				}
 			}
 		}
-		r := all[0][j]
+		r := *base
 		if firstFail != nil {
 			r = *firstFail
 		} else {
@@ -371,8 +544,8 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 				}
 				found := false
 				for k := range all {
-					if all[k][j].Verdict == want {
-						r, found = all[k][j], true
+					if o := byRun[k][key]; o != nil && o.Verdict == want {
+						r, found = *o, true
 						break
 					}
 				}
@@ -393,15 +566,21 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 			r.Verdict = conform.Flaky
 			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)
 			r.Rerun = RerunCommand(opts, r.Check)
-		case fail > 0 && pass == 0 && timing && time.Duration(minInt(slips))*time.Millisecond > time.Duration(float64(SlipTolerance)*scaleOf(opts)):
+		case fail > 0 && pass == 0 && timing && time.Duration(minInt(slips))*time.Millisecond > slipTolerance(scaleOf(opts)):
 			r.Verdict = conform.HarnessError
-			r.Message = fmt.Sprintf("the harness's own timers were late by up to %d ms in every run (tolerance %s): the machine was too slow to judge this timing check; the failing run: %s", maxSlip, SlipTolerance, r.Message)
+			r.Message = fmt.Sprintf("the harness's own timers were late by up to %d ms in every run (tolerance %s): the machine was too slow to judge this timing check; the failing run: %s", maxSlip, slipTolerance(scaleOf(opts)), r.Message)
 		case fail > 0 && len(all) > 1:
 			r.Message = fmt.Sprintf("failed in %d of %d runs: %s", fail, len(all), r.Message)
 		}
 		out[j] = r
 	}
 	return out
+}
+
+// checkKey names a result in a run: its check and which occurrence of it.
+type checkKey struct {
+	id string
+	n  int
 }
 
 // timingDependent reports whether r's verdict may rest on when things happened:
@@ -421,6 +600,17 @@ func minInt(xs []int64) int64 {
 	}
 	return m
 }
+
+func maxInt(xs []int64) int64 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		m = max(m, x)
+	}
+	return m
+}
+
+// formatScale writes a timeout scale as --timeout-scale takes it.
+func formatScale(scale float64) string { return strconv.FormatFloat(scale, 'g', -1, 64) }
 
 func scaleOf(opts Options) float64 {
 	if opts.Scale <= 0 {
@@ -722,7 +912,7 @@ func RerunCommand(opts Options, checkID string) string {
 	args := []string{"aopconform", "run", "--protocol", opts.Protocol}
 	args = append(args, opts.RerunArgs...)
 	if opts.Scale != 1 && opts.Scale > 0 {
-		args = append(args, "--timeout-scale", strconv.FormatFloat(opts.Scale, 'g', -1, 64))
+		args = append(args, "--timeout-scale", formatScale(opts.Scale))
 	}
 	if opts.Strict {
 		args = append(args, "--strict")

@@ -243,6 +243,18 @@ func TestMergeRuns(t *testing.T) {
 	if got[0].Verdict != conform.Fail || got[1].Verdict != conform.Flaky {
 		t.Errorf("deadline run and a clean one: sent %v (want FAIL), other %v (want FLAKY)", got[0].Verdict, got[1].Verdict)
 	}
+	// The containment check is judged only in a run where the agent wrote outside
+	// its scratch directory: merged by ID, its failure is kept whichever run saw it.
+	esc := r("aop2/bind/writes-in-scratch", conform.Fail, "wrote /etc/x")
+	for _, runs := range [][][]conform.Result{
+		{{r(plain, conform.Pass, "ok"), esc}, {r(plain, conform.Pass, "ok")}},
+		{{r(plain, conform.Pass, "ok")}, {r(plain, conform.Pass, "ok"), esc}},
+	} {
+		got = mergeRuns(opts, runs, []int64{3, 4}, false)
+		if len(got) != 2 || got[0].Verdict != conform.Pass || got[1].Check != esc.Check || got[1].Verdict != conform.Fail || got[1].Runs != 2 {
+			t.Errorf("a check judged in one run of two: %+v", got)
+		}
+	}
 	if needsConfirmation([]conform.Result{sent(conform.Fail)}, true, true) {
 		t.Errorf("a failure on what the agent sent needs no confirmation run")
 	}

@@ -43,17 +43,6 @@ func Validate(file string, n *jsonread.Node) Verdict {
 // Has reports whether file has a generated validator.
 func Has(file string) bool { return root(file) != nil }
 
-// and combines the verdicts of two conditions that must both hold.
-func and(a, b Verdict) Verdict {
-	switch {
-	case a == Invalid || b == Invalid:
-		return Invalid
-	case a == Unsure || b == Unsure:
-		return Unsure
-	}
-	return Valid
-}
-
 //lint:ignore U1000 schemagen emits calls to it for a schema with "not"; none has one today
 func not(v Verdict) Verdict {
 	switch v {

@@ -182,6 +182,26 @@ func bulletLen(s string) int {
 	return -1
 }
 
+// TrimBlanksLeft is strings.TrimLeft(s, " \t") (the indentation of a line), with
+// no cutset to build per call.
+func TrimBlanksLeft(s string) string {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return s[i:]
+}
+
+// TrimBlanksRight is strings.TrimRight(s, " \t"), with no cutset to build per
+// call.
+func TrimBlanksRight(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	return s[:i]
+}
+
 // IsBullet reports whether a summary line (without its indentation) is a bullet
 // point: -, *, +, •, – or a number with . or ) followed by a blank or the line end.
 func IsBullet(s string) bool { return bulletLen(s) >= 0 }
@@ -207,6 +227,11 @@ type Report struct {
 	Lines   []Line
 	Markers []Marker
 
+	// src is the copy of Text whose substrings are the lines (Parse's; ""
+	// for a report built otherwise). The lines of a parsed report must not
+	// be changed.
+	src string
+
 	// The summary, made by the first call of Summary (the rules ask for it up to
 	// six times per report).
 	summarized  bool
@@ -229,8 +254,8 @@ const markerKinds = 7
 // Parse splits a report into lines and finds its markers. It never fails: what is
 // missing shows in the result. A leading byte-order mark is skipped.
 func Parse(text []byte) *Report {
-	r := &Report{Text: text}
 	src := string(text) // one copy, whose substrings are the lines
+	r := &Report{Text: text, src: src}
 	off := 0
 	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
 		off = 3
@@ -254,7 +279,7 @@ func Parse(text []byte) *Report {
 		r.Lines = append(r.Lines, Line{Off: off, Text: s})
 		if ns, ne, mend, ok := markerAt(s); ok {
 			rest := s[mend:]
-			trimmed := strings.TrimLeft(rest, " \t")
+			trimmed := TrimBlanksLeft(rest)
 			r.Markers = append(r.Markers, Marker{Name: s[ns:ne], Off: off + strings.IndexByte(s, '['),
 				ValOff: off + mend + len(rest) - len(trimmed), Value: strings.TrimSpace(trimmed)})
 		}
@@ -331,30 +356,64 @@ func (r *Report) makeSummary() (lines []SummaryLine, text string) {
 	if m == nil {
 		return nil, ""
 	}
-	n := 1 // the lines of the summary: the marker's own and those up to the next marker
-	for _, l := range r.Lines {
-		if l.Off > m.Off && l.Off < m.Next {
-			n++
-		}
+	// The summary's lines: the marker's own (r.Lines[lo-1]) and those after it
+	// up to the next marker, body (the lines are in the order of their offsets).
+	lo := 0
+	for lo < len(r.Lines) && r.Lines[lo].Off <= m.Off {
+		lo++
 	}
-	parts := make([]string, 0, n)
-	lines = make([]SummaryLine, 0, n)
+	hi := lo
+	for hi < len(r.Lines) && r.Lines[hi].Off < m.Next {
+		hi++
+	}
+	body := r.Lines[lo:hi]
+	lines = make([]SummaryLine, 0, len(body)+1)
 	if m.Value != "" {
 		lines = append(lines, SummaryLine{Off: m.ValOff, Text: m.Value, Bullet: IsBullet(m.Value)})
 	}
-	parts = append(parts, m.Value)
-	for _, l := range r.Lines {
-		if l.Off <= m.Off || l.Off >= m.Next {
-			continue
-		}
-		parts = append(parts, l.Text)
-		t := strings.TrimLeft(l.Text, " \t")
+	for _, l := range body {
+		t := TrimBlanksLeft(l.Text)
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		lines = append(lines, SummaryLine{Off: l.Off + len(l.Text) - len(t), Text: strings.TrimRight(t, " \t"), Indent: len(l.Text) - len(t), Bullet: IsBullet(t)})
+		lines = append(lines, SummaryLine{Off: l.Off + len(l.Text) - len(t), Text: TrimBlanksRight(t), Indent: len(l.Text) - len(t), Bullet: IsBullet(t)})
 	}
-	return lines, strings.TrimSpace(strings.Join(parts, "\n"))
+	if lo == 0 {
+		return lines, r.joinSummary(m, body) // no line holds the marker: a report not made by Parse
+	}
+	return lines, r.summaryTextOf(m, r.Lines[lo-1], body)
+}
+
+// summaryTextOf is the summary's text as the spec's parseAOPOutput reads it: the
+// marker's value and the lines of body joined by "\n", trimmed. When the value
+// ends its line (mline) and each of these lines ends in the text at a "\n" (no
+// "\r" cut, no blank after the value), the join is the text from the value to
+// the end of the last line, and no string is made.
+func (r *Report) summaryTextOf(m *Marker, mline Line, body []Line) string {
+	if len(body) == 0 {
+		return m.Value // trimmed already
+	}
+	end := mline.Off + len(mline.Text)
+	if r.src == "" || m.ValOff+len(m.Value) != end {
+		return r.joinSummary(m, body)
+	}
+	for _, l := range body {
+		if l.Off != end+1 {
+			return r.joinSummary(m, body)
+		}
+		end = l.Off + len(l.Text)
+	}
+	return strings.TrimSpace(r.src[m.ValOff:end])
+}
+
+// joinSummary is summaryTextOf by joining the value and the lines.
+func (r *Report) joinSummary(m *Marker, body []Line) string {
+	parts := make([]string, 0, len(body)+1)
+	parts = append(parts, m.Value)
+	for _, l := range body {
+		parts = append(parts, l.Text)
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
 // Bullets counts the bullet points among summary lines.

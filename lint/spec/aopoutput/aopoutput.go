@@ -8,6 +8,7 @@ package aopoutput
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -434,12 +435,19 @@ func Bullets(lines []SummaryLine) int {
 // walked in place, with no slice of the parts.
 func Metrics(v string) map[string]string {
 	out := map[string]string{}
-	MetricsTo(out, v)
+	for _, p := range MetricPairs(nil, v) {
+		out[p.Key] = p.Value
+	}
 	return out
 }
 
-// MetricsTo is Metrics into out (a map the caller reuses).
-func MetricsTo(out map[string]string, v string) {
+// Pair is a key of METRICS and its value.
+type Pair struct{ Key, Value string }
+
+// MetricPairs appends to dst the pairs of Metrics(v), sorted by key: one per
+// key, with the value the map has (the last pair's), without a map.
+func MetricPairs(dst []Pair, v string) []Pair {
+	start := len(dst)
 	for rest, more := v, true; more; {
 		var pair string
 		pair, rest, more = strings.Cut(rest, ",")
@@ -450,9 +458,22 @@ func MetricsTo(out map[string]string, v string) {
 		val, _, _ := strings.Cut(after, ":")
 		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
 		if k != "" && val != "" {
-			out[k] = val
+			dst = append(dst, Pair{k, val})
 		}
 	}
+	// Sorted stably, the pairs of a key keep their order: the last one stays.
+	ps := dst[start:]
+	slices.SortStableFunc(ps, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
+	n := 0
+	for i, p := range ps {
+		if i+1 < len(ps) && ps[i+1].Key == p.Key {
+			continue
+		}
+		ps[n] = p
+		n++
+	}
+	clear(ps[n:])
+	return dst[:start+n]
 }
 
 // BulletText is a bullet line without its bullet mark, trimmed.

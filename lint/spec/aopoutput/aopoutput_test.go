@@ -149,7 +149,7 @@ func metricsBySplit(v string) map[string]string {
 	return out
 }
 
-var metricsSeeds = []string{"", "a: 1", "a: 1, b: 2", "a:1:2, b", ",,:,", "a: 1, a: 2", " k : v : w ,x:y", ":", "a:", ":b", "a: 1,"}
+var metricsSeeds = []string{"", "a: 1", "a: 1, b: 2", "a:1:2, b", ",,:,", "a: 1, a: 2", "b: 1, a: 2, b: 3, a: 4, b: 5", " k : v : w ,x:y", ":", "a:", ":b", "a: 1,"}
 
 func FuzzMetrics(f *testing.F) {
 	for _, v := range metricsSeeds {
@@ -158,6 +158,17 @@ func FuzzMetrics(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v string) {
 		if got, want := Metrics(v), metricsBySplit(v); !maps.Equal(got, want) {
 			t.Errorf("Metrics(%q) = %v, want %v", v, got, want)
+		}
+		// MetricPairs (which Metrics is made of) appends the pairs sorted,
+		// one per key.
+		ps := MetricPairs([]Pair{{"before", "x"}}, v)
+		if ps[0] != (Pair{"before", "x"}) {
+			t.Fatalf("MetricPairs(%q) changed what dst held: %v", v, ps)
+		}
+		for i := 2; i < len(ps); i++ {
+			if ps[i-1].Key >= ps[i].Key {
+				t.Fatalf("MetricPairs(%q) = %v: not sorted by key, one per key", v, ps)
+			}
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,13 +29,13 @@ func (s *Schema) Validate(doc any) []Error {
 }
 
 // jsonContext is where a value is: a persistent list of path tokens, innermost
-// first (gojsonschema's JsonContext).
+// first (gojsonschema's JsonContext). A value's context is made on the stack of
+// the check of its parent: it is read (Error.Path) while the value is checked,
+// never kept.
 type jsonContext struct {
 	head string
 	tail *jsonContext
 }
-
-func (c *jsonContext) push(tok string) *jsonContext { return &jsonContext{head: tok, tail: c} }
 
 // path is the tokens below the root.
 func (c *jsonContext) path() []string {
@@ -65,7 +66,7 @@ type result struct {
 	score  int
 }
 
-func (r *result) valid() bool { return len(r.errors) == 0 }
+func (r result) valid() bool { return len(r.errors) == 0 }
 
 func (r *result) add(e Error, ctx *jsonContext) {
 	e.Path = ctx.path()
@@ -73,14 +74,15 @@ func (r *result) add(e Error, ctx *jsonContext) {
 	r.score -= 2 // a net -1 with the +1 at the end of the check
 }
 
-func (r *result) merge(o *result) {
+func (r *result) merge(o result) {
 	r.errors = append(r.errors, o.errors...)
 	r.score += o.score
 }
 
-func (n *node) sub(v any, ctx *jsonContext) *result {
-	r := &result{}
-	n.validate(v, r, ctx)
+// sub is the result of n on v alone (a value, not kept on the heap).
+func (n *node) sub(v any, ctx *jsonContext) result {
+	var r result
+	n.validate(v, &r, ctx)
 	return r
 }
 
@@ -156,7 +158,8 @@ func (n *node) validate(v any, r *result, ctx *jsonContext) {
 		n.validateCommon(v, r, ctx)
 		for _, p := range n.properties {
 			if c, ok := x[p.name]; ok {
-				p.n.validate(c, r, ctx.push(p.name))
+				in := jsonContext{head: p.name, tail: ctx}
+				p.n.validate(c, r, &in)
 			}
 		}
 	case string:
@@ -168,7 +171,18 @@ func (n *node) validate(v any, r *result, ctx *jsonContext) {
 	r.score++
 }
 
+// isInteger reports whether a number literal is an integer as big.Rat's IsInt
+// says (for gojsonschema): at once for an optional '-' and decimal digits, the
+// literal of nearly every integer, by big.Rat for any other.
 func isInteger(x json.Number) bool {
+	s := strings.TrimPrefix(string(x), "-")
+	plain := s != ""
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= '0' && s[i] <= '9'
+	}
+	if plain {
+		return true
+	}
 	q, ok := new(big.Rat).SetString(string(x))
 	return ok && q.IsInt()
 }
@@ -176,33 +190,35 @@ func isInteger(x json.Number) bool {
 func (n *node) validateSchema(v any, r *result, ctx *jsonContext) {
 	if len(n.anyOf) > 0 {
 		ok := false
-		var best *result
+		var best result
+		haveBest := false
 		for _, s := range n.anyOf {
 			if ok {
 				break
 			}
 			sr := s.sub(v, ctx)
 			ok = sr.valid()
-			if !ok && (best == nil || sr.score > best.score) {
-				best = sr
+			if !ok && (!haveBest || sr.score > best.score) {
+				best, haveBest = sr, true
 			}
 		}
 		if !ok {
 			r.add(Error{Type: "number_any_of", Description: "Must validate at least one schema (anyOf)"}, ctx)
-			if best != nil {
+			if haveBest {
 				r.merge(best)
 			}
 		}
 	}
 	if len(n.oneOf) > 0 {
 		valid := 0
-		var best *result
+		var best result
+		haveBest := false
 		for _, s := range n.oneOf {
 			sr := s.sub(v, ctx)
 			if sr.valid() {
 				valid++
-			} else if valid == 0 && (best == nil || sr.score > best.score) {
-				best = sr
+			} else if valid == 0 && (!haveBest || sr.score > best.score) {
+				best, haveBest = sr, true
 			}
 		}
 		if valid != 1 {
@@ -251,6 +267,10 @@ func (n *node) validateCommon(v any, r *result, ctx *jsonContext) {
 	// string's is unique to it and never that of a non-string, so a string is
 	// compared as itself; anything else (a number may not decode as a float64)
 	// takes gojsonschema's way.
+	if n.constJSON == nil && len(n.enum) == 0 {
+		r.score++
+		return
+	}
 	str, isStr := v.(string)
 	isStr = isStr && utf8.ValidString(str)
 	if n.constJSON != nil {
@@ -288,7 +308,8 @@ func (n *node) validateCommon(v any, r *result, ctx *jsonContext) {
 func (n *node) validateArray(v []any, r *result, ctx *jsonContext) {
 	if n.items != nil {
 		for i := range v {
-			r.merge(n.items.sub(v[i], ctx.push(strconv.Itoa(i))))
+			in := jsonContext{head: strconv.Itoa(i), tail: ctx}
+			r.merge(n.items.sub(v[i], &in))
 		}
 	}
 	if n.minItems != nil && len(v) < *n.minItems {
@@ -310,18 +331,24 @@ func (n *node) validateObject(v map[string]any, r *result, ctx *jsonContext) {
 	}
 	if n.additional != nil {
 		// gojsonschema walks the members in Go's map order; its findings are
-		// sorted by path afterwards, so the order here does not show.
-		for _, k := range sortedKeys(v) {
-			if n.declares(k) {
-				continue
+		// sorted by path afterwards, so the order here does not show. The
+		// members "properties" does not declare, sorted (none, nearly always).
+		var others []string
+		for k := range v {
+			if !n.declares(k) {
+				others = append(others, k)
 			}
+		}
+		sort.Strings(others)
+		for _, k := range others {
 			switch a := n.additional.(type) {
 			case bool:
 				if !a {
 					r.add(Error{Type: "additional_property_not_allowed", Property: k, Description: "Additional property " + k + " is not allowed"}, ctx)
 				}
 			case *node:
-				r.merge(a.sub(v[k], ctx.push(k)))
+				in := jsonContext{head: k, tail: ctx}
+				r.merge(a.sub(v[k], &in))
 			}
 		}
 	}
@@ -354,6 +381,10 @@ func (n *node) validateString(v string, r *result, ctx *jsonContext) {
 }
 
 func (n *node) validateNumber(v json.Number, r *result, ctx *jsonContext) {
+	if n.maximum == nil && n.minimum == nil && n.format == "" {
+		r.score++ // nothing to check: no big.Rat made
+		return
+	}
 	f, _ := new(big.Rat).SetString(string(v))
 	if n.maximum != nil && f.Cmp(n.maximum) == 1 {
 		r.add(Error{Type: "number_lte", Description: fmt.Sprint("Must be less than or equal to ", new(big.Float).SetRat(n.maximum))}, ctx)

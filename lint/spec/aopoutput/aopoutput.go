@@ -262,11 +262,13 @@ func Parse(text []byte) *Report {
 		off = 3
 	}
 	// The lines counted: their slice is made once, at its size. The markers
-	// (one a line at most) start in room for a report's usual dozen and grow
-	// past it: no pass to count them, and no room for a line that has none.
+	// (one a line at most) are gathered in room on the stack for a report's
+	// usual dozen (growing past it on the heap) and copied at their number:
+	// no pass to count them, and no room kept for a line that has none.
 	lines := bytes.Count(text[off:], []byte("\n")) + 1
 	r.Lines = make([]Line, 0, lines)
-	r.Markers = make([]Marker, 0, min(lines, usualMarkers))
+	var room [usualMarkers]Marker
+	markers := room[:0]
 	for off <= len(text) {
 		end := bytes.IndexByte(text[off:], '\n')
 		next := len(text) + 1
@@ -281,11 +283,13 @@ func Parse(text []byte) *Report {
 		if ns, ne, mend, ok := markerAt(s); ok {
 			rest := s[mend:]
 			trimmed := TrimBlanksLeft(rest)
-			r.Markers = append(r.Markers, Marker{Name: s[ns:ne], Off: off + strings.IndexByte(s, '['),
+			markers = append(markers, Marker{Name: s[ns:ne], Off: off + strings.IndexByte(s, '['),
 				ValOff: off + mend + len(rest) - len(trimmed), Value: strings.TrimSpace(trimmed)})
 		}
 		off = next
 	}
+	r.Markers = make([]Marker, len(markers))
+	copy(r.Markers, markers)
 	for i := range r.Markers {
 		if i+1 < len(r.Markers) {
 			r.Markers[i].Next = r.Markers[i+1].Off

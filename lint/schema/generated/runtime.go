@@ -255,8 +255,51 @@ func (b *bound) cmp(lit string) (int, bool) {
 		if i, ok := smallInt(lit); ok {
 			return b.cmpInt(i), true
 		}
+		if c, ok := b.cmpDecimal(lit); ok {
+			return c, true
+		}
 	}
 	return b.cmpParsed(lit)
+}
+
+// cmpDecimal compares with an integer bound B a literal of an optional '-',
+// 1 to 18 digits, '.' and digits (a fraction such as 0.33, which cmpParsed
+// would read with strconv), exactly; false for any other literal. The literal
+// is x+F or x-F, with x its integer part (signed) and 0 <= F < 1, F > 0 when a
+// digit of the fraction is not 0:
+//   - F = 0: the value is x;
+//   - x+F: above B when x >= B, else below it (x <= B-1, and F < 1);
+//   - x-F: below B when x <= B, else above it (x >= B+1, and F < 1).
+func (b *bound) cmpDecimal(lit string) (int, bool) {
+	ip, frac, ok := strings.Cut(lit, ".")
+	if !ok || frac == "" {
+		return 0, false
+	}
+	x, ok := smallInt(ip)
+	if !ok {
+		return 0, false
+	}
+	nonzero := false
+	for j := 0; j < len(frac); j++ {
+		c := frac[j]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		nonzero = nonzero || c != '0'
+	}
+	c := b.cmpInt(x)
+	switch {
+	case !nonzero:
+		return c, true
+	case ip[0] == '-': // x-F (x may be -0)
+		if c <= 0 {
+			return -1, true
+		}
+		return 1, true
+	case c >= 0:
+		return 1, true
+	}
+	return -1, true
 }
 
 // cmpInt compares i with an integer bound.

@@ -239,12 +239,12 @@ type Report struct {
 	summary     []SummaryLine
 	summaryText string
 
-	// first[k] is 1 + the index of the first marker of rank k (0: none), made
+	// first[k] is the first marker of rank k (nil: none), made
 	// by Parse for the markers it found (firstOf, nFirst): First answers from
 	// it while Markers is still that slice, and searches the markers of a
 	// report built otherwise, or whose Markers were replaced. (The markers of a
 	// parsed report must not be changed in place.)
-	first   [markerKinds]int
+	first   [markerKinds]*Marker
 	firstOf *Marker
 	nFirst  int
 }
@@ -299,7 +299,7 @@ func Parse(text []byte) *Report {
 	}
 	for i := len(r.Markers) - 1; i >= 0; i-- {
 		if k, ok := Rank(r.Markers[i].Name); ok {
-			r.first[k] = i + 1
+			r.first[k] = &r.Markers[i]
 		}
 	}
 	if len(r.Markers) > 0 {
@@ -312,17 +312,18 @@ func Parse(text []byte) *Report {
 // (Markers), and a few may repeat or be unknown.
 const usualMarkers = 12
 
-// First returns the first marker named name, or nil.
+// First returns the first marker named name, or nil: for a marker AOP 1.0.0
+// knows, one load from the table Parse made.
 func (r *Report) First(name string) *Marker {
-	if len(r.Markers) == 0 {
-		return nil
+	if k, ok := Rank(name); ok && r.nFirst > 0 && r.nFirst == len(r.Markers) && r.firstOf == &r.Markers[0] {
+		return r.first[k]
 	}
-	if k, ok := Rank(name); ok && r.firstOf == &r.Markers[0] && r.nFirst == len(r.Markers) {
-		if i := r.first[k]; i > 0 {
-			return &r.Markers[i-1]
-		}
-		return nil
-	}
+	return r.firstByName(name)
+}
+
+// firstByName is First by a search of the markers (a marker AOP 1.0.0 does not
+// know, or a report not made by Parse, or whose Markers were replaced).
+func (r *Report) firstByName(name string) *Marker {
 	for i := range r.Markers {
 		if r.Markers[i].Name == name {
 			return &r.Markers[i]

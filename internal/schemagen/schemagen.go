@@ -265,10 +265,10 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	// r is the verdict so far: Valid or Unsure, since an Invalid one returns at
+	// once.
 	w.WriteString("r := Valid\n")
-	check := func(expr string) {
-		fmt.Fprintf(w, "if r = and(r, %s); r == Invalid {\nreturn Invalid\n}\n", expr)
-	}
+	check := func(expr string) { w.WriteString(combine(expr)) }
 	if t, ok := s["type"]; ok {
 		var names []string
 		switch t := t.(type) {
@@ -361,7 +361,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	}
 	if _, ok := s["format"]; ok {
 		// Formats are gojsonschema's own checkers: left to it.
-		str = append(str, "r = and(r, Unsure)\n")
+		str = append(str, "r = Unsure\n")
 	}
 	if len(str) > 0 {
 		fmt.Fprintf(w, "if n.Kind == jsonread.String {\n%s}\n", strings.Join(str, ""))
@@ -382,7 +382,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 		}
 		vn := g.varName()
 		fmt.Fprintf(&g.vars, "var %s = %s\n", vn, boundLiteral(string(lit)))
-		num = append(num, fmt.Sprintf("if c, ok := %s.cmp(n.Str); !ok {\nr = and(r, Unsure)\n} else if c %s {\nreturn Invalid\n}\n", vn, b.bad))
+		num = append(num, fmt.Sprintf("if c, ok := %s.cmp(n.Str); !ok {\nr = Unsure\n} else if c %s {\nreturn Invalid\n}\n", vn, b.bad))
 	}
 	if len(num) > 0 {
 		fmt.Fprintf(w, "if n.Kind == jsonread.Number {\n%s}\n", strings.Join(num, ""))
@@ -398,7 +398,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	if v, ok := s["items"]; ok {
 		switch v.(type) {
 		case map[string]any, bool:
-			arr = append(arr, fmt.Sprintf("for _, it := range n.Items {\nif r = and(r, %s(it)); r == Invalid {\nreturn Invalid\n}\n}\n", g.fn(child(loc, "items"))))
+			arr = append(arr, "for _, it := range n.Items {\n"+combine(g.fn(child(loc, "items"))+"(it)")+"}\n")
 		default:
 			return fmt.Errorf("items as an array is not implemented by the generator")
 		}
@@ -461,6 +461,14 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 	}
 	w.WriteString("return r\n")
 	return nil
+}
+
+// combine is the code that combines the verdict of expr with r, the verdict so
+// far (Valid or Unsure: see body), as two conditions that must both hold: an
+// Invalid one returns, an Unsure one makes r Unsure. A Valid one, nearly every
+// one, costs one comparison.
+func combine(expr string) string {
+	return fmt.Sprintf("if v := %s; v != Valid {\nif v == Invalid {\nreturn Invalid\n}\nr = Unsure\n}\n", expr)
 }
 
 // A member shape is what a schema says of the members of its objects, through
@@ -699,7 +707,7 @@ func (g *gen) object(loc string, s map[string]any) (string, error) {
 		case map[string]any:
 			// Get: of duplicate keys, the last one's value (met first here, and
 			// checked again for the others: the same answer).
-			other = fmt.Sprintf("if r = and(r, %s(n.Get(m.Key))); r == Invalid {\nreturn Invalid\n}\n", g.fn(child(loc, "additionalProperties")))
+			other = combine(g.fn(child(loc, "additionalProperties")) + "(n.Get(m.Key))")
 		default:
 			return "", fmt.Errorf("additionalProperties must be a boolean or a schema")
 		}
@@ -721,7 +729,7 @@ func (g *gen) object(loc string, s map[string]any) (string, error) {
 		ps, isProp := props[k]
 		check := ""
 		if isProp && !alwaysValid(ps) {
-			check = fmt.Sprintf("if r = and(r, %s(m.Value)); r == Invalid {\nreturn Invalid\n}\n", g.fn(child(loc, "properties", k)))
+			check = combine(g.fn(child(loc, "properties", k)) + "(m.Value)")
 		}
 		if check == "" && !required[k] && (isProp && other == "" || !isProp) {
 			continue // nothing to do that the default branch does not do
@@ -755,7 +763,9 @@ func (g *gen) object(loc string, s map[string]any) (string, error) {
 		if bits > 0 {
 			b.WriteString("var seen uint64\n")
 		}
-		b.WriteString("for i := len(n.Members) - 1; i >= 0; i-- {\nm := &n.Members[i]\n")
+		// The members in a local: the compiler then knows i in range, where
+		// n.Members would be loaded again and checked after every call.
+		b.WriteString("ms := n.Members\nfor i := len(ms) - 1; i >= 0; i-- {\nm := &ms[i]\n")
 		if cases.Len() == 0 {
 			b.WriteString(other)
 		} else {

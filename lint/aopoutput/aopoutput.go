@@ -160,35 +160,38 @@ func parse(text []byte) *report { return spec.Parse(text) }
 
 // dialect names the upstream dialect the report is written in, or "".
 func dialectOf(r *report) string {
-	if r.Has("FILES") || r.Has("ISSUES") {
-		return DialectFiles
-	}
-	if st := r.First("STATUS"); st != nil {
-		switch firstWord(st.Value) {
-		case "BLOCKED", "FAILED":
+	for i := range r.Markers {
+		if n := r.Markers[i].Name; n == "FILES" || n == "ISSUES" {
 			return DialectFiles
 		}
 	}
-	if !r.Has("START") && !r.Has("TASK") && !r.Has("END") && (r.Has("SUMMARY") || r.Has("DETAILS_FILE") || r.Has("STATUS")) {
+	st, status := r.First("STATUS"), ""
+	if st != nil {
+		status = firstWord(st.Value)
+	}
+	switch status {
+	case "BLOCKED", "FAILED":
+		return DialectFiles
+	}
+	if !r.Has("START") && !r.Has("TASK") && !r.Has("END") && (r.Has("SUMMARY") || r.Has("DETAILS_FILE") || st != nil) {
 		return DialectThreeMarker
 	}
-	if st := r.First("STATUS"); st != nil {
-		switch firstWord(st.Value) {
-		case "SUCCESS", "FAILURE", "PARTIAL":
-			return DialectUpperStatus
-		}
+	switch status {
+	case "SUCCESS", "FAILURE", "PARTIAL":
+		return DialectUpperStatus
 	}
 	return ""
 }
 
+// firstWord is the run of ASCII letters, digits and _ that s starts with (a
+// byte of any other rune ends it).
 func firstWord(s string) string {
-	i := strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z')
-	})
-	if i < 0 {
-		return s
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return s[:i]
+		}
 	}
-	return s[:i]
+	return s
 }
 
 // ---- shared helpers ----

@@ -59,7 +59,7 @@ func freeText(r *report) (lines []summaryLine, part []string) {
 func freeLines(r *report, isMarker func(off int) bool) (lines []summaryLine, part []string) {
 	start, end, sum := r.First("START"), r.First("END"), r.First("SUMMARY")
 	for _, l := range r.Lines {
-		t := strings.TrimLeft(l.Text, " \t")
+		t := spec.TrimBlanksLeft(l.Text)
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
@@ -76,7 +76,7 @@ func freeLines(r *report, isMarker func(off int) bool) (lines []summaryLine, par
 		case end != nil && l.Off > end.Off:
 			where = "after"
 		}
-		lines = append(lines, summaryLine{Off: l.Off + len(l.Text) - len(t), Text: strings.TrimRight(t, " \t"), Indent: len(l.Text) - len(t), Bullet: spec.IsBullet(t)})
+		lines = append(lines, summaryLine{Off: l.Off + len(l.Text) - len(t), Text: spec.TrimBlanksRight(t), Indent: len(l.Text) - len(t), Bullet: spec.IsBullet(t)})
 		part = append(part, where)
 	}
 	return lines, part

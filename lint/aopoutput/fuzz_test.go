@@ -228,3 +228,21 @@ func TestFreeTextAgreesWithTheMap(t *testing.T) {
 		checkFreeText(t, parse([]byte(text)))
 	}
 }
+
+// FuzzFirstWord holds firstWord's byte loop to the rune scan it replaces.
+func FuzzFirstWord(f *testing.F) {
+	for _, s := range []string{"", "SUCCESS", "BLOCKED: x", "partial_1 done", "é", "AB\xffC", "x\u00e9y", "_9-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := s
+		if i := strings.IndexFunc(s, func(r rune) bool {
+			return !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z')
+		}); i >= 0 {
+			want = s[:i]
+		}
+		if got := firstWord(s); got != want {
+			t.Fatalf("firstWord(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

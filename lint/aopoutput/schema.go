@@ -1,7 +1,6 @@
 package aopoutput
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,8 +71,7 @@ type treeBufs struct {
 	nodes           []jsonread.Node
 	ms, metrics, ts []jsonread.Member
 	items           []*jsonread.Node
-	keys            []string
-	pairs           map[string]string // the METRICS pairs (spec.MetricsTo)
+	pairs           []spec.Pair // the METRICS pairs (spec.MetricPairs)
 }
 
 var treePool = sync.Pool{New: func() any { return new(treeBufs) }}
@@ -85,9 +83,8 @@ func (tb *treeBufs) reset() {
 	clear(tb.metrics)
 	clear(tb.ts)
 	clear(tb.items)
-	clear(tb.keys)
 	clear(tb.pairs)
-	tb.nodes, tb.ms, tb.metrics, tb.ts, tb.items, tb.keys = tb.nodes[:0], tb.ms[:0], tb.metrics[:0], tb.ts[:0], tb.items[:0], tb.keys[:0]
+	tb.nodes, tb.ms, tb.metrics, tb.ts, tb.items, tb.pairs = tb.nodes[:0], tb.ms[:0], tb.metrics[:0], tb.ts[:0], tb.items[:0], tb.pairs[:0]
 }
 
 // build makes r's tree in tb's buffers.
@@ -97,7 +94,8 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 	// and each metric, one string per other marker.
 	var lines []spec.SummaryLine
 	var summaryText string
-	var mm map[string]string
+	var pairs []spec.Pair
+	hasMetrics := false
 	n, bullets := 2, 0
 	hasSummary := r.Has("SUMMARY")
 	if hasSummary {
@@ -106,12 +104,9 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 		n += 2 + bullets
 	}
 	if m := r.First("METRICS"); m != nil {
-		if tb.pairs == nil {
-			tb.pairs = map[string]string{}
-		}
-		mm = tb.pairs
-		spec.MetricsTo(mm, m.Value)
-		n += 1 + len(mm)
+		pairs = spec.MetricPairs(tb.pairs[:0], m.Value)
+		tb.pairs, hasMetrics = pairs, true
+		n += 1 + len(pairs)
 	}
 	for _, name := range [...]string{"DETAILS_FILE", "STATUS", "TASK", "END", "START"} {
 		if r.Has(name) {
@@ -160,19 +155,13 @@ func (tb *treeBufs) build(r *report) *jsonread.Node {
 	if m := r.First("DETAILS_FILE"); m != nil {
 		ms = append(ms, jsonread.Member{Key: "detailsFile", Value: str(m.Value)})
 	}
-	if mm != nil {
+	if hasMetrics {
 		// Keys as json.Marshal sorts them (by the Go string, before the
 		// replacement of invalid UTF-8), one member per key even when two keys
 		// read the same once replaced.
-		keys := tb.keys[:0]
-		for k := range mm {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		tb.keys = keys
 		metrics := tb.metrics[:0]
-		for _, k := range keys {
-			metrics = append(metrics, jsonread.Member{Key: marshal(k), Value: str(mm[k])})
+		for _, p := range pairs {
+			metrics = append(metrics, jsonread.Member{Key: marshal(p.Key), Value: str(p.Value)})
 		}
 		if metrics == nil {
 			metrics = []jsonread.Member{}

@@ -3,6 +3,7 @@ package draft7
 import (
 	"bytes"
 	"encoding/json"
+	"math/big"
 	"reflect"
 	"sort"
 	"strings"
@@ -233,6 +234,20 @@ func FuzzCompile(f *testing.F) {
 		}
 		for _, v := range values {
 			s.Validate(v)
+		}
+	})
+}
+
+// FuzzIsInteger holds isInteger's digit loop to big.Rat's IsInt (gojsonschema's
+// test), which it skips for a literal of an optional '-' and digits.
+func FuzzIsInteger(f *testing.F) {
+	for _, s := range []string{"0", "-0", "7", "-42", "007", "08", "1.0", "1.5", "1e3", "-1e-3", "0x10", "1_0", "-", "", "--1", "+1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, ok := new(big.Rat).SetString(s)
+		if got, want := isInteger(json.Number(s)), ok && q.IsInt(); got != want {
+			t.Fatalf("isInteger(%q) = %v, big.Rat says %v", s, got, want)
 		}
 	})
 }

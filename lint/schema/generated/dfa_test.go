@@ -124,8 +124,8 @@ func TestDFAsMatchTheirRegexp(t *testing.T) {
 }
 
 // TestDFAsDeadState: state 0 of every automaton is dead (every class steps to
-// it, it accepts nothing), which match's ASCII loop counts on instead of
-// testing for it per byte.
+// it, it accepts nothing) and the state other keeps every byte, which match's
+// loop counts on instead of testing for them per byte.
 func TestDFAsDeadState(t *testing.T) {
 	for _, d := range dfas {
 		if d.accept[0] {
@@ -136,9 +136,16 @@ func TestDFAsDeadState(t *testing.T) {
 				t.Errorf("%s: state 0 steps to %d on class %d", d.pattern, next, class)
 			}
 		}
-		for c := 0; c < utf8.RuneSelf; c++ {
-			if d.step[c] != 0 {
-				t.Errorf("%s: state 0 steps to %d on %q", d.pattern, d.step[c], rune(c))
+		for b := 0; b < 256; b++ {
+			want := 0
+			if b >= utf8.RuneSelf {
+				want = d.other
+			}
+			if int(d.step[b]) != want {
+				t.Errorf("%s: state 0 steps to %d on byte %#x", d.pattern, d.step[b], b)
+			}
+			if int(d.step[d.other<<8|b]) != d.other {
+				t.Errorf("%s: the state of other bytes steps to %d on byte %#x", d.pattern, d.step[d.other<<8|b], b)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package generated
 
 import (
 	"math"
+	"math/big"
 	"testing"
 	"unicode/utf8"
 )
@@ -14,6 +15,8 @@ var numberLiterals = []string{
 	"999999999999999999", "-999999999999999999", "1000000000000000000", "-1000000000000000000",
 	"9223372036854775807", "-9223372036854775808", "9223372036854775808", "123456789012345678901234",
 	"1.0", "1.5", "-2.000", "30.0", "1e3", "1E3", "-1e-3", "2.5e2", "1.", ".5",
+	"0.33", "-0.5", "-0.0", "0.000", "99.5", "100.0", "100.01", "-4.5", "-5.0", "-5.5", "-6.000001", "0.99999999999999999999",
+	"1.00000000000000000001", "-0.00000000000000000001", "123456789012345678.5", "1234567890123456789.5", "1.2.3", "1.x", "1.-5",
 	"", "-", "--1", "+1", "1_000", "0x10", "1 ", " 1", "1-", "12a", "١٢", "NaN", "Inf",
 }
 
@@ -30,18 +33,31 @@ var numberBounds = []bound{
 	{},
 }
 
-// checkNumberFastPaths holds isInteger and bound.cmp to the cuts and strconv
-// reading they replaced for lit (isIntegerCut and cmpParsed read any literal).
+// checkNumberFastPaths holds isInteger to the cuts it replaced (isIntegerCut
+// reads any literal), and bound.cmp to the strconv reading it skips (cmpParsed)
+// and to exact arithmetic: cmp answers whenever cmpParsed does, the same, and
+// every answer of cmp is big.Rat's (gojsonschema's).
 func checkNumberFastPaths(t *testing.T, lit string) {
 	t.Helper()
 	if got, want := isInteger(lit), isIntegerCut(lit); got != want {
 		t.Errorf("isInteger(%q) = %v, the cuts say %v", lit, got, want)
 	}
+	v, vok := new(big.Rat).SetString(lit)
 	for _, b := range numberBounds {
 		gc, gok := b.cmp(lit)
 		wc, wok := b.cmpParsed(lit)
-		if gc != wc || gok != wok {
+		if wok && (!gok || gc != wc) {
 			t.Errorf("bound %+v: cmp(%q) = %d, %v; strconv says %d, %v", b, lit, gc, gok, wc, wok)
+		}
+		var bv *big.Rat
+		switch {
+		case b.isInt:
+			bv = new(big.Rat).SetInt64(b.i)
+		case b.exact:
+			bv = new(big.Rat).SetFloat64(b.f)
+		}
+		if gok && vok && bv != nil && v.Cmp(bv) != gc {
+			t.Errorf("bound %+v: cmp(%q) = %d; big.Rat says %d", b, lit, gc, v.Cmp(bv))
 		}
 	}
 }

@@ -43,17 +43,6 @@ func Validate(file string, n *jsonread.Node) Verdict {
 // Has reports whether file has a generated validator.
 func Has(file string) bool { return root(file) != nil }
 
-// and combines the verdicts of two conditions that must both hold.
-func and(a, b Verdict) Verdict {
-	switch {
-	case a == Invalid || b == Invalid:
-		return Invalid
-	case a == Unsure || b == Unsure:
-		return Unsure
-	}
-	return Valid
-}
-
 //lint:ignore U1000 schemagen emits calls to it for a schema with "not"; none has one today
 func not(v Verdict) Verdict {
 	switch v {
@@ -266,8 +255,51 @@ func (b *bound) cmp(lit string) (int, bool) {
 		if i, ok := smallInt(lit); ok {
 			return b.cmpInt(i), true
 		}
+		if c, ok := b.cmpDecimal(lit); ok {
+			return c, true
+		}
 	}
 	return b.cmpParsed(lit)
+}
+
+// cmpDecimal compares with an integer bound B a literal of an optional '-',
+// 1 to 18 digits, '.' and digits (a fraction such as 0.33, which cmpParsed
+// would read with strconv), exactly; false for any other literal. The literal
+// is x+F or x-F, with x its integer part (signed) and 0 <= F < 1, F > 0 when a
+// digit of the fraction is not 0:
+//   - F = 0: the value is x;
+//   - x+F: above B when x >= B, else below it (x <= B-1, and F < 1);
+//   - x-F: below B when x <= B, else above it (x >= B+1, and F < 1).
+func (b *bound) cmpDecimal(lit string) (int, bool) {
+	ip, frac, ok := strings.Cut(lit, ".")
+	if !ok || frac == "" {
+		return 0, false
+	}
+	x, ok := smallInt(ip)
+	if !ok {
+		return 0, false
+	}
+	nonzero := false
+	for j := 0; j < len(frac); j++ {
+		c := frac[j]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		nonzero = nonzero || c != '0'
+	}
+	c := b.cmpInt(x)
+	switch {
+	case !nonzero:
+		return c, true
+	case ip[0] == '-': // x-F (x may be -0)
+		if c <= 0 {
+			return -1, true
+		}
+		return 1, true
+	case c >= 0:
+		return 1, true
+	}
+	return -1, true
 }
 
 // cmpInt compares i with an integer bound.
@@ -346,10 +378,13 @@ type dfa struct {
 	next    []uint8 // next[state*nclass+class]: state 0 is dead, 1 the start
 	accept  []bool  // accept[state]
 
-	// step[state<<7|c] is next of the class of the ASCII byte c: one load per
-	// byte of ASCII input. Made by init for the generated automata (dfas);
-	// nil for one made by hand, matched by classes.
-	step []uint8
+	// step[state<<8|b] is the state after the byte b: next of the class of b
+	// when b is ASCII; for any other byte, other, a state of its own (one row
+	// past the automaton's) that every byte keeps. One load per byte. Made by
+	// init for the generated automata (dfas); nil for one made by hand,
+	// matched by classes.
+	step  []uint8
+	other int
 }
 
 func init() {
@@ -358,12 +393,20 @@ func init() {
 	}
 }
 
-// makeStep makes d.step from d.ascii and d.next.
+// makeStep makes d.step and d.other from d.ascii and d.next.
 func (d *dfa) makeStep() {
-	step := make([]uint8, len(d.accept)<<7)
-	for st := range d.accept {
-		for c := 0; c < utf8.RuneSelf; c++ {
-			step[st<<7|c] = d.next[st*d.nclass+int(d.ascii[c])]
+	d.other = len(d.accept)
+	if d.other > 255 {
+		return // other would not fit a byte: matched by classes
+	}
+	step := make([]uint8, (d.other+1)<<8)
+	for st := 0; st <= d.other; st++ {
+		for b := 0; b < 256; b++ {
+			next := d.other
+			if st < d.other && b < utf8.RuneSelf {
+				next = int(d.next[st*d.nclass+int(d.ascii[b])])
+			}
+			step[st<<8|b] = uint8(next)
 		}
 	}
 	d.step = step
@@ -380,28 +423,18 @@ func (d *dfa) match(s string) bool {
 	if step == nil {
 		return d.matchClasses(s)
 	}
-	// The dead state (0) steps to itself on every byte, so the ASCII loop does
-	// not test for it: a string that fails ends in it (accept[0] is false).
+	// The dead state (0) steps to itself on every ASCII byte and other on the
+	// rest, which keeps it, so the loop tests for neither: a string that fails
+	// ends in 0 (accept[0] is false), one with a byte that is not ASCII in
+	// other, and is matched again by classes (runes decoded).
 	st := 1
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			st = int(step[st<<7|int(c)])
-			i++
-			continue
-		}
-		if st = d.runeStep(st, s, &i); st == 0 {
-			return false
-		}
+	for i := 0; i < len(s); i++ {
+		st = int(step[st<<8|int(s[i])])
+	}
+	if st == d.other {
+		return d.matchClasses(s)
 	}
 	return d.accept[st]
-}
-
-// runeStep is the state after the rune at s[*i] (not ASCII) from st, and moves
-// *i past it.
-func (d *dfa) runeStep(st int, s string, i *int) int {
-	r, w := utf8.DecodeRuneInString(s[*i:])
-	*i += w
-	return int(d.next[st*d.nclass+int(d.runeClass(r))])
 }
 
 // runeClass is the class of a rune that is not ASCII (0 when no range has it).

@@ -169,72 +169,97 @@ func v1(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "fromAgent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v55(m.Value)); r == Invalid {
-					return Invalid
+				if v := v55(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v56(m.Value)); r == Invalid {
-					return Invalid
+				if v := v56(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "sentAt":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v57(m.Value)); r == Invalid {
-					return Invalid
+				if v := v57(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v58(m.Value)); r == Invalid {
-					return Invalid
+				if v := v58(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toAgent":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v59(m.Value)); r == Invalid {
-					return Invalid
+				if v := v59(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v60(m.Value)); r == Invalid {
-					return Invalid
+				if v := v60(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -253,72 +278,97 @@ func v2(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "fromAgent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v56(m.Value)); r == Invalid {
-					return Invalid
+				if v := v56(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "sentAt":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v62(m.Value)); r == Invalid {
-					return Invalid
+				if v := v62(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v63(m.Value)); r == Invalid {
-					return Invalid
+				if v := v63(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toAgent":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v60(m.Value)); r == Invalid {
-					return Invalid
+				if v := v60(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -337,72 +387,97 @@ func v3(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "fromAgent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v64(m.Value)); r == Invalid {
-					return Invalid
+				if v := v64(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v56(m.Value)); r == Invalid {
-					return Invalid
+				if v := v56(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "sentAt":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v65(m.Value)); r == Invalid {
-					return Invalid
+				if v := v65(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v66(m.Value)); r == Invalid {
-					return Invalid
+				if v := v66(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toAgent":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v67(m.Value)); r == Invalid {
-					return Invalid
+				if v := v67(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v60(m.Value)); r == Invalid {
-					return Invalid
+				if v := v60(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -421,72 +496,97 @@ func v4(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "fromAgent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v68(m.Value)); r == Invalid {
-					return Invalid
+				if v := v68(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v56(m.Value)); r == Invalid {
-					return Invalid
+				if v := v56(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "sentAt":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v69(m.Value)); r == Invalid {
-					return Invalid
+				if v := v69(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v70(m.Value)); r == Invalid {
-					return Invalid
+				if v := v70(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toAgent":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v71(m.Value)); r == Invalid {
-					return Invalid
+				if v := v71(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v60(m.Value)); r == Invalid {
-					return Invalid
+				if v := v60(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -505,72 +605,97 @@ func v5(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "fromAgent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v72(m.Value)); r == Invalid {
-					return Invalid
+				if v := v72(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v56(m.Value)); r == Invalid {
-					return Invalid
+				if v := v56(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "sentAt":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v73(m.Value)); r == Invalid {
-					return Invalid
+				if v := v73(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v74(m.Value)); r == Invalid {
-					return Invalid
+				if v := v74(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toAgent":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v75(m.Value)); r == Invalid {
-					return Invalid
+				if v := v75(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v60(m.Value)); r == Invalid {
-					return Invalid
+				if v := v60(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -589,80 +714,108 @@ func v6(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "acceptanceCriteria":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v76(m.Value)); r == Invalid {
-					return Invalid
+				if v := v76(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "constraints":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v76(m.Value)); r == Invalid {
-					return Invalid
+				if v := v76(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "contextRefs":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v76(m.Value)); r == Invalid {
-					return Invalid
+				if v := v76(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "dueBy":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v77(m.Value)); r == Invalid {
-					return Invalid
+				if v := v77(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "expectedOutputs":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v76(m.Value)); r == Invalid {
-					return Invalid
+				if v := v76(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "fromAgent":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "parentTaskId":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v78(m.Value)); r == Invalid {
-					return Invalid
+				if v := v78(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v78(m.Value)); r == Invalid {
-					return Invalid
+				if v := v78(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toAgent":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -681,56 +834,75 @@ func v7(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "artifactPaths":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v79(m.Value)); r == Invalid {
-					return Invalid
+				if v := v79(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "startedAt":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v80(m.Value)); r == Invalid {
-					return Invalid
+				if v := v80(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v81(m.Value)); r == Invalid {
-					return Invalid
+				if v := v81(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -749,48 +921,64 @@ func v8(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "beatCount":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v82(m.Value)); r == Invalid {
-					return Invalid
+				if v := v82(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "expiresAt":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v83(m.Value)); r == Invalid {
-					return Invalid
+				if v := v83(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "lastHeartbeat":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v83(m.Value)); r == Invalid {
-					return Invalid
+				if v := v83(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v84(m.Value)); r == Invalid {
-					return Invalid
+				if v := v84(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -809,88 +997,119 @@ func v9(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "blockers":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v85(m.Value)); r == Invalid {
-					return Invalid
+				if v := v85(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "completedAt":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v86(m.Value)); r == Invalid {
-					return Invalid
+				if v := v86(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "deliverables":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v85(m.Value)); r == Invalid {
-					return Invalid
+				if v := v85(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "handoffRef":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "notes":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "outcome":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v87(m.Value)); r == Invalid {
-					return Invalid
+				if v := v87(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "summaryRef":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v88(m.Value)); r == Invalid {
-					return Invalid
+				if v := v88(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "tests":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v89(m.Value)); r == Invalid {
-					return Invalid
+				if v := v89(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -909,72 +1128,97 @@ func v10(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "fromAgent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v90(m.Value)); r == Invalid {
-					return Invalid
+				if v := v90(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v56(m.Value)); r == Invalid {
-					return Invalid
+				if v := v56(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "sentAt":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v91(m.Value)); r == Invalid {
-					return Invalid
+				if v := v91(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v92(m.Value)); r == Invalid {
-					return Invalid
+				if v := v92(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toAgent":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v93(m.Value)); r == Invalid {
-					return Invalid
+				if v := v93(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v60(m.Value)); r == Invalid {
-					return Invalid
+				if v := v60(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -993,64 +1237,86 @@ func v11(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent_id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "duration_ms":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v82(m.Value)); r == Invalid {
-					return Invalid
+				if v := v82(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "results":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1066,64 +1332,86 @@ func v12(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "bullets":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v95(m.Value)); r == Invalid {
-					return Invalid
+				if v := v95(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "detailsFile":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v96(m.Value)); r == Invalid {
-					return Invalid
+				if v := v96(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metrics":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v97(m.Value)); r == Invalid {
-					return Invalid
+				if v := v97(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v98(m.Value)); r == Invalid {
-					return Invalid
+				if v := v98(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "summary":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v99(m.Value)); r == Invalid {
-					return Invalid
+				if v := v99(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v100(m.Value)); r == Invalid {
-					return Invalid
+				if v := v100(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamps":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v101(m.Value)); r == Invalid {
-					return Invalid
+				if v := v101(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1142,24 +1430,31 @@ func v13(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "task":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_type":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1184,112 +1479,152 @@ func v15(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "current_checkpoint":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v102(m.Value)); r == Invalid {
-					return Invalid
+				if v := v102(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "current_phase":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v102(m.Value)); r == Invalid {
-					return Invalid
+				if v := v102(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v103(m.Value)); r == Invalid {
-					return Invalid
+				if v := v103(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v104(m.Value)); r == Invalid {
-					return Invalid
+				if v := v104(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v105(m.Value)); r == Invalid {
-					return Invalid
+				if v := v105(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "progress_percentage":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v106(m.Value)); r == Invalid {
-					return Invalid
+				if v := v106(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<11) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 11
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<12) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 12
-				if r = and(r, v108(m.Value)); r == Invalid {
-					return Invalid
+				if v := v108(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1308,120 +1643,163 @@ func v16(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "escalated_by":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v109(m.Value)); r == Invalid {
-					return Invalid
+				if v := v109(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v110(m.Value)); r == Invalid {
-					return Invalid
+				if v := v110(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v111(m.Value)); r == Invalid {
-					return Invalid
+				if v := v111(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v105(m.Value)); r == Invalid {
-					return Invalid
+				if v := v105(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "new_priority":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v112(m.Value)); r == Invalid {
-					return Invalid
+				if v := v112(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "old_priority":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v112(m.Value)); r == Invalid {
-					return Invalid
+				if v := v112(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reason":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v109(m.Value)); r == Invalid {
-					return Invalid
+				if v := v109(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<11) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 11
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<12) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 12
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<13) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 13
-				if r = and(r, v113(m.Value)); r == Invalid {
-					return Invalid
+				if v := v113(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1440,96 +1818,130 @@ func v17(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v114(m.Value)); r == Invalid {
-					return Invalid
+				if v := v114(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v115(m.Value)); r == Invalid {
-					return Invalid
+				if v := v115(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v105(m.Value)); r == Invalid {
-					return Invalid
+				if v := v105(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "progress":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v116(m.Value)); r == Invalid {
-					return Invalid
+				if v := v116(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v117(m.Value)); r == Invalid {
-					return Invalid
+				if v := v117(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1548,104 +1960,141 @@ func v18(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "artifacts_rolled_back":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v118(m.Value)); r == Invalid {
-					return Invalid
+				if v := v118(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v119(m.Value)); r == Invalid {
-					return Invalid
+				if v := v119(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v120(m.Value)); r == Invalid {
-					return Invalid
+				if v := v120(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v105(m.Value)); r == Invalid {
-					return Invalid
+				if v := v105(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v121(m.Value)); r == Invalid {
-					return Invalid
+				if v := v121(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "trigger":
 				if seen&(1<<11) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 11
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1664,104 +2113,141 @@ func v19(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "audit_trail":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v122(m.Value)); r == Invalid {
-					return Invalid
+				if v := v122(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "cost_summary":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v123(m.Value)); r == Invalid {
-					return Invalid
+				if v := v123(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v124(m.Value)); r == Invalid {
-					return Invalid
+				if v := v124(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v125(m.Value)); r == Invalid {
-					return Invalid
+				if v := v125(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v105(m.Value)); r == Invalid {
-					return Invalid
+				if v := v105(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<11) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 11
-				if r = and(r, v126(m.Value)); r == Invalid {
-					return Invalid
+				if v := v126(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1780,88 +2266,119 @@ func v20(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v127(m.Value)); r == Invalid {
-					return Invalid
+				if v := v127(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v128(m.Value)); r == Invalid {
-					return Invalid
+				if v := v128(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v105(m.Value)); r == Invalid {
-					return Invalid
+				if v := v105(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v129(m.Value)); r == Invalid {
-					return Invalid
+				if v := v129(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1880,88 +2397,119 @@ func v21(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v130(m.Value)); r == Invalid {
-					return Invalid
+				if v := v130(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v131(m.Value)); r == Invalid {
-					return Invalid
+				if v := v131(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v105(m.Value)); r == Invalid {
-					return Invalid
+				if v := v105(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v132(m.Value)); r == Invalid {
-					return Invalid
+				if v := v132(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -1980,128 +2528,174 @@ func v22(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v133(m.Value)); r == Invalid {
-					return Invalid
+				if v := v133(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "aop_version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "checkpoint_results":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v134(m.Value)); r == Invalid {
-					return Invalid
+				if v := v134(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "cost_tracking":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v135(m.Value)); r == Invalid {
-					return Invalid
+				if v := v135(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "error_details":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v136(m.Value)); r == Invalid {
-					return Invalid
+				if v := v136(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "execution_summary":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v137(m.Value)); r == Invalid {
-					return Invalid
+				if v := v137(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v138(m.Value)); r == Invalid {
-					return Invalid
+				if v := v138(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v139(m.Value)); r == Invalid {
-					return Invalid
+				if v := v139(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "progress_log":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v140(m.Value)); r == Invalid {
-					return Invalid
+				if v := v140(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<11) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 11
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<12) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 12
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_status":
 				if seen&(1<<13) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 13
-				if r = and(r, v141(m.Value)); r == Invalid {
-					return Invalid
+				if v := v141(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timing":
 				if seen&(1<<14) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 14
-				if r = and(r, v142(m.Value)); r == Invalid {
-					return Invalid
+				if v := v142(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2120,104 +2714,141 @@ func v23(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "aop_version":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "execution_policy":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v143(m.Value)); r == Invalid {
-					return Invalid
+				if v := v143(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v144(m.Value)); r == Invalid {
-					return Invalid
+				if v := v144(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "guard_rails":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v145(m.Value)); r == Invalid {
-					return Invalid
+				if v := v145(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message_type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v146(m.Value)); r == Invalid {
-					return Invalid
+				if v := v146(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "orchestration_metadata":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v147(m.Value)); r == Invalid {
-					return Invalid
+				if v := v147(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "phases":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v148(m.Value)); r == Invalid {
-					return Invalid
+				if v := v148(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "protocol_family":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v107(m.Value)); r == Invalid {
-					return Invalid
+				if v := v107(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "schema_version":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v149(m.Value)); r == Invalid {
-					return Invalid
+				if v := v149(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "target":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v150(m.Value)); r == Invalid {
-					return Invalid
+				if v := v150(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task":
 				if seen&(1<<11) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 11
-				if r = and(r, v151(m.Value)); r == Invalid {
-					return Invalid
+				if v := v151(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2242,32 +2873,42 @@ func v25(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "error":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v152(m.Value)); r == Invalid {
-					return Invalid
+				if v := v152(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v153(m.Value)); r == Invalid {
-					return Invalid
+				if v := v153(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v154(m.Value)); r == Invalid {
-					return Invalid
+				if v := v154(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2286,40 +2927,53 @@ func v26(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v155(m.Value)); r == Invalid {
-					return Invalid
+				if v := v155(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v156(m.Value)); r == Invalid {
-					return Invalid
+				if v := v156(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v157(m.Value)); r == Invalid {
-					return Invalid
+				if v := v157(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v158(m.Value)); r == Invalid {
-					return Invalid
+				if v := v158(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2338,40 +2992,53 @@ func v27(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v159(m.Value)); r == Invalid {
-					return Invalid
+				if v := v159(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v160(m.Value)); r == Invalid {
-					return Invalid
+				if v := v160(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v161(m.Value)); r == Invalid {
-					return Invalid
+				if v := v161(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v162(m.Value)); r == Invalid {
-					return Invalid
+				if v := v162(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2390,40 +3057,53 @@ func v28(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v163(m.Value)); r == Invalid {
-					return Invalid
+				if v := v163(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v164(m.Value)); r == Invalid {
-					return Invalid
+				if v := v164(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v165(m.Value)); r == Invalid {
-					return Invalid
+				if v := v165(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v166(m.Value)); r == Invalid {
-					return Invalid
+				if v := v166(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2442,32 +3122,42 @@ func v29(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v167(m.Value)); r == Invalid {
-					return Invalid
+				if v := v167(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v168(m.Value)); r == Invalid {
-					return Invalid
+				if v := v168(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "result":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v169(m.Value)); r == Invalid {
-					return Invalid
+				if v := v169(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2486,32 +3176,42 @@ func v30(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v170(m.Value)); r == Invalid {
-					return Invalid
+				if v := v170(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v171(m.Value)); r == Invalid {
-					return Invalid
+				if v := v171(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "result":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v172(m.Value)); r == Invalid {
-					return Invalid
+				if v := v172(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2530,40 +3230,53 @@ func v31(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v173(m.Value)); r == Invalid {
-					return Invalid
+				if v := v173(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v174(m.Value)); r == Invalid {
-					return Invalid
+				if v := v174(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v175(m.Value)); r == Invalid {
-					return Invalid
+				if v := v175(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v176(m.Value)); r == Invalid {
-					return Invalid
+				if v := v176(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2582,40 +3295,53 @@ func v32(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v177(m.Value)); r == Invalid {
-					return Invalid
+				if v := v177(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v178(m.Value)); r == Invalid {
-					return Invalid
+				if v := v178(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v179(m.Value)); r == Invalid {
-					return Invalid
+				if v := v179(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v180(m.Value)); r == Invalid {
-					return Invalid
+				if v := v180(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2634,40 +3360,53 @@ func v33(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v181(m.Value)); r == Invalid {
-					return Invalid
+				if v := v181(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v182(m.Value)); r == Invalid {
-					return Invalid
+				if v := v182(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v183(m.Value)); r == Invalid {
-					return Invalid
+				if v := v183(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v184(m.Value)); r == Invalid {
-					return Invalid
+				if v := v184(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2686,40 +3425,53 @@ func v34(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v185(m.Value)); r == Invalid {
-					return Invalid
+				if v := v185(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v186(m.Value)); r == Invalid {
-					return Invalid
+				if v := v186(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v187(m.Value)); r == Invalid {
-					return Invalid
+				if v := v187(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v188(m.Value)); r == Invalid {
-					return Invalid
+				if v := v188(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2738,40 +3490,53 @@ func v35(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v189(m.Value)); r == Invalid {
-					return Invalid
+				if v := v189(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v190(m.Value)); r == Invalid {
-					return Invalid
+				if v := v190(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v191(m.Value)); r == Invalid {
-					return Invalid
+				if v := v191(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v192(m.Value)); r == Invalid {
-					return Invalid
+				if v := v192(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2790,40 +3555,53 @@ func v36(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v193(m.Value)); r == Invalid {
-					return Invalid
+				if v := v193(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v194(m.Value)); r == Invalid {
-					return Invalid
+				if v := v194(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v195(m.Value)); r == Invalid {
-					return Invalid
+				if v := v195(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v196(m.Value)); r == Invalid {
-					return Invalid
+				if v := v196(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2842,40 +3620,53 @@ func v37(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v197(m.Value)); r == Invalid {
-					return Invalid
+				if v := v197(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "jsonrpc":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v198(m.Value)); r == Invalid {
-					return Invalid
+				if v := v198(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "method":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v199(m.Value)); r == Invalid {
-					return Invalid
+				if v := v199(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "params":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v200(m.Value)); r == Invalid {
-					return Invalid
+				if v := v200(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2900,48 +3691,64 @@ func v39(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v201(m.Value)); r == Invalid {
-					return Invalid
+				if v := v201(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v202(m.Value)); r == Invalid {
-					return Invalid
+				if v := v202(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v203(m.Value)); r == Invalid {
-					return Invalid
+				if v := v203(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v204(m.Value)); r == Invalid {
-					return Invalid
+				if v := v204(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v205(m.Value)); r == Invalid {
-					return Invalid
+				if v := v205(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -2960,48 +3767,64 @@ func v40(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v206(m.Value)); r == Invalid {
-					return Invalid
+				if v := v206(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v207(m.Value)); r == Invalid {
-					return Invalid
+				if v := v207(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v208(m.Value)); r == Invalid {
-					return Invalid
+				if v := v208(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v209(m.Value)); r == Invalid {
-					return Invalid
+				if v := v209(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v210(m.Value)); r == Invalid {
-					return Invalid
+				if v := v210(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3020,48 +3843,64 @@ func v41(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v211(m.Value)); r == Invalid {
-					return Invalid
+				if v := v211(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v212(m.Value)); r == Invalid {
-					return Invalid
+				if v := v212(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v213(m.Value)); r == Invalid {
-					return Invalid
+				if v := v213(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v214(m.Value)); r == Invalid {
-					return Invalid
+				if v := v214(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v215(m.Value)); r == Invalid {
-					return Invalid
+				if v := v215(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3080,48 +3919,64 @@ func v42(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v216(m.Value)); r == Invalid {
-					return Invalid
+				if v := v216(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v217(m.Value)); r == Invalid {
-					return Invalid
+				if v := v217(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v218(m.Value)); r == Invalid {
-					return Invalid
+				if v := v218(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v219(m.Value)); r == Invalid {
-					return Invalid
+				if v := v219(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v220(m.Value)); r == Invalid {
-					return Invalid
+				if v := v220(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3140,48 +3995,64 @@ func v43(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v221(m.Value)); r == Invalid {
-					return Invalid
+				if v := v221(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v222(m.Value)); r == Invalid {
-					return Invalid
+				if v := v222(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v223(m.Value)); r == Invalid {
-					return Invalid
+				if v := v223(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v224(m.Value)); r == Invalid {
-					return Invalid
+				if v := v224(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v225(m.Value)); r == Invalid {
-					return Invalid
+				if v := v225(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3200,48 +4071,64 @@ func v44(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v226(m.Value)); r == Invalid {
-					return Invalid
+				if v := v226(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v227(m.Value)); r == Invalid {
-					return Invalid
+				if v := v227(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v228(m.Value)); r == Invalid {
-					return Invalid
+				if v := v228(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v229(m.Value)); r == Invalid {
-					return Invalid
+				if v := v229(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v230(m.Value)); r == Invalid {
-					return Invalid
+				if v := v230(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3260,48 +4147,64 @@ func v45(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v231(m.Value)); r == Invalid {
-					return Invalid
+				if v := v231(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v232(m.Value)); r == Invalid {
-					return Invalid
+				if v := v232(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v233(m.Value)); r == Invalid {
-					return Invalid
+				if v := v233(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v234(m.Value)); r == Invalid {
-					return Invalid
+				if v := v234(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v235(m.Value)); r == Invalid {
-					return Invalid
+				if v := v235(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3320,48 +4223,64 @@ func v46(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v236(m.Value)); r == Invalid {
-					return Invalid
+				if v := v236(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v237(m.Value)); r == Invalid {
-					return Invalid
+				if v := v237(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v238(m.Value)); r == Invalid {
-					return Invalid
+				if v := v238(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v239(m.Value)); r == Invalid {
-					return Invalid
+				if v := v239(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v240(m.Value)); r == Invalid {
-					return Invalid
+				if v := v240(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3380,48 +4299,64 @@ func v47(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v241(m.Value)); r == Invalid {
-					return Invalid
+				if v := v241(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v242(m.Value)); r == Invalid {
-					return Invalid
+				if v := v242(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v243(m.Value)); r == Invalid {
-					return Invalid
+				if v := v243(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v244(m.Value)); r == Invalid {
-					return Invalid
+				if v := v244(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v245(m.Value)); r == Invalid {
-					return Invalid
+				if v := v245(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3440,48 +4375,64 @@ func v48(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v246(m.Value)); r == Invalid {
-					return Invalid
+				if v := v246(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v247(m.Value)); r == Invalid {
-					return Invalid
+				if v := v247(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v248(m.Value)); r == Invalid {
-					return Invalid
+				if v := v248(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v249(m.Value)); r == Invalid {
-					return Invalid
+				if v := v249(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v250(m.Value)); r == Invalid {
-					return Invalid
+				if v := v250(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3500,48 +4451,64 @@ func v49(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v251(m.Value)); r == Invalid {
-					return Invalid
+				if v := v251(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v252(m.Value)); r == Invalid {
-					return Invalid
+				if v := v252(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v253(m.Value)); r == Invalid {
-					return Invalid
+				if v := v253(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v254(m.Value)); r == Invalid {
-					return Invalid
+				if v := v254(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v255(m.Value)); r == Invalid {
-					return Invalid
+				if v := v255(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3560,48 +4527,64 @@ func v50(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v256(m.Value)); r == Invalid {
-					return Invalid
+				if v := v256(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v257(m.Value)); r == Invalid {
-					return Invalid
+				if v := v257(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v258(m.Value)); r == Invalid {
-					return Invalid
+				if v := v258(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v259(m.Value)); r == Invalid {
-					return Invalid
+				if v := v259(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v260(m.Value)); r == Invalid {
-					return Invalid
+				if v := v260(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3620,56 +4603,75 @@ func v51(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v261(m.Value)); r == Invalid {
-					return Invalid
+				if v := v261(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "correlationId":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v262(m.Value)); r == Invalid {
-					return Invalid
+				if v := v262(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "error":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v263(m.Value)); r == Invalid {
-					return Invalid
+				if v := v263(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v262(m.Value)); r == Invalid {
-					return Invalid
+				if v := v262(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v264(m.Value)); r == Invalid {
-					return Invalid
+				if v := v264(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v265(m.Value)); r == Invalid {
-					return Invalid
+				if v := v265(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3688,56 +4690,75 @@ func v52(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v266(m.Value)); r == Invalid {
-					return Invalid
+				if v := v266(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "correlationId":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v267(m.Value)); r == Invalid {
-					return Invalid
+				if v := v267(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v267(m.Value)); r == Invalid {
-					return Invalid
+				if v := v267(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v268(m.Value)); r == Invalid {
-					return Invalid
+				if v := v268(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v269(m.Value)); r == Invalid {
-					return Invalid
+				if v := v269(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v270(m.Value)); r == Invalid {
-					return Invalid
+				if v := v270(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -3756,48 +4777,64 @@ func v53(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "aopkit":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v271(m.Value)); r == Invalid {
-					return Invalid
+				if v := v271(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "at":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v272(m.Value)); r == Invalid {
-					return Invalid
+				if v := v272(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "detail":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v273(m.Value)); r == Invalid {
-					return Invalid
+				if v := v273(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "from":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v274(m.Value)); r == Invalid {
-					return Invalid
+				if v := v274(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "msg":
 			case "protocol":
@@ -3805,40 +4842,55 @@ func v53(n *jsonread.Node) Verdict {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v275(m.Value)); r == Invalid {
-					return Invalid
+				if v := v275(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "seq":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v276(m.Value)); r == Invalid {
-					return Invalid
+				if v := v276(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "stream":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "text":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			default:
 				return Invalid
@@ -3848,8 +4900,11 @@ func v53(n *jsonread.Node) Verdict {
 			return Invalid // a required member is missing
 		}
 	}
-	if r = and(r, oneOf(n, v277, v278, v279)); r == Invalid {
-		return Invalid
+	if v := oneOf(n, v277, v278, v279); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -3909,8 +4964,11 @@ func v59(n *jsonread.Node) Verdict {
 // v60: aof/completion.report.schema.json#/properties/version
 func v60(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, oneOfScalars(n, k1)); r == Invalid {
-		return Invalid
+	if v := oneOfScalars(n, k1); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -4044,32 +5102,42 @@ func v79(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "inputs":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "output":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "work":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -4090,12 +5158,15 @@ func v81(n *jsonread.Node) Verdict {
 // v82: aof/run_heartbeat.schema.json#/properties/beatCount
 func v82(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
+	if v := typeIs(n, typeInteger); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	if n.Kind == jsonread.Number {
 		if c, ok := k2.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c < 0 {
 			return Invalid
 		}
@@ -4195,8 +5266,11 @@ func v95(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 		for _, it := range n.Items {
-			if r = and(r, v54(it)); r == Invalid {
-				return Invalid
+			if v := v54(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -4224,10 +5298,14 @@ func v97(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.Object {
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
-			if r = and(r, v54(n.Get(m.Key))); r == Invalid {
-				return Invalid
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
+			if v := v54(n.Get(m.Key)); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -4290,24 +5368,31 @@ func v101(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "end":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v289(m.Value)); r == Invalid {
-					return Invalid
+				if v := v289(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "start":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v290(m.Value)); r == Invalid {
-					return Invalid
+				if v := v290(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -4441,56 +5526,75 @@ func v116(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "current_checkpoint":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v296(m.Value)); r == Invalid {
-					return Invalid
+				if v := v296(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "current_phase":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v296(m.Value)); r == Invalid {
-					return Invalid
+				if v := v296(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "estimated_time_remaining_seconds":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v297(m.Value)); r == Invalid {
-					return Invalid
+				if v := v297(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v115(m.Value)); r == Invalid {
-					return Invalid
+				if v := v115(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v296(m.Value)); r == Invalid {
-					return Invalid
+				if v := v296(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "percentage":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v298(m.Value)); r == Invalid {
-					return Invalid
+				if v := v298(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -4511,8 +5615,11 @@ func v118(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v299(it)); r == Invalid {
-				return Invalid
+			if v := v299(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -4551,16 +5658,20 @@ func v122(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "storage_path":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -4653,8 +5764,11 @@ func v134(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v302(it)); r == Invalid {
-				return Invalid
+			if v := v302(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -4752,8 +5866,11 @@ func v148(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v312(it)); r == Invalid {
-				return Invalid
+			if v := v312(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -5128,40 +6245,53 @@ func v203(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "error":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "recoverable":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "stack":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5209,32 +6339,42 @@ func v208(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "context":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "level":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v334(m.Value)); r == Invalid {
-					return Invalid
+				if v := v334(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5282,32 +6422,42 @@ func v213(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "message":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "progress":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v335(m.Value)); r == Invalid {
-					return Invalid
+				if v := v335(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5355,24 +6505,31 @@ func v218(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "context":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "question":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5420,24 +6577,31 @@ func v223(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "gracePeriod":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v336(m.Value)); r == Invalid {
-					return Invalid
+				if v := v336(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reason":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5482,24 +6646,31 @@ func v228(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "message":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5547,24 +6718,31 @@ func v233(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "reason":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5612,32 +6790,42 @@ func v238(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "options":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v337(m.Value)); r == Invalid {
-					return Invalid
+				if v := v337(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "question":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timeout":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v336(m.Value)); r == Invalid {
-					return Invalid
+				if v := v336(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5685,16 +6873,20 @@ func v243(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "taskId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5742,32 +6934,42 @@ func v248(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "capabilities":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v338(m.Value)); r == Invalid {
-					return Invalid
+				if v := v338(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "role":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v339(m.Value)); r == Invalid {
-					return Invalid
+				if v := v339(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v340(m.Value)); r == Invalid {
-					return Invalid
+				if v := v340(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5812,32 +7014,42 @@ func v253(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "limit":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v276(m.Value)); r == Invalid {
-					return Invalid
+				if v := v276(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "requiredRole":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v341(m.Value)); r == Invalid {
-					return Invalid
+				if v := v341(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v342(m.Value)); r == Invalid {
-					return Invalid
+				if v := v342(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5882,72 +7094,97 @@ func v258(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "dependencies":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v343(m.Value)); r == Invalid {
-					return Invalid
+				if v := v343(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "description":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "priority":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v344(m.Value)); r == Invalid {
-					return Invalid
+				if v := v344(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "requiredCapabilities":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v343(m.Value)); r == Invalid {
-					return Invalid
+				if v := v343(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "requiredRole":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v345(m.Value)); r == Invalid {
-					return Invalid
+				if v := v345(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -5995,24 +7232,31 @@ func v263(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "code":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v346(m.Value)); r == Invalid {
-					return Invalid
+				if v := v346(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6060,40 +7304,53 @@ func v268(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agents":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v347(m.Value)); r == Invalid {
-					return Invalid
+				if v := v347(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v348(m.Value)); r == Invalid {
-					return Invalid
+				if v := v348(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "tasks":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v349(m.Value)); r == Invalid {
-					return Invalid
+				if v := v349(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6141,7 +7398,7 @@ func v272(n *jsonread.Node) Verdict {
 		return Invalid
 	}
 	if n.Kind == jsonread.String {
-		r = and(r, Unsure)
+		r = Unsure
 	}
 	return r
 }
@@ -6191,12 +7448,15 @@ func v275(n *jsonread.Node) Verdict {
 // v276: transcript/record.schema.json#/properties/seq
 func v276(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
+	if v := typeIs(n, typeInteger); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	if n.Kind == jsonread.Number {
 		if c, ok := k4.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c < 0 {
 			return Invalid
 		}
@@ -6209,8 +7469,9 @@ func v277(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "msg":
 				seen |= 1 << 0
@@ -6228,8 +7489,9 @@ func v278(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "text":
 				seen |= 1 << 0
@@ -6247,8 +7509,9 @@ func v279(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "event":
 				seen |= 1 << 0
@@ -6269,56 +7532,75 @@ func v280(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "blockers":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v350(m.Value)); r == Invalid {
-					return Invalid
+				if v := v350(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "deliverables":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v350(m.Value)); r == Invalid {
-					return Invalid
+				if v := v350(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "notes":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "outcome":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v351(m.Value)); r == Invalid {
-					return Invalid
+				if v := v351(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "summaryRef":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "tests":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v352(m.Value)); r == Invalid {
-					return Invalid
+				if v := v352(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6360,32 +7642,42 @@ func v283(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "accepted":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reason":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v353(m.Value)); r == Invalid {
-					return Invalid
+				if v := v353(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6404,80 +7696,108 @@ func v284(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "acceptanceCriteria":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v350(m.Value)); r == Invalid {
-					return Invalid
+				if v := v350(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "constraints":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v350(m.Value)); r == Invalid {
-					return Invalid
+				if v := v350(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "contextRefs":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v350(m.Value)); r == Invalid {
-					return Invalid
+				if v := v350(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "dueBy":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v354(m.Value)); r == Invalid {
-					return Invalid
+				if v := v354(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "expectedOutputs":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v350(m.Value)); r == Invalid {
-					return Invalid
+				if v := v350(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "fromAgent":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "parentTaskId":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v353(m.Value)); r == Invalid {
-					return Invalid
+				if v := v353(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v353(m.Value)); r == Invalid {
-					return Invalid
+				if v := v353(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toAgent":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6496,8 +7816,11 @@ func v285(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v54(it)); r == Invalid {
-				return Invalid
+			if v := v54(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -6526,32 +7849,42 @@ func v287(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "failed":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v82(m.Value)); r == Invalid {
-					return Invalid
+				if v := v82(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "passed":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v82(m.Value)); r == Invalid {
-					return Invalid
+				if v := v82(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "total":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v82(m.Value)); r == Invalid {
-					return Invalid
+				if v := v82(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6570,56 +7903,75 @@ func v288(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agentId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "blockers":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v350(m.Value)); r == Invalid {
-					return Invalid
+				if v := v350(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "notes":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "progress":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v355(m.Value)); r == Invalid {
-					return Invalid
+				if v := v355(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "taskId":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v353(m.Value)); r == Invalid {
-					return Invalid
+				if v := v353(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6662,12 +8014,12 @@ func v293(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Number {
 		if c, ok := k6.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c < 0 {
 			return Invalid
 		}
 		if c, ok := k7.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c > 0 {
 			return Invalid
 		}
@@ -6714,7 +8066,7 @@ func v297(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Number {
 		if c, ok := k8.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c < 0 {
 			return Invalid
 		}
@@ -6735,40 +8087,53 @@ func v299(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v120(m.Value)); r == Invalid {
-					return Invalid
+				if v := v120(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "path":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "restored_from":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v358(m.Value)); r == Invalid {
-					return Invalid
+				if v := v358(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6804,40 +8169,53 @@ func v301(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "model":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "provider":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v360(m.Value)); r == Invalid {
-					return Invalid
+				if v := v360(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6861,56 +8239,75 @@ func v303(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "actual_cost_usd":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v297(m.Value)); r == Invalid {
-					return Invalid
+				if v := v297(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "estimated_cost_usd":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v297(m.Value)); r == Invalid {
-					return Invalid
+				if v := v297(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "model_pricing_tier":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "tokens_input":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v363(m.Value)); r == Invalid {
-					return Invalid
+				if v := v363(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "tokens_output":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v363(m.Value)); r == Invalid {
-					return Invalid
+				if v := v363(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6926,48 +8323,64 @@ func v304(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "error_code":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "recovery_suggestions":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "stack_trace":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -6986,56 +8399,75 @@ func v305(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "actions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "errors":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "output_artifacts":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v364(m.Value)); r == Invalid {
-					return Invalid
+				if v := v364(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "summary":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "warnings":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7051,32 +8483,42 @@ func v306(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "last_progress_event_at":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v365(m.Value)); r == Invalid {
-					return Invalid
+				if v := v365(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "progress_percentage":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v366(m.Value)); r == Invalid {
-					return Invalid
+				if v := v366(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7092,40 +8534,53 @@ func v307(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "final_signal":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v367(m.Value)); r == Invalid {
-					return Invalid
+				if v := v367(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "state":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v368(m.Value)); r == Invalid {
-					return Invalid
+				if v := v368(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7141,48 +8596,64 @@ func v308(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "completed_at":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v369(m.Value)); r == Invalid {
-					return Invalid
+				if v := v369(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "duration_seconds":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v336(m.Value)); r == Invalid {
-					return Invalid
+				if v := v336(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "retries_attempted":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v82(m.Value)); r == Invalid {
-					return Invalid
+				if v := v82(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "started_at":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v369(m.Value)); r == Invalid {
-					return Invalid
+				if v := v369(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7198,80 +8669,108 @@ func v309(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "abort_on_first_critical_error":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "alternative_models":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v370(m.Value)); r == Invalid {
-					return Invalid
+				if v := v370(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "auto_terminate_on_timeout":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "heartbeat":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v371(m.Value)); r == Invalid {
-					return Invalid
+				if v := v371(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "max_retries":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v372(m.Value)); r == Invalid {
-					return Invalid
+				if v := v372(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "on_failure":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v373(m.Value)); r == Invalid {
-					return Invalid
+				if v := v373(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "retry_backoff_seconds":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v374(m.Value)); r == Invalid {
-					return Invalid
+				if v := v374(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timeout_seconds":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v375(m.Value)); r == Invalid {
-					return Invalid
+				if v := v375(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7287,56 +8786,75 @@ func v310(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "abort_on_first_critical_error":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "auto_terminate_on_timeout":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "require_final_signal":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "require_minimal_report":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timeout_seconds":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v375(m.Value)); r == Invalid {
-					return Invalid
+				if v := v375(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7352,48 +8870,64 @@ func v311(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "initiator":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "notes":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "spec_author":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "tags":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7414,56 +8948,75 @@ func v313(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "created_at":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v369(m.Value)); r == Invalid {
-					return Invalid
+				if v := v369(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "orchestrator":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "origin":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session_id":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "workflow_pattern":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v377(m.Value)); r == Invalid {
-					return Invalid
+				if v := v377(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7482,64 +9035,86 @@ func v314(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent_name":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "capabilities":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v378(m.Value)); r == Invalid {
-					return Invalid
+				if v := v378(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "execution_profile":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v379(m.Value)); r == Invalid {
-					return Invalid
+				if v := v379(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "model":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "provider":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v360(m.Value)); r == Invalid {
-					return Invalid
+				if v := v360(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "role":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v380(m.Value)); r == Invalid {
-					return Invalid
+				if v := v380(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7558,120 +9133,163 @@ func v315(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "access":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v381(m.Value)); r == Invalid {
-					return Invalid
+				if v := v381(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "attempt":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v372(m.Value)); r == Invalid {
-					return Invalid
+				if v := v372(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "budgets":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v382(m.Value)); r == Invalid {
-					return Invalid
+				if v := v382(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "category":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v383(m.Value)); r == Invalid {
-					return Invalid
+				if v := v383(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "complexity":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v384(m.Value)); r == Invalid {
-					return Invalid
+				if v := v384(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "constraints":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v385(m.Value)); r == Invalid {
-					return Invalid
+				if v := v385(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "environment":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v386(m.Value)); r == Invalid {
-					return Invalid
+				if v := v386(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "expected_outputs":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v387(m.Value)); r == Invalid {
-					return Invalid
+				if v := v387(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "inputs":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v388(m.Value)); r == Invalid {
-					return Invalid
+				if v := v388(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "objective":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "parent_task_id":
 				if seen&(1<<11) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 11
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "priority":
 				if seen&(1<<12) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 12
-				if r = and(r, v389(m.Value)); r == Invalid {
-					return Invalid
+				if v := v389(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "task_id":
 				if seen&(1<<13) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 13
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7690,24 +9308,31 @@ func v316(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "code":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v372(m.Value)); r == Invalid {
-					return Invalid
+				if v := v372(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7721,8 +9346,11 @@ func v316(n *jsonread.Node) Verdict {
 // v317: aos/common.schema.json#/definitions/ResponseId
 func v317(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeInteger|typeNull)); r == Invalid {
-		return Invalid
+	if v := typeIs(n, typeString|typeInteger|typeNull); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -7744,8 +9372,11 @@ func v318(n *jsonread.Node) Verdict {
 // v319: aos/common.schema.json#/definitions/RequestId
 func v319(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeString|typeInteger)); r == Invalid {
-		return Invalid
+	if v := typeIs(n, typeString|typeInteger); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -7758,32 +9389,42 @@ func v320(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "metadata":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timeout":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v372(m.Value)); r == Invalid {
-					return Invalid
+				if v := v372(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7802,24 +9443,31 @@ func v321(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "message":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v391(m.Value)); r == Invalid {
-					return Invalid
+				if v := v391(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reasoning":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7838,40 +9486,53 @@ func v322(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "metadata":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v392(m.Value)); r == Invalid {
-					return Invalid
+				if v := v392(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7890,56 +9551,75 @@ func v323(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "data":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "decision":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v393(m.Value)); r == Invalid {
-					return Invalid
+				if v := v393(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "modifiedRequest":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reasonCode":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reasoning":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7958,24 +9638,31 @@ func v324(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "context":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v394(m.Value)); r == Invalid {
-					return Invalid
+				if v := v394(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "trigger":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v395(m.Value)); r == Invalid {
-					return Invalid
+				if v := v395(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -7994,32 +9681,42 @@ func v325(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "context":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v394(m.Value)); r == Invalid {
-					return Invalid
+				if v := v394(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "knowledgeStep":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v396(m.Value)); r == Invalid {
-					return Invalid
+				if v := v396(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reasoning":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -8038,32 +9735,42 @@ func v326(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "context":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v394(m.Value)); r == Invalid {
-					return Invalid
+				if v := v394(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "memory":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reasoning":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -8082,40 +9789,53 @@ func v327(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "citation":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v397(m.Value)); r == Invalid {
-					return Invalid
+				if v := v397(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "context":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v394(m.Value)); r == Invalid {
-					return Invalid
+				if v := v394(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "message":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v398(m.Value)); r == Invalid {
-					return Invalid
+				if v := v398(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reasoning":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -8134,32 +9854,42 @@ func v328(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "context":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v394(m.Value)); r == Invalid {
-					return Invalid
+				if v := v394(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "reasoning":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toolCallRequest":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v399(m.Value)); r == Invalid {
-					return Invalid
+				if v := v399(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -8178,32 +9908,42 @@ func v329(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "context":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v394(m.Value)); r == Invalid {
-					return Invalid
+				if v := v394(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "executionId":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "result":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v400(m.Value)); r == Invalid {
-					return Invalid
+				if v := v400(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -8273,12 +10013,12 @@ func v335(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Number {
 		if c, ok := k10.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c < 0 {
 			return Invalid
 		}
 		if c, ok := k11.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c > 0 {
 			return Invalid
 		}
@@ -8294,7 +10034,7 @@ func v336(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Number {
 		if c, ok := k12.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c < 0 {
 			return Invalid
 		}
@@ -8310,8 +10050,11 @@ func v337(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v402(it)); r == Invalid {
-				return Invalid
+			if v := v402(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8371,8 +10114,11 @@ func v347(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v407(it)); r == Invalid {
-				return Invalid
+			if v := v407(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8392,8 +10138,11 @@ func v349(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v348(it)); r == Invalid {
-				return Invalid
+			if v := v348(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8476,56 +10225,75 @@ func v361(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "checkpoint_id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "evidence":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "notes":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v411(m.Value)); r == Invalid {
-					return Invalid
+				if v := v411(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "validation_output":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -8544,12 +10312,15 @@ func v362(n *jsonread.Node) Verdict {
 // v363: aop2/common.schema.json#/definitions/CostTracking/properties/tokens_input
 func v363(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
-		return Invalid
+	if v := typeIs(n, typeInteger|typeNull); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	if n.Kind == jsonread.Number {
 		if c, ok := k13.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c < 0 {
 			return Invalid
 		}
@@ -8565,8 +10336,11 @@ func v364(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v412(it)); r == Invalid {
-				return Invalid
+			if v := v412(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8606,8 +10380,11 @@ func v370(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v417(it)); r == Invalid {
-				return Invalid
+			if v := v417(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8622,8 +10399,11 @@ func v371(n *jsonread.Node) Verdict {
 // v372: aop2/common.schema.json#/definitions/ExecutionPolicy/properties/max_retries
 func v372(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeInteger)); r == Invalid {
-		return Invalid
+	if v := typeIs(n, typeInteger); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -8641,8 +10421,11 @@ func v374(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v420(it)); r == Invalid {
-				return Invalid
+			if v := v420(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8666,56 +10449,75 @@ func v376(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "checkpoints":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v421(m.Value)); r == Invalid {
-					return Invalid
+				if v := v421(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "label":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "objective":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "phase_id":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "phase_order":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v372(m.Value)); r == Invalid {
-					return Invalid
+				if v := v372(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -8784,8 +10586,11 @@ func v387(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v432(it)); r == Invalid {
-				return Invalid
+			if v := v432(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8800,8 +10605,11 @@ func v388(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v433(it)); r == Invalid {
-				return Invalid
+			if v := v433(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8878,8 +10686,11 @@ func v397(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v438(it)); r == Invalid {
-				return Invalid
+			if v := v438(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -8923,16 +10734,20 @@ func v402(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "label":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "value":
 				seen |= 1 << 1
@@ -9009,88 +10824,119 @@ func v408(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "dependencies":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v443(m.Value)); r == Invalid {
-					return Invalid
+				if v := v443(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "description":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "payload":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "priority":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v444(m.Value)); r == Invalid {
-					return Invalid
+				if v := v444(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "requiredCapabilities":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v443(m.Value)); r == Invalid {
-					return Invalid
+				if v := v443(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "requiredRole":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v445(m.Value)); r == Invalid {
-					return Invalid
+				if v := v445(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v446(m.Value)); r == Invalid {
-					return Invalid
+				if v := v446(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9159,12 +11005,12 @@ func v414(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Number {
 		if c, ok := k14.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c < 0 {
 			return Invalid
 		}
 		if c, ok := k15.cmp(n.Str); !ok {
-			r = and(r, Unsure)
+			r = Unsure
 		} else if c > 0 {
 			return Invalid
 		}
@@ -9219,40 +11065,53 @@ func v418(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "enabled":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "interval_seconds":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v420(m.Value)); r == Invalid {
-					return Invalid
+				if v := v420(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "max_missed_beats":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v372(m.Value)); r == Invalid {
-					return Invalid
+				if v := v372(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "on_heartbeat_failure":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v450(m.Value)); r == Invalid {
-					return Invalid
+				if v := v450(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9294,8 +11153,11 @@ func v421(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v451(it)); r == Invalid {
-				return Invalid
+			if v := v451(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -9308,8 +11170,11 @@ func v422(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k16)); r == Invalid {
-		return Invalid
+	if v := oneOfScalars(n, k16); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -9322,48 +11187,64 @@ func v423(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "aop_versions_supported":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "file_system_access":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "headless_mode":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "network_access":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v452(m.Value)); r == Invalid {
-					return Invalid
+				if v := v452(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9377,8 +11258,11 @@ func v424(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k17)); r == Invalid {
-		return Invalid
+	if v := oneOfScalars(n, k17); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -9408,32 +11292,42 @@ func v426(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "filesystem":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v453(m.Value)); r == Invalid {
-					return Invalid
+				if v := v453(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "network":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v454(m.Value)); r == Invalid {
-					return Invalid
+				if v := v454(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9449,32 +11343,42 @@ func v427(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "max_cost_usd":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v375(m.Value)); r == Invalid {
-					return Invalid
+				if v := v375(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "max_tokens":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v455(m.Value)); r == Invalid {
-					return Invalid
+				if v := v455(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9524,56 +11428,75 @@ func v430(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "delegation_allowed":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "max_cost_usd":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v375(m.Value)); r == Invalid {
-					return Invalid
+				if v := v375(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "max_tokens":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v455(m.Value)); r == Invalid {
-					return Invalid
+				if v := v455(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "network_access":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v454(m.Value)); r == Invalid {
-					return Invalid
+				if v := v454(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "read_only_mode":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9589,48 +11512,64 @@ func v431(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "git_branch":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "os":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "shell":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "workspace_root":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9668,56 +11607,75 @@ func v435(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "agent":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v458(m.Value)); r == Invalid {
-					return Invalid
+				if v := v458(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "session":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v459(m.Value)); r == Invalid {
-					return Invalid
+				if v := v459(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "stepId":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "timestamp":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v460(m.Value)); r == Invalid {
-					return Invalid
+				if v := v460(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "turnId":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "user":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v461(m.Value)); r == Invalid {
-					return Invalid
+				if v := v461(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9736,40 +11694,53 @@ func v436(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "content":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v462(m.Value)); r == Invalid {
-					return Invalid
+				if v := v462(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "event":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v463(m.Value)); r == Invalid {
-					return Invalid
+				if v := v463(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v464(m.Value)); r == Invalid {
-					return Invalid
+				if v := v464(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9788,32 +11759,42 @@ func v437(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "keywords":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "query":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "results":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v465(m.Value)); r == Invalid {
-					return Invalid
+				if v := v465(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9837,40 +11818,53 @@ func v439(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "content":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v462(m.Value)); r == Invalid {
-					return Invalid
+				if v := v462(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "role":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v467(m.Value)); r == Invalid {
-					return Invalid
+				if v := v467(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9889,32 +11883,42 @@ func v440(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "executionId":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "inputs":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v468(m.Value)); r == Invalid {
-					return Invalid
+				if v := v468(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "toolId":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9933,24 +11937,31 @@ func v441(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "isError":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "outputs":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v469(m.Value)); r == Invalid {
-					return Invalid
+				if v := v469(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -9969,48 +11980,64 @@ func v442(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "capabilities":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v443(m.Value)); r == Invalid {
-					return Invalid
+				if v := v443(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "currentTask":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v470(m.Value)); r == Invalid {
-					return Invalid
+				if v := v470(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v94(m.Value)); r == Invalid {
-					return Invalid
+				if v := v94(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "role":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v445(m.Value)); r == Invalid {
-					return Invalid
+				if v := v445(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v471(m.Value)); r == Invalid {
-					return Invalid
+				if v := v471(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10066,56 +12093,75 @@ func v448(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "hash":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "path":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "size_bytes":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v363(m.Value)); r == Invalid {
-					return Invalid
+				if v := v363(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v472(m.Value)); r == Invalid {
-					return Invalid
+				if v := v472(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10134,40 +12180,53 @@ func v449(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "extensions":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "fallback_trigger":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v473(m.Value)); r == Invalid {
-					return Invalid
+				if v := v473(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "model":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "provider":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v360(m.Value)); r == Invalid {
-					return Invalid
+				if v := v360(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10201,24 +12260,31 @@ func v453(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "read_paths":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "write_paths":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10234,8 +12300,11 @@ func v454(n *jsonread.Node) Verdict {
 // v455: aop2/common.schema.json#/definitions/Budgets/properties/max_tokens
 func v455(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, typeIs(n, typeInteger|typeNull)); r == Invalid {
-		return Invalid
+	if v := typeIs(n, typeInteger|typeNull); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -10248,56 +12317,75 @@ func v456(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "description":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "path":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "rollback_snapshot":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v478(m.Value)); r == Invalid {
-					return Invalid
+				if v := v478(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "validation":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v479(m.Value)); r == Invalid {
-					return Invalid
+				if v := v479(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10316,48 +12404,64 @@ func v457(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "content":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "path":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "read_only":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10403,8 +12507,11 @@ func v462(n *jsonread.Node) Verdict {
 			return Invalid
 		}
 		for _, it := range n.Items {
-			if r = and(r, v483(it)); r == Invalid {
-				return Invalid
+			if v := v483(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -10438,8 +12545,11 @@ func v465(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v485(it)); r == Invalid {
-				return Invalid
+			if v := v485(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -10454,16 +12564,20 @@ func v466(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "kind":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v486(m.Value)); r == Invalid {
-					return Invalid
+				if v := v486(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10471,11 +12585,17 @@ func v466(n *jsonread.Node) Verdict {
 			return Invalid // a required member is missing
 		}
 	}
-	if r = and(r, v487(n)); r == Invalid {
-		return Invalid
+	if v := v487(n); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
-	if r = and(r, v488(n)); r == Invalid {
-		return Invalid
+	if v := v488(n); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -10502,8 +12622,11 @@ func v468(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v489(it)); r == Invalid {
-				return Invalid
+			if v := v489(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -10518,8 +12641,11 @@ func v469(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v490(it)); r == Invalid {
-				return Invalid
+			if v := v490(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -10575,64 +12701,86 @@ func v475(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "checkpoint_id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "description":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "expected_artifacts":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v387(m.Value)); r == Invalid {
-					return Invalid
+				if v := v387(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "extensions":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v359(m.Value)); r == Invalid {
-					return Invalid
+				if v := v359(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "recovery_strategy":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v493(m.Value)); r == Invalid {
-					return Invalid
+				if v := v493(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "status":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v411(m.Value)); r == Invalid {
-					return Invalid
+				if v := v411(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "validation":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v479(m.Value)); r == Invalid {
-					return Invalid
+				if v := v479(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10666,8 +12814,11 @@ func v477(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k18)); r == Invalid {
-		return Invalid
+	if v := oneOfScalars(n, k18); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -10690,104 +12841,141 @@ func v480(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "description":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "instructions":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "mcpServers":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v496(m.Value)); r == Invalid {
-					return Invalid
+				if v := v496(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "model":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v497(m.Value)); r == Invalid {
-					return Invalid
+				if v := v497(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "organization":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v498(m.Value)); r == Invalid {
-					return Invalid
+				if v := v498(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "provider":
 				if seen&(1<<8) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 8
-				if r = and(r, v499(m.Value)); r == Invalid {
-					return Invalid
+				if v := v499(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "resources":
 				if seen&(1<<9) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 9
-				if r = and(r, v500(m.Value)); r == Invalid {
-					return Invalid
+				if v := v500(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "tools":
 				if seen&(1<<10) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 10
-				if r = and(r, v501(m.Value)); r == Invalid {
-					return Invalid
+				if v := v501(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<11) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 11
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10806,24 +12994,31 @@ func v481(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10842,48 +13037,64 @@ func v482(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "email":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "organization":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v498(m.Value)); r == Invalid {
-					return Invalid
+				if v := v498(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10907,24 +13118,31 @@ func v484(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -10957,8 +13175,11 @@ func v486(n *jsonread.Node) Verdict {
 // v487: aos/common.schema.json#/definitions/Source/allOf/0
 func v487(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v505, v504, nil)); r == Invalid {
-		return Invalid
+	if v := ifThenElse(n, v505, v504, nil); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -10966,8 +13187,11 @@ func v487(n *jsonread.Node) Verdict {
 // v488: aos/common.schema.json#/definitions/Source/allOf/1
 func v488(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v507, v506, nil)); r == Invalid {
-		return Invalid
+	if v := ifThenElse(n, v507, v506, nil); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -11029,32 +13253,42 @@ func v494(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "enabled":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "snapshot_path":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v362(m.Value)); r == Invalid {
-					return Invalid
+				if v := v362(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "snapshot_strategy":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v511(m.Value)); r == Invalid {
-					return Invalid
+				if v := v511(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11070,24 +13304,31 @@ func v495(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "command":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "expects":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v512(m.Value)); r == Invalid {
-					return Invalid
+				if v := v512(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11106,8 +13347,11 @@ func v496(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v513(it)); r == Invalid {
-				return Invalid
+			if v := v513(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -11137,8 +13381,11 @@ func v500(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v517(it)); r == Invalid {
-				return Invalid
+			if v := v517(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -11153,8 +13400,11 @@ func v501(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v518(it)); r == Invalid {
-				return Invalid
+			if v := v518(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -11169,24 +13419,31 @@ func v502(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "kind":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v519(m.Value)); r == Invalid {
-					return Invalid
+				if v := v519(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11194,14 +13451,23 @@ func v502(n *jsonread.Node) Verdict {
 			return Invalid // a required member is missing
 		}
 	}
-	if r = and(r, v520(n)); r == Invalid {
-		return Invalid
+	if v := v520(n); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
-	if r = and(r, v521(n)); r == Invalid {
-		return Invalid
+	if v := v521(n); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
-	if r = and(r, v522(n)); r == Invalid {
-		return Invalid
+	if v := v522(n); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -11214,40 +13480,53 @@ func v503(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "content":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "mimeType":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11268,16 +13547,20 @@ func v505(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "kind":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v524(m.Value)); r == Invalid {
-					return Invalid
+				if v := v524(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11295,16 +13578,20 @@ func v507(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "kind":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v526(m.Value)); r == Invalid {
-					return Invalid
+				if v := v526(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11320,24 +13607,31 @@ func v508(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "value":
 				seen |= 1 << 2
@@ -11358,32 +13652,42 @@ func v509(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "kind":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v527(m.Value)); r == Invalid {
-					return Invalid
+				if v := v527(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "text":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11400,8 +13704,11 @@ func v510(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k19)); r == Invalid {
-		return Invalid
+	if v := oneOfScalars(n, k19); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -11429,72 +13736,97 @@ func v514(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "contextWindow":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v372(m.Value)); r == Invalid {
-					return Invalid
+				if v := v372(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "defaultParams":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v61(m.Value)); r == Invalid {
-					return Invalid
+				if v := v61(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "maxTokens":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v372(m.Value)); r == Invalid {
-					return Invalid
+				if v := v372(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "provider":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v531(m.Value)); r == Invalid {
-					return Invalid
+				if v := v531(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "stopSequences":
 				if seen&(1<<7) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 7
-				if r = and(r, v285(m.Value)); r == Invalid {
-					return Invalid
+				if v := v285(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11513,32 +13845,42 @@ func v515(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11557,32 +13899,42 @@ func v516(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "metadata":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "url":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11620,8 +13972,11 @@ func v519(n *jsonread.Node) Verdict {
 // v520: aos/common.schema.json#/definitions/Part/allOf/0
 func v520(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v534, v490, nil)); r == Invalid {
-		return Invalid
+	if v := ifThenElse(n, v534, v490, nil); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -11629,8 +13984,11 @@ func v520(n *jsonread.Node) Verdict {
 // v521: aos/common.schema.json#/definitions/Part/allOf/1
 func v521(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v505, v535, nil)); r == Invalid {
-		return Invalid
+	if v := ifThenElse(n, v505, v535, nil); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -11638,8 +13996,11 @@ func v521(n *jsonread.Node) Verdict {
 // v522: aos/common.schema.json#/definitions/Part/allOf/2
 func v522(n *jsonread.Node) Verdict {
 	r := Valid
-	if r = and(r, ifThenElse(n, v537, v536, nil)); r == Invalid {
-		return Invalid
+	if v := ifThenElse(n, v537, v536, nil); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -11652,40 +14013,53 @@ func v523(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "id":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "kind":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v524(m.Value)); r == Invalid {
-					return Invalid
+				if v := v524(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "url":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11718,24 +14092,31 @@ func v525(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "kind":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v526(m.Value)); r == Invalid {
-					return Invalid
+				if v := v526(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "url":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11780,8 +14161,11 @@ func v528(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.String && k != jsonread.Null {
 		return Invalid
 	}
-	if r = and(r, oneOfScalars(n, k20)); r == Invalid {
-		return Invalid
+	if v := oneOfScalars(n, k20); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -11811,24 +14195,31 @@ func v530(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "name":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "version":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11852,56 +14243,75 @@ func v532(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "content":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "description":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "mimeType":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11920,64 +14330,86 @@ func v533(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "arguments":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v539(m.Value)); r == Invalid {
-					return Invalid
+				if v := v539(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "description":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "outputs":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v540(m.Value)); r == Invalid {
-					return Invalid
+				if v := v540(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<6) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 6
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -11993,16 +14425,20 @@ func v534(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "kind":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v527(m.Value)); r == Invalid {
-					return Invalid
+				if v := v527(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -12025,16 +14461,20 @@ func v537(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "kind":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v543(m.Value)); r == Invalid {
-					return Invalid
+				if v := v543(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -12050,24 +14490,31 @@ func v538(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "metadata":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -12086,8 +14533,11 @@ func v539(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v544(it)); r == Invalid {
-				return Invalid
+			if v := v544(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -12102,8 +14552,11 @@ func v540(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Array {
 		for _, it := range n.Items {
-			if r = and(r, v545(it)); r == Invalid {
-				return Invalid
+			if v := v545(it); v != Valid {
+				if v == Invalid {
+					return Invalid
+				}
+				r = Unsure
 			}
 		}
 	}
@@ -12118,32 +14571,42 @@ func v541(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "file":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v546(m.Value)); r == Invalid {
-					return Invalid
+				if v := v546(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "kind":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v524(m.Value)); r == Invalid {
-					return Invalid
+				if v := v524(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -12162,32 +14625,42 @@ func v542(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "data":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v391(m.Value)); r == Invalid {
-					return Invalid
+				if v := v391(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "kind":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v543(m.Value)); r == Invalid {
-					return Invalid
+				if v := v543(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "metadata":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v390(m.Value)); r == Invalid {
-					return Invalid
+				if v := v390(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -12235,56 +14708,75 @@ func v547(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "description":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "mimeType":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v291(m.Value)); r == Invalid {
-					return Invalid
+				if v := v291(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "required":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v332(m.Value)); r == Invalid {
-					return Invalid
+				if v := v332(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<5) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 5
-				if r = and(r, v550(m.Value)); r == Invalid {
-					return Invalid
+				if v := v550(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -12303,48 +14795,64 @@ func v548(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "description":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "id":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "mimeType":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v291(m.Value)); r == Invalid {
-					return Invalid
+				if v := v291(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<3) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 3
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "type":
 				if seen&(1<<4) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 4
-				if r = and(r, v550(m.Value)); r == Invalid {
-					return Invalid
+				if v := v550(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -12361,8 +14869,11 @@ func v549(n *jsonread.Node) Verdict {
 	if k := n.Kind; k != jsonread.Object {
 		return Invalid
 	}
-	if r = and(r, ifThenElse(n, v553, v551, v552)); r == Invalid {
-		return Invalid
+	if v := ifThenElse(n, v553, v551, v552); v != Valid {
+		if v == Invalid {
+			return Invalid
+		}
+		r = Unsure
 	}
 	return r
 }
@@ -12387,8 +14898,9 @@ func v553(n *jsonread.Node) Verdict {
 	r := Valid
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "bytes":
 				seen |= 1 << 0
@@ -12423,32 +14935,42 @@ func v555(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "bytes":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "mimeType":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}
@@ -12467,32 +14989,42 @@ func v556(n *jsonread.Node) Verdict {
 	}
 	if n.Kind == jsonread.Object {
 		var seen uint64
-		for i := len(n.Members) - 1; i >= 0; i-- {
-			m := &n.Members[i]
+		ms := n.Members
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := &ms[i]
 			switch m.Key {
 			case "mimeType":
 				if seen&(1<<0) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 0
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "name":
 				if seen&(1<<1) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 1
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			case "uri":
 				if seen&(1<<2) != 0 {
 					continue // a duplicate key before the last
 				}
 				seen |= 1 << 2
-				if r = and(r, v54(m.Value)); r == Invalid {
-					return Invalid
+				if v := v54(m.Value); v != Valid {
+					if v == Invalid {
+						return Invalid
+					}
+					r = Unsure
 				}
 			}
 		}

@@ -8,6 +8,7 @@ package aopoutput
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -182,6 +183,26 @@ func bulletLen(s string) int {
 	return -1
 }
 
+// TrimBlanksLeft is strings.TrimLeft(s, " \t") (the indentation of a line), with
+// no cutset to build per call.
+func TrimBlanksLeft(s string) string {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return s[i:]
+}
+
+// TrimBlanksRight is strings.TrimRight(s, " \t"), with no cutset to build per
+// call.
+func TrimBlanksRight(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	return s[:i]
+}
+
 // IsBullet reports whether a summary line (without its indentation) is a bullet
 // point: -, *, +, •, – or a number with . or ) followed by a blank or the line end.
 func IsBullet(s string) bool { return bulletLen(s) >= 0 }
@@ -207,18 +228,23 @@ type Report struct {
 	Lines   []Line
 	Markers []Marker
 
+	// src is the copy of Text whose substrings are the lines (Parse's; ""
+	// for a report built otherwise). The lines of a parsed report must not
+	// be changed.
+	src string
+
 	// The summary, made by the first call of Summary (the rules ask for it up to
 	// six times per report).
 	summarized  bool
 	summary     []SummaryLine
 	summaryText string
 
-	// first[k] is 1 + the index of the first marker of rank k (0: none), made
+	// first[k] is the first marker of rank k (nil: none), made
 	// by Parse for the markers it found (firstOf, nFirst): First answers from
 	// it while Markers is still that slice, and searches the markers of a
 	// report built otherwise, or whose Markers were replaced. (The markers of a
 	// parsed report must not be changed in place.)
-	first   [markerKinds]int
+	first   [markerKinds]*Marker
 	firstOf *Marker
 	nFirst  int
 }
@@ -229,18 +255,20 @@ const markerKinds = 7
 // Parse splits a report into lines and finds its markers. It never fails: what is
 // missing shows in the result. A leading byte-order mark is skipped.
 func Parse(text []byte) *Report {
-	r := &Report{Text: text}
 	src := string(text) // one copy, whose substrings are the lines
+	r := &Report{Text: text, src: src}
 	off := 0
 	if bytes.HasPrefix(text, []byte("\xEF\xBB\xBF")) {
 		off = 3
 	}
 	// The lines counted: their slice is made once, at its size. The markers
-	// (one a line at most) start in room for a report's usual dozen and grow
-	// past it: no pass to count them, and no room for a line that has none.
+	// (one a line at most) are gathered in room on the stack for a report's
+	// usual dozen (growing past it on the heap) and copied at their number:
+	// no pass to count them, and no room kept for a line that has none.
 	lines := bytes.Count(text[off:], []byte("\n")) + 1
 	r.Lines = make([]Line, 0, lines)
-	r.Markers = make([]Marker, 0, min(lines, usualMarkers))
+	var room [usualMarkers]Marker
+	markers := room[:0]
 	for off <= len(text) {
 		end := bytes.IndexByte(text[off:], '\n')
 		next := len(text) + 1
@@ -254,12 +282,14 @@ func Parse(text []byte) *Report {
 		r.Lines = append(r.Lines, Line{Off: off, Text: s})
 		if ns, ne, mend, ok := markerAt(s); ok {
 			rest := s[mend:]
-			trimmed := strings.TrimLeft(rest, " \t")
-			r.Markers = append(r.Markers, Marker{Name: s[ns:ne], Off: off + strings.IndexByte(s, '['),
+			trimmed := TrimBlanksLeft(rest)
+			markers = append(markers, Marker{Name: s[ns:ne], Off: off + strings.IndexByte(s, '['),
 				ValOff: off + mend + len(rest) - len(trimmed), Value: strings.TrimSpace(trimmed)})
 		}
 		off = next
 	}
+	r.Markers = make([]Marker, len(markers))
+	copy(r.Markers, markers)
 	for i := range r.Markers {
 		if i+1 < len(r.Markers) {
 			r.Markers[i].Next = r.Markers[i+1].Off
@@ -269,7 +299,7 @@ func Parse(text []byte) *Report {
 	}
 	for i := len(r.Markers) - 1; i >= 0; i-- {
 		if k, ok := Rank(r.Markers[i].Name); ok {
-			r.first[k] = i + 1
+			r.first[k] = &r.Markers[i]
 		}
 	}
 	if len(r.Markers) > 0 {
@@ -282,17 +312,18 @@ func Parse(text []byte) *Report {
 // (Markers), and a few may repeat or be unknown.
 const usualMarkers = 12
 
-// First returns the first marker named name, or nil.
+// First returns the first marker named name, or nil: for a marker AOP 1.0.0
+// knows, one load from the table Parse made.
 func (r *Report) First(name string) *Marker {
-	if len(r.Markers) == 0 {
-		return nil
+	if k, ok := Rank(name); ok && r.nFirst > 0 && r.nFirst == len(r.Markers) && r.firstOf == &r.Markers[0] {
+		return r.first[k]
 	}
-	if k, ok := Rank(name); ok && r.firstOf == &r.Markers[0] && r.nFirst == len(r.Markers) {
-		if i := r.first[k]; i > 0 {
-			return &r.Markers[i-1]
-		}
-		return nil
-	}
+	return r.firstByName(name)
+}
+
+// firstByName is First by a search of the markers (a marker AOP 1.0.0 does not
+// know, or a report not made by Parse, or whose Markers were replaced).
+func (r *Report) firstByName(name string) *Marker {
 	for i := range r.Markers {
 		if r.Markers[i].Name == name {
 			return &r.Markers[i]
@@ -331,30 +362,64 @@ func (r *Report) makeSummary() (lines []SummaryLine, text string) {
 	if m == nil {
 		return nil, ""
 	}
-	n := 1 // the lines of the summary: the marker's own and those up to the next marker
-	for _, l := range r.Lines {
-		if l.Off > m.Off && l.Off < m.Next {
-			n++
-		}
+	// The summary's lines: the marker's own (r.Lines[lo-1]) and those after it
+	// up to the next marker, body (the lines are in the order of their offsets).
+	lo := 0
+	for lo < len(r.Lines) && r.Lines[lo].Off <= m.Off {
+		lo++
 	}
-	parts := make([]string, 0, n)
-	lines = make([]SummaryLine, 0, n)
+	hi := lo
+	for hi < len(r.Lines) && r.Lines[hi].Off < m.Next {
+		hi++
+	}
+	body := r.Lines[lo:hi]
+	lines = make([]SummaryLine, 0, len(body)+1)
 	if m.Value != "" {
 		lines = append(lines, SummaryLine{Off: m.ValOff, Text: m.Value, Bullet: IsBullet(m.Value)})
 	}
-	parts = append(parts, m.Value)
-	for _, l := range r.Lines {
-		if l.Off <= m.Off || l.Off >= m.Next {
-			continue
-		}
-		parts = append(parts, l.Text)
-		t := strings.TrimLeft(l.Text, " \t")
+	for _, l := range body {
+		t := TrimBlanksLeft(l.Text)
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		lines = append(lines, SummaryLine{Off: l.Off + len(l.Text) - len(t), Text: strings.TrimRight(t, " \t"), Indent: len(l.Text) - len(t), Bullet: IsBullet(t)})
+		lines = append(lines, SummaryLine{Off: l.Off + len(l.Text) - len(t), Text: TrimBlanksRight(t), Indent: len(l.Text) - len(t), Bullet: IsBullet(t)})
 	}
-	return lines, strings.TrimSpace(strings.Join(parts, "\n"))
+	if lo == 0 {
+		return lines, r.joinSummary(m, body) // no line holds the marker: a report not made by Parse
+	}
+	return lines, r.summaryTextOf(m, r.Lines[lo-1], body)
+}
+
+// summaryTextOf is the summary's text as the spec's parseAOPOutput reads it: the
+// marker's value and the lines of body joined by "\n", trimmed. When the value
+// ends its line (mline) and each of these lines ends in the text at a "\n" (no
+// "\r" cut, no blank after the value), the join is the text from the value to
+// the end of the last line, and no string is made.
+func (r *Report) summaryTextOf(m *Marker, mline Line, body []Line) string {
+	if len(body) == 0 {
+		return m.Value // trimmed already
+	}
+	end := mline.Off + len(mline.Text)
+	if r.src == "" || m.ValOff+len(m.Value) != end {
+		return r.joinSummary(m, body)
+	}
+	for _, l := range body {
+		if l.Off != end+1 {
+			return r.joinSummary(m, body)
+		}
+		end = l.Off + len(l.Text)
+	}
+	return strings.TrimSpace(r.src[m.ValOff:end])
+}
+
+// joinSummary is summaryTextOf by joining the value and the lines.
+func (r *Report) joinSummary(m *Marker, body []Line) string {
+	parts := make([]string, 0, len(body)+1)
+	parts = append(parts, m.Value)
+	for _, l := range body {
+		parts = append(parts, l.Text)
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
 // Bullets counts the bullet points among summary lines.
@@ -375,12 +440,19 @@ func Bullets(lines []SummaryLine) int {
 // walked in place, with no slice of the parts.
 func Metrics(v string) map[string]string {
 	out := map[string]string{}
-	MetricsTo(out, v)
+	for _, p := range MetricPairs(nil, v) {
+		out[p.Key] = p.Value
+	}
 	return out
 }
 
-// MetricsTo is Metrics into out (a map the caller reuses).
-func MetricsTo(out map[string]string, v string) {
+// Pair is a key of METRICS and its value.
+type Pair struct{ Key, Value string }
+
+// MetricPairs appends to dst the pairs of Metrics(v), sorted by key: one per
+// key, with the value the map has (the last pair's), without a map.
+func MetricPairs(dst []Pair, v string) []Pair {
+	start := len(dst)
 	for rest, more := v, true; more; {
 		var pair string
 		pair, rest, more = strings.Cut(rest, ",")
@@ -391,9 +463,22 @@ func MetricsTo(out map[string]string, v string) {
 		val, _, _ := strings.Cut(after, ":")
 		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
 		if k != "" && val != "" {
-			out[k] = val
+			dst = append(dst, Pair{k, val})
 		}
 	}
+	// Sorted stably, the pairs of a key keep their order: the last one stays.
+	ps := dst[start:]
+	slices.SortStableFunc(ps, func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
+	n := 0
+	for i, p := range ps {
+		if i+1 < len(ps) && ps[i+1].Key == p.Key {
+			continue
+		}
+		ps[n] = p
+		n++
+	}
+	clear(ps[n:])
+	return dst[:start+n]
 }
 
 // BulletText is a bullet line without its bullet mark, trimmed.

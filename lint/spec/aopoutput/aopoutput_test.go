@@ -57,9 +57,14 @@ func TestSummaryLimit(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(example))
 	f.Add([]byte("\xEF\xBB\xBF[AOP:START]\r\n [AOP:SUMMARY] x\n- y"))
+	f.Add([]byte("[AOP:SUMMARY] x \n- y\n[AOP:END]"))
+	f.Add([]byte("[AOP:SUMMARY]\f\n- y\r\n- z\n\n"))
+	f.Add([]byte("[AOP:SUMMARY]\u00a0x\n- y"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := Parse(data)
-		r.Summary()
+		if _, text := r.Summary(); text != joinedSummary(r) {
+			t.Fatalf("summary text %q, joined %q", text, joinedSummary(r))
+		}
 		for _, m := range r.Markers {
 			if m.Off < 0 || m.Off > len(data) || m.ValOff < m.Off || m.ValOff > len(data) || m.Next < m.Off || m.Next > len(data) {
 				t.Fatalf("marker %s offsets %d/%d/%d outside %d bytes", m.Name, m.Off, m.ValOff, m.Next, len(data))
@@ -69,6 +74,23 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// joinedSummary is the summary's text as the spec's parseAOPOutput makes it:
+// the SUMMARY marker's value and every line after its line up to the next
+// marker, joined by "\n" and trimmed (the oracle of Summary's text).
+func joinedSummary(r *Report) string {
+	m := r.First("SUMMARY")
+	if m == nil {
+		return ""
+	}
+	parts := []string{m.Value}
+	for _, l := range r.Lines {
+		if l.Off > m.Off && l.Off < m.Next {
+			parts = append(parts, l.Text)
+		}
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
 // The regexps the package matched with before its byte checks: their oracles.
@@ -91,11 +113,17 @@ func agreeWithRegexps(t *testing.T, s string) {
 	if got, want := BulletText(s), strings.TrimSpace(bulletOracle.ReplaceAllString(s, "")); got != want {
 		t.Fatalf("BulletText(%q) = %q, regexp %q", s, got, want)
 	}
+	if got, want := TrimBlanksLeft(s), strings.TrimLeft(s, " \t"); got != want {
+		t.Fatalf("TrimBlanksLeft(%q) = %q, strings %q", s, got, want)
+	}
+	if got, want := TrimBlanksRight(s), strings.TrimRight(s, " \t"); got != want {
+		t.Fatalf("TrimBlanksRight(%q) = %q, strings %q", s, got, want)
+	}
 }
 
 var lineSeeds = []string{"", "[AOP:START] x", " \t[AOP:A_B]", "[AOP:]", "[AOP:a]", "[AOP:AB", "[AOP:AB]]", "x[AOP:A]",
 	"- a", "-", "-a", "* b", "+\tc", "• x", "•", "–\ny", "— x", "1. a", "12) b", "123. c", "1.", "1)x", "0.\f", "١. a",
-	"\xe2\x80", "\xe2\x80\xa2\xff", " - a", "9", "99", "99.", "1.5 x"}
+	"\xe2\x80", "\xe2\x80\xa2\xff", " - a", "a \t", " \t ", "\t x\t\n", "9", "99", "99.", "1.5 x"}
 
 func FuzzByteChecks(f *testing.F) {
 	for _, s := range lineSeeds {
@@ -121,7 +149,7 @@ func metricsBySplit(v string) map[string]string {
 	return out
 }
 
-var metricsSeeds = []string{"", "a: 1", "a: 1, b: 2", "a:1:2, b", ",,:,", "a: 1, a: 2", " k : v : w ,x:y", ":", "a:", ":b", "a: 1,"}
+var metricsSeeds = []string{"", "a: 1", "a: 1, b: 2", "a:1:2, b", ",,:,", "a: 1, a: 2", "b: 1, a: 2, b: 3, a: 4, b: 5", " k : v : w ,x:y", ":", "a:", ":b", "a: 1,"}
 
 func FuzzMetrics(f *testing.F) {
 	for _, v := range metricsSeeds {
@@ -130,6 +158,17 @@ func FuzzMetrics(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v string) {
 		if got, want := Metrics(v), metricsBySplit(v); !maps.Equal(got, want) {
 			t.Errorf("Metrics(%q) = %v, want %v", v, got, want)
+		}
+		// MetricPairs (which Metrics is made of) appends the pairs sorted,
+		// one per key.
+		ps := MetricPairs([]Pair{{"before", "x"}}, v)
+		if ps[0] != (Pair{"before", "x"}) {
+			t.Fatalf("MetricPairs(%q) changed what dst held: %v", v, ps)
+		}
+		for i := 2; i < len(ps); i++ {
+			if ps[i-1].Key >= ps[i].Key {
+				t.Fatalf("MetricPairs(%q) = %v: not sorted by key, one per key", v, ps)
+			}
 		}
 	})
 }

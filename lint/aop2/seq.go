@@ -62,6 +62,33 @@ type view struct {
 	names     *names         // for the other strings a checker keeps
 }
 
+// msgTypes is a set of the view's types (typ), as bits.
+type msgTypes uint8
+
+const (
+	typeTask     msgTypes = 1 << iota // "TASK"
+	typeResponse                      // "RESPONSE"
+	typeEvent                         // "EVENT"
+	typeOther                         // "harness", or "" (not a message the rules know)
+
+	typesAll          = typeTask | typeResponse | typeEvent | typeOther
+	typesTaskResponse = typeTask | typeResponse
+	typesMessages     = typeTask | typeResponse | typeEvent
+)
+
+// types is the set of the view's one type.
+func (v *view) types() msgTypes {
+	switch v.typ {
+	case "TASK":
+		return typeTask
+	case "RESPONSE":
+		return typeResponse
+	case "EVENT":
+		return typeEvent
+	}
+	return typeOther
+}
+
 // viewOf makes *v the view of m, written in place (the group's view is not
 // made apart and copied in).
 func viewOf(v *view, m *lint.Message, ns *names) {

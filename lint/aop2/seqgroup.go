@@ -12,6 +12,10 @@ import (
 
 // viewChecker is a rule's checker inside the group.
 type viewChecker interface {
+	// observes says which messages observe is to see: the group does not call
+	// it for the others (most of a session's messages are EVENTs, which half
+	// of the checkers pass over).
+	observes() msgTypes
 	observe(p *lint.Pass, v *view)
 	Finish(p *lint.Pass)
 	// reset makes the checker new again, keeping its memory for the next session.
@@ -54,8 +58,9 @@ func init() {
 }
 
 type groupMember struct {
-	rule *lint.Rule
-	c    viewChecker
+	rule  *lint.Rule
+	c     viewChecker
+	types msgTypes // c.observes()
 }
 
 // groupChecker runs the checkers of every AOP2 sequence rule over one view.
@@ -77,7 +82,8 @@ func newGroupChecker() lint.Checker {
 	g := &groupChecker{members: make([]groupMember, 0, len(groupRules))}
 	for _, r := range groupRules {
 		if r.make != nil {
-			g.members = append(g.members, groupMember{r.rule, r.make()})
+			c := r.make()
+			g.members = append(g.members, groupMember{r.rule, c, c.observes()})
 		}
 	}
 	return g
@@ -95,8 +101,12 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	// rule, as before).
 	rule := p.Rule
 	defer func() { p.Rule = rule }()
+	t := g.view.types()
 	for i := range g.members {
 		m := &g.members[i]
+		if m.types&t == 0 {
+			continue
+		}
 		p.Rule = m.rule
 		m.c.observe(p, &g.view)
 	}

@@ -113,6 +113,8 @@ func railWitness(r *rails, final bool) lint.Related {
 	return r.at.with(fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", r.id, railKey(final)))
 }
 
+func (c *railsChecker) observes() msgTypes { return typesTaskResponse }
+
 func (c *railsChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
@@ -270,6 +272,10 @@ type pendingChecker struct {
 	nonTask  int
 	orphans  int
 	hung     bool // the harness recorded a scenario-deadline timeout
+}
+
+func (c *pendingChecker) observes() msgTypes {
+	return typesAll // it counts the messages other than TASKs, and reads harness records
 }
 
 func (c *pendingChecker) observe(p *lint.Pass, v *view) {

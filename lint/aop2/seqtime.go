@@ -124,6 +124,10 @@ type beatChecker struct {
 	clock    timers
 }
 
+func (c *beatChecker) observes() msgTypes {
+	return typesAll // it keeps the latest time, and reads harness records
+}
+
 func (c *beatChecker) observe(p *lint.Pass, v *view) {
 	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
@@ -321,6 +325,8 @@ type prog struct {
 
 type rateChecker struct{ tasks table[prog] }
 
+func (c *rateChecker) observes() msgTypes { return typesMessages }
+
 func (c *rateChecker) observe(p *lint.Pass, v *view) {
 	switch {
 	case v.typ == "TASK" || v.typ == "RESPONSE":
@@ -364,6 +370,10 @@ type timeoutChecker struct {
 	tasks table[deadline]
 	now   stamp
 	clock timers
+}
+
+func (c *timeoutChecker) observes() msgTypes {
+	return typesAll // it keeps the latest time, and reads harness records
 }
 
 func (c *timeoutChecker) observe(p *lint.Pass, v *view) {

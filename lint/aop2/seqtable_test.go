@@ -92,3 +92,56 @@ func TestTableAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestTableUpkeepIsLinear: whatever the pattern of a session's tasks, the
+// table's upkeep of its order (dropping the oldest past maxTracked, compacting
+// deleted keys, moving the queue to the front) goes over a few keys per add, so
+// a session of many tasks costs each message the same: a session of 300k
+// TASKs is linted in linear time. It counts work rather than timing it.
+func TestTableUpkeepIsLinear(t *testing.T) {
+	const n = 40 * maxTracked
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("S\x00T-%07d", i)
+	}
+	patterns := []struct {
+		name string
+		step func(tb *table[int], i int)
+	}{
+		// every TASK a new task_id and no RESPONSE: the cap drops the oldest
+		{"distinct, never answered", func(tb *table[int], i int) { *tb.put(keys[i]) = i }},
+		// each answered at once: the order keeps keys deleted since
+		{"answered at once", func(tb *table[int], i int) { *tb.put(keys[i]) = i; tb.del(keys[i]) }},
+		// one task_id sent again and again (a retry), answered each time
+		{"one retried", func(tb *table[int], i int) { *tb.put(keys[0]) = i; tb.del(keys[0]) }},
+		// half of the tasks answered, late: the table stays full of the rest
+		{"half answered late", func(tb *table[int], i int) {
+			*tb.put(keys[i]) = i
+			if i%2 == 1 && i > 100 {
+				tb.del(keys[i-101])
+			}
+		}},
+		// a window of open tasks, each answered maxTracked/2 TASKs later
+		{"window", func(tb *table[int], i int) {
+			*tb.put(keys[i]) = i
+			if i >= maxTracked/2 {
+				tb.del(keys[i-maxTracked/2])
+			}
+		}},
+	}
+	for _, pt := range patterns {
+		var tb table[int]
+		for i := 0; i < n; i++ {
+			pt.step(&tb, i)
+		}
+		if tb.len() > maxTracked {
+			t.Errorf("%s: %d tasks kept, more than %d", pt.name, tb.len(), maxTracked)
+		}
+		if per := float64(tb.upkeep) / n; per > 4 {
+			t.Errorf("%s: the upkeep went over %d keys for %d adds (%.1f each): not linear", pt.name, tb.upkeep, n, per)
+		}
+		if c := cap(tb.order); c > 8*maxTracked {
+			t.Errorf("%s: the order grew to %d keys", pt.name, c)
+		}
+	}
+}

@@ -481,7 +481,7 @@ func (t *table[T]) reset() {
 		clear(t.order)
 		t.order = t.order[:0]
 	}
-	t.head, t.capped = 0, false
+	t.head, t.capped, t.upkeep = 0, false, 0
 }
 
 // track adds the entry of k and reports (as info, with the checker's rule) the

@@ -91,7 +91,7 @@ func (v *view) types() msgTypes {
 
 // viewOf makes *v the view of m, written in place (the group's view is not
 // made apart and copied in).
-func viewOf(v *view, m *lint.Message, ns *names, hour *hourMemo) {
+func viewOf(v *view, m *lint.Message, ns *names) {
 	*v = view{root: m.Root, names: ns}
 	v.when.harness = m.At
 	if m.Protocol != ID {
@@ -120,18 +120,18 @@ func viewOf(v *view, m *lint.Message, ns *names, hour *hourMemo) {
 		}
 		v.sessionN = f.session.Get("session_id")
 		v.sessionID = ns.ownAs(&ns.lastSession, v.sessionN.String())
-		v.when.msg = hour.msgTime(f.session.Get("created_at"))
+		v.when.msg = msgTime(f.session.Get("created_at"))
 	case "RESPONSE":
 		v.typ = "RESPONSE"
 		v.taskID = ns.ownAs(&ns.lastTask, f.taskID.String())
 		v.sessionID = ns.ownAs(&ns.lastSession, f.sessionID.String())
-		v.when.msg = hour.msgTime(f.timing.Get("completed_at"))
+		v.when.msg = msgTime(f.timing.Get("completed_at"))
 	case "EVENT":
 		v.typ = "EVENT"
 		v.event = ns.ownEvent(f.event.String())
 		v.taskID = ns.ownAs(&ns.lastTask, f.taskID.String())
 		v.sessionID = ns.ownAs(&ns.lastSession, f.sessionID.String())
-		v.when.msg = hour.msgTime(f.timestamp)
+		v.when.msg = msgTime(f.timestamp)
 	default:
 		v.typ = "" // compared only, but never kept from the line
 	}
@@ -283,38 +283,6 @@ func msgTime(n *jsonread.Node) time.Time {
 	t, zoned, ok := parseISO(n.String())
 	if !ok || !zoned {
 		return time.Time{}
-	}
-	return t
-}
-
-// hourMemo is msgTime with a memo of the hour of the last timestamp of the
-// common shape "2006-01-02T15:04:05Z": the messages of a session mostly fall
-// within one hour, and a timestamp of that hour is then its start plus the
-// minutes and seconds, not parsed again (parseISO: about 320 instructions;
-// each message of a session has its timestamp read). FuzzHourMemo holds it to
-// msgTime.
-type hourMemo struct {
-	hour  [13]byte  // "2006-01-02T15" of start; zero: none yet
-	start time.Time // parseISO's time of hour + ":00:00Z"
-}
-
-func (h *hourMemo) msgTime(n *jsonread.Node) time.Time {
-	s := n.String()
-	if len(s) != len("2006-01-02T15:04:05Z") || s[19] != 'Z' || s[13] != ':' || s[16] != ':' {
-		return msgTime(n)
-	}
-	m1, m2, s1, s2 := s[14]-'0', s[15]-'0', s[17]-'0', s[18]-'0'
-	if m1 > 5 || m2 > 9 || s1 > 5 || s2 > 9 {
-		return msgTime(n) // not minutes and seconds of the hour: parseISO decides
-	}
-	within := time.Duration(int(m1)*600+int(m2)*60+int(s1)*10+int(s2)) * time.Second
-	if h.hour[0] != 0 && s[:13] == string(h.hour[:]) {
-		return h.start.Add(within)
-	}
-	t := msgTime(n)
-	if !t.IsZero() {
-		copy(h.hour[:], s)
-		h.start = t.Add(-within)
 	}
 	return t
 }

@@ -69,7 +69,6 @@ type groupChecker struct {
 	names   names
 	view    view  // of the message being observed
 	now     stamp // view.now: the latest of each clock over the session
-	hour    hourMemo
 }
 
 // groups holds group checkers whose session finished, for the next session: a
@@ -93,7 +92,7 @@ func newGroupChecker() lint.Checker {
 func (g *groupChecker) Observe(p *lint.Pass) {
 	// The view lives in the checker, handed to each member by pointer: not
 	// copied sixteen times, nor moved to the heap per message.
-	viewOf(&g.view, p.Msg, &g.names, &g.hour)
+	viewOf(&g.view, p.Msg, &g.names)
 	g.now.latest(g.view.when)
 	g.view.now = g.now
 	// Each member gets p itself with its rule set, which reports what

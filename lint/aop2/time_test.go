@@ -1,11 +1,6 @@
 package aop2
 
-import (
-	"testing"
-	"time"
-
-	"github.com/aopkit/aopkit/lint/jsonread"
-)
+import "testing"
 
 // FuzzParseISO: the byte-level parseISO returns exactly what time.Parse and the
 // layouts return (parseISOLayouts): the same time.Time value, zone and verdict.
@@ -57,26 +52,4 @@ func BenchmarkParseISOLayouts(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		parseISOLayouts("2026-02-26T12:37:01Z")
 	}
-}
-
-// FuzzHourMemo: a group's hourMemo reads each of a sequence of timestamps as
-// msgTime does, whatever came before.
-func FuzzHourMemo(f *testing.F) {
-	f.Add("2026-02-26T14:00:00Z", "2026-02-26T14:59:59Z", "2026-02-26T15:00:00Z")
-	f.Add("2026-02-26T14:05:00Z", "2026-02-26T14:60:00Z", "2026-02-26T14:05:60Z")
-	f.Add("2024-02-29T23:59:59Z", "2024-02-29T23:00:01Z", "2023-02-29T23:00:01Z")
-	f.Add("2026-02-26T14:05:00.5Z", "2026-02-26T14:05:00+01:00", "2026-02-26T14:05:00")
-	f.Add("2026-13-26T14:05:00Z", "2026-13-26T14:06:00Z", "+026-02-26T14:05:00Z")
-	f.Fuzz(func(t *testing.T, a, b, c string) {
-		var h hourMemo
-		for _, s := range []string{a, b, c, a, c, b} {
-			n := &jsonread.Node{Kind: jsonread.String, Str: s}
-			// The same instant in the same zone (a zone parseISO reads is a
-			// new Location each time: == would compare the pointers).
-			got, want := h.msgTime(n), msgTime(n)
-			if !got.Equal(want) || got.Format(time.RFC3339Nano) != want.Format(time.RFC3339Nano) || (want.Location() == time.UTC && got != want) {
-				t.Fatalf("%q after %q: %v, msgTime %v", s, h.hour, got, want)
-			}
-		}
-	})
 }

@@ -25,30 +25,52 @@ type viewChecker interface {
 // seqGroup names the group of every AOP2 sequence rule.
 const seqGroup = "aop2-seq"
 
-// groupRules lists the group's rules with the checker of each, in rule ID order;
-// a rule without one is reported by the checker of an earlier rule, which keeps
-// the one table both would keep.
+// groupRules lists the group's rules with the checker of each (in a group's
+// members: one allocation for them all), in rule ID order; a rule without one
+// is reported by the checker of an earlier rule, which keeps the one table both
+// would keep.
 var groupRules = []struct {
 	rule *lint.Rule
-	make func() viewChecker
+	of   func(*members) viewChecker
 }{
-	{SeqCorrelation, func() viewChecker { return &corrChecker{} }},
-	{SeqFinalSignal, func() viewChecker { return &railsChecker{} }},
+	{SeqCorrelation, func(m *members) viewChecker { return &m.corr }},
+	{SeqFinalSignal, func(m *members) viewChecker { return &m.rails }},
 	{SeqMinimalReport, nil}, // railsChecker's
-	{SeqNoResponse, func() viewChecker { return &pendingChecker{} }},
-	{SeqHeartbeatFailure, func() viewChecker { return &beatChecker{} }},
+	{SeqNoResponse, func(m *members) viewChecker { return &m.pending }},
+	{SeqHeartbeatFailure, func(m *members) viewChecker { return &m.beat }},
 	{SeqHeartbeatLate, nil}, // beatChecker's
-	{SeqProgressRate, func() viewChecker { return &rateChecker{} }},
-	{SeqAfterResponse, func() viewChecker { return &replyChecker{} }},
+	{SeqProgressRate, func(m *members) viewChecker { return &m.rate }},
+	{SeqAfterResponse, func(m *members) viewChecker { return &m.reply }},
 	{SeqDuplicateResponse, nil}, // replyChecker's
-	{SeqTimeout, func() viewChecker { return &timeoutChecker{} }},
-	{SeqDelegationDepth, func() viewChecker { return &depthChecker{} }},
-	{SeqCheckpoints, func() viewChecker { return &checkpointChecker{} }},
-	{SeqBudget, func() viewChecker { return &budgetChecker{} }},
-	{SeqProgressBackwards, func() viewChecker { return &backwardsChecker{} }},
-	{SeqAgentModel, func() viewChecker { return &agentChecker{} }},
+	{SeqTimeout, func(m *members) viewChecker { return &m.timeout }},
+	{SeqDelegationDepth, func(m *members) viewChecker { return &m.depth }},
+	{SeqCheckpoints, func(m *members) viewChecker { return &m.checkpoint }},
+	{SeqBudget, func(m *members) viewChecker { return &m.budget }},
+	{SeqProgressBackwards, func(m *members) viewChecker { return &m.backwards }},
+	{SeqAgentModel, func(m *members) viewChecker { return &m.agent }},
 	{SeqDelegationAllowed, nil}, // depthChecker's
 }
+
+// members are the checkers of a group, made with it: one allocation, not one
+// each, and together in memory for Observe and Finish.
+type members struct {
+	corr       corrChecker
+	rails      railsChecker
+	pending    pendingChecker
+	beat       beatChecker
+	rate       rateChecker
+	reply      replyChecker
+	timeout    timeoutChecker
+	depth      depthChecker
+	checkpoint checkpointChecker
+	budget     budgetChecker
+	backwards  backwardsChecker
+	agent      agentChecker
+}
+
+// memberCount is the number of groupRules with a checker (the fields of
+// members; TestGroupMembers holds it to both).
+const memberCount = 12
 
 func init() {
 	for _, g := range groupRules {
@@ -65,10 +87,12 @@ type groupMember struct {
 
 // groupChecker runs the checkers of every AOP2 sequence rule over one view.
 type groupChecker struct {
-	members []groupMember
-	names   names
-	view    view  // of the message being observed
-	now     stamp // view.now: the latest of each clock over the session
+	members  []groupMember            // over checkers, by groupRules
+	member   [memberCount]groupMember // the array of members
+	checkers members
+	names    names
+	view     view  // of the message being observed
+	now      stamp // view.now: the latest of each clock over the session
 }
 
 // groups holds group checkers whose session finished, for the next session: a
@@ -79,10 +103,11 @@ func newGroupChecker() lint.Checker {
 	if g, ok := groups.Get().(*groupChecker); ok {
 		return g
 	}
-	g := &groupChecker{members: make([]groupMember, 0, len(groupRules))}
+	g := &groupChecker{}
+	g.members = g.member[:0]
 	for _, r := range groupRules {
-		if r.make != nil {
-			c := r.make()
+		if r.of != nil {
+			c := r.of(&g.checkers)
 			g.members = append(g.members, groupMember{r.rule, c, c.observes()})
 		}
 	}

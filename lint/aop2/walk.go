@@ -111,13 +111,59 @@ type walk struct {
 
 func walkTree(m *lint.Message) *walked {
 	w := &walk{msg: m, found: walkedClean}
-	var sh *generated.Shape
-	if file := SchemaFile(m.Kind); file != "" && m.Kind != KindEvent {
-		sh = generated.Members(file) // the members the contract defines
-	}
-	frac := m.Kind == KindTask || m.Kind == KindResponse || m.Kind == kindHeartbeat
+	sh, frac := walkOf(m.Kind)
 	w.node(m.Root, 0, sh, frac, true)
 	return w.found
+}
+
+// walkOf is how the walk starts for a message of kind: its member shape for the
+// unknown-member rule (the members the contract defines; nil: not looked at)
+// and whether the fractional-number rule looks at it (walkOfKind).
+func walkOf(kind string) (sh *generated.Shape, frac bool) {
+	// The kinds Detect names by constants, their answers made once
+	// (TestWalkOf holds them to walkOfKind): not SchemaFile's memo and
+	// generated.Members' search of the schema files for each message.
+	switch kind {
+	case KindTask:
+		return walkStarts[0].sh, walkStarts[0].frac
+	case KindResponse:
+		return walkStarts[1].sh, walkStarts[1].frac
+	case "EVENT:HEARTBEAT":
+		return walkStarts[2].sh, walkStarts[2].frac
+	case "EVENT:PROGRESS_UPDATE":
+		return walkStarts[3].sh, walkStarts[3].frac
+	case "EVENT:ROLLBACK_INITIATED":
+		return walkStarts[4].sh, walkStarts[4].frac
+	case "EVENT:PRIORITY_ESCALATION":
+		return walkStarts[5].sh, walkStarts[5].frac
+	case "EVENT:VERSION_FALLBACK":
+		return walkStarts[6].sh, walkStarts[6].frac
+	case "EVENT:SESSION_FINAL_REPORT":
+		return walkStarts[7].sh, walkStarts[7].frac
+	}
+	return walkOfKind(kind)
+}
+
+// walkKinds are the kinds of walkOf's switch, in its order.
+var walkKinds = [...]string{KindTask, KindResponse, "EVENT:HEARTBEAT", "EVENT:PROGRESS_UPDATE", "EVENT:ROLLBACK_INITIATED", "EVENT:PRIORITY_ESCALATION", "EVENT:VERSION_FALLBACK", "EVENT:SESSION_FINAL_REPORT"}
+
+// walkStarts are walkOfKind's answers for walkKinds.
+var walkStarts = func() (out [len(walkKinds)]struct {
+	sh   *generated.Shape
+	frac bool
+}) {
+	for i, k := range walkKinds {
+		out[i].sh, out[i].frac = walkOfKind(k)
+	}
+	return out
+}()
+
+// walkOfKind is walkOf for any kind.
+func walkOfKind(kind string) (sh *generated.Shape, frac bool) {
+	if file := SchemaFile(kind); file != "" && kind != KindEvent {
+		sh = generated.Members(file)
+	}
+	return sh, kind == KindTask || kind == KindResponse || kind == kindHeartbeat
 }
 
 // add keeps a finding of rule r at the first depth tokens of the path, with the

@@ -272,3 +272,21 @@ func (p ptrPath) String() string {
 	}
 	return b.String()
 }
+
+// TestWalkOf: walkOf's switch answers what walkOfKind does, for every kind of
+// the protocol and others.
+func TestWalkOf(t *testing.T) {
+	kinds := append([]string{"", "EVENT", "EVENT:", "EVENT:OTHER", "HEARTBEAT", "TASK ", "task"}, allKinds...)
+	for _, k := range kinds {
+		sh, frac := walkOf(k)
+		wsh, wfrac := walkOfKind(k)
+		if sh != wsh || frac != wfrac {
+			t.Errorf("walkOf(%q) = %p %v, walkOfKind %p %v", k, sh, frac, wsh, wfrac)
+		}
+	}
+	for i, k := range walkKinds {
+		if !slices.Contains(allKinds, k) {
+			t.Errorf("walkKinds[%d] %q is no kind of the protocol", i, k)
+		}
+	}
+}

@@ -290,3 +290,15 @@ func TestWalkOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaFileOf: SchemaFile's switch and memo answer what schemaFileOf does.
+func TestSchemaFileOf(t *testing.T) {
+	kinds := append([]string{"", "EVENT:", "EVENT:OTHER", "HEARTBEAT", "PROGRESS_UPDATE", "TASK ", "task"}, allKinds...)
+	for range 2 { // the memo's first answers, then its kept ones
+		for _, k := range kinds {
+			if got, want := SchemaFile(k), schemaFileOf(k); got != want {
+				t.Errorf("SchemaFile(%q) = %q, schemaFileOf %q", k, got, want)
+			}
+		}
+	}
+}

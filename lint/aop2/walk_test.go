@@ -302,3 +302,43 @@ func TestSchemaFileOf(t *testing.T) {
 		}
 	}
 }
+
+// kindOfRef is kindOf by a Get of each member, as it was.
+func kindOfRef(root *jsonread.Node) string {
+	switch root.Get("message_type").String() {
+	case "TASK":
+		return KindTask
+	case "RESPONSE":
+		return KindResponse
+	case "EVENT":
+		if ev := root.Get("event").String(); isEventName(ev) {
+			return eventKind(ev)
+		}
+		return KindEvent
+	}
+	if isEventName(root.Get("event").String()) && !root.Has("message_type") {
+		return eventKind(root.Get("event").String())
+	}
+	return ""
+}
+
+// FuzzKindOf: kindOf's one pass names the kind kindOfRef's Gets name.
+func FuzzKindOf(f *testing.F) {
+	for _, s := range []string{
+		`{"message_type":"TASK"}`, `{"message_type":"EVENT","event":"HEARTBEAT"}`, `{"event":"HEARTBEAT"}`,
+		`{"message_type":"EVENT","event":"NOPE"}`, `{"message_type":"EVENT","event":"HEARTBEAT","event":"PROGRESS_UPDATE"}`,
+		`{"message_type":"RESPONSE","message_type":"X","event":"HEARTBEAT"}`, `{"message_type":null,"event":"HEARTBEAT"}`,
+		`{"message_type":"TASK","message_type":"EVENT","event":7}`, `{}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		root, _, err := jsonread.Parse([]byte(s))
+		if err != nil || root == nil || root.Kind != jsonread.Object {
+			return
+		}
+		if got, want := kindOf(root), kindOfRef(root); got != want {
+			t.Fatalf("%s: kindOf %q, by Gets %q", s, got, want)
+		}
+	})
+}

@@ -59,6 +59,7 @@ type view struct {
 	taskMark  mark  // a TASK's markAt(m, taskIDPointer): the witness most of its checkers keep
 	root      *jsonread.Node
 	sessionN  *jsonread.Node // a TASK's session.session_id, as the view read it (nil: absent)
+	percent   *jsonread.Node // a HEARTBEAT's or PROGRESS_UPDATE's percentage (percentPointer), as the view read it
 	names     *names         // for the other strings a checker keeps
 }
 
@@ -132,6 +133,12 @@ func viewOf(v *view, m *lint.Message, ns *names) {
 		v.taskID = ns.ownAs(&ns.lastTask, f.taskID.String())
 		v.sessionID = ns.ownAs(&ns.lastSession, f.sessionID.String())
 		v.when.msg = msgTime(f.timestamp)
+		switch m.Kind { // as percentPointer names it
+		case kindHeartbeat:
+			v.percent = f.progressPercentage
+		case kindProgress:
+			v.percent = f.progress.Get("percentage")
+		}
 	default:
 		v.typ = "" // compared only, but never kept from the line
 	}
@@ -156,6 +163,7 @@ func viewOf(v *view, m *lint.Message, ns *names) {
 type fields struct {
 	messageType, event, taskID, sessionID, timestamp *jsonread.Node
 	task, session, timing                            *jsonread.Node
+	progressPercentage, progress                     *jsonread.Node
 }
 
 // read finds the fields among root's members as root.Get finds each: the last
@@ -187,6 +195,10 @@ func (f *fields) read(root *jsonread.Node) {
 			at = &f.session
 		case "timing":
 			at = &f.timing
+		case "progress_percentage":
+			at = &f.progressPercentage
+		case "progress":
+			at = &f.progress
 		default:
 			continue
 		}

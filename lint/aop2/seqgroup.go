@@ -135,7 +135,7 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 		p.Rule = m.rule
 		m.c.observe(p, &g.view)
 	}
-	g.view.root, g.view.sessionN = nil, nil // the tree is the message's: not kept past it
+	g.view.root, g.view.sessionN, g.view.percent = nil, nil, nil // the tree is the message's: not kept past it
 }
 
 // Finish reports what the session left open, then hands the checker back to the

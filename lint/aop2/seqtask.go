@@ -328,7 +328,7 @@ func (c *backwardsChecker) observe(p *lint.Pass, v *view) {
 		if at == "" || at == "/progress_log/progress_percentage" {
 			return
 		}
-		n := p.Member(at) // member names only: a Get each, not Lookup reading the pointer
+		n := v.percent // p.Member(at), read in the view's pass over the members
 		pct, ok := n.Float()
 		if !ok {
 			return

@@ -180,10 +180,11 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 		if b == nil {
 			return
 		}
+		w := markAt(p.Msg, "") // this HEARTBEAT's, made once for both rules
 		c.gap(p, b, v.when, "this HEARTBEAT")
-		c.late(p, func(p *lint.Pass) { c.schedule(p, b, v.when) })
+		c.late(p, func(p *lint.Pass) { c.schedule(p, b, v.when, w) })
 		b.last, b.lateLast = v.when, v.when
-		b.w, b.wIsCfg = markAt(p.Msg, ""), false
+		b.w, b.wIsCfg = w, false
 	case "RESPONSE":
 		b := c.tasks.get(v.key)
 		if b == nil {
@@ -234,9 +235,8 @@ func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 	p.ReportRelatedf(p.Rule.Severity, "", related, "no HEARTBEAT for %s before %s: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", secs(d), what, secs(b.interval), b.maxMissed, secs(lim))
 }
 
-// schedule checks a HEARTBEAT against the schedule of the first one (SEQ-006).
-func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
-	w := markAt(p.Msg, "")
+// schedule checks a HEARTBEAT, at w, against the schedule of the first one (SEQ-006).
+func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp, w mark) {
 	if b.anchor == (stamp{}) {
 		// The first HEARTBEAT: due one interval after the TASK.
 		if d, harness, ok := since(now, b.lateLast); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && d <= c.limit(b) {

@@ -2,7 +2,6 @@ package aop2
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -253,7 +252,7 @@ func (ns *names) ownEvent(s string) string {
 	if len(ns.lastEvent) == len(s) && ns.lastEvent == s {
 		return ns.lastEvent
 	}
-	if i := slices.Index(eventNames, s); i >= 0 {
+	if i := eventIndex(s); i >= 0 {
 		ns.lastEvent = eventNames[i]
 		return ns.lastEvent
 	}

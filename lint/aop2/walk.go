@@ -120,43 +120,44 @@ func walkTree(m *lint.Message) *walked {
 // unknown-member rule (the members the contract defines; nil: not looked at)
 // and whether the fractional-number rule looks at it (walkOfKind).
 func walkOf(kind string) (sh *generated.Shape, frac bool) {
-	// The kinds Detect names by constants, their answers made once
-	// (TestWalkOf holds them to walkOfKind): not SchemaFile's memo and
-	// generated.Members' search of the schema files for each message.
-	switch kind {
-	case KindTask:
-		return walkStarts[0].sh, walkStarts[0].frac
-	case KindResponse:
-		return walkStarts[1].sh, walkStarts[1].frac
-	case "EVENT:HEARTBEAT":
-		return walkStarts[2].sh, walkStarts[2].frac
-	case "EVENT:PROGRESS_UPDATE":
-		return walkStarts[3].sh, walkStarts[3].frac
-	case "EVENT:ROLLBACK_INITIATED":
-		return walkStarts[4].sh, walkStarts[4].frac
-	case "EVENT:PRIORITY_ESCALATION":
-		return walkStarts[5].sh, walkStarts[5].frac
-	case "EVENT:VERSION_FALLBACK":
-		return walkStarts[6].sh, walkStarts[6].frac
-	case "EVENT:SESSION_FINAL_REPORT":
-		return walkStarts[7].sh, walkStarts[7].frac
+	// The kinds Detect names, their answers made once (TestWalkOf holds them
+	// to walkOfKind): not SchemaFile's memo and generated.Members' search of
+	// the schema files for each message.
+	i := -1
+	switch {
+	case kind == KindTask:
+		i = 0
+	case kind == KindResponse:
+		i = 1
+	case len(kind) > len(KindEvent+":") && kind[:len(KindEvent+":")] == KindEvent+":":
+		if e := eventIndex(kind[len(KindEvent+":"):]); e >= 0 {
+			i = 2 + e
+		}
 	}
-	return walkOfKind(kind)
+	if i < 0 {
+		return walkOfKind(kind)
+	}
+	return walkStarts[i].sh, walkStarts[i].frac
 }
 
-// walkKinds are the kinds of walkOf's switch, in its order.
-var walkKinds = [...]string{KindTask, KindResponse, "EVENT:HEARTBEAT", "EVENT:PROGRESS_UPDATE", "EVENT:ROLLBACK_INITIATED", "EVENT:PRIORITY_ESCALATION", "EVENT:VERSION_FALLBACK", "EVENT:SESSION_FINAL_REPORT"}
+// walkKinds are the kinds of walkOf's indexes: TASK, RESPONSE and the EVENT
+// kinds by eventIndex.
+var walkKinds = append([]string{KindTask, KindResponse}, eventKinds...)
 
 // walkStarts are walkOfKind's answers for walkKinds.
-var walkStarts = func() (out [len(walkKinds)]struct {
-	sh   *generated.Shape
-	frac bool
-}) {
+var walkStarts = func() []walkStart {
+	out := make([]walkStart, len(walkKinds))
 	for i, k := range walkKinds {
 		out[i].sh, out[i].frac = walkOfKind(k)
 	}
 	return out
 }()
+
+// walkStart is an answer of walkOf.
+type walkStart struct {
+	sh   *generated.Shape
+	frac bool
+}
 
 // walkOfKind is walkOf for any kind.
 func walkOfKind(kind string) (sh *generated.Shape, frac bool) {

@@ -26,34 +26,34 @@ type viewChecker interface {
 const seqGroup = "aop2-seq"
 
 // groupRules lists the group's rules with the checker of each (in a group's
-// members: one allocation for them all), in rule ID order; a rule without one
+// checkerSet: one allocation for them all), in rule ID order; a rule without one
 // is reported by the checker of an earlier rule, which keeps the one table both
 // would keep.
 var groupRules = []struct {
 	rule *lint.Rule
-	of   func(*members) viewChecker
+	of   func(*checkerSet) viewChecker
 }{
-	{SeqCorrelation, func(m *members) viewChecker { return &m.corr }},
-	{SeqFinalSignal, func(m *members) viewChecker { return &m.rails }},
+	{SeqCorrelation, func(m *checkerSet) viewChecker { return &m.corr }},
+	{SeqFinalSignal, func(m *checkerSet) viewChecker { return &m.rails }},
 	{SeqMinimalReport, nil}, // railsChecker's
-	{SeqNoResponse, func(m *members) viewChecker { return &m.pending }},
-	{SeqHeartbeatFailure, func(m *members) viewChecker { return &m.beat }},
+	{SeqNoResponse, func(m *checkerSet) viewChecker { return &m.pending }},
+	{SeqHeartbeatFailure, func(m *checkerSet) viewChecker { return &m.beat }},
 	{SeqHeartbeatLate, nil}, // beatChecker's
-	{SeqProgressRate, func(m *members) viewChecker { return &m.rate }},
-	{SeqAfterResponse, func(m *members) viewChecker { return &m.reply }},
+	{SeqProgressRate, func(m *checkerSet) viewChecker { return &m.rate }},
+	{SeqAfterResponse, func(m *checkerSet) viewChecker { return &m.reply }},
 	{SeqDuplicateResponse, nil}, // replyChecker's
-	{SeqTimeout, func(m *members) viewChecker { return &m.timeout }},
-	{SeqDelegationDepth, func(m *members) viewChecker { return &m.depth }},
-	{SeqCheckpoints, func(m *members) viewChecker { return &m.checkpoint }},
-	{SeqBudget, func(m *members) viewChecker { return &m.budget }},
-	{SeqProgressBackwards, func(m *members) viewChecker { return &m.backwards }},
-	{SeqAgentModel, func(m *members) viewChecker { return &m.agent }},
+	{SeqTimeout, func(m *checkerSet) viewChecker { return &m.timeout }},
+	{SeqDelegationDepth, func(m *checkerSet) viewChecker { return &m.depth }},
+	{SeqCheckpoints, func(m *checkerSet) viewChecker { return &m.checkpoint }},
+	{SeqBudget, func(m *checkerSet) viewChecker { return &m.budget }},
+	{SeqProgressBackwards, func(m *checkerSet) viewChecker { return &m.backwards }},
+	{SeqAgentModel, func(m *checkerSet) viewChecker { return &m.agent }},
 	{SeqDelegationAllowed, nil}, // depthChecker's
 }
 
-// members are the checkers of a group, made with it: one allocation, not one
+// checkerSet holds the checkers of a group, made with it: one allocation, not one
 // each, and together in memory for Observe and Finish.
-type members struct {
+type checkerSet struct {
 	corr       corrChecker
 	rails      railsChecker
 	pending    pendingChecker
@@ -69,7 +69,7 @@ type members struct {
 }
 
 // memberCount is the number of groupRules with a checker (the fields of
-// members; TestGroupMembers holds it to both).
+// checkerSet; TestGroupMembers holds it to both).
 const memberCount = 12
 
 func init() {
@@ -87,9 +87,9 @@ type groupMember struct {
 
 // groupChecker runs the checkers of every AOP2 sequence rule over one view.
 type groupChecker struct {
-	members  []groupMember            // over checkers, by groupRules
+	members  []groupMember            // over checkers, in groupRules order
 	member   [memberCount]groupMember // the array of members
-	checkers members
+	checkers checkerSet
 	names    names
 	view     view  // of the message being observed
 	now      stamp // view.now: the latest of each clock over the session

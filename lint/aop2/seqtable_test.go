@@ -227,10 +227,10 @@ func tableUpkeep(v reflect.Value, f func(field string, upkeep int64)) {
 }
 
 // TestGroupMembers: memberCount is the number of groupRules with a checker and
-// of the fields of members, each of which one rule's checker is.
+// of the fields of checkerSet, each of which one rule's checker is.
 func TestGroupMembers(t *testing.T) {
 	n := 0
-	var ms members
+	var ms checkerSet
 	seen := map[viewChecker]bool{}
 	for _, r := range groupRules {
 		if r.of != nil {
@@ -239,6 +239,6 @@ func TestGroupMembers(t *testing.T) {
 		}
 	}
 	if fields := reflect.TypeOf(ms).NumField(); n != memberCount || fields != memberCount || len(seen) != memberCount {
-		t.Errorf("memberCount %d: %d rules have a checker, members has %d fields, %d of them are a rule's", memberCount, n, fields, len(seen))
+		t.Errorf("memberCount %d: %d rules have a checker, checkerSet has %d fields, %d of them are a rule's", memberCount, n, fields, len(seen))
 	}
 }

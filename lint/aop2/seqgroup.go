@@ -36,13 +36,13 @@ var groupRules = []struct {
 	{SeqCorrelation, func(m *checkerSet) viewChecker { return &m.corr }},
 	{SeqFinalSignal, func(m *checkerSet) viewChecker { return &m.rails }},
 	{SeqMinimalReport, nil}, // railsChecker's
-	{SeqNoResponse, func(m *checkerSet) viewChecker { return &m.pending }},
-	{SeqHeartbeatFailure, func(m *checkerSet) viewChecker { return &m.beat }},
+	{SeqNoResponse, func(m *checkerSet) viewChecker { m.pending.session = &m.session; return &m.pending }},
+	{SeqHeartbeatFailure, func(m *checkerSet) viewChecker { m.beat.session = &m.session; return &m.beat }},
 	{SeqHeartbeatLate, nil}, // beatChecker's
 	{SeqProgressRate, func(m *checkerSet) viewChecker { return &m.rate }},
 	{SeqAfterResponse, func(m *checkerSet) viewChecker { return &m.reply }},
 	{SeqDuplicateResponse, nil}, // replyChecker's
-	{SeqTimeout, func(m *checkerSet) viewChecker { return &m.timeout }},
+	{SeqTimeout, func(m *checkerSet) viewChecker { m.timeout.session = &m.session; return &m.timeout }},
 	{SeqDelegationDepth, func(m *checkerSet) viewChecker { return &m.depth }},
 	{SeqCheckpoints, func(m *checkerSet) viewChecker { return &m.checkpoint }},
 	{SeqBudget, func(m *checkerSet) viewChecker { return &m.budget }},
@@ -54,6 +54,7 @@ var groupRules = []struct {
 // checkerSet holds the checkers of a group, made with it: one allocation, not one
 // each, and together in memory for Observe and Finish.
 type checkerSet struct {
+	session    session // the group's counts, which some checkers read
 	corr       corrChecker
 	rails      railsChecker
 	pending    pendingChecker
@@ -66,6 +67,14 @@ type checkerSet struct {
 	budget     budgetChecker
 	backwards  backwardsChecker
 	agent      agentChecker
+}
+
+// session is what the group counts over a session for its checkers: kept once,
+// not by each checker that needs it from every message (a checker that reads
+// it at Finish need not observe the messages it does not otherwise look at).
+type session struct {
+	now     stamp // view.now: the latest of each clock over the session
+	nonTask int   // the messages other than TASKs so far
 }
 
 // memberCount is the number of groupRules with a checker (the fields of
@@ -91,8 +100,7 @@ type groupChecker struct {
 	member   [memberCount]groupMember // the array of members
 	checkers checkerSet
 	names    names
-	view     view  // of the message being observed
-	now      stamp // view.now: the latest of each clock over the session
+	view     view // of the message being observed
 }
 
 // groups holds group checkers whose session finished, for the next session: a
@@ -118,8 +126,12 @@ func (g *groupChecker) Observe(p *lint.Pass) {
 	// The view lives in the checker, handed to each member by pointer: not
 	// copied sixteen times, nor moved to the heap per message.
 	viewOf(&g.view, p.Msg, &g.names)
-	g.now.latest(g.view.when)
-	g.view.now = g.now
+	s := &g.checkers.session
+	s.now.latest(g.view.when)
+	g.view.now = s.now
+	if g.view.typ != "TASK" {
+		s.nonTask++
+	}
 	// Each member gets p itself with its rule set, which reports what
 	// p.As(rule) would without looking the As pass up; p's rule is put back
 	// afterwards, also when a member panics (the driver then names the group's
@@ -151,7 +163,7 @@ func (g *groupChecker) Finish(p *lint.Pass) {
 	for _, m := range g.members {
 		m.c.reset()
 	}
-	g.view, g.now = view{}, stamp{}
+	g.view, g.checkers.session = view{}, session{}
 	if g.names.Len() > maxNames/8 {
 		g.names.DropMap()
 	}

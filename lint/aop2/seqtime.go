@@ -120,16 +120,15 @@ func (b *beat) lastWitness() lint.Related {
 type beatChecker struct {
 	tasks    table[beat]
 	sessions table[struct{}] // session ids whose first TASK was seen
-	now      stamp
+	session  *session        // the group's: now at Finish
 	clock    timers
 }
 
 func (c *beatChecker) observes() msgTypes {
-	return typesAll // it keeps the latest time, and reads harness records
+	return typesAll // HEARTBEATs, and harness records: the clock's (timers)
 }
 
 func (c *beatChecker) observe(p *lint.Pass, v *view) {
-	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		// Heartbeats are owed from the agent's first sign of life: start-up is no
 		// part of any interval.
@@ -294,7 +293,7 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 		id := taskOfKey(key)
 		// The session's end is the harness giving up, not a message that may arrive
 		// late: no slack here.
-		d, _, ok := since(c.now, b.last)
+		d, _, ok := since(c.session.now, b.last)
 		if !ok || b.failed || d < c.limit(b) {
 			return
 		}
@@ -309,7 +308,7 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 func (c *beatChecker) reset() {
 	c.tasks.reset()
 	c.sessions.reset()
-	c.now, c.clock = stamp{}, timers{}
+	c.clock = timers{}
 }
 
 // anchorWitness names the HEARTBEAT the schedule starts at.
@@ -367,17 +366,16 @@ func (dl *deadline) witness() lint.Related {
 }
 
 type timeoutChecker struct {
-	tasks table[deadline]
-	now   stamp
-	clock timers
+	tasks   table[deadline]
+	session *session // the group's: now at Finish
+	clock   timers
 }
 
 func (c *timeoutChecker) observes() msgTypes {
-	return typesAll // it keeps the latest time, and reads harness records
+	return typesTaskResponse | typeOther // harness records: the clock's (timers)
 }
 
 func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
-	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		c.tasks.each(func(_ string, dl *deadline) {
 			if !dl.start.harness.IsZero() && dl.start.harness.Before(origin) {
@@ -427,7 +425,7 @@ func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
 func (c *timeoutChecker) Finish(p *lint.Pass) {
 	c.tasks.each(func(key string, dl *deadline) {
 		id := taskOfKey(key)
-		d, harness, ok := since(c.now, dl.start)
+		d, harness, ok := since(c.session.now, dl.start)
 		if !ok || !harness || d < dl.limit {
 			return
 		}
@@ -437,7 +435,7 @@ func (c *timeoutChecker) Finish(p *lint.Pass) {
 
 func (c *timeoutChecker) reset() {
 	c.tasks.reset()
-	c.now, c.clock = stamp{}, timers{}
+	c.clock = timers{}
 }
 
 // timeoutPointer is the pointer of a timeout's source ("guard_rails.timeout_seconds"

@@ -2,7 +2,6 @@ package aop2
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +58,35 @@ type view struct {
 	taskMark  mark  // a TASK's markAt(m, taskIDPointer): the witness most of its checkers keep
 	root      *jsonread.Node
 	sessionN  *jsonread.Node // a TASK's session.session_id, as the view read it (nil: absent)
+	percent   *jsonread.Node // a HEARTBEAT's or PROGRESS_UPDATE's percentage (percentPointer), as the view read it
 	names     *names         // for the other strings a checker keeps
+}
+
+// msgTypes is a set of the view's types (typ), as bits.
+type msgTypes uint8
+
+const (
+	typeTask     msgTypes = 1 << iota // "TASK"
+	typeResponse                      // "RESPONSE"
+	typeEvent                         // "EVENT"
+	typeOther                         // "harness", or "" (not a message the rules know)
+
+	typesAll          = typeTask | typeResponse | typeEvent | typeOther
+	typesTaskResponse = typeTask | typeResponse
+	typesMessages     = typeTask | typeResponse | typeEvent
+)
+
+// types is the set of the view's one type.
+func (v *view) types() msgTypes {
+	switch v.typ {
+	case "TASK":
+		return typeTask
+	case "RESPONSE":
+		return typeResponse
+	case "EVENT":
+		return typeEvent
+	}
+	return typeOther
 }
 
 // viewOf makes *v the view of m, written in place (the group's view is not
@@ -105,6 +132,12 @@ func viewOf(v *view, m *lint.Message, ns *names) {
 		v.taskID = ns.ownAs(&ns.lastTask, f.taskID.String())
 		v.sessionID = ns.ownAs(&ns.lastSession, f.sessionID.String())
 		v.when.msg = msgTime(f.timestamp)
+		switch m.Kind { // as percentPointer names it
+		case kindHeartbeat:
+			v.percent = f.progressPercentage
+		case kindProgress:
+			v.percent = f.progress.Get("percentage")
+		}
 	default:
 		v.typ = "" // compared only, but never kept from the line
 	}
@@ -129,6 +162,7 @@ func viewOf(v *view, m *lint.Message, ns *names) {
 type fields struct {
 	messageType, event, taskID, sessionID, timestamp *jsonread.Node
 	task, session, timing                            *jsonread.Node
+	progressPercentage, progress                     *jsonread.Node
 }
 
 // read finds the fields among root's members as root.Get finds each: the last
@@ -160,6 +194,10 @@ func (f *fields) read(root *jsonread.Node) {
 			at = &f.session
 		case "timing":
 			at = &f.timing
+		case "progress_percentage":
+			at = &f.progressPercentage
+		case "progress":
+			at = &f.progress
 		default:
 			continue
 		}
@@ -214,7 +252,7 @@ func (ns *names) ownEvent(s string) string {
 	if len(ns.lastEvent) == len(s) && ns.lastEvent == s {
 		return ns.lastEvent
 	}
-	if i := slices.Index(eventNames, s); i >= 0 {
+	if i := eventIndex(s); i >= 0 {
 		ns.lastEvent = eventNames[i]
 		return ns.lastEvent
 	}
@@ -331,6 +369,10 @@ type table[T any] struct {
 	free   []*slot[T]
 	capped bool
 	epoch  uint32 // of the last each
+	// upkeep counts the keys of order that add's upkeep (dropping the oldest,
+	// compacting, moving to the front) went over: TestTableUpkeepIsLinear
+	// holds it to a few per add, whatever the pattern of adds and deletes.
+	upkeep int
 }
 
 type slot[T any] struct {
@@ -362,6 +404,7 @@ func (t *table[T]) add(k string) (v *T, first bool) {
 		old := t.order[t.head]
 		t.order[t.head] = ""
 		t.head++
+		t.upkeep++
 		if s, ok := t.keys.Delete(old); ok {
 			t.release(s)
 			if !t.capped {
@@ -377,10 +420,19 @@ func (t *table[T]) add(k string) (v *T, first bool) {
 	}
 	t.keys.Insert(k, s)
 	t.order = append(t.order, k)
-	if len(t.order)-t.head > 2*maxTracked { // compact ids deleted since
+	if len(t.order)-t.head > 2*maxTracked {
+		// Compact: keep the first place of each live key, the one each visits
+		// it at. A key deleted and added again (a checker that deletes a
+		// task's entry and adds it anew for each TASK of the task_id) recurs
+		// in order; keeping every place of a live key kept order this long,
+		// and each add after it compacted it all again: a session of 30k
+		// TASKs of one task_id took 2 s, 300k minutes.
+		t.upkeep += len(t.order) - t.head
+		t.epoch++
 		live := t.order[:0]
 		for _, k := range t.order[t.head:] {
-			if t.find(k) != nil {
+			if s := t.find(k); s != nil && s.seen != t.epoch {
+				s.seen = t.epoch
 				live = append(live, k)
 			}
 		}
@@ -390,6 +442,7 @@ func (t *table[T]) add(k string) (v *T, first bool) {
 		n := copy(t.order, t.order[t.head:])
 		clear(t.order[n:])
 		t.order, t.head = t.order[:n], 0
+		t.upkeep += n
 	}
 	return &s.v, first
 }
@@ -439,7 +492,7 @@ func (t *table[T]) reset() {
 		clear(t.order)
 		t.order = t.order[:0]
 	}
-	t.head, t.capped = 0, false
+	t.head, t.capped, t.upkeep = 0, false, 0
 }
 
 // track adds the entry of k and reports (as info, with the checker's rule) the

@@ -15,6 +15,7 @@ func FuzzViewFields(f *testing.F) {
 		`{"message_type":"TASK","session":{"session_id":"S","created_at":"2026-02-26T14:00:00Z"},"task":{"task_id":"T"}}`,
 		`{"message_type":"RESPONSE","task_id":"T","session_id":"S","timing":{"completed_at":"x"},"task_id":"U"}`,
 		`{"event":1,"event":"HEARTBEAT","timing":null,"":"e"}`,
+		`{"message_type":"EVENT","event":"PROGRESS_UPDATE","progress":{"percentage":5},"progress_percentage":3,"progress":7}`,
 		`["message_type","TASK"]`, `"TASK"`, `{}`,
 	} {
 		f.Add([]byte(s))
@@ -32,6 +33,7 @@ func FuzzViewFields(f *testing.F) {
 		}{
 			{"message_type", got.messageType}, {"event", got.event}, {"task_id", got.taskID}, {"session_id", got.sessionID},
 			{"timestamp", got.timestamp}, {"task", got.task}, {"session", got.session}, {"timing", got.timing},
+			{"progress_percentage", got.progressPercentage}, {"progress", got.progress},
 		} {
 			if want := root.Get(c.key); c.n != want {
 				t.Errorf("%s: the pass found %p, Get %p", c.key, c.n, want)

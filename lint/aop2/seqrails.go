@@ -113,6 +113,8 @@ func railWitness(r *rails, final bool) lint.Related {
 	return r.at.with(fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", r.id, railKey(final)))
 }
 
+func (c *railsChecker) observes() msgTypes { return typesTaskResponse }
+
 func (c *railsChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
@@ -267,15 +269,16 @@ type pending struct {
 type pendingChecker struct {
 	tasks    table[pending]
 	answered table[struct{}]
-	nonTask  int
+	session  *session // the group's: the messages other than TASKs so far
 	orphans  int
 	hung     bool // the harness recorded a scenario-deadline timeout
 }
 
+func (c *pendingChecker) observes() msgTypes {
+	return typesTaskResponse | typeOther // harness records: a cancelled TASK
+}
+
 func (c *pendingChecker) observe(p *lint.Pass, v *view) {
-	if v.typ != "TASK" {
-		c.nonTask++
-	}
 	switch v.typ {
 	case "harness":
 		// The orchestrator stopped the agent (a scripted SIGTERM or kill, EOF on its
@@ -299,7 +302,7 @@ func (c *pendingChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		c.tasks.del(v.key)
-		*track(p, &c.tasks, v.key) = pending{id: v.taskID, at: railMark(p.Msg, v, at, n), transcript: v.fromOrch, seenAtStart: c.nonTask}
+		*track(p, &c.tasks, v.key) = pending{id: v.taskID, at: railMark(p.Msg, v, at, n), transcript: v.fromOrch, seenAtStart: c.session.nonTask}
 	case "RESPONSE":
 		switch {
 		case c.tasks.get(v.key) != nil:
@@ -313,7 +316,7 @@ func (c *pendingChecker) observe(p *lint.Pass, v *view) {
 
 func (c *pendingChecker) Finish(p *lint.Pass) {
 	c.tasks.each(func(_ string, t *pending) {
-		if !t.transcript && c.nonTask <= t.seenAtStart {
+		if !t.transcript && c.session.nonTask <= t.seenAtStart {
 			return // nothing of the agent's side was recorded after the TASK
 		}
 		if t.cancelled {
@@ -330,5 +333,5 @@ func (c *pendingChecker) Finish(p *lint.Pass) {
 func (c *pendingChecker) reset() {
 	c.tasks.reset()
 	c.answered.reset()
-	c.nonTask, c.orphans, c.hung = 0, 0, false
+	c.orphans, c.hung = 0, false
 }

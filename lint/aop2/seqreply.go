@@ -54,6 +54,8 @@ type corrChecker struct {
 	lastKey string
 }
 
+func (c *corrChecker) observes() msgTypes { return typesTaskResponse }
+
 func (c *corrChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
@@ -111,6 +113,8 @@ type replyChecker struct {
 	done table[replyRef]
 }
 
+func (c *replyChecker) observes() msgTypes { return typesMessages }
+
 func (c *replyChecker) observe(p *lint.Pass, v *view) {
 	if v.taskID == "" {
 		return
@@ -167,6 +171,8 @@ type target struct {
 }
 
 type agentChecker struct{ tasks table[target] }
+
+func (c *agentChecker) observes() msgTypes { return typesTaskResponse }
 
 func (c *agentChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {

@@ -3,10 +3,13 @@ package aop2
 import (
 	"fmt"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
+	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
 // refTable is the map-only table the slice-then-map one replaced, kept as the
@@ -90,5 +93,159 @@ func TestTableAgrees(t *testing.T) {
 		if got.len() != len(want.m) {
 			t.Fatalf("step %d: len %d, want %d", step, got.len(), len(want.m))
 		}
+	}
+}
+
+// TestTableUpkeepIsLinear: whatever the pattern of a session's tasks, the
+// table's upkeep of its order (dropping the oldest past maxTracked, compacting
+// deleted keys, moving the queue to the front) goes over a few keys per add, so
+// a session of many tasks costs each message the same: a session of 300k
+// TASKs is linted in linear time. It counts work rather than timing it.
+func TestTableUpkeepIsLinear(t *testing.T) {
+	const n = 40 * maxTracked
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("S\x00T-%07d", i)
+	}
+	patterns := []struct {
+		name string
+		step func(tb *table[int], i int)
+	}{
+		// every TASK a new task_id and no RESPONSE: the cap drops the oldest
+		{"distinct, never answered", func(tb *table[int], i int) { *tb.put(keys[i]) = i }},
+		// each answered at once: the order keeps keys deleted since
+		{"answered at once", func(tb *table[int], i int) { *tb.put(keys[i]) = i; tb.del(keys[i]) }},
+		// one task_id sent again and again (a retry), answered each time
+		{"one retried", func(tb *table[int], i int) { *tb.put(keys[0]) = i; tb.del(keys[0]) }},
+		// half of the tasks answered, late: the table stays full of the rest
+		{"half answered late", func(tb *table[int], i int) {
+			*tb.put(keys[i]) = i
+			if i%2 == 1 && i > 100 {
+				tb.del(keys[i-101])
+			}
+		}},
+		// a window of open tasks, each answered maxTracked/2 TASKs later
+		{"window", func(tb *table[int], i int) {
+			*tb.put(keys[i]) = i
+			if i >= maxTracked/2 {
+				tb.del(keys[i-maxTracked/2])
+			}
+		}},
+	}
+	for _, pt := range patterns {
+		var tb table[int]
+		for i := 0; i < n; i++ {
+			pt.step(&tb, i)
+		}
+		if tb.len() > maxTracked {
+			t.Errorf("%s: %d tasks kept, more than %d", pt.name, tb.len(), maxTracked)
+		}
+		if per := float64(tb.upkeep) / n; per > 4 {
+			t.Errorf("%s: the upkeep went over %d keys for %d adds (%.1f each): not linear", pt.name, tb.upkeep, n, per)
+		}
+		if c := cap(tb.order); c > 8*maxTracked {
+			t.Errorf("%s: the order grew to %d keys", pt.name, c)
+		}
+	}
+}
+
+// TestSequenceUpkeepIsLinear runs the sequence group over long sessions of
+// TASKs (one task_id again and again, with and without RESPONSEs; none; a new
+// one each) and requires every table of every checker to have gone over a few
+// keys of its order per message (table.upkeep): a session of 300k such TASKs
+// is linted in linear time. It counts work rather than timing it.
+func TestSequenceUpkeepIsLinear(t *testing.T) {
+	const n = 6 * maxTracked
+	task := func(id string) string {
+		idm := ""
+		if id != "" {
+			idm = `"task_id":"` + id + `",`
+		}
+		return `{"aop_version":"2.0.2-C","protocol_family":"AOP","message_type":"TASK","session":{"session_id":"S","created_at":"2026-02-26T14:00:00Z"},` +
+			`"task":{` + idm + `"objective":"o"},"execution_policy":{"timeout_seconds":60,"heartbeat":{"enabled":true,"interval_seconds":10}},"budgets":{"max_tokens":10}}`
+	}
+	const resp = `{"aop_version":"2.0.2-C","message_type":"RESPONSE","session_id":"S","task_id":"T","task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}`
+	for _, c := range []struct {
+		name string
+		line func(i int) string
+	}{
+		{"one task_id", func(int) string { return task("T") }},
+		{"one task_id, answered", func(i int) string {
+			if i%2 == 1 {
+				return resp
+			}
+			return task("T")
+		}},
+		{"no task_id", func(int) string { return task("") }},
+		{"a new task_id each", func(i int) string { return task(fmt.Sprintf("T-%d", i)) }},
+	} {
+		g := newGroupChecker().(*groupChecker)
+		var p lint.Pass
+		memo := map[string]*jsonread.Node{}
+		for i := 0; i < n; i++ {
+			line := c.line(i)
+			root := memo[line]
+			if root == nil {
+				var err error
+				if root, _, err = jsonread.Parse([]byte(line)); err != nil {
+					t.Fatal(err)
+				}
+				if len(memo) < 4 {
+					memo[line] = root
+				}
+			}
+			kind, _, _ := Detect(root, "")
+			m := &lint.Message{Path: "s.jsonl", Protocol: ID, Kind: kind, Root: root, Raw: []byte(line), Pos: lint.NewLineIndex([]byte(line), i+1, 1)}
+			p.Reset(SeqCorrelation, m)
+			g.Observe(&p)
+		}
+		tables := 0
+		for _, mb := range g.members {
+			tableUpkeep(reflect.ValueOf(mb.c).Elem(), func(field string, upkeep int64) {
+				tables++
+				if upkeep > 4*n {
+					t.Errorf("%s: %T.%s went over %d keys of its order for %d messages: not linear", c.name, mb.c, field, upkeep, n)
+				}
+			})
+		}
+		if tables < len(g.members) {
+			t.Fatalf("%d tables found in %d checkers", tables, len(g.members))
+		}
+		p.Reset(SeqCorrelation, nil)
+		g.Finish(&p)
+	}
+}
+
+// tableUpkeep calls f with the upkeep of each table among v's fields.
+func tableUpkeep(v reflect.Value, f func(field string, upkeep int64)) {
+	for i := 0; i < v.NumField(); i++ {
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Struct && strings.HasPrefix(fv.Type().Name(), "table[") {
+			f(v.Type().Field(i).Name, fv.FieldByName("upkeep").Int())
+		}
+	}
+}
+
+// TestGroupMembers: memberCount is the number of groupRules with a checker and
+// of the checkers among the fields of checkerSet, each of which one rule's is.
+func TestGroupMembers(t *testing.T) {
+	n := 0
+	var ms checkerSet
+	seen := map[viewChecker]bool{}
+	for _, r := range groupRules {
+		if r.of != nil {
+			n++
+			seen[r.of(&ms)] = true
+		}
+	}
+	fields := 0 // the checkers among checkerSet's fields
+	vc := reflect.TypeFor[viewChecker]()
+	for f := range reflect.TypeOf(ms).Fields() {
+		if reflect.PointerTo(f.Type).Implements(vc) {
+			fields++
+		}
+	}
+	if n != memberCount || fields != memberCount || len(seen) != memberCount {
+		t.Errorf("memberCount %d: %d rules have a checker, checkerSet has %d checkers, %d of them are a rule's", memberCount, n, fields, len(seen))
 	}
 }

@@ -100,6 +100,8 @@ type depthChecker struct {
 	tasks table[depthRef]
 }
 
+func (c *depthChecker) observes() msgTypes { return typeTask }
+
 func (c *depthChecker) observe(p *lint.Pass, v *view) {
 	if v.typ != "TASK" || v.taskID == "" {
 		return
@@ -152,6 +154,8 @@ type checkpoints struct {
 }
 
 type checkpointChecker struct{ tasks table[checkpoints] }
+
+func (c *checkpointChecker) observes() msgTypes { return typesTaskResponse }
 
 func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
@@ -265,6 +269,8 @@ func limitPointer(where, key string) string {
 	return ptr("/task", where, key)
 }
 
+func (c *budgetChecker) observes() msgTypes { return typesTaskResponse }
+
 func (c *budgetChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK":
@@ -311,6 +317,8 @@ func (l *lastPct) witness() lint.Related {
 
 type backwardsChecker struct{ tasks table[lastPct] }
 
+func (c *backwardsChecker) observes() msgTypes { return typesMessages }
+
 func (c *backwardsChecker) observe(p *lint.Pass, v *view) {
 	switch v.typ {
 	case "TASK", "RESPONSE":
@@ -320,7 +328,7 @@ func (c *backwardsChecker) observe(p *lint.Pass, v *view) {
 		if at == "" || at == "/progress_log/progress_percentage" {
 			return
 		}
-		n := p.Node(at)
+		n := v.percent // p.Member(at), read in the view's pass over the members
 		pct, ok := n.Float()
 		if !ok {
 			return

@@ -120,12 +120,15 @@ func (b *beat) lastWitness() lint.Related {
 type beatChecker struct {
 	tasks    table[beat]
 	sessions table[struct{}] // session ids whose first TASK was seen
-	now      stamp
+	session  *session        // the group's: now at Finish
 	clock    timers
 }
 
+func (c *beatChecker) observes() msgTypes {
+	return typesAll // HEARTBEATs, and harness records: the clock's (timers)
+}
+
 func (c *beatChecker) observe(p *lint.Pass, v *view) {
-	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		// Heartbeats are owed from the agent's first sign of life: start-up is no
 		// part of any interval.
@@ -176,10 +179,11 @@ func (c *beatChecker) observe(p *lint.Pass, v *view) {
 		if b == nil {
 			return
 		}
+		w := markAt(p.Msg, "") // this HEARTBEAT's, made once for both rules
 		c.gap(p, b, v.when, "this HEARTBEAT")
-		c.late(p, func(p *lint.Pass) { c.schedule(p, b, v.when) })
+		c.late(p, func(p *lint.Pass) { c.schedule(p, b, v.when, w) })
 		b.last, b.lateLast = v.when, v.when
-		b.w, b.wIsCfg = markAt(p.Msg, ""), false
+		b.w, b.wIsCfg = w, false
 	case "RESPONSE":
 		b := c.tasks.get(v.key)
 		if b == nil {
@@ -230,9 +234,8 @@ func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 	p.ReportRelatedf(p.Rule.Severity, "", related, "no HEARTBEAT for %s before %s: more than interval %s × max_missed_beats %d = %s (E_HEARTBEAT_FAILURE, §6.1)", secs(d), what, secs(b.interval), b.maxMissed, secs(lim))
 }
 
-// schedule checks a HEARTBEAT against the schedule of the first one (SEQ-006).
-func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp) {
-	w := markAt(p.Msg, "")
+// schedule checks a HEARTBEAT, at w, against the schedule of the first one (SEQ-006).
+func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp, w mark) {
 	if b.anchor == (stamp{}) {
 		// The first HEARTBEAT: due one interval after the TASK.
 		if d, harness, ok := since(now, b.lateLast); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && d <= c.limit(b) {
@@ -290,7 +293,7 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 		id := taskOfKey(key)
 		// The session's end is the harness giving up, not a message that may arrive
 		// late: no slack here.
-		d, _, ok := since(c.now, b.last)
+		d, _, ok := since(c.session.now, b.last)
 		if !ok || b.failed || d < c.limit(b) {
 			return
 		}
@@ -305,7 +308,7 @@ func (c *beatChecker) Finish(p *lint.Pass) {
 func (c *beatChecker) reset() {
 	c.tasks.reset()
 	c.sessions.reset()
-	c.now, c.clock = stamp{}, timers{}
+	c.clock = timers{}
 }
 
 // anchorWitness names the HEARTBEAT the schedule starts at.
@@ -320,6 +323,8 @@ type prog struct {
 }
 
 type rateChecker struct{ tasks table[prog] }
+
+func (c *rateChecker) observes() msgTypes { return typesMessages }
 
 func (c *rateChecker) observe(p *lint.Pass, v *view) {
 	switch {
@@ -361,13 +366,16 @@ func (dl *deadline) witness() lint.Related {
 }
 
 type timeoutChecker struct {
-	tasks table[deadline]
-	now   stamp
-	clock timers
+	tasks   table[deadline]
+	session *session // the group's: now at Finish
+	clock   timers
+}
+
+func (c *timeoutChecker) observes() msgTypes {
+	return typesTaskResponse | typeOther // harness records: the clock's (timers)
 }
 
 func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
-	c.now = v.now
 	if origin := c.clock.observe(v); !origin.IsZero() {
 		c.tasks.each(func(_ string, dl *deadline) {
 			if !dl.start.harness.IsZero() && dl.start.harness.Before(origin) {
@@ -417,7 +425,7 @@ func (c *timeoutChecker) observe(p *lint.Pass, v *view) {
 func (c *timeoutChecker) Finish(p *lint.Pass) {
 	c.tasks.each(func(key string, dl *deadline) {
 		id := taskOfKey(key)
-		d, harness, ok := since(c.now, dl.start)
+		d, harness, ok := since(c.session.now, dl.start)
 		if !ok || !harness || d < dl.limit {
 			return
 		}
@@ -427,7 +435,7 @@ func (c *timeoutChecker) Finish(p *lint.Pass) {
 
 func (c *timeoutChecker) reset() {
 	c.tasks.reset()
-	c.now, c.clock = stamp{}, timers{}
+	c.clock = timers{}
 }
 
 // timeoutPointer is the pointer of a timeout's source ("guard_rails.timeout_seconds"

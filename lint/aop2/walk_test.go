@@ -272,3 +272,73 @@ func (p ptrPath) String() string {
 	}
 	return b.String()
 }
+
+// TestWalkOf: walkOf's switch answers what walkOfKind does, for every kind of
+// the protocol and others.
+func TestWalkOf(t *testing.T) {
+	kinds := append([]string{"", "EVENT", "EVENT:", "EVENT:OTHER", "HEARTBEAT", "TASK ", "task"}, allKinds...)
+	for _, k := range kinds {
+		sh, frac := walkOf(k)
+		wsh, wfrac := walkOfKind(k)
+		if sh != wsh || frac != wfrac {
+			t.Errorf("walkOf(%q) = %p %v, walkOfKind %p %v", k, sh, frac, wsh, wfrac)
+		}
+	}
+	for i, k := range walkKinds {
+		if !slices.Contains(allKinds, k) {
+			t.Errorf("walkKinds[%d] %q is no kind of the protocol", i, k)
+		}
+	}
+}
+
+// TestSchemaFileOf: SchemaFile's switch and memo answer what schemaFileOf does.
+func TestSchemaFileOf(t *testing.T) {
+	kinds := append([]string{"", "EVENT:", "EVENT:OTHER", "HEARTBEAT", "PROGRESS_UPDATE", "TASK ", "task"}, allKinds...)
+	for range 2 { // the memo's first answers, then its kept ones
+		for _, k := range kinds {
+			if got, want := SchemaFile(k), schemaFileOf(k); got != want {
+				t.Errorf("SchemaFile(%q) = %q, schemaFileOf %q", k, got, want)
+			}
+		}
+	}
+}
+
+// kindOfRef is kindOf by a Get of each member, as it was.
+func kindOfRef(root *jsonread.Node) string {
+	switch root.Get("message_type").String() {
+	case "TASK":
+		return KindTask
+	case "RESPONSE":
+		return KindResponse
+	case "EVENT":
+		if ev := root.Get("event").String(); isEventName(ev) {
+			return eventKind(ev)
+		}
+		return KindEvent
+	}
+	if isEventName(root.Get("event").String()) && !root.Has("message_type") {
+		return eventKind(root.Get("event").String())
+	}
+	return ""
+}
+
+// FuzzKindOf: kindOf's one pass names the kind kindOfRef's Gets name.
+func FuzzKindOf(f *testing.F) {
+	for _, s := range []string{
+		`{"message_type":"TASK"}`, `{"message_type":"EVENT","event":"HEARTBEAT"}`, `{"event":"HEARTBEAT"}`,
+		`{"message_type":"EVENT","event":"NOPE"}`, `{"message_type":"EVENT","event":"HEARTBEAT","event":"PROGRESS_UPDATE"}`,
+		`{"message_type":"RESPONSE","message_type":"X","event":"HEARTBEAT"}`, `{"message_type":null,"event":"HEARTBEAT"}`,
+		`{"message_type":"TASK","message_type":"EVENT","event":7}`, `{}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		root, _, err := jsonread.Parse([]byte(s))
+		if err != nil || root == nil || root.Kind != jsonread.Object {
+			return
+		}
+		if got, want := kindOf(root), kindOfRef(root); got != want {
+			t.Fatalf("%s: kindOf %q, by Gets %q", s, got, want)
+		}
+	})
+}

@@ -77,3 +77,80 @@ func TestKeysAgrees(t *testing.T) {
 		}
 	}
 }
+
+// latestPlaces is the live keys of order at their latest places, oldest first.
+func latestPlaces[V any](b *Bounded[V], order []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := len(order) - 1; i >= 0; i-- {
+		if _, ok := b.Get(order[i]); ok && !seen[order[i]] {
+			seen[order[i]] = true
+			out = append(out, order[i])
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// TestBoundedLatestPlaces: whatever compactions happened, the queue's live keys
+// at their latest places are the table's keys in the order of their latest
+// puts (aos's latestOpen reads the queue from the end for that), and the queue
+// stays within 2*max+1 places.
+func TestBoundedLatestPlaces(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	const max = 8
+	var b Bounded[int]
+	lastPut := map[string]int{} // key → step of its latest put, for the live keys
+	for step := 0; step < 20000; step++ {
+		k := fmt.Sprintf("id-%d", rng.Intn(3*max))
+		if rng.Intn(3) == 0 {
+			b.Delete(k)
+			delete(lastPut, k)
+		} else {
+			_, had := b.Get(k)
+			b.Put(k, step, max)
+			if !had {
+				lastPut[k] = step // a new put queues the key again; a replaced value does not
+			}
+			for o := range lastPut {
+				if _, ok := b.Get(o); !ok {
+					delete(lastPut, o) // dropped for room
+				}
+			}
+		}
+		want := slices.Collect(func(yield func(string) bool) {
+			for k := range lastPut {
+				if !yield(k) {
+					return
+				}
+			}
+		})
+		slices.SortFunc(want, func(x, y string) int { return lastPut[x] - lastPut[y] })
+		if got := latestPlaces(&b, b.Order()); !slices.Equal(got, want) {
+			t.Fatalf("step %d: live keys at their latest places %v, want %v", step, got, want)
+		}
+		if n := len(b.Order()); n > 2*max+1 {
+			t.Fatalf("step %d: %d places queued for %d keys (max %d)", step, n, b.Len(), max)
+		}
+	}
+}
+
+// TestBoundedReusedKeyIsLinear: one key deleted and put again, over and over
+// (a request id reused), keeps the queue short: the old compaction kept every
+// place of the live key, so the queue grew without bound and every put scanned it.
+func TestBoundedReusedKeyIsLinear(t *testing.T) {
+	var b Bounded[int]
+	const max = 64
+	scanned := 0
+	for i := 0; i < 100*max; i++ {
+		b.Put("1", i, max)
+		scanned += len(b.Order())
+		b.Delete("1")
+	}
+	if n := len(b.Order()); n > 2*max+1 {
+		t.Fatalf("%d places queued for one key (max %d)", n, max)
+	}
+	if per := scanned / (100 * max); per > 2*max {
+		t.Fatalf("%d places queued a put on average", per)
+	}
+}

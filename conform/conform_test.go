@@ -69,7 +69,9 @@ func TestMatchAny(t *testing.T) {
 }
 
 func TestParseScenario(t *testing.T) {
-	Register(&Check{ID: "test/x/ok", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }})
+	if LookupCheck("test/x/ok") == nil { // registered once per process: go test -count=N runs this again
+		Register(&Check{ID: "test/x/ok", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }})
+	}
 	good := `{"id":"s1","protocol":"aos","deadline":"2s","task":{"task":"t"},"checks":["test/x/ok"],"steps":[{"on":"quiet","after":"1s","do":"terminate"}]}`
 	if _, err := ParseScenario("good.json", []byte(good)); err != nil {
 		t.Fatalf("good scenario: %v", err)

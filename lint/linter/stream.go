@@ -1057,7 +1057,8 @@ func (s *stream) session(key string) *session {
 	return sess
 }
 
-// forgetSession clears the last-hit cache of session when it is sess.
+// forgetSession empties the last-hit cache of session when it holds sess (ended
+// or evicted: the session is recycled for another key).
 func (s *stream) forgetSession(sess *session) {
 	if s.lastSess == sess {
 		s.lastKey, s.lastSess = "", nil

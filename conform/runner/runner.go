@@ -380,7 +380,7 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 		}
 	}
 	scale := scaleOf(opts)
-	slip := time.Duration(maxInt(slips)) * time.Millisecond
+	slip := time.Duration(slices.Max(slips)) * time.Millisecond
 	factor := 1
 	for e := 0; e < MaxEscalations && len(pending) > 0; e++ {
 		room := MaxEscalationFactor / factor
@@ -556,17 +556,14 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 		}
 		r.Runs, r.Passed = len(all), pass
 		timing := timingDependent(&r, timedOut)
-		maxSlip := int64(0)
-		for _, s := range slips {
-			maxSlip = max(maxSlip, s)
-		}
+		maxSlip := slices.Max(slips)
 		r.SlipMS = maxSlip
 		switch {
 		case fail > 0 && pass > 0 && timing:
 			r.Verdict = conform.Flaky
 			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)
 			r.Rerun = RerunCommand(opts, r.Check)
-		case fail > 0 && pass == 0 && timing && time.Duration(minInt(slips))*time.Millisecond > slipTolerance(scaleOf(opts)):
+		case fail > 0 && pass == 0 && timing && time.Duration(slices.Min(slips))*time.Millisecond > slipTolerance(scaleOf(opts)):
 			r.Verdict = conform.HarnessError
 			r.Message = fmt.Sprintf("the harness's own timers were late by up to %d ms in every run (tolerance %s): the machine was too slow to judge this timing check; the failing run: %s", maxSlip, slipTolerance(scaleOf(opts)), r.Message)
 		case fail > 0 && len(all) > 1:
@@ -591,22 +588,6 @@ func timingDependent(r *conform.Result, timedOut bool) bool {
 		return true
 	}
 	return timedOut && !r.Sent // (Sent only marks a FAIL)
-}
-
-func minInt(xs []int64) int64 {
-	m := xs[0]
-	for _, x := range xs[1:] {
-		m = min(m, x)
-	}
-	return m
-}
-
-func maxInt(xs []int64) int64 {
-	m := xs[0]
-	for _, x := range xs[1:] {
-		m = max(m, x)
-	}
-	return m
 }
 
 // formatScale writes a timeout scale as --timeout-scale takes it.

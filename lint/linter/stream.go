@@ -245,7 +245,7 @@ type builder struct {
 	// by kind (a string key hashes faster than a struct of two).
 	rules []kindRules
 	// recent are the rule sets found last, by a hash of the kind (rulesFor).
-	recent [16]recentRules
+	recent [recentSlots]recentRules
 	// nRules counts the rule sets in rules, bounded by maxCachedKinds.
 	nRules int
 	arena  *jsonread.Arena // where the unit's trees go (nil: fresh memory)
@@ -1146,8 +1146,11 @@ func recentSlot(kind string) int {
 	if h > 0 {
 		h += int(kind[0])*3 + int(kind[h-1])*5
 	}
-	return h & (len(builder{}.recent) - 1)
+	return h & (recentSlots - 1)
 }
+
+// recentSlots is the size of builder.recent (a power of two).
+const recentSlots = 16
 
 // recentRules is a slot of builder.recent: a rule set and its protocol and
 // kind, owned (not strings of a line).

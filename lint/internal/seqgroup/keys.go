@@ -182,7 +182,13 @@ func (b *Bounded[V]) Put(k string, v V, max int) (dropped bool) {
 // it again, over 2*max entries (aos: 60k messages of one id took 5.1 s).
 // (Until a compaction, an older place of a key put again still counts as its
 // own, for Put's drops; the latest place is the one Order's readers look for:
-// the most recent request.)
+// aos's latestOpen scans Order from the back, and keeping latest places keeps
+// its answer the same whether a compaction happened or not.)
+// lint/aop2's table (seq.go, add) compacts its own queue the same way but keeps
+// each key's first place, the one its each visits a key at; it marks keys with
+// an epoch on its slots instead of this map. The loop is not shared: the two
+// keep different places for their readers, and a helper taking the liveness
+// and mark tests as funcs would cost aop2 a call per key for a dozen lines.
 func (b *Bounded[V]) compact() {
 	q := b.order[b.head:]
 	seen := make(map[string]struct{}, b.Len())

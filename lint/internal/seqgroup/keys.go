@@ -187,8 +187,8 @@ func (b *Bounded[V]) Put(k string, v V, max int) (dropped bool) {
 // lint/aop2's table (seq.go, add) compacts its own queue the same way but keeps
 // each key's first place, the one its each visits a key at; it marks keys with
 // an epoch on its slots instead of this map. The loop is not shared: the two
-// keep different places for their readers, and a helper taking the liveness
-// and mark tests as funcs would cost aop2 a call per key for a dozen lines.
+// keep different places for their readers and mark seen keys differently, so a
+// helper would need a direction and two funcs for a dozen lines.
 func (b *Bounded[V]) compact() {
 	q := b.order[b.head:]
 	seen := make(map[string]struct{}, b.Len())

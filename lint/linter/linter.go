@@ -349,7 +349,8 @@ type lineReader struct {
 	buf    []byte
 	s      *stream
 	// mu, when set, guards the stream while the reader reports a line it
-	// skipped: the ordered stage adds to the stream concurrently.
+	// skipped or marks the kept lines lost: the ordered stage reads and adds
+	// to the stream concurrently.
 	mu *sync.Mutex
 }
 
@@ -372,21 +373,19 @@ func (lr *lineReader) next() ([]byte, int, error) {
 			line = bytes.TrimSuffix(frag, []byte("\r"))
 		}
 		if tooLong {
+			lr.lock()
 			if lr.s.marks != nil {
 				lr.s.marks.lost = true // its bytes are not kept: the caller reads them again
 			}
-			if lr.mu != nil {
-				lr.mu.Lock()
-			}
 			lr.s.report(generic.Size, lr.lineNo, 1, "", "line %d is longer than %d MiB; it was skipped", lr.lineNo, MaxMessage>>20)
-			if lr.mu != nil {
-				lr.mu.Unlock()
-			}
+			lr.unlock()
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			if lr.lineNo == 1 && bytes.HasPrefix(line, bom) {
 				line = line[len(bom):]
 				if lr.s.marks != nil {
+					lr.lock()
 					lr.s.marks.lost = true // the line is kept without its BOM, read by the caller with it
+					lr.unlock()
 				}
 			}
 			return line, lr.lineNo, nil
@@ -394,6 +393,19 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		if err != nil {
 			return nil, lr.lineNo, err
 		}
+	}
+}
+
+// lock and unlock take and give back mu, if set, around a change to the stream.
+func (lr *lineReader) lock() {
+	if lr.mu != nil {
+		lr.mu.Lock()
+	}
+}
+
+func (lr *lineReader) unlock() {
+	if lr.mu != nil {
+		lr.mu.Unlock()
 	}
 }
 
@@ -421,246 +433,6 @@ func (s *stream) serial(r io.Reader) error {
 		s.apply(b.build(i, own, n, 1))
 		poisonLine(own)
 	}
-}
-
-// batch is a run of consecutive lines one worker reads and builds (parallel).
-type batch struct {
-	seq   int // its number in the order of reading
-	first int // index of the first unit
-	size  int // bytes of its lines, the weight it holds of the in-flight budget
-	// ends are where the lines end in mem's block (the reader appends them
-	// there; each unit's tree points into its line).
-	ends []int
-	nums []int
-	outs []unitOut
-	mem  *unitMem // the lines, trees and messages of outs, reset when the batch is read into again
-}
-
-// A batch closes at batchLines lines or batchBytes bytes, whichever comes first.
-// Measured on a 100k-message transcript, two workers against one (ab.py, medians
-// of 30 interleaved rounds): 1.07× the CPU for 1.77× the wall-clock throughput
-// with three batches of 96 lines, 1.07× for 1.78× with three of 128 and 1.06× for
-// 1.78× with four of 128; workers that waited for the batch before their own to
-// be applied (two batches of 128) 1.09× for 1.67×, and the pipeline this
-// replaced (a reader, the workers and an ordered goroutine) 1.24× for 1.42× in
-// a run of 20. Smaller batches cost hand-overs (three of 64: 1.19× for 1.57×).
-// Peak RSS on the 1.53M-message transcript of make bench with GOMEMLIMIT=off:
-// 57.4 MiB with three of 96, 58–59 with three of 128, 58–60 with four of 128
-// (the batches' trees are about 8 KiB a line).
-const (
-	batchLines = 96
-	batchBytes = 256 << 10
-)
-
-// inflightBytes bounds the bytes of the lines read but not yet through the
-// ordered stage (their trees and results die with them). One line larger than the
-// budget is still let through, alone: memory stays bounded by the budget plus one
-// message (MaxMessage), whatever the lines' sizes. A variable for the tests.
-var inflightBytes = 16 << 20
-
-// testHookApplied, when set by a test, sees every batch leave the ordered stage
-// (one batch at a time, in input order).
-var testHookApplied func(bytes, lines int)
-
-// byteBudget is a counting semaphore over bytes.
-type byteBudget struct {
-	mu        sync.Mutex
-	cond      sync.Cond
-	used, max int
-}
-
-func newByteBudget(max int) *byteBudget {
-	b := &byteBudget{max: max}
-	b.cond.L = &b.mu
-	return b
-}
-
-// acquire waits until n bytes fit (or nothing else is held) and takes them.
-func (b *byteBudget) acquire(n int) {
-	b.mu.Lock()
-	for b.used > 0 && b.used+n > b.max {
-		b.cond.Wait()
-	}
-	b.used += n
-	b.mu.Unlock()
-}
-
-func (b *byteBudget) release(n int) {
-	b.mu.Lock()
-	b.used -= n
-	b.mu.Unlock()
-	b.cond.Broadcast()
-}
-
-// parallel lints with workers goroutines. Each one takes a free batch, reads
-// lines into it under the read lock (batchReader.read), builds its units alone
-// (parse, schema, single-message rules) and hands it to the ordered stage
-// (order.submit): the sequence rules and the stream's state see the batches in
-// input order. No worker waits for another: the one that hands over the batch
-// the ordered stage needs next applies it and every batch after it already
-// handed over, while the others read and build. workers+1 batches exist,
-// each with its own memory, reused once applied: a worker that finishes its
-// batch before the one before it is applied reads the next into the spare
-// batch, and waits only when none is free.
-//
-// It replaced a pipeline of a reader, the workers and an ordered goroutine
-// passing batches over channels, which cost more CPU than one worker and lost
-// most of its gain when the machine had one core to spare (measured in
-// .ci/bench/notes.md).
-func (s *stream) parallel(r io.Reader, workers int) error {
-	// mu guards the stream: held to apply a batch, and by the reader to report
-	// a line it skipped (an over-long line).
-	var mu sync.Mutex
-	t := &batchReader{
-		lr:     &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s, mu: &mu},
-		budget: newByteBudget(inflightBytes),
-	}
-	free := make(chan *batch, workers+1)
-	for range cap(free) {
-		free <- &batch{mem: newUnitMem()}
-	}
-	o := &order{ready: make([]*batch, cap(free)), apply: func(b *batch) {
-		mu.Lock()
-		start := 0
-		for i := range b.outs {
-			s.apply(b.outs[i])
-			b.outs[i] = unitOut{}
-			poisonLine(b.mem.block[start:b.ends[i]])
-			start = b.ends[i]
-		}
-		mu.Unlock()
-		if testHookApplied != nil {
-			testHookApplied(b.size, len(b.nums))
-		}
-		t.budget.release(b.size)
-		free <- b
-	}}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			bld := newBuilder(nil, s.path, &s.opts, false)
-			for {
-				b := <-free
-				if !t.read(b) {
-					free <- b
-					return
-				}
-				bld.use(b.mem)
-				b.outs = b.mem.units(len(b.ends))
-				start := 0
-				for i, end := range b.ends {
-					b.outs[i] = bld.build(b.first+i, b.mem.block[start:end:end], b.nums[i], 1)
-					start = end
-				}
-				o.submit(b)
-			}
-		}()
-	}
-	wg.Wait()
-	return t.err
-}
-
-// order is the ordered stage of parallel: it applies the batches in their
-// order of reading, on the goroutine of whichever worker hands over the batch
-// it needs next.
-type order struct {
-	mu   sync.Mutex
-	next int // the number of the batch to apply next
-	// ready holds the batches handed over and not applied, batch n at
-	// n % len(ready): as many slots as batches, so the batches not applied,
-	// numbered from next on, never share one.
-	ready    []*batch
-	applying bool // a worker is applying batches
-	apply    func(*batch)
-}
-
-// submit hands b over; if b is the batch due and no worker is applying, the
-// caller applies it and every batch due after it that was handed over.
-func (o *order) submit(b *batch) {
-	o.mu.Lock()
-	o.ready[b.seq%len(o.ready)] = b
-	if o.applying {
-		o.mu.Unlock()
-		return
-	}
-	o.applying = true
-	for {
-		slot := &o.ready[o.next%len(o.ready)]
-		nb := *slot
-		if nb == nil || nb.seq != o.next {
-			o.applying = false
-			o.mu.Unlock()
-			return
-		}
-		*slot = nil
-		o.next++
-		o.mu.Unlock()
-		o.apply(nb)
-		o.mu.Lock()
-	}
-}
-
-// batchReader is the reading side of parallel: the line reader, taken by one
-// worker at a time, and the numbering of the batches read.
-type batchReader struct {
-	mu     sync.Mutex
-	lr     *lineReader
-	budget *byteBudget
-	index  int // the index of the next line's unit
-	seq    int // the number of the next batch
-	// held is a line read that did not fit in the batch before; it stays
-	// valid (nothing is read before the next read takes it), numbered heldNum.
-	held    []byte
-	heldNum int
-	done    bool  // the reader is at its end (or failed: err)
-	err     error // a read error; the lines before it are linted
-}
-
-// read fills b with the next batch (resetting b.mem first: the batch it held
-// was applied); false when no line is left.
-func (t *batchReader) read(b *batch) bool {
-	b.mem.reset() // outside the lock: the batch is the caller's
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b.ends, b.nums, b.size, b.first = b.ends[:0], b.nums[:0], 0, t.index
-	for !t.done {
-		line, n := t.held, t.heldNum
-		t.held = nil
-		if line == nil {
-			var err error
-			line, n, err = t.lr.next()
-			if err != nil {
-				if err != io.EOF {
-					t.err = err
-				}
-				t.done = true
-				break
-			}
-		}
-		// A line that does not fit beside the batch's lines starts the next
-		// batch. Its bytes are taken from the budget before they are copied.
-		if b.size > 0 && b.size+len(line) > min(batchBytes, inflightBytes) {
-			t.held, t.heldNum = line, n
-			break
-		}
-		t.budget.acquire(len(line))
-		b.size += len(line)
-		b.mem.add(line)
-		b.ends = append(b.ends, len(b.mem.block))
-		b.nums = append(b.nums, n)
-		if len(b.ends) == batchLines || b.size >= batchBytes {
-			break
-		}
-	}
-	if len(b.ends) == 0 {
-		return false
-	}
-	t.index += len(b.ends)
-	b.seq = t.seq
-	t.seq++
-	return true
 }
 
 // readLine reads one line into buf (without "\n" or "\r\n"), dropping the line if it

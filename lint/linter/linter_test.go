@@ -3,6 +3,7 @@ package linter
 import (
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -210,14 +211,20 @@ func TestParallelBatchesMatchSerial(t *testing.T) {
 	if cutErr != errBroken {
 		t.Fatalf("serial: err %v, want %v", cutErr, errBroken)
 	}
-	for _, w := range []int{2, 3, 8} {
-		par, err := run(w, strings.NewReader(in))
-		if err != nil || diagString(par) != diagString(serial) || par.Messages != serial.Messages {
-			t.Fatalf("workers=%d differs from serial (err %v, %d messages)", w, err, par.Messages)
-		}
-		par, err = run(w, io.MultiReader(strings.NewReader(in[:failAt]), iotest.ErrReader(errBroken)))
-		if err != errBroken || diagString(par) != diagString(serialCut) || par.Messages != serialCut.Messages {
-			t.Fatalf("workers=%d, read error: err %v, %d messages, want the serial %d", w, err, par.Messages, serialCut.Messages)
+	// On one thread too: a worker waiting for the budget or for its batch to
+	// fall due must let the one whose batch is due run.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, max(2, runtime.NumCPU())} {
+		runtime.GOMAXPROCS(procs)
+		for _, w := range []int{2, 3, 8} {
+			par, err := run(w, strings.NewReader(in))
+			if err != nil || diagString(par) != diagString(serial) || par.Messages != serial.Messages {
+				t.Fatalf("GOMAXPROCS=%d workers=%d differs from serial (err %v, %d messages)", procs, w, err, par.Messages)
+			}
+			par, err = run(w, io.MultiReader(strings.NewReader(in[:failAt]), iotest.ErrReader(errBroken)))
+			if err != errBroken || diagString(par) != diagString(serialCut) || par.Messages != serialCut.Messages {
+				t.Fatalf("GOMAXPROCS=%d workers=%d, read error: err %v, %d messages, want the serial %d", procs, w, err, par.Messages, serialCut.Messages)
+			}
 		}
 	}
 }

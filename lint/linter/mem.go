@@ -48,13 +48,19 @@ func (um *unitMem) units(n int) []unitOut {
 	return um.outs[:n]
 }
 
-// reset takes back every unit made since the last reset.
+// reset takes back every unit made since the last reset, and the lines.
 func (um *unitMem) reset() {
-	um.arena.Reset()
 	if cap(um.block) > maxBlockBytes {
 		um.block = nil
 	}
 	um.block = um.block[:0]
+	um.resetUnits()
+}
+
+// resetUnits takes back every unit made since the last reset (their trees,
+// messages and line indexes), keeping the lines of the block.
+func (um *unitMem) resetUnits() {
+	um.arena.Reset()
 	if poisonUnits {
 		um.msgs.reset(func(m *lint.Message) { *m = poisonedMessage })
 		um.idx.reset(func(li *lint.LineIndex) { li.Reset(nil, 1<<30, 1<<30) })

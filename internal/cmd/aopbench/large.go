@@ -111,6 +111,8 @@ func (b *bench) large() error {
 		proc{Name: "aoplint", Args: []string{aoplint, file}, Env: []string{"GOMAXPROCS=1"}, Ok: lintOK, Out: filepath.Join(b.cfg.work, "large-aoplint.txt")})
 	add(largeConfig{Name: "aoplint", Workers: fmt.Sprintf("all (%d cores)", res.Cores)},
 		proc{Name: "aoplint", Args: []string{aoplint, file}, Ok: lintOK})
+	add(largeConfig{Name: fmt.Sprintf("aoplint's linter, %d lints in one process, one file each", len(shards)), Workers: fmt.Sprintf("%d goroutines, one worker each", len(shards))},
+		proc{Name: "lints", Args: append([]string{b.bin["aopbench"], "lints"}, shards...)})
 	var par []proc
 	for _, s := range shards {
 		par = append(par, proc{Name: "aoplint", Args: []string{aoplint, s}, Env: []string{"GOMAXPROCS=1"}, Ok: lintOK})

@@ -28,11 +28,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gojson "github.com/goccy/go-json"
 	"github.com/minio/simdjson-go"
 
+	"github.com/aopkit/aopkit/internal/softlimit"
 	_ "github.com/aopkit/aopkit/lint/all"
 	"github.com/aopkit/aopkit/lint/linter"
 )
@@ -44,6 +46,8 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "floor":
 			return floorCmd(args[1:], stdout, stderr)
+		case "lints":
+			return lintsCmd(args[1:], stdout, stderr)
 		case "cold-profile":
 			return coldProfileCmd(args[1:], stderr)
 		case "heap-profile":
@@ -114,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Int64Var(&c.messages, "messages", 1_000_000, "messages in the large transcript")
 	fs.Int64Var(&c.benchMsgs, "bench-messages", 100_000, "messages in the Go benchmarks' transcript")
 	fs.IntVar(&c.smallRuns, "small-runs", 90, "runs per tool on one small file")
-	fs.IntVar(&c.largeRuns, "large-runs", 3, "runs per configuration on the large transcript")
+	fs.IntVar(&c.largeRuns, "large-runs", 5, "runs per configuration on the large transcript")
 	fs.StringVar(&rssList, "rss", "100MB,1GB", "transcript sizes for peak RSS")
 	fs.IntVar(&c.coldRuns, "cold-runs", 200, "fresh processes profiled for the small-file profile")
 	fs.IntVar(&c.conformRuns, "conform-runs", 3, "runs of the conformance suite")
@@ -323,6 +327,41 @@ type genStats struct {
 
 // floorCmd decodes a file line by line with encoding/json into an any: the floor
 // of measurement 2, as a process like aoplint.
+// lintsCmd lints each file with one worker, every file at once on a goroutine
+// of its own, in this one process: work that shares nothing but the process
+// (the Go runtime, the address space). Against one worker on the whole input,
+// it is what two threads cost on this machine, the floor of two workers' CPU.
+// The soft memory limit is aoplint's (52 MiB) once per file: each lint keeps
+// the live heap one aoplint would.
+func lintsCmd(files []string, stdout, stderr io.Writer) int {
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "usage: aopbench lints FILE...")
+		return 2
+	}
+	softlimit.Set(int64(len(files)) * 52 << 20)
+	res := make([]linter.FileResult, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = linter.LintFile(f, linter.Options{Workers: 1})
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for i := range files {
+		if errs[i] != nil {
+			fmt.Fprintln(stderr, errs[i])
+			return 2
+		}
+		n += res[i].Messages
+	}
+	fmt.Fprintf(stdout, "%d messages in %d files\n", n, len(files))
+	return 0
+}
+
 func floorCmd(args []string, stdout, stderr io.Writer) int {
 	decoder := "encoding/json"
 	if len(args) == 3 && args[0] == "-decoder" {

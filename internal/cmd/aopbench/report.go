@@ -265,6 +265,13 @@ func (b *bench) targets11(r *report) {
 		wall := b.rate(all) / b.rate(single)
 		rows = append(rows, []string{"two workers use at most 1.1× the CPU of one", fmtRatio(cpu) + " the CPU", verdict(cpu <= 1.1, true)})
 		rows = append(rows, []string{"two workers: ≥ 1.8× the wall-clock throughput of one (shared machine: see the load average)", fmtRatio(wall), verdict(wall >= 1.8, true)})
+		if in := b.config("aoplint's linter", ""); in != nil && len(in.Samples) > 0 {
+			// Two lints that share nothing but the process: what two threads
+			// cost this machine whatever the driver (see .ci/bench/notes.md).
+			inCPU := summarize(cpus(in.Samples)).Median / summarize(cpus(single.Samples)).Median
+			rows = append(rows, []string{"reference: two one-worker lints in one process, half the transcript each (they share only the process: the floor of two workers' CPU here)",
+				fmt.Sprintf("%s the CPU, %s the wall-clock throughput", fmtRatio(inCPU), fmtRatio(b.rate(in)/b.rate(single))), "reference"})
+		}
 	}
 	if n := len(b.r.RSS.Rows); n > 0 {
 		var parts []string

@@ -15,8 +15,9 @@ import (
 // applied). A worker applies the units of the batch due as it builds them, one
 // at a time, and then builds the next line in the memory of the one it
 // applied, as the serial loop does; the batches it read while another's was
-// due wait, built, until theirs is due. A worker waits only when its batches
-// are all read and none is due, or for room in the in-flight budget.
+// due wait, built, until theirs is due. A worker waits only when none of its
+// batches is free (or no line is left) and none is due, or for room in the
+// in-flight budget.
 //
 // Each batch's trees are read by the core that wrote them: the design this
 // replaced handed a built batch to whichever worker was applying, and on this
@@ -45,10 +46,11 @@ func (s *stream) parallel(r io.Reader, workers int) error {
 // batchesPerWorker is how many batches a worker has: one it builds, and room
 // for those it reads while another worker's batch is due. Two workers with two
 // each waited for a free batch now and then (the t100k transcript's median wall
-// time 0.22 s against 0.21 with three). With more workers the ordered stage is
-// the bottleneck (about a third of the work) and two each is ahead enough: the
-// batches in flight, each up to 256 KiB of lines and their trees (about 8 KiB
-// a line), stay 2 per worker.
+// time 0.22 s against 0.21 with three). With more workers the ordered stage,
+// about a third of the work, is the bottleneck, so two each should keep them
+// busy (not measured: this machine has two cores) while the batches in flight,
+// each up to 256 KiB of lines and their trees (about 8 KiB a line), stay two
+// per worker.
 func batchesPerWorker(workers int) int {
 	if workers <= 2 {
 		return 3

@@ -572,6 +572,9 @@ func (c *checker) lookupTool(e string) (*toolCall, bool) {
 	if tc, ok := c.st.tools.get(e); ok {
 		return tc, true
 	}
+	if e == "" {
+		return nil, false // every unmodified tool call has modifiedExec ""
+	}
 	for _, k := range c.st.tools.keys() {
 		if t, live := c.st.tools.get(k); live && t.modifiedExec == e {
 			return t, true

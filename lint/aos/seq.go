@@ -546,6 +546,8 @@ func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, answ
 			tc.modCall = sigOf(m, mr.Path("params", "toolCallRequest"))
 			if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
 				tc.modifiedExec = own(ne)
+				st.modified++
+				tc.modSeq = st.modified
 			}
 		}
 	}
@@ -567,20 +569,21 @@ func (c *checker) latestOpen() *request {
 }
 
 // lookupTool finds the tool call of an executionId, or the one the guardian
-// modified into it.
+// modified into it (of several, the latest modified: the modification in force).
 func (c *checker) lookupTool(e string) (*toolCall, bool) {
 	if tc, ok := c.st.tools.get(e); ok {
 		return tc, true
 	}
-	if e == "" {
-		return nil, false // every unmodified tool call has modifiedExec ""
+	if e == "" || c.st.modified == 0 {
+		return nil, false // "": every unmodified tool call has modifiedExec ""; no modify yet: none to search
 	}
+	var found *toolCall
 	for _, k := range c.st.tools.keys() {
-		if t, live := c.st.tools.get(k); live && t.modifiedExec == e {
-			return t, true
+		if t, live := c.st.tools.get(k); live && t.modifiedExec == e && (found == nil || t.modSeq > found.modSeq) {
+			found = t
 		}
 	}
-	return nil, false
+	return found, found != nil
 }
 
 // executed checks a conformance-binding line: the agent ran tool call e.

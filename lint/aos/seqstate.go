@@ -204,6 +204,7 @@ type toolCall struct {
 	decisionW mark
 	// modifiedExec is the executionId of the modified request, when it changed.
 	modifiedExec string
+	modSeq       uint64 // which modification set modifiedExec (state.modified then)
 	result       bool
 	// call and modCall are the call's signatures (callSig) as requested and as
 	// modified by the guardian, made when an executed record needs them.
@@ -241,6 +242,7 @@ type state struct {
 	mods        *bounded[modification]
 	firstStep   *bounded[mark] // by session id (AOS-SEQ-016)
 	sawResponse bool
+	modified    uint64 // the tool calls given a modifiedExec so far (toolCall.modSeq)
 	buf         []byte // lookupKey's
 	// timeout is the latest ping's params.timeout (AOS-SEQ-018), of timeoutMS
 	// milliseconds, at timeoutW in timeoutPath: its witness (timeoutWitness)

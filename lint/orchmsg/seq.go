@@ -505,8 +505,8 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 			return
 		}
 		c.seen, c.w, c.at, c.grace = true, witness(m, "/type"), now, DefaultGracePeriod
-		if ms, ok := m.Root.Path("payload", "gracePeriod").Float(); ok && ms >= 0 && ms < 1e12 {
-			c.grace = time.Duration(ms * float64(time.Millisecond))
+		if ms, ok := m.Root.Path("payload", "gracePeriod").Float(); ok && ms >= 0 {
+			c.grace = spec.Millis(ms)
 		}
 		return
 	}

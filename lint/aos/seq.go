@@ -552,6 +552,7 @@ func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, answ
 				tc.modifiedExec = own(ne)
 				st.modified++
 				tc.modSeq = st.modified
+				st.modExecs.put(tc.modifiedExec, tc) // no capped note: a miss past the bound searches the tools table
 			}
 		}
 	}
@@ -580,6 +581,17 @@ func (c *checker) lookupTool(e string) (*toolCall, bool) {
 	}
 	if e == "" || c.st.modified == 0 {
 		return nil, false // "": every unmodified tool call has modifiedExec ""; no modify yet: none to search
+	}
+	// modExecs names the tool call modified into e last: the answer when it is
+	// still in the tools table with that modifiedExec. Else (it was replaced by
+	// a re-sent request, modified again, or forgotten; or e is not in modExecs
+	// because modExecs forgot it) an older one may be: search the table.
+	if tc, ok := c.st.modExecs.get(e); ok {
+		if t, live := c.st.tools.get(tc.w.a); live && t == tc && tc.modifiedExec == e {
+			return tc, true
+		}
+	} else if !c.st.modExecs.full {
+		return nil, false // no tool call was modified into e
 	}
 	var found *toolCall
 	for _, k := range c.st.tools.keys() {

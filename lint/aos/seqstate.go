@@ -243,7 +243,9 @@ type state struct {
 	firstStep   *bounded[mark] // by session id (AOS-SEQ-016)
 	sawResponse bool
 	modified    uint64 // the tool calls given a modifiedExec so far (toolCall.modSeq)
-	buf         []byte // lookupKey's
+	// modExecs is the tool call given each modifiedExec last (lookupTool).
+	modExecs *bounded[*toolCall]
+	buf      []byte // lookupKey's
 	// timeout is the latest ping's params.timeout (AOS-SEQ-018), of timeoutMS
 	// milliseconds, at timeoutW in timeoutPath: its witness (timeoutWitness)
 	// is made only for a finding.
@@ -262,6 +264,7 @@ func newState() *state {
 		steps:     newBounded(MaxTracked, &stepsPool),
 		mods:      newBounded(MaxTracked, &modsPool),
 		firstStep: newBounded(MaxTracked, &firstStepPool),
+		modExecs:  newBounded(MaxTracked, &toolsPool),
 	}
 }
 
@@ -281,6 +284,7 @@ func (st *state) release() {
 	st.steps.release()
 	st.mods.release()
 	st.firstStep.release()
+	st.modExecs.release()
 }
 
 // intern returns the spec's own string for a method (spec.Method) or decision

@@ -328,6 +328,9 @@ func (c *timeoutChecker) sweep(p *lint.Pass, now time.Time) {
 		if r.answered {
 			continue
 		}
+		if cur, ok := c.open.get(r.id); !ok || cur != r {
+			continue // dropped by the bound (capNote): no longer tracked, its answer may have come
+		}
 		r.answered = true
 		limit := r.deadline.Sub(r.at)
 		rel := eventWitness(m) // the record that shows the deadline has passed

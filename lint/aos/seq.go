@@ -2,6 +2,7 @@ package aos
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -317,7 +318,10 @@ func (c *checker) request(m *lint.Message, v *view) {
 	if method == "ping" {
 		if tN := params.Get("timeout"); tN != nil {
 			if ms, ok := tN.Int(); ok && ms > 0 {
-				st.timeout, st.timeoutMS = time.Duration(ms)*time.Millisecond, ms
+				st.timeout, st.timeoutMS = time.Duration(math.MaxInt64), ms // past a Duration's range: no answer is late
+				if ms <= math.MaxInt64/int64(time.Millisecond) {
+					st.timeout = time.Duration(ms) * time.Millisecond
+				}
 				// only its position is used (timeoutWitness)
 				st.timeoutW, st.timeoutPath = c.markNode(m, tN, "/params/timeout", markRequest, "", ""), m.Path
 			}
@@ -546,6 +550,9 @@ func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, answ
 			tc.modCall = sigOf(m, mr.Path("params", "toolCallRequest"))
 			if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
 				tc.modifiedExec = own(ne)
+				st.modified++
+				tc.modSeq = st.modified
+				st.modExecs.put(tc.modifiedExec, tc) // no capped note: a miss past the bound searches the tools table
 			}
 		}
 	}
@@ -567,17 +574,32 @@ func (c *checker) latestOpen() *request {
 }
 
 // lookupTool finds the tool call of an executionId, or the one the guardian
-// modified into it.
+// modified into it (of several, the latest modified: the modification in force).
 func (c *checker) lookupTool(e string) (*toolCall, bool) {
 	if tc, ok := c.st.tools.get(e); ok {
 		return tc, true
 	}
+	if e == "" || c.st.modified == 0 {
+		return nil, false // "": every unmodified tool call has modifiedExec ""; no modify yet: none to search
+	}
+	// modExecs names the tool call modified into e last: the answer when it is
+	// still in the tools table with that modifiedExec. Else (it was replaced by
+	// a re-sent request, modified again, or forgotten; or e is not in modExecs
+	// because modExecs forgot it) an older one may be: search the table.
+	if tc, ok := c.st.modExecs.get(e); ok {
+		if t, live := c.st.tools.get(tc.w.a); live && t == tc && tc.modifiedExec == e {
+			return tc, true
+		}
+	} else if !c.st.modExecs.full {
+		return nil, false // no tool call was modified into e
+	}
+	var found *toolCall
 	for _, k := range c.st.tools.keys() {
-		if t, live := c.st.tools.get(k); live && t.modifiedExec == e {
-			return t, true
+		if t, live := c.st.tools.get(k); live && t.modifiedExec == e && (found == nil || t.modSeq > found.modSeq) {
+			found = t
 		}
 	}
-	return nil, false
+	return found, found != nil
 }
 
 // executed checks a conformance-binding line: the agent ran tool call e.

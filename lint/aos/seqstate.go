@@ -204,6 +204,7 @@ type toolCall struct {
 	decisionW mark
 	// modifiedExec is the executionId of the modified request, when it changed.
 	modifiedExec string
+	modSeq       uint64 // which modification set modifiedExec (state.modified then)
 	result       bool
 	// call and modCall are the call's signatures (callSig) as requested and as
 	// modified by the guardian, made when an executed record needs them.
@@ -241,7 +242,10 @@ type state struct {
 	mods        *bounded[modification]
 	firstStep   *bounded[mark] // by session id (AOS-SEQ-016)
 	sawResponse bool
-	buf         []byte // lookupKey's
+	modified    uint64 // the tool calls given a modifiedExec so far (toolCall.modSeq)
+	// modExecs is the tool call given each modifiedExec last (lookupTool).
+	modExecs *bounded[*toolCall]
+	buf      []byte // lookupKey's
 	// timeout is the latest ping's params.timeout (AOS-SEQ-018), of timeoutMS
 	// milliseconds, at timeoutW in timeoutPath: its witness (timeoutWitness)
 	// is made only for a finding.
@@ -260,6 +264,7 @@ func newState() *state {
 		steps:     newBounded(MaxTracked, &stepsPool),
 		mods:      newBounded(MaxTracked, &modsPool),
 		firstStep: newBounded(MaxTracked, &firstStepPool),
+		modExecs:  newBounded(MaxTracked, &toolsPool),
 	}
 }
 
@@ -279,6 +284,7 @@ func (st *state) release() {
 	st.steps.release()
 	st.mods.release()
 	st.firstStep.release()
+	st.modExecs.release()
 }
 
 // intern returns the spec's own string for a method (spec.Method) or decision

@@ -328,6 +328,9 @@ func (c *timeoutChecker) sweep(p *lint.Pass, now time.Time) {
 		if r.answered {
 			continue
 		}
+		if cur, ok := c.open.get(r.id); !ok || cur != r {
+			continue // dropped by the bound (capNote): no longer tracked, its answer may have come
+		}
 		r.answered = true
 		limit := r.deadline.Sub(r.at)
 		rel := eventWitness(m) // the record that shows the deadline has passed
@@ -505,8 +508,8 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 			return
 		}
 		c.seen, c.w, c.at, c.grace = true, witness(m, "/type"), now, DefaultGracePeriod
-		if ms, ok := m.Root.Path("payload", "gracePeriod").Float(); ok && ms >= 0 && ms < 1e12 {
-			c.grace = time.Duration(ms * float64(time.Millisecond))
+		if ms, ok := m.Root.Path("payload", "gracePeriod").Float(); ok && ms >= 0 {
+			c.grace = spec.Millis(ms)
 		}
 		return
 	}

@@ -148,7 +148,9 @@ type fifo struct {
 }
 
 // push queues k, just added to t, and drops the oldest entries of t past max;
-// it reports whether one was dropped.
+// it reports whether one was dropped. An older place of k itself still queued
+// (k deleted and added again) drops nothing: k is the newest entry (as in
+// seqgroup.Bounded, which evicts before it adds).
 func (q *fifo) push(k string, max int, t fifoTable) bool {
 	if q.order == nil {
 		q.order = make([]string, 0, 16) // past the few first growths of a session's queue
@@ -158,6 +160,9 @@ func (q *fifo) push(k string, max int, t fifoTable) bool {
 	for t.size() > max && q.head < len(q.order) {
 		old := q.order[q.head]
 		q.head++
+		if old == k && q.head < len(q.order) {
+			continue // an older place of k, which was just put again: the newest entry, not the oldest
+		}
 		if t.drop(old) {
 			dropped = true
 		}

@@ -12,6 +12,7 @@ package orchmsg
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"time"
 )
 
@@ -146,12 +147,22 @@ const RequestTimeout = 30 * time.Second
 // RequestDeadline is how long the orchestrator may take to answer a request of
 // type typ: request:ask-user waits for the user as long as its payload.timeout
 // (milliseconds, when askTimeoutMs is positive; §Supported Requests 5), every
-// other request RequestTimeout.
+// other request RequestTimeout. A timeout of 10^12 ms or more (past what a
+// Duration is sure to hold) is the longest Duration, not the default.
 func RequestDeadline(typ string, askTimeoutMs float64) time.Duration {
-	if typ == "request:ask-user" && askTimeoutMs > 0 && askTimeoutMs < 1e12 {
-		return time.Duration(askTimeoutMs * float64(time.Millisecond))
+	if typ == "request:ask-user" && askTimeoutMs > 0 {
+		return Millis(askTimeoutMs)
 	}
 	return RequestTimeout
+}
+
+// Millis is ms (not negative) milliseconds as a Duration; from 10^12 ms on,
+// the longest Duration (over 292 years), where the product could overflow.
+func Millis(ms float64) time.Duration {
+	if ms >= 1e12 {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(ms * float64(time.Millisecond))
 }
 
 // RateLimit is the message limit per agent within RateWindow (§Security

@@ -1,6 +1,7 @@
 package orchmsg
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -36,6 +37,8 @@ func TestRequestDeadline(t *testing.T) {
 		{"request:ask-user", -1, RequestTimeout},
 		{"request:ask-user", 10000, 10 * time.Second},
 		{"request:ask-user", 300000, 5 * time.Minute},
+		{"request:ask-user", 2e12, time.Duration(math.MaxInt64)},
+		{"request:ask-user", 1e300, time.Duration(math.MaxInt64)},
 	} {
 		if got := RequestDeadline(c.typ, c.ms); got != c.want {
 			t.Errorf("%s %v: %s, want %s", c.typ, c.ms, got, c.want)

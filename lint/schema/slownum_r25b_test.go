@@ -55,7 +55,7 @@ func TestHugeExponentAgainstABound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(es) != 1 || es[0].Pointer != "/execution_summary/timing/duration_seconds" {
+	if len(es) != 1 || es[0].Pointer != "/timing/duration_seconds" {
 		t.Errorf("errors %v", es)
 	}
 }

@@ -232,17 +232,24 @@ func isIntegerDecimal(lit string) (isInt, ok bool) {
 	}
 	var exp int64
 	if hasExp {
+		ds := expPart
+		if ds != "" && (ds[0] == '+' || ds[0] == '-') {
+			ds = ds[1:]
+		}
+		if ds == "" || strings.TrimLeft(ds, "0123456789") != "" {
+			return false, false
+		}
 		e, err := strconv.ParseInt(strings.TrimPrefix(expPart, "+"), 10, 64)
-		if err != nil || expPart == "" || expPart[0] == '+' && len(expPart) > 1 && expPart[1] == '-' {
+		if err != nil {
 			return false, false
 		}
 		exp = e
 	}
-	ip, frac, _ := strings.Cut(mant, ".")
-	digits := ip + frac
-	if digits == "" {
-		return false, false
+	ip, frac, dot := strings.Cut(mant, ".")
+	if ip == "" || dot && frac == "" {
+		return false, false // not JSON's grammar: big.Rat tells
 	}
+	digits := ip + frac
 	zero := true
 	for i := 0; i < len(digits); i++ {
 		c := digits[i]

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"go/format"
 	"io/fs"
+	"math"
 	"math/big"
 	"path"
 	"sort"
@@ -338,7 +339,11 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 				if err != nil {
 					return fmt.Errorf("%s %s: %v", kw, x, err)
 				}
-				lits = append(lits, fmt.Sprintf("{kind: jsonread.Number, f: %v}", strconv.FormatFloat(f, 'g', -1, 64)))
+				lit := strconv.FormatFloat(f, 'g', -1, 64)
+				if f == 0 && math.Signbit(f) {
+					lit = "negZero" // a Go literal -0 is the constant 0
+				}
+				lits = append(lits, fmt.Sprintf("{kind: jsonread.Number, f: %s}", lit))
 			default:
 				return fmt.Errorf("%s of objects or arrays is not implemented by the generator", kw)
 			}

@@ -1163,13 +1163,18 @@ func (p *parser) strRest(start int) (string, error) {
 					return "", err
 				}
 				if utf16.IsSurrogate(r) {
+					// As encoding/json: the next escape is taken only when it
+					// completes a valid pair; otherwise r is U+FFFD and that
+					// escape is read on its own.
+					r2 := rune(-1)
 					if p.pos+6 <= len(data) && data[p.pos] == '\\' && data[p.pos+1] == 'u' {
-						p.pos += 2
-						r2, err := p.hex4()
-						if err != nil {
-							return "", err
+						if v, err := strconv.ParseUint(string(data[p.pos+2:p.pos+6]), 16, 32); err == nil {
+							r2 = rune(v)
 						}
-						r = utf16.DecodeRune(r, r2)
+					}
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+						p.pos += 6
 					} else {
 						r = utf8.RuneError
 					}

@@ -210,8 +210,66 @@ func isInteger(x json.Number) bool {
 	if plain {
 		return true
 	}
+	if isInt, ok := isIntegerDecimal(string(x)); ok {
+		return isInt
+	}
 	q, ok := new(big.Rat).SetString(string(x))
 	return ok && q.IsInt()
+}
+
+// isIntegerDecimal is big.Rat's SetString and IsInt of a JSON number literal
+// (optional '-', digits, optional '.' and digits, optional exponent), told from
+// its digits: for 1e999999 big.Rat computes a power of ten of a million digits
+// (20 ms a literal). The value is D*10^e5, D the digits without the point and
+// e5 the exponent less the digits after the point; big.Rat reads 0 whatever e5,
+// and refuses |e5| > 1e6 (not an integer, then). ok is false for a literal it
+// does not read (an exponent beyond int64): big.Rat tells.
+func isIntegerDecimal(lit string) (isInt, ok bool) {
+	s := strings.TrimPrefix(lit, "-")
+	mant, expPart, hasExp := strings.Cut(s, "e")
+	if !hasExp {
+		mant, expPart, hasExp = strings.Cut(s, "E")
+	}
+	var exp int64
+	if hasExp {
+		ds := expPart
+		if ds != "" && (ds[0] == '+' || ds[0] == '-') {
+			ds = ds[1:]
+		}
+		if ds == "" || strings.TrimLeft(ds, "0123456789") != "" {
+			return false, false
+		}
+		e, err := strconv.ParseInt(strings.TrimPrefix(expPart, "+"), 10, 64)
+		if err != nil {
+			return false, false
+		}
+		exp = e
+	}
+	ip, frac, dot := strings.Cut(mant, ".")
+	if ip == "" || dot && frac == "" {
+		return false, false // not JSON's grammar: big.Rat tells
+	}
+	digits := ip + frac
+	zero := true
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return false, false
+		}
+		zero = zero && c == '0'
+	}
+	if zero {
+		return true, true
+	}
+	e5 := exp - int64(len(frac))
+	if e5 > 1e6 || e5 < -1e6 {
+		return false, true
+	}
+	if e5 >= 0 {
+		return true, true
+	}
+	tz := int64(len(digits) - len(strings.TrimRight(digits, "0")))
+	return tz >= -e5, true
 }
 
 func (n *node) validateSchema(v any, r *result, ctx *jsonContext) {
@@ -420,16 +478,31 @@ func (n *node) validateString(v string, r *result, ctx *jsonContext) {
 	r.score++
 }
 
+// cmpNumber compares the number v, f as big.Rat reads it, with a bound. big.Rat
+// refuses a literal whose decimal exponent is past a million (f nil; gojsonschema
+// then panics): such a value is astronomically far from any bound a schema
+// writes, and a big.Float of it compares right.
+func cmpNumber(f *big.Rat, v json.Number, bound *big.Rat) int {
+	if f != nil {
+		return f.Cmp(bound)
+	}
+	x, _, err := big.ParseFloat(string(v), 10, 64, big.ToNearestEven)
+	if err != nil {
+		return 0
+	}
+	return x.Cmp(new(big.Float).SetRat(bound))
+}
+
 func (n *node) validateNumber(v json.Number, r *result, ctx *jsonContext) {
 	if n.maximum == nil && n.minimum == nil && n.format == "" {
 		r.score++ // nothing to check: no big.Rat made
 		return
 	}
 	f, _ := new(big.Rat).SetString(string(v))
-	if n.maximum != nil && f.Cmp(n.maximum) == 1 && r.loud() {
+	if n.maximum != nil && cmpNumber(f, v, n.maximum) == 1 && r.loud() {
 		r.add(Error{Type: "number_lte", Description: fmt.Sprint("Must be less than or equal to ", new(big.Float).SetRat(n.maximum))}, ctx)
 	}
-	if n.minimum != nil && f.Cmp(n.minimum) == -1 && r.loud() {
+	if n.minimum != nil && cmpNumber(f, v, n.minimum) == -1 && r.loud() {
 		r.add(Error{Type: "number_gte", Description: fmt.Sprint("Must be greater than or equal to ", new(big.Float).SetRat(n.minimum))}, ctx)
 	}
 	if n.format != "" && !isFormat(n.format, f) && r.loud() {

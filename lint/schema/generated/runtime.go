@@ -203,6 +203,12 @@ type scalar struct {
 	b    bool
 }
 
+// negZero is -0, which schemagen writes for a const or an enum of -0 (a Go
+// literal -0 is the constant 0; gojsonschema tells -0 from 0).
+//
+//lint:ignore U1000 schemagen emits it for a const or enum of -0; none has one today
+var negZero = math.Copysign(0, -1)
+
 // oneOfScalars compares as gojsonschema does: both sides marshalled after a decode
 // without UseNumber, so numbers compare as float64 values (1.0 equals 1).
 func oneOfScalars(n *jsonread.Node, vals []scalar) Verdict {

@@ -82,6 +82,7 @@ type ProcessConn struct {
 	capped    atomic.Bool     // stdout's cap was reached
 	errCapped atomic.Bool     // stderr's cap was reached
 	sendTO    time.Duration
+	grace     time.Duration // how long the pipes are read after the exit
 
 	// Supervised launches only.
 	supervisor *os.Process
@@ -117,6 +118,10 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	sendTO := p.SendTimeout
 	if sendTO <= 0 {
 		sendTO = DefaultSendTimeout
+	}
+	if spec.Scale > 1 {
+		grace = time.Duration(float64(grace) * spec.Scale)
+		sendTO = time.Duration(float64(sendTO) * spec.Scale)
 	}
 	var env []string
 	if p.BaseEnv != nil {
@@ -172,7 +177,7 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	c := &ProcessConn{
 		cmd: cmd, pgid: pgid, stdin: inW, outR: outR, errR: errR,
 		lines: make(chan Line, 16), done: make(chan struct{}), stop: make(chan struct{}),
-		sendTO: sendTO, contained: sup.contained,
+		sendTO: sendTO, grace: grace, contained: sup.contained,
 	}
 	if sup.status != nil {
 		c.supervisor = cmd.Process

@@ -290,3 +290,23 @@ func TestProcessContextCancelKills(t *testing.T) {
 	}
 	assertGroupGone(t, c)
 }
+
+// TestProcessTimingsScale: the pipe grace and the send timeout stretch with the
+// run's --timeout-scale (Spec.Scale), as every limit of the harness does.
+func TestProcessTimingsScale(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		scale       float64
+		grace, send time.Duration
+	}{{0, DefaultPipeGrace, DefaultSendTimeout}, {1, DefaultPipeGrace, DefaultSendTimeout}, {3, 3 * DefaultPipeGrace, 3 * DefaultSendTimeout}} {
+		c, err := Process{}.Start(context.Background(), Spec{Dir: t.TempDir(), Args: []string{"sh", "-c", "exit 0"}, Scale: tc.scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.grace != tc.grace || c.sendTO != tc.send {
+			t.Errorf("scale %g: pipe grace %v, send timeout %v; want %v, %v", tc.scale, c.grace, c.sendTO, tc.grace, tc.send)
+		}
+		waitDone(t, c)
+		c.Abandon()
+	}
+}

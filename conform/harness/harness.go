@@ -274,7 +274,7 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	}
 	att := &conform.Attempt{N: n, Input: input, Start: time.Now()}
 	h.sess.Attempts = append(h.sess.Attempts, att)
-	conn, err := h.launcher.Launch(h.ctx, agentio.Spec{Dir: h.scratch, Env: fullEnv, Args: h.command})
+	conn, err := h.launcher.Launch(h.ctx, agentio.Spec{Dir: h.scratch, Env: fullEnv, Args: h.command, Scale: h.scale})
 	if err != nil {
 		att.Exit = agentio.Exit{Code: -1, Err: err}
 		h.rec.event(n, "agent-start", map[string]any{"error": err.Error(), "command": h.command})

@@ -270,3 +270,39 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// TestEscalationCheckJudgedTwice: a check judged twice in a run (two
+// occurrences) is escalated occurrence by occurrence, as mergeRuns merges it:
+// the second occurrence, which failed under slip and fails again within the
+// tolerance at the slower scale, is a FAIL, whatever the first one did there.
+func TestEscalationCheckJudgedTwice(t *testing.T) {
+	t.Parallel()
+	const id = "aop2/6.1/heartbeat-interval"
+	var played []float64
+	play := func(_ context.Context, opts Options, sc *conform.Scenario, k int) (conform.ScenarioRun, []conform.Result) {
+		played = append(played, opts.Scale)
+		slip := int64(1150)
+		if opts.Scale > 1 {
+			slip = 900
+		}
+		run := conform.ScenarioRun{ID: sc.ID, Spoke: true, SlipMS: slip, Transcript: transcriptPath(opts.OutDir, sc.ID, k)}
+		return run, []conform.Result{
+			{Check: id, Scenario: sc.ID, Verdict: conform.Pass, Message: "first interval ok"},
+			{Check: id, Scenario: sc.ID, Verdict: conform.Fail, Message: "second gap of 1.4s"},
+		}
+	}
+	opts := Options{Protocol: "aop2", Command: []string{"agent"}, OutDir: t.TempDir(), Scale: 1, play: play}
+	_, rs := runRepeated(context.Background(), opts, &conform.Scenario{ID: "s", Protocol: "aop2"})
+	if len(rs) != 2 {
+		t.Fatalf("%d results, want 2: %+v", len(rs), rs)
+	}
+	if rs[0].Verdict != conform.Pass {
+		t.Errorf("first occurrence: %s, want PASS", rs[0].Verdict)
+	}
+	if rs[1].Verdict != conform.Fail || !strings.Contains(rs[1].Message, "second gap of 1.4s — confirmed at --timeout-scale") {
+		t.Errorf("second occurrence: %s %q, want a FAIL confirmed at the slower scale", rs[1].Verdict, rs[1].Message)
+	}
+	if fmt.Sprint(played) != "[1 1 5]" {
+		t.Errorf("scales played %v, want [1 1 5]", played)
+	}
+}

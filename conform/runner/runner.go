@@ -379,6 +379,13 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 			pending = append(pending, j)
 		}
 	}
+	// merged is in mergeRuns' order of keys: its own keys name the same checks
+	// in every run (a check judged more than once included).
+	keys := checkKeys(merged)
+	byRun := make([]map[checkKey]*conform.Result, len(all))
+	for k, rs := range all {
+		byRun[k] = byCheck(rs)
+	}
 	scale := scaleOf(opts)
 	slip := time.Duration(slices.Max(slips)) * time.Millisecond
 	factor := 1
@@ -391,6 +398,7 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 		eo := opts
 		eo.Scale = scale * float64(factor)
 		run, res := play(ctx, eo, sc, next)
+		got := byCheck(res)
 		first.Escalations = append(first.Escalations, conform.Escalation{Run: next, TimeoutScale: eo.Scale, SlipMS: run.SlipMS, Transcript: run.Transcript, HarnessError: run.HarnessError})
 		at := fmt.Sprintf("at --timeout-scale %s (run %d)", formatScale(eo.Scale), next)
 		next++
@@ -404,7 +412,7 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 				r.Message += fmt.Sprintf("; %s the harness could not play the scenario: %s", at, run.HarnessError)
 				continue
 			}
-			er := resultOf(res, r.Check)
+			er := got[keys[j]]
 			switch {
 			case er != nil && er.Verdict == conform.Pass:
 				r.Message += fmt.Sprintf("; %s it passed: a pass at a relaxed timescale is not a pass at the requested one", at)
@@ -418,9 +426,12 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 				r.Message += fmt.Sprintf("; %s it failed again, the harness's timers late by up to %d ms there too (tolerance %s)", at, run.SlipMS, tol)
 				again = append(again, j)
 			default:
-				orig := firstFailure(all, r.Check)
-				if orig == nil {
-					orig = er
+				orig := er
+				for _, m := range byRun {
+					if f := m[keys[j]]; f != nil && f.Verdict == conform.Fail {
+						orig = f
+						break
+					}
 				}
 				why := fmt.Sprintf("the harness's timers late by up to %d ms, within its tolerance of %s", run.SlipMS, tol)
 				if slip > tol {
@@ -444,26 +455,6 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 // runFunc plays one scenario (run k of it) and judges its checks: runScenario,
 // or a test's fake (Options.play).
 type runFunc func(ctx context.Context, opts Options, sc *conform.Scenario, k int) (conform.ScenarioRun, []conform.Result)
-
-// resultOf returns the result of check id in rs (nil when absent).
-func resultOf(rs []conform.Result, id string) *conform.Result {
-	for i := range rs {
-		if rs[i].Check == id {
-			return &rs[i]
-		}
-	}
-	return nil
-}
-
-// firstFailure returns the first failing result of check id in the runs.
-func firstFailure(all [][]conform.Result, id string) *conform.Result {
-	for _, rs := range all {
-		if r := resultOf(rs, id); r != nil && r.Verdict == conform.Fail {
-			return r
-		}
-	}
-	return nil
-}
 
 // needsConfirmation: a failed timing check, a failure in a run that hit the
 // scenario deadline, or a MUST left NOT-TESTED (a slow machine looks like a slow
@@ -497,13 +488,8 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 	var keys []checkKey
 	byRun := make([]map[checkKey]*conform.Result, len(all))
 	for k, rs := range all {
-		byRun[k] = map[checkKey]*conform.Result{}
-		for i := range rs {
-			key := checkKey{rs[i].Check, 0}
-			for byRun[k][key] != nil {
-				key.n++
-			}
-			byRun[k][key] = &rs[i]
+		byRun[k] = byCheck(rs)
+		for _, key := range checkKeys(rs) {
 			if !slices.Contains(keys, key) {
 				keys = append(keys, key)
 			}
@@ -578,6 +564,26 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 type checkKey struct {
 	id string
 	n  int
+}
+
+// checkKeys names each result of rs, in order.
+func checkKeys(rs []conform.Result) []checkKey {
+	keys := make([]checkKey, len(rs))
+	seen := map[string]int{}
+	for i := range rs {
+		keys[i] = checkKey{rs[i].Check, seen[rs[i].Check]}
+		seen[rs[i].Check]++
+	}
+	return keys
+}
+
+// byCheck indexes the results of one run by checkKey.
+func byCheck(rs []conform.Result) map[checkKey]*conform.Result {
+	m := make(map[checkKey]*conform.Result, len(rs))
+	for i, key := range checkKeys(rs) {
+		m[key] = &rs[i]
+	}
+	return m
 }
 
 // timingDependent reports whether r's verdict may rest on when things happened:

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/lint/internal/numlit"
 )
 
 // Error is one violation, as gojsonschema reports it.
@@ -199,78 +201,8 @@ func (n *node) validate(v any, r *result, ctx *jsonContext) {
 }
 
 // isInteger reports whether a number literal is an integer as big.Rat's IsInt
-// says (for gojsonschema): at once for an optional '-' and decimal digits, the
-// literal of nearly every integer, by big.Rat for any other.
-func isInteger(x json.Number) bool {
-	s := strings.TrimPrefix(string(x), "-")
-	plain := s != ""
-	for i := 0; i < len(s) && plain; i++ {
-		plain = s[i] >= '0' && s[i] <= '9'
-	}
-	if plain {
-		return true
-	}
-	if isInt, ok := isIntegerDecimal(string(x)); ok {
-		return isInt
-	}
-	q, ok := new(big.Rat).SetString(string(x))
-	return ok && q.IsInt()
-}
-
-// isIntegerDecimal is big.Rat's SetString and IsInt of a JSON number literal
-// (optional '-', digits, optional '.' and digits, optional exponent), told from
-// its digits: for 1e999999 big.Rat computes a power of ten of a million digits
-// (20 ms a literal). The value is D*10^e5, D the digits without the point and
-// e5 the exponent less the digits after the point; big.Rat reads 0 whatever e5,
-// and refuses |e5| > 1e6 (not an integer, then). ok is false for a literal it
-// does not read (an exponent beyond int64): big.Rat tells.
-func isIntegerDecimal(lit string) (isInt, ok bool) {
-	s := strings.TrimPrefix(lit, "-")
-	mant, expPart, hasExp := strings.Cut(s, "e")
-	if !hasExp {
-		mant, expPart, hasExp = strings.Cut(s, "E")
-	}
-	var exp int64
-	if hasExp {
-		ds := expPart
-		if ds != "" && (ds[0] == '+' || ds[0] == '-') {
-			ds = ds[1:]
-		}
-		if ds == "" || strings.TrimLeft(ds, "0123456789") != "" {
-			return false, false
-		}
-		e, err := strconv.ParseInt(strings.TrimPrefix(expPart, "+"), 10, 64)
-		if err != nil {
-			return false, false
-		}
-		exp = e
-	}
-	ip, frac, dot := strings.Cut(mant, ".")
-	if ip == "" || dot && frac == "" {
-		return false, false // not JSON's grammar: big.Rat tells
-	}
-	digits := ip + frac
-	zero := true
-	for i := 0; i < len(digits); i++ {
-		c := digits[i]
-		if c < '0' || c > '9' {
-			return false, false
-		}
-		zero = zero && c == '0'
-	}
-	if zero {
-		return true, true
-	}
-	e5 := exp - int64(len(frac))
-	if e5 > 1e6 || e5 < -1e6 {
-		return false, true
-	}
-	if e5 >= 0 {
-		return true, true
-	}
-	tz := int64(len(digits) - len(strings.TrimRight(digits, "0")))
-	return tz >= -e5, true
-}
+// says (for gojsonschema): numlit.IsInteger.
+func isInteger(x json.Number) bool { return numlit.IsInteger(string(x)) }
 
 func (n *node) validateSchema(v any, r *result, ctx *jsonContext) {
 	// Whether a branch of anyOf or oneOf holds is asked of a quiet result;

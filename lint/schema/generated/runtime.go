@@ -16,6 +16,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/aopkit/aopkit/lint/internal/numlit"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -144,8 +145,8 @@ func typeIs(n *jsonread.Node, mask int) Verdict {
 	return Invalid
 }
 
-// isInteger says whether a JSON number literal is an integer (as big.Rat's IsInt
-// says for gojsonschema); literals with an exponent are left Unsure.
+// isInteger says whether a JSON number literal is an integer, as big.Rat's IsInt
+// says for gojsonschema (numlit.IsInteger).
 func isInteger(lit string) Verdict {
 	// Nearly every literal a schema asks this of is plain digits: one pass
 	// tells, and the cuts below are for a fraction or an exponent.
@@ -157,10 +158,14 @@ func isInteger(lit string) Verdict {
 	return Valid
 }
 
-// isIntegerCut is isInteger of a literal with a '.', 'e' or 'E'.
+// isIntegerCut is isInteger of a literal with a '.', 'e' or 'E'. One with an
+// exponent numlit reads from its digits (no big.Rat, no hand-over to draft7).
 func isIntegerCut(lit string) Verdict {
 	if strings.ContainsAny(lit, "eE") {
-		return Unsure
+		if numlit.IsInteger(lit) {
+			return Valid
+		}
+		return Invalid
 	}
 	_, frac, ok := strings.Cut(lit, ".")
 	if !ok || strings.Trim(frac, "0") == "" {

@@ -21,6 +21,10 @@ import (
 	"runtime/metrics"
 )
 
+// DefaultBase is aoplint's base limit (internal/cmd/aoplint's softMemoryLimit
+// says how it was chosen); aopbench's in-process lints use it too.
+const DefaultBase = 52 << 20
+
 // Room is what the limit leaves above 1.5 times the live heap for the runtime's
 // memory that is not heap (stacks, metadata, free pages not yet returned).
 const Room = 8 << 20

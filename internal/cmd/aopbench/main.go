@@ -331,14 +331,14 @@ type genStats struct {
 // of its own, in this one process: work that shares nothing but the process
 // (the Go runtime, the address space). Against one worker on the whole input,
 // it is what two threads cost on this machine, the floor of two workers' CPU.
-// The soft memory limit is aoplint's (52 MiB) once per file: each lint keeps
-// the live heap one aoplint would.
+// The soft memory limit is aoplint's (softlimit.DefaultBase) once per file:
+// each lint keeps the live heap one aoplint would.
 func lintsCmd(files []string, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "usage: aopbench lints FILE...")
 		return 2
 	}
-	softlimit.Set(int64(len(files)) * 52 << 20)
+	softlimit.Set(int64(len(files)) * softlimit.DefaultBase)
 	res := make([]linter.FileResult, len(files))
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup

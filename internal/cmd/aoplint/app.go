@@ -500,7 +500,7 @@ func schemaCmd(w io.Writer, protocol, kind string) error {
 // of GC CPU with GOGC=100 and 64 MiB, 8 cycles and 129 ms with this; peak RSS on
 // 1M messages 53 MiB with one worker and 54 MiB with two (GOMEMLIMIT=off, which
 // leaves GOGC at 100: 40 and 45 MiB).
-const softMemoryLimit = 52 << 20
+const softMemoryLimit = softlimit.DefaultBase
 
 // lintCmd lints every input and prints the report; it returns the exit code.
 func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {

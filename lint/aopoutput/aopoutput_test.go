@@ -101,6 +101,14 @@ func TestReportRules(t *testing.T) {
 		{"end-before-start-zone", strings.Replace(good, "10:30:12Z", "10:30:12+01:00", 1), "", "error AOPOUT-TIME-002"},
 		{"task-50", strings.Replace(good, "Search for auth implementations", strings.Repeat("é", 50), 1), "", ""},
 		{"task-51", strings.Replace(good, "Search for auth implementations", strings.Repeat("é", 51), 1), "", "error AOPOUT-TASK-001"},
+		// METRICS as the spec's parser reads it: split(':') keeps the text
+		// between the first and the second colon, and trim() is JavaScript's.
+		{"metrics-empty-value-before-colon", strings.Replace(good, "matches: 8", "matches::8", 1), "", "warning AOPOUT-METRICS-001"},
+		{"metrics-value-cut-at-colon", strings.Replace(good, "duration: 12s", "started: 10:30", 1), "", "warning AOPOUT-METRICS-001"},
+		{"metrics-value-only-bom", strings.Replace(good, "matches: 8", "matches: \ufeff", 1), "", "warning AOPOUT-METRICS-001"},
+		{"metrics-value-nel-kept", strings.Replace(good, "matches: 8", "matches: \u0085", 1), "", ""},
+		{"task-nel-is-text", strings.Replace(good, "Search for auth implementations", "\u0085", 1), "", ""},
+		{"task-bom-is-blank", strings.Replace(good, "Search for auth implementations", "\ufeff", 1), "", "error AOPOUT-TASK-001"},
 	} {
 		got := rulesOf(lintReport(tc.text, lint.Options{TaskType: tc.taskType}))
 		if got != tc.want {

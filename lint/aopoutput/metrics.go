@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // MetricsPairs: METRICS is key: value pairs.
@@ -12,7 +13,9 @@ var MetricsPairs = &lint.Rule{
 	Spec: "aop-output-1.0.0 §AOP Format Specification ([AOP:METRICS] {optional: counts, sizes, durations}); §Parsing AOP Output",
 	Doc: "[AOP:METRICS] is optional; when present the spec's parser splits it on commas into key: value pairs " +
 		"(\"files_scanned: 234, matches: 8, duration: 12s\"). Parts without a key and a value are dropped silently, so " +
-		"prose or an empty METRICS line carries nothing. A warning, since the marker itself is optional.",
+		"prose or an empty METRICS line carries nothing. The parser splits each part at its colons and keeps the text between " +
+		"the first and the second as the value, so \"started: 10:30\" is read as started: 10; that is reported too. " +
+		"A warning, since the marker itself is optional.",
 	Bad:  "[AOP:METRICS] scanned 234 files and found 8 matches in 12 seconds",
 	Good: "[AOP:METRICS] files_scanned: 234, matches: 8, duration: 12s",
 	Run:  checkMetrics,
@@ -29,13 +32,18 @@ func checkMetrics(p *lint.Pass) {
 		reportAt(p, lint.Warning, m.Off, "/metrics", "[AOP:METRICS] is empty: give key: value pairs (files_scanned: 234, duration: 12s) or leave the optional marker out")
 		return
 	}
-	// The first part that is no key: value pair (the pairs walked in place).
+	// The first part the spec's parser does not read whole as a key: value
+	// pair (the parts walked in place).
 	for rest, more := m.Value, true; more; {
 		var part string
 		part, rest, more = strings.Cut(rest, ",")
-		k, v, found := strings.Cut(part, ":")
-		if !found || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-			reportAt(p, lint.Warning, m.ValOff, "/metrics", "[AOP:METRICS] part %s is not a key: value pair, so parsers drop it: write metrics as \"key: value\" separated by commas, such as \"files_scanned: 234, duration: 12s\"", quote(strings.TrimSpace(part)))
+		k, v, cut := spec.MetricPart(part)
+		switch {
+		case k == "" || v == "":
+			reportAt(p, lint.Warning, m.ValOff, "/metrics", "[AOP:METRICS] part %s is not a key: value pair, so parsers drop it: write metrics as \"key: value\" separated by commas, such as \"files_scanned: 234, duration: 12s\"", quote(spec.TrimJS(part)))
+			return
+		case cut:
+			reportAt(p, lint.Warning, m.ValOff, "/metrics", "[AOP:METRICS] part %s has a second ':', so parsers read %s as its value and drop the rest: write values without ':', such as \"duration: 12s\"", quote(spec.TrimJS(part)), quote(v))
 			return
 		}
 	}

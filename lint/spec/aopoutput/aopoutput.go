@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Limits of §AOP Format Specification and §Validation Checklist.
@@ -149,7 +150,7 @@ func ParseMarker(line string) (name, value string, ok bool) {
 	if !ok {
 		return "", "", false
 	}
-	return line[ns:ne], strings.TrimSpace(line[end:]), true
+	return line[ns:ne], TrimJS(line[end:]), true
 }
 
 // bulletLen is the length of the bullet mark at the start of s and the one blank
@@ -284,7 +285,7 @@ func Parse(text []byte) *Report {
 			rest := s[mend:]
 			trimmed := TrimBlanksLeft(rest)
 			markers = append(markers, Marker{Name: s[ns:ne], Off: off + strings.IndexByte(s, '['),
-				ValOff: off + mend + len(rest) - len(trimmed), Value: strings.TrimSpace(trimmed)})
+				ValOff: off + mend + len(rest) - len(trimmed), Value: TrimJS(trimmed)})
 		}
 		off = next
 	}
@@ -409,7 +410,7 @@ func (r *Report) summaryTextOf(m *Marker, mline Line, body []Line) string {
 		}
 		end = l.Off + len(l.Text)
 	}
-	return strings.TrimSpace(r.src[m.ValOff:end])
+	return TrimJS(r.src[m.ValOff:end])
 }
 
 // joinSummary is summaryTextOf by joining the value and the lines.
@@ -419,7 +420,7 @@ func (r *Report) joinSummary(m *Marker, body []Line) string {
 	for _, l := range body {
 		parts = append(parts, l.Text)
 	}
-	return strings.TrimSpace(strings.Join(parts, "\n"))
+	return TrimJS(strings.Join(parts, "\n"))
 }
 
 // Bullets counts the bullet points among summary lines.
@@ -446,6 +447,78 @@ func Metrics(v string) map[string]string {
 	return out
 }
 
+// MetricPart reads one comma-separated part of METRICS as the spec's
+// parseAOPOutput does (`const [key, value] = pair.split(':').map(s => s.trim())`):
+// the key is the text before the first colon and the value the text between
+// the first and the second, both trimmed as JavaScript trims (TrimJS). The
+// parser keeps the pair when both are non-empty. cut says that a second colon
+// ended the value: the text after it is dropped. A part without a colon has no
+// value.
+func MetricPart(part string) (key, value string, cut bool) {
+	k, after, found := strings.Cut(part, ":")
+	if !found {
+		return TrimJS(k), "", false
+	}
+	val, _, cut := strings.Cut(after, ":")
+	return TrimJS(k), TrimJS(val), cut
+}
+
+// TrimJS is s without the leading and trailing white space that JavaScript's
+// String.prototype.trim removes, as the spec's parseAOPOutput trims each value:
+// ECMAScript's WhiteSpace (tab, vertical tab, form feed, U+FEFF and every space
+// separator, Zs) and LineTerminator (line feed, carriage return, U+2028, U+2029).
+// It differs from strings.TrimSpace on two runes: U+0085, which it keeps, and
+// U+FEFF, which it removes.
+func TrimJS(s string) string {
+	start := 0
+	for start < len(s) {
+		if c := s[start]; c < utf8.RuneSelf {
+			if !asciiSpace(c) {
+				break
+			}
+			start++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[start:])
+		if !isJSSpace(r) {
+			break
+		}
+		start += n
+	}
+	stop := len(s)
+	for stop > start {
+		if c := s[stop-1]; c < utf8.RuneSelf {
+			if !asciiSpace(c) {
+				break
+			}
+			stop--
+			continue
+		}
+		r, n := utf8.DecodeLastRuneInString(s[start:stop])
+		if !isJSSpace(r) {
+			break
+		}
+		stop -= n
+	}
+	return s[start:stop]
+}
+
+// asciiSpace says whether c is one of the ASCII runes JavaScript trims (the
+// same as strings.TrimSpace's).
+func asciiSpace(c byte) bool {
+	return c == ' ' || c >= '\t' && c <= '\r'
+}
+
+// isJSSpace says whether a rune past ASCII is ECMAScript white space or a line
+// terminator.
+func isJSSpace(r rune) bool {
+	switch r {
+	case 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
 // Pair is a key of METRICS and its value.
 type Pair struct{ Key, Value string }
 
@@ -454,15 +527,9 @@ type Pair struct{ Key, Value string }
 func MetricPairs(dst []Pair, v string) []Pair {
 	start := len(dst)
 	for rest, more := v, true; more; {
-		var pair string
-		pair, rest, more = strings.Cut(rest, ",")
-		k, after, found := strings.Cut(pair, ":")
-		if !found {
-			continue
-		}
-		val, _, _ := strings.Cut(after, ":")
-		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
-		if k != "" && val != "" {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
+		if k, val, _ := MetricPart(part); k != "" && val != "" {
 			dst = append(dst, Pair{k, val})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 const example = "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Search for auth implementations\n\n[AOP:SUMMARY]\n" +
@@ -90,7 +91,17 @@ func joinedSummary(r *Report) string {
 			parts = append(parts, l.Text)
 		}
 	}
-	return strings.TrimSpace(strings.Join(parts, "\n"))
+	return jsTrim(strings.Join(parts, "\n"))
+}
+
+// jsTrim is JavaScript's String.prototype.trim as ECMAScript defines it: the
+// oracle of TrimJS. WhiteSpace is tab, vertical tab, form feed, U+FEFF and any
+// space separator (Zs); LineTerminator is line feed, carriage return, U+2028
+// and U+2029.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.Is(unicode.Zs, r) || strings.ContainsRune("\t\v\f\ufeff\n\r\u2028\u2029", r)
+	})
 }
 
 // The regexps the package matched with before its byte checks: their oracles.
@@ -141,7 +152,7 @@ func metricsBySplit(v string) map[string]string {
 		if len(kv) < 2 {
 			continue
 		}
-		k, val := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1])
+		k, val := jsTrim(kv[0]), jsTrim(kv[1])
 		if k != "" && val != "" {
 			out[k] = val
 		}
@@ -149,7 +160,7 @@ func metricsBySplit(v string) map[string]string {
 	return out
 }
 
-var metricsSeeds = []string{"", "a: 1", "a: 1, b: 2", "a:1:2, b", ",,:,", "a: 1, a: 2", "b: 1, a: 2, b: 3, a: 4, b: 5", " k : v : w ,x:y", ":", "a:", ":b", "a: 1,"}
+var metricsSeeds = []string{"a:\ufeff", "a: \u0085", "\u00a0:b", "a::b", "a: 1:2", "", "a: 1", "a: 1, b: 2", "a:1:2, b", ",,:,", "a: 1, a: 2", "b: 1, a: 2, b: 3, a: 4, b: 5", " k : v : w ,x:y", ":", "a:", ":b", "a: 1,"}
 
 func FuzzMetrics(f *testing.F) {
 	for _, v := range metricsSeeds {
@@ -242,4 +253,27 @@ func FuzzFirst(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(firstAgrees)
+}
+
+func TestTrimJS(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"": "", " x ": "x", "\ufeffx\ufeff": "x", "\u0085x\u0085": "\u0085x\u0085", "\u00a0\u2028x\u3000\u205f": "x",
+		"\t\v\f\r\n x": "x", "\u200bx": "\u200bx", "\u180ex": "\u180ex", "x\xff ": "x\xff", " \xe2\x80": "\xe2\x80",
+	} {
+		if got := TrimJS(in); got != want || got != jsTrim(in) {
+			t.Errorf("TrimJS(%q) = %q, want %q (oracle %q)", in, got, want, jsTrim(in))
+		}
+	}
+}
+
+func FuzzTrimJS(f *testing.F) {
+	for _, s := range append(lineSeeds, " \ufeff\u0085 ", "\u2000\u200a\u200b", "\xef\xbb") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := TrimJS(s), jsTrim(s); got != want {
+			t.Fatalf("TrimJS(%q) = %q, oracle %q", s, got, want)
+		}
+	})
 }

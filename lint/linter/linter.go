@@ -34,6 +34,10 @@ type Options struct {
 	Protocol string
 	// Workers lint the lines of a stream in parallel (0: one per CPU).
 	Workers int
+	// Cores, when set, is shared by the inputs of a run linted at once: a
+	// stream starts with one worker and adds more, up to Workers, only while
+	// Cores has free ones (see Cores).
+	Cores *Cores
 	// Marker, when set, makes a stream keep a copy of each line that holds it
 	// (FileResult.Marked): the inline suppressions' member is found while the
 	// lines are linted, instead of by reading a large file a second time. Only
@@ -326,7 +330,7 @@ func LintStream(name string, r io.Reader, opts Options) (FileResult, error) {
 	if workers == 1 {
 		err = s.serial(r)
 	} else {
-		err = s.parallel(r, workers)
+		err = s.parallel(r, workers, opts.Cores)
 	}
 	if err != nil {
 		return s.result(), err

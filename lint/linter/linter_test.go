@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 
@@ -224,6 +225,33 @@ func TestParallelBatchesMatchSerial(t *testing.T) {
 			par, err = run(w, io.MultiReader(strings.NewReader(in[:failAt]), iotest.ErrReader(errBroken)))
 			if err != errBroken || diagString(par) != diagString(serialCut) || par.Messages != serialCut.Messages {
 				t.Fatalf("GOMAXPROCS=%d workers=%d, read error: err %v, %d messages, want the serial %d", procs, w, err, par.Messages, serialCut.Messages)
+			}
+			// Cores shared with other files: the stream starts with one
+			// worker and adds the others only when no file is left to
+			// start; the cores it added are given back.
+			for _, toStart := range []int{0, 1} {
+				cores := NewCores(w, toStart)
+				var grew atomic.Int32
+				testHookGrew = func() { grew.Add(1) }
+				par, err := LintStream("s.jsonl", strings.NewReader(in), Options{Workers: w, Cores: cores})
+				testHookGrew = nil
+				if err != nil || diagString(par) != diagString(serial) || par.Messages != serial.Messages {
+					t.Fatalf("GOMAXPROCS=%d workers=%d, shared cores (%d files to start): differs from serial (err %v, %d messages)", procs, w, toStart, err, par.Messages)
+				}
+				want := int32(w - 1)
+				if toStart > 0 {
+					want = 0
+				}
+				if grew.Load() != want {
+					t.Fatalf("GOMAXPROCS=%d workers=%d, shared cores (%d files to start): added %d workers, want %d", procs, w, toStart, grew.Load(), want)
+				}
+				if toStart == 0 {
+					for k := range w {
+						if !cores.tryExtra() {
+							t.Fatalf("workers=%d: core %d of the stream's not given back", w, k)
+						}
+					}
+				}
 			}
 		}
 	}

@@ -24,24 +24,60 @@ import (
 // project's 2-vCPU machine, in the periods when data moving between its two
 // cores is slow, two workers then took 1.5 times the CPU of one (1.2 times
 // this way); see the measurements in .ci/bench/notes.md.
-func (s *stream) parallel(r io.Reader, workers int) error {
-	p := &pipeline{s: s, budget: newByteBudget(inflightBytes)}
+//
+// With cores set, the stream starts with one worker and adds one, up to
+// workers, each time a worker reads a batch while cores has a free one; an
+// added worker gives its core back when it is done.
+func (s *stream) parallel(r io.Reader, workers int, cores *Cores) error {
+	p := &pipeline{s: s, budget: newByteBudget(inflightBytes), max: workers, cores: cores}
 	p.reader = &batchReader{lr: &lineReader{br: bufio.NewReaderSize(r, 256*1024), s: s, mu: &p.mu}, budget: p.budget}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := &worker{p: p, bld: newBuilder(nil, s.path, &s.opts, false)}
-			for range batchesPerWorker(workers) {
-				w.free = append(w.free, &batch{mem: newUnitMem()})
-			}
-			w.run()
-		}()
+	n := workers
+	if cores != nil {
+		n = 1
 	}
-	wg.Wait()
+	p.started.Store(int64(n))
+	for range n {
+		p.start(false)
+	}
+	p.wg.Wait()
 	return p.reader.err
 }
+
+// start starts a worker; extra says it holds a core of p.cores.
+func (p *pipeline) start(extra bool) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		if extra {
+			defer p.cores.Give()
+		}
+		w := &worker{p: p, bld: newBuilder(nil, p.s.path, &p.s.opts, false)}
+		for range batchesPerWorker(p.max) {
+			w.free = append(w.free, &batch{mem: newUnitMem()})
+		}
+		w.run()
+	}()
+}
+
+// grow starts one more worker if the stream has fewer than p.max and p.cores
+// has a free core.
+func (p *pipeline) grow() {
+	n := p.started.Load()
+	if n >= int64(p.max) || !p.cores.tryExtra() {
+		return
+	}
+	if !p.started.CompareAndSwap(n, n+1) {
+		p.cores.Give() // another worker grew the stream first
+		return
+	}
+	if testHookGrew != nil {
+		testHookGrew()
+	}
+	p.start(true)
+}
+
+// testHookGrew, when set by a test, sees each worker a stream adds.
+var testHookGrew func()
 
 // batchesPerWorker is how many batches a worker has: one it builds, and room
 // for those it reads while another worker's batch is due. Two workers with two
@@ -70,6 +106,12 @@ type pipeline struct {
 	// only when a batch is through, just before the batch's bytes are
 	// returned to the budget: the budget's waiters wake to both.
 	next atomic.Int64
+	// max is the most workers the stream has; started how many it started;
+	// cores, when set, lends it those past the first (grow).
+	max     int
+	started atomic.Int64
+	cores   *Cores
+	wg      sync.WaitGroup
 }
 
 // worker is one goroutine of parallel, with its batches.
@@ -130,6 +172,9 @@ func (w *worker) run() {
 			case ok:
 				w.free = w.free[:len(w.free)-1]
 				w.pending = append(w.pending, b)
+				if w.p.cores != nil {
+					w.p.grow()
+				}
 				w.build(b)
 				continue
 			case need > 0:

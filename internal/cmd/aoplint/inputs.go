@@ -154,9 +154,19 @@ func lintInputs(args []string, sel selector, optsFor func(string) linter.Options
 		err error
 	}
 	outs := make(chan out, jobsN)
+	// The files share jobsN cores: one each while any is left to start, and
+	// the streams of the last ones add workers on the cores the others gave
+	// back (linter.Cores). One file has them all from its start, as stdin does.
+	files := 0
+	for _, j := range jobs {
+		if !j.stdin {
+			files++
+		}
+	}
+	cores := linter.NewCores(jobsN, files)
+	shared := files > 1
 	go func() {
 		var wg sync.WaitGroup
-		sem := make(chan struct{}, jobsN)
 		for _, i := range order {
 			j := jobs[i]
 			if j.stdin {
@@ -167,12 +177,15 @@ func lintInputs(args []string, sel selector, optsFor func(string) linter.Options
 				continue
 			}
 			wg.Add(1)
-			sem <- struct{}{}
+			cores.Take()
 			go func(i int, j job) {
-				defer func() { <-sem; wg.Done() }()
+				defer func() { cores.Give(); wg.Done() }()
 				startup.GrowStack() // once, here, rather than twice in the lint's deeper calls
 				start := time.Now()
 				opts := optsFor(j.path)
+				if shared {
+					opts.Cores = cores
+				}
 				if j.dir != nil {
 					res, err := j.dir.Lint(j.path, opts)
 					// A data directory is linted as a whole: its files share its time.

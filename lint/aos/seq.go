@@ -340,8 +340,10 @@ func (c *checker) request(m *lint.Message, v *view) {
 	}
 
 	// AOS-SEQ-011: id reused while unanswered.
+	resent := false
 	if hasKey {
 		if old, ok := st.open.get(key); ok {
+			resent = true
 			c.report(SeqDuplicateRequestID, "/id", c.rels(old.w), "request id %s is already used by an unanswered %s request; give every request its own id", idText(root.Get("id")), old.method)
 		}
 	}
@@ -412,6 +414,11 @@ func (c *checker) request(m *lint.Message, v *view) {
 
 	if hasKey {
 		st.done.del(key) // the id now names this request
+		if resent {
+			// Queued again: the request is now the latest open one, the
+			// one latestOpen finds (§3.12.2).
+			st.open.del(key)
+		}
 		c.capped(st.open.put(key, r), "unanswered requests", SeqUnknownResponse, requestRules)
 	}
 }

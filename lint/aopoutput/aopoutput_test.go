@@ -109,6 +109,9 @@ func TestReportRules(t *testing.T) {
 		{"metrics-value-nel-kept", strings.Replace(good, "matches: 8", "matches: \u0085", 1), "", ""},
 		{"task-nel-is-text", strings.Replace(good, "Search for auth implementations", "\u0085", 1), "", ""},
 		{"task-bom-is-blank", strings.Replace(good, "Search for auth implementations", "\ufeff", 1), "", "error AOPOUT-TASK-001"},
+		// DETAILS_FILE as \S+ reads it: JavaScript's white space ends the word.
+		{"details-nbsp-cuts-path", strings.Replace(good, "[AOP:DETAILS_FILE] none", "[AOP:DETAILS_FILE] out\u00a0dir/a.json", 1), "", "error AOPOUT-DETAILS-001"},
+		{"details-form-feed-cuts-path", strings.Replace(good, "[AOP:DETAILS_FILE] none", "[AOP:DETAILS_FILE] out\fdir/a.json", 1), "", "error AOPOUT-DETAILS-001"},
 	} {
 		got := rulesOf(lintReport(tc.text, lint.Options{TaskType: tc.taskType}))
 		if got != tc.want {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/linter"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 const specDetails = "aop-output-1.0.0 §AOP Format Specification ([AOP:DETAILS_FILE] {path to full output file, or \"none\"}); §Validation Checklist"
@@ -18,7 +19,8 @@ var DetailsPath = &lint.Rule{
 	ID: "AOPOUT-DETAILS-001", Title: "DETAILS_FILE is not a path or none", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
 	Spec: specDetails,
 	Doc: "[AOP:DETAILS_FILE] is followed by the path of the full output file, or by none. The spec's parser reads the " +
-		"path as one word (\\S+), so a path with a space is cut at the space (\"My Documents/out.json\" is read as \"My\"); " +
+		"path as one word (\\S+), so a path with a space is cut at the space (\"My Documents/out.json\" is read as \"My\"; " +
+		"so is one with a tab, a form feed or a no-break space: JavaScript's white space); " +
 		"an empty value or a template left in is an error. Quotes around the value are a warning: they become part of the path.",
 	Bad:  "[AOP:DETAILS_FILE] My Documents/out.json",
 	Good: "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/search-auth-1707130200.json",
@@ -85,7 +87,7 @@ func checkDetailsEscape(p *lint.Pass) {
 // a missing marker or a value DETAILS-001 rejects).
 func detailsPath(r *report) (*marker, string) {
 	m := r.First("DETAILS_FILE")
-	if m == nil || m.Value == "" || m.Value == "none" || strings.ContainsAny(m.Value, " \t") || strings.ContainsAny(m.Value, "{}") {
+	if m == nil || m.Value == "" || m.Value == "none" || spec.HasJSSpace(m.Value) || strings.ContainsAny(m.Value, "{}") {
 		return m, ""
 	}
 	v := strings.Trim(m.Value, "\"'`")
@@ -108,21 +110,14 @@ func checkDetailsPath(p *lint.Pass) {
 		reportAt(p, lint.Warning, m.ValOff, "/detailsFile", "write none as the bare word none, not %s: parsers compare it literally", v)
 	case strings.ContainsAny(v, "{}") || strings.Contains(v, "path to"):
 		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "[AOP:DETAILS_FILE] %s is the template, not a path: write the file's path, or none", quote(v))
-	case strings.ContainsAny(v, " \t"):
-		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file path %s contains a space: the spec's parser reads the path as one word and gets %s; use a path without spaces", quote(v), quote(firstField(v)))
+	case spec.HasJSSpace(v):
+		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file path %s contains a space: the spec's parser reads the path as one word and gets %s; use a path without spaces", quote(v), quote(spec.JSWord(v)))
 	case v[0] == '"' || v[0] == '\'' || v[0] == '`':
 		reportAt(p, lint.Warning, m.ValOff, "/detailsFile", "details file path %s is quoted: the quotes become part of the path; write it bare", v)
 	default:
 		return
 	}
 	p.Claim("/detailsFile")
-}
-
-func firstField(s string) string {
-	if f := strings.Fields(s); len(f) > 0 {
-		return f[0]
-	}
-	return ""
 }
 
 // resolve returns the details file's path on disk ("" when the run has no base

@@ -503,6 +503,31 @@ func TrimJS(s string) string {
 	return s[start:stop]
 }
 
+// HasJSSpace says whether s holds a rune JavaScript counts as white space
+// (\s, trim): where the spec's parser's \S+ stops (DETAILS_FILE).
+func HasJSSpace(s string) bool {
+	return strings.IndexFunc(s, IsJSSpace) >= 0
+}
+
+// JSWord is what the spec's parser's \s*(\S+) reads from s: the first run of
+// runes that are not JavaScript white space.
+func JSWord(s string) string {
+	s = TrimJS(s)
+	if i := strings.IndexFunc(s, IsJSSpace); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// IsJSSpace says whether r is ECMAScript white space or a line terminator
+// (what \s matches and trim removes).
+func IsJSSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiSpace(byte(r))
+	}
+	return isJSSpace(r)
+}
+
 // asciiSpace says whether c is one of the ASCII runes JavaScript trims (the
 // same as strings.TrimSpace's).
 func asciiSpace(c byte) bool {

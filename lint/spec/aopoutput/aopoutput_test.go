@@ -267,6 +267,20 @@ func TestTrimJS(t *testing.T) {
 	}
 }
 
+func TestJSWord(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"a.json": "a.json", " a b": "a", "a\u00a0b": "a", "a\fb": "a", "a\u0085b": "a\u0085b", "\ufeffa\ufeffb": "a", "a\u2028b": "a", "": "",
+	} {
+		if got := JSWord(in); got != want {
+			t.Errorf("JSWord(%q) = %q, want %q", in, got, want)
+		}
+		if HasJSSpace(in) != (TrimJS(in) != in || JSWord(in) != in) {
+			t.Errorf("HasJSSpace(%q) = %v", in, HasJSSpace(in))
+		}
+	}
+}
+
 func FuzzTrimJS(f *testing.F) {
 	for _, s := range append(lineSeeds, " \ufeff\u0085 ", "\u2000\u200a\u200b", "\xef\xbb") {
 		f.Add(s)
@@ -274,6 +288,11 @@ func FuzzTrimJS(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := TrimJS(s), jsTrim(s); got != want {
 			t.Fatalf("TrimJS(%q) = %q, oracle %q", s, got, want)
+		}
+		for _, r := range s {
+			if IsJSSpace(r) != (jsTrim(string(r)) == "") {
+				t.Fatalf("IsJSSpace(%U) = %v, oracle says the opposite", r, IsJSSpace(r))
+			}
 		}
 	})
 }

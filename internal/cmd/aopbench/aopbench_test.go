@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/schemas"
@@ -310,5 +311,28 @@ func TestCallgrindCount(t *testing.T) {
 	n, err := callgrind(nil, []string{"/bin/true"})
 	if err != nil || n <= 0 {
 		t.Fatalf("callgrind /bin/true = %d, %v", n, err)
+	}
+}
+
+// TestRoundRows: each round's two-worker figures are taken against the
+// one-worker run of the same round, not the medians.
+func TestRoundRows(t *testing.T) {
+	s := func(wall, cpu float64) sample {
+		return sample{Wall: time.Duration(wall * float64(time.Second)), CPU: time.Duration(cpu * float64(time.Second))}
+	}
+	b := &bench{}
+	b.r.Large.Configs = []largeConfig{
+		{Name: "aoplint", Workers: "1 (GOMAXPROCS=1)", Samples: []sample{s(4, 4), s(4, 4.4)}},
+		{Name: "aoplint", Workers: "all (2 cores)", Samples: []sample{s(2, 4.2), s(2.5, 5.5)}},
+		{Name: "aoplint's linter, 2 lints in one process, one file each", Workers: "2 goroutines, one worker each", Samples: []sample{s(2, 4), s(2.2, 4.84)}},
+	}
+	got := fmt.Sprint(b.roundRows())
+	want := "[[1 4.00 s 1.05×, 2.00× 1.00×] [2 4.40 s 1.25×, 1.60× 1.10×]]"
+	if got != want {
+		t.Errorf("roundRows = %s, want %s", got, want)
+	}
+	b.r.Large.Configs = b.r.Large.Configs[:2]
+	if rows := b.roundRows(); rows != nil {
+		t.Errorf("without the two lints: %v, want none", rows)
 	}
 }

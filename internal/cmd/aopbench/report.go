@@ -203,6 +203,29 @@ func (b *bench) config(prefix, workers string) *largeConfig {
 	return nil
 }
 
+// roundRows are the large transcript's rounds: one worker's CPU, two workers'
+// CPU and wall-clock speed-up against it, and the two lints in one process'
+// CPU against it (against the same lines: the two lints lint the transcript's
+// two halves). None when a configuration is missing or a round is.
+func (b *bench) roundRows() [][]string {
+	single, all, in := b.config("aoplint", "1"), b.config("aoplint", "all"), b.config("aoplint's linter", "")
+	if single == nil || all == nil || in == nil {
+		return nil
+	}
+	n := min(len(single.Samples), len(all.Samples), len(in.Samples))
+	var rows [][]string
+	for i := range n {
+		one := single.Samples[i]
+		if one.CPU <= 0 || all.Samples[i].Wall <= 0 {
+			return nil
+		}
+		rows = append(rows, []string{fmt.Sprint(i + 1), fmtDur(one.CPU.Seconds()),
+			fmt.Sprintf("%s, %s", fmtRatio(float64(all.Samples[i].CPU)/float64(one.CPU)), fmtRatio(float64(one.Wall)/float64(all.Samples[i].Wall))),
+			fmtRatio(float64(in.Samples[i].CPU) / float64(one.CPU))})
+	}
+	return rows
+}
+
 // rate is messages per second of a configuration's median wall time.
 func (b *bench) rate(c *largeConfig) float64 {
 	if c == nil || len(c.Samples) == 0 {
@@ -470,6 +493,11 @@ func (b *bench) reportLarge(r *report) {
 	r.table([]string{"what", "workers", "median wall", "min – max", "messages/s", "MB/s", "÷ floor", "CPU (user+sys)", "messages per CPU-s", "÷ floor (CPU)", "max RSS"}, rows)
 	r.p("Wall-clock rates depend on how much of the 2 shared cores the run got; CPU-time rates much less (but they count a parallel run's overhead, not its speed-up).")
 	r.p("")
+	if rows := b.roundRows(); len(rows) > 0 {
+		r.p("Round by round (each round runs every configuration once, in the order above): the two-worker figures against the one-worker run of the same round, beside the two lints in one process that share nothing but the process. On this project's 2-vCPU virtual machine a round falls in a quiet mode (the two lints about 1.02× the CPU of one) or a slow one (about 1.08–1.11×, two workers 1.16–1.18×) that the host switches every few seconds to minutes; the medians above mix them (.ci/bench/notes.md).")
+		r.p("")
+		r.table([]string{"round", "one worker: CPU", "two workers: CPU ×, wall ÷", "two lints in one process: CPU ×"}, rows)
+	}
 	r.p("Commands (`$BIG` is a temporary directory, `$WORK` is .ci/bench/work):")
 	r.p("")
 	for _, c := range l.Configs {

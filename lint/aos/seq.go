@@ -2,11 +2,10 @@ package aos
 
 import (
 	"fmt"
-	"math"
 	"strings"
-	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/millis"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -318,10 +317,7 @@ func (c *checker) request(m *lint.Message, v *view) {
 	if method == "ping" {
 		if tN := params.Get("timeout"); tN != nil {
 			if ms, ok := tN.Int(); ok && ms > 0 {
-				st.timeout, st.timeoutMS = time.Duration(math.MaxInt64), ms // past a Duration's range: no answer is late
-				if ms <= math.MaxInt64/int64(time.Millisecond) {
-					st.timeout = time.Duration(ms) * time.Millisecond
-				}
+				st.timeout, st.timeoutMS = millis.Duration(float64(ms)), ms
 				// only its position is used (timeoutWitness)
 				st.timeoutW, st.timeoutPath = c.markNode(m, tN, "/params/timeout", markRequest, "", ""), m.Path
 			}

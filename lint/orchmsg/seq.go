@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/millis"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
@@ -511,7 +512,7 @@ func (c *shutdownChecker) Observe(p *lint.Pass) {
 		}
 		c.seen, c.w, c.at, c.grace = true, witness(m, "/type"), now, DefaultGracePeriod
 		if ms, ok := m.Root.Path("payload", "gracePeriod").Float(); ok && ms >= 0 {
-			c.grace = spec.Millis(ms)
+			c.grace = millis.Duration(ms)
 		}
 		return
 	}

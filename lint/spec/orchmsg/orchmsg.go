@@ -12,8 +12,9 @@ package orchmsg
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"math"
 	"time"
+
+	"github.com/aopkit/aopkit/lint/internal/millis"
 )
 
 // Types are the fourteen message types, in the spec's order (§Message Types).
@@ -151,18 +152,9 @@ const RequestTimeout = 30 * time.Second
 // Duration is sure to hold) is the longest Duration, not the default.
 func RequestDeadline(typ string, askTimeoutMs float64) time.Duration {
 	if typ == "request:ask-user" && askTimeoutMs > 0 {
-		return Millis(askTimeoutMs)
+		return millis.Duration(askTimeoutMs)
 	}
 	return RequestTimeout
-}
-
-// Millis is ms (not negative) milliseconds as a Duration; from 10^12 ms on,
-// the longest Duration (over 292 years), where the product could overflow.
-func Millis(ms float64) time.Duration {
-	if ms >= 1e12 {
-		return time.Duration(math.MaxInt64)
-	}
-	return time.Duration(ms * float64(time.Millisecond))
 }
 
 // RateLimit is the message limit per agent within RateWindow (§Security

@@ -1168,8 +1168,8 @@ func (p *parser) strRest(start int) (string, error) {
 					// escape is read on its own.
 					r2 := rune(-1)
 					if p.pos+6 <= len(data) && data[p.pos] == '\\' && data[p.pos+1] == 'u' {
-						if v, err := strconv.ParseUint(string(data[p.pos+2:p.pos+6]), 16, 32); err == nil {
-							r2 = rune(v)
+						if v, ok := hexAt(data, p.pos+2); ok {
+							r2 = v
 						}
 					}
 					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
@@ -1248,12 +1248,32 @@ func (p *parser) hex4() (rune, error) {
 	if p.pos+4 > len(p.data) {
 		return 0, p.errf("syntax", "short \\u escape")
 	}
-	v, err := strconv.ParseUint(string(p.data[p.pos:p.pos+4]), 16, 32)
-	if err != nil {
+	r, ok := hexAt(p.data, p.pos)
+	if !ok {
 		return 0, p.errf("syntax", "invalid \\u escape")
 	}
 	p.pos += 4
-	return rune(v), nil
+	return r, nil
+}
+
+// hexAt reads the four hex digits of a \u escape at data[i:i+4] (there are
+// four bytes).
+func hexAt(data []byte, i int) (rune, bool) {
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 func (p *parser) array(depth int) (*Node, error) {

@@ -31,9 +31,10 @@ type Spec struct {
 	Dir  string   // working directory (the scenario's scratch directory)
 	Env  []string // extra environment, KEY=VALUE
 	Args []string // command line (real processes) or mockagent arguments
-	// Scale is the run's --timeout-scale: it stretches the launcher's own
-	// timings as it stretches the harness's (Process: the pipe grace and the
-	// send timeout). 0 is 1.
+	// Scale is the run's --timeout-scale: above 1 it stretches the launcher's
+	// own timings as it stretches the harness's (Process: the pipe grace and
+	// the send timeout); at or below 1 they stay at their defaults, which
+	// guard the harness's reading and writing rather than judge the agent.
 	Scale float64
 }
 

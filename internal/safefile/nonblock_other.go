@@ -1,0 +1,9 @@
+//go:build !unix
+
+package safefile
+
+import "os"
+
+const openFlags = 0
+
+func clearNonblock(*os.File) error { return nil }

@@ -23,6 +23,9 @@ type Report struct {
 	// conform/knownfail); absent in reports of older versions.
 	Provenance   *Provenance   `json:"provenance,omitempty"`
 	KnownFailing *KnownFailing `json:"known_failing,omitempty"`
+	// Containment is what the harness enforced on the implementation (and what
+	// it could not on this machine); nil when no launch reported it.
+	Containment *Containment `json:"containment,omitempty"`
 }
 
 // Score is the summary of results of one protocol.

@@ -269,12 +269,13 @@ func TestContainment(t *testing.T) {
 
 // An agent that kills its supervisor does not get its daemons out: the harness, a
 // subreaper, inherits them and kills them. Not parallel: the sweep kills children
-// of the test process that are in another session.
+// of the test process that are in another session. Unconfined: a confined agent
+// cannot signal its supervisor at all (TestConfinedAgentCannotSignalOut).
 func TestSupervisorKilledByAgent(t *testing.T) {
 	supervisedOnly(t)
 	marker := newMarker(t)
 	script := strings.Replace(daemonScript, "echo ready\nwhile :; do sleep 1; done", "kill -9 $PPID; sleep 1000", 1)
-	c, err := Process{}.Start(context.Background(), Spec{Dir: t.TempDir(), Env: []string{markerVar + "=" + marker}, Args: []string{"sh", "-c", script}})
+	c, err := Process{NoConfine: true}.Start(context.Background(), Spec{Dir: t.TempDir(), Env: []string{markerVar + "=" + marker}, Args: []string{"sh", "-c", script}})
 	if err != nil {
 		t.Fatal(err)
 	}

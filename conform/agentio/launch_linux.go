@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -21,11 +23,12 @@ type launch struct {
 	statusW   *os.File
 	lines     *bufio.Reader
 	contained string
+	measures  []string // what the confiner enforced and could not ("enforced ...", "missing ...")
 }
 
 // newLaunch prepares the command: the supervisor when Main was called, else the
 // agent itself.
-func newLaunch(spec Spec, env []string, confineWrites bool) (*launch, error) {
+func newLaunch(spec Spec, env []string, confineWrites bool, pol Policy) (*launch, error) {
 	exe, err := os.Executable()
 	if !supervisorAvailable || err != nil {
 		cmd := exec.Command(spec.Args[0], spec.Args[1:]...)
@@ -37,7 +40,7 @@ func newLaunch(spec Spec, env []string, confineWrites bool) (*launch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agentio: status pipe: %w", err)
 	}
-	cfg, _ := json.Marshal(superviseConfig{Scratch: spec.Dir, Confine: confineWrites && spec.Dir != ""})
+	cfg, _ := json.Marshal(superviseConfig{Scratch: spec.Dir, Confine: confineWrites && spec.Dir != "", Policy: policyConfig(spec, env, pol)})
 	cmd := &exec.Cmd{Path: exe, Args: append([]string{"aopkit-supervisor"}, spec.Args...), Dir: spec.Dir}
 	cmd.Env = append(append([]string(nil), env...), superviseEnv+"="+string(cfg))
 	cmd.ExtraFiles = []*os.File{w}
@@ -82,6 +85,8 @@ func (l *launch) readPid() (int, error) {
 		switch verb {
 		case "confined":
 			l.contained = arg
+		case "measure":
+			l.measures = append(l.measures, arg)
 		case "pid":
 			pid, perr := strconv.Atoi(arg)
 			if perr != nil || pid <= 0 {
@@ -158,4 +163,44 @@ func startOnLauncherThread(cmd *exec.Cmd) error {
 	errc := make(chan error, 1)
 	launcherCh <- func() { errc <- cmd.Start() }
 	return <-errc
+}
+
+// policyConfig is the confiner's configuration of one launch, computed in the
+// harness (its working directory and home are the user's).
+func policyConfig(spec Spec, env []string, pol Policy) confineConfig {
+	path, _ := lookPath(spec.Args[0], env, spec.Dir)
+	read := append(readAllowlist(spec.Args, env, path), pol.AllowRead...)
+	ports := append([]int(nil), pol.BindPorts...)
+	for _, kv := range spec.Env {
+		if v, ok := strings.CutPrefix(kv, listenEnv+"="); ok {
+			if _, p, err := net.SplitHostPort(v); err == nil {
+				if n, err := strconv.Atoi(p); err == nil {
+					ports = append(ports, n)
+				}
+			}
+		}
+	}
+	readAll := false
+	for _, p := range pol.AllowRead {
+		if filepath.Clean(p) == "/" {
+			readAll = true
+		}
+	}
+	// Relative paths are the user's, from the harness's working directory.
+	return confineConfig{Read: absAll(read), Write: absAll(pol.AllowWrite), Deny: resolveAll(defaultDeny(pol)), ReadAll: readAll || pol.ReadAll,
+		BindPorts: ports, Limits: pol.Limits.withDefaults()}
+}
+
+// listenEnv is the variable by which the harness tells an implementation where to
+// listen (the aos guardian side): its port is the one TCP bind allowed.
+const listenEnv = "AOPKIT_LISTEN"
+
+func absAll(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if a, err := filepath.Abs(p); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -24,9 +24,10 @@ type launch struct {
 	cmd       *exec.Cmd
 	status    *os.File
 	contained string
+	measures  []string
 }
 
-func newLaunch(spec Spec, env []string, _ bool) (*launch, error) {
+func newLaunch(spec Spec, env []string, _ bool, _ Policy) (*launch, error) {
 	cmd := exec.Command(spec.Args[0], spec.Args[1:]...)
 	cmd.Dir, cmd.Env = spec.Dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

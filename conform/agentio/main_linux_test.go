@@ -12,6 +12,9 @@ import (
 // small harness for TestHarnessKilled (AGENTIO_TEST_HARNESS set).
 func TestMain(m *testing.M) {
 	Main()
+	if os.Getenv(probeEnv) != "" {
+		os.Exit(probe())
+	}
 	if marker := os.Getenv("AGENTIO_TEST_HARNESS"); marker != "" {
 		os.Exit(testHarness(marker))
 	}

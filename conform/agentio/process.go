@@ -54,9 +54,11 @@ type Process struct {
 	// (PATH, locale, TZ and PassEnv), HOME and TMPDIR inside spec.Dir.
 	BaseEnv []string
 	PassEnv []string // names of the harness's variables passed on (--pass-env)
-	// NoConfine turns the Landlock confinement of writes off (detection of writes
-	// outside spec.Dir stays).
+	// NoConfine turns the confiner off (no Landlock, no limits, capabilities
+	// kept); detection of writes outside spec.Dir stays.
 	NoConfine bool
+	// Policy is what the agent may read, write, bind and use (the confiner's).
+	Policy Policy
 }
 
 // ProcessConn is a running command. Besides Conn it tells its process group and how
@@ -87,6 +89,7 @@ type ProcessConn struct {
 	// Supervised launches only.
 	supervisor *os.Process
 	contained  string   // how writes are confined ("landlock-abi-N", "none: ...")
+	measures   []string // the confiner's "enforced ..." and "missing ..." lines
 	escapes    []string // files held open for writing outside the scratch directory
 }
 
@@ -153,7 +156,7 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 		return nil, fmt.Errorf("agentio: stderr pipe: %w", err)
 	}
 
-	sup, err := newLaunch(spec, env, !p.NoConfine)
+	sup, err := newLaunch(spec, env, !p.NoConfine, p.Policy)
 	if err != nil {
 		closeAll(files...)
 		return nil, err
@@ -177,7 +180,7 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	c := &ProcessConn{
 		cmd: cmd, pgid: pgid, stdin: inW, outR: outR, errR: errR,
 		lines: make(chan Line, 16), done: make(chan struct{}), stop: make(chan struct{}),
-		sendTO: sendTO, grace: grace, contained: sup.contained,
+		sendTO: sendTO, grace: grace, contained: sup.contained, measures: sup.measures,
 	}
 	if sup.status != nil {
 		c.supervisor = cmd.Process
@@ -404,3 +407,9 @@ func (c *ProcessConn) Containment() (mode string, escapes []string) {
 // Abandon stops delivering lines: the readers drain and discard what is left. Call
 // it when the harness no longer reads Lines, so no reader blocks forever.
 func (c *ProcessConn) Abandon() { c.abandon() }
+
+// Measures lists what the confiner enforced on this machine ("enforced WHAT") and
+// what it could not ("missing WHAT: WHY"), in the order it applied them.
+func (c *ProcessConn) Measures() []string {
+	return append([]string(nil), c.measures...)
+}

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,7 +45,9 @@ const superviseEnv = "AOPKIT_AGENTIO_SUPERVISE"
 // superviseConfig is what the harness tells the supervisor (JSON in superviseEnv).
 type superviseConfig struct {
 	Scratch string `json:"scratch"` // writes outside it are confined or reported
-	Confine bool   `json:"confine"` // try Landlock
+	Confine bool   `json:"confine"` // start the agent through the confiner
+	// The confiner's configuration, all but Path and Cgroups (the supervisor's).
+	Policy confineConfig `json:"policy"`
 }
 
 var supervisorAvailable bool
@@ -55,6 +56,13 @@ var supervisorAvailable bool
 // agents): in a process started as a supervisor it runs the supervisor and exits;
 // otherwise it returns and makes Process launches go through a supervisor.
 func Main() {
+	if raw, ok := os.LookupEnv(confineEnv); ok {
+		confineMain(raw, os.Args[1:])
+	}
+	// Neither the harness nor a supervisor is dumpable: their /proc files
+	// (environ, maps, mem, fd) are out of reach of an agent without
+	// CAP_SYS_PTRACE, which the confiner drops.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	cfg, ok := os.LookupEnv(superviseEnv)
 	if !ok {
 		supervisorAvailable = true
@@ -92,21 +100,48 @@ func supervise(rawCfg string, args []string) int {
 	// Without it (a sandbox that refuses the prctl) orphans escape to init; the
 	// agent still runs, and its own descendants are still killed.
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-	confined := ""
-	if cfg.Confine && cfg.Scratch != "" {
-		confined = confine(cfg.Scratch)
-	} else {
-		confined = "none: not requested"
-	}
-	say("confined %s", confined)
-
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, superviseEnv+"=") {
 			env = append(env, kv)
 		}
 	}
-	cmd := exec.Command(args[0], args[1:]...)
+	confine := cfg.Confine && cfg.Scratch != ""
+	var cmd *exec.Cmd
+	var confinerOut *os.File
+	var cg *cgroups
+	if !confine {
+		if cfg.Confine {
+			say("confined none: no scratch directory")
+		} else {
+			say("confined none: not requested")
+		}
+		cmd = exec.Command(args[0], args[1:]...)
+	} else {
+		path, err := lookPath(args[0], env, cfg.Scratch)
+		exe, eerr := os.Executable()
+		if err != nil || eerr != nil {
+			if err == nil {
+				err = eerr
+			}
+			say("error start %q: %v", args[0], err)
+			return 126
+		}
+		cg = newCgroups("aopkit-"+strconv.Itoa(os.Getpid()), cfg.Policy.Limits)
+		defer cg.remove()
+		pc := cfg.Policy
+		pc.Path, pc.Cgroups, pc.Scratch = path, cg.procs, cfg.Scratch
+		raw, _ := json.Marshal(pc)
+		r, w, err := os.Pipe()
+		if err != nil {
+			say("error start %q: confiner pipe: %v", args[0], err)
+			return 126
+		}
+		confinerOut = r
+		cmd = &exec.Cmd{Path: exe, Args: append([]string{"aopkit-confiner"}, args...), ExtraFiles: []*os.File{w}}
+		env = append(env, confineEnv+"="+string(raw))
+		defer w.Close()
+	}
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -117,6 +152,50 @@ func supervise(rawCfg string, args []string) int {
 		return 126
 	}
 	agent := cmd.Process.Pid
+	confined := "none: not requested"
+	if confinerOut != nil {
+		// The confiner says what it enforced, then execs (its end closes) or
+		// fails (it says why).
+		cmd.ExtraFiles[0].Close()
+		var lines []string
+		for _, l := range cg.enforced {
+			lines = append(lines, "enforced "+l)
+		}
+		for _, l := range cg.missing {
+			lines = append(lines, "missing "+l)
+		}
+		sc := bufio.NewScanner(confinerOut)
+		startErr := ""
+		for sc.Scan() {
+			l := sc.Text()
+			if e, ok := strings.CutPrefix(l, "error "); ok {
+				startErr = e
+				continue
+			}
+			lines = append(lines, l)
+		}
+		confinerOut.Close()
+		if startErr != "" {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(agent, &ws, 0, nil)
+			say("error %s", startErr)
+			return 126
+		}
+		confined = "none: Landlock is not available on this kernel"
+		for _, l := range lines {
+			if m, ok := strings.CutPrefix(l, "enforced landlock-abi-"); ok {
+				confined = "landlock-abi-" + m
+			} else if m, ok := strings.CutPrefix(l, "missing Landlock: "); ok {
+				confined = "none: Landlock: " + m
+			}
+		}
+		say("confined %s", confined)
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "enforced landlock-abi-") {
+				say("measure %s", l)
+			}
+		}
+	}
 	say("pid %d", agent)
 	// The supervisor keeps no copy of the agent's streams open longer than needed:
 	// the harness sees EOF once every holder is gone.
@@ -204,26 +283,6 @@ func supervise(rawCfg string, args []string) int {
 	}
 	say("exit %d %d", code, sig)
 	return 0
-}
-
-// confine restricts writes of this process and its future children to scratch
-// (and a few device files) with Landlock; it tells what it did.
-func confine(scratch string) string {
-	abi, err := landlockABI()
-	if err != nil || abi < 1 {
-		return "none: Landlock is not available on this kernel"
-	}
-	err = landlock.V5.BestEffort().RestrictPaths(
-		landlock.RODirs("/"),
-		// Refer: renaming and linking between directories of scratch (an atomic
-		// write through $TMPDIR) must work.
-		landlock.RWDirs(scratch).WithRefer(),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
-	)
-	if err != nil {
-		return "none: Landlock: " + err.Error()
-	}
-	return "landlock-abi-" + strconv.Itoa(abi)
 }
 
 // LandlockABI is the kernel's Landlock ABI version, 0 when it has none.

@@ -11,7 +11,7 @@ import (
 // writes were confined and which files outside its scratch directory it was seen
 // writing: detail "mode" ("landlock-abi-N", or "none: REASON") and
 // "writes_outside_scratch" (a list of paths). conform/agentio decides both.
-const ContainmentEvent = "containment"
+const ContainmentEvent = conform.ContainmentEvent
 
 // ContainmentID is the ID of the containment check of a protocol. The runner
 // judges it in every scenario whose launcher reported containment.

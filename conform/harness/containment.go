@@ -11,6 +11,11 @@ func (a *Agent) containment() {
 	}
 	mode, escapes := pc.Containment()
 	detail := map[string]any{"mode": mode}
+	if m, ok := a.conn.(interface{ Measures() []string }); ok {
+		if ms := m.Measures(); len(ms) > 0 {
+			detail["measures"] = ms
+		}
+	}
 	if len(escapes) > 0 {
 		detail["writes_outside_scratch"] = escapes
 	}

@@ -25,6 +25,13 @@ func Markdown(w io.Writer, r *conform.Report) error {
 		r.Score.ShouldPassed, r.Score.ShouldTotal, pct(r.Score.ShouldRate), judged, total), Width, "", "") + "\n\n")
 	b.WriteString(wrap(CountsLine(r), Width, "", "") + "\n\n")
 	b.WriteString(wrap("Agent: `"+strings.Join(r.Command, " ")+"`", Width, "", "") + "\n\n")
+	if c := r.Containment; c != nil && len(c.Refusals) > 0 {
+		b.WriteString(wrap("**"+mdEscape(RefusalsHead)+"**", Width, "> ", "> ") + "\n")
+		for _, l := range c.Refusals {
+			b.WriteString("> " + mdCode(l) + "\n")
+		}
+		b.WriteString("\n")
+	}
 	for _, sc := range harnessErrors(r) {
 		b.WriteString(wrap(fmt.Sprintf("**Harness error** in `%s` (not the agent's fault): %s", sc.ID, mdEscape(sc.HarnessError)), Width, "> ", "> ") + "\n\n")
 	}
@@ -154,6 +161,9 @@ func provenanceRows(r *conform.Report) [][2]string {
 	}
 	if kf := r.KnownFailing; kf != nil {
 		rows = append(rows, [2]string{"known failing", fmt.Sprintf("%s (%d entries)", kf.File, len(kf.Entries))})
+	}
+	if line := ContainmentLine(r); line != "" {
+		rows = append(rows, [2]string{"containment", strings.TrimPrefix(line, "containment: ")})
 	}
 	return rows
 }

@@ -17,6 +17,12 @@ import (
 func Text(w io.Writer, r *conform.Report) error {
 	var b strings.Builder
 	writeVerdict(&b, r)
+	if c := r.Containment; c != nil && len(c.Refusals) > 0 {
+		b.WriteString("\n" + wrap(RefusalsHead, Width, "", "  ") + "\n")
+		for _, l := range c.Refusals {
+			b.WriteString(wrap(l, Width, "  ", "    ") + "\n")
+		}
+	}
 	for _, s := range harnessErrors(r) {
 		b.WriteString("\n" + wrap(fmt.Sprintf("HARNESS ERROR in %s (not the agent's fault): %s", s.ID, s.HarnessError), Width, "", "  ") + "\n")
 	}
@@ -63,6 +69,30 @@ func writeVerdict(b *strings.Builder, r *conform.Report) {
 			p.Aopconform, shortDigest(p.Suite.Digest), p.Suite.Scenarios, p.Suite.Checks,
 			shortDigest(p.Agent.SHA256), filepath.Base(p.Agent.Executable), p.Platform), Width, "", "  ") + "\n")
 	}
+	if line := ContainmentLine(r); line != "" {
+		b.WriteString(wrap(line, Width, "", "  ") + "\n")
+	}
+}
+
+// RefusalsHead introduces the lines in which the implementation reported a
+// refused operation: the sandbox's refusals come first in every report.
+const RefusalsHead = "SANDBOX: the implementation reported refused operations (if it needs them, allow them with --allow-read PATH or --allow-write PATH; docs/aopconform.md \"Containment\"):"
+
+// ContainmentLine says what was enforced on the implementation on this machine
+// and what could not be.
+func ContainmentLine(r *conform.Report) string {
+	c := r.Containment
+	if c == nil {
+		return ""
+	}
+	line := "containment: " + c.Mode
+	if len(c.Enforced) > 0 {
+		line += "; enforced: " + strings.Join(c.Enforced, ", ")
+	}
+	if len(c.Missing) > 0 {
+		line += "; NOT enforced on this machine: " + strings.Join(c.Missing, "; ")
+	}
+	return line
 }
 
 func writeProblem(b *strings.Builder, r *conform.Report, bl Block) {

@@ -69,6 +69,8 @@ type Options struct {
 	// PassEnv names variables of the harness's environment the agent gets besides
 	// the allowlist (--pass-env; see agentio.AgentEnv).
 	PassEnv []string
+	// Policy is what the agent may read, write and use (--allow-read, ...).
+	Policy agentio.Policy
 
 	// Driver, when set, plays every scenario instead of the protocol's driver: the
 	// orchestrator side (conform/orchside) runs the orchestrator under test with it.
@@ -122,7 +124,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		opts.Parallel = defaultParallel()
 	}
 	if opts.Launcher == nil {
-		opts.Launcher = agentio.Process{MaxOutput: harness.MaxAgentBytes, PassEnv: opts.PassEnv}
+		opts.Launcher = agentio.Process{MaxOutput: harness.MaxAgentBytes, PassEnv: opts.PassEnv, Policy: opts.Policy}
 	}
 	lc, err := absCommand(opts.Command)
 	if err != nil {
@@ -183,6 +185,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		}()
 	}
 	wg.Wait()
+	rep.Containment = conform.ContainmentOf(runs)
 	// An agent that never answers scores zero: when it sent no protocol message in
 	// any scenario, nothing it owes passes (not even vacuously).
 	spoke := false

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/knownfail"
 	"github.com/aopkit/aopkit/conform/lintstep"
 	"github.com/aopkit/aopkit/conform/report"
@@ -95,6 +96,8 @@ type runConfig struct {
 	Cert         certConfig // --known-failing, --certify, --certificate (certify.go)
 	// Side and Mockagent are --side and --mockagent (orchside.go).
 	Side, Mockagent string
+	// Policy is what the implementation may read, write and use (contain.go).
+	Policy agentio.Policy
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -126,7 +129,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.BoolFlag{Name: flagStrict, Usage: "a MUST the agent never reached (NOT-APPLICABLE) fails the run"},
 					&cli.IntFlag{Name: flagRepeat, Value: 1, Usage: "run every scenario `N` times and report per-check pass rates (a timing check that fails only sometimes is FLAKY)"},
 					&cli.StringSliceFlag{Name: flagPassEnv, Usage: "pass the harness's variable `NAME` to the agent (repeatable; by default it gets only PATH, locale and TZ)"},
-				}, sideFlags()...),
+				}, append(sideFlags(), containFlags()...)...),
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
 					cfg := runConfig{
@@ -138,6 +141,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					}
 					cfg.Cert = certConfigOf(c)
 					cfg.Side, cfg.Mockagent = c.String(flagSide), c.String(flagMockagent)
+					pol, err := policyOf(c, cfg.Cert.Certify)
+					if err != nil {
+						fmt.Fprintln(stderr, "aopconform:", err)
+						return exitCode(exitHarness)
+					}
+					cfg.Policy = pol
 					return runCmd(c.Context, cfg, stdout, stderr)
 				},
 			},
@@ -264,7 +273,7 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
 		Strict: cfg.Strict, Repeat: cfg.Repeat,
-		PassEnv: cfg.PassEnv,
+		PassEnv: cfg.PassEnv, Policy: cfg.Policy,
 	}
 	for _, n := range cfg.PassEnv {
 		opts.RerunArgs = append(opts.RerunArgs, "--pass-env", n)

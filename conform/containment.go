@@ -1,0 +1,128 @@
+package conform
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Containment is what the harness enforced on the implementation under test on
+// this machine, and what the implementation said the sandbox refused it: the
+// report's containment line (docs/aopconform.md, "Containment").
+type Containment struct {
+	// Mode is the launcher's confinement: "landlock-abi-N", or "none: REASON".
+	Mode string `json:"mode"`
+	// Enforced and Missing are the confiner's measures that took effect, and
+	// those this machine could not enforce with the reason.
+	Enforced []string `json:"enforced,omitempty"`
+	Missing  []string `json:"missing,omitempty"`
+	// Refusals are lines of the implementation's stderr that report a refused
+	// operation (permission denied, operation not permitted...): the likely
+	// sandbox refusals, shown first in the report with how to allow them.
+	Refusals []string `json:"refusals,omitempty"`
+}
+
+// ContainmentEvent is the harness event that records, per attempt, how the
+// implementation was confined: detail "mode", "measures" ("enforced WHAT",
+// "missing WHAT: WHY") and "writes_outside_scratch".
+const ContainmentEvent = "containment"
+
+// refusalWords mark a stderr line that reports a refused operation (errno texts
+// of EACCES, EPERM and EROFS as C libraries, Python, Node.js and Go print them).
+var refusalWords = []string{"permission denied", "operation not permitted", "eacces", "eperm", "read-only file system", "erofs"}
+
+// maxRefusals bounds the refusals a report lists.
+const maxRefusals = 5
+
+// ContainmentOf gathers the containment of a run from its scenarios' records.
+func ContainmentOf(runs []ScenarioRun) *Containment {
+	var c *Containment
+	seen := map[string]bool{}
+	for _, run := range runs {
+		for i := range run.Records {
+			r := &run.Records[i]
+			if r.From == "harness" && r.Event == ContainmentEvent {
+				if c == nil {
+					c = &Containment{}
+				}
+				if m, _ := r.Detail["mode"].(string); m != "" && c.Mode == "" {
+					c.Mode = m
+				}
+				for _, m := range stringsOf(r.Detail["measures"]) {
+					if seen[m] {
+						continue
+					}
+					seen[m] = true
+					if e, ok := strings.CutPrefix(m, "enforced "); ok {
+						c.Enforced = append(c.Enforced, e)
+					} else if e, ok := strings.CutPrefix(m, "missing "); ok {
+						c.Missing = append(c.Missing, e)
+					}
+				}
+			}
+		}
+	}
+	if c == nil {
+		return nil
+	}
+	for _, run := range runs {
+		for i := range run.Records {
+			r := &run.Records[i]
+			if r.From == "harness" || r.Stream != "stderr" || r.Text == nil || len(c.Refusals) >= maxRefusals {
+				continue
+			}
+			low := strings.ToLower(*r.Text)
+			for _, w := range refusalWords {
+				if strings.Contains(low, w) {
+					line := printable(*r.Text, 240)
+					if !seen["refusal "+line] {
+						seen["refusal "+line] = true
+						c.Refusals = append(c.Refusals, line)
+					}
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(c.Refusals)
+	return c
+}
+
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// printable cuts s to max bytes and shows control characters as \xNN, so that an
+// implementation's output cannot drive the reader's terminal.
+func printable(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= max {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r == utf8.RuneError:
+			b.WriteString("\\ufffd")
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteString("\\x")
+			b.WriteByte("0123456789abcdef"[r>>4&0xf])
+			b.WriteByte("0123456789abcdef"[r&0xf])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,37 @@
+package conform
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestContainmentOf(t *testing.T) {
+	text := func(s string) *string { return &s }
+	runs := []ScenarioRun{{Records: []Record{
+		{From: "harness", Event: ContainmentEvent, Detail: map[string]any{"mode": "landlock-abi-7",
+			"measures": []any{"enforced no TCP bind", "missing signal scoping: Landlock ABI 6 needed, kernel has 5"}}},
+		{From: "agent", Stream: "stderr", Text: text("mkdir: cannot create directory '/tmp/forge-workspaces': Permission denied")},
+		{From: "orchestrator", Stream: "stderr", Text: text("EACCES: open '/home/u/.config/x'\x1b[2J")},
+		{From: "agent", Stream: "stderr", Text: text("all fine")},
+	}}, {Records: []Record{
+		{From: "harness", Event: ContainmentEvent, Detail: map[string]any{"mode": "landlock-abi-7", "measures": []string{"enforced no TCP bind"}}},
+	}}}
+	c := ContainmentOf(runs)
+	if c == nil || c.Mode != "landlock-abi-7" {
+		t.Fatalf("containment %+v", c)
+	}
+	if len(c.Enforced) != 1 || c.Enforced[0] != "no TCP bind" || len(c.Missing) != 1 {
+		t.Errorf("measures: enforced %q missing %q", c.Enforced, c.Missing)
+	}
+	if len(c.Refusals) != 2 {
+		t.Fatalf("refusals %q", c.Refusals)
+	}
+	for _, r := range c.Refusals {
+		if strings.ContainsRune(r, 0x1b) {
+			t.Errorf("control character kept in %q", r)
+		}
+	}
+	if ContainmentOf([]ScenarioRun{{}}) != nil {
+		t.Error("containment without any event")
+	}
+}

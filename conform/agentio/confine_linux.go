@@ -368,7 +368,7 @@ var homeDeny = []string{
 
 // readAllowlist is the default read allowlist of a launch: the system
 // directories, the program and its installation prefix, the directories of the
-// path-like arguments, the harness's working directory, every PATH directory with
+// path-like arguments and the project each lies in, the harness's working directory, every PATH directory with
 // its prefix, and the absolute paths the harness hands over in its AOPKIT_
 // variables.
 func readAllowlist(args, env []string, path string) []string {
@@ -418,10 +418,13 @@ func readAllowlist(args, env []string, path string) []string {
 		}
 		if st.IsDir() {
 			add(abs)
+			add(projectRoot(abs, home))
 		} else {
 			prefix(filepath.Dir(abs))
+			add(projectRoot(filepath.Dir(abs), home))
 			if r, err := filepath.EvalSymlinks(abs); err == nil {
 				prefix(filepath.Dir(r))
+				add(projectRoot(filepath.Dir(r), home))
 			}
 		}
 	}
@@ -456,6 +459,30 @@ func readAllowlist(args, env []string, path string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// projectMarkers are files that mark the root of a project: a script's imports,
+// node_modules and virtual environments live under it.
+var projectMarkers = []string{".git", "go.mod", "package.json", "node_modules", "pyproject.toml", "setup.py",
+	"setup.cfg", "requirements.txt", "Pipfile", "Cargo.toml", "pom.xml", "build.gradle", "Gemfile",
+	"composer.json", "deno.json", "Makefile"}
+
+// projectRoot is the nearest directory at or above dir (at most 6 levels up, never
+// / nor the home directory) that holds a project marker; "" when none does.
+func projectRoot(dir, home string) string {
+	d := dir
+	for i := 0; i < 7; i++ {
+		if d == "/" || d == home || d == "." {
+			return ""
+		}
+		for _, m := range projectMarkers {
+			if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
+				return d
+			}
+		}
+		d = filepath.Dir(d)
+	}
+	return ""
 }
 
 // defaultDeny is systemDeny, the credentials of the harness's home directory and

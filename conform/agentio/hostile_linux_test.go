@@ -191,3 +191,35 @@ func TestParseLimitsDefaults(t *testing.T) {
 	}
 	_ = errors.New
 }
+
+// A script's project is readable: its imports and node_modules sit beside or above
+// it, up to the directory that marks the project.
+func TestReadAllowlistProject(t *testing.T) {
+	root := t.TempDir()
+	script := filepath.Join(root, "agents", "py", "agent.py")
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(script, nil, 0o644)
+	os.WriteFile(filepath.Join(root, "pyproject.toml"), nil, 0o644)
+	list := readAllowlist([]string{"python3", script}, nil, "/usr/bin/python3")
+	has := func(p string) bool {
+		for _, l := range list {
+			if l == p {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(filepath.Dir(script)) || !has(root) {
+		t.Errorf("allowlist %q lacks the script's directory or its project %s", list, root)
+	}
+	bare := t.TempDir()
+	lone := filepath.Join(bare, "sub", "agent.sh")
+	os.MkdirAll(filepath.Dir(lone), 0o755)
+	os.WriteFile(lone, nil, 0o755)
+	list = readAllowlist([]string{lone}, nil, lone)
+	if has(bare) {
+		t.Errorf("a directory without a project marker was allowed: %q", list)
+	}
+}

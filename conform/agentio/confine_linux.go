@@ -50,6 +50,10 @@ type Policy struct {
 	Deny []string
 	// BindPorts are the TCP ports the implementation may bind (AOPKIT_LISTEN's).
 	BindPorts []int
+	// ConnectPorts are TCP ports it may connect to besides the harness's own and
+	// the defaults (DefaultConnectPorts); ConnectAll lifts the restriction.
+	ConnectPorts []int
+	ConnectAll   bool
 	// Limits bound memory, processes, CPU time and file size.
 	Limits Limits
 	// ReadAll turns the read allowlist off (--allow-read /).
@@ -64,6 +68,11 @@ type Limits struct {
 	CPU      int   // CPU seconds of each process (RLIMIT_CPU)
 	FileSize int64 // bytes of one written file (RLIMIT_FSIZE)
 }
+
+// DefaultConnectPorts are the TCP ports every implementation may connect to
+// besides the harness's: HTTPS (model APIs) and DNS over TCP. Port 80 is not
+// among them: it is where cloud metadata services hand out credentials.
+var DefaultConnectPorts = []int{53, 443}
 
 // Default resource limits: far above what a correct agent uses, far below what
 // sinks a 2-core, 8 GiB CI runner.
@@ -98,9 +107,12 @@ type confineConfig struct {
 	Deny      []string `json:"deny"`
 	ReadAll   bool     `json:"read_all"`
 	BindPorts []int    `json:"bind_ports"`
-	Limits    Limits   `json:"limits"`
-	Cgroups   []string `json:"cgroups"` // cgroup.procs files to join
-	Path      string   `json:"path"`    // the agent's program, resolved
+	// ConnectPorts are the TCP ports connect(2) may reach; nil with ConnectAll.
+	ConnectPorts []int    `json:"connect_ports"`
+	ConnectAll   bool     `json:"connect_all"`
+	Limits       Limits   `json:"limits"`
+	Cgroups      []string `json:"cgroups"` // cgroup.procs files to join
+	Path         string   `json:"path"`    // the agent's program, resolved
 }
 
 // confineMain is the confiner's whole life: it never returns.
@@ -182,14 +194,23 @@ func confineSelf(cfg confineConfig) []string {
 	}
 	rules, notes := landlockRules(cfg)
 	out = append(out, notes...)
+	net := landlock.AccessNetSet(ll.AccessNetBindTCP)
+	if !cfg.ConnectAll {
+		net |= landlock.AccessNetSet(ll.AccessNetConnectTCP)
+	}
 	c := landlock.Config{
 		HandledAccessFS:  landlock.V6.HandledAccessFS,
-		HandledAccessNet: landlock.AccessNetSet(ll.AccessNetBindTCP),
+		HandledAccessNet: net,
 		Scoped:           landlock.V6.Scoped,
 	}
 	for _, p := range cfg.BindPorts {
 		if p > 0 && p < 65536 {
 			rules = append(rules, landlock.BindTCP(uint16(p)))
+		}
+	}
+	for _, p := range cfg.ConnectPorts {
+		if p > 0 && p < 65536 {
+			rules = append(rules, landlock.ConnectTCP(uint16(p)))
 		}
 	}
 	if err := c.BestEffort().Restrict(rules...); err != nil {
@@ -216,8 +237,17 @@ func confineSelf(cfg confineConfig) []string {
 		} else {
 			enforced("no TCP bind")
 		}
+		if cfg.ConnectAll {
+			out = append(out, "missing TCP connect rules: turned off (--allow-connect all)")
+		} else {
+			ps := make([]string, len(cfg.ConnectPorts))
+			for i, p := range cfg.ConnectPorts {
+				ps[i] = strconv.Itoa(p)
+			}
+			enforced("TCP connect only to port " + strings.Join(ps, ", "))
+		}
 	} else {
-		out = append(out, "missing TCP bind rules: Landlock ABI 4 needed, kernel has "+strconv.Itoa(abi))
+		out = append(out, "missing TCP bind and connect rules: Landlock ABI 4 needed, kernel has "+strconv.Itoa(abi))
 	}
 	if abi >= 6 {
 		enforced("signals and abstract unix sockets only within its own processes")

@@ -25,6 +25,7 @@ const (
 	probeSibling = "PROBE_SIBLING" // an allowed file beside it
 	probeHidden  = "PROBE_HIDDEN"  // a file in a directory not on the allowlist
 	probeOutside = "PROBE_OUTSIDE" // a directory outside scratch to write in
+	probePort    = "PROBE_PORT"    // a local TCP port the harness did not hand over
 )
 
 func probe() int {
@@ -58,6 +59,11 @@ func probe() int {
 		l.Close()
 	}
 	try("bind-mptcp", err)
+	conn, err := net.Dial("tcp", "127.0.0.1:"+os.Getenv(probePort))
+	if err == nil {
+		conn.Close()
+	}
+	try("connect-local", err)
 	try("write-outside", os.WriteFile(filepath.Join(os.Getenv(probeOutside), "x"), []byte("x"), 0o644))
 	try("write-scratch", os.WriteFile("inside", []byte("x"), 0o644))
 	return 0
@@ -85,7 +91,22 @@ func TestConfinedAgentHostile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := []string{probeEnv + "=1", probeHarness + "=" + strconv.Itoa(os.Getpid()), probeSecret + "=" + secret,
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	env := []string{probeEnv + "=1", probePort + "=" + port, probeHarness + "=" + strconv.Itoa(os.Getpid()), probeSecret + "=" + secret,
 		probeSibling + "=" + sibling, probeHidden + "=" + hidden, probeOutside + "=" + outside}
 	c, err := Process{Policy: Policy{Deny: []string{secret}}}.Start(context.Background(),
 		Spec{Dir: t.TempDir(), Env: env, Args: []string{exe, "--config-dir", keys}})
@@ -108,7 +129,7 @@ func TestConfinedAgentHostile(t *testing.T) {
 		want["read-shadow"] = false
 	}
 	if abi >= 4 {
-		want["bind"], want["bind-mptcp"] = false, false
+		want["bind"], want["bind-mptcp"], want["connect-local"] = false, false, false
 	}
 	if abi >= 6 {
 		want["signal-harness"], want["signal-supervisor"] = false, false

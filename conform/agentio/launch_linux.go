@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,15 +174,27 @@ func policyConfig(spec Spec, env []string, pol Policy) confineConfig {
 	path, _ := lookPath(spec.Args[0], env, spec.Dir)
 	read := append(readAllowlist(spec.Args, env, path), pol.AllowRead...)
 	ports := append([]int(nil), pol.BindPorts...)
+	connect := append(append([]int(nil), DefaultConnectPorts...), pol.ConnectPorts...)
 	for _, kv := range spec.Env {
-		if v, ok := strings.CutPrefix(kv, listenEnv+"="); ok {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == listenEnv {
 			if _, p, err := net.SplitHostPort(v); err == nil {
 				if n, err := strconv.Atoi(p); err == nil {
 					ports = append(ports, n)
+					connect = append(connect, n)
 				}
+			}
+			continue
+		}
+		// The harness's servers (the aos guardian) are reachable.
+		if u, err := url.Parse(v); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Port() != "" {
+			if n, err := strconv.Atoi(u.Port()); err == nil {
+				connect = append(connect, n)
 			}
 		}
 	}
+	sort.Ints(connect)
+	connect = slices.Compact(connect)
 	readAll := false
 	for _, p := range pol.AllowRead {
 		if filepath.Clean(p) == "/" {
@@ -188,7 +203,7 @@ func policyConfig(spec Spec, env []string, pol Policy) confineConfig {
 	}
 	// Relative paths are the user's, from the harness's working directory.
 	return confineConfig{Read: absAll(read), Write: absAll(pol.AllowWrite), Deny: resolveAll(defaultDeny(pol)), ReadAll: readAll || pol.ReadAll,
-		BindPorts: ports, Limits: pol.Limits.withDefaults()}
+		BindPorts: ports, ConnectPorts: connect, ConnectAll: pol.ConnectAll, Limits: pol.Limits.withDefaults()}
 }
 
 // listenEnv is the variable by which the harness tells an implementation where to

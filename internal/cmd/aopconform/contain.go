@@ -17,12 +17,14 @@ const (
 	flagAllowWrite = "allow-write"
 	flagMaxMemory  = "max-memory"
 	flagMaxProcs   = "max-procs"
+	flagConnect    = "allow-connect"
 )
 
 func containFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: flagAllowRead, Usage: "let the implementation read `PATH` too (repeatable; / turns the read allowlist off)"},
 		&cli.StringSliceFlag{Name: flagAllowWrite, Usage: "let the implementation write `PATH` too (repeatable; by default only its scratch directory)"},
+		&cli.StringSliceFlag{Name: flagConnect, Usage: "let the implementation connect to TCP `PORT` too (repeatable; all: any port; by default the harness's ports, 53 and 443)"},
 		&cli.StringFlag{Name: flagMaxMemory, Value: "2GiB", Usage: "memory of the implementation's processes, `SIZE` (KiB, MiB, GiB; 0: no limit)"},
 		&cli.IntFlag{Name: flagMaxProcs, Value: agentio.DefaultProcs, Usage: "processes and threads of the implementation, `N` (0: no limit)"},
 	}
@@ -46,6 +48,20 @@ func policyOf(c *cli.Context, key string) (agentio.Policy, error) {
 	}
 	if procs == 0 {
 		p.Limits.Procs = -1
+	}
+	for _, v := range c.StringSlice(flagConnect) {
+		for _, f := range strings.Split(v, ",") {
+			f = strings.TrimSpace(f)
+			if f == "all" {
+				p.ConnectAll = true
+				continue
+			}
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 || n > 65535 {
+				return agentio.Policy{}, usageError{fmt.Sprintf("--%s takes a TCP port (1-65535) or all, not %q", flagConnect, f)}
+			}
+			p.ConnectPorts = append(p.ConnectPorts, n)
+		}
 	}
 	if key != "" {
 		p.Deny = append(p.Deny, key)

@@ -146,3 +146,43 @@ func derefs(ds []*suppress.Directive) []suppress.Directive {
 	}
 	return out
 }
+
+// TestTranscriptCannotSuppress: aoplint on a transcript aopconform wrote reports
+// the errors of an agent message whose metadata names them in x_aoplint_ignore
+// (at the top level and in the payload): the verdict is aopconform's.
+func TestTranscriptCannotSuppress(t *testing.T) {
+	ign := `{"x_aoplint_ignore":["ORCH-BASE-002","ORCH-SCHEMA-001"]}`
+	msg := `{"type":"event:progress","id":"e1","timestamp":"not a time","payload":{"percent":1,"metadata":` + ign + `},"metadata":` + ign + `}`
+	in := `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00.000Z","from":"agent","protocol":"orchmsg","stream":"stdout","session":"s","msg":` + msg + "}\n" +
+		`{"aopkit":"transcript/1","seq":2,"at":"2026-01-01T00:00:01.000Z","from":"harness","session":"s","event":"agent-exit","detail":{"code":0}}` + "\n"
+	for _, name := range []string{"t.jsonl", "big.jsonl"} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Open(Options{NoConfig: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := linter.LintFile(path, p.Options(path, linter.Options{Workers: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "big.jsonl" {
+			if res.Marked == nil {
+				t.Fatal("the stream kept no marked lines")
+			}
+			if err := os.Truncate(path, suppress.MaxWhole+1); err != nil { // read the marked lines, not the file
+				t.Fatal(err)
+			}
+		}
+		res = p.File(res, "-")
+		seen := map[string]bool{}
+		for _, d := range res.Diagnostics {
+			seen[d.Rule] = true
+		}
+		if !seen["ORCH-BASE-002"] || !seen["ORCH-SCHEMA-001"] || seen[suppress.Unused.ID] {
+			t.Errorf("%s: want ORCH-BASE-002 and ORCH-SCHEMA-001 reported, no GEN-IGNORE-001: %+v", name, res.Diagnostics)
+		}
+	}
+}

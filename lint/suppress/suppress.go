@@ -3,6 +3,11 @@
 // "aoplint:ignore" line in an aop-output report), and by configuration (path, rule
 // and JSON Pointer). A suppression that drops nothing is itself reported
 // (GEN-IGNORE-001), like golangci-lint's nolintlint.
+//
+// Only the repository suppresses: a transcript/1 record (what aopconform wrote
+// of an implementation under test) holds no directive, whatever its message
+// says, and "aoplint:ignore" lines count only in a file that is an aop-output
+// report, never in a JSON-lines file's log lines.
 package suppress
 
 import (
@@ -30,7 +35,9 @@ const TextMarker = "aoplint:ignore"
 //     (Record<string, any> on agents, messages, parts, sessions, ...);
 //   - aof: the run artifacts' metadata object (run.json);
 //   - aop-output: the details file's metadata object;
-//   - orchmsg: a payload's metadata object (the ask-user answer).
+//   - orchmsg: a payload's metadata object (the ask-user answer): only the
+//     payload's own (containerAt), not a metadata member at the top level or
+//     deeper, which no orchmsg message defines.
 var Containers = map[string][]string{
 	"aop2":       {"extensions"},
 	"aos":        {"_meta", "metadata"},
@@ -51,6 +58,13 @@ var Unused = &lint.Rule{
 }
 
 func init() { lint.Register(Unused) }
+
+// containerAt limits, per protocol, the objects (by JSON Pointer) whose
+// container members hold directives; a protocol not named here has them
+// anywhere.
+var containerAt = map[string]func(ptr string) bool{
+	"orchmsg": func(ptr string) bool { return ptr == "/payload" },
+}
 
 // Directive is one inline suppression: the rules it names, and which findings it
 // covers (those on the lines of its message at or below its pointer).
@@ -113,11 +127,24 @@ func Read(r io.Reader) ([]*Directive, error) {
 				return fromJSON(root, lint.NewLineIndex(data, 1, 1), 1, 1<<31-1), nil
 			}
 		}
-		if len(trimmed) > 0 && trimmed[0] != '{' {
+		if len(trimmed) > 0 && trimmed[0] != '{' && aopOutputReport(data) {
 			return fromText(data), nil // a text report ("[AOP:START] ...")
 		}
 	}
 	return readLines(io.MultiReader(bytes.NewReader(head), br))
+}
+
+// aopOutputReport reports whether data is an aop-output report, as the linter
+// reads it (the protocol's DetectText claims it): the only text whose
+// "aoplint:ignore" lines are directives. A log line of a JSON-lines file is not.
+func aopOutputReport(data []byte) bool {
+	for _, p := range lint.Protocols() {
+		if p.ID == "aop-output" && p.DetectText != nil {
+			_, _, c := p.DetectText(data)
+			return c > 0
+		}
+	}
+	return false
 }
 
 // jsonLinesHead reports whether an input starting with head is JSON lines that
@@ -223,25 +250,27 @@ const linesBlock = 1 << 20
 
 var nl = []byte{'\n'}
 
-// fromJSON finds the directives of one message (or transcript record).
+// fromJSON finds the directives of one message. A transcript record has none:
+// aopconform wrote it of what an implementation under test sent or the harness
+// did, and nothing an implementation writes may hide a finding of its own
+// (aoplint on aopconform's --out agrees with aopconform's verdict).
 func fromJSON(root *jsonread.Node, pos *lint.LineIndex, from, to int) []*Directive {
-	if root.Kind == jsonread.Object && root.Get("aopkit").String() == "transcript/1" {
-		root = root.Get("msg")
-		if root == nil {
-			return nil
-		}
+	if root.Kind == jsonread.Object && root.Get("aopkit") != nil {
+		return nil // a transcript/1 record (or one of a later version)
 	}
+	proto := protocolOf(root)
 	containers := map[string]bool{}
-	for _, c := range Containers[protocolOf(root)] {
+	for _, c := range Containers[proto] {
 		containers[c] = true
 	}
+	at := containerAt[proto]
 	var out []*Directive
 	var walk func(n *jsonread.Node, ptr string)
 	walk = func(n *jsonread.Node, ptr string) {
 		switch n.Kind {
 		case jsonread.Object:
 			for _, m := range n.Members {
-				if containers[m.Key] && m.Value.Kind == jsonread.Object {
+				if containers[m.Key] && m.Value.Kind == jsonread.Object && (at == nil || at(ptr)) {
 					for _, em := range m.Value.Members {
 						if em.Key == Member {
 							l, c := pos.Position(em.KeyOffset)

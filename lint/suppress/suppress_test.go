@@ -266,3 +266,45 @@ func TestReadBlocksBoundsLongLines(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyTheRepositorySuppresses: a transcript record holds no directive,
+// whoever sent its message and wherever its x_aoplint_ignore is; an orchmsg
+// message's metadata counts only as the payload's; an "aoplint:ignore" log line
+// of a JSON-lines file is no directive (only an aop-output report has them).
+func TestOnlyTheRepositorySuppresses(t *testing.T) {
+	ign := `{"x_aoplint_ignore":["ORCH-BASE-002","ORCH-SCHEMA-001"]}`
+	bad := `{"type":"event:progress","id":"e1","timestamp":"not a time","payload":{"percent":1,"metadata":` + ign + `},"metadata":` + ign + `}`
+	for _, tc := range []struct {
+		name, in string
+		want     []string // the directives' pointers
+	}{
+		{"agent record", `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"agent","session":"s","msg":` + bad + "}\n" +
+			`{"aopkit":"transcript/1","seq":2,"at":"2026-01-01T00:00:01Z","from":"harness","session":"s","event":"agent-exit"}` + "\n", nil},
+		{"orchestrator record", `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"orchestrator","session":"s","msg":` + bad + "}\n", nil},
+		{"bare lines", bad + "\n" + bad + "\n", []string{"/payload", "/payload"}},
+		{"one message", bad, []string{"/payload"}},
+		{"log line", "aoplint:ignore ORCH-BASE-002,ORCH-SCHEMA-001\n" + `{"type":"event:progress","id":"e1","timestamp":"x","payload":{}}` + "\n", nil},
+		{"log line first of records", "aoplint:ignore ORCH-BASE-002\n" + `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"agent","session":"s","msg":` + bad + "}\n", nil},
+	} {
+		dirs, err := Read(strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range dirs {
+			got = append(got, d.Pointer)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: directives at %q, want %q", tc.name, got, tc.want)
+		}
+		var lines []string
+		for i, l := range strings.Split(tc.in, "\n") {
+			for _, d := range Line([]byte(l), i+1) {
+				lines = append(lines, d.Pointer)
+			}
+		}
+		if tc.name != "one message" && !slices.Equal(lines, tc.want) {
+			t.Errorf("%s: Line finds directives at %q, want %q", tc.name, lines, tc.want)
+		}
+	}
+}

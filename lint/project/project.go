@@ -188,11 +188,14 @@ func (p *Project) Options(path string, base linter.Options) linter.Options {
 func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult {
 	fs := p.Config.For(r.Path)
 	ds := fs.Apply(r.Diagnostics)
+	// Unused suppressions past the per-input cap are only counted (over): a
+	// directive naming a million unknown rules must not make a million findings.
+	var over int
 	switch {
 	case r.Path == stdinName:
 		if p.Stdin != nil && p.Stdin.Complete() {
 			if dirs, err := suppress.Read(bytes.NewReader(p.Stdin.Bytes())); err == nil {
-				ds = suppress.ApplyInline(r.Path, ds, dirs)
+				ds, over = suppress.ApplyInline(r.Path, ds, dirs, linter.MaxDiagnostics)
 			}
 		}
 	case r.Marked != nil && !small(r.Path):
@@ -202,10 +205,10 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 		for _, l := range r.Marked.Lines {
 			dirs = append(dirs, suppress.Line(l.Text, l.Line)...)
 		}
-		ds = suppress.ApplyInline(r.Path, ds, dirs)
+		ds, over = suppress.ApplyInline(r.Path, ds, dirs, linter.MaxDiagnostics)
 	case len(ds) > 0 || small(r.Path):
 		if dirs, err := suppress.ReadFile(r.Path); err == nil {
-			ds = suppress.ApplyInline(r.Path, ds, dirs)
+			ds, over = suppress.ApplyInline(r.Path, ds, dirs, linter.MaxDiagnostics)
 		}
 	}
 	p.mu.Lock()
@@ -216,6 +219,17 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 	p.linted = append(p.linted, r.Path)
 	ds = p.ignores.Apply(r.Path, ds)
 	ds = fs.Apply(ds) // GEN-IGNORE-001 may be turned off or re-graded too
+	var notKept linter.SeverityCounts
+	if over > 0 {
+		// The ones not made are what the ones made are: dropped by the same
+		// ignore entry or rule setting, or counted at the severity set.
+		probe := []lint.Diagnostic{{Path: r.Path, Rule: suppress.Unused.ID, Severity: suppress.Unused.Severity, Spec: suppress.Unused.Spec}}
+		if kept := fs.Apply(p.ignores.Apply(r.Path, probe)); len(kept) == 1 {
+			for range over {
+				notKept.Add(kept[0].Severity)
+			}
+		}
+	}
 	switch {
 	case p.WriteTo != "":
 		p.toWrite = append(p.toWrite, baseline.File{Path: r.Path, Diagnostics: append([]lint.Diagnostic(nil), ds...)})
@@ -226,6 +240,11 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 		ds = []lint.Diagnostic{}
 	}
 	r.Diagnostics = ds
+	if notKept.Total() > 0 {
+		r.AddNotKept(notKept)
+		r.Diagnostics = fs.Apply(r.Diagnostics) // the note, as the linter's is
+	}
+	r.Bound()
 	return r
 }
 
@@ -240,6 +259,7 @@ func (p *Project) Close() ([]linter.FileResult, error) {
 		if u := p.Config.For(p.Config.Path).Apply(p.ignores.Unused()); len(u) > 0 {
 			lint.SortDiagnostics(u)
 			out = append(out, linter.FileResult{Path: p.Config.Path, Protocol: "aoplint", Diagnostics: u})
+			out[len(out)-1].Bound()
 		}
 	}
 	if p.WriteTo != "" {
@@ -249,6 +269,7 @@ func (p *Project) Close() ([]linter.FileResult, error) {
 	} else if p.Baseline != nil {
 		if st := p.Baseline.Stale(p.linted); len(st) > 0 {
 			out = append(out, linter.FileResult{Path: p.Baseline.Path, Protocol: "aoplint", Diagnostics: st})
+			out[len(out)-1].Bound()
 		}
 	}
 	return out, nil

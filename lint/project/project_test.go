@@ -186,3 +186,80 @@ func TestTranscriptCannotSuppress(t *testing.T) {
 		}
 	}
 }
+
+// TestUnusedSuppressionsAreCapped: a directive naming more unknown rules than
+// an input keeps findings gives at most linter.MaxDiagnostics findings and a
+// note that the others were not kept; they count, at the severity the
+// configuration gives GEN-IGNORE-001 (none when it is off). With a stream that
+// already filled the cap, the linter's note and the count grow.
+func TestUnusedSuppressionsAreCapped(t *testing.T) {
+	const names = 3 * linter.MaxDiagnostics
+	var b strings.Builder
+	b.WriteString(`{"aop_version":"2.0.2-C","message_type":"TASK","extensions":{"x_aoplint_ignore":"`)
+	for i := range names {
+		fmt.Fprintf(&b, "NOPE-%d ", i)
+	}
+	b.WriteString(`"}}`)
+	one := b.String()
+	full := strings.Repeat(`{"type":"event:progress","id":"e1","timestamp":"not a time","payload":{}}`+"\n", linter.MaxDiagnostics/2) +
+		`{"type":"event:progress","id":"e1","timestamp":"2026-01-01T00:00:00Z","payload":{"metadata":{"x_aoplint_ignore":"` + strings.Repeat("NOPE ", names) + `"}}}` + "\n"
+	for _, tc := range []struct {
+		name, in, config string
+		want             lint.Severity
+		off              bool
+	}{
+		{"one message", one, "", lint.Warning, false},
+		{"graded", one, "rules: {GEN-IGNORE-001: error}\n", lint.Error, false},
+		{"off", one, "rules: {GEN-IGNORE-001: off}\n", 0, true},
+		{"stream past the cap", full, "", lint.Warning, false},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "in.jsonl")
+		if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := Options{NoConfig: true}
+		if tc.config != "" {
+			o = Options{Config: filepath.Join(dir, ".aoplint.yaml")}
+			if err := os.WriteFile(o.Config, []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := Open(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := linter.LintFile(path, p.Options(path, linter.Options{Workers: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before struct{ e, w int }
+		before.e, before.w, _ = res.Counts()
+		res = p.File(res, "-")
+		if len(res.Diagnostics) > linter.MaxDiagnostics+1 {
+			t.Errorf("%s: %d findings kept, want at most %d and the note", tc.name, len(res.Diagnostics), linter.MaxDiagnostics)
+		}
+		e, w, _ := res.Counts()
+		notes := 0
+		for _, d := range res.Diagnostics {
+			if strings.Contains(d.Message, "were found and not kept") {
+				notes++
+				if res.NotKept == nil || !strings.HasPrefix(d.Message, fmt.Sprint(res.NotKept.Total())+" more") {
+					t.Errorf("%s: note %q, not kept %+v", tc.name, d.Message, res.NotKept)
+				}
+			}
+		}
+		switch {
+		case tc.off:
+			if res.NotKept != nil || notes != 0 || e != before.e || w != before.w {
+				t.Errorf("%s: GEN-IGNORE-001 is off: counts %d/%d (were %d/%d), not kept %+v, notes %d", tc.name, e, w, before.e, before.w, res.NotKept, notes)
+			}
+		case notes != 1:
+			t.Errorf("%s: %d notes that findings were not kept, want 1", tc.name, notes)
+		case tc.want == lint.Error && e != before.e+names:
+			t.Errorf("%s: %d errors, want %d", tc.name, e, before.e+names)
+		case tc.want == lint.Warning && w != before.w+names:
+			t.Errorf("%s: %d warnings, want %d", tc.name, w, before.w+names)
+		}
+	}
+}

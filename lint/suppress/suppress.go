@@ -76,7 +76,7 @@ type Directive struct {
 	// Pointer is the object holding the extension object; "" for the whole
 	// message (message-level findings included).
 	Pointer string
-	used    map[string]bool
+	used    map[string]bool // the rules that dropped a finding (nil: none yet)
 }
 
 func (d *Directive) covers(diag *lint.Diagnostic) bool {
@@ -274,7 +274,7 @@ func fromJSON(root *jsonread.Node, pos *lint.LineIndex, from, to int) []*Directi
 					for _, em := range m.Value.Members {
 						if em.Key == Member {
 							l, c := pos.Position(em.KeyOffset)
-							out = append(out, &Directive{Line: l, Column: c, Rules: ruleList(em.Value), FromLine: from, ToLine: to, Pointer: ptr, used: map[string]bool{}})
+							out = append(out, &Directive{Line: l, Column: c, Rules: ruleList(em.Value), FromLine: from, ToLine: to, Pointer: ptr})
 						}
 					}
 				}
@@ -336,7 +336,7 @@ func fromText(data []byte) []*Directive {
 		}
 		rest, _, _ = strings.Cut(rest, "--")
 		col := bytes.Index(line, []byte(TextMarker)) + 1
-		out = append(out, &Directive{Line: i + 1, Column: col, Rules: splitRules(rest), FromLine: 1, ToLine: 1<<31 - 1, used: map[string]bool{}})
+		out = append(out, &Directive{Line: i + 1, Column: col, Rules: splitRules(rest), FromLine: 1, ToLine: 1<<31 - 1})
 	}
 	return out
 }
@@ -347,33 +347,43 @@ func escape(key string) string {
 
 // ApplyInline drops the findings the directives cover and returns the kept ones,
 // followed by a GEN-IGNORE-001 finding for each rule a directive names that
-// dropped nothing. path is the file's path as reported.
-func ApplyInline(path string, ds []lint.Diagnostic, dirs []*Directive) []lint.Diagnostic {
+// dropped nothing, while the result holds fewer than max findings: the
+// GEN-IGNORE-001 findings past that are only counted (over), never made, so
+// that a line naming a million unknown rules costs what max findings do.
+// path is the file's path as reported.
+func ApplyInline(path string, ds []lint.Diagnostic, dirs []*Directive, max int) (out []lint.Diagnostic, over int) {
 	if len(dirs) == 0 {
-		return ds
+		return ds, 0
 	}
-	out := ds[:0]
+	out = ds[:0]
 	for _, d := range ds {
 		if suppressed(&d, dirs) {
 			continue
 		}
 		out = append(out, d)
 	}
+	report := func(line, col int, format string, args ...any) {
+		if len(out) >= max {
+			over++
+			return
+		}
+		out = append(out, unused(path, line, col, format, args...))
+	}
 	for _, dir := range dirs {
 		if len(dir.Rules) == 0 {
-			out = append(out, unused(path, dir.Line, dir.Column, "%s names no rule: give rule IDs, such as [\"AOP2-LIMIT-001\"]", Member))
+			report(dir.Line, dir.Column, "%s names no rule: give rule IDs, such as [\"AOP2-LIMIT-001\"]", Member)
 			continue
 		}
 		for _, r := range dir.Rules {
 			switch {
 			case lint.LookupRule(r) == nil:
-				out = append(out, unused(path, dir.Line, dir.Column, "suppression of %s: no such rule (aoplint rules lists them)", r))
+				report(dir.Line, dir.Column, "suppression of %s: no such rule (aoplint rules lists them)", r)
 			case !dir.used[canonical(r)]:
-				out = append(out, unused(path, dir.Line, dir.Column, "suppression of %s matches no finding: remove it", canonical(r)))
+				report(dir.Line, dir.Column, "suppression of %s matches no finding: remove it", canonical(r))
 			}
 		}
 	}
-	return out
+	return out, over
 }
 
 func suppressed(d *lint.Diagnostic, dirs []*Directive) bool {
@@ -384,6 +394,9 @@ func suppressed(d *lint.Diagnostic, dirs []*Directive) bool {
 		}
 		for _, r := range dir.Rules {
 			if strings.EqualFold(r, d.Rule) {
+				if dir.used == nil {
+					dir.used = map[string]bool{}
+				}
 				dir.used[d.Rule] = true
 				hit = true
 			}

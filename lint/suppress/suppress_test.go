@@ -52,7 +52,7 @@ func TestStreamDirectivesCoverTheirLine(t *testing.T) {
 		diag("ORCH-BASE-002", 3, "/payload/x"), // another line
 		diag("AOP2-SCHEMA-001", 3, ""),         // root x_ member: not an extension object
 	}
-	got := ApplyInline("f", ds, dirs)
+	got, _ := ApplyInline("f", ds, dirs, 100)
 	if r := rules(got); r != "AOS-RPC-001@/id ORCH-BASE-002@/payload/x AOP2-SCHEMA-001@" {
 		t.Errorf("kept %s", r)
 	}
@@ -68,7 +68,7 @@ func TestWholeFileAndUnused(t *testing.T) {
 	if err != nil || len(dirs) != 2 {
 		t.Fatalf("%v %v", dirs, err)
 	}
-	got := ApplyInline("f", []lint.Diagnostic{diag("AOP2-SCHEMA-001", 3, "/task/category"), diag("AOP2-SCHEMA-001", 2, "/target")}, dirs)
+	got, _ := ApplyInline("f", []lint.Diagnostic{diag("AOP2-SCHEMA-001", 3, "/task/category"), diag("AOP2-SCHEMA-001", 2, "/target")}, dirs, 100)
 	var msgs []string
 	for _, d := range got {
 		msgs = append(msgs, d.Rule+": "+d.Message)

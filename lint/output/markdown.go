@@ -43,7 +43,7 @@ func Markdown(w io.Writer, r *Report) error {
 			}
 			d := &f.Diagnostics[j]
 			fmt.Fprintf(bw, "| `%s:%d:%d` | %s | [%s](%s) | %s |\n", mdCode(pathOf(f, d)), d.Line, d.Column,
-				severityIcon(d.Severity), d.Rule, HelpURI(d.Rule), mdCell(d.Message))
+				severityIcon(d.Severity), mdCell(d.Rule), HelpURI(d.Rule), mdCell(d.Message))
 			rows++
 		}
 	}

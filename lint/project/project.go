@@ -188,28 +188,35 @@ func (p *Project) Options(path string, base linter.Options) linter.Options {
 func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult {
 	fs := p.Config.For(r.Path)
 	ds := fs.Apply(r.Diagnostics)
-	// Unused suppressions past the per-input cap are only counted (over): a
-	// directive naming a million unknown rules must not make a million findings.
+	// Directives are applied as they are read (suppress.Applier), none held,
+	// and unused suppressions past the per-input cap are only counted (over):
+	// a directive naming a million unknown rules must not make a million
+	// findings, nor a million directives a million held.
 	var over int
+	apply := func(each func(func(*suppress.Directive)) error) {
+		a := suppress.NewApplier(r.Path, ds, linter.MaxDiagnostics)
+		if each(a.Add) == nil {
+			ds, over = a.Result()
+		}
+	}
 	switch {
 	case r.Path == stdinName:
 		if p.Stdin != nil && p.Stdin.Complete() {
-			if dirs, err := suppress.Read(bytes.NewReader(p.Stdin.Bytes())); err == nil {
-				ds, over = suppress.ApplyInline(r.Path, ds, dirs, linter.MaxDiagnostics)
-			}
+			apply(func(fn func(*suppress.Directive)) error { return suppress.Each(bytes.NewReader(p.Stdin.Bytes()), fn) })
 		}
 	case r.Marked != nil && !small(r.Path):
 		// Read as JSON lines by the linter, and too large for suppress.Read to
 		// take as one message: the lines it kept are the ones ReadFile would find.
-		var dirs []*suppress.Directive
-		for _, l := range r.Marked.Lines {
-			dirs = append(dirs, suppress.Line(l.Text, l.Line)...)
-		}
-		ds, over = suppress.ApplyInline(r.Path, ds, dirs, linter.MaxDiagnostics)
+		apply(func(fn func(*suppress.Directive)) error {
+			for _, l := range r.Marked.Lines {
+				for _, d := range suppress.Line(l.Text, l.Line) {
+					fn(d)
+				}
+			}
+			return nil
+		})
 	case len(ds) > 0 || small(r.Path):
-		if dirs, err := suppress.ReadFile(r.Path); err == nil {
-			ds, over = suppress.ApplyInline(r.Path, ds, dirs, linter.MaxDiagnostics)
-		}
+		apply(func(fn func(*suppress.Directive)) error { return suppress.EachFile(r.Path, fn) })
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

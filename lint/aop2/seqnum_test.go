@@ -76,3 +76,49 @@ func TestLimitsCompareExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesCompareExactly: AOP2-VALUE-001 (percentages) and AOP2-VALUE-002
+// (implausible limits and counts) judge the number as written, not as a
+// float64: 100.0000000000000001 is 100 there and 1e999999 none.
+func TestValuesCompareExactly(t *testing.T) {
+	prog, err := os.ReadFile("../../fixtures/aop2/valid/spec_6.2_progress_update.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := os.ReadFile("../../fixtures/aop2/valid/spec_2.2_full_task.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(in, rule string) bool {
+		res := linter.LintBytes("m.json", []byte(in), linter.Options{})
+		for _, d := range res.Diagnostics {
+			if d.Rule == rule {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		v    string
+		want bool
+	}{{"100.0000000000000001", true}, {"1e999999", true}, {"-1e-999999", true}, {"100.0", false}, {"60", false}} {
+		in := strings.Replace(string(prog), `"percentage": 60`, `"percentage": `+tc.v, 1)
+		if got := has(in, "AOP2-VALUE-001"); got != tc.want {
+			t.Errorf("percentage %s: AOP2-VALUE-001 %v, want %v", tc.v, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		from, to string
+		want     bool
+	}{
+		{`"attempt": 1`, `"attempt": 0.99999999999999999`, true},
+		{`"attempt": 1`, `"attempt": 1.0`, false},
+		{`"max_retries": 1`, `"max_retries": -1e999999`, true},
+		{`"max_retries": 1`, `"max_retries": -0`, false},
+	} {
+		in := strings.Replace(string(task), tc.from, tc.to, 1)
+		if got := has(in, "AOP2-VALUE-002"); got != tc.want {
+			t.Errorf("%s: AOP2-VALUE-002 %v, want %v", tc.to, got, tc.want)
+		}
+	}
+}

@@ -33,8 +33,8 @@ const TextMarker = "aoplint:ignore"
 //   - aop2 §3: "Any core object MAY have an extensions object" with x_ keys;
 //   - aos: MCP's _meta (params and results) and the spec's metadata records
 //     (Record<string, any> on agents, messages, parts, sessions, ...);
-//   - aof: the run artifacts' metadata object (run.json);
-//   - aop-output: the details file's metadata object;
+//   - aof: the run artifacts' metadata object (run.json), at the top level;
+//   - aop-output: the details file's metadata object, at the top level;
 //   - orchmsg: a payload's metadata object (the ask-user answer): only the
 //     payload's own (containerAt), not a metadata member at the top level or
 //     deeper, which no orchmsg message defines.
@@ -63,7 +63,9 @@ func init() { lint.Register(Unused) }
 // container members hold directives; a protocol not named here has them
 // anywhere.
 var containerAt = map[string]func(ptr string) bool{
-	"orchmsg": func(ptr string) bool { return ptr == "/payload" },
+	"orchmsg":    func(ptr string) bool { return ptr == "/payload" },
+	"aof":        func(ptr string) bool { return ptr == "" }, // run.json's own metadata
+	"aop-output": func(ptr string) bool { return ptr == "" }, // the details file's own
 }
 
 // Directive is one inline suppression: the rules it names, and which findings it

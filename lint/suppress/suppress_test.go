@@ -400,3 +400,31 @@ func derefDirs(ds []*Directive) []Directive {
 	}
 	return out
 }
+
+// TestContainersWhereTheSpecsPutThem: aof's and aop-output's metadata hold
+// directives at the top level only (run.json's, the details file's), orchmsg's
+// in the payload only; aop2's extensions anywhere.
+func TestContainersWhereTheSpecsPutThem(t *testing.T) {
+	ign := `{"x_aoplint_ignore":"AOF-ENV-001"}`
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`{"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","startedAt":"2026-02-09T20:55:00.000Z","status":"running","artifactPaths":{"inputs":"inputs/","work":"work/","output":"output/"},"metadata":` + ign + `}`, []string{""}},
+		{`{"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","startedAt":"2026-02-09T20:55:00.000Z","status":"running","artifactPaths":{"inputs":"inputs/","work":"work/","output":"output/","metadata":` + ign + `},"metadata":{}}`, nil},
+		{`{"type":"event:progress","id":"e","timestamp":"2026-01-01T00:00:00Z","payload":{"x":{"metadata":` + ign + `}}}`, nil},
+		{`{"aop_version":"2.0.2-C","message_type":"TASK","task":{"extensions":` + ign + `}}`, []string{"/task"}},
+	} {
+		dirs, err := Read(strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range dirs {
+			got = append(got, d.Pointer)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: directives at %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

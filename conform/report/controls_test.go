@@ -23,7 +23,7 @@ func hostileReport() *conform.Report {
 	for i := range r.Results {
 		res := &r.Results[i]
 		if res.Verdict == conform.Fail {
-			res.Message = hostile
+			res.Message = hostile + " [link](http://example.invalid/x) ![img](http://example.invalid/i)"
 			res.Expected = "line 1\n" + hostile + "\n"
 			res.Actual = "line 1\nline 2 " + hostile + "\n"
 			res.Lint = append(res.Lint, conform.LintFinding{Seq: 2, Rule: "AOP2-X", Severity: "error", Message: "lint: " + hostile})
@@ -71,6 +71,9 @@ func TestControlCharactersEscaped(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: the agent's text is not shown escaped (%s):\n%s", name, want, out)
 			}
+		}
+		if name == "r.md" && strings.Contains(out, "[link](http") {
+			t.Errorf("r.md: the agent's text makes a link:\n%s", out)
 		}
 		if name == "r.md" {
 			// Its fences are longer than the agent's backticks.

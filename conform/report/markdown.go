@@ -126,8 +126,10 @@ func fence(s string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
+// mdEscape makes the implementation's text inert in Markdown: no table cell
+// ends, no HTML, no emphasis, no link or image ([...](...)), no code span.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`).Replace(s)
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "`", "\\`").Replace(s)
 }
 
 // mdCode puts s in an inline code span (backticks in s lengthen the fence).

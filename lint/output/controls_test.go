@@ -24,7 +24,7 @@ const hostile = "a\x1b[2Jb\x07c\x00d\x1b]0;title\x07e\u009b31mf\x7fg\u202eh\ri\n
 // escaped, one line each. The machine formats stay valid (JSON, SARIF, JUnit
 // XML 1.0).
 func TestControlCharactersEscaped(t *testing.T) {
-	d := lint.Diagnostic{Rule: "GEN-JSON-002", Severity: lint.Error, Spec: "spec " + hostile, Line: 1, Column: 2, Message: "duplicate key " + hostile,
+	d := lint.Diagnostic{Rule: "GEN-JSON-002", Severity: lint.Error, Spec: "spec " + hostile, Line: 1, Column: 2, Message: "duplicate key " + hostile + " [link](http://example.invalid/x)",
 		Related: []lint.Related{{Line: 1, Column: 1, Message: "first " + hostile}}}
 	rep := &Report{Files: []linter.FileResult{{Path: "f" + hostile + ".json", Protocol: "aop2", Messages: 1, Diagnostics: []lint.Diagnostic{d}}}}
 	escaped := `a\x1b[2Jb\ac\x00d\x1b]0;title\ae\u009b31mf\x7fg\u202eh\ri\nj`
@@ -65,6 +65,9 @@ func TestControlCharactersEscaped(t *testing.T) {
 		}
 		if !strings.Contains(out, escaped) {
 			t.Errorf("%s: the message is not shown escaped (%s):\n%s", format, escaped, out)
+		}
+		if format == "markdown" && strings.Contains(out, "[link](http") {
+			t.Errorf("markdown: the message makes a link:\n%s", out)
 		}
 		lines := strings.Count(strings.TrimSuffix(out, "\n"), "\n") + 1
 		if format == "github" && lines != 1 || format == "text" && lines != 2 {

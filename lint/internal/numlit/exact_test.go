@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"regexp"
 	"testing"
 )
 
@@ -110,4 +111,36 @@ func TestCount(t *testing.T) {
 	if _, ok := ParseCount("-0"); !ok {
 		t.Error("-0 is the count 0")
 	}
+}
+
+// FuzzCmp: Cmp never panics, reads exactly JSON's number literals, and agrees
+// with big.Rat on them (exponents of a few digits: big.Rat builds the power);
+// a count's Add agrees too.
+func FuzzCmp(f *testing.F) {
+	for _, s := range [][2]string{{"1", "2"}, {"-0.5e3", "-500"}, {"9007199254740993", "9007199254740992"}, {"1e5", "100000.0"}, {"0.1", "1e-1"}, {"01", "1"}, {"-", "1e"}} {
+		f.Add(s[0], s[1])
+	}
+	number := regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]{1,3})?$`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		c, ok := Cmp(a, b)
+		if !number.MatchString(a) || !number.MatchString(b) {
+			return
+		}
+		x, _ := new(big.Rat).SetString(a)
+		y, _ := new(big.Rat).SetString(b)
+		if !ok || c != x.Cmp(y) {
+			t.Fatalf("Cmp(%s, %s) = %d, %v; big.Rat: %d", a, b, c, ok, x.Cmp(y))
+		}
+		ca, oka := ParseCount(a)
+		cb, okb := ParseCount(b)
+		if oka != (x.IsInt() && x.Sign() >= 0) || okb != (y.IsInt() && y.Sign() >= 0) {
+			t.Fatalf("ParseCount(%s) %v, (%s) %v", a, oka, b, okb)
+		}
+		if oka && okb {
+			sum := new(big.Rat).Add(x, y)
+			if s := ca.Add(cb).String(5000); s != sum.Num().String() {
+				t.Fatalf("%s + %s = %s, want %s", a, b, s, sum.Num())
+			}
+		}
+	})
 }

@@ -247,11 +247,11 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 		ds = []lint.Diagnostic{}
 	}
 	r.Diagnostics = ds
-	if notKept.Total() > 0 {
-		r.AddNotKept(notKept)
-		r.Diagnostics = fs.Apply(r.Diagnostics) // the note, as the linter's is
-	}
 	r.Bound()
+	r.AddNotKept(notKept)
+	if r.NotKept != nil {
+		r.Diagnostics = fs.Apply(r.Diagnostics) // a new note, as the linter's is
+	}
 	return r
 }
 

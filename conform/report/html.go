@@ -13,6 +13,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/internal/safetext"
 )
 
 // maxHTMLRecords bounds the transcript records shown per scenario; maxHTMLMsg the
@@ -248,7 +249,15 @@ func HTML(w io.Writer, r *conform.Report) error {
 		}
 		d.Scenarios = append(d.Scenarios, hs)
 	}
-	return htmlPage.Execute(w, d)
+	// html/template escapes markup; control characters of what the
+	// implementation wrote are escaped visibly too (safetext), as in the text
+	// report: the page is read in terminals and editors as well as browsers.
+	var page bytes.Buffer
+	if err := htmlPage.Execute(&page, d); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, safetext.Block(page.String()))
+	return err
 }
 
 // htmlCompare renders expected and actual for the labelled blocks: structured

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/internal/safetext"
 )
 
 // Markdown writes a CI step summary in the order of the terminal report: the
@@ -75,7 +76,7 @@ func Markdown(w io.Writer, r *conform.Report) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "%s\n", wrap(SummaryLine(r), Width, "", ""))
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, safetext.Block(b.String())) // as Text
 	return err
 }
 
@@ -92,7 +93,9 @@ func mdProblem(b *strings.Builder, r *conform.Report, bl Block) {
 	if res.Expected != "" || res.Actual != "" {
 		exp, act, mode := compare(res.Expected, res.Actual)
 		if mode == diffLines {
-			fmt.Fprintf(b, "Expected (-) vs actual (+):\n\n```diff\n%s```\n\n", unifiedDiff(exp, act))
+			diff := unifiedDiff(exp, act)
+			f := fence(diff)
+			fmt.Fprintf(b, "Expected (-) vs actual (+):\n\n%sdiff\n%s%s\n\n", f, diff, f)
 		} else {
 			b.WriteString(wrap("- expected: "+mdCode(oneLine(exp)), Width, "", "  ") + "\n")
 			b.WriteString(wrap("- actual: "+mdCode(oneLine(act)), Width, "", "  ") + "\n\n")
@@ -110,12 +113,30 @@ func mdProblem(b *strings.Builder, r *conform.Report, bl Block) {
 		}
 	}
 	if res.Rerun != "" {
-		fmt.Fprintf(b, "Rerun:\n\n```sh\n%s\n```\n\n", res.Rerun)
+		f := fence(res.Rerun)
+		fmt.Fprintf(b, "Rerun:\n\n%ssh\n%s\n%s\n\n", f, res.Rerun, f)
 	}
 }
 
+// fence is a code fence longer than every run of backticks in s: a line of
+// the implementation's output cannot close the block and write Markdown.
+func fence(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// mdEscape makes the implementation's text inert in Markdown: no table cell
+// ends, no HTML, no emphasis, no link or image ([...](...)), no code span.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`).Replace(s)
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "`", "\\`").Replace(s)
 }
 
 // mdCode puts s in an inline code span (backticks in s lengthen the fence).

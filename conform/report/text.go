@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/internal/safetext"
 )
 
 // Text writes the terminal report in the order a reader needs it: the verdict, the
@@ -46,7 +47,10 @@ func Text(w io.Writer, r *conform.Report) error {
 		fmt.Fprintf(&b, "\ntranscripts: %s\n", r.OutDir)
 	}
 	b.WriteString(VerdictLine(r) + "\n")
-	_, err := io.WriteString(w, b.String())
+	// What the implementation wrote (messages, expected and actual values,
+	// lint findings of its output) reaches no terminal as control characters:
+	// the lines are the report's own, every other control is escaped.
+	_, err := io.WriteString(w, safetext.Block(b.String()))
 	return err
 }
 

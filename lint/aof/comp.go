@@ -2,6 +2,7 @@ package aof
 
 import (
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/numlit"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -48,14 +49,38 @@ func checkBlockers(p *lint.Pass) {
 func checkTests(p *lint.Pass) {
 	base := payloadBase(p.Msg.Kind)
 	tests := p.Member(base).Get("tests")
-	total, ok1 := tests.Get("total").Int()
-	passed, ok2 := tests.Get("passed").Int()
-	failed, ok3 := tests.Get("failed").Int()
+	totalN, passedN, failedN := tests.Get("total"), tests.Get("passed"), tests.Get("failed")
+	total, ok1 := count(totalN)
+	passed, ok2 := count(passedN)
+	failed, ok3 := count(failedN)
 	if !ok1 || !ok2 || !ok3 {
-		return // schema: required / type
+		return // schema: required / type / minimum
 	}
-	if passed+failed > total {
-		p.Reportf(base+"/tests", "tests.passed (%d) + tests.failed (%d) = %d exceeds tests.total (%d): total counts every test, passed and failed among them",
-			passed, failed, passed+failed, total)
+	// Exactly, not as float64: 2^53+1 is 2^53 there, and 1e999999 is no float64.
+	sum := passed.Add(failed)
+	if sum.Cmp(total) > 0 {
+		eq := ""
+		if s := sum.String(40); s != "" {
+			eq = " = " + s
+		}
+		p.Reportf(base+"/tests", "tests.passed (%s) + tests.failed (%s)%s exceeds tests.total (%s): total counts every test, passed and failed among them",
+			shortLit(passedN.Str), shortLit(failedN.Str), eq, shortLit(totalN.Str))
 	}
+}
+
+// shortLit is a number literal for a message: cut past 40 characters.
+func shortLit(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return s[:20] + "..." + s[len(s)-17:]
+}
+
+// count reads a count exactly (numlit.ParseCount); ok is false for a node that
+// is no integer number of at least 0.
+func count(n *jsonread.Node) (numlit.Count, bool) {
+	if n == nil || n.Kind != jsonread.Number {
+		return numlit.Count{}, false
+	}
+	return numlit.ParseCount(n.Str)
 }

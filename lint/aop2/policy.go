@@ -2,6 +2,7 @@ package aop2
 
 import (
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/numlit"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
@@ -59,9 +60,8 @@ func checkBudgetConstraints(p *lint.Pass) {
 	}
 	for _, key := range []string{"max_cost_usd", "max_tokens"} {
 		cn, bn := c.Get(key), b.Get(key)
-		cv, cok := cn.Float()
-		bv, bok := bn.Float()
-		if cok && bok && cv != bv {
+		// Exactly (numlit.Cmp): 2^53+1 and 2^53 tokens are one float64.
+		if c, ok := cmpNumbers(cn, bn); ok && c != 0 {
 			p.Reportf(ptr("/task/budgets", key), "task.budgets.%s %s disagrees with task.constraints.%s %s: it is unclear which limit raises E_COST_LIMIT_EXCEEDED; set them equal or keep one", key, bn.Str, key, cn.Str)
 		}
 	}
@@ -87,4 +87,13 @@ func checkFallbackTriggers(p *lint.Pass) {
 			p.Reportf(at, "fallback_trigger %s is not one of %s (§9)", describe(t), quoteList(fallbackTriggers))
 		}
 	}
+}
+
+// cmpNumbers compares two number nodes exactly; ok is false unless both are
+// numbers.
+func cmpNumbers(a, b *jsonread.Node) (int, bool) {
+	if a == nil || b == nil || a.Kind != jsonread.Number || b.Kind != jsonread.Number {
+		return 0, false
+	}
+	return numlit.Cmp(a.Str, b.Str)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/numlit"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -225,7 +226,6 @@ func defined(ids map[string]bool) string {
 
 type budget struct {
 	id                 string
-	cost, tokens       float64
 	hasCost, hasTokens bool
 	costW, tokW        limitWitness
 }
@@ -243,15 +243,35 @@ func (w limitWitness) related(id string) lint.Related {
 
 type budgetChecker struct{ tasks table[budget] }
 
+// over reports whether the number n is over the limit w sets, compared
+// exactly (numlit.Cmp): as float64, 2^53+1 tokens are not over a limit of 2^53,
+// and 1e999999 is no number.
+func over(n *jsonread.Node, w *limitWitness) bool {
+	if n == nil || n.Kind != jsonread.Number {
+		return false
+	}
+	c, ok := numlit.Cmp(n.Str, w.text.String())
+	return ok && c > 0
+}
+
+// shown is the limit for a message, as written (cut past 40 characters).
+func (w *limitWitness) shown() string {
+	s := w.text.String()
+	if len(s) > 40 {
+		s = s[:20] + "..." + s[len(s)-17:]
+	}
+	return s
+}
+
 // limitOf reads task.budgets.<key>, else task.constraints.<key>.
-func limitOf(m *lint.Message, root *jsonread.Node, key string) (float64, bool, limitWitness) {
+func limitOf(m *lint.Message, root *jsonread.Node, key string) (bool, limitWitness) {
 	for _, where := range []string{"budgets", "constraints"} {
 		n := root.Path("task", where, key)
-		if f, ok := n.Float(); ok {
-			return f, true, limitWitness{at: markNode(m, n, limitPointer(where, key)), where: where, key: key, text: ownNum(n.Str)}
+		if n != nil && n.Kind == jsonread.Number { // compared as written (over)
+			return true, limitWitness{at: markNode(m, n, limitPointer(where, key)), where: where, key: key, text: ownNum(n.Str)}
 		}
 	}
-	return 0, false, limitWitness{}
+	return false, limitWitness{}
 }
 
 // limitPointer is ptr("/task", where, key), made once for the limits read here.
@@ -279,8 +299,8 @@ func (c *budgetChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		b := budget{id: v.taskID}
-		b.cost, b.hasCost, b.costW = limitOf(p.Msg, v.root, "max_cost_usd")
-		b.tokens, b.hasTokens, b.tokW = limitOf(p.Msg, v.root, "max_tokens")
+		b.hasCost, b.costW = limitOf(p.Msg, v.root, "max_cost_usd")
+		b.hasTokens, b.tokW = limitOf(p.Msg, v.root, "max_tokens")
 		if b.hasCost || b.hasTokens {
 			*track(p, &c.tasks, v.key) = b
 		}
@@ -291,11 +311,11 @@ func (c *budgetChecker) observe(p *lint.Pass, v *view) {
 			return
 		}
 		ct := v.root.Get("cost_tracking")
-		if cost, ok := ct.Get("actual_cost_usd").Float(); ok && b.hasCost && cost > b.cost {
-			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/actual_cost_usd", []lint.Related{b.costW.related(b.id)}, "actual_cost_usd %s is over the task's max_cost_usd %g: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("actual_cost_usd").Str, b.cost)
+		if b.hasCost && over(ct.Get("actual_cost_usd"), &b.costW) {
+			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/actual_cost_usd", []lint.Related{b.costW.related(b.id)}, "actual_cost_usd %s is over the task's max_cost_usd %s: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("actual_cost_usd").Str, b.costW.shown())
 		}
-		if out, ok := ct.Get("tokens_output").Float(); ok && b.hasTokens && out > b.tokens {
-			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/tokens_output", []lint.Related{b.tokW.related(b.id)}, "tokens_output %s is over the task's max_tokens %g, the most tokens the model may generate: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("tokens_output").Str, b.tokens)
+		if b.hasTokens && over(ct.Get("tokens_output"), &b.tokW) {
+			p.ReportRelatedf(p.Rule.Severity, "/cost_tracking/tokens_output", []lint.Related{b.tokW.related(b.id)}, "tokens_output %s is over the task's max_tokens %s, the most tokens the model may generate: E_COST_LIMIT_EXCEEDED (§12); stop at the budget and report it", ct.Get("tokens_output").Str, b.tokW.shown())
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -141,6 +142,67 @@ func (r *FileResult) Counts() (errs, warns, infos int) {
 		}
 	}
 	return
+}
+
+// NotKeptNote is the finding that says how many diagnostics of an input were
+// found past MaxDiagnostics and not kept (c counts them).
+func NotKeptNote(path string, c SeverityCounts) lint.Diagnostic {
+	return lint.Diagnostic{Path: path, Rule: generic.Size.ID, Severity: lint.Info, Spec: generic.Size.Spec,
+		Message: fmt.Sprintf("%d more diagnostics were found and not kept (limit %d per input): %d errors, %d warnings, %d infos; they count towards the summary and the exit code",
+			c.Total(), MaxDiagnostics, c.Errors, c.Warnings, c.Infos)}
+}
+
+// AddNotKept counts c more diagnostics of r as found and not kept, and says so
+// in r's note (NotKeptNote), which replaces the one r had: for what is found
+// after the linter (unused suppressions, stale baseline entries), which goes
+// through the same cap.
+func (r *FileResult) AddNotKept(c SeverityCounts) {
+	if c.Total() == 0 {
+		return
+	}
+	r.dropNote()
+	sum := c
+	if r.NotKept != nil {
+		sum = SeverityCounts{Errors: sum.Errors + r.NotKept.Errors, Warnings: sum.Warnings + r.NotKept.Warnings, Infos: sum.Infos + r.NotKept.Infos}
+	}
+	r.NotKept = &sum
+	r.Diagnostics = append(r.Diagnostics, NotKeptNote(r.Path, sum))
+}
+
+// dropNote removes r's not-kept note from its diagnostics; it reports whether
+// r had one there.
+func (r *FileResult) dropNote() bool {
+	if r.NotKept == nil {
+		return false
+	}
+	note := NotKeptNote(r.Path, *r.NotKept)
+	for i, d := range r.Diagnostics {
+		if d.Rule == note.Rule && d.Line == 0 && d.Message == note.Message {
+			r.Diagnostics = append(r.Diagnostics[:i:i], r.Diagnostics[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Bound keeps at most MaxDiagnostics of r's diagnostics (the not-kept note
+// aside), those first in order (lint.SortDiagnostics), and counts the others
+// as not kept (AddNotKept).
+func (r *FileResult) Bound() {
+	if len(r.Diagnostics) <= MaxDiagnostics {
+		return
+	}
+	if r.dropNote() && len(r.Diagnostics) == MaxDiagnostics {
+		r.Diagnostics = append(r.Diagnostics, NotKeptNote(r.Path, *r.NotKept))
+		return
+	}
+	lint.SortDiagnostics(r.Diagnostics)
+	var c SeverityCounts
+	for _, d := range r.Diagnostics[MaxDiagnostics:] {
+		c.Add(d.Severity)
+	}
+	r.Diagnostics = slices.Clip(r.Diagnostics[:MaxDiagnostics])
+	r.AddNotKept(c)
 }
 
 // DirLinter lints a directory as a whole (an AOF data directory).

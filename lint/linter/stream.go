@@ -169,9 +169,7 @@ func (s *stream) result() FileResult {
 	lint.SortDiagnostics(s.diags)
 	var notKept *SeverityCounts
 	if n := s.dropped.Total(); n > 0 {
-		s.diags = append(s.diags, lint.Diagnostic{Path: s.path, Rule: generic.Size.ID, Severity: lint.Info, Spec: generic.Size.Spec,
-			Message: fmt.Sprintf("%d more diagnostics were found and not kept (limit %d per input): %d errors, %d warnings, %d infos; they count towards the summary and the exit code",
-				n, MaxDiagnostics, s.dropped.Errors, s.dropped.Warnings, s.dropped.Infos)})
+		s.diags = append(s.diags, NotKeptNote(s.path, s.dropped))
 		c := s.dropped
 		notKept = &c
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/numlit"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -62,10 +63,12 @@ func init() { lint.Register(PayloadProgress, PayloadPriority, PayloadEnum, Paylo
 
 func checkProgress(p *lint.Pass) {
 	n := p.Msg.Root.Path("payload", "progress")
-	f, ok := n.Float()
-	if !ok || (f >= 0 && f <= 1) {
+	// Exactly (numlit): 1.0000000000000001 is 1 as a float64, and 1e999999 no
+	// float64 at all.
+	if in, ok := within(n, "0", "1"); !ok || in {
 		return
 	}
+	f, _ := n.Float() // for the hint (±Inf past float64's range: none)
 	hint := ""
 	if f > 1 && f <= 100 {
 		hint = fmt.Sprintf(", such as %g for %g%%", f/100, f)
@@ -92,8 +95,10 @@ func checkPriorityAt(p *lint.Pass, n *jsonread.Node, i int) {
 	if n == nil || n.Kind == jsonread.Null {
 		return
 	}
-	v, isInt := n.Int()
-	if n.Kind != jsonread.String && isInt && v >= 1 && v <= 5 {
+	// Exactly (numlit): 5.0000000000000001 is 5 as a float64, and 1e999999
+	// is an integer but no float64.
+	isInt := n.Kind == jsonread.Number && numlit.IsInteger(n.Str)
+	if in, _ := within(n, "1", "5"); in && isInt {
 		return
 	}
 	ptr := "/payload/task/priority"
@@ -109,7 +114,7 @@ func checkPriorityAt(p *lint.Pass, n *jsonread.Node, i int) {
 	case !isInt:
 		p.Reportf(ptr, "priority %s must be an integer from 1 to 5, such as 2", n.Str)
 	default:
-		p.ReportSevf(lint.Warning, ptr, "priority %d is outside 1..5, the range the orchestrator ranks", v)
+		p.ReportSevf(lint.Warning, ptr, "priority %s is outside 1..5, the range the orchestrator ranks", n.Str)
 	}
 	p.Claim(ptr)
 }
@@ -214,13 +219,18 @@ func checkMillis(p *lint.Pass) {
 		ptr = "/payload/timeout"
 	}
 	n := p.Member(ptr) // member names only: a Get each
-	f, ok := n.Float()
+	if n == nil || n.Kind != jsonread.Number {
+		return
+	}
+	sign, ok := numlit.Cmp(n.Str, "0") // exactly: -1e999999 is no float64
+	under, _ := numlit.Cmp(n.Str, "1000")
+	f, _ := n.Float() // for the hint
 	switch {
 	case !ok:
-	case f < 0:
+	case sign < 0:
 		p.ReportSevf(lint.Error, ptr, "%s %s is negative: it is a duration in milliseconds", ptr[len("/payload/"):], n.Str)
 		p.Claim(ptr)
-	case f > 0 && f < 1000:
+	case sign > 0 && under < 0:
 		p.Reportf(ptr, "%s %s is in milliseconds, so this is under a second; for %s seconds write %g", ptr[len("/payload/"):], n.Str, n.Str, f*1000)
 	}
 }
@@ -231,4 +241,15 @@ func items(n *jsonread.Node) []*jsonread.Node {
 		return nil
 	}
 	return n.Items
+}
+
+// within reports whether the number n lies in lo..hi, compared exactly
+// (numlit.Cmp); ok is false when n is no number (or one numlit does not read).
+func within(n *jsonread.Node, lo, hi string) (in, ok bool) {
+	if n == nil || n.Kind != jsonread.Number {
+		return false, false
+	}
+	a, ok1 := numlit.Cmp(n.Str, lo)
+	b, ok2 := numlit.Cmp(n.Str, hi)
+	return a >= 0 && b <= 0, ok1 && ok2
 }

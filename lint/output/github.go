@@ -25,15 +25,18 @@ func GitHub(w io.Writer, r *Report) error {
 			case lint.Warning:
 				cmd = "warning"
 			}
-			msg := d.Message
+			// What the input wrote is escaped (SafeText): a runner's log and a
+			// terminal show no control character of it; the newlines before
+			// related places are the annotation's own.
+			msg := SafeText(d.Message)
 			if d.Spec != "" {
-				msg += " (" + d.Spec + ")"
+				msg += " (" + SafeText(d.Spec) + ")"
 			}
 			for _, rel := range d.Related {
-				msg += fmt.Sprintf("\nrelated: line %d: %s", rel.Line, rel.Message)
+				msg += fmt.Sprintf("\nrelated: line %d: %s", rel.Line, SafeText(rel.Message))
 			}
 			fmt.Fprintf(bw, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd,
-				ghProperty(pathOf(f, d)), d.Line, d.Column, ghProperty(d.Rule), ghData(msg))
+				ghProperty(SafeText(pathOf(f, d))), d.Line, d.Column, ghProperty(SafeText(d.Rule)), ghData(msg))
 		}
 	}
 	return bw.Flush()

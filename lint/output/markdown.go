@@ -43,7 +43,7 @@ func Markdown(w io.Writer, r *Report) error {
 			}
 			d := &f.Diagnostics[j]
 			fmt.Fprintf(bw, "| `%s:%d:%d` | %s | [%s](%s) | %s |\n", mdCode(pathOf(f, d)), d.Line, d.Column,
-				severityIcon(d.Severity), d.Rule, HelpURI(d.Rule), mdCell(d.Message))
+				severityIcon(d.Severity), mdCell(d.Rule), HelpURI(d.Rule), mdCell(d.Message))
 			rows++
 		}
 	}
@@ -67,9 +67,9 @@ func severityIcon(s lint.Severity) string {
 }
 
 // mdCell makes text safe in a table cell: no line breaks, no column separators, no
-// HTML, unprintable characters escaped.
+// HTML, no link or image ([...](...)), no code span, unprintable characters escaped.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ").Replace(SafeText(s))
+	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\r", " ", "\n", " ", "[", `\[`, "]", `\]`, "`", "\\`").Replace(SafeText(s))
 }
 
 // mdCode makes text safe inside a code span.

@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/aopkit/aopkit/internal/safetext"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/linter"
 )
@@ -63,50 +60,14 @@ func severityText(s lint.Severity, color bool) string {
 	return c + s.String() + ansiReset
 }
 
-// printable says whether r may reach a terminal as it is.
-func printable(r rune) bool { return r != utf8.RuneError && unicode.IsPrint(r) }
-
-// SafePath returns p as it is when every character is printable, else Go-quoted.
-func SafePath(p string) string {
-	if !utf8.ValidString(p) {
-		return strconv.Quote(p)
-	}
-	for _, r := range p {
-		if !printable(r) {
-			return strconv.Quote(p)
-		}
-	}
-	return p
-}
+// SafePath returns p as it is when every character is printable, else Go-quoted
+// (safetext.Path).
+func SafePath(p string) string { return safetext.Path(p) }
 
 // SafeText escapes the unprintable characters of s (control characters, escapes,
-// bidirectional overrides, invalid UTF-8) the way Go quotes them, and keeps the rest.
-func SafeText(s string) string {
-	clean := utf8.ValidString(s)
-	if clean {
-		for _, r := range s {
-			if !printable(r) {
-				clean = false
-				break
-			}
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if printable(r) {
-			b.WriteString(s[i : i+n])
-		} else {
-			q := strconv.Quote(s[i : i+n])
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += n
-	}
-	return b.String()
-}
+// bidirectional overrides, invalid UTF-8) the way Go quotes them, and keeps the
+// rest (safetext.Line).
+func SafeText(s string) string { return safetext.Line(s) }
 
 // SummaryLine is what the text format prints at the end (on stderr).
 func SummaryLine(s Summary) string {

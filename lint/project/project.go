@@ -188,25 +188,35 @@ func (p *Project) Options(path string, base linter.Options) linter.Options {
 func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult {
 	fs := p.Config.For(r.Path)
 	ds := fs.Apply(r.Diagnostics)
+	// Directives are applied as they are read (suppress.Applier), none held,
+	// and unused suppressions past the per-input cap are only counted (over):
+	// a directive naming a million unknown rules must not make a million
+	// findings, nor a million directives a million held.
+	var over int
+	apply := func(each func(func(*suppress.Directive)) error) {
+		a := suppress.NewApplier(r.Path, ds, linter.MaxDiagnostics)
+		if each(a.Add) == nil {
+			ds, over = a.Result()
+		}
+	}
 	switch {
 	case r.Path == stdinName:
 		if p.Stdin != nil && p.Stdin.Complete() {
-			if dirs, err := suppress.Read(bytes.NewReader(p.Stdin.Bytes())); err == nil {
-				ds = suppress.ApplyInline(r.Path, ds, dirs)
-			}
+			apply(func(fn func(*suppress.Directive)) error { return suppress.Each(bytes.NewReader(p.Stdin.Bytes()), fn) })
 		}
 	case r.Marked != nil && !small(r.Path):
 		// Read as JSON lines by the linter, and too large for suppress.Read to
 		// take as one message: the lines it kept are the ones ReadFile would find.
-		var dirs []*suppress.Directive
-		for _, l := range r.Marked.Lines {
-			dirs = append(dirs, suppress.Line(l.Text, l.Line)...)
-		}
-		ds = suppress.ApplyInline(r.Path, ds, dirs)
+		apply(func(fn func(*suppress.Directive)) error {
+			for _, l := range r.Marked.Lines {
+				for _, d := range suppress.Line(l.Text, l.Line) {
+					fn(d)
+				}
+			}
+			return nil
+		})
 	case len(ds) > 0 || small(r.Path):
-		if dirs, err := suppress.ReadFile(r.Path); err == nil {
-			ds = suppress.ApplyInline(r.Path, ds, dirs)
-		}
+		apply(func(fn func(*suppress.Directive)) error { return suppress.EachFile(r.Path, fn) })
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -216,6 +226,17 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 	p.linted = append(p.linted, r.Path)
 	ds = p.ignores.Apply(r.Path, ds)
 	ds = fs.Apply(ds) // GEN-IGNORE-001 may be turned off or re-graded too
+	var notKept linter.SeverityCounts
+	if over > 0 {
+		// The ones not made are what the ones made are: dropped by the same
+		// ignore entry or rule setting, or counted at the severity set.
+		probe := []lint.Diagnostic{{Path: r.Path, Rule: suppress.Unused.ID, Severity: suppress.Unused.Severity, Spec: suppress.Unused.Spec}}
+		if kept := fs.Apply(p.ignores.Apply(r.Path, probe)); len(kept) == 1 {
+			for range over {
+				notKept.Add(kept[0].Severity)
+			}
+		}
+	}
 	switch {
 	case p.WriteTo != "":
 		p.toWrite = append(p.toWrite, baseline.File{Path: r.Path, Diagnostics: append([]lint.Diagnostic(nil), ds...)})
@@ -226,6 +247,11 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 		ds = []lint.Diagnostic{}
 	}
 	r.Diagnostics = ds
+	r.Bound()
+	r.AddNotKept(notKept)
+	if r.NotKept != nil {
+		r.Diagnostics = fs.Apply(r.Diagnostics) // a new note, as the linter's is
+	}
 	return r
 }
 
@@ -240,6 +266,7 @@ func (p *Project) Close() ([]linter.FileResult, error) {
 		if u := p.Config.For(p.Config.Path).Apply(p.ignores.Unused()); len(u) > 0 {
 			lint.SortDiagnostics(u)
 			out = append(out, linter.FileResult{Path: p.Config.Path, Protocol: "aoplint", Diagnostics: u})
+			out[len(out)-1].Bound()
 		}
 	}
 	if p.WriteTo != "" {
@@ -249,6 +276,7 @@ func (p *Project) Close() ([]linter.FileResult, error) {
 	} else if p.Baseline != nil {
 		if st := p.Baseline.Stale(p.linted); len(st) > 0 {
 			out = append(out, linter.FileResult{Path: p.Baseline.Path, Protocol: "aoplint", Diagnostics: st})
+			out[len(out)-1].Bound()
 		}
 	}
 	return out, nil

@@ -146,3 +146,122 @@ func derefs(ds []*suppress.Directive) []suppress.Directive {
 	}
 	return out
 }
+
+// TestTranscriptCannotSuppress: aoplint on a transcript aopconform wrote reports
+// the errors of an agent message whose metadata names them in x_aoplint_ignore
+// (at the top level and in the payload): the verdict is aopconform's.
+func TestTranscriptCannotSuppress(t *testing.T) {
+	ign := `{"x_aoplint_ignore":["ORCH-BASE-002","ORCH-SCHEMA-001"]}`
+	msg := `{"type":"event:progress","id":"e1","timestamp":"not a time","payload":{"percent":1,"metadata":` + ign + `},"metadata":` + ign + `}`
+	in := `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00.000Z","from":"agent","protocol":"orchmsg","stream":"stdout","session":"s","msg":` + msg + "}\n" +
+		`{"aopkit":"transcript/1","seq":2,"at":"2026-01-01T00:00:01.000Z","from":"harness","session":"s","event":"agent-exit","detail":{"code":0}}` + "\n"
+	for _, name := range []string{"t.jsonl", "big.jsonl"} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Open(Options{NoConfig: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := linter.LintFile(path, p.Options(path, linter.Options{Workers: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "big.jsonl" {
+			if res.Marked == nil {
+				t.Fatal("the stream kept no marked lines")
+			}
+			if err := os.Truncate(path, suppress.MaxWhole+1); err != nil { // read the marked lines, not the file
+				t.Fatal(err)
+			}
+		}
+		res = p.File(res, "-")
+		seen := map[string]bool{}
+		for _, d := range res.Diagnostics {
+			seen[d.Rule] = true
+		}
+		if !seen["ORCH-BASE-002"] || !seen["ORCH-SCHEMA-001"] || seen[suppress.Unused.ID] {
+			t.Errorf("%s: want ORCH-BASE-002 and ORCH-SCHEMA-001 reported, no GEN-IGNORE-001: %+v", name, res.Diagnostics)
+		}
+	}
+}
+
+// TestUnusedSuppressionsAreCapped: a directive naming more unknown rules than
+// an input keeps findings gives at most linter.MaxDiagnostics findings and a
+// note that the others were not kept; they count, at the severity the
+// configuration gives GEN-IGNORE-001 (none when it is off). With a stream that
+// already filled the cap, the linter's note and the count grow.
+func TestUnusedSuppressionsAreCapped(t *testing.T) {
+	const names = 3 * linter.MaxDiagnostics
+	var b strings.Builder
+	b.WriteString(`{"aop_version":"2.0.2-C","message_type":"TASK","extensions":{"x_aoplint_ignore":"`)
+	for i := range names {
+		fmt.Fprintf(&b, "NOPE-%d ", i)
+	}
+	b.WriteString(`"}}`)
+	one := b.String()
+	full := strings.Repeat(`{"type":"event:progress","id":"e1","timestamp":"not a time","payload":{}}`+"\n", linter.MaxDiagnostics/2) +
+		`{"type":"event:progress","id":"e1","timestamp":"2026-01-01T00:00:00Z","payload":{"metadata":{"x_aoplint_ignore":"` + strings.Repeat("NOPE ", names) + `"}}}` + "\n"
+	for _, tc := range []struct {
+		name, in, config string
+		want             lint.Severity
+		off              bool
+		notes            int // notes that findings were not kept
+	}{
+		{"one message", one, "", lint.Warning, false, 1},
+		{"graded", one, "rules: {GEN-IGNORE-001: error}\n", lint.Error, false, 1},
+		{"off", one, "rules: {GEN-IGNORE-001: off}\n", 0, true, 0},
+		{"stream past the cap", full, "", lint.Warning, false, 1},
+		{"its note off", full, "rules: {GEN-SIZE-001: off}\n", lint.Warning, false, 0},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "in.jsonl")
+		if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := Options{NoConfig: true}
+		if tc.config != "" {
+			o = Options{Config: filepath.Join(dir, ".aoplint.yaml")}
+			if err := os.WriteFile(o.Config, []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := Open(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := linter.LintFile(path, p.Options(path, linter.Options{Workers: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before struct{ e, w int }
+		before.e, before.w, _ = res.Counts()
+		res = p.File(res, "-")
+		if len(res.Diagnostics) > linter.MaxDiagnostics+1 {
+			t.Errorf("%s: %d findings kept, want at most %d and the note", tc.name, len(res.Diagnostics), linter.MaxDiagnostics)
+		}
+		e, w, _ := res.Counts()
+		notes := 0
+		for _, d := range res.Diagnostics {
+			if strings.Contains(d.Message, "were found and not kept") {
+				notes++
+				if res.NotKept == nil || !strings.HasPrefix(d.Message, fmt.Sprint(res.NotKept.Total())+" more") {
+					t.Errorf("%s: note %q, not kept %+v", tc.name, d.Message, res.NotKept)
+				}
+			}
+		}
+		switch {
+		case tc.off:
+			if res.NotKept != nil || notes != 0 || e != before.e || w != before.w {
+				t.Errorf("%s: GEN-IGNORE-001 is off: counts %d/%d (were %d/%d), not kept %+v, notes %d", tc.name, e, w, before.e, before.w, res.NotKept, notes)
+			}
+		case notes != tc.notes:
+			t.Errorf("%s: %d notes that findings were not kept, want %d", tc.name, notes, tc.notes)
+		case tc.want == lint.Error && e != before.e+names:
+			t.Errorf("%s: %d errors, want %d", tc.name, e, before.e+names)
+		case tc.want == lint.Warning && w != before.w+names:
+			t.Errorf("%s: %d warnings, want %d", tc.name, w, before.w+names)
+		}
+	}
+}

@@ -3,6 +3,11 @@
 // "aoplint:ignore" line in an aop-output report), and by configuration (path, rule
 // and JSON Pointer). A suppression that drops nothing is itself reported
 // (GEN-IGNORE-001), like golangci-lint's nolintlint.
+//
+// Only the repository suppresses: a transcript/1 record (what aopconform wrote
+// of an implementation under test) holds no directive, whatever its message
+// says, and "aoplint:ignore" lines count only in a file that is an aop-output
+// report, never in a JSON-lines file's log lines.
 package suppress
 
 import (
@@ -28,9 +33,11 @@ const TextMarker = "aoplint:ignore"
 //   - aop2 §3: "Any core object MAY have an extensions object" with x_ keys;
 //   - aos: MCP's _meta (params and results) and the spec's metadata records
 //     (Record<string, any> on agents, messages, parts, sessions, ...);
-//   - aof: the run artifacts' metadata object (run.json);
-//   - aop-output: the details file's metadata object;
-//   - orchmsg: a payload's metadata object (the ask-user answer).
+//   - aof: the run artifacts' metadata object (run.json), at the top level;
+//   - aop-output: the details file's metadata object, at the top level;
+//   - orchmsg: a payload's metadata object (the ask-user answer): only the
+//     payload's own (containerAt), not a metadata member at the top level or
+//     deeper, which no orchmsg message defines.
 var Containers = map[string][]string{
 	"aop2":       {"extensions"},
 	"aos":        {"_meta", "metadata"},
@@ -52,6 +59,15 @@ var Unused = &lint.Rule{
 
 func init() { lint.Register(Unused) }
 
+// containerAt limits, per protocol, the objects (by JSON Pointer) whose
+// container members hold directives; a protocol not named here has them
+// anywhere.
+var containerAt = map[string]func(ptr string) bool{
+	"orchmsg":    func(ptr string) bool { return ptr == "/payload" },
+	"aof":        func(ptr string) bool { return ptr == "" }, // run.json's own metadata
+	"aop-output": func(ptr string) bool { return ptr == "" }, // the details file's own
+}
+
 // Directive is one inline suppression: the rules it names, and which findings it
 // covers (those on the lines of its message at or below its pointer).
 type Directive struct {
@@ -62,7 +78,6 @@ type Directive struct {
 	// Pointer is the object holding the extension object; "" for the whole
 	// message (message-level findings included).
 	Pointer string
-	used    map[string]bool
 }
 
 func (d *Directive) covers(diag *lint.Diagnostic) bool {
@@ -78,12 +93,20 @@ func (d *Directive) covers(diag *lint.Diagnostic) bool {
 // ReadFile reads the inline suppressions of a file. A file without the member
 // name or the marker costs one read and a byte search.
 func ReadFile(path string) ([]*Directive, error) {
+	var out []*Directive
+	err := EachFile(path, func(d *Directive) { out = append(out, d) })
+	return out, err
+}
+
+// EachFile is ReadFile that hands each directive to fn as it is read, holding
+// none: a file of many directives costs what its longest message does.
+func EachFile(path string, fn func(*Directive)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	return Read(f)
+	return Each(f, fn)
 }
 
 // MaxWhole is the largest file read as one message (the linter's bound on a
@@ -92,32 +115,58 @@ const MaxWhole = lint.MaxMessage
 
 // Read reads the inline suppressions of an input.
 func Read(r io.Reader) ([]*Directive, error) {
+	var out []*Directive
+	err := Each(r, func(d *Directive) { out = append(out, d) })
+	return out, err
+}
+
+// Each is Read that hands each directive to fn as it is read.
+func Each(r io.Reader, fn func(*Directive)) error {
 	br := bufio.NewReaderSize(r, 64*1024)
 	if first, _ := br.Peek(64 * 1024); jsonLinesHead(first) {
 		// Read as one message it would fail (trailing data) and be read line by
 		// line: read it line by line now, without holding up to 16 MiB first.
-		return readLines(br)
+		return readBlocks(br, linesBlock, lint.MaxMessage, fn)
 	}
 	head, err := io.ReadAll(io.LimitReader(br, MaxWhole+1))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(head) <= MaxWhole {
 		data := head
 		if !bytes.Contains(data, []byte(Member)) && !bytes.Contains(data, []byte(TextMarker)) {
-			return nil, nil
+			return nil
 		}
 		trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")), " \t\r\n")
 		if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 			if root, _, err := jsonread.Parse(data); err == nil {
-				return fromJSON(root, lint.NewLineIndex(data, 1, 1), 1, 1<<31-1), nil
+				for _, d := range fromJSON(root, lint.NewLineIndex(data, 1, 1), 1, 1<<31-1) {
+					fn(d)
+				}
+				return nil
 			}
 		}
-		if len(trimmed) > 0 && trimmed[0] != '{' {
-			return fromText(data), nil // a text report ("[AOP:START] ...")
+		if len(trimmed) > 0 && trimmed[0] != '{' && aopOutputReport(data) {
+			for _, d := range fromText(data) { // a text report ("[AOP:START] ...")
+				fn(d)
+			}
+			return nil
 		}
 	}
-	return readLines(io.MultiReader(bytes.NewReader(head), br))
+	return readBlocks(io.MultiReader(bytes.NewReader(head), br), linesBlock, lint.MaxMessage, fn)
+}
+
+// aopOutputReport reports whether data is an aop-output report, as the linter
+// reads it (the protocol's DetectText claims it): the only text whose
+// "aoplint:ignore" lines are directives. A log line of a JSON-lines file is not.
+func aopOutputReport(data []byte) bool {
+	for _, p := range lint.Protocols() {
+		if p.ID == "aop-output" && p.DetectText != nil {
+			_, _, c := p.DetectText(data)
+			return c > 0
+		}
+	}
+	return false
 }
 
 // jsonLinesHead reports whether an input starting with head is JSON lines that
@@ -133,18 +182,15 @@ func jsonLinesHead(head []byte) bool {
 	return err == nil
 }
 
-// readLines reads JSON lines: a directive covers the findings of its own line.
-// It searches whole blocks for the member name and counts newlines only where it
-// must, instead of splitting every line: a transcript with findings is read a
-// second time here, so this pass costs about what a newline scan does.
-func readLines(r io.Reader) ([]*Directive, error) { return readBlocks(r, linesBlock, lint.MaxMessage) }
-
-// readBlocks is readLines with blocks of size bytes (they grow for longer lines)
-// and lines of at most maxLine bytes: a longer one is skipped as the linter skips
-// it (longer than maxLine+1 bytes with its newline), and never held whole: the
-// buffer grows to maxLine+2 bytes at most.
-func readBlocks(r io.Reader, size, maxLine int) ([]*Directive, error) {
-	var out []*Directive
+// readBlocks reads JSON lines, in blocks of size bytes (they grow for longer
+// lines), and hands fn the directives of each line: a directive covers the
+// findings of its own line. It searches whole blocks for the member name and
+// counts newlines only where it must, instead of splitting every line: a
+// transcript with findings is read a second time here, so this pass costs
+// about what a newline scan does. A line longer than maxLine bytes (maxLine+1
+// with its newline) is skipped as the linter skips it, and never held whole:
+// the buffer grows to maxLine+2 bytes at most.
+func readBlocks(r io.Reader, size, maxLine int, fn func(*Directive)) error {
 	buf := make([]byte, min(size, maxLine+2))
 	n, lineNo := 0, 0 // buf[:n] holds unread bytes; lineNo counts the lines before them
 	skipping := false // the unread bytes continue a line too long to lint
@@ -154,13 +200,13 @@ func readBlocks(r io.Reader, size, maxLine int) ([]*Directive, error) {
 		n += m
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			return out, err
+			return err
 		}
 		if skipping {
 			i := bytes.IndexByte(buf[:n], '\n')
 			if i < 0 {
 				if n = 0; eof {
-					return out, nil
+					return nil
 				}
 				continue
 			}
@@ -186,13 +232,15 @@ func readBlocks(r io.Reader, size, maxLine int) ([]*Directive, error) {
 			}
 			lineNo += bytes.Count(block[done:start], nl) + 1
 			if stop-start <= maxLine+1 {
-				out = append(out, Line(block[start:stop], lineNo)...)
+				for _, d := range Line(block[start:stop], lineNo) {
+					fn(d)
+				}
 			}
 			done = stop
 		}
 		lineNo += bytes.Count(block[done:], nl)
 		if eof {
-			return out, nil
+			return nil
 		}
 		// Keep the partial last line; a line longer than the buffer grows it, up
 		// to a line too long to lint, whose bytes are dropped as they come.
@@ -223,29 +271,31 @@ const linesBlock = 1 << 20
 
 var nl = []byte{'\n'}
 
-// fromJSON finds the directives of one message (or transcript record).
+// fromJSON finds the directives of one message. A transcript record has none:
+// aopconform wrote it of what an implementation under test sent or the harness
+// did, and nothing an implementation writes may hide a finding of its own
+// (aoplint on aopconform's --out agrees with aopconform's verdict).
 func fromJSON(root *jsonread.Node, pos *lint.LineIndex, from, to int) []*Directive {
-	if root.Kind == jsonread.Object && root.Get("aopkit").String() == "transcript/1" {
-		root = root.Get("msg")
-		if root == nil {
-			return nil
-		}
+	if root.Kind == jsonread.Object && root.Get("aopkit") != nil {
+		return nil // a transcript/1 record (or one of a later version)
 	}
+	proto := protocolOf(root)
 	containers := map[string]bool{}
-	for _, c := range Containers[protocolOf(root)] {
+	for _, c := range Containers[proto] {
 		containers[c] = true
 	}
+	at := containerAt[proto]
 	var out []*Directive
 	var walk func(n *jsonread.Node, ptr string)
 	walk = func(n *jsonread.Node, ptr string) {
 		switch n.Kind {
 		case jsonread.Object:
 			for _, m := range n.Members {
-				if containers[m.Key] && m.Value.Kind == jsonread.Object {
+				if containers[m.Key] && m.Value.Kind == jsonread.Object && (at == nil || at(ptr)) {
 					for _, em := range m.Value.Members {
 						if em.Key == Member {
 							l, c := pos.Position(em.KeyOffset)
-							out = append(out, &Directive{Line: l, Column: c, Rules: ruleList(em.Value), FromLine: from, ToLine: to, Pointer: ptr, used: map[string]bool{}})
+							out = append(out, &Directive{Line: l, Column: c, Rules: ruleList(em.Value), FromLine: from, ToLine: to, Pointer: ptr})
 						}
 					}
 				}
@@ -307,7 +357,7 @@ func fromText(data []byte) []*Directive {
 		}
 		rest, _, _ = strings.Cut(rest, "--")
 		col := bytes.Index(line, []byte(TextMarker)) + 1
-		out = append(out, &Directive{Line: i + 1, Column: col, Rules: splitRules(rest), FromLine: 1, ToLine: 1<<31 - 1, used: map[string]bool{}})
+		out = append(out, &Directive{Line: i + 1, Column: col, Rules: splitRules(rest), FromLine: 1, ToLine: 1<<31 - 1})
 	}
 	return out
 }
@@ -318,49 +368,150 @@ func escape(key string) string {
 
 // ApplyInline drops the findings the directives cover and returns the kept ones,
 // followed by a GEN-IGNORE-001 finding for each rule a directive names that
-// dropped nothing. path is the file's path as reported.
-func ApplyInline(path string, ds []lint.Diagnostic, dirs []*Directive) []lint.Diagnostic {
-	if len(dirs) == 0 {
-		return ds
+// dropped nothing, while the result holds fewer than max findings: the
+// GEN-IGNORE-001 findings past that are only counted (over), never made.
+// path is the file's path as reported.
+func ApplyInline(path string, ds []lint.Diagnostic, dirs []*Directive, max int) (out []lint.Diagnostic, over int) {
+	a := NewApplier(path, ds, max)
+	for _, d := range dirs {
+		a.Add(d)
 	}
-	out := ds[:0]
-	for _, d := range ds {
-		if suppressed(&d, dirs) {
-			continue
-		}
-		out = append(out, d)
-	}
-	for _, dir := range dirs {
-		if len(dir.Rules) == 0 {
-			out = append(out, unused(path, dir.Line, dir.Column, "%s names no rule: give rule IDs, such as [\"AOP2-LIMIT-001\"]", Member))
-			continue
-		}
-		for _, r := range dir.Rules {
-			switch {
-			case lint.LookupRule(r) == nil:
-				out = append(out, unused(path, dir.Line, dir.Column, "suppression of %s: no such rule (aoplint rules lists them)", r))
-			case !dir.used[canonical(r)]:
-				out = append(out, unused(path, dir.Line, dir.Column, "suppression of %s matches no finding: remove it", canonical(r)))
-			}
-		}
-	}
-	return out
+	return a.Result()
 }
 
-func suppressed(d *lint.Diagnostic, dirs []*Directive) bool {
-	hit := false
-	for _, dir := range dirs {
-		if !dir.covers(d) {
-			continue
+// Applier applies directives to one file's findings as they are read (Add),
+// holding none of them: its cost is the findings' (indexed by line, and by
+// JSON Pointer prefix, with their rule) and at most max unused-suppression
+// findings, whatever the number of directives or of the rules they name.
+type Applier struct {
+	path    string
+	ds      []lint.Diagnostic
+	dropped []bool
+	max     int
+	byLine  map[lineRule][]int // the findings of a line, by rule
+	byPtr   map[ptrRule][]int  // the findings at a pointer or below it, by rule
+	// whole caches what a directive covering more than one line (a single
+	// message's, a text report's) found for its pointer and rule.
+	whole  map[wholeRule]bool
+	unused []lint.Diagnostic
+	over   int
+}
+
+type lineRule struct {
+	line int
+	rule string
+}
+
+type ptrRule struct{ ptr, rule string }
+
+type wholeRule struct {
+	from, to int
+	ptrRule
+}
+
+// NewApplier prepares the findings ds of the file path (ApplyInline).
+func NewApplier(path string, ds []lint.Diagnostic, max int) *Applier {
+	return &Applier{path: path, ds: ds, max: max}
+}
+
+func (a *Applier) index() {
+	if a.dropped != nil {
+		return
+	}
+	a.dropped = make([]bool, len(a.ds))
+	a.byLine, a.byPtr, a.whole = map[lineRule][]int{}, map[ptrRule][]int{}, map[wholeRule]bool{}
+	for i, d := range a.ds {
+		rule := strings.ToUpper(d.Rule)
+		a.byLine[lineRule{d.Line, rule}] = append(a.byLine[lineRule{d.Line, rule}], i)
+		// Every prefix of the pointer, "" included (covers decides exactly).
+		p := d.Pointer
+		for {
+			a.byPtr[ptrRule{p, rule}] = append(a.byPtr[ptrRule{p, rule}], i)
+			if p == "" {
+				break
+			}
+			p = p[:max(strings.LastIndexByte(p, '/'), 0)]
 		}
-		for _, r := range dir.Rules {
-			if strings.EqualFold(r, d.Rule) {
-				dir.used[d.Rule] = true
-				hit = true
+	}
+}
+
+// Add applies one directive: it drops the findings it covers of the rules it
+// names, and reports (GEN-IGNORE-001) each rule that drops none.
+func (a *Applier) Add(dir *Directive) {
+	a.index()
+	if len(dir.Rules) == 0 {
+		a.report(dir.Line, dir.Column, "%s names no rule: give rule IDs, such as [\"AOP2-LIMIT-001\"]", Member)
+		return
+	}
+	for _, r := range dir.Rules {
+		if !a.apply(dir, strings.ToUpper(r)) {
+			if a.full() {
+				a.over++ // nothing to say of it: counted
+				continue
+			}
+			if lint.LookupRule(r) == nil {
+				a.report(dir.Line, dir.Column, "suppression of %s: no such rule (aoplint rules lists them)", r)
+			} else {
+				a.report(dir.Line, dir.Column, "suppression of %s matches no finding: remove it", canonical(r))
 			}
 		}
 	}
+}
+
+// apply drops the findings of rule that dir covers; it reports whether there
+// was one.
+func (a *Applier) apply(dir *Directive, rule string) bool {
+	drop := func(cand []int) bool {
+		hit := false
+		for _, i := range cand {
+			if dir.covers(&a.ds[i]) {
+				a.dropped[i], hit = true, true
+			}
+		}
+		return hit
+	}
+	if dir.FromLine == dir.ToLine {
+		return drop(a.byLine[lineRule{dir.FromLine, rule}])
+	}
+	k := wholeRule{dir.FromLine, dir.ToLine, ptrRule{dir.Pointer, rule}}
+	hit, done := a.whole[k]
+	if !done {
+		hit = drop(a.byPtr[k.ptrRule])
+		a.whole[k] = hit
+	}
 	return hit
+}
+
+// report keeps an unused-suppression finding while fewer than max findings
+// could be kept with it, and counts it otherwise.
+func (a *Applier) report(line, col int, format string, args ...any) {
+	if a.full() {
+		a.over++
+		return
+	}
+	a.unused = append(a.unused, unused(a.path, line, col, format, args...))
+}
+
+// full reports whether no more findings can be kept (the findings before
+// suppression count: the cap is never passed).
+func (a *Applier) full() bool { return len(a.ds)+len(a.unused) >= a.max }
+
+// Result returns the findings kept, then the unused suppressions, at most max
+// in all, and how many unused suppressions were counted past that.
+func (a *Applier) Result() (out []lint.Diagnostic, over int) {
+	out = a.ds[:0]
+	for i, d := range a.ds {
+		if a.dropped == nil || !a.dropped[i] {
+			out = append(out, d)
+		}
+	}
+	over = a.over
+	if room := a.max - len(out); len(a.unused) > room {
+		room = max(room, 0)
+		over += len(a.unused) - room
+		a.unused = a.unused[:room]
+	}
+	return append(out, a.unused...), over
 }
 
 func canonical(id string) string {

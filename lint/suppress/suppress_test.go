@@ -52,7 +52,7 @@ func TestStreamDirectivesCoverTheirLine(t *testing.T) {
 		diag("ORCH-BASE-002", 3, "/payload/x"), // another line
 		diag("AOP2-SCHEMA-001", 3, ""),         // root x_ member: not an extension object
 	}
-	got := ApplyInline("f", ds, dirs)
+	got, _ := ApplyInline("f", ds, dirs, 100)
 	if r := rules(got); r != "AOS-RPC-001@/id ORCH-BASE-002@/payload/x AOP2-SCHEMA-001@" {
 		t.Errorf("kept %s", r)
 	}
@@ -68,7 +68,7 @@ func TestWholeFileAndUnused(t *testing.T) {
 	if err != nil || len(dirs) != 2 {
 		t.Fatalf("%v %v", dirs, err)
 	}
-	got := ApplyInline("f", []lint.Diagnostic{diag("AOP2-SCHEMA-001", 3, "/task/category"), diag("AOP2-SCHEMA-001", 2, "/target")}, dirs)
+	got, _ := ApplyInline("f", []lint.Diagnostic{diag("AOP2-SCHEMA-001", 3, "/task/category"), diag("AOP2-SCHEMA-001", 2, "/target")}, dirs, 100)
 	var msgs []string
 	for _, d := range got {
 		msgs = append(msgs, d.Rule+": "+d.Message)
@@ -124,12 +124,12 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := readBlocks(bytes.NewReader(data), 16, lint.MaxMessage)
+		got, err := collectBlocks(bytes.NewReader(data), 16, lint.MaxMessage)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameDirectives(t, "blocks of 16", got, readEachLine(data, lint.MaxMessage))
-		got, err = readBlocks(bytes.NewReader(data), 16, 40)
+		got, err = collectBlocks(bytes.NewReader(data), 16, 40)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestReadBlocksAgrees(t *testing.T) {
 		data := b.Bytes()
 		want := readEachLine(data, lint.MaxMessage)
 		for _, size := range []int{1, 2, 7, 64, 333, linesBlock} {
-			got, err := readBlocks(bytes.NewReader(data), size, lint.MaxMessage)
+			got, err := collectBlocks(bytes.NewReader(data), size, lint.MaxMessage)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +215,7 @@ func TestReadBlocksAgrees(t *testing.T) {
 		for _, maxLine := range []int{0, 30, 90} {
 			want := readEachLine(data, maxLine)
 			for _, size := range []int{1, 7, 64} {
-				got, err := readBlocks(bytes.NewReader(data), size, maxLine)
+				got, err := collectBlocks(bytes.NewReader(data), size, maxLine)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -245,7 +245,7 @@ func TestReadBlocksBoundsLongLines(t *testing.T) {
 	for _, tail := range []string{hit + "\n", long} { // a long last line without a newline too
 		data := hit + "\n" + long + "\n" + hit + "\n" + tail
 		w := &widestRead{r: strings.NewReader(data)}
-		got, err := readBlocks(w, 16, 200)
+		got, err := collectBlocks(w, 16, 200)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,6 +263,168 @@ func TestReadBlocksBoundsLongLines(t *testing.T) {
 		}
 		if !slices.Equal(lines, want) {
 			t.Errorf("directives on lines %v, want %v", lines, want)
+		}
+	}
+}
+
+// TestOnlyTheRepositorySuppresses: a transcript record holds no directive,
+// whoever sent its message and wherever its x_aoplint_ignore is; an orchmsg
+// message's metadata counts only as the payload's; an "aoplint:ignore" log line
+// of a JSON-lines file is no directive (only an aop-output report has them).
+func TestOnlyTheRepositorySuppresses(t *testing.T) {
+	ign := `{"x_aoplint_ignore":["ORCH-BASE-002","ORCH-SCHEMA-001"]}`
+	bad := `{"type":"event:progress","id":"e1","timestamp":"not a time","payload":{"percent":1,"metadata":` + ign + `},"metadata":` + ign + `}`
+	for _, tc := range []struct {
+		name, in string
+		want     []string // the directives' pointers
+	}{
+		{"agent record", `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"agent","session":"s","msg":` + bad + "}\n" +
+			`{"aopkit":"transcript/1","seq":2,"at":"2026-01-01T00:00:01Z","from":"harness","session":"s","event":"agent-exit"}` + "\n", nil},
+		{"orchestrator record", `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"orchestrator","session":"s","msg":` + bad + "}\n", nil},
+		{"bare lines", bad + "\n" + bad + "\n", []string{"/payload", "/payload"}},
+		{"one message", bad, []string{"/payload"}},
+		{"log line", "aoplint:ignore ORCH-BASE-002,ORCH-SCHEMA-001\n" + `{"type":"event:progress","id":"e1","timestamp":"x","payload":{}}` + "\n", nil},
+		{"log line first of records", "aoplint:ignore ORCH-BASE-002\n" + `{"aopkit":"transcript/1","seq":1,"at":"2026-01-01T00:00:00Z","from":"agent","session":"s","msg":` + bad + "}\n", nil},
+	} {
+		dirs, err := Read(strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range dirs {
+			got = append(got, d.Pointer)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: directives at %q, want %q", tc.name, got, tc.want)
+		}
+		var lines []string
+		for i, l := range strings.Split(tc.in, "\n") {
+			for _, d := range Line([]byte(l), i+1) {
+				lines = append(lines, d.Pointer)
+			}
+		}
+		if tc.name != "one message" && !slices.Equal(lines, tc.want) {
+			t.Errorf("%s: Line finds directives at %q, want %q", tc.name, lines, tc.want)
+		}
+	}
+}
+
+// collectBlocks is readBlocks' directives in a slice.
+func collectBlocks(r io.Reader, size, maxLine int) ([]*Directive, error) {
+	var out []*Directive
+	err := readBlocks(r, size, maxLine, func(d *Directive) { out = append(out, d) })
+	return out, err
+}
+
+// plainApply is what ApplyInline did before its index: every finding against
+// every directive. TestApplierAgreesWithPlainLoop holds the Applier to it.
+func plainApply(path string, ds []lint.Diagnostic, dirs []*Directive) []lint.Diagnostic {
+	used := make([]map[string]bool, len(dirs))
+	var out []lint.Diagnostic
+	for _, d := range ds {
+		hit := false
+		for k, dir := range dirs {
+			if !dir.covers(&d) {
+				continue
+			}
+			for _, r := range dir.Rules {
+				if strings.EqualFold(r, d.Rule) {
+					if used[k] == nil {
+						used[k] = map[string]bool{}
+					}
+					used[k][d.Rule] = true
+					hit = true
+				}
+			}
+		}
+		if !hit {
+			out = append(out, d)
+		}
+	}
+	for k, dir := range dirs {
+		if len(dir.Rules) == 0 {
+			out = append(out, unused(path, dir.Line, dir.Column, "%s names no rule: give rule IDs, such as [\"AOP2-LIMIT-001\"]", Member))
+			continue
+		}
+		for _, r := range dir.Rules {
+			switch {
+			case lint.LookupRule(r) == nil:
+				out = append(out, unused(path, dir.Line, dir.Column, "suppression of %s: no such rule (aoplint rules lists them)", r))
+			case !used[k][canonical(r)]:
+				out = append(out, unused(path, dir.Line, dir.Column, "suppression of %s matches no finding: remove it", canonical(r)))
+			}
+		}
+	}
+	return out
+}
+
+func TestApplierAgreesWithPlainLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	ptrs := []string{"", "/a", "/a/b", "/ab", "/a/b/c", "/x", "/a/"}
+	ruleIDs := []string{"AOP2-SCHEMA-001", "aop2-schema-001", "AOP2-LIMIT-001", "GEN-JSON-002", "NOPE-1"}
+	for round := range 500 {
+		var ds []lint.Diagnostic
+		for range rng.IntN(12) {
+			ds = append(ds, lint.Diagnostic{Path: "f", Rule: ruleIDs[rng.IntN(4)], Severity: lint.Error, Line: rng.IntN(4), Pointer: ptrs[rng.IntN(len(ptrs))], Message: fmt.Sprint(rng.IntN(9))})
+		}
+		for i := range ds {
+			if ds[i].Rule == "aop2-schema-001" {
+				ds[i].Rule = "AOP2-SCHEMA-001"
+			}
+		}
+		var dirs []*Directive
+		for range rng.IntN(6) {
+			d := &Directive{Line: 1 + rng.IntN(3), Column: 1, Pointer: ptrs[rng.IntN(len(ptrs))]}
+			if rng.IntN(2) == 0 {
+				d.FromLine, d.ToLine = d.Line, d.Line
+			} else {
+				d.FromLine, d.ToLine = 1, 1<<31-1
+			}
+			for range rng.IntN(4) {
+				d.Rules = append(d.Rules, ruleIDs[rng.IntN(len(ruleIDs))])
+			}
+			dirs = append(dirs, d)
+		}
+		want := plainApply("f", slices.Clone(ds), dirs)
+		got, over := ApplyInline("f", slices.Clone(ds), dirs, 1000)
+		if over != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("round %d:\ngot  %v (over %d)\nwant %v\nfindings %v\ndirectives %v", round, got, over, want, ds, derefDirs(dirs))
+		}
+	}
+}
+
+func derefDirs(ds []*Directive) []Directive {
+	out := make([]Directive, len(ds))
+	for i, d := range ds {
+		out[i] = *d
+	}
+	return out
+}
+
+// TestContainersWhereTheSpecsPutThem: aof's and aop-output's metadata hold
+// directives at the top level only (run.json's, the details file's), orchmsg's
+// in the payload only; aop2's extensions anywhere.
+func TestContainersWhereTheSpecsPutThem(t *testing.T) {
+	ign := `{"x_aoplint_ignore":"AOF-ENV-001"}`
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`{"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","startedAt":"2026-02-09T20:55:00.000Z","status":"running","artifactPaths":{"inputs":"inputs/","work":"work/","output":"output/"},"metadata":` + ign + `}`, []string{""}},
+		{`{"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","startedAt":"2026-02-09T20:55:00.000Z","status":"running","artifactPaths":{"inputs":"inputs/","work":"work/","output":"output/","metadata":` + ign + `},"metadata":{}}`, nil},
+		{`{"type":"event:progress","id":"e","timestamp":"2026-01-01T00:00:00Z","payload":{"x":{"metadata":` + ign + `}}}`, nil},
+		{`{"aop_version":"2.0.2-C","message_type":"TASK","task":{"extensions":` + ign + `}}`, []string{"/task"}},
+	} {
+		dirs, err := Read(strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range dirs {
+			got = append(got, d.Pointer)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: directives at %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

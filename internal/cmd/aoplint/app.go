@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/internal/clikit"
+	"github.com/aopkit/aopkit/internal/safetext"
 	"github.com/aopkit/aopkit/internal/softlimit"
 	"github.com/aopkit/aopkit/internal/version"
 	"github.com/aopkit/aopkit/lint"
@@ -78,11 +79,11 @@ func exitCode(err error, stderr io.Writer) int {
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(stderr, "aoplint:", msg)
+			fmt.Fprintln(stderr, "aoplint:", safetext.Block(msg))
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(stderr, "aoplint:", err)
+	fmt.Fprintln(stderr, "aoplint:", safetext.Block(err.Error()))
 	return exitUsage
 }
 
@@ -574,12 +575,12 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		sum = rep.Summarize()
 	}
-	for _, e := range ioErrs {
-		fmt.Fprintln(stderr, "aoplint:", e)
+	for _, e := range ioErrs { // an error names a path: escaped (safetext)
+		fmt.Fprintln(stderr, "aoplint:", safetext.Block(e.Error()))
 	}
 	reportProject(stderr, proj, cfg.Verbose)
 	if err != nil {
-		fmt.Fprintln(stderr, "aoplint:", err)
+		fmt.Fprintln(stderr, "aoplint:", safetext.Block(err.Error()))
 		return exitUsage
 	}
 	// The summary always ends a text run: a clean run, an empty directory and a run

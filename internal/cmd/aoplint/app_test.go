@@ -3,6 +3,8 @@ package aoplintcmd
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -131,3 +133,22 @@ func (d flagDefaults) Int(name string) int {
 }
 
 func (d flagDefaults) IsSet(string) bool { return false }
+
+// TestStderrEscapesNames: file names a walk found, and errors naming a path,
+// reach the terminal escaped: no ESC, BEL or other control character of a name.
+func TestStderrEscapesNames(t *testing.T) {
+	dir := t.TempDir()
+	name := "x\x1b]0;title\x07\x1b[2J.json"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(`{"name":"no protocol"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	run([]string{"aoplint", "--no-config", "-v", dir, filepath.Join(dir, "missing\x1b[2J\x07.json")}, strings.NewReader(""), &out, &errb)
+	all := out.String() + errb.String()
+	if strings.ContainsAny(all, "\x1b\x07") {
+		t.Errorf("a control character reached the terminal:\n%q", all)
+	}
+	if !strings.Contains(all, `x\x1b]0;title\a\x1b[2J.json`) || !strings.Contains(all, `missing\x1b[2J\a.json`) {
+		t.Errorf("the names are not shown escaped:\n%s", all)
+	}
+}

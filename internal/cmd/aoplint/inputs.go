@@ -19,6 +19,7 @@ import (
 	"github.com/aopkit/aopkit/internal/startup"
 	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/output"
 	"github.com/aopkit/aopkit/lint/project"
 )
 
@@ -316,17 +317,18 @@ func projectFrom(c flagValues, cfg *config) (string, error) {
 // which ones, and which the configuration excluded.
 func reportProject(w io.Writer, p *project.Project, verbose bool) {
 	if verbose {
+		// The names a walk found are the input's: escaped (output.SafePath).
 		if p.Config.Path != "" {
-			fmt.Fprintf(w, "aoplint: configuration %s\n", p.Config.Path)
+			fmt.Fprintf(w, "aoplint: configuration %s\n", output.SafePath(p.Config.Path))
 		}
 		for _, f := range p.Skipped {
-			fmt.Fprintf(w, "aoplint: skipped %s: no protocol detected\n", f)
+			fmt.Fprintf(w, "aoplint: skipped %s: no protocol detected\n", output.SafePath(f))
 		}
 		for _, d := range p.Pruned {
-			fmt.Fprintf(w, "aoplint: not walked %s: %s\n", d, p.PruneReason(d))
+			fmt.Fprintf(w, "aoplint: not walked %s: %s\n", output.SafePath(d), output.SafeText(p.PruneReason(d)))
 		}
 		for _, f := range p.Excluded {
-			fmt.Fprintf(w, "aoplint: excluded %s: files.include/files.exclude of %s\n", f, p.Config.Path)
+			fmt.Fprintf(w, "aoplint: excluded %s: files.include/files.exclude of %s\n", output.SafePath(f), output.SafePath(p.Config.Path))
 		}
 	}
 	if line := p.SkippedLine(); line != "" {

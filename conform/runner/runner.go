@@ -84,6 +84,9 @@ type Options struct {
 	// createTranscript opens a transcript file for writing (CreateNew when nil):
 	// tests fail its writes, as a full disk does.
 	createTranscript func(path string) (io.WriteCloser, error)
+	// scratch owns the run's scratch directories (nil: unowned, never cleaned
+	// up by a later run).
+	scratch *scratchOwner
 }
 
 // judged is the "from" of the party under test.
@@ -162,6 +165,13 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	opts.OutDir = runDir
+	// Scratch directories a killed run left behind go before this run makes its
+	// own; without a lock (no flock here) they stay unowned, as before.
+	cleanStale(os.TempDir())
+	if owner, err := claimScratch(os.TempDir()); err == nil {
+		opts.scratch = owner
+		defer owner.release()
+	}
 	rep := &conform.Report{
 		Schema: conform.ReportSchema, Protocol: opts.Protocol, Command: opts.Command,
 		Started: time.Now().UTC(), OutDir: opts.OutDir,
@@ -687,7 +697,7 @@ func safeName(id string) string {
 // play runs the scenario's driver and lints the transcript. Its error is always
 // the harness's.
 func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conform.Session, error) {
-	scratch, err := os.MkdirTemp("", "aopconform-"+safeName(sc.ID)+"-")
+	scratch, err := opts.scratch.scratchDir(sc.ID)
 	if err != nil {
 		return nil, fmt.Errorf("scratch directory: %w", err)
 	}

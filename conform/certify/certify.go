@@ -80,11 +80,44 @@ type Predicate struct {
 	Passed bool `json:"passed"`
 	// Known counts the failures a --known-failing file excused.
 	Known int `json:"known"`
+	// Selection is what ran and how: --run, --skip, --known-failing,
+	// --timeout-scale, --repeat, --strict. Nil in certificates written before it
+	// was signed, which do not verify (they cannot say whether every check ran).
+	Selection *Selection `json:"selection,omitempty"`
 	// Reports are the report files of the run, named relative to the certificate.
 	Reports    []File             `json:"reports"`
 	Provenance conform.Provenance `json:"provenance"`
 	Signed     time.Time          `json:"signed"`
 }
+
+// Selection is the part of a run's settings that decides what a certificate
+// certifies. Only a full selection (no --run, no --skip) certifies a level: a
+// partial one's Levels are "none", and its Passed speaks for the selected checks
+// only.
+type Selection struct {
+	// Full: every check of the suite was selected (neither --run nor --skip was
+	// given; either, even one that selects everything, makes a selection
+	// partial).
+	Full bool   `json:"full"`
+	Run  string `json:"run,omitempty"`
+	Skip string `json:"skip,omitempty"`
+	// KnownFailing is the --known-failing file, when one was given.
+	KnownFailing *KnownFailingFile `json:"known_failing,omitempty"`
+	TimeoutScale float64           `json:"timeout_scale"`
+	Repeat       int               `json:"repeat"`
+	Strict       bool              `json:"strict,omitempty"`
+}
+
+// KnownFailingFile is a --known-failing file as the run applied it: its name,
+// the SHA-256 of its bytes and its entries (with what each excused).
+type KnownFailingFile struct {
+	File    string               `json:"file"`
+	SHA256  string               `json:"sha256"`
+	Entries []conform.KnownEntry `json:"entries"`
+}
+
+// Partial reports whether the selection left checks out (--run or --skip).
+func (s *Selection) Partial() bool { return s.Run != "" || s.Skip != "" }
 
 // Rates are the MUST and SHOULD results of one protocol.
 type Rates struct {
@@ -276,7 +309,11 @@ func readPEM(path, typ string) ([]byte, error) {
 // test, `run --side`) whose reports were written to reportFiles; certPath is where
 // the certificate goes (report names are kept relative to its directory). The
 // report must carry provenance.
-func NewStatement(rep *conform.Report, side string, passed bool, reportFiles []string, certPath string) (*Statement, error) {
+//
+// sel names what was selected (Run, Skip, Strict, KnownFailing); its Full,
+// TimeoutScale and Repeat are filled here, the last two from the provenance. A
+// partial selection certifies no level: its levels are "none".
+func NewStatement(rep *conform.Report, side string, passed bool, sel Selection, reportFiles []string, certPath string) (*Statement, error) {
 	p := rep.Provenance
 	if p == nil {
 		return nil, errors.New("the report has no provenance")
@@ -298,6 +335,16 @@ func NewStatement(rep *conform.Report, side string, passed bool, reportFiles []s
 			pred.Known++
 		}
 	}
+	sel.Full = !sel.Partial()
+	sel.TimeoutScale, sel.Repeat = max(p.TimeoutScale, 0), max(p.Repeat, 1)
+	if sel.TimeoutScale == 0 {
+		sel.TimeoutScale = 1 // as provenance.Collect records an unset scale
+	}
+	if !sel.Full {
+		// The level of a selection is no level of the suite.
+		pred.Levels[rep.Protocol] = "none"
+	}
+	pred.Selection = &sel
 	certDir, err := filepath.Abs(filepath.Dir(certPath))
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
@@ -69,6 +70,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 	if p.Side != "" {
 		v.Findings = append(v.Findings, Finding{"side", true, side + " (the suite is the " + side + " side's)"})
 	}
+	v.Findings = append(v.Findings, selectionFindings(&p)...)
 	if opts.Version != "" {
 		d := "certified with " + p.Aopconform + ", the same as this one"
 		if opts.Version != p.Aopconform {
@@ -132,6 +134,71 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 	return v, nil
 }
 
+// selectionFindings are the lines of what the certificate says ran: the
+// selection (full suite or not), the known-failing file and the settings. A
+// certificate that does not say (written before selections were signed) does
+// not verify: it may cover a few checks under the full suite's digest and level.
+func selectionFindings(p *Predicate) []Finding {
+	sel := p.Selection
+	if sel == nil {
+		return []Finding{{"selection", false, "NOT RECORDED: the certificate was written by an aopconform that did not sign what it ran (--run, --skip, --known-failing), so it may cover only some checks; re-certify"}}
+	}
+	var out []Finding
+	switch {
+	case sel.Full != !sel.Partial():
+		out = append(out, Finding{"selection", false, fmt.Sprintf("INCONSISTENT: full is %v with %s", sel.Full, sel.flags())})
+	case sel.Partial():
+		f := Finding{"selection", true, fmt.Sprintf("PARTIAL (%s): no level is certified; passed speaks for the selected checks only", sel.flags())}
+		for proto, l := range p.Levels {
+			if l != "none" {
+				f = Finding{"selection", false, fmt.Sprintf("PARTIAL (%s) yet level %s %s: a partial selection certifies no level", sel.flags(), proto, l)}
+			}
+		}
+		out = append(out, f)
+	default:
+		out = append(out, Finding{"selection", true, "the full suite (no --run, no --skip)"})
+	}
+	if kf := sel.KnownFailing; kf != nil {
+		var es []string
+		for _, e := range kf.Entries {
+			es = append(es, fmt.Sprintf("%s excused %d (%s)", e.Pattern, e.Matched, e.Reason))
+		}
+		d := fmt.Sprintf("%s (sha256 %s): %d entr%s; %d failure(s) excused; a level with an excused MUST is not reached",
+			kf.File, kf.SHA256, len(kf.Entries), plural(len(kf.Entries), "y", "ies"), p.Known)
+		if len(es) > 0 {
+			d += ": " + strings.Join(es, "; ")
+		}
+		out = append(out, Finding{"known-failing", true, d})
+	}
+	settings := fmt.Sprintf("--timeout-scale %s, --repeat %d", strconv.FormatFloat(sel.TimeoutScale, 'g', -1, 64), sel.Repeat)
+	if sel.Strict {
+		settings += ", --strict"
+	}
+	return append(out, Finding{"settings", true, settings})
+}
+
+// flags is the selection as the command line gave it.
+func (s *Selection) flags() string {
+	var f []string
+	if s.Run != "" {
+		f = append(f, "--run "+s.Run)
+	}
+	if s.Skip != "" {
+		f = append(f, "--skip "+s.Skip)
+	}
+	if len(f) == 0 {
+		return "neither --run nor --skip"
+	}
+	return strings.Join(f, " ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Summary is one line about what the certificate states.
 func (st *Statement) Summary() string {
 	p := st.Predicate
@@ -148,7 +215,15 @@ func (st *Statement) Summary() string {
 	if !p.Passed {
 		state = "failed"
 	}
-	s := fmt.Sprintf("aopconform %s certified %s as %s: level %s, run %s", p.Aopconform, agent, article(p.SubjectSide()), strings.Join(lv, ", "), state)
+	level := "level " + strings.Join(lv, ", ")
+	switch {
+	case p.Selection == nil:
+		level += " (selection not recorded)"
+	case p.Selection.Partial():
+		level = "no level: a partial selection (" + p.Selection.flags() + ")"
+		state += " for the selection"
+	}
+	s := fmt.Sprintf("aopconform %s certified %s as %s: %s, run %s", p.Aopconform, agent, article(p.SubjectSide()), level, state)
 	if p.Known > 0 {
 		s += fmt.Sprintf(" with %d known failure(s)", p.Known)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/knownfail"
 	"github.com/aopkit/aopkit/conform/lintstep"
 	"github.com/aopkit/aopkit/conform/report"
@@ -95,6 +96,8 @@ type runConfig struct {
 	Cert         certConfig // --known-failing, --certify, --certificate (certify.go)
 	// Side and Mockagent are --side and --mockagent (orchside.go).
 	Side, Mockagent string
+	// launcher, when set, starts the agents (tests: an in-process agent).
+	launcher agentio.Launcher
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -264,7 +267,7 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
 		Strict: cfg.Strict, Repeat: cfg.Repeat,
-		PassEnv: cfg.PassEnv,
+		PassEnv: cfg.PassEnv, Launcher: cfg.launcher,
 	}
 	for _, n := range cfg.PassEnv {
 		opts.RerunArgs = append(opts.RerunArgs, "--pass-env", n)

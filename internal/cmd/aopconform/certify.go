@@ -3,6 +3,8 @@ package aopconformcmd
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +20,7 @@ import (
 	"github.com/aopkit/aopkit/conform/provenance"
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/internal/version"
 )
 
@@ -72,6 +75,7 @@ type prepared struct {
 	executable string
 	suite      conform.SuiteID
 	known      *conform.KnownFailing
+	knownSHA   string             // of the --known-failing file's bytes, as read
 	key        ed25519.PrivateKey // --certify (nil: no certificate)
 	cfg        certConfig
 }
@@ -94,9 +98,20 @@ func prepareRun(cfg runConfig, all []*conform.Scenario) (*prepared, error) {
 	}
 	p := &prepared{executable: exe, suite: suite, cfg: cfg.Cert}
 	if cfg.Cert.KnownFailing != "" {
-		if p.known, err = knownfail.Load(cfg.Cert.KnownFailing); err != nil {
+		// Read once: the entries applied and the digest a certificate signs are
+		// of the same bytes.
+		data, err := safefile.ReadFile(cfg.Cert.KnownFailing, safefile.MaxConfig)
+		if err != nil {
+			return nil, fmt.Errorf("--known-failing: %v", err)
+		}
+		if p.known, err = knownfail.Parse(cfg.Cert.KnownFailing, data); err != nil {
 			return nil, err
 		}
+		if err := knownfail.CheckIDs(p.known); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(data)
+		p.knownSHA = hex.EncodeToString(sum[:])
 	}
 	if cfg.Cert.Certify != "" {
 		if len(cfg.Reports) == 0 {
@@ -153,7 +168,11 @@ func (p *prepared) certifyRun(rep *conform.Report, cfg runConfig, stderr io.Writ
 	if side == "" {
 		side = orchside.SideAgent
 	}
-	st, err := certify.NewStatement(rep, side, passed, cfg.Reports, cfg.Cert.Certificate)
+	sel := certify.Selection{Run: cfg.Run, Skip: cfg.Skip, Strict: cfg.Strict}
+	if kf := rep.KnownFailing; kf != nil {
+		sel.KnownFailing = &certify.KnownFailingFile{File: kf.File, SHA256: p.knownSHA, Entries: kf.Entries}
+	}
+	st, err := certify.NewStatement(rep, side, passed, sel, cfg.Reports, cfg.Cert.Certificate)
 	if err != nil {
 		return fmt.Errorf("--certify: %v", err)
 	}

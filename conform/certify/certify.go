@@ -183,6 +183,11 @@ var ErrSignature = errors.New("the signature does not verify with this key")
 // Open checks the envelope's signature with pub and returns the statement it
 // signs. Nothing in the payload is trusted before the signature is checked.
 func Open(data []byte, pub ed25519.PublicKey) (*Statement, error) {
+	// One reading for every reader: a member twice (a forged payload before
+	// the signed one) is refused, not left to the parser to pick.
+	if err := strictJSON(data); err != nil {
+		return nil, fmt.Errorf("not a DSSE envelope: %v", err)
+	}
 	var env Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("not a DSSE envelope: %v", err)
@@ -205,9 +210,11 @@ func Open(data []byte, pub ed25519.PublicKey) (*Statement, error) {
 	if !ok {
 		return nil, ErrSignature
 	}
+	if err := strictJSON(payload); err != nil {
+		return nil, fmt.Errorf("signed payload is not a statement: %v", err)
+	}
 	var st Statement
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	if err := dec.Decode(&st); err != nil {
+	if err := json.Unmarshal(payload, &st); err != nil {
 		return nil, fmt.Errorf("signed payload is not a statement: %v", err)
 	}
 	if st.Type != StatementType || st.PredicateType != PredicateType {

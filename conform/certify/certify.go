@@ -22,10 +22,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/provenance"
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // The types a certificate declares.
@@ -253,9 +255,10 @@ func GenerateKey(prefix string) (ed25519.PublicKey, error) {
 }
 
 // WriteNew writes a file that must not exist yet (keys and certificates are never
-// overwritten).
+// overwritten) and never writes through a symbolic link: a link at name, even a
+// dangling one, is refused.
 func WriteNew(name string, data []byte, mode os.FileMode) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
 	if err != nil {
 		return err
 	}
@@ -301,7 +304,8 @@ func LoadPublicKey(path string) (ed25519.PublicKey, error) {
 }
 
 func readPEM(path, typ string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	// A key is a small regular file: a FIFO or /dev/zero is refused, not read.
+	data, err := safefile.ReadFile(path, safefile.MaxConfig)
 	if err != nil {
 		return nil, err
 	}

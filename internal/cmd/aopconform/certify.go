@@ -1,12 +1,15 @@
 package aopconformcmd
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,10 +229,12 @@ func certCommands(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) []*cli.C
 			},
 		},
 		{
-			Name:         "badge",
-			Usage:        "write an SVG badge of a certificate's level, only when the certificate verifies",
-			UsageText:    "aopconform badge --key PUB [--out FILE] [--agent PATH] [--scenarios DIR]... CERT",
-			Flags:        append(verifyFlags(), &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the SVG to `FILE` (default: stdout)"}),
+			Name:      "badge",
+			Usage:     "write an SVG badge of a certificate's level, only when the certificate verifies",
+			UsageText: "aopconform badge --key PUB [--out FILE [--force]] [--agent PATH] [--scenarios DIR]... CERT",
+			Flags: append(verifyFlags(),
+				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the SVG to `FILE` (default: stdout); an existing FILE is kept unless --force, a symbolic link is refused"},
+				&cli.BoolFlag{Name: "force", Usage: "let --out replace an existing file (never through a symbolic link)"}),
 			OnUsageError: usage,
 			Action: func(c *cli.Context) error {
 				v, code := verifyCert(c, stderr)
@@ -245,17 +250,22 @@ func certCommands(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) []*cli.C
 					return exitCode(exitMustBad)
 				}
 				pub, _ := certify.LoadPublicKey(c.String(flagKey))
-				w := stdout
-				if out := c.String("out"); out != "" {
-					f, err := os.Create(out)
-					if err != nil {
-						fmt.Fprintln(stderr, "aopconform:", err)
-						return exitCode(exitHarness)
-					}
-					defer f.Close()
-					w = f
+				out := c.String("out")
+				if out == "" {
+					return certify.Badge(stdout, v.Statement, certify.KeyID(pub))
 				}
-				return certify.Badge(w, v.Statement, certify.KeyID(pub))
+				var svg bytes.Buffer
+				if err := certify.Badge(&svg, v.Statement, certify.KeyID(pub)); err != nil {
+					return err
+				}
+				if err := safefile.WriteFile(out, svg.Bytes(), 0o644, !c.Bool("force")); err != nil {
+					if errors.Is(err, fs.ErrExist) {
+						err = fmt.Errorf("--out %s already exists: refusing to overwrite it (--force replaces it)", out)
+					}
+					fmt.Fprintln(stderr, "aopconform:", err)
+					return exitCode(exitHarness)
+				}
+				return nil
 			},
 		},
 		{
@@ -298,7 +308,7 @@ func verifyCert(c *cli.Context, stderr io.Writer) (*certify.Verification, int) {
 		fmt.Fprintln(stderr, "aopconform: --key:", err)
 		return nil, exitHarness
 	}
-	data, err := os.ReadFile(cert)
+	data, err := safefile.ReadFile(cert, safefile.MaxSmall)
 	if err != nil {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return nil, exitHarness

@@ -187,6 +187,9 @@ func (p *prepared) certifyRun(rep *conform.Report, cfg runConfig, stderr io.Writ
 		return fmt.Errorf("--certificate: %v", err)
 	}
 	fmt.Fprintf(stderr, "aopconform: certificate %s (key %s)\n", cfg.Cert.Certificate, certify.KeyID(p.key.Public().(ed25519.PublicKey)))
+	if sel.Partial() {
+		fmt.Fprintln(stderr, "aopconform: the certificate covers a partial selection (--run, --skip): it certifies no level")
+	}
 	return nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aopkit/aopkit/internal/safetext"
 )
 
 // Containment is what the harness enforced on the implementation under test on
@@ -104,25 +106,15 @@ func stringsOf(v any) []string {
 	return nil
 }
 
-// printable cuts s to max bytes and shows control characters as \xNN, so that an
-// implementation's output cannot drive the reader's terminal.
+// printable cuts s to max bytes and escapes what could drive the reader's
+// terminal (safetext.Line).
 func printable(s string, max int) string {
-	var b strings.Builder
-	for _, r := range s {
-		if b.Len() >= max {
-			b.WriteString("…")
-			break
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
 		}
-		switch {
-		case r == utf8.RuneError:
-			b.WriteString("\\ufffd")
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			b.WriteString("\\x")
-			b.WriteByte("0123456789abcdef"[r>>4&0xf])
-			b.WriteByte("0123456789abcdef"[r&0xf])
-		default:
-			b.WriteRune(r)
-		}
+		s = s[:cut] + "…"
 	}
-	return b.String()
+	return safetext.Line(s)
 }

@@ -272,7 +272,7 @@ type ScenarioRun struct {
 	DurationMS int64         `json:"duration_ms"`
 	Attempts   []AttemptInfo `json:"attempts"`
 	// HarnessError is set when the harness itself failed: the scenario's checks are
-	// NOT-TESTED and the run exits 2.
+	// HARNESS-ERROR and the run exits 2.
 	HarnessError string `json:"harness_error,omitempty"`
 	Skipped      bool   `json:"skipped,omitempty"` // every check deselected
 	// Spoke: the agent sent at least one protocol message in this scenario.

@@ -9,11 +9,13 @@ import (
 )
 
 // badgeColors by level reached.
-var badgeColors = map[string]string{"Full": "#2c9f45", "Resilient": "#7cb342", "Core": "#d4a017", "none": "#cb3d2f"}
+var badgeColors = map[string]string{"Full": "#2c9f45", "Resilient": "#7cb342", "Core": "#d4a017", "none": "#cb3d2f", "partial": "#9f9f9f"}
 
 // Badge writes an SVG badge ("aopconform aop2 | Full", "aopconform aop2
-// orchestrator | Full" for an orchestrator's certificate) for a statement. Callers
-// must only pass a statement that Verify accepted (cmd/aopconform does).
+// orchestrator | Full" for an orchestrator's certificate) for a statement. A
+// partial selection (--run, --skip), or a statement that does not record its
+// selection, shows no level ("partial run, no level"). Callers must only pass a
+// statement that Verify accepted (cmd/aopconform does).
 func Badge(w io.Writer, st *Statement, keyID string) error {
 	var protos []string
 	for p := range st.Predicate.Levels {
@@ -37,6 +39,11 @@ func Badge(w io.Writer, st *Statement, keyID string) error {
 		left += " " + side
 	}
 	val := strings.Join(right, "/")
+	if sel := st.Predicate.Selection; sel == nil || sel.Partial() {
+		// A level is certified by the full suite only: a partial run (or a
+		// certificate that does not say) shows none, whatever its levels say.
+		val, color = "partial run, no level", badgeColors["partial"]
+	}
 	if !st.Predicate.Passed && val != "none" {
 		val += " (failed)"
 	}

@@ -22,10 +22,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/provenance"
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // The types a certificate declares.
@@ -80,11 +82,44 @@ type Predicate struct {
 	Passed bool `json:"passed"`
 	// Known counts the failures a --known-failing file excused.
 	Known int `json:"known"`
+	// Selection is what ran and how: --run, --skip, --known-failing,
+	// --timeout-scale, --repeat, --strict. Nil in certificates written before it
+	// was signed, which do not verify (they cannot say whether every check ran).
+	Selection *Selection `json:"selection,omitempty"`
 	// Reports are the report files of the run, named relative to the certificate.
 	Reports    []File             `json:"reports"`
 	Provenance conform.Provenance `json:"provenance"`
 	Signed     time.Time          `json:"signed"`
 }
+
+// Selection is the part of a run's settings that decides what a certificate
+// certifies. Only a full selection (no --run, no --skip) certifies a level: a
+// partial one's Levels are "none", and its Passed speaks for the selected checks
+// only.
+type Selection struct {
+	// Full: every check of the suite was selected (neither --run nor --skip was
+	// given; either, even one that selects everything, makes a selection
+	// partial).
+	Full bool   `json:"full"`
+	Run  string `json:"run,omitempty"`
+	Skip string `json:"skip,omitempty"`
+	// KnownFailing is the --known-failing file, when one was given.
+	KnownFailing *KnownFailingFile `json:"known_failing,omitempty"`
+	TimeoutScale float64           `json:"timeout_scale"`
+	Repeat       int               `json:"repeat"`
+	Strict       bool              `json:"strict,omitempty"`
+}
+
+// KnownFailingFile is a --known-failing file as the run applied it: its name,
+// the SHA-256 of its bytes and its entries (with what each excused).
+type KnownFailingFile struct {
+	File    string               `json:"file"`
+	SHA256  string               `json:"sha256"`
+	Entries []conform.KnownEntry `json:"entries"`
+}
+
+// Partial reports whether the selection left checks out (--run or --skip).
+func (s *Selection) Partial() bool { return s.Run != "" || s.Skip != "" }
 
 // Rates are the MUST and SHOULD results of one protocol.
 type Rates struct {
@@ -150,6 +185,11 @@ var ErrSignature = errors.New("the signature does not verify with this key")
 // Open checks the envelope's signature with pub and returns the statement it
 // signs. Nothing in the payload is trusted before the signature is checked.
 func Open(data []byte, pub ed25519.PublicKey) (*Statement, error) {
+	// One reading for every reader: a member twice (a forged payload before
+	// the signed one) is refused, not left to the parser to pick.
+	if err := strictJSON(data); err != nil {
+		return nil, fmt.Errorf("not a DSSE envelope: %v", err)
+	}
 	var env Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("not a DSSE envelope: %v", err)
@@ -172,9 +212,11 @@ func Open(data []byte, pub ed25519.PublicKey) (*Statement, error) {
 	if !ok {
 		return nil, ErrSignature
 	}
+	if err := strictJSON(payload); err != nil {
+		return nil, fmt.Errorf("signed payload is not a statement: %v", err)
+	}
 	var st Statement
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	if err := dec.Decode(&st); err != nil {
+	if err := json.Unmarshal(payload, &st); err != nil {
 		return nil, fmt.Errorf("signed payload is not a statement: %v", err)
 	}
 	if st.Type != StatementType || st.PredicateType != PredicateType {
@@ -213,9 +255,10 @@ func GenerateKey(prefix string) (ed25519.PublicKey, error) {
 }
 
 // WriteNew writes a file that must not exist yet (keys and certificates are never
-// overwritten).
+// overwritten) and never writes through a symbolic link: a link at name, even a
+// dangling one, is refused.
 func WriteNew(name string, data []byte, mode os.FileMode) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
 	if err != nil {
 		return err
 	}
@@ -261,7 +304,8 @@ func LoadPublicKey(path string) (ed25519.PublicKey, error) {
 }
 
 func readPEM(path, typ string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	// A key is a small regular file: a FIFO or /dev/zero is refused, not read.
+	data, err := safefile.ReadFile(path, safefile.MaxConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +320,11 @@ func readPEM(path, typ string) ([]byte, error) {
 // test, `run --side`) whose reports were written to reportFiles; certPath is where
 // the certificate goes (report names are kept relative to its directory). The
 // report must carry provenance.
-func NewStatement(rep *conform.Report, side string, passed bool, reportFiles []string, certPath string) (*Statement, error) {
+//
+// sel names what was selected (Run, Skip, Strict, KnownFailing); its Full,
+// TimeoutScale and Repeat are filled here, the last two from the provenance. A
+// partial selection certifies no level: its levels are "none".
+func NewStatement(rep *conform.Report, side string, passed bool, sel Selection, reportFiles []string, certPath string) (*Statement, error) {
 	p := rep.Provenance
 	if p == nil {
 		return nil, errors.New("the report has no provenance")
@@ -298,6 +346,16 @@ func NewStatement(rep *conform.Report, side string, passed bool, reportFiles []s
 			pred.Known++
 		}
 	}
+	sel.Full = !sel.Partial()
+	sel.TimeoutScale, sel.Repeat = max(p.TimeoutScale, 0), max(p.Repeat, 1)
+	if sel.TimeoutScale == 0 {
+		sel.TimeoutScale = 1 // as provenance.Collect records an unset scale
+	}
+	if !sel.Full {
+		// The level of a selection is no level of the suite.
+		pred.Levels[rep.Protocol] = "none"
+	}
+	pred.Selection = &sel
 	certDir, err := filepath.Abs(filepath.Dir(certPath))
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func fixtureOf(t *testing.T, side string) (dir string, pub ed25519.PublicKey, ce
 		Provenance: &conform.Provenance{Aopconform: "v1", Suite: conform.SuiteID{Digest: "sha256:aaaa", Protocol: "aop2", Builtin: true},
 			Agent:   conform.AgentID{Command: []string{"./agent"}, Executable: filepath.Join(dir, "agent"), SHA256: "2b6c0d8ee5a0a3ba5a0a5ff95d6c4a2a4bd5e8c2b8e97e5b7f2c0fb0d3f0a0a0"},
 			Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
-	st, err := NewStatement(rep, "agent", true, []string{filepath.Join(dir, "r.json")}, filepath.Join(dir, "cert.json"))
+	st, err := NewStatement(rep, "agent", true, Selection{}, []string{filepath.Join(dir, "r.json")}, filepath.Join(dir, "cert.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestSides(t *testing.T) {
 	}
 	// NewStatement needs the side.
 	_, _, _, rep := fixture(t)
-	if _, err := NewStatement(rep, "", true, nil, filepath.Join(dir, "c.json")); err == nil {
+	if _, err := NewStatement(rep, "", true, Selection{}, nil, filepath.Join(dir, "c.json")); err == nil {
 		t.Error("a statement without a side")
 	}
 }

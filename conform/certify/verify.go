@@ -2,13 +2,17 @@ package certify
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/provenance"
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // Finding is one line of a verification.
@@ -69,6 +73,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 	if p.Side != "" {
 		v.Findings = append(v.Findings, Finding{"side", true, side + " (the suite is the " + side + " side's)"})
 	}
+	v.Findings = append(v.Findings, selectionFindings(&p)...)
 	if opts.Version != "" {
 		d := "certified with " + p.Aopconform + ", the same as this one"
 		if opts.Version != p.Aopconform {
@@ -104,7 +109,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dir, path)
 		}
-		sum, err := provenance.FileSHA256(path)
+		sum, err := fileSHA256(path, safefile.MaxInput)
 		switch {
 		case err != nil:
 			v.Findings = append(v.Findings, Finding{"report " + r.Name, false, "cannot read it: " + err.Error()})
@@ -119,7 +124,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		for _, s := range st.Subject {
 			want = s.Digest["sha256"]
 		}
-		sum, err := provenance.FileSHA256(opts.Agent)
+		sum, err := fileSHA256(opts.Agent, 0)
 		switch {
 		case err != nil:
 			v.Findings = append(v.Findings, Finding{side, false, "cannot read it: " + err.Error()})
@@ -130,6 +135,86 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		}
 	}
 	return v, nil
+}
+
+// fileSHA256 is the hex SHA-256 of a regular file of at most max bytes (0: any
+// size): a FIFO or a device named by a certificate is refused, never read.
+func fileSHA256(path string, max int64) (string, error) {
+	f, err := safefile.Open(path, max)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// selectionFindings are the lines of what the certificate says ran: the
+// selection (full suite or not), the known-failing file and the settings. A
+// certificate that does not say (written before selections were signed) does
+// not verify: it may cover a few checks under the full suite's digest and level.
+func selectionFindings(p *Predicate) []Finding {
+	sel := p.Selection
+	if sel == nil {
+		return []Finding{{"selection", false, "NOT RECORDED: the certificate was written by an aopconform that did not sign what it ran (--run, --skip, --known-failing), so it may cover only some checks; re-certify"}}
+	}
+	var out []Finding
+	switch {
+	case sel.Full != !sel.Partial():
+		out = append(out, Finding{"selection", false, fmt.Sprintf("INCONSISTENT: full is %v with %s", sel.Full, sel.flags())})
+	case sel.Partial():
+		f := Finding{"selection", true, fmt.Sprintf("PARTIAL (%s): no level is certified; passed speaks for the selected checks only", sel.flags())}
+		for proto, l := range p.Levels {
+			if l != "none" {
+				f = Finding{"selection", false, fmt.Sprintf("PARTIAL (%s) yet level %s %s: a partial selection certifies no level", sel.flags(), proto, l)}
+			}
+		}
+		out = append(out, f)
+	default:
+		out = append(out, Finding{"selection", true, "the full suite (no --run, no --skip)"})
+	}
+	if kf := sel.KnownFailing; kf != nil {
+		var es []string
+		for _, e := range kf.Entries {
+			es = append(es, fmt.Sprintf("%s excused %d (%s)", e.Pattern, e.Matched, e.Reason))
+		}
+		d := fmt.Sprintf("%s (sha256 %s): %d entr%s; %d failure(s) excused; a level with an excused MUST is not reached",
+			kf.File, kf.SHA256, len(kf.Entries), plural(len(kf.Entries), "y", "ies"), p.Known)
+		if len(es) > 0 {
+			d += ": " + strings.Join(es, "; ")
+		}
+		out = append(out, Finding{"known-failing", true, d})
+	}
+	settings := fmt.Sprintf("--timeout-scale %s, --repeat %d", strconv.FormatFloat(sel.TimeoutScale, 'g', -1, 64), sel.Repeat)
+	if sel.Strict {
+		settings += ", --strict"
+	}
+	return append(out, Finding{"settings", true, settings})
+}
+
+// flags is the selection as the command line gave it.
+func (s *Selection) flags() string {
+	var f []string
+	if s.Run != "" {
+		f = append(f, "--run "+s.Run)
+	}
+	if s.Skip != "" {
+		f = append(f, "--skip "+s.Skip)
+	}
+	if len(f) == 0 {
+		return "neither --run nor --skip"
+	}
+	return strings.Join(f, " ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Summary is one line about what the certificate states.
@@ -148,7 +233,15 @@ func (st *Statement) Summary() string {
 	if !p.Passed {
 		state = "failed"
 	}
-	s := fmt.Sprintf("aopconform %s certified %s as %s: level %s, run %s", p.Aopconform, agent, article(p.SubjectSide()), strings.Join(lv, ", "), state)
+	level := "level " + strings.Join(lv, ", ")
+	switch {
+	case p.Selection == nil:
+		level += " (selection not recorded)"
+	case p.Selection.Partial():
+		level = "no level: a partial selection (" + p.Selection.flags() + ")"
+		state += " for the selection"
+	}
+	s := fmt.Sprintf("aopconform %s certified %s as %s: %s, run %s", p.Aopconform, agent, article(p.SubjectSide()), level, state)
 	if p.Known > 0 {
 		s += fmt.Sprintf(" with %d known failure(s)", p.Known)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/aopkit/aopkit/conform/agentio"
 )
 
-// recorder appends transcript records: in memory for the checks and, streamed, to
-// the scenario's JSONL file. It is the one writer of transcript/1
+// recorder appends transcript records: in memory for the checks and, streamed
+// and flushed one by one, to the scenario's JSONL file. It is the one writer of transcript/1
 // (docs/transcript-format.md): the harness, the engines and their tests all record
 // through it.
 type recorder struct {
@@ -57,7 +57,11 @@ func (r *recorder) add(rec conform.Record) conform.Record {
 		b, _ = json.Marshal(rec)
 	}
 	if r.err == nil {
+		// Flushed record by record: a harness killed mid-run (SIGKILL, a
+		// crash) leaves every record so far in the file, readable evidence.
 		if _, err := r.w.Write(append(b, '\n')); err != nil {
+			r.err = err
+		} else if err := r.w.Flush(); err != nil {
 			r.err = err
 		}
 	}

@@ -89,6 +89,7 @@ type htmlRow struct {
 type htmlPageData struct {
 	R           *conform.Report
 	Failed      bool
+	State       string // State(r)
 	Level       string
 	Judged      int
 	Total       int
@@ -138,7 +139,7 @@ var htmlFuncs = template.FuncMap{"join": strings.Join, "pct": pct, "vclass": ver
 // reading, the other checks by family, the provenance, then every scenario's
 // transcript with harness events as readable rows.
 func HTML(w io.Writer, r *conform.Report) error {
-	d := htmlPageData{R: r, Failed: Failed(r), Level: LevelName(r.Score), Counts: Counts(r), Provenance: provenanceRows(r), HarnessErrs: harnessErrors(r), RefusalsHead: RefusalsHead}
+	d := htmlPageData{R: r, Failed: Failed(r), State: State(r), Level: LevelName(r.Score), Counts: Counts(r), Provenance: provenanceRows(r), HarnessErrs: harnessErrors(r), RefusalsHead: RefusalsHead}
 	d.Judged, d.Total = Exercised(r)
 	for _, e := range StaleEntries(r) {
 		d.Stale = append(d.Stale, staleText(r, e))
@@ -309,7 +310,7 @@ func htmlCompare(expected, actual string) (mode string, exp, act template.HTML) 
 
 var htmlPage = template.Must(template.New("page").Funcs(htmlFuncs).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>aopconform {{.R.Protocol}}: level {{.Level}}{{if .Failed}}, FAILED{{end}}</title>
+<title>aopconform {{.R.Protocol}}: level {{.Level}}{{if .Failed}}, {{.State}}{{end}}</title>
 <style>
 :root{--red:#b3261e;--redbg:#fce8e6;--green:#1e7b34;--greenbg:#e6f4ea;--amber:#8a5a00;--amberbg:#fef7e0;--grey:#5f6368;--line:#dadce0}
 *{box-sizing:border-box}
@@ -376,7 +377,7 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 </style></head><body>
 <header class="banner {{if .Failed}}fail{{else}}pass{{end}}" id="verdict">
 <h1>aopconform · {{.R.Protocol}}</h1>
-<p class="state">{{if .Failed}}FAILED{{else}}PASSED{{end}} — level reached: {{.Level}}</p>
+<p class="state">{{.State}} — level reached: {{.Level}}</p>
 <p class="rates"><span>MUST <b>{{.R.Score.MustPassed}}/{{.R.Score.MustTotal}}</b> ({{pct .R.Score.MustRate}})</span><span>SHOULD <b>{{.R.Score.ShouldPassed}}/{{.R.Score.ShouldTotal}}</b> ({{pct .R.Score.ShouldRate}})</span><span>MUSTs exercised <b>{{.Judged}} of {{.Total}}</b></span>{{if .R.Score.Levels}}<span>levels: {{range $i, $l := .R.Score.Levels}}{{if $i}}, {{end}}{{$l}}{{end}}</span>{{end}}</p>
 <p class="counts">{{range .Counts}}<span class="v {{vclass .Verdict}}">{{.N}} {{.Verdict}}</span>{{end}}</p>
 </header>

@@ -16,10 +16,7 @@ import (
 func Markdown(w io.Writer, r *conform.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# aopconform: %s\n\n", r.Protocol)
-	state := "PASSED"
-	if Failed(r) {
-		state = "FAILED"
-	}
+	state := State(r)
 	judged, total := Exercised(r)
 	b.WriteString(wrap(fmt.Sprintf("**%s — level %s** · MUST %d/%d (%s) · SHOULD %d/%d (%s) · MUSTs exercised %d of %d",
 		state, LevelName(r.Score), r.Score.MustPassed, r.Score.MustTotal, pct(r.Score.MustRate),

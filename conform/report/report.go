@@ -137,6 +137,20 @@ func Failed(r *conform.Report) bool {
 	return r.HarnessErrors > 0 || len(StaleEntries(r)) > 0 || knownfail.MustFailed(r)
 }
 
+// State is the run's outcome in a word, as its exit code says: FAILED (exit 1:
+// a MUST the agent failed, or a stale known-failing entry, whatever else
+// happened), HARNESS ERROR (exit 2: only the harness failed, never the agent's
+// failure), else PASSED.
+func State(r *conform.Report) string {
+	switch {
+	case len(StaleEntries(r)) > 0 || knownfail.MustFailed(r):
+		return "FAILED"
+	case r.HarnessErrors > 0:
+		return "HARNESS ERROR"
+	}
+	return "PASSED"
+}
+
 // StaleEntries are the known-failing entries whose checks now pass.
 func StaleEntries(r *conform.Report) []conform.KnownEntry {
 	if r.KnownFailing == nil {

@@ -61,10 +61,7 @@ func staleText(r *conform.Report, e conform.KnownEntry) string {
 
 // writeVerdict is the head of the text report: verdict, counts, provenance.
 func writeVerdict(b *strings.Builder, r *conform.Report) {
-	state := "PASSED"
-	if Failed(r) {
-		state = "FAILED"
-	}
+	state := State(r)
 	b.WriteString(wrap(VerdictLine(r)+" — "+state, Width, "", "  ") + "\n")
 	judged, total := Exercised(r)
 	b.WriteString(wrap(fmt.Sprintf("%s; MUSTs exercised %d of %d", CountsLine(r), judged, total), Width, "", "  ") + "\n")

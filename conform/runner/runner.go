@@ -83,6 +83,12 @@ type Options struct {
 	// play plays one run of a scenario (runScenario when nil): tests fake runs,
 	// and the harness's slip, with it.
 	play runFunc
+	// createTranscript opens a transcript file for writing (CreateNew when nil):
+	// tests fail its writes, as a full disk does.
+	createTranscript func(path string) (io.WriteCloser, error)
+	// scratch owns the run's scratch directories (nil: unowned, never cleaned
+	// up by a later run).
+	scratch *scratchOwner
 }
 
 // judged is the "from" of the party under test.
@@ -161,6 +167,13 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	opts.OutDir = runDir
+	// Scratch directories a killed run left behind go before this run makes its
+	// own; without a lock (no flock here) they stay unowned, as before.
+	cleanStale(os.TempDir())
+	if owner, err := claimScratch(os.TempDir()); err == nil {
+		opts.scratch = owner
+		defer owner.release()
+	}
 	rep := &conform.Report{
 		Schema: conform.ReportSchema, Protocol: opts.Protocol, Command: opts.Command,
 		Started: time.Now().UTC(), OutDir: opts.OutDir,
@@ -324,11 +337,13 @@ func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (confo
 	if n == 1 && !opts.NoConfirm && needsConfirmation(res, timedOut, first.Spoke) {
 		run, r := play(ctx, opts, sc, 2)
 		played = 2
-		if run.HarnessError == "" {
-			all = append(all, r)
-			slips = append(slips, run.SlipMS)
-			first.Confirmed = true
+		if run.HarnessError != "" {
+			// A failure the harness could not confirm is not the agent's.
+			return first, unconfirmed(res, timedOut, first.Spoke, run.HarnessError)
 		}
+		all = append(all, r)
+		slips = append(slips, run.SlipMS)
+		first.Confirmed = true
 	}
 	if len(all) == 1 {
 		return first, res
@@ -458,6 +473,23 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 // runFunc plays one scenario (run k of it) and judges its checks: runScenario,
 // or a test's fake (Options.play).
 type runFunc func(ctx context.Context, opts Options, sc *conform.Scenario, k int) (conform.ScenarioRun, []conform.Result)
+
+// unconfirmed turns the results of a single run that needed confirmation
+// (needsConfirmation) into HARNESS-ERROR when the confirming run could not be
+// played (herr): an unconfirmed timing failure, or a MUST perhaps left unjudged by
+// a slow run, is no verdict on the agent.
+func unconfirmed(res []conform.Result, timedOut, spoke bool, herr string) []conform.Result {
+	out := append([]conform.Result(nil), res...)
+	for i := range out {
+		r := &out[i]
+		if (spoke && r.Verdict == conform.NotTested && r.Level == conform.MUST) || (r.Verdict == conform.Fail && timingDependent(r, timedOut)) {
+			r.Message = fmt.Sprintf("%s in run 1, and the run confirming it could not be played (harness error: %s): %s", r.Verdict, herr, r.Message)
+			r.Verdict = conform.HarnessError
+			r.Rerun = ""
+		}
+	}
+	return out
+}
 
 // needsConfirmation: a failed timing check, a failure in a run that hit the
 // scenario deadline, or a MUST left NOT-TESTED (a slow machine looks like a slow
@@ -668,14 +700,18 @@ func safeName(id string) string {
 // play runs the scenario's driver and lints the transcript. Its error is always
 // the harness's.
 func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conform.Session, error) {
-	scratch, err := os.MkdirTemp("", "aopconform-"+safeName(sc.ID)+"-")
+	scratch, err := opts.scratch.scratchDir(sc.ID)
 	if err != nil {
 		return nil, fmt.Errorf("scratch directory: %w", err)
 	}
 	defer os.RemoveAll(scratch)
 	scratch, _ = filepath.EvalSymlinks(scratch)
 	path := transcriptPath(opts.OutDir, sc.ID, k)
-	f, err := CreateNew(path)
+	create := opts.createTranscript
+	if create == nil {
+		create = func(p string) (io.WriteCloser, error) { return CreateNew(p) }
+	}
+	f, err := create(path)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
@@ -751,7 +787,9 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Verdict = conform.Skip
 			r.Message = "deselected by --run/--skip"
 		case herr != nil:
-			r.Verdict = conform.NotTested
+			// The harness's trouble (a transcript it could not write, an agent
+			// it could not launch): never counted against the agent.
+			r.Verdict = conform.HarnessError
 			r.Message = "not judged: the harness failed (" + herr.Error() + ")"
 		case c == nil:
 			r.Verdict = conform.NotTested

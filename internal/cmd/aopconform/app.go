@@ -98,6 +98,8 @@ type runConfig struct {
 	Side, Mockagent string
 	// Policy is what the implementation may read, write and use (contain.go).
 	Policy agentio.Policy
+	// launcher, when set, starts the agents (tests: an in-process agent).
+	launcher agentio.Launcher
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -273,7 +275,7 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 		Protocol: cfg.Protocol, Command: cfg.Command, Scenarios: all,
 		Run: cfg.Run, Skip: cfg.Skip, Parallel: cfg.Parallel, Scale: cfg.TimeoutScale, OutDir: cfg.Out,
 		Strict: cfg.Strict, Repeat: cfg.Repeat,
-		PassEnv: cfg.PassEnv, Policy: cfg.Policy,
+		PassEnv: cfg.PassEnv, Policy: cfg.Policy, Launcher: cfg.launcher,
 	}
 	for _, n := range cfg.PassEnv {
 		opts.RerunArgs = append(opts.RerunArgs, "--pass-env", n)

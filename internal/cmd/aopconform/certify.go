@@ -1,10 +1,15 @@
 package aopconformcmd
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +23,7 @@ import (
 	"github.com/aopkit/aopkit/conform/provenance"
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/internal/version"
 )
 
@@ -72,6 +78,7 @@ type prepared struct {
 	executable string
 	suite      conform.SuiteID
 	known      *conform.KnownFailing
+	knownSHA   string             // of the --known-failing file's bytes, as read
 	key        ed25519.PrivateKey // --certify (nil: no certificate)
 	cfg        certConfig
 }
@@ -94,9 +101,20 @@ func prepareRun(cfg runConfig, all []*conform.Scenario) (*prepared, error) {
 	}
 	p := &prepared{executable: exe, suite: suite, cfg: cfg.Cert}
 	if cfg.Cert.KnownFailing != "" {
-		if p.known, err = knownfail.Load(cfg.Cert.KnownFailing); err != nil {
+		// Read once: the entries applied and the digest a certificate signs are
+		// of the same bytes.
+		data, err := safefile.ReadFile(cfg.Cert.KnownFailing, safefile.MaxConfig)
+		if err != nil {
+			return nil, fmt.Errorf("--known-failing: %v", err)
+		}
+		if p.known, err = knownfail.Parse(cfg.Cert.KnownFailing, data); err != nil {
 			return nil, err
 		}
+		if err := knownfail.CheckIDs(p.known); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(data)
+		p.knownSHA = hex.EncodeToString(sum[:])
 	}
 	if cfg.Cert.Certify != "" {
 		if len(cfg.Reports) == 0 {
@@ -153,7 +171,11 @@ func (p *prepared) certifyRun(rep *conform.Report, cfg runConfig, stderr io.Writ
 	if side == "" {
 		side = orchside.SideAgent
 	}
-	st, err := certify.NewStatement(rep, side, passed, cfg.Reports, cfg.Cert.Certificate)
+	sel := certify.Selection{Run: cfg.Run, Skip: cfg.Skip, Strict: cfg.Strict}
+	if kf := rep.KnownFailing; kf != nil {
+		sel.KnownFailing = &certify.KnownFailingFile{File: kf.File, SHA256: p.knownSHA, Entries: kf.Entries}
+	}
+	st, err := certify.NewStatement(rep, side, passed, sel, cfg.Reports, cfg.Cert.Certificate)
 	if err != nil {
 		return fmt.Errorf("--certify: %v", err)
 	}
@@ -165,6 +187,9 @@ func (p *prepared) certifyRun(rep *conform.Report, cfg runConfig, stderr io.Writ
 		return fmt.Errorf("--certificate: %v", err)
 	}
 	fmt.Fprintf(stderr, "aopconform: certificate %s (key %s)\n", cfg.Cert.Certificate, certify.KeyID(p.key.Public().(ed25519.PublicKey)))
+	if sel.Partial() {
+		fmt.Fprintln(stderr, "aopconform: the certificate covers a partial selection (--run, --skip): it certifies no level")
+	}
 	return nil
 }
 
@@ -207,10 +232,12 @@ func certCommands(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) []*cli.C
 			},
 		},
 		{
-			Name:         "badge",
-			Usage:        "write an SVG badge of a certificate's level, only when the certificate verifies",
-			UsageText:    "aopconform badge --key PUB [--out FILE] [--agent PATH] [--scenarios DIR]... CERT",
-			Flags:        append(verifyFlags(), &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the SVG to `FILE` (default: stdout)"}),
+			Name:      "badge",
+			Usage:     "write an SVG badge of a certificate's level, only when the certificate verifies",
+			UsageText: "aopconform badge --key PUB [--out FILE [--force]] [--agent PATH] [--scenarios DIR]... CERT",
+			Flags: append(verifyFlags(),
+				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the SVG to `FILE` (default: stdout); an existing FILE is kept unless --force, a symbolic link is refused"},
+				&cli.BoolFlag{Name: "force", Usage: "let --out replace an existing file (never through a symbolic link)"}),
 			OnUsageError: usage,
 			Action: func(c *cli.Context) error {
 				v, code := verifyCert(c, stderr)
@@ -226,17 +253,22 @@ func certCommands(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) []*cli.C
 					return exitCode(exitMustBad)
 				}
 				pub, _ := certify.LoadPublicKey(c.String(flagKey))
-				w := stdout
-				if out := c.String("out"); out != "" {
-					f, err := os.Create(out)
-					if err != nil {
-						fmt.Fprintln(stderr, "aopconform:", err)
-						return exitCode(exitHarness)
-					}
-					defer f.Close()
-					w = f
+				out := c.String("out")
+				if out == "" {
+					return certify.Badge(stdout, v.Statement, certify.KeyID(pub))
 				}
-				return certify.Badge(w, v.Statement, certify.KeyID(pub))
+				var svg bytes.Buffer
+				if err := certify.Badge(&svg, v.Statement, certify.KeyID(pub)); err != nil {
+					return err
+				}
+				if err := safefile.WriteFile(out, svg.Bytes(), 0o644, !c.Bool("force")); err != nil {
+					if errors.Is(err, fs.ErrExist) {
+						err = fmt.Errorf("--out %s already exists: refusing to overwrite it (--force replaces it)", out)
+					}
+					fmt.Fprintln(stderr, "aopconform:", err)
+					return exitCode(exitHarness)
+				}
+				return nil
 			},
 		},
 		{
@@ -279,7 +311,7 @@ func verifyCert(c *cli.Context, stderr io.Writer) (*certify.Verification, int) {
 		fmt.Fprintln(stderr, "aopconform: --key:", err)
 		return nil, exitHarness
 	}
-	data, err := os.ReadFile(cert)
+	data, err := safefile.ReadFile(cert, safefile.MaxSmall)
 	if err != nil {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return nil, exitHarness

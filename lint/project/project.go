@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/aopkit/aopkit/lint"
@@ -37,6 +39,8 @@ type Project struct {
 	Unrecognised string
 	Baseline     *baseline.Baseline
 	WriteTo      string
+	// Written is how many findings Close wrote to WriteTo (-1 until it has).
+	Written int
 
 	// Skipped are the files left out because they carry no protocol marker;
 	// Excluded those files.exclude (or files.include) left out.
@@ -53,6 +57,9 @@ type Project struct {
 	ignores *suppress.Ignores
 	linted  []string
 	toWrite []baseline.File
+	// notKept are the files with findings past linter.MaxDiagnostics, which a
+	// baseline cannot list.
+	notKept []string
 }
 
 // Unwalked are directory names a walk never enters (hidden directories are
@@ -115,7 +122,7 @@ func Open(o Options) (*Project, error) {
 			}
 		}
 	}
-	p := &Project{Config: cfg, Unrecognised: cfg.Unrecognised, WriteTo: o.BaselineWrite}
+	p := &Project{Config: cfg, Unrecognised: cfg.Unrecognised, WriteTo: o.BaselineWrite, Written: -1}
 	if o.Unrecognised != "" {
 		switch o.Unrecognised {
 		case config.UnrecognisedAuto, config.UnrecognisedSkip, config.UnrecognisedError:
@@ -218,6 +225,9 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 	ds = fs.Apply(ds) // GEN-IGNORE-001 may be turned off or re-graded too
 	switch {
 	case p.WriteTo != "":
+		if r.NotKept != nil {
+			p.notKept = append(p.notKept, fmt.Sprintf("%s (%d)", r.Path, r.NotKept.Total()))
+		}
 		p.toWrite = append(p.toWrite, baseline.File{Path: r.Path, Diagnostics: append([]lint.Diagnostic(nil), ds...)})
 	case p.Baseline != nil:
 		ds = p.Baseline.Filter(r.Path, ds)
@@ -243,9 +253,16 @@ func (p *Project) Close() ([]linter.FileResult, error) {
 		}
 	}
 	if p.WriteTo != "" {
-		if _, err := baseline.Write(p.WriteTo, p.toWrite); err != nil {
+		if len(p.notKept) > 0 {
+			sort.Strings(p.notKept)
+			return out, fmt.Errorf("%s: baseline not written: findings past the %d an input keeps were counted but not kept, so a baseline cannot list them and they would come back on the next run: %s; fix them or leave those files out (files.exclude in .aoplint.yaml), then write the baseline again",
+				p.WriteTo, linter.MaxDiagnostics, strings.Join(p.notKept, ", "))
+		}
+		n, err := baseline.Write(p.WriteTo, p.toWrite)
+		if err != nil {
 			return out, err
 		}
+		p.Written = n
 	} else if p.Baseline != nil {
 		if st := p.Baseline.Stale(p.linted); len(st) > 0 {
 			out = append(out, linter.FileResult{Path: p.Baseline.Path, Protocol: "aoplint", Diagnostics: st})

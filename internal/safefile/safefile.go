@@ -245,3 +245,59 @@ func WriteFile(path string, data []byte, perm os.FileMode, noClobber bool) error
 	ok = true
 	return nil
 }
+
+// OpenAppend opens path for appending (creating it with perm if it does not
+// exist) only if it is a regular file and not a symbolic link: a FIFO is not
+// waited on, a device or a link planted in its place is refused (ErrNotRegular).
+// For a log the harness keeps in a directory someone else can write to.
+func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openFlags|noFollow, perm)
+	if err != nil {
+		// A link (ELOOP) or a FIFO without a reader (ENXIO): say what it is.
+		if st, lerr := os.Lstat(path); lerr == nil && !st.Mode().IsRegular() {
+			return nil, &Error{Path: path, Err: ErrNotRegular, Mode: st.Mode()}
+		}
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &Error{Path: path, Err: ErrNotRegular, Mode: st.Mode()}
+	}
+	if err := clearNonblock(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Replace writes data to path through a new temporary file in the same directory
+// and a rename: whatever was at path (a symbolic link, a FIFO someone put there)
+// is replaced, never written through or waited on. Unlike WriteFile it does not
+// refuse a link at path; for files the caller owns in a directory others can
+// write to.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}

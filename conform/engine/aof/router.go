@@ -316,7 +316,7 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 	jsonPath, mdPath := filepath.Join(dir, "handoff.json"), filepath.Join(dir, "handoff.md")
 	data, _ := json.MarshalIndent(h, "", "  ")
 	data = append(data, '\n')
-	if old, err := os.ReadFile(jsonPath); err == nil && bytes.Equal(old, data) {
+	if old, err := r.Store.read(jsonPath); err == nil && bytes.Equal(old, data) {
 		o.Reason = "duplicate"
 		o.Detail = "same handoff already written"
 		return o

@@ -127,7 +127,7 @@ func (s *Store) WriteHeartbeat(id, agent string, ttl time.Duration) (Written, er
 
 // ReadHeartbeat reads run_heartbeat.json; os.ErrNotExist when there is none.
 func (s *Store) ReadHeartbeat(id string) (*Heartbeat, error) {
-	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run_heartbeat.json"))
+	data, err := s.read(filepath.Join(s.RunDir(id), "run_heartbeat.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ var errNoRunResult = errors.New("no run_result.json")
 // ReadRunResult reads run_result.json: errNoRunResult when missing, another error
 // when it is not a valid result.
 func (s *Store) ReadRunResult(id string) (*RunResult, error) {
-	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run_result.json"))
+	data, err := s.read(filepath.Join(s.RunDir(id), "run_result.json"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errNoRunResult
 	}
@@ -173,7 +173,7 @@ func (s *Store) WriteRunResult(rr *RunResult) (Written, error) {
 
 // ReadRun reads run.json.
 func (s *Store) ReadRun(id string) (*Run, error) {
-	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run.json"))
+	data, err := s.read(filepath.Join(s.RunDir(id), "run.json"))
 	if err != nil {
 		return nil, err
 	}

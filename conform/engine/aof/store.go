@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/internal/safefile"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
@@ -31,7 +32,24 @@ type Store struct {
 	Dir    string
 	Clock  clock.Clock
 	Events *EventLog
-	mu     sync.Mutex
+	// Refused, when set, is told of every file of the data directory the store
+	// refused to read (the agent made it a FIFO, a device, a link leading out
+	// of the data directory, or larger than safefile.MaxSmall): path and why.
+	Refused func(path, reason string)
+	mu      sync.Mutex
+}
+
+// read reads a file of the data directory, which the agent can write to: a
+// regular file of at most safefile.MaxSmall bytes, inside the data directory
+// (links followed only inside it). A refusal is an error and is told to Refused;
+// a missing file is the plain fs.ErrNotExist.
+func (s *Store) read(path string) ([]byte, error) {
+	b, err := safefile.ReadFileIn(s.Dir, path, safefile.MaxSmall)
+	var se *safefile.Error
+	if errors.As(err, &se) && s.Refused != nil {
+		s.Refused(path, strings.TrimPrefix(se.Error(), se.Path+": "))
+	}
+	return b, err
 }
 
 // NewStore opens (and creates) a data directory.
@@ -98,7 +116,7 @@ func (s *Store) getLocked(id string) (*Task, error) {
 		return nil, ErrTaskNotFound
 	}
 	for _, st := range spec.Statuses {
-		data, err := os.ReadFile(s.TaskPath(st, id))
+		data, err := s.read(s.TaskPath(st, id))
 		if err != nil {
 			continue
 		}
@@ -193,11 +211,9 @@ func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	// A fresh temporary file, then a rename: a FIFO or a link the agent put at
+	// the path (or at a fixed temporary name) is replaced, never written through.
+	return safefile.Replace(path, data, 0o644)
 }
 
 // writeJSON writes v as indented JSON with a trailing newline.
@@ -235,7 +251,7 @@ func (l *EventLog) Log(typ, actor, taskID string, payload map[string]any) Event 
 	ev := Event{EventID: len(l.events) + 1, Type: typ, Timestamp: spec.FormatTime(l.Clock.Now()), Actor: actor, TaskID: taskID, Payload: payload}
 	l.events = append(l.events, ev)
 	if data, err := json.Marshal(ev); err == nil {
-		if f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+		if f, err := safefile.OpenAppend(l.Path, 0o644); err == nil { // never through a FIFO or a link
 			f.Write(append(data, '\n'))
 			f.Close()
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // AuditStoragePath is the contract's audit trail location (§10), relative to the
@@ -120,7 +122,8 @@ func (a *auditTrail) write(at time.Time, recordType string, actor auditActor, pa
 		return
 	}
 	name := fmt.Sprintf("%04d-%s.json", a.seq, recordType)
-	if err := os.WriteFile(filepath.Join(a.dir, name), append(data, '\n'), 0o644); err != nil {
+	// Never through a FIFO or a link the executor put at the name.
+	if err := safefile.Replace(filepath.Join(a.dir, name), append(data, '\n'), 0o644); err != nil {
 		a.err = err
 		return
 	}

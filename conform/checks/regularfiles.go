@@ -31,7 +31,7 @@ func regularFiles(protocol string) *conform.Check {
 	return &conform.Check{
 		ID: RegularFilesID(protocol), Protocol: protocol, Family: "containment",
 		Tier: conform.Core, Level: conform.MUST, Spec: "bindings §Common to every protocol",
-		Requirement: "The files the agent leaves for the harness to read (heartbeat, run result, task, state and details files) are regular files of at most 4 MiB in the directory they belong to: never a FIFO, a device, or a symbolic link leading out of it.",
+		Requirement: "The files the implementation under test leaves for the harness to read (an agent's heartbeat, run result, task, snapshot and details files; an orchestrator's data directory) are regular files of bounded size in the directory they belong to: never a FIFO, a device, or a symbolic link leading out of it.",
 		Bad:         `ln -sf /dev/zero "$RUN_DIR/run_heartbeat.json"; mkfifo state.json`,
 		Good:        `a heartbeat written to a temporary file in the run directory and renamed over run_heartbeat.json`,
 		Run: func(s *conform.Session) conform.Outcome {
@@ -49,7 +49,7 @@ func regularFiles(protocol string) *conform.Check {
 				return conform.Passf("every file the harness read from the agent was a regular file of bounded size")
 			}
 			o := conform.Mismatch(fmt.Sprintf("the harness refused to read %s", lines[0]),
-				"regular files of at most 4 MiB inside the directory they belong to", strings.Join(lines, "\n"))
+				"regular files of bounded size inside the directory they belong to", strings.Join(lines, "\n"))
 			o.Seq = seqs
 			return o
 		},

@@ -14,7 +14,6 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,6 +22,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
 	orchscenarios "github.com/aopkit/aopkit/fixtures/orchestrator-scenarios"
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // The binding of an orchestrator under test (docs/bindings.md "Orchestrators"):
@@ -295,16 +295,9 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 	}
 }
 
-// ReadBounded reads a file of at most max bytes (a larger one is an error).
+// ReadBounded reads a regular file of at most max bytes: a larger one, a FIFO, a
+// device or a directory is an error (safefile), never waited on nor read without
+// end. The orchestrator under test writes most of the files it is given.
 func ReadBounded(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("%s is over %d bytes", name, max)
-	}
-	return b, err
+	return safefile.ReadFile(name, max)
 }

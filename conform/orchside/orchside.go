@@ -13,6 +13,7 @@ package orchside
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -199,8 +200,16 @@ func drive(h *harness.H, mock string, extra []string) error {
 		return err
 	}
 	after := map[string]*string{}
+	refused := h.Refused(func() int { return a.N() })
 	for rel, p := range files {
-		if b, err := ReadBounded(p, 1<<20); err == nil {
+		// Inside the scratch directory only: a link the orchestrator put in
+		// the file's place is not followed out (nor copied into the report).
+		b, err := safefile.ReadFileIn(h.Scratch(), p, 1<<20)
+		var se *safefile.Error
+		if errors.As(err, &se) {
+			refused(p, strings.TrimPrefix(se.Error(), se.Path+": "))
+		}
+		if err == nil {
 			c := string(b)
 			after[rel] = &c
 		} else {

@@ -86,7 +86,13 @@ func expand(args []string, sel selector) ([]job, []error) {
 				w.dir(p, d)
 				continue
 			}
-			w.walk(p, p)
+			dir := p
+			if lst, err := os.Lstat(p); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+				// A named link to a directory: WalkDir enters it only by a
+				// name that ends in a separator.
+				dir = p + string(filepath.Separator)
+			}
+			w.walk(p, dir)
 			// Then the links to directories the walk met, each after what
 			// it found before it (so a directory is named without a link when
 			// it can be).

@@ -96,6 +96,12 @@ func TestWalkSymlinks(t *testing.T) {
 		t.Errorf("links inside the root: exit %d, stderr %q, want real/a.json linted once and b.json:\n%s", code, stderr, stdout)
 	}
 
+	// A directory named through a link is walked (it was "nothing to lint").
+	code, stdout, stderr = runGuarded(t, "--no-config", "-f", "json", filepath.Join(root, "linkdir"))
+	if code != exitFindings || !strings.Contains(stdout, filepath.Join(root, "linkdir", "a.json")) {
+		t.Errorf("a directory named through a link: exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
+
 	symlink(t, filepath.Join(outside, "bad.json"), filepath.Join(root, "out.json"))
 	symlink(t, outside, filepath.Join(root, "outdir"))
 	code, _, stderr = runGuarded(t, "--no-config", "-v", root)

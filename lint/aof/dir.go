@@ -92,8 +92,12 @@ var allStatuses = append(append([]string(nil), taskStatuses...), upstreamStatuse
 
 func isAnyStatus(s string) bool { return isTaskStatus(s) || isUpstreamStatus(s) }
 
-// readDirN lists at most n entries of dir, sorted (nil on error).
+// readDirN lists at most n entries of dir, sorted (nil on error, or when dir is
+// no directory: a FIFO named like one is not opened, so never waited on).
 func readDirN(dir string, n int) []os.DirEntry {
+	if !isDir(dir) {
+		return nil
+	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil

@@ -148,3 +148,24 @@ func paths(res []linter.FileResult) []string {
 	}
 	return out
 }
+
+// A FIFO where a data directory has a directory (runs/, events/) is no
+// directory: it is not opened, so neither recognising the data directory nor
+// linting it waits on it.
+func TestDataDirFIFOForDirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "tasks", "ready"), 0o755)
+	for _, d := range []string{"runs", "events"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, d), 0o600); err != nil {
+			t.Skip("no mkfifo:", err)
+		}
+	}
+	done := make(chan bool, 1)
+	go func() { done <- IsDataDir(dir) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("IsDataDir hangs")
+	}
+	lintDirGuarded(t, dir)
+}

@@ -135,7 +135,18 @@ func (s *Store) getLocked(id string) (*Task, error) {
 func (s *Store) List(status string) ([]*Task, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ents, err := os.ReadDir(filepath.Join(s.Dir, "tasks", status))
+	dir := filepath.Join(s.Dir, "tasks", status)
+	// The agent can replace a status directory with a FIFO: stat before the
+	// open, which would wait on it.
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		if s.Refused != nil {
+			s.Refused(dir, "not a directory: refused")
+		}
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}

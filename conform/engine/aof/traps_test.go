@@ -20,7 +20,8 @@ import (
 // trapAgent turns a file the harness reads into a trap, then works a while and
 // exits 0: fault "hb-zero" links run_heartbeat.json to /dev/zero, "hb-fifo" makes
 // it a FIFO, "hb-big" writes 5 MiB into it, "task-fifo" makes the task file a
-// FIFO, "result-fifo" makes run_result.json a FIFO.
+// FIFO, "result-fifo" makes run_result.json a FIFO, "status-fifo" replaces the
+// task's status directory with a FIFO.
 var trapAgent = &mockagent.Agent{Protocol: "aof", Run: func(ctx context.Context, env mockagent.Env, fault string) int {
 	hb := filepath.Join(env.Getenv("AOF_RUN_DIR"), "run_heartbeat.json")
 	var err error
@@ -38,6 +39,11 @@ var trapAgent = &mockagent.Agent{Protocol: "aof", Run: func(ctx context.Context,
 		err = syscall.Mkfifo(env.Getenv("AOF_TASK_FILE"), 0o600)
 	case "result-fifo":
 		err = syscall.Mkfifo(filepath.Join(env.Getenv("AOF_RUN_DIR"), "run_result.json"), 0o600)
+	case "status-fifo":
+		dir := filepath.Dir(env.Getenv("AOF_TASK_FILE"))
+		if err = os.RemoveAll(dir); err == nil {
+			err = syscall.Mkfifo(dir, 0o600)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "trap:", err)
@@ -63,6 +69,7 @@ func TestAgentFileTraps(t *testing.T) {
 		{"hb-big", "run_heartbeat.json", "larger than 4 MiB"},
 		{"task-fifo", taskID + ".md", "not a regular file (a named pipe)"},
 		{"result-fifo", "run_result.json", "not a regular file (a named pipe)"},
+		{"status-fifo", "in-progress", "not a directory"},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			done := make(chan enginetest.Played, 1)

@@ -169,25 +169,48 @@ func ReadFileIn(root, path string, max int64) ([]byte, error) {
 }
 
 // Inside reports (nil) whether path, with every symbolic link resolved, lies inside
-// root (also resolved). A path that does not exist is judged by its lexical form.
+// root (also resolved). A path that does not exist is judged by its deepest
+// existing ancestor, resolved, and the rest of its lexical form (a directory to be
+// created under a link that leads out is outside).
 func Inside(root, path string) error {
 	r, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		r = root
 	}
 	r, _ = filepath.Abs(r)
-	p, err := filepath.EvalSymlinks(path)
+	p, err := resolveExisting(path)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		p = path
+		return err
 	}
-	p, _ = filepath.Abs(p)
 	if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) || r == string(filepath.Separator) {
 		return nil
 	}
 	return &Error{Path: path, Err: fmt.Errorf("%w (%s is outside %s)", ErrOutsideRoot, p, r)}
+}
+
+// resolveExisting is path, absolute, with the symbolic links of its deepest
+// existing ancestor resolved.
+func resolveExisting(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for cur := abs; ; {
+		p, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(p, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }
 
 // WriteFile writes data to path without following a symbolic link at path: the

@@ -204,3 +204,20 @@ func TestOpenAppendAndReplace(t *testing.T) {
 		t.Error("Replace wrote through the link")
 	}
 }
+
+// A path that does not exist yet is outside when an existing directory on its
+// way is a link leading out (MkdirAll there would create directories outside).
+func TestInsideNotYetExisting(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	os.Symlink(out, filepath.Join(root, "away"))
+	os.Mkdir(filepath.Join(root, "here"), 0o755)
+	if err := Inside(root, filepath.Join(root, "away", "new", "f")); !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("under a link out: %v", err)
+	}
+	if err := Inside(root, filepath.Join(root, "here", "new", "f")); err != nil {
+		t.Errorf("under a directory inside: %v", err)
+	}
+	if err := Inside(root, filepath.Join(root, "dangling")); err != nil {
+		t.Errorf("a new name in root: %v", err)
+	}
+}

@@ -321,12 +321,12 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 		o.Detail = "same handoff already written"
 		return o
 	}
-	if err := writeFileAtomic(jsonPath, data); err != nil {
+	if err := r.Store.writeFile(jsonPath, data); err != nil {
 		o.Reason, o.Detail = "write_failed", err.Error()
 		return o
 	}
 	md := HandoffMarkdown(h)
-	if err := writeFileAtomic(mdPath, md); err != nil {
+	if err := r.Store.writeFile(mdPath, md); err != nil {
 		o.Reason, o.Detail = "write_failed", err.Error()
 		return o
 	}

@@ -97,7 +97,7 @@ func (s *Store) AcquireLease(id, agent string, ttl time.Duration) ([]Written, er
 		run.Metadata["parentTaskId"] = p
 	}
 	runPath := filepath.Join(s.RunDir(id), "run.json")
-	runData, err := writeJSON(runPath, run)
+	runData, err := s.writeJSON(runPath, run)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (s *Store) WriteHeartbeat(id, agent string, ttl time.Duration) (Written, er
 	hb.BeatCount++
 	hb.LastHeartbeat = spec.FormatTime(now)
 	hb.ExpiresAt = spec.FormatTime(spec.ExpiresAt(now, ttl))
-	data, err := writeJSON(path, hb)
+	data, err := s.writeJSON(path, hb)
 	return Written{path, data}, err
 }
 
@@ -167,7 +167,7 @@ func (s *Store) ReadRunResult(id string) (*RunResult, error) {
 // WriteRunResult writes run_result.json.
 func (s *Store) WriteRunResult(rr *RunResult) (Written, error) {
 	path := filepath.Join(s.RunDir(rr.TaskID), "run_result.json")
-	data, err := writeJSON(path, rr)
+	data, err := s.writeJSON(path, rr)
 	return Written{path, data}, err
 }
 
@@ -195,7 +195,7 @@ func (s *Store) MarkRunExpired(id, reason string) (Written, error) {
 	r.ExpiredAt = spec.FormatTime(s.Clock.Now())
 	r.ExpiredReason = reason
 	path := filepath.Join(s.RunDir(id), "run.json")
-	data, err := writeJSON(path, r)
+	data, err := s.writeJSON(path, r)
 	if err == nil {
 		s.Events.Log("run.expired", "scheduler", id, map[string]any{"reason": reason})
 	}

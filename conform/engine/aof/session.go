@@ -109,10 +109,10 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 	if h := cfg.Handoff; h != nil {
 		dir := filepath.Join(st.TaskDir(spec.Ready, cfg.TaskID), "inputs")
 		data, _ := json.MarshalIndent(h, "", "  ")
-		if err := writeFileAtomic(filepath.Join(dir, "handoff.json"), append(data, '\n')); err != nil {
+		if err := st.writeFile(filepath.Join(dir, "handoff.json"), append(data, '\n')); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(filepath.Join(dir, "handoff.md"), HandoffMarkdown(h)); err != nil {
+		if err := st.writeFile(filepath.Join(dir, "handoff.md"), HandoffMarkdown(h)); err != nil {
 			return nil, err
 		}
 	}

@@ -101,7 +101,7 @@ func (s *Store) Create(t *Task) error {
 	if t.UpdatedAt == "" {
 		t.UpdatedAt = t.CreatedAt
 	}
-	return writeFileAtomic(s.TaskPath(t.Status, t.ID), t.Marshal())
+	return s.writeFile(s.TaskPath(t.Status, t.ID), t.Marshal())
 }
 
 // Get loads a task from whichever status directory holds it.
@@ -171,7 +171,7 @@ func (s *Store) Save(t *Task) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t.UpdatedAt = s.now()
-	return writeFileAtomic(s.TaskPath(t.Status, t.ID), t.Marshal())
+	return s.writeFile(s.TaskPath(t.Status, t.ID), t.Marshal())
 }
 
 // Transition moves a task to status to, with its companion directory, and logs
@@ -199,7 +199,7 @@ func (s *Store) Transition(id, to, reason, actor string) (bool, error) {
 	if to != spec.InProgress {
 		t.Lease = nil
 	}
-	if err := writeFileAtomic(s.TaskPath(to, id), t.Marshal()); err != nil {
+	if err := s.writeFile(s.TaskPath(to, id), t.Marshal()); err != nil {
 		s.mu.Unlock()
 		return false, err
 	}
@@ -216,25 +216,37 @@ func (s *Store) Transition(id, to, reason, actor string) (bool, error) {
 	return true, nil
 }
 
-// writeFileAtomic writes via a temporary file and a rename, so that readers (and
-// the agent) never see half a file.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// writeFile writes a file of the data directory via a temporary file and a
+// rename, so that readers (and the agent) never see a half-written file. A FIFO
+// or a link the agent put at the path (or at a fixed temporary name) is
+// replaced, never written through; a directory on the way that the agent made a
+// link out of the data directory is refused (the harness writes nothing outside
+// it on the agent's say-so).
+func (s *Store) writeFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := safefile.Inside(s.Dir, dir); err != nil {
+		if s.Refused != nil {
+			var se *safefile.Error
+			if errors.As(err, &se) {
+				s.Refused(dir, strings.TrimPrefix(se.Error(), se.Path+": "))
+			}
+		}
 		return err
 	}
-	// A fresh temporary file, then a rename: a FIFO or a link the agent put at
-	// the path (or at a fixed temporary name) is replaced, never written through.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	return safefile.Replace(path, data, 0o644)
 }
 
 // writeJSON writes v as indented JSON with a trailing newline.
-func writeJSON(path string, v any) ([]byte, error) {
+func (s *Store) writeJSON(path string, v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	data = append(data, '\n')
-	return data, writeFileAtomic(path, data)
+	return data, s.writeFile(path, data)
 }
 
 // Event is one line of the events log (aof-1 §Logging).

@@ -13,6 +13,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/engine/aof"
+	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
 	"github.com/aopkit/aopkit/mockagent"
 )
@@ -22,6 +23,9 @@ import (
 // it a FIFO, "hb-big" writes 5 MiB into it, "task-fifo" makes the task file a
 // FIFO, "result-fifo" makes run_result.json a FIFO, "status-fifo" replaces the
 // task's status directory with a FIFO.
+// outsideDir is where "rundir-out" points the run directory.
+var outsideDir string
+
 var trapAgent = &mockagent.Agent{Protocol: "aof", Run: func(ctx context.Context, env mockagent.Env, fault string) int {
 	hb := filepath.Join(env.Getenv("AOF_RUN_DIR"), "run_heartbeat.json")
 	var err error
@@ -39,6 +43,13 @@ var trapAgent = &mockagent.Agent{Protocol: "aof", Run: func(ctx context.Context,
 		err = syscall.Mkfifo(env.Getenv("AOF_TASK_FILE"), 0o600)
 	case "result-fifo":
 		err = syscall.Mkfifo(filepath.Join(env.Getenv("AOF_RUN_DIR"), "run_result.json"), 0o600)
+	case "rundir-out":
+		// The run directory, where the harness writes run.json on expiry, made
+		// a link to a directory outside the data directory.
+		rd := filepath.Clean(env.Getenv("AOF_RUN_DIR"))
+		if err = os.RemoveAll(rd); err == nil {
+			err = os.Symlink(outsideDir, rd)
+		}
 	case "status-fifo":
 		dir := filepath.Dir(env.Getenv("AOF_TASK_FILE"))
 		if err = os.RemoveAll(dir); err == nil {
@@ -63,6 +74,7 @@ var trapAgent = &mockagent.Agent{Protocol: "aof", Run: func(ctx context.Context,
 // aof/bind/regular-files.
 func TestAgentFileTraps(t *testing.T) {
 	sc := (scenario{name: "trap"}).conformScenario(t)
+	outsideDir = t.TempDir()
 	for _, c := range []struct{ fault, file, reason string }{
 		{"hb-zero", "run_heartbeat.json", "symbolic link leads outside the root"},
 		{"hb-fifo", "run_heartbeat.json", "not a regular file (a named pipe)"},
@@ -70,6 +82,7 @@ func TestAgentFileTraps(t *testing.T) {
 		{"task-fifo", taskID + ".md", "not a regular file (a named pipe)"},
 		{"result-fifo", "run_result.json", "not a regular file (a named pipe)"},
 		{"status-fifo", "in-progress", "not a directory"},
+		{"rundir-out", "run_heartbeat.json", "symbolic link leads outside the root"},
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			done := make(chan enginetest.Played, 1)
@@ -99,6 +112,39 @@ func TestAgentFileTraps(t *testing.T) {
 			if o := chk.Run(p.Session); o.Verdict != conform.Fail || !strings.Contains(o.Message, c.file) || !strings.Contains(o.Message, c.reason) {
 				t.Errorf("%s: %s %q", chk.ID, o.Verdict, o.Message)
 			}
+			if ents, _ := os.ReadDir(outsideDir); len(ents) > 0 {
+				t.Errorf("the harness wrote outside the data directory: %v", ents)
+			}
 		})
+	}
+}
+
+// The harness's own writes into the data directory (a heartbeat, run.json on
+// expiry) never go through a run directory the agent made a link out of it.
+func TestStoreWritesStayInside(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	st, err := aof.NewStore(dir, clock.Real{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused []string
+	st.Refused = func(path, reason string) { refused = append(refused, path+": "+reason) }
+	if err := os.Symlink(out, st.RunDir(taskID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.WriteHeartbeat(taskID, agentID, time.Second); err == nil {
+		t.Error("the heartbeat was written through the link")
+	}
+	os.Remove(st.RunDir(taskID))
+	os.Symlink(out, filepath.Join(dir, "runs", "elsewhere"))
+	os.Symlink(filepath.Join("elsewhere", "deeper"), st.RunDir(taskID)) // not there yet: MkdirAll would create it outside
+	if _, err := st.MarkRunExpired(taskID, "stale_heartbeat"); err == nil {
+		t.Error("run.json was written through the link")
+	}
+	if ents, _ := os.ReadDir(out); len(ents) > 0 {
+		t.Errorf("written outside the data directory: %v", ents)
+	}
+	if len(refused) < 2 || !strings.Contains(refused[0], "leads outside") {
+		t.Errorf("refusals: %q", refused)
 	}
 }

@@ -62,6 +62,7 @@ type budgetStatus struct {
 type auditTrail struct {
 	dir     string
 	rel     string // dir relative to the scratch directory
+	scratch string
 	session string
 	task    string
 	parent  *string
@@ -78,7 +79,7 @@ func newAuditTrail(scratch, session, task, parent string) *auditTrail {
 		name = "session"
 	}
 	rel := filepath.ToSlash(filepath.Join(AuditStoragePath, name))
-	a := &auditTrail{dir: filepath.Join(scratch, filepath.FromSlash(rel)), rel: rel, session: session, task: task}
+	a := &auditTrail{dir: filepath.Join(scratch, filepath.FromSlash(rel)), rel: rel, scratch: scratch, session: session, task: task}
 	if parent != "" {
 		a.parent = &parent
 	}
@@ -122,7 +123,12 @@ func (a *auditTrail) write(at time.Time, recordType string, actor auditActor, pa
 		return
 	}
 	name := fmt.Sprintf("%04d-%s.json", a.seq, recordType)
-	// Never through a FIFO or a link the executor put at the name.
+	// Never through a FIFO or a link the executor put at the name, nor into a
+	// directory it made a link out of the scratch directory.
+	if err := safefile.Inside(a.scratch, a.dir); err != nil {
+		a.err = err
+		return
+	}
 	if err := safefile.Replace(filepath.Join(a.dir, name), append(data, '\n'), 0o644); err != nil {
 		a.err = err
 		return

@@ -106,6 +106,11 @@ func (s snapshot) restore(ws string) error {
 	if s.Strategy == StrategyGitStash || s.Strategy == StrategyDiff {
 		return s.restoreGit(ws)
 	}
+	// The executor may have made a directory on the artifact's way a link out
+	// of the workspace: nothing is removed or written through it.
+	if err := safefile.Inside(ws, filepath.Dir(s.Path)); err != nil {
+		return err
+	}
 	if !s.Existed {
 		if err := os.Remove(s.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err

@@ -61,3 +61,37 @@ func TestRollbackTraps(t *testing.T) {
 		t.Errorf("the engine wrote through the link: %q", b)
 	}
 }
+
+// The rollback never writes through a directory the executor made a link out of
+// the workspace.
+func TestRollbackStaysInWorkspace(t *testing.T) {
+	outside := t.TempDir()
+	base, err := mockagent.Lookup(Protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trap := &mockagent.Agent{Protocol: Protocol, Run: func(ctx context.Context, env mockagent.Env, fault string) int {
+		code := base.Run(ctx, env, mock.FaultClobberSnapshot)
+		scratch := env.Getenv("AOPKIT_SCRATCH")
+		if scratch == "" {
+			scratch = env.Dir
+		}
+		ws := filepath.Join(scratch, "workspace")
+		// The snapshot back, so that the rollback has something to restore.
+		snap := filepath.Join(ws, ".aop_snapshots", "greeting.txt.before")
+		os.MkdirAll(filepath.Dir(snap), 0o755)
+		os.WriteFile(snap, []byte("original\n"), 0o644)
+		os.RemoveAll(filepath.Join(ws, "src"))
+		if err := os.Symlink(outside, filepath.Join(ws, "src")); err != nil {
+			t.Error(err)
+		}
+		return code
+	}}
+	r := playAgent(t, scenarioOf("rollback-out", taskWith(t, nil), nil), trap, "", "", func(s string) { writeOriginal(t, s) })
+	if len(r.res.Rollback) != 1 || r.res.Rollback[0].Status != "FAILED" {
+		t.Errorf("rollback %+v, codes %v", r.res.Rollback, r.res.CodeList())
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+		t.Errorf("the rollback wrote outside the workspace: %v", ents)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,6 +49,9 @@ type Project struct {
 	Excluded []string
 	// Pruned are the directories a walk left out (Prune).
 	Pruned []string
+	// Special are the FIFOs, devices and sockets a walk met, with what they are
+	// (NotRegular): never read.
+	Special []string
 
 	// Stdin keeps what standard input held (when small enough) for its inline
 	// suppressions: set it with CaptureStdin before linting.
@@ -146,6 +150,23 @@ func Open(o Options) (*Project, error) {
 		p.Baseline = b
 	}
 	return p, nil
+}
+
+// NotRegular records a FIFO, a device or a socket a directory walk met (it is
+// not read).
+func (p *Project) NotRegular(path string, mode fs.FileMode) {
+	what := "a named pipe"
+	switch {
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case mode&fs.ModeDevice != 0:
+		what = "a device"
+	case mode&fs.ModeNamedPipe == 0:
+		what = "type " + mode.Type().String()
+	}
+	p.Special = append(p.Special, path+": not a regular file ("+what+")")
 }
 
 // Select decides whether a file is linted. named is true for a file named on the

@@ -169,7 +169,11 @@ func (w *walker) walk(root, dir string) {
 			w.link(root, path)
 			return nil
 		}
-		if e.Type().IsRegular() && w.sel.Select(path, false) {
+		if !e.Type().IsRegular() {
+			w.special(path, e.Type())
+			return nil
+		}
+		if w.sel.Select(path, false) {
 			w.file(path)
 		}
 		return nil
@@ -212,8 +216,19 @@ func (w *walker) link(root, path string) {
 		if w.sel.Select(path, false) {
 			w.file(path)
 		}
+	default:
+		w.special(path, st.Mode())
 	}
-	// A link to a FIFO, a device or a socket is left out as they are.
+}
+
+// special notes a FIFO, a device or a socket a walk met: not read, and listed
+// with --verbose (a selector that keeps a list: project.Project.NotRegular).
+func (w *walker) special(path string, mode fs.FileMode) {
+	if n, ok := w.sel.(interface {
+		NotRegular(path string, mode fs.FileMode)
+	}); ok {
+		n.NotRegular(path, mode)
+	}
 }
 
 // dedup drops the jobs that name a file or a data directory an earlier job (or a
@@ -494,6 +509,9 @@ func reportProject(w io.Writer, p *project.Project, verbose bool) {
 		}
 		for _, d := range p.Pruned {
 			fmt.Fprintf(w, "aoplint: not walked %s: %s\n", d, p.PruneReason(d))
+		}
+		for _, f := range p.Special {
+			fmt.Fprintf(w, "aoplint: not read %s\n", f)
 		}
 		for _, f := range p.Excluded {
 			fmt.Fprintf(w, "aoplint: excluded %s: files.include/files.exclude of %s\n", f, p.Config.Path)

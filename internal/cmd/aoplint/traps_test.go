@@ -104,7 +104,11 @@ func TestWalkSymlinks(t *testing.T) {
 
 	symlink(t, filepath.Join(outside, "bad.json"), filepath.Join(root, "out.json"))
 	symlink(t, outside, filepath.Join(root, "outdir"))
+	mkfifo(t, filepath.Join(root, "real", "f.json"))
 	code, _, stderr = runGuarded(t, "--no-config", "-v", root)
+	if want := "not read " + filepath.Join(root, "real", "f.json") + ": not a regular file (a named pipe)"; !strings.Contains(stderr, want) {
+		t.Errorf("a FIFO met in a walk: stderr %q, want %q with -v", stderr, want)
+	}
 	for _, name := range []string{"out.json", "outdir"} {
 		want := fmt.Sprintf("%s: not linted: symbolic link leads outside the root", filepath.Join(root, name))
 		if !strings.Contains(stderr, want) {

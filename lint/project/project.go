@@ -246,8 +246,10 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 	ds = fs.Apply(ds) // GEN-IGNORE-001 may be turned off or re-graded too
 	switch {
 	case p.WriteTo != "":
-		if r.NotKept != nil {
-			p.notKept = append(p.notKept, fmt.Sprintf("%s (%d)", r.Path, r.NotKept.Total()))
+		// Errors and warnings past the cap would fail the next run with the
+		// baseline (infos past it are only counted, and fail nothing).
+		if nk := r.NotKept; nk != nil && nk.Errors+nk.Warnings > 0 {
+			p.notKept = append(p.notKept, fmt.Sprintf("%s (%d errors and warnings)", r.Path, nk.Errors+nk.Warnings))
 		}
 		p.toWrite = append(p.toWrite, baseline.File{Path: r.Path, Diagnostics: append([]lint.Diagnostic(nil), ds...)})
 	case p.Baseline != nil:
@@ -276,7 +278,7 @@ func (p *Project) Close() ([]linter.FileResult, error) {
 	if p.WriteTo != "" {
 		if len(p.notKept) > 0 {
 			sort.Strings(p.notKept)
-			return out, fmt.Errorf("%s: baseline not written: findings past the %d an input keeps were counted but not kept, so a baseline cannot list them and they would come back on the next run: %s; fix them or leave those files out (files.exclude in .aoplint.yaml), then write the baseline again",
+			return out, fmt.Errorf("%s: baseline not written: errors and warnings past the %d diagnostics an input keeps were counted but not kept, so a baseline cannot list them and they would fail the next run: %s; fix them or leave those files out (files.exclude in .aoplint.yaml), then write the baseline again",
 				p.WriteTo, linter.MaxDiagnostics, strings.Join(p.notKept, ", "))
 		}
 		n, err := baseline.Write(p.WriteTo, p.toWrite)

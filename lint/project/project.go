@@ -169,6 +169,16 @@ func (p *Project) NotRegular(path string, mode fs.FileMode) {
 	p.Special = append(p.Special, path+": not a regular file ("+what+")")
 }
 
+// ExcludedFile reports whether the configuration's files.include/files.exclude
+// leave a file out (recorded in Excluded), without reading it.
+func (p *Project) ExcludedFile(path string) bool {
+	if p.Config.Selected(path) {
+		return false
+	}
+	p.Excluded = append(p.Excluded, path)
+	return true
+}
+
 // Select decides whether a file is linted. named is true for a file named on the
 // command line (false: found by walking a directory). A file left out is recorded
 // in Excluded or Skipped.

@@ -198,13 +198,22 @@ func (w *walker) subdir(path string) error {
 	return nil
 }
 
-// link handles a symbolic link met in a walk of root.
+// link handles a symbolic link met in a walk of root. A link the configuration
+// leaves out (files.exclude, an unwalked directory name) is left out before it is
+// judged: no error for a link nobody asked to lint.
 func (w *walker) link(root, path string) {
+	st, err := os.Stat(path) // follows the link; opens nothing
+	if err == nil && st.IsDir() {
+		if w.sel.Prune(path) {
+			return
+		}
+	} else if x, ok := w.sel.(interface{ ExcludedFile(path string) bool }); ok && x.ExcludedFile(path) {
+		return
+	}
 	if err := safefile.Inside(root, path); err != nil {
 		w.errs = append(w.errs, linkErr(path, err))
 		return
 	}
-	st, err := os.Stat(path)
 	if err != nil {
 		w.errs = append(w.errs, fmt.Errorf("%s: symbolic link to nothing: %v", path, err))
 		return

@@ -118,6 +118,14 @@ func TestWalkSymlinks(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("links outside the root: exit %d, want 2", code)
 	}
+
+	// Links the configuration leaves out are not judged.
+	cfg := filepath.Join(root, ".aoplint.yaml")
+	os.WriteFile(cfg, []byte("files:\n  exclude: [\"out.json\", \"outdir\"]\n"), 0o644)
+	code, _, stderr = runGuarded(t, "--config", cfg, root)
+	if code == exitUsage || strings.Contains(stderr, "leads outside") {
+		t.Errorf("links files.exclude leaves out: exit %d, stderr %q", code, stderr)
+	}
 }
 
 // config init never writes through a .aoplint.yaml that is a symbolic link,

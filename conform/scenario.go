@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // Scenario is one scripted session, read from a JSON data file under
@@ -161,6 +163,10 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 // LoadScenarios reads every *.json file under root in fsys (recursively), sorted by
 // protocol then ID. Duplicate IDs are an error.
 func LoadScenarios(fsys fs.FS, root string) ([]*Scenario, error) {
+	return loadScenarios(fsys, root, func(p string, _ fs.DirEntry) ([]byte, error) { return fs.ReadFile(fsys, p) })
+}
+
+func loadScenarios(fsys fs.FS, root string, read func(p string, d fs.DirEntry) ([]byte, error)) ([]*Scenario, error) {
 	var out []*Scenario
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -169,7 +175,7 @@ func LoadScenarios(fsys fs.FS, root string) ([]*Scenario, error) {
 		if d.IsDir() || path.Ext(p) != ".json" {
 			return nil
 		}
-		b, err := fs.ReadFile(fsys, p)
+		b, err := read(p, d)
 		if err != nil {
 			return err
 		}
@@ -195,7 +201,17 @@ func LoadScenarioDir(dir string) ([]*Scenario, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--scenarios %s: not a directory", dir)
 	}
-	ss, err := LoadScenarios(os.DirFS(abs), ".")
+	// The files are the user's, but the directory may hold anything: a *.json
+	// that is a FIFO, a device or a link leading out of the directory is an
+	// error naming it, never waited on or read without end.
+	ss, err := loadScenarios(os.DirFS(abs), ".", func(p string, d fs.DirEntry) ([]byte, error) {
+		full := filepath.Join(abs, filepath.FromSlash(p))
+		b, err := safefile.ReadFileIn(abs, full, safefile.MaxSmall)
+		if err != nil {
+			return nil, fmt.Errorf("--scenarios %s: %w", dir, err)
+		}
+		return b, nil
+	})
 	for _, s := range ss {
 		s.Source = filepath.Join(dir, filepath.FromSlash(s.Source))
 	}

@@ -1,8 +1,12 @@
 package knownfail
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	_ "github.com/aopkit/aopkit/conform/checks"
@@ -109,5 +113,39 @@ func TestApplyDependents(t *testing.T) {
 	}
 	if MustFailed(rep) {
 		t.Error("a known root cause fails the run through its NOT-JUDGED dependent")
+	}
+}
+
+// A file that is no known-failing file is never printed in the error about it,
+// and one that is a FIFO or a link to /dev/zero is refused at once.
+func TestLoadForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "passwd")
+	os.WriteFile(secret, []byte("root:x:0:0:root:/root:/bin/bash\nsecret token-1234 x\n"), 0o600)
+	hosts := filepath.Join(dir, "hosts")
+	os.WriteFile(hosts, []byte("127.0.0.1 localhost\n"), 0o600)
+	for _, p := range []string{secret, hosts} {
+		_, err := Load(p)
+		if err == nil || strings.Contains(err.Error(), "root:x") || strings.Contains(err.Error(), "127.0.0.1") || !strings.Contains(err.Error(), p+":1") {
+			t.Errorf("Load(%s): %v", p, err)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	zero := filepath.Join(dir, "zero")
+	os.Symlink("/dev/zero", zero)
+	for _, p := range []string{fifo, zero} {
+		done := make(chan error, 1)
+		go func() { _, err := Load(p); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Load(%s): %v", p, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("Load(%s) hangs", p)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	engaof "github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/internal/safefile"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
@@ -26,6 +28,8 @@ type AOFState struct {
 	Tasks    map[string]*AOFTask // by task id
 	Events   []AOFEvent          // in file order
 	Problems []string            // what could not be read
+	// refused are the files refused (path, why), for the harness to judge.
+	refused [][2]string
 }
 
 // AOFTask is one task as the data directory holds it.
@@ -89,6 +93,10 @@ func aofReadBack(h *harness.H) {
 		return
 	}
 	st := ReadAOFState(g.DataDir)
+	refused := h.Refused(func() int { return 0 })
+	for _, r := range st.refused {
+		refused(r[0], r[1]) // judged by <protocol>/bind/regular-files
+	}
 	h.Fact(FactAOF, st)
 	recordArtifacts(h, st)
 }
@@ -157,6 +165,15 @@ func aofPrelude(h *harness.H, l *Launch) []conform.Record {
 	return []conform.Record{r}
 }
 
+// refuse keeps a refusal of safefile's (a FIFO, a device, a link leading out of
+// the data directory, a file over its cap) for the harness to judge.
+func (st *AOFState) refuse(err error) {
+	var se *safefile.Error
+	if errors.As(err, &se) {
+		st.refused = append(st.refused, [2]string{se.Path, strings.TrimPrefix(se.Error(), se.Path+": ")})
+	}
+}
+
 // ReadAOFState reads an AOF data directory; what cannot be read is listed in
 // Problems, never fatal.
 func ReadAOFState(dir string) *AOFState {
@@ -170,10 +187,13 @@ func ReadAOFState(dir string) *AOFState {
 		return t
 	}
 	read := func(p string) []byte {
-		b, err := ReadBounded(p, maxArtifact)
+		// Inside the data directory only: a link the orchestrator made to a
+		// file elsewhere is not read (nor copied into the transcript).
+		b, err := safefile.ReadFileIn(dir, p, maxArtifact)
 		if err != nil {
 			if !os.IsNotExist(err) {
 				st.Problems = append(st.Problems, err.Error())
+				st.refuse(err)
 			}
 			return nil
 		}
@@ -212,9 +232,10 @@ func ReadAOFState(dir string) *AOFState {
 	files, _ := filepath.Glob(filepath.Join(dir, "events", "*.jsonl"))
 	sort.Strings(files)
 	for _, name := range files {
-		b, err := ReadBounded(name, maxEventsFile)
+		b, err := safefile.ReadFileIn(dir, name, maxEventsFile)
 		if err != nil {
 			st.Problems = append(st.Problems, err.Error())
+			st.refuse(err)
 			continue
 		}
 		sc := bufio.NewScanner(bytes.NewReader(b))

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -71,7 +72,7 @@ func readObservations(dir string) (ls []Launch, more bool, err error) {
 
 func readLaunch(name string) (Launch, error) {
 	var l Launch
-	f, err := os.Open(name)
+	f, err := safefile.Open(name, 0) // a FIFO is refused, not waited on; limitedReader bounds it
 	if err != nil {
 		return l, err
 	}
@@ -112,7 +113,7 @@ func readLaunch(name string) (Launch, error) {
 }
 
 type limitedReader struct {
-	f *os.File
+	f io.Reader
 	n int64
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/internal/version"
 )
 
@@ -60,9 +61,10 @@ func Executable(command []string) (string, error) {
 	return abs, nil
 }
 
-// FileSHA256 is the hex SHA-256 of a file's bytes.
+// FileSHA256 is the hex SHA-256 of a regular file's bytes (a FIFO or a device is
+// refused, never waited on or read without end).
 func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, 0)
 	if err != nil {
 		return "", err
 	}

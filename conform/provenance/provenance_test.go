@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
@@ -137,5 +139,23 @@ func TestExecutable(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n")):
 			t.Errorf("%s: error %v, want one line with %q", tt.cmd, err, tt.want)
 		}
+	}
+}
+
+// An "agent" that is an executable FIFO is refused at once, not hashed forever.
+func TestFileSHA256RefusesFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "agent")
+	if err := syscall.Mkfifo(p, 0o700); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := FileSHA256(p); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("FileSHA256(FIFO): %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("FileSHA256 hangs on a FIFO")
 	}
 }

@@ -35,5 +35,5 @@ func checkIDs(sc *conform.Scenario, sess *conform.Session, run string) []string 
 
 // selectableIDs are the checks --run/--skip may select in a scenario.
 func selectableIDs(sc *conform.Scenario) []string {
-	return append(append([]string(nil), sc.Checks...), checks.ContainmentID(sc.Protocol))
+	return append(append([]string(nil), sc.Checks...), checks.ContainmentID(sc.Protocol), checks.RegularFilesID(sc.Protocol))
 }

@@ -776,7 +776,7 @@ func LintRecords(l Linter, name string, records []conform.Record, judged string)
 // judge computes the results of a scenario's checks.
 func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error) []conform.Result {
 	var out []conform.Result
-	for _, id := range checkIDs(sc, sess, opts.Run) {
+	for _, id := range withRegularFiles(sc, sess, opts.Run, checkIDs(sc, sess, opts.Run)) {
 		c := conform.LookupCheck(id)
 		r := conform.Result{Check: id, Scenario: sc.ID, Protocol: sc.Protocol, Family: sc.Family}
 		if c != nil {

@@ -6,4 +6,6 @@ import "os"
 
 const openFlags = 0
 
+const noFollow = 0
+
 func clearNonblock(*os.File) error { return nil }

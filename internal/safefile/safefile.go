@@ -169,25 +169,48 @@ func ReadFileIn(root, path string, max int64) ([]byte, error) {
 }
 
 // Inside reports (nil) whether path, with every symbolic link resolved, lies inside
-// root (also resolved). A path that does not exist is judged by its lexical form.
+// root (also resolved). A path that does not exist is judged by its deepest
+// existing ancestor, resolved, and the rest of its lexical form (a directory to be
+// created under a link that leads out is outside).
 func Inside(root, path string) error {
 	r, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		r = root
 	}
 	r, _ = filepath.Abs(r)
-	p, err := filepath.EvalSymlinks(path)
+	p, err := resolveExisting(path)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		p = path
+		return err
 	}
-	p, _ = filepath.Abs(p)
 	if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) || r == string(filepath.Separator) {
 		return nil
 	}
 	return &Error{Path: path, Err: fmt.Errorf("%w (%s is outside %s)", ErrOutsideRoot, p, r)}
+}
+
+// resolveExisting is path, absolute, with the symbolic links of its deepest
+// existing ancestor resolved.
+func resolveExisting(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for cur := abs; ; {
+		p, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(p, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }
 
 // WriteFile writes data to path without following a symbolic link at path: the
@@ -244,4 +267,60 @@ func WriteFile(path string, data []byte, perm os.FileMode, noClobber bool) error
 	}
 	ok = true
 	return nil
+}
+
+// OpenAppend opens path for appending (creating it with perm if it does not
+// exist) only if it is a regular file and not a symbolic link: a FIFO is not
+// waited on, a device or a link planted in its place is refused (ErrNotRegular).
+// For a log the harness keeps in a directory someone else can write to.
+func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openFlags|noFollow, perm)
+	if err != nil {
+		// A link (ELOOP) or a FIFO without a reader (ENXIO): say what it is.
+		if st, lerr := os.Lstat(path); lerr == nil && !st.Mode().IsRegular() {
+			return nil, &Error{Path: path, Err: ErrNotRegular, Mode: st.Mode()}
+		}
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &Error{Path: path, Err: ErrNotRegular, Mode: st.Mode()}
+	}
+	if err := clearNonblock(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Replace writes data to path through a new temporary file in the same directory
+// and a rename: whatever was at path (a symbolic link, a FIFO someone put there)
+// is replaced, never written through or waited on. Unlike WriteFile it does not
+// refuse a link at path; for files the caller owns in a directory others can
+// write to.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
 }

@@ -147,3 +147,77 @@ func FuzzReadFileCap(f *testing.F) {
 		}
 	})
 }
+
+// OpenAppend never waits on a FIFO nor appends through a link; Replace replaces
+// a link or a FIFO at the path instead of writing through it.
+func TestOpenAppendAndReplace(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	target := filepath.Join(dir, "target")
+	link := filepath.Join(dir, "link")
+	os.Symlink(target, link)
+	for _, p := range []string{fifo, link} {
+		done := make(chan error, 1)
+		go func() {
+			f, err := OpenAppend(p, 0o644)
+			if err == nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotRegular) {
+				t.Errorf("OpenAppend(%s): %v", p, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("OpenAppend(%s) blocks", p)
+		}
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("OpenAppend created the link's target")
+	}
+	log := filepath.Join(dir, "log")
+	for i := 0; i < 2; i++ {
+		f, err := OpenAppend(log, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("x")
+		f.Close()
+	}
+	if b, _ := os.ReadFile(log); string(b) != "xx" {
+		t.Errorf("appended %q", b)
+	}
+	for _, p := range []string{fifo, link} {
+		if err := Replace(p, []byte("new"), 0o644); err != nil {
+			t.Fatalf("Replace(%s): %v", p, err)
+		}
+		if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+			t.Errorf("Replace(%s) left %v %v", p, st.Mode(), err)
+		}
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("Replace wrote through the link")
+	}
+}
+
+// A path that does not exist yet is outside when an existing directory on its
+// way is a link leading out (MkdirAll there would create directories outside).
+func TestInsideNotYetExisting(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	os.Symlink(out, filepath.Join(root, "away"))
+	os.Mkdir(filepath.Join(root, "here"), 0o755)
+	if err := Inside(root, filepath.Join(root, "away", "new", "f")); !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("under a link out: %v", err)
+	}
+	if err := Inside(root, filepath.Join(root, "here", "new", "f")); err != nil {
+		t.Errorf("under a directory inside: %v", err)
+	}
+	if err := Inside(root, filepath.Join(root, "dangling")); err != nil {
+		t.Errorf("a new name in root: %v", err)
+	}
+}

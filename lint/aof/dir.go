@@ -3,13 +3,14 @@ package aof
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
@@ -91,8 +92,12 @@ var allStatuses = append(append([]string(nil), taskStatuses...), upstreamStatuse
 
 func isAnyStatus(s string) bool { return isTaskStatus(s) || isUpstreamStatus(s) }
 
-// readDirN lists at most n entries of dir, sorted (nil on error).
+// readDirN lists at most n entries of dir, sorted (nil on error, or when dir is
+// no directory: a FIFO named like one is not opened, so never waited on).
 func readDirN(dir string, n int) []os.DirEntry {
+	if !isDir(dir) {
+		return nil
+	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil
@@ -146,6 +151,14 @@ type dirLint struct {
 	opts    linter.Options
 	results map[string]*linter.FileResult
 	tasks   map[string][]*task // by id (more than one: in two status directories)
+	seen    map[string]bool    // real paths of the files and directories listed
+	// statusDirs are the directories of tasks/ and their entries, as listed once.
+	statusDirs []statusDir
+}
+
+type statusDir struct {
+	name    string
+	entries []entry
 }
 
 func (d *dirLint) result(path, kind string) *linter.FileResult {
@@ -178,7 +191,7 @@ func LintDataDir(dir string, opts linter.Options) ([]linter.FileResult, error) {
 	if !isDir(dir) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	d := &dirLint{root: dir, opts: opts, results: map[string]*linter.FileResult{}, tasks: map[string][]*task{}}
+	d := &dirLint{root: dir, opts: opts, results: map[string]*linter.FileResult{}, tasks: map[string][]*task{}, seen: map[string]bool{}}
 	d.lintTasks()
 	d.lintRuns(filepath.Join(dir, "runs"), false)
 	d.lintRuns(filepath.Join(dir, "state", "runs"), true)
@@ -195,43 +208,103 @@ func LintDataDir(dir string, opts linter.Options) ([]linter.FileResult, error) {
 
 const maxTaskFile = 4 << 20
 
+// readBounded reads a regular file of at most max bytes (a FIFO or a device is
+// refused, never waited on: safefile).
 func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	return safefile.ReadFile(path, max)
+}
+
+// entry is a directory entry of the data directory, symbolic links resolved.
+type entry struct {
+	name, path string
+	dir        bool // a directory (or a link to one)
+	regular    bool // a regular file (or a link to one)
+}
+
+// inside reports whether path, its symbolic links resolved, lies inside the data
+// directory; a path that leaves it is reported under rule.
+func (d *dirLint) inside(path string, rule *lint.Rule) bool {
+	err := safefile.Inside(d.root, path)
+	if err == nil {
+		return true
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
+	var se *safefile.Error
+	if errors.As(err, &se) {
+		err = se.Err
 	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("larger than %d bytes", max)
+	d.report(rule, lint.Error, path, 1, nil, "%s leads outside the data directory %s through a symbolic link: not followed, so nothing in it is linted (%v); move it into the data directory, or lint it on its own", filepath.Base(path), d.root, err)
+	return false
+}
+
+// list returns the entries of dir, in a data directory, sorted by name. A
+// symbolic link counts as its target when that lies inside the data directory;
+// one that leads outside is reported under rule (its files are not read: an error,
+// never a silent skip), as is a link to nothing. A file or directory reached a
+// second time (a link beside its target, as AOF's events/events.jsonl beside the
+// dated log) is left out the second time; the name that is no link is the one
+// kept.
+func (d *dirLint) list(dir string, rule *lint.Rule) []entry {
+	if !d.inside(dir, rule) {
+		return nil
 	}
-	return data, nil
+	es := readDirN(dir, -1)
+	var out, links []entry
+	for _, e := range es {
+		en := entry{name: e.Name(), path: filepath.Join(dir, e.Name()), dir: e.IsDir(), regular: e.Type().IsRegular()}
+		if e.Type()&os.ModeSymlink == 0 {
+			out = append(out, en)
+			continue
+		}
+		if !d.inside(en.path, rule) {
+			continue
+		}
+		st, err := os.Stat(en.path)
+		if err != nil {
+			d.report(rule, lint.Error, en.path, 1, nil, "%s is a symbolic link to nothing: %v", en.name, err)
+			continue
+		}
+		en.dir, en.regular = st.IsDir(), st.Mode().IsRegular()
+		links = append(links, en)
+	}
+	out = append(out, links...) // after the names that are no links: those are kept
+	kept := out[:0]
+	for _, en := range out {
+		if real, err := filepath.EvalSymlinks(en.path); err == nil {
+			if abs, err := filepath.Abs(real); err == nil {
+				if d.seen[abs] {
+					continue
+				}
+				d.seen[abs] = true
+			}
+		}
+		kept = append(kept, en)
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].name < kept[j].name })
+	return kept
 }
 
 func (d *dirLint) lintTasks() {
 	tasksDir := filepath.Join(d.root, "tasks")
-	for _, sd := range readDirN(tasksDir, -1) {
-		if !sd.IsDir() {
+	for _, sd := range d.list(tasksDir, DirTaskFile) {
+		if !sd.dir {
 			continue
 		}
-		sdir := filepath.Join(tasksDir, sd.Name())
-		entries := readDirN(sdir, -1)
-		if !isAnyStatus(sd.Name()) {
+		sdir := sd.path
+		entries := d.list(sdir, DirTaskFile)
+		d.statusDirs = append(d.statusDirs, statusDir{sd.name, entries})
+		if !isAnyStatus(sd.name) {
 			for _, e := range entries {
-				if strings.HasSuffix(e.Name(), ".md") {
-					d.report(DirStatus, lint.Error, filepath.Join(sdir, e.Name()), 1, nil,
-						"tasks/%s/ is not a status directory: task statuses are %s", sd.Name(), quoteList(allStatuses))
+				if strings.HasSuffix(e.name, ".md") {
+					d.report(DirStatus, lint.Error, e.path, 1, nil,
+						"tasks/%s/ is not a status directory: task statuses are %s", sd.name, quoteList(allStatuses))
 				}
 			}
 		}
 		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			if e.dir || !strings.HasSuffix(e.name, ".md") {
 				continue
 			}
-			d.lintTaskFile(filepath.Join(sdir, e.Name()), sd.Name())
+			d.lintTaskFile(e.path, sd.name)
 		}
 	}
 	for _, id := range sortedIDs(d.tasks) {
@@ -365,15 +438,19 @@ func (d *dirLint) pass(rule *lint.Rule, m *lint.Message, f func(p *lint.Pass)) {
 }
 
 func (d *dirLint) lintRuns(runsDir string, upstream bool) {
-	for _, rd := range readDirN(runsDir, -1) {
-		if !rd.IsDir() {
+	for _, rd := range d.list(runsDir, DirRuns) {
+		if !rd.dir {
 			continue
 		}
-		id := rd.Name()
+		id := rd.name
+		arts := map[string]bool{}
+		for _, e := range d.list(rd.path, DirRuns) {
+			arts[e.name] = true
+		}
 		var msgs []*lint.Message
 		for _, name := range runArtifactNames {
 			path := filepath.Join(runsDir, id, name)
-			if _, err := os.Stat(path); err != nil {
+			if !arts[name] {
 				continue
 			}
 			d.lintFile(path, DirRuns)
@@ -395,23 +472,22 @@ func (d *dirLint) lintRuns(runsDir string, upstream bool) {
 }
 
 func (d *dirLint) lintHandoffs() {
-	tasksDir := filepath.Join(d.root, "tasks")
-	for _, sd := range readDirN(tasksDir, -1) {
-		if !sd.IsDir() {
-			continue
-		}
-		for _, cd := range readDirN(filepath.Join(tasksDir, sd.Name()), -1) {
-			if !cd.IsDir() {
+	for _, sd := range d.statusDirs {
+		for _, cd := range sd.entries {
+			if !cd.dir {
 				continue
 			}
-			inputs := filepath.Join(tasksDir, sd.Name(), cd.Name(), "inputs")
-			d.lintHandoff(sd.Name(), cd.Name(), inputs)
+			inputs := filepath.Join(cd.path, "inputs")
+			d.lintHandoff(sd.name, cd.name, inputs)
 		}
 	}
 }
 
 func (d *dirLint) lintHandoff(statusDir, id, inputs string) {
 	jsonPath, mdPath := filepath.Join(inputs, "handoff.json"), filepath.Join(inputs, "handoff.md")
+	if !d.inside(jsonPath, DirHandoff) || !d.inside(mdPath, DirHandoff) {
+		return
+	}
 	_, jerr := os.Stat(jsonPath)
 	_, merr := os.Stat(mdPath)
 	if jerr != nil && merr != nil {
@@ -480,17 +556,17 @@ func (d *dirLint) checkHandoffMarkdown(mdPath string, m *lint.Message) {
 
 func (d *dirLint) lintEvents() {
 	evDir := filepath.Join(d.root, "events")
-	for _, e := range readDirN(evDir, -1) {
-		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".jsonl") || strings.HasSuffix(e.Name(), ".json") || strings.HasSuffix(e.Name(), ".log")) {
+	for _, e := range d.list(evDir, DirEvents) {
+		if e.dir || !(strings.HasSuffix(e.name, ".jsonl") || strings.HasSuffix(e.name, ".json") || strings.HasSuffix(e.name, ".log")) {
 			continue
 		}
-		d.lintEventLog(filepath.Join(evDir, e.Name()))
+		d.lintEventLog(e.path)
 	}
 }
 
 func (d *dirLint) lintEventLog(path string) {
 	r := d.result(path, "events")
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, 0) // a stream: each line is bounded, not the log
 	if err != nil {
 		d.report(DirEvents, lint.Error, path, 1, nil, "cannot read the events log: %v", err)
 		return

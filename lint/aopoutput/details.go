@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/linter"
 	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
@@ -258,8 +259,10 @@ func plural2(n int, w string) string {
 	return w + "s"
 }
 
+// startsWithBrace reports whether the regular file at path starts with "{" (a
+// FIFO or a device is not waited on: safefile).
 func startsWithBrace(path string) bool {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, 0)
 	if err != nil {
 		return false
 	}

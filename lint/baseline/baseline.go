@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,8 +19,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
 // Format names the file format, in its "aoplint-baseline" member.
@@ -104,8 +105,15 @@ type File struct {
 	Diagnostics []lint.Diagnostic
 }
 
+// MaxFile bounds a baseline file: Load refuses a larger one, and Write refuses
+// to write one it could not read back. At about 250 bytes an entry it holds some
+// 250,000 findings.
+const MaxFile = 64 << 20
+
 // Write writes a baseline of the findings to file, paths relative to its
-// directory, one entry per line, sorted: a stable file that diffs well.
+// directory, one entry per line, sorted: a stable file that diffs well. It never
+// writes through a symbolic link (safefile.WriteFile), and refuses (writing
+// nothing) a baseline larger than MaxFile, which Load would refuse.
 func Write(file string, files []File) (int, error) {
 	dir := absDir(file)
 	var entries []Entry
@@ -134,49 +142,140 @@ func Write(file string, files []File) (int, error) {
 		}
 		buf.WriteString("\n    ")
 		buf.Write(line)
+		if buf.Len() > MaxFile {
+			return 0, fmt.Errorf("%s: not written: a baseline of %d findings is larger than the %d MiB aoplint reads back (fix or ignore findings in .aoplint.yaml first, or write one baseline per directory)", file, len(entries), MaxFile>>20)
+		}
 	}
 	if len(entries) > 0 {
 		buf.WriteString("\n  ")
 	}
 	buf.WriteString("]\n}\n")
-	return len(entries), os.WriteFile(file, buf.Bytes(), 0o644)
+	if err := safefile.WriteFile(file, buf.Bytes(), 0o644, false); err != nil {
+		return 0, fmt.Errorf("baseline not written: %w", err)
+	}
+	return len(entries), nil
 }
 
-// Load reads a baseline file.
+// Load reads a baseline file: a regular file of at most MaxFile bytes.
 func Load(file string) (*Baseline, error) {
-	data, err := os.ReadFile(file)
+	data, err := safefile.ReadFile(file, MaxFile)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(file, data)
 }
 
-// Parse reads a baseline from data; file names it and locates its entries.
+// Parse reads a baseline from data; file names it and locates its entries. The
+// findings are decoded one at a time (a baseline may list more values than the
+// protocol reader takes in one document), each located by its line.
 func Parse(file string, data []byte) (*Baseline, error) {
-	root, _, err := jsonread.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a baseline file: %v", file, err)
+	notBaseline := func(why string) error {
+		return fmt.Errorf("%s: not a baseline file: %s", file, why)
 	}
-	if v, _ := root.Get("aoplint-baseline").Int(); v != Format {
-		return nil, fmt.Errorf("%s: not a baseline file: want \"aoplint-baseline\": %d (aoplint --baseline-write writes one)", file, Format)
-	}
-	list := root.Get("findings")
-	if list == nil || list.Kind != jsonread.Array {
-		return nil, fmt.Errorf("%s: \"findings\" must be an array", file)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil {
+		return nil, notBaseline(err.Error())
+	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, notBaseline("not a JSON object")
 	}
 	pos := lint.NewLineIndex(data, 1, 1)
 	b := &Baseline{Path: file, dir: absDir(file), left: map[string][]int{}}
-	for i, it := range list.Items {
-		line, _ := pos.Position(it.Offset)
-		e := Entry{Path: it.Get("path").String(), Rule: it.Get("rule").String(), Pointer: it.Get("pointer").String(),
-			Fingerprint: it.Get("fingerprint").String(), Message: it.Get("message").String(), Line: line}
-		if it.Kind != jsonread.Object || e.Path == "" || e.Rule == "" || e.Fingerprint == "" {
-			return nil, fmt.Errorf("%s:%d: finding %d needs path, rule and fingerprint", file, line, i)
+	version, findings := false, false
+	var entryErr error
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, notBaseline(err.Error())
 		}
-		b.left[e.key()] = append(b.left[e.key()], len(b.Entries))
-		b.Entries = append(b.Entries, e)
+		key, _ := tok.(string)
+		switch {
+		case key == "aoplint-baseline":
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return nil, notBaseline(err.Error())
+			}
+			n, _ := v.(json.Number)
+			version = n.String() == fmt.Sprint(Format)
+		case key == "findings" && !findings:
+			findings = true
+			if tok, err := dec.Token(); err != nil {
+				return nil, notBaseline(err.Error())
+			} else if d, ok := tok.(json.Delim); !ok || d != '[' {
+				entryErr = fmt.Errorf("%s: \"findings\" must be an array", file)
+				if ok { // an object: skip it whole
+					if err := skipRest(dec); err != nil {
+						return nil, notBaseline(err.Error())
+					}
+				}
+				continue
+			}
+			for i := 0; dec.More(); i++ {
+				off := int(dec.InputOffset())
+				for off < len(data) && (data[off] == ',' || data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
+					off++
+				}
+				line, _ := pos.Position(off)
+				var e Entry
+				err := dec.Decode(&e)
+				if err != nil || e.Path == "" || e.Rule == "" || e.Fingerprint == "" {
+					if _, syntax := err.(*json.SyntaxError); syntax {
+						return nil, notBaseline(err.Error())
+					}
+					if entryErr == nil {
+						entryErr = fmt.Errorf("%s:%d: finding %d needs path, rule and fingerprint (strings)", file, line, i)
+					}
+					continue
+				}
+				e.Line = line
+				b.left[e.key()] = append(b.left[e.key()], len(b.Entries))
+				b.Entries = append(b.Entries, e)
+			}
+			if _, err := dec.Token(); err != nil { // ]
+				return nil, notBaseline(err.Error())
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, notBaseline(err.Error())
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // }
+		return nil, notBaseline(err.Error())
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, notBaseline("data after the JSON object")
+	}
+	if !version {
+		return nil, notBaseline(fmt.Sprintf("want \"aoplint-baseline\": %d (aoplint --baseline-write writes one)", Format))
+	}
+	if !findings {
+		return nil, fmt.Errorf("%s: \"findings\" must be an array", file)
+	}
+	if entryErr != nil {
+		return nil, entryErr
 	}
 	return b, nil
+}
+
+// skipRest skips the rest of the array or object whose opening token dec just
+// read.
+func skipRest(dec *json.Decoder) error {
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+	return nil
 }
 
 // Filter drops the findings of one file that the baseline knows (each entry

@@ -1,11 +1,16 @@
 package baseline
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -94,4 +99,88 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse returned %v and %v", b, err)
 		}
 	})
+}
+
+// A baseline round-trips whatever it was written from: 50,000 findings (more
+// values than one protocol message may hold) are read back, each at its line.
+func TestRoundTripLarge(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "base.json")
+	var files []File
+	for f := 0; f < 5; f++ {
+		var ds []lint.Diagnostic
+		for i := 0; i < 10000; i++ {
+			ds = append(ds, lint.Diagnostic{Rule: "R-X-001", Pointer: fmt.Sprintf("/a/%d", i), Message: "bad", Severity: lint.Error})
+		}
+		files = append(files, File{Path: filepath.Join(filepath.Dir(file), fmt.Sprintf("f%d.jsonl", f)), Diagnostics: ds})
+	}
+	n, err := Write(file, files)
+	if err != nil || n != 50000 {
+		t.Fatalf("Write: %d %v", n, err)
+	}
+	b, err := Load(file)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(b.Entries) != 50000 || b.Entries[0].Line != 4 || b.Entries[49999].Line != 50003 {
+		t.Fatalf("%d entries, first at line %d, last at %d", len(b.Entries), b.Entries[0].Line, b.Entries[len(b.Entries)-1].Line)
+	}
+	for _, f := range files {
+		if left := b.Filter(f.Path, f.Diagnostics); len(left) != 0 {
+			t.Fatalf("%s: %d findings not matched", f.Path, len(left))
+		}
+	}
+}
+
+// Write refuses a baseline Load would refuse, and writes nothing.
+func TestWriteRefusesWhatLoadRefuses(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "base.json")
+	long := strings.Repeat("m", 1<<20)
+	var ds []lint.Diagnostic
+	for i := 0; i < MaxFile>>20+1; i++ {
+		ds = append(ds, lint.Diagnostic{Rule: "R-X-001", Pointer: fmt.Sprintf("/%d", i), Message: long})
+	}
+	_, err := Write(file, []File{{Path: "a.json", Diagnostics: ds}})
+	if err == nil || !strings.Contains(err.Error(), "not written") {
+		t.Fatalf("Write: %v", err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("a refused baseline was written: %v", err)
+	}
+}
+
+// A baseline file that is a FIFO or a link to /dev/zero is refused at once; a
+// baseline is never written through a symbolic link.
+func TestBaselineFileTraps(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, zero} {
+		done := make(chan error, 1)
+		go func() { _, err := Load(p); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, safefile.ErrNotRegular) || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Load(%s): %v", p, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("Load(%s) hangs", p)
+		}
+	}
+	target := filepath.Join(dir, "elsewhere.json")
+	dangling := filepath.Join(dir, "dangling.json")
+	if err := os.Symlink(target, dangling); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dangling, nil); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Write through a dangling link: %v", err)
+	}
+	if _, err := os.Lstat(target); !os.IsNotExist(err) {
+		t.Errorf("the link's target was written")
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/aopoutput"
 	"github.com/aopkit/aopkit/lint/output"
@@ -138,9 +139,10 @@ func Find(dir string) (string, error) {
 	}
 }
 
-// Load reads and checks the file at path.
+// Load reads and checks the file at path: a regular file of at most
+// safefile.MaxConfig bytes (a FIFO, a device or a directory is refused).
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.MaxConfig)
 	if err != nil {
 		return nil, err
 	}

@@ -23,10 +23,10 @@ package discover
 import (
 	"bytes"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
@@ -85,9 +85,10 @@ func orchmsgType(obj *jsonread.Node) bool {
 	return false
 }
 
-// FileMarker reads the head of the file at path and returns Marker's answer.
+// FileMarker reads the head of the file at path and returns Marker's answer. A
+// path that is not a regular file is an error (safefile.Open), never waited on.
 func FileMarker(path string) (protocol string, err error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, 0)
 	if err != nil {
 		return "", err
 	}

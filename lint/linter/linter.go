@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
 	"github.com/aopkit/aopkit/lint/jsonread"
@@ -237,16 +237,15 @@ func DirLinterFor(dir string) *DirLinter {
 }
 
 // LintFile lints one file on disk: a single message, a JSON-lines stream (read as a
-// stream) or a text report.
+// stream) or a text report. Only a regular file is read: a FIFO, a device or a
+// directory is refused (a *safefile.Error) before anything blocks on it. Its size
+// is not capped: a stream is read line by line, each line bounded.
 func LintFile(path string, opts Options) (FileResult, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, 0)
 	if err != nil {
 		return FileResult{Path: path}, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return FileResult{Path: path}, fmt.Errorf("%s is a directory", path)
-	}
 	if opts.BaseDir == "" {
 		opts.BaseDir = filepath.Dir(path)
 	}

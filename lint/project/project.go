@@ -9,8 +9,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/aopkit/aopkit/lint"
@@ -37,6 +40,8 @@ type Project struct {
 	Unrecognised string
 	Baseline     *baseline.Baseline
 	WriteTo      string
+	// Written is how many findings Close wrote to WriteTo (-1 until it has).
+	Written int
 
 	// Skipped are the files left out because they carry no protocol marker;
 	// Excluded those files.exclude (or files.include) left out.
@@ -44,6 +49,9 @@ type Project struct {
 	Excluded []string
 	// Pruned are the directories a walk left out (Prune).
 	Pruned []string
+	// Special are the FIFOs, devices and sockets a walk met, with what they are
+	// (NotRegular): never read.
+	Special []string
 
 	// Stdin keeps what standard input held (when small enough) for its inline
 	// suppressions: set it with CaptureStdin before linting.
@@ -53,6 +61,9 @@ type Project struct {
 	ignores *suppress.Ignores
 	linted  []string
 	toWrite []baseline.File
+	// notKept are the files with findings past linter.MaxDiagnostics, which a
+	// baseline cannot list.
+	notKept []string
 }
 
 // Unwalked are directory names a walk never enters (hidden directories are
@@ -115,7 +126,7 @@ func Open(o Options) (*Project, error) {
 			}
 		}
 	}
-	p := &Project{Config: cfg, Unrecognised: cfg.Unrecognised, WriteTo: o.BaselineWrite}
+	p := &Project{Config: cfg, Unrecognised: cfg.Unrecognised, WriteTo: o.BaselineWrite, Written: -1}
 	if o.Unrecognised != "" {
 		switch o.Unrecognised {
 		case config.UnrecognisedAuto, config.UnrecognisedSkip, config.UnrecognisedError:
@@ -139,6 +150,33 @@ func Open(o Options) (*Project, error) {
 		p.Baseline = b
 	}
 	return p, nil
+}
+
+// NotRegular records a FIFO, a device or a socket a directory walk met (it is
+// not read).
+func (p *Project) NotRegular(path string, mode fs.FileMode) {
+	what := "a named pipe"
+	switch {
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case mode&fs.ModeDevice != 0:
+		what = "a device"
+	case mode&fs.ModeNamedPipe == 0:
+		what = "type " + mode.Type().String()
+	}
+	p.Special = append(p.Special, path+": not a regular file ("+what+")")
+}
+
+// ExcludedFile reports whether the configuration's files.include/files.exclude
+// leave a file out (recorded in Excluded), without reading it.
+func (p *Project) ExcludedFile(path string) bool {
+	if p.Config.Selected(path) {
+		return false
+	}
+	p.Excluded = append(p.Excluded, path)
+	return true
 }
 
 // Select decides whether a file is linted. named is true for a file named on the
@@ -239,6 +277,11 @@ func (p *Project) File(r linter.FileResult, stdinName string) linter.FileResult 
 	}
 	switch {
 	case p.WriteTo != "":
+		// Errors and warnings past the cap would fail the next run with the
+		// baseline (infos past it are only counted, and fail nothing).
+		if nk := r.NotKept; nk != nil && nk.Errors+nk.Warnings > 0 {
+			p.notKept = append(p.notKept, fmt.Sprintf("%s (%d errors and warnings)", r.Path, nk.Errors+nk.Warnings))
+		}
 		p.toWrite = append(p.toWrite, baseline.File{Path: r.Path, Diagnostics: append([]lint.Diagnostic(nil), ds...)})
 	case p.Baseline != nil:
 		ds = p.Baseline.Filter(r.Path, ds)
@@ -270,9 +313,16 @@ func (p *Project) Close() ([]linter.FileResult, error) {
 		}
 	}
 	if p.WriteTo != "" {
-		if _, err := baseline.Write(p.WriteTo, p.toWrite); err != nil {
+		if len(p.notKept) > 0 {
+			sort.Strings(p.notKept)
+			return out, fmt.Errorf("%s: baseline not written: errors and warnings past the %d diagnostics an input keeps were counted but not kept, so a baseline cannot list them and they would fail the next run: %s; fix them or leave those files out (files.exclude in .aoplint.yaml), then write the baseline again",
+				p.WriteTo, linter.MaxDiagnostics, strings.Join(p.notKept, ", "))
+		}
+		n, err := baseline.Write(p.WriteTo, p.toWrite)
+		if err != nil {
 			return out, err
 		}
+		p.Written = n
 	} else if p.Baseline != nil {
 		if st := p.Baseline.Stale(p.linted); len(st) > 0 {
 			out = append(out, linter.FileResult{Path: p.Baseline.Path, Protocol: "aoplint", Diagnostics: st})

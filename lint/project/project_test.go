@@ -265,3 +265,31 @@ func TestUnusedSuppressionsAreCapped(t *testing.T) {
 		}
 	}
 }
+
+// --baseline-write refuses a baseline that cannot list an input's errors past
+// the per-input cap, and writes one when only infos were not kept.
+func TestBaselineWriteNotKept(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		notKept linter.SeverityCounts
+		refuse  bool
+	}{
+		{linter.SeverityCounts{Errors: 3}, true},
+		{linter.SeverityCounts{Warnings: 1}, true},
+		{linter.SeverityCounts{Infos: 5}, false},
+	} {
+		file := filepath.Join(dir, "base.json")
+		os.Remove(file)
+		p, err := Open(Options{NoConfig: true, BaselineWrite: file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nk := c.notKept
+		p.File(linter.FileResult{Path: filepath.Join(dir, "big.jsonl"), NotKept: &nk}, "<stdin>")
+		_, err = p.Close()
+		_, statErr := os.Stat(file)
+		if c.refuse != (err != nil) || c.refuse != os.IsNotExist(statErr) || (c.refuse && p.Written >= 0) {
+			t.Errorf("not kept %+v: Close %v, file %v, written %d", c.notKept, err, statErr, p.Written)
+		}
+	}
+}

@@ -118,13 +118,16 @@ func Drive(h *harness.H) error {
 	if t.DataDir != "" && !filepath.IsAbs(t.DataDir) {
 		t.DataDir = filepath.Join(h.Scratch(), t.DataDir)
 	}
+	attempt := 1 // the launch the recorded files belong to
 	cfg := Config{Scratch: h.Scratch(), Scenario: sc.ID, TaskID: t.TaskID, AgentID: AgentID,
 		Title: t.Title, Body: t.Body, TTL: ttl, Metadata: t.Metadata, Handoff: t.Handoff, Fault: h.EngineFault(),
-		DataDir: t.DataDir, DispatchChildren: t.DataDir != ""}
+		DataDir: t.DataDir, DispatchChildren: t.DataDir != "",
+		// A file of the data directory the agent made a FIFO, a device or a
+		// link leading out is not read, and the agent is judged for it.
+		Refused: h.Refused(func() int { return attempt })}
 	if t.Handoff != nil {
 		h.Fact("aof.handoff", true)
 	}
-	attempt := 1 // the launch the recorded files belong to
 	sess, err := NewSession(clock.Real{}, cfg, func(at time.Time, from, stream string, data []byte) {
 		r := conform.Record{From: from, Stream: stream, Time: at, Attempt: attempt}
 		if len(data) > 0 && data[0] == '{' && json.Valid(data) {

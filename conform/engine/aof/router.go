@@ -316,17 +316,17 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 	jsonPath, mdPath := filepath.Join(dir, "handoff.json"), filepath.Join(dir, "handoff.md")
 	data, _ := json.MarshalIndent(h, "", "  ")
 	data = append(data, '\n')
-	if old, err := os.ReadFile(jsonPath); err == nil && bytes.Equal(old, data) {
+	if old, err := r.Store.read(jsonPath); err == nil && bytes.Equal(old, data) {
 		o.Reason = "duplicate"
 		o.Detail = "same handoff already written"
 		return o
 	}
-	if err := writeFileAtomic(jsonPath, data); err != nil {
+	if err := r.Store.writeFile(jsonPath, data); err != nil {
 		o.Reason, o.Detail = "write_failed", err.Error()
 		return o
 	}
 	md := HandoffMarkdown(h)
-	if err := writeFileAtomic(mdPath, md); err != nil {
+	if err := r.Store.writeFile(mdPath, md); err != nil {
 		o.Reason, o.Detail = "write_failed", err.Error()
 		return o
 	}

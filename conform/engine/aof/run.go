@@ -97,7 +97,7 @@ func (s *Store) AcquireLease(id, agent string, ttl time.Duration) ([]Written, er
 		run.Metadata["parentTaskId"] = p
 	}
 	runPath := filepath.Join(s.RunDir(id), "run.json")
-	runData, err := writeJSON(runPath, run)
+	runData, err := s.writeJSON(runPath, run)
 	if err != nil {
 		return nil, err
 	}
@@ -121,13 +121,13 @@ func (s *Store) WriteHeartbeat(id, agent string, ttl time.Duration) (Written, er
 	hb.BeatCount++
 	hb.LastHeartbeat = spec.FormatTime(now)
 	hb.ExpiresAt = spec.FormatTime(spec.ExpiresAt(now, ttl))
-	data, err := writeJSON(path, hb)
+	data, err := s.writeJSON(path, hb)
 	return Written{path, data}, err
 }
 
 // ReadHeartbeat reads run_heartbeat.json; os.ErrNotExist when there is none.
 func (s *Store) ReadHeartbeat(id string) (*Heartbeat, error) {
-	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run_heartbeat.json"))
+	data, err := s.read(filepath.Join(s.RunDir(id), "run_heartbeat.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ var errNoRunResult = errors.New("no run_result.json")
 // ReadRunResult reads run_result.json: errNoRunResult when missing, another error
 // when it is not a valid result.
 func (s *Store) ReadRunResult(id string) (*RunResult, error) {
-	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run_result.json"))
+	data, err := s.read(filepath.Join(s.RunDir(id), "run_result.json"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errNoRunResult
 	}
@@ -167,13 +167,13 @@ func (s *Store) ReadRunResult(id string) (*RunResult, error) {
 // WriteRunResult writes run_result.json.
 func (s *Store) WriteRunResult(rr *RunResult) (Written, error) {
 	path := filepath.Join(s.RunDir(rr.TaskID), "run_result.json")
-	data, err := writeJSON(path, rr)
+	data, err := s.writeJSON(path, rr)
 	return Written{path, data}, err
 }
 
 // ReadRun reads run.json.
 func (s *Store) ReadRun(id string) (*Run, error) {
-	data, err := os.ReadFile(filepath.Join(s.RunDir(id), "run.json"))
+	data, err := s.read(filepath.Join(s.RunDir(id), "run.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (s *Store) MarkRunExpired(id, reason string) (Written, error) {
 	r.ExpiredAt = spec.FormatTime(s.Clock.Now())
 	r.ExpiredReason = reason
 	path := filepath.Join(s.RunDir(id), "run.json")
-	data, err := writeJSON(path, r)
+	data, err := s.writeJSON(path, r)
 	if err == nil {
 		s.Events.Log("run.expired", "scheduler", id, map[string]any{"reason": reason})
 	}

@@ -41,6 +41,9 @@ type Config struct {
 	// (Session.NextChild). On the agent side the executor is the agent under test
 	// alone and a child assigned to another agent stays ready.
 	DispatchChildren bool
+	// Refused, when set, is told of every file of the data directory the
+	// session refused to read (Store.Refused).
+	Refused func(path, reason string)
 }
 
 // Sink receives the files a session records for the transcript: the ones the
@@ -84,6 +87,7 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.Refused = cfg.Refused
 	if sink == nil {
 		sink = func(time.Time, string, string, []byte) {}
 	}
@@ -105,10 +109,10 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 	if h := cfg.Handoff; h != nil {
 		dir := filepath.Join(st.TaskDir(spec.Ready, cfg.TaskID), "inputs")
 		data, _ := json.MarshalIndent(h, "", "  ")
-		if err := writeFileAtomic(filepath.Join(dir, "handoff.json"), append(data, '\n')); err != nil {
+		if err := st.writeFile(filepath.Join(dir, "handoff.json"), append(data, '\n')); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(filepath.Join(dir, "handoff.md"), HandoffMarkdown(h)); err != nil {
+		if err := st.writeFile(filepath.Join(dir, "handoff.md"), HandoffMarkdown(h)); err != nil {
 			return nil, err
 		}
 	}
@@ -136,11 +140,11 @@ func (s *Session) lease() error {
 		w = w[1:]
 	}
 	path := filepath.Join(st.TaskDir(spec.InProgress, s.Cfg.TaskID), "inputs", "handoff.json")
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := st.read(path); err == nil {
 		s.recordFiles([]Written{{path, data}})
 	}
 	s.recordFiles(w)
-	if hb, err := os.ReadFile(filepath.Join(st.RunDir(s.Cfg.TaskID), "run_heartbeat.json")); err == nil {
+	if hb, err := st.read(filepath.Join(st.RunDir(s.Cfg.TaskID), "run_heartbeat.json")); err == nil {
 		s.lastBeat, s.lastBeatAt = bytes.TrimSpace(hb), s.Clock.Now()
 	}
 	return nil
@@ -253,7 +257,7 @@ func (s *Session) observeHeartbeat() (time.Time, bool) {
 	var data []byte
 	var mod time.Time
 	for try := 0; try < 3; try++ {
-		b, err := os.ReadFile(path)
+		b, err := s.Store.read(path)
 		if err != nil {
 			return time.Time{}, false
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/internal/safefile"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
@@ -31,7 +32,24 @@ type Store struct {
 	Dir    string
 	Clock  clock.Clock
 	Events *EventLog
-	mu     sync.Mutex
+	// Refused, when set, is told of every file of the data directory the store
+	// refused to read (the agent made it a FIFO, a device, a link leading out
+	// of the data directory, or larger than safefile.MaxSmall): path and why.
+	Refused func(path, reason string)
+	mu      sync.Mutex
+}
+
+// read reads a file of the data directory, which the agent can write to: a
+// regular file of at most safefile.MaxSmall bytes, inside the data directory
+// (links followed only inside it). A refusal is an error and is told to Refused;
+// a missing file is the plain fs.ErrNotExist.
+func (s *Store) read(path string) ([]byte, error) {
+	b, err := safefile.ReadFileIn(s.Dir, path, safefile.MaxSmall)
+	var se *safefile.Error
+	if errors.As(err, &se) && s.Refused != nil {
+		s.Refused(path, strings.TrimPrefix(se.Error(), se.Path+": "))
+	}
+	return b, err
 }
 
 // NewStore opens (and creates) a data directory.
@@ -83,7 +101,7 @@ func (s *Store) Create(t *Task) error {
 	if t.UpdatedAt == "" {
 		t.UpdatedAt = t.CreatedAt
 	}
-	return writeFileAtomic(s.TaskPath(t.Status, t.ID), t.Marshal())
+	return s.writeFile(s.TaskPath(t.Status, t.ID), t.Marshal())
 }
 
 // Get loads a task from whichever status directory holds it.
@@ -98,7 +116,7 @@ func (s *Store) getLocked(id string) (*Task, error) {
 		return nil, ErrTaskNotFound
 	}
 	for _, st := range spec.Statuses {
-		data, err := os.ReadFile(s.TaskPath(st, id))
+		data, err := s.read(s.TaskPath(st, id))
 		if err != nil {
 			continue
 		}
@@ -117,7 +135,18 @@ func (s *Store) getLocked(id string) (*Task, error) {
 func (s *Store) List(status string) ([]*Task, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ents, err := os.ReadDir(filepath.Join(s.Dir, "tasks", status))
+	dir := filepath.Join(s.Dir, "tasks", status)
+	// The agent can replace a status directory with a FIFO: stat before the
+	// open, which would wait on it.
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		if s.Refused != nil {
+			s.Refused(dir, "not a directory: refused")
+		}
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +171,7 @@ func (s *Store) Save(t *Task) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t.UpdatedAt = s.now()
-	return writeFileAtomic(s.TaskPath(t.Status, t.ID), t.Marshal())
+	return s.writeFile(s.TaskPath(t.Status, t.ID), t.Marshal())
 }
 
 // Transition moves a task to status to, with its companion directory, and logs
@@ -170,7 +199,7 @@ func (s *Store) Transition(id, to, reason, actor string) (bool, error) {
 	if to != spec.InProgress {
 		t.Lease = nil
 	}
-	if err := writeFileAtomic(s.TaskPath(to, id), t.Marshal()); err != nil {
+	if err := s.writeFile(s.TaskPath(to, id), t.Marshal()); err != nil {
 		s.mu.Unlock()
 		return false, err
 	}
@@ -187,27 +216,37 @@ func (s *Store) Transition(id, to, reason, actor string) (bool, error) {
 	return true, nil
 }
 
-// writeFileAtomic writes via a temporary file and a rename, so that readers (and
-// the agent) never see half a file.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// writeFile writes a file of the data directory via a temporary file and a
+// rename, so that readers (and the agent) never see a half-written file. A FIFO
+// or a link the agent put at the path (or at a fixed temporary name) is
+// replaced, never written through; a directory on the way that the agent made a
+// link out of the data directory is refused (the harness writes nothing outside
+// it on the agent's say-so).
+func (s *Store) writeFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := safefile.Inside(s.Dir, dir); err != nil {
+		if s.Refused != nil {
+			var se *safefile.Error
+			if errors.As(err, &se) {
+				s.Refused(dir, strings.TrimPrefix(se.Error(), se.Path+": "))
+			}
+		}
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	return safefile.Replace(path, data, 0o644)
 }
 
 // writeJSON writes v as indented JSON with a trailing newline.
-func writeJSON(path string, v any) ([]byte, error) {
+func (s *Store) writeJSON(path string, v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	data = append(data, '\n')
-	return data, writeFileAtomic(path, data)
+	return data, s.writeFile(path, data)
 }
 
 // Event is one line of the events log (aof-1 §Logging).
@@ -235,7 +274,7 @@ func (l *EventLog) Log(typ, actor, taskID string, payload map[string]any) Event 
 	ev := Event{EventID: len(l.events) + 1, Type: typ, Timestamp: spec.FormatTime(l.Clock.Now()), Actor: actor, TaskID: taskID, Payload: payload}
 	l.events = append(l.events, ev)
 	if data, err := json.Marshal(ev); err == nil {
-		if f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+		if f, err := safefile.OpenAppend(l.Path, 0o644); err == nil { // never through a FIFO or a link
 			f.Write(append(data, '\n'))
 			f.Close()
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // AuditStoragePath is the contract's audit trail location (§10), relative to the
@@ -60,6 +62,7 @@ type budgetStatus struct {
 type auditTrail struct {
 	dir     string
 	rel     string // dir relative to the scratch directory
+	scratch string
 	session string
 	task    string
 	parent  *string
@@ -76,7 +79,7 @@ func newAuditTrail(scratch, session, task, parent string) *auditTrail {
 		name = "session"
 	}
 	rel := filepath.ToSlash(filepath.Join(AuditStoragePath, name))
-	a := &auditTrail{dir: filepath.Join(scratch, filepath.FromSlash(rel)), rel: rel, session: session, task: task}
+	a := &auditTrail{dir: filepath.Join(scratch, filepath.FromSlash(rel)), rel: rel, scratch: scratch, session: session, task: task}
 	if parent != "" {
 		a.parent = &parent
 	}
@@ -120,7 +123,13 @@ func (a *auditTrail) write(at time.Time, recordType string, actor auditActor, pa
 		return
 	}
 	name := fmt.Sprintf("%04d-%s.json", a.seq, recordType)
-	if err := os.WriteFile(filepath.Join(a.dir, name), append(data, '\n'), 0o644); err != nil {
+	// Never through a FIFO or a link the executor put at the name, nor into a
+	// directory it made a link out of the scratch directory.
+	if err := safefile.Inside(a.scratch, a.dir); err != nil {
+		a.err = err
+		return
+	}
+	if err := safefile.Replace(filepath.Join(a.dir, name), append(data, '\n'), 0o644); err != nil {
 		a.err = err
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/internal/safefile"
 	aop2lint "github.com/aopkit/aopkit/lint/aop2"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
@@ -111,7 +112,7 @@ func hashFiles(root string, max int) map[string]string {
 		if info, err := d.Info(); err != nil || info.Size() > 16<<20 {
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := safefile.ReadFile(p, 16<<20) // the executor may swap in a FIFO
 		if err != nil {
 			return nil
 		}

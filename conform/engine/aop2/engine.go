@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/internal/safefile"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
@@ -472,7 +472,7 @@ func (e *engine) emit(ev map[string]any) {
 		return
 	}
 	e.res.Events = append(e.res.Events, ev["event"].(string))
-	f, err := os.OpenFile(e.events, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := safefile.OpenAppend(e.events, 0o644) // never through a FIFO or a link
 	if err == nil {
 		_, err = f.Write(append(data, '\n'))
 		f.Close()

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // snapshot is one rollback snapshot the engine took before dispatch (§7).
@@ -68,7 +69,9 @@ func takeSnapshot(ws string, o Output) (snapshot, error) {
 	if s.SnapPath, err = inside(ws, sp); err != nil {
 		return s, err
 	}
-	data, err := os.ReadFile(full)
+	// Regular files only, bounded: a FIFO or a device at the artifact's path
+	// is an error (E_ROLLBACK_FAILED), never waited on.
+	data, err := safefile.ReadFileIn(ws, full, maxArtifact)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		data = []byte{}
@@ -103,6 +106,11 @@ func (s snapshot) restore(ws string) error {
 	if s.Strategy == StrategyGitStash || s.Strategy == StrategyDiff {
 		return s.restoreGit(ws)
 	}
+	// The executor may have made a directory on the artifact's way a link out
+	// of the workspace: nothing is removed or written through it.
+	if err := safefile.Inside(ws, filepath.Dir(s.Path)); err != nil {
+		return err
+	}
 	if !s.Existed {
 		if err := os.Remove(s.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -115,8 +123,11 @@ func (s snapshot) restore(ws string) error {
 // intact reports whether the snapshot still holds what was taken ("" when it
 // does, else "deleted" or "changed").
 func (s snapshot) intact() string {
-	got, err := os.ReadFile(s.SnapPath)
+	got, err := safefile.ReadFile(s.SnapPath, maxArtifact)
+	var se *safefile.Error
 	switch {
+	case errors.As(err, &se):
+		return "changed" // replaced by a FIFO, a device, a link or a larger file
 	case err != nil:
 		return "deleted"
 	case !bytes.Equal(got, s.data):
@@ -125,29 +136,26 @@ func (s snapshot) intact() string {
 	return ""
 }
 
+// maxArtifact bounds an artifact or snapshot the engine reads.
+const maxArtifact = 16 << 20
+
+// copyFile copies the snapshot from back to the artifact's path to. The executor
+// could have made either a FIFO, a device or a link: from is read as a bounded
+// regular file, and to is replaced (a new file renamed over it), never written
+// through.
 func copyFile(from, to string) error {
-	in, err := os.Open(from)
+	data, err := safefile.ReadFile(from, maxArtifact)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return writeFile(to, data)
 }
 
+// writeFile writes a file the engine owns in the workspace, replacing whatever
+// the executor put at its path (safefile.Replace).
 func writeFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	return safefile.Replace(path, data, 0o644)
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // Snapshot strategies of §7 (rollback_snapshot.snapshot_strategy; the v2.0.0
@@ -129,7 +131,7 @@ func (s *snapshot) takeGit(ws, head string) ([]byte, error) {
 					return nil, fmt.Errorf("%v (the artifact is kept in stash %s)", err, sha)
 				}
 			}
-			if got, _ := os.ReadFile(s.Path); s.Existed && !bytes.Equal(got, s.orig) {
+			if got, _ := safefile.ReadFile(s.Path, maxArtifact); s.Existed && !bytes.Equal(got, s.orig) {
 				return nil, fmt.Errorf("git stash did not give %s back as it was", s.rel)
 			}
 		}

@@ -2,12 +2,15 @@ package aopoutput
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // MaxDetails bounds the bytes of a details file the parent reads (and records).
@@ -75,11 +78,15 @@ func LoadDetails(h *harness.H, attempt int, named string) Details {
 		return df
 	}
 	df.Path = rel
-	if !exists {
-		return df
-	}
-	f, err := os.Open(real)
+	// Regular files only, never waited on: a FIFO or a device the agent named
+	// (or swapped in since Resolve looked) is refused, and the agent judged
+	// for it (harness.H.Refused).
+	f, err := safefile.Open(real, 0)
 	if err != nil {
+		var se *safefile.Error
+		if errors.As(err, &se) {
+			h.Refused(func() int { return attempt })(real, strings.TrimPrefix(se.Error(), se.Path+": "))
+		}
 		return df
 	}
 	b, _ := io.ReadAll(io.LimitReader(f, MaxDetails))

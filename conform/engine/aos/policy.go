@@ -11,11 +11,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
@@ -76,9 +76,10 @@ func DefaultPolicy() *Policy {
 	return &Policy{Default: Verdict{Decision: spec.Allow, Message: "Allowed by default policy."}}
 }
 
-// LoadPolicy reads a policy file.
+// LoadPolicy reads a policy file: a regular file of at most safefile.MaxConfig
+// bytes.
 func LoadPolicy(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.MaxConfig)
 	if err != nil {
 		return nil, err
 	}

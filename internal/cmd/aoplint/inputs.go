@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/internal/startup"
 	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
@@ -35,83 +36,276 @@ type job struct {
 // whole), globs expanded, "-" for standard input. sel says which files are linted
 // (project.Project.Select: the configuration's include/exclude, protocol markers);
 // named is true for a file named on the command line.
+//
+// A symbolic link met in a walk or matched by a glob is followed when its target
+// lies inside the directory being walked (the glob's directory): a link whose
+// target leaves it is an error (it is not linted, and the run exits 2), never a
+// silent skip. A file or data directory reached twice (a link beside its target,
+// as AOF's events/events.jsonl beside the dated log) is linted once, under the
+// name that is no link when there is one.
 func expand(args []string, sel selector) ([]job, []error) {
-	var jobs []job
-	var errs []error
+	w := &walker{sel: sel, walked: map[string]bool{}}
 	for _, a := range args {
 		if a == "-" {
-			jobs = append(jobs, job{path: "<stdin>", stdin: true})
+			w.jobs = append(w.jobs, job{path: "<stdin>", stdin: true})
 			continue
 		}
 		paths, globbed := []string{a}, false
 		if _, err := os.Lstat(a); err != nil && strings.ContainsAny(a, "*?[") {
 			m, gerr := filepath.Glob(a)
 			if gerr != nil {
-				errs = append(errs, fmt.Errorf("bad glob %q: %v", a, gerr))
+				w.errs = append(w.errs, fmt.Errorf("bad glob %q: %v", a, gerr))
 				continue
 			}
 			if len(m) == 0 {
-				errs = append(errs, fmt.Errorf("%s: no file matches", a))
+				w.errs = append(w.errs, fmt.Errorf("%s: no file matches", a))
 				continue
 			}
 			paths, globbed = m, true
 		}
 		for _, p := range paths {
+			if globbed {
+				// A match is found, not named: a link must stay inside the
+				// glob's directory (the part before its first wildcard).
+				if err := safefile.Inside(globRoot(a), p); err != nil {
+					w.errs = append(w.errs, linkErr(p, err))
+					continue
+				}
+			}
 			st, err := os.Stat(p)
 			if err != nil {
-				errs = append(errs, err)
+				w.errs = append(w.errs, err)
 				continue
 			}
 			if !st.IsDir() {
 				if sel.Select(p, !globbed) {
-					jobs = append(jobs, job{path: p})
+					w.file(p)
 				}
 				continue
 			}
 			if d := linter.DirLinterFor(p); d != nil && sel.Select(p, true) {
-				jobs = append(jobs, job{path: p, dir: d})
+				w.dir(p, d)
 				continue
 			}
-			err = filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
-				if err != nil {
-					errs = append(errs, err)
-					if e != nil && e.IsDir() {
-						return fs.SkipDir
-					}
-					return nil
+			dir := p
+			if lst, err := os.Lstat(p); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+				// A named link to a directory: WalkDir enters it only by a
+				// name that ends in a separator.
+				dir = p + string(filepath.Separator)
+			}
+			w.walk(p, dir)
+			// Then the links to directories the walk met, each after what
+			// it found before it (so a directory is named without a link when
+			// it can be).
+			for len(w.pending) > 0 {
+				l := w.pending[0]
+				w.pending = w.pending[1:]
+				if w.subdir(l.path) == nil {
+					// WalkDir does not follow a link it starts from unless the
+					// name ends in a separator; the files are then named
+					// through the link.
+					w.walk(l.root, l.path+string(filepath.Separator))
 				}
-				name := e.Name()
-				if path != p && strings.HasPrefix(name, ".") {
-					if e.IsDir() {
-						return fs.SkipDir
-					}
-					return nil
-				}
-				if e.IsDir() {
-					if path != p {
-						if sel.Prune(path) {
-							return fs.SkipDir
-						}
-						if d := linter.DirLinterFor(path); d != nil {
-							if sel.Select(path, true) {
-								jobs = append(jobs, job{path: path, dir: d})
-							}
-							return fs.SkipDir
-						}
-					}
-					return nil
-				}
-				if e.Type().IsRegular() && sel.Select(path, false) {
-					jobs = append(jobs, job{path: path})
-				}
-				return nil
-			})
-			if err != nil {
-				errs = append(errs, err)
 			}
 		}
 	}
-	return jobs, errs
+	return w.dedup(), w.errs
+}
+
+// walker collects the jobs of expand.
+type walker struct {
+	sel    selector
+	jobs   []job
+	errs   []error
+	walked map[string]bool // real paths of the directories walked
+	// pending are the links to directories met in a walk, walked after it.
+	pending []pendingLink
+}
+
+type pendingLink struct{ root, path string }
+
+func (w *walker) file(p string)                     { w.jobs = append(w.jobs, job{path: p}) }
+func (w *walker) dir(p string, d *linter.DirLinter) { w.jobs = append(w.jobs, job{path: p, dir: d}) }
+
+// walk walks dir, a directory inside root (the directory named or matched),
+// following the symbolic links whose targets stay inside root.
+func (w *walker) walk(root, dir string) {
+	if real, err := realPath(dir); err == nil {
+		if w.walked[real] {
+			return // reached before (through a link, or named twice)
+		}
+		w.walked[real] = true
+	}
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			w.errs = append(w.errs, err)
+			if e != nil && e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		name := e.Name()
+		if path != dir && strings.HasPrefix(name, ".") {
+			if e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if e.IsDir() {
+			if path == dir {
+				return nil
+			}
+			if err := w.subdir(path); err != nil {
+				return err
+			}
+			if real, err := realPath(path); err == nil {
+				if w.walked[real] {
+					return fs.SkipDir
+				}
+				w.walked[real] = true
+			}
+			return nil
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			w.link(root, path)
+			return nil
+		}
+		if !e.Type().IsRegular() {
+			w.special(path, e.Type())
+			return nil
+		}
+		if w.sel.Select(path, false) {
+			w.file(path)
+		}
+		return nil
+	})
+	if err != nil {
+		w.errs = append(w.errs, err)
+	}
+}
+
+// subdir decides about a directory met in a walk: left out (Prune), linted as a
+// whole (a DirLinter claims it), or walked (nil).
+func (w *walker) subdir(path string) error {
+	if w.sel.Prune(path) {
+		return fs.SkipDir
+	}
+	if d := linter.DirLinterFor(path); d != nil {
+		if w.sel.Select(path, true) {
+			w.dir(path, d)
+		}
+		return fs.SkipDir
+	}
+	return nil
+}
+
+// link handles a symbolic link met in a walk of root. A link the configuration
+// leaves out (files.exclude, an unwalked directory name) is left out before it is
+// judged: no error for a link nobody asked to lint.
+func (w *walker) link(root, path string) {
+	st, err := os.Stat(path) // follows the link; opens nothing
+	if err == nil && st.IsDir() {
+		if w.sel.Prune(path) {
+			return
+		}
+	} else if x, ok := w.sel.(interface{ ExcludedFile(path string) bool }); ok && x.ExcludedFile(path) {
+		return
+	}
+	if err := safefile.Inside(root, path); err != nil {
+		w.errs = append(w.errs, linkErr(path, err))
+		return
+	}
+	if err != nil {
+		w.errs = append(w.errs, fmt.Errorf("%s: symbolic link to nothing: %v", path, err))
+		return
+	}
+	switch {
+	case st.IsDir():
+		w.pending = append(w.pending, pendingLink{root: root, path: path})
+	case st.Mode().IsRegular():
+		if w.sel.Select(path, false) {
+			w.file(path)
+		}
+	default:
+		w.special(path, st.Mode())
+	}
+}
+
+// special notes a FIFO, a device or a socket a walk met: not read, and listed
+// with --verbose (a selector that keeps a list: project.Project.NotRegular).
+func (w *walker) special(path string, mode fs.FileMode) {
+	if n, ok := w.sel.(interface {
+		NotRegular(path string, mode fs.FileMode)
+	}); ok {
+		n.NotRegular(path, mode)
+	}
+}
+
+// dedup drops the jobs that name a file or a data directory an earlier job (or a
+// name that is no link) names too.
+func (w *walker) dedup() []job {
+	type seen struct {
+		at   int
+		link bool
+	}
+	first := map[string]seen{}
+	keep := make([]bool, len(w.jobs))
+	for i, j := range w.jobs {
+		keep[i] = true
+		if j.stdin {
+			continue
+		}
+		real, err := realPath(j.path)
+		if err != nil {
+			continue
+		}
+		abs, _ := filepath.Abs(j.path)
+		link := abs != real
+		s, ok := first[real]
+		switch {
+		case !ok:
+			first[real] = seen{at: i, link: link}
+		case s.link && !link:
+			keep[s.at] = false
+			first[real] = seen{at: i, link: link}
+		default:
+			keep[i] = false
+		}
+	}
+	out := w.jobs[:0]
+	for i, j := range w.jobs {
+		if keep[i] {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// realPath is path, absolute, with every symbolic link resolved.
+func realPath(path string) (string, error) {
+	r, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(r)
+}
+
+// globRoot is the directory a glob's matches lie in: its part before the first
+// path element with a wildcard.
+func globRoot(pattern string) string {
+	dir := pattern
+	for strings.ContainsAny(dir, "*?[") {
+		dir = filepath.Dir(dir)
+	}
+	return dir
+}
+
+func linkErr(path string, err error) error {
+	var se *safefile.Error
+	if errors.As(err, &se) && errors.Is(err, safefile.ErrOutsideRoot) {
+		return fmt.Errorf("%s: not linted: %v (links are followed only inside the directory being linted; name the target to lint it)", path, se.Err)
+	}
+	return err
 }
 
 // selector says which inputs are linted: project.Project.
@@ -327,6 +521,9 @@ func reportProject(w io.Writer, p *project.Project, verbose bool) {
 		for _, d := range p.Pruned {
 			fmt.Fprintf(w, "aoplint: not walked %s: %s\n", output.SafePath(d), output.SafeText(p.PruneReason(d)))
 		}
+		for _, f := range p.Special {
+			fmt.Fprintf(w, "aoplint: not read %s\n", f)
+		}
 		for _, f := range p.Excluded {
 			fmt.Fprintf(w, "aoplint: excluded %s: files.include/files.exclude of %s\n", output.SafePath(f), output.SafePath(p.Config.Path))
 		}
@@ -334,8 +531,8 @@ func reportProject(w io.Writer, p *project.Project, verbose bool) {
 	if line := p.SkippedLine(); line != "" {
 		fmt.Fprintln(w, "aoplint:", line)
 	}
-	if p.WriteTo != "" {
-		fmt.Fprintf(w, "aoplint: baseline written to %s\n", p.WriteTo)
+	if p.WriteTo != "" && p.Written >= 0 {
+		fmt.Fprintf(w, "aoplint: baseline written to %s (%d %s)\n", p.WriteTo, p.Written, plural(p.Written, "finding", "findings"))
 	}
 }
 
@@ -349,10 +546,11 @@ func configCommand(stdout io.Writer) *cli.Command {
 				&cli.BoolFlag{Name: "force", Usage: "overwrite an existing file"},
 			}, Action: func(c *cli.Context) error {
 				const name = ".aoplint.yaml"
-				if _, err := os.Stat(name); err == nil && !c.Bool("force") {
+				if _, err := os.Lstat(name); err == nil && !c.Bool("force") {
 					return usageErr("%s exists; use --force to overwrite it", name)
 				}
-				if err := os.WriteFile(name, []byte(lintconfig.Template), 0o644); err != nil {
+				// Never through a symbolic link, dangling or not (safefile.WriteFile).
+				if err := safefile.WriteFile(name, []byte(lintconfig.Template), 0o644, !c.Bool("force")); err != nil {
 					return cli.Exit(err.Error(), exitUsage)
 				}
 				fmt.Fprintf(stdout, "wrote %s\n", name)

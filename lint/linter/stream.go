@@ -473,6 +473,11 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 	case text != nil && md.stream == "stderr":
 		// stderr is free under every binding: kept in the transcript, never judged.
 		return
+	case text != nil && notJSONFile(md.stream):
+		// A file the party wrote that is not JSON by its name (an aop-output
+		// details file in Markdown, a diff, a log: the spec's own table of task
+		// types): kept in the transcript, not a stream of protocol lines.
+		return
 	case text != nil:
 		l, c := pos.Position(text.Offset)
 		tp := s.newIndex()
@@ -497,6 +502,18 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 			From: "harness", At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 		s.out.harness = m
 	}
+}
+
+// notJSONFile reports whether a transcript stream is a file ("file:<path>")
+// whose name does not say JSON (.json, .jsonl): only such a file's text is judged
+// as protocol lines (docs/transcript-format.md "Records").
+func notJSONFile(stream string) bool {
+	p, ok := strings.CutPrefix(stream, "file:")
+	if !ok {
+		return false
+	}
+	p = strings.ToLower(p)
+	return !strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, ".jsonl")
 }
 
 // harnessKind is the Kind of a harness record of event e: "harness:" + e, made

@@ -19,7 +19,7 @@ import (
 )
 
 // detailsAgent is a correct aop-output agent that writes its details to name
-// (content as given), as the spec's table of task types has it: Analysis in a
+// (content as given; "": it writes nothing), as the spec's table of task types has it: Analysis in a
 // Markdown file, Code Changes in a diff, Test Results and Build Output in logs.
 func detailsAgent(name, content string) *mockagent.Agent {
 	return &mockagent.Agent{Protocol: "aop-output", Run: func(ctx context.Context, env mockagent.Env, fault string) int {
@@ -29,11 +29,13 @@ func detailsAgent(name, content string) *mockagent.Agent {
 			scratch = env.Dir
 		}
 		p := filepath.Join(scratch, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return 1
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return 1
+		if content != "" {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return 1
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				return 1
+			}
 		}
 		now := time.Now().UTC().Format(time.RFC3339)
 		fmt.Fprintf(env.Stdout, "[AOP:START] %s\n[AOP:TASK] Analyze API performance bottlenecks\n\n", now)
@@ -98,4 +100,37 @@ func TestNonJSONDetails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDetailsMissingInScratch: the lint step knows the directory the agent ran in
+// (its scratch directory), so a details file missing there is a lint error
+// (AOPOUT-DETAILS-002), on details/file.
+func TestDetailsMissingInScratch(t *testing.T) {
+	ss, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := runner.Run(context.Background(), runner.Options{
+		Protocol: "aop-output", Command: []string{"agent"}, Scenarios: ss,
+		Run: "aop-output/details/file", OutDir: t.TempDir(),
+		Launcher: agentio.InProcess{Agent: detailsAgent("reports/never-written.md", "")},
+		Linter:   lintstep.AOPLint{}, NoConfirm: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Scenario != "aop-output-analysis" || r.Check != "aop-output/details/file" {
+			continue
+		}
+		found := false
+		for _, l := range r.Lint {
+			found = found || (l.Rule == "AOPOUT-DETAILS-002" && l.Severity == "error")
+		}
+		if r.Verdict != conform.Fail || !found {
+			t.Errorf("%s: %s %s, lint %+v: want FAIL with the AOPOUT-DETAILS-002 error", r.Check, r.Verdict, r.Message, r.Lint)
+		}
+		return
+	}
+	t.Fatal("no aop-output/details/file result in aop-output-analysis")
 }

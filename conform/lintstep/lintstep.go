@@ -20,8 +20,17 @@ type AOPLint struct {
 // LintTranscript lints a transcript/1 stream with every single-message and
 // sequence rule.
 func (l AOPLint) LintTranscript(name string, r io.Reader) ([]runner.Diag, error) {
+	return l.LintTranscriptIn(name, "", r)
+}
+
+// LintTranscriptIn is LintTranscript with the directory the agent ran in (its
+// scratch directory; "" when unknown): an aop-output report's DETAILS_FILE is
+// resolved there, and a details file missing there is an error
+// (AOPOUT-DETAILS-002).
+func (l AOPLint) LintTranscriptIn(name, root string, r io.Reader) ([]runner.Diag, error) {
 	var opts linter.Options
 	opts.TaskType = l.TaskType
+	opts.DetailsRoot = root
 	res, err := linter.LintStream(name, r, opts)
 	if err != nil {
 		return nil, err

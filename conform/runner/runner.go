@@ -31,6 +31,13 @@ type Linter interface {
 	LintTranscript(name string, r io.Reader) ([]Diag, error)
 }
 
+// RootedLinter is a Linter that can be told the directory the agent ran in (its
+// scratch directory), against which paths inside its messages are resolved
+// (aop-output DETAILS_FILE: a details file missing there is an error).
+type RootedLinter interface {
+	LintTranscriptIn(name, root string, r io.Reader) ([]Diag, error)
+}
+
 // Diag is one lint diagnostic; Line is the 1-based transcript line (= record seq).
 type Diag struct {
 	Line     int
@@ -693,7 +700,7 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 	if opts.Linter != nil {
 		// Lint what the harness holds, not the file: the records in memory are the
 		// transcript (the file is their copy for the user and for aoplint).
-		lint, err := LintRecords(opts.Linter, path, sess.Records, opts.judged())
+		lint, err := LintRecordsIn(opts.Linter, path, scratch, sess.Records, opts.judged())
 		if err != nil {
 			return sess, err
 		}
@@ -707,6 +714,12 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 // (judged: the records' "from") sent: its stderr is free (logs), and info
 // diagnostics are not findings.
 func LintRecords(l Linter, name string, records []conform.Record, judged string) ([]conform.LintFinding, error) {
+	return LintRecordsIn(l, name, "", records, judged)
+}
+
+// LintRecordsIn is LintRecords with the directory the agent ran in (root, ""
+// when unknown), given to a RootedLinter.
+func LintRecordsIn(l Linter, name, root string, records []conform.Record, judged string) ([]conform.LintFinding, error) {
 	var buf bytes.Buffer
 	for i := range records {
 		b, err := json.Marshal(&records[i])
@@ -716,7 +729,13 @@ func LintRecords(l Linter, name string, records []conform.Record, judged string)
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	diags, err := l.LintTranscript(name, &buf)
+	var diags []Diag
+	var err error
+	if rl, ok := l.(RootedLinter); ok && root != "" {
+		diags, err = rl.LintTranscriptIn(name, root, &buf)
+	} else {
+		diags, err = l.LintTranscript(name, &buf)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}

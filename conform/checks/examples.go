@@ -39,6 +39,7 @@ var examples = map[string][2]string{
 	"orchmsg/correlation/unique-ids":        {`two requests with "id":"req-1"`, `a fresh UUID per message`},
 	"orchmsg/delegation/depth":              {`four request:submit-task, each depending on the previous one`, `one follow-up task depending on the assigned task`},
 	"orchmsg/format/base-fields":            {`{"type":"event:log","timestamp":"22/11/2026 10:00","payload":{...}} (no id)`, `{"type":"event:log","id":"evt-1b4e…","timestamp":"2026-11-22T10:00:00.000Z","payload":{...}}`},
+	"orchmsg/format/uuid-ids":               {`{"type":"event:log","id":"evt-1",...} or "id":"request-1796596858957" (a counter, a clock)`, `{"type":"event:log","id":"evt-1b4e28ba-2fa1-11d2-883f-0016d3cca427",...} (randomUUID(), bare or with a short prefix)`},
 	"orchmsg/format/json":                   {`{"status":"busy"} or {"type":"event:progress",…,}`, `complete JSON objects with a type; free text on stderr`},
 	"orchmsg/format/message-type":           {`{"type":"request:delete-task",...} or a response:success from the agent`, `only request:* and event:* types of the protocol`},
 	"orchmsg/limit/message-size":            {`an event:log of 1.5 MiB`, `a short event:log; large data goes to files`},

@@ -3,7 +3,10 @@
 // driver reports them; they have no Run function of their own.
 package generic
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
 
 var (
 	// Parse is input that is not valid JSON where JSON is required.
@@ -80,3 +83,48 @@ var (
 var Rules = []*lint.Rule{Parse, DuplicateKey, Trailing, UTF8, BOM, Depth, Size, Empty, Unstructured, LogLine, Transcript}
 
 func init() { lint.Register(Rules...) }
+
+// schemaTypes are the type names of JSON Schema.
+var schemaTypes = []string{"object", "array", "string", "number", "integer", "boolean", "null"}
+
+// schemaKeywords are keywords only a JSON Schema has at its top level beside a
+// "type" naming a JSON Schema type.
+var schemaKeywords = []string{"properties", "items", "$id", "$defs", "definitions", "additionalProperties", "patternProperties", "allOf", "anyOf", "oneOf"}
+
+// IsJSONSchema reports whether obj is a JSON Schema document, not a message: it
+// has a "$schema" member, or a "type" that is a JSON Schema type name (or a list
+// of them) beside a keyword only schemas have ("properties", "items", "$id",
+// ...). Its "type" ("object") is no orchmsg message type.
+func IsJSONSchema(obj *jsonread.Node) bool {
+	if obj == nil || obj.Kind != jsonread.Object {
+		return false
+	}
+	if obj.Has("$schema") {
+		return true
+	}
+	t := obj.Get("type")
+	isType := func(n *jsonread.Node) bool {
+		for _, s := range schemaTypes {
+			if n.IsString() && n.Str == s {
+				return true
+			}
+		}
+		return false
+	}
+	typed := isType(t)
+	if t != nil && t.Kind == jsonread.Array && len(t.Items) > 0 {
+		typed = true
+		for _, it := range t.Items {
+			typed = typed && isType(it)
+		}
+	}
+	if !typed {
+		return false
+	}
+	for _, k := range schemaKeywords {
+		if obj.Has(k) {
+			return true
+		}
+	}
+	return false
+}

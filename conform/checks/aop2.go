@@ -436,6 +436,11 @@ var aop2Checks = []*conform.Check{
 				if f.Rule == "AOP2-SEQ-006" {
 					o := conform.Mismatch("lint "+f.Rule+": "+f.Message, "a HEARTBEAT at least every interval_seconds", f.Message)
 					o.Seq = []int{f.Seq}
+					if f.Limit > 0 {
+						// The rule's measurement: how far behind, against how far
+						// it may be (the margin the runner weighs a FLAKY by).
+						o = o.Timed(f.Measured, f.Limit)
+					}
 					return o
 				}
 			}

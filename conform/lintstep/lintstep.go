@@ -37,7 +37,7 @@ func (l AOPLint) LintTranscriptIn(name, root string, r io.Reader) ([]runner.Diag
 	}
 	out := make([]runner.Diag, 0, len(res.Diagnostics))
 	for _, d := range res.Diagnostics {
-		out = append(out, runner.Diag{Line: d.Line, Rule: d.Rule, Severity: d.Severity.String(), Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
+		out = append(out, runner.Diag{Line: d.Line, Rule: d.Rule, Severity: d.Severity.String(), Message: d.Message, Pointer: d.Pointer, Spec: d.Spec, Measured: d.Measured, Limit: d.Limit})
 	}
 	return out, nil
 }

@@ -46,6 +46,9 @@ type Diag struct {
 	Message  string
 	Pointer  string
 	Spec     string
+	// Measured and Limit are a timing rule's measurement and limit (zero Limit:
+	// none): the margin of the check that takes the finding.
+	Measured, Limit time.Duration
 }
 
 // Options configure a run.
@@ -293,6 +296,19 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 // judge, a HARNESS-ERROR, never the agent's failure.
 const SlipTolerance = 500 * time.Millisecond
 
+// FlakyFloor is the part of FlakyTolerance that no measured slip explains: the
+// scheduling noise of reading a line, of a timer that fired on time.
+const FlakyFloor = 50 * time.Millisecond
+
+// FlakyTolerance is how far over its limit a timing check may have failed, in a
+// run whose harness timers were late by up to slipMS, and still be FLAKY when
+// another run passed: twice that slip plus FlakyFloor, × scale. A failure beyond
+// it is the agent's (FAIL), whatever the other run did (docs/aopconform.md
+// "Verdicts").
+func FlakyTolerance(slipMS int64, scale float64) time.Duration {
+	return 2*time.Duration(slipMS)*time.Millisecond + time.Duration(float64(FlakyFloor)*scale)
+}
+
 // runRepeated plays a scenario opts.Repeat times (at least once) and merges the
 // verdicts. A single run whose timing check failed (or that hit the deadline) is
 // confirmed by one more run: a timing check that fails once and passes once is
@@ -485,7 +501,9 @@ func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 // the same verdict everywhere stays; a timing check (or any check of a scenario
 // that hit its deadline, but for a failure on what the agent sent: Result.Sent)
 // that passed in some runs and failed in others is FLAKY
-// with the failing run's measurement; any other check that failed once fails. A
+// with the failing run's measurement, unless that measurement is over its limit by
+// more than FlakyTolerance (the agent's failure); any other check that failed
+// once fails. A
 // timing check that failed in every run while the harness's own timers were late
 // beyond SlipTolerance is a HARNESS-ERROR.
 func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut bool) []conform.Result {
@@ -506,6 +524,7 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 	for j, key := range keys {
 		var pass, fail int
 		var firstFail, base *conform.Result
+		failSlip := int64(0) // the harness's slip in the run of firstFail
 		for k := range all {
 			r := byRun[k][key]
 			if r == nil {
@@ -521,6 +540,9 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 				fail++
 				if firstFail == nil {
 					firstFail = r
+					if k < len(slips) {
+						failSlip = slips[k]
+					}
 				}
 			}
 		}
@@ -551,7 +573,13 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 		timing := timingDependent(&r, timedOut)
 		maxSlip := slices.Max(slips)
 		r.SlipMS = maxSlip
+		tol := FlakyTolerance(failSlip, scaleOf(opts))
 		switch {
+		case fail > 0 && pass > 0 && timing && r.MarginMS != nil && time.Duration(*r.MarginMS)*time.Millisecond > tol:
+			// Far beyond what the harness's lateness can explain: the agent's
+			// failure, whatever another run did.
+			r.Message = fmt.Sprintf("failed in %d of %d runs, beyond the timing tolerance: %d ms over its limit where the harness's timers were late by up to %d ms (FLAKY only within %s: twice that plus %s × scale); the failing run: %s",
+				fail, len(all), *r.MarginMS, failSlip, tol, FlakyFloor, r.Message)
 		case fail > 0 && pass > 0 && timing:
 			r.Verdict = conform.Flaky
 			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)
@@ -748,7 +776,7 @@ func LintRecordsIn(l Linter, name, root string, records []conform.Record, judged
 		if r.From != judged || r.Stream == "stderr" || d.Severity == "info" {
 			continue
 		}
-		out = append(out, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
+		out = append(out, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec, Measured: d.Measured, Limit: d.Limit})
 	}
 	return out, nil
 }

@@ -86,3 +86,37 @@ func TestHeartbeatBoundaries(t *testing.T) {
 		})
 	}
 }
+
+// TestHeartbeatLateMeasured: an AOP2-SEQ-006 finding carries its measurement
+// (how far behind its slot the beat came, or how long the first one waited) and
+// the limit it broke, which aopconform weighs a FLAKY verdict by.
+func TestHeartbeatLateMeasured(t *testing.T) {
+	t.Parallel()
+	task := taskMsg(1, 3600) // interval 1 s, max_missed_beats 3
+	for _, tt := range []struct {
+		name            string
+		recs            []rec
+		measured, limit time.Duration
+	}{
+		// The schedule starts at 1 s; the next beat is due by 1.1 s after it and
+		// may be 0.5 s + 0.2 s behind: at 3 s it is 0.9 s behind.
+		{"between beats", []rec{{0, task}, {time.Second, beatMsg(time.Second, 10)}, {3 * time.Second, beatMsg(3*time.Second, 20)}, {3300 * time.Millisecond, respMsg(3300 * time.Millisecond)}},
+			900 * time.Millisecond, 700 * time.Millisecond},
+		{"first beat", []rec{{0, task}, {2500 * time.Millisecond, beatMsg(2500*time.Millisecond, 10)}, {2800 * time.Millisecond, respMsg(2800 * time.Millisecond)}},
+			2500 * time.Millisecond, 2200 * time.Millisecond},
+	} {
+		var got []string
+		found := false
+		for _, d := range lintAll(transcript(tt.recs)) {
+			if d.Rule == "AOP2-SEQ-006" {
+				found = true
+				if d.Measured != tt.measured || d.Limit != tt.limit {
+					got = append(got, fmt.Sprintf("measured %s limit %s", d.Measured, d.Limit))
+				}
+			}
+		}
+		if !found || len(got) > 0 {
+			t.Errorf("%s: found %v, %v; want measured %s, limit %s", tt.name, found, got, tt.measured, tt.limit)
+		}
+	}
+}

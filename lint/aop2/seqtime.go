@@ -250,6 +250,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp, w mark) {
 		// The first HEARTBEAT: due one interval after the TASK.
 		if d, harness, ok := since(now, b.lateLast); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && !c.failed(b, now) {
 			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.cfgWitness()}, "the first HEARTBEAT came %s after the TASK, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
+			timed(p, d, aop2spec.FirstHeartbeatLimit(b.interval, c.clock.scale, harness))
 		}
 		b.anchor, b.anchorW, b.beats = now, w, 0
 		return
@@ -267,6 +268,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp, w mark) {
 	}
 	if aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
 		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorWitness(), b.cfgWitness()}, "this HEARTBEAT came %s after the one the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed (§6.1)", secs(d), b.beats, secs(b.interval), secs(due), secs(behind))
+		timed(p, behind, aop2spec.HeartbeatBehindLimit(b.interval, c.clock.scale, harness))
 		b.anchor, b.anchorW, b.beats = now, w, 0
 	}
 }
@@ -289,6 +291,15 @@ func (c *beatChecker) lastSlot(p *lint.Pass, b *beat, now stamp) {
 	due := aop2spec.HeartbeatDue(b.beats+1, b.interval, c.clock.scale)
 	if behind := d - due; aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
 		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorWitness(), b.cfgWitness()}, "the RESPONSE came %s after the HEARTBEAT the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed before it (§6.1)", secs(d), b.beats+1, secs(b.interval), secs(due), secs(behind))
+		timed(p, behind, aop2spec.HeartbeatBehindLimit(b.interval, c.clock.scale, harness))
+	}
+}
+
+// timed records the measurement and the limit of the diagnostic just reported
+// (lint.Diagnostic.Measured, Limit): aopconform's margin of a failure.
+func timed(p *lint.Pass, measured, limit time.Duration) {
+	if ds := p.Diagnostics(); len(ds) > 0 {
+		ds[len(ds)-1].Measured, ds[len(ds)-1].Limit = measured, limit
 	}
 }
 

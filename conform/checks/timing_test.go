@@ -1,0 +1,21 @@
+package checks
+
+import (
+	"testing"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+// TestHeartbeatIntervalMargin: aop2/6.1/heartbeat-interval, judged by aoplint's
+// AOP2-SEQ-006, carries the finding's measurement and limit, so that the runner
+// can tell a failure far beyond the harness's slip from a FLAKY one.
+func TestHeartbeatIntervalMargin(t *testing.T) {
+	s := newSession(&conform.Attempt{}).s
+	s.Lint = []conform.LintFinding{{Seq: 4, Rule: "AOP2-SEQ-006", Severity: "warning", Message: "it is 0.9 s behind",
+		Measured: 900 * time.Millisecond, Limit: 700 * time.Millisecond}}
+	o := run(t, "aop2/6.1/heartbeat-interval", s)
+	if o.Verdict != conform.Fail || o.Measured != 900*time.Millisecond || o.Limit != 700*time.Millisecond {
+		t.Errorf("%s measured %s limit %s; want FAIL measured 900ms limit 700ms", o.Verdict, o.Measured, o.Limit)
+	}
+}

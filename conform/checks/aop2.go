@@ -368,7 +368,10 @@ var aop2Checks = []*conform.Check{
 			files, _ := s.Facts["aop2.files"].(map[string]string)
 			arts, _ := field(m, "execution_summary", "output_artifacts").([]any)
 			if len(arts) == 0 {
-				return conform.NotTestedf("the RESPONSE reports no output artifacts")
+				// A RESPONSE without artifacts is a state a correct agent may
+				// legitimately be in, in every scenario (whether an earlier
+				// attempt was stopped or not): NOT-APPLICABLE, never NOT-TESTED.
+				return conform.Outcome{Verdict: conform.NotApplicable, Message: "not applicable: the RESPONSE reports no output artifacts"}
 			}
 			ws := s.Fact("aop2.workspace")
 			for _, av := range arts {

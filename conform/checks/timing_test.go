@@ -19,3 +19,16 @@ func TestHeartbeatIntervalMargin(t *testing.T) {
 		t.Errorf("%s measured %s limit %s; want FAIL measured 900ms limit 700ms", o.Verdict, o.Measured, o.Limit)
 	}
 }
+
+// TestArtifactsHonestNoArtifacts: a RESPONSE that reports no output artifacts
+// leaves aop2/5/artifacts-honest NOT-APPLICABLE in every scenario, also where an
+// earlier attempt was stopped (stale recovery), where the runner keeps a
+// NOT-TESTED as it is: a correct agent reached SHOULD 2/3 by it.
+func TestArtifactsHonestNoArtifacts(t *testing.T) {
+	resp := `{"aop_version":"2.0.2-C","message_type":"RESPONSE","task_id":"TASK-001","execution_summary":{"summary":"done","actions":["wrote out.txt"]}}`
+	s := newSession(&conform.Attempt{}, &conform.Attempt{}).s
+	s.Records = append(s.Records, conform.Record{Seq: 1, From: "agent", Stream: "stdout", Key: "RESPONSE", Attempt: 2, Msg: []byte(resp)})
+	if o := run(t, "aop2/5/artifacts-honest", s); o.Verdict != conform.NotApplicable {
+		t.Errorf("%s (%s), want NOT-APPLICABLE", o.Verdict, o.Message)
+	}
+}

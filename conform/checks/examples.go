@@ -25,7 +25,7 @@ var examples = map[string][2]string{
 	"aop2/6.1/heartbeat-interval":   {`interval_seconds 1, heartbeats every 1.5 s`, `a HEARTBEAT event every second until the RESPONSE`},
 	"aop2/6.1/heartbeat-liveness":   {`two heartbeats, then silence while working (E_HEARTBEAT_FAILURE)`, `heartbeats keep coming while the agent works`},
 	"aop2/6.2/progress-rate":        {`a PROGRESS_UPDATE every second`, `at most one PROGRESS_UPDATE per 30 s`},
-	"aop2/6/event-format":           {`{"message_type":"EVENT","event":"HEARTBEAT","timestamp":"22/11/2026 10:00",...}`, `{"message_type":"EVENT","event":"HEARTBEAT","session_id":"…","task_id":"…","timestamp":"2026-11-22T10:00:00Z"}`},
+	"aop2/6/event-format":           {`{"message_type":"EVENT","event":"HEARTBEAT","timestamp":"22/11/2026 10:00",...}`, `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"HEARTBEAT","session_id":"AOP-SESSION-2026-11-22-001","task_id":"TASK-001","timestamp":"2026-11-22T10:00:00Z"}`},
 	"aop2/7/snapshots-untouched":    {`the agent deletes .aop_snapshots/out.txt.before`, `the agent writes out.txt and leaves the snapshot alone`},
 	"aop2/9/fallback-model":         {`dispatched as gemini-2.5-pro, reports "agent":{"model":"gpt-5.3-codex"}`, `"agent":{"provider":"GEMINI","model":"gemini-2.5-pro"} as in target`},
 	"aop2/bind/stop-on-eof":         {`stdin closes; the agent keeps working for a minute`, `stdin closes; the agent exits at once`},
@@ -34,7 +34,7 @@ var examples = map[string][2]string{
 	// orchmsg
 	"orchmsg/auth/own-tasks":                {`{"type":"request:get-task","payload":{"taskId":"task-other"}}`, `{"type":"request:get-task","payload":{"taskId":"task-123"}} (the assigned task)`},
 	"orchmsg/cancel/stops-task":             {`event:progress for task-123 keeps coming after notify:task-cancelled`, `after notify:task-cancelled the agent stops and reports nothing more for task-123`},
-	"orchmsg/completion/reported":           {`the agent stops at progress 0.5 and idles`, `{"type":"event:progress","payload":{"taskId":"task-123","progress":1,"message":"done"}}`},
+	"orchmsg/completion/reported":           {`the agent stops at progress 0.5 and idles`, `{"type":"event:progress","id":"evt-1b4e28ba-2fa1-11d2-883f-0016d3cca427","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123","progress":1,"message":"done"}}`},
 	"orchmsg/correlation/responses-awaited": {`the agent blocks on an unanswered request and ignores notify:shutdown`, `the agent keeps reading stdin while it waits and exits on notify:shutdown`},
 	"orchmsg/correlation/unique-ids":        {`two requests with "id":"req-1"`, `a fresh UUID per message`},
 	"orchmsg/delegation/depth":              {`four request:submit-task, each depending on the previous one`, `one follow-up task depending on the assigned task`},
@@ -44,7 +44,7 @@ var examples = map[string][2]string{
 	"orchmsg/format/message-type":           {`{"type":"request:delete-task",...} or a response:success from the agent`, `only request:* and event:* types of the protocol`},
 	"orchmsg/limit/message-size":            {`an event:log of 1.5 MiB`, `a short event:log; large data goes to files`},
 	"orchmsg/rate/limit":                    {`150 event:log lines at once`, `a handful of messages per second`},
-	"orchmsg/requests/payload":              {`{"type":"request:get-task","payload":{}}`, `{"type":"request:get-task","payload":{"taskId":"task-123"}}`},
+	"orchmsg/requests/payload":              {`{"type":"request:get-task","id":"req-3f2b9c1e-7d4a-4e8b-9c6d-5a1b2c3d4e5f","timestamp":"2026-11-22T10:00:00Z","payload":{}}`, `{"type":"request:get-task","id":"req-3f2b9c1e-7d4a-4e8b-9c6d-5a1b2c3d4e5f","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123"}}`},
 	"orchmsg/shutdown/exit-within-grace":    {`notify:shutdown gracePeriod 1000 ignored; SIGKILL needed`, `notify:shutdown received, the agent flushes and exits 0 at once`},
 	// aos
 	"aos/2.2/content-type":           {`POST with Content-Type: text/plain`, `POST with Content-Type: application/json`},
@@ -69,7 +69,7 @@ var examples = map[string][2]string{
 	"aop-output/format/task-length":   {`[AOP:TASK] Search the whole repository for every authentication and session handling implementation`, `[AOP:TASK] Search the repository for auth implementat...`},
 	"aop-output/format/timestamps":    {`[AOP:START] yesterday`, `[AOP:START] 2026-11-22T10:00:00Z … [AOP:END] 2026-11-22T10:00:02Z`},
 	// aof
-	"aof/completion/payload":           {`{"type":"completion.report","payload":{}}`, `"payload":{"outcome":"done","summaryRef":"outputs/summary.md","tests":{"total":3,"passed":3,"failed":0},"notes":"…"}`},
+	"aof/completion/payload":           {`{"protocol":"aof","version":1,"type":"completion.report","taskId":"TASK-2026-02-09-057","fromAgent":"swe-backend","toAgent":"dispatcher","sentAt":"2026-02-09T21:10:00.000Z","payload":{"outcome":"done","summaryRef":"outputs/summary.md","tests":{"total":3,"passed":3,"failed":1},"notes":"All tests pass."}}`, `{"protocol":"aof","version":1,"type":"completion.report","taskId":"TASK-2026-02-09-057","fromAgent":"swe-backend","toAgent":"dispatcher","sentAt":"2026-02-09T21:10:00.000Z","payload":{"outcome":"done","summaryRef":"outputs/summary.md","tests":{"total":3,"passed":3,"failed":0},"notes":"All tests pass."}}`},
 	"aof/completion/reported":          {`exit 0 without completion.report, or the report sent twice`, `exactly one completion.report, then exit 0`},
 	"aof/completion/summary-exists":    {`"summaryRef":"outputs/summary.md" never written`, `outputs/summary.md written in the task directory before the report`},
 	"aof/envelope/fields":              {`{"protocol":"aof","version":2,"sentAt":"22/11/2026 10:00:00",...}`, `{"protocol":"aof","version":1,"type":"status.update","taskId":"TASK-2026-11-22-001","fromAgent":"…","toAgent":"dispatcher","sentAt":"2026-11-22T10:00:00.000Z","payload":{...}}`},

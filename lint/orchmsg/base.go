@@ -22,8 +22,8 @@ var BaseTimestamp = &lint.Rule{
 	Spec: "orchmsg-stdio §Base Message Structure",
 	Doc: "Every message carries `timestamp`, an ISO 8601 date and time such as \"2026-02-04T14:30:00Z\" or \"2026-02-04T14:30:00.123Z\" " +
 		"(what `new Date().toISOString()` writes). A time without a zone is ambiguous and is a warning; use Z (UTC).",
-	Bad:  `{"type":"event:log","id":"evt-1","timestamp":"04/02/2026 14:30","payload":{"level":"info","message":"started"}}`,
-	Good: `{"type":"event:log","id":"evt-1","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"info","message":"started"}}`,
+	Bad:  `{"type":"event:log","id":"evt-7b409f93-2d2c-48e9-8f0c-17676c8420d3","timestamp":"04/02/2026 14:30","payload":{"level":"info","message":"started"}}`,
+	Good: `{"type":"event:log","id":"evt-7b409f93-2d2c-48e9-8f0c-17676c8420d3","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"info","message":"started"}}`,
 	Run:  checkTimestamp,
 }
 

@@ -42,8 +42,9 @@ type Score struct {
 	Flaky         int `json:"flaky"`
 	NotJudged     int `json:"not_judged"`
 	HarnessError  int `json:"harness_error"`
-	// MustSelected is every selected MUST result; MustExercised those whose state
-	// the agent reached (all but NOT-APPLICABLE): "MUSTs exercised N of M".
+	// MustSelected is every selected MUST result; MustExercised those the run
+	// judged the agent on (Exercised: not NOT-APPLICABLE, NOT-TESTED, NOT-JUDGED
+	// or HARNESS-ERROR): "MUSTs exercised N of M".
 	MustSelected  int `json:"must_selected"`
 	MustExercised int `json:"must_exercised"`
 	// MUST and SHOULD results that count (SKIP and NOT-APPLICABLE excluded) and how
@@ -59,6 +60,19 @@ type Score struct {
 	Level  Tier   `json:"level"`
 	// MustFailed: some selected MUST result is not PASS (exit code 1).
 	MustFailed bool `json:"must_failed"`
+}
+
+// Exercised reports whether a result of verdict v judged the agent: PASS, FAIL,
+// WARN, FLAKY (KNOWN, a failure the run expected, too). NOT-APPLICABLE (a state
+// never reached), NOT-TESTED (a state the check needs never came), NOT-JUDGED
+// (left to a failed check) and HARNESS-ERROR (the harness could not judge) did
+// not exercise the requirement, whatever they do to the run.
+func Exercised(v Verdict) bool {
+	switch v {
+	case NotApplicable, NotTested, NotJudged, HarnessError, Skip:
+		return false
+	}
+	return true
 }
 
 // ScoreResults is a pure function over results: pass rates per level of requirement
@@ -111,7 +125,9 @@ func ScoreResults(protocol string, results []Result) Score {
 		switch r.Level {
 		case MUST:
 			s.MustSelected++
-			s.MustExercised++
+			if Exercised(r.Verdict) {
+				s.MustExercised++
+			}
 			s.MustTotal++
 			tierMust[r.Tier]++
 			if ok {

@@ -132,6 +132,10 @@ type LintFinding struct {
 	Message  string `json:"message"`
 	Pointer  string `json:"pointer,omitempty"`
 	Spec     string `json:"spec,omitempty"`
+	// Measured and Limit are a timing rule's measurement and limit (zero
+	// Limit: none), for the margin of the check that takes the finding.
+	Measured time.Duration `json:"-"`
+	Limit    time.Duration `json:"-"`
 }
 
 // Session is everything recorded while one scenario ran; checks judge it.

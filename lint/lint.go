@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MaxMessage bounds one message: a line of a stream (with its newline, at most
@@ -86,6 +87,11 @@ type Diagnostic struct {
 	Pointer  string    `json:"pointer"`
 	Spec     string    `json:"spec"`
 	Related  []Related `json:"related,omitempty"`
+	// Measured and Limit are a timing rule's measurement and the limit it was
+	// judged against (zero Limit: none), for aopconform's margins (how far over
+	// the limit a failure was); not part of any output format.
+	Measured time.Duration `json:"-"`
+	Limit    time.Duration `json:"-"`
 }
 
 // SortDiagnostics orders diagnostics by path, line, column, rule, message.

@@ -17,6 +17,12 @@ type Options struct {
 	// BaseDir is the directory of the file being linted, for paths inside messages
 	// (aop-output DETAILS_FILE). Empty when the input is not a file on disk.
 	BaseDir string
+	// DetailsRoot, when set, is the directory the agent ran in, against which an
+	// aop-output report's relative DETAILS_FILE path is resolved (aoplint
+	// --details-root; aopconform's lint step: the scratch directory). Where it is
+	// known, a details file missing there is an error (AOPOUT-DETAILS-002); where
+	// it is not (a report stored and linted elsewhere), a warning.
+	DetailsRoot string
 }
 
 // Message is one message of a protocol, detected and parsed.

@@ -368,7 +368,10 @@ var aop2Checks = []*conform.Check{
 			files, _ := s.Facts["aop2.files"].(map[string]string)
 			arts, _ := field(m, "execution_summary", "output_artifacts").([]any)
 			if len(arts) == 0 {
-				return conform.NotTestedf("the RESPONSE reports no output artifacts")
+				// A RESPONSE without artifacts is a state a correct agent may
+				// legitimately be in, in every scenario (whether an earlier
+				// attempt was stopped or not): NOT-APPLICABLE, never NOT-TESTED.
+				return conform.Outcome{Verdict: conform.NotApplicable, Message: "not applicable: the RESPONSE reports no output artifacts"}
 			}
 			ws := s.Fact("aop2.workspace")
 			for _, av := range arts {
@@ -436,6 +439,11 @@ var aop2Checks = []*conform.Check{
 				if f.Rule == "AOP2-SEQ-006" {
 					o := conform.Mismatch("lint "+f.Rule+": "+f.Message, "a HEARTBEAT at least every interval_seconds", f.Message)
 					o.Seq = []int{f.Seq}
+					if f.Limit > 0 {
+						// The rule's measurement: how far behind, against how far
+						// it may be (the margin the runner weighs a FLAKY by).
+						o = o.Timed(f.Measured, f.Limit)
+					}
 					return o
 				}
 			}

@@ -271,17 +271,23 @@ var aopOutputChecks = []*conform.Check{
 		}),
 
 	aopOutCheck("details/fields", "happy-path", conform.Full, conform.SHOULD, "aop-output-1.0.0 §Details File Format",
-		"The details file (JSON) should include aop_version, agent_id, task, timestamp and results.",
+		"The details file (JSON) should include aop_version, agent_id, task, timestamp and results; a details file that is not .json (Markdown, a diff, a log) is not judged.",
 		[]string{"AOPOUT-FILE-"},
 		func(s *conform.Session) conform.Outcome {
 			b, _ := json.Marshal(s.Facts["aopoutput.details"])
 			var df struct {
 				Exists, JSON bool
 				Seq          int
+				Path         string
 			}
 			json.Unmarshal(b, &df)
 			if !df.Exists {
 				return conform.NotTestedf("no details file")
+			}
+			if !strings.HasSuffix(strings.ToLower(df.Path), ".json") {
+				// Only a .json details file is JSON (the spec's table of task
+				// types puts details in Markdown, diffs and logs too).
+				return conform.Outcome{Verdict: conform.NotApplicable, Message: fmt.Sprintf("not applicable: the details file %s is not a .json file", df.Path)}
 			}
 			if !df.JSON || df.Seq == 0 {
 				return conform.Mismatch("the details file is not JSON", "a JSON object", "not JSON")

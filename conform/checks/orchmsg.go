@@ -44,7 +44,7 @@ var orchmsgChecks = []*conform.Check{
 
 	orchmsgCheck("format/base-fields", "happy-path", conform.Core, conform.MUST, "orchmsg §Base Message Structure",
 		"interface BaseMessage { type: MessageType; id: string; timestamp: string (ISO 8601); agentId?: string } — agentId, when given, is the agent's own (ORCHMSG_AGENT_ID).",
-		[]string{"ORCH-BASE-", "ORCH-SEQ-010"},
+		[]string{"ORCH-BASE-001", "ORCH-BASE-002", "ORCH-SEQ-010"},
 		func(s *conform.Session) conform.Outcome {
 			msgs := orchmsgMsgs(s)
 			if len(msgs) == 0 {
@@ -66,6 +66,25 @@ var orchmsgChecks = []*conform.Check{
 				}
 			}
 			return conform.Passf("%d messages with type, id and timestamp", len(msgs))
+		}),
+
+	orchmsgCheck("format/uuid-ids", "happy-path", conform.Full, conform.SHOULD, "orchmsg §Base Message Structure; §Correlation",
+		"id: string; // UUID for correlation — Each request gets unique UUID: an id is a UUID, bare (randomUUID()) or with a short prefix (\"req-123e4567-…\"), by aoplint's own test (ORCH-BASE-003, a warning).",
+		[]string{"ORCH-BASE-003"},
+		func(s *conform.Session) conform.Outcome {
+			msgs := orchmsgMsgs(s)
+			if len(msgs) == 0 {
+				return conform.NotTestedf("the agent sent no protocol message")
+			}
+			for _, r := range msgs {
+				// A missing or empty id is format/base-fields' (a MUST).
+				if id, ok := field(decode(r.Msg), "id").(string); ok && id != "" && !spec.IsID(id) {
+					o := conform.Mismatch(fmt.Sprintf("record %d's id is not a UUID", r.Seq), "a UUID, bare or with a short prefix (\"req-123e4567-e89b-12d3-a456-426614174000\")", id)
+					o.Seq = []int{r.Seq}
+					return o
+				}
+			}
+			return conform.Passf("%d messages, every id a UUID", len(msgs))
 		}),
 
 	orchmsgCheck("format/message-type", "happy-path", conform.Core, conform.MUST, "orchmsg §Message Types",

@@ -31,7 +31,7 @@ var orchmsgChecks = []*conform.Check{
 		Requirement: "Task Assigned: `notify:task-assigned` with `payload.taskId` (and a message) is the orchestrator's first message to the agent; every orchestrator message has `type`, `id` and `timestamp`.",
 		Lint:        orchmsgLint,
 		Bad:         "the orchestrator starts the agent and waits for it to ask, or assigns another taskId than the task it was given",
-		Good:        `{"type":"notify:task-assigned","id":"ntf-1","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123","message":"Task assigned."}}`,
+		Good:        `{"type":"notify:task-assigned","id":"ntf-d8cae4bb-f5be-40ab-8b88-1b74fbf505a7","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123","message":"Task assigned."}}`,
 		Run:         orchmsgTaskAssigned,
 	},
 	{

@@ -130,7 +130,7 @@ func recordAnchor(scenario string, seq int) string {
 	return fmt.Sprintf("t-%s-%d", anchor(scenario), seq)
 }
 
-var htmlFuncs = template.FuncMap{"join": strings.Join, "pct": pct, "vclass": verdictClass, "anchor": anchor}
+var htmlFuncs = template.FuncMap{"join": strings.Join, "pct": pct, "vclass": verdictClass, "anchor": anchor, "shouldText": ShouldText}
 
 // HTML writes one self-contained page (no script, no external resource, printable):
 // a verdict banner, the failures first — each with the quoted requirement, its spec
@@ -378,7 +378,7 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 <header class="banner {{if .Failed}}fail{{else}}pass{{end}}" id="verdict">
 <h1>aopconform · {{.R.Protocol}}</h1>
 <p class="state">{{.State}} — level reached: {{.Level}}</p>
-<p class="rates"><span>MUST <b>{{.R.Score.MustPassed}}/{{.R.Score.MustTotal}}</b> ({{pct .R.Score.MustRate}})</span><span>SHOULD <b>{{.R.Score.ShouldPassed}}/{{.R.Score.ShouldTotal}}</b> ({{pct .R.Score.ShouldRate}})</span><span>MUSTs exercised <b>{{.Judged}} of {{.Total}}</b></span>{{if .R.Score.Levels}}<span>levels: {{range $i, $l := .R.Score.Levels}}{{if $i}}, {{end}}{{$l}}{{end}}</span>{{end}}</p>
+<p class="rates"><span>MUST <b>{{.R.Score.MustPassed}}/{{.R.Score.MustTotal}}</b> ({{pct .R.Score.MustRate}})</span>{{if .R.Score.ShouldTotal}}<span>SHOULD <b>{{.R.Score.ShouldPassed}}/{{.R.Score.ShouldTotal}}</b> ({{pct .R.Score.ShouldRate}})</span>{{else}}<span>{{shouldText .R}}</span>{{end}}<span>MUSTs exercised <b>{{.Judged}} of {{.Total}}</b></span>{{if .R.Score.Levels}}<span>levels: {{range $i, $l := .R.Score.Levels}}{{if $i}}, {{end}}{{$l}}{{end}}</span>{{end}}</p>
 <p class="counts">{{range .Counts}}<span class="v {{vclass .Verdict}}">{{.N}} {{.Verdict}}</span>{{end}}</p>
 </header>
 <p class="meta">Agent <code>{{join .R.Command " "}}</code> · started {{.R.Started.Format "2006-01-02 15:04:05Z07:00"}} · {{.R.DurationMS}} ms{{if .R.OutDir}} · transcripts in <code>{{.R.OutDir}}</code>{{end}} · <a href="#provenance">provenance</a></p>

@@ -18,9 +18,9 @@ func Markdown(w io.Writer, r *conform.Report) error {
 	fmt.Fprintf(&b, "# aopconform: %s\n\n", r.Protocol)
 	state := State(r)
 	judged, total := Exercised(r)
-	b.WriteString(wrap(fmt.Sprintf("**%s — level %s** · MUST %d/%d (%s) · SHOULD %d/%d (%s) · MUSTs exercised %d of %d",
+	b.WriteString(wrap(fmt.Sprintf("**%s — level %s** · MUST %d/%d (%s) · %s · MUSTs exercised %d of %d",
 		state, LevelName(r.Score), r.Score.MustPassed, r.Score.MustTotal, pct(r.Score.MustRate),
-		r.Score.ShouldPassed, r.Score.ShouldTotal, pct(r.Score.ShouldRate), judged, total), Width, "", "") + "\n\n")
+		ShouldText(r), judged, total), Width, "", "") + "\n\n")
 	b.WriteString(wrap(CountsLine(r), Width, "", "") + "\n\n")
 	b.WriteString(wrap("Agent: `"+strings.Join(r.Command, " ")+"`", Width, "", "") + "\n\n")
 	if c := r.Containment; c != nil && len(c.Refusals) > 0 {

@@ -101,8 +101,8 @@ func LevelName(s conform.Score) string {
 // VerdictLine is the one-line verdict of a run: rates and level.
 func VerdictLine(r *conform.Report) string {
 	s := r.Score
-	return fmt.Sprintf("%s: MUST %d/%d (%s), SHOULD %d/%d (%s), level %s",
-		r.Protocol, s.MustPassed, s.MustTotal, pct(s.MustRate), s.ShouldPassed, s.ShouldTotal, pct(s.ShouldRate), LevelName(s))
+	return fmt.Sprintf("%s: MUST %d/%d (%s), %s, level %s",
+		r.Protocol, s.MustPassed, s.MustTotal, pct(s.MustRate), ShouldText(r), LevelName(s))
 }
 
 // SummaryLine is the verdict line followed by the counts.
@@ -114,20 +114,38 @@ func SummaryLine(r *conform.Report) string {
 	return line
 }
 
-// Exercised counts the selected MUST results whose state the agent reached (every
-// one but NOT-APPLICABLE) out of every selected MUST result: "MUSTs exercised N of
-// M", the same count as the harness's score.
+// Exercised counts the selected MUST results that judged the agent
+// (conform.Exercised: not NOT-APPLICABLE, NOT-TESTED, NOT-JUDGED or
+// HARNESS-ERROR) out of every selected MUST result: "MUSTs exercised N of M",
+// the same count as the harness's score.
 func Exercised(r *conform.Report) (exercised, selected int) {
 	for _, res := range r.Results {
 		if res.Level != conform.MUST || res.Verdict == conform.Skip {
 			continue
 		}
 		selected++
-		if res.Verdict != conform.NotApplicable {
+		if conform.Exercised(res.Verdict) {
 			exercised++
 		}
 	}
 	return exercised, selected
+}
+
+// ShouldText is the SHOULD part of the score line: "SHOULD 2/3 (66.7%)", or,
+// when no SHOULD result counts, that there is none ("no SHOULD checks", or "no
+// SHOULD check applicable" when every selected one was NOT-APPLICABLE) instead
+// of "SHOULD 0/0 (0.0%)".
+func ShouldText(r *conform.Report) string {
+	s := r.Score
+	if s.ShouldTotal > 0 {
+		return fmt.Sprintf("SHOULD %d/%d (%s)", s.ShouldPassed, s.ShouldTotal, pct(s.ShouldRate))
+	}
+	for _, res := range r.Results {
+		if res.Level == conform.SHOULD && res.Verdict != conform.Skip {
+			return "no SHOULD check applicable"
+		}
+	}
+	return "no SHOULD checks"
 }
 
 // Failed reports whether the run failed, as its exit code says: a harness error, a

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -15,7 +16,15 @@ import (
 // that reruns the check), what else is worth reading, then every other check by
 // family. Every line fits Width columns except rerun commands, kept whole so that
 // they can be copied.
-func Text(w io.Writer, r *conform.Report) error {
+func Text(w io.Writer, r *conform.Report) error { return text(w, r, Width) }
+
+// TextUncut is Text for a file or a pipe (a CI log): the one-line rows (the
+// other checks by family, a diff's lines) are kept whole instead of cut at
+// Width columns, so that nothing of a check's message is lost.
+func TextUncut(w io.Writer, r *conform.Report) error { return text(w, r, 0) }
+
+// text writes the text report; rows are cut at clip columns (0: never).
+func text(w io.Writer, r *conform.Report, clip int) error {
 	var b strings.Builder
 	writeVerdict(&b, r)
 	if c := r.Containment; c != nil && len(c.Refusals) > 0 {
@@ -33,16 +42,16 @@ func Text(w io.Writer, r *conform.Report) error {
 	if fs := Failures(r); len(fs) > 0 {
 		fmt.Fprintf(&b, "\nFAILURES (%d)\n", len(fs))
 		for _, bl := range Blocks(fs) {
-			writeProblem(&b, r, bl)
+			writeProblem(&b, r, bl, clip)
 		}
 	}
 	if as := Attention(r); len(as) > 0 {
 		fmt.Fprintf(&b, "\nALSO WORTH READING (%d)\n", len(as))
 		for _, bl := range Blocks(as) {
-			writeProblem(&b, r, bl)
+			writeProblem(&b, r, bl, clip)
 		}
 	}
-	writeRest(&b, r)
+	writeRest(&b, r, clip)
 	if r.OutDir != "" {
 		fmt.Fprintf(&b, "\ntranscripts: %s\n", r.OutDir)
 	}
@@ -96,7 +105,7 @@ func ContainmentLine(r *conform.Report) string {
 	return line
 }
 
-func writeProblem(b *strings.Builder, r *conform.Report, bl Block) {
+func writeProblem(b *strings.Builder, r *conform.Report, bl Block, clip int) {
 	res := bl.Result
 	b.WriteString("\n" + wrap(fmt.Sprintf("%s %s [%s %s] in %s", res.Verdict, res.Check, res.Level, res.Tier, strings.Join(bl.Scenarios(), ", ")), Width, "", "  ") + "\n")
 	if req := requirementText(res); req != "" {
@@ -113,7 +122,7 @@ func writeProblem(b *strings.Builder, r *conform.Report, bl Block) {
 		if mode == diffLines {
 			b.WriteString("  expected (-) vs actual (+):\n")
 			for _, l := range lineDiff(exp, act) {
-				b.WriteString(clipLine("    "+string(l.Op)+" "+l.Text, Width) + "\n")
+				b.WriteString(cutRow("    "+string(l.Op)+" "+l.Text, clip) + "\n")
 			}
 		} else {
 			b.WriteString(wrap(oneLine(exp), Width, "  expected: ", "            ") + "\n")
@@ -133,6 +142,14 @@ func writeProblem(b *strings.Builder, r *conform.Report, bl Block) {
 	}
 }
 
+// cutRow is a one-line row cut at clip columns (0: kept whole, on one line).
+func cutRow(s string, clip int) string {
+	if clip <= 0 {
+		clip = math.MaxInt32
+	}
+	return clipLine(s, clip)
+}
+
 func oneLine(s string) string {
 	if s == "" {
 		return "(nothing)"
@@ -142,7 +159,7 @@ func oneLine(s string) string {
 
 // writeRest lists the other checks by family, one line each; SKIP rows are
 // counted, not listed.
-func writeRest(b *strings.Builder, r *conform.Report) {
+func writeRest(b *strings.Builder, r *conform.Report, clip int) {
 	fams := Rest(r)
 	if len(fams) == 0 {
 		return
@@ -175,7 +192,7 @@ func writeRest(b *strings.Builder, r *conform.Report) {
 			if m := rowMessage(res); m != "" {
 				row += "  " + m
 			}
-			rows = append(rows, clipLine(row, Width))
+			rows = append(rows, cutRow(row, clip))
 		}
 		if len(rows) == 0 {
 			continue

@@ -31,6 +31,13 @@ type Linter interface {
 	LintTranscript(name string, r io.Reader) ([]Diag, error)
 }
 
+// RootedLinter is a Linter that can be told the directory the agent ran in (its
+// scratch directory), against which paths inside its messages are resolved
+// (aop-output DETAILS_FILE: a details file missing there is an error).
+type RootedLinter interface {
+	LintTranscriptIn(name, root string, r io.Reader) ([]Diag, error)
+}
+
 // Diag is one lint diagnostic; Line is the 1-based transcript line (= record seq).
 type Diag struct {
 	Line     int
@@ -39,6 +46,9 @@ type Diag struct {
 	Message  string
 	Pointer  string
 	Spec     string
+	// Measured and Limit are a timing rule's measurement and limit (zero Limit:
+	// none): the margin of the check that takes the finding.
+	Measured, Limit time.Duration
 }
 
 // Options configure a run.
@@ -302,6 +312,19 @@ func scenarioSummary(run conform.ScenarioRun, rs []conform.Result) string {
 // judge, a HARNESS-ERROR, never the agent's failure.
 const SlipTolerance = 500 * time.Millisecond
 
+// FlakyFloor is the part of FlakyTolerance that no measured slip explains: the
+// scheduling noise of reading a line, of a timer that fired on time.
+const FlakyFloor = 50 * time.Millisecond
+
+// FlakyTolerance is how far over its limit a timing check may have failed, in a
+// run whose harness timers were late by up to slipMS, and still be FLAKY when
+// another run passed: twice that slip plus FlakyFloor, × scale. A failure beyond
+// it is the agent's (FAIL), whatever the other run did (docs/aopconform.md
+// "Verdicts").
+func FlakyTolerance(slipMS int64, scale float64) time.Duration {
+	return 2*time.Duration(slipMS)*time.Millisecond + time.Duration(float64(FlakyFloor)*scale)
+}
+
 // runRepeated plays a scenario opts.Repeat times (at least once) and merges the
 // verdicts. A single run whose timing check failed (or that hit the deadline) is
 // confirmed by one more run: a timing check that fails once and passes once is
@@ -513,7 +536,9 @@ func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 // the same verdict everywhere stays; a timing check (or any check of a scenario
 // that hit its deadline, but for a failure on what the agent sent: Result.Sent)
 // that passed in some runs and failed in others is FLAKY
-// with the failing run's measurement; any other check that failed once fails. A
+// with the failing run's measurement, unless that measurement is over its limit by
+// more than FlakyTolerance (the agent's failure); any other check that failed
+// once fails. A
 // timing check that failed in every run while the harness's own timers were late
 // beyond SlipTolerance is a HARNESS-ERROR.
 func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut bool) []conform.Result {
@@ -534,6 +559,7 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 	for j, key := range keys {
 		var pass, fail int
 		var firstFail, base *conform.Result
+		failSlip := int64(0) // the harness's slip in the run of firstFail
 		for k := range all {
 			r := byRun[k][key]
 			if r == nil {
@@ -549,6 +575,9 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 				fail++
 				if firstFail == nil {
 					firstFail = r
+					if k < len(slips) {
+						failSlip = slips[k]
+					}
 				}
 			}
 		}
@@ -579,7 +608,13 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 		timing := timingDependent(&r, timedOut)
 		maxSlip := slices.Max(slips)
 		r.SlipMS = maxSlip
+		tol := FlakyTolerance(failSlip, scaleOf(opts))
 		switch {
+		case fail > 0 && pass > 0 && timing && r.MarginMS != nil && time.Duration(*r.MarginMS)*time.Millisecond > tol:
+			// Far beyond what the harness's lateness can explain: the agent's
+			// failure, whatever another run did.
+			r.Message = fmt.Sprintf("failed in %d of %d runs, beyond the timing tolerance: %d ms over its limit where the harness's timers were late by up to %d ms (FLAKY only within %s: twice that plus %s × scale); the failing run: %s",
+				fail, len(all), *r.MarginMS, failSlip, tol, FlakyFloor, r.Message)
 		case fail > 0 && pass > 0 && timing:
 			r.Verdict = conform.Flaky
 			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)
@@ -732,7 +767,7 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 	if opts.Linter != nil {
 		// Lint what the harness holds, not the file: the records in memory are the
 		// transcript (the file is their copy for the user and for aoplint).
-		lint, err := LintRecords(opts.Linter, path, sess.Records, opts.judged())
+		lint, err := LintRecordsIn(opts.Linter, path, scratch, sess.Records, opts.judged())
 		if err != nil {
 			return sess, err
 		}
@@ -746,6 +781,12 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 // (judged: the records' "from") sent: its stderr is free (logs), and info
 // diagnostics are not findings.
 func LintRecords(l Linter, name string, records []conform.Record, judged string) ([]conform.LintFinding, error) {
+	return LintRecordsIn(l, name, "", records, judged)
+}
+
+// LintRecordsIn is LintRecords with the directory the agent ran in (root, ""
+// when unknown), given to a RootedLinter.
+func LintRecordsIn(l Linter, name, root string, records []conform.Record, judged string) ([]conform.LintFinding, error) {
 	var buf bytes.Buffer
 	for i := range records {
 		b, err := json.Marshal(&records[i])
@@ -755,7 +796,13 @@ func LintRecords(l Linter, name string, records []conform.Record, judged string)
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	diags, err := l.LintTranscript(name, &buf)
+	var diags []Diag
+	var err error
+	if rl, ok := l.(RootedLinter); ok && root != "" {
+		diags, err = rl.LintTranscriptIn(name, root, &buf)
+	} else {
+		diags, err = l.LintTranscript(name, &buf)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}
@@ -768,7 +815,7 @@ func LintRecords(l Linter, name string, records []conform.Record, judged string)
 		if r.From != judged || r.Stream == "stderr" || d.Severity == "info" {
 			continue
 		}
-		out = append(out, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec})
+		out = append(out, conform.LintFinding{Seq: r.Seq, Rule: d.Rule, Severity: d.Severity, Message: d.Message, Pointer: d.Pointer, Spec: d.Spec, Measured: d.Measured, Limit: d.Limit})
 	}
 	return out, nil
 }

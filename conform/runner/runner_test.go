@@ -281,3 +281,50 @@ func TestNotApplicable(t *testing.T) {
 		t.Errorf("silent agent: %v", o.Verdict)
 	}
 }
+
+// TestFlakyOnlyWithinTolerance: a timing check that failed in one run and
+// passed in another is FLAKY only when its failing run's margin is within what
+// the harness's lateness in that run can explain (FlakyTolerance: twice the
+// slip plus 50 ms, × scale). A margin far beyond it is the agent's failure,
+// whatever the other run did; a failure without a measurement stays FLAKY.
+func TestFlakyOnlyWithinTolerance(t *testing.T) {
+	t.Parallel()
+	timing := "aop2/6.1/heartbeat-interval"
+	opts := Options{Protocol: "aop2", Command: []string{"agent"}}
+	fail := func(margin int64, measured bool) conform.Result {
+		r := conform.Result{Check: timing, Verdict: conform.Fail, Message: "lint AOP2-SEQ-006: it is 0.9 s behind"}
+		if measured {
+			r.MeasuredMS, r.LimitMS = 700+margin, 700
+			r.MarginMS = &margin
+		}
+		return r
+	}
+	pass := conform.Result{Check: timing, Verdict: conform.Pass, Message: "ok"}
+	for _, tt := range []struct {
+		name  string
+		runs  [][]conform.Result
+		slips []int64
+		scale float64
+		want  conform.Verdict
+	}{
+		{"far beyond a small slip", [][]conform.Result{{fail(200, true)}, {pass}}, []int64{10, 5}, 1, conform.Fail},
+		{"far beyond, the pass first", [][]conform.Result{{pass}, {fail(200, true)}}, []int64{5, 10}, 1, conform.Fail},
+		{"within twice the slip plus 50 ms", [][]conform.Result{{fail(60, true)}, {pass}}, []int64{10, 5}, 1, conform.Flaky},
+		{"at the tolerance", [][]conform.Result{{fail(70, true)}, {pass}}, []int64{10, 5}, 1, conform.Flaky},
+		{"just beyond the tolerance", [][]conform.Result{{fail(71, true)}, {pass}}, []int64{10, 5}, 1, conform.Fail},
+		{"the failing run's slip counts", [][]conform.Result{{fail(200, true)}, {pass}}, []int64{100, 5}, 1, conform.Flaky},
+		{"the passing run's slip does not", [][]conform.Result{{fail(200, true)}, {pass}}, []int64{5, 900}, 1, conform.Fail},
+		{"scaled tolerance", [][]conform.Result{{fail(200, true)}, {pass}}, []int64{10, 5}, 4, conform.Flaky},
+		{"no measurement", [][]conform.Result{{fail(0, false)}, {pass}}, []int64{10, 5}, 1, conform.Flaky},
+	} {
+		o := opts
+		o.Scale = tt.scale
+		got := mergeRuns(o, tt.runs, tt.slips, false)
+		if got[0].Verdict != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.name, got[0].Verdict, got[0].Message, tt.want)
+		}
+		if tt.want == conform.Fail && (!strings.Contains(got[0].Message, "tolerance") || got[0].Passed != 1) {
+			t.Errorf("%s: the message should say the failure is beyond the tolerance and the pass count stay: %+v", tt.name, got[0])
+		}
+	}
+}

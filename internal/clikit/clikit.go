@@ -118,6 +118,13 @@ func Color(w io.Writer) bool {
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
+// Terminal says whether w is a terminal (colour or not): reports fit its width
+// there, and keep long lines whole in a file or a pipe.
+func Terminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
 // WriteJSON prints v as every listing's --format json does: indented, HTML not
 // escaped, one document ending in a newline.
 func WriteJSON(w io.Writer, v any) error {

@@ -72,7 +72,9 @@ var (
 		Spec: "aof-1 §Logging",
 		Doc: "Protocol events are logged to <dataDir>/events/ (one JSON object per line, such as events/events.jsonl): each event has a " +
 			"\"type\" (protocol.message.received, task.transitioned, delegation.requested, ...), a \"timestamp\" (ISO 8601), an \"actor\", " +
-			"and a \"taskId\" and \"payload\" where they apply. A line that is no such object is lost to the audit trail. The " +
+			"and a \"taskId\" and \"payload\" where they apply. A line that is no such object is lost to the audit trail. A taskId " +
+			"must match TASK-YYYY-MM-DD-NNN, except in a protocol.message.rejected event, which records the rejected message's " +
+			"id whatever it is (an invalid envelope, a task not found). The " +
 			"task.transitioned events of a task chain up (each \"from\" is the previous \"to\"; a gap is a warning), each follows the " +
 			"state machine (AOF-SEQ-003), and the last one names the status directory the task is in (AOF-DIR-002, a warning).",
 		Bad:  `{"event": "task.completed", "when": "yesterday"}`,
@@ -687,7 +689,10 @@ func eventProblem(root *jsonread.Node) string {
 	if len(probs) > 0 {
 		return "the event lacks " + strings.Join(probs, ", ") + ": events carry a type, a timestamp and an actor"
 	}
-	if tid := root.Get("taskId"); tid.IsString() {
+	// A protocol.message.rejected event records the rejected message's taskId,
+	// which by definition may name no task (aof-1 §Error Handling: invalid
+	// envelope, task not found): it is evidence, not a reference.
+	if tid := root.Get("taskId"); tid.IsString() && root.Get("type").String() != "protocol.message.rejected" {
 		if p := taskIDProblem(tid.Str); p != "" {
 			return "event taskId " + p
 		}

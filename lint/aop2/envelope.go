@@ -51,7 +51,7 @@ var ResponseParts = &lint.Rule{
 	Spec: "aop2 §1.2 Message Types (cross-field rules); §5 Executor Response",
 	Doc:  "§1.2: a RESPONSE MUST contain task_status (the outcome), agent (who executed: name, provider, model), session_id and task_id (which TASK it answers). The contract does not require execution_summary or timing (the upstream Python schema did); the TASK's guard rails may (§5, AOP2-SEQ-002/003).",
 	Bad:  `{"aop_version": "2.0.2-C", "schema_version": "2.0.2", "protocol_family": "AOP", "message_type": "RESPONSE", "task_id": "TASK-001", "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS"}}`,
-	Good: `{"aop_version": "2.0.2-C", "schema_version": "2.0.2", "protocol_family": "AOP", "message_type": "RESPONSE", "session_id": "AOP-SESSION-2026-02-26-001", "task_id": "TASK-001", "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-5.3-codex"}, "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Task completed successfully."}}`,
+	Good: `{"aop_version": "2.0.2-C", "schema_version": "2.0.2", "protocol_family": "AOP", "message_type": "RESPONSE", "session_id": "AOP-SESSION-2026-02-26-001", "task_id": "TASK-001", "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-5.3-codex"}, "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Task completed successfully."}, "execution_summary": {"summary": "Fixed the login redirect.", "actions": ["Edited src/auth/login.ts"]}}`,
 	Run:  checkResponseParts,
 }
 

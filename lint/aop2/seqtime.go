@@ -47,7 +47,7 @@ var SeqHeartbeatLate = &lint.Rule{
 	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. aoplint keeps the schedule the first HEARTBEAT sets (first, first + interval, first + 2 × interval, ...), " +
 		"allowing each beat a tenth of an interval of drift (an executor's sleeps overshoot a little), " +
 		"and reports a HEARTBEAT, or the RESPONSE after one, that comes more than half an interval (plus the clock tolerance) behind its slot, or a first HEARTBEAT more than two intervals after the TASK: a beat was missed, " +
-		"which the orchestrator counts towards max_missed_beats. It is a warning until the silence reaches interval × max_missed_beats (AOP2-SEQ-005). After a report the schedule restarts at the late beat. " +
+		"which the orchestrator counts towards max_missed_beats. It is a warning until the silence is a heartbeat failure by AOP2-SEQ-005's test (longer than interval × max_missed_beats plus the clock tolerance), which is then SEQ-005's alone: every gap belongs to one of the two rules. After a report the schedule restarts at the late beat. " +
 		"aopconform's aop2/6.1/heartbeat-interval takes this rule's findings: the limits are lint/spec/aop2's, stretched by the transcript's timeout_scale.",
 	Bad: `TASK (heartbeat interval 120 s) at 12:35:00
 HEARTBEAT at 12:38:00, 12:41:00   (every 180 s)`,
@@ -216,14 +216,24 @@ func (c *beatChecker) late(p *lint.Pass, f func(*lint.Pass)) {
 	p.Rule = rule
 }
 
+// failure reports whether the silence from b.last to now is a heartbeat failure
+// by SEQ-005's own test. It is the one boundary between the two rules: SEQ-006
+// leaves to SEQ-005 exactly the gaps SEQ-005 judges, so that every gap belongs
+// to one rule (a gap past interval × max_missed_beats but within SEQ-005's clock
+// tolerance was left by SEQ-006 and tolerated by SEQ-005: judged by none).
+func (c *beatChecker) failure(b *beat, now stamp) (time.Duration, bool) {
+	d, harness, ok := since(now, b.last)
+	return d, ok && aop2spec.HeartbeatFailed(d, b.interval, b.maxMissed, c.clock.scale, harness)
+}
+
 // gap checks the silence from b.last to now (SEQ-005), reported at the current message.
 func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 	if b.failed {
 		return
 	}
-	d, harness, ok := since(now, b.last)
+	d, failed := c.failure(b, now)
 	lim := c.limit(b)
-	if !ok || !aop2spec.HeartbeatFailed(d, b.interval, b.maxMissed, c.clock.scale, harness) {
+	if !failed {
 		return
 	}
 	related := []lint.Related{b.cfgWitness()}
@@ -238,8 +248,9 @@ func (c *beatChecker) gap(p *lint.Pass, b *beat, now stamp, what string) {
 func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp, w mark) {
 	if b.anchor == (stamp{}) {
 		// The first HEARTBEAT: due one interval after the TASK.
-		if d, harness, ok := since(now, b.lateLast); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && d <= c.limit(b) {
+		if d, harness, ok := since(now, b.lateLast); ok && aop2spec.FirstHeartbeatLate(d, b.interval, c.clock.scale, harness) && !c.failed(b, now) {
 			p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.cfgWitness()}, "the first HEARTBEAT came %s after the TASK, but the interval is %s: a beat was missed (§6.1)", secs(d), secs(b.interval))
+			timed(p, d, aop2spec.FirstHeartbeatLimit(b.interval, c.clock.scale, harness))
 		}
 		b.anchor, b.anchorW, b.beats = now, w, 0
 		return
@@ -251,12 +262,13 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp, w mark) {
 	}
 	due := aop2spec.HeartbeatDue(b.beats, b.interval, c.clock.scale)
 	behind := d - due
-	if mustSince(now, b.lateLast) > c.limit(b) {
+	if c.failed(b, now) {
 		b.anchor, b.anchorW, b.beats = now, w, 0 // a heartbeat failure: AOP2-SEQ-005's
 		return
 	}
 	if aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
 		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorWitness(), b.cfgWitness()}, "this HEARTBEAT came %s after the one the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed (§6.1)", secs(d), b.beats, secs(b.interval), secs(due), secs(behind))
+		timed(p, behind, aop2spec.HeartbeatBehindLimit(b.interval, c.clock.scale, harness))
 		b.anchor, b.anchorW, b.beats = now, w, 0
 	}
 }
@@ -264,7 +276,7 @@ func (c *beatChecker) schedule(p *lint.Pass, b *beat, now stamp, w mark) {
 // lastSlot checks the run-up to the RESPONSE against the schedule of the
 // HEARTBEATs (SEQ-006): a beat that was due before it and never came.
 func (c *beatChecker) lastSlot(p *lint.Pass, b *beat, now stamp) {
-	if mustSince(now, b.lateLast) > c.limit(b) {
+	if c.failed(b, now) {
 		return // a heartbeat failure: AOP2-SEQ-005's
 	}
 	if b.anchor == (stamp{}) {
@@ -279,13 +291,23 @@ func (c *beatChecker) lastSlot(p *lint.Pass, b *beat, now stamp) {
 	due := aop2spec.HeartbeatDue(b.beats+1, b.interval, c.clock.scale)
 	if behind := d - due; aop2spec.HeartbeatBehind(behind, b.interval, c.clock.scale, harness) {
 		p.ReportRelatedf(p.Rule.Severity, "", []lint.Related{b.anchorWitness(), b.cfgWitness()}, "the RESPONSE came %s after the HEARTBEAT the schedule starts at, where %d beats of one every %s were due by %s: it is %s behind, a beat was missed before it (§6.1)", secs(d), b.beats+1, secs(b.interval), secs(due), secs(behind))
+		timed(p, behind, aop2spec.HeartbeatBehindLimit(b.interval, c.clock.scale, harness))
 	}
 }
 
-// mustSince is since without the flags (0 when the clocks do not compare).
-func mustSince(later, earlier stamp) time.Duration {
-	d, _, _ := since(later, earlier)
-	return d
+// timed records the measurement and the limit of the diagnostic just reported
+// (lint.Diagnostic.Measured, Limit): aopconform's margin of a failure.
+func timed(p *lint.Pass, measured, limit time.Duration) {
+	if ds := p.Diagnostics(); len(ds) > 0 {
+		ds[len(ds)-1].Measured, ds[len(ds)-1].Limit = measured, limit
+	}
+}
+
+// failed reports whether the gap SEQ-006 is about to judge is SEQ-005's: a
+// heartbeat failure by SEQ-005's test (failure; SEQ-005 reports it once a task).
+func (c *beatChecker) failed(b *beat, now stamp) bool {
+	_, f := c.failure(b, now)
+	return f
 }
 
 func (c *beatChecker) Finish(p *lint.Pass) {

@@ -30,13 +30,16 @@ var DetailsPath = &lint.Rule{
 
 // DetailsExists: the named file exists.
 var DetailsExists = &lint.Rule{
-	ID: "AOPOUT-DETAILS-002", Title: "details file does not exist", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+	ID: "AOPOUT-DETAILS-002", Title: "details file does not exist", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
 	Spec: specDetails + "; §Validation Checklist (\"Details file written if needed\")",
-	Doc: "When the report is linted as a file on disk, the path in [AOP:DETAILS_FILE] must name an existing file: the parent reads " +
-		"the details from it. A relative path is the agent's, relative to the directory it ran in (usually the project root: " +
-		".cache/agent-outputs/x.json), so it is looked for against the report's directory, aoplint's working directory and the " +
-		"report's parent directories, and the diagnostic lists every path tried. Use none when there is no details file. Reports " +
-		"read from standard input or a transcript are not checked.",
+	Doc: "The path in [AOP:DETAILS_FILE] must name an existing file: the parent reads the details from it. A relative path is " +
+		"the agent's, relative to the directory it ran in. Where that directory is known (aoplint --details-root DIR; " +
+		"aopconform's lint step, whose root is the agent's scratch directory) the file is looked for there alone, and a " +
+		"missing file is an error. Where it is not (a report stored and linted elsewhere: pre-commit, CI), the file is looked " +
+		"for against the report's directory, aoplint's working directory and the report's parent directories, the diagnostic " +
+		"lists every path tried, and a missing file is a warning: whether it exists depends on the machine, not on the report. " +
+		"Use none when there is no details file. Reports read from standard input, or from a transcript without a root, are " +
+		"not checked.",
 	Bad:  "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/never-written.json",
 	Good: "[AOP:DETAILS_FILE] none",
 	Run:  checkDetailsExists,
@@ -122,24 +125,32 @@ func checkDetailsPath(p *lint.Pass) {
 }
 
 // resolve returns the details file's path on disk ("" when the run has no base
-// directory) and the paths tried. A relative path is the agent's: relative to the
-// directory it ran in, usually the project root, which is aoplint's working
-// directory or an ancestor of the report's; the report's own directory is tried
-// first. The first candidate that exists wins; when none does, the first is
-// returned with every candidate tried.
-func resolve(p *lint.Pass, path string) (string, []string) {
-	if p.Msg.Opts == nil || p.Msg.Opts.BaseDir == "" || p.Msg.From != "" {
-		return "", nil // not a file on disk: stdin, or a transcript record (whose paths are the agent's)
+// directory), the paths tried and whether the agent's directory is known
+// (lint.Options.DetailsRoot). A relative path is the agent's: relative to the
+// directory it ran in, the root when it is known; else usually the project root,
+// which is aoplint's working directory or an ancestor of the report's, and the
+// report's own directory is tried first. The first candidate that exists wins;
+// when none does, the first is returned with every candidate tried.
+func resolve(p *lint.Pass, path string) (full string, tried []string, rooted bool) {
+	if p.Msg.Opts == nil {
+		return "", nil, false
+	}
+	root := p.Msg.Opts.DetailsRoot
+	if root == "" && (p.Msg.Opts.BaseDir == "" || p.Msg.From != "") {
+		return "", nil, false // not a file on disk: stdin, or a transcript record (whose paths are the agent's)
 	}
 	if strings.HasPrefix(path, "~") {
-		return "", nil // relative to someone's home: not checked
+		return "", nil, false // relative to someone's home: not checked
 	}
 	if filepath.IsAbs(path) {
 		c := filepath.Clean(path)
-		return c, []string{c}
+		return c, []string{c}, root != ""
+	}
+	if root != "" {
+		c := filepath.Join(root, filepath.FromSlash(path))
+		return c, []string{c}, true
 	}
 	rel := filepath.FromSlash(path)
-	var tried []string
 	seen := map[string]bool{}
 	try := func(dir string) {
 		c := filepath.Join(dir, rel)
@@ -161,10 +172,10 @@ func resolve(p *lint.Pass, path string) (string, []string) {
 	}
 	for _, c := range tried {
 		if _, err := os.Stat(c); err == nil {
-			return c, tried
+			return c, tried, false
 		}
 	}
-	return tried[0], tried
+	return tried[0], tried, false
 }
 
 func checkDetailsExists(p *lint.Pass) {
@@ -172,18 +183,22 @@ func checkDetailsExists(p *lint.Pass) {
 	if path == "" {
 		return
 	}
-	full, tried := resolve(p, path)
+	full, tried, rooted := resolve(p, path)
 	if full == "" {
 		return
 	}
 	st, err := os.Stat(full)
 	switch {
+	case err != nil && rooted:
+		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s does not exist (looked for %s, in the directory the agent ran in): write the file before returning the report, or write none", quote(path), filepath.ToSlash(full))
 	case err != nil:
+		// Where the report is linted is not where the agent ran: whether the file
+		// is there depends on the machine, not on the report (a warning).
 		looked := make([]string, len(tried))
 		for i, t := range tried {
 			looked[i] = filepath.ToSlash(t)
 		}
-		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s does not exist (looked for %s: relative to the report's directory, the working directory and the report's parent directories): write the file before returning the report, or write none", quote(path), strings.Join(looked, ", "))
+		reportAt(p, lint.Warning, m.ValOff, "/detailsFile", "details file %s is not found (looked for %s: relative to the report's directory, the working directory and the report's parent directories): write the file before returning the report, or write none; --details-root DIR (the directory the agent ran in) makes this an error", quote(path), strings.Join(looked, ", "))
 	case st.IsDir():
 		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s is a directory: name the file itself", quote(path))
 	}
@@ -197,9 +212,9 @@ func checkDetailsValid(p *lint.Pass) {
 	if path == "" {
 		return
 	}
-	full, _ := resolve(p, path)
-	if full == "" {
-		return
+	full, _, _ := resolve(p, path)
+	if full == "" || p.Msg.From != "" {
+		return // a transcript holds the details file's own record, linted as such
 	}
 	st, err := os.Stat(full)
 	if err != nil || st.IsDir() {

@@ -26,7 +26,7 @@ var Schema = &lint.Rule{
 		"detailsFile, metrics, status}, and that JSON is validated (every required marker, TASK 1-50 characters, summary " +
 		"1-600 characters in 1-5 bullets, a one-word details path, a status of the enum). Diagnostics point at the marker's line.",
 	Bad:    `{"aop_version": "1.0.0", "agent_id": "search-auth-1707130200", "duration_ms": "12s", "results": []}`,
-	Good:   `{"aop_version": "1.0.0", "agent_id": "search-auth-1707130200", "duration_ms": 12000, "results": {"files_found": []}}`,
+	Good:   `{"aop_version": "1.0.0", "agent_id": "search-auth-1707130200", "task": "Search for auth implementations", "timestamp": "2026-02-05T10:30:12Z", "duration_ms": 12000, "results": {"files_found": []}, "metadata": {"files_searched": 120}}`,
 	Schema: true,
 	Run:    runSchema,
 }

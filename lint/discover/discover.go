@@ -28,6 +28,7 @@ import (
 
 	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/generic"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -177,7 +178,7 @@ func valueMarker(v *jsonread.Node) string {
 }
 
 func objectMarker(obj *jsonread.Node) string {
-	if obj.Has("$schema") {
+	if generic.IsJSONSchema(obj) {
 		return ""
 	}
 	for _, m := range Members {

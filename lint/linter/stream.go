@@ -334,7 +334,7 @@ func (s *builder) unit(data []byte, line, col int) {
 		s.json(data, lead+len(aofPrefix), pos, "aof", meta{})
 		return
 	}
-	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == 0xEF || (trimmed[0] == '[' && !s.isText(data))) {
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == 0xEF || (trimmed[0] == '[' && opensArray(trimmed) && !s.isText(data))) {
 		s.whole1 = true
 		s.json(data, 0, pos, "", meta{})
 		return
@@ -471,6 +471,11 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 	case text != nil && md.stream == "stderr":
 		// stderr is free under every binding: kept in the transcript, never judged.
 		return
+	case text != nil && notJSONFile(md.stream):
+		// A file the party wrote that is not JSON by its name (an aop-output
+		// details file in Markdown, a diff, a log: the spec's own table of task
+		// types): kept in the transcript, not a stream of protocol lines.
+		return
 	case text != nil:
 		l, c := pos.Position(text.Offset)
 		tp := s.newIndex()
@@ -483,7 +488,7 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		switch {
 		case bytes.HasPrefix(t, aofPrefix):
 			s.json(raw, len(raw)-len(t)+len(aofPrefix), tp, "aof", md)
-		case len(t) > 0 && (t[0] == '{' || (t[0] == '[' && !s.isText(raw))):
+		case len(t) > 0 && (t[0] == '{' || (t[0] == '[' && opensArray(t) && !s.isText(raw))):
 			// A line that opens like JSON is judged like the same bare line.
 			s.json(raw, 0, tp, hint, md)
 		default:
@@ -495,6 +500,18 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 			From: "harness", At: md.at, Session: md.session, Stream: md.stream, Index: s.index, Opts: &s.opts.Options}
 		s.out.harness = m
 	}
+}
+
+// notJSONFile reports whether a transcript stream is a file ("file:<path>")
+// whose name does not say JSON (.json, .jsonl): only such a file's text is judged
+// as protocol lines (docs/transcript-format.md "Records").
+func notJSONFile(stream string) bool {
+	p, ok := strings.CutPrefix(stream, "file:")
+	if !ok {
+		return false
+	}
+	p = strings.ToLower(p)
+	return !strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, ".jsonl")
 }
 
 // harnessKind is the Kind of a harness record of event e: "harness:" + e, made
@@ -779,7 +796,84 @@ func (s *builder) textWithMeta(data []byte, pos *lint.LineIndex, inStream bool, 
 		s.out.logLine = &logLine{line: l, col: c, hint: proto, excerpt: excerpt(data)}
 		return
 	}
-	s.report(generic.Unstructured, l, c, "", "the input is not JSON and not an aop-output report: no protocol recognised (UNSTRUCTURED, E_PARSE_FAILURE)")
+	switch lower, tag := lowerMarker(data), logTag(data); {
+	case lower != "":
+		s.report(generic.Unstructured, l, c, "", "the text has AOP markers that are not upper case (%s): the spec's markers are [AOP:START], [AOP:TASK], [AOP:SUMMARY], [AOP:DETAILS_FILE], [AOP:STATUS], [AOP:END] and its parser matches them exactly, so no parent recognises this report; write them in upper case (UNSTRUCTURED)", lower)
+	case tag != "":
+		s.report(generic.Unstructured, l, c, "", "the input reads like log output (it starts with %s), not JSON and not an aop-output report: no protocol recognised; logs go to stderr or a log file, not where protocol messages are read (UNSTRUCTURED)", tag)
+	default:
+		s.report(generic.Unstructured, l, c, "", "the input is not JSON and not an aop-output report: no protocol recognised (UNSTRUCTURED, E_PARSE_FAILURE)")
+	}
+}
+
+// opensArray reports whether t, which starts with '[', opens a JSON array: the
+// next byte after blanks opens a JSON value or closes the array. A log line's
+// "[agent] ..." or "[INFO] ..." and a marker such as "[aop:start]" do not, and
+// are text.
+func opensArray(t []byte) bool {
+	r := bytes.TrimLeft(t[1:], " \t\r\n")
+	if len(r) == 0 {
+		return true
+	}
+	switch c := r[0]; {
+	case c == '{' || c == '[' || c == '"' || c == ']' || c == '-' || c >= '0' && c <= '9':
+		return true
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(r, []byte(lit)) && (len(r) == len(lit) || !isWordByte(r[len(lit)])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '-' || c == ':' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// lowerMarker returns the first AOP marker of data that is not all upper case
+// at the start of a line ("[aop:start]", "[Aop:Summary]"), quoted; "" when none.
+func lowerMarker(data []byte) string {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimLeft(line, " \t\r")
+		if len(line) < 6 || line[0] != '[' || !bytes.EqualFold(line[1:5], []byte("aop:")) {
+			continue
+		}
+		end := bytes.IndexByte(line, ']')
+		if end < 0 {
+			continue
+		}
+		if m := line[:end+1]; !bytes.Equal(m, bytes.ToUpper(m)) {
+			return fmt.Sprintf("%q", m)
+		}
+	}
+	return ""
+}
+
+// logTag returns the bracketed tag a log line starts with ("[agent]",
+// "[INFO]"), quoted; "" when data does not start so.
+func logTag(data []byte) string {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	if len(t) < 3 || t[0] != '[' {
+		return ""
+	}
+	end := bytes.IndexByte(t, ']')
+	if end < 2 || end > 40 {
+		return ""
+	}
+	for _, c := range t[1:end] {
+		if !isWordByte(c) && c != '.' && c != ' ' {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%q", t[:end+1])
 }
 
 func excerpt(b []byte) string {
@@ -824,6 +918,10 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 	l, c := pos.Position(start + root.Offset)
 	if proto == nil {
 		s.out.notMessage = !s.whole
+		if generic.IsJSONSchema(root) {
+			s.report(generic.Unstructured, l, c, "", "the JSON value is a JSON Schema document (\"$schema\", or a \"type\" such as \"object\" with \"properties\"), not a message of aop2, aos, aop-output, aof or orchmsg: aoplint lints messages, not their schemas (UNSTRUCTURED; --unrecognised skip passes over such files)")
+			return
+		}
 		s.report(generic.Unstructured, l, c, "", "JSON value is no message of aop2, aos, aop-output, aof or orchmsg (UNSTRUCTURED); use --protocol to force one")
 		return
 	}

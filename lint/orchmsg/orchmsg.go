@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/generic"
 	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
@@ -84,7 +85,8 @@ func schemaFileOf(kind string) string {
 // Detect follows the Parsing Strategy: valid JSON with a `type` field is routed to
 // the message handler.
 func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int) {
-	if root == nil || root.Kind != jsonread.Object {
+	if root == nil || root.Kind != jsonread.Object || generic.IsJSONSchema(root) {
+		// A JSON Schema document's "type" ("object") is no message type.
 		return "", "", 0
 	}
 	t := root.Get("type")

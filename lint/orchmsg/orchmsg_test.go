@@ -60,7 +60,10 @@ func TestDetect(t *testing.T) {
 		{`{"type":"request:invalid-type","id":"x"}`, "", "", 70, 70},
 		{`{"type":"task_notification","taskId":"task-1"}`, "", DialectTaskNotification, 80, 80},
 		{`{"type":"code-analysis","name":"Analyze"}`, "", DialectTaskDefinition, 20, 20},
-		{`{"type":"object","properties":{}}`, "", "", 1, 10},
+		// A JSON Schema document's "type" is no message type (issue 30 item 7).
+		{`{"type":"object","properties":{}}`, "", "", 0, 0},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"event:log"}`, "", "", 0, 0},
+		{`{"type":"object","message":"hi"}`, "", "", 1, 10},
 		{`{"id":"res-1","correlationId":"req-1"}`, "", "", 15, 15},
 		{`{"hello":"world"}`, "", "", 0, 0},
 		{`[{"type":"event:log"}]`, "", "", 0, 0},

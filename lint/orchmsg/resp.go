@@ -15,8 +15,8 @@ var RespCorrelation = &lint.Rule{
 	Spec:  "orchmsg-stdio §Request/Response Pattern; §Correlation",
 	Doc: "A response (response:success or response:error) includes `correlationId`, the `id` of the request it answers. " +
 		"The agent matches responses to its pending requests by it; without it the response is lost.",
-	Bad:  `{"type":"response:success","id":"res-1c9e...","timestamp":"2026-02-04T14:30:00.123Z","payload":{"agents":[]}}`,
-	Good: `{"type":"response:success","id":"res-1c9e...","correlationId":"req-123e4567-e89b-12d3-a456-426614174000","timestamp":"2026-02-04T14:30:00.123Z","payload":{"agents":[]}}`,
+	Bad:  `{"type":"response:success","id":"res-0ed47638-4b31-4f67-8ada-96916fb0c7a7","timestamp":"2026-02-04T14:30:00.123Z","payload":{"agents":[]}}`,
+	Good: `{"type":"response:success","id":"res-0ed47638-4b31-4f67-8ada-96916fb0c7a7","correlationId":"req-123e4567-e89b-12d3-a456-426614174000","timestamp":"2026-02-04T14:30:00.123Z","payload":{"agents":[]}}`,
 	Run:  checkCorrelation,
 }
 
@@ -28,8 +28,8 @@ var RespCode = &lint.Rule{
 	Doc: "`error.code` of a response:error is one of the six codes: INVALID_REQUEST (malformed request), INVALID_MESSAGE_TYPE " +
 		"(unknown message type), UNAUTHORIZED (agent not authorized), NOT_FOUND (resource not found), TIMEOUT (request timed out), " +
 		"INTERNAL_ERROR (unexpected error).",
-	Bad:  `{"type":"response:error","id":"res-2","correlationId":"req-1","timestamp":"2026-02-04T14:30:00Z","error":{"code":"RATE_LIMITED","message":"Too many messages"}}`,
-	Good: `{"type":"response:error","id":"res-2","correlationId":"req-1","timestamp":"2026-02-04T14:30:00Z","error":{"code":"NOT_FOUND","message":"Task not found: task-9"}}`,
+	Bad:  `{"type":"response:error","id":"res-be6e83ae-ccbd-489b-8254-451349fcd9fc","correlationId":"req-1","timestamp":"2026-02-04T14:30:00Z","error":{"code":"RATE_LIMITED","message":"Too many messages"}}`,
+	Good: `{"type":"response:error","id":"res-be6e83ae-ccbd-489b-8254-451349fcd9fc","correlationId":"req-1","timestamp":"2026-02-04T14:30:00Z","error":{"code":"NOT_FOUND","message":"Task not found: task-9"}}`,
 	Run:  checkCode,
 }
 
@@ -42,8 +42,8 @@ var RespCodeFits = &lint.Rule{
 		"including a missing task (\"Task not found: task-1\"), which the spec's NOT_FOUND names, and its rate limit " +
 		"(\"Rate limit exceeded\"). A missing resource is NOT_FOUND (a warning). For the rate limit the spec has no code of " +
 		"its own, so INTERNAL_ERROR is reported as information only, naming the dialect.",
-	Bad:  `{"type":"response:error","id":"res-3","correlationId":"req-2","timestamp":"2026-02-04T14:30:00Z","error":{"code":"INTERNAL_ERROR","message":"Task not found: task-1"}}`,
-	Good: `{"type":"response:error","id":"res-3","correlationId":"req-2","timestamp":"2026-02-04T14:30:00Z","error":{"code":"NOT_FOUND","message":"Task not found: task-1"}}`,
+	Bad:  `{"type":"response:error","id":"res-eab8c049-7576-49b0-814b-8c3f92b6c827","correlationId":"req-2","timestamp":"2026-02-04T14:30:00Z","error":{"code":"INTERNAL_ERROR","message":"Task not found: task-1"}}`,
+	Good: `{"type":"response:error","id":"res-eab8c049-7576-49b0-814b-8c3f92b6c827","correlationId":"req-2","timestamp":"2026-02-04T14:30:00Z","error":{"code":"NOT_FOUND","message":"Task not found: task-1"}}`,
 	Run:  checkCodeFits,
 }
 

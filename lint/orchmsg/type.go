@@ -16,8 +16,8 @@ var TypeKnown = &lint.Rule{
 		"response:success, response:error, notify:task-assigned, notify:task-cancelled, notify:shutdown. " +
 		"The orchestrator answers any other type with INVALID_MESSAGE_TYPE. A JSON object without `type` is not routed to the " +
 		"message handler at all (§Parsing Strategy). A task definition (the payload of request:submit-task) is not a message by itself.",
-	Bad:  `{"type":"request:cancel-task","id":"req-7","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1"}}`,
-	Good: `{"type":"request:get-task","id":"req-7","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1"}}`,
+	Bad:  `{"type":"request:cancel-task","id":"req-07bafb30-4804-4b42-808e-e72db05f40a7","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1"}}`,
+	Good: `{"type":"request:get-task","id":"req-07bafb30-4804-4b42-808e-e72db05f40a7","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1"}}`,
 	Run:  checkType,
 }
 
@@ -28,7 +28,7 @@ var TypeDialect = &lint.Rule{
 	Doc: "The upstream prototype wrote `{\"type\":\"task_notification\",\"taskId\":...,\"message\":...}` on the agent's stdin. " +
 		"The spec's message for a new task is notify:task-assigned, a full message with id, timestamp and the task in `payload`.",
 	Bad:  `{"type":"task_notification","taskId":"task-1","message":"Task task-1 assigned. Use TaskList and TaskGet to view details."}`,
-	Good: `{"type":"notify:task-assigned","id":"ntf-1","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1","message":"Task assigned. Use TaskGet to view details."}}`,
+	Good: `{"type":"notify:task-assigned","id":"ntf-d8cae4bb-f5be-40ab-8b88-1b74fbf505a7","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1","message":"Task assigned. Use TaskGet to view details."}}`,
 	Run:  checkTaskNotification,
 }
 

@@ -83,7 +83,7 @@ func checkMCP(msg *jsonread.Node) ([]Finding, error) {
 	if msg.Kind != jsonread.Object {
 		return []Finding{{Severity: lint.Error, Message: fmt.Sprintf("the wrapped MCP message is %s; an MCP message is a JSON-RPC 2.0 object (request, notification or response)", kindOf(msg))}}, nil
 	}
-	var out []Finding
+	out := bothResultAndError("MCP", `; MCP basic protocol: "A response MUST NOT set both"`, msg)
 	var defs func(*Revision) []string
 	method := msg.Get("method")
 	switch {

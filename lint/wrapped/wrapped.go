@@ -267,6 +267,17 @@ func unknownMethod(proto string, revs []*Revision, method, other string, otherKn
 	return Finding{Pointer: "/method", Severity: lint.Warning, Message: msg}
 }
 
+// bothResultAndError: a JSON-RPC response sets result or error, never both. The
+// official schemas cannot say it (their response unions are open anyOfs: a
+// message with both members matches the error branch), so aoplint does.
+func bothResultAndError(proto, also string, msg *jsonread.Node) []Finding {
+	if msg.Has("method") || !msg.Has("result") || !msg.Has("error") {
+		return nil
+	}
+	return []Finding{{Pointer: "", Severity: lint.Error,
+		Message: fmt.Sprintf("the wrapped %s response sets both result and error: a response sets exactly one of them (JSON-RPC 2.0 §5: \"Either the result member or error member MUST be included, but both members MUST NOT be included\"%s)", proto, also)}}
+}
+
 func kindOf(n *jsonread.Node) string {
 	switch n.Kind {
 	case jsonread.Object:

@@ -218,6 +218,9 @@ func (a *agent) sleep(d time.Duration) status {
 
 func (a *agent) id(prefix string) string {
 	a.seq++
+	if a.fault == FaultCounterIDs {
+		return fmt.Sprintf("%s-%d", prefix, a.seq)
+	}
 	return spec.MessageID(prefix, fmt.Sprintf("%s/%d", a.agentID, a.seq))
 }
 

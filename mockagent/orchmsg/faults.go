@@ -27,11 +27,13 @@ const (
 	FaultWrongAgentID            = "wrong-agent-id"
 	FaultForeignTask             = "foreign-task"
 	FaultMissingID               = "missing-id"
+	FaultCounterIDs              = "counter-ids"
 )
 
 // Faults is the catalogue of the orchmsg mock agent, sorted by name.
 var Faults = []mockagent.Fault{
 	{Name: FaultBadTimestamps, Rule: "ORCH-BASE-002 timestamp is ISO 8601 (Base Message Structure)", Doc: "writes timestamps as \"22/11/2026 10:00\""},
+	{Name: FaultCounterIDs, Rule: "orchmsg/format/uuid-ids (ORCH-BASE-003) an id is a UUID for correlation (Base Message Structure)", Doc: "numbers its messages with a counter (\"evt-1\", \"req-2\") instead of UUIDs"},
 	{Name: FaultCrashAfterPartialReport, Rule: "orchmsg/bind/exit-zero, orchmsg/format/json a complete report, then exit 0 on shutdown (bindings)", Doc: "writes half of its final progress event, then exits 1"},
 	{Name: FaultCrashMidTask, Rule: "orchmsg/bind/exit-zero exit 0 on shutdown, not before (bindings)", Doc: "exits 1 half-way through the task"},
 	{Name: FaultDuplicateID, Rule: "ORCH-SEQ-003 every message id is unique (Correlation)", Doc: "sends two progress events with the same id"},

@@ -59,7 +59,8 @@ func Resolve(scratch, named string) (real, rel string, inside, exists bool) {
 
 // LoadDetails reads the details file a report names ("none": no file) from
 // inside the scratch directory and records it in the transcript (stream
-// "file:PATH", as msg when it is a JSON object, else as text). A path that leads
+// "file:PATH", as msg when it is a .json file holding a JSON object, else as
+// text). A path that leads
 // outside is never read (the engine fault follow-details-path reads it).
 func LoadDetails(h *harness.H, attempt int, named string) Details {
 	df := Details{Named: named}
@@ -94,7 +95,10 @@ func LoadDetails(h *harness.H, attempt int, named string) Details {
 	df.Exists = true
 	df.Content = b
 	rec := conform.Record{From: "agent", Stream: "file:" + df.Path, Attempt: attempt}
-	if json.Valid(b) && harness.IsJSONObject(b) {
+	// Only a .json details file is JSON (docs/bindings.md "aop-output"): the
+	// spec's table puts details in Markdown, diffs and logs too, whatever their
+	// bytes look like.
+	if strings.HasSuffix(strings.ToLower(df.Path), ".json") && json.Valid(b) && harness.IsJSONObject(b) {
 		df.JSON = true
 		rec.Msg, _ = harness.Compact(b)
 	} else {

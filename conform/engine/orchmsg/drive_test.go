@@ -166,6 +166,8 @@ var cases = []engineCase{
 		errors: []string{"UNAUTHORIZED", "UNAUTHORIZED", "UNAUTHORIZED"}},
 	{name: "foreign-task", fault: ma.FaultForeignTask, sent: []string{assigned, shutdown}, errors: []string{"UNAUTHORIZED"}},
 	{name: "missing-id", fault: ma.FaultMissingID, sent: []string{assigned, shutdown}},
+	// Counter ids ("req-2") are strings: the engine answers them as any other.
+	{name: "counter-ids", fault: ma.FaultCounterIDs, sent: []string{assigned, shutdown}},
 }
 
 // TestDrive plays each case against the engine on virtual time and checks the

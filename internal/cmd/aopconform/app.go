@@ -304,7 +304,13 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if rep.OutDir != opts.OutDir {
 		fmt.Fprintf(stderr, "aopconform: --out %s already exists: this run writes its transcripts to %s\n", opts.OutDir, rep.OutDir)
 	}
-	if err := report.Text(stdout, rep); err != nil {
+	// A terminal gets rows that fit its width; a file or a pipe (a CI log) gets
+	// them whole.
+	text := report.TextUncut
+	if clikit.Terminal(stdout) {
+		text = report.Text
+	}
+	if err := text(stdout, rep); err != nil {
 		return err
 	}
 	for _, name := range cfg.Reports {

@@ -37,6 +37,7 @@ const (
 	flagProtocol = "protocol"
 	flagFailOn   = "fail-on"
 	flagTaskType = "task-type"
+	flagDetails  = "details-root"
 	flagJobs     = "jobs"
 	flagCPUProf  = "cpuprofile"
 	flagVerbose  = "verbose"
@@ -48,9 +49,12 @@ type config struct {
 	Protocol string
 	FailOn   lint.Severity
 	TaskType string
-	Jobs     int
-	Verbose  bool
-	Args     []string
+	// DetailsRoot is the directory the agent ran in (--details-root): an
+	// aop-output DETAILS_FILE is resolved there, and missing there is an error.
+	DetailsRoot string
+	Jobs        int
+	Verbose     bool
+	Args        []string
 	// Project is the .aoplint.yaml and baseline in effect (projectFrom).
 	Project *project.Project
 }
@@ -199,6 +203,7 @@ func lintFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "force a protocol (aop2, aos, aop-output, aof, orchmsg) instead of detecting it"},
 		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
+		&cli.StringFlag{Name: flagDetails, Usage: "the directory the agent ran in: an aop-output report's DETAILS_FILE is resolved there, and a details file missing there is an error (else a warning)"},
 		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once", DefaultText: "number of CPUs"},
 		clikit.VerboseFlag("on stderr: one line per linted file (protocol, messages, counts) and the files skipped (no protocol marker) or excluded"),
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file (a build with -tags aoplint_pprof)", Hidden: true},
@@ -320,7 +325,12 @@ func commandOrPath(app *cli.App, args []string, stderr io.Writer) []string {
 }
 
 func configFrom(c flagValues, args []string) (config, error) {
-	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), Jobs: c.Int(flagJobs), Verbose: c.Bool(flagVerbose), Args: args}
+	cfg := config{Format: c.String(flagFormat), Protocol: c.String(flagProtocol), TaskType: c.String(flagTaskType), DetailsRoot: c.String(flagDetails), Jobs: c.Int(flagJobs), Verbose: c.Bool(flagVerbose), Args: args}
+	if cfg.DetailsRoot != "" {
+		if fi, err := os.Stat(cfg.DetailsRoot); err != nil || !fi.IsDir() {
+			return cfg, usageErr("--details-root %q is not a directory", cfg.DetailsRoot)
+		}
+	}
 	failOn, err := projectFrom(c, &cfg)
 	if err != nil {
 		return cfg, err
@@ -517,6 +527,7 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := linter.Options{Protocol: cfg.Protocol, Workers: cfg.Jobs}
 	opts.TaskType = cfg.TaskType
+	opts.DetailsRoot = cfg.DetailsRoot
 	proj := cfg.Project
 	if proj == nil {
 		proj = &project.Project{Config: lintconfig.Default(), Unrecognised: lintconfig.UnrecognisedAuto}

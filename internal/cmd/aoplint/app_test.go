@@ -152,3 +152,38 @@ func TestStderrEscapesNames(t *testing.T) {
 		t.Errorf("the names are not shown escaped:\n%s", all)
 	}
 }
+
+// TestDetailsRootFlag: a stored report whose details file is not where aoplint
+// runs lints with a warning (exit 0); --details-root names the directory the
+// agent ran in, where a missing details file is an error (exit 1) and a present
+// one is clean.
+func TestDetailsRootFlag(t *testing.T) {
+	dir, root := t.TempDir(), t.TempDir()
+	report := filepath.Join(dir, "report.txt")
+	text := "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Search auth code\n\n[AOP:SUMMARY]\n- Found 3 handlers\n\n" +
+		"[AOP:DETAILS_FILE] out/search.md\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:31:00Z\n"
+	if err := os.WriteFile(report, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lint := func(args ...string) (int, string) {
+		var out, errb strings.Builder
+		code := run(append([]string{"aoplint"}, args...), strings.NewReader(""), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	if code, out := lint(report); code != 0 || !strings.Contains(out, "warning") || !strings.Contains(out, "AOPOUT-DETAILS-002") {
+		t.Errorf("without a root: exit %d, want 0 and a AOPOUT-DETAILS-002 warning:\n%s", code, out)
+	}
+	if code, out := lint("--details-root", root, report); code != 1 || !strings.Contains(out, "error") || !strings.Contains(out, "AOPOUT-DETAILS-002") {
+		t.Errorf("with --details-root, missing: exit %d, want 1 and a AOPOUT-DETAILS-002 error:\n%s", code, out)
+	}
+	os.MkdirAll(filepath.Join(root, "out"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "out", "search.md"), []byte("# Search\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := lint("--details-root", root, report); code != 0 || strings.Contains(out, "AOPOUT-DETAILS") {
+		t.Errorf("with --details-root, present: exit %d, want 0, clean:\n%s", code, out)
+	}
+	if code, _ := lint("--details-root", filepath.Join(root, "nowhere"), report); code != 2 {
+		t.Errorf("--details-root naming no directory: exit %d, want 2", code)
+	}
+}

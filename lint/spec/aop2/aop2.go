@@ -122,16 +122,29 @@ func HeartbeatDue(n int, interval time.Duration, scale float64) time.Duration {
 // schedule (first beat, first + interval, ...) missed a beat: more than half a
 // stretched interval plus the clock's tolerance (AOP2-SEQ-006).
 func HeartbeatBehind(behind, interval time.Duration, scale float64, harness bool) bool {
+	return behind > HeartbeatBehindLimit(interval, scale, harness)
+}
+
+// HeartbeatBehindLimit is how far behind its slot a HEARTBEAT may come before
+// HeartbeatBehind says a beat was missed: half a stretched interval plus the
+// clock's tolerance.
+func HeartbeatBehindLimit(interval time.Duration, scale float64, harness bool) time.Duration {
 	p := Stretch(interval, scale)
-	return behind > p/2+Slack(harness, p)
+	return p/2 + Slack(harness, p)
 }
 
 // FirstHeartbeatLate reports whether a first HEARTBEAT that came wait after the
 // TASK (or the agent's first sign of life) missed a beat: more than two
 // stretched intervals plus the tolerance (AOP2-SEQ-006).
 func FirstHeartbeatLate(wait, interval time.Duration, scale float64, harness bool) bool {
+	return wait > FirstHeartbeatLimit(interval, scale, harness)
+}
+
+// FirstHeartbeatLimit is the longest wait for a first HEARTBEAT that
+// FirstHeartbeatLate accepts: two stretched intervals plus the tolerance.
+func FirstHeartbeatLimit(interval time.Duration, scale float64, harness bool) time.Duration {
 	p := Stretch(interval, scale)
-	return wait > 2*p+Slack(harness, p)
+	return 2*p + Slack(harness, p)
 }
 
 // ProgressTooSoon reports whether two PROGRESS_UPDATE events of one task gap

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// uuidRe is the pattern isPrefixedUUID replaced: its oracle.
+// uuidRe is the pattern IsID replaced: its oracle.
 var uuidRe = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_.]*[-_:])?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 var uuidSeeds = []string{
@@ -17,8 +17,8 @@ var uuidSeeds = []string{
 }
 
 func agreeUUID(t *testing.T, s string) {
-	if got, want := isPrefixedUUID(s), uuidRe.MatchString(s); got != want {
-		t.Fatalf("isPrefixedUUID(%q) = %v, regexp %v", s, got, want)
+	if got, want := IsID(s), uuidRe.MatchString(s); got != want {
+		t.Fatalf("IsID(%q) = %v, regexp %v", s, got, want)
 	}
 }
 

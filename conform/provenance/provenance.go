@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/requirements"
 	"github.com/aopkit/aopkit/internal/version"
 )
 
@@ -164,6 +165,7 @@ func Collect(rep *conform.Report, run Run) error {
 		TimeoutScale: run.TimeoutScale,
 		Repeat:       run.Repeat,
 		Transcripts:  []conform.TranscriptID{},
+		Requirements: requirements.Digest(),
 	}
 	if p.Repeat < 1 {
 		p.Repeat = 1

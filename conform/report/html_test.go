@@ -276,6 +276,22 @@ func TestJUnitProvenance(t *testing.T) {
 	}
 }
 
+// The Markdown and HTML reports name the digest of the requirement registry the
+// harness was built with.
+func TestRequirementsDigestShown(t *testing.T) {
+	t.Parallel()
+	r := everyVerdict()
+	if r.Provenance == nil {
+		t.Fatal("fixture without provenance")
+	}
+	r.Provenance.Requirements = "sha256:" + strings.Repeat("5a", 32)
+	for name, f := range map[string]Writer{"markdown": Markdown, "html": HTML} {
+		if out := render(t, f, r); !strings.Contains(out, r.Provenance.Requirements) {
+			t.Errorf("%s report does not name the requirements digest", name)
+		}
+	}
+}
+
 func TestAnchorsDistinct(t *testing.T) {
 	t.Parallel()
 	seen := map[string]string{}

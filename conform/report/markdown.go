@@ -174,6 +174,9 @@ func provenanceRows(r *conform.Report) [][2]string {
 		{"timeout scale", fmt.Sprint(p.TimeoutScale)},
 		{"repeat", fmt.Sprint(p.Repeat)},
 	}
+	if p.Requirements != "" {
+		rows = append(rows, [2]string{"requirements", p.Requirements + " (aopconform coverage)"})
+	}
 	for _, t := range p.Transcripts {
 		rows = append(rows, [2]string{"transcript " + t.Scenario, fmt.Sprintf("sha256:%s (%d records)", t.SHA256, t.Records)})
 	}

@@ -23,16 +23,25 @@ const repo = "../.."
 // seen failing (agent side: a ✗ in the fault matrix TestFaultMatrix writes into
 // docs/aopconform.md; orchestrator side: the check's row in docs/orchestrator-side.md
 // names what fails it, and TestOrchestratorSide sees every one fail under an engine
-// fault or a bug mode), and the requirements checks cite (Check.Requires).
+// fault or a bug mode), and the requirements rules and checks cite (Rule.Requires,
+// Check.Requires).
 func inventory(t *testing.T) requirements.Inventory {
+	return inventoryOf(t, lint.Rules(), conform.Checks(""))
+}
+
+// inventoryOf is inventory over the given rules and checks.
+func inventoryOf(t *testing.T, rules []*lint.Rule, checks []*conform.Check) requirements.Inventory {
 	t.Helper()
 	inv := requirements.Inventory{Rules: map[string]bool{}, Checks: map[string]bool{}, RuleFails: map[string]bool{}, CheckFails: map[string]bool{}, Cites: map[string][]string{}}
-	for _, r := range lint.Rules() {
+	for _, r := range rules {
 		if !r.Retired {
 			inv.Rules[r.ID] = true
 		}
+		if len(r.Requires) > 0 {
+			inv.Cites[r.ID] = r.Requires
+		}
 	}
-	for _, c := range conform.Checks("") {
+	for _, c := range checks {
 		inv.Checks[c.ID] = true
 		if len(c.Requires) > 0 {
 			inv.Cites[c.ID] = c.Requires
@@ -124,6 +133,31 @@ func orchFaults(t *testing.T) map[string]bool {
 		t.Fatalf("docs/orchestrator-side.md: only %d checks with a failure; the parser is out of step with the doc", len(out))
 	}
 	return out
+}
+
+// TestGateNewCheck: a new check that cites a requirement the registry does not
+// hold fails the gate over the real registry, rules and checks; citing one it
+// holds passes.
+func TestGateNewCheck(t *testing.T) {
+	reqs, err := requirements.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := func(requires ...string) []string {
+		c := &conform.Check{ID: "aop2/6.1/heartbeat-jitter", Protocol: "aop2", Requires: requires}
+		var msgs []string
+		for _, e := range requirements.Gate(reqs, inventoryOf(t, lint.Rules(), append(conform.Checks(""), c))) {
+			msgs = append(msgs, e.Error())
+		}
+		return msgs
+	}
+	if msgs := gate("aop2/§6.1/interval"); len(msgs) != 0 {
+		t.Errorf("a check citing a known requirement: %v", msgs)
+	}
+	msgs := gate("aop2/§6.1/interval", "aop2/§6.1/jitter")
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "aop2/6.1/heartbeat-jitter cites requirement aop2/§6.1/jitter, which is not in the registry") {
+		t.Errorf("a check citing an unknown requirement: %v", msgs)
+	}
 }
 
 // TestGate: the registry holds against the rules and checks of this build.

@@ -104,6 +104,10 @@ func TestGateFails(t *testing.T) {
 			inv.Cites["aop2/6.1/new-check"] = []string{"aop2/§6.1/heartbeat-jitter"}
 			return r
 		}, "aop2/6.1/new-check cites requirement aop2/§6.1/heartbeat-jitter, which is not in the registry"},
+		{"a rule cites an unknown requirement", func(r []requirements.Requirement, inv *requirements.Inventory) []requirements.Requirement {
+			inv.Cites["AOP2-SEQ-006"] = []string{"aop2/§6.1/heartbeat-interval", "aop2/§6.1/jitter"}
+			return r
+		}, "AOP2-SEQ-006 cites requirement aop2/§6.1/jitter, which is not in the registry"},
 		{"open requirement", func(r []requirements.Requirement, _ *requirements.Inventory) []requirements.Requirement {
 			r[1].Waiver = ""
 			return r

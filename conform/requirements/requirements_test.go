@@ -45,7 +45,7 @@ func TestTextsVerbatim(t *testing.T) {
 }
 
 // minEnforced is the share of requirements a rule or check enforces, at least.
-// The target is 0.90; the registry holds 0.82 today (512 of 623). The rest are
+// The target is 0.90; the registry holds 0.82 today (516 of 627). The rest are
 // waivers with a reason (67) and known gaps (44, waiver "gap: ..."): mostly
 // orchestrator-side behaviour no scenario exercises yet (aof status.update
 // routing, handoff answers, router error cases and idempotency; aop2 version

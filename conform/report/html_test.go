@@ -286,8 +286,12 @@ func TestRequirementsDigestShown(t *testing.T) {
 	}
 	r.Provenance.Requirements = "sha256:" + strings.Repeat("5a", 32)
 	for name, f := range map[string]Writer{"markdown": Markdown, "html": HTML} {
-		if out := render(t, f, r); !strings.Contains(out, r.Provenance.Requirements) {
+		out := render(t, f, r)
+		if !strings.Contains(out, r.Provenance.Requirements) {
 			t.Errorf("%s report does not name the requirements digest", name)
+		}
+		if !strings.Contains(out, "requirements covered") || !strings.Contains(out, "-side requirements") {
+			t.Errorf("%s report does not say how many requirements the run covers", name)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/requirements"
 	"github.com/aopkit/aopkit/internal/safetext"
 )
 
@@ -176,6 +177,9 @@ func provenanceRows(r *conform.Report) [][2]string {
 	}
 	if p.Requirements != "" {
 		rows = append(rows, [2]string{"requirements", p.Requirements + " (aopconform coverage)"})
+		if rc, err := runCoverage(r); err == nil && rc.Total > 0 {
+			rows = append(rows, [2]string{"requirements covered", fmt.Sprintf("%d of %d %s %s-side requirements (a check of theirs passed%s)", rc.Covered, rc.Total, rc.Protocol, rc.Side, lintNote(rc.Side))})
+		}
 	}
 	for _, t := range p.Transcripts {
 		rows = append(rows, [2]string{"transcript " + t.Scenario, fmt.Sprintf("sha256:%s (%d records)", t.SHA256, t.Records)})
@@ -187,4 +191,34 @@ func provenanceRows(r *conform.Report) [][2]string {
 		rows = append(rows, [2]string{"containment", strings.TrimPrefix(line, "containment: ")})
 	}
 	return rows
+}
+
+// runCoverage is how many requirements of the run's protocol and side the checks
+// that passed enforce (conform/requirements). The side is the orchestrator's when
+// the run judged orchestrator-side checks.
+func runCoverage(r *conform.Report) (requirements.RunCoverage, error) {
+	side := requirements.SideAgent
+	passed := map[string]bool{}
+	failed := map[string]bool{}
+	for _, res := range r.Results {
+		if requirements.IsOrchCheck(res.Check) {
+			side = requirements.SideOrchestrator
+		}
+		if res.Verdict == conform.Pass {
+			passed[res.Check] = true
+		} else {
+			failed[res.Check] = true
+		}
+	}
+	for c := range failed {
+		delete(passed, c)
+	}
+	return requirements.CoverageOfRun(r.Protocol, side, passed)
+}
+
+func lintNote(side string) string {
+	if side == requirements.SideAgent {
+		return ", or it has a lint rule and the lint check passed"
+	}
+	return ""
 }

@@ -263,3 +263,38 @@ Registry digest: ` + "`" + Digest() + "`" + `
 	}
 	return []byte(b.String()), nil
 }
+
+// RunCoverage is how many requirements of a run's protocol and side its passing
+// checks enforce: Covered of Total (the requirements of the protocol binding the
+// side, messages included). A requirement counts when one of its checks of that
+// side passed, or, on the agent side, when it has a lint rule and the run's
+// "<protocol>/lint/messages-valid" check passed.
+type RunCoverage struct {
+	Protocol, Side string
+	Covered, Total int
+}
+
+// CoverageOfRun computes RunCoverage from the checks that passed (every result of
+// the check a PASS).
+func CoverageOfRun(protocol, side string, passed map[string]bool) (RunCoverage, error) {
+	all, err := All()
+	if err != nil {
+		return RunCoverage{}, err
+	}
+	rc := RunCoverage{Protocol: protocol, Side: side}
+	orch := side == SideOrchestrator
+	lintClean := !orch && passed[protocol+"/lint/messages-valid"]
+	for _, r := range Select(all, Filter{Protocol: protocol, Side: side}) {
+		rc.Total++
+		covered := lintClean && len(r.Rules) > 0
+		for _, c := range r.Checks {
+			if IsOrchCheck(c) == orch && passed[c] {
+				covered = true
+			}
+		}
+		if covered {
+			rc.Covered++
+		}
+	}
+	return rc, nil
+}

@@ -203,3 +203,28 @@ func TestCoverageDoc(t *testing.T) {
 		t.Errorf("docs/coverage.md is stale; run go test ./conform/requirements -u")
 	}
 }
+
+// TestCoverageOfRun: a run covers the requirements whose checks of its side
+// passed; lint rules count on the agent side when the lint check passed.
+func TestCoverageOfRun(t *testing.T) {
+	none, err := requirements.CoverageOfRun("aop2", "agent", nil)
+	if err != nil || none.Total < 50 || none.Covered != 0 {
+		t.Fatalf("nothing passed: %+v, %v", none, err)
+	}
+	hb, _ := requirements.CoverageOfRun("aop2", "agent", map[string]bool{"aop2/6.1/heartbeat-interval": true})
+	if hb.Covered < 2 || hb.Covered >= hb.Total || hb.Total != none.Total {
+		t.Errorf("heartbeat check passed: %+v", hb)
+	}
+	lint, _ := requirements.CoverageOfRun("aop2", "agent", map[string]bool{"aop2/lint/messages-valid": true})
+	if lint.Covered <= hb.Covered {
+		t.Errorf("lint check passed: %+v, want more than %d", lint, hb.Covered)
+	}
+	orch, _ := requirements.CoverageOfRun("aop2", "orchestrator", map[string]bool{"aop2/6.1/heartbeat-interval": true, "aop2/lint/messages-valid": true})
+	if orch.Covered != 0 {
+		t.Errorf("agent checks count on the orchestrator side: %+v", orch)
+	}
+	orch, _ = requirements.CoverageOfRun("aop2", "orchestrator", map[string]bool{"aop2/orch/11/timeout-enforced": true})
+	if orch.Covered == 0 {
+		t.Errorf("orchestrator check passed: %+v", orch)
+	}
+}

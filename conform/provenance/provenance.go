@@ -188,3 +188,27 @@ func Collect(rep *conform.Report, run Run) error {
 	rep.Provenance = p
 	return nil
 }
+
+// RequirementCoverage is how many requirements of the run's protocol and side the
+// checks that passed enforce (requirements.CoverageOfRun): a check counts when
+// every result of it is a PASS. The side is the orchestrator's when the run judged
+// orchestrator-side checks.
+func RequirementCoverage(rep *conform.Report) (requirements.RunCoverage, error) {
+	side := requirements.SideAgent
+	passed := map[string]bool{}
+	failed := map[string]bool{}
+	for _, res := range rep.Results {
+		if requirements.IsOrchCheck(res.Check) {
+			side = requirements.SideOrchestrator
+		}
+		if res.Verdict == conform.Pass {
+			passed[res.Check] = true
+		} else {
+			failed[res.Check] = true
+		}
+	}
+	for c := range failed {
+		delete(passed, c)
+	}
+	return requirements.CoverageOfRun(rep.Protocol, side, passed)
+}

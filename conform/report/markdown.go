@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/provenance"
 	"github.com/aopkit/aopkit/conform/requirements"
 	"github.com/aopkit/aopkit/internal/safetext"
 )
@@ -177,7 +178,7 @@ func provenanceRows(r *conform.Report) [][2]string {
 	}
 	if p.Requirements != "" {
 		rows = append(rows, [2]string{"requirements", p.Requirements + " (aopconform coverage)"})
-		if rc, err := runCoverage(r); err == nil && rc.Total > 0 {
+		if rc, err := provenance.RequirementCoverage(r); err == nil && rc.Total > 0 {
 			rows = append(rows, [2]string{"requirements covered", fmt.Sprintf("%d of %d %s %s-side requirements (a check of theirs passed%s)", rc.Covered, rc.Total, rc.Protocol, rc.Side, lintNote(rc.Side))})
 		}
 	}
@@ -191,29 +192,6 @@ func provenanceRows(r *conform.Report) [][2]string {
 		rows = append(rows, [2]string{"containment", strings.TrimPrefix(line, "containment: ")})
 	}
 	return rows
-}
-
-// runCoverage is how many requirements of the run's protocol and side the checks
-// that passed enforce (conform/requirements). The side is the orchestrator's when
-// the run judged orchestrator-side checks.
-func runCoverage(r *conform.Report) (requirements.RunCoverage, error) {
-	side := requirements.SideAgent
-	passed := map[string]bool{}
-	failed := map[string]bool{}
-	for _, res := range r.Results {
-		if requirements.IsOrchCheck(res.Check) {
-			side = requirements.SideOrchestrator
-		}
-		if res.Verdict == conform.Pass {
-			passed[res.Check] = true
-		} else {
-			failed[res.Check] = true
-		}
-	}
-	for c := range failed {
-		delete(passed, c)
-	}
-	return requirements.CoverageOfRun(r.Protocol, side, passed)
 }
 
 func lintNote(side string) string {

@@ -245,8 +245,10 @@ registry in ` + "`conform/requirements/data/<protocol>.json`" + `: a stable ID
 (` + "`aop2/§6.1/interval`" + `), its section, the sentence or table row quoted word for word,
 its level (MUST, SHOULD or MAY: ` + "`as_written`" + ` when the spec says so, ` + "`implied`" + `
 when a table, a limit, a template or an example implies it), the side it binds
-(agent, orchestrator, or the message whoever sends it) and what enforces it: lint
-rules, agent-side checks, orchestrator-side checks — or a waiver with its reason.
+(agent, orchestrator — for aos the guardian, for aof the dispatcher and router — or
+the message whoever sends it) and what enforces it: lint rules, agent-side checks,
+orchestrator-side checks — or a waiver with its reason. A waiver that starts with
+` + "`gap:`" + ` is no excuse: the requirement can be tested and is not yet.
 
 The gate (` + "`go test ./conform/requirements`" + `) fails when a requirement has neither
 an enforcer nor a waiver, when an enforcer it names does not exist, when a rule was

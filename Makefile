@@ -27,6 +27,7 @@ lint:
 golden:
 	$(GO) test ./lint/all -run TestFixtures -u
 	$(GO) test ./cmd/aoplint -run RulesDoc -u
+	$(GO) test ./conform/requirements -run TestCoverageDoc -u
 
 bench:
 	bash .ci/bench/run

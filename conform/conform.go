@@ -87,6 +87,10 @@ type Check struct {
 	Requirement string // the sentence it enforces, quoted
 	// Lint lists lint rule ID prefixes whose errors on agent messages fail this check.
 	Lint []string
+	// Requires lists the IDs of the requirements of conform/requirements the check
+	// enforces, when it cites them itself (the registry's enforcer lists join the
+	// others); the registry's gate fails on an ID it does not hold.
+	Requires []string
 	// Timing: the verdict rests on when things happened (intervals, deadlines, grace
 	// periods). A failed timing check is confirmed by running its scenario again;
 	// one that fails once and passes on confirmation is FLAKY.

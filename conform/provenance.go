@@ -19,6 +19,10 @@ type Provenance struct {
 	Repeat       int       `json:"repeat"`
 	// Transcripts are the digests of the transcripts the harness recorded.
 	Transcripts []TranscriptID `json:"transcripts"`
+	// Requirements is the digest of the requirement registry
+	// (conform/requirements) the harness was built with: which requirements its
+	// checks and rules enforce (`aopconform coverage`). Empty in older reports.
+	Requirements string `json:"requirements,omitempty"`
 }
 
 // SuiteID is the digest of a suite: every scenario of the protocol (its JSON, as

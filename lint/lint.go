@@ -125,6 +125,10 @@ type Rule struct {
 	Doc      string   // explanation
 	Bad      string   // an example that breaks the rule
 	Good     string   // the same example, fixed
+	// Requires lists the IDs of the requirements (conform/requirements) the rule
+	// enforces, when it cites them itself; the registry's gate fails on an ID it
+	// does not hold.
+	Requires []string
 
 	// Run checks one message (single-message rules).
 	Run func(*Pass)

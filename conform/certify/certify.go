@@ -86,6 +86,10 @@ type Predicate struct {
 	// --timeout-scale, --repeat, --strict. Nil in certificates written before it
 	// was signed, which do not verify (they cannot say whether every check ran).
 	Selection *Selection `json:"selection,omitempty"`
+	// Requirements says, per protocol, how many of the spec's requirements binding
+	// the side under test the checks that passed enforce (conform/requirements,
+	// whose digest the provenance names). Absent in older certificates.
+	Requirements map[string]RequirementCoverage `json:"requirements,omitempty"`
 	// Reports are the report files of the run, named relative to the certificate.
 	Reports    []File             `json:"reports"`
 	Provenance conform.Provenance `json:"provenance"`
@@ -346,6 +350,9 @@ func NewStatement(rep *conform.Report, side string, passed bool, sel Selection, 
 			pred.Known++
 		}
 	}
+	if rc, err := provenance.RequirementCoverage(rep); err == nil && rc.Total > 0 {
+		pred.Requirements = map[string]RequirementCoverage{rep.Protocol: {Side: rc.Side, Covered: rc.Covered, Total: rc.Total}}
+	}
 	sel.Full = !sel.Partial()
 	sel.TimeoutScale, sel.Repeat = max(p.TimeoutScale, 0), max(p.Repeat, 1)
 	if sel.TimeoutScale == 0 {
@@ -401,4 +408,12 @@ func levelName(s conform.Score) string {
 		return "none"
 	}
 	return string(s.Level)
+}
+
+// RequirementCoverage is how many requirements of a protocol binding Side the
+// certified run's passing checks enforce: Covered of Total.
+type RequirementCoverage struct {
+	Side    string `json:"side"`
+	Covered int    `json:"covered"`
+	Total   int    `json:"total"`
 }

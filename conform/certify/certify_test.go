@@ -277,3 +277,31 @@ func TestOpenSSLKeys(t *testing.T) {
 		t.Errorf("an OpenSSL key pair does not round-trip: %v", err)
 	}
 }
+
+// The statement says how many of the protocol's requirements the passing checks
+// enforce, and the signature covers it.
+func TestStatementRequirements(t *testing.T) {
+	t.Parallel()
+	dir, pub, _, rep := fixture(t)
+	priv, err := LoadPrivateKey(filepath.Join(dir, "k.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Results = []conform.Result{{Check: "aop2/6.1/heartbeat-interval", Verdict: conform.Pass}, {Check: "aop2/5/final-response", Verdict: conform.Fail}}
+	st, err := NewStatement(rep, "agent", true, Selection{}, []string{filepath.Join(dir, "r.json")}, filepath.Join(dir, "cert.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := st.Predicate.Requirements["aop2"]
+	if rc.Side != "agent" || rc.Covered < 2 || rc.Total < 50 || rc.Covered >= rc.Total {
+		t.Fatalf("requirements: %+v", st.Predicate.Requirements)
+	}
+	cert, err := Sign(st, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Open(cert, pub)
+	if err != nil || back.Predicate.Requirements["aop2"] != rc {
+		t.Errorf("round trip: %v %+v", err, back)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/requirements"
 	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/internal/version"
 )
@@ -166,6 +167,7 @@ func Collect(rep *conform.Report, run Run) error {
 		TimeoutScale: run.TimeoutScale,
 		Repeat:       run.Repeat,
 		Transcripts:  []conform.TranscriptID{},
+		Requirements: requirements.Digest(),
 	}
 	if p.Repeat < 1 {
 		p.Repeat = 1
@@ -187,4 +189,28 @@ func Collect(rep *conform.Report, run Run) error {
 	}
 	rep.Provenance = p
 	return nil
+}
+
+// RequirementCoverage is how many requirements of the run's protocol and side the
+// checks that passed enforce (requirements.CoverageOfRun): a check counts when
+// every result of it is a PASS. The side is the orchestrator's when the run judged
+// orchestrator-side checks.
+func RequirementCoverage(rep *conform.Report) (requirements.RunCoverage, error) {
+	side := requirements.SideAgent
+	passed := map[string]bool{}
+	failed := map[string]bool{}
+	for _, res := range rep.Results {
+		if requirements.IsOrchCheck(res.Check) {
+			side = requirements.SideOrchestrator
+		}
+		if res.Verdict == conform.Pass {
+			passed[res.Check] = true
+		} else {
+			failed[res.Check] = true
+		}
+	}
+	for c := range failed {
+		delete(passed, c)
+	}
+	return requirements.CoverageOfRun(rep.Protocol, side, passed)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
 	_ "github.com/aopkit/aopkit/conform/checks"
+	"github.com/aopkit/aopkit/conform/requirements"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
 	"github.com/aopkit/aopkit/mockagent"
@@ -70,7 +71,8 @@ func TestTranscriptDigestIsTheFile(t *testing.T) {
 	}
 	want, _ := FileSHA256(exe)
 	if p.Aopconform == "" || p.Agent.SHA256 != want || p.Agent.Executable != exe || p.TimeoutScale != 2 || p.Repeat != 1 ||
-		!strings.Contains(p.Platform, "/") || p.Started.IsZero() || p.Suite.Digest != suite.Digest {
+		!strings.Contains(p.Platform, "/") || p.Started.IsZero() || p.Suite.Digest != suite.Digest ||
+		p.Requirements != requirements.Digest() || p.Requirements == "" {
 		t.Errorf("provenance incomplete: %+v", p)
 	}
 	b, _ := json.Marshal(rep)

@@ -276,6 +276,26 @@ func TestJUnitProvenance(t *testing.T) {
 	}
 }
 
+// The Markdown and HTML reports name the digest of the requirement registry the
+// harness was built with.
+func TestRequirementsDigestShown(t *testing.T) {
+	t.Parallel()
+	r := everyVerdict()
+	if r.Provenance == nil {
+		t.Fatal("fixture without provenance")
+	}
+	r.Provenance.Requirements = "sha256:" + strings.Repeat("5a", 32)
+	for name, f := range map[string]Writer{"markdown": Markdown, "html": HTML} {
+		out := render(t, f, r)
+		if !strings.Contains(out, r.Provenance.Requirements) {
+			t.Errorf("%s report does not name the requirements digest", name)
+		}
+		if !strings.Contains(out, "requirements covered") || !strings.Contains(out, "-side requirements") {
+			t.Errorf("%s report does not say how many requirements the run covers", name)
+		}
+	}
+}
+
 func TestAnchorsDistinct(t *testing.T) {
 	t.Parallel()
 	seen := map[string]string{}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/provenance"
+	"github.com/aopkit/aopkit/conform/requirements"
 	"github.com/aopkit/aopkit/internal/safetext"
 )
 
@@ -174,6 +176,12 @@ func provenanceRows(r *conform.Report) [][2]string {
 		{"timeout scale", fmt.Sprint(p.TimeoutScale)},
 		{"repeat", fmt.Sprint(p.Repeat)},
 	}
+	if p.Requirements != "" {
+		rows = append(rows, [2]string{"requirements", p.Requirements + " (aopconform coverage)"})
+		if rc, err := provenance.RequirementCoverage(r); err == nil && rc.Total > 0 {
+			rows = append(rows, [2]string{"requirements covered", fmt.Sprintf("%d of %d %s %s-side requirements (a check of theirs passed%s)", rc.Covered, rc.Total, rc.Protocol, rc.Side, lintNote(rc.Side))})
+		}
+	}
 	for _, t := range p.Transcripts {
 		rows = append(rows, [2]string{"transcript " + t.Scenario, fmt.Sprintf("sha256:%s (%d records)", t.SHA256, t.Records)})
 	}
@@ -184,4 +192,11 @@ func provenanceRows(r *conform.Report) [][2]string {
 		rows = append(rows, [2]string{"containment", strings.TrimPrefix(line, "containment: ")})
 	}
 	return rows
+}
+
+func lintNote(side string) string {
+	if side == requirements.SideAgent {
+		return ", or it has a lint rule and the lint check passed"
+	}
+	return ""
 }

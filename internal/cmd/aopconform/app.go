@@ -193,6 +193,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 	app.Commands = append(app.Commands, engineCommand(stdout, stderr, usage), engineFaultsCommand(stdout, stderr, usage))
 	addCertCommands(app, stdout, stderr, usage)
+	app.Commands = append(app.Commands, coverageCommand(stdout, stderr, usage))
 	clikit.Setup(app)
 	return app
 }

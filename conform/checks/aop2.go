@@ -408,8 +408,9 @@ var aop2Checks = []*conform.Check{
 					n++
 					got := map[string]string{"event": str(m, "event"), "session_id": str(m, "session_id"), "task_id": str(m, "task_id"), "timestamp": str(m, "timestamp")}
 					want := map[string]string{"event": got["event"], "session_id": str(task, "session", "session_id"), "task_id": str(task, "task", "task_id"), "timestamp": got["timestamp"]}
-					if got["event"] == "" || got["session_id"] != want["session_id"] || got["task_id"] != want["task_id"] || !isISO(got["timestamp"]) {
-						if !isISO(got["timestamp"]) {
+					_, _, tsOK := aop2spec.ParseTime(got["timestamp"])
+					if got["event"] == "" || got["session_id"] != want["session_id"] || got["task_id"] != want["task_id"] || !tsOK {
+						if !tsOK {
 							want["timestamp"] = "an ISO 8601 date-time"
 						}
 						o := conform.Mismatch(fmt.Sprintf("EVENT record %d is malformed", r.Seq), want, got)

@@ -248,7 +248,7 @@ var aop2Checks = []*conform.Check{
 				return conform.Failf("the agent sent no message")
 			}
 			for _, r := range msgs {
-				if bad := badExtensionKeys(decode(r.Msg), ""); len(bad) > 0 {
+				if bad := badExtensionKeys(decode(r.Msg)); len(bad) > 0 {
 					o := conform.Mismatch(fmt.Sprintf("record %d has extension keys without the x_ prefix", r.Seq), "extension keys starting with x_", strings.Join(bad, ", "))
 					o.Seq = []int{r.Seq}
 					return o
@@ -269,7 +269,7 @@ var aop2Checks = []*conform.Check{
 				return conform.NotTestedf("the agent was never started")
 			}
 			for _, r := range rs {
-				if len(r.Msg) > 500*1000 {
+				if len(r.Msg) > aop2spec.MaxResponseBytes {
 					o := conform.Mismatch(fmt.Sprintf("record %d is a RESPONSE of %d bytes", r.Seq, len(r.Msg)), "at most 500KB", fmt.Sprintf("%d bytes", len(r.Msg)))
 					o.Seq = []int{r.Seq}
 					return o
@@ -634,34 +634,11 @@ var aop2Checks = []*conform.Check{
 		}),
 }
 
-// badExtensionKeys lists the keys of every "extensions" object that lack the x_ prefix.
-func badExtensionKeys(v any, path string) []string {
+// badExtensionKeys lists the pointers of the extensions keys that lack the x_
+// prefix (lint/spec/aop2, as AOP2-EXT-001).
+func badExtensionKeys(v any) []string {
 	var out []string
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if k == "extensions" {
-				if ext, ok := t[k].(map[string]any); ok {
-					for ek := range ext {
-						if !strings.HasPrefix(ek, "x_") {
-							out = append(out, path+"/extensions/"+ek)
-						}
-					}
-				}
-			}
-			out = append(out, badExtensionKeys(t[k], path+"/"+k)...)
-		}
-	case []any:
-		for i, e := range t {
-			out = append(out, badExtensionKeys(e, fmt.Sprintf("%s/%d", path, i))...)
-		}
-	}
-	sort.Strings(out)
+	aop2spec.BadExtensionKeys(v, func(ptr, _ string) { out = append(out, ptr) })
 	return out
 }
 

@@ -624,9 +624,9 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 		return
 	}
 	e.audit.write(at, "RESPONSE_RECEIVED", executorActor(e.task.AgentName, st.m.Provider, st.m.Model), m, st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "", nil)
-	if size := aop2lint.CompactSize(raw); size > MaxResponseBytes {
+	if size := aop2lint.CompactSize(raw); size > aop2spec.MaxResponseBytes {
 		st.fatal = "E_CONTEXT_OVERFLOW"
-		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", size, MaxResponseBytes)
+		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", size, aop2spec.MaxResponseBytes)
 		e.violation("AOP2-LIMIT-003", st.n, "RESPONSE of %d bytes", size)
 		return
 	}
@@ -638,8 +638,8 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 			fatal = append(fatal, p)
 		}
 	}
-	if view.Actions > MaxActions {
-		e.code("E_PAYLOAD_SIZE_WARNING", st.n, false, "execution_summary.actions has %d items; the limit is %d", view.Actions, MaxActions)
+	if view.Actions > aop2spec.MaxActions {
+		e.code("E_PAYLOAD_SIZE_WARNING", st.n, false, "execution_summary.actions has %d items; the limit is %d", view.Actions, aop2spec.MaxActions)
 	}
 	if len(fatal) > 0 {
 		st.fatal = "E_MALFORMED_RESPONSE"
@@ -771,9 +771,9 @@ func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte
 		return
 	}
 	d.Depth = pd + 1
-	if d.Depth > MaxDelegationDepth {
-		e.violation("AOP2-SEQ-011", st.n, "sub-task %s at depth %d; at most %d", d.TaskID, d.Depth, MaxDelegationDepth)
-		reject("E_MAX_DEPTH_EXCEEDED", "depth %d; at most %d", d.Depth, MaxDelegationDepth)
+	if d.Depth > aop2spec.MaxDelegationDepth {
+		e.violation("AOP2-SEQ-011", st.n, "sub-task %s at depth %d; at most %d", d.TaskID, d.Depth, aop2spec.MaxDelegationDepth)
+		reject("E_MAX_DEPTH_EXCEEDED", "depth %d; at most %d", d.Depth, aop2spec.MaxDelegationDepth)
 		return
 	}
 	d.Accepted, d.State = true, "PENDING"

@@ -87,7 +87,7 @@ func checkResponse(m map[string]any, t *Task, provider, model string) (responseV
 		out, _ := num(ct, "tokens_output")
 		v.Tokens = int64(in + out)
 	}
-	checkExtensions(m, "", &ps)
+	checkExtensions(m, &ps)
 	return v, ps
 }
 

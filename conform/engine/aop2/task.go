@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,20 +16,6 @@ const (
 	AOPVersion     = "2.0.2-C"
 	SchemaVersion  = "2.0.2"
 	ProtocolFamily = "AOP"
-)
-
-// Payload limits of §4.
-const (
-	MaxTaskBytes       = aop2lint.MaxTaskBytes     // HARD; how "200KB" is counted lives in lint/aop2
-	MaxResponseBytes   = aop2lint.MaxResponseBytes // HARD
-	MaxInputs          = 100                       // HARD
-	MaxOutputs         = 50                        // HARD
-	WarnObjective      = 40000                     // SOFT: warn at 40k
-	MaxObjective       = 50000                     // SOFT
-	MaxPhases          = 10                        // SOFT
-	MaxCheckpoints     = 20                        // SOFT per phase
-	MaxActions         = 200                       // SOFT
-	MaxDelegationDepth = 3                         // E_MAX_DEPTH_EXCEEDED beyond (§12)
 )
 
 // Enums of v2.0.0 (the contract keeps them; see reference/README.md).
@@ -200,43 +185,12 @@ func checkHeader(m map[string]any, full bool) []Problem {
 	return ps
 }
 
-// checkExtensions reports keys without the x_ prefix in every extensions object (§3).
-func checkExtensions(v any, ptr string, ps *[]Problem) {
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := ptr + "/" + escapePointer(k)
-			if k == "extensions" {
-				if ext, ok := t[k].(map[string]any); ok {
-					ek := make([]string, 0, len(ext))
-					for x := range ext {
-						ek = append(ek, x)
-					}
-					sort.Strings(ek)
-					for _, x := range ek {
-						if !strings.HasPrefix(x, "x_") {
-							*ps = append(*ps, Problem{"AOP2-EXT-001", p + "/" + escapePointer(x), fmt.Sprintf("extensions key %q must start with \"x_\"", x)})
-						}
-					}
-				}
-				continue
-			}
-			checkExtensions(t[k], p, ps)
-		}
-	case []any:
-		for i, e := range t {
-			checkExtensions(e, fmt.Sprintf("%s/%d", ptr, i), ps)
-		}
-	}
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+// checkExtensions reports keys without the x_ prefix in every extensions object
+// (§3; lint/spec/aop2, as AOP2-EXT-001).
+func checkExtensions(v any, ps *[]Problem) {
+	aop2spec.BadExtensionKeys(v, func(ptr, key string) {
+		*ps = append(*ps, Problem{"AOP2-EXT-001", ptr, fmt.Sprintf("extensions key %q must start with %q", key, aop2spec.ExtensionPrefix)})
+	})
 }
 
 // ParseTask reads a TASK envelope. It returns the schema and cross-field problems
@@ -286,7 +240,7 @@ func ParseTask(data []byte) (*Task, []Problem, error) {
 	}
 	t.readPolicy(&ps)
 	t.readAccess(target, task)
-	checkExtensions(m, "", &ps)
+	checkExtensions(m, &ps)
 	return t, ps, nil
 }
 

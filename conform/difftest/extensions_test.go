@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	aop2engine "github.com/aopkit/aopkit/conform/engine/aop2"
+	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/linter"
 )
 
@@ -74,6 +76,19 @@ func TestExtensionKeys(t *testing.T) {
 		extAgree(t, name, []byte(msg))
 	}
 	n := 0
+	aop2Corpus(t, func(name string, m []byte) {
+		extAgree(t, name, m)
+		n++
+	})
+	if n < 50 {
+		t.Fatalf("only %d aop2 messages in the corpus", n)
+	}
+}
+
+// aop2Corpus calls f with every JSON object of fixtures/aop2 and
+// testdata/speccorpus/aop2 (a .json file, each line of a .jsonl file).
+func aop2Corpus(t *testing.T, f func(name string, msg []byte)) {
+	t.Helper()
 	for _, root := range []string{"../../fixtures/aop2", "../../testdata/speccorpus/aop2"} {
 		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")) {
@@ -94,8 +109,7 @@ func TestExtensionKeys(t *testing.T) {
 			}
 			for i, m := range msgs {
 				if json.Valid(m) && bytes.HasPrefix(bytes.TrimSpace(m), []byte("{")) {
-					extAgree(t, path+":"+string(rune('0'+i%10)), m)
-					n++
+					f(fmt.Sprintf("%s:%d", path, i+1), m)
 				}
 			}
 			return nil
@@ -104,7 +118,48 @@ func TestExtensionKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n < 50 {
-		t.Fatalf("only %d aop2 messages in the corpus", n)
+}
+
+// TestEngineSchema: the reference engine validates a TASK by the linter's
+// schema rule: on every TASK of the fixtures and the corpus, each pointer of
+// aoplint's AOP2-SCHEMA-001 is one of the engine's, and at each of the engine's
+// aoplint reports an error (AOP2-SCHEMA-001, or the more specific rule that
+// claimed the schema's finding there, such as AOP2-VERSION-001; a missing
+// member's at the object that lacks it).
+func TestEngineSchema(t *testing.T) {
+	n := 0
+	aop2Corpus(t, func(name string, msg []byte) {
+		var m map[string]any
+		if json.Unmarshal(msg, &m) != nil || m["message_type"] != "TASK" {
+			return
+		}
+		n++
+		schemaAt, errorAt := map[string]bool{}, map[string]bool{}
+		for _, d := range linter.LintBytes("message.json", msg, linter.Options{Protocol: "aop2"}).Diagnostics {
+			if d.Rule == "AOP2-SCHEMA-001" {
+				schemaAt[d.Pointer] = true
+			}
+			if d.Severity == lint.Error {
+				errorAt[d.Pointer] = true
+			}
+		}
+		_, problems, _ := aop2engine.ParseTask(msg)
+		engineAt := map[string]bool{}
+		for _, p := range problems {
+			if p.Rule == "AOP2-SCHEMA-001" {
+				engineAt[p.Pointer] = true
+				if parent := p.Pointer[:max(strings.LastIndex(p.Pointer, "/"), 0)]; !errorAt[p.Pointer] && !errorAt[parent] {
+					t.Errorf("%s: the engine refuses %s (%s), aoplint reports no error there", name, p.Pointer, p.Message)
+				}
+			}
+		}
+		for p := range schemaAt {
+			if !engineAt[p] {
+				t.Errorf("%s: AOP2-SCHEMA-001 at %s, the engine accepts it", name, p)
+			}
+		}
+	})
+	if n < 20 {
+		t.Fatalf("only %d TASKs in the corpus", n)
 	}
 }

@@ -573,7 +573,7 @@ func trimSpace(b []byte) []byte {
 var executorEvents = set("HEARTBEAT", "PROGRESS_UPDATE")
 
 func (e *engine) handleEvent(st *attemptState, at time.Time, m map[string]any) {
-	for _, p := range checkHeader(m, false) {
+	for _, p := range checkHeader(m) {
 		e.violation(p.Rule, st.n, "%s", p)
 	}
 	if sid, _ := str(m, "session_id"); sid != e.task.SessionID {
@@ -630,7 +630,7 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 		e.violation("AOP2-LIMIT-003", st.n, "RESPONSE of %d bytes", size)
 		return
 	}
-	view, problems := checkResponse(m, e.task, st.m.Provider, st.m.Model)
+	view, problems := checkResponse(raw, m, e.task, st.m.Provider, st.m.Model)
 	var fatal []Problem
 	for _, p := range problems {
 		e.violation(p.Rule, st.n, "%s", p)

@@ -1,7 +1,8 @@
 package aop2
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -29,14 +30,14 @@ func BadExtensionKeys(v any, bad func(pointer, key string)) { badExtensionKeys(v
 func badExtensionKeys(v any, ptr string, bad func(pointer, key string)) {
 	switch t := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			p := ptr + "/" + escapePointer(k)
 			if k != Extensions {
 				badExtensionKeys(t[k], p, bad)
 				continue
 			}
 			if ext, ok := t[k].(map[string]any); ok {
-				for _, x := range sortedKeys(ext) {
+				for _, x := range slices.Sorted(maps.Keys(ext)) {
 					if !ExtensionKeyOK(x) {
 						bad(p+"/"+escapePointer(x), x)
 					}
@@ -48,15 +49,6 @@ func badExtensionKeys(v any, ptr string, bad func(pointer, key string)) {
 			badExtensionKeys(e, ptr+"/"+strconv.Itoa(i), bad)
 		}
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // escapePointer escapes a member name as a JSON Pointer token (RFC 6901).

@@ -269,8 +269,8 @@ var aop2Checks = []*conform.Check{
 				return conform.NotTestedf("the agent was never started")
 			}
 			for _, r := range rs {
-				if len(r.Msg) > aop2spec.MaxResponseBytes {
-					o := conform.Mismatch(fmt.Sprintf("record %d is a RESPONSE of %d bytes", r.Seq, len(r.Msg)), "at most 500KB", fmt.Sprintf("%d bytes", len(r.Msg)))
+				if size, over := aop2spec.OverSize(r.Msg, aop2spec.MaxResponseBytes); over {
+					o := conform.Mismatch(fmt.Sprintf("record %d is a RESPONSE of %d bytes compact", r.Seq, size), "at most 500KB", fmt.Sprintf("%d bytes", size))
 					o.Seq = []int{r.Seq}
 					return o
 				}

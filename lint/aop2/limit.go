@@ -96,37 +96,9 @@ func checkEnvelopeSize(p *lint.Pass) {
 	if p.Msg.Kind == KindResponse {
 		limit, what = aop2spec.MaxResponseBytes, "500KB"
 	}
-	if len(p.Msg.Raw) <= limit {
-		return // the compact size is at most the size as written
-	}
-	if size := CompactSize(p.Msg.Raw); size > limit {
+	if size, over := aop2spec.OverSize(p.Msg.Raw, limit); over {
 		p.Reportf("", "the %s envelope is %s bytes compact, over the HARD limit of %s (%s bytes): it is rejected with E_CONTEXT_OVERFLOW (§4); reference large content by path instead of inlining it", p.Msg.Kind, comma(size), what, comma(limit))
 	}
-}
-
-// CompactSize is the size of a JSON text without the whitespace outside strings:
-// its size on the wire, however it was indented in a file.
-func CompactSize(raw []byte) int {
-	n, inString, escaped := 0, false, false
-	for _, c := range raw {
-		switch {
-		case inString:
-			n++
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		default:
-			n++
-			inString = c == '"'
-		}
-	}
-	return n
 }
 
 // comma formats 51234 as "51,234".

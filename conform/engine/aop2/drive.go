@@ -12,7 +12,6 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/harness"
-	aop2lint "github.com/aopkit/aopkit/lint/aop2"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
@@ -624,7 +623,7 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 		return
 	}
 	e.audit.write(at, "RESPONSE_RECEIVED", executorActor(e.task.AgentName, st.m.Provider, st.m.Model), m, st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "", nil)
-	if size := aop2lint.CompactSize(raw); size > aop2spec.MaxResponseBytes {
+	if size, over := aop2spec.OverSize(raw, aop2spec.MaxResponseBytes); over {
 		st.fatal = "E_CONTEXT_OVERFLOW"
 		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", size, aop2spec.MaxResponseBytes)
 		e.violation("AOP2-LIMIT-003", st.n, "RESPONSE of %d bytes", size)

@@ -41,7 +41,7 @@ func set(vs ...string) map[string]bool {
 // re-dispatch it with a new target or attempt) and the typed view of its policy.
 type Task struct {
 	raw  map[string]any
-	Size int // bytes of the envelope as it goes on the wire (compact; aop2lint.CompactSize)
+	Size int // bytes of the envelope as it goes on the wire (compact; aop2spec.CompactSize)
 
 	SessionID    string
 	TaskID       string
@@ -218,7 +218,7 @@ func ParseTask(data []byte) (*Task, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &Task{raw: m, Size: aop2lint.CompactSize(data)}
+	t := &Task{raw: m, Size: aop2spec.CompactSize(data)}
 	ps := checkHeader(m)
 	if mt, _ := str(m, "message_type"); mt != "TASK" {
 		ps = append(ps, Problem{"AOP2-ENVELOPE-001", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})

@@ -18,7 +18,7 @@ const (
 	MaxCheckpoints = 20
 	MaxActions     = 200
 	// MaxTaskBytes and MaxResponseBytes are the HARD envelope sizes (200KB,
-	// 500KB) of the compact message (lint/aop2.CompactSize). KB is counted as
+	// 500KB) of the compact message (CompactSize). KB is counted as
 	// 1,000 bytes, as the upstream implementation counted it: the SI meaning,
 	// and no envelope upstream refused passes.
 	MaxTaskBytes     = 200 * 1000
@@ -27,3 +27,39 @@ const (
 	// and a depth beyond this is E_MAX_DEPTH_EXCEEDED (§12).
 	MaxDelegationDepth = 3
 )
+
+// CompactSize is the size of a JSON text without the whitespace outside strings:
+// its size on the wire, however it was indented in a file.
+func CompactSize(raw []byte) int {
+	n, inString, escaped := 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			n++
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			n++
+			inString = c == '"'
+		}
+	}
+	return n
+}
+
+// OverSize reports whether raw, a JSON message, is over limit (MaxTaskBytes,
+// MaxResponseBytes) by its CompactSize, and that size (0 when raw as written is
+// within the limit: its compact size is then too).
+func OverSize(raw []byte, limit int) (size int, over bool) {
+	if len(raw) <= limit {
+		return 0, false
+	}
+	size = CompactSize(raw)
+	return size, size > limit
+}

@@ -335,8 +335,29 @@ var aop2Checks = []*conform.Check{
 					return o
 				}
 			}
-			if len(tasks) > 3 {
-				return conform.Mismatch("delegation deeper than 3 levels", "depth ≤ 3", fmt.Sprintf("%d chained TASKs", len(tasks)))
+			// Depths by parent_task_id from the scenario's TASK (lint/spec/aop2, as
+			// AOP2-SEQ-011): sibling sub-TASKs are not a chain.
+			depth := map[string]int{}
+			for _, a := range s.Attempts {
+				in := decode(a.Input)
+				if id := str(in, "task", "task_id"); id != "" {
+					parent := str(in, "task", "parent_task_id")
+					depth[id] = aop2spec.DelegationDepth(parent != "", false, 0)
+				}
+			}
+			for _, r := range tasks {
+				m := decode(r.Msg)
+				id, parent := str(m, "task", "task_id"), str(m, "task", "parent_task_id")
+				pd, seen := depth[parent]
+				d := aop2spec.DelegationDepth(parent != "", seen && parent != id, pd)
+				if d > aop2spec.MaxDelegationDepth {
+					o := conform.Mismatch(fmt.Sprintf("sub-TASK %q is delegated %d levels deep", id, d), fmt.Sprintf("depth ≤ %d", aop2spec.MaxDelegationDepth), fmt.Sprintf("depth %d through parent_task_id %q", d, parent))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+				if id != "" {
+					depth[id] = d // the latest TASK of an id, as aoplint keeps it
+				}
 			}
 			return conform.Passf("delegation within limits")
 		}),

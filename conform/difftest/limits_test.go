@@ -1,6 +1,8 @@
 package difftest
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,6 +43,47 @@ func TestResponseSize(t *testing.T) {
 		o := conform.LookupCheck("aop2/4/response-size").Run(b.s)
 		if checkOver := o.Verdict == conform.Fail; lintOver != tc.over || checkOver != tc.over {
 			t.Errorf("compact %d + %d spaces: want over=%v; AOP2-LIMIT-003 over=%v, aop2/4/response-size %s (%s)", tc.compact, tc.spaces, tc.over, lintOver, o.Verdict, o.Message)
+		}
+	}
+}
+
+// TestDelegationDepth: AOP2-SEQ-011 and aop2/10/no-delegation count the depth
+// of a sub-TASK alike, by parent_task_id from the scenario's TASK (§12: at most
+// 3): four sibling sub-TASKs are at depth 1, a chain of four reaches 4.
+func TestDelegationDepth(t *testing.T) {
+	const root = "TASK-ROOT"
+	sub := func(id, parent string) string {
+		return `{"aop_version":"2.0.2-C","schema_version":"2.0.2","protocol_family":"AOP","message_type":"TASK",` +
+			`"session":{"session_id":"S","created_at":"2026-02-26T12:00:00Z","orchestrator":"o","origin":"o"},` +
+			`"target":{"agent_name":"a","provider":"CODEX","model":"m"},` +
+			`"task":{"task_id":"` + id + `","parent_task_id":"` + parent + `","objective":"o","category":"TESTING","complexity":"LOW","environment":{"workspace_root":"/w"}}}`
+	}
+	for name, tc := range map[string]struct {
+		tasks [][2]string // id, parent
+		over  bool
+	}{
+		"siblings": {[][2]string{{"A", root}, {"B", root}, {"C", root}, {"D", root}}, false},
+		"chain 3":  {[][2]string{{"A", root}, {"B", "A"}, {"C", "B"}}, false},
+		"chain 4":  {[][2]string{{"A", root}, {"B", "A"}, {"C", "B"}, {"D", "C"}}, true},
+		"unknown":  {[][2]string{{"A", "ELSEWHERE"}, {"B", "A"}, {"C", "B"}, {"D", "C"}}, true},
+	} {
+		b := newBuilder()
+		b.s.Attempts[0].Input = json.RawMessage(`{"task":{"task_id":"` + root + `"}}`)
+		stream := `{"aopkit":"transcript/1","seq":1,"from":"orchestrator","protocol":"aop2","msg":` + sub(root, "") + "}\n"
+		for i, tk := range tc.tasks {
+			msg := sub(tk[0], tk[1])
+			b.msg("stdout", "TASK", msg)
+			stream += `{"aopkit":"transcript/1","seq":` + fmt.Sprint(i+2) + `,"from":"agent","protocol":"aop2","msg":` + msg + "}\n"
+		}
+		lintOver := false
+		for _, d := range linter.LintBytes("transcript.jsonl", []byte(stream), linter.Options{Protocol: "aop2"}).Diagnostics {
+			if d.Rule == "AOP2-SEQ-011" {
+				lintOver = true
+			}
+		}
+		o := conform.LookupCheck("aop2/10/no-delegation").Run(b.s)
+		if checkOver := o.Verdict == conform.Fail; lintOver != tc.over || checkOver != tc.over {
+			t.Errorf("%s: want over=%v; AOP2-SEQ-011 over=%v, aop2/10/no-delegation %s (%s)", name, tc.over, lintOver, o.Verdict, o.Message)
 		}
 	}
 }

@@ -110,18 +110,15 @@ func (c *depthChecker) observe(p *lint.Pass, v *view) {
 	if parent == v.taskID {
 		pr = nil // a task is not its own parent
 	}
-	d := 0
 	var related []lint.Related
-	if parent != "" {
-		d = 1
-		if pr != nil {
-			d = pr.depth + 1
-			if d > aop2spec.MaxDelegationDepth {
-				related = []lint.Related{pr.w.with(fmt.Sprintf("the parent TASK %q at depth %d", pr.id, pr.depth))}
-			}
-		}
+	d := aop2spec.DelegationDepth(parent != "", pr != nil, 0)
+	if pr != nil {
+		d = aop2spec.DelegationDepth(true, true, pr.depth)
 	}
 	if d > aop2spec.MaxDelegationDepth {
+		if pr != nil {
+			related = []lint.Related{pr.w.with(fmt.Sprintf("the parent TASK %q at depth %d", pr.id, pr.depth))}
+		}
 		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, aop2spec.MaxDelegationDepth)
 	}
 	if pr != nil && pr.forbidden {

@@ -63,3 +63,18 @@ func OverSize(raw []byte, limit int) (size int, over bool) {
 	size = CompactSize(raw)
 	return size, size > limit
 }
+
+// DelegationDepth is the depth of a TASK (§10, §12): 0 without a
+// parent_task_id, its parent's depth + 1 under a parent seen before
+// (parentDepth, parentSeen), and 1 under a parent never seen (at least a
+// child). aoplint's AOP2-SEQ-011 and the check aop2/10/no-delegation count
+// depths with it.
+func DelegationDepth(hasParent, parentSeen bool, parentDepth int) int {
+	switch {
+	case !hasParent:
+		return 0
+	case parentSeen:
+		return parentDepth + 1
+	}
+	return 1
+}

@@ -710,7 +710,7 @@ func (e *engine) outcome(st *attemptState, att *conform.Attempt) string {
 		return outSuccess
 	}
 	code := v.ErrorCode
-	if !errorCodes[code] {
+	if !aop2spec.IsErrorCode(code) {
 		code = "E_UNKNOWN"
 	}
 	e.code(code, st.n, true, "the executor reports %s/%s", v.State, v.Signal)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	aop2lint "github.com/aopkit/aopkit/lint/aop2"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // responseView is what the engine reads of an accepted RESPONSE.
@@ -100,13 +101,6 @@ func signalOf(state string) string {
 	return "FAILURE"
 }
 
-// errorCodes of §12.
-var errorCodes = set("E_TIMEOUT", "E_HEARTBEAT_FAILURE", "E_PARSE_FAILURE", "E_SCHEMA_VALIDATION",
-	"E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE", "E_ALL_MODELS_EXHAUSTED", "E_FILE_NOT_FOUND",
-	"E_PERMISSION_DENIED", "E_CONTEXT_OVERFLOW", "E_PAYLOAD_SIZE_WARNING", "E_MALFORMED_RESPONSE",
-	"E_DEPENDENCY_FAILED", "E_MAX_DEPTH_EXCEEDED", "E_PROCESS_CRASH", "E_COST_LIMIT_EXCEEDED",
-	"E_ROLLBACK_FAILED", "E_UNKNOWN")
-
 // critical errors end the attempt without a usable answer from the executor
 // (CRITICAL_ERROR trigger, abort_on_first_critical_error).
 var critical = set("E_PROCESS_CRASH", "E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE", "E_HEARTBEAT_FAILURE",
@@ -115,5 +109,6 @@ var critical = set("E_PROCESS_CRASH", "E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE"
 // IsCritical reports whether an error code counts as critical.
 func IsCritical(code string) bool { return critical[code] }
 
-// IsErrorCode reports whether s is a code of the §12 error taxonomy.
-func IsErrorCode(s string) bool { return errorCodes[s] }
+// IsErrorCode reports whether s is a code of the §12 error taxonomy
+// (lint/spec/aop2).
+func IsErrorCode(s string) bool { return aop2spec.IsErrorCode(s) }

@@ -120,7 +120,7 @@ var aofChecks = []*conform.Check{
 				if str(e, "fromAgent") == "" || str(e, "toAgent") == "" {
 					problems = append(problems, "fromAgent and toAgent are required")
 				}
-				if !isISO(str(e, "sentAt")) {
+				if _, _, ok := spec.ParseTime(str(e, "sentAt")); !ok {
 					problems = append(problems, fmt.Sprintf("sentAt %q is not an ISO 8601 date-time", str(e, "sentAt")))
 				}
 				if _, ok := field(e, "payload").(map[string]any); !ok {
@@ -357,7 +357,7 @@ var aofChecks = []*conform.Check{
 				if str(p, "fromAgent") == "" || str(p, "toAgent") == "" {
 					problems = append(problems, "fromAgent and toAgent are required")
 				}
-				if !isISO(str(p, "dueBy")) {
+				if _, _, ok := spec.ParseTime(str(p, "dueBy")); !ok {
 					problems = append(problems, "dueBy must be an ISO 8601 date-time")
 				}
 				if len(problems) > 0 {

@@ -248,7 +248,7 @@ var aop2Checks = []*conform.Check{
 				return conform.Failf("the agent sent no message")
 			}
 			for _, r := range msgs {
-				if bad := badExtensionKeys(decode(r.Msg), ""); len(bad) > 0 {
+				if bad := badExtensionKeys(decode(r.Msg)); len(bad) > 0 {
 					o := conform.Mismatch(fmt.Sprintf("record %d has extension keys without the x_ prefix", r.Seq), "extension keys starting with x_", strings.Join(bad, ", "))
 					o.Seq = []int{r.Seq}
 					return o
@@ -269,8 +269,8 @@ var aop2Checks = []*conform.Check{
 				return conform.NotTestedf("the agent was never started")
 			}
 			for _, r := range rs {
-				if len(r.Msg) > 500*1000 {
-					o := conform.Mismatch(fmt.Sprintf("record %d is a RESPONSE of %d bytes", r.Seq, len(r.Msg)), "at most 500KB", fmt.Sprintf("%d bytes", len(r.Msg)))
+				if size, over := aop2spec.OverSize(r.Msg, aop2spec.MaxResponseBytes); over {
+					o := conform.Mismatch(fmt.Sprintf("record %d is a RESPONSE of %d bytes compact", r.Seq, size), "at most 500KB", fmt.Sprintf("%d bytes", size))
 					o.Seq = []int{r.Seq}
 					return o
 				}
@@ -335,8 +335,29 @@ var aop2Checks = []*conform.Check{
 					return o
 				}
 			}
-			if len(tasks) > 3 {
-				return conform.Mismatch("delegation deeper than 3 levels", "depth ≤ 3", fmt.Sprintf("%d chained TASKs", len(tasks)))
+			// Depths by parent_task_id from the scenario's TASK (lint/spec/aop2, as
+			// AOP2-SEQ-011): sibling sub-TASKs are not a chain.
+			depth := map[string]int{}
+			for _, a := range s.Attempts {
+				in := decode(a.Input)
+				if id := str(in, "task", "task_id"); id != "" {
+					parent := str(in, "task", "parent_task_id")
+					depth[id] = aop2spec.DelegationDepth(parent != "", false, 0)
+				}
+			}
+			for _, r := range tasks {
+				m := decode(r.Msg)
+				id, parent := str(m, "task", "task_id"), str(m, "task", "parent_task_id")
+				pd, seen := depth[parent]
+				d := aop2spec.DelegationDepth(parent != "", seen && parent != id, pd)
+				if d > aop2spec.MaxDelegationDepth {
+					o := conform.Mismatch(fmt.Sprintf("sub-TASK %q is delegated %d levels deep", id, d), fmt.Sprintf("depth ≤ %d", aop2spec.MaxDelegationDepth), fmt.Sprintf("depth %d through parent_task_id %q", d, parent))
+					o.Seq = []int{r.Seq}
+					return o
+				}
+				if id != "" {
+					depth[id] = d // the latest TASK of an id, as aoplint keeps it
+				}
 			}
 			return conform.Passf("delegation within limits")
 		}),
@@ -411,8 +432,9 @@ var aop2Checks = []*conform.Check{
 					n++
 					got := map[string]string{"event": str(m, "event"), "session_id": str(m, "session_id"), "task_id": str(m, "task_id"), "timestamp": str(m, "timestamp")}
 					want := map[string]string{"event": got["event"], "session_id": str(task, "session", "session_id"), "task_id": str(task, "task", "task_id"), "timestamp": got["timestamp"]}
-					if got["event"] == "" || got["session_id"] != want["session_id"] || got["task_id"] != want["task_id"] || !isISO(got["timestamp"]) {
-						if !isISO(got["timestamp"]) {
+					_, _, tsOK := aop2spec.ParseTime(got["timestamp"])
+					if got["event"] == "" || got["session_id"] != want["session_id"] || got["task_id"] != want["task_id"] || !tsOK {
+						if !tsOK {
 							want["timestamp"] = "an ISO 8601 date-time"
 						}
 						o := conform.Mismatch(fmt.Sprintf("EVENT record %d is malformed", r.Seq), want, got)
@@ -641,34 +663,11 @@ var aop2Checks = []*conform.Check{
 		}),
 }
 
-// badExtensionKeys lists the keys of every "extensions" object that lack the x_ prefix.
-func badExtensionKeys(v any, path string) []string {
+// badExtensionKeys lists the pointers of the extensions keys that lack the x_
+// prefix (lint/spec/aop2, as AOP2-EXT-001).
+func badExtensionKeys(v any) []string {
 	var out []string
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if k == "extensions" {
-				if ext, ok := t[k].(map[string]any); ok {
-					for ek := range ext {
-						if !strings.HasPrefix(ek, "x_") {
-							out = append(out, path+"/extensions/"+ek)
-						}
-					}
-				}
-			}
-			out = append(out, badExtensionKeys(t[k], path+"/"+k)...)
-		}
-	case []any:
-		for i, e := range t {
-			out = append(out, badExtensionKeys(e, fmt.Sprintf("%s/%d", path, i))...)
-		}
-	}
-	sort.Strings(out)
+	aop2spec.BadExtensionKeys(v, func(ptr, _ string) { out = append(out, ptr) })
 	return out
 }
 

@@ -226,14 +226,14 @@ var aopOutputChecks = []*conform.Check{
 			if o := rep.missing("START"); o != nil {
 				return *o
 			}
-			if _, ok := parseISO(rep.values["START"]); !ok {
+			if _, _, ok := spec.ParseTime(rep.values["START"]); !ok {
 				return conform.Mismatch("the report's [AOP:START] timestamp is not ISO 8601", "ISO 8601", rep.values["START"])
 			}
 			if o := rep.missing("END"); o != nil {
 				return *o
 			}
-			st, ok1 := parseISO(rep.values["START"])
-			en, ok2 := parseISO(rep.values["END"])
+			st, _, ok1 := spec.ParseTime(rep.values["START"])
+			en, _, ok2 := spec.ParseTime(rep.values["END"])
 			if !ok1 || !ok2 || en.Before(st) {
 				return conform.Mismatch("the report's timestamps are not ISO 8601 or end before they start", "ISO 8601 START ≤ END", map[string]string{"START": rep.values["START"], "END": rep.values["END"]})
 			}

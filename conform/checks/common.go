@@ -226,21 +226,6 @@ func decode(b []byte) any {
 	return v
 }
 
-// isISO reports whether s is an ISO 8601 / RFC 3339 date-time.
-func isISO(s string) bool {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05"} {
-		if _, err := time.Parse(layout, s); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-func parseISO(s string) (time.Time, bool) {
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
-	return t, err == nil
-}
-
 // eventsOf returns the harness events named name.
 func eventsOf(s *conform.Session, name string) []*conform.Record {
 	var out []*conform.Record

@@ -59,7 +59,7 @@ var orchmsgChecks = []*conform.Check{
 					o.Seq = []int{r.Seq}
 					return o
 				}
-				if !idOK || id == "" || !isISO(ts) {
+				if _, _, tsOK := spec.ParseTime(ts); !idOK || id == "" || !tsOK {
 					o := conform.Mismatch(fmt.Sprintf("record %d lacks a string id or an ISO 8601 timestamp", r.Seq), map[string]string{"id": "a non-empty string", "timestamp": "ISO 8601"}, map[string]any{"id": field(m, "id"), "timestamp": field(m, "timestamp")})
 					o.Seq = []int{r.Seq}
 					return o

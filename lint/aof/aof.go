@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aopkit/aopkit/lint/internal/isotime"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
 	"github.com/aopkit/aopkit/lint"
@@ -273,90 +272,12 @@ var envelopeSchemaFiles = func() []string {
 // (lint/spec/aof).
 func ValidTaskID(id string) bool { return spec.ValidTaskID(id) }
 
-// datetimeForm is the ISO 8601 extended date-time the guide uses (seconds and
-// fraction optional, a zone optional).
-var datetimeForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
-
-// zoneKind says how a datetime names its zone.
-type zoneKind int
-
-const (
-	zoneZ      zoneKind = iota // "Z"
-	zoneOffset                 // "+02:00"
-	zoneNone                   // local time, no zone
-)
-
-// parseDateTime reads an ISO 8601 date-time; ok is false when s is not one. A
-// time in UTC or without a zone (read as UTC) is computed from its digits, with
-// the range checks of time.Parse (no string is built: every message's
-// timestamps come here); one with an offset goes through time.Parse, which picks
-// its location. FuzzParseDateTime holds it equal to
-// parseDateTimeSlow.
-func parseDateTime(s string) (t time.Time, zone zoneKind, ok bool) {
-	if t, ok := isotime.ParseUTC(s); ok { // YYYY-MM-DDThh:mm:ss[.f]Z, the usual form
-		return t, zoneZ, true
-	}
-	m, match := datetimeForm.Match(s)
-	if !match {
-		return time.Time{}, 0, false
-	}
-	switch m[8] {
-	case "":
-		zone = zoneNone
-	case "Z", "z":
-		zone = zoneZ
-	default:
-		return parseDateTimeSlow(m)
-	}
-	year, month, day, hour, minute, sec := m.Fields()
-	if !isotime.ValidDate(year, month, day, hour, minute, sec) {
-		return time.Time{}, 0, false
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, m.Nsec(), time.UTC), zone, true
-}
-
-// parseDateTimeSlow is parseDateTime by time.Parse of the normalised string.
-func parseDateTimeSlow(m isotime.Parts) (t time.Time, zone zoneKind, ok bool) {
-	norm := m[1] + "-" + m[2] + "-" + m[3] + "T" + m[4] + ":" + m[5] + ":"
-	if m[6] != "" {
-		norm += m[6]
-	} else {
-		norm += "00"
-	}
-	if m[7] != "" {
-		norm += "." + m[7]
-	}
-	z := m[8]
-	switch {
-	case z == "":
-		zone = zoneNone
-		norm += "Z"
-	case z == "Z" || z == "z":
-		zone = zoneZ
-		norm += "Z"
-	default:
-		zone = zoneOffset
-		off := z
-		if len(off) == 3 {
-			off += ":00"
-		} else if len(off) == 5 {
-			off = off[:3] + ":" + off[3:]
-		}
-		norm += off
-	}
-	t, err := time.Parse(time.RFC3339Nano, norm)
-	if err != nil {
-		return time.Time{}, 0, false
-	}
-	return t, zone, true
-}
-
 // timeOf returns the time at n if it is an ISO 8601 date-time.
 func timeOf(n *jsonread.Node) (time.Time, bool) {
 	if !n.IsString() {
 		return time.Time{}, false
 	}
-	t, _, ok := parseDateTime(n.Str)
+	t, _, ok := spec.ParseTime(n.Str)
 	return t, ok
 }
 

@@ -680,7 +680,7 @@ func eventProblem(root *jsonread.Node) string {
 	}
 	if ts := root.Get("timestamp"); !ts.IsString() {
 		probs = append(probs, "\"timestamp\" (ISO 8601)")
-	} else if _, _, ok := parseDateTime(ts.Str); !ok {
+	} else if _, ok := timeOf(ts); !ok {
 		return fmt.Sprintf("event timestamp %q is not an ISO 8601 date-time", ts.Str)
 	}
 	if !root.Get("actor").IsString() {

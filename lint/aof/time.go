@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
@@ -61,7 +62,7 @@ func checkTimes(p *lint.Pass) {
 		if !n.IsString() {
 			continue // schema: required / type
 		}
-		if _, _, ok := parseDateTime(n.Str); ok {
+		if _, _, ok := spec.ParseTime(n.Str); ok {
 			continue
 		}
 		name := fieldName(ptr)
@@ -80,21 +81,21 @@ func checkZones(p *lint.Pass) {
 		if !n.IsString() {
 			continue
 		}
-		t, zone, ok := parseDateTime(n.Str)
+		t, zone, ok := spec.ParseTime(n.Str)
 		if !ok {
 			continue
 		}
 		name := fieldName(ptr)
 		switch zone {
-		case zoneOffset:
+		case isotime.ZoneOffset:
 			p.Reportf(ptr, "%s %q has a UTC offset: ISO 8601 allows it, but the upstream implementation accepts only UTC with Z (Zod .datetime()) "+
 				"and rejects the envelope as invalid_envelope; write %q", name, n.Str, spec.FormatTime(t))
-		case zoneZ:
+		case isotime.ZoneUTC:
 			if strings.HasSuffix(n.Str, "z") {
 				p.ReportSevf(lint.Info, ptr, "%s %q ends with a lowercase z: valid ISO 8601 (RFC 3339 allows it), but the upstream implementation "+
 					"(Zod .datetime()) accepts only an uppercase Z and rejects the envelope as invalid_envelope; write %q", name, n.Str, n.Str[:len(n.Str)-1]+"Z")
 			}
-		case zoneNone:
+		case isotime.ZoneNone:
 			p.Reportf(ptr, "%s %q has no time zone, so readers cannot tell the instant (and the upstream implementation rejects it); write UTC with Z, such as %q",
 				name, n.Str, spec.FormatTime(t))
 		}

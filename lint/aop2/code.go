@@ -1,11 +1,12 @@
 package aop2
 
-import "github.com/aopkit/aopkit/lint"
+import (
+	"github.com/aopkit/aopkit/lint"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
+)
 
-var errorCodes = []string{"E_TIMEOUT", "E_HEARTBEAT_FAILURE", "E_PARSE_FAILURE", "E_SCHEMA_VALIDATION", "E_AGENT_NOT_FOUND",
-	"E_MODEL_UNAVAILABLE", "E_ALL_MODELS_EXHAUSTED", "E_FILE_NOT_FOUND", "E_PERMISSION_DENIED", "E_CONTEXT_OVERFLOW",
-	"E_PAYLOAD_SIZE_WARNING", "E_MALFORMED_RESPONSE", "E_DEPENDENCY_FAILED", "E_MAX_DEPTH_EXCEEDED", "E_PROCESS_CRASH",
-	"E_COST_LIMIT_EXCEEDED", "E_ROLLBACK_FAILED", "E_UNKNOWN"}
+// errorCodes is the §12 taxonomy (lint/spec/aop2).
+var errorCodes = aop2spec.ErrorCodes
 
 // ErrorCode: every error_code is from the §12 taxonomy.
 var ErrorCode = &lint.Rule{

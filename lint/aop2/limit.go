@@ -6,23 +6,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
-)
-
-// The limits of §4.
-const (
-	objectiveWarn      = 40000
-	objectiveMax       = 50000
-	maxInputs          = 100
-	maxExpectedOutputs = 50
-	maxPhases          = 10
-	maxCheckpoints     = 20
-	maxActions         = 200
-	// MaxTaskBytes and MaxResponseBytes are the HARD envelope sizes of §4 (200KB,
-	// 500KB) of the compact message (CompactSize). KB is counted as 1,000 bytes,
-	// as the upstream implementation counted it: the SI meaning, and no envelope
-	// upstream refused passes here.
-	MaxTaskBytes     = 200 * 1000
-	MaxResponseBytes = 500 * 1000
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // SoftLimit: a SOFT limit of §4 exceeded (E_PAYLOAD_SIZE_WARNING).
@@ -71,27 +55,27 @@ func checkSoftLimits(p *lint.Pass) {
 	case KindTask:
 		// A string has at most as many runes as bytes: only one longer than
 		// the warning's limit in bytes is counted.
-		if obj := root.Path("task", "objective"); obj.IsString() && len(obj.Str) > objectiveWarn {
+		if obj := root.Path("task", "objective"); obj.IsString() && len(obj.Str) > aop2spec.WarnObjective {
 			switch n := utf8.RuneCountInString(obj.Str); {
-			case n > objectiveMax:
+			case n > aop2spec.MaxObjective:
 				p.Reportf("/task/objective", "task.objective is %s chars, over the SOFT limit of 50,000 (E_PAYLOAD_SIZE_WARNING, §4); move the detail into input files", comma(n))
-			case n > objectiveWarn:
+			case n > aop2spec.WarnObjective:
 				p.Reportf("/task/objective", "task.objective is %s chars, over the 40,000 where §4 warns (SOFT limit 50,000; E_PAYLOAD_SIZE_WARNING)", comma(n))
 			}
 		}
 		phases := root.Get("phases")
-		if n := arrayLen(phases); n > maxPhases {
+		if n := arrayLen(phases); n > aop2spec.MaxPhases {
 			p.Reportf("/phases", "phases has %d entries, over the SOFT limit of 10 (E_PAYLOAD_SIZE_WARNING, §4)", n)
 		}
 		if phases != nil && phases.Kind == jsonread.Array {
 			for i, ph := range phases.Items {
-				if n := arrayLen(ph.Get("checkpoints")); n > maxCheckpoints {
+				if n := arrayLen(ph.Get("checkpoints")); n > aop2spec.MaxCheckpoints {
 					p.Reportf(ptr("/phases", i, "checkpoints"), "phase %s has %d checkpoints, over the SOFT limit of 20 per phase (E_PAYLOAD_SIZE_WARNING, §4)", describe(ph.Get("phase_id")), n)
 				}
 			}
 		}
 	case KindResponse:
-		if n := arrayLen(root.Path("execution_summary", "actions")); n > maxActions {
+		if n := arrayLen(root.Path("execution_summary", "actions")); n > aop2spec.MaxActions {
 			p.Reportf("/execution_summary/actions", "execution_summary.actions has %d items, over the SOFT limit of 200 (E_PAYLOAD_SIZE_WARNING, §4); summarise related actions", n)
 		}
 	}
@@ -99,50 +83,22 @@ func checkSoftLimits(p *lint.Pass) {
 
 func checkHardLimits(p *lint.Pass) {
 	root := p.Msg.Root
-	if n := arrayLen(root.Path("task", "inputs")); n > maxInputs {
+	if n := arrayLen(root.Path("task", "inputs")); n > aop2spec.MaxInputs {
 		p.Reportf("/task/inputs", "task.inputs has %d files, over the HARD limit of 100: the TASK is rejected with E_CONTEXT_OVERFLOW (§4); split the task", n)
 	}
-	if n := arrayLen(root.Path("task", "expected_outputs")); n > maxExpectedOutputs {
+	if n := arrayLen(root.Path("task", "expected_outputs")); n > aop2spec.MaxExpectedOutputs {
 		p.Reportf("/task/expected_outputs", "task.expected_outputs has %d artifacts, over the HARD limit of 50: the TASK is rejected with E_CONTEXT_OVERFLOW (§4); split the task", n)
 	}
 }
 
 func checkEnvelopeSize(p *lint.Pass) {
-	limit, what := MaxTaskBytes, "200KB"
+	limit, what := aop2spec.MaxTaskBytes, "200KB"
 	if p.Msg.Kind == KindResponse {
-		limit, what = MaxResponseBytes, "500KB"
+		limit, what = aop2spec.MaxResponseBytes, "500KB"
 	}
-	if len(p.Msg.Raw) <= limit {
-		return // the compact size is at most the size as written
-	}
-	if size := CompactSize(p.Msg.Raw); size > limit {
+	if size, over := aop2spec.OverSize(p.Msg.Raw, limit); over {
 		p.Reportf("", "the %s envelope is %s bytes compact, over the HARD limit of %s (%s bytes): it is rejected with E_CONTEXT_OVERFLOW (§4); reference large content by path instead of inlining it", p.Msg.Kind, comma(size), what, comma(limit))
 	}
-}
-
-// CompactSize is the size of a JSON text without the whitespace outside strings:
-// its size on the wire, however it was indented in a file.
-func CompactSize(raw []byte) int {
-	n, inString, escaped := 0, false, false
-	for _, c := range raw {
-		switch {
-		case inString:
-			n++
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		default:
-			n++
-			inString = c == '"'
-		}
-	}
-	return n
 }
 
 // comma formats 51234 as "51,234".

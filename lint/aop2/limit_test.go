@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aopkit/aopkit/lint/aop2"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // TestEnvelopeSizeCountsCompactDecimalKB: the 200KB of §4 is 200,000 bytes of the
@@ -15,7 +16,7 @@ func TestEnvelopeSizeCountsCompactDecimalKB(t *testing.T) {
 	t.Parallel()
 	sized := func(n int) string {
 		base := with(t, func(m map[string]any) { m["extensions"] = map[string]any{"x_blob": ""} })
-		pad := n - aop2.CompactSize([]byte(base))
+		pad := n - aop2spec.CompactSize([]byte(base))
 		return strings.Replace(base, `"x_blob":""`, `"x_blob":"`+strings.Repeat("a", pad)+`"`, 1)
 	}
 	for _, tc := range []struct {
@@ -23,7 +24,7 @@ func TestEnvelopeSizeCountsCompactDecimalKB(t *testing.T) {
 		want bool
 	}{{200000, false}, {200001, true}} {
 		msg := sized(tc.size)
-		if got := aop2.CompactSize([]byte(msg)); got != tc.size {
+		if got := aop2spec.CompactSize([]byte(msg)); got != tc.size {
 			t.Fatalf("built %d bytes, want %d", got, tc.size)
 		}
 		if got := has(lintText(t, msg), aop2.EnvelopeSize.ID); got != tc.want {
@@ -35,7 +36,7 @@ func TestEnvelopeSizeCountsCompactDecimalKB(t *testing.T) {
 			t.Errorf("%d bytes compact, %d indented: AOP2-LIMIT-003 reported = %v, want %v", tc.size, len(pretty), got, tc.want)
 		}
 	}
-	if got := aop2.CompactSize([]byte("{ \"a b\" : [ 1 , \"x\\\" y\" ] }\n")); got != len(`{"a b":[1,"x\" y"]}`) {
+	if got := aop2spec.CompactSize([]byte("{ \"a b\" : [ 1 , \"x\\\" y\" ] }\n")); got != len(`{"a b":[1,"x\" y"]}`) {
 		t.Errorf("CompactSize = %d", got)
 	}
 }
@@ -50,7 +51,7 @@ func FuzzCompactSize(f *testing.F) {
 		if json.Compact(&b, data) != nil {
 			return
 		}
-		if got := aop2.CompactSize(data); got != b.Len() {
+		if got := aop2spec.CompactSize(data); got != b.Len() {
 			t.Fatalf("CompactSize(%q) = %d, json.Compact gives %d", data, got, b.Len())
 		}
 	})

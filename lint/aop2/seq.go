@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // This file holds what the sequence checkers share: a view of each message, the
@@ -291,8 +293,8 @@ func (v *view) delegated() bool {
 }
 
 func msgTime(n *jsonread.Node) time.Time {
-	t, zoned, ok := parseISO(n.String())
-	if !ok || !zoned {
+	t, zone, ok := aop2spec.ParseTime(n.String())
+	if !ok || zone == isotime.ZoneNone {
 		return time.Time{}
 	}
 	return t

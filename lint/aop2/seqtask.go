@@ -8,10 +8,8 @@ import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/numlit"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
-
-// maxDepth is the deepest delegation §12 allows (E_MAX_DEPTH_EXCEEDED: depth > 3).
-const maxDepth = 3
 
 // SeqDelegationDepth: delegation through parent_task_id at most 3 deep.
 var SeqDelegationDepth = &lint.Rule{
@@ -112,19 +110,16 @@ func (c *depthChecker) observe(p *lint.Pass, v *view) {
 	if parent == v.taskID {
 		pr = nil // a task is not its own parent
 	}
-	d := 0
 	var related []lint.Related
-	if parent != "" {
-		d = 1
-		if pr != nil {
-			d = pr.depth + 1
-			if d > maxDepth {
-				related = []lint.Related{pr.w.with(fmt.Sprintf("the parent TASK %q at depth %d", pr.id, pr.depth))}
-			}
-		}
+	d := aop2spec.DelegationDepth(parent != "", pr != nil, 0)
+	if pr != nil {
+		d = aop2spec.DelegationDepth(true, true, pr.depth)
 	}
-	if d > maxDepth {
-		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, maxDepth)
+	if d > aop2spec.MaxDelegationDepth {
+		if pr != nil {
+			related = []lint.Related{pr.w.with(fmt.Sprintf("the parent TASK %q at depth %d", pr.id, pr.depth))}
+		}
+		p.ReportRelatedf(p.Rule.Severity, "/task/parent_task_id", related, "task %q is delegated %d levels deep through parent_task_id %q: delegation depth is at most %d (E_MAX_DEPTH_EXCEEDED, §12)", v.taskID, d, parent, aop2spec.MaxDelegationDepth)
 	}
 	if pr != nil && pr.forbidden {
 		rule := p.Rule

@@ -2,10 +2,10 @@ package aop2
 
 import (
 	"math"
-	"time"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/isotime"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // Timestamp: date-time members are ISO 8601.
@@ -44,73 +44,17 @@ func timestampPointers(kind string) []string {
 	return []string{"/timestamp"} // every EVENT
 }
 
-var (
-	zonedLayouts   = []string{time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05Z07", "2006-01-02T15:04Z07:00", "2006-01-02T15:04Z0700"}
-	unzonedLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04"}
-)
-
-// parseISO reads an ISO 8601 date-time. zoned is false for a local time (no zone).
-// It returns exactly what parseISOLayouts does (the same time.Time value),
-// reading the common shapes byte by byte.
-func parseISO(s string) (t time.Time, zoned, ok bool) {
-	if len(s) < 16 || len(s) > 40 {
-		return time.Time{}, false, false
-	}
-	if t, zoned, ok := parseISOFast(s); ok {
-		return t, zoned, true
-	}
-	return parseISOLayouts(s)
-}
-
-// localForm is the local date-times the unzoned layouts take,
-// "2006-01-02T15:04" and "2006-01-02T15:04:05".
-var localForm = isotime.Form{Seps: "T"}
-
-// parseISOFast reads the shapes messages use as time.Parse does with the first
-// of the layouts that takes them: "2006-01-02T15:04:05Z" with up to nine digits
-// of a fraction by isotime.ParseUTC, and the local times of localForm. ok is
-// false for anything else, valid or not: parseISOLayouts decides those.
-func parseISOFast(s string) (t time.Time, zoned, ok bool) {
-	if t, ok := isotime.ParseUTC(s); ok {
-		return t, true, true
-	}
-	m, ok := localForm.Match(s)
-	if !ok || m[7] != "" || m[8] != "" {
-		return time.Time{}, false, false
-	}
-	year, month, day, hour, minute, sec := m.Fields()
-	if !isotime.ValidDate(year, month, day, hour, minute, sec) {
-		return time.Time{}, false, false
-	}
-	return isotime.UTC(year, month, day, hour, minute, sec, 0), false, true
-}
-
-// parseISOLayouts is parseISO by time.Parse and the layouts, for every shape.
-func parseISOLayouts(s string) (t time.Time, zoned, ok bool) {
-	for _, l := range zonedLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t, true, true
-		}
-	}
-	for _, l := range unzonedLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t, false, true
-		}
-	}
-	return time.Time{}, false, false
-}
-
 func checkTimestamps(p *lint.Pass) {
 	for _, at := range timestampPointers(p.Msg.Kind) {
 		n := p.Member(at) // member names only: a Get each
 		if n == nil || !n.IsString() {
 			continue // absence and type are the schema's business
 		}
-		_, zoned, ok := parseISO(n.Str)
+		_, zone, ok := aop2spec.ParseTime(n.Str)
 		switch {
 		case !ok:
 			p.Reportf(at, "%s %s is not an ISO 8601 date-time; write it like \"2026-02-26T12:37:01Z\"", dotted(at), describe(n))
-		case !zoned:
+		case zone == isotime.ZoneNone:
 			p.ReportSevf(lint.Warning, at, "%s %s has no time zone, so readers may take it for different instants; add Z for UTC, such as %q", dotted(at), describe(n), n.Str+"Z")
 		}
 	}
@@ -118,8 +62,8 @@ func checkTimestamps(p *lint.Pass) {
 
 func checkTimingOrder(p *lint.Pass) {
 	tm := p.Msg.Root.Get("timing")
-	start, _, ok1 := parseISO(tm.Get("started_at").String())
-	end, _, ok2 := parseISO(tm.Get("completed_at").String())
+	start, _, ok1 := aop2spec.ParseTime(tm.Get("started_at").String())
+	end, _, ok2 := aop2spec.ParseTime(tm.Get("completed_at").String())
 	if !ok1 || !ok2 {
 		return
 	}

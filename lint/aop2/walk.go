@@ -8,6 +8,7 @@ import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/schema/generated"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // Four single-message rules look through the whole tree: unknown members
@@ -242,7 +243,7 @@ func (w *walk) node(n *jsonread.Node, depth int, sh *generated.Shape, frac, code
 			mcodes := codes
 			if len(m.Key) == len("extensions") { // and of "error_code"
 				switch {
-				case m.Key == "extensions":
+				case m.Key == aop2spec.Extensions:
 					w.path[depth] = int32(j)
 					w.extensions(v, depth+1)
 					continue // the values are vendor data
@@ -299,7 +300,7 @@ func (w *walk) extensions(v *jsonread.Node, depth int) {
 		return
 	}
 	for i, x := range v.Members {
-		if !strings.HasPrefix(x.Key, "x_") {
+		if !aop2spec.ExtensionKeyOK(x.Key) {
 			w.path[depth] = int32(i)
 			w.add(byExtensions, depth+1, false, "extensions key %q must start with \"x_\", such as %q (§3)", x.Key, "x_"+x.Key)
 		}

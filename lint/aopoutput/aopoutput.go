@@ -217,10 +217,11 @@ type reportMemo struct {
 	timesDone  bool
 }
 
-// isoTime is what parseISO makes of a marker's value.
+// isoTime is what spec.ParseTime makes of a marker's value.
 type isoTime struct {
-	t        time.Time
-	zone, ok bool
+	t    time.Time
+	zone isotime.Zone
+	ok   bool
 }
 
 // memoOf returns the report memo of p's message, parsing the report if the
@@ -251,15 +252,15 @@ func (m *reportMemo) freeText() ([]summaryLine, []string) {
 	return m.free, m.part
 }
 
-// times returns parseISO of the values of the first START and END markers (not
+// times returns spec.ParseTime of the values of the first START and END markers (not
 // ok for a missing one).
 func (m *reportMemo) times() (start, end isoTime) {
 	if !m.timesDone {
 		if s := m.r.First("START"); s != nil {
-			m.start.t, m.start.zone, m.start.ok = parseISO(s.Value)
+			m.start.t, m.start.zone, m.start.ok = spec.ParseTime(s.Value)
 		}
 		if e := m.r.First("END"); e != nil {
-			m.end.t, m.end.zone, m.end.ok = parseISO(e.Value)
+			m.end.t, m.end.zone, m.end.ok = spec.ParseTime(e.Value)
 		}
 		m.timesDone = true
 	}
@@ -273,41 +274,6 @@ func reportAt(p *lint.Pass, sev lint.Severity, off int, pointer, format string, 
 	if ds := p.Diagnostics(); len(ds) > 0 {
 		ds[len(ds)-1].Pointer = pointer
 	}
-}
-
-var isoForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
-
-// parseISO reads an ISO 8601 date-time; zone reports whether it names its offset
-// (a time without one is read as UTC). The form reports write,
-// YYYY-MM-DDThh:mm:ss[.f]Z, is read by isotime.ParseUTC (a third of the
-// instructions), any other by parseISOSlow (FuzzParseISO
-// holds the two to the same time, == included).
-func parseISO(s string) (t time.Time, zone, ok bool) {
-	if t, ok := isotime.ParseUTC(s); ok {
-		return t, true, true
-	}
-	return parseISOSlow(s)
-}
-
-// parseISOSlow is parseISO by isotime's match of the form, for every form.
-func parseISOSlow(s string) (t time.Time, zone, ok bool) {
-	g, match := isoForm.Match(s)
-	if !match {
-		return time.Time{}, false, false
-	}
-	year, mon, day, hh, mm, ss := g.Fields()
-	if mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60 {
-		return time.Time{}, false, false
-	}
-	loc := time.UTC
-	if z := g[8]; z != "" && z != "Z" && z != "z" {
-		loc = time.FixedZone("", g.Offset())
-	}
-	t = time.Date(year, time.Month(mon), day, hh, mm, ss, g.Nsec(), loc)
-	if t.Day() != day {
-		return time.Time{}, false, false
-	}
-	return t, g[8] != "", true
 }
 
 // quote shortens a value for a message.

@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 const specFile = "aop-output-1.0.0 §Details File Format"
@@ -92,11 +94,11 @@ func checkFileTimestamp(p *lint.Pass) {
 		p.Claim("/timestamp")
 		return
 	}
-	_, zone, ok := parseISO(ts.Str)
+	_, zone, ok := spec.ParseTime(ts.Str)
 	switch {
 	case !ok:
 		p.Reportf("/timestamp", "timestamp %s is not an ISO 8601 date-time: write it like \"2026-02-05T10:30:00Z\"", quote(ts.Str))
-	case !zone:
+	case zone == isotime.ZoneNone:
 		p.ReportSevf(lint.Warning, "/timestamp", "timestamp %s has no time zone: add Z (UTC) or an offset", quote(ts.Str))
 	default:
 		return

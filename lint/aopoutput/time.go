@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 )
 
 // TimeISO: START and END carry ISO 8601 timestamps.
@@ -48,7 +49,7 @@ func checkISO(p *lint.Pass) {
 			reportAt(p, lint.Error, m.Off, ptr, "[AOP:%s] has no timestamp: write an ISO 8601 time after the marker, such as \"[AOP:%s] 2026-02-05T10:30:00Z\"", name, name)
 		case !c.at.ok:
 			reportAt(p, lint.Error, m.ValOff, ptr, "[AOP:%s] timestamp %s is not ISO 8601: write it like 2026-02-05T10:30:00Z", name, quote(m.Value))
-		case !c.at.zone:
+		case c.at.zone == isotime.ZoneNone:
 			reportAt(p, lint.Warning, m.ValOff, ptr, "[AOP:%s] timestamp %s has no time zone: add Z (UTC) or an offset, such as %s", name, quote(m.Value), m.Value+"Z")
 		default:
 			continue

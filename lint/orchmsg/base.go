@@ -2,6 +2,7 @@ package orchmsg
 
 import (
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
@@ -79,11 +80,11 @@ func checkTimestamp(p *lint.Pass) {
 	case !ts.IsString():
 		p.Reportf("/timestamp", "\"timestamp\" must be an ISO 8601 string such as \"2026-02-04T14:30:00Z\", not a %s", ts.Kind)
 	default:
-		_, zone, ok := parseISO(ts.Str)
+		_, zone, ok := spec.ParseTime(ts.Str)
 		switch {
 		case !ok:
 			p.Reportf("/timestamp", "timestamp %s is not an ISO 8601 date-time: write it like \"2026-02-04T14:30:00Z\" or \"2026-02-04T14:30:00.123Z\"", quote(ts.Str))
-		case !zone:
+		case zone == isotime.ZoneNone:
 			p.ReportSevf(lint.Warning, "/timestamp", "timestamp %s has no time zone: add Z (UTC) or an offset, such as %q", quote(ts.Str), ts.Str+"Z")
 		default:
 			return

@@ -14,7 +14,6 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
-	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
@@ -118,52 +117,6 @@ func Detect(root *jsonread.Node, _ string) (kind, dialect string, confidence int
 // msgType returns the message's type string ("" when absent or not a string).
 func msgType(m *lint.Message) string { return m.Root.Get("type").String() }
 
-// ---- timestamps ----
-
-// parseISO reads an ISO 8601 date-time ("2026-02-04T14:30:00Z",
-// "2026-02-04T14:30:00.123+01:00"; seconds, fraction and zone optional). zone
-// reports whether it names its offset; a time without one is read as UTC. It is
-// hand-written: every message's timestamp goes through it several times.
-func parseISO(s string) (t time.Time, zone, ok bool) {
-	// YYYY-MM-DDThh:mm:ss[.f]Z, the form nearly every message writes, by
-	// isotime.ParseUTC (FuzzParseISO: the same as
-	// parseISOSlow, == included).
-	if t, ok := isotime.ParseUTC(s); ok {
-		return t, true, true
-	}
-	return parseISOSlow(s)
-}
-
-// isoForm is the ISO 8601 extended date-time parseISO reads.
-var isoForm = isotime.Form{Seps: "Tt", MaxFrac: 9}
-
-// parseISOSlow is parseISO for every form.
-func parseISOSlow(s string) (t time.Time, zone, ok bool) {
-	m, match := isoForm.Match(s)
-	if !match {
-		return time.Time{}, false, false
-	}
-	year, mon, day, hh, mm, ss := m.Fields()
-	if mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 24 || mm > 59 || ss > 60 {
-		return time.Time{}, false, false
-	}
-	// A date time.Date would move to another day is no date (2026-02-30
-	// normalises to March; 23:59:60 to the next day), but for hour 24: without
-	// asking the made time for its day.
-	if hh != 24 && (!isotime.ValidDate(year, mon, day, 0, 0, 0) || hh == 23 && mm == 59 && ss == 60) {
-		return time.Time{}, false, false
-	}
-	loc := time.UTC
-	switch m[8] {
-	case "":
-	case "Z", "z":
-		zone = true
-	default:
-		loc, zone = time.FixedZone("", m.Offset()), true
-	}
-	return time.Date(year, time.Month(mon), day, hh, mm, ss, m.Nsec(), loc), zone, true
-}
-
 // when is the time of a message: the harness clock when known, else the message's
 // own timestamp (ts, its "timestamp" member as the caller read it); zero when
 // neither is known.
@@ -174,7 +127,7 @@ func when(m *lint.Message, ts *jsonread.Node) time.Time {
 	if m.Root == nil {
 		return time.Time{}
 	}
-	t, _, ok := parseISO(ts.String())
+	t, _, ok := spec.ParseTime(ts.String())
 	if !ok {
 		return time.Time{}
 	}

@@ -4,51 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
-	"github.com/aopkit/aopkit/lint/internal/isotime/isotimetest"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
-
-func TestParseISO(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in       string
-		ok, zone bool
-		want     string
-	}{
-		{"2026-02-04T14:30:00Z", true, true, "2026-02-04T14:30:00Z"},
-		{"2026-02-04T14:30:00.123Z", true, true, "2026-02-04T14:30:00.123Z"},
-		{"2026-02-04T16:30:00+02:00", true, true, "2026-02-04T14:30:00Z"},
-		{"2026-02-04T14:30", true, false, "2026-02-04T14:30:00Z"},
-		{"2026-02-04T14:30:00", true, false, "2026-02-04T14:30:00Z"},
-		{"2026-02-30T14:30:00Z", false, false, ""},
-		{"2026-13-01T14:30:00Z", false, false, ""},
-		{"2026-02-04 14:30:00Z", false, false, ""},
-		{"04/02/2026 14:30", false, false, ""},
-		{"", false, false, ""},
-		{"2026-02-04T15:30:00+0100", true, true, "2026-02-04T14:30:00Z"},
-		{"2026-02-04T15:30:00+01", true, true, "2026-02-04T14:30:00Z"},
-		{"2026-02-04T09:00:00-05:30", true, true, "2026-02-04T14:30:00Z"},
-		{"2026-02-04T14:30:00,5Z", true, true, "2026-02-04T14:30:00.5Z"},
-		{"2026-02-04t14:30:00z", true, true, "2026-02-04T14:30:00Z"},
-		{"2026-02-04T14:30:00.Z", false, false, ""},
-		{"2026-02-04T14:30:00.1234567891Z", false, false, ""},
-		{"2026-02-04T14:30:00+01:0", false, false, ""},
-		{"2026-02-04T14:30:00Zjunk", false, false, ""},
-		{"2026-02-04T14:3", false, false, ""},
-		{"...", false, false, ""},
-	} {
-		got, zone, ok := parseISO(tc.in)
-		if ok != tc.ok || zone != tc.zone {
-			t.Errorf("parseISO(%q) ok=%v zone=%v, want ok=%v zone=%v", tc.in, ok, zone, tc.ok, tc.zone)
-			continue
-		}
-		if ok && got.UTC().Format(time.RFC3339Nano) != tc.want {
-			t.Errorf("parseISO(%q) = %s, want %s", tc.in, got.UTC().Format(time.RFC3339Nano), tc.want)
-		}
-	}
-}
 
 func TestDetect(t *testing.T) {
 	t.Parallel()
@@ -141,30 +99,6 @@ func TestWindowRelease(t *testing.T) {
 		t.Error("put after release lost")
 	}
 }
-
-// TestParseISODays: parseISO refuses the dates and times time.Date moves to
-// another day (its day check, without asking the made time), and reads the
-// others as time.Date makes them.
-func TestParseISODays(t *testing.T) {
-	for _, year := range []int{1900, 2000, 2023, 2024, 2100} {
-		for mon := 1; mon <= 12; mon++ {
-			for day := 1; day <= 31; day++ {
-				for _, hms := range [][3]int{{0, 0, 0}, {12, 30, 60}, {23, 59, 59}, {23, 59, 60}, {23, 58, 60}, {24, 0, 0}} {
-					s := fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02dZ", year, mon, day, hms[0], hms[1], hms[2])
-					made := time.Date(year, time.Month(mon), day, hms[0], hms[1], hms[2], 0, time.UTC)
-					want := made.Day() == day || hms[0] == 24
-					got, _, ok := parseISO(s)
-					if ok != want || ok && !got.Equal(made) {
-						t.Fatalf("parseISO(%q) = %v, %v; time.Date makes %v (same day: %v)", s, got, ok, made, want)
-					}
-				}
-			}
-		}
-	}
-}
-
-// parseISO's fast path (isotime.ParseUTC) gives what parseISOSlow gives.
-func FuzzParseISO(f *testing.F) { isotimetest.Fuzz(f, parseISOSlow) }
 
 // TestIDWindowsAgree: windows sharing an id table hold, drop and find what
 // windows of their own (window) do, under the same puts and deletes: random

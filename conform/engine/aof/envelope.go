@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
@@ -148,7 +147,7 @@ func datetime(obj map[string]any, base, key string) (string, *fieldError) {
 	if e != nil {
 		return "", e
 	}
-	if _, err := time.Parse(time.RFC3339Nano, s); err != nil || !strings.Contains(s, "T") {
+	if _, err := parseTime(s); err != nil {
 		return "", ferr(base+"/"+key, "%q is not an ISO 8601 date-time such as \"2026-02-09T21:00:00.000Z\"", s)
 	}
 	return s, nil

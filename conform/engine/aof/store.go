@@ -302,5 +302,11 @@ func (l *EventLog) Types() []string {
 	return out
 }
 
-// parseTime reads an RFC 3339 time.
-func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
+// parseTime reads an AOF/1 date-time (lint/spec/aof, as AOF-TIME-001 does).
+func parseTime(s string) (time.Time, error) {
+	t, _, ok := spec.ParseTime(s)
+	if !ok {
+		return t, fmt.Errorf("%q is not an ISO 8601 date-time", s)
+	}
+	return t, nil
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/safefile"
-	aop2lint "github.com/aopkit/aopkit/lint/aop2"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
@@ -574,7 +573,7 @@ func trimSpace(b []byte) []byte {
 var executorEvents = set("HEARTBEAT", "PROGRESS_UPDATE")
 
 func (e *engine) handleEvent(st *attemptState, at time.Time, m map[string]any) {
-	for _, p := range checkHeader(m, false) {
+	for _, p := range checkHeader(m) {
 		e.violation(p.Rule, st.n, "%s", p)
 	}
 	if sid, _ := str(m, "session_id"); sid != e.task.SessionID {
@@ -586,7 +585,7 @@ func (e *engine) handleEvent(st *attemptState, at time.Time, m map[string]any) {
 		return
 	}
 	if ts, _ := str(m, "timestamp"); !validTimestamp(ts) {
-		e.violation("AOP2-TIME-001", st.n, "timestamp %q is not ISO 8601 UTC (2026-02-26T12:37:01Z)", ts)
+		e.violation("AOP2-TIME-001", st.n, "timestamp %q is not an ISO 8601 date-time (2026-02-26T12:37:01Z)", ts)
 	}
 	ev, _ := str(m, "event")
 	if !executorEvents[ev] {
@@ -607,13 +606,11 @@ func (e *engine) handleEvent(st *attemptState, at time.Time, m map[string]any) {
 	}
 }
 
+// validTimestamp is AOP2-TIME-001's verdict: the contract's date-time
+// (lint/spec/aop2), whatever its zone (a missing zone is only a warning there).
 func validTimestamp(s string) bool {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return false
-	}
-	_, off := t.Zone()
-	return off == 0
+	_, _, ok := aop2spec.ParseTime(s)
+	return ok
 }
 
 func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any, raw []byte) {
@@ -627,13 +624,13 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 		return
 	}
 	e.audit.write(at, "RESPONSE_RECEIVED", executorActor(e.task.AgentName, st.m.Provider, st.m.Model), m, st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "", nil)
-	if size := aop2lint.CompactSize(raw); size > MaxResponseBytes {
+	if size, over := aop2spec.OverSize(raw, aop2spec.MaxResponseBytes); over {
 		st.fatal = "E_CONTEXT_OVERFLOW"
-		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", size, MaxResponseBytes)
+		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", size, aop2spec.MaxResponseBytes)
 		e.violation("AOP2-LIMIT-003", st.n, "RESPONSE of %d bytes", size)
 		return
 	}
-	view, problems := checkResponse(m, e.task, st.m.Provider, st.m.Model)
+	view, problems := checkResponse(raw, m, e.task, st.m.Provider, st.m.Model)
 	var fatal []Problem
 	for _, p := range problems {
 		e.violation(p.Rule, st.n, "%s", p)
@@ -641,8 +638,8 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 			fatal = append(fatal, p)
 		}
 	}
-	if view.Actions > MaxActions {
-		e.code("E_PAYLOAD_SIZE_WARNING", st.n, false, "execution_summary.actions has %d items; the limit is %d", view.Actions, MaxActions)
+	if view.Actions > aop2spec.MaxActions {
+		e.code("E_PAYLOAD_SIZE_WARNING", st.n, false, "execution_summary.actions has %d items; the limit is %d", view.Actions, aop2spec.MaxActions)
 	}
 	if len(fatal) > 0 {
 		st.fatal = "E_MALFORMED_RESPONSE"
@@ -714,7 +711,7 @@ func (e *engine) outcome(st *attemptState, att *conform.Attempt) string {
 		return outSuccess
 	}
 	code := v.ErrorCode
-	if !errorCodes[code] {
+	if !aop2spec.IsErrorCode(code) {
 		code = "E_UNKNOWN"
 	}
 	e.code(code, st.n, true, "the executor reports %s/%s", v.State, v.Signal)
@@ -774,9 +771,9 @@ func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte
 		return
 	}
 	d.Depth = pd + 1
-	if d.Depth > MaxDelegationDepth {
-		e.violation("AOP2-SEQ-011", st.n, "sub-task %s at depth %d; at most %d", d.TaskID, d.Depth, MaxDelegationDepth)
-		reject("E_MAX_DEPTH_EXCEEDED", "depth %d; at most %d", d.Depth, MaxDelegationDepth)
+	if d.Depth > aop2spec.MaxDelegationDepth {
+		e.violation("AOP2-SEQ-011", st.n, "sub-task %s at depth %d; at most %d", d.TaskID, d.Depth, aop2spec.MaxDelegationDepth)
+		reject("E_MAX_DEPTH_EXCEEDED", "depth %d; at most %d", d.Depth, aop2spec.MaxDelegationDepth)
 		return
 	}
 	d.Accepted, d.State = true, "PENDING"

@@ -344,24 +344,24 @@ func (e *engine) v1Prompt() string {
 func (e *engine) checkLimits() bool {
 	t := e.task
 	var hard, soft []string
-	if t.Size > MaxTaskBytes {
-		hard = append(hard, fmt.Sprintf("the TASK envelope is %d bytes; the limit is %d (200KB)", t.Size, MaxTaskBytes))
+	if t.Size > aop2spec.MaxTaskBytes {
+		hard = append(hard, fmt.Sprintf("the TASK envelope is %d bytes; the limit is %d (200KB)", t.Size, aop2spec.MaxTaskBytes))
 	}
-	if t.Inputs > MaxInputs {
-		hard = append(hard, fmt.Sprintf("task.inputs has %d files; the limit is %d", t.Inputs, MaxInputs))
+	if t.Inputs > aop2spec.MaxInputs {
+		hard = append(hard, fmt.Sprintf("task.inputs has %d files; the limit is %d", t.Inputs, aop2spec.MaxInputs))
 	}
-	if len(t.Outputs) > MaxOutputs {
-		hard = append(hard, fmt.Sprintf("task.expected_outputs has %d artifacts; the limit is %d", len(t.Outputs), MaxOutputs))
+	if len(t.Outputs) > aop2spec.MaxExpectedOutputs {
+		hard = append(hard, fmt.Sprintf("task.expected_outputs has %d artifacts; the limit is %d", len(t.Outputs), aop2spec.MaxExpectedOutputs))
 	}
-	if t.Objective > WarnObjective {
-		soft = append(soft, fmt.Sprintf("task.objective has %d characters; warn at %d, limit %d", t.Objective, WarnObjective, MaxObjective))
+	if t.Objective > aop2spec.WarnObjective {
+		soft = append(soft, fmt.Sprintf("task.objective has %d characters; warn at %d, limit %d", t.Objective, aop2spec.WarnObjective, aop2spec.MaxObjective))
 	}
-	if len(t.Phases) > MaxPhases {
-		soft = append(soft, fmt.Sprintf("%d phases; the limit is %d", len(t.Phases), MaxPhases))
+	if len(t.Phases) > aop2spec.MaxPhases {
+		soft = append(soft, fmt.Sprintf("%d phases; the limit is %d", len(t.Phases), aop2spec.MaxPhases))
 	}
 	for i, n := range t.Phases {
-		if n > MaxCheckpoints {
-			soft = append(soft, fmt.Sprintf("phase %d has %d checkpoints; the limit is %d", i, n, MaxCheckpoints))
+		if n > aop2spec.MaxCheckpoints {
+			soft = append(soft, fmt.Sprintf("phase %d has %d checkpoints; the limit is %d", i, n, aop2spec.MaxCheckpoints))
 		}
 	}
 	now := time.Now()
@@ -378,7 +378,7 @@ func (e *engine) checkLimits() bool {
 		e.finalReport()
 		return false
 	}
-	e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "PASS", "details": fmt.Sprintf("TASK %d bytes within %d", t.Size, MaxTaskBytes), "error_code": nil}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "", nil)
+	e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "PASS", "details": fmt.Sprintf("TASK %d bytes within %d", t.Size, aop2spec.MaxTaskBytes), "error_code": nil}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "", nil)
 	return true
 }
 

@@ -41,7 +41,7 @@ func TestCheckResponseOddInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ps := checkResponse(m, task, "CODEX", codex); len(ps) == 0 {
+		if _, ps := checkResponse([]byte(in), m, task, "CODEX", codex); len(ps) == 0 {
 			t.Errorf("%s: no problem found", in)
 		}
 	}
@@ -93,4 +93,49 @@ func TestTriggers(t *testing.T) {
 	if !strings.HasPrefix(recordID("s", 1), "") || len(recordID("s", 1)) != 36 {
 		t.Error("audit record ids are UUIDs")
 	}
+}
+
+// TestSchemaByTheLinter: TASK and RESPONSE are validated by the linter's schema
+// rule, not by a copy of it: what the copy never looked at (the execution
+// profile's enum, a timing type) is a schema problem now, and a schema problem
+// of a RESPONSE makes it malformed.
+func TestSchemaByTheLinter(t *testing.T) {
+	t.Parallel()
+	_, ps, err := ParseTask(taskWith(t, map[string]any{"target/execution_profile": "turbo"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(ps, "AOP2-SCHEMA-001", "/target/execution_profile") {
+		t.Errorf("execution_profile \"turbo\" passed: %v", ps)
+	}
+	task, ps, err := ParseTask(taskWith(t, nil))
+	if err != nil || len(ps) > 0 {
+		t.Fatalf("the base TASK: %v %v", ps, err)
+	}
+	resp := `{"aop_version":"2.0.2-C","schema_version":"2.0.2","protocol_family":"AOP","message_type":"RESPONSE","session_id":"` + task.SessionID +
+		`","task_id":"` + task.TaskID + `","agent":{"name":"a","provider":"` + task.Provider + `","model":"` + task.Model +
+		`"},"task_status":{"state":"COMPLETED","final_signal":"SUCCESS","message":"done"},"execution_summary":{"summary":"done","actions":["a"]},` +
+		`"timing":{"started_at":"2026-02-26T12:35:01Z","completed_at":"2026-02-26T12:40:32Z","duration_seconds":"long"}}`
+	m, err := decodeObject([]byte(resp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ps = checkResponse([]byte(resp), m, task, task.Provider, task.Model)
+	if !hasRule(ps, "AOP2-SCHEMA-001", "/timing/duration_seconds") || !fatalRules["AOP2-SCHEMA-001"] {
+		t.Errorf("duration_seconds \"long\" passed: %v", ps)
+	}
+	ok := strings.Replace(resp, `"long"`, `331`, 1)
+	m, _ = decodeObject([]byte(ok))
+	if _, ps = checkResponse([]byte(ok), m, task, task.Provider, task.Model); len(ps) > 0 {
+		t.Errorf("a valid RESPONSE has problems: %v", ps)
+	}
+}
+
+func hasRule(ps []Problem, rule, ptr string) bool {
+	for _, p := range ps {
+		if p.Rule == rule && p.Pointer == ptr {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,9 @@ package aop2
 import (
 	"fmt"
 	"strings"
+
+	aop2lint "github.com/aopkit/aopkit/lint/aop2"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // responseView is what the engine reads of an accepted RESPONSE.
@@ -14,49 +17,38 @@ type responseView struct {
 	Actions                  int
 }
 
-// checkResponse validates a RESPONSE against the task and attempt it answers
-// (§1.2, §5, bindings). Problems with a rule in fatalRules make it malformed
-// (E_MALFORMED_RESPONSE); the others are reported and tolerated.
-func checkResponse(m map[string]any, t *Task, provider, model string) (responseView, []Problem) {
+// checkResponse validates a RESPONSE, raw and decoded as m, against the schema
+// (schemaProblems) and the task and attempt it answers (§1.2, §5, bindings).
+// Problems with a rule in fatalRules make it malformed (E_MALFORMED_RESPONSE);
+// the others are reported and tolerated.
+func checkResponse(raw []byte, m map[string]any, t *Task, provider, model string) (responseView, []Problem) {
 	var v responseView
-	ps := checkHeader(m, true)
+	ps := checkHeader(m)
+	ps = append(ps, schemaProblems(raw, aop2lint.KindResponse)...)
 	if sid, _ := str(m, "session_id"); sid != t.SessionID {
 		ps = append(ps, Problem{"AOP2-SEQ-001", "/session_id", fmt.Sprintf("session_id %q must be the TASK's %q", sid, t.SessionID)})
 	}
 	if tid, _ := str(m, "task_id"); tid != t.TaskID {
 		ps = append(ps, Problem{"AOP2-SEQ-001", "/task_id", fmt.Sprintf("task_id %q must be the TASK's %q", tid, t.TaskID)})
 	}
-	agent := object(m, "agent")
-	if agent == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/agent", "a RESPONSE must contain agent {name, provider, model}"})
-	} else {
-		if n, _ := str(agent, "name"); n == "" {
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/agent/name", "agent.name is required"})
-		}
+	if agent := object(m, "agent"); agent != nil {
 		p, _ := str(agent, "provider")
 		md, _ := str(agent, "model")
 		if p != provider || md != model {
 			ps = append(ps, Problem{"aop2/9/fallback-model", "/agent", fmt.Sprintf("agent reports %s/%s but ran as %s/%s: report the model you ran as", p, md, provider, model)})
 		}
 	}
-	ts := object(m, "task_status")
-	if ts == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/task_status", "a RESPONSE must contain task_status"})
-	} else {
+	if ts := object(m, "task_status"); ts != nil {
 		v.State, _ = str(ts, "state")
 		sig, hasSig := str(ts, "final_signal")
 		v.Signal = sig
-		switch {
-		case !states[v.State]:
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/task_status/state", fmt.Sprintf("task_status.state %q must be one of PENDING, IN_PROGRESS, COMPLETED, FAILED, ABORTED, SKIPPED", v.State)})
-		case !terminal[v.State]:
+		if !terminal[v.State] && !refused(ps, "/task_status/state") {
 			ps = append(ps, Problem{"aop2/5/final-response", "/task_status/state", fmt.Sprintf("the final RESPONSE has state %s: it must be COMPLETED, FAILED, ABORTED or SKIPPED", v.State)})
 		}
 		switch {
 		case !hasSig && t.Policy.RequireFinalSignal:
 			ps = append(ps, Problem{"AOP2-SEQ-002", "/task_status/final_signal", "guard_rails.require_final_signal: task_status.final_signal is required"})
-		case hasSig && !signals[sig]:
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/task_status/final_signal", fmt.Sprintf("final_signal %q must be one of SUCCESS, PARTIAL_SUCCESS, FAILURE, ABORTED", sig)})
+		case refused(ps, "/task_status/final_signal"):
 		case hasSig && (sig == "SUCCESS" || sig == "PARTIAL_SUCCESS") && terminal[v.State] && v.State != "COMPLETED":
 			ps = append(ps, Problem{"aop2/5/final-response", "/task_status", fmt.Sprintf("final_signal %s contradicts state %s", sig, v.State)})
 		case !hasSig:
@@ -87,7 +79,7 @@ func checkResponse(m map[string]any, t *Task, provider, model string) (responseV
 		out, _ := num(ct, "tokens_output")
 		v.Tokens = int64(in + out)
 	}
-	checkExtensions(m, "", &ps)
+	checkExtensions(m, &ps)
 	return v, ps
 }
 
@@ -109,13 +101,6 @@ func signalOf(state string) string {
 	return "FAILURE"
 }
 
-// errorCodes of §12.
-var errorCodes = set("E_TIMEOUT", "E_HEARTBEAT_FAILURE", "E_PARSE_FAILURE", "E_SCHEMA_VALIDATION",
-	"E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE", "E_ALL_MODELS_EXHAUSTED", "E_FILE_NOT_FOUND",
-	"E_PERMISSION_DENIED", "E_CONTEXT_OVERFLOW", "E_PAYLOAD_SIZE_WARNING", "E_MALFORMED_RESPONSE",
-	"E_DEPENDENCY_FAILED", "E_MAX_DEPTH_EXCEEDED", "E_PROCESS_CRASH", "E_COST_LIMIT_EXCEEDED",
-	"E_ROLLBACK_FAILED", "E_UNKNOWN")
-
 // critical errors end the attempt without a usable answer from the executor
 // (CRITICAL_ERROR trigger, abort_on_first_critical_error).
 var critical = set("E_PROCESS_CRASH", "E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE", "E_HEARTBEAT_FAILURE",
@@ -124,5 +109,6 @@ var critical = set("E_PROCESS_CRASH", "E_AGENT_NOT_FOUND", "E_MODEL_UNAVAILABLE"
 // IsCritical reports whether an error code counts as critical.
 func IsCritical(code string) bool { return critical[code] }
 
-// IsErrorCode reports whether s is a code of the §12 error taxonomy.
-func IsErrorCode(s string) bool { return errorCodes[s] }
+// IsErrorCode reports whether s is a code of the §12 error taxonomy
+// (lint/spec/aop2).
+func IsErrorCode(s string) bool { return aop2spec.IsErrorCode(s) }

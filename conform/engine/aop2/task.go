@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	aop2lint "github.com/aopkit/aopkit/lint/aop2"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
@@ -19,33 +21,12 @@ const (
 	ProtocolFamily = "AOP"
 )
 
-// Payload limits of §4.
-const (
-	MaxTaskBytes       = aop2lint.MaxTaskBytes     // HARD; how "200KB" is counted lives in lint/aop2
-	MaxResponseBytes   = aop2lint.MaxResponseBytes // HARD
-	MaxInputs          = 100                       // HARD
-	MaxOutputs         = 50                        // HARD
-	WarnObjective      = 40000                     // SOFT: warn at 40k
-	MaxObjective       = 50000                     // SOFT
-	MaxPhases          = 10                        // SOFT
-	MaxCheckpoints     = 20                        // SOFT per phase
-	MaxActions         = 200                       // SOFT
-	MaxDelegationDepth = 3                         // E_MAX_DEPTH_EXCEEDED beyond (§12)
-)
-
-// Enums of v2.0.0 (the contract keeps them; see reference/README.md).
+// priorities are the task priorities in rising order (a PRIORITY_ESCALATION
+// raises along them); terminal are the states a final RESPONSE may have. The
+// enums themselves are the schema's (schemaProblems).
 var (
-	providers    = set("CLAUDE", "CODEX", "GEMINI", "LOCAL", "OTHER")
-	roles        = set("ORCHESTRATOR", "EXECUTOR", "SPECIALIST")
-	categories   = set("ANALYSIS", "CODE_GENERATION", "CODE_REFACTORING", "TESTING", "DEBUGGING", "DOCUMENTATION", "PLANNING", "REVIEW", "OTHER")
-	complexities = set("LOW", "MEDIUM", "HIGH", "CRITICAL")
-	priorities   = []string{"LOW", "NORMAL", "HIGH", "CRITICAL"}
-	states       = set("PENDING", "IN_PROGRESS", "COMPLETED", "FAILED", "ABORTED", "SKIPPED")
-	terminal     = set("COMPLETED", "FAILED", "ABORTED", "SKIPPED")
-	signals      = set("SUCCESS", "PARTIAL_SUCCESS", "FAILURE", "ABORTED")
-	triggers     = set("TIMEOUT", "FIRST_ERROR", "CRITICAL_ERROR", "ALL_ERRORS", "COST_LIMIT_EXCEEDED")
-	hbPolicies   = set("ABORT", "WARN", "CONTINUE")
-	onFailures   = set("REPORT_AND_CONTINUE", "ABORT_SESSION", "RETRY")
+	priorities = []string{"LOW", "NORMAL", "HIGH", "CRITICAL"}
+	terminal   = set("COMPLETED", "FAILED", "ABORTED", "SKIPPED")
 )
 
 func set(vs ...string) map[string]bool {
@@ -60,7 +41,7 @@ func set(vs ...string) map[string]bool {
 // re-dispatch it with a new target or attempt) and the typed view of its policy.
 type Task struct {
 	raw  map[string]any
-	Size int // bytes of the envelope as it goes on the wire (compact; aop2lint.CompactSize)
+	Size int // bytes of the envelope as it goes on the wire (compact; aop2spec.CompactSize)
 
 	SessionID    string
 	TaskID       string
@@ -182,61 +163,52 @@ func boolean(m map[string]any, key string) (bool, bool) {
 	return v, ok
 }
 
-// checkHeader checks the version header of any aop2 message (§1.1).
-func checkHeader(m map[string]any, full bool) []Problem {
-	var ps []Problem
-	v, ok := str(m, "aop_version")
-	if !ok || !strings.HasPrefix(v, "2.") {
-		ps = append(ps, Problem{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q must start with \"2.\"", v)})
+// checkHeader checks the version header of any aop2 message (§1.1): the
+// schema's findings on it are schemaProblems'.
+func checkHeader(m map[string]any) []Problem {
+	if v, ok := str(m, "aop_version"); !ok || !strings.HasPrefix(v, "2.") {
+		return []Problem{{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q must start with \"2.\"", v)}}
 	}
-	if full {
-		if _, ok := str(m, "schema_version"); !ok {
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/schema_version", "schema_version is required"})
-		}
-		if f, _ := str(m, "protocol_family"); f != ProtocolFamily {
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/protocol_family", fmt.Sprintf("protocol_family %q must be \"AOP\"", f)})
-		}
+	return nil
+}
+
+// schemaProblems are AOP2-SCHEMA-001's findings on raw, a message of kind
+// (aop2lint.KindTask, KindResponse): the linter's schema rule (the schema file
+// lint/aop2 names for the kind, validated by lint/schema as linter.SchemaRun
+// does), not a copy of it. Required members, types and the v2.0.0 enums are
+// judged there only.
+func schemaProblems(raw []byte, kind string) []Problem {
+	root, _, err := jsonread.Parse(raw)
+	if err != nil || root == nil {
+		return nil // decodeObject has refused it
+	}
+	errs, err := schema.Validate(aop2lint.SchemaFile(kind), root)
+	if err != nil {
+		return []Problem{{"AOP2-SCHEMA-001", "", fmt.Sprintf("the schema of %s: %v", kind, err)}}
+	}
+	ps := make([]Problem, 0, len(errs))
+	for _, e := range errs {
+		ps = append(ps, Problem{"AOP2-SCHEMA-001", e.Pointer, e.Message})
 	}
 	return ps
 }
 
-// checkExtensions reports keys without the x_ prefix in every extensions object (§3).
-func checkExtensions(v any, ptr string, ps *[]Problem) {
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := ptr + "/" + escapePointer(k)
-			if k == "extensions" {
-				if ext, ok := t[k].(map[string]any); ok {
-					ek := make([]string, 0, len(ext))
-					for x := range ext {
-						ek = append(ek, x)
-					}
-					sort.Strings(ek)
-					for _, x := range ek {
-						if !strings.HasPrefix(x, "x_") {
-							*ps = append(*ps, Problem{"AOP2-EXT-001", p + "/" + escapePointer(x), fmt.Sprintf("extensions key %q must start with \"x_\"", x)})
-						}
-					}
-				}
-				continue
-			}
-			checkExtensions(t[k], p, ps)
-		}
-	case []any:
-		for i, e := range t {
-			checkExtensions(e, fmt.Sprintf("%s/%d", ptr, i), ps)
+// refused reports whether a problem of ps lies at or under the JSON Pointer ptr.
+func refused(ps []Problem, ptr string) bool {
+	for _, p := range ps {
+		if p.Pointer == ptr || strings.HasPrefix(p.Pointer, ptr+"/") {
+			return true
 		}
 	}
+	return false
 }
 
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+// checkExtensions reports keys without the x_ prefix in every extensions object
+// (§3; lint/spec/aop2, as AOP2-EXT-001).
+func checkExtensions(v any, ps *[]Problem) {
+	aop2spec.BadExtensionKeys(v, func(ptr, key string) {
+		*ps = append(*ps, Problem{"AOP2-EXT-001", ptr, fmt.Sprintf("extensions key %q must start with %q", key, aop2spec.ExtensionPrefix)})
+	})
 }
 
 // ParseTask reads a TASK envelope. It returns the schema and cross-field problems
@@ -246,77 +218,35 @@ func ParseTask(data []byte) (*Task, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &Task{raw: m, Size: aop2lint.CompactSize(data)}
-	ps := checkHeader(m, true)
+	t := &Task{raw: m, Size: aop2spec.CompactSize(data)}
+	ps := checkHeader(m)
 	if mt, _ := str(m, "message_type"); mt != "TASK" {
 		ps = append(ps, Problem{"AOP2-ENVELOPE-001", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})
 	}
 	if _, ok := m["task_status"]; ok {
 		ps = append(ps, Problem{"AOP2-ENVELOPE-003", "/task_status", "a TASK must not contain task_status"})
 	}
+	ps = append(ps, schemaProblems(data, aop2lint.KindTask)...)
 	session, target, task := object(m, "session"), object(m, "target"), object(m, "task")
-	if session == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/session", "a TASK must contain session"})
-	} else {
-		t.SessionID, _ = str(session, "session_id")
-		if t.SessionID == "" {
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/session/session_id", "session.session_id is required"})
-		}
-	}
-	if target == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/target", "a TASK must contain target"})
-	} else {
-		t.AgentName, _ = str(target, "agent_name")
-		t.Provider, _ = str(target, "provider")
-		t.Model, _ = str(target, "model")
-		if !providers[t.Provider] {
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/target/provider", fmt.Sprintf("target.provider %q must be one of CLAUDE, CODEX, GEMINI, LOCAL, OTHER", t.Provider)})
-		}
-		if t.Model == "" {
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/target/model", "target.model is required"})
-		}
-		if r, ok := str(target, "role"); ok && !roles[r] {
-			ps = append(ps, Problem{"AOP2-SCHEMA-001", "/target/role", fmt.Sprintf("target.role %q must be one of EXECUTOR, ORCHESTRATOR, SPECIALIST", r)})
-		}
-	}
-	if task == nil {
-		ps = append(ps, Problem{"AOP2-SCHEMA-001", "/task", "a TASK must contain task"})
-	} else {
-		t.readTask(task, &ps)
-	}
-	t.readPolicy(&ps)
+	t.SessionID, _ = str(session, "session_id")
+	t.AgentName, _ = str(target, "agent_name")
+	t.Provider, _ = str(target, "provider")
+	t.Model, _ = str(target, "model")
+	t.readTask(task)
+	t.readPolicy(ps)
 	t.readAccess(target, task)
-	checkExtensions(m, "", &ps)
+	checkExtensions(m, &ps)
 	return t, ps, nil
 }
 
-func (t *Task) readTask(task map[string]any, ps *[]Problem) {
+func (t *Task) readTask(task map[string]any) {
 	t.TaskID, _ = str(task, "task_id")
-	if t.TaskID == "" {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/task_id", "task.task_id is required"})
-	}
 	t.ParentTaskID, _ = str(task, "parent_task_id")
-	obj, ok := str(task, "objective")
-	if !ok {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/objective", "task.objective is required"})
-	}
+	obj, _ := str(task, "objective")
 	t.Objective = len([]rune(obj))
-	if c, _ := str(task, "category"); !categories[c] {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/category", fmt.Sprintf("task.category %q is not a v2.0.0 category", c)})
-	}
-	if c, _ := str(task, "complexity"); !complexities[c] {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/complexity", fmt.Sprintf("task.complexity %q must be one of LOW, MEDIUM, HIGH, CRITICAL", c)})
-	}
 	t.Priority = "NORMAL"
-	if p, ok := str(task, "priority"); ok {
-		if indexOf(priorities, p) < 0 {
-			*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/priority", fmt.Sprintf("task.priority %q must be one of LOW, NORMAL, HIGH, CRITICAL", p)})
-		} else {
-			t.Priority = p
-		}
-	}
-	if object(task, "environment") == nil {
-		*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/task/environment", "task.environment is required"})
+	if p, ok := str(task, "priority"); ok && indexOf(priorities, p) >= 0 {
+		t.Priority = p
 	}
 	if in, ok := task["inputs"].([]any); ok {
 		t.Inputs = len(in)
@@ -400,8 +330,9 @@ func stringList(m map[string]any, key string) []string {
 	return out
 }
 
-// readPolicy applies §11: guard_rails override execution_policy.
-func (t *Task) readPolicy(ps *[]Problem) {
+// readPolicy applies §11: guard_rails override execution_policy. ps are the
+// TASK's problems: what the schema refused is not taken.
+func (t *Task) readPolicy(ps []Problem) {
 	ep, gr := object(t.raw, "execution_policy"), object(t.raw, "guard_rails")
 	p := Policy{AutoTerminate: true, OnFailure: "REPORT_AND_CONTINUE", RequireFinalSignal: true,
 		Backoff: []time.Duration{30 * time.Second, 120 * time.Second, 300 * time.Second}}
@@ -440,12 +371,8 @@ func (t *Task) readPolicy(ps *[]Problem) {
 			}
 		}
 	}
-	if v, ok := str(ep, "on_failure"); ok {
-		if onFailures[v] {
-			p.OnFailure = v
-		} else {
-			*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/execution_policy/on_failure", fmt.Sprintf("on_failure %q must be one of REPORT_AND_CONTINUE, ABORT_SESSION, RETRY", v)})
-		}
+	if v, ok := str(ep, "on_failure"); ok && !refused(ps, "/execution_policy/on_failure") {
+		p.OnFailure = v
 	}
 	if alts, ok := ep["alternative_models"].([]any); ok {
 		for i, a := range alts {
@@ -457,12 +384,7 @@ func (t *Task) readPolicy(ps *[]Problem) {
 			if alt.Trigger == "" {
 				alt.Trigger = "ALL_ERRORS"
 			}
-			if !triggers[alt.Trigger] {
-				*ps = append(*ps, Problem{"AOP2-SCHEMA-001", fmt.Sprintf("/execution_policy/alternative_models/%d/fallback_trigger", i), fmt.Sprintf("fallback_trigger %q must be one of TIMEOUT, FIRST_ERROR, CRITICAL_ERROR, ALL_ERRORS, COST_LIMIT_EXCEEDED", alt.Trigger)})
-				continue
-			}
-			if !providers[alt.Provider] || alt.Model == "" {
-				*ps = append(*ps, Problem{"AOP2-SCHEMA-001", fmt.Sprintf("/execution_policy/alternative_models/%d", i), "an alternative model needs a v2.0.0 provider and a model"})
+			if refused(ps, "/execution_policy/alternative_models/"+strconv.Itoa(i)) {
 				continue
 			}
 			p.Alternatives = append(p.Alternatives, alt)
@@ -471,12 +393,8 @@ func (t *Task) readPolicy(ps *[]Problem) {
 	if hb := object(ep, "heartbeat"); hb != nil {
 		p.Heartbeat, _ = boolean(hb, "enabled")
 		p.HeartbeatInterval, p.MaxMissedBeats = aop2spec.Heartbeat(numPtr(hb, "interval_seconds"), numPtr(hb, "max_missed_beats"))
-		if v, ok := str(hb, "on_heartbeat_failure"); ok {
-			if hbPolicies[v] {
-				p.OnHeartbeatFailure = v
-			} else {
-				*ps = append(*ps, Problem{"AOP2-SCHEMA-001", "/execution_policy/heartbeat/on_heartbeat_failure", fmt.Sprintf("on_heartbeat_failure %q must be one of ABORT, WARN, CONTINUE", v)})
-			}
+		if v, ok := str(hb, "on_heartbeat_failure"); ok && !refused(ps, "/execution_policy/heartbeat/on_heartbeat_failure") {
+			p.OnHeartbeatFailure = v
 		}
 	}
 	t.Policy = p

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,4 +150,93 @@ func TestParseUTCDateCache(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// dialectOracle is Dialect.Parse by a regexp and time.Parse: the grammar of the
+// dialect's Form, the ranges time.Parse checks, and those it does not (the
+// offset's hour and minute, hour 24).
+func dialectOracle(d Dialect, s string) (time.Time, Zone, bool) {
+	frac := `\d+`
+	if d.MaxFrac > 0 {
+		frac = fmt.Sprintf(`\d{1,%d}`, d.MaxFrac)
+	}
+	re := regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})[` + d.Seps + `](\d{2}):(\d{2})(?::(\d{2})(?:[.,](` + frac + `))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$`)
+	m := re.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, 0, false
+	}
+	sec, f := m[4], m[5]
+	if sec == "" {
+		sec = "00"
+	}
+	if len(f) > 9 {
+		f = f[:9]
+	}
+	if f != "" {
+		f = "." + f
+	}
+	zone, off := ZoneNone, "Z"
+	switch z := m[6]; {
+	case z == "Z" || z == "z":
+		zone = ZoneUTC
+	case z != "":
+		zone, off = ZoneOffset, z[:3]+":00"
+		if len(z) > 3 {
+			off = z[:3] + ":" + z[len(z)-2:]
+		}
+		var h, mm int
+		fmt.Sscanf(off[1:], "%d:%d", &h, &mm)
+		if h > 23 || mm > 59 {
+			return time.Time{}, 0, false
+		}
+	}
+	hour, next := m[2], time.Duration(0)
+	if hour == "24" && d.EndOfDay && m[3] == "00" && sec == "00" && strings.Trim(f, ".0") == "" {
+		hour, next = "00", 24*time.Hour
+	}
+	t, err := time.Parse(time.RFC3339Nano, m[1]+"T"+hour+":"+m[3]+":"+sec+f+off)
+	if err != nil {
+		return time.Time{}, 0, false
+	}
+	return t.Add(next), zone, true
+}
+
+var dialects = []Dialect{{Form: Form{Seps: "Tt"}}, {Form: Form{Seps: "Tt", MaxFrac: 9}, EndOfDay: true}, {Form: Form{Seps: "T "}}}
+
+var dialectSeeds = []string{
+	"2026-02-09T24:00:00Z", "2026-02-28T24:00Z", "2024-12-31T24:00:00.000+01:00", "2026-02-09T24:00:00.001Z", "2026-02-09T24:01:00Z",
+	"2023-02-29T24:00:00Z", "2026-02-09T23:59:60Z", "2026-02-09T21:00:60Z", "2026-02-09T21:00:00+24:00", "2026-02-09T21:00:00+23:59",
+	"2026-02-09T21:00:00+02:60", "2026-02-09T21:00:00-00:00", "2026-02-09T21:00:00+0000", "0999-01-01T00:00:00Z", "0000-01-01T00:00Z",
+	"2026-02-09t21:00z", "2026-02-09T21:00:00.1234567891Z", "2026-02-09T21:00:00Z ", "2026-02-09 21:00:00",
+}
+
+func dialectAgrees(t *testing.T, s string) {
+	t.Helper()
+	for _, d := range dialects {
+		got, gz, gok := d.Parse(s)
+		want, wz, wok := dialectOracle(d, s)
+		if gok != wok || gok && (!got.Equal(want) || gz != wz) {
+			t.Fatalf("%+v.Parse(%q) = %v, %v, %v; oracle %v, %v, %v", d, s, got, gz, gok, want, wz, wok)
+		}
+	}
+}
+
+func TestDialect(t *testing.T) {
+	for _, s := range append(append([]string{}, seeds...), dialectSeeds...) {
+		dialectAgrees(t, s)
+	}
+	// The days of 24:00: the next day, across months and years.
+	d := Dialect{Form: Form{Seps: "T"}, EndOfDay: true}
+	for s, want := range map[string]string{"2024-02-28T24:00:00Z": "2024-02-29T00:00:00Z", "2024-02-29T24:00Z": "2024-03-01T00:00:00Z", "2026-12-31T24:00:00.0Z": "2027-01-01T00:00:00Z"} {
+		if got, _, ok := d.Parse(s); !ok || got.Format(time.RFC3339) != want {
+			t.Errorf("Parse(%q) = %v, %v; want %s", s, got, ok, want)
+		}
+	}
+}
+
+func FuzzDialect(f *testing.F) {
+	for _, s := range append(append([]string{}, seeds...), dialectSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(dialectAgrees)
 }

@@ -58,9 +58,19 @@ func TestHostileFileTraps(t *testing.T) {
 			if !ok {
 				t.Fatal("no rusage")
 			}
-			// Maxrss is in KiB on Linux.
-			if rss := ru.Maxrss << 10; rss > harnessRSSBound {
-				t.Errorf("aopconform reached %d MiB (bound %d MiB)", rss>>20, harnessRSSBound>>20)
+			// Maxrss is in KiB on Linux. Under the race detector every process
+			// of the run carries its shadow memory (442 MiB measured for each trap
+			// alike): the documented bound is held in
+			// normal builds, and a looser one still catches the old growth (12 to
+			// 23 GiB).
+			bound := int64(harnessRSSBound)
+			if raceEnabled {
+				bound = 1 << 30
+			}
+			rss := ru.Maxrss << 10
+			t.Logf("aopconform max RSS %d MiB", rss>>20)
+			if rss > bound {
+				t.Errorf("aopconform reached %d MiB (bound %d MiB)", rss>>20, bound>>20)
 			}
 			if strings.Contains(string(out), "HARNESS ERROR") {
 				t.Errorf("the agent's trap was taken for the harness's trouble:\n%s", clipOut(string(out)))

@@ -131,15 +131,17 @@ func confineMain(raw string, args []string) {
 	syscall.CloseOnExec(3)
 	// Capabilities are per thread: drop them on the thread that execs.
 	runtime.LockOSThread()
-	for _, line := range confineSelf(cfg) {
-		say("%s", line)
-	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, confineEnv+"=") {
 			env = append(env, kv)
 		}
 	}
+	for _, line := range confineSelf(cfg) {
+		say("%s", line)
+	}
+	// Nothing allocates from here to the exec: the limits are in force.
+	say("ready")
 	err := syscall.Exec(cfg.Path, args, env)
 	say("error start %q: %v", args[0], err)
 	os.Exit(126)
@@ -147,37 +149,51 @@ func confineMain(raw string, args []string) {
 
 // confineSelf applies every measure to this process and says, a line each, what
 // took effect ("enforced ...") and what could not ("missing ...: why").
-func confineSelf(cfg confineConfig) []string {
-	var out []string
+func confineSelf(cfg confineConfig) (out []string) {
 	enforced := func(s string) { out = append(out, "enforced "+s) }
 	missing := func(s string, err error) { out = append(out, "missing "+s+": "+err.Error()) }
 
-	// Control groups first: after Landlock their files are out of reach.
+	// The control groups' files are opened now, while Landlock allows it, and
+	// joined last: the confiner's own memory is not the agent's to count.
+	var joins []*os.File
 	for _, procs := range cfg.Cgroups {
-		if err := os.WriteFile(procs, []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
+		f, err := os.OpenFile(procs, os.O_WRONLY, 0)
+		if err != nil {
 			missing("cgroup "+filepath.Dir(procs), err)
+			continue
 		}
+		joins = append(joins, f)
 	}
-	lim := cfg.Limits
-	setrl := func(name string, res int, v int64, what string) {
-		if v <= 0 {
-			return
+	defer func() {
+		for _, f := range joins {
+			if _, err := f.WriteString(strconv.Itoa(os.Getpid())); err != nil {
+				missing("cgroup "+filepath.Dir(f.Name()), err)
+			}
+			f.Close()
 		}
-		var cur unix.Rlimit
-		_ = unix.Getrlimit(res, &cur)
-		if cur.Max != unix.RLIM_INFINITY && cur.Max < uint64(v) {
-			v = int64(cur.Max)
+		// Limits last, just before the exec: lowered earlier, the confiner
+		// itself (a Go program) could run into them.
+		lim := cfg.Limits
+		setrl := func(name string, res int, v int64, what string) {
+			if v <= 0 {
+				return
+			}
+			var cur unix.Rlimit
+			_ = unix.Getrlimit(res, &cur)
+			if cur.Max != unix.RLIM_INFINITY && cur.Max < uint64(v) {
+				v = int64(cur.Max)
+			}
+			if err := unix.Setrlimit(res, &unix.Rlimit{Cur: uint64(v), Max: uint64(v)}); err != nil {
+				missing(name, err)
+				return
+			}
+			enforced(what)
 		}
-		if err := unix.Setrlimit(res, &unix.Rlimit{Cur: uint64(v), Max: uint64(v)}); err != nil {
-			missing(name, err)
-			return
-		}
-		enforced(what)
-	}
-	setrl("memory rlimit", unix.RLIMIT_DATA, lim.Memory, "memory "+bytesText(lim.Memory)+" per process (RLIMIT_DATA)")
-	setrl("CPU rlimit", unix.RLIMIT_CPU, int64(lim.CPU), strconv.Itoa(lim.CPU)+" CPU seconds per process (RLIMIT_CPU)")
-	setrl("file size rlimit", unix.RLIMIT_FSIZE, lim.FileSize, "files up to "+bytesText(lim.FileSize)+" (RLIMIT_FSIZE)")
-	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+		setrl("memory rlimit", unix.RLIMIT_DATA, lim.Memory, "memory "+bytesText(lim.Memory)+" per process (RLIMIT_DATA)")
+		setrl("CPU rlimit", unix.RLIMIT_CPU, int64(lim.CPU), strconv.Itoa(lim.CPU)+" CPU seconds per process (RLIMIT_CPU)")
+		setrl("file size rlimit", unix.RLIMIT_FSIZE, lim.FileSize, "files up to "+bytesText(lim.FileSize)+" (RLIMIT_FSIZE)")
+		_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+	}()
 
 	if os.Geteuid() == 0 {
 		if err := dropCapabilities(); err != nil {

@@ -165,16 +165,23 @@ func supervise(rawCfg string, args []string) int {
 			lines = append(lines, "missing "+l)
 		}
 		sc := bufio.NewScanner(confinerOut)
-		startErr := ""
+		startErr, ready := "", false
 		for sc.Scan() {
 			l := sc.Text()
 			if e, ok := strings.CutPrefix(l, "error "); ok {
 				startErr = e
 				continue
 			}
+			if l == "ready" {
+				ready = true
+				continue
+			}
 			lines = append(lines, l)
 		}
 		confinerOut.Close()
+		if startErr == "" && !ready {
+			startErr = fmt.Sprintf("start %q: the confiner ended before starting it (killed by a limit?)", args[0])
+		}
 		if startErr != "" {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(agent, &ws, 0, nil)

@@ -20,6 +20,7 @@ import (
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/output"
 	"github.com/aopkit/aopkit/lint/project"
+	"github.com/aopkit/aopkit/lint/revdiff"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -39,6 +40,11 @@ const (
 	flagJobs     = "jobs"
 	flagCPUProf  = "cpuprofile"
 	flagVerbose  = "verbose"
+	flagOutput   = "output"
+	flagEnable   = "enable"
+	flagDisable  = "disable"
+	flagOnly     = "enable-only"
+	flagNewFrom  = "new-from-rev"
 )
 
 // config is what the lint action needs, decoded from the flags.
@@ -50,6 +56,11 @@ type config struct {
 	Jobs     int
 	Verbose  bool
 	Args     []string
+	// Outputs are where the report goes, each in its format: --output, else
+	// --format to standard output.
+	Outputs []outputSpec
+	// NewFrom keeps the findings on lines changed since a revision (--new-from-rev).
+	NewFrom *revdiff.Changes
 	// Project is the .aoplint.yaml and baseline in effect (projectFrom).
 	Project *project.Project
 }
@@ -116,6 +127,7 @@ type flagValues interface {
 	String(name string) string
 	Bool(name string) bool
 	Int(name string) int
+	StringSlice(name string) []string
 	IsSet(name string) bool
 }
 
@@ -134,9 +146,10 @@ func (plainDefaults) String(name string) string {
 	return ""
 }
 
-func (plainDefaults) Bool(string) bool  { return false }
-func (plainDefaults) Int(string) int    { return 0 }
-func (plainDefaults) IsSet(string) bool { return false }
+func (plainDefaults) Bool(string) bool            { return false }
+func (plainDefaults) Int(string) int              { return 0 }
+func (plainDefaults) StringSlice(string) []string { return nil }
+func (plainDefaults) IsSet(string) bool           { return false }
 
 // flagsFirst moves the flags of a lint invocation before its arguments, so that
 // "aoplint file.json --format json" works as users expect (urfave/cli stops parsing
@@ -199,6 +212,11 @@ func lintFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
 		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once", DefaultText: "number of CPUs"},
+		&cli.StringSliceFlag{Name: flagOutput, Aliases: []string{"o"}, Usage: "write the report in FORMAT to PATH (FORMAT alone, or PATH -: standard output, instead of --format); repeat it to write several formats in one run", DefaultText: "--format to standard output"},
+		&cli.StringSliceFlag{Name: flagEnable, Aliases: []string{"E"}, Usage: "turn on rules the configuration turned off: rule IDs or globs (AOP2-*), repeated or comma-separated"},
+		&cli.StringSliceFlag{Name: flagDisable, Aliases: []string{"D"}, Usage: "turn rules off: rule IDs or globs, repeated or comma-separated"},
+		&cli.StringSliceFlag{Name: flagOnly, Usage: "run only these rules: rule IDs or globs (excludes --enable and --disable)"},
+		&cli.StringFlag{Name: flagNewFrom, Usage: "report only findings on lines changed since this git revision (git diff REV, untracked files whole)"},
 		clikit.VerboseFlag("on stderr: one line per linted file (protocol, messages, counts) and the files skipped (no protocol marker) or excluded"),
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file (a build with -tags aoplint_pprof)", Hidden: true},
 	}, projectFlags()...)
@@ -324,12 +342,26 @@ func configFrom(c flagValues, args []string) (config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	ok := false
-	for _, f := range output.Formats {
-		ok = ok || f == cfg.Format
-	}
-	if !ok {
+	if !knownFormat(cfg.Format) {
 		return cfg, usageErr("unknown --format %q: want one of %s", cfg.Format, strings.Join(output.Formats, ", "))
+	}
+	if cfg.Outputs, err = outputsFrom(c.StringSlice(flagOutput), cfg.Format, c.IsSet(flagFormat)); err != nil {
+		return cfg, err
+	}
+	cfg.Format = ""
+	for _, o := range cfg.Outputs {
+		if o.Path == "" {
+			cfg.Format = o.Format
+		}
+	}
+	rc := lintconfig.RuleControl{Enable: c.StringSlice(flagEnable), Disable: c.StringSlice(flagDisable), EnableOnly: c.StringSlice(flagOnly)}
+	if err := cfg.Project.Config.Control(rc); err != nil {
+		return cfg, usageErr("%v", err)
+	}
+	if rev := c.String(flagNewFrom); rev != "" {
+		if cfg.NewFrom, err = revdiff.Changed(".", rev); err != nil {
+			return cfg, usageErr("%v", err)
+		}
 	}
 	switch failOn {
 	case "error":
@@ -531,48 +563,70 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "aoplint: %s: %s, %d %s, %d errors, %d warnings, %d info\n", output.SafePath(r.Path), orUnknown(r.Protocol), r.Messages, plural(r.Messages, "message", "messages"), e, w, n)
 		}
 	}
-	if output.Streamable(cfg.Format) {
-		// text, jsonl and github print each file's results as they come (in report
-		// order): a run over many files never holds all its findings.
-		st := output.NewStream(stdout, cfg.Format)
-		st.Color = cfg.Format == "text" && clikit.Color(stdout)
-		file := func(r linter.FileResult) {
-			if e := st.File(r); e != nil && err == nil {
+	// Streamable outputs (text, jsonl, github) print each file's results as they
+	// come (in report order): a run that has only those never holds all its
+	// findings. json, sarif, junit and markdown are one document over every file.
+	sinks := openSinks(cfg.Outputs, stdout, clikit.Color(stdout))
+	var rep *output.Report
+	for _, s := range sinks {
+		if s.st == nil {
+			rep = &output.Report{Version: version.String()}
+		}
+	}
+	file := func(r linter.FileResult) {
+		if cfg.NewFrom != nil {
+			r = cfg.NewFrom.Filter(r, "<stdin>")
+		}
+		for _, s := range sinks {
+			if s.st != nil {
+				if e := s.st.File(r); e != nil && err == nil {
+					err = e
+				}
+			}
+		}
+		if rep != nil {
+			rep.Files = append(rep.Files, r)
+		}
+		verbose(r)
+	}
+	ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { file(proj.File(r, "<stdin>")) })
+	// The configuration's unused ignore entries and the baseline's stale ones.
+	extra, e := proj.Close()
+	if e != nil && err == nil {
+		err = e
+	}
+	for _, r := range extra {
+		file(r)
+	}
+	summed := false
+	if rep != nil {
+		rep.Sort()
+		sum, summed = rep.Summarize(), true
+	}
+	for _, s := range sinks {
+		if s.st != nil {
+			got, e := s.st.Close()
+			if e != nil && err == nil {
 				err = e
 			}
-			verbose(r)
+			if !summed {
+				sum, summed = got, true
+			}
+			continue
 		}
-		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { file(proj.File(r, "<stdin>")) })
-		// The configuration's unused ignore entries and the baseline's stale ones.
-		extra, e := proj.Close()
-		if e != nil && err == nil {
-			err = e
+		if err != nil {
+			continue
 		}
-		for _, r := range extra {
-			file(r)
-		}
-		if s, e := st.Close(); err == nil {
-			sum, err = s, e
-		}
-	} else {
-		// json, sarif and junit are one document over every file.
-		rep := &output.Report{Version: version.String()}
-		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) {
-			r = proj.File(r, "<stdin>")
-			rep.Files = append(rep.Files, r)
-			verbose(r)
-		})
-		extra, e := proj.Close()
-		rep.Files = append(rep.Files, extra...)
-		rep.Sort()
-		if e != nil {
-			err = e
-		} else if cfg.Format == "junit" {
-			err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
+		if s.Format == "junit" {
+			err = output.JUnitFailOn(s.w, rep, cfg.FailOn)
 		} else {
-			err = output.Write(stdout, cfg.Format, rep)
+			err = output.Write(s.w, s.Format, rep)
 		}
-		sum = rep.Summarize()
+	}
+	for _, s := range sinks {
+		if e := s.flush(); e != nil && err == nil {
+			err = e
+		}
 	}
 	for _, e := range ioErrs {
 		fmt.Fprintln(stderr, "aoplint:", e)

@@ -37,6 +37,7 @@ type job struct {
 func expand(args []string, sel selector) ([]job, []error) {
 	var jobs []job
 	var errs []error
+	lifted := map[string]bool{} // data directories already in jobs
 	for _, a := range args {
 		if a == "-" {
 			jobs = append(jobs, job{path: "<stdin>", stdin: true})
@@ -62,13 +63,26 @@ func expand(args []string, sel selector) ([]job, []error) {
 				continue
 			}
 			if !st.IsDir() {
+				// A file of an AOF data directory is linted as part of it: the
+				// directory once, cross-file rules included (pre-commit passes
+				// the staged files one by one).
+				if dir, d := enclosingDataDir(p); d != nil {
+					if !lifted[dir] && sel.Select(dir, true) {
+						lifted[dir] = true
+						jobs = append(jobs, job{path: dir, dir: d})
+					}
+					continue
+				}
 				if sel.Select(p, !globbed) {
 					jobs = append(jobs, job{path: p})
 				}
 				continue
 			}
 			if d := linter.DirLinterFor(p); d != nil && sel.Select(p, true) {
-				jobs = append(jobs, job{path: p, dir: d})
+				if key := filepath.Clean(p); !lifted[key] {
+					lifted[key] = true
+					jobs = append(jobs, job{path: p, dir: d})
+				}
 				continue
 			}
 			err = filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
@@ -111,6 +125,39 @@ func expand(args []string, sel selector) ([]job, []error) {
 		}
 	}
 	return jobs, errs
+}
+
+// maxLift is how many directories above a file enclosingDataDir looks: an AOF data
+// directory's deepest file is tasks/<status>/<taskId>/inputs/handoff.json.
+const maxLift = 5
+
+// enclosingDataDir returns the directory, at most maxLift levels above the file at
+// path, that a DirLinter claims (an AOF data directory), named as path names it
+// (relative stays relative); nil when there is none.
+func enclosingDataDir(path string) (string, *linter.DirLinter) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", nil
+	}
+	dir := filepath.Dir(abs)
+	for i := 0; i < maxLift; i++ {
+		if d := linter.DirLinterFor(dir); d != nil {
+			if !filepath.IsAbs(path) {
+				if wd, err := os.Getwd(); err == nil {
+					if rel, err := filepath.Rel(wd, dir); err == nil {
+						return rel, d
+					}
+				}
+			}
+			return dir, d
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "", nil
 }
 
 // selector says which inputs are linted: project.Project.

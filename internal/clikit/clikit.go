@@ -126,3 +126,36 @@ func WriteJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// UsageHint is what a usage error ends with: where the help of the command that
+// failed is, such as "(aoplint config check --help)".
+func UsageHint(c *cli.Context) string {
+	name := ""
+	if c != nil && c.Command != nil {
+		name = c.Command.HelpName
+	}
+	if name == "" && c != nil && c.App != nil {
+		name = c.App.Name
+	}
+	return "(" + name + " --help)"
+}
+
+// OnUsageErrors makes every command of app (subcommands too) that has no
+// OnUsageError of its own report a usage error (a bad flag, a missing value) with
+// fn, as the app does: never urfave/cli's "Incorrect Usage" and the whole help on
+// standard output.
+func OnUsageErrors(app *cli.App, fn cli.OnUsageErrorFunc) {
+	if app.OnUsageError == nil {
+		app.OnUsageError = fn
+	}
+	var walk func(cs []*cli.Command)
+	walk = func(cs []*cli.Command) {
+		for _, c := range cs {
+			if c.OnUsageError == nil {
+				c.OnUsageError = fn
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+}

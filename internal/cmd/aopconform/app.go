@@ -101,7 +101,9 @@ type runConfig struct {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	usage := func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} }
+	usage := func(c *cli.Context, err error, _ bool) error {
+		return usageError{err.Error() + " " + clikit.UsageHint(c)}
+	}
 	app := &cli.App{
 		Name:           "aopconform",
 		Usage:          "certify an agent: play the orchestrator through scripted scenarios, lint and score",
@@ -192,6 +194,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app.Commands = append(app.Commands, engineCommand(stdout, stderr, usage), engineFaultsCommand(stdout, stderr, usage))
 	addCertCommands(app, stdout, stderr, usage)
 	clikit.Setup(app)
+	clikit.OnUsageErrors(app, usage) // completion and help too
 	return app
 }
 

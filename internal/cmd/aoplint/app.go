@@ -284,6 +284,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		},
 	}
 	clikit.Setup(app)
+	// A bad flag: one line and a hint on stderr, exit 2, nothing on stdout.
+	clikit.OnUsageErrors(app, func(c *cli.Context, err error, _ bool) error {
+		return usageErr("%v %s", err, clikit.UsageHint(c))
+	})
 	return app
 }
 

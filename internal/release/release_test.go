@@ -202,3 +202,17 @@ func TestReleasePrepare(t *testing.T) {
 		t.Error("release-prepare accepts a version that is not vX.Y.Z")
 	}
 }
+
+// TestShellcheck: the shell scripts users run (the Action's, the pre-commit hook's,
+// the release's) pass shellcheck, when it is installed (Debian's shellcheck).
+func TestShellcheck(t *testing.T) {
+	if _, err := exec.LookPath("shellcheck"); err != nil {
+		t.Skip("shellcheck is not installed (apt-get install shellcheck)")
+	}
+	scripts := []string{"action/install.sh", "action/run.sh", "hooks/aoplint", ".ci/release-prepare", ".ci/release-check"}
+	cmd := exec.Command("shellcheck", scripts...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("shellcheck: %v\n%s", err, out)
+	}
+}

@@ -88,7 +88,8 @@ if [ "${INPUT_ONLY_NEW_ISSUES:-false}" = true ]; then
   fi
 fi
 
-"$aoplint" "${args[@]}" "${extra[@]}" -- "${paths[@]}"
+# ${a[@]+"${a[@]}"}: an empty array under set -u in bash 3.2 (macOS).
+"$aoplint" ${args[@]+"${args[@]}"} ${extra[@]+"${extra[@]}"} -- "${paths[@]}"
 code=$?
 echo "exit-code=$code" >>"$github_output"
 

@@ -62,6 +62,19 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	// Completion offers the protocols and, after explain, the check IDs.
+	clikit.CompleteValues(app, args, map[string]clikit.Values{
+		flagProtocol: func() []string { return conform.Protocols },
+		flagFormat:   func() []string { return []string{"text", "json"} },
+	}, map[string]clikit.Values{
+		"explain": func() []string {
+			var ids []string
+			for _, c := range conform.Checks("") {
+				ids = append(ids, c.ID)
+			}
+			return ids
+		},
+	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := app.RunContext(ctx, args)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/aopkit/aopkit/internal/version"
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/aopoutput"
 	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/output"
@@ -77,11 +79,52 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitClean
 	app := newApp(stdin, stdout, stderr, &code)
+	completeValues(app, args)
 	args = commandOrPath(app, args, stderr)
 	if err := app.Run(flagsFirst(app, args)); err != nil {
 		return exitCode(err, stderr)
 	}
 	return code
+}
+
+// completeValues makes shell completion offer formats, protocols, severities,
+// task types and rule IDs, from the lists the command checks them against.
+func completeValues(app *cli.App, args []string) {
+	ruleIDs := func() []string {
+		var ids []string
+		for _, r := range lint.Rules() {
+			ids = append(ids, r.ID)
+		}
+		return ids
+	}
+	formats := func() []string { return output.Formats }
+	clikit.CompleteValues(app, args, map[string]clikit.Values{
+		flagFormat:                formats,
+		"rules " + flagFormat:     func() []string { return []string{"text", "json", "markdown"} },
+		"protocols " + flagFormat: func() []string { return []string{"text", "json"} },
+		flagOutput:                formats,
+		flagProtocol:              protocolIDs,
+		flagFailOn:                func() []string { return []string{"error", "warning"} },
+		flagTaskType:              taskTypes,
+		flagEnable:                ruleIDs,
+		flagDisable:               ruleIDs,
+		flagOnly:                  ruleIDs,
+		flagUnrecognised: func() []string {
+			return []string{lintconfig.UnrecognisedAuto, lintconfig.UnrecognisedSkip, lintconfig.UnrecognisedError}
+		},
+	}, map[string]clikit.Values{
+		"explain": ruleIDs,
+		"schema":  protocolIDs,
+	})
+}
+
+func taskTypes() []string {
+	var ts []string
+	for t := range aopoutput.TaskTypes {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	return ts
 }
 
 // exitCode reports err on stderr and returns its exit code.

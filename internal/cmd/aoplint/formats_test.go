@@ -14,8 +14,8 @@ import (
 )
 
 // TestFormatsOneList: the output formats of `aoplint --help`, `aoplint config
-// schema`, the commented .aoplint.yaml of `aoplint config init` and
-// docs/configuration.md are output.Formats, the list the command accepts.
+// schema`, the commented .aoplint.yaml of `aoplint config init`, shell completion
+// and docs/configuration.md are output.Formats, the list the command accepts.
 func TestFormatsOneList(t *testing.T) {
 	want := append([]string(nil), output.Formats...)
 	sort.Strings(want)
@@ -61,6 +61,15 @@ func TestFormatsOneList(t *testing.T) {
 		t.Fatal("the configuration template does not list the formats")
 	}
 	check("aoplint config init's template", words(m[1]))
+
+	// Shell completion offers them after --format and --output.
+	for _, flag := range []string{"--format", "-o"} {
+		stdout.Reset()
+		if code := run([]string{"aoplint", flag, "--generate-bash-completion"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Fatalf("completion after %s: exit %d: %s", flag, code, stderr.String())
+		}
+		check("completion after "+flag, strings.Fields(stdout.String()))
+	}
 
 	doc, err := os.ReadFile("../../../docs/configuration.md")
 	if err != nil {

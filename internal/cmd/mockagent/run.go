@@ -51,6 +51,26 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
+	// Completion offers the protocols and the faults.
+	clikit.CompleteValues(app, args, map[string]clikit.Values{
+		flagProtocol: mockagent.Protocols,
+		flagFault: func() []string {
+			set := map[string]bool{}
+			for _, p := range mockagent.Protocols() {
+				a, _ := mockagent.Lookup(p)
+				for _, f := range a.Faults {
+					set[f.Name] = true
+				}
+			}
+			var names []string
+			for n := range set {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return names
+		},
+		"faults format": func() []string { return []string{"text", "json"} },
+	}, nil)
 	err := app.Run(args)
 	var code exitCode
 	var uerr usageError

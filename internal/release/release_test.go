@@ -216,3 +216,29 @@ func TestShellcheck(t *testing.T) {
 		t.Errorf("shellcheck: %v\n%s", err, out)
 	}
 }
+
+// TestCrossBuild: the release's commands compile for the systems of
+// .goreleaser.yaml (go vet type-checks them without linking). mockagent
+// did not build for windows (x/sys/unix's SignalName). aopconform is held to
+// linux only here: conform/agentio does not build for darwin or windows yet
+// (Policy is defined in a linux-only file), which a release would hit.
+func TestCrossBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("type-checks the commands for six platforms: not in -short")
+	}
+	// One architecture per system (linux/amd64 is the suite's own build): each
+	// target type-checks every dependency once, minutes on a fresh cache.
+	for _, target := range []string{"linux/arm64", "darwin/arm64", "windows/amd64"} {
+		goos, goarch, _ := strings.Cut(target, "/")
+		pkgs := []string{"./cmd/aoplint", "./cmd/mockagent"}
+		if goos == "linux" {
+			pkgs = append(pkgs, "./cmd/aopconform")
+		}
+		cmd := exec.Command("go", append([]string{"vet"}, pkgs...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: go vet %s: %v\n%s", target, strings.Join(pkgs, " "), err, out)
+		}
+	}
+}

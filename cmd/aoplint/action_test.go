@@ -54,4 +54,17 @@ func TestActionWiring(t *testing.T) {
 	if !strings.Contains(string(yml), `"$GITHUB_ACTION_PATH/action/run.sh"`) || !strings.Contains(string(yml), "using: composite") {
 		t.Error("action.yml does not run action/run.sh as a composite action")
 	}
+	// Installed from the release (action/install.sh, testdata/script/
+	// aoplint_action_install.txtar), cached, at a pinned version; SARIF through
+	// the supported upload action.
+	for _, want := range []string{`"$GITHUB_ACTION_PATH/action/install.sh"`, "uses: actions/cache@", "uses: github/codeql-action/upload-sarif@v4", "# release-version\n"} {
+		if !strings.Contains(string(yml), want) {
+			t.Errorf("action.yml lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"@latest", "'latest'", "github.action_ref", "--fail-on error"} {
+		if strings.Contains(string(yml)+string(script), bad) {
+			t.Errorf("action.yml or run.sh has %s", bad)
+		}
+	}
 }

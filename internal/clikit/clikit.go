@@ -133,3 +133,93 @@ func WriteJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// UsageHint is what a usage error ends with: where the help of the command that
+// failed is, such as "(aoplint config check --help)".
+func UsageHint(c *cli.Context) string {
+	name := ""
+	if c != nil && c.Command != nil {
+		name = c.Command.HelpName
+	}
+	if name == "" && c != nil && c.App != nil {
+		name = c.App.Name
+	}
+	return "(" + name + " --help)"
+}
+
+// OnUsageErrors makes every command of app (subcommands too) that has no
+// OnUsageError of its own report a usage error (a bad flag, a missing value) with
+// fn, as the app does: never urfave/cli's "Incorrect Usage" and the whole help on
+// standard output.
+func OnUsageErrors(app *cli.App, fn cli.OnUsageErrorFunc) {
+	if app.OnUsageError == nil {
+		app.OnUsageError = fn
+	}
+	var walk func(cs []*cli.Command)
+	walk = func(cs []*cli.Command) {
+		for _, c := range cs {
+			if c.OnUsageError == nil {
+				c.OnUsageError = fn
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+}
+
+// Values completes a flag's value or a command's arguments: the words a shell
+// completion offers.
+type Values func() []string
+
+// CompleteValues makes shell completion (--generate-bash-completion, which the
+// scripts of CompletionScript call) offer values: after a flag named in flags
+// (by its first name, or "COMMAND NAME" for one command's flag), that flag's
+// values; as the argument of a command named in
+// args, its values; else the default (flags after "-", commands). args is the
+// command line as the program got it (os.Args): urfave/cli's completion reads
+// the word before the cursor from there.
+func CompleteValues(app *cli.App, argv []string, flags map[string]Values, args map[string]Values) {
+	prev := ""
+	if len(argv) > 2 {
+		prev = argv[len(argv)-2]
+	}
+	wrap := func(cmd *cli.Command, own []cli.Flag) cli.BashCompleteFunc {
+		return func(c *cli.Context) {
+			if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") {
+				name := strings.TrimLeft(prev, "-")
+				for _, f := range own {
+					for _, n := range f.Names() {
+						if n != name {
+							continue
+						}
+						values := flags[f.Names()[0]]
+						if cmd != nil && flags[cmd.Name+" "+f.Names()[0]] != nil {
+							values = flags[cmd.Name+" "+f.Names()[0]]
+						}
+						if values != nil {
+							for _, v := range values() {
+								fmt.Fprintln(c.App.Writer, v)
+							}
+							return
+						}
+					}
+				}
+			} else if cmd != nil && args[cmd.Name] != nil {
+				for _, v := range args[cmd.Name]() {
+					fmt.Fprintln(c.App.Writer, v)
+				}
+				return
+			}
+			cli.DefaultCompleteWithFlags(cmd)(c)
+		}
+	}
+	app.BashComplete = wrap(nil, app.Flags)
+	var walk func(cs []*cli.Command)
+	walk = func(cs []*cli.Command) {
+		for _, c := range cs {
+			c.BashComplete = wrap(c, c.Flags)
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+}

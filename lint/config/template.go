@@ -18,7 +18,7 @@ const Template = `# aoplint configuration: https://github.com/aopkit/aopkit/blob
 # Editors complete this file from its JSON Schema: aoplint config schema > .aoplint.schema.json
 # yaml-language-server: $schema=https://aopkit.dev/schemas/aoplint/config.schema.json
 
-# Output format when --format is not given: text, json, sarif, junit or github.
+# Output format when --format is not given: text, json, jsonl, sarif, junit, github or markdown.
 format: text
 
 # Exit 1 on findings of this severity or worse: error or warning.

@@ -140,6 +140,11 @@ func Open(o Options) (*Project, error) {
 		base = filepath.Join(cfg.Dir, filepath.FromSlash(cfg.Baseline))
 		if _, err := os.Stat(base); err != nil {
 			base = "" // named by the configuration but not written yet
+		} else if wd, err := os.Getwd(); err == nil {
+			// Reported as --baseline reports it: relative to the working directory.
+			if rel, err := filepath.Rel(wd, base); err == nil {
+				base = rel
+			}
 		}
 	}
 	if base != "" {

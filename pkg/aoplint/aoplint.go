@@ -11,7 +11,13 @@
 //
 // A single message, a JSON-lines stream or transcript, and an aop-output text report
 // are all accepted; the protocol of each message is detected unless Options.Protocol
-// names one. The functions are safe for concurrent use.
+// names one (an unknown one is an error, ErrUnknownProtocol). LintContext stops when
+// its context is done. The functions are safe for concurrent use.
+//
+// To lint a repository as the aoplint command does, with its .aoplint.yaml (files,
+// rules, overrides, ignore entries, baseline), open a Project and call LintPaths on
+// files, directories (AOF data directories as a whole) and globs; the Report it
+// returns writes every format of the command (Report.Write, Formats).
 package aoplint
 
 import (
@@ -19,7 +25,12 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all" // every protocol's rules
+	// The rules of the baseline and of suppression (GEN-BASELINE, GEN-IGNORE) are
+	// registered by their packages, which lint/all cannot import (their tests
+	// import lint/all): without them Rules() listed 172 rules, `aoplint rules` 174.
+	_ "github.com/aopkit/aopkit/lint/baseline"
 	"github.com/aopkit/aopkit/lint/linter"
+	_ "github.com/aopkit/aopkit/lint/suppress"
 )
 
 // Diagnostic is one finding: rule ID, severity, message, 1-based line and column, the
@@ -99,14 +110,20 @@ func resultOf(fr linter.FileResult) *Result {
 	return r
 }
 
-// Lint lints data: one message, a JSON-lines stream or an aop-output report.
+// Lint lints data: one message, a JSON-lines stream or an aop-output report. It
+// does not check opts: call Options.Check first, or use LintContext, which returns
+// ErrUnknownProtocol for a protocol that does not exist.
 func Lint(data []byte, opts Options) *Result {
 	return resultOf(linter.LintBytes(opts.name(), data, opts.linter()))
 }
 
 // LintReader lints what r holds, reading a stream line by line (memory stays bounded
-// however long it is). The error is the reader's; findings are in the Result.
+// however long it is). The error is the reader's, or the options' (Options.Check:
+// ErrUnknownProtocol); findings are in the Result.
 func LintReader(r io.Reader, opts Options) (*Result, error) {
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
 	fr, err := linter.LintReader(opts.name(), r, opts.linter())
 	if err != nil {
 		return nil, err
@@ -117,6 +134,9 @@ func LintReader(r io.Reader, opts Options) (*Result, error) {
 // LintFile lints a file on disk; Options.Name defaults to path and BaseDir to its
 // directory.
 func LintFile(path string, opts Options) (*Result, error) {
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
 	if opts.Name == "" {
 		opts.Name = path
 	}

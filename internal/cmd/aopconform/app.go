@@ -62,6 +62,19 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	// Completion offers the protocols and, after explain, the check IDs.
+	clikit.CompleteValues(app, args, map[string]clikit.Values{
+		flagProtocol: func() []string { return conform.Protocols },
+		flagFormat:   func() []string { return []string{"text", "json"} },
+	}, map[string]clikit.Values{
+		"explain": func() []string {
+			var ids []string
+			for _, c := range conform.Checks("") {
+				ids = append(ids, c.ID)
+			}
+			return ids
+		},
+	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := app.RunContext(ctx, args)
@@ -103,7 +116,9 @@ type runConfig struct {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	usage := func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} }
+	usage := func(c *cli.Context, err error, _ bool) error {
+		return usageError{err.Error() + " " + clikit.UsageHint(c)}
+	}
 	app := &cli.App{
 		Name:           "aopconform",
 		Usage:          "certify an agent: play the orchestrator through scripted scenarios, lint and score",
@@ -195,6 +210,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	addCertCommands(app, stdout, stderr, usage)
 	app.Commands = append(app.Commands, coverageCommand(stdout, stderr, usage))
 	clikit.Setup(app)
+	clikit.OnUsageErrors(app, usage) // completion and help too
 	return app
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/conform/orchside"
 	"github.com/aopkit/aopkit/conform/runner"
+	"github.com/aopkit/aopkit/internal/clikit"
 )
 
 // Flags of the orchestrator side.
@@ -234,36 +235,56 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 // engines, one a line: protocol, fault, what it does (tab-separated).
 func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Command {
 	return &cli.Command{
-		Name:         "engine-faults",
-		Usage:        "list the faults the reference engine plays on purpose (aopconform engine --fault NAME)",
-		UsageText:    "aopconform engine-faults [--protocol ID]",
-		Flags:        []cli.Flag{&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"}},
+		Name:      "engine-faults",
+		Usage:     "list the faults the reference engine plays on purpose (aopconform engine --fault NAME)",
+		UsageText: "aopconform engine-faults [--protocol ID] [--format text|json]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
+			&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+		},
 		OnUsageError: usage,
 		Action: func(c *cli.Context) error {
-			protocol := c.String(flagProtocol)
+			protocol, format := c.String(flagProtocol), c.String(flagFormat)
+			if format != "text" && format != "json" {
+				fmt.Fprintf(stderr, "aopconform: unknown --format %q for engine-faults: want text or json\n", format)
+				return exitCode(exitHarness)
+			}
 			if protocol != "" && !conform.KnownProtocol(protocol) {
 				fmt.Fprintf(stderr, "aopconform: unknown protocol %q (one of %s)\n", protocol, strings.Join(conform.Protocols, ", "))
 				return exitCode(exitHarness)
 			}
-			var lines []string
+			list := []engineFaultJSON{}
 			for p, f := range engineFaults {
 				if protocol != "" && p != protocol {
 					continue
 				}
 				for _, ef := range f() {
-					lines = append(lines, p+"\t"+ef.Name+"\t"+ef.Doc)
+					list = append(list, engineFaultJSON{Protocol: p, Fault: ef.Name, Doc: ef.Doc})
 				}
 			}
-			sort.Strings(lines)
-			for _, l := range lines {
-				fmt.Fprintln(stdout, l)
+			sort.Slice(list, func(i, j int) bool {
+				a, b := list[i], list[j]
+				return a.Protocol+"\t"+a.Fault+"\t"+a.Doc < b.Protocol+"\t"+b.Fault+"\t"+b.Doc
+			})
+			if format == "json" {
+				return clikit.WriteJSON(stdout, list)
 			}
-			if len(lines) == 0 {
+			for _, l := range list {
+				fmt.Fprintln(stdout, l.Protocol+"\t"+l.Fault+"\t"+l.Doc)
+			}
+			if len(list) == 0 {
 				fmt.Fprintln(stderr, "aopconform: no engine faults (yet)")
 			}
 			return nil
 		},
 	}
+}
+
+// engineFaultJSON is one fault of `aopconform engine-faults --format json`.
+type engineFaultJSON struct {
+	Protocol string `json:"protocol"`
+	Fault    string `json:"fault"`
+	Doc      string `json:"doc"`
 }
 
 type engineConfig struct {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,10 +18,12 @@ import (
 	"github.com/aopkit/aopkit/internal/version"
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/aopoutput"
 	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/output"
 	"github.com/aopkit/aopkit/lint/project"
+	"github.com/aopkit/aopkit/lint/revdiff"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -41,6 +44,11 @@ const (
 	flagJobs     = "jobs"
 	flagCPUProf  = "cpuprofile"
 	flagVerbose  = "verbose"
+	flagOutput   = "output"
+	flagEnable   = "enable"
+	flagDisable  = "disable"
+	flagOnly     = "enable-only"
+	flagNewFrom  = "new-from-rev"
 )
 
 // config is what the lint action needs, decoded from the flags.
@@ -55,6 +63,11 @@ type config struct {
 	Jobs        int
 	Verbose     bool
 	Args        []string
+	// Outputs are where the report goes, each in its format: --output, else
+	// --format to standard output.
+	Outputs []outputSpec
+	// NewFrom keeps the findings on lines changed since a revision (--new-from-rev).
+	NewFrom *revdiff.Changes
 	// Project is the .aoplint.yaml and baseline in effect (projectFrom).
 	Project *project.Project
 }
@@ -71,11 +84,52 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitClean
 	app := newApp(stdin, stdout, stderr, &code)
+	completeValues(app, args)
 	args = commandOrPath(app, args, stderr)
 	if err := app.Run(flagsFirst(app, args)); err != nil {
 		return exitCode(err, stderr)
 	}
 	return code
+}
+
+// completeValues makes shell completion offer formats, protocols, severities,
+// task types and rule IDs, from the lists the command checks them against.
+func completeValues(app *cli.App, args []string) {
+	ruleIDs := func() []string {
+		var ids []string
+		for _, r := range lint.Rules() {
+			ids = append(ids, r.ID)
+		}
+		return ids
+	}
+	formats := func() []string { return output.Formats }
+	clikit.CompleteValues(app, args, map[string]clikit.Values{
+		flagFormat:                formats,
+		"rules " + flagFormat:     func() []string { return []string{"text", "json", "markdown"} },
+		"protocols " + flagFormat: func() []string { return []string{"text", "json"} },
+		flagOutput:                formats,
+		flagProtocol:              protocolIDs,
+		flagFailOn:                func() []string { return []string{"error", "warning"} },
+		flagTaskType:              taskTypes,
+		flagEnable:                ruleIDs,
+		flagDisable:               ruleIDs,
+		flagOnly:                  ruleIDs,
+		flagUnrecognised: func() []string {
+			return []string{lintconfig.UnrecognisedAuto, lintconfig.UnrecognisedSkip, lintconfig.UnrecognisedError}
+		},
+	}, map[string]clikit.Values{
+		"explain": ruleIDs,
+		"schema":  protocolIDs,
+	})
+}
+
+func taskTypes() []string {
+	var ts []string
+	for t := range aopoutput.TaskTypes {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	return ts
 }
 
 // exitCode reports err on stderr and returns its exit code.
@@ -121,6 +175,7 @@ type flagValues interface {
 	String(name string) string
 	Bool(name string) bool
 	Int(name string) int
+	StringSlice(name string) []string
 	IsSet(name string) bool
 }
 
@@ -139,9 +194,10 @@ func (plainDefaults) String(name string) string {
 	return ""
 }
 
-func (plainDefaults) Bool(string) bool  { return false }
-func (plainDefaults) Int(string) int    { return 0 }
-func (plainDefaults) IsSet(string) bool { return false }
+func (plainDefaults) Bool(string) bool            { return false }
+func (plainDefaults) Int(string) int              { return 0 }
+func (plainDefaults) StringSlice(string) []string { return nil }
+func (plainDefaults) IsSet(string) bool           { return false }
 
 // flagsFirst moves the flags of a lint invocation before its arguments, so that
 // "aoplint file.json --format json" works as users expect (urfave/cli stops parsing
@@ -205,6 +261,11 @@ func lintFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
 		&cli.StringFlag{Name: flagDetails, Usage: "the directory the agent ran in: an aop-output report's DETAILS_FILE is resolved there, and a details file missing there is an error (else a warning)"},
 		&cli.IntFlag{Name: flagJobs, Aliases: []string{"j"}, Usage: "files, and lines of a stream, linted at once", DefaultText: "number of CPUs"},
+		&cli.StringSliceFlag{Name: flagOutput, Aliases: []string{"o"}, Usage: "write the report in FORMAT to PATH (FORMAT alone, or PATH -: standard output, instead of --format); repeat it to write several formats in one run", DefaultText: "--format to standard output"},
+		&cli.StringSliceFlag{Name: flagEnable, Aliases: []string{"E"}, Usage: "turn on rules the configuration turned off: rule IDs or globs (AOP2-*), repeated or comma-separated"},
+		&cli.StringSliceFlag{Name: flagDisable, Aliases: []string{"D"}, Usage: "turn rules off: rule IDs or globs, repeated or comma-separated"},
+		&cli.StringSliceFlag{Name: flagOnly, Usage: "run only these rules: rule IDs or globs (excludes --enable and --disable)"},
+		&cli.StringFlag{Name: flagNewFrom, Usage: "report only findings on lines changed since this git revision (git diff REV, untracked files whole)"},
 		clikit.VerboseFlag("on stderr: one line per linted file (protocol, messages, counts) and the files skipped (no protocol marker) or excluded"),
 		&cli.StringFlag{Name: flagCPUProf, Usage: "write a CPU profile (pprof) of the run to this file (a build with -tags aoplint_pprof)", Hidden: true},
 	}, projectFlags()...)
@@ -272,6 +333,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		},
 	}
 	clikit.Setup(app)
+	// A bad flag: one line and a hint on stderr, exit 2, nothing on stdout.
+	clikit.OnUsageErrors(app, func(c *cli.Context, err error, _ bool) error {
+		return usageErr("%v %s", err, clikit.UsageHint(c))
+	})
 	return app
 }
 
@@ -335,12 +400,26 @@ func configFrom(c flagValues, args []string) (config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	ok := false
-	for _, f := range output.Formats {
-		ok = ok || f == cfg.Format
-	}
-	if !ok {
+	if !knownFormat(cfg.Format) {
 		return cfg, usageErr("unknown --format %q: want one of %s", cfg.Format, strings.Join(output.Formats, ", "))
+	}
+	if cfg.Outputs, err = outputsFrom(c.StringSlice(flagOutput), cfg.Format, c.IsSet(flagFormat)); err != nil {
+		return cfg, err
+	}
+	cfg.Format = ""
+	for _, o := range cfg.Outputs {
+		if o.Path == "" {
+			cfg.Format = o.Format
+		}
+	}
+	rc := lintconfig.RuleControl{Enable: c.StringSlice(flagEnable), Disable: c.StringSlice(flagDisable), EnableOnly: c.StringSlice(flagOnly)}
+	if err := cfg.Project.Config.Control(rc); err != nil {
+		return cfg, usageErr("%v", err)
+	}
+	if rev := c.String(flagNewFrom); rev != "" {
+		if cfg.NewFrom, err = revdiff.Changed(".", rev); err != nil {
+			return cfg, usageErr("%v", err)
+		}
 	}
 	switch failOn {
 	case "error":
@@ -543,48 +622,70 @@ func lintCmd(cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "aoplint: %s: %s, %d %s, %d errors, %d warnings, %d info\n", output.SafePath(r.Path), orUnknown(r.Protocol), r.Messages, plural(r.Messages, "message", "messages"), e, w, n)
 		}
 	}
-	if output.Streamable(cfg.Format) {
-		// text, jsonl and github print each file's results as they come (in report
-		// order): a run over many files never holds all its findings.
-		st := output.NewStream(stdout, cfg.Format)
-		st.Color = cfg.Format == "text" && clikit.Color(stdout)
-		file := func(r linter.FileResult) {
-			if e := st.File(r); e != nil && err == nil {
+	// Streamable outputs (text, jsonl, github) print each file's results as they
+	// come (in report order): a run that has only those never holds all its
+	// findings. json, sarif, junit and markdown are one document over every file.
+	sinks := openSinks(cfg.Outputs, stdout, clikit.Color(stdout))
+	var rep *output.Report
+	for _, s := range sinks {
+		if s.st == nil {
+			rep = &output.Report{Version: version.String()}
+		}
+	}
+	file := func(r linter.FileResult) {
+		if cfg.NewFrom != nil {
+			r = cfg.NewFrom.Filter(r, "<stdin>")
+		}
+		for _, s := range sinks {
+			if s.st != nil {
+				if e := s.st.File(r); e != nil && err == nil {
+					err = e
+				}
+			}
+		}
+		if rep != nil {
+			rep.Files = append(rep.Files, r)
+		}
+		verbose(r)
+	}
+	ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { file(proj.File(r, "<stdin>")) })
+	// The configuration's unused ignore entries and the baseline's stale ones.
+	extra, e := proj.Close()
+	if e != nil && err == nil {
+		err = e
+	}
+	for _, r := range extra {
+		file(r)
+	}
+	summed := false
+	if rep != nil {
+		rep.Sort()
+		sum, summed = rep.Summarize(), true
+	}
+	for _, s := range sinks {
+		if s.st != nil {
+			got, e := s.st.Close()
+			if e != nil && err == nil {
 				err = e
 			}
-			verbose(r)
+			if !summed {
+				sum, summed = got, true
+			}
+			continue
 		}
-		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) { file(proj.File(r, "<stdin>")) })
-		// The configuration's unused ignore entries and the baseline's stale ones.
-		extra, e := proj.Close()
-		if e != nil && err == nil {
-			err = e
+		if err != nil {
+			continue
 		}
-		for _, r := range extra {
-			file(r)
-		}
-		if s, e := st.Close(); err == nil {
-			sum, err = s, e
-		}
-	} else {
-		// json, sarif and junit are one document over every file.
-		rep := &output.Report{Version: version.String()}
-		ioErrs = lintInputs(cfg.Args, proj, optsFor, cfg.Jobs, in, func(r linter.FileResult) {
-			r = proj.File(r, "<stdin>")
-			rep.Files = append(rep.Files, r)
-			verbose(r)
-		})
-		extra, e := proj.Close()
-		rep.Files = append(rep.Files, extra...)
-		rep.Sort()
-		if e != nil {
-			err = e
-		} else if cfg.Format == "junit" {
-			err = output.JUnitFailOn(stdout, rep, cfg.FailOn)
+		if s.Format == "junit" {
+			err = output.JUnitFailOn(s.w, rep, cfg.FailOn)
 		} else {
-			err = output.Write(stdout, cfg.Format, rep)
+			err = output.Write(s.w, s.Format, rep)
 		}
-		sum = rep.Summarize()
+	}
+	for _, s := range sinks {
+		if e := s.flush(); e != nil && err == nil {
+			err = e
+		}
 	}
 	for _, e := range ioErrs { // an error names a path: escaped (safetext)
 		fmt.Fprintln(stderr, "aoplint:", safetext.Block(e.Error()))

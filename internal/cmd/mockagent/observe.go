@@ -5,9 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/aopkit/aopkit/mockagent"
 )
@@ -32,13 +29,4 @@ func observe(cfg config, stdin *io.Reader, stdout *io.Writer) (*mockagent.Observ
 	*stdin = obs.Stdin(*stdin)
 	*stdout = obs.Stdout(*stdout)
 	return obs, nil
-}
-
-func signalName(s os.Signal) string {
-	if ss, ok := s.(syscall.Signal); ok {
-		if n := unix.SignalName(ss); n != "" {
-			return n
-		}
-	}
-	return s.String()
 }

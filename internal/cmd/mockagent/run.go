@@ -51,6 +51,26 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
+	// Completion offers the protocols and the faults.
+	clikit.CompleteValues(app, args, map[string]clikit.Values{
+		flagProtocol: mockagent.Protocols,
+		flagFault: func() []string {
+			set := map[string]bool{}
+			for _, p := range mockagent.Protocols() {
+				a, _ := mockagent.Lookup(p)
+				for _, f := range a.Faults {
+					set[f.Name] = true
+				}
+			}
+			var names []string
+			for n := range set {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return names
+		},
+		"faults format": func() []string { return []string{"text", "json"} },
+	}, nil)
 	err := app.Run(args)
 	var code exitCode
 	var uerr usageError
@@ -82,7 +102,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			clikit.VerboseFlag("say on stderr what is played and how it ended"),
 			&cli.StringFlag{Name: flagObserve, Usage: "write what the agent receives, sends, the signals it gets and its exit to a new file in `DIR` (orchestrator-side certification)"},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageError{err.Error() + " " + clikit.UsageHint(c)}
+		},
 		Action: func(c *cli.Context) error {
 			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Verbose: c.Bool("verbose"), Args: c.Args().Slice(), Observe: c.String(flagObserve)}
 			return runAgent(c.Context, cfg, stdin, stdout, stderr)
@@ -94,13 +116,16 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
 				&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
 			},
-			OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+			OnUsageError: func(c *cli.Context, err error, _ bool) error {
+				return usageError{err.Error() + " " + clikit.UsageHint(c)}
+			},
 			Action: func(c *cli.Context) error {
 				return listFaults(stdout, c.String(flagProtocol), c.String("format"))
 			},
 		}},
 	}
 	clikit.Setup(app)
+	clikit.OnUsageErrors(app, app.OnUsageError) // completion and help too
 	return app
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	orchscenarios "github.com/aopkit/aopkit/fixtures/orchestrator-scenarios"
-	"github.com/aopkit/aopkit/mockagent"
 )
 
 // Decisions renders what the orchestrator did with its agent in one scenario as a
@@ -67,16 +66,22 @@ func Decisions(s *conform.Session) []string {
 				}
 				out = append(out, line)
 			case "stdin-eof":
-				out = append(out, "  closes its stdin")
+				if e.By == "" {
+					out = append(out, "  closes its stdin")
+				}
 			case "signal":
-				out = append(out, "  signals "+e.Signal)
+				if e.By == "" {
+					out = append(out, "  signals "+e.Signal)
+				}
 			case "exit":
 				out = append(out, fmt.Sprintf("  agent exits %d", e.Code))
 			}
 		}
 		if l.Exit() == nil {
-			if orch != nil && !orch.Terminated.IsZero() && !l.LastSeen().Add(mockagent.AliveEvery).Before(orch.Terminated) {
+			if l.HarnessKilled != "" && orch != nil && orch.Timeout {
 				out = append(out, "  agent still running when the orchestrator was stopped")
+			} else if l.HarnessKilled != "" {
+				out = append(out, "  agent still running when the orchestrator exited")
 			} else {
 				out = append(out, "  agent killed (SIGKILL)")
 			}

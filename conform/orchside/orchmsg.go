@@ -236,9 +236,11 @@ func orchmsgShutdownGrace(s *conform.Session) conform.Outcome {
 	return stopWindow(s, l, shut.At, grace, false, fmt.Sprintf("the shutdown's grace period of %s", grace))
 }
 
+// hasSignal reports whether the orchestrator signalled the agent (the
+// harness's signals do not count).
 func hasSignal(l *Launch) bool {
 	for _, e := range l.Events {
-		if e.Kind == "signal" {
+		if e.Kind == "signal" && e.By == "" {
 			return true
 		}
 	}

@@ -18,11 +18,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
 	orchscenarios "github.com/aopkit/aopkit/fixtures/orchestrator-scenarios"
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // The binding of an orchestrator under test (docs/bindings.md "Orchestrators"):
@@ -148,7 +150,8 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if err := os.WriteFile(taskPath, append(task, '\n'), 0o644); err != nil {
 		return harness.Errorf("task file: %v", err)
 	}
-	args := append([]string{mock, "--protocol", sc.Protocol, "--observe", obs}, extra...)
+	pidFile := filepath.Join(dir, "orchestrator.pid")
+	args := append([]string{mock, "--protocol", sc.Protocol, "--observe", obs, "--watch-orchestrator", pidFile}, extra...)
 	if f := sc.Env[EnvMockFault]; f != "" {
 		args = append(args, "--fault", f)
 	}
@@ -157,7 +160,10 @@ func drive(h *harness.H, mock string, extra []string) error {
 		q = append(q, shellQuote(a))
 	}
 	agentPath := filepath.Join(dir, "agent")
-	script := "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\nexec " + strings.Join(q, " ") + " \"$@\"\n"
+	// Whatever arguments the orchestrator passes its agent command (a host's
+	// own flags, a prompt) come after "--": mockagent records them (its
+	// observation's start) and never refuses them.
+	script := "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\nexec " + strings.Join(q, " ") + " -- \"$@\"\n"
 	if err := os.WriteFile(agentPath, []byte(script), 0o755); err != nil {
 		return harness.Errorf("agent command: %v", err)
 	}
@@ -186,6 +192,13 @@ func drive(h *harness.H, mock string, extra []string) error {
 	a, err := h.Launch(task, EnvAgent+"="+agentPath, EnvTask+"="+taskPath)
 	if err != nil {
 		return err
+	}
+	// The agents' observations record when the orchestrator ends (mockagent
+	// --watch-orchestrator): after that nothing is its doing.
+	if pid := a.PID(); pid > 0 {
+		if err := safefile.WriteFile(pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644, false); err != nil {
+			return harness.Errorf("orchestrator pid file: %v", err)
+		}
 	}
 	// The orchestrator's own timing duties start when it is launched: no start-up
 	// allowance is owed to it.
@@ -223,6 +236,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if more {
 		h.Event(0, "launches-truncated", map[string]any{"kept": MaxLaunches, "reason": "the orchestrator started the agent more often: the rest is not judged"})
 	}
+	attribute(launches, a.Attempt(), h.ScaleFactor())
 	for i := range launches {
 		recordLaunch(h, &launches[i], key)
 	}
@@ -280,19 +294,36 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 			}
 		case "stdin-eof":
 			r.From, r.Event = "harness", "close-stdin"
-			r.Detail = map[string]any{"by": "the orchestrator under test"}
+			r.Detail = map[string]any{"by": actor(e)}
 		case "signal":
 			r.From, r.Event = "harness", "signal"
-			r.Detail = map[string]any{"signal": e.Signal, "by": "the orchestrator under test"}
+			r.Detail = map[string]any{"signal": e.Signal, "by": actor(e)}
 		case "exit":
 			r.From, r.Event = "harness", "agent-exit"
 			r.Detail = map[string]any{"code": e.Code}
+		case "orchestrator-exit":
+			// From here on nothing that happens to the agent is the
+			// orchestrator's doing.
+			r.From, r.Event = "harness", "orchestrator-gone"
+			r.Detail = map[string]any{"seen_by": "the agent (mockagent --watch-orchestrator)"}
 		default:
 			continue
 		}
 		r = h.Record(r)
 		e.Seq, e.Key = r.Seq, r.Key
 	}
+	if l.HarnessKilled != "" {
+		h.Record(conform.Record{From: "harness", Event: "kill", Time: l.LastSeen(), Session: session,
+			Detail: map[string]any{"signal": "SIGKILL", "by": l.HarnessKilled, "note": "the agent's last observation; it died within the clean-up"}})
+	}
+}
+
+// actor says who did what an observation shows.
+func actor(e *Event) string {
+	if e.By != "" {
+		return e.By
+	}
+	return "the orchestrator under test"
 }
 
 // ReadBounded reads a file of at most max bytes (a larger one is an error).

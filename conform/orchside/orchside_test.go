@@ -311,6 +311,12 @@ func TestOrchmsgChecks(t *testing.T) {
 	late := omIn("40s", `{"type":"response:success","id":"r1","correlationId":"req-1","payload":{}}`)
 	shut := omIn("1s", `{"type":"notify:shutdown","id":"n2","timestamp":"t","payload":{"gracePeriod":2000}}`)
 	l := func(evs ...Event) Launch { return Launch{Start: t0, Events: evs} }
+	// The orchestrator exits by itself at 3.05 s (the harness sees it at 3.1 s),
+	// or the harness stops it at the deadline, 3 s.
+	exited := &conform.Attempt{N: 1, Start: t0, Gone: at("3.1s"), End: at("3.2s")}
+	deadlineOrch := &conform.Attempt{N: 1, Start: t0, Terminated: at("3s"), Timeout: true, Gone: at("3.1s"), End: at("3.2s"), Exit: agentio.Exit{Code: -1, Signal: "SIGTERM"}}
+	watch := func(d string) Event { return Event{At: at(d), Kind: "orchestrator-watch"} }
+	orchExit := func(d string) Event { return Event{At: at(d), Kind: "orchestrator-exit"} }
 	// A flood: 150 log events written 1 ms apart from 200 ms, then request fr-1 at
 	// 400 ms, over the limit by the agent's clock; answered at answeredAt.
 	flood := func(answer string, answeredAt string) Launch {
@@ -353,6 +359,18 @@ func TestOrchmsgChecks(t *testing.T) {
 		{"orchmsg/orch/shutdown/grace-honoured", "stdin closed is no stop", session(task, nil, l(assigned, shut, eof("1s"), sig("3.2s"), alive("5s"))), conform.Pass},
 		{"orchmsg/orch/shutdown/grace-honoured", "left running", session(task, nil, l(assigned, shut, exit("60s", 0))), conform.Fail},
 		{"orchmsg/orch/shutdown/grace-honoured", "agent obeyed", session(task, nil, l(assigned, shut, exit("1.2s", 0))), conform.NotTested},
+
+		// Who acted (issue 28): the harness's clean-up is never the orchestrator's stop.
+		{"orchmsg/orch/shutdown/grace-honoured", "exited, agent saw it, cleaned up", session(task, exited,
+			l(assigned, watch("20ms"), shut, alive("2.9s"), orchExit("3s"), alive("3s"))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "exited, no watch, cleaned up", session(task, exited,
+			l(assigned, shut, alive("2.9s"), alive("3s"))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "harness SIGTERM at the deadline", session(task, deadlineOrch,
+			l(assigned, watch("20ms"), shut, sig("3.01s"), alive("3.1s"))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "its own SIGKILL before its exit", session(task, exited,
+			l(assigned, watch("20ms"), shut, alive("2.9s"), alive("3s"))), conform.Pass},
+		{"orchmsg/orch/shutdown/grace-honoured", "its own SIGTERM, then it exits", session(task, exited,
+			l(assigned, watch("20ms"), shut, sig("3s"), orchExit("3.05s"), alive("3.05s"))), conform.Pass},
 	}
 	for _, c := range cases {
 		t.Run(c.check+"/"+c.name, func(t *testing.T) {

@@ -13,6 +13,8 @@ Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
   wrong-correlation-id   answers with a fresh id as correlationId
   no-shutdown-grace      sends SIGTERM together with notify:shutdown
   no-assignment          never sends notify:task-assigned (answers requests only)
+  exit-without-stop      sends notify:shutdown, waits out the grace period and exits,
+                         never stopping an agent that lingers (the harness's clean-up does)
 """
 import collections
 import datetime
@@ -41,7 +43,8 @@ def main():
     with open(os.environ["AOPKIT_TASK"]) as f:
         spec = json.load(f)
     task = spec.pop("task", None) or {"id": spec["taskId"], "status": "running"}
-    agent = subprocess.Popen([os.environ["AOPKIT_AGENT"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    # A host's own arguments, as forge passes them: the agent command accepts any.
+    agent = subprocess.Popen([os.environ["AOPKIT_AGENT"], "--print", "--output-format=json", "Work on the assigned task"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              start_new_session=True, env=dict(os.environ, AOP_PROTOCOL="orchmsg", ORCHMSG_AGENT_ID="worker-1"))
     lock = threading.Lock()
 
@@ -69,6 +72,10 @@ def main():
         if MODE == "no-shutdown-grace":
             stop()
             return
+        if MODE == "exit-without-stop":
+            time.sleep(GRACE)
+            log("grace period over: exiting, the agent left running")
+            os._exit(0)
         deadline = time.monotonic() + GRACE
         while agent.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)

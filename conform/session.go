@@ -93,6 +93,10 @@ type Attempt struct {
 	Exit    agentio.Exit
 	Input   json.RawMessage // the task as sent
 	Timeout bool            // the scenario deadline hit this attempt
+	// Decided is when the harness stopped an orchestrator under test that was
+	// still running once the scenario was decided (every agent it started had
+	// ended, nothing more happened): a daemon, stopped through no fault of its own.
+	Decided time.Time
 	// When the harness did things to it (zero when it did not).
 	StdinClosed time.Time
 	Terminated  time.Time

@@ -91,6 +91,12 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "python v1-stdin-open", args: append(append([]string(nil), base...), "--", "python3", py, "v1-stdin-open"),
 				fail: []string{"aop2/orch/1.3/v1-prompt-dispatched"}},
+			// Orchestrators as they ship: a daemon stays up once the task is
+			// decided (the harness stops it, no fault), and a slow start-up
+			// (4.5 s busy in the 4 s rate-flood scenario) gets the start-up
+			// allowance, as an agent does.
+			&job{name: "python daemon", args: append(append([]string(nil), base...), "--", "python3", py, "daemon")},
+			&job{name: "orchmsg python daemon", args: append(append([]string(nil), obase...), "--", "python3", opy, "daemon")},
 			&job{name: "orchmsg python no-assignment", args: append(append([]string(nil), obase...), "--", "python3", opy, "no-assignment"),
 				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "aos python", args: append(append([]string(nil), abase...), "--", "python3", apy)},

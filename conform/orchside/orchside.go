@@ -25,6 +25,7 @@ import (
 	"github.com/aopkit/aopkit/conform/harness"
 	orchscenarios "github.com/aopkit/aopkit/fixtures/orchestrator-scenarios"
 	"github.com/aopkit/aopkit/internal/safefile"
+	"github.com/aopkit/aopkit/mockagent"
 )
 
 // The binding of an orchestrator under test (docs/bindings.md "Orchestrators"):
@@ -61,6 +62,12 @@ const (
 // back when it has ended.
 type setup struct {
 	Files map[string]string `json:"files"`
+	// Mockagent is the agent's behaviour script, given to it out of band: the
+	// driver writes it to .aopkit/mockagent-script.json and the agent command
+	// sets $AOPKIT_MOCKAGENT_SCRIPT (mockagent.Script) itself, so that it
+	// reaches the agent whatever the orchestrator passes on, and never travels
+	// in a protocol message.
+	Mockagent json.RawMessage `json:"mockagent"`
 }
 
 // Sides of aopconform run --side.
@@ -103,6 +110,11 @@ type side struct {
 	// the EVENTs it emitted; aop-output: what it took of each report).
 	dispatchSummary func(s *conform.Session, l *Launch) string
 	afterLaunches   func(s *conform.Session) []string
+	// undecided reports, while the orchestrator runs, that what it decides is
+	// not observable yet although every agent has ended (aof: a task still in
+	// progress, waiting for its heartbeat to expire): the harness does not stop
+	// a daemon then (settle.go).
+	undecided func(h *harness.H) bool
 }
 
 var sides = map[string]*side{}
@@ -150,6 +162,20 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if err := os.WriteFile(taskPath, append(task, '\n'), 0o644); err != nil {
 		return harness.Errorf("task file: %v", err)
 	}
+	var su setup
+	if len(sc.Setup) > 0 {
+		if err := json.Unmarshal(sc.Setup, &su); err != nil {
+			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
+		}
+	}
+	envPrefix := ""
+	if len(su.Mockagent) > 0 {
+		scriptPath := filepath.Join(dir, "mockagent-script.json")
+		if err := safefile.WriteFile(scriptPath, append(append([]byte(nil), su.Mockagent...), '\n'), 0o644, false); err != nil {
+			return harness.Errorf("mockagent script: %v", err)
+		}
+		envPrefix = mockagent.EnvScript + "=" + shellQuote(scriptPath) + " "
+	}
 	pidFile := filepath.Join(dir, "orchestrator.pid")
 	args := append([]string{mock, "--protocol", sc.Protocol, "--observe", obs, "--watch-orchestrator", pidFile}, extra...)
 	if f := sc.Env[EnvMockFault]; f != "" {
@@ -163,17 +189,11 @@ func drive(h *harness.H, mock string, extra []string) error {
 	// Whatever arguments the orchestrator passes its agent command (a host's
 	// own flags, a prompt) come after "--": mockagent records them (its
 	// observation's start) and never refuses them.
-	script := "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\nexec " + strings.Join(q, " ") + " -- \"$@\"\n"
+	script := "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\n" + envPrefix + "exec " + strings.Join(q, " ") + " -- \"$@\"\n"
 	if err := os.WriteFile(agentPath, []byte(script), 0o755); err != nil {
 		return harness.Errorf("agent command: %v", err)
 	}
 	h.Fact("orch.task", string(task))
-	var su setup
-	if len(sc.Setup) > 0 {
-		if err := json.Unmarshal(sc.Setup, &su); err != nil {
-			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
-		}
-	}
 	files := map[string]string{}
 	for rel, content := range su.Files {
 		p, ok := h.Inside(rel)
@@ -200,13 +220,22 @@ func drive(h *harness.H, mock string, extra []string) error {
 			return harness.Errorf("orchestrator pid file: %v", err)
 		}
 	}
-	// The orchestrator's own timing duties start when it is launched: no start-up
-	// allowance is owed to it.
-	a.Alive(a.Attempt().Start, "orchestrator-launch")
+	// The start-up allowance, as for agents: the orchestrator's timers (the
+	// scenario deadline) start at its first sign of life, its first agent
+	// launch or output line; the scenario ends once it is decided (settle.go).
+	st := newSettler(sc, obs)
+	st.undecided = sd.undecided
+	collect := collectJudged(sd.controlLine)
 	err = a.Run(harness.Handler{
 		Key: key,
 		// The process under test is the orchestrator: its lines are its own.
-		Collect: collectJudged(sd.controlLine),
+		Collect: func(r conform.Record, final bool) []conform.Record {
+			if !final {
+				st.line(r.Time)
+			}
+			return collect(r, final)
+		},
+		Monitor: st.monitor(h),
 	})
 	if err != nil {
 		return err

@@ -6,7 +6,9 @@
 // stdin), answering notify:task-cancelled by stopping the work.
 //
 // The task's payload scripts the work: {"mockagent": {"work_seconds": 10,
-// "ask_user": true, "submit": true}}.
+// "ask_user": true, "submit": true}}; on the orchestrator side the same script
+// comes out of band, in the file $AOPKIT_MOCKAGENT_SCRIPT names
+// (mockagent.Script), never inside a message.
 package orchmsg
 
 import (
@@ -345,7 +347,10 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 		return 0, true
 	}
 	sc := script{}
-	if p, _ := resp["payload"].(map[string]any); p != nil {
+	if b, ok := mockagent.Script(a.env); ok {
+		// Out of band (orchestrator side): never in the protocol's messages.
+		json.Unmarshal(b, &sc)
+	} else if p, _ := resp["payload"].(map[string]any); p != nil {
 		if t, _ := p["task"].(map[string]any); t != nil {
 			if tp, _ := t["payload"].(map[string]any); tp != nil {
 				if b, err := json.Marshal(tp["mockagent"]); err == nil {

@@ -13,6 +13,8 @@ Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
   wrong-correlation-id   answers with a fresh id as correlationId
   no-shutdown-grace      sends SIGTERM together with notify:shutdown
   no-assignment          never sends notify:task-assigned (answers requests only)
+  daemon                 correct, but starts slowly (4.5 s busy in the rate-flood scenario)
+                         and stays up once the task is decided (not a bug)
   exit-without-stop      sends notify:shutdown, waits out the grace period and exits,
                          never stopping an agent that lingers (the harness's clean-up does)
 """
@@ -40,6 +42,12 @@ def log(*args):
 
 
 def main():
+    if MODE == "daemon" and "rate-flood" in os.environ.get("AOPKIT_SCENARIO", ""):
+        # A slow start-up (tsx compiling forge took ~3 s): busy, not asleep,
+        # for longer than the scenario's deadline of 4 s.
+        end = time.monotonic() + 4.5
+        while time.monotonic() < end:
+            pass
     with open(os.environ["AOPKIT_TASK"]) as f:
         spec = json.load(f)
     task = spec.pop("task", None) or {"id": spec["taskId"], "status": "running"}
@@ -133,6 +141,11 @@ def main():
                 threading.Thread(target=shutdown, daemon=True).start()
     agent.wait()
     time.sleep(0.1)
+    if MODE == "daemon":
+        # A host that stays up once the task is decided: the harness stops it.
+        log("task decided: staying up")
+        while True:
+            time.sleep(3600)
     return 0
 
 

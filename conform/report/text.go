@@ -17,6 +17,9 @@ import (
 func Text(w io.Writer, r *conform.Report) error {
 	var b strings.Builder
 	writeVerdict(&b, r)
+	if c := r.Containment; c != nil && c.Exits != "" {
+		b.WriteString("\n" + wrap("NO PROTOCOL MESSAGE: the implementation never spoke; it ended with "+c.Exits+" (its stderr is in the transcripts)", Width, "", "  ") + "\n")
+	}
 	if c := r.Containment; c != nil && len(c.Refusals) > 0 {
 		b.WriteString("\n" + wrap(RefusalsHead, Width, "", "  ") + "\n")
 		for _, l := range c.Refusals {

@@ -193,6 +193,21 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		spoke = spoke || runs[i].Spoke
 	}
 	if !spoke {
+		// Say what happened instead: how it ended, and what the sandbox refused
+		// it (its own stderr's words).
+		what := "the " + opts.judged() + " never sent a protocol message in any scenario"
+		actual := "none"
+		if ex := conform.ExitSummary(runs); ex != "" {
+			what += ": " + ex
+			actual += "; " + ex
+			if rep.Containment == nil {
+				rep.Containment = &conform.Containment{}
+			}
+			rep.Containment.Exits = ex
+		}
+		if c := rep.Containment; c != nil && len(c.Refusals) > 0 {
+			what += "; its stderr reports a refused operation: " + c.Refusals[0] + " (allow it with --allow-write PATH or --allow-read PATH)"
+		}
 		for i := range results {
 			for j := range results[i] {
 				r := &results[i][j]
@@ -200,8 +215,8 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 					continue
 				}
 				r.Verdict = conform.Fail
-				r.Message = "the " + opts.judged() + " never sent a protocol message in any scenario"
-				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+opts.judged(), "none", ""
+				r.Message = what
+				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+opts.judged(), actual, ""
 				r.Rerun = RerunCommand(opts, r.Check)
 			}
 		}

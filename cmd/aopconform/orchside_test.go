@@ -97,8 +97,12 @@ func TestOrchestratorSide(t *testing.T) {
 			// allowance, as an agent does.
 			&job{name: "python daemon", args: append(append([]string(nil), base...), "--", "python3", py, "daemon")},
 			&job{name: "orchmsg python daemon", args: append(append([]string(nil), obase...), "--", "python3", opy, "daemon")},
+			&job{name: "orchmsg python ask-user-unsupported", args: append(append([]string(nil), obase...), "--", "python3", opy, "ask-user-unsupported"),
+				fail: []string{"orchmsg/orch/resp/fits-request"}},
+			&job{name: "orchmsg python drop-flood", args: append(append([]string(nil), obase...), "--", "python3", opy, "drop-flood"),
+				fail: []string{"orchmsg/orch/rate/flood-rejected"}},
 			&job{name: "orchmsg python no-assignment", args: append(append([]string(nil), obase...), "--", "python3", opy, "no-assignment"),
-				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/shutdown/grace-honoured"}},
+				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/resp/fits-request", "orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "aos python", args: append(append([]string(nil), abase...), "--", "python3", apy)},
 			&job{name: "aos python approve", args: append(append([]string(nil), abase...), "--", "python3", apy, "approve"),
 				fail: []string{"aos/orch/3/messages-valid", "aos/orch/5.1/decision"}},

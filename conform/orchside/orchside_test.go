@@ -324,9 +324,11 @@ func TestOrchmsgChecks(t *testing.T) {
 		for i := range 150 {
 			evs = append(evs, omOut(fmt.Sprintf("%dms", 200+i), `{"type":"event:log","id":"l","payload":{}}`))
 		}
-		evs = append(evs, omOut("400ms", `{"type":"request:get-task","id":"fr-1","payload":{"taskId":"task-123"}}`),
-			omIn(answeredAt, `{"type":"`+answer+`","id":"a1","correlationId":"fr-1","payload":{}}`), exit("3s", 0))
-		return l(evs...)
+		evs = append(evs, omOut("400ms", `{"type":"request:get-task","id":"fr-1","payload":{"taskId":"task-123"}}`))
+		if answer != "" {
+			evs = append(evs, omIn(answeredAt, `{"type":"`+answer+`","id":"a1","correlationId":"fr-1","payload":{}}`))
+		}
+		return l(append(evs, exit("3s", 0))...)
 	}
 	cases := []struct {
 		check, name string
@@ -350,6 +352,10 @@ func TestOrchmsgChecks(t *testing.T) {
 		// The answer read 1.5 s after the window's oldest message: the orchestrator
 		// may have read the flood slowly, under the limit: not judged.
 		{"orchmsg/orch/rate/flood-rejected", "served late", session(task, nil, flood("response:success", "1.8s")), conform.NotTested},
+		// No answer is no rejection (forge's lost INTERNAL_ERROR answer was a PASS).
+		{"orchmsg/orch/rate/flood-rejected", "never answered", session(task, nil, flood("", "")), conform.Fail},
+		{"orchmsg/orch/resp/fits-request", "answered", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/resp/fits-request", "nothing answered", session(task, nil, l(assigned, req, exit("1s", 0))), conform.NotTested},
 		{"orchmsg/orch/rate/flood-rejected", "no flood", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.NotTested},
 
 		{"orchmsg/orch/shutdown/grace-honoured", "SIGTERM after the grace", session(task, nil, l(assigned, shut, sig("3.1s"), alive("5s"))), conform.Pass},

@@ -15,6 +15,8 @@ Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
   no-assignment          never sends notify:task-assigned (answers requests only)
   daemon                 correct, but starts slowly (4.5 s busy in the rate-flood scenario)
                          and stays up once the task is decided (not a bug)
+  ask-user-unsupported   answers request:ask-user with INVALID_MESSAGE_TYPE (as forge does)
+  drop-flood             leaves a request past the rate limit unanswered
   exit-without-stop      sends notify:shutdown, waits out the grace period and exits,
                          never stopping an agent that lingers (the harness's clean-up does)
 """
@@ -108,7 +110,7 @@ def main():
         flooded = len(window) == 100 and t - window[0] < 1.0
         window.append(t)
         if flooded:
-            if typ.startswith("request:"):
+            if typ.startswith("request:") and MODE != "drop-flood":
                 send({"type": "response:error", "correlationId": msg.get("id"),
                       "error": {"code": "INTERNAL_ERROR", "message": "Rate limit exceeded: at most 100 messages per second"}})
             continue
@@ -129,9 +131,13 @@ def main():
             elif typ == "request:submit-task":
                 tid = "task-%d" % (len(submitted) + 200)
                 submitted.append(tid)
-                resp["payload"] = {"taskId": tid}
+                resp["payload"] = {"task": {"id": tid, "status": "queued"}}
+            elif typ == "request:ask-user" and MODE == "ask-user-unsupported":
+                resp = {"type": "response:error", "correlationId": corr,
+                        "error": {"code": "INVALID_MESSAGE_TYPE", "message": "No handler for message type: " + typ}}
             elif typ == "request:ask-user":
-                resp["payload"] = {"answer": "yes"}
+                opts = [o.get("value") for o in payload.get("options") or [] if isinstance(o, dict)]
+                resp["payload"] = {"answer": opts[0] if opts else "yes"}
             else:
                 resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INVALID_MESSAGE_TYPE", "message": "unknown request " + typ}}
             send(resp)

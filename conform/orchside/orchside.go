@@ -368,3 +368,55 @@ func ReadBounded(name string, max int64) ([]byte, error) {
 	}
 	return b, err
 }
+
+// Info is what a third party needs to know of one orchestrator-side scenario
+// (aopconform list --side orchestrator): the task it is given, the agent's cue
+// and the files seeded before it starts.
+type Info struct {
+	// Task is the scenario's task, as written to $AOPKIT_TASK (placeholders
+	// such as ${SCRATCH} unexpanded).
+	Task json.RawMessage `json:"task"`
+	// Cue says how the agent misbehaves (or not): the fault every launch plays,
+	// the out-of-band script, aop2's x_mockagent.
+	Cue   string   `json:"agent_cue"`
+	Setup []string `json:"setup_files,omitempty"`
+}
+
+// Describe returns the scenario's Info.
+func Describe(sc *conform.Scenario) Info {
+	in := Info{Task: sc.Task}
+	if c, err := harness.Compact(sc.Task); err == nil {
+		in.Task = c
+	}
+	var cue []string
+	if f := sc.Env[EnvMockFault]; f != "" {
+		cue = append(cue, "fault "+f+" on every launch")
+	}
+	var su setup
+	if len(sc.Setup) > 0 && json.Unmarshal(sc.Setup, &su) == nil {
+		if len(su.Mockagent) > 0 {
+			b, _ := harness.Compact(su.Mockagent)
+			cue = append(cue, "script "+string(b)+" ($"+mockagent.EnvScript+")")
+		}
+		for f := range su.Files {
+			in.Setup = append(in.Setup, f)
+		}
+		sort.Strings(in.Setup)
+	}
+	var t struct {
+		Task struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(sc.Task, &t) == nil {
+		if x := t.Task.Extensions["x_mockagent"]; len(x) > 0 {
+			b, _ := harness.Compact(x)
+			cue = append(cue, "task.extensions.x_mockagent "+string(b))
+		}
+	}
+	if len(cue) == 0 {
+		cue = []string{"none: the correct agent"}
+	}
+	in.Cue = strings.Join(cue, "; ")
+	return in
+}

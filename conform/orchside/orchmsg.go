@@ -60,6 +60,22 @@ var orchmsgChecks = []*conform.Check{
 		Run:         orchmsgFitsRequest,
 	},
 	{
+		ID: "orchmsg/orch/errors/invalid-request", Protocol: "orchmsg", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
+		Spec:        "orchmsg Error Codes (INVALID_REQUEST), Supported Requests (get-task)",
+		Requirement: "INVALID_REQUEST: Malformed request. (A request:get-task without `payload.taskId` is answered `response:error` with code INVALID_REQUEST, never served.)",
+		Bad:         `{"type":"request:get-task","id":"req-1","payload":{}} answered {"type":"response:error","correlationId":"req-1","error":{"code":"INTERNAL_ERROR","message":"Cannot read properties of undefined"}}`,
+		Good:        `{"type":"response:error","id":"res-1","correlationId":"req-1","timestamp":"...","error":{"code":"INVALID_REQUEST","message":"payload.taskId is required"}}`,
+		Run:         func(s *conform.Session) conform.Outcome { return orchmsgGetTaskError(s, "INVALID_REQUEST") },
+	},
+	{
+		ID: "orchmsg/orch/errors/foreign-task", Protocol: "orchmsg", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
+		Spec:        "orchmsg Security Considerations (Agents can only query their own tasks), Error Codes (NOT_FOUND, UNAUTHORIZED)",
+		Requirement: "Authorization: Agents can only query their own tasks. (A request:get-task for a task the agent was not assigned is not served: `response:error` NOT_FOUND for a task that does not exist, UNAUTHORIZED for another agent's; INTERNAL_ERROR or any other code is wrong.)",
+		Bad:         `{"type":"request:get-task","id":"req-1","payload":{"taskId":"task-other"}} answered with the task, or with {"code":"INTERNAL_ERROR","message":"Task not found"}`,
+		Good:        `{"type":"response:error","id":"res-1","correlationId":"req-1","timestamp":"...","error":{"code":"NOT_FOUND","message":"Task task-other not found"}}`,
+		Run:         func(s *conform.Session) conform.Outcome { return orchmsgGetTaskError(s, "NOT_FOUND", "UNAUTHORIZED") },
+	},
+	{
 		ID: "orchmsg/orch/shutdown/grace-honoured", Protocol: "orchmsg", Family: "shutdown", Tier: conform.Full, Level: conform.MUST, Timing: true,
 		Spec:        "orchmsg Orchestrator Notifications (Shutdown); bindings §orchmsg",
 		Requirement: "Shutdown: `notify:shutdown` with `payload.gracePeriod` (ms). (The agent has the grace period to exit: no signal before it ends; an agent still running after it is stopped, SIGTERM then SIGKILL.)",
@@ -243,6 +259,54 @@ func orchmsgShutdownGrace(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the agent exited within the grace period (the scenario's cue to ignore the shutdown failed)")
 	}
 	return stopWindow(s, l, shut.At, grace, false, fmt.Sprintf("the shutdown's grace period of %s", grace))
+}
+
+// orchmsgGetTaskError judges the answer to the agent's first request:get-task
+// for another task than the one assigned, or without one (the scenario's cue):
+// a response:error with one of the codes.
+func orchmsgGetTaskError(s *conform.Session, codes ...string) conform.Outcome {
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		return conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+	}
+	var g struct {
+		TaskID string `json:"taskId"`
+	}
+	json.Unmarshal([]byte(s.Fact("orch.task")), &g)
+	l := &ls[0]
+	for _, e := range l.Messages("stdout", "request:get-task") {
+		var m map[string]any
+		json.Unmarshal([]byte(e.Line), &m)
+		p, _ := m["payload"].(map[string]any)
+		if tid, _ := p["taskId"].(string); tid == g.TaskID && tid != "" {
+			continue
+		}
+		id, _ := m["id"].(string)
+		for _, in := range orchmsgIn(l) {
+			if c, _ := in.m["correlationId"].(string); c != id || id == "" || !strings.HasPrefix(in.e.Key, "response:") {
+				continue
+			}
+			want := "response:error with code " + strings.Join(codes, " or ")
+			if in.e.Key != "response:error" {
+				return withSeq(conform.Mismatch("the orchestrator served request:get-task "+clipJSON(p)+", which asks for no task of the agent's", want, in.e.Key), e.Seq, in.e.Seq)
+			}
+			eo, _ := in.m["error"].(map[string]any)
+			code, _ := eo["code"].(string)
+			for _, c := range codes {
+				if code == c {
+					return withSeq(conform.Passf("request:get-task %s answered response:error %s", clipJSON(p), code), e.Seq, in.e.Seq)
+				}
+			}
+			return withSeq(conform.Mismatch("request:get-task "+clipJSON(p)+" answered with the wrong error code (Error Codes)", want, fmt.Sprintf("response:error %q", code)), e.Seq, in.e.Seq)
+		}
+		return withSeq(conform.Mismatch("request:get-task "+clipJSON(p)+" got no answer", "response:error with code "+strings.Join(codes, " or "), "no response"), e.Seq)
+	}
+	return conform.NotTestedf("the agent asked for no other task (the scenario's cue failed)")
+}
+
+func clipJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return conform.Clip(string(b), 120)
 }
 
 // hasSignal reports whether the orchestrator signalled the agent (the

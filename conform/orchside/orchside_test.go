@@ -311,6 +311,11 @@ func TestOrchmsgChecks(t *testing.T) {
 	late := omIn("40s", `{"type":"response:success","id":"r1","correlationId":"req-1","payload":{}}`)
 	shut := omIn("1s", `{"type":"notify:shutdown","id":"n2","timestamp":"t","payload":{"gracePeriod":2000}}`)
 	l := func(evs ...Event) Launch { return Launch{Start: t0, Events: evs} }
+	badReq := omOut("100ms", `{"type":"request:get-task","id":"req-9","payload":{}}`)
+	otherReq := omOut("100ms", `{"type":"request:get-task","id":"req-9","payload":{"taskId":"task-other"}}`)
+	errAns := func(code string) Event {
+		return omIn("110ms", `{"type":"response:error","id":"r1","correlationId":"req-9","error":{"code":"`+code+`","message":"m"}}`)
+	}
 	// The orchestrator exits by itself at 3.05 s (the harness sees it at 3.1 s),
 	// or the harness stops it at the deadline, 3 s.
 	exited := &conform.Attempt{N: 1, Start: t0, Gone: at("3.1s"), End: at("3.2s")}
@@ -365,6 +370,15 @@ func TestOrchmsgChecks(t *testing.T) {
 		{"orchmsg/orch/shutdown/grace-honoured", "stdin closed is no stop", session(task, nil, l(assigned, shut, eof("1s"), sig("3.2s"), alive("5s"))), conform.Pass},
 		{"orchmsg/orch/shutdown/grace-honoured", "left running", session(task, nil, l(assigned, shut, exit("60s", 0))), conform.Fail},
 		{"orchmsg/orch/shutdown/grace-honoured", "agent obeyed", session(task, nil, l(assigned, shut, exit("1.2s", 0))), conform.NotTested},
+
+		{"orchmsg/orch/errors/invalid-request", "INVALID_REQUEST", session(task, nil, l(assigned, badReq, errAns("INVALID_REQUEST"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/invalid-request", "INTERNAL_ERROR (forge)", session(task, nil, l(assigned, badReq, errAns("INTERNAL_ERROR"), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/invalid-request", "served", session(task, nil, l(assigned, badReq, omIn("110ms", `{"type":"response:success","id":"r1","correlationId":"req-9","payload":{}}`), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/invalid-request", "no answer", session(task, nil, l(assigned, badReq, exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/invalid-request", "no cue", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.NotTested},
+		{"orchmsg/orch/errors/foreign-task", "NOT_FOUND", session(task, nil, l(assigned, otherReq, errAns("NOT_FOUND"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/foreign-task", "UNAUTHORIZED", session(task, nil, l(assigned, otherReq, errAns("UNAUTHORIZED"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/foreign-task", "INTERNAL_ERROR (forge)", session(task, nil, l(assigned, otherReq, errAns("INTERNAL_ERROR"), exit("1s", 0))), conform.Fail},
 
 		// Who acted (issue 28): the harness's clean-up is never the orchestrator's stop.
 		{"orchmsg/orch/shutdown/grace-honoured", "exited, agent saw it, cleaned up", session(task, exited,

@@ -16,6 +16,7 @@ Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
   daemon                 correct, but starts slowly (4.5 s busy in the rate-flood scenario)
                          and stays up once the task is decided (not a bug)
   ask-user-unsupported   answers request:ask-user with INVALID_MESSAGE_TYPE (as forge does)
+  internal-error-codes   answers a get-task it cannot serve with INTERNAL_ERROR (as forge does)
   drop-flood             leaves a request past the rate limit unanswered
   exit-without-stop      sends notify:shutdown, waits out the grace period and exits,
                          never stopping an agent that lingers (the harness's clean-up does)
@@ -122,8 +123,12 @@ def main():
             if typ == "request:get-task":
                 if payload.get("taskId") == task.get("id") or payload.get("taskId") in submitted:
                     resp["payload"] = {"task": task if payload.get("taskId") == task.get("id") else {"id": payload["taskId"], "status": "queued"}}
+                elif MODE == "internal-error-codes":
+                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INTERNAL_ERROR", "message": "Task not found"}}
+                elif not isinstance(payload.get("taskId"), str):
+                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INVALID_REQUEST", "message": "payload.taskId is required"}}
                 else:
-                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "UNAUTHORIZED", "message": "not your task"}}
+                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "NOT_FOUND", "message": "Task %s not found" % payload["taskId"]}}
             elif typ == "request:query-agents":
                 resp["payload"] = {"agents": [{"id": "worker-1", "role": "worker", "status": "busy"}]}
             elif typ == "request:query-tasks":

@@ -16,7 +16,7 @@ import (
 
 func init() {
 	sides["aof"] = &side{key: engaof.Key, readBack: aofReadBack, launchPrelude: aofPrelude,
-		dispatchSummary: aofDispatchSummary, afterLaunches: aofEndDecisions, undecided: aofUndecided}
+		dispatchSummary: aofDispatchSummary, afterLaunches: aofEndDecisions, undecided: aofUndecided, freeStdout: true}
 	conform.Register(aofChecks...)
 	conform.Register(refCheck("aof"))
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	sides["orchmsg"] = &side{key: engorchmsg.Key}
+	sides["orchmsg"] = &side{key: engorchmsg.Key, freeStdout: true}
 	conform.Register(orchmsgChecks...)
 	conform.Register(refCheck("orchmsg"))
 }

@@ -98,6 +98,11 @@ type side struct {
 	// (aop-output: a report block is one record).
 	controlLine func(r *conform.Record) bool
 	mergeLines  func(l *Launch)
+	// freeStdout: the binding gives the orchestrator's own stdout no protocol
+	// role (orchmsg, aof: the protocol runs on the agent's streams or files;
+	// aos: over HTTP), so its lines there are logs (a banner, pino JSON):
+	// recorded with stream "control", never linted as messages.
+	freeStdout bool
 	// readBack reads what the orchestrator left in the scratch directory once it
 	// has ended (aof: the data directory) into session facts; launchPrelude gives
 	// the records that open a launch's session after its start (aof: the
@@ -225,7 +230,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 	// launch or output line; the scenario ends once it is decided (settle.go).
 	st := newSettler(sc, obs)
 	st.undecided = sd.undecided
-	collect := collectJudged(sd.controlLine)
+	collect := collectJudged(sd.controlLine, sd.freeStdout)
 	err = a.Run(harness.Handler{
 		Key: key,
 		// The process under test is the orchestrator: its lines are its own.
@@ -279,7 +284,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // are its own (From Judged), and a stdout line controlLine (nil: none) marks is
 // the binding's, no protocol message (aop-output: the report the parent took):
 // recorded with stream "control", evidence not linted as a message.
-func collectJudged(controlLine func(r *conform.Record) bool) func(r conform.Record, final bool) []conform.Record {
+func collectJudged(controlLine func(r *conform.Record) bool, freeStdout bool) func(r conform.Record, final bool) []conform.Record {
 	return func(r conform.Record, final bool) []conform.Record {
 		if final {
 			return nil
@@ -287,6 +292,10 @@ func collectJudged(controlLine func(r *conform.Record) bool) func(r conform.Reco
 		r.From = Judged
 		if controlLine != nil && r.Stream == "stdout" && controlLine(&r) {
 			r.Stream = "control"
+		}
+		if freeStdout && r.Stream == "stdout" {
+			r.Stream = "control"
+			r.Detail = map[string]any{"note": "the orchestrator's own stdout: no protocol channel under this binding (a log line), not linted"}
 		}
 		return []conform.Record{r}
 	}

@@ -13,8 +13,9 @@ Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
   wrong-correlation-id   answers with a fresh id as correlationId
   no-shutdown-grace      sends SIGTERM together with notify:shutdown
   no-assignment          never sends notify:task-assigned (answers requests only)
-  daemon                 correct, but starts slowly (4.5 s busy in the rate-flood scenario)
-                         and stays up once the task is decided (not a bug)
+  daemon                 correct, but starts slowly (4.5 s busy in the rate-flood scenario),
+                         logs JSON to stdout (as forge's pino) and stays up once the task
+                         is decided (not a bug)
   ask-user-unsupported   answers request:ask-user with INVALID_MESSAGE_TYPE (as forge does)
   internal-error-codes   answers a get-task it cannot serve with INTERNAL_ERROR (as forge does)
   drop-flood             leaves a request past the rate limit unanswered
@@ -41,6 +42,10 @@ def now():
 
 
 def log(*args):
+    if MODE == "daemon":
+        # Like forge (pino): JSON logs on stdout, which orchmsg leaves free.
+        print(json.dumps({"level": 30, "time": int(time.time() * 1000), "msg": " ".join(str(a) for a in args)}), flush=True)
+        return
     print("orchmsg_orch:", *args, file=sys.stderr, flush=True)
 
 

@@ -154,6 +154,20 @@ func TestOrchestratorSide(t *testing.T) {
 	} else {
 		t.Log("no python3: only the engine is certified")
 	}
+	// A port of forge's legacy orchestrator (the orchmsg upstream), its deviations
+	// kept, run as it ships (a daemon, its own agent arguments): each deviation
+	// the scenarios exercise is named by its check (issue 29 item 6).
+	if _, err := exec.LookPath("node"); err == nil {
+		jobs = append(jobs, &job{name: "orchmsg forge port", args: append(append([]string(nil), obase...), "--", "node", filepath.Join(orchestratorsDir, "forge_port.mjs")),
+			fail: []string{
+				"orchmsg/orch/errors/foreign-task",    // INTERNAL_ERROR "Task not found", no own-task check
+				"orchmsg/orch/errors/invalid-request", // the same for a get-task without taskId
+				"orchmsg/orch/notify/task-assigned",   // {"type":"task_notification"}
+				"orchmsg/orch/resp/fits-request",      // request:ask-user answered INVALID_MESSAGE_TYPE
+			}})
+	} else {
+		t.Log("no node: the forge port is not run")
+	}
 	// The engines' faults (aopconform engine-faults): the engine misbehaving on purpose.
 	faults, err := exec.Command("aopconform", "engine-faults").Output()
 	if err != nil {

@@ -91,7 +91,12 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		a.agentID = "agent-1"
 	}
 	for {
-		msg, st := a.wait(-1, func(m map[string]any) bool { return typeOf(m) == "notify:task-assigned" })
+		// The upstream prototype's dialect ({"type":"task_notification","taskId"})
+		// is taken as an assignment too: the orchestrator's checks name that
+		// deviation, and the agent still plays the rest of the scenario.
+		msg, st := a.wait(-1, func(m map[string]any) bool {
+			return typeOf(m) == "notify:task-assigned" || typeOf(m) == "task_notification"
+		})
 		if st == stopped {
 			return 0
 		}
@@ -100,6 +105,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		}
 		p, _ := msg["payload"].(map[string]any)
 		id, _ := p["taskId"].(string)
+		if id == "" {
+			id, _ = msg["taskId"].(string)
+		}
 		if code, done := a.doTask(id, msg); done {
 			return code
 		}

@@ -18,7 +18,8 @@ import (
 // An orchestrator as it ships may be a daemon: it runs until it is stopped. A
 // scenario therefore ends when what the orchestrator decided is observable:
 // every agent it started has ended and nothing new happened (no launch, no
-// line of the orchestrator, no observation) for a settle period; then the
+// line of the orchestrator, no observation, none of its processes running or
+// waiting for a CPU) for a settle period; then the
 // harness stops the orchestrator itself (SIGTERM to its group, SIGKILL after
 // the grace period), records "scenario-decided", and that stop is no fault of
 // the orchestrator (Attempt.Decided). An orchestrator that exits by itself
@@ -140,8 +141,10 @@ func (st *settler) monitor(h *harness.H) func(a *harness.Agent, now time.Time) t
 		if s.n == 0 || !s.allEnded {
 			return now.Add(settlePoll)
 		}
-		if st.undecided != nil && st.undecided(h) {
-			// Settling counts from when it became decided.
+		if (st.undecided != nil && st.undecided(h)) || a.Busy() {
+			// Settling counts from when it became decided, and from the last
+			// moment the orchestrator was seen at work (a loaded machine makes
+			// its last writes late, not absent).
 			st.line(now)
 			return now.Add(settlePoll)
 		}

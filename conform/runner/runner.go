@@ -206,7 +206,16 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			rep.Containment.Exits = ex
 		}
 		if c := rep.Containment; c != nil && len(c.Refusals) > 0 {
-			what += "; its stderr reports a refused operation: " + c.Refusals[0] + " (allow it with --allow-write PATH or --allow-read PATH)"
+			// The refusal that names a path says most (Node prints its error
+			// object over several lines: "code: 'EACCES'," is one of them).
+			ref := c.Refusals[0]
+			for _, l := range c.Refusals {
+				if strings.Contains(l, "/") {
+					ref = l
+					break
+				}
+			}
+			what += "; its stderr reports a refused operation: " + ref + " (allow it with --allow-write PATH or --allow-read PATH)"
 		}
 		for i := range results {
 			for j := range results[i] {

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -22,6 +23,9 @@ type Containment struct {
 	// operation (permission denied, operation not permitted...): the likely
 	// sandbox refusals, shown first in the report with how to allow them.
 	Refusals []string `json:"refusals,omitempty"`
+	// Exits says how the implementation ended when it never sent a protocol
+	// message (ExitSummary): with the refusals, the first thing a report says.
+	Exits string `json:"exits,omitempty"`
 }
 
 // ContainmentEvent is the harness event that records, per attempt, how the
@@ -117,4 +121,42 @@ func printable(s string, max int) string {
 		s = s[:cut] + "…"
 	}
 	return safetext.Line(s)
+}
+
+// ExitSummary says how the implementation's processes ended in the scenarios
+// of a run, grouped by status ("exit 1 in 6 of 6 scenarios"; "" when every
+// one exited 0 or none ran): what happened to an implementation that never
+// spoke, told before anything else.
+func ExitSummary(runs []ScenarioRun) string {
+	count := map[string]int{}
+	var order []string
+	total := 0
+	for _, run := range runs {
+		if run.Skipped || len(run.Attempts) == 0 {
+			continue
+		}
+		total++
+		a := run.Attempts[0]
+		st := fmt.Sprintf("exit %d", a.ExitCode)
+		switch {
+		case a.Error != "":
+			st = "not started: " + printable(a.Error, 160)
+		case a.TimedOut:
+			st = "still running at the scenario deadline (stopped by the harness)"
+		case a.Signal != "":
+			st = "killed by " + a.Signal
+		}
+		if count[st] == 0 {
+			order = append(order, st)
+		}
+		count[st]++
+	}
+	if total == 0 || (len(order) == 1 && order[0] == "exit 0") {
+		return ""
+	}
+	var parts []string
+	for _, st := range order {
+		parts = append(parts, fmt.Sprintf("%s in %d of %d scenarios", st, count[st], total))
+	}
+	return strings.Join(parts, "; ")
 }

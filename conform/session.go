@@ -84,11 +84,19 @@ type Attempt struct {
 	// Idle is when the harness saw the silent agent's processes all asleep (its
 	// start-up over, waiting on something); Alive follows FirstOutputGrace later
 	// unless the agent writes first.
-	Idle    time.Time
-	End     time.Time
+	Idle time.Time
+	End  time.Time
+	// Gone is when the harness saw the process end (before the rest of its
+	// output was drained): after it, nothing that happens to the processes it
+	// started is its doing (the supervisor's clean-up kills them).
+	Gone    time.Time
 	Exit    agentio.Exit
 	Input   json.RawMessage // the task as sent
 	Timeout bool            // the scenario deadline hit this attempt
+	// Decided is when the harness stopped an orchestrator under test that was
+	// still running once the scenario was decided (every agent it started had
+	// ended, nothing more happened): a daemon, stopped through no fault of its own.
+	Decided time.Time
 	// When the harness did things to it (zero when it did not).
 	StdinClosed time.Time
 	Terminated  time.Time

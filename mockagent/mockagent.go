@@ -8,13 +8,15 @@ package mockagent
 
 import (
 	"context"
-
+	"encoding/json"
 	"fmt"
-	"github.com/aopkit/aopkit/conform/engine/clock"
 	"io"
 	"net/http"
 	"sort"
 	"sync"
+
+	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // Fault is one rule the agent can be told to break.
@@ -103,4 +105,31 @@ func (a *Agent) HasFault(name string) bool {
 		}
 	}
 	return false
+}
+
+// EnvScript names the file that holds the agent's behaviour script when the
+// harness gives it out of band (orchestrator-side certification: the scenario's
+// setup.mockagent, written to scratch by aopconform and set by the agent
+// command itself): the script then never travels inside a protocol message,
+// which an orchestrator faithful to the spec would not carry.
+const EnvScript = "AOPKIT_MOCKAGENT_SCRIPT"
+
+// maxScript bounds the script file.
+const maxScript = 1 << 20
+
+// Script returns the out-of-band behaviour script ($AOPKIT_MOCKAGENT_SCRIPT),
+// ok false when there is none or it cannot be read.
+func Script(env Env) (json.RawMessage, bool) {
+	if env.Getenv == nil {
+		return nil, false
+	}
+	name := env.Getenv(EnvScript)
+	if name == "" {
+		return nil, false
+	}
+	b, err := safefile.ReadFile(name, maxScript)
+	if err != nil || !json.Valid(b) {
+		return nil, false
+	}
+	return json.RawMessage(b), true
 }

@@ -22,7 +22,10 @@ type Observation struct {
 	// Kind: "start" (PID, Args, Env), "stdin" (Line: one line the orchestrator
 	// wrote), "stdin-eof", "stdout" (Line: one line the agent wrote), "signal"
 	// (Signal), "exit" (Code), "alive" (every AliveEvery while it runs: bounds
-	// when an agent that left no exit record was killed).
+	// when an agent that left no exit record was killed), "orchestrator-watch"
+	// (the agent watches the orchestrator under test's process, PID) and
+	// "orchestrator-exit" (that process has ended: from then on, whatever
+	// happens to the agent is the harness's clean-up, never the orchestrator's).
 	Kind   string            `json:"kind"`
 	Line   string            `json:"line,omitempty"`
 	Signal string            `json:"signal,omitempty"`
@@ -106,6 +109,16 @@ func (o *Observer) write(ob Observation) {
 
 // Signal records a signal the agent received.
 func (o *Observer) Signal(name string) { o.write(Observation{Kind: "signal", Signal: name}) }
+
+// Orchestrator records that the agent watches the orchestrator under test
+// (process pid), or, when exited is set, that this process has ended.
+func (o *Observer) Orchestrator(pid int, exited bool) {
+	if exited {
+		o.write(Observation{Kind: "orchestrator-exit", PID: pid})
+		return
+	}
+	o.write(Observation{Kind: "orchestrator-watch", PID: pid})
+}
 
 // Exit records the agent's exit code and closes the file.
 func (o *Observer) Exit(code int) {

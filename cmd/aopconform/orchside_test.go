@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/aos"
 )
 
@@ -84,8 +85,27 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "orchmsg python no-shutdown-grace", args: append(append([]string(nil), obase...), "--", "python3", opy, "no-shutdown-grace"),
 				fail: []string{"orchmsg/orch/shutdown/grace-honoured"}},
+			// Orchestrators that rely on the harness's clean-up to look compliant
+			// (issue 28): the harness's SIGKILL after the orchestrator's exit is not
+			// its stop, the stdin closed as the harness stops it not its EOF.
+			&job{name: "orchmsg python exit-without-stop", args: append(append([]string(nil), obase...), "--", "python3", opy, "exit-without-stop"),
+				fail: []string{"orchmsg/orch/shutdown/grace-honoured"}},
+			&job{name: "python v1-stdin-open", args: append(append([]string(nil), base...), "--", "python3", py, "v1-stdin-open"),
+				fail: []string{"aop2/orch/1.3/v1-prompt-dispatched"}},
+			// Orchestrators as they ship: a daemon stays up once the task is
+			// decided (the harness stops it, no fault), and a slow start-up
+			// (4.5 s busy in the 4 s rate-flood scenario) gets the start-up
+			// allowance, as an agent does.
+			&job{name: "python daemon", args: append(append([]string(nil), base...), "--", "python3", py, "daemon")},
+			&job{name: "orchmsg python daemon", args: append(append([]string(nil), obase...), "--", "python3", opy, "daemon")},
+			&job{name: "orchmsg python ask-user-unsupported", args: append(append([]string(nil), obase...), "--", "python3", opy, "ask-user-unsupported"),
+				fail: []string{"orchmsg/orch/resp/fits-request"}},
+			&job{name: "orchmsg python internal-error-codes", args: append(append([]string(nil), obase...), "--", "python3", opy, "internal-error-codes"),
+				fail: []string{"orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/invalid-request"}},
+			&job{name: "orchmsg python drop-flood", args: append(append([]string(nil), obase...), "--", "python3", opy, "drop-flood"),
+				fail: []string{"orchmsg/orch/rate/flood-rejected"}},
 			&job{name: "orchmsg python no-assignment", args: append(append([]string(nil), obase...), "--", "python3", opy, "no-assignment"),
-				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/shutdown/grace-honoured"}},
+				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/invalid-request", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/resp/fits-request", "orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "aos python", args: append(append([]string(nil), abase...), "--", "python3", apy)},
 			&job{name: "aos python approve", args: append(append([]string(nil), abase...), "--", "python3", apy, "approve"),
 				fail: []string{"aos/orch/3/messages-valid", "aos/orch/5.1/decision"}},
@@ -345,5 +365,72 @@ func writeReferenceDecisions(t *testing.T, rep *conform.Report) {
 		if err := os.WriteFile(path, []byte(r.Actual+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestForgePort runs the port of forge's legacy orchestrator (the orchmsg
+// upstream, testdata/orchestrators/forge_port.mjs) as it ships: a daemon that
+// passes its agent its own arguments, logs JSON to stdout and writes its
+// workspaces under a fixed root (issue 29, "Done when"). Under the sandbox the
+// report names the refused write and the exit status; with the documented
+// allowance it reaches the scenarios, and each deviation a scenario exercises is
+// named by its check. Its per-chunk stdout parsing loses a request when two
+// lines share a chunk: then the correlation check names it, and the ask-user
+// answer may never be asked for, so either of the two is required.
+func TestForgePort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real orchestrator")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node: the forge port is not run")
+	}
+	scale := "1"
+	if raceEnabled {
+		scale = "3"
+	}
+	ws := filepath.Join(t.TempDir(), "forge-workspaces")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FORGE_WORKSPACES", ws)
+	port := filepath.Join(orchestratorsDir, "forge_port.mjs")
+	run := []string{"orchmsg/orch/notify/task-assigned", "orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/invalid-request", "orchmsg/orch/resp/fits-request", "orchmsg/orch/corr/response-correlation"}
+	base := []string{"--side", "orchestrator", "--protocol", "orchmsg", "--timeout-scale", scale, "--pass-env", "FORGE_WORKSPACES", "--run", strings.Join(run, ",")}
+
+	// As it ships, under the sandbox: refused, and told so first.
+	code, out, _, err := runConform(t.TempDir(), append(append([]string(nil), base...), "--", "node", port)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code == 2 {
+		t.Fatalf("harness error\n%s", clipOut(out))
+	}
+	if agentio.LandlockABI() > 0 {
+		for _, want := range []string{"NO PROTOCOL MESSAGE: the implementation never spoke; it ended with exit 1", "SANDBOX:", "EACCES: permission denied, mkdir"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("without --allow-write, the report lacks %q\n%s", want, clipOut(out))
+			}
+		}
+	}
+
+	// With the documented allowance.
+	code, out, rep, err := runConform(t.TempDir(), append(append([]string(nil), base...), "--allow-write", ws, "--", "node", port)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, clipOut(out))
+	}
+	failed := failedChecks(rep)
+	for _, id := range run[:3] {
+		if !slices.Contains(failed, id) {
+			t.Errorf("%s does not fail (failed: %v)\n%s", id, failed, clipOut(out))
+		}
+	}
+	if !slices.Contains(failed, "orchmsg/orch/resp/fits-request") && !slices.Contains(failed, "orchmsg/orch/corr/response-correlation") {
+		t.Errorf("neither the ask-user answer nor a request lost to per-chunk parsing is named (failed: %v)\n%s", failed, clipOut(out))
+	}
+	if strings.Contains(out, "NO PROTOCOL MESSAGE") {
+		t.Errorf("with --allow-write it still never spoke\n%s", clipOut(out))
 	}
 }

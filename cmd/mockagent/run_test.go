@@ -79,6 +79,16 @@ func TestAgentRuns(t *testing.T) {
 	if !strings.Contains(out.String(), `"message_type":"RESPONSE"`) {
 		t.Errorf("no RESPONSE in %s", out.String())
 	}
+	// A host's own arguments after "--" (forge: --print --output-format=json
+	// PROMPT) are accepted, not a usage error: the orchestrator side's agent
+	// command passes whatever the orchestrator gives it.
+	r2, w2 := io.Pipe()
+	go w2.Write([]byte(task))
+	defer w2.Close()
+	out.Reset()
+	if code := run([]string{"mockagent", "--protocol", "aop2", "--", "--print", "--output-format=json", "Do the task"}, r2, &out, &errb); code != 0 {
+		t.Fatalf("host arguments: exit %d: %s", code, errb.String())
+	}
 	// EOF right after the TASK: the agent stops without answering.
 	out.Reset()
 	if code := run([]string{"mockagent", "--protocol", "aop2"}, strings.NewReader(task), &out, &errb); code != 0 {

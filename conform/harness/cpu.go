@@ -109,3 +109,19 @@ func (a *Agent) agentIdle() bool {
 	asleep, known := idle(pg.Pgid())
 	return known && asleep
 }
+
+// Busy reports whether some process of the attempt is running or waiting for a
+// CPU right now (false where /proc cannot tell): an orchestrator that still
+// works is not done, whatever its output says.
+func (a *Agent) Busy() bool {
+	if s, ok := a.conn.(interface{ Asleep() (asleep, known bool) }); ok {
+		asleep, known := s.Asleep()
+		return known && !asleep
+	}
+	pg, ok := a.conn.(interface{ Pgid() int })
+	if !ok {
+		return false
+	}
+	asleep, known := idle(pg.Pgid())
+	return known && !asleep
+}

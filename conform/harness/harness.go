@@ -440,6 +440,15 @@ func (a *Agent) Kill(reason string) {
 // N is the attempt number.
 func (a *Agent) N() int { return a.n }
 
+// PID is the process id of the launched program (its process group), 0 when
+// the connection cannot tell (in-process).
+func (a *Agent) PID() int {
+	if p, ok := a.conn.(interface{ Pgid() int }); ok {
+		return p.Pgid()
+	}
+	return 0
+}
+
 // Attempt is the attempt's record.
 func (a *Agent) Attempt() *conform.Attempt { return a.att }
 
@@ -666,6 +675,7 @@ func (a *Agent) Run(hd Handler) error {
 			timer.Stop()
 			exited = true
 			done = nil
+			a.att.Gone = time.Now()
 		case <-timer.C:
 			// The harness's own lateness: how late this timer fired.
 			if slip := time.Since(now.Add(wait)); slip > a.att.Slip {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
-	"github.com/aopkit/aopkit/mockagent"
 )
 
 func init() {
@@ -212,14 +211,17 @@ func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
 		return o
 	}
 	a := s.Last()
-	if a == nil || a.Timeout || !a.Exited() || a.Exit.Code != 0 {
+	if a == nil || a.Timeout || (a.Decided.IsZero() && (!a.Exited() || a.Exit.Code != 0)) {
 		code := -1
 		if a != nil {
 			code = a.Exit.Code
 		}
-		return conform.Mismatch("the orchestrator did not exit 0 after the task completed", "exit 0 before the scenario deadline", fmt.Sprintf("exit %d, timed out %v", code, a != nil && a.Timeout))
+		return conform.Mismatch("the orchestrator did not exit 0 after the task completed", "exit 0, or stay up, before the scenario deadline", fmt.Sprintf("exit %d, timed out %v", code, a != nil && a.Timeout))
 	}
 	o := conform.Passf("the executor answered and exited 0; the orchestrator exited 0")
+	if !a.Decided.IsZero() {
+		o = conform.Passf("the executor answered and exited 0; the orchestrator stayed up (stopped by the harness once the task was decided)")
+	}
 	o.Seq = append(l.Seqs("exit"), l.Seqs("stdout")...)
 	return o
 }
@@ -229,7 +231,11 @@ func neverStopped(s *conform.Session, l *Launch, origin time.Time) string {
 	if ex := l.Exit(); ex != nil {
 		return fmt.Sprintf("the agent ran on and exited %d by itself %s later", ex.Code, ex.At.Sub(origin).Round(time.Millisecond))
 	}
-	return fmt.Sprintf("the agent was still running %s later, when the harness stopped the orchestrator at the scenario deadline", l.LastSeen().Sub(origin).Round(time.Millisecond))
+	by := l.HarnessKilled
+	if by == "" {
+		by = "the harness"
+	}
+	return fmt.Sprintf("the agent was still running %s later, when it was killed by %s", l.LastSeen().Sub(origin).Round(time.Millisecond), strings.TrimPrefix(by, "the harness: "))
 }
 
 // stopWindow judges when the agent was stopped against a limit counted from
@@ -244,13 +250,9 @@ func stopWindow(s *conform.Session, l *Launch, origin time.Time, limit time.Dura
 	at, how, killed := l.Stop(eof)
 	seqs := l.Seqs("signal", "stdin-eof", "exit")
 	if how == "" && killed {
-		// SIGKILL without SIGTERM: it died after its last observation.
+		// SIGKILL without SIGTERM, by the orchestrator (Launch.Stop leaves out
+		// the harness's clean-up): it died after its last observation.
 		at, how = l.LastSeen(), "SIGKILL"
-		if a := s.Last(); a != nil && !a.Terminated.IsZero() && !at.Add(mockagent.AliveEvery).Before(a.Terminated) {
-			// It outlived the orchestrator, which the harness stopped at the
-			// scenario deadline: the kill was the harness's cleanup.
-			how = ""
-		}
 	}
 	if how == "" {
 		o := conform.Mismatch(fmt.Sprintf("the orchestrator never stopped the agent: %s", what),

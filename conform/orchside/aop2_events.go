@@ -118,7 +118,9 @@ func v1Stdin(l *Launch) (text string, eof bool) {
 		case "stdin":
 			lines = append(lines, e.Line)
 		case "stdin-eof":
-			eof = true
+			// The end of stdin as the harness stopped the orchestrator is not
+			// the orchestrator's.
+			eof = eof || e.By == ""
 		}
 	}
 	return strings.Join(lines, "\n"), eof

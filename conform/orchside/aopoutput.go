@@ -9,7 +9,6 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	engout "github.com/aopkit/aopkit/conform/engine/aopoutput"
 	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
-	"github.com/aopkit/aopkit/mockagent"
 )
 
 func init() {
@@ -379,17 +378,16 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 	if !rep.Has("END") {
 		return conform.NotTestedf("the agent never ended its report (the scenario's cue failed)")
 	}
-	orch := s.Last()
 	seqs := l.Seqs("signal", "exit")
 	_, how, killed := l.Stop(false)
-	if how == "" && !killed {
+	if how == "" && !killed && l.Exit() != nil {
 		if hasSignal(l) {
 			how = "signal"
 		} else {
 			return conform.NotTestedf("the agent exited by itself after its report (the scenario's cue to linger failed)")
 		}
 	}
-	if how == "" && killed && orch != nil && !orch.End.IsZero() && !l.LastSeen().Add(mockagent.AliveEvery).Before(orch.End) {
+	if how == "" && !killed && l.Exit() == nil && l.HarnessKilled != "" {
 		return withSeq(conform.Mismatch("the parent exited leaving the agent running after its report", "the agent stopped (SIGTERM to its group) before the parent exits", "the agent ran until the harness's clean-up"), seqs...)
 	}
 	if gl := got.line; gl.Report != want.Report || gl.Status != want.Status {

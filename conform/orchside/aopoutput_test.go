@@ -59,7 +59,7 @@ func TestAopOutputChecks(t *testing.T) {
 	s := func(v string) *string { return &v }
 	det := `{"aop_version":"1.0.0","task":"Run the build"}`
 	cut200 := long[:200]
-	done := &conform.Attempt{N: 1, Start: t0, End: at("3s")}
+	done := &conform.Attempt{N: 1, Start: t0, End: at("3s"), Gone: at("3s")}
 	deadline := &conform.Attempt{N: 1, Start: t0, End: at("12s"), Timeout: true, Terminated: at("12s")}
 	cases := []checkCase{
 		{"aop-output/orch/parse/report-taken", "ok", aoSession(task, nil, []string{line("complete", "success", s(sum), det)}, aoLaunch(input, good, exit("2s", 0))), conform.Pass},
@@ -86,10 +86,10 @@ func TestAopOutputChecks(t *testing.T) {
 		{"aop-output/orch/parse/unusable-not-success", "done taken", aoSession(task, nil, []string{line("complete", "done", s(sum), det)}, aoLaunch(input, report("done", sum, true), exit("2s", 0))), conform.Fail},
 		{"aop-output/orch/parse/unusable-not-success", "a good report", aoSession(task, nil, []string{line("complete", "success", s(sum), det)}, aoLaunch(input, good, exit("2s", 0))), conform.NotTested},
 
-		{"aop-output/orch/bind/agent-stopped-after-report", "stopped", aoSession(task, done, []string{line("complete", "success", s(sum), det)}, aoLaunch(input, good, sig("4s"), exit("4s", 0))), conform.Pass},
+		{"aop-output/orch/bind/agent-stopped-after-report", "stopped", aoSession(task, done, []string{line("complete", "success", s(sum), det)}, aoLaunch(input, good, sig("2.5s"), exit("2.5s", 0))), conform.Pass},
 		{"aop-output/orch/bind/agent-stopped-after-report", "waited to the deadline", aoSession(task, deadline, nil, aoLaunch(input, good, alive("11.9s"))), conform.Fail},
 		{"aop-output/orch/bind/agent-stopped-after-report", "left running", aoSession(task, done, []string{line("complete", "success", s(sum), det)}, aoLaunch(input, good, alive("2.9s"))), conform.Fail},
-		{"aop-output/orch/bind/agent-stopped-after-report", "report not taken", aoSession(task, done, []string{line("complete", "unknown", s(sum), det)}, aoLaunch(input, good, sig("4s"), exit("4s", 0))), conform.Fail},
+		{"aop-output/orch/bind/agent-stopped-after-report", "report not taken", aoSession(task, done, []string{line("complete", "unknown", s(sum), det)}, aoLaunch(input, good, sig("2.5s"), exit("2.5s", 0))), conform.Fail},
 		{"aop-output/orch/bind/agent-stopped-after-report", "agent exited", aoSession(task, done, []string{line("complete", "success", s(sum), det)}, aoLaunch(input, good, exit("2s", 0))), conform.NotTested},
 	}
 	runCheckCases(t, cases)

@@ -48,7 +48,7 @@ type guardianRun struct {
 }
 
 func init() {
-	sides["aos"] = &side{key: engaos.Key, drive: driveGuardian, decisions: guardianDecisions}
+	sides["aos"] = &side{key: engaos.Key, drive: driveGuardian, decisions: guardianDecisions, freeStdout: true}
 	conform.Register(guardianChecks()...)
 	conform.Register(refCheck("aos"))
 }
@@ -100,7 +100,7 @@ func driveGuardian(h *harness.H) error {
 	}()
 	err = a.Run(harness.Handler{
 		// The process under test is the guardian: its lines are its own.
-		Collect: collectJudged(nil),
+		Collect: collectJudged(nil, true),
 		Monitor: func(a *harness.Agent, _ time.Time) time.Time {
 			if probed.Load() {
 				a.Terminate("the probes are done")

@@ -23,6 +23,11 @@ type Launch struct {
 	// Env holds the AOP* variables the agent got.
 	Env    map[string]string
 	Events []Event
+	// HarnessKilled, when set, says that the agent left no exit record because
+	// the harness killed it (its clean-up after the orchestrator ended, or the
+	// orchestrator's process group stopped at the deadline): no act of the
+	// orchestrator under test.
+	HarnessKilled string
 }
 
 // Event is one observation, with the transcript record it became.
@@ -34,6 +39,11 @@ type Event struct {
 	Code   int
 	Seq    int    // transcript record
 	Key    string // message key (stdin and stdout JSON lines)
+	// By is "" for what the orchestrator under test did (or the agent itself);
+	// otherwise the harness's act that caused it (a signal or the end of stdin
+	// after the harness stopped the orchestrator, or after it exited): never
+	// evidence for or against the orchestrator.
+	By string
 }
 
 // maxObservationBytes bounds what is read of one observation file.
@@ -142,12 +152,16 @@ func (l *Launch) Messages(kind, key string) []*Event {
 	return out
 }
 
-// Stop is how the agent was stopped: the first SIGTERM (or SIGINT) or, when eof
-// counts (aop2: EOF on stdin means stop), the end of its input, whichever came
-// first; How is "" when the agent was not stopped that way. Killed reports an
-// agent that left no exit record (SIGKILL).
+// Stop is how the orchestrator stopped the agent: the first SIGTERM (or SIGINT)
+// or, when eof counts (aop2: EOF on stdin means stop), the end of its input,
+// whichever came first; How is "" when the agent was not stopped that way.
+// Killed reports an agent that left no exit record (SIGKILL) and that the
+// harness did not kill. The harness's own acts (Event.By) never count.
 func (l *Launch) Stop(eof bool) (at time.Time, how string, killed bool) {
 	for _, e := range l.Events {
+		if e.By != "" {
+			continue
+		}
 		if (e.Kind == "signal" && (e.Signal == "SIGTERM" || e.Signal == "SIGINT")) || (eof && e.Kind == "stdin-eof") {
 			if how == "" {
 				at, how = e.At, e.Kind
@@ -157,7 +171,99 @@ func (l *Launch) Stop(eof bool) (at time.Time, how string, killed bool) {
 			}
 		}
 	}
-	return at, how, l.Exit() == nil
+	return at, how, l.Exit() == nil && l.HarnessKilled == ""
+}
+
+// killSlack is how much later than its last observation a SIGKILLed agent may
+// have died (× scale), beyond mockagent.AliveEvery: its alive ticks come late on
+// a loaded machine. An agent last seen that close to the harness's first act on
+// the orchestrator counts as killed by the harness.
+const killSlack = time.Second
+
+// harnessCut is when the harness first acted on the orchestrator under test:
+// it signalled its process group (the scenario deadline, or the scenario over)
+// or saw it exit (then the supervisor's clean-up kills what is left). zero: the
+// orchestrator never ran.
+func harnessCut(orch *conform.Attempt) (time.Time, string) {
+	var t time.Time
+	why := ""
+	for _, c := range []struct {
+		t   time.Time
+		why string
+	}{
+		{orch.Terminated, "the harness: SIGTERM to the orchestrator's process group"},
+		{orch.Killed, "the harness: SIGKILL to the orchestrator's process group"},
+		{orch.Gone, "the harness: clean-up after the orchestrator exited"},
+	} {
+		if !c.t.IsZero() && (t.IsZero() || c.t.Before(t)) {
+			t, why = c.t, c.why
+		}
+	}
+	if orch.Timeout && why != "" && orch.Terminated.Equal(t) {
+		why += " at the scenario deadline"
+	}
+	return t, why
+}
+
+// attribute marks what happened to the agents after the harness first acted on
+// the orchestrator as the harness's (Event.By, Launch.HarnessKilled): a signal
+// or the end of stdin the agent saw from then on, and the SIGKILL of an agent
+// still alive then, are the harness's clean-up, never the orchestrator's. The
+// agent's own observation of the orchestrator's end (mockagent
+// --watch-orchestrator, "orchestrator-exit") is the best evidence of when that
+// was: an agent that saw it outlived the orchestrator. Without a watch, an agent
+// last seen close to the harness's first act (killSlack) was killed by it.
+func attribute(ls []Launch, orch *conform.Attempt, scale float64) {
+	if orch == nil {
+		return
+	}
+	cut, why := harnessCut(orch)
+	if scale <= 0 {
+		scale = 1
+	}
+	slack := mockagent.AliveEvery + time.Duration(float64(killSlack)*scale)
+	for i := range ls {
+		l := &ls[i]
+		lcut, lwhy := cut, why
+		watched, exitSeen := false, false
+		for _, e := range l.Events {
+			switch e.Kind {
+			case "orchestrator-watch":
+				watched = true
+			case "orchestrator-exit":
+				if !exitSeen && (lcut.IsZero() || e.At.Before(lcut)) {
+					lcut, lwhy = e.At, "the harness: clean-up after the orchestrator exited"
+				}
+				exitSeen = true
+			}
+		}
+		if lcut.IsZero() {
+			continue
+		}
+		for j := range l.Events {
+			e := &l.Events[j]
+			if (e.Kind == "signal" || e.Kind == "stdin-eof") && !e.At.Before(lcut) {
+				e.By = lwhy
+			}
+		}
+		if l.Exit() != nil {
+			continue
+		}
+		switch {
+		case exitSeen:
+			// It outlived the orchestrator.
+			l.HarnessKilled = lwhy
+		case !orch.Terminated.IsZero() || !orch.Killed.IsZero():
+			// The harness stopped the orchestrator's process group: an agent
+			// seen alive then (within one tick) died of it.
+			if !l.LastSeen().Add(mockagent.AliveEvery).Before(lcut) && !hasSignal(l) {
+				l.HarnessKilled = lwhy
+			}
+		case !watched && !hasSignal(l) && !l.LastSeen().Add(slack).Before(lcut):
+			// No watch to tell: last seen as the orchestrator ended.
+			l.HarnessKilled = lwhy
+		}
+	}
 }
 
 // Exit is the agent's exit observation (nil: it never exited by itself: killed).
@@ -201,5 +307,8 @@ func launchesOf(s *conform.Session) []Launch {
 		return nil
 	}
 	ls, _ := s.Facts[FactLaunches].([]Launch)
+	// Who did what (the harness or the orchestrator): set by the driver, and
+	// here again for sessions built otherwise (idempotent).
+	attribute(ls, s.Last(), s.Scale)
 	return ls
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	sides["orchmsg"] = &side{key: engorchmsg.Key}
+	sides["orchmsg"] = &side{key: engorchmsg.Key, freeStdout: true}
 	conform.Register(orchmsgChecks...)
 	conform.Register(refCheck("orchmsg"))
 }
@@ -45,10 +45,35 @@ var orchmsgChecks = []*conform.Check{
 	{
 		ID: "orchmsg/orch/rate/flood-rejected", Protocol: "orchmsg", Family: "rate-limit", Tier: conform.Resilient, Level: conform.SHOULD,
 		Spec:        "orchmsg Security Considerations (3. Rate Limiting)",
-		Requirement: "Rate Limiting: Prevent message flooding (100 msg/sec limit). (A request past the limit is not served: it gets a `response:error`.)",
+		Requirement: "Rate Limiting: Prevent message flooding (100 msg/sec limit). (A request past the limit is not served: it gets a `response:error`; a request left without any answer is neither served nor rejected, and fails.)",
 		Bad:         "the agent writes 150 log events in a burst, then request:get-task; the orchestrator answers the request with the task",
 		Good:        "the orchestrator answers the request over the limit with response:error (\"Rate limit exceeded: at most 100 messages per second\") and serves the agent's requests again once the window has passed",
 		Run:         orchmsgFloodRejected,
+	},
+	{
+		ID: "orchmsg/orch/resp/fits-request", Protocol: "orchmsg", Family: "requests", Tier: conform.Resilient, Level: conform.MUST,
+		Spec:        "orchmsg Supported Requests, Error Codes (aoplint ORCH-SEQ-008)",
+		Requirement: "Each supported request gets the response its section shows: get-task and submit-task `payload.task`, query-agents `payload.agents`, query-tasks `payload.tasks`, ask-user `payload.answer`. (INVALID_MESSAGE_TYPE answers unknown types only; an error of aoplint's ORCH-SEQ-008 on the orchestrator's traffic fails this check.)",
+		Lint:        []string{"ORCH-SEQ-008"},
+		Bad:         `{"type":"response:error","correlationId":"req-1","error":{"code":"INVALID_MESSAGE_TYPE","message":"No handler for message type: request:ask-user"}} answering request:ask-user; or {"payload":{"taskId":"task-200"}} answering request:submit-task`,
+		Good:        `{"type":"response:success","id":"res-3","correlationId":"req-3","timestamp":"...","payload":{"task":{"id":"task-200","status":"queued"}}} answering request:submit-task`,
+		Run:         orchmsgFitsRequest,
+	},
+	{
+		ID: "orchmsg/orch/errors/invalid-request", Protocol: "orchmsg", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
+		Spec:        "orchmsg Error Codes (INVALID_REQUEST), Supported Requests (get-task)",
+		Requirement: "INVALID_REQUEST: Malformed request. (A request:get-task without `payload.taskId` is answered `response:error` with code INVALID_REQUEST, never served.)",
+		Bad:         `{"type":"request:get-task","id":"req-1","payload":{}} answered {"type":"response:error","correlationId":"req-1","error":{"code":"INTERNAL_ERROR","message":"Cannot read properties of undefined"}}`,
+		Good:        `{"type":"response:error","id":"res-3f2a9c1e-7b4d-4e2a-9c1f-0d8e6b5a4c3d","correlationId":"req-1b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b","timestamp":"2026-02-04T14:30:00Z","error":{"code":"INVALID_REQUEST","message":"payload.taskId is required"}}`,
+		Run:         func(s *conform.Session) conform.Outcome { return orchmsgGetTaskError(s, "INVALID_REQUEST") },
+	},
+	{
+		ID: "orchmsg/orch/errors/foreign-task", Protocol: "orchmsg", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
+		Spec:        "orchmsg Security Considerations (Agents can only query their own tasks), Error Codes (NOT_FOUND, UNAUTHORIZED)",
+		Requirement: "Authorization: Agents can only query their own tasks. (A request:get-task for a task the agent was not assigned is not served: `response:error` NOT_FOUND for a task that does not exist, UNAUTHORIZED for another agent's; INTERNAL_ERROR or any other code is wrong.)",
+		Bad:         `{"type":"request:get-task","id":"req-1","payload":{"taskId":"task-other"}} answered with the task, or with {"code":"INTERNAL_ERROR","message":"Task not found"}`,
+		Good:        `{"type":"response:error","id":"res-3f2a9c1e-7b4d-4e2a-9c1f-0d8e6b5a4c3d","correlationId":"req-1b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b","timestamp":"2026-02-04T14:30:00Z","error":{"code":"NOT_FOUND","message":"Task task-other not found"}}`,
+		Run:         func(s *conform.Session) conform.Outcome { return orchmsgGetTaskError(s, "NOT_FOUND", "UNAUTHORIZED") },
 	},
 	{
 		ID: "orchmsg/orch/shutdown/grace-honoured", Protocol: "orchmsg", Family: "shutdown", Tier: conform.Full, Level: conform.MUST, Timing: true,
@@ -236,9 +261,96 @@ func orchmsgShutdownGrace(s *conform.Session) conform.Outcome {
 	return stopWindow(s, l, shut.At, grace, false, fmt.Sprintf("the shutdown's grace period of %s", grace))
 }
 
+// orchmsgGetTaskError judges the answer to the agent's first request:get-task
+// for another task than the one assigned, or without one (the scenario's cue):
+// a response:error with one of the codes.
+func orchmsgGetTaskError(s *conform.Session, codes ...string) conform.Outcome {
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		return conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+	}
+	var g struct {
+		TaskID string `json:"taskId"`
+	}
+	json.Unmarshal([]byte(s.Fact("orch.task")), &g)
+	l := &ls[0]
+	for _, e := range l.Messages("stdout", "request:get-task") {
+		var m map[string]any
+		json.Unmarshal([]byte(e.Line), &m)
+		p, _ := m["payload"].(map[string]any)
+		if tid, _ := p["taskId"].(string); tid == g.TaskID && tid != "" {
+			continue
+		}
+		id, _ := m["id"].(string)
+		for _, in := range orchmsgIn(l) {
+			if c, _ := in.m["correlationId"].(string); c != id || id == "" || !strings.HasPrefix(in.e.Key, "response:") {
+				continue
+			}
+			want := "response:error with code " + strings.Join(codes, " or ")
+			if in.e.Key != "response:error" {
+				return withSeq(conform.Mismatch("the orchestrator served request:get-task "+clipJSON(p)+", which asks for no task of the agent's", want, in.e.Key), e.Seq, in.e.Seq)
+			}
+			eo, _ := in.m["error"].(map[string]any)
+			code, _ := eo["code"].(string)
+			for _, c := range codes {
+				if code == c {
+					return withSeq(conform.Passf("request:get-task %s answered response:error %s", clipJSON(p), code), e.Seq, in.e.Seq)
+				}
+			}
+			return withSeq(conform.Mismatch("request:get-task "+clipJSON(p)+" answered with the wrong error code (Error Codes)", want, fmt.Sprintf("response:error %q", code)), e.Seq, in.e.Seq)
+		}
+		return withSeq(conform.Mismatch("request:get-task "+clipJSON(p)+" got no answer", "response:error with code "+strings.Join(codes, " or "), "no response"), e.Seq)
+	}
+	return conform.NotTestedf("the agent asked for no other task (the scenario's cue failed)")
+}
+
+func clipJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return conform.Clip(string(b), 120)
+}
+
+// hasSignal reports whether the orchestrator signalled the agent (the
+// harness's signals do not count).
+// orchmsgFitsRequest counts the requests the orchestrator answered; what each
+// answer holds is aoplint's ORCH-SEQ-008 on the transcript (the check's Lint),
+// one home for the rule.
+func orchmsgFitsRequest(s *conform.Session) conform.Outcome {
+	ls := launchesOf(s)
+	if len(ls) == 0 {
+		return conform.Mismatch("the orchestrator never started the agent ($"+EnvAgent+")", "one launch of $"+EnvAgent, "none")
+	}
+	answered := 0
+	var seqs []int
+	for i := range ls {
+		l := &ls[i]
+		asked := map[string]bool{}
+		for _, e := range l.Messages("stdout", "") {
+			if strings.HasPrefix(e.Key, "request:") {
+				var m map[string]any
+				json.Unmarshal([]byte(e.Line), &m)
+				if id, _ := m["id"].(string); id != "" {
+					asked[id] = true
+				}
+			}
+		}
+		for _, in := range orchmsgIn(l) {
+			if c, _ := in.m["correlationId"].(string); asked[c] && strings.HasPrefix(in.e.Key, "response:") {
+				answered++
+				seqs = append(seqs, in.e.Seq)
+			}
+		}
+	}
+	if answered == 0 {
+		return conform.NotTestedf("no request of the agent was answered (the correlation check reports unanswered ones)")
+	}
+	o := conform.Passf("%d response(s), each fits the request it answers (aoplint ORCH-SEQ-008)", answered)
+	o.Seq = seqs
+	return o
+}
+
 func hasSignal(l *Launch) bool {
 	for _, e := range l.Events {
-		if e.Kind == "signal" {
+		if e.Kind == "signal" && e.By == "" {
 			return true
 		}
 	}
@@ -264,7 +376,8 @@ func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
 	// window was written, and the answer read by the agent, within RateWindow
 	// (the orchestrator read both in between). Otherwise it is not judged.
 	var rate spec.Rate[*Event]
-	over, unsure := 0, 0
+	over, unsure, unanswered := 0, 0, 0
+	var lost []int
 	for _, e := range l.Messages("stdout", "") {
 		o, _, firstAt := rate.Add(e.At, e)
 		if !o || !strings.HasPrefix(e.Key, "request:") {
@@ -274,7 +387,13 @@ func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
 		json.Unmarshal([]byte(e.Line), &m)
 		id, _ := m["id"].(string)
 		a := answers[id]
-		if a == nil || a.Key != "response:success" {
+		if a == nil {
+			// No answer is no rejection: neither served nor refused.
+			unanswered++
+			lost = append(lost, e.Seq)
+			continue
+		}
+		if a.Key != "response:success" {
 			over++
 			continue
 		}
@@ -288,7 +407,11 @@ func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
 	}
 	switch {
 	case over > 0:
-		return conform.Passf("%d request(s) past the rate limit were not served", over)
+		return conform.Passf("%d request(s) past the rate limit were answered response:error", over)
+	case unanswered > 0 && unsure == 0:
+		o := conform.Mismatch(fmt.Sprintf("%d request(s) past the rate limit got no answer at all: an unanswered request is neither served nor rejected", unanswered), "response:error for a request past the limit", "no response")
+		o.Seq = lost
+		return o
 	case unsure > 0:
 		return conform.NotTestedf("%d request(s) past the rate limit by the agent's clock were served, but the answers came more than %s after the window's oldest message: the orchestrator may have read the flood slower than it came (a loaded machine)", unsure, spec.RateWindow)
 	}

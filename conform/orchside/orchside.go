@@ -18,12 +18,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
 	orchscenarios "github.com/aopkit/aopkit/fixtures/orchestrator-scenarios"
 	"github.com/aopkit/aopkit/internal/safefile"
+	"github.com/aopkit/aopkit/mockagent"
 )
 
 // The binding of an orchestrator under test (docs/bindings.md "Orchestrators"):
@@ -60,6 +62,12 @@ const (
 // back when it has ended.
 type setup struct {
 	Files map[string]string `json:"files"`
+	// Mockagent is the agent's behaviour script, given to it out of band: the
+	// driver writes it to .aopkit/mockagent-script.json and the agent command
+	// sets $AOPKIT_MOCKAGENT_SCRIPT (mockagent.Script) itself, so that it
+	// reaches the agent whatever the orchestrator passes on, and never travels
+	// in a protocol message.
+	Mockagent json.RawMessage `json:"mockagent"`
 }
 
 // Sides of aopconform run --side.
@@ -90,6 +98,11 @@ type side struct {
 	// (aop-output: a report block is one record).
 	controlLine func(r *conform.Record) bool
 	mergeLines  func(l *Launch)
+	// freeStdout: the binding gives the orchestrator's own stdout no protocol
+	// role (orchmsg, aof: the protocol runs on the agent's streams or files;
+	// aos: over HTTP), so its lines there are logs (a banner, pino JSON):
+	// recorded with stream "control", never linted as messages.
+	freeStdout bool
 	// readBack reads what the orchestrator left in the scratch directory once it
 	// has ended (aof: the data directory) into session facts; launchPrelude gives
 	// the records that open a launch's session after its start (aof: the
@@ -102,6 +115,11 @@ type side struct {
 	// the EVENTs it emitted; aop-output: what it took of each report).
 	dispatchSummary func(s *conform.Session, l *Launch) string
 	afterLaunches   func(s *conform.Session) []string
+	// undecided reports, while the orchestrator runs, that what it decides is
+	// not observable yet although every agent has ended (aof: a task still in
+	// progress, waiting for its heartbeat to expire): the harness does not stop
+	// a daemon then (settle.go).
+	undecided func(h *harness.H) bool
 }
 
 var sides = map[string]*side{}
@@ -149,7 +167,22 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if err := os.WriteFile(taskPath, append(task, '\n'), 0o644); err != nil {
 		return harness.Errorf("task file: %v", err)
 	}
-	args := append([]string{mock, "--protocol", sc.Protocol, "--observe", obs}, extra...)
+	var su setup
+	if len(sc.Setup) > 0 {
+		if err := json.Unmarshal(sc.Setup, &su); err != nil {
+			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
+		}
+	}
+	envPrefix := ""
+	if len(su.Mockagent) > 0 {
+		scriptPath := filepath.Join(dir, "mockagent-script.json")
+		if err := safefile.WriteFile(scriptPath, append(append([]byte(nil), su.Mockagent...), '\n'), 0o644, false); err != nil {
+			return harness.Errorf("mockagent script: %v", err)
+		}
+		envPrefix = mockagent.EnvScript + "=" + shellQuote(scriptPath) + " "
+	}
+	pidFile := filepath.Join(dir, "orchestrator.pid")
+	args := append([]string{mock, "--protocol", sc.Protocol, "--observe", obs, "--watch-orchestrator", pidFile}, extra...)
 	if f := sc.Env[EnvMockFault]; f != "" {
 		args = append(args, "--fault", f)
 	}
@@ -158,17 +191,14 @@ func drive(h *harness.H, mock string, extra []string) error {
 		q = append(q, shellQuote(a))
 	}
 	agentPath := filepath.Join(dir, "agent")
-	script := "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\nexec " + strings.Join(q, " ") + " \"$@\"\n"
+	// Whatever arguments the orchestrator passes its agent command (a host's
+	// own flags, a prompt) come after "--": mockagent records them (its
+	// observation's start) and never refuses them.
+	script := "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\n" + envPrefix + "exec " + strings.Join(q, " ") + " -- \"$@\"\n"
 	if err := os.WriteFile(agentPath, []byte(script), 0o755); err != nil {
 		return harness.Errorf("agent command: %v", err)
 	}
 	h.Fact("orch.task", string(task))
-	var su setup
-	if len(sc.Setup) > 0 {
-		if err := json.Unmarshal(sc.Setup, &su); err != nil {
-			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
-		}
-	}
 	files := map[string]string{}
 	for rel, content := range su.Files {
 		p, ok := h.Inside(rel)
@@ -188,13 +218,29 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if err != nil {
 		return err
 	}
-	// The orchestrator's own timing duties start when it is launched: no start-up
-	// allowance is owed to it.
-	a.Alive(a.Attempt().Start, "orchestrator-launch")
+	// The agents' observations record when the orchestrator ends (mockagent
+	// --watch-orchestrator): after that nothing is its doing.
+	if pid := a.PID(); pid > 0 {
+		if err := safefile.WriteFile(pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644, false); err != nil {
+			return harness.Errorf("orchestrator pid file: %v", err)
+		}
+	}
+	// The start-up allowance, as for agents: the orchestrator's timers (the
+	// scenario deadline) start at its first sign of life, its first agent
+	// launch or output line; the scenario ends once it is decided (settle.go).
+	st := newSettler(sc, obs)
+	st.undecided = sd.undecided
+	collect := collectJudged(sd.controlLine, sd.freeStdout)
 	err = a.Run(harness.Handler{
 		Key: key,
 		// The process under test is the orchestrator: its lines are its own.
-		Collect: collectJudged(sd.controlLine),
+		Collect: func(r conform.Record, final bool) []conform.Record {
+			if !final {
+				st.line(r.Time)
+			}
+			return collect(r, final)
+		},
+		Monitor: st.monitor(h),
 	})
 	if err != nil {
 		return err
@@ -232,6 +278,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if more {
 		h.Event(0, "launches-truncated", map[string]any{"kept": MaxLaunches, "reason": "the orchestrator started the agent more often: the rest is not judged"})
 	}
+	attribute(launches, a.Attempt(), h.ScaleFactor())
 	for i := range launches {
 		recordLaunch(h, &launches[i], key)
 	}
@@ -245,7 +292,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // are its own (From Judged), and a stdout line controlLine (nil: none) marks is
 // the binding's, no protocol message (aop-output: the report the parent took):
 // recorded with stream "control", evidence not linted as a message.
-func collectJudged(controlLine func(r *conform.Record) bool) func(r conform.Record, final bool) []conform.Record {
+func collectJudged(controlLine func(r *conform.Record) bool, freeStdout bool) func(r conform.Record, final bool) []conform.Record {
 	return func(r conform.Record, final bool) []conform.Record {
 		if final {
 			return nil
@@ -253,6 +300,10 @@ func collectJudged(controlLine func(r *conform.Record) bool) func(r conform.Reco
 		r.From = Judged
 		if controlLine != nil && r.Stream == "stdout" && controlLine(&r) {
 			r.Stream = "control"
+		}
+		if freeStdout && r.Stream == "stdout" {
+			r.Stream = "control"
+			r.Detail = map[string]any{"note": "the orchestrator's own stdout: no protocol channel under this binding (a log line), not linted"}
 		}
 		return []conform.Record{r}
 	}
@@ -289,19 +340,36 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 			}
 		case "stdin-eof":
 			r.From, r.Event = "harness", "close-stdin"
-			r.Detail = map[string]any{"by": "the orchestrator under test"}
+			r.Detail = map[string]any{"by": actor(e)}
 		case "signal":
 			r.From, r.Event = "harness", "signal"
-			r.Detail = map[string]any{"signal": e.Signal, "by": "the orchestrator under test"}
+			r.Detail = map[string]any{"signal": e.Signal, "by": actor(e)}
 		case "exit":
 			r.From, r.Event = "harness", "agent-exit"
 			r.Detail = map[string]any{"code": e.Code}
+		case "orchestrator-exit":
+			// From here on nothing that happens to the agent is the
+			// orchestrator's doing.
+			r.From, r.Event = "harness", "orchestrator-gone"
+			r.Detail = map[string]any{"seen_by": "the agent (mockagent --watch-orchestrator)"}
 		default:
 			continue
 		}
 		r = h.Record(r)
 		e.Seq, e.Key = r.Seq, r.Key
 	}
+	if l.HarnessKilled != "" {
+		h.Record(conform.Record{From: "harness", Event: "kill", Time: l.LastSeen(), Session: session,
+			Detail: map[string]any{"signal": "SIGKILL", "by": l.HarnessKilled, "note": "the agent's last observation; it died within the clean-up"}})
+	}
+}
+
+// actor says who did what an observation shows.
+func actor(e *Event) string {
+	if e.By != "" {
+		return e.By
+	}
+	return "the orchestrator under test"
 }
 
 // ReadBounded reads a regular file of at most max bytes: a larger one, a FIFO, a
@@ -309,4 +377,56 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 // end. The orchestrator under test writes most of the files it is given.
 func ReadBounded(name string, max int64) ([]byte, error) {
 	return safefile.ReadFile(name, max)
+}
+
+// Info is what a third party needs to know of one orchestrator-side scenario
+// (aopconform list --side orchestrator): the task it is given, the agent's cue
+// and the files seeded before it starts.
+type Info struct {
+	// Task is the scenario's task, as written to $AOPKIT_TASK (placeholders
+	// such as ${SCRATCH} unexpanded).
+	Task json.RawMessage `json:"task"`
+	// Cue says how the agent misbehaves (or not): the fault every launch plays,
+	// the out-of-band script, aop2's x_mockagent.
+	Cue   string   `json:"agent_cue"`
+	Setup []string `json:"setup_files,omitempty"`
+}
+
+// Describe returns the scenario's Info.
+func Describe(sc *conform.Scenario) Info {
+	in := Info{Task: sc.Task}
+	if c, err := harness.Compact(sc.Task); err == nil {
+		in.Task = c
+	}
+	var cue []string
+	if f := sc.Env[EnvMockFault]; f != "" {
+		cue = append(cue, "fault "+f+" on every launch")
+	}
+	var su setup
+	if len(sc.Setup) > 0 && json.Unmarshal(sc.Setup, &su) == nil {
+		if len(su.Mockagent) > 0 {
+			b, _ := harness.Compact(su.Mockagent)
+			cue = append(cue, "script "+string(b)+" ($"+mockagent.EnvScript+")")
+		}
+		for f := range su.Files {
+			in.Setup = append(in.Setup, f)
+		}
+		sort.Strings(in.Setup)
+	}
+	var t struct {
+		Task struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(sc.Task, &t) == nil {
+		if x := t.Task.Extensions["x_mockagent"]; len(x) > 0 {
+			b, _ := harness.Compact(x)
+			cue = append(cue, "task.extensions.x_mockagent "+string(b))
+		}
+	}
+	if len(cue) == 0 {
+		cue = []string{"none: the correct agent"}
+	}
+	in.Cue = strings.Join(cue, "; ")
+	return in
 }

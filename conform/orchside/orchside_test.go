@@ -311,6 +311,17 @@ func TestOrchmsgChecks(t *testing.T) {
 	late := omIn("40s", `{"type":"response:success","id":"r1","correlationId":"req-1","payload":{}}`)
 	shut := omIn("1s", `{"type":"notify:shutdown","id":"n2","timestamp":"t","payload":{"gracePeriod":2000}}`)
 	l := func(evs ...Event) Launch { return Launch{Start: t0, Events: evs} }
+	badReq := omOut("100ms", `{"type":"request:get-task","id":"req-9","payload":{}}`)
+	otherReq := omOut("100ms", `{"type":"request:get-task","id":"req-9","payload":{"taskId":"task-other"}}`)
+	errAns := func(code string) Event {
+		return omIn("110ms", `{"type":"response:error","id":"r1","correlationId":"req-9","error":{"code":"`+code+`","message":"m"}}`)
+	}
+	// The orchestrator exits by itself at 3.05 s (the harness sees it at 3.1 s),
+	// or the harness stops it at the deadline, 3 s.
+	exited := &conform.Attempt{N: 1, Start: t0, Gone: at("3.1s"), End: at("3.2s")}
+	deadlineOrch := &conform.Attempt{N: 1, Start: t0, Terminated: at("3s"), Timeout: true, Gone: at("3.1s"), End: at("3.2s"), Exit: agentio.Exit{Code: -1, Signal: "SIGTERM"}}
+	watch := func(d string) Event { return Event{At: at(d), Kind: "orchestrator-watch"} }
+	orchExit := func(d string) Event { return Event{At: at(d), Kind: "orchestrator-exit"} }
 	// A flood: 150 log events written 1 ms apart from 200 ms, then request fr-1 at
 	// 400 ms, over the limit by the agent's clock; answered at answeredAt.
 	flood := func(answer string, answeredAt string) Launch {
@@ -318,9 +329,11 @@ func TestOrchmsgChecks(t *testing.T) {
 		for i := range 150 {
 			evs = append(evs, omOut(fmt.Sprintf("%dms", 200+i), `{"type":"event:log","id":"l","payload":{}}`))
 		}
-		evs = append(evs, omOut("400ms", `{"type":"request:get-task","id":"fr-1","payload":{"taskId":"task-123"}}`),
-			omIn(answeredAt, `{"type":"`+answer+`","id":"a1","correlationId":"fr-1","payload":{}}`), exit("3s", 0))
-		return l(evs...)
+		evs = append(evs, omOut("400ms", `{"type":"request:get-task","id":"fr-1","payload":{"taskId":"task-123"}}`))
+		if answer != "" {
+			evs = append(evs, omIn(answeredAt, `{"type":"`+answer+`","id":"a1","correlationId":"fr-1","payload":{}}`))
+		}
+		return l(append(evs, exit("3s", 0))...)
 	}
 	cases := []struct {
 		check, name string
@@ -344,6 +357,10 @@ func TestOrchmsgChecks(t *testing.T) {
 		// The answer read 1.5 s after the window's oldest message: the orchestrator
 		// may have read the flood slowly, under the limit: not judged.
 		{"orchmsg/orch/rate/flood-rejected", "served late", session(task, nil, flood("response:success", "1.8s")), conform.NotTested},
+		// No answer is no rejection (forge's lost INTERNAL_ERROR answer was a PASS).
+		{"orchmsg/orch/rate/flood-rejected", "never answered", session(task, nil, flood("", "")), conform.Fail},
+		{"orchmsg/orch/resp/fits-request", "answered", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/resp/fits-request", "nothing answered", session(task, nil, l(assigned, req, exit("1s", 0))), conform.NotTested},
 		{"orchmsg/orch/rate/flood-rejected", "no flood", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.NotTested},
 
 		{"orchmsg/orch/shutdown/grace-honoured", "SIGTERM after the grace", session(task, nil, l(assigned, shut, sig("3.1s"), alive("5s"))), conform.Pass},
@@ -353,6 +370,27 @@ func TestOrchmsgChecks(t *testing.T) {
 		{"orchmsg/orch/shutdown/grace-honoured", "stdin closed is no stop", session(task, nil, l(assigned, shut, eof("1s"), sig("3.2s"), alive("5s"))), conform.Pass},
 		{"orchmsg/orch/shutdown/grace-honoured", "left running", session(task, nil, l(assigned, shut, exit("60s", 0))), conform.Fail},
 		{"orchmsg/orch/shutdown/grace-honoured", "agent obeyed", session(task, nil, l(assigned, shut, exit("1.2s", 0))), conform.NotTested},
+
+		{"orchmsg/orch/errors/invalid-request", "INVALID_REQUEST", session(task, nil, l(assigned, badReq, errAns("INVALID_REQUEST"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/invalid-request", "INTERNAL_ERROR (forge)", session(task, nil, l(assigned, badReq, errAns("INTERNAL_ERROR"), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/invalid-request", "served", session(task, nil, l(assigned, badReq, omIn("110ms", `{"type":"response:success","id":"r1","correlationId":"req-9","payload":{}}`), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/invalid-request", "no answer", session(task, nil, l(assigned, badReq, exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/invalid-request", "no cue", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.NotTested},
+		{"orchmsg/orch/errors/foreign-task", "NOT_FOUND", session(task, nil, l(assigned, otherReq, errAns("NOT_FOUND"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/foreign-task", "UNAUTHORIZED", session(task, nil, l(assigned, otherReq, errAns("UNAUTHORIZED"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/foreign-task", "INTERNAL_ERROR (forge)", session(task, nil, l(assigned, otherReq, errAns("INTERNAL_ERROR"), exit("1s", 0))), conform.Fail},
+
+		// Who acted (issue 28): the harness's clean-up is never the orchestrator's stop.
+		{"orchmsg/orch/shutdown/grace-honoured", "exited, agent saw it, cleaned up", session(task, exited,
+			l(assigned, watch("20ms"), shut, alive("2.9s"), orchExit("3s"), alive("3s"))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "exited, no watch, cleaned up", session(task, exited,
+			l(assigned, shut, alive("2.9s"), alive("3s"))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "harness SIGTERM at the deadline", session(task, deadlineOrch,
+			l(assigned, watch("20ms"), shut, sig("3.01s"), alive("3.1s"))), conform.Fail},
+		{"orchmsg/orch/shutdown/grace-honoured", "its own SIGKILL before its exit", session(task, exited,
+			l(assigned, watch("20ms"), shut, alive("2.9s"), alive("3s"))), conform.Pass},
+		{"orchmsg/orch/shutdown/grace-honoured", "its own SIGTERM, then it exits", session(task, exited,
+			l(assigned, watch("20ms"), shut, sig("3s"), orchExit("3.05s"), alive("3.05s"))), conform.Pass},
 	}
 	for _, c := range cases {
 		t.Run(c.check+"/"+c.name, func(t *testing.T) {

@@ -105,6 +105,8 @@ type htmlPageData struct {
 	HarnessErrs []conform.ScenarioRun
 	// RefusalsHead introduces the sandbox's refusals (text.go).
 	RefusalsHead string
+	// NoMessage is NoMessageLine (text.go).
+	NoMessage string
 }
 
 // anchor makes an id fragment of s: s itself when it is lower-case letters, digits
@@ -139,7 +141,7 @@ var htmlFuncs = template.FuncMap{"join": strings.Join, "pct": pct, "vclass": ver
 // reading, the other checks by family, the provenance, then every scenario's
 // transcript with harness events as readable rows.
 func HTML(w io.Writer, r *conform.Report) error {
-	d := htmlPageData{R: r, Failed: Failed(r), State: State(r), Level: LevelName(r.Score), Counts: Counts(r), Provenance: provenanceRows(r), HarnessErrs: harnessErrors(r), RefusalsHead: RefusalsHead}
+	d := htmlPageData{R: r, Failed: Failed(r), State: State(r), Level: LevelName(r.Score), Counts: Counts(r), Provenance: provenanceRows(r), HarnessErrs: harnessErrors(r), RefusalsHead: RefusalsHead, NoMessage: NoMessageLine(r)}
 	d.Judged, d.Total = Exercised(r)
 	for _, e := range StaleEntries(r) {
 		d.Stale = append(d.Stale, staleText(r, e))
@@ -382,7 +384,7 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 <p class="counts">{{range .Counts}}<span class="v {{vclass .Verdict}}">{{.N}} {{.Verdict}}</span>{{end}}</p>
 </header>
 <p class="meta">Agent <code>{{join .R.Command " "}}</code> · started {{.R.Started.Format "2006-01-02 15:04:05Z07:00"}} · {{.R.DurationMS}} ms{{if .R.OutDir}} · transcripts in <code>{{.R.OutDir}}</code>{{end}} · <a href="#provenance">provenance</a></p>
-{{if .R.Containment}}{{if .R.Containment.Refusals}}<div class="note"><p><b>{{.RefusalsHead}}</b></p>{{range .R.Containment.Refusals}}<p><code>{{.}}</code></p>{{end}}</div>{{end}}{{end}}{{range .HarnessErrs}}<p class="note"><b>Harness error</b> in <a href="#s-{{anchor .ID}}">{{.ID}}</a> (the harness's problem, not the agent's): {{.HarnessError}}</p>
+{{if .NoMessage}}<div class="note"><p><b>{{.NoMessage}}</b></p></div>{{end}}{{if .R.Containment}}{{if .R.Containment.Refusals}}<div class="note"><p><b>{{.RefusalsHead}}</b></p>{{range .R.Containment.Refusals}}<p><code>{{.}}</code></p>{{end}}</div>{{end}}{{end}}{{range .HarnessErrs}}<p class="note"><b>Harness error</b> in <a href="#s-{{anchor .ID}}">{{.ID}}</a> (the harness's problem, not the agent's): {{.HarnessError}}</p>
 {{end}}{{range .Stale}}<p class="note"><b>{{.}}</b></p>
 {{end}}
 <section id="failures"><h2>Failures ({{.NFailures}})</h2>

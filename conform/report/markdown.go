@@ -25,6 +25,9 @@ func Markdown(w io.Writer, r *conform.Report) error {
 		ShouldText(r), judged, total), Width, "", "") + "\n\n")
 	b.WriteString(wrap(CountsLine(r), Width, "", "") + "\n\n")
 	b.WriteString(wrap("Agent: `"+strings.Join(r.Command, " ")+"`", Width, "", "") + "\n\n")
+	if l := NoMessageLine(r); l != "" {
+		b.WriteString(wrap("**"+mdEscape(l)+"**", Width, "> ", "> ") + "\n\n")
+	}
 	if c := r.Containment; c != nil && len(c.Refusals) > 0 {
 		b.WriteString(wrap("**"+mdEscape(RefusalsHead)+"**", Width, "> ", "> ") + "\n")
 		for _, l := range c.Refusals {

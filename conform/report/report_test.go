@@ -95,3 +95,31 @@ func TestFormats(t *testing.T) {
 		t.Error("want an error for .pdf")
 	}
 }
+
+// TestNoMessageLeads: a run in which the implementation never spoke opens every
+// human report with how it ended, before the sandbox's refusals (issue 29).
+func TestNoMessageLeads(t *testing.T) {
+	t.Parallel()
+	r := sample()
+	r.Containment = &conform.Containment{Mode: "landlock-abi-7", Exits: "exit 1 in 2 of 2 scenarios",
+		Refusals: []string{"mkdir: cannot create directory '/tmp/forge-workspaces': Permission denied <x>"}}
+	for _, name := range []string{"r.md", "r.html", "r.txt"} {
+		w, _ := ByExtension(name)
+		var b bytes.Buffer
+		if err := w(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		i := strings.Index(out, "NO PROTOCOL MESSAGE: the implementation never spoke; it ended with exit 1 in 2 of 2 scenarios")
+		j := strings.Index(out, "SANDBOX:")
+		if i < 0 || j < 0 || i > j {
+			t.Errorf("%s: the no-message line (at %d) does not lead the refusals (at %d)\n%s", name, i, j, out)
+		}
+	}
+	r.Containment.Exits = ""
+	var b bytes.Buffer
+	Text(&b, r)
+	if strings.Contains(b.String(), "NO PROTOCOL MESSAGE") {
+		t.Error("a run that spoke has a no-message line")
+	}
+}

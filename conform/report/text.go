@@ -27,6 +27,9 @@ func TextUncut(w io.Writer, r *conform.Report) error { return text(w, r, 0) }
 func text(w io.Writer, r *conform.Report, clip int) error {
 	var b strings.Builder
 	writeVerdict(&b, r)
+	if l := NoMessageLine(r); l != "" {
+		b.WriteString("\n" + wrap(l, Width, "", "  ") + "\n")
+	}
 	if c := r.Containment; c != nil && len(c.Refusals) > 0 {
 		b.WriteString("\n" + wrap(RefusalsHead, Width, "", "  ") + "\n")
 		for _, l := range c.Refusals {
@@ -82,6 +85,15 @@ func writeVerdict(b *strings.Builder, r *conform.Report) {
 	if line := ContainmentLine(r); line != "" {
 		b.WriteString(wrap(line, Width, "", "  ") + "\n")
 	}
+}
+
+// NoMessageLine is the report's first line about an implementation that never
+// sent a protocol message: how it ended (Containment.Exits); "" otherwise.
+func NoMessageLine(r *conform.Report) string {
+	if c := r.Containment; c != nil && c.Exits != "" {
+		return "NO PROTOCOL MESSAGE: the implementation never spoke; it ended with " + c.Exits + " (its stderr is in the transcripts)"
+	}
+	return ""
 }
 
 // RefusalsHead introduces the lines in which the implementation reported a

@@ -216,6 +216,30 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		spoke = spoke || runs[i].Spoke
 	}
 	if !spoke {
+		// Say what happened instead: how it ended, and what the sandbox refused
+		// it (its own stderr's words).
+		what := "the " + opts.judged() + " never sent a protocol message in any scenario"
+		actual := "none"
+		if ex := conform.ExitSummary(runs); ex != "" {
+			what += ": " + ex
+			actual += "; " + ex
+			if rep.Containment == nil {
+				rep.Containment = &conform.Containment{}
+			}
+			rep.Containment.Exits = ex
+		}
+		if c := rep.Containment; c != nil && len(c.Refusals) > 0 {
+			// The refusal that names a path says most (Node prints its error
+			// object over several lines: "code: 'EACCES'," is one of them).
+			ref := c.Refusals[0]
+			for _, l := range c.Refusals {
+				if strings.Contains(l, "/") {
+					ref = l
+					break
+				}
+			}
+			what += "; its stderr reports a refused operation: " + ref + " (allow it with --allow-write PATH or --allow-read PATH)"
+		}
 		for i := range results {
 			for j := range results[i] {
 				r := &results[i][j]
@@ -223,8 +247,8 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 					continue
 				}
 				r.Verdict = conform.Fail
-				r.Message = "the " + opts.judged() + " never sent a protocol message in any scenario"
-				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+opts.judged(), "none", ""
+				r.Message = what
+				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+opts.judged(), actual, ""
 				r.Rerun = RerunCommand(opts, r.Check)
 			}
 		}

@@ -175,9 +175,24 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		fmt.Fprintf(env.Stderr, "mockagent aop2: the first stdin line is not a TASK: %v\n", err)
 		return 2
 	}
+	if sc, ok := outOfBand(env); ok {
+		a.task.Task.Extensions.Mock = sc
+	}
 	a.start = clk.Now()
 	a.fault = a.effectiveFault()
 	return a.work()
+}
+
+// outOfBand is the script the harness gives out of band ($AOPKIT_MOCKAGENT_SCRIPT,
+// orchestrator side): it replaces task.extensions.x_mockagent, which an
+// orchestrator need not pass on.
+func outOfBand(env mockagent.Env) (script, bool) {
+	var sc script
+	b, ok := mockagent.Script(env)
+	if !ok || json.Unmarshal(b, &sc) != nil {
+		return sc, false
+	}
+	return sc, true
 }
 
 // input keeps the stdin lines after the first one (the rest of a v1 prompt), up

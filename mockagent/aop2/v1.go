@@ -96,6 +96,9 @@ func (a *agent) runV1(first []byte, in *input) int {
 		return 2
 	}
 	p := parseV1Prompt(text)
+	if sc, ok := outOfBand(a.env); ok {
+		p.Script = sc
+	}
 	a.start = a.clk.Now()
 	fault := a.fault
 	if f, ok := p.Script.FaultsByAttempt[strconv.Itoa(1)]; ok {

@@ -6,7 +6,9 @@
 // stdin), answering notify:task-cancelled by stopping the work.
 //
 // The task's payload scripts the work: {"mockagent": {"work_seconds": 10,
-// "ask_user": true, "submit": true}}.
+// "ask_user": true, "submit": true}}; on the orchestrator side the same script
+// comes out of band, in the file $AOPKIT_MOCKAGENT_SCRIPT names
+// (mockagent.Script), never inside a message.
 package orchmsg
 
 import (
@@ -89,7 +91,12 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		a.agentID = "agent-1"
 	}
 	for {
-		msg, st := a.wait(-1, func(m map[string]any) bool { return typeOf(m) == "notify:task-assigned" })
+		// The upstream prototype's dialect ({"type":"task_notification","taskId"})
+		// is taken as an assignment too: the orchestrator's checks name that
+		// deviation, and the agent still plays the rest of the scenario.
+		msg, st := a.wait(-1, func(m map[string]any) bool {
+			return typeOf(m) == "notify:task-assigned" || typeOf(m) == "task_notification"
+		})
 		if st == stopped {
 			return 0
 		}
@@ -98,6 +105,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		}
 		p, _ := msg["payload"].(map[string]any)
 		id, _ := p["taskId"].(string)
+		if id == "" {
+			id, _ = msg["taskId"].(string)
+		}
 		if code, done := a.doTask(id, msg); done {
 			return code
 		}
@@ -348,7 +358,10 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 		return 0, true
 	}
 	sc := script{}
-	if p, _ := resp["payload"].(map[string]any); p != nil {
+	if b, ok := mockagent.Script(a.env); ok {
+		// Out of band (orchestrator side): never in the protocol's messages.
+		json.Unmarshal(b, &sc)
+	} else if p, _ := resp["payload"].(map[string]any); p != nil {
 		if t, _ := p["task"].(map[string]any); t != nil {
 			if tp, _ := t["payload"].(map[string]any); tp != nil {
 				if b, err := json.Marshal(tp["mockagent"]); err == nil {

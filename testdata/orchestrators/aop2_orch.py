@@ -33,6 +33,9 @@ aopconform run --side orchestrator catches it:
   no-version-fallback    gives up on a TASK that fails the v2 schema: no event, no v1 prompt
   no-rollback-event      restores the snapshots silently
   omit-error-codes       reports no error codes in its SESSION_FINAL_REPORT
+  daemon                 correct, but stays up once the task is decided (not a bug)
+  v1-stdin-open          writes the v1 prompt but never closes the executor's stdin,
+                         and waits for it forever (only the harness's clean-up ends it)
 """
 import json
 import os
@@ -187,6 +190,10 @@ def attempt_v1(task):
     proc = subprocess.Popen([os.environ["AOPKIT_AGENT"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             start_new_session=True, env=env)
     proc.stdin.write(v1_prompt(task).encode())
+    if MODE == "v1-stdin-open":
+        proc.stdin.flush()
+        proc.wait()
+        return "E_UNKNOWN"
     proc.stdin.close()
     status = []
 
@@ -306,4 +313,11 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    if MODE == "daemon":
+        # A host that stays up once the task is decided: the harness stops it.
+        log("task decided: staying up")
+        sys.stdout.flush()
+        while True:
+            time.sleep(3600)
+    sys.exit(code)

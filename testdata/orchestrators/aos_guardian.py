@@ -113,6 +113,8 @@ def main():
     host, port = os.environ["AOPKIT_LISTEN"].rsplit(":", 1)
     server = ThreadingHTTPServer((host, int(port)), Handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # A guardian's stdout is free (docs/bindings.md): a banner is no answer.
+    print("listening on http://%s/" % os.environ["AOPKIT_LISTEN"], flush=True)
     try:
         server.serve_forever()
     except SystemExit:

@@ -13,6 +13,14 @@ Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
   wrong-correlation-id   answers with a fresh id as correlationId
   no-shutdown-grace      sends SIGTERM together with notify:shutdown
   no-assignment          never sends notify:task-assigned (answers requests only)
+  daemon                 correct, but starts slowly (4.5 s busy in the rate-flood scenario),
+                         logs JSON to stdout (as forge's pino) and stays up once the task
+                         is decided (not a bug)
+  ask-user-unsupported   answers request:ask-user with INVALID_MESSAGE_TYPE (as forge does)
+  internal-error-codes   answers a get-task it cannot serve with INTERNAL_ERROR (as forge does)
+  drop-flood             leaves a request past the rate limit unanswered
+  exit-without-stop      sends notify:shutdown, waits out the grace period and exits,
+                         never stopping an agent that lingers (the harness's clean-up does)
 """
 import collections
 import datetime
@@ -34,14 +42,25 @@ def now():
 
 
 def log(*args):
+    if MODE == "daemon":
+        # Like forge (pino): JSON logs on stdout, which orchmsg leaves free.
+        print(json.dumps({"level": 30, "time": int(time.time() * 1000), "msg": " ".join(str(a) for a in args)}), flush=True)
+        return
     print("orchmsg_orch:", *args, file=sys.stderr, flush=True)
 
 
 def main():
+    if MODE == "daemon" and "rate-flood" in os.environ.get("AOPKIT_SCENARIO", ""):
+        # A slow start-up (tsx compiling forge took ~3 s): busy, not asleep,
+        # for longer than the scenario's deadline of 4 s.
+        end = time.monotonic() + 4.5
+        while time.monotonic() < end:
+            pass
     with open(os.environ["AOPKIT_TASK"]) as f:
         spec = json.load(f)
     task = spec.pop("task", None) or {"id": spec["taskId"], "status": "running"}
-    agent = subprocess.Popen([os.environ["AOPKIT_AGENT"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    # A host's own arguments, as forge passes them: the agent command accepts any.
+    agent = subprocess.Popen([os.environ["AOPKIT_AGENT"], "--print", "--output-format=json", "Work on the assigned task"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              start_new_session=True, env=dict(os.environ, AOP_PROTOCOL="orchmsg", ORCHMSG_AGENT_ID="worker-1"))
     lock = threading.Lock()
 
@@ -69,6 +88,10 @@ def main():
         if MODE == "no-shutdown-grace":
             stop()
             return
+        if MODE == "exit-without-stop":
+            time.sleep(GRACE)
+            log("grace period over: exiting, the agent left running")
+            os._exit(0)
         deadline = time.monotonic() + GRACE
         while agent.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -93,7 +116,7 @@ def main():
         flooded = len(window) == 100 and t - window[0] < 1.0
         window.append(t)
         if flooded:
-            if typ.startswith("request:"):
+            if typ.startswith("request:") and MODE != "drop-flood":
                 send({"type": "response:error", "correlationId": msg.get("id"),
                       "error": {"code": "INTERNAL_ERROR", "message": "Rate limit exceeded: at most 100 messages per second"}})
             continue
@@ -105,8 +128,12 @@ def main():
             if typ == "request:get-task":
                 if payload.get("taskId") == task.get("id") or payload.get("taskId") in submitted:
                     resp["payload"] = {"task": task if payload.get("taskId") == task.get("id") else {"id": payload["taskId"], "status": "queued"}}
+                elif MODE == "internal-error-codes":
+                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INTERNAL_ERROR", "message": "Task not found"}}
+                elif not isinstance(payload.get("taskId"), str):
+                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INVALID_REQUEST", "message": "payload.taskId is required"}}
                 else:
-                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "UNAUTHORIZED", "message": "not your task"}}
+                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "NOT_FOUND", "message": "Task %s not found" % payload["taskId"]}}
             elif typ == "request:query-agents":
                 resp["payload"] = {"agents": [{"id": "worker-1", "role": "worker", "status": "busy"}]}
             elif typ == "request:query-tasks":
@@ -114,9 +141,13 @@ def main():
             elif typ == "request:submit-task":
                 tid = "task-%d" % (len(submitted) + 200)
                 submitted.append(tid)
-                resp["payload"] = {"taskId": tid}
+                resp["payload"] = {"task": {"id": tid, "status": "queued"}}
+            elif typ == "request:ask-user" and MODE == "ask-user-unsupported":
+                resp = {"type": "response:error", "correlationId": corr,
+                        "error": {"code": "INVALID_MESSAGE_TYPE", "message": "No handler for message type: " + typ}}
             elif typ == "request:ask-user":
-                resp["payload"] = {"answer": "yes"}
+                opts = [o.get("value") for o in payload.get("options") or [] if isinstance(o, dict)]
+                resp["payload"] = {"answer": opts[0] if opts else "yes"}
             else:
                 resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INVALID_MESSAGE_TYPE", "message": "unknown request " + typ}}
             send(resp)
@@ -126,6 +157,11 @@ def main():
                 threading.Thread(target=shutdown, daemon=True).start()
     agent.wait()
     time.sleep(0.1)
+    if MODE == "daemon":
+        # A host that stays up once the task is decided: the harness stops it.
+        log("task decided: staying up")
+        while True:
+            time.sleep(3600)
     return 0
 
 

@@ -18,6 +18,7 @@ import (
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/knownfail"
 	"github.com/aopkit/aopkit/conform/lintstep"
+	"github.com/aopkit/aopkit/conform/orchside"
 	"github.com/aopkit/aopkit/conform/report"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
@@ -192,15 +193,24 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			{
 				Name:      "list",
 				Usage:     "list the scenarios and checks with their levels and spec sections",
-				UsageText: "aopconform list [--protocol ID] [--scenarios DIR]",
+				UsageText: "aopconform list [--side orchestrator] [--protocol ID] [--scenarios DIR]",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
+					&cli.StringFlag{Name: flagSide, Value: orchside.SideAgent, Usage: "`SIDE`: agent, or orchestrator (each scenario's task, agent cue, deadline and checks; docs/orchestrator-side.md)"},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files from `DIR`"},
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the shipped scenarios"},
 					&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {
+					switch c.String(flagSide) {
+					case orchside.SideOrchestrator:
+						return listOrchestratorCmd(c.String(flagProtocol), c.String(flagFormat), stdout, stderr)
+					case orchside.SideAgent:
+					default:
+						fmt.Fprintf(stderr, "aopconform: --side %q: want agent or orchestrator\n", c.String(flagSide))
+						return exitCode(exitHarness)
+					}
 					return listCmd(c.String(flagProtocol), c.StringSlice(flagScenarios), c.Bool(flagBuiltin), c.String(flagFormat), stdout, stderr)
 				},
 			},

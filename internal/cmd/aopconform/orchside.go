@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -377,4 +378,61 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 		}
 	}
 	return nil
+}
+
+// orchScenarioJSON is one scenario of `aopconform list --side orchestrator`.
+type orchScenarioJSON struct {
+	ID       string `json:"id"`
+	Protocol string `json:"protocol"`
+	Family   string `json:"family"`
+	Deadline string `json:"deadline"`
+	Title    string `json:"title"`
+	orchside.Info
+	Checks []string `json:"checks"`
+}
+
+// listOrchestratorCmd lists the orchestrator-side scenarios: what each gives the
+// orchestrator ($AOPKIT_TASK), how its agent behaves, its deadline and checks,
+// so that an orchestrator can be written from the list alone.
+func listOrchestratorCmd(protocol, format string, stdout, stderr io.Writer) error {
+	if format != "text" && format != "json" {
+		fmt.Fprintf(stderr, "aopconform: unknown --format %q for list: want text or json\n", format)
+		return exitCode(exitHarness)
+	}
+	if protocol != "" && !slices.Contains(orchside.Protocols(), protocol) {
+		fmt.Fprintf(stderr, "aopconform: protocol %q has no orchestrator side (one of %s)\n", protocol, strings.Join(orchside.Protocols(), ", "))
+		return exitCode(exitHarness)
+	}
+	ss, err := orchside.Builtin()
+	if err != nil {
+		fmt.Fprintln(stderr, "aopconform:", err)
+		return exitCode(exitHarness)
+	}
+	out := []orchScenarioJSON{}
+	for _, s := range ss {
+		if protocol != "" && s.Protocol != protocol {
+			continue
+		}
+		out = append(out, orchScenarioJSON{ID: s.ID, Protocol: s.Protocol, Family: s.Family, Deadline: fmt.Sprint(s.Deadline.D(1)),
+			Title: s.Title, Info: orchside.Describe(s), Checks: s.Checks})
+	}
+	if format == "json" {
+		return clikit.WriteJSON(stdout, out)
+	}
+	var b strings.Builder
+	for i, s := range out {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s  (%s, %s, deadline %s × --timeout-scale, from the orchestrator's first sign of life)\n", s.ID, s.Protocol, s.Family, s.Deadline)
+		fmt.Fprintf(&b, "  %s\n", s.Title)
+		fmt.Fprintf(&b, "  task ($AOPKIT_TASK): %s\n", s.Task)
+		fmt.Fprintf(&b, "  agent cue: %s\n", s.Cue)
+		if len(s.Setup) > 0 {
+			fmt.Fprintf(&b, "  seeded files: %s\n", strings.Join(s.Setup, ", "))
+		}
+		fmt.Fprintf(&b, "  checks: %s\n", strings.Join(s.Checks, ", "))
+	}
+	_, err = io.WriteString(stdout, b.String())
+	return err
 }

@@ -24,6 +24,7 @@ const (
 	flagProtocol = "protocol"
 	flagFault    = "fault"
 	flagObserve  = "observe"
+	flagWatch    = "watch-orchestrator"
 )
 
 // faultIgnoreShutdown is the fault under which the process ignores SIGTERM.
@@ -37,6 +38,9 @@ type config struct {
 	Args     []string
 	// Observe is --observe DIR: record what the agent saw in DIR (observe.go).
 	Observe string
+	// Watch is --watch-orchestrator FILE: the file that holds the PID of the
+	// orchestrator under test, whose end the observation records (watch.go).
+	Watch string
 }
 
 // usageError is a command-line mistake: exit code 2.
@@ -101,12 +105,13 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: flagFault, Usage: "break one rule (see mockagent faults)"},
 			clikit.VerboseFlag("say on stderr what is played and how it ended"),
 			&cli.StringFlag{Name: flagObserve, Usage: "write what the agent receives, sends, the signals it gets and its exit to a new file in `DIR` (orchestrator-side certification)"},
+			&cli.StringFlag{Name: flagWatch, Usage: "with --observe: record when the process whose PID `FILE` holds (the orchestrator under test) ends"},
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError{err.Error() + " " + clikit.UsageHint(c)}
 		},
 		Action: func(c *cli.Context) error {
-			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Verbose: c.Bool("verbose"), Args: c.Args().Slice(), Observe: c.String(flagObserve)}
+			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Verbose: c.Bool("verbose"), Args: c.Args().Slice(), Observe: c.String(flagObserve), Watch: c.String(flagWatch)}
 			return runAgent(c.Context, cfg, stdin, stdout, stderr)
 		},
 		Commands: []*cli.Command{{
@@ -158,6 +163,7 @@ func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	watchOrchestrator(obs, cfg.Watch, ctx.Done())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
 	defer signal.Stop(sigs)

@@ -74,19 +74,13 @@ func ContainmentOf(runs []ScenarioRun) *Containment {
 	for _, run := range runs {
 		for i := range run.Records {
 			r := &run.Records[i]
-			if r.From == "harness" || r.Stream != "stderr" || r.Text == nil || len(c.Refusals) >= maxRefusals {
+			if r.From == "harness" || r.Stream != "stderr" || len(c.Refusals) >= maxRefusals || !refusal(r) {
 				continue
 			}
-			low := strings.ToLower(*r.Text)
-			for _, w := range refusalWords {
-				if strings.Contains(low, w) {
-					line := printable(*r.Text, 240)
-					if !seen["refusal "+line] {
-						seen["refusal "+line] = true
-						c.Refusals = append(c.Refusals, line)
-					}
-					break
-				}
+			line := printable(*r.Text, 240)
+			if !seen["refusal "+line] {
+				seen["refusal "+line] = true
+				c.Refusals = append(c.Refusals, line)
 			}
 		}
 	}
@@ -159,4 +153,41 @@ func ExitSummary(runs []ScenarioRun) string {
 		parts = append(parts, fmt.Sprintf("%s in %d of %d scenarios", st, count[st], total))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// KeptRecords is how many records of a judged scenario are kept in memory for the
+// reports (the HTML report shows no more).
+const KeptRecords = 2000
+
+// TrimRecords drops the records of a judged scenario that no report reads: it
+// keeps the first KeptRecords and, past them, the containment events and the
+// stderr lines ContainmentOf reads. A flooding implementation's 20,000 records
+// per scenario are otherwise held until the end of the run.
+func TrimRecords(run *ScenarioRun) {
+	run.RecordCount = len(run.Records)
+	if len(run.Records) <= KeptRecords {
+		return
+	}
+	kept := append(make([]Record, 0, KeptRecords+16), run.Records[:KeptRecords]...)
+	for i := KeptRecords; i < len(run.Records); i++ {
+		r := &run.Records[i]
+		if (r.From == "harness" && r.Event == ContainmentEvent) || (r.From != "harness" && r.Stream == "stderr" && refusal(r)) {
+			kept = append(kept, *r)
+		}
+	}
+	run.Records = kept
+}
+
+// refusal reports whether a record's text reports a refused operation.
+func refusal(r *Record) bool {
+	if r.Text == nil {
+		return false
+	}
+	low := strings.ToLower(*r.Text)
+	for _, w := range refusalWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }

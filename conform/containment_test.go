@@ -35,3 +35,31 @@ func TestContainmentOf(t *testing.T) {
 		t.Error("containment without any event")
 	}
 }
+
+// A judged scenario keeps the records a report reads: the first KeptRecords, and
+// past them the containment events and refusal lines; the count stays whole.
+func TestTrimRecords(t *testing.T) {
+	text := func(s string) *string { return &s }
+	var run ScenarioRun
+	for i := 0; i < KeptRecords+500; i++ {
+		run.Records = append(run.Records, Record{Seq: i + 1, From: "agent", Stream: "stdout", Text: text("x")})
+	}
+	run.Records = append(run.Records,
+		Record{From: "agent", Stream: "stderr", Text: text("open /x: permission denied")},
+		Record{From: "harness", Event: ContainmentEvent, Detail: map[string]any{"mode": "landlock-abi-7"}})
+	total := len(run.Records)
+	before := ContainmentOf([]ScenarioRun{run})
+	TrimRecords(&run)
+	if run.RecordCount != total || len(run.Records) != KeptRecords+2 {
+		t.Fatalf("kept %d of %d (count %d), want %d", len(run.Records), total, run.RecordCount, KeptRecords+2)
+	}
+	after := ContainmentOf([]ScenarioRun{run})
+	if after == nil || after.Mode != before.Mode || len(after.Refusals) != len(before.Refusals) || len(after.Refusals) != 1 {
+		t.Errorf("containment changed by the trim: %+v -> %+v", before, after)
+	}
+	small := ScenarioRun{Records: run.Records[:3]}
+	TrimRecords(&small)
+	if small.RecordCount != 3 || len(small.Records) != 3 {
+		t.Errorf("a short transcript was trimmed: %d %d", small.RecordCount, len(small.Records))
+	}
+}

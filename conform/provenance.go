@@ -1,6 +1,11 @@
 package conform
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
 
 // Provenance says what produced a report, so that a result can be traced and
 // reproduced: which aopconform, which suite, which agent binary, on what machine,
@@ -67,4 +72,22 @@ type KnownEntry struct {
 	Reason  string `json:"reason"`
 	Matched int    `json:"matched"`
 	Stale   bool   `json:"stale,omitempty"`
+}
+
+// DigestTranscript digests a scenario's transcript from the records the harness holds in
+// memory: each record encoded as the recorder writes it, one JSON line each. It is
+// the SHA-256 of the transcript file as written.
+func DigestTranscript(run ScenarioRun) TranscriptID {
+	h := sha256.New()
+	for _, rec := range run.Records {
+		b, err := json.Marshal(rec)
+		if err != nil {
+			// The recorder replaced such a record; hash what cannot be encoded as
+			// its error so the digest still depends on it.
+			b = []byte(err.Error())
+		}
+		h.Write(b)
+		h.Write([]byte{'\n'})
+	}
+	return TranscriptID{Scenario: run.ID, File: run.Transcript, Records: len(run.Records), SHA256: hex.EncodeToString(h.Sum(nil))}
 }

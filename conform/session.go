@@ -297,8 +297,14 @@ type ScenarioRun struct {
 	// failed in every run while the harness's own timers were late beyond their
 	// tolerance (docs/aopconform.md "Time model").
 	Escalations []Escalation `json:"escalations,omitempty"`
-	// Records is the transcript, kept for the HTML report (not in JSON).
-	Records []Record `json:"-"`
+	// Records is the transcript, kept for the HTML report (not in JSON). Once the
+	// scenario is judged the runner keeps only its first KeptRecords records (the
+	// HTML report shows no more) and those beyond that the report's containment
+	// line reads; RecordCount is how many the transcript has, and TranscriptID
+	// its digest, taken before.
+	Records      []Record      `json:"-"`
+	RecordCount  int           `json:"-"`
+	TranscriptID *TranscriptID `json:"-"`
 }
 
 // Escalation is one run of a scenario at a slower timescale than the one asked

@@ -130,23 +130,9 @@ func Suite(protocol string, scenarios []*conform.Scenario, builtin bool, dirs []
 	}, nil
 }
 
-// Transcript digests a scenario's transcript from the records the harness holds in
-// memory: each record encoded as the recorder writes it, one JSON line each. It is
-// the SHA-256 of the transcript file as written.
-func Transcript(run conform.ScenarioRun) conform.TranscriptID {
-	h := sha256.New()
-	for _, rec := range run.Records {
-		b, err := json.Marshal(rec)
-		if err != nil {
-			// The recorder replaced such a record; hash what cannot be encoded as
-			// its error so the digest still depends on it.
-			b = []byte(err.Error())
-		}
-		h.Write(b)
-		h.Write([]byte{'\n'})
-	}
-	return conform.TranscriptID{Scenario: run.ID, File: run.Transcript, Records: len(run.Records), SHA256: hex.EncodeToString(h.Sum(nil))}
-}
+// Transcript digests a scenario's transcript (conform.DigestTranscript): the
+// SHA-256 of the transcript file as written.
+func Transcript(run conform.ScenarioRun) conform.TranscriptID { return conform.DigestTranscript(run) }
 
 // Run is what Collect needs besides the report.
 type Run struct {
@@ -183,7 +169,10 @@ func Collect(rep *conform.Report, run Run) error {
 		p.Agent.SHA256 = sum
 	}
 	for _, s := range rep.Scenarios {
-		if len(s.Records) > 0 {
+		switch {
+		case s.TranscriptID != nil && s.TranscriptID.Records > 0:
+			p.Transcripts = append(p.Transcripts, *s.TranscriptID) // taken before the records were trimmed
+		case s.TranscriptID == nil && len(s.Records) > 0:
 			p.Transcripts = append(p.Transcripts, Transcript(s))
 		}
 	}

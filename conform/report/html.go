@@ -19,7 +19,7 @@ import (
 // maxHTMLRecords bounds the transcript records shown per scenario; maxHTMLMsg the
 // characters of one pretty-printed message.
 const (
-	maxHTMLRecords = 2000
+	maxHTMLRecords = conform.KeptRecords // the runner keeps no more in memory
 	maxHTMLMsg     = 8000
 	// foldLines: a message of more lines is folded (a <details> element, open
 	// when a failure cites the record).
@@ -211,7 +211,7 @@ func HTML(w io.Writer, r *conform.Report) error {
 		var t0 time.Time
 		for i, rec := range s.Records {
 			if i >= maxHTMLRecords {
-				hs.Clipped = len(s.Records) - maxHTMLRecords
+				hs.Clipped = max(s.RecordCount, len(s.Records)) - maxHTMLRecords
 				break
 			}
 			hr := htmlRecord{ID: recordAnchor(s.ID, rec.Seq), Seq: rec.Seq, From: rec.From, Class: anchor(rec.From), Stream: rec.Stream}

@@ -200,6 +200,11 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			runs[i], results[i] = runRepeated(ctx, opts, sc)
+			// Judged: the digest of the whole transcript, then only the
+			// records a report reads stay in memory.
+			id := conform.DigestTranscript(runs[i])
+			runs[i].TranscriptID = &id
+			conform.TrimRecords(&runs[i])
 			if opts.Progress != nil {
 				progMu.Lock()
 				fmt.Fprintf(opts.Progress, "%-40s %s\n", sc.ID, scenarioSummary(runs[i], results[i]))

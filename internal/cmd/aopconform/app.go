@@ -62,6 +62,7 @@ type exitCode int
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	setMemoryLimit()
 	app := newApp(stdout, stderr)
 	// Completion offers the protocols and, after explain, the check IDs.
 	clikit.CompleteValues(app, args, map[string]clikit.Values{

@@ -53,5 +53,8 @@ func badExtensionKeys(v any, ptr string, bad func(pointer, key string)) {
 
 // escapePointer escapes a member name as a JSON Pointer token (RFC 6901).
 func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s // the common case: no allocation (a Replacer per call cost 150 MiB of heap on a flooding agent)
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

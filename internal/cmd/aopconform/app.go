@@ -326,13 +326,10 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if rep.OutDir != opts.OutDir {
 		fmt.Fprintf(stderr, "aopconform: --out %s already exists: this run writes its transcripts to %s\n", opts.OutDir, rep.OutDir)
 	}
-	// A terminal gets rows that fit its width; a file or a pipe (a CI log) gets
-	// them whole.
-	text := report.TextUncut
-	if clikit.Terminal(stdout) {
-		text = report.Text
-	}
-	if err := text(stdout, rep); err != nil {
+	// A terminal gets rows that fit its width, and coloured verdicts unless
+	// NO_COLOR or TERM=dumb is set (as aoplint); a file or a pipe (a CI log)
+	// gets the rows whole and no colour.
+	if err := report.WriteText(stdout, rep, report.TextOptions{Uncut: !clikit.Terminal(stdout), Color: clikit.Color(stdout)}); err != nil {
 		return err
 	}
 	for _, name := range cfg.Reports {

@@ -316,7 +316,7 @@ var htmlPage = template.Must(template.New("page").Funcs(htmlFuncs).Parse(`<!DOCT
 <style>
 :root{--red:#b3261e;--redbg:#fce8e6;--green:#1e7b34;--greenbg:#e6f4ea;--amber:#8a5a00;--amberbg:#fef7e0;--grey:#5f6368;--line:#dadce0}
 *{box-sizing:border-box}
-body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:1.5em 2em;color:#202124}
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:1.5em 2em;color:#202124;overflow-wrap:anywhere}
 h1{font-size:1.3em;margin:0 0 .6em}h2{font-size:1.2em;margin:2em 0 .6em;border-bottom:2px solid var(--line);padding-bottom:.2em}
 h3{font-size:1.05em;margin:.2em 0 .5em}
 code,pre{font:13px/1.45 ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace}
@@ -344,7 +344,7 @@ article.card.warn,article.card.flaky,article.card.not-tested{border-left-color:#
 article.card.known{border-left-color:#1a56b0}article.card.harness-error{border-left-color:#5f6368}
 blockquote{margin:.4em 0 .6em;padding:.3em .9em;border-left:3px solid var(--line);color:#3c4043;background:#f8f9fa}
 blockquote .spec{display:block;color:var(--grey);font-size:.88em;margin-top:.2em}
-.cmp{display:grid;grid-template-columns:1fr 1fr;gap:.8em;margin:.6em 0}
+.cmp{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.8em;margin:.6em 0}
 .cmp h4{margin:0 0 .2em;font-size:.8em;text-transform:uppercase;letter-spacing:.06em;color:var(--grey)}
 .cmp pre{background:#f8f9fa;border:1px solid var(--line);border-radius:4px;padding:.5em .7em;min-height:2.2em}
 .cmp .mode{grid-column:1/3;margin:0;color:var(--grey);font-size:.85em}
@@ -352,7 +352,8 @@ del{background:#ffd7d5;color:#82071e;text-decoration:none}ins{background:#ccffd8
 del.line,ins.line{display:block}
 pre.cmd{background:#202124;color:#f1f3f4;padding:.5em .8em;border-radius:4px}
 ul.lint{margin:.3em 0;padding-left:1.3em}
-table{border-collapse:collapse;width:100%;margin:.4em 0 1em}
+.tbl{overflow-x:auto;max-width:100%;margin:.4em 0 1em}
+table{border-collapse:collapse;width:100%}
 th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 th{font-size:.85em;color:var(--grey);font-weight:600}
 td.w{white-space:nowrap}
@@ -361,18 +362,17 @@ table.prov td:first-child{white-space:nowrap;color:var(--grey);width:11em}
 table.prov td{overflow-wrap:anywhere}
 section.scenario{margin:1.2em 0;border:1px solid var(--line);border-radius:6px;padding:.6em 1em}
 section.scenario.fail{border-left:6px solid var(--red)}
-summary{cursor:pointer;font-weight:600}td.body summary{font-weight:400}td.body summary code{white-space:nowrap}
-table.transcript td{font-size:13px}
-table.transcript td.seq{width:3em;text-align:right}
-table.transcript td.off{width:6.5em;white-space:nowrap;color:var(--grey)}
-table.transcript td.from{width:8em;white-space:nowrap}
+summary{cursor:pointer;font-weight:600}td.body summary{font-weight:400}
+table.transcript{table-layout:fixed;min-width:44em}table.transcript td{font-size:13px}
+table.transcript td.seq{text-align:right}
+table.transcript td.off{white-space:nowrap;color:var(--grey)}
 tr.agent td.from{color:#0b5394}tr.orchestrator td.from{color:#38761d}tr.harness td.from{color:var(--grey)}
 tr.harness td.body{color:#3c4043}
 .ev{font-weight:600}
 tr.hl td{background:#fff4ce}tr.hl td.seq{border-left:4px solid #e0a800}
 tr:target td{background:#ffe08a}
-.refs a{display:block;font-size:.82em;white-space:nowrap}
-@media (max-width:800px){.cmp{grid-template-columns:1fr}}
+.refs a{display:block;font-size:.82em}
+@media (max-width:800px){.cmp{grid-template-columns:minmax(0,1fr)}}
 @media print{body{max-width:none;padding:0;font-size:11pt}a{color:inherit;text-decoration:none}
 .banner,.v,del,ins,tr.hl td,pre.cmd{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}details>summary{list-style:none}}
@@ -394,22 +394,23 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 {{range .Attention}}{{template "card" .}}{{end}}</section>{{end}}
 <section id="checks"><h2>Other checks, by family</h2>
 {{range .Families}}<h3>{{.Name}}</h3>
-<table class="fam"><colgroup><col style="width:9em"><col style="width:19em"><col style="width:5.5em"><col style="width:6em"><col style="width:13em"><col></colgroup>
+<div class="tbl"><table class="fam"><colgroup><col style="width:9em"><col style="width:19em"><col style="width:5.5em"><col style="width:6em"><col style="width:13em"><col></colgroup>
 <tr><th>Verdict</th><th>Check</th><th>Level</th><th>Tier</th><th>Scenario</th><th>Detail</th></tr>
 {{range .Results}}<tr><td class="w"><span class="v {{.Class}}">{{.Verdict}}</span></td><td><code>{{.Check}}</code></td><td>{{.Level}}</td><td>{{.Tier}}</td><td><a href="#{{.ScenAnch}}">{{.Scenario}}</a></td><td>{{if .Facts}}<span class="facts">{{.Facts}}</span> {{end}}{{.Message}}</td></tr>
-{{end}}</table>
+{{end}}</table></div>
 {{end}}</section>
 <section id="provenance"><h2>Provenance</h2>
-{{if .Provenance}}<table class="prov">{{range .Provenance}}<tr><td>{{index . 0}}</td><td><code>{{index . 1}}</code></td></tr>{{end}}</table>
+{{if .Provenance}}<div class="tbl"><table class="prov">{{range .Provenance}}<tr><td>{{index . 0}}</td><td><code>{{index . 1}}</code></td></tr>{{end}}</table></div>
 {{else}}<p>This report carries no provenance.</p>{{end}}</section>
 <section id="scenarios"><h2>Scenarios and transcripts</h2>
 {{range .Scenarios}}<section class="scenario {{.Verdict}}" id="{{.Anchor}}"><h3>{{.ID}}: {{.Title}}</h3>
 <p class="meta">family {{.Family}} · {{.DurationMS}} ms{{if .SlipMS}} · harness timers late by up to {{.SlipMS}} ms{{end}}{{if .Transcript}} · <code>{{.Transcript}}</code>{{end}}{{range .Attempts}} · attempt {{.N}}: exit {{.ExitCode}}{{if .Signal}} ({{.Signal}}){{end}}{{if .TimedOut}}, deadline reached{{end}}{{if .Error}}, {{.Error}}{{end}}{{end}}</p>
 {{if .HarnessError}}<p class="note"><b>Harness error</b> (not the agent's fault): {{.HarnessError}}</p>{{end}}
 {{if .Records}}<details{{if .Open}} open{{end}}><summary>Transcript: {{len .Records}} records{{if .Clipped}}, {{.Clipped}} more not shown{{end}}</summary>
-<table class="transcript"><tr><th>#</th><th>time</th><th>from</th><th>record</th><th>cited by</th></tr>
+<div class="tbl"><table class="transcript"><colgroup><col style="width:3.5em"><col style="width:6.5em"><col style="width:9em"><col><col style="width:13em"></colgroup>
+<tr><th>#</th><th>time</th><th>from</th><th>record</th><th>cited by</th></tr>
 {{range .Records}}<tr id="{{.ID}}" class="{{.Class}}"><td class="seq"><a href="#{{.ID}}">{{.Seq}}</a></td><td class="off">{{.Offset}}</td><td class="from">{{.From}}{{if and .Stream (ne .Stream "stdout")}} <span class="meta">{{.Stream}}</span>{{end}}</td><td class="body">{{if .Event}}<span class="ev">{{.Event}}</span>{{if .Detail}} — {{.Detail}}{{end}}{{else if .Summary}}<details{{if .Refs}} open{{end}}><summary><code>{{.Summary}}</code></summary><pre>{{.Pre}}</pre></details>{{else}}<pre>{{.Pre}}</pre>{{end}}</td><td class="refs">{{range .Refs}}<a href="{{.Href}}">{{.Label}}</a>{{end}}</td></tr>
-{{end}}</table></details>{{end}}
+{{end}}</table></div></details>{{end}}
 </section>
 {{end}}</section>
 <p class="meta">aopconform-report · {{if .R.Provenance}}aopconform {{.R.Provenance.Aopconform}}{{end}}</p>

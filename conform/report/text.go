@@ -16,16 +16,104 @@ import (
 // that reruns the check), what else is worth reading, then every other check by
 // family. Every line fits Width columns except rerun commands, kept whole so that
 // they can be copied.
-func Text(w io.Writer, r *conform.Report) error { return text(w, r, Width) }
+func Text(w io.Writer, r *conform.Report) error { return WriteText(w, r, TextOptions{}) }
 
 // TextUncut is Text for a file or a pipe (a CI log): the one-line rows (the
 // other checks by family, a diff's lines) are kept whole instead of cut at
 // Width columns, so that nothing of a check's message is lost.
-func TextUncut(w io.Writer, r *conform.Report) error { return text(w, r, 0) }
+func TextUncut(w io.Writer, r *conform.Report) error {
+	return WriteText(w, r, TextOptions{Uncut: true})
+}
+
+// TextOptions say how WriteText writes the text report.
+type TextOptions struct {
+	// Uncut keeps one-line rows whole (TextUncut) instead of cut at Width.
+	Uncut bool
+	// Color colours the verdict words of the failures' heads and of the
+	// family rows with ANSI escapes (a terminal; no NO_COLOR).
+	Color bool
+}
+
+// WriteText writes the text report: Text, TextUncut, with or without colour.
+// Only verdict words the report itself wrote are coloured, after the report's
+// text is escaped (safetext): nothing the implementation wrote is coloured,
+// and no escape sequence of its own reaches the terminal.
+func WriteText(w io.Writer, r *conform.Report, o TextOptions) error {
+	clip := Width
+	if o.Uncut {
+		clip = 0
+	}
+	return text(w, r, clip, o.Color)
+}
+
+// textBuf is the text report being written, with the places of the verdict
+// words to colour.
+type textBuf struct {
+	strings.Builder
+	marks []verdictMark
+}
+
+// verdictMark is a verdict word the report wrote at byte offset at.
+type verdictMark struct {
+	at int
+	v  conform.Verdict
+}
+
+// mark records that the next write puts verdict v at offset off in it.
+func (b *textBuf) mark(off int, v conform.Verdict) {
+	b.marks = append(b.marks, verdictMark{b.Len() + off, v})
+}
+
+// render is the report's text, escaped (safetext.Block), the marked verdict
+// words coloured when color is set. A mark whose word is not where it was
+// expected is left plain.
+func (b *textBuf) render(color bool) string {
+	s := b.String()
+	if !color || len(b.marks) == 0 {
+		return safetext.Block(s)
+	}
+	var out strings.Builder
+	prev := 0
+	for _, m := range b.marks {
+		end := m.at + len(m.v)
+		if m.at < prev || end > len(s) || s[m.at:end] != string(m.v) {
+			continue
+		}
+		out.WriteString(safetext.Block(s[prev:m.at]))
+		out.WriteString(verdictColor(m.v) + string(m.v) + ansiReset)
+		prev = end
+	}
+	out.WriteString(safetext.Block(s[prev:]))
+	return out.String()
+}
+
+// ANSI colours of the verdicts (as aoplint colours its severities).
+const (
+	ansiReset   = "\x1b[0m"
+	ansiRed     = "\x1b[1;31m"
+	ansiGreen   = "\x1b[32m"
+	ansiYellow  = "\x1b[1;33m"
+	ansiCyan    = "\x1b[36m"
+	ansiMagenta = "\x1b[1;35m"
+)
+
+func verdictColor(v conform.Verdict) string {
+	switch v {
+	case conform.Pass:
+		return ansiGreen
+	case conform.Fail:
+		return ansiRed
+	case conform.Warn, conform.Flaky, conform.NotTested:
+		return ansiYellow
+	case conform.HarnessError:
+		return ansiMagenta
+	}
+	return ansiCyan
+}
 
 // text writes the text report; rows are cut at clip columns (0: never).
-func text(w io.Writer, r *conform.Report, clip int) error {
-	var b strings.Builder
+func text(w io.Writer, r *conform.Report, clip int, color bool) error {
+	var b textBuf
 	writeVerdict(&b, r)
 	if l := NoMessageLine(r); l != "" {
 		b.WriteString("\n" + wrap(l, Width, "", "  ") + "\n")
@@ -61,8 +149,9 @@ func text(w io.Writer, r *conform.Report, clip int) error {
 	b.WriteString(VerdictLine(r) + "\n")
 	// What the implementation wrote (messages, expected and actual values,
 	// lint findings of its output) reaches no terminal as control characters:
-	// the lines are the report's own, every other control is escaped.
-	_, err := io.WriteString(w, safetext.Block(b.String()))
+	// the lines are the report's own, every other control is escaped; the
+	// colours come after.
+	_, err := io.WriteString(w, b.render(color))
 	return err
 }
 
@@ -72,7 +161,7 @@ func staleText(r *conform.Report, e conform.KnownEntry) string {
 }
 
 // writeVerdict is the head of the text report: verdict, counts, provenance.
-func writeVerdict(b *strings.Builder, r *conform.Report) {
+func writeVerdict(b *textBuf, r *conform.Report) {
 	state := State(r)
 	b.WriteString(wrap(VerdictLine(r)+" — "+state, Width, "", "  ") + "\n")
 	judged, total := Exercised(r)
@@ -117,8 +206,9 @@ func ContainmentLine(r *conform.Report) string {
 	return line
 }
 
-func writeProblem(b *strings.Builder, r *conform.Report, bl Block, clip int) {
+func writeProblem(b *textBuf, r *conform.Report, bl Block, clip int) {
 	res := bl.Result
+	b.mark(1, res.Verdict) // after the newline
 	b.WriteString("\n" + wrap(fmt.Sprintf("%s %s [%s %s] in %s", res.Verdict, res.Check, res.Level, res.Tier, strings.Join(bl.Scenarios(), ", ")), Width, "", "  ") + "\n")
 	if req := requirementText(res); req != "" {
 		b.WriteString(wrap(req, Width, "  requirement: ", "    ") + "\n")
@@ -171,7 +261,7 @@ func oneLine(s string) string {
 
 // writeRest lists the other checks by family, one line each; SKIP rows are
 // counted, not listed.
-func writeRest(b *strings.Builder, r *conform.Report, clip int) {
+func writeRest(b *textBuf, r *conform.Report, clip int) {
 	fams := Rest(r)
 	if len(fams) == 0 {
 		return
@@ -190,7 +280,11 @@ func writeRest(b *strings.Builder, r *conform.Report, clip int) {
 	b.WriteString("\nOTHER CHECKS BY FAMILY\n")
 	skipped := 0
 	for _, f := range fams {
-		var rows []string
+		type restRow struct {
+			text string
+			v    conform.Verdict
+		}
+		var rows []restRow
 		for _, res := range f.Results {
 			if res.Verdict == conform.Skip {
 				skipped++
@@ -204,14 +298,15 @@ func writeRest(b *strings.Builder, r *conform.Report, clip int) {
 			if m := rowMessage(res); m != "" {
 				row += "  " + m
 			}
-			rows = append(rows, cutRow(row, clip))
+			rows = append(rows, restRow{cutRow(row, clip), res.Verdict})
 		}
 		if len(rows) == 0 {
 			continue
 		}
 		b.WriteString(f.Name + "\n")
 		for _, row := range rows {
-			b.WriteString(row + "\n")
+			b.mark(2, row.v)
+			b.WriteString(row.text + "\n")
 		}
 	}
 	if skipped > 0 {

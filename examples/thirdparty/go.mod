@@ -1,6 +1,6 @@
 module example.com/thirdparty
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/aopkit/aopkit v0.0.0

@@ -1,6 +1,7 @@
 package aopconformcmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
 	"github.com/aopkit/aopkit/internal/clikit"
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // Flag names.
@@ -36,6 +38,7 @@ const (
 	flagTimeoutScale = "timeout-scale"
 	flagOut          = "out"
 	flagReport       = "report"
+	flagForce        = "force"
 	flagNoLint       = "no-lint"
 	flagVerbose      = "verbose"
 	flagStrict       = "strict"
@@ -102,6 +105,7 @@ type runConfig struct {
 	TimeoutScale float64
 	Out          string
 	Reports      []string
+	Force        bool // --force: --report and --certificate replace an existing regular file
 	NoLint       bool
 	Verbose      bool
 	Strict       bool
@@ -132,7 +136,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			{
 				Name:      "run",
 				Usage:     "run the scenarios of a protocol against an agent",
-				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--known-failing FILE] [--certify KEY [--certificate FILE]] [--side orchestrator] -- CMD [ARGS...]",
+				UsageText: "aopconform run --protocol ID [--scenarios DIR] [--run PATTERN] [--skip PATTERN] [--parallel N] [--timeout-scale X] [--out DIR] [--report FILE]... [--force] [--known-failing FILE] [--certify KEY [--certificate FILE]] [--side orchestrator] -- CMD [ARGS...]",
 				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: flagProtocol, Usage: "protocol: " + strings.Join(conform.Protocols, ", ")},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files (*.json) from `DIR` (repeatable)"},
@@ -143,6 +147,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					&cli.Float64Flag{Name: flagTimeoutScale, Value: 1, Usage: "stretch every deadline, interval and grace period by `X`"},
 					&cli.StringFlag{Name: flagOut, Value: "aopconform-out", Usage: "write the transcripts (transcript/1 JSONL) to `DIR`"},
 					&cli.StringSliceFlag{Name: flagReport, Usage: "write a report to `FILE`: .json, .xml (JUnit), .md, .html (repeatable)"},
+					&cli.BoolFlag{Name: flagForce, Usage: "replace an existing --report or --certificate file (a regular file; a symbolic link is never written through)"},
 					&cli.BoolFlag{Name: flagNoLint, Usage: "do not lint the agent's messages with aoplint"},
 					clikit.VerboseFlag("print one line per finished scenario on stderr"),
 					&cli.BoolFlag{Name: flagStrict, Usage: "a MUST the agent never reached (NOT-APPLICABLE) fails the run"},
@@ -154,7 +159,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 					cfg := runConfig{
 						Protocol: c.String(flagProtocol), Scenarios: c.StringSlice(flagScenarios), Builtin: c.Bool(flagBuiltin),
 						Run: c.String(flagRun), Skip: c.String(flagSkip), Parallel: c.Int(flagParallel),
-						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport),
+						TimeoutScale: c.Float64(flagTimeoutScale), Out: c.String(flagOut), Reports: c.StringSlice(flagReport), Force: c.Bool(flagForce),
 						NoLint: c.Bool(flagNoLint), Verbose: c.Bool(flagVerbose), Strict: c.Bool(flagStrict), Repeat: c.Int(flagRepeat),
 						PassEnv: c.StringSlice(flagPassEnv), Command: c.Args().Slice(),
 					}
@@ -272,8 +277,8 @@ func (cfg runConfig) validate() error {
 			return usageError{err.Error()}
 		}
 		// Checked again when it is written; saying so now saves a run.
-		if _, err := os.Lstat(r); err == nil {
-			return usageError{fmt.Sprintf("--report %s: the file already exists and this run did not create it: refusing to overwrite it", r)}
+		if err := overwritable("--report", r, cfg.Force); err != nil {
+			return err
 		}
 	}
 	for _, n := range cfg.PassEnv {
@@ -332,17 +337,14 @@ func runCmd(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) error 
 	if rep.OutDir != opts.OutDir {
 		fmt.Fprintf(stderr, "aopconform: --out %s already exists: this run writes its transcripts to %s\n", opts.OutDir, rep.OutDir)
 	}
-	// A terminal gets rows that fit its width; a file or a pipe (a CI log) gets
-	// them whole.
-	text := report.TextUncut
-	if clikit.Terminal(stdout) {
-		text = report.Text
-	}
-	if err := text(stdout, rep); err != nil {
+	// A terminal gets rows that fit its width, and coloured verdicts unless
+	// NO_COLOR or TERM=dumb is set (as aoplint); a file or a pipe (a CI log)
+	// gets the rows whole and no colour.
+	if err := report.WriteText(stdout, rep, report.TextOptions{Uncut: !clikit.Terminal(stdout), Color: clikit.Color(stdout)}); err != nil {
 		return err
 	}
 	for _, name := range cfg.Reports {
-		if err := writeReport(name, rep); err != nil {
+		if err := writeReport(name, rep, cfg.Force); err != nil {
 			fmt.Fprintln(stderr, "aopconform:", err)
 			return exitCode(exitHarness)
 		}
@@ -381,13 +383,51 @@ func exitFor(rep *conform.Report) int {
 	return 0
 }
 
-func writeReport(name string, rep *conform.Report) error {
+// overwritable says (a usage error) why the run must not write path, a file
+// named by flag: it exists and force is off, or it is not a regular file (a
+// symbolic link, a directory), which even --force never replaces.
+func overwritable(flag, path string, force bool) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return nil
+	case !force:
+		return usageError{fmt.Sprintf("%s %s: the file already exists and this run did not create it: refusing to overwrite it (--force replaces it)", flag, path)}
+	case !fi.Mode().IsRegular():
+		return usageError{fmt.Sprintf("%s %s is not a regular file (%s): refusing to replace it, even with --force", flag, path, fileKind(fi.Mode()))}
+	}
+	return nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file"
+}
+
+// writeReport writes the report name; with force an existing regular file is
+// replaced (through a new file and a rename, never through a symbolic link).
+func writeReport(name string, rep *conform.Report, force bool) error {
 	w, err := report.ByExtension(name)
 	if err != nil {
 		return err
 	}
 	if dir := filepath.Dir(name); dir != "" {
 		os.MkdirAll(dir, 0o755)
+	}
+	if force {
+		var b bytes.Buffer
+		if err := w(&b, rep); err != nil {
+			return fmt.Errorf("--report %s: %w", name, err)
+		}
+		if err := safefile.WriteFile(name, b.Bytes(), 0o644, false); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+		return nil
 	}
 	f, err := runner.CreateNew(name)
 	if err != nil {

@@ -123,8 +123,8 @@ func prepareRun(cfg runConfig, all []*conform.Scenario) (*prepared, error) {
 		if p.key, err = certify.LoadPrivateKey(cfg.Cert.Certify); err != nil {
 			return nil, fmt.Errorf("--certify: %v", err)
 		}
-		if _, err := os.Lstat(cfg.Cert.Certificate); err == nil {
-			return nil, usageError{fmt.Sprintf("--certificate %s already exists: refusing to overwrite it", cfg.Cert.Certificate)}
+		if err := overwritable("--certificate", cfg.Cert.Certificate, cfg.Force); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
@@ -183,7 +183,13 @@ func (p *prepared) certifyRun(rep *conform.Report, cfg runConfig, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("--certify: %v", err)
 	}
-	if err := certify.WriteNew(cfg.Cert.Certificate, data, 0o644); err != nil {
+	write := certify.WriteNew
+	if cfg.Force {
+		write = func(name string, data []byte, mode os.FileMode) error {
+			return safefile.WriteFile(name, data, mode, false)
+		}
+	}
+	if err := write(cfg.Cert.Certificate, data, 0o644); err != nil {
 		return fmt.Errorf("--certificate: %v", err)
 	}
 	fmt.Fprintf(stderr, "aopconform: certificate %s (key %s)\n", cfg.Cert.Certificate, certify.KeyID(p.key.Public().(ed25519.PublicKey)))

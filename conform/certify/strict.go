@@ -17,7 +17,8 @@ func strictJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range problems {
+	if len(problems) > 0 { // the first says enough
+		p := problems[0]
 		where := p.Pointer
 		if where == "" {
 			where = "/"

@@ -32,7 +32,7 @@ func TestForceReplacesReports(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(force bool, out string, reports ...string) (error, string) {
+	run := func(force bool, out string, reports ...string) (string, error) {
 		cfg := runConfig{
 			Protocol: "aop-output", Builtin: true, Run: "aop-output/bind/exit-zero", TimeoutScale: 1, Repeat: 1,
 			Out: filepath.Join(dir, out), Reports: reports, Force: force, NoLint: true,
@@ -41,7 +41,7 @@ func TestForceReplacesReports(t *testing.T) {
 		}
 		var stdout, stderr bytes.Buffer
 		err := runCmd(context.Background(), cfg, &stdout, &stderr)
-		return err, stderr.String() + stdout.String()
+		return stderr.String() + stdout.String(), err
 	}
 	unchanged := func(files ...string) {
 		t.Helper()
@@ -53,7 +53,7 @@ func TestForceReplacesReports(t *testing.T) {
 	}
 
 	// Without --force: refused before anything runs.
-	err, out := run(false, "o1", js, md)
+	out, err := run(false, "o1", js, md)
 	if err == nil || !strings.Contains(out, "r.json: the file already exists and this run did not create it: refusing to overwrite it (--force replaces it)") {
 		t.Fatalf("an existing --report without --force: %v\n%s", err, out)
 	}
@@ -63,7 +63,7 @@ func TestForceReplacesReports(t *testing.T) {
 	}
 
 	// With --force: both reports and the certificate are replaced.
-	if err, out := run(true, "o2", js, md); err != nil {
+	if out, err := run(true, "o2", js, md); err != nil {
 		t.Fatalf("--force: %v\n%s", err, out)
 	}
 	for _, f := range []string{js, md} {
@@ -87,7 +87,7 @@ func TestForceReplacesReports(t *testing.T) {
 	if err := os.Symlink(victim, link); err != nil {
 		t.Fatal(err)
 	}
-	err, out = run(true, "o3", link)
+	out, err = run(true, "o3", link)
 	if err == nil || !strings.Contains(out, "link.json is not a regular file (a symbolic link): refusing to replace it, even with --force") {
 		t.Errorf("--force with a symbolic link as --report: %v\n%s", err, out)
 	}
@@ -98,7 +98,7 @@ func TestForceReplacesReports(t *testing.T) {
 	if err := os.Symlink(victim, cert); err != nil {
 		t.Fatal(err)
 	}
-	err, out = run(true, "o4", filepath.Join(dir, "r2.json"))
+	out, err = run(true, "o4", filepath.Join(dir, "r2.json"))
 	if err == nil || !strings.Contains(out, "--certificate "+cert+" is not a regular file (a symbolic link)") {
 		t.Errorf("--force with a symbolic link as --certificate: %v\n%s", err, out)
 	}

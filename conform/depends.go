@@ -1,6 +1,10 @@
 package conform
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // dependencyFailed reports whether a verdict of the check another one depends on
 // explains the dependent's missing evidence: it failed (FAIL, NOT-TESTED), it was
@@ -46,4 +50,100 @@ func ResolveDependencies(results []Result) {
 		r.Verdict = Fail
 		r.Message = strings.TrimPrefix(r.Message, "not judged: ") + "; " + r.DependsOn + " did not report it in this run, so this check does"
 	}
+}
+
+// rootFailed: a verdict that reports a root cause itself (a failure of the agent,
+// shown in every report's failures), not one left unjudged by another.
+func rootFailed(v Verdict) bool { return v == Fail || v == NotTested }
+
+// ApplyCauses turns consequences into NOT-JUDGED results under their root cause,
+// before ResolveDependencies:
+//
+//   - declared causes: a failed result of a check whose After names a check that
+//     failed in the same scenario (FAIL, NOT-TESTED) depends on that check;
+//   - a lint finding is reported once: a failed catch-all lint check (Lint "*")
+//     whose every finding is a rule another check already reports failing (its
+//     own lint findings, in any scenario) depends on that check.
+//
+// Results are taken in order and a check is made a consequence only of one that
+// still fails itself, so two checks declared After each other leave one of them
+// failing: never none.
+func ApplyCauses(results []Result) {
+	type key struct{ check, scenario string }
+	at := map[key]int{}
+	for i, r := range results {
+		at[key{r.Check, r.Scenario}] = i
+	}
+	for i := range results {
+		r := &results[i]
+		if !rootFailed(r.Verdict) {
+			continue
+		}
+		c := LookupCheck(r.Check)
+		if c == nil {
+			continue
+		}
+		for _, dep := range c.After {
+			j, ok := at[key{dep, r.Scenario}]
+			if !ok || j == i || !rootFailed(results[j].Verdict) {
+				continue
+			}
+			dependOn(r, dep, r.Message)
+			break
+		}
+	}
+	// Which check reports each lint rule failing, first in check order.
+	reportedBy := map[string]string{}
+	for _, r := range results {
+		if r.Verdict != Fail || catchAll(r.Check) {
+			continue
+		}
+		for _, l := range r.Lint {
+			if old, ok := reportedBy[l.Rule]; !ok || r.Check < old {
+				reportedBy[l.Rule] = r.Check
+			}
+		}
+	}
+	for i := range results {
+		r := &results[i]
+		if r.Verdict != Fail || len(r.Lint) == 0 || !catchAll(r.Check) {
+			continue
+		}
+		dep := ""
+		for _, l := range r.Lint {
+			by, ok := reportedBy[l.Rule]
+			if !ok || (dep != "" && by != dep) {
+				dep = ""
+				break
+			}
+			dep = by
+		}
+		if j, ok := at[key{dep, r.Scenario}]; ok && results[j].Verdict != Skip && !rootFailed(results[j].Verdict) {
+			dep = "" // it judged this scenario's messages and found nothing
+		}
+		if dep != "" {
+			dependOn(r, dep, fmt.Sprintf("its lint findings (%s) are reported by %s", lintRules(r.Lint), dep))
+		}
+	}
+}
+
+func dependOn(r *Result, dep, why string) {
+	r.Verdict, r.DependsOn = NotJudged, dep
+	r.Message = fmt.Sprintf("not judged: depends on %s (%s)", dep, why)
+}
+
+// catchAll: the check claims every lint finding no other check claims.
+func catchAll(id string) bool {
+	c := LookupCheck(id)
+	return c != nil && slices.Contains(c.Lint, "*")
+}
+
+func lintRules(fs []LintFinding) string {
+	var rules []string
+	for _, f := range fs {
+		if !slices.Contains(rules, f.Rule) {
+			rules = append(rules, f.Rule)
+		}
+	}
+	return strings.Join(rules, ", ")
 }

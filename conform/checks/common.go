@@ -18,6 +18,7 @@ func init() {
 		for _, c := range cs {
 			withExample(c)
 			c.Timing = timingChecks[c.ID]
+			c.After = append(c.After, rootCauses[c.ID]...)
 		}
 		conform.Register(cs...)
 	}

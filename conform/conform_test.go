@@ -204,10 +204,14 @@ func TestApplyCauses(t *testing.T) {
 		f("test/causes/pong", "s1", Fail),               //
 		f("test/causes/lint", "s2", Fail, "R-1"),        // R-1 is reported by root (in s1)
 		f("test/causes/lint", "s3", Fail, "R-1", "R-2"), // R-2 is reported by nobody else
+		// NOT-JUDGED under a check that did not fail: a root declared for its
+		// check that failed (root, not run in s4, failed in s1) names the cause.
+		{Check: "test/causes/exit", Scenario: "s4", Verdict: NotJudged, DependsOn: "test/causes/gone", Message: "not judged: depends on test/causes/gone (why)"},
+		{Check: "test/causes/gone", Scenario: "s4", Verdict: Pass},
 	}
 	ApplyCauses(rs)
 	ResolveDependencies(rs)
-	want := []Verdict{Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Fail}
+	want := []Verdict{Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Pass}
 	for i, x := range rs {
 		if x.Verdict != want[i] {
 			t.Errorf("%s in %s: %s, want %s (%s)", x.Check, x.Scenario, x.Verdict, want[i], x.Message)
@@ -215,5 +219,8 @@ func TestApplyCauses(t *testing.T) {
 	}
 	if rs[1].DependsOn != "test/causes/root" || !strings.Contains(rs[1].Message, "own") {
 		t.Errorf("consequence: depends on %q, message %q; want root and its own message kept", rs[1].DependsOn, rs[1].Message)
+	}
+	if rs[7].DependsOn != "test/causes/root" || !strings.Contains(rs[7].Message, "through test/causes/gone: why") {
+		t.Errorf("re-attributed: depends on %q, message %q; want root, through gone", rs[7].DependsOn, rs[7].Message)
 	}
 }

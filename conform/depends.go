@@ -34,22 +34,50 @@ func ResolveDependencies(results []Result) {
 			failedAnywhere[r.Check] = true
 		}
 	}
+	reports := func(dep, scenario string) bool {
+		v, ran := verdict[key{dep, scenario}]
+		if ran && v != Skip {
+			return dependencyFailed(v)
+		}
+		return failedAnywhere[dep]
+	}
 	for i := range results {
 		r := &results[i]
 		if r.Verdict != NotJudged || r.DependsOn == "" {
 			continue
 		}
-		v, ran := verdict[key{r.DependsOn, r.Scenario}]
-		if ran && v != Skip {
-			if dependencyFailed(v) {
-				continue
-			}
-		} else if failedAnywhere[r.DependsOn] {
+		if reports(r.DependsOn, r.Scenario) {
+			continue
+		}
+		// The check named did not report the cause; a root cause declared for it
+		// (or for this check) may have: the guardian answered with errors because
+		// the requests were not application/json.
+		if root := declaredRoot(r, reports); root != "" {
+			why, _ := strings.CutPrefix(r.Message, "not judged: depends on "+r.DependsOn+" (")
+			r.Message = fmt.Sprintf("not judged: depends on %s (through %s: %s", root, r.DependsOn, why)
+			r.DependsOn = root
 			continue
 		}
 		r.Verdict = Fail
 		r.Message = strings.TrimPrefix(r.Message, "not judged: ") + "; " + r.DependsOn + " did not report it in this run, so this check does"
 	}
+}
+
+// declaredRoot is a check declared After the check r depends on, or After r's own
+// check, that reports the cause in r's scenario ("" if none does).
+func declaredRoot(r *Result, reports func(dep, scenario string) bool) string {
+	for _, id := range []string{r.DependsOn, r.Check} {
+		c := LookupCheck(id)
+		if c == nil {
+			continue
+		}
+		for _, root := range c.After {
+			if root != r.Check && reports(root, r.Scenario) {
+				return root
+			}
+		}
+	}
+	return ""
 }
 
 // rootFailed: a verdict that reports a root cause itself (a failure of the agent,

@@ -32,6 +32,7 @@ var rootCauses = map[string][]string{
 
 	// aos: without a well-formed request the guardian decides nothing, so every
 	// check of its decisions is a consequence.
+	"aos/3.12.1/jsonrpc-request":     {"aos/2.2/content-type"},
 	"aos/4.6/request-before-execute": {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request"},
 	"aos/4.6/result-after-execute":   {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute"},
 	"aos/bind/all-tools-requested":   {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute"},

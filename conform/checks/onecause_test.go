@@ -184,3 +184,14 @@ func TestRootCausesRegistered(t *testing.T) {
 		}
 	}
 }
+
+// TestVacuousNotApplicable: a rule about what the agent sends, in a scenario in
+// which it sent nothing, is NOT-APPLICABLE (nothing sent breaks it), not FAIL.
+func TestVacuousNotApplicable(t *testing.T) {
+	for _, id := range []string{"aop2/6.2/progress-rate", "aop2/10/no-delegation", "orchmsg/rate/limit"} {
+		s := &conform.Session{Attempts: []*conform.Attempt{{N: 1}}}
+		if o := conform.LookupCheck(id).Run(s); o.Verdict != conform.NotApplicable {
+			t.Errorf("%s on a silent agent: %s %q, want NOT-APPLICABLE", id, o.Verdict, o.Message)
+		}
+	}
+}

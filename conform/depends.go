@@ -102,6 +102,13 @@ func ApplyCauses(results []Result) {
 	for i, r := range results {
 		at[key{r.Check, r.Scenario}] = i
 	}
+	// reportsCause: dep failed itself in the scenario (a check NOT-JUDGED under
+	// another is no cause: the chain would be the other's, and two checks
+	// declared After each other would leave none failing).
+	reportsCause := func(dep, scenario, check string) bool {
+		j, ok := at[key{dep, scenario}]
+		return ok && dep != check && rootFailed(results[j].Verdict)
+	}
 	for i := range results {
 		r := &results[i]
 		if !rootFailed(r.Verdict) {
@@ -112,23 +119,40 @@ func ApplyCauses(results []Result) {
 			continue
 		}
 		for _, dep := range c.After {
-			j, ok := at[key{dep, r.Scenario}]
-			if !ok || j == i || !rootFailed(results[j].Verdict) {
+			if !reportsCause(dep, r.Scenario, r.Check) {
 				continue
 			}
 			dependOn(r, dep, r.Message)
 			break
 		}
 	}
-	// Which check reports each lint rule failing, first in check order.
+	// Which check reports each lint rule failing, first in check order: the
+	// findings it carries, and those of the catch-all on the records it cites as
+	// its evidence (the report shows them there).
 	reportedBy := map[string]string{}
+	claim := func(rule, check string) {
+		if old, ok := reportedBy[rule]; !ok || check < old {
+			reportedBy[rule] = check
+		}
+	}
 	for _, r := range results {
 		if r.Verdict != Fail || catchAll(r.Check) {
 			continue
 		}
 		for _, l := range r.Lint {
-			if old, ok := reportedBy[l.Rule]; !ok || r.Check < old {
-				reportedBy[l.Rule] = r.Check
+			claim(l.Rule, r.Check)
+		}
+		if len(r.Evidence) == 0 {
+			continue
+		}
+		for _, o := range results {
+			if o.Scenario != r.Scenario || o.Verdict != Fail || !catchAll(o.Check) {
+				continue
+			}
+			for _, l := range o.Lint {
+				if slices.Contains(r.Evidence, l.Seq) {
+					claim(l.Rule, r.Check)
+				}
 			}
 		}
 	}

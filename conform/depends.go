@@ -199,3 +199,18 @@ func lintRules(fs []LintFinding) string {
 	}
 	return strings.Join(rules, ", ")
 }
+
+// LintMessage is the message of a result that lint findings failed: the first
+// finding, and how many more there are. The reports, which list every finding
+// under it, print it only when it says something else (a lint finding is
+// printed once).
+func LintMessage(fs []LintFinding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	m := fmt.Sprintf("lint %s on record %d: %s", fs[0].Rule, fs[0].Seq, fs[0].Message)
+	if len(fs) > 1 {
+		m += fmt.Sprintf(" (and %d more)", len(fs)-1)
+	}
+	return m
+}

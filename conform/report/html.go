@@ -182,6 +182,7 @@ func HTML(w io.Writer, r *conform.Report) error {
 			vs := variants(bl)
 			for _, v := range vs {
 				p := htmlPart{Res: v.Result, Facts: Facts(v.Result)}
+				p.Res.Message = shownMessage(v.Result)
 				p.Mode, p.Expected, p.Actual = htmlCompare(v.Expected, v.Actual)
 				for _, m := range v.Members {
 					if len(vs) > 1 {

@@ -99,8 +99,8 @@ func mdProblem(b *strings.Builder, r *conform.Report, bl Block) {
 // mdVariant writes what the results of a variant say (writeVariant).
 func mdVariant(b *strings.Builder, r *conform.Report, bl Block) {
 	res := bl.Result
-	if res.Message != "" {
-		b.WriteString(wrap(mdEscape(res.Message), Width, "", "") + "\n\n")
+	if m := shownMessage(res); m != "" {
+		b.WriteString(wrap(mdEscape(m), Width, "", "") + "\n\n")
 	}
 	if fs := Facts(res); len(fs) > 0 {
 		b.WriteString(wrap("*"+mdEscape(strings.Join(fs, "; "))+"*", Width, "", "") + "\n\n")

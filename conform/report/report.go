@@ -313,6 +313,15 @@ func Blocks(rs []conform.Result) []Block {
 	return out
 }
 
+// shownMessage is a result's message as a problem block prints it: none when it
+// only restates the first of the lint findings the block lists anyway.
+func shownMessage(res conform.Result) string {
+	if len(res.Lint) > 0 && res.Message == conform.LintMessage(res.Lint) {
+		return ""
+	}
+	return res.Message
+}
+
 func blockKey(res conform.Result) string {
 	parts := []string{res.Check, string(res.Verdict), string(res.Level), string(res.Tier), res.Message, res.Expected, res.Actual, res.Rerun}
 	for _, l := range res.Lint {

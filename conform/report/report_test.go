@@ -130,3 +130,21 @@ func TestOneBlockPerCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestLintFindingOnce: a result that lint findings failed says its first finding
+// in its message; the problem block prints each finding once, not the message too.
+func TestLintFindingOnce(t *testing.T) {
+	t.Parallel()
+	r := sample()
+	lint := []conform.LintFinding{{Seq: 6, Rule: "AOF-COMP-002", Severity: "error", Message: "tests.failed exceeds tests.total"}}
+	r.Results = []conform.Result{{Check: "aof/lint/messages-valid", Scenario: "s1", Protocol: "aof", Tier: conform.Core, Level: conform.MUST, Verdict: conform.Fail, Message: conform.LintMessage(lint), Lint: lint}}
+	for _, f := range []struct {
+		name string
+		w    Writer
+	}{{"text", Text}, {"md", Markdown}, {"html", HTML}} {
+		out := render(t, f.w, r)
+		if n := strings.Count(out, "tests.failed exceeds tests.total"); n != 1 {
+			t.Errorf("%s: the finding is printed %d times, want once\n%s", f.name, n, out)
+		}
+	}
+}

@@ -139,8 +139,8 @@ func variants(bl Block) []Block {
 // and actual values, lint findings, evidence.
 func writeVariant(b *strings.Builder, r *conform.Report, bl Block, clip int, ind string) {
 	res := bl.Result
-	if res.Message != "" {
-		b.WriteString(wrap(res.Message, Width, ind+"  ", ind+"    ") + "\n")
+	if m := shownMessage(res); m != "" {
+		b.WriteString(wrap(m, Width, ind+"  ", ind+"    ") + "\n")
 	}
 	if fs := Facts(res); len(fs) > 0 {
 		b.WriteString(wrap(strings.Join(fs, "; "), Width, ind+"  ", ind+"    ") + "\n")

@@ -859,11 +859,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			}
 			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
 				r.Verdict = conform.Fail
-				first := r.Lint[0]
-				r.Message = fmt.Sprintf("lint %s on record %d: %s", first.Rule, first.Seq, first.Message)
-				if len(r.Lint) > 1 {
-					r.Message += fmt.Sprintf(" (and %d more)", len(r.Lint)-1)
-				}
+				r.Message = conform.LintMessage(r.Lint)
 			}
 		}
 		if r.Verdict == conform.NotApplicable && opts.Strict && r.Level == conform.MUST {

@@ -37,10 +37,12 @@ var rootCauses = map[string][]string{
 	// check of its decisions is a consequence.
 	"aos/3.12.1/jsonrpc-request":     {"aos/2.2/content-type"},
 	"aos/4.6/request-before-execute": {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request"},
-	"aos/4.6/result-after-execute":   {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute"},
+	"aos/4.6/result-after-execute":   {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
 	"aos/bind/all-tools-requested":   {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute"},
-	"aos/5.1/deny-enforced":          {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute"},
-	"aos/5.1/modify-enforced":        {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute"},
-	"aos/5.2/fail-closed":            {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request"},
+	"aos/5.1/deny-enforced":          {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
+	"aos/5.1/modify-enforced":        {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
+	"aos/5.2/fail-closed":            {"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/bind/all-tools-requested"},
+	"aos/4.5/message-params":         {"aos/bind/all-tools-requested"},
+	"aos/bind/stdout-protocol-only":  {"aos/bind/all-tools-requested"},
 	"aos/bind/exit-zero":             {"aos/4.6/result-after-execute"},
 }

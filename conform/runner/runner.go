@@ -242,7 +242,11 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	}
 	// One root cause, one failure: a NOT-JUDGED result stays so only while the
 	// check it depends on reports the cause.
-	conform.ApplyCauses(rep.Results)
+	if opts.judged() == "agent" {
+		// The agent's checks declare their root causes; the orchestrator side's
+		// NOT-JUDGED results are its checks' own (conform/orchside).
+		conform.ApplyCauses(rep.Results)
+	}
 	conform.ResolveDependencies(rep.Results)
 	sort.SliceStable(rep.Results, func(i, j int) bool {
 		if rep.Results[i].Check != rep.Results[j].Check {

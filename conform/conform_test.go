@@ -208,10 +208,14 @@ func TestApplyCauses(t *testing.T) {
 		// check that failed (root, not run in s4, failed in s1) names the cause.
 		{Check: "test/causes/exit", Scenario: "s4", Verdict: NotJudged, DependsOn: "test/causes/gone", Message: "not judged: depends on test/causes/gone (why)"},
 		{Check: "test/causes/gone", Scenario: "s4", Verdict: Pass},
+		// root does not judge s5, but a check of s5 is NOT-JUDGED under it by its
+		// own evidence: the cause is shown in s5, exit is its consequence there.
+		{Check: "test/causes/lint", Scenario: "s5", Verdict: NotJudged, DependsOn: "test/causes/root", Message: "not judged: depends on test/causes/root (none sent)"},
+		f("test/causes/exit", "s5", Fail),
 	}
 	ApplyCauses(rs)
 	ResolveDependencies(rs)
-	want := []Verdict{Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Pass}
+	want := []Verdict{Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Pass, NotJudged, NotJudged}
 	for i, x := range rs {
 		if x.Verdict != want[i] {
 			t.Errorf("%s in %s: %s, want %s (%s)", x.Check, x.Scenario, x.Verdict, want[i], x.Message)

@@ -105,9 +105,30 @@ func ApplyCauses(results []Result) {
 	// reportsCause: dep failed itself in the scenario (a check NOT-JUDGED under
 	// another is no cause: the chain would be the other's, and two checks
 	// declared After each other would leave none failing).
+	//
+	// When dep did not judge the scenario, another check of the scenario left
+	// NOT-JUDGED under dep by its own evidence ("the agent sent no
+	// steps/toolCallRequest": depends on aos/bind/all-tools-requested) shows the
+	// cause there, as long as dep failed somewhere (ResolveDependencies keeps
+	// that one NOT-JUDGED then too).
+	failedSomewhere := map[string]bool{}
+	underIn := map[key]bool{} // dep, scenario: a result of the scenario is NOT-JUDGED under dep
+	for _, r := range results {
+		if rootFailed(r.Verdict) {
+			failedSomewhere[r.Check] = true
+		}
+		if r.Verdict == NotJudged && r.DependsOn != "" {
+			underIn[key{r.DependsOn, r.Scenario}] = true
+		}
+	}
 	reportsCause := func(dep, scenario, check string) bool {
-		j, ok := at[key{dep, scenario}]
-		return ok && dep != check && rootFailed(results[j].Verdict)
+		if dep == check {
+			return false
+		}
+		if j, ok := at[key{dep, scenario}]; ok && results[j].Verdict != Skip {
+			return rootFailed(results[j].Verdict)
+		}
+		return underIn[key{dep, scenario}] && failedSomewhere[dep]
 	}
 	for i := range results {
 		r := &results[i]

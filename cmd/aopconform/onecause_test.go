@@ -89,9 +89,9 @@ func TestOneCauseBlocks(t *testing.T) {
 	if os.Getenv("AOPCONFORM_ONECAUSE_MEASURE") != "" {
 		return
 	}
-	// The goal is not reached yet (aos/hang: a silent agent fails six checks
-	// that each needed a tool call request): until it is, the level reached is
-	// held (a ratchet), and the distance to the goal is logged.
+	// The goal is not reached yet (19 of 22 with one block, 20 needed): until
+	// it is, the level reached is held (a ratchet), and the distance to the
+	// goal is logged.
 	if one < oneCauseAtLeast || more > oneCauseMoreAtMost {
 		t.Errorf("every 5th fault: %d with one block (want at least %d), %d with more than two (want at most %d): a change made one fault read as more failures", one, oneCauseAtLeast, more, oneCauseMoreAtMost)
 	}
@@ -104,5 +104,5 @@ func TestOneCauseBlocks(t *testing.T) {
 // at least oneCauseAtLeast, more than two for at most oneCauseMoreAtMost.
 const (
 	oneCauseAtLeast    = 19
-	oneCauseMoreAtMost = 1
+	oneCauseMoreAtMost = 0
 )

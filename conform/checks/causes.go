@@ -21,6 +21,7 @@ var rootCauses = map[string][]string{
 	"aof/bind/exit-zero":               {"aof/heartbeat/fresh", "aof/run/within-deadline", "aof/completion/reported"},
 	"aof/handoff/no-nested-delegation": {"aof/lint/messages-valid", "aof/heartbeat/fresh", "aof/run/within-deadline", "aof/completion/reported"},
 	"aof/handoff/request-valid":        {"aof/heartbeat/fresh", "aof/run/within-deadline", "aof/completion/reported"},
+	"aof/run/within-deadline":          {"aof/heartbeat/fresh"},
 	"aof/bind/stdout-protocol-only":    {"aof/envelope/json"},
 	"aof/resume/clean-start":           {"aof/lint/messages-valid", "aof/heartbeat/fresh", "aof/run/within-deadline", "aof/envelope/json", "aof/envelope/fields", "aof/envelope/task-and-sender", "aof/completion/reported", "aof/completion/payload", "aof/bind/exit-zero"},
 

@@ -87,6 +87,11 @@ type Check struct {
 	Requirement string // the sentence it enforces, quoted
 	// Lint lists lint rule ID prefixes whose errors on agent messages fail this check.
 	Lint []string
+	// After lists the checks whose failure is a root cause of this one's: when one
+	// of them fails in the same scenario, this check's own failure there is a
+	// consequence and is NOT-JUDGED under it (ApplyCauses). One root cause, one
+	// failure; the run fails all the same (the root cause does).
+	After []string
 	// Requires lists the IDs of the requirements of conform/requirements the check
 	// enforces, when it cites them itself (the registry's enforcer lists join the
 	// others); the registry's gate fails on an ID it does not hold.

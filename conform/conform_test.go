@@ -176,3 +176,55 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyCauses: a failure of a check declared After a check that failed in the
+// same scenario is NOT-JUDGED under it (never both of a cycle), and a catch-all
+// lint failure whose findings another failing check reports is NOT-JUDGED under
+// that check.
+func TestApplyCauses(t *testing.T) {
+	Register(
+		&Check{ID: "test/causes/root", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Lint: []string{"R-1"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "test/causes/exit", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/causes/root"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "test/causes/ping", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/causes/pong"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "test/causes/pong", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/causes/ping"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "test/causes/lint", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Lint: []string{"*"}, Run: func(*Session) Outcome { return Passf("") }},
+	)
+	f := func(check, scenario string, v Verdict, rules ...string) Result {
+		r := Result{Check: check, Scenario: scenario, Verdict: v, Message: "own"}
+		for _, rule := range rules {
+			r.Lint = append(r.Lint, LintFinding{Rule: rule, Severity: "error", Seq: 3})
+		}
+		return r
+	}
+	rs := []Result{
+		f("test/causes/root", "s1", Fail, "R-1"),
+		f("test/causes/exit", "s1", Fail),               // root failed here: a consequence
+		f("test/causes/exit", "s2", Fail),               // root did not fail in s2: its own failure
+		f("test/causes/ping", "s1", Fail),               // a cycle: one of the two stays FAIL
+		f("test/causes/pong", "s1", Fail),               //
+		f("test/causes/lint", "s2", Fail, "R-1"),        // R-1 is reported by root (in s1)
+		f("test/causes/lint", "s3", Fail, "R-1", "R-2"), // R-2 is reported by nobody else
+		// NOT-JUDGED under a check that did not fail: a root declared for its
+		// check that failed (root, not run in s4, failed in s1) names the cause.
+		{Check: "test/causes/exit", Scenario: "s4", Verdict: NotJudged, DependsOn: "test/causes/gone", Message: "not judged: depends on test/causes/gone (why)"},
+		{Check: "test/causes/gone", Scenario: "s4", Verdict: Pass},
+		// root does not judge s5, but a check of s5 is NOT-JUDGED under it by its
+		// own evidence: the cause is shown in s5, exit is its consequence there.
+		{Check: "test/causes/lint", Scenario: "s5", Verdict: NotJudged, DependsOn: "test/causes/root", Message: "not judged: depends on test/causes/root (none sent)"},
+		f("test/causes/exit", "s5", Fail),
+	}
+	ApplyCauses(rs)
+	ResolveDependencies(rs)
+	want := []Verdict{Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Fail, NotJudged, Pass, NotJudged, NotJudged}
+	for i, x := range rs {
+		if x.Verdict != want[i] {
+			t.Errorf("%s in %s: %s, want %s (%s)", x.Check, x.Scenario, x.Verdict, want[i], x.Message)
+		}
+	}
+	if rs[1].DependsOn != "test/causes/root" || !strings.Contains(rs[1].Message, "own") {
+		t.Errorf("consequence: depends on %q, message %q; want root and its own message kept", rs[1].DependsOn, rs[1].Message)
+	}
+	if rs[7].DependsOn != "test/causes/root" || !strings.Contains(rs[7].Message, "through test/causes/gone: why") {
+		t.Errorf("re-attributed: depends on %q, message %q; want root, through gone", rs[7].DependsOn, rs[7].Message)
+	}
+}

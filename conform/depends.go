@@ -1,6 +1,10 @@
 package conform
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // dependencyFailed reports whether a verdict of the check another one depends on
 // explains the dependent's missing evidence: it failed (FAIL, NOT-TESTED), it was
@@ -30,20 +34,204 @@ func ResolveDependencies(results []Result) {
 			failedAnywhere[r.Check] = true
 		}
 	}
+	reports := func(dep, scenario string) bool {
+		v, ran := verdict[key{dep, scenario}]
+		if ran && v != Skip {
+			return dependencyFailed(v)
+		}
+		return failedAnywhere[dep]
+	}
 	for i := range results {
 		r := &results[i]
 		if r.Verdict != NotJudged || r.DependsOn == "" {
 			continue
 		}
-		v, ran := verdict[key{r.DependsOn, r.Scenario}]
-		if ran && v != Skip {
-			if dependencyFailed(v) {
-				continue
-			}
-		} else if failedAnywhere[r.DependsOn] {
+		if reports(r.DependsOn, r.Scenario) {
+			continue
+		}
+		// The check named did not report the cause; a root cause declared for it
+		// (or for this check) may have: the guardian answered with errors because
+		// the requests were not application/json.
+		if root := declaredRoot(r, reports); root != "" {
+			why, _ := strings.CutPrefix(r.Message, "not judged: depends on "+r.DependsOn+" (")
+			r.Message = fmt.Sprintf("not judged: depends on %s (through %s: %s", root, r.DependsOn, why)
+			r.DependsOn = root
 			continue
 		}
 		r.Verdict = Fail
 		r.Message = strings.TrimPrefix(r.Message, "not judged: ") + "; " + r.DependsOn + " did not report it in this run, so this check does"
 	}
+}
+
+// declaredRoot is a check declared After the check r depends on, or After r's own
+// check, that reports the cause in r's scenario ("" if none does).
+func declaredRoot(r *Result, reports func(dep, scenario string) bool) string {
+	for _, id := range []string{r.DependsOn, r.Check} {
+		c := LookupCheck(id)
+		if c == nil {
+			continue
+		}
+		for _, root := range c.After {
+			if root != r.Check && reports(root, r.Scenario) {
+				return root
+			}
+		}
+	}
+	return ""
+}
+
+// rootFailed: a verdict that reports a root cause itself (a failure of the agent,
+// shown in every report's failures), not one left unjudged by another.
+func rootFailed(v Verdict) bool { return v == Fail || v == NotTested }
+
+// ApplyCauses turns consequences into NOT-JUDGED results under their root cause,
+// before ResolveDependencies:
+//
+//   - declared causes: a failed result of a check whose After names a check that
+//     failed in the same scenario (FAIL, NOT-TESTED) depends on that check;
+//   - a lint finding is reported once: a failed catch-all lint check (Lint "*")
+//     whose every finding is a rule another check already reports failing (its
+//     own lint findings, in any scenario) depends on that check.
+//
+// Results are taken in order and a check is made a consequence only of one that
+// still fails itself, so two checks declared After each other leave one of them
+// failing: never none.
+func ApplyCauses(results []Result) {
+	type key struct{ check, scenario string }
+	at := map[key]int{}
+	for i, r := range results {
+		at[key{r.Check, r.Scenario}] = i
+	}
+	// reportsCause: dep failed itself in the scenario (a check NOT-JUDGED under
+	// another is no cause: the chain would be the other's, and two checks
+	// declared After each other would leave none failing).
+	//
+	// When dep did not judge the scenario, another check of the scenario left
+	// NOT-JUDGED under dep by its own evidence ("the agent sent no
+	// steps/toolCallRequest": depends on aos/bind/all-tools-requested) shows the
+	// cause there, as long as dep failed somewhere (ResolveDependencies keeps
+	// that one NOT-JUDGED then too).
+	failedSomewhere := map[string]bool{}
+	underIn := map[key]bool{} // dep, scenario: a result of the scenario is NOT-JUDGED under dep
+	for _, r := range results {
+		if rootFailed(r.Verdict) {
+			failedSomewhere[r.Check] = true
+		}
+		if r.Verdict == NotJudged && r.DependsOn != "" {
+			underIn[key{r.DependsOn, r.Scenario}] = true
+		}
+	}
+	reportsCause := func(dep, scenario, check string) bool {
+		if dep == check {
+			return false
+		}
+		if j, ok := at[key{dep, scenario}]; ok && results[j].Verdict != Skip {
+			return rootFailed(results[j].Verdict)
+		}
+		return underIn[key{dep, scenario}] && failedSomewhere[dep]
+	}
+	for i := range results {
+		r := &results[i]
+		if !rootFailed(r.Verdict) {
+			continue
+		}
+		c := LookupCheck(r.Check)
+		if c == nil {
+			continue
+		}
+		for _, dep := range c.After {
+			if !reportsCause(dep, r.Scenario, r.Check) {
+				continue
+			}
+			dependOn(r, dep, r.Message)
+			break
+		}
+	}
+	// Which check reports each lint rule failing, first in check order: the
+	// findings it carries, and those of the catch-all on the records it cites as
+	// its evidence (the report shows them there).
+	reportedBy := map[string]string{}
+	claim := func(rule, check string) {
+		if old, ok := reportedBy[rule]; !ok || check < old {
+			reportedBy[rule] = check
+		}
+	}
+	for _, r := range results {
+		if r.Verdict != Fail || catchAll(r.Check) {
+			continue
+		}
+		for _, l := range r.Lint {
+			claim(l.Rule, r.Check)
+		}
+		if len(r.Evidence) == 0 {
+			continue
+		}
+		for _, o := range results {
+			if o.Scenario != r.Scenario || o.Verdict != Fail || !catchAll(o.Check) {
+				continue
+			}
+			for _, l := range o.Lint {
+				if slices.Contains(r.Evidence, l.Seq) {
+					claim(l.Rule, r.Check)
+				}
+			}
+		}
+	}
+	for i := range results {
+		r := &results[i]
+		if r.Verdict != Fail || len(r.Lint) == 0 || !catchAll(r.Check) {
+			continue
+		}
+		dep := ""
+		for _, l := range r.Lint {
+			by, ok := reportedBy[l.Rule]
+			if !ok || (dep != "" && by != dep) {
+				dep = ""
+				break
+			}
+			dep = by
+		}
+		if j, ok := at[key{dep, r.Scenario}]; ok && results[j].Verdict != Skip && !rootFailed(results[j].Verdict) {
+			dep = "" // it judged this scenario's messages and found nothing
+		}
+		if dep != "" {
+			dependOn(r, dep, fmt.Sprintf("its lint findings (%s) are reported by %s", lintRules(r.Lint), dep))
+		}
+	}
+}
+
+func dependOn(r *Result, dep, why string) {
+	r.Verdict, r.DependsOn = NotJudged, dep
+	r.Message = fmt.Sprintf("not judged: depends on %s (%s)", dep, why)
+}
+
+// catchAll: the check claims every lint finding no other check claims.
+func catchAll(id string) bool {
+	c := LookupCheck(id)
+	return c != nil && slices.Contains(c.Lint, "*")
+}
+
+func lintRules(fs []LintFinding) string {
+	var rules []string
+	for _, f := range fs {
+		if !slices.Contains(rules, f.Rule) {
+			rules = append(rules, f.Rule)
+		}
+	}
+	return strings.Join(rules, ", ")
+}
+
+// LintMessage is the message of a result that lint findings failed: the first
+// finding, and how many more there are. The reports, which list every finding
+// under it, print it only when it says something else (a lint finding is
+// printed once).
+func LintMessage(fs []LintFinding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	m := fmt.Sprintf("lint %s on record %d: %s", fs[0].Rule, fs[0].Seq, fs[0].Message)
+	if len(fs) > 1 {
+		m += fmt.Sprintf(" (and %d more)", len(fs)-1)
+	}
+	return m
 }

@@ -319,7 +319,7 @@ var aop2Checks = []*conform.Check{
 			}
 			if len(tasks) == 0 {
 				if len(s.AgentMsgs(0)) == 0 {
-					return conform.Failf("the agent sent no message")
+					return vacuous()
 				}
 				return conform.Passf("no sub-TASK dispatched")
 			}
@@ -530,7 +530,7 @@ var aop2Checks = []*conform.Check{
 				}
 			}
 			if len(s.AgentMsgs(0)) == 0 {
-				return conform.Failf("the agent sent no message")
+				return vacuous()
 			}
 			return conform.Passf("progress updates within the rate")
 		}),

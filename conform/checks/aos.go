@@ -284,6 +284,9 @@ var aosChecks = []*conform.Check{
 				}
 			}
 			if n == 0 {
+				if len(aosScriptTools(s)) > 0 {
+					return conform.NotJudgedf("aos/bind/all-tools-requested", "the agent sent no steps/* request")
+				}
 				return conform.Failf("the agent sent no steps/* request")
 			}
 			return conform.Passf("%d step requests with a valid context", n)
@@ -444,6 +447,11 @@ func aosUndecided(s *conform.Session) int {
 func noToolCallRequest(s *conform.Session) conform.Outcome {
 	if n := len(aosRequests(s, "steps/toolCallRequest")); n > 0 {
 		return conform.NotJudgedf("aos/3.12.1/jsonrpc-request", "the guardian answered the %d steps/toolCallRequest requests with errors, not decisions", n)
+	}
+	if len(aosScriptTools(s)) > 0 {
+		// The work script has tool calls the agent never requested: that is
+		// the failure aos/bind/all-tools-requested reports (a hanging agent).
+		return conform.NotJudgedf("aos/bind/all-tools-requested", "the agent sent no steps/toolCallRequest")
 	}
 	return conform.Failf("the agent sent no steps/toolCallRequest")
 }

@@ -18,6 +18,7 @@ func init() {
 		for _, c := range cs {
 			withExample(c)
 			c.Timing = timingChecks[c.ID]
+			c.After = append(c.After, rootCauses[c.ID]...)
 		}
 		conform.Register(cs...)
 	}
@@ -252,4 +253,12 @@ func slack(s *conform.Session, d time.Duration) time.Duration {
 		sc = 1
 	}
 	return time.Duration(float64(d) * sc)
+}
+
+// vacuous is the outcome of a rule about what the agent sends when it sent
+// nothing in the scenario: no message breaks it, and none keeps it either, so it
+// is NOT-APPLICABLE, not a failure (the silence fails the checks that need a
+// message: a final response, a completion).
+func vacuous() conform.Outcome {
+	return conform.Outcome{Verdict: conform.NotApplicable, Message: "not applicable: the agent sent no message, so none breaks the rule"}
 }

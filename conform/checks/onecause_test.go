@@ -169,3 +169,29 @@ func wantNotJudged(t *testing.T, s *conform.Session, root string, ids ...string)
 		}
 	}
 }
+
+// TestRootCausesRegistered: every check rootCauses names, as a consequence or as
+// a cause, is registered, and no check is its own cause.
+func TestRootCausesRegistered(t *testing.T) {
+	for id, roots := range rootCauses {
+		if conform.LookupCheck(id) == nil {
+			t.Errorf("rootCauses: %s is no check", id)
+		}
+		for _, r := range roots {
+			if conform.LookupCheck(r) == nil || r == id {
+				t.Errorf("rootCauses[%s]: %s is no check or the check itself", id, r)
+			}
+		}
+	}
+}
+
+// TestVacuousNotApplicable: a rule about what the agent sends, in a scenario in
+// which it sent nothing, is NOT-APPLICABLE (nothing sent breaks it), not FAIL.
+func TestVacuousNotApplicable(t *testing.T) {
+	for _, id := range []string{"aop2/6.2/progress-rate", "aop2/10/no-delegation", "orchmsg/rate/limit"} {
+		s := &conform.Session{Attempts: []*conform.Attempt{{N: 1}}}
+		if o := conform.LookupCheck(id).Run(s); o.Verdict != conform.NotApplicable {
+			t.Errorf("%s on a silent agent: %s %q, want NOT-APPLICABLE", id, o.Verdict, o.Message)
+		}
+	}
+}

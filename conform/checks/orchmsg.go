@@ -273,7 +273,7 @@ var orchmsgChecks = []*conform.Check{
 				}
 			}
 			if n == 0 {
-				return conform.Failf("the agent sent no message")
+				return vacuous()
 			}
 			return conform.Passf("%d messages within the rate limit", n)
 		}),

@@ -31,8 +31,15 @@ type htmlCard struct {
 	ID        string // anchor
 	Res       conform.Result
 	Scenarios []htmlLink // the block's scenarios (Block)
-	Facts     []string   // pass rate, margin, harness lateness (Facts)
 	Class     string     // verdict class
+	Parts     []htmlPart // the block's variants: one, or each with its scenarios
+}
+
+// htmlPart is what the results of a variant of a card say (Block.Variants).
+type htmlPart struct {
+	Res       conform.Result
+	Scenarios []htmlLink // the variant's scenarios when the card has several
+	Facts     []string   // pass rate, margin, harness lateness (Facts)
 	Mode      string     // "lines", "chars" or "" (side by side only)
 	Expected  template.HTML
 	Actual    template.HTML
@@ -160,8 +167,7 @@ func HTML(w io.Writer, r *conform.Report) error {
 		var out []htmlCard
 		for i, bl := range Blocks(rs) {
 			res := bl.Result
-			c := htmlCard{ID: fmt.Sprintf("%s-%d", prefix, i+1), Res: res, Class: verdictClass(res.Verdict), Facts: Facts(res)}
-			c.Mode, c.Expected, c.Actual = htmlCompare(res.Expected, res.Actual)
+			c := htmlCard{ID: fmt.Sprintf("%s-%d", prefix, i+1), Res: res, Class: verdictClass(res.Verdict)}
 			// cite links a record of a scenario when the page shows it ("" when it
 			// does not).
 			cite := func(scenario string, seq int) string {
@@ -174,14 +180,26 @@ func HTML(w io.Writer, r *conform.Report) error {
 			}
 			for _, m := range bl.Members {
 				c.Scenarios = append(c.Scenarios, htmlLink{"#s-" + anchor(m.Scenario), m.Scenario})
-				for _, seq := range m.Evidence {
-					c.Evidence = append(c.Evidence, htmlLink{cite(m.Scenario, seq), fmt.Sprintf("record %d of %s", seq, transcriptOf(r, m.Scenario))})
-				}
 			}
-			// The lint findings are the same in every member (Blocks): cited in the
-			// first scenario.
-			for _, l := range res.Lint {
-				c.Lint = append(c.Lint, htmlLint{l, cite(res.Scenario, l.Seq)})
+			vs := variants(bl)
+			for _, v := range vs {
+				p := htmlPart{Res: v.Result, Facts: Facts(v.Result)}
+				p.Res.Message = shownMessage(v.Result)
+				p.Mode, p.Expected, p.Actual = htmlCompare(v.Expected, v.Actual)
+				for _, m := range v.Members {
+					if len(vs) > 1 {
+						p.Scenarios = append(p.Scenarios, htmlLink{"#s-" + anchor(m.Scenario), m.Scenario})
+					}
+					for _, seq := range m.Evidence {
+						p.Evidence = append(p.Evidence, htmlLink{cite(m.Scenario, seq), fmt.Sprintf("record %d of %s", seq, transcriptOf(r, m.Scenario))})
+					}
+				}
+				// The lint findings are the same in every member of a variant
+				// (Blocks): cited in its first scenario.
+				for _, l := range v.Lint {
+					p.Lint = append(p.Lint, htmlLint{l, cite(v.Scenario, l.Seq)})
+				}
+				c.Parts = append(c.Parts, p)
 			}
 			out = append(out, c)
 		}
@@ -418,12 +436,14 @@ section.scenario,article.card{break-inside:avoid-page}h2{break-after:avoid}detai
 {{define "card"}}<article class="card {{.Class}}" id="{{.ID}}">
 <h3><span class="v {{.Class}}">{{.Res.Verdict}}</span> <code>{{.Res.Check}}</code> <span class="meta">{{.Res.Level}} · {{.Res.Tier}} · scenario{{if gt (len .Scenarios) 1}}s{{end}} {{range $i, $s := .Scenarios}}{{if $i}}, {{end}}<a href="{{$s.Href}}">{{$s.Label}}</a>{{end}}</span></h3>
 {{if or .Res.Requirement .Res.Spec}}<blockquote>{{.Res.Requirement}}{{if .Res.Spec}}<span class="spec">{{.Res.Spec}}</span>{{end}}</blockquote>{{end}}
-{{if .Res.Message}}<p>{{.Res.Message}}</p>{{end}}
+{{range .Parts}}{{if .Scenarios}}<h4>In {{range $i, $s := .Scenarios}}{{if $i}}, {{end}}<a href="{{$s.Href}}">{{$s.Label}}</a>{{end}}:</h4>
+{{end}}{{if .Res.Message}}<p>{{.Res.Message}}</p>{{end}}
 {{if .Facts}}<p class="facts">{{join .Facts "; "}}</p>{{end}}
 {{if or .Res.Expected .Res.Actual}}<div class="cmp">{{if eq .Mode "lines"}}<p class="mode">Lines only in expected are struck out, lines only in actual are marked.</p>{{else if eq .Mode "chars"}}<p class="mode">Characters that differ are marked.</p>{{end}}
 <div><h4>Expected</h4><pre>{{.Expected}}</pre></div><div><h4>Actual</h4><pre>{{.Actual}}</pre></div></div>{{end}}
 {{if .Lint}}<ul class="lint">{{range .Lint}}<li>lint <code>{{.Rule}}</code> ({{.Severity}}) on {{if .Href}}<a href="{{.Href}}">record {{.Seq}}</a>{{else}}record {{.Seq}}{{end}}: {{.Message}}</li>{{end}}</ul>{{end}}
 {{if .Evidence}}<p>Evidence: {{range $i, $e := .Evidence}}{{if $i}}, {{end}}{{if $e.Href}}<a href="{{$e.Href}}">{{$e.Label}}</a>{{else}}{{$e.Label}}{{end}}{{end}}</p>{{end}}
+{{- end}}
 {{if .Res.Rerun}}<p>Rerun just this check:</p><pre class="cmd">{{.Res.Rerun}}</pre>{{end}}
 </article>
 {{end}}`))

@@ -86,8 +86,24 @@ func mdProblem(b *strings.Builder, r *conform.Report, bl Block) {
 	res := bl.Result
 	fmt.Fprintf(b, "### %s `%s` in `%s`\n\n", res.Verdict, res.Check, strings.Join(bl.Scenarios(), "`, `"))
 	b.WriteString(wrap(fmt.Sprintf("%s %s: %s", res.Level, res.Tier, mdEscape(requirementText(res))), Width, "> ", "> ") + "\n\n")
-	if res.Message != "" {
-		b.WriteString(wrap(mdEscape(res.Message), Width, "", "") + "\n\n")
+	vs := variants(bl)
+	for _, v := range vs {
+		if len(vs) > 1 {
+			b.WriteString(wrap("In `"+strings.Join(v.Scenarios(), "`, `")+"`:", Width, "", "") + "\n\n")
+		}
+		mdVariant(b, r, v)
+	}
+	if res.Rerun != "" {
+		f := fence(res.Rerun)
+		fmt.Fprintf(b, "Rerun:\n\n%ssh\n%s\n%s\n\n", f, res.Rerun, f)
+	}
+}
+
+// mdVariant writes what the results of a variant say (writeVariant).
+func mdVariant(b *strings.Builder, r *conform.Report, bl Block) {
+	res := bl.Result
+	if m := shownMessage(res); m != "" {
+		b.WriteString(wrap(mdEscape(m), Width, "", "") + "\n\n")
 	}
 	if fs := Facts(res); len(fs) > 0 {
 		b.WriteString(wrap("*"+mdEscape(strings.Join(fs, "; "))+"*", Width, "", "") + "\n\n")
@@ -113,10 +129,6 @@ func mdProblem(b *strings.Builder, r *conform.Report, bl Block) {
 		if len(m.Evidence) > 0 {
 			b.WriteString(wrap(fmt.Sprintf("Evidence: records %s of `%s`", seqList(m.Evidence), transcriptOf(r, m.Scenario)), Width, "", "") + "\n\n")
 		}
-	}
-	if res.Rerun != "" {
-		f := fence(res.Rerun)
-		fmt.Fprintf(b, "Rerun:\n\n%ssh\n%s\n%s\n\n", f, res.Rerun, f)
 	}
 }
 

@@ -264,12 +264,17 @@ func rank(res conform.Result) int {
 }
 
 // Block is one problem as the human-readable reports print it: the results of one
-// check with the same verdict, message, expected and actual values, lint findings
-// and facts in several scenarios, printed once and naming every scenario (a fault
-// that breaks a check the same way in six scenarios is one block, not six).
+// check with the same verdict, level and tier in several scenarios, printed once
+// and naming every scenario (a fault that breaks a check in six scenarios is one
+// block, not six). Its Variants group the results by what they say (message,
+// expected and actual values, lint findings, facts): one variant when every
+// scenario broke the check the same way, else each is printed with its scenarios.
 type Block struct {
 	conform.Result                  // the first of them
 	Members        []conform.Result // every one, the first included, in report order
+	// Variants are the members grouped by what they say, in report order; a
+	// variant's own Variants are nil.
+	Variants []Block
 }
 
 // Scenarios names the scenarios of the block's results.
@@ -281,21 +286,40 @@ func (b Block) Scenarios() []string {
 	return out
 }
 
-// Blocks groups results (as Failures or Attention return them) into blocks, in the
-// order of each block's first result.
+// Blocks groups results (as Failures or Attention return them) into blocks, one
+// per check, verdict, level and tier, in the order of each block's first result.
 func Blocks(rs []conform.Result) []Block {
 	var out []Block
 	at := map[string]int{}
+	variant := map[string]int{}
 	for _, res := range rs {
-		k := blockKey(res)
-		if i, ok := at[k]; ok {
-			out[i].Members = append(out[i].Members, res)
+		k := strings.Join([]string{res.Check, string(res.Verdict), string(res.Level), string(res.Tier), res.Rerun}, "\x00")
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, Block{Result: res})
+		}
+		b := &out[i]
+		b.Members = append(b.Members, res)
+		vk := k + "\x01" + blockKey(res)
+		if j, ok := variant[vk]; ok {
+			b.Variants[j].Members = append(b.Variants[j].Members, res)
 			continue
 		}
-		at[k] = len(out)
-		out = append(out, Block{Result: res, Members: []conform.Result{res}})
+		variant[vk] = len(b.Variants)
+		b.Variants = append(b.Variants, Block{Result: res, Members: []conform.Result{res}})
 	}
 	return out
+}
+
+// shownMessage is a result's message as a problem block prints it: none when it
+// only restates the first of the lint findings the block lists anyway.
+func shownMessage(res conform.Result) string {
+	if len(res.Lint) > 0 && res.Message == conform.LintMessage(res.Lint) {
+		return ""
+	}
+	return res.Message
 }
 
 func blockKey(res conform.Result) string {

@@ -123,3 +123,56 @@ func TestNoMessageLeads(t *testing.T) {
 		t.Error("a run that spoke has a no-message line")
 	}
 }
+
+// TestOneBlockPerCheck: a check that fails in three scenarios, two of them the
+// same way, is one FAILURES block naming the three scenarios, and every report
+// keeps what each variant says with its scenarios.
+func TestOneBlockPerCheck(t *testing.T) {
+	t.Parallel()
+	r := sample()
+	fail := func(scenario, msg string) conform.Result {
+		return conform.Result{Check: "aop2/5/final-response", Scenario: scenario, Protocol: "aop2", Tier: conform.Core, Level: conform.MUST, Verdict: conform.Fail, Message: msg}
+	}
+	r.Results = []conform.Result{fail("s1", "sent 0 RESPONSE for task-123"), fail("s2", "sent 0 RESPONSE for task-456"), fail("s3", "sent 0 RESPONSE for task-123")}
+	bs := Blocks(Failures(r))
+	if len(bs) != 1 || len(bs[0].Members) != 3 || len(bs[0].Variants) != 2 || len(bs[0].Variants[0].Members) != 2 {
+		t.Fatalf("blocks %+v; want one block of 3 results in 2 variants", bs)
+	}
+	for _, f := range []struct {
+		name string
+		w    Writer
+		want []string
+	}{
+		{"text", Text, []string{"FAIL aop2/5/final-response [MUST Core] in s1, s2, s3", "in s1, s3:\n    sent 0 RESPONSE for task-123", "in s2:\n    sent 0 RESPONSE for task-456"}},
+		{"md", Markdown, []string{"In `s1`, `s3`:\n\nsent 0 RESPONSE for task-123", "In `s2`:\n\nsent 0 RESPONSE for task-456"}},
+		{"html", HTML, []string{"sent 0 RESPONSE for task-123", "sent 0 RESPONSE for task-456", `<h4>In <a href="#s-s2">s2</a>:</h4>`}},
+	} {
+		out := render(t, f.w, r)
+		if n := strings.Count(out, "aop2/5/final-response"); f.name == "text" && n != 1 {
+			t.Errorf("text: the check is named %d times, want once", n)
+		}
+		for _, w := range f.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: missing %q in\n%s", f.name, w, out)
+			}
+		}
+	}
+}
+
+// TestLintFindingOnce: a result that lint findings failed says its first finding
+// in its message; the problem block prints each finding once, not the message too.
+func TestLintFindingOnce(t *testing.T) {
+	t.Parallel()
+	r := sample()
+	lint := []conform.LintFinding{{Seq: 6, Rule: "AOF-COMP-002", Severity: "error", Message: "tests.failed exceeds tests.total"}}
+	r.Results = []conform.Result{{Check: "aof/lint/messages-valid", Scenario: "s1", Protocol: "aof", Tier: conform.Core, Level: conform.MUST, Verdict: conform.Fail, Message: conform.LintMessage(lint), Lint: lint}}
+	for _, f := range []struct {
+		name string
+		w    Writer
+	}{{"text", Text}, {"md", Markdown}, {"html", HTML}} {
+		out := render(t, f.w, r)
+		if n := strings.Count(out, "tests.failed exceeds tests.total"); n != 1 {
+			t.Errorf("%s: the finding is printed %d times, want once\n%s", f.name, n, out)
+		}
+	}
+}

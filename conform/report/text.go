@@ -213,34 +213,59 @@ func writeProblem(b *textBuf, r *conform.Report, bl Block, clip int) {
 	if req := requirementText(res); req != "" {
 		b.WriteString(wrap(req, Width, "  requirement: ", "    ") + "\n")
 	}
-	if res.Message != "" {
-		b.WriteString(wrap(res.Message, Width, "  ", "    ") + "\n")
+	vs := variants(bl)
+	ind := ""
+	if len(vs) > 1 {
+		ind = "  "
+	}
+	for _, v := range vs {
+		if len(vs) > 1 {
+			b.WriteString(wrap("in "+strings.Join(v.Scenarios(), ", ")+":", Width, "  ", "    ") + "\n")
+		}
+		writeVariant(&b.Builder, r, v, clip, ind)
+	}
+	if res.Rerun != "" {
+		fmt.Fprintf(b, "  rerun: %s\n", res.Rerun)
+	}
+}
+
+// variants are the block's variants (the block itself when it has none).
+func variants(bl Block) []Block {
+	if len(bl.Variants) == 0 {
+		return []Block{bl}
+	}
+	return bl.Variants
+}
+
+// writeVariant writes what the results of a variant say: message, facts, expected
+// and actual values, lint findings, evidence.
+func writeVariant(b *strings.Builder, r *conform.Report, bl Block, clip int, ind string) {
+	res := bl.Result
+	if m := shownMessage(res); m != "" {
+		b.WriteString(wrap(m, Width, ind+"  ", ind+"    ") + "\n")
 	}
 	if fs := Facts(res); len(fs) > 0 {
-		b.WriteString(wrap(strings.Join(fs, "; "), Width, "  ", "    ") + "\n")
+		b.WriteString(wrap(strings.Join(fs, "; "), Width, ind+"  ", ind+"    ") + "\n")
 	}
 	if res.Expected != "" || res.Actual != "" {
 		exp, act, mode := compare(res.Expected, res.Actual)
 		if mode == diffLines {
-			b.WriteString("  expected (-) vs actual (+):\n")
+			b.WriteString(ind + "  expected (-) vs actual (+):\n")
 			for _, l := range lineDiff(exp, act) {
-				b.WriteString(cutRow("    "+string(l.Op)+" "+l.Text, clip) + "\n")
+				b.WriteString(cutRow(ind+"    "+string(l.Op)+" "+l.Text, clip) + "\n")
 			}
 		} else {
-			b.WriteString(wrap(oneLine(exp), Width, "  expected: ", "            ") + "\n")
-			b.WriteString(wrap(oneLine(act), Width, "  actual:   ", "            ") + "\n")
+			b.WriteString(wrap(oneLine(exp), Width, ind+"  expected: ", ind+"            ") + "\n")
+			b.WriteString(wrap(oneLine(act), Width, ind+"  actual:   ", ind+"            ") + "\n")
 		}
 	}
 	for _, l := range res.Lint {
-		b.WriteString(wrap(fmt.Sprintf("lint %s %s (record %d): %s", l.Severity, l.Rule, l.Seq, l.Message), Width, "  ", "    ") + "\n")
+		b.WriteString(wrap(fmt.Sprintf("lint %s %s (record %d): %s", l.Severity, l.Rule, l.Seq, l.Message), Width, ind+"  ", ind+"    ") + "\n")
 	}
 	for _, m := range bl.Members {
 		if len(m.Evidence) > 0 {
-			b.WriteString(wrap(fmt.Sprintf("evidence: records %s of %s", seqList(m.Evidence), transcriptOf(r, m.Scenario)), Width, "  ", "    ") + "\n")
+			b.WriteString(wrap(fmt.Sprintf("evidence: records %s of %s", seqList(m.Evidence), transcriptOf(r, m.Scenario)), Width, ind+"  ", ind+"    ") + "\n")
 		}
-	}
-	if res.Rerun != "" {
-		fmt.Fprintf(b, "  rerun: %s\n", res.Rerun)
 	}
 }
 

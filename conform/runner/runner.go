@@ -271,6 +271,11 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	}
 	// One root cause, one failure: a NOT-JUDGED result stays so only while the
 	// check it depends on reports the cause.
+	if opts.judged() == "agent" {
+		// The agent's checks declare their root causes; the orchestrator side's
+		// NOT-JUDGED results are its checks' own (conform/orchside).
+		conform.ApplyCauses(rep.Results)
+	}
 	conform.ResolveDependencies(rep.Results)
 	sort.SliceStable(rep.Results, func(i, j int) bool {
 		if rep.Results[i].Check != rep.Results[j].Check {
@@ -887,11 +892,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			}
 			if len(r.Lint) > 0 && hasError(r.Lint) && r.Verdict != conform.Fail {
 				r.Verdict = conform.Fail
-				first := r.Lint[0]
-				r.Message = fmt.Sprintf("lint %s on record %d: %s", first.Rule, first.Seq, first.Message)
-				if len(r.Lint) > 1 {
-					r.Message += fmt.Sprintf(" (and %d more)", len(r.Lint)-1)
-				}
+				r.Message = conform.LintMessage(r.Lint)
 			}
 		}
 		if r.Verdict == conform.NotApplicable && opts.Strict && r.Level == conform.MUST {

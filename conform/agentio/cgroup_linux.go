@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // cgroups are the control groups of one launch: the agent's whole tree is
@@ -53,7 +55,7 @@ func newCgroups(name string, lim Limits) *cgroups {
 		}
 		if ctrl == "memory" && lim.Memory > 0 {
 			err = os.WriteFile(filepath.Join(dir, "memory.limit_in_bytes"), []byte(strconv.FormatInt(lim.Memory, 10)), 0)
-			what = "memory " + bytesText(lim.Memory) + " in all (cgroup v1 memory)"
+			what = "memory " + safefile.SizeText(lim.Memory) + " in all (cgroup v1 memory)"
 		}
 		if err != nil {
 			cg.missing = append(cg.missing, ctrl+" cgroup: "+err.Error())
@@ -87,7 +89,7 @@ func (cg *cgroups) tryV2(parent, name string, lim Limits) bool {
 	cg.dirs = []string{dir}
 	cg.procs = []string{filepath.Join(dir, "cgroup.procs")}
 	cg.enforced = append(cg.enforced, strconv.Itoa(lim.Procs)+" processes and threads in all (cgroup v2 pids)",
-		"memory "+bytesText(lim.Memory)+" in all (cgroup v2 memory)")
+		"memory "+safefile.SizeText(lim.Memory)+" in all (cgroup v2 memory)")
 	return true
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // The agent is not started by the supervisor directly but through a confiner: the
@@ -127,9 +129,9 @@ func confineSelf(cfg confineConfig) (out []string) {
 			}
 			enforced(what)
 		}
-		setrl("memory rlimit", unix.RLIMIT_DATA, lim.Memory, "memory "+bytesText(lim.Memory)+" per process (RLIMIT_DATA)")
+		setrl("memory rlimit", unix.RLIMIT_DATA, lim.Memory, "memory "+safefile.SizeText(lim.Memory)+" per process (RLIMIT_DATA)")
 		setrl("CPU rlimit", unix.RLIMIT_CPU, int64(lim.CPU), strconv.Itoa(lim.CPU)+" CPU seconds per process (RLIMIT_CPU)")
-		setrl("file size rlimit", unix.RLIMIT_FSIZE, lim.FileSize, "files up to "+bytesText(lim.FileSize)+" (RLIMIT_FSIZE)")
+		setrl("file size rlimit", unix.RLIMIT_FSIZE, lim.FileSize, "files up to "+safefile.SizeText(lim.FileSize)+" (RLIMIT_FSIZE)")
 		_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
 	}()
 
@@ -520,14 +522,4 @@ func lookPath(prog string, env []string, dir string) (string, error) {
 		}
 	}
 	return "", &exec.Error{Name: prog, Err: exec.ErrNotFound}
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return strconv.FormatInt(n>>30, 10) + " GiB"
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + " MiB"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
 }

@@ -49,7 +49,7 @@ func (e *Error) Error() string {
 	case errors.Is(e.Err, ErrNotRegular):
 		return fmt.Sprintf("%s: not a regular file (%s): refused", e.Path, kind(e.Mode))
 	case errors.Is(e.Err, ErrTooLarge):
-		return fmt.Sprintf("%s: larger than %s: refused", e.Path, human(e.Max))
+		return fmt.Sprintf("%s: larger than %s: refused", e.Path, SizeText(e.Max))
 	}
 	return e.Path + ": " + e.Err.Error()
 }
@@ -74,7 +74,8 @@ func kind(m fs.FileMode) string {
 	return "type " + m.Type().String()
 }
 
-func human(n int64) string {
+// SizeText says a byte count as people read caps: "4 MiB", "1 GiB", "1000 bytes".
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
 		return fmt.Sprintf("%d GiB", n>>30)
@@ -102,25 +103,33 @@ func Open(path string, max int64) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
+	st, err := regular(f, path)
 	if err != nil {
-		f.Close()
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, &Error{Path: path, Err: ErrNotRegular, Mode: st.Mode()}
 	}
 	if max > 0 && st.Size() > max {
 		f.Close()
 		return nil, &Error{Path: path, Err: ErrTooLarge, Size: st.Size(), Max: max}
 	}
-	// Regular files ignore O_NONBLOCK; clear it anyway so nothing depends on that.
-	if err := clearNonblock(f); err != nil {
+	return &File{File: f, max: max, path: path}, nil
+}
+
+// regular keeps f, opened with openFlags, only if it is a regular file (it is
+// closed otherwise) and clears O_NONBLOCK, which regular files ignore anyway, so
+// that nothing depends on it.
+func regular(f *os.File, path string) (fs.FileInfo, error) {
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = &Error{Path: path, Err: ErrNotRegular, Mode: st.Mode()}
+	}
+	if err == nil {
+		err = clearNonblock(f)
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &File{File: f, max: max, path: path}, nil
+	return st, nil
 }
 
 // Read reads at most up to the cap; one byte past it is an error.
@@ -230,43 +239,43 @@ func WriteFile(path string, data []byte, perm os.FileMode, noClobber bool) error
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	name, err := writeTemp(path, data, perm)
 	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
 		return err
 	}
 	if noClobber {
 		// Link fails if path appeared meanwhile: never replace what someone made.
-		if err := os.Link(name, path); err != nil {
-			return err
-		}
-		ok = true
+		err = os.Link(name, path)
 		os.Remove(name)
-		return nil
-	}
-	if err := os.Rename(name, path); err != nil {
 		return err
 	}
-	ok = true
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
 	return nil
+}
+
+// writeTemp writes data with perm to a new temporary file beside path and
+// returns its name (nothing is left behind on error).
+func writeTemp(path string, data []byte, perm os.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
 }
 
 // OpenAppend opens path for appending (creating it with perm if it does not
@@ -282,17 +291,7 @@ func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
 		}
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, &Error{Path: path, Err: ErrNotRegular, Mode: st.Mode()}
-	}
-	if err := clearNonblock(f); err != nil {
-		f.Close()
+	if _, err := regular(f, path); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -304,23 +303,13 @@ func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
 // refuse a link at path; for files the caller owns in a directory others can
 // write to.
 func Replace(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	name, err := writeTemp(path, data, perm)
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
+	if err := os.Rename(name, path); err != nil {
 		os.Remove(name)
+		return err
 	}
-	return err
+	return nil
 }

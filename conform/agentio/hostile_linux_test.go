@@ -164,7 +164,8 @@ func TestConfinedAgentLimits(t *testing.T) {
 	if LandlockABI() < 1 {
 		t.Skip("no Landlock on this kernel: the confiner is the same, but keep the test where it runs")
 	}
-	run := func(pol Policy, script string) (string, []string) {
+	run := func(t *testing.T, pol Policy, script string) (string, []string) {
+		t.Helper()
 		c, err := Process{Policy: pol}.Start(context.Background(), Spec{Dir: t.TempDir(), Args: []string{"sh", "-c", script}})
 		if err != nil {
 			t.Fatal(err)
@@ -181,7 +182,7 @@ func TestConfinedAgentLimits(t *testing.T) {
 	}
 	t.Run("memory", func(t *testing.T) {
 		// tail keeps a line in memory: 600 MiB of zeros without a newline.
-		out, ms := run(Policy{Limits: Limits{Memory: 128 << 20}}, "head -c 629145600 /dev/zero | tail -n 1 >/dev/null && echo fits || echo over")
+		out, ms := run(t, Policy{Limits: Limits{Memory: 128 << 20}}, "head -c 629145600 /dev/zero | tail -n 1 >/dev/null && echo fits || echo over")
 		if !strings.Contains(out, "over") {
 			t.Errorf("600 MiB held under a 128 MiB limit: %q (measures %q)", out, ms)
 		}
@@ -189,14 +190,14 @@ func TestConfinedAgentLimits(t *testing.T) {
 	t.Run("processes", func(t *testing.T) {
 		// dash gives up on the first fork the limit refuses; echo is a builtin.
 		script := `i=0; while [ $i -lt 60 ]; do sleep 30 & i=$((i+1)); done; echo all-started`
-		out, ms := run(Policy{Limits: Limits{Procs: 20}}, script)
+		out, ms := run(t, Policy{Limits: Limits{Procs: 20}}, script)
 		if !strings.Contains(strings.Join(ms, "\n"), "processes and threads in all") {
 			t.Skipf("no process limit on this machine: %q", ms)
 		}
 		if strings.Contains(out, "all-started") {
 			t.Errorf("60 processes started under a limit of 20 (measures %q)", ms)
 		}
-		if out, _ := run(Policy{}, script); !strings.Contains(out, "all-started") {
+		if out, _ := run(t, Policy{}, script); !strings.Contains(out, "all-started") {
 			t.Errorf("60 processes did not start under the default limit: %q", out)
 		}
 	})

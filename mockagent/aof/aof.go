@@ -53,6 +53,11 @@ func init() {
 
 const steps = 3
 
+// maxStep bounds a work step (and so the heartbeat refresh, at every step): the
+// work takes TTL/3 a step, at most a second, so a scheduler whose TTL is long (AOF's
+// own writes 5 minutes) still sees the task done in seconds.
+const maxStep = time.Second
+
 type agent struct {
 	ctx                   context.Context
 	env                   mockagent.Env
@@ -79,9 +84,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		return 2
 	}
 	a.ttl = a.readTTL()
-	beat := a.ttl / 3
+	beat := min(a.ttl/3, maxStep)
 	if beat <= 0 {
-		beat = time.Second
+		beat = maxStep
 	}
 	a.heartbeat()
 	if stop := a.answerHandoff(); stop {

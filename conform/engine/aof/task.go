@@ -119,14 +119,22 @@ func (t *Task) Marshal() []byte {
 		b.WriteString("  tags: []\n")
 	}
 	kv("", "assignee", t.Assignee)
-	if t.Lease != nil {
-		b.WriteString("lease:\n")
-		kv("  ", "agent", t.Lease.Agent)
-		kv("  ", "acquiredAt", t.Lease.AcquiredAt)
-		kv("  ", "expiresAt", t.Lease.ExpiresAt)
+	lease := func() {
+		if t.Lease != nil {
+			b.WriteString("lease:\n")
+			kv("  ", "agent", t.Lease.Agent)
+			kv("  ", "acquiredAt", t.Lease.AcquiredAt)
+			kv("  ", "expiresAt", t.Lease.ExpiresAt)
+		}
+	}
+	if up {
+		lease()
 	}
 	kv("", "createdAt", t.CreatedAt)
 	kv("", "updatedAt", t.UpdatedAt)
+	if !up {
+		lease()
+	}
 	if up {
 		kv("", "lastTransitionAt", t.LastTransitionAt)
 		kv("", "createdBy", t.CreatedBy)

@@ -60,7 +60,8 @@ type Task struct {
 	Project, Priority, CreatedBy, LastTransitionAt string
 	Lease                                          *Lease
 	// Metadata holds delegationDepth (int), reviewRequired (bool), parentTaskId and
-	// anything else; values are string, int64 or bool.
+	// anything else; values are string, int64 or bool (a list or a mapping an
+	// upstream file holds stays as the YAML reader gives it).
 	Metadata map[string]any
 	Body     string
 }

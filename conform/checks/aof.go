@@ -245,11 +245,11 @@ var aofChecks = []*conform.Check{
 				return aofNoCompletion()
 			}
 			files := map[string]bool{}
-			fl, _ := s.Facts["aof.files"].([]string)
+			fl := conform.FactAOFFiles.Get(s)
 			for _, f := range fl {
 				files[f] = true
 			}
-			taskDir := s.Fact("aof.task_dir")
+			taskDir := conform.FactAOFTaskDir.Get(s)
 			exists := func(p string) bool {
 				p = strings.TrimPrefix(p, "./")
 				for _, base := range []string{"", taskDir + "/", strings.Replace(taskDir, "in-progress", "review", 1) + "/", "runs/" + aofEnv(s, "task") + "/"} {
@@ -321,7 +321,7 @@ var aofChecks = []*conform.Check{
 				o.Seq = one(reqs[0])
 				return o
 			}
-			if ev := eventsOf(s, "delegation-rejected"); len(ev) > 0 {
+			if ev := s.Events(conform.EventDelegationRejected); len(ev) > 0 {
 				return conform.Mismatch("the router rejected a delegation as nested", "no nested delegation", "delegation.rejected nested_delegation")
 			}
 			if depth < 1 {
@@ -376,8 +376,8 @@ var aofChecks = []*conform.Check{
 		"run_heartbeat.json is updated periodically by the executor: it never expires (expiresAt ≤ now) while the run is alive.",
 		[]string{"AOF-SEQ-007", "AOF-RUN-001"},
 		func(s *conform.Session) conform.Outcome {
-			if ev := eventsOf(s, "stale-heartbeat"); len(ev) > 0 {
-				o := conform.Mismatch("the scheduler found the run's heartbeat stale and reclaimed the task", "run_heartbeat.json refreshed within its TTL", "expired at "+fmt.Sprint(ev[0].Detail["expiresAt"]))
+			if ev := s.Events(conform.EventStaleHeartbeat); len(ev) > 0 {
+				o := conform.Mismatch("the scheduler found the run's heartbeat stale and reclaimed the task", "run_heartbeat.json refreshed within its TTL", "expired at "+conform.KeyExpiresAt.Get(ev[0].Detail))
 				o.Seq = seqs(ev)
 				return o
 			}
@@ -391,7 +391,7 @@ var aofChecks = []*conform.Check{
 		"The run ends (completion.report, then exit) before the scenario's deadline; a run that never ends is stopped and reported.",
 		nil,
 		func(s *conform.Session) conform.Outcome {
-			if ev := eventsOf(s, "timeout"); len(ev) > 0 {
+			if ev := s.Events(conform.EventTimeout); len(ev) > 0 {
 				o := conform.Mismatch("the run was still going at the deadline", "completion and exit before the deadline", "deadline reached; stopped by the harness")
 				o.Seq = seqs(ev)
 				return o
@@ -403,7 +403,7 @@ var aofChecks = []*conform.Check{
 		"A task re-dispatched after a stale-heartbeat reclaim starts cleanly: the agent completes it with its own completion.report and the task reaches review (or done, blocked).",
 		nil,
 		func(s *conform.Session) conform.Outcome {
-			final := s.Fact("aof.final_status")
+			final := conform.FactAOFFinalStatus.Get(s)
 			switch final {
 			case "review", "done", "blocked":
 				return conform.Passf("the task ended in %s", final)
@@ -415,7 +415,7 @@ var aofChecks = []*conform.Check{
 		"A delegated child (inputs/handoff.json in its task directory) sends handoff.accepted or handoff.rejected for its task, before its completion.report.",
 		[]string{"AOF-SEQ-002"},
 		func(s *conform.Session) conform.Outcome {
-			if h, _ := s.Facts["aof.handoff"].(bool); !h {
+			if !conform.FactAOFHandoff.Get(s) {
 				return conform.NotTestedf("the task has no handoff")
 			}
 			task := aofEnv(s, "task")

@@ -366,7 +366,7 @@ var aop2Checks = []*conform.Check{
 		"Rollback snapshots are orchestrator-owned: the executor leaves the snapshots the orchestrator took before dispatch untouched.",
 		nil,
 		func(s *conform.Session) conform.Outcome {
-			snaps, _ := s.Facts["aop2.snapshots"].([]Snapshot)
+			snaps := conform.FactAOP2Snapshots.Get(s)
 			if len(snaps) == 0 {
 				return conform.NotTestedf("the TASK asks for no rollback snapshot")
 			}
@@ -386,7 +386,7 @@ var aop2Checks = []*conform.Check{
 			if bad != nil {
 				return *bad
 			}
-			files, _ := s.Facts["aop2.files"].(map[string]string)
+			files := conform.FactAOP2Files.Get(s)
 			arts, _ := field(m, "execution_summary", "output_artifacts").([]any)
 			if len(arts) == 0 {
 				// A RESPONSE without artifacts is a state a correct agent may
@@ -394,7 +394,7 @@ var aop2Checks = []*conform.Check{
 				// attempt was stopped or not): NOT-APPLICABLE, never NOT-TESTED.
 				return conform.Outcome{Verdict: conform.NotApplicable, Message: "not applicable: the RESPONSE reports no output artifacts"}
 			}
-			ws := s.Fact("aop2.workspace")
+			ws := conform.FactAOP2Workspace.Get(s)
 			for _, av := range arts {
 				p := str(av, "path")
 				st := str(av, "status")
@@ -496,8 +496,8 @@ var aop2Checks = []*conform.Check{
 		"E_HEARTBEAT_FAILURE – missed max_missed_beats: a live agent never lets max_missed_beats intervals pass without a HEARTBEAT.",
 		[]string{"AOP2-SEQ-005"},
 		func(s *conform.Session) conform.Outcome {
-			if ev := eventsOf(s, "heartbeat-failure"); len(ev) > 0 {
-				o := conform.Mismatch("the orchestrator detected a heartbeat failure (E_HEARTBEAT_FAILURE) and aborted the agent", "a HEARTBEAT within interval × max_missed_beats", "no HEARTBEAT for "+fmt.Sprint(ev[0].Detail["missed_for_ms"])+" ms")
+			if ev := s.Events(conform.EventHeartbeatFailure); len(ev) > 0 {
+				o := conform.Mismatch("the orchestrator detected a heartbeat failure (E_HEARTBEAT_FAILURE) and aborted the agent", "a HEARTBEAT within interval × max_missed_beats", "no HEARTBEAT for "+fmt.Sprint(conform.KeyMissedForMS.Get(ev[0].Detail))+" ms")
 				o.Seq = seqs(ev)
 				return o
 			}
@@ -539,8 +539,8 @@ var aop2Checks = []*conform.Check{
 		"The executor finishes within the effective timeout (guard_rails.timeout_seconds overrides execution_policy.timeout_seconds); otherwise E_TIMEOUT and the orchestrator terminates it.",
 		[]string{"AOP2-SEQ-010"},
 		func(s *conform.Session) conform.Outcome {
-			for _, r := range eventsOf(s, "signal") {
-				if r.Detail["reason"] == "E_TIMEOUT" {
+			for _, r := range s.Events(conform.EventSignal) {
+				if conform.KeyReason.Get(r.Detail) == "E_TIMEOUT" {
 					a := s.Attempt(r.Attempt)
 					if a != nil && len(aop2Responses(s, a.N)) > 0 && aop2Responses(s, a.N)[0].Seq < r.Seq {
 						continue
@@ -550,7 +550,7 @@ var aop2Checks = []*conform.Check{
 					return o
 				}
 			}
-			if ev := eventsOf(s, "timeout"); len(ev) > 0 {
+			if ev := s.Events(conform.EventTimeout); len(ev) > 0 {
 				return conform.Mismatch("the agent was still running at the scenario deadline", "a RESPONSE before the deadline", "deadline reached")
 			}
 			if _, _, bad := aop2Final(s); bad != nil {
@@ -669,13 +669,6 @@ func badExtensionKeys(v any) []string {
 	var out []string
 	aop2spec.BadExtensionKeys(v, func(ptr, _ string) { out = append(out, ptr) })
 	return out
-}
-
-// Snapshot is a rollback snapshot the aop2 driver took before dispatch.
-type Snapshot struct {
-	Path   string // relative to the scratch directory
-	Intact bool
-	After  string // what was found after the run
 }
 
 // SHA256Hex is the hex sha256 of b.

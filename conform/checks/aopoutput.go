@@ -3,7 +3,6 @@ package checks
 import (
 	"sort"
 
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -252,12 +251,7 @@ var aopOutputChecks = []*conform.Check{
 			if named == "none" {
 				return conform.Passf("no details file (\"none\")")
 			}
-			b, _ := json.Marshal(s.Facts["aopoutput.details"])
-			var df struct {
-				Inside, Exists, JSON bool
-				Path                 string
-			}
-			json.Unmarshal(b, &df)
+			df := conform.FactAOPOutputDetails.Get(s)
 			if df.Exists && strings.HasSuffix(strings.ToLower(named), ".json") && !df.JSON {
 				return conform.Mismatch("the details file is not valid JSON", "a JSON details file", "invalid JSON in "+named)
 			}
@@ -274,13 +268,7 @@ var aopOutputChecks = []*conform.Check{
 		"The details file (JSON) should include aop_version, agent_id, task, timestamp and results; a details file that is not .json (Markdown, a diff, a log) is not judged.",
 		[]string{"AOPOUT-FILE-"},
 		func(s *conform.Session) conform.Outcome {
-			b, _ := json.Marshal(s.Facts["aopoutput.details"])
-			var df struct {
-				Exists, JSON bool
-				Seq          int
-				Path         string
-			}
-			json.Unmarshal(b, &df)
+			df := conform.FactAOPOutputDetails.Get(s)
 			if !df.Exists {
 				return conform.NotTestedf("no details file")
 			}

@@ -16,17 +16,6 @@ func aosCheck(id, family string, tier conform.Tier, level conform.Level, spec, r
 	return &conform.Check{ID: "aos/" + id, Protocol: "aos", Family: family, Tier: tier, Level: level, Spec: spec, Requirement: req, Lint: lint, Run: run}
 }
 
-// AOSDecision is the session fact "aos.decisions" as conform/engine/aos.DecisionFact
-// writes it (the guardian's answer to one tool call), decoded from JSON so that the
-// checks do not import their driver.
-type AOSDecision struct {
-	Seq         int             `json:"seq"`
-	ExecutionID string          `json:"executionId"`
-	Tool        string          `json:"tool"`
-	Decision    string          `json:"decision"`
-	Arguments   json.RawMessage `json:"arguments,omitempty"`
-}
-
 type aosExecuted struct {
 	seq         int
 	ExecutionID string         `json:"executionId"`
@@ -34,11 +23,8 @@ type aosExecuted struct {
 	Arguments   map[string]any `json:"arguments"`
 }
 
-func aosDecisions(s *conform.Session) []AOSDecision {
-	b, _ := json.Marshal(s.Facts["aos.decisions"])
-	var ds []AOSDecision
-	json.Unmarshal(b, &ds)
-	return ds
+func aosDecisions(s *conform.Session) []conform.AOSDecision {
+	return conform.FactAOSDecisions.Get(s)
 }
 
 func aosExecutions(s *conform.Session) []aosExecuted {
@@ -105,8 +91,8 @@ var aosChecks = []*conform.Check{
 				return conform.Failf("the agent never called the guardian")
 			}
 			for _, r := range reqs {
-				if r.Detail != nil {
-					o := conform.Mismatch(fmt.Sprintf("record %d was not a JSON POST", r.Seq), "POST with Content-Type: application/json", fmt.Sprintf("%v %v", r.Detail["method"], r.Detail["content_type"]))
+				if !r.Detail.IsZero() {
+					o := conform.Mismatch(fmt.Sprintf("record %d was not a JSON POST", r.Seq), "POST with Content-Type: application/json", fmt.Sprintf("%v %v", conform.KeyMethod.Get(r.Detail), conform.KeyContentType.Get(r.Detail)))
 					o.Seq = []int{r.Seq}
 					return o
 				}
@@ -153,7 +139,7 @@ var aosChecks = []*conform.Check{
 		[]string{"AOS-SEQ-004", "AOS-SEQ-014"},
 		func(s *conform.Session) conform.Outcome {
 			ds := aosDecisions(s)
-			byExec := map[string]AOSDecision{}
+			byExec := map[string]conform.AOSDecision{}
 			for _, d := range ds {
 				byExec[d.ExecutionID] = d
 			}
@@ -230,7 +216,7 @@ var aosChecks = []*conform.Check{
 		"modify → execute the modifiedRequest instead of the original request.",
 		[]string{"AOS-SEQ-008", "AOS-SEQ-015"},
 		func(s *conform.Session) conform.Outcome {
-			mods := map[string]AOSDecision{}
+			mods := map[string]conform.AOSDecision{}
 			for _, d := range aosDecisions(s) {
 				if d.Decision == "modify" {
 					mods[d.ExecutionID] = d

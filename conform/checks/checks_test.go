@@ -39,7 +39,7 @@ func TestRegistry(t *testing.T) {
 // TestSilentSession: checks never panic on an empty session.
 func TestSilentSession(t *testing.T) {
 	sc := &conform.Scenario{ID: "s", Task: []byte(`{}`)}
-	s := &conform.Session{Scenario: sc, Scale: 1, Facts: map[string]any{}}
+	s := &conform.Session{Scenario: sc, Scale: 1}
 	for _, c := range conform.Checks("") {
 		func() {
 			defer func() {

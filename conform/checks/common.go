@@ -155,7 +155,7 @@ func slowSIGTERMExit(s *conform.Session, a *conform.Attempt) conform.Outcome {
 	}
 	o := conform.Mismatch(what, "exit within the grace period after SIGTERM", fmt.Sprintf("%s; still running %s after SIGTERM", describeExit(a), ran))
 	for i := range s.Records {
-		if r := &s.Records[i]; r.From == "harness" && r.Attempt == a.N && (r.Event == "signal" || r.Event == "kill") {
+		if r := &s.Records[i]; r.From == conform.ActorHarness && r.Attempt == a.N && (r.Event == conform.EventSignal || r.Event == conform.EventKill) {
 			o.Seq = append(o.Seq, r.Seq)
 		}
 	}
@@ -225,17 +225,6 @@ func decode(b []byte) any {
 		return nil
 	}
 	return v
-}
-
-// eventsOf returns the harness events named name.
-func eventsOf(s *conform.Session, name string) []*conform.Record {
-	var out []*conform.Record
-	for i := range s.Records {
-		if s.Records[i].From == "harness" && s.Records[i].Event == name {
-			out = append(out, &s.Records[i])
-		}
-	}
-	return out
 }
 
 func seqs(rs []*conform.Record) []int {

@@ -1,17 +1,10 @@
 package checks
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
 )
-
-// ContainmentEvent is the harness event that records, per attempt, how the agent's
-// writes were confined and which files outside its scratch directory it was seen
-// writing: detail "mode" ("landlock-abi-N", or "none: REASON") and
-// "writes_outside_scratch" (a list of paths). conform/agentio decides both.
-const ContainmentEvent = conform.ContainmentEvent
 
 // ContainmentID is the ID of the containment check of a protocol. The runner
 // judges it in every scenario whose launcher reported containment.
@@ -41,13 +34,13 @@ func writesInScratch(protocol string) *conform.Check {
 			var seqs []int
 			for i := range s.Records {
 				r := &s.Records[i]
-				if r.From != "harness" || r.Event != ContainmentEvent {
+				if r.From != conform.ActorHarness || r.Event != conform.EventContainment {
 					continue
 				}
-				if m, _ := r.Detail["mode"].(string); m != "" && !contains(modes, m) {
+				if m := conform.KeyMode.Get(r.Detail); m != "" && !contains(modes, m) {
 					modes = append(modes, m)
 				}
-				if ws := stringsOf(r.Detail["writes_outside_scratch"]); len(ws) > 0 {
+				if ws := conform.KeyWritesOutside.Get(r.Detail); len(ws) > 0 {
 					escapes = append(escapes, ws...)
 					seqs = append(seqs, r.Seq)
 				}
@@ -74,19 +67,4 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// stringsOf reads a []string out of a JSON-ish detail value.
-func stringsOf(v any) []string {
-	switch v := v.(type) {
-	case []string:
-		return v
-	case []any:
-		var out []string
-		for _, x := range v {
-			out = append(out, fmt.Sprint(x))
-		}
-		return out
-	}
-	return nil
 }

@@ -23,10 +23,10 @@ func newSession(attempts ...*conform.Attempt) *sessionBuilder {
 			a.Start = t0
 		}
 	}
-	return &sessionBuilder{s: &conform.Session{Scenario: &conform.Scenario{ID: "s"}, Scale: 1, Attempts: attempts, Facts: map[string]any{}}, t0: t0}
+	return &sessionBuilder{s: &conform.Session{Scenario: &conform.Scenario{ID: "s"}, Scale: 1, Attempts: attempts}, t0: t0}
 }
 
-func (b *sessionBuilder) add(from, stream, key string, at time.Duration, msg string) *sessionBuilder {
+func (b *sessionBuilder) add(from conform.Actor, stream, key string, at time.Duration, msg string) *sessionBuilder {
 	r := conform.Record{Seq: len(b.s.Records) + 1, From: from, Stream: stream, Key: key, Time: b.t0.Add(at), Attempt: 1}
 	if msg != "" {
 		r.Msg = json.RawMessage(msg)
@@ -58,10 +58,10 @@ func TestReusedExecutionIDOneFailure(t *testing.T) {
 		add("agent", "http", "steps/toolCallRequest", 10*time.Millisecond, call(1, "exec-1", "run_shell")).
 		add("agent", "stdout", "executed", 20*time.Millisecond, `{"executed":{"executionId":"exec-1","name":"run_shell","arguments":{"command":"ls build"}}}`).
 		add("agent", "http", "steps/toolCallRequest", 30*time.Millisecond, call(2, "exec-1", "read_file"))
-	b.s.Facts["aos.decisions"] = []AOSDecision{
+	conform.FactAOSDecisions.Set(b.s, []conform.AOSDecision{
 		{Seq: 1, ExecutionID: "exec-1", Tool: "run_shell", Decision: "modify", Arguments: json.RawMessage(`{"command":"ls build"}`)},
 		{Seq: 3, ExecutionID: "exec-1", Tool: "read_file", Decision: "error"},
-	}
+	})
 	if o := run(t, "aos/4.6/unique-execution-ids", b.s); o.Verdict != conform.Fail {
 		t.Errorf("unique-execution-ids: %s %s, want FAIL", o.Verdict, o.Message)
 	}

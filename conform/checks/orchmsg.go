@@ -282,7 +282,7 @@ var orchmsgChecks = []*conform.Check{
 		"Requests timeout after 30 seconds; the timeout handler cleans up pending requests: an unanswered request neither blocks notifications nor is re-sent under the same id.",
 		nil,
 		func(s *conform.Session) conform.Outcome {
-			withheld := eventsOf(s, "withheld")
+			withheld := s.Events(conform.EventWithheld)
 			if len(withheld) == 0 {
 				return conform.NotTestedf("no request was withheld")
 			}
@@ -429,7 +429,7 @@ func orchmsgSubmitted(s *conform.Session) map[int]string {
 	ids := map[int]string{}
 	for i := range s.Records {
 		r := &s.Records[i]
-		if r.From != "orchestrator" || r.Msg == nil {
+		if r.From != conform.ActorOrchestrator || r.Msg == nil {
 			continue
 		}
 		m := decode(r.Msg)

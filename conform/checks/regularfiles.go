@@ -7,15 +7,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-// FileRefusedEvent is the harness event that records a file the agent controls
-// (a heartbeat, a run result, a task or state file, a details file) that the
-// harness refused to read: detail "file" (relative to the scratch directory) and
-// "reason" (not a regular file (a named pipe), larger than 4 MiB, a symbolic link
-// leading out of the directory it belongs to). The engines record it
-// (harness.H.Refused).
-const FileRefusedEvent = "file-refused"
-
-// RegularFilesID is the ID of the check that judges FileRefusedEvent. The runner
+// RegularFilesID is the ID of the check that judges conform.EventFileRefused. The runner
 // judges it in every scenario in which the harness refused a file.
 func RegularFilesID(protocol string) string { return protocol + "/bind/regular-files" }
 
@@ -39,10 +31,10 @@ func regularFiles(protocol string) *conform.Check {
 			var seqs []int
 			for i := range s.Records {
 				r := &s.Records[i]
-				if r.From != "harness" || r.Event != FileRefusedEvent {
+				if r.From != conform.ActorHarness || r.Event != conform.EventFileRefused {
 					continue
 				}
-				lines = append(lines, fmt.Sprintf("%v: %v", r.Detail["file"], r.Detail["reason"]))
+				lines = append(lines, fmt.Sprintf("%v: %v", conform.KeyFile.Get(r.Detail), conform.KeyReason.Get(r.Detail)))
 				seqs = append(seqs, r.Seq)
 			}
 			if len(lines) == 0 {

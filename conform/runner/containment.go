@@ -22,9 +22,10 @@ func checkIDs(sc *conform.Scenario, sess *conform.Session, run string) []string 
 	}
 	reported, escaped := false, false
 	for i := range sess.Records {
-		if r := &sess.Records[i]; r.From == "harness" && r.Event == checks.ContainmentEvent {
+		if r := &sess.Records[i]; r.From == conform.ActorHarness && r.Event == conform.EventContainment {
 			reported = true
-			escaped = escaped || r.Detail["writes_outside_scratch"] != nil
+			_, outside := conform.KeyWritesOutside.Of(r.Detail)
+			escaped = escaped || outside
 		}
 	}
 	if reported && (escaped || (run != "" && conform.MatchAny(id, run))) {

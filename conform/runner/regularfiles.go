@@ -17,7 +17,7 @@ func withRegularFiles(sc *conform.Scenario, sess *conform.Session, run string, i
 	}
 	refused := false
 	for i := range sess.Records {
-		if r := &sess.Records[i]; r.From == "harness" && r.Event == checks.FileRefusedEvent {
+		if r := &sess.Records[i]; r.From == conform.ActorHarness && r.Event == conform.EventFileRefused {
 			refused = true
 			break
 		}

@@ -1,0 +1,56 @@
+package conform
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// A record's detail is written as the map it replaced wrote it (keys sorted, no
+// "detail" when empty), and reads back typed from a transcript.
+func TestDetailJSON(t *testing.T) {
+	rec := Record{Aopkit: TranscriptVersion, Seq: 1, From: ActorHarness, Event: EventAgentExit,
+		Detail: Details(KeyExitCode.Is(0), KeySignal.Is("SIGKILL"), KeyHarnessSlipMS.Is(0), KeyMeasures.Is([]string{"a"}))}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"aopkit":"transcript/1","seq":1,"at":"","from":"harness","event":"agent-exit","detail":{"code":0,"harness_slip_ms":0,"measures":["a"],"signal":"SIGKILL"}}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	var back Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := KeyExitCode.Of(back.Detail); !ok || c != 0 {
+		t.Errorf("code = %v, %v", c, ok)
+	}
+	if ms := KeyMeasures.Get(back.Detail); !reflect.DeepEqual(ms, []string{"a"}) {
+		t.Errorf("measures = %v", ms)
+	}
+	if _, ok := KeyReason.Of(back.Detail); ok {
+		t.Error("reason read from a detail without it")
+	}
+	// A key of another type under the same name does not read it.
+	if _, ok := KeyCode.Of(back.Detail); ok {
+		t.Error("the exit code read as a string")
+	}
+	empty, _ := json.Marshal(Record{From: ActorAgent, Detail: Details()})
+	if string(empty) != `{"aopkit":"","seq":0,"at":"","from":"agent"}` {
+		t.Errorf("empty detail written: %s", empty)
+	}
+}
+
+// A fact is found by its key, not its name.
+func TestFacts(t *testing.T) {
+	s := &Session{}
+	if _, ok := FactAOFHandoff.Of(s); ok {
+		t.Error("a fact never set was found")
+	}
+	FactAOFHandoff.Set(s, true)
+	other := NewFact[bool](FactAOFHandoff.String())
+	if !FactAOFHandoff.Get(s) || other.Get(s) {
+		t.Errorf("facts: %v %v", FactAOFHandoff.Get(s), other.Get(s))
+	}
+}

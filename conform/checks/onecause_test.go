@@ -170,16 +170,13 @@ func wantNotJudged(t *testing.T, s *conform.Session, root string, ids ...string)
 	}
 }
 
-// TestRootCausesRegistered: every check rootCauses names, as a consequence or as
-// a cause, is registered, and no check is its own cause.
+// TestRootCausesRegistered: every root cause a check's After names is
+// registered, and no check is its own cause.
 func TestRootCausesRegistered(t *testing.T) {
-	for id, roots := range rootCauses {
-		if conform.LookupCheck(id) == nil {
-			t.Errorf("rootCauses: %s is no check", id)
-		}
-		for _, r := range roots {
-			if conform.LookupCheck(r) == nil || r == id {
-				t.Errorf("rootCauses[%s]: %s is no check or the check itself", id, r)
+	for _, c := range all() {
+		for _, r := range c.After {
+			if conform.LookupCheck(r) == nil || r == c.ID {
+				t.Errorf("%s After: %s is no check or the check itself", c.ID, r)
 			}
 		}
 	}

@@ -11,12 +11,6 @@ import (
 // judges it in every scenario in which the harness refused a file.
 func RegularFilesID(protocol string) string { return protocol + "/bind/regular-files" }
 
-func init() {
-	for _, p := range conform.Protocols {
-		conform.Register(regularFiles(p))
-	}
-}
-
 // regularFiles: the files the agent leaves for the harness are regular files of
 // bounded size where they belong.
 func regularFiles(protocol string) *conform.Check {

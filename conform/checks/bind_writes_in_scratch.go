@@ -10,17 +10,6 @@ import (
 // judges it in every scenario whose launcher reported containment.
 func ContainmentID(protocol string) string { return protocol + "/bind/writes-in-scratch" }
 
-func init() {
-	var cs []*conform.Check
-	for _, p := range conform.Protocols {
-		cs = append(cs, writesInScratch(p))
-	}
-	for _, c := range cs {
-		withExample(c)
-	}
-	conform.Register(cs...)
-}
-
 // writesInScratch: the agent writes only in its scratch directory (bindings,
 // "Working directory ... Write only there").
 func writesInScratch(protocol string) *conform.Check {
@@ -28,6 +17,8 @@ func writesInScratch(protocol string) *conform.Check {
 		ID: ContainmentID(protocol), Protocol: protocol, Family: "containment",
 		Tier: conform.Core, Level: conform.MUST, Spec: "bindings §Common to every protocol",
 		Requirement: "The agent writes only in its scratch directory (AOPKIT_SCRATCH, with HOME and TMPDIR inside it).",
+		Bad:         `echo log >> /tmp/agent.log; cp model.bin ../cache/ (outside AOPKIT_SCRATCH)`,
+		Good:        `files in the current directory, "$TMPDIR" and "$HOME" (all inside AOPKIT_SCRATCH)`,
 		Run: func(s *conform.Session) conform.Outcome {
 			var modes []string
 			var escapes []string

@@ -89,10 +89,8 @@ var aofCompletionPayload = &conform.Check{
 			} else if len([]rune(notes)) > spec.MaxNotes {
 				problems = append(problems, fmt.Sprintf("notes has %d characters (limit %d)", len([]rune(notes)), spec.MaxNotes))
 			}
-			if len(problems) > 0 {
-				o := conform.Mismatch(fmt.Sprintf("record %d: invalid completion.report payload", l.r.Seq), "a valid completion payload", strings.Join(problems, "\n"))
-				o.Seq = one(l)
-				return o
+			if o := invalid(l.r.Seq, ": invalid completion.report payload", "a valid completion payload", problems); o != nil {
+				return *o
 			}
 		}
 		return conform.Passf("completion payload valid")

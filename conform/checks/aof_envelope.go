@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
@@ -77,10 +76,8 @@ var aofEnvelopeFields = &conform.Check{
 			if _, ok := field(e, "payload").(map[string]any); !ok {
 				problems = append(problems, "payload object is required")
 			}
-			if len(problems) > 0 {
-				o := conform.Mismatch(fmt.Sprintf("record %d: invalid envelope", l.r.Seq), "a valid AOF/1 envelope", strings.Join(problems, "\n"))
-				o.Seq = one(l)
-				return o
+			if o := invalid(l.r.Seq, ": invalid envelope", "a valid AOF/1 envelope", problems); o != nil {
+				return *o
 			}
 		}
 		if n == 0 {

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
@@ -83,10 +82,8 @@ var aofHandoffRequestValid = &conform.Check{
 			if _, _, ok := spec.ParseTime(str(p, "dueBy")); !ok {
 				problems = append(problems, "dueBy must be an ISO 8601 date-time")
 			}
-			if len(problems) > 0 {
-				o := conform.Mismatch(fmt.Sprintf("record %d: invalid handoff.request", l.r.Seq), "a valid handoff payload", strings.Join(problems, "\n"))
-				o.Seq = one(l)
-				return o
+			if o := invalid(l.r.Seq, ": invalid handoff.request", "a valid handoff payload", problems); o != nil {
+				return *o
 			}
 		}
 		if n == 0 {

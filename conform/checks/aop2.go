@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
@@ -78,6 +79,18 @@ func aop2Task(s *conform.Session, n int) any {
 func boolAt(v any, keys ...string) bool {
 	b, _ := field(v, keys...).(bool)
 	return b
+}
+
+// aop2HeartbeatEvery is the heartbeat interval the TASK of attempt a asks for
+// (false: heartbeats are not enabled).
+func aop2HeartbeatEvery(a *conform.Attempt) (time.Duration, bool) {
+	task := decode(a.Input)
+	if !boolAt(task, "execution_policy", "heartbeat", "enabled") {
+		return 0, false
+	}
+	iv, ok := num(task, "execution_policy", "heartbeat", "interval_seconds")
+	interval, _ := aop2spec.Heartbeat(numOrNil(iv, ok), nil)
+	return interval, true
 }
 
 var aop2NonTerminal = map[string]bool{"IN_PROGRESS": true, "PENDING": true, "RUNNING": true, "QUEUED": true, "STARTED": true, "": true}

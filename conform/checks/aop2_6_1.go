@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/aopkit/aopkit/conform"
-	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 var aop2HeartbeatInterval = &conform.Check{
@@ -36,12 +35,10 @@ var aop2HeartbeatInterval = &conform.Check{
 			}
 		}
 		for _, a := range s.Attempts {
-			task := decode(a.Input)
-			if !boolAt(task, "execution_policy", "heartbeat", "enabled") {
+			interval, on := aop2HeartbeatEvery(a)
+			if !on {
 				continue
 			}
-			iv, ok := num(task, "execution_policy", "heartbeat", "interval_seconds")
-			interval, _ := aop2spec.Heartbeat(numOrNil(iv, ok), nil)
 			// The agent owes a beat per interval of the TASK: an attempt shorter
 			// than that owed none (NOT-APPLICABLE).
 			end := a.End
@@ -78,12 +75,10 @@ var aop2HeartbeatLiveness = &conform.Check{
 			return o
 		}
 		for _, a := range s.Attempts {
-			task := decode(a.Input)
-			if !boolAt(task, "execution_policy", "heartbeat", "enabled") {
+			interval, on := aop2HeartbeatEvery(a)
+			if !on {
 				continue
 			}
-			iv, ok := num(task, "execution_policy", "heartbeat", "interval_seconds")
-			interval, _ := aop2spec.Heartbeat(numOrNil(iv, ok), nil)
 			if len(aop2Responses(s, a.N)) > 0 || a.End.Sub(a.Origin()) >= interval {
 				return conform.Passf("no heartbeat failure")
 			}

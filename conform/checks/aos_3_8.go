@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
@@ -33,10 +32,8 @@ var aosStepContext = &conform.Check{
 			} else if perr := aosspec.StepContextProblem(ctx); perr != nil {
 				problems = append(problems, perr.Pointer+" "+perr.Problem)
 			}
-			if len(problems) > 0 {
-				o := conform.Mismatch(fmt.Sprintf("record %d (%s): invalid StepContext", r.Seq, r.Key), "a complete StepContext", strings.Join(problems, "\n"))
-				o.Seq = []int{r.Seq}
-				return o
+			if o := invalid(r.Seq, " ("+r.Key+"): invalid StepContext", "a complete StepContext", problems); o != nil {
+				return *o
 			}
 		}
 		if n == 0 {

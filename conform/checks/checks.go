@@ -121,7 +121,14 @@ func all() []*conform.Check {
 		aofHandoffAcknowledged,
 	}
 	for _, p := range conform.Protocols {
-		cs = append(cs, writesInScratch(p), regularFiles(p))
+		cs = append(cs, forProtocol(p, writesInScratch), forProtocol(p, regularFiles))
 	}
 	return cs
+}
+
+// forProtocol is protocol's copy of a check every protocol has alike: its ID
+// is "<protocol>/" + c.ID.
+func forProtocol(protocol string, c conform.Check) *conform.Check {
+	c.ID, c.Protocol = protocol+"/"+c.ID, protocol
+	return &c
 }

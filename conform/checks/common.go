@@ -210,6 +210,17 @@ func slack(s *conform.Session, d time.Duration) time.Duration {
 	return time.Duration(float64(d) * sc)
 }
 
+// invalid is the failure of record seq when problems lists what is wrong with
+// it (nil when nothing is): "record <seq><what>", want against the problems.
+func invalid(seq int, what, want string, problems []string) *conform.Outcome {
+	if len(problems) == 0 {
+		return nil
+	}
+	o := conform.Mismatch(fmt.Sprintf("record %d%s", seq, what), want, strings.Join(problems, "\n"))
+	o.Seq = []int{seq}
+	return &o
+}
+
 // vacuous is the outcome of a rule about what the agent sends when it sent
 // nothing in the scenario: no message breaks it, and none keeps it either, so it
 // is NOT-APPLICABLE, not a failure (the silence fails the checks that need a

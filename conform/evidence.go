@@ -46,6 +46,20 @@ const (
 	ByCleanUp By = "the harness: clean-up after the orchestrator exited"
 )
 
+// LifeSign says what started an attempt's timers (Attempt.AliveBy; the
+// "timers-start" event's KeyAliveBy): the agent's first sign of life, or the
+// harness's allowance for a silent one.
+type LifeSign string
+
+const (
+	LifeFirstOutput         LifeSign = "first-output"
+	LifeFirstHeartbeatWrite LifeSign = "first-heartbeat-write" // aof: run_heartbeat.json
+	LifeFirstRequest        LifeSign = "first-request"         // aos: an HTTP request
+	LifeIdleAfterInput      LifeSign = "idle-after-input"
+	LifeIdleAfterStartUp    LifeSign = "idle-after-start-up"
+	LifeStartupAllowance    LifeSign = "startup-allowance"
+)
+
 // Event names a harness record.
 type Event string
 
@@ -217,7 +231,7 @@ var (
 	KeyAsked            = key[string]("asked")
 	KeyAttempt          = key[int]("attempt")
 	KeyAutoTerminate    = key[bool]("auto_terminate")
-	KeyAliveBy          = key[string]("by") // timers-start: what started the timers (Attempt.AliveBy)
+	KeyAliveBy          = key[LifeSign]("by") // timers-start: what started the timers (Attempt.AliveBy)
 	KeyBy               = key[By]("by")
 	KeyCode             = key[string]("code")
 	KeyCodes            = key[[]string]("codes")

@@ -77,10 +77,8 @@ type Attempt struct {
 	// (StartupAllowance × --timeout-scale after Start). No timing requirement
 	// covers the time between Start and Alive.
 	Alive time.Time
-	// AliveBy says what set Alive: "first-output", "first-heartbeat-write",
-	// "first-request", "idle-after-input", "idle-after-start-up" or
-	// "startup-allowance".
-	AliveBy string
+	// AliveBy says what set Alive.
+	AliveBy LifeSign
 	// Idle is when the harness saw the silent agent's processes all asleep (its
 	// start-up over, waiting on something); Alive follows FirstOutputGrace later
 	// unless the agent writes first.

@@ -327,7 +327,7 @@ func (h *H) allowance() time.Duration { return h.Scale(conform.StartupAllowance)
 // agent took to start, so that start-up counts against no timing requirement; the
 // "timers-start" event writes the origin and the scale into the transcript, where
 // the lint step and aoplint read them.
-func (a *Agent) Alive(t time.Time, by string) {
+func (a *Agent) Alive(t time.Time, by conform.LifeSign) {
 	if !a.att.Alive.IsZero() {
 		return
 	}
@@ -563,16 +563,16 @@ func (a *Agent) Run(hd Handler) error {
 		// idle and allowance fallbacks wait until the agent's output is drained.
 		pending := len(lines) > 0
 		if !exited && !pending && a.att.Alive.IsZero() && !a.atWork.IsZero() {
-			a.Alive(a.atWork, "idle-after-input")
+			a.Alive(a.atWork, conform.LifeIdleAfterInput)
 		}
 		if !exited && !pending && a.att.Alive.IsZero() && !a.att.Idle.IsZero() && !now.Before(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace))) {
-			a.Alive(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)), "idle-after-start-up")
+			a.Alive(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)), conform.LifeIdleAfterStartUp)
 		}
 		if !exited && !pending && a.att.Alive.IsZero() && !now.Before(a.allowanceEnd()) {
 			// The allowance grows by the time the agent waited for a CPU (at most
 			// by its own length): a saturated machine is not the agent's slowness.
 			if !a.extendAllowance() || !now.Before(a.allowanceEnd()) {
-				a.Alive(a.allowanceEnd(), "startup-allowance")
+				a.Alive(a.allowanceEnd(), conform.LifeStartupAllowance)
 			}
 		}
 		if !exited {
@@ -651,7 +651,7 @@ func (a *Agent) Run(hd Handler) error {
 			timer.Stop()
 		case r := <-h.side:
 			timer.Stop()
-			a.Alive(r.Time, "first-request")
+			a.Alive(r.Time, conform.LifeFirstRequest)
 			a.arm(steps, &sawMsg, r)
 		case l, ok := <-lines:
 			timer.Stop()
@@ -668,7 +668,7 @@ func (a *Agent) Run(hd Handler) error {
 			}
 			if l.Stream == "stdout" {
 				lastOut = r.Time
-				a.Alive(r.Time, "first-output")
+				a.Alive(r.Time, conform.LifeFirstOutput)
 			}
 			recs := []conform.Record{r}
 			if hd.Collect != nil {

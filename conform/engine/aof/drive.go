@@ -194,7 +194,7 @@ func dispatch(h *harness.H, sess *Session, ttl time.Duration) error {
 	observe := func(a *harness.Agent) {
 		if at, ok := sess.ObserveHeartbeat(); ok && !agentBeat {
 			agentBeat = true
-			a.Alive(at, "first-heartbeat-write")
+			a.Alive(at, conform.LifeFirstHeartbeatWrite)
 		}
 	}
 	poll := ttl / 10

@@ -2,6 +2,10 @@ package conform
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"reflect"
 	"testing"
 )
@@ -52,5 +56,43 @@ func TestFacts(t *testing.T) {
 	other := NewFact[bool](FactAOFHandoff.String())
 	if !FactAOFHandoff.Get(s) || other.Get(s) {
 		t.Errorf("facts: %v %v", FactAOFHandoff.Get(s), other.Get(s))
+	}
+}
+
+// The vocabulary has no two events of one name, and no two keys of one name and
+// type (two keys may share a name when their events give it different types).
+func TestVocabularyUnique(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "evidence.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Values) != 1 {
+			return true
+		}
+		var id string
+		switch v := vs.Values[0].(type) {
+		case *ast.BasicLit: // Event, Actor, By, LifeSign constants
+			if t, ok := vs.Type.(*ast.Ident); ok {
+				id = t.Name + " " + v.Value
+			}
+		case *ast.CallExpr: // key[T]("name")
+			if ix, ok := v.Fun.(*ast.IndexExpr); ok && len(v.Args) == 1 {
+				id = "key " + types.ExprString(ix.Index) + " " + types.ExprString(v.Args[0])
+			}
+		}
+		if id == "" {
+			return true
+		}
+		if prev, dup := seen[id]; dup {
+			t.Errorf("%s and %s are both %s", prev, vs.Names[0].Name, id)
+		}
+		seen[id] = vs.Names[0].Name
+		return true
+	})
+	if len(seen) < 100 {
+		t.Errorf("only %d declarations read: the test no longer reads evidence.go", len(seen))
 	}
 }

@@ -183,7 +183,7 @@ type aofCommon struct {
 }
 
 func aofStart(s *conform.Session) (*aofCommon, *conform.Outcome) {
-	g, ok := aofGivenOf([]byte(s.Fact("orch.task")))
+	g, ok := aofGivenOf([]byte(FactTask.Get(s)))
 	if !ok {
 		o := conform.NotTestedf("the scenario's task names no dataDir and taskId")
 		return nil, &o
@@ -194,7 +194,7 @@ func aofStart(s *conform.Session) (*aofCommon, *conform.Outcome) {
 		return nil, &o
 	}
 	c := &aofCommon{given: g, state: st, ls: launchesOf(s)}
-	before, _ := s.Facts[FactFilesBefore].(map[string]string)
+	before := FactFilesBefore.Get(s)
 	for rel, content := range before {
 		if strings.HasSuffix(rel, "tasks/ready/"+g.TaskID+".md") {
 			c.seeded, _ = engaof.ParseTask([]byte(content))

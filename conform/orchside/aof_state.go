@@ -21,7 +21,7 @@ import (
 
 // FactAOF holds the AOF data directory as the scheduler under test left it
 // (*AOFState), read once it has ended: the spec's own artifacts are the evidence.
-const FactAOF = "orch.aof"
+var FactAOF = conform.NewFact[*AOFState]("orch.aof")
 
 // AOFState is an AOF data directory (aof-1 §Run Artifacts Location, §Logging):
 // the task files by status, each task's handoff and run artifacts, the events.
@@ -103,7 +103,7 @@ func aofReadBack(h *harness.H) {
 		return
 	}
 	if _, inside := h.Inside(g.DataDir); !inside {
-		h.Fact(FactAOF, &AOFState{DataDir: g.DataDir, Problems: []string{"the data directory is not inside the scratch directory"}})
+		harness.SetFact(h, FactAOF, &AOFState{DataDir: g.DataDir, Problems: []string{"the data directory is not inside the scratch directory"}})
 		return
 	}
 	st := ReadAOFState(g.DataDir)
@@ -111,7 +111,7 @@ func aofReadBack(h *harness.H) {
 	for _, r := range st.refused {
 		refused(r[0], r[1]) // judged by <protocol>/bind/regular-files
 	}
-	h.Fact(FactAOF, st)
+	harness.SetFact(h, FactAOF, st)
 	recordArtifacts(h, st)
 }
 
@@ -166,7 +166,7 @@ func fileRecord(h *harness.H, p string, data []byte) conform.Record {
 // scheduler wrote it, or the scenario seeded it, before the dispatch): the agent's
 // acknowledgement answers it.
 func aofPrelude(h *harness.H, l *Launch) []conform.Record {
-	st, _ := h.Session().Facts[FactAOF].(*AOFState)
+	st, _ := harness.FactOf(h, FactAOF)
 	if st == nil {
 		return nil
 	}
@@ -305,11 +305,10 @@ func sameEventsFile(name string, files []string) bool {
 
 // aofStateOf is the session's data directory as the scheduler left it.
 func aofStateOf(s *conform.Session) *AOFState {
-	if s == nil || s.Facts == nil {
+	if s == nil {
 		return nil
 	}
-	st, _ := s.Facts[FactAOF].(*AOFState)
-	return st
+	return FactAOF.Get(s)
 }
 
 // HasEvent reports whether an event of that type (and reason, "" = any) was

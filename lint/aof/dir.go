@@ -13,7 +13,6 @@ import (
 	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
-	"github.com/aopkit/aopkit/lint/linter"
 )
 
 var (
@@ -85,11 +84,6 @@ var (
 
 var dirRules = []*lint.Rule{DirTaskFile, DirStatus, DirRuns, DirHandoff, DirEvents}
 
-// DataDir lints an AOF data directory.
-var DataDir = &linter.DirLinter{Name: "aof", Match: IsDataDir, Lint: LintDataDir}
-
-func init() { linter.RegisterDirLinter(DataDir) }
-
 var allStatuses = append(append([]string(nil), taskStatuses...), upstreamStatuses...)
 
 func isAnyStatus(s string) bool { return isTaskStatus(s) || isUpstreamStatus(s) }
@@ -150,8 +144,8 @@ type task struct {
 
 type dirLint struct {
 	root    string
-	opts    linter.Options
-	results map[string]*linter.FileResult
+	lint    lint.FileLinter // the driver's
+	results map[string]*lint.FileReport
 	tasks   map[string][]*task // by id (more than one: in two status directories)
 	seen    map[string]bool    // real paths of the files and directories listed
 	// statusDirs are the directories of tasks/ and their entries, as listed once.
@@ -163,10 +157,10 @@ type statusDir struct {
 	entries []entry
 }
 
-func (d *dirLint) result(path, kind string) *linter.FileResult {
+func (d *dirLint) result(path, kind string) *lint.FileReport {
 	r, ok := d.results[path]
 	if !ok {
-		r = &linter.FileResult{Path: path, Protocol: "aof", Kind: kind, Messages: 1, Diagnostics: []lint.Diagnostic{}}
+		r = &lint.FileReport{Path: path, Protocol: "aof", Kind: kind, Messages: 1, Diagnostics: []lint.Diagnostic{}}
 		d.results[path] = r
 	}
 	return r
@@ -188,18 +182,19 @@ func (d *dirLint) report(rule *lint.Rule, sev lint.Severity, path string, line i
 	d.add(path, lint.Diagnostic{Rule: rule.ID, Severity: sev, Spec: rule.Spec, Line: line, Column: 1, Message: fmt.Sprintf(format, args...), Related: related})
 }
 
-// LintDataDir lints every file of an AOF data directory, then the rules across files.
-func LintDataDir(dir string, opts linter.Options) ([]linter.FileResult, error) {
+// LintDataDir lints every file of an AOF data directory through lintFile (the
+// driver's), then the rules across files: the protocol's LintDir.
+func LintDataDir(dir string, lintFile lint.FileLinter) ([]lint.FileReport, error) {
 	if !isDir(dir) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	d := &dirLint{root: dir, opts: opts, results: map[string]*linter.FileResult{}, tasks: map[string][]*task{}, seen: map[string]bool{}}
+	d := &dirLint{root: dir, lint: lintFile, results: map[string]*lint.FileReport{}, tasks: map[string][]*task{}, seen: map[string]bool{}}
 	d.lintTasks()
 	d.lintRuns(filepath.Join(dir, "runs"), false)
 	d.lintRuns(filepath.Join(dir, "state", "runs"), true)
 	d.lintHandoffs()
 	d.lintEvents()
-	out := make([]linter.FileResult, 0, len(d.results))
+	out := make([]lint.FileReport, 0, len(d.results))
 	for _, r := range d.results {
 		lint.SortDiagnostics(r.Diagnostics)
 		out = append(out, *r)
@@ -407,7 +402,7 @@ func (d *dirLint) lintTaskFile(path, statusDir string) {
 // loadMessage reads a JSON file as an AOF message for the cross-file rules (nil if
 // it is not one).
 func loadMessage(path string) *lint.Message {
-	data, err := readBounded(path, linter.MaxMessage)
+	data, err := readBounded(path, lint.MaxMessage)
 	if err != nil {
 		return nil
 	}
@@ -423,7 +418,7 @@ func loadMessage(path string) *lint.Message {
 }
 
 func (d *dirLint) lintFile(path string, rule *lint.Rule) {
-	res, err := linter.LintFile(path, d.opts)
+	res, err := d.lint(path, "")
 	if err != nil {
 		d.report(rule, lint.Error, path, 1, nil, "cannot read %s: %v", filepath.Base(path), err)
 		return
@@ -580,7 +575,7 @@ func (d *dirLint) lintEventLog(path string) {
 	var buf []byte
 	last := map[string]lastTransition{}
 	for n := 1; ; n++ {
-		line, tooLong, err := readLine(br, buf[:0], linter.MaxMessage)
+		line, tooLong, err := readLine(br, buf[:0], lint.MaxMessage)
 		buf = line[:0]
 		if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
 			r.Messages++

@@ -2,7 +2,7 @@ package aof
 
 import (
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/schema"
 )
 
 // SchemaRule validates every AOF message against the schema of its kind.
@@ -14,5 +14,5 @@ var SchemaRule = &lint.Rule{
 		"envelopes that fail (protocol.message.rejected, invalid_envelope). More precise AOF rules replace the schema's diagnostics where they apply.",
 	Bad:  `{"protocol": "aof", "version": 1, "type": "completion.report", ..., "payload": {"outcome": "done"}}`,
 	Good: `{"protocol": "aof", "version": 1, "type": "completion.report", ..., "payload": {"outcome": "done", "summaryRef": "outputs/summary.md", "tests": {"total": 1, "passed": 1, "failed": 0}, "notes": "ok"}}`,
-	Run:  linter.SchemaRun,
+	Run:  schema.Run,
 }

@@ -2,7 +2,7 @@ package aop2
 
 import (
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/schema"
 )
 
 // Schema validates a message against the schema of its kind (schemas/aop2/).
@@ -13,7 +13,7 @@ var Schema = &lint.Rule{
 	Bad:    `{"aop_version": "2.0.2-C", "message_type": "TASK", ..., "target": {"agent_name": "Emma", "role": "EXECUTOR", "provider": "OPENAI", "model": "gpt-5.3-codex"}, ...}`,
 	Good:   `{"aop_version": "2.0.2-C", "message_type": "TASK", ..., "target": {"agent_name": "Emma", "role": "EXECUTOR", "provider": "CODEX", "model": "gpt-5.3-codex"}, ...}`,
 	Schema: true,
-	Run:    linter.SchemaRun,
+	Run:    schema.Run,
 }
 
 func init() { lint.Register(Schema) }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/linter"
 	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
@@ -216,6 +215,9 @@ func checkDetailsValid(p *lint.Pass) {
 	if full == "" || p.Msg.From != "" {
 		return // a transcript holds the details file's own record, linted as such
 	}
+	if p.Msg.Opts.LintFile == nil {
+		return // no driver lent its file linter (lint.Options.LintFile)
+	}
 	st, err := os.Stat(full)
 	if err != nil || st.IsDir() {
 		return // DETAILS-002
@@ -227,7 +229,7 @@ func checkDetailsValid(p *lint.Pass) {
 		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s is %d bytes, more than aoplint reads (%d MiB): it was not checked", quote(path), st.Size(), MaxDetails>>20)
 		return
 	}
-	res, err := linter.LintFile(full, linter.Options{Protocol: ID, Options: lint.Options{BaseDir: filepath.Dir(full)}})
+	res, err := p.Msg.Opts.LintFile(full, ID)
 	if err != nil {
 		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s cannot be read: %v", quote(path), err)
 		return

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
-	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/schema"
 	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
@@ -35,7 +34,7 @@ func init() { lint.Register(Schema) }
 
 func runSchema(p *lint.Pass) {
 	if p.Msg.Root != nil {
-		linter.SchemaRun(p)
+		schema.Run(p)
 		return
 	}
 	if p.Msg.Kind != KindReport || p.Msg.CutOff {

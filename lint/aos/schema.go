@@ -22,26 +22,9 @@ var Schema = &lint.Rule{
 	Run:    schemaRun,
 }
 
-// schemaRun is linter.SchemaRun without gojsonschema's summaries of unions that
+// schemaRun is schema.Run without gojsonschema's summaries of unions that
 // another error already explains (see preciseSchemaErrors).
-func schemaRun(p *lint.Pass) {
-	m := p.Msg
-	if m.Root == nil {
-		return
-	}
-	file := SchemaFile(m.Kind)
-	if file == "" {
-		return
-	}
-	errs, err := schema.Validate(file, m.Root)
-	if err != nil {
-		p.Reportf("", "internal error: schema %s: %v", file, err)
-		return
-	}
-	for _, e := range preciseSchemaErrors(errs) {
-		p.Reportf(e.Pointer, "%s", e.Message)
-	}
-}
+func schemaRun(p *lint.Pass) { schema.RunFiltered(p, preciseSchemaErrors) }
 
 // summaryRank orders gojsonschema's error types by how little they say: 0 for a
 // precise error ("required", "enum", ...), 1 for an if/then or if/else that failed

@@ -2,7 +2,7 @@ package orchmsg
 
 import (
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/linter"
+	"github.com/aopkit/aopkit/lint/schema"
 )
 
 // Schema validates each message against the schema of its type
@@ -16,7 +16,7 @@ var Schema = &lint.Rule{
 	Bad:    `{"type":"request:get-task","id":"req-749e7e1c-63a1-42e7-81f9-ae4d52d9dc8f","timestamp":"2026-02-04T14:30:00Z","payload":{"task":"task-123"}}`,
 	Good:   `{"type":"request:get-task","id":"req-749e7e1c-63a1-42e7-81f9-ae4d52d9dc8f","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-123"}}`,
 	Schema: true,
-	Run:    linter.SchemaRun,
+	Run:    schema.Run,
 }
 
 func init() { lint.Register(Schema) }

@@ -70,7 +70,7 @@ func checkSoftLimits(p *lint.Pass) {
 		if phases != nil && phases.Kind == jsonread.Array {
 			for i, ph := range phases.Items {
 				if n := arrayLen(ph.Get("checkpoints")); n > aop2spec.MaxCheckpoints {
-					p.Reportf(ptr("/phases", i, "checkpoints"), "phase %s has %d checkpoints, over the SOFT limit of 20 per phase (E_PAYLOAD_SIZE_WARNING, §4)", describe(ph.Get("phase_id")), n)
+					p.Reportf(jsonread.JoinPointer("/phases", i, "checkpoints"), "phase %s has %d checkpoints, over the SOFT limit of 20 per phase (E_PAYLOAD_SIZE_WARNING, §4)", describe(ph.Get("phase_id")), n)
 				}
 			}
 		}

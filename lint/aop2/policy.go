@@ -62,7 +62,7 @@ func checkBudgetConstraints(p *lint.Pass) {
 		cn, bn := c.Get(key), b.Get(key)
 		// Exactly (numlit.Cmp): 2^53+1 and 2^53 tokens are one float64.
 		if c, ok := cmpNumbers(cn, bn); ok && c != 0 {
-			p.Reportf(ptr("/task/budgets", key), "task.budgets.%s %s disagrees with task.constraints.%s %s: it is unclear which limit raises E_COST_LIMIT_EXCEEDED; set them equal or keep one", key, bn.Str, key, cn.Str)
+			p.Reportf(jsonread.JoinPointer("/task/budgets", key), "task.budgets.%s %s disagrees with task.constraints.%s %s: it is unclear which limit raises E_COST_LIMIT_EXCEEDED; set them equal or keep one", key, bn.Str, key, cn.Str)
 		}
 	}
 }
@@ -76,12 +76,12 @@ func checkFallbackTriggers(p *lint.Pass) {
 		if !isObject(a) {
 			continue
 		}
-		at := ptr("/execution_policy/alternative_models", i, "fallback_trigger")
+		at := jsonread.JoinPointer("/execution_policy/alternative_models", i, "fallback_trigger")
 		t := a.Get("fallback_trigger")
 		switch {
 		case t == nil:
 			p.Claim(at)
-			p.Reportf(ptr("/execution_policy/alternative_models", i), "alternative_models[%d] needs fallback_trigger, one of %s (§9)", i, quoteList(fallbackTriggers))
+			p.Reportf(jsonread.JoinPointer("/execution_policy/alternative_models", i), "alternative_models[%d] needs fallback_trigger, one of %s (§9)", i, quoteList(fallbackTriggers))
 		case !t.IsString() || !contains(fallbackTriggers, t.Str):
 			p.Claim(at)
 			p.Reportf(at, "fallback_trigger %s is not one of %s (§9)", describe(t), quoteList(fallbackTriggers))

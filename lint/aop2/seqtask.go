@@ -195,7 +195,7 @@ func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 				continue
 			}
 			w := cp.w.with(fmt.Sprintf("the TASK %q and its checkpoints", cp.id))
-			p.ReportRelatedf(p.Rule.Severity, ptr("/checkpoint_results", i, "checkpoint_id"), []lint.Related{w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
+			p.ReportRelatedf(p.Rule.Severity, jsonread.JoinPointer("/checkpoint_results", i, "checkpoint_id"), []lint.Related{w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
 		}
 	}
 }
@@ -269,7 +269,7 @@ func limitOf(m *lint.Message, root *jsonread.Node, key string) (bool, limitWitne
 	return false, limitWitness{}
 }
 
-// limitPointer is ptr("/task", where, key), made once for the limits read here.
+// limitPointer is jsonread.JoinPointer("/task", where, key), made once for the limits read here.
 func limitPointer(where, key string) string {
 	switch {
 	case where == "budgets" && key == "max_cost_usd":
@@ -281,7 +281,7 @@ func limitPointer(where, key string) string {
 	case where == "constraints" && key == "max_tokens":
 		return "/task/constraints/max_tokens"
 	}
-	return ptr("/task", where, key)
+	return jsonread.JoinPointer("/task", where, key)
 }
 
 func (c *budgetChecker) observes() msgTypes { return typesTaskResponse }

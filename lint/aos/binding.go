@@ -41,7 +41,7 @@ func checkBinding(p *lint.Pass) {
 	}
 	for i, t := range tools.Items {
 		if t.Kind != jsonread.Object || !t.Get("name").IsString() {
-			p.Reportf(pointer("/tools", i), "each work-script tool is {\"name\": string, \"arguments\": object}")
+			p.Reportf(jsonread.JoinPointer("/tools", i), "each work-script tool is {\"name\": string, \"arguments\": object}")
 		}
 	}
 }

@@ -94,7 +94,7 @@ func checkPartKinds(p *lint.Pass) {
 			if k.IsString() && (k.Str == "text" || !pl.textOnly && (k.Str == "file" || k.Str == "data")) {
 				continue // a kind the list allows: no finding, no pointer made
 			}
-			ptr := pointer(pl.ptr, i)
+			ptr := jsonread.JoinPointer(pl.ptr, i)
 			allowed := "text, file or data"
 			if pl.textOnly {
 				allowed = "text (outputs are TextPart[])"
@@ -133,7 +133,7 @@ type fileAt struct {
 	i    int
 }
 
-func (a fileAt) ptr() string { return pointer(a.list, a.i, "file") }
+func (a fileAt) ptr() string { return jsonread.JoinPointer(a.list, a.i, "file") }
 
 // fileParts calls f for every FilePart's file object of m.
 func fileParts(m *lint.Message, f func(at fileAt, file *jsonread.Node)) {

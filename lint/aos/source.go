@@ -48,7 +48,7 @@ func checkSourceKinds(p *lint.Pass) {
 			if k.IsString() && (k.Str == "file" || k.Str == "site") {
 				continue // no finding, no pointer made
 			}
-			ptr := pointer(sl.ptr, i)
+			ptr := jsonread.JoinPointer(sl.ptr, i)
 			switch {
 			case k == nil:
 				p.Claim(ptr + "/kind")

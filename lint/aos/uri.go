@@ -53,7 +53,7 @@ func checkURIs(p *lint.Pass) {
 		}
 		for i, s := range sl.node.Items {
 			if u := s.Get("url"); !plain(u) {
-				check(pointer(sl.ptr, i, "url"), u)
+				check(jsonread.JoinPointer(sl.ptr, i, "url"), u)
 			}
 		}
 	}

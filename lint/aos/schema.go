@@ -1,26 +1,25 @@
 package aos
 
 import (
+	_ "embed"
+
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/ruledoc"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/schema"
 )
 
+// ruleDocs is the prose of the package's rules, by ID (rules.yaml).
+var ruleDocs = ruledoc.Parse("lint/aos/rules.yaml", rulesYAML)
+
+//go:embed rules.yaml
+var rulesYAML []byte
+
 // Schema validates a message against the draft-07 schema of its kind
 // (schemas/aos/<kind>.schema.json, shared objects in common.schema.json).
-var Schema = &lint.Rule{
-	ID: "AOS-SCHEMA-001", Title: "message does not match its schema", Protocol: ID, Severity: lint.Error,
-	Spec: "aos-0.1.0 §3 Standard Data Objects; §4 Protocol RPC Methods; §5 Responses",
-	Doc: "Every AOS message is validated against the JSON Schema of its kind, written from the spec's tables: required members, types, enums " +
-		"(role user|agent|system, trigger type autonomous, ping status connected|error, argument types), non-empty content arrays. " +
-		"Members the spec does not name are allowed. `aoplint schema aos KIND` prints a schema.",
-	Bad:    `{"jsonrpc": "2.0", "id": "r1", "method": "steps/toolCallRequest", "params": {"context": {...}, "toolCallRequest": {"executionId": "e1", "toolId": "send_email"}}}`,
-	Good:   `{"jsonrpc": "2.0", "id": "r1", "method": "steps/toolCallRequest", "params": {"context": {...}, "toolCallRequest": {"executionId": "e1", "toolId": "send_email", "inputs": []}}}`,
-	Schema: true,
-	Run:    schemaRun,
-}
+var Schema = ruleDocs.Rule(lint.Rule{ID: "AOS-SCHEMA-001", Protocol: ID, Severity: lint.Error, Schema: true, Run: schemaRun})
 
 // schemaRun is schema.Run without gojsonschema's summaries of unions that
 // another error already explains (see preciseSchemaErrors).

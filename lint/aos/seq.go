@@ -186,9 +186,16 @@ func (c *checker) capped(evicted bool, what string, r *lint.Rule, ids string) {
 // mark makes the witness of the value at ptr (a pointer whose parents are members
 // of the message), resolved without splitting strings.
 func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) mark {
-	n := m.Root
+	return c.markNode(m, memberAt(m.Root, ptr), ptr, kind, a, b)
+}
+
+// memberAt is the node at ptr, a path of member names below root (no escaped
+// tokens), or the deepest member of it that exists; read without splitting
+// strings. nil when root is.
+func memberAt(root *jsonread.Node, ptr string) *jsonread.Node {
+	n := root
 	rest := ptr
-	for len(rest) > 1 {
+	for len(rest) > 1 && n != nil {
 		rest = rest[1:]
 		tok := rest
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
@@ -202,8 +209,7 @@ func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) 
 		}
 		n = next
 	}
-	line, col := m.Pos.Position(n.Offset)
-	return mark{line: int32(line), col: int32(col), kind: kind, ptr: ptr, a: a, b: b}
+	return n
 }
 
 // markNode is mark for n, the node at ptr the caller read (or the one mark's
@@ -669,22 +675,7 @@ func (c *checker) Finish(p *lint.Pass) {
 // witness is lint.Witness for a pointer whose parent is the message root or a direct
 // member path, resolved without splitting strings.
 func witness(m *lint.Message, ptr, text string) lint.Related {
-	n := m.Root
-	rest := ptr
-	for len(rest) > 1 && n != nil {
-		rest = rest[1:]
-		tok := rest
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			tok, rest = rest[:i], rest[i:]
-		} else {
-			rest = ""
-		}
-		next := n.Get(tok)
-		if next == nil {
-			break
-		}
-		n = next
-	}
+	n := memberAt(m.Root, ptr)
 	if n == nil {
 		return lint.Witness(m, ptr, text)
 	}

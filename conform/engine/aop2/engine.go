@@ -24,6 +24,8 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/safefile"
+	aop2lint "github.com/aopkit/aopkit/lint/aop2"
+	"github.com/aopkit/aopkit/lint/linter"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
@@ -225,6 +227,12 @@ func (e *engine) run(data []byte) {
 
 	version, hasVersion := str(t.raw, "aop_version")
 	switch {
+	case !hasVersion && e.fault == FaultAssumeV2:
+		// The engine fault: taken as v2 and dispatched as it is, unvalidated.
+		e.res.InputVersion = "V2"
+		e.dispatchLoop()
+		e.finalReport()
+		return
 	case !hasVersion:
 		// §1.3 step 3: no aop_version → v1 markdown detection, which JSON never passes.
 		e.res.InputVersion = "UNSTRUCTURED"
@@ -232,12 +240,19 @@ func (e *engine) run(data []byte) {
 		e.code("E_PARSE_FAILURE", 0, true, "no aop_version: neither a v2 envelope nor a v1 markdown prompt")
 		e.finalReport()
 		return
-	case !strings.HasPrefix(version, "2."):
+	case !strings.HasPrefix(version, "2.") || (e.fault == FaultStrictVersion && version != AOPVersion):
 		e.res.InputVersion = "V1"
 		e.versionFallback(version, []Problem{{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q is not 2.x", version)}})
 		return
 	}
 	e.res.InputVersion = "V2"
+	if e.fault == FaultRejectUnknown && unknownMembers(data) {
+		// The engine fault: a member from a newer schema is refused outright.
+		e.code("E_SCHEMA_VALIDATION", 0, true, "the TASK has members outside the %s schema", AOPVersion)
+		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+		e.finalReport()
+		return
+	}
 	var fatal []Problem
 	for _, p := range problems {
 		if p.Rule == "AOP2-EXT-001" {
@@ -266,6 +281,18 @@ func (e *engine) run(data []byte) {
 		e.rollback()
 	}
 	e.finalReport()
+}
+
+// unknownMembers reports whether aoplint finds members outside the schema in the
+// TASK (AOP2-ENVELOPE-007).
+func unknownMembers(data []byte) bool {
+	res := linter.LintBytes("task", data, linter.Options{Protocol: Protocol})
+	for _, d := range res.Diagnostics {
+		if d.Rule == aop2lint.UnknownMember.ID {
+			return true
+		}
+	}
+	return false
 }
 
 func looksLikeV1(data []byte) bool { return aop2spec.LooksLikeV1Prompt(string(data)) }
@@ -365,6 +392,12 @@ func (e *engine) checkLimits() bool {
 		}
 	}
 	now := time.Now()
+	if e.fault == FaultNoPayloadWarning {
+		soft = nil
+	}
+	if e.fault == FaultIgnoreHardLimits {
+		hard = nil
+	}
 	for _, s := range soft {
 		e.code("E_PAYLOAD_SIZE_WARNING", 0, false, "%s", s)
 		e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "WARN", "details": s, "error_code": "E_PAYLOAD_SIZE_WARNING"}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "E_PAYLOAD_SIZE_WARNING", nil)

@@ -312,6 +312,8 @@ func orchFailed(rep *conform.Report) []string {
 var engineFaultFails = map[string][]string{
 	"aop-output accept-oversized-summary": {"aop-output/orch/limits/summary-within-task-type"},
 	"aop-output follow-details-path":      {"aop-output/orch/details/stays-in-workspace"},
+	"aop-output metrics-whole-value":      {"aop-output/orch/parse/metrics-taken"},
+	"aop-output require-metrics":          {"aop-output/orch/parse/metrics-taken"},
 	"aop-output summary-first-line-only":  {"aop-output/orch/parse/report-taken"},
 	"aop-output trust-incomplete-report":  {"aop-output/orch/parse/unusable-not-success"},
 	"aop-output wait-for-agent-exit":      {"aop-output/orch/bind/agent-stopped-after-report"},

@@ -3,6 +3,8 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -86,6 +88,15 @@ var aopOutChecks = []*conform.Check{
 		Bad:         "the agent prints a complete report and never exits; the parent waits for its exit until the harness stops it at the scenario deadline, or exits leaving the agent running",
 		Good:        "2 s after [AOP:END] the parent sends SIGTERM to the agent, prints its line (status success) and exits 0",
 		Run:         aopOutStoppedAfterReport,
+	},
+	{
+		ID: "aop-output/orch/parse/metrics-taken", Protocol: "aop-output", Family: "metrics", Tier: conform.Full, Level: conform.MUST,
+		Spec:        "aop-output §AOP Format Specification, §Parsing AOP Output",
+		Requirement: "`[AOP:METRICS] {optional: counts, sizes, durations}`; `metricsMatch[1].split(',').forEach(pair => { const [key, value] = pair.split(':').map(s => s.trim()); if (key && value) result.metrics[key] = value; })`. (METRICS is optional and free-form: a report with or without it, or with a part that is no pair, is taken as it is; the metrics a parent keeps are the pairs the spec's parser gives: the value ends at a second colon, a part without one is dropped.)",
+		Bad:         "the report has no [AOP:METRICS] and the parent calls it incomplete; or it reads `duration: 1:30` as \"1:30\" where parseAOPOutput keeps \"1\"",
+		Good:        `{"report":"complete","status":"success",...,"metrics":{"files_scanned":"234","matches":"8","duration":"1"}}; without METRICS the same line with no "metrics"`,
+		Requires:    []string{"aop-output/§aop-format-specification/metrics", "aop-output/§parsing-aop-output/metrics-pairs", "aop-output/§migration-guide/parse-results"},
+		Run:         aopOutMetricsTaken,
 	},
 }
 
@@ -438,4 +449,48 @@ func aopOutDecisions(s *conform.Session) []string {
 func withSeq(o conform.Outcome, seq ...int) conform.Outcome {
 	o.Seq = seq
 	return o
+}
+
+func aopOutMetricsTaken(s *conform.Session) conform.Outcome {
+	g, l, got, bad := aopOutStart(s)
+	if bad != nil {
+		return *bad
+	}
+	want, rep := aopOutExpected(l, g.TaskType)
+	if want.Report != engout.ReportComplete || want.Status != "success" {
+		return conform.NotTestedf("the agent's report is not a good one (the scenario's cue failed): %s, status %s", want.Report, want.Status)
+	}
+	m := rep.First("METRICS")
+	what := "a report without [AOP:METRICS]"
+	if m != nil {
+		what = "a report with [AOP:METRICS] " + m.Value
+	}
+	gl := got.line
+	if gl.Report != want.Report || gl.Status != want.Status {
+		return withSeq(conform.Mismatch("the parent did not take "+what+" as the good report it is (METRICS is optional and free-form)",
+			"report complete, status success", fmt.Sprintf("report %s, status %s", gl.Report, gl.Status)), got.seq)
+	}
+	if gl.Summary != nil && strings.Contains(*gl.Summary, "[AOP:METRICS]") {
+		return withSeq(conform.Mismatch("the parent took the METRICS line into the summary", "the summary alone", conform.Clip(*gl.Summary, 200)), got.seq)
+	}
+	if gl.Metrics != nil {
+		exp := map[string]string{}
+		if m != nil {
+			exp = spec.Metrics(m.Value)
+		}
+		if !maps.Equal(gl.Metrics, exp) {
+			return withSeq(conform.Mismatch("the metrics the parent kept are not the pairs parseAOPOutput gives of "+what, renderMetrics(exp), renderMetrics(gl.Metrics)), got.seq)
+		}
+		return withSeq(conform.Passf("%s taken as it is; the metrics kept are parseAOPOutput's %s", what, renderMetrics(exp)), got.seq)
+	}
+	return withSeq(conform.Passf("%s taken as it is (the parent keeps no metrics)", what), got.seq)
+}
+
+// renderMetrics shows metrics sorted by key.
+func renderMetrics(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+": "+m[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }

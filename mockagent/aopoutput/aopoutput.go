@@ -47,6 +47,16 @@ func init() {
 	mockagent.Register(&mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run})
 }
 
+// script is the out-of-band behaviour script of an orchestrator-side scenario
+// ($AOPKIT_MOCKAGENT_SCRIPT): Metrics, when set, replaces the value of
+// [AOP:METRICS] ("" leaves the optional marker out).
+type script struct {
+	Metrics *string `json:"metrics"`
+}
+
+// defaultMetrics is the value of [AOP:METRICS] without a script.
+const defaultMetrics = "items_examined: 3, findings: 1, duration: 2s"
+
 type input struct {
 	Task     string `json:"task"`
 	TaskType string `json:"task_type"`
@@ -64,6 +74,19 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	}
 	if in.TaskType == "" {
 		in.TaskType = "analysis"
+	}
+	var sc script
+	if b, ok := mockagent.Script(env); ok {
+		json.Unmarshal(b, &sc)
+	}
+	metrics := func() {
+		out, v := env.Stdout, defaultMetrics
+		if sc.Metrics != nil {
+			v = *sc.Metrics
+		}
+		if v != "" {
+			fmt.Fprintln(out, "[AOP:METRICS] "+v)
+		}
 	}
 	scratch := env.Getenv("AOPKIT_SCRATCH")
 	if scratch == "" {
@@ -167,11 +190,11 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		fmt.Fprintf(out, "[AOP:STATUS] %s\n", status)
 		summary()
 		fmt.Fprintf(out, "[AOP:DETAILS_FILE] %s\n", detailsName)
-		fmt.Fprintln(out, "[AOP:METRICS] items_examined: 3, findings: 1, duration: 2s")
+		metrics()
 	} else if fault != "no-completion-report" {
 		summary()
 		fmt.Fprintf(out, "[AOP:DETAILS_FILE] %s\n", detailsName)
-		fmt.Fprintln(out, "[AOP:METRICS] items_examined: 3, findings: 1, duration: 2s")
+		metrics()
 		if fault == "crash-after-partial-report" {
 			fmt.Fprintln(out, "[AOP:STATUS] partial")
 			fmt.Fprintln(env.Stderr, "mockagent aop-output: simulated crash")

@@ -102,6 +102,20 @@ func Drive(h *harness.H) error {
 	return nil
 }
 
+// metricsWholeValue is the engine fault FaultMetricsWholeValue's reading of
+// METRICS: each pair's value is all that follows its first colon, where the
+// spec's parser keeps only the text up to the second one.
+func metricsWholeValue(v string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(part, ":")
+		if k, val = spec.TrimJS(k), spec.TrimJS(val); ok && k != "" && val != "" {
+			out[k] = val
+		}
+	}
+	return out
+}
+
 // collector holds the lines of a report back, from [AOP:START] to [AOP:END], and
 // records them as one record (harness.Handler.Collect).
 type collector struct {
@@ -183,6 +197,9 @@ type Taken struct {
 	Chars      int    `json:"chars"`       // characters of the agent's summary
 	Limit      int    `json:"limit"`       // the limit of the task type (§Summary Length Limits by Task Type)
 	Cut        bool   `json:"cut"`         // the summary was over the limit and was cut there
+	// Metrics are the pairs of [AOP:METRICS] as the spec's parseAOPOutput reads
+	// them (spec.Metrics); nil when the report has none (the marker is optional).
+	Metrics map[string]string `json:"metrics,omitempty"`
 }
 
 // Take is the parent's decision on a report: its classification; the status, when
@@ -199,6 +216,14 @@ func Take(rep *spec.Report, taskType, fault string) Taken {
 		t.Report = ReportMissing
 	case len(rep.MissingRequired()) > 0:
 		t.Report = ReportIncomplete
+	}
+	if m := rep.First("METRICS"); m != nil {
+		t.Metrics = spec.Metrics(m.Value)
+		if fault == FaultMetricsWholeValue {
+			t.Metrics = metricsWholeValue(m.Value)
+		}
+	} else if fault == FaultRequireMetrics && t.Report == ReportComplete {
+		t.Report = ReportIncomplete // the engine fault: the optional marker taken as required
 	}
 	if st := rep.First("STATUS"); st != nil {
 		switch {

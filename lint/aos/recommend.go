@@ -1,6 +1,12 @@
 package aos
 
-import "github.com/aopkit/aopkit/lint"
+// Rules of what the spec recommends in words ("Should be used with", "Strongly
+// recommended"): warnings, never errors.
+
+import (
+	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/jsonread"
+)
 
 // MessageReasoning: reasoning belongs to an agent or a system message.
 var MessageReasoning = &lint.Rule{
@@ -23,5 +29,29 @@ func checkMessageReasoning(p *lint.Pass) {
 	}
 	if role := params.Path("message", "role"); role.IsString() && role.Str == "user" {
 		p.Reportf("/params/reasoning", "reasoning on a user message: §4.5.1 has reasoning \"used with agent or system message\"; a user message is the agent's input, so send the reasoning with the agent's answer")
+	}
+}
+
+// ResourceMIME: a Resource states its MIME type.
+var ResourceMIME = &lint.Rule{
+	ID: "AOS-RESOURCE-001", Title: "resource without mimeType", Protocol: ID, Severity: lint.Warning,
+	Spec: "aos-0.1.0 §3.1.5 Resource Object",
+	Doc: "A Resource of the agent (Agent.resources, §3.1) may leave out mimeType, but the spec marks it \"Strongly recommended\" (§3.1.5): " +
+		"without it the guardian cannot tell text from an image or a binary before it inspects the content.",
+	Bad:      `{"context": {"agent": {..., "resources": [{"name": "Pricing", "id": "r-1", "content": "Plan A: 10 USD"}]}}}`,
+	Good:     `{"context": {"agent": {..., "resources": [{"name": "Pricing", "id": "r-1", "content": "Plan A: 10 USD", "mimeType": "text/plain"}]}}}`,
+	Requires: []string{"aos/§3.1.5/mimetype-recommended"},
+	Run:      checkResourceMIME,
+}
+
+func checkResourceMIME(p *lint.Pass) {
+	rs := viewOf(p.Msg).params.Path("context", "agent", "resources")
+	if rs == nil || rs.Kind != jsonread.Array {
+		return
+	}
+	for i, r := range rs.Items {
+		if r.Kind == jsonread.Object && !r.Has("mimeType") {
+			p.Reportf(pointer("/params/context/agent/resources", i), "resource has no mimeType: §3.1.5 marks it \"Strongly recommended\" (e.g. \"text/plain\", \"image/png\")")
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
-	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // The aop2 checks of what an orchestrator does with the TASK it is given before
@@ -322,33 +321,14 @@ func aop2UnversionedNotV2(s *conform.Session) conform.Outcome {
 	return conform.Passf("the task without aop_version was not dispatched as v2 (%d launch(es))", len(launchesOf(s)))
 }
 
-// aop2Limits is what the given TASK breaks of §4's limits: its SOFT and HARD
-// overflows, as the reference engine reads the TASK.
+// aop2Limits is what the given TASK breaks of §4's limits, as the reference
+// engine reads the TASK.
 func aop2Limits(s *conform.Session) (soft, hard []string, err error) {
 	t, err := aop2Given(s)
 	if err != nil {
 		return nil, nil, err
 	}
-	if t.Size > aop2spec.MaxTaskBytes {
-		hard = append(hard, fmt.Sprintf("the TASK is %d bytes (limit %d)", t.Size, aop2spec.MaxTaskBytes))
-	}
-	if t.Inputs > aop2spec.MaxInputs {
-		hard = append(hard, fmt.Sprintf("task.inputs has %d files (limit %d)", t.Inputs, aop2spec.MaxInputs))
-	}
-	if len(t.Outputs) > aop2spec.MaxExpectedOutputs {
-		hard = append(hard, fmt.Sprintf("task.expected_outputs has %d artifacts (limit %d)", len(t.Outputs), aop2spec.MaxExpectedOutputs))
-	}
-	if t.Objective > aop2spec.WarnObjective {
-		soft = append(soft, fmt.Sprintf("task.objective has %d characters (warn at %d)", t.Objective, aop2spec.WarnObjective))
-	}
-	if len(t.Phases) > aop2spec.MaxPhases {
-		soft = append(soft, fmt.Sprintf("%d phases (limit %d)", len(t.Phases), aop2spec.MaxPhases))
-	}
-	for i, n := range t.Phases {
-		if n > aop2spec.MaxCheckpoints {
-			soft = append(soft, fmt.Sprintf("phase %d has %d checkpoints (limit %d)", i, n, aop2spec.MaxCheckpoints))
-		}
-	}
+	soft, hard = t.Limits()
 	return soft, hard, nil
 }
 

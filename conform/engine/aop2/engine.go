@@ -366,11 +366,10 @@ func (e *engine) v1Prompt() string {
 	return b.String()
 }
 
-// checkLimits enforces §4 before dispatch: HARD limits reject with
-// E_CONTEXT_OVERFLOW, SOFT limits warn with E_PAYLOAD_SIZE_WARNING.
-func (e *engine) checkLimits() bool {
-	t := e.task
-	var hard, soft []string
+// Limits lists what the TASK breaks of §4's payload limits, one sentence each:
+// its SOFT overflows (E_PAYLOAD_SIZE_WARNING) and its HARD ones
+// (E_CONTEXT_OVERFLOW). The engine and the orchestrator-side checks judge by it.
+func (t *Task) Limits() (soft, hard []string) {
 	if t.Size > aop2spec.MaxTaskBytes {
 		hard = append(hard, fmt.Sprintf("the TASK envelope is %d bytes; the limit is %d (200KB)", t.Size, aop2spec.MaxTaskBytes))
 	}
@@ -391,13 +390,21 @@ func (e *engine) checkLimits() bool {
 			soft = append(soft, fmt.Sprintf("phase %d has %d checkpoints; the limit is %d", i, n, aop2spec.MaxCheckpoints))
 		}
 	}
-	now := time.Now()
+	return soft, hard
+}
+
+// checkLimits enforces §4 before dispatch: HARD limits reject with
+// E_CONTEXT_OVERFLOW, SOFT limits warn with E_PAYLOAD_SIZE_WARNING.
+func (e *engine) checkLimits() bool {
+	t := e.task
+	soft, hard := t.Limits()
 	if e.fault == FaultNoPayloadWarning {
 		soft = nil
 	}
 	if e.fault == FaultIgnoreHardLimits {
 		hard = nil
 	}
+	now := time.Now()
 	for _, s := range soft {
 		e.code("E_PAYLOAD_SIZE_WARNING", 0, false, "%s", s)
 		e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "PAYLOAD_LIMIT", "result": "WARN", "details": s, "error_code": "E_PAYLOAD_SIZE_WARNING"}, 1, []string{"PAYLOAD_LIMIT"}, "ALLOWED", "E_PAYLOAD_SIZE_WARNING", nil)

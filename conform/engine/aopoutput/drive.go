@@ -92,10 +92,16 @@ func Drive(h *harness.H) error {
 		return err
 	}
 	rep := spec.Parse([]byte(strings.Join(stdout, "\n")))
+	large := false
 	if m := rep.First("DETAILS_FILE"); m != nil {
-		h.Fact("aopoutput.details", LoadDetails(h, a.N(), m.Value))
+		d := LoadDetails(h, a.N(), m.Value)
+		large = len(d.Content) > LargeDetails
+		h.Fact("aopoutput.details", d)
 	}
 	tk2 := Take(rep, tk.TaskType, h.EngineFault())
+	if large && h.EngineFault() == FaultRejectLargeDetails {
+		tk2.Report, tk2.Status = ReportIncomplete, StatusUnknown // the engine fault
+	}
 	h.Fact("aopoutput.taken", tk2)
 	h.Event(a.N(), "report-taken", map[string]any{"report": tk2.Report, "status": tk2.Status, "summary_chars": tk2.Chars,
 		"limit": tk2.Limit, "kept_chars": utf8.RuneCountInString(tk2.Summary), "cut": tk2.Cut})

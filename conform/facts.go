@@ -105,4 +105,8 @@ type AOPOutputTaken struct {
 	Chars      int    `json:"chars"`       // characters of the agent's summary
 	Limit      int    `json:"limit"`       // the limit of the task type (§Summary Length Limits by Task Type)
 	Cut        bool   `json:"cut"`         // the summary was over the limit and was cut there
+	// Metrics are the pairs of [AOP:METRICS] as the spec's parseAOPOutput reads
+	// them (lint/spec/aopoutput.Metrics); nil when the report has none (the
+	// marker is optional).
+	Metrics map[string]string `json:"metrics,omitempty"`
 }

@@ -312,7 +312,10 @@ func orchFailed(rep *conform.Report) []string {
 var engineFaultFails = map[string][]string{
 	"aop-output accept-oversized-summary": {"aop-output/orch/limits/summary-within-task-type"},
 	"aop-output follow-details-path":      {"aop-output/orch/details/stays-in-workspace"},
-	"aop-output summary-first-line-only":  {"aop-output/orch/parse/report-taken"},
+	"aop-output metrics-whole-value":      {"aop-output/orch/parse/metrics-taken"},
+	"aop-output reject-large-details":     {"aop-output/orch/details/any-size"},
+	"aop-output require-metrics":          {"aop-output/orch/parse/metrics-taken"},
+	"aop-output summary-first-line-only":  {"aop-output/orch/parse/report-taken", "aop-output/orch/details/any-size"},
 	"aop-output trust-incomplete-report":  {"aop-output/orch/parse/unusable-not-success"},
 	"aop-output wait-for-agent-exit":      {"aop-output/orch/bind/agent-stopped-after-report"},
 	"aos allow-invalid":                   {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error"},

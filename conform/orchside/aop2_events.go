@@ -294,39 +294,7 @@ func aop2CodeEmitted(s *conform.Session, want, what string) conform.Outcome {
 	if _, how, killed := l.Stop(true); how == "" && !killed {
 		return conform.NotTestedf("the orchestrator never stopped the agent: %s was not acted on (the stop checks report it)", want)
 	}
-	evs := aop2Emitted(s)
-	reported := false
-	var codes []string
-	var seqs []int
-	seen := map[string]bool{}
-	for _, e := range evs {
-		found := errorCodesIn(e.Obj)
-		if e.Name == "SESSION_FINAL_REPORT" || len(found) > 0 {
-			reported = true
-			seqs = append(seqs, e.Seq)
-		}
-		for _, c := range found {
-			if !seen[c] {
-				seen[c] = true
-				codes = append(codes, c)
-			}
-		}
-	}
-	if !reported {
-		return conform.Outcome{Verdict: conform.NotApplicable, Message: fmt.Sprintf("the orchestrator reports no error codes in any EVENT (%s): the contract names no channel it must use", eventNames(evs))}
-	}
-	if seen[want] {
-		o := conform.Passf("%s reported (%s)", want, strings.Join(codes, ", "))
-		o.Seq = seqs
-		return o
-	}
-	got := "no §12 code"
-	if len(codes) > 0 {
-		got = strings.Join(codes, ", ")
-	}
-	o := conform.Mismatch(fmt.Sprintf("%s, but the orchestrator's EVENTs do not report %s (§12)", what, want), want+" in the SESSION_FINAL_REPORT (or another EVENT's codes)", got)
-	o.Seq = seqs
-	return o
+	return aop2CodeReported(s, want, what)
 }
 
 // errorCodesIn lists the §12 codes among the string values of v, in order.

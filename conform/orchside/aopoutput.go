@@ -3,6 +3,9 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -86,6 +89,24 @@ var aopOutChecks = []*conform.Check{
 		Bad:         "the agent prints a complete report and never exits; the parent waits for its exit until the harness stops it at the scenario deadline, or exits leaving the agent running",
 		Good:        "2 s after [AOP:END] the parent sends SIGTERM to the agent, prints its line (status success) and exits 0",
 		Run:         aopOutStoppedAfterReport,
+	},
+	{
+		ID: "aop-output/orch/parse/metrics-taken", Protocol: "aop-output", Family: "metrics", Tier: conform.Full, Level: conform.MUST,
+		Spec:        "aop-output §AOP Format Specification, §Parsing AOP Output",
+		Requirement: "`[AOP:METRICS] {optional: counts, sizes, durations}`; `metricsMatch[1].split(',').forEach(pair => { const [key, value] = pair.split(':').map(s => s.trim()); if (key && value) result.metrics[key] = value; })`. (METRICS is optional and free-form: a report with or without it, or with a part that is no pair, is taken as it is; the metrics a parent keeps are the pairs the spec's parser gives: the value ends at a second colon, a part without one is dropped.)",
+		Bad:         "the report has no [AOP:METRICS] and the parent calls it incomplete; or it reads `duration: 1:30` as \"1:30\" where parseAOPOutput keeps \"1\"",
+		Good:        `{"report":"complete","status":"success",...,"metrics":{"files_scanned":"234","matches":"8","duration":"1"}}; without METRICS the same line with no "metrics"`,
+		Requires:    []string{"aop-output/§aop-format-specification/metrics", "aop-output/§parsing-aop-output/metrics-pairs", "aop-output/§migration-guide/parse-results"},
+		Run:         aopOutMetricsTaken,
+	},
+	{
+		ID: "aop-output/orch/details/any-size", Protocol: "aop-output", Family: "details", Tier: conform.Full, Level: conform.MUST,
+		Spec:        "aop-output §Details File Format",
+		Requirement: "`\"results\": { // Full results here - can be any size`. (The details file's size is the agent's to choose: a parent takes a good report whose details file is large — here about 600 KB — as it takes any other: complete, its status, its whole summary, the details file it names; whether it reads the file is its own affair.)",
+		Bad:         "the details file is 600 KB; the parent calls the report incomplete (status unknown) because the file is over its 256 KB limit",
+		Good:        `{"report":"complete","status":"success","summary":"- Examined 3 items ...","details_file":"outputs/analysis-details.json","details":null} (or the details as read)`,
+		Requires:    []string{"aop-output/§details-file-format/results-any-size"},
+		Run:         aopOutDetailsAnySize,
 	},
 }
 
@@ -227,6 +248,19 @@ func aopOutRender(l engout.Line) string {
 	return fmt.Sprintf("report: %s\nstatus: %s\nsummary: %s\ndetails_file: %s\ndetails: %s", l.Report, l.Status, strOrNull(l.Summary), strOrNull(l.DetailsFile), det)
 }
 
+// aopOutAsIs compares the parent's line with the engine's take of a good report:
+// the same report, status, summary and details file (as the report writes it);
+// the details read or not. It returns the expected line and its rendering.
+func aopOutAsIs(gl engout.Line, want engout.Taken, rep *spec.Report) (exp engout.Line, rendered string, same bool) {
+	exp = engout.NewLine(want, nil)
+	if m := rep.First("DETAILS_FILE"); m != nil {
+		exp.DetailsFile = &m.Value
+	}
+	rendered = strings.Replace(aopOutRender(exp), "details: not read", "details: read (or not)", 1)
+	same = gl.Report == exp.Report && gl.Status == exp.Status && strOrNull(gl.Summary) == strOrNull(exp.Summary) && strOrNull(gl.DetailsFile) == strOrNull(exp.DetailsFile)
+	return exp, rendered, same
+}
+
 func aopOutReportTaken(s *conform.Session) conform.Outcome {
 	g, l, got, bad := aopOutStart(s)
 	if bad != nil {
@@ -259,14 +293,9 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 	if want.Report != engout.ReportComplete || want.Status != "success" || want.Cut {
 		return conform.NotTestedf("the agent's report is not a good one (the scenario's cue failed): %s, status %s", want.Report, want.Status)
 	}
-	exp := engout.NewLine(want, nil)
-	if m := rep.First("DETAILS_FILE"); m != nil {
-		exp.DetailsFile = &m.Value
-	}
 	gl := got.line
-	if gl.Report != exp.Report || gl.Status != exp.Status || strOrNull(gl.Summary) != strOrNull(exp.Summary) || strOrNull(gl.DetailsFile) != strOrNull(exp.DetailsFile) {
-		expR := aopOutRender(exp)
-		expR = strings.Replace(expR, "details: not read", "details: read (or not)", 1)
+	exp, expR, same := aopOutAsIs(gl, want, rep)
+	if !same {
 		return withSeq(conform.Mismatch("the parent did not take the good report as it is", expR, aopOutRender(gl)), got.seq)
 	}
 	if gl.Details != nil {
@@ -438,4 +467,69 @@ func aopOutDecisions(s *conform.Session) []string {
 func withSeq(o conform.Outcome, seq ...int) conform.Outcome {
 	o.Seq = seq
 	return o
+}
+
+func aopOutMetricsTaken(s *conform.Session) conform.Outcome {
+	g, l, got, bad := aopOutStart(s)
+	if bad != nil {
+		return *bad
+	}
+	want, rep := aopOutExpected(l, g.TaskType)
+	if want.Report != engout.ReportComplete || want.Status != "success" {
+		return conform.NotTestedf("the agent's report is not a good one (the scenario's cue failed): %s, status %s", want.Report, want.Status)
+	}
+	m := rep.First("METRICS")
+	what := "a report without [AOP:METRICS]"
+	if m != nil {
+		what = "a report with [AOP:METRICS] " + m.Value
+	}
+	gl := got.line
+	if gl.Report != want.Report || gl.Status != want.Status {
+		return withSeq(conform.Mismatch("the parent did not take "+what+" as the good report it is (METRICS is optional and free-form)",
+			"report complete, status success", fmt.Sprintf("report %s, status %s", gl.Report, gl.Status)), got.seq)
+	}
+	if gl.Summary != nil && strings.Contains(*gl.Summary, "[AOP:METRICS]") {
+		return withSeq(conform.Mismatch("the parent took the METRICS line into the summary", "the summary alone", conform.Clip(*gl.Summary, 200)), got.seq)
+	}
+	if gl.Metrics != nil {
+		exp := map[string]string{}
+		if m != nil {
+			exp = spec.Metrics(m.Value)
+		}
+		if !maps.Equal(gl.Metrics, exp) {
+			return withSeq(conform.Mismatch("the metrics the parent kept are not the pairs parseAOPOutput gives of "+what, renderMetrics(exp), renderMetrics(gl.Metrics)), got.seq)
+		}
+		return withSeq(conform.Passf("%s taken as it is; the metrics kept are parseAOPOutput's %s", what, renderMetrics(exp)), got.seq)
+	}
+	return withSeq(conform.Passf("%s taken as it is (the parent keeps no metrics)", what), got.seq)
+}
+
+// renderMetrics shows metrics sorted by key.
+func renderMetrics(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+": "+m[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// largeDetails is the details file size (details_bytes, as the agent's METRICS
+// tells it) over which a scenario's details file counts as large.
+const largeDetails = 512 << 10
+
+func aopOutDetailsAnySize(s *conform.Session) conform.Outcome {
+	g, l, got, bad := aopOutStart(s)
+	if bad != nil {
+		return *bad
+	}
+	want, rep := aopOutExpected(l, g.TaskType)
+	size, _ := strconv.Atoi(want.Metrics["details_bytes"])
+	if want.Report != engout.ReportComplete || want.Status != "success" || size < largeDetails {
+		return conform.NotTestedf("the agent's report is no good one with a details file over %d bytes (the scenario's cue failed): %s, status %s, details_bytes %d", largeDetails, want.Report, want.Status, size)
+	}
+	gl := got.line
+	if _, expR, same := aopOutAsIs(gl, want, rep); !same {
+		return withSeq(conform.Mismatch(fmt.Sprintf("the parent did not take the good report as it is: its details file is %d bytes, and the results \"can be any size\"", size), expR, aopOutRender(gl)), got.seq)
+	}
+	return withSeq(conform.Passf("the report with a %d-byte details file taken as it is", size), got.seq)
 }

@@ -80,7 +80,7 @@ var singles = []*lint.Rule{
 	PartKind, PartBase64, PartFile,
 	ResultDecision, ResultModify, ResultModifiedRequest,
 	RPCVersion, RPCID, RPCResultXorError, RPCMethod,
-	SourceKind, TimeISO, URIAbsolute,
+	SourceKind, TimeISO, URIAbsolute, MessageReasoning, ResourceMIME,
 	WrapMessage, WrapMCP, WrapA2A,
 }
 

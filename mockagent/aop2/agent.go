@@ -6,7 +6,8 @@
 // extension, so any orchestrator ignores it):
 //
 //	{"work_seconds": 10, "cost_usd": 0.01,
-//	 "faults_by_model": {"gpt-x": "hang"}, "faults_by_attempt": {"1": "report-failure"}}
+//	 "faults_by_model": {"gpt-x": "hang"}, "faults_by_attempt": {"1": "report-failure"},
+//	 "response_version": "2.1.0"}
 //
 // A fault given on the command line applies to every run; the per-model and
 // per-attempt entries let one scenario drive retries and fallbacks. The value
@@ -15,6 +16,7 @@ package aop2
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -59,6 +61,9 @@ type script struct {
 	CostUSD         *float64          `json:"cost_usd"`
 	FaultsByModel   map[string]string `json:"faults_by_model"`
 	FaultsByAttempt map[string]string `json:"faults_by_attempt"`
+	// ResponseVersion is the aop_version of the RESPONSE (default AOPVersion):
+	// another 2.x revision, which an orchestrator MUST accept (§1.1).
+	ResponseVersion string `json:"response_version"`
 }
 
 // taskView is what the agent reads of the TASK.
@@ -724,7 +729,7 @@ func (a *agent) finish() int {
 	actions = append(actions, "Reported the result.")
 	now := a.clk.Now().UTC()
 	r := response{
-		AOPVersion: AOPVersion, SchemaVersion: SchemaVersion, ProtocolFamily: ProtocolFamily,
+		AOPVersion: cmp.Or(a.task.Task.Extensions.Mock.ResponseVersion, AOPVersion), SchemaVersion: SchemaVersion, ProtocolFamily: ProtocolFamily,
 		MessageType: "RESPONSE", SessionID: a.task.Session.SessionID, TaskID: a.task.Task.TaskID,
 		Agent:      respAgent{Name: a.name(), Provider: a.task.Target.Provider, Model: a.task.Target.Model},
 		TaskStatus: map[string]any{"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Task completed successfully."},

@@ -47,6 +47,23 @@ func init() {
 	mockagent.Register(&mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run})
 }
 
+// script is the out-of-band behaviour script of an orchestrator-side scenario
+// ($AOPKIT_MOCKAGENT_SCRIPT): Metrics, when set, replaces the value of
+// [AOP:METRICS] ("" leaves the optional marker out).
+type script struct {
+	Metrics *string `json:"metrics"`
+	// DetailsBytes pads the details file's results to about that many bytes
+	// ("can be any size", §Details File Format); the report's METRICS then
+	// tells the file's size as details_bytes.
+	DetailsBytes int `json:"details_bytes"`
+}
+
+// maxDetailsBytes bounds the script's details_bytes.
+const maxDetailsBytes = 64 << 20
+
+// defaultMetrics is the value of [AOP:METRICS] without a script.
+const defaultMetrics = "items_examined: 3, findings: 1, duration: 2s"
+
 type input struct {
 	Task     string `json:"task"`
 	TaskType string `json:"task_type"`
@@ -64,6 +81,23 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	}
 	if in.TaskType == "" {
 		in.TaskType = "analysis"
+	}
+	var sc script
+	if b, ok := mockagent.Script(env); ok {
+		json.Unmarshal(b, &sc)
+	}
+	detailsSize := 0
+	metrics := func() {
+		out, v := env.Stdout, defaultMetrics
+		if detailsSize > 0 {
+			v += fmt.Sprintf(", details_bytes: %d", detailsSize)
+		}
+		if sc.Metrics != nil {
+			v = *sc.Metrics
+		}
+		if v != "" {
+			fmt.Fprintln(out, "[AOP:METRICS] "+v)
+		}
 	}
 	scratch := env.Getenv("AOPKIT_SCRATCH")
 	if scratch == "" {
@@ -131,7 +165,13 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 			"timestamp": started.Format(ts), "duration_ms": 2000,
 			"results":  map[string]any{"items": []string{"item-1", "item-2", "item-3"}, "analysis": "Scripted work: three items examined, one finding."},
 			"metadata": map[string]any{"items_examined": 3, "findings": 1}}
+		if n := min(sc.DetailsBytes, maxDetailsBytes); n > 0 {
+			details["results"].(map[string]any)["log"] = strings.Repeat("scripted log line\n", n/18+1)
+		}
 		data, _ := json.MarshalIndent(details, "", "  ")
+		if sc.DetailsBytes > 0 {
+			detailsSize = len(data) + 1
+		}
 		if fault == "malformed-json" {
 			data = data[:len(data)/2]
 		}
@@ -167,11 +207,11 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		fmt.Fprintf(out, "[AOP:STATUS] %s\n", status)
 		summary()
 		fmt.Fprintf(out, "[AOP:DETAILS_FILE] %s\n", detailsName)
-		fmt.Fprintln(out, "[AOP:METRICS] items_examined: 3, findings: 1, duration: 2s")
+		metrics()
 	} else if fault != "no-completion-report" {
 		summary()
 		fmt.Fprintf(out, "[AOP:DETAILS_FILE] %s\n", detailsName)
-		fmt.Fprintln(out, "[AOP:METRICS] items_examined: 3, findings: 1, duration: 2s")
+		metrics()
 		if fault == "crash-after-partial-report" {
 			fmt.Fprintln(out, "[AOP:STATUS] partial")
 			fmt.Fprintln(env.Stderr, "mockagent aop-output: simulated crash")

@@ -16,7 +16,13 @@ on its stdout), and enforces the task's policy:
     (then ROLLBACK_INITIATED);
   - v1 fallback (§1.3): a TASK that fails the v2 schema gets VERSION_FALLBACK and
     goes to the executor as a v1 markdown prompt (stdin, then EOF), whose
-    "STATUS: ..." line is the outcome.
+    "STATUS: ..." line is the outcome; JSON without aop_version is UNSTRUCTURED
+    (E_PARSE_FAILURE) and dispatched to no one;
+  - payload limits (§4): over a HARD limit the TASK is rejected (E_CONTEXT_OVERFLOW),
+    over a SOFT one dispatched with E_PAYLOAD_SIZE_WARNING;
+  - retries (§2.2): a failed attempt is retried on the same model max_retries
+    times, each after retry_backoff_seconds; ALL_ERRORS alternatives take over
+    only then.
 Its EVENTs (VERSION_FALLBACK, ROLLBACK_INITIATED, SESSION_FINAL_REPORT with the
 session's error codes) go to stdout, its logs to stderr; it exits 0 once the task
 is decided.
@@ -77,6 +83,26 @@ def schema_problem(task):
     if "task_status" in task:
         return "a TASK must not contain task_status"
     return None
+
+
+def payload_limits(task):
+    """The HARD and SOFT overflows of §4 (the TASK's own limits)."""
+    t = task.get("task") or {}
+    hard, soft = [], []
+    if len(json.dumps(task, separators=(",", ":")).encode()) > 200 * 1024:
+        hard.append("TASK envelope over 200KB")
+    if len(t.get("inputs") or []) > 100:
+        hard.append("more than 100 inputs")
+    if len(t.get("expected_outputs") or []) > 50:
+        hard.append("more than 50 expected outputs")
+    if len(str(t.get("objective", ""))) > 40000:
+        soft.append("objective over 40k characters")
+    phases = task.get("phases") or []
+    if len(phases) > 10:
+        soft.append("more than 10 phases")
+    if any(len(p.get("checkpoints") or []) > 20 for p in phases if isinstance(p, dict)):
+        soft.append("more than 20 checkpoints in a phase")
+    return hard, soft
 
 
 def v1_prompt(task):
@@ -242,17 +268,25 @@ def snapshots(task):
     return out
 
 
-def rollback(task, snaps):
+def rollback(task, snaps, errors):
     if MODE == "skip-rollback" or not snaps:
         return
     arts = []
     for path, snap, existed in snaps:
-        if existed:
-            shutil.copyfile(snap, path)
-        elif os.path.exists(path):
-            os.remove(path)
-        arts.append({"path": path, "restored_from": snap, "status": "SUCCESS"})
-        log("rollback: restored", path)
+        status = "SUCCESS"
+        try:
+            if not os.path.exists(snap):
+                raise OSError("the snapshot %s is gone" % snap)
+            if existed:
+                shutil.copyfile(snap, path)
+            elif os.path.exists(path):
+                os.remove(path)
+            log("rollback: restored", path)
+        except OSError as e:
+            status = "FAILED"
+            errors.append("E_ROLLBACK_FAILED")
+            log("rollback of", path, "failed:", e)
+        arts.append({"path": path, "restored_from": snap, "status": status})
     if MODE != "no-rollback-event":
         emit(task, "ROLLBACK_INITIATED", trigger="TASK_FAILED", artifacts_rolled_back=arts)
 
@@ -266,6 +300,11 @@ def main():
     with open(os.environ["AOPKIT_TASK"]) as f:
         task = json.load(f)
     errors = []
+    if "aop_version" not in task:
+        # §1.3 step 3: no aop_version, and JSON is no v1 markdown: UNSTRUCTURED.
+        log("no aop_version: UNSTRUCTURED, not dispatched")
+        final_report(task, "REJECTED", "FAILURE", ["E_PARSE_FAILURE"])
+        return 0
     problem = schema_problem(task)
     if problem:
         errors.append("E_SCHEMA_VALIDATION")
@@ -282,9 +321,19 @@ def main():
             errors.append(code)
             final_report(task, "FAILED", "FAILURE", errors)
         return 0
+    hard, soft = payload_limits(task)
+    if hard:
+        log("HARD payload limit:", ", ".join(hard), "- rejected")
+        final_report(task, "REJECTED", "FAILURE", ["E_CONTEXT_OVERFLOW"])
+        return 0
+    errors += ["E_PAYLOAD_SIZE_WARNING"] if soft else []
     _, _, _, alternatives = policy(task)
+    ep = task.get("execution_policy") or {}
+    max_retries = int(ep.get("max_retries", 0))
+    backoff = ep.get("retry_backoff_seconds") or [0]
     remaining = list(alternatives)
     snaps = snapshots(task)
+    tries = 0
     while True:
         code = attempt(task)
         if code is None:
@@ -293,16 +342,29 @@ def main():
             return 0
         errors.append(code)
         log("attempt", task.get("task", {}).get("attempt", 1), "failed:", code)
+        tries += 1
         pick = None
-        for alt in remaining:
-            if MODE == "wrong-fallback-model" or matches(alt.get("fallback_trigger"), code):
+        for alt in remaining[:1]:
+            # FIRST_ERROR, TIMEOUT, ...: the next alternative takes over at once.
+            if MODE == "wrong-fallback-model" or (alt.get("fallback_trigger") != "ALL_ERRORS" and matches(alt.get("fallback_trigger"), code)):
+                pick = alt
+        if pick is None and tries <= max_retries:
+            wait = float(backoff[min(tries - 1, len(backoff) - 1)])
+            log("retry", tries, "of", max_retries, "in", wait, "s")
+            time.sleep(wait)
+            task = json.loads(json.dumps(task))
+            task["task"]["attempt"] = int(task["task"].get("attempt", 1)) + 1
+            continue
+        tries = 0
+        for alt in remaining if pick is None else []:
+            if matches(alt.get("fallback_trigger"), code):
                 pick = alt
                 break
         if pick is None:
             if alternatives:
                 errors.append("E_ALL_MODELS_EXHAUSTED")
             log("no alternative left:", errors[-1])
-            rollback(task, snaps)
+            rollback(task, snaps, errors)
             final_report(task, "FAILED", "FAILURE", errors)
             return 0
         remaining = remaining[remaining.index(pick) + 1:]

@@ -36,6 +36,15 @@ func Drive(h *harness.H) error {
 	return err
 }
 
+// Orchestrate is Drive for the engine run as an orchestrator (aopconform
+// engine): a TASK it rejects before dispatch (a HARD payload limit, no
+// aop_version) is its decision, reported in its SESSION_FINAL_REPORT, not a
+// harness error.
+func Orchestrate(h *harness.H) error {
+	_, err := Play(h)
+	return err
+}
+
 // Play is Drive returning the engine's decisions (for the engine's tests).
 func Play(h *harness.H) (*Result, error) {
 	sc := h.Scenario()
@@ -186,7 +195,7 @@ func (e *engine) dispatchLoop() {
 				e.end("ABORTED", "ABORTED")
 				return
 			}
-			if mi+1 < len(models) && immediate(models[mi+1].Trigger, outcome) {
+			if mi+1 < len(models) && (immediate(models[mi+1].Trigger, outcome) || (e.fault == FaultNoRetries && eligible(models[mi+1].Trigger, outcome))) {
 				mi++
 				switched = true
 				break
@@ -244,7 +253,7 @@ func (e *engine) tried() []string {
 // when the run was interrupted.
 func (e *engine) backoff(retry int) bool {
 	b := e.task.Policy.Backoff
-	if len(b) == 0 {
+	if len(b) == 0 || e.fault == FaultNoBackoff {
 		return true
 	}
 	d := b[min(retry-1, len(b)-1)]
@@ -631,6 +640,10 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 		return
 	}
 	view, problems := checkResponse(raw, m, e.task, st.m.Provider, st.m.Model)
+	if v, _ := str(m, "aop_version"); e.fault == FaultStrictVersion && v != AOPVersion {
+		// The engine fault: another 2.x revision than its own is refused.
+		problems = append(problems, Problem{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q is not %s", v, AOPVersion)})
+	}
 	var fatal []Problem
 	for _, p := range problems {
 		e.violation(p.Rule, st.n, "%s", p)

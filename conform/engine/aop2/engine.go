@@ -24,6 +24,8 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/safefile"
+	aop2lint "github.com/aopkit/aopkit/lint/aop2"
+	"github.com/aopkit/aopkit/lint/linter"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
@@ -225,6 +227,12 @@ func (e *engine) run(data []byte) {
 
 	version, hasVersion := str(t.raw, "aop_version")
 	switch {
+	case !hasVersion && e.fault == FaultAssumeV2:
+		// The engine fault: taken as v2 and dispatched as it is, unvalidated.
+		e.res.InputVersion = "V2"
+		e.dispatchLoop()
+		e.finalReport()
+		return
 	case !hasVersion:
 		// §1.3 step 3: no aop_version → v1 markdown detection, which JSON never passes.
 		e.res.InputVersion = "UNSTRUCTURED"
@@ -232,12 +240,19 @@ func (e *engine) run(data []byte) {
 		e.code("E_PARSE_FAILURE", 0, true, "no aop_version: neither a v2 envelope nor a v1 markdown prompt")
 		e.finalReport()
 		return
-	case !strings.HasPrefix(version, "2."):
+	case !strings.HasPrefix(version, "2.") || (e.fault == FaultStrictVersion && version != AOPVersion):
 		e.res.InputVersion = "V1"
 		e.versionFallback(version, []Problem{{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q is not 2.x", version)}})
 		return
 	}
 	e.res.InputVersion = "V2"
+	if e.fault == FaultRejectUnknown && unknownMembers(data) {
+		// The engine fault: a member from a newer schema is refused outright.
+		e.code("E_SCHEMA_VALIDATION", 0, true, "the TASK has members outside the %s schema", AOPVersion)
+		e.res.State, e.res.FinalSignal = "REJECTED", "FAILURE"
+		e.finalReport()
+		return
+	}
 	var fatal []Problem
 	for _, p := range problems {
 		if p.Rule == "AOP2-EXT-001" {
@@ -266,6 +281,18 @@ func (e *engine) run(data []byte) {
 		e.rollback()
 	}
 	e.finalReport()
+}
+
+// unknownMembers reports whether aoplint finds members outside the schema in the
+// TASK (AOP2-ENVELOPE-007).
+func unknownMembers(data []byte) bool {
+	res := linter.LintBytes("task", data, linter.Options{Protocol: Protocol})
+	for _, d := range res.Diagnostics {
+		if d.Rule == aop2lint.UnknownMember.ID {
+			return true
+		}
+	}
+	return false
 }
 
 func looksLikeV1(data []byte) bool { return aop2spec.LooksLikeV1Prompt(string(data)) }
@@ -339,11 +366,10 @@ func (e *engine) v1Prompt() string {
 	return b.String()
 }
 
-// checkLimits enforces §4 before dispatch: HARD limits reject with
-// E_CONTEXT_OVERFLOW, SOFT limits warn with E_PAYLOAD_SIZE_WARNING.
-func (e *engine) checkLimits() bool {
-	t := e.task
-	var hard, soft []string
+// Limits lists what the TASK breaks of §4's payload limits, one sentence each:
+// its SOFT overflows (E_PAYLOAD_SIZE_WARNING) and its HARD ones
+// (E_CONTEXT_OVERFLOW). The engine and the orchestrator-side checks judge by it.
+func (t *Task) Limits() (soft, hard []string) {
 	if t.Size > aop2spec.MaxTaskBytes {
 		hard = append(hard, fmt.Sprintf("the TASK envelope is %d bytes; the limit is %d (200KB)", t.Size, aop2spec.MaxTaskBytes))
 	}
@@ -363,6 +389,20 @@ func (e *engine) checkLimits() bool {
 		if n > aop2spec.MaxCheckpoints {
 			soft = append(soft, fmt.Sprintf("phase %d has %d checkpoints; the limit is %d", i, n, aop2spec.MaxCheckpoints))
 		}
+	}
+	return soft, hard
+}
+
+// checkLimits enforces §4 before dispatch: HARD limits reject with
+// E_CONTEXT_OVERFLOW, SOFT limits warn with E_PAYLOAD_SIZE_WARNING.
+func (e *engine) checkLimits() bool {
+	t := e.task
+	soft, hard := t.Limits()
+	if e.fault == FaultNoPayloadWarning {
+		soft = nil
+	}
+	if e.fault == FaultIgnoreHardLimits {
+		hard = nil
 	}
 	now := time.Now()
 	for _, s := range soft {

@@ -558,6 +558,51 @@ var scenarios = []scenario{
 				t.Error("the executor completed although its stdin was closed after the TASK (EOF means stop)")
 			}
 		}},
+	{name: "engine-fault-strict-version", engineFault: FaultStrictVersion, noGolden: true, set: map[string]any{"aop_version": "2.1.0"},
+		state: "COMPLETED", codes: []string{"E_SCHEMA_VALIDATION"}, events: []string{"VERSION_FALLBACK", "SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if r.res.InputVersion != "V1" {
+				t.Errorf("input version %s: the fault sends a 2.1.0 TASK to the v1 fallback", r.res.InputVersion)
+			}
+		}},
+	{name: "engine-fault-reject-unknown-fields", engineFault: FaultRejectUnknown, noGolden: true, set: map[string]any{"task/acceptance_criteria": []any{"out.txt exists"}},
+		state: "REJECTED", codes: []string{"E_SCHEMA_VALIDATION"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if len(r.res.Attempts) != 0 {
+				t.Errorf("the fault must dispatch nothing: %+v", r.res.Attempts)
+			}
+		}},
+	{name: "engine-fault-assume-v2", engineFault: FaultAssumeV2, noGolden: true, set: map[string]any{"aop_version": nil},
+		state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if len(r.res.Attempts) != 1 || r.res.InputVersion != "V2" {
+				t.Errorf("the fault dispatches a task without aop_version as v2: %+v (%s)", r.res.Attempts, r.res.InputVersion)
+			}
+		}},
+	{name: "engine-fault-no-payload-warning", engineFault: FaultNoPayloadWarning, noGolden: true, set: map[string]any{"task/objective": strings.Repeat("o", 45000)},
+		state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"}},
+	{name: "engine-fault-ignore-hard-limits", engineFault: FaultIgnoreHardLimits, noGolden: true, set: map[string]any{"task/inputs": manyInputs(101)},
+		state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"}},
+	{name: "engine-fault-no-retries", engineFault: FaultNoRetries, noGolden: true, set: map[string]any{
+		"execution_policy/max_retries":        1,
+		"execution_policy/alternative_models": alternatives("ALL_ERRORS"),
+		"task/extensions/x_mockagent":         byModel(map[string]any{codex: "report-failure"})},
+		state: "COMPLETED", codes: []string{"E_UNKNOWN"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_UNKNOWN", gemini + ":SUCCESS"}) {
+				t.Errorf("attempts %v, want ALL_ERRORS at once (no retry)", got)
+			}
+		}},
+	{name: "engine-fault-no-backoff", engineFault: FaultNoBackoff, noGolden: true, set: map[string]any{
+		"execution_policy/max_retries":           1,
+		"task/extensions/x_mockagent":            map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": mock.FaultCrashMidTask}},
+		"execution_policy/retry_backoff_seconds": []any{5}},
+		state: "COMPLETED", codes: []string{"E_PROCESS_CRASH"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if gap := r.res.Attempts[1].Started.Sub(r.res.Attempts[0].Ended); gap >= 5*time.Second {
+				t.Errorf("backoff %s: the fault retries at once", gap)
+			}
+		}},
 	{name: "engine-fault-skip-rollback", engineFault: FaultSkipRollback, noGolden: true, setup: writeOriginal, set: map[string]any{
 		"task/extensions/x_mockagent": byModel(map[string]any{codex: "report-failure"})},
 		state: "FAILED", codes: []string{"E_UNKNOWN"}, events: []string{"SESSION_FINAL_REPORT"},

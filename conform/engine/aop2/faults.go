@@ -15,6 +15,16 @@ const (
 	// Faults of the dispatch (§1.2, the aop2 binding).
 	FaultTaskStatusInTask = "task-status-in-task"
 	FaultCloseStdinEarly  = "close-stdin-early"
+	// Faults of version detection (§1.1, §1.3).
+	FaultStrictVersion = "strict-version"
+	FaultAssumeV2      = "assume-v2"
+	FaultRejectUnknown = "reject-unknown-fields"
+	// Faults of the payload limits (§4).
+	FaultNoPayloadWarning = "no-payload-warning"
+	FaultIgnoreHardLimits = "ignore-hard-limits"
+	// Faults of the retries (§2.2 execution_policy, §9 ALL_ERRORS).
+	FaultNoRetries = "no-retries"
+	FaultNoBackoff = "no-backoff"
 )
 
 // Fault is one engine fault.
@@ -27,13 +37,20 @@ type Fault struct {
 // Faults lists the aop2 engine's faults, sorted by name.
 func Faults() []Fault {
 	return []Fault{
+		{Name: FaultAssumeV2, Spec: "aop2 §1.3 (no aop_version: v1 detection, else UNSTRUCTURED)", Doc: "takes a TASK without aop_version as v2 and dispatches it as it is, instead of classifying it (E_PARSE_FAILURE)"},
 		{Name: FaultCloseStdinEarly, Spec: "aop2 binding (stdin kept open; EOF means stop)", Doc: "closes the executor's stdin right after the TASK, which stops a conforming executor before its RESPONSE"},
 		{Name: FaultIgnoreMissedBeats, Spec: "aop2 §6.1, §12 E_HEARTBEAT_FAILURE", Doc: "never declares a heartbeat failure, however long the executor stays silent"},
+		{Name: FaultIgnoreHardLimits, Spec: "aop2 §4 (HARD → reject with E_CONTEXT_OVERFLOW)", Doc: "dispatches a TASK over a HARD payload limit instead of rejecting it"},
+		{Name: FaultNoBackoff, Spec: "aop2 §2.2 retry_backoff_seconds", Doc: "retries a failed attempt at once, without waiting retry_backoff_seconds"},
+		{Name: FaultNoPayloadWarning, Spec: "aop2 §4 (SOFT → emit E_PAYLOAD_SIZE_WARNING)", Doc: "dispatches a TASK over a SOFT payload limit without raising E_PAYLOAD_SIZE_WARNING"},
+		{Name: FaultNoRetries, Spec: "aop2 §2.2 max_retries, §9 ALL_ERRORS", Doc: "ignores max_retries: after a failed attempt an ALL_ERRORS alternative takes over at once, as FIRST_ERROR would"},
 		{Name: FaultNoRollbackEvent, Spec: "aop2 §7", Doc: "restores the rollback snapshots but emits no ROLLBACK_INITIATED event"},
 		{Name: FaultNoTimeoutKill, Spec: "aop2 §11 auto_terminate_on_timeout, §12 E_TIMEOUT", Doc: "raises E_TIMEOUT at the effective timeout but lets the executor run on, as if auto_terminate_on_timeout were false"},
 		{Name: FaultOmitErrorCodes, Spec: "aop2 §10, §12", Doc: "emits the SESSION_FINAL_REPORT with an empty errors list and no code as an attempt's outcome, whatever codes the session raised (E_TIMEOUT, E_HEARTBEAT_FAILURE, ...)"},
+		{Name: FaultRejectUnknown, Spec: "aop2 §1.1 (falling back conservatively if unknown fields appear)", Doc: "rejects a TASK with a member outside its schema (AOP2-ENVELOPE-007) with E_SCHEMA_VALIDATION, dispatching nothing"},
 		{Name: FaultSkipRollback, Spec: "aop2 §7", Doc: "takes the rollback snapshots but never restores them after a failed or aborted task"},
 		{Name: FaultSkipVersionFallback, Spec: "aop2 §1.3", Doc: "rejects a TASK that fails the v2 schema (E_SCHEMA_VALIDATION) without the VERSION_FALLBACK event and without dispatching the v1 prompt"},
+		{Name: FaultStrictVersion, Spec: "aop2 §1.1 (accept any aop_version starting with 2.)", Doc: "accepts only its own aop_version 2.0.2-C: a TASK of another 2.x revision goes to the v1 fallback, a RESPONSE of another is malformed (E_MALFORMED_RESPONSE)"},
 		{Name: FaultTaskStatusInTask, Spec: "aop2 §1.2 (TASK MUST NOT contain task_status)", Doc: "dispatches the TASK with a task_status member"},
 		{Name: FaultWrongFallbackModel, Spec: "aop2 §9", Doc: "re-dispatches a fallback under the target's model instead of the alternative's"},
 	}

@@ -92,14 +92,34 @@ func Drive(h *harness.H) error {
 		return err
 	}
 	rep := spec.Parse([]byte(strings.Join(stdout, "\n")))
+	large := false
 	if m := rep.First("DETAILS_FILE"); m != nil {
-		harness.SetFact(h, conform.FactAOPOutputDetails, LoadDetails(h, a.N(), m.Value))
+		d := LoadDetails(h, a.N(), m.Value)
+		large = len(d.Content) > LargeDetails
+		harness.SetFact(h, conform.FactAOPOutputDetails, d)
 	}
 	tk2 := Take(rep, tk.TaskType, h.EngineFault())
+	if large && h.EngineFault() == FaultRejectLargeDetails {
+		tk2.Report, tk2.Status = ReportIncomplete, StatusUnknown // the engine fault
+	}
 	harness.SetFact(h, conform.FactAOPOutputTaken, tk2)
 	h.Event(a.N(), conform.EventReportTaken, conform.Details(conform.KeyReport.Is(tk2.Report), conform.KeyStatus.Is(tk2.Status), conform.KeySummaryChars.Is(tk2.Chars),
 		conform.KeyLimit.Is(tk2.Limit), conform.KeyKeptChars.Is(utf8.RuneCountInString(tk2.Summary)), conform.KeyCut.Is(tk2.Cut)))
 	return nil
+}
+
+// metricsWholeValue is the engine fault FaultMetricsWholeValue's reading of
+// METRICS: each pair's value is all that follows its first colon, where the
+// spec's parser keeps only the text up to the second one.
+func metricsWholeValue(v string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(part, ":")
+		if k, val = spec.TrimJS(k), spec.TrimJS(val); ok && k != "" && val != "" {
+			out[k] = val
+		}
+	}
+	return out
 }
 
 // collector holds the lines of a report back, from [AOP:START] to [AOP:END], and
@@ -189,6 +209,14 @@ func Take(rep *spec.Report, taskType, fault string) Taken {
 		t.Report = ReportMissing
 	case len(rep.MissingRequired()) > 0:
 		t.Report = ReportIncomplete
+	}
+	if m := rep.First("METRICS"); m != nil {
+		t.Metrics = spec.Metrics(m.Value)
+		if fault == FaultMetricsWholeValue {
+			t.Metrics = metricsWholeValue(m.Value)
+		}
+	} else if fault == FaultRequireMetrics && t.Report == ReportComplete {
+		t.Report = ReportIncomplete // the engine fault: the optional marker taken as required
 	}
 	if st := rep.First("STATUS"); st != nil {
 		switch {

@@ -206,6 +206,34 @@ func TestEngineFaults(t *testing.T) {
 				if d := o.details; d == nil || d.Inside || !d.Exists || d.Seq == 0 {
 					t.Errorf("details %+v: want the file outside read", o.details)
 				}
+			case aopoutput.FaultRequireMetrics, aopoutput.FaultMetricsWholeValue:
+				metrics := map[string]string{aopoutput.FaultRequireMetrics: "", aopoutput.FaultMetricsWholeValue: "[AOP:METRICS] files: 2, duration: 1:30\n"}[f.Name]
+				ag := &mockagent.Agent{Protocol: "aop-output", Run: func(_ context.Context, env mockagent.Env, _ string) int {
+					fmt.Fprintf(env.Stdout, "[AOP:START] 2026-11-22T10:00:00Z\n[AOP:TASK] t\n[AOP:SUMMARY]\n- s\n[AOP:DETAILS_FILE] none\n%s[AOP:STATUS] success\n[AOP:END] 2026-11-22T10:00:01Z\n", metrics)
+					return 0
+				}}
+				right := decisions(t, enginetest.PlayAgent(t, sc, ag, "", "", aopoutput.Drive))
+				o := decisions(t, enginetest.PlayAgent(t, sc, ag, "", f.Name, aopoutput.Drive))
+				switch {
+				case right.taken == nil || right.taken.Report != aopoutput.ReportComplete || (metrics != "" && right.taken.Metrics["duration"] != "1"):
+					t.Errorf("without the fault: taken %+v, want the report complete and duration 1 (parseAOPOutput)", right.taken)
+				case f.Name == aopoutput.FaultRequireMetrics && (o.taken == nil || o.taken.Report != aopoutput.ReportIncomplete):
+					t.Errorf("taken %+v: want a report without METRICS incomplete", o.taken)
+				case f.Name == aopoutput.FaultMetricsWholeValue && (o.taken == nil || o.taken.Metrics["duration"] != "1:30"):
+					t.Errorf("taken %+v: want duration 1:30", o.taken)
+				}
+			case aopoutput.FaultRejectLargeDetails:
+				ag := &mockagent.Agent{Protocol: "aop-output", Run: func(_ context.Context, env mockagent.Env, _ string) int {
+					os.MkdirAll(filepath.Join(env.Dir, "outputs"), 0o755)
+					os.WriteFile(filepath.Join(env.Dir, "outputs", "d.json"), []byte(`{"results":"`+strings.Repeat("x", aopoutput.LargeDetails)+`"}`), 0o644)
+					fmt.Fprintf(env.Stdout, "[AOP:START] 2026-11-22T10:00:00Z\n[AOP:TASK] t\n[AOP:SUMMARY]\n- s\n[AOP:DETAILS_FILE] outputs/d.json\n[AOP:STATUS] success\n[AOP:END] 2026-11-22T10:00:01Z\n")
+					return 0
+				}}
+				right := decisions(t, enginetest.PlayAgent(t, sc, ag, "", "", aopoutput.Drive))
+				o := decisions(t, enginetest.PlayAgent(t, sc, ag, "", f.Name, aopoutput.Drive))
+				if right.taken == nil || right.taken.Report != aopoutput.ReportComplete || o.taken == nil || o.taken.Report != aopoutput.ReportIncomplete {
+					t.Errorf("taken %+v without the fault, %+v with it: want complete, then incomplete", right.taken, o.taken)
+				}
 			case aopoutput.FaultTrustIncompleteReport:
 				o := decisions(t, enginetest.PlayVirtual(t, sc, "crash-after-partial-report", f.Name, aopoutput.Drive))
 				if o.taken == nil || o.taken.Report != aopoutput.ReportIncomplete || o.taken.Status != "partial" {

@@ -26,13 +26,29 @@ const (
 	// FaultWaitForAgentExit: the parent waits for the agent's exit however long
 	// it lingers after [AOP:END].
 	FaultWaitForAgentExit = "wait-for-agent-exit"
+	// FaultRequireMetrics: the parent takes [AOP:METRICS], which the format
+	// marks optional, as required: a report without it is incomplete.
+	FaultRequireMetrics = "require-metrics"
+	// FaultMetricsWholeValue: the parent reads a METRICS value up to the next
+	// comma, colons included, where parseAOPOutput stops at the second colon.
+	FaultMetricsWholeValue = "metrics-whole-value"
+	// FaultRejectLargeDetails: the parent refuses a report whose details file is
+	// larger than it cares to read (LargeDetails), although its results "can be
+	// any size".
+	FaultRejectLargeDetails = "reject-large-details"
 )
+
+// LargeDetails is the size over which FaultRejectLargeDetails refuses a report.
+const LargeDetails = 256 << 10
 
 // Faults lists the engine's faults.
 func Faults() []Fault {
 	return []Fault{
 		{FaultAcceptOversizedSummary, "takes a summary over its task type's limit into the parent's context whole, instead of cutting it at the limit"},
 		{FaultFollowDetailsPath, "reads the details file wherever the report's path leads, outside the agent's workspace too"},
+		{FaultMetricsWholeValue, "reads a METRICS value up to the next comma, colons included (\"duration: 1:30\" → \"1:30\"), where the spec's parseAOPOutput keeps \"1\""},
+		{FaultRejectLargeDetails, "calls a report incomplete (status unknown) when its details file is over 256 KiB, although the details' results \"can be any size\""},
+		{FaultRequireMetrics, "takes [AOP:METRICS], optional in the format, as required: a report without it is incomplete, its status unknown"},
 		{FaultSummaryFirstLineOnly, "keeps only the first line of the summary (read like a one-line marker)"},
 		{FaultTrustIncompleteReport, "takes the [AOP:STATUS] value of a report cut short (no [AOP:END]) or outside success|failure|partial as the status"},
 		{FaultWaitForAgentExit, "never stops an agent that lingers after [AOP:END]: waits for its exit"},

@@ -27,12 +27,16 @@ type Line struct {
 	// Details is what the parent read of the details file: the JSON value, or a
 	// string when it is not JSON; null when it read nothing.
 	Details json.RawMessage `json:"details"`
+	// Metrics are the key: value pairs of [AOP:METRICS] as the spec's
+	// parseAOPOutput reads them; absent when the report has none. A parent
+	// that keeps no metrics leaves it out.
+	Metrics map[string]string `json:"metrics,omitempty"`
 }
 
 // NewLine is the line of a report the engine took (d: nil when the report names
 // no details file).
 func NewLine(t Taken, d *Details) Line {
-	l := Line{Report: t.Report, Status: t.Status}
+	l := Line{Report: t.Report, Status: t.Status, Metrics: t.Metrics}
 	if t.HasSummary {
 		s := t.Summary
 		l.Summary = &s

@@ -319,6 +319,9 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	if cfg.Deadline <= 0 {
 		return fail("--deadline must be positive")
 	}
+	if cfg.Protocol == engaop2.Protocol {
+		drive = engaop2.Orchestrate // rejecting a TASK is an orchestrator's decision
+	}
 	if cfg.Protocol == "aos" {
 		return engineAOS(ctx, cfg, stderr)
 	}

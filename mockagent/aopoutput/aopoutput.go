@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aopkit/aopkit/conform/fault"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ import (
 )
 
 // Faults of the aop-output agent; Rule names the lint rule or conform check each breaks.
-var Faults = []mockagent.Fault{
+var Faults = []fault.Fault{
 	{Name: "hang", Rule: "AOPOUT-MARKER-001 + aop-output/agent/completes agent never reports", Doc: "prints [AOP:START] and [AOP:TASK], then never finishes"},
 	{Name: "exceed-timeout", Rule: "AOPOUT-MARKER-001 + aop-output/agent/completes agent exceeds the run deadline", Doc: "works for ten minutes before reporting"},
 	{Name: "crash-mid-task", Rule: "AOPOUT-MARKER-001 report cut short by a crash", Doc: "prints [AOP:START] and [AOP:TASK], then exits with code 2"},

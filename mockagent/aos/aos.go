@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aopkit/aopkit/conform/fault"
 	"io"
 	"net/http"
 	"net/url"
@@ -31,7 +32,7 @@ import (
 // Faults of the AOS agent; Rule names the conform check (and the lint rule, where
 // aoplint sees it in a transcript) each breaks: the fault matrix in
 // docs/aopconform.md shows every check each one fails.
-var Faults = []mockagent.Fault{
+var Faults = []fault.Fault{
 	{Name: "hang", Rule: "aos/bind/exit-zero agent never finishes its script (stopped at the deadline)", Doc: "stops after the ping and never exits"},
 	{Name: "exceed-timeout", Rule: "aos/bind/exit-zero agent exceeds the scenario deadline", Doc: "waits ten minutes before every tool call"},
 	{Name: "crash-mid-task", Rule: "aos/4.6/result-after-execute tool ran without steps/toolCallResult", Doc: "runs the first allowed tool, then exits with code 2 before reporting its result"},

@@ -22,6 +22,7 @@ import (
 	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
 	engaos "github.com/aopkit/aopkit/conform/engine/aos"
 	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/conform/orchside"
 	"github.com/aopkit/aopkit/conform/runner"
@@ -155,48 +156,20 @@ func findMockagentFrom(flag, exeDir string) (string, error) {
 	return "", usageError{"--side orchestrator needs mockagent (the agent the orchestrator launches): put it on PATH or give --mockagent PATH"}
 }
 
-// engineFault is one fault the reference engine of a protocol plays on purpose
-// (harness.Config.EngineFault).
-type engineFault struct{ Name, Doc string }
-
 // engineFaults lists each protocol engine's faults. Wire an engine's Faults()
 // here when it has them, one line per protocol.
-var engineFaults = map[string]func() []engineFault{
-	"aop2": func() []engineFault {
-		return faultList(engaop2.Faults(), func(f engaop2.Fault) (string, string) { return f.Name, f.Doc })
-	},
-	"aof": func() []engineFault {
-		return faultList(engaof.Faults(), func(f engaof.Fault) (string, string) { return f.Name, f.Doc })
-	},
-	"aop-output": func() []engineFault {
-		return faultList(engaopoutput.Faults(), func(f engaopoutput.Fault) (string, string) { return f.Name, f.Doc })
-	},
-	"orchmsg": func() []engineFault {
-		return faultList(engorchmsg.Faults(), func(f engorchmsg.Fault) (string, string) { return f.Name, f.Doc })
-	},
-	"aos": func() []engineFault {
-		return faultList(engaos.Faults(), func(f engaos.Fault) (string, string) { return f.Name, f.Doc })
-	},
-}
-
-// faultList turns one engine's fault list into engineFaults.
-func faultList[F any](fs []F, nameDoc func(F) (string, string)) []engineFault {
-	out := make([]engineFault, 0, len(fs))
-	for _, f := range fs {
-		name, doc := nameDoc(f)
-		out = append(out, engineFault{name, doc})
-	}
-	return out
+var engineFaults = map[string]func() []fault.Fault{
+	"aop2":       engaop2.Faults,
+	"aof":        engaof.Faults,
+	"aop-output": engaopoutput.Faults,
+	"orchmsg":    engorchmsg.Faults,
+	"aos":        engaos.Faults,
 }
 
 // lookupEngineFault reports whether protocol's engine has the fault.
 func lookupEngineFault(protocol, name string) bool {
 	if f := engineFaults[protocol]; f != nil {
-		for _, ef := range f() {
-			if ef.Name == name {
-				return true
-			}
-		}
+		return fault.Lookup(f(), name) != nil
 	}
 	return false
 }

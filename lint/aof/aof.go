@@ -52,6 +52,12 @@ var Protocol = &lint.Protocol{
 	Detect:     Detect,
 	DetectText: DetectText,
 	Schema:     schemaFile,
+	// §Message Detection: protocol === "aof"; the guide's task ids.
+	Markers:    []lint.Marker{{Key: "protocol", Value: "aof"}, {Key: "taskId"}},
+	LinePrefix: "AOF/1 ",
+	// The run artifacts' metadata object (run.json), at the top level.
+	Extensions:   []string{"metadata"},
+	ExtensionsAt: func(ptr string) bool { return ptr == "" },
 }
 
 func isEnvelopeKind(k string) bool { return envelopeKind(k) != "" }
@@ -302,7 +308,6 @@ func quoteList(xs []string) string {
 var Rules []*lint.Rule
 
 func init() {
-	lint.RegisterProtocol(Protocol)
 	Rules = append(Rules, envRules...)
 	Rules = append(Rules, timeRules...)
 	Rules = append(Rules, dialectRules...)

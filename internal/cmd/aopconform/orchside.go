@@ -17,14 +17,10 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
-	engaof "github.com/aopkit/aopkit/conform/engine/aof"
-	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
-	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
-	engaos "github.com/aopkit/aopkit/conform/engine/aos"
-	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
 	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/conform/orchside"
+	"github.com/aopkit/aopkit/conform/protocols"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/internal/clikit"
 )
@@ -156,20 +152,11 @@ func findMockagentFrom(flag, exeDir string) (string, error) {
 	return "", usageError{"--side orchestrator needs mockagent (the agent the orchestrator launches): put it on PATH or give --mockagent PATH"}
 }
 
-// engineFaults lists each protocol engine's faults. Wire an engine's Faults()
-// here when it has them, one line per protocol.
-var engineFaults = map[string]func() []fault.Fault{
-	"aop2":       engaop2.Faults,
-	"aof":        engaof.Faults,
-	"aop-output": engaopoutput.Faults,
-	"orchmsg":    engorchmsg.Faults,
-	"aos":        engaos.Faults,
-}
-
-// lookupEngineFault reports whether protocol's engine has the fault.
+// lookupEngineFault reports whether protocol's engine has the fault
+// (protocols.Protocol.EngineFaults).
 func lookupEngineFault(protocol, name string) bool {
-	if f := engineFaults[protocol]; f != nil {
-		return fault.Lookup(f(), name) != nil
+	if p := protocols.Lookup(protocol); p != nil && p.EngineFaults != nil {
+		return fault.Lookup(p.EngineFaults(), name) != nil
 	}
 	return false
 }
@@ -228,12 +215,12 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 				return exitCode(exitHarness)
 			}
 			list := []engineFaultJSON{}
-			for p, f := range engineFaults {
-				if protocol != "" && p != protocol {
+			for _, p := range protocols.List {
+				if (protocol != "" && p.ID != protocol) || p.EngineFaults == nil {
 					continue
 				}
-				for _, ef := range f() {
-					list = append(list, engineFaultJSON{Protocol: p, Fault: ef.Name, Doc: ef.Doc})
+				for _, ef := range p.EngineFaults() {
+					list = append(list, engineFaultJSON{Protocol: p.ID, Fault: ef.Name, Doc: ef.Doc})
 				}
 			}
 			sort.Slice(list, func(i, j int) bool {
@@ -286,7 +273,7 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	if cfg.Deadline <= 0 {
 		return fail("--deadline must be positive")
 	}
-	if cfg.Protocol == "aos" {
+	if protocols.Lookup(cfg.Protocol).Served {
 		return engineAOS(ctx, cfg, stderr)
 	}
 	if cfg.Listen != "" || cfg.Policy != "" {

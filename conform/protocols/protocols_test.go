@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,5 +152,41 @@ func TestNoHandWrittenList(t *testing.T) {
 	}
 	for _, f := range found {
 		t.Errorf("%s names three or more protocol IDs by hand: derive them from the list (conform/protocols, lint/all)", f)
+	}
+}
+
+// TestDocsNameTheList: aopconform's docs name the listed protocols where they
+// list them (the --protocol flag, the bindings).
+func TestDocsNameTheList(t *testing.T) {
+	want := protocols.IDs()
+	code := regexp.MustCompile("`([a-z0-9-]+)`")
+	for _, tc := range []struct{ file, line string }{
+		{"docs/aopconform.md", "| `--protocol` |"},
+		{"docs/bindings.md", "(`"},
+	} {
+		b, err := os.ReadFile("../../" + tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.Contains(l, tc.line) {
+				continue
+			}
+			var got []string
+			for _, m := range code.FindAllStringSubmatch(l, -1) {
+				if m[1] != "--protocol" {
+					got = append(got, m[1])
+				}
+			}
+			slices.Sort(got)
+			if slices.Equal(got, want) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("%s: no line with %q names the protocols %v", tc.file, tc.line, want)
+		}
 	}
 }

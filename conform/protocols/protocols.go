@@ -31,7 +31,11 @@ import (
 	lintaos "github.com/aopkit/aopkit/lint/aos"
 	lintorchmsg "github.com/aopkit/aopkit/lint/orchmsg"
 	"github.com/aopkit/aopkit/mockagent"
-	_ "github.com/aopkit/aopkit/mockagent/all" // the reference agents' registry
+	mockaof "github.com/aopkit/aopkit/mockagent/aof"
+	mockaop2 "github.com/aopkit/aopkit/mockagent/aop2"
+	mockaopoutput "github.com/aopkit/aopkit/mockagent/aopoutput"
+	mockaos "github.com/aopkit/aopkit/mockagent/aos"
+	mockorchmsg "github.com/aopkit/aopkit/mockagent/orchmsg"
 )
 
 // Protocol is one protocol's full descriptor.
@@ -46,6 +50,9 @@ type Protocol struct {
 	// EngineFaults are the faults the reference engine plays on purpose
 	// (harness.Config.EngineFault, aopconform engine --fault).
 	EngineFaults func() []fault.Fault
+	// Agent is the reference agent (mockagent/<protocol>), correct by default
+	// and able to play each of its faults.
+	Agent *mockagent.Agent
 	// Served marks an engine the agent calls (aos: the guardian, an HTTP
 	// endpoint) rather than one that launches the agent on a task: aopconform
 	// engine serves it instead of running a task.
@@ -54,11 +61,11 @@ type Protocol struct {
 
 // List is every protocol aopconform knows, in the order of lint/all.Protocols.
 var List = []*Protocol{
-	{Protocol: lintaop2.Protocol, Drive: engaop2.Drive, EngineFaults: engaop2.Faults},
-	{Protocol: lintaos.Protocol, Drive: engaos.Drive, EngineFaults: engaos.Faults, Served: true},
-	{Protocol: lintaopoutput.Protocol, Drive: engaopoutput.Drive, EngineFaults: engaopoutput.Faults},
-	{Protocol: lintaof.Protocol, Drive: engaof.Drive, EngineFaults: engaof.Faults},
-	{Protocol: lintorchmsg.Protocol, Drive: engorchmsg.Drive, EngineFaults: engorchmsg.Faults},
+	{Protocol: lintaop2.Protocol, Drive: engaop2.Drive, EngineFaults: engaop2.Faults, Agent: mockaop2.Agent},
+	{Protocol: lintaos.Protocol, Drive: engaos.Drive, EngineFaults: engaos.Faults, Agent: mockaos.Agent, Served: true},
+	{Protocol: lintaopoutput.Protocol, Drive: engaopoutput.Drive, EngineFaults: engaopoutput.Faults, Agent: mockaopoutput.Agent},
+	{Protocol: lintaof.Protocol, Drive: engaof.Drive, EngineFaults: engaof.Faults, Agent: mockaof.Agent},
+	{Protocol: lintorchmsg.Protocol, Drive: engorchmsg.Drive, EngineFaults: engorchmsg.Faults, Agent: mockorchmsg.Agent},
 }
 
 // Lookup returns the protocol with the ID id, or nil.
@@ -80,9 +87,6 @@ func IDs() []string {
 	sort.Strings(out)
 	return out
 }
-
-// Agent returns the reference agent of the protocol (mockagent/<protocol>).
-func (p *Protocol) Agent() (*mockagent.Agent, error) { return mockagent.Lookup(p.ID) }
 
 // OrchestratorSide reports whether the protocol's orchestrators can be
 // certified (conform/orchside/<protocol>.go).

@@ -20,6 +20,7 @@ import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/all"
 	"github.com/aopkit/aopkit/mockagent"
+	_ "github.com/aopkit/aopkit/mockagent/all" // mockagent's own list, held to this one
 )
 
 func ids(ps []*protocols.Protocol) []string {
@@ -59,8 +60,8 @@ func TestOneList(t *testing.T) {
 		if p.Drive == nil || p.EngineFaults == nil || len(p.EngineFaults()) == 0 {
 			t.Errorf("%s: no engine driver or no engine faults", p.ID)
 		}
-		if a, err := p.Agent(); err != nil || len(a.Faults) == 0 {
-			t.Errorf("%s: no reference agent with faults: %v", p.ID, err)
+		if a, err := mockagent.Lookup(p.ID); err != nil || a != p.Agent || a.Protocol != p.ID || len(a.Faults) == 0 {
+			t.Errorf("%s: the reference agent is not the registered one, or has no faults: %v", p.ID, err)
 		}
 		if !p.OrchestratorSide() {
 			t.Errorf("%s: no orchestrator side", p.ID)

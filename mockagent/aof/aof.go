@@ -47,9 +47,10 @@ var Faults = []fault.Fault{
 	{Name: "tests-overflow", Rule: "AOF-COMP-002 tests.passed + tests.failed exceeds tests.total", Doc: "reports 3 passed and 1 failed out of 3 tests"},
 }
 
-func init() {
-	mockagent.Register(&mockagent.Agent{Protocol: "aof", Faults: Faults, Run: Run})
-}
+// Agent is the protocol's reference agent (conform/protocols lists it).
+var Agent = &mockagent.Agent{Protocol: "aof", Faults: Faults, Run: Run}
+
+func init() { mockagent.Register(Agent) }
 
 const steps = 3
 

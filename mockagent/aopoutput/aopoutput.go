@@ -44,9 +44,10 @@ var Faults = []fault.Fault{
 	{Name: "hang-after-report", Rule: "aop-output/bind/exit-zero agent does not exit after [AOP:END]", Doc: "prints a complete report, then never exits (until stopped)"},
 }
 
-func init() {
-	mockagent.Register(&mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run})
-}
+// Agent is the protocol's reference agent (conform/protocols lists it).
+var Agent = &mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run}
+
+func init() { mockagent.Register(Agent) }
 
 type input struct {
 	Task     string `json:"task"`

@@ -51,9 +51,10 @@ var Faults = []fault.Fault{
 	{Name: "unguarded-execution", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 tool ran without steps/toolCallRequest", Doc: "runs the last tool without asking the guardian"},
 }
 
-func init() {
-	mockagent.Register(&mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run})
-}
+// Agent is the protocol's reference agent (conform/protocols lists it).
+var Agent = &mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run}
+
+func init() { mockagent.Register(Agent) }
 
 type script struct {
 	Task  string `json:"task"`

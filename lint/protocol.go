@@ -21,6 +21,10 @@ type Protocol struct {
 	Name  string   // "AOP JSON v2 (Cyclops 2.0.2-C)"
 	Spec  string   // spec document and version: "aop2-orchestration-json-v2.0.2-C"
 	Kinds []string // every message kind, for `aoplint protocols`
+	// SpecFile is the spec's text in the shared specification directory
+	// (docs/specs.md): "aop2-orchestration-json-v2.0.2-C.md"; Version the
+	// version it specifies ("" when the text has none).
+	SpecFile, Version string
 
 	// Detect looks at a parsed JSON value and says how sure it is that the value is
 	// a message of this protocol (0: not at all; 100: certain), with the kind ("" when

@@ -23,7 +23,7 @@ func TestListIsTheRegistry(t *testing.T) {
 		}
 	}
 	for _, p := range Protocols {
-		if p.ID == "" || p.Name == "" || p.Spec == "" || len(p.Kinds) == 0 || p.Detect == nil || len(p.Markers) == 0 || len(p.Extensions) == 0 {
+		if p.ID == "" || p.Name == "" || p.Spec == "" || p.SpecFile == "" || len(p.Kinds) == 0 || p.Detect == nil || len(p.Markers) == 0 || len(p.Extensions) == 0 {
 			t.Errorf("%q: the descriptor lacks an ID, name, spec, kinds, detector, markers or extension containers", p.ID)
 		}
 	}
@@ -100,6 +100,17 @@ func TestDocsNameTheList(t *testing.T) {
 		var got []string
 		for _, m := range row.FindAllStringSubmatch(table, -1) {
 			got = append(got, m[1])
+			// The specs' table names each spec's file and version.
+			if p := lint.LookupProtocol(m[1]); p != nil && tc.file == "docs/specs.md" {
+				cells := strings.Split(m[2], "|")
+				version := p.Version
+				if version == "" {
+					version = "unversioned"
+				}
+				if len(cells) < 4 || !strings.Contains(cells[1], version) || strings.TrimSpace(cells[2]) != "`"+p.SpecFile+"`" {
+					t.Errorf("%s: the row of %s does not give its version %q and file %q: %q", tc.file, p.ID, version, p.SpecFile, m[2])
+				}
+			}
 			// The extension containers' table names each container.
 			if p := lint.LookupProtocol(m[1]); p != nil && tc.file == "docs/configuration.md" {
 				for _, c := range p.Extensions {

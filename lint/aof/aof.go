@@ -48,6 +48,8 @@ var Protocol = &lint.Protocol{
 	ID:         "aof",
 	Name:       "AOF/1 protocols (filesystem-first agent orchestration)",
 	Spec:       "aof-1 (AOF Protocols User Guide, protocol version 1)",
+	SpecFile:   "aof-1.md",
+	Version:    "1",
 	Kinds:      append(append([]string(nil), envelopeKinds...), artifactKinds...),
 	Detect:     Detect,
 	DetectText: DetectText,

@@ -90,12 +90,14 @@ var allKinds = func() []string {
 
 // Protocol is aop2's lint-level descriptor (listed in lint/all).
 var Protocol = &lint.Protocol{
-	ID:     ID,
-	Name:   "AOP JSON v2 (Cyclops 2.0.2-C)",
-	Spec:   specName,
-	Kinds:  allKinds,
-	Detect: Detect,
-	Schema: SchemaFile,
+	ID:       ID,
+	Name:     "AOP JSON v2 (Cyclops 2.0.2-C)",
+	Spec:     specName,
+	SpecFile: specName + ".md",
+	Version:  defaultVersion,
+	Kinds:    allKinds,
+	Detect:   Detect,
+	Schema:   SchemaFile,
 	// §2: the envelope's members.
 	Markers: []lint.Marker{{Key: "aop_version"}, {Key: "message_type"}, {Key: "protocol_family"}},
 	// §3: "Any core object MAY have an extensions object" with x_ keys.

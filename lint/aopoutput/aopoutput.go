@@ -57,6 +57,8 @@ var Protocol = &lint.Protocol{
 	ID:         ID,
 	Name:       "Agent Output Protocol 1.0.0 (CCASP)",
 	Spec:       "aop-output-1.0.0",
+	SpecFile:   "aop-output-1.0.0.md",
+	Version:    "1.0.0",
 	Kinds:      []string{KindReport, KindDetails, KindTask},
 	Detect:     Detect,
 	DetectText: DetectText,

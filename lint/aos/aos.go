@@ -52,12 +52,14 @@ func IsMethod(m string) bool { return spec.IsMethod(m) }
 
 // Protocol is aos's lint-level descriptor (listed in lint/all).
 var Protocol = &lint.Protocol{
-	ID:     ID,
-	Name:   "Agent Observability Standard 0.1.0 (AOS)",
-	Spec:   "aos-0.1.0",
-	Kinds:  append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError, KindBatch, KindScript, KindExecuted),
-	Detect: Detect,
-	Schema: SchemaFile,
+	ID:       ID,
+	Name:     "Agent Observability Standard 0.1.0 (AOS)",
+	Spec:     "aos-0.1.0",
+	SpecFile: "aos-0.1.0.md",
+	Version:  "0.1.0",
+	Kinds:    append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError, KindBatch, KindScript, KindExecuted),
+	Detect:   Detect,
+	Schema:   SchemaFile,
 	// JSON-RPC 2.0 (§3.12.1); a request that lacks its "jsonrpc" member is
 	// still one.
 	Markers: []lint.Marker{{Key: "jsonrpc"}},

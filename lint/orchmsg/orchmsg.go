@@ -48,12 +48,13 @@ func family(t string) string { return spec.Family(t) }
 
 // Protocol is orchmsg's lint-level descriptor (listed in lint/all).
 var Protocol = &lint.Protocol{
-	ID:     ID,
-	Name:   "Agent↔Orchestrator stdio message protocol",
-	Spec:   specName,
-	Kinds:  Types,
-	Detect: Detect,
-	Schema: SchemaFile,
+	ID:       ID,
+	Name:     "Agent↔Orchestrator stdio message protocol",
+	Spec:     specName,
+	SpecFile: specName + ".md", // unversioned
+	Kinds:    Types,
+	Detect:   Detect,
+	Schema:   SchemaFile,
 	// BaseMessage: correlationId, or a "type" of the form "family:name" with
 	// one of the spec's families.
 	Markers: []lint.Marker{{Key: "correlationId"}},

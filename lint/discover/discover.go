@@ -151,10 +151,16 @@ func objectMarker(obj *jsonread.Node) string {
 	if generic.IsJSONSchema(obj) {
 		return ""
 	}
-	has := func(m lint.Marker) bool {
+	return markedBy(func(m lint.Marker) bool {
 		v := obj.Get(m.Key)
 		return v != nil && (m.Value == "" || v.String() == m.Value)
-	}
+	}, func(p *lint.Protocol) bool { return p.MarkObject != nil && p.MarkObject(obj) })
+}
+
+// markedBy returns what carries a marker by has: an aopkit transcript, else
+// the first listed protocol with one of its Markers, else the first whose
+// weaker sign (weak: MarkObject, MarkText) it shows; "" for none.
+func markedBy(has func(lint.Marker) bool, weak func(*lint.Protocol) bool) string {
 	if has(transcriptMarker) {
 		return Transcript
 	}
@@ -166,7 +172,7 @@ func objectMarker(obj *jsonread.Node) string {
 		}
 	}
 	for _, p := range lint.ListedProtocols() {
-		if p.MarkObject != nil && p.MarkObject(obj) {
+		if weak(p) {
 			return p.ID
 		}
 	}
@@ -189,28 +195,12 @@ func quotedMarker(text []byte) string {
 	if bytes.Contains(text, []byte(`"$schema"`)) {
 		return ""
 	}
-	quoted := func(m lint.Marker) bool {
+	return markedBy(func(m lint.Marker) bool {
 		i := bytes.Index(text, []byte(`"`+m.Key+`"`))
 		if i < 0 {
 			return false
 		}
 		rest := bytes.TrimLeft(text[i+len(m.Key)+2:], " \t\r\n")
 		return len(rest) > 0 && rest[0] == ':'
-	}
-	if quoted(transcriptMarker) {
-		return Transcript
-	}
-	for _, p := range lint.ListedProtocols() {
-		for _, m := range p.Markers {
-			if quoted(m) {
-				return p.ID
-			}
-		}
-	}
-	for _, p := range lint.ListedProtocols() {
-		if p.MarkText != nil && p.MarkText(text) {
-			return p.ID
-		}
-	}
-	return ""
+	}, func(p *lint.Protocol) bool { return p.MarkText != nil && p.MarkText(text) })
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/all"
 	"github.com/aopkit/aopkit/mockagent"
-	_ "github.com/aopkit/aopkit/mockagent/all" // mockagent's own list, held to this one
+	mockall "github.com/aopkit/aopkit/mockagent/all"
 )
 
 func ids(ps []*protocols.Protocol) []string {
@@ -44,6 +44,14 @@ func TestOneList(t *testing.T) {
 	}
 	if got := ids(protocols.List); !slices.Equal(got, lintIDs) {
 		t.Fatalf("conform/protocols lists %v, lint/all %v", got, lintIDs)
+	}
+	for i, p := range protocols.List {
+		if i >= len(mockall.Agents) || mockall.Agents[i] != p.Agent {
+			t.Errorf("mockagent/all.Agents[%d] is not %s's agent", i, p.ID)
+		}
+	}
+	if len(mockall.Agents) != len(protocols.List) {
+		t.Errorf("mockagent/all lists %d agents, conform/protocols %d", len(mockall.Agents), len(protocols.List))
 	}
 	sorted := protocols.IDs()
 	for where, got := range map[string][]string{

@@ -1,8 +1,8 @@
 // Package all is aoplint's one list of protocols: Protocols names every
 // protocol's lint-level descriptor (lint/<protocol>.Protocol), and importing
 // the package registers them, in this order, with the rules of their packages
-// and the generic ones. Adding a protocol adds one line here (and one in
-// conform/protocols, the conformance side's list).
+// and the generic ones. Adding a protocol adds one line here, one in
+// conform/protocols (the conformance side's list) and one in mockagent/all.
 package all
 
 import (

@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # The version every command prints (--version) and writes into reports.
 LDFLAGS := -s -w -X github.com/aopkit/aopkit/internal/version.Override=$(VERSION)
 
-.PHONY: all build test lint golden bench fuzz soak clean
+.PHONY: all build test lint golden generate bench fuzz soak clean
 
 all: lint test
 
@@ -28,6 +28,16 @@ golden:
 	$(GO) test ./lint/all -run TestFixtures -u
 	$(GO) test ./cmd/aoplint -run RulesDoc -u
 	$(GO) test ./conform/requirements -run TestCoverageDoc -u
+
+# Regenerate every generated file: the schema validators, docs/rules.md,
+# docs/coverage.md and docs/aopconform.md's tables of checks and faults (the
+# fault matrix runs every fault: minutes). Each has a test that fails while it
+# is stale. docs/benchmarks.md is measured, not generated: make bench.
+generate:
+	$(GO) generate ./lint/schema/generated
+	$(GO) test ./cmd/aoplint -run RulesDoc -u
+	$(GO) test ./conform/requirements -run TestCoverageDoc -u
+	$(GO) test ./cmd/aopconform -run 'TestChecksDoc|TestFaultMatrix' -update
 
 bench:
 	bash .ci/bench/run

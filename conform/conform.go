@@ -12,10 +12,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aopkit/aopkit/lint"
+	_ "github.com/aopkit/aopkit/lint/all" // registers the list before Protocols is read
 )
 
-// Protocols lists the protocol IDs, sorted.
-var Protocols = []string{"aof", "aop-output", "aop2", "aos", "orchmsg"}
+// Protocols lists the protocol IDs, sorted: those of the one list of
+// protocols (lint/all.Protocols; conform/protocols.List, aopconform's full
+// descriptors, holds the same).
+var Protocols = lint.ProtocolIDs()
 
 // KnownProtocol reports whether id is one of Protocols.
 func KnownProtocol(id string) bool {

@@ -118,7 +118,7 @@ func SortDiagnostics(ds []Diagnostic) {
 type Rule struct {
 	ID       string   // stable: "AOF-ENV-003"
 	Title    string   // short, lowercase: "taskId format"
-	Protocol string   // "aop2", "aos", "aop-output", "aof", "orchmsg"; "" for every protocol
+	Protocol string   // a protocol's ID (lint.Protocol.ID: "aop2", ...); "" for every protocol
 	Kinds    []string // message kinds it looks at; empty for all kinds of its protocol
 	Severity Severity // default severity of its diagnostics
 	Spec     string   // the section it enforces: "aof-1 §Envelope Fields"

@@ -10,12 +10,21 @@ import (
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
-// Protocol describes one protocol to the linter.
+// Protocol describes one protocol to the linter: the lint-level descriptor.
+// Each protocol's package (lint/<protocol>) exports its value as Protocol, and
+// one explicit list (lint/all.Protocols) names them all; everything the linter,
+// discovery, suppressions and the command line enumerate is derived from the
+// registered list, never from protocol IDs written out by hand. The
+// conformance side's descriptor (conform/protocols) embeds this one.
 type Protocol struct {
 	ID    string   // "aop2"
 	Name  string   // "AOP JSON v2 (Cyclops 2.0.2-C)"
-	Spec  string   // spec document: "aop2-orchestration-json-v2.0.2-C"
+	Spec  string   // spec document and version: "aop2-orchestration-json-v2.0.2-C"
 	Kinds []string // every message kind, for `aoplint protocols`
+	// SpecFile is the spec's text in the shared specification directory
+	// (docs/specs.md): "aop2-orchestration-json-v2.0.2-C.md"; Version the
+	// version it specifies ("" when the text has none).
+	SpecFile, Version string
 
 	// Detect looks at a parsed JSON value and says how sure it is that the value is
 	// a message of this protocol (0: not at all; 100: certain), with the kind ("" when
@@ -40,6 +49,45 @@ type Protocol struct {
 	// files. The driver calls them; the results are sorted by path.
 	MatchDir func(dir string) bool
 	LintDir  func(dir string, lintFile FileLinter) ([]FileReport, error)
+
+	// Markers are the top-level members that mark a JSON object as a message of
+	// the protocol, for file discovery (lint/discover): a file whose head
+	// carries no protocol's marker is no protocol file.
+	Markers []Marker
+	// MarkObject, if set, marks an object that carries no protocol's Markers
+	// (a weaker sign, tried after every protocol's Markers).
+	MarkObject func(obj *jsonread.Node) bool
+	// MarkText, if set, marks text that is not valid JSON (a broken message),
+	// tried after every protocol's Markers as quoted keys.
+	MarkText func(text []byte) bool
+
+	// LinePrefix, if set, frames a line of a stream as a message of the
+	// protocol: the prefix, then the JSON ("AOF/1 "). A line with the prefix
+	// and broken JSON is still the protocol's.
+	LinePrefix string
+	// LogLines, if set, lets the protocol's streams carry lines that are not
+	// JSON, as log output: the spec's words that allow it, cited in the
+	// diagnostic (info, not an error).
+	LogLines string
+
+	// TextDirectives marks a protocol whose text messages (DetectText) may
+	// carry "aoplint:ignore" lines as suppressions.
+	TextDirectives bool
+
+	// Extensions are the members whose object value the protocol leaves open
+	// to extension keys, where an inline suppression (x_aoplint_ignore) is
+	// legal (lint/suppress).
+	Extensions []string
+	// ExtensionsAt, if set, limits the objects (by JSON Pointer) whose
+	// Extensions members are containers; nil: anywhere.
+	ExtensionsAt func(ptr string) bool
+}
+
+// Marker is a top-level member that marks a JSON object as a message of a
+// protocol (Protocol.Markers).
+type Marker struct {
+	Key   string
+	Value string // "": any value; else the member's value must be this string
 }
 
 var (
@@ -47,18 +95,69 @@ var (
 	// protoList is the registered protocols sorted by ID, replaced (never
 	// changed) on registration: read on every message without a lock.
 	protoList atomic.Pointer[[]*Protocol]
+	// protoOrder is the registered protocols in the order they were
+	// registered (the list's: lint/all.Protocols).
+	protoOrder atomic.Pointer[[]*Protocol]
 )
 
-// RegisterProtocol adds a protocol; a duplicate ID panics.
+// RegisterProtocol adds a protocol. Registering the same value again does
+// nothing (a protocol's own tests may register it beside the list); another
+// value with a registered ID panics.
 func RegisterProtocol(p *Protocol) {
 	protoMu.Lock()
 	defer protoMu.Unlock()
-	if LookupProtocol(p.ID) != nil {
+	if q := LookupProtocol(p.ID); q == p {
+		return
+	} else if q != nil {
 		panic("lint: duplicate protocol " + p.ID)
 	}
 	list := append(slices.Clone(Protocols()), p)
 	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	order := append(slices.Clone(ListedProtocols()), p)
+	protoOrder.Store(&order)
 	protoList.Store(&list)
+}
+
+// ListedProtocols returns the registered protocols in the order they were
+// registered: the list's order, the one help texts and messages name them in.
+// The slice is shared: callers must not modify it.
+func ListedProtocols() []*Protocol {
+	if l := protoOrder.Load(); l != nil {
+		return *l
+	}
+	return nil
+}
+
+// ProtocolIDs returns the IDs of the registered protocols, sorted.
+func ProtocolIDs() []string { return ids(Protocols()) }
+
+// ListedProtocolIDs returns the IDs of ListedProtocols, in the list's order.
+func ListedProtocolIDs() []string { return ids(ListedProtocols()) }
+
+func ids(ps []*Protocol) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.ID
+	}
+	return out
+}
+
+// ProtocolNames names the IDs of ListedProtocols in prose: "a, b or c"
+// (conj "or"), "a, b and c" (conj "and").
+func ProtocolNames(conj string) string {
+	return JoinWords(ListedProtocolIDs(), conj)
+}
+
+// JoinWords joins words in prose: "a", "a or b", "a, b or c".
+func JoinWords(words []string, conj string) string {
+	switch n := len(words); n {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	default:
+		return strings.Join(words[:n-1], ", ") + " " + conj + " " + words[n-1]
+	}
 }
 
 // Protocols returns the registered protocols sorted by ID. The slice is shared:

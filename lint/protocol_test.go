@@ -81,3 +81,42 @@ func TestKindMemo(t *testing.T) {
 		t.Errorf("kept key %q after the caller's bytes changed, want \"zkind\"", kept)
 	}
 }
+
+// TestRegisterProtocol: registering the same value again does nothing,
+// another value under a registered ID panics; Protocols is sorted by ID,
+// ListedProtocols in the order of registration, and ProtocolNames says it.
+func TestRegisterProtocol(t *testing.T) {
+	old, oldOrder := protoList.Load(), protoOrder.Load()
+	defer func() { protoList.Store(old); protoOrder.Store(oldOrder) }()
+	protoList.Store(nil)
+	protoOrder.Store(nil)
+	b, a := &Protocol{ID: "b"}, &Protocol{ID: "a"}
+	RegisterProtocol(b)
+	RegisterProtocol(a)
+	RegisterProtocol(b)
+	if got := ProtocolIDs(); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("ProtocolIDs = %v, want [a b]", got)
+	}
+	if got := ListedProtocolIDs(); len(got) != 2 || got[0] != "b" || got[1] != "a" {
+		t.Errorf("ListedProtocolIDs = %v, want [b a]", got)
+	}
+	if got := ProtocolNames("or"); got != "b or a" {
+		t.Errorf("ProtocolNames = %q", got)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("another protocol under a registered ID did not panic")
+			}
+		}()
+		RegisterProtocol(&Protocol{ID: "a"})
+	}()
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{{nil, ""}, {[]string{"x"}, "x"}, {[]string{"x", "y", "z"}, "x, y and z"}} {
+		if got := JoinWords(tc.in, "and"); got != tc.want {
+			t.Errorf("JoinWords(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -16,15 +16,9 @@ import (
 	"sync"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/internal/safefile"
 )
-
-// Fault is one rule the agent can be told to break.
-type Fault struct {
-	Name string // stable, kebab-case: "stop-heartbeats"
-	Rule string // the rule or check it breaks: lint rule ID or conform check ID, plus a few words
-	Doc  string // one sentence: what the agent does instead of the right thing
-}
 
 // Env is everything an agent run sees of the world: its standard streams, its
 // environment (as given by the harness under the bindings of docs/bindings.md) and
@@ -48,7 +42,7 @@ type Env struct {
 // Agent is the behaviour of the mock agent for one protocol.
 type Agent struct {
 	Protocol string
-	Faults   []Fault
+	Faults   []fault.Fault
 	// Run plays the agent. fault is "" for correct behaviour. It returns the process
 	// exit code. It must return when ctx is done.
 	Run func(ctx context.Context, env Env, fault string) int
@@ -98,14 +92,7 @@ func protocolsLocked() []string {
 }
 
 // HasFault reports whether the agent of protocol knows the fault.
-func (a *Agent) HasFault(name string) bool {
-	for _, f := range a.Faults {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func (a *Agent) HasFault(name string) bool { return fault.Lookup(a.Faults, name) != nil }
 
 // EnvScript names the file that holds the agent's behaviour script when the
 // harness gives it out of band (orchestrator-side certification: the scenario's

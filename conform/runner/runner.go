@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -147,7 +148,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		return nil, err
 	}
 	opts.launchCommand = lc
-	if _, ok := drivers[opts.Protocol]; !ok && opts.Driver == nil {
+	if _, ok := Driver(opts.Protocol); !ok && opts.Driver == nil {
 		return nil, fmt.Errorf("protocol %s has no driver", opts.Protocol)
 	}
 	var scs []*conform.Scenario
@@ -313,7 +314,7 @@ func absCommand(cmd []string) ([]string, error) {
 }
 
 func defaultParallel() int {
-	n := runtimeNumCPU()
+	n := runtime.NumCPU()
 	if n < 2 {
 		n = 2
 	}
@@ -788,7 +789,7 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: f, Launcher: opts.Launcher,
 		Command: opts.launchCommand, Scale: opts.Scale, Scratch: scratch})
 	sess := h.Session()
-	drive := drivers[sc.Protocol]
+	drive, _ := Driver(sc.Protocol)
 	if opts.Driver != nil {
 		drive = opts.Driver
 	}

@@ -48,12 +48,20 @@ var Protocol = &lint.Protocol{
 	ID:         "aof",
 	Name:       "AOF/1 protocols (filesystem-first agent orchestration)",
 	Spec:       "aof-1 (AOF Protocols User Guide, protocol version 1)",
+	SpecFile:   "aof-1.md",
+	Version:    "1",
 	Kinds:      append(append([]string(nil), envelopeKinds...), artifactKinds...),
 	Detect:     Detect,
 	DetectText: DetectText,
 	Schema:     schemaFile,
 	MatchDir:   IsDataDir,
 	LintDir:    LintDataDir,
+	// §Message Detection: protocol === "aof"; the guide's task ids.
+	Markers:    []lint.Marker{{Key: "protocol", Value: "aof"}, {Key: "taskId"}},
+	LinePrefix: "AOF/1 ",
+	// The run artifacts' metadata object (run.json), at the top level.
+	Extensions:   []string{"metadata"},
+	ExtensionsAt: func(ptr string) bool { return ptr == "" },
 }
 
 func isEnvelopeKind(k string) bool { return envelopeKind(k) != "" }
@@ -304,7 +312,6 @@ func quoteList(xs []string) string {
 var Rules []*lint.Rule
 
 func init() {
-	lint.RegisterProtocol(Protocol)
 	Rules = append(Rules, envRules...)
 	Rules = append(Rules, timeRules...)
 	Rules = append(Rules, dialectRules...)

@@ -74,24 +74,33 @@ var (
 	kindTaskResponse = []string{KindTask, KindResponse}
 	kindHeartbeat    = eventKind("HEARTBEAT")
 	kindProgress     = eventKind("PROGRESS_UPDATE")
-	allKinds         []string
 	messageTypes     = []string{"TASK", "RESPONSE", "EVENT"}
 	defaultVersion   = "2.0.2-C"
 )
 
-func init() {
-	allKinds = append([]string{KindTask, KindResponse}, KindEvent)
+// allKinds are the message kinds: TASK, RESPONSE, EVENT and one per event name.
+var allKinds = func() []string {
+	kinds := append([]string{KindTask, KindResponse}, KindEvent)
 	for _, e := range eventNames {
-		allKinds = append(allKinds, eventKind(e))
+		kinds = append(kinds, eventKind(e))
 	}
-	lint.RegisterProtocol(&lint.Protocol{
-		ID:     ID,
-		Name:   "AOP JSON v2 (Cyclops 2.0.2-C)",
-		Spec:   specName,
-		Kinds:  allKinds,
-		Detect: Detect,
-		Schema: SchemaFile,
-	})
+	return kinds
+}()
+
+// Protocol is aop2's lint-level descriptor (listed in lint/all).
+var Protocol = &lint.Protocol{
+	ID:       ID,
+	Name:     "AOP JSON v2 (Cyclops 2.0.2-C)",
+	Spec:     specName,
+	SpecFile: specName + ".md",
+	Version:  defaultVersion,
+	Kinds:    allKinds,
+	Detect:   Detect,
+	Schema:   SchemaFile,
+	// §2: the envelope's members.
+	Markers: []lint.Marker{{Key: "aop_version"}, {Key: "message_type"}, {Key: "protocol_family"}},
+	// §3: "Any core object MAY have an extensions object" with x_ keys.
+	Extensions: []string{"extensions"},
 }
 
 // SchemaFile names the schema of a kind within package schemas' FS.

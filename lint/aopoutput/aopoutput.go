@@ -52,17 +52,24 @@ func rankAt(name string) int {
 	return k
 }
 
-func init() {
-	lint.RegisterProtocol(&lint.Protocol{
-		ID:         ID,
-		Name:       "Agent Output Protocol 1.0.0 (CCASP)",
-		Spec:       "aop-output-1.0.0",
-		Kinds:      []string{KindReport, KindDetails, KindTask},
-		Detect:     Detect,
-		DetectText: DetectText,
-		ParseText:  ParseText,
-		Schema:     SchemaFile,
-	})
+// Protocol is aop-output's lint-level descriptor (listed in lint/all).
+var Protocol = &lint.Protocol{
+	ID:         ID,
+	Name:       "Agent Output Protocol 1.0.0 (CCASP)",
+	Spec:       "aop-output-1.0.0",
+	SpecFile:   "aop-output-1.0.0.md",
+	Version:    "1.0.0",
+	Kinds:      []string{KindReport, KindDetails, KindTask},
+	Detect:     Detect,
+	DetectText: DetectText,
+	ParseText:  ParseText,
+	Schema:     SchemaFile,
+	// The details file's members.
+	Markers:        []lint.Marker{{Key: "agent_id"}, {Key: "task_type"}},
+	TextDirectives: true,
+	// The details file's own metadata object, at the top level.
+	Extensions:   []string{"metadata"},
+	ExtensionsAt: func(ptr string) bool { return ptr == "" },
 }
 
 // SchemaFile names the schema of a kind.

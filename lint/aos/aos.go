@@ -49,15 +49,25 @@ const (
 // IsMethod reports whether m is one of the ten AOS methods.
 func IsMethod(m string) bool { return spec.IsMethod(m) }
 
-func init() {
-	lint.RegisterProtocol(&lint.Protocol{
-		ID:     ID,
-		Name:   "Agent Observability Standard 0.1.0 (AOS)",
-		Spec:   "aos-0.1.0",
-		Kinds:  append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError, KindBatch, KindScript, KindExecuted),
-		Detect: Detect,
-		Schema: SchemaFile,
-	})
+// Protocol is aos's lint-level descriptor (listed in lint/all).
+var Protocol = &lint.Protocol{
+	ID:       ID,
+	Name:     "Agent Observability Standard 0.1.0 (AOS)",
+	Spec:     "aos-0.1.0",
+	SpecFile: "aos-0.1.0.md",
+	Version:  "0.1.0",
+	Kinds:    append(append([]string(nil), Methods...), KindResponse, KindPingResponse, KindError, KindBatch, KindScript, KindExecuted),
+	Detect:   Detect,
+	Schema:   SchemaFile,
+	// JSON-RPC 2.0 (§3.12.1); a request that lacks its "jsonrpc" member is
+	// still one.
+	Markers: []lint.Marker{{Key: "jsonrpc"}},
+	MarkObject: func(obj *jsonread.Node) bool {
+		return obj.Get("method").IsString() && (obj.Has("params") || obj.Has("id"))
+	},
+	// MCP's _meta (params and results) and the spec's metadata records
+	// (Record<string, any> on agents, messages, parts, sessions, ...).
+	Extensions: []string{"_meta", "metadata"},
 }
 
 // SchemaFile names the schema of a kind: "steps/toolCallRequest" is

@@ -270,7 +270,7 @@ func (p *parser) top(n *yaml.Node) {
 					"protocol": func(_, v *yaml.Node) {
 						if s, ok := p.str(v, "protocol"); ok {
 							if lint.LookupProtocol(s) == nil {
-								p.errorf(v, "unknown protocol %q: want one of %s", s, strings.Join(protocolIDs(), ", "))
+								p.errorf(v, "unknown protocol %q: want one of %s", s, strings.Join(lint.ProtocolIDs(), ", "))
 							}
 							o.Protocol = s
 						}
@@ -439,14 +439,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func protocolIDs() []string {
-	var ids []string
-	for _, p := range lint.Protocols() {
-		ids = append(ids, p.ID)
-	}
-	return ids
 }
 
 func taskTypes() []string {

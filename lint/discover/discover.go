@@ -11,7 +11,7 @@
 //     - text a protocol's text detector claims (an aop-output report: "[AOP:START]",
 //     "[AOP:SUMMARY]", ... markers that AOP 1.0.0 defines);
 //     - a JSON object, as the whole file or as one line of a JSON-lines file (or an
-//     element of a top-level array), with a marker member at its top level (Members),
+//     element of a top-level array), with a marker member at its top level (lint.Protocol.Markers),
 //     an orchmsg "type" ("request:...", "response:...", "event:...", "notify:...")
 //     or a JSON-RPC "method" with "params" or "id".
 //     An object with a "$schema" member is a JSON Schema and carries no marker.
@@ -49,42 +49,12 @@ func Candidate(name string) bool {
 	return false
 }
 
-// Members are the top-level members that mark a JSON object as a message (or a
-// record) of a protocol. Order matters only for the protocol Marker names.
-var Members = []struct {
-	Protocol string
-	Key      string
-	Value    string // "" any value; else the value must be this string
-}{
-	{"transcript/1", "aopkit", "transcript/1"},
-	{"aop2", "aop_version", ""},
-	{"aop2", "message_type", ""},
-	{"aop2", "protocol_family", ""},
-	{"aos", "jsonrpc", ""},
-	{"aof", "protocol", "aof"},
-	{"aof", "taskId", ""},
-	{"orchmsg", "correlationId", ""},
-	{"aop-output", "agent_id", ""},
-	{"aop-output", "task_type", ""},
-}
+// transcriptMarker marks an aopkit transcript (transcript/1 records); the
+// protocols' markers are theirs (lint.Protocol.Markers).
+var transcriptMarker = lint.Marker{Key: "aopkit", Value: "transcript/1"}
 
-// orchmsgType marks an orchmsg message: a "type" of the form "family:name" with
-// one of the spec's families (BaseMessage.type).
-func orchmsgType(obj *jsonread.Node) bool {
-	t := obj.Get("type")
-	if !t.IsString() {
-		return false
-	}
-	fam, _, ok := strings.Cut(t.Str, ":")
-	if !ok {
-		return false
-	}
-	switch fam {
-	case "request", "response", "event", "notify":
-		return true
-	}
-	return false
-}
+// Transcript is Marker's answer for an aopkit transcript.
+const Transcript = "transcript/1"
 
 // FileMarker reads the head of the file at path and returns Marker's answer. A
 // path that is not a regular file is an error (safefile.Open), never waited on.
@@ -126,8 +96,8 @@ func Marker(head []byte) string {
 		if len(l) == 0 {
 			continue
 		}
-		if bytes.HasPrefix(l, []byte("AOF/1 ")) {
-			return "aof"
+		if p := prefixMarker(l); p != "" {
+			return p
 		}
 		if l[0] != '{' && l[0] != '[' {
 			continue
@@ -181,19 +151,40 @@ func objectMarker(obj *jsonread.Node) string {
 	if generic.IsJSONSchema(obj) {
 		return ""
 	}
-	for _, m := range Members {
+	return markedBy(func(m lint.Marker) bool {
 		v := obj.Get(m.Key)
-		if v == nil || (m.Value != "" && v.String() != m.Value) {
-			continue
+		return v != nil && (m.Value == "" || v.String() == m.Value)
+	}, func(p *lint.Protocol) bool { return p.MarkObject != nil && p.MarkObject(obj) })
+}
+
+// markedBy returns what carries a marker by has: an aopkit transcript, else
+// the first listed protocol with one of its Markers, else the first whose
+// weaker sign (weak: MarkObject, MarkText) it shows; "" for none.
+func markedBy(has func(lint.Marker) bool, weak func(*lint.Protocol) bool) string {
+	if has(transcriptMarker) {
+		return Transcript
+	}
+	for _, p := range lint.ListedProtocols() {
+		for _, m := range p.Markers {
+			if has(m) {
+				return p.ID
+			}
 		}
-		return m.Protocol
 	}
-	if orchmsgType(obj) {
-		return "orchmsg"
+	for _, p := range lint.ListedProtocols() {
+		if weak(p) {
+			return p.ID
+		}
 	}
-	// A JSON-RPC request that lacks its "jsonrpc" member.
-	if obj.Get("method").IsString() && (obj.Has("params") || obj.Has("id")) {
-		return "aos"
+	return ""
+}
+
+// prefixMarker returns the protocol whose LinePrefix frames line, or "".
+func prefixMarker(line []byte) string {
+	for _, p := range lint.ListedProtocols() {
+		if p.LinePrefix != "" && bytes.HasPrefix(line, []byte(p.LinePrefix)) {
+			return p.ID
+		}
 	}
 	return ""
 }
@@ -204,20 +195,12 @@ func quotedMarker(text []byte) string {
 	if bytes.Contains(text, []byte(`"$schema"`)) {
 		return ""
 	}
-	for _, m := range Members {
+	return markedBy(func(m lint.Marker) bool {
 		i := bytes.Index(text, []byte(`"`+m.Key+`"`))
 		if i < 0 {
-			continue
+			return false
 		}
 		rest := bytes.TrimLeft(text[i+len(m.Key)+2:], " \t\r\n")
-		if len(rest) > 0 && rest[0] == ':' {
-			return m.Protocol
-		}
-	}
-	for _, fam := range []string{"request", "response", "event", "notify"} {
-		if bytes.Contains(text, []byte(`"`+fam+`:`)) && bytes.Contains(text, []byte(`"type"`)) {
-			return "orchmsg"
-		}
-	}
-	return ""
+		return len(rest) > 0 && rest[0] == ':'
+	}, func(p *lint.Protocol) bool { return p.MarkText != nil && p.MarkText(text) })
 }

@@ -308,7 +308,7 @@ func isStream(head []byte) bool {
 	if len(head) == 0 {
 		return false
 	}
-	if head[0] != '{' && head[0] != '[' && !bytes.HasPrefix(head, aofPrefix) {
+	if head[0] != '{' && head[0] != '[' && framedBy(head) == nil {
 		return textThenJSON(head)
 	}
 	nl := bytes.IndexByte(head, '\n')
@@ -333,7 +333,10 @@ var bom = []byte("\xEF\xBB\xBF")
 // jsonLine reports whether line (an `AOF/1 ` prefix allowed) is one JSON object
 // or array.
 func jsonLine(line []byte) bool {
-	line = bytes.TrimPrefix(bytes.TrimRight(line, " \t\r"), aofPrefix)
+	line = bytes.TrimRight(line, " \t\r")
+	if p := framedBy(line); p != nil {
+		line = line[len(p.LinePrefix):]
+	}
 	if len(line) == 0 || (line[0] != '{' && line[0] != '[') {
 		return false
 	}

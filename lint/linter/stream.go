@@ -193,7 +193,44 @@ func (s *stream) result() FileResult {
 	return res
 }
 
-var aofPrefix = []byte("AOF/1 ")
+// framedBy returns the protocol whose line prefix (lint.Protocol.LinePrefix:
+// "AOF/1 ") opens line, or nil.
+func framedBy(line []byte) *lint.Protocol {
+	for _, p := range lint.Protocols() {
+		if pre := p.LinePrefix; pre != "" && len(line) >= len(pre) && string(line[:len(pre)]) == pre {
+			return p
+		}
+	}
+	return nil
+}
+
+// framing reports whether the protocol named id frames its lines with a
+// prefix: such a line is the protocol's even when its JSON is broken.
+func framing(id string) bool {
+	p := lint.LookupProtocol(id)
+	return p != nil && p.LinePrefix != ""
+}
+
+// logLines returns the protocol named id when its streams may carry log
+// lines (lint.Protocol.LogLines), else nil.
+func logLines(id string) *lint.Protocol {
+	if p := lint.LookupProtocol(id); p != nil && p.LogLines != "" {
+		return p
+	}
+	return nil
+}
+
+// logLineProtocols names the protocols whose streams may carry log lines:
+// "orchmsg".
+func logLineProtocols() string {
+	var ids []string
+	for _, p := range lint.ListedProtocols() {
+		if p.LogLines != "" {
+			ids = append(ids, p.ID)
+		}
+	}
+	return lint.JoinWords(ids, "and")
+}
 
 // unitOut is what the parallel stage makes of one unit of input (a whole file or a
 // line): its single-message diagnostics, and what the ordered stage still needs.
@@ -330,8 +367,8 @@ func (s *builder) unit(data []byte, line, col int) {
 	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	lead := len(data) - len(trimmed)
-	if bytes.HasPrefix(trimmed, aofPrefix) {
-		s.json(data, lead+len(aofPrefix), pos, "aof", meta{})
+	if p := framedBy(trimmed); p != nil {
+		s.json(data, lead+len(p.LinePrefix), pos, p.ID, meta{})
 		return
 	}
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == 0xEF || (trimmed[0] == '[' && opensArray(trimmed) && !s.isText(data))) {
@@ -373,7 +410,7 @@ func (s *builder) json(data []byte, start int, pos *lint.LineIndex, hint string,
 		if p := lint.LookupProtocol(hint); hint != "" && p != nil {
 			s.out.proto = p.ID // the protocol's own string, not the line's
 		}
-		s.out.notMessage = !s.whole && hint != "aof"
+		s.out.notMessage = !s.whole && !framing(hint)
 		var se *jsonread.SyntaxError
 		if errors.As(err, &se) {
 			l, c := shift(se.Offset)
@@ -485,9 +522,9 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		str := text.String()
 		raw := unsafe.Slice(unsafe.StringData(str), len(str))
 		t := bytes.TrimLeft(raw, " \t\r\n")
-		switch {
-		case bytes.HasPrefix(t, aofPrefix):
-			s.json(raw, len(raw)-len(t)+len(aofPrefix), tp, "aof", md)
+		switch p := framedBy(t); {
+		case p != nil:
+			s.json(raw, len(raw)-len(t)+len(p.LinePrefix), tp, p.ID, md)
 		case len(t) > 0 && (t[0] == '{' || (t[0] == '[' && opensArray(t) && !s.isText(raw))):
 			// A line that opens like JSON is judged like the same bare line.
 			s.json(raw, 0, tp, hint, md)
@@ -892,8 +929,8 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 	var proto *lint.Protocol
 	kind, dialect := "", ""
 	forced := s.opts.Protocol
-	if forced == "" && hint == "aof" && lint.LookupProtocol(hint) != nil {
-		forced = hint // the AOF/1 prefix says it
+	if forced == "" && framing(hint) {
+		forced = hint // the line's prefix (AOF/1) says it
 	}
 	if forced != "" {
 		proto = lint.LookupProtocol(forced)
@@ -919,10 +956,10 @@ func (s *builder) message(root *jsonread.Node, data []byte, start int, pos *lint
 	if proto == nil {
 		s.out.notMessage = !s.whole
 		if generic.IsJSONSchema(root) {
-			s.report(generic.Unstructured, l, c, "", "the JSON value is a JSON Schema document (\"$schema\", or a \"type\" such as \"object\" with \"properties\"), not a message of aop2, aos, aop-output, aof or orchmsg: aoplint lints messages, not their schemas (UNSTRUCTURED; --unrecognised skip passes over such files)")
+			s.report(generic.Unstructured, l, c, "", "the JSON value is a JSON Schema document (\"$schema\", or a \"type\" such as \"object\" with \"properties\"), not a message of %s: aoplint lints messages, not their schemas (UNSTRUCTURED; --unrecognised skip passes over such files)", lint.ProtocolNames("or"))
 			return
 		}
-		s.report(generic.Unstructured, l, c, "", "JSON value is no message of aop2, aos, aop-output, aof or orchmsg (UNSTRUCTURED); use --protocol to force one")
+		s.report(generic.Unstructured, l, c, "", "JSON value is no message of %s (UNSTRUCTURED); use --protocol to force one", lint.ProtocolNames("or"))
 		return
 	}
 	raw, rawAt := data[start:], 0
@@ -1046,20 +1083,20 @@ func (s *stream) applyUnit(u unitOut) {
 	line := s.line
 	s.line = u.unit.src
 	defer func() { s.line = line }()
-	if u.notMessage && s.streamProtocol(u.proto) == "orchmsg" && len(u.diags) > 0 {
+	if p := logLines(s.streamProtocol(u.proto)); u.notMessage && p != nil && len(u.diags) > 0 {
 		d := u.diags[0]
 		s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: d.Line, Column: 1,
-			Message: "line is not an orchmsg message (" + d.Message + "); treated as log output (orchmsg Parsing Strategy: \"If not JSON → treat as log output\")"})
+			Message: "line is not an " + p.ID + " message (" + d.Message + "); treated as log output (" + p.LogLines + ")"})
 		return
 	}
 	s.add(u.diags...)
 	if u.logLine != nil {
 		ll := u.logLine
-		if s.streamProtocol(ll.hint) == "orchmsg" {
+		if p := logLines(s.streamProtocol(ll.hint)); p != nil {
 			s.add(lint.Diagnostic{Rule: generic.LogLine.ID, Severity: lint.Info, Spec: generic.LogLine.Spec, Line: ll.line, Column: ll.col,
-				Message: "non-JSON line treated as log output (orchmsg Parsing Strategy: \"If not JSON → treat as log output\")"})
+				Message: "non-JSON line treated as log output (" + p.LogLines + ")"})
 		} else {
-			s.report(generic.LogLine, ll.line, ll.col, "", "line is not JSON: %s (E_PARSE_FAILURE; only orchmsg streams may carry log lines)", ll.excerpt)
+			s.report(generic.LogLine, ll.line, ll.col, "", "line is not JSON: %s (E_PARSE_FAILURE; only %s streams may carry log lines)", ll.excerpt, logLineProtocols())
 		}
 	}
 	if u.harness != nil {

@@ -8,6 +8,7 @@
 package orchmsg
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -45,15 +46,39 @@ var ErrorCodes = spec.ErrorCodes
 // family returns "request", "event", "response" or "notify" for a type string, or "".
 func family(t string) string { return spec.Family(t) }
 
-func init() {
-	lint.RegisterProtocol(&lint.Protocol{
-		ID:     ID,
-		Name:   "Agent↔Orchestrator stdio message protocol",
-		Spec:   specName,
-		Kinds:  Types,
-		Detect: Detect,
-		Schema: SchemaFile,
-	})
+// Protocol is orchmsg's lint-level descriptor (listed in lint/all).
+var Protocol = &lint.Protocol{
+	ID:       ID,
+	Name:     "Agent↔Orchestrator stdio message protocol",
+	Spec:     specName,
+	SpecFile: specName + ".md", // unversioned
+	Kinds:    Types,
+	Detect:   Detect,
+	Schema:   SchemaFile,
+	// BaseMessage: correlationId, or a "type" of the form "family:name" with
+	// one of the spec's families.
+	Markers: []lint.Marker{{Key: "correlationId"}},
+	MarkObject: func(obj *jsonread.Node) bool {
+		t := obj.Get("type")
+		return t.IsString() && family(t.Str) != ""
+	},
+	MarkText: func(text []byte) bool {
+		if !bytes.Contains(text, []byte(`"type"`)) {
+			return false
+		}
+		for _, fam := range []string{spec.Request, spec.Response, spec.Event, spec.Notify} {
+			if bytes.Contains(text, []byte(`"`+fam+`:`)) {
+				return true
+			}
+		}
+		return false
+	},
+	LogLines: `orchmsg Parsing Strategy: "If not JSON → treat as log output"`,
+	// A payload's metadata object (the ask-user answer): only the payload's
+	// own, not a metadata member at the top level or deeper, which no orchmsg
+	// message defines.
+	Extensions:   []string{"metadata"},
+	ExtensionsAt: func(ptr string) bool { return ptr == "/payload" },
 }
 
 // SchemaFile names the schema of a kind: "orchmsg/request-query-agents.schema.json".

@@ -28,24 +28,6 @@ const Member = "x_aoplint_ignore"
 // TextMarker starts an inline suppression line in an aop-output report.
 const TextMarker = "aoplint:ignore"
 
-// Containers are, per protocol, the members whose object value the protocol leaves
-// open to extension keys, where an x_aoplint_ignore member is legal:
-//   - aop2 §3: "Any core object MAY have an extensions object" with x_ keys;
-//   - aos: MCP's _meta (params and results) and the spec's metadata records
-//     (Record<string, any> on agents, messages, parts, sessions, ...);
-//   - aof: the run artifacts' metadata object (run.json), at the top level;
-//   - aop-output: the details file's metadata object, at the top level;
-//   - orchmsg: a payload's metadata object (the ask-user answer): only the
-//     payload's own (containerAt), not a metadata member at the top level or
-//     deeper, which no orchmsg message defines.
-var Containers = map[string][]string{
-	"aop2":       {"extensions"},
-	"aos":        {"_meta", "metadata"},
-	"aof":        {"metadata"},
-	"aop-output": {"metadata"},
-	"orchmsg":    {"metadata"},
-}
-
 // Unused is the rule under which unused suppressions are reported.
 var Unused = &lint.Rule{
 	ID: "GEN-IGNORE-001", Title: "unused suppression", Severity: lint.Warning,
@@ -58,15 +40,6 @@ var Unused = &lint.Rule{
 }
 
 func init() { lint.Register(Unused) }
-
-// containerAt limits, per protocol, the objects (by JSON Pointer) whose
-// container members hold directives; a protocol not named here has them
-// anywhere.
-var containerAt = map[string]func(ptr string) bool{
-	"orchmsg":    func(ptr string) bool { return ptr == "/payload" },
-	"aof":        func(ptr string) bool { return ptr == "" }, // run.json's own metadata
-	"aop-output": func(ptr string) bool { return ptr == "" }, // the details file's own
-}
 
 // Directive is one inline suppression: the rules it names, and which findings it
 // covers (those on the lines of its message at or below its pointer).
@@ -146,7 +119,7 @@ func Each(r io.Reader, fn func(*Directive)) error {
 				return nil
 			}
 		}
-		if len(trimmed) > 0 && trimmed[0] != '{' && aopOutputReport(data) {
+		if len(trimmed) > 0 && trimmed[0] != '{' && textReport(data) {
 			for _, d := range fromText(data) { // a text report ("[AOP:START] ...")
 				fn(d)
 			}
@@ -156,14 +129,16 @@ func Each(r io.Reader, fn func(*Directive)) error {
 	return readBlocks(io.MultiReader(bytes.NewReader(head), br), linesBlock, lint.MaxMessage, fn)
 }
 
-// aopOutputReport reports whether data is an aop-output report, as the linter
-// reads it (the protocol's DetectText claims it): the only text whose
-// "aoplint:ignore" lines are directives. A log line of a JSON-lines file is not.
-func aopOutputReport(data []byte) bool {
+// textReport reports whether data is a text message whose "aoplint:ignore"
+// lines are directives, as the linter reads it: the DetectText of a protocol
+// with TextDirectives (aop-output's reports) claims it. A log line of a
+// JSON-lines file is not.
+func textReport(data []byte) bool {
 	for _, p := range lint.Protocols() {
-		if p.ID == "aop-output" && p.DetectText != nil {
-			_, _, c := p.DetectText(data)
-			return c > 0
+		if p.TextDirectives && p.DetectText != nil {
+			if _, _, c := p.DetectText(data); c > 0 {
+				return true
+			}
 		}
 	}
 	return false
@@ -279,12 +254,16 @@ func fromJSON(root *jsonread.Node, pos *lint.LineIndex, from, to int) []*Directi
 	if root.Kind == jsonread.Object && root.Get("aopkit") != nil {
 		return nil // a transcript/1 record (or one of a later version)
 	}
-	proto := protocolOf(root)
+	// The members the message's protocol leaves open to extension keys
+	// (lint.Protocol.Extensions), where an x_aoplint_ignore member is legal.
 	containers := map[string]bool{}
-	for _, c := range Containers[proto] {
-		containers[c] = true
+	var at func(string) bool
+	if p := protocolOf(root); p != nil {
+		for _, c := range p.Extensions {
+			containers[c] = true
+		}
+		at = p.ExtensionsAt
 	}
-	at := containerAt[proto]
 	var out []*Directive
 	var walk func(n *jsonread.Node, ptr string)
 	walk = func(n *jsonread.Node, ptr string) {
@@ -311,18 +290,19 @@ func fromJSON(root *jsonread.Node, pos *lint.LineIndex, from, to int) []*Directi
 	return out
 }
 
-// protocolOf is the protocol whose detector is surest of root ("" when none is).
-func protocolOf(root *jsonread.Node) string {
-	best, id := 0, ""
+// protocolOf is the protocol whose detector is surest of root (nil when none is).
+func protocolOf(root *jsonread.Node) *lint.Protocol {
+	best := 0
+	var proto *lint.Protocol
 	for _, p := range lint.Protocols() {
 		if p.Detect == nil {
 			continue
 		}
 		if _, _, c := p.Detect(root, ""); c > best {
-			best, id = c, p.ID
+			best, proto = c, p
 		}
 	}
-	return id
+	return proto
 }
 
 func ruleList(v *jsonread.Node) []string {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aopkit/aopkit/conform/fault"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ import (
 )
 
 // Faults of the AOF agent; Rule names the lint rule or conform check each breaks.
-var Faults = []mockagent.Fault{
+var Faults = []fault.Fault{
 	{Name: "hang", Rule: "AOF-SEQ-007 + AOF-SEQ-006 heartbeat expires while the run is alive (aof/resume/stale-reclaim)", Doc: "stops all output and heartbeats after the first step and never exits"},
 	{Name: "exceed-timeout", Rule: "AOF-SEQ-006 + aof/run/deadline run exceeds its deadline", Doc: "keeps heartbeating and working past the run deadline, never completes"},
 	{Name: "stop-heartbeats", Rule: "AOF-SEQ-007 run_heartbeat.json not refreshed within its TTL", Doc: "keeps working and sending progress but stops refreshing run_heartbeat.json"},
@@ -47,9 +48,10 @@ var Faults = []mockagent.Fault{
 	{Name: "tests-overflow", Rule: "AOF-COMP-002 tests.passed + tests.failed exceeds tests.total", Doc: "reports 3 passed and 1 failed out of 3 tests"},
 }
 
-func init() {
-	mockagent.Register(&mockagent.Agent{Protocol: "aof", Faults: Faults, Run: Run})
-}
+// Agent is the protocol's reference agent (conform/protocols lists it).
+var Agent = &mockagent.Agent{Protocol: "aof", Faults: Faults, Run: Run}
+
+func init() { mockagent.Register(Agent) }
 
 const steps = 3
 

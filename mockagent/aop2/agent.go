@@ -38,9 +38,10 @@ import (
 // Protocol is the protocol id.
 const Protocol = "aop2"
 
-func init() {
-	mockagent.Register(&mockagent.Agent{Protocol: Protocol, Faults: Faults, Run: Run})
-}
+// Agent is the protocol's reference agent (conform/protocols lists it).
+var Agent = &mockagent.Agent{Protocol: Protocol, Faults: Faults, Run: Run}
+
+func init() { mockagent.Register(Agent) }
 
 // Version header values.
 const (

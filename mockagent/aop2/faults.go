@@ -1,6 +1,6 @@
 package aop2
 
-import "github.com/aopkit/aopkit/mockagent"
+import "github.com/aopkit/aopkit/conform/fault"
 
 // Fault names of the aop2 mock agent.
 const (
@@ -38,7 +38,7 @@ const (
 const scriptReportFailure = "report-failure"
 
 // Faults is the catalogue of the aop2 mock agent, sorted by name.
-var Faults = []mockagent.Fault{
+var Faults = []fault.Fault{
 	{Name: FaultBadExtensionKey, Rule: "AOP2-EXT-001 extensions keys start with x_ (§3)", Doc: "puts a key without the x_ prefix in the RESPONSE extensions"},
 	{Name: FaultBadTimestamps, Rule: "AOP2-TIME-001 timestamps are ISO 8601 (§6)", Doc: "writes HEARTBEAT and PROGRESS_UPDATE timestamps as \"22/11/2026 10:00\""},
 	{Name: FaultClobberSnapshot, Rule: "aop2/7/snapshots-untouched rollback snapshots are the orchestrator's (§7)", Doc: "deletes the orchestrator's rollback snapshots, then reports FAILURE"},

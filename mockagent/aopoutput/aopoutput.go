@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aopkit/aopkit/conform/fault"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ import (
 )
 
 // Faults of the aop-output agent; Rule names the lint rule or conform check each breaks.
-var Faults = []mockagent.Fault{
+var Faults = []fault.Fault{
 	{Name: "hang", Rule: "AOPOUT-MARKER-001 + aop-output/agent/completes agent never reports", Doc: "prints [AOP:START] and [AOP:TASK], then never finishes"},
 	{Name: "exceed-timeout", Rule: "AOPOUT-MARKER-001 + aop-output/agent/completes agent exceeds the run deadline", Doc: "works for ten minutes before reporting"},
 	{Name: "crash-mid-task", Rule: "AOPOUT-MARKER-001 report cut short by a crash", Doc: "prints [AOP:START] and [AOP:TASK], then exits with code 2"},
@@ -43,9 +44,10 @@ var Faults = []mockagent.Fault{
 	{Name: "hang-after-report", Rule: "aop-output/bind/exit-zero agent does not exit after [AOP:END]", Doc: "prints a complete report, then never exits (until stopped)"},
 }
 
-func init() {
-	mockagent.Register(&mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run})
-}
+// Agent is the protocol's reference agent (conform/protocols lists it).
+var Agent = &mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run}
+
+func init() { mockagent.Register(Agent) }
 
 // script is the out-of-band behaviour script of an orchestrator-side scenario
 // ($AOPKIT_MOCKAGENT_SCRIPT): Metrics, when set, replaces the value of

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aopkit/aopkit/conform/fault"
 	"io"
 	"net/http"
 	"net/url"
@@ -31,7 +32,7 @@ import (
 // Faults of the AOS agent; Rule names the conform check (and the lint rule, where
 // aoplint sees it in a transcript) each breaks: the fault matrix in
 // docs/aopconform.md shows every check each one fails.
-var Faults = []mockagent.Fault{
+var Faults = []fault.Fault{
 	{Name: "hang", Rule: "aos/bind/exit-zero agent never finishes its script (stopped at the deadline)", Doc: "stops after the ping and never exits"},
 	{Name: "exceed-timeout", Rule: "aos/bind/exit-zero agent exceeds the scenario deadline", Doc: "waits ten minutes before every tool call"},
 	{Name: "crash-mid-task", Rule: "aos/4.6/result-after-execute tool ran without steps/toolCallResult", Doc: "runs the first allowed tool, then exits with code 2 before reporting its result"},
@@ -50,9 +51,10 @@ var Faults = []mockagent.Fault{
 	{Name: "unguarded-execution", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 tool ran without steps/toolCallRequest", Doc: "runs the last tool without asking the guardian"},
 }
 
-func init() {
-	mockagent.Register(&mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run})
-}
+// Agent is the protocol's reference agent (conform/protocols lists it).
+var Agent = &mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run}
+
+func init() { mockagent.Register(Agent) }
 
 type script struct {
 	Task  string `json:"task"`

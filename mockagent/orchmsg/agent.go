@@ -28,9 +28,10 @@ import (
 // Protocol is the protocol id.
 const Protocol = "orchmsg"
 
-func init() {
-	mockagent.Register(&mockagent.Agent{Protocol: Protocol, Faults: Faults, Run: Run})
-}
+// Agent is the protocol's reference agent (conform/protocols lists it).
+var Agent = &mockagent.Agent{Protocol: Protocol, Faults: Faults, Run: Run}
+
+func init() { mockagent.Register(Agent) }
 
 // Timing of the agent.
 const (

@@ -1,6 +1,6 @@
 package orchmsg
 
-import "github.com/aopkit/aopkit/mockagent"
+import "github.com/aopkit/aopkit/conform/fault"
 
 // Fault names of the orchmsg mock agent.
 const (
@@ -31,7 +31,7 @@ const (
 )
 
 // Faults is the catalogue of the orchmsg mock agent, sorted by name.
-var Faults = []mockagent.Fault{
+var Faults = []fault.Fault{
 	{Name: FaultBadTimestamps, Rule: "ORCH-BASE-002 timestamp is ISO 8601 (Base Message Structure)", Doc: "writes timestamps as \"22/11/2026 10:00\""},
 	{Name: FaultCounterIDs, Rule: "orchmsg/format/uuid-ids (ORCH-BASE-003) an id is a UUID for correlation (Base Message Structure)", Doc: "numbers its messages with a counter (\"evt-1\", \"req-2\") instead of UUIDs"},
 	{Name: FaultCrashAfterPartialReport, Rule: "orchmsg/bind/exit-zero, orchmsg/format/json a complete report, then exit 0 on shutdown (bindings)", Doc: "writes half of its final progress event, then exits 1"},

@@ -51,8 +51,8 @@ const (
 type Options struct {
 	// Name is how the input is called in diagnostics (default "<input>").
 	Name string
-	// Protocol forces a protocol ("aop2", "aos", "aop-output", "aof", "orchmsg")
-	// instead of detecting it; Protocols lists them.
+	// Protocol forces a protocol (one of Protocols: "aop2", ...) instead of
+	// detecting it.
 	Protocol string
 	// TaskType selects the aop-output summary limits (search, analysis, test, ...).
 	TaskType string
@@ -152,13 +152,7 @@ func LintFile(path string, opts Options) (*Result, error) {
 }
 
 // Protocols lists the protocol IDs Options.Protocol accepts.
-func Protocols() []string {
-	var ids []string
-	for _, p := range lint.Protocols() {
-		ids = append(ids, p.ID)
-	}
-	return ids
-}
+func Protocols() []string { return lint.ProtocolIDs() }
 
 // Rule describes a rule: its ID, default severity, protocol ("" for all), title and
 // spec section.

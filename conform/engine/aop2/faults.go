@@ -1,5 +1,7 @@
 package aop2
 
+import "github.com/aopkit/aopkit/conform/fault"
+
 // Engine faults: the orchestrator side misbehaving on purpose
 // (harness.Config.EngineFault), so that checks of an orchestrator can be
 // certified against a reference that is known to be wrong in one way.
@@ -27,16 +29,9 @@ const (
 	FaultNoBackoff = "no-backoff"
 )
 
-// Fault is one engine fault.
-type Fault struct {
-	Name string
-	Spec string // the requirement it breaks
-	Doc  string
-}
-
 // Faults lists the aop2 engine's faults, sorted by name.
-func Faults() []Fault {
-	return []Fault{
+func Faults() []fault.Fault {
+	return []fault.Fault{
 		{Name: FaultAssumeV2, Spec: "aop2 §1.3 (no aop_version: v1 detection, else UNSTRUCTURED)", Doc: "takes a TASK without aop_version as v2 and dispatches it as it is, instead of classifying it (E_PARSE_FAILURE)"},
 		{Name: FaultCloseStdinEarly, Spec: "aop2 binding (stdin kept open; EOF means stop)", Doc: "closes the executor's stdin right after the TASK, which stops a conforming executor before its RESPONSE"},
 		{Name: FaultIgnoreMissedBeats, Spec: "aop2 §6.1, §12 E_HEARTBEAT_FAILURE", Doc: "never declares a heartbeat failure, however long the executor stays silent"},
@@ -57,11 +52,4 @@ func Faults() []Fault {
 }
 
 // LookupFault returns the engine fault named name, or nil.
-func LookupFault(name string) *Fault {
-	for _, f := range Faults() {
-		if f.Name == name {
-			return &f
-		}
-	}
-	return nil
-}
+func LookupFault(name string) *fault.Fault { return fault.Lookup(Faults(), name) }

@@ -1,11 +1,6 @@
 package aopoutput
 
-// Fault is a misbehaviour the reference engine plays on purpose
-// (harness.Config.EngineFault), for certifying orchestrator-side checks.
-type Fault struct {
-	Name string
-	Doc  string
-}
+import "github.com/aopkit/aopkit/conform/fault"
 
 // The engine's faults: each breaks one decision of the parent
 // (docs/orchestrator-side.md, aop-output).
@@ -42,15 +37,15 @@ const (
 const LargeDetails = 256 << 10
 
 // Faults lists the engine's faults.
-func Faults() []Fault {
-	return []Fault{
-		{FaultAcceptOversizedSummary, "takes a summary over its task type's limit into the parent's context whole, instead of cutting it at the limit"},
-		{FaultFollowDetailsPath, "reads the details file wherever the report's path leads, outside the agent's workspace too"},
-		{FaultMetricsWholeValue, "reads a METRICS value up to the next comma, colons included (\"duration: 1:30\" → \"1:30\"), where the spec's parseAOPOutput keeps \"1\""},
-		{FaultRejectLargeDetails, "calls a report incomplete (status unknown) when its details file is over 256 KiB, although the details' results \"can be any size\""},
-		{FaultRequireMetrics, "takes [AOP:METRICS], optional in the format, as required: a report without it is incomplete, its status unknown"},
-		{FaultSummaryFirstLineOnly, "keeps only the first line of the summary (read like a one-line marker)"},
-		{FaultTrustIncompleteReport, "takes the [AOP:STATUS] value of a report cut short (no [AOP:END]) or outside success|failure|partial as the status"},
-		{FaultWaitForAgentExit, "never stops an agent that lingers after [AOP:END]: waits for its exit"},
+func Faults() []fault.Fault {
+	return []fault.Fault{
+		{Name: FaultAcceptOversizedSummary, Doc: "takes a summary over its task type's limit into the parent's context whole, instead of cutting it at the limit"},
+		{Name: FaultFollowDetailsPath, Doc: "reads the details file wherever the report's path leads, outside the agent's workspace too"},
+		{Name: FaultMetricsWholeValue, Doc: "reads a METRICS value up to the next comma, colons included (\"duration: 1:30\" → \"1:30\"), where the spec's parseAOPOutput keeps \"1\""},
+		{Name: FaultRejectLargeDetails, Doc: "calls a report incomplete (status unknown) when its details file is over 256 KiB, although the details' results \"can be any size\""},
+		{Name: FaultRequireMetrics, Doc: "takes [AOP:METRICS], optional in the format, as required: a report without it is incomplete, its status unknown"},
+		{Name: FaultSummaryFirstLineOnly, Doc: "keeps only the first line of the summary (read like a one-line marker)"},
+		{Name: FaultTrustIncompleteReport, Doc: "takes the [AOP:STATUS] value of a report cut short (no [AOP:END]) or outside success|failure|partial as the status"},
+		{Name: FaultWaitForAgentExit, Doc: "never stops an agent that lingers after [AOP:END]: waits for its exit"},
 	}
 }

@@ -1,22 +1,12 @@
 package aos
 
 import (
+	"github.com/aopkit/aopkit/conform/fault"
+
 	"fmt"
-	"slices"
 
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
-
-// Fault is a way the reference guardian can misbehave on purpose, to certify the
-// checks that judge a guardian (aopconform guardian: the aos case of certifying
-// the orchestrator side). Each one changes the guardian's answers as named.
-type Fault struct {
-	Name string
-	Doc  string
-	// Checks are the guardian checks that catch it (ProbeChecks, ListensID,
-	// MessagesValidID).
-	Checks []string
-}
 
 // FaultNoListen is the fault of a guardian that never listens where it is told
 // to: the served engine (aopconform engine --protocol aos) exits 0 without
@@ -25,8 +15,8 @@ type Fault struct {
 const FaultNoListen = "no-listen"
 
 // Faults of the reference guardian.
-func Faults() []Fault {
-	return []Fault{
+func Faults() []fault.Fault {
+	return []fault.Fault{
 		{Name: "string-ids", Doc: "answers every id as a string: 1 comes back as \"1\" (§3.12.1: the same value and type)",
 			Checks: []string{"aos/orch/5.3/ping", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", MessagesValidID}},
 		{Name: "allow-invalid", Doc: "answers requests it should refuse (malformed, unknown method, invalid params) with an allow decision instead of a JSON-RPC error (§6.1)",
@@ -42,7 +32,7 @@ func Faults() []Fault {
 
 // checkFault reports an unknown fault name.
 func checkFault(name string) error {
-	if name == "" || slices.ContainsFunc(Faults(), func(f Fault) bool { return f.Name == name }) {
+	if name == "" || fault.Lookup(Faults(), name) != nil {
 		return nil
 	}
 	return fmt.Errorf("the aos engine has no fault %q", name)

@@ -1,6 +1,8 @@
 package orchmsg
 
 import (
+	"github.com/aopkit/aopkit/conform/fault"
+
 	"sort"
 	"strings"
 )
@@ -23,36 +25,18 @@ const (
 	FaultWrongTaskID = "wrong-task-id"
 )
 
-// Fault is one fault of the engine.
-type Fault struct {
-	Name, Doc string
-}
-
 // Faults lists the engine's faults, sorted by name.
-func Faults() []Fault {
-	fs := []Fault{
-		{FaultIgnoreRateLimit, "handles every message of a flood over 100 msg/s and answers its requests (orchmsg §Security Considerations 3)"},
-		{FaultNoShutdownGrace, "sends SIGTERM right after notify:shutdown, ignoring the grace period it announced (§Orchestrator Notifications 3)"},
-		{FaultWrongCorrelationID, "answers requests with a correlationId that is not the request's id (§Correlation)"},
-		{FaultWrongTaskID, "sends notify:task-assigned with a taskId other than the task's (§Orchestrator Notifications 1)"},
+func Faults() []fault.Fault {
+	fs := []fault.Fault{
+		{Name: FaultIgnoreRateLimit, Doc: "handles every message of a flood over 100 msg/s and answers its requests (orchmsg §Security Considerations 3)"},
+		{Name: FaultNoShutdownGrace, Doc: "sends SIGTERM right after notify:shutdown, ignoring the grace period it announced (§Orchestrator Notifications 3)"},
+		{Name: FaultWrongCorrelationID, Doc: "answers requests with a correlationId that is not the request's id (§Correlation)"},
+		{Name: FaultWrongTaskID, Doc: "sends notify:task-assigned with a taskId other than the task's (§Orchestrator Notifications 1)"},
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
 }
 
-func knownFault(name string) bool {
-	for _, f := range Faults() {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func knownFault(name string) bool { return fault.Lookup(Faults(), name) != nil }
 
-func faultNames() string {
-	var n []string
-	for _, f := range Faults() {
-		n = append(n, f.Name)
-	}
-	return strings.Join(n, ", ")
-}
+func faultNames() string { return strings.Join(fault.Names(Faults()), ", ") }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aopkit/aopkit/lint"
 )
 
 // rssResult is measurement 3.
@@ -170,7 +172,7 @@ func (b *bench) conform() error {
 		return nil
 	}
 	out := filepath.Join(b.cfg.work, "conform")
-	for _, p := range []string{"aop2", "aos", "aop-output", "aof", "orchmsg"} {
+	for _, p := range lint.ListedProtocolIDs() { // the list's order (lint/all)
 		cp := conformProtocol{Protocol: p}
 		pr := proc{Name: "aopconform", Args: []string{b.bin["aopconform"], "run", "--protocol", p, "--out", out, "--", b.bin["mockagent"], "--protocol", p}, Ok: []int{0, 1}}
 		cp.Command = strings.ReplaceAll(pr.String(), b.cfg.work, "$WORK")

@@ -17,13 +17,10 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
-	engaof "github.com/aopkit/aopkit/conform/engine/aof"
-	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
-	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
-	engaos "github.com/aopkit/aopkit/conform/engine/aos"
-	engorchmsg "github.com/aopkit/aopkit/conform/engine/orchmsg"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/conform/orchside"
+	"github.com/aopkit/aopkit/conform/protocols"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/internal/clikit"
 )
@@ -155,48 +152,11 @@ func findMockagentFrom(flag, exeDir string) (string, error) {
 	return "", usageError{"--side orchestrator needs mockagent (the agent the orchestrator launches): put it on PATH or give --mockagent PATH"}
 }
 
-// engineFault is one fault the reference engine of a protocol plays on purpose
-// (harness.Config.EngineFault).
-type engineFault struct{ Name, Doc string }
-
-// engineFaults lists each protocol engine's faults. Wire an engine's Faults()
-// here when it has them, one line per protocol.
-var engineFaults = map[string]func() []engineFault{
-	"aop2": func() []engineFault {
-		return faultList(engaop2.Faults(), func(f engaop2.Fault) (string, string) { return f.Name, f.Doc })
-	},
-	"aof": func() []engineFault {
-		return faultList(engaof.Faults(), func(f engaof.Fault) (string, string) { return f.Name, f.Doc })
-	},
-	"aop-output": func() []engineFault {
-		return faultList(engaopoutput.Faults(), func(f engaopoutput.Fault) (string, string) { return f.Name, f.Doc })
-	},
-	"orchmsg": func() []engineFault {
-		return faultList(engorchmsg.Faults(), func(f engorchmsg.Fault) (string, string) { return f.Name, f.Doc })
-	},
-	"aos": func() []engineFault {
-		return faultList(engaos.Faults(), func(f engaos.Fault) (string, string) { return f.Name, f.Doc })
-	},
-}
-
-// faultList turns one engine's fault list into engineFaults.
-func faultList[F any](fs []F, nameDoc func(F) (string, string)) []engineFault {
-	out := make([]engineFault, 0, len(fs))
-	for _, f := range fs {
-		name, doc := nameDoc(f)
-		out = append(out, engineFault{name, doc})
-	}
-	return out
-}
-
-// lookupEngineFault reports whether protocol's engine has the fault.
+// lookupEngineFault reports whether protocol's engine has the fault
+// (protocols.Protocol.EngineFaults).
 func lookupEngineFault(protocol, name string) bool {
-	if f := engineFaults[protocol]; f != nil {
-		for _, ef := range f() {
-			if ef.Name == name {
-				return true
-			}
-		}
+	if p := protocols.Lookup(protocol); p != nil && p.EngineFaults != nil {
+		return fault.Lookup(p.EngineFaults(), name) != nil
 	}
 	return false
 }
@@ -255,12 +215,12 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 				return exitCode(exitHarness)
 			}
 			list := []engineFaultJSON{}
-			for p, f := range engineFaults {
-				if protocol != "" && p != protocol {
+			for _, p := range protocols.List {
+				if (protocol != "" && p.ID != protocol) || p.EngineFaults == nil {
 					continue
 				}
-				for _, ef := range f() {
-					list = append(list, engineFaultJSON{Protocol: p, Fault: ef.Name, Doc: ef.Doc})
+				for _, ef := range p.EngineFaults() {
+					list = append(list, engineFaultJSON{Protocol: p.ID, Fault: ef.Name, Doc: ef.Doc})
 				}
 			}
 			sort.Slice(list, func(i, j int) bool {
@@ -319,10 +279,10 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	if cfg.Deadline <= 0 {
 		return fail("--deadline must be positive")
 	}
-	if cfg.Protocol == engaop2.Protocol {
-		drive = engaop2.Orchestrate // rejecting a TASK is an orchestrator's decision
+	if o := protocols.Lookup(cfg.Protocol).Orchestrate; o != nil {
+		drive = o // rejecting a TASK is an orchestrator's decision
 	}
-	if cfg.Protocol == "aos" {
+	if protocols.Lookup(cfg.Protocol).Served {
 		return engineAOS(ctx, cfg, stderr)
 	}
 	if cfg.Listen != "" || cfg.Policy != "" {

@@ -108,7 +108,7 @@ func completeValues(app *cli.App, args []string) {
 		"rules " + flagFormat:     func() []string { return []string{"text", "json", "markdown"} },
 		"protocols " + flagFormat: func() []string { return []string{"text", "json"} },
 		flagOutput:                formats,
-		flagProtocol:              protocolIDs,
+		flagProtocol:              lint.ProtocolIDs,
 		flagFailOn:                func() []string { return []string{"error", "warning"} },
 		flagTaskType:              taskTypes,
 		flagEnable:                ruleIDs,
@@ -119,7 +119,7 @@ func completeValues(app *cli.App, args []string) {
 		},
 	}, map[string]clikit.Values{
 		"explain": ruleIDs,
-		"schema":  protocolIDs,
+		"schema":  lint.ProtocolIDs,
 	})
 }
 
@@ -256,7 +256,7 @@ func usageErr(format string, args ...any) error {
 func lintFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "output format: " + strings.Join(output.Formats, ", ")},
-		&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "force a protocol (aop2, aos, aop-output, aof, orchmsg) instead of detecting it"},
+		&cli.StringFlag{Name: flagProtocol, Aliases: []string{"p"}, Usage: "force a protocol (" + strings.Join(lint.ListedProtocolIDs(), ", ") + ") instead of detecting it"},
 		&cli.StringFlag{Name: flagFailOn, Value: "error", Usage: "exit 1 on findings of this severity or worse: error or warning"},
 		&cli.StringFlag{Name: flagTaskType, Usage: "aop-output task type selecting the summary limits (search, analysis, test, ...)"},
 		&cli.StringFlag{Name: flagDetails, Usage: "the directory the agent ran in: an aop-output report's DETAILS_FILE is resolved there, and a details file missing there is an error (else a warning)"},
@@ -430,20 +430,12 @@ func configFrom(c flagValues, args []string) (config, error) {
 		return cfg, usageErr("unknown --fail-on %q: want error or warning", failOn)
 	}
 	if cfg.Protocol != "" && lint.LookupProtocol(cfg.Protocol) == nil {
-		return cfg, usageErr("unknown --protocol %q: want one of %s", cfg.Protocol, strings.Join(protocolIDs(), ", "))
+		return cfg, usageErr("unknown --protocol %q: want one of %s", cfg.Protocol, strings.Join(lint.ProtocolIDs(), ", "))
 	}
 	if len(cfg.Args) == 0 {
 		return cfg, usageErr("nothing to lint: name files, directories, globs or - for standard input (aoplint --help)")
 	}
 	return cfg, nil
-}
-
-func protocolIDs() []string {
-	var ids []string
-	for _, p := range lint.Protocols() {
-		ids = append(ids, p.ID)
-	}
-	return ids
 }
 
 func rulesCmd(w io.Writer, protocol, format string) error {
@@ -564,7 +556,7 @@ func protocolsCmd(w io.Writer, format string) error {
 func schemaCmd(w io.Writer, protocol, kind string) error {
 	p := lint.LookupProtocol(protocol)
 	if p == nil {
-		return usageErr("unknown protocol %q: want one of %s", protocol, strings.Join(protocolIDs(), ", "))
+		return usageErr("unknown protocol %q: want one of %s", protocol, strings.Join(lint.ProtocolIDs(), ", "))
 	}
 	file := ""
 	if p.Schema != nil {

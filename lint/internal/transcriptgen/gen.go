@@ -14,8 +14,6 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
-
-	"github.com/aopkit/aopkit/conform"
 )
 
 // Framing says how sessions are written.
@@ -42,12 +40,41 @@ type Config struct {
 	Framing      Framing
 }
 
-// Protocols are the protocol IDs the generator knows, in a stable order.
-var Protocols = []string{"aop2", "aos", "aop-output", "aof", "orchmsg"}
+// Protocols are the protocol IDs the generator knows, in a stable order (that
+// of sessions; TestProtocolsAreTheList holds it to lint/all's list).
+var Protocols = func() []string {
+	ids := make([]string, len(sessions))
+	for i, s := range sessions {
+		ids[i] = s.id
+	}
+	return ids
+}()
 
-// weights give each protocol's share of sessions, chosen so that messages come
-// roughly 35 % aop2, 25 % orchmsg, 20 % aos, 15 % aof, 5 % aop-output.
-var weights = map[string]int{"aop2": 14, "orchmsg": 8, "aos": 4, "aof": 12, "aop-output": 20}
+// session is what the generator knows of one protocol (protocols.go).
+type session struct {
+	id string
+	// weight is the protocol's share of sessions.
+	weight int
+	// command is the agent command an agent-start record names.
+	command string
+	// write writes one session.
+	write func(*gen)
+	// mutate breaks one rule of the protocol in m (nil: m is only ever cut short).
+	mutate func(m O) O
+	// text: the messages are multi-line text, always written in transcript/1
+	// records (aop-output reports), never as bare lines.
+	text bool
+}
+
+// sessionOf returns the session of protocol id, or nil.
+func sessionOf(id string) *session {
+	for i := range sessions {
+		if sessions[i].id == id {
+			return &sessions[i]
+		}
+	}
+	return nil
+}
 
 // Stats describe what was written.
 type Stats struct {
@@ -69,17 +96,17 @@ func Write(w io.Writer, cfg Config) (Stats, error) {
 	if protos == nil {
 		protos = Protocols
 	}
-	var table []string
+	var table []*session
 	for _, p := range protos {
-		if cfg.Framing == Bare && p == "aop-output" {
-			continue
-		}
-		n, ok := weights[p]
-		if !ok {
+		s := sessionOf(p)
+		if s == nil {
 			return Stats{}, fmt.Errorf("transcriptgen: unknown protocol %q", p)
 		}
-		for i := 0; i < n; i++ {
-			table = append(table, p)
+		if cfg.Framing == Bare && s.text {
+			continue
+		}
+		for i := 0; i < s.weight; i++ {
+			table = append(table, s)
 		}
 	}
 	if len(table) == 0 {
@@ -93,20 +120,9 @@ func Write(w io.Writer, cfg Config) (Stats, error) {
 		st:    Stats{PerProtocol: map[string]int64{}},
 	}
 	for (cfg.Messages <= 0 || g.st.Messages < cfg.Messages) && (cfg.Bytes <= 0 || g.st.Bytes < cfg.Bytes) {
-		p := table[g.r.IntN(len(table))]
-		g.begin(p)
-		switch p {
-		case "aop2":
-			g.aop2()
-		case "aos":
-			g.aos()
-		case "aop-output":
-			g.aopOutput()
-		case "aof":
-			g.aof()
-		case "orchmsg":
-			g.orchmsg()
-		}
+		s := table[g.r.IntN(len(table))]
+		g.begin(s)
+		s.write(g)
 		g.end()
 		if g.err != nil {
 			return g.st, g.err
@@ -135,15 +151,16 @@ type gen struct {
 
 	// the current session
 	proto   string
+	sess    *session
 	records bool
 	session string
 	last    time.Time // time of the session's last message
 }
 
-func (g *gen) begin(proto string) {
-	g.proto = proto
+func (g *gen) begin(s *session) {
+	g.proto, g.sess = s.id, s
 	switch {
-	case proto == "aop-output" || g.cfg.Framing == Records:
+	case s.text || g.cfg.Framing == Records:
 		g.records = true
 	case g.cfg.Framing == Bare:
 		g.records = false
@@ -154,7 +171,7 @@ func (g *gen) begin(proto string) {
 	g.session = fmt.Sprintf("S-%07d", g.st.Sessions)
 	g.last = g.clock
 	if g.records {
-		g.event(g.clock, "agent-start", O{{"command", agentCommand[proto]}})
+		g.event(g.clock, "agent-start", O{{"command", s.command}})
 	}
 }
 
@@ -163,14 +180,6 @@ func (g *gen) end() {
 		g.event(g.last.Add(150*time.Millisecond), "agent-exit", O{{"code", 0}})
 	}
 	g.clock = g.last.Add(time.Duration(2+g.r.IntN(20)) * time.Second)
-}
-
-var agentCommand = map[string]string{
-	"aop2":       "./bin/executor --stdio",
-	"aos":        "./bin/assistant --guardian $AOS_GUARDIAN_URL",
-	"aop-output": "./bin/search-agent",
-	"aof":        "./bin/swe-qa --data-dir $AOF_DATA_DIR",
-	"orchmsg":    "node agent.js",
 }
 
 // dayID returns the next per-day counter (1..999) for ids like TASK-YYYY-MM-DD-NNN.
@@ -261,29 +270,21 @@ func (g *gen) mutate(m O) (O, bool) {
 	if g.st.Invalid%10 == 0 {
 		return m, true
 	}
-	switch g.proto {
-	case "aop2":
-		if ts, ok := m.get("task_status").(O); ok {
-			return m.set("task_status", clone(ts).set("final_signal", "DONE")), false
-		}
-		if t, ok := m.get("task").(O); ok {
-			return m.set("task", clone(t).set("category", "REFACTOR")), false
-		}
-		return m.del("session_id"), false
-	case "aos":
-		return m.set("jsonrpc", "1.0"), false
-	case "aof":
-		return m.set("taskId", "TASK-26-1-7"), false
-	case "orchmsg":
-		return m.del("timestamp"), false
+	if g.sess.mutate != nil {
+		return g.sess.mutate(m), false
 	}
 	return m, false
 }
 
 func clone(o O) O { return append(O(nil), o...) }
 
-// stampMilli is a transcript record's "at" (conform.TimeFormat).
-func stampMilli(t time.Time) string { return t.UTC().Format(conform.TimeFormat) }
+// recordTime is a transcript record's "at" format: conform.TimeFormat (the
+// generator is lint's and imports no conformance package; TestRecordTime holds
+// the two equal).
+const recordTime = "2006-01-02T15:04:05.000Z07:00"
+
+// stampMilli is a transcript record's "at".
+func stampMilli(t time.Time) string { return t.UTC().Format(recordTime) }
 func stampSec(t time.Time) string   { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // Helpers for realistic values.

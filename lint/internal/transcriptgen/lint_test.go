@@ -2,9 +2,13 @@ package transcriptgen_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
 
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
@@ -78,5 +82,29 @@ func TestInvalidMessagesAreFound(t *testing.T) {
 	}
 	if int64(errs) < st.Invalid*8/10 {
 		t.Errorf("%d messages broken on purpose, %d errors found (%v)", st.Invalid, errs, rules)
+	}
+}
+
+// TestProtocolsAreTheList: the generator writes every listed protocol, in the
+// list's order (lint/all.Protocols).
+func TestProtocolsAreTheList(t *testing.T) {
+	if got, want := strings.Join(transcriptgen.Protocols, " "), strings.Join(lint.ListedProtocolIDs(), " "); got != want {
+		t.Errorf("transcriptgen writes %s; the list is %s", got, want)
+	}
+}
+
+// TestRecordTime: a record's "at" is written in conform.TimeFormat.
+func TestRecordTime(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := transcriptgen.Write(&buf, transcriptgen.Config{Seed: 1, Messages: 1, Framing: transcriptgen.Records, Protocols: []string{transcriptgen.Protocols[0]}}); err != nil {
+		t.Fatal(err)
+	}
+	var rec struct{ At string }
+	line, _, _ := strings.Cut(buf.String(), "\n")
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := time.Parse(conform.TimeFormat, rec.At); err != nil || len(rec.At) != len("2025-01-06T08:00:00.000Z") {
+		t.Errorf("record time %q is not in conform.TimeFormat: %v", rec.At, err)
 	}
 }

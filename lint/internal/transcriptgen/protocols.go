@@ -6,6 +6,32 @@ import (
 	"time"
 )
 
+// sessions are the protocols the generator writes, in a stable order. The
+// weights are chosen so that messages come roughly 35 % aop2, 25 % orchmsg,
+// 20 % aos, 15 % aof, 5 % aop-output.
+var sessions = []session{
+	{id: "aop2", weight: 14, command: "./bin/executor --stdio", write: (*gen).aop2, mutate: mutateAOP2},
+	{id: "aos", weight: 4, command: "./bin/assistant --guardian $AOS_GUARDIAN_URL", write: (*gen).aos,
+		mutate: func(m O) O { return m.set("jsonrpc", "1.0") }},
+	{id: "aop-output", weight: 20, command: "./bin/search-agent", write: (*gen).aopOutput, text: true},
+	{id: "aof", weight: 12, command: "./bin/swe-qa --data-dir $AOF_DATA_DIR", write: (*gen).aof,
+		mutate: func(m O) O { return m.set("taskId", "TASK-26-1-7") }},
+	{id: "orchmsg", weight: 8, command: "node agent.js", write: (*gen).orchmsg,
+		mutate: func(m O) O { return m.del("timestamp") }},
+}
+
+// mutateAOP2 breaks an aop2 message: a DONE final signal, an unknown category,
+// or no session_id.
+func mutateAOP2(m O) O {
+	if ts, ok := m.get("task_status").(O); ok {
+		return m.set("task_status", clone(ts).set("final_signal", "DONE"))
+	}
+	if t, ok := m.get("task").(O); ok {
+		return m.set("task", clone(t).set("category", "REFACTOR"))
+	}
+	return m.del("session_id")
+}
+
 type aop2Agent struct{ name, provider, model string }
 
 var aop2Agents = []aop2Agent{

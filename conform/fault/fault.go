@@ -1,0 +1,38 @@
+// Package fault is the one type of a planted fault: a way the reference agent
+// (mockagent) or a reference engine (conform/engine/<protocol>) breaks one
+// rule on purpose, by name, so that the checks that judge it can be seen
+// failing. It imports nothing of aopkit, so both sides may use it.
+package fault
+
+// Fault is one rule an implementation can be told to break.
+type Fault struct {
+	Name string // stable, kebab-case: "stop-heartbeats"
+	// Rule is the rule or check a mockagent fault breaks: a lint rule ID or a
+	// conform check ID, plus a few words.
+	Rule string
+	// Spec is the requirement an engine fault breaks ("aop2 §7").
+	Spec string
+	Doc  string // one sentence: what is done instead of the right thing
+	// Checks are the checks that catch it, when the fault names them (the aos
+	// guardian's).
+	Checks []string
+}
+
+// Lookup returns the fault of fs named name, or nil.
+func Lookup(fs []Fault, name string) *Fault {
+	for i := range fs {
+		if fs[i].Name == name {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+// Names lists the names of fs, in their order.
+func Names(fs []Fault) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return out
+}

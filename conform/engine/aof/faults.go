@@ -16,6 +16,23 @@ const (
 	FaultBlindRequeue          = "blind-requeue"
 	FaultNoChildDispatch       = "no-child-dispatch"
 	FaultAcceptInvalidReport   = "accept-invalid-report"
+	FaultStatusNoWorkLog       = "status-no-work-log"
+	FaultInvalidTransitionLost = "invalid-transition-lost"
+	FaultStatusNeverApplied    = "status-never-applied"
+	FaultRepeatTransition      = "repeat-transition"
+	FaultUnknownAsRejected     = "unknown-type-rejected"
+	FaultSilentTaskNotFound    = "silent-task-not-found"
+	FaultReopenDone            = "reopen-done"
+	FaultAnySender             = "any-sender"
+	FaultNoReceivedLog         = "no-received-log"
+	FaultNoCompletedEvent      = "no-task-completed-event"
+	FaultRunNotRunning         = "run-status-leased"
+	FaultAcceptedBlocks        = "accepted-blocks"
+	FaultRejectedNotBlocked    = "rejected-not-blocked"
+	FaultNoParentCheck         = "no-parent-check"
+	FaultStrictCriteria        = "strict-criteria"
+	FaultResendDelegatesAgain  = "resend-delegates-again"
+	FaultReclaimNoHeartbeat    = "reclaim-without-heartbeat"
 )
 
 // Faults lists the engine's faults.
@@ -28,5 +45,22 @@ func Faults() []Fault {
 		{FaultBlindRequeue, "stale-heartbeat recovery never reads run_result.json: every stale task is reclaimed to ready (blind requeue)"},
 		{FaultNoChildDispatch, "an accepted handoff.request writes the child's handoff, but the scheduler never dispatches the child task"},
 		{FaultAcceptInvalidReport, "a completion.report whose payload fails validation is recorded in run_result.json instead of rejected as invalid_envelope"},
+		{FaultStatusNoWorkLog, "a status.update that changes no status appends no work log entry to the task body"},
+		{FaultInvalidTransitionLost, "a status.update to a status the state machine forbids is dropped: no work log entry instead"},
+		{FaultStatusNeverApplied, "a status.update's status is never applied: the task stays where it is, only the work log grows"},
+		{FaultRepeatTransition, "a status.update to the status the task already has is logged as a transition again (task.transitioned)"},
+		{FaultUnknownAsRejected, "a message of an unknown type is logged as protocol.message.rejected (invalid_envelope) instead of protocol.message.unknown"},
+		{FaultSilentTaskNotFound, "a message for a task that does not exist is dropped without protocol.message.rejected task_not_found"},
+		{FaultReopenDone, "a completion.report for a task already done moves it back to review"},
+		{FaultAnySender, "an envelope from an agent other than the task's lease holder is routed like the holder's (no unauthorized_agent)"},
+		{FaultNoReceivedLog, "valid messages are routed without a protocol.message.received event"},
+		{FaultNoCompletedEvent, "a routed completion.report writes run_result.json but logs no task.completed event"},
+		{FaultRunNotRunning, "the lease writes run.json with status \"leased\", not \"running\", for the live run"},
+		{FaultAcceptedBlocks, "handoff.accepted is handled like handoff.rejected: the child task moves to blocked"},
+		{FaultRejectedNotBlocked, "handoff.rejected is logged (delegation.rejected) but the child task stays where it is"},
+		{FaultNoParentCheck, "a handoff.request whose parent task does not exist is accepted as from a top-level parent"},
+		{FaultStrictCriteria, "a handoff.request with invalid acceptance criteria is rejected as invalid_envelope instead of proceeding"},
+		{FaultResendDelegatesAgain, "a re-sent handoff.request is processed as a new delegation (delegation.requested again)"},
+		{FaultReclaimNoHeartbeat, "an in-progress task without run_heartbeat.json counts as stale and is reclaimed to ready"},
 	}
 }

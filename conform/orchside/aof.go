@@ -3,6 +3,7 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,9 +22,10 @@ func init() {
 	conform.Register(refCheck("aof"))
 }
 
-// aofUndecided: a task still in tasks/in-progress/ is not decided (a crashed
-// agent's task waits for its heartbeat to expire): a scheduler that stays up is
-// not stopped then.
+// aofUndecided: a task still in tasks/in-progress/ with a heartbeat is not
+// decided (a crashed agent's task waits for its heartbeat to expire): a scheduler
+// that stays up is not stopped then. A task without run_heartbeat.json waits for
+// nothing (aof-1 §Resume Protocol Error Cases: no stale evaluation).
 func aofUndecided(h *harness.H) bool {
 	g, ok := aofGivenOf(h.Expand(h.Scenario().Task))
 	if !ok {
@@ -33,8 +35,14 @@ func aofUndecided(h *harness.H) bool {
 	if !inside {
 		return false
 	}
-	names, _ := filepath.Glob(filepath.Join(dir, "tasks", "in-progress", "*"))
-	return len(names) > 0
+	names, _ := filepath.Glob(filepath.Join(dir, "tasks", "in-progress", "*.md"))
+	for _, n := range names {
+		id := strings.TrimSuffix(filepath.Base(n), ".md")
+		if _, err := os.Stat(filepath.Join(dir, "runs", id, "run_heartbeat.json")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 var aofChecks = []*conform.Check{

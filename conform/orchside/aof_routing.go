@@ -529,19 +529,30 @@ func reasonOfStep(steps []statusStep, reason string) bool {
 	return false
 }
 
-func aofUnknownType(s *conform.Session) conform.Outcome {
+// aofPick is aofFirst and the valid envelopes of the launch that keep selects
+// (none: not tested, the agent sent no <cue>).
+func aofPick(s *conform.Session, cue string, keep func(c *aofCommon, m aofMsg) bool) (*aofCommon, []aofMsg, *conform.Outcome) {
 	c, l, bad := aofFirst(s)
 	if bad != nil {
-		return *bad
+		return nil, nil, bad
 	}
-	var unknown []aofMsg
+	var out []aofMsg
 	for _, m := range aofValid(l) {
-		if !spec.KnownType(m.typ) {
-			unknown = append(unknown, m)
+		if keep(c, m) {
+			out = append(out, m)
 		}
 	}
-	if len(unknown) == 0 {
-		return conform.NotTestedf("the agent sent no envelope of an unknown type (the scenario's cue failed)")
+	if len(out) == 0 {
+		o := conform.NotTestedf("the agent sent no %s (the scenario's cue failed)", cue)
+		return nil, nil, &o
+	}
+	return c, out, nil
+}
+
+func aofUnknownType(s *conform.Session) conform.Outcome {
+	c, unknown, bad := aofPick(s, "envelope of an unknown type", func(_ *aofCommon, m aofMsg) bool { return !spec.KnownType(m.typ) })
+	if bad != nil {
+		return *bad
 	}
 	for _, m := range unknown {
 		found := false
@@ -578,18 +589,11 @@ func (c *aofCommon) exists(s *conform.Session, id string) bool {
 }
 
 func aofTaskNotFound(s *conform.Session) conform.Outcome {
-	c, l, bad := aofFirst(s)
+	c, missing, bad := aofPick(s, "completion.report or status.update for a missing task", func(c *aofCommon, m aofMsg) bool {
+		return (m.typ == spec.TypeCompletion || m.typ == spec.TypeStatusUpdate) && !c.exists(s, m.taskID())
+	})
 	if bad != nil {
 		return *bad
-	}
-	var missing []aofMsg
-	for _, m := range aofValid(l) {
-		if (m.typ == spec.TypeCompletion || m.typ == spec.TypeStatusUpdate) && !c.exists(s, m.taskID()) {
-			missing = append(missing, m)
-		}
-	}
-	if len(missing) == 0 {
-		return conform.NotTestedf("the agent sent no completion.report or status.update for a missing task (the scenario's cue failed)")
 	}
 	for _, m := range missing {
 		seq := []int{m.e.Seq}
@@ -622,18 +626,11 @@ func seededIn(s *conform.Session, status, id string) bool {
 }
 
 func aofAlreadyDone(s *conform.Session) conform.Outcome {
-	c, l, bad := aofFirst(s)
+	c, onDone, bad := aofPick(s, "completion.report for a task already done", func(_ *aofCommon, m aofMsg) bool {
+		return m.typ == spec.TypeCompletion && seededIn(s, spec.Done, m.taskID())
+	})
 	if bad != nil {
 		return *bad
-	}
-	var onDone []aofMsg
-	for _, m := range aofValid(l) {
-		if m.typ == spec.TypeCompletion && seededIn(s, spec.Done, m.taskID()) {
-			onDone = append(onDone, m)
-		}
-	}
-	if len(onDone) == 0 {
-		return conform.NotTestedf("the agent sent no completion.report for a task already done (the scenario's cue failed)")
 	}
 	for _, m := range onDone {
 		t := c.task(m.taskID())
@@ -911,52 +908,19 @@ func aofRejectedBlocked(s *conform.Session) conform.Outcome {
 	return o
 }
 
-// handoffCase is a valid handoff.request of the launch and what aof-1 §Handoff
-// Error Cases make of it.
-type handoffCase struct {
-	m      aofMsg
-	reason string // taskId_mismatch, task_not_found, parent_not_found; "" proceeds
-}
-
-func (c *aofCommon) handoffCases(s *conform.Session, l *Launch) []handoffCase {
-	var out []handoffCase
-	for _, m := range aofValid(l) {
-		if m.typ != spec.TypeHandoffRequest {
-			continue
-		}
-		hc := handoffCase{m: m}
-		switch {
-		case m.payload("taskId") != m.taskID():
-			hc.reason = engaof.ReasonTaskIDMismatch
-		case !c.exists(s, m.taskID()):
-			hc.reason = engaof.ReasonTaskNotFound
-		case !c.exists(s, m.payload("parentTaskId")):
-			hc.reason = engaof.ReasonParentNotFound
-		}
-		out = append(out, hc)
-	}
-	return out
-}
-
 func aofHandoffErrors(s *conform.Session) conform.Outcome {
-	c, l, bad := aofFirst(s)
+	c, refused, bad := aofPick(s, "handoff.request the router must refuse", func(c *aofCommon, m aofMsg) bool {
+		return m.typ == spec.TypeHandoffRequest && c.refusal(s, m) != ""
+	})
 	if bad != nil {
 		return *bad
 	}
-	n := 0
-	var first *handoffCase
-	for _, hc := range c.handoffCases(s, l) {
-		if hc.reason == "" {
-			continue
-		}
-		n++
-		if first == nil {
-			first = &hc
-		}
-		id, seq := hc.m.taskID(), []int{hc.m.e.Seq}
+	for _, m := range refused {
+		reason := c.refusal(s, m)
+		id, seq := m.taskID(), []int{m.e.Seq}
 		type want struct{ typ, id string }
 		var wants []want
-		switch hc.reason {
+		switch reason {
 		case engaof.ReasonTaskIDMismatch:
 			wants = []want{{"protocol.message.rejected", ""}}
 		case engaof.ReasonTaskNotFound:
@@ -965,38 +929,43 @@ func aofHandoffErrors(s *conform.Session) conform.Outcome {
 			wants = []want{{"delegation.rejected", id}}
 		}
 		for _, w := range wants {
-			if !c.state.HasEvent(w.typ, hc.reason, w.id) {
-				o := conform.Mismatch(fmt.Sprintf("a handoff.request with %s was not logged as the spec says", hc.reason),
-					fmt.Sprintf(`events/*.jsonl: {"type":"%s","taskId":"%s","payload":{"reason":"%s"}}`, w.typ, id, hc.reason), fmt.Sprintf("%d event(s), none of them", len(c.state.Events)))
+			if !c.state.HasEvent(w.typ, reason, w.id) {
+				o := conform.Mismatch(fmt.Sprintf("a handoff.request with %s was not logged as the spec says", reason),
+					fmt.Sprintf(`events/*.jsonl: {"type":"%s","taskId":"%s","payload":{"reason":"%s"}}`, w.typ, id, reason), fmt.Sprintf("%d event(s), none of them", len(c.state.Events)))
 				o.Seq = seq
 				return o
 			}
 		}
-		if h := c.task(id).Handoff; hc.reason == engaof.ReasonParentNotFound && h != nil && jsonField(h, "parentTaskId") == hc.m.payload("parentTaskId") {
-			o := conform.Mismatch("a handoff.request whose parent does not exist wrote handoff artifacts", "no inputs/handoff.json naming the missing parent "+hc.m.payload("parentTaskId"), "tasks/"+c.task(id).Status()+"/"+id+"/inputs/handoff.json: "+strings.TrimSpace(string(h)))
+		if h := c.task(id).Handoff; reason == engaof.ReasonParentNotFound && h != nil && jsonField(h, "parentTaskId") == m.payload("parentTaskId") {
+			o := conform.Mismatch("a handoff.request whose parent does not exist wrote handoff artifacts", "no inputs/handoff.json naming the missing parent "+m.payload("parentTaskId"), "tasks/"+c.task(id).Status()+"/"+id+"/inputs/handoff.json: "+strings.TrimSpace(string(h)))
 			o.Seq = seq
 			return o
 		}
 	}
-	if n == 0 {
-		return conform.NotTestedf("the agent sent no handoff.request the router must refuse (the scenario's cue failed)")
-	}
-	o := conform.Passf("%d refused handoff.request(s) (%s, ...) logged as the spec says, no handoff written from them", n, first.reason)
-	o.Seq = []int{first.m.e.Seq}
+	o := conform.Passf("%d refused handoff.request(s) (%s, ...) logged as the spec says, no handoff written from them", len(refused), c.refusal(s, refused[0]))
+	o.Seq = []int{refused[0].e.Seq}
 	return o
 }
 
-// proceeding are the handoff.requests of the launch that must proceed: nothing
-// to refuse, from a top-level parent.
-func (c *aofCommon) proceeding(s *conform.Session, l *Launch) []aofMsg {
-	var out []aofMsg
-	for _, hc := range c.handoffCases(s, l) {
-		p := c.task(hc.m.payload("parentTaskId"))
-		if hc.reason == "" && (p.Task == nil || p.Task.DelegationDepth() == 0) {
-			out = append(out, hc.m)
-		}
+// refusal is what aof-1 §Handoff Error Cases make of a valid handoff.request:
+// taskId_mismatch, task_not_found, parent_not_found, or "" (it proceeds).
+func (c *aofCommon) refusal(s *conform.Session, m aofMsg) string {
+	switch {
+	case m.payload("taskId") != m.taskID():
+		return engaof.ReasonTaskIDMismatch
+	case !c.exists(s, m.taskID()):
+		return engaof.ReasonTaskNotFound
+	case !c.exists(s, m.payload("parentTaskId")):
+		return engaof.ReasonParentNotFound
 	}
-	return out
+	return ""
+}
+
+// proceeds reports whether a handoff.request must proceed: nothing to refuse,
+// from a top-level parent.
+func (c *aofCommon) proceeds(s *conform.Session, m aofMsg) bool {
+	p := c.task(m.payload("parentTaskId"))
+	return m.typ == spec.TypeHandoffRequest && c.refusal(s, m) == "" && (p.Task == nil || p.Task.DelegationDepth() == 0)
 }
 
 // badCriteria reports whether a request's acceptanceCriteria is present and not
@@ -1010,18 +979,11 @@ func (m aofMsg) badCriteria() bool {
 func isEmptyList(v any) bool { l, ok := v.([]any); return ok && len(l) == 0 }
 
 func aofInvalidCriteria(s *conform.Session) conform.Outcome {
-	c, l, bad := aofFirst(s)
+	c, reqs, bad := aofPick(s, "handoff.request with invalid acceptance criteria", func(c *aofCommon, m aofMsg) bool {
+		return m.badCriteria() && c.proceeds(s, m)
+	})
 	if bad != nil {
 		return *bad
-	}
-	var reqs []aofMsg
-	for _, m := range c.proceeding(s, l) {
-		if m.badCriteria() {
-			reqs = append(reqs, m)
-		}
-	}
-	if len(reqs) == 0 {
-		return conform.NotTestedf("the agent sent no handoff.request with invalid acceptance criteria (the scenario's cue failed)")
 	}
 	for _, m := range reqs {
 		child, parent := m.taskID(), m.payload("parentTaskId")
@@ -1043,22 +1005,16 @@ func aofInvalidCriteria(s *conform.Session) conform.Outcome {
 }
 
 func aofResentOnce(s *conform.Session) conform.Outcome {
-	c, l, bad := aofFirst(s)
-	if bad != nil {
-		return *bad
-	}
-	seen := map[string]aofMsg{}
-	var again []aofMsg
-	for _, m := range c.proceeding(s, l) {
+	seen := map[string]bool{}
+	c, again, bad := aofPick(s, "handoff.request twice", func(c *aofCommon, m aofMsg) bool {
 		p, _ := m.env["payload"].(map[string]any)
 		key := fmt.Sprint(p)
-		if _, ok := seen[key]; ok {
-			again = append(again, m)
-		}
-		seen[key] = m
-	}
-	if len(again) == 0 {
-		return conform.NotTestedf("the agent re-sent no handoff.request (the scenario's cue failed)")
+		dup := seen[key]
+		seen[key] = true
+		return c.proceeds(s, m) && dup
+	})
+	if bad != nil {
+		return *bad
 	}
 	for _, m := range again {
 		child := m.taskID()

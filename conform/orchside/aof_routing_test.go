@@ -132,11 +132,7 @@ func TestAOFRoutingChecks(t *testing.T) {
 
 	noHbRun := aofLaunch(noHbID, me, []string{aofReport(noHbID, me, "done")}, exit("1s", 0))
 
-	cases := []struct {
-		check, name string
-		s           *conform.Session
-		want        conform.Verdict
-	}{
+	cases := []checkCase{
 		{"aof/orch/status/work-log", "ok", aofSess(routing, routingB, good, run), conform.Pass},
 		{"aof/orch/status/work-log", "no entry", aofSess(routing, routingB, routed(goodEvents, aof.Blocked, "## Work Log\n\n- "+ts+" Notes: Still blocked\n"), run), conform.Fail},
 		{"aof/orch/status/work-log", "no timestamp", aofSess(routing, routingB, routed(goodEvents, aof.Blocked, "## Work Log\n\n- Progress: Implemented core logic | Notes: ETA after credentials arrive\n"), run), conform.Fail},
@@ -218,16 +214,5 @@ func TestAOFRoutingChecks(t *testing.T) {
 		{"aof/orch/resume/no-heartbeat-skipped", "reclaimed", aofSess(noHb, noHbB, state(nil, map[string][]aofTaskOpt{noHbID: {status(aof.Review)}, oldID: {status(aof.Ready), runJSON("x", "expired")}}), noHbRun), conform.Fail},
 		{"aof/orch/resume/no-heartbeat-skipped", "ready task not run", aofSess(noHb, noHbB, state(nil, map[string][]aofTaskOpt{noHbID: {status(aof.Ready)}, oldID: {status(aof.InProgress)}}), noHbRun), conform.Fail},
 	}
-	for _, c := range cases {
-		t.Run(c.check+"/"+c.name, func(t *testing.T) {
-			chk := conform.LookupCheck(c.check)
-			if chk == nil {
-				t.Fatalf("unknown check %s", c.check)
-			}
-			o := chk.Run(c.s)
-			if o.Verdict != c.want {
-				t.Errorf("%s, want %s: %s (expected %q, actual %q)", o.Verdict, c.want, o.Message, o.Expected, o.Actual)
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }

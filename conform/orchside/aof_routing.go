@@ -113,7 +113,7 @@ var aofRoutingChecks = []*conform.Check{
 		Spec:        "aof-1 §Artifacts 1 (run.json), §Overview (Dispatch)",
 		Requirement: "run.json: Written when a lease is acquired (`acquireLease`) ... \"status\": \"running\". (As the agent finds it at its start: the run is live.)",
 		Requires:    []string{"aof/§artifacts/run-json-running"},
-		Bad:         `the agent starts and runs/<id>/run.json says "status": "leased" (or does not exist yet)`,
+		Bad:         `the agent starts and runs/<id>/run.json says "status": "leased"`,
 		Good:        `at the agent's start runs/<id>/run.json says {"taskId":"<id>","agentId":"swe-backend","status":"running",...}`,
 		Run:         aofRunLive,
 	},
@@ -793,22 +793,27 @@ func aofRunLive(s *conform.Session) conform.Outcome {
 	if bad != nil {
 		return *bad
 	}
+	seen := 0
 	for i := range c.ls {
 		l := &c.ls[i]
 		id := l.Env["AOF_TASK_ID"]
 		run, ok := l.Files["run.json"]
 		if !ok {
-			o := conform.Mismatch(fmt.Sprintf("launch %d (%s): no run.json when the agent started", l.N, id), "runs/"+id+"/run.json written at the lease, before the agent runs", "(no file at the agent's start)")
-			o.Seq = l.Seqs("stdout")
-			return o
+			// Not there yet at the agent's start: its live status was not seen
+			// (a missing run.json is aof/orch/lease/dispatched's).
+			continue
 		}
+		seen++
 		if st := jsonField([]byte(run), "status"); st != "running" {
 			o := conform.Mismatch(fmt.Sprintf("launch %d (%s): run.json does not say the run is live", l.N, id), `"status": "running"`, fmt.Sprintf("status %q", st))
 			o.Seq = l.Seqs("stdout")
 			return o
 		}
 	}
-	return conform.Passf("%d launch(es), each finding run.json \"status\": \"running\" at its start", len(c.ls))
+	if seen == 0 {
+		return conform.NotTestedf("no agent found runs/<id>/run.json at its start: the live run's status was not seen")
+	}
+	return conform.Passf("%d launch(es), each finding run.json \"status\": \"running\" at its start", seen)
 }
 
 // acksOf are a launch's valid handoff acknowledgements of its own task.

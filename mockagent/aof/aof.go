@@ -66,6 +66,28 @@ type agent struct {
 
 // Run plays the AOF agent; see the package doc.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
+	// The binding gives the agent an empty stdin (the task is in the data
+	// directory): it reads it to its end before it exits, so that an observed
+	// run records the end however soon the agent is done (at most stdinWait).
+	eof := make(chan struct{})
+	if env.Stdin != nil {
+		go func() { io.Copy(io.Discard, env.Stdin); close(eof) }()
+	}
+	code := run(ctx, env, fault)
+	if env.Stdin != nil {
+		select {
+		case <-eof:
+		case <-ctx.Done():
+		case <-env.Clock.After(stdinWait):
+		}
+	}
+	return code
+}
+
+// stdinWait bounds how long the agent waits for the end of its stdin at exit.
+const stdinWait = 200 * time.Millisecond
+
+func run(ctx context.Context, env mockagent.Env, fault string) int {
 	a := &agent{ctx: ctx, env: env, fault: fault, out: env.Stdout,
 		dataDir: env.Getenv("AOF_DATA_DIR"), taskID: env.Getenv("AOF_TASK_ID"), self: env.Getenv("AOF_AGENT_ID"),
 		taskFile: env.Getenv("AOF_TASK_FILE"), runDir: env.Getenv("AOF_RUN_DIR")}
@@ -311,8 +333,8 @@ type Script struct {
 }
 
 // TaskScript is what the agent does on one task: after its first heartbeat (and
-// its handoff's acknowledgement), it sends Send in order, one step a beat apart
-// (a heartbeat each), then ends as End says: "complete" (the default: the
+// its handoff's acknowledgement), it sends Send in order, half a beat apart (a
+// heartbeat each), works half a beat more, then ends as End says: "complete" (the default: the
 // summary and a completion.report with Outcome, Blockers and Notes, then exit 0),
 // "exit" (exit 0 without a report) or "crash" (the report, then exit 2 before
 // session_end).
@@ -362,6 +384,12 @@ func (a *agent) play(sc TaskScript, beat time.Duration) int {
 		}
 		fmt.Fprintf(a.out, "%s%s\n", prefix, data)
 	}
+	// A beat of work before the end, as on every run: the end comes after
+	// the agent has read its (empty) stdin to its end.
+	if !a.sleep(beat / 2) {
+		return 0
+	}
+	a.heartbeat()
 	if sc.End == "exit" {
 		return 0
 	}

@@ -181,6 +181,10 @@ func TestObservation(t *testing.T) {
 	w := o.Stdout(&out)
 	io.WriteString(w, "{\"message_type\":\"RES")
 	io.WriteString(w, "PONSE\"}\nlog line\n")
+	run := filepath.Join(t.TempDir(), "run.json")
+	os.WriteFile(run, []byte(`{"status":"running"}`), 0o644)
+	o.Saw(run)
+	o.Saw(filepath.Join(t.TempDir(), "absent.json"))
 	o.Signal("SIGTERM")
 	o.Exit(0)
 	ls, more, err := readObservations(dir)
@@ -189,6 +193,9 @@ func TestObservation(t *testing.T) {
 	}
 	if len(ls) != 1 || ls[0].N != 1 || ls[0].Env["AOP_PROTOCOL"] != "aop2" {
 		t.Fatalf("launches %+v", ls)
+	}
+	if len(ls[0].Files) != 1 || ls[0].Files["run.json"] != `{"status":"running"}` {
+		t.Errorf("files seen %q, want run.json only (an absent file is not recorded)", ls[0].Files)
 	}
 	var kinds []string
 	for _, e := range ls[0].Events {

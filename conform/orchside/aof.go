@@ -56,6 +56,7 @@ var aofChecks = []*conform.Check{
 	},
 	{
 		ID: "aof/orch/completion/transition", Protocol: "aof", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		Requires:    []string{"aof/§completion-outcomes/blocked", "aof/§completion-outcomes/needs-review"},
 		Spec:        "aof-1 §Completion Protocol (Completion Outcomes, Transition Logic, Lifecycle), §run_result.json Schema",
 		Requirement: "`done` → `in-progress → review` (if `reviewRequired=true`, default); `in-progress → review → done` (if `reviewRequired=false`). \"When a `completion.report` message is received, the router writes `run_result.json`\"; on session_end the completion transitions are applied.",
 		Bad:         "the agent reports done and exits 0; the scheduler moves the task straight to done although review is required, or leaves it in progress, or writes no run_result.json",
@@ -72,6 +73,7 @@ var aofChecks = []*conform.Check{
 	},
 	{
 		ID: "aof/orch/resume/outcome-driven", Protocol: "aof", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST,
+		Requires:    []string{"aof/§outcome-driven-recovery-vs.-blind-requeue/done", "aof/§outcome-driven-recovery-vs.-blind-requeue/blocked"},
 		Spec:        "aof-1 §Outcome-Driven Recovery vs. Blind Requeue, §Stale Heartbeat Flow",
 		Requirement: "Agent reported `partial` before crash | `outcome: \"partial\"` | Task → `review` (partial work preserved). \"If run_result exists: → Apply outcome-driven transitions\".",
 		Bad:         "the agent reports partial and crashes; when its heartbeat expires the scheduler requeues the task to ready, losing the partial result",

@@ -42,6 +42,11 @@ const (
 	// agent plays on every launch (`mockagent --fault`), for protocols whose task
 	// carries no per-launch cue.
 	EnvMockFault = "AOPKIT_MOCKAGENT_FAULT"
+	// EnvMockProgram is the mockagent program $AOPKIT_AGENT runs. The sandbox
+	// lets the orchestrator read and run what the harness's AOPKIT_* variables
+	// name, so the agent starts wherever mockagent is installed, not only when
+	// it sits on the orchestrator's PATH or in its project.
+	EnvMockProgram = "AOPKIT_MOCKAGENT_PROGRAM"
 )
 
 // Judged is the "from" of the records under test on this side.
@@ -214,7 +219,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 		files[filepath.ToSlash(rel)] = p
 	}
 	h.Fact(FactFilesBefore, su.Files)
-	a, err := h.Launch(task, EnvAgent+"="+agentPath, EnvTask+"="+taskPath)
+	a, err := h.Launch(task, EnvAgent+"="+agentPath, EnvTask+"="+taskPath, EnvMockProgram+"="+mock)
 	if err != nil {
 		return err
 	}

@@ -38,8 +38,10 @@ func aofUndecided(h *harness.H) bool {
 	names, _ := filepath.Glob(filepath.Join(dir, "tasks", "in-progress", "*.md"))
 	for _, n := range names {
 		id := strings.TrimSuffix(filepath.Base(n), ".md")
-		if _, err := os.Stat(filepath.Join(dir, "runs", id, "run_heartbeat.json")); err == nil {
-			return true
+		for _, runs := range aofRunRoots {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(runs), id, "run_heartbeat.json")); err == nil {
+				return true
+			}
 		}
 	}
 	return false

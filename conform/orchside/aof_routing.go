@@ -1067,7 +1067,12 @@ func aofNoHeartbeatSkipped(s *conform.Session) conform.Outcome {
 		if !ok || !strings.HasSuffix(dir, "tasks/"+spec.InProgress) {
 			continue
 		}
-		if _, beat := before[strings.TrimSuffix(dir, "tasks/"+spec.InProgress)+"runs/"+id+"/run_heartbeat.json"]; !beat {
+		beat := false
+		for _, runs := range aofRunRoots {
+			_, seeded := before[strings.TrimSuffix(dir, "tasks/"+spec.InProgress)+runs+"/"+id+"/run_heartbeat.json"]
+			beat = beat || seeded
+		}
+		if !beat {
 			old = append(old, id)
 		}
 	}

@@ -90,6 +90,10 @@ const (
 	maxEvents     = 20000
 )
 
+// aofRunRoots are where run directories live, relative to the data directory,
+// in order of preference: aof-1's guide (runs/<id>/), d0labs/aof (state/runs/<id>/).
+var aofRunRoots = []string{"runs", "state/runs"}
+
 // aofGiven is the task file the scheduler was given ($AOPKIT_TASK).
 type aofGiven struct {
 	DataDir        string `json:"dataDir"`
@@ -244,7 +248,7 @@ func ReadAOFState(dir string) *AOFState {
 	}
 	// aof-1's guide keeps run artifacts in runs/<id>/, d0labs/aof in
 	// state/runs/<id>/: the guide's when a task has both.
-	for _, runs := range []string{"runs", "state/runs"} {
+	for _, runs := range aofRunRoots {
 		names, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(runs), "*"))
 		sort.Strings(names)
 		for _, rd := range names {

@@ -275,7 +275,7 @@ func (a *agent) sendAs(typ, taskID, from, to string, payload map[string]any) {
 	if a.fault == "wrong-version" {
 		version = 2
 	}
-	env := envelope{Protocol: "aof", Version: version, ProjectID: "aopkit", Type: typ, TaskID: taskID,
+	env := envelope{Protocol: "aof", Version: version, ProjectID: projectID, Type: typ, TaskID: taskID,
 		FromAgent: from, ToAgent: to, SentAt: sentAt, Payload: payload}
 	data, _ := json.Marshal(env)
 	prefix := ""
@@ -284,6 +284,10 @@ func (a *agent) sendAs(typ, taskID, from, to string, payload map[string]any) {
 	}
 	fmt.Fprintf(a.out, "%s%s\n", prefix, data)
 }
+
+// projectID is the envelope's projectId: the upstream router requires one
+// (aof-1's examples have none; aoplint takes it as the upstream dialect).
+const projectID = "aopkit"
 
 type envelope struct {
 	Protocol  string         `json:"protocol"`
@@ -367,8 +371,8 @@ func (a *agent) script() (TaskScript, bool) {
 }
 
 // play runs a task's script. Each step of Send is an envelope whose missing
-// fields are the agent's own (protocol, version, taskId, fromAgent, toAgent,
-// sentAt); a step {"line": "..."} is printed as it is.
+// fields are the agent's own (protocol, version, projectId, taskId, fromAgent,
+// toAgent, sentAt); a step {"line": "..."} is printed as it is.
 func (a *agent) play(sc TaskScript, beat time.Duration) int {
 	for _, step := range sc.Send {
 		if !a.sleep(beat / 2) {
@@ -379,7 +383,7 @@ func (a *agent) play(sc TaskScript, beat time.Duration) int {
 			fmt.Fprintln(a.out, line)
 			continue
 		}
-		env := map[string]any{"protocol": "aof", "version": 1, "taskId": a.taskID, "fromAgent": a.self, "toAgent": "dispatcher", "sentAt": a.now()}
+		env := map[string]any{"protocol": "aof", "version": 1, "projectId": projectID, "taskId": a.taskID, "fromAgent": a.self, "toAgent": "dispatcher", "sentAt": a.now()}
 		for k, v := range step {
 			env[k] = v
 		}

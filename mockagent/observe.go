@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/aopkit/aopkit/internal/safefile"
 )
 
 // Observation is one line of an observation file (`mockagent --observe DIR`): what
@@ -25,8 +27,11 @@ type Observation struct {
 	// when an agent that left no exit record was killed), "orchestrator-watch"
 	// (the agent watches the orchestrator under test's process, PID) and
 	// "orchestrator-exit" (that process has ended: from then on, whatever
-	// happens to the agent is the harness's clean-up, never the orchestrator's).
+	// happens to the agent is the harness's clean-up, never the orchestrator's),
+	// "file" (Path, Line: a file of its binding as it found it at its start, the
+	// orchestrator's doing: aof's run.json while the run is live).
 	Kind   string            `json:"kind"`
+	Path   string            `json:"path,omitempty"`
 	Line   string            `json:"line,omitempty"`
 	Signal string            `json:"signal,omitempty"`
 	Code   *int              `json:"code,omitempty"`
@@ -105,6 +110,18 @@ func (o *Observer) write(ob Observation) {
 	}
 	// Flushed at once: the agent may be killed at any moment.
 	o.err = o.w.Flush()
+}
+
+// maxSeenFile bounds a file recorded by Saw.
+const maxSeenFile = 64 << 10
+
+// Saw records a file as the agent found it (nothing when it cannot be read).
+func (o *Observer) Saw(path string) {
+	b, err := safefile.ReadFile(path, maxSeenFile)
+	if err != nil {
+		return
+	}
+	o.write(Observation{Kind: "file", Path: path, Line: string(b)})
 }
 
 // Signal records a signal the agent received.

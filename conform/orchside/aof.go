@@ -3,6 +3,7 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,9 +22,10 @@ func init() {
 	conform.Register(refCheck("aof"))
 }
 
-// aofUndecided: a task still in tasks/in-progress/ is not decided (a crashed
-// agent's task waits for its heartbeat to expire): a scheduler that stays up is
-// not stopped then.
+// aofUndecided: a task still in tasks/in-progress/ with a heartbeat is not
+// decided (a crashed agent's task waits for its heartbeat to expire): a scheduler
+// that stays up is not stopped then. A task without run_heartbeat.json waits for
+// nothing (aof-1 §Resume Protocol Error Cases: no stale evaluation).
 func aofUndecided(h *harness.H) bool {
 	g, ok := aofGivenOf(h.Expand(h.Scenario().Task))
 	if !ok {
@@ -33,8 +35,16 @@ func aofUndecided(h *harness.H) bool {
 	if !inside {
 		return false
 	}
-	names, _ := filepath.Glob(filepath.Join(dir, "tasks", "in-progress", "*"))
-	return len(names) > 0
+	names, _ := filepath.Glob(filepath.Join(dir, "tasks", "in-progress", "*.md"))
+	for _, n := range names {
+		id := strings.TrimSuffix(filepath.Base(n), ".md")
+		for _, runs := range aofRunRoots {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(runs), id, "run_heartbeat.json")); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var aofChecks = []*conform.Check{
@@ -48,6 +58,7 @@ var aofChecks = []*conform.Check{
 	},
 	{
 		ID: "aof/orch/completion/transition", Protocol: "aof", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		Requires:    []string{"aof/§completion-outcomes/blocked", "aof/§completion-outcomes/needs-review"},
 		Spec:        "aof-1 §Completion Protocol (Completion Outcomes, Transition Logic, Lifecycle), §run_result.json Schema",
 		Requirement: "`done` → `in-progress → review` (if `reviewRequired=true`, default); `in-progress → review → done` (if `reviewRequired=false`). \"When a `completion.report` message is received, the router writes `run_result.json`\"; on session_end the completion transitions are applied.",
 		Bad:         "the agent reports done and exits 0; the scheduler moves the task straight to done although review is required, or leaves it in progress, or writes no run_result.json",
@@ -64,6 +75,7 @@ var aofChecks = []*conform.Check{
 	},
 	{
 		ID: "aof/orch/resume/outcome-driven", Protocol: "aof", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST,
+		Requires:    []string{"aof/§outcome-driven-recovery-vs.-blind-requeue/done", "aof/§outcome-driven-recovery-vs.-blind-requeue/blocked"},
 		Spec:        "aof-1 §Outcome-Driven Recovery vs. Blind Requeue, §Stale Heartbeat Flow",
 		Requirement: "Agent reported `partial` before crash | `outcome: \"partial\"` | Task → `review` (partial work preserved). \"If run_result exists: → Apply outcome-driven transitions\".",
 		Bad:         "the agent reports partial and crashes; when its heartbeat expires the scheduler requeues the task to ready, losing the partial result",

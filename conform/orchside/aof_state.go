@@ -68,9 +68,19 @@ func (t *AOFTask) Status() string {
 	return strings.Join(t.Statuses, "+")
 }
 
-// AOFEvent is one line of <dataDir>/events/*.jsonl.
+// AOFEvent is one line of <dataDir>/events/*.jsonl: its type, task, actor (who
+// acted: the events log is the scheduler's alone) and payload (Reason is
+// payload.reason).
 type AOFEvent struct {
 	Type, TaskID, Reason string
+	Actor                string
+	Payload              map[string]any
+}
+
+// Field is one string field of the event's payload ("" when absent).
+func (e AOFEvent) Field(key string) string {
+	s, _ := e.Payload[key].(string)
+	return s
 }
 
 // Bounds of what is read back.
@@ -79,6 +89,10 @@ const (
 	maxEventsFile = 16 << 20
 	maxEvents     = 20000
 )
+
+// aofRunRoots are where run directories live, relative to the data directory,
+// in order of preference: aof-1's guide (runs/<id>/), d0labs/aof (state/runs/<id>/).
+var aofRunRoots = []string{"runs", "state/runs"}
 
 // aofGiven is the task file the scheduler was given ($AOPKIT_TASK).
 type aofGiven struct {
@@ -234,7 +248,7 @@ func ReadAOFState(dir string) *AOFState {
 	}
 	// aof-1's guide keeps run artifacts in runs/<id>/, d0labs/aof in
 	// state/runs/<id>/: the guide's when a task has both.
-	for _, runs := range []string{"runs", "state/runs"} {
+	for _, runs := range aofRunRoots {
 		names, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(runs), "*"))
 		sort.Strings(names)
 		for _, rd := range names {
@@ -273,13 +287,14 @@ func ReadAOFState(dir string) *AOFState {
 			var e struct {
 				Type    string         `json:"type"`
 				TaskID  string         `json:"taskId"`
+				Actor   string         `json:"actor"`
 				Payload map[string]any `json:"payload"`
 			}
 			if json.Unmarshal(sc.Bytes(), &e) != nil || e.Type == "" {
 				continue
 			}
 			r, _ := e.Payload["reason"].(string)
-			st.Events = append(st.Events, AOFEvent{Type: e.Type, TaskID: e.TaskID, Reason: r})
+			st.Events = append(st.Events, AOFEvent{Type: e.Type, TaskID: e.TaskID, Reason: r, Actor: e.Actor, Payload: e.Payload})
 		}
 	}
 	return st
@@ -321,6 +336,18 @@ func (st *AOFState) HasEvent(typ, reason, taskID string) bool {
 		}
 	}
 	return false
+}
+
+// EventsOf are the events of that type logged for the task (an event naming no
+// task counts for every task), in order.
+func (st *AOFState) EventsOf(typ, taskID string) []AOFEvent {
+	var out []AOFEvent
+	for _, e := range st.Events {
+		if e.Type == typ && (e.TaskID == "" || e.TaskID == taskID) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // jsonField decodes one string field of a JSON object ("" when absent).

@@ -157,11 +157,7 @@ func TestAOFChecks(t *testing.T) {
 	invRun := aofLaunch(invID, "swe-backend", []string{empty}, exit("1s", 0))
 	invRejected := []AOFEvent{{Type: "protocol.message.rejected", TaskID: invID, Reason: "invalid_envelope"}}
 
-	cases := []struct {
-		check, name string
-		s           *conform.Session
-		want        conform.Verdict
-	}{
+	cases := []checkCase{
 		{"aof/orch/lease/dispatched", "ok", aofSess(happy, happyB, good(aof.Review), done), conform.Pass},
 		{"aof/orch/lease/dispatched", "no launch", aofSess(happy, happyB, good(aof.Ready)), conform.Fail},
 		{"aof/orch/lease/dispatched", "no run.json", aofSess(happy, happyB, state(nil, map[string][]aofTaskOpt{happyID: {status(aof.Review)}}), done), conform.Fail},
@@ -220,18 +216,7 @@ func TestAOFChecks(t *testing.T) {
 			aofLaunch(invID, "swe-backend", []string{`AOF/1 {"protocol":"aof","version":1,`, aofReport(invID, "swe-backend", "done")}, exit("1s", 0))), conform.Fail},
 		{"aof/orch/envelope/invalid-rejected", "valid report", aofSess(inv, invB, state(nil, nil), aofLaunch(invID, "swe-backend", []string{aofReport(invID, "swe-backend", "done")})), conform.NotTested},
 	}
-	for _, c := range cases {
-		t.Run(c.check+"/"+c.name, func(t *testing.T) {
-			chk := conform.LookupCheck(c.check)
-			if chk == nil {
-				t.Fatalf("unknown check %s", c.check)
-			}
-			o := chk.Run(c.s)
-			if o.Verdict != c.want {
-				t.Errorf("%s, want %s: %s (expected %q, actual %q)", o.Verdict, c.want, o.Message, o.Expected, o.Actual)
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }
 
 // TestReadAOFState reads back what the reference engine's store writes.

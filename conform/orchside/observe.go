@@ -21,7 +21,10 @@ type Launch struct {
 	Start time.Time
 	PID   int
 	// Env holds the AOP* variables the agent got.
-	Env    map[string]string
+	Env map[string]string
+	// Files are the files of its binding the agent found at its start, by base
+	// name (aof: run.json, as the scheduler left it for the live run).
+	Files  map[string]string
 	Events []Event
 	// HarnessKilled, when set, says that the agent left no exit record because
 	// the harness killed it (its clean-up after the orchestrator ended, or the
@@ -102,6 +105,13 @@ func readLaunch(name string) (Launch, error) {
 		}
 		if o.Kind == "start" {
 			l.Start, l.PID, l.Env = at, o.PID, o.Env
+			continue
+		}
+		if o.Kind == "file" {
+			if l.Files == nil {
+				l.Files = map[string]string{}
+			}
+			l.Files[filepath.Base(o.Path)] = o.Line
 			continue
 		}
 		e := Event{At: at, Kind: o.Kind, Line: o.Line, Signal: o.Signal}

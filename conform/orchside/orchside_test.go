@@ -87,11 +87,7 @@ func TestChecks(t *testing.T) {
 	fb := scenarioTask(t, "orch-aop2-fallback")
 	stoppedOrch := &conform.Attempt{N: 1, Start: t0, Terminated: at("8s"), Timeout: true, Exit: agentio.Exit{Code: -1, Signal: "SIGTERM"}}
 	failedOrch := &conform.Attempt{N: 1, Start: t0, Exit: agentio.Exit{Code: 3}}
-	cases := []struct {
-		check, name string
-		s           *conform.Session
-		want        conform.Verdict
-	}{
+	cases := []checkCase{
 		{"aop2/orch/1.2/task-dispatched", "ok", session(happy, nil, launch(happy, response("1s"), exit("1s", 0))), conform.Pass},
 		{"aop2/orch/1.2/task-dispatched", "no launch", session(happy, nil), conform.Fail},
 		{"aop2/orch/1.2/task-dispatched", "other task id", session(happy, nil, launch(strings.Replace(happy, "TASK-001", "TASK-009", 1))), conform.Fail},
@@ -122,18 +118,7 @@ func TestChecks(t *testing.T) {
 		{"aop2/orch/9/fallback-by-trigger", "no fallback", session(fb, nil, launch(fb, sig("2s"), exit("2s", 0))), conform.Fail},
 		{"aop2/orch/9/fallback-by-trigger", "same model again", session(fb, nil, launch(fb, sig("2s"), exit("2s", 0)), launch(fb, response("3s"), exit("3s", 0))), conform.Fail},
 	}
-	for _, c := range cases {
-		t.Run(c.check+"/"+c.name, func(t *testing.T) {
-			chk := conform.LookupCheck(c.check)
-			if chk == nil {
-				t.Fatalf("unknown check %s", c.check)
-			}
-			o := chk.Run(c.s)
-			if o.Verdict != c.want {
-				t.Errorf("%s, want %s: %s (expected %q, actual %q)", o.Verdict, c.want, o.Message, o.Expected, o.Actual)
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }
 
 // TestRegistry: every orchestrator-side check is well formed and used by a
@@ -198,6 +183,10 @@ func TestObservation(t *testing.T) {
 	w := o.Stdout(&out)
 	io.WriteString(w, "{\"message_type\":\"RES")
 	io.WriteString(w, "PONSE\"}\nlog line\n")
+	run := filepath.Join(t.TempDir(), "run.json")
+	os.WriteFile(run, []byte(`{"status":"running"}`), 0o644)
+	o.Saw(run)
+	o.Saw(filepath.Join(t.TempDir(), "absent.json"))
 	o.Signal("SIGTERM")
 	o.Exit(0)
 	ls, more, err := readObservations(dir)
@@ -206,6 +195,9 @@ func TestObservation(t *testing.T) {
 	}
 	if len(ls) != 1 || ls[0].N != 1 || ls[0].Env["AOP_PROTOCOL"] != "aop2" {
 		t.Fatalf("launches %+v", ls)
+	}
+	if len(ls[0].Files) != 1 || ls[0].Files["run.json"] != `{"status":"running"}` {
+		t.Errorf("files seen %q, want run.json only (an absent file is not recorded)", ls[0].Files)
 	}
 	var kinds []string
 	for _, e := range ls[0].Events {
@@ -337,11 +329,7 @@ func TestOrchmsgChecks(t *testing.T) {
 		}
 		return l(append(evs, exit("3s", 0))...)
 	}
-	cases := []struct {
-		check, name string
-		s           *conform.Session
-		want        conform.Verdict
-	}{
+	cases := []checkCase{
 		{"orchmsg/orch/notify/task-assigned", "ok", session(task, nil, l(assigned, req, res)), conform.Pass},
 		{"orchmsg/orch/notify/task-assigned", "other task", session(task, nil, l(other)), conform.Fail},
 		{"orchmsg/orch/notify/task-assigned", "response first", session(task, nil, l(res, assigned)), conform.Fail},

@@ -74,6 +74,28 @@ type agent struct {
 
 // Run plays the AOF agent; see the package doc.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
+	// The binding gives the agent an empty stdin (the task is in the data
+	// directory): it reads it to its end before it exits, so that an observed
+	// run records the end however soon the agent is done (at most stdinWait).
+	eof := make(chan struct{})
+	if env.Stdin != nil {
+		go func() { io.Copy(io.Discard, env.Stdin); close(eof) }()
+	}
+	code := run(ctx, env, fault)
+	if env.Stdin != nil {
+		select {
+		case <-eof:
+		case <-ctx.Done():
+		case <-env.Clock.After(stdinWait):
+		}
+	}
+	return code
+}
+
+// stdinWait bounds how long the agent waits for the end of its stdin at exit.
+const stdinWait = 200 * time.Millisecond
+
+func run(ctx context.Context, env mockagent.Env, fault string) int {
 	a := &agent{ctx: ctx, env: env, fault: fault, out: env.Stdout,
 		dataDir: env.Getenv("AOF_DATA_DIR"), taskID: env.Getenv("AOF_TASK_ID"), self: env.Getenv("AOF_AGENT_ID"),
 		taskFile: env.Getenv("AOF_TASK_FILE"), runDir: env.Getenv("AOF_RUN_DIR")}
@@ -93,6 +115,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	a.heartbeat()
 	if stop := a.answerHandoff(); stop {
 		return 0
+	}
+	if sc, ok := a.script(); ok {
+		return a.play(sc, beat)
 	}
 	if fault == "unknown-type" {
 		a.send("task.progress", a.taskID, map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": "started"})
@@ -252,7 +277,7 @@ func (a *agent) sendAs(typ, taskID, from, to string, payload map[string]any) {
 	if a.fault == "wrong-version" {
 		version = 2
 	}
-	env := envelope{Protocol: "aof", Version: version, ProjectID: "aopkit", Type: typ, TaskID: taskID,
+	env := envelope{Protocol: "aof", Version: version, ProjectID: projectID, Type: typ, TaskID: taskID,
 		FromAgent: from, ToAgent: to, SentAt: sentAt, Payload: payload}
 	data, _ := json.Marshal(env)
 	prefix := ""
@@ -261,6 +286,10 @@ func (a *agent) sendAs(typ, taskID, from, to string, payload map[string]any) {
 	}
 	fmt.Fprintf(a.out, "%s%s\n", prefix, data)
 }
+
+// projectID is the envelope's projectId: the upstream router requires one
+// (aof-1's examples have none; aoplint takes it as the upstream dialect).
+const projectID = "aopkit"
 
 type envelope struct {
 	Protocol  string         `json:"protocol"`
@@ -284,7 +313,13 @@ func (a *agent) writeSummary() {
 	}
 }
 
-func (a *agent) completion(outcome, notes string) {
+func (a *agent) completion(outcome, notes string) { a.report(outcome, notes, nil) }
+
+// report sends completion.report with its blockers (none: []).
+func (a *agent) report(outcome, notes string, blockers []string) {
+	if blockers == nil {
+		blockers = []string{}
+	}
 	tests := map[string]any{"total": 3, "passed": 3, "failed": 0}
 	if a.fault == "tests-overflow" {
 		tests["failed"] = 1
@@ -293,12 +328,98 @@ func (a *agent) completion(outcome, notes string) {
 		notes = strings.Repeat("verbose log line; ", 700)
 	}
 	p := map[string]any{"outcome": outcome, "summaryRef": "outputs/summary.md",
-		"deliverables": []string{"outputs/summary.md"}, "tests": tests, "blockers": []string{}, "notes": notes}
+		"deliverables": []string{"outputs/summary.md"}, "tests": tests, "blockers": blockers, "notes": notes}
 	from := a.self
 	if a.fault == "unauthorized-agent" {
 		from = "impostor-agent"
 	}
 	a.sendAs("completion.report", a.taskID, from, "dispatcher", p)
+}
+
+// Script is the agent's behaviour on the orchestrator side, given out of band
+// ($AOPKIT_MOCKAGENT_SCRIPT, never inside a protocol message): per task id, the
+// envelopes to send, then how the run ends. A task the script does not name runs
+// as usual.
+type Script struct {
+	Tasks map[string]TaskScript `json:"tasks"`
+}
+
+// TaskScript is what the agent does on one task: after its first heartbeat (and
+// its handoff's acknowledgement), it sends Send in order, half a beat apart (a
+// heartbeat each), works half a beat more, then ends as End says: "complete" (the default: the
+// summary and a completion.report with Outcome, Blockers and Notes, then exit 0),
+// "exit" (exit 0 without a report) or "crash" (the report, then exit 2 before
+// session_end).
+type TaskScript struct {
+	Send     []map[string]any `json:"send"`
+	End      string           `json:"end"`
+	Outcome  string           `json:"outcome"`
+	Blockers []string         `json:"blockers"`
+	Notes    string           `json:"notes"`
+}
+
+// script is the task's script, when the harness gave one for it.
+func (a *agent) script() (TaskScript, bool) {
+	b, ok := mockagent.Script(a.env)
+	if !ok {
+		return TaskScript{}, false
+	}
+	var sc Script
+	if json.Unmarshal(b, &sc) != nil {
+		return TaskScript{}, false
+	}
+	ts, ok := sc.Tasks[a.taskID]
+	return ts, ok
+}
+
+// play runs a task's script. Each step of Send is an envelope whose missing
+// fields are the agent's own (protocol, version, projectId, taskId, fromAgent,
+// toAgent, sentAt); a step {"line": "..."} is printed as it is.
+func (a *agent) play(sc TaskScript, beat time.Duration) int {
+	for _, step := range sc.Send {
+		if !a.sleep(beat / 2) {
+			return 0
+		}
+		a.heartbeat()
+		if line, ok := step["line"].(string); ok {
+			fmt.Fprintln(a.out, line)
+			continue
+		}
+		env := map[string]any{"protocol": "aof", "version": 1, "projectId": projectID, "taskId": a.taskID, "fromAgent": a.self, "toAgent": "dispatcher", "sentAt": a.now()}
+		for k, v := range step {
+			env[k] = v
+		}
+		data, _ := json.Marshal(env)
+		prefix := ""
+		if env["type"] == spec.TypeCompletion {
+			prefix = spec.Prefix
+		}
+		fmt.Fprintf(a.out, "%s%s\n", prefix, data)
+	}
+	// A beat of work before the end, as on every run: the end comes after
+	// the agent has read its (empty) stdin to its end.
+	if !a.sleep(beat / 2) {
+		return 0
+	}
+	a.heartbeat()
+	if sc.End == "exit" {
+		return 0
+	}
+	a.writeSummary()
+	outcome := sc.Outcome
+	if outcome == "" {
+		outcome = spec.OutcomeDone
+	}
+	notes := sc.Notes
+	if notes == "" {
+		notes = "Scripted run: " + outcome + "."
+	}
+	a.report(outcome, notes, sc.Blockers)
+	if sc.End == "crash" {
+		fmt.Fprintln(a.env.Stderr, "mockagent aof: simulated crash")
+		return 2
+	}
+	return 0
 }
 
 // answerHandoff acknowledges the handoff of a delegated child (aof-1 §Handoff

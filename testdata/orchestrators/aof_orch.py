@@ -32,6 +32,10 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
 STATUSES = ["backlog", "ready", "in-progress", "review", "done", "blocked", "cancelled"]
 OUTCOMES = ["done", "blocked", "needs_review", "partial"]
 TYPES = ["completion.report", "status.update", "handoff.request", "handoff.accepted", "handoff.rejected"]
+# The task state machine (aof-1 §Overview, the lifecycle diagram).
+MOVES = {"backlog": ["ready", "blocked", "cancelled"], "ready": ["in-progress", "backlog", "blocked", "cancelled"],
+         "in-progress": ["review", "blocked", "ready", "cancelled"], "review": ["done", "in-progress", "blocked", "cancelled"],
+         "blocked": ["ready", "review", "cancelled"]}
 TASK_ID = re.compile(r"^TASK-\d{4}-\d{2}-\d{2}-\d{3}$")
 GRACE = 2.0
 
@@ -117,6 +121,17 @@ class Store:
         with open(self.path(status, tid), "w") as f:
             f.write("---\n" + "\n".join(lines) + "\n---\n" + body)
 
+    def append_work_log(self, tid, entry):
+        """Adds "- <timestamp> <entry>" under the body's "## Work Log" section."""
+        with self.lock:
+            t = self.read(tid)
+            body = t["body"]
+            if body and not body.endswith("\n"):
+                body += "\n"
+            if "## Work Log\n" not in body:
+                body += "\n## Work Log\n\n"
+            self.write(tid, t["status"], t["lines"], body + "- %s %s\n" % (fmt(time.time()), entry))
+
     def set_meta(self, tid, key, value):
         with self.lock:
             t = self.read(tid)
@@ -190,6 +205,7 @@ class Scheduler:
     def __init__(self, store, ttl):
         self.store, self.ttl = store, ttl
         self.children = []
+        self.leases = {}  # task id -> the agent it is leased to
 
     def lease(self, tid):
         t = self.store.read(tid)
@@ -201,6 +217,7 @@ class Scheduler:
             write_json(os.path.join(rd, "run.json"), {"taskId": tid, "agentId": agent, "startedAt": fmt(now), "status": "running",
                                                       "artifactPaths": {"inputs": "inputs/", "work": "work/", "output": "output/"}, "metadata": {}})
         write_json(os.path.join(rd, "run_heartbeat.json"), {"taskId": tid, "agentId": agent, "lastHeartbeat": fmt(now), "beatCount": 1, "expiresAt": fmt(now + self.ttl)})
+        self.leases[tid] = agent
         self.store.event("lease.acquired", "scheduler", tid, {"agent": agent})
         return agent
 
@@ -230,11 +247,22 @@ class Scheduler:
         if typ not in TYPES:
             self.store.event("protocol.message.unknown", frm, env["taskId"], {"type": typ})
             return
-        if self.store.find(env["taskId"]) is None:
+        status = self.store.find(env["taskId"])
+        if status is None:
             self.store.event("protocol.message.rejected", frm, env["taskId"], {"reason": "task_not_found"})
+            if typ == "handoff.request":
+                self.store.event("delegation.rejected", frm, env["taskId"], {"reason": "task_not_found"})
+            return
+        holder = self.leases.get(env["taskId"])
+        if typ in ("completion.report", "status.update") and status == "in-progress" and holder and frm != holder:
+            self.store.event("protocol.message.rejected", frm, env["taskId"], {"reason": "unauthorized_agent"})
             return
         self.store.event("protocol.message.received", frm, env["taskId"], {"type": typ})
-        if typ == "completion.report":
+        if typ == "status.update":
+            self.status_update(env["taskId"], p, frm)
+        elif typ == "completion.report" and status == "done":
+            pass  # already done: no-op
+        elif typ == "completion.report":
             rr = {"taskId": env["taskId"], "agentId": frm, "completedAt": fmt(time.time()), "outcome": p.get("outcome"),
                   "summaryRef": p.get("summaryRef"), "deliverables": p.get("deliverables", []), "tests": p.get("tests"),
                   "blockers": p.get("blockers", []), "notes": p.get("notes")}
@@ -247,6 +275,22 @@ class Scheduler:
             self.store.event("delegation.rejected", frm, env["taskId"], {"reason": p.get("reason", "")})
         elif typ == "handoff.accepted":
             self.store.event("delegation.accepted", frm, env["taskId"])
+
+    def status_update(self, tid, p, frm):
+        cur, to = self.store.find(tid), p.get("status")
+        parts = []
+        if p.get("progress"):
+            parts.append("Progress: " + p["progress"])
+        if p.get("notes"):
+            parts.append("Notes: " + p["notes"])
+        if p.get("blockers"):
+            parts.append("Blockers: " + ", ".join(p["blockers"]))
+        if to and to != cur and to in MOVES.get(cur, []):
+            reason = (p.get("blockers") or [None])[0] or p.get("notes") or p.get("progress") or to
+            self.store.transition(tid, to, reason, frm)
+            return
+        if parts:
+            self.store.append_work_log(tid, " | ".join(parts))
 
     def handoff(self, env, p, frm):
         child = env["taskId"]
@@ -266,6 +310,8 @@ class Scheduler:
             return
         st = self.store.find(child)
         inputs = os.path.join(self.store.data, "tasks", st, child, "inputs")
+        if read_json(os.path.join(inputs, "handoff.json")) == p:
+            return  # re-sent: the same artifacts, no duplicate delegation
         write_json(os.path.join(inputs, "handoff.json"), p)
         with open(os.path.join(inputs, "handoff.md"), "w") as f:
             f.write("# Handoff Request\n\n**From:** %s\n**To:** %s\n**Due By:** %s\n" % (p["fromAgent"], p["toAgent"], p["dueBy"]))

@@ -11,6 +11,23 @@ const (
 	FaultBlindRequeue          = "blind-requeue"
 	FaultNoChildDispatch       = "no-child-dispatch"
 	FaultAcceptInvalidReport   = "accept-invalid-report"
+	FaultStatusNoWorkLog       = "status-no-work-log"
+	FaultInvalidTransitionLost = "invalid-transition-lost"
+	FaultStatusNeverApplied    = "status-never-applied"
+	FaultRepeatTransition      = "repeat-transition"
+	FaultUnknownAsRejected     = "unknown-type-rejected"
+	FaultSilentTaskNotFound    = "silent-task-not-found"
+	FaultReopenDone            = "reopen-done"
+	FaultAnySender             = "any-sender"
+	FaultNoReceivedLog         = "no-received-log"
+	FaultNoCompletedEvent      = "no-task-completed-event"
+	FaultRunNotRunning         = "run-status-leased"
+	FaultAcceptedBlocks        = "accepted-blocks"
+	FaultRejectedNotBlocked    = "rejected-not-blocked"
+	FaultNoParentCheck         = "no-parent-check"
+	FaultStrictCriteria        = "strict-criteria"
+	FaultResendDelegatesAgain  = "resend-delegates-again"
+	FaultReclaimNoHeartbeat    = "reclaim-without-heartbeat"
 )
 
 // Faults lists the engine's faults.
@@ -23,5 +40,22 @@ func Faults() []fault.Fault {
 		{Name: FaultBlindRequeue, Doc: "stale-heartbeat recovery never reads run_result.json: every stale task is reclaimed to ready (blind requeue)"},
 		{Name: FaultNoChildDispatch, Doc: "an accepted handoff.request writes the child's handoff, but the scheduler never dispatches the child task"},
 		{Name: FaultAcceptInvalidReport, Doc: "a completion.report whose payload fails validation is recorded in run_result.json instead of rejected as invalid_envelope"},
+		{Name: FaultStatusNoWorkLog, Doc: "a status.update that changes no status appends no work log entry to the task body"},
+		{Name: FaultInvalidTransitionLost, Doc: "a status.update to a status the state machine forbids is dropped: no work log entry instead"},
+		{Name: FaultStatusNeverApplied, Doc: "a status.update's status is never applied: the task stays where it is, only the work log grows"},
+		{Name: FaultRepeatTransition, Doc: "a status.update to the status the task already has is logged as a transition again (task.transitioned)"},
+		{Name: FaultUnknownAsRejected, Doc: "a message of an unknown type is logged as protocol.message.rejected (invalid_envelope) instead of protocol.message.unknown"},
+		{Name: FaultSilentTaskNotFound, Doc: "a message for a task that does not exist is dropped without protocol.message.rejected task_not_found"},
+		{Name: FaultReopenDone, Doc: "a completion.report for a task already done moves it back to review"},
+		{Name: FaultAnySender, Doc: "an envelope from an agent other than the task's lease holder is routed like the holder's (no unauthorized_agent)"},
+		{Name: FaultNoReceivedLog, Doc: "valid messages are routed without a protocol.message.received event"},
+		{Name: FaultNoCompletedEvent, Doc: "a routed completion.report writes run_result.json but logs no task.completed event"},
+		{Name: FaultRunNotRunning, Doc: "the lease writes run.json with status \"leased\", not \"running\", for the live run"},
+		{Name: FaultAcceptedBlocks, Doc: "handoff.accepted is handled like handoff.rejected: the child task moves to blocked"},
+		{Name: FaultRejectedNotBlocked, Doc: "handoff.rejected is logged (delegation.rejected) but the child task stays where it is"},
+		{Name: FaultNoParentCheck, Doc: "a handoff.request whose parent task does not exist is accepted as from a top-level parent"},
+		{Name: FaultStrictCriteria, Doc: "a handoff.request with invalid acceptance criteria is rejected as invalid_envelope instead of proceeding"},
+		{Name: FaultResendDelegatesAgain, Doc: "a re-sent handoff.request is processed as a new delegation (delegation.requested again)"},
+		{Name: FaultReclaimNoHeartbeat, Doc: "an in-progress task without run_heartbeat.json counts as stale and is reclaimed to ready"},
 	}
 }

@@ -98,6 +98,10 @@ func (r *Router) Handle(line []byte) Outcome {
 		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
 		return r.reject(o, env.FromAgent)
 	}
+	if unknown && r.Fault == FaultUnknownAsRejected {
+		o.Reason, o.Detail = ReasonInvalidEnvelope, "unknown type "+env.Type
+		return r.reject(o, env.FromAgent)
+	}
 	if unknown {
 		o.Kind = KindUnknown
 		r.log("protocol.message.unknown", env.FromAgent, env.TaskID, map[string]any{"type": env.Type})
@@ -117,13 +121,26 @@ func (r *Router) Handle(line []byte) Outcome {
 
 func (r *Router) received(env *Envelope, o *Outcome) {
 	o.Kind = KindRouted
+	if r.Fault == FaultNoReceivedLog {
+		return
+	}
 	r.log("protocol.message.received", env.FromAgent, env.TaskID, map[string]any{"type": env.Type})
 }
 
 // authorized: while a task is leased, only the lease holder reports on it
 // (upstream router: unauthorized_agent).
-func authorized(t *Task, agent string) bool {
-	return t.Lease == nil || t.Lease.Agent == "" || t.Lease.Agent == agent
+func (r *Router) authorized(t *Task, agent string) bool {
+	return t.Lease == nil || t.Lease.Agent == "" || t.Lease.Agent == agent || r.Fault == FaultAnySender
+}
+
+// notFound rejects a message for a task that does not exist (task_not_found).
+func (r *Router) notFound(o Outcome, actor string, err error) Outcome {
+	o.Reason, o.Detail = ReasonTaskNotFound, errDetail(err)
+	if r.Fault == FaultSilentTaskNotFound {
+		o.Kind = KindRejected
+		return o
+	}
+	return r.reject(o, actor)
 }
 
 // completion handles completion.report (aof-1 §Completion Protocol): validate,
@@ -144,15 +161,17 @@ func (r *Router) completion(env *Envelope, o Outcome) Outcome {
 	}
 	t, err := r.Store.Get(env.TaskID)
 	if err != nil {
-		o.Reason, o.Detail = ReasonTaskNotFound, errDetail(err)
-		return r.reject(o, env.FromAgent)
+		return r.notFound(o, env.FromAgent, err)
 	}
-	if !authorized(t, env.FromAgent) {
+	if !r.authorized(t, env.FromAgent) {
 		o.Reason, o.Detail = ReasonUnauthorizedAgent, "task is leased to "+t.Lease.Agent
 		return r.reject(o, env.FromAgent)
 	}
 	r.received(env, &o)
 	if t.Status == spec.Done {
+		if r.Fault == FaultReopenDone {
+			r.reopen(t, env.FromAgent)
+		}
 		o.Reason = "noop"
 		o.Detail = "task already done"
 		return o
@@ -169,7 +188,9 @@ func (r *Router) completion(env *Envelope, o Outcome) Outcome {
 		return o
 	}
 	o.Written = append(o.Written, w)
-	r.log("task.completed", env.FromAgent, env.TaskID, map[string]any{"outcome": rr.Outcome})
+	if r.Fault != FaultNoCompletedEvent {
+		r.log("task.completed", env.FromAgent, env.TaskID, map[string]any{"outcome": rr.Outcome})
+	}
 	if !r.refExists(t, rr.SummaryRef) {
 		r.log("completion.warning", env.FromAgent, env.TaskID, map[string]any{"reason": "summary_missing", "summaryRef": rr.SummaryRef})
 	}
@@ -211,26 +232,19 @@ func (r *Router) statusUpdate(env *Envelope, o Outcome) Outcome {
 	// upstream router does (AOF-ENV-005 is a warning here).
 	t, err := r.Store.Get(env.TaskID)
 	if err != nil {
-		o.Reason, o.Detail = ReasonTaskNotFound, errDetail(err)
-		return r.reject(o, env.FromAgent)
+		return r.notFound(o, env.FromAgent, err)
 	}
-	if !authorized(t, env.FromAgent) {
+	if !r.authorized(t, env.FromAgent) {
 		o.Reason, o.Detail = ReasonUnauthorizedAgent, "task is leased to "+t.Lease.Agent
 		return r.reject(o, env.FromAgent)
 	}
 	r.received(env, &o)
-	if su.Status != "" && su.Status != t.Status {
+	if su.Status != "" && su.Status == t.Status && r.Fault == FaultRepeatTransition {
+		r.log("task.transitioned", env.FromAgent, t.ID, map[string]any{"from": t.Status, "to": su.Status, "reason": statusReason(su)})
+	}
+	if su.Status != "" && su.Status != t.Status && r.Fault != FaultStatusNeverApplied {
 		if spec.ValidTransition(t.Status, su.Status) {
-			reason := su.Status
-			switch {
-			case len(su.Blockers) > 0:
-				reason = su.Blockers[0]
-			case su.Notes != "":
-				reason = su.Notes
-			case su.Progress != "":
-				reason = su.Progress
-			}
-			if _, err := r.Store.Transition(t.ID, su.Status, reason, env.FromAgent); err != nil {
+			if _, err := r.Store.Transition(t.ID, su.Status, statusReason(su), env.FromAgent); err != nil {
 				o.Reason, o.Detail = "transition_failed", err.Error()
 				return o
 			}
@@ -242,15 +256,41 @@ func (r *Router) statusUpdate(env *Envelope, o Outcome) Outcome {
 		r.log("task.transition.rejected", env.FromAgent, t.ID, map[string]any{"from": t.Status, "to": su.Status, "reason": "invalid_transition"})
 		o.Reason = "invalid_transition"
 		o.Detail = t.Status + " → " + su.Status
-		r.appendWorkLog(t, su, "Requested status: "+su.Status+" (invalid transition from "+t.Status+")")
+		if r.Fault != FaultInvalidTransitionLost {
+			r.appendWorkLog(t, su, "Requested status: "+su.Status+" (invalid transition from "+t.Status+")")
+		}
 		return o
 	}
-	if r.appendWorkLog(t, su, "") {
+	if r.Fault != FaultStatusNoWorkLog && r.appendWorkLog(t, su, "") {
 		o.Reason = "work_log"
 	} else {
 		o.Reason = "noop"
 	}
 	return o
+}
+
+// statusReason is a status.update's transition reason: its first blocker, else
+// its notes, else its progress (aof-1 §Routing Behavior), else the status.
+func statusReason(su *StatusUpdate) string {
+	switch {
+	case len(su.Blockers) > 0:
+		return su.Blockers[0]
+	case su.Notes != "":
+		return su.Notes
+	case su.Progress != "":
+		return su.Progress
+	}
+	return su.Status
+}
+
+// reopen is the fault reopen-done: a done task is moved back to review, past the
+// state machine (done is terminal).
+func (r *Router) reopen(t *Task, actor string) {
+	t.Status = spec.Review
+	if r.Store.writeFile(r.Store.TaskPath(spec.Review, t.ID), t.Marshal()) == nil {
+		os.Remove(r.Store.TaskPath(spec.Done, t.ID))
+		r.log("task.transitioned", actor, t.ID, map[string]any{"from": spec.Done, "to": spec.Review, "reason": "completion_reopened"})
+	}
 }
 
 // appendWorkLog writes "Progress: ... | Notes: ... | Blockers: ..." (aof-1 §Work Log
@@ -280,6 +320,9 @@ func (r *Router) appendWorkLog(t *Task, su *StatusUpdate, extra string) bool {
 // guard: a child of a task at depth ≥ 1 is refused (nested_delegation).
 func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 	h, criteriaErr, ferr := handoffPayload(env.Payload)
+	if ferr == nil && criteriaErr != nil && r.Fault == FaultStrictCriteria {
+		ferr = criteriaErr
+	}
 	if ferr != nil {
 		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
 		return r.reject(o, env.FromAgent)
@@ -290,9 +333,10 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 	}
 	child, err := r.Store.Get(h.TaskID)
 	if err != nil {
-		o.Reason, o.Detail = ReasonTaskNotFound, errDetail(err)
-		o = r.reject(o, env.FromAgent)
-		r.log("delegation.rejected", env.FromAgent, h.TaskID, map[string]any{"reason": ReasonTaskNotFound})
+		o = r.notFound(o, env.FromAgent, err)
+		if r.Fault != FaultSilentTaskNotFound {
+			r.log("delegation.rejected", env.FromAgent, h.TaskID, map[string]any{"reason": ReasonTaskNotFound})
+		}
 		return o
 	}
 	r.received(env, &o)
@@ -300,6 +344,9 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 		r.log("protocol.message.schema_error", env.FromAgent, h.TaskID, map[string]any{"detail": criteriaErr.Error()})
 	}
 	parent, err := r.Store.Get(h.ParentTaskID)
+	if err != nil && r.Fault == FaultNoParentCheck {
+		parent, err = &Task{ID: h.ParentTaskID}, nil
+	}
 	if err != nil {
 		o.Reason = ReasonParentNotFound
 		r.log("delegation.rejected", env.FromAgent, h.TaskID, map[string]any{"reason": ReasonParentNotFound, "parentTaskId": h.ParentTaskID})
@@ -316,7 +363,7 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 	jsonPath, mdPath := filepath.Join(dir, "handoff.json"), filepath.Join(dir, "handoff.md")
 	data, _ := json.MarshalIndent(h, "", "  ")
 	data = append(data, '\n')
-	if old, err := r.Store.read(jsonPath); err == nil && bytes.Equal(old, data) {
+	if old, err := r.Store.read(jsonPath); err == nil && bytes.Equal(old, data) && r.Fault != FaultResendDelegatesAgain {
 		o.Reason = "duplicate"
 		o.Detail = "same handoff already written"
 		return o
@@ -356,10 +403,12 @@ func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
 	_ = id
 	t, err := r.Store.Get(env.TaskID)
 	if err != nil {
-		o.Reason, o.Detail = ReasonTaskNotFound, errDetail(err)
-		return r.reject(o, env.FromAgent)
+		return r.notFound(o, env.FromAgent, err)
 	}
 	r.received(env, &o)
+	if accepted && r.Fault == FaultAcceptedBlocks {
+		accepted, reason = false, "handoff accepted"
+	}
 	if accepted {
 		o.Reason = "accepted"
 		r.log("delegation.accepted", env.FromAgent, id, nil)
@@ -369,7 +418,9 @@ func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
 		reason = "handoff rejected"
 	}
 	o.Reason = "rejected"
-	if _, err := r.Store.Transition(id, spec.Blocked, reason, env.FromAgent); err != nil {
+	if r.Fault == FaultRejectedNotBlocked {
+		// The fault: the rejection is only logged.
+	} else if _, err := r.Store.Transition(id, spec.Blocked, reason, env.FromAgent); err != nil {
 		o.Detail = err.Error()
 	}
 	_ = t

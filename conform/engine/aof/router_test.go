@@ -308,3 +308,82 @@ func FuzzEnvelopeProblem(f *testing.F) {
 		}
 	})
 }
+
+// routerFaults are the engine faults of the router, the scheduler poll and the
+// lease: each plays lines (and a poll) on the fixture, with the fault and
+// without, and what the two leave (events, statuses, the parent's work log, its
+// run.json status) must differ.
+var routerFaults = func() map[string][]string {
+	const parent, child, done = "TASK-2026-02-09-057", "TASK-2026-02-09-060", "TASK-2026-02-09-070"
+	su := func(task, from, payload string) string {
+		return env("status.update", task, from, `{"taskId":"`+task+`","agentId":"`+from+`",`+payload+`}`)
+	}
+	bad := `{"taskId":"` + child + `","parentTaskId":"` + parent + `","fromAgent":"swe-backend","toAgent":"swe-qa","acceptanceCriteria":["ok",42],"dueBy":"2026-02-10T12:00:00.000Z"}`
+	ack := func(typ, accepted string) string {
+		return env(typ, child, "swe-qa", `{"taskId":"`+child+`","accepted":`+accepted+`,"reason":"no context"}`)
+	}
+	return map[string][]string{
+		aof.FaultStatusNoWorkLog:       {su(parent, "swe-backend", `"progress":"half"`)},
+		aof.FaultInvalidTransitionLost: {su(parent, "swe-backend", `"status":"done","progress":"early"`)},
+		aof.FaultStatusNeverApplied:    {su(parent, "swe-backend", `"status":"blocked","blockers":["key"]`)},
+		aof.FaultRepeatTransition:      {su(parent, "swe-backend", `"status":"in-progress","notes":"still"`)},
+		aof.FaultUnknownAsRejected:     {env("task.progress", parent, "swe-backend", `{}`)},
+		aof.FaultSilentTaskNotFound:    {su("TASK-2026-02-09-099", "swe-backend", `"notes":"x"`)},
+		aof.FaultReopenDone:            {env("completion.report", done, "swe-backend", completionDone)},
+		aof.FaultAnySender:             {su(parent, "impostor", `"status":"blocked","blockers":["stop"]`)},
+		aof.FaultNoReceivedLog:         {su(parent, "swe-backend", `"progress":"half"`)},
+		aof.FaultNoCompletedEvent:      {env("completion.report", parent, "swe-backend", completionDone)},
+		aof.FaultAcceptedBlocks:        {ack("handoff.accepted", "true")},
+		aof.FaultRejectedNotBlocked:    {ack("handoff.rejected", "false")},
+		aof.FaultNoParentCheck:         {env("handoff.request", child, "swe-backend", handoff(child, "TASK-2026-02-09-098"))},
+		aof.FaultStrictCriteria:        {env("handoff.request", child, "swe-backend", bad)},
+		aof.FaultResendDelegatesAgain:  {env("handoff.request", child, "swe-backend", handoff(child, parent)), env("handoff.request", child, "swe-backend", handoff(child, parent))},
+		aof.FaultReclaimNoHeartbeat:    nil, // the poll alone: a task in progress without a heartbeat
+		aof.FaultRunNotRunning:         nil, // the lease alone
+	}
+}()
+
+// routerFault plays one fault of routerFaults both ways.
+func routerFault(t *testing.T, name string) {
+	play := func(fault string) string {
+		r, _ := fixture(t)
+		r.Fault = fault
+		old := &aof.Task{ID: "TASK-2026-02-09-080", Title: "Old", Status: aofspec.InProgress}
+		if err := r.Store.Create(old); err != nil {
+			t.Fatal(err)
+		}
+		if fault == aof.FaultRunNotRunning || fault == "" && name == aof.FaultRunNotRunning {
+			// The lease is the session's: a fresh one on its own data directory.
+			s, err := aof.NewSession(clock.NewFake(start), aof.Config{Scratch: t.TempDir(), TaskID: "TASK-2026-02-09-090", AgentID: "swe-backend", Fault: fault}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := s.Store.ReadRun("TASK-2026-02-09-090")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return "run " + run.Status
+		}
+		for _, l := range routerFaults[name] {
+			r.Handle([]byte(l))
+		}
+		r.Poll()
+		out := strings.Join(r.Store.Events.Types(), " ")
+		for _, id := range []string{"TASK-2026-02-09-057", "TASK-2026-02-09-060", "TASK-2026-02-09-070", "TASK-2026-02-09-080"} {
+			tk, err := r.Store.Get(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out += "\n" + id + " " + tk.Status
+			if strings.Contains(tk.Body, "## Work Log") {
+				out += " with a work log"
+			}
+		}
+		return out
+	}
+	good, bad := play(""), play(name)
+	if good == bad {
+		t.Errorf("the fault changes nothing:\n%s", good)
+	}
+	t.Logf("correct:\n%s\nwith %s:\n%s", good, name, bad)
+}

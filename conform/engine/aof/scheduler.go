@@ -32,6 +32,9 @@ func (r *Router) Poll() []Action {
 	var out []Action
 	for _, t := range tasks {
 		hb, err := r.Store.ReadHeartbeat(t.ID)
+		if err != nil && r.Fault == FaultReclaimNoHeartbeat {
+			hb, err = &Heartbeat{ExpiresAt: spec.FormatTime(now)}, nil
+		}
 		if err != nil {
 			continue
 		}

@@ -183,6 +183,10 @@ func schedulerFault(t *testing.T, name string) {
 			t.Error("correct engine: run_result.json written from an invalid report")
 		}
 	default:
+		if _, ok := routerFaults[name]; ok {
+			routerFault(t, name)
+			return
+		}
 		t.Fatalf("engine fault %s has no test", name)
 	}
 }

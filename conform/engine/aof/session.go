@@ -141,6 +141,14 @@ func (s *Session) lease() error {
 		os.Remove(filepath.Join(st.RunDir(s.Cfg.TaskID), "run.json"))
 		w = w[1:]
 	}
+	if s.Router.Fault == FaultRunNotRunning {
+		if run, err := st.ReadRun(s.Cfg.TaskID); err == nil {
+			run.Status = "leased"
+			if data, err := st.writeJSON(filepath.Join(st.RunDir(s.Cfg.TaskID), "run.json"), run); err == nil {
+				w[0].Data = data
+			}
+		}
+	}
 	path := filepath.Join(st.TaskDir(spec.InProgress, s.Cfg.TaskID), "inputs", "handoff.json")
 	if data, err := st.read(path); err == nil {
 		s.recordFiles([]Written{{path, data}})

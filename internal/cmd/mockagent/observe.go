@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/aopkit/aopkit/mockagent"
@@ -25,6 +26,11 @@ func observe(cfg config, stdin *io.Reader, stdout *io.Writer) (*mockagent.Observ
 	obs, err := mockagent.NewObserver(cfg.Observe, os.Args, env)
 	if err != nil {
 		return nil, fmt.Errorf("--observe %s: %w", cfg.Observe, err)
+	}
+	if d := os.Getenv("AOF_RUN_DIR"); d != "" {
+		// The aof run as the scheduler left it for the agent: run.json while
+		// the run is live (aof-1 §Artifacts 1, "status": "running").
+		obs.Saw(filepath.Join(d, "run.json"))
 	}
 	*stdin = obs.Stdin(*stdin)
 	*stdout = obs.Stdout(*stdout)

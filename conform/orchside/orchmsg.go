@@ -34,7 +34,7 @@ var orchmsgChecks = []*conform.Check{
 	{
 		ID: "orchmsg/orch/corr/response-correlation", Protocol: "orchmsg", Family: "requests", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "orchmsg Correlation, Request/Response Pattern, Timeouts",
-		Requirement: "Response includes `correlationId` matching request `id`. (Every request gets exactly one `response:success` or `response:error` with its id as `correlationId`, within the 30 s request timeout (ask-user: its own `timeout`), + 5 s, × --timeout-scale; no response answers a request that was not made. A request still pending when the harness stopped the orchestrator is not judged.)",
+		Requirement: "Response includes `correlationId` matching request `id`. (Every request gets exactly one `response:success` or `response:error` with its id as `correlationId`, within the 30 s request timeout (ask-user: its own `timeout`), + 5 s, × --timeout-scale; no response answers a request that was not made. A request still pending when the harness stopped the orchestrator, or that crossed the orchestrator's own stop of the agent, is not judged.)",
 		Lint:        []string{"ORCH-SEQ-001", "ORCH-SEQ-002"},
 		Requires:    []string{"orchmsg/§correlation/response-matches"},
 		Bad:         `the agent sends {"type":"request:get-task","id":"req-7",...} and the orchestrator answers {"type":"response:success","correlationId":"req-6",...}, or never answers`,
@@ -157,6 +157,21 @@ func orchmsgTaskAssigned(s *conform.Session) conform.Outcome {
 	return o
 }
 
+// orchmsgStoppedAround reports whether the orchestrator itself began to stop
+// the agent (notify:shutdown, its own signal, the end of its stdin) before a
+// request of the agent written at t, or within 2 s (× scale) after it: the
+// shutdown and the request crossed, and the agent ended before any answer.
+func orchmsgStoppedAround(l *Launch, t time.Time, scale float64) bool {
+	within := t.Add(time.Duration(float64(2*time.Second) * scale))
+	for _, e := range l.Events {
+		stop := (e.Kind == "stdin" && e.Key == "notify:shutdown") || ((e.Kind == "signal" || e.Kind == "stdin-eof") && e.By == "")
+		if stop && !e.At.After(within) {
+			return true
+		}
+	}
+	return false
+}
+
 // correlationSlack is how much later than its deadline a request may be
 // answered before response-correlation calls it unanswered in time (× scale).
 const correlationSlack = 5 * time.Second
@@ -231,7 +246,7 @@ func orchmsgCorrelation(s *conform.Session) conform.Outcome {
 				o.Seq = []int{r.e.Seq}
 				return o
 			}
-			if r.answers == 0 && !cutByHarness {
+			if r.answers == 0 && !cutByHarness && !orchmsgStoppedAround(l, r.e.At, scale) {
 				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) got no response before the agent ended", l.N, id, r.e.Key), "a response with correlationId "+id, "none")
 				o.Seq = []int{r.e.Seq}
 				return o

@@ -368,6 +368,8 @@ func TestOrchmsgChecks(t *testing.T) {
 		{"orchmsg/orch/corr/response-correlation", "after 30s", session(task, nil, l(assigned, req, late, exit("41s", 0))), conform.Fail},
 		{"orchmsg/orch/corr/response-correlation", "never", session(task, nil, l(assigned, req, exit("1s", 0))), conform.Fail},
 		{"orchmsg/orch/corr/response-correlation", "no request", session(task, nil, l(assigned, exit("1s", 0))), conform.NotTested},
+		{"orchmsg/orch/corr/response-correlation", "crossed the shutdown", session(task, nil, l(assigned, req, res, omOut("0.9s", `{"type":"request:get-task","id":"req-2","payload":{"taskId":"task-123"}}`), shut, exit("1.1s", 0))), conform.Pass},
+		{"orchmsg/orch/corr/response-correlation", "long before the shutdown", session(task, nil, l(assigned, req, res, omOut("0.2s", `{"type":"request:get-task","id":"req-2","payload":{"taskId":"task-123"}}`), omIn("5s", `{"type":"notify:shutdown","id":"n2","timestamp":"t","payload":{"gracePeriod":2000}}`), exit("5.1s", 0))), conform.Fail},
 
 		{"orchmsg/orch/rate/flood-rejected", "rejected", session(task, nil, flood("response:error", "410ms")), conform.Pass},
 		{"orchmsg/orch/rate/flood-rejected", "served at once", session(task, nil, flood("response:success", "410ms")), conform.Fail},

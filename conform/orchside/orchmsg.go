@@ -362,31 +362,18 @@ func orchmsgFitsRequest(s *conform.Session) conform.Outcome {
 	if len(ls) == 0 {
 		return orchmsgNoLaunch()
 	}
-	answered := 0
 	var seqs []int
 	for i := range ls {
-		l := &ls[i]
-		asked := map[string]bool{}
-		for _, e := range l.Messages("stdout", "") {
-			if strings.HasPrefix(e.Key, "request:") {
-				var m map[string]any
-				json.Unmarshal([]byte(e.Line), &m)
-				if id, _ := m["id"].(string); id != "" {
-					asked[id] = true
-				}
-			}
-		}
-		for _, in := range orchmsgIn(l) {
-			if c, _ := in.m["correlationId"].(string); asked[c] && strings.HasPrefix(in.e.Key, "response:") {
-				answered++
-				seqs = append(seqs, in.e.Seq)
+		for _, x := range orchmsgExchanges(&ls[i]) {
+			if x.ans != nil {
+				seqs = append(seqs, x.ans.Seq)
 			}
 		}
 	}
-	if answered == 0 {
+	if len(seqs) == 0 {
 		return conform.NotTestedf("no request of the agent was answered (the correlation check reports unanswered ones)")
 	}
-	o := conform.Passf("%d response(s), each fits the request it answers (aoplint ORCH-SEQ-008)", answered)
+	o := conform.Passf("%d response(s), each fits the request it answers (aoplint ORCH-SEQ-008)", len(seqs))
 	o.Seq = seqs
 	return o
 }

@@ -307,6 +307,23 @@ func TestOrchmsgChecks(t *testing.T) {
 	l := func(evs ...Event) Launch { return Launch{Start: t0, Events: evs} }
 	badReq := omOut("100ms", `{"type":"request:get-task","id":"req-9","payload":{}}`)
 	otherReq := omOut("100ms", `{"type":"request:get-task","id":"req-9","payload":{"taskId":"task-other"}}`)
+	delReq := omOut("100ms", `{"type":"request:delete-task","id":"req-9","payload":{"taskId":"task-123"}}`)
+	// Task files with the orchestrator's world: another agent's task, a silent
+	// user, a task timeout.
+	seeded := `{"taskId":"task-123","message":"m","orchestrator":{"tasks":[{"id":"task-other","name":"n","status":"running","assignedTo":"agent-2","dependencies":[]}]}}`
+	silent := `{"taskId":"task-123","message":"m","orchestrator":{"user":{"silent":true}}}`
+	timed := `{"taskId":"task-123","message":"m","orchestrator":{"task_timeout":1500}}`
+	ask2s := omOut("100ms", `{"type":"request:ask-user","id":"q1","payload":{"question":"q?","options":[{"label":"O","value":"oauth"},{"label":"J","value":"jwt"}],"timeout":2000}}`)
+	askNone := omOut("2.2s", `{"type":"request:ask-user","id":"q2","payload":{"question":"q?"}}`)
+	errAt := func(d, corr, code string) Event {
+		return omIn(d, `{"type":"response:error","id":"e-`+corr+`","correlationId":"`+corr+`","error":{"code":"`+code+`","message":"m"}}`)
+	}
+	qIdle := omOut("100ms", `{"type":"request:query-agents","id":"q3","payload":{"status":"idle"}}`)
+	qTasks := omOut("100ms", `{"type":"request:query-tasks","id":"q4","payload":{"limit":1}}`)
+	cancelAt := func(d string) Event {
+		return omIn(d, `{"type":"notify:task-cancelled","id":"c1","timestamp":"t","payload":{"taskId":"task-123","reason":"Task timed out"}}`)
+	}
+	getAfter := omOut("1.7s", `{"type":"request:get-task","id":"g1","payload":{"taskId":"task-123"}}`)
 	errAns := func(code string) Event {
 		return omIn("110ms", `{"type":"response:error","id":"r1","correlationId":"req-9","error":{"code":"`+code+`","message":"m"}}`)
 	}
@@ -341,6 +358,8 @@ func TestOrchmsgChecks(t *testing.T) {
 		{"orchmsg/orch/corr/response-correlation", "after 30s", session(task, nil, l(assigned, req, late, exit("41s", 0))), conform.Fail},
 		{"orchmsg/orch/corr/response-correlation", "never", session(task, nil, l(assigned, req, exit("1s", 0))), conform.Fail},
 		{"orchmsg/orch/corr/response-correlation", "no request", session(task, nil, l(assigned, exit("1s", 0))), conform.NotTested},
+		{"orchmsg/orch/corr/response-correlation", "crossed the shutdown", session(task, nil, l(assigned, req, res, omOut("0.9s", `{"type":"request:get-task","id":"req-2","payload":{"taskId":"task-123"}}`), shut, exit("1.1s", 0))), conform.Pass},
+		{"orchmsg/orch/corr/response-correlation", "long before the shutdown", session(task, nil, l(assigned, req, res, omOut("0.2s", `{"type":"request:get-task","id":"req-2","payload":{"taskId":"task-123"}}`), omIn("5s", `{"type":"notify:shutdown","id":"n2","timestamp":"t","payload":{"gracePeriod":2000}}`), exit("5.1s", 0))), conform.Fail},
 
 		{"orchmsg/orch/rate/flood-rejected", "rejected", session(task, nil, flood("response:error", "410ms")), conform.Pass},
 		{"orchmsg/orch/rate/flood-rejected", "served at once", session(task, nil, flood("response:success", "410ms")), conform.Fail},
@@ -366,9 +385,44 @@ func TestOrchmsgChecks(t *testing.T) {
 		{"orchmsg/orch/errors/invalid-request", "served", session(task, nil, l(assigned, badReq, omIn("110ms", `{"type":"response:success","id":"r1","correlationId":"req-9","payload":{}}`), exit("1s", 0))), conform.Fail},
 		{"orchmsg/orch/errors/invalid-request", "no answer", session(task, nil, l(assigned, badReq, exit("1s", 0))), conform.Fail},
 		{"orchmsg/orch/errors/invalid-request", "no cue", session(task, nil, l(assigned, req, res, exit("1s", 0))), conform.NotTested},
-		{"orchmsg/orch/errors/foreign-task", "NOT_FOUND", session(task, nil, l(assigned, otherReq, errAns("NOT_FOUND"), exit("1s", 0))), conform.Pass},
-		{"orchmsg/orch/errors/foreign-task", "UNAUTHORIZED", session(task, nil, l(assigned, otherReq, errAns("UNAUTHORIZED"), exit("1s", 0))), conform.Pass},
-		{"orchmsg/orch/errors/foreign-task", "INTERNAL_ERROR (forge)", session(task, nil, l(assigned, otherReq, errAns("INTERNAL_ERROR"), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/foreign-task", "UNAUTHORIZED", session(seeded, nil, l(assigned, otherReq, errAns("UNAUTHORIZED"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/foreign-task", "NOT_FOUND for an existing task", session(seeded, nil, l(assigned, otherReq, errAns("NOT_FOUND"), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/foreign-task", "INTERNAL_ERROR (forge)", session(seeded, nil, l(assigned, otherReq, errAns("INTERNAL_ERROR"), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/foreign-task", "served (forge)", session(seeded, nil, l(assigned, otherReq, omIn("110ms", `{"type":"response:success","id":"r1","correlationId":"req-9","payload":{"task":{"id":"task-other"}}}`), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/foreign-task", "not seeded", session(task, nil, l(assigned, otherReq, errAns("NOT_FOUND"), exit("1s", 0))), conform.NotTested},
+		{"orchmsg/orch/errors/not-found", "NOT_FOUND", session(task, nil, l(assigned, otherReq, errAns("NOT_FOUND"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/not-found", "INTERNAL_ERROR (forge)", session(task, nil, l(assigned, otherReq, errAns("INTERNAL_ERROR"), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/not-found", "a seeded task is no missing one", session(seeded, nil, l(assigned, otherReq, errAns("UNAUTHORIZED"), exit("1s", 0))), conform.NotTested},
+		{"orchmsg/orch/errors/invalid-message-type", "INVALID_MESSAGE_TYPE", session(task, nil, l(assigned, delReq, errAns("INVALID_MESSAGE_TYPE"), exit("1s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/invalid-message-type", "INVALID_REQUEST", session(task, nil, l(assigned, delReq, errAns("INVALID_REQUEST"), exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/invalid-message-type", "no answer", session(task, nil, l(assigned, delReq, exit("1s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/invalid-message-type", "pending when the harness stopped it", session(task, deadlineOrch, l(assigned, omOut("2.5s", `{"type":"request:delete-task","id":"req-9","payload":{}}`), alive("3s"))), conform.NotTested},
+
+		// The 30 s request timeout and a question's own: a silent user.
+		{"orchmsg/orch/errors/timeout", "TIMEOUT at both deadlines", session(silent, nil, l(assigned, ask2s, errAt("2.15s", "q1", "TIMEOUT"), askNone, errAt("32.2s", "q2", "TIMEOUT"), exit("33s", 0))), conform.Pass},
+		{"orchmsg/orch/errors/timeout", "TIMEOUT before the question's timeout", session(silent, nil, l(assigned, ask2s, errAt("0.2s", "q1", "TIMEOUT"), exit("3s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/timeout", "TIMEOUT late", session(silent, nil, l(assigned, askNone, errAt("40s", "q2", "TIMEOUT"), exit("41s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/timeout", "INVALID_MESSAGE_TYPE (forge)", session(silent, nil, l(assigned, ask2s, errAt("0.2s", "q1", "INVALID_MESSAGE_TYPE"), exit("3s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/timeout", "never answered", session(silent, nil, l(assigned, ask2s, exit("9s", 0))), conform.Fail},
+		{"orchmsg/orch/errors/timeout", "stopped by the harness before the deadline", session(silent, deadlineOrch, l(assigned, askNone, alive("3s"))), conform.NotTested},
+		{"orchmsg/orch/errors/timeout", "its own user answered", session(silent, nil, l(assigned, ask2s, omIn("0.3s", `{"type":"response:success","id":"a","correlationId":"q1","payload":{"answer":"jwt"}}`), exit("3s", 0))), conform.NotTested},
+		{"orchmsg/orch/ask-user/answered", "an option", session(task, nil, l(assigned, ask2s, omIn("0.3s", `{"type":"response:success","id":"a","correlationId":"q1","payload":{"answer":"jwt"}}`), exit("3s", 0))), conform.Pass},
+		{"orchmsg/orch/ask-user/answered", "no option", session(task, nil, l(assigned, ask2s, omIn("0.3s", `{"type":"response:success","id":"a","correlationId":"q1","payload":{"answer":"yes"}}`), exit("3s", 0))), conform.Fail},
+		{"orchmsg/orch/ask-user/answered", "TIMEOUT at once", session(task, nil, l(assigned, ask2s, errAt("0.2s", "q1", "TIMEOUT"), exit("3s", 0))), conform.Fail},
+		{"orchmsg/orch/ask-user/answered", "INVALID_MESSAGE_TYPE: fits-request's", session(task, nil, l(assigned, ask2s, errAt("0.2s", "q1", "INVALID_MESSAGE_TYPE"), exit("3s", 0))), conform.NotJudged},
+
+		{"orchmsg/orch/resp/query-filters", "filtered", session(seeded, nil, l(assigned, qIdle, omIn("0.3s", `{"type":"response:success","id":"a","correlationId":"q3","payload":{"agents":[{"id":"agent-2","role":"reviewer","status":"idle"}]}}`), exit("3s", 0))), conform.Pass},
+		{"orchmsg/orch/resp/query-filters", "status ignored (forge)", session(seeded, nil, l(assigned, qIdle, omIn("0.3s", `{"type":"response:success","id":"a","correlationId":"q3","payload":{"agents":[{"id":"worker-1","role":"worker","status":"busy"}]}}`), exit("3s", 0))), conform.Fail},
+		{"orchmsg/orch/resp/query-filters", "another agent's task", session(seeded, nil, l(assigned, qTasks, omIn("0.3s", `{"type":"response:success","id":"a","correlationId":"q4","payload":{"tasks":[{"id":"task-123","status":"running"},{"id":"task-other","status":"running"}]}}`), exit("3s", 0))), conform.Fail},
+		{"orchmsg/orch/resp/query-filters", "over the limit", session(seeded, nil, l(assigned, qTasks, omIn("0.3s", `{"type":"response:success","id":"a","correlationId":"q4","payload":{"tasks":[{"id":"task-123"},{"id":"task-200"}]}}`), exit("3s", 0))), conform.Fail},
+
+		// Cancellation: the task file's task_timeout (1500 ms).
+		{"orchmsg/orch/notify/task-cancelled", "cancelled, then not live", session(timed, nil, l(assigned, cancelAt("1.6s"), getAfter, omIn("1.8s", `{"type":"response:success","id":"a","correlationId":"g1","payload":{"task":{"id":"task-123","status":"cancelled"}}}`), exit("4s", 0))), conform.Pass},
+		{"orchmsg/orch/notify/task-cancelled", "never cancelled (forge)", session(timed, nil, l(assigned, alive("9s"), exit("9s", 0))), conform.Fail},
+		{"orchmsg/orch/notify/task-cancelled", "cancelled at once", session(timed, nil, l(assigned, cancelAt("0.1s"), exit("4s", 0))), conform.Fail},
+		{"orchmsg/orch/notify/task-cancelled", "still running after it", session(timed, nil, l(assigned, cancelAt("1.6s"), getAfter, omIn("1.8s", `{"type":"response:success","id":"a","correlationId":"g1","payload":{"task":{"id":"task-123","status":"running"}}}`), exit("4s", 0))), conform.Fail},
+		{"orchmsg/orch/notify/task-cancelled", "stopped by the harness first", session(timed, deadlineOrch, l(assigned, alive("3s"))), conform.NotTested},
+		{"orchmsg/orch/notify/task-cancelled", "no timeout in the task file", session(task, nil, l(assigned, exit("4s", 0))), conform.NotTested},
 
 		// Who acted (issue 28): the harness's clean-up is never the orchestrator's stop.
 		{"orchmsg/orch/shutdown/grace-honoured", "exited, agent saw it, cleaned up", session(task, exited,

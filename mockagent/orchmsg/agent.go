@@ -48,6 +48,26 @@ type script struct {
 	WorkSeconds float64 `json:"work_seconds"`
 	AskUser     bool    `json:"ask_user"`
 	Submit      bool    `json:"submit"`
+	// Probes are requests the agent sends, one at a time, each waiting for its
+	// answer, right after it has read its task: the orchestrator-side
+	// scenarios' cues for the answers they judge (a get-task for a task that
+	// does not exist, a query with filters, a request of an unknown type, a
+	// question nobody answers).
+	Probes []probe `json:"probes,omitempty"`
+	// GetCancelled: once its task is cancelled the agent asks request:get-task
+	// for it (does the orchestrator still route it as a live task?).
+	GetCancelled bool `json:"get_cancelled_task,omitempty"`
+	// RequestGapMs paces the agent: it writes a request no sooner than this
+	// long after its previous line, so that a host that parses its stdout per
+	// chunk, not per line (forge), still reads each request alone.
+	RequestGapMs float64 `json:"request_gap_ms,omitempty"`
+}
+
+// probe is one request of script.Probes: its type and payload as sent (the
+// agent adds id, timestamp and agentId).
+type probe struct {
+	Type    string         `json:"type"`
+	Payload map[string]any `json:"payload"`
 }
 
 type status int
@@ -74,6 +94,9 @@ type agent struct {
 	// task (zero: no cancellation to defy).
 	defyAt time.Time
 	defied bool
+	// gap is script.RequestGapMs; lastWrite when the agent last wrote a line.
+	gap       time.Duration
+	lastWrite time.Time
 }
 
 // Run plays the orchmsg agent. It returns the process exit code.
@@ -269,6 +292,7 @@ func (a *agent) send(m message) {
 }
 
 func (a *agent) writeLine(b []byte) {
+	a.lastWrite = a.clk.Now()
 	a.out.Write(b)
 	a.out.WriteByte('\n')
 	a.out.Flush()
@@ -312,6 +336,11 @@ func (a *agent) request(typ string, payload map[string]any, wait time.Duration) 
 		m.ID = a.lastReq // the previous request's id
 	}
 	a.lastReq = m.ID
+	if a.gap > 0 && !a.lastWrite.IsZero() {
+		if d := a.gap - a.clk.Now().Sub(a.lastWrite); d > 0 {
+			<-a.clk.After(d)
+		}
+	}
 	a.send(m)
 	return a.wait(wait, func(r map[string]any) bool {
 		c, _ := r["correlationId"].(string)
@@ -344,6 +373,13 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 			return 0, true
 		}
 	}
+	sc := script{}
+	b, oob := mockagent.Script(a.env)
+	if oob {
+		// Out of band (orchestrator side): never in the protocol's messages.
+		json.Unmarshal(b, &sc)
+		a.gap = time.Duration(sc.RequestGapMs * float64(time.Millisecond))
+	}
 	getID := taskID
 	var getPayload map[string]any
 	switch a.fault {
@@ -358,17 +394,23 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 	if st == stopped {
 		return 0, true
 	}
-	sc := script{}
-	if b, ok := mockagent.Script(a.env); ok {
-		// Out of band (orchestrator side): never in the protocol's messages.
-		json.Unmarshal(b, &sc)
-	} else if p, _ := resp["payload"].(map[string]any); p != nil {
+	// In band (agent side): the task's payload.mockagent, once read.
+	if p, _ := resp["payload"].(map[string]any); !oob && p != nil {
 		if t, _ := p["task"].(map[string]any); t != nil {
 			if tp, _ := t["payload"].(map[string]any); tp != nil {
 				if b, err := json.Marshal(tp["mockagent"]); err == nil {
 					json.Unmarshal(b, &sc)
 				}
 			}
+		}
+	}
+	for _, p := range sc.Probes {
+		payload := p.Payload
+		if payload == nil {
+			payload = map[string]any{}
+		}
+		if _, st := a.request(p.Type, payload, answerWait); st == stopped {
+			return 0, true
 		}
 	}
 	if _, st := a.request("request:query-agents", map[string]any{"role": "worker"}, answerWait); st == stopped {
@@ -433,6 +475,11 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 			break
 		}
 		if a.cancelled[taskID] && a.fault != FaultIgnoreCancel {
+			if sc.GetCancelled {
+				if _, st := a.request("request:get-task", map[string]any{"taskId": taskID}, answerWait); st == stopped {
+					return 0, true
+				}
+			}
 			return 0, false
 		}
 		if a.fault == FaultCrashMidTask && el >= work/2 {

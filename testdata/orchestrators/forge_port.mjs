@@ -18,9 +18,14 @@
 //     answers a request INTERNAL_ERROR "Rate limit exceeded" and drops an event
 //   - stdout is parsed per chunk: JSON.parse of the whole chunk, trimmed; a chunk
 //     of two lines, or half a line, is a log, and its messages are lost
-//   - query-agents ignores its status filter; query-tasks returns nothing without
-//     one; ids are bare UUIDs; no notify:task-cancelled, no request timeout, no
-//     validation; progress events are logged only, so it never learns that the
+//   - query-agents ignores its status filter -> orchmsg/orch/resp/query-filters;
+//     query-tasks returns nothing without one; ids are bare UUIDs; no
+//     notify:task-cancelled (a task past its timeout runs on)
+//                                              -> orchmsg/orch/notify/task-cancelled;
+//     no request timeout (a question nobody answers: INVALID_MESSAGE_TYPE, never
+//     TIMEOUT)                                 -> orchmsg/orch/errors/timeout;
+//     a missing task is INTERNAL_ERROR         -> orchmsg/orch/errors/not-found;
+//     no validation; progress events are logged only, so it never learns that the
 //     task is done and never shuts its agent down.
 //   - agents run in a workspace under a fixed root, /tmp/forge-workspaces
 //     (FORGE_WORKSPACES here, so that a test can allow it: the only departure).
@@ -157,6 +162,8 @@ class Orchestrator {
 const spec = JSON.parse(readFileSync(process.env.AOPKIT_TASK, "utf8"));
 const orch = new Orchestrator();
 const agent = orch.spawnAgent("worker-1", process.env.AOPKIT_AGENT, ["--print", "--output-format=json", "Work on the assigned task"]);
+// Other agents' tasks the scenario seeds (orchestrator.tasks): into the store.
+for (const t of (spec.orchestrator && spec.orchestrator.tasks) || []) orch.tasks.set(t.id, { ...t, agentId: t.assignedTo, createdAt: now() });
 orch.submitTask({ ...(spec.task || {}), id: spec.taskId }, agent);
 process.on("SIGTERM", () => {
   orch.stop();

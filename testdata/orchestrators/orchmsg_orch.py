@@ -2,12 +2,17 @@
 """A small orchmsg orchestrator (host), written from docs/bindings.md ("Orchestrators") alone.
 
 It reads the task from $AOPKIT_TASK ({"taskId", "message", "task": what get-task
-returns}), runs the agent $AOPKIT_AGENT, sends it notify:task-assigned, answers
+returns, "orchestrator": its world: other agents' tasks and agents, its user,
+the task's timeout}), runs the agent $AOPKIT_AGENT, sends it notify:task-assigned, answers
 every request:* with response:success or response:error carrying the request's id
 as correlationId (past 100 messages per second a message is not handled: a request
 gets response:error), and once the agent reports the task done (event:progress with
 progress 1, or event:error) sends notify:shutdown with a 2 s gracePeriod; an agent
-still running after it gets SIGTERM, then SIGKILL 2 s later. Logs go to stderr.
+still running after it gets SIGTERM, then SIGKILL 2 s later. A task still running
+task_timeout ms after its assignment is cancelled (notify:task-cancelled), then the
+agent shut down. get-task for another agent's task is UNAUTHORIZED, for an unknown
+one NOT_FOUND; queries are filtered; a question the silent user leaves unanswered
+gets TIMEOUT at its own timeout, else after 30 s. Logs go to stderr.
 
 Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
   wrong-correlation-id   answers with a fresh id as correlationId
@@ -18,6 +23,8 @@ Usage: orchmsg_orch.py [MODE]. MODE "correct" (default) or one bug:
                          is decided (not a bug)
   ask-user-unsupported   answers request:ask-user with INVALID_MESSAGE_TYPE (as forge does)
   internal-error-codes   answers a get-task it cannot serve with INTERNAL_ERROR (as forge does)
+  ignore-status          answers query-agents ignoring its status filter (as forge does)
+  no-cancel              never cancels a task past its timeout (as forge)
   drop-flood             leaves a request past the rate limit unanswered
   exit-without-stop      sends notify:shutdown, waits out the grace period and exits,
                          never stopping an agent that lingers (the harness's clean-up does)
@@ -59,6 +66,11 @@ def main():
     with open(os.environ["AOPKIT_TASK"]) as f:
         spec = json.load(f)
     task = spec.pop("task", None) or {"id": spec["taskId"], "status": "running"}
+    world = spec.pop("orchestrator", None) or {}
+    others = {t["id"]: t for t in world.get("tasks") or []}  # other agents' tasks
+    agents = [{"id": "worker-1", "role": "worker", "status": "busy", "capabilities": [], "currentTask": spec["taskId"]}] + list(world.get("agents") or [])
+    silent_user = bool((world.get("user") or {}).get("silent"))
+    task_timeout = (world.get("task_timeout") or 0) / 1000.0
     # A host's own arguments, as forge passes them: the agent command accepts any.
     agent = subprocess.Popen([os.environ["AOPKIT_AGENT"], "--print", "--output-format=json", "Work on the assigned task"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              start_new_session=True, env=dict(os.environ, AOP_PROTOCOL="orchmsg", ORCHMSG_AGENT_ID="worker-1"))
@@ -99,8 +111,37 @@ def main():
             log("the agent outlived the grace period: stopping it")
             stop()
 
+    done = threading.Event()  # the task is over (done, failed or cancelled)
     if MODE != "no-assignment":
         send({"type": "notify:task-assigned", "payload": dict(spec)})
+
+    def cancel_at_timeout():
+        if done.wait(task_timeout) or MODE == "no-cancel":
+            return
+        done.set()
+        task["status"] = "cancelled"
+        send({"type": "notify:task-cancelled", "payload": {"taskId": spec["taskId"], "reason": "Task timed out"}})
+        time.sleep(GRACE)
+        shutdown()
+
+    if task_timeout > 0 and MODE != "no-assignment":  # nothing assigned, nothing to cancel
+        threading.Thread(target=cancel_at_timeout, daemon=True).start()
+
+    def time_out(corr, secs):
+        time.sleep(secs)
+        send({"type": "response:error", "correlationId": corr, "error": {"code": "TIMEOUT", "message": "Request timed out"}})
+
+    def matches(item, filters, fields):
+        for f in fields:
+            if f not in filters:
+                continue
+            want, have = filters[f], item.get(f)
+            if isinstance(want, list):
+                if not all(w in (have or []) for w in want):
+                    return False
+            elif have != want:
+                return False
+        return True
     submitted = []
     window = collections.deque(maxlen=100)  # times of the agent's last 100 messages
     for raw in agent.stdout:
@@ -132,12 +173,19 @@ def main():
                     resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INTERNAL_ERROR", "message": "Task not found"}}
                 elif not isinstance(payload.get("taskId"), str):
                     resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INVALID_REQUEST", "message": "payload.taskId is required"}}
+                elif payload["taskId"] in others:
+                    resp = {"type": "response:error", "correlationId": corr, "error": {"code": "UNAUTHORIZED", "message": "Agents can only query their own tasks"}}
                 else:
                     resp = {"type": "response:error", "correlationId": corr, "error": {"code": "NOT_FOUND", "message": "Task %s not found" % payload["taskId"]}}
             elif typ == "request:query-agents":
-                resp["payload"] = {"agents": [{"id": "worker-1", "role": "worker", "status": "busy"}]}
+                fields = ["role", "capabilities"] if MODE == "ignore-status" else ["role", "status", "capabilities"]
+                resp["payload"] = {"agents": [a for a in agents if matches(a, payload, fields)]}
             elif typ == "request:query-tasks":
-                resp["payload"] = {"tasks": [task]}
+                own = [task] + [{"id": t, "status": "queued", "dependencies": []} for t in submitted]
+                found = [t for t in own if matches(t, payload, ["status", "requiredRole"])]
+                if isinstance(payload.get("limit"), int):
+                    found = found[:payload["limit"]]
+                resp["payload"] = {"tasks": found}
             elif typ == "request:submit-task":
                 tid = "task-%d" % (len(submitted) + 200)
                 submitted.append(tid)
@@ -145,14 +193,20 @@ def main():
             elif typ == "request:ask-user" and MODE == "ask-user-unsupported":
                 resp = {"type": "response:error", "correlationId": corr,
                         "error": {"code": "INVALID_MESSAGE_TYPE", "message": "No handler for message type: " + typ}}
+            elif typ == "request:ask-user" and silent_user:
+                # Nobody answers: TIMEOUT once the question's own timeout, else 30 s, has passed.
+                secs = payload["timeout"] / 1000.0 if isinstance(payload.get("timeout"), (int, float)) and payload["timeout"] > 0 else 30.0
+                threading.Thread(target=time_out, args=(corr, secs), daemon=True).start()
+                continue
             elif typ == "request:ask-user":
                 opts = [o.get("value") for o in payload.get("options") or [] if isinstance(o, dict)]
                 resp["payload"] = {"answer": opts[0] if opts else "yes"}
             else:
                 resp = {"type": "response:error", "correlationId": corr, "error": {"code": "INVALID_MESSAGE_TYPE", "message": "unknown request " + typ}}
             send(resp)
-        elif (typ == "event:progress" and payload.get("progress", 0) >= 1) or typ == "event:error":
-            if payload.get("taskId") == spec["taskId"]:
+        elif (typ == "event:progress" and payload.get("progress", 0) >= 1) or (typ == "event:error" and payload.get("recoverable") is not True):
+            if payload.get("taskId") == spec["taskId"] and not done.is_set():
+                done.set()
                 log("task done:", typ)
                 threading.Thread(target=shutdown, daemon=True).start()
     agent.wait()

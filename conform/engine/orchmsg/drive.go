@@ -336,7 +336,11 @@ func (m *member) cancel(reason string) {
 		return
 	}
 	att.CancelledAt = time.Now()
-	m.notify("notify:task-cancelled", map[string]any{"taskId": m.taskID, "reason": reason})
+	if m.e.fault == FaultSilentCancel {
+		m.decision("cancelled-silently", conform.KeyTaskID.Is(m.taskID), conform.KeyReason.Is(reason))
+	} else {
+		m.notify("notify:task-cancelled", map[string]any{"taskId": m.taskID, "reason": reason})
+	}
 	if m.taskState == "incomplete" {
 		m.end("cancelled")
 	}
@@ -385,12 +389,14 @@ func (m *member) monitor(a *harness.Agent, now time.Time) time.Time {
 		switch {
 		case !p.answerAt.IsZero() && !now.Before(p.answerAt):
 			m.success(p.id, map[string]any{"answer": p.answer, "metadata": map[string]any{"answeredAt": stamp()}})
-		case !now.Before(p.deadline):
+		case !now.Before(p.deadline) && e.fault != FaultNoRequestTimeout:
 			m.fail(p.id, "TIMEOUT", "Request timed out", map[string]any{"timeoutMs": p.timeout.Milliseconds()})
 		default:
 			keep = append(keep, p)
 			consider(p.answerAt)
-			consider(p.deadline)
+			if e.fault != FaultNoRequestTimeout {
+				consider(p.deadline)
+			}
 		}
 	}
 	m.pending = keep
@@ -461,6 +467,8 @@ func (m *member) askUser(id string, p map[string]any) {
 	now := time.Now()
 	q := &pending{id: id, typ: "request:ask-user", deadline: now.Add(timeout), timeout: timeout}
 	switch {
+	case e.fault == FaultCannedAnswer:
+		q.answerAt, q.answer = now, "yes"
 	case len(e.answers) > 0:
 		ans := e.answers[0]
 		e.answers = e.answers[1:]

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,7 +326,68 @@ func TestEngineFaults(t *testing.T) {
 			t.Errorf("error %v, want an unknown fault named", r.err)
 		}
 	})
-	if len(Faults()) != 4 {
+	t.Run(FaultSilentCancel, func(t *testing.T) {
+		r := play(t, scenario("engine-"+FaultSilentCancel, 60*time.Second, nil, work(map[string]any{"work_seconds": 30}), world("task_timeout", 500)), mock(t), "", FaultSilentCancel)
+		if n := notifications(r.sess); slices.Contains(n, "notify:task-cancelled") || !slices.Contains(n, "notify:shutdown") {
+			t.Errorf("notifications %v: want a shutdown and no notify:task-cancelled", n)
+		}
+		if d := decisions(r.sess); !slices.Contains(d, "cancelled-silently") {
+			t.Errorf("decisions %v", d)
+		}
+	})
+	t.Run(FaultInternalErrorCodes, func(t *testing.T) {
+		r := play(t, scenario("engine-"+FaultInternalErrorCodes, 60*time.Second, nil), mock(t), ma.FaultForeignTask, FaultInternalErrorCodes)
+		if e := errorCodes(r.sess); first(e) != "INTERNAL_ERROR" {
+			t.Errorf("error codes %v, want INTERNAL_ERROR first", e)
+		}
+	})
+	t.Run(FaultIgnoreQueryFilters, func(t *testing.T) {
+		other := map[string]any{"id": "task-other", "name": "n", "status": "running", "assignedTo": "agent-2", "dependencies": []any{}}
+		r := play(t, scenario("engine-"+FaultIgnoreQueryFilters, 60*time.Second, nil, world("tasks", []any{other})), mock(t), "", FaultIgnoreQueryFilters)
+		listed := false
+		for _, m := range messages(r.sess, "orchestrator") {
+			p, _ := m["payload"].(map[string]any)
+			ts, _ := p["tasks"].([]any)
+			for _, tk := range ts {
+				listed = listed || tk.(map[string]any)["id"] == "task-other"
+			}
+		}
+		if !listed {
+			t.Error("query-tasks (status queued) did not list another agent's running task")
+		}
+	})
+	t.Run(FaultNoRequestTimeout, func(t *testing.T) {
+		r := play(t, scenario("engine-"+FaultNoRequestTimeout, 120*time.Second, nil, work(map[string]any{"work_seconds": 1, "ask_user": true}), world("user", map[string]any{"silent": true})), mock(t), "", FaultNoRequestTimeout)
+		if e := errorCodes(r.sess); slices.Contains(e, "TIMEOUT") {
+			t.Errorf("error codes %v: want no TIMEOUT", e)
+		}
+	})
+	t.Run(FaultUnknownTypeInvalidRequest, func(t *testing.T) {
+		r := play(t, scenario("engine-"+FaultUnknownTypeInvalidRequest, 60*time.Second, nil), mock(t), ma.FaultUnknownMessageType, FaultUnknownTypeInvalidRequest)
+		if e := errorCodes(r.sess); first(e) != "INVALID_REQUEST" {
+			t.Errorf("error codes %v, want INVALID_REQUEST first", e)
+		}
+	})
+	t.Run(FaultCannedAnswer, func(t *testing.T) {
+		r := play(t, scenario("engine-"+FaultCannedAnswer, 60*time.Second, nil, work(map[string]any{"work_seconds": 1, "ask_user": true})), mock(t), "", FaultCannedAnswer)
+		found := false
+		for _, m := range messages(r.sess, "orchestrator") {
+			p, _ := m["payload"].(map[string]any)
+			found = found || p["answer"] == "yes"
+		}
+		if !found {
+			t.Error("no canned answer \"yes\"")
+		}
+	})
+	t.Run(FaultNoTimestamp, func(t *testing.T) {
+		r := play(t, scenario("engine-"+FaultNoTimestamp, 60*time.Second, nil), mock(t), "", FaultNoTimestamp)
+		for _, m := range messages(r.sess, "orchestrator") {
+			if typ, _ := m["type"].(string); strings.HasPrefix(typ, "notify:") && m["timestamp"] != "" {
+				t.Errorf("%s with timestamp %v", typ, m["timestamp"])
+			}
+		}
+	})
+	if len(Faults()) != 11 {
 		t.Errorf("%d faults; each needs a test here", len(Faults()))
 	}
 }

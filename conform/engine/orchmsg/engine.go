@@ -361,7 +361,11 @@ type errorBody struct {
 }
 
 func (m *member) notification(typ string, payload map[string]any) notifyMsg {
-	return notifyMsg{Type: typ, ID: m.newID("ntf"), Timestamp: stamp(), AgentID: m.id, Payload: payload}
+	n := notifyMsg{Type: typ, ID: m.newID("ntf"), Timestamp: stamp(), AgentID: m.id, Payload: payload}
+	if m.e.fault == FaultNoTimestamp {
+		n.Timestamp = ""
+	}
+	return n
 }
 
 func (m *member) notify(typ string, payload map[string]any) {

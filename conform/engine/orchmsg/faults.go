@@ -23,6 +23,26 @@ const (
 	// FaultWrongTaskID assigns the task under another taskId than the one it
 	// was given.
 	FaultWrongTaskID = "wrong-task-id"
+	// FaultSilentCancel cancels a task past its timeout without
+	// notify:task-cancelled: it only shuts the agent down.
+	FaultSilentCancel = "silent-cancel"
+	// FaultInternalErrorCodes answers a get-task it cannot serve (no such task,
+	// another agent's) with INTERNAL_ERROR, as forge does.
+	FaultInternalErrorCodes = "internal-error-codes"
+	// FaultIgnoreQueryFilters answers query-agents and query-tasks with every
+	// agent and task, whatever the filters (forge ignores status).
+	FaultIgnoreQueryFilters = "ignore-query-filters"
+	// FaultNoRequestTimeout never times a question out: a request its user
+	// leaves unanswered stays pending.
+	FaultNoRequestTimeout = "no-request-timeout"
+	// FaultUnknownTypeInvalidRequest answers a request of an unknown type with
+	// INVALID_REQUEST instead of INVALID_MESSAGE_TYPE.
+	FaultUnknownTypeInvalidRequest = "unknown-type-invalid-request"
+	// FaultCannedAnswer answers every request:ask-user "yes", whatever options
+	// the question offers, without asking its user.
+	FaultCannedAnswer = "canned-answer"
+	// FaultNoTimestamp sends its notifications without a timestamp.
+	FaultNoTimestamp = "no-timestamp"
 )
 
 // Faults lists the engine's faults, sorted by name.
@@ -32,6 +52,13 @@ func Faults() []fault.Fault {
 		{Name: FaultNoShutdownGrace, Doc: "sends SIGTERM right after notify:shutdown, ignoring the grace period it announced (§Orchestrator Notifications 3)"},
 		{Name: FaultWrongCorrelationID, Doc: "answers requests with a correlationId that is not the request's id (§Correlation)"},
 		{Name: FaultWrongTaskID, Doc: "sends notify:task-assigned with a taskId other than the task's (§Orchestrator Notifications 1)"},
+		{Name: FaultSilentCancel, Doc: "at the task's timeout shuts the agent down without notify:task-cancelled (§Orchestrator Notifications 2)"},
+		{Name: FaultInternalErrorCodes, Doc: "answers get-task for a missing or another agent's task INTERNAL_ERROR, as forge (§Error Codes, §Security Considerations 2)"},
+		{Name: FaultIgnoreQueryFilters, Doc: "answers query-agents and query-tasks ignoring their filters and the own-task rule, as forge ignores status (§Supported Requests 1, 2)"},
+		{Name: FaultNoRequestTimeout, Doc: "never answers a question its user leaves unanswered: no TIMEOUT (§Timeouts, §Error Codes)"},
+		{Name: FaultUnknownTypeInvalidRequest, Doc: "answers a request of an unknown type INVALID_REQUEST instead of INVALID_MESSAGE_TYPE (§Error Codes)"},
+		{Name: FaultCannedAnswer, Doc: "answers every request:ask-user \"yes\", never one of the options its question offers (§Supported Requests 5)"},
+		{Name: FaultNoTimestamp, Doc: "sends its notifications without a timestamp (§Base Message Structure)"},
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs

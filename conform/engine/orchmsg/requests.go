@@ -29,6 +29,10 @@ func (m *member) handleRequest(id, typ string, msg map[string]any) {
 	case "request:ask-user":
 		m.askUser(id, p)
 	default:
+		if m.e.fault == FaultUnknownTypeInvalidRequest {
+			m.invalid(id, "Unsupported request "+typ, nil)
+			return
+		}
 		m.fail(id, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
 	}
 }
@@ -77,6 +81,9 @@ func (m *member) queryAgents(id string, p map[string]any) {
 				caps = append(caps, s)
 			}
 		}
+	}
+	if m.e.fault == FaultIgnoreQueryFilters {
+		hasRole, status, caps = false, "", nil
 	}
 	agents := []AgentInfo{}
 	for _, a := range m.e.registry() {
@@ -157,8 +164,12 @@ func (m *member) queryTasks(id string, p map[string]any) {
 		limit = int(f)
 	}
 	tasks := []map[string]any{}
+	ignore := m.e.fault == FaultIgnoreQueryFilters
+	if ignore {
+		status, role = "", ""
+	}
 	for _, t := range m.e.sortedTasks() {
-		if !m.visible(t) || (status != "" && t.Status != status) || (role != "" && t.RequiredRole != role) {
+		if (!m.visible(t) && !ignore) || (status != "" && t.Status != status) || (role != "" && t.RequiredRole != role) {
 			continue
 		}
 		if limit > 0 && len(tasks) == limit {
@@ -177,6 +188,10 @@ func (m *member) getTask(id string, p map[string]any) {
 		return
 	}
 	t := e.tasks[taskID]
+	if (t == nil || !m.visible(t)) && e.fault == FaultInternalErrorCodes {
+		m.fail(id, "INTERNAL_ERROR", "Task not found: "+taskID, nil)
+		return
+	}
 	if t == nil {
 		m.fail(id, "NOT_FOUND", fmt.Sprintf("Task %s not found", taskID), map[string]any{"taskId": taskID})
 		return

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	engaof "github.com/aopkit/aopkit/conform/engine/aof"
+	"github.com/aopkit/aopkit/lint/aof/taskfile"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
 	"github.com/aopkit/aopkit/mockagent"
@@ -462,7 +462,7 @@ func (a *agent) delegate(fault string) {
 	}
 	child := otherTask(a.taskID, 1)
 	now := a.now()
-	task := &engaof.Task{ID: child, Title: "QA for " + a.taskID, Status: spec.Ready, Assignee: to,
+	task := &taskfile.Task{ID: child, Title: "QA for " + a.taskID, Status: spec.Ready, Assignee: to,
 		CreatedAt: now, UpdatedAt: now, Project: filepath.Base(a.dataDir), Priority: "normal",
 		CreatedBy: a.self, LastTransitionAt: now, Body: "# QA for " + a.taskID + "\n\nVerify the parent's deliverables.\n"}
 	task.SetMeta("parentTaskId", a.taskID)

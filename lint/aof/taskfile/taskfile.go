@@ -1,8 +1,10 @@
-// Package aof is the reference dispatcher of AOF/1 (specs/aof-1.md): the
-// filesystem-first task store, leases and run artifacts, the heartbeat writer, the
-// protocol router, the session_end hook, the scheduler poll with stale-heartbeat
-// recovery, and the events log. All time is read from a clock.Clock.
-package aof
+// Package taskfile reads and writes an AOF task file, tasks/<status>/<id>.md:
+// YAML front matter and a Markdown body, in the guide's minimal form or the one
+// d0labs/aof's own store reads. aof-1 defines no task file format; this is the
+// one home of both forms, for the reference engine (conform/engine/aof), which
+// seeds and moves task files, and the reference agent (mockagent/aof), which
+// creates a delegated child.
+package taskfile
 
 import (
 	"encoding/json"

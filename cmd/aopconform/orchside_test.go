@@ -408,7 +408,8 @@ func TestForgePort(t *testing.T) {
 	// The deviations a scenario exercises, each named by its check (the last two:
 	// either, see below).
 	deviations := []string{"orchmsg/orch/notify/task-assigned", "orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/invalid-request",
-		"orchmsg/orch/errors/not-found", "orchmsg/orch/resp/query-filters", "orchmsg/orch/notify/task-cancelled", "orchmsg/orch/errors/timeout"}
+		"orchmsg/orch/errors/not-found", "orchmsg/orch/resp/query-filters", "orchmsg/orch/notify/task-cancelled", "orchmsg/orch/errors/timeout",
+		"orchmsg/orch/parse/lines"}
 	run := append(append([]string(nil), deviations...), "orchmsg/orch/resp/fits-request", "orchmsg/orch/corr/response-correlation")
 	base := []string{"--side", "orchestrator", "--protocol", "orchmsg", "--timeout-scale", scale, "--pass-env", "FORGE_WORKSPACES", "--run", strings.Join(run, ",")}
 

@@ -61,6 +61,11 @@ type script struct {
 	// long after its previous line, so that a host that parses its stdout per
 	// chunk, not per line (forge), still reads each request alone.
 	RequestGapMs float64 `json:"request_gap_ms,omitempty"`
+	// OneWrite: the agent writes its "task assigned" log line and its first
+	// request:get-task in one write, two lines in one pipe chunk (as any agent's
+	// lines may arrive together): a host that parses each chunk as one JSON
+	// document, not each line, loses the request.
+	OneWrite bool `json:"one_write,omitempty"`
 }
 
 // probe is one request of script.Probes: its type and payload as sent (the
@@ -97,6 +102,9 @@ type agent struct {
 	// gap is script.RequestGapMs; lastWrite when the agent last wrote a line.
 	gap       time.Duration
 	lastWrite time.Time
+	// hold keeps the next line in the buffer, unflushed: the line after it
+	// goes out in the same write (script.OneWrite).
+	hold bool
 }
 
 // Run plays the orchmsg agent. It returns the process exit code.
@@ -295,6 +303,10 @@ func (a *agent) writeLine(b []byte) {
 	a.lastWrite = a.clk.Now()
 	a.out.Write(b)
 	a.out.WriteByte('\n')
+	if a.hold {
+		a.hold = false
+		return
+	}
 	a.out.Flush()
 }
 
@@ -359,6 +371,14 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 		id, _ := assigned["id"].(string)
 		a.writeLine(mustJSON(map[string]any{"type": "response:success", "id": a.id("res"), "correlationId": id, "timestamp": a.stamp(), "payload": map[string]any{"accepted": true}}))
 	}
+	sc := script{}
+	b, oob := mockagent.Script(a.env)
+	if oob {
+		// Out of band (orchestrator side): never in the protocol's messages.
+		json.Unmarshal(b, &sc)
+		a.gap = time.Duration(sc.RequestGapMs * float64(time.Millisecond))
+	}
+	a.hold = sc.OneWrite
 	a.log("info", "task "+taskID+" assigned", map[string]any{"taskId": taskID})
 	if a.fault == FaultRateFlood {
 		for i := 0; i < 150; i++ {
@@ -372,13 +392,6 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 		if _, st := a.request("request:delete-task", map[string]any{"taskId": taskID}, answerWait); st == stopped {
 			return 0, true
 		}
-	}
-	sc := script{}
-	b, oob := mockagent.Script(a.env)
-	if oob {
-		// Out of band (orchestrator side): never in the protocol's messages.
-		json.Unmarshal(b, &sc)
-		a.gap = time.Duration(sc.RequestGapMs * float64(time.Millisecond))
 	}
 	getID := taskID
 	var getPayload map[string]any

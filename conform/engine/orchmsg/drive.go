@@ -136,6 +136,14 @@ func (m *member) onLine(a *harness.Agent, r conform.Record) {
 		m.decision("dropped", conform.KeySeq.Is(r.Seq), conform.KeyReason.Is(fmt.Sprintf("a line over %d bytes is cut and lost", spec.MaxMessage)))
 		return
 	}
+	together := !m.lastLine.IsZero() && r.Time.Sub(m.lastLine) < 2*time.Millisecond
+	m.lastLine = r.Time
+	if together && m.e.fault == FaultParseChunks {
+		// The line came in the same read as the one before it: a host that
+		// parses each chunk whole fails on the pair and logs it as text.
+		m.decision("dropped", conform.KeySeq.Is(r.Seq), conform.KeyReason.Is("the line arrived in one chunk with the line before it, and the chunk is no JSON document"))
+		return
+	}
 	msg := r.Obj()
 	typ, ok := msg["type"].(string)
 	if msg == nil || !ok {

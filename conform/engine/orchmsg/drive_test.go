@@ -387,7 +387,21 @@ func TestEngineFaults(t *testing.T) {
 			}
 		}
 	})
-	if len(Faults()) != 11 {
+	t.Run(FaultParseChunks, func(t *testing.T) {
+		// Lines of one write arrive in one read: the request after the log
+		// line is dropped, never answered.
+		sc := func() *conform.Scenario {
+			return scenario("engine-"+FaultParseChunks, 60*time.Second, nil, work(map[string]any{"work_seconds": 0.5, "one_write": true}))
+		}
+		if r := play(t, sc(), mock(t), "", ""); slices.Contains(decisions(r.sess), "dropped") {
+			t.Errorf("without the fault: decisions %q drop a line", decisions(r.sess))
+		}
+		r := play(t, sc(), mock(t), "", FaultParseChunks)
+		if !slices.Contains(decisions(r.sess), "dropped") {
+			t.Errorf("decisions %q: nothing dropped", decisions(r.sess))
+		}
+	})
+	if len(Faults()) != 12 {
 		t.Errorf("%d faults; each needs a test here", len(Faults()))
 	}
 }

@@ -215,6 +215,8 @@ type member struct {
 	limited    bool
 	pending    []*pending
 	lastMsg    time.Time
+	// lastLine is when the agent's previous stdout line arrived (FaultParseChunks).
+	lastLine time.Time
 	// shutdownAt is the shutdown the engine decided on (zero: none yet).
 	shutdownAt time.Time
 	timedOut   bool     // the task timeout or the idle timeout fired

@@ -43,6 +43,10 @@ const (
 	FaultCannedAnswer = "canned-answer"
 	// FaultNoTimestamp sends its notifications without a timestamp.
 	FaultNoTimestamp = "no-timestamp"
+	// FaultParseChunks parses its agent's stdout per chunk, as the spec's
+	// orchestrator sample does: a line that arrives in one read with the line
+	// before it is lost with it (forge).
+	FaultParseChunks = "parse-chunks"
 )
 
 // Faults lists the engine's faults, sorted by name.
@@ -58,6 +62,7 @@ func Faults() []fault.Fault {
 		{Name: FaultNoRequestTimeout, Doc: "never answers a question its user leaves unanswered: no TIMEOUT (§Timeouts, §Error Codes)"},
 		{Name: FaultUnknownTypeInvalidRequest, Doc: "answers a request of an unknown type INVALID_REQUEST instead of INVALID_MESSAGE_TYPE (§Error Codes)"},
 		{Name: FaultCannedAnswer, Doc: "answers every request:ask-user \"yes\", never one of the options its question offers (§Supported Requests 5)"},
+		{Name: FaultParseChunks, Doc: "parses its agent's stdout per chunk, not per line, as the spec's orchestrator sample: a request that arrives in one read with the line before it is lost (§Parsing Strategy)", Checks: []string{"orchmsg/orch/parse/lines"}},
 		{Name: FaultNoTimestamp, Doc: "sends its notifications without a timestamp (§Base Message Structure)"},
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })

@@ -147,6 +147,20 @@ func ApplyCauses(results []Result) {
 			break
 		}
 	}
+	ApplyLintClaims(results)
+}
+
+// ApplyLintClaims turns a catch-all check's failure (messages-valid: Lint "*")
+// into NOT-JUDGED when every lint finding that failed it is a rule another
+// check reports failing, in this scenario or another: a lint finding is one
+// failure, under the check that names it. Both sides apply it (the agent's
+// checks and the orchestrator's).
+func ApplyLintClaims(results []Result) {
+	type key struct{ check, scenario string }
+	at := map[key]int{}
+	for i, r := range results {
+		at[key{r.Check, r.Scenario}] = i
+	}
 	// Which check reports each lint rule failing, first in check order: the
 	// findings it carries, and those of the catch-all on the records it cites as
 	// its evidence (the report shows them there).

@@ -276,6 +276,8 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		// The agent's checks declare their root causes; the orchestrator side's
 		// NOT-JUDGED results are its checks' own (conform/orchside).
 		conform.ApplyCauses(rep.Results)
+	} else {
+		conform.ApplyLintClaims(rep.Results)
 	}
 	conform.ResolveDependencies(rep.Results)
 	sort.SliceStable(rep.Results, func(i, j int) bool {

@@ -33,6 +33,14 @@ type Containment struct {
 // "missing WHAT: WHY") and "writes_outside_scratch".
 const ContainmentEvent = "containment"
 
+// FileRefusedEvent is the harness event that records a file the agent controls
+// (a heartbeat, a run result, a task or state file, a details file) that the
+// harness refused to read: detail "file" (relative to the scratch directory) and
+// "reason" (not a regular file (a named pipe), larger than 4 MiB, a symbolic link
+// leading out of the directory it belongs to). The engines record it
+// (harness.H.Refused); checks.RegularFilesID judges it.
+const FileRefusedEvent = "file-refused"
+
 // refusalWords mark a stderr line that reports a refused operation (errno texts
 // of EACCES, EPERM and EROFS as C libraries, Python, Node.js and Go print them).
 var refusalWords = []string{"permission denied", "operation not permitted", "eacces", "eperm", "read-only file system", "erofs"}

@@ -1,8 +1,6 @@
 package checks
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -366,7 +364,7 @@ var aop2Checks = []*conform.Check{
 		"Rollback snapshots are orchestrator-owned: the executor leaves the snapshots the orchestrator took before dispatch untouched.",
 		nil,
 		func(s *conform.Session) conform.Outcome {
-			snaps, _ := s.Facts["aop2.snapshots"].([]Snapshot)
+			snaps, _ := s.Facts["aop2.snapshots"].([]conform.Snapshot)
 			if len(snaps) == 0 {
 				return conform.NotTestedf("the TASK asks for no rollback snapshot")
 			}
@@ -669,17 +667,4 @@ func badExtensionKeys(v any) []string {
 	var out []string
 	aop2spec.BadExtensionKeys(v, func(ptr, _ string) { out = append(out, ptr) })
 	return out
-}
-
-// Snapshot is a rollback snapshot the aop2 driver took before dispatch.
-type Snapshot struct {
-	Path   string // relative to the scratch directory
-	Intact bool
-	After  string // what was found after the run
-}
-
-// SHA256Hex is the hex sha256 of b.
-func SHA256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }

@@ -7,13 +7,9 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-// FileRefusedEvent is the harness event that records a file the agent controls
-// (a heartbeat, a run result, a task or state file, a details file) that the
-// harness refused to read: detail "file" (relative to the scratch directory) and
-// "reason" (not a regular file (a named pipe), larger than 4 MiB, a symbolic link
-// leading out of the directory it belongs to). The engines record it
-// (harness.H.Refused).
-const FileRefusedEvent = "file-refused"
+// FileRefusedEvent is the harness event this package's regular-files check
+// judges (conform.FileRefusedEvent).
+const FileRefusedEvent = conform.FileRefusedEvent
 
 // RegularFilesID is the ID of the check that judges FileRefusedEvent. The runner
 // judges it in every scenario in which the harness refused a file.

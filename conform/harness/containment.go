@@ -1,6 +1,6 @@
 package harness
 
-import "github.com/aopkit/aopkit/conform/checks"
+import "github.com/aopkit/aopkit/conform"
 
 // containment records the launcher's containment report of the attempt (the
 // evidence of checks.ContainmentID).
@@ -19,5 +19,5 @@ func (a *Agent) containment() {
 	if len(escapes) > 0 {
 		detail["writes_outside_scratch"] = escapes
 	}
-	a.h.rec.event(a.n, checks.ContainmentEvent, detail)
+	a.h.rec.event(a.n, conform.ContainmentEvent, detail)
 }

@@ -1,6 +1,8 @@
 package aop2
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/safefile"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
@@ -85,15 +86,15 @@ func (e *engine) hashWorkspace() {
 }
 
 // verifySnapshots says, per rollback snapshot, whether the executor left it alone.
-func (e *engine) verifySnapshots() []checks.Snapshot {
-	var out []checks.Snapshot
+func (e *engine) verifySnapshots() []conform.Snapshot {
+	var out []conform.Snapshot
 	for _, s := range e.snaps {
 		rel, err := filepath.Rel(e.h.Scratch(), s.SnapPath)
 		if err != nil {
 			rel = s.SnapPath
 		}
 		after := s.intact()
-		out = append(out, checks.Snapshot{Path: filepath.ToSlash(rel), Intact: after == "", After: after})
+		out = append(out, conform.Snapshot{Path: filepath.ToSlash(rel), Intact: after == "", After: after})
 	}
 	return out
 }
@@ -116,7 +117,8 @@ func hashFiles(root string, max int) map[string]string {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = checks.SHA256Hex(b)
+		sum := sha256.Sum256(b)
+		out[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
 		return nil
 	})
 	return out

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	_ "github.com/aopkit/aopkit/conform/checks" // the checks the scenarios name (the engine does not link them)
 	"github.com/aopkit/aopkit/fixtures/scenarios"
 	"github.com/aopkit/aopkit/mockagent"
 	ma "github.com/aopkit/aopkit/mockagent/orchmsg"

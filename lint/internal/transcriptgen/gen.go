@@ -15,7 +15,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/internal/transcript"
 )
 
 // Framing says how sessions are written.
@@ -186,7 +186,7 @@ func (g *gen) dayID(t time.Time) (string, int) {
 // event writes a harness record.
 func (g *gen) event(at time.Time, name string, detail O) {
 	g.seq++
-	rec := O{{"aopkit", "transcript/1"}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", "harness"}, {"session", g.session}, {"event", name}, {"detail", detail}}
+	rec := O{{"aopkit", transcript.Version}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", "harness"}, {"session", g.session}, {"event", name}, {"detail", detail}}
 	g.line(appendJSON(g.buf[:0], rec), true)
 }
 
@@ -200,7 +200,7 @@ func (g *gen) msg(at time.Time, from, stream string, m O) {
 	}
 	if g.records {
 		g.seq++
-		rec := O{{"aopkit", "transcript/1"}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", from}, {"protocol", g.proto}, {"stream", stream}, {"session", g.session}, {"msg", m}}
+		rec := O{{"aopkit", transcript.Version}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", from}, {"protocol", g.proto}, {"stream", stream}, {"session", g.session}, {"msg", m}}
 		b := appendJSON(g.buf[:0], rec)
 		if broken {
 			b = b[:len(b)*2/3]
@@ -220,7 +220,7 @@ func (g *gen) text(at time.Time, from, stream, s string) {
 	g.last = at
 	if g.records {
 		g.seq++
-		rec := O{{"aopkit", "transcript/1"}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", from}, {"protocol", g.proto}, {"stream", stream}, {"session", g.session}, {"text", s}}
+		rec := O{{"aopkit", transcript.Version}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", from}, {"protocol", g.proto}, {"stream", stream}, {"session", g.session}, {"text", s}}
 		g.line(appendJSON(g.buf[:0], rec), true)
 		return
 	}
@@ -282,8 +282,8 @@ func (g *gen) mutate(m O) (O, bool) {
 
 func clone(o O) O { return append(O(nil), o...) }
 
-// stampMilli is a transcript record's "at" (conform.TimeFormat).
-func stampMilli(t time.Time) string { return t.UTC().Format(conform.TimeFormat) }
+// stampMilli is a transcript record's "at" (transcript.TimeFormat).
+func stampMilli(t time.Time) string { return t.UTC().Format(transcript.TimeFormat) }
 func stampSec(t time.Time) string   { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // Helpers for realistic values.

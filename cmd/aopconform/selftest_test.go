@@ -94,30 +94,85 @@ func runConform(dir string, args ...string) (int, string, *conform.Report, error
 }
 
 // TestSelfTest: the correct mock agent passes every MUST and SHOULD of every
-// protocol.
+// protocol, and the run exits 0 at level Full. Played in-process on virtual time
+// (playInProcess, as `aopconform run` judges it); TestSelfTestProcess runs the
+// real processes.
 func TestSelfTest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real agents")
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, p := range protocolsUnderTest(t) {
 		t.Run(p, func(t *testing.T) {
 			t.Parallel()
-			args := []string{"--protocol", p}
+			ag, _ := mockagent.Lookup(p)
+			rep, err := playInProcess(t, p, ag, "", all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSelfTest(t, aopconformcmd.ExitFor(rep), reportText(rep), rep, true)
+		})
+	}
+}
+
+// checkSelfTest asserts a run of the correct mock agent: exit 0, every result
+// PASS and (for a whole run) level Full.
+func checkSelfTest(t *testing.T, code int, out string, rep *conform.Report, whole bool) {
+	t.Helper()
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, clipOut(out))
+	}
+	if len(rep.Results) == 0 {
+		t.Fatal("no result")
+	}
+	for _, r := range rep.Results {
+		if r.Verdict != conform.Pass {
+			t.Errorf("%s in %s: %s (%s)", r.Check, r.Scenario, r.Verdict, r.Message)
+		}
+	}
+	if whole && rep.Score.Level != conform.Full {
+		t.Errorf("level %q, want Full", rep.Score.Level)
+	}
+}
+
+// TestSelfTestProcess: the correct mock agent, a real process under the real
+// launcher (confinement, pipes, signals, the supervisor), passes every check of
+// one shipped scenario of each protocol (the first by ID; TestSelfTest plays
+// them all in-process).
+func TestSelfTestProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real agents")
+	}
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range protocolsUnderTest(t) {
+		t.Run(p, func(t *testing.T) {
+			t.Parallel()
+			var first *conform.Scenario
+			for _, sc := range all {
+				if sc.Protocol == p && (first == nil || sc.ID < first.ID) {
+					first = sc
+				}
+			}
+			data, err := scenarios.FS.ReadFile(first.Source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(first.Source)), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--protocol", p, "--builtin=false", "--scenarios", dir}
 			if raceEnabled {
 				// Every MUST must pass: give the slowed-down processes time.
 				args = append(args, "--timeout-scale", "3")
 			}
 			code, out, rep := conformRun(t, append(args, "--", "mockagent", "--protocol", p)...)
-			if code != 0 {
-				t.Fatalf("exit %d, want 0\n%s", code, out)
-			}
-			for _, r := range rep.Results {
-				if r.Verdict != conform.Pass {
-					t.Errorf("%s in %s: %s (%s)", r.Check, r.Scenario, r.Verdict, r.Message)
-				}
-			}
-			if rep.Score.Level != conform.Full {
-				t.Errorf("level %q, want Full", rep.Score.Level)
+			checkSelfTest(t, code, out, rep, false)
+			if len(rep.Scenarios) != 1 || rep.Scenarios[0].ID != first.ID {
+				t.Errorf("played %d scenarios, want %s alone", len(rep.Scenarios), first.ID)
 			}
 		})
 	}
@@ -131,10 +186,28 @@ type faultRow struct {
 	out             string
 }
 
-// TestFaultMatrix runs every fault of `mockagent faults` against its protocol's
-// scenarios: each must make the run exit 1 with at least one check failing, and
-// every check of the protocol's scenarios must be seen failing under some fault.
-// With -update it writes the matrix into docs/aopconform.md.
+// played is one run of the fault catalogue: a mockagent fault (or a hostile
+// agent) of one protocol, and what it did to the run.
+type played struct {
+	protocol, name string
+	hostile        bool
+	args           []string         // a real process: aopconform run's arguments
+	agent          *mockagent.Agent // in-process: the agent and its fault
+	fault          string
+	row            faultRow
+	rep            *conform.Report
+	err            error
+}
+
+var (
+	catalogueOnce sync.Once
+	catalogue     []*played
+)
+
+// playCatalogue plays every fault of `mockagent faults` of every protocol under
+// test, and every hostile agent, once for the tests that judge them
+// (TestFaultMatrix, TestOneCauseBlocks): the first caller plays, in its subtests
+// "play/PROTOCOL/NAME", the others wait for it and read the same reports.
 //
 // A fault whose verdict does not depend on real processes is played on virtual
 // time against the in-process mockagent (the runner, the lint step and the exit
@@ -143,30 +216,26 @@ type faultRow struct {
 // realProcessFaults (found by playing every fault both ways: in-process, SIGTERM
 // cancels the agent's context, which it cannot ignore) and, for every protocol,
 // the hostile agent that ignores SIGTERM (a shell script). The other hostile
-// agents are played in-process too (hostileInProcess).
-func TestFaultMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real agents")
+// agents are played in-process too (hostileAgents).
+func playCatalogue(t *testing.T) []*played {
+	catalogueOnce.Do(func() { catalogue = playAll(t) })
+	if catalogue == nil {
+		t.Fatal("the fault catalogue was not played (see the test that played it)")
 	}
-	// Its real processes mostly wait on the scenarios' clocks: beside the other
-	// parallel tests.
-	t.Parallel()
+	return catalogue
+}
+
+func playAll(t *testing.T) []*played {
 	protocols := protocolsUnderTest(t)
-	type job struct {
-		protocol, name string
-		hostile        bool
-		args           []string         // a real process: aopconform run's arguments
-		agent          *mockagent.Agent // in-process: the agent and its fault
-		fault          string
-		row            faultRow
-		rep            *conform.Report
-		err            error
+	var jobs, real, virtual []*played
+	scripts, err := os.MkdirTemp("", "aopconform-catalogue-")
+	if err != nil {
+		t.Fatal(err)
 	}
-	var jobs, real, virtual []*job
-	scripts := t.TempDir()
+	t.Cleanup(func() { os.RemoveAll(scripts) })
 	for _, p := range protocols {
 		for _, h := range hostileAgents {
-			j := &job{protocol: p, name: "hostile:" + h.name, hostile: true}
+			j := &played{protocol: p, name: "hostile:" + h.name, hostile: true}
 			if h.run != nil {
 				j.agent = &mockagent.Agent{Protocol: p, Run: h.run}
 			} else {
@@ -180,7 +249,7 @@ func TestFaultMatrix(t *testing.T) {
 		}
 		ag, _ := mockagent.Lookup(p)
 		for _, f := range ag.Faults {
-			j := &job{protocol: p, name: f.Name, agent: ag, fault: f.Name}
+			j := &played{protocol: p, name: f.Name, agent: ag, fault: f.Name}
 			if realProcessFaults[p+"/"+f.Name] {
 				j.agent, j.args = nil, []string{"--protocol", p, "--parallel", realParallel, "--", "mockagent", "--protocol", p, "--fault", f.Name}
 			}
@@ -235,9 +304,10 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	all, err := scenarios.Builtin()
 	if err != nil {
+		wg.Wait()
 		t.Fatal(err)
 	}
-	t.Run("in-process", func(t *testing.T) {
+	t.Run("play", func(t *testing.T) {
 		for _, j := range virtual {
 			t.Run(j.protocol+"/"+j.name, func(t *testing.T) {
 				t.Parallel()
@@ -252,6 +322,22 @@ func TestFaultMatrix(t *testing.T) {
 		}
 	})
 	wg.Wait()
+	return jobs
+}
+
+// TestFaultMatrix judges the fault catalogue (playCatalogue): every fault must
+// make the run exit 1 with at least one check failing, and every check of the
+// protocol's scenarios must be seen failing under some fault. With -update it
+// writes the matrix into docs/aopconform.md.
+func TestFaultMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real agents")
+	}
+	// Its real processes mostly wait on the scenarios' clocks: beside the other
+	// parallel tests.
+	t.Parallel()
+	protocols := protocolsUnderTest(t)
+	jobs := playCatalogue(t)
 	rows := map[string][]faultRow{}
 	for _, j := range jobs {
 		rows[j.protocol] = append(rows[j.protocol], j.row)

@@ -30,6 +30,9 @@ func TestOrchestratorSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real orchestrators")
 	}
+	// Its orchestrators mostly wait on the scenarios' clocks: beside the other
+	// parallel tests.
+	t.Parallel()
 	scale := "1"
 	if raceEnabled {
 		scale = "3"

@@ -98,6 +98,19 @@ func runConform(dir string, args ...string) (int, string, *conform.Report, error
 // (playInProcess, as `aopconform run` judges it); TestSelfTestProcess runs the
 // real processes.
 func TestSelfTest(t *testing.T) {
+	perProtocol(t, func(t *testing.T, p string, all []*conform.Scenario) {
+		ag, _ := mockagent.Lookup(p)
+		rep, err := playInProcess(t, p, ag, "", all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSelfTest(t, aopconformcmd.ExitFor(rep), reportText(rep), rep, true)
+	})
+}
+
+// perProtocol runs f in a parallel subtest per protocol under test, with the
+// shipped scenarios.
+func perProtocol(t *testing.T, f func(t *testing.T, p string, all []*conform.Scenario)) {
 	all, err := scenarios.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -105,12 +118,7 @@ func TestSelfTest(t *testing.T) {
 	for _, p := range protocolsUnderTest(t) {
 		t.Run(p, func(t *testing.T) {
 			t.Parallel()
-			ag, _ := mockagent.Lookup(p)
-			rep, err := playInProcess(t, p, ag, "", all)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSelfTest(t, aopconformcmd.ExitFor(rep), reportText(rep), rep, true)
+			f(t, p, all)
 		})
 	}
 }
@@ -143,39 +151,32 @@ func TestSelfTestProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents")
 	}
-	all, err := scenarios.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range protocolsUnderTest(t) {
-		t.Run(p, func(t *testing.T) {
-			t.Parallel()
-			var first *conform.Scenario
-			for _, sc := range all {
-				if sc.Protocol == p && (first == nil || sc.ID < first.ID) {
-					first = sc
-				}
+	perProtocol(t, func(t *testing.T, p string, all []*conform.Scenario) {
+		var first *conform.Scenario
+		for _, sc := range all {
+			if sc.Protocol == p && (first == nil || sc.ID < first.ID) {
+				first = sc
 			}
-			data, err := scenarios.FS.ReadFile(first.Source)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, filepath.Base(first.Source)), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			args := []string{"--protocol", p, "--builtin=false", "--scenarios", dir}
-			if raceEnabled {
-				// Every MUST must pass: give the slowed-down processes time.
-				args = append(args, "--timeout-scale", "3")
-			}
-			code, out, rep := conformRun(t, append(args, "--", "mockagent", "--protocol", p)...)
-			checkSelfTest(t, code, out, rep, false)
-			if len(rep.Scenarios) != 1 || rep.Scenarios[0].ID != first.ID {
-				t.Errorf("played %d scenarios, want %s alone", len(rep.Scenarios), first.ID)
-			}
-		})
-	}
+		}
+		data, err := scenarios.FS.ReadFile(first.Source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(first.Source)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"--protocol", p, "--builtin=false", "--scenarios", dir}
+		if raceEnabled {
+			// Every MUST must pass: give the slowed-down processes time.
+			args = append(args, "--timeout-scale", "3")
+		}
+		code, out, rep := conformRun(t, append(args, "--", "mockagent", "--protocol", p)...)
+		checkSelfTest(t, code, out, rep, false)
+		if len(rep.Scenarios) != 1 || rep.Scenarios[0].ID != first.ID {
+			t.Errorf("played %d scenarios, want %s alone", len(rep.Scenarios), first.ID)
+		}
+	})
 }
 
 // faultRow is what one fault (or hostile agent) did to a run.

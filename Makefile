@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # The version every command prints (--version) and writes into reports.
 LDFLAGS := -s -w -X github.com/aopkit/aopkit/internal/version.Override=$(VERSION)
 
-.PHONY: all build test lint golden bench fuzz soak clean
+.PHONY: all build test lint generate golden bench fuzz soak clean
 
 all: lint test
 
@@ -22,6 +22,12 @@ lint:
 	$(GO) vet -tags aoplint_pprof ./internal/cmd/aoplint
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+# Regenerate what is derived from the code: the schema validators (go generate) and
+# docs/aopconform.md's table of checks and fault matrix; review the diff.
+generate:
+	$(GO) generate ./...
+	$(GO) test -count=1 ./cmd/aopconform -run 'TestChecksDoc|TestFaultMatrix' -update
 
 # Rewrite every golden file from the current behaviour; review the diff before committing.
 golden:

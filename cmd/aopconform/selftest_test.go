@@ -210,14 +210,13 @@ var (
 // (TestFaultMatrix, TestOneCauseBlocks): the first caller plays, in its subtests
 // "play/PROTOCOL/NAME", the others wait for it and read the same reports.
 //
-// A fault whose verdict does not depend on real processes is played on virtual
-// time against the in-process mockagent (the runner, the lint step and the exit
-// code as `aopconform run` has them, in a testing/synctest bubble): seconds for
-// the whole catalogue. Real processes play what only they can: the faults of
-// realProcessFaults (found by playing every fault both ways: in-process, SIGTERM
-// cancels the agent's context, which it cannot ignore) and, for every protocol,
-// the hostile agent that ignores SIGTERM (a shell script). The other hostile
-// agents are played in-process too (hostileAgents).
+// Every fault is played on virtual time against the in-process mockagent (the
+// runner, the lint step and the exit code as `aopconform run` has them, in a
+// testing/synctest bubble; an agent that ignores SIGTERM as ignoresSIGTERM says):
+// seconds for the whole catalogue. Real processes play, for every protocol, the
+// hostile agent that ignores SIGTERM (a shell script: the real launcher's
+// escalation to SIGKILL); the other hostile agents are played in-process too
+// (hostileAgents).
 func playCatalogue(t *testing.T) []*played {
 	catalogueOnce.Do(func() { catalogue = playAll(t) })
 	if catalogue == nil {
@@ -250,11 +249,7 @@ func playAll(t *testing.T) []*played {
 		}
 		ag, _ := mockagent.Lookup(p)
 		for _, f := range ag.Faults {
-			j := &played{protocol: p, name: f.Name, agent: ag, fault: f.Name}
-			if realProcessFaults[p+"/"+f.Name] {
-				j.agent, j.args = nil, []string{"--protocol", p, "--parallel", realParallel, "--", "mockagent", "--protocol", p, "--fault", f.Name}
-			}
-			jobs = append(jobs, j)
+			jobs = append(jobs, &played{protocol: p, name: f.Name, agent: ag, fault: f.Name})
 		}
 	}
 	for _, j := range jobs {
@@ -397,10 +392,12 @@ func TestFaultMatrix(t *testing.T) {
 // at once (the default, 2 × CPUs, plays them in waves of deadlines).
 const realParallel = "16"
 
-// realProcessFaults are the mockagent faults whose verdict depends on real
-// processes: the agent ignores SIGTERM (in-process, Terminate cancels its
-// context). TestFaultMatrix plays them as processes.
-var realProcessFaults = map[string]bool{
+// ignoresSIGTERM are the mockagent faults whose agent ignores SIGTERM: played
+// in-process, Terminate leaves the agent running (agentio.InProcess.IgnoreTerm)
+// and only Kill stops it, as SIGKILL stops the process. Played both ways on
+// 2026-12-07, the in-process runs gave the real processes' verdicts on every
+// result (aop2 50, orchmsg 36).
+var ignoresSIGTERM = map[string]bool{
 	"aop2/ignore-shutdown":    true,
 	"orchmsg/ignore-shutdown": true,
 }
@@ -431,7 +428,7 @@ func playSelected(t *testing.T, protocol string, ag *mockagent.Agent, fault stri
 	synctest.Test(t, func(t *testing.T) {
 		rep, err = runner.Run(context.Background(), runner.Options{
 			Protocol: protocol, Command: cmd, Scenarios: all, Run: run, OutDir: out, Parallel: 1, Linter: lintstep.AOPLint{},
-			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait},
+			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait, IgnoreTerm: ignoresSIGTERM[protocol+"/"+fault]},
 		})
 	})
 	return rep, err

@@ -387,6 +387,7 @@ func TestForgePort(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("no node: the forge port is not run")
 	}
+	t.Parallel()
 	scale := "1"
 	if raceEnabled {
 		scale = "3"
@@ -395,13 +396,13 @@ func TestForgePort(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("FORGE_WORKSPACES", ws)
+	env := []string{"FORGE_WORKSPACES=" + ws}
 	port := filepath.Join(orchestratorsDir, "forge_port.mjs")
 	run := []string{"orchmsg/orch/notify/task-assigned", "orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/invalid-request", "orchmsg/orch/resp/fits-request", "orchmsg/orch/corr/response-correlation"}
 	base := []string{"--side", "orchestrator", "--protocol", "orchmsg", "--timeout-scale", scale, "--pass-env", "FORGE_WORKSPACES", "--run", strings.Join(run, ",")}
 
 	// As it ships, under the sandbox: refused, and told so first.
-	code, out, _, err := runConform(t.TempDir(), append(append([]string(nil), base...), "--", "node", port)...)
+	code, out, _, err := runConformEnv(t.TempDir(), env, append(append([]string(nil), base...), "--", "node", port)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +418,7 @@ func TestForgePort(t *testing.T) {
 	}
 
 	// With the documented allowance.
-	code, out, rep, err := runConform(t.TempDir(), append(append([]string(nil), base...), "--allow-write", ws, "--", "node", port)...)
+	code, out, rep, err := runConformEnv(t.TempDir(), env, append(append([]string(nil), base...), "--allow-write", ws, "--", "node", port)...)
 	if err != nil {
 		t.Fatal(err)
 	}

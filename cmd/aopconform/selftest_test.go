@@ -70,11 +70,20 @@ func conformRun(t *testing.T, args ...string) (int, string, *conform.Report) {
 
 // runConform is conformRun for any goroutine: dir is its scratch directory.
 func runConform(dir string, args ...string) (int, string, *conform.Report, error) {
+	return runConformEnv(dir, nil, args...)
+}
+
+// runConformEnv is runConform with env (KEY=VALUE) added to the test's
+// environment for aopconform (a parallel test cannot t.Setenv).
+func runConformEnv(dir string, env []string, args ...string) (int, string, *conform.Report, error) {
 	rep := filepath.Join(dir, "report.json")
 	full := []string{"run", "--out", filepath.Join(dir, "out"), "--report", rep}
 	full = append(full, args...)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("aopconform", full...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	code := 0
 	if err := cmd.Run(); err != nil {

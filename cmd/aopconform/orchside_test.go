@@ -31,7 +31,7 @@ func TestOrchestratorSide(t *testing.T) {
 		t.Skip("runs real orchestrators")
 	}
 	// Its orchestrators mostly wait on the scenarios' clocks: beside the other
-	// parallel tests.
+	// real-process tests (parallel, after the in-process ones).
 	t.Parallel()
 	scale := "1"
 	if raceEnabled {

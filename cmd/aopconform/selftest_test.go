@@ -160,6 +160,7 @@ func TestSelfTestProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents")
 	}
+	t.Parallel()
 	perProtocol(t, func(t *testing.T, p string, all []*conform.Scenario) {
 		var first *conform.Scenario
 		for _, sc := range all {
@@ -338,9 +339,9 @@ func TestFaultMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents")
 	}
-	// Its real processes mostly wait on the scenarios' clocks: beside the other
-	// parallel tests.
-	t.Parallel()
+	// Not parallel: its in-process runs keep both CPUs busy, so it plays before
+	// the parallel tests, whose real processes run on the wall clock (see
+	// docs/development.md, "Tests on virtual time and real processes").
 	protocols := protocolsUnderTest(t)
 	jobs := playCatalogue(t)
 	rows := map[string][]faultRow{}
@@ -735,7 +736,6 @@ func mdCell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").
 // failure, never none), and the run exits 1. In-process on virtual time (the
 // runner's --run selection as `aopconform run` passes it).
 func TestOneCauseNeverNone(t *testing.T) {
-	t.Parallel()
 	all, err := scenarios.Builtin()
 	if err != nil {
 		t.Fatal(err)

@@ -28,19 +28,6 @@ type Containment struct {
 	Exits string `json:"exits,omitempty"`
 }
 
-// ContainmentEvent is the harness event that records, per attempt, how the
-// implementation was confined: detail "mode", "measures" ("enforced WHAT",
-// "missing WHAT: WHY") and "writes_outside_scratch".
-const ContainmentEvent = "containment"
-
-// FileRefusedEvent is the harness event that records a file the agent controls
-// (a heartbeat, a run result, a task or state file, a details file) that the
-// harness refused to read: detail "file" (relative to the scratch directory) and
-// "reason" (not a regular file (a named pipe), larger than 4 MiB, a symbolic link
-// leading out of the directory it belongs to). The engines record it
-// (harness.H.Refused); checks.RegularFilesID judges it.
-const FileRefusedEvent = "file-refused"
-
 // refusalWords mark a stderr line that reports a refused operation (errno texts
 // of EACCES, EPERM and EROFS as C libraries, Python, Node.js and Go print them).
 var refusalWords = []string{"permission denied", "operation not permitted", "eacces", "eperm", "read-only file system", "erofs"}
@@ -55,14 +42,15 @@ func ContainmentOf(runs []ScenarioRun) *Containment {
 	for _, run := range runs {
 		for i := range run.Records {
 			r := &run.Records[i]
-			if r.From == "harness" && r.Event == ContainmentEvent {
+			if r.From == ActorHarness && r.Event == EventContainment {
 				if c == nil {
 					c = &Containment{}
 				}
-				if m, _ := r.Detail["mode"].(string); m != "" && c.Mode == "" {
+				if m, _ := KeyMode.Of(r.Detail); m != "" && c.Mode == "" {
 					c.Mode = m
 				}
-				for _, m := range stringsOf(r.Detail["measures"]) {
+				ms, _ := KeyMeasures.Of(r.Detail)
+				for _, m := range ms {
 					if seen[m] {
 						continue
 					}
@@ -82,7 +70,7 @@ func ContainmentOf(runs []ScenarioRun) *Containment {
 	for _, run := range runs {
 		for i := range run.Records {
 			r := &run.Records[i]
-			if r.From == "harness" || r.Stream != "stderr" || len(c.Refusals) >= maxRefusals || !refusal(r) {
+			if r.From == ActorHarness || r.Stream != "stderr" || len(c.Refusals) >= maxRefusals || !refusal(r) {
 				continue
 			}
 			line := printable(*r.Text, 240)
@@ -94,22 +82,6 @@ func ContainmentOf(runs []ScenarioRun) *Containment {
 	}
 	sort.Strings(c.Refusals)
 	return c
-}
-
-func stringsOf(v any) []string {
-	switch v := v.(type) {
-	case []string:
-		return v
-	case []any:
-		out := make([]string, 0, len(v))
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // printable cuts s to max bytes and escapes what could drive the reader's
@@ -179,7 +151,7 @@ func TrimRecords(run *ScenarioRun) {
 	kept := append(make([]Record, 0, KeptRecords+16), run.Records[:KeptRecords]...)
 	for i := KeptRecords; i < len(run.Records); i++ {
 		r := &run.Records[i]
-		if (r.From == "harness" && r.Event == ContainmentEvent) || (r.From != "harness" && r.Stream == "stderr" && refusal(r)) {
+		if (r.From == ActorHarness && r.Event == EventContainment) || (r.From != ActorHarness && r.Stream == "stderr" && refusal(r)) {
 			kept = append(kept, *r)
 		}
 	}

@@ -8,13 +8,13 @@ import (
 func TestContainmentOf(t *testing.T) {
 	text := func(s string) *string { return &s }
 	runs := []ScenarioRun{{Records: []Record{
-		{From: "harness", Event: ContainmentEvent, Detail: map[string]any{"mode": "landlock-abi-7",
-			"measures": []any{"enforced no TCP bind", "missing signal scoping: Landlock ABI 6 needed, kernel has 5"}}},
+		{From: "harness", Event: EventContainment, Detail: Details(KeyMode.Is("landlock-abi-7"),
+			KeyMeasures.Is([]string{"enforced no TCP bind", "missing signal scoping: Landlock ABI 6 needed, kernel has 5"}))},
 		{From: "agent", Stream: "stderr", Text: text("mkdir: cannot create directory '/tmp/forge-workspaces': Permission denied")},
 		{From: "orchestrator", Stream: "stderr", Text: text("EACCES: open '/home/u/.config/x'\x1b[2J")},
 		{From: "agent", Stream: "stderr", Text: text("all fine")},
 	}}, {Records: []Record{
-		{From: "harness", Event: ContainmentEvent, Detail: map[string]any{"mode": "landlock-abi-7", "measures": []string{"enforced no TCP bind"}}},
+		{From: "harness", Event: EventContainment, Detail: Details(KeyMode.Is("landlock-abi-7"), KeyMeasures.Is([]string{"enforced no TCP bind"}))},
 	}}}
 	c := ContainmentOf(runs)
 	if c == nil || c.Mode != "landlock-abi-7" {
@@ -46,7 +46,7 @@ func TestTrimRecords(t *testing.T) {
 	}
 	run.Records = append(run.Records,
 		Record{From: "agent", Stream: "stderr", Text: text("open /x: permission denied")},
-		Record{From: "harness", Event: ContainmentEvent, Detail: map[string]any{"mode": "landlock-abi-7"}})
+		Record{From: "harness", Event: EventContainment, Detail: Details(KeyMode.Is("landlock-abi-7"))})
 	total := len(run.Records)
 	before := ContainmentOf([]ScenarioRun{run})
 	TrimRecords(&run)

@@ -32,14 +32,14 @@ type Record struct {
 	Aopkit   string          `json:"aopkit"`
 	Seq      int             `json:"seq"`
 	At       string          `json:"at"`
-	From     string          `json:"from"` // agent, orchestrator, harness
+	From     Actor           `json:"from"` // who acted: agent, orchestrator, harness
 	Protocol string          `json:"protocol,omitempty"`
 	Stream   string          `json:"stream,omitempty"`
 	Session  string          `json:"session,omitempty"`
 	Msg      json.RawMessage `json:"msg,omitempty"`
 	Text     *string         `json:"text,omitempty"`
-	Event    string          `json:"event,omitempty"`
-	Detail   map[string]any  `json:"detail,omitempty"`
+	Event    Event           `json:"event,omitempty"`
+	Detail   Detail          `json:"detail,omitzero"`
 
 	// Not written to the transcript:
 	Time      time.Time `json:"-"`
@@ -52,7 +52,7 @@ type Record struct {
 // agent wrote (aof run_heartbeat.json, stream "file:...") are evidence, not
 // messages.
 func (r *Record) IsAgentMsg() bool {
-	return r.From == "agent" && len(r.Msg) > 0 && !strings.HasPrefix(r.Stream, "file:")
+	return r.From == ActorAgent && len(r.Msg) > 0 && !strings.HasPrefix(r.Stream, "file:")
 }
 
 // Decode unmarshals the record's message into v.
@@ -77,10 +77,8 @@ type Attempt struct {
 	// (StartupAllowance × --timeout-scale after Start). No timing requirement
 	// covers the time between Start and Alive.
 	Alive time.Time
-	// AliveBy says what set Alive: "first-output", "first-heartbeat-write",
-	// "first-request", "idle-after-input", "idle-after-start-up" or
-	// "startup-allowance".
-	AliveBy string
+	// AliveBy says what set Alive.
+	AliveBy LifeSign
 	// Idle is when the harness saw the silent agent's processes all asleep (its
 	// start-up over, waiting on something); Alive follows FirstOutputGrace later
 	// unless the agent writes first.
@@ -154,9 +152,10 @@ type Session struct {
 	Records  []Record
 	Attempts []*Attempt
 	Lint     []LintFinding
-	// Facts are observations of the orchestrator side that are not messages: the aos
+	// facts are observations of the orchestrator side that are not messages: the aos
 	// tools the agent executed, the aof task's final status, the files found, ...
-	Facts map[string]any
+	// (Fact: typed keys).
+	facts map[any]any
 }
 
 // Attempt returns attempt n (1-based) or nil.
@@ -192,7 +191,7 @@ func (s *Session) AgentLines(n int, stream string) []*Record {
 	var out []*Record
 	for i := range s.Records {
 		r := &s.Records[i]
-		if r.From == "agent" && (stream == "" || r.Stream == stream) && (n == 0 || r.Attempt == n) {
+		if r.From == ActorAgent && (stream == "" || r.Stream == stream) && (n == 0 || r.Attempt == n) {
 			out = append(out, r)
 		}
 	}
@@ -210,10 +209,15 @@ func (s *Session) ByKey(n int, key string) []*Record {
 	return out
 }
 
-// Fact returns a fact as a string ("" when missing).
-func (s *Session) Fact(key string) string {
-	v, _ := s.Facts[key].(string)
-	return v
+// Events returns the harness events named e, in order.
+func (s *Session) Events(e Event) []*Record {
+	var out []*Record
+	for i := range s.Records {
+		if r := &s.Records[i]; r.From == ActorHarness && r.Event == e {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Result is the verdict of one check in one scenario.

@@ -23,6 +23,9 @@ type Options struct {
 	// known, a details file missing there is an error (AOPOUT-DETAILS-002); where
 	// it is not (a report stored and linted elsewhere), a warning.
 	DetailsRoot string
+	// LintFile lints a file a message names (aop-output's details file) on
+	// its own, with the default options; the driver sets it, nil elsewhere.
+	LintFile FileLinter
 }
 
 // Message is one message of a protocol, detected and parsed.

@@ -33,6 +33,13 @@ type Protocol struct {
 
 	// Schema names the schema file (within package schemas' FS) for a kind, or "".
 	Schema func(kind string) string
+
+	// MatchDir, if set, recognises a directory the protocol lints as a whole
+	// (an AOF data directory), and LintDir lints it: every file through
+	// lintFile (the driver's, with the run's options), then the rules across
+	// files. The driver calls them; the results are sorted by path.
+	MatchDir func(dir string) bool
+	LintDir  func(dir string, lintFile FileLinter) ([]FileReport, error)
 }
 
 var (

@@ -49,7 +49,7 @@ func TestGuardianMode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	from := map[string]int{}
+	from := map[conform.Actor]int{}
 	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var r conform.Record
 		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Aopkit != conform.TranscriptVersion || r.Seq != i+1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -37,6 +38,14 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{Files: files, UpdateScripts: *update, Setup: func(e *testscript.Env) error {
 		// $REPO: scripts run files of the repository (testdata/orchestrators).
 		e.Setenv("REPO", repo)
+		// $TESTBIN: the directory of the aopconform and mockagent commands, for
+		// scripts that run them with a PATH that does not name it.
+		for _, d := range filepath.SplitList(e.Getenv("PATH")) {
+			if _, err := os.Stat(filepath.Join(d, "aopconform")); err == nil {
+				e.Setenv("TESTBIN", d)
+				break
+			}
+		}
 		return nil
 	}, Condition: func(cond string) (bool, error) {
 		if cond == "landlock" {

@@ -1,6 +1,10 @@
 package checks
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,17 +33,65 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: protocol %q family %q", c.ID, c.Protocol, c.Family)
 		}
 	}
-	for id := range examples {
-		if conform.LookupCheck(id) == nil {
-			t.Errorf("example for unknown check %s", id)
+}
+
+// checkFile is the file that holds the check id (package doc).
+func checkFile(id string) string {
+	parts := strings.Split(id, "/")
+	if parts[1] == "bind" && (parts[2] == "writes-in-scratch" || parts[2] == "regular-files") {
+		return "bind_" + strings.ReplaceAll(parts[2], "-", "_") + ".go"
+	}
+	return strings.ReplaceAll(parts[0], "-", "") + "_" + strings.ReplaceAll(parts[1], ".", "_") + ".go"
+}
+
+// TestCheckFiles: a check's literal stands in the file its ID names, and only
+// there; the registry lists every check once.
+func TestCheckFiles(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := map[string]string{}
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src[f] = string(b)
 		}
+	}
+	seen := map[string]bool{}
+	for _, c := range all() {
+		if seen[c.ID] {
+			t.Errorf("%s is listed twice", c.ID)
+		}
+		seen[c.ID] = true
+		want := checkFile(c.ID)
+		if _, ok := src[want]; !ok {
+			t.Errorf("%s: no file %s", c.ID, want)
+			continue
+		}
+		lit := regexp.MustCompile(`ID:\s+` + regexp.QuoteMeta(strconv.Quote(c.ID)))
+		derived := !lit.MatchString(src[want])
+		for f, s := range src {
+			if f != want && lit.MatchString(s) {
+				t.Errorf("%s stands in %s, not in %s", c.ID, f, want)
+			}
+		}
+		if derived && !strings.HasPrefix(want, "bind_") {
+			t.Errorf("%s: %s has no literal with %s", c.ID, want, lit)
+		}
+	}
+	if n := len(conform.Checks("")); n != len(seen) {
+		t.Errorf("%d checks registered, the registry lists %d", n, len(seen))
 	}
 }
 
 // TestSilentSession: checks never panic on an empty session.
 func TestSilentSession(t *testing.T) {
 	sc := &conform.Scenario{ID: "s", Task: []byte(`{}`)}
-	s := &conform.Session{Scenario: sc, Scale: 1, Facts: map[string]any{}}
+	s := &conform.Session{Scenario: sc, Scale: 1}
 	for _, c := range conform.Checks("") {
 		func() {
 			defer func() {

@@ -1,6 +1,3 @@
-// Package checks holds aopconform's checks, one file per protocol: Go values with a
-// stable ID, the quoted requirement, the spec section and a level, referenced by ID
-// from the scenario files.
 package checks
 
 import (
@@ -12,65 +9,34 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-// All registers the checks. It is called from init; the list is the registry.
-func init() {
-	for _, cs := range [][]*conform.Check{aop2Checks, orchmsgChecks, aosChecks, aopOutputChecks, aofChecks} {
-		for _, c := range cs {
-			withExample(c)
-			c.Timing = timingChecks[c.ID]
-			c.After = append(c.After, rootCauses[c.ID]...)
+// lintClean completes a protocol's <protocol>/lint/messages-valid check: every
+// agent message passes aoplint.
+func lintClean(c *conform.Check) *conform.Check {
+	c.Family, c.Tier, c.Level = "happy-path", conform.Core, conform.MUST
+	c.Requirement = "Every message the agent sends is valid under aoplint's single-message and sequence rules."
+	c.Lint = []string{"*"}
+	c.Bad, c.Good = `a message aoplint rejects (schema, timestamps, sequence)`, `messages aoplint passes`
+	c.Run = func(s *conform.Session) conform.Outcome {
+		// Lint errors fail this check in the runner; a scenario in which the
+		// agent was stopped before it said anything has nothing to lint.
+		return conform.Passf("no lint errors on %d agent records", len(s.AgentLines(0, "")))
+	}
+	return c
+}
+
+// exitZero completes a protocol's <protocol>/bind/exit-zero check: the last
+// attempt ended by itself with code 0, before the deadline.
+func exitZero(c *conform.Check) *conform.Check {
+	c.Family, c.Tier, c.Level = "happy-path", conform.Core, conform.MUST
+	c.Bad, c.Good = `exit 2 after the work, or still running at the deadline`, `exit 0 when done`
+	c.Run = func(s *conform.Session) conform.Outcome {
+		a := s.Last()
+		if a == nil {
+			return conform.NotTestedf("the agent was never started")
 		}
-		conform.Register(cs...)
+		return exitedCleanly(s, a)
 	}
-}
-
-// timingChecks are the checks whose verdict rests on when things happened: a
-// failure is confirmed by a second run of the scenario (conform.Check.Timing).
-var timingChecks = map[string]bool{
-	"aop2/6.1/heartbeat-interval": true, "aop2/6.1/heartbeat-liveness": true, "aop2/11/finish-within-timeout": true,
-	"aop2/bind/stop-on-sigterm": true, "aop2/bind/stop-on-eof": true, "aop2/bind/exit-zero": true,
-	"orchmsg/shutdown/exit-within-grace": true, "orchmsg/cancel/stops-task": true, "orchmsg/bind/stop-on-sigterm": true,
-	"orchmsg/bind/exit-zero": true, "orchmsg/correlation/responses-awaited": true, "orchmsg/completion/reported": true,
-	"aos/bind/stop-on-sigterm": true, "aos/bind/exit-zero": true,
-	"aof/heartbeat/fresh": true, "aof/run/within-deadline": true, "aof/bind/stop-on-sigterm": true, "aof/bind/exit-zero": true,
-	"aof/resume/clean-start": true, "aof/completion/reported": true,
-	"aop-output/bind/stop-on-sigterm": true, "aop-output/bind/exit-zero": true,
-}
-
-// common builds the checks every protocol shares.
-type common struct {
-	protocol string
-	bindings string // spec reference of the bindings section
-}
-
-// lintClean: every agent message passes aoplint.
-func (c common) lintClean(spec string) *conform.Check {
-	return &conform.Check{
-		ID: c.protocol + "/lint/messages-valid", Protocol: c.protocol, Family: "happy-path",
-		Tier: conform.Core, Level: conform.MUST, Spec: spec,
-		Requirement: "Every message the agent sends is valid under aoplint's single-message and sequence rules.",
-		Lint:        []string{"*"},
-		Run: func(s *conform.Session) conform.Outcome {
-			// Lint errors fail this check in the runner; a scenario in which the
-			// agent was stopped before it said anything has nothing to lint.
-			return conform.Passf("no lint errors on %d agent records", len(s.AgentLines(0, "")))
-		},
-	}
-}
-
-// exitZero: the last attempt ended by itself with code 0, before the deadline.
-func (c common) exitZero(req string) *conform.Check {
-	return &conform.Check{
-		ID: c.protocol + "/bind/exit-zero", Protocol: c.protocol, Family: "happy-path",
-		Tier: conform.Core, Level: conform.MUST, Spec: c.bindings, Requirement: req,
-		Run: func(s *conform.Session) conform.Outcome {
-			a := s.Last()
-			if a == nil {
-				return conform.NotTestedf("the agent was never started")
-			}
-			return exitedCleanly(s, a)
-		},
-	}
+	return c
 }
 
 func exitedCleanly(s *conform.Session, a *conform.Attempt) conform.Outcome {
@@ -106,32 +72,32 @@ func describeExit(a *conform.Attempt) string {
 	return strings.Join(parts, ", ")
 }
 
-// stopOnTerm: after SIGTERM (a timeout or cancellation by the orchestrator) the agent
-// exits within the grace period, without SIGKILL.
-func (c common) stopOnTerm(family string) *conform.Check {
-	return &conform.Check{
-		ID: c.protocol + "/bind/stop-on-sigterm", Protocol: c.protocol, Family: family,
-		Tier: conform.Resilient, Level: conform.MUST, Spec: "bindings §Process control",
-		Requirement: "\"Stop\" = SIGTERM to the group, then SIGKILL after a grace period: the agent exits within the grace period after SIGTERM.",
-		Run: func(s *conform.Session) conform.Outcome {
-			var slowest time.Duration
-			tested := false
-			for _, a := range s.Attempts {
-				if a.Terminated.IsZero() {
-					continue
-				}
-				tested = true
-				if !a.Killed.IsZero() && a.Killed.After(a.Terminated) {
-					return slowSIGTERMExit(s, a)
-				}
-				slowest = max(slowest, a.End.Sub(a.Terminated))
+// stopOnSIGTERM completes a protocol's <protocol>/bind/stop-on-sigterm check:
+// after SIGTERM (a timeout or cancellation by the orchestrator) the agent exits
+// within the grace period, without SIGKILL.
+func stopOnSIGTERM(c *conform.Check) *conform.Check {
+	c.Tier, c.Level, c.Spec = conform.Resilient, conform.MUST, "bindings §Process control"
+	c.Requirement = "\"Stop\" = SIGTERM to the group, then SIGKILL after a grace period: the agent exits within the grace period after SIGTERM."
+	c.Bad, c.Good = `trap '' TERM; the agent needs SIGKILL`, `on SIGTERM the agent exits within the grace period`
+	c.Run = func(s *conform.Session) conform.Outcome {
+		var slowest time.Duration
+		tested := false
+		for _, a := range s.Attempts {
+			if a.Terminated.IsZero() {
+				continue
 			}
-			if !tested {
-				return conform.NotTestedf("the agent ended before the harness stopped it")
+			tested = true
+			if !a.Killed.IsZero() && a.Killed.After(a.Terminated) {
+				return slowSIGTERMExit(s, a)
 			}
-			return conform.Passf("the agent exited %s after SIGTERM, within the grace period", slowest.Round(time.Millisecond))
-		},
+			slowest = max(slowest, a.End.Sub(a.Terminated))
+		}
+		if !tested {
+			return conform.NotTestedf("the agent ended before the harness stopped it")
+		}
+		return conform.Passf("the agent exited %s after SIGTERM, within the grace period", slowest.Round(time.Millisecond))
 	}
+	return c
 }
 
 // slowSIGTERMExit is the failure of an attempt the harness had to kill after its
@@ -155,33 +121,33 @@ func slowSIGTERMExit(s *conform.Session, a *conform.Attempt) conform.Outcome {
 	}
 	o := conform.Mismatch(what, "exit within the grace period after SIGTERM", fmt.Sprintf("%s; still running %s after SIGTERM", describeExit(a), ran))
 	for i := range s.Records {
-		if r := &s.Records[i]; r.From == "harness" && r.Attempt == a.N && (r.Event == "signal" || r.Event == "kill") {
+		if r := &s.Records[i]; r.From == conform.ActorHarness && r.Attempt == a.N && (r.Event == conform.EventSignal || r.Event == conform.EventKill) {
 			o.Seq = append(o.Seq, r.Seq)
 		}
 	}
 	return o
 }
 
-// stdoutOnly: every stdout line is a protocol message.
-func (c common) stdoutOnly(tier conform.Tier, level conform.Level, spec, req string, isProto func(r *conform.Record) bool) *conform.Check {
-	return &conform.Check{
-		ID: c.protocol + "/bind/stdout-protocol-only", Protocol: c.protocol, Family: "output-hygiene",
-		Tier: tier, Level: level, Spec: spec, Requirement: req,
-		Run: func(s *conform.Session) conform.Outcome {
-			lines := s.AgentLines(0, "stdout")
-			if len(lines) == 0 {
-				return conform.NotTestedf("the agent wrote nothing on stdout")
+// stdoutProtocolOnly completes a protocol's <protocol>/bind/stdout-protocol-only
+// check: every stdout line is a protocol message (isProto).
+func stdoutProtocolOnly(c *conform.Check, isProto func(r *conform.Record) bool) *conform.Check {
+	c.Family = "output-hygiene"
+	c.Bad, c.Good = `"compiling module 3 of 5..." on stdout`, `protocol messages on stdout, logs on stderr`
+	c.Run = func(s *conform.Session) conform.Outcome {
+		lines := s.AgentLines(0, "stdout")
+		if len(lines) == 0 {
+			return conform.NotTestedf("the agent wrote nothing on stdout")
+		}
+		for _, r := range lines {
+			if !isProto(r) {
+				o := conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", conform.Clip(recordText(r), 200))
+				o.Seq = []int{r.Seq}
+				return o
 			}
-			for _, r := range lines {
-				if !isProto(r) {
-					o := conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", conform.Clip(recordText(r), 200))
-					o.Seq = []int{r.Seq}
-					return o
-				}
-			}
-			return conform.Passf("%d stdout lines, all protocol messages", len(lines))
-		},
+		}
+		return conform.Passf("%d stdout lines, all protocol messages", len(lines))
 	}
+	return c
 }
 
 func recordText(r *conform.Record) string {
@@ -227,17 +193,6 @@ func decode(b []byte) any {
 	return v
 }
 
-// eventsOf returns the harness events named name.
-func eventsOf(s *conform.Session, name string) []*conform.Record {
-	var out []*conform.Record
-	for i := range s.Records {
-		if s.Records[i].From == "harness" && s.Records[i].Event == name {
-			out = append(out, &s.Records[i])
-		}
-	}
-	return out
-}
-
 func seqs(rs []*conform.Record) []int {
 	out := make([]int, len(rs))
 	for i, r := range rs {
@@ -253,6 +208,17 @@ func slack(s *conform.Session, d time.Duration) time.Duration {
 		sc = 1
 	}
 	return time.Duration(float64(d) * sc)
+}
+
+// invalid is the failure of record seq when problems lists what is wrong with
+// it (nil when nothing is): "record <seq><what>", want against the problems.
+func invalid(seq int, what, want string, problems []string) *conform.Outcome {
+	if len(problems) == 0 {
+		return nil
+	}
+	o := conform.Mismatch(fmt.Sprintf("record %d%s", seq, what), want, strings.Join(problems, "\n"))
+	o.Seq = []int{seq}
+	return &o
 }
 
 // vacuous is the outcome of a rule about what the agent sends when it sent

@@ -23,10 +23,10 @@ func newSession(attempts ...*conform.Attempt) *sessionBuilder {
 			a.Start = t0
 		}
 	}
-	return &sessionBuilder{s: &conform.Session{Scenario: &conform.Scenario{ID: "s"}, Scale: 1, Attempts: attempts, Facts: map[string]any{}}, t0: t0}
+	return &sessionBuilder{s: &conform.Session{Scenario: &conform.Scenario{ID: "s"}, Scale: 1, Attempts: attempts}, t0: t0}
 }
 
-func (b *sessionBuilder) add(from, stream, key string, at time.Duration, msg string) *sessionBuilder {
+func (b *sessionBuilder) add(from conform.Actor, stream, key string, at time.Duration, msg string) *sessionBuilder {
 	r := conform.Record{Seq: len(b.s.Records) + 1, From: from, Stream: stream, Key: key, Time: b.t0.Add(at), Attempt: 1}
 	if msg != "" {
 		r.Msg = json.RawMessage(msg)
@@ -58,10 +58,10 @@ func TestReusedExecutionIDOneFailure(t *testing.T) {
 		add("agent", "http", "steps/toolCallRequest", 10*time.Millisecond, call(1, "exec-1", "run_shell")).
 		add("agent", "stdout", "executed", 20*time.Millisecond, `{"executed":{"executionId":"exec-1","name":"run_shell","arguments":{"command":"ls build"}}}`).
 		add("agent", "http", "steps/toolCallRequest", 30*time.Millisecond, call(2, "exec-1", "read_file"))
-	b.s.Facts["aos.decisions"] = []AOSDecision{
+	conform.FactAOSDecisions.Set(b.s, []conform.AOSDecision{
 		{Seq: 1, ExecutionID: "exec-1", Tool: "run_shell", Decision: "modify", Arguments: json.RawMessage(`{"command":"ls build"}`)},
 		{Seq: 3, ExecutionID: "exec-1", Tool: "read_file", Decision: "error"},
-	}
+	})
 	if o := run(t, "aos/4.6/unique-execution-ids", b.s); o.Verdict != conform.Fail {
 		t.Errorf("unique-execution-ids: %s %s, want FAIL", o.Verdict, o.Message)
 	}
@@ -170,16 +170,13 @@ func wantNotJudged(t *testing.T, s *conform.Session, root string, ids ...string)
 	}
 }
 
-// TestRootCausesRegistered: every check rootCauses names, as a consequence or as
-// a cause, is registered, and no check is its own cause.
+// TestRootCausesRegistered: every root cause a check's After names is
+// registered, and no check is its own cause.
 func TestRootCausesRegistered(t *testing.T) {
-	for id, roots := range rootCauses {
-		if conform.LookupCheck(id) == nil {
-			t.Errorf("rootCauses: %s is no check", id)
-		}
-		for _, r := range roots {
-			if conform.LookupCheck(r) == nil || r == id {
-				t.Errorf("rootCauses[%s]: %s is no check or the check itself", id, r)
+	for _, c := range all() {
+		for _, r := range c.After {
+			if conform.LookupCheck(r) == nil || r == c.ID {
+				t.Errorf("%s After: %s is no check or the check itself", c.ID, r)
 			}
 		}
 	}

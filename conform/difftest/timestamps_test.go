@@ -87,7 +87,7 @@ type builder struct{ s *conform.Session }
 func newBuilder() *builder {
 	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	a := &conform.Attempt{N: 1, Start: t0}
-	return &builder{s: &conform.Session{Scenario: &conform.Scenario{ID: "difftest"}, Scale: 1, Attempts: []*conform.Attempt{a}, Facts: map[string]any{}}}
+	return &builder{s: &conform.Session{Scenario: &conform.Scenario{ID: "difftest"}, Scale: 1, Attempts: []*conform.Attempt{a}}}
 }
 
 func (b *builder) add(r conform.Record) {

@@ -10,14 +10,14 @@ func (a *Agent) containment() {
 		return
 	}
 	mode, escapes := pc.Containment()
-	detail := map[string]any{"mode": mode}
+	detail := conform.Details(conform.KeyMode.Is(mode))
 	if m, ok := a.conn.(interface{ Measures() []string }); ok {
 		if ms := m.Measures(); len(ms) > 0 {
-			detail["measures"] = ms
+			detail.Add(conform.KeyMeasures.Is(ms))
 		}
 	}
 	if len(escapes) > 0 {
-		detail["writes_outside_scratch"] = escapes
+		detail.Add(conform.KeyWritesOutside.Is(escapes))
 	}
-	a.h.rec.event(a.n, conform.ContainmentEvent, detail)
+	a.h.rec.event(a.n, conform.EventContainment, detail)
 }

@@ -96,7 +96,7 @@ func New(ctx context.Context, cfg Config) *H {
 	if cfg.Scale <= 0 {
 		cfg.Scale = 1
 	}
-	sess := &conform.Session{Scenario: sc, Scale: cfg.Scale, Scratch: cfg.Scratch, Facts: map[string]any{}}
+	sess := &conform.Session{Scenario: sc, Scale: cfg.Scale, Scratch: cfg.Scratch}
 	grace := sc.Grace.D(cfg.Scale)
 	if grace <= 0 {
 		grace = time.Duration(2 * float64(time.Second) * cfg.Scale)
@@ -109,7 +109,7 @@ func New(ctx context.Context, cfg Config) *H {
 		side: make(chan conform.Record, 256),
 	}
 	h.deadline = h.start.Add(sc.Deadline.D(cfg.Scale) + h.allowance())
-	h.rec.event(0, "scenario-start", map[string]any{"scenario": sc.ID, "deadline_ms": sc.Deadline.D(cfg.Scale).Milliseconds(), "timeout_scale": cfg.Scale})
+	h.rec.event(0, conform.EventScenarioStart, conform.Details(conform.KeyScenario.Is(sc.ID), conform.KeyDeadlineMS.Is(sc.Deadline.D(cfg.Scale).Milliseconds()), conform.KeyTimeoutScale.Is(cfg.Scale)))
 	return h
 }
 
@@ -117,7 +117,7 @@ func New(ctx context.Context, cfg Config) *H {
 // error; End returns it, or the transcript's write error, as a plain error (the
 // harness's, never the agent's).
 func (h *H) End(derr error) error {
-	h.rec.event(0, "scenario-end", map[string]any{"scenario": h.sc.ID})
+	h.rec.event(0, conform.EventScenarioEnd, conform.Details(conform.KeyScenario.Is(h.sc.ID)))
 	if cerr := h.rec.close(); cerr != nil && derr == nil {
 		derr = Errorf("writing the transcript: %v", cerr)
 	}
@@ -138,7 +138,7 @@ func (h *H) Scenario() *conform.Scenario { return h.sc }
 func (h *H) Context() context.Context { return h.ctx }
 
 // Event records an event of the harness (attempt 0: the scenario's).
-func (h *H) Event(attempt int, name string, detail map[string]any) {
+func (h *H) Event(attempt int, name conform.Event, detail conform.Detail) {
 	h.rec.event(attempt, name, detail)
 }
 
@@ -163,11 +163,18 @@ func (h *H) Scratch() string { return h.scratch }
 // Scale stretches a duration by --timeout-scale.
 func (h *H) Scale(d time.Duration) time.Duration { return time.Duration(float64(d) * h.scale) }
 
-// Fact records an observation of the orchestrator side for the checks.
-func (h *H) Fact(key string, v any) {
+// SetFact records an observation of the orchestrator side for the checks.
+func SetFact[T any](h *H, f *conform.Fact[T], v T) {
 	h.rec.mu.Lock()
 	defer h.rec.mu.Unlock()
-	h.sess.Facts[key] = v
+	f.Set(h.sess, v)
+}
+
+// FactOf reads a fact while the scenario runs.
+func FactOf[T any](h *H, f *conform.Fact[T]) (T, bool) {
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	return f.Of(h.sess)
 }
 
 // Expand replaces the scenario placeholders in a task.
@@ -242,15 +249,15 @@ type lineBudget struct{ kept, dropped int }
 // admit reports whether one more line of stream is kept; the first line dropped
 // records the stream's truncation event.
 func (a *Agent) admit(stream string) bool {
-	b, max, event := &a.out, MaxAgentLines, "output-truncated"
+	b, max, event := &a.out, MaxAgentLines, conform.EventOutputTruncated
 	if stream == "stderr" {
-		b, max, event = &a.errs, MaxStderrLines, "stderr-truncated"
+		b, max, event = &a.errs, MaxStderrLines, conform.EventStderrTruncated
 	}
 	if b.kept >= max {
 		// Bounded memory whatever the agent writes: the rest is counted, not kept.
 		b.dropped++
 		if b.dropped == 1 {
-			a.h.rec.event(a.n, event, map[string]any{"kept_lines": max})
+			a.h.rec.event(a.n, event, conform.Details(conform.KeyKeptLines.Is(max)))
 		}
 		return false
 	}
@@ -262,7 +269,7 @@ func (a *Agent) admit(stream string) bool {
 func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	n := len(h.sess.Attempts) + 1
 	if time.Now().After(h.getDeadline()) {
-		h.rec.event(n, "not-started", map[string]any{"reason": "the scenario deadline passed before this attempt"})
+		h.rec.event(n, conform.EventNotStarted, conform.Details(conform.KeyReason.Is("the scenario deadline passed before this attempt")))
 		return nil, ErrNoTime
 	}
 	fullEnv := append(append([]string(nil), h.env...), env...)
@@ -279,12 +286,12 @@ func (h *H) Launch(input json.RawMessage, env ...string) (*Agent, error) {
 	conn, err := h.launcher.Launch(h.ctx, agentio.Spec{Dir: h.scratch, Env: fullEnv, Args: h.command, Scale: h.scale})
 	if err != nil {
 		att.Exit = agentio.Exit{Code: -1, Err: err}
-		h.rec.event(n, "agent-start", map[string]any{"error": err.Error(), "command": h.command})
+		h.rec.event(n, conform.EventAgentStart, conform.Details(conform.KeyError.Is(err.Error()), conform.KeyCommand.Is(h.command)))
 		return nil, Errorf("launch %q: %v", strings.Join(h.command, " "), err)
 	}
 	att.Start = time.Now()
-	h.rec.event(n, "agent-start", map[string]any{"command": h.command, "attempt": n,
-		"timeout_scale": h.scale, "startup_allowance_ms": h.allowance().Milliseconds()})
+	h.rec.event(n, conform.EventAgentStart, conform.Details(conform.KeyCommand.Is(h.command), conform.KeyAttempt.Is(n),
+		conform.KeyTimeoutScale.Is(h.scale), conform.KeyStartupAllowance.Is(h.allowance().Milliseconds())))
 	return &Agent{h: h, n: n, conn: conn, att: att, wake: make(chan struct{}, 1)}, nil
 }
 
@@ -320,7 +327,7 @@ func (h *H) allowance() time.Duration { return h.Scale(conform.StartupAllowance)
 // agent took to start, so that start-up counts against no timing requirement; the
 // "timers-start" event writes the origin and the scale into the transcript, where
 // the lint step and aoplint read them.
-func (a *Agent) Alive(t time.Time, by string) {
+func (a *Agent) Alive(t time.Time, by conform.LifeSign) {
 	if !a.att.Alive.IsZero() {
 		return
 	}
@@ -333,10 +340,10 @@ func (a *Agent) Alive(t time.Time, by string) {
 	a.att.Alive, a.att.AliveBy = t, by
 	deadline := a.h.moveDeadline(t.Sub(a.att.Start) - a.h.allowance())
 	a.cpuWaitAtLife = a.starved()
-	a.h.rec.add(conform.Record{From: "harness", Event: "timers-start", Attempt: a.n, Time: t, Detail: map[string]any{
-		"by": by, "startup_ms": t.Sub(a.att.Start).Milliseconds(), "timeout_scale": a.h.scale,
-		"deadline_ms": deadline.Sub(t).Milliseconds(),
-	}})
+	a.h.rec.add(conform.Record{From: conform.ActorHarness, Event: conform.EventTimersStart, Attempt: a.n, Time: t, Detail: conform.Details(
+		conform.KeyAliveBy.Is(by), conform.KeyStartupMS.Is(t.Sub(a.att.Start).Milliseconds()), conform.KeyTimeoutScale.Is(a.h.scale),
+		conform.KeyDeadlineMS.Is(deadline.Sub(t).Milliseconds()),
+	)})
 	for _, p := range a.steps {
 		if p.armed.IsZero() && (p.On == "" || p.On == "start") {
 			p.armed = t
@@ -352,9 +359,9 @@ func (a *Agent) Send(msg json.RawMessage) error {
 	} else {
 		buf = append(buf, msg...)
 	}
-	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Msg: buf, Attempt: a.n})
+	a.h.rec.add(conform.Record{From: conform.ActorOrchestrator, Stream: "stdin", Msg: buf, Attempt: a.n})
 	if err := a.conn.Send(buf); err != nil {
-		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
+		a.h.rec.event(a.n, conform.EventSendFailed, conform.Details(conform.KeyError.Is(err.Error())))
 		return err
 	}
 	a.sent.Store(true)
@@ -366,9 +373,9 @@ func (a *Agent) Send(msg json.RawMessage) error {
 // the text has none.
 func (a *Agent) SendText(text string) error {
 	text = strings.TrimSuffix(text, "\n")
-	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Text: &text, Attempt: a.n})
+	a.h.rec.add(conform.Record{From: conform.ActorOrchestrator, Stream: "stdin", Text: &text, Attempt: a.n})
 	if err := a.conn.Send([]byte(text)); err != nil {
-		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
+		a.h.rec.event(a.n, conform.EventSendFailed, conform.Details(conform.KeyError.Is(err.Error())))
 		return err
 	}
 	return nil
@@ -382,10 +389,10 @@ func (a *Agent) sendProbe(msg json.RawMessage) error {
 	if err != nil {
 		buf = msg
 	}
-	a.h.rec.add(conform.Record{From: "orchestrator", Stream: "stdin", Msg: buf, Attempt: a.n,
-		Detail: map[string]any{"probe": "a scenario step: tests how the agent copes"}})
+	a.h.rec.add(conform.Record{From: conform.ActorOrchestrator, Stream: "stdin", Msg: buf, Attempt: a.n,
+		Detail: conform.Details(conform.KeyProbe.Is("a scenario step: tests how the agent copes"))})
 	if err := a.conn.Send(buf); err != nil {
-		a.h.rec.event(a.n, "send-failed", map[string]any{"error": err.Error()})
+		a.h.rec.event(a.n, conform.EventSendFailed, conform.Details(conform.KeyError.Is(err.Error())))
 		return err
 	}
 	a.sent.Store(true)
@@ -405,7 +412,7 @@ func Compact(b []byte) ([]byte, error) {
 func (a *Agent) CloseInput() {
 	if a.att.StdinClosed.IsZero() {
 		a.att.StdinClosed = time.Now()
-		a.h.rec.event(a.n, "close-stdin", nil)
+		a.h.rec.event(a.n, conform.EventCloseStdin, conform.Detail{})
 		a.conn.CloseInput()
 	}
 }
@@ -417,7 +424,7 @@ func (a *Agent) Terminate(reason string) {
 		return
 	}
 	a.att.Terminated = time.Now()
-	a.h.rec.event(a.n, "signal", map[string]any{"signal": "SIGTERM", "reason": reason})
+	a.h.rec.event(a.n, conform.EventSignal, conform.Details(conform.KeySignal.Is("SIGTERM"), conform.KeyReason.Is(reason)))
 	a.conn.Terminate()
 	a.StopBy(time.Now().Add(a.h.grace))
 }
@@ -435,7 +442,7 @@ func (a *Agent) Kill(reason string) {
 		return
 	}
 	a.att.Killed = time.Now()
-	a.h.rec.event(a.n, "kill", map[string]any{"signal": "SIGKILL", "reason": reason})
+	a.h.rec.event(a.n, conform.EventKill, conform.Details(conform.KeySignal.Is("SIGKILL"), conform.KeyReason.Is(reason)))
 	a.conn.Kill()
 }
 
@@ -556,16 +563,16 @@ func (a *Agent) Run(hd Handler) error {
 		// idle and allowance fallbacks wait until the agent's output is drained.
 		pending := len(lines) > 0
 		if !exited && !pending && a.att.Alive.IsZero() && !a.atWork.IsZero() {
-			a.Alive(a.atWork, "idle-after-input")
+			a.Alive(a.atWork, conform.LifeIdleAfterInput)
 		}
 		if !exited && !pending && a.att.Alive.IsZero() && !a.att.Idle.IsZero() && !now.Before(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace))) {
-			a.Alive(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)), "idle-after-start-up")
+			a.Alive(a.att.Idle.Add(h.Scale(conform.FirstOutputGrace)), conform.LifeIdleAfterStartUp)
 		}
 		if !exited && !pending && a.att.Alive.IsZero() && !now.Before(a.allowanceEnd()) {
 			// The allowance grows by the time the agent waited for a CPU (at most
 			// by its own length): a saturated machine is not the agent's slowness.
 			if !a.extendAllowance() || !now.Before(a.allowanceEnd()) {
-				a.Alive(a.allowanceEnd(), "startup-allowance")
+				a.Alive(a.allowanceEnd(), conform.LifeStartupAllowance)
 			}
 		}
 		if !exited {
@@ -584,12 +591,12 @@ func (a *Agent) Run(hd Handler) error {
 			}
 			if !a.timeout && !now.Before(h.getDeadline()) && a.extendDeadline() {
 				// The deadline moved by the time the agent waited for a CPU.
-				h.rec.event(a.n, "deadline-extended", map[string]any{"cpu_wait_ms": a.deadlineExtra.Milliseconds(), "reason": "the agent waited for a CPU (machine load)"})
+				h.rec.event(a.n, conform.EventDeadlineExtended, conform.Details(conform.KeyCPUWaitMS.Is(a.deadlineExtra.Milliseconds()), conform.KeyReason.Is("the agent waited for a CPU (machine load)")))
 			}
 			if !a.timeout && !now.Before(h.getDeadline()) {
 				a.timeout = true
 				a.att.Timeout = true
-				h.rec.event(a.n, "timeout", map[string]any{"deadline_ms": h.sc.Deadline.D(h.scale).Milliseconds(), "counted_from": "the first sign of life"})
+				h.rec.event(a.n, conform.EventTimeout, conform.Details(conform.KeyDeadlineMS.Is(h.sc.Deadline.D(h.scale).Milliseconds()), conform.KeyCountedFrom.Is("the first sign of life")))
 				a.Terminate("scenario deadline")
 			}
 			if !a.killAt.IsZero() && !now.Before(a.killAt) && a.att.Killed.IsZero() {
@@ -644,7 +651,7 @@ func (a *Agent) Run(hd Handler) error {
 			timer.Stop()
 		case r := <-h.side:
 			timer.Stop()
-			a.Alive(r.Time, "first-request")
+			a.Alive(r.Time, conform.LifeFirstRequest)
 			a.arm(steps, &sawMsg, r)
 		case l, ok := <-lines:
 			timer.Stop()
@@ -661,7 +668,7 @@ func (a *Agent) Run(hd Handler) error {
 			}
 			if l.Stream == "stdout" {
 				lastOut = r.Time
-				a.Alive(r.Time, "first-output")
+				a.Alive(r.Time, conform.LifeFirstOutput)
 			}
 			recs := []conform.Record{r}
 			if hd.Collect != nil {
@@ -671,7 +678,7 @@ func (a *Agent) Run(hd Handler) error {
 				a.deliver(hd, steps, &sawMsg, r)
 			}
 			if l.Truncated {
-				h.rec.event(a.n, "line-truncated", map[string]any{"kept_bytes": len(l.Data)})
+				h.rec.event(a.n, conform.EventLineTruncated, conform.Details(conform.KeyKeptBytes.Is(int64(len(l.Data)))))
 			}
 		case <-done:
 			timer.Stop()
@@ -731,27 +738,27 @@ func (a *Agent) finish() error {
 	if pc, ok := a.conn.(interface{ Discarded() (int64, bool) }); ok {
 		a.att.Discarded, a.att.Capped = pc.Discarded()
 	}
-	detail := map[string]any{"code": a.att.Exit.Code}
+	detail := conform.Details(conform.KeyExitCode.Is(a.att.Exit.Code))
 	if a.att.Exit.Signal != "" {
-		detail["signal"] = a.att.Exit.Signal
+		detail.Add(conform.KeySignal.Is(a.att.Exit.Signal))
 	}
 	if a.att.Discarded > 0 {
-		detail["discarded_bytes"] = a.att.Discarded
+		detail.Add(conform.KeyDiscardedBytes.Is(a.att.Discarded))
 	}
 	if a.att.Capped {
-		detail["output_capped"] = true
+		detail.Add(conform.KeyOutputCapped.Is(true))
 	}
 	if a.out.dropped > 0 {
-		detail["dropped_lines"] = a.out.dropped
+		detail.Add(conform.KeyDroppedLines.Is(a.out.dropped))
 	}
 	if a.errs.dropped > 0 {
-		detail["dropped_stderr_lines"] = a.errs.dropped
+		detail.Add(conform.KeyDroppedStderr.Is(a.errs.dropped))
 	}
 	if pc, ok := a.conn.(interface{ StderrCapped() bool }); ok && pc.StderrCapped() {
-		detail["stderr_capped"] = true
+		detail.Add(conform.KeyStderrCapped.Is(true))
 	}
-	detail["harness_slip_ms"] = a.att.Slip.Milliseconds()
-	h.rec.event(a.n, "agent-exit", detail)
+	detail.Add(conform.KeyHarnessSlipMS.Is(a.att.Slip.Milliseconds()))
+	h.rec.event(a.n, conform.EventAgentExit, detail)
 	a.containment()
 	if a.att.Exit.Err != nil && !errors.Is(a.att.Exit.Err, os.ErrProcessDone) {
 		var ee interface{ ExitCode() int }

@@ -43,7 +43,7 @@ func (r *recorder) add(rec conform.Record) conform.Record {
 		rec.Time = time.Now()
 	}
 	rec.At = rec.Time.UTC().Format(conform.TimeFormat)
-	if rec.Protocol == "" && rec.From != "harness" {
+	if rec.Protocol == "" && rec.From != conform.ActorHarness {
 		rec.Protocol = r.protocol
 	}
 	if rec.Session == "" && rec.Attempt > 0 {
@@ -70,8 +70,8 @@ func (r *recorder) add(rec conform.Record) conform.Record {
 }
 
 // event records a harness event.
-func (r *recorder) event(attempt int, name string, detail map[string]any) {
-	r.add(conform.Record{From: "harness", Event: name, Detail: detail, Attempt: attempt})
+func (r *recorder) event(attempt int, name conform.Event, detail conform.Detail) {
+	r.add(conform.Record{From: conform.ActorHarness, Event: name, Detail: detail, Attempt: attempt})
 }
 
 func (r *recorder) close() error {
@@ -86,7 +86,7 @@ func (r *recorder) close() error {
 // lineRecord turns one line of agent output into a record: a JSON object becomes
 // msg, anything else text.
 func lineRecord(l agentio.Line, attempt int) conform.Record {
-	rec := conform.Record{From: "agent", Stream: l.Stream, Time: l.At, Attempt: attempt, Truncated: l.Truncated}
+	rec := conform.Record{From: conform.ActorAgent, Stream: l.Stream, Time: l.At, Attempt: attempt, Truncated: l.Truncated}
 	data := l.Data
 	if l.Stream == "stdout" && !l.Truncated && IsJSONObject(data) {
 		rec.Msg = append(json.RawMessage(nil), data...)
@@ -95,7 +95,7 @@ func lineRecord(l agentio.Line, attempt int) conform.Record {
 	t := ToValidUTF8(data)
 	rec.Text = &t
 	if l.Truncated {
-		rec.Detail = map[string]any{"truncated": true}
+		rec.Detail = conform.Details(conform.KeyTruncated.Is(true))
 	}
 	return rec
 }

@@ -19,7 +19,7 @@ func TestTranscriptFlushedPerRecord(t *testing.T) {
 	if l := lines(); len(l) != 1 || !strings.Contains(l[0], `"event":"scenario-start"`) {
 		t.Fatalf("after New the transcript holds %q, want the scenario-start record", buf.String())
 	}
-	h.Event(1, "agent-start", nil)
+	h.Event(1, conform.EventAgentStart, conform.Detail{})
 	if l := lines(); len(l) != 2 || !strings.Contains(l[1], `"event":"agent-start"`) || !strings.HasSuffix(buf.String(), "\n") {
 		t.Fatalf("after a record the transcript holds %q, want it whole", buf.String())
 	}

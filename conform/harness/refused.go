@@ -9,7 +9,7 @@ import (
 
 // Refused returns the function an engine calls when it refused to read a file
 // the agent controls (safefile: not a regular file, too large, a link leading
-// out of its directory): it records the harness event conform.FileRefusedEvent,
+// out of its directory): it records the harness event conform.EventFileRefused,
 // once per file and reason, with the path relative to the scratch directory, in
 // the attempt attempt() names. The agent is judged for it by
 // checks.RegularFilesID; the harness goes on without the file.
@@ -26,7 +26,7 @@ func (h *H) Refused(attempt func() int) func(path, reason string) {
 		seen[key] = true
 		mu.Unlock()
 		if first {
-			h.rec.event(attempt(), conform.FileRefusedEvent, map[string]any{"file": path, "reason": reason})
+			h.rec.event(attempt(), conform.EventFileRefused, conform.Details(conform.KeyFile.Is(path), conform.KeyReason.Is(reason)))
 		}
 	}
 }

@@ -84,7 +84,7 @@ func TestTimersStart(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		agent silentAgent
-		by    string
+		by    conform.LifeSign
 		at    time.Duration // Alive − Start
 	}{
 		// Reads its task at once and sleeps 6 s without a word: timed from the

@@ -183,7 +183,7 @@ type aofCommon struct {
 }
 
 func aofStart(s *conform.Session) (*aofCommon, *conform.Outcome) {
-	g, ok := aofGivenOf([]byte(s.Fact("orch.task")))
+	g, ok := aofGivenOf([]byte(FactTask.Get(s)))
 	if !ok {
 		o := conform.NotTestedf("the scenario's task names no dataDir and taskId")
 		return nil, &o
@@ -194,7 +194,7 @@ func aofStart(s *conform.Session) (*aofCommon, *conform.Outcome) {
 		return nil, &o
 	}
 	c := &aofCommon{given: g, state: st, ls: launchesOf(s)}
-	before, _ := s.Facts[FactFilesBefore].(map[string]string)
+	before := FactFilesBefore.Get(s)
 	for rel, content := range before {
 		if strings.HasSuffix(rel, "tasks/ready/"+g.TaskID+".md") {
 			c.seeded, _ = engaof.ParseTask([]byte(content))
@@ -292,7 +292,7 @@ func aofLeaseDispatched(s *conform.Session) conform.Outcome {
 		if want := filepath.Join(data, "tasks", spec.InProgress, id+".md"); !sameDir(l.Env["AOF_TASK_FILE"], want) {
 			return fail("AOF_TASK_FILE is not the leased task's file", want, l.Env["AOF_TASK_FILE"])
 		}
-		if want := filepath.Join(data, "runs", id); !sameDir(l.Env["AOF_RUN_DIR"], want) {
+		if want := c.task(id).runDirIn(data); !sameDir(l.Env["AOF_RUN_DIR"], want) {
 			return fail("AOF_RUN_DIR is not the task's run directory", want+"/", l.Env["AOF_RUN_DIR"])
 		}
 		t := c.task(id)
@@ -428,6 +428,9 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 	if t.Result != nil {
 		return conform.NotTestedf("run_result.json exists: not a blind reclaim")
 	}
+	if o, na := ttlOutlived(s, c.given, t); na {
+		return o
+	}
 	if got := t.Status(); got != spec.Ready {
 		o := conform.Mismatch("the stale task was not reclaimed to ready", "tasks/"+spec.Ready+"/ (no run_result.json: reclaim)", "tasks/"+got+"/")
 		o.Seq = l.Seqs("stdout")
@@ -484,6 +487,9 @@ func aofOutcomeDriven(s *conform.Session) conform.Outcome {
 	ex := l.Exit()
 	if m == nil || ex == nil || ex.Code == 0 {
 		return conform.NotTestedf("the agent did not report and then crash (the scenario's cue failed)")
+	}
+	if o, na := ttlOutlived(s, c.given, c.task(c.given.TaskID)); na {
+		return o
 	}
 	outcome := m.payload("outcome")
 	want, path, got, bad := c.applied(m, "the completion.report sent before the crash")

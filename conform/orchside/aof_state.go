@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	engaof "github.com/aopkit/aopkit/conform/engine/aof"
@@ -19,7 +21,7 @@ import (
 
 // FactAOF holds the AOF data directory as the scheduler under test left it
 // (*AOFState), read once it has ended: the spec's own artifacts are the evidence.
-const FactAOF = "orch.aof"
+var FactAOF = conform.NewFact[*AOFState]("orch.aof")
 
 // AOFState is an AOF data directory (aof-1 §Run Artifacts Location, §Logging):
 // the task files by status, each task's handoff and run artifacts, the events.
@@ -41,9 +43,21 @@ type AOFTask struct {
 	Task     *engaof.Task // its front matter (nil: unreadable)
 	// Handoff is <task dir>/inputs/handoff.json, nil when absent.
 	Handoff []byte
-	// Run, Heartbeat and Result are runs/<id>/run.json, run_heartbeat.json and
-	// run_result.json (nil when absent).
+	// RunDir is where its run artifacts are, relative to the data directory:
+	// runs/<id> (aof-1's guide), else state/runs/<id> (d0labs/aof's layout).
+	RunDir string
+	// Run, Heartbeat and Result are run.json, run_heartbeat.json and
+	// run_result.json of RunDir (nil when absent).
 	Run, Heartbeat, Result []byte
+}
+
+// runDirIn is the task's run directory in the data directory: RunDir, runs/<id>
+// (the guide's) when it has none.
+func (t *AOFTask) runDirIn(data string) string {
+	if t.RunDir != "" {
+		return filepath.Join(data, filepath.FromSlash(t.RunDir))
+	}
+	return filepath.Join(data, "runs", t.ID)
 }
 
 // Status is the task's status ("" when no task file, "a+b" when in several).
@@ -89,7 +103,7 @@ func aofReadBack(h *harness.H) {
 		return
 	}
 	if _, inside := h.Inside(g.DataDir); !inside {
-		h.Fact(FactAOF, &AOFState{DataDir: g.DataDir, Problems: []string{"the data directory is not inside the scratch directory"}})
+		harness.SetFact(h, FactAOF, &AOFState{DataDir: g.DataDir, Problems: []string{"the data directory is not inside the scratch directory"}})
 		return
 	}
 	st := ReadAOFState(g.DataDir)
@@ -97,7 +111,7 @@ func aofReadBack(h *harness.H) {
 	for _, r := range st.refused {
 		refused(r[0], r[1]) // judged by <protocol>/bind/regular-files
 	}
-	h.Fact(FactAOF, st)
+	harness.SetFact(h, FactAOF, st)
 	recordArtifacts(h, st)
 }
 
@@ -115,7 +129,7 @@ func recordArtifacts(h *harness.H, st *AOFState) {
 		files := []struct {
 			path string
 			data []byte
-		}{{"runs/" + id + "/run.json", t.Run}, {"runs/" + id + "/run_heartbeat.json", t.Heartbeat}, {"runs/" + id + "/run_result.json", t.Result}}
+		}{{t.RunDir + "/run.json", t.Run}, {t.RunDir + "/run_heartbeat.json", t.Heartbeat}, {t.RunDir + "/run_result.json", t.Result}}
 		for _, f := range files {
 			if f.data == nil {
 				continue
@@ -152,7 +166,7 @@ func fileRecord(h *harness.H, p string, data []byte) conform.Record {
 // scheduler wrote it, or the scenario seeded it, before the dispatch): the agent's
 // acknowledgement answers it.
 func aofPrelude(h *harness.H, l *Launch) []conform.Record {
-	st, _ := h.Session().Facts[FactAOF].(*AOFState)
+	st, _ := harness.FactOf(h, FactAOF)
 	if st == nil {
 		return nil
 	}
@@ -218,13 +232,25 @@ func ReadAOFState(dir string) *AOFState {
 			}
 		}
 	}
-	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*"))
-	sort.Strings(runs)
-	for _, rd := range runs {
-		if fi, err := os.Stat(rd); err != nil || !fi.IsDir() {
+	// aof-1's guide keeps run artifacts in runs/<id>/, d0labs/aof in
+	// state/runs/<id>/: the guide's when a task has both.
+	for _, runs := range []string{"runs", "state/runs"} {
+		names, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(runs), "*"))
+		sort.Strings(names)
+		for _, rd := range names {
+			if fi, err := os.Stat(rd); err != nil || !fi.IsDir() {
+				continue
+			}
+			if t := task(filepath.Base(rd)); t.RunDir == "" {
+				t.RunDir = runs + "/" + t.ID
+			}
+		}
+	}
+	for _, t := range st.Tasks {
+		if t.RunDir == "" {
 			continue
 		}
-		t := task(filepath.Base(rd))
+		rd := filepath.Join(dir, filepath.FromSlash(t.RunDir))
 		t.Run = read(filepath.Join(rd, "run.json"))
 		t.Heartbeat = read(filepath.Join(rd, "run_heartbeat.json"))
 		t.Result = read(filepath.Join(rd, "run_result.json"))
@@ -232,6 +258,9 @@ func ReadAOFState(dir string) *AOFState {
 	files, _ := filepath.Glob(filepath.Join(dir, "events", "*.jsonl"))
 	sort.Strings(files)
 	for _, name := range files {
+		if sameEventsFile(name, files) {
+			continue
+		}
 		b, err := safefile.ReadFileIn(dir, name, maxEventsFile)
 		if err != nil {
 			st.Problems = append(st.Problems, err.Error())
@@ -256,13 +285,30 @@ func ReadAOFState(dir string) *AOFState {
 	return st
 }
 
+// sameEventsFile: name is a link to another file of files (d0labs/aof keeps
+// events/events.jsonl a link to the day's events/YYYY-MM-DD.jsonl), read once.
+func sameEventsFile(name string, files []string) bool {
+	if fi, err := os.Lstat(name); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return false
+	}
+	target, err := os.Stat(name)
+	if err != nil {
+		return false
+	}
+	for _, f := range files {
+		if fi, err := os.Lstat(f); err == nil && f != name && fi.Mode().IsRegular() && os.SameFile(fi, target) {
+			return true
+		}
+	}
+	return false
+}
+
 // aofStateOf is the session's data directory as the scheduler left it.
 func aofStateOf(s *conform.Session) *AOFState {
-	if s == nil || s.Facts == nil {
+	if s == nil {
 		return nil
 	}
-	st, _ := s.Facts[FactAOF].(*AOFState)
-	return st
+	return FactAOF.Get(s)
 }
 
 // HasEvent reports whether an event of that type (and reason, "" = any) was
@@ -285,4 +331,39 @@ func jsonField(b []byte, key string) string {
 	}
 	s, _ := m[key].(string)
 	return s
+}
+
+// ttlOutlived is NOT-APPLICABLE when the scenario's stale-heartbeat recovery
+// could not be played: the task is still in progress under a heartbeat whose
+// TTL (run_heartbeat.json: expiresAt − lastHeartbeat) is longer than the
+// scenario's heartbeatTtlMs (× scale) and that had not expired when the
+// scenario ended. The scheduler chose that TTL itself (d0labs/aof's dispatcher
+// writes 5 minutes, whatever its configuration says); a heartbeat that did
+// expire in time is judged as ever.
+func ttlOutlived(s *conform.Session, g aofGiven, t *AOFTask) (conform.Outcome, bool) {
+	if g.HeartbeatTTLMs <= 0 || t == nil || t.Status() != spec.InProgress {
+		return conform.Outcome{}, false
+	}
+	last, err1 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "lastHeartbeat"))
+	exp, err2 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "expiresAt"))
+	if err1 != nil || err2 != nil {
+		return conform.Outcome{}, false
+	}
+	scale := s.Scale
+	if scale <= 0 {
+		scale = 1
+	}
+	want := time.Duration(float64(g.HeartbeatTTLMs) * float64(time.Millisecond) * scale)
+	var end time.Time // when the scheduler ended (the scenario did)
+	if a := s.Last(); a != nil {
+		end = a.End
+	}
+	ttl := exp.Sub(last)
+	if ttl <= want || end.IsZero() || !exp.After(end) {
+		return conform.Outcome{}, false
+	}
+	return conform.Outcome{Verdict: conform.NotApplicable, Message: fmt.Sprintf(
+		"the scheduler's heartbeat TTL is %s (%s/run_heartbeat.json: lastHeartbeat %s, expiresAt %s), not the scenario's %s (heartbeatTtlMs in $AOPKIT_TASK): "+
+			"the heartbeat had not expired when the scenario ended (%s), so stale-heartbeat recovery could not be played; give the scheduler the scenario's TTL to judge it",
+		ttl.Round(time.Millisecond), t.RunDir, spec.FormatTime(last), spec.FormatTime(exp), want, spec.FormatTime(end))}, true
 }

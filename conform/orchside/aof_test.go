@@ -107,8 +107,8 @@ func state(events []AOFEvent, tasks map[string][]aofTaskOpt) *AOFState {
 
 func aofSess(task string, before map[string]string, st *AOFState, ls ...Launch) *conform.Session {
 	s := session(task, nil, ls...)
-	s.Facts[FactFilesBefore] = before
-	s.Facts[FactAOF] = st
+	FactFilesBefore.Set(s, before)
+	FactAOF.Set(s, st)
 	return s
 }
 

@@ -84,7 +84,7 @@ var aop2Checks = []*conform.Check{
 // aop2Given is the TASK the orchestrator was given, as the reference engine reads
 // it (§11 precedence included).
 func aop2Given(s *conform.Session) (*engaop2.Task, error) {
-	t, _, err := engaop2.ParseTask([]byte(s.Fact("orch.task")))
+	t, _, err := engaop2.ParseTask([]byte(FactTask.Get(s)))
 	if err == nil && t == nil {
 		err = fmt.Errorf("no task")
 	}
@@ -235,7 +235,7 @@ func neverStopped(s *conform.Session, l *Launch, origin time.Time) string {
 	if by == "" {
 		by = "the harness"
 	}
-	return fmt.Sprintf("the agent was still running %s later, when it was killed by %s", l.LastSeen().Sub(origin).Round(time.Millisecond), strings.TrimPrefix(by, "the harness: "))
+	return fmt.Sprintf("the agent was still running %s later, when it was killed by %s", l.LastSeen().Sub(origin).Round(time.Millisecond), strings.TrimPrefix(string(by), "the harness: "))
 }
 
 // stopWindow judges when the agent was stopped against a limit counted from
@@ -419,8 +419,8 @@ type seededSnapshot struct {
 // aop2SeededSnapshots lists the given task's seeded snapshot outputs (ws: the
 // workspace_root the paths are written under).
 func aop2SeededSnapshots(s *conform.Session, given *engaop2.Task, ws string) []seededSnapshot {
-	before, _ := s.Facts[FactFilesBefore].(map[string]string)
-	after, _ := s.Facts[FactFiles].(map[string]*string)
+	before := FactFilesBefore.Get(s)
+	after := FactFiles.Get(s)
 	var out []seededSnapshot
 	for _, o := range given.Outputs {
 		if !o.Snapshot {

@@ -129,7 +129,7 @@ func v1Stdin(l *Launch) (text string, eof bool) {
 // aop2SchemaFailure reports whether the given task fails the v2 validation of
 // §1.3 (the scenario's cue), as the reference engine parses it.
 func aop2SchemaFailure(s *conform.Session) (*engaop2.Task, bool, error) {
-	t, problems, err := engaop2.ParseTask([]byte(s.Fact("orch.task")))
+	t, problems, err := engaop2.ParseTask([]byte(FactTask.Get(s)))
 	if err != nil || t == nil {
 		if err == nil {
 			err = fmt.Errorf("no task")
@@ -220,7 +220,7 @@ func aop2V1PromptDispatched(s *conform.Session) conform.Outcome {
 // givenStr reads a string at a path of the task the orchestrator was given.
 func givenStr(s *conform.Session, keys ...string) (string, bool) {
 	var m map[string]any
-	if json.Unmarshal([]byte(s.Fact("orch.task")), &m) != nil {
+	if json.Unmarshal([]byte(FactTask.Get(s)), &m) != nil {
 		return "", false
 	}
 	v := strAt(m, keys...)

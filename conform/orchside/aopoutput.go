@@ -104,7 +104,7 @@ type aopOutGiven struct {
 
 func aopOutTask(s *conform.Session) (aopOutInput, string, error) {
 	var g aopOutGiven
-	if err := json.Unmarshal([]byte(s.Fact("orch.task")), &g); err != nil || g.Input.Task == "" {
+	if err := json.Unmarshal([]byte(FactTask.Get(s)), &g); err != nil || g.Input.Task == "" {
 		return g.Input, "", fmt.Errorf("the scenario's task has no input.task")
 	}
 	return g.Input, g.Workspace, nil

@@ -36,7 +36,7 @@ const ListenWithin = 10 * time.Second
 const AnswerWithin = 10 * time.Second
 
 // FactProbe is the session fact of an aos guardian run (guardianRun).
-const FactProbe = "aos.probe"
+var FactProbe = conform.NewFact[*guardianRun]("aos.probe")
 
 // guardianRun is what the harness saw of the guardian under test.
 type guardianRun struct {
@@ -95,7 +95,7 @@ func driveGuardian(h *harness.H) error {
 			return
 		}
 		run.Listened = true
-		h.Event(a.N(), "guardian-listening", map[string]any{"address": addr, "after_ms": time.Since(start).Milliseconds()})
+		h.Event(a.N(), conform.EventGuardianListening, conform.Details(conform.KeyAddress.Is(addr), conform.KeyAfterMS.Is(time.Since(start).Milliseconds())))
 		run.Results = (&engaos.Prober{URL: run.URL, Client: engaos.NoRedirectClient(), H: h, Timeout: h.Scale(AnswerWithin)}).Run(ctx)
 	}()
 	err = a.Run(harness.Handler{
@@ -116,9 +116,9 @@ func driveGuardian(h *harness.H) error {
 		run.NotListening = fmt.Sprintf("the guardian ended (%s) before it listened at %s", describeEnd(att), addr)
 	}
 	if !run.Listened {
-		h.Event(a.N(), "guardian-not-listening", map[string]any{"address": addr, "reason": run.NotListening})
+		h.Event(a.N(), conform.EventGuardianNotListening, conform.Details(conform.KeyAddress.Is(addr), conform.KeyReason.Is(run.NotListening)))
 	}
-	h.Fact(FactProbe, run)
+	harness.SetFact(h, FactProbe, run)
 	return err
 }
 
@@ -163,7 +163,7 @@ func waitListen(ctx context.Context, addr string, within time.Duration) error {
 // guardianOf returns the guardian run of a session (nil when the driver recorded
 // none).
 func guardianOf(s *conform.Session) *guardianRun {
-	g, _ := s.Facts[FactProbe].(*guardianRun)
+	g := FactProbe.Get(s)
 	return g
 }
 

@@ -46,7 +46,9 @@ func TestGuardianChecks(t *testing.T) {
 		t.Fatalf("%d checks", len(byID))
 	}
 	sess := func(g *guardianRun) *conform.Session {
-		return &conform.Session{Scenario: &conform.Scenario{Protocol: "aos"}, Facts: map[string]any{FactProbe: g}}
+		s := &conform.Session{Scenario: &conform.Scenario{Protocol: "aos"}}
+		FactProbe.Set(s, g)
+		return s
 	}
 	never := sess(&guardianRun{NotListening: "nothing accepted connections"})
 	if o := byID[engaos.ListensID].Run(never); o.Verdict != conform.Fail {

@@ -27,7 +27,7 @@ type Launch struct {
 	// the harness killed it (its clean-up after the orchestrator ended, or the
 	// orchestrator's process group stopped at the deadline): no act of the
 	// orchestrator under test.
-	HarnessKilled string
+	HarnessKilled conform.By
 }
 
 // Event is one observation, with the transcript record it became.
@@ -43,7 +43,7 @@ type Event struct {
 	// otherwise the harness's act that caused it (a signal or the end of stdin
 	// after the harness stopped the orchestrator, or after it exited): never
 	// evidence for or against the orchestrator.
-	By string
+	By conform.By
 }
 
 // maxObservationBytes bounds what is read of one observation file.
@@ -184,23 +184,23 @@ const killSlack = time.Second
 // it signalled its process group (the scenario deadline, or the scenario over)
 // or saw it exit (then the supervisor's clean-up kills what is left). zero: the
 // orchestrator never ran.
-func harnessCut(orch *conform.Attempt) (time.Time, string) {
+func harnessCut(orch *conform.Attempt) (time.Time, conform.By) {
 	var t time.Time
-	why := ""
+	var why conform.By
 	for _, c := range []struct {
 		t   time.Time
-		why string
+		why conform.By
 	}{
-		{orch.Terminated, "the harness: SIGTERM to the orchestrator's process group"},
-		{orch.Killed, "the harness: SIGKILL to the orchestrator's process group"},
-		{orch.Gone, "the harness: clean-up after the orchestrator exited"},
+		{orch.Terminated, conform.ByHarnessTerm},
+		{orch.Killed, conform.ByHarnessKill},
+		{orch.Gone, conform.ByCleanUp},
 	} {
 		if !c.t.IsZero() && (t.IsZero() || c.t.Before(t)) {
 			t, why = c.t, c.why
 		}
 	}
-	if orch.Timeout && why != "" && orch.Terminated.Equal(t) {
-		why += " at the scenario deadline"
+	if orch.Timeout && why == conform.ByHarnessTerm {
+		why = conform.ByDeadlineTerm
 	}
 	return t, why
 }
@@ -232,7 +232,7 @@ func attribute(ls []Launch, orch *conform.Attempt, scale float64) {
 				watched = true
 			case "orchestrator-exit":
 				if !exitSeen && (lcut.IsZero() || e.At.Before(lcut)) {
-					lcut, lwhy = e.At, "the harness: clean-up after the orchestrator exited"
+					lcut, lwhy = e.At, conform.ByCleanUp
 				}
 				exitSeen = true
 			}
@@ -303,10 +303,10 @@ func (l *Launch) Seqs(kinds ...string) []int {
 
 // launchesOf returns the session's agent launches.
 func launchesOf(s *conform.Session) []Launch {
-	if s == nil || s.Facts == nil {
+	if s == nil {
 		return nil
 	}
-	ls, _ := s.Facts[FactLaunches].([]Launch)
+	ls := FactLaunches.Get(s)
 	// Who did what (the harness or the orchestrator): set by the driver, and
 	// here again for sessions built otherwise (idempotent).
 	attribute(ls, s.Last(), s.Scale)

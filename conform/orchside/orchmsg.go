@@ -110,7 +110,7 @@ func orchmsgGiven(s *conform.Session) (string, error) {
 	var p struct {
 		TaskID string `json:"taskId"`
 	}
-	if err := json.Unmarshal([]byte(s.Fact("orch.task")), &p); err != nil || p.TaskID == "" {
+	if err := json.Unmarshal([]byte(FactTask.Get(s)), &p); err != nil || p.TaskID == "" {
 		return "", fmt.Errorf("the scenario's task has no taskId")
 	}
 	return p.TaskID, nil
@@ -272,7 +272,7 @@ func orchmsgGetTaskError(s *conform.Session, codes ...string) conform.Outcome {
 	var g struct {
 		TaskID string `json:"taskId"`
 	}
-	json.Unmarshal([]byte(s.Fact("orch.task")), &g)
+	json.Unmarshal([]byte(FactTask.Get(s)), &g)
 	l := &ls[0]
 	for _, e := range l.Messages("stdout", "request:get-task") {
 		var m map[string]any

@@ -42,19 +42,26 @@ const (
 	// agent plays on every launch (`mockagent --fault`), for protocols whose task
 	// carries no per-launch cue.
 	EnvMockFault = "AOPKIT_MOCKAGENT_FAULT"
+	// EnvMockProgram is the mockagent program $AOPKIT_AGENT runs. The sandbox
+	// lets the orchestrator read and run what the harness's AOPKIT_* variables
+	// name, so the agent starts wherever mockagent is installed, not only when
+	// it sits on the orchestrator's PATH or in its project.
+	EnvMockProgram = "AOPKIT_MOCKAGENT_PROGRAM"
 )
 
 // Judged is the "from" of the records under test on this side.
-const Judged = "orchestrator"
+const Judged = conform.ActorOrchestrator
 
-// FactLaunches is the session fact holding the agent launches ([]Launch).
-const FactLaunches = "orch.launches"
+// FactLaunches is the session fact holding the agent launches.
+var FactLaunches = conform.NewFact[[]Launch]("orch.launches")
 
 // FactFiles holds the scenario's setup files after the orchestrator ended
-// (map[string]*string by path: nil when absent), FactFilesBefore as written.
-const (
-	FactFiles       = "orch.files"
-	FactFilesBefore = "orch.files.before"
+// (by path: nil when absent), FactFilesBefore as written, FactTask the task
+// the orchestrator was given.
+var (
+	FactFiles       = conform.NewFact[map[string]*string]("orch.files")
+	FactFilesBefore = conform.NewFact[map[string]string]("orch.files.before")
+	FactTask        = conform.NewFact[string]("orch.task")
 )
 
 // setup is an orchestrator-side scenario's "setup": files written into the
@@ -198,7 +205,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 	if err := os.WriteFile(agentPath, []byte(script), 0o755); err != nil {
 		return harness.Errorf("agent command: %v", err)
 	}
-	h.Fact("orch.task", string(task))
+	harness.SetFact(h, FactTask, string(task))
 	files := map[string]string{}
 	for rel, content := range su.Files {
 		p, ok := h.Inside(rel)
@@ -213,8 +220,8 @@ func drive(h *harness.H, mock string, extra []string) error {
 		}
 		files[filepath.ToSlash(rel)] = p
 	}
-	h.Fact(FactFilesBefore, su.Files)
-	a, err := h.Launch(task, EnvAgent+"="+agentPath, EnvTask+"="+taskPath)
+	harness.SetFact(h, FactFilesBefore, su.Files)
+	a, err := h.Launch(task, EnvAgent+"="+agentPath, EnvTask+"="+taskPath, EnvMockProgram+"="+mock)
 	if err != nil {
 		return err
 	}
@@ -262,7 +269,7 @@ func drive(h *harness.H, mock string, extra []string) error {
 			after[rel] = nil
 		}
 	}
-	h.Fact(FactFiles, after)
+	harness.SetFact(h, FactFiles, after)
 	if sd.readBack != nil {
 		sd.readBack(h)
 	}
@@ -276,13 +283,13 @@ func drive(h *harness.H, mock string, extra []string) error {
 		}
 	}
 	if more {
-		h.Event(0, "launches-truncated", map[string]any{"kept": MaxLaunches, "reason": "the orchestrator started the agent more often: the rest is not judged"})
+		h.Event(0, conform.EventLaunchesTruncated, conform.Details(conform.KeyKept.Is(MaxLaunches), conform.KeyReason.Is("the orchestrator started the agent more often: the rest is not judged")))
 	}
 	attribute(launches, a.Attempt(), h.ScaleFactor())
 	for i := range launches {
 		recordLaunch(h, &launches[i], key)
 	}
-	h.Fact(FactLaunches, launches)
+	harness.SetFact(h, FactLaunches, launches)
 	return nil
 }
 
@@ -303,7 +310,7 @@ func collectJudged(controlLine func(r *conform.Record) bool, freeStdout bool) fu
 		}
 		if freeStdout && r.Stream == "stdout" {
 			r.Stream = "control"
-			r.Detail = map[string]any{"note": "the orchestrator's own stdout: no protocol channel under this binding (a log line), not linted"}
+			r.Detail = conform.Details(conform.KeyNote.Is("the orchestrator's own stdout: no protocol channel under this binding (a log line), not linted"))
 		}
 		return []conform.Record{r}
 	}
@@ -314,8 +321,8 @@ func collectJudged(controlLine func(r *conform.Record) bool, freeStdout bool) fu
 // stdout lines, the signals, the end of its input and its exit.
 func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 	session := fmt.Sprintf("%s/agent#%d", h.Scenario().ID, l.N)
-	h.Record(conform.Record{From: "harness", Event: "agent-start", Time: l.Start, Session: session,
-		Detail: map[string]any{"pid": l.PID, "launched_by": "the orchestrator under test", "launch": l.N}})
+	h.Record(conform.Record{From: conform.ActorHarness, Event: conform.EventAgentStart, Time: l.Start, Session: session,
+		Detail: conform.Details(conform.KeyPID.Is(l.PID), conform.KeyLaunchedBy.Is(conform.ByUnderTest), conform.KeyLaunch.Is(l.N))})
 	if sd := sides[h.Scenario().Protocol]; sd != nil && sd.launchPrelude != nil {
 		for _, r := range sd.launchPrelude(h, l) {
 			r.Session = session
@@ -327,7 +334,7 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 		r := conform.Record{Time: e.At, Session: session}
 		switch e.Kind {
 		case "stdin", "stdout":
-			r.From, r.Stream = "agent", "stdout"
+			r.From, r.Stream = conform.ActorAgent, "stdout"
 			if e.Kind == "stdin" {
 				r.From, r.Stream = Judged, "stdin"
 			}
@@ -339,19 +346,19 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 				r.Text = &t
 			}
 		case "stdin-eof":
-			r.From, r.Event = "harness", "close-stdin"
-			r.Detail = map[string]any{"by": actor(e)}
+			r.From, r.Event = conform.ActorHarness, conform.EventCloseStdin
+			r.Detail = conform.Details(conform.KeyBy.Is(actor(e)))
 		case "signal":
-			r.From, r.Event = "harness", "signal"
-			r.Detail = map[string]any{"signal": e.Signal, "by": actor(e)}
+			r.From, r.Event = conform.ActorHarness, conform.EventSignal
+			r.Detail = conform.Details(conform.KeySignal.Is(e.Signal), conform.KeyBy.Is(actor(e)))
 		case "exit":
-			r.From, r.Event = "harness", "agent-exit"
-			r.Detail = map[string]any{"code": e.Code}
+			r.From, r.Event = conform.ActorHarness, conform.EventAgentExit
+			r.Detail = conform.Details(conform.KeyExitCode.Is(e.Code))
 		case "orchestrator-exit":
 			// From here on nothing that happens to the agent is the
 			// orchestrator's doing.
-			r.From, r.Event = "harness", "orchestrator-gone"
-			r.Detail = map[string]any{"seen_by": "the agent (mockagent --watch-orchestrator)"}
+			r.From, r.Event = conform.ActorHarness, conform.EventOrchestratorGone
+			r.Detail = conform.Details(conform.KeySeenBy.Is("the agent (mockagent --watch-orchestrator)"))
 		default:
 			continue
 		}
@@ -359,17 +366,17 @@ func recordLaunch(h *harness.H, l *Launch, key func(r *conform.Record) string) {
 		e.Seq, e.Key = r.Seq, r.Key
 	}
 	if l.HarnessKilled != "" {
-		h.Record(conform.Record{From: "harness", Event: "kill", Time: l.LastSeen(), Session: session,
-			Detail: map[string]any{"signal": "SIGKILL", "by": l.HarnessKilled, "note": "the agent's last observation; it died within the clean-up"}})
+		h.Record(conform.Record{From: conform.ActorHarness, Event: conform.EventKill, Time: l.LastSeen(), Session: session,
+			Detail: conform.Details(conform.KeySignal.Is("SIGKILL"), conform.KeyBy.Is(l.HarnessKilled), conform.KeyNote.Is("the agent's last observation; it died within the clean-up"))})
 	}
 }
 
 // actor says who did what an observation shows.
-func actor(e *Event) string {
+func actor(e *Event) conform.By {
 	if e.By != "" {
 		return e.By
 	}
-	return "the orchestrator under test"
+	return conform.ByUnderTest
 }
 
 // ReadBounded reads a regular file of at most max bytes: a larger one, a FIFO, a

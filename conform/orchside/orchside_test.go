@@ -68,8 +68,10 @@ func session(task string, orch *conform.Attempt, ls ...Launch) *conform.Session 
 	if orch == nil {
 		orch = &conform.Attempt{N: 1, Start: t0, End: at("3s")}
 	}
-	return &conform.Session{Scale: 1, Attempts: []*conform.Attempt{orch},
-		Facts: map[string]any{"orch.task": task, FactLaunches: ls}}
+	s := &conform.Session{Scale: 1, Attempts: []*conform.Attempt{orch}}
+	FactTask.Set(s, task)
+	FactLaunches.Set(s, ls)
+	return s
 }
 
 func retarget(task, provider, model string) string {
@@ -168,7 +170,7 @@ func TestSilentSession(t *testing.T) {
 		if !strings.Contains(c.ID, "/orch/") {
 			continue
 		}
-		for _, s := range []*conform.Session{{Facts: map[string]any{}}, session("{}", nil), session("not json", nil, Launch{Start: t0})} {
+		for _, s := range []*conform.Session{{}, session("{}", nil), session("not json", nil, Launch{Start: t0})} {
 			func() {
 				defer func() {
 					if p := recover(); p != nil {

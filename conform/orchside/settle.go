@@ -166,10 +166,10 @@ func (st *settler) monitor(h *harness.H) func(a *harness.Agent, now time.Time) t
 		}
 		st.decided = true
 		att.Decided = now
-		h.Event(a.N(), "scenario-decided", map[string]any{
-			"launches": s.n, "settle_ms": settle.Milliseconds(),
-			"reason": fmt.Sprintf("every agent the orchestrator started (%d) has ended and nothing happened for %s: the harness stops the orchestrator (no fault of it)", s.n, settle),
-		})
+		h.Event(a.N(), conform.EventScenarioDecided, conform.Details(
+			conform.KeyLaunches.Is(s.n), conform.KeySettleMS.Is(settle.Milliseconds()),
+			conform.KeyReason.Is(fmt.Sprintf("every agent the orchestrator started (%d) has ended and nothing happened for %s: the harness stops the orchestrator (no fault of it)", s.n, settle)),
+		))
 		a.Terminate("the scenario is decided")
 		return time.Time{}
 	}

@@ -38,7 +38,7 @@ func wide() *conform.Report {
 	s.Records = append(s.Records,
 		conform.Record{Seq: 4, From: "agent", Stream: "file:" + path, Msg: json.RawMessage(`{"run_id":"` + long + `","status":"running"}`)},
 		conform.Record{Seq: 5, From: "agent", Stream: "stderr", Text: &text},
-		conform.Record{Seq: 6, From: "harness", Event: "agent-exit", Detail: map[string]any{"error": long}},
+		conform.Record{Seq: 6, From: "harness", Event: "agent-exit", Detail: conform.Details(conform.KeyError.Is(long))},
 		conform.Record{Seq: 7, From: "agent", Msg: folded},
 	)
 	for i := range r.Results {

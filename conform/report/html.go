@@ -232,7 +232,7 @@ func HTML(w io.Writer, r *conform.Report) error {
 				hs.Clipped = max(s.RecordCount, len(s.Records)) - maxHTMLRecords
 				break
 			}
-			hr := htmlRecord{ID: recordAnchor(s.ID, rec.Seq), Seq: rec.Seq, From: rec.From, Class: anchor(rec.From), Stream: rec.Stream}
+			hr := htmlRecord{ID: recordAnchor(s.ID, rec.Seq), Seq: rec.Seq, From: string(rec.From), Class: anchor(string(rec.From)), Stream: rec.Stream}
 			if at, err := time.Parse(conform.TimeFormat, rec.At); err == nil {
 				if t0.IsZero() {
 					t0 = at
@@ -243,9 +243,9 @@ func HTML(w io.Writer, r *conform.Report) error {
 			}
 			switch {
 			case rec.Event != "":
-				hr.Event = rec.Event
+				hr.Event = string(rec.Event)
 				if full := EventText(rec.Event, rec.Detail); len(full) > len(rec.Event) {
-					hr.Detail = strings.TrimPrefix(full, rec.Event+" — ")
+					hr.Detail = strings.TrimPrefix(full, hr.Event+" — ")
 				}
 			case rec.Msg != nil:
 				var b bytes.Buffer

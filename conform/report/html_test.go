@@ -239,7 +239,7 @@ func TestWidthAndOrder(t *testing.T) {
 
 func TestEventText(t *testing.T) {
 	t.Parallel()
-	var detail map[string]any
+	var detail conform.Detail
 	if err := json.Unmarshal([]byte(`{"deadline_ms":8000,"scenario":"s","nested":{"a":[1,2]},"scale":1.5,"ok":true}`), &detail); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func sample() *conform.Report {
 		Schema: conform.ReportSchema, Protocol: "aop2", Command: []string{"./agent", "--x"}, Started: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
 		Scenarios: []conform.ScenarioRun{
 			{ID: "s1", Title: "one", Protocol: "aop2", Transcript: "out/s1.jsonl", Attempts: []conform.AttemptInfo{{N: 1}},
-				Records: []conform.Record{{Seq: 1, From: "orchestrator", Msg: json.RawMessage(`{"a":1}`)}, {Seq: 2, From: "agent", Text: &text}, {Seq: 3, From: "harness", Event: "agent-exit", Detail: map[string]any{"code": 0}}}},
+				Records: []conform.Record{{Seq: 1, From: "orchestrator", Msg: json.RawMessage(`{"a":1}`)}, {Seq: 2, From: "agent", Text: &text}, {Seq: 3, From: "harness", Event: "agent-exit", Detail: conform.Details(conform.KeyExitCode.Is(0))}}},
 			{ID: "s2", Title: "two", Protocol: "aop2", HarnessError: "launch failed"},
 		},
 		Results: results, Score: conform.ScoreResults("aop2", results), HarnessErrors: 1,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -135,20 +134,16 @@ func charDiff(expected, actual string) []diffmatchpatch.Diff {
 // EventText writes a harness event as a readable row: the event name, then its
 // details as "key: value" in key order (strings bare, numbers as written, anything
 // else as compact JSON). Never Go map syntax.
-func EventText(event string, detail map[string]any) string {
-	if len(detail) == 0 {
-		return event
+func EventText(event conform.Event, detail conform.Detail) string {
+	if detail.IsZero() {
+		return string(event)
 	}
-	keys := make([]string, 0, len(detail))
-	for k := range detail {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := detail.Names()
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + ": " + valueText(detail[k])
+		parts[i] = k + ": " + valueText(detail.Value(k))
 	}
-	return event + " — " + strings.Join(parts, ", ")
+	return string(event) + " — " + strings.Join(parts, ", ")
 }
 
 func valueText(v any) string {

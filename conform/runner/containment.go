@@ -20,12 +20,11 @@ func checkIDs(sc *conform.Scenario, sess *conform.Session, run string) []string 
 			return ids
 		}
 	}
-	reported, escaped := false, false
-	for i := range sess.Records {
-		if r := &sess.Records[i]; r.From == "harness" && r.Event == checks.ContainmentEvent {
-			reported = true
-			escaped = escaped || r.Detail["writes_outside_scratch"] != nil
-		}
+	events := sess.Events(conform.EventContainment)
+	reported, escaped := len(events) > 0, false
+	for _, r := range events {
+		_, outside := conform.KeyWritesOutside.Of(r.Detail)
+		escaped = escaped || outside
 	}
 	if reported && (escaped || (run != "" && conform.MatchAny(id, run))) {
 		return append(append([]string(nil), ids...), id)

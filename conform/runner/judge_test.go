@@ -18,7 +18,7 @@ func TestJudgeOneCause(t *testing.T) {
 		return json.RawMessage(`{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"steps/toolCallRequest","params":{"toolCallRequest":{"executionId":"` + exec + `"}}}`)
 	}
 	sc := &conform.Scenario{ID: "s", Protocol: "aos", Checks: []string{"aos/5.1/modify-enforced", "aos/lint/messages-valid"}}
-	sess := &conform.Session{Scenario: sc, Scale: 1, Facts: map[string]any{}, Attempts: []*conform.Attempt{{N: 1}},
+	sess := &conform.Session{Scenario: sc, Scale: 1, Attempts: []*conform.Attempt{{N: 1}},
 		Records: []conform.Record{
 			{Seq: 1, From: "agent", Stream: "http", Key: "steps/toolCallRequest", Msg: call(1, "exec-1"), Attempt: 1},
 			{Seq: 2, From: "agent", Stream: "http", Key: "steps/toolCallRequest", Msg: call(2, "exec-1"), Attempt: 1},
@@ -52,7 +52,7 @@ func TestJudgeOneCause(t *testing.T) {
 func TestJudgeUnexplainedLint(t *testing.T) {
 	t.Parallel()
 	sc := &conform.Scenario{ID: "s", Protocol: "aop2", Checks: []string{"aop2/4/response-size", "aop2/1.2/response-ids"}}
-	sess := &conform.Session{Scenario: sc, Scale: 1, Facts: map[string]any{}, Attempts: []*conform.Attempt{{N: 1}},
+	sess := &conform.Session{Scenario: sc, Scale: 1, Attempts: []*conform.Attempt{{N: 1}},
 		Records: []conform.Record{{Seq: 1, From: "agent", Stream: "stdout", Key: "EVENT/PROGRESS_UPDATE", Msg: json.RawMessage(`{"message_type":"EVENT"}`), Attempt: 1}},
 		Lint:    []conform.LintFinding{{Seq: 1, Rule: "AOP2-LIMIT-002", Severity: "error", Message: "hard payload limit exceeded"}},
 	}

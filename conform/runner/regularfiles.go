@@ -15,14 +15,7 @@ func withRegularFiles(sc *conform.Scenario, sess *conform.Session, run string, i
 	if sess == nil || conform.LookupCheck(id) == nil || slices.Contains(ids, id) {
 		return ids
 	}
-	refused := false
-	for i := range sess.Records {
-		if r := &sess.Records[i]; r.From == "harness" && r.Event == checks.FileRefusedEvent {
-			refused = true
-			break
-		}
-	}
-	if refused || (run != "" && conform.MatchAny(id, run)) {
+	if len(sess.Events(conform.EventFileRefused)) > 0 || (run != "" && conform.MatchAny(id, run)) {
 		return append(append([]string(nil), ids...), id)
 	}
 	return ids

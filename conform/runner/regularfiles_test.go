@@ -21,8 +21,8 @@ func TestWithRegularFiles(t *testing.T) {
 	if got := withRegularFiles(sc, clean, "aof/bind/*", sc.Checks); !slices.Contains(got, id) {
 		t.Errorf("--run names it, not judged: %v", got)
 	}
-	trapped := &conform.Session{Records: []conform.Record{{From: "harness", Event: checks.FileRefusedEvent,
-		Detail: map[string]any{"file": "data/runs/T/run_heartbeat.json", "reason": "not a regular file (a named pipe): refused"}}}}
+	trapped := &conform.Session{Records: []conform.Record{{From: "harness", Event: conform.EventFileRefused,
+		Detail: conform.Details(conform.KeyFile.Is("data/runs/T/run_heartbeat.json"), conform.KeyReason.Is("not a regular file (a named pipe): refused"))}}}
 	got := withRegularFiles(sc, trapped, "", sc.Checks)
 	if !slices.Contains(got, id) || len(sc.Checks) != 1 {
 		t.Errorf("not judged after a refused file: %v (scenario's checks %v)", got, sc.Checks)

@@ -87,7 +87,7 @@ type Options struct {
 	Driver func(h *harness.H) error
 	// Judged is the "from" of the records under test ("" = "agent"): their lint
 	// findings count, and a run in which they sent no protocol message scores zero.
-	Judged string
+	Judged conform.Actor
 
 	launchCommand []string // Command with a relative program path made absolute
 	// play plays one run of a scenario (runScenario when nil): tests fake runs,
@@ -102,9 +102,9 @@ type Options struct {
 }
 
 // judged is the "from" of the party under test.
-func (o Options) judged() string {
+func (o Options) judged() conform.Actor {
 	if o.Judged == "" {
-		return "agent"
+		return conform.ActorAgent
 	}
 	return o.Judged
 }
@@ -223,7 +223,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	if !spoke {
 		// Say what happened instead: how it ended, and what the sandbox refused
 		// it (its own stderr's words).
-		what := "the " + opts.judged() + " never sent a protocol message in any scenario"
+		what := "the " + string(opts.judged()) + " never sent a protocol message in any scenario"
 		actual := "none"
 		if ex := conform.ExitSummary(runs); ex != "" {
 			what += ": " + ex
@@ -253,7 +253,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 				}
 				r.Verdict = conform.Fail
 				r.Message = what
-				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+opts.judged(), actual, ""
+				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+string(opts.judged()), actual, ""
 				r.Rerun = RerunCommand(opts, r.Check)
 			}
 		}
@@ -271,7 +271,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 	}
 	// One root cause, one failure: a NOT-JUDGED result stays so only while the
 	// check it depends on reports the cause.
-	if opts.judged() == "agent" {
+	if opts.judged() == conform.ActorAgent {
 		// The agent's checks declare their root causes; the orchestrator side's
 		// NOT-JUDGED results are its checks' own (conform/orchside).
 		conform.ApplyCauses(rep.Results)
@@ -814,13 +814,13 @@ func play(ctx context.Context, opts Options, sc *conform.Scenario, k int) (*conf
 // the file name name, and keeps the findings on what the party under test
 // (judged: the records' "from") sent: its stderr is free (logs), and info
 // diagnostics are not findings.
-func LintRecords(l Linter, name string, records []conform.Record, judged string) ([]conform.LintFinding, error) {
+func LintRecords(l Linter, name string, records []conform.Record, judged conform.Actor) ([]conform.LintFinding, error) {
 	return LintRecordsIn(l, name, "", records, judged)
 }
 
 // LintRecordsIn is LintRecords with the directory the agent ran in (root, ""
 // when unknown), given to a RootedLinter.
-func LintRecordsIn(l Linter, name, root string, records []conform.Record, judged string) ([]conform.LintFinding, error) {
+func LintRecordsIn(l Linter, name, root string, records []conform.Record, judged conform.Actor) ([]conform.LintFinding, error) {
 	var buf bytes.Buffer
 	for i := range records {
 		b, err := json.Marshal(&records[i])
@@ -913,7 +913,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 // (it finished before the scripted step, or never took an optional path). A MUST
 // left unjudged by the agent's silence, crash, garbage or hang stays NOT-TESTED,
 // which fails the run (docs/aopconform.md "Verdicts").
-func notApplicable(o conform.Outcome, s *conform.Session, judged string) conform.Outcome {
+func notApplicable(o conform.Outcome, s *conform.Session, judged conform.Actor) conform.Outcome {
 	if o.Verdict != conform.NotTested || s == nil || silent(s, judged) || len(s.Attempts) == 0 {
 		return o
 	}
@@ -929,7 +929,7 @@ func notApplicable(o conform.Outcome, s *conform.Session, judged string) conform
 
 // silent reports whether the party under test (from: judged) sent no protocol
 // message at all.
-func silent(s *conform.Session, judged string) bool {
+func silent(s *conform.Session, judged conform.Actor) bool {
 	for i := range s.Records {
 		if r := &s.Records[i]; r.From == judged && r.Key != "" {
 			return false

@@ -171,7 +171,7 @@ func TestSteps(t *testing.T) {
 			var got []string
 			for _, r := range rep.Scenarios[0].Records {
 				if r.From == "harness" && r.Event != "agent-start" && r.Event != "scenario-start" && r.Event != "scenario-end" && r.Event != "engine-outcome" {
-					got = append(got, r.Event)
+					got = append(got, string(r.Event))
 				}
 			}
 			if strings.Join(got, " ") != strings.Join(tt.events, " ") {

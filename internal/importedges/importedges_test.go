@@ -83,20 +83,6 @@ type edge struct{ from, to string }
 
 func (e edge) String() string { return e.from + " → " + e.to }
 
-// knownOffenders are the lint edges that break the rules of TestLintEdges today:
-// rules importing their driver (linter.SchemaRun, linter.LintFile) and the
-// configuration importing a protocol's rules (aopoutput.TaskTypes). Branch
-// `ldups` moves them (issue 28, item 6); the integrator empties this list after
-// merging it. An edge listed here that no longer occurs fails the test, so the
-// list stays exact.
-var knownOffenders = []edge{
-	{"lint/aof", "lint/linter"},
-	{"lint/aop2", "lint/linter"},
-	{"lint/aopoutput", "lint/linter"},
-	{"lint/orchmsg", "lint/linter"},
-	{"lint/config", "lint/aopoutput"},
-}
-
 // conformEdges lists the forbidden dependencies of the conform/ and mockagent/
 // trees: the vocabulary (package conform) depends on nothing of the conformance
 // suite or the reference agent; the runtime depends, inside conform/ and
@@ -169,23 +155,14 @@ func TestConformEdges(t *testing.T) {
 	}
 }
 
-// TestLintEdges: lintEdges finds nothing in the module but knownOffenders, and
-// every known offender still occurs.
+// TestLintEdges: lintEdges finds nothing in the module.
 func TestLintEdges(t *testing.T) {
 	all := listModule(t)
 	if all["lint/all"] == nil || all["lint/linter"] == nil || len(all["lint/all"].Imports) < 5 {
 		t.Fatal("go list found no lint/all registering the protocols' rules, or no lint/linter")
 	}
-	bad := sorted(lintEdges(all))
-	for _, e := range bad {
-		if !slices.Contains(knownOffenders, e) {
-			t.Errorf("forbidden dependency %s (docs/development.md, \"Layers\")", e)
-		}
-	}
-	for _, e := range knownOffenders {
-		if !slices.Contains(bad, e) {
-			t.Errorf("%s no longer occurs: take it off knownOffenders", e)
-		}
+	for _, e := range sorted(lintEdges(all)) {
+		t.Errorf("forbidden dependency %s (docs/development.md, \"Layers\")", e)
 	}
 }
 

@@ -55,7 +55,7 @@ func lintExample(t *testing.T, r *lint.Rule, example string) linter.FileResult {
 				t.Fatal(err)
 			}
 		}
-		res, err := aof.LintDataDir(dir, linter.Options{})
+		res, err := aof.LintDataDir(dir, linter.FileLinter(linter.Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}

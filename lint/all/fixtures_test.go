@@ -11,6 +11,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
+	"github.com/aopkit/aopkit/lint/internal/ruledoc"
 	"github.com/aopkit/aopkit/lint/linter"
 )
 
@@ -208,5 +209,9 @@ func TestRegistry(t *testing.T) {
 		if strings.ToUpper(r.ID) != r.ID || strings.Count(r.ID, "-") < 2 {
 			t.Errorf("rule ID %q is not of the form PREFIX-AREA-NNN", r.ID)
 		}
+	}
+	// Every entry of the protocols' rules.yaml documents a rule that exists.
+	for _, e := range ruledoc.Unused() {
+		t.Errorf("%s: no rule takes this entry", e)
 	}
 }

@@ -52,6 +52,8 @@ var Protocol = &lint.Protocol{
 	Detect:     Detect,
 	DetectText: DetectText,
 	Schema:     schemaFile,
+	MatchDir:   IsDataDir,
+	LintDir:    LintDataDir,
 }
 
 func isEnvelopeKind(k string) bool { return envelopeKind(k) != "" }

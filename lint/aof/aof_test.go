@@ -197,7 +197,7 @@ func TestDataDirHostile(t *testing.T) {
 	if !IsDataDir(dir) {
 		t.Fatal("not recognised")
 	}
-	res, err := LintDataDir(dir, linterOptions())
+	res, err := LintDataDir(dir, driverFiles())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,9 @@ func TestDataDirHostile(t *testing.T) {
 	}
 }
 
-func linterOptions() linter.Options { return linter.Options{} }
+// driverFiles is the driver's file linter with the default options, as
+// aoplint hands it to LintDataDir.
+func driverFiles() lint.FileLinter { return linter.FileLinter(linter.Options{}) }
 
 // TestJSLenCountsUTF16Units: jsLen agrees with encoding each rune to UTF-16.
 func TestJSLenCountsUTF16Units(t *testing.T) {

@@ -8,25 +8,12 @@ import (
 
 var (
 	// CompBlockers: outcome blocked needs blockers.
-	CompBlockers = &lint.Rule{
-		ID: "AOF-COMP-001", Title: "outcome blocked needs blockers", Protocol: "aof", Kinds: []string{KindCompletion, KindRunResult}, Severity: lint.Error,
-		Spec: "aof-1 §Completion Report Payload",
-		Doc: "A completion.report (and the run_result.json written from it) with outcome \"blocked\" lists what blocks the task: " +
-			"\"blockers\" is \"Required for blocked outcome\". The task moves to blocked and the blockers are the reason humans see.",
-		Bad:  `"payload": {"outcome": "blocked", "blockers": [], ...}`,
-		Good: `"payload": {"outcome": "blocked", "blockers": ["Awaiting API key for external service"], ...}`,
-		Run:  checkBlockers,
-	}
+	CompBlockers = ruleDocs.Rule(lint.Rule{
+		ID: "AOF-COMP-001", Protocol: "aof", Kinds: []string{KindCompletion, KindRunResult}, Severity: lint.Error,
+		Run: checkBlockers,
+	})
 	// CompTests: passed + failed <= total.
-	CompTests = &lint.Rule{
-		ID: "AOF-COMP-002", Title: "tests.passed + tests.failed must not exceed tests.total", Protocol: "aof", Kinds: []string{KindCompletion, KindRunResult}, Severity: lint.Error,
-		Spec: "aof-1 §Completion Report Payload (TestReport)",
-		Doc: "The test report counts tests: total, of which passed and of which failed. More passed and failed tests than tests in " +
-			"total is a miscount (the upstream schema rejects it: \"passed + failed must not exceed total\").",
-		Bad:  `"tests": {"total": 3, "passed": 3, "failed": 1}`,
-		Good: `"tests": {"total": 4, "passed": 3, "failed": 1}`,
-		Run:  checkTests,
-	}
+	CompTests = ruleDocs.Rule(lint.Rule{ID: "AOF-COMP-002", Protocol: "aof", Kinds: []string{KindCompletion, KindRunResult}, Severity: lint.Error, Run: checkTests})
 )
 
 var compRules = []*lint.Rule{CompBlockers, CompTests}

@@ -3,19 +3,10 @@ package aof
 import "github.com/aopkit/aopkit/lint"
 
 // DialectFields reports the upstream implementation's envelope fields.
-var DialectFields = &lint.Rule{
-	ID: "AOF-DIALECT-001", Title: "upstream envelope fields (projectId, project_id, taskRelpath)", Protocol: "aof", Kinds: envKinds, Severity: lint.Info,
-	Spec: "aof-1 §Envelope Fields (upstream dialect)",
-	Doc: "The upstream AOF implementation's envelope requires \"projectId\" (alias \"project_id\") and allows \"taskRelpath\" (the task file's " +
-		"path in the data directory). The guide, which is normative, defines neither and none of its examples carries them, so aoplint " +
-		"accepts envelopes with and without them: their presence is reported as info naming the dialect, their absence not at all " +
-		"(an upstream router would reject an envelope without projectId as invalid_envelope). A projectId that is not a non-empty string, " +
-		"or projectId and project_id disagreeing, is a warning: upstream rejects or misroutes such envelopes. In a stream the info is " +
-		"given once, at the first message that carries the field.",
-	Bad:        `{"protocol": "aof", "version": 1, "projectId": 7, ...}`,
-	Good:       `{"protocol": "aof", "version": 1, "projectId": "aof", ...}  (or no projectId: the guide's envelope)`,
+var DialectFields = ruleDocs.Rule(lint.Rule{
+	ID: "AOF-DIALECT-001", Protocol: "aof", Kinds: envKinds, Severity: lint.Info,
 	NewChecker: func() lint.Checker { return &dialectChecker{} },
-}
+})
 
 // dialectChecker names the dialect once per stream (an upstream agent sends
 // projectId on every message), and malformed values every time.

@@ -13,82 +13,28 @@ import (
 	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
-	"github.com/aopkit/aopkit/lint/linter"
 )
 
 var (
 	// DirTaskFile: a task file has well-formed frontmatter naming its task.
-	DirTaskFile = &lint.Rule{
-		ID: "AOF-DIR-001", Title: "task file frontmatter", Protocol: "aof", Kinds: []string{"task"}, Severity: lint.Error,
-		Spec: "aof-1 §Support (tasks/<status>/); §Delegation Depth Guard; §Transition Logic (frontmatter)",
-		Doc: "A task lives in <dataDir>/tasks/<status>/<taskId>.md: YAML frontmatter between \"---\" lines, then a Markdown body. " +
-			"The frontmatter names the task (id, equal to the file name and a TASK-YYYY-MM-DD-NNN), its status, and metadata the " +
-			"protocol reads (metadata.delegationDepth, a number; metadata.reviewRequired, a boolean). A task file the store cannot read " +
-			"is \"task not found\" to the router: every message about it is rejected.",
-		Bad:  "tasks/ready/TASK-2026-02-09-057.md:\n---\nid: TASK-2026-02-09-058\nstatus: ready\n---",
-		Good: "tasks/ready/TASK-2026-02-09-057.md:\n---\nid: TASK-2026-02-09-057\nstatus: ready\n---",
-		Run:  func(*lint.Pass) {},
-	}
+	DirTaskFile = ruleDocs.Rule(lint.Rule{ID: "AOF-DIR-001", Protocol: "aof", Kinds: []string{"task"}, Severity: lint.Error, Run: func(*lint.Pass) {}})
 	// DirStatus: the status directory agrees with the frontmatter.
-	DirStatus = &lint.Rule{
-		ID: "AOF-DIR-002", Title: "status directory must agree with the frontmatter status", Protocol: "aof", Kinds: []string{"task"}, Severity: lint.Error,
-		Spec: "aof-1 §Support (Verify task state in <dataDir>/tasks/<status>/); §Overview",
-		Doc: "The store keeps a task of status S in tasks/S/ and moves the file on every transition, so the directory and the frontmatter's " +
-			"status say the same: a task in tasks/ready/ whose frontmatter says in-progress is in two states at once. The status is one of " +
-			"backlog, ready, in-progress, review, done, blocked (cancelled upstream), and a task is in exactly one status directory.",
-		Bad:  "tasks/ready/TASK-2026-02-09-057.md with status: in-progress",
-		Good: "tasks/in-progress/TASK-2026-02-09-057.md with status: in-progress",
-		Run:  func(*lint.Pass) {},
-	}
+	DirStatus = ruleDocs.Rule(lint.Rule{ID: "AOF-DIR-002", Protocol: "aof", Kinds: []string{"task"}, Severity: lint.Error, Run: func(*lint.Pass) {}})
 	// DirRuns: run directories are named by their task.
-	DirRuns = &lint.Rule{
-		ID: "AOF-DIR-003", Title: "run directory must match its task", Protocol: "aof", Kinds: []string{KindRun, KindHeartbeat, KindRunResult}, Severity: lint.Error,
-		Spec: "aof-1 §Run Artifacts Location",
-		Doc: "Run artifacts live in <dataDir>/runs/<taskId>/ (upstream: state/runs/<taskId>/, accepted and reported as info), stable " +
-			"across status moves. The directory is named by a TaskId, the artifacts in it carry that taskId, and a task file for it exists " +
-			"(otherwise the scheduler never finds the run: a warning). A run artifact linted on its own is checked against the " +
-			"runs/<taskId>/ directory it is in as well.",
-		Bad:  "runs/TASK-2026-02-09-057/run.json with \"taskId\": \"TASK-2026-02-09-058\"",
-		Good: "runs/TASK-2026-02-09-057/run.json with \"taskId\": \"TASK-2026-02-09-057\"",
-		Run:  checkRunDir,
-	}
+	DirRuns = ruleDocs.Rule(lint.Rule{
+		ID: "AOF-DIR-003", Protocol: "aof", Kinds: []string{KindRun, KindHeartbeat, KindRunResult}, Severity: lint.Error,
+		Run: checkRunDir,
+	})
 	// DirHandoff: handoff inputs agree with their task.
-	DirHandoff = &lint.Rule{
-		ID: "AOF-DIR-004", Title: "handoff inputs must agree with their task", Protocol: "aof", Kinds: []string{KindHandoffInput, KindHandoffMD}, Severity: lint.Error,
-		Spec: "aof-1 §Handoff Artifacts; §Handoff Error Cases",
-		Doc: "For a handoff.request the router writes tasks/<status>/<childTaskId>/inputs/handoff.json (authoritative) and handoff.md " +
-			"(human-readable). handoff.json names its child task (the directory's taskId); both files exist and handoff.md's From, To " +
-			"and Due By agree with handoff.json (a disagreement or a missing file is a warning); the parent task exists (parent_not_found " +
-			"otherwise, a warning); the child's metadata.delegationDepth is the parent's plus one, and the companion directory sits beside its task file. " +
-			"A handoff.md linted on its own (recognised by its \"# Handoff Request\" heading) is checked for its From, To and Due By lines and " +
-			"against the handoff.json beside it.",
-		Bad:  "tasks/ready/TASK-2026-02-09-061/inputs/handoff.json with \"taskId\": \"TASK-2026-02-09-060\"",
-		Good: "tasks/ready/TASK-2026-02-09-061/inputs/handoff.json with \"taskId\": \"TASK-2026-02-09-061\"",
-		Run:  checkHandoffFile,
-	}
+	DirHandoff = ruleDocs.Rule(lint.Rule{
+		ID: "AOF-DIR-004", Protocol: "aof", Kinds: []string{KindHandoffInput, KindHandoffMD}, Severity: lint.Error,
+		Run: checkHandoffFile,
+	})
 	// DirEvents: the events log is JSON lines of events.
-	DirEvents = &lint.Rule{
-		ID: "AOF-DIR-005", Title: "events log lines", Protocol: "aof", Kinds: []string{"events"}, Severity: lint.Error,
-		Spec: "aof-1 §Logging",
-		Doc: "Protocol events are logged to <dataDir>/events/ (one JSON object per line, such as events/events.jsonl): each event has a " +
-			"\"type\" (protocol.message.received, task.transitioned, delegation.requested, ...), a \"timestamp\" (ISO 8601), an \"actor\", " +
-			"and a \"taskId\" and \"payload\" where they apply. A line that is no such object is lost to the audit trail. A taskId " +
-			"must match TASK-YYYY-MM-DD-NNN, except in a protocol.message.rejected event, which records the rejected message's " +
-			"id whatever it is (an invalid envelope, a task not found). The " +
-			"task.transitioned events of a task chain up (each \"from\" is the previous \"to\"; a gap is a warning), each follows the " +
-			"state machine (AOF-SEQ-003), and the last one names the status directory the task is in (AOF-DIR-002, a warning).",
-		Bad:  `{"event": "task.completed", "when": "yesterday"}`,
-		Good: `{"eventId": 1, "type": "task.completed", "timestamp": "2026-02-09T21:10:00.000Z", "actor": "swe-backend", "taskId": "TASK-2026-02-09-057", "payload": {"outcome": "done"}}`,
-		Run:  func(*lint.Pass) {},
-	}
+	DirEvents = ruleDocs.Rule(lint.Rule{ID: "AOF-DIR-005", Protocol: "aof", Kinds: []string{"events"}, Severity: lint.Error, Run: func(*lint.Pass) {}})
 )
 
 var dirRules = []*lint.Rule{DirTaskFile, DirStatus, DirRuns, DirHandoff, DirEvents}
-
-// DataDir lints an AOF data directory.
-var DataDir = &linter.DirLinter{Name: "aof", Match: IsDataDir, Lint: LintDataDir}
-
-func init() { linter.RegisterDirLinter(DataDir) }
 
 var allStatuses = append(append([]string(nil), taskStatuses...), upstreamStatuses...)
 
@@ -150,8 +96,8 @@ type task struct {
 
 type dirLint struct {
 	root    string
-	opts    linter.Options
-	results map[string]*linter.FileResult
+	lint    lint.FileLinter // the driver's
+	results map[string]*lint.FileReport
 	tasks   map[string][]*task // by id (more than one: in two status directories)
 	seen    map[string]bool    // real paths of the files and directories listed
 	// statusDirs are the directories of tasks/ and their entries, as listed once.
@@ -163,10 +109,10 @@ type statusDir struct {
 	entries []entry
 }
 
-func (d *dirLint) result(path, kind string) *linter.FileResult {
+func (d *dirLint) result(path, kind string) *lint.FileReport {
 	r, ok := d.results[path]
 	if !ok {
-		r = &linter.FileResult{Path: path, Protocol: "aof", Kind: kind, Messages: 1, Diagnostics: []lint.Diagnostic{}}
+		r = &lint.FileReport{Path: path, Protocol: "aof", Kind: kind, Messages: 1, Diagnostics: []lint.Diagnostic{}}
 		d.results[path] = r
 	}
 	return r
@@ -188,18 +134,19 @@ func (d *dirLint) report(rule *lint.Rule, sev lint.Severity, path string, line i
 	d.add(path, lint.Diagnostic{Rule: rule.ID, Severity: sev, Spec: rule.Spec, Line: line, Column: 1, Message: fmt.Sprintf(format, args...), Related: related})
 }
 
-// LintDataDir lints every file of an AOF data directory, then the rules across files.
-func LintDataDir(dir string, opts linter.Options) ([]linter.FileResult, error) {
+// LintDataDir lints every file of an AOF data directory through lintFile (the
+// driver's), then the rules across files: the protocol's LintDir.
+func LintDataDir(dir string, lintFile lint.FileLinter) ([]lint.FileReport, error) {
 	if !isDir(dir) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	d := &dirLint{root: dir, opts: opts, results: map[string]*linter.FileResult{}, tasks: map[string][]*task{}, seen: map[string]bool{}}
+	d := &dirLint{root: dir, lint: lintFile, results: map[string]*lint.FileReport{}, tasks: map[string][]*task{}, seen: map[string]bool{}}
 	d.lintTasks()
 	d.lintRuns(filepath.Join(dir, "runs"), false)
 	d.lintRuns(filepath.Join(dir, "state", "runs"), true)
 	d.lintHandoffs()
 	d.lintEvents()
-	out := make([]linter.FileResult, 0, len(d.results))
+	out := make([]lint.FileReport, 0, len(d.results))
 	for _, r := range d.results {
 		lint.SortDiagnostics(r.Diagnostics)
 		out = append(out, *r)
@@ -407,7 +354,7 @@ func (d *dirLint) lintTaskFile(path, statusDir string) {
 // loadMessage reads a JSON file as an AOF message for the cross-file rules (nil if
 // it is not one).
 func loadMessage(path string) *lint.Message {
-	data, err := readBounded(path, linter.MaxMessage)
+	data, err := readBounded(path, lint.MaxMessage)
 	if err != nil {
 		return nil
 	}
@@ -423,7 +370,7 @@ func loadMessage(path string) *lint.Message {
 }
 
 func (d *dirLint) lintFile(path string, rule *lint.Rule) {
-	res, err := linter.LintFile(path, d.opts)
+	res, err := d.lint(path, "")
 	if err != nil {
 		d.report(rule, lint.Error, path, 1, nil, "cannot read %s: %v", filepath.Base(path), err)
 		return
@@ -580,7 +527,7 @@ func (d *dirLint) lintEventLog(path string) {
 	var buf []byte
 	last := map[string]lastTransition{}
 	for n := 1; ; n++ {
-		line, tooLong, err := readLine(br, buf[:0], linter.MaxMessage)
+		line, tooLong, err := readLine(br, buf[:0], lint.MaxMessage)
 		buf = line[:0]
 		if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
 			r.Messages++

@@ -9,20 +9,19 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/linter"
 )
 
 // lintDirGuarded lints dir, failing the test if the lint never ends (a hang
 // detector with a generous limit, not a speed assertion).
-func lintDirGuarded(t *testing.T, dir string) []linter.FileResult {
+func lintDirGuarded(t *testing.T, dir string) []lint.FileReport {
 	t.Helper()
 	type out struct {
-		res []linter.FileResult
+		res []lint.FileReport
 		err error
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := LintDataDir(dir, linterOptions())
+		res, err := LintDataDir(dir, driverFiles())
 		done <- out{res, err}
 	}()
 	select {
@@ -37,7 +36,7 @@ func lintDirGuarded(t *testing.T, dir string) []linter.FileResult {
 	return nil
 }
 
-func findingsOf(res []linter.FileResult, path string) []lint.Diagnostic {
+func findingsOf(res []lint.FileReport, path string) []lint.Diagnostic {
 	for _, r := range res {
 		if r.Path == path {
 			return r.Diagnostics
@@ -141,7 +140,7 @@ func TestDataDirSymlinks(t *testing.T) {
 	}
 }
 
-func paths(res []linter.FileResult) []string {
+func paths(res []lint.FileReport) []string {
 	var out []string
 	for _, r := range res {
 		out = append(out, r.Path)

@@ -17,87 +17,27 @@ var envKinds = append(append([]string(nil), envelopeKinds...), "")
 
 var (
 	// EnvProtocol: protocol must be "aof".
-	EnvProtocol = &lint.Rule{
-		ID: "AOF-ENV-001", Title: "protocol must be \"aof\"", Protocol: "aof", Kinds: envKinds, Severity: lint.Error,
-		Spec: "aof-1 §Envelope Fields; §Message Detection",
-		Doc: "Every AOF/1 envelope carries \"protocol\": \"aof\". The router recognises protocol messages by protocol === \"aof\" " +
-			"(Message Detection step 1); an object with another protocol, or none, is not routed at all: the message is lost silently. " +
-			"aoplint reports it when the message is otherwise shaped like an envelope, was sent with the AOF/1 prefix, or --protocol aof was given.",
-		Bad:  `{"protocol": "not-aof", "version": 1, "type": "status.update", ...}`,
-		Good: `{"protocol": "aof", "version": 1, "type": "status.update", ...}`,
-		Run:  checkProtocol,
-	}
+	EnvProtocol = ruleDocs.Rule(lint.Rule{ID: "AOF-ENV-001", Protocol: "aof", Kinds: envKinds, Severity: lint.Error, Run: checkProtocol})
 	// EnvVersion: version must be 1.
-	EnvVersion = &lint.Rule{
-		ID: "AOF-ENV-002", Title: "version must be 1", Protocol: "aof", Kinds: envKinds, Severity: lint.Error,
-		Spec: "aof-1 §Envelope Fields; §Versioning",
-		Doc: "The envelope's \"version\" is the number 1 for AOF/1. \"Agents should validate the version field and reject unsupported versions\" " +
-			"(Versioning); a router of AOF/1 rejects any other version as an invalid envelope.",
-		Bad:  `{"protocol": "aof", "version": 2, ...}`,
-		Good: `{"protocol": "aof", "version": 1, ...}`,
-		Run:  checkVersion,
-	}
+	EnvVersion = ruleDocs.Rule(lint.Rule{ID: "AOF-ENV-002", Protocol: "aof", Kinds: envKinds, Severity: lint.Error, Run: checkVersion})
 	// EnvTaskID: every TaskId matches TASK-YYYY-MM-DD-NNN.
-	EnvTaskID = &lint.Rule{
-		ID: "AOF-ENV-003", Title: "taskId format", Protocol: "aof", Severity: lint.Error,
-		Spec: "aof-1 §Envelope Fields",
-		Doc: "Task IDs (the envelope's taskId, the payload's taskId and parentTaskId, and the taskId of run artifacts and handoff inputs) " +
-			"match /^TASK-\\d{4}-\\d{2}-\\d{2}-\\d{3}$/ (the guide's pattern, which is normative). The upstream implementation also accepts " +
-			"an optional -NN suffix (TASK-2026-02-09-057-01); that is an upstream dialect the guide does not allow, and it is reported as such.",
-		Bad:  `"taskId": "TASK-2026-2-9-57"`,
-		Good: `"taskId": "TASK-2026-02-09-057"`,
-		Run:  checkTaskIDs,
-	}
+	EnvTaskID = ruleDocs.Rule(lint.Rule{ID: "AOF-ENV-003", Protocol: "aof", Severity: lint.Error, Run: checkTaskIDs})
 	// EnvType: the type must be one of the five.
-	EnvType = &lint.Rule{
-		ID: "AOF-ENV-004", Title: "unknown message type (protocol.message.unknown)", Protocol: "aof", Kinds: []string{""}, Severity: lint.Error,
-		Spec: "aof-1 §Message Types; §Validation",
-		Doc: "AOF/1 has five message types: handoff.request, handoff.accepted, handoff.rejected, status.update and completion.report. " +
-			"The router logs any other type as protocol.message.unknown and ignores it (the upstream implementation rejects it as invalid_envelope).",
-		Bad:  `{"protocol": "aof", "version": 1, "type": "task.cancelled", ...}`,
-		Good: `{"protocol": "aof", "version": 1, "type": "status.update", ...}`,
-		Run:  checkType,
-	}
+	EnvType = ruleDocs.Rule(lint.Rule{ID: "AOF-ENV-004", Protocol: "aof", Kinds: []string{""}, Severity: lint.Error, Run: checkType})
 	// EnvTaskIDMatch: payload.taskId equals the envelope's taskId.
-	EnvTaskIDMatch = &lint.Rule{
-		ID: "AOF-ENV-005", Title: "payload taskId must equal the envelope taskId (taskId_mismatch)", Protocol: "aof",
-		Kinds: []string{KindHandoffRequest, KindHandoffAccepted, KindHandoffRejected, KindStatusUpdate}, Severity: lint.Error,
-		Spec: "aof-1 §Handoff Request Payload; §Conflict Resolution",
-		Doc: "A payload that names its task (handoff.request, handoff.accepted, handoff.rejected, status.update) names the envelope's task. " +
-			"For handoff.request the guide says so outright: payload.taskId \"must match envelope taskId\", and a mismatch is rejected with " +
-			"protocol.message.rejected reason taskId_mismatch: an error. aof-1 requires the match for handoff.request only (the upstream router routes " +
-			"a status.update or handoff ack whose payload names another task), so for the other types a mismatch is a warning that says it is not " +
-			"required by the spec: the payload contradicts its envelope.",
-		Bad:  `{"type": "handoff.request", "taskId": "TASK-2026-02-09-061", "payload": {"taskId": "TASK-2026-02-09-060", ...}}`,
-		Good: `{"type": "handoff.request", "taskId": "TASK-2026-02-09-061", "payload": {"taskId": "TASK-2026-02-09-061", ...}}`,
-		Run:  checkTaskIDMatch,
-	}
+	EnvTaskIDMatch = ruleDocs.Rule(lint.Rule{
+		ID: "AOF-ENV-005", Protocol: "aof", Kinds: []string{KindHandoffRequest, KindHandoffAccepted, KindHandoffRejected, KindStatusUpdate}, Severity: lint.Error,
+		Run: checkTaskIDMatch,
+	})
 	// EnvAgentMatch: payload agents agree with the envelope.
-	EnvAgentMatch = &lint.Rule{
-		ID: "AOF-ENV-006", Title: "payload agents should agree with the envelope", Protocol: "aof",
-		Kinds: []string{KindHandoffRequest, KindStatusUpdate}, Severity: lint.Warning,
-		Spec: "aof-1 §Status Update Payload; §Handoff Request Payload",
-		Doc: "status.update's payload.agentId is the \"agent sending the update\", which is the envelope's fromAgent; handoff.request's " +
-			"payload.fromAgent is the parent agent, the sender. (payload.toAgent, the child, is not compared: the envelope's toAgent may be " +
-			"the dispatcher.) When they differ the " +
-			"message contradicts itself and logs and artifacts name the wrong agent.",
-		Bad:  `{"type": "status.update", "fromAgent": "swe-qa", "payload": {"agentId": "swe-backend", ...}}`,
-		Good: `{"type": "status.update", "fromAgent": "swe-qa", "payload": {"agentId": "swe-qa", ...}}`,
-		Run:  checkAgentMatch,
-	}
+	EnvAgentMatch = ruleDocs.Rule(lint.Rule{
+		ID: "AOF-ENV-006", Protocol: "aof", Kinds: []string{KindHandoffRequest, KindStatusUpdate}, Severity: lint.Warning,
+		Run: checkAgentMatch,
+	})
 )
 
 // EnvAgentEmpty: agent names are not empty.
-var EnvAgentEmpty = &lint.Rule{
-	ID: "AOF-ENV-007", Title: "empty agent name (not required by the spec)", Protocol: "aof", Severity: lint.Warning,
-	Spec: "aof-1 §Envelope Fields; §Status Update Payload; §Handoff Request Payload",
-	Doc: "fromAgent, toAgent and the payload's agentId, fromAgent and toAgent are strings naming agents. The guide does not say they must be " +
-		"non-empty, so an empty string is valid AOF; but an empty name routes to nobody and logs name no one. A sanity check: a warning " +
-		"that says it is not required by the spec.",
-	Bad:  `{"type": "status.update", "fromAgent": "", ...}`,
-	Good: `{"type": "status.update", "fromAgent": "swe-qa", ...}`,
-	Run:  checkAgentEmpty,
-}
+var EnvAgentEmpty = ruleDocs.Rule(lint.Rule{ID: "AOF-ENV-007", Protocol: "aof", Severity: lint.Warning, Run: checkAgentEmpty})
 
 var envRules = []*lint.Rule{EnvProtocol, EnvVersion, EnvTaskID, EnvType, EnvTaskIDMatch, EnvAgentMatch, EnvAgentEmpty}
 

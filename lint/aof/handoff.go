@@ -8,16 +8,10 @@ import (
 )
 
 // HandoffAck: handoff.accepted says accepted true, handoff.rejected false and why.
-var HandoffAck = &lint.Rule{
-	ID: "AOF-HANDOFF-001", Title: "handoff answer must agree with its type", Protocol: "aof", Kinds: []string{KindHandoffAccepted, KindHandoffRejected}, Severity: lint.Error,
-	Spec: "aof-1 §Handoff Acceptance/Rejection",
-	Doc: "handoff.accepted carries \"accepted\": true and handoff.rejected \"accepted\": false, as booleans. A handoff.rejected should " +
-		"say why in \"reason\": the router logs delegation.rejected with it and moves the child task to blocked with it as the reason " +
-		"(a missing reason is a warning).",
-	Bad:  `{"type": "handoff.accepted", ..., "payload": {"taskId": "TASK-2026-02-09-060", "accepted": "yes"}}`,
-	Good: `{"type": "handoff.accepted", ..., "payload": {"taskId": "TASK-2026-02-09-060", "accepted": true}}`,
-	Run:  checkHandoffAck,
-}
+var HandoffAck = ruleDocs.Rule(lint.Rule{
+	ID: "AOF-HANDOFF-001", Protocol: "aof", Kinds: []string{KindHandoffAccepted, KindHandoffRejected}, Severity: lint.Error,
+	Run: checkHandoffAck,
+})
 
 var handoffRules = []*lint.Rule{HandoffAck}
 

@@ -10,16 +10,7 @@ import (
 )
 
 // Limits reports the upstream implementation's size limits.
-var Limits = &lint.Rule{
-	ID: "AOF-LIMIT-001", Title: "upstream size limits", Protocol: "aof", Severity: lint.Warning,
-	Spec: "aof-1 §Completion Report Payload; §Status Update Payload; §Handoff Request Payload (upstream limits)",
-	Doc: "The guide sets no sizes, but the upstream implementation's schema does: summaryRef at most 256 characters, notes 10,000, " +
-		"progress 1,000, reason 512, every list item 256, deliverables at most 50 items, blockers 20, other lists 50, and a whole message " +
-		"at most 10 MiB. An upstream router rejects larger messages as invalid_envelope, so aoplint warns, citing the upstream limit.",
-	Bad:  `"summaryRef": "aaaa... (257 characters)"`,
-	Good: `"summaryRef": "outputs/summary.md"`,
-	Run:  checkLimits,
-}
+var Limits = ruleDocs.Rule(lint.Rule{ID: "AOF-LIMIT-001", Protocol: "aof", Severity: lint.Warning, Run: checkLimits})
 
 var limitRules = []*lint.Rule{Limits}
 

@@ -34,7 +34,7 @@ func TestRejectedEventTaskID(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, err := LintDataDir(dir, linterOptions())
+			res, err := LintDataDir(dir, driverFiles())
 			if err != nil {
 				t.Fatal(err)
 			}

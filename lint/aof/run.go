@@ -13,16 +13,7 @@ import (
 const DefaultTTL = spec.DefaultTTL
 
 // RunExpiry: expiresAt = lastHeartbeat + TTL.
-var RunExpiry = &lint.Rule{
-	ID: "AOF-RUN-001", Title: "heartbeat expiresAt = lastHeartbeat + TTL", Protocol: "aof", Kinds: []string{KindHeartbeat}, Severity: lint.Error,
-	Spec: "aof-1 §Resume Protocol (Artifacts: run_heartbeat.json)",
-	Doc: "run_heartbeat.json's expiresAt is lastHeartbeat + ttlMs (default 5 minutes, 300,000 ms). An expiresAt at or before " +
-		"lastHeartbeat makes every heartbeat stale the moment it is written, so the scheduler reclaims a live run. A TTL over a day is " +
-		"a warning: a crashed run would hold its task that long.",
-	Bad:  `{"lastHeartbeat": "2026-02-09T21:00:00.000Z", "expiresAt": "2026-02-09T20:55:00.000Z", ...}`,
-	Good: `{"lastHeartbeat": "2026-02-09T21:00:00.000Z", "expiresAt": "2026-02-09T21:05:00.000Z", ...}`,
-	Run:  checkExpiry,
-}
+var RunExpiry = ruleDocs.Rule(lint.Rule{ID: "AOF-RUN-001", Protocol: "aof", Kinds: []string{KindHeartbeat}, Severity: lint.Error, Run: checkExpiry})
 
 var runRules = []*lint.Rule{RunExpiry}
 

@@ -42,7 +42,7 @@ func TestRunArtifactAlone(t *testing.T) {
 	}
 	found := 0
 	for _, dir := range dirs {
-		res, err := LintDataDir(dir, linter.Options{})
+		res, err := LintDataDir(dir, driverFiles())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestHandoffMDAlone(t *testing.T) {
 		for root != "." && filepath.Base(root) != "tasks" {
 			root = filepath.Dir(root)
 		}
-		res, err := LintDataDir(filepath.Dir(root), linter.Options{})
+		res, err := LintDataDir(filepath.Dir(root), driverFiles())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,17 +5,7 @@ import (
 )
 
 // SeqAnswer: handoff.accepted/rejected answer a handoff.request for that task.
-var SeqAnswer = &lint.Rule{
-	ID: "AOF-SEQ-002", Title: "handoff answer without a handoff request", Protocol: "aof", Severity: lint.Error,
-	Spec: "aof-1 §Delegation Flow; §Handoff Acceptance/Rejection",
-	Doc: "In the delegation flow the parent sends handoff.request (the router writes the child's inputs/handoff.json), then the child " +
-		"agent answers with handoff.accepted or handoff.rejected. In a stream, an answer for a task no earlier handoff.request (or inputs/handoff.json) " +
-		"delegated answers nothing; an answer from another agent than the request's toAgent, or an answer contradicting an earlier one " +
-		"(accepted, then rejected), is wrong too. Repeating the same answer is idempotent and fine. A file holding a single answer is not checked.",
-	Bad: `{"type":"handoff.accepted","taskId":"TASK-2026-02-09-061","fromAgent":"swe-qa",...}   (no handoff.request for TASK-2026-02-09-061 before it)`,
-	Good: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","fromAgent":"swe-backend","toAgent":"swe-qa",...}
-{"type":"handoff.accepted","taskId":"TASK-2026-02-09-061","fromAgent":"swe-qa",...}`,
-}
+var SeqAnswer = ruleDocs.Rule(lint.Rule{ID: "AOF-SEQ-002", Protocol: "aof", Severity: lint.Error})
 
 type handoffState struct {
 	request lint.Related

@@ -8,20 +8,7 @@ import (
 )
 
 // SeqArtifacts: run artifacts agree with each other and with the messages.
-var SeqArtifacts = &lint.Rule{
-	ID: "AOF-SEQ-005", Title: "run artifacts disagree with each other or with the messages", Protocol: "aof", Severity: lint.Error,
-	Spec: "aof-1 §Resume Protocol (Artifacts); §run_result.json Schema",
-	Doc: "run.json (written when the lease is acquired), run_heartbeat.json (refreshed by the executor) and run_result.json (written from " +
-		"the completion.report) describe one run of one task by one agent: they agree on taskId and agentId; the heartbeat and the result " +
-		"are not older than the run's startedAt; run_result.json's outcome and agentId are the completion.report's outcome and fromAgent; " +
-		"and the run's status updates and completion report come from the agent holding the lease (run.json agentId). A run artifact " +
-		"linted on its own (or in a data directory) is compared with the artifacts written before it in the same runs/<taskId>/ " +
-		"(run_heartbeat.json and run_result.json with run.json); in a transcript the artifacts recorded in it and the messages.",
-	Bad: `run.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend",...}
-run_result.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-frontend","outcome":"done",...}`,
-	Good: `run.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend",...}
-run_result.json {"taskId":"TASK-2026-02-09-057","agentId":"swe-backend","outcome":"done",...}`,
-}
+var SeqArtifacts = ruleDocs.Rule(lint.Rule{ID: "AOF-SEQ-005", Protocol: "aof", Severity: lint.Error})
 
 type runState struct {
 	agent      string

@@ -5,18 +5,7 @@ import (
 )
 
 // SeqCompletion: a completion re-sent with another outcome.
-var SeqCompletion = &lint.Rule{
-	ID: "AOF-SEQ-004", Title: "completion.report re-sent with a different outcome", Protocol: "aof", Severity: lint.Error,
-	Spec: "aof-1 §Idempotency; §Conflict Resolution",
-	Doc: "Protocol handlers are idempotent by task state: \"if a completion is re-sent with the same outcome, no additional transitions " +
-		"occur\", so a repeated completion.report with the same outcome is fine (reported as info). A second completion.report for the " +
-		"same run with a different outcome contradicts the first: run_result.json is overwritten while the task has already moved per the " +
-		"first outcome. A new run (a new run.json) or a status.update back to in-progress or ready reopens the task.",
-	Bad: `{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"done",...}}
-{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"blocked",...}}`,
-	Good: `{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"done",...}}
-{"type":"completion.report","taskId":"TASK-2026-02-09-057","payload":{"outcome":"done",...}}   (idempotent)`,
-}
+var SeqCompletion = ruleDocs.Rule(lint.Rule{ID: "AOF-SEQ-004", Protocol: "aof", Severity: lint.Error})
 
 type completionState struct {
 	outcome string

@@ -9,18 +9,7 @@ import (
 )
 
 // SeqDelegation: delegation depth at most 1.
-var SeqDelegation = &lint.Rule{
-	ID: "AOF-SEQ-001", Title: "nested delegation (depth > 1)", Protocol: "aof", Severity: lint.Error,
-	Spec: "aof-1 §Delegation Depth Guard",
-	Doc: "Sub-agents cannot spawn sub-agents: a parent of depth 0 may delegate a child (depth 1), but a child may not delegate " +
-		"again (depth 2). A handoff.request whose parentTaskId is itself a task delegated by an earlier handoff.request (or an inputs/handoff.json) " +
-		"(or a task whose run.json metadata has delegationDepth 1 or more) is rejected with delegation.rejected reason nested_delegation. In a data directory, a task whose metadata.delegationDepth is over 1, " +
-		"or a handoff input whose parent task has delegationDepth 1 or more, breaks the same rule.",
-	Bad: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","payload":{"taskId":"TASK-2026-02-09-061","parentTaskId":"TASK-2026-02-09-057",...}}
-{"type":"handoff.request","taskId":"TASK-2026-02-09-062","payload":{"taskId":"TASK-2026-02-09-062","parentTaskId":"TASK-2026-02-09-061",...}}`,
-	Good: `{"type":"handoff.request","taskId":"TASK-2026-02-09-061","payload":{"taskId":"TASK-2026-02-09-061","parentTaskId":"TASK-2026-02-09-057",...}}
-{"type":"handoff.request","taskId":"TASK-2026-02-09-062","payload":{"taskId":"TASK-2026-02-09-062","parentTaskId":"TASK-2026-02-09-057",...}}`,
-}
+var SeqDelegation = ruleDocs.Rule(lint.Rule{ID: "AOF-SEQ-001", Protocol: "aof", Severity: lint.Error})
 
 type delegationChecker struct {
 	views    *viewMemo           // shared by the group: each message is read once

@@ -9,19 +9,7 @@ import (
 )
 
 // SeqNoCompletion: the agent exits without completion.report.
-var SeqNoCompletion = &lint.Rule{
-	ID: "AOF-SEQ-006", Title: "agent exited without completion.report", Protocol: "aof", Severity: lint.Warning,
-	Spec: "aof-1 §Best Practices (1. Always send completion.report before session ends); §Resume Protocol",
-	Doc: "\"Always send completion.report before session ends, even if outcome is partial or blocked\": without it the session_end hook " +
-		"finds no run_result.json and the task stays in progress until its heartbeat goes stale and the scheduler reclaims it to ready, " +
-		"losing the work. In a transcript, when the harness records the agent's exit (event agent-exit), every task the agent worked on " +
-		"(its run.json, its own status updates, a handoff it accepted; messages recorded from the orchestrator side do not count) without a completion.report or run_result.json is reported.",
-	Bad: `{"aopkit":"transcript/1","seq":1,...,"from":"agent","msg":{"type":"status.update","taskId":"TASK-2026-02-09-057",...}}
-{"aopkit":"transcript/1","seq":2,...,"from":"harness","event":"agent-exit","detail":{"code":0}}`,
-	Good: `{"aopkit":"transcript/1","seq":1,...,"from":"agent","msg":{"type":"status.update","taskId":"TASK-2026-02-09-057",...}}
-{"aopkit":"transcript/1","seq":2,...,"from":"agent","msg":{"type":"completion.report","taskId":"TASK-2026-02-09-057",...}}
-{"aopkit":"transcript/1","seq":3,...,"from":"harness","event":"agent-exit","detail":{"code":0}}`,
-}
+var SeqNoCompletion = ruleDocs.Rule(lint.Rule{ID: "AOF-SEQ-006", Protocol: "aof", Severity: lint.Warning})
 
 type noCompletionChecker struct {
 	views  *viewMemo           // shared by the group: each message is read once
@@ -59,21 +47,7 @@ func (c *noCompletionChecker) Observe(p *lint.Pass) {
 func (c *noCompletionChecker) Finish(p *lint.Pass) { c.active.release() }
 
 // SeqStale: the heartbeat expired while the run was alive.
-var SeqStale = &lint.Rule{
-	ID: "AOF-SEQ-007", Title: "heartbeat expired while the run was alive", Protocol: "aof", Severity: lint.Error,
-	Spec: "aof-1 §Resume Protocol (Stale Heartbeat Flow); §Best Practices",
-	Doc: "run_heartbeat.json is refreshed before its expiresAt (lastHeartbeat + TTL). A run that goes on working after its heartbeat " +
-		"expired is stale to the scheduler, which reclaims the task (to ready, or per run_result.json), so two runs may work on one task. " +
-		"In a transcript: a message of the run's task sent after the recorded heartbeat's expiresAt (harness time when recorded, else sentAt), " +
-		"or the harness signalling, killing or timing out the agent after it, before any completion.report. The scheduler " +
-		"treats a heartbeat as stale when expiresAt <= now, so a message at expiresAt itself is late. Without harness times " +
-		"(a bare JSON-lines stream) the message's sentAt is compared and the finding is a warning: the two may come from different clocks. " +
-		"In a harness transcript the TTL of the dispatcher's lease heartbeat (written by the orchestrator) counts from the agent's first sign of life (the timers-start event), not from dispatch.",
-	Bad: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:00:00.000Z","expiresAt":"2026-02-09T21:05:00.000Z",...}
-{"type":"status.update","taskId":"TASK-2026-02-09-057","sentAt":"2026-02-09T21:09:00.000Z",...}`,
-	Good: `run_heartbeat.json {"taskId":"TASK-2026-02-09-057","lastHeartbeat":"2026-02-09T21:04:00.000Z","expiresAt":"2026-02-09T21:09:00.000Z",...}
-{"type":"status.update","taskId":"TASK-2026-02-09-057","sentAt":"2026-02-09T21:08:00.000Z",...}`,
-}
+var SeqStale = ruleDocs.Rule(lint.Rule{ID: "AOF-SEQ-007", Protocol: "aof", Severity: lint.Error})
 
 type heartbeat struct {
 	expires  time.Time

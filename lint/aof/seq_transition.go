@@ -27,21 +27,7 @@ func completionTarget(outcome string) string {
 }
 
 // SeqTransition: status.update transitions follow the state machine.
-var SeqTransition = &lint.Rule{
-	ID: "AOF-SEQ-003", Title: "status transition the task state machine forbids", Protocol: "aof", Severity: lint.Error,
-	Spec: "aof-1 §Overview (task lifecycle); §Status Update Protocol (Routing Behavior)",
-	Doc: "A status.update with a status asks the router to transition the task, which it does only if isValidTransition(current, target): " +
-		"backlog → ready → in-progress → review → done, in-progress → blocked, blocked → review or ready, in-progress → ready (reclaim), " +
-		"review → in-progress, and cancelled from any live status; done and cancelled are terminal. An invalid transition is not applied " +
-		"(the router appends a work-log entry instead), so the agent and the task store disagree from then on. aoplint follows the task's status " +
-		"through the stream: run.json puts it in progress, status updates move it, completion.report moves it per its outcome (done, partial, " +
-		"needs_review → review; blocked → blocked), handoff.rejected blocks the child. A task the agent already reported on is in progress " +
-		"unless known otherwise. Repeating the current status is a no-op and fine.",
-	Bad: `{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"progress":"Executed 50/100 test cases"}}
-{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"status":"done"}}   (in-progress → done skips review)`,
-	Good: `{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"progress":"Executed 50/100 test cases"}}
-{"type":"status.update","taskId":"TASK-2026-02-09-059","payload":{...,"status":"review"}}`,
-}
+var SeqTransition = ruleDocs.Rule(lint.Rule{ID: "AOF-SEQ-003", Protocol: "aof", Severity: lint.Error})
 
 type taskStatus struct {
 	status string // "" while unknown

@@ -21,27 +21,9 @@ func isTaskStatus(s string) bool {
 
 var (
 	// StatusContent: at least one of status, progress, blockers, notes.
-	StatusContent = &lint.Rule{
-		ID: "AOF-STATUS-001", Title: "status.update needs status, progress, blockers or notes", Protocol: "aof", Kinds: []string{KindStatusUpdate}, Severity: lint.Error,
-		Spec: "aof-1 §Status Update Payload (Validation)",
-		Doc: "\"At least one of status, progress, blockers, or notes must be provided\": a status.update with none of them (absent or null) " +
-			"says nothing, and the upstream router rejects it. A member that is provided counts even when it is empty (\"blockers\": [], " +
-			"\"notes\": \"\"): the guide asks that one be provided, not that it be non-empty.",
-		Bad:  `"payload": {"taskId": "TASK-2026-02-09-059", "agentId": "swe-qa"}`,
-		Good: `"payload": {"taskId": "TASK-2026-02-09-059", "agentId": "swe-qa", "progress": "Executed 50/100 test cases"}`,
-		Run:  checkStatusContent,
-	}
+	StatusContent = ruleDocs.Rule(lint.Rule{ID: "AOF-STATUS-001", Protocol: "aof", Kinds: []string{KindStatusUpdate}, Severity: lint.Error, Run: checkStatusContent})
 	// StatusValue: status is a task status.
-	StatusValue = &lint.Rule{
-		ID: "AOF-STATUS-002", Title: "status must be a task status", Protocol: "aof", Kinds: []string{KindStatusUpdate}, Severity: lint.Error,
-		Spec: "aof-1 §Status Update Payload; §Overview (task lifecycle)",
-		Doc: "payload.status is a TaskStatus of the lifecycle: backlog, ready, in-progress, review, done, blocked (note the hyphen in " +
-			"in-progress). The upstream implementation's TaskStatus also has \"cancelled\" and \"deadletter\", statuses the guide does not " +
-			"define: each is reported alike, as a warning naming that dialect.",
-		Bad:  `"status": "in_progress"`,
-		Good: `"status": "in-progress"`,
-		Run:  checkStatusValue,
-	}
+	StatusValue = ruleDocs.Rule(lint.Rule{ID: "AOF-STATUS-002", Protocol: "aof", Kinds: []string{KindStatusUpdate}, Severity: lint.Error, Run: checkStatusValue})
 )
 
 var statusRules = []*lint.Rule{StatusContent, StatusValue}

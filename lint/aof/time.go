@@ -11,28 +11,9 @@ import (
 
 var (
 	// TimeFormat: timestamps are ISO 8601 date-times.
-	TimeFormat = &lint.Rule{
-		ID: "AOF-TIME-001", Title: "timestamps are ISO 8601 date-times", Protocol: "aof", Severity: lint.Error,
-		Spec: "aof-1 §Envelope Fields; §Handoff Request Payload; §Resume Protocol Artifacts",
-		Doc: "sentAt (every envelope), dueBy (handoff.request and inputs/handoff.json), startedAt (run.json), lastHeartbeat and expiresAt " +
-			"(run_heartbeat.json) and completedAt (run_result.json) are ISO 8601 date-times, as in the guide: 2026-02-09T21:00:00.000Z. " +
-			"A date alone, a locale format or free text (\"soon\") is rejected by the router's schema.",
-		Bad:  `"dueBy": "soon"`,
-		Good: `"dueBy": "2026-02-10T12:00:00.000Z"`,
-		Run:  checkTimes,
-	}
+	TimeFormat = ruleDocs.Rule(lint.Rule{ID: "AOF-TIME-001", Protocol: "aof", Severity: lint.Error, Run: checkTimes})
 	// TimeZone: timestamps in UTC with Z (upstream dialect).
-	TimeZone = &lint.Rule{
-		ID: "AOF-TIME-002", Title: "timestamps should be UTC with Z", Protocol: "aof", Severity: lint.Warning,
-		Spec: "aof-1 §Envelope Fields (upstream: Zod .datetime())",
-		Doc: "The guide asks for an ISO 8601 date-time and writes every example in UTC with Z. An offset such as +02:00 is ISO 8601, " +
-			"but the upstream implementation validates with Zod's .datetime(), which accepts only UTC with Z and rejects the envelope " +
-			"(invalid_envelope); a time without any zone is ambiguous. Write UTC with Z. A lowercase z is valid ISO 8601 but refused upstream " +
-			"too: an info naming that dialect.",
-		Bad:  `"sentAt": "2026-02-09T23:00:00+02:00"`,
-		Good: `"sentAt": "2026-02-09T21:00:00.000Z"`,
-		Run:  checkZones,
-	}
+	TimeZone = ruleDocs.Rule(lint.Rule{ID: "AOF-TIME-002", Protocol: "aof", Severity: lint.Warning, Run: checkZones})
 )
 
 var timeRules = []*lint.Rule{TimeFormat, TimeZone}

@@ -8,7 +8,6 @@
 package aop2
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -218,22 +217,6 @@ func kindOf(root *jsonread.Node) string {
 		return eventKind(e)
 	}
 	return ""
-}
-
-// ptr joins pointer tokens: ptr("/task", "inputs", 3) is "/task/inputs/3".
-func ptr(base string, toks ...any) string {
-	var b strings.Builder
-	b.WriteString(base)
-	for _, t := range toks {
-		b.WriteByte('/')
-		switch v := t.(type) {
-		case string:
-			b.WriteString(jsonread.EscapeToken(v))
-		case int:
-			b.WriteString(strconv.Itoa(v))
-		}
-	}
-	return b.String()
 }
 
 // quoteList renders allowed values for a message: "TASK, RESPONSE, EVENT".

@@ -8,19 +8,7 @@ import (
 )
 
 // UpstreamRefuses: a valid message the upstream implementation would refuse.
-var UpstreamRefuses = &lint.Rule{
-	ID: "AOP2-DIALECT-001", Title: "valid, but the upstream implementation would refuse it", Protocol: ID, Severity: lint.Info,
-	Spec: "aop2 §1.2 RESPONSE; §5; §6.1-§8 events (the contract is normative; the upstream Python implementation was stricter)",
-	Doc: "The contract decides: these messages are valid. The upstream Python implementation (Pydantic models and draft-07 schemas) " +
-		"required more, and a peer built on it refuses them: a RESPONSE without timing {started_at, completed_at, duration_seconds} " +
-		"(execution_summary is AOP2-SEQ-003), a task_status without message; fractional numbers where it wanted integers " +
-		"(timeout_seconds, interval_seconds, retry_backoff_seconds, duration_seconds, progress_percentage); a HEARTBEAT or PROGRESS_UPDATE " +
-		"without agent, a PROGRESS_UPDATE without progress.percentage or progress.message, a ROLLBACK_INITIATED without trigger, a " +
-		"PRIORITY_ESCALATION without escalated_by. Each is an info naming that dialect.",
-	Bad:  `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS"}}`,
-	Good: `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Done."}, "timing": {...}}`,
-	Run:  checkUpstreamRefuses,
-}
+var UpstreamRefuses = ruleDocs.Rule(lint.Rule{ID: "AOP2-DIALECT-001", Protocol: ID, Severity: lint.Info, Run: checkUpstreamRefuses})
 
 func init() { lint.Register(UpstreamRefuses) }
 

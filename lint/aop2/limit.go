@@ -10,35 +10,13 @@ import (
 )
 
 // SoftLimit: a SOFT limit of §4 exceeded (E_PAYLOAD_SIZE_WARNING).
-var SoftLimit = &lint.Rule{
-	ID: "AOP2-LIMIT-001", Title: "soft payload limit exceeded (E_PAYLOAD_SIZE_WARNING)", Protocol: ID, Kinds: kindTaskResponse, Severity: lint.Warning,
-	Spec: "aop2 §4 Practical Payload Limits",
-	Doc: "§4 sets SOFT limits: task.objective 50,000 chars (warn at 40k), phases 10, checkpoints 20 per phase, execution_summary.actions 200 items. " +
-		"Over a SOFT limit the message is still accepted and E_PAYLOAD_SIZE_WARNING is emitted, so aoplint reports a warning (the upstream Python schema rejected these; the contract is normative).",
-	Bad:  `{"message_type": "TASK", ..., "phases": [ ... 12 phases ... ]}`,
-	Good: `{"message_type": "TASK", ..., "phases": [ ... at most 10 phases ... ]}`,
-	Run:  checkSoftLimits,
-}
+var SoftLimit = ruleDocs.Rule(lint.Rule{ID: "AOP2-LIMIT-001", Protocol: ID, Kinds: kindTaskResponse, Severity: lint.Warning, Run: checkSoftLimits})
 
 // HardLimit: a HARD count limit of §4 exceeded (E_CONTEXT_OVERFLOW).
-var HardLimit = &lint.Rule{
-	ID: "AOP2-LIMIT-002", Title: "hard payload limit exceeded (E_CONTEXT_OVERFLOW)", Protocol: ID, Kinds: kindTask, Severity: lint.Error,
-	Spec: "aop2 §4 Practical Payload Limits",
-	Doc:  "§4 sets HARD limits on a TASK: task.inputs at most 100 files and task.expected_outputs at most 50 artifacts. Over a HARD limit the message is rejected with E_CONTEXT_OVERFLOW. Split the task.",
-	Bad:  `{"message_type": "TASK", ..., "task": {..., "inputs": [ ... 120 files ... ]}}`,
-	Good: `{"message_type": "TASK", ..., "task": {..., "inputs": [ ... at most 100 files ... ]}}`,
-	Run:  checkHardLimits,
-}
+var HardLimit = ruleDocs.Rule(lint.Rule{ID: "AOP2-LIMIT-002", Protocol: ID, Kinds: kindTask, Severity: lint.Error, Run: checkHardLimits})
 
 // EnvelopeSize: the whole TASK or RESPONSE over its byte limit (E_CONTEXT_OVERFLOW).
-var EnvelopeSize = &lint.Rule{
-	ID: "AOP2-LIMIT-003", Title: "envelope larger than its hard size limit (E_CONTEXT_OVERFLOW)", Protocol: ID, Kinds: kindTaskResponse, Severity: lint.Error,
-	Spec: "aop2 §4 Practical Payload Limits",
-	Doc:  "§4: a whole TASK envelope is at most 200KB of JSON and a whole RESPONSE at most 500KB (HARD). aoplint counts KB as 1,000 bytes (200,000 and 500,000 bytes), as the upstream implementation did, and measures the message as it goes on the wire: compact, without the insignificant whitespace of a pretty-printed file, so an indented 80 kB TASK is measured by its content, not its indentation. A larger envelope is rejected with E_CONTEXT_OVERFLOW. Keep large content in files and reference them by path.",
-	Bad:  `{"message_type": "RESPONSE", ..., "execution_summary": {..., "extensions": {"x_blob": "... 600KB ..."}}}`,
-	Good: `{"message_type": "RESPONSE", ..., "execution_summary": {..., "extensions": {"x_log_ref": "logs/session-001/task-001.log"}}}`,
-	Run:  checkEnvelopeSize,
-}
+var EnvelopeSize = ruleDocs.Rule(lint.Rule{ID: "AOP2-LIMIT-003", Protocol: ID, Kinds: kindTaskResponse, Severity: lint.Error, Run: checkEnvelopeSize})
 
 func init() { lint.Register(SoftLimit, HardLimit, EnvelopeSize) }
 
@@ -70,7 +48,7 @@ func checkSoftLimits(p *lint.Pass) {
 		if phases != nil && phases.Kind == jsonread.Array {
 			for i, ph := range phases.Items {
 				if n := arrayLen(ph.Get("checkpoints")); n > aop2spec.MaxCheckpoints {
-					p.Reportf(ptr("/phases", i, "checkpoints"), "phase %s has %d checkpoints, over the SOFT limit of 20 per phase (E_PAYLOAD_SIZE_WARNING, §4)", describe(ph.Get("phase_id")), n)
+					p.Reportf(jsonread.JoinPointer("/phases", i, "checkpoints"), "phase %s has %d checkpoints, over the SOFT limit of 20 per phase (E_PAYLOAD_SIZE_WARNING, §4)", describe(ph.Get("phase_id")), n)
 				}
 			}
 		}

@@ -9,41 +9,13 @@ import (
 )
 
 // SeqFinalSignal: require_final_signal → task_status.state and final_signal.
-var SeqFinalSignal = &lint.Rule{
-	ID: "AOP2-SEQ-002", Title: "require_final_signal: RESPONSE carries state and final_signal", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
-	Spec: "aop2 §5 Executor Response (guard rails)",
-	Doc: "When the TASK's guard_rails.require_final_signal is true (the v2.0.0 default: a TASK without guard_rails requires it), its RESPONSE must have task_status.state and task_status.final_signal (§5). " +
-		"With the TASK in the same input this is an error. A RESPONSE linted alone gets a warning: the guard rail that demands it lives in the TASK.",
-	Bad:  `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "message": "Task completed."}}`,
-	Good: `{"message_type": "RESPONSE", ..., "task_status": {"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Task completed."}}`,
-}
+var SeqFinalSignal = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-002", Protocol: ID, Kinds: kindResponse, Severity: lint.Error})
 
 // SeqMinimalReport: require_minimal_report → non-empty summary and actions.
-var SeqMinimalReport = &lint.Rule{
-	ID: "AOP2-SEQ-003", Title: "require_minimal_report: RESPONSE has a non-empty summary and actions", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
-	Spec: "aop2 §5 Executor Response (guard rails)",
-	Doc: "When the TASK's guard_rails.require_minimal_report is true (the v2.0.0 default), its RESPONSE must have a non-empty execution_summary.summary and a non-empty execution_summary.actions (§5). " +
-		"With the TASK in the same input this is an error; a RESPONSE linted alone gets a warning.",
-	Bad:  `{"message_type": "RESPONSE", ..., "execution_summary": {"summary": "", "actions": []}}`,
-	Good: `{"message_type": "RESPONSE", ..., "execution_summary": {"summary": "Refactored module_x.py to use dependency injection.", "actions": ["Read src/module_x.py (312 lines)."]}}`,
-}
+var SeqMinimalReport = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-003", Protocol: ID, Kinds: kindResponse, Severity: lint.Error})
 
 // SeqNoResponse: a TASK requiring a final signal is answered before the session ends.
-var SeqNoResponse = &lint.Rule{
-	ID: "AOP2-SEQ-004", Title: "a TASK requiring a final signal gets a RESPONSE", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §5 Executor Response (guard rails); §1.2 Message Types",
-	Doc: "A TASK whose guard_rails.require_final_signal is true (the v2.0.0 default) must be answered by a RESPONSE with task_status.state and final_signal (§5). " +
-		"A session (a transcript) that ends without that RESPONSE broke the guard rail: the executor hung, crashed or never reported. " +
-		"aoplint reports it at the end of a transcript for each TASK the orchestrator sent; in a plain JSON-lines file it needs some later message (an EVENT, a RESPONSE, a harness record) to know the agent's side is recorded. " +
-		"TASKs an executor delegates (sent by the agent in a transcript; with a parent_task_id in a plain stream) are answered by their sub-executor, which this stream need not record. " +
-		"In a harness transcript, a TASK the orchestrator cancelled (a harness signal, kill or close-stdin event before the RESPONSE, not at the scenario deadline) owes no RESPONSE.",
-	Bad: `{"message_type":"TASK",...,"task":{"task_id":"TASK-001",...},"guard_rails":{"require_final_signal":true}}
-{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
-(end of session)`,
-	Good: `{"message_type":"TASK",...,"task":{"task_id":"TASK-001",...},"guard_rails":{"require_final_signal":true}}
-{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
-{"message_type":"RESPONSE","task_id":"TASK-001",...,"task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}`,
-}
+var SeqNoResponse = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-004", Protocol: ID, Severity: lint.Error})
 
 func init() { lint.Register(SeqFinalSignal, SeqMinimalReport, SeqNoResponse) }
 

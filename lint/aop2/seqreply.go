@@ -7,38 +7,13 @@ import (
 )
 
 // SeqCorrelation: a RESPONSE answers a TASK of the session.
-var SeqCorrelation = &lint.Rule{
-	ID: "AOP2-SEQ-001", Title: "RESPONSE session_id and task_id match the TASK", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §1.2 Message Types (RESPONSE session_id, task_id); §5 Executor Response",
-	Doc: "A RESPONSE names the TASK it answers by task_id and its session by session_id (§1.2). In a session, its task_id must be the task.task_id of a TASK sent before, " +
-		"and its session_id that TASK's session.session_id. Tasks are told apart by session and task_id together: two sessions interleaved in one stream may each have a TASK-001. An orchestrator cannot route a RESPONSE whose ids it never issued.",
-	Bad: `{"message_type":"TASK","session":{"session_id":"AOP-SESSION-2026-02-26-001",...},"task":{"task_id":"TASK-001",...},...}
-{"message_type":"RESPONSE","session_id":"AOP-SESSION-2026-02-26-001-OTHER","task_id":"TASK-001",...}`,
-	Good: `{"message_type":"TASK","session":{"session_id":"AOP-SESSION-2026-02-26-001",...},"task":{"task_id":"TASK-001",...},...}
-{"message_type":"RESPONSE","session_id":"AOP-SESSION-2026-02-26-001","task_id":"TASK-001",...}`,
-}
+var SeqCorrelation = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-001", Protocol: ID, Severity: lint.Error})
 
 // SeqAfterResponse: no HEARTBEAT or PROGRESS_UPDATE after the task's RESPONSE.
-var SeqAfterResponse = &lint.Rule{
-	ID: "AOP2-SEQ-008", Title: "no task events after the final RESPONSE", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §5 Executor Response (final_signal); §6 Heartbeat & Progress Events",
-	Doc: "The RESPONSE is the executor's final word on a task: it carries the final_signal (§5). HEARTBEAT and PROGRESS_UPDATE events (§6) report a task that is still running, " +
-		"so none may follow the RESPONSE of the same task_id; an orchestrator would read them as a task running after it finished. (Orchestrator events such as ROLLBACK_INITIATED or SESSION_FINAL_REPORT may follow.) A new TASK with the same task_id, a retry, starts over.",
-	Bad: `{"message_type":"RESPONSE","task_id":"TASK-001",...,"task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}
-{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}`,
-	Good: `{"message_type":"EVENT","event":"HEARTBEAT","task_id":"TASK-001",...}
-{"message_type":"RESPONSE","task_id":"TASK-001",...,"task_status":{"state":"COMPLETED","final_signal":"SUCCESS"}}`,
-}
+var SeqAfterResponse = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-008", Protocol: ID, Severity: lint.Error})
 
 // SeqDuplicateResponse: one RESPONSE per TASK.
-var SeqDuplicateResponse = &lint.Rule{
-	ID: "AOP2-SEQ-009", Title: "one RESPONSE per TASK", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §1.2 Message Types; §5 Executor Response",
-	Doc:  "Each TASK gets one RESPONSE, the final report with its final_signal (§5). A second RESPONSE for the same task_id (without a new TASK, a retry, in between) leaves the orchestrator with two outcomes for one task.",
-	Bad: `{"message_type":"RESPONSE","task_id":"TASK-001",...}
-{"message_type":"RESPONSE","task_id":"TASK-001",...}`,
-	Good: `{"message_type":"RESPONSE","task_id":"TASK-001",...}`,
-}
+var SeqDuplicateResponse = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-009", Protocol: ID, Severity: lint.Error})
 
 func init() { lint.Register(SeqCorrelation, SeqAfterResponse, SeqDuplicateResponse) }
 
@@ -150,18 +125,7 @@ func (c *replyChecker) Finish(p *lint.Pass) {}
 func (c *replyChecker) reset() { c.done.reset() }
 
 // SeqAgentModel: the RESPONSE's agent is the TASK's target.
-var SeqAgentModel = &lint.Rule{
-	ID: "AOP2-SEQ-015", Title: "RESPONSE agent matches the TASK's target", Protocol: ID, Kinds: kindResponse, Severity: lint.Warning,
-	Spec: "aop2 §5 Executor Response (agent); §9 Model & Agent Routing",
-	Doc: "The TASK's target names the provider and model that should execute it; the RESPONSE's agent reports who did (name, provider, model). " +
-		"Routing and fallback (§9) are the orchestrator's: when it falls back to an alternative model it sends the TASK again with that target. " +
-		"A RESPONSE whose agent.provider or agent.model differs from the TASK's target means the executor ran something else than it was asked to, or reports it wrongly; " +
-		"cost and audit records then name the wrong model.",
-	Bad: `TASK: "target": {"agent_name": "Emma", "role": "EXECUTOR", "provider": "CODEX", "model": "gpt-5.3-codex"}
-RESPONSE: "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-4o"}`,
-	Good: `TASK: "target": {"agent_name": "Emma", "role": "EXECUTOR", "provider": "CODEX", "model": "gpt-5.3-codex"}
-RESPONSE: "agent": {"name": "Emma", "provider": "CODEX", "model": "gpt-5.3-codex"}`,
-}
+var SeqAgentModel = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-015", Protocol: ID, Kinds: kindResponse, Severity: lint.Warning})
 
 func init() { lint.Register(SeqAgentModel) }
 

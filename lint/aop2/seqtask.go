@@ -12,73 +12,19 @@ import (
 )
 
 // SeqDelegationDepth: delegation through parent_task_id at most 3 deep.
-var SeqDelegationDepth = &lint.Rule{
-	ID: "AOP2-SEQ-011", Title: "delegation at most 3 levels deep (E_MAX_DEPTH_EXCEEDED)", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §10 Delegation Graph; §12 E_MAX_DEPTH_EXCEEDED",
-	Doc: "A delegated TASK names its parent in task.parent_task_id. The root TASK (no parent) is depth 0, its child depth 1, and so on; §12 makes a delegation depth greater than 3 an error (E_MAX_DEPTH_EXCEEDED). " +
-		"aoplint follows parent_task_id through the TASKs of the session; a parent it has not seen counts as a root.",
-	Bad: `TASK-001 (root)
-TASK-001.1 parent TASK-001
-TASK-001.1.1 parent TASK-001.1
-TASK-001.1.1.1 parent TASK-001.1.1
-TASK-001.1.1.1.1 parent TASK-001.1.1.1   (depth 4)`,
-	Good: `TASK-001 (root)
-TASK-001.1 parent TASK-001
-TASK-001.1.1 parent TASK-001.1
-TASK-001.1.1.1 parent TASK-001.1.1   (depth 3)`,
-}
+var SeqDelegationDepth = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-011", Protocol: ID, Severity: lint.Error})
 
 // SeqCheckpoints: checkpoint_results name checkpoints of the TASK.
-var SeqCheckpoints = &lint.Rule{
-	ID: "AOP2-SEQ-012", Title: "checkpoint_results name checkpoints the TASK defined", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
-	Spec: "aop2 §2.2 Full Envelope (phases[].checkpoints); §5 Executor Response (checkpoint_results)",
-	Doc:  "A RESPONSE reports on the checkpoints its TASK defined in phases[].checkpoints[].checkpoint_id. A checkpoint_results entry whose checkpoint_id the TASK never defined cannot be matched to any validation; it is usually a typo or a result for another task.",
-	Bad: `TASK: "phases": [{"phase_id": "PHASE-IMPLEMENTATION", ..., "checkpoints": [{"checkpoint_id": "CP-IMPL-001", ...}]}]
-RESPONSE: "checkpoint_results": [{"checkpoint_id": "CP-IMPL-01", "status": "PASS"}]`,
-	Good: `TASK: "phases": [{"phase_id": "PHASE-IMPLEMENTATION", ..., "checkpoints": [{"checkpoint_id": "CP-IMPL-001", ...}]}]
-RESPONSE: "checkpoint_results": [{"checkpoint_id": "CP-IMPL-001", "status": "PASS"}]`,
-}
+var SeqCheckpoints = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-012", Protocol: ID, Kinds: kindResponse, Severity: lint.Error})
 
 // SeqBudget: the actual cost stays within the task's budget.
-var SeqBudget = &lint.Rule{
-	ID: "AOP2-SEQ-013", Title: "actual cost within the task's budget (E_COST_LIMIT_EXCEEDED)", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
-	Spec: "aop2 §0 item 3 (cost tracking & budgets); §12 E_COST_LIMIT_EXCEEDED",
-	Doc: "A TASK may cap its cost in task.budgets (or task.constraints): max_cost_usd and max_tokens (§2.2). §12 names the failure: " +
-		"\"E_COST_LIMIT_EXCEEDED – budgets / max_cost_usd exceeded\". The spec gives max_tokens no definition of its own, so aoplint reads it as " +
-		"the providers' APIs of §9 do (OpenAI and Anthropic max_tokens, Gemini max_output_tokens): the most tokens the model may generate. " +
-		"The RESPONSE's cost_tracking.tokens_output must stay within it, and cost_tracking.actual_cost_usd within max_cost_usd; tokens_input " +
-		"(the prompt and context the executor was handed) is not bounded by max_tokens. The spec's own pair agrees: the §2.2 TASK sets " +
-		"\"max_tokens\": 15000 and \"max_cost_usd\": 0.50, and the §5 RESPONSE reports \"tokens_input\": 12500, \"tokens_output\": 3200, " +
-		"\"actual_cost_usd\": 0.18 — within budget, although input and output together are 15700. A RESPONSE that reports " +
-		"error_details.error_code E_COST_LIMIT_EXCEEDED itself has said so and is not reported again.",
-	Bad: `TASK: "budgets": {"max_cost_usd": 0.50, "max_tokens": 15000}
-RESPONSE: "cost_tracking": {"actual_cost_usd": 0.18, "tokens_input": 12500, "tokens_output": 16200}`,
-	Good: `TASK: "budgets": {"max_cost_usd": 0.50, "max_tokens": 15000}
-RESPONSE: "cost_tracking": {"actual_cost_usd": 0.18, "tokens_input": 12500, "tokens_output": 3200}`,
-}
+var SeqBudget = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-013", Protocol: ID, Kinds: kindResponse, Severity: lint.Error})
 
 // SeqProgressBackwards: progress percentages do not go backwards.
-var SeqProgressBackwards = &lint.Rule{
-	ID: "AOP2-SEQ-014", Title: "progress does not go backwards", Protocol: ID, Severity: lint.Warning,
-	Spec: "aop2 §6.1 Heartbeat (progress_percentage); §6.2 Progress Updates (progress.percentage)",
-	Doc:  "HEARTBEAT progress_percentage and PROGRESS_UPDATE progress.percentage report how far a task is. Within one task (until a new TASK, a retry, restarts it) a later event reporting a lower percentage than an earlier one confuses the progress shown to users.",
-	Bad: `PROGRESS_UPDATE task TASK-001 percentage 60
-HEARTBEAT task TASK-001 progress_percentage 45`,
-	Good: `HEARTBEAT task TASK-001 progress_percentage 45
-PROGRESS_UPDATE task TASK-001 percentage 60`,
-}
+var SeqProgressBackwards = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-014", Protocol: ID, Severity: lint.Warning})
 
 // SeqDelegationAllowed: no sub-TASK of a task that forbids delegation.
-var SeqDelegationAllowed = &lint.Rule{
-	ID: "AOP2-SEQ-016", Title: "no sub-TASK of a task that forbids delegation", Protocol: ID, Severity: lint.Warning,
-	Spec: "aop2 §2.2 Full Envelope (task.constraints.delegation_allowed); §10 Delegation Graph",
-	Doc: "A TASK says in task.constraints.delegation_allowed whether its executor may delegate sub-tasks. A TASK whose task.parent_task_id names a task that set delegation_allowed to false is a delegation the parent forbade. " +
-		"The contract names the constraint without spelling out the consequence, so this is a warning; it is reported only when the parent set false explicitly.",
-	Bad: `TASK-001: "constraints": {"delegation_allowed": false}
-TASK-001.1: "parent_task_id": "TASK-001"`,
-	Good: `TASK-001: "constraints": {"delegation_allowed": true}
-TASK-001.1: "parent_task_id": "TASK-001"`,
-}
+var SeqDelegationAllowed = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-016", Protocol: ID, Severity: lint.Warning})
 
 func init() {
 	lint.Register(SeqDelegationDepth, SeqDelegationAllowed, SeqCheckpoints, SeqBudget, SeqProgressBackwards)
@@ -195,7 +141,7 @@ func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
 				continue
 			}
 			w := cp.w.with(fmt.Sprintf("the TASK %q and its checkpoints", cp.id))
-			p.ReportRelatedf(p.Rule.Severity, ptr("/checkpoint_results", i, "checkpoint_id"), []lint.Related{w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
+			p.ReportRelatedf(p.Rule.Severity, jsonread.JoinPointer("/checkpoint_results", i, "checkpoint_id"), []lint.Related{w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
 		}
 	}
 }
@@ -269,7 +215,7 @@ func limitOf(m *lint.Message, root *jsonread.Node, key string) (bool, limitWitne
 	return false, limitWitness{}
 }
 
-// limitPointer is ptr("/task", where, key), made once for the limits read here.
+// limitPointer is jsonread.JoinPointer("/task", where, key), made once for the limits read here.
 func limitPointer(where, key string) string {
 	switch {
 	case where == "budgets" && key == "max_cost_usd":
@@ -281,7 +227,7 @@ func limitPointer(where, key string) string {
 	case where == "constraints" && key == "max_tokens":
 		return "/task/constraints/max_tokens"
 	}
-	return ptr("/task", where, key)
+	return jsonread.JoinPointer("/task", where, key)
 }
 
 func (c *budgetChecker) observes() msgTypes { return typesTaskResponse }

@@ -24,61 +24,16 @@ func floatPtr(n *jsonread.Node) *float64 {
 // ones the reference engine and the conformance checks apply.
 
 // SeqHeartbeatFailure: heartbeats stopped for interval × max_missed_beats.
-var SeqHeartbeatFailure = &lint.Rule{
-	ID: "AOP2-SEQ-005", Title: "heartbeats missed max_missed_beats times (E_HEARTBEAT_FAILURE)", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §6.1 Heartbeat; §12 E_HEARTBEAT_FAILURE",
-	Doc: "When the TASK enables heartbeats (execution_policy.heartbeat.enabled), the executor sends a HEARTBEAT event every interval_seconds (default 120) until its RESPONSE. " +
-		"A silence longer than interval_seconds × max_missed_beats (default 3) is E_HEARTBEAT_FAILURE (§12): the orchestrator applies on_heartbeat_failure (ABORT by default). " +
-		"The silence is measured from the TASK (or the previous HEARTBEAT) to the next HEARTBEAT, the RESPONSE, or the end of the session, on the harness clock when the transcript has one, else by the message timestamps " +
-		"(for a TASK, its session.created_at, used only for the first TASK of a session; for a RESPONSE, timing.completed_at). " +
-		"In a harness transcript a timers-start event moves the start to the agent's first sign of life and its timeout_scale stretches the limit, as aopconform did (docs/transcript-format.md).",
-	Bad: `TASK (heartbeat interval 120 s, max_missed_beats 3) at 12:35:00
-HEARTBEAT at 12:37:00
-RESPONSE at 12:45:30   (8.5 min without a heartbeat)`,
-	Good: `TASK (heartbeat interval 120 s, max_missed_beats 3) at 12:35:00
-HEARTBEAT at 12:37:00, 12:39:00, 12:41:00, 12:43:00, 12:45:00
-RESPONSE at 12:45:30`,
-}
+var SeqHeartbeatFailure = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-005", Protocol: ID, Severity: lint.Error})
 
 // SeqHeartbeatLate: a heartbeat came well after its interval.
-var SeqHeartbeatLate = &lint.Rule{
-	ID: "AOP2-SEQ-006", Title: "heartbeat later than its interval", Protocol: ID, Severity: lint.Warning,
-	Spec: "aop2 §6.1 Heartbeat",
-	Doc: "With heartbeats enabled, a HEARTBEAT is due every interval_seconds. aoplint keeps the schedule the first HEARTBEAT sets (first, first + interval, first + 2 × interval, ...), " +
-		"allowing each beat a tenth of an interval of drift (an executor's sleeps overshoot a little), " +
-		"and reports a HEARTBEAT, or the RESPONSE after one, that comes more than half an interval (plus the clock tolerance) behind its slot, or a first HEARTBEAT more than two intervals after the TASK: a beat was missed, " +
-		"which the orchestrator counts towards max_missed_beats. It is a warning until the silence is a heartbeat failure by AOP2-SEQ-005's test (longer than interval × max_missed_beats plus the clock tolerance), which is then SEQ-005's alone: every gap belongs to one of the two rules. After a report the schedule restarts at the late beat. " +
-		"aopconform's aop2/6.1/heartbeat-interval takes this rule's findings: the limits are lint/spec/aop2's, stretched by the transcript's timeout_scale.",
-	Bad: `TASK (heartbeat interval 120 s) at 12:35:00
-HEARTBEAT at 12:38:00, 12:41:00   (every 180 s)`,
-	Good: `TASK (heartbeat interval 120 s) at 12:35:00
-HEARTBEAT at 12:37:00, 12:39:00   (every 120 s)`,
-}
+var SeqHeartbeatLate = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-006", Protocol: ID, Severity: lint.Warning})
 
 // SeqProgressRate: PROGRESS_UPDATE at most once every 30 s.
-var SeqProgressRate = &lint.Rule{
-	ID: "AOP2-SEQ-007", Title: "PROGRESS_UPDATE at most once every 30 s", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §6.2 Progress Updates (\"Frequency: not more than once every 30 seconds\")",
-	Doc: "§6.2 limits PROGRESS_UPDATE events of a task to one every 30 seconds, so progress reporting cannot flood the orchestrator. Two updates of the same task_id less than 30 s apart break it (the first such pair of each task is reported). " +
-		"Clock tolerance: half a second on the harness clock, one second on message timestamps (which are often truncated to whole seconds).",
-	Bad: `PROGRESS_UPDATE task TASK-001 at 12:38:00
-PROGRESS_UPDATE task TASK-001 at 12:38:05`,
-	Good: `PROGRESS_UPDATE task TASK-001 at 12:38:00
-PROGRESS_UPDATE task TASK-001 at 12:38:30`,
-}
+var SeqProgressRate = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-007", Protocol: ID, Severity: lint.Error})
 
 // SeqTimeout: the RESPONSE comes within the effective timeout.
-var SeqTimeout = &lint.Rule{
-	ID: "AOP2-SEQ-010", Title: "RESPONSE within the effective timeout (E_TIMEOUT)", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §11 Policy Precedence (timeout); §12 E_TIMEOUT",
-	Doc: "The effective timeout of a task is guard_rails.timeout_seconds if set, else execution_policy.timeout_seconds (§11); with neither, the executor's default applies and aoplint checks nothing. " +
-		"A RESPONSE that comes later than that after its TASK (on the harness clock; in a plain JSON-lines file, by the RESPONSE's timing) means the task exceeded its timeout: E_TIMEOUT (§12). " +
-		"A transcript that goes on past the timeout with no RESPONSE at all is reported at its end.",
-	Bad: `TASK (guard_rails.timeout_seconds 600) at 10:00:00
-RESPONSE at 10:11:00`,
-	Good: `TASK (guard_rails.timeout_seconds 600) at 10:00:00
-RESPONSE at 10:09:30`,
-}
+var SeqTimeout = ruleDocs.Rule(lint.Rule{ID: "AOP2-SEQ-010", Protocol: ID, Severity: lint.Error})
 
 func init() { lint.Register(SeqHeartbeatFailure, SeqHeartbeatLate, SeqProgressRate, SeqTimeout) }
 

@@ -9,25 +9,10 @@ import (
 )
 
 // Timestamp: date-time members are ISO 8601.
-var Timestamp = &lint.Rule{
-	ID: "AOP2-TIME-001", Title: "timestamps are ISO 8601", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §2.1 (session.created_at); §5 (timing, progress_log); §6-§8 (event timestamp)",
-	Doc: "Every date-time of the contract is written as an ISO 8601 date-time, as in all its examples: \"2026-02-26T12:37:01Z\" (session.created_at, timing.started_at and completed_at, progress_log.last_progress_event_at, the timestamp of every EVENT). " +
-		"Orchestrators order heartbeats and progress by them. Other formats (\"22/11/2026 10:00\", epoch numbers) are errors; a date-time without a time zone is ambiguous and gets a warning: add Z for UTC.",
-	Bad:  `{"message_type": "EVENT", "event": "HEARTBEAT", ..., "timestamp": "22/11/2026 10:00"}`,
-	Good: `{"message_type": "EVENT", "event": "HEARTBEAT", ..., "timestamp": "2026-11-22T10:00:00Z"}`,
-	Run:  checkTimestamps,
-}
+var Timestamp = ruleDocs.Rule(lint.Rule{ID: "AOP2-TIME-001", Protocol: ID, Severity: lint.Error, Run: checkTimestamps})
 
 // TimingOrder: a RESPONSE's timing is consistent.
-var TimingOrder = &lint.Rule{
-	ID: "AOP2-TIME-002", Title: "timing is consistent", Protocol: ID, Kinds: kindResponse, Severity: lint.Error,
-	Spec: "aop2 §5 Executor Response (timing)",
-	Doc:  "A RESPONSE's timing says when the task ran: completed_at cannot be before started_at (an error), and duration_seconds should be the time between them (more than a second off is a warning).",
-	Bad:  `"timing": {"started_at": "2026-02-26T12:40:32Z", "completed_at": "2026-02-26T12:35:01Z", "duration_seconds": 331}`,
-	Good: `"timing": {"started_at": "2026-02-26T12:35:01Z", "completed_at": "2026-02-26T12:40:32Z", "duration_seconds": 331}`,
-	Run:  checkTimingOrder,
-}
+var TimingOrder = ruleDocs.Rule(lint.Rule{ID: "AOP2-TIME-002", Protocol: ID, Kinds: kindResponse, Severity: lint.Error, Run: checkTimingOrder})
 
 func init() { lint.Register(Timestamp, TimingOrder) }
 

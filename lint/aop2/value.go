@@ -9,14 +9,7 @@ import (
 )
 
 // Percentage: progress percentages are within 0..100.
-var Percentage = &lint.Rule{
-	ID: "AOP2-VALUE-001", Title: "percentages are within 0..100", Protocol: ID, Severity: lint.Error,
-	Spec: "aop2 §5 (progress_log.progress_percentage); §6.1 (progress_percentage); §6.2 (progress.percentage)",
-	Doc:  "Progress is a percentage: HEARTBEAT progress_percentage, PROGRESS_UPDATE progress.percentage and RESPONSE progress_log.progress_percentage are numbers from 0 to 100 (the v2.0.0 range).",
-	Bad:  `{"message_type": "EVENT", "event": "PROGRESS_UPDATE", ..., "progress": {"percentage": 160}}`,
-	Good: `{"message_type": "EVENT", "event": "PROGRESS_UPDATE", ..., "progress": {"percentage": 60}}`,
-	Run:  checkPercentages,
-}
+var Percentage = ruleDocs.Rule(lint.Rule{ID: "AOP2-VALUE-001", Protocol: ID, Severity: lint.Error, Run: checkPercentages})
 
 func init() { lint.Register(Percentage) }
 
@@ -49,17 +42,7 @@ func checkPercentages(p *lint.Pass) {
 
 // Sanity: limits and counts the spec gives no range for, with values that cannot
 // mean what they say. The spec does not require them, so this is a warning.
-var Sanity = &lint.Rule{
-	ID: "AOP2-VALUE-002", Title: "implausible limit or count (not required by the spec)", Protocol: ID, Kinds: kindTask, Severity: lint.Warning,
-	Spec: "aop2 §2.2 (task.attempt, constraints, budgets); §6.1 heartbeat; §11 execution_policy and guard_rails",
-	Doc: "The contract gives timeout_seconds, max_retries, attempt, max_cost_usd, max_tokens and the heartbeat's interval_seconds and " +
-		"max_missed_beats no range, so any number of the right type is valid. Some values cannot mean what they say: a timeout of zero or " +
-		"less seconds, a negative retry count or backoff, an attempt number below 1, a negative budget, a heartbeat every zero seconds. " +
-		"These are sanity checks, reported as warnings that say they are not required by the spec.",
-	Bad:  `"execution_policy": {"timeout_seconds": 0, "max_retries": -1}`,
-	Good: `"execution_policy": {"timeout_seconds": 1800, "max_retries": 2}`,
-	Run:  checkSanity,
-}
+var Sanity = ruleDocs.Rule(lint.Rule{ID: "AOP2-VALUE-002", Protocol: ID, Kinds: kindTask, Severity: lint.Warning, Run: checkSanity})
 
 func init() { lint.Register(Sanity) }
 

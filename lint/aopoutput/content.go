@@ -13,29 +13,10 @@ import (
 const MaxFreeText = 2000
 
 // MarkerStray: nothing before START or after END.
-var MarkerStray = &lint.Rule{
-	ID: "AOPOUT-MARKER-005", Title: "text outside [AOP:START] ... [AOP:END]", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
-	Spec: "aop-output-1.0.0 §Implementation in Agent Prompts (\"Return ONLY an AOP-formatted summary\")",
-	Doc: "The agent returns only the AOP report: the response opens with [AOP:START] and closes with [AOP:END]. Log lines " +
-		"before or after it reach the parent's context unfiltered. (Text between [AOP:TASK] and [AOP:SUMMARY], where the " +
-		"format says \"agent work happens here\", is allowed, within AOPOUT-CONTENT-001's bounds.)",
-	Bad:  "Loading workspace index...\n[AOP:START] 2026-02-05T10:30:00Z\n...\n[AOP:END] 2026-02-05T10:30:12Z\nDone. Cleaning up temporary files.",
-	Good: "[AOP:START] 2026-02-05T10:30:00Z\n...\n[AOP:END] 2026-02-05T10:30:12Z",
-	Run:  checkStray,
-}
+var MarkerStray = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-MARKER-005", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning, Run: checkStray})
 
 // ContentDump: no file contents, stack traces or dumps anywhere in the response.
-var ContentDump = &lint.Rule{
-	ID: "AOPOUT-CONTENT-001", Title: "file contents, stack trace or dumped output in the response", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: "aop-output-1.0.0 §The Problem AOP Solves; §Implementation in Agent Prompts (DO NOT include ...); §Validation Checklist",
-	Doc: "Outside the summary too, the response carries no full file contents, code snippets over 5 lines, stack traces " +
-		"or verbose logs: text outside the markers and the summary (the agent-work area, stray lines) holding code over 5 " +
-		"lines or a stack trace, or more than 2,000 characters in all, is an error. That is the context overflow AOP exists " +
-		"to prevent: write it to the details file.",
-	Bad:  "[AOP:TASK] Search for auth implementations\n    line 000: const handler = require('./auth/handler');\n    ... (200 lines of the file)\n[AOP:SUMMARY]\n...",
-	Good: "[AOP:TASK] Search for auth implementations\n\n[AOP:SUMMARY]\n- Main handler: src/auth/handler.ts (450 lines)\n...",
-	Run:  checkContent,
-}
+var ContentDump = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-CONTENT-001", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Run: checkContent})
 
 func init() { lint.Register(MarkerStray, ContentDump) }
 

@@ -9,67 +9,30 @@ import (
 
 	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/linter"
 	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 const specDetails = "aop-output-1.0.0 §AOP Format Specification ([AOP:DETAILS_FILE] {path to full output file, or \"none\"}); §Validation Checklist"
 
 // DetailsPath: a path or none.
-var DetailsPath = &lint.Rule{
-	ID: "AOPOUT-DETAILS-001", Title: "DETAILS_FILE is not a path or none", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: specDetails,
-	Doc: "[AOP:DETAILS_FILE] is followed by the path of the full output file, or by none. The spec's parser reads the " +
-		"path as one word (\\S+), so a path with a space is cut at the space (\"My Documents/out.json\" is read as \"My\"; " +
-		"so is one with a tab, a form feed or a no-break space: JavaScript's white space); " +
-		"an empty value or a template left in is an error. Quotes around the value are a warning: they become part of the path.",
-	Bad:  "[AOP:DETAILS_FILE] My Documents/out.json",
-	Good: "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/search-auth-1707130200.json",
-	Run:  checkDetailsPath,
-}
+var DetailsPath = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-DETAILS-001", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Spec: specDetails, Run: checkDetailsPath})
 
 // DetailsExists: the named file exists.
-var DetailsExists = &lint.Rule{
-	ID: "AOPOUT-DETAILS-002", Title: "details file does not exist", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
+var DetailsExists = ruleDocs.Rule(lint.Rule{
+	ID: "AOPOUT-DETAILS-002", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
 	Spec: specDetails + "; §Validation Checklist (\"Details file written if needed\")",
-	Doc: "The path in [AOP:DETAILS_FILE] must name an existing file: the parent reads the details from it. A relative path is " +
-		"the agent's, relative to the directory it ran in. Where that directory is known (aoplint --details-root DIR; " +
-		"aopconform's lint step, whose root is the agent's scratch directory) the file is looked for there alone, and a " +
-		"missing file is an error. Where it is not (a report stored and linted elsewhere: pre-commit, CI), the file is looked " +
-		"for against the report's directory, aoplint's working directory and the report's parent directories, the diagnostic " +
-		"lists every path tried, and a missing file is a warning: whether it exists depends on the machine, not on the report. " +
-		"Use none when there is no details file. Reports read from standard input, or from a transcript without a root, are " +
-		"not checked.",
-	Bad:  "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/never-written.json",
-	Good: "[AOP:DETAILS_FILE] none",
 	Run:  checkDetailsExists,
-}
+})
 
 // DetailsValid: a JSON details file is a valid details file.
-var DetailsValid = &lint.Rule{
-	ID: "AOPOUT-DETAILS-003", Title: "details file is not a valid details file", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: "aop-output-1.0.0 §Details File Format",
-	Doc: "A JSON details file named by [AOP:DETAILS_FILE] (a .json file, or a file whose content starts with {) is linted " +
-		"with the details-file rules (AOPOUT-FILE-*, AOPOUT-SCHEMA-001) and any JSON error; the report gets one diagnostic at " +
-		"its DETAILS_FILE line, listing each problem of the file as a related location. Other details files (Markdown, " +
-		"diffs, logs, as the task-type table allows) are only checked to exist.",
-	Bad:  "[AOP:DETAILS_FILE] details/broken.json   (whose content is {\"aop_version\": 1, \"results\": [] })",
-	Good: "[AOP:DETAILS_FILE] details/search-auth.json   (a JSON object with aop_version \"1.0.0\", agent_id, task, timestamp, results)",
-	Run:  checkDetailsValid,
-}
+var DetailsValid = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-DETAILS-003", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Run: checkDetailsValid})
 
 // DetailsEscape: the path stays in the agent's working directory.
-var DetailsEscape = &lint.Rule{
-	ID: "AOPOUT-DETAILS-004", Title: "details path climbs out of the working directory", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
+var DetailsEscape = ruleDocs.Rule(lint.Rule{
+	ID: "AOPOUT-DETAILS-004", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
 	Spec: specDetails + "; aopkit bindings (the details file lies inside the agent's scratch directory)",
-	Doc: "The details file is the agent's own output, written where its parent reads it: the spec's examples use " +
-		".claude/cache/agent-outputs/, and aopkit's binding requires the agent's scratch directory. A relative path that " +
-		"climbs out with ../ (or an absolute path into a system directory) points at someone else's files. A warning: " +
-		"the spec itself does not restrict the path.",
-	Bad:  "[AOP:DETAILS_FILE] ../outside.json",
-	Good: "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/search-auth-1707130200.json",
 	Run:  checkDetailsEscape,
-}
+})
 
 func init() { lint.Register(DetailsPath, DetailsExists, DetailsValid, DetailsEscape) }
 
@@ -216,6 +179,9 @@ func checkDetailsValid(p *lint.Pass) {
 	if full == "" || p.Msg.From != "" {
 		return // a transcript holds the details file's own record, linted as such
 	}
+	if p.Msg.Opts.LintFile == nil {
+		return // no driver lent its file linter (lint.Options.LintFile)
+	}
 	st, err := os.Stat(full)
 	if err != nil || st.IsDir() {
 		return // DETAILS-002
@@ -227,7 +193,7 @@ func checkDetailsValid(p *lint.Pass) {
 		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s is %d bytes, more than aoplint reads (%d MiB): it was not checked", quote(path), st.Size(), MaxDetails>>20)
 		return
 	}
-	res, err := linter.LintFile(full, linter.Options{Protocol: ID, Options: lint.Options{BaseDir: filepath.Dir(full)}})
+	res, err := p.Msg.Opts.LintFile(full, ID)
 	if err != nil {
 		reportAt(p, lint.Error, m.ValOff, "/detailsFile", "details file %s cannot be read: %v", quote(path), err)
 		return

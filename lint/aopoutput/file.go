@@ -14,37 +14,13 @@ const specFile = "aop-output-1.0.0 §Details File Format"
 var detailsKinds = []string{KindDetails}
 
 // FileMembers: the members a details file should include.
-var FileMembers = &lint.Rule{
-	ID: "AOPOUT-FILE-001", Title: "details file lacks recommended members", Protocol: ID, Kinds: detailsKinds, Severity: lint.Warning,
-	Spec: specFile,
-	Doc: "The details file (JSON) should include aop_version, agent_id, task, timestamp, duration_ms, results (the full " +
-		"results, any size) and metadata. The spec says \"should\", so a missing member is a warning; wrong types are errors " +
-		"(AOPOUT-SCHEMA-001).",
-	Bad:  `{"results": {"files_found": []}}`,
-	Good: `{"aop_version":"1.0.0","agent_id":"search-auth-1707130200","task":"Search for auth implementations","timestamp":"2026-02-05T10:30:00Z","duration_ms":12000,"results":{"files_found":[]},"metadata":{"files_scanned":234}}`,
-	Run:  checkMembers,
-}
+var FileMembers = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-FILE-001", Protocol: ID, Kinds: detailsKinds, Severity: lint.Warning, Spec: specFile, Run: checkMembers})
 
 // FileVersion: aop_version 1.0.0.
-var FileVersion = &lint.Rule{
-	ID: "AOPOUT-FILE-002", Title: "details file aop_version not 1.0.0", Protocol: ID, Kinds: detailsKinds, Severity: lint.Error,
-	Spec: specFile,
-	Doc: "`aop_version` of a details file is \"1.0.0\", the protocol version this file follows. Another 1.x version is a " +
-		"warning; a version outside 1.x (or a number instead of a string) is an error.",
-	Bad:  `{"aop_version": 1, "agent_id": "search-auth-1707130200", ...}`,
-	Good: `{"aop_version": "1.0.0", "agent_id": "search-auth-1707130200", ...}`,
-	Run:  checkVersion,
-}
+var FileVersion = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-FILE-002", Protocol: ID, Kinds: detailsKinds, Severity: lint.Error, Spec: specFile, Run: checkVersion})
 
 // FileTimestamp: timestamp is ISO 8601.
-var FileTimestamp = &lint.Rule{
-	ID: "AOPOUT-FILE-003", Title: "details file timestamp not ISO 8601", Protocol: ID, Kinds: detailsKinds, Severity: lint.Error,
-	Spec: specFile,
-	Doc:  "`timestamp` of a details file is an ISO 8601 date-time such as \"2026-02-05T10:30:00Z\" (a time without a zone is a warning).",
-	Bad:  `{"aop_version": "1.0.0", "timestamp": "1707130200", ...}`,
-	Good: `{"aop_version": "1.0.0", "timestamp": "2026-02-05T10:30:00Z", ...}`,
-	Run:  checkFileTimestamp,
-}
+var FileTimestamp = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-FILE-003", Protocol: ID, Kinds: detailsKinds, Severity: lint.Error, Spec: specFile, Run: checkFileTimestamp})
 
 func init() { lint.Register(FileMembers, FileVersion, FileTimestamp) }
 

@@ -5,16 +5,7 @@ import (
 )
 
 // InputTaskType: the task line names a task type of the table.
-var InputTaskType = &lint.Rule{
-	ID: "AOPOUT-INPUT-001", Title: "task input names an unknown task type", Protocol: ID, Kinds: []string{KindTask}, Severity: lint.Error,
-	Spec: "aop-output-1.0.0 §Summary Length Limits by Task Type; aopkit bindings (aop-output stdin task line)",
-	Doc: "Under aopkit's aop-output binding the agent reads one JSON line {\"task\": ..., \"task_type\": ...} on stdin. " +
-		"task_type selects the summary limit, so it is one of the table's rows: search (explore), analysis, code " +
-		"(code-changes), test (tests, test-results), build (build-output), documentation (docs).",
-	Bad:  `{"task": "Analyze API performance bottlenecks", "task_type": "perf"}`,
-	Good: `{"task": "Analyze API performance bottlenecks", "task_type": "analysis"}`,
-	Run:  checkInputTaskType,
-}
+var InputTaskType = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-INPUT-001", Protocol: ID, Kinds: []string{KindTask}, Severity: lint.Error, Run: checkInputTaskType})
 
 func init() { lint.Register(InputTaskType) }
 

@@ -14,53 +14,20 @@ const specFormat = "aop-output-1.0.0 §AOP Format Specification"
 var reportKinds = []string{KindReport}
 
 // MarkerMissing: every required marker is present.
-var MarkerMissing = &lint.Rule{
-	ID: "AOPOUT-MARKER-001", Title: "required marker missing", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+var MarkerMissing = ruleDocs.Rule(lint.Rule{
+	ID: "AOPOUT-MARKER-001", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
 	Spec: specFormat + "; §Validation Checklist",
-	Doc: "Every agent response MUST include the markers [AOP:START], [AOP:TASK], [AOP:SUMMARY], [AOP:DETAILS_FILE], " +
-		"[AOP:STATUS] and [AOP:END] ([AOP:METRICS] is optional), each at the start of a line. Prompts in the wild often ask " +
-		"only for SUMMARY, DETAILS_FILE and STATUS; other projects use a SUCCESS|PARTIAL|BLOCKED|FAILED dialect with " +
-		"[AOP:FILES]. Both lack START, TASK and END, and the diagnostic names the dialect. " +
-		"A report the harness cut off (a transcript record with detail.cut_off, the agent stopped mid-report) is not judged for missing markers.",
-	Bad: "[AOP:SUMMARY] Brief description of what was done\n[AOP:DETAILS_FILE] .claude/cache/agent-outputs/task-1.json\n[AOP:STATUS] success",
-	Good: "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Fix login redirect\n\n[AOP:SUMMARY]\n- Fixed redirect loop in src/auth/login.ts\n\n" +
-		"[AOP:DETAILS_FILE] .claude/cache/agent-outputs/task-1.json\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:31:00Z",
-	Run: checkMissing,
-}
+	Run:  checkMissing,
+})
 
 // MarkerRepeated: every marker at most once.
-var MarkerRepeated = &lint.Rule{
-	ID: "AOPOUT-MARKER-002", Title: "marker repeated", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: specFormat,
-	Doc: "Each marker appears once. The spec's parser reads the first occurrence of each and ignores the rest, so a " +
-		"second [AOP:STATUS] or [AOP:SUMMARY] is silently lost. Two reports in one output are two responses: split them.",
-	Bad:  "...\n[AOP:STATUS] partial\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:30:12Z",
-	Good: "...\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:30:12Z",
-	Run:  checkRepeated,
-}
+var MarkerRepeated = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-MARKER-002", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Spec: specFormat, Run: checkRepeated})
 
 // MarkerOrder: markers in the order of the format.
-var MarkerOrder = &lint.Rule{
-	ID: "AOPOUT-MARKER-003", Title: "markers out of order", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: specFormat,
-	Doc: "The markers come in the order of the format: START, TASK, SUMMARY, DETAILS_FILE, METRICS (optional), STATUS, " +
-		"END. The spec's parser reads the summary up to the next [AOP: marker, so a summary placed last is not read at all.",
-	Bad:  "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Summarise\n[AOP:STATUS] success\n[AOP:SUMMARY]\n- done\n...",
-	Good: "[AOP:START] 2026-02-05T10:30:00Z\n[AOP:TASK] Summarise\n[AOP:SUMMARY]\n- done\n[AOP:DETAILS_FILE] none\n[AOP:STATUS] success\n[AOP:END] 2026-02-05T10:30:05Z",
-	Run:  checkOrder,
-}
+var MarkerOrder = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-MARKER-003", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Spec: specFormat, Run: checkOrder})
 
 // MarkerUnknown: markers the spec does not define.
-var MarkerUnknown = &lint.Rule{
-	ID: "AOPOUT-MARKER-004", Title: "unknown marker", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
-	Spec: specFormat,
-	Doc: "AOP 1.0.0 defines START, TASK, SUMMARY, DETAILS_FILE, METRICS, STATUS and END. Other markers ([AOP:FILES] and " +
-		"[AOP:ISSUES] of the SUCCESS|PARTIAL|BLOCKED|FAILED dialect, typos such as [AOP:DETAILS]) are not read by AOP 1.0.0 " +
-		"parsers: put file lists and issues in the details file or the summary.",
-	Bad:  "[AOP:FILES] src/a.ts, src/b.ts",
-	Good: "[AOP:DETAILS_FILE] .claude/cache/agent-outputs/dev-task1.json   (the file lists src/a.ts and src/b.ts)",
-	Run:  checkUnknown,
-}
+var MarkerUnknown = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-MARKER-004", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning, Spec: specFormat, Run: checkUnknown})
 
 func init() { lint.Register(MarkerMissing, MarkerRepeated, MarkerOrder, MarkerUnknown) }
 

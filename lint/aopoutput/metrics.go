@@ -8,18 +8,7 @@ import (
 )
 
 // MetricsPairs: METRICS is key: value pairs.
-var MetricsPairs = &lint.Rule{
-	ID: "AOPOUT-METRICS-001", Title: "METRICS not key: value pairs", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning,
-	Spec: "aop-output-1.0.0 §AOP Format Specification ([AOP:METRICS] {optional: counts, sizes, durations}); §Parsing AOP Output",
-	Doc: "[AOP:METRICS] is optional; when present the spec's parser splits it on commas into key: value pairs " +
-		"(\"files_scanned: 234, matches: 8, duration: 12s\"). Parts without a key and a value are dropped silently, so " +
-		"prose or an empty METRICS line carries nothing. The parser splits each part at its colons and keeps the text between " +
-		"the first and the second as the value, so \"started: 10:30\" is read as started: 10; that is reported too. " +
-		"A warning, since the marker itself is optional.",
-	Bad:  "[AOP:METRICS] scanned 234 files and found 8 matches in 12 seconds",
-	Good: "[AOP:METRICS] files_scanned: 234, matches: 8, duration: 12s",
-	Run:  checkMetrics,
-}
+var MetricsPairs = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-METRICS-001", Protocol: ID, Kinds: reportKinds, Severity: lint.Warning, Run: checkMetrics})
 
 func init() { lint.Register(MetricsPairs) }
 

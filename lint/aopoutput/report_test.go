@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/linter"
 )
 
 // lintReport runs the report rules over text the way the driver does (single
@@ -19,6 +20,9 @@ func lintReport(text string, opts lint.Options) []lint.Diagnostic {
 	kind, dialect, conf := DetectText([]byte(text))
 	if conf == 0 {
 		return nil
+	}
+	if opts.LintFile == nil {
+		opts.LintFile = linter.FileLinter(linter.Options{}) // as the driver lends it
 	}
 	m := &lint.Message{Path: "report.txt", Protocol: ID, Kind: kind, Dialect: dialect, Raw: []byte(text),
 		Pos: lint.NewLineIndex([]byte(text), 1, 1), Opts: &opts}

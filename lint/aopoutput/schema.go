@@ -1,41 +1,37 @@
 package aopoutput
 
 import (
+	_ "embed"
+
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/ruledoc"
 	"github.com/aopkit/aopkit/lint/jsonread"
-	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/schema"
 	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
+
+// ruleDocs is the prose of the package's rules, by ID (rules.yaml).
+var ruleDocs = ruledoc.Parse("lint/aopoutput/rules.yaml", rulesYAML)
+
+//go:embed rules.yaml
+var rulesYAML []byte
 
 // Schema validates the details file against details.schema.json and the report,
 // converted to the JSON the spec's parseAOPOutput builds (plus its bullets), against
 // report.schema.json. The report's precise rules claim what they report, so the
 // schema adds only what they do not say.
-var Schema = &lint.Rule{
-	ID: "AOPOUT-SCHEMA-001", Title: "report or details file does not match its schema", Protocol: ID, Severity: lint.Error,
-	Spec: "aop-output-1.0.0 §AOP Format Specification; §Parsing AOP Output; §Details File Format",
-	Doc: "Two schemas (`aoplint schema aop-output report|details`). The details file: a JSON object whose aop_version, " +
-		"agent_id, task and timestamp are strings, duration_ms a non-negative integer, results and metadata objects. The " +
-		"report: the text is parsed as the spec's parseAOPOutput does, into {timestamps:{start,end}, task, summary, bullets, " +
-		"detailsFile, metrics, status}, and that JSON is validated (every required marker, TASK 1-50 characters, summary " +
-		"1-600 characters in 1-5 bullets, a one-word details path, a status of the enum). Diagnostics point at the marker's line.",
-	Bad:    `{"aop_version": "1.0.0", "agent_id": "search-auth-1707130200", "duration_ms": "12s", "results": []}`,
-	Good:   `{"aop_version": "1.0.0", "agent_id": "search-auth-1707130200", "task": "Search for auth implementations", "timestamp": "2026-02-05T10:30:12Z", "duration_ms": 12000, "results": {"files_found": []}, "metadata": {"files_searched": 120}}`,
-	Schema: true,
-	Run:    runSchema,
-}
+var Schema = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-SCHEMA-001", Protocol: ID, Severity: lint.Error, Schema: true, Run: runSchema})
 
 func init() { lint.Register(Schema) }
 
 func runSchema(p *lint.Pass) {
 	if p.Msg.Root != nil {
-		linter.SchemaRun(p)
+		schema.Run(p)
 		return
 	}
 	if p.Msg.Kind != KindReport || p.Msg.CutOff {

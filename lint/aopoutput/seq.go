@@ -8,18 +8,7 @@ import (
 )
 
 // SeqTaskLimit: in a transcript, the report keeps the limit of the task type it was given.
-var SeqTaskLimit = &lint.Rule{
-	ID: "AOPOUT-SEQ-001", Title: "summary over the limit of the task type the agent was given", Protocol: ID, Severity: lint.Error,
-	Spec: "aop-output-1.0.0 §Summary Length Limits by Task Type",
-	Doc: "In a stream or transcript that carries the agent's task line ({\"task\":...,\"task_type\":...}), the reports that " +
-		"follow it keep to that task type's summary limit (build 200, code 300, test 400, search and documentation 500, " +
-		"analysis 600) even without --task-type. Reported only where AOPOUT-SUMMARY-002 does not already give an error.",
-	Bad: "{\"task\":\"Build the web bundle\",\"task_type\":\"build\"}\n" +
-		"[AOP:START] ... [AOP:SUMMARY] (250 characters) ... [AOP:END] ...",
-	Good: "{\"task\":\"Build the web bundle\",\"task_type\":\"build\"}\n" +
-		"[AOP:START] ... [AOP:SUMMARY] (under 200 characters) ... [AOP:END] ...",
-	NewChecker: func() lint.Checker { return &taskLimitChecker{} },
-}
+var SeqTaskLimit = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-SEQ-001", Protocol: ID, Severity: lint.Error, NewChecker: func() lint.Checker { return &taskLimitChecker{} }})
 
 func init() { lint.Register(SeqTaskLimit) }
 

@@ -10,17 +10,11 @@ import (
 var Statuses = []string{"success", "failure", "partial"}
 
 // StatusValue: success | failure | partial.
-var StatusValue = &lint.Rule{
-	ID: "AOPOUT-STATUS-001", Title: "status not success|failure|partial", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+var StatusValue = ruleDocs.Rule(lint.Rule{
+	ID: "AOPOUT-STATUS-001", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
 	Spec: specFormat + " ([AOP:STATUS] {success | failure | partial}); §Validation Checklist",
-	Doc: "[AOP:STATUS] is exactly one of success, failure, partial. Upper case (SUCCESS) is a warning: the spec's parser " +
-		"lowercases the status, other readers may not. The SUCCESS|PARTIAL|BLOCKED|FAILED dialect's BLOCKED and FAILED are " +
-		"errors (FAILED is failure; BLOCKED is failure or partial). Text after the status word is a warning: the spec's " +
-		"parser reads only the first word.",
-	Bad:  "[AOP:STATUS] done",
-	Good: "[AOP:STATUS] success",
 	Run:  checkStatus,
-}
+})
 
 func init() { lint.Register(StatusValue) }
 

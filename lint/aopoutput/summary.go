@@ -27,51 +27,16 @@ const (
 var TaskTypes = spec.TaskTypes
 
 // SummaryBullets: 1 to 5 bullet points.
-var SummaryBullets = &lint.Rule{
-	ID: "AOPOUT-SUMMARY-001", Title: "summary is not 1-5 bullet points", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: specSummary,
-	Doc: "[AOP:SUMMARY] holds 1 to 5 bullet points of key findings (lines starting with -, *, + or 1.). An empty summary, " +
-		"prose without bullets, or a sixth bullet is an error: more findings go in the details file.",
-	Bad:  "[AOP:SUMMARY]\n- a\n- b\n- c\n- d\n- e\n- f",
-	Good: "[AOP:SUMMARY]\n- Found 8 auth-related files in src/auth/\n- 3 security issues flagged for review",
-	Run:  checkBullets,
-}
+var SummaryBullets = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-SUMMARY-001", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Spec: specSummary, Run: checkBullets})
 
 // SummaryLength: the character limits.
-var SummaryLength = &lint.Rule{
-	ID: "AOPOUT-SUMMARY-002", Title: "summary too long", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: specSummary,
-	Doc: "The summary is at most 500 characters (the format); over 500 is a warning, over 600 an error (the checklist; the " +
-		"spec's parser keeps only the first 600). With --task-type the limit of that row of the table applies and is an " +
-		"error: search/explore 500, analysis 600, code (code-changes) 300, test (test-results) 400, build (build-output) 200, " +
-		"documentation (docs) 500. Characters are counted on the trimmed summary text, bullets and line breaks included.",
-	Bad:  "[AOP:SUMMARY]\n- (three bullets of 200 characters each)",
-	Good: "[AOP:SUMMARY]\n- (findings in under 500 characters; the rest in the details file)",
-	Run:  checkLength,
-}
+var SummaryLength = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-SUMMARY-002", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Spec: specSummary, Run: checkLength})
 
 // SummaryCode: no file contents or long code.
-var SummaryCode = &lint.Rule{
-	ID: "AOPOUT-SUMMARY-003", Title: "file contents or code over 5 lines in the summary", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: "aop-output-1.0.0 §Implementation in Agent Prompts (DO NOT include full file contents, code snippets longer than 5 lines); §Validation Checklist",
-	Doc: "The summary never carries full file contents or code snippets longer than 5 lines: a fenced code block of more " +
-		"than 5 lines, or more than 5 consecutive lines of code (imports, declarations, lines ending in ; { or }), is an " +
-		"error. Write the code to the details file and name it.",
-	Bad:  "[AOP:SUMMARY]\n- Handler:\n```ts\nimport { jwt } from 'jsonwebtoken';\n... (6 lines or more)\n```",
-	Good: "[AOP:SUMMARY]\n- Main handler: src/auth/handler.ts (450 lines), JWT validation in verify()",
-	Run:  checkCode,
-}
+var SummaryCode = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-SUMMARY-003", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Run: checkCode})
 
 // SummaryTrace: no stack traces.
-var SummaryTrace = &lint.Rule{
-	ID: "AOPOUT-SUMMARY-004", Title: "stack trace in the summary", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: "aop-output-1.0.0 §Implementation in Agent Prompts (DO NOT include verbose logs or stack traces); §Validation Checklist",
-	Doc: "The summary never carries stack traces (JavaScript \"at f (file.js:1:2)\" frames, Python tracebacks, Java " +
-		"\"at pkg.Class(File.java:10)\", Go goroutine dumps). Name the error in one line and put the trace in the details file.",
-	Bad:  "[AOP:SUMMARY]\n- TypeError: x is undefined\n    at refresh (src/auth.ts:42:7)\n    at login (src/auth.ts:90:3)",
-	Good: "[AOP:SUMMARY]\n- TypeError in refresh() at src/auth.ts:42 (trace in the details file)",
-	Run:  checkTrace,
-}
+var SummaryTrace = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-SUMMARY-004", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Run: checkTrace})
 
 func init() { lint.Register(SummaryBullets, SummaryLength, SummaryCode, SummaryTrace) }
 

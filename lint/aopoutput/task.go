@@ -11,15 +11,11 @@ import (
 const MaxTask = spec.MaxTask
 
 // TaskLength: a brief TASK.
-var TaskLength = &lint.Rule{
-	ID: "AOPOUT-TASK-001", Title: "TASK empty or over 50 characters", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+var TaskLength = ruleDocs.Rule(lint.Rule{
+	ID: "AOPOUT-TASK-001", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
 	Spec: specFormat + " ([AOP:TASK] {brief task description, max 50 chars}); §Validation Checklist",
-	Doc: "[AOP:TASK] names the task in at most 50 characters, on the marker's line. An empty TASK says nothing; a long " +
-		"one belongs in the details file.",
-	Bad:  "[AOP:TASK] This task description is deliberately longer than fifty characters total",
-	Good: "[AOP:TASK] Search for auth implementations",
 	Run:  checkTask,
-}
+})
 
 func init() { lint.Register(TaskLength) }
 

@@ -8,26 +8,14 @@ import (
 )
 
 // TimeISO: START and END carry ISO 8601 timestamps.
-var TimeISO = &lint.Rule{
-	ID: "AOPOUT-TIME-001", Title: "START/END timestamp not ISO 8601", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
+var TimeISO = ruleDocs.Rule(lint.Rule{
+	ID: "AOPOUT-TIME-001", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
 	Spec: specFormat + " ([AOP:START] {ISO timestamp}, [AOP:END] {ISO timestamp})",
-	Doc: "[AOP:START] and [AOP:END] are followed by an ISO 8601 timestamp, such as 2026-02-05T10:30:00Z. An empty value, " +
-		"a template left in ({timestamp}) or a local format (05/02/2026 10:30) is an error; a time without a zone is a " +
-		"warning (write Z for UTC).",
-	Bad:  "[AOP:START] {timestamp}",
-	Good: "[AOP:START] 2026-02-05T10:30:00Z",
 	Run:  checkISO,
-}
+})
 
 // TimeOrder: END is not before START.
-var TimeOrder = &lint.Rule{
-	ID: "AOPOUT-TIME-002", Title: "END before START", Protocol: ID, Kinds: reportKinds, Severity: lint.Error,
-	Spec: specFormat,
-	Doc:  "The [AOP:END] timestamp is when the agent finished; it cannot be earlier than the [AOP:START] timestamp.",
-	Bad:  "[AOP:START] 2026-02-05T10:30:00Z\n...\n[AOP:END] 2026-02-05T10:29:12Z",
-	Good: "[AOP:START] 2026-02-05T10:30:00Z\n...\n[AOP:END] 2026-02-05T10:30:12Z",
-	Run:  checkTimeOrder,
-}
+var TimeOrder = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-TIME-002", Protocol: ID, Kinds: reportKinds, Severity: lint.Error, Spec: specFormat, Run: checkTimeOrder})
 
 func init() { lint.Register(TimeISO, TimeOrder) }
 

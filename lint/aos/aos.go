@@ -8,7 +8,6 @@
 package aos
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -211,22 +210,6 @@ func foreignDialect(root *jsonread.Node, method string) string {
 		return DialectRawMCP
 	}
 	return ""
-}
-
-// pointer joins reference tokens into a JSON Pointer.
-func pointer(base string, toks ...any) string {
-	var b strings.Builder
-	b.WriteString(base)
-	for _, t := range toks {
-		b.WriteByte('/')
-		switch v := t.(type) {
-		case string:
-			b.WriteString(jsonread.EscapeToken(v))
-		case int:
-			b.WriteString(strconv.Itoa(v))
-		}
-	}
-	return b.String()
 }
 
 // kindOf describes a node's JSON type for messages.

@@ -6,16 +6,7 @@ import (
 )
 
 // Binding checks the records of aopkit's conformance binding for AOS.
-var Binding = &lint.Rule{
-	ID: "AOS-BIND-001", Title: "malformed conformance-binding record", Protocol: ID, Kinds: []string{KindScript, KindExecuted}, Severity: lint.Error,
-	Spec: "aopkit AOS binding (aopconform: work script on stdin, one {\"executed\": ...} line per executed tool on stdout)",
-	Doc: "Under aopconform an AOS agent reads a work script {\"task\": string, \"tools\": [{\"name\": string, \"arguments\": object}]} on stdin and prints " +
-		"{\"executed\": {\"executionId\": string, \"name\": string, \"arguments\": object}} on stdout for every tool it executed, with the executionId of its " +
-		"steps/toolCallRequest. The sequence rules use these lines to see which tool calls really ran (AOS-SEQ-004, 007, 008, 015).",
-	Bad:  `{"executed": {"executionId": 3, "name": "send_email"}}`,
-	Good: `{"executed": {"executionId": "exec-3", "name": "send_email", "arguments": {"to": "review@company.example"}}}`,
-	Run:  checkBinding,
-}
+var Binding = ruleDocs.Rule(lint.Rule{ID: "AOS-BIND-001", Protocol: ID, Kinds: []string{KindScript, KindExecuted}, Severity: lint.Error, Run: checkBinding})
 
 func checkBinding(p *lint.Pass) {
 	root := p.Msg.Root
@@ -41,7 +32,7 @@ func checkBinding(p *lint.Pass) {
 	}
 	for i, t := range tools.Items {
 		if t.Kind != jsonread.Object || !t.Get("name").IsString() {
-			p.Reportf(pointer("/tools", i), "each work-script tool is {\"name\": string, \"arguments\": object}")
+			p.Reportf(jsonread.JoinPointer("/tools", i), "each work-script tool is {\"name\": string, \"arguments\": object}")
 		}
 	}
 }

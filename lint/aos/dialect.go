@@ -7,46 +7,16 @@ import (
 
 var (
 	// DialectCitations: upstream `citations` vs AOS `citation`.
-	DialectCitations = &lint.Rule{
-		ID: "AOS-DIALECT-001", Title: "citation is required (upstream: optional citations)", Protocol: ID, Kinds: []string{"steps/message"}, Severity: lint.Error,
-		Spec: "aos-0.1.0 §4.5.1 steps/message params",
-		Doc: "AOS 0.1.0 §4.5.1 requires params.citation, an array of Source (empty when nothing is cited). The upstream AOS JSON Schema spells it " +
-			"citations and makes it optional, and the upstream docs examples follow the schema. A message with citations and no citation breaks 0.1.0: rename the member. A message with neither (the upstream schema allowed it) must add \"citation\": [].",
-		Bad:  `"params": {"context": {...}, "message": {...}, "citations": [{"kind": "file", "id": "f1", "name": "Bank Accounts.xlsx"}]}`,
-		Good: `"params": {"context": {...}, "message": {...}, "citation": [{"kind": "file", "id": "f1", "name": "Bank Accounts.xlsx"}]}`,
-		Run:  checkCitations,
-	}
+	DialectCitations = ruleDocs.Rule(lint.Rule{ID: "AOS-DIALECT-001", Protocol: ID, Kinds: []string{"steps/message"}, Severity: lint.Error, Run: checkCitations})
 	// DialectToolCallResult: upstream nested params.toolCallResult.
-	DialectToolCallResult = &lint.Rule{
-		ID: "AOS-DIALECT-002", Title: "nested params.toolCallResult is the upstream schema's shape", Protocol: ID, Kinds: []string{"steps/toolCallResult"}, Severity: lint.Error,
-		Spec: "aos-0.1.0 §4.6.1 steps/toolCallResult params",
-		Doc: "AOS 0.1.0 puts executionId and result directly in the params of steps/toolCallResult (§4.6.1). The upstream AOS JSON Schema nests them as " +
-			"params.toolCallResult {executionId, result}. Move both members up one level.",
-		Bad:  `"params": {"context": {...}, "toolCallResult": {"executionId": "e1", "result": {"outputs": [], "isError": false}}}`,
-		Good: `"params": {"context": {...}, "executionId": "e1", "result": {"outputs": [], "isError": false}}`,
-		Run:  checkNestedToolCallResult,
-	}
+	DialectToolCallResult = ruleDocs.Rule(lint.Rule{
+		ID: "AOS-DIALECT-002", Protocol: ID, Kinds: []string{"steps/toolCallResult"}, Severity: lint.Error,
+		Run: checkNestedToolCallResult,
+	})
 	// DialectPingTimestamp: upstream top-level ping timestamp.
-	DialectPingTimestamp = &lint.Rule{
-		ID: "AOS-DIALECT-003", Title: "ping timestamp belongs in params", Protocol: ID, Kinds: []string{"ping"}, Severity: lint.Error,
-		Spec: "aos-0.1.0 §4.9.1 ping params",
-		Doc: "The ping request carries its timestamp in params.timestamp (§4.9.1). The upstream AOS JSON Schema requires it at the top level of the request. " +
-			"Without params.timestamp the request breaks 0.1.0 (error); a top-level timestamp beside params.timestamp is only redundant (info).",
-		Bad:  `{"jsonrpc": "2.0", "id": 1, "method": "ping", "timestamp": "2025-01-24T15:30:45.123Z"}`,
-		Good: `{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
-		Run:  checkPingTimestamp,
-	}
+	DialectPingTimestamp = ruleDocs.Rule(lint.Rule{ID: "AOS-DIALECT-003", Protocol: ID, Kinds: []string{"ping"}, Severity: lint.Error, Run: checkPingTimestamp})
 	// DialectOWASP: later OWASP per-method A2A wrappers.
-	DialectOWASP = &lint.Rule{
-		ID: "AOS-DIALECT-004", Title: "per-method A2A wrapper of the later OWASP schema", Protocol: ID, Severity: lint.Error,
-		Spec: "aos-0.1.0 §4.7 protocols/A2A",
-		Doc: "The later OWASP version of the AOS schema replaced protocols/A2A by one AOS method per A2A method (message/send, tasks/get, ...) with " +
-			"params.payload (the A2A message) and params.context {from, to} (whose Agent requires url). That is a later dialect, not AOS 0.1.0: in 0.1.0 " +
-			"every A2A message is wrapped by protocols/A2A in params.message (§4.7.1).",
-		Bad:  `{"jsonrpc": "2.0", "id": "r1", "method": "message/send", "params": {"payload": {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {...}}, "context": {"from": {...}, "to": {...}}}}`,
-		Good: `{"jsonrpc": "2.0", "id": "r1", "method": "protocols/A2A", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {...}}}}`,
-		Run:  checkOWASP,
-	}
+	DialectOWASP = ruleDocs.Rule(lint.Rule{ID: "AOS-DIALECT-004", Protocol: ID, Severity: lint.Error, Run: checkOWASP})
 )
 
 func checkCitations(p *lint.Pass) {

@@ -11,26 +11,9 @@ const specErrors = "aos-0.1.0 §6.1 Standard JSON-RPC Errors"
 
 var (
 	// ErrorCode: codes in the JSON-RPC ranges.
-	ErrorCode = &lint.Rule{
-		ID: "AOS-ERROR-001", Title: "error code outside the JSON-RPC ranges", Protocol: ID, Kinds: []string{KindError}, Severity: lint.Error,
-		Spec: specErrors,
-		Doc: "§6.1 lists the codes: -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, " +
-			"and -32000 to -32099 for implementation-defined server errors (\"AOS-specific errors use this range\"). The rest of -32768..-32000 is " +
-			"reserved by JSON-RPC 2.0 and is an error; a code outside the reserved range (404, 1) is allowed by JSON-RPC but not where AOS puts its errors: a warning.",
-		Bad:  `{"jsonrpc": "2.0", "id": 5, "error": {"code": 404, "message": "Method not found"}}`,
-		Good: `{"jsonrpc": "2.0", "id": 5, "error": {"code": -32601, "message": "Method not found"}}`,
-		Run:  checkErrorCode,
-	}
+	ErrorCode = ruleDocs.Rule(lint.Rule{ID: "AOS-ERROR-001", Protocol: ID, Kinds: []string{KindError}, Severity: lint.Error, Spec: specErrors, Run: checkErrorCode})
 	// ErrorString: §5.2's error-as-string.
-	ErrorString = &lint.Rule{
-		ID: "AOS-ERROR-002", Title: "error must be a JSONRPCError object, not a string", Protocol: ID, Kinds: []string{KindError}, Severity: lint.Error,
-		Spec: "aos-0.1.0 §3.13 JSONRPCError Object; §5.2 JSONRPCErrorResponse",
-		Doc: "The table of §5.2 types error as a string (\"One of JSONRPCError, JSONParseError, ...\"), but §3.13, §6 and JSON-RPC 2.0 make it an object " +
-			"{code, message, data?}. The object form is the correct one: a string error is reported with the object to send instead.",
-		Bad:  `{"jsonrpc": "2.0", "id": 5, "error": "MethodNotFoundError"}`,
-		Good: `{"jsonrpc": "2.0", "id": 5, "error": {"code": -32601, "message": "Method not found"}}`,
-		Run:  checkErrorString,
-	}
+	ErrorString = ruleDocs.Rule(lint.Rule{ID: "AOS-ERROR-002", Protocol: ID, Kinds: []string{KindError}, Severity: lint.Error, Run: checkErrorString})
 )
 
 var stdErrors = map[int64]string{

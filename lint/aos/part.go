@@ -10,33 +10,11 @@ import (
 
 var (
 	// PartKind: the Part union is selected by kind.
-	PartKind = &lint.Rule{
-		ID: "AOS-PART-001", Title: "part kind must be text, file or data", Protocol: ID, Severity: lint.Error,
-		Spec: "aos-0.1.0 §3.4 Part Union Type",
-		Doc: "A Part \"MUST be one of\" TextPart, FilePart or DataPart, told apart by its kind: \"text\", \"file\" or \"data\" (§3.4). " +
-			"A part without kind, or with another kind (\"image\", \"Text\"), is none of them. Tool outputs (ToolCallResult.outputs, §4.6.1.1) are TextPart[]: kind \"text\" only.",
-		Bad:  `{"kind": "image", "url": "https://example.com/cat.png"}`,
-		Good: `{"kind": "file", "file": {"uri": "https://example.com/cat.png", "mimeType": "image/png"}}`,
-		Run:  checkPartKinds,
-	}
+	PartKind = ruleDocs.Rule(lint.Rule{ID: "AOS-PART-001", Protocol: ID, Severity: lint.Error, Run: checkPartKinds})
 	// PartBase64: FileWithBytes.bytes is base64.
-	PartBase64 = &lint.Rule{
-		ID: "AOS-PART-002", Title: "file bytes must be base64", Protocol: ID, Severity: lint.Error,
-		Spec: "aos-0.1.0 §3.5.1 FileWithBytes Object",
-		Doc:  "FileWithBytes.bytes is the \"Base64 encoded file content\" (§3.5.1): the standard alphabet (A-Z a-z 0-9 + /) with = padding. Raw text, hex or URL-safe base64 is not.",
-		Bad:  `{"kind": "file", "file": {"name": "a.txt", "bytes": "hello world!"}}`,
-		Good: `{"kind": "file", "file": {"name": "a.txt", "bytes": "aGVsbG8gd29ybGQh"}}`,
-		Run:  checkBase64,
-	}
+	PartBase64 = ruleDocs.Rule(lint.Rule{ID: "AOS-PART-002", Protocol: ID, Severity: lint.Error, Run: checkBase64})
 	// PartFile: FileWithBytes or FileWithUri, not both, not neither.
-	PartFile = &lint.Rule{
-		ID: "AOS-PART-003", Title: "file must have bytes or uri, not both", Protocol: ID, Severity: lint.Error,
-		Spec: "aos-0.1.0 §3.4.2 FilePart Object; §3.5 FileWithBytes, FileWithUri",
-		Doc:  "FilePart.file is FileWithBytes | FileWithUri (§3.4.2): it carries either the content (bytes, §3.5.1) or a reference (uri, §3.5.2). With both, readers disagree on which to use; with neither there is no file.",
-		Bad:  `{"kind": "file", "file": {"name": "r.pdf", "bytes": "JVBERi0=", "uri": "https://example.com/r.pdf"}}`,
-		Good: `{"kind": "file", "file": {"name": "r.pdf", "uri": "https://example.com/r.pdf"}}`,
-		Run:  checkFiles,
-	}
+	PartFile = ruleDocs.Rule(lint.Rule{ID: "AOS-PART-003", Protocol: ID, Severity: lint.Error, Run: checkFiles})
 )
 
 // partList is where an array of parts sits in a request.
@@ -94,7 +72,7 @@ func checkPartKinds(p *lint.Pass) {
 			if k.IsString() && (k.Str == "text" || !pl.textOnly && (k.Str == "file" || k.Str == "data")) {
 				continue // a kind the list allows: no finding, no pointer made
 			}
-			ptr := pointer(pl.ptr, i)
+			ptr := jsonread.JoinPointer(pl.ptr, i)
 			allowed := "text, file or data"
 			if pl.textOnly {
 				allowed = "text (outputs are TextPart[])"
@@ -133,7 +111,7 @@ type fileAt struct {
 	i    int
 }
 
-func (a fileAt) ptr() string { return pointer(a.list, a.i, "file") }
+func (a fileAt) ptr() string { return jsonread.JoinPointer(a.list, a.i, "file") }
 
 // fileParts calls f for every FilePart's file object of m.
 func fileParts(m *lint.Message, f func(at fileAt, file *jsonread.Node)) {

@@ -12,35 +12,23 @@ const specResult = "aos-0.1.0 §5.1.1 AOSSuccessResult Object"
 
 var (
 	// ResultDecision: allow, deny or modify.
-	ResultDecision = &lint.Rule{
-		ID: "AOS-RESULT-001", Title: "decision must be allow, deny or modify", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Error,
+	ResultDecision = ruleDocs.Rule(lint.Rule{
+		ID: "AOS-RESULT-001", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Error,
 		Spec: specResult,
-		Doc:  "The guardian's decision is \"One of allow, deny, modify\" (§5.1.1). Other words (block, reject, approve) leave the agent unable to enforce it.",
-		Bad:  `{"jsonrpc": "2.0", "id": 70, "result": {"decision": "block", "message": "Blocked tools/call."}}`,
-		Good: `{"jsonrpc": "2.0", "id": 70, "result": {"decision": "deny", "message": "Denied tools/call."}}`,
 		Run:  checkDecision,
-	}
+	})
 	// ResultModify: modify comes with modifiedRequest.
-	ResultModify = &lint.Rule{
-		ID: "AOS-RESULT-002", Title: "modify without modifiedRequest", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Warning,
+	ResultModify = ruleDocs.Rule(lint.Rule{
+		ID: "AOS-RESULT-002", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Warning,
 		Spec: specResult,
-		Doc: "modifiedRequest is optional but \"relevant when decision is modify\" (§5.1.1): without it the agent has no modified request to proceed with. " +
-			"A modifiedRequest beside allow or deny is ignored by the agent (reported as info).",
-		Bad:  `{"jsonrpc": "2.0", "id": 80, "result": {"decision": "modify", "message": "PII masked."}}`,
-		Good: `{"jsonrpc": "2.0", "id": 80, "result": {"decision": "modify", "message": "PII masked.", "modifiedRequest": {"jsonrpc": "2.0", "id": 80, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "send_email", "arguments": {"body": "***"}}}}}}}`,
 		Run:  checkModify,
-	}
+	})
 	// ResultModifiedRequest: modifiedRequest is itself a valid request.
-	ResultModifiedRequest = &lint.Rule{
-		ID: "AOS-RESULT-003", Title: "modifiedRequest must be a valid AOS request", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Error,
+	ResultModifiedRequest = ruleDocs.Rule(lint.Rule{
+		ID: "AOS-RESULT-003", Protocol: ID, Kinds: []string{KindResponse}, Severity: lint.Error,
 		Spec: specResult + " (modifiedRequest: AOSRequest)",
-		Doc: "modifiedRequest is an AOSRequest (§5.1.1): the request the agent proceeds with instead of its own. It is checked with every " +
-			"single-message rule and the schema of its method; each finding is reported here with the rule that found it. " +
-			"That it has the method of the request it answers is checked in transcripts (AOS-SEQ-009).",
-		Bad:  `{"jsonrpc": "2.0", "id": 80, "result": {"decision": "modify", "message": "masked", "modifiedRequest": {"jsonrpc": "2.0", "id": 80, "method": "protocols/MCP", "params": {"reasoning": "masked"}}}}`,
-		Good: `{"jsonrpc": "2.0", "id": 80, "result": {"decision": "modify", "message": "masked", "modifiedRequest": {"jsonrpc": "2.0", "id": 80, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "send_email"}}}}}}`,
 		Run:  checkModifiedRequest,
-	}
+	})
 )
 
 var decisions = []string{"allow", "deny", "modify"}

@@ -15,60 +15,21 @@ const specResponse = "aos-0.1.0 §3.12.2 JSONRPCResponse Object"
 
 var (
 	// RPCVersion: jsonrpc exactly "2.0".
-	RPCVersion = &lint.Rule{
-		ID: "AOS-RPC-001", Title: "jsonrpc must be exactly \"2.0\"", Protocol: ID, Severity: lint.Error,
-		Spec: "aos-0.1.0 §2.2 Data Format; §3.12.1 JSONRPCRequest Object",
-		Doc: "Every AOS request and response is a JSON-RPC 2.0 object whose \"jsonrpc\" member is exactly the string \"2.0\" (§2.2, §3.12). " +
-			"The upstream AOS JSON Schema does not require the member, and messages written against it often omit it; AOS 0.1.0 requires it. " +
-			"A number 2.0 or another version string is wrong too.",
-		Bad:  `{"id": 1, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
-		Good: `{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
-		Run:  checkVersion,
-	}
+	RPCVersion = ruleDocs.Rule(lint.Rule{ID: "AOS-RPC-001", Protocol: ID, Severity: lint.Error, Run: checkVersion})
 	// RPCID: id a string or an integer.
-	RPCID = &lint.Rule{
-		ID: "AOS-RPC-002", Title: "id must be a string or an integer", Protocol: ID, Severity: lint.Error,
-		Spec: "aos-0.1.0 §3.12.1 JSONRPCRequest Object; §3.12.2 JSONRPCResponse Object",
-		Doc: "A request's id \"MUST contain a String or Number(Integer) value\" (§3.12.1) and the guardian replies with the same value (§3.12.2). " +
-			"AOS has no notifications: every request carries an id. A fractional number, a boolean, an object or null is not an id; " +
-			"null is allowed only in an error response to a request whose id could not be read (parse error, invalid request).",
-		Bad:  `{"jsonrpc": "2.0", "id": 1.5, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
-		Good: `{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"timestamp": "2025-01-24T15:30:45.123Z"}}`,
-		Run:  checkID,
-	}
+	RPCID = ruleDocs.Rule(lint.Rule{ID: "AOS-RPC-002", Protocol: ID, Severity: lint.Error, Run: checkID})
 	// RPCResultXorError: one of result and error.
-	RPCResultXorError = &lint.Rule{
-		ID: "AOS-RPC-003", Title: "response needs exactly one of result and error", Protocol: ID, Severity: lint.Error,
-		Spec: specResponse,
-		Doc: "\"The members result and error are mutually exclusive: one MUST be present, and the other MUST NOT\" (§3.12.2). " +
-			"A request (it has a method) carries neither.",
-		Bad:  `{"jsonrpc": "2.0", "id": 7, "result": {"decision": "allow", "message": "ok"}, "error": {"code": -32603, "message": "Internal error"}}`,
-		Good: `{"jsonrpc": "2.0", "id": 7, "result": {"decision": "allow", "message": "ok"}}`,
-		Run:  checkResultXorError,
-	}
+	RPCResultXorError = ruleDocs.Rule(lint.Rule{ID: "AOS-RPC-003", Protocol: ID, Severity: lint.Error, Spec: specResponse, Run: checkResultXorError})
 	// RPCMethod: known methods only.
-	RPCMethod = &lint.Rule{
-		ID: "AOS-RPC-004", Title: "unknown method", Protocol: ID, Severity: lint.Error,
-		Spec: "aos-0.1.0 §4 Protocol RPC Methods",
+	RPCMethod = ruleDocs.Rule(lint.Rule{
+		ID: "AOS-RPC-004", Protocol: ID, Severity: lint.Error,
 		Doc: "AOS 0.1.0 defines ten methods: " + strings.Join(Methods, ", ") + ". " +
 			"A guardian answers any other method with -32601 Method not found. A raw MCP or A2A message (tools/call, message/send, ...) " +
 			"is not an AOS request: wrap it in protocols/MCP or protocols/A2A with the message in params.message (§4.7, §4.8).",
-		Bad:  `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Barcelona"}}}`,
-		Good: `{"jsonrpc": "2.0", "id": 70, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Barcelona"}}}}}`,
-		Run:  checkMethod,
-	}
+		Run: checkMethod,
+	})
 	// RPCBatch: no JSON-RPC batches.
-	RPCBatch = &lint.Rule{
-		ID: "AOS-RPC-005", Title: "AOS has no JSON-RPC batches", Protocol: ID, Kinds: []string{KindBatch}, Severity: lint.Error,
-		Spec: "aos-0.1.0 §4 Protocol RPC Methods; §3.12 JSON-RPC Structures",
-		Doc: "JSON-RPC 2.0 lets a client send several requests as one array (a batch), but AOS 0.1.0 does not: \"The body of the HTTP POST " +
-			"request MUST be a JSONRPCRequest object\" and \"The guardian's agent HTTP response body MUST be a JSONRPCResponse object\" (§4). " +
-			"Each step is a decision the agent waits for before it acts, so each request goes in a POST of its own. aoplint reports the " +
-			"array once and does not lint its items.",
-		Bad:  `[{"jsonrpc": "2.0", "id": 7, "method": "steps/toolCallRequest", "params": {...}}, {"jsonrpc": "2.0", "id": 11, "method": "ping", "params": {...}}]`,
-		Good: `{"jsonrpc": "2.0", "id": 7, "method": "steps/toolCallRequest", "params": {...}}`,
-		Run:  checkBatch,
-	}
+	RPCBatch = ruleDocs.Rule(lint.Rule{ID: "AOS-RPC-005", Protocol: ID, Kinds: []string{KindBatch}, Severity: lint.Error, Run: checkBatch})
 )
 
 func checkBatch(p *lint.Pass) {

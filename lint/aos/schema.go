@@ -1,47 +1,29 @@
 package aos
 
 import (
+	_ "embed"
+
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/ruledoc"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/schema"
 )
 
+// ruleDocs is the prose of the package's rules, by ID (rules.yaml).
+var ruleDocs = ruledoc.Parse("lint/aos/rules.yaml", rulesYAML)
+
+//go:embed rules.yaml
+var rulesYAML []byte
+
 // Schema validates a message against the draft-07 schema of its kind
 // (schemas/aos/<kind>.schema.json, shared objects in common.schema.json).
-var Schema = &lint.Rule{
-	ID: "AOS-SCHEMA-001", Title: "message does not match its schema", Protocol: ID, Severity: lint.Error,
-	Spec: "aos-0.1.0 §3 Standard Data Objects; §4 Protocol RPC Methods; §5 Responses",
-	Doc: "Every AOS message is validated against the JSON Schema of its kind, written from the spec's tables: required members, types, enums " +
-		"(role user|agent|system, trigger type autonomous, ping status connected|error, argument types), non-empty content arrays. " +
-		"Members the spec does not name are allowed. `aoplint schema aos KIND` prints a schema.",
-	Bad:    `{"jsonrpc": "2.0", "id": "r1", "method": "steps/toolCallRequest", "params": {"context": {...}, "toolCallRequest": {"executionId": "e1", "toolId": "send_email"}}}`,
-	Good:   `{"jsonrpc": "2.0", "id": "r1", "method": "steps/toolCallRequest", "params": {"context": {...}, "toolCallRequest": {"executionId": "e1", "toolId": "send_email", "inputs": []}}}`,
-	Schema: true,
-	Run:    schemaRun,
-}
+var Schema = ruleDocs.Rule(lint.Rule{ID: "AOS-SCHEMA-001", Protocol: ID, Severity: lint.Error, Schema: true, Run: schemaRun})
 
-// schemaRun is linter.SchemaRun without gojsonschema's summaries of unions that
+// schemaRun is schema.Run without gojsonschema's summaries of unions that
 // another error already explains (see preciseSchemaErrors).
-func schemaRun(p *lint.Pass) {
-	m := p.Msg
-	if m.Root == nil {
-		return
-	}
-	file := SchemaFile(m.Kind)
-	if file == "" {
-		return
-	}
-	errs, err := schema.Validate(file, m.Root)
-	if err != nil {
-		p.Reportf("", "internal error: schema %s: %v", file, err)
-		return
-	}
-	for _, e := range preciseSchemaErrors(errs) {
-		p.Reportf(e.Pointer, "%s", e.Message)
-	}
-}
+func schemaRun(p *lint.Pass) { schema.RunFiltered(p, preciseSchemaErrors) }
 
 // summaryRank orders gojsonschema's error types by how little they say: 0 for a
 // precise error ("required", "enum", ...), 1 for an if/then or if/else that failed

@@ -9,112 +9,36 @@ import (
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
-func seqRule(id, title string, sev lint.Severity, spec, doc, bad, good string) *lint.Rule {
-	return &lint.Rule{ID: id, Title: title, Protocol: ID, Severity: sev, Spec: spec, Doc: doc, Bad: bad, Good: good,
-		Group: seqGroup, NewChecker: newChecker}
+// seqRule is a sequence rule of the group, its prose from rules.yaml.
+func seqRule(id string, sev lint.Severity) *lint.Rule {
+	return ruleDocs.Rule(lint.Rule{ID: id, Protocol: ID, Severity: sev, Group: seqGroup, NewChecker: newChecker})
 }
 
-const (
-	tcReq  = `{"jsonrpc":"2.0","id":"r1","method":"steps/toolCallRequest","params":{"context":{...,"stepId":"st1"},"toolCallRequest":{"executionId":"e1","toolId":"send_email","inputs":[...]}}}`
-	tcRes  = `{"jsonrpc":"2.0","id":"r2","method":"steps/toolCallResult","params":{"context":{...,"stepId":"st2"},"executionId":"e1","result":{"outputs":[],"isError":false}}}`
-	allowR = `{"jsonrpc":"2.0","id":"r1","result":{"decision":"allow","message":"ok"}}`
-	denyR  = `{"jsonrpc":"2.0","id":"r1","result":{"decision":"deny","message":"Deny send_email."}}`
+var (
+	SeqUnknownResponse      = seqRule("AOS-SEQ-001", lint.Error)
+	SeqAnsweredTwice        = seqRule("AOS-SEQ-002", lint.Error)
+	SeqUnanswered           = seqRule("AOS-SEQ-003", lint.Warning)
+	SeqUnknownExecution     = seqRule("AOS-SEQ-004", lint.Error)
+	SeqMessageID            = seqRule("AOS-SEQ-005", lint.Error)
+	SeqStepID               = seqRule("AOS-SEQ-006", lint.Error)
+	SeqDeniedExecuted       = seqRule("AOS-SEQ-007", lint.Error)
+	SeqIgnoredModify        = seqRule("AOS-SEQ-008", lint.Error)
+	SeqModifiedMethod       = seqRule("AOS-SEQ-009", lint.Error)
+	SeqResponseType         = seqRule("AOS-SEQ-010", lint.Error)
+	SeqDuplicateRequestID   = seqRule("AOS-SEQ-011", lint.Error)
+	SeqDuplicateExecution   = seqRule("AOS-SEQ-012", lint.Error)
+	SeqDirection            = seqRule("AOS-SEQ-013", lint.Error)
+	SeqExecutedOther        = seqRule("AOS-SEQ-015", lint.Error)
+	SeqResultBeforeDecision = seqRule("AOS-SEQ-014", lint.Error)
 )
 
 var (
-	SeqUnknownResponse = seqRule("AOS-SEQ-001", "response answers no earlier request", lint.Error, specResponse,
-		"A response's id \"MUST be the same as the value of the id member in the Request Object\" (§3.12.2). A response whose id matches no earlier request of the stream "+
-			"answers nothing: a wrong id, a stale answer or an id of the wrong type (\"1\" and 1 differ). Error responses with a null id (unreadable request) are exempt.",
-		"line 1: "+tcReq+"\nline 2: "+`{"jsonrpc":"2.0","id":"r9","result":{"decision":"allow","message":"ok"}}`,
-		"line 1: "+tcReq+"\nline 2: "+allowR)
-	SeqAnsweredTwice = seqRule("AOS-SEQ-002", "request answered more than once", lint.Error, specResponse,
-		"Each JSON-RPC request gets exactly one response (§3.12.2, JSON-RPC 2.0 §5). A second response with the same id leaves the agent with two decisions for one step.",
-		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+denyR, "line 1: "+tcReq+"\nline 2: "+allowR)
-	SeqUnanswered = seqRule("AOS-SEQ-003", "request never answered", lint.Warning, "aos-0.1.0 §4 Protocol RPC Methods (\"The guardian's agent HTTP response body MUST be a JSONRPCResponse object\")",
-		"Every request is an HTTP POST whose response body is the guardian's JSONRPCResponse (§4). In a stream that records responses, a request that never got one "+
-			"is reported at the end of the stream (a stream of requests only is not checked). A request whose answer an aopconform transcript says the harness withheld "+
-			"on purpose (the harness event \"withheld\", in the stalled-guardian scenario) is not reported.",
-		"line 1: "+tcReq+"\nline 2: (another request, its answer, and no answer for r1)", "line 1: "+tcReq+"\nline 2: "+allowR)
-	SeqUnknownExecution = seqRule("AOS-SEQ-004", "tool call never announced by a toolCallRequest", lint.Error, "aos-0.1.0 §4.6.1 steps/toolCallResult params (executionId); §4.6 steps/toolCallRequest",
-		"steps/toolCallResult's executionId is \"correlated with executionId in ToolCallRequest that was previously provided in steps/toolCallRequest\" (§4.6.1), "+
-			"and steps/toolCallRequest is sent \"before calling the tool\" (§4.6). A result, or a conformance-binding {\"executed\": ...} line, whose executionId no earlier "+
-			"toolCallRequest of the stream announced is a tool that ran without the guardian seeing it.",
-		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: (toolCallResult with \"executionId\": \"e7\")", "line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+tcRes)
-	SeqMessageID = seqRule("AOS-SEQ-005", "message id reused in a session", lint.Error, "aos-0.1.0 §3.3 Message Object (id)",
-		"Message.id: \"A unique identifier must be provided for messages in the same session\" (§3.3). Two steps/message requests of one session (context.session.id) "+
-			"with the same message id are reported; re-sending the same message after the guardian answered modify or an error is not a reuse.",
-		"line 1: steps/message {\"message\": {\"id\": \"m1\", \"role\": \"user\", ...}}\nline 3: steps/message {\"message\": {\"id\": \"m1\", \"role\": \"agent\", ...}}",
-		"line 1: steps/message {\"message\": {\"id\": \"m1\", \"role\": \"user\", ...}}\nline 3: steps/message {\"message\": {\"id\": \"m2\", \"role\": \"agent\", ...}}")
-	SeqStepID = seqRule("AOS-SEQ-006", "step id reused in a turn", lint.Error, "aos-0.1.0 §3.8 StepContext Object (stepId)",
-		"StepContext.stepId is \"A unique step Id in the current turn\" (§3.8): two steps of one turn (same session id and turnId) with the same stepId are reported. "+
-			"A tool call is one step: its toolCallResult may share the stepId of its toolCallRequest (same executionId), as in the upstream docs; "+
-			"a request re-sent after modify or an error keeps its stepId.",
-		"line 1: steps/memoryStore {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}\nline 3: steps/message {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}",
-		"line 1: steps/memoryStore {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st1\", ...}}\nline 3: steps/message {\"context\": {\"turnId\": \"t1\", \"stepId\": \"st2\", ...}}")
-	SeqDeniedExecuted = seqRule("AOS-SEQ-007", "tool call executed after deny", lint.Error, "aos-0.1.0 §1 Core concepts (the agent \"understands AOS responses and enforces results\"); §4.6 steps/toolCallRequest",
-		"steps/toolCallRequest is sent \"before calling the tool\" and the agent enforces the guardian's decision (§1). A steps/toolCallResult, or a conformance-binding "+
-			"{\"executed\": ...} line, for an executionId the guardian denied shows the tool ran anyway.",
-		"line 1: "+tcReq+"\nline 2: "+denyR+"\nline 3: "+tcRes, "line 1: "+tcReq+"\nline 2: "+denyR+"\nline 3: (no toolCallResult for e1; the agent tells the user it was blocked)")
-	SeqIgnoredModify = seqRule("AOS-SEQ-008", "agent did not proceed with the modified request", lint.Error, specResult+" (modifiedRequest); §1 Core concepts",
-		"After decision modify, the agent proceeds with modifiedRequest instead of its own request (§5.1.1; the agent \"enforces results\", §1). Checked: the agent's next "+
-			"request about the same thing (the same executionId; the same wrapped MCP/A2A message id; the same step) must carry the modified params (context and reasoning aside); "+
-			"when the modified tool call has a new executionId, a toolCallResult for the original one shows the original call ran; and in a conformance transcript "+
-			"the {\"executed\": ...} line of a modified tool call must name the tool and arguments of modifiedRequest (toolId and inputs).",
-		"line 1: toolCallRequest e1 {\"inputs\": [{\"name\": \"to\", \"value\": \"hacker@evil.example\"}]}\nline 2: modify, modifiedRequest inputs to \"hr@company.io\"\nline 3: toolCallRequest e1 with \"hacker@evil.example\" again",
-		"line 1: toolCallRequest e1 {\"inputs\": [{\"name\": \"to\", \"value\": \"hacker@evil.example\"}]}\nline 2: modify, modifiedRequest inputs to \"hr@company.io\"\nline 3: toolCallRequest e1 with \"hr@company.io\"")
-	SeqModifiedMethod = seqRule("AOS-SEQ-009", "modifiedRequest of another method", lint.Error, specResult+" (modifiedRequest)",
-		"modifiedRequest replaces the request the guardian answers, so it is a request of the same method (a modified tool call is still a steps/toolCallRequest).",
-		"line 1: steps/toolCallRequest id r1\nline 2: {\"id\":\"r1\",\"result\":{\"decision\":\"modify\",\"modifiedRequest\":{\"method\":\"steps/message\",...}}}",
-		"line 1: steps/toolCallRequest id r1\nline 2: {\"id\":\"r1\",\"result\":{\"decision\":\"modify\",\"modifiedRequest\":{\"method\":\"steps/toolCallRequest\",...}}}")
-	SeqResponseType = seqRule("AOS-SEQ-010", "response does not fit the request's method", lint.Error, "aos-0.1.0 §4.9.2 ping response; §5.1 AOSSuccessResponse; §5.3 PingRequestSuccessResponse",
-		"A ping is answered by a PingRequestSuccessResponse {status, version, timestamp} (§4.9.2, §5.3); every other method by an AOSSuccessResponse with a decision (§5.1). "+
-			"Errors fit any request.",
-		"line 1: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{...}}\nline 2: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"decision\":\"allow\",\"message\":\"ok\"}}",
-		"line 1: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{...}}\nline 2: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"status\":\"connected\",\"version\":\"0.1.0\",\"timestamp\":\"...\"}}")
-	SeqDuplicateRequestID = seqRule("AOS-SEQ-011", "request id reused while unanswered", lint.Error, specRequest,
-		"The id \"is used to correlate the context between the two request and response objects\" (§3.12.1). A second request with the id of one still unanswered makes the answer ambiguous.",
-		"line 1: {\"id\": \"r1\", \"method\": \"steps/message\", ...}\nline 2: {\"id\": \"r1\", \"method\": \"steps/memoryStore\", ...}",
-		"line 1: {\"id\": \"r1\", \"method\": \"steps/message\", ...}\nline 2: {\"id\": \"r2\", \"method\": \"steps/memoryStore\", ...}")
-	SeqDuplicateExecution = seqRule("AOS-SEQ-012", "executionId reused by another tool call", lint.Error, "aos-0.1.0 §3.15 ToolCallRequest Object (executionId)",
-		"The executionId correlates one tool call request with its result (§3.15). A second toolCallRequest with an executionId already allowed, denied or executed "+
-			"makes results ambiguous. Re-sending the request after the guardian answered modify or an error is not a reuse.",
-		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: (another toolCallRequest, \"executionId\": \"e1\")",
-		"line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: (another toolCallRequest, \"executionId\": \"e2\")")
-	SeqDirection = seqRule("AOS-SEQ-013", "message sent by the wrong side", lint.Error, "aos-0.1.0 §4 Protocol RPC Methods",
-		"\"All AOS RPC methods are invoked by the agent by sending an HTTP POST request to the guardian agent\" and the guardian answers (§4). In a transcript, requests come "+
-			"from the agent and responses from the orchestrator (the guardian).",
-		`{"aopkit":"transcript/1","seq":1,"at":"...","from":"orchestrator","msg":{"jsonrpc":"2.0","id":1,"method":"ping","params":{...}}}`,
-		`{"aopkit":"transcript/1","seq":1,"at":"...","from":"agent","msg":{"jsonrpc":"2.0","id":1,"method":"ping","params":{...}}}`)
-	SeqExecutedOther = seqRule("AOS-SEQ-015", "executed tool differs from the allowed request", lint.Error, "aos-0.1.0 §1 Core concepts (the agent \"enforces results\"); §4.6 steps/toolCallRequest",
-		"With decision allow the agent runs the tool call it showed the guardian. In a conformance transcript, the {\"executed\": ...} line of an allowed executionId "+
-			"must name the same tool with the same arguments as the steps/toolCallRequest (toolId and inputs).",
-		"line 1: toolCallRequest e1 send_email {to: hr@company.io}\nline 2: allow\nline 3: {\"executed\": {\"executionId\": \"e1\", \"name\": \"send_email\", \"arguments\": {\"to\": \"all@company.io\"}}}",
-		"line 1: toolCallRequest e1 send_email {to: hr@company.io}\nline 2: allow\nline 3: {\"executed\": {\"executionId\": \"e1\", \"name\": \"send_email\", \"arguments\": {\"to\": \"hr@company.io\"}}}")
-	SeqResultBeforeDecision = seqRule("AOS-SEQ-014", "tool ran before the guardian's decision", lint.Error, "aos-0.1.0 §4.6 steps/toolCallRequest (\"before calling the tool\")",
-		"steps/toolCallRequest is sent \"after tool inputs are inferred by the LLM and before calling the tool\" (§4.6); the agent enforces the guardian's answer. "+
-			"In a transcript that records the guardian's side, a toolCallResult (or an {\"executed\": ...} line) for an executionId whose request is still unanswered shows the tool ran without a decision.",
-		"line 1: "+tcReq+"\nline 2: "+tcRes+"\nline 3: "+allowR, "line 1: "+tcReq+"\nline 2: "+allowR+"\nline 3: "+tcRes)
-)
-
-var (
-	SeqTriggerFirst = seqRule("AOS-SEQ-016", "agentTrigger after other steps of its session", lint.Warning, "aos-0.1.0 §4.1 steps/agentTrigger",
-		"steps/agentTrigger \"is the first step that activates or triggers the agent\" (§4.1): it opens a session (§1). An agentTrigger after other steps of the same "+
-			"session (context.session.id) reports an activation that happened after the agent was already working; start a new session for a new trigger.",
-		"line 1: steps/message (session s1)\nline 3: steps/agentTrigger (session s1)",
-		"line 1: steps/agentTrigger (session s1)\nline 3: steps/message (session s1)")
-	SeqDuplicateResult = seqRule("AOS-SEQ-017", "tool call reported twice", lint.Error, "aos-0.1.0 §4.6 steps/toolCallResult",
-		"steps/toolCallResult is sent once \"after tool is completed\" (§4.6) for the executionId of its toolCallRequest. A second result for the same executionId "+
-			"means the tool ran twice or the result was re-sent; re-sending after the guardian answered the first result with an error is allowed.",
-		"line 1: toolCallResult e1\nline 3: toolCallResult e1", "line 1: toolCallResult e1\nline 3: toolCallResult e2")
+	SeqTriggerFirst    = seqRule("AOS-SEQ-016", lint.Warning)
+	SeqDuplicateResult = seqRule("AOS-SEQ-017", lint.Error)
 )
 
 // SeqLateAnswer: the guardian answered after the agent's declared timeout.
-var SeqLateAnswer = seqRule("AOS-SEQ-018", "guardian answered after the ping timeout", lint.Warning, "aos-0.1.0 §4.9.1 ping params (timeout)",
-	"ping's params.timeout is the \"Timeout in milliseconds after which the communication with guardian agent is considered to be lost\" (§4.9.1). "+
-		"Measured on the harness clock (transcript \"at\"), a response that comes later than the latest ping's timeout after its request arrived too late: "+
-		"the agent already had to treat the guardian as lost. Streams without harness times are not checked.",
-	"line 1: ping {\"timeout\": 500} at 10:00:00.000\nline 3: steps/toolCallRequest at 10:00:01.000\nline 4: its response at 10:00:02.000",
-	"line 1: ping {\"timeout\": 500} at 10:00:00.000\nline 3: steps/toolCallRequest at 10:00:01.000\nline 4: its response at 10:00:01.120")
+var SeqLateAnswer = seqRule("AOS-SEQ-018", lint.Warning)
 
 var seqRules = []*lint.Rule{
 	SeqUnknownResponse, SeqAnsweredTwice, SeqUnanswered, SeqUnknownExecution, SeqMessageID, SeqStepID, SeqDeniedExecuted,
@@ -186,9 +110,16 @@ func (c *checker) capped(evicted bool, what string, r *lint.Rule, ids string) {
 // mark makes the witness of the value at ptr (a pointer whose parents are members
 // of the message), resolved without splitting strings.
 func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) mark {
-	n := m.Root
+	return c.markNode(m, memberAt(m.Root, ptr), ptr, kind, a, b)
+}
+
+// memberAt is the node at ptr, a path of member names below root (no escaped
+// tokens), or the deepest member of it that exists; read without splitting
+// strings. nil when root is.
+func memberAt(root *jsonread.Node, ptr string) *jsonread.Node {
+	n := root
 	rest := ptr
-	for len(rest) > 1 {
+	for len(rest) > 1 && n != nil {
 		rest = rest[1:]
 		tok := rest
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
@@ -202,8 +133,7 @@ func (c *checker) mark(m *lint.Message, ptr string, kind markKind, a, b string) 
 		}
 		n = next
 	}
-	line, col := m.Pos.Position(n.Offset)
-	return mark{line: int32(line), col: int32(col), kind: kind, ptr: ptr, a: a, b: b}
+	return n
 }
 
 // markNode is mark for n, the node at ptr the caller read (or the one mark's
@@ -669,22 +599,7 @@ func (c *checker) Finish(p *lint.Pass) {
 // witness is lint.Witness for a pointer whose parent is the message root or a direct
 // member path, resolved without splitting strings.
 func witness(m *lint.Message, ptr, text string) lint.Related {
-	n := m.Root
-	rest := ptr
-	for len(rest) > 1 && n != nil {
-		rest = rest[1:]
-		tok := rest
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			tok, rest = rest[:i], rest[i:]
-		} else {
-			rest = ""
-		}
-		next := n.Get(tok)
-		if next == nil {
-			break
-		}
-		n = next
-	}
+	n := memberAt(m.Root, ptr)
 	if n == nil {
 		return lint.Witness(m, ptr, text)
 	}

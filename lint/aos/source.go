@@ -6,15 +6,7 @@ import (
 )
 
 // SourceKind: the Source union is selected by kind.
-var SourceKind = &lint.Rule{
-	ID: "AOS-SOURCE-001", Title: "source kind must be file or site", Protocol: ID, Kinds: []string{"steps/message"}, Severity: lint.Error,
-	Spec: "aos-0.1.0 §3.7 Source Union Type",
-	Doc: "A citation Source \"MUST be one of\" FileSource (kind \"file\", with id and name) or SiteSource (kind \"site\", with url) (§3.7). " +
-		"A source without kind, or with another kind (\"web\", \"document\"), is neither.",
-	Bad:  `{"kind": "web", "url": "https://example.com/pricing"}`,
-	Good: `{"kind": "site", "url": "https://example.com/pricing"}`,
-	Run:  checkSourceKinds,
-}
+var SourceKind = ruleDocs.Rule(lint.Rule{ID: "AOS-SOURCE-001", Protocol: ID, Kinds: []string{"steps/message"}, Severity: lint.Error, Run: checkSourceKinds})
 
 // sourceList is a citation array and its pointer.
 type sourceList struct {
@@ -48,7 +40,7 @@ func checkSourceKinds(p *lint.Pass) {
 			if k.IsString() && (k.Str == "file" || k.Str == "site") {
 				continue // no finding, no pointer made
 			}
-			ptr := pointer(sl.ptr, i)
+			ptr := jsonread.JoinPointer(sl.ptr, i)
 			switch {
 			case k == nil:
 				p.Claim(ptr + "/kind")

@@ -7,16 +7,7 @@ import (
 )
 
 // TimeISO: timestamps are ISO 8601.
-var TimeISO = &lint.Rule{
-	ID: "AOS-TIME-001", Title: "timestamp must be ISO 8601", Protocol: ID, Severity: lint.Error,
-	Spec: "aos-0.1.0 §3.8 StepContext; §4.9.1 ping params; §5.3.1 PingRequestResult",
-	Doc: "StepContext.timestamp, the ping request's params.timestamp and the ping result's timestamp are \"string (ISO 8601)\", UTC recommended. " +
-		"aoplint accepts the extended date-time form YYYY-MM-DDThh:mm[:ss[.fff]] with an optional Z or ±hh:mm offset (a space for T is tolerated), " +
-		"and checks that the date and time exist. Epoch numbers and other date formats are errors.",
-	Bad:  `"timestamp": "24/01/2025 15:30"`,
-	Good: `"timestamp": "2025-01-24T15:30:45.123Z"`,
-	Run:  checkTimes,
-}
+var TimeISO = ruleDocs.Rule(lint.Rule{ID: "AOS-TIME-001", Protocol: ID, Severity: lint.Error, Run: checkTimes})
 
 // isoProblem says why s is no ISO 8601 date-time, or "" (lint/spec/aos).
 func isoProblem(s string) string { return spec.TimestampProblem(s) }

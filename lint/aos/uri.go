@@ -9,16 +9,7 @@ import (
 )
 
 // URIAbsolute: URIs should be absolute.
-var URIAbsolute = &lint.Rule{
-	ID: "AOS-URI-001", Title: "URI is not absolute", Protocol: ID, Severity: lint.Warning,
-	Spec: "aos-0.1.0 §3.5.2 FileWithUri Object; §3.7 Source; §3.1.1 AgentProvider",
-	Doc: "FileWithUri.uri is a \"URI (absolute URL strongly recommended)\" (§3.5.2); FileSource.url, SiteSource.url (§3.7) and AgentProvider.url (§3.1.1) " +
-		"are URLs. A relative reference (\"files/report.pdf\", \"example.com\") cannot be resolved by the guardian, which has no base URL. " +
-		"The spec only recommends absolute URLs, so this is a warning; a value that is no URI at all is also reported here.",
-	Bad:  `{"kind": "file", "file": {"name": "report.pdf", "uri": "files/report.pdf"}}`,
-	Good: `{"kind": "file", "file": {"name": "report.pdf", "uri": "https://files.example.com/report.pdf"}}`,
-	Run:  checkURIs,
-}
+var URIAbsolute = ruleDocs.Rule(lint.Rule{ID: "AOS-URI-001", Protocol: ID, Severity: lint.Warning, Run: checkURIs})
 
 func checkURIs(p *lint.Pass) {
 	v := viewOf(p.Msg)
@@ -53,7 +44,7 @@ func checkURIs(p *lint.Pass) {
 		}
 		for i, s := range sl.node.Items {
 			if u := s.Get("url"); !plain(u) {
-				check(pointer(sl.ptr, i, "url"), u)
+				check(jsonread.JoinPointer(sl.ptr, i, "url"), u)
 			}
 		}
 	}

@@ -10,19 +10,13 @@ import (
 
 var (
 	// WrapMessage: the wrapped message sits in params.message.
-	WrapMessage = &lint.Rule{
-		ID: "AOS-WRAP-001", Title: "wrapped message must be in params.message", Protocol: ID, Kinds: []string{"protocols/A2A", "protocols/MCP"}, Severity: lint.Error,
-		Spec: "aos-0.1.0 §4.7.1 protocols/A2A params; §4.8.1 protocols/MCP params",
-		Doc: "protocols/A2A and protocols/MCP carry the A2A or MCP message as an object in params.message, beside an optional params.reasoning (§4.7.1, §4.8.1). " +
-			"The upstream docs often put the wrapped message directly in params (params.jsonrpc, params.method, ...), and the later OWASP schema names it params.payload; " +
-			"both are reported here with the fix.",
-		Bad:  `{"jsonrpc": "2.0", "id": 70, "method": "protocols/MCP", "params": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather"}}}`,
-		Good: `{"jsonrpc": "2.0", "id": 70, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather"}}}}`,
-		Run:  checkWrapMessage,
-	}
+	WrapMessage = ruleDocs.Rule(lint.Rule{
+		ID: "AOS-WRAP-001", Protocol: ID, Kinds: []string{"protocols/A2A", "protocols/MCP"}, Severity: lint.Error,
+		Run: checkWrapMessage,
+	})
 	// WrapMCP: params.message of protocols/MCP is an MCP message.
-	WrapMCP = &lint.Rule{
-		ID: "AOS-WRAP-002", Title: "wrapped MCP message is not a valid MCP message", Protocol: ID, Kinds: []string{"protocols/MCP"}, Severity: lint.Error,
+	WrapMCP = ruleDocs.Rule(lint.Rule{
+		ID: "AOS-WRAP-002", Protocol: ID, Kinds: []string{"protocols/MCP"}, Severity: lint.Error,
 		Spec: "aos-0.1.0 §4.8.1 protocols/MCP params (MCP-compliant message); official MCP schema, revisions " + mcpRevisions,
 		Doc: "params.message of protocols/MCP is an \"MCP-compliant message\" (§4.8.1), and §4.8.1 names no MCP revision. aoplint checks it against the " +
 			"complete official MCP JSON Schema of every revision it carries (" + mcpRevisions + "; docs/wrapped-protocols.md): a request or notification " +
@@ -32,13 +26,11 @@ var (
 			"accepts it; otherwise each diagnostic names the revision whose verdict it reports. A method no carried revision defines is a warning " +
 			"(custom methods are an MCP extension point); the methods of MCP 2026-07-28 (subscriptions/listen, server/discover, " +
 			"notifications/subscriptions/acknowledged), whose schema aoplint does not carry, are an info and only their JSON-RPC frame is checked.",
-		Bad:  `{"jsonrpc": "2.0", "id": 70, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "verbose"}}}}`,
-		Good: `{"jsonrpc": "2.0", "id": 70, "method": "protocols/MCP", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "debug"}}}}`,
-		Run:  checkWrapMCP,
-	}
+		Run: checkWrapMCP,
+	})
 	// WrapA2A: params.message of protocols/A2A is an A2A message.
-	WrapA2A = &lint.Rule{
-		ID: "AOS-WRAP-003", Title: "wrapped A2A message is not a valid A2A message", Protocol: ID, Kinds: []string{"protocols/A2A"}, Severity: lint.Error,
+	WrapA2A = ruleDocs.Rule(lint.Rule{
+		ID: "AOS-WRAP-003", Protocol: ID, Kinds: []string{"protocols/A2A"}, Severity: lint.Error,
 		Spec: "aos-0.1.0 §4.7.1 protocols/A2A params (A2A-compliant message); official A2A schema, revisions " + a2aRevisions,
 		Doc: "params.message of protocols/A2A is an \"A2A-compliant message\" (§4.7.1). Both an A2A JSON-RPC request or response and an A2A object " +
 			"(a Message, a Task, a TaskStatusUpdateEvent or TaskArtifactUpdateEvent, an Artifact, an AgentCard) are one. aoplint checks it against the complete " +
@@ -46,10 +38,8 @@ var (
 			"of its method (message/send: SendMessageRequest, params included), a response against JSONRPCResponse (every method's result and the " +
 			"error response), an object against its definition, chosen by its kind. The message is valid when one revision accepts it; otherwise each " +
 			"diagnostic names the revision whose verdict it reports. A method no carried revision defines is a warning (an A2A extension point).",
-		Bad:  `{"jsonrpc": "2.0", "id": 71, "method": "protocols/A2A", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"role": "agent", "parts": [{"kind": "text", "text": "hi"}]}}}}}`,
-		Good: `{"jsonrpc": "2.0", "id": 71, "method": "protocols/A2A", "params": {"message": {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"role": "agent", "parts": [{"kind": "text", "text": "hi"}], "messageId": "m-1", "kind": "message"}}}}}`,
-		Run:  checkWrapA2A,
-	}
+		Run: checkWrapA2A,
+	})
 )
 
 // The revisions of the official schemas the WRAP rules carry, for their docs.

@@ -21,8 +21,8 @@ import (
 
 	"github.com/aopkit/aopkit/internal/safefile"
 	"github.com/aopkit/aopkit/lint"
-	"github.com/aopkit/aopkit/lint/aopoutput"
 	"github.com/aopkit/aopkit/lint/output"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // Names are the file names Find looks for, in order.
@@ -277,7 +277,7 @@ func (p *parser) top(n *yaml.Node) {
 					},
 					"task-type": func(_, v *yaml.Node) {
 						if s, ok := p.str(v, "task-type"); ok {
-							if _, known := aopoutput.TaskTypes[s]; !known {
+							if _, known := spec.TaskTypes[s]; !known {
 								p.errorf(v, "unknown task-type %q: want one of %s", s, strings.Join(taskTypes(), ", "))
 							}
 							o.TaskType = s
@@ -451,7 +451,7 @@ func protocolIDs() []string {
 
 func taskTypes() []string {
 	var ts []string
-	for k := range aopoutput.TaskTypes {
+	for k := range spec.TaskTypes {
 		ts = append(ts, k)
 	}
 	sort.Strings(ts)

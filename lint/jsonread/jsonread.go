@@ -367,6 +367,23 @@ func EscapeToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
+// JoinPointer joins reference tokens (strings, escaped here, and array
+// indexes) to base: JoinPointer("/task", "inputs", 3) is "/task/inputs/3".
+func JoinPointer(base string, toks ...any) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, t := range toks {
+		b.WriteByte('/')
+		switch v := t.(type) {
+		case string:
+			b.WriteString(EscapeToken(v))
+		case int:
+			b.WriteString(strconv.Itoa(v))
+		}
+	}
+	return b.String()
+}
+
 // Interface converts the tree to the values encoding/json would produce with
 // UseNumber (map[string]any, []any, json.Number, string, bool, nil), the form
 // gojsonschema's raw loader validates without decoding again.

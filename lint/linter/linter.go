@@ -20,7 +20,6 @@ import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/generic"
 	"github.com/aopkit/aopkit/lint/jsonread"
-	"github.com/aopkit/aopkit/lint/schema"
 )
 
 // MaxMessage bounds one message (a line of a stream, or a whole single-message
@@ -205,35 +204,58 @@ func (r *FileResult) Bound() {
 	r.AddNotKept(c)
 }
 
-// DirLinter lints a directory as a whole (an AOF data directory).
+// DirLinter lints a directory as a whole (an AOF data directory): the driver's
+// side of a protocol's MatchDir and LintDir.
 type DirLinter struct {
 	Name  string
 	Match func(dir string) bool
 	Lint  func(dir string, opts Options) ([]FileResult, error)
 }
 
-var (
-	dirMu      sync.Mutex
-	dirLinters []*DirLinter
-)
-
-// RegisterDirLinter adds a directory linter.
-func RegisterDirLinter(d *DirLinter) {
-	dirMu.Lock()
-	defer dirMu.Unlock()
-	dirLinters = append(dirLinters, d)
-}
-
-// DirLinterFor returns the directory linter that claims dir, or nil.
+// DirLinterFor returns the directory linter of the protocol that claims dir
+// (lint.Protocol.MatchDir), or nil.
 func DirLinterFor(dir string) *DirLinter {
-	dirMu.Lock()
-	defer dirMu.Unlock()
-	for _, d := range dirLinters {
-		if d.Match(dir) {
-			return d
+	for _, p := range lint.Protocols() {
+		if p.MatchDir == nil || p.LintDir == nil || !p.MatchDir(dir) {
+			continue
 		}
+		return &DirLinter{Name: p.ID, Match: p.MatchDir, Lint: func(dir string, opts Options) ([]FileResult, error) {
+			reports, err := p.LintDir(dir, FileLinter(opts))
+			out := make([]FileResult, len(reports))
+			for i, r := range reports {
+				out[i] = FileResult{Path: r.Path, Protocol: r.Protocol, Kind: r.Kind, Messages: r.Messages, Diagnostics: r.Diagnostics}
+			}
+			return out, err
+		}}
 	}
 	return nil
+}
+
+// FileLinter is LintFile with opts as a lint.FileLinter, for the protocols'
+// hooks: a protocol it names replaces opts.Protocol.
+func FileLinter(opts Options) lint.FileLinter {
+	return func(path, protocol string) (lint.FileReport, error) {
+		o := opts
+		if protocol != "" {
+			o.Protocol = protocol
+		}
+		r, err := LintFile(path, o)
+		return lint.FileReport{Path: r.Path, Protocol: r.Protocol, Kind: r.Kind, Messages: r.Messages, Diagnostics: r.Diagnostics}, err
+	}
+}
+
+// lintNamed is lint.Options.LintFile: a file a message names, linted on its
+// own with the default options.
+func lintNamed(path, protocol string) (lint.FileReport, error) {
+	return FileLinter(Options{})(path, protocol)
+}
+
+// withHooks gives the protocols' rules what the driver lends them.
+func withHooks(opts Options) Options {
+	if opts.LintFile == nil {
+		opts.LintFile = lintNamed
+	}
+	return opts
 }
 
 // LintFile lints one file on disk: a single message, a JSON-lines stream (read as a
@@ -360,6 +382,7 @@ func readBounded(r io.Reader, max int) ([]byte, bool, error) {
 // LintBytes lints data holding one message (JSON, `AOF/1 `-prefixed JSON, or a
 // text report). A JSON-lines stream is linted as a stream.
 func LintBytes(name string, data []byte, opts Options) FileResult {
+	opts = withHooks(opts)
 	if isStream(data) {
 		res, _ := LintStream(name, bytes.NewReader(data), opts)
 		return res
@@ -379,6 +402,7 @@ func LintBytes(name string, data []byte, opts Options) FileResult {
 // rules then see the messages in input order. Memory is bounded by the lines in
 // flight and the sequence rules' open state, whatever the stream's length.
 func LintStream(name string, r io.Reader, opts Options) (FileResult, error) {
+	opts = withHooks(opts)
 	s := newStream(name, opts)
 	if opts.Marker != "" {
 		s.marks = &marks{marker: []byte(opts.Marker)}
@@ -561,29 +585,4 @@ func rulesFor(protocol, kind string) *ruleSet {
 	rs.protocol, rs.kind = keptProtocol(protocol), strings.Clone(kind)
 	actual, _ := sets.LoadOrStore([2]string{rs.protocol, rs.kind}, rs)
 	return actual.(*ruleSet)
-}
-
-// SchemaRun is the Run of a protocol's schema rule: it validates the message against
-// the schema its protocol names for the message's kind.
-func SchemaRun(p *lint.Pass) {
-	m := p.Msg
-	if m.Root == nil {
-		return
-	}
-	proto := lint.LookupProtocol(m.Protocol)
-	if proto == nil || proto.Schema == nil {
-		return
-	}
-	file := proto.Schema(m.Kind)
-	if file == "" {
-		return
-	}
-	errs, err := schema.Validate(file, m.Root)
-	if err != nil {
-		p.Reportf("", "internal error: schema %s: %v", file, err)
-		return
-	}
-	for _, e := range errs {
-		p.Reportf(e.Pointer, "%s", e.Message)
-	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/schema"
 )
 
 // A toy protocol proves the driver: detection, positions, claims, sequence state.
@@ -33,7 +34,7 @@ func init() {
 				}
 			}
 		}})
-	lint.Register(&lint.Rule{ID: "TOY-SCHEMA", Protocol: "toy", Kinds: []string{"schema"}, Severity: lint.Error, Spec: "toy §0", Schema: true, Run: SchemaRun})
+	lint.Register(&lint.Rule{ID: "TOY-SCHEMA", Protocol: "toy", Kinds: []string{"schema"}, Severity: lint.Error, Spec: "toy §0", Schema: true, Run: schema.Run})
 	lint.Register(&lint.Rule{ID: "TOY-CLAIM", Protocol: "toy", Kinds: []string{"schema"}, Severity: lint.Error, Spec: "toy §0",
 		Run: func(p *lint.Pass) {
 			if p.Node("/from") != nil {

@@ -7,40 +7,13 @@ import (
 )
 
 // BaseID: every message has an id.
-var BaseID = &lint.Rule{
-	ID: "ORCH-BASE-001", Title: "message id required", Protocol: ID, Severity: lint.Error,
-	Spec: "orchmsg-stdio §Base Message Structure",
-	Doc: "Every message carries `id`, a non-empty string (a UUID for correlation). Responses name the request they answer by " +
-		"its id in `correlationId`, so a request without an id can never be answered.",
-	Bad:  `{"type":"request:get-task","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-123"}}`,
-	Good: `{"type":"request:get-task","id":"req-123e4567-e89b-12d3-a456-426614174000","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-123"}}`,
-	Run:  checkID,
-}
+var BaseID = ruleDocs.Rule(lint.Rule{ID: "ORCH-BASE-001", Protocol: ID, Severity: lint.Error, Run: checkID})
 
 // BaseTimestamp: every message has an ISO 8601 timestamp.
-var BaseTimestamp = &lint.Rule{
-	ID: "ORCH-BASE-002", Title: "ISO 8601 timestamp required", Protocol: ID, Severity: lint.Error,
-	Spec: "orchmsg-stdio §Base Message Structure",
-	Doc: "Every message carries `timestamp`, an ISO 8601 date and time such as \"2026-02-04T14:30:00Z\" or \"2026-02-04T14:30:00.123Z\" " +
-		"(what `new Date().toISOString()` writes). A time without a zone is ambiguous and is a warning; use Z (UTC).",
-	Bad:  `{"type":"event:log","id":"evt-7b409f93-2d2c-48e9-8f0c-17676c8420d3","timestamp":"04/02/2026 14:30","payload":{"level":"info","message":"started"}}`,
-	Good: `{"type":"event:log","id":"evt-7b409f93-2d2c-48e9-8f0c-17676c8420d3","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"info","message":"started"}}`,
-	Run:  checkTimestamp,
-}
+var BaseTimestamp = ruleDocs.Rule(lint.Rule{ID: "ORCH-BASE-002", Protocol: ID, Severity: lint.Error, Run: checkTimestamp})
 
 // BaseUUID: ids are UUIDs.
-var BaseUUID = &lint.Rule{
-	ID: "ORCH-BASE-003", Title: "id is not a UUID", Protocol: ID, Severity: lint.Warning,
-	Spec: "orchmsg-stdio §Base Message Structure; §Correlation",
-	Doc: "The spec types `id` as \"UUID for correlation\" and says each request gets a unique UUID (so does aopkit's binding). Its " +
-		"examples use a UUID with a short prefix (\"req-123e4567-...\", \"res-...\", \"evt-...\"); its TypeScript usage example " +
-		"uses a bare `randomUUID()`. Both are fine. Counters and timestamps such as \"1\", \"req-1\" or \"request-1796596858957\" " +
-		"collide across agents and restarts. A warning: the field's type is string, and the UUID a comment on it; " +
-		"aopconform's orchmsg/format/uuid-ids (a SHOULD) judges ids by the same test (lint/spec/orchmsg.IsID).",
-	Bad:  `{"type":"request:query-tasks","id":"req-1","timestamp":"2026-02-04T14:30:00Z","payload":{"status":"queued"}}`,
-	Good: `{"type":"request:query-tasks","id":"req-123e4567-e89b-12d3-a456-426614174000","timestamp":"2026-02-04T14:30:00Z","payload":{"status":"queued"}}`,
-	Run:  checkUUID,
-}
+var BaseUUID = ruleDocs.Rule(lint.Rule{ID: "ORCH-BASE-003", Protocol: ID, Severity: lint.Warning, Run: checkUUID})
 
 func init() { lint.Register(BaseID, BaseTimestamp, BaseUUID) }
 

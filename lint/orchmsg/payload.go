@@ -10,54 +10,22 @@ import (
 )
 
 // PayloadProgress: progress is a fraction.
-var PayloadProgress = &lint.Rule{
-	ID: "ORCH-PAYLOAD-001", Title: "progress within 0..1", Protocol: ID, Severity: lint.Error,
-	Kinds: []string{"event:progress"},
-	Spec:  "orchmsg-stdio §Supported Events (1. Progress Update)",
-	Doc: "`payload.progress` of event:progress is a number from 0 to 1 (0.5 is halfway, 0.75 three quarters). " +
-		"A percentage such as 75 is out of range.",
-	Bad:  `{"type":"event:progress","id":"evt-7b409f93-2d2c-48e9-8f0c-17676c8420d3","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-123","progress":75,"message":"Tests passing"}}`,
-	Good: `{"type":"event:progress","id":"evt-7b409f93-2d2c-48e9-8f0c-17676c8420d3","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-123","progress":0.75,"message":"Tests passing"}}`,
-	Run:  checkProgress,
-}
+var PayloadProgress = ruleDocs.Rule(lint.Rule{ID: "ORCH-PAYLOAD-001", Protocol: ID, Severity: lint.Error, Kinds: []string{"event:progress"}, Run: checkProgress})
 
 // PayloadPriority: priorities are small integers.
-var PayloadPriority = &lint.Rule{
-	ID: "ORCH-PAYLOAD-002", Title: "task priority", Protocol: ID, Severity: lint.Error,
-	Kinds: []string{"request:submit-task", "response:success"},
-	Spec:  "orchmsg-stdio §Supported Requests (3. Submit Task)",
-	Doc: "`priority` of a task is an integer (the spec's example: 2). The orchestrator behind the spec ranks priorities " +
-		"1 to 5; a value outside 1..5 is a warning, a value that is not an integer (\"high\", 2.5) an error.",
-	Bad:  `{"type":"request:submit-task","id":"req-d9c2b1bc-8ab6-4461-8766-f0c4dbee6bbb","timestamp":"2026-02-04T14:30:00Z","payload":{"type":"implementation","name":"Fix bug in auth","priority":"high"}}`,
-	Good: `{"type":"request:submit-task","id":"req-d9c2b1bc-8ab6-4461-8766-f0c4dbee6bbb","timestamp":"2026-02-04T14:30:00Z","payload":{"type":"implementation","name":"Fix bug in auth","priority":2}}`,
-	Run:  checkPriority,
-}
+var PayloadPriority = ruleDocs.Rule(lint.Rule{
+	ID: "ORCH-PAYLOAD-002", Protocol: ID, Severity: lint.Error, Kinds: []string{"request:submit-task", "response:success"},
+	Run: checkPriority,
+})
 
 // PayloadEnum: roles, task statuses and log levels.
-var PayloadEnum = &lint.Rule{
-	ID: "ORCH-PAYLOAD-003", Title: "role, task status or log level out of its list", Protocol: ID, Severity: lint.Error,
-	Spec: "orchmsg-stdio §Supported Requests; §Supported Events (2. Log Entry)",
-	Doc: "Closed value lists of the payloads: agent roles worker|planner|reviewer (`role`, `requiredRole`), task statuses " +
-		"queued|running|completed (`status` of request:query-tasks; for tasks in responses another status is a warning, since " +
-		"a task can also be cancelled), log levels info|warn|error (event:log `level`). Agent statuses (idle, busy, ...) are " +
-		"an open list and are not checked.",
-	Bad:  `{"type":"event:log","id":"evt-5a84cd4a-f0ce-4fc2-8a42-7a7ea78d0f92","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"warning","message":"Disk almost full"}}`,
-	Good: `{"type":"event:log","id":"evt-5a84cd4a-f0ce-4fc2-8a42-7a7ea78d0f92","timestamp":"2026-02-04T14:30:00Z","payload":{"level":"warn","message":"Disk almost full"}}`,
-	Run:  checkEnums,
-}
+var PayloadEnum = ruleDocs.Rule(lint.Rule{ID: "ORCH-PAYLOAD-003", Protocol: ID, Severity: lint.Error, Run: checkEnums})
 
 // PayloadMillis: durations are milliseconds.
-var PayloadMillis = &lint.Rule{
-	ID: "ORCH-PAYLOAD-004", Title: "duration looks like seconds, not milliseconds", Protocol: ID, Severity: lint.Warning,
-	Kinds: []string{"notify:shutdown", "request:ask-user"},
-	Spec:  "orchmsg-stdio §Orchestrator Notifications (3. Shutdown); §Supported Requests (5. Ask User)",
-	Doc: "`gracePeriod` of notify:shutdown and `timeout` of request:ask-user are milliseconds (the spec: 30000 is " +
-		"30 seconds, 300000 is 5 minutes). A value below 1000 is almost always seconds written by mistake; a negative value " +
-		"is an error.",
-	Bad:  `{"type":"notify:shutdown","id":"ntf-9930d5c6-60c3-4173-82b0-941392858264","timestamp":"2026-02-04T14:30:00Z","payload":{"gracePeriod":30,"reason":"Orchestrator stopping"}}`,
-	Good: `{"type":"notify:shutdown","id":"ntf-9930d5c6-60c3-4173-82b0-941392858264","timestamp":"2026-02-04T14:30:00Z","payload":{"gracePeriod":30000,"reason":"Orchestrator stopping"}}`,
-	Run:  checkMillis,
-}
+var PayloadMillis = ruleDocs.Rule(lint.Rule{
+	ID: "ORCH-PAYLOAD-004", Protocol: ID, Severity: lint.Warning, Kinds: []string{"notify:shutdown", "request:ask-user"},
+	Run: checkMillis,
+})
 
 func init() { lint.Register(PayloadProgress, PayloadPriority, PayloadEnum, PayloadMillis) }
 

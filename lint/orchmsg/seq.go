@@ -23,100 +23,21 @@ const DefaultGracePeriod = spec.DefaultGracePeriod
 
 var (
 	// SeqCorrelation: responses answer earlier requests.
-	SeqCorrelation = &lint.Rule{
-		ID: "ORCH-SEQ-001", Title: "correlationId names no earlier request", Protocol: ID, Severity: lint.Error,
-		Spec: "orchmsg-stdio §Correlation; §Request/Response Pattern; §Event Pattern",
-		Doc: "A response's `correlationId` is the `id` of a request the agent sent earlier in the session. A correlationId " +
-			"that names nothing (a typo, a stale id, a made-up one) leaves the real request pending; one that names an event " +
-			"or a notification answers something that expects no response (\"No response expected for events\"). A response " +
-			"that comes before the request it names is reported too, at the response, once the request shows up.",
-		Bad: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
-			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-ffff...\",...}",
-		Good: "{\"type\":\"request:get-task\",\"id\":\"req-a1...\",...}\n" +
-			"{\"type\":\"response:success\",\"id\":\"res-b2...\",\"correlationId\":\"req-a1...\",...}",
-	}
+	SeqCorrelation = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-001", Protocol: ID, Severity: lint.Error})
 	// SeqDuplicateResponse: one response per request.
-	SeqDuplicateResponse = &lint.Rule{
-		ID: "ORCH-SEQ-002", Title: "request answered more than once", Protocol: ID, Severity: lint.Error,
-		Spec: "orchmsg-stdio §Request/Response Pattern; §Correlation",
-		Doc: "Each request gets exactly one response: response:success or response:error. A second response with the same " +
-			"correlationId (a retry, a success after an error) finds no pending request on the agent's side and contradicts the first.",
-		Bad: "{\"type\":\"request:query-tasks\",\"id\":\"req-1...\",...}\n" +
-			"{\"type\":\"response:success\",\"id\":\"res-2...\",\"correlationId\":\"req-1...\",...}\n" +
-			"{\"type\":\"response:success\",\"id\":\"res-3...\",\"correlationId\":\"req-1...\",...}",
-		Good: "{\"type\":\"request:query-tasks\",\"id\":\"req-1...\",...}\n" +
-			"{\"type\":\"response:success\",\"id\":\"res-2...\",\"correlationId\":\"req-1...\",...}",
-	}
+	SeqDuplicateResponse = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-002", Protocol: ID, Severity: lint.Error})
 	// SeqUniqueID: ids are unique.
-	SeqUniqueID = &lint.Rule{
-		ID: "ORCH-SEQ-003", Title: "message id used twice", Protocol: ID, Severity: lint.Error,
-		Spec: "orchmsg-stdio §Correlation (\"Each request gets unique UUID\"); §Base Message Structure",
-		Doc: "Every message id is unique in the session (a fresh UUID per message). A reused id makes correlation " +
-			"ambiguous: a response would answer two requests. aoplint checks uniqueness among the last 4096 messages of a stream.",
-		Bad: "{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}\n" +
-			"{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}",
-		Good: "{\"type\":\"event:log\",\"id\":\"evt-9f1c...\",...}\n" +
-			"{\"type\":\"event:log\",\"id\":\"evt-0b7d...\",...}",
-	}
+	SeqUniqueID = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-003", Protocol: ID, Severity: lint.Error})
 	// SeqTimeout: requests are answered within 30 s.
-	SeqTimeout = &lint.Rule{
-		ID: "ORCH-SEQ-004", Title: "request unanswered past the 30 s timeout", Protocol: ID, Severity: lint.Error,
-		Spec: "orchmsg-stdio §Timeouts (\"Requests timeout after 30 seconds\"); §Correlation",
-		Doc: "A request is answered within 30 seconds (request:ask-user within its own `timeout`, in milliseconds, " +
-			"when it has one); when the work takes longer the orchestrator answers response:error TIMEOUT, and long-running " +
-			"work uses events. Timing uses the transcript's harness clock (`at`) when there is one, else the messages' " +
-			"timestamps; the request is reported as soon as any later message shows the deadline has passed.",
-		Bad: "{\"type\":\"request:get-task\",\"id\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:00Z\",...}\n" +
-			"{\"type\":\"event:log\",\"id\":\"evt-2...\",\"timestamp\":\"2026-02-04T14:30:45Z\",...}",
-		Good: "{\"type\":\"request:get-task\",\"id\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:00Z\",...}\n" +
-			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"timestamp\":\"2026-02-04T14:30:30Z\",\"error\":{\"code\":\"TIMEOUT\",...}}",
-	}
+	SeqTimeout = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-004", Protocol: ID, Severity: lint.Error})
 	// SeqRate: at most 100 messages per second from one agent.
-	SeqRate = &lint.Rule{
-		ID: "ORCH-SEQ-005", Title: "more than 100 messages per second from one agent", Protocol: ID, Severity: lint.Error,
-		Spec: "orchmsg-stdio §Security Considerations (3. Rate Limiting: 100 msg/sec)",
-		Doc: "An agent sends at most 100 messages in any one second (requests and events together, per agentId). The " +
-			"101st message within a second is reported, with the first message of that second as the witness; a flood is " +
-			"reported once per second. Timing uses the harness clock when known, else the messages' timestamps.",
-		Bad:  "101 event:log lines stamped within the same second",
-		Good: "progress reported every few seconds; bulk output written to a file and named in one event",
-	}
+	SeqRate = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-005", Protocol: ID, Severity: lint.Error})
 	// SeqDirection: who sends what.
-	SeqDirection = &lint.Rule{
-		ID: "ORCH-SEQ-006", Title: "message sent in the wrong direction", Protocol: ID, Severity: lint.Error,
-		Spec: "orchmsg-stdio §Message Types",
-		Doc: "Agents send requests (request:*) and events (event:*) on stdout; the orchestrator sends responses (response:*) " +
-			"and notifications (notify:*) on the agent's stdin. In a transcript the record's `from` says who sent each " +
-			"message; a bare stream has no direction to check.",
-		Bad:  `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"agent","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
-		Good: `{"aopkit":"transcript/1","seq":3,"at":"2026-11-22T10:00:01Z","from":"orchestrator","msg":{"type":"response:success","id":"res-...","correlationId":"req-...",...}}`,
-	}
+	SeqDirection = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-006", Protocol: ID, Severity: lint.Error})
 	// SeqShutdown: nothing from the agent after the grace period.
-	SeqShutdown = &lint.Rule{
-		ID: "ORCH-SEQ-007", Title: "agent active after the shutdown grace period", Protocol: ID, Severity: lint.Error,
-		Spec: "orchmsg-stdio §Orchestrator Notifications (3. Shutdown)",
-		Doc: "After notify:shutdown the agent has `gracePeriod` milliseconds (30 000 when none is given, as in the spec's " +
-			"example) to finish and exit. A message from the agent after that, or a harness signal, kill or timeout after it, means " +
-			"the agent ignored the shutdown. Reported once per stream, at the first offence.",
-		Bad: "{\"type\":\"notify:shutdown\",\"timestamp\":\"2026-02-04T14:30:00Z\",\"payload\":{\"gracePeriod\":5000},...}\n" +
-			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:09Z\",...}",
-		Good: "{\"type\":\"notify:shutdown\",\"timestamp\":\"2026-02-04T14:30:00Z\",\"payload\":{\"gracePeriod\":5000},...}\n" +
-			"{\"type\":\"event:log\",\"timestamp\":\"2026-02-04T14:30:01Z\",\"payload\":{\"level\":\"info\",\"message\":\"shutting down\"},...}",
-	}
+	SeqShutdown = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-007", Protocol: ID, Severity: lint.Error})
 	// SeqAnswerFits: the response answers the request it names.
-	SeqAnswerFits = &lint.Rule{
-		ID: "ORCH-SEQ-008", Title: "response does not fit its request", Protocol: ID, Severity: lint.Error,
-		Spec: "orchmsg-stdio §Supported Requests; §Error Codes",
-		Doc: "A response answers the request its correlationId names: query-agents gets `payload.agents`, query-tasks " +
-			"`payload.tasks`, submit-task and get-task `payload.task` (get-task: the task asked for), ask-user " +
-			"`payload.answer` (one of the offered option values, else a warning). INVALID_MESSAGE_TYPE is for unknown " +
-			"types only: the upstream prototype answered the supported request:ask-user with it. A request of an unknown " +
-			"type is answered with response:error INVALID_MESSAGE_TYPE, not response:success.",
-		Bad: "{\"type\":\"request:ask-user\",\"id\":\"req-1...\",...}\n" +
-			"{\"type\":\"response:error\",\"correlationId\":\"req-1...\",\"error\":{\"code\":\"INVALID_MESSAGE_TYPE\",\"message\":\"No handler for message type: request:ask-user\"},...}",
-		Good: "{\"type\":\"request:ask-user\",\"id\":\"req-1...\",...}\n" +
-			"{\"type\":\"response:success\",\"correlationId\":\"req-1...\",\"payload\":{\"answer\":\"oauth\"},...}",
-	}
+	SeqAnswerFits = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-008", Protocol: ID, Severity: lint.Error})
 )
 
 func init() {

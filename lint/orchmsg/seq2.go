@@ -6,30 +6,9 @@ import (
 
 var (
 	// SeqCancelled: no progress on a cancelled task.
-	SeqCancelled = &lint.Rule{
-		ID: "ORCH-SEQ-009", Title: "progress on a cancelled task", Protocol: ID, Severity: lint.Warning,
-		Spec: "orchmsg-stdio §Orchestrator Notifications (2. Task Cancelled)",
-		Doc: "After notify:task-cancelled the agent stops working on that task: an event:progress for it afterwards means the " +
-			"cancellation was ignored (until the task is assigned again). The spec states no more than the notification, so " +
-			"this is a warning. Reported once per task.",
-		Bad: "{\"type\":\"notify:task-cancelled\",\"payload\":{\"taskId\":\"task-123\",\"reason\":\"Dependency failed\"},...}\n" +
-			"{\"type\":\"event:progress\",\"payload\":{\"taskId\":\"task-123\",\"progress\":0.8},...}",
-		Good: "{\"type\":\"notify:task-cancelled\",\"payload\":{\"taskId\":\"task-123\",\"reason\":\"Dependency failed\"},...}\n" +
-			"{\"type\":\"event:log\",\"payload\":{\"level\":\"info\",\"message\":\"task-123 cancelled, stopping\"},...}",
-	}
+	SeqCancelled = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-009", Protocol: ID, Severity: lint.Warning})
 	// SeqAgentID: one agent per stdio session.
-	SeqAgentID = &lint.Rule{
-		ID: "ORCH-SEQ-010", Title: "agentId changes within a session", Protocol: ID, Severity: lint.Warning,
-		Spec: "orchmsg-stdio §Base Message Structure (agentId, set by orchestrator if missing); §Security Considerations (Authorization)",
-		Doc: "A stdio session connects one agent process to the orchestrator, so every `agentId` in a recorded session " +
-			"(a transcript, whose records say who sent each message) names the same agent. A message with another agent's id " +
-			"impersonates it; the orchestrator authorizes requests by agent id. Bare streams, which may interleave agents, are " +
-			"not checked.",
-		Bad: "{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"event:log\",\"agentId\":\"agent-1\",...}}\n" +
-			"{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"request:get-task\",\"agentId\":\"agent-2\",...}}",
-		Good: "{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"event:log\",\"agentId\":\"agent-1\",...}}\n" +
-			"{\"aopkit\":\"transcript/1\",\"from\":\"agent\",\"msg\":{\"type\":\"request:get-task\",\"agentId\":\"agent-1\",...}}",
-	}
+	SeqAgentID = ruleDocs.Rule(lint.Rule{ID: "ORCH-SEQ-010", Protocol: ID, Severity: lint.Warning})
 )
 
 func init() { lint.Register(SeqCancelled, SeqAgentID) }

@@ -8,29 +8,10 @@ import (
 )
 
 // TypeKnown: the fourteen types only.
-var TypeKnown = &lint.Rule{
-	ID: "ORCH-TYPE-001", Title: "unknown message type", Protocol: ID, Severity: lint.Error,
-	Spec: "orchmsg-stdio §Message Types; §Error Codes (INVALID_MESSAGE_TYPE)",
-	Doc: "`type` must be one of the fourteen message types of §Message Types: request:query-agents, request:query-tasks, " +
-		"request:submit-task, request:get-task, request:ask-user, event:progress, event:log, event:error, event:question, " +
-		"response:success, response:error, notify:task-assigned, notify:task-cancelled, notify:shutdown. " +
-		"The orchestrator answers any other type with INVALID_MESSAGE_TYPE. A JSON object without `type` is not routed to the " +
-		"message handler at all (§Parsing Strategy). A task definition (the payload of request:submit-task) is not a message by itself.",
-	Bad:  `{"type":"request:cancel-task","id":"req-07bafb30-4804-4b42-808e-e72db05f40a7","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1"}}`,
-	Good: `{"type":"request:get-task","id":"req-07bafb30-4804-4b42-808e-e72db05f40a7","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1"}}`,
-	Run:  checkType,
-}
+var TypeKnown = ruleDocs.Rule(lint.Rule{ID: "ORCH-TYPE-001", Protocol: ID, Severity: lint.Error, Run: checkType})
 
 // TypeDialect: the upstream prototype's task_notification.
-var TypeDialect = &lint.Rule{
-	ID: "ORCH-TYPE-002", Title: "upstream task_notification dialect", Protocol: ID, Severity: lint.Error,
-	Spec: "orchmsg-stdio §Orchestrator Notifications (1. Task Assigned)",
-	Doc: "The upstream prototype wrote `{\"type\":\"task_notification\",\"taskId\":...,\"message\":...}` on the agent's stdin. " +
-		"The spec's message for a new task is notify:task-assigned, a full message with id, timestamp and the task in `payload`.",
-	Bad:  `{"type":"task_notification","taskId":"task-1","message":"Task task-1 assigned. Use TaskList and TaskGet to view details."}`,
-	Good: `{"type":"notify:task-assigned","id":"ntf-d8cae4bb-f5be-40ab-8b88-1b74fbf505a7","timestamp":"2026-02-04T14:30:00Z","payload":{"taskId":"task-1","message":"Task assigned. Use TaskGet to view details."}}`,
-	Run:  checkTaskNotification,
-}
+var TypeDialect = ruleDocs.Rule(lint.Rule{ID: "ORCH-TYPE-002", Protocol: ID, Severity: lint.Error, Run: checkTaskNotification})
 
 func init() { lint.Register(TypeKnown, TypeDialect) }
 

@@ -14,30 +14,26 @@ import (
 //	::error file=path,line=3,col=5,title=AOF-ENV-003::message
 func GitHub(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
-	for i := range r.Files {
-		f := &r.Files[i]
-		for j := range f.Diagnostics {
-			d := &f.Diagnostics[j]
-			cmd := "notice"
-			switch d.Severity {
-			case lint.Error:
-				cmd = "error"
-			case lint.Warning:
-				cmd = "warning"
-			}
-			// What the input wrote is escaped (SafeText): a runner's log and a
-			// terminal show no control character of it; the newlines before
-			// related places are the annotation's own.
-			msg := SafeText(d.Message)
-			if d.Spec != "" {
-				msg += " (" + SafeText(d.Spec) + ")"
-			}
-			for _, rel := range d.Related {
-				msg += fmt.Sprintf("\nrelated: line %d: %s", rel.Line, SafeText(rel.Message))
-			}
-			fmt.Fprintf(bw, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd,
-				ghProperty(SafeText(pathOf(f, d))), d.Line, d.Column, ghProperty(SafeText(d.Rule)), ghData(msg))
+	for f, d := range r.diagnostics() {
+		cmd := "notice"
+		switch d.Severity {
+		case lint.Error:
+			cmd = "error"
+		case lint.Warning:
+			cmd = "warning"
 		}
+		// What the input wrote is escaped (SafeText): a runner's log and a
+		// terminal show no control character of it; the newlines before
+		// related places are the annotation's own.
+		msg := SafeText(d.Message)
+		if d.Spec != "" {
+			msg += " (" + SafeText(d.Spec) + ")"
+		}
+		for _, rel := range d.Related {
+			msg += fmt.Sprintf("\nrelated: line %d: %s", rel.Line, SafeText(rel.Message))
+		}
+		fmt.Fprintf(bw, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd,
+			ghProperty(SafeText(pathOf(f, d))), d.Line, d.Column, ghProperty(SafeText(d.Rule)), ghData(msg))
 	}
 	return bw.Flush()
 }

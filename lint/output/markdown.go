@@ -35,17 +35,13 @@ func Markdown(w io.Writer, r *Report) error {
 	if total > 0 {
 		bw.WriteString("| where | severity | rule | message |\n|---|---|---|---|\n")
 	}
-	for i := range r.Files {
-		f := &r.Files[i]
-		for j := range f.Diagnostics {
-			if rows == MarkdownMaxRows {
-				break
-			}
-			d := &f.Diagnostics[j]
-			fmt.Fprintf(bw, "| `%s:%d:%d` | %s | [%s](%s) | %s |\n", mdCode(pathOf(f, d)), d.Line, d.Column,
-				severityIcon(d.Severity), mdCell(d.Rule), HelpURI(d.Rule), mdCell(d.Message))
-			rows++
+	for f, d := range r.diagnostics() {
+		if rows == MarkdownMaxRows {
+			break
 		}
+		fmt.Fprintf(bw, "| `%s:%d:%d` | %s | [%s](%s) | %s |\n", mdCode(pathOf(f, d)), d.Line, d.Column,
+			severityIcon(d.Severity), mdCell(d.Rule), HelpURI(d.Rule), mdCell(d.Message))
+		rows++
 	}
 	if rest := total - rows + s.NotPrinted; rest > 0 {
 		fmt.Fprintf(bw, "\n%d more %s not shown; run aoplint locally for all of them.\n", rest, plural(rest, "diagnostic", "diagnostics"))

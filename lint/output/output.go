@@ -6,6 +6,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"iter"
 	"sort"
 
 	"github.com/aopkit/aopkit/lint"
@@ -57,28 +58,50 @@ func (r *Report) Sort() {
 	}
 }
 
-// Formats lists the format names.
-var Formats = []string{"text", "json", "jsonl", "sarif", "junit", "github", "markdown"}
+// printers are the formats by name, the first the default: the one list
+// Formats and Write read.
+var printers = []struct {
+	name  string
+	print func(io.Writer, *Report) error
+}{
+	{"text", Text}, {"json", JSON}, {"jsonl", JSONL}, {"sarif", SARIF},
+	{"junit", JUnit}, {"github", GitHub}, {"markdown", Markdown},
+}
 
-// Write prints r in format to w.
+// Formats lists the format names.
+var Formats = func() []string {
+	names := make([]string, len(printers))
+	for i, p := range printers {
+		names[i] = p.name
+	}
+	return names
+}()
+
+// Write prints r in format ("" is text) to w.
 func Write(w io.Writer, format string, r *Report) error {
-	switch format {
-	case "text", "":
-		return Text(w, r)
-	case "json":
-		return JSON(w, r)
-	case "jsonl":
-		return JSONL(w, r)
-	case "sarif":
-		return SARIF(w, r)
-	case "junit":
-		return JUnit(w, r)
-	case "github":
-		return GitHub(w, r)
-	case "markdown":
-		return Markdown(w, r)
+	if format == "" {
+		format = printers[0].name
+	}
+	for _, p := range printers {
+		if p.name == format {
+			return p.print(w, r)
+		}
 	}
 	return fmt.Errorf("unknown format %q (want one of %v)", format, Formats)
+}
+
+// diagnostics yields every diagnostic of r with its file, in order.
+func (r *Report) diagnostics() iter.Seq2[*linter.FileResult, *lint.Diagnostic] {
+	return func(yield func(*linter.FileResult, *lint.Diagnostic) bool) {
+		for i := range r.Files {
+			f := &r.Files[i]
+			for j := range f.Diagnostics {
+				if !yield(f, &f.Diagnostics[j]) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // pathOf returns the path a diagnostic belongs to (its own, or its file's).
@@ -87,4 +110,12 @@ func pathOf(f *linter.FileResult, d *lint.Diagnostic) string {
 		return d.Path
 	}
 	return f.Path
+}
+
+// relatedPath returns the path of a related place of d (its own, or d's).
+func relatedPath(f *linter.FileResult, d *lint.Diagnostic, rel lint.Related) string {
+	if rel.Path != "" {
+		return rel.Path
+	}
+	return pathOf(f, d)
 }

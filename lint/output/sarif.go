@@ -125,26 +125,18 @@ func SARIF(w io.Writer, r *Report) error {
 		rules = append(rules, sarifRuleOf(id))
 	}
 	results := []sarifResult{}
-	for i := range r.Files {
-		f := &r.Files[i]
-		for j := range f.Diagnostics {
-			d := &f.Diagnostics[j]
-			loc := sarifLocation{PhysicalLocation: physical(pathOf(f, d), d.Line, d.Column)}
-			if d.Pointer != "" {
-				loc.LogicalLocations = []sarifLogical{{FullyQualifiedName: d.Pointer, Kind: "member"}}
-			}
-			res := sarifResult{RuleID: d.Rule, RuleIndex: index[d.Rule], Level: sarifLevel(d.Severity),
-				Message: sarifText{Text: d.Message}, Locations: []sarifLocation{loc},
-				Properties: map[string]any{"spec": d.Spec, "protocol": f.Protocol}}
-			for k, rel := range d.Related {
-				p := rel.Path
-				if p == "" {
-					p = pathOf(f, d)
-				}
-				res.RelatedLocations = append(res.RelatedLocations, sarifLocation{ID: k + 1, PhysicalLocation: physical(p, rel.Line, rel.Column), Message: &sarifText{Text: rel.Message}})
-			}
-			results = append(results, res)
+	for f, d := range r.diagnostics() {
+		loc := sarifLocation{PhysicalLocation: physical(pathOf(f, d), d.Line, d.Column)}
+		if d.Pointer != "" {
+			loc.LogicalLocations = []sarifLogical{{FullyQualifiedName: d.Pointer, Kind: "member"}}
 		}
+		res := sarifResult{RuleID: d.Rule, RuleIndex: index[d.Rule], Level: sarifLevel(d.Severity),
+			Message: sarifText{Text: d.Message}, Locations: []sarifLocation{loc},
+			Properties: map[string]any{"spec": d.Spec, "protocol": f.Protocol}}
+		for k, rel := range d.Related {
+			res.RelatedLocations = append(res.RelatedLocations, sarifLocation{ID: k + 1, PhysicalLocation: physical(relatedPath(f, d, rel), rel.Line, rel.Column), Message: &sarifText{Text: rel.Message}})
+		}
+		results = append(results, res)
 	}
 	log := sarifLog{
 		Schema:  SARIFSchemaURI,

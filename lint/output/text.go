@@ -21,18 +21,10 @@ import (
 // escaped (\n, \x1b, \u202e). With r.Color the severity is coloured.
 func Text(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
-	for i := range r.Files {
-		f := &r.Files[i]
-		for j := range f.Diagnostics {
-			d := &f.Diagnostics[j]
-			fmt.Fprintf(bw, "%s:%d:%d: %s: %s [%s]\n", SafePath(pathOf(f, d)), d.Line, d.Column, severityText(d.Severity, r.Color), SafeText(d.Message), SafeText(d.Rule))
-			for _, rel := range d.Related {
-				p := rel.Path
-				if p == "" {
-					p = pathOf(f, d)
-				}
-				fmt.Fprintf(bw, "\t%s:%d:%d: related: %s\n", SafePath(p), rel.Line, rel.Column, SafeText(rel.Message))
-			}
+	for f, d := range r.diagnostics() {
+		fmt.Fprintf(bw, "%s:%d:%d: %s: %s [%s]\n", SafePath(pathOf(f, d)), d.Line, d.Column, severityText(d.Severity, r.Color), SafeText(d.Message), SafeText(d.Rule))
+		for _, rel := range d.Related {
+			fmt.Fprintf(bw, "\t%s:%d:%d: related: %s\n", SafePath(relatedPath(f, d, rel)), rel.Line, rel.Column, SafeText(rel.Message))
 		}
 	}
 	return bw.Flush()

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	engaof "github.com/aopkit/aopkit/conform/engine/aof"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 
 	"github.com/aopkit/aopkit/mockagent"
@@ -52,6 +53,11 @@ func init() {
 
 const steps = 3
 
+// maxStep bounds a work step (and so the heartbeat refresh, at every step): the
+// work takes TTL/3 a step, at most a second, so a scheduler whose TTL is long (AOF's
+// own writes 5 minutes) still sees the task done in seconds.
+const maxStep = time.Second
+
 type agent struct {
 	ctx                   context.Context
 	env                   mockagent.Env
@@ -78,9 +84,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		return 2
 	}
 	a.ttl = a.readTTL()
-	beat := a.ttl / 3
+	beat := min(a.ttl/3, maxStep)
 	if beat <= 0 {
-		beat = time.Second
+		beat = maxStep
 	}
 	a.heartbeat()
 	if stop := a.answerHandoff(); stop {
@@ -333,10 +339,12 @@ func (a *agent) delegate(fault string) {
 	}
 	child := otherTask(a.taskID, 1)
 	now := a.now()
-	task := fmt.Sprintf("---\nid: %s\ntitle: QA for %s\nstatus: ready\nassignee: %s\ncreatedAt: %q\nupdatedAt: %q\nmetadata:\n  parentTaskId: %s\n---\n# QA for %s\n\nVerify the parent's deliverables.\n",
-		child, a.taskID, to, now, now, a.taskID, a.taskID)
+	task := &engaof.Task{ID: child, Title: "QA for " + a.taskID, Status: spec.Ready, Assignee: to,
+		CreatedAt: now, UpdatedAt: now, Project: filepath.Base(a.dataDir), Priority: "normal",
+		CreatedBy: a.self, LastTransitionAt: now, Body: "# QA for " + a.taskID + "\n\nVerify the parent's deliverables.\n"}
+	task.SetMeta("parentTaskId", a.taskID)
 	path := filepath.Join(a.dataDir, "tasks", "ready", child+".md")
-	if os.WriteFile(path, []byte(task), 0o644) != nil {
+	if os.WriteFile(path, task.Marshal(), 0o644) != nil {
 		return
 	}
 	due := spec.FormatTime(a.env.Clock.Now().Add(24 * time.Hour))

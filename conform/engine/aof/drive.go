@@ -94,7 +94,7 @@ const DefaultScenarioTTL = 1500 * time.Millisecond
 // routed, the scheduler polls (a stale heartbeat reclaims the task and stops the
 // agent), session_end runs when the agent exits normally and, when the agent left
 // its task in progress (a crash), the scheduler recovers it once its heartbeat
-// expires. Facts for the checks: aof.handoff, aof.stale, aof.final_status,
+// expires. Facts for the checks: conform.FactAOFHandoff, FactAOFStale, FactAOFFinalStatus,
 // aof.files, aof.task_dir.
 func Drive(h *harness.H) error {
 	sc := h.Scenario()
@@ -126,9 +126,9 @@ func Drive(h *harness.H) error {
 		// link leading out is not read, and the agent is judged for it.
 		Refused: h.Refused(func() int { return attempt })}
 	if t.Handoff != nil {
-		h.Fact("aof.handoff", true)
+		harness.SetFact(h, conform.FactAOFHandoff, true)
 	}
-	sess, err := NewSession(clock.Real{}, cfg, func(at time.Time, from, stream string, data []byte) {
+	sess, err := NewSession(clock.Real{}, cfg, func(at time.Time, from conform.Actor, stream string, data []byte) {
 		r := conform.Record{From: from, Stream: stream, Time: at, Attempt: attempt}
 		if len(data) > 0 && data[0] == '{' && json.Valid(data) {
 			r.Msg = data
@@ -157,7 +157,7 @@ func Drive(h *harness.H) error {
 		if child == nil {
 			break
 		}
-		h.Event(attempt, "dispatch-child", map[string]any{"taskId": child.Cfg.TaskID, "agent": child.Cfg.AgentID})
+		h.Event(attempt, conform.EventDispatchChild, conform.Details(conform.KeyTaskID.Is(child.Cfg.TaskID), conform.KeyAgent.Is(child.Cfg.AgentID)))
 		if err = dispatch(h, child, ttl); errors.Is(err, harness.ErrNoTime) {
 			err = nil
 			break
@@ -167,9 +167,9 @@ func Drive(h *harness.H) error {
 	if task, gerr := sess.Store.Get(t.TaskID); gerr == nil {
 		final = task.Status
 	}
-	h.Fact("aof.final_status", final)
-	h.Fact("aof.files", listFiles(sess.Store.Dir, 2000))
-	h.Fact("aof.task_dir", "tasks/in-progress/"+t.TaskID)
+	harness.SetFact(h, conform.FactAOFFinalStatus, final)
+	harness.SetFact(h, conform.FactAOFFiles, listFiles(sess.Store.Dir, 2000))
+	harness.SetFact(h, conform.FactAOFTaskDir, "tasks/in-progress/"+t.TaskID)
 	return err
 }
 
@@ -194,7 +194,7 @@ func dispatch(h *harness.H, sess *Session, ttl time.Duration) error {
 	observe := func(a *harness.Agent) {
 		if at, ok := sess.ObserveHeartbeat(); ok && !agentBeat {
 			agentBeat = true
-			a.Alive(at, "first-heartbeat-write")
+			a.Alive(at, conform.LifeFirstHeartbeatWrite)
 		}
 	}
 	poll := ttl / 10
@@ -226,7 +226,7 @@ func dispatch(h *harness.H, sess *Session, ttl time.Duration) error {
 			}
 			o := sess.Line(agentio.Line{At: r.Time, Stream: "stdout", Data: line, Truncated: r.Truncated})
 			if o.Reason == ReasonNestedDelegation {
-				h.Event(a.N(), "delegation-rejected", map[string]any{"reason": o.Reason, "seq": r.Seq})
+				h.Event(a.N(), conform.EventDelegationRejected, conform.Details(conform.KeyReason.Is(o.Reason), conform.KeySeq.Is(r.Seq)))
 			}
 		},
 		Monitor: func(a *harness.Agent, now time.Time) time.Time {
@@ -247,8 +247,8 @@ func dispatch(h *harness.H, sess *Session, ttl time.Duration) error {
 				return nextPoll
 			}
 			stale = true
-			h.Event(a.N(), "stale-heartbeat", map[string]any{"expiresAt": spec.FormatTime(exp), "lastHeartbeat": last})
-			h.Fact("aof.stale", true)
+			h.Event(a.N(), conform.EventStaleHeartbeat, conform.Details(conform.KeyExpiresAt.Is(spec.FormatTime(exp)), conform.KeyLastHeartbeat.Is(last)))
+			harness.SetFact(h, conform.FactAOFStale, true)
 			a.Terminate("stale heartbeat: the scheduler reclaimed the task")
 			return time.Time{}
 		},

@@ -36,12 +36,12 @@ type scenario struct {
 	handoff    bool // write inputs/handoff.json addressed to the agent before dispatch
 	noCriteria bool // ... without acceptance criteria
 	// expectations
-	status   string   // final status of the agent's task
-	exit     int      // agent exit code (-1: stopped by a signal)
-	events   []string // event "type[:reason]" that must appear, in this order
-	absent   []string // event "type[:reason]" that must not appear
-	runState string   // run.json status at the end
-	harness  []string // harness events that must appear
+	status   string          // final status of the agent's task
+	exit     int             // agent exit code (-1: stopped by a signal)
+	events   []string        // event "type[:reason]" that must appear, in this order
+	absent   []string        // event "type[:reason]" that must not appear
+	runState string          // run.json status at the end
+	harness  []conform.Event // harness events that must appear
 	check    func(t *testing.T, st *aof.Store)
 }
 
@@ -86,7 +86,7 @@ var cases = []scenario{
 	{name: "nested-delegation", fault: "nested-delegation", meta: child, status: aofspec.Review, runState: "running",
 		events:  []string{"protocol.message.received", "delegation.rejected:nested_delegation", "task.completed"},
 		absent:  []string{"delegation.requested"},
-		harness: []string{"delegation-rejected"},
+		harness: []conform.Event{"delegation-rejected"},
 		check: func(t *testing.T, st *aof.Store) {
 			c, err := st.Get(childID)
 			if err == nil {
@@ -95,16 +95,16 @@ var cases = []scenario{
 				}
 			}
 		}},
-	{name: "hang", fault: "hang", status: aofspec.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat", "signal"},
+	{name: "hang", fault: "hang", status: aofspec.Ready, exit: -1, runState: "expired", harness: []conform.Event{"stale-heartbeat", "signal"},
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"task.completed", "session.ended"}},
-	{name: "stop-heartbeats", fault: "stop-heartbeats", status: aofspec.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat"},
+	{name: "stop-heartbeats", fault: "stop-heartbeats", status: aofspec.Ready, exit: -1, runState: "expired", harness: []conform.Event{"stale-heartbeat"},
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"task.completed"}},
-	{name: "late-heartbeats", fault: "late-heartbeats", status: aofspec.Ready, exit: -1, runState: "expired", harness: []string{"stale-heartbeat"},
+	{name: "late-heartbeats", fault: "late-heartbeats", status: aofspec.Ready, exit: -1, runState: "expired", harness: []conform.Event{"stale-heartbeat"},
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
 		absent: []string{"task.completed"}},
-	{name: "exceed-timeout", fault: "exceed-timeout", status: aofspec.Ready, exit: -1, runState: "expired", harness: []string{"timeout"},
+	{name: "exceed-timeout", fault: "exceed-timeout", status: aofspec.Ready, exit: -1, runState: "expired", harness: []conform.Event{"timeout"},
 		events: []string{"task.transitioned:stale_heartbeat_reclaim"}, absent: []string{"task.completed", "session.ended"}},
 	{name: "crash-mid-task", fault: "crash-mid-task", status: aofspec.Ready, exit: 2, runState: "expired",
 		events: []string{"task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
@@ -220,8 +220,8 @@ func TestCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if task.Status != c.status || r.sess.Fact("aof.final_status") != c.status {
-				t.Errorf("final status = %s (fact %q), want %s", task.Status, r.sess.Fact("aof.final_status"), c.status)
+			if task.Status != c.status || conform.FactAOFFinalStatus.Get(r.sess) != c.status {
+				t.Errorf("final status = %s (fact %q), want %s", task.Status, conform.FactAOFFinalStatus.Get(r.sess), c.status)
 			}
 			if _, err := os.Stat(r.store.TaskPath(task.Status, taskID)); err != nil {
 				t.Errorf("task file not in tasks/%s/: %v", task.Status, err)
@@ -273,7 +273,7 @@ func TestShippedScenarios(t *testing.T) {
 				// reclaims the task.
 				name, want = "sigterm", []string{aofspec.Ready}
 			}
-			if got := r.sess.Fact("aof.final_status"); got != want[0] {
+			if got := conform.FactAOFFinalStatus.Get(r.sess); got != want[0] {
 				t.Errorf("final status %q, want %q", got, want[0])
 			}
 			if hasEvent(r.sess, "stale-heartbeat") || hasEvent(r.sess, "timeout") {
@@ -297,8 +297,8 @@ func TestEngineFaults(t *testing.T) {
 				if hasEvent(good.sess, "stale-heartbeat") {
 					t.Fatal("the correct engine found the correct agent stale")
 				}
-				if !hasEvent(bad.sess, "stale-heartbeat") || bad.sess.Fact("aof.final_status") != aofspec.Ready {
-					t.Errorf("final status %q: want the task reclaimed before its heartbeat expired", bad.sess.Fact("aof.final_status"))
+				if !hasEvent(bad.sess, "stale-heartbeat") || conform.FactAOFFinalStatus.Get(bad.sess) != aofspec.Ready {
+					t.Errorf("final status %q: want the task reclaimed before its heartbeat expired", conform.FactAOFFinalStatus.Get(bad.sess))
 				}
 			case aof.FaultAllowNestedDelegation:
 				c := cases[7] // nested-delegation
@@ -325,7 +325,7 @@ func inOrder(got, want []string) bool {
 	return i == len(want)
 }
 
-func hasEvent(s *conform.Session, ev string) bool {
+func hasEvent(s *conform.Session, ev conform.Event) bool {
 	for _, r := range s.Records {
 		if r.From == "harness" && r.Event == ev {
 			return true

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 )
@@ -19,7 +20,7 @@ func TestObserveHeartbeat(t *testing.T) {
 	t.Parallel()
 	var tr bytes.Buffer
 	s, err := aof.NewSession(clock.Real{}, aof.Config{Scratch: t.TempDir(), Scenario: "aof/observe", TaskID: taskID,
-		AgentID: agentID, TTL: time.Second}, func(_ time.Time, _, _ string, data []byte) { tr.Write(append(data, '\n')) })
+		AgentID: agentID, TTL: time.Second}, func(_ time.Time, _ conform.Actor, _ string, data []byte) { tr.Write(append(data, '\n')) })
 	if err != nil {
 		t.Fatal(err)
 	}

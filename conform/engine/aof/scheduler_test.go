@@ -153,16 +153,16 @@ func schedulerFault(t *testing.T, name string) {
 		}
 	case aof.FaultDoneSkipsReview:
 		r := playSeeded(t, happy, "", name)
-		if got := r.sess.Fact("aof.final_status"); got != aofspec.Done {
+		if got := conform.FactAOFFinalStatus.Get(r.sess); got != aofspec.Done {
 			t.Errorf("final status %q, want done (review skipped)", got)
 		}
 	case aof.FaultBlindRequeue:
 		r := playSeeded(t, happy, "crash-after-partial-report", name)
-		if got := r.sess.Fact("aof.final_status"); got != aofspec.Ready {
+		if got := conform.FactAOFFinalStatus.Get(r.sess); got != aofspec.Ready {
 			t.Errorf("final status %q, want ready (the partial result ignored)", got)
 		}
 		good := playSeeded(t, happy, "crash-after-partial-report", "")
-		if got := good.sess.Fact("aof.final_status"); got != aofspec.Review {
+		if got := conform.FactAOFFinalStatus.Get(good.sess); got != aofspec.Review {
 			t.Errorf("correct engine: final status %q, want review", got)
 		}
 	case aof.FaultNoChildDispatch:

@@ -1,6 +1,8 @@
 package aof
 
 import (
+	"github.com/aopkit/aopkit/conform"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -50,7 +52,7 @@ type Config struct {
 // dispatcher writes (from "orchestrator") and the heartbeats the agent writes
 // (from "agent"); stream is "file:" and the path relative to the scratch
 // directory, data the file's bytes (JSON or text).
-type Sink func(at time.Time, from, stream string, data []byte)
+type Sink func(at time.Time, from conform.Actor, stream string, data []byte)
 
 // Session is the dispatcher side of one agent run: the store, the router and the
 // files recorded for the transcript.
@@ -89,7 +91,7 @@ func NewSession(clk clock.Clock, cfg Config, sink Sink) (*Session, error) {
 	}
 	st.Refused = cfg.Refused
 	if sink == nil {
-		sink = func(time.Time, string, string, []byte) {}
+		sink = func(time.Time, conform.Actor, string, []byte) {}
 	}
 	s := &Session{Cfg: cfg, Store: st, Router: &Router{Store: st, Fault: cfg.Fault}, Clock: clk, sink: sink}
 	if cfg.DataDir != "" {
@@ -193,7 +195,7 @@ func (s *Session) recordFiles(ws []Written) {
 		if err != nil {
 			rel = w.Path
 		}
-		s.sink(s.Clock.Now(), "orchestrator", "file:"+filepath.ToSlash(rel), bytes.TrimSpace(w.Data))
+		s.sink(s.Clock.Now(), conform.ActorOrchestrator, "file:"+filepath.ToSlash(rel), bytes.TrimSpace(w.Data))
 	}
 }
 
@@ -291,7 +293,7 @@ func (s *Session) observeHeartbeat() (time.Time, bool) {
 	}
 	s.lastBeat, s.lastBeatAt = data, at
 	rel, _ := filepath.Rel(s.Cfg.Scratch, path)
-	s.sink(at, "agent", "file:"+filepath.ToSlash(rel), data)
+	s.sink(at, conform.ActorAgent, "file:"+filepath.ToSlash(rel), data)
 	return at, true
 }
 

@@ -101,6 +101,22 @@ func (s *Store) Create(t *Task) error {
 	if t.UpdatedAt == "" {
 		t.UpdatedAt = t.CreatedAt
 	}
+	if t.Form == FormUpstream {
+		// What d0labs/aof's FilesystemTaskStore.create writes: the project is
+		// the data directory's name (its projectId), priority normal.
+		if t.Project == "" {
+			t.Project = filepath.Base(s.Dir)
+		}
+		if t.Priority == "" {
+			t.Priority = "normal"
+		}
+		if t.CreatedBy == "" {
+			t.CreatedBy = CreatedBy
+		}
+		if t.LastTransitionAt == "" {
+			t.LastTransitionAt = t.CreatedAt
+		}
+	}
 	return s.writeFile(s.TaskPath(t.Status, t.ID), t.Marshal())
 }
 
@@ -196,6 +212,9 @@ func (s *Store) Transition(id, to, reason, actor string) (bool, error) {
 	}
 	t.Status = to
 	t.UpdatedAt = s.now()
+	if t.Form == FormUpstream {
+		t.LastTransitionAt = t.UpdatedAt
+	}
 	if to != spec.InProgress {
 		t.Lease = nil
 	}

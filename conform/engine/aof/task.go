@@ -5,13 +5,13 @@
 package aof
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	lintaof "github.com/aopkit/aopkit/lint/aof"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
@@ -25,17 +25,43 @@ type Lease struct {
 	ExpiresAt  string
 }
 
+// Form is the layout of a task file's front matter. aof-1 defines no task file
+// format; the engine writes FormUpstream by default and reads both.
+type Form int
+
+const (
+	// FormUpstream is d0labs/aof's TaskFrontmatter (src/schemas/task.ts at
+	// 2700399): schemaVersion 1, project, priority, routing.agent,
+	// lastTransitionAt, createdBy, dependsOn besides the guide's keys. Its store
+	// lists a task file only when that schema accepts it. The engine writes the
+	// guide's assignee too (= routing.agent): AOF's schema strips unknown keys,
+	// and schedulers written from the guide read it.
+	FormUpstream Form = iota
+	// FormMinimal is what aof-1's guide shows of a task: id, title, status,
+	// assignee, createdAt, updatedAt, lease, metadata.
+	FormMinimal
+)
+
+// CreatedBy is the createdBy of the task files the engine seeds (FormUpstream).
+const CreatedBy = "aopconform"
+
 // Task is one task file: tasks/<status>/<id>.md, YAML frontmatter and a Markdown body.
 type Task struct {
+	// Form is how the file was written (ParseTask) or is to be written (Marshal).
+	Form      Form
 	ID        string
 	Title     string
 	Status    string
-	Assignee  string
+	Assignee  string // assignee; upstream routing.agent (else routing.role, routing.team)
 	CreatedAt string
 	UpdatedAt string
-	Lease     *Lease
+	// Project, Priority, CreatedBy and LastTransitionAt are FormUpstream's
+	// (Store.Create fills them in).
+	Project, Priority, CreatedBy, LastTransitionAt string
+	Lease                                          *Lease
 	// Metadata holds delegationDepth (int), reviewRequired (bool), parentTaskId and
-	// anything else; values are string, int64 or bool.
+	// anything else; values are string, int64 or bool (a list or a mapping an
+	// upstream file holds stays as the YAML reader gives it).
 	Metadata map[string]any
 	Body     string
 }
@@ -67,7 +93,8 @@ func (t *Task) SetMeta(key string, v any) {
 	t.Metadata[key] = v
 }
 
-// Marshal renders the task file.
+// Marshal renders the task file in its Form (FormUpstream: the keys in the order
+// of d0labs/aof's schema).
 func (t *Task) Marshal() []byte {
 	var b strings.Builder
 	b.WriteString("---\n")
@@ -76,17 +103,43 @@ func (t *Task) Marshal() []byte {
 			fmt.Fprintf(&b, "%s%s: %s\n", indent, k, yamlScalar(v))
 		}
 	}
+	up := t.Form == FormUpstream
+	if up {
+		b.WriteString("schemaVersion: 1\n")
+	}
 	kv("", "id", t.ID)
+	if up {
+		kv("", "project", t.Project)
+	}
 	kv("", "title", t.Title)
 	kv("", "status", t.Status)
+	if up {
+		kv("", "priority", t.Priority)
+		b.WriteString("routing:\n")
+		kv("  ", "agent", t.Assignee)
+		b.WriteString("  tags: []\n")
+	}
 	kv("", "assignee", t.Assignee)
+	lease := func() {
+		if t.Lease != nil {
+			b.WriteString("lease:\n")
+			kv("  ", "agent", t.Lease.Agent)
+			kv("  ", "acquiredAt", t.Lease.AcquiredAt)
+			kv("  ", "expiresAt", t.Lease.ExpiresAt)
+		}
+	}
+	if up {
+		lease()
+	}
 	kv("", "createdAt", t.CreatedAt)
 	kv("", "updatedAt", t.UpdatedAt)
-	if t.Lease != nil {
-		b.WriteString("lease:\n")
-		kv("  ", "agent", t.Lease.Agent)
-		kv("  ", "acquiredAt", t.Lease.AcquiredAt)
-		kv("  ", "expiresAt", t.Lease.ExpiresAt)
+	if !up {
+		lease()
+	}
+	if up {
+		kv("", "lastTransitionAt", t.LastTransitionAt)
+		kv("", "createdBy", t.CreatedBy)
+		b.WriteString("dependsOn: []\n")
 	}
 	if len(t.Metadata) > 0 {
 		b.WriteString("metadata:\n")
@@ -99,8 +152,11 @@ func (t *Task) Marshal() []byte {
 			switch v := t.Metadata[k].(type) {
 			case string:
 				fmt.Fprintf(&b, "  %s: %s\n", k, yamlScalar(v))
-			default:
+			case int64, bool:
 				fmt.Fprintf(&b, "  %s: %v\n", k, v)
+			default: // a list or a mapping read from a file: JSON is YAML's flow style
+				j, _ := json.Marshal(v)
+				fmt.Fprintf(&b, "  %s: %s\n", k, j)
 			}
 		}
 	}
@@ -126,84 +182,44 @@ func yamlScalar(s string) string {
 	return string(q)
 }
 
-// ParseTask reads a task file. It accepts the subset of YAML the engine writes plus
-// what an agent writing a child task would plausibly write (quoted or plain
-// scalars, one level of nesting); it never panics on bad input.
+// ParseTask reads a task file in either Form (FormUpstream when it has a
+// schemaVersion), its front matter with the linter's YAML subset
+// (lint/aof.ParseFrontmatter); it never panics on bad input.
 func ParseTask(data []byte) (*Task, error) {
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
-	if !strings.HasPrefix(s, "---\n") {
-		return nil, fmt.Errorf("task file does not start with a --- frontmatter line")
+	fm, err := lintaof.ParseFrontmatter(data)
+	if err != nil {
+		return nil, fmt.Errorf("task file frontmatter: %v", err)
 	}
-	rest := s[4:]
-	end := strings.Index(rest, "\n---")
-	if end < 0 {
-		return nil, fmt.Errorf("task file frontmatter has no closing --- line")
+	lines := strings.Split(strings.TrimPrefix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\uFEFF"), "\n")
+	t := &Task{Form: FormMinimal}
+	if fm.BodyLine-1 < len(lines) {
+		t.Body = strings.Join(lines[fm.BodyLine-1:], "\n")
 	}
-	front, body := rest[:end+1], rest[end+4:]
-	body = strings.TrimPrefix(body, "\n")
-	t := &Task{Body: body}
-	section := ""
-	sc := bufio.NewScanner(strings.NewReader(front))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
+	v := fm.Values
+	if _, ok := v["schemaVersion"]; ok {
+		t.Form = FormUpstream
+	}
+	t.ID, t.Title, t.Status = scalarText(v, "id"), scalarText(v, "title"), scalarText(v, "status")
+	t.CreatedAt, t.UpdatedAt = scalarText(v, "createdAt"), scalarText(v, "updatedAt")
+	t.Project, t.Priority = scalarText(v, "project"), scalarText(v, "priority")
+	t.CreatedBy, t.LastTransitionAt = scalarText(v, "createdBy"), scalarText(v, "lastTransitionAt")
+	t.Assignee = scalarText(v, "assignee")
+	if r, ok := v["routing"].(map[string]any); ok && t.Assignee == "" {
+		// AOF's dispatcher routes to routing.agent ?? routing.role ?? routing.team.
+		for _, k := range []string{"agent", "role", "team"} {
+			if t.Assignee = scalarText(r, k); t.Assignee != "" {
+				break
+			}
 		}
-		indented := strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")
-		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok {
-			return nil, fmt.Errorf("frontmatter line %d: %q is not key: value", n, line)
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !indented {
-			section = ""
-			if v == "" {
-				section = k
-				if k == "lease" {
-					t.Lease = &Lease{}
-				}
-				continue
+	}
+	if l, ok := v["lease"].(map[string]any); ok {
+		t.Lease = &Lease{Agent: scalarText(l, "agent"), AcquiredAt: scalarText(l, "acquiredAt"), ExpiresAt: scalarText(l, "expiresAt")}
+	}
+	if m, ok := v["metadata"].(map[string]any); ok {
+		for k, mv := range m {
+			if mv != nil {
+				t.SetMeta(k, mv)
 			}
-			sv, err := unquote(v)
-			if err != nil {
-				return nil, fmt.Errorf("frontmatter line %d: %v", n, err)
-			}
-			switch k {
-			case "id":
-				t.ID = sv
-			case "title":
-				t.Title = sv
-			case "status":
-				t.Status = sv
-			case "assignee":
-				t.Assignee = sv
-			case "createdAt":
-				t.CreatedAt = sv
-			case "updatedAt":
-				t.UpdatedAt = sv
-			}
-			continue
-		}
-		switch section {
-		case "lease":
-			sv, err := unquote(v)
-			if err != nil {
-				return nil, fmt.Errorf("frontmatter line %d: %v", n, err)
-			}
-			switch k {
-			case "agent":
-				t.Lease.Agent = sv
-			case "acquiredAt":
-				t.Lease.AcquiredAt = sv
-			case "expiresAt":
-				t.Lease.ExpiresAt = sv
-			}
-		case "metadata":
-			val, err := metaValue(v)
-			if err != nil {
-				return nil, fmt.Errorf("frontmatter line %d: %v", n, err)
-			}
-			t.SetMeta(k, val)
 		}
 	}
 	if t.ID == "" {
@@ -212,31 +228,16 @@ func ParseTask(data []byte) (*Task, error) {
 	return t, nil
 }
 
-func unquote(v string) (string, error) {
-	if strings.HasPrefix(v, `"`) {
-		var s string
-		if err := json.Unmarshal([]byte(v), &s); err != nil {
-			return "", fmt.Errorf("bad quoted string %s", v)
-		}
-		return s, nil
+// scalarText is m[k] as text: "" when absent, null, a list or a mapping.
+func scalarText(m map[string]any, k string) string {
+	switch x := m[k].(type) {
+	case string:
+		return x
+	case nil, map[string]any, []any:
+		return ""
+	default:
+		return fmt.Sprint(x)
 	}
-	if len(v) >= 2 && strings.HasPrefix(v, "'") && strings.HasSuffix(v, "'") {
-		return strings.ReplaceAll(v[1:len(v)-1], "''", "'"), nil
-	}
-	return v, nil
-}
-
-func metaValue(v string) (any, error) {
-	switch v {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return n, nil
-	}
-	return unquote(v)
 }
 
 // AppendWorkLog adds "- <at> <entry>" under the body's "## Work Log" section,

@@ -96,16 +96,16 @@ func TestAgentFileTraps(t *testing.T) {
 			var found *conform.Record
 			for i := range p.Session.Records {
 				r := &p.Session.Records[i]
-				if r.From == "harness" && r.Event == checks.FileRefusedEvent {
-					if f, _ := r.Detail["file"].(string); strings.HasSuffix(f, "/"+c.file) && strings.Contains(fmt.Sprint(r.Detail["reason"]), c.reason) {
+				if r.From == "harness" && r.Event == conform.EventFileRefused {
+					if f := conform.KeyFile.Get(r.Detail); strings.HasSuffix(f, "/"+c.file) && strings.Contains(conform.KeyReason.Get(r.Detail), c.reason) {
 						found = r
 					}
 				}
 			}
 			if found == nil {
-				t.Fatalf("no %s event for %s (%s); transcript:\n%s", checks.FileRefusedEvent, c.file, c.reason, p.Transcript)
+				t.Fatalf("no %s event for %s (%s); transcript:\n%s", conform.EventFileRefused, c.file, c.reason, p.Transcript)
 			}
-			if f := found.Detail["file"].(string); !strings.HasPrefix(f, "data/") {
+			if f := conform.KeyFile.Get(found.Detail); !strings.HasPrefix(f, "data/") {
 				t.Errorf("file %q is not relative to the scratch directory", f)
 			}
 			chk := conform.LookupCheck(checks.RegularFilesID("aof"))

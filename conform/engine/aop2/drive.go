@@ -48,12 +48,12 @@ func Play(h *harness.H) (*Result, error) {
 	if err := os.MkdirAll(e.ws, 0o755); err != nil {
 		return nil, harness.Errorf("workspace: %v", err)
 	}
-	h.Fact("aop2.workspace", e.ws)
+	harness.SetFact(h, conform.FactAOP2Workspace, e.ws)
 	e.run(h.Expand(sc.Task))
 	if !e.hashed {
 		e.hashWorkspace()
 	}
-	h.Event(0, "engine-outcome", map[string]any{"state": e.res.State, "final_signal": e.res.FinalSignal, "codes": nonNil(e.res.CodeList())})
+	h.Event(0, conform.EventEngineOutcome, conform.Details(conform.KeyState.Is(e.res.State), conform.KeyFinalSignal.Is(e.res.FinalSignal), conform.KeyCodes.Is(nonNil(e.res.CodeList()))))
 	if e.err != nil {
 		return e.res, e.err
 	}
@@ -82,19 +82,19 @@ func Key(r *conform.Record) string {
 // changes them).
 func (e *engine) hashWorkspace() {
 	e.hashed = true
-	e.h.Fact("aop2.files", hashFiles(e.ws, 500))
+	harness.SetFact(e.h, conform.FactAOP2Files, hashFiles(e.ws, 500))
 }
 
 // verifySnapshots says, per rollback snapshot, whether the executor left it alone.
-func (e *engine) verifySnapshots() []conform.Snapshot {
-	var out []conform.Snapshot
+func (e *engine) verifySnapshots() []conform.AOP2Snapshot {
+	var out []conform.AOP2Snapshot
 	for _, s := range e.snaps {
 		rel, err := filepath.Rel(e.h.Scratch(), s.SnapPath)
 		if err != nil {
 			rel = s.SnapPath
 		}
 		after := s.intact()
-		out = append(out, conform.Snapshot{Path: filepath.ToSlash(rel), Intact: after == "", After: after})
+		out = append(out, conform.AOP2Snapshot{Path: filepath.ToSlash(rel), Intact: after == "", After: after})
 	}
 	return out
 }
@@ -250,7 +250,7 @@ func (e *engine) backoff(retry int) bool {
 		return true
 	}
 	d := b[min(retry-1, len(b)-1)]
-	e.h.Event(0, "backoff", map[string]any{"retry": retry, "wait_ms": d.Milliseconds()})
+	e.h.Event(0, conform.EventBackoff, conform.Details(conform.KeyRetry.Is(retry), conform.KeyWaitMS.Is(d.Milliseconds())))
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -442,12 +442,12 @@ func (e *engine) timeout(st *attemptState, a *harness.Agent, now time.Time, scri
 	p := e.task.Policy
 	ran := now.Sub(a.Attempt().Origin())
 	terminate := p.AutoTerminate && e.fault != FaultNoTimeoutKill
-	detail := map[string]any{"code": "E_TIMEOUT", "after_ms": ran.Milliseconds(), "timeout_ms": e.h.Scale(p.Timeout).Milliseconds(),
-		"from": orDefault(p.TimeoutFrom, "none"), "auto_terminate": terminate}
+	detail := conform.Details(conform.KeyCode.Is("E_TIMEOUT"), conform.KeyAfterMS.Is(ran.Milliseconds()), conform.KeyTimeoutMS.Is(e.h.Scale(p.Timeout).Milliseconds()),
+		conform.KeyFrom.Is(orDefault(p.TimeoutFrom, "none")), conform.KeyAutoTerminate.Is(terminate))
 	if scripted {
-		detail["scripted"] = "the scenario expires the effective timeout early"
+		detail.Add(conform.KeyScripted.Is("the scenario expires the effective timeout early"))
 	}
-	e.h.Event(st.n, "task-timeout", detail)
+	e.h.Event(st.n, conform.EventTaskTimeout, detail)
 	e.audit.write(now, "GUARD_RAIL_CHECK", governanceActor, map[string]any{"check_type": "TIMEOUT", "result": "FAIL", "details": fmt.Sprintf("no RESPONSE within %s (%s)", ran.Round(time.Millisecond), orDefault(p.TimeoutFrom, "scenario")), "error_code": "E_TIMEOUT"}, st.n, []string{"TIMEOUT"}, "N/A", "E_TIMEOUT", nil)
 	if !scripted {
 		e.violation("AOP2-SEQ-010", st.n, "no RESPONSE within the effective timeout %s", e.h.Scale(p.Timeout))
@@ -471,8 +471,8 @@ func (e *engine) heartbeatFailure(st *attemptState, a *harness.Agent, now, last 
 	silent := now.Sub(last)
 	detail := fmt.Sprintf("no HEARTBEAT for %s (%d × %s)", silent.Round(time.Millisecond), p.MaxMissedBeats, p.HeartbeatInterval)
 	e.violation("AOP2-SEQ-005", st.n, "%s", detail)
-	e.h.Event(st.n, "heartbeat-failure", map[string]any{"code": "E_HEARTBEAT_FAILURE", "missed_for_ms": silent.Milliseconds(),
-		"limit_ms": aop2spec.HeartbeatSilence(p.HeartbeatInterval, p.MaxMissedBeats, e.h.ScaleFactor()).Milliseconds(), "action": p.OnHeartbeatFailure})
+	e.h.Event(st.n, conform.EventHeartbeatFailure, conform.Details(conform.KeyCode.Is("E_HEARTBEAT_FAILURE"), conform.KeyMissedForMS.Is(silent.Milliseconds()),
+		conform.KeyLimitMS.Is(aop2spec.HeartbeatSilence(p.HeartbeatInterval, p.MaxMissedBeats, e.h.ScaleFactor()).Milliseconds()), conform.KeyAction.Is(p.OnHeartbeatFailure)))
 	result := "FAIL"
 	switch p.OnHeartbeatFailure {
 	case "ABORT":

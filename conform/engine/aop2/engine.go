@@ -260,7 +260,7 @@ func (e *engine) run(data []byte) {
 	}
 	e.dispatchLoop()
 	e.runSubTasks()
-	e.h.Fact("aop2.snapshots", e.verifySnapshots())
+	harness.SetFact(e.h, conform.FactAOP2Snapshots, e.verifySnapshots())
 	e.hashWorkspace()
 	if e.res.State != "COMPLETED" {
 		e.rollback()
@@ -417,7 +417,7 @@ func (e *engine) takeSnapshots() bool {
 			return false
 		}
 		if s.Fallback != "" {
-			e.h.Event(0, "snapshot-strategy", map[string]any{"path": o.Path, "asked": o.Strategy, "used": s.Strategy, "reason": s.Fallback})
+			e.h.Event(0, conform.EventSnapshotStrategy, conform.Details(conform.KeyPath.Is(o.Path), conform.KeyAsked.Is(o.Strategy), conform.KeyUsed.Is(s.Strategy), conform.KeyReason.Is(s.Fallback)))
 		}
 		e.snaps = append(e.snaps, s)
 	}
@@ -480,7 +480,7 @@ func (e *engine) emit(ev map[string]any) {
 	if err != nil && e.audit.err == nil {
 		e.audit.err = err
 	}
-	e.h.Record(conform.Record{From: "orchestrator", Stream: "file:" + filepath.ToSlash(filepath.Join(e.audit.rel, "events.jsonl")), Msg: data, Time: now})
+	e.h.Record(conform.Record{From: conform.ActorOrchestrator, Stream: "file:" + filepath.ToSlash(filepath.Join(e.audit.rel, "events.jsonl")), Msg: data, Time: now})
 	e.h.Emit(data)
 }
 

@@ -174,7 +174,7 @@ func checkHeader(m map[string]any) []Problem {
 
 // schemaProblems are AOP2-SCHEMA-001's findings on raw, a message of kind
 // (aop2lint.KindTask, KindResponse): the linter's schema rule (the schema file
-// lint/aop2 names for the kind, validated by lint/schema as linter.SchemaRun
+// lint/aop2 names for the kind, validated by lint/schema as schema.Run
 // does), not a copy of it. Required members, types and the v2.0.0 enums are
 // judged there only.
 func schemaProblems(raw []byte, kind string) []Problem {

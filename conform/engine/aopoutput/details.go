@@ -16,17 +16,9 @@ import (
 // MaxDetails bounds the bytes of a details file the parent reads (and records).
 const MaxDetails = 1 << 20
 
-// Details describes the details file a report names, as the parent found it.
-type Details struct {
-	Named  string `json:"named"`  // as written after [AOP:DETAILS_FILE]
-	Path   string `json:"path"`   // relative to the scratch directory (slash-separated)
-	Inside bool   `json:"inside"` // inside the scratch directory, symbolic links resolved
-	Exists bool   `json:"exists"` // a regular file
-	JSON   bool   `json:"json"`   // a JSON object
-	Seq    int    `json:"seq"`    // the file's transcript record (0: not read)
-	// Content is what the parent read of the file (nil: not read).
-	Content []byte `json:"-"`
-}
+// Details describes the details file a report names, as the parent found it
+// (the fact conform.FactAOPOutputDetails).
+type Details = conform.AOPOutputDetails
 
 // Resolve resolves the path a report names against the scratch directory: a
 // relative path is inside it, an absolute one must lead there, and symbolic links
@@ -94,7 +86,7 @@ func LoadDetails(h *harness.H, attempt int, named string) Details {
 	f.Close()
 	df.Exists = true
 	df.Content = b
-	rec := conform.Record{From: "agent", Stream: "file:" + df.Path, Attempt: attempt}
+	rec := conform.Record{From: conform.ActorAgent, Stream: "file:" + df.Path, Attempt: attempt}
 	// Only a .json details file is JSON (docs/bindings.md "aop-output"): the
 	// spec's table puts details in Markdown, diffs and logs too, whatever their
 	// bytes look like.

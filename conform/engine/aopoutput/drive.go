@@ -93,12 +93,12 @@ func Drive(h *harness.H) error {
 	}
 	rep := spec.Parse([]byte(strings.Join(stdout, "\n")))
 	if m := rep.First("DETAILS_FILE"); m != nil {
-		h.Fact("aopoutput.details", LoadDetails(h, a.N(), m.Value))
+		harness.SetFact(h, conform.FactAOPOutputDetails, LoadDetails(h, a.N(), m.Value))
 	}
 	tk2 := Take(rep, tk.TaskType, h.EngineFault())
-	h.Fact("aopoutput.taken", tk2)
-	h.Event(a.N(), "report-taken", map[string]any{"report": tk2.Report, "status": tk2.Status, "summary_chars": tk2.Chars,
-		"limit": tk2.Limit, "kept_chars": utf8.RuneCountInString(tk2.Summary), "cut": tk2.Cut})
+	harness.SetFact(h, conform.FactAOPOutputTaken, tk2)
+	h.Event(a.N(), conform.EventReportTaken, conform.Details(conform.KeyReport.Is(tk2.Report), conform.KeyStatus.Is(tk2.Status), conform.KeySummaryChars.Is(tk2.Chars),
+		conform.KeyLimit.Is(tk2.Limit), conform.KeyKeptChars.Is(utf8.RuneCountInString(tk2.Summary)), conform.KeyCut.Is(tk2.Cut)))
 	return nil
 }
 
@@ -146,15 +146,12 @@ func (c *collector) flush(cutOff bool) []conform.Record {
 	}
 	text := strings.Join(lines, "\n")
 	r := c.block[0]
-	r.Text, r.Msg, r.Key, r.Detail = &text, nil, "AOP:REPORT", nil
+	r.Text, r.Msg, r.Key, r.Detail = &text, nil, "AOP:REPORT", conform.Detail{}
 	if len(c.block) > 1 {
-		r.Detail = map[string]any{"lines": len(c.block)}
+		r.Detail.Add(conform.KeyLines.Is(len(c.block)))
 	}
 	if cutOff {
-		if r.Detail == nil {
-			r.Detail = map[string]any{}
-		}
-		r.Detail["cut_off"] = true
+		r.Detail.Add(conform.KeyCutOff.Is(true))
 	}
 	c.block = nil
 	return []conform.Record{r}
@@ -174,16 +171,9 @@ const (
 	StatusUnknown = "unknown"
 )
 
-// Taken is what the parent takes of a report into its context.
-type Taken struct {
-	Report     string `json:"report"`      // complete, incomplete or missing
-	Status     string `json:"status"`      // success, failure or partial of a complete report; else unknown
-	Summary    string `json:"summary"`     // the summary as kept in the parent's context
-	HasSummary bool   `json:"has_summary"` // the report has an [AOP:SUMMARY] marker
-	Chars      int    `json:"chars"`       // characters of the agent's summary
-	Limit      int    `json:"limit"`       // the limit of the task type (§Summary Length Limits by Task Type)
-	Cut        bool   `json:"cut"`         // the summary was over the limit and was cut there
-}
+// Taken is what the parent takes of a report into its context (the fact
+// conform.FactAOPOutputTaken).
+type Taken = conform.AOPOutputTaken
 
 // Take is the parent's decision on a report: its classification; the status, when
 // the report is complete and its status one of the format's (else unknown: a

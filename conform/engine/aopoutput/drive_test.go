@@ -43,10 +43,10 @@ func decisions(t *testing.T, p enginetest.Played) outcome {
 	}
 	s := p.Session
 	var o outcome
-	if v, ok := s.Facts["aopoutput.taken"].(aopoutput.Taken); ok {
+	if v, ok := conform.FactAOPOutputTaken.Of(s); ok {
 		o.taken = &v
 	}
-	if v, ok := s.Facts["aopoutput.details"].(aopoutput.Details); ok {
+	if v, ok := conform.FactAOPOutputDetails.Of(s); ok {
 		o.details = &v
 	}
 	if a := s.Last(); a != nil {
@@ -55,7 +55,7 @@ func decisions(t *testing.T, p enginetest.Played) outcome {
 		o.timedOut = a.Timeout
 	}
 	for _, r := range s.Records {
-		if r.Key == "AOP:REPORT" && r.Detail["cut_off"] == true {
+		if r.Key == "AOP:REPORT" && conform.KeyCutOff.Get(r.Detail) {
 			o.cutOff = true
 		}
 	}

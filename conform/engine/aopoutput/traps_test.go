@@ -54,7 +54,7 @@ func TestDetailsFileTraps(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatal("the harness hangs")
 			}
-			d, _ := p.Session.Facts["aopoutput.details"].(aopoutput.Details)
+			d := conform.FactAOPOutputDetails.Get(p.Session)
 			if d.Exists || d.Content != nil {
 				t.Errorf("the details file was read: %+v", d)
 			}

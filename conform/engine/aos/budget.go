@@ -1,6 +1,8 @@
 package aos
 
 import (
+	"github.com/aopkit/aopkit/conform"
+
 	"sync"
 
 	"github.com/aopkit/aopkit/conform/harness"
@@ -45,9 +47,9 @@ func (b *httpBudget) report() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.dropped > 0 {
-		b.h.Event(b.attempt, "http-truncated", map[string]any{
-			"kept_records": b.records, "kept_bytes": b.bytes, "dropped": b.dropped,
-			"max_records": harness.MaxAgentLines, "max_bytes": harness.MaxAgentBytes,
-		})
+		b.h.Event(b.attempt, conform.EventHTTPTruncated, conform.Details(
+			conform.KeyKeptRecords.Is(b.records), conform.KeyKeptBytes.Is(b.bytes), conform.KeyDropped.Is(b.dropped),
+			conform.KeyMaxRecords.Is(harness.MaxAgentLines), conform.KeyMaxBytes.Is(harness.MaxAgentBytes),
+		))
 	}
 }

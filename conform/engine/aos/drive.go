@@ -21,14 +21,8 @@ import (
 )
 
 // DecisionFact is what the guardian answered to one steps/toolCallRequest: the
-// session fact "aos.decisions" the checks read (conform/checks/aos.go decodes it).
-type DecisionFact struct {
-	Seq         int             `json:"seq"` // the request record
-	ExecutionID string          `json:"executionId"`
-	Tool        string          `json:"tool"`
-	Decision    string          `json:"decision"` // allow, deny, modify; error, stall (the scenario's own answers)
-	Arguments   json.RawMessage `json:"arguments,omitempty"`
-}
+// fact conform.FactAOSDecisions the checks read.
+type DecisionFact = conform.AOSDecision
 
 // Key names an AOS record for step triggers and checks: the request method, or
 // "executed" for the binding's executed line.
@@ -89,10 +83,10 @@ func Drive(h *harness.H) error {
 		close(d.stalled)
 		d.budget.report()
 		stop()
-		h.Fact("aos.decisions", d.decisions())
+		harness.SetFact(h, conform.FactAOSDecisions, d.decisions())
 	}()
 	script := h.Expand(sc.Task)
-	h.Fact("aos.script", json.RawMessage(script))
+	harness.SetFact(h, conform.FactAOSScript, json.RawMessage(script))
 	a, err := h.Launch(script, "AOS_GUARDIAN_URL="+url)
 	if err != nil {
 		return err
@@ -161,7 +155,7 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 	}
 	body, _ := io.ReadAll(io.LimitReader(http.MaxBytesReader(w, req.Body, MaxBody+1), MaxBody+1))
 	d.budget.spend(len(body), MaxBody+1)
-	rec := conform.Record{From: "agent", Stream: "http", Attempt: d.attempt}
+	rec := conform.Record{From: conform.ActorAgent, Stream: "http", Attempt: d.attempt}
 	if harness.IsJSONObject(body) && len(body) <= MaxBody {
 		rec.Msg = append(json.RawMessage(nil), body...)
 		rec.Key = Key(&rec)
@@ -173,7 +167,7 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 		rec.Text = &t
 	}
 	if ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); ct != "application/json" || req.Method != http.MethodPost {
-		rec.Detail = map[string]any{"content_type": req.Header.Get("Content-Type"), "method": req.Method}
+		rec.Detail = conform.Details(conform.KeyContentType.Is(req.Header.Get("Content-Type")), conform.KeyMethod.Is(req.Method))
 	}
 	rec = h.SideRecord(rec)
 	// In memory (virtual time), the harness handles the request before the answer.
@@ -195,7 +189,7 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 	}
 	if special && dec.Decision == "stall" {
 		// The id lets aoplint tell this request from one the guardian forgot.
-		h.Event(d.attempt, "withheld", map[string]any{"request_seq": rec.Seq, "id": rec.Obj()["id"]})
+		h.Event(d.attempt, conform.EventWithheld, conform.Details(conform.KeyRequestSeq.Is(rec.Seq), conform.KeyID.Is(rec.Obj()["id"])))
 		select {
 		case <-d.stalled:
 		case <-req.Context().Done():
@@ -213,7 +207,7 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 		status, out = d.g.Answer(req)
 	}
 	if d.budget.take(int64(len(out))) {
-		h.Record(bodyRecord("orchestrator", d.attempt, out))
+		h.Record(bodyRecord(conform.ActorOrchestrator, d.attempt, out))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -241,7 +235,7 @@ func (d *driver) decisions() []DecisionFact {
 }
 
 // bodyRecord is one HTTP body as a transcript record: a JSON object as msg, else text.
-func bodyRecord(from string, attempt int, body []byte) conform.Record {
+func bodyRecord(from conform.Actor, attempt int, body []byte) conform.Record {
 	r := conform.Record{From: from, Stream: "http", Attempt: attempt}
 	if harness.IsJSONObject(body) {
 		r.Msg = append(json.RawMessage(nil), body...)

@@ -107,7 +107,7 @@ func answers(s *conform.Session) []string {
 			out = append(out, pending[0]+" withheld")
 			pending = pending[1:]
 		case r.Event == "signal", r.Event == "kill":
-			out = append(out, r.Event+" "+fmt.Sprint(r.Detail["signal"]))
+			out = append(out, string(r.Event)+" "+conform.KeySignal.Get(r.Detail))
 		}
 	}
 	return out
@@ -129,7 +129,7 @@ func answer(r conform.Record) string {
 }
 
 func decisions(s *conform.Session) []string {
-	ds, _ := s.Facts["aos.decisions"].([]aos.DecisionFact)
+	ds := conform.FactAOSDecisions.Get(s)
 	var out []string
 	for _, d := range ds {
 		x := d.ExecutionID + " " + d.Tool + " " + d.Decision

@@ -313,10 +313,10 @@ const AnswerKey = "response"
 func (p *Prober) post(ctx context.Context, body []byte, ct string, malformed bool) (status int, ctype string, data []byte, seq []int, err error) {
 	// Roles as in an agent run: requests are the agent's, answers the guardian's.
 	if p.H != nil {
-		r := bodyRecord("agent", 1, body)
+		r := bodyRecord(conform.ActorAgent, 1, body)
 		r.Key = Key(&r)
 		if malformed {
-			r.Detail = map[string]any{"probe": "a malformed request: tests how the guardian answers it"}
+			r.Detail = conform.Details(conform.KeyProbe.Is("a malformed request: tests how the guardian answers it"))
 		}
 		seq = append(seq, p.H.Record(r).Seq)
 	}
@@ -340,7 +340,7 @@ func (p *Prober) post(ctx context.Context, body []byte, ct string, malformed boo
 	defer resp.Body.Close()
 	data, err = io.ReadAll(io.LimitReader(resp.Body, DefaultBodyLimit))
 	if p.H != nil {
-		r := bodyRecord("orchestrator", 1, bytes.TrimSpace(data))
+		r := bodyRecord(conform.ActorOrchestrator, 1, bytes.TrimSpace(data))
 		r.Key = AnswerKey
 		seq = append(seq, p.H.Record(r).Seq)
 	}

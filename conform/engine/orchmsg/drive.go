@@ -133,7 +133,7 @@ func (m *member) onLine(a *harness.Agent, r conform.Record) {
 		return
 	}
 	if r.Truncated {
-		m.decision("dropped", map[string]any{"seq": r.Seq, "reason": fmt.Sprintf("a line over %d bytes is cut and lost", spec.MaxMessage)})
+		m.decision("dropped", conform.KeySeq.Is(r.Seq), conform.KeyReason.Is(fmt.Sprintf("a line over %d bytes is cut and lost", spec.MaxMessage)))
 		return
 	}
 	msg := r.Obj()
@@ -146,7 +146,7 @@ func (m *member) onLine(a *harness.Agent, r conform.Record) {
 	if over, _, _ := m.rate.Add(r.Time, struct{}{}); over && m.e.fault != FaultIgnoreRateLimit {
 		if !m.limited {
 			m.limited = true
-			m.decision("rate-limited", map[string]any{"seq": r.Seq, "limit_per_second": spec.RateLimit})
+			m.decision("rate-limited", conform.KeySeq.Is(r.Seq), conform.KeyLimitPerSecond.Is(spec.RateLimit))
 		}
 		if spec.Family(typ) == spec.Request && hasID {
 			m.fail(id, "INTERNAL_ERROR", fmt.Sprintf("Rate limit exceeded: at most %d messages per second", spec.RateLimit), map[string]any{"limit": spec.RateLimit})
@@ -171,13 +171,13 @@ func (m *member) request(r conform.Record, msg map[string]any, typ string, id an
 	sid, ok := id.(string)
 	if !ok || sid == "" {
 		// A correlationId is a string naming the request: nothing answers this one.
-		m.decision("not-answered", map[string]any{"seq": r.Seq, "reason": "the request id is not a non-empty string"})
+		m.decision("not-answered", conform.KeySeq.Is(r.Seq), conform.KeyReason.Is("the request id is not a non-empty string"))
 		return
 	}
 	if m.seenIDs[sid] {
 		// Each request id gets exactly one response: a reused id is not answered
 		// again (the agent's own timeout ends its wait).
-		m.decision("not-answered", map[string]any{"seq": r.Seq, "reason": "request id " + sid + " was used before"})
+		m.decision("not-answered", conform.KeySeq.Is(r.Seq), conform.KeyReason.Is("request id "+sid+" was used before"))
 		return
 	}
 	m.seenIDs[sid] = true
@@ -189,7 +189,7 @@ func (m *member) request(r conform.Record, msg map[string]any, typ string, id an
 		// The scenario's orchestrator cannot answer this request: it times out.
 		d := spec.RequestDeadline(typ, 0)
 		m.pending = append(m.pending, &pending{id: sid, typ: typ, deadline: time.Now().Add(d), timeout: d})
-		m.e.h.Event(m.a.N(), "withheld", map[string]any{"request_seq": r.Seq, "type": typ})
+		m.e.h.Event(m.a.N(), conform.EventWithheld, conform.Details(conform.KeyRequestSeq.Is(r.Seq), conform.KeyType.Is(typ)))
 		return
 	}
 	if m.e.rejected[typ] {
@@ -356,7 +356,7 @@ func (m *member) shutdown(reason string, g time.Duration) {
 	}
 	att.ShutdownAt, att.ShutdownFor = time.Now(), g
 	m.notify("notify:shutdown", map[string]any{"gracePeriod": g.Milliseconds(), "reason": reason})
-	m.e.h.Fact("orchmsg.shutdown_grace_ms", g.Milliseconds())
+	harness.SetFact(m.e.h, conform.FactOrchMsgShutdownGraceMS, g.Milliseconds())
 	if m.e.fault == FaultNoShutdownGrace {
 		m.a.TerminateAt(time.Now())
 		return
@@ -400,7 +400,7 @@ func (m *member) monitor(a *harness.Agent, now time.Time) time.Time {
 			at := later(alive, m.assignedAt).Add(e.world.TaskTimeout.D(scale))
 			if !now.Before(at) {
 				m.timedOut = true
-				m.decision("task-timeout", map[string]any{"after_ms": e.world.TaskTimeout.D(scale).Milliseconds()})
+				m.decision("task-timeout", conform.KeyAfterMS.Is(e.world.TaskTimeout.D(scale).Milliseconds()))
 				m.cancel("Task timed out")
 			} else {
 				consider(at)
@@ -411,7 +411,7 @@ func (m *member) monitor(a *harness.Agent, now time.Time) time.Time {
 			at := from.Add(e.world.IdleTimeout.D(scale))
 			if !now.Before(at) {
 				m.timedOut = true
-				m.decision("idle-timeout", map[string]any{"silent_ms": now.Sub(from).Milliseconds()})
+				m.decision("idle-timeout", conform.KeySilentMS.Is(now.Sub(from).Milliseconds()))
 				m.cancel("No progress for " + e.world.IdleTimeout.D(scale).String())
 			} else {
 				consider(at)

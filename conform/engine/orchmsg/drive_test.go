@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	_ "github.com/aopkit/aopkit/conform/checks" // the checks the scenarios name (the engine does not link them)
+	_ "github.com/aopkit/aopkit/conform/checks" // registers the checks the shipped scenarios name
 	"github.com/aopkit/aopkit/fixtures/scenarios"
 	"github.com/aopkit/aopkit/mockagent"
 	ma "github.com/aopkit/aopkit/mockagent/orchmsg"
@@ -398,7 +398,7 @@ func sentTo(s *conform.Session, attempt int) []string {
 
 // firstAt is the time of the first record of one agent (attempt) and sender
 // whose message contains text.
-func firstAt(s *conform.Session, attempt int, from, text string) time.Time {
+func firstAt(s *conform.Session, attempt int, from conform.Actor, text string) time.Time {
 	for _, r := range s.Records {
 		if r.Attempt == attempt && r.From == from && strings.Contains(string(r.Msg), text) {
 			return r.Time

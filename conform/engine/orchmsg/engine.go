@@ -307,19 +307,17 @@ func (e *engine) team() bool { return len(e.members) > 1 }
 
 // decision records a decision of the engine that sends no message (a rate limit,
 // a timeout, a stop) as a "decision" event.
-func (m *member) decision(name string, detail map[string]any) {
-	d := map[string]any{"decision": name}
-	for k, v := range detail {
-		d[k] = v
-	}
+func (m *member) decision(name string, detail ...conform.Field) {
+	d := conform.Details(conform.KeyDecision.Is(name))
+	d.Add(detail...)
 	if m.e.team() {
-		d["agent"] = m.id
+		d.Add(conform.KeyAgent.Is(m.id))
 	}
 	n := 0
 	if m.a != nil {
 		n = m.a.N()
 	}
-	m.e.h.Event(n, "decision", d)
+	m.e.h.Event(n, conform.EventDecision, d)
 }
 
 // newID is a message id unique within the run, the same in every run.

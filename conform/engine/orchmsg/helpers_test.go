@@ -157,11 +157,11 @@ type timedLine struct {
 }
 
 // messages are the JSON messages one side sent, decoded.
-func messages(s *conform.Session, from string) []map[string]any {
+func messages(s *conform.Session, from conform.Actor) []map[string]any {
 	var out []map[string]any
 	for i := range s.Records {
 		r := &s.Records[i]
-		if r.From == from && r.Msg != nil && r.Detail["probe"] == nil {
+		if r.From == from && r.Msg != nil && conform.KeyProbe.Get(r.Detail) == "" {
 			if m := r.Obj(); m != nil {
 				out = append(out, m)
 			}
@@ -215,7 +215,7 @@ func answers(s *conform.Session) []string {
 }
 
 // events are the harness events named name.
-func events(s *conform.Session, name string) []conform.Record {
+func events(s *conform.Session, name conform.Event) []conform.Record {
 	var out []conform.Record
 	for _, r := range s.Records {
 		if r.From == "harness" && r.Event == name {
@@ -229,8 +229,7 @@ func events(s *conform.Session, name string) []conform.Record {
 func decisions(s *conform.Session) []string {
 	var out []string
 	for _, r := range events(s, "decision") {
-		d, _ := r.Detail["decision"].(string)
-		out = append(out, d)
+		out = append(out, conform.KeyDecision.Get(r.Detail))
 	}
 	return out
 }
@@ -240,8 +239,7 @@ func signals(s *conform.Session) []string {
 	var out []string
 	for _, r := range s.Records {
 		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill") {
-			sig, _ := r.Detail["signal"].(string)
-			out = append(out, sig)
+			out = append(out, conform.KeySignal.Get(r.Detail))
 		}
 	}
 	return out

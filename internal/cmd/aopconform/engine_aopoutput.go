@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/aopkit/aopkit/conform"
 	engaopoutput "github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"github.com/aopkit/aopkit/conform/harness"
 )
@@ -52,12 +53,12 @@ func engineOutput(protocol string, h *harness.H, stdout io.Writer) error {
 	if protocol != "aop-output" {
 		return nil
 	}
-	t, ok := h.Session().Facts["aopoutput.taken"].(engaopoutput.Taken)
+	t, ok := harness.FactOf(h, conform.FactAOPOutputTaken)
 	if !ok {
 		return nil // the agent never ran
 	}
 	var d *engaopoutput.Details
-	if v, ok := h.Session().Facts["aopoutput.details"].(engaopoutput.Details); ok {
+	if v, ok := harness.FactOf(h, conform.FactAOPOutputDetails); ok {
 		d = &v
 	}
 	b, err := json.Marshal(engaopoutput.NewLine(t, d))

@@ -296,6 +296,12 @@ type engineConfig struct {
 	Listen, Policy string
 }
 
+// engineEvents are the harness events an engine run by hand reports on stderr.
+var engineEvents = map[conform.Event]bool{
+	conform.EventSignal: true, conform.EventKill: true, conform.EventTimeout: true, conform.EventHeartbeatFailure: true,
+	conform.EventAgentExit: true, conform.EventStaleHeartbeat: true, conform.EventDispatchChild: true, conform.EventDelegationRejected: true,
+}
+
 func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) error {
 	fail := func(format string, a ...any) error {
 		fmt.Fprintf(stderr, "aopconform engine: "+format+"\n", a...)
@@ -371,8 +377,7 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	// the protocol messages the engine emits: aop2 EVENTs; aop-output: the report
 	// taken, one line).
 	for _, r := range h.Session().Records {
-		if r.From == "harness" && (r.Event == "signal" || r.Event == "kill" || r.Event == "timeout" || r.Event == "heartbeat-failure" || r.Event == "agent-exit" ||
-			r.Event == "stale-heartbeat" || r.Event == "dispatch-child" || r.Event == "delegation-rejected") {
+		if r.From == conform.ActorHarness && engineEvents[r.Event] {
 			d, _ := json.Marshal(r.Detail)
 			fmt.Fprintf(stderr, "aopconform engine: attempt %d: %s %s\n", r.Attempt, r.Event, d)
 		}

@@ -1,0 +1,11 @@
+package checks
+
+import (
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aofLintMessagesValid = lintClean(&conform.Check{
+	ID:       "aof/lint/messages-valid",
+	Protocol: "aof",
+	Spec:     "aof-1 §Protocol Envelope, §Message Types",
+})

@@ -1,0 +1,46 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aofStatusValidTransition = &conform.Check{
+	ID:          "aof/status/valid-transition",
+	Protocol:    "aof",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "aof-1 §Task Lifecycle, §Routing Behavior",
+	Requirement: "status.update with status triggers a transition only along the lifecycle (backlog → ready → in-progress → review → done, blocked); an agent never asks for a forbidden one.",
+	Lint:        []string{"AOF-SEQ-003", "AOF-STATUS-"},
+	Bad:         `status.update "status":"done" while in-progress`,
+	Good:        `status.update "status":"blocked" with blockers, or completion.report outcome done`,
+	Run: func(s *conform.Session) conform.Outcome {
+		task := aofEnv(s, "task")
+		cur := spec.InProgress
+		for _, l := range aofLines(s) {
+			if l.env == nil || str(l.env, "type") != "status.update" || str(l.env, "taskId") != task {
+				continue
+			}
+			to := str(l.env, "payload", "status")
+			if to == "" || to == cur {
+				continue
+			}
+			if !spec.ValidTransition(cur, to) {
+				o := conform.Mismatch(fmt.Sprintf("record %d asks for the transition %s → %s", l.r.Seq, cur, to), "a transition the lifecycle allows from "+cur+": "+strings.Join(spec.AllowedFrom(cur), ", "), cur+" → "+to)
+				o.Seq = one(l)
+				return o
+			}
+			cur = to
+		}
+		if len(aofLines(s)) == 0 {
+			return conform.Failf("the agent sent no envelope")
+		}
+		return conform.Passf("transitions valid")
+	},
+}

@@ -1,0 +1,44 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aop2WithinBudget = &conform.Check{
+	ID:          "aop2/12/within-budget",
+	Protocol:    "aop2",
+	Family:      "happy-path",
+	Tier:        conform.Full,
+	Level:       conform.MUST,
+	Spec:        "aop2 §2.2 budgets, §12 E_COST_LIMIT_EXCEEDED",
+	Requirement: "The actual cost stays within task.budgets.max_cost_usd (E_COST_LIMIT_EXCEEDED – budgets / max_cost_usd exceeded).",
+	Lint:        []string{"AOP2-SEQ-013"},
+	Bad:         `budgets.max_cost_usd 0.5, "actual_cost_usd":1.0`,
+	Good:        `"actual_cost_usd":0.18 with a 0.5 budget`,
+	Run: func(s *conform.Session) conform.Outcome {
+		r, m, bad := aop2Final(s)
+		if bad != nil {
+			return *bad
+		}
+		task := aop2Task(s, s.Last().N)
+		budget, ok := num(task, "task", "budgets", "max_cost_usd")
+		if !ok {
+			budget, ok = num(task, "task", "constraints", "max_cost_usd")
+		}
+		if !ok {
+			return conform.NotTestedf("the TASK sets no budget")
+		}
+		cost, ok := num(m, "cost_tracking", "actual_cost_usd")
+		if !ok {
+			return conform.Passf("no actual cost reported")
+		}
+		if cost > budget {
+			o := conform.Mismatch("the reported cost exceeds the budget", fmt.Sprintf("actual_cost_usd ≤ %g", budget), fmt.Sprintf("actual_cost_usd = %g", cost))
+			o.Seq = []int{r.Seq}
+			return o
+		}
+		return conform.Passf("cost %g within budget %g", cost, budget)
+	},
+}

@@ -1,0 +1,41 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aop2VersionHeader = &conform.Check{
+	ID:          "aop2/1.1/version-header",
+	Protocol:    "aop2",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "aop2 §1.1",
+	Requirement: "aop_version starts with \"2.\"; protocol_family – MUST be \"AOP\".",
+	Lint:        []string{"AOP2-VERSION-", "AOP2-ENVELOPE-002"},
+	Bad:         `{"aop_version":"1.0","message_type":"RESPONSE",...}`,
+	Good:        `{"aop_version":"2.0.2-C","protocol_family":"AOP","message_type":"RESPONSE",...}`,
+	Run: func(s *conform.Session) conform.Outcome {
+		msgs := s.AgentMsgs(0)
+		if len(msgs) == 0 {
+			return conform.Failf("the agent sent no message")
+		}
+		for _, r := range msgs {
+			m := decode(r.Msg)
+			if v := str(m, "aop_version"); !strings.HasPrefix(v, "2.") {
+				o := conform.Mismatch(fmt.Sprintf("record %d has aop_version %q", r.Seq, v), "aop_version \"2.x\"", v)
+				o.Seq = []int{r.Seq}
+				return o
+			}
+			if pf, ok := field(m, "protocol_family").(string); ok && pf != "AOP" {
+				o := conform.Mismatch(fmt.Sprintf("record %d has protocol_family %q", r.Seq, pf), "AOP", pf)
+				o.Seq = []int{r.Seq}
+				return o
+			}
+		}
+		return conform.Passf("%d messages with a v2 header", len(msgs))
+	},
+}

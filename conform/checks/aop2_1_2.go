@@ -1,0 +1,62 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aop2ResponseIDs = &conform.Check{
+	ID:          "aop2/1.2/response-ids",
+	Protocol:    "aop2",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "aop2 §1.2, §5",
+	Requirement: "The RESPONSE carries the session_id and task_id of the TASK it answers.",
+	Lint:        []string{"AOP2-SEQ-001"},
+	Bad:         `TASK task_id "TASK-001" answered with "task_id":"TASK-001-OTHER"`,
+	Good:        `"session_id":"AOP-SESSION-…-001","task_id":"TASK-001" copied from the TASK`,
+	Run: func(s *conform.Session) conform.Outcome {
+		r, m, bad := aop2Final(s)
+		if bad != nil {
+			return *bad
+		}
+		task := aop2Task(s, s.Last().N)
+		want := map[string]string{"session_id": str(task, "session", "session_id"), "task_id": str(task, "task", "task_id")}
+		got := map[string]string{"session_id": str(m, "session_id"), "task_id": str(m, "task_id")}
+		if want != nil && (want["session_id"] != got["session_id"] || want["task_id"] != got["task_id"]) {
+			o := conform.Mismatch("the RESPONSE answers another session or task", want, got)
+			o.Seq = []int{r.Seq}
+			return o
+		}
+		return conform.Passf("session_id and task_id match the TASK")
+	},
+}
+
+var aop2MessageTypes = &conform.Check{
+	ID:          "aop2/1.2/message-types",
+	Protocol:    "aop2",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "aop2 §1.2",
+	Requirement: "message_type is \"TASK\" | \"RESPONSE\" | \"EVENT\".",
+	Lint:        []string{"AOP2-ENVELOPE-001", "AOP2-ENVELOPE-006"},
+	Bad:         `{"aop_version":"2.0.2-C","message_type":"STATUS","status":"working"}`,
+	Good:        `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"PROGRESS_UPDATE",...}`,
+	Run: func(s *conform.Session) conform.Outcome {
+		for _, r := range s.AgentMsgs(0) {
+			t := str(decode(r.Msg), "message_type")
+			if t != "RESPONSE" && t != "EVENT" && t != "TASK" {
+				o := conform.Mismatch(fmt.Sprintf("record %d has message_type %q", r.Seq, t), "TASK, RESPONSE or EVENT", t)
+				o.Seq = []int{r.Seq}
+				return o
+			}
+		}
+		if len(s.AgentMsgs(0)) == 0 {
+			return conform.Failf("the agent sent no message")
+		}
+		return conform.Passf("every message has a known message_type")
+	},
+}

@@ -1,0 +1,164 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aop2FinalResponse = &conform.Check{
+	ID:          "aop2/5/final-response",
+	Protocol:    "aop2",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "aop2 §1.2, §5; bindings §aop2",
+	Requirement: "RESPONSE – MUST contain task_status, agent, session_id, task_id; the agent writes exactly one final RESPONSE.",
+	Lint:        []string{"AOP2-ENVELOPE-005", "AOP2-SEQ-004", "AOP2-SEQ-009"},
+	After:       []string{"aop2/6.1/heartbeat-liveness", "aop2/11/finish-within-timeout", "aop2/6.2/progress-rate"},
+	Bad:         `exit 0 without a RESPONSE, or two RESPONSE lines`,
+	Good:        `exactly one RESPONSE with task_status, agent, session_id and task_id, then exit 0`,
+	Run: func(s *conform.Session) conform.Outcome {
+		a := s.Last()
+		if a == nil {
+			return conform.NotTestedf("the agent was never started")
+		}
+		rs := aop2Responses(s, a.N)
+		if len(rs) != 1 {
+			o := conform.Mismatch(fmt.Sprintf("the agent sent %d RESPONSE messages", len(rs)), "exactly 1 RESPONSE", describeAttempt(s, a))
+			o.Seq = seqs(rs)
+			return o
+		}
+		m := decode(rs[0].Msg)
+		var missing []string
+		for _, k := range []string{"task_status", "agent", "session_id", "task_id"} {
+			if field(m, k) == nil {
+				missing = append(missing, k)
+			}
+		}
+		if len(missing) > 0 {
+			o := conform.Mismatch("the RESPONSE lacks required fields", "task_status, agent, session_id, task_id", "missing: "+strings.Join(missing, ", "))
+			o.Seq = []int{rs[0].Seq}
+			return o
+		}
+		return conform.Outcome{Verdict: conform.Pass, Message: "one complete RESPONSE", Seq: []int{rs[0].Seq}}
+	},
+}
+
+var aop2FinalSignal = &conform.Check{
+	ID:          "aop2/5/final-signal",
+	Protocol:    "aop2",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "aop2 §5 (guard rails)",
+	Requirement: "require_final_signal = true → must have task_status.state + task_status.final_signal; a final RESPONSE reports a terminal state.",
+	Lint:        []string{"AOP2-SEQ-002", "AOP2-STATUS-001"},
+	Bad:         `"task_status":{"state":"IN_PROGRESS","final_signal":"SUCCESS"}`,
+	Good:        `"task_status":{"state":"COMPLETED","final_signal":"SUCCESS","message":"done"}`,
+	Run: func(s *conform.Session) conform.Outcome {
+		r, m, bad := aop2Final(s)
+		if bad != nil {
+			return *bad
+		}
+		state, sig := str(m, "task_status", "state"), str(m, "task_status", "final_signal")
+		task := aop2Task(s, s.Last().N)
+		if boolAt(task, "guard_rails", "require_final_signal") && (state == "" || sig == "") {
+			want := map[string]string{"state": orDash(state), "final_signal": orDash(sig)}
+			if state == "" {
+				want["state"] = "a terminal state"
+			}
+			if sig == "" {
+				want["final_signal"] = "SUCCESS, FAILURE, ..."
+			}
+			// What the RESPONSE sent is wrong: no deadline explains it.
+			o := conform.Mismatch("require_final_signal is set but the RESPONSE lacks state or final_signal", want, map[string]string{"state": state, "final_signal": sig}).OnSent()
+			o.Seq = []int{r.Seq}
+			return o
+		}
+		if aop2NonTerminal[state] {
+			o := conform.Mismatch(fmt.Sprintf("the final RESPONSE reports the non-terminal state %q", state), "a terminal state such as COMPLETED or FAILED", state).OnSent()
+			o.Seq = []int{r.Seq}
+			return o
+		}
+		return conform.Passf("state %s, final_signal %s", state, sig)
+	},
+}
+
+var aop2MinimalReport = &conform.Check{
+	ID:          "aop2/5/minimal-report",
+	Protocol:    "aop2",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "aop2 §5 (guard rails)",
+	Requirement: "require_minimal_report = true → must have non-empty summary + actions.",
+	Lint:        []string{"AOP2-SEQ-003"},
+	Bad:         `"execution_summary":{"summary":"","actions":[]}`,
+	Good:        `"execution_summary":{"summary":"Refactored module X.","actions":["Read src/x.py.","Wrote src/x.py."]}`,
+	Run: func(s *conform.Session) conform.Outcome {
+		r, m, bad := aop2Final(s)
+		if bad != nil {
+			return *bad
+		}
+		if !boolAt(aop2Task(s, s.Last().N), "guard_rails", "require_minimal_report") {
+			return conform.NotTestedf("the TASK does not set require_minimal_report")
+		}
+		sum := str(m, "execution_summary", "summary")
+		acts, _ := field(m, "execution_summary", "actions").([]any)
+		if strings.TrimSpace(sum) == "" || len(acts) == 0 {
+			o := conform.Mismatch("the report is empty", "a non-empty execution_summary.summary and actions", map[string]any{"summary": sum, "actions": len(acts)})
+			o.Seq = []int{r.Seq}
+			return o
+		}
+		return conform.Passf("summary and %d actions", len(acts))
+	},
+}
+
+var aop2ArtifactsHonest = &conform.Check{
+	ID:          "aop2/5/artifacts-honest",
+	Protocol:    "aop2",
+	Family:      "stale-recovery",
+	Tier:        conform.Full,
+	Level:       conform.SHOULD,
+	Spec:        "aop2 §5",
+	Requirement: "output_artifacts report files that exist, with their real hash and size.",
+	Bad:         `output_artifacts lists src/x.py with a hash, but the file is not in the workspace`,
+	Good:        `output_artifacts lists files that exist, with their sha256`,
+	Run: func(s *conform.Session) conform.Outcome {
+		r, m, bad := aop2Final(s)
+		if bad != nil {
+			return *bad
+		}
+		files := conform.FactAOP2Files.Get(s)
+		arts, _ := field(m, "execution_summary", "output_artifacts").([]any)
+		if len(arts) == 0 {
+			// A RESPONSE without artifacts is a state a correct agent may
+			// legitimately be in, in every scenario (whether an earlier
+			// attempt was stopped or not): NOT-APPLICABLE, never NOT-TESTED.
+			return conform.Outcome{Verdict: conform.NotApplicable, Message: "not applicable: the RESPONSE reports no output artifacts"}
+		}
+		ws := conform.FactAOP2Workspace.Get(s)
+		for _, av := range arts {
+			p := str(av, "path")
+			st := str(av, "status")
+			if st == "DELETED" {
+				continue
+			}
+			rel := strings.TrimPrefix(strings.TrimPrefix(p, ws), "/")
+			sum, ok := files[rel]
+			if !ok {
+				o := conform.Mismatch("an output artifact the RESPONSE reports does not exist", p+" in the workspace", "missing")
+				o.Seq = []int{r.Seq}
+				return o
+			}
+			if h := str(av, "hash"); strings.HasPrefix(h, "sha256:") && h != "sha256:"+sum {
+				o := conform.Mismatch("an output artifact's hash does not match the file", h, "sha256:"+sum)
+				o.Seq = []int{r.Seq}
+				return o
+			}
+		}
+		return conform.Passf("%d artifacts exist as reported", len(arts))
+	},
+}

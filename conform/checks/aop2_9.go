@@ -1,0 +1,44 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aop2FallbackModel = &conform.Check{
+	ID:          "aop2/9/fallback-model",
+	Protocol:    "aop2",
+	Family:      "fallbacks",
+	Tier:        conform.Resilient,
+	Level:       conform.MUST,
+	Spec:        "aop2 §9; bindings §aop2",
+	Requirement: "Re-dispatch for fallback = a new process with a new TASK whose target.model/provider is the alternative; the RESPONSE's agent block must report the model it ran as.",
+	Lint:        []string{"AOP2-SEQ-015"},
+	Bad:         `dispatched as gemini-2.5-pro, reports "agent":{"model":"gpt-5.3-codex"}`,
+	Good:        `"agent":{"provider":"GEMINI","model":"gemini-2.5-pro"} as in target`,
+	Run: func(s *conform.Session) conform.Outcome {
+		checked := 0
+		for _, a := range s.Attempts {
+			task := decode(a.Input)
+			for _, r := range aop2Responses(s, a.N) {
+				m := decode(r.Msg)
+				want := map[string]string{"model": str(task, "target", "model"), "provider": str(task, "target", "provider")}
+				got := map[string]string{"model": str(m, "agent", "model"), "provider": str(m, "agent", "provider")}
+				if want["model"] != got["model"] || (got["provider"] != "" && want["provider"] != got["provider"]) {
+					o := conform.Mismatch(fmt.Sprintf("attempt %d reports another model than it was dispatched as", a.N), want, got)
+					o.Seq = []int{r.Seq}
+					return o
+				}
+				checked++
+			}
+		}
+		if a := s.Last(); a != nil && (checked == 0 || len(aop2Responses(s, a.N)) == 0) {
+			return aop2NoResponse(s, a)
+		}
+		if checked == 0 {
+			return conform.NotTestedf("the agent was never started")
+		}
+		return conform.Passf("every RESPONSE reports the model it was dispatched as")
+	},
+}

@@ -1,0 +1,67 @@
+package checks
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aop2BindExitZero = exitZero(&conform.Check{
+	ID:          "aop2/bind/exit-zero",
+	Protocol:    "aop2",
+	Spec:        "bindings §aop2",
+	Requirement: "The agent writes exactly one final RESPONSE as JSON lines on stdout, then exits 0.",
+	After:       []string{"aop2/6.1/heartbeat-liveness", "aop2/5/final-response"},
+	Timing:      true,
+})
+
+var aop2BindStopOnSIGTERM = stopOnSIGTERM(&conform.Check{
+	ID:       "aop2/bind/stop-on-sigterm",
+	Protocol: "aop2",
+	Family:   "timeouts",
+	Timing:   true,
+})
+
+var aop2BindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
+	ID:          "aop2/bind/stdout-protocol-only",
+	Protocol:    "aop2",
+	Tier:        conform.Full,
+	Level:       conform.MUST,
+	Spec:        "aop2 §1.3; bindings §aop2",
+	Requirement: "The agent writes EVENT and RESPONSE JSON lines on stdout; anything else is not the protocol and belongs on stderr.",
+}, func(r *conform.Record) bool { return r.Msg != nil && r.Key != "" })
+
+var aop2BindStopOnEOF = &conform.Check{
+	ID:          "aop2/bind/stop-on-eof",
+	Protocol:    "aop2",
+	Family:      "cancellation",
+	Tier:        conform.Resilient,
+	Level:       conform.SHOULD,
+	Spec:        "bindings §aop2",
+	Requirement: "EOF on stdin = orchestrator gone: the agent should stop.",
+	Timing:      true,
+	Bad:         `stdin closes; the agent keeps working for a minute`,
+	Good:        `stdin closes; the agent exits at once`,
+	Run: func(s *conform.Session) conform.Outcome {
+		tested := false
+		for _, a := range s.Attempts {
+			if a.StdinClosed.IsZero() {
+				continue
+			}
+			rs := aop2Responses(s, a.N)
+			if len(rs) > 0 && rs[0].Time.Before(a.StdinClosed) {
+				continue
+			}
+			tested = true
+			grace := slack(s, 2*time.Second)
+			if !a.Terminated.IsZero() || !a.Killed.IsZero() || a.End.Sub(a.StdinClosed) > grace {
+				return conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", a.End.Sub(a.StdinClosed).Round(time.Millisecond))).Timed(a.End.Sub(a.StdinClosed), grace)
+			}
+		}
+		if !tested {
+			return conform.NotTestedf("the agent finished before its stdin was closed")
+		}
+		return conform.Passf("the agent stopped after EOF on stdin")
+	},
+}

@@ -1,0 +1,74 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aop2RecoveryCleanRestart = &conform.Check{
+	ID:          "aop2/recovery/clean-restart",
+	Protocol:    "aop2",
+	Family:      "stale-recovery",
+	Tier:        conform.Resilient,
+	Level:       conform.MUST,
+	Spec:        "aop2 §2.2 task.attempt; bindings §aop2",
+	Requirement: "An executor re-dispatched after its previous run was killed starts cleanly: it completes the same task with one RESPONSE and exits 0.",
+	After:       []string{"aop2/6.1/heartbeat-liveness", "aop2/11/finish-within-timeout", "aop2/5/final-response", "aop2/bind/exit-zero"},
+	Bad:         `re-dispatched with task.attempt 2, the agent crashes on the previous attempt's files`,
+	Good:        `re-dispatched, the agent completes the task with one RESPONSE and exits 0`,
+	Run: func(s *conform.Session) conform.Outcome {
+		if len(s.Attempts) < 2 {
+			return conform.NotTestedf("the scenario did not re-dispatch")
+		}
+		a := s.Last()
+		rs := aop2Responses(s, a.N)
+		if len(rs) != 1 {
+			return conform.Mismatch("the re-dispatched agent did not answer with exactly one RESPONSE", "1 RESPONSE", describeAttempt(s, a))
+		}
+		m := decode(rs[0].Msg)
+		task := decode(a.Input)
+		if str(m, "task_id") != str(task, "task", "task_id") {
+			return conform.Mismatch("the re-dispatched agent answered another task", str(task, "task", "task_id"), str(m, "task_id"))
+		}
+		if o := exitedCleanly(s, a); o.Verdict != conform.Pass {
+			return o
+		}
+		return conform.Passf("attempt %d completed cleanly", a.N)
+	},
+}
+
+var aop2RecoveryHonestAttempt = &conform.Check{
+	ID:          "aop2/recovery/honest-attempt",
+	Protocol:    "aop2",
+	Family:      "stale-recovery",
+	Tier:        conform.Full,
+	Level:       conform.SHOULD,
+	Spec:        "aop2 §5 timing",
+	Requirement: "A re-dispatched executor reports honestly: timing.retries_attempted counts the earlier attempts (task.attempt − 1).",
+	Bad:         `task.attempt 2 answered with "timing":{"retries_attempted":0}`,
+	Good:        `"timing":{"retries_attempted":1} for task.attempt 2`,
+	Run: func(s *conform.Session) conform.Outcome {
+		if len(s.Attempts) < 2 {
+			return conform.NotTestedf("the scenario did not re-dispatch")
+		}
+		r, m, bad := aop2Final(s)
+		if bad != nil {
+			return *bad
+		}
+		att, ok := num(decode(s.Last().Input), "task", "attempt")
+		if !ok {
+			return conform.NotTestedf("the TASK has no task.attempt")
+		}
+		got, ok := num(m, "timing", "retries_attempted")
+		if !ok {
+			return conform.NotTestedf("the RESPONSE reports no timing.retries_attempted")
+		}
+		if got != att-1 {
+			o := conform.Mismatch("retries_attempted does not match the attempt", fmt.Sprint(att-1), fmt.Sprint(got))
+			o.Seq = []int{r.Seq}
+			return o
+		}
+		return conform.Passf("retries_attempted = %g", got)
+	},
+}

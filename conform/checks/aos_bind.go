@@ -1,0 +1,66 @@
+package checks
+
+import (
+	"reflect"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var aosBindExitZero = exitZero(&conform.Check{
+	ID:          "aos/bind/exit-zero",
+	Protocol:    "aos",
+	Spec:        "bindings §aos",
+	Requirement: "The agent prints one JSON line per executed tool on stdout and exits 0.",
+	After:       []string{"aos/4.6/result-after-execute"},
+	Timing:      true,
+})
+
+var aosBindStopOnSIGTERM = stopOnSIGTERM(&conform.Check{
+	ID:       "aos/bind/stop-on-sigterm",
+	Protocol: "aos",
+	Family:   "timeouts",
+	Timing:   true,
+})
+
+var aosBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
+	ID:          "aos/bind/stdout-protocol-only",
+	Protocol:    "aos",
+	Tier:        conform.Full,
+	Level:       conform.MUST,
+	Spec:        "bindings §aos",
+	Requirement: "The agent prints one JSON line per executed tool on stdout {\"executed\":{...}}; anything else belongs on stderr.",
+	After:       []string{"aos/bind/all-tools-requested"},
+}, func(r *conform.Record) bool { return r.Key == "executed" })
+
+var aosBindAllToolsRequested = &conform.Check{
+	ID:          "aos/bind/all-tools-requested",
+	Protocol:    "aos",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "bindings §aos",
+	Requirement: "Before each tool call of the work script the agent sends steps/toolCallRequest, in order.",
+	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute"},
+	Bad:         `the agent skips the second tool of the script silently`,
+	Good:        `a steps/toolCallRequest for every tool of the script, in order`,
+	Run: byExecutionID(func(s *conform.Session) conform.Outcome {
+		want := aosScriptTools(s)
+		ds := aosDecisions(s)
+		var got []string
+		for _, d := range ds {
+			got = append(got, d.Tool)
+		}
+		if len(want) == 0 {
+			return conform.NotTestedf("the work script has no tools")
+		}
+		if n := aosUndecided(s); n > 0 && !reflect.DeepEqual(want, got) {
+			// Requests the guardian rejected as invalid JSON-RPC have no decision
+			// and no tool name: the invalid request is the root cause.
+			return conform.NotJudgedf("aos/3.12.1/jsonrpc-request", "the guardian answered %d steps/toolCallRequest requests with JSON-RPC errors, not decisions", n)
+		}
+		if !reflect.DeepEqual(want, got) {
+			return conform.Mismatch("the tool call requests do not follow the work script", want, got)
+		}
+		return conform.Passf("%d tool calls requested in order", len(got))
+	}),
+}

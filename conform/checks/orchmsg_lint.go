@@ -1,0 +1,11 @@
+package checks
+
+import (
+	"github.com/aopkit/aopkit/conform"
+)
+
+var orchmsgLintMessagesValid = lintClean(&conform.Check{
+	ID:       "orchmsg/lint/messages-valid",
+	Protocol: "orchmsg",
+	Spec:     "orchmsg §Message Format, §Supported Requests, §Supported Events",
+})

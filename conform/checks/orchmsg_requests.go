@@ -1,0 +1,72 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/aopkit/aopkit/conform"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
+)
+
+var orchmsgRequestsPayload = &conform.Check{
+	ID:          "orchmsg/requests/payload",
+	Protocol:    "orchmsg",
+	Family:      "happy-path",
+	Tier:        conform.Core,
+	Level:       conform.MUST,
+	Spec:        "orchmsg §Supported Requests, §Supported Events",
+	Requirement: "Requests and events carry the payload their type defines (get-task: taskId; ask-user: question; submit-task: name; progress: taskId and progress 0..1; log: level and message; error: error).",
+	Lint:        []string{"ORCH-PAYLOAD-", "ORCH-SCHEMA-001"},
+	Bad:         `{"type":"request:get-task","id":"req-3f2b9c1e-7d4a-4e8b-9c6d-5a1b2c3d4e5f","timestamp":"2026-11-22T10:00:00Z","payload":{}}`,
+	Good:        `{"type":"request:get-task","id":"req-3f2b9c1e-7d4a-4e8b-9c6d-5a1b2c3d4e5f","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123"}}`,
+	Run: func(s *conform.Session) conform.Outcome {
+		for _, r := range orchmsgMsgs(s) {
+			m := decode(r.Msg)
+			p, ok := field(m, "payload").(map[string]any)
+			if !ok && r.Key != "request:query-agents" && r.Key != "request:query-tasks" {
+				if spec.IsAgentType(r.Key) {
+					o := conform.Mismatch(fmt.Sprintf("record %d (%s) has no payload object", r.Seq, r.Key), "a payload object", "none")
+					o.Seq = []int{r.Seq}
+					return o
+				}
+				continue
+			}
+			var problem string
+			switch r.Key {
+			case "request:get-task":
+				if str(p, "taskId") == "" {
+					problem = "payload.taskId is required"
+				}
+			case "request:ask-user", "event:question":
+				if str(p, "question") == "" {
+					problem = "payload.question is required"
+				}
+			case "request:submit-task":
+				if str(p, "name") == "" {
+					problem = "payload.name is required"
+				}
+			case "event:progress":
+				v, ok := num(p, "progress")
+				if str(p, "taskId") == "" || !ok || v < 0 || v > 1 {
+					problem = "payload.taskId and payload.progress (0..1) are required"
+				}
+			case "event:log":
+				if l := str(p, "level"); (l != "info" && l != "warn" && l != "error") || str(p, "message") == "" {
+					problem = "payload.level (info|warn|error) and payload.message are required"
+				}
+			case "event:error":
+				if str(p, "error") == "" {
+					problem = "payload.error is required"
+				}
+			}
+			if problem != "" {
+				o := conform.Mismatch(fmt.Sprintf("record %d (%s): %s", r.Seq, r.Key, problem), problem, conform.Clip(recordText(r), 300))
+				o.Seq = []int{r.Seq}
+				return o
+			}
+		}
+		if len(orchmsgMsgs(s)) == 0 {
+			return conform.Failf("the agent sent no protocol message")
+		}
+		return conform.Passf("payloads well-formed")
+	},
+}

@@ -1,0 +1,40 @@
+package checks
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aopkit/aopkit/conform"
+)
+
+var orchmsgShutdownExitWithinGrace = &conform.Check{
+	ID:          "orchmsg/shutdown/exit-within-grace",
+	Protocol:    "orchmsg",
+	Family:      "cancellation",
+	Tier:        conform.Resilient,
+	Level:       conform.MUST,
+	Spec:        "orchmsg §Shutdown; bindings §orchmsg",
+	Requirement: "notify:shutdown (payload gracePeriod in ms): after shutdown the agent exits within the grace period.",
+	Lint:        []string{"ORCH-SEQ-007"},
+	After:       []string{"orchmsg/completion/reported"},
+	Timing:      true,
+	Bad:         `notify:shutdown gracePeriod 1000 ignored; SIGKILL needed`,
+	Good:        `notify:shutdown received, the agent flushes and exits 0 at once`,
+	Run: func(s *conform.Session) conform.Outcome {
+		a := s.Last()
+		if a == nil || a.ShutdownAt.IsZero() {
+			return conform.NotTestedf("the agent ended before the shutdown notification")
+		}
+		took := a.End.Sub(a.ShutdownAt)
+		// The grace period is timed once, by the engine: when it is over the
+		// engine stops the agent (the harness's signal event, which aoplint's
+		// ORCH-SEQ-007 reads too); an agent still running then failed.
+		if !a.Terminated.IsZero() || !a.Killed.IsZero() {
+			return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond))).Timed(took, a.ShutdownFor)
+		}
+		if a.Exit.Code != 0 {
+			return conform.Mismatch("the agent exited non-zero after notify:shutdown", "exit 0", describeExit(a))
+		}
+		return conform.Passf("exited %s after notify:shutdown", took.Round(time.Millisecond))
+	},
+}

@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # The version every command prints (--version) and writes into reports.
 LDFLAGS := -s -w -X github.com/aopkit/aopkit/internal/version.Override=$(VERSION)
 
-.PHONY: all build test lint golden generate bench fuzz soak clean
+.PHONY: all build test lint generate golden bench fuzz soak clean
 
 all: lint test
 
@@ -34,10 +34,10 @@ golden:
 # fault matrix runs every fault: minutes). Each has a test that fails while it
 # is stale. docs/benchmarks.md is measured, not generated: make bench.
 generate:
-	$(GO) generate ./lint/schema/generated
+	$(GO) generate ./...
 	$(GO) test ./cmd/aoplint -run RulesDoc -u
 	$(GO) test ./conform/requirements -run TestCoverageDoc -u
-	$(GO) test ./cmd/aopconform -run 'TestChecksDoc|TestFaultMatrix' -update
+	$(GO) test -count=1 ./cmd/aopconform -run 'TestChecksDoc|TestFaultMatrix' -update
 
 bench:
 	bash .ci/bench/run

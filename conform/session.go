@@ -5,14 +5,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/internal/transcript"
 )
 
 // TranscriptVersion is the value of the "aopkit" key of every transcript record.
-const TranscriptVersion = "transcript/1"
+const TranscriptVersion = transcript.Version
 
 // TimeFormat is how transcript records write `at`.
-const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+const TimeFormat = transcript.TimeFormat
 
 // StartupAllowance is how long an agent may take to show its first sign of life
 // (before --timeout-scale). It belongs to no timing requirement: a scenario's
@@ -88,7 +88,7 @@ type Attempt struct {
 	// output was drained): after it, nothing that happens to the processes it
 	// started is its doing (the supervisor's clean-up kills them).
 	Gone    time.Time
-	Exit    agentio.Exit
+	Exit    Exit
 	Input   json.RawMessage // the task as sent
 	Timeout bool            // the scenario deadline hit this attempt
 	// Decided is when the harness stopped an orchestrator under test that was

@@ -18,7 +18,11 @@ import (
 // supervisor): in testscript suites and on the PATH of every other test of this package.
 func TestMain(m *testing.M) { testkit.Main(m, nil) }
 
+// TestScripts runs the aopconform testscript suites beside the other
+// real-process tests (parallel, after the in-process ones): their processes
+// mostly wait on the scenarios' clocks.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "script", "aopconform_*.txtar"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,14 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/report"
-	"github.com/aopkit/aopkit/fixtures/scenarios"
-	"github.com/aopkit/aopkit/mockagent"
 )
 
 // TestOneCauseBlocks measures issue 28's goal "one planted fault, one failure":
-// it plays every mockagent fault of every protocol and counts the FAILURES blocks
+// over every mockagent fault of every protocol (the runs of playCatalogue, which
+// TestFaultMatrix judges too) it counts the FAILURES blocks
 // of the text report (report.Blocks of report.Failures, the text report's own
 // grouping). Over every 5th fault of the sorted catalogue (indices 0, 5, 10, …)
 // at least 90 % show exactly one block and none more than two (issue 28).
@@ -22,41 +20,26 @@ func TestOneCauseBlocks(t *testing.T) {
 		t.Skip("plays the fault catalogue")
 	}
 	t.Parallel()
-	all, err := scenarios.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
 	type job struct {
 		name   string // protocol/fault
 		blocks []report.Block
 		err    error
 	}
 	var jobs []*job
-	for _, p := range protocolsUnderTest(t) {
-		ag, _ := mockagent.Lookup(p)
-		for _, f := range ag.Faults {
-			jobs = append(jobs, &job{name: p + "/" + f.Name})
+	for _, j := range playCatalogue(t) {
+		if j.hostile {
+			continue
 		}
+		b := &job{name: j.protocol + "/" + j.name, err: j.err}
+		if j.rep != nil {
+			b.blocks = report.Blocks(report.Failures(j.rep))
+		}
+		jobs = append(jobs, b)
+	}
+	if len(jobs) == 0 {
+		t.Fatal("no fault played")
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].name < jobs[j].name })
-	t.Run("play", func(t *testing.T) {
-		for _, j := range jobs {
-			t.Run(j.name, func(t *testing.T) {
-				t.Parallel()
-				p, fault, _ := strings.Cut(j.name, "/")
-				var rep *conform.Report
-				if realProcessFaults[j.name] {
-					_, _, rep, j.err = runConform(t.TempDir(), "--protocol", p, "--parallel", realParallel, "--", "mockagent", "--protocol", p, "--fault", fault)
-				} else {
-					ag, _ := mockagent.Lookup(p)
-					rep, j.err = playInProcess(t, p, ag, fault, all)
-				}
-				if rep != nil {
-					j.blocks = report.Blocks(report.Failures(rep))
-				}
-			})
-		}
-	})
 	var one, two, more, sampled int
 	var table strings.Builder
 	for i, j := range jobs {

@@ -30,6 +30,9 @@ func TestOrchestratorSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real orchestrators")
 	}
+	// Its orchestrators mostly wait on the scenarios' clocks: beside the other
+	// real-process tests (parallel, after the in-process ones).
+	t.Parallel()
 	scale := "1"
 	if raceEnabled {
 		scale = "3"
@@ -395,6 +398,7 @@ func TestForgePort(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("no node: the forge port is not run")
 	}
+	t.Parallel()
 	scale := "1"
 	if raceEnabled {
 		scale = "3"
@@ -403,7 +407,7 @@ func TestForgePort(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("FORGE_WORKSPACES", ws)
+	env := []string{"FORGE_WORKSPACES=" + ws}
 	port := filepath.Join(orchestratorsDir, "forge_port.mjs")
 	// The deviations a scenario exercises, each named by its check (the last two:
 	// either, see below).
@@ -414,7 +418,7 @@ func TestForgePort(t *testing.T) {
 	base := []string{"--side", "orchestrator", "--protocol", "orchmsg", "--timeout-scale", scale, "--pass-env", "FORGE_WORKSPACES", "--run", strings.Join(run, ",")}
 
 	// As it ships, under the sandbox: refused, and told so first.
-	code, out, _, err := runConform(t.TempDir(), append(append([]string(nil), base...), "--", "node", port)...)
+	code, out, _, err := runConformEnv(t.TempDir(), env, append(append([]string(nil), base...), "--", "node", port)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +434,7 @@ func TestForgePort(t *testing.T) {
 	}
 
 	// With the documented allowance.
-	code, out, rep, err := runConform(t.TempDir(), append(append([]string(nil), base...), "--allow-write", ws, "--", "node", port)...)
+	code, out, rep, err := runConformEnv(t.TempDir(), env, append(append([]string(nil), base...), "--allow-write", ws, "--", "node", port)...)
 	if err != nil {
 		t.Fatal(err)
 	}

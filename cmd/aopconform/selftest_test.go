@@ -70,11 +70,20 @@ func conformRun(t *testing.T, args ...string) (int, string, *conform.Report) {
 
 // runConform is conformRun for any goroutine: dir is its scratch directory.
 func runConform(dir string, args ...string) (int, string, *conform.Report, error) {
+	return runConformEnv(dir, nil, args...)
+}
+
+// runConformEnv is runConform with env (KEY=VALUE) added to the test's
+// environment for aopconform (a parallel test cannot t.Setenv).
+func runConformEnv(dir string, env []string, args ...string) (int, string, *conform.Report, error) {
 	rep := filepath.Join(dir, "report.json")
 	full := []string{"run", "--out", filepath.Join(dir, "out"), "--report", rep}
 	full = append(full, args...)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("aopconform", full...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	code := 0
 	if err := cmd.Run(); err != nil {
@@ -94,33 +103,90 @@ func runConform(dir string, args ...string) (int, string, *conform.Report, error
 }
 
 // TestSelfTest: the correct mock agent passes every MUST and SHOULD of every
-// protocol.
+// protocol, and the run exits 0 at level Full. Played in-process on virtual time
+// (playInProcess, as `aopconform run` judges it); TestSelfTestProcess runs the
+// real processes.
 func TestSelfTest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real agents")
+	perProtocol(t, func(t *testing.T, p string, all []*conform.Scenario) {
+		ag, _ := mockagent.Lookup(p)
+		rep, err := playInProcess(t, p, ag, "", all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSelfTest(t, aopconformcmd.ExitFor(rep), reportText(rep), rep, true)
+	})
+}
+
+// perProtocol runs f in a parallel subtest per protocol under test, with the
+// shipped scenarios.
+func perProtocol(t *testing.T, f func(t *testing.T, p string, all []*conform.Scenario)) {
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, p := range protocolsUnderTest(t) {
 		t.Run(p, func(t *testing.T) {
 			t.Parallel()
-			args := []string{"--protocol", p}
-			if raceEnabled {
-				// Every MUST must pass: give the slowed-down processes time.
-				args = append(args, "--timeout-scale", "3")
-			}
-			code, out, rep := conformRun(t, append(args, "--", "mockagent", "--protocol", p)...)
-			if code != 0 {
-				t.Fatalf("exit %d, want 0\n%s", code, out)
-			}
-			for _, r := range rep.Results {
-				if r.Verdict != conform.Pass {
-					t.Errorf("%s in %s: %s (%s)", r.Check, r.Scenario, r.Verdict, r.Message)
-				}
-			}
-			if rep.Score.Level != conform.Full {
-				t.Errorf("level %q, want Full", rep.Score.Level)
-			}
+			f(t, p, all)
 		})
 	}
+}
+
+// checkSelfTest asserts a run of the correct mock agent: exit 0, every result
+// PASS and (for a whole run) level Full.
+func checkSelfTest(t *testing.T, code int, out string, rep *conform.Report, whole bool) {
+	t.Helper()
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, clipOut(out))
+	}
+	if len(rep.Results) == 0 {
+		t.Fatal("no result")
+	}
+	for _, r := range rep.Results {
+		if r.Verdict != conform.Pass {
+			t.Errorf("%s in %s: %s (%s)", r.Check, r.Scenario, r.Verdict, r.Message)
+		}
+	}
+	if whole && rep.Score.Level != conform.Full {
+		t.Errorf("level %q, want Full", rep.Score.Level)
+	}
+}
+
+// TestSelfTestProcess: the correct mock agent, a real process under the real
+// launcher (confinement, pipes, signals, the supervisor), passes every check of
+// one shipped scenario of each protocol (the first by ID; TestSelfTest plays
+// them all in-process).
+func TestSelfTestProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real agents")
+	}
+	t.Parallel()
+	perProtocol(t, func(t *testing.T, p string, all []*conform.Scenario) {
+		var first *conform.Scenario
+		for _, sc := range all {
+			if sc.Protocol == p && (first == nil || sc.ID < first.ID) {
+				first = sc
+			}
+		}
+		data, err := scenarios.FS.ReadFile(first.Source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(first.Source)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"--protocol", p, "--builtin=false", "--scenarios", dir}
+		if raceEnabled {
+			// Every MUST must pass: give the slowed-down processes time.
+			args = append(args, "--timeout-scale", "3")
+		}
+		code, out, rep := conformRun(t, append(args, "--", "mockagent", "--protocol", p)...)
+		checkSelfTest(t, code, out, rep, false)
+		if len(rep.Scenarios) != 1 || rep.Scenarios[0].ID != first.ID {
+			t.Errorf("played %d scenarios, want %s alone", len(rep.Scenarios), first.ID)
+		}
+	})
 }
 
 // faultRow is what one fault (or hostile agent) did to a run.
@@ -131,42 +197,55 @@ type faultRow struct {
 	out             string
 }
 
-// TestFaultMatrix runs every fault of `mockagent faults` against its protocol's
-// scenarios: each must make the run exit 1 with at least one check failing, and
-// every check of the protocol's scenarios must be seen failing under some fault.
-// With -update it writes the matrix into docs/aopconform.md.
+// played is one run of the fault catalogue: a mockagent fault (or a hostile
+// agent) of one protocol, and what it did to the run.
+type played struct {
+	protocol, name string
+	hostile        bool
+	args           []string         // a real process: aopconform run's arguments
+	agent          *mockagent.Agent // in-process: the agent and its fault
+	fault          string
+	row            faultRow
+	rep            *conform.Report
+	err            error
+}
+
+var (
+	catalogueOnce sync.Once
+	catalogue     []*played
+)
+
+// playCatalogue plays every fault of `mockagent faults` of every protocol under
+// test, and every hostile agent, once for the tests that judge them
+// (TestFaultMatrix, TestOneCauseBlocks): the first caller plays, in its subtests
+// "play/PROTOCOL/NAME", the others wait for it and read the same reports.
 //
-// A fault whose verdict does not depend on real processes is played on virtual
-// time against the in-process mockagent (the runner, the lint step and the exit
-// code as `aopconform run` has them, in a testing/synctest bubble): seconds for
-// the whole catalogue. Real processes play what only they can: the faults of
-// realProcessFaults (found by playing every fault both ways: in-process, SIGTERM
-// cancels the agent's context, which it cannot ignore) and, for every protocol,
-// the hostile agent that ignores SIGTERM (a shell script). The other hostile
-// agents are played in-process too (hostileInProcess).
-func TestFaultMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real agents")
+// Every fault is played on virtual time against the in-process mockagent (the
+// runner, the lint step and the exit code as `aopconform run` has them, in a
+// testing/synctest bubble; an agent that ignores SIGTERM as ignoresSIGTERM says):
+// seconds for the whole catalogue. Real processes play, for every protocol, the
+// hostile agent that ignores SIGTERM (a shell script: the real launcher's
+// escalation to SIGKILL); the other hostile agents are played in-process too
+// (hostileAgents).
+func playCatalogue(t *testing.T) []*played {
+	catalogueOnce.Do(func() { catalogue = playAll(t) })
+	if catalogue == nil {
+		t.Fatal("the fault catalogue was not played (see the test that played it)")
 	}
-	// Its real processes mostly wait on the scenarios' clocks: beside the other
-	// parallel tests.
-	t.Parallel()
+	return catalogue
+}
+
+func playAll(t *testing.T) []*played {
 	protocols := protocolsUnderTest(t)
-	type job struct {
-		protocol, name string
-		hostile        bool
-		args           []string         // a real process: aopconform run's arguments
-		agent          *mockagent.Agent // in-process: the agent and its fault
-		fault          string
-		row            faultRow
-		rep            *conform.Report
-		err            error
+	var jobs, real, virtual []*played
+	scripts, err := os.MkdirTemp("", "aopconform-catalogue-")
+	if err != nil {
+		t.Fatal(err)
 	}
-	var jobs, real, virtual []*job
-	scripts := t.TempDir()
+	t.Cleanup(func() { os.RemoveAll(scripts) })
 	for _, p := range protocols {
 		for _, h := range hostileAgents {
-			j := &job{protocol: p, name: "hostile:" + h.name, hostile: true}
+			j := &played{protocol: p, name: "hostile:" + h.name, hostile: true}
 			if h.run != nil {
 				j.agent = &mockagent.Agent{Protocol: p, Run: h.run}
 			} else {
@@ -180,11 +259,7 @@ func TestFaultMatrix(t *testing.T) {
 		}
 		ag, _ := mockagent.Lookup(p)
 		for _, f := range ag.Faults {
-			j := &job{protocol: p, name: f.Name, agent: ag, fault: f.Name}
-			if realProcessFaults[p+"/"+f.Name] {
-				j.agent, j.args = nil, []string{"--protocol", p, "--parallel", realParallel, "--", "mockagent", "--protocol", p, "--fault", f.Name}
-			}
-			jobs = append(jobs, j)
+			jobs = append(jobs, &played{protocol: p, name: f.Name, agent: ag, fault: f.Name})
 		}
 	}
 	for _, j := range jobs {
@@ -235,9 +310,10 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	all, err := scenarios.Builtin()
 	if err != nil {
+		wg.Wait()
 		t.Fatal(err)
 	}
-	t.Run("in-process", func(t *testing.T) {
+	t.Run("play", func(t *testing.T) {
 		for _, j := range virtual {
 			t.Run(j.protocol+"/"+j.name, func(t *testing.T) {
 				t.Parallel()
@@ -252,6 +328,22 @@ func TestFaultMatrix(t *testing.T) {
 		}
 	})
 	wg.Wait()
+	return jobs
+}
+
+// TestFaultMatrix judges the fault catalogue (playCatalogue): every fault must
+// make the run exit 1 with at least one check failing, and every check of the
+// protocol's scenarios must be seen failing under some fault. With -update it
+// writes the matrix into docs/aopconform.md.
+func TestFaultMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real agents")
+	}
+	// Not parallel: its in-process runs keep both CPUs busy, so it plays before
+	// the parallel tests, whose real processes run on the wall clock (see
+	// docs/development.md, "Tests on virtual time and real processes").
+	protocols := protocolsUnderTest(t)
+	jobs := playCatalogue(t)
 	rows := map[string][]faultRow{}
 	for _, j := range jobs {
 		rows[j.protocol] = append(rows[j.protocol], j.row)
@@ -310,10 +402,12 @@ func TestFaultMatrix(t *testing.T) {
 // at once (the default, 2 × CPUs, plays them in waves of deadlines).
 const realParallel = "16"
 
-// realProcessFaults are the mockagent faults whose verdict depends on real
-// processes: the agent ignores SIGTERM (in-process, Terminate cancels its
-// context). TestFaultMatrix plays them as processes.
-var realProcessFaults = map[string]bool{
+// ignoresSIGTERM are the mockagent faults whose agent ignores SIGTERM: played
+// in-process, Terminate leaves the agent running (agentio.InProcess.IgnoreTerm)
+// and only Kill stops it, as SIGKILL stops the process. Played both ways on
+// 2026-12-07, the in-process runs gave the real processes' verdicts on every
+// result (aop2 50, orchmsg 36).
+var ignoresSIGTERM = map[string]bool{
 	"aop2/ignore-shutdown":    true,
 	"orchmsg/ignore-shutdown": true,
 }
@@ -328,6 +422,12 @@ var shouldFaults = map[string]string{
 // agent on virtual time, as `aopconform run` does (lint step included), and
 // returns the report.
 func playInProcess(t *testing.T, protocol string, ag *mockagent.Agent, fault string, all []*conform.Scenario) (*conform.Report, error) {
+	return playSelected(t, protocol, ag, fault, all, "")
+}
+
+// playSelected is playInProcess for the checks run selects (aopconform run
+// --run; "" for all).
+func playSelected(t *testing.T, protocol string, ag *mockagent.Agent, fault string, all []*conform.Scenario, run string) (*conform.Report, error) {
 	cmd := []string{"mockagent", "--protocol", protocol}
 	if fault != "" {
 		cmd = append(cmd, "--fault", fault)
@@ -337,8 +437,8 @@ func playInProcess(t *testing.T, protocol string, ag *mockagent.Agent, fault str
 	var err error
 	synctest.Test(t, func(t *testing.T) {
 		rep, err = runner.Run(context.Background(), runner.Options{
-			Protocol: protocol, Command: cmd, Scenarios: all, OutDir: out, Parallel: 1, Linter: lintstep.AOPLint{},
-			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait},
+			Protocol: protocol, Command: cmd, Scenarios: all, Run: run, OutDir: out, Parallel: 1, Linter: lintstep.AOPLint{},
+			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait, IgnoreTerm: ignoresSIGTERM[protocol+"/"+fault]},
 		})
 	})
 	return rep, err
@@ -633,14 +733,19 @@ func mdCell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").
 
 // TestOneCauseNeverNone: with the root cause's check deselected, a check that
 // would be NOT-JUDGED on it fails and names the cause itself (one root cause, one
-// failure, never none), and the run exits 1.
+// failure, never none), and the run exits 1. In-process on virtual time (the
+// runner's --run selection as `aopconform run` passes it).
 func TestOneCauseNeverNone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real agents")
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Parallel()
-	code, out, rep := conformRun(t, "--protocol", "aos", "--run", "aos/5.1/modify-enforced", "--", "mockagent", "--protocol", "aos", "--fault", "duplicate-execution-id")
-	if code != 1 {
+	ag, _ := mockagent.Lookup("aos")
+	rep, err := playSelected(t, "aos", ag, "duplicate-execution-id", all, "aos/5.1/modify-enforced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out := aopconformcmd.ExitFor(rep), reportText(rep); code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
 	found := false

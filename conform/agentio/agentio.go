@@ -9,6 +9,8 @@ package agentio
 import (
 	"context"
 	"time"
+
+	"github.com/aopkit/aopkit/conform"
 )
 
 // Line is one line the agent wrote.
@@ -19,12 +21,9 @@ type Line struct {
 	Truncated bool      // the line was longer than the reader's bound and was cut
 }
 
-// Exit is how the agent ended.
-type Exit struct {
-	Code   int    // exit code, -1 when killed by a signal
-	Signal string // "SIGKILL", "SIGTERM", ... or ""
-	Err    error  // an error of the harness itself (could not start, ...)
-}
+// Exit is how the agent ended (the vocabulary's conform.Exit: the session
+// records it as the launcher reports it).
+type Exit = conform.Exit
 
 // Spec says how to start an agent.
 type Spec struct {

@@ -25,6 +25,9 @@ type InProcess struct {
 	// everything the agent did before the exchange goes on (the transcript's
 	// order does not depend on the scheduler).
 	Settle func()
+	// IgnoreTerm plays an agent that ignores SIGTERM (a process that traps it):
+	// Terminate leaves it running, only Kill stops it.
+	IgnoreTerm bool
 }
 
 // MaxLine bounds one line read from an agent; longer lines are cut and marked.
@@ -42,7 +45,7 @@ func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	c := &inproc{cancel: cancel, in: inW, lines: make(chan Line, 64), done: make(chan struct{})}
+	c := &inproc{cancel: cancel, in: inW, lines: make(chan Line, 64), done: make(chan struct{}), ignoreTerm: l.IgnoreTerm}
 	// The agent's stdout and stderr lines are sent in its own goroutine, in the
 	// order it wrote them (two pipes read by two goroutines would interleave them
 	// at random): in-process runs, on virtual time, are reproducible.
@@ -164,13 +167,14 @@ func ReadLine(br *bufio.Reader, max int) (line []byte, truncated bool, err error
 }
 
 type inproc struct {
-	cancel context.CancelFunc
-	in     *io.PipeWriter
-	lines  chan Line
-	done   chan struct{}
-	mu     sync.Mutex
-	exit   Exit
-	signal string
+	cancel     context.CancelFunc
+	ignoreTerm bool
+	in         *io.PipeWriter
+	lines      chan Line
+	done       chan struct{}
+	mu         sync.Mutex
+	exit       Exit
+	signal     string
 }
 
 func (c *inproc) Send(line []byte) error {
@@ -195,5 +199,10 @@ func (c *inproc) stop(sig string) error {
 	c.in.Close()
 	return nil
 }
-func (c *inproc) Terminate() error { return c.stop("SIGTERM") }
-func (c *inproc) Kill() error      { return c.stop("SIGKILL") }
+func (c *inproc) Terminate() error {
+	if c.ignoreTerm {
+		return nil // trapped: the agent goes on
+	}
+	return c.stop("SIGTERM")
+}
+func (c *inproc) Kill() error { return c.stop("SIGKILL") }

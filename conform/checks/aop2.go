@@ -1,8 +1,6 @@
 package checks
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -101,10 +99,4 @@ func badExtensionKeys(v any) []string {
 	var out []string
 	aop2spec.BadExtensionKeys(v, func(ptr, _ string) { out = append(out, ptr) })
 	return out
-}
-
-// SHA256Hex is the hex sha256 of b.
-func SHA256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }

@@ -1,6 +1,8 @@
 package aop2
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/safefile"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
@@ -125,7 +126,8 @@ func hashFiles(root string, max int) map[string]string {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = checks.SHA256Hex(b)
+		sum := sha256.Sum256(b)
+		out[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
 		return nil
 	})
 	return out

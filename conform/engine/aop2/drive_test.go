@@ -13,6 +13,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
+	_ "github.com/aopkit/aopkit/conform/checks" // the checks the scenarios name (the engine does not link them)
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/mockagent"
 

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	lintaof "github.com/aopkit/aopkit/lint/aof"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
@@ -186,9 +185,9 @@ func yamlScalar(s string) string {
 
 // ParseTask reads a task file in either Form (FormUpstream when it has a
 // schemaVersion), its front matter with the linter's YAML subset
-// (lint/aof.ParseFrontmatter); it never panics on bad input.
+// (ParseFrontmatter); it never panics on bad input.
 func ParseTask(data []byte) (*Task, error) {
-	fm, err := lintaof.ParseFrontmatter(data)
+	fm, err := ParseFrontmatter(data)
 	if err != nil {
 		return nil, fmt.Errorf("task file frontmatter: %v", err)
 	}

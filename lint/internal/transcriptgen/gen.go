@@ -14,6 +14,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/aopkit/aopkit/internal/transcript"
 )
 
 // Framing says how sessions are written.
@@ -195,7 +197,7 @@ func (g *gen) dayID(t time.Time) (string, int) {
 // event writes a harness record.
 func (g *gen) event(at time.Time, name string, detail O) {
 	g.seq++
-	rec := O{{"aopkit", "transcript/1"}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", "harness"}, {"session", g.session}, {"event", name}, {"detail", detail}}
+	rec := O{{"aopkit", transcript.Version}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", "harness"}, {"session", g.session}, {"event", name}, {"detail", detail}}
 	g.line(appendJSON(g.buf[:0], rec), true)
 }
 
@@ -209,7 +211,7 @@ func (g *gen) msg(at time.Time, from, stream string, m O) {
 	}
 	if g.records {
 		g.seq++
-		rec := O{{"aopkit", "transcript/1"}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", from}, {"protocol", g.proto}, {"stream", stream}, {"session", g.session}, {"msg", m}}
+		rec := O{{"aopkit", transcript.Version}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", from}, {"protocol", g.proto}, {"stream", stream}, {"session", g.session}, {"msg", m}}
 		b := appendJSON(g.buf[:0], rec)
 		if broken {
 			b = b[:len(b)*2/3]
@@ -229,7 +231,7 @@ func (g *gen) text(at time.Time, from, stream, s string) {
 	g.last = at
 	if g.records {
 		g.seq++
-		rec := O{{"aopkit", "transcript/1"}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", from}, {"protocol", g.proto}, {"stream", stream}, {"session", g.session}, {"text", s}}
+		rec := O{{"aopkit", transcript.Version}, {"seq", g.seq}, {"at", stampMilli(at)}, {"from", from}, {"protocol", g.proto}, {"stream", stream}, {"session", g.session}, {"text", s}}
 		g.line(appendJSON(g.buf[:0], rec), true)
 		return
 	}
@@ -278,13 +280,8 @@ func (g *gen) mutate(m O) (O, bool) {
 
 func clone(o O) O { return append(O(nil), o...) }
 
-// recordTime is a transcript record's "at" format: conform.TimeFormat (the
-// generator is lint's and imports no conformance package; TestRecordTime holds
-// the two equal).
-const recordTime = "2006-01-02T15:04:05.000Z07:00"
-
-// stampMilli is a transcript record's "at".
-func stampMilli(t time.Time) string { return t.UTC().Format(recordTime) }
+// stampMilli is a transcript record's "at" (transcript.TimeFormat).
+func stampMilli(t time.Time) string { return t.UTC().Format(transcript.TimeFormat) }
 func stampSec(t time.Time) string   { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // Helpers for realistic values.

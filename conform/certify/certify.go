@@ -351,7 +351,7 @@ func NewStatement(rep *conform.Report, side string, passed bool, sel Selection, 
 		}
 	}
 	if rc, err := provenance.RequirementCoverage(rep); err == nil && rc.Total > 0 {
-		pred.Requirements = map[string]RequirementCoverage{rep.Protocol: {Side: rc.Side, Covered: rc.Covered, Total: rc.Total}}
+		pred.Requirements = map[string]RequirementCoverage{rep.Protocol: {Side: rc.Side, Covered: rc.Covered, Total: rc.Total, IDs: rc.CoveredIDs, Uncovered: rc.Uncovered}}
 	}
 	sel.Full = !sel.Partial()
 	sel.TimeoutScale, sel.Repeat = max(p.TimeoutScale, 0), max(p.Repeat, 1)
@@ -416,4 +416,8 @@ type RequirementCoverage struct {
 	Side    string `json:"side"`
 	Covered int    `json:"covered"`
 	Total   int    `json:"total"`
+	// IDs are the requirements covered, Uncovered the others of the side
+	// (conform/requirements IDs, sorted): what the certified level stands for.
+	IDs       []string `json:"ids,omitempty"`
+	Uncovered []string `json:"uncovered,omitempty"`
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -293,7 +294,7 @@ func TestStatementRequirements(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := st.Predicate.Requirements["aop2"]
-	if rc.Side != "agent" || rc.Covered < 2 || rc.Total < 50 || rc.Covered >= rc.Total {
+	if rc.Side != "agent" || rc.Covered < 2 || rc.Total < 50 || rc.Covered >= rc.Total || len(rc.IDs) != rc.Covered || len(rc.IDs)+len(rc.Uncovered) != rc.Total {
 		t.Fatalf("requirements: %+v", st.Predicate.Requirements)
 	}
 	cert, err := Sign(st, priv)
@@ -301,7 +302,7 @@ func TestStatementRequirements(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := Open(cert, pub)
-	if err != nil || back.Predicate.Requirements["aop2"] != rc {
+	if err != nil || !reflect.DeepEqual(back.Predicate.Requirements["aop2"], rc) {
 		t.Errorf("round trip: %v %+v", err, back)
 	}
 }

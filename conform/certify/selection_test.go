@@ -147,3 +147,23 @@ func TestOldCertificate(t *testing.T) {
 		t.Errorf("badge of an old certificate shows its level:\n%s", b)
 	}
 }
+
+// TestRequirementFindings: verify names the requirements a certificate covers
+// and those it does not, against the registry digest of its provenance.
+func TestRequirementFindings(t *testing.T) {
+	p := &Predicate{Requirements: map[string]RequirementCoverage{
+		"orchmsg": {Side: "agent", Covered: 1, Total: 2, IDs: []string{"orchmsg/§a/x"}, Uncovered: []string{"orchmsg/§b/y"}},
+	}}
+	p.Provenance.Requirements = "sha256:abc"
+	fs := requirementFindings(p)
+	if len(fs) != 1 || !fs[0].OK {
+		t.Fatalf("findings %+v", fs)
+	}
+	want := "1 of 2 orchmsg agent-side requirements covered (registry sha256:abc); not covered: orchmsg/§b/y"
+	if fs[0].Detail != want {
+		t.Errorf("got %q\nwant %q", fs[0].Detail, want)
+	}
+	if fs := requirementFindings(&Predicate{}); len(fs) != 0 {
+		t.Errorf("a certificate without requirements: %+v", fs)
+	}
+}

@@ -100,6 +100,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 			}
 		}
 	}
+	v.Findings = append(v.Findings, requirementFindings(&p)...)
 	dir := filepath.Dir(certPath)
 	if len(p.Reports) == 0 {
 		v.Findings = append(v.Findings, Finding{"reports", false, "the certificate names no report"})
@@ -254,4 +255,25 @@ func article(side string) string {
 		return "an " + side
 	}
 	return "a " + side
+}
+
+// requirementFindings say which requirements of the spec the certified run
+// covers (its passing checks enforce them), against the registry the
+// provenance names; certificates before the requirement list say nothing.
+func requirementFindings(p *Predicate) []Finding {
+	protocols := make([]string, 0, len(p.Requirements))
+	for proto := range p.Requirements {
+		protocols = append(protocols, proto)
+	}
+	sort.Strings(protocols)
+	var out []Finding
+	for _, proto := range protocols {
+		rc := p.Requirements[proto]
+		d := fmt.Sprintf("%d of %d %s %s-side requirements covered (registry %s)", rc.Covered, rc.Total, proto, rc.Side, p.Provenance.Requirements)
+		if len(rc.Uncovered) > 0 {
+			d += "; not covered: " + strings.Join(rc.Uncovered, ", ")
+		}
+		out = append(out, Finding{"requirements", true, d})
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -274,6 +275,9 @@ Registry digest: ` + "`" + Digest() + "`" + `
 type RunCoverage struct {
 	Protocol, Side string
 	Covered, Total int
+	// CoveredIDs and Uncovered name the requirements, sorted: what the run
+	// covers and what it does not (failed, not run, waived).
+	CoveredIDs, Uncovered []string
 }
 
 // CoverageOfRun computes RunCoverage from the checks that passed (every result of
@@ -296,7 +300,12 @@ func CoverageOfRun(protocol, side string, passed map[string]bool) (RunCoverage, 
 		}
 		if covered {
 			rc.Covered++
+			rc.CoveredIDs = append(rc.CoveredIDs, r.ID)
+		} else {
+			rc.Uncovered = append(rc.Uncovered, r.ID)
 		}
 	}
+	sort.Strings(rc.CoveredIDs)
+	sort.Strings(rc.Uncovered)
 	return rc, nil
 }

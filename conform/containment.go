@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -26,6 +27,51 @@ type Containment struct {
 	// Exits says how the implementation ended when it never sent a protocol
 	// message (ExitSummary): with the refusals, the first thing a report says.
 	Exits string `json:"exits,omitempty"`
+	// Errors are the first lines of the implementation's stderr that read as an
+	// error (ErrorLines), when it never sent a protocol message: why it did not.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// errorWords mark a stderr line that reads as an error report (Node.js, Python,
+// Go, Java, shells).
+var errorWords = []string{"error", "exception", "traceback", "panic:", "fatal", "cannot ", "can't ", "not found", "no such file", "undefined"}
+
+// scratchName matches a scratch directory's name (runner.MakeScratch):
+// "aopconform-run<hex>-<scenario>-<n>".
+var scratchName = regexp.MustCompile(`aopconform-run[0-9a-f]+-[A-Za-z0-9._-]+`)
+
+// ErrorLines returns the first max distinct lines of the implementation's
+// stderr (not the harness's) that read as an error, in scenario order: what a
+// report quotes of an implementation that never spoke. Refusals are left out
+// (the report lists them on their own).
+func ErrorLines(runs []ScenarioRun, max int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, run := range runs {
+		for i := range run.Records {
+			r := &run.Records[i]
+			if len(out) >= max {
+				return out
+			}
+			if r.From == ActorHarness || r.Stream != "stderr" || r.Text == nil || refusal(r) {
+				continue
+			}
+			low := strings.ToLower(*r.Text)
+			hit := false
+			for _, w := range errorWords {
+				hit = hit || strings.Contains(low, w)
+			}
+			line := printable(strings.TrimSpace(*r.Text), 240)
+			// The same error in every scenario names each one's scratch
+			// directory: one line for all.
+			key := scratchName.ReplaceAllString(line, "aopconform-run")
+			if hit && line != "" && !seen[key] {
+				seen[key] = true
+				out = append(out, line)
+			}
+		}
+	}
+	return out
 }
 
 // refusalWords mark a stderr line that reports a refused operation (errno texts

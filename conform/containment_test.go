@@ -63,3 +63,22 @@ func TestTrimRecords(t *testing.T) {
 		t.Errorf("a short transcript was trimmed: %d %d", small.RecordCount, len(small.Records))
 	}
 }
+
+// TestErrorLines: what a report quotes of an implementation that never spoke:
+// its stderr's error lines, once however many scenarios print them (each with
+// its own scratch directory), refusals and the harness's records left out.
+func TestErrorLines(t *testing.T) {
+	text := func(s string) *string { return &s }
+	run := func(scratch string) ScenarioRun {
+		return ScenarioRun{Records: []Record{
+			{From: ActorHarness, Stream: "stderr", Text: text("harness: error of its own")},
+			{From: ActorOrchestrator, Stream: "stderr", Text: text("starting up")},
+			{From: ActorOrchestrator, Stream: "stderr", Text: text("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'tsx' imported from /tmp/aopconform-run1a2b-" + scratch + "-77/")},
+			{From: ActorOrchestrator, Stream: "stderr", Text: text("Error: EACCES: permission denied, mkdir '/tmp/x'")},
+		}}
+	}
+	got := ErrorLines([]ScenarioRun{run("orch-a"), run("orch-b")}, 3)
+	if len(got) != 1 || !strings.Contains(got[0], "ERR_MODULE_NOT_FOUND") || !strings.Contains(got[0], "orch-a") {
+		t.Errorf("ErrorLines = %q", got)
+	}
+}

@@ -180,7 +180,11 @@ func writeVerdict(b *textBuf, r *conform.Report) {
 // sent a protocol message: how it ended (Containment.Exits); "" otherwise.
 func NoMessageLine(r *conform.Report) string {
 	if c := r.Containment; c != nil && c.Exits != "" {
-		return "NO PROTOCOL MESSAGE: the implementation never spoke; it ended with " + c.Exits + " (its stderr is in the transcripts)"
+		line := "NO PROTOCOL MESSAGE: the implementation never spoke; it ended with " + c.Exits
+		if len(c.Errors) > 0 {
+			return line + "; its stderr says: " + strings.Join(c.Errors, " / ") + " (the rest is in the transcripts)"
+		}
+		return line + " (its stderr is in the transcripts)"
 	}
 	return ""
 }

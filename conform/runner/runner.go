@@ -233,6 +233,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 				rep.Containment = &conform.Containment{}
 			}
 			rep.Containment.Exits = ex
+			rep.Containment.Errors = conform.ErrorLines(runs, 3)
 		}
 		if c := rep.Containment; c != nil && len(c.Refusals) > 0 {
 			// The refusal that names a path says most (Node prints its error

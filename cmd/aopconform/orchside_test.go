@@ -115,15 +115,15 @@ func TestOrchestratorSide(t *testing.T) {
 				fail: []string{"orchmsg/orch/corr/response-correlation", "orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/invalid-request", "orchmsg/orch/notify/task-assigned", "orchmsg/orch/resp/fits-request", "orchmsg/orch/shutdown/grace-honoured"}},
 			&job{name: "aos python", args: append(append([]string(nil), abase...), "--", "python3", apy)},
 			&job{name: "aos python approve", args: append(append([]string(nil), abase...), "--", "python3", apy, "approve"),
-				fail: []string{"aos/orch/3/messages-valid", "aos/orch/5.1/decision"}},
+				fail: []string{"aos/orch/5.1/decision"}},
 			&job{name: "aos python ignore-version", args: append(append([]string(nil), abase...), "--", "python3", apy, "ignore-version"),
 				fail: []string{"aos/orch/3.12.1/jsonrpc-version"}},
 			&job{name: "aos python no-params-check", args: append(append([]string(nil), abase...), "--", "python3", apy, "no-params-check"),
 				fail: []string{"aos/orch/6.1/invalid-params"}},
 			&job{name: "aos python string-ids", args: append(append([]string(nil), abase...), "--", "python3", apy, "string-ids"),
-				fail: []string{"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found"}},
+				fail: []string{"aos/orch/3.12.1/jsonrpc-version", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found"}},
 			&job{name: "aos python plain-parse-error", args: append(append([]string(nil), abase...), "--", "python3", apy, "plain-parse-error"),
-				fail: []string{"aos/orch/3/messages-valid", "aos/orch/6.1/parse-error"}},
+				fail: []string{"aos/orch/6.1/parse-error"}},
 			&job{name: "aop-output python", args: append(append([]string(nil), aobase...), "--", "python3", aopy)},
 			&job{name: "aop-output python summary-first-line", args: append(append([]string(nil), aobase...), "--", "python3", aopy, "summary-first-line"),
 				fail: []string{"aop-output/orch/parse/report-taken"}},
@@ -326,11 +326,11 @@ var engineFaultFails = map[string][]string{
 	"aop-output trust-incomplete-report":  {"aop-output/orch/parse/unusable-not-success"},
 	"aop-output wait-for-agent-exit":      {"aop-output/orch/bind/agent-stopped-after-report"},
 	"aos allow-invalid":                   {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error"},
-	"aos error-string":                    {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error"},
+	"aos error-string":                    {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error"},
 	// Nothing answers: every probe fails with the check that names the fault.
 	"aos no-listen":        {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/5.1/decision", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error", "aos/orch/bind/listens"},
-	"aos string-ids":       {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found"},
-	"aos unknown-decision": {"aos/orch/3/messages-valid", "aos/orch/5.1/decision"},
+	"aos string-ids":       {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found"},
+	"aos unknown-decision": {"aos/orch/5.1/decision"},
 }
 
 // faultTabled reports whether engineFaultFails covers protocol's engine faults

@@ -61,7 +61,7 @@ func TestPolicyChecks(t *testing.T) {
 		{"aop2/orch/2.2/retried-then-fallback", "no retry, no fallback", session(retry, nil, launch(retry, exit("300ms", 1))), conform.Fail},
 		{"aop2/orch/2.2/retried-then-fallback", "retried twice", session(retry, nil, launch(retry, exit("300ms", 1)), launch(attemptN(retry, 2), exit("300ms", 1)), launch(attemptN(retry, 3), exit("300ms", 1))), conform.Fail},
 		{"aop2/orch/2.2/retried-then-fallback", "same attempt number", session(retry, nil, launch(retry, exit("300ms", 1)), launch(retry, exit("300ms", 1)), launch(attemptN(claude, 3), exit("300ms", 1))), conform.Fail},
-		{"aop2/orch/2.2/retry-backoff", "waited 2s", session(retry, nil, launch(retry, exit("300ms", 1)), Launch{Start: at("2.4s"), Events: []Event{{At: at("2.41s"), Kind: "stdin", Line: attemptN(retry, 2), Key: "TASK"}}}), conform.Pass},
+		{"aop2/orch/2.2/retry-backoff", "waited 3.5s", session(retry, nil, launch(retry, exit("300ms", 1)), Launch{Start: at("3.9s"), Events: []Event{{At: at("3.91s"), Kind: "stdin", Line: attemptN(retry, 2), Key: "TASK"}}}), conform.Pass},
 		{"aop2/orch/2.2/retry-backoff", "at once", session(retry, nil, launch(retry, exit("300ms", 1)), Launch{Start: at("350ms"), Events: []Event{{At: at("360ms"), Kind: "stdin", Line: attemptN(retry, 2), Key: "TASK"}}}), conform.Fail},
 		{"aop2/orch/12/all-models-exhausted-code", "reported", withReport(session(retry, nil, launch(retry, exit("300ms", 1))), `"E_PROCESS_CRASH","E_ALL_MODELS_EXHAUSTED"`), conform.Pass},
 		{"aop2/orch/12/all-models-exhausted-code", "not reported", withReport(session(retry, nil, launch(retry, exit("300ms", 1))), `"E_PROCESS_CRASH"`), conform.Fail},

@@ -476,6 +476,15 @@ func orchmsgTaskCancelled(s *conform.Session) conform.Outcome {
 				return conform.NotTestedf("the agent reported the task over before its timeout (the scenario's cue failed)")
 			}
 		}
+		// An orchestrator that ends the task itself once its timeout has passed
+		// (notify:shutdown, the task not reported over) ended it without the
+		// notification, however early it stopped: no tolerance is owed it.
+		for _, in := range orchmsgIn(l) {
+			if in.e.Key == "notify:shutdown" && in.e.At.Sub(assigned.At) >= timeout/2 {
+				return withSeq(conform.Mismatch(fmt.Sprintf("the orchestrator shut the agent down %s after the assignment, with the task's timeout of %s (orchestrator.task_timeout) run out and the task not reported over, and never sent notify:task-cancelled",
+					in.e.At.Sub(assigned.At).Round(time.Millisecond), timeout), "notify:task-cancelled for "+w.TaskID, "notify:shutdown only"), assigned.Seq, in.e.Seq)
+			}
+		}
 		owed := assigned.At.Add(timeout + time.Duration(float64(stopLate)*scaleOf(s)))
 		if orchmsgWatched(s, l).Before(owed) {
 			return conform.NotTestedf("the task's timeout of %s had not passed (with its tolerance) while the orchestrator ran", timeout)

@@ -18,13 +18,13 @@ const FaultNoListen = "no-listen"
 func Faults() []fault.Fault {
 	return []fault.Fault{
 		{Name: "string-ids", Doc: "answers every id as a string: 1 comes back as \"1\" (§3.12.1: the same value and type)",
-			Checks: []string{"aos/orch/5.3/ping", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", MessagesValidID}},
+			Checks: []string{"aos/orch/5.3/ping", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version"}},
 		{Name: "allow-invalid", Doc: "answers requests it should refuse (malformed, unknown method, invalid params) with an allow decision instead of a JSON-RPC error (§6.1)",
 			Checks: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params", MessagesValidID}},
 		{Name: "unknown-decision", Doc: "decides \"approve\" instead of allow (§5.1.1: allow, deny or modify)",
-			Checks: []string{"aos/orch/5.1/decision", MessagesValidID}},
+			Checks: []string{"aos/orch/5.1/decision"}},
 		{Name: "error-string", Doc: "writes error as a string, not an {code, message} object (§3.13)",
-			Checks: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params", MessagesValidID}},
+			Checks: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params"}},
 		{Name: FaultNoListen, Doc: "never listens where it is told to (served: exits 0 without listening at AOPKIT_LISTEN; in a run, the agent gets a URL where nothing answers): no request reaches it (§2)",
 			Checks: []string{ListensID}},
 	}

@@ -401,7 +401,17 @@ func TestEngineFaults(t *testing.T) {
 			t.Errorf("decisions %q: nothing dropped", decisions(r.sess))
 		}
 	})
-	if len(Faults()) != 12 {
+	t.Run(FaultReuseIDs, func(t *testing.T) {
+		r := play(t, scenario("engine-"+FaultReuseIDs, 60*time.Second, nil), mock(t), "", FaultReuseIDs)
+		ids := map[any]int{}
+		for _, m := range messages(r.sess, "orchestrator") {
+			ids[m["id"]]++
+		}
+		if len(ids) != 1 {
+			t.Errorf("ids %v: want one id for every message", ids)
+		}
+	})
+	if len(Faults()) != 13 {
 		t.Errorf("%d faults; each needs a test here", len(Faults()))
 	}
 }

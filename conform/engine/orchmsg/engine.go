@@ -325,6 +325,9 @@ func (m *member) decision(name string, detail ...conform.Field) {
 // newID is a message id unique within the run, the same in every run.
 func (m *member) newID(prefix string) string {
 	m.seq++
+	if m.e.fault == FaultReuseIDs {
+		return spec.MessageID("msg", "orchestrator/"+m.e.h.Scenario().ID)
+	}
 	return spec.MessageID(prefix, fmt.Sprintf("orchestrator/%s/%s/%d", m.e.h.Scenario().ID, m.id, m.seq))
 }
 

@@ -47,6 +47,8 @@ const (
 	// orchestrator sample does: a line that arrives in one read with the line
 	// before it is lost with it (forge).
 	FaultParseChunks = "parse-chunks"
+	// FaultReuseIDs gives every message it sends the same id.
+	FaultReuseIDs = "reuse-ids"
 )
 
 // Faults lists the engine's faults, sorted by name.
@@ -63,6 +65,7 @@ func Faults() []fault.Fault {
 		{Name: FaultUnknownTypeInvalidRequest, Doc: "answers a request of an unknown type INVALID_REQUEST instead of INVALID_MESSAGE_TYPE (§Error Codes)"},
 		{Name: FaultCannedAnswer, Doc: "answers every request:ask-user \"yes\", never one of the options its question offers (§Supported Requests 5)"},
 		{Name: FaultParseChunks, Doc: "parses its agent's stdout per chunk, not per line, as the spec's orchestrator sample: a request that arrives in one read with the line before it is lost (§Parsing Strategy)", Checks: []string{"orchmsg/orch/parse/lines"}},
+		{Name: FaultReuseIDs, Doc: "gives every message it sends one and the same id, where each needs a fresh UUID (§Correlation, §Base Message Structure; aoplint ORCH-SEQ-003)", Checks: []string{"orchmsg/orch/lint/messages-valid"}},
 		{Name: FaultNoTimestamp, Doc: "sends its notifications without a timestamp (§Base Message Structure)"},
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,27 +16,7 @@ import (
 // TestMain makes `aoplint`, `aopconform` and `mockagent` commands of the test binary
 // (the testscript kit third parties use, which also makes the binary the agents'
 // supervisor): in testscript suites and on the PATH of every other test of this package.
-//
-// Its tests mostly wait on real processes (scenario deadlines, grace periods,
-// stretched by --timeout-scale under the race detector), not on the CPU: unless
-// -test.parallel is given, up to 4 of them run at once instead of GOMAXPROCS
-// (2 on CI), which held TestOrchestratorSide and the scripts in line.
-func TestMain(m *testing.M) {
-	if p := flag.Lookup("test.parallel"); p != nil && !parallelGiven() && runtime.GOMAXPROCS(0) < 4 {
-		p.Value.Set("4")
-	}
-	testkit.Main(m, nil)
-}
-
-// parallelGiven reports whether -test.parallel is on the command line.
-func parallelGiven() bool {
-	for _, a := range os.Args[1:] {
-		if strings.HasPrefix(strings.TrimLeft(a, "-"), "test.parallel") {
-			return true
-		}
-	}
-	return false
-}
+func TestMain(m *testing.M) { testkit.Main(m, nil) }
 
 // TestScripts runs the aopconform testscript suites beside the other
 // real-process tests (parallel, after the in-process ones): their processes

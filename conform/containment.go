@@ -36,9 +36,12 @@ type Containment struct {
 // Go, Java, shells).
 var errorWords = []string{"error", "exception", "traceback", "panic:", "fatal", "cannot ", "can't ", "not found", "no such file", "undefined"}
 
-// scratchName matches a scratch directory's name (runner.MakeScratch):
-// "aopconform-run<hex>-<scenario>-<n>".
-var scratchName = regexp.MustCompile(`aopconform-run[0-9a-f]+-[A-Za-z0-9._-]+`)
+// ScratchPrefix begins the name of every scratch directory of a run
+// (conform/runner): "aopconform-run<token>-<scenario>-<n>".
+const ScratchPrefix = "aopconform-run"
+
+// scratchName matches a scratch directory's name.
+var scratchName = regexp.MustCompile(ScratchPrefix + `[0-9a-f]+-[A-Za-z0-9._-]+`)
 
 // ErrorLines returns the first max distinct lines of the implementation's
 // stderr (not the harness's) that read as an error, in scenario order: what a
@@ -64,7 +67,7 @@ func ErrorLines(runs []ScenarioRun, max int) []string {
 			line := printable(strings.TrimSpace(*r.Text), 240)
 			// The same error in every scenario names each one's scratch
 			// directory: one line for all.
-			key := scratchName.ReplaceAllString(line, "aopconform-run")
+			key := scratchName.ReplaceAllString(line, ScratchPrefix)
 			if hit && line != "" && !seen[key] {
 				seen[key] = true
 				out = append(out, line)

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,12 +84,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		v.Findings = append(v.Findings, Finding{"aopconform", true, d})
 	}
 	if opts.Suite != nil {
-		protocols := make([]string, 0, len(p.Levels))
-		for proto := range p.Levels {
-			protocols = append(protocols, proto)
-		}
-		sort.Strings(protocols)
-		for _, proto := range protocols {
+		for _, proto := range slices.Sorted(maps.Keys(p.Levels)) {
 			now, err := opts.Suite(side, proto, p.Suite.Builtin, p.Suite.Dirs)
 			switch {
 			case err != nil:
@@ -261,13 +258,8 @@ func article(side string) string {
 // covers (its passing checks enforce them), against the registry the
 // provenance names; certificates before the requirement list say nothing.
 func requirementFindings(p *Predicate) []Finding {
-	protocols := make([]string, 0, len(p.Requirements))
-	for proto := range p.Requirements {
-		protocols = append(protocols, proto)
-	}
-	sort.Strings(protocols)
 	var out []Finding
-	for _, proto := range protocols {
+	for _, proto := range slices.Sorted(maps.Keys(p.Requirements)) {
 		rc := p.Requirements[proto]
 		d := fmt.Sprintf("%d of %d %s %s-side requirements covered (registry %s)", rc.Covered, rc.Total, proto, rc.Side, p.Provenance.Requirements)
 		if len(rc.Uncovered) > 0 {

@@ -3,6 +3,7 @@ package runner
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/aopkit/aopkit/conform"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // program's, an older aopconform's) is left alone.
 
 const (
-	scratchPrefix = "aopconform-run"
+	scratchPrefix = conform.ScratchPrefix
 	lockSuffix    = ".lock"
 )
 

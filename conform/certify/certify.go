@@ -275,36 +275,29 @@ func WriteNew(name string, data []byte, mode os.FileMode) error {
 
 // LoadPrivateKey reads an ed25519 private key (PEM, PKCS#8).
 func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
-	der, err := readPEM(path, "PRIVATE KEY")
-	if err != nil {
-		return nil, err
-	}
-	k, err := x509.ParsePKCS8PrivateKey(der)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	priv, ok := k.(ed25519.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("%s: not an ed25519 key (%T)", path, k)
-	}
-	return priv, nil
+	return loadKey[ed25519.PrivateKey](path, "PRIVATE KEY", x509.ParsePKCS8PrivateKey)
 }
 
 // LoadPublicKey reads an ed25519 public key (PEM, PKIX).
 func LoadPublicKey(path string) (ed25519.PublicKey, error) {
-	der, err := readPEM(path, "PUBLIC KEY")
+	return loadKey[ed25519.PublicKey](path, "PUBLIC KEY", x509.ParsePKIXPublicKey)
+}
+
+// loadKey reads the PEM block typ of path and parses it into an ed25519 key K.
+func loadKey[K ed25519.PrivateKey | ed25519.PublicKey](path, typ string, parse func([]byte) (any, error)) (K, error) {
+	der, err := readPEM(path, typ)
 	if err != nil {
 		return nil, err
 	}
-	k, err := x509.ParsePKIXPublicKey(der)
+	k, err := parse(der)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	pub, ok := k.(ed25519.PublicKey)
+	key, ok := k.(K)
 	if !ok {
 		return nil, fmt.Errorf("%s: not an ed25519 key (%T)", path, k)
 	}
-	return pub, nil
+	return key, nil
 }
 
 func readPEM(path, typ string) ([]byte, error) {

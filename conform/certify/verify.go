@@ -2,10 +2,7 @@ package certify
 
 import (
 	"crypto/ed25519"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -107,7 +104,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dir, path)
 		}
-		sum, err := fileSHA256(path, safefile.MaxInput)
+		sum, err := safefile.SHA256(path, safefile.MaxInput)
 		switch {
 		case err != nil:
 			v.Findings = append(v.Findings, Finding{"report " + r.Name, false, "cannot read it: " + err.Error()})
@@ -122,7 +119,7 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		for _, s := range st.Subject {
 			want = s.Digest["sha256"]
 		}
-		sum, err := fileSHA256(opts.Agent, 0)
+		sum, err := safefile.SHA256(opts.Agent, 0)
 		switch {
 		case err != nil:
 			v.Findings = append(v.Findings, Finding{side, false, "cannot read it: " + err.Error()})
@@ -133,21 +130,6 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 		}
 	}
 	return v, nil
-}
-
-// fileSHA256 is the hex SHA-256 of a regular file of at most max bytes (0: any
-// size): a FIFO or a device named by a certificate is refused, never read.
-func fileSHA256(path string, max int64) (string, error) {
-	f, err := safefile.Open(path, max)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // selectionFindings are the lines of what the certificate says ran: the

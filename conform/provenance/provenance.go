@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -64,18 +63,7 @@ func Executable(command []string) (string, error) {
 
 // FileSHA256 is the hex SHA-256 of a regular file's bytes (a FIFO or a device is
 // refused, never waited on or read without end).
-func FileSHA256(path string) (string, error) {
-	f, err := safefile.Open(path, 0)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+func FileSHA256(path string) (string, error) { return safefile.SHA256(path, 0) }
 
 // suiteCheck is the part of a check the suite digest covers: everything but the Go
 // code, which the aopconform version names.

@@ -8,6 +8,8 @@
 package safefile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -148,6 +150,21 @@ func (f *File) Read(p []byte) (int, error) {
 		return n - int(f.read-f.max), &Error{Path: f.path, Err: ErrTooLarge, Max: f.max}
 	}
 	return n, err
+}
+
+// SHA256 is the hex SHA-256 of a regular file of at most max bytes (0: any
+// size): a FIFO or a device is refused, never waited on or read without end.
+func SHA256(path string, max int64) (string, error) {
+	f, err := Open(path, max)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ReadFile reads a whole regular file of at most max bytes.

@@ -18,6 +18,19 @@ func dependencyFailed(v Verdict) bool {
 	return false
 }
 
+// resultKey names one result: a check in a scenario.
+type resultKey struct{ check, scenario string }
+
+// indexResults maps every result's check and scenario to its index (the last
+// one where a check ran twice in a scenario).
+func indexResults(results []Result) map[resultKey]int {
+	at := make(map[resultKey]int, len(results))
+	for i, r := range results {
+		at[resultKey{r.Check, r.Scenario}] = i
+	}
+	return at
+}
+
 // ResolveDependencies keeps a NOT-JUDGED result only while the check it depends on
 // reports the root cause in the same run: that check failed in the same scenario,
 // or, when it did not run in that scenario, in any scenario of results. Otherwise
@@ -25,19 +38,16 @@ func dependencyFailed(v Verdict) bool {
 // and the dependent result becomes a FAIL that names it itself. One root cause,
 // one failure; never none.
 func ResolveDependencies(results []Result) {
-	type key struct{ check, scenario string }
-	verdict := map[key]Verdict{}
+	at := indexResults(results)
 	failedAnywhere := map[string]bool{}
 	for _, r := range results {
-		verdict[key{r.Check, r.Scenario}] = r.Verdict
 		if dependencyFailed(r.Verdict) {
 			failedAnywhere[r.Check] = true
 		}
 	}
 	reports := func(dep, scenario string) bool {
-		v, ran := verdict[key{dep, scenario}]
-		if ran && v != Skip {
-			return dependencyFailed(v)
+		if j, ran := at[resultKey{dep, scenario}]; ran && results[j].Verdict != Skip {
+			return dependencyFailed(results[j].Verdict)
 		}
 		return failedAnywhere[dep]
 	}
@@ -97,11 +107,7 @@ func rootFailed(v Verdict) bool { return v == Fail || v == NotTested }
 // still fails itself, so two checks declared After each other leave one of them
 // failing: never none.
 func ApplyCauses(results []Result) {
-	type key struct{ check, scenario string }
-	at := map[key]int{}
-	for i, r := range results {
-		at[key{r.Check, r.Scenario}] = i
-	}
+	at := indexResults(results)
 	// reportsCause: dep failed itself in the scenario (a check NOT-JUDGED under
 	// another is no cause: the chain would be the other's, and two checks
 	// declared After each other would leave none failing).
@@ -112,23 +118,23 @@ func ApplyCauses(results []Result) {
 	// cause there, as long as dep failed somewhere (ResolveDependencies keeps
 	// that one NOT-JUDGED then too).
 	failedSomewhere := map[string]bool{}
-	underIn := map[key]bool{} // dep, scenario: a result of the scenario is NOT-JUDGED under dep
+	underIn := map[resultKey]bool{} // dep, scenario: a result of the scenario is NOT-JUDGED under dep
 	for _, r := range results {
 		if rootFailed(r.Verdict) {
 			failedSomewhere[r.Check] = true
 		}
 		if r.Verdict == NotJudged && r.DependsOn != "" {
-			underIn[key{r.DependsOn, r.Scenario}] = true
+			underIn[resultKey{r.DependsOn, r.Scenario}] = true
 		}
 	}
 	reportsCause := func(dep, scenario, check string) bool {
 		if dep == check {
 			return false
 		}
-		if j, ok := at[key{dep, scenario}]; ok && results[j].Verdict != Skip {
+		if j, ok := at[resultKey{dep, scenario}]; ok && results[j].Verdict != Skip {
 			return rootFailed(results[j].Verdict)
 		}
-		return underIn[key{dep, scenario}] && failedSomewhere[dep]
+		return underIn[resultKey{dep, scenario}] && failedSomewhere[dep]
 	}
 	for i := range results {
 		r := &results[i]
@@ -156,11 +162,7 @@ func ApplyCauses(results []Result) {
 // failure, under the check that names it. Both sides apply it (the agent's
 // checks and the orchestrator's).
 func ApplyLintClaims(results []Result) {
-	type key struct{ check, scenario string }
-	at := map[key]int{}
-	for i, r := range results {
-		at[key{r.Check, r.Scenario}] = i
-	}
+	at := indexResults(results)
 	// Which check reports each lint rule failing, first in check order: the
 	// findings it carries, and those of the catch-all on the records it cites as
 	// its evidence (the report shows them there).
@@ -205,7 +207,7 @@ func ApplyLintClaims(results []Result) {
 			}
 			dep = by
 		}
-		if j, ok := at[key{dep, r.Scenario}]; ok && results[j].Verdict != Skip && !rootFailed(results[j].Verdict) {
+		if j, ok := at[resultKey{dep, r.Scenario}]; ok && results[j].Verdict != Skip && !rootFailed(results[j].Verdict) {
 			dep = "" // it judged this scenario's messages and found nothing
 		}
 		if dep != "" {

@@ -58,8 +58,6 @@ func aofCompletions(s *conform.Session) []aofLine {
 	return out
 }
 
-func one(l aofLine) []int { return []int{l.r.Seq} }
-
 // aofNoCompletion is the outcome of a check that reads the completion.report when
 // the agent sent none: the root cause, reported by aof/completion/reported.
 func aofNoCompletion() conform.Outcome {

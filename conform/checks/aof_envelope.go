@@ -26,9 +26,7 @@ var aofEnvelopeJSON = &conform.Check{
 		}
 		for _, l := range ls {
 			if l.env == nil {
-				o := conform.Mismatch(fmt.Sprintf("record %d is not valid JSON", l.r.Seq), "a JSON envelope", conform.Clip(recordText(l.r), 200))
-				o.Seq = one(l)
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d is not valid JSON", l.r.Seq), "a JSON envelope", conform.Clip(recordText(l.r), 200)).At(l.r.Seq)
 			}
 		}
 		return conform.Passf("%d envelopes parse", len(ls))
@@ -107,14 +105,10 @@ var aofEnvelopeTaskAndSender = &conform.Check{
 			// aof-1 requires the match on handoff.request only (§Handoff Request
 			// Payload); elsewhere a mismatch is AOF-ENV-005's warning.
 			if pt := str(l.env, "payload", "taskId"); str(l.env, "type") == "handoff.request" && pt != "" && pt != str(l.env, "taskId") {
-				o := conform.Mismatch(fmt.Sprintf("record %d: payload.taskId differs from the envelope taskId", l.r.Seq), str(l.env, "taskId"), pt)
-				o.Seq = one(l)
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d: payload.taskId differs from the envelope taskId", l.r.Seq), str(l.env, "taskId"), pt).At(l.r.Seq)
 			}
 			if str(l.env, "taskId") == task && str(l.env, "fromAgent") != "agent-under-test" {
-				o := conform.Mismatch(fmt.Sprintf("record %d is sent as another agent", l.r.Seq), "fromAgent \"agent-under-test\" (AOF_AGENT_ID)", str(l.env, "fromAgent"))
-				o.Seq = one(l)
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d is sent as another agent", l.r.Seq), "fromAgent \"agent-under-test\" (AOF_AGENT_ID)", str(l.env, "fromAgent")).At(l.r.Seq)
 			}
 		}
 		if len(aofLines(s)) == 0 {

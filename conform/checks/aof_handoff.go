@@ -29,9 +29,7 @@ var aofHandoffNoNestedDelegation = &conform.Check{
 			}
 		}
 		if depth >= 1 && len(reqs) > 0 {
-			o := conform.Mismatch("a delegated child tried to delegate further", "no handoff.request at delegationDepth 1", fmt.Sprintf("%d handoff.request", len(reqs)))
-			o.Seq = one(reqs[0])
-			return o
+			return conform.Mismatch("a delegated child tried to delegate further", "no handoff.request at delegationDepth 1", fmt.Sprintf("%d handoff.request", len(reqs))).At(reqs[0].r.Seq)
 		}
 		if ev := s.Events(conform.EventDelegationRejected); len(ev) > 0 {
 			return conform.Mismatch("the router rejected a delegation as nested", "no nested delegation", "delegation.rejected nested_delegation")
@@ -117,11 +115,9 @@ var aofHandoffAcknowledged = &conform.Check{
 			switch str(l.env, "type") {
 			case "handoff.accepted", "handoff.rejected":
 				if completion > 0 {
-					o := conform.Mismatch("the handoff was acknowledged only after the completion report", "handoff.accepted|rejected before completion.report", fmt.Sprintf("ack at record %d, completion at %d", l.r.Seq, completion))
-					o.Seq = one(l)
-					return o
+					return conform.Mismatch("the handoff was acknowledged only after the completion report", "handoff.accepted|rejected before completion.report", fmt.Sprintf("ack at record %d, completion at %d", l.r.Seq, completion)).At(l.r.Seq)
 				}
-				return conform.Outcome{Verdict: conform.Pass, Message: "handoff acknowledged with " + str(l.env, "type"), Seq: one(l)}
+				return conform.Outcome{Verdict: conform.Pass, Message: "handoff acknowledged with " + str(l.env, "type"), Seq: []int{l.r.Seq}}
 			case "completion.report":
 				if completion == 0 {
 					completion = l.r.Seq

@@ -32,9 +32,7 @@ var aofStatusValidTransition = &conform.Check{
 				continue
 			}
 			if !spec.ValidTransition(cur, to) {
-				o := conform.Mismatch(fmt.Sprintf("record %d asks for the transition %s → %s", l.r.Seq, cur, to), "a transition the lifecycle allows from "+cur+": "+strings.Join(spec.AllowedFrom(cur), ", "), cur+" → "+to)
-				o.Seq = one(l)
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d asks for the transition %s → %s", l.r.Seq, cur, to), "a transition the lifecycle allows from "+cur+": "+strings.Join(spec.AllowedFrom(cur), ", "), cur+" → "+to).At(l.r.Seq)
 			}
 			cur = to
 		}

@@ -140,9 +140,7 @@ func stdoutProtocolOnly(c *conform.Check, isProto func(r *conform.Record) bool) 
 		}
 		for _, r := range lines {
 			if !isProto(r) {
-				o := conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", conform.Clip(recordText(r), 200))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
 		}
 		return conform.Passf("%d stdout lines, all protocol messages", len(lines))
@@ -216,8 +214,7 @@ func invalid(seq int, what, want string, problems []string) *conform.Outcome {
 	if len(problems) == 0 {
 		return nil
 	}
-	o := conform.Mismatch(fmt.Sprintf("record %d%s", seq, what), want, strings.Join(problems, "\n"))
-	o.Seq = []int{seq}
+	o := conform.Mismatch(fmt.Sprintf("record %d%s", seq, what), want, strings.Join(problems, "\n")).At(seq)
 	return &o
 }
 

@@ -45,12 +45,8 @@ var aofEnvelopeFields = &conform.Check{
 	Bad:         `{"protocol":"aof","version":2,"sentAt":"22/11/2026 10:00:00",...}`,
 	Good:        `{"protocol":"aof","version":1,"type":"status.update","taskId":"TASK-2026-11-22-001","fromAgent":"…","toAgent":"dispatcher","sentAt":"2026-11-22T10:00:00.000Z","payload":{...}}`,
 	Run: func(s *conform.Session) conform.Outcome {
-		n := 0
-		for _, l := range aofLines(s) {
-			if l.env == nil {
-				continue
-			}
-			n++
+		envs := aofEnvelopes(s)
+		for _, l := range envs {
 			e := l.env
 			var problems []string
 			if str(e, "protocol") != "aof" {
@@ -78,10 +74,10 @@ var aofEnvelopeFields = &conform.Check{
 				return *o
 			}
 		}
-		if n == 0 {
+		if len(envs) == 0 {
 			return conform.Failf("the agent sent no envelope")
 		}
-		return conform.Passf("%d valid envelopes", n)
+		return conform.Passf("%d valid envelopes", len(envs))
 	},
 }
 
@@ -98,10 +94,7 @@ var aofEnvelopeTaskAndSender = &conform.Check{
 	Good:        `"fromAgent":"agent-under-test" and payload.taskId equal to the envelope taskId`,
 	Run: func(s *conform.Session) conform.Outcome {
 		task := aofEnv(s, "task")
-		for _, l := range aofLines(s) {
-			if l.env == nil {
-				continue
-			}
+		for _, l := range aofEnvelopes(s) {
 			// aof-1 requires the match on handoff.request only (§Handoff Request
 			// Payload); elsewhere a mismatch is AOF-ENV-005's warning.
 			if pt := str(l.env, "payload", "taskId"); str(l.env, "type") == "handoff.request" && pt != "" && pt != str(l.env, "taskId") {

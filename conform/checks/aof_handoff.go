@@ -22,12 +22,7 @@ var aofHandoffNoNestedDelegation = &conform.Check{
 	Good:        `delegationDepth 1, the agent does the work itself`,
 	Run: func(s *conform.Session) conform.Outcome {
 		depth, _ := num(decode(s.Scenario.Task), "metadata", "delegationDepth")
-		var reqs []aofLine
-		for _, l := range aofLines(s) {
-			if l.env != nil && str(l.env, "type") == "handoff.request" {
-				reqs = append(reqs, l)
-			}
-		}
+		reqs := aofEnvelopes(s, "handoff.request")
 		if depth >= 1 && len(reqs) > 0 {
 			return conform.Mismatch("a delegated child tried to delegate further", "no handoff.request at delegationDepth 1", fmt.Sprintf("%d handoff.request", len(reqs))).At(reqs[0].r.Seq)
 		}
@@ -60,12 +55,8 @@ var aofHandoffRequestValid = &conform.Check{
 	Good:        `"payload":{"taskId":"<child>","parentTaskId":"<own task>","fromAgent":"…","toAgent":"swe-qa","dueBy":"2026-12-01T12:00:00.000Z"}`,
 	Run: func(s *conform.Session) conform.Outcome {
 		task := aofEnv(s, "task")
-		n := 0
-		for _, l := range aofLines(s) {
-			if l.env == nil || str(l.env, "type") != "handoff.request" {
-				continue
-			}
-			n++
+		reqs := aofEnvelopes(s, "handoff.request")
+		for _, l := range reqs {
 			p := field(l.env, "payload")
 			var problems []string
 			if str(p, "taskId") != str(l.env, "taskId") {
@@ -84,10 +75,10 @@ var aofHandoffRequestValid = &conform.Check{
 				return *o
 			}
 		}
-		if n == 0 {
+		if len(reqs) == 0 {
 			return conform.NotTestedf("the agent did not delegate")
 		}
-		return conform.Passf("%d valid handoff requests", n)
+		return conform.Passf("%d valid handoff requests", len(reqs))
 	},
 }
 
@@ -108,8 +99,8 @@ var aofHandoffAcknowledged = &conform.Check{
 		}
 		task := aofEnv(s, "task")
 		completion := 0
-		for _, l := range aofLines(s) {
-			if l.env == nil || str(l.env, "taskId") != task {
+		for _, l := range aofEnvelopes(s) {
+			if str(l.env, "taskId") != task {
 				continue
 			}
 			switch str(l.env, "type") {

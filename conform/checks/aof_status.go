@@ -23,8 +23,8 @@ var aofStatusValidTransition = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		task := aofEnv(s, "task")
 		cur := spec.InProgress
-		for _, l := range aofLines(s) {
-			if l.env == nil || str(l.env, "type") != "status.update" || str(l.env, "taskId") != task {
+		for _, l := range aofEnvelopes(s, "status.update") {
+			if str(l.env, "taskId") != task {
 				continue
 			}
 			to := str(l.env, "payload", "status")

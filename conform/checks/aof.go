@@ -3,6 +3,7 @@ package checks
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
@@ -48,17 +49,19 @@ func aofEnv(s *conform.Session, key string) string {
 	return ""
 }
 
-func aofCompletions(s *conform.Session) []aofLine {
+// aofEnvelopes returns the lines that parse as envelopes, those of the given
+// types only when types are given.
+func aofEnvelopes(s *conform.Session, types ...string) []aofLine {
 	var out []aofLine
 	for _, l := range aofLines(s) {
-		if l.env != nil && str(l.env, "type") == "completion.report" {
+		if l.env != nil && (len(types) == 0 || slices.Contains(types, str(l.env, "type"))) {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
-func one(l aofLine) []int { return []int{l.r.Seq} }
+func aofCompletions(s *conform.Session) []aofLine { return aofEnvelopes(s, "completion.report") }
 
 // aofNoCompletion is the outcome of a check that reads the completion.report when
 // the agent sent none: the root cause, reported by aof/completion/reported.

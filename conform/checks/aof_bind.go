@@ -4,21 +4,8 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-var aofBindExitZero = exitZero(&conform.Check{
-	ID:          "aof/bind/exit-zero",
-	Protocol:    "aof",
-	Spec:        "bindings §aof",
-	Requirement: "The agent sends its envelopes on stdout and exits 0 when its session ends.",
-	After:       []string{"aof/heartbeat/fresh", "aof/run/within-deadline", "aof/completion/reported"},
-	Timing:      true,
-})
-
-var aofBindStopOnSIGTERM = stopOnSIGTERM(&conform.Check{
-	ID:       "aof/bind/stop-on-sigterm",
-	Protocol: "aof",
-	Family:   "timeouts",
-	Timing:   true,
-})
+var aofBindExitZero = exitZeroFor("aof", "The agent sends its envelopes on stdout and exits 0 when its session ends.",
+	"aof/heartbeat/fresh", "aof/run/within-deadline", "aof/completion/reported")
 
 var aofBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "aof/bind/stdout-protocol-only",

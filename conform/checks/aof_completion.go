@@ -41,7 +41,7 @@ var aofCompletionReported = &conform.Check{
 			}
 			return o
 		}
-		return conform.Outcome{Verdict: conform.Pass, Message: "one completion.report", Seq: one(mine[0])}
+		return conform.Outcome{Verdict: conform.Pass, Message: "one completion.report", Seq: []int{mine[0].r.Seq}}
 	},
 }
 
@@ -138,9 +138,7 @@ var aofCompletionSummaryExists = &conform.Check{
 		}
 		for _, ref := range refs {
 			if ref != "" && !exists(ref) {
-				o := conform.Outcome{Verdict: conform.Warn, Message: "a file the completion report names does not exist", Expected: ref + " under the task directory", Actual: "missing"}
-				o.Seq = one(cs[len(cs)-1])
-				return o
+				return conform.Outcome{Verdict: conform.Warn, Message: "a file the completion report names does not exist", Expected: ref + " under the task directory", Actual: "missing"}.At(cs[len(cs)-1].r.Seq)
 			}
 		}
 		return conform.Passf("%d referenced files exist", len(refs))

@@ -26,9 +26,7 @@ var aofEnvelopeJSON = &conform.Check{
 		}
 		for _, l := range ls {
 			if l.env == nil {
-				o := conform.Mismatch(fmt.Sprintf("record %d is not valid JSON", l.r.Seq), "a JSON envelope", conform.Clip(recordText(l.r), 200))
-				o.Seq = one(l)
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d is not valid JSON", l.r.Seq), "a JSON envelope", conform.Clip(recordText(l.r), 200)).At(l.r.Seq)
 			}
 		}
 		return conform.Passf("%d envelopes parse", len(ls))
@@ -47,12 +45,8 @@ var aofEnvelopeFields = &conform.Check{
 	Bad:         `{"protocol":"aof","version":2,"sentAt":"22/11/2026 10:00:00",...}`,
 	Good:        `{"protocol":"aof","version":1,"type":"status.update","taskId":"TASK-2026-11-22-001","fromAgent":"…","toAgent":"dispatcher","sentAt":"2026-11-22T10:00:00.000Z","payload":{...}}`,
 	Run: func(s *conform.Session) conform.Outcome {
-		n := 0
-		for _, l := range aofLines(s) {
-			if l.env == nil {
-				continue
-			}
-			n++
+		envs := aofEnvelopes(s)
+		for _, l := range envs {
 			e := l.env
 			var problems []string
 			if str(e, "protocol") != "aof" {
@@ -80,10 +74,10 @@ var aofEnvelopeFields = &conform.Check{
 				return *o
 			}
 		}
-		if n == 0 {
+		if len(envs) == 0 {
 			return conform.Failf("the agent sent no envelope")
 		}
-		return conform.Passf("%d valid envelopes", n)
+		return conform.Passf("%d valid envelopes", len(envs))
 	},
 }
 
@@ -100,21 +94,14 @@ var aofEnvelopeTaskAndSender = &conform.Check{
 	Good:        `"fromAgent":"agent-under-test" and payload.taskId equal to the envelope taskId`,
 	Run: func(s *conform.Session) conform.Outcome {
 		task := aofEnv(s, "task")
-		for _, l := range aofLines(s) {
-			if l.env == nil {
-				continue
-			}
+		for _, l := range aofEnvelopes(s) {
 			// aof-1 requires the match on handoff.request only (§Handoff Request
 			// Payload); elsewhere a mismatch is AOF-ENV-005's warning.
 			if pt := str(l.env, "payload", "taskId"); str(l.env, "type") == "handoff.request" && pt != "" && pt != str(l.env, "taskId") {
-				o := conform.Mismatch(fmt.Sprintf("record %d: payload.taskId differs from the envelope taskId", l.r.Seq), str(l.env, "taskId"), pt)
-				o.Seq = one(l)
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d: payload.taskId differs from the envelope taskId", l.r.Seq), str(l.env, "taskId"), pt).At(l.r.Seq)
 			}
 			if str(l.env, "taskId") == task && str(l.env, "fromAgent") != "agent-under-test" {
-				o := conform.Mismatch(fmt.Sprintf("record %d is sent as another agent", l.r.Seq), "fromAgent \"agent-under-test\" (AOF_AGENT_ID)", str(l.env, "fromAgent"))
-				o.Seq = one(l)
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d is sent as another agent", l.r.Seq), "fromAgent \"agent-under-test\" (AOF_AGENT_ID)", str(l.env, "fromAgent")).At(l.r.Seq)
 			}
 		}
 		if len(aofLines(s)) == 0 {

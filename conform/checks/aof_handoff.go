@@ -22,16 +22,9 @@ var aofHandoffNoNestedDelegation = &conform.Check{
 	Good:        `delegationDepth 1, the agent does the work itself`,
 	Run: func(s *conform.Session) conform.Outcome {
 		depth, _ := num(decode(s.Scenario.Task), "metadata", "delegationDepth")
-		var reqs []aofLine
-		for _, l := range aofLines(s) {
-			if l.env != nil && str(l.env, "type") == "handoff.request" {
-				reqs = append(reqs, l)
-			}
-		}
+		reqs := aofEnvelopes(s, "handoff.request")
 		if depth >= 1 && len(reqs) > 0 {
-			o := conform.Mismatch("a delegated child tried to delegate further", "no handoff.request at delegationDepth 1", fmt.Sprintf("%d handoff.request", len(reqs)))
-			o.Seq = one(reqs[0])
-			return o
+			return conform.Mismatch("a delegated child tried to delegate further", "no handoff.request at delegationDepth 1", fmt.Sprintf("%d handoff.request", len(reqs))).At(reqs[0].r.Seq)
 		}
 		if ev := s.Events(conform.EventDelegationRejected); len(ev) > 0 {
 			return conform.Mismatch("the router rejected a delegation as nested", "no nested delegation", "delegation.rejected nested_delegation")
@@ -62,12 +55,8 @@ var aofHandoffRequestValid = &conform.Check{
 	Good:        `"payload":{"taskId":"<child>","parentTaskId":"<own task>","fromAgent":"…","toAgent":"swe-qa","dueBy":"2026-12-01T12:00:00.000Z"}`,
 	Run: func(s *conform.Session) conform.Outcome {
 		task := aofEnv(s, "task")
-		n := 0
-		for _, l := range aofLines(s) {
-			if l.env == nil || str(l.env, "type") != "handoff.request" {
-				continue
-			}
-			n++
+		reqs := aofEnvelopes(s, "handoff.request")
+		for _, l := range reqs {
 			p := field(l.env, "payload")
 			var problems []string
 			if str(p, "taskId") != str(l.env, "taskId") {
@@ -86,10 +75,10 @@ var aofHandoffRequestValid = &conform.Check{
 				return *o
 			}
 		}
-		if n == 0 {
+		if len(reqs) == 0 {
 			return conform.NotTestedf("the agent did not delegate")
 		}
-		return conform.Passf("%d valid handoff requests", n)
+		return conform.Passf("%d valid handoff requests", len(reqs))
 	},
 }
 
@@ -110,18 +99,16 @@ var aofHandoffAcknowledged = &conform.Check{
 		}
 		task := aofEnv(s, "task")
 		completion := 0
-		for _, l := range aofLines(s) {
-			if l.env == nil || str(l.env, "taskId") != task {
+		for _, l := range aofEnvelopes(s) {
+			if str(l.env, "taskId") != task {
 				continue
 			}
 			switch str(l.env, "type") {
 			case "handoff.accepted", "handoff.rejected":
 				if completion > 0 {
-					o := conform.Mismatch("the handoff was acknowledged only after the completion report", "handoff.accepted|rejected before completion.report", fmt.Sprintf("ack at record %d, completion at %d", l.r.Seq, completion))
-					o.Seq = one(l)
-					return o
+					return conform.Mismatch("the handoff was acknowledged only after the completion report", "handoff.accepted|rejected before completion.report", fmt.Sprintf("ack at record %d, completion at %d", l.r.Seq, completion)).At(l.r.Seq)
 				}
-				return conform.Outcome{Verdict: conform.Pass, Message: "handoff acknowledged with " + str(l.env, "type"), Seq: one(l)}
+				return conform.Outcome{Verdict: conform.Pass, Message: "handoff acknowledged with " + str(l.env, "type"), Seq: []int{l.r.Seq}}
 			case "completion.report":
 				if completion == 0 {
 					completion = l.r.Seq

@@ -18,9 +18,7 @@ var aofHeartbeatFresh = &conform.Check{
 	Good:        `run_heartbeat.json rewritten every TTL/3 with expiresAt = now + TTL`,
 	Run: func(s *conform.Session) conform.Outcome {
 		if ev := s.Events(conform.EventStaleHeartbeat); len(ev) > 0 {
-			o := conform.Mismatch("the scheduler found the run's heartbeat stale and reclaimed the task", "run_heartbeat.json refreshed within its TTL", "expired at "+conform.KeyExpiresAt.Get(ev[0].Detail))
-			o.Seq = seqs(ev)
-			return o
+			return conform.Mismatch("the scheduler found the run's heartbeat stale and reclaimed the task", "run_heartbeat.json refreshed within its TTL", "expired at "+conform.KeyExpiresAt.Get(ev[0].Detail)).At(seqs(ev)...)
 		}
 		if s.Last() == nil {
 			return conform.NotTestedf("the agent was never started")

@@ -18,9 +18,7 @@ var aofRunWithinDeadline = &conform.Check{
 	Good:        `completion.report and exit within the deadline`,
 	Run: func(s *conform.Session) conform.Outcome {
 		if ev := s.Events(conform.EventTimeout); len(ev) > 0 {
-			o := conform.Mismatch("the run was still going at the deadline", "completion and exit before the deadline", "deadline reached; stopped by the harness")
-			o.Seq = seqs(ev)
-			return o
+			return conform.Mismatch("the run was still going at the deadline", "completion and exit before the deadline", "deadline reached; stopped by the harness").At(seqs(ev)...)
 		}
 		return conform.Passf("the run ended within the deadline")
 	},

@@ -23,8 +23,8 @@ var aofStatusValidTransition = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		task := aofEnv(s, "task")
 		cur := spec.InProgress
-		for _, l := range aofLines(s) {
-			if l.env == nil || str(l.env, "type") != "status.update" || str(l.env, "taskId") != task {
+		for _, l := range aofEnvelopes(s, "status.update") {
+			if str(l.env, "taskId") != task {
 				continue
 			}
 			to := str(l.env, "payload", "status")
@@ -32,9 +32,7 @@ var aofStatusValidTransition = &conform.Check{
 				continue
 			}
 			if !spec.ValidTransition(cur, to) {
-				o := conform.Mismatch(fmt.Sprintf("record %d asks for the transition %s → %s", l.r.Seq, cur, to), "a transition the lifecycle allows from "+cur+": "+strings.Join(spec.AllowedFrom(cur), ", "), cur+" → "+to)
-				o.Seq = one(l)
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d asks for the transition %s → %s", l.r.Seq, cur, to), "a transition the lifecycle allows from "+cur+": "+strings.Join(spec.AllowedFrom(cur), ", "), cur+" → "+to).At(l.r.Seq)
 			}
 			cur = to
 		}

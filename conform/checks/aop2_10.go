@@ -33,15 +33,11 @@ var aop2NoDelegation = &conform.Check{
 			return conform.Passf("no sub-TASK dispatched")
 		}
 		if !allowed {
-			o := conform.Mismatch("the agent dispatched sub-TASKs although delegation_allowed is false", "no TASK from the agent", fmt.Sprintf("%d TASK messages", len(tasks)))
-			o.Seq = seqs(tasks)
-			return o
+			return conform.Mismatch("the agent dispatched sub-TASKs although delegation_allowed is false", "no TASK from the agent", fmt.Sprintf("%d TASK messages", len(tasks))).At(seqs(tasks)...)
 		}
 		for _, r := range tasks {
 			if field(decode(r.Msg), "task_status") != nil {
-				o := conform.Mismatch("a sub-TASK carries task_status", "no task_status in a TASK", "task_status present")
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch("a sub-TASK carries task_status", "no task_status in a TASK", "task_status present").At(r.Seq)
 			}
 		}
 		// Depths by parent_task_id from the scenario's TASK (lint/spec/aop2, as
@@ -60,9 +56,7 @@ var aop2NoDelegation = &conform.Check{
 			pd, seen := depth[parent]
 			d := aop2spec.DelegationDepth(parent != "", seen && parent != id, pd)
 			if d > aop2spec.MaxDelegationDepth {
-				o := conform.Mismatch(fmt.Sprintf("sub-TASK %q is delegated %d levels deep", id, d), fmt.Sprintf("depth ≤ %d", aop2spec.MaxDelegationDepth), fmt.Sprintf("depth %d through parent_task_id %q", d, parent))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("sub-TASK %q is delegated %d levels deep", id, d), fmt.Sprintf("depth ≤ %d", aop2spec.MaxDelegationDepth), fmt.Sprintf("depth %d through parent_task_id %q", d, parent)).At(r.Seq)
 			}
 			if id != "" {
 				depth[id] = d // the latest TASK of an id, as aoplint keeps it

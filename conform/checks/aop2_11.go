@@ -24,9 +24,7 @@ var aop2FinishWithinTimeout = &conform.Check{
 				if a != nil && len(aop2Responses(s, a.N)) > 0 && aop2Responses(s, a.N)[0].Seq < r.Seq {
 					continue
 				}
-				o := conform.Mismatch("the agent did not finish within the effective timeout and was terminated (E_TIMEOUT)", "a RESPONSE before the effective timeout", "terminated at the timeout")
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch("the agent did not finish within the effective timeout and was terminated (E_TIMEOUT)", "a RESPONSE before the effective timeout", "terminated at the timeout").At(r.Seq)
 			}
 		}
 		if ev := s.Events(conform.EventTimeout); len(ev) > 0 {

@@ -35,9 +35,7 @@ var aop2WithinBudget = &conform.Check{
 			return conform.Passf("no actual cost reported")
 		}
 		if cost > budget {
-			o := conform.Mismatch("the reported cost exceeds the budget", fmt.Sprintf("actual_cost_usd ≤ %g", budget), fmt.Sprintf("actual_cost_usd = %g", cost))
-			o.Seq = []int{r.Seq}
-			return o
+			return conform.Mismatch("the reported cost exceeds the budget", fmt.Sprintf("actual_cost_usd ≤ %g", budget), fmt.Sprintf("actual_cost_usd = %g", cost)).At(r.Seq)
 		}
 		return conform.Passf("cost %g within budget %g", cost, budget)
 	},

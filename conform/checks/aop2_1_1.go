@@ -26,14 +26,10 @@ var aop2VersionHeader = &conform.Check{
 		for _, r := range msgs {
 			m := decode(r.Msg)
 			if v := str(m, "aop_version"); !strings.HasPrefix(v, "2.") {
-				o := conform.Mismatch(fmt.Sprintf("record %d has aop_version %q", r.Seq, v), "aop_version \"2.x\"", v)
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d has aop_version %q", r.Seq, v), "aop_version \"2.x\"", v).At(r.Seq)
 			}
 			if pf, ok := field(m, "protocol_family").(string); ok && pf != "AOP" {
-				o := conform.Mismatch(fmt.Sprintf("record %d has protocol_family %q", r.Seq, pf), "AOP", pf)
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d has protocol_family %q", r.Seq, pf), "AOP", pf).At(r.Seq)
 			}
 		}
 		return conform.Passf("%d messages with a v2 header", len(msgs))

@@ -26,9 +26,7 @@ var aop2ResponseIDs = &conform.Check{
 		want := map[string]string{"session_id": str(task, "session", "session_id"), "task_id": str(task, "task", "task_id")}
 		got := map[string]string{"session_id": str(m, "session_id"), "task_id": str(m, "task_id")}
 		if want != nil && (want["session_id"] != got["session_id"] || want["task_id"] != got["task_id"]) {
-			o := conform.Mismatch("the RESPONSE answers another session or task", want, got)
-			o.Seq = []int{r.Seq}
-			return o
+			return conform.Mismatch("the RESPONSE answers another session or task", want, got).At(r.Seq)
 		}
 		return conform.Passf("session_id and task_id match the TASK")
 	},
@@ -49,9 +47,7 @@ var aop2MessageTypes = &conform.Check{
 		for _, r := range s.AgentMsgs(0) {
 			t := str(decode(r.Msg), "message_type")
 			if t != "RESPONSE" && t != "EVENT" && t != "TASK" {
-				o := conform.Mismatch(fmt.Sprintf("record %d has message_type %q", r.Seq, t), "TASK, RESPONSE or EVENT", t)
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d has message_type %q", r.Seq, t), "TASK, RESPONSE or EVENT", t).At(r.Seq)
 			}
 		}
 		if len(s.AgentMsgs(0)) == 0 {

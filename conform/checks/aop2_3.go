@@ -25,9 +25,7 @@ var aop2ExtensionKeys = &conform.Check{
 		}
 		for _, r := range msgs {
 			if bad := badExtensionKeys(decode(r.Msg)); len(bad) > 0 {
-				o := conform.Mismatch(fmt.Sprintf("record %d has extension keys without the x_ prefix", r.Seq), "extension keys starting with x_", strings.Join(bad, ", "))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d has extension keys without the x_ prefix", r.Seq), "extension keys starting with x_", strings.Join(bad, ", ")).At(r.Seq)
 			}
 		}
 		return conform.Passf("every extensions key starts with x_")

@@ -28,9 +28,7 @@ var aop2ResponseSize = &conform.Check{
 		}
 		for _, r := range rs {
 			if size, over := aop2spec.OverSize(r.Msg, aop2spec.MaxResponseBytes); over {
-				o := conform.Mismatch(fmt.Sprintf("record %d is a RESPONSE of %d bytes compact", r.Seq, size), "at most 500KB", fmt.Sprintf("%d bytes", size))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d is a RESPONSE of %d bytes compact", r.Seq, size), "at most 500KB", fmt.Sprintf("%d bytes", size)).At(r.Seq)
 			}
 		}
 		return conform.Passf("RESPONSE within 500KB")

@@ -26,9 +26,7 @@ var aop2FinalResponse = &conform.Check{
 		}
 		rs := aop2Responses(s, a.N)
 		if len(rs) != 1 {
-			o := conform.Mismatch(fmt.Sprintf("the agent sent %d RESPONSE messages", len(rs)), "exactly 1 RESPONSE", describeAttempt(s, a))
-			o.Seq = seqs(rs)
-			return o
+			return conform.Mismatch(fmt.Sprintf("the agent sent %d RESPONSE messages", len(rs)), "exactly 1 RESPONSE", describeAttempt(s, a)).At(seqs(rs)...)
 		}
 		m := decode(rs[0].Msg)
 		var missing []string
@@ -38,9 +36,7 @@ var aop2FinalResponse = &conform.Check{
 			}
 		}
 		if len(missing) > 0 {
-			o := conform.Mismatch("the RESPONSE lacks required fields", "task_status, agent, session_id, task_id", "missing: "+strings.Join(missing, ", "))
-			o.Seq = []int{rs[0].Seq}
-			return o
+			return conform.Mismatch("the RESPONSE lacks required fields", "task_status, agent, session_id, task_id", "missing: "+strings.Join(missing, ", ")).At(rs[0].Seq)
 		}
 		return conform.Outcome{Verdict: conform.Pass, Message: "one complete RESPONSE", Seq: []int{rs[0].Seq}}
 	},
@@ -73,14 +69,10 @@ var aop2FinalSignal = &conform.Check{
 				want["final_signal"] = "SUCCESS, FAILURE, ..."
 			}
 			// What the RESPONSE sent is wrong: no deadline explains it.
-			o := conform.Mismatch("require_final_signal is set but the RESPONSE lacks state or final_signal", want, map[string]string{"state": state, "final_signal": sig}).OnSent()
-			o.Seq = []int{r.Seq}
-			return o
+			return conform.Mismatch("require_final_signal is set but the RESPONSE lacks state or final_signal", want, map[string]string{"state": state, "final_signal": sig}).OnSent().At(r.Seq)
 		}
 		if aop2NonTerminal[state] {
-			o := conform.Mismatch(fmt.Sprintf("the final RESPONSE reports the non-terminal state %q", state), "a terminal state such as COMPLETED or FAILED", state).OnSent()
-			o.Seq = []int{r.Seq}
-			return o
+			return conform.Mismatch(fmt.Sprintf("the final RESPONSE reports the non-terminal state %q", state), "a terminal state such as COMPLETED or FAILED", state).OnSent().At(r.Seq)
 		}
 		return conform.Passf("state %s, final_signal %s", state, sig)
 	},
@@ -108,9 +100,7 @@ var aop2MinimalReport = &conform.Check{
 		sum := str(m, "execution_summary", "summary")
 		acts, _ := field(m, "execution_summary", "actions").([]any)
 		if strings.TrimSpace(sum) == "" || len(acts) == 0 {
-			o := conform.Mismatch("the report is empty", "a non-empty execution_summary.summary and actions", map[string]any{"summary": sum, "actions": len(acts)})
-			o.Seq = []int{r.Seq}
-			return o
+			return conform.Mismatch("the report is empty", "a non-empty execution_summary.summary and actions", map[string]any{"summary": sum, "actions": len(acts)}).At(r.Seq)
 		}
 		return conform.Passf("summary and %d actions", len(acts))
 	},
@@ -149,14 +139,10 @@ var aop2ArtifactsHonest = &conform.Check{
 			rel := strings.TrimPrefix(strings.TrimPrefix(p, ws), "/")
 			sum, ok := files[rel]
 			if !ok {
-				o := conform.Mismatch("an output artifact the RESPONSE reports does not exist", p+" in the workspace", "missing")
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch("an output artifact the RESPONSE reports does not exist", p+" in the workspace", "missing").At(r.Seq)
 			}
 			if h := str(av, "hash"); strings.HasPrefix(h, "sha256:") && h != "sha256:"+sum {
-				o := conform.Mismatch("an output artifact's hash does not match the file", h, "sha256:"+sum)
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch("an output artifact's hash does not match the file", h, "sha256:"+sum).At(r.Seq)
 			}
 		}
 		return conform.Passf("%d artifacts exist as reported", len(arts))

@@ -35,9 +35,7 @@ var aop2EventFormat = &conform.Check{
 					if !tsOK {
 						want["timestamp"] = "an ISO 8601 date-time"
 					}
-					o := conform.Mismatch(fmt.Sprintf("EVENT record %d is malformed", r.Seq), want, got)
-					o.Seq = []int{r.Seq}
-					return o
+					return conform.Mismatch(fmt.Sprintf("EVENT record %d is malformed", r.Seq), want, got).At(r.Seq)
 				}
 			}
 		}

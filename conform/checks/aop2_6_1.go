@@ -24,8 +24,7 @@ var aop2HeartbeatInterval = &conform.Check{
 		// wrote): this check takes its findings rather than judging again.
 		for _, f := range s.Lint {
 			if f.Rule == "AOP2-SEQ-006" {
-				o := conform.Mismatch("lint "+f.Rule+": "+f.Message, "a HEARTBEAT at least every interval_seconds", f.Message)
-				o.Seq = []int{f.Seq}
+				o := conform.Mismatch("lint "+f.Rule+": "+f.Message, "a HEARTBEAT at least every interval_seconds", f.Message).At(f.Seq)
 				if f.Limit > 0 {
 					// The rule's measurement: how far behind, against how far
 					// it may be (the margin the runner weighs a FLAKY by).
@@ -70,9 +69,7 @@ var aop2HeartbeatLiveness = &conform.Check{
 	Good:        `heartbeats keep coming while the agent works`,
 	Run: func(s *conform.Session) conform.Outcome {
 		if ev := s.Events(conform.EventHeartbeatFailure); len(ev) > 0 {
-			o := conform.Mismatch("the orchestrator detected a heartbeat failure (E_HEARTBEAT_FAILURE) and aborted the agent", "a HEARTBEAT within interval × max_missed_beats", "no HEARTBEAT for "+fmt.Sprint(conform.KeyMissedForMS.Get(ev[0].Detail))+" ms")
-			o.Seq = seqs(ev)
-			return o
+			return conform.Mismatch("the orchestrator detected a heartbeat failure (E_HEARTBEAT_FAILURE) and aborted the agent", "a HEARTBEAT within interval × max_missed_beats", "no HEARTBEAT for "+fmt.Sprint(conform.KeyMissedForMS.Get(ev[0].Detail))+" ms").At(seqs(ev)...)
 		}
 		for _, a := range s.Attempts {
 			interval, on := aop2HeartbeatEvery(a)

@@ -24,9 +24,7 @@ var aop2ProgressRate = &conform.Check{
 			ps := s.ByKey(a.N, "EVENT/PROGRESS_UPDATE")
 			for i := 1; i < len(ps); i++ {
 				if gap := ps[i].Time.Sub(ps[i-1].Time); aop2spec.ProgressTooSoon(gap, true) {
-					o := conform.Mismatch("two PROGRESS_UPDATE events less than 30 s apart", "at most one PROGRESS_UPDATE per 30 s", fmt.Sprintf("%s apart", gap.Round(time.Millisecond)))
-					o.Seq = []int{ps[i-1].Seq, ps[i].Seq}
-					return o
+					return conform.Mismatch("two PROGRESS_UPDATE events less than 30 s apart", "at most one PROGRESS_UPDATE per 30 s", fmt.Sprintf("%s apart", gap.Round(time.Millisecond))).At(ps[i-1].Seq, ps[i].Seq)
 				}
 			}
 		}

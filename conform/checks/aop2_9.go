@@ -26,9 +26,7 @@ var aop2FallbackModel = &conform.Check{
 				want := map[string]string{"model": str(task, "target", "model"), "provider": str(task, "target", "provider")}
 				got := map[string]string{"model": str(m, "agent", "model"), "provider": str(m, "agent", "provider")}
 				if want["model"] != got["model"] || (got["provider"] != "" && want["provider"] != got["provider"]) {
-					o := conform.Mismatch(fmt.Sprintf("attempt %d reports another model than it was dispatched as", a.N), want, got)
-					o.Seq = []int{r.Seq}
-					return o
+					return conform.Mismatch(fmt.Sprintf("attempt %d reports another model than it was dispatched as", a.N), want, got).At(r.Seq)
 				}
 				checked++
 			}

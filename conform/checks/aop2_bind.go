@@ -7,21 +7,8 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-var aop2BindExitZero = exitZero(&conform.Check{
-	ID:          "aop2/bind/exit-zero",
-	Protocol:    "aop2",
-	Spec:        "bindings §aop2",
-	Requirement: "The agent writes exactly one final RESPONSE as JSON lines on stdout, then exits 0.",
-	After:       []string{"aop2/6.1/heartbeat-liveness", "aop2/5/final-response"},
-	Timing:      true,
-})
-
-var aop2BindStopOnSIGTERM = stopOnSIGTERM(&conform.Check{
-	ID:       "aop2/bind/stop-on-sigterm",
-	Protocol: "aop2",
-	Family:   "timeouts",
-	Timing:   true,
-})
+var aop2BindExitZero = exitZeroFor("aop2", "The agent writes exactly one final RESPONSE as JSON lines on stdout, then exits 0.",
+	"aop2/6.1/heartbeat-liveness", "aop2/5/final-response")
 
 var aop2BindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "aop2/bind/stdout-protocol-only",

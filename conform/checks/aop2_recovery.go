@@ -65,9 +65,7 @@ var aop2RecoveryHonestAttempt = &conform.Check{
 			return conform.NotTestedf("the RESPONSE reports no timing.retries_attempted")
 		}
 		if got != att-1 {
-			o := conform.Mismatch("retries_attempted does not match the attempt", fmt.Sprint(att-1), fmt.Sprint(got))
-			o.Seq = []int{r.Seq}
-			return o
+			return conform.Mismatch("retries_attempted does not match the attempt", fmt.Sprint(att-1), fmt.Sprint(got)).At(r.Seq)
 		}
 		return conform.Passf("retries_attempted = %g", got)
 	},

@@ -73,9 +73,7 @@ var aopOutDetailsFields = &conform.Check{
 			}
 		}
 		if len(missing) > 0 {
-			o := conform.Mismatch("the details file lacks fields", "aop_version, agent_id, task, timestamp, results", "missing: "+strings.Join(missing, ", "))
-			o.Seq = []int{df.Seq}
-			return o
+			return conform.Mismatch("the details file lacks fields", "aop_version, agent_id, task, timestamp, results", "missing: "+strings.Join(missing, ", ")).At(df.Seq)
 		}
 		return conform.Passf("details file complete")
 	},

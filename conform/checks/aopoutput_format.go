@@ -59,9 +59,7 @@ var aopOutFormatSingleReport = &conform.Check{
 			return conform.Mismatch("the agent printed a wrong number of reports", "1 [AOP:START]..[AOP:END] block", fmt.Sprintf("%d blocks", rep.blocks))
 		}
 		if len(rep.outside) > 0 {
-			o := conform.Mismatch(fmt.Sprintf("%d stdout lines outside the report", len(rep.outside)), "only the report on stdout", conform.Clip(recordText(rep.outside[0]), 200))
-			o.Seq = seqs(rep.outside)
-			return o
+			return conform.Mismatch(fmt.Sprintf("%d stdout lines outside the report", len(rep.outside)), "only the report on stdout", conform.Clip(recordText(rep.outside[0]), 200)).At(seqs(rep.outside)...)
 		}
 		return conform.Passf("one report, nothing else on stdout")
 	},
@@ -88,9 +86,7 @@ var aopOutFormatTaskLength = &conform.Check{
 			return conform.Failf("[AOP:TASK] is empty")
 		}
 		if n := utf8.RuneCountInString(t); n > spec.MaxTask {
-			o := conform.Mismatch("the task description is too long", fmt.Sprintf("at most %d characters", spec.MaxTask), fmt.Sprintf("%d characters: %s", n, t))
-			o.Seq = []int{rep.seqs["TASK"]}
-			return o
+			return conform.Mismatch("the task description is too long", fmt.Sprintf("at most %d characters", spec.MaxTask), fmt.Sprintf("%d characters: %s", n, t)).At(rep.seqs["TASK"])
 		}
 		return conform.Passf("task description of %d characters", utf8.RuneCountInString(t))
 	},
@@ -119,13 +115,12 @@ var aopOutFormatSummaryLimit = &conform.Check{
 		n := utf8.RuneCountInString(rep.text)
 		bullets := spec.Bullets(rep.summary)
 		if rep.text == "" || n > limit || bullets > spec.MaxBullets {
-			o := conform.Mismatch("the summary breaks its limits", fmt.Sprintf("1-%d bullets, at most %d characters (%s)", spec.MaxBullets, limit, orDash(aopTaskType(s))), fmt.Sprintf("%d bullets, %d characters", bullets, n))
+			o := conform.Mismatch("the summary breaks its limits", fmt.Sprintf("1-%d bullets, at most %d characters (%s)", spec.MaxBullets, limit, orDash(aopTaskType(s))), fmt.Sprintf("%d bullets, %d characters", bullets, n)).At(rep.seqs["SUMMARY"])
 			if rep.text != "" {
 				// Too long or too many bullets: what the agent sent (a run cut
 				// short only shortens a summary).
 				o = o.OnSent()
 			}
-			o.Seq = []int{rep.seqs["SUMMARY"]}
 			return o
 		}
 		return conform.Passf("%d characters, %d bullets", n, bullets)
@@ -150,9 +145,7 @@ var aopOutFormatStatus = &conform.Check{
 		}
 		st := rep.values["STATUS"]
 		if !spec.ValidStatus(st) {
-			o := conform.Mismatch("the status is not one of success, failure, partial", "success | failure | partial", st)
-			o.Seq = []int{rep.seqs["STATUS"]}
-			return o
+			return conform.Mismatch("the status is not one of success, failure, partial", "success | failure | partial", st).At(rep.seqs["STATUS"])
 		}
 		return conform.Passf("status %s", st)
 	},

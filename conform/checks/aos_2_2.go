@@ -23,9 +23,7 @@ var aosContentType = &conform.Check{
 		}
 		for _, r := range reqs {
 			if !r.Detail.IsZero() {
-				o := conform.Mismatch(fmt.Sprintf("record %d was not a JSON POST", r.Seq), "POST with Content-Type: application/json", fmt.Sprintf("%v %v", conform.KeyMethod.Get(r.Detail), conform.KeyContentType.Get(r.Detail)))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d was not a JSON POST", r.Seq), "POST with Content-Type: application/json", fmt.Sprintf("%v %v", conform.KeyMethod.Get(r.Detail), conform.KeyContentType.Get(r.Detail))).At(r.Seq)
 			}
 		}
 		return conform.Passf("%d requests, all application/json POST", len(reqs))

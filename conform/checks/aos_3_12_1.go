@@ -28,22 +28,16 @@ var aosJSONRPCRequest = &conform.Check{
 		for _, r := range reqs {
 			m := decode(r.Msg)
 			if m == nil {
-				o := conform.Mismatch(fmt.Sprintf("record %d is not a JSON object", r.Seq), "a JSON-RPC request object", conform.Clip(recordText(r), 200))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d is not a JSON object", r.Seq), "a JSON-RPC request object", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
 			id := field(m, "id")
 			rid, idOK := aosspec.RequestID(id)
 			if str(m, "jsonrpc") != "2.0" || !aosspec.IsMethod(str(m, "method")) || !idOK {
-				o := conform.Mismatch(fmt.Sprintf("record %d is not a valid AOS JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "an AOS method (steps/*, protocols/*, ping)", "id": "a string or integer"}, map[string]any{"jsonrpc": field(m, "jsonrpc"), "method": field(m, "method"), "id": id})
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d is not a valid AOS JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "an AOS method (steps/*, protocols/*, ping)", "id": "a string or integer"}, map[string]any{"jsonrpc": field(m, "jsonrpc"), "method": field(m, "method"), "id": id}).At(r.Seq)
 			}
 			k := rid.String() // "1" and 1 are two ids
 			if prev, dup := ids[k]; dup {
-				o := conform.Mismatch(fmt.Sprintf("request id %v reused (records %d and %d)", id, prev, r.Seq), "a new id per request", k+" twice")
-				o.Seq = []int{prev, r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("request id %v reused (records %d and %d)", id, prev, r.Seq), "a new id per request", k+" twice").At(prev, r.Seq)
 			}
 			ids[k] = r.Seq
 		}

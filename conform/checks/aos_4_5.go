@@ -28,9 +28,7 @@ var aosMessageParams = &conform.Check{
 				if perr != nil {
 					what = perr.Pointer + " " + perr.Problem
 				}
-				o := conform.Mismatch(fmt.Sprintf("record %d: invalid steps/message params: %s", r.Seq, what), "message {id, role, content[1..]} and citation []", conform.Clip(recordText(r), 300))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d: invalid steps/message params: %s", r.Seq, what), "message {id, role, content[1..]} and citation []", conform.Clip(recordText(r), 300)).At(r.Seq)
 			}
 		}
 		if len(rs) == 0 {

@@ -28,9 +28,7 @@ var aosRequestBeforeExecute = &conform.Check{
 		for _, e := range ex {
 			d, ok := byExec[e.ExecutionID]
 			if !ok || d.Seq > e.seq {
-				o := conform.Mismatch(fmt.Sprintf("tool %q (executionId %q) ran without a prior steps/toolCallRequest", e.Name, e.ExecutionID), "steps/toolCallRequest answered before execution", "no request for this executionId")
-				o.Seq = []int{e.seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("tool %q (executionId %q) ran without a prior steps/toolCallRequest", e.Name, e.ExecutionID), "steps/toolCallRequest answered before execution", "no request for this executionId").At(e.seq)
 			}
 		}
 		if len(ds) == 0 {
@@ -55,9 +53,7 @@ var aosUniqueExecutionIDs = &conform.Check{
 		id, prev, seq, n := aosReusedExecutionID(s)
 		switch {
 		case seq != 0:
-			o := conform.Mismatch(fmt.Sprintf("executionId %q reused", id), "a new executionId per tool call", fmt.Sprintf("records %d and %d", prev, seq))
-			o.Seq = []int{prev, seq}
-			return o
+			return conform.Mismatch(fmt.Sprintf("executionId %q reused", id), "a new executionId per tool call", fmt.Sprintf("records %d and %d", prev, seq)).At(prev, seq)
 		case n == 0:
 			return noToolCallRequest(s)
 		}
@@ -89,9 +85,7 @@ var aosResultAfterExecute = &conform.Check{
 		for _, r := range aosRequests(s, "steps/toolCallResult") {
 			id := str(decode(r.Msg), "params", "executionId")
 			if rq, ok := requested[id]; !ok || rq > r.Seq {
-				o := conform.Mismatch(fmt.Sprintf("record %d reports a result before (or without) its steps/toolCallRequest", r.Seq), "steps/toolCallResult after the steps/toolCallRequest of "+id, "result first")
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d reports a result before (or without) its steps/toolCallRequest", r.Seq), "steps/toolCallResult after the steps/toolCallRequest of "+id, "result first").At(r.Seq)
 			}
 			results[id] = r.Seq
 		}
@@ -101,9 +95,7 @@ var aosResultAfterExecute = &conform.Check{
 		}
 		for _, e := range ex {
 			if _, ok := results[e.ExecutionID]; !ok {
-				o := conform.Mismatch(fmt.Sprintf("no steps/toolCallResult for executed tool %q", e.Name), "steps/toolCallResult with executionId "+e.ExecutionID, "none")
-				o.Seq = []int{e.seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("no steps/toolCallResult for executed tool %q", e.Name), "steps/toolCallResult with executionId "+e.ExecutionID, "none").At(e.seq)
 			}
 		}
 		return conform.Passf("%d results reported", len(ex))

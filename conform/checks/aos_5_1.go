@@ -32,16 +32,12 @@ var aosDenyEnforced = &conform.Check{
 		}
 		for _, e := range aosExecutions(s) {
 			if denied[e.ExecutionID] {
-				o := conform.Mismatch(fmt.Sprintf("the agent executed the denied tool %q", e.Name), "no execution of "+e.ExecutionID, "executed")
-				o.Seq = []int{e.seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("the agent executed the denied tool %q", e.Name), "no execution of "+e.ExecutionID, "executed").At(e.seq)
 			}
 		}
 		for _, r := range aosRequests(s, "steps/toolCallResult") {
 			if id := str(decode(r.Msg), "params", "executionId"); denied[id] {
-				o := conform.Mismatch("the agent sent a toolCallResult for a denied call", "no steps/toolCallResult for "+id, "toolCallResult sent")
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch("the agent sent a toolCallResult for a denied call", "no steps/toolCallResult for "+id, "toolCallResult sent").At(r.Seq)
 			}
 		}
 		return conform.Passf("%d denied calls never executed", len(denied))
@@ -79,9 +75,7 @@ var aosModifyEnforced = &conform.Check{
 			var want map[string]any
 			json.Unmarshal(d.Arguments, &want)
 			if !reflect.DeepEqual(want, e.Arguments) {
-				o := conform.Mismatch(fmt.Sprintf("tool %q ran with its original arguments, not the modified ones", e.Name), want, e.Arguments)
-				o.Seq = []int{e.seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("tool %q ran with its original arguments, not the modified ones", e.Name), want, e.Arguments).At(e.seq)
 			}
 			done++
 		}

@@ -30,13 +30,9 @@ var aosFailClosed = &conform.Check{
 		for _, e := range aosExecutions(s) {
 			switch errd[e.ExecutionID] {
 			case "error":
-				o := conform.Mismatch(fmt.Sprintf("the agent executed %q although the guardian answered with an error", e.Name), "no execution without an allow or modify decision", "executed")
-				o.Seq = []int{e.seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("the agent executed %q although the guardian answered with an error", e.Name), "no execution without an allow or modify decision", "executed").At(e.seq)
 			case "stall":
-				o := conform.Mismatch(fmt.Sprintf("the agent executed %q although the guardian never answered (it failed open)", e.Name), "no execution without an allow or modify decision (fail closed)", "executed")
-				o.Seq = []int{e.seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("the agent executed %q although the guardian never answered (it failed open)", e.Name), "no execution without an allow or modify decision (fail closed)", "executed").At(e.seq)
 			}
 		}
 		return conform.Passf("no execution without a decision")

@@ -6,21 +6,8 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-var aosBindExitZero = exitZero(&conform.Check{
-	ID:          "aos/bind/exit-zero",
-	Protocol:    "aos",
-	Spec:        "bindings §aos",
-	Requirement: "The agent prints one JSON line per executed tool on stdout and exits 0.",
-	After:       []string{"aos/4.6/result-after-execute"},
-	Timing:      true,
-})
-
-var aosBindStopOnSIGTERM = stopOnSIGTERM(&conform.Check{
-	ID:       "aos/bind/stop-on-sigterm",
-	Protocol: "aos",
-	Family:   "timeouts",
-	Timing:   true,
-})
+var aosBindExitZero = exitZeroFor("aos", "The agent prints one JSON line per executed tool on stdout and exits 0.",
+	"aos/4.6/result-after-execute")
 
 var aosBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "aos/bind/stdout-protocol-only",

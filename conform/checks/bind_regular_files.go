@@ -29,9 +29,7 @@ var regularFiles = conform.Check{
 		if len(lines) == 0 {
 			return conform.Passf("every file the harness read from the agent was a regular file of bounded size")
 		}
-		o := conform.Mismatch(fmt.Sprintf("the harness refused to read %s", lines[0]),
-			"regular files of bounded size inside the directory they belong to", strings.Join(lines, "\n"))
-		o.Seq = seqs
-		return o
+		return conform.Mismatch(fmt.Sprintf("the harness refused to read %s", lines[0]),
+			"regular files of bounded size inside the directory they belong to", strings.Join(lines, "\n")).At(seqs...)
 	},
 }

@@ -35,9 +35,7 @@ var writesInScratch = conform.Check{
 		case len(modes) == 0:
 			return conform.NotTestedf("the launcher reported no containment")
 		case len(escapes) > 0:
-			o := conform.Mismatch("the agent wrote outside its scratch directory", "writes only inside the scratch directory", strings.Join(escapes, "\n"))
-			o.Seq = seqs
-			return o
+			return conform.Mismatch("the agent wrote outside its scratch directory", "writes only inside the scratch directory", strings.Join(escapes, "\n")).At(seqs...)
 		case strings.HasPrefix(modes[0], "landlock") && len(modes) == 1:
 			return conform.Passf("writes outside the scratch directory were refused by the kernel (%s)", modes[0])
 		}

@@ -5,12 +5,13 @@
 // Where a check lives follows from its ID, "<protocol>/<section>/<name>": in
 // <protocol>_<section>.go, the protocol without its hyphen and the section's
 // dots as underscores (aop2/6.1/heartbeat-interval in aop2_6_1.go,
-// aop-output/format/markers in aopoutput_format.go, orchmsg/bind/exit-zero in
-// orchmsg_bind.go). Two checks every protocol has alike are derived from
-// conform.Protocols: <protocol>/bind/writes-in-scratch in
-// bind_writes_in_scratch.go and <protocol>/bind/regular-files in
-// bind_regular_files.go. <protocol>.go holds what a protocol's checks share,
-// common.go what every protocol's do (lintClean, exitZero, stopOnSIGTERM and
+// aop-output/format/markers in aopoutput_format.go, aos/bind/all-tools-requested
+// in aos_bind.go). Four checks every protocol has alike live in
+// bind_<name>.go: <protocol>/bind/stop-on-sigterm, writes-in-scratch and
+// regular-files, derived from conform.Protocols, and exit-zero, whose
+// requirement (what the protocol's binding says of the exit) and After each
+// <protocol>_bind.go gives (exitZeroFor). <protocol>.go holds what a
+// protocol's checks share, common.go what every protocol's do (lintClean and
 // stdoutProtocolOnly complete the checks of the same name of each protocol).
 // TestCheckFiles enforces the mapping.
 package checks
@@ -49,7 +50,6 @@ func all() []*conform.Check {
 		aop2WithinBudget,
 		aop2LintMessagesValid,
 		aop2BindExitZero,
-		aop2BindStopOnSIGTERM,
 		aop2BindStdoutProtocolOnly,
 		aop2BindStopOnEOF,
 		aop2RecoveryCleanRestart,
@@ -57,7 +57,6 @@ func all() []*conform.Check {
 		// orchmsg
 		orchmsgLintMessagesValid,
 		orchmsgBindExitZero,
-		orchmsgBindStopOnSIGTERM,
 		orchmsgBindStdoutProtocolOnly,
 		orchmsgAuthOwnTasks,
 		orchmsgCancelStopsTask,
@@ -86,13 +85,11 @@ func all() []*conform.Check {
 		aosFailClosed,
 		aosLintMessagesValid,
 		aosBindExitZero,
-		aosBindStopOnSIGTERM,
 		aosBindStdoutProtocolOnly,
 		aosBindAllToolsRequested,
 		// aop-output
 		aopOutLintMessagesValid,
 		aopOutBindExitZero,
-		aopOutBindStopOnSIGTERM,
 		aopOutContextNoDumps,
 		aopOutDetailsFile,
 		aopOutDetailsFields,
@@ -105,7 +102,6 @@ func all() []*conform.Check {
 		// aof
 		aofLintMessagesValid,
 		aofBindExitZero,
-		aofBindStopOnSIGTERM,
 		aofBindStdoutProtocolOnly,
 		aofCompletionReported,
 		aofCompletionPayload,
@@ -122,7 +118,7 @@ func all() []*conform.Check {
 		aofStatusValidTransition,
 	}
 	for _, p := range conform.Protocols {
-		cs = append(cs, forProtocol(p, writesInScratch), forProtocol(p, regularFiles))
+		cs = append(cs, forProtocol(p, stopOnSIGTERM), forProtocol(p, writesInScratch), forProtocol(p, regularFiles))
 	}
 	return cs
 }

@@ -38,7 +38,9 @@ func TestRegistry(t *testing.T) {
 // checkFile is the file that holds the check id (package doc).
 func checkFile(id string) string {
 	parts := strings.Split(id, "/")
-	if parts[1] == "bind" && (parts[2] == "writes-in-scratch" || parts[2] == "regular-files") {
+	switch parts[1] + "/" + parts[2] {
+	case "bind/exit-zero", "bind/stop-on-sigterm", "bind/writes-in-scratch", "bind/regular-files":
+		// Every protocol has these alike (package doc).
 		return "bind_" + strings.ReplaceAll(parts[2], "-", "_") + ".go"
 	}
 	return strings.ReplaceAll(parts[0], "-", "") + "_" + strings.ReplaceAll(parts[1], ".", "_") + ".go"

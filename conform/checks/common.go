@@ -24,21 +24,6 @@ func lintClean(c *conform.Check) *conform.Check {
 	return c
 }
 
-// exitZero completes a protocol's <protocol>/bind/exit-zero check: the last
-// attempt ended by itself with code 0, before the deadline.
-func exitZero(c *conform.Check) *conform.Check {
-	c.Family, c.Tier, c.Level = "happy-path", conform.Core, conform.MUST
-	c.Bad, c.Good = `exit 2 after the work, or still running at the deadline`, `exit 0 when done`
-	c.Run = func(s *conform.Session) conform.Outcome {
-		a := s.Last()
-		if a == nil {
-			return conform.NotTestedf("the agent was never started")
-		}
-		return exitedCleanly(s, a)
-	}
-	return c
-}
-
 func exitedCleanly(s *conform.Session, a *conform.Attempt) conform.Outcome {
 	switch {
 	case a.Timeout:
@@ -72,62 +57,6 @@ func describeExit(a *conform.Attempt) string {
 	return strings.Join(parts, ", ")
 }
 
-// stopOnSIGTERM completes a protocol's <protocol>/bind/stop-on-sigterm check:
-// after SIGTERM (a timeout or cancellation by the orchestrator) the agent exits
-// within the grace period, without SIGKILL.
-func stopOnSIGTERM(c *conform.Check) *conform.Check {
-	c.Tier, c.Level, c.Spec = conform.Resilient, conform.MUST, "bindings §Process control"
-	c.Requirement = "\"Stop\" = SIGTERM to the group, then SIGKILL after a grace period: the agent exits within the grace period after SIGTERM."
-	c.Bad, c.Good = `trap '' TERM; the agent needs SIGKILL`, `on SIGTERM the agent exits within the grace period`
-	c.Run = func(s *conform.Session) conform.Outcome {
-		var slowest time.Duration
-		tested := false
-		for _, a := range s.Attempts {
-			if a.Terminated.IsZero() {
-				continue
-			}
-			tested = true
-			if !a.Killed.IsZero() && a.Killed.After(a.Terminated) {
-				return slowSIGTERMExit(s, a)
-			}
-			slowest = max(slowest, a.End.Sub(a.Terminated))
-		}
-		if !tested {
-			return conform.NotTestedf("the agent ended before the harness stopped it")
-		}
-		return conform.Passf("the agent exited %s after SIGTERM, within the grace period", slowest.Round(time.Millisecond))
-	}
-	return c
-}
-
-// slowSIGTERMExit is the failure of an attempt the harness had to kill after its
-// SIGTERM: how long it ran after SIGTERM, and whether it reacted at all (output
-// after SIGTERM: a slow exit) or not (it ignored SIGTERM).
-func slowSIGTERMExit(s *conform.Session, a *conform.Attempt) conform.Outcome {
-	ran := a.Killed.Sub(a.Terminated).Round(time.Millisecond)
-	what := fmt.Sprintf("attempt %d was still running %s after SIGTERM, at the end of the grace period, and had to be killed", a.N, ran)
-	var last time.Time
-	out := 0
-	for _, r := range s.AgentLines(a.N, "") {
-		if r.Time.After(a.Terminated) {
-			out++
-			last = r.Time
-		}
-	}
-	if out > 0 {
-		what += fmt.Sprintf(": it reacted (%d lines after SIGTERM, the last %s after it) but did not exit in time", out, last.Sub(a.Terminated).Round(time.Millisecond))
-	} else {
-		what += ": it wrote nothing after SIGTERM (ignored it, or was busy)"
-	}
-	o := conform.Mismatch(what, "exit within the grace period after SIGTERM", fmt.Sprintf("%s; still running %s after SIGTERM", describeExit(a), ran))
-	for i := range s.Records {
-		if r := &s.Records[i]; r.From == conform.ActorHarness && r.Attempt == a.N && (r.Event == conform.EventSignal || r.Event == conform.EventKill) {
-			o.Seq = append(o.Seq, r.Seq)
-		}
-	}
-	return o
-}
-
 // stdoutProtocolOnly completes a protocol's <protocol>/bind/stdout-protocol-only
 // check: every stdout line is a protocol message (isProto).
 func stdoutProtocolOnly(c *conform.Check, isProto func(r *conform.Record) bool) *conform.Check {
@@ -140,9 +69,7 @@ func stdoutProtocolOnly(c *conform.Check, isProto func(r *conform.Record) bool) 
 		}
 		for _, r := range lines {
 			if !isProto(r) {
-				o := conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", conform.Clip(recordText(r), 200))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
 		}
 		return conform.Passf("%d stdout lines, all protocol messages", len(lines))
@@ -216,8 +143,7 @@ func invalid(seq int, what, want string, problems []string) *conform.Outcome {
 	if len(problems) == 0 {
 		return nil
 	}
-	o := conform.Mismatch(fmt.Sprintf("record %d%s", seq, what), want, strings.Join(problems, "\n"))
-	o.Seq = []int{seq}
+	o := conform.Mismatch(fmt.Sprintf("record %d%s", seq, what), want, strings.Join(problems, "\n")).At(seq)
 	return &o
 }
 

@@ -34,9 +34,7 @@ var orchmsgAuthOwnTasks = &conform.Check{
 			}
 			n++
 			if id := str(decode(r.Msg), "payload", "taskId"); id != "" && !own[id] {
-				o := conform.Mismatch(fmt.Sprintf("record %d asks for task %q, which is not the agent's", r.Seq, id), "the assigned task or a task the agent submitted", id)
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d asks for task %q, which is not the agent's", r.Seq, id), "the assigned task or a task the agent submitted", id).At(r.Seq)
 			}
 		}
 		if n == 0 && len(orchmsgMsgs(s)) == 0 {

@@ -4,21 +4,8 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-var orchmsgBindExitZero = exitZero(&conform.Check{
-	ID:          "orchmsg/bind/exit-zero",
-	Protocol:    "orchmsg",
-	Spec:        "bindings §orchmsg",
-	Requirement: "After notify:shutdown (or when its work is done) the agent exits 0 by itself.",
-	After:       []string{"orchmsg/completion/reported"},
-	Timing:      true,
-})
-
-var orchmsgBindStopOnSIGTERM = stopOnSIGTERM(&conform.Check{
-	ID:       "orchmsg/bind/stop-on-sigterm",
-	Protocol: "orchmsg",
-	Family:   "timeouts",
-	Timing:   true,
-})
+var orchmsgBindExitZero = exitZeroFor("orchmsg", "After notify:shutdown (or when its work is done) the agent exits 0 by itself.",
+	"orchmsg/completion/reported")
 
 var orchmsgBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "orchmsg/bind/stdout-protocol-only",

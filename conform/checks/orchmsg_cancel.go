@@ -37,9 +37,7 @@ var orchmsgCancelStopsTask = &conform.Check{
 				continue
 			}
 			if (r.Key == "event:progress" && str(decode(r.Msg), "payload", "taskId") == task) || strings.HasPrefix(r.Key, "request:submit-task") {
-				o := conform.Mismatch(fmt.Sprintf("record %d continues the cancelled task", r.Seq), "no progress or new work for "+task+" after notify:task-cancelled", conform.Clip(recordText(r), 200))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d continues the cancelled task", r.Seq), "no progress or new work for "+task+" after notify:task-cancelled", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
 		}
 		return conform.Passf("no work on the task after the cancellation")

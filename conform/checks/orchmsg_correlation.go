@@ -27,9 +27,7 @@ var orchmsgCorrelationUniqueIDs = &conform.Check{
 			}
 			n++
 			if prev, dup := seen[id]; dup {
-				o := conform.Mismatch(fmt.Sprintf("id %q is used by records %d and %d", id, prev, r.Seq), "a unique id per message", id+" twice")
-				o.Seq = []int{prev, r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("id %q is used by records %d and %d", id, prev, r.Seq), "a unique id per message", id+" twice").At(prev, r.Seq)
 			}
 			seen[id] = r.Seq
 		}

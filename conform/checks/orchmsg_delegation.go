@@ -37,9 +37,7 @@ var orchmsgDelegationDepth = &conform.Check{
 			}
 			deepest = max(deepest, d)
 			if d > spec.MaxDelegationDepth {
-				o := conform.Mismatch(fmt.Sprintf("the agent's submitted tasks nest deeper than %d levels", spec.MaxDelegationDepth), fmt.Sprintf("depth ≤ %d", spec.MaxDelegationDepth), fmt.Sprintf("depth %d at record %d", d, r.Seq))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("the agent's submitted tasks nest deeper than %d levels", spec.MaxDelegationDepth), fmt.Sprintf("depth ≤ %d", spec.MaxDelegationDepth), fmt.Sprintf("depth %d at record %d", d, r.Seq)).At(r.Seq)
 			}
 		}
 		if len(orchmsgMsgs(s)) == 0 {

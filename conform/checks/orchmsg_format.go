@@ -29,14 +29,10 @@ var orchmsgFormatBaseFields = &conform.Check{
 			id, idOK := field(m, "id").(string)
 			ts := str(m, "timestamp")
 			if aid, ok := field(m, "agentId").(string); ok && aid != "agent-under-test" {
-				o := conform.Mismatch(fmt.Sprintf("record %d carries another agent's agentId", r.Seq), "agentId \"agent-under-test\" (ORCHMSG_AGENT_ID) or none", aid)
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d carries another agent's agentId", r.Seq), "agentId \"agent-under-test\" (ORCHMSG_AGENT_ID) or none", aid).At(r.Seq)
 			}
 			if _, _, tsOK := spec.ParseTime(ts); !idOK || id == "" || !tsOK {
-				o := conform.Mismatch(fmt.Sprintf("record %d lacks a string id or an ISO 8601 timestamp", r.Seq), map[string]string{"id": "a non-empty string", "timestamp": "ISO 8601"}, map[string]any{"id": field(m, "id"), "timestamp": field(m, "timestamp")})
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d lacks a string id or an ISO 8601 timestamp", r.Seq), map[string]string{"id": "a non-empty string", "timestamp": "ISO 8601"}, map[string]any{"id": field(m, "id"), "timestamp": field(m, "timestamp")}).At(r.Seq)
 			}
 		}
 		return conform.Passf("%d messages with type, id and timestamp", len(msgs))
@@ -62,9 +58,7 @@ var orchmsgFormatUUIDIDs = &conform.Check{
 		for _, r := range msgs {
 			// A missing or empty id is format/base-fields' (a MUST).
 			if id, ok := field(decode(r.Msg), "id").(string); ok && id != "" && !spec.IsID(id) {
-				o := conform.Mismatch(fmt.Sprintf("record %d's id is not a UUID", r.Seq), "a UUID, bare or with a short prefix (\"req-123e4567-e89b-12d3-a456-426614174000\")", id)
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d's id is not a UUID", r.Seq), "a UUID, bare or with a short prefix (\"req-123e4567-e89b-12d3-a456-426614174000\")", id).At(r.Seq)
 			}
 		}
 		return conform.Passf("%d messages, every id a UUID", len(msgs))
@@ -89,9 +83,7 @@ var orchmsgFormatMessageType = &conform.Check{
 		}
 		for _, r := range msgs {
 			if !spec.IsAgentType(r.Key) {
-				o := conform.Mismatch(fmt.Sprintf("record %d has type %q", r.Seq, r.Key), "request:query-agents|query-tasks|submit-task|get-task|ask-user or event:progress|log|error|question", r.Key)
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d has type %q", r.Seq, r.Key), "request:query-agents|query-tasks|submit-task|get-task|ask-user or event:progress|log|error|question", r.Key).At(r.Seq)
 			}
 		}
 		return conform.Passf("every message type is known")
@@ -118,9 +110,7 @@ var orchmsgFormatJSON = &conform.Check{
 			}
 			n++
 			if r.Msg == nil || r.Key == "" {
-				o := conform.Mismatch(fmt.Sprintf("record %d starts a JSON object but is not a typed JSON message", r.Seq), "a complete JSON object with a type", conform.Clip(t, 200))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d starts a JSON object but is not a typed JSON message", r.Seq), "a complete JSON object with a type", conform.Clip(t, 200)).At(r.Seq)
 			}
 		}
 		if n == 0 {

@@ -20,9 +20,7 @@ var orchmsgLimitMessageSize = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		for _, r := range s.AgentLines(0, "stdout") {
 			if r.Truncated {
-				o := conform.Mismatch(fmt.Sprintf("record %d is longer than 1 MiB", r.Seq), "at most 1 MiB per line", "cut at 1 MiB")
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d is longer than 1 MiB", r.Seq), "at most 1 MiB per line", "cut at 1 MiB").At(r.Seq)
 			}
 		}
 		if len(s.AgentLines(0, "stdout")) == 0 {

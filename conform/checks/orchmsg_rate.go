@@ -27,9 +27,7 @@ var orchmsgRateLimit = &conform.Check{
 			}
 			n++
 			if over, first, _ := rate.Add(r.Time, r); over {
-				o := conform.Mismatch(fmt.Sprintf("more than %d messages within one second", spec.RateLimit), fmt.Sprintf("at most %d messages per second", spec.RateLimit), fmt.Sprintf("%d messages between records %d and %d", spec.RateLimit+1, first.Seq, r.Seq))
-				o.Seq = []int{first.Seq, r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("more than %d messages within one second", spec.RateLimit), fmt.Sprintf("at most %d messages per second", spec.RateLimit), fmt.Sprintf("%d messages between records %d and %d", spec.RateLimit+1, first.Seq, r.Seq)).At(first.Seq, r.Seq)
 			}
 		}
 		if n == 0 {

@@ -24,9 +24,7 @@ var orchmsgRequestsPayload = &conform.Check{
 			p, ok := field(m, "payload").(map[string]any)
 			if !ok && r.Key != "request:query-agents" && r.Key != "request:query-tasks" {
 				if spec.IsAgentType(r.Key) {
-					o := conform.Mismatch(fmt.Sprintf("record %d (%s) has no payload object", r.Seq, r.Key), "a payload object", "none")
-					o.Seq = []int{r.Seq}
-					return o
+					return conform.Mismatch(fmt.Sprintf("record %d (%s) has no payload object", r.Seq, r.Key), "a payload object", "none").At(r.Seq)
 				}
 				continue
 			}
@@ -59,9 +57,7 @@ var orchmsgRequestsPayload = &conform.Check{
 				}
 			}
 			if problem != "" {
-				o := conform.Mismatch(fmt.Sprintf("record %d (%s): %s", r.Seq, r.Key, problem), problem, conform.Clip(recordText(r), 300))
-				o.Seq = []int{r.Seq}
-				return o
+				return conform.Mismatch(fmt.Sprintf("record %d (%s): %s", r.Seq, r.Key, problem), problem, conform.Clip(recordText(r), 300)).At(r.Seq)
 			}
 		}
 		if len(orchmsgMsgs(s)) == 0 {

@@ -437,3 +437,10 @@ func Describe(sc *conform.Scenario) Info {
 	in.Cue = strings.Join(cue, "; ")
 	return in
 }
+
+// withSeq is an outcome with its evidence records: the transcript records
+// (Outcome.Seq) a verdict rests on.
+func withSeq(o conform.Outcome, seq ...int) conform.Outcome {
+	o.Seq = seq
+	return o
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/memhttp"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
@@ -61,8 +62,8 @@ func Drive(h *harness.H) error {
 		return harness.Errorf("scenario %s: decisions: %v", sc.ID, err)
 	}
 	g := NewGuardian(policy)
-	if err := checkFault(h.EngineFault()); err != nil {
-		return harness.Errorf("%v", err)
+	if err := fault.Check("aos", Faults(), h.EngineFault()); err != nil {
+		return harness.Error{Err: err}
 	}
 	g.Fault = h.EngineFault()
 	d := &driver{h: h, g: g, budget: &httpBudget{h: h, attempt: 1}, attempt: 1,

@@ -330,7 +330,7 @@ func aofLeaseDispatched(s *conform.Session) conform.Outcome {
 		if run.TaskID != id || run.AgentID != agent || run.Status == "" {
 			return fail("run.json does not describe this run", fmt.Sprintf("taskId %s, agentId %s, a status", id, agent), fmt.Sprintf("taskId %q, agentId %q, status %q", run.TaskID, run.AgentID, run.Status))
 		}
-		if _, err := time.Parse(time.RFC3339Nano, run.StartedAt); err != nil {
+		if _, ok := aofTime(run.StartedAt); !ok {
 			return fail("run.json's startedAt is not an ISO 8601 time", "an ISO 8601 startedAt", run.StartedAt)
 		}
 		n++
@@ -441,9 +441,8 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 	if st := jsonField(t.Run, "status"); st != "expired" {
 		return conform.Mismatch("the reclaimed run is not marked expired (markRunArtifactExpired)", `run.json "status": "expired"`, fmt.Sprintf("status %q", st))
 	}
-	last, err1 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "lastHeartbeat"))
-	exp, err2 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "expiresAt"))
-	if err1 != nil || err2 != nil || !exp.After(last) {
+	last, exp, ok := t.heartbeatTimes()
+	if !ok || !exp.After(last) {
 		return conform.Mismatch("run_heartbeat.json does not say when the run expired", "lastHeartbeat < expiresAt, ISO 8601", string(t.Heartbeat))
 	}
 	if ex := l.Exit(); ex != nil && ex.Code != 0 {
@@ -466,8 +465,8 @@ func expiredInWindow(s *conform.Session, t *AOFTask, exp time.Time) conform.Outc
 	}
 	early := time.Duration(float64(stopEarly) * scale)
 	late := time.Duration(float64(stopLate) * scale)
-	at, err := time.Parse(time.RFC3339Nano, jsonField(t.Run, "expiredAt"))
-	if err != nil {
+	at, ok := aofTime(jsonField(t.Run, "expiredAt"))
+	if !ok {
 		return conform.Mismatch("the crashed run's reclaim has no time: run.json has no ISO 8601 expiredAt", `run.json "expiredAt": the reclaim's time`, strings.TrimSpace(string(t.Run)))
 	}
 	d := at.Sub(exp)

@@ -351,6 +351,21 @@ func (st *AOFState) EventsOf(typ, taskID string) []AOFEvent {
 }
 
 // jsonField decodes one string field of a JSON object ("" when absent).
+// aofTime reads an AOF/1 timestamp with the dialect's one reader
+// (lint/spec/aof.ParseTime, as aoplint's AOF-TIME rules and the engine do).
+func aofTime(s string) (time.Time, bool) {
+	t, _, ok := spec.ParseTime(s)
+	return t, ok
+}
+
+// heartbeatTimes are run_heartbeat.json's lastHeartbeat and expiresAt (ok
+// false: either is missing or no AOF/1 timestamp).
+func (t *AOFTask) heartbeatTimes() (last, exp time.Time, ok bool) {
+	last, okLast := aofTime(jsonField(t.Heartbeat, "lastHeartbeat"))
+	exp, okExp := aofTime(jsonField(t.Heartbeat, "expiresAt"))
+	return last, exp, okLast && okExp
+}
+
 func jsonField(b []byte, key string) string {
 	var m map[string]any
 	if json.Unmarshal(b, &m) != nil {
@@ -371,9 +386,8 @@ func ttlOutlived(s *conform.Session, g aofGiven, t *AOFTask) (conform.Outcome, b
 	if g.HeartbeatTTLMs <= 0 || t == nil || t.Status() != spec.InProgress {
 		return conform.Outcome{}, false
 	}
-	last, err1 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "lastHeartbeat"))
-	exp, err2 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "expiresAt"))
-	if err1 != nil || err2 != nil {
+	last, exp, ok := t.heartbeatTimes()
+	if !ok {
 		return conform.Outcome{}, false
 	}
 	scale := s.Scale

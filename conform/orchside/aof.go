@@ -3,9 +3,10 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,13 +124,8 @@ func aofEndDecisions(s *conform.Session) []string {
 	if st == nil {
 		return nil
 	}
-	ids := make([]string, 0, len(st.Tasks))
-	for id := range st.Tasks {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	var out []string
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(st.Tasks)) {
 		t := st.Tasks[id]
 		line := "task " + id + " ends " + t.Status()
 		if t.Status() == "" {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -133,12 +135,7 @@ func aofReadBack(h *harness.H) {
 // transcript (from the orchestrator, stream file:<path>): an AOF scheduler speaks
 // through the data directory ("all state lives in the filesystem").
 func recordArtifacts(h *harness.H, st *AOFState) {
-	ids := make([]string, 0, len(st.Tasks))
-	for id := range st.Tasks {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(st.Tasks)) {
 		t := st.Tasks[id]
 		files := []struct {
 			path string

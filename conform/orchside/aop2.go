@@ -8,6 +8,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	"github.com/aopkit/aopkit/conform/engine/jsonval"
 )
 
 func init() {
@@ -117,20 +118,7 @@ func aop2DispatchSummary(s *conform.Session, l *Launch) string {
 			attempt = fmt.Sprintf(", attempt %g", a)
 		}
 	}
-	return "TASK for " + strAt(m, "target", "provider") + " / " + strAt(m, "target", "model") + attempt
-}
-
-func strAt(m map[string]any, keys ...string) string {
-	var v any = m
-	for _, k := range keys {
-		o, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = o[k]
-	}
-	s, _ := v.(string)
-	return s
+	return "TASK for " + jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model") + attempt
 }
 
 // firstLaunch is the common start of the checks: the given task and launch 1.
@@ -160,7 +148,7 @@ func aop2TaskDispatched(s *conform.Session) conform.Outcome {
 			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d of the agent received no TASK on stdin", l.N), "one TASK JSON line on stdin", fmt.Sprintf("%d stdin lines", len(l.Messages("stdin", "")))), l.Seqs("stdin")...)
 		}
 		seqs = append(seqs, e.Seq)
-		got := [2]string{strAt(m, "session", "session_id"), strAt(m, "task", "task_id")}
+		got := [2]string{jsonval.String(m, "session", "session_id"), jsonval.String(m, "task", "task_id")}
 		want := [2]string{given.SessionID, given.TaskID}
 		if got != want {
 			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: the TASK names another session or task than the one given", l.N),
@@ -324,7 +312,7 @@ func aop2FallbackByTrigger(s *conform.Session) conform.Outcome {
 	if m == nil {
 		return withSeq(conform.Mismatch("the second launch received no TASK", "a TASK for "+expected, "none"), ls[1].Seqs("stdin")...)
 	}
-	got := strAt(m, "target", "provider") + " / " + strAt(m, "target", "model")
+	got := jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model")
 	if got != expected {
 		return withSeq(conform.Mismatch("the re-dispatch went to the wrong model (§9: the first alternative whose fallback_trigger matches E_TIMEOUT)", expected, got), e.Seq)
 	}
@@ -339,7 +327,7 @@ func aop2RollbackRestored(s *conform.Session) conform.Outcome {
 	ws := ""
 	if m, _ := aop2TaskOf(l); m != nil {
 		if t, ok := m["task"].(map[string]any); ok {
-			ws = strAt(t, "environment", "workspace_root")
+			ws = jsonval.String(t, "environment", "workspace_root")
 		}
 	}
 	var changed []string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	"github.com/aopkit/aopkit/conform/engine/jsonval"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
@@ -217,7 +218,7 @@ func givenStr(s *conform.Session, keys ...string) (string, bool) {
 	if json.Unmarshal([]byte(FactTask.Get(s)), &m) != nil {
 		return "", false
 	}
-	v := strAt(m, keys...)
+	v := jsonval.String(m, keys...)
 	return v, v != ""
 }
 

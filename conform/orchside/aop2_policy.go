@@ -8,6 +8,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	"github.com/aopkit/aopkit/conform/engine/jsonval"
 )
 
 // The aop2 checks of what an orchestrator does with the TASK it is given before
@@ -395,7 +396,7 @@ func aop2Model(l *Launch) string {
 	if m == nil {
 		return ""
 	}
-	return strAt(m, "target", "provider") + " / " + strAt(m, "target", "model")
+	return jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model")
 }
 
 func aop2RetriedThenFallback(s *conform.Session) conform.Outcome {

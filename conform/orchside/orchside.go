@@ -15,9 +15,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,14 +133,7 @@ type side struct {
 var sides = map[string]*side{}
 
 // Protocols lists the protocols with an orchestrator side, sorted.
-func Protocols() []string {
-	var out []string
-	for p := range sides {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
+func Protocols() []string { return slices.Sorted(maps.Keys(sides)) }
 
 // Driver returns the driver that plays one orchestrator-side scenario: mockagent
 // (the program at mockagentPath, with extra arguments) is the agent the
@@ -415,10 +409,7 @@ func Describe(sc *conform.Scenario) Info {
 			b, _ := harness.Compact(su.Mockagent)
 			cue = append(cue, "script "+string(b)+" ($"+mockagent.EnvScript+")")
 		}
-		for f := range su.Files {
-			in.Setup = append(in.Setup, f)
-		}
-		sort.Strings(in.Setup)
+		in.Setup = slices.Sorted(maps.Keys(su.Files))
 	}
 	var t struct {
 		Task struct {

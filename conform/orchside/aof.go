@@ -510,13 +510,7 @@ func aofOutcomeDriven(s *conform.Session) conform.Outcome {
 
 // handoffRequests are the handoff.request envelopes of a launch.
 func handoffRequests(l *Launch) []aofMsg {
-	var out []aofMsg
-	for _, m := range aofOut(l) {
-		if m.typ == spec.TypeHandoffRequest {
-			out = append(out, m)
-		}
-	}
-	return out
+	return filter(aofOut(l), func(m aofMsg) bool { return m.typ == spec.TypeHandoffRequest })
 }
 
 func aofChildDispatched(s *conform.Session) conform.Outcome {

@@ -176,13 +176,7 @@ var aofRoutingChecks = []*conform.Check{
 // aofValid are the envelopes of a launch the router routes (a known or unknown
 // type, a valid envelope and payload), in order.
 func aofValid(l *Launch) []aofMsg {
-	var out []aofMsg
-	for _, m := range aofOut(l) {
-		if engaof.EnvelopeProblem([]byte(m.e.Line)) == "" {
-			out = append(out, m)
-		}
-	}
-	return out
+	return filter(aofOut(l), func(m aofMsg) bool { return engaof.EnvelopeProblem([]byte(m.e.Line)) == "" })
 }
 
 func (m aofMsg) from() string { s, _ := m.env["fromAgent"].(string); return s }
@@ -339,13 +333,7 @@ func entryMismatch(what string, t *AOFTask, st statusStep) conform.Outcome {
 
 // stepsOf are the replayed steps of one kind.
 func stepsOf(steps []statusStep, kind string) []statusStep {
-	var out []statusStep
-	for _, st := range steps {
-		if st.kind == kind {
-			out = append(out, st)
-		}
-	}
-	return out
+	return filter(steps, func(st statusStep) bool { return st.kind == kind })
 }
 
 // statusStart is aofFirst, the replayed status updates (all) and those of one
@@ -382,13 +370,9 @@ func aofWorkLog(s *conform.Session) conform.Outcome {
 // transitionsTo are the task.transitioned events of a task into status to (an
 // event without payload.to counts when its reason is reason).
 func (st *AOFState) transitionsTo(taskID, to, reason string) []AOFEvent {
-	var out []AOFEvent
-	for _, e := range st.EventsOf("task.transitioned", taskID) {
-		if e.Field("to") == to || e.Field("to") == "" && reason != "" && e.Reason == reason {
-			out = append(out, e)
-		}
-	}
-	return out
+	return filter(st.EventsOf("task.transitioned", taskID), func(e AOFEvent) bool {
+		return e.Field("to") == to || e.Field("to") == "" && reason != "" && e.Reason == reason
+	})
 }
 
 func aofStatusTransition(s *conform.Session) conform.Outcome {
@@ -490,13 +474,7 @@ func allowedInto(steps []statusStep, to string) int {
 
 // stepsTo are the steps that moved the task into status to.
 func stepsTo(steps []statusStep, to string) []statusStep {
-	var out []statusStep
-	for _, st := range stepsOf(steps, "transition") {
-		if st.to == to {
-			out = append(out, st)
-		}
-	}
-	return out
+	return filter(stepsOf(steps, "transition"), func(st statusStep) bool { return st.to == to })
 }
 
 // reasonOfStep reports whether a transition step carries that reason.
@@ -516,12 +494,7 @@ func aofPick(s *conform.Session, cue string, keep func(c *aofCommon, m aofMsg) b
 	if bad != nil {
 		return nil, nil, bad
 	}
-	var out []aofMsg
-	for _, m := range aofValid(l) {
-		if keep(c, m) {
-			out = append(out, m)
-		}
-	}
+	out := filter(aofValid(l), func(m aofMsg) bool { return keep(c, m) })
 	if len(out) == 0 {
 		o := conform.NotTestedf("the agent sent no %s (the scenario's cue failed)", cue)
 		return nil, nil, &o
@@ -658,13 +631,9 @@ func aofCompletedEvent(s *conform.Session) conform.Outcome {
 // foreignOf are the launch's valid envelopes about the given task from another
 // agent than the lease holder.
 func (c *aofCommon) foreignOf(l *Launch) []aofMsg {
-	var out []aofMsg
-	for _, m := range aofValid(l) {
-		if m.taskID() == c.given.TaskID && m.from() != l.Env["AOF_AGENT_ID"] && spec.KnownType(m.typ) {
-			out = append(out, m)
-		}
-	}
-	return out
+	return filter(aofValid(l), func(m aofMsg) bool {
+		return m.taskID() == c.given.TaskID && m.from() != l.Env["AOF_AGENT_ID"] && spec.KnownType(m.typ)
+	})
 }
 
 // foreignApplied is the first envelope from another agent than the lease holder
@@ -770,13 +739,7 @@ func aofRunLive(s *conform.Session) conform.Outcome {
 
 // acksOf are a launch's valid handoff acknowledgements of its own task.
 func acksOf(l *Launch, typ string) []aofMsg {
-	var out []aofMsg
-	for _, m := range aofValid(l) {
-		if m.typ == typ && m.taskID() == l.Env["AOF_TASK_ID"] {
-			out = append(out, m)
-		}
-	}
-	return out
+	return filter(aofValid(l), func(m aofMsg) bool { return m.typ == typ && m.taskID() == l.Env["AOF_TASK_ID"] })
 }
 
 func aofFlowLogged(s *conform.Session) conform.Outcome {

@@ -338,13 +338,7 @@ func (st *AOFState) HasEvent(typ, reason, taskID string) bool {
 // EventsOf are the events of that type logged for the task (an event naming no
 // task counts for every task), in order.
 func (st *AOFState) EventsOf(typ, taskID string) []AOFEvent {
-	var out []AOFEvent
-	for _, e := range st.Events {
-		if e.Type == typ && (e.TaskID == "" || e.TaskID == taskID) {
-			out = append(out, e)
-		}
-	}
-	return out
+	return filter(st.Events, func(e AOFEvent) bool { return e.Type == typ && (e.TaskID == "" || e.TaskID == taskID) })
 }
 
 // jsonField decodes one string field of a JSON object ("" when absent).

@@ -435,3 +435,14 @@ func withSeq(o conform.Outcome, seq ...int) conform.Outcome {
 	o.Seq = seq
 	return o
 }
+
+// filter is the elements of xs that keep holds for, in order (nil for none).
+func filter[T any](xs []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

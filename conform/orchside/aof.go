@@ -455,10 +455,7 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 // expiredAt: not before the heartbeat's expiresAt (− stopEarly), not after it +
 // stopLate (× scale).
 func expiredInWindow(s *conform.Session, t *AOFTask, exp time.Time) conform.Outcome {
-	scale := s.Scale
-	if scale <= 0 {
-		scale = 1
-	}
+	scale := scaleOf(s)
 	early := time.Duration(float64(stopEarly) * scale)
 	late := time.Duration(float64(stopLate) * scale)
 	at, ok := aofTime(jsonField(t.Run, "expiredAt"))

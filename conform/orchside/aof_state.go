@@ -381,10 +381,7 @@ func ttlOutlived(s *conform.Session, g aofGiven, t *AOFTask) (conform.Outcome, b
 	if !ok {
 		return conform.Outcome{}, false
 	}
-	scale := s.Scale
-	if scale <= 0 {
-		scale = 1
-	}
+	scale := scaleOf(s)
 	want := time.Duration(float64(g.HeartbeatTTLMs) * float64(time.Millisecond) * scale)
 	var end time.Time // when the scheduler ended (the scenario did)
 	if a := s.Last(); a != nil {

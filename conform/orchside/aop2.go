@@ -217,10 +217,7 @@ func neverStopped(s *conform.Session, l *Launch, origin time.Time) string {
 // stopWindow judges when the agent was stopped against a limit counted from
 // origin: not before limit − early, not after limit + late (× scale).
 func stopWindow(s *conform.Session, l *Launch, origin time.Time, limit time.Duration, eof bool, what string) conform.Outcome {
-	scale := s.Scale
-	if scale <= 0 {
-		scale = 1
-	}
+	scale := scaleOf(s)
 	early := time.Duration(float64(stopEarly) * scale)
 	late := time.Duration(float64(stopLate) * scale)
 	at, how, killed := l.Stop(eof)

@@ -456,10 +456,7 @@ func aop2RetryBackoff(s *conform.Session) conform.Outcome {
 	if len(p.backoff) == 0 {
 		return conform.NotTestedf("the scenario's task has no retry_backoff_seconds")
 	}
-	scale := s.Scale
-	if scale <= 0 {
-		scale = 1
-	}
+	scale := scaleOf(s)
 	judged := 0
 	for i := 1; i < len(ls) && i <= p.retries; i++ {
 		prev, next := &ls[i-1], &ls[i]

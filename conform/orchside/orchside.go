@@ -446,3 +446,11 @@ func filter[T any](xs []T, keep func(T) bool) []T {
 	}
 	return out
 }
+
+// scaleOf is the session's --timeout-scale factor (1 when unset).
+func scaleOf(s *conform.Session) float64 {
+	if s.Scale <= 0 {
+		return 1
+	}
+	return s.Scale
+}

@@ -4,6 +4,11 @@
 // failing. It imports nothing of aopkit, so both sides may use it.
 package fault
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Fault is one rule an implementation can be told to break.
 type Fault struct {
 	Name string // stable, kebab-case: "stop-heartbeats"
@@ -35,4 +40,14 @@ func Names(fs []Fault) []string {
 		out[i] = f.Name
 	}
 	return out
+}
+
+// Check validates the fault an engine is told to play: nil for none ("") or
+// one of fs, else an error naming the engine and listing its faults. Every
+// reference engine checks its harness.Config.EngineFault here.
+func Check(engine string, fs []Fault, name string) error {
+	if name == "" || Lookup(fs, name) != nil {
+		return nil
+	}
+	return fmt.Errorf("the %s engine has no fault %q (faults: %s)", engine, name, strings.Join(Names(fs), ", "))
 }

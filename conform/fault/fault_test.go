@@ -17,3 +17,16 @@ func TestLookupAndNames(t *testing.T) {
 		t.Errorf("Names = %v", got)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	fs := []Fault{{Name: "a"}, {Name: "b"}}
+	for _, name := range []string{"", "a", "b"} {
+		if err := Check("x", fs, name); err != nil {
+			t.Errorf("Check(%q) = %v, want nil", name, err)
+		}
+	}
+	err := Check("x", fs, "c")
+	if want := `the x engine has no fault "c" (faults: a, b)`; err == nil || err.Error() != want {
+		t.Errorf("Check(c) = %v, want %s", err, want)
+	}
+}

@@ -3,9 +3,10 @@ package orchside
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,13 +124,8 @@ func aofEndDecisions(s *conform.Session) []string {
 	if st == nil {
 		return nil
 	}
-	ids := make([]string, 0, len(st.Tasks))
-	for id := range st.Tasks {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	var out []string
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(st.Tasks)) {
 		t := st.Tasks[id]
 		line := "task " + id + " ends " + t.Status()
 		if t.Status() == "" {
@@ -291,9 +287,7 @@ func aofLeaseDispatched(s *conform.Session) conform.Outcome {
 		l := &c.ls[i]
 		id, agent := l.Env["AOF_TASK_ID"], l.Env["AOF_AGENT_ID"]
 		fail := func(msg, want, got string) conform.Outcome {
-			o := conform.Mismatch(fmt.Sprintf("launch %d (%s): %s", l.N, id, msg), want, got)
-			o.Seq = l.Seqs("stdout", "exit")
-			return o
+			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d (%s): %s", l.N, id, msg), want, got), l.Seqs("stdout", "exit")...)
 		}
 		if id == "" || agent == "" {
 			return fail("the agent was started without the aof binding's environment", "AOF_TASK_ID and AOF_AGENT_ID set", fmt.Sprintf("AOF_TASK_ID=%q AOF_AGENT_ID=%q", id, agent))
@@ -332,7 +326,7 @@ func aofLeaseDispatched(s *conform.Session) conform.Outcome {
 		if run.TaskID != id || run.AgentID != agent || run.Status == "" {
 			return fail("run.json does not describe this run", fmt.Sprintf("taskId %s, agentId %s, a status", id, agent), fmt.Sprintf("taskId %q, agentId %q, status %q", run.TaskID, run.AgentID, run.Status))
 		}
-		if _, err := time.Parse(time.RFC3339Nano, run.StartedAt); err != nil {
+		if _, ok := aofTime(run.StartedAt); !ok {
 			return fail("run.json's startedAt is not an ISO 8601 time", "an ISO 8601 startedAt", run.StartedAt)
 		}
 		n++
@@ -404,9 +398,7 @@ func aofCompletionTransition(s *conform.Session) conform.Outcome {
 	ex := l.Exit()
 	if m == nil || ex == nil || ex.Code != 0 {
 		if _, how, killed := l.Stop(false); how != "" || killed {
-			o := conform.Mismatch("the scheduler stopped a healthy agent before its completion", "completion.report, then exit 0 by itself", how+" before the completion")
-			o.Seq = l.Seqs("signal", "stdout")
-			return o
+			return withSeq(conform.Mismatch("the scheduler stopped a healthy agent before its completion", "completion.report, then exit 0 by itself", how+" before the completion"), l.Seqs("signal", "stdout")...)
 		}
 		return conform.NotTestedf("the agent sent no valid completion.report and exit 0 (the scenario's cue failed)")
 	}
@@ -416,16 +408,12 @@ func aofCompletionTransition(s *conform.Session) conform.Outcome {
 		return *bad
 	}
 	if got != want {
-		o := conform.Mismatch(fmt.Sprintf("outcome %s (reviewRequired %v) left the task in the wrong status (Transition Logic)", outcome, c.seeded.ReviewRequired()), path, "tasks/"+got+"/")
-		o.Seq = []int{m.e.Seq}
-		return o
+		return withSeq(conform.Mismatch(fmt.Sprintf("outcome %s (reviewRequired %v) left the task in the wrong status (Transition Logic)", outcome, c.seeded.ReviewRequired()), path, "tasks/"+got+"/"), m.e.Seq)
 	}
 	if a := s.Last(); a == nil || a.Timeout || (a.Decided.IsZero() && (!a.Exited() || a.Exit.Code != 0)) {
 		return conform.Mismatch("the scheduler did not exit 0 once the task was decided", "exit 0, or stay up, before the scenario deadline", fmt.Sprintf("timed out %v", a != nil && a.Timeout))
 	}
-	o := conform.Passf("outcome %s: run_result.json written, %s", outcome, path)
-	o.Seq = []int{m.e.Seq}
-	return o
+	return withSeq(conform.Passf("outcome %s: run_result.json written, %s", outcome, path), m.e.Seq)
 }
 
 func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
@@ -444,16 +432,13 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 		return o
 	}
 	if got := t.Status(); got != spec.Ready {
-		o := conform.Mismatch("the stale task was not reclaimed to ready", "tasks/"+spec.Ready+"/ (no run_result.json: reclaim)", "tasks/"+got+"/")
-		o.Seq = l.Seqs("stdout")
-		return o
+		return withSeq(conform.Mismatch("the stale task was not reclaimed to ready", "tasks/"+spec.Ready+"/ (no run_result.json: reclaim)", "tasks/"+got+"/"), l.Seqs("stdout")...)
 	}
 	if st := jsonField(t.Run, "status"); st != "expired" {
 		return conform.Mismatch("the reclaimed run is not marked expired (markRunArtifactExpired)", `run.json "status": "expired"`, fmt.Sprintf("status %q", st))
 	}
-	last, err1 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "lastHeartbeat"))
-	exp, err2 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "expiresAt"))
-	if err1 != nil || err2 != nil || !exp.After(last) {
+	last, exp, ok := t.heartbeatTimes()
+	if !ok || !exp.After(last) {
 		return conform.Mismatch("run_heartbeat.json does not say when the run expired", "lastHeartbeat < expiresAt, ISO 8601", string(t.Heartbeat))
 	}
 	if ex := l.Exit(); ex != nil && ex.Code != 0 {
@@ -470,14 +455,11 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 // expiredAt: not before the heartbeat's expiresAt (− stopEarly), not after it +
 // stopLate (× scale).
 func expiredInWindow(s *conform.Session, t *AOFTask, exp time.Time) conform.Outcome {
-	scale := s.Scale
-	if scale <= 0 {
-		scale = 1
-	}
+	scale := scaleOf(s)
 	early := time.Duration(float64(stopEarly) * scale)
 	late := time.Duration(float64(stopLate) * scale)
-	at, err := time.Parse(time.RFC3339Nano, jsonField(t.Run, "expiredAt"))
-	if err != nil {
+	at, ok := aofTime(jsonField(t.Run, "expiredAt"))
+	if !ok {
 		return conform.Mismatch("the crashed run's reclaim has no time: run.json has no ISO 8601 expiredAt", `run.json "expiredAt": the reclaim's time`, strings.TrimSpace(string(t.Run)))
 	}
 	d := at.Sub(exp)
@@ -520,20 +502,12 @@ func aofOutcomeDriven(s *conform.Session) conform.Outcome {
 		o.Seq = append([]int{m.e.Seq}, l.Seqs("exit")...)
 		return o
 	}
-	o := conform.Passf("outcome %s reported before the crash: %s", outcome, path)
-	o.Seq = []int{m.e.Seq}
-	return o
+	return withSeq(conform.Passf("outcome %s reported before the crash: %s", outcome, path), m.e.Seq)
 }
 
 // handoffRequests are the handoff.request envelopes of a launch.
 func handoffRequests(l *Launch) []aofMsg {
-	var out []aofMsg
-	for _, m := range aofOut(l) {
-		if m.typ == spec.TypeHandoffRequest {
-			out = append(out, m)
-		}
-	}
-	return out
+	return filter(aofOut(l), func(m aofMsg) bool { return m.typ == spec.TypeHandoffRequest })
 }
 
 func aofChildDispatched(s *conform.Session) conform.Outcome {
@@ -554,15 +528,11 @@ func aofChildDispatched(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the child task %s has no task file (the agent's job)", child)
 	}
 	if t.Handoff == nil {
-		o := conform.Mismatch("the accepted handoff wrote no inputs/handoff.json for the child", "tasks/<status>/"+child+"/inputs/handoff.json", "(no file)")
-		o.Seq = []int{req.e.Seq}
-		return o
+		return withSeq(conform.Mismatch("the accepted handoff wrote no inputs/handoff.json for the child", "tasks/<status>/"+child+"/inputs/handoff.json", "(no file)"), req.e.Seq)
 	}
 	var h engaof.Handoff
 	if err := json.Unmarshal(t.Handoff, &h); err != nil || h.TaskID != child || h.ParentTaskID != c.given.TaskID || h.ToAgent != to {
-		o := conform.Mismatch("the child's inputs/handoff.json is not the request's payload", fmt.Sprintf("taskId %s, parentTaskId %s, toAgent %s", child, c.given.TaskID, to), strings.TrimSpace(string(t.Handoff)))
-		o.Seq = []int{req.e.Seq}
-		return o
+		return withSeq(conform.Mismatch("the child's inputs/handoff.json is not the request's payload", fmt.Sprintf("taskId %s, parentTaskId %s, toAgent %s", child, c.given.TaskID, to), strings.TrimSpace(string(t.Handoff))), req.e.Seq)
 	}
 	if t.Task == nil || t.Task.DelegationDepth() != 1 {
 		depth := "unreadable task file"
@@ -573,16 +543,12 @@ func aofChildDispatched(s *conform.Session) conform.Outcome {
 	}
 	runs := c.launchesOn(child)
 	if len(runs) == 0 {
-		o := conform.Mismatch("the child task was never dispatched", "a launch with AOF_TASK_ID="+child+", AOF_AGENT_ID="+to, fmt.Sprintf("%d launch(es), none on %s; the child ends %s", len(c.ls), child, t.Status()))
-		o.Seq = []int{req.e.Seq}
-		return o
+		return withSeq(conform.Mismatch("the child task was never dispatched", "a launch with AOF_TASK_ID="+child+", AOF_AGENT_ID="+to, fmt.Sprintf("%d launch(es), none on %s; the child ends %s", len(c.ls), child, t.Status())), req.e.Seq)
 	}
 	if got := runs[0].Env["AOF_AGENT_ID"]; got != to {
 		return conform.Mismatch("the child task was dispatched to another agent than the handoff's toAgent", "AOF_AGENT_ID="+to, "AOF_AGENT_ID="+got)
 	}
-	o := conform.Passf("child %s: inputs/handoff.json written, delegationDepth 1, dispatched to %s (launch %d)", child, to, runs[0].N)
-	o.Seq = []int{req.e.Seq}
-	return o
+	return withSeq(conform.Passf("child %s: inputs/handoff.json written, delegationDepth 1, dispatched to %s (launch %d)", child, to, runs[0].N), req.e.Seq)
 }
 
 func aofNestedRejected(s *conform.Session) conform.Outcome {
@@ -601,23 +567,15 @@ func aofNestedRejected(s *conform.Session) conform.Outcome {
 	t := c.task(g)
 	seq := []int{req.e.Seq}
 	if t.Handoff != nil {
-		o := conform.Mismatch("the nested delegation was accepted: the grandchild got inputs/handoff.json", "no handoff artifacts (depth 2 is rejected)", "tasks/"+t.Status()+"/"+g+"/inputs/handoff.json")
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("the nested delegation was accepted: the grandchild got inputs/handoff.json", "no handoff artifacts (depth 2 is rejected)", "tasks/"+t.Status()+"/"+g+"/inputs/handoff.json"), seq...)
 	}
 	if runs := c.launchesOn(g); len(runs) > 0 {
-		o := conform.Mismatch("the nested delegation's task was dispatched", "no launch on "+g, fmt.Sprintf("launch %d with AOF_TASK_ID=%s", runs[0].N, g))
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("the nested delegation's task was dispatched", "no launch on "+g, fmt.Sprintf("launch %d with AOF_TASK_ID=%s", runs[0].N, g)), seq...)
 	}
 	if !c.state.HasEvent("delegation.rejected", engaof.ReasonNestedDelegation, g) {
-		o := conform.Mismatch("no delegation.rejected event with reason nested_delegation", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+g+`","payload":{"reason":"nested_delegation"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events)))
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("no delegation.rejected event with reason nested_delegation", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+g+`","payload":{"reason":"nested_delegation"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))), seq...)
 	}
-	o := conform.Passf("the handoff.request for %s from a depth-%d task was rejected as nested_delegation; no handoff written, nothing dispatched", g, c.seeded.DelegationDepth())
-	o.Seq = seq
-	return o
+	return withSeq(conform.Passf("the handoff.request for %s from a depth-%d task was rejected as nested_delegation; no handoff written, nothing dispatched", g, c.seeded.DelegationDepth()), seq...)
 }
 
 func aofInvalidRejected(s *conform.Session) conform.Outcome {
@@ -669,26 +627,18 @@ func aofInvalidRejected(s *conform.Session) conform.Outcome {
 	if report != nil && completionOf(l) == nil {
 		seq := []int{report.e.Seq}
 		if t.Result != nil {
-			o := conform.Mismatch("run_result.json was written from an invalid completion.report ("+report.problem+")", "no run_result.json", strings.TrimSpace(string(t.Result)))
-			o.Seq = seq
-			return o
+			return withSeq(conform.Mismatch("run_result.json was written from an invalid completion.report ("+report.problem+")", "no run_result.json", strings.TrimSpace(string(t.Result))), seq...)
 		}
 		switch t.Status() {
 		case spec.Review, spec.Done, spec.Blocked:
-			o := conform.Mismatch("the invalid completion.report moved the task", "no completion transition", "tasks/"+t.Status()+"/")
-			o.Seq = seq
-			return o
+			return withSeq(conform.Mismatch("the invalid completion.report moved the task", "no completion transition", "tasks/"+t.Status()+"/"), seq...)
 		}
 	}
 	for _, v := range inv {
 		if !c.state.HasEvent("protocol.message.rejected", v.reason, v.taskID) {
-			o := conform.Mismatch("a line the router must reject ("+v.problem+") was not logged as rejected",
-				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+v.taskID+`","payload":{"reason":"`+v.reason+`"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events)))
-			o.Seq = []int{v.e.Seq}
-			return o
+			return withSeq(conform.Mismatch("a line the router must reject ("+v.problem+") was not logged as rejected",
+				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+v.taskID+`","payload":{"reason":"`+v.reason+`"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))), v.e.Seq)
 		}
 	}
-	o := conform.Passf("%d invalid line(s) rejected and logged (%s); no run_result.json or transition from an invalid report", len(inv), inv[0].problem)
-	o.Seq = []int{inv[0].e.Seq}
-	return o
+	return withSeq(conform.Passf("%d invalid line(s) rejected and logged (%s); no run_result.json or transition from an invalid report", len(inv), inv[0].problem), inv[0].e.Seq)
 }

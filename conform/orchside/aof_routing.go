@@ -176,13 +176,7 @@ var aofRoutingChecks = []*conform.Check{
 // aofValid are the envelopes of a launch the router routes (a known or unknown
 // type, a valid envelope and payload), in order.
 func aofValid(l *Launch) []aofMsg {
-	var out []aofMsg
-	for _, m := range aofOut(l) {
-		if engaof.EnvelopeProblem([]byte(m.e.Line)) == "" {
-			out = append(out, m)
-		}
-	}
-	return out
+	return filter(aofOut(l), func(m aofMsg) bool { return engaof.EnvelopeProblem([]byte(m.e.Line)) == "" })
 }
 
 func (m aofMsg) from() string { s, _ := m.env["fromAgent"].(string); return s }
@@ -334,20 +328,12 @@ func entryMismatch(what string, t *AOFTask, st statusStep) conform.Outcome {
 	case len(bad) > 0:
 		got += fmt.Sprintf("; without an ISO 8601 timestamp: %q", bad)
 	}
-	o := conform.Mismatch(what, want, got)
-	o.Seq = []int{st.m.e.Seq}
-	return o
+	return withSeq(conform.Mismatch(what, want, got), st.m.e.Seq)
 }
 
 // stepsOf are the replayed steps of one kind.
 func stepsOf(steps []statusStep, kind string) []statusStep {
-	var out []statusStep
-	for _, st := range steps {
-		if st.kind == kind {
-			out = append(out, st)
-		}
-	}
-	return out
+	return filter(steps, func(st statusStep) bool { return st.kind == kind })
 }
 
 // statusStart is aofFirst, the replayed status updates (all) and those of one
@@ -378,21 +364,15 @@ func aofWorkLog(s *conform.Session) conform.Outcome {
 			return entryMismatch("a status.update without a status got no work log entry in the task body (or not in the format)", t, st)
 		}
 	}
-	o := conform.Passf("%d progress update(s), each with its work log entry `- <timestamp> Progress: ... | Notes: ...`", len(steps))
-	o.Seq = []int{steps[0].m.e.Seq}
-	return o
+	return withSeq(conform.Passf("%d progress update(s), each with its work log entry `- <timestamp> Progress: ... | Notes: ...`", len(steps)), steps[0].m.e.Seq)
 }
 
 // transitionsTo are the task.transitioned events of a task into status to (an
 // event without payload.to counts when its reason is reason).
 func (st *AOFState) transitionsTo(taskID, to, reason string) []AOFEvent {
-	var out []AOFEvent
-	for _, e := range st.EventsOf("task.transitioned", taskID) {
-		if e.Field("to") == to || e.Field("to") == "" && reason != "" && e.Reason == reason {
-			out = append(out, e)
-		}
-	}
-	return out
+	return filter(st.EventsOf("task.transitioned", taskID), func(e AOFEvent) bool {
+		return e.Field("to") == to || e.Field("to") == "" && reason != "" && e.Reason == reason
+	})
 }
 
 func aofStatusTransition(s *conform.Session) conform.Outcome {
@@ -405,28 +385,20 @@ func aofStatusTransition(s *conform.Session) conform.Outcome {
 	seq := []int{st.m.e.Seq}
 	evs := c.state.transitionsTo(t.ID, st.to, st.reason())
 	if len(evs) == 0 {
-		o := conform.Mismatch(fmt.Sprintf("status.update to %s was not applied: no task.transitioned %s → %s", st.to, st.from, st.to),
+		return withSeq(conform.Mismatch(fmt.Sprintf("status.update to %s was not applied: no task.transitioned %s → %s", st.to, st.from, st.to),
 			fmt.Sprintf(`events/*.jsonl: {"type":"task.transitioned","taskId":"%s","payload":{"to":"%s","reason":"%s"}}; the task in tasks/%s/`, t.ID, st.to, st.reason(), st.to),
-			fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned event(s) for it", t.Status(), len(c.state.EventsOf("task.transitioned", t.ID))))
-		o.Seq = seq
-		return o
+			fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned event(s) for it", t.Status(), len(c.state.EventsOf("task.transitioned", t.ID)))), seq...)
 	}
 	if r := evs[0].Reason; r != st.reason() {
-		o := conform.Mismatch("the transition's reason is not the update's first of blockers → notes → progress", `reason "`+st.reason()+`"`, `reason "`+r+`"`)
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("the transition's reason is not the update's first of blockers → notes → progress", `reason "`+st.reason()+`"`, `reason "`+r+`"`), seq...)
 	}
 	// The task is where the last routed step left it, unless its completion
 	// moved it on.
 	last := steps[len(steps)-1].to
 	if !c.reportedOwn(c.firstLaunch()) && t.Status() != last {
-		o := conform.Mismatch("the task is not in the status the update transitioned it to", "tasks/"+last+"/", "tasks/"+t.Status()+"/")
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("the task is not in the status the update transitioned it to", "tasks/"+last+"/", "tasks/"+t.Status()+"/"), seq...)
 	}
-	o := conform.Passf("status.update %s → %s applied, task.transitioned with reason %q", st.from, st.to, st.reason())
-	o.Seq = seq
-	return o
+	return withSeq(conform.Passf("status.update %s → %s applied, task.transitioned with reason %q", st.from, st.to, st.reason()), seq...)
 }
 
 // firstLaunch is the first launch on the given task (aofFirst found one).
@@ -452,18 +424,14 @@ func aofInvalidTransition(s *conform.Session) conform.Outcome {
 	entries, _, _ := workLog(t)
 	for _, st := range steps {
 		if evs := c.state.transitionsTo(t.ID, st.to, ""); len(evs) > allowedInto(all, st.to) || t.Status() == st.to && len(stepsTo(all, st.to)) == 0 {
-			o := conform.Mismatch(fmt.Sprintf("the invalid transition %s → %s was applied", st.from, st.to), "no transition (aof-1's state machine forbids it)",
-				fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned to %s", t.Status(), len(evs), st.to))
-			o.Seq = []int{st.m.e.Seq}
-			return o
+			return withSeq(conform.Mismatch(fmt.Sprintf("the invalid transition %s → %s was applied", st.from, st.to), "no transition (aof-1's state machine forbids it)",
+				fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned to %s", t.Status(), len(evs), st.to)), st.m.e.Seq)
 		}
 		if !hasEntry(entries, st) {
 			return entryMismatch(fmt.Sprintf("the invalid status.update (%s → %s) got no work log entry instead", st.from, st.to), t, st)
 		}
 	}
-	o := conform.Passf("%d invalid status.update(s) (%s → %s): no transition, a work log entry instead", len(steps), steps[0].from, steps[0].to)
-	o.Seq = []int{steps[0].m.e.Seq}
-	return o
+	return withSeq(conform.Passf("%d invalid status.update(s) (%s → %s): no transition, a work log entry instead", len(steps), steps[0].from, steps[0].to), steps[0].m.e.Seq)
 }
 
 func aofStatusIdempotent(s *conform.Session) conform.Outcome {
@@ -483,18 +451,14 @@ func aofStatusIdempotent(s *conform.Session) conform.Outcome {
 			}
 		}
 		if len(evs) > allowed || byReason > 0 {
-			o := conform.Mismatch(fmt.Sprintf("a status.update to the status the task already had (%s) was applied again", st.to), fmt.Sprintf("no-op: at most %d task.transitioned to %s", allowed, st.to),
-				fmt.Sprintf("%d task.transitioned to %s (%d with this update's reason %q)", len(evs), st.to, byReason, st.reason()))
-			o.Seq = []int{st.m.e.Seq}
-			return o
+			return withSeq(conform.Mismatch(fmt.Sprintf("a status.update to the status the task already had (%s) was applied again", st.to), fmt.Sprintf("no-op: at most %d task.transitioned to %s", allowed, st.to),
+				fmt.Sprintf("%d task.transitioned to %s (%d with this update's reason %q)", len(evs), st.to, byReason, st.reason())), st.m.e.Seq)
 		}
 		if !hasEntry(entries, st) {
 			return entryMismatch(fmt.Sprintf("the update with status unchanged (%s) got no work log entry", st.to), t, st)
 		}
 	}
-	o := conform.Passf("%d status.update(s) to the status the task had: no transition, a work log entry each", len(same))
-	o.Seq = []int{same[0].m.e.Seq}
-	return o
+	return withSeq(conform.Passf("%d status.update(s) to the status the task had: no transition, a work log entry each", len(same)), same[0].m.e.Seq)
 }
 
 // allowedInto is how many task.transitioned into status to the replayed steps
@@ -510,13 +474,7 @@ func allowedInto(steps []statusStep, to string) int {
 
 // stepsTo are the steps that moved the task into status to.
 func stepsTo(steps []statusStep, to string) []statusStep {
-	var out []statusStep
-	for _, st := range stepsOf(steps, "transition") {
-		if st.to == to {
-			out = append(out, st)
-		}
-	}
-	return out
+	return filter(stepsOf(steps, "transition"), func(st statusStep) bool { return st.to == to })
 }
 
 // reasonOfStep reports whether a transition step carries that reason.
@@ -536,12 +494,7 @@ func aofPick(s *conform.Session, cue string, keep func(c *aofCommon, m aofMsg) b
 	if bad != nil {
 		return nil, nil, bad
 	}
-	var out []aofMsg
-	for _, m := range aofValid(l) {
-		if keep(c, m) {
-			out = append(out, m)
-		}
-	}
+	out := filter(aofValid(l), func(m aofMsg) bool { return keep(c, m) })
 	if len(out) == 0 {
 		o := conform.NotTestedf("the agent sent no %s (the scenario's cue failed)", cue)
 		return nil, nil, &o
@@ -562,16 +515,12 @@ func aofUnknownType(s *conform.Session) conform.Outcome {
 			}
 		}
 		if !found {
-			o := conform.Mismatch("an envelope of unknown type "+m.typ+" was not logged as protocol.message.unknown",
+			return withSeq(conform.Mismatch("an envelope of unknown type "+m.typ+" was not logged as protocol.message.unknown",
 				`events/*.jsonl: {"type":"protocol.message.unknown","taskId":"`+m.taskID()+`","payload":{"type":"`+m.typ+`"}} (or reason "type: `+m.typ+`")`,
-				fmt.Sprintf("%d protocol.message.unknown event(s) naming it: none", len(c.state.EventsOf("protocol.message.unknown", m.taskID()))))
-			o.Seq = []int{m.e.Seq}
-			return o
+				fmt.Sprintf("%d protocol.message.unknown event(s) naming it: none", len(c.state.EventsOf("protocol.message.unknown", m.taskID())))), m.e.Seq)
 		}
 	}
-	o := conform.Passf("%d envelope(s) of unknown type (%s) logged as protocol.message.unknown", len(unknown), unknown[0].typ)
-	o.Seq = []int{unknown[0].e.Seq}
-	return o
+	return withSeq(conform.Passf("%d envelope(s) of unknown type (%s) logged as protocol.message.unknown", len(unknown), unknown[0].typ), unknown[0].e.Seq)
 }
 
 // exists reports whether the data directory held the task, before or after.
@@ -598,20 +547,14 @@ func aofTaskNotFound(s *conform.Session) conform.Outcome {
 	for _, m := range missing {
 		seq := []int{m.e.Seq}
 		if t := c.state.Tasks[m.taskID()]; t != nil && t.Result != nil {
-			o := conform.Mismatch("run_result.json was written for a task that does not exist", "no runs/"+m.taskID()+"/run_result.json", strings.TrimSpace(string(t.Result)))
-			o.Seq = seq
-			return o
+			return withSeq(conform.Mismatch("run_result.json was written for a task that does not exist", "no runs/"+m.taskID()+"/run_result.json", strings.TrimSpace(string(t.Result))), seq...)
 		}
 		if !c.state.HasEvent("protocol.message.rejected", engaof.ReasonTaskNotFound, m.taskID()) {
-			o := conform.Mismatch(m.typ+" for a missing task was not rejected as task_not_found",
-				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+m.taskID()+`","payload":{"reason":"task_not_found"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events)))
-			o.Seq = seq
-			return o
+			return withSeq(conform.Mismatch(m.typ+" for a missing task was not rejected as task_not_found",
+				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+m.taskID()+`","payload":{"reason":"task_not_found"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))), seq...)
 		}
 	}
-	o := conform.Passf("%d envelope(s) for missing tasks rejected as task_not_found, nothing written for them", len(missing))
-	o.Seq = []int{missing[0].e.Seq}
-	return o
+	return withSeq(conform.Passf("%d envelope(s) for missing tasks rejected as task_not_found, nothing written for them", len(missing)), missing[0].e.Seq)
 }
 
 // seededIn reports whether the scenario seeded task id in tasks/<status>/.
@@ -636,15 +579,11 @@ func aofAlreadyDone(s *conform.Session) conform.Outcome {
 		t := c.task(m.taskID())
 		evs := c.state.EventsOf("task.transitioned", t.ID)
 		if t.Status() != spec.Done || len(evs) > 0 {
-			o := conform.Mismatch("a completion.report for a task already done was not a no-op", "the task stays in tasks/done/, no task.transitioned",
-				fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned for it", t.Status(), len(evs)))
-			o.Seq = []int{m.e.Seq}
-			return o
+			return withSeq(conform.Mismatch("a completion.report for a task already done was not a no-op", "the task stays in tasks/done/, no task.transitioned",
+				fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned for it", t.Status(), len(evs))), m.e.Seq)
 		}
 	}
-	o := conform.Passf("completion.report for done task %s: no-op, it stays done", onDone[0].taskID())
-	o.Seq = []int{onDone[0].e.Seq}
-	return o
+	return withSeq(conform.Passf("completion.report for done task %s: no-op, it stays done", onDone[0].taskID()), onDone[0].e.Seq)
 }
 
 // leaseHolder is who the task's launch ran as (the lease holder), "" when none
@@ -678,31 +617,23 @@ func aofCompletedEvent(s *conform.Session) conform.Outcome {
 			found = found || e.TaskID == id
 		}
 		if !found {
-			o := conform.Mismatch("the routed completion.report logged no task.completed event", `events/*.jsonl: {"type":"task.completed","taskId":"`+id+`",...}`,
-				fmt.Sprintf("run_result.json written; %d event(s), no task.completed for %s", len(c.state.Events), id))
-			o.Seq = []int{m.e.Seq}
-			return o
+			return withSeq(conform.Mismatch("the routed completion.report logged no task.completed event", `events/*.jsonl: {"type":"task.completed","taskId":"`+id+`",...}`,
+				fmt.Sprintf("run_result.json written; %d event(s), no task.completed for %s", len(c.state.Events), id)), m.e.Seq)
 		}
 		n++
 	}
 	if n == 0 {
 		return conform.NotTestedf("no completion.report was routed (no run_result.json from the lease holder's report)")
 	}
-	o := conform.Passf("%d routed completion.report(s), each with its task.completed event", n)
-	o.Seq = []int{first.e.Seq}
-	return o
+	return withSeq(conform.Passf("%d routed completion.report(s), each with its task.completed event", n), first.e.Seq)
 }
 
 // foreignOf are the launch's valid envelopes about the given task from another
 // agent than the lease holder.
 func (c *aofCommon) foreignOf(l *Launch) []aofMsg {
-	var out []aofMsg
-	for _, m := range aofValid(l) {
-		if m.taskID() == c.given.TaskID && m.from() != l.Env["AOF_AGENT_ID"] && spec.KnownType(m.typ) {
-			out = append(out, m)
-		}
-	}
-	return out
+	return filter(aofValid(l), func(m aofMsg) bool {
+		return m.taskID() == c.given.TaskID && m.from() != l.Env["AOF_AGENT_ID"] && spec.KnownType(m.typ)
+	})
 }
 
 // foreignApplied is the first envelope from another agent than the lease holder
@@ -740,13 +671,9 @@ func aofForeignAgent(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the agent sent no envelope as another agent than the lease holder (the scenario's cue failed)")
 	}
 	if m, what := c.foreignApplied(l); m != nil {
-		o := conform.Mismatch(fmt.Sprintf("%s from %s, not the lease holder %s, changed the task", m.typ, m.from(), holder), "no state change from an agent the task is not leased to (upstream: unauthorized_agent)", what)
-		o.Seq = []int{m.e.Seq}
-		return o
+		return withSeq(conform.Mismatch(fmt.Sprintf("%s from %s, not the lease holder %s, changed the task", m.typ, m.from(), holder), "no state change from an agent the task is not leased to (upstream: unauthorized_agent)", what), m.e.Seq)
 	}
-	o := conform.Passf("%d envelope(s) from another agent than the lease holder %s changed nothing", len(foreign), holder)
-	o.Seq = []int{foreign[0].e.Seq}
-	return o
+	return withSeq(conform.Passf("%d envelope(s) from another agent than the lease holder %s changed nothing", len(foreign), holder), foreign[0].e.Seq)
 }
 
 func aofReceivedLogged(s *conform.Session) conform.Outcome {
@@ -778,14 +705,10 @@ func aofReceivedLogged(s *conform.Session) conform.Outcome {
 	}
 	for id, n := range want {
 		if got := len(c.state.EventsOf("protocol.message.received", id)); got < n {
-			o := conform.Mismatch(fmt.Sprintf("valid messages on %s were not logged as received", id), fmt.Sprintf("%d protocol.message.received for %s (one per valid message)", n, id), fmt.Sprintf("%d", got))
-			o.Seq = []int{first.e.Seq}
-			return o
+			return withSeq(conform.Mismatch(fmt.Sprintf("valid messages on %s were not logged as received", id), fmt.Sprintf("%d protocol.message.received for %s (one per valid message)", n, id), fmt.Sprintf("%d", got)), first.e.Seq)
 		}
 	}
-	o := conform.Passf("%d valid message(s), each logged as protocol.message.received", total)
-	o.Seq = []int{first.e.Seq}
-	return o
+	return withSeq(conform.Passf("%d valid message(s), each logged as protocol.message.received", total), first.e.Seq)
 }
 
 func aofRunLive(s *conform.Session) conform.Outcome {
@@ -805,9 +728,7 @@ func aofRunLive(s *conform.Session) conform.Outcome {
 		}
 		seen++
 		if st := jsonField([]byte(run), "status"); st != "running" {
-			o := conform.Mismatch(fmt.Sprintf("launch %d (%s): run.json does not say the run is live", l.N, id), `"status": "running"`, fmt.Sprintf("status %q", st))
-			o.Seq = l.Seqs("stdout")
-			return o
+			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d (%s): run.json does not say the run is live", l.N, id), `"status": "running"`, fmt.Sprintf("status %q", st)), l.Seqs("stdout")...)
 		}
 	}
 	if seen == 0 {
@@ -818,13 +739,7 @@ func aofRunLive(s *conform.Session) conform.Outcome {
 
 // acksOf are a launch's valid handoff acknowledgements of its own task.
 func acksOf(l *Launch, typ string) []aofMsg {
-	var out []aofMsg
-	for _, m := range aofValid(l) {
-		if m.typ == typ && m.taskID() == l.Env["AOF_TASK_ID"] {
-			out = append(out, m)
-		}
-	}
-	return out
+	return filter(aofValid(l), func(m aofMsg) bool { return m.typ == typ && m.taskID() == l.Env["AOF_TASK_ID"] })
 }
 
 func aofFlowLogged(s *conform.Session) conform.Outcome {
@@ -841,9 +756,7 @@ func aofFlowLogged(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the child %s got no handoff (judged by aof/orch/handoff/child-dispatched)", child)
 	}
 	if len(c.state.EventsOf("delegation.requested", child)) == 0 {
-		o := conform.Mismatch("the accepted handoff.request was not logged", `events/*.jsonl: {"type":"delegation.requested","taskId":"`+child+`",...}`, fmt.Sprintf("%d event(s), no delegation.requested for %s", len(c.state.Events), child))
-		o.Seq = []int{req.e.Seq}
-		return o
+		return withSeq(conform.Mismatch("the accepted handoff.request was not logged", `events/*.jsonl: {"type":"delegation.requested","taskId":"`+child+`",...}`, fmt.Sprintf("%d event(s), no delegation.requested for %s", len(c.state.Events), child)), req.e.Seq)
 	}
 	runs := c.launchesOn(child)
 	if len(runs) == 0 {
@@ -855,29 +768,21 @@ func aofFlowLogged(s *conform.Session) conform.Outcome {
 	}
 	seq := []int{acks[0].e.Seq}
 	if len(c.state.EventsOf("delegation.accepted", child)) == 0 {
-		o := conform.Mismatch("handoff.accepted was not logged", `events/*.jsonl: {"type":"delegation.accepted","taskId":"`+child+`"}`, fmt.Sprintf("%d event(s), no delegation.accepted for %s", len(c.state.Events), child))
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("handoff.accepted was not logged", `events/*.jsonl: {"type":"delegation.accepted","taskId":"`+child+`"}`, fmt.Sprintf("%d event(s), no delegation.accepted for %s", len(c.state.Events), child)), seq...)
 	}
 	t := c.task(child)
 	if m := completionOf(runs[0]); m != nil && t.Task != nil && t.Result != nil {
 		if ex := runs[0].Exit(); ex != nil && ex.Code == 0 {
 			want, path := expectedStatus(t.Task, m.payload("outcome"))
 			if t.Status() != want {
-				o := conform.Mismatch("the child did not end where its own completion puts it: the acceptance moved it", path+" (handoff.accepted: no status transition)", "tasks/"+t.Status()+"/")
-				o.Seq = seq
-				return o
+				return withSeq(conform.Mismatch("the child did not end where its own completion puts it: the acceptance moved it", path+" (handoff.accepted: no status transition)", "tasks/"+t.Status()+"/"), seq...)
 			}
 		}
 	}
 	if t.Status() == spec.Blocked {
-		o := conform.Mismatch("the accepted handoff moved the child to blocked", "no status transition on handoff.accepted", "tasks/blocked/")
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("the accepted handoff moved the child to blocked", "no status transition on handoff.accepted", "tasks/blocked/"), seq...)
 	}
-	o := conform.Passf("delegation.requested and delegation.accepted logged for %s; the acceptance moved nothing (the child ends %s)", child, t.Status())
-	o.Seq = seq
-	return o
+	return withSeq(conform.Passf("delegation.requested and delegation.accepted logged for %s; the acceptance moved nothing (the child ends %s)", child, t.Status()), seq...)
 }
 
 func aofRejectedBlocked(s *conform.Session) conform.Outcome {
@@ -893,24 +798,16 @@ func aofRejectedBlocked(s *conform.Session) conform.Outcome {
 	seq := []int{m.e.Seq}
 	t := c.task(m.taskID())
 	if t.Status() != spec.Blocked {
-		o := conform.Mismatch("handoff.rejected did not move the child to blocked", "tasks/"+spec.Blocked+"/", "tasks/"+t.Status()+"/")
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("handoff.rejected did not move the child to blocked", "tasks/"+spec.Blocked+"/", "tasks/"+t.Status()+"/"), seq...)
 	}
 	evs := c.state.EventsOf("delegation.rejected", t.ID)
 	if len(evs) == 0 {
-		o := conform.Mismatch("handoff.rejected was not logged", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+t.ID+`","payload":{"reason":"`+m.payload("reason")+`"}}`, fmt.Sprintf("%d event(s), no delegation.rejected for %s", len(c.state.Events), t.ID))
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("handoff.rejected was not logged", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+t.ID+`","payload":{"reason":"`+m.payload("reason")+`"}}`, fmt.Sprintf("%d event(s), no delegation.rejected for %s", len(c.state.Events), t.ID)), seq...)
 	}
 	if m.payload("reason") != "" && evs[0].Reason == "" {
-		o := conform.Mismatch("delegation.rejected does not give the rejection's reason", `payload.reason "`+m.payload("reason")+`"`, "no reason")
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("delegation.rejected does not give the rejection's reason", `payload.reason "`+m.payload("reason")+`"`, "no reason"), seq...)
 	}
-	o := conform.Passf("handoff.rejected: %s moved to blocked, delegation.rejected logged (reason %q)", t.ID, evs[0].Reason)
-	o.Seq = seq
-	return o
+	return withSeq(conform.Passf("handoff.rejected: %s moved to blocked, delegation.rejected logged (reason %q)", t.ID, evs[0].Reason), seq...)
 }
 
 func aofHandoffErrors(s *conform.Session) conform.Outcome {
@@ -935,21 +832,15 @@ func aofHandoffErrors(s *conform.Session) conform.Outcome {
 		}
 		for _, w := range wants {
 			if !c.state.HasEvent(w.typ, reason, w.id) {
-				o := conform.Mismatch(fmt.Sprintf("a handoff.request with %s was not logged as the spec says", reason),
-					fmt.Sprintf(`events/*.jsonl: {"type":"%s","taskId":"%s","payload":{"reason":"%s"}}`, w.typ, id, reason), fmt.Sprintf("%d event(s), none of them", len(c.state.Events)))
-				o.Seq = seq
-				return o
+				return withSeq(conform.Mismatch(fmt.Sprintf("a handoff.request with %s was not logged as the spec says", reason),
+					fmt.Sprintf(`events/*.jsonl: {"type":"%s","taskId":"%s","payload":{"reason":"%s"}}`, w.typ, id, reason), fmt.Sprintf("%d event(s), none of them", len(c.state.Events))), seq...)
 			}
 		}
 		if h := c.task(id).Handoff; reason == engaof.ReasonParentNotFound && h != nil && jsonField(h, "parentTaskId") == m.payload("parentTaskId") {
-			o := conform.Mismatch("a handoff.request whose parent does not exist wrote handoff artifacts", "no inputs/handoff.json naming the missing parent "+m.payload("parentTaskId"), "tasks/"+c.task(id).Status()+"/"+id+"/inputs/handoff.json: "+strings.TrimSpace(string(h)))
-			o.Seq = seq
-			return o
+			return withSeq(conform.Mismatch("a handoff.request whose parent does not exist wrote handoff artifacts", "no inputs/handoff.json naming the missing parent "+m.payload("parentTaskId"), "tasks/"+c.task(id).Status()+"/"+id+"/inputs/handoff.json: "+strings.TrimSpace(string(h))), seq...)
 		}
 	}
-	o := conform.Passf("%d refused handoff.request(s) (%s, ...) logged as the spec says, no handoff written from them", len(refused), c.refusal(s, refused[0]))
-	o.Seq = []int{refused[0].e.Seq}
-	return o
+	return withSeq(conform.Passf("%d refused handoff.request(s) (%s, ...) logged as the spec says, no handoff written from them", len(refused), c.refusal(s, refused[0])), refused[0].e.Seq)
 }
 
 // refusal is what aof-1 §Handoff Error Cases make of a valid handoff.request:
@@ -998,15 +889,11 @@ func aofInvalidCriteria(s *conform.Session) conform.Outcome {
 			if t.Handoff != nil {
 				got = strings.TrimSpace(string(t.Handoff))
 			}
-			o := conform.Mismatch("a handoff.request with invalid acceptance criteria did not proceed", "the child's inputs/handoff.json naming parent "+parent+", and delegation.requested",
-				fmt.Sprintf("%s; %d delegation.requested for %s", got, len(c.state.EventsOf("delegation.requested", child)), child))
-			o.Seq = []int{m.e.Seq}
-			return o
+			return withSeq(conform.Mismatch("a handoff.request with invalid acceptance criteria did not proceed", "the child's inputs/handoff.json naming parent "+parent+", and delegation.requested",
+				fmt.Sprintf("%s; %d delegation.requested for %s", got, len(c.state.EventsOf("delegation.requested", child)), child)), m.e.Seq)
 		}
 	}
-	o := conform.Passf("handoff.request with invalid acceptance criteria for %s proceeded (handoff.json, delegation.requested)", reqs[0].taskID())
-	o.Seq = []int{reqs[0].e.Seq}
-	return o
+	return withSeq(conform.Passf("handoff.request with invalid acceptance criteria for %s proceeded (handoff.json, delegation.requested)", reqs[0].taskID()), reqs[0].e.Seq)
 }
 
 func aofResentOnce(s *conform.Session) conform.Outcome {
@@ -1034,24 +921,16 @@ func aofResentOnce(s *conform.Session) conform.Outcome {
 			return conform.NotJudgedf("aof/orch/handoff/invalid-criteria", "the request never proceeded (invalid acceptance criteria)")
 		}
 		if n != 1 {
-			o := conform.Mismatch("the re-sent handoff.request was not idempotent", "exactly one delegation.requested for "+child+" from parent "+m.payload("parentTaskId")+" (no duplicate delegation)", fmt.Sprintf("%d", n))
-			o.Seq = seq
-			return o
+			return withSeq(conform.Mismatch("the re-sent handoff.request was not idempotent", "exactly one delegation.requested for "+child+" from parent "+m.payload("parentTaskId")+" (no duplicate delegation)", fmt.Sprintf("%d", n)), seq...)
 		}
 		if t := c.task(child); t.Handoff == nil || jsonField(t.Handoff, "parentTaskId") != m.payload("parentTaskId") {
-			o := conform.Mismatch("the re-sent handoff did not leave the request's artifacts", "inputs/handoff.json naming parent "+m.payload("parentTaskId"), strings.TrimSpace(string(t.Handoff)))
-			o.Seq = seq
-			return o
+			return withSeq(conform.Mismatch("the re-sent handoff did not leave the request's artifacts", "inputs/handoff.json naming parent "+m.payload("parentTaskId"), strings.TrimSpace(string(t.Handoff))), seq...)
 		}
 		if runs := c.launchesOn(child); len(runs) > 1 {
-			o := conform.Mismatch("the child of the re-sent handoff was dispatched twice", "one launch on "+child, fmt.Sprintf("%d launches", len(runs)))
-			o.Seq = seq
-			return o
+			return withSeq(conform.Mismatch("the child of the re-sent handoff was dispatched twice", "one launch on "+child, fmt.Sprintf("%d launches", len(runs))), seq...)
 		}
 	}
-	o := conform.Passf("handoff.request for %s sent twice: one delegation, the same artifacts", again[0].taskID())
-	o.Seq = []int{again[0].e.Seq}
-	return o
+	return withSeq(conform.Passf("handoff.request for %s sent twice: one delegation, the same artifacts", again[0].taskID()), again[0].e.Seq)
 }
 
 func aofNoHeartbeatSkipped(s *conform.Session) conform.Outcome {

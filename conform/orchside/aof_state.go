@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -133,12 +135,7 @@ func aofReadBack(h *harness.H) {
 // transcript (from the orchestrator, stream file:<path>): an AOF scheduler speaks
 // through the data directory ("all state lives in the filesystem").
 func recordArtifacts(h *harness.H, st *AOFState) {
-	ids := make([]string, 0, len(st.Tasks))
-	for id := range st.Tasks {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(st.Tasks)) {
 		t := st.Tasks[id]
 		files := []struct {
 			path string
@@ -341,16 +338,25 @@ func (st *AOFState) HasEvent(typ, reason, taskID string) bool {
 // EventsOf are the events of that type logged for the task (an event naming no
 // task counts for every task), in order.
 func (st *AOFState) EventsOf(typ, taskID string) []AOFEvent {
-	var out []AOFEvent
-	for _, e := range st.Events {
-		if e.Type == typ && (e.TaskID == "" || e.TaskID == taskID) {
-			out = append(out, e)
-		}
-	}
-	return out
+	return filter(st.Events, func(e AOFEvent) bool { return e.Type == typ && (e.TaskID == "" || e.TaskID == taskID) })
 }
 
 // jsonField decodes one string field of a JSON object ("" when absent).
+// aofTime reads an AOF/1 timestamp with the dialect's one reader
+// (lint/spec/aof.ParseTime, as aoplint's AOF-TIME rules and the engine do).
+func aofTime(s string) (time.Time, bool) {
+	t, _, ok := spec.ParseTime(s)
+	return t, ok
+}
+
+// heartbeatTimes are run_heartbeat.json's lastHeartbeat and expiresAt (ok
+// false: either is missing or no AOF/1 timestamp).
+func (t *AOFTask) heartbeatTimes() (last, exp time.Time, ok bool) {
+	last, okLast := aofTime(jsonField(t.Heartbeat, "lastHeartbeat"))
+	exp, okExp := aofTime(jsonField(t.Heartbeat, "expiresAt"))
+	return last, exp, okLast && okExp
+}
+
 func jsonField(b []byte, key string) string {
 	var m map[string]any
 	if json.Unmarshal(b, &m) != nil {
@@ -371,15 +377,11 @@ func ttlOutlived(s *conform.Session, g aofGiven, t *AOFTask) (conform.Outcome, b
 	if g.HeartbeatTTLMs <= 0 || t == nil || t.Status() != spec.InProgress {
 		return conform.Outcome{}, false
 	}
-	last, err1 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "lastHeartbeat"))
-	exp, err2 := time.Parse(time.RFC3339Nano, jsonField(t.Heartbeat, "expiresAt"))
-	if err1 != nil || err2 != nil {
+	last, exp, ok := t.heartbeatTimes()
+	if !ok {
 		return conform.Outcome{}, false
 	}
-	scale := s.Scale
-	if scale <= 0 {
-		scale = 1
-	}
+	scale := scaleOf(s)
 	want := time.Duration(float64(g.HeartbeatTTLMs) * float64(time.Millisecond) * scale)
 	var end time.Time // when the scheduler ended (the scenario did)
 	if a := s.Last(); a != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
+	"github.com/aopkit/aopkit/conform/engine/jsonval"
 )
 
 func init() {
@@ -117,20 +118,7 @@ func aop2DispatchSummary(s *conform.Session, l *Launch) string {
 			attempt = fmt.Sprintf(", attempt %g", a)
 		}
 	}
-	return "TASK for " + strAt(m, "target", "provider") + " / " + strAt(m, "target", "model") + attempt
-}
-
-func strAt(m map[string]any, keys ...string) string {
-	var v any = m
-	for _, k := range keys {
-		o, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = o[k]
-	}
-	s, _ := v.(string)
-	return s
+	return "TASK for " + jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model") + attempt
 }
 
 // firstLaunch is the common start of the checks: the given task and launch 1.
@@ -157,28 +145,20 @@ func aop2TaskDispatched(s *conform.Session) conform.Outcome {
 	for _, l := range launchesOf(s) {
 		m, e := aop2TaskOf(&l)
 		if m == nil {
-			o := conform.Mismatch(fmt.Sprintf("launch %d of the agent received no TASK on stdin", l.N), "one TASK JSON line on stdin", fmt.Sprintf("%d stdin lines", len(l.Messages("stdin", ""))))
-			o.Seq = l.Seqs("stdin")
-			return o
+			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d of the agent received no TASK on stdin", l.N), "one TASK JSON line on stdin", fmt.Sprintf("%d stdin lines", len(l.Messages("stdin", "")))), l.Seqs("stdin")...)
 		}
 		seqs = append(seqs, e.Seq)
-		got := [2]string{strAt(m, "session", "session_id"), strAt(m, "task", "task_id")}
+		got := [2]string{jsonval.String(m, "session", "session_id"), jsonval.String(m, "task", "task_id")}
 		want := [2]string{given.SessionID, given.TaskID}
 		if got != want {
-			o := conform.Mismatch(fmt.Sprintf("launch %d: the TASK names another session or task than the one given", l.N),
-				"session_id "+want[0]+", task_id "+want[1], "session_id "+got[0]+", task_id "+got[1])
-			o.Seq = []int{e.Seq}
-			return o
+			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: the TASK names another session or task than the one given", l.N),
+				"session_id "+want[0]+", task_id "+want[1], "session_id "+got[0]+", task_id "+got[1]), e.Seq)
 		}
 		if _, ok := m["task_status"]; ok {
-			o := conform.Failf("launch %d: the TASK carries task_status (§1.2: a TASK MUST NOT)", l.N)
-			o.Seq = []int{e.Seq}
-			return o
+			return withSeq(conform.Failf("launch %d: the TASK carries task_status (§1.2: a TASK MUST NOT)", l.N), e.Seq)
 		}
 	}
-	o := conform.Passf("%d TASK(s) dispatched for session %s, task %s", len(seqs), given.SessionID, given.TaskID)
-	o.Seq = seqs
-	return o
+	return withSeq(conform.Passf("%d TASK(s) dispatched for session %s, task %s", len(seqs), given.SessionID, given.TaskID), seqs...)
 }
 
 func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
@@ -196,9 +176,7 @@ func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
 			if what == "" {
 				what = "SIGKILL"
 			}
-			o := conform.Mismatch("the orchestrator stopped a healthy executor before it answered", "RESPONSE, then exit 0 by itself", what+" before the RESPONSE")
-			o.Seq = l.Seqs("signal", "stdin-eof", "stdout")
-			return o
+			return withSeq(conform.Mismatch("the orchestrator stopped a healthy executor before it answered", "RESPONSE, then exit 0 by itself", what+" before the RESPONSE"), l.Seqs("signal", "stdin-eof", "stdout")...)
 		}
 	}
 	ex := l.Exit()
@@ -206,9 +184,7 @@ func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the agent did not exit 0 by itself (the scenario's cue failed)")
 	}
 	if len(ls) > 1 {
-		o := conform.Mismatch("the task succeeded but the orchestrator started the agent again", "1 launch", fmt.Sprintf("%d launches", len(ls)))
-		o.Seq = ls[1].Seqs("stdin")
-		return o
+		return withSeq(conform.Mismatch("the task succeeded but the orchestrator started the agent again", "1 launch", fmt.Sprintf("%d launches", len(ls))), ls[1].Seqs("stdin")...)
 	}
 	a := s.Last()
 	if a == nil || a.Timeout || (a.Decided.IsZero() && (!a.Exited() || a.Exit.Code != 0)) {
@@ -241,10 +217,7 @@ func neverStopped(s *conform.Session, l *Launch, origin time.Time) string {
 // stopWindow judges when the agent was stopped against a limit counted from
 // origin: not before limit − early, not after limit + late (× scale).
 func stopWindow(s *conform.Session, l *Launch, origin time.Time, limit time.Duration, eof bool, what string) conform.Outcome {
-	scale := s.Scale
-	if scale <= 0 {
-		scale = 1
-	}
+	scale := scaleOf(s)
 	early := time.Duration(float64(stopEarly) * scale)
 	late := time.Duration(float64(stopLate) * scale)
 	at, how, killed := l.Stop(eof)
@@ -255,25 +228,17 @@ func stopWindow(s *conform.Session, l *Launch, origin time.Time, limit time.Dura
 		at, how = l.LastSeen(), "SIGKILL"
 	}
 	if how == "" {
-		o := conform.Mismatch(fmt.Sprintf("the orchestrator never stopped the agent: %s", what),
-			fmt.Sprintf("SIGTERM %s after %s", limit, origin.UTC().Format(conform.TimeFormat)), neverStopped(s, l, origin))
-		o.Seq = seqs
-		return o
+		return withSeq(conform.Mismatch(fmt.Sprintf("the orchestrator never stopped the agent: %s", what),
+			fmt.Sprintf("SIGTERM %s after %s", limit, origin.UTC().Format(conform.TimeFormat)), neverStopped(s, l, origin)), seqs...)
 	}
 	d := at.Sub(origin)
 	switch {
 	case d < limit-early:
-		o := conform.Mismatch(fmt.Sprintf("the agent was stopped too early: %s", what), fmt.Sprintf("%s at %s (−%s)", how, limit, early), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond)))
-		o.Seq = seqs
-		return o
+		return withSeq(conform.Mismatch(fmt.Sprintf("the agent was stopped too early: %s", what), fmt.Sprintf("%s at %s (−%s)", how, limit, early), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond))), seqs...)
 	case d > limit+late:
-		o := conform.Mismatch(fmt.Sprintf("the agent was stopped too late: %s", what), fmt.Sprintf("%s at %s (+%s)", how, limit, late), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond)))
-		o.Seq = seqs
-		return o
+		return withSeq(conform.Mismatch(fmt.Sprintf("the agent was stopped too late: %s", what), fmt.Sprintf("%s at %s (+%s)", how, limit, late), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond))), seqs...)
 	}
-	o := conform.Passf("%s at %s (limit %s): %s", how, d.Round(time.Millisecond), limit, what)
-	o.Seq = seqs
-	return o
+	return withSeq(conform.Passf("%s at %s (limit %s): %s", how, d.Round(time.Millisecond), limit, what), seqs...)
 }
 
 func aop2TimeoutEnforced(s *conform.Session) conform.Outcome {
@@ -338,25 +303,17 @@ func aop2FallbackByTrigger(s *conform.Session) conform.Outcome {
 	ls := launchesOf(s)
 	expected := want.Provider + " / " + want.Model
 	if len(ls) < 2 {
-		o := conform.Mismatch("the orchestrator did not re-dispatch the task after the first attempt timed out", "a second dispatch to "+expected, fmt.Sprintf("%d launch(es)", len(ls)))
-		o.Seq = l.Seqs("signal", "exit")
-		return o
+		return withSeq(conform.Mismatch("the orchestrator did not re-dispatch the task after the first attempt timed out", "a second dispatch to "+expected, fmt.Sprintf("%d launch(es)", len(ls))), l.Seqs("signal", "exit")...)
 	}
 	m, e := aop2TaskOf(&ls[1])
 	if m == nil {
-		o := conform.Mismatch("the second launch received no TASK", "a TASK for "+expected, "none")
-		o.Seq = ls[1].Seqs("stdin")
-		return o
+		return withSeq(conform.Mismatch("the second launch received no TASK", "a TASK for "+expected, "none"), ls[1].Seqs("stdin")...)
 	}
-	got := strAt(m, "target", "provider") + " / " + strAt(m, "target", "model")
+	got := jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model")
 	if got != expected {
-		o := conform.Mismatch("the re-dispatch went to the wrong model (§9: the first alternative whose fallback_trigger matches E_TIMEOUT)", expected, got)
-		o.Seq = []int{e.Seq}
-		return o
+		return withSeq(conform.Mismatch("the re-dispatch went to the wrong model (§9: the first alternative whose fallback_trigger matches E_TIMEOUT)", expected, got), e.Seq)
 	}
-	o := conform.Passf("after the timeout the task was re-dispatched to %s (trigger %s)", expected, want.Trigger)
-	o.Seq = []int{e.Seq}
-	return o
+	return withSeq(conform.Passf("after the timeout the task was re-dispatched to %s (trigger %s)", expected, want.Trigger), e.Seq)
 }
 
 func aop2RollbackRestored(s *conform.Session) conform.Outcome {
@@ -367,7 +324,7 @@ func aop2RollbackRestored(s *conform.Session) conform.Outcome {
 	ws := ""
 	if m, _ := aop2TaskOf(l); m != nil {
 		if t, ok := m["task"].(map[string]any); ok {
-			ws = strAt(t, "environment", "workspace_root")
+			ws = jsonval.String(t, "environment", "workspace_root")
 		}
 	}
 	var changed []string

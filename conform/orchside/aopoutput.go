@@ -285,9 +285,7 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 		if sent != nil {
 			line, seq = conform.Clip(sent.Line, 200), []int{sent.Seq}
 		}
-		o := conform.Mismatch("the agent did not get its task line", fmt.Sprintf(`{"task":%q,"task_type":%q,...}`, g.Task, g.TaskType), line)
-		o.Seq = seq
-		return o
+		return withSeq(conform.Mismatch("the agent did not get its task line", fmt.Sprintf(`{"task":%q,"task_type":%q,...}`, g.Task, g.TaskType), line), seq...)
 	}
 	want, rep := aopOutExpected(l, g.TaskType)
 	if want.Report != engout.ReportComplete || want.Status != "success" || want.Cut {
@@ -327,10 +325,8 @@ func aopOutSummaryLimit(s *conform.Session) conform.Outcome {
 	}
 	n := utf8.RuneCountInString(*gl.Summary)
 	if n > want.Limit {
-		o := conform.Mismatch(fmt.Sprintf("the parent kept %d characters of a %s summary: over the task type's limit", n, g.TaskType),
-			fmt.Sprintf("at most %d characters (%s)", want.Limit, taskTypeRow(g.TaskType)), fmt.Sprintf("%d characters", n))
-		o.Seq = []int{got.seq}
-		return o
+		return withSeq(conform.Mismatch(fmt.Sprintf("the parent kept %d characters of a %s summary: over the task type's limit", n, g.TaskType),
+			fmt.Sprintf("at most %d characters (%s)", want.Limit, taskTypeRow(g.TaskType)), fmt.Sprintf("%d characters", n)), got.seq)
 	}
 	if !strings.HasPrefix(full, *gl.Summary) {
 		return withSeq(conform.Mismatch("the summary the parent kept is not the beginning of the agent's summary", conform.Clip(full, want.Limit), conform.Clip(*gl.Summary, want.Limit)), got.seq)
@@ -393,10 +389,8 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 		l := &ls[0]
 		_, rep := aopOutExpected(l, "")
 		if orch := s.Last(); orch != nil && orch.Timeout && rep.Has("END") {
-			o := conform.Mismatch("the parent waited for the agent after its [AOP:END] until the harness stopped it at the scenario deadline",
-				"the agent stopped, the parent's line and exit", neverStopped(s, l, l.Start))
-			o.Seq = l.Seqs("signal", "exit")
-			return o
+			return withSeq(conform.Mismatch("the parent waited for the agent after its [AOP:END] until the harness stopped it at the scenario deadline",
+				"the agent stopped, the parent's line and exit", neverStopped(s, l, l.Start)), l.Seqs("signal", "exit")...)
 		}
 	}
 	g, l, got, bad := aopOutStart(s)
@@ -461,12 +455,6 @@ func aopOutDecisions(s *conform.Session) []string {
 		out = append(out, fmt.Sprintf("takes report %s, status %s, %s, %s", l.line.Report, l.line.Status, sum, det))
 	}
 	return out
-}
-
-// withSeq is an outcome with its evidence records.
-func withSeq(o conform.Outcome, seq ...int) conform.Outcome {
-	o.Seq = seq
-	return o
 }
 
 func aopOutMetricsTaken(s *conform.Session) conform.Outcome {

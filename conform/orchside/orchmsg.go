@@ -140,21 +140,15 @@ func orchmsgTaskAssigned(s *conform.Session) conform.Outcome {
 	l := &ls[0]
 	in := orchmsgIn(l)
 	if len(in) == 0 {
-		o := conform.Mismatch("the agent received no message", "notify:task-assigned for "+want, "nothing on stdin")
-		o.Seq = l.Seqs("stdin", "stdin-eof")
-		return o
+		return withSeq(conform.Mismatch("the agent received no message", "notify:task-assigned for "+want, "nothing on stdin"), l.Seqs("stdin", "stdin-eof")...)
 	}
 	first := in[0]
 	p, _ := first.m["payload"].(map[string]any)
 	got, _ := p["taskId"].(string)
 	if first.e.Key != "notify:task-assigned" || got != want {
-		o := conform.Mismatch("the orchestrator's first message is not the assignment of the task it was given", "notify:task-assigned, taskId "+want, first.e.Key+", taskId "+got)
-		o.Seq = []int{first.e.Seq}
-		return o
+		return withSeq(conform.Mismatch("the orchestrator's first message is not the assignment of the task it was given", "notify:task-assigned, taskId "+want, first.e.Key+", taskId "+got), first.e.Seq)
 	}
-	o := conform.Passf("notify:task-assigned for %s first", want)
-	o.Seq = []int{first.e.Seq}
-	return o
+	return withSeq(conform.Passf("notify:task-assigned for %s first", want), first.e.Seq)
 }
 
 // orchmsgStoppedAround reports whether the orchestrator itself began to stop
@@ -223,33 +217,23 @@ func orchmsgCorrelation(s *conform.Session) conform.Outcome {
 			c, _ := in.m["correlationId"].(string)
 			r := reqs[c]
 			if r == nil || in.e.At.Before(r.e.At) {
-				o := conform.Mismatch(fmt.Sprintf("launch %d: a response answers no request the agent made", l.N), "correlationId = the id of a pending request", fmt.Sprintf("correlationId %q", c))
-				o.Seq = []int{in.e.Seq}
-				return o
+				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: a response answers no request the agent made", l.N), "correlationId = the id of a pending request", fmt.Sprintf("correlationId %q", c)), in.e.Seq)
 			}
 			r.answers++
 			if r.answers > 1 {
-				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered twice", l.N, c), "exactly one response", "a second response")
-				o.Seq = []int{r.e.Seq, in.e.Seq}
-				return o
+				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered twice", l.N, c), "exactly one response", "a second response"), r.e.Seq, in.e.Seq)
 			}
 			if d := in.e.At.Sub(r.e.At); d > r.limit {
-				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered after the request timeout", l.N, c), fmt.Sprintf("within %s", r.limit), d.Round(time.Millisecond).String())
-				o.Seq = []int{r.e.Seq, in.e.Seq}
-				return o
+				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered after the request timeout", l.N, c), fmt.Sprintf("within %s", r.limit), d.Round(time.Millisecond).String()), r.e.Seq, in.e.Seq)
 			}
 		}
 		for _, id := range order {
 			r := reqs[id]
 			if r.answers == 0 && end.Sub(r.e.At) >= r.limit {
-				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) was never answered", l.N, id, r.e.Key), fmt.Sprintf("a response within %s (response:error TIMEOUT at the latest)", r.limit), "none")
-				o.Seq = []int{r.e.Seq}
-				return o
+				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) was never answered", l.N, id, r.e.Key), fmt.Sprintf("a response within %s (response:error TIMEOUT at the latest)", r.limit), "none"), r.e.Seq)
 			}
 			if r.answers == 0 && !cutByHarness && !orchmsgStoppedAround(l, r.e.At, scale) {
-				o := conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) got no response before the agent ended", l.N, id, r.e.Key), "a response with correlationId "+id, "none")
-				o.Seq = []int{r.e.Seq}
-				return o
+				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) got no response before the agent ended", l.N, id, r.e.Key), "a response with correlationId "+id, "none"), r.e.Seq)
 			}
 		}
 	}
@@ -272,26 +256,20 @@ func orchmsgShutdownGrace(s *conform.Session) conform.Outcome {
 			p, _ := in.m["payload"].(map[string]any)
 			g, ok := p["gracePeriod"].(float64)
 			if !ok || g < 0 {
-				o := conform.Mismatch("notify:shutdown without a gracePeriod", "payload.gracePeriod in ms", fmt.Sprint(p["gracePeriod"]))
-				o.Seq = []int{in.e.Seq}
-				return o
+				return withSeq(conform.Mismatch("notify:shutdown without a gracePeriod", "payload.gracePeriod in ms", fmt.Sprint(p["gracePeriod"])), in.e.Seq)
 			}
 			shut, grace = in.e, time.Duration(g*float64(time.Millisecond))
 			break
 		}
 	}
 	if shut == nil {
-		o := conform.Mismatch("the orchestrator never sent notify:shutdown to an agent that lingered after its task was done", "notify:shutdown", "none")
-		o.Seq = l.Seqs("signal", "stdin-eof", "exit")
-		return o
+		return withSeq(conform.Mismatch("the orchestrator never sent notify:shutdown to an agent that lingered after its task was done", "notify:shutdown", "none"), l.Seqs("signal", "stdin-eof", "exit")...)
 	}
 	for _, e := range l.Events {
 		// The harness's own signals (its stop of the orchestrator's group)
 		// are no act of the orchestrator.
 		if e.Kind == "signal" && e.By == "" && e.At.Before(shut.At) {
-			o := conform.Mismatch("the agent was signalled before notify:shutdown", "notify:shutdown, then the grace period", e.Signal+" first")
-			o.Seq = []int{e.Seq}
-			return o
+			return withSeq(conform.Mismatch("the agent was signalled before notify:shutdown", "notify:shutdown, then the grace period", e.Signal+" first"), e.Seq)
 		}
 	}
 	if ex := l.Exit(); ex != nil && !hasSignal(l) && ex.At.Sub(shut.At) < grace {
@@ -373,9 +351,7 @@ func orchmsgFitsRequest(s *conform.Session) conform.Outcome {
 	if len(seqs) == 0 {
 		return conform.NotTestedf("no request of the agent was answered (the correlation check reports unanswered ones)")
 	}
-	o := conform.Passf("%d response(s), each fits the request it answers (aoplint ORCH-SEQ-008)", len(seqs))
-	o.Seq = seqs
-	return o
+	return withSeq(conform.Passf("%d response(s), each fits the request it answers (aoplint ORCH-SEQ-008)", len(seqs)), seqs...)
 }
 
 func hasSignal(l *Launch) bool {
@@ -439,17 +415,13 @@ func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
 			unsure++
 			continue
 		}
-		o2 := conform.Mismatch(fmt.Sprintf("request %s came past %d messages in %s (the oldest written %s before the answer was read) and was served", id, spec.RateLimit, spec.RateWindow, a.At.Sub(firstAt).Round(time.Millisecond)), "response:error", "response:success")
-		o2.Seq = []int{e.Seq, a.Seq}
-		return o2
+		return withSeq(conform.Mismatch(fmt.Sprintf("request %s came past %d messages in %s (the oldest written %s before the answer was read) and was served", id, spec.RateLimit, spec.RateWindow, a.At.Sub(firstAt).Round(time.Millisecond)), "response:error", "response:success"), e.Seq, a.Seq)
 	}
 	switch {
 	case unanswered > 0:
 		// Judged on what was answered and what was not: one request past the
 		// limit rejected does not excuse another left without any answer.
-		o := conform.Mismatch(fmt.Sprintf("%d request(s) past the rate limit got no answer at all (%d rejected): an unanswered request is neither served nor rejected", unanswered, over), "response:error for every request past the limit", "no response")
-		o.Seq = lost
-		return o
+		return withSeq(conform.Mismatch(fmt.Sprintf("%d request(s) past the rate limit got no answer at all (%d rejected): an unanswered request is neither served nor rejected", unanswered, over), "response:error for every request past the limit", "no response"), lost...)
 	case over > 0:
 		return conform.Passf("%d request(s) past the rate limit were answered response:error", over)
 	case unsure > 0:

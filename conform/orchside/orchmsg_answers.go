@@ -205,13 +205,6 @@ func cutShort(s *conform.Session, x *orchmsgExchange) bool {
 	return !cut.IsZero() && cut.Sub(x.req.At) < time.Duration(float64(time.Second)*scaleOf(s))
 }
 
-func scaleOf(s *conform.Session) float64 {
-	if s.Scale <= 0 {
-		return 1
-	}
-	return s.Scale
-}
-
 func orchmsgUnknownType(s *conform.Session) conform.Outcome {
 	ls := launchesOf(s)
 	if len(ls) == 0 {

@@ -15,9 +15,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,14 +133,7 @@ type side struct {
 var sides = map[string]*side{}
 
 // Protocols lists the protocols with an orchestrator side, sorted.
-func Protocols() []string {
-	var out []string
-	for p := range sides {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
+func Protocols() []string { return slices.Sorted(maps.Keys(sides)) }
 
 // Driver returns the driver that plays one orchestrator-side scenario: mockagent
 // (the program at mockagentPath, with extra arguments) is the agent the
@@ -415,10 +409,7 @@ func Describe(sc *conform.Scenario) Info {
 			b, _ := harness.Compact(su.Mockagent)
 			cue = append(cue, "script "+string(b)+" ($"+mockagent.EnvScript+")")
 		}
-		for f := range su.Files {
-			in.Setup = append(in.Setup, f)
-		}
-		sort.Strings(in.Setup)
+		in.Setup = slices.Sorted(maps.Keys(su.Files))
 	}
 	var t struct {
 		Task struct {
@@ -436,4 +427,30 @@ func Describe(sc *conform.Scenario) Info {
 	}
 	in.Cue = strings.Join(cue, "; ")
 	return in
+}
+
+// withSeq is an outcome with its evidence records: the transcript records
+// (Outcome.Seq) a verdict rests on.
+func withSeq(o conform.Outcome, seq ...int) conform.Outcome {
+	o.Seq = seq
+	return o
+}
+
+// filter is the elements of xs that keep holds for, in order (nil for none).
+func filter[T any](xs []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// scaleOf is the session's --timeout-scale factor (1 when unset).
+func scaleOf(s *conform.Session) float64 {
+	if s.Scale <= 0 {
+		return 1
+	}
+	return s.Scale
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/clock"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
@@ -97,6 +98,9 @@ const DefaultScenarioTTL = 1500 * time.Millisecond
 // expires. Facts for the checks: conform.FactAOFHandoff, FactAOFStale, FactAOFFinalStatus,
 // aof.files, aof.task_dir.
 func Drive(h *harness.H) error {
+	if err := fault.Check("aof", Faults(), h.EngineFault()); err != nil {
+		return harness.Error{Err: err}
+	}
 	sc := h.Scenario()
 	var t scenarioTask
 	if err := json.Unmarshal(h.Expand(sc.Task), &t); err != nil || t.TaskID == "" {

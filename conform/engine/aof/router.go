@@ -143,6 +143,31 @@ func (r *Router) notFound(o Outcome, actor string, err error) Outcome {
 	return r.reject(o, actor)
 }
 
+// admit is the start of routing a message about its envelope's task: a payload
+// that fails validation (ferr) is rejected as invalid_envelope, a task that does
+// not exist as task_not_found and, with holderOnly, a sender other than the lease
+// holder as unauthorized_agent; an admitted message is logged received. ok
+// false: *o is the rejection.
+func (r *Router) admit(env *Envelope, o *Outcome, ferr *fieldError, holderOnly bool) (t *Task, ok bool) {
+	if ferr != nil {
+		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
+		*o = r.reject(*o, env.FromAgent)
+		return nil, false
+	}
+	t, err := r.Store.Get(env.TaskID)
+	if err != nil {
+		*o = r.notFound(*o, env.FromAgent, err)
+		return nil, false
+	}
+	if holderOnly && !r.authorized(t, env.FromAgent) {
+		o.Reason, o.Detail = ReasonUnauthorizedAgent, "task is leased to "+t.Lease.Agent
+		*o = r.reject(*o, env.FromAgent)
+		return nil, false
+	}
+	r.received(env, o)
+	return t, true
+}
+
 // completion handles completion.report (aof-1 §Completion Protocol): validate,
 // write run_result.json, log task.completed. Transitions wait for session_end or the
 // scheduler's stale-heartbeat recovery.
@@ -155,19 +180,10 @@ func (r *Router) completion(env *Envelope, o Outcome) Outcome {
 		rr.SummaryRef, _ = env.Payload["summaryRef"].(string)
 		rr.Notes, _ = env.Payload["notes"].(string)
 	}
-	if ferr != nil {
-		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
-		return r.reject(o, env.FromAgent)
+	t, ok := r.admit(env, &o, ferr, true)
+	if !ok {
+		return o
 	}
-	t, err := r.Store.Get(env.TaskID)
-	if err != nil {
-		return r.notFound(o, env.FromAgent, err)
-	}
-	if !r.authorized(t, env.FromAgent) {
-		o.Reason, o.Detail = ReasonUnauthorizedAgent, "task is leased to "+t.Lease.Agent
-		return r.reject(o, env.FromAgent)
-	}
-	r.received(env, &o)
 	if t.Status == spec.Done {
 		if r.Fault == FaultReopenDone {
 			r.reopen(t, env.FromAgent)
@@ -223,22 +239,13 @@ func (r *Router) refExists(t *Task, ref string) bool {
 // statusUpdate handles status.update (aof-1 §Status Update Protocol).
 func (r *Router) statusUpdate(env *Envelope, o Outcome) Outcome {
 	su, ferr := statusPayload(env.Payload)
-	if ferr != nil {
-		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
-		return r.reject(o, env.FromAgent)
-	}
 	// aof-1 requires payload.taskId = envelope taskId for handoff.request only
 	// (§Handoff Request Payload); a status.update is routed by its envelope, as the
 	// upstream router does (AOF-ENV-005 is a warning here).
-	t, err := r.Store.Get(env.TaskID)
-	if err != nil {
-		return r.notFound(o, env.FromAgent, err)
+	t, ok := r.admit(env, &o, ferr, true)
+	if !ok {
+		return o
 	}
-	if !r.authorized(t, env.FromAgent) {
-		o.Reason, o.Detail = ReasonUnauthorizedAgent, "task is leased to "+t.Lease.Agent
-		return r.reject(o, env.FromAgent)
-	}
-	r.received(env, &o)
 	if su.Status != "" && su.Status == t.Status && r.Fault == FaultRepeatTransition {
 		r.log("task.transitioned", env.FromAgent, t.ID, map[string]any{"from": t.Status, "to": su.Status, "reason": statusReason(su)})
 	}
@@ -394,18 +401,11 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
 	accepted := env.Type == spec.TypeHandoffAccepted
 	id, reason, ferr := ackPayload(env.Payload, accepted)
-	if ferr != nil {
-		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
-		return r.reject(o, env.FromAgent)
-	}
 	// Routed by the envelope's taskId, like status.update: aof-1 requires the
 	// payload to match only on handoff.request.
-	_ = id
-	t, err := r.Store.Get(env.TaskID)
-	if err != nil {
-		return r.notFound(o, env.FromAgent, err)
+	if _, ok := r.admit(env, &o, ferr, false); !ok {
+		return o
 	}
-	r.received(env, &o)
 	if accepted && r.Fault == FaultAcceptedBlocks {
 		accepted, reason = false, "handoff accepted"
 	}
@@ -423,7 +423,6 @@ func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
 	} else if _, err := r.Store.Transition(id, spec.Blocked, reason, env.FromAgent); err != nil {
 		o.Detail = err.Error()
 	}
-	_ = t
 	r.log("delegation.rejected", env.FromAgent, id, map[string]any{"reason": reason})
 	return o
 }

@@ -96,8 +96,7 @@ func (s *Store) AcquireLease(id, agent string, ttl time.Duration) ([]Written, er
 	if p, ok := t.Metadata["parentTaskId"]; ok {
 		run.Metadata["parentTaskId"] = p
 	}
-	runPath := filepath.Join(s.RunDir(id), "run.json")
-	runData, err := s.writeJSON(runPath, run)
+	rw, err := s.writeArtifact(id, "run.json", run)
 	if err != nil {
 		return nil, err
 	}
@@ -106,13 +105,12 @@ func (s *Store) AcquireLease(id, agent string, ttl time.Duration) ([]Written, er
 		return nil, err
 	}
 	s.Events.Log("lease.acquired", "dispatcher", id, map[string]any{"agent": agent, "ttlMs": ttl.Milliseconds()})
-	return []Written{{runPath, runData}, hb}, nil
+	return []Written{rw, hb}, nil
 }
 
 // WriteHeartbeat is the heartbeat writer: beatCount+1, lastHeartbeat = now,
 // expiresAt = lastHeartbeat + ttl (aof-1 §Artifacts 2).
 func (s *Store) WriteHeartbeat(id, agent string, ttl time.Duration) (Written, error) {
-	path := filepath.Join(s.RunDir(id), "run_heartbeat.json")
 	hb := Heartbeat{TaskID: id, AgentID: agent}
 	if old, err := s.ReadHeartbeat(id); err == nil {
 		hb.BeatCount = old.BeatCount
@@ -121,24 +119,19 @@ func (s *Store) WriteHeartbeat(id, agent string, ttl time.Duration) (Written, er
 	hb.BeatCount++
 	hb.LastHeartbeat = spec.FormatTime(now)
 	hb.ExpiresAt = spec.FormatTime(spec.ExpiresAt(now, ttl))
-	data, err := s.writeJSON(path, hb)
-	return Written{path, data}, err
+	return s.writeArtifact(id, "run_heartbeat.json", hb)
 }
 
 // ReadHeartbeat reads run_heartbeat.json; os.ErrNotExist when there is none.
 func (s *Store) ReadHeartbeat(id string) (*Heartbeat, error) {
-	data, err := s.read(filepath.Join(s.RunDir(id), "run_heartbeat.json"))
+	hb, err := readArtifact[Heartbeat](s, id, "run_heartbeat.json")
 	if err != nil {
 		return nil, err
-	}
-	var hb Heartbeat
-	if err := json.Unmarshal(data, &hb); err != nil {
-		return nil, fmt.Errorf("run_heartbeat.json: %v", err)
 	}
 	if _, err := parseTime(hb.ExpiresAt); err != nil {
 		return nil, fmt.Errorf("run_heartbeat.json: expiresAt %q is not an ISO 8601 time", hb.ExpiresAt)
 	}
-	return &hb, nil
+	return hb, nil
 }
 
 // errNoRunResult says run_result.json does not exist.
@@ -147,41 +140,27 @@ var errNoRunResult = errors.New("no run_result.json")
 // ReadRunResult reads run_result.json: errNoRunResult when missing, another error
 // when it is not a valid result.
 func (s *Store) ReadRunResult(id string) (*RunResult, error) {
-	data, err := s.read(filepath.Join(s.RunDir(id), "run_result.json"))
+	rr, err := readArtifact[RunResult](s, id, "run_result.json")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errNoRunResult
 	}
 	if err != nil {
 		return nil, err
 	}
-	var rr RunResult
-	if err := json.Unmarshal(data, &rr); err != nil {
-		return nil, fmt.Errorf("run_result.json: %v", err)
-	}
 	if !spec.ValidOutcome(rr.Outcome) {
 		return nil, fmt.Errorf("run_result.json: outcome %q is not done|blocked|needs_review|partial", rr.Outcome)
 	}
-	return &rr, nil
+	return rr, nil
 }
 
 // WriteRunResult writes run_result.json.
 func (s *Store) WriteRunResult(rr *RunResult) (Written, error) {
-	path := filepath.Join(s.RunDir(rr.TaskID), "run_result.json")
-	data, err := s.writeJSON(path, rr)
-	return Written{path, data}, err
+	return s.writeArtifact(rr.TaskID, "run_result.json", rr)
 }
 
 // ReadRun reads run.json.
 func (s *Store) ReadRun(id string) (*Run, error) {
-	data, err := s.read(filepath.Join(s.RunDir(id), "run.json"))
-	if err != nil {
-		return nil, err
-	}
-	var r Run
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("run.json: %v", err)
-	}
-	return &r, nil
+	return readArtifact[Run](s, id, "run.json")
 }
 
 // MarkRunExpired sets run.json's status to "expired" (markRunArtifactExpired).
@@ -194,16 +173,36 @@ func (s *Store) MarkRunExpired(id, reason string) (Written, error) {
 	r.Status = "expired"
 	r.ExpiredAt = spec.FormatTime(s.Clock.Now())
 	r.ExpiredReason = reason
-	path := filepath.Join(s.RunDir(id), "run.json")
-	data, err := s.writeJSON(path, r)
+	w, err := s.writeArtifact(id, "run.json", r)
 	if err == nil {
 		s.Events.Log("run.expired", "scheduler", id, map[string]any{"reason": reason})
 	}
-	return Written{path, data}, err
+	return w, err
 }
 
 // ResolveCompletionTransitions maps an outcome to the statuses to apply in order
 // (aof-1 §Transition Logic).
 func ResolveCompletionTransitions(t *Task, outcome string) []string {
 	return spec.CompletionTransitions(t.Status, t.ReviewRequired(), outcome)
+}
+
+// readArtifact reads and decodes the run artifact runs/<id>/<name>; the read's
+// error as it is (os.ErrNotExist when there is none).
+func readArtifact[T any](s *Store, id, name string) (*T, error) {
+	data, err := s.read(filepath.Join(s.RunDir(id), name))
+	if err != nil {
+		return nil, err
+	}
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return &v, nil
+}
+
+// writeArtifact writes the run artifact runs/<id>/<name>.
+func (s *Store) writeArtifact(id, name string, v any) (Written, error) {
+	path := filepath.Join(s.RunDir(id), name)
+	data, err := s.writeJSON(path, v)
+	return Written{path, data}, err
 }

@@ -144,8 +144,8 @@ func (s *Session) lease() error {
 	if s.Router.Fault == FaultRunNotRunning {
 		if run, err := st.ReadRun(s.Cfg.TaskID); err == nil {
 			run.Status = "leased"
-			if data, err := st.writeJSON(filepath.Join(st.RunDir(s.Cfg.TaskID), "run.json"), run); err == nil {
-				w[0].Data = data
+			if rw, err := st.writeArtifact(s.Cfg.TaskID, "run.json", run); err == nil {
+				w[0].Data = rw.Data
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/safefile"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
@@ -51,8 +52,8 @@ func Play(h *harness.H) (*Result, error) {
 	sc := h.Scenario()
 	e := &engine{h: h, fault: h.EngineFault(), res: &Result{}, known: map[string]int{}, costs: map[[2]string]*ModelCost{},
 		ws: filepath.Join(h.Scratch(), "workspace"), start: time.Now()}
-	if e.fault != "" && LookupFault(e.fault) == nil {
-		return nil, harness.Errorf("aop2 engine: unknown engine fault %q (aopconform engine-faults lists them)", e.fault)
+	if err := fault.Check("aop2", Faults(), e.fault); err != nil {
+		return nil, harness.Error{Err: err}
 	}
 	if err := os.MkdirAll(e.ws, 0o755); err != nil {
 		return nil, harness.Errorf("workspace: %v", err)

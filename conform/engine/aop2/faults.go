@@ -50,6 +50,3 @@ func Faults() []fault.Fault {
 		{Name: FaultWrongFallbackModel, Spec: "aop2 §9", Doc: "re-dispatches a fallback under the target's model instead of the alternative's"},
 	}
 }
-
-// LookupFault returns the engine fault named name, or nil.
-func LookupFault(name string) *fault.Fault { return fault.Lookup(Faults(), name) }

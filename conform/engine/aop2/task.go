@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aopkit/aopkit/conform/engine/jsonval"
 	aop2lint "github.com/aopkit/aopkit/lint/aop2"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/schema"
@@ -413,7 +414,7 @@ func indexOf(list []string, v string) int {
 // attempt, priority and workspace set. Keys come out sorted, so the line is
 // deterministic.
 func (t *Task) dispatch(provider, model string, attempt int, priority, workspace string) []byte {
-	m := deepCopy(t.raw).(map[string]any)
+	m := jsonval.Map(t.raw, jsonval.Same).(map[string]any)
 	if target := object(m, "target"); target != nil {
 		target["provider"] = provider
 		target["model"] = model
@@ -432,22 +433,4 @@ func (t *Task) dispatch(provider, model string, attempt int, priority, workspace
 	enc.SetEscapeHTML(false)
 	enc.Encode(m)
 	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(t))
-		for i, e := range t {
-			s[i] = deepCopy(e)
-		}
-		return s
-	}
-	return v
 }

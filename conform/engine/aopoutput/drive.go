@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
@@ -50,6 +51,9 @@ const LingerAfterEnd = 5 * time.Second
 // and takes the report (event "report-taken", fact "aopoutput.taken"; a report
 // that is missing is taken too, with the status unknown).
 func Drive(h *harness.H) error {
+	if err := fault.Check("aop-output", Faults(), h.EngineFault()); err != nil {
+		return harness.Error{Err: err}
+	}
 	line := h.Expand(h.Scenario().Task)
 	var tk task
 	if err := json.Unmarshal(line, &tk); err != nil {

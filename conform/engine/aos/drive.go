@@ -15,6 +15,8 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
+	"github.com/aopkit/aopkit/conform/engine/jsonval"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/memhttp"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
@@ -61,8 +63,8 @@ func Drive(h *harness.H) error {
 		return harness.Errorf("scenario %s: decisions: %v", sc.ID, err)
 	}
 	g := NewGuardian(policy)
-	if err := checkFault(h.EngineFault()); err != nil {
-		return harness.Errorf("%v", err)
+	if err := fault.Check("aos", Faults(), h.EngineFault()); err != nil {
+		return harness.Error{Err: err}
 	}
 	g.Fault = h.EngineFault()
 	d := &driver{h: h, g: g, budget: &httpBudget{h: h, attempt: 1}, attempt: 1,
@@ -172,7 +174,7 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 	rec = h.SideRecord(rec)
 	// In memory (virtual time), the harness handles the request before the answer.
 	memhttp.Settle(req.Context())
-	execID := str(rec, "params", "toolCallRequest", "executionId")
+	execID := jsonval.String(rec.Obj(), "params", "toolCallRequest", "executionId")
 	if rec.Key == spec.MethodToolCallRequest {
 		d.mu.Lock()
 		if _, seen := d.execSeq[execID]; !seen {
@@ -281,18 +283,5 @@ func toolOf(r conform.Record) string {
 	if r.Key != spec.MethodToolCallRequest {
 		return ""
 	}
-	return str(r, "params", "toolCallRequest", "toolId")
-}
-
-func str(r conform.Record, keys ...string) string {
-	var v any = r.Obj()
-	for _, k := range keys {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = m[k]
-	}
-	s, _ := v.(string)
-	return s
+	return jsonval.String(r.Obj(), "params", "toolCallRequest", "toolId")
 }

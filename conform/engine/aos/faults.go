@@ -1,10 +1,9 @@
 package aos
 
 import (
-	"github.com/aopkit/aopkit/conform/fault"
-
 	"fmt"
 
+	"github.com/aopkit/aopkit/conform/fault"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
@@ -28,14 +27,6 @@ func Faults() []fault.Fault {
 		{Name: FaultNoListen, Doc: "never listens where it is told to (served: exits 0 without listening at AOPKIT_LISTEN; in a run, the agent gets a URL where nothing answers): no request reaches it (§2)",
 			Checks: []string{ListensID}},
 	}
-}
-
-// checkFault reports an unknown fault name.
-func checkFault(name string) error {
-	if name == "" || fault.Lookup(Faults(), name) != nil {
-		return nil
-	}
-	return fmt.Errorf("the aos engine has no fault %q", name)
 }
 
 // misanswer turns a correct answer into the fault's (the answer itself when the

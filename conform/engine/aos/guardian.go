@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -402,7 +404,7 @@ func modifiedRequest(req map[string]any, method string, set map[string]any) (map
 	case spec.MethodToolCallRequest:
 		tc := params["toolCallRequest"].(map[string]any)
 		inputs, _ := tc["inputs"].([]any)
-		for _, name := range sortedKeys(set) {
+		for _, name := range slices.Sorted(maps.Keys(set)) {
 			found := false
 			for _, x := range inputs {
 				if in, ok := x.(map[string]any); ok && in["name"] == name {

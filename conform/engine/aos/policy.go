@@ -12,9 +12,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
+	"github.com/aopkit/aopkit/conform/engine/jsonval"
 	"github.com/aopkit/aopkit/internal/safefile"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
@@ -223,36 +223,16 @@ func jsonEqual(a, b any) bool {
 }
 
 // normalize turns json.Number into float64 so that 1 and 1.0 compare equal.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return x.String()
-		}
-		return f
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normalize(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normalize(e)
-		}
-		return out
-	}
-	return v
-}
+func normalize(v any) any { return jsonval.Map(v, numberAsFloat) }
 
-// sortedKeys returns the keys of m, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+func numberAsFloat(v any) any {
+	x, ok := v.(json.Number)
+	if !ok {
+		return v
 	}
-	sort.Strings(keys)
-	return keys
+	f, err := x.Float64()
+	if err != nil {
+		return x.String()
+	}
+	return f
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
@@ -233,8 +234,8 @@ func newEngine(h *harness.H) (*engine, map[string]any, error) {
 		return nil, nil, harness.Errorf("scenario %s: task: %v", sc.ID, err)
 	}
 	e := &engine{h: h, fault: h.EngineFault(), tasks: map[string]*Task{}, withheld: map[string]bool{}, rejected: map[string]bool{}}
-	if e.fault != "" && !knownFault(e.fault) {
-		return nil, nil, harness.Errorf("the orchmsg engine has no fault %q (faults: %s)", e.fault, faultNames())
+	if err := fault.Check("orchmsg", Faults(), e.fault); err != nil {
+		return nil, nil, harness.Error{Err: err}
 	}
 	if w, ok := payload["orchestrator"]; ok {
 		b, _ := json.Marshal(w)

@@ -1,10 +1,9 @@
 package orchmsg
 
 import (
-	"github.com/aopkit/aopkit/conform/fault"
-
 	"sort"
-	"strings"
+
+	"github.com/aopkit/aopkit/conform/fault"
 )
 
 // Faults of the reference engine: the orchestrator side misbehaving on purpose
@@ -71,7 +70,3 @@ func Faults() []fault.Fault {
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
 }
-
-func knownFault(name string) bool { return fault.Lookup(Faults(), name) != nil }
-
-func faultNames() string { return strings.Join(fault.Names(Faults()), ", ") }

@@ -287,7 +287,7 @@ func aofLeaseDispatched(s *conform.Session) conform.Outcome {
 		l := &c.ls[i]
 		id, agent := l.Env["AOF_TASK_ID"], l.Env["AOF_AGENT_ID"]
 		fail := func(msg, want, got string) conform.Outcome {
-			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d (%s): %s", l.N, id, msg), want, got), l.Seqs("stdout", "exit")...)
+			return conform.Mismatch(fmt.Sprintf("launch %d (%s): %s", l.N, id, msg), want, got).At(l.Seqs("stdout", "exit")...)
 		}
 		if id == "" || agent == "" {
 			return fail("the agent was started without the aof binding's environment", "AOF_TASK_ID and AOF_AGENT_ID set", fmt.Sprintf("AOF_TASK_ID=%q AOF_AGENT_ID=%q", id, agent))
@@ -398,7 +398,7 @@ func aofCompletionTransition(s *conform.Session) conform.Outcome {
 	ex := l.Exit()
 	if m == nil || ex == nil || ex.Code != 0 {
 		if _, how, killed := l.Stop(false); how != "" || killed {
-			return withSeq(conform.Mismatch("the scheduler stopped a healthy agent before its completion", "completion.report, then exit 0 by itself", how+" before the completion"), l.Seqs("signal", "stdout")...)
+			return conform.Mismatch("the scheduler stopped a healthy agent before its completion", "completion.report, then exit 0 by itself", how+" before the completion").At(l.Seqs("signal", "stdout")...)
 		}
 		return conform.NotTestedf("the agent sent no valid completion.report and exit 0 (the scenario's cue failed)")
 	}
@@ -408,12 +408,12 @@ func aofCompletionTransition(s *conform.Session) conform.Outcome {
 		return *bad
 	}
 	if got != want {
-		return withSeq(conform.Mismatch(fmt.Sprintf("outcome %s (reviewRequired %v) left the task in the wrong status (Transition Logic)", outcome, c.seeded.ReviewRequired()), path, "tasks/"+got+"/"), m.e.Seq)
+		return conform.Mismatch(fmt.Sprintf("outcome %s (reviewRequired %v) left the task in the wrong status (Transition Logic)", outcome, c.seeded.ReviewRequired()), path, "tasks/"+got+"/").At(m.e.Seq)
 	}
 	if a := s.Last(); a == nil || a.Timeout || (a.Decided.IsZero() && (!a.Exited() || a.Exit.Code != 0)) {
 		return conform.Mismatch("the scheduler did not exit 0 once the task was decided", "exit 0, or stay up, before the scenario deadline", fmt.Sprintf("timed out %v", a != nil && a.Timeout))
 	}
-	return withSeq(conform.Passf("outcome %s: run_result.json written, %s", outcome, path), m.e.Seq)
+	return conform.Passf("outcome %s: run_result.json written, %s", outcome, path).At(m.e.Seq)
 }
 
 func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
@@ -432,7 +432,7 @@ func aofReclaimAfterExpiry(s *conform.Session) conform.Outcome {
 		return o
 	}
 	if got := t.Status(); got != spec.Ready {
-		return withSeq(conform.Mismatch("the stale task was not reclaimed to ready", "tasks/"+spec.Ready+"/ (no run_result.json: reclaim)", "tasks/"+got+"/"), l.Seqs("stdout")...)
+		return conform.Mismatch("the stale task was not reclaimed to ready", "tasks/"+spec.Ready+"/ (no run_result.json: reclaim)", "tasks/"+got+"/").At(l.Seqs("stdout")...)
 	}
 	if st := jsonField(t.Run, "status"); st != "expired" {
 		return conform.Mismatch("the reclaimed run is not marked expired (markRunArtifactExpired)", `run.json "status": "expired"`, fmt.Sprintf("status %q", st))
@@ -502,7 +502,7 @@ func aofOutcomeDriven(s *conform.Session) conform.Outcome {
 		o.Seq = append([]int{m.e.Seq}, l.Seqs("exit")...)
 		return o
 	}
-	return withSeq(conform.Passf("outcome %s reported before the crash: %s", outcome, path), m.e.Seq)
+	return conform.Passf("outcome %s reported before the crash: %s", outcome, path).At(m.e.Seq)
 }
 
 // handoffRequests are the handoff.request envelopes of a launch.
@@ -528,11 +528,11 @@ func aofChildDispatched(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the child task %s has no task file (the agent's job)", child)
 	}
 	if t.Handoff == nil {
-		return withSeq(conform.Mismatch("the accepted handoff wrote no inputs/handoff.json for the child", "tasks/<status>/"+child+"/inputs/handoff.json", "(no file)"), req.e.Seq)
+		return conform.Mismatch("the accepted handoff wrote no inputs/handoff.json for the child", "tasks/<status>/"+child+"/inputs/handoff.json", "(no file)").At(req.e.Seq)
 	}
 	var h engaof.Handoff
 	if err := json.Unmarshal(t.Handoff, &h); err != nil || h.TaskID != child || h.ParentTaskID != c.given.TaskID || h.ToAgent != to {
-		return withSeq(conform.Mismatch("the child's inputs/handoff.json is not the request's payload", fmt.Sprintf("taskId %s, parentTaskId %s, toAgent %s", child, c.given.TaskID, to), strings.TrimSpace(string(t.Handoff))), req.e.Seq)
+		return conform.Mismatch("the child's inputs/handoff.json is not the request's payload", fmt.Sprintf("taskId %s, parentTaskId %s, toAgent %s", child, c.given.TaskID, to), strings.TrimSpace(string(t.Handoff))).At(req.e.Seq)
 	}
 	if t.Task == nil || t.Task.DelegationDepth() != 1 {
 		depth := "unreadable task file"
@@ -543,12 +543,12 @@ func aofChildDispatched(s *conform.Session) conform.Outcome {
 	}
 	runs := c.launchesOn(child)
 	if len(runs) == 0 {
-		return withSeq(conform.Mismatch("the child task was never dispatched", "a launch with AOF_TASK_ID="+child+", AOF_AGENT_ID="+to, fmt.Sprintf("%d launch(es), none on %s; the child ends %s", len(c.ls), child, t.Status())), req.e.Seq)
+		return conform.Mismatch("the child task was never dispatched", "a launch with AOF_TASK_ID="+child+", AOF_AGENT_ID="+to, fmt.Sprintf("%d launch(es), none on %s; the child ends %s", len(c.ls), child, t.Status())).At(req.e.Seq)
 	}
 	if got := runs[0].Env["AOF_AGENT_ID"]; got != to {
 		return conform.Mismatch("the child task was dispatched to another agent than the handoff's toAgent", "AOF_AGENT_ID="+to, "AOF_AGENT_ID="+got)
 	}
-	return withSeq(conform.Passf("child %s: inputs/handoff.json written, delegationDepth 1, dispatched to %s (launch %d)", child, to, runs[0].N), req.e.Seq)
+	return conform.Passf("child %s: inputs/handoff.json written, delegationDepth 1, dispatched to %s (launch %d)", child, to, runs[0].N).At(req.e.Seq)
 }
 
 func aofNestedRejected(s *conform.Session) conform.Outcome {
@@ -567,15 +567,15 @@ func aofNestedRejected(s *conform.Session) conform.Outcome {
 	t := c.task(g)
 	seq := []int{req.e.Seq}
 	if t.Handoff != nil {
-		return withSeq(conform.Mismatch("the nested delegation was accepted: the grandchild got inputs/handoff.json", "no handoff artifacts (depth 2 is rejected)", "tasks/"+t.Status()+"/"+g+"/inputs/handoff.json"), seq...)
+		return conform.Mismatch("the nested delegation was accepted: the grandchild got inputs/handoff.json", "no handoff artifacts (depth 2 is rejected)", "tasks/"+t.Status()+"/"+g+"/inputs/handoff.json").At(seq...)
 	}
 	if runs := c.launchesOn(g); len(runs) > 0 {
-		return withSeq(conform.Mismatch("the nested delegation's task was dispatched", "no launch on "+g, fmt.Sprintf("launch %d with AOF_TASK_ID=%s", runs[0].N, g)), seq...)
+		return conform.Mismatch("the nested delegation's task was dispatched", "no launch on "+g, fmt.Sprintf("launch %d with AOF_TASK_ID=%s", runs[0].N, g)).At(seq...)
 	}
 	if !c.state.HasEvent("delegation.rejected", engaof.ReasonNestedDelegation, g) {
-		return withSeq(conform.Mismatch("no delegation.rejected event with reason nested_delegation", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+g+`","payload":{"reason":"nested_delegation"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))), seq...)
+		return conform.Mismatch("no delegation.rejected event with reason nested_delegation", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+g+`","payload":{"reason":"nested_delegation"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))).At(seq...)
 	}
-	return withSeq(conform.Passf("the handoff.request for %s from a depth-%d task was rejected as nested_delegation; no handoff written, nothing dispatched", g, c.seeded.DelegationDepth()), seq...)
+	return conform.Passf("the handoff.request for %s from a depth-%d task was rejected as nested_delegation; no handoff written, nothing dispatched", g, c.seeded.DelegationDepth()).At(seq...)
 }
 
 func aofInvalidRejected(s *conform.Session) conform.Outcome {
@@ -627,18 +627,18 @@ func aofInvalidRejected(s *conform.Session) conform.Outcome {
 	if report != nil && completionOf(l) == nil {
 		seq := []int{report.e.Seq}
 		if t.Result != nil {
-			return withSeq(conform.Mismatch("run_result.json was written from an invalid completion.report ("+report.problem+")", "no run_result.json", strings.TrimSpace(string(t.Result))), seq...)
+			return conform.Mismatch("run_result.json was written from an invalid completion.report ("+report.problem+")", "no run_result.json", strings.TrimSpace(string(t.Result))).At(seq...)
 		}
 		switch t.Status() {
 		case spec.Review, spec.Done, spec.Blocked:
-			return withSeq(conform.Mismatch("the invalid completion.report moved the task", "no completion transition", "tasks/"+t.Status()+"/"), seq...)
+			return conform.Mismatch("the invalid completion.report moved the task", "no completion transition", "tasks/"+t.Status()+"/").At(seq...)
 		}
 	}
 	for _, v := range inv {
 		if !c.state.HasEvent("protocol.message.rejected", v.reason, v.taskID) {
-			return withSeq(conform.Mismatch("a line the router must reject ("+v.problem+") was not logged as rejected",
-				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+v.taskID+`","payload":{"reason":"`+v.reason+`"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))), v.e.Seq)
+			return conform.Mismatch("a line the router must reject ("+v.problem+") was not logged as rejected",
+				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+v.taskID+`","payload":{"reason":"`+v.reason+`"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))).At(v.e.Seq)
 		}
 	}
-	return withSeq(conform.Passf("%d invalid line(s) rejected and logged (%s); no run_result.json or transition from an invalid report", len(inv), inv[0].problem), inv[0].e.Seq)
+	return conform.Passf("%d invalid line(s) rejected and logged (%s); no run_result.json or transition from an invalid report", len(inv), inv[0].problem).At(inv[0].e.Seq)
 }

@@ -328,7 +328,7 @@ func entryMismatch(what string, t *AOFTask, st statusStep) conform.Outcome {
 	case len(bad) > 0:
 		got += fmt.Sprintf("; without an ISO 8601 timestamp: %q", bad)
 	}
-	return withSeq(conform.Mismatch(what, want, got), st.m.e.Seq)
+	return conform.Mismatch(what, want, got).At(st.m.e.Seq)
 }
 
 // stepsOf are the replayed steps of one kind.
@@ -364,7 +364,7 @@ func aofWorkLog(s *conform.Session) conform.Outcome {
 			return entryMismatch("a status.update without a status got no work log entry in the task body (or not in the format)", t, st)
 		}
 	}
-	return withSeq(conform.Passf("%d progress update(s), each with its work log entry `- <timestamp> Progress: ... | Notes: ...`", len(steps)), steps[0].m.e.Seq)
+	return conform.Passf("%d progress update(s), each with its work log entry `- <timestamp> Progress: ... | Notes: ...`", len(steps)).At(steps[0].m.e.Seq)
 }
 
 // transitionsTo are the task.transitioned events of a task into status to (an
@@ -385,20 +385,20 @@ func aofStatusTransition(s *conform.Session) conform.Outcome {
 	seq := []int{st.m.e.Seq}
 	evs := c.state.transitionsTo(t.ID, st.to, st.reason())
 	if len(evs) == 0 {
-		return withSeq(conform.Mismatch(fmt.Sprintf("status.update to %s was not applied: no task.transitioned %s → %s", st.to, st.from, st.to),
+		return conform.Mismatch(fmt.Sprintf("status.update to %s was not applied: no task.transitioned %s → %s", st.to, st.from, st.to),
 			fmt.Sprintf(`events/*.jsonl: {"type":"task.transitioned","taskId":"%s","payload":{"to":"%s","reason":"%s"}}; the task in tasks/%s/`, t.ID, st.to, st.reason(), st.to),
-			fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned event(s) for it", t.Status(), len(c.state.EventsOf("task.transitioned", t.ID)))), seq...)
+			fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned event(s) for it", t.Status(), len(c.state.EventsOf("task.transitioned", t.ID)))).At(seq...)
 	}
 	if r := evs[0].Reason; r != st.reason() {
-		return withSeq(conform.Mismatch("the transition's reason is not the update's first of blockers → notes → progress", `reason "`+st.reason()+`"`, `reason "`+r+`"`), seq...)
+		return conform.Mismatch("the transition's reason is not the update's first of blockers → notes → progress", `reason "`+st.reason()+`"`, `reason "`+r+`"`).At(seq...)
 	}
 	// The task is where the last routed step left it, unless its completion
 	// moved it on.
 	last := steps[len(steps)-1].to
 	if !c.reportedOwn(c.firstLaunch()) && t.Status() != last {
-		return withSeq(conform.Mismatch("the task is not in the status the update transitioned it to", "tasks/"+last+"/", "tasks/"+t.Status()+"/"), seq...)
+		return conform.Mismatch("the task is not in the status the update transitioned it to", "tasks/"+last+"/", "tasks/"+t.Status()+"/").At(seq...)
 	}
-	return withSeq(conform.Passf("status.update %s → %s applied, task.transitioned with reason %q", st.from, st.to, st.reason()), seq...)
+	return conform.Passf("status.update %s → %s applied, task.transitioned with reason %q", st.from, st.to, st.reason()).At(seq...)
 }
 
 // firstLaunch is the first launch on the given task (aofFirst found one).
@@ -424,14 +424,14 @@ func aofInvalidTransition(s *conform.Session) conform.Outcome {
 	entries, _, _ := workLog(t)
 	for _, st := range steps {
 		if evs := c.state.transitionsTo(t.ID, st.to, ""); len(evs) > allowedInto(all, st.to) || t.Status() == st.to && len(stepsTo(all, st.to)) == 0 {
-			return withSeq(conform.Mismatch(fmt.Sprintf("the invalid transition %s → %s was applied", st.from, st.to), "no transition (aof-1's state machine forbids it)",
-				fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned to %s", t.Status(), len(evs), st.to)), st.m.e.Seq)
+			return conform.Mismatch(fmt.Sprintf("the invalid transition %s → %s was applied", st.from, st.to), "no transition (aof-1's state machine forbids it)",
+				fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned to %s", t.Status(), len(evs), st.to)).At(st.m.e.Seq)
 		}
 		if !hasEntry(entries, st) {
 			return entryMismatch(fmt.Sprintf("the invalid status.update (%s → %s) got no work log entry instead", st.from, st.to), t, st)
 		}
 	}
-	return withSeq(conform.Passf("%d invalid status.update(s) (%s → %s): no transition, a work log entry instead", len(steps), steps[0].from, steps[0].to), steps[0].m.e.Seq)
+	return conform.Passf("%d invalid status.update(s) (%s → %s): no transition, a work log entry instead", len(steps), steps[0].from, steps[0].to).At(steps[0].m.e.Seq)
 }
 
 func aofStatusIdempotent(s *conform.Session) conform.Outcome {
@@ -451,14 +451,14 @@ func aofStatusIdempotent(s *conform.Session) conform.Outcome {
 			}
 		}
 		if len(evs) > allowed || byReason > 0 {
-			return withSeq(conform.Mismatch(fmt.Sprintf("a status.update to the status the task already had (%s) was applied again", st.to), fmt.Sprintf("no-op: at most %d task.transitioned to %s", allowed, st.to),
-				fmt.Sprintf("%d task.transitioned to %s (%d with this update's reason %q)", len(evs), st.to, byReason, st.reason())), st.m.e.Seq)
+			return conform.Mismatch(fmt.Sprintf("a status.update to the status the task already had (%s) was applied again", st.to), fmt.Sprintf("no-op: at most %d task.transitioned to %s", allowed, st.to),
+				fmt.Sprintf("%d task.transitioned to %s (%d with this update's reason %q)", len(evs), st.to, byReason, st.reason())).At(st.m.e.Seq)
 		}
 		if !hasEntry(entries, st) {
 			return entryMismatch(fmt.Sprintf("the update with status unchanged (%s) got no work log entry", st.to), t, st)
 		}
 	}
-	return withSeq(conform.Passf("%d status.update(s) to the status the task had: no transition, a work log entry each", len(same)), same[0].m.e.Seq)
+	return conform.Passf("%d status.update(s) to the status the task had: no transition, a work log entry each", len(same)).At(same[0].m.e.Seq)
 }
 
 // allowedInto is how many task.transitioned into status to the replayed steps
@@ -515,12 +515,12 @@ func aofUnknownType(s *conform.Session) conform.Outcome {
 			}
 		}
 		if !found {
-			return withSeq(conform.Mismatch("an envelope of unknown type "+m.typ+" was not logged as protocol.message.unknown",
+			return conform.Mismatch("an envelope of unknown type "+m.typ+" was not logged as protocol.message.unknown",
 				`events/*.jsonl: {"type":"protocol.message.unknown","taskId":"`+m.taskID()+`","payload":{"type":"`+m.typ+`"}} (or reason "type: `+m.typ+`")`,
-				fmt.Sprintf("%d protocol.message.unknown event(s) naming it: none", len(c.state.EventsOf("protocol.message.unknown", m.taskID())))), m.e.Seq)
+				fmt.Sprintf("%d protocol.message.unknown event(s) naming it: none", len(c.state.EventsOf("protocol.message.unknown", m.taskID())))).At(m.e.Seq)
 		}
 	}
-	return withSeq(conform.Passf("%d envelope(s) of unknown type (%s) logged as protocol.message.unknown", len(unknown), unknown[0].typ), unknown[0].e.Seq)
+	return conform.Passf("%d envelope(s) of unknown type (%s) logged as protocol.message.unknown", len(unknown), unknown[0].typ).At(unknown[0].e.Seq)
 }
 
 // exists reports whether the data directory held the task, before or after.
@@ -547,14 +547,14 @@ func aofTaskNotFound(s *conform.Session) conform.Outcome {
 	for _, m := range missing {
 		seq := []int{m.e.Seq}
 		if t := c.state.Tasks[m.taskID()]; t != nil && t.Result != nil {
-			return withSeq(conform.Mismatch("run_result.json was written for a task that does not exist", "no runs/"+m.taskID()+"/run_result.json", strings.TrimSpace(string(t.Result))), seq...)
+			return conform.Mismatch("run_result.json was written for a task that does not exist", "no runs/"+m.taskID()+"/run_result.json", strings.TrimSpace(string(t.Result))).At(seq...)
 		}
 		if !c.state.HasEvent("protocol.message.rejected", engaof.ReasonTaskNotFound, m.taskID()) {
-			return withSeq(conform.Mismatch(m.typ+" for a missing task was not rejected as task_not_found",
-				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+m.taskID()+`","payload":{"reason":"task_not_found"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))), seq...)
+			return conform.Mismatch(m.typ+" for a missing task was not rejected as task_not_found",
+				`events/*.jsonl: {"type":"protocol.message.rejected","taskId":"`+m.taskID()+`","payload":{"reason":"task_not_found"}}`, fmt.Sprintf("%d event(s), none of them", len(c.state.Events))).At(seq...)
 		}
 	}
-	return withSeq(conform.Passf("%d envelope(s) for missing tasks rejected as task_not_found, nothing written for them", len(missing)), missing[0].e.Seq)
+	return conform.Passf("%d envelope(s) for missing tasks rejected as task_not_found, nothing written for them", len(missing)).At(missing[0].e.Seq)
 }
 
 // seededIn reports whether the scenario seeded task id in tasks/<status>/.
@@ -579,11 +579,11 @@ func aofAlreadyDone(s *conform.Session) conform.Outcome {
 		t := c.task(m.taskID())
 		evs := c.state.EventsOf("task.transitioned", t.ID)
 		if t.Status() != spec.Done || len(evs) > 0 {
-			return withSeq(conform.Mismatch("a completion.report for a task already done was not a no-op", "the task stays in tasks/done/, no task.transitioned",
-				fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned for it", t.Status(), len(evs))), m.e.Seq)
+			return conform.Mismatch("a completion.report for a task already done was not a no-op", "the task stays in tasks/done/, no task.transitioned",
+				fmt.Sprintf("the task ends in tasks/%s/, %d task.transitioned for it", t.Status(), len(evs))).At(m.e.Seq)
 		}
 	}
-	return withSeq(conform.Passf("completion.report for done task %s: no-op, it stays done", onDone[0].taskID()), onDone[0].e.Seq)
+	return conform.Passf("completion.report for done task %s: no-op, it stays done", onDone[0].taskID()).At(onDone[0].e.Seq)
 }
 
 // leaseHolder is who the task's launch ran as (the lease holder), "" when none
@@ -617,15 +617,15 @@ func aofCompletedEvent(s *conform.Session) conform.Outcome {
 			found = found || e.TaskID == id
 		}
 		if !found {
-			return withSeq(conform.Mismatch("the routed completion.report logged no task.completed event", `events/*.jsonl: {"type":"task.completed","taskId":"`+id+`",...}`,
-				fmt.Sprintf("run_result.json written; %d event(s), no task.completed for %s", len(c.state.Events), id)), m.e.Seq)
+			return conform.Mismatch("the routed completion.report logged no task.completed event", `events/*.jsonl: {"type":"task.completed","taskId":"`+id+`",...}`,
+				fmt.Sprintf("run_result.json written; %d event(s), no task.completed for %s", len(c.state.Events), id)).At(m.e.Seq)
 		}
 		n++
 	}
 	if n == 0 {
 		return conform.NotTestedf("no completion.report was routed (no run_result.json from the lease holder's report)")
 	}
-	return withSeq(conform.Passf("%d routed completion.report(s), each with its task.completed event", n), first.e.Seq)
+	return conform.Passf("%d routed completion.report(s), each with its task.completed event", n).At(first.e.Seq)
 }
 
 // foreignOf are the launch's valid envelopes about the given task from another
@@ -671,9 +671,9 @@ func aofForeignAgent(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the agent sent no envelope as another agent than the lease holder (the scenario's cue failed)")
 	}
 	if m, what := c.foreignApplied(l); m != nil {
-		return withSeq(conform.Mismatch(fmt.Sprintf("%s from %s, not the lease holder %s, changed the task", m.typ, m.from(), holder), "no state change from an agent the task is not leased to (upstream: unauthorized_agent)", what), m.e.Seq)
+		return conform.Mismatch(fmt.Sprintf("%s from %s, not the lease holder %s, changed the task", m.typ, m.from(), holder), "no state change from an agent the task is not leased to (upstream: unauthorized_agent)", what).At(m.e.Seq)
 	}
-	return withSeq(conform.Passf("%d envelope(s) from another agent than the lease holder %s changed nothing", len(foreign), holder), foreign[0].e.Seq)
+	return conform.Passf("%d envelope(s) from another agent than the lease holder %s changed nothing", len(foreign), holder).At(foreign[0].e.Seq)
 }
 
 func aofReceivedLogged(s *conform.Session) conform.Outcome {
@@ -705,10 +705,10 @@ func aofReceivedLogged(s *conform.Session) conform.Outcome {
 	}
 	for id, n := range want {
 		if got := len(c.state.EventsOf("protocol.message.received", id)); got < n {
-			return withSeq(conform.Mismatch(fmt.Sprintf("valid messages on %s were not logged as received", id), fmt.Sprintf("%d protocol.message.received for %s (one per valid message)", n, id), fmt.Sprintf("%d", got)), first.e.Seq)
+			return conform.Mismatch(fmt.Sprintf("valid messages on %s were not logged as received", id), fmt.Sprintf("%d protocol.message.received for %s (one per valid message)", n, id), fmt.Sprintf("%d", got)).At(first.e.Seq)
 		}
 	}
-	return withSeq(conform.Passf("%d valid message(s), each logged as protocol.message.received", total), first.e.Seq)
+	return conform.Passf("%d valid message(s), each logged as protocol.message.received", total).At(first.e.Seq)
 }
 
 func aofRunLive(s *conform.Session) conform.Outcome {
@@ -728,7 +728,7 @@ func aofRunLive(s *conform.Session) conform.Outcome {
 		}
 		seen++
 		if st := jsonField([]byte(run), "status"); st != "running" {
-			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d (%s): run.json does not say the run is live", l.N, id), `"status": "running"`, fmt.Sprintf("status %q", st)), l.Seqs("stdout")...)
+			return conform.Mismatch(fmt.Sprintf("launch %d (%s): run.json does not say the run is live", l.N, id), `"status": "running"`, fmt.Sprintf("status %q", st)).At(l.Seqs("stdout")...)
 		}
 	}
 	if seen == 0 {
@@ -756,7 +756,7 @@ func aofFlowLogged(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the child %s got no handoff (judged by aof/orch/handoff/child-dispatched)", child)
 	}
 	if len(c.state.EventsOf("delegation.requested", child)) == 0 {
-		return withSeq(conform.Mismatch("the accepted handoff.request was not logged", `events/*.jsonl: {"type":"delegation.requested","taskId":"`+child+`",...}`, fmt.Sprintf("%d event(s), no delegation.requested for %s", len(c.state.Events), child)), req.e.Seq)
+		return conform.Mismatch("the accepted handoff.request was not logged", `events/*.jsonl: {"type":"delegation.requested","taskId":"`+child+`",...}`, fmt.Sprintf("%d event(s), no delegation.requested for %s", len(c.state.Events), child)).At(req.e.Seq)
 	}
 	runs := c.launchesOn(child)
 	if len(runs) == 0 {
@@ -768,21 +768,21 @@ func aofFlowLogged(s *conform.Session) conform.Outcome {
 	}
 	seq := []int{acks[0].e.Seq}
 	if len(c.state.EventsOf("delegation.accepted", child)) == 0 {
-		return withSeq(conform.Mismatch("handoff.accepted was not logged", `events/*.jsonl: {"type":"delegation.accepted","taskId":"`+child+`"}`, fmt.Sprintf("%d event(s), no delegation.accepted for %s", len(c.state.Events), child)), seq...)
+		return conform.Mismatch("handoff.accepted was not logged", `events/*.jsonl: {"type":"delegation.accepted","taskId":"`+child+`"}`, fmt.Sprintf("%d event(s), no delegation.accepted for %s", len(c.state.Events), child)).At(seq...)
 	}
 	t := c.task(child)
 	if m := completionOf(runs[0]); m != nil && t.Task != nil && t.Result != nil {
 		if ex := runs[0].Exit(); ex != nil && ex.Code == 0 {
 			want, path := expectedStatus(t.Task, m.payload("outcome"))
 			if t.Status() != want {
-				return withSeq(conform.Mismatch("the child did not end where its own completion puts it: the acceptance moved it", path+" (handoff.accepted: no status transition)", "tasks/"+t.Status()+"/"), seq...)
+				return conform.Mismatch("the child did not end where its own completion puts it: the acceptance moved it", path+" (handoff.accepted: no status transition)", "tasks/"+t.Status()+"/").At(seq...)
 			}
 		}
 	}
 	if t.Status() == spec.Blocked {
-		return withSeq(conform.Mismatch("the accepted handoff moved the child to blocked", "no status transition on handoff.accepted", "tasks/blocked/"), seq...)
+		return conform.Mismatch("the accepted handoff moved the child to blocked", "no status transition on handoff.accepted", "tasks/blocked/").At(seq...)
 	}
-	return withSeq(conform.Passf("delegation.requested and delegation.accepted logged for %s; the acceptance moved nothing (the child ends %s)", child, t.Status()), seq...)
+	return conform.Passf("delegation.requested and delegation.accepted logged for %s; the acceptance moved nothing (the child ends %s)", child, t.Status()).At(seq...)
 }
 
 func aofRejectedBlocked(s *conform.Session) conform.Outcome {
@@ -798,16 +798,16 @@ func aofRejectedBlocked(s *conform.Session) conform.Outcome {
 	seq := []int{m.e.Seq}
 	t := c.task(m.taskID())
 	if t.Status() != spec.Blocked {
-		return withSeq(conform.Mismatch("handoff.rejected did not move the child to blocked", "tasks/"+spec.Blocked+"/", "tasks/"+t.Status()+"/"), seq...)
+		return conform.Mismatch("handoff.rejected did not move the child to blocked", "tasks/"+spec.Blocked+"/", "tasks/"+t.Status()+"/").At(seq...)
 	}
 	evs := c.state.EventsOf("delegation.rejected", t.ID)
 	if len(evs) == 0 {
-		return withSeq(conform.Mismatch("handoff.rejected was not logged", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+t.ID+`","payload":{"reason":"`+m.payload("reason")+`"}}`, fmt.Sprintf("%d event(s), no delegation.rejected for %s", len(c.state.Events), t.ID)), seq...)
+		return conform.Mismatch("handoff.rejected was not logged", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+t.ID+`","payload":{"reason":"`+m.payload("reason")+`"}}`, fmt.Sprintf("%d event(s), no delegation.rejected for %s", len(c.state.Events), t.ID)).At(seq...)
 	}
 	if m.payload("reason") != "" && evs[0].Reason == "" {
-		return withSeq(conform.Mismatch("delegation.rejected does not give the rejection's reason", `payload.reason "`+m.payload("reason")+`"`, "no reason"), seq...)
+		return conform.Mismatch("delegation.rejected does not give the rejection's reason", `payload.reason "`+m.payload("reason")+`"`, "no reason").At(seq...)
 	}
-	return withSeq(conform.Passf("handoff.rejected: %s moved to blocked, delegation.rejected logged (reason %q)", t.ID, evs[0].Reason), seq...)
+	return conform.Passf("handoff.rejected: %s moved to blocked, delegation.rejected logged (reason %q)", t.ID, evs[0].Reason).At(seq...)
 }
 
 func aofHandoffErrors(s *conform.Session) conform.Outcome {
@@ -832,15 +832,15 @@ func aofHandoffErrors(s *conform.Session) conform.Outcome {
 		}
 		for _, w := range wants {
 			if !c.state.HasEvent(w.typ, reason, w.id) {
-				return withSeq(conform.Mismatch(fmt.Sprintf("a handoff.request with %s was not logged as the spec says", reason),
-					fmt.Sprintf(`events/*.jsonl: {"type":"%s","taskId":"%s","payload":{"reason":"%s"}}`, w.typ, id, reason), fmt.Sprintf("%d event(s), none of them", len(c.state.Events))), seq...)
+				return conform.Mismatch(fmt.Sprintf("a handoff.request with %s was not logged as the spec says", reason),
+					fmt.Sprintf(`events/*.jsonl: {"type":"%s","taskId":"%s","payload":{"reason":"%s"}}`, w.typ, id, reason), fmt.Sprintf("%d event(s), none of them", len(c.state.Events))).At(seq...)
 			}
 		}
 		if h := c.task(id).Handoff; reason == engaof.ReasonParentNotFound && h != nil && jsonField(h, "parentTaskId") == m.payload("parentTaskId") {
-			return withSeq(conform.Mismatch("a handoff.request whose parent does not exist wrote handoff artifacts", "no inputs/handoff.json naming the missing parent "+m.payload("parentTaskId"), "tasks/"+c.task(id).Status()+"/"+id+"/inputs/handoff.json: "+strings.TrimSpace(string(h))), seq...)
+			return conform.Mismatch("a handoff.request whose parent does not exist wrote handoff artifacts", "no inputs/handoff.json naming the missing parent "+m.payload("parentTaskId"), "tasks/"+c.task(id).Status()+"/"+id+"/inputs/handoff.json: "+strings.TrimSpace(string(h))).At(seq...)
 		}
 	}
-	return withSeq(conform.Passf("%d refused handoff.request(s) (%s, ...) logged as the spec says, no handoff written from them", len(refused), c.refusal(s, refused[0])), refused[0].e.Seq)
+	return conform.Passf("%d refused handoff.request(s) (%s, ...) logged as the spec says, no handoff written from them", len(refused), c.refusal(s, refused[0])).At(refused[0].e.Seq)
 }
 
 // refusal is what aof-1 §Handoff Error Cases make of a valid handoff.request:
@@ -889,11 +889,11 @@ func aofInvalidCriteria(s *conform.Session) conform.Outcome {
 			if t.Handoff != nil {
 				got = strings.TrimSpace(string(t.Handoff))
 			}
-			return withSeq(conform.Mismatch("a handoff.request with invalid acceptance criteria did not proceed", "the child's inputs/handoff.json naming parent "+parent+", and delegation.requested",
-				fmt.Sprintf("%s; %d delegation.requested for %s", got, len(c.state.EventsOf("delegation.requested", child)), child)), m.e.Seq)
+			return conform.Mismatch("a handoff.request with invalid acceptance criteria did not proceed", "the child's inputs/handoff.json naming parent "+parent+", and delegation.requested",
+				fmt.Sprintf("%s; %d delegation.requested for %s", got, len(c.state.EventsOf("delegation.requested", child)), child)).At(m.e.Seq)
 		}
 	}
-	return withSeq(conform.Passf("handoff.request with invalid acceptance criteria for %s proceeded (handoff.json, delegation.requested)", reqs[0].taskID()), reqs[0].e.Seq)
+	return conform.Passf("handoff.request with invalid acceptance criteria for %s proceeded (handoff.json, delegation.requested)", reqs[0].taskID()).At(reqs[0].e.Seq)
 }
 
 func aofResentOnce(s *conform.Session) conform.Outcome {
@@ -921,16 +921,16 @@ func aofResentOnce(s *conform.Session) conform.Outcome {
 			return conform.NotJudgedf("aof/orch/handoff/invalid-criteria", "the request never proceeded (invalid acceptance criteria)")
 		}
 		if n != 1 {
-			return withSeq(conform.Mismatch("the re-sent handoff.request was not idempotent", "exactly one delegation.requested for "+child+" from parent "+m.payload("parentTaskId")+" (no duplicate delegation)", fmt.Sprintf("%d", n)), seq...)
+			return conform.Mismatch("the re-sent handoff.request was not idempotent", "exactly one delegation.requested for "+child+" from parent "+m.payload("parentTaskId")+" (no duplicate delegation)", fmt.Sprintf("%d", n)).At(seq...)
 		}
 		if t := c.task(child); t.Handoff == nil || jsonField(t.Handoff, "parentTaskId") != m.payload("parentTaskId") {
-			return withSeq(conform.Mismatch("the re-sent handoff did not leave the request's artifacts", "inputs/handoff.json naming parent "+m.payload("parentTaskId"), strings.TrimSpace(string(t.Handoff))), seq...)
+			return conform.Mismatch("the re-sent handoff did not leave the request's artifacts", "inputs/handoff.json naming parent "+m.payload("parentTaskId"), strings.TrimSpace(string(t.Handoff))).At(seq...)
 		}
 		if runs := c.launchesOn(child); len(runs) > 1 {
-			return withSeq(conform.Mismatch("the child of the re-sent handoff was dispatched twice", "one launch on "+child, fmt.Sprintf("%d launches", len(runs))), seq...)
+			return conform.Mismatch("the child of the re-sent handoff was dispatched twice", "one launch on "+child, fmt.Sprintf("%d launches", len(runs))).At(seq...)
 		}
 	}
-	return withSeq(conform.Passf("handoff.request for %s sent twice: one delegation, the same artifacts", again[0].taskID()), again[0].e.Seq)
+	return conform.Passf("handoff.request for %s sent twice: one delegation, the same artifacts", again[0].taskID()).At(again[0].e.Seq)
 }
 
 func aofNoHeartbeatSkipped(s *conform.Session) conform.Outcome {

@@ -145,20 +145,20 @@ func aop2TaskDispatched(s *conform.Session) conform.Outcome {
 	for _, l := range launchesOf(s) {
 		m, e := aop2TaskOf(&l)
 		if m == nil {
-			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d of the agent received no TASK on stdin", l.N), "one TASK JSON line on stdin", fmt.Sprintf("%d stdin lines", len(l.Messages("stdin", "")))), l.Seqs("stdin")...)
+			return conform.Mismatch(fmt.Sprintf("launch %d of the agent received no TASK on stdin", l.N), "one TASK JSON line on stdin", fmt.Sprintf("%d stdin lines", len(l.Messages("stdin", "")))).At(l.Seqs("stdin")...)
 		}
 		seqs = append(seqs, e.Seq)
 		got := [2]string{jsonval.String(m, "session", "session_id"), jsonval.String(m, "task", "task_id")}
 		want := [2]string{given.SessionID, given.TaskID}
 		if got != want {
-			return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: the TASK names another session or task than the one given", l.N),
-				"session_id "+want[0]+", task_id "+want[1], "session_id "+got[0]+", task_id "+got[1]), e.Seq)
+			return conform.Mismatch(fmt.Sprintf("launch %d: the TASK names another session or task than the one given", l.N),
+				"session_id "+want[0]+", task_id "+want[1], "session_id "+got[0]+", task_id "+got[1]).At(e.Seq)
 		}
 		if _, ok := m["task_status"]; ok {
-			return withSeq(conform.Failf("launch %d: the TASK carries task_status (§1.2: a TASK MUST NOT)", l.N), e.Seq)
+			return conform.Failf("launch %d: the TASK carries task_status (§1.2: a TASK MUST NOT)", l.N).At(e.Seq)
 		}
 	}
-	return withSeq(conform.Passf("%d TASK(s) dispatched for session %s, task %s", len(seqs), given.SessionID, given.TaskID), seqs...)
+	return conform.Passf("%d TASK(s) dispatched for session %s, task %s", len(seqs), given.SessionID, given.TaskID).At(seqs...)
 }
 
 func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
@@ -176,7 +176,7 @@ func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
 			if what == "" {
 				what = "SIGKILL"
 			}
-			return withSeq(conform.Mismatch("the orchestrator stopped a healthy executor before it answered", "RESPONSE, then exit 0 by itself", what+" before the RESPONSE"), l.Seqs("signal", "stdin-eof", "stdout")...)
+			return conform.Mismatch("the orchestrator stopped a healthy executor before it answered", "RESPONSE, then exit 0 by itself", what+" before the RESPONSE").At(l.Seqs("signal", "stdin-eof", "stdout")...)
 		}
 	}
 	ex := l.Exit()
@@ -184,7 +184,7 @@ func aop2HealthyCompletes(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the agent did not exit 0 by itself (the scenario's cue failed)")
 	}
 	if len(ls) > 1 {
-		return withSeq(conform.Mismatch("the task succeeded but the orchestrator started the agent again", "1 launch", fmt.Sprintf("%d launches", len(ls))), ls[1].Seqs("stdin")...)
+		return conform.Mismatch("the task succeeded but the orchestrator started the agent again", "1 launch", fmt.Sprintf("%d launches", len(ls))).At(ls[1].Seqs("stdin")...)
 	}
 	a := s.Last()
 	if a == nil || a.Timeout || (a.Decided.IsZero() && (!a.Exited() || a.Exit.Code != 0)) {
@@ -228,17 +228,17 @@ func stopWindow(s *conform.Session, l *Launch, origin time.Time, limit time.Dura
 		at, how = l.LastSeen(), "SIGKILL"
 	}
 	if how == "" {
-		return withSeq(conform.Mismatch(fmt.Sprintf("the orchestrator never stopped the agent: %s", what),
-			fmt.Sprintf("SIGTERM %s after %s", limit, origin.UTC().Format(conform.TimeFormat)), neverStopped(s, l, origin)), seqs...)
+		return conform.Mismatch(fmt.Sprintf("the orchestrator never stopped the agent: %s", what),
+			fmt.Sprintf("SIGTERM %s after %s", limit, origin.UTC().Format(conform.TimeFormat)), neverStopped(s, l, origin)).At(seqs...)
 	}
 	d := at.Sub(origin)
 	switch {
 	case d < limit-early:
-		return withSeq(conform.Mismatch(fmt.Sprintf("the agent was stopped too early: %s", what), fmt.Sprintf("%s at %s (−%s)", how, limit, early), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond))), seqs...)
+		return conform.Mismatch(fmt.Sprintf("the agent was stopped too early: %s", what), fmt.Sprintf("%s at %s (−%s)", how, limit, early), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond))).At(seqs...)
 	case d > limit+late:
-		return withSeq(conform.Mismatch(fmt.Sprintf("the agent was stopped too late: %s", what), fmt.Sprintf("%s at %s (+%s)", how, limit, late), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond))), seqs...)
+		return conform.Mismatch(fmt.Sprintf("the agent was stopped too late: %s", what), fmt.Sprintf("%s at %s (+%s)", how, limit, late), fmt.Sprintf("%s at %s", how, d.Round(time.Millisecond))).At(seqs...)
 	}
-	return withSeq(conform.Passf("%s at %s (limit %s): %s", how, d.Round(time.Millisecond), limit, what), seqs...)
+	return conform.Passf("%s at %s (limit %s): %s", how, d.Round(time.Millisecond), limit, what).At(seqs...)
 }
 
 func aop2TimeoutEnforced(s *conform.Session) conform.Outcome {
@@ -303,17 +303,17 @@ func aop2FallbackByTrigger(s *conform.Session) conform.Outcome {
 	ls := launchesOf(s)
 	expected := want.Provider + " / " + want.Model
 	if len(ls) < 2 {
-		return withSeq(conform.Mismatch("the orchestrator did not re-dispatch the task after the first attempt timed out", "a second dispatch to "+expected, fmt.Sprintf("%d launch(es)", len(ls))), l.Seqs("signal", "exit")...)
+		return conform.Mismatch("the orchestrator did not re-dispatch the task after the first attempt timed out", "a second dispatch to "+expected, fmt.Sprintf("%d launch(es)", len(ls))).At(l.Seqs("signal", "exit")...)
 	}
 	m, e := aop2TaskOf(&ls[1])
 	if m == nil {
-		return withSeq(conform.Mismatch("the second launch received no TASK", "a TASK for "+expected, "none"), ls[1].Seqs("stdin")...)
+		return conform.Mismatch("the second launch received no TASK", "a TASK for "+expected, "none").At(ls[1].Seqs("stdin")...)
 	}
 	got := jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model")
 	if got != expected {
-		return withSeq(conform.Mismatch("the re-dispatch went to the wrong model (§9: the first alternative whose fallback_trigger matches E_TIMEOUT)", expected, got), e.Seq)
+		return conform.Mismatch("the re-dispatch went to the wrong model (§9: the first alternative whose fallback_trigger matches E_TIMEOUT)", expected, got).At(e.Seq)
 	}
-	return withSeq(conform.Passf("after the timeout the task was re-dispatched to %s (trigger %s)", expected, want.Trigger), e.Seq)
+	return conform.Passf("after the timeout the task was re-dispatched to %s (trigger %s)", expected, want.Trigger).At(e.Seq)
 }
 
 func aop2RollbackRestored(s *conform.Session) conform.Outcome {

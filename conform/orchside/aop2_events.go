@@ -168,7 +168,7 @@ func aop2VersionFallbackEvent(s *conform.Session) conform.Outcome {
 	evs := aop2Emitted(s)
 	for _, e := range evs {
 		if e.Name == "VERSION_FALLBACK" {
-			return withSeq(conform.Passf("VERSION_FALLBACK emitted on stdout"), e.Seq)
+			return conform.Passf("VERSION_FALLBACK emitted on stdout").At(e.Seq)
 		}
 	}
 	o := conform.Mismatch("the TASK failed the v2 schema but the orchestrator emitted no VERSION_FALLBACK event (§1.3)", "an EVENT VERSION_FALLBACK on stdout", eventNames(evs))
@@ -191,7 +191,7 @@ func aop2V1PromptDispatched(s *conform.Session) conform.Outcome {
 	text, eof := v1Stdin(l)
 	seqs := l.Seqs("stdin", "stdin-eof")
 	fail := func(msg, want, got string) conform.Outcome {
-		return withSeq(conform.Mismatch(msg, want, got), seqs...)
+		return conform.Mismatch(msg, want, got).At(seqs...)
 	}
 	if m, _ := aop2TaskOf(l); m != nil {
 		return fail("the orchestrator dispatched a v2 TASK although the TASK failed the v2 schema (§1.3: transform to v1 prompt)", "a v1 markdown prompt", "a TASK JSON line")
@@ -209,7 +209,7 @@ func aop2V1PromptDispatched(s *conform.Session) conform.Outcome {
 	if len(ls) > 1 {
 		return fail("the orchestrator started the agent again after the v1 attempt", "1 launch", fmt.Sprintf("%d launches", len(ls)))
 	}
-	return withSeq(conform.Passf("the v1 prompt (%d lines) was dispatched and ended by EOF", strings.Count(text, "\n")+1), seqs...)
+	return conform.Passf("the v1 prompt (%d lines) was dispatched and ended by EOF", strings.Count(text, "\n")+1).At(seqs...)
 }
 
 // givenStr reads a string at a path of the task the orchestrator was given.
@@ -263,10 +263,10 @@ func aop2RollbackEvent(s *conform.Session) conform.Outcome {
 			}
 		}
 		if len(missing) == 0 {
-			return withSeq(conform.Passf("ROLLBACK_INITIATED names the %d restored artifact(s)", len(restored)), e.Seq)
+			return conform.Passf("ROLLBACK_INITIATED names the %d restored artifact(s)", len(restored)).At(e.Seq)
 		}
 		sort.Strings(missing)
-		return withSeq(conform.Mismatch("ROLLBACK_INITIATED does not list every restored artifact with status SUCCESS in artifacts_rolled_back (§7)", strings.Join(restored, ", "), fmt.Sprintf("%d entries; missing %s", len(arts), strings.Join(missing, ", "))), e.Seq)
+		return conform.Mismatch("ROLLBACK_INITIATED does not list every restored artifact with status SUCCESS in artifacts_rolled_back (§7)", strings.Join(restored, ", "), fmt.Sprintf("%d entries; missing %s", len(arts), strings.Join(missing, ", "))).At(e.Seq)
 	}
 	o := conform.Mismatch("the orchestrator restored the snapshot but emitted no ROLLBACK_INITIATED event (§7)", "an EVENT ROLLBACK_INITIATED on stdout naming "+strings.Join(restored, ", "), eventNames(evs))
 	for _, e := range evs {

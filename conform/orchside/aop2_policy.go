@@ -215,13 +215,13 @@ func aop2CodeReported(s *conform.Session, want, what string) conform.Outcome {
 		return conform.Outcome{Verdict: conform.NotApplicable, Message: fmt.Sprintf("the orchestrator reports no error codes in any EVENT (%s): the contract names no channel it must use", eventNames(r.Events))}
 	}
 	if r.has(want) {
-		return withSeq(conform.Passf("%s reported (%s)", want, strings.Join(r.Codes, ", ")), r.Seqs...)
+		return conform.Passf("%s reported (%s)", want, strings.Join(r.Codes, ", ")).At(r.Seqs...)
 	}
 	got := "no §12 code"
 	if len(r.Codes) > 0 {
 		got = strings.Join(r.Codes, ", ")
 	}
-	return withSeq(conform.Mismatch(fmt.Sprintf("%s, but the orchestrator's EVENTs do not report %s (§12)", what, want), want+" in the SESSION_FINAL_REPORT (or another EVENT's codes)", got), r.Seqs...)
+	return conform.Mismatch(fmt.Sprintf("%s, but the orchestrator's EVENTs do not report %s (§12)", what, want), want+" in the SESSION_FINAL_REPORT (or another EVENT's codes)", got).At(r.Seqs...)
 }
 
 // aop2ResponseVersion is the aop_version and final_signal of the first RESPONSE
@@ -253,7 +253,7 @@ func aop2Accept2x(s *conform.Session) conform.Outcome {
 		return o
 	}
 	if m, _ := aop2TaskOf(l); m == nil {
-		return withSeq(conform.Mismatch(fmt.Sprintf("the TASK of aop_version %s was not dispatched as v2 (§1.1: any 2.x is accepted and validated as v2)", v), "the TASK JSON line on the executor's stdin", "no TASK line (a v1 prompt?)"), l.Seqs("stdin")...)
+		return conform.Mismatch(fmt.Sprintf("the TASK of aop_version %s was not dispatched as v2 (§1.1: any 2.x is accepted and validated as v2)", v), "the TASK JSON line on the executor's stdin", "no TASK line (a v1 prompt?)").At(l.Seqs("stdin")...)
 	}
 	rv, sig, seq, ok := aop2ResponseVersion(l)
 	if !ok || sig != "SUCCESS" || rv == engaop2.AOPVersion || !strings.HasPrefix(rv, "2.") {
@@ -277,7 +277,7 @@ func aop2Accept2x(s *conform.Session) conform.Outcome {
 		o.Seq = append([]int{seq}, r.Seqs...)
 		return o
 	}
-	return withSeq(conform.Passf("the aop_version %s TASK was dispatched as v2 and its aop_version %s RESPONSE accepted", v, rv), seq)
+	return conform.Passf("the aop_version %s TASK was dispatched as v2 and its aop_version %s RESPONSE accepted", v, rv).At(seq)
 }
 
 func aop2UnknownFieldsDispatched(s *conform.Session) conform.Outcome {
@@ -286,14 +286,14 @@ func aop2UnknownFieldsDispatched(s *conform.Session) conform.Outcome {
 	}
 	for _, l := range launchesOf(s) {
 		if m, e := aop2TaskOf(&l); m != nil {
-			return withSeq(conform.Passf("the TASK was dispatched as v2 (launch %d)", l.N), e.Seq)
+			return conform.Passf("the TASK was dispatched as v2 (launch %d)", l.N).At(e.Seq)
 		}
 		if aop2V1Launch(s, &l) {
-			return withSeq(conform.Passf("the task was dispatched as a v1 prompt after the fallback (launch %d)", l.N), l.Seqs("stdin")...)
+			return conform.Passf("the task was dispatched as a v1 prompt after the fallback (launch %d)", l.N).At(l.Seqs("stdin")...)
 		}
 	}
 	r := aop2ReportedOf(s)
-	return withSeq(conform.Mismatch("a TASK with a member its schema does not know was never dispatched: rejected, not fallen back conservatively (§1.1)", "the task dispatched, as v2 or as the v1 prompt", fmt.Sprintf("%d launch(es) without the task; %s", len(launchesOf(s)), eventNames(r.Events))), r.Seqs...)
+	return conform.Mismatch("a TASK with a member its schema does not know was never dispatched: rejected, not fallen back conservatively (§1.1)", "the task dispatched, as v2 or as the v1 prompt", fmt.Sprintf("%d launch(es) without the task; %s", len(launchesOf(s)), eventNames(r.Events))).At(r.Seqs...)
 }
 
 func aop2UnversionedNotV2(s *conform.Session) conform.Outcome {
@@ -301,7 +301,7 @@ func aop2UnversionedNotV2(s *conform.Session) conform.Outcome {
 		return conform.NotTestedf("the scenario's task is no JSON object without aop_version")
 	}
 	if ls, seqs := aop2Dispatched(s); len(ls) > 0 {
-		return withSeq(conform.Mismatch("a task without aop_version was dispatched as a v2 TASK (§1.3: without aop_version it is no v2 message: v1 detection, else UNSTRUCTURED)", "no TASK line on any executor's stdin", fmt.Sprintf("a TASK line on launch %d", ls[0].N)), seqs...)
+		return conform.Mismatch("a task without aop_version was dispatched as a v2 TASK (§1.3: without aop_version it is no v2 message: v1 detection, else UNSTRUCTURED)", "no TASK line on any executor's stdin", fmt.Sprintf("a TASK line on launch %d", ls[0].N)).At(seqs...)
 	}
 	return conform.Passf("the task without aop_version was not dispatched as v2 (%d launch(es))", len(launchesOf(s)))
 }
@@ -327,7 +327,7 @@ func aop2SoftLimitWarned(s *conform.Session) conform.Outcome {
 	}
 	if ls, _ := aop2Dispatched(s); len(ls) == 0 {
 		r := aop2ReportedOf(s)
-		return withSeq(conform.Mismatch("a TASK over a SOFT limit only ("+soft[0]+") was never dispatched: a SOFT limit warns, it rejects nothing (§4)", "the TASK dispatched, with E_PAYLOAD_SIZE_WARNING", fmt.Sprintf("no TASK dispatched; %s", eventNames(r.Events))), r.Seqs...)
+		return conform.Mismatch("a TASK over a SOFT limit only ("+soft[0]+") was never dispatched: a SOFT limit warns, it rejects nothing (§4)", "the TASK dispatched, with E_PAYLOAD_SIZE_WARNING", fmt.Sprintf("no TASK dispatched; %s", eventNames(r.Events))).At(r.Seqs...)
 	}
 	return aop2CodeReported(s, "E_PAYLOAD_SIZE_WARNING", "the TASK is over a SOFT limit ("+soft[0]+")")
 }
@@ -342,7 +342,7 @@ func aop2HardLimitRejected(s *conform.Session) conform.Outcome {
 	}
 	for _, l := range launchesOf(s) {
 		if len(l.Messages("stdin", "")) > 0 {
-			return withSeq(conform.Mismatch("a TASK over a HARD limit ("+hard[0]+") was dispatched (§4: HARD → reject with E_CONTEXT_OVERFLOW)", "no dispatch", fmt.Sprintf("launch %d read its stdin", l.N)), l.Seqs("stdin")...)
+			return conform.Mismatch("a TASK over a HARD limit ("+hard[0]+") was dispatched (§4: HARD → reject with E_CONTEXT_OVERFLOW)", "no dispatch", fmt.Sprintf("launch %d read its stdin", l.N)).At(l.Seqs("stdin")...)
 		}
 	}
 	r := aop2ReportedOf(s)
@@ -351,9 +351,9 @@ func aop2HardLimitRejected(s *conform.Session) conform.Outcome {
 		if len(r.Codes) > 0 {
 			got = strings.Join(r.Codes, ", ")
 		}
-		return withSeq(conform.Mismatch("the TASK over a HARD limit was rejected, but the orchestrator's EVENTs do not report E_CONTEXT_OVERFLOW (§4)", "E_CONTEXT_OVERFLOW", got), r.Seqs...)
+		return conform.Mismatch("the TASK over a HARD limit was rejected, but the orchestrator's EVENTs do not report E_CONTEXT_OVERFLOW (§4)", "E_CONTEXT_OVERFLOW", got).At(r.Seqs...)
 	}
-	return withSeq(conform.Passf("the TASK over a HARD limit (%s) was not dispatched", hard[0]), r.Seqs...)
+	return conform.Passf("the TASK over a HARD limit (%s) was not dispatched", hard[0]).At(r.Seqs...)
 }
 
 // aop2RetryPlan is what the retry checks need of the given task: its target,
@@ -419,7 +419,7 @@ func aop2RetriedThenFallback(s *conform.Session) conform.Outcome {
 		n++
 	}
 	fail := func(msg, exp string) conform.Outcome {
-		return withSeq(conform.Mismatch(msg, exp, strings.Join(models, " → ")), seqs...)
+		return conform.Mismatch(msg, exp, strings.Join(models, " → ")).At(seqs...)
 	}
 	expected := strings.TrimSuffix(strings.Repeat(p.target+" → ", want), " → ") + " → " + p.alt
 	switch {
@@ -439,7 +439,7 @@ func aop2RetriedThenFallback(s *conform.Session) conform.Outcome {
 			return fail(fmt.Sprintf("launch %d's TASK has task.attempt %g, not more than launch %d's %g", i+1, attemptOf(b), i, attemptOf(a)), "task.attempt + 1 on every re-dispatch")
 		}
 	}
-	return withSeq(conform.Passf("%d attempt(s) on %s (max_retries %d), then %s (ALL_ERRORS)", n, p.target, p.retries, p.alt), seqs...)
+	return conform.Passf("%d attempt(s) on %s (max_retries %d), then %s (ALL_ERRORS)", n, p.target, p.retries, p.alt).At(seqs...)
 }
 
 func attemptOf(m map[string]any) float64 {

@@ -285,7 +285,7 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 		if sent != nil {
 			line, seq = conform.Clip(sent.Line, 200), []int{sent.Seq}
 		}
-		return withSeq(conform.Mismatch("the agent did not get its task line", fmt.Sprintf(`{"task":%q,"task_type":%q,...}`, g.Task, g.TaskType), line), seq...)
+		return conform.Mismatch("the agent did not get its task line", fmt.Sprintf(`{"task":%q,"task_type":%q,...}`, g.Task, g.TaskType), line).At(seq...)
 	}
 	want, rep := aopOutExpected(l, g.TaskType)
 	if want.Report != engout.ReportComplete || want.Status != "success" || want.Cut {
@@ -294,7 +294,7 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 	gl := got.line
 	exp, expR, same := aopOutAsIs(gl, want, rep)
 	if !same {
-		return withSeq(conform.Mismatch("the parent did not take the good report as it is", expR, aopOutRender(gl)), got.seq)
+		return conform.Mismatch("the parent did not take the good report as it is", expR, aopOutRender(gl)).At(got.seq)
 	}
 	if gl.Details != nil {
 		// What it read must be the agent's details file: the Details File Format's
@@ -303,10 +303,10 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 			Task string `json:"task"`
 		}
 		if json.Unmarshal(gl.Details, &d) != nil || d.Task != g.Task {
-			return withSeq(conform.Mismatch("the details the parent read are not the agent's details file", fmt.Sprintf(`a JSON object with "task": %q`, g.Task), conform.Clip(string(gl.Details), 200)), got.seq)
+			return conform.Mismatch("the details the parent read are not the agent's details file", fmt.Sprintf(`a JSON object with "task": %q`, g.Task), conform.Clip(string(gl.Details), 200)).At(got.seq)
 		}
 	}
-	return withSeq(conform.Passf("report complete, status success, the whole summary (%d characters), details file %s", utf8.RuneCountInString(*exp.Summary), strOrNull(exp.DetailsFile)), got.seq)
+	return conform.Passf("report complete, status success, the whole summary (%d characters), details file %s", utf8.RuneCountInString(*exp.Summary), strOrNull(exp.DetailsFile)).At(got.seq)
 }
 
 func aopOutSummaryLimit(s *conform.Session) conform.Outcome {
@@ -321,17 +321,17 @@ func aopOutSummaryLimit(s *conform.Session) conform.Outcome {
 	}
 	gl := got.line
 	if gl.Summary == nil || *gl.Summary == "" {
-		return withSeq(conform.Mismatch("the parent kept no summary of the report", fmt.Sprintf("the summary's first %d characters at most", want.Limit), strOrNull(gl.Summary)), got.seq)
+		return conform.Mismatch("the parent kept no summary of the report", fmt.Sprintf("the summary's first %d characters at most", want.Limit), strOrNull(gl.Summary)).At(got.seq)
 	}
 	n := utf8.RuneCountInString(*gl.Summary)
 	if n > want.Limit {
-		return withSeq(conform.Mismatch(fmt.Sprintf("the parent kept %d characters of a %s summary: over the task type's limit", n, g.TaskType),
-			fmt.Sprintf("at most %d characters (%s)", want.Limit, taskTypeRow(g.TaskType)), fmt.Sprintf("%d characters", n)), got.seq)
+		return conform.Mismatch(fmt.Sprintf("the parent kept %d characters of a %s summary: over the task type's limit", n, g.TaskType),
+			fmt.Sprintf("at most %d characters (%s)", want.Limit, taskTypeRow(g.TaskType)), fmt.Sprintf("%d characters", n)).At(got.seq)
 	}
 	if !strings.HasPrefix(full, *gl.Summary) {
-		return withSeq(conform.Mismatch("the summary the parent kept is not the beginning of the agent's summary", conform.Clip(full, want.Limit), conform.Clip(*gl.Summary, want.Limit)), got.seq)
+		return conform.Mismatch("the summary the parent kept is not the beginning of the agent's summary", conform.Clip(full, want.Limit), conform.Clip(*gl.Summary, want.Limit)).At(got.seq)
 	}
-	return withSeq(conform.Passf("kept %d of the summary's %d characters (limit %d, %s)", n, want.Chars, want.Limit, taskTypeRow(g.TaskType)), got.seq)
+	return conform.Passf("kept %d of the summary's %d characters (limit %d, %s)", n, want.Chars, want.Limit, taskTypeRow(g.TaskType)).At(got.seq)
 }
 
 func taskTypeRow(name string) string {
@@ -357,9 +357,9 @@ func aopOutDetailsInWorkspace(s *conform.Session) conform.Outcome {
 		}
 	}
 	if got.line.Details != nil {
-		return withSeq(conform.Mismatch(fmt.Sprintf("the parent read %s, outside the agent's workspace", m.Value), "details: null (not read)", "details: "+conform.Clip(string(got.line.Details), 200)), got.seq)
+		return conform.Mismatch(fmt.Sprintf("the parent read %s, outside the agent's workspace", m.Value), "details: null (not read)", "details: "+conform.Clip(string(got.line.Details), 200)).At(got.seq)
 	}
-	return withSeq(conform.Passf("%s (outside the workspace) was not read", m.Value), got.seq)
+	return conform.Passf("%s (outside the workspace) was not read", m.Value).At(got.seq)
 }
 
 func aopOutUnusable(s *conform.Session) conform.Outcome {
@@ -377,9 +377,9 @@ func aopOutUnusable(s *conform.Session) conform.Outcome {
 		if gl.Status == "success" {
 			msg = "the parent took output without a usable report as a success"
 		}
-		return withSeq(conform.Mismatch(msg, fmt.Sprintf("report: %s\nstatus: %s", want.Report, want.Status), fmt.Sprintf("report: %s\nstatus: %s", gl.Report, gl.Status)), got.seq)
+		return conform.Mismatch(msg, fmt.Sprintf("report: %s\nstatus: %s", want.Report, want.Status), fmt.Sprintf("report: %s\nstatus: %s", gl.Report, gl.Status)).At(got.seq)
 	}
-	return withSeq(conform.Passf("report %s, status %s", gl.Report, gl.Status), got.seq)
+	return conform.Passf("report %s, status %s", gl.Report, gl.Status).At(got.seq)
 }
 
 func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
@@ -389,8 +389,8 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 		l := &ls[0]
 		_, rep := aopOutExpected(l, "")
 		if orch := s.Last(); orch != nil && orch.Timeout && rep.Has("END") {
-			return withSeq(conform.Mismatch("the parent waited for the agent after its [AOP:END] until the harness stopped it at the scenario deadline",
-				"the agent stopped, the parent's line and exit", neverStopped(s, l, l.Start)), l.Seqs("signal", "exit")...)
+			return conform.Mismatch("the parent waited for the agent after its [AOP:END] until the harness stopped it at the scenario deadline",
+				"the agent stopped, the parent's line and exit", neverStopped(s, l, l.Start)).At(l.Seqs("signal", "exit")...)
 		}
 	}
 	g, l, got, bad := aopOutStart(s)
@@ -411,15 +411,15 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 		}
 	}
 	if how == "" && !killed && l.Exit() == nil && l.HarnessKilled != "" {
-		return withSeq(conform.Mismatch("the parent exited leaving the agent running after its report", "the agent stopped (SIGTERM to its group) before the parent exits", "the agent ran until the harness's clean-up"), seqs...)
+		return conform.Mismatch("the parent exited leaving the agent running after its report", "the agent stopped (SIGTERM to its group) before the parent exits", "the agent ran until the harness's clean-up").At(seqs...)
 	}
 	if gl := got.line; gl.Report != want.Report || gl.Status != want.Status {
-		return withSeq(conform.Mismatch("the parent did not take the lingering agent's complete report", fmt.Sprintf("report: %s\nstatus: %s", want.Report, want.Status), fmt.Sprintf("report: %s\nstatus: %s", gl.Report, gl.Status)), got.seq)
+		return conform.Mismatch("the parent did not take the lingering agent's complete report", fmt.Sprintf("report: %s\nstatus: %s", want.Report, want.Status), fmt.Sprintf("report: %s\nstatus: %s", gl.Report, gl.Status)).At(got.seq)
 	}
 	if how == "" {
 		how = "SIGKILL"
 	}
-	return withSeq(conform.Passf("the agent lingering after [AOP:END] was stopped (%s) and its report taken (status %s)", how, want.Status), seqs...)
+	return conform.Passf("the agent lingering after [AOP:END] was stopped (%s) and its report taken (status %s)", how, want.Status).At(seqs...)
 }
 
 // aopOutDispatch is what a launch was dispatched: the task line's task type.
@@ -473,11 +473,11 @@ func aopOutMetricsTaken(s *conform.Session) conform.Outcome {
 	}
 	gl := got.line
 	if gl.Report != want.Report || gl.Status != want.Status {
-		return withSeq(conform.Mismatch("the parent did not take "+what+" as the good report it is (METRICS is optional and free-form)",
-			"report complete, status success", fmt.Sprintf("report %s, status %s", gl.Report, gl.Status)), got.seq)
+		return conform.Mismatch("the parent did not take "+what+" as the good report it is (METRICS is optional and free-form)",
+			"report complete, status success", fmt.Sprintf("report %s, status %s", gl.Report, gl.Status)).At(got.seq)
 	}
 	if gl.Summary != nil && strings.Contains(*gl.Summary, "[AOP:METRICS]") {
-		return withSeq(conform.Mismatch("the parent took the METRICS line into the summary", "the summary alone", conform.Clip(*gl.Summary, 200)), got.seq)
+		return conform.Mismatch("the parent took the METRICS line into the summary", "the summary alone", conform.Clip(*gl.Summary, 200)).At(got.seq)
 	}
 	if gl.Metrics != nil {
 		exp := map[string]string{}
@@ -485,11 +485,11 @@ func aopOutMetricsTaken(s *conform.Session) conform.Outcome {
 			exp = spec.Metrics(m.Value)
 		}
 		if !maps.Equal(gl.Metrics, exp) {
-			return withSeq(conform.Mismatch("the metrics the parent kept are not the pairs parseAOPOutput gives of "+what, renderMetrics(exp), renderMetrics(gl.Metrics)), got.seq)
+			return conform.Mismatch("the metrics the parent kept are not the pairs parseAOPOutput gives of "+what, renderMetrics(exp), renderMetrics(gl.Metrics)).At(got.seq)
 		}
-		return withSeq(conform.Passf("%s taken as it is; the metrics kept are parseAOPOutput's %s", what, renderMetrics(exp)), got.seq)
+		return conform.Passf("%s taken as it is; the metrics kept are parseAOPOutput's %s", what, renderMetrics(exp)).At(got.seq)
 	}
-	return withSeq(conform.Passf("%s taken as it is (the parent keeps no metrics)", what), got.seq)
+	return conform.Passf("%s taken as it is (the parent keeps no metrics)", what).At(got.seq)
 }
 
 // renderMetrics shows metrics sorted by key.
@@ -517,7 +517,7 @@ func aopOutDetailsAnySize(s *conform.Session) conform.Outcome {
 	}
 	gl := got.line
 	if _, expR, same := aopOutAsIs(gl, want, rep); !same {
-		return withSeq(conform.Mismatch(fmt.Sprintf("the parent did not take the good report as it is: its details file is %d bytes, and the results \"can be any size\"", size), expR, aopOutRender(gl)), got.seq)
+		return conform.Mismatch(fmt.Sprintf("the parent did not take the good report as it is: its details file is %d bytes, and the results \"can be any size\"", size), expR, aopOutRender(gl)).At(got.seq)
 	}
-	return withSeq(conform.Passf("the report with a %d-byte details file taken as it is", size), got.seq)
+	return conform.Passf("the report with a %d-byte details file taken as it is", size).At(got.seq)
 }

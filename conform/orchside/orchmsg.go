@@ -140,15 +140,15 @@ func orchmsgTaskAssigned(s *conform.Session) conform.Outcome {
 	l := &ls[0]
 	in := orchmsgIn(l)
 	if len(in) == 0 {
-		return withSeq(conform.Mismatch("the agent received no message", "notify:task-assigned for "+want, "nothing on stdin"), l.Seqs("stdin", "stdin-eof")...)
+		return conform.Mismatch("the agent received no message", "notify:task-assigned for "+want, "nothing on stdin").At(l.Seqs("stdin", "stdin-eof")...)
 	}
 	first := in[0]
 	p, _ := first.m["payload"].(map[string]any)
 	got, _ := p["taskId"].(string)
 	if first.e.Key != "notify:task-assigned" || got != want {
-		return withSeq(conform.Mismatch("the orchestrator's first message is not the assignment of the task it was given", "notify:task-assigned, taskId "+want, first.e.Key+", taskId "+got), first.e.Seq)
+		return conform.Mismatch("the orchestrator's first message is not the assignment of the task it was given", "notify:task-assigned, taskId "+want, first.e.Key+", taskId "+got).At(first.e.Seq)
 	}
-	return withSeq(conform.Passf("notify:task-assigned for %s first", want), first.e.Seq)
+	return conform.Passf("notify:task-assigned for %s first", want).At(first.e.Seq)
 }
 
 // orchmsgStoppedAround reports whether the orchestrator itself began to stop
@@ -217,23 +217,23 @@ func orchmsgCorrelation(s *conform.Session) conform.Outcome {
 			c, _ := in.m["correlationId"].(string)
 			r := reqs[c]
 			if r == nil || in.e.At.Before(r.e.At) {
-				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: a response answers no request the agent made", l.N), "correlationId = the id of a pending request", fmt.Sprintf("correlationId %q", c)), in.e.Seq)
+				return conform.Mismatch(fmt.Sprintf("launch %d: a response answers no request the agent made", l.N), "correlationId = the id of a pending request", fmt.Sprintf("correlationId %q", c)).At(in.e.Seq)
 			}
 			r.answers++
 			if r.answers > 1 {
-				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered twice", l.N, c), "exactly one response", "a second response"), r.e.Seq, in.e.Seq)
+				return conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered twice", l.N, c), "exactly one response", "a second response").At(r.e.Seq, in.e.Seq)
 			}
 			if d := in.e.At.Sub(r.e.At); d > r.limit {
-				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered after the request timeout", l.N, c), fmt.Sprintf("within %s", r.limit), d.Round(time.Millisecond).String()), r.e.Seq, in.e.Seq)
+				return conform.Mismatch(fmt.Sprintf("launch %d: request %s was answered after the request timeout", l.N, c), fmt.Sprintf("within %s", r.limit), d.Round(time.Millisecond).String()).At(r.e.Seq, in.e.Seq)
 			}
 		}
 		for _, id := range order {
 			r := reqs[id]
 			if r.answers == 0 && end.Sub(r.e.At) >= r.limit {
-				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) was never answered", l.N, id, r.e.Key), fmt.Sprintf("a response within %s (response:error TIMEOUT at the latest)", r.limit), "none"), r.e.Seq)
+				return conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) was never answered", l.N, id, r.e.Key), fmt.Sprintf("a response within %s (response:error TIMEOUT at the latest)", r.limit), "none").At(r.e.Seq)
 			}
 			if r.answers == 0 && !cutByHarness && !orchmsgStoppedAround(l, r.e.At, scale) {
-				return withSeq(conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) got no response before the agent ended", l.N, id, r.e.Key), "a response with correlationId "+id, "none"), r.e.Seq)
+				return conform.Mismatch(fmt.Sprintf("launch %d: request %s (%s) got no response before the agent ended", l.N, id, r.e.Key), "a response with correlationId "+id, "none").At(r.e.Seq)
 			}
 		}
 	}
@@ -256,20 +256,20 @@ func orchmsgShutdownGrace(s *conform.Session) conform.Outcome {
 			p, _ := in.m["payload"].(map[string]any)
 			g, ok := p["gracePeriod"].(float64)
 			if !ok || g < 0 {
-				return withSeq(conform.Mismatch("notify:shutdown without a gracePeriod", "payload.gracePeriod in ms", fmt.Sprint(p["gracePeriod"])), in.e.Seq)
+				return conform.Mismatch("notify:shutdown without a gracePeriod", "payload.gracePeriod in ms", fmt.Sprint(p["gracePeriod"])).At(in.e.Seq)
 			}
 			shut, grace = in.e, time.Duration(g*float64(time.Millisecond))
 			break
 		}
 	}
 	if shut == nil {
-		return withSeq(conform.Mismatch("the orchestrator never sent notify:shutdown to an agent that lingered after its task was done", "notify:shutdown", "none"), l.Seqs("signal", "stdin-eof", "exit")...)
+		return conform.Mismatch("the orchestrator never sent notify:shutdown to an agent that lingered after its task was done", "notify:shutdown", "none").At(l.Seqs("signal", "stdin-eof", "exit")...)
 	}
 	for _, e := range l.Events {
 		// The harness's own signals (its stop of the orchestrator's group)
 		// are no act of the orchestrator.
 		if e.Kind == "signal" && e.By == "" && e.At.Before(shut.At) {
-			return withSeq(conform.Mismatch("the agent was signalled before notify:shutdown", "notify:shutdown, then the grace period", e.Signal+" first"), e.Seq)
+			return conform.Mismatch("the agent was signalled before notify:shutdown", "notify:shutdown, then the grace period", e.Signal+" first").At(e.Seq)
 		}
 	}
 	if ex := l.Exit(); ex != nil && !hasSignal(l) && ex.At.Sub(shut.At) < grace {
@@ -314,13 +314,13 @@ func orchmsgGetTaskError(s *conform.Session, what string, pick func(w orchmsgTas
 		case cutShort(s, x):
 			return conform.NotTestedf("%s was still pending when the harness stopped the orchestrator", asked)
 		case x.ans == nil:
-			return withSeq(conform.Mismatch(asked+" got no answer", want, "no response"), x.seqs()...)
+			return conform.Mismatch(asked+" got no answer", want, "no response").At(x.seqs()...)
 		case x.ans.Key != "response:error":
-			return sent(withSeq(conform.Mismatch("the orchestrator served "+asked, want, x.ans.Key), x.seqs()...))
+			return sent(conform.Mismatch("the orchestrator served "+asked, want, x.ans.Key).At(x.seqs()...))
 		case !slices.Contains(codes, x.code()):
-			return sent(withSeq(conform.Mismatch(asked+" answered with the wrong error code (Error Codes)", want, x.answered()), x.seqs()...))
+			return sent(conform.Mismatch(asked+" answered with the wrong error code (Error Codes)", want, x.answered()).At(x.seqs()...))
 		}
-		return withSeq(conform.Passf("%s answered response:error %s", asked, x.code()), x.seqs()...)
+		return conform.Passf("%s answered response:error %s", asked, x.code()).At(x.seqs()...)
 	}
 	return conform.NotTestedf("the agent asked for no %s (the scenario's cue failed)", what)
 }
@@ -351,7 +351,7 @@ func orchmsgFitsRequest(s *conform.Session) conform.Outcome {
 	if len(seqs) == 0 {
 		return conform.NotTestedf("no request of the agent was answered (the correlation check reports unanswered ones)")
 	}
-	return withSeq(conform.Passf("%d response(s), each fits the request it answers (aoplint ORCH-SEQ-008)", len(seqs)), seqs...)
+	return conform.Passf("%d response(s), each fits the request it answers (aoplint ORCH-SEQ-008)", len(seqs)).At(seqs...)
 }
 
 func hasSignal(l *Launch) bool {
@@ -415,13 +415,13 @@ func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
 			unsure++
 			continue
 		}
-		return withSeq(conform.Mismatch(fmt.Sprintf("request %s came past %d messages in %s (the oldest written %s before the answer was read) and was served", id, spec.RateLimit, spec.RateWindow, a.At.Sub(firstAt).Round(time.Millisecond)), "response:error", "response:success"), e.Seq, a.Seq)
+		return conform.Mismatch(fmt.Sprintf("request %s came past %d messages in %s (the oldest written %s before the answer was read) and was served", id, spec.RateLimit, spec.RateWindow, a.At.Sub(firstAt).Round(time.Millisecond)), "response:error", "response:success").At(e.Seq, a.Seq)
 	}
 	switch {
 	case unanswered > 0:
 		// Judged on what was answered and what was not: one request past the
 		// limit rejected does not excuse another left without any answer.
-		return withSeq(conform.Mismatch(fmt.Sprintf("%d request(s) past the rate limit got no answer at all (%d rejected): an unanswered request is neither served nor rejected", unanswered, over), "response:error for every request past the limit", "no response"), lost...)
+		return conform.Mismatch(fmt.Sprintf("%d request(s) past the rate limit got no answer at all (%d rejected): an unanswered request is neither served nor rejected", unanswered, over), "response:error for every request past the limit", "no response").At(lost...)
 	case over > 0:
 		return conform.Passf("%d request(s) past the rate limit were answered response:error", over)
 	case unsure > 0:

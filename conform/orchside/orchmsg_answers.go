@@ -218,12 +218,12 @@ func orchmsgUnknownType(s *conform.Session) conform.Outcome {
 			return conform.NotTestedf("%s was still pending when the harness stopped the orchestrator", x.typ)
 		}
 		if x.ans == nil {
-			return withSeq(conform.Mismatch(x.typ+", a type the spec does not list, got no answer", "response:error INVALID_MESSAGE_TYPE", "no response"), x.seqs()...)
+			return conform.Mismatch(x.typ+", a type the spec does not list, got no answer", "response:error INVALID_MESSAGE_TYPE", "no response").At(x.seqs()...)
 		}
 		if x.ans.Key != "response:error" || x.code() != "INVALID_MESSAGE_TYPE" {
-			return sent(withSeq(conform.Mismatch(x.typ+", a type the spec does not list, answered with something else than INVALID_MESSAGE_TYPE (Error Codes)", "response:error INVALID_MESSAGE_TYPE", x.answered()), x.seqs()...))
+			return sent(conform.Mismatch(x.typ+", a type the spec does not list, answered with something else than INVALID_MESSAGE_TYPE (Error Codes)", "response:error INVALID_MESSAGE_TYPE", x.answered()).At(x.seqs()...))
 		}
-		return withSeq(conform.Passf("%s answered response:error INVALID_MESSAGE_TYPE", x.typ), x.seqs()...)
+		return conform.Passf("%s answered response:error INVALID_MESSAGE_TYPE", x.typ).At(x.seqs()...)
 	}
 	return conform.NotTestedf("the agent sent no request of an unknown type (the scenario's cue failed)")
 }
@@ -271,21 +271,21 @@ func orchmsgTimeout(s *conform.Session) conform.Outcome {
 			if watched.Sub(x.req.At) < limit {
 				continue // the orchestrator was not watched long enough
 			}
-			return withSeq(conform.Mismatch(what+" that its user left unanswered got no answer", fmt.Sprintf("response:error TIMEOUT within %s", limit), "no response"), x.seqs()...)
+			return conform.Mismatch(what+" that its user left unanswered got no answer", fmt.Sprintf("response:error TIMEOUT within %s", limit), "no response").At(x.seqs()...)
 		case x.ans.Key == "response:success":
 			userAnswered++
 			continue
 		case x.code() != "TIMEOUT":
-			return sent(withSeq(conform.Mismatch(what+" that its user left unanswered was answered with another code than TIMEOUT (Error Codes)", "response:error TIMEOUT", x.answered()), x.seqs()...))
+			return sent(conform.Mismatch(what+" that its user left unanswered was answered with another code than TIMEOUT (Error Codes)", "response:error TIMEOUT", x.answered()).At(x.seqs()...))
 		}
 		d := x.ans.At.Sub(x.req.At)
 		if ms > 0 && d < deadline-early {
-			o := withSeq(conform.Mismatch(what+" was timed out before its own timeout: its user still had time", fmt.Sprintf("TIMEOUT at %s (−%s)", deadline, early), fmt.Sprintf("TIMEOUT at %s", d.Round(time.Millisecond))), x.seqs()...)
+			o := conform.Mismatch(what+" was timed out before its own timeout: its user still had time", fmt.Sprintf("TIMEOUT at %s (−%s)", deadline, early), fmt.Sprintf("TIMEOUT at %s", d.Round(time.Millisecond))).At(x.seqs()...)
 			o.Measured, o.Limit, o.Sent = d, deadline-early, true
 			return o
 		}
 		if d > limit {
-			o := withSeq(conform.Mismatch(what+" was timed out late", fmt.Sprintf("TIMEOUT by %s", limit), fmt.Sprintf("TIMEOUT at %s", d.Round(time.Millisecond))), x.seqs()...)
+			o := conform.Mismatch(what+" was timed out late", fmt.Sprintf("TIMEOUT by %s", limit), fmt.Sprintf("TIMEOUT at %s", d.Round(time.Millisecond))).At(x.seqs()...)
 			o.Measured, o.Limit = d, limit
 			return o
 		}
@@ -357,7 +357,7 @@ func orchmsgQueryFilters(s *conform.Session) conform.Outcome {
 			items, _ := p[list].([]any)
 			judged++
 			if lim, ok := x.payload["limit"].(float64); ok && x.typ == "request:query-tasks" && float64(len(items)) > lim {
-				return sent(withSeq(conform.Mismatch(fmt.Sprintf("%s %s answered with more tasks than its limit", x.typ, clipJSON(x.payload)), fmt.Sprintf("at most %v tasks", lim), fmt.Sprintf("%d tasks", len(items))), x.seqs()...))
+				return sent(conform.Mismatch(fmt.Sprintf("%s %s answered with more tasks than its limit", x.typ, clipJSON(x.payload)), fmt.Sprintf("at most %v tasks", lim), fmt.Sprintf("%d tasks", len(items))).At(x.seqs()...))
 			}
 			for _, it := range items {
 				m, _ := it.(map[string]any)
@@ -366,7 +366,7 @@ func orchmsgQueryFilters(s *conform.Session) conform.Outcome {
 					why = "task " + id + " is another agent's (Agents can only query their own tasks)"
 				}
 				if why != "" {
-					return sent(withSeq(conform.Mismatch(fmt.Sprintf("%s %s lists %s, which its filters exclude", x.typ, clipJSON(x.payload), clipJSON(it)), "only "+list+" matching every filter given", why), x.seqs()...))
+					return sent(conform.Mismatch(fmt.Sprintf("%s %s lists %s, which its filters exclude", x.typ, clipJSON(x.payload), clipJSON(it)), "only "+list+" matching every filter given", why).At(x.seqs()...))
 				}
 			}
 		}
@@ -401,12 +401,12 @@ func orchmsgAskUser(s *conform.Session) conform.Outcome {
 			if x.code() == "INVALID_MESSAGE_TYPE" {
 				// The upstream prototype's missing handler: one root cause, named by
 				// aoplint's ORCH-SEQ-008 there.
-				return withSeq(conform.NotJudgedf("orchmsg/orch/resp/fits-request", "request:ask-user answered INVALID_MESSAGE_TYPE (no handler for it)"), x.seqs()...)
+				return conform.NotJudgedf("orchmsg/orch/resp/fits-request", "request:ask-user answered INVALID_MESSAGE_TYPE (no handler for it)").At(x.seqs()...)
 			}
 			if x.ans.Key == "response:error" {
 				deadline := spec.RequestDeadline(x.typ, askTimeout(x.payload))
 				if d := x.ans.At.Sub(x.req.At); x.code() != "TIMEOUT" || d < deadline-early {
-					return sent(withSeq(conform.Mismatch("request:ask-user was not put to the user: "+x.answered()+fmt.Sprintf(" after %s", d.Round(time.Millisecond)), fmt.Sprintf("response:success with the user's answer, or TIMEOUT after %s", deadline), x.answered()), x.seqs()...))
+					return sent(conform.Mismatch("request:ask-user was not put to the user: "+x.answered()+fmt.Sprintf(" after %s", d.Round(time.Millisecond)), fmt.Sprintf("response:success with the user's answer, or TIMEOUT after %s", deadline), x.answered()).At(x.seqs()...))
 				}
 				continue
 			}
@@ -417,7 +417,7 @@ func orchmsgAskUser(s *conform.Session) conform.Outcome {
 				if len(values) > 0 {
 					want = "payload.answer one of " + strings.Join(values, ", ")
 				}
-				return sent(withSeq(conform.Mismatch("request:ask-user answered with no answer its question offered", want, clipJSON(p["answer"])), x.seqs()...))
+				return sent(conform.Mismatch("request:ask-user answered with no answer its question offered", want, clipJSON(p["answer"])).At(x.seqs()...))
 			}
 		}
 	}
@@ -451,7 +451,7 @@ func orchmsgTaskCancelled(s *conform.Session) conform.Outcome {
 		case assigning && tid == w.TaskID && assigned == nil:
 			assigned = in.e
 		case assigning && tid == w.TaskID && cancel != nil:
-			return sent(withSeq(conform.Mismatch("the cancelled task "+tid+" was assigned again", "no notify:task-assigned for a cancelled task", "notify:task-assigned"), cancel.Seq, in.e.Seq))
+			return sent(conform.Mismatch("the cancelled task "+tid+" was assigned again", "no notify:task-assigned for a cancelled task", "notify:task-assigned").At(cancel.Seq, in.e.Seq))
 		case in.e.Key == "notify:task-cancelled" && cancel == nil:
 			cancel, cancelPayload = in.e, p
 		}
@@ -474,28 +474,28 @@ func orchmsgTaskCancelled(s *conform.Session) conform.Outcome {
 		// notification, however early it stopped: no tolerance is owed it.
 		for _, in := range orchmsgIn(l) {
 			if in.e.Key == "notify:shutdown" && in.e.At.Sub(assigned.At) >= timeout/2 {
-				return withSeq(conform.Mismatch(fmt.Sprintf("the orchestrator shut the agent down %s after the assignment, with the task's timeout of %s (orchestrator.task_timeout) run out and the task not reported over, and never sent notify:task-cancelled",
-					in.e.At.Sub(assigned.At).Round(time.Millisecond), timeout), "notify:task-cancelled for "+w.TaskID, "notify:shutdown only"), assigned.Seq, in.e.Seq)
+				return conform.Mismatch(fmt.Sprintf("the orchestrator shut the agent down %s after the assignment, with the task's timeout of %s (orchestrator.task_timeout) run out and the task not reported over, and never sent notify:task-cancelled",
+					in.e.At.Sub(assigned.At).Round(time.Millisecond), timeout), "notify:task-cancelled for "+w.TaskID, "notify:shutdown only").At(assigned.Seq, in.e.Seq)
 			}
 		}
 		owed := assigned.At.Add(timeout + time.Duration(float64(stopLate)*scaleOf(s)))
 		if orchmsgWatched(s, l).Before(owed) {
 			return conform.NotTestedf("the task's timeout of %s had not passed (with its tolerance) while the orchestrator ran", timeout)
 		}
-		o := withSeq(conform.Mismatch(fmt.Sprintf("the task ran past its timeout of %s (orchestrator.task_timeout) and was never cancelled", timeout), "notify:task-cancelled for "+w.TaskID, "none"), l.Seqs("signal", "stdin-eof", "exit")...)
+		o := conform.Mismatch(fmt.Sprintf("the task ran past its timeout of %s (orchestrator.task_timeout) and was never cancelled", timeout), "notify:task-cancelled for "+w.TaskID, "none").At(l.Seqs("signal", "stdin-eof", "exit")...)
 		return o
 	}
 	if tid, _ := cancelPayload["taskId"].(string); tid != w.TaskID {
-		return sent(withSeq(conform.Mismatch("notify:task-cancelled names another task", "payload.taskId "+w.TaskID, clipJSON(cancelPayload["taskId"])), cancel.Seq))
+		return sent(conform.Mismatch("notify:task-cancelled names another task", "payload.taskId "+w.TaskID, clipJSON(cancelPayload["taskId"])).At(cancel.Seq))
 	}
 	if r, _ := cancelPayload["reason"].(string); strings.TrimSpace(r) == "" {
-		return sent(withSeq(conform.Mismatch("notify:task-cancelled gives no reason", "payload.reason, a non-empty string", clipJSON(cancelPayload["reason"])), cancel.Seq))
+		return sent(conform.Mismatch("notify:task-cancelled gives no reason", "payload.reason, a non-empty string", clipJSON(cancelPayload["reason"])).At(cancel.Seq))
 	}
 	// The orchestrator's clock starts when it sends the assignment, which the
 	// agent may read late (a loaded machine starts it late): only a cancellation
 	// within half the budget of the agent's own start is surely early.
 	if d := cancel.At.Sub(l.Start); d < timeout/2 {
-		o := withSeq(conform.Mismatch("the task was cancelled long before its timeout", fmt.Sprintf("notify:task-cancelled %s after the assignment (not before %s after the agent's start)", timeout, timeout/2), fmt.Sprintf("at %s", d.Round(time.Millisecond))), assigned.Seq, cancel.Seq)
+		o := conform.Mismatch("the task was cancelled long before its timeout", fmt.Sprintf("notify:task-cancelled %s after the assignment (not before %s after the agent's start)", timeout, timeout/2), fmt.Sprintf("at %s", d.Round(time.Millisecond))).At(assigned.Seq, cancel.Seq)
 		o.Measured, o.Limit, o.Sent = d, timeout/2, true
 		return o
 	}
@@ -509,8 +509,8 @@ func orchmsgTaskCancelled(s *conform.Session) conform.Outcome {
 		p, _ := x.answer["payload"].(map[string]any)
 		t, _ := p["task"].(map[string]any)
 		if st, _ := t["status"].(string); st == "running" || st == "queued" {
-			return sent(withSeq(conform.Mismatch("after notify:task-cancelled, get-task still shows the task as live", "a status that is neither running nor queued (cancelled), or response:error", "status "+st), cancel.Seq, x.req.Seq, x.ans.Seq))
+			return sent(conform.Mismatch("after notify:task-cancelled, get-task still shows the task as live", "a status that is neither running nor queued (cancelled), or response:error", "status "+st).At(cancel.Seq, x.req.Seq, x.ans.Seq))
 		}
 	}
-	return withSeq(conform.Passf("notify:task-cancelled for %s (%q) %s after the assignment, and the task no longer live", w.TaskID, cancelPayload["reason"], cancel.At.Sub(assigned.At).Round(time.Millisecond)), assigned.Seq, cancel.Seq)
+	return conform.Passf("notify:task-cancelled for %s (%q) %s after the assignment, and the task no longer live", w.TaskID, cancelPayload["reason"], cancel.At.Sub(assigned.At).Round(time.Millisecond)).At(assigned.Seq, cancel.Seq)
 }

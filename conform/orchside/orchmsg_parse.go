@@ -39,10 +39,10 @@ func orchmsgLines(s *conform.Session) conform.Outcome {
 		case cutShort(s, x):
 			return conform.NotTestedf("%s was still pending when the harness stopped the orchestrator", asked)
 		case x.ans == nil:
-			return withSeq(conform.Mismatch(asked+", got no answer: the orchestrator reads its agent's stdout per chunk, not per line, and lost it (orchmsg Parsing Strategy; bindings §orchmsg)",
-				"a response to the request that shared a chunk with another line", "no response"), x.req.Seq)
+			return conform.Mismatch(asked+", got no answer: the orchestrator reads its agent's stdout per chunk, not per line, and lost it (orchmsg Parsing Strategy; bindings §orchmsg)",
+				"a response to the request that shared a chunk with another line", "no response").At(x.req.Seq)
 		}
-		return withSeq(conform.Passf("%s, was answered %s", asked, x.ans.Key), x.seqs()...)
+		return conform.Passf("%s, was answered %s", asked, x.ans.Key).At(x.seqs()...)
 	}
 	return conform.NotTestedf("the agent sent no request:get-task (the scenario's cue failed)")
 }

@@ -429,13 +429,6 @@ func Describe(sc *conform.Scenario) Info {
 	return in
 }
 
-// withSeq is an outcome with its evidence records: the transcript records
-// (Outcome.Seq) a verdict rests on.
-func withSeq(o conform.Outcome, seq ...int) conform.Outcome {
-	o.Seq = seq
-	return o
-}
-
 // filter is the elements of xs that keep holds for, in order (nil for none).
 func filter[T any](xs []T, keep func(T) bool) []T {
 	var out []T

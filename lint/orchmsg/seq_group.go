@@ -71,35 +71,24 @@ func (s *msgFacts) load(m *lint.Message) {
 // isMsg reports isMsg(m), computed once per message.
 func (s *msgFacts) isMsg(m *lint.Message) bool { return s.of(m).msg }
 
-// read finds the members of root the facts are made of in one pass, the last
-// member of a repeated key as root.Get finds it (FuzzFactsRead holds it to Get).
-// aop2's fields.read is the same loop over other keys; they stay apart on
-// purpose: each key list is a switch over constants, which the compiler
-// searches by length and bytes, where one shared reader would take the keys as
-// data and compare every member with each of them (measured slower, issue 11).
-func (s *msgFacts) read(root *jsonread.Node) {
-	if root == nil || root.Kind != jsonread.Object {
-		return
+// read finds the members of root the facts are made of in one pass
+// (jsonread.ReadMembers), the last member of a repeated key as root.Get finds it
+// (FuzzFactsRead holds it to Get).
+func (s *msgFacts) read(root *jsonread.Node) { jsonread.ReadMembers(root, s, (*msgFacts).slot) }
+
+// slot is where the facts hold the member key (nil: none).
+func (s *msgFacts) slot(key string) **jsonread.Node {
+	switch key {
+	case "id":
+		return &s.idN
+	case "type":
+		return &s.typN
+	case "correlationId":
+		return &s.cidN
+	case "timestamp":
+		return &s.tsN
 	}
-	ms := root.Members
-	for i := len(ms) - 1; i >= 0; i-- {
-		var at **jsonread.Node
-		switch ms[i].Key {
-		case "id":
-			at = &s.idN
-		case "type":
-			at = &s.typN
-		case "correlationId":
-			at = &s.cidN
-		case "timestamp":
-			at = &s.tsN
-		default:
-			continue
-		}
-		if *at == nil {
-			*at = ms[i].Value
-		}
-	}
+	return nil
 }
 
 // idOf returns m's id, a string of its line ("" if it has none): idOf(m).

@@ -202,6 +202,22 @@ func ReadMembers[R any](n *Node, r *R, slot func(r *R, key string) **Node) {
 	}
 }
 
+// Scalar renders a number, a boolean or null as its JSON text, and another node
+// by its kind ("string", "array", "object"): what the rules' renderings of a
+// value for messages share.
+func (n *Node) Scalar() string {
+	switch n.Kind {
+	case Number:
+		return n.Str
+	case Bool:
+		if n.Bool {
+			return "true"
+		}
+		return "false"
+	}
+	return n.Kind.String()
+}
+
 // Has reports whether the object has the key.
 func (n *Node) Has(key string) bool { return n.Get(key) != nil }
 

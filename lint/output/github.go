@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/aopkit/aopkit/lint"
 )
 
 // GitHub prints GitHub Actions workflow commands, one annotation per diagnostic:
@@ -15,13 +13,7 @@ import (
 func GitHub(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	for f, d := range r.diagnostics() {
-		cmd := "notice"
-		switch d.Severity {
-		case lint.Error:
-			cmd = "error"
-		case lint.Warning:
-			cmd = "warning"
-		}
+		cmd := bySeverity(d.Severity, "error", "warning", "notice")
 		// What the input wrote is escaped (SafeText): a runner's log and a
 		// terminal show no control character of it; the newlines before
 		// related places are the annotation's own.

@@ -119,3 +119,15 @@ func relatedPath(f *linter.FileResult, d *lint.Diagnostic, rel lint.Related) str
 	}
 	return pathOf(f, d)
 }
+
+// bySeverity returns a format's word for s: error's, warning's, or info's (the
+// word of any other severity).
+func bySeverity(s lint.Severity, ofError, ofWarning, ofInfo string) string {
+	switch s {
+	case lint.Error:
+		return ofError
+	case lint.Warning:
+		return ofWarning
+	}
+	return ofInfo
+}

@@ -94,15 +94,7 @@ type sarifLogical struct {
 	Kind               string `json:"kind"`
 }
 
-func sarifLevel(s lint.Severity) string {
-	switch s {
-	case lint.Error:
-		return "error"
-	case lint.Warning:
-		return "warning"
-	}
-	return "note"
-}
+func sarifLevel(s lint.Severity) string { return bySeverity(s, "error", "warning", "note") }
 
 // SARIF prints a SARIF 2.1.0 log with rule metadata (descriptions, help with the
 // bad and good examples, help URIs) for every rule that has a result.

@@ -42,14 +42,7 @@ func severityText(s lint.Severity, color bool) string {
 	if !color {
 		return s.String()
 	}
-	c := ansiCyan
-	switch s {
-	case lint.Error:
-		c = ansiRed
-	case lint.Warning:
-		c = ansiYellow
-	}
-	return c + s.String() + ansiReset
+	return bySeverity(s, ansiRed, ansiYellow, ansiCyan) + s.String() + ansiReset
 }
 
 // SafePath returns p as it is when every character is printable, else Go-quoted

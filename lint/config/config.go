@@ -278,7 +278,7 @@ func (p *parser) top(n *yaml.Node) {
 					"task-type": func(_, v *yaml.Node) {
 						if s, ok := p.str(v, "task-type"); ok {
 							if _, known := spec.TaskTypes[s]; !known {
-								p.errorf(v, "unknown task-type %q: want one of %s", s, strings.Join(taskTypes(), ", "))
+								p.errorf(v, "unknown task-type %q: want one of %s", s, strings.Join(spec.TaskTypeNames(), ", "))
 							}
 							o.TaskType = s
 						}
@@ -439,13 +439,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func taskTypes() []string {
-	var ts []string
-	for k := range spec.TaskTypes {
-		ts = append(ts, k)
-	}
-	sort.Strings(ts)
-	return ts
 }

@@ -353,13 +353,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 		check(fmt.Sprintf("oneOfScalars(n, %s)", vn))
 	}
 	// Strings.
-	var str []string
-	if v, ok := s["minLength"]; ok {
-		str = append(str, fmt.Sprintf("if runesUnder(n.Str, %s) {\nreturn Invalid\n}\n", v))
-	}
-	if v, ok := s["maxLength"]; ok {
-		str = append(str, fmt.Sprintf("if runesOver(n.Str, %s) {\nreturn Invalid\n}\n", v))
-	}
+	str := limits(s, [][2]string{{"minLength", "runesUnder(n.Str, %s)"}, {"maxLength", "runesOver(n.Str, %s)"}})
 	if v, ok := s["pattern"]; ok {
 		p, _ := v.(string)
 		str = append(str, g.pattern(p))
@@ -393,13 +387,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 		fmt.Fprintf(w, "if n.Kind == jsonread.Number {\n%s}\n", strings.Join(num, ""))
 	}
 	// Arrays.
-	var arr []string
-	if v, ok := s["minItems"]; ok {
-		arr = append(arr, fmt.Sprintf("if len(n.Items) < %s {\nreturn Invalid\n}\n", v))
-	}
-	if v, ok := s["maxItems"]; ok {
-		arr = append(arr, fmt.Sprintf("if len(n.Items) > %s {\nreturn Invalid\n}\n", v))
-	}
+	arr := limits(s, [][2]string{{"minItems", "len(n.Items) < %s"}, {"maxItems", "len(n.Items) > %s"}})
 	if v, ok := s["items"]; ok {
 		switch v.(type) {
 		case map[string]any, bool:
@@ -821,4 +809,17 @@ func allStrings(vals []any) ([]string, bool) {
 		}
 	}
 	return out, len(out) > 0
+}
+
+// limits renders the checks of the keywords of s that rows name, in their
+// order: each row is a keyword and the Go condition that makes a value
+// Invalid, %s standing for the keyword's value.
+func limits(s map[string]any, rows [][2]string) []string {
+	var out []string
+	for _, r := range rows {
+		if v, ok := s[r[0]]; ok {
+			out = append(out, fmt.Sprintf("if "+r[1]+" {\nreturn Invalid\n}\n", v))
+		}
+	}
+	return out
 }

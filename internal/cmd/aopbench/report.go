@@ -239,28 +239,23 @@ func (b *bench) roundRows() [][]string {
 }
 
 // rate is messages per second of a configuration's median wall time.
-func (b *bench) rate(c *largeConfig) float64 {
-	if c == nil || len(c.Samples) == 0 {
-		return 0
-	}
-	w := summarize(walls(c.Samples)).Median
-	if w == 0 {
-		return 0
-	}
-	return float64(b.r.Large.Transcript.Messages) / w
-}
+func (b *bench) rate(c *largeConfig) float64 { return b.perSecond(c, walls) }
 
 // cpuRate is messages per CPU-second (user+system of every process of the
 // configuration, median): steadier than the wall clock on a shared machine.
-func (b *bench) cpuRate(c *largeConfig) float64 {
+func (b *bench) cpuRate(c *largeConfig) float64 { return b.perSecond(c, cpus) }
+
+// perSecond is the transcript's messages per second of the median of the
+// seconds (walls or cpus) of c's samples; 0 when there are none.
+func (b *bench) perSecond(c *largeConfig, seconds func([]sample) []float64) float64 {
 	if c == nil || len(c.Samples) == 0 {
 		return 0
 	}
-	cpu := summarize(cpus(c.Samples)).Median
-	if cpu == 0 {
+	s := summarize(seconds(c.Samples)).Median
+	if s == 0 {
 		return 0
 	}
-	return float64(b.r.Large.Transcript.Messages) / cpu
+	return float64(b.r.Large.Transcript.Messages) / s
 }
 
 func verdict(ok, known bool) string {

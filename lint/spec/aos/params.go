@@ -96,9 +96,12 @@ func (c *v) enum(s, ptr string, allowed ...string) {
 
 // StepContextProblem checks a StepContext (§3.8) and its Agent (§3.1): nil when
 // ctx is valid, else the first problem, its pointer under /params/context.
-func StepContextProblem(ctx map[string]any) *ParamError {
+func StepContextProblem(ctx map[string]any) *ParamError { return problem((*v).stepContext, ctx) }
+
+// problem is the first problem check finds in m, nil when none.
+func problem(check func(*v, map[string]any), m map[string]any) *ParamError {
 	c := &v{}
-	c.stepContext(ctx)
+	check(c, m)
 	return c.err
 }
 
@@ -262,11 +265,7 @@ func ParamsProblem(method string, p map[string]any) *ParamError {
 
 // MessageProblem checks steps/message params (§4.5.1) without the context: the
 // message (id, role, Part content) and citation (Source[]).
-func MessageProblem(p map[string]any) *ParamError {
-	c := &v{}
-	c.message(p)
-	return c.err
-}
+func MessageProblem(p map[string]any) *ParamError { return problem((*v).message, p) }
 
 func (c *v) message(p map[string]any) {
 	if m := c.obj(p, "/params", "message", true); m != nil {

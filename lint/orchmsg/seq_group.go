@@ -202,27 +202,31 @@ func slotReqID(s *idSlot) *struct{} { return &s.reqID }
 func slotOpen(s *idSlot) **request  { return &s.open }
 func slotFit(s *idSlot) **fitReq    { return &s.fit }
 
-// groupRules lists the group's rules, in ID order, with the checker of each.
+// seesMsg shows a checker the messages isMsg takes alone (Entry.Sees).
+func seesMsg(s *seqState, m *lint.Message) bool { return s.f.isMsg(m) }
+
+// groupRules lists the group's rules, in ID order, with the checker of each
+// (Sees: seesMsg for those that look at nothing else).
 var groupRules = []seqgroup.Entry[seqState]{
-	{Rule: SeqCorrelation, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqCorrelation, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &corrChecker{f: &s.f, reqs: s.requestWindow(), others: newIDWindow(&s.ids, idOthers, MaxTracked, slotOthers)}
 	}},
-	{Rule: SeqDuplicateResponse, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqDuplicateResponse, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &dupRespChecker{f: &s.f, reqs: s.requestWindow(), answered: newIDWindow(&s.ids, idAnswered, MaxTracked, slotAnswered)}
 	}},
-	{Rule: SeqUniqueID, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqUniqueID, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &uniqueChecker{f: &s.f, seen: newIDWindow(&s.ids, idSeen, MaxTracked, slotSeen)}
 	}},
 	{Rule: SeqTimeout, Make: func(s *seqState) lint.Checker {
 		return &timeoutChecker{f: &s.f, open: newIDWindow(&s.ids, idOpen, MaxTracked, slotOpen), reqIDs: newIDWindow(&s.ids, idReqIDs, MaxTracked, slotReqID)}
 	}},
-	{Rule: SeqRate, Make: func(s *seqState) lint.Checker { return &rateChecker{f: &s.f, agents: newWindow(256, &rateStates)} }},
-	{Rule: SeqDirection, Make: func(s *seqState) lint.Checker { return &directionChecker{f: &s.f} }},
+	{Rule: SeqRate, Sees: seesMsg, Make: func(s *seqState) lint.Checker { return &rateChecker{f: &s.f, agents: newWindow(256, &rateStates)} }},
+	{Rule: SeqDirection, Sees: seesMsg, Make: func(s *seqState) lint.Checker { return &directionChecker{f: &s.f} }},
 	{Rule: SeqShutdown, Make: func(s *seqState) lint.Checker { return &shutdownChecker{f: &s.f} }},
-	{Rule: SeqAnswerFits, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqAnswerFits, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &fitChecker{f: &s.f, open: newIDWindow(&s.ids, idFit, MaxTracked, slotFit)}
 	}},
-	{Rule: SeqCancelled, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqCancelled, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &cancelChecker{f: &s.f, cancelled: newWindow(MaxTracked, &cancelsPool)}
 	}},
 	{Rule: SeqAgentID, Make: func(s *seqState) lint.Checker { return &agentIDChecker{f: &s.f} }},

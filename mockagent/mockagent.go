@@ -39,6 +39,14 @@ type Env struct {
 	HTTP http.RoundTripper
 }
 
+// TimeSource is the agent's clock: Clock, or the real one when Clock is nil.
+func (e Env) TimeSource() clock.Clock {
+	if e.Clock == nil {
+		return clock.Real{}
+	}
+	return e.Clock
+}
+
 // Agent is the behaviour of the mock agent for one protocol.
 type Agent struct {
 	Protocol string

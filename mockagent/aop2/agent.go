@@ -153,10 +153,7 @@ type agent struct {
 
 // Run plays the aop2 executor. It returns the process exit code.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
-	clk := env.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
+	clk := env.TimeSource()
 	first := make(chan []byte, 1)
 	eof := make(chan struct{})
 	in := &input{}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -224,7 +225,7 @@ func (p *parser) top(n *yaml.Node) {
 	p.mapping(n, "the configuration", map[string]func(k, v *yaml.Node){
 		"format": func(_, v *yaml.Node) {
 			if s, ok := p.str(v, "format"); ok {
-				if !contains(output.Formats, s) {
+				if !slices.Contains(output.Formats, s) {
 					p.errorf(v, "unknown format %q: want one of %s", s, strings.Join(output.Formats, ", "))
 				}
 				p.c.Format = s
@@ -430,13 +431,4 @@ func (p *parser) rules(v *yaml.Node, what string) map[string]Setting {
 		out[id] = set
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

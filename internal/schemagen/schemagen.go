@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"go/format"
 	"io/fs"
+	"maps"
 	"math"
 	"math/big"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -532,11 +534,7 @@ func (g *gen) shape(file string, s any, depth int, baseURL string) (*shapeNode, 
 			if sh.props == nil {
 				sh.props = map[string]*shapeNode{}
 			}
-			names := make([]string, 0, len(ps))
-			for k := range ps {
-				names = append(names, k)
-			}
-			sort.Strings(names)
+			names := slices.Sorted(maps.Keys(ps))
 			for _, k := range names {
 				if sh.props[k] != nil {
 					continue // the first combinator branch that shapes a member wins
@@ -589,11 +587,7 @@ func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
 			fields = append(fields, "Open: true")
 		}
 		if sh.props != nil {
-			keys := make([]string, 0, len(sh.props))
-			for k := range sh.props {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(sh.props))
 			var ps []string
 			for _, k := range keys {
 				ps = append(ps, fmt.Sprintf("{%q, %s}", k, name(sh.props[k])))

@@ -2,7 +2,8 @@ package aop2
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -148,11 +149,7 @@ func defined(ids map[string]bool) string {
 	if len(ids) == 0 {
 		return "it defines no checkpoints"
 	}
-	list := make([]string, 0, len(ids))
-	for id := range ids {
-		list = append(list, id)
-	}
-	sort.Strings(list)
+	list := slices.Sorted(maps.Keys(ids))
 	if len(list) > 10 {
 		list = append(list[:10], "...")
 	}

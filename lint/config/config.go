@@ -11,10 +11,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -344,11 +344,7 @@ func (p *parser) mapping(n *yaml.Node, what string, handlers map[string]func(k, 
 		k, v := n.Content[i], n.Content[i+1]
 		h, ok := handlers[k.Value]
 		if !ok {
-			known := make([]string, 0, len(handlers))
-			for name := range handlers {
-				known = append(known, name)
-			}
-			sort.Strings(known)
+			known := slices.Sorted(maps.Keys(handlers))
 			p.errorf(k, "unknown key %q in %s: want one of %s", k.Value, what, strings.Join(known, ", "))
 			continue
 		}

@@ -3,9 +3,10 @@ package output
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/url"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -105,11 +106,7 @@ func SARIF(w io.Writer, r *Report) error {
 			used[d.Rule] = true
 		}
 	}
-	ids := make([]string, 0, len(used))
-	for id := range used {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(used))
 	index := map[string]int{}
 	rules := []sarifRule{}
 	for i, id := range ids {

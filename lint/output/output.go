@@ -4,6 +4,7 @@
 package output
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"iter"
@@ -102,6 +103,16 @@ func (r *Report) diagnostics() iter.Seq2[*linter.FileResult, *lint.Diagnostic] {
 			}
 		}
 	}
+}
+
+// eachDiagnostic writes what write makes of every diagnostic, in the report's
+// order, to w through one buffer.
+func eachDiagnostic(w io.Writer, r *Report, write func(bw *bufio.Writer, f *linter.FileResult, d *lint.Diagnostic)) error {
+	bw := bufio.NewWriter(w)
+	for f, d := range r.diagnostics() {
+		write(bw, f, d)
+	}
+	return bw.Flush()
 }
 
 // pathOf returns the path a diagnostic belongs to (its own, or its file's).

@@ -11,8 +11,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
@@ -37,6 +38,14 @@ type Env struct {
 	// HTTP carries the agent's HTTP requests (aos); nil is the network. In-process
 	// (agentio.InProcess) it reaches an engine that serves in memory.
 	HTTP http.RoundTripper
+}
+
+// TimeSource is the agent's clock: Clock, or the real one when Clock is nil.
+func (e Env) TimeSource() clock.Clock {
+	if e.Clock == nil {
+		return clock.Real{}
+	}
+	return e.Clock
 }
 
 // Agent is the behaviour of the mock agent for one protocol.
@@ -70,7 +79,7 @@ func Lookup(protocol string) (*Agent, error) {
 	defer mu.Unlock()
 	a, ok := agents[protocol]
 	if !ok {
-		return nil, fmt.Errorf("mockagent: unknown protocol %q (known: %v)", protocol, protocolsLocked())
+		return nil, fmt.Errorf("mockagent: unknown protocol %q (known: %v)", protocol, slices.Sorted(maps.Keys(agents)))
 	}
 	return a, nil
 }
@@ -79,16 +88,7 @@ func Lookup(protocol string) (*Agent, error) {
 func Protocols() []string {
 	mu.Lock()
 	defer mu.Unlock()
-	return protocolsLocked()
-}
-
-func protocolsLocked() []string {
-	var out []string
-	for p := range agents {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(agents))
 }
 
 // HasFault reports whether the agent of protocol knows the fault.

@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"go/format"
 	"io/fs"
+	"maps"
 	"math"
 	"math/big"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -353,13 +355,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 		check(fmt.Sprintf("oneOfScalars(n, %s)", vn))
 	}
 	// Strings.
-	var str []string
-	if v, ok := s["minLength"]; ok {
-		str = append(str, fmt.Sprintf("if runesUnder(n.Str, %s) {\nreturn Invalid\n}\n", v))
-	}
-	if v, ok := s["maxLength"]; ok {
-		str = append(str, fmt.Sprintf("if runesOver(n.Str, %s) {\nreturn Invalid\n}\n", v))
-	}
+	str := limits(s, [][2]string{{"minLength", "runesUnder(n.Str, %s)"}, {"maxLength", "runesOver(n.Str, %s)"}})
 	if v, ok := s["pattern"]; ok {
 		p, _ := v.(string)
 		str = append(str, g.pattern(p))
@@ -393,13 +389,7 @@ func (g *gen) body(w *bytes.Buffer, loc string, s map[string]any, baseURL string
 		fmt.Fprintf(w, "if n.Kind == jsonread.Number {\n%s}\n", strings.Join(num, ""))
 	}
 	// Arrays.
-	var arr []string
-	if v, ok := s["minItems"]; ok {
-		arr = append(arr, fmt.Sprintf("if len(n.Items) < %s {\nreturn Invalid\n}\n", v))
-	}
-	if v, ok := s["maxItems"]; ok {
-		arr = append(arr, fmt.Sprintf("if len(n.Items) > %s {\nreturn Invalid\n}\n", v))
-	}
+	arr := limits(s, [][2]string{{"minItems", "len(n.Items) < %s"}, {"maxItems", "len(n.Items) > %s"}})
 	if v, ok := s["items"]; ok {
 		switch v.(type) {
 		case map[string]any, bool:
@@ -544,11 +534,7 @@ func (g *gen) shape(file string, s any, depth int, baseURL string) (*shapeNode, 
 			if sh.props == nil {
 				sh.props = map[string]*shapeNode{}
 			}
-			names := make([]string, 0, len(ps))
-			for k := range ps {
-				names = append(names, k)
-			}
-			sort.Strings(names)
+			names := slices.Sorted(maps.Keys(ps))
 			for _, k := range names {
 				if sh.props[k] != nil {
 					continue // the first combinator branch that shapes a member wins
@@ -601,11 +587,7 @@ func (g *gen) shapes(files []string, baseURL string) ([]byte, error) {
 			fields = append(fields, "Open: true")
 		}
 		if sh.props != nil {
-			keys := make([]string, 0, len(sh.props))
-			for k := range sh.props {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(sh.props))
 			var ps []string
 			for _, k := range keys {
 				ps = append(ps, fmt.Sprintf("{%q, %s}", k, name(sh.props[k])))
@@ -821,4 +803,17 @@ func allStrings(vals []any) ([]string, bool) {
 		}
 	}
 	return out, len(out) > 0
+}
+
+// limits renders the checks of the keywords of s that rows name, in their
+// order: each row is a keyword and the Go condition that makes a value
+// Invalid, %s standing for the keyword's value.
+func limits(s map[string]any, rows [][2]string) []string {
+	var out []string
+	for _, r := range rows {
+		if v, ok := s[r[0]]; ok {
+			out = append(out, fmt.Sprintf("if "+r[1]+" {\nreturn Invalid\n}\n", v))
+		}
+	}
+	return out
 }

@@ -46,17 +46,20 @@ func missing(t testing.TB, what string) {
 // SARIFSchema returns the path of the official SARIF 2.1.0 JSON schema.
 func SARIFSchema(t testing.TB) string {
 	t.Helper()
-	p := filepath.Join(CacheDir(), SARIFSchemaFile)
-	if _, err := os.Stat(p); err != nil {
-		missing(t, p)
-	}
-	return p
+	return cached(t, SARIFSchemaFile)
 }
 
 // JUnitXSD returns the path of the Jenkins JUnit XSD.
 func JUnitXSD(t testing.TB) string {
 	t.Helper()
-	p := filepath.Join(CacheDir(), JUnitXSDFile)
+	return cached(t, JUnitXSDFile)
+}
+
+// cached returns the path of the file name in CacheDir; when it is not there,
+// t is skipped (failed on CI).
+func cached(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(CacheDir(), name)
 	if _, err := os.Stat(p); err != nil {
 		missing(t, p)
 	}

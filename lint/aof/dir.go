@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -256,22 +258,13 @@ func (d *dirLint) lintTasks() {
 			d.lintTaskFile(e.path, sd.name)
 		}
 	}
-	for _, id := range sortedIDs(d.tasks) {
+	for _, id := range slices.Sorted(maps.Keys(d.tasks)) {
 		ts := d.tasks[id]
 		for _, t := range ts[1:] {
 			d.report(DirStatus, lint.Error, t.path, 1, []lint.Related{{Path: ts[0].path, Line: 1, Column: 1, Message: "the same task in tasks/" + ts[0].dir + "/"}},
 				"task %s is in two status directories, tasks/%s/ and tasks/%s/: a task has one status and one file", id, ts[0].dir, t.dir)
 		}
 	}
-}
-
-func sortedIDs[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func (d *dirLint) lintTaskFile(path, statusDir string) {
@@ -552,7 +545,7 @@ func (d *dirLint) lintEventLog(path string) {
 		}
 	}
 	// the log's last transition of each task names the directory the task is in
-	for _, id := range sortedIDs(last) {
+	for _, id := range slices.Sorted(maps.Keys(last)) {
 		tr := last[id]
 		ts := d.tasks[id]
 		if len(ts) == 0 || !isAnyStatus(ts[0].dir) || tr.to == ts[0].dir {

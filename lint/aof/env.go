@@ -199,16 +199,12 @@ func short(n *jsonread.Node) string {
 	switch n.Kind {
 	case jsonread.String:
 		s = fmt.Sprintf("%q", n.Str)
-	case jsonread.Number:
-		s = n.Str
-	case jsonread.Bool:
-		s = fmt.Sprint(n.Bool)
-	case jsonread.Null:
-		s = "null"
 	case jsonread.Array:
 		s = "an array"
-	default:
+	case jsonread.Object:
 		s = "an object"
+	default:
+		s = n.Scalar()
 	}
 	if len(s) > 80 {
 		s = s[:77] + "..."

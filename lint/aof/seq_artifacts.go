@@ -57,18 +57,14 @@ func (c *artifactChecker) Observe(p *lint.Pass) {
 					"%s carries taskId %q, but %s beside it carries %q: the artifacts of one run directory describe one run of one task", filepath.Base(p.Msg.Path), task.Str, sibName, st.Str)
 				continue
 			}
-			c.observe(lint.NewPass(p.Rule, sib))
+			c.views.observe(lint.NewPass(p.Rule, sib), c.observeView)
 		}
 	}
-	c.observe(p)
+	c.views.observe(p, c.observeView)
 }
 
-func (c *artifactChecker) observe(p *lint.Pass) {
+func (c *artifactChecker) observeView(p *lint.Pass, v *view) {
 	m := p.Msg
-	v, ok := c.views.of(m)
-	if !ok {
-		return
-	}
 	rel := func(r *lint.Related) []lint.Related { return []lint.Related{*r} }
 	switch v.kind {
 	case KindRun:

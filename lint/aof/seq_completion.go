@@ -17,12 +17,10 @@ type completionChecker struct {
 	done  table[completionState]
 }
 
-func (c *completionChecker) Observe(p *lint.Pass) {
+func (c *completionChecker) Observe(p *lint.Pass) { c.views.observe(p, c.observeView) }
+
+func (c *completionChecker) observeView(p *lint.Pass, v *view) {
 	m := p.Msg
-	v, ok := c.views.of(m)
-	if !ok {
-		return
-	}
 	switch v.kind {
 	case KindRun:
 		c.done.del(v.task)

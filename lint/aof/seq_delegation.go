@@ -16,12 +16,10 @@ type delegationChecker struct {
 	children table[lint.Related] // child task → the handoff that delegated it
 }
 
-func (c *delegationChecker) Observe(p *lint.Pass) {
+func (c *delegationChecker) Observe(p *lint.Pass) { c.views.observe(p, c.observeView) }
+
+func (c *delegationChecker) observeView(p *lint.Pass, v *view) {
 	m := p.Msg
-	v, ok := c.views.of(m)
-	if !ok {
-		return
-	}
 	var parentPtr string
 	switch v.kind {
 	case KindRun:

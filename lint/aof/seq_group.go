@@ -51,6 +51,14 @@ func (vm *viewMemo) of(m *lint.Message) (*view, bool) {
 	return &vm.v, vm.ok
 }
 
+// observe calls f with p's message's view (of), when it has one: the start of
+// the Observe of a checker that looks at nothing else.
+func (vm *viewMemo) observe(p *lint.Pass, f func(*lint.Pass, *view)) {
+	if v, ok := vm.of(p.Msg); ok {
+		f(p, v)
+	}
+}
+
 // own returns s as the group keeps it: a copy (Names), so that the state pins
 // a few bytes, not the message's whole line (lint.Message: a kept string of the
 // tree keeps its line alive).

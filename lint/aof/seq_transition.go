@@ -60,12 +60,10 @@ func (c *transitionChecker) set(p *lint.Pass, task, status string, w lint.Relate
 	st.status, st.since, st.why = c.views.own(status), w, why
 }
 
-func (c *transitionChecker) Observe(p *lint.Pass) {
+func (c *transitionChecker) Observe(p *lint.Pass) { c.views.observe(p, c.observeView) }
+
+func (c *transitionChecker) observeView(p *lint.Pass, v *view) {
 	m := p.Msg
-	v, ok := c.views.of(m)
-	if !ok {
-		return
-	}
 	switch v.kind {
 	case KindRun:
 		c.set(p, v.task, "in-progress", lint.Witness(m, "/startedAt", ""), [7]string{"run.json: the lease put ", v.task, " in progress"})

@@ -239,22 +239,14 @@ func describe(n *jsonread.Node) string {
 	if n == nil {
 		return "missing"
 	}
-	switch n.Kind {
-	case jsonread.String:
+	if n.Kind == jsonread.String {
 		s := n.Str
 		if len(s) > 60 {
 			s = s[:57] + "..."
 		}
 		return `"` + s + `"`
-	case jsonread.Number:
-		return n.Str
-	case jsonread.Bool:
-		if n.Bool {
-			return "true"
-		}
-		return "false"
 	}
-	return n.Kind.String()
+	return n.Scalar()
 }
 
 // dotted renders a pointer as a member path for messages: "/timing/started_at" is

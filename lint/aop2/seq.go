@@ -167,46 +167,37 @@ type fields struct {
 	progressPercentage, progress                     *jsonread.Node
 }
 
-// read finds the fields among root's members as root.Get finds each: the last
-// member of the key (root.Get's answer when a key is repeated), nil when root
-// is not an object (FuzzViewFields holds it to Get). orchmsg's msgFacts.read is
-// the same loop over other keys; they stay apart on purpose (see there: a
-// switch over constant keys, not a shared reader taking them as data).
-func (f *fields) read(root *jsonread.Node) {
-	if root.Kind != jsonread.Object {
-		return
+// read finds the fields among root's members in one pass
+// (jsonread.ReadMembers) as root.Get finds each: the last member of the key
+// (root.Get's answer when a key is repeated), nil when root is not an object
+// (FuzzViewFields holds it to Get).
+func (f *fields) read(root *jsonread.Node) { jsonread.ReadMembers(root, f, (*fields).slot) }
+
+// slot is where the fields hold the member key (nil: none).
+func (f *fields) slot(key string) **jsonread.Node {
+	switch key {
+	case "message_type":
+		return &f.messageType
+	case "event":
+		return &f.event
+	case "task_id":
+		return &f.taskID
+	case "session_id":
+		return &f.sessionID
+	case "timestamp":
+		return &f.timestamp
+	case "task":
+		return &f.task
+	case "session":
+		return &f.session
+	case "timing":
+		return &f.timing
+	case "progress_percentage":
+		return &f.progressPercentage
+	case "progress":
+		return &f.progress
 	}
-	ms := root.Members
-	for i := len(ms) - 1; i >= 0; i-- {
-		var at **jsonread.Node
-		switch ms[i].Key {
-		case "message_type":
-			at = &f.messageType
-		case "event":
-			at = &f.event
-		case "task_id":
-			at = &f.taskID
-		case "session_id":
-			at = &f.sessionID
-		case "timestamp":
-			at = &f.timestamp
-		case "task":
-			at = &f.task
-		case "session":
-			at = &f.session
-		case "timing":
-			at = &f.timing
-		case "progress_percentage":
-			at = &f.progressPercentage
-		case "progress":
-			at = &f.progress
-		default:
-			continue
-		}
-		if *at == nil {
-			*at = ms[i].Value
-		}
-	}
+	return nil
 }
 
 // taskIDPointer is where a TASK names its task.

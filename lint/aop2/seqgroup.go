@@ -22,6 +22,36 @@ type viewChecker interface {
 	reset()
 }
 
+// taskReplier is a rule's checker that pairs each TASK with its RESPONSE: the
+// group shows it, through taskReplies, the TASKs that name their task (a
+// task_id) and the RESPONSEs.
+type taskReplier interface {
+	task(p *lint.Pass, v *view)
+	response(p *lint.Pass, v *view)
+	Finish(p *lint.Pass)
+	reset()
+}
+
+// taskReplies is the viewChecker of a taskReplier.
+type taskReplies struct{ c taskReplier }
+
+func (t taskReplies) observes() msgTypes { return typesTaskResponse }
+
+func (t taskReplies) observe(p *lint.Pass, v *view) {
+	switch v.typ {
+	case "TASK":
+		if v.taskID != "" {
+			t.c.task(p, v)
+		}
+	case "RESPONSE":
+		t.c.response(p, v)
+	}
+}
+
+func (t taskReplies) Finish(p *lint.Pass) { t.c.Finish(p) }
+
+func (t taskReplies) reset() { t.c.reset() }
+
 // seqGroup names the group of every AOP2 sequence rule.
 const seqGroup = "aop2-seq"
 
@@ -33,8 +63,8 @@ var groupRules = []struct {
 	rule *lint.Rule
 	of   func(*checkerSet) viewChecker
 }{
-	{SeqCorrelation, func(m *checkerSet) viewChecker { return &m.corr }},
-	{SeqFinalSignal, func(m *checkerSet) viewChecker { return &m.rails }},
+	{SeqCorrelation, func(m *checkerSet) viewChecker { return taskReplies{&m.corr} }},
+	{SeqFinalSignal, func(m *checkerSet) viewChecker { return taskReplies{&m.rails} }},
 	{SeqMinimalReport, nil}, // railsChecker's
 	{SeqNoResponse, func(m *checkerSet) viewChecker { m.pending.session = &m.session; return &m.pending }},
 	{SeqHeartbeatFailure, func(m *checkerSet) viewChecker { m.beat.session = &m.session; return &m.beat }},
@@ -44,10 +74,10 @@ var groupRules = []struct {
 	{SeqDuplicateResponse, nil}, // replyChecker's
 	{SeqTimeout, func(m *checkerSet) viewChecker { m.timeout.session = &m.session; return &m.timeout }},
 	{SeqDelegationDepth, func(m *checkerSet) viewChecker { return &m.depth }},
-	{SeqCheckpoints, func(m *checkerSet) viewChecker { return &m.checkpoint }},
+	{SeqCheckpoints, func(m *checkerSet) viewChecker { return taskReplies{&m.checkpoint} }},
 	{SeqBudget, func(m *checkerSet) viewChecker { return &m.budget }},
 	{SeqProgressBackwards, func(m *checkerSet) viewChecker { return &m.backwards }},
-	{SeqAgentModel, func(m *checkerSet) viewChecker { return &m.agent }},
+	{SeqAgentModel, func(m *checkerSet) viewChecker { return taskReplies{&m.agent} }},
 	{SeqDelegationAllowed, nil}, // depthChecker's
 }
 

@@ -85,39 +85,33 @@ func railWitness(r *rails, final bool) lint.Related {
 	return r.at.with(fmt.Sprintf("the TASK %q (guard_rails.%s is true by default)", r.id, railKey(final)))
 }
 
-func (c *railsChecker) observes() msgTypes { return typesTaskResponse }
-
-func (c *railsChecker) observe(p *lint.Pass, v *view) {
-	switch v.typ {
-	case "TASK":
-		if v.taskID == "" {
-			return
+func (c *railsChecker) task(p *lint.Pass, v *view) {
+	e, first := c.tasks.add(v.key)
+	rule := p.Rule
+	for i, r := range railRules {
+		p.Rule = r.rule
+		if first {
+			capNote(p) // each rule's, as track makes it
 		}
-		e, first := c.tasks.add(v.key)
-		rule := p.Rule
-		for i, r := range railRules {
-			p.Rule = r.rule
-			if first {
-				capNote(p) // each rule's, as track makes it
-			}
-			on, explicit, at, n := guardRail(v.root, railKey(r.final))
-			e[i] = rails{on: on, explicit: explicit, id: v.taskID, at: railMark(p.Msg, v, at, n)}
-		}
-		p.Rule = rule
-	case "RESPONSE":
-		var e [2]rails
-		found := false
-		if r := c.tasks.get(v.key); r != nil {
-			e, found = *r, true
-			c.tasks.del(v.key)
-		}
-		rule := p.Rule
-		for i, r := range railRules {
-			p.Rule = r.rule
-			checkRail(p, r.final, found, &e[i])
-		}
-		p.Rule = rule
+		on, explicit, at, n := guardRail(v.root, railKey(r.final))
+		e[i] = rails{on: on, explicit: explicit, id: v.taskID, at: railMark(p.Msg, v, at, n)}
 	}
+	p.Rule = rule
+}
+
+func (c *railsChecker) response(p *lint.Pass, v *view) {
+	var e [2]rails
+	found := false
+	if r := c.tasks.get(v.key); r != nil {
+		e, found = *r, true
+		c.tasks.del(v.key)
+	}
+	rule := p.Rule
+	for i, r := range railRules {
+		p.Rule = r.rule
+		checkRail(p, r.final, found, &e[i])
+	}
+	p.Rule = rule
 }
 
 // checkRail applies the guard rail of final (SEQ-002) or not (SEQ-003) to a

@@ -29,40 +29,34 @@ type corrChecker struct {
 	lastKey string
 }
 
-func (c *corrChecker) observes() msgTypes { return typesTaskResponse }
+func (c *corrChecker) task(p *lint.Pass, v *view) {
+	ref := taskRef{session: v.sessionID, id: v.taskID, w: v.taskMark, ws: v.sessionMark(p.Msg)}
+	*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
+	*c.byID.put(v.taskID) = ref
+	c.lastKey = v.key
+}
 
-func (c *corrChecker) observe(p *lint.Pass, v *view) {
-	switch v.typ {
-	case "TASK":
-		if v.taskID == "" {
-			return
-		}
-		ref := taskRef{session: v.sessionID, id: v.taskID, w: v.taskMark, ws: v.sessionMark(p.Msg)}
-		*c.tasks.put(v.key) = ref // history: the oldest are forgotten silently
-		*c.byID.put(v.taskID) = ref
-		c.lastKey = v.key
-	case "RESPONSE":
-		if c.tasks.len() == 0 || v.taskID == "" || !p.Msg.Root.Get("task_id").IsString() {
-			return
-		}
-		if c.tasks.get(v.key) != nil {
-			return
-		}
-		sid := p.Msg.Root.Get("session_id")
-		if t := c.byID.get(v.taskID); t != nil {
-			if sid.IsString() && sid.Str != t.session {
-				ws := t.ws.with(fmt.Sprintf("the TASK %q of session %q", t.id, t.session))
-				p.ReportRelatedf(p.Rule.Severity, "/session_id", []lint.Related{ws}, "session_id %q must be %q, the session of the TASK %q it answers (§1.2)", sid.Str, t.session, v.taskID)
-			}
-			return
-		}
-		last := c.tasks.get(c.lastKey)
-		if last == nil {
-			return
-		}
-		w := last.w.with(fmt.Sprintf("the TASK %q", last.id))
-		p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, taskOfKey(c.lastKey))
+func (c *corrChecker) response(p *lint.Pass, v *view) {
+	if c.tasks.len() == 0 || v.taskID == "" || !p.Msg.Root.Get("task_id").IsString() {
+		return
 	}
+	if c.tasks.get(v.key) != nil {
+		return
+	}
+	sid := p.Msg.Root.Get("session_id")
+	if t := c.byID.get(v.taskID); t != nil {
+		if sid.IsString() && sid.Str != t.session {
+			ws := t.ws.with(fmt.Sprintf("the TASK %q of session %q", t.id, t.session))
+			p.ReportRelatedf(p.Rule.Severity, "/session_id", []lint.Related{ws}, "session_id %q must be %q, the session of the TASK %q it answers (§1.2)", sid.Str, t.session, v.taskID)
+		}
+		return
+	}
+	last := c.tasks.get(c.lastKey)
+	if last == nil {
+		return
+	}
+	w := last.w.with(fmt.Sprintf("the TASK %q", last.id))
+	p.ReportRelatedf(p.Rule.Severity, "/task_id", []lint.Related{w}, "task_id %q answers no TASK of this session; the last TASK sent is %q: a RESPONSE carries the task_id of the TASK it answers (§1.2)", v.taskID, taskOfKey(c.lastKey))
 }
 
 func (c *corrChecker) Finish(p *lint.Pass) {}
@@ -136,34 +130,28 @@ type target struct {
 
 type agentChecker struct{ tasks table[target] }
 
-func (c *agentChecker) observes() msgTypes { return typesTaskResponse }
+func (c *agentChecker) task(p *lint.Pass, v *view) {
+	tg := v.root.Get("target")
+	var w mark
+	if tg != nil {
+		w = markNode(p.Msg, tg, "/target") // the node markAt's walk finds
+	} else {
+		w = markAt(p.Msg, "/target")
+	}
+	*track(p, &c.tasks, v.key) = target{id: v.taskID, provider: v.names.own(tg.Get("provider").String()), model: v.names.own(tg.Get("model").String()), w: w}
+}
 
-func (c *agentChecker) observe(p *lint.Pass, v *view) {
-	switch v.typ {
-	case "TASK":
-		if v.taskID == "" {
-			return
-		}
-		tg := v.root.Get("target")
-		var w mark
-		if tg != nil {
-			w = markNode(p.Msg, tg, "/target") // the node markAt's walk finds
-		} else {
-			w = markAt(p.Msg, "/target")
-		}
-		*track(p, &c.tasks, v.key) = target{id: v.taskID, provider: v.names.own(tg.Get("provider").String()), model: v.names.own(tg.Get("model").String()), w: w}
-	case "RESPONSE":
-		t := c.tasks.get(v.key)
-		ag := v.root.Get("agent")
-		if t == nil || !isObject(ag) {
-			return
-		}
-		c.tasks.del(v.key)
-		prov, model := ag.Get("provider").String(), ag.Get("model").String()
-		if (prov != "" && t.provider != "" && prov != t.provider) || (model != "" && t.model != "" && model != t.model) {
-			w := t.w.with(fmt.Sprintf("the TASK %q targets %s/%s", t.id, t.provider, t.model))
-			p.ReportRelatedf(p.Rule.Severity, "/agent", []lint.Related{w}, "the RESPONSE reports agent %s/%s, but the TASK %q targets %s/%s: report the provider and model that ran, and leave switching models to the orchestrator's fallback (§9)", prov, model, v.taskID, t.provider, t.model)
-		}
+func (c *agentChecker) response(p *lint.Pass, v *view) {
+	t := c.tasks.get(v.key)
+	ag := v.root.Get("agent")
+	if t == nil || !isObject(ag) {
+		return
+	}
+	c.tasks.del(v.key)
+	prov, model := ag.Get("provider").String(), ag.Get("model").String()
+	if (prov != "" && t.provider != "" && prov != t.provider) || (model != "" && t.model != "" && model != t.model) {
+		w := t.w.with(fmt.Sprintf("the TASK %q targets %s/%s", t.id, t.provider, t.model))
+		p.ReportRelatedf(p.Rule.Severity, "/agent", []lint.Related{w}, "the RESPONSE reports agent %s/%s, but the TASK %q targets %s/%s: report the provider and model that ran, and leave switching models to the orchestrator's fallback (§9)", prov, model, v.taskID, t.provider, t.model)
 	}
 }
 

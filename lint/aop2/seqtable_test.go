@@ -201,10 +201,14 @@ func TestSequenceUpkeepIsLinear(t *testing.T) {
 		}
 		tables := 0
 		for _, mb := range g.members {
-			tableUpkeep(reflect.ValueOf(mb.c).Elem(), func(field string, upkeep int64) {
+			var ck any = mb.c
+			if tr, ok := ck.(taskReplies); ok {
+				ck = tr.c
+			}
+			tableUpkeep(reflect.ValueOf(ck).Elem(), func(field string, upkeep int64) {
 				tables++
 				if upkeep > 4*n {
-					t.Errorf("%s: %T.%s went over %d keys of its order for %d messages: not linear", c.name, mb.c, field, upkeep, n)
+					t.Errorf("%s: %T.%s went over %d keys of its order for %d messages: not linear", c.name, ck, field, upkeep, n)
 				}
 			})
 		}
@@ -227,7 +231,8 @@ func tableUpkeep(v reflect.Value, f func(field string, upkeep int64)) {
 }
 
 // TestGroupMembers: memberCount is the number of groupRules with a checker and
-// of the checkers among the fields of checkerSet, each of which one rule's is.
+// of the checkers (viewCheckers and taskRepliers) among the fields of
+// checkerSet, each of which one rule's is.
 func TestGroupMembers(t *testing.T) {
 	n := 0
 	var ms checkerSet
@@ -239,9 +244,9 @@ func TestGroupMembers(t *testing.T) {
 		}
 	}
 	fields := 0 // the checkers among checkerSet's fields
-	vc := reflect.TypeFor[viewChecker]()
+	vc, tr := reflect.TypeFor[viewChecker](), reflect.TypeFor[taskReplier]()
 	for f := range reflect.TypeOf(ms).Fields() {
-		if reflect.PointerTo(f.Type).Implements(vc) {
+		if pt := reflect.PointerTo(f.Type); pt.Implements(vc) || pt.Implements(tr) {
 			fields++
 		}
 	}

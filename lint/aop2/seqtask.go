@@ -2,7 +2,8 @@ package aop2
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -97,52 +98,46 @@ type checkpoints struct {
 
 type checkpointChecker struct{ tasks table[checkpoints] }
 
-func (c *checkpointChecker) observes() msgTypes { return typesTaskResponse }
-
-func (c *checkpointChecker) observe(p *lint.Pass, v *view) {
-	switch v.typ {
-	case "TASK":
-		if v.taskID == "" {
-			return
-		}
-		cp := track(p, &c.tasks, v.key)
-		if cp.ids == nil || len(cp.ids) > 64 {
-			cp.ids = map[string]bool{}
-		}
-		clear(cp.ids)
-		cp.id = v.taskID
-		at := taskIDPointer
-		if phases := v.root.Get("phases"); phases != nil && phases.Kind == jsonread.Array {
-			at = "/phases"
-			for _, ph := range phases.Items {
-				if cps := ph.Get("checkpoints"); cps != nil && cps.Kind == jsonread.Array {
-					for _, it := range cps.Items {
-						if id := it.Get("checkpoint_id").String(); id != "" && len(cp.ids) < maxCheckpointIDs {
-							cp.ids[v.names.own(id)] = true
-						}
+func (c *checkpointChecker) task(p *lint.Pass, v *view) {
+	cp := track(p, &c.tasks, v.key)
+	if cp.ids == nil || len(cp.ids) > 64 {
+		cp.ids = map[string]bool{}
+	}
+	clear(cp.ids)
+	cp.id = v.taskID
+	at := taskIDPointer
+	if phases := v.root.Get("phases"); phases != nil && phases.Kind == jsonread.Array {
+		at = "/phases"
+		for _, ph := range phases.Items {
+			if cps := ph.Get("checkpoints"); cps != nil && cps.Kind == jsonread.Array {
+				for _, it := range cps.Items {
+					if id := it.Get("checkpoint_id").String(); id != "" && len(cp.ids) < maxCheckpointIDs {
+						cp.ids[v.names.own(id)] = true
 					}
 				}
 			}
 		}
-		cp.w = v.mark(p.Msg, at)
-	case "RESPONSE":
-		cp := c.tasks.get(v.key)
-		if cp == nil {
-			return
+	}
+	cp.w = v.mark(p.Msg, at)
+}
+
+func (c *checkpointChecker) response(p *lint.Pass, v *view) {
+	cp := c.tasks.get(v.key)
+	if cp == nil {
+		return
+	}
+	c.tasks.del(v.key)
+	res := v.root.Get("checkpoint_results")
+	if res == nil || res.Kind != jsonread.Array || len(cp.ids) >= maxCheckpointIDs {
+		return
+	}
+	for i, r := range res.Items {
+		id := r.Get("checkpoint_id")
+		if !id.IsString() || cp.ids[id.Str] {
+			continue
 		}
-		c.tasks.del(v.key)
-		res := v.root.Get("checkpoint_results")
-		if res == nil || res.Kind != jsonread.Array || len(cp.ids) >= maxCheckpointIDs {
-			return
-		}
-		for i, r := range res.Items {
-			id := r.Get("checkpoint_id")
-			if !id.IsString() || cp.ids[id.Str] {
-				continue
-			}
-			w := cp.w.with(fmt.Sprintf("the TASK %q and its checkpoints", cp.id))
-			p.ReportRelatedf(p.Rule.Severity, jsonread.JoinPointer("/checkpoint_results", i, "checkpoint_id"), []lint.Related{w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
-		}
+		w := cp.w.with(fmt.Sprintf("the TASK %q and its checkpoints", cp.id))
+		p.ReportRelatedf(p.Rule.Severity, jsonread.JoinPointer("/checkpoint_results", i, "checkpoint_id"), []lint.Related{w}, "checkpoint_results[%d] reports on checkpoint %q, which the TASK %q never defined (%s)", i, id.Str, v.taskID, defined(cp.ids))
 	}
 }
 
@@ -154,11 +149,7 @@ func defined(ids map[string]bool) string {
 	if len(ids) == 0 {
 		return "it defines no checkpoints"
 	}
-	list := make([]string, 0, len(ids))
-	for id := range ids {
-		list = append(list, id)
-	}
-	sort.Strings(list)
+	list := slices.Sorted(maps.Keys(ids))
 	if len(list) > 10 {
 		list = append(list[:10], "...")
 	}

@@ -31,12 +31,7 @@ func checkMembers(p *lint.Pass) {
 	if root == nil || root.Kind != jsonread.Object {
 		return // the schema says it must be an object
 	}
-	var missing []string
-	for _, k := range recommended {
-		if !root.Has(k) {
-			missing = append(missing, k)
-		}
-	}
+	missing := lacking(recommended, root.Has)
 	if len(missing) == 0 {
 		return
 	}

@@ -38,12 +38,7 @@ func checkMissing(p *lint.Pass) {
 		return // the harness stopped the agent before it could finish the report
 	}
 	r := parsed(p)
-	var missing []string
-	for _, name := range required {
-		if !r.Has(name) {
-			missing = append(missing, name)
-		}
-	}
+	missing := lacking(required, r.Has)
 	if len(missing) == 0 {
 		return
 	}
@@ -270,4 +265,15 @@ func lastPresent(r *report) (int, *marker) {
 		}
 	}
 	return maxRank, last
+}
+
+// lacking lists the names that has says are absent, in their order.
+func lacking(names []string, has func(string) bool) []string {
+	var out []string
+	for _, name := range names {
+		if !has(name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }

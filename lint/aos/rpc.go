@@ -187,18 +187,8 @@ func nearMethod(name string) string {
 
 // raw renders a scalar node as JSON text for messages.
 func raw(n *jsonread.Node) string {
-	switch n.Kind {
-	case jsonread.String:
+	if n.Kind == jsonread.String {
 		return fmt.Sprintf("%q", n.Str)
-	case jsonread.Number:
-		return n.Str
-	case jsonread.Bool:
-		if n.Bool {
-			return "true"
-		}
-		return "false"
-	case jsonread.Null:
-		return "null"
 	}
-	return n.Kind.String()
+	return n.Scalar()
 }

@@ -40,39 +40,27 @@ func viewOf(m *lint.Message) *view {
 	return v
 }
 
-// read finds the members of root the view holds in one pass, the last member
-// of a repeated key as root.Get finds it. It is orchmsg's msgFacts.read and
-// aop2's fields.read over other keys, kept apart as they are: each key list is
-// a switch over constants, which the compiler searches by length and bytes,
-// where one shared reader would take the keys as data and compare every member
-// with each of them (measured slower, issue 11).
-func (v *view) read(root *jsonread.Node) {
-	if root == nil || root.Kind != jsonread.Object {
-		return
+// read finds the members of root the view holds in one pass
+// (jsonread.ReadMembers), the last member of a repeated key as root.Get finds it.
+func (v *view) read(root *jsonread.Node) { jsonread.ReadMembers(root, v, (*view).slot) }
+
+// slot is where the view holds the member key (nil: none).
+func (v *view) slot(key string) **jsonread.Node {
+	switch key {
+	case "jsonrpc":
+		return &v.jsonrpc
+	case "id":
+		return &v.id
+	case "method":
+		return &v.method
+	case "params":
+		return &v.params
+	case "result":
+		return &v.result
+	case "error":
+		return &v.err
 	}
-	ms := root.Members
-	for i := len(ms) - 1; i >= 0; i-- {
-		var at **jsonread.Node
-		switch ms[i].Key {
-		case "jsonrpc":
-			at = &v.jsonrpc
-		case "id":
-			at = &v.id
-		case "method":
-			at = &v.method
-		case "params":
-			at = &v.params
-		case "result":
-			at = &v.result
-		case "error":
-			at = &v.err
-		default:
-			continue
-		}
-		if *at == nil {
-			*at = ms[i].Value
-		}
-	}
+	return nil
 }
 
 // views keeps the views of messages the sequence checker has seen: it is the

@@ -11,9 +11,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -224,7 +225,7 @@ func (p *parser) top(n *yaml.Node) {
 	p.mapping(n, "the configuration", map[string]func(k, v *yaml.Node){
 		"format": func(_, v *yaml.Node) {
 			if s, ok := p.str(v, "format"); ok {
-				if !contains(output.Formats, s) {
+				if !slices.Contains(output.Formats, s) {
 					p.errorf(v, "unknown format %q: want one of %s", s, strings.Join(output.Formats, ", "))
 				}
 				p.c.Format = s
@@ -278,7 +279,7 @@ func (p *parser) top(n *yaml.Node) {
 					"task-type": func(_, v *yaml.Node) {
 						if s, ok := p.str(v, "task-type"); ok {
 							if _, known := spec.TaskTypes[s]; !known {
-								p.errorf(v, "unknown task-type %q: want one of %s", s, strings.Join(taskTypes(), ", "))
+								p.errorf(v, "unknown task-type %q: want one of %s", s, strings.Join(spec.TaskTypeNames(), ", "))
 							}
 							o.TaskType = s
 						}
@@ -343,11 +344,7 @@ func (p *parser) mapping(n *yaml.Node, what string, handlers map[string]func(k, 
 		k, v := n.Content[i], n.Content[i+1]
 		h, ok := handlers[k.Value]
 		if !ok {
-			known := make([]string, 0, len(handlers))
-			for name := range handlers {
-				known = append(known, name)
-			}
-			sort.Strings(known)
+			known := slices.Sorted(maps.Keys(handlers))
 			p.errorf(k, "unknown key %q in %s: want one of %s", k.Value, what, strings.Join(known, ", "))
 			continue
 		}
@@ -430,22 +427,4 @@ func (p *parser) rules(v *yaml.Node, what string) map[string]Setting {
 		out[id] = set
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func taskTypes() []string {
-	var ts []string
-	for k := range spec.TaskTypes {
-		ts = append(ts, k)
-	}
-	sort.Strings(ts)
-	return ts
 }

@@ -181,6 +181,43 @@ func keyBitOf(n int, first, last byte) uint32 {
 	return 1 << (h >> 27)
 }
 
+// ReadMembers finds many members of n in one pass instead of a Get each: for
+// every member, from the last, slot(r, key) says where r keeps that key's value
+// (nil: a key r does not read), and the value goes there unless the place
+// already holds one, so a repeated key leaves its last member, as Get finds it.
+// Nothing is read when n is not an object. The keys stay a switch over
+// constants in each reader's slot, which the compiler searches by length and
+// bytes, where keys taken as data would be compared with every member (measured
+// slower, issue 11); slot is a method expression, such as (*view).slot, not a
+// method value, so that r stays where its caller made it.
+func ReadMembers[R any](n *Node, r *R, slot func(r *R, key string) **Node) {
+	if n == nil || n.Kind != Object {
+		return
+	}
+	ms := n.Members
+	for i := len(ms) - 1; i >= 0; i-- {
+		if at := slot(r, ms[i].Key); at != nil && *at == nil {
+			*at = ms[i].Value
+		}
+	}
+}
+
+// Scalar renders a number, a boolean or null as its JSON text, and another node
+// by its kind ("string", "array", "object"): what the rules' renderings of a
+// value for messages share.
+func (n *Node) Scalar() string {
+	switch n.Kind {
+	case Number:
+		return n.Str
+	case Bool:
+		if n.Bool {
+			return "true"
+		}
+		return "false"
+	}
+	return n.Kind.String()
+}
+
 // Has reports whether the object has the key.
 func (n *Node) Has(key string) bool { return n.Get(key) != nil }
 

@@ -535,3 +535,15 @@ func TestWatchKey(t *testing.T) {
 		t.Errorf("no key watched, yet SawKey")
 	}
 }
+
+func TestScalar(t *testing.T) {
+	for in, want := range map[string]string{`12.50`: "12.50", `true`: "true", `false`: "false", `null`: "null", `"x"`: "string", `[1]`: "array", `{}`: "object"} {
+		n, _, err := Parse([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := n.Scalar(); got != want {
+			t.Errorf("Scalar(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -467,12 +467,9 @@ func (s *builder) record(data []byte, root *jsonread.Node, pos *lint.LineIndex) 
 		bad("/from", "\"from\" must be agent, orchestrator or harness, not %q", md.from)
 	}
 	if at := f.at; at.IsString() {
-		t, ok := isotime.ParseUTC(at.Str) // the harness's own form, most of the time
+		t, ok := isotime.ParseRFC3339(at.Str)
 		if !ok {
-			var err error
-			if t, err = time.Parse(time.RFC3339Nano, at.Str); err != nil {
-				bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
-			}
+			bad("/at", "\"at\" %q is not an RFC 3339 time", at.Str)
 		}
 		md.at = t
 	} else {

@@ -3,6 +3,7 @@ package orchmsg
 import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/isotime"
+	"github.com/aopkit/aopkit/lint/jsonread"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
@@ -27,18 +28,29 @@ func checkID(p *lint.Pass) {
 	if skipBase(m) {
 		return
 	}
-	id := m.Root.Get("id")
+	requireString(p, m.Root.Get("id"), "/id",
+		func() string {
+			return "the message has no \"id\": every message needs a unique id (a UUID such as \"req-123e4567-e89b-12d3-a456-426614174000\")"
+		},
+		"\"id\" must be a string (a UUID such as \"req-123e4567-e89b-12d3-a456-426614174000\")",
+		"\"id\" is empty: every message needs a unique id (a UUID)")
+}
+
+// requireString reports n, the member at ptr, when it is not a non-empty
+// string: absent (absent's words, made only then), of another kind (mustBe,
+// then the kind it is) or empty (empty's words); and claims ptr then.
+func requireString(p *lint.Pass, n *jsonread.Node, ptr string, absent func() string, mustBe, empty string) {
 	switch {
-	case id == nil:
-		p.Reportf("/id", "the message has no \"id\": every message needs a unique id (a UUID such as \"req-123e4567-e89b-12d3-a456-426614174000\")")
-	case !id.IsString():
-		p.Reportf("/id", "\"id\" must be a string (a UUID such as \"req-123e4567-e89b-12d3-a456-426614174000\"), not a %s", id.Kind)
-	case id.Str == "":
-		p.Reportf("/id", "\"id\" is empty: every message needs a unique id (a UUID)")
+	case n == nil:
+		p.Reportf(ptr, "%s", absent())
+	case !n.IsString():
+		p.Reportf(ptr, "%s, not a %s", mustBe, n.Kind)
+	case n.Str == "":
+		p.Reportf(ptr, "%s", empty)
 	default:
 		return
 	}
-	p.Claim("/id")
+	p.Claim(ptr)
 }
 
 func checkTimestamp(p *lint.Pass) {

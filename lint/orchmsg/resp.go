@@ -23,18 +23,12 @@ var RespCodeFits = ruleDocs.Rule(lint.Rule{ID: "ORCH-RESP-003", Protocol: ID, Se
 func init() { lint.Register(RespCorrelation, RespCode, RespCodeFits) }
 
 func checkCorrelation(p *lint.Pass) {
-	c := p.Msg.Root.Get("correlationId")
-	switch {
-	case c == nil:
-		p.Reportf("/correlationId", "%s has no \"correlationId\": a response names the id of the request it answers", msgType(p.Msg))
-	case !c.IsString():
-		p.Reportf("/correlationId", "\"correlationId\" must be a string, the id of the request this response answers, not a %s", c.Kind)
-	case c.Str == "":
-		p.Reportf("/correlationId", "\"correlationId\" is empty: set it to the id of the request this response answers")
-	default:
-		return
-	}
-	p.Claim("/correlationId")
+	requireString(p, p.Msg.Root.Get("correlationId"), "/correlationId",
+		func() string {
+			return msgType(p.Msg) + " has no \"correlationId\": a response names the id of the request it answers"
+		},
+		"\"correlationId\" must be a string, the id of the request this response answers",
+		"\"correlationId\" is empty: set it to the id of the request this response answers")
 }
 
 func checkCode(p *lint.Pass) {

@@ -80,9 +80,6 @@ type corrChecker struct {
 
 func (c *corrChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !c.f.isMsg(m) {
-		return
-	}
 	f := c.f
 	id := f.idOf(m)
 	switch f.family(m) {
@@ -138,9 +135,6 @@ type dupRespChecker struct {
 
 func (c *dupRespChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !c.f.isMsg(m) {
-		return
-	}
 	f := c.f
 	if f.family(m) == "response" {
 		cid := f.correlationID(m)
@@ -170,9 +164,6 @@ type uniqueChecker struct {
 
 func (c *uniqueChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !c.f.isMsg(m) {
-		return
-	}
 	id := c.f.idOf(m)
 	if id == "" {
 		return
@@ -311,9 +302,6 @@ type rateChecker struct {
 
 func (c *rateChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !c.f.isMsg(m) {
-		return
-	}
 	if c.f.sender(m) != "agent" {
 		return
 	}
@@ -365,7 +353,7 @@ type directionChecker struct{ f *msgFacts }
 
 func (c *directionChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !c.f.isMsg(m) || (m.From != "agent" && m.From != "orchestrator") {
+	if m.From != "agent" && m.From != "orchestrator" {
 		return
 	}
 	want := c.f.typeSender(m)
@@ -466,9 +454,6 @@ type fitChecker struct {
 
 func (c *fitChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !c.f.isMsg(m) {
-		return
-	}
 	f := c.f
 	t := f.msgType(m)
 	switch f.family(m) {

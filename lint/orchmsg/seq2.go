@@ -25,9 +25,6 @@ type cancelChecker struct {
 
 func (c *cancelChecker) Observe(p *lint.Pass) {
 	m := p.Msg
-	if !c.f.isMsg(m) {
-		return
-	}
 	t := c.f.msgType(m)
 	if t != "notify:task-cancelled" && t != "notify:task-assigned" && t != "event:progress" {
 		return // the taskId of no other type matters

@@ -71,35 +71,24 @@ func (s *msgFacts) load(m *lint.Message) {
 // isMsg reports isMsg(m), computed once per message.
 func (s *msgFacts) isMsg(m *lint.Message) bool { return s.of(m).msg }
 
-// read finds the members of root the facts are made of in one pass, the last
-// member of a repeated key as root.Get finds it (FuzzFactsRead holds it to Get).
-// aop2's fields.read is the same loop over other keys; they stay apart on
-// purpose: each key list is a switch over constants, which the compiler
-// searches by length and bytes, where one shared reader would take the keys as
-// data and compare every member with each of them (measured slower, issue 11).
-func (s *msgFacts) read(root *jsonread.Node) {
-	if root == nil || root.Kind != jsonread.Object {
-		return
+// read finds the members of root the facts are made of in one pass
+// (jsonread.ReadMembers), the last member of a repeated key as root.Get finds it
+// (FuzzFactsRead holds it to Get).
+func (s *msgFacts) read(root *jsonread.Node) { jsonread.ReadMembers(root, s, (*msgFacts).slot) }
+
+// slot is where the facts hold the member key (nil: none).
+func (s *msgFacts) slot(key string) **jsonread.Node {
+	switch key {
+	case "id":
+		return &s.idN
+	case "type":
+		return &s.typN
+	case "correlationId":
+		return &s.cidN
+	case "timestamp":
+		return &s.tsN
 	}
-	ms := root.Members
-	for i := len(ms) - 1; i >= 0; i-- {
-		var at **jsonread.Node
-		switch ms[i].Key {
-		case "id":
-			at = &s.idN
-		case "type":
-			at = &s.typN
-		case "correlationId":
-			at = &s.cidN
-		case "timestamp":
-			at = &s.tsN
-		default:
-			continue
-		}
-		if *at == nil {
-			*at = ms[i].Value
-		}
-	}
+	return nil
 }
 
 // idOf returns m's id, a string of its line ("" if it has none): idOf(m).
@@ -213,27 +202,31 @@ func slotReqID(s *idSlot) *struct{} { return &s.reqID }
 func slotOpen(s *idSlot) **request  { return &s.open }
 func slotFit(s *idSlot) **fitReq    { return &s.fit }
 
-// groupRules lists the group's rules, in ID order, with the checker of each.
+// seesMsg shows a checker the messages isMsg takes alone (Entry.Sees).
+func seesMsg(s *seqState, m *lint.Message) bool { return s.f.isMsg(m) }
+
+// groupRules lists the group's rules, in ID order, with the checker of each
+// (Sees: seesMsg for those that look at nothing else).
 var groupRules = []seqgroup.Entry[seqState]{
-	{Rule: SeqCorrelation, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqCorrelation, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &corrChecker{f: &s.f, reqs: s.requestWindow(), others: newIDWindow(&s.ids, idOthers, MaxTracked, slotOthers)}
 	}},
-	{Rule: SeqDuplicateResponse, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqDuplicateResponse, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &dupRespChecker{f: &s.f, reqs: s.requestWindow(), answered: newIDWindow(&s.ids, idAnswered, MaxTracked, slotAnswered)}
 	}},
-	{Rule: SeqUniqueID, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqUniqueID, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &uniqueChecker{f: &s.f, seen: newIDWindow(&s.ids, idSeen, MaxTracked, slotSeen)}
 	}},
 	{Rule: SeqTimeout, Make: func(s *seqState) lint.Checker {
 		return &timeoutChecker{f: &s.f, open: newIDWindow(&s.ids, idOpen, MaxTracked, slotOpen), reqIDs: newIDWindow(&s.ids, idReqIDs, MaxTracked, slotReqID)}
 	}},
-	{Rule: SeqRate, Make: func(s *seqState) lint.Checker { return &rateChecker{f: &s.f, agents: newWindow(256, &rateStates)} }},
-	{Rule: SeqDirection, Make: func(s *seqState) lint.Checker { return &directionChecker{f: &s.f} }},
+	{Rule: SeqRate, Sees: seesMsg, Make: func(s *seqState) lint.Checker { return &rateChecker{f: &s.f, agents: newWindow(256, &rateStates)} }},
+	{Rule: SeqDirection, Sees: seesMsg, Make: func(s *seqState) lint.Checker { return &directionChecker{f: &s.f} }},
 	{Rule: SeqShutdown, Make: func(s *seqState) lint.Checker { return &shutdownChecker{f: &s.f} }},
-	{Rule: SeqAnswerFits, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqAnswerFits, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &fitChecker{f: &s.f, open: newIDWindow(&s.ids, idFit, MaxTracked, slotFit)}
 	}},
-	{Rule: SeqCancelled, Make: func(s *seqState) lint.Checker {
+	{Rule: SeqCancelled, Sees: seesMsg, Make: func(s *seqState) lint.Checker {
 		return &cancelChecker{f: &s.f, cancelled: newWindow(MaxTracked, &cancelsPool)}
 	}},
 	{Rule: SeqAgentID, Make: func(s *seqState) lint.Checker { return &agentIDChecker{f: &s.f} }},

@@ -7,21 +7,15 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/linter"
 )
 
 // GitHub prints GitHub Actions workflow commands, one annotation per diagnostic:
 //
 //	::error file=path,line=3,col=5,title=AOF-ENV-003::message
 func GitHub(w io.Writer, r *Report) error {
-	bw := bufio.NewWriter(w)
-	for f, d := range r.diagnostics() {
-		cmd := "notice"
-		switch d.Severity {
-		case lint.Error:
-			cmd = "error"
-		case lint.Warning:
-			cmd = "warning"
-		}
+	return eachDiagnostic(w, r, func(bw *bufio.Writer, f *linter.FileResult, d *lint.Diagnostic) {
+		cmd := bySeverity(d.Severity, "error", "warning", "notice")
 		// What the input wrote is escaped (SafeText): a runner's log and a
 		// terminal show no control character of it; the newlines before
 		// related places are the annotation's own.
@@ -34,8 +28,7 @@ func GitHub(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd,
 			ghProperty(SafeText(pathOf(f, d))), d.Line, d.Column, ghProperty(SafeText(d.Rule)), ghData(msg))
-	}
-	return bw.Flush()
+	})
 }
 
 // ghData escapes the message part of a workflow command.

@@ -53,13 +53,7 @@ func Markdown(w io.Writer, r *Report) error {
 }
 
 func severityIcon(s lint.Severity) string {
-	switch s {
-	case lint.Error:
-		return "❌ error"
-	case lint.Warning:
-		return "⚠️ warning"
-	}
-	return "ℹ️ info"
+	return bySeverity(s, "❌ error", "⚠️ warning", "ℹ️ info")
 }
 
 // mdCell makes text safe in a table cell: no line breaks, no column separators, no

@@ -4,6 +4,7 @@
 package output
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"iter"
@@ -104,6 +105,16 @@ func (r *Report) diagnostics() iter.Seq2[*linter.FileResult, *lint.Diagnostic] {
 	}
 }
 
+// eachDiagnostic writes what write makes of every diagnostic, in the report's
+// order, to w through one buffer.
+func eachDiagnostic(w io.Writer, r *Report, write func(bw *bufio.Writer, f *linter.FileResult, d *lint.Diagnostic)) error {
+	bw := bufio.NewWriter(w)
+	for f, d := range r.diagnostics() {
+		write(bw, f, d)
+	}
+	return bw.Flush()
+}
+
 // pathOf returns the path a diagnostic belongs to (its own, or its file's).
 func pathOf(f *linter.FileResult, d *lint.Diagnostic) string {
 	if d.Path != "" {
@@ -118,4 +129,16 @@ func relatedPath(f *linter.FileResult, d *lint.Diagnostic, rel lint.Related) str
 		return rel.Path
 	}
 	return pathOf(f, d)
+}
+
+// bySeverity returns a format's word for s: error's, warning's, or info's (the
+// word of any other severity).
+func bySeverity(s lint.Severity, ofError, ofWarning, ofInfo string) string {
+	switch s {
+	case lint.Error:
+		return ofError
+	case lint.Warning:
+		return ofWarning
+	}
+	return ofInfo
 }

@@ -3,9 +3,10 @@ package output
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/url"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -94,15 +95,7 @@ type sarifLogical struct {
 	Kind               string `json:"kind"`
 }
 
-func sarifLevel(s lint.Severity) string {
-	switch s {
-	case lint.Error:
-		return "error"
-	case lint.Warning:
-		return "warning"
-	}
-	return "note"
-}
+func sarifLevel(s lint.Severity) string { return bySeverity(s, "error", "warning", "note") }
 
 // SARIF prints a SARIF 2.1.0 log with rule metadata (descriptions, help with the
 // bad and good examples, help URIs) for every rule that has a result.
@@ -113,11 +106,7 @@ func SARIF(w io.Writer, r *Report) error {
 			used[d.Rule] = true
 		}
 	}
-	ids := make([]string, 0, len(used))
-	for id := range used {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(used))
 	index := map[string]int{}
 	rules := []sarifRule{}
 	for i, id := range ids {

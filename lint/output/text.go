@@ -20,14 +20,12 @@ import (
 // escape, invalid UTF-8) is printed Go-quoted, and such characters in a message are
 // escaped (\n, \x1b, \u202e). With r.Color the severity is coloured.
 func Text(w io.Writer, r *Report) error {
-	bw := bufio.NewWriter(w)
-	for f, d := range r.diagnostics() {
+	return eachDiagnostic(w, r, func(bw *bufio.Writer, f *linter.FileResult, d *lint.Diagnostic) {
 		fmt.Fprintf(bw, "%s:%d:%d: %s: %s [%s]\n", SafePath(pathOf(f, d)), d.Line, d.Column, severityText(d.Severity, r.Color), SafeText(d.Message), SafeText(d.Rule))
 		for _, rel := range d.Related {
 			fmt.Fprintf(bw, "\t%s:%d:%d: related: %s\n", SafePath(relatedPath(f, d, rel)), rel.Line, rel.Column, SafeText(rel.Message))
 		}
-	}
-	return bw.Flush()
+	})
 }
 
 // ANSI colours of the severities.
@@ -42,14 +40,7 @@ func severityText(s lint.Severity, color bool) string {
 	if !color {
 		return s.String()
 	}
-	c := ansiCyan
-	switch s {
-	case lint.Error:
-		c = ansiRed
-	case lint.Warning:
-		c = ansiYellow
-	}
-	return c + s.String() + ansiReset
+	return bySeverity(s, ansiRed, ansiYellow, ansiCyan) + s.String() + ansiReset
 }
 
 // SafePath returns p as it is when every character is printable, else Go-quoted

@@ -236,9 +236,9 @@ func (a *agent) hbPath() string { return filepath.Join(a.runDir, "run_heartbeat.
 func (a *agent) readTTL() time.Duration {
 	var hb heartbeat
 	if data, err := os.ReadFile(a.hbPath()); err == nil && json.Unmarshal(data, &hb) == nil {
-		last, e1 := time.Parse(time.RFC3339Nano, hb.LastHeartbeat)
-		exp, e2 := time.Parse(time.RFC3339Nano, hb.ExpiresAt)
-		if e1 == nil && e2 == nil && exp.After(last) {
+		last, _, ok1 := spec.ParseTime(hb.LastHeartbeat)
+		exp, _, ok2 := spec.ParseTime(hb.ExpiresAt)
+		if ok1 && ok2 && exp.After(last) {
 			return exp.Sub(last)
 		}
 	}

@@ -153,10 +153,7 @@ type agent struct {
 
 // Run plays the aop2 executor. It returns the process exit code.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
-	clk := env.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
+	clk := env.TimeSource()
 	first := make(chan []byte, 1)
 	eof := make(chan struct{})
 	in := &input{}
@@ -418,15 +415,29 @@ func (a *agent) phase() (string, string) {
 	return p.PhaseID, cp
 }
 
+// eventHead is the head every §6 event starts with.
+type eventHead struct {
+	AOPVersion  string `json:"aop_version"`
+	MessageType string `json:"message_type"`
+	Event       string `json:"event"`
+	SessionID   string `json:"session_id"`
+	TaskID      string `json:"task_id"`
+	Timestamp   string `json:"timestamp"`
+	Agent       string `json:"agent"`
+}
+
+// eventHead is the head of the event named event, sent now.
+func (a *agent) eventHead(event string) eventHead {
+	return eventHead{
+		AOPVersion: AOPVersion, MessageType: "EVENT", Event: event,
+		SessionID: a.task.Session.SessionID, TaskID: a.task.Task.TaskID, Timestamp: a.stamp(),
+		Agent: a.name(),
+	}
+}
+
 // heartbeatEvent is the §6.1 event.
 type heartbeatEvent struct {
-	AOPVersion         string `json:"aop_version"`
-	MessageType        string `json:"message_type"`
-	Event              string `json:"event"`
-	SessionID          string `json:"session_id"`
-	TaskID             string `json:"task_id"`
-	Timestamp          string `json:"timestamp"`
-	Agent              string `json:"agent"`
+	eventHead
 	ProgressPercentage int    `json:"progress_percentage"`
 	CurrentPhase       string `json:"current_phase,omitempty"`
 	CurrentCheckpoint  string `json:"current_checkpoint,omitempty"`
@@ -434,14 +445,8 @@ type heartbeatEvent struct {
 
 // progressEvent is the §6.2 event.
 type progressEvent struct {
-	AOPVersion  string       `json:"aop_version"`
-	MessageType string       `json:"message_type"`
-	Event       string       `json:"event"`
-	SessionID   string       `json:"session_id"`
-	TaskID      string       `json:"task_id"`
-	Timestamp   string       `json:"timestamp"`
-	Agent       string       `json:"agent"`
-	Progress    progressBody `json:"progress"`
+	eventHead
+	Progress progressBody `json:"progress"`
 }
 
 type progressBody struct {
@@ -463,10 +468,9 @@ func (a *agent) heartbeat(workEnd time.Duration) {
 	ph, cp := a.phase()
 	a.garbage("still working...")
 	a.emit(heartbeatEvent{
-		AOPVersion: AOPVersion, MessageType: "EVENT", Event: "HEARTBEAT",
-		SessionID: a.task.Session.SessionID, TaskID: a.task.Task.TaskID, Timestamp: a.stamp(),
-		Agent: a.name(), ProgressPercentage: a.percent(a.elapsed(), workEnd),
-		CurrentPhase: ph, CurrentCheckpoint: cp,
+		eventHead:          a.eventHead("HEARTBEAT"),
+		ProgressPercentage: a.percent(a.elapsed(), workEnd),
+		CurrentPhase:       ph, CurrentCheckpoint: cp,
 	})
 }
 
@@ -476,9 +480,7 @@ func (a *agent) progress(now, workEnd time.Duration) {
 	a.lastPr = a.clk.Now()
 	a.garbage("progress: " + strconv.Itoa(a.pct) + "%")
 	a.emit(progressEvent{
-		AOPVersion: AOPVersion, MessageType: "EVENT", Event: "PROGRESS_UPDATE",
-		SessionID: a.task.Session.SessionID, TaskID: a.task.Task.TaskID, Timestamp: a.stamp(),
-		Agent: a.name(),
+		eventHead: a.eventHead("PROGRESS_UPDATE"),
 		Progress: progressBody{
 			Percentage: a.pct, CurrentPhase: ph, CurrentCheckpoint: cp,
 			Message:                       fmt.Sprintf("working on %s", a.task.Task.TaskID),

@@ -19,9 +19,10 @@ import (
 	"fmt"
 	"github.com/aopkit/aopkit/conform/fault"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -209,11 +210,7 @@ func (a *agent) context() map[string]any {
 
 // inputs renders arguments as ToolArgumentValue[] in name order.
 func inputs(args map[string]any) []any {
-	names := make([]string, 0, len(args))
-	for k := range args {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(args))
 	out := []any{}
 	for _, n := range names {
 		out = append(out, map[string]any{"name": n, "value": args[n]})

@@ -109,10 +109,7 @@ type agent struct {
 
 // Run plays the orchmsg agent. It returns the process exit code.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
-	clk := env.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
+	clk := env.TimeSource()
 	in := make(chan map[string]any, 16)
 	go readStdin(env.Stdin, in)
 	a := &agent{ctx: ctx, env: env, clk: clk, fault: fault, out: bufio.NewWriter(env.Stdout), in: in, cancelled: map[string]bool{}}

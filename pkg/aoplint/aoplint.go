@@ -81,13 +81,18 @@ type Result struct {
 // Failed says whether the input has a finding at or above threshold: Failed(Error)
 // is aoplint's default exit 1, Failed(Warning) its --fail-on warning.
 func (r *Result) Failed(threshold Severity) bool {
+	return failed(threshold, r.Errors, r.Warnings, r.Infos)
+}
+
+// failed says whether counts of findings have one at or above threshold.
+func failed(threshold Severity, errors, warnings, infos int) bool {
 	switch threshold {
 	case Error:
-		return r.Errors > 0
+		return errors > 0
 	case Warning:
-		return r.Errors+r.Warnings > 0
+		return errors+warnings > 0
 	}
-	return r.Errors+r.Warnings+r.Infos > 0
+	return errors+warnings+infos > 0
 }
 
 func (o Options) linter() linter.Options {

@@ -191,13 +191,7 @@ type Report struct {
 // Failed says whether the report has a finding at or above threshold (aoplint's
 // exit status 1).
 func (r *Report) Failed(threshold Severity) bool {
-	switch threshold {
-	case Error:
-		return r.Errors > 0
-	case Warning:
-		return r.Errors+r.Warnings > 0
-	}
-	return r.Errors+r.Warnings+r.Infos > 0
+	return failed(threshold, r.Errors, r.Warnings, r.Infos)
 }
 
 // Formats lists the formats Write takes: aoplint's --format values.

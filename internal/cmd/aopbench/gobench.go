@@ -26,16 +26,11 @@ type goBenchRow struct {
 }
 
 func (b *bench) goBench() error {
-	dir, err := b.bigDir()
+	file, st, err := b.genMessages("bench.jsonl", b.cfg.benchMsgs)
 	if err != nil {
 		return err
 	}
-	file := filepath.Join(dir, "bench.jsonl")
 	defer os.Remove(file)
-	st, err := b.gen(file, "-messages", strconv.FormatInt(b.cfg.benchMsgs, 10))
-	if err != nil {
-		return err
-	}
 	res := &b.r.GoBench
 	res.Transcript = st
 	count := "5" // runs of each Go benchmark (medians)

@@ -56,22 +56,17 @@ func (b *bench) instructions() error {
 		return nil
 	}
 	res.Valgrind = strings.TrimSpace(string(v))
-	dir, err := b.bigDir()
-	if err != nil {
-		return err
-	}
-	file := filepath.Join(dir, "instr.jsonl")
-	empty := filepath.Join(dir, "empty.jsonl")
-	defer os.Remove(file)
-	defer os.Remove(empty)
 	n := int64(20_000)
 	if b.cfg.quick {
 		n = 2_000
 	}
-	st, err := b.gen(file, "-messages", strconv.FormatInt(n, 10))
+	file, st, err := b.genMessages("instr.jsonl", n)
 	if err != nil {
 		return err
 	}
+	defer os.Remove(file)
+	empty := filepath.Join(filepath.Dir(file), "empty.jsonl")
+	defer os.Remove(empty)
 	res.Transcript = st
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		return err

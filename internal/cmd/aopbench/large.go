@@ -60,18 +60,30 @@ func (b *bench) bigDir() (string, error) {
 	return dir, nil
 }
 
-func (b *bench) large() error {
+// genMessages generates a transcript of n messages, the file name of the big
+// directory (bigDir); the caller removes it.
+func (b *bench) genMessages(name string, n int64) (string, genStats, error) {
 	dir, err := b.bigDir()
 	if err != nil {
-		return err
+		return "", genStats{}, err
 	}
-	file := filepath.Join(dir, "transcript.jsonl")
-	defer os.Remove(file)
+	file := filepath.Join(dir, name)
+	st, err := b.gen(file, "-messages", strconv.FormatInt(n, 10))
+	if err != nil {
+		os.Remove(file)
+		return "", genStats{}, err
+	}
+	return file, st, nil
+}
+
+func (b *bench) large() error {
 	b.logf("generating %d messages", b.cfg.messages)
-	st, err := b.gen(file, "-messages", strconv.FormatInt(b.cfg.messages, 10))
+	file, st, err := b.genMessages("transcript.jsonl", b.cfg.messages)
 	if err != nil {
 		return err
 	}
+	defer os.Remove(file)
+	dir := filepath.Dir(file)
 	res := &b.r.Large
 	res.Transcript = st
 	res.Cores = runtime.NumCPU()

@@ -209,15 +209,11 @@ func (b *bench) profiles() error {
 	if err := os.MkdirAll(b.cfg.profDir, 0o755); err != nil {
 		return err
 	}
-	dir, err := b.bigDir()
-	if err != nil {
-		return err
-	}
 	res := &b.r.Profiles
 
 	// 2: the transcript through LintStream, one worker.
-	file := filepath.Join(dir, "bench.jsonl")
-	if _, err := b.gen(file, "-messages", strconv.FormatInt(b.cfg.benchMsgs, 10)); err != nil {
+	file, _, err := b.genMessages("bench.jsonl", b.cfg.benchMsgs)
+	if err != nil {
 		return err
 	}
 	defer os.Remove(file)

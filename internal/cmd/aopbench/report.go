@@ -105,6 +105,18 @@ type report struct{ strings.Builder }
 
 func (r *report) p(format string, args ...any) { fmt.Fprintf(r, format+"\n", args...) }
 
+// section starts a section with its heading; when there is nothing to show it
+// says none under it and reports false, and the caller writes no more of it.
+func (r *report) section(heading string, shown bool, none string) bool {
+	r.p("%s", heading)
+	r.p("")
+	if !shown {
+		r.p("%s", none)
+		r.p("")
+	}
+	return shown
+}
+
 func (r *report) table(header []string, rows [][]string) {
 	r.p("| %s |", strings.Join(header, " | "))
 	seps := make([]string, len(header))
@@ -227,28 +239,23 @@ func (b *bench) roundRows() [][]string {
 }
 
 // rate is messages per second of a configuration's median wall time.
-func (b *bench) rate(c *largeConfig) float64 {
-	if c == nil || len(c.Samples) == 0 {
-		return 0
-	}
-	w := summarize(walls(c.Samples)).Median
-	if w == 0 {
-		return 0
-	}
-	return float64(b.r.Large.Transcript.Messages) / w
-}
+func (b *bench) rate(c *largeConfig) float64 { return b.perSecond(c, walls) }
 
 // cpuRate is messages per CPU-second (user+system of every process of the
 // configuration, median): steadier than the wall clock on a shared machine.
-func (b *bench) cpuRate(c *largeConfig) float64 {
+func (b *bench) cpuRate(c *largeConfig) float64 { return b.perSecond(c, cpus) }
+
+// perSecond is the transcript's messages per second of the median of the
+// seconds (walls or cpus) of c's samples; 0 when there are none.
+func (b *bench) perSecond(c *largeConfig, seconds func([]sample) []float64) float64 {
 	if c == nil || len(c.Samples) == 0 {
 		return 0
 	}
-	cpu := summarize(cpus(c.Samples)).Median
-	if cpu == 0 {
+	s := summarize(seconds(c.Samples)).Median
+	if s == 0 {
 		return 0
 	}
-	return float64(b.r.Large.Transcript.Messages) / cpu
+	return float64(b.r.Large.Transcript.Messages) / s
 }
 
 func verdict(ok, known bool) string {
@@ -396,11 +403,7 @@ func (b *bench) targets(r *report) {
 
 func (b *bench) reportSmall(r *report) {
 	s := b.r.Small
-	r.p("## 1. One small file, process start to exit")
-	r.p("")
-	if len(s.Tools) == 0 {
-		r.p("Not measured.")
-		r.p("")
+	if !r.section("## 1. One small file, process start to exit", len(s.Tools) > 0, "Not measured.") {
 		return
 	}
 	r.p("The file: %s, %d bytes. Every tool validates it against aopkit's exported schema (`aoplint schema aop2 RESPONSE`, i.e. `schemas/%s`); ajv-cli gets the schema files it refers to with `-r`, Python's CLI a bundled copy (it would fetch relative references from the `$id` host). aoplint also runs every aop2 rule. Timing: %s, %d runs per tool after 3 warm-up runs per round.", s.File, s.Size, s.Schema, s.Method, s.Tools[0].Wall.N)
@@ -463,11 +466,7 @@ func (b *bench) reportSmall(r *report) {
 
 func (b *bench) reportLarge(r *report) {
 	l := b.r.Large
-	r.p("## 2. A large transcript")
-	r.p("")
-	if l.Transcript.Messages == 0 {
-		r.p("Not measured.")
-		r.p("")
+	if !r.section("## 2. A large transcript", l.Transcript.Messages > 0, "Not measured.") {
 		return
 	}
 	r.p("The transcript (lint/internal/transcriptgen, `gentranscript %s`): %s, %s.", l.Transcript.Args, l.Transcript.Summary, fmtBytes(float64(l.Transcript.Bytes)))
@@ -545,11 +544,7 @@ func (b *bench) reportLarge(r *report) {
 }
 
 func (b *bench) reportRSS(r *report) {
-	r.p("## 3. Peak RSS")
-	r.p("")
-	if len(b.r.RSS.Rows) == 0 {
-		r.p("Not measured.")
-		r.p("")
+	if !r.section("## 3. Peak RSS", len(b.r.RSS.Rows) > 0, "Not measured.") {
 		return
 	}
 	r.p("`aoplint FILE` (all cores, the default) on generated transcripts of the sizes asked (seed 2), one run each; maximum resident set size from wait4's rusage.")
@@ -574,11 +569,7 @@ func (b *bench) reportRSS(r *report) {
 
 func (b *bench) reportConform(r *report) {
 	c := b.r.Conform
-	r.p("## 4. Conformance suite against mockagent")
-	r.p("")
-	if len(c.Protocols) == 0 {
-		r.p("%s", orDefault(c.Note, "Not measured."))
-		r.p("")
+	if !r.section("## 4. Conformance suite against mockagent", len(c.Protocols) > 0, orDefault(c.Note, "Not measured.")) {
 		return
 	}
 	r.p("Every built-in scenario of each protocol against the reference agent (`mockagent`, no fault), %d runs each; exit 1 means a MUST check failed (the run still counts).", len(c.Protocols[0].Samples))
@@ -624,11 +615,7 @@ func orDefault(s, d string) string {
 }
 
 func (b *bench) reportProfiles(r *report) {
-	r.p("## 5. Profiles")
-	r.p("")
-	if len(b.r.Profiles.Files) == 0 {
-		r.p("Not recorded.")
-		r.p("")
+	if !r.section("## 5. Profiles", len(b.r.Profiles.Files) > 0, "Not recorded.") {
 		return
 	}
 	r.p("`go tool pprof -top` summaries are kept in docs/bench/ (binary profiles are not committed; the commands below make them again).")

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -18,12 +17,12 @@ import (
 	"github.com/aopkit/aopkit/internal/version"
 	"github.com/aopkit/aopkit/lint"
 	_ "github.com/aopkit/aopkit/lint/all"
-	"github.com/aopkit/aopkit/lint/aopoutput"
 	lintconfig "github.com/aopkit/aopkit/lint/config"
 	"github.com/aopkit/aopkit/lint/linter"
 	"github.com/aopkit/aopkit/lint/output"
 	"github.com/aopkit/aopkit/lint/project"
 	"github.com/aopkit/aopkit/lint/revdiff"
+	aopoutputspec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 	"github.com/aopkit/aopkit/schemas"
 )
 
@@ -110,7 +109,7 @@ func completeValues(app *cli.App, args []string) {
 		flagOutput:                formats,
 		flagProtocol:              lint.ProtocolIDs,
 		flagFailOn:                func() []string { return []string{"error", "warning"} },
-		flagTaskType:              taskTypes,
+		flagTaskType:              aopoutputspec.TaskTypeNames,
 		flagEnable:                ruleIDs,
 		flagDisable:               ruleIDs,
 		flagOnly:                  ruleIDs,
@@ -121,15 +120,6 @@ func completeValues(app *cli.App, args []string) {
 		"explain": ruleIDs,
 		"schema":  lint.ProtocolIDs,
 	})
-}
-
-func taskTypes() []string {
-	var ts []string
-	for t := range aopoutput.TaskTypes {
-		ts = append(ts, t)
-	}
-	sort.Strings(ts)
-	return ts
 }
 
 // exitCode reports err on stderr and returns its exit code.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -66,12 +68,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					set[f.Name] = true
 				}
 			}
-			var names []string
-			for n := range set {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			return names
+			return slices.Sorted(maps.Keys(set))
 		},
 		"faults format": func() []string { return []string{"text", "json"} },
 	}, nil)

@@ -9,7 +9,8 @@ package taskfile
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -144,11 +145,7 @@ func (t *Task) Marshal() []byte {
 	}
 	if len(t.Metadata) > 0 {
 		b.WriteString("metadata:\n")
-		keys := make([]string, 0, len(t.Metadata))
-		for k := range t.Metadata {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(t.Metadata))
 		for _, k := range keys {
 			switch v := t.Metadata[k].(type) {
 			case string:

@@ -208,6 +208,18 @@ func ParseUTC(s string) (t time.Time, ok bool) {
 	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC(), true
 }
 
+// ParseRFC3339 reads s as time.Parse(time.RFC3339Nano, s) does (the same
+// time.Time), ParseUTC's form at its speed and any other through time.Parse.
+// It is the reader of transcript/1's "at", the harness's own times (the
+// driver's and prototest's), not of a protocol's: those are their dialects'.
+func ParseRFC3339(s string) (time.Time, bool) {
+	if t, ok := ParseUTC(s); ok {
+		return t, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
 // The templates of ParseUTC's three words ('0' for a digit, the separator
 // itself), and what ok19 adds to each byte to set its high bit when the XORed
 // byte is too big: 0x76 for a digit (more than 9), 0x7F for a separator (not 0).

@@ -59,11 +59,15 @@ func FuzzMatch(f *testing.F) {
 
 // parseUTCAgrees: where ParseUTC answers, time.Parse(time.RFC3339Nano) gives the
 // same time.Time (== compares the wall clock, the monotonic part and the
-// location); the forms it is for, it answers.
+// location); the forms it is for, it answers. ParseRFC3339 answers as
+// time.Parse does, everywhere.
 func parseUTCAgrees(t *testing.T, s string) {
 	t.Helper()
 	got, ok := ParseUTC(s)
 	want, err := time.Parse(time.RFC3339Nano, s)
+	if r, rok := ParseRFC3339(s); rok != (err == nil) || r != want {
+		t.Fatalf("ParseRFC3339(%q) = %v, %v; time.Parse: %v, %v", s, r, rok, want, err)
+	}
 	if ok && (err != nil || got != want) {
 		t.Fatalf("ParseUTC(%q) = %v; time.Parse: %v, %v", s, got, want, err)
 	}

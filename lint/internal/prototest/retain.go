@@ -26,6 +26,7 @@ import (
 	"unsafe"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/isotime"
 	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
@@ -105,7 +106,7 @@ func message(proto *lint.Protocol, root *jsonread.Node, buf []byte, i int) *lint
 	m := &lint.Message{Path: "retain.jsonl", Raw: buf, Pos: lint.NewLineIndex(buf, i+1, 1), Index: i, Root: root}
 	if root.Get("aopkit").String() == "transcript/1" {
 		m.From, m.Session, m.Stream = root.Get("from").String(), root.Get("session").String(), root.Get("stream").String()
-		if at, err := time.Parse(time.RFC3339Nano, root.Get("at").String()); err == nil {
+		if at, ok := isotime.ParseRFC3339(root.Get("at").String()); ok {
 			m.At = at
 		}
 		if ev := root.Get("event"); ev.IsString() {

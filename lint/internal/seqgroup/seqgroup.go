@@ -11,6 +11,10 @@ import "github.com/aopkit/aopkit/lint"
 type Entry[S any] struct {
 	Rule *lint.Rule
 	Make func(*S) lint.Checker
+	// Sees, when set, says which messages the checker is shown (the others
+	// it would pass over anyway): the one test of what a protocol's checkers
+	// all look at, instead of one at the top of each Observe.
+	Sees func(*S, *lint.Message) bool
 }
 
 // Register makes entries one group named name: every rule's NewChecker makes
@@ -20,9 +24,9 @@ type Entry[S any] struct {
 func Register[S any](name string, entries []Entry[S], forget func(*S)) {
 	newGroup := func() lint.Checker {
 		c := &checker[S]{forget: forget}
-		c.members = make([]member, len(entries))
+		c.members = make([]member[S], len(entries))
 		for i, e := range entries {
-			c.members[i] = member{e.Rule, e.Make(&c.state)}
+			c.members[i] = member[S]{e.Rule, e.Make(&c.state), e.Sees}
 		}
 		return c
 	}
@@ -33,16 +37,17 @@ func Register[S any](name string, entries []Entry[S], forget func(*S)) {
 }
 
 // member is one rule's checker in a group.
-type member struct {
+type member[S any] struct {
 	rule *lint.Rule
 	c    lint.Checker
+	sees func(*S, *lint.Message) bool // Entry.Sees
 }
 
 // checker is a group's checker: its members over one shared state.
 type checker[S any] struct {
 	state   S
 	forget  func(*S)
-	members []member
+	members []member[S]
 }
 
 // Observe shows p's message to every member, under its own rule, then forgets
@@ -55,6 +60,9 @@ func (g *checker[S]) Observe(p *lint.Pass) {
 	rule := p.Rule
 	defer func() { p.Rule = rule }()
 	for _, m := range g.members {
+		if m.sees != nil && !m.sees(&g.state, p.Msg) {
+			continue
+		}
 		p.Rule = m.rule
 		m.c.Observe(p)
 	}

@@ -11,8 +11,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/aopkit/aopkit/internal/transcript"
@@ -356,20 +357,10 @@ var files = []string{
 	"src/main/java/com/acme/OrderService.java", "scripts/deploy.sh", "config/settings.yaml",
 }
 
-// sortedKeys is used where the generator iterates a map.
-func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // String summarises the stats in one line.
 func (s Stats) String() string {
 	out := fmt.Sprintf("%d messages, %d lines (%d records), %d bytes, %d sessions, %d invalid;", s.Messages, s.Lines, s.Records, s.Bytes, s.Sessions, s.Invalid)
-	for _, k := range sortedKeys(s.PerProtocol) {
+	for _, k := range slices.Sorted(maps.Keys(s.PerProtocol)) {
 		out += fmt.Sprintf(" %s %d", k, s.PerProtocol[k])
 	}
 	return out

@@ -53,34 +53,15 @@ func appendJSON(b []byte, v any) []byte {
 	case nil:
 		return append(b, "null"...)
 	case O:
-		b = append(b, '{')
-		for i, f := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
+		return appendList(b, '{', v, '}', func(b []byte, f F) []byte {
 			b = appendString(b, f.K)
 			b = append(b, ':')
-			b = appendJSON(b, f.V)
-		}
-		return append(b, '}')
+			return appendJSON(b, f.V)
+		})
 	case []any:
-		b = append(b, '[')
-		for i, x := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, x)
-		}
-		return append(b, ']')
+		return appendList(b, '[', v, ']', appendJSON)
 	case []string:
-		b = append(b, '[')
-		for i, x := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, x)
-		}
-		return append(b, ']')
+		return appendList(b, '[', v, ']', appendString)
 	case string:
 		return appendString(b, v)
 	case int:
@@ -95,6 +76,19 @@ func appendJSON(b []byte, v any) []byte {
 		return append(b, v...)
 	}
 	panic("transcriptgen: cannot encode value")
+}
+
+// appendList appends the items of v between open and close, separated by
+// commas, each as appendItem writes it.
+func appendList[T any](b []byte, open byte, v []T, close byte, appendItem func([]byte, T) []byte) []byte {
+	b = append(b, open)
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendItem(b, x)
+	}
+	return append(b, close)
 }
 
 // rawJSON is inserted verbatim (used to build deliberately broken lines).

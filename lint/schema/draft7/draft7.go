@@ -16,10 +16,11 @@ package draft7
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -391,7 +392,10 @@ func (s *Set) compile(v any, n *node, base string) error {
 			if !ok {
 				return fmt.Errorf("properties must be an object")
 			}
-			for _, name := range sortedKeys(props) {
+			// Any order gives gojsonschema's findings once they are sorted by
+			// path (its own order is Go's map order); a fixed one keeps runs
+			// alike.
+			for _, name := range slices.Sorted(maps.Keys(props)) {
 				c, err := s.sub(props[name], base)
 				if err != nil {
 					return err
@@ -499,17 +503,6 @@ func (s *Set) compile(v any, n *node, base string) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	// Any order gives gojsonschema's findings once they are sorted by path (its
-	// own order is Go's map order); a fixed one keeps runs alike.
-	sort.Strings(keys)
-	return keys
 }
 
 // marshalWithoutNumber is gojsonschema's canonical form of a value for const,

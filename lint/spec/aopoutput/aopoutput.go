@@ -8,8 +8,8 @@ package aopoutput
 
 import (
 	"bytes"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -69,12 +69,7 @@ func SummaryLimit(taskType string) (limit int, known bool) {
 
 // TaskTypeNames lists the task type names, sorted.
 func TaskTypeNames() []string {
-	names := make([]string, 0, len(TaskTypes))
-	for k := range TaskTypes {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(TaskTypes))
 }
 
 // Markers in the order the spec's format gives them. METRICS is optional.

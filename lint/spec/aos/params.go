@@ -96,9 +96,12 @@ func (c *v) enum(s, ptr string, allowed ...string) {
 
 // StepContextProblem checks a StepContext (§3.8) and its Agent (§3.1): nil when
 // ctx is valid, else the first problem, its pointer under /params/context.
-func StepContextProblem(ctx map[string]any) *ParamError {
+func StepContextProblem(ctx map[string]any) *ParamError { return problem((*v).stepContext, ctx) }
+
+// problem is the first problem check finds in m, nil when none.
+func problem(check func(*v, map[string]any), m map[string]any) *ParamError {
 	c := &v{}
-	c.stepContext(ctx)
+	check(c, m)
 	return c.err
 }
 
@@ -136,13 +139,7 @@ func (c *v) stepContext(ctx map[string]any) {
 
 // parts checks Part[] (§3.4).
 func (c *v) parts(m map[string]any, ptr, key string) {
-	for i, x := range c.arr(m, ptr, key, true, 1) {
-		pp := fmt.Sprintf("%s/%s/%d", ptr, key, i)
-		part, ok := x.(map[string]any)
-		if !ok {
-			c.fail(pp, "must be a TextPart, FilePart or DataPart object")
-			return
-		}
+	c.objects(m, ptr, key, 1, "must be a TextPart, FilePart or DataPart object", func(pp string, part map[string]any) {
 		kind := c.str(part, pp, "kind", true)
 		switch kind {
 		case "text":
@@ -166,6 +163,21 @@ func (c *v) parts(m map[string]any, ptr, key string) {
 				c.fail(pp+"/kind", "%q must be text, file or data", kind)
 			}
 		}
+	})
+}
+
+// objects checks m[key], a required array of at least min items, each an
+// object (else what, the first that is not ends the walk), and calls each with
+// every object and its pointer.
+func (c *v) objects(m map[string]any, ptr, key string, min int, what string, each func(pp string, o map[string]any)) {
+	for i, x := range c.arr(m, ptr, key, true, min) {
+		pp := fmt.Sprintf("%s/%s/%d", ptr, key, i)
+		o, ok := x.(map[string]any)
+		if !ok {
+			c.fail(pp, "%s", what)
+			return
+		}
+		each(pp, o)
 	}
 }
 
@@ -199,16 +211,10 @@ func ParamsProblem(method string, p map[string]any) *ParamError {
 		}
 	case MethodKnowledgeRetrieval:
 		if ks := c.obj(p, "/params", "knowledgeStep", true); ks != nil {
-			for i, x := range c.arr(ks, "/params/knowledgeStep", "results", true, 0) {
-				pp := fmt.Sprintf("/params/knowledgeStep/results/%d", i)
-				r, ok := x.(map[string]any)
-				if !ok {
-					c.fail(pp, "must be a KnowledgeRetrievalResult object")
-					break
-				}
+			c.objects(ks, "/params/knowledgeStep", "results", 0, "must be a KnowledgeRetrievalResult object", func(pp string, r map[string]any) {
 				c.str(r, pp, "id", true)
 				c.str(r, pp, "content", true)
-			}
+			})
 		}
 	case MethodMemoryStore, MethodMemoryContext:
 		for i, x := range c.arr(p, "/params", "memory", true, 0) {
@@ -222,18 +228,12 @@ func ParamsProblem(method string, p map[string]any) *ParamError {
 		if tc := c.obj(p, "/params", "toolCallRequest", true); tc != nil {
 			c.str(tc, "/params/toolCallRequest", "executionId", true)
 			c.str(tc, "/params/toolCallRequest", "toolId", true)
-			for i, x := range c.arr(tc, "/params/toolCallRequest", "inputs", true, 0) {
-				pp := fmt.Sprintf("/params/toolCallRequest/inputs/%d", i)
-				in, ok := x.(map[string]any)
-				if !ok {
-					c.fail(pp, "must be a ToolArgumentValue object")
-					break
-				}
+			c.objects(tc, "/params/toolCallRequest", "inputs", 0, "must be a ToolArgumentValue object", func(pp string, in map[string]any) {
 				c.str(in, pp, "name", true)
 				if _, ok := in["value"]; !ok {
 					c.fail(pp+"/value", "is required (null is allowed)")
 				}
-			}
+			})
 		}
 	case MethodToolCallResult:
 		if _, nested := p["toolCallResult"]; nested {
@@ -262,11 +262,7 @@ func ParamsProblem(method string, p map[string]any) *ParamError {
 
 // MessageProblem checks steps/message params (§4.5.1) without the context: the
 // message (id, role, Part content) and citation (Source[]).
-func MessageProblem(p map[string]any) *ParamError {
-	c := &v{}
-	c.message(p)
-	return c.err
-}
+func MessageProblem(p map[string]any) *ParamError { return problem((*v).message, p) }
 
 func (c *v) message(p map[string]any) {
 	if m := c.obj(p, "/params", "message", true); m != nil {
@@ -279,13 +275,7 @@ func (c *v) message(p map[string]any) {
 			c.fail("/params/citation", "is required; \"citations\" is the upstream schema's spelling, AOS 0.1.0 §4.5.1 requires \"citation\"")
 		}
 	}
-	for i, x := range c.arr(p, "/params", "citation", true, 0) {
-		pp := fmt.Sprintf("/params/citation/%d", i)
-		src, ok := x.(map[string]any)
-		if !ok {
-			c.fail(pp, "must be a FileSource or SiteSource object")
-			break
-		}
+	c.objects(p, "/params", "citation", 0, "must be a FileSource or SiteSource object", func(pp string, src map[string]any) {
 		switch kind := c.str(src, pp, "kind", true); kind {
 		case "file":
 			c.str(src, pp, "id", true)
@@ -295,7 +285,7 @@ func (c *v) message(p map[string]any) {
 		default:
 			c.fail(pp+"/kind", "%q must be file or site", kind)
 		}
-	}
+	})
 }
 
 // integer reports whether a decoded JSON number is an integer.

@@ -420,13 +420,10 @@ func (a *Agent) CloseInput() {
 // Terminate sends SIGTERM to the agent's group; SIGKILL follows after the grace
 // period unless the agent exits.
 func (a *Agent) Terminate(reason string) {
-	if !a.att.Terminated.IsZero() {
-		return
+	if a.signal(&a.att.Terminated, conform.EventSignal, "SIGTERM", reason) {
+		a.conn.Terminate()
+		a.StopBy(time.Now().Add(a.h.grace))
 	}
-	a.att.Terminated = time.Now()
-	a.h.rec.event(a.n, conform.EventSignal, conform.Details(conform.KeySignal.Is("SIGTERM"), conform.KeyReason.Is(reason)))
-	a.conn.Terminate()
-	a.StopBy(time.Now().Add(a.h.grace))
 }
 
 // StopBy arranges a SIGKILL at t unless the agent has exited by then.
@@ -438,12 +435,20 @@ func (a *Agent) StopBy(t time.Time) {
 
 // Kill sends SIGKILL to the agent's group.
 func (a *Agent) Kill(reason string) {
-	if !a.att.Killed.IsZero() {
-		return
+	if a.signal(&a.att.Killed, conform.EventKill, "SIGKILL", reason) {
+		a.conn.Kill()
 	}
-	a.att.Killed = time.Now()
-	a.h.rec.event(a.n, conform.EventKill, conform.Details(conform.KeySignal.Is("SIGKILL"), conform.KeyReason.Is(reason)))
-	a.conn.Kill()
+}
+
+// signal records the first sending of sig (at *sent, and as an event) and
+// reports whether this is it: a signal is sent once an attempt.
+func (a *Agent) signal(sent *time.Time, ev conform.Event, sig, reason string) bool {
+	if !sent.IsZero() {
+		return false
+	}
+	*sent = time.Now()
+	a.h.rec.event(a.n, ev, conform.Details(conform.KeySignal.Is(sig), conform.KeyReason.Is(reason)))
+	return true
 }
 
 // N is the attempt number.

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -16,7 +19,20 @@ import (
 // TestMain makes `aoplint`, `aopconform` and `mockagent` commands of the test binary
 // (the testscript kit third parties use, which also makes the binary the agents'
 // supervisor): in testscript suites and on the PATH of every other test of this package.
-func TestMain(m *testing.M) { testkit.Main(m, nil) }
+//
+// Its parallel tests mostly wait on real processes (scenario deadlines, grace
+// periods), not on the CPU: up to waitingTests of them run at once where
+// GOMAXPROCS is lower (2 on CI), unless -test.parallel says otherwise. Not
+// under the race detector, whose processes are CPU-bound.
+func TestMain(m *testing.M) {
+	if p := flag.Lookup("test.parallel"); p != nil && !raceEnabled && runtime.GOMAXPROCS(0) < waitingTests {
+		p.Value.Set(strconv.Itoa(waitingTests)) // a -test.parallel given is parsed after this
+	}
+	testkit.Main(m, nil)
+}
+
+// waitingTests is how many parallel tests TestMain lets run at once.
+const waitingTests = 8
 
 // TestScripts runs the aopconform testscript suites beside the other
 // real-process tests (parallel, after the in-process ones): their processes

@@ -29,8 +29,9 @@ var orchestratorsDir = filepath.Join("..", "..", "testdata", "orchestrators")
 // the gaps its known-failing file lists; the Python orchestrator of
 // testdata/orchestrators reaches level Full; each of its bug modes fails exactly
 // the check that names the bug; each fault of the reference engines (aopconform
-// engine-faults) fails what engineFaultFails and the engine's own Faults() say, so
-// every orchestrator-side check is seen failing.
+// engine-faults) fails what engineFaultFails (exactly, over the whole suite),
+// engineFaultChecks (played on those checks alone) and the engine's own Faults()
+// say, so every orchestrator-side check is seen failing.
 func TestOrchestratorSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real orchestrators")

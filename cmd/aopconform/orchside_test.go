@@ -204,13 +204,13 @@ func TestOrchestratorSide(t *testing.T) {
 	dir := t.TempDir()
 	// At most this many runs at once: every run plays its scenarios in parallel,
 	// and a machine saturated by all of them at once starts orchestrators late
-	// enough to spoil scenario deadlines (most runs play a few scenarios only).
+	// enough to spoil scenario deadlines.
 	next := make(chan int, len(jobs))
 	for _, i := range longestFirst(t, args) {
 		next <- i
 	}
 	close(next)
-	for range 16 {
+	for range 12 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,10 +11,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/aos"
+	"github.com/aopkit/aopkit/conform/orchside"
+	"github.com/aopkit/aopkit/conform/runner"
+	"github.com/aopkit/aopkit/fixtures/scenarios"
 )
 
 // orchestratorsDir holds the orchestrators written from docs/bindings.md alone.
@@ -24,8 +29,9 @@ var orchestratorsDir = filepath.Join("..", "..", "testdata", "orchestrators")
 // the gaps its known-failing file lists; the Python orchestrator of
 // testdata/orchestrators reaches level Full; each of its bug modes fails exactly
 // the check that names the bug; each fault of the reference engines (aopconform
-// engine-faults) fails what engineFaultFails and the engine's own Faults() say, so
-// every orchestrator-side check is seen failing.
+// engine-faults) fails what engineFaultFails (exactly, over the whole suite),
+// engineFaultChecks (played on those checks alone) and the engine's own Faults()
+// say, so every orchestrator-side check is seen failing.
 func TestOrchestratorSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real orchestrators")
@@ -172,37 +178,55 @@ func TestOrchestratorSide(t *testing.T) {
 		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aop-output" && f[0] != "aof" && f[0] != "aos") {
 			continue
 		}
-		jobs = append(jobs, &job{name: f[0] + " engine fault " + f[1], engineFault: f[0] + " " + f[1],
-			args: []string{"--side", "orchestrator", "--protocol", f[0], "--timeout-scale", scale, "--", "aopconform", "engine", "--protocol", f[0], "--fault", f[1]}})
+		key := f[0] + " " + f[1]
+		j := &job{name: f[0] + " engine fault " + f[1], engineFault: key,
+			args: []string{"--side", "orchestrator", "--protocol", f[0], "--timeout-scale", scale, "--", "aopconform", "engine", "--protocol", f[0], "--fault", f[1]}}
+		// A fault whose checks are declared (at least these fail) plays only the
+		// scenarios of those checks; one tabled exactly plays the whole suite.
+		j.fail = engineFaultChecks[key]
+		jobs = append(jobs, j)
+	}
+	for _, j := range jobs {
+		if j.fail != nil {
+			// Judged on the checks it must fail (cheaper: the other scenarios
+			// are not played).
+			k := slices.Index(j.args, "--")
+			j.args = slices.Concat(j.args[:k], []string{"--run", strings.Join(j.fail, ",")}, j.args[k:])
+		}
+	}
+	// The longest runs first: every run waits on its scenarios' clocks, and a
+	// long one started last would set the test's end.
+	args := make([][]string, len(jobs))
+	for i, j := range jobs {
+		args[i] = j.args
 	}
 	var wg sync.WaitGroup
 	dir := t.TempDir()
 	// At most this many runs at once: every run plays its scenarios in parallel,
 	// and a machine saturated by all of them at once starts orchestrators late
 	// enough to spoil scenario deadlines.
-	sem := make(chan struct{}, 12)
-	for i, j := range jobs {
+	next := make(chan int, len(jobs))
+	for _, i := range longestFirst(t, args) {
+		next <- i
+	}
+	close(next)
+	for range 12 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			args := j.args
-			if j.fail != nil {
-				// A bug mode is judged on the checks it must fail (cheaper: the
-				// other scenarios are not played).
-				k := slices.Index(args, "--")
-				args = slices.Concat(args[:k], []string{"--run", strings.Join(j.fail, ",")}, args[k:])
+			for i := range next {
+				j := jobs[i]
+				j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, strings.Repeat("r", i+1)), j.args...)
 			}
-			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, strings.Repeat("r", i+1)), args...)
 		}()
 	}
 	wg.Wait()
-	// An engine fault that failed no check had its evidence spoiled by the load
-	// (a flood read slower than it came: the rate check is then NOT-TESTED, never
-	// a failure): it is played again, alone, at most twice.
+	// An engine fault that failed no check, or not every check it must fail, had
+	// its evidence spoiled by the load (a flood read slower than it came: the
+	// rate check is then NOT-TESTED, never a failure): it is played again, alone,
+	// at most twice.
 	for i, j := range jobs {
-		for try := 0; try < 2 && j.engineFault != "" && j.err == nil && j.code != 2 && len(orchFailed(j.rep)) == 0 && !*update; try++ {
+		for try := 0; try < 2 && j.engineFault != "" && j.err == nil && j.code != 2 && spoiled(j.engineFault, orchFailed(j.rep)) && !*update; try++ {
 			t.Logf("%s failed no check: played again", j.name)
 			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, fmt.Sprintf("again-%d-%d", i, try)), j.args...)
 		}
@@ -235,6 +259,18 @@ func TestOrchestratorSide(t *testing.T) {
 					if !slices.Contains(failed, id) {
 						t.Errorf("%s does not fail, yet the engine's Faults() names it (failed: %v)", id, failed)
 					}
+				}
+				if checks, ok := engineFaultChecks[j.engineFault]; ok {
+					if code := exitForFailing(checks); j.code != code {
+						t.Errorf("exit %d, want %d\n%s", j.code, code, clipOut(j.out))
+					}
+					for _, id := range checks {
+						if !slices.Contains(failed, id) {
+							t.Errorf("%s does not fail, yet engineFaultChecks names it (failed: %v)\n%s", id, failed, clipOut(j.out))
+						}
+					}
+				} else if !faultTabled(protocol) {
+					t.Errorf("no checks declared: name in engineFaultChecks the checks it fails (it played the whole suite, failing %v)", failed)
 				}
 				for _, c := range failed {
 					failedSomewhere[c] = true
@@ -272,14 +308,7 @@ func TestOrchestratorSide(t *testing.T) {
 				}
 				return
 			}
-			// Exit 1 when a MUST fails; a bug mode that breaks only SHOULDs exits 0.
-			wantCode := 0
-			for _, id := range j.fail {
-				if c := conform.LookupCheck(id); c == nil || c.Level == conform.MUST {
-					wantCode = 1
-				}
-			}
-			if j.code != wantCode {
+			if wantCode := exitForFailing(j.fail); j.code != wantCode {
 				t.Errorf("exit %d, want %d\n%s", j.code, wantCode, clipOut(j.out))
 			}
 			want := append([]string(nil), j.fail...)
@@ -331,6 +360,148 @@ var engineFaultFails = map[string][]string{
 	"aos no-listen":        {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/5.1/decision", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error", "aos/orch/bind/listens"},
 	"aos string-ids":       {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found"},
 	"aos unknown-decision": {"aos/orch/5.1/decision"},
+}
+
+// engineFaultChecks are the checks each engine fault of aop2, orchmsg and aof
+// must fail, keyed "protocol fault": its run plays only the scenarios of these
+// checks and is judged on them (as a bug mode of the Python orchestrators is).
+// Together with the bug modes they fail every orchestrator-side check of the
+// three protocols. A check a fault fails only by a timing (a flood read per
+// chunk) is not named: a loaded machine spoils it.
+var engineFaultChecks = map[string][]string{
+	"aof accept-invalid-report":     {"aof/orch/envelope/invalid-rejected"},
+	"aof accepted-blocks":           {"aof/orch/handoff/flow-logged"},
+	"aof allow-nested-delegation":   {"aof/orch/handoff/nested-rejected"},
+	"aof any-sender":                {"aof/orch/envelope/foreign-agent"},
+	"aof blind-requeue":             {"aof/orch/resume/outcome-driven"},
+	"aof done-skips-review":         {"aof/orch/completion/transition", "aof/orch/handoff/flow-logged"},
+	"aof invalid-transition-lost":   {"aof/orch/status/invalid-transition"},
+	"aof no-child-dispatch":         {"aof/orch/handoff/child-dispatched"},
+	"aof no-parent-check":           {"aof/orch/handoff/errors-rejected"},
+	"aof no-received-log":           {"aof/orch/log/received"},
+	"aof no-run-json":               {"aof/orch/lease/dispatched"},
+	"aof no-task-completed-event":   {"aof/orch/completion/task-completed-event"},
+	"aof reclaim-too-early":         {"aof/orch/completion/transition", "aof/orch/resume/no-heartbeat-skipped", "aof/orch/resume/reclaim-after-expiry"},
+	"aof reclaim-without-heartbeat": {"aof/orch/resume/no-heartbeat-skipped"},
+	"aof rejected-not-blocked":      {"aof/orch/completion/transition", "aof/orch/handoff/rejected-blocked", "aof/orch/handoff/resent-once"},
+	"aof reopen-done":               {"aof/orch/completion/already-done"},
+	"aof repeat-transition":         {"aof/orch/status/idempotent"},
+	"aof resend-delegates-again":    {"aof/orch/handoff/resent-once"},
+	"aof run-status-leased":         {"aof/orch/lease/run-live"},
+	"aof silent-task-not-found":     {"aof/orch/envelope/task-not-found", "aof/orch/handoff/errors-rejected"},
+	"aof status-never-applied":      {"aof/orch/status/transition"},
+	"aof status-no-work-log":        {"aof/orch/status/idempotent", "aof/orch/status/work-log"},
+	"aof strict-criteria":           {"aof/orch/handoff/invalid-criteria"},
+	"aof unknown-type-rejected":     {"aof/orch/envelope/unknown-type"},
+	"aop2 assume-v2":                {"aop2/orch/1.3/unversioned-not-v2", "aop2/orch/12/parse-failure-code"},
+	// The executor stops at the EOF: every check that needs a RESPONSE.
+	"aop2 close-stdin-early": {"aop2/orch/11/timeout-enforced", "aop2/orch/12/all-models-exhausted-code", "aop2/orch/12/heartbeat-failure-code", "aop2/orch/12/timeout-code",
+		"aop2/orch/2.2/retried-then-fallback", "aop2/orch/6.1/heartbeat-failure-abort", "aop2/orch/9/fallback-by-trigger", "aop2/orch/bind/healthy-agent-completes"},
+	"aop2 ignore-hard-limits":       {"aop2/orch/4/hard-limit-rejected"},
+	"aop2 ignore-missed-heartbeats": {"aop2/orch/6.1/heartbeat-failure-abort"},
+	"aop2 no-backoff":               {"aop2/orch/2.2/retry-backoff"},
+	"aop2 no-payload-warning":       {"aop2/orch/4/soft-limit-warned"},
+	"aop2 no-retries":               {"aop2/orch/2.2/retried-then-fallback"},
+	"aop2 no-rollback-event":        {"aop2/orch/7/rollback-event"},
+	"aop2 no-timeout-kill":          {"aop2/orch/11/timeout-enforced", "aop2/orch/9/fallback-by-trigger"},
+	"aop2 omit-error-codes": {"aop2/orch/12/all-models-exhausted-code", "aop2/orch/12/heartbeat-failure-code", "aop2/orch/12/parse-failure-code", "aop2/orch/12/rollback-failed-code",
+		"aop2/orch/12/timeout-code", "aop2/orch/12/unknown-code", "aop2/orch/4/hard-limit-rejected", "aop2/orch/4/soft-limit-warned"},
+	"aop2 reject-unknown-fields":           {"aop2/orch/1.1/unknown-fields-dispatched"},
+	"aop2 skip-rollback":                   {"aop2/orch/12/rollback-failed-code", "aop2/orch/7/rollback-restored"},
+	"aop2 skip-version-fallback":           {"aop2/orch/1.3/v1-prompt-dispatched", "aop2/orch/1.3/version-fallback-event"},
+	"aop2 strict-version":                  {"aop2/orch/1.1/accept-2x", "aop2/orch/1.2/task-dispatched"},
+	"aop2 task-status-in-task":             {"aop2/orch/1.2/task-dispatched"},
+	"aop2 wrong-fallback-model":            {"aop2/orch/2.2/retried-then-fallback", "aop2/orch/9/fallback-by-trigger"},
+	"orchmsg canned-answer":                {"orchmsg/orch/ask-user/answered"},
+	"orchmsg ignore-query-filters":         {"orchmsg/orch/resp/query-filters"},
+	"orchmsg ignore-rate-limit":            {"orchmsg/orch/rate/flood-rejected"},
+	"orchmsg internal-error-codes":         {"orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/not-found"},
+	"orchmsg no-request-timeout":           {"orchmsg/orch/corr/response-correlation", "orchmsg/orch/errors/timeout"},
+	"orchmsg no-shutdown-grace":            {"orchmsg/orch/shutdown/grace-honoured"},
+	"orchmsg no-timestamp":                 {"orchmsg/orch/notify/task-assigned"},
+	"orchmsg parse-chunks":                 {"orchmsg/orch/parse/lines"},
+	"orchmsg reuse-ids":                    {"orchmsg/orch/lint/messages-valid"},
+	"orchmsg silent-cancel":                {"orchmsg/orch/notify/task-cancelled"},
+	"orchmsg unknown-type-invalid-request": {"orchmsg/orch/errors/invalid-message-type"},
+	"orchmsg wrong-correlation-id": {"orchmsg/orch/corr/response-correlation", "orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/invalid-request", "orchmsg/orch/errors/timeout",
+		"orchmsg/orch/parse/lines", "orchmsg/orch/shutdown/grace-honoured"},
+	"orchmsg wrong-task-id": {"orchmsg/orch/notify/task-assigned", "orchmsg/orch/shutdown/grace-honoured"},
+}
+
+// exitForFailing is the exit code of a run whose failures are checks: 1 when
+// one is a MUST, 0 when only SHOULDs fail.
+func exitForFailing(checks []string) int {
+	for _, id := range checks {
+		if c := conform.LookupCheck(id); c == nil || c.Level == conform.MUST {
+			return 1
+		}
+	}
+	return 0
+}
+
+// spoiled reports whether an engine fault's run failed none of its checks or
+// not every check it must fail (engineFaultChecks, engineFaultFails).
+func spoiled(fault string, failed []string) bool {
+	if len(failed) == 0 {
+		return true
+	}
+	want, ok := engineFaultChecks[fault]
+	if !ok {
+		want = engineFaultFails[fault]
+	}
+	for _, id := range want {
+		if !slices.Contains(failed, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// longestFirst orders runs of aopconform (each its arguments: --side,
+// --protocol and --run are read from them) by the longest deadline among the
+// scenarios each plays, then by their number, longest first: it returns the
+// runs' indices in that order.
+func longestFirst(t *testing.T, runs [][]string) []int {
+	t.Helper()
+	agentSide, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	orchSide, err := orchside.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type cost struct {
+		longest time.Duration
+		n       int
+	}
+	costs := make([]cost, len(runs))
+	for i, args := range runs {
+		flag := func(name string) string {
+			if k := slices.Index(args, name); k >= 0 && k+1 < len(args) && k < slices.Index(args, "--") {
+				return args[k+1]
+			}
+			return ""
+		}
+		all := agentSide
+		if flag("--side") == orchside.SideOrchestrator {
+			all = orchSide
+		}
+		for _, sc := range all {
+			if sc.Protocol == flag("--protocol") && slices.ContainsFunc(sc.Checks, func(id string) bool { return runner.Selected(id, flag("--run"), "") }) {
+				costs[i].longest = max(costs[i].longest, sc.Deadline.D(1))
+				costs[i].n++
+			}
+		}
+	}
+	order := make([]int, len(runs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(costs[b].longest, costs[a].longest), cmp.Compare(costs[b].n, costs[a].n))
+	})
+	return order
 }
 
 // faultTabled reports whether engineFaultFails covers protocol's engine faults
@@ -403,11 +574,16 @@ func TestForgePort(t *testing.T) {
 	if raceEnabled {
 		scale = "3"
 	}
-	ws := filepath.Join(t.TempDir(), "forge-workspaces")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		t.Fatal(err)
+	// Each run its own workspace root (they run at once: the allowed run's
+	// workspaces must not be there for the sandboxed one).
+	var ws, env []string
+	for range 2 {
+		d := filepath.Join(t.TempDir(), "forge-workspaces")
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ws, env = append(ws, d), append(env, "FORGE_WORKSPACES="+d)
 	}
-	env := []string{"FORGE_WORKSPACES=" + ws}
 	port := filepath.Join(orchestratorsDir, "forge_port.mjs")
 	// The deviations a scenario exercises, each named by its check (the last two:
 	// either, see below).
@@ -417,8 +593,27 @@ func TestForgePort(t *testing.T) {
 	run := append(append([]string(nil), deviations...), "orchmsg/orch/resp/fits-request", "orchmsg/orch/corr/response-correlation")
 	base := []string{"--side", "orchestrator", "--protocol", "orchmsg", "--timeout-scale", scale, "--pass-env", "FORGE_WORKSPACES", "--run", strings.Join(run, ",")}
 
+	// The two runs at once (each mostly waits on its scenarios' clocks): as it
+	// ships, under the sandbox; and with the documented allowance.
+	type result struct {
+		code int
+		out  string
+		rep  *conform.Report
+		err  error
+	}
+	var shipped, allowed result
+	dirs := []string{t.TempDir(), t.TempDir()}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		shipped.code, shipped.out, shipped.rep, shipped.err = runConformEnv(dirs[0], env[:1], append(append([]string(nil), base...), "--", "node", port)...)
+	}()
+	allowed.code, allowed.out, allowed.rep, allowed.err = runConformEnv(dirs[1], env[1:], append(append([]string(nil), base...), "--allow-write", ws[1], "--", "node", port)...)
+	wg.Wait()
+
 	// As it ships, under the sandbox: refused, and told so first.
-	code, out, _, err := runConformEnv(t.TempDir(), env, append(append([]string(nil), base...), "--", "node", port)...)
+	code, out, err := shipped.code, shipped.out, shipped.err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +629,7 @@ func TestForgePort(t *testing.T) {
 	}
 
 	// With the documented allowance.
-	code, out, rep, err := runConformEnv(t.TempDir(), env, append(append([]string(nil), base...), "--allow-write", ws, "--", "node", port)...)
+	code, out, rep, err := allowed.code, allowed.out, allowed.rep, allowed.err
 	if err != nil {
 		t.Fatal(err)
 	}

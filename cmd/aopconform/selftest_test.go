@@ -213,12 +213,17 @@ type played struct {
 var (
 	catalogueOnce sync.Once
 	catalogue     []*played
+	// catalogueReal is the catalogue's runs of real processes, which may still
+	// be running when playCatalogue returns.
+	catalogueReal sync.WaitGroup
 )
 
 // playCatalogue plays every fault of `mockagent faults` of every protocol under
 // test, and every hostile agent, once for the tests that judge them
 // (TestFaultMatrix, TestOneCauseBlocks): the first caller plays, in its subtests
-// "play/PROTOCOL/NAME", the others wait for it and read the same reports.
+// "play/PROTOCOL/NAME", the others wait for it and read the same reports. It
+// returns once the in-process runs are played: a run of real processes (a
+// hostile agent's, below) is there once catalogueReal.Wait returns.
 //
 // Every fault is played on virtual time against the in-process mockagent (the
 // runner, the lint step and the exit code as `aopconform run` has them, in a
@@ -243,6 +248,8 @@ func playAll(t *testing.T) []*played {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(scripts) })
+	// Registered after the removal, run before it: the real runs end first.
+	t.Cleanup(catalogueReal.Wait)
 	for _, p := range protocols {
 		for _, h := range hostileAgents {
 			j := &played{protocol: p, name: "hostile:" + h.name, hostile: true}
@@ -276,11 +283,10 @@ func playAll(t *testing.T) []*played {
 		workers = 8
 	}
 	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
 	for _, j := range real {
-		wg.Add(1)
+		catalogueReal.Add(1)
 		go func() {
-			defer wg.Done()
+			defer catalogueReal.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			var code int
@@ -310,7 +316,6 @@ func playAll(t *testing.T) []*played {
 	}
 	all, err := scenarios.Builtin()
 	if err != nil {
-		wg.Wait()
 		t.Fatal(err)
 	}
 	t.Run("play", func(t *testing.T) {
@@ -327,7 +332,6 @@ func playAll(t *testing.T) []*played {
 			})
 		}
 	})
-	wg.Wait()
 	return jobs
 }
 
@@ -339,11 +343,15 @@ func TestFaultMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents")
 	}
-	// Not parallel: its in-process runs keep both CPUs busy, so it plays before
-	// the parallel tests, whose real processes run on the wall clock (see
-	// docs/development.md, "Tests on virtual time and real processes").
+	// Not parallel while it plays: its in-process runs keep both CPUs busy, so
+	// they play before the parallel tests, whose real processes run on the wall
+	// clock (see docs/development.md, "Tests on virtual time and real
+	// processes"). Its own real processes only wait on their scenarios' clocks
+	// then: it waits for them beside the parallel tests.
 	protocols := protocolsUnderTest(t)
 	jobs := playCatalogue(t)
+	t.Parallel()
+	catalogueReal.Wait()
 	rows := map[string][]faultRow{}
 	for _, j := range jobs {
 		rows[j.protocol] = append(rows[j.protocol], j.row)

@@ -467,13 +467,11 @@ type checkJSON struct {
 }
 
 func listCmd(protocol string, dirs []string, builtin bool, format string, stdout, stderr io.Writer) error {
-	if format != "text" && format != "json" {
-		fmt.Fprintf(stderr, "aopconform: unknown --format %q for list: want text or json\n", format)
-		return exitCode(exitHarness)
+	if err := textOrJSON(format, "list", stderr); err != nil {
+		return err
 	}
-	if protocol != "" && !conform.KnownProtocol(protocol) {
-		fmt.Fprintf(stderr, "aopconform: unknown protocol %q (one of %s)\n", protocol, strings.Join(conform.Protocols, ", "))
-		return exitCode(exitHarness)
+	if err := anyProtocol(protocol, stderr); err != nil {
+		return err
 	}
 	all, err := loadScenarios(dirs, builtin)
 	if err != nil {

@@ -3,6 +3,7 @@ package aopconformcmd
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,6 +54,23 @@ func coverageCmd(protocol, side, format string, stdout, stderr io.Writer) error 
 		return requirements.WriteMarkdown(stdout, reqs)
 	}
 	return usageFail(stderr, fmt.Sprintf("--format %q: want text, json or md", format))
+}
+
+// textOrJSON reports a --format of command cmd other than text or json: exit 2.
+func textOrJSON(format, cmd string, stderr io.Writer) error {
+	if format == "text" || format == "json" {
+		return nil
+	}
+	return usageFail(stderr, fmt.Sprintf("unknown --format %q for %s: want text or json", format, cmd))
+}
+
+// anyProtocol reports a --protocol that names no known protocol ("": all of
+// them): exit 2.
+func anyProtocol(protocol string, stderr io.Writer) error {
+	if protocol == "" || conform.KnownProtocol(protocol) {
+		return nil
+	}
+	return usageFail(stderr, fmt.Sprintf("unknown protocol %q (one of %s)", protocol, strings.Join(conform.Protocols, ", ")))
 }
 
 // usageFail reports a command-line mistake: exit 2.

@@ -206,13 +206,11 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 		OnUsageError: usage,
 		Action: func(c *cli.Context) error {
 			protocol, format := c.String(flagProtocol), c.String(flagFormat)
-			if format != "text" && format != "json" {
-				fmt.Fprintf(stderr, "aopconform: unknown --format %q for engine-faults: want text or json\n", format)
-				return exitCode(exitHarness)
+			if err := textOrJSON(format, "engine-faults", stderr); err != nil {
+				return err
 			}
-			if protocol != "" && !conform.KnownProtocol(protocol) {
-				fmt.Fprintf(stderr, "aopconform: unknown protocol %q (one of %s)\n", protocol, strings.Join(conform.Protocols, ", "))
-				return exitCode(exitHarness)
+			if err := anyProtocol(protocol, stderr); err != nil {
+				return err
 			}
 			list := []engineFaultJSON{}
 			for _, p := range protocols.List {
@@ -363,9 +361,8 @@ type orchScenarioJSON struct {
 // orchestrator ($AOPKIT_TASK), how its agent behaves, its deadline and checks,
 // so that an orchestrator can be written from the list alone.
 func listOrchestratorCmd(protocol, format string, stdout, stderr io.Writer) error {
-	if format != "text" && format != "json" {
-		fmt.Fprintf(stderr, "aopconform: unknown --format %q for list: want text or json\n", format)
-		return exitCode(exitHarness)
+	if err := textOrJSON(format, "list", stderr); err != nil {
+		return err
 	}
 	if protocol != "" && !slices.Contains(orchside.Protocols(), protocol) {
 		fmt.Fprintf(stderr, "aopconform: protocol %q has no orchestrator side (one of %s)\n", protocol, strings.Join(orchside.Protocols(), ", "))

@@ -104,6 +104,9 @@ func FuzzParse(f *testing.F) {
 // A baseline round-trips whatever it was written from: 50,000 findings (more
 // values than one protocol message may hold) are read back, each at its line.
 func TestRoundTripLarge(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one goroutine, large baselines: run without -race (race_test.go)")
+	}
 	file := filepath.Join(t.TempDir(), "base.json")
 	var files []File
 	for f := 0; f < 5; f++ {
@@ -133,6 +136,9 @@ func TestRoundTripLarge(t *testing.T) {
 
 // Write refuses a baseline Load would refuse, and writes nothing.
 func TestWriteRefusesWhatLoadRefuses(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one goroutine, large baselines: run without -race (race_test.go)")
+	}
 	file := filepath.Join(t.TempDir(), "base.json")
 	// Each byte of the message is written as \u0001, six bytes: a file over
 	// MaxFile from a sixth of the message bytes to fingerprint and encode.

@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 // TestScripts runs testdata/script/aoplint_*.txtar: every command, format, exit code
 // and input kind of aoplint, as a user types them.
 func TestScripts(t *testing.T) {
+	if raceEnabled {
+		t.Skip("aoplint as processes: run without -race (race_test.go)")
+	}
 	files, err := filepath.Glob("../../testdata/script/aoplint_*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scripts: %v", err)

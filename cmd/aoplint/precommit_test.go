@@ -23,6 +23,9 @@ func TestPreCommitHook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds aoplint with pre-commit: not in -short")
 	}
+	if raceEnabled {
+		t.Skip("real processes only, none race-built: run without -race (race_test.go)")
+	}
 	repo := mustAbs("../..")
 	tmp := t.TempDir()
 	missing := ""

@@ -14,37 +14,38 @@ import (
 
 const root = "../.."
 
-// goRun installs a pinned tool (go install MODULE@VERSION) into a scratch
-// directory and runs it in the repository's root. It skips under
-// -short (the first build of a tool takes a while; the build cache makes the next
-// ones quick), and when go cannot build the tool outside CI (no module proxy);
-// in CI (CI=true) that fails the test.
-func goRun(t *testing.T, tool string, args ...string) (string, error) {
+// goRun runs a pinned tool (go run MODULE@VERSION) in the repository's root.
+// go run keeps the linked tool in the build cache, so a warm cache runs it at
+// once (go install would link it again every time: goreleaser, 10 s of CPU).
+// It skips under -short (the first build of a tool takes a while), and when go
+// cannot build the tool outside CI (no module proxy); in CI (CI=true) that
+// fails the test. When the run fails, version (the tool's version flag) is run
+// alone, so that a tool that cannot be had is told from one that fails.
+func goRun(t *testing.T, tool, version string, args ...string) (string, error) {
 	t.Helper()
 	if testing.Short() {
 		t.Skipf("builds %s: not in -short", tool)
 	}
-	// Install first, so that a tool that cannot be had is told from one that fails.
-	gobin := t.TempDir()
-	build := exec.Command("go", "install", tool)
-	build.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=-buildvcs=false", "GOWORK=off")
-	build.Dir = t.TempDir()
-	if out, err := build.CombinedOutput(); err != nil {
+	run := func(dir string, args ...string) (string, error) {
+		cmd := exec.Command("go", append([]string{"run", tool}, args...)...)
+		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false", "GOWORK=off")
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
+	}
+	out, err := run(root, args...)
+	if err == nil {
+		return out, nil
+	}
+	if vout, verr := run(t.TempDir(), version); verr != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("go install %s: %v\n%s", tool, err, out)
+			t.Fatalf("go run %s %s: %v\n%s", tool, version, verr, vout)
 		}
-		t.Skipf("cannot build %s here: %v\n%s", tool, err, out)
+		t.Skipf("cannot build %s here: %v\n%s", tool, verr, vout)
 	}
-	name := tool[strings.LastIndex(tool, "/")+1 : strings.Index(tool, "@")]
-	if name == "v2" { // github.com/goreleaser/goreleaser/v2@...
-		name = "goreleaser"
-	}
-	cmd := exec.Command(filepath.Join(gobin, name), args...)
-	cmd.Dir = root
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	return out, err
 }
 
 // TestActionlint: actionlint is clean on every workflow, and on action.yml, which
@@ -67,7 +68,7 @@ func TestActionlint(t *testing.T) {
 	if !usesAction {
 		t.Error("no workflow uses the action from this checkout (uses: ./): actionlint would not read action.yml")
 	}
-	out, err := goRun(t, Actionlint, append([]string{"-color=false"}, rel...)...)
+	out, err := goRun(t, Actionlint, "-version", append([]string{"-color=false"}, rel...)...)
 	if err != nil {
 		t.Fatalf("actionlint %s: %v\n%s", strings.Join(rel, " "), err, out)
 	}
@@ -77,7 +78,7 @@ func TestActionlint(t *testing.T) {
 // build of every archive, goreleaser release --snapshot --clean, is too slow for
 // the suite: run it by hand).
 func TestGoreleaserCheck(t *testing.T) {
-	out, err := goRun(t, Goreleaser, "check")
+	out, err := goRun(t, Goreleaser, "--version", "check")
 	if err != nil {
 		t.Fatalf("goreleaser check: %v\n%s", err, out)
 	}

@@ -10,6 +10,9 @@ import (
 // The prefilters of findTrace pass every line its regexps match: lines made
 // of the regexps' own pieces, joined at random, hold one to the other.
 func TestTracePrefilters(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential regexp matching: run without -race (race_test.go)")
+	}
 	pieces := []string{"at", "at ", " ", "\t", "Traceback (most recent call last):", "goroutine 1 [running]:", "goroutine ",
 		`Exception in thread "`, "panic: ", `File "`, `"`, ", line ", "12", ":", "main.go", ".go:", "+0x1f", "(", ")",
 		"Foo.java", ".java:", "x", "$", "<init>", ".kt:", "a.b", "- ", "* ", "\u00e9", "File", "Traceback", "panic"}
@@ -26,6 +29,9 @@ func TestTracePrefilters(t *testing.T) {
 // mayBeCode passes every line codeLineRe matches, and isFence is the fence
 // regexp it replaced: lines made of the regexp's pieces, joined at random.
 func TestCodePrefilters(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential regexp matching: run without -race (race_test.go)")
+	}
 	fenceRe := regexp.MustCompile("^(```|~~~)")
 	pieces := []string{"import", "from", "package", "func", "def", "class", "const", "let", "var", "#include", "public",
 		"private", "protected", "return", "export", "async", "function", "if", "for", "while", "}", "{", "<", ">", "</",

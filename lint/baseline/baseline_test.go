@@ -104,6 +104,9 @@ func FuzzParse(f *testing.F) {
 // A baseline round-trips whatever it was written from: 50,000 findings (more
 // values than one protocol message may hold) are read back, each at its line.
 func TestRoundTripLarge(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one goroutine, large baselines: run without -race (race_test.go)")
+	}
 	file := filepath.Join(t.TempDir(), "base.json")
 	var files []File
 	for f := 0; f < 5; f++ {
@@ -133,10 +136,15 @@ func TestRoundTripLarge(t *testing.T) {
 
 // Write refuses a baseline Load would refuse, and writes nothing.
 func TestWriteRefusesWhatLoadRefuses(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one goroutine, large baselines: run without -race (race_test.go)")
+	}
 	file := filepath.Join(t.TempDir(), "base.json")
-	long := strings.Repeat("m", 1<<20)
+	// Each byte of the message is written as \u0001, six bytes: a file over
+	// MaxFile from a sixth of the message bytes to fingerprint and encode.
+	long := strings.Repeat("\x01", 1<<20)
 	var ds []lint.Diagnostic
-	for i := 0; i < MaxFile>>20+1; i++ {
+	for i := 0; i < MaxFile>>20/6+1; i++ {
 		ds = append(ds, lint.Diagnostic{Rule: "R-X-001", Pointer: fmt.Sprintf("/%d", i), Message: long})
 	}
 	_, err := Write(file, []File{{Path: "a.json", Diagnostics: ds}})

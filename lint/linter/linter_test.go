@@ -185,10 +185,10 @@ func TestParallelMatchesSerial(t *testing.T) {
 // a read error part way give the serial result, the error included.
 func TestParallelBatchesMatchSerial(t *testing.T) {
 	defer func(v int) { inflightBytes = v }(inflightBytes)
-	inflightBytes = 8 << 10
+	inflightBytes = 1 << 10
 	var b strings.Builder
 	for i := 0; i < 2000; i++ {
-		pad := strings.Repeat("x", (i*7919)%5000)
+		pad := strings.Repeat("x", (i*7919)%512)
 		b.WriteString(`{"toy":"ping","n":` + fmtInt(i%5) + `,"pad":"` + pad + `"}` + "\n")
 		if i%11 == 0 {
 			b.WriteString("\n  \n")

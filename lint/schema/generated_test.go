@@ -193,6 +193,9 @@ func clone(n *jsonread.Node) *jsonread.Node {
 // The generated validators agree with gojsonschema on every fixture and on
 // mutants of the valid ones, against every schema of the fixture's protocol.
 func TestGeneratedAgreesWithGojsonschema(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one goroutine, two validators: run without -race (race_test.go)")
+	}
 	files := schemaFiles(t)
 	docs := corpus(t)
 	full := os.Getenv("AOPKIT_SCHEMA_DIFF") == "full"

@@ -18,8 +18,17 @@ func generate(t *testing.T, cfg Config) ([]byte, Stats) {
 	return buf.Bytes(), st
 }
 
+// skipUnderRace skips the generator's tests under the race detector
+// (race_test.go).
+func skipUnderRace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the generator alone, one goroutine: run without -race (race_test.go)")
+	}
+}
+
 func TestDeterministic(t *testing.T) {
 	t.Parallel()
+	skipUnderRace(t)
 	a, _ := generate(t, Config{Seed: 7, Messages: 3000, InvalidEvery: 100})
 	b, _ := generate(t, Config{Seed: 7, Messages: 3000, InvalidEvery: 100})
 	if !bytes.Equal(a, b) {
@@ -36,6 +45,7 @@ func TestDeterministic(t *testing.T) {
 // neither.
 func TestShape(t *testing.T) {
 	t.Parallel()
+	skipUnderRace(t)
 	data, st := generate(t, Config{Seed: 1, Messages: 20000, InvalidEvery: 500})
 	if st.Messages < 20000 || st.Bytes != int64(len(data)) {
 		t.Fatalf("stats %v for %d bytes", st, len(data))
@@ -79,6 +89,7 @@ func TestShape(t *testing.T) {
 
 func TestStopsAtBytes(t *testing.T) {
 	t.Parallel()
+	skipUnderRace(t)
 	_, st := generate(t, Config{Seed: 1, Bytes: 1 << 20})
 	if st.Bytes < 1<<20 || st.Bytes > 1<<20+64<<10 {
 		t.Errorf("asked 1 MiB, wrote %d bytes", st.Bytes)
@@ -87,6 +98,7 @@ func TestStopsAtBytes(t *testing.T) {
 
 func TestFraming(t *testing.T) {
 	t.Parallel()
+	skipUnderRace(t)
 	data, st := generate(t, Config{Seed: 1, Messages: 2000, Framing: Bare})
 	if st.Records != 0 || st.PerProtocol["aop-output"] != 0 || bytes.Contains(data, []byte(`"aopkit"`)) {
 		t.Errorf("bare framing wrote records: %v", st)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package aopoutput
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package transcriptgen
+
+const raceEnabled = false

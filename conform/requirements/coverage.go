@@ -160,19 +160,11 @@ func clip(s string, n int) string {
 	return s
 }
 
-// jsonReq is one requirement of `aopconform coverage --format json`.
+// jsonReq is one requirement of `aopconform coverage --format json`: the
+// requirement and its status.
 type jsonReq struct {
-	ID          string   `json:"id"`
-	Protocol    string   `json:"protocol"`
-	Section     string   `json:"section"`
-	Level       string   `json:"level"`
-	LevelSource string   `json:"level_source"`
-	Side        string   `json:"side"`
-	Text        string   `json:"text"`
-	Rules       []string `json:"rules"`
-	Checks      []string `json:"checks"`
-	Waiver      string   `json:"waiver"`
-	Status      string   `json:"status"`
+	Requirement
+	Status string `json:"status"`
 }
 
 // WriteJSON writes {"digest", "requirements":[...]}; rules and checks are never
@@ -183,9 +175,8 @@ func WriteJSON(w io.Writer, reqs []Requirement) error {
 		Requirements []jsonReq `json:"requirements"`
 	}{Digest: Digest(), Requirements: []jsonReq{}}
 	for _, r := range reqs {
-		j := jsonReq{ID: r.ID, Protocol: r.Protocol, Section: r.Section, Level: r.Level, LevelSource: r.LevelSource, Side: r.Side,
-			Text: r.Text, Rules: append([]string{}, r.Rules...), Checks: append([]string{}, r.Checks...), Waiver: r.Waiver, Status: r.Status()}
-		out.Requirements = append(out.Requirements, j)
+		r.Rules, r.Checks = append([]string{}, r.Rules...), append([]string{}, r.Checks...)
+		out.Requirements = append(out.Requirements, jsonReq{r, r.Status()})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

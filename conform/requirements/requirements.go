@@ -39,24 +39,26 @@ const (
 	SideMessage      = "message" // the shape of a message, whoever sends it
 )
 
-// Requirement is one requirement of a spec.
+// Requirement is one requirement of a spec, as the registry's data holds it and
+// as `aopconform coverage --format json` prints it (rules and checks never null
+// there, see WriteJSON).
 type Requirement struct {
-	ID       string `json:"id"` // "aop2/§6.1/heartbeat-interval", stable
-	Protocol string `json:"protocol"`
-	Section  string `json:"section"`
-	// Text is quoted verbatim from the spec: a sentence, a table row, a line of an
-	// example or template.
-	Text        string `json:"text"`
+	ID          string `json:"id"` // "aop2/§6.1/heartbeat-interval", stable
+	Protocol    string `json:"protocol"`
+	Section     string `json:"section"`
 	Level       string `json:"level"`
 	LevelSource string `json:"level_source"`
 	Side        string `json:"side"`
+	// Text is quoted verbatim from the spec: a sentence, a table row, a line of an
+	// example or template.
+	Text string `json:"text"`
 	// Rules are lint rule IDs, Checks conformance check IDs (agent side and
 	// orchestrator side: /orch/ in the ID) that enforce it.
-	Rules  []string `json:"rules,omitempty"`
-	Checks []string `json:"checks,omitempty"`
+	Rules  []string `json:"rules"`
+	Checks []string `json:"checks"`
 	// Waiver is why nothing enforces it. A waiver that starts with "gap:" is no
 	// excuse but a known gap: testable, and not tested yet (reported as such).
-	Waiver string `json:"waiver,omitempty"`
+	Waiver string `json:"waiver"`
 	// Note says how the enforcers read the requirement, where it is not obvious.
 	Note string `json:"note,omitempty"`
 }

@@ -201,11 +201,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				Usage:     "list the scenarios and checks with their levels and spec sections",
 				UsageText: "aopconform list [--side orchestrator] [--protocol ID] [--scenarios DIR]",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
+					protocolFilterFlag(),
 					&cli.StringFlag{Name: flagSide, Value: orchside.SideAgent, Usage: "`SIDE`: agent, or orchestrator (each scenario's task, agent cue, deadline and checks; docs/orchestrator-side.md)"},
 					&cli.StringSliceFlag{Name: flagScenarios, Usage: "also load scenario files from `DIR`"},
 					&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the shipped scenarios"},
-					&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+					formatFlag("text or json"),
 				},
 				OnUsageError: usage,
 				Action: func(c *cli.Context) error {

@@ -20,9 +20,9 @@ func coverageCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.
 		Usage:     "per spec section, how many requirements lint, agent-side checks and orchestrator-side checks enforce, waive or leave open",
 		UsageText: "aopconform coverage [--protocol ID] [--side agent|orchestrator] [--format text|json|md]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
+			protocolFilterFlag(),
 			&cli.StringFlag{Name: flagSide, Usage: "only the requirements binding `SIDE` (agent or orchestrator; message requirements bind both)"},
-			&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text, json or md"},
+			formatFlag("text, json or md"),
 		},
 		OnUsageError: usage,
 		Action: func(c *cli.Context) error {
@@ -54,6 +54,18 @@ func coverageCmd(protocol, side, format string, stdout, stderr io.Writer) error 
 		return requirements.WriteMarkdown(stdout, reqs)
 	}
 	return usageFail(stderr, fmt.Sprintf("--format %q: want text, json or md", format))
+}
+
+// protocolFilterFlag is --protocol of the commands that list (list, coverage,
+// engine-faults): only this protocol; anyProtocol checks it.
+func protocolFilterFlag() cli.Flag {
+	return &cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"}
+}
+
+// formatFlag is --format (-f) of a command that lists, text by default; formats
+// names those it takes ("text or json").
+func formatFlag(formats string) cli.Flag {
+	return &cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: formats}
 }
 
 // textOrJSON reports a --format of command cmd other than text or json: exit 2.

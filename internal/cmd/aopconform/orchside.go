@@ -200,8 +200,8 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 		Usage:     "list the faults the reference engine plays on purpose (aopconform engine --fault NAME)",
 		UsageText: "aopconform engine-faults [--protocol ID] [--format text|json]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: flagProtocol, Usage: "only this protocol"},
-			&cli.StringFlag{Name: flagFormat, Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+			protocolFilterFlag(),
+			formatFlag("text or json"),
 		},
 		OnUsageError: usage,
 		Action: func(c *cli.Context) error {

@@ -471,10 +471,9 @@ func aop2RetryBackoff(s *conform.Session) conform.Outcome {
 		}
 		gap := next.Start.Sub(ended)
 		if gap < wait-early {
-			o := conform.Mismatch(fmt.Sprintf("retry %d was dispatched %s after the failed attempt ended: retry_backoff_seconds asks %s", i, gap.Round(time.Millisecond), wait),
-				fmt.Sprintf("launch %d at least %s (−%s) after launch %d's exit", i+1, wait, early, i), fmt.Sprintf("%s", gap.Round(time.Millisecond)))
-			o.Seq = append(prev.Seqs("exit"), next.Seqs("stdin")...)
-			return o
+			return conform.Mismatch(fmt.Sprintf("retry %d was dispatched %s after the failed attempt ended: retry_backoff_seconds asks %s", i, gap.Round(time.Millisecond), wait),
+				fmt.Sprintf("launch %d at least %s (−%s) after launch %d's exit", i+1, wait, early, i), gap.Round(time.Millisecond).String()).
+				At(append(prev.Seqs("exit"), next.Seqs("stdin")...)...)
 		}
 		judged++
 	}

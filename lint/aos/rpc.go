@@ -10,7 +10,6 @@ import (
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
-const specRequest = "aos-0.1.0 §3.12.1 JSONRPCRequest Object"
 const specResponse = "aos-0.1.0 §3.12.2 JSONRPCResponse Object"
 
 var (

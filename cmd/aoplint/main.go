@@ -3,14 +3,12 @@
 package main
 
 import (
-	"io"
 	"os"
 
 	aoplintcmd "github.com/aopkit/aopkit/internal/cmd/aoplint"
 )
 
-func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }
+// run is the command, as main and the tests call it.
+var run = aoplintcmd.Run
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return aoplintcmd.Run(args, stdin, stdout, stderr)
-}
+func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }

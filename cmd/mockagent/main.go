@@ -3,14 +3,12 @@
 package main
 
 import (
-	"io"
 	"os"
 
 	mockagentcmd "github.com/aopkit/aopkit/internal/cmd/mockagent"
 )
 
-func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }
+// run is the command, as main and the tests call it.
+var run = mockagentcmd.Run
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return mockagentcmd.Run(args, stdin, stdout, stderr)
-}
+func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }

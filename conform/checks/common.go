@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aopkit/aopkit/conform/engine/jsonval"
+
 	"github.com/aopkit/aopkit/conform"
 )
 
@@ -84,22 +86,11 @@ func recordText(r *conform.Record) string {
 	return string(r.Msg)
 }
 
-// field walks a decoded JSON value along keys.
-func field(v any, keys ...string) any {
-	for _, k := range keys {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
-}
-
-func str(v any, keys ...string) string {
-	s, _ := field(v, keys...).(string)
-	return s
-}
+// field and str read decoded agent JSON (conform/engine/jsonval).
+var (
+	field = jsonval.At
+	str   = jsonval.String
+)
 
 func num(v any, keys ...string) (float64, bool) {
 	switch n := field(v, keys...).(type) {

@@ -6,15 +6,21 @@ package jsonval
 // String is the string at the path keys of v: "" when a step is no object or
 // the value there is no string.
 func String(v any, keys ...string) string {
+	s, _ := At(v, keys...).(string)
+	return s
+}
+
+// At is the value at the path keys of v: nil when a step is no object or has
+// no such member.
+func At(v any, keys ...string) any {
 	for _, k := range keys {
 		m, ok := v.(map[string]any)
 		if !ok {
-			return ""
+			return nil
 		}
 		v = m[k]
 	}
-	s, _ := v.(string)
-	return s
+	return v
 }
 
 // Map is v rebuilt with leaf applied to each value in it that is no object or

@@ -11,8 +11,9 @@
 //             in the workspace, a full RESPONSE with output_artifacts
 //   fast      answers as soon as it has read the TASK (no heartbeat timer)
 // Buggy modes (each must make aopconform exit 1, failing the named check):
-//   bug-heartbeat-stops  beats once, then its timer dies while it works 6 s
-//                        (aop2/6.1/heartbeat-liveness)
+//   bug-heartbeat-stops  arms its heartbeat with setTimeout instead of
+//                        setInterval: two beats, then silence while it works
+//                        3.5 s (aop2/6.1/heartbeat-liveness)
 //   bug-no-agent         RESPONSE without its required `agent` block
 //                        (aop2/5/final-response)
 //   bug-wrong-task-id    RESPONSE answers another task_id: a wrong
@@ -66,14 +67,15 @@ function startHeartbeats() {
   const interval = Number(hb.interval_seconds) > 0 ? Number(hb.interval_seconds) : 120;
   // Beat at once, then every half interval (docs/bindings.md, aop2).
   event("HEARTBEAT", { progress_percentage: progress });
-  if (mode === "bug-heartbeat-stops") return; // BUG: the timer is never armed
-  heartbeat = setInterval(() => {
+  // BUG (bug-heartbeat-stops): setTimeout fires once, the beats stop.
+  const every = mode === "bug-heartbeat-stops" ? setTimeout : setInterval;
+  heartbeat = every(() => {
     if (!responded) event("HEARTBEAT", { progress_percentage: progress });
   }, (interval * 1000) / 2);
 }
 
 function stopHeartbeats() {
-  if (heartbeat) clearInterval(heartbeat);
+  if (heartbeat) clearTimeout(heartbeat); // clears an interval too
   heartbeat = null;
 }
 
@@ -216,12 +218,11 @@ function onTask(line) {
   // One PROGRESS_UPDATE (at most one per 30 s, so one per run here).
   progress = 10;
   event("PROGRESS_UPDATE", { progress: { percentage: 10, message: "Started" } });
-  // Work time: 1.5 s, but never more than a quarter of the effective timeout.
+  // Work time: 1.5 s (bug-heartbeat-stops: 3.5 s, longer than the beats it
+  // sends), but never more than a quarter of the effective timeout.
   const timeout = task.guard_rails?.timeout_seconds ?? task.execution_policy?.timeout_seconds;
-  let ms = mode === "bug-heartbeat-stops" ? 6000 : 1500;
-  if (typeof timeout === "number" && timeout > 0 && mode !== "bug-heartbeat-stops") {
-    ms = Math.min(ms, (timeout * 1000) / 4);
-  }
+  let ms = mode === "bug-heartbeat-stops" ? 3500 : 1500;
+  if (typeof timeout === "number" && timeout > 0) ms = Math.min(ms, (timeout * 1000) / 4);
   const step = ms / 4;
   const tick = () => {
     progress = Math.min(90, progress + 20);

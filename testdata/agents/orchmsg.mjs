@@ -15,15 +15,17 @@
 //                        notify:task-cancelled (orchmsg/cancel/stops-task)
 //   bug-reused-id        sends every request under one and the same id
 //                        (orchmsg/correlation/unique-ids)
-//   bug-ignore-shutdown  logs notify:shutdown but never exits
-//                        (orchmsg/shutdown/exit-within-grace)
+//   bug-percent-progress reports progress as a percentage (50, 100), not a
+//                        fraction 0..1 (orchmsg/requests/payload)
+//   bug-ignore-shutdown  logs notify:shutdown but never exits; SIGTERM stops
+//                        it (orchmsg/shutdown/exit-within-grace)
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 
 // First thing: on SIGTERM exit at once.
 process.on("SIGTERM", () => process.exit(0));
 
-const MODES = ["correct", "fast", "bug-ignore-cancel", "bug-reused-id", "bug-ignore-shutdown"];
+const MODES = ["correct", "fast", "bug-ignore-cancel", "bug-reused-id", "bug-percent-progress", "bug-ignore-shutdown"];
 const mode = process.argv[2] ?? "correct";
 if (!MODES.includes(mode)) {
   console.error(`orchmsg.mjs: unknown mode ${mode} (one of ${MODES.join(", ")})`);
@@ -42,6 +44,10 @@ const timers = new Set();
 
 function send(type, payload, prefix = "evt") {
   if (exiting) return null;
+  // BUG (bug-percent-progress): progress is a fraction 0..1, not a percentage.
+  if (mode === "bug-percent-progress" && type === "event:progress") {
+    payload = { ...payload, progress: Math.round(payload.progress * 100) };
+  }
   const id = mode === "bug-reused-id" && prefix === "req" ? fixedId : `${prefix}-${randomUUID()}`;
   const msg = { type, id, timestamp: new Date().toISOString(), payload };
   if (agentId) msg.agentId = agentId;

@@ -118,6 +118,34 @@ func TestNoAgentBlockOneFailure(t *testing.T) {
 	}
 }
 
+// TestShutdownNonZeroExitOneFailure: an orchmsg agent that exits 1 on
+// notify:shutdown, within the grace period, fails orchmsg/bind/exit-zero;
+// orchmsg/shutdown/exit-within-grace, whose grace it kept, is NOT-JUDGED under
+// it (before: both failed, "expected exit 0, actual exit 1", in the same
+// scenarios: found by testdata/agents/orchmsg.mjs with leave(1)). When exit-zero
+// fails nowhere (deselected), exit-within-grace fails naming the exit itself.
+func TestShutdownNonZeroExitOneFailure(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	a := &conform.Attempt{ShutdownAt: t0.Add(time.Second), ShutdownFor: 2 * time.Second, End: t0.Add(1100 * time.Millisecond)}
+	a.Exit.Code = 1
+	s := newSession(a).s
+	if o := run(t, "orchmsg/bind/exit-zero", s); o.Verdict != conform.Fail || o.Actual != "exit 1" {
+		t.Errorf("exit-zero: %s %s (actual %q), want FAIL, exit 1", o.Verdict, o.Message, o.Actual)
+	}
+	wantNotJudged(t, s, "orchmsg/bind/exit-zero", "orchmsg/shutdown/exit-within-grace")
+	o := run(t, "orchmsg/shutdown/exit-within-grace", s)
+	rs := []conform.Result{{Check: "orchmsg/shutdown/exit-within-grace", Scenario: "s", Verdict: o.Verdict, DependsOn: o.DependsOn, Message: o.Message}}
+	conform.ResolveDependencies(rs)
+	if rs[0].Verdict != conform.Fail || !strings.Contains(rs[0].Message, "non-zero: exit 1") {
+		t.Errorf("exit-zero not judged: exit-within-grace %s %q; want FAIL naming exit 1", rs[0].Verdict, rs[0].Message)
+	}
+	ok := &conform.Attempt{ShutdownAt: t0.Add(time.Second), ShutdownFor: 2 * time.Second, End: t0.Add(1100 * time.Millisecond)}
+	if o := run(t, "orchmsg/shutdown/exit-within-grace", newSession(ok).s); o.Verdict != conform.Pass {
+		t.Errorf("exit 0 in time: %s %s, want PASS", o.Verdict, o.Message)
+	}
+}
+
 // TestSlowSIGTERMExit: a slow exit after SIGTERM says how long the agent ran after
 // it and that it reacted; an agent that wrote nothing is told so; a pass says how
 // long the exit took.

@@ -17,7 +17,10 @@
 //   bug-no-agent         RESPONSE without its required `agent` block
 //                        (aop2/5/final-response)
 //   bug-wrong-task-id    RESPONSE answers another task_id: a wrong
-//                        correlation (aop2/1.2/response-ids)
+//                        correlation (aop2/1.2/response-ids; aop2-stale-recovery
+//                        also fails aop2/recovery/clean-restart, "answered
+//                        another task", as mockagent's wrong-correlation-id does)
+// The other bugs show as one FAILURES block each.
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";

@@ -155,7 +155,9 @@ func checkSelfTest(t *testing.T, code int, out string, rep *conform.Report, whol
 // TestSelfTestProcess: the correct mock agent, a real process under the real
 // launcher (confinement, pipes, signals, the supervisor), passes every check of
 // one shipped scenario of each protocol (the first by ID; TestSelfTest plays
-// them all in-process).
+// them all in-process). So do the Node.js agents of testdata/agents, written
+// from the docs alone (nodeAgents), and one planted bug of each fails the one
+// check that names it; skipped without node.
 func TestSelfTestProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real agents")
@@ -185,6 +187,64 @@ func TestSelfTestProcess(t *testing.T) {
 		checkSelfTest(t, code, out, rep, false)
 		if len(rep.Scenarios) != 1 || rep.Scenarios[0].ID != first.ID {
 			t.Errorf("played %d scenarios, want %s alone", len(rep.Scenarios), first.ID)
+		}
+		if na, ok := nodeAgents[p]; ok {
+			t.Run("node", func(t *testing.T) { checkNodeAgent(t, p, na, all) })
+		}
+	})
+}
+
+// nodeAgents are the Node.js agents of testdata/agents (a third party's agents,
+// written from docs/ alone; testdata/agents/soak.sh runs every mode of them
+// under load): per protocol, a scenario in which the correct agent must pass
+// every check, and a bug mode that must fail that scenario's check named check,
+// and no other.
+var nodeAgents = map[string]struct{ file, scenario, bug, check string }{
+	"aop2":    {"aop2.mjs", "aop2-heartbeat", "bug-heartbeat-stops", "aop2/6.1/heartbeat-liveness"},
+	"orchmsg": {"orchmsg.mjs", "orchmsg-cancel", "bug-ignore-cancel", "orchmsg/cancel/stops-task"},
+}
+
+// checkNodeAgent plays na's scenario against its correct mode and its bug mode,
+// both at once (real processes that mostly wait on the scenario's clock).
+func checkNodeAgent(t *testing.T, p string, na struct{ file, scenario, bug, check string }, all []*conform.Scenario) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node")
+	}
+	if raceEnabled {
+		// The bug's silence (3 s) is caught at scale 1 only; --timeout-scale 3
+		// would let it pass.
+		t.Skip("the race detector slows aopconform down: run without -race")
+	}
+	agent, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", na.file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(all, func(sc *conform.Scenario) bool { return sc.ID == na.scenario })
+	if i < 0 {
+		t.Fatalf("no scenario %s", na.scenario)
+	}
+	data, err := scenarios.FS.ReadFile(all[i].Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(all[i].Source)), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--protocol", p, "--builtin=false", "--scenarios", dir, "--", "node", agent}
+	t.Run("correct", func(t *testing.T) {
+		t.Parallel()
+		code, out, rep := conformRun(t, args...)
+		checkSelfTest(t, code, out, rep, false)
+	})
+	t.Run(na.bug, func(t *testing.T) {
+		t.Parallel()
+		code, out, rep := conformRun(t, append(args, na.bug)...)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1 (the bug caught)\n%s", code, clipOut(out))
+		}
+		if got := failedChecks(rep); len(got) != 1 || got[0] != na.check {
+			t.Errorf("failed %v, want %s alone\n%s", got, na.check, clipOut(out))
 		}
 	})
 }

@@ -23,6 +23,12 @@ var aop2FallbackModel = &conform.Check{
 			task := decode(a.Input)
 			for _, r := range aop2Responses(s, a.N) {
 				m := decode(r.Msg)
+				if field(m, "agent") == nil {
+					// No agent block to read the model from: a RESPONSE without
+					// its required agent is aop2/5/final-response's failure (when
+					// that check passes, on an earlier attempt, this one fails).
+					return conform.NotJudgedf("aop2/5/final-response", "attempt %d's RESPONSE has no agent block to name the model it ran as", a.N).At(r.Seq)
+				}
 				want := map[string]string{"model": str(task, "target", "model"), "provider": str(task, "target", "provider")}
 				got := map[string]string{"model": str(m, "agent", "model"), "provider": str(m, "agent", "provider")}
 				if want["model"] != got["model"] || (got["provider"] != "" && want["provider"] != got["provider"]) {

@@ -85,6 +85,67 @@ func TestNoResponseOneFailure(t *testing.T) {
 		"aop2/4/response-size", "aop2/9/fallback-model", "aop2/11/finish-within-timeout", "aop2/5/artifacts-honest", "aop2/recovery/honest-attempt"}...)
 }
 
+// TestNoAgentBlockOneFailure: a RESPONSE without its required agent block fails
+// aop2/5/final-response ("missing: agent"); aop2/9/fallback-model, which reads
+// the model from that block, is NOT-JUDGED under it (before: it failed too,
+// comparing the dispatched model with "" as if the agent had reported an empty
+// one: two FAILURES blocks for one omission, found by a Node.js agent written
+// from the docs, testdata/agents/aop2.mjs bug-no-agent). When the block is
+// missing only from an earlier attempt's RESPONSE, which final-response does
+// not read, fallback-model fails by itself.
+func TestNoAgentBlockOneFailure(t *testing.T) {
+	t.Parallel()
+	task := json.RawMessage(`{"session":{"session_id":"S"},"task":{"task_id":"T"},"target":{"provider":"P","model":"m"}}`)
+	noAgent := `{"message_type":"RESPONSE","session_id":"S","task_id":"T","task_status":{"state":"COMPLETED","final_signal":"SUCCESS","message":"ok"}}`
+	complete := `{"message_type":"RESPONSE","session_id":"S","task_id":"T","agent":{"name":"a","provider":"P","model":"m"},"task_status":{"state":"COMPLETED","final_signal":"SUCCESS","message":"ok"}}`
+	b := newSession(&conform.Attempt{Input: task}).add("agent", "stdout", "RESPONSE", 10*time.Millisecond, noAgent)
+	if o := run(t, "aop2/5/final-response", b.s); o.Verdict != conform.Fail || o.Actual != "missing: agent" {
+		t.Errorf("final-response: %s %s (actual %q), want FAIL, missing: agent", o.Verdict, o.Message, o.Actual)
+	}
+	wantNotJudged(t, b.s, "aop2/5/final-response", "aop2/9/fallback-model")
+
+	b = newSession(&conform.Attempt{Input: task}, &conform.Attempt{Input: task}).add("agent", "stdout", "RESPONSE", 10*time.Millisecond, noAgent)
+	b.add("agent", "stdout", "RESPONSE", 20*time.Millisecond, complete)
+	b.s.Records[1].Attempt = 2
+	var rs []conform.Result
+	for _, id := range []string{"aop2/5/final-response", "aop2/9/fallback-model"} {
+		o := run(t, id, b.s)
+		rs = append(rs, conform.Result{Check: id, Scenario: "s", Verdict: o.Verdict, DependsOn: o.DependsOn, Message: o.Message})
+	}
+	conform.ResolveDependencies(rs)
+	if rs[0].Verdict != conform.Pass || rs[1].Verdict != conform.Fail || !strings.Contains(rs[1].Message, "attempt 1's RESPONSE has no agent block") {
+		t.Errorf("agent block missing from attempt 1 only: final-response %s, fallback-model %s %q; want PASS, FAIL naming attempt 1", rs[0].Verdict, rs[1].Verdict, rs[1].Message)
+	}
+}
+
+// TestShutdownNonZeroExitOneFailure: an orchmsg agent that exits 1 on
+// notify:shutdown, within the grace period, fails orchmsg/bind/exit-zero;
+// orchmsg/shutdown/exit-within-grace, whose grace it kept, is NOT-JUDGED under
+// it (before: both failed, "expected exit 0, actual exit 1", in the same
+// scenarios: found by testdata/agents/orchmsg.mjs with leave(1)). When exit-zero
+// fails nowhere (deselected), exit-within-grace fails naming the exit itself.
+func TestShutdownNonZeroExitOneFailure(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	a := &conform.Attempt{ShutdownAt: t0.Add(time.Second), ShutdownFor: 2 * time.Second, End: t0.Add(1100 * time.Millisecond)}
+	a.Exit.Code = 1
+	s := newSession(a).s
+	if o := run(t, "orchmsg/bind/exit-zero", s); o.Verdict != conform.Fail || o.Actual != "exit 1" {
+		t.Errorf("exit-zero: %s %s (actual %q), want FAIL, exit 1", o.Verdict, o.Message, o.Actual)
+	}
+	wantNotJudged(t, s, "orchmsg/bind/exit-zero", "orchmsg/shutdown/exit-within-grace")
+	o := run(t, "orchmsg/shutdown/exit-within-grace", s)
+	rs := []conform.Result{{Check: "orchmsg/shutdown/exit-within-grace", Scenario: "s", Verdict: o.Verdict, DependsOn: o.DependsOn, Message: o.Message}}
+	conform.ResolveDependencies(rs)
+	if rs[0].Verdict != conform.Fail || !strings.Contains(rs[0].Message, "non-zero: exit 1") {
+		t.Errorf("exit-zero not judged: exit-within-grace %s %q; want FAIL naming exit 1", rs[0].Verdict, rs[0].Message)
+	}
+	ok := &conform.Attempt{ShutdownAt: t0.Add(time.Second), ShutdownFor: 2 * time.Second, End: t0.Add(1100 * time.Millisecond)}
+	if o := run(t, "orchmsg/shutdown/exit-within-grace", newSession(ok).s); o.Verdict != conform.Pass {
+		t.Errorf("exit 0 in time: %s %s, want PASS", o.Verdict, o.Message)
+	}
+}
+
 // TestSlowSIGTERMExit: a slow exit after SIGTERM says how long the agent ran after
 // it and that it reacted; an agent that wrote nothing is told so; a pass says how
 // long the exit took.

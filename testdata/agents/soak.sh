@@ -1,6 +1,6 @@
 #!/bin/sh
 # Soak: run the third-party agents of testdata/agents (written from docs/bindings.md
-# alone) against aopconform at default settings while the machine is loaded, and
+# alone: Python, shell, and Node.js when node is installed) against aopconform at default settings while the machine is loaded, and
 # count false alarms (a correct agent not exiting 0) and missed bugs (a buggy agent
 # not exiting 1).
 #
@@ -14,6 +14,7 @@ runone() {
 	out="$work/$p-$agent-$mode-$i"
 	case $agent in
 	*.py) cmd="python3 $here/$agent $mode" ;;
+	*.mjs) cmd="node $here/$agent $mode" ;;
 	*) cmd="$here/$agent $mode" ;;
 	esac
 	start=$(date +%s)
@@ -65,6 +66,19 @@ fi
 	for m in correct fast slow-start minimal; do
 		i=1; while [ $i -le "$n" ]; do echo "aop-output aop-output.sh $m 0 $i"; i=$((i + 1)); done
 	done
+	# The Node.js agents: modes correct and fast, and the bug modes their header lists.
+	if command -v node >/dev/null; then
+		for p in aop2 orchmsg; do
+			for m in correct fast; do
+				i=1; while [ $i -le "$n" ]; do echo "$p $p.mjs $m 0 $i"; i=$((i + 1)); done
+			done
+			for m in $(sed -n 's|^//   \(bug-[a-z-]*\) .*|\1|p' "$here/$p.mjs"); do
+				i=1; while [ $i -le "$bugn" ]; do echo "$p $p.mjs $m 1 $i"; i=$((i + 1)); done
+			done
+		done
+	else
+		echo "soak: node is not installed: the Node.js agents are not run" >&2
+	fi
 } >"$work/plan"
 
 export work here bin

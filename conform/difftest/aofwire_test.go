@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	spec "github.com/aopkit/aopkit/lint/spec/aof"
+
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/linter"
-	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
 // aofShapeRules are the rules that judge an AOF/1 envelope's shape: which

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -79,16 +78,4 @@ func aofNum(m spec.Member[json.Number]) (float64, bool) {
 	}
 	f, err := m.V.Float64()
 	return f, err == nil
-}
-
-// aofValue is a member's value as encoding/json decodes it into any (nil when
-// absent), to show it in a message.
-func aofValue[T any](m spec.Member[T]) any {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(m.Raw))
-	dec.UseNumber()
-	if !m.Set || dec.Decode(&v) != nil {
-		return nil
-	}
-	return v
 }

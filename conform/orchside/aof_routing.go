@@ -1,8 +1,6 @@
 package orchside
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -867,7 +865,7 @@ func (c *aofCommon) proceeds(s *conform.Session, m aofMsg) bool {
 // a list of strings.
 func (m aofMsg) badCriteria() bool {
 	ac := m.handoff().AcceptanceCriteria
-	return ac.Set && strs(ac) == nil && string(ac.Raw) != "null" && !(ac.OK && len(ac.V) == 0)
+	return ac.Set && strs(ac) == nil && ac.Value != nil && !(ac.OK && len(ac.V) == 0)
 }
 
 func aofInvalidCriteria(s *conform.Session) conform.Outcome {
@@ -895,7 +893,7 @@ func aofInvalidCriteria(s *conform.Session) conform.Outcome {
 func aofResentOnce(s *conform.Session) conform.Outcome {
 	seen := map[string]bool{}
 	c, again, bad := aofPick(s, "handoff.request twice", func(c *aofCommon, m aofMsg) bool {
-		key := payloadKey(m.env)
+		key := fmt.Sprint(m.env.Payload.V)
 		dup := seen[key]
 		seen[key] = true
 		return c.proceeds(s, m) && dup
@@ -976,18 +974,6 @@ func pathSplit(rel string) (dir, name string) {
 		return "", rel
 	}
 	return rel[:i], rel[i+1:]
-}
-
-// payloadKey is an envelope's payload as a string equal for payloads equal as
-// JSON objects (fmt's form of the object decoded as encoding/json does).
-func payloadKey(env *spec.Envelope) string {
-	var p map[string]any
-	dec := json.NewDecoder(bytes.NewReader(env.Payload.V))
-	dec.UseNumber()
-	if dec.Decode(&p) != nil {
-		p = nil
-	}
-	return fmt.Sprint(p)
 }
 
 // handoffParent is the parentTaskId an inputs/handoff.json names ("" when it

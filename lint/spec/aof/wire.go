@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // The wire messages of AOF/1, typed. Every member is a Member: whether the
@@ -20,24 +22,26 @@ import (
 
 // Member is one member of a wire object whose spec type is T.
 type Member[T any] struct {
-	V   T               // the value, when OK; T's zero value otherwise
-	Set bool            // the object has the member (its value may be null)
-	OK  bool            // the value has the spec's type (a string, a number, ...)
-	Raw json.RawMessage // the value as written, when Set
+	V   T    // the value, when OK; T's zero value otherwise
+	Set bool // the object has the member (its value may be null)
+	OK  bool // the value has the spec's type (a string, a number, ...)
+	// Value is the value as encoding/json decodes it into any, numbers as
+	// json.Number (nil when absent or null), to show in a message.
+	Value any
 }
 
 // Envelope is one AOF/1 message (aof-1 §Protocol Envelope, §Envelope Fields).
 // The payload of a known type is decoded into the field of its type
 // (Completion, Status, Handoff or Ack), when the payload is an object.
 type Envelope struct {
-	Protocol  Member[string]          `json:"protocol"`  // "aof"
-	Version   Member[json.Number]     `json:"version"`   // 1
-	Type      Member[string]          `json:"type"`      // a ProtocolMessageType (§Message Types)
-	TaskID    Member[string]          `json:"taskId"`    // TASK-YYYY-MM-DD-NNN
-	FromAgent Member[string]          `json:"fromAgent"` // the sender
-	ToAgent   Member[string]          `json:"toAgent"`   // the recipient, typically "dispatcher"
-	SentAt    Member[string]          `json:"sentAt"`    // ISO 8601 (ParseTime)
-	Payload   Member[json.RawMessage] `json:"payload"`   // OK when an object
+	Protocol  Member[string]         `json:"protocol"`  // "aof"
+	Version   Member[json.Number]    `json:"version"`   // 1
+	Type      Member[string]         `json:"type"`      // a ProtocolMessageType (§Message Types)
+	TaskID    Member[string]         `json:"taskId"`    // TASK-YYYY-MM-DD-NNN
+	FromAgent Member[string]         `json:"fromAgent"` // the sender
+	ToAgent   Member[string]         `json:"toAgent"`   // the recipient, typically "dispatcher"
+	SentAt    Member[string]         `json:"sentAt"`    // ISO 8601 (ParseTime)
+	Payload   Member[map[string]any] `json:"payload"`   // OK when an object; read the typed payload below
 
 	Completion *CompletionReport `json:"-"` // Type completion.report
 	Status     *StatusUpdate     `json:"-"` // Type status.update
@@ -113,100 +117,127 @@ func Strings(l Member[[]Member[string]]) []string {
 var ErrNotObject = errors.New("aof: the message is no JSON object")
 
 // DecodeEnvelope reads one message: b is the JSON (after TrimPrefix). It
-// fails when b is no JSON value, has more than one (as a json.Decoder's More
-// tells it), or is no object (ErrNotObject). Everything else decodes, however
-// wrong its members: the members' Set and OK say what is there.
+// decodes b as a json.Decoder with UseNumber does into any, and fails when
+// b is no JSON value, has more than one (as the decoder's More tells it), or
+// is no object (ErrNotObject). Everything else decodes, however wrong its
+// members: the members' Set and OK say what is there.
 func DecodeEnvelope(b []byte) (*Envelope, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
 	if dec.More() {
 		return nil, errors.New("aof: more than one JSON value")
 	}
-	env := &Envelope{}
-	if !decodeObject(raw, env) {
+	obj, ok := v.(map[string]any)
+	if !ok {
 		return nil, ErrNotObject
 	}
+	env := &Envelope{}
+	fill(obj, env)
+	p := env.Payload.V
 	if !env.Payload.OK {
 		return env, nil
 	}
 	switch env.Type.V {
 	case TypeCompletion:
 		env.Completion = &CompletionReport{}
-		decodeObject(env.Payload.V, env.Completion)
+		fill(p, env.Completion)
 	case TypeStatusUpdate:
 		env.Status = &StatusUpdate{}
-		decodeObject(env.Payload.V, env.Status)
+		fill(p, env.Status)
 	case TypeHandoffRequest:
 		env.Handoff = &HandoffRequest{}
-		decodeObject(env.Payload.V, env.Handoff)
+		fill(p, env.Handoff)
 	case TypeHandoffAccepted, TypeHandoffRejected:
 		env.Ack = &HandoffAck{}
-		decodeObject(env.Payload.V, env.Ack)
+		fill(p, env.Ack)
 	}
 	return env, nil
 }
 
-// DecodeHandoff reads inputs/handoff.json (§Handoff Artifacts 1); ok is false
-// when data is no JSON object.
+// DecodeHandoff reads inputs/handoff.json (§Handoff Artifacts 1), as
+// json.Unmarshal reads a file: ok is false when data is not one JSON object
+// (no member is then set).
 func DecodeHandoff(data []byte) (h *HandoffRequest, ok bool) {
 	h = &HandoffRequest{}
-	return h, decodeObject(bytes.TrimSpace(data), h)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return h, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return h, false // more than the one value
+	}
+	obj, ok := v.(map[string]any)
+	if ok {
+		fill(obj, h)
+	}
+	return h, ok
 }
 
-// member is a Member of any type, filled from its raw value.
-type member interface{ decodeMember(raw json.RawMessage) }
+// member is a Member of any type, filled from its decoded value.
+type member interface{ set(v any) }
 
-// decodeObject fills the members of dst, a pointer to a struct of Members,
-// from raw; false when raw is no JSON object.
-func decodeObject(raw json.RawMessage, dst any) bool {
-	if len(raw) == 0 || raw[0] != '{' {
-		return false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return false
-	}
+// fill sets the members of dst, a pointer to a struct of Members, from obj.
+func fill(obj map[string]any, dst any) {
 	v := reflect.ValueOf(dst).Elem()
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if r, ok := m[name]; ok && name != "-" {
-			v.Field(i).Addr().Interface().(member).decodeMember(r)
+	for _, f := range membersOf(v.Type()) {
+		if x, ok := obj[f.name]; ok {
+			v.Field(f.index).Addr().Interface().(member).set(x)
 		}
 	}
-	return true
 }
 
-func (m *Member[T]) decodeMember(raw json.RawMessage) {
-	*m = Member[T]{Set: true, Raw: raw}
-	if len(raw) == 0 {
-		return
+// field is a struct's Member: its index and its name (the json tag).
+type field struct {
+	index int
+	name  string
+}
+
+// fields are the Members of each struct type fill has seen.
+var fields sync.Map // reflect.Type → []field
+
+func membersOf(t reflect.Type) []field {
+	if fs, ok := fields.Load(t); ok {
+		return fs.([]field)
 	}
+	var fs []field
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
+			fs = append(fs, field{i, name})
+		}
+	}
+	fields.Store(t, fs)
+	return fs
+}
+
+func (m *Member[T]) set(v any) {
+	*m = Member[T]{Set: true, Value: v}
 	switch p := any(&m.V).(type) {
 	case *string:
-		m.OK = raw[0] == '"' && json.Unmarshal(raw, p) == nil
+		*p, m.OK = v.(string)
 	case *json.Number:
-		if raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' {
-			*p, m.OK = json.Number(raw), true
-		}
+		*p, m.OK = v.(json.Number)
 	case *bool:
-		m.OK = (raw[0] == 't' || raw[0] == 'f') && json.Unmarshal(raw, p) == nil
-	case *json.RawMessage:
-		if m.OK = raw[0] == '{'; m.OK {
-			*p = raw
-		}
+		*p, m.OK = v.(bool)
+	case *map[string]any:
+		*p, m.OK = v.(map[string]any)
 	case *[]Member[string]:
-		var items []json.RawMessage
-		if m.OK = raw[0] == '[' && json.Unmarshal(raw, &items) == nil; m.OK {
+		var items []any
+		if items, m.OK = v.([]any); m.OK {
 			*p = make([]Member[string], len(items))
 			for i, it := range items {
-				(*p)[i].decodeMember(it)
+				(*p)[i].set(it)
 			}
 		}
 	default:
-		m.OK = decodeObject(raw, p)
+		var obj map[string]any
+		if obj, m.OK = v.(map[string]any); m.OK {
+			fill(obj, p)
+		}
 	}
 }

@@ -122,18 +122,9 @@ var ErrNotObject = errors.New("aof: the message is no JSON object")
 // is no object (ErrNotObject). Everything else decodes, however wrong its
 // members: the members' Set and OK say what is there.
 func DecodeEnvelope(b []byte) (*Envelope, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	obj, err := decodeObject(b, (*json.Decoder).More)
+	if err != nil {
 		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("aof: more than one JSON value")
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, ErrNotObject
 	}
 	env := &Envelope{}
 	fill(obj, env)
@@ -163,20 +154,34 @@ func DecodeEnvelope(b []byte) (*Envelope, error) {
 // (no member is then set).
 func DecodeHandoff(data []byte) (h *HandoffRequest, ok bool) {
 	h = &HandoffRequest{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return h, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return h, false // more than the one value
-	}
-	obj, ok := v.(map[string]any)
-	if ok {
+	obj, err := decodeObject(data, func(dec *json.Decoder) bool {
+		_, err := dec.Token()
+		return err != io.EOF
+	})
+	if err == nil {
 		fill(obj, h)
 	}
-	return h, ok
+	return h, err == nil
+}
+
+// decodeObject decodes the JSON object at the start of b as a json.Decoder
+// with UseNumber decodes it into any; more reports whether the decoder has
+// more than the one value (an error then).
+func decodeObject(b []byte, more func(*json.Decoder) bool) (map[string]any, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	err := dec.Decode(&v)
+	obj, isObj := v.(map[string]any)
+	switch {
+	case err != nil:
+		return nil, err
+	case more(dec):
+		return nil, errors.New("aof: more than one JSON value")
+	case !isObj:
+		return nil, ErrNotObject
+	}
+	return obj, nil
 }
 
 // member is a Member of any type, filled from its decoded value.

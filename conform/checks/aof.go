@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -14,7 +13,7 @@ import (
 // aofLine is one stdout line that is meant as an AOF envelope.
 type aofLine struct {
 	r   *conform.Record
-	env map[string]any // nil when it does not parse
+	env *spec.Envelope // nil when it does not parse
 }
 
 // aofLines returns the stdout lines meant as envelopes: "AOF/1 " prefixed or JSON
@@ -26,27 +25,29 @@ func aofLines(s *conform.Session) []aofLine {
 		if !prefixed && !strings.HasPrefix(body, "{") {
 			continue
 		}
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader([]byte(body)))
-		dec.UseNumber()
-		if dec.Decode(&m) != nil || dec.More() {
-			out = append(out, aofLine{r: r})
-			continue
+		env, err := spec.DecodeEnvelope([]byte(body))
+		if err != nil {
+			env = nil
 		}
-		out = append(out, aofLine{r: r, env: m})
+		out = append(out, aofLine{r: r, env: env})
 	}
 	return out
 }
 
-func aofEnv(s *conform.Session, key string) string {
-	if a := s.Attempt(1); a != nil {
-		_ = a
-	}
-	switch key {
-	case "task":
-		return str(decode(s.Scenario.Task), "taskId")
-	}
-	return ""
+// aofScenarioTask is what the checks read of a scenario's task.
+type aofScenarioTask struct {
+	TaskID   string `json:"taskId"`
+	Metadata struct {
+		DelegationDepth float64 `json:"delegationDepth"`
+	} `json:"metadata"`
+}
+
+// aofTask is the scenario's task: a member of another type reads as its zero
+// value, the members of the right type still being read.
+func aofTask(s *conform.Session) aofScenarioTask {
+	var t aofScenarioTask
+	_ = json.Unmarshal(s.Scenario.Task, &t)
+	return t
 }
 
 // aofEnvelopes returns the lines that parse as envelopes, those of the given
@@ -54,7 +55,7 @@ func aofEnv(s *conform.Session, key string) string {
 func aofEnvelopes(s *conform.Session, types ...string) []aofLine {
 	var out []aofLine
 	for _, l := range aofLines(s) {
-		if l.env != nil && (len(types) == 0 || slices.Contains(types, str(l.env, "type"))) {
+		if l.env != nil && (len(types) == 0 || slices.Contains(types, l.env.Type.V)) {
 			out = append(out, l)
 		}
 	}
@@ -67,4 +68,14 @@ func aofCompletions(s *conform.Session) []aofLine { return aofEnvelopes(s, "comp
 // the agent sent none: the root cause, reported by aof/completion/reported.
 func aofNoCompletion() conform.Outcome {
 	return conform.NotJudgedf("aof/completion/reported", "the agent sent no completion.report")
+}
+
+// aofNum is a number member as a float64; false when it is absent, no number
+// or out of float64's range.
+func aofNum(m spec.Member[json.Number]) (float64, bool) {
+	if !m.OK {
+		return 0, false
+	}
+	f, err := m.V.Float64()
+	return f, err == nil
 }

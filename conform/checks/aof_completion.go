@@ -23,10 +23,10 @@ var aofCompletionReported = &conform.Check{
 	Bad:         `exit 0 without completion.report, or the report sent twice`,
 	Good:        `exactly one completion.report, then exit 0`,
 	Run: func(s *conform.Session) conform.Outcome {
-		task := aofEnv(s, "task")
+		task := aofTask(s).TaskID
 		var mine []aofLine
 		for _, l := range aofCompletions(s) {
-			if str(l.env, "taskId") == task {
+			if l.env.TaskID.V == task {
 				mine = append(mine, l)
 			}
 		}
@@ -62,29 +62,29 @@ var aofCompletionPayload = &conform.Check{
 			return aofNoCompletion()
 		}
 		for _, l := range cs {
-			p := field(l.env, "payload")
+			p := aofCompletion(l.env)
 			var problems []string
-			switch o := str(p, "outcome"); {
+			switch o := p.Outcome.V; {
 			case !spec.ValidOutcome(o):
 				problems = append(problems, fmt.Sprintf("outcome %q is not done|blocked|needs_review|partial", o))
 			case o == spec.OutcomeBlocked:
-				if bl, _ := field(p, "blockers").([]any); len(bl) == 0 {
+				if len(p.Blockers.V) == 0 {
 					problems = append(problems, "outcome blocked needs blockers")
 				}
 			}
-			if str(p, "summaryRef") == "" {
+			if p.SummaryRef.V == "" {
 				problems = append(problems, "summaryRef is required")
 			}
-			tot, ok1 := num(p, "tests", "total")
-			pass, ok2 := num(p, "tests", "passed")
-			fail, ok3 := num(p, "tests", "failed")
+			tot, ok1 := aofNum(p.Tests.V.Total)
+			pass, ok2 := aofNum(p.Tests.V.Passed)
+			fail, ok3 := aofNum(p.Tests.V.Failed)
 			if !ok1 || !ok2 || !ok3 {
 				problems = append(problems, "tests {total, passed, failed} is required")
 			} else if pass+fail > tot || pass < 0 || fail < 0 {
 				problems = append(problems, fmt.Sprintf("tests: passed %g + failed %g exceeds total %g", pass, fail, tot))
 			}
-			notes, ok := field(p, "notes").(string)
-			if !ok {
+			notes := p.Notes.V
+			if !p.Notes.OK {
 				problems = append(problems, "notes is required")
 			} else if len([]rune(notes)) > spec.MaxNotes {
 				problems = append(problems, fmt.Sprintf("notes has %d characters (limit %d)", len([]rune(notes)), spec.MaxNotes))
@@ -120,22 +120,15 @@ var aofCompletionSummaryExists = &conform.Check{
 		taskDir := conform.FactAOFTaskDir.Get(s)
 		exists := func(p string) bool {
 			p = strings.TrimPrefix(p, "./")
-			for _, base := range []string{"", taskDir + "/", strings.Replace(taskDir, "in-progress", "review", 1) + "/", "runs/" + aofEnv(s, "task") + "/"} {
+			for _, base := range []string{"", taskDir + "/", strings.Replace(taskDir, "in-progress", "review", 1) + "/", "runs/" + aofTask(s).TaskID + "/"} {
 				if files[base+p] {
 					return true
 				}
 			}
 			return false
 		}
-		p := field(cs[len(cs)-1].env, "payload")
-		refs := []string{str(p, "summaryRef")}
-		if ds, ok := field(p, "deliverables").([]any); ok {
-			for _, d := range ds {
-				if ds, ok := d.(string); ok {
-					refs = append(refs, ds)
-				}
-			}
-		}
+		p := aofCompletion(cs[len(cs)-1].env)
+		refs := append([]string{p.SummaryRef.V}, spec.Strings(p.Deliverables)...)
 		for _, ref := range refs {
 			if ref != "" && !exists(ref) {
 				return conform.Outcome{Verdict: conform.Warn, Message: "a file the completion report names does not exist", Expected: ref + " under the task directory", Actual: "missing"}.At(cs[len(cs)-1].r.Seq)
@@ -143,4 +136,13 @@ var aofCompletionSummaryExists = &conform.Check{
 		}
 		return conform.Passf("%d referenced files exist", len(refs))
 	},
+}
+
+// aofCompletion is a completion.report's payload (no member set when the
+// payload is no object).
+func aofCompletion(env *spec.Envelope) *spec.CompletionReport {
+	if env.Completion == nil {
+		return &spec.CompletionReport{}
+	}
+	return env.Completion
 }

@@ -49,25 +49,25 @@ var aofEnvelopeFields = &conform.Check{
 		for _, l := range envs {
 			e := l.env
 			var problems []string
-			if str(e, "protocol") != "aof" {
+			if e.Protocol.V != "aof" {
 				problems = append(problems, "protocol must be \"aof\"")
 			}
-			if v, ok := num(e, "version"); !ok || v != 1 {
-				problems = append(problems, fmt.Sprintf("version must be 1 (got %v)", field(e, "version")))
+			if v, ok := aofNum(e.Version); !ok || v != 1 {
+				problems = append(problems, fmt.Sprintf("version must be 1 (got %v)", e.Version.Value))
 			}
-			if !spec.KnownType(str(e, "type")) {
-				problems = append(problems, fmt.Sprintf("type %q is not a ProtocolMessageType", str(e, "type")))
+			if !spec.KnownType(e.Type.V) {
+				problems = append(problems, fmt.Sprintf("type %q is not a ProtocolMessageType", e.Type.V))
 			}
-			if !spec.ValidTaskID(str(e, "taskId")) {
-				problems = append(problems, fmt.Sprintf("taskId %q must match TASK-YYYY-MM-DD-NNN", str(e, "taskId")))
+			if !spec.ValidTaskID(e.TaskID.V) {
+				problems = append(problems, fmt.Sprintf("taskId %q must match TASK-YYYY-MM-DD-NNN", e.TaskID.V))
 			}
-			if str(e, "fromAgent") == "" || str(e, "toAgent") == "" {
+			if e.FromAgent.V == "" || e.ToAgent.V == "" {
 				problems = append(problems, "fromAgent and toAgent are required")
 			}
-			if _, _, ok := spec.ParseTime(str(e, "sentAt")); !ok {
-				problems = append(problems, fmt.Sprintf("sentAt %q is not an ISO 8601 date-time", str(e, "sentAt")))
+			if _, _, ok := spec.ParseTime(e.SentAt.V); !ok {
+				problems = append(problems, fmt.Sprintf("sentAt %q is not an ISO 8601 date-time", e.SentAt.V))
 			}
-			if _, ok := field(e, "payload").(map[string]any); !ok {
+			if !e.Payload.OK {
 				problems = append(problems, "payload object is required")
 			}
 			if o := invalid(l.r.Seq, ": invalid envelope", "a valid AOF/1 envelope", problems); o != nil {
@@ -93,15 +93,16 @@ var aofEnvelopeTaskAndSender = &conform.Check{
 	Bad:         `"fromAgent":"impostor-agent", or payload.taskId naming another task`,
 	Good:        `"fromAgent":"agent-under-test" and payload.taskId equal to the envelope taskId`,
 	Run: func(s *conform.Session) conform.Outcome {
-		task := aofEnv(s, "task")
+		task := aofTask(s).TaskID
 		for _, l := range aofEnvelopes(s) {
+			e := l.env
 			// aof-1 requires the match on handoff.request only (§Handoff Request
 			// Payload); elsewhere a mismatch is AOF-ENV-005's warning.
-			if pt := str(l.env, "payload", "taskId"); str(l.env, "type") == "handoff.request" && pt != "" && pt != str(l.env, "taskId") {
-				return conform.Mismatch(fmt.Sprintf("record %d: payload.taskId differs from the envelope taskId", l.r.Seq), str(l.env, "taskId"), pt).At(l.r.Seq)
+			if h := e.Handoff; h != nil && h.TaskID.V != "" && h.TaskID.V != e.TaskID.V {
+				return conform.Mismatch(fmt.Sprintf("record %d: payload.taskId differs from the envelope taskId", l.r.Seq), e.TaskID.V, h.TaskID.V).At(l.r.Seq)
 			}
-			if str(l.env, "taskId") == task && str(l.env, "fromAgent") != "agent-under-test" {
-				return conform.Mismatch(fmt.Sprintf("record %d is sent as another agent", l.r.Seq), "fromAgent \"agent-under-test\" (AOF_AGENT_ID)", str(l.env, "fromAgent")).At(l.r.Seq)
+			if e.TaskID.V == task && e.FromAgent.V != "agent-under-test" {
+				return conform.Mismatch(fmt.Sprintf("record %d is sent as another agent", l.r.Seq), "fromAgent \"agent-under-test\" (AOF_AGENT_ID)", e.FromAgent.V).At(l.r.Seq)
 			}
 		}
 		if len(aofLines(s)) == 0 {

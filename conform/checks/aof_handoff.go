@@ -21,7 +21,7 @@ var aofHandoffNoNestedDelegation = &conform.Check{
 	Bad:         `delegationDepth 1, the agent sends handoff.request`,
 	Good:        `delegationDepth 1, the agent does the work itself`,
 	Run: func(s *conform.Session) conform.Outcome {
-		depth, _ := num(decode(s.Scenario.Task), "metadata", "delegationDepth")
+		depth := aofTask(s).Metadata.DelegationDepth
 		reqs := aofEnvelopes(s, "handoff.request")
 		if depth >= 1 && len(reqs) > 0 {
 			return conform.Mismatch("a delegated child tried to delegate further", "no handoff.request at delegationDepth 1", fmt.Sprintf("%d handoff.request", len(reqs))).At(reqs[0].r.Seq)
@@ -54,21 +54,24 @@ var aofHandoffRequestValid = &conform.Check{
 	Bad:         `handoff.request without dueBy, or with a parentTaskId that is not the agent's task`,
 	Good:        `"payload":{"taskId":"<child>","parentTaskId":"<own task>","fromAgent":"…","toAgent":"swe-qa","dueBy":"2026-12-01T12:00:00.000Z"}`,
 	Run: func(s *conform.Session) conform.Outcome {
-		task := aofEnv(s, "task")
+		task := aofTask(s).TaskID
 		reqs := aofEnvelopes(s, "handoff.request")
 		for _, l := range reqs {
-			p := field(l.env, "payload")
+			p := l.env.Handoff
+			if p == nil { // the payload is no object
+				p = &spec.HandoffRequest{}
+			}
 			var problems []string
-			if str(p, "taskId") != str(l.env, "taskId") {
+			if p.TaskID.V != l.env.TaskID.V {
 				problems = append(problems, "payload.taskId must match the envelope taskId")
 			}
-			if str(p, "parentTaskId") != task {
-				problems = append(problems, fmt.Sprintf("parentTaskId %q must be the delegating task %s", str(p, "parentTaskId"), task))
+			if p.ParentTaskID.V != task {
+				problems = append(problems, fmt.Sprintf("parentTaskId %q must be the delegating task %s", p.ParentTaskID.V, task))
 			}
-			if str(p, "fromAgent") == "" || str(p, "toAgent") == "" {
+			if p.FromAgent.V == "" || p.ToAgent.V == "" {
 				problems = append(problems, "fromAgent and toAgent are required")
 			}
-			if _, _, ok := spec.ParseTime(str(p, "dueBy")); !ok {
+			if _, _, ok := spec.ParseTime(p.DueBy.V); !ok {
 				problems = append(problems, "dueBy must be an ISO 8601 date-time")
 			}
 			if o := invalid(l.r.Seq, ": invalid handoff.request", "a valid handoff payload", problems); o != nil {
@@ -97,18 +100,18 @@ var aofHandoffAcknowledged = &conform.Check{
 		if !conform.FactAOFHandoff.Get(s) {
 			return conform.NotTestedf("the task has no handoff")
 		}
-		task := aofEnv(s, "task")
+		task := aofTask(s).TaskID
 		completion := 0
 		for _, l := range aofEnvelopes(s) {
-			if str(l.env, "taskId") != task {
+			if l.env.TaskID.V != task {
 				continue
 			}
-			switch str(l.env, "type") {
+			switch l.env.Type.V {
 			case "handoff.accepted", "handoff.rejected":
 				if completion > 0 {
 					return conform.Mismatch("the handoff was acknowledged only after the completion report", "handoff.accepted|rejected before completion.report", fmt.Sprintf("ack at record %d, completion at %d", l.r.Seq, completion)).At(l.r.Seq)
 				}
-				return conform.Outcome{Verdict: conform.Pass, Message: "handoff acknowledged with " + str(l.env, "type"), Seq: []int{l.r.Seq}}
+				return conform.Outcome{Verdict: conform.Pass, Message: "handoff acknowledged with " + l.env.Type.V, Seq: []int{l.r.Seq}}
 			case "completion.report":
 				if completion == 0 {
 					completion = l.r.Seq

@@ -21,13 +21,13 @@ var aofStatusValidTransition = &conform.Check{
 	Bad:         `status.update "status":"done" while in-progress`,
 	Good:        `status.update "status":"blocked" with blockers, or completion.report outcome done`,
 	Run: func(s *conform.Session) conform.Outcome {
-		task := aofEnv(s, "task")
+		task := aofTask(s).TaskID
 		cur := spec.InProgress
 		for _, l := range aofEnvelopes(s, "status.update") {
-			if str(l.env, "taskId") != task {
-				continue
+			if l.env.TaskID.V != task || l.env.Status == nil {
+				continue // another task's, or a payload that is no object: no status
 			}
-			to := str(l.env, "payload", "status")
+			to := l.env.Status.Status.V
 			if to == "" || to == cur {
 				continue
 			}

@@ -148,7 +148,7 @@ func aofEndDecisions(s *conform.Session) []string {
 // aofMsg is one envelope a launch's agent printed.
 type aofMsg struct {
 	e   *Event
-	env map[string]any
+	env *spec.Envelope
 	typ string
 }
 
@@ -166,20 +166,47 @@ func aofOut(l *Launch) []aofMsg {
 			r = conform.Record{Msg: json.RawMessage(line)}
 		}
 		if env := engaof.EnvelopeOf(&r); env != nil {
-			typ, _ := env["type"].(string)
-			out = append(out, aofMsg{e, env, typ})
+			out = append(out, aofMsg{e, env, env.Type.V})
 		}
 	}
 	return out
 }
 
-func (m aofMsg) payload(key string) string {
-	p, _ := m.env["payload"].(map[string]any)
-	s, _ := p[key].(string)
-	return s
+func (m aofMsg) taskID() string { return m.env.TaskID.V }
+
+// outcome is a completion.report's outcome ("" for another message).
+func (m aofMsg) outcome() string {
+	if p := m.env.Completion; p != nil {
+		return p.Outcome.V
+	}
+	return ""
 }
 
-func (m aofMsg) taskID() string { s, _ := m.env["taskId"].(string); return s }
+// handoff is a handoff.request's payload (no member set for another message,
+// or a payload that is no object).
+func (m aofMsg) handoff() *spec.HandoffRequest {
+	if p := m.env.Handoff; p != nil {
+		return p
+	}
+	return &spec.HandoffRequest{}
+}
+
+// status is a status.update's payload (no member set for another message).
+func (m aofMsg) status() *spec.StatusUpdate {
+	if p := m.env.Status; p != nil {
+		return p
+	}
+	return &spec.StatusUpdate{}
+}
+
+// ackReason is a handoff.accepted or handoff.rejected's reason ("" for another
+// message).
+func (m aofMsg) ackReason() string {
+	if p := m.env.Ack; p != nil {
+		return p.Reason.V
+	}
+	return ""
+}
 
 // aofCommon is the start of every aof check: the given task, the data directory
 // as left, the seeded task file, the launches on the given task.
@@ -255,7 +282,7 @@ func aofFirst(s *conform.Session) (*aofCommon, *Launch, *conform.Outcome) {
 // given task (nil when none).
 func (c *aofCommon) childRequest(l *Launch) *aofMsg {
 	for _, m := range handoffRequests(l) {
-		if engaof.EnvelopeProblem([]byte(m.e.Line)) == "" && m.taskID() == m.payload("taskId") && m.payload("parentTaskId") == c.given.TaskID {
+		if engaof.EnvelopeProblem([]byte(m.e.Line)) == "" && m.taskID() == m.handoff().TaskID.V && m.handoff().ParentTaskID.V == c.given.TaskID {
 			return &m
 		}
 	}
@@ -368,14 +395,14 @@ func (c *aofCommon) applied(m *aofMsg, what string) (want, path, got string, bad
 		o.Seq = []int{m.e.Seq}
 		return "", "", "", &o
 	}
-	want, path = expectedStatus(c.seeded, m.payload("outcome"))
+	want, path = expectedStatus(c.seeded, m.outcome())
 	return want, path, t.Status(), nil
 }
 
 // resultMatches says what is wrong with run_result.json for a routed report ("" if
 // nothing).
 func resultMatches(t *AOFTask, m *aofMsg) (want, got string) {
-	want = fmt.Sprintf("runs/%s/run_result.json with taskId %s, agentId %s, outcome %s", t.ID, t.ID, m.env["fromAgent"], m.payload("outcome"))
+	want = fmt.Sprintf("runs/%s/run_result.json with taskId %s, agentId %s, outcome %s", t.ID, t.ID, m.env.FromAgent.V, m.outcome())
 	if t.Result == nil {
 		return want, "(no file)"
 	}
@@ -383,7 +410,7 @@ func resultMatches(t *AOFTask, m *aofMsg) (want, got string) {
 	if json.Unmarshal(t.Result, &rr) != nil {
 		return want, "not a JSON object"
 	}
-	if from, _ := m.env["fromAgent"].(string); rr.TaskID != t.ID || rr.AgentID != from || rr.Outcome != m.payload("outcome") {
+	if from := m.env.FromAgent.V; rr.TaskID != t.ID || rr.AgentID != from || rr.Outcome != m.outcome() {
 		return want, fmt.Sprintf("taskId %s, agentId %s, outcome %s", rr.TaskID, rr.AgentID, rr.Outcome)
 	}
 	return "", ""
@@ -402,7 +429,7 @@ func aofCompletionTransition(s *conform.Session) conform.Outcome {
 		}
 		return conform.NotTestedf("the agent sent no valid completion.report and exit 0 (the scenario's cue failed)")
 	}
-	outcome := m.payload("outcome")
+	outcome := m.outcome()
 	want, path, got, bad := c.applied(m, "the completion.report")
 	if bad != nil {
 		return *bad
@@ -485,7 +512,7 @@ func aofOutcomeDriven(s *conform.Session) conform.Outcome {
 	if o, na := ttlOutlived(s, c.given, c.task(c.given.TaskID)); na {
 		return o
 	}
-	outcome := m.payload("outcome")
+	outcome := m.outcome()
 	want, path, got, bad := c.applied(m, "the completion.report sent before the crash")
 	if bad != nil {
 		return *bad
@@ -522,7 +549,7 @@ func aofChildDispatched(s *conform.Session) conform.Outcome {
 	if req == nil {
 		return conform.NotTestedf("the agent sent no valid handoff.request for a child of %s (the scenario's cue failed)", c.given.TaskID)
 	}
-	child, to := req.taskID(), req.payload("toAgent")
+	child, to := req.taskID(), req.handoff().ToAgent.V
 	t := c.task(child)
 	if t.Status() == "" {
 		return conform.NotTestedf("the child task %s has no task file (the agent's job)", child)
@@ -602,17 +629,14 @@ func aofInvalidRejected(s *conform.Session) conform.Outcome {
 		v := invalid{e: e, problem: p}
 		v.reason, _, _ = strings.Cut(p, ":")
 		line := e.Line
-		if env := engaof.EnvelopeOf(&conform.Record{Text: &line}); env != nil {
-			v.typ, _ = env["type"].(string)
-			if id, _ := env["taskId"].(string); engaof.ValidTaskID(id) {
-				v.taskID = id
-			}
-		} else if harness.IsJSONObject([]byte(line)) {
-			if env := engaof.EnvelopeOf(&conform.Record{Msg: json.RawMessage(line)}); env != nil {
-				v.typ, _ = env["type"].(string)
-				if id, _ := env["taskId"].(string); engaof.ValidTaskID(id) {
-					v.taskID = id
-				}
+		env := engaof.EnvelopeOf(&conform.Record{Text: &line})
+		if env == nil && harness.IsJSONObject([]byte(line)) {
+			env = engaof.EnvelopeOf(&conform.Record{Msg: json.RawMessage(line)})
+		}
+		if env != nil {
+			v.typ = env.Type.V
+			if engaof.ValidTaskID(env.TaskID.V) {
+				v.taskID = env.TaskID.V
 			}
 		}
 		inv = append(inv, v)

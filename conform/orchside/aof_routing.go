@@ -179,19 +179,16 @@ func aofValid(l *Launch) []aofMsg {
 	return filter(aofOut(l), func(m aofMsg) bool { return engaof.EnvelopeProblem([]byte(m.e.Line)) == "" })
 }
 
-func (m aofMsg) from() string { s, _ := m.env["fromAgent"].(string); return s }
+func (m aofMsg) from() string { return m.env.FromAgent.V }
 
-// strs is a payload's list of strings (nil when absent or not one).
-func (m aofMsg) strs(key string) []string {
-	p, _ := m.env["payload"].(map[string]any)
-	l, _ := p[key].([]any)
+// strs is a list of strings (nil when absent, empty, or not all strings).
+func strs(l spec.Member[[]spec.Member[string]]) []string {
 	var out []string
-	for _, v := range l {
-		s, ok := v.(string)
-		if !ok {
+	for _, v := range l.V {
+		if !v.OK {
 			return nil
 		}
-		out = append(out, s)
+		out = append(out, v.V)
 	}
 	return out
 }
@@ -208,26 +205,26 @@ type statusStep struct {
 
 // reason is the transition reason the update carries (Routing Behavior 1).
 func (st statusStep) reason() string {
-	if b := st.m.strs("blockers"); len(b) > 0 {
+	if b := strs(st.m.status().Blockers); len(b) > 0 {
 		return b[0]
 	}
-	if n := st.m.payload("notes"); n != "" {
+	if n := st.m.status().Notes.V; n != "" {
 		return n
 	}
-	return st.m.payload("progress")
+	return st.m.status().Progress.V
 }
 
 // entry is the work log entry the update must append (Work Log Entry Format):
 // its parts in order; blockers, whose joining aof-1 does not fix, by their first.
 func (st statusStep) entry() (text string, firstBlocker string) {
 	var parts []string
-	if p := st.m.payload("progress"); p != "" {
+	if p := st.m.status().Progress.V; p != "" {
 		parts = append(parts, "Progress: "+p)
 	}
-	if n := st.m.payload("notes"); n != "" {
+	if n := st.m.status().Notes.V; n != "" {
 		parts = append(parts, "Notes: "+n)
 	}
-	if b := st.m.strs("blockers"); len(b) > 0 {
+	if b := strs(st.m.status().Blockers); len(b) > 0 {
 		firstBlocker = b[0]
 	}
 	return strings.Join(parts, " | "), firstBlocker
@@ -246,7 +243,7 @@ func (c *aofCommon) statusSteps(l *Launch) []statusStep {
 		if m.typ != spec.TypeStatusUpdate || m.taskID() != c.given.TaskID || m.from() != l.Env["AOF_AGENT_ID"] && foreign == nil {
 			continue
 		}
-		st := statusStep{m: m, from: cur, to: m.payload("status")}
+		st := statusStep{m: m, from: cur, to: m.status().Status.V}
 		switch {
 		case st.to == "":
 			st.kind = "log"
@@ -690,7 +687,7 @@ func aofReceivedLogged(s *conform.Session) conform.Outcome {
 			id := m.taskID()
 			holder := c.leaseHolder(id)
 			if !spec.KnownType(m.typ) || !c.exists(s, id) || holder != "" && m.from() != holder ||
-				m.typ == spec.TypeHandoffRequest && m.payload("taskId") != id {
+				m.typ == spec.TypeHandoffRequest && m.handoff().TaskID.V != id {
 				continue
 			}
 			if first == nil {
@@ -773,7 +770,7 @@ func aofFlowLogged(s *conform.Session) conform.Outcome {
 	t := c.task(child)
 	if m := completionOf(runs[0]); m != nil && t.Task != nil && t.Result != nil {
 		if ex := runs[0].Exit(); ex != nil && ex.Code == 0 {
-			want, path := expectedStatus(t.Task, m.payload("outcome"))
+			want, path := expectedStatus(t.Task, m.outcome())
 			if t.Status() != want {
 				return conform.Mismatch("the child did not end where its own completion puts it: the acceptance moved it", path+" (handoff.accepted: no status transition)", "tasks/"+t.Status()+"/").At(seq...)
 			}
@@ -802,10 +799,10 @@ func aofRejectedBlocked(s *conform.Session) conform.Outcome {
 	}
 	evs := c.state.EventsOf("delegation.rejected", t.ID)
 	if len(evs) == 0 {
-		return conform.Mismatch("handoff.rejected was not logged", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+t.ID+`","payload":{"reason":"`+m.payload("reason")+`"}}`, fmt.Sprintf("%d event(s), no delegation.rejected for %s", len(c.state.Events), t.ID)).At(seq...)
+		return conform.Mismatch("handoff.rejected was not logged", `events/*.jsonl: {"type":"delegation.rejected","taskId":"`+t.ID+`","payload":{"reason":"`+m.ackReason()+`"}}`, fmt.Sprintf("%d event(s), no delegation.rejected for %s", len(c.state.Events), t.ID)).At(seq...)
 	}
-	if m.payload("reason") != "" && evs[0].Reason == "" {
-		return conform.Mismatch("delegation.rejected does not give the rejection's reason", `payload.reason "`+m.payload("reason")+`"`, "no reason").At(seq...)
+	if m.ackReason() != "" && evs[0].Reason == "" {
+		return conform.Mismatch("delegation.rejected does not give the rejection's reason", `payload.reason "`+m.ackReason()+`"`, "no reason").At(seq...)
 	}
 	return conform.Passf("handoff.rejected: %s moved to blocked, delegation.rejected logged (reason %q)", t.ID, evs[0].Reason).At(seq...)
 }
@@ -836,8 +833,8 @@ func aofHandoffErrors(s *conform.Session) conform.Outcome {
 					fmt.Sprintf(`events/*.jsonl: {"type":"%s","taskId":"%s","payload":{"reason":"%s"}}`, w.typ, id, reason), fmt.Sprintf("%d event(s), none of them", len(c.state.Events))).At(seq...)
 			}
 		}
-		if h := c.task(id).Handoff; reason == engaof.ReasonParentNotFound && h != nil && jsonField(h, "parentTaskId") == m.payload("parentTaskId") {
-			return conform.Mismatch("a handoff.request whose parent does not exist wrote handoff artifacts", "no inputs/handoff.json naming the missing parent "+m.payload("parentTaskId"), "tasks/"+c.task(id).Status()+"/"+id+"/inputs/handoff.json: "+strings.TrimSpace(string(h))).At(seq...)
+		if h := c.task(id).Handoff; reason == engaof.ReasonParentNotFound && h != nil && handoffParent(h) == m.handoff().ParentTaskID.V {
+			return conform.Mismatch("a handoff.request whose parent does not exist wrote handoff artifacts", "no inputs/handoff.json naming the missing parent "+m.handoff().ParentTaskID.V, "tasks/"+c.task(id).Status()+"/"+id+"/inputs/handoff.json: "+strings.TrimSpace(string(h))).At(seq...)
 		}
 	}
 	return conform.Passf("%d refused handoff.request(s) (%s, ...) logged as the spec says, no handoff written from them", len(refused), c.refusal(s, refused[0])).At(refused[0].e.Seq)
@@ -847,11 +844,11 @@ func aofHandoffErrors(s *conform.Session) conform.Outcome {
 // taskId_mismatch, task_not_found, parent_not_found, or "" (it proceeds).
 func (c *aofCommon) refusal(s *conform.Session, m aofMsg) string {
 	switch {
-	case m.payload("taskId") != m.taskID():
+	case m.handoff().TaskID.V != m.taskID():
 		return engaof.ReasonTaskIDMismatch
 	case !c.exists(s, m.taskID()):
 		return engaof.ReasonTaskNotFound
-	case !c.exists(s, m.payload("parentTaskId")):
+	case !c.exists(s, m.handoff().ParentTaskID.V):
 		return engaof.ReasonParentNotFound
 	}
 	return ""
@@ -860,19 +857,16 @@ func (c *aofCommon) refusal(s *conform.Session, m aofMsg) string {
 // proceeds reports whether a handoff.request must proceed: nothing to refuse,
 // from a top-level parent.
 func (c *aofCommon) proceeds(s *conform.Session, m aofMsg) bool {
-	p := c.task(m.payload("parentTaskId"))
+	p := c.task(m.handoff().ParentTaskID.V)
 	return m.typ == spec.TypeHandoffRequest && c.refusal(s, m) == "" && (p.Task == nil || p.Task.DelegationDepth() == 0)
 }
 
 // badCriteria reports whether a request's acceptanceCriteria is present and not
 // a list of strings.
 func (m aofMsg) badCriteria() bool {
-	p, _ := m.env["payload"].(map[string]any)
-	v, ok := p["acceptanceCriteria"]
-	return ok && m.strs("acceptanceCriteria") == nil && v != nil && !isEmptyList(v)
+	ac := m.handoff().AcceptanceCriteria
+	return ac.Set && strs(ac) == nil && ac.Value != nil && !(ac.OK && len(ac.V) == 0)
 }
-
-func isEmptyList(v any) bool { l, ok := v.([]any); return ok && len(l) == 0 }
 
 func aofInvalidCriteria(s *conform.Session) conform.Outcome {
 	c, reqs, bad := aofPick(s, "handoff.request with invalid acceptance criteria", func(c *aofCommon, m aofMsg) bool {
@@ -882,9 +876,9 @@ func aofInvalidCriteria(s *conform.Session) conform.Outcome {
 		return *bad
 	}
 	for _, m := range reqs {
-		child, parent := m.taskID(), m.payload("parentTaskId")
+		child, parent := m.taskID(), m.handoff().ParentTaskID.V
 		t := c.task(child)
-		if t.Handoff == nil || jsonField(t.Handoff, "parentTaskId") != parent || len(c.state.EventsOf("delegation.requested", child)) == 0 {
+		if t.Handoff == nil || handoffParent(t.Handoff) != parent || len(c.state.EventsOf("delegation.requested", child)) == 0 {
 			got := "no inputs/handoff.json"
 			if t.Handoff != nil {
 				got = strings.TrimSpace(string(t.Handoff))
@@ -899,8 +893,7 @@ func aofInvalidCriteria(s *conform.Session) conform.Outcome {
 func aofResentOnce(s *conform.Session) conform.Outcome {
 	seen := map[string]bool{}
 	c, again, bad := aofPick(s, "handoff.request twice", func(c *aofCommon, m aofMsg) bool {
-		p, _ := m.env["payload"].(map[string]any)
-		key := fmt.Sprint(p)
+		key := fmt.Sprint(m.env.Payload.V)
 		dup := seen[key]
 		seen[key] = true
 		return c.proceeds(s, m) && dup
@@ -913,7 +906,7 @@ func aofResentOnce(s *conform.Session) conform.Outcome {
 		seq := []int{m.e.Seq}
 		n := 0
 		for _, e := range c.state.EventsOf("delegation.requested", child) {
-			if p := e.Field("parentTaskId"); p == "" || p == m.payload("parentTaskId") {
+			if p := e.Field("parentTaskId"); p == "" || p == m.handoff().ParentTaskID.V {
 				n++
 			}
 		}
@@ -921,10 +914,10 @@ func aofResentOnce(s *conform.Session) conform.Outcome {
 			return conform.NotJudgedf("aof/orch/handoff/invalid-criteria", "the request never proceeded (invalid acceptance criteria)")
 		}
 		if n != 1 {
-			return conform.Mismatch("the re-sent handoff.request was not idempotent", "exactly one delegation.requested for "+child+" from parent "+m.payload("parentTaskId")+" (no duplicate delegation)", fmt.Sprintf("%d", n)).At(seq...)
+			return conform.Mismatch("the re-sent handoff.request was not idempotent", "exactly one delegation.requested for "+child+" from parent "+m.handoff().ParentTaskID.V+" (no duplicate delegation)", fmt.Sprintf("%d", n)).At(seq...)
 		}
-		if t := c.task(child); t.Handoff == nil || jsonField(t.Handoff, "parentTaskId") != m.payload("parentTaskId") {
-			return conform.Mismatch("the re-sent handoff did not leave the request's artifacts", "inputs/handoff.json naming parent "+m.payload("parentTaskId"), strings.TrimSpace(string(t.Handoff))).At(seq...)
+		if t := c.task(child); t.Handoff == nil || handoffParent(t.Handoff) != m.handoff().ParentTaskID.V {
+			return conform.Mismatch("the re-sent handoff did not leave the request's artifacts", "inputs/handoff.json naming parent "+m.handoff().ParentTaskID.V, strings.TrimSpace(string(t.Handoff))).At(seq...)
 		}
 		if runs := c.launchesOn(child); len(runs) > 1 {
 			return conform.Mismatch("the child of the re-sent handoff was dispatched twice", "one launch on "+child, fmt.Sprintf("%d launches", len(runs))).At(seq...)
@@ -981,4 +974,11 @@ func pathSplit(rel string) (dir, name string) {
 		return "", rel
 	}
 	return rel[:i], rel[i+1:]
+}
+
+// handoffParent is the parentTaskId an inputs/handoff.json names ("" when it
+// names none).
+func handoffParent(data []byte) string {
+	h, _ := spec.DecodeHandoff(data)
+	return h.ParentTaskID.V
 }

@@ -6,6 +6,7 @@
 package aof
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -431,16 +432,23 @@ func (a *agent) answerHandoff() bool {
 	if err != nil || a.fault == "ignore-handoff" {
 		return false
 	}
-	var h struct {
-		AcceptanceCriteria []string `json:"acceptanceCriteria"`
-	}
-	if json.Unmarshal(data, &h) != nil || len(h.AcceptanceCriteria) > 0 {
+	if !noCriteria(data) {
 		a.send("handoff.accepted", a.taskID, map[string]any{"taskId": a.taskID, "accepted": true})
 		return false
 	}
 	a.send("handoff.rejected", a.taskID, map[string]any{"taskId": a.taskID, "accepted": false,
 		"reason": "Insufficient context: the handoff has no acceptance criteria"})
 	return true
+}
+
+// noCriteria reports whether an inputs/handoff.json gives no acceptance
+// criteria: it is null, or an object whose acceptanceCriteria is absent, null
+// or empty. Anything else, unreadable included, has criteria (the agent
+// accepts rather than refuse on a file it cannot read).
+func noCriteria(data []byte) bool {
+	h, obj := spec.DecodeHandoff(data)
+	ac := h.AcceptanceCriteria
+	return (obj || string(bytes.TrimSpace(data)) == "null") && (!ac.Set || ac.Value == nil || ac.OK && len(ac.V) == 0)
 }
 
 // otherTask derives a sibling task id: same date, number shifted by n*500.

@@ -1,7 +1,6 @@
 package aof
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -28,12 +27,12 @@ func Key(r *conform.Record) string {
 	if env == nil {
 		return ""
 	}
-	t, _ := env["type"].(string)
-	return t
+	return env.Type.V
 }
 
-// EnvelopeOf decodes a record as an AOF envelope (nil when it is none).
-func EnvelopeOf(r *conform.Record) map[string]any {
+// EnvelopeOf decodes a record as an AOF envelope (nil when it is none: no
+// JSON object, or its protocol is not "aof").
+func EnvelopeOf(r *conform.Record) *spec.Envelope {
 	var b []byte
 	switch {
 	case r.Msg != nil:
@@ -43,16 +42,11 @@ func EnvelopeOf(r *conform.Record) map[string]any {
 	default:
 		return nil
 	}
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if dec.Decode(&m) != nil || dec.More() {
+	env, err := spec.DecodeEnvelope(b)
+	if err != nil || env.Protocol.V != "aof" {
 		return nil
 	}
-	if m["protocol"] != "aof" {
-		return nil
-	}
-	return m
+	return env
 }
 
 // scenarioTask is a scenario's task for aof.

@@ -3,6 +3,7 @@ package aof
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -10,7 +11,21 @@ import (
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
 
-// Envelope is a decoded AOF/1 message.
+// Envelope is an AOF/1 message as the router admits it: the envelope fields
+// it has checked, and the message as decoded (lint/spec/aof's typed wire
+// structs).
+//
+// The router validates with its own rules, not by running aoplint's: it plays
+// the reference router, which refuses a message at its first problem with a
+// detail naming the field at fault (the events goldens of
+// fixtures/reference/aof hold them), refuses what the linter only warns of (an
+// empty agent name, as the upstream schema's min(1) does; AOF-ENV-007 is a
+// warning because the guide only asks for a string), reads version as the
+// literal 1 (the linter also takes 1.0), logs an unknown type as
+// protocol.message.unknown instead of rejecting it, and routes a handoff whose
+// acceptanceCriteria are bad (aof-1 §Handoff Error Cases). What both read the
+// same way is read from lint/spec/aof: the task id pattern, the timestamp
+// dialect, the enums and the size limits.
 type Envelope struct {
 	Protocol  string
 	Version   json.Number
@@ -19,7 +34,7 @@ type Envelope struct {
 	FromAgent string
 	ToAgent   string
 	SentAt    string
-	Payload   map[string]any
+	Wire      *spec.Envelope // the message as decoded; its payload is an object
 }
 
 // detection is what Detect found in one line.
@@ -32,7 +47,7 @@ const (
 )
 
 // detect follows aof-1 §Message Detection: a JSON line, or "AOF/1 " and JSON.
-func detect(line []byte) (detection, map[string]any, bool) {
+func detect(line []byte) (detection, *spec.Envelope, bool) {
 	s := bytes.TrimSpace(line)
 	prefixed := false
 	if rest, ok := bytes.CutPrefix(s, []byte(spec.Prefix)); ok {
@@ -40,23 +55,16 @@ func detect(line []byte) (detection, map[string]any, bool) {
 	} else if !bytes.HasPrefix(s, []byte("{")) {
 		return notProtocol, nil, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	w, err := spec.DecodeEnvelope(s)
+	switch {
+	case errors.Is(err, spec.ErrNotObject) && !prefixed:
+		return notProtocol, nil, false
+	case err != nil:
 		return badJSON, nil, prefixed
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		if prefixed {
-			return badJSON, nil, true
-		}
+	case w.Protocol.V != "aof" && !prefixed:
 		return notProtocol, nil, false
 	}
-	if obj["protocol"] != "aof" && !prefixed {
-		return notProtocol, nil, false
-	}
-	return candidate, obj, prefixed
+	return candidate, w, prefixed
 }
 
 // fieldError says which field is wrong and how.
@@ -73,161 +81,155 @@ func ferr(ptr, format string, a ...any) *fieldError {
 
 // decodeEnvelope checks the envelope fields (aof-1 §Envelope Fields). It returns the
 // envelope, and either an error (invalid_envelope) or unknown=true.
-func decodeEnvelope(obj map[string]any) (env *Envelope, unknown bool, err *fieldError) {
+func decodeEnvelope(w *spec.Envelope) (env *Envelope, unknown bool, err *fieldError) {
 	env = &Envelope{}
-	if p, _ := obj["protocol"].(string); p != "aof" {
+	if w.Protocol.V != "aof" {
 		return env, false, ferr("/protocol", `must be "aof"`)
 	}
 	env.Protocol = "aof"
-	if n, ok := obj["version"].(json.Number); !ok || n.String() != "1" {
+	if !w.Version.OK || w.Version.V != "1" {
 		return env, false, ferr("/version", "must be the number 1 (AOF/1)")
 	}
 	env.Version = "1"
 	var e *fieldError
-	if env.Type, e = str(obj, "", "type", true, 0); e != nil {
+	if env.Type, e = str(w.Type, "/type", true, 0); e != nil {
 		return env, false, e
 	}
-	if env.FromAgent, e = str(obj, "", "fromAgent", true, 0); e != nil {
+	if env.FromAgent, e = str(w.FromAgent, "/fromAgent", true, 0); e != nil {
 		return env, false, e
 	}
-	if env.TaskID, e = taskID(obj, "", "taskId"); e != nil {
+	if env.TaskID, e = taskID(w.TaskID, "/taskId"); e != nil {
 		return env, false, e
 	}
-	if env.ToAgent, e = str(obj, "", "toAgent", true, 0); e != nil {
+	if env.ToAgent, e = str(w.ToAgent, "/toAgent", true, 0); e != nil {
 		return env, false, e
 	}
-	if env.SentAt, e = datetime(obj, "", "sentAt"); e != nil {
+	if env.SentAt, e = datetime(w.SentAt, "/sentAt"); e != nil {
 		return env, false, e
 	}
-	p, ok := obj["payload"].(map[string]any)
-	if !ok {
+	if !w.Payload.OK {
 		return env, false, ferr("/payload", "must be an object")
 	}
-	env.Payload = p
+	env.Wire = w
 	if !spec.KnownType(env.Type) {
 		return env, true, nil
 	}
 	return env, false, nil
 }
 
-func str(obj map[string]any, base, key string, required bool, max int) (string, *fieldError) {
-	v, present := obj[key]
-	if !present {
+func str(m spec.Member[string], ptr string, required bool, max int) (string, *fieldError) {
+	if !m.Set {
 		if required {
-			return "", ferr(base+"/"+key, "is required")
+			return "", ferr(ptr, "is required")
 		}
 		return "", nil
 	}
-	s, ok := v.(string)
-	if !ok {
-		return "", ferr(base+"/"+key, "must be a string")
+	if !m.OK {
+		return "", ferr(ptr, "must be a string")
 	}
+	s := m.V
 	if required && s == "" {
-		return "", ferr(base+"/"+key, "must not be empty")
+		return "", ferr(ptr, "must not be empty")
 	}
 	if max > 0 && utf8.RuneCountInString(s) > max {
-		return "", ferr(base+"/"+key, "is %d characters, at most %d allowed", utf8.RuneCountInString(s), max)
+		return "", ferr(ptr, "is %d characters, at most %d allowed", utf8.RuneCountInString(s), max)
 	}
 	return s, nil
 }
 
-func taskID(obj map[string]any, base, key string) (string, *fieldError) {
-	s, e := str(obj, base, key, true, 0)
+func taskID(m spec.Member[string], ptr string) (string, *fieldError) {
+	s, e := str(m, ptr, true, 0)
 	if e != nil {
 		return "", e
 	}
 	if !ValidTaskID(s) {
-		return "", ferr(base+"/"+key, "%q must match TASK-YYYY-MM-DD-NNN, such as \"TASK-2026-02-09-057\"", s)
+		return "", ferr(ptr, "%q must match TASK-YYYY-MM-DD-NNN, such as \"TASK-2026-02-09-057\"", s)
 	}
 	return s, nil
 }
 
-func datetime(obj map[string]any, base, key string) (string, *fieldError) {
-	s, e := str(obj, base, key, true, 0)
+func datetime(m spec.Member[string], ptr string) (string, *fieldError) {
+	s, e := str(m, ptr, true, 0)
 	if e != nil {
 		return "", e
 	}
 	if _, err := parseTime(s); err != nil {
-		return "", ferr(base+"/"+key, "%q is not an ISO 8601 date-time such as \"2026-02-09T21:00:00.000Z\"", s)
+		return "", ferr(ptr, "%q is not an ISO 8601 date-time such as \"2026-02-09T21:00:00.000Z\"", s)
 	}
 	return s, nil
 }
 
-func strList(obj map[string]any, base, key string, maxItems int) ([]string, *fieldError) {
-	v, present := obj[key]
-	if !present {
+func strList(m spec.Member[[]spec.Member[string]], ptr string, maxItems int) ([]string, *fieldError) {
+	if !m.Set {
 		return []string{}, nil
 	}
-	arr, ok := v.([]any)
-	if !ok {
-		return nil, ferr(base+"/"+key, "must be an array of strings")
+	if !m.OK {
+		return nil, ferr(ptr, "must be an array of strings")
 	}
-	if len(arr) > maxItems {
-		return nil, ferr(base+"/"+key, "has %d items, at most %d allowed", len(arr), maxItems)
+	if len(m.V) > maxItems {
+		return nil, ferr(ptr, "has %d items, at most %d allowed", len(m.V), maxItems)
 	}
-	out := make([]string, 0, len(arr))
-	for i, it := range arr {
-		s, ok := it.(string)
-		if !ok {
-			return nil, ferr(fmt.Sprintf("%s/%s/%d", base, key, i), "must be a string")
+	out := make([]string, 0, len(m.V))
+	for i, it := range m.V {
+		if !it.OK {
+			return nil, ferr(fmt.Sprintf("%s/%d", ptr, i), "must be a string")
 		}
-		if utf8.RuneCountInString(s) > spec.MaxItem {
-			return nil, ferr(fmt.Sprintf("%s/%s/%d", base, key, i), "is %d characters, at most %d allowed", utf8.RuneCountInString(s), spec.MaxItem)
+		if utf8.RuneCountInString(it.V) > spec.MaxItem {
+			return nil, ferr(fmt.Sprintf("%s/%d", ptr, i), "is %d characters, at most %d allowed", utf8.RuneCountInString(it.V), spec.MaxItem)
 		}
-		out = append(out, s)
+		out = append(out, it.V)
 	}
 	return out, nil
 }
 
-func count(obj map[string]any, base, key string) (int, *fieldError) {
-	n, ok := obj[key].(json.Number)
-	if !ok {
-		return 0, ferr(base+"/"+key, "must be a non-negative integer")
+func count(m spec.Member[json.Number], ptr string) (int, *fieldError) {
+	if !m.OK {
+		return 0, ferr(ptr, "must be a non-negative integer")
 	}
-	i, err := n.Int64()
+	i, err := m.V.Int64()
 	if err != nil || i < 0 || i > 1<<31 {
-		return 0, ferr(base+"/"+key, "must be a non-negative integer")
+		return 0, ferr(ptr, "must be a non-negative integer")
 	}
 	return int(i), nil
 }
 
 // completionPayload checks a completion.report payload (aof-1 §Payload Fields).
-func completionPayload(p map[string]any) (*RunResult, *fieldError) {
+func completionPayload(p *spec.CompletionReport) (*RunResult, *fieldError) {
 	rr := &RunResult{}
 	var e *fieldError
-	rr.Outcome, e = str(p, "/payload", "outcome", true, 0)
+	rr.Outcome, e = str(p.Outcome, "/payload/outcome", true, 0)
 	if e != nil {
 		return nil, e
 	}
 	if !spec.ValidOutcome(rr.Outcome) {
 		return nil, ferr("/payload/outcome", "%q must be one of done, blocked, needs_review, partial", rr.Outcome)
 	}
-	if rr.SummaryRef, e = str(p, "/payload", "summaryRef", true, spec.MaxSummaryRef); e != nil {
+	if rr.SummaryRef, e = str(p.SummaryRef, "/payload/summaryRef", true, spec.MaxSummaryRef); e != nil {
 		return nil, e
 	}
-	if rr.Deliverables, e = strList(p, "/payload", "deliverables", spec.MaxListItems); e != nil {
+	if rr.Deliverables, e = strList(p.Deliverables, "/payload/deliverables", spec.MaxListItems); e != nil {
 		return nil, e
 	}
-	if rr.Blockers, e = strList(p, "/payload", "blockers", spec.MaxBlockers); e != nil {
+	if rr.Blockers, e = strList(p.Blockers, "/payload/blockers", spec.MaxBlockers); e != nil {
 		return nil, e
 	}
-	if _, ok := p["notes"]; !ok {
+	if !p.Notes.Set {
 		return nil, ferr("/payload/notes", "is required")
 	}
-	if rr.Notes, e = str(p, "/payload", "notes", false, spec.MaxNotes); e != nil {
+	if rr.Notes, e = str(p.Notes, "/payload/notes", false, spec.MaxNotes); e != nil {
 		return nil, e
 	}
-	tests, ok := p["tests"].(map[string]any)
-	if !ok {
+	if !p.Tests.OK {
 		return nil, ferr("/payload/tests", "is required: an object {total, passed, failed}")
 	}
-	if rr.Tests.Total, e = count(tests, "/payload/tests", "total"); e != nil {
+	tests := &p.Tests.V
+	if rr.Tests.Total, e = count(tests.Total, "/payload/tests/total"); e != nil {
 		return nil, e
 	}
-	if rr.Tests.Passed, e = count(tests, "/payload/tests", "passed"); e != nil {
+	if rr.Tests.Passed, e = count(tests.Passed, "/payload/tests/passed"); e != nil {
 		return nil, e
 	}
-	if rr.Tests.Failed, e = count(tests, "/payload/tests", "failed"); e != nil {
+	if rr.Tests.Failed, e = count(tests.Failed, "/payload/tests/failed"); e != nil {
 		return nil, e
 	}
 	if rr.Tests.Passed+rr.Tests.Failed > rr.Tests.Total {
@@ -242,41 +244,38 @@ type StatusUpdate struct {
 	Blockers                                 []string
 }
 
-func statusPayload(p map[string]any) (*StatusUpdate, *fieldError) {
+func statusPayload(p *spec.StatusUpdate) (*StatusUpdate, *fieldError) {
 	su := &StatusUpdate{}
 	var e *fieldError
-	if su.TaskID, e = taskID(p, "/payload", "taskId"); e != nil {
+	if su.TaskID, e = taskID(p.TaskID, "/payload/taskId"); e != nil {
 		return nil, e
 	}
-	if su.AgentID, e = str(p, "/payload", "agentId", true, 0); e != nil {
+	if su.AgentID, e = str(p.AgentID, "/payload/agentId", true, 0); e != nil {
 		return nil, e
 	}
-	if su.Status, e = str(p, "/payload", "status", false, 0); e != nil {
+	if su.Status, e = str(p.Status, "/payload/status", false, 0); e != nil {
 		return nil, e
 	}
-	if _, ok := p["status"]; ok && !spec.IsStatus(su.Status) {
+	if p.Status.Set && !spec.IsStatus(su.Status) {
 		return nil, ferr("/payload/status", "%q must be one of %s", su.Status, strings.Join(spec.Statuses, ", "))
 	}
-	if su.Progress, e = str(p, "/payload", "progress", false, spec.MaxProgress); e != nil {
+	if su.Progress, e = str(p.Progress, "/payload/progress", false, spec.MaxProgress); e != nil {
 		return nil, e
 	}
-	if su.Notes, e = str(p, "/payload", "notes", false, spec.MaxNotes); e != nil {
+	if su.Notes, e = str(p.Notes, "/payload/notes", false, spec.MaxNotes); e != nil {
 		return nil, e
 	}
-	if su.Blockers, e = strList(p, "/payload", "blockers", spec.MaxBlockers); e != nil {
+	if su.Blockers, e = strList(p.Blockers, "/payload/blockers", spec.MaxBlockers); e != nil {
 		return nil, e
 	}
-	_, hs := p["status"]
-	_, hp := p["progress"]
-	_, hb := p["blockers"]
-	_, hn := p["notes"]
-	if !hs && !hp && !hb && !hn {
+	if !p.Status.Set && !p.Progress.Set && !p.Blockers.Set && !p.Notes.Set {
 		return nil, ferr("/payload", "status update must include status, progress, blockers, or notes")
 	}
 	return su, nil
 }
 
-// Handoff is a handoff.request payload, as written to inputs/handoff.json.
+// Handoff is a handoff.request payload as the router accepts it, written to
+// inputs/handoff.json.
 type Handoff struct {
 	TaskID             string   `json:"taskId"`
 	ParentTaskID       string   `json:"parentTaskId"`
@@ -291,33 +290,33 @@ type Handoff struct {
 
 // handoffPayload checks a handoff.request payload. A bad acceptanceCriteria does not
 // reject the handoff (aof-1 §Handoff Error Cases): it comes back as criteriaErr.
-func handoffPayload(p map[string]any) (h *Handoff, criteriaErr, e *fieldError) {
+func handoffPayload(p *spec.HandoffRequest) (h *Handoff, criteriaErr, e *fieldError) {
 	h = &Handoff{}
-	if h.TaskID, e = taskID(p, "/payload", "taskId"); e != nil {
+	if h.TaskID, e = taskID(p.TaskID, "/payload/taskId"); e != nil {
 		return nil, nil, e
 	}
-	if h.ParentTaskID, e = taskID(p, "/payload", "parentTaskId"); e != nil {
+	if h.ParentTaskID, e = taskID(p.ParentTaskID, "/payload/parentTaskId"); e != nil {
 		return nil, nil, e
 	}
-	if h.FromAgent, e = str(p, "/payload", "fromAgent", true, 0); e != nil {
+	if h.FromAgent, e = str(p.FromAgent, "/payload/fromAgent", true, 0); e != nil {
 		return nil, nil, e
 	}
-	if h.ToAgent, e = str(p, "/payload", "toAgent", true, 0); e != nil {
+	if h.ToAgent, e = str(p.ToAgent, "/payload/toAgent", true, 0); e != nil {
 		return nil, nil, e
 	}
-	if h.AcceptanceCriteria, criteriaErr = strList(p, "/payload", "acceptanceCriteria", spec.MaxListItems); criteriaErr != nil {
+	if h.AcceptanceCriteria, criteriaErr = strList(p.AcceptanceCriteria, "/payload/acceptanceCriteria", spec.MaxListItems); criteriaErr != nil {
 		h.AcceptanceCriteria = []string{}
 	}
-	if h.ExpectedOutputs, e = strList(p, "/payload", "expectedOutputs", spec.MaxListItems); e != nil {
+	if h.ExpectedOutputs, e = strList(p.ExpectedOutputs, "/payload/expectedOutputs", spec.MaxListItems); e != nil {
 		return nil, nil, e
 	}
-	if h.ContextRefs, e = strList(p, "/payload", "contextRefs", spec.MaxListItems); e != nil {
+	if h.ContextRefs, e = strList(p.ContextRefs, "/payload/contextRefs", spec.MaxListItems); e != nil {
 		return nil, nil, e
 	}
-	if h.Constraints, e = strList(p, "/payload", "constraints", spec.MaxListItems); e != nil {
+	if h.Constraints, e = strList(p.Constraints, "/payload/constraints", spec.MaxListItems); e != nil {
 		return nil, nil, e
 	}
-	if h.DueBy, e = datetime(p, "/payload", "dueBy"); e != nil {
+	if h.DueBy, e = datetime(p.DueBy, "/payload/dueBy"); e != nil {
 		return nil, nil, e
 	}
 	return h, criteriaErr, nil
@@ -325,17 +324,33 @@ func handoffPayload(p map[string]any) (h *Handoff, criteriaErr, e *fieldError) {
 
 // ackPayload checks handoff.accepted (accepted must be true) and handoff.rejected
 // (accepted must be false, reason optional).
-func ackPayload(p map[string]any, accepted bool) (id, reason string, e *fieldError) {
-	if id, e = taskID(p, "/payload", "taskId"); e != nil {
+func ackPayload(p *spec.HandoffAck, accepted bool) (id, reason string, e *fieldError) {
+	if id, e = taskID(p.TaskID, "/payload/taskId"); e != nil {
 		return "", "", e
 	}
-	if b, ok := p["accepted"].(bool); !ok || b != accepted {
+	if !p.Accepted.OK || p.Accepted.V != accepted {
 		return "", "", ferr("/payload/accepted", "must be the boolean %v", accepted)
 	}
-	if reason, e = str(p, "/payload", "reason", false, spec.MaxReason); e != nil {
+	if reason, e = str(p.Reason, "/payload/reason", false, spec.MaxReason); e != nil {
 		return "", "", e
 	}
 	return id, reason, nil
+}
+
+// payloadProblem validates the payload of a message of a known type.
+func payloadProblem(env *Envelope) (e *fieldError) {
+	w := env.Wire
+	switch env.Type {
+	case spec.TypeCompletion:
+		_, e = completionPayload(w.Completion)
+	case spec.TypeStatusUpdate:
+		_, e = statusPayload(w.Status)
+	case spec.TypeHandoffRequest:
+		_, _, e = handoffPayload(w.Handoff)
+	default:
+		_, _, e = ackPayload(w.Ack, env.Type == spec.TypeHandoffAccepted)
+	}
+	return e
 }
 
 // HandoffMarkdown renders inputs/handoff.md (aof-1 §Handoff Artifacts 2).
@@ -365,25 +380,16 @@ func HandoffMarkdown(h *Handoff) []byte {
 // message at all. The orchestrator side judges with it whether a scheduler under
 // test had to reject what the agent sent.
 func EnvelopeProblem(line []byte) string {
-	det, obj, _ := detect(line)
+	det, w, _ := detect(line)
 	switch det {
 	case notProtocol:
 		return ""
 	case badJSON:
 		return ReasonInvalidJSON
 	}
-	env, unknown, e := decodeEnvelope(obj)
+	env, unknown, e := decodeEnvelope(w)
 	if e == nil && !unknown {
-		switch env.Type {
-		case spec.TypeCompletion:
-			_, e = completionPayload(env.Payload)
-		case spec.TypeStatusUpdate:
-			_, e = statusPayload(env.Payload)
-		case spec.TypeHandoffRequest:
-			_, _, e = handoffPayload(env.Payload)
-		default:
-			_, _, e = ackPayload(env.Payload, env.Type == spec.TypeHandoffAccepted)
-		}
+		e = payloadProblem(env)
 	}
 	if e != nil {
 		return ReasonInvalidEnvelope + ": " + e.Error()

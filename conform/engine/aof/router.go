@@ -82,7 +82,7 @@ func (r *Router) Handle(line []byte) Outcome {
 	if len(line) > spec.MaxMessage {
 		return r.reject(Outcome{Reason: ReasonMessageTooLarge, Detail: "message exceeds 10 MiB"}, "")
 	}
-	det, obj, prefixed := detect(line)
+	det, w, prefixed := detect(line)
 	o := Outcome{Prefixed: prefixed}
 	switch det {
 	case notProtocol:
@@ -92,7 +92,7 @@ func (r *Router) Handle(line []byte) Outcome {
 		o.Reason = ReasonInvalidJSON
 		return r.reject(o, "")
 	}
-	env, unknown, ferr := decodeEnvelope(obj)
+	env, unknown, ferr := decodeEnvelope(w)
 	o.Type, o.TaskID = env.Type, env.TaskID
 	if ferr != nil {
 		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
@@ -172,13 +172,11 @@ func (r *Router) admit(env *Envelope, o *Outcome, ferr *fieldError, holderOnly b
 // write run_result.json, log task.completed. Transitions wait for session_end or the
 // scheduler's stale-heartbeat recovery.
 func (r *Router) completion(env *Envelope, o Outcome) Outcome {
-	rr, ferr := completionPayload(env.Payload)
+	p := env.Wire.Completion
+	rr, ferr := completionPayload(p)
 	if ferr != nil && r.Fault == FaultAcceptInvalidReport {
 		// The fault: the report is recorded as it came, unvalidated.
-		rr, ferr = &RunResult{}, nil
-		rr.Outcome, _ = env.Payload["outcome"].(string)
-		rr.SummaryRef, _ = env.Payload["summaryRef"].(string)
-		rr.Notes, _ = env.Payload["notes"].(string)
+		rr, ferr = &RunResult{Outcome: p.Outcome.V, SummaryRef: p.SummaryRef.V, Notes: p.Notes.V}, nil
 	}
 	t, ok := r.admit(env, &o, ferr, true)
 	if !ok {
@@ -238,7 +236,7 @@ func (r *Router) refExists(t *Task, ref string) bool {
 
 // statusUpdate handles status.update (aof-1 §Status Update Protocol).
 func (r *Router) statusUpdate(env *Envelope, o Outcome) Outcome {
-	su, ferr := statusPayload(env.Payload)
+	su, ferr := statusPayload(env.Wire.Status)
 	// aof-1 requires payload.taskId = envelope taskId for handoff.request only
 	// (§Handoff Request Payload); a status.update is routed by its envelope, as the
 	// upstream router does (AOF-ENV-005 is a warning here).
@@ -326,7 +324,7 @@ func (r *Router) appendWorkLog(t *Task, su *StatusUpdate, extra string) bool {
 // handoffRequest handles handoff.request (aof-1 §Handoff Protocol), with the depth
 // guard: a child of a task at depth ≥ 1 is refused (nested_delegation).
 func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
-	h, criteriaErr, ferr := handoffPayload(env.Payload)
+	h, criteriaErr, ferr := handoffPayload(env.Wire.Handoff)
 	if ferr == nil && criteriaErr != nil && r.Fault == FaultStrictCriteria {
 		ferr = criteriaErr
 	}
@@ -400,7 +398,7 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 // Acceptance/Rejection).
 func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
 	accepted := env.Type == spec.TypeHandoffAccepted
-	id, reason, ferr := ackPayload(env.Payload, accepted)
+	id, reason, ferr := ackPayload(env.Wire.Ack, accepted)
 	// Routed by the envelope's taskId, like status.update: aof-1 requires the
 	// payload to match only on handoff.request.
 	if _, ok := r.admit(env, &o, ferr, false); !ok {

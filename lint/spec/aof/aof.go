@@ -4,6 +4,17 @@
 // and the size limits. The linter (lint/aof), the reference engine
 // (conform/engine/aof), the conformance checks (conform/checks) and mockagent all
 // call it; it imports neither lint nor conform (primitives in, values out).
+//
+// It also holds the protocol's wire messages, typed (wire.go): DecodeEnvelope
+// reads one message into an Envelope (§Envelope Fields) with the payload of its
+// type, a CompletionReport (§Completion Report Payload), StatusUpdate (§Status
+// Update Payload), HandoffRequest (§Handoff Request Payload; DecodeHandoff reads
+// the same from inputs/handoff.json) or HandoffAck (§Handoff
+// Acceptance/Rejection). Every member is a Member[T]: Set when the object has it
+// (null included), OK when its value has the spec's type, V the value; members
+// are matched by their exact names, the last of a repeated name winning, as a
+// decoding into map[string]any finds them (FuzzDecodeEnvelope holds the two
+// equal).
 package aof
 
 import (

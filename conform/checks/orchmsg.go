@@ -39,15 +39,10 @@ func orchmsgTaskID(s *conform.Session) string {
 }
 
 // orchmsgTaskOver reports whether an agent message says task is over (progress 1,
-// or an unrecoverable event:error: lint/spec/orchmsg.CompletesTask).
+// or an unrecoverable event:error: lint/spec/orchmsg's Message.Completes).
 func orchmsgTaskOver(r *conform.Record, task string) bool {
-	p := orchmsgPayload(r)
-	if p.TaskID.V != task {
-		return false
-	}
-	prog, hasProg := p.Progress.Get()
-	rec, hasRec := p.Recoverable.Get()
-	return spec.CompletesTask(r.Key, prog, hasProg, rec, hasRec)
+	m := orchmsgMsg(r.Msg)
+	return m.Payload.V.TaskID.V == task && m.Completes()
 }
 
 // orchmsgSubmitted maps each request:submit-task (by record seq) to the id of the

@@ -105,9 +105,9 @@ type Payload struct {
 
 	// request:ask-user (§Supported Requests 5) and event:question (§Supported
 	// Events 4): the question, its options and timeout (ms).
-	Question Field[string]  `json:"question"`
-	Options  Field[[]any]   `json:"options"`
-	Timeout  Field[float64] `json:"timeout"`
+	Question Field[string]          `json:"question"`
+	Options  Field[[]Field[Option]] `json:"options"`
+	Timeout  Field[float64]         `json:"timeout"`
 
 	// event:progress (§Supported Events 1): progress 0..1 and a message;
 	// Message is event:log's and notify:task-assigned's too.
@@ -145,7 +145,18 @@ type TaskInfo struct {
 	RequiredRole Field[string] `json:"requiredRole"`
 	Dependencies Field[[]any]  `json:"dependencies"`
 	Result       Field[any]    `json:"result"`
+	// Payload is the task's own payload (submit-task's payload.payload).
+	Payload Field[map[string]any] `json:"payload"`
 }
+
+// Option is one of request:ask-user's options (§Supported Requests 5).
+type Option struct {
+	Label Field[string] `json:"label"`
+	Value Field[string] `json:"value"`
+}
+
+// UnmarshalJSON reads the option's members by their exact names.
+func (o *Option) UnmarshalJSON(b []byte) error { return decodeObject(b, o) }
 
 // ErrorBody is a response:error's error (§Error Codes: code is one of
 // ErrorCodes).
@@ -233,4 +244,14 @@ func memberNames(t reflect.Type) []string {
 	}
 	names.Store(t, n)
 	return n
+}
+
+// Completes reports whether the message says its task is over: CompletesTask
+// on its type and its payload's progress and recoverable (neither, when the
+// payload is absent or no object).
+func (m *Message) Completes() bool {
+	p := &m.Payload.V
+	prog, hasProg := p.Progress.Get()
+	rec, hasRec := p.Recoverable.Get()
+	return CompletesTask(m.Type.V, prog, hasProg, rec, hasRec)
 }

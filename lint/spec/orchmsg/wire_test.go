@@ -149,7 +149,7 @@ func TestSchemaMembers(t *testing.T) {
 	}
 	delete(named, "")
 	named["top"]["taskId"] = true // the task_notification dialect's (Message.TaskID)
-	for _, k := range []string{"id", "name", "status", "requiredRole", "dependencies", "result"} {
+	for _, k := range []string{"id", "name", "status", "requiredRole", "dependencies", "result", "payload"} {
 		named["task"][k] = true // common.schema.json#/definitions/Task (the members TaskInfo reads)
 	}
 	for where, typ := range map[string]reflect.Type{"top": reflect.TypeFor[Message](), "payload": reflect.TypeFor[Payload](), "error": reflect.TypeFor[ErrorBody](), "task": reflect.TypeFor[TaskInfo]()} {

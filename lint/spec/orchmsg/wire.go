@@ -1,62 +1,11 @@
 package orchmsg
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"reflect"
-	"sync"
-)
+import "github.com/aopkit/aopkit/lint/internal/wirejson"
 
-// Field is one member of a received message as the peer sent it: Raw is its
-// JSON text (nil when the message has no such member), OK whether it is a T
-// (a JSON null is none), V its value then. A member of another type is kept
-// (Raw), not an error: a check tells "absent" from "present but no T" by Has
-// and OK, and reports what was sent by Any.
-type Field[T any] struct {
-	V   T
-	OK  bool
-	Raw json.RawMessage
-}
-
-// Get is the member's value and whether it is a T.
-func (f Field[T]) Get() (T, bool) { return f.V, f.OK }
-
-// Has reports whether the message has the member (of any type, null too).
-func (f Field[T]) Has() bool { return f.Raw != nil }
-
-// Any is the member as encoding/json decodes it into an any (numbers float64):
-// nil when absent. For diagnostics that quote what was sent.
-func (f Field[T]) Any() any {
-	var v any
-	if f.Raw != nil {
-		_ = json.Unmarshal(f.Raw, &v) // Raw is valid JSON: Decode read it
-	}
-	return v
-}
-
-// UnmarshalJSON keeps b and decodes it as a T when it is one.
-func (f *Field[T]) UnmarshalJSON(b []byte) error {
-	var zero T
-	*f = Field[T]{Raw: append(json.RawMessage(nil), b...)}
-	if !bytes.Equal(b, []byte("null")) && json.Unmarshal(b, &f.V) == nil {
-		f.OK = true
-	} else {
-		f.V = zero
-	}
-	return nil
-}
-
-// MarshalJSON writes the member as it was sent (null when it was not).
-func (f Field[T]) MarshalJSON() ([]byte, error) {
-	if f.Raw != nil {
-		return f.Raw, nil
-	}
-	return []byte("null"), nil
-}
-
-// IsZero reports an absent member (omitzero leaves it out).
-func (f Field[T]) IsZero() bool { return f.Raw == nil }
+// Field is one member of a received message as the peer sent it: absent
+// (Has false), present but no T (OK false; Raw and Any say what was sent), or
+// its value V (lint/internal/wirejson).
+type Field[T any] = wirejson.Field[T]
 
 // Message is one message of either side (§Base Message Structure), with the
 // members of responses (§Request/Response Pattern: correlationId, error) and
@@ -179,7 +128,7 @@ func (e *ErrorBody) UnmarshalJSON(b []byte) error { return decodeObject(b, e) }
 func (m *Message) UnmarshalJSON(b []byte) error { return decodeObject(b, m) }
 
 // ErrNotObject is Decode's error for a line that is JSON but no object.
-var ErrNotObject = errors.New("orchmsg: the message is no JSON object")
+var ErrNotObject = wirejson.ErrNotObject
 
 // Decode reads one message (one line). It fails when the line is no JSON
 // object, or one encoding/json cannot decode into an any (a number past
@@ -190,12 +139,8 @@ var ErrNotObject = errors.New("orchmsg: the message is no JSON object")
 // last of duplicates wins, and a member of the wrong type is kept, not an
 // error (Field).
 func Decode(line []byte) (*Message, error) {
-	var v any
-	if err := json.Unmarshal(line, &v); err != nil {
+	if err := wirejson.Valid(line); err != nil {
 		return nil, err
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, ErrNotObject
 	}
 	m := new(Message)
 	if err := decodeObject(line, m); err != nil {
@@ -204,47 +149,8 @@ func Decode(line []byte) (*Message, error) {
 	return m, nil
 }
 
-// decodeObject decodes the JSON object b into the struct dst points to: each
-// field's member by the exact name of its json tag (every field is a Field, so
-// no member's type fails it).
-func decodeObject(b []byte, dst any) error {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(b, &members); err != nil {
-		return err
-	}
-	if members == nil {
-		return ErrNotObject // null
-	}
-	v := reflect.ValueOf(dst).Elem()
-	for i, name := range memberNames(v.Type()) {
-		if raw, ok := members[name]; ok {
-			if err := json.Unmarshal(raw, v.Field(i).Addr().Interface()); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// names caches memberNames by type.
-var names sync.Map // reflect.Type → []string
-
-// memberNames are the json names of the fields of the struct type t, by index.
-func memberNames(t reflect.Type) []string {
-	if n, ok := names.Load(t); ok {
-		return n.([]string)
-	}
-	n := make([]string, t.NumField())
-	for i := range n {
-		tag := t.Field(i).Tag.Get("json")
-		if j := bytes.IndexByte([]byte(tag), ','); j >= 0 {
-			tag = tag[:j]
-		}
-		n[i] = tag
-	}
-	names.Store(t, n)
-	return n
-}
+// decodeObject decodes the JSON object b into dst by exact member names.
+func decodeObject(b []byte, dst any) error { return wirejson.DecodeObject(b, dst) }
 
 // Completes reports whether the message says its task is over: CompletesTask
 // on its type and its payload's progress and recoverable (neither, when the

@@ -6,18 +6,20 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/aopkit/aopkit/lint/linter"
+	aosspec "github.com/aopkit/aopkit/lint/spec/aos"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
-// orchmsgCorpus is every orchmsg message of the fixtures, the spec corpus, the
-// reference transcripts (the records' msg) and the upstream reference, each
-// as its own JSON text, by where it comes from.
-func orchmsgCorpus(t *testing.T) map[string][]byte {
+// wireCorpus is every JSON object of protocol p in the fixtures, the spec
+// corpus, the reference transcripts (the msg of p's records) and the upstream
+// reference, each as its own JSON text, by where it comes from.
+func wireCorpus(t *testing.T, p string) map[string][]byte {
 	t.Helper()
 	msgs := map[string][]byte{}
 	add := func(where string, b []byte) {
@@ -27,7 +29,7 @@ func orchmsgCorpus(t *testing.T) map[string][]byte {
 			Msg      json.RawMessage `json:"msg"`
 		}
 		if json.Unmarshal(b, &rec) == nil && rec.Aopkit != "" {
-			if rec.Protocol != "orchmsg" || rec.Msg == nil {
+			if rec.Protocol != p || rec.Msg == nil {
 				return
 			}
 			b = rec.Msg
@@ -36,7 +38,7 @@ func orchmsgCorpus(t *testing.T) map[string][]byte {
 			msgs[where] = b
 		}
 	}
-	for _, root := range []string{"../../fixtures/orchmsg", "../../fixtures/reference/orchmsg", "../../testdata/speccorpus/orchmsg", "/work/shared/reference/upstream/orchmsg"} {
+	for _, root := range []string{"../../fixtures/" + p, "../../fixtures/reference/" + p, "../../testdata/speccorpus/" + p, "/work/shared/reference/upstream/" + p} {
 		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || strings.HasSuffix(path, ".golden") {
 				return err
@@ -71,7 +73,7 @@ func orchmsgCorpus(t *testing.T) map[string][]byte {
 // non-empty string, and a message ORCH-SCHEMA-001 passes has a payload and an
 // error that are objects when present.
 func TestOrchmsgWireCorpus(t *testing.T) {
-	msgs := orchmsgCorpus(t)
+	msgs := wireCorpus(t, "orchmsg")
 	typed := 0
 	fired := map[string]int{}
 	for where, b := range msgs {
@@ -125,4 +127,71 @@ func TestOrchmsgWireCorpus(t *testing.T) {
 func isZero[T comparable](v T) bool {
 	var zero T
 	return v == zero
+}
+
+// TestAOSWireCorpus: lint/spec/aos reads every aos message of the corpus that
+// is one JSON object (DecodeRequest with a method, DecodeResponse without),
+// and agrees with aoplint: AOS-RPC-001 exactly when jsonrpc is not the string
+// "2.0"; on a request, AOS-RPC-002 exactly when its id is no string or
+// integer (Request.RequestID) and AOS-RPC-004 exactly when its method is a
+// string that is none of the AOS methods (aside from the dialects aoplint
+// names otherwise); on a response, AOS-RPC-003 exactly when it has both or
+// neither of result and error.
+func TestAOSWireCorpus(t *testing.T) {
+	msgs := wireCorpus(t, "aos")
+	reqs, resps := 0, 0
+	fired := map[string]int{}
+	for where, b := range msgs {
+		if !json.Valid(b) {
+			continue
+		}
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(b, &probe) != nil {
+			continue
+		}
+		if !slices.ContainsFunc([]string{"jsonrpc", "id", "method", "result", "error"}, func(k string) bool { return probe[k] != nil }) {
+			continue // no JSON-RPC message: the binding's executed line, the work script
+		}
+		found := map[string]bool{}
+		for _, d := range linter.LintBytes("message.json", b, linter.Options{Protocol: "aos"}).Diagnostics {
+			found[d.Rule] = true
+			fired[d.Rule]++
+		}
+		version := func(jsonrpc aosspec.Field[string]) {
+			if bad := !jsonrpc.OK || jsonrpc.V != "2.0"; bad != found["AOS-RPC-001"] {
+				t.Errorf("%s: jsonrpc %s: AOS-RPC-001 %v, the struct says bad %v", where, jsonrpc.Raw, found["AOS-RPC-001"], bad)
+			}
+		}
+		if _, isReq := probe["method"]; isReq {
+			req, err := aosspec.DecodeRequest(b)
+			if err != nil {
+				t.Errorf("%s: DecodeRequest: %v", where, err)
+				continue
+			}
+			reqs++
+			version(req.JSONRPC)
+			if _, ok := req.RequestID(); ok == found["AOS-RPC-002"] {
+				t.Errorf("%s: id %s: AOS-RPC-002 %v, RequestID ok %v", where, req.ID.Raw, found["AOS-RPC-002"], ok)
+			}
+			m, isStr := req.Method.Get()
+			if bad := isStr && !aosspec.IsMethod(m); bad != found["AOS-RPC-004"] && !found["AOS-DIALECT-004"] {
+				t.Errorf("%s: method %s: AOS-RPC-004 %v, the struct says unknown %v", where, req.Method.Raw, found["AOS-RPC-004"], bad)
+			}
+			continue
+		}
+		resp, err := aosspec.DecodeResponse(b)
+		if err != nil {
+			t.Errorf("%s: DecodeResponse: %v", where, err)
+			continue
+		}
+		resps++
+		version(resp.JSONRPC)
+		if bad := resp.Result.Has() == resp.Error.Has(); bad != found["AOS-RPC-003"] {
+			t.Errorf("%s: result %v, error %v: AOS-RPC-003 %v", where, resp.Result.Has(), resp.Error.Has(), found["AOS-RPC-003"])
+		}
+	}
+	if reqs < 50 || resps < 20 {
+		t.Fatalf("only %d requests and %d responses in %d messages: the walk is broken", reqs, resps, len(msgs))
+	}
+	t.Logf("%d messages: %d requests, %d responses; %v", len(msgs), reqs, resps, fired)
 }

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/aopkit/aopkit/conform"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
@@ -47,7 +48,7 @@ var orchmsgRequestsPayload = &conform.Check{
 					problem = "payload.taskId and payload.progress (0..1) are required"
 				}
 			case "event:log":
-				if l := p.Level.V; (l != "info" && l != "warn" && l != "error") || p.Message.V == "" {
+				if !slices.Contains(spec.LogLevels, p.Level.V) || p.Message.V == "" {
 					problem = "payload.level (info|warn|error) and payload.message are required"
 				}
 			case "event:error":

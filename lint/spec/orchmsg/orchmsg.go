@@ -243,6 +243,13 @@ const DefaultGracePeriod = 30 * time.Second
 // Roles are the agent roles of §Supported Requests 1.
 var Roles = []string{"worker", "planner", "reviewer"}
 
+// TaskStatuses are the task statuses of §Supported Requests 2 (query-tasks'
+// status filter).
+var TaskStatuses = []string{"queued", "running", "completed"}
+
+// LogLevels are event:log's levels (§Supported Events 2).
+var LogLevels = []string{"info", "warn", "error"}
+
 // IsRole reports whether r is one of Roles.
 func IsRole(r string) bool {
 	for _, x := range Roles {

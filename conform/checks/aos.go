@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/aopkit/aopkit/conform"
+	aosspec "github.com/aopkit/aopkit/lint/spec/aos"
 )
 
 type aosExecuted struct {
@@ -32,6 +33,15 @@ func aosExecutions(s *conform.Session) []aosExecuted {
 		}
 	}
 	return out
+}
+
+// aosRequest is the JSON-RPC request of an agent record as lint/spec/aos
+// decodes it: a request with no member when the record's body is none.
+func aosRequest(r *conform.Record) *aosspec.Request {
+	if req, err := aosspec.DecodeRequest(r.Msg); err == nil {
+		return req
+	}
+	return &aosspec.Request{}
 }
 
 // aosRequests returns the agent's JSON-RPC requests of a method ("" for all).
@@ -70,7 +80,7 @@ func aosScriptTools(s *conform.Session) []string {
 func aosReusedExecutionID(s *conform.Session) (id string, prev, seq, distinct int) {
 	seen := map[string]int{}
 	for _, r := range aosRequests(s, "steps/toolCallRequest") {
-		id := str(decode(r.Msg), "params", "toolCallRequest", "executionId")
+		id := aosRequest(r).Params.V.ToolCallRequest.V.ExecutionID.V
 		if p, dup := seen[id]; dup {
 			return id, p, r.Seq, len(seen)
 		}

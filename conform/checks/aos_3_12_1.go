@@ -26,14 +26,19 @@ var aosJSONRPCRequest = &conform.Check{
 		}
 		ids := map[string]int{}
 		for _, r := range reqs {
-			m := decode(r.Msg)
-			if m == nil {
+			// A body a decode into any does not read (no JSON, or a number past
+			// float64's range) is none: r.Obj.
+			if r.Obj() == nil {
 				return conform.Mismatch(fmt.Sprintf("record %d is not a JSON object", r.Seq), "a JSON-RPC request object", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
-			id := field(m, "id")
+			m := aosRequest(r)
+			// The id as a float64 (Any), as this check has always read it: an
+			// integer id of 2^53 or more is no id here, though aoplint's
+			// AOS-RPC-002 and the guardian (json.Number) take it.
+			id := m.ID.Any()
 			rid, idOK := aosspec.RequestID(id)
-			if str(m, "jsonrpc") != "2.0" || !aosspec.IsMethod(str(m, "method")) || !idOK {
-				return conform.Mismatch(fmt.Sprintf("record %d is not a valid AOS JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "an AOS method (steps/*, protocols/*, ping)", "id": "a string or integer"}, map[string]any{"jsonrpc": field(m, "jsonrpc"), "method": field(m, "method"), "id": id}).At(r.Seq)
+			if m.JSONRPC.V != "2.0" || !aosspec.IsMethod(m.Method.V) || !idOK {
+				return conform.Mismatch(fmt.Sprintf("record %d is not a valid AOS JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "an AOS method (steps/*, protocols/*, ping)", "id": "a string or integer"}, map[string]any{"jsonrpc": m.JSONRPC.Any(), "method": m.Method.Any(), "id": id}).At(r.Seq)
 			}
 			k := rid.String() // "1" and 1 are two ids
 			if prev, dup := ids[k]; dup {

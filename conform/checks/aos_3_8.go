@@ -25,7 +25,7 @@ var aosStepContext = &conform.Check{
 				continue
 			}
 			n++
-			ctx, _ := field(decode(r.Msg), "params", "context").(map[string]any)
+			ctx := aosRequest(r).Params.V.Context.V
 			var problems []string
 			if ctx == nil {
 				problems = append(problems, "params.context is required: a StepContext object")

@@ -22,7 +22,8 @@ var aosMessageParams = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		rs := aosRequests(s, "steps/message")
 		for _, r := range rs {
-			p, _ := field(decode(r.Msg), "params").(map[string]any)
+			// The params as a map: MessageProblem judges them.
+			p, _ := aosRequest(r).Params.Any().(map[string]any)
 			if perr := aosspec.MessageProblem(p); p == nil || perr != nil {
 				what := "params is required"
 				if perr != nil {

@@ -16,24 +16,33 @@ func orchmsgMsgs(s *conform.Session) []*conform.Record {
 	return out
 }
 
+// orchmsgMsg is the message of a record (its Msg, or an attempt's Input) as
+// lint/spec/orchmsg decodes it: a message with no member when it is none.
+func orchmsgMsg(b []byte) *spec.Message {
+	m, err := spec.Decode(b)
+	if err != nil {
+		return &spec.Message{}
+	}
+	return m
+}
+
+// orchmsgPayload is the payload of a record's message (no member when it has
+// none, or one that is no object).
+func orchmsgPayload(r *conform.Record) *spec.Payload { return &orchmsgMsg(r.Msg).Payload.V }
+
 // orchmsgTaskID is the task the harness assigned.
 func orchmsgTaskID(s *conform.Session) string {
 	if a := s.Attempt(1); a != nil {
-		return str(decode(a.Input), "payload", "taskId")
+		return orchmsgMsg(a.Input).Payload.V.TaskID.V
 	}
 	return ""
 }
 
 // orchmsgTaskOver reports whether an agent message says task is over (progress 1,
-// or an unrecoverable event:error: lint/spec/orchmsg.CompletesTask).
+// or an unrecoverable event:error: lint/spec/orchmsg's Message.Completes).
 func orchmsgTaskOver(r *conform.Record, task string) bool {
-	m := decode(r.Msg)
-	if str(m, "payload", "taskId") != task {
-		return false
-	}
-	prog, hasProg := num(m, "payload", "progress")
-	rec, hasRec := field(m, "payload", "recoverable").(bool)
-	return spec.CompletesTask(r.Key, prog, hasProg, rec, hasRec)
+	m := orchmsgMsg(r.Msg)
+	return m.Payload.V.TaskID.V == task && m.Completes()
 }
 
 // orchmsgSubmitted maps each request:submit-task (by record seq) to the id of the
@@ -41,7 +50,7 @@ func orchmsgTaskOver(r *conform.Record, task string) bool {
 func orchmsgSubmitted(s *conform.Session) map[int]string {
 	reqs := map[string]int{}
 	for _, r := range s.ByKey(0, "request:submit-task") {
-		if id, ok := field(decode(r.Msg), "id").(string); ok {
+		if id, ok := orchmsgMsg(r.Msg).ID.Get(); ok {
 			if _, dup := reqs[id]; !dup {
 				reqs[id] = r.Seq
 			}
@@ -53,12 +62,12 @@ func orchmsgSubmitted(s *conform.Session) map[int]string {
 		if r.From != conform.ActorOrchestrator || r.Msg == nil {
 			continue
 		}
-		m := decode(r.Msg)
-		if str(m, "type") != "response:success" {
+		m := orchmsgMsg(r.Msg)
+		if m.Type.V != "response:success" {
 			continue
 		}
-		if seq, ok := reqs[str(m, "correlationId")]; ok {
-			if id := str(m, "payload", "task", "id"); id != "" {
+		if seq, ok := reqs[m.CorrelationID.V]; ok {
+			if id := m.Payload.V.Task.V.ID.V; id != "" {
 				ids[seq] = id
 			}
 		}

@@ -36,7 +36,7 @@ var orchmsgCancelStopsTask = &conform.Check{
 			if r.Time.Before(limit) {
 				continue
 			}
-			if (r.Key == "event:progress" && str(decode(r.Msg), "payload", "taskId") == task) || strings.HasPrefix(r.Key, "request:submit-task") {
+			if (r.Key == "event:progress" && orchmsgPayload(r).TaskID.V == task) || strings.HasPrefix(r.Key, "request:submit-task") {
 				return conform.Mismatch(fmt.Sprintf("record %d continues the cancelled task", r.Seq), "no progress or new work for "+task+" after notify:task-cancelled", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
 		}

@@ -25,14 +25,14 @@ var orchmsgFormatBaseFields = &conform.Check{
 			return conform.Failf("the agent sent no protocol message")
 		}
 		for _, r := range msgs {
-			m := decode(r.Msg)
-			id, idOK := field(m, "id").(string)
-			ts := str(m, "timestamp")
-			if aid, ok := field(m, "agentId").(string); ok && aid != "agent-under-test" {
+			m := orchmsgMsg(r.Msg)
+			id, idOK := m.ID.Get()
+			ts := m.Timestamp.V
+			if aid, ok := m.AgentID.Get(); ok && aid != "agent-under-test" {
 				return conform.Mismatch(fmt.Sprintf("record %d carries another agent's agentId", r.Seq), "agentId \"agent-under-test\" (ORCHMSG_AGENT_ID) or none", aid).At(r.Seq)
 			}
 			if _, _, tsOK := spec.ParseTime(ts); !idOK || id == "" || !tsOK {
-				return conform.Mismatch(fmt.Sprintf("record %d lacks a string id or an ISO 8601 timestamp", r.Seq), map[string]string{"id": "a non-empty string", "timestamp": "ISO 8601"}, map[string]any{"id": field(m, "id"), "timestamp": field(m, "timestamp")}).At(r.Seq)
+				return conform.Mismatch(fmt.Sprintf("record %d lacks a string id or an ISO 8601 timestamp", r.Seq), map[string]string{"id": "a non-empty string", "timestamp": "ISO 8601"}, map[string]any{"id": m.ID.Any(), "timestamp": m.Timestamp.Any()}).At(r.Seq)
 			}
 		}
 		return conform.Passf("%d messages with type, id and timestamp", len(msgs))
@@ -57,7 +57,7 @@ var orchmsgFormatUUIDIDs = &conform.Check{
 		}
 		for _, r := range msgs {
 			// A missing or empty id is format/base-fields' (a MUST).
-			if id, ok := field(decode(r.Msg), "id").(string); ok && id != "" && !spec.IsID(id) {
+			if id, ok := orchmsgMsg(r.Msg).ID.Get(); ok && id != "" && !spec.IsID(id) {
 				return conform.Mismatch(fmt.Sprintf("record %d's id is not a UUID", r.Seq), "a UUID, bare or with a short prefix (\"req-123e4567-e89b-12d3-a456-426614174000\")", id).At(r.Seq)
 			}
 		}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/aopkit/aopkit/conform"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
@@ -20,8 +21,7 @@ var orchmsgRequestsPayload = &conform.Check{
 	Good:        `{"type":"request:get-task","id":"req-3f2b9c1e-7d4a-4e8b-9c6d-5a1b2c3d4e5f","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123"}}`,
 	Run: func(s *conform.Session) conform.Outcome {
 		for _, r := range orchmsgMsgs(s) {
-			m := decode(r.Msg)
-			p, ok := field(m, "payload").(map[string]any)
+			p, ok := orchmsgMsg(r.Msg).Payload.Get()
 			if !ok && r.Key != "request:query-agents" && r.Key != "request:query-tasks" {
 				if spec.IsAgentType(r.Key) {
 					return conform.Mismatch(fmt.Sprintf("record %d (%s) has no payload object", r.Seq, r.Key), "a payload object", "none").At(r.Seq)
@@ -31,28 +31,28 @@ var orchmsgRequestsPayload = &conform.Check{
 			var problem string
 			switch r.Key {
 			case "request:get-task":
-				if str(p, "taskId") == "" {
+				if p.TaskID.V == "" {
 					problem = "payload.taskId is required"
 				}
 			case "request:ask-user", "event:question":
-				if str(p, "question") == "" {
+				if p.Question.V == "" {
 					problem = "payload.question is required"
 				}
 			case "request:submit-task":
-				if str(p, "name") == "" {
+				if p.Name.V == "" {
 					problem = "payload.name is required"
 				}
 			case "event:progress":
-				v, ok := num(p, "progress")
-				if str(p, "taskId") == "" || !ok || v < 0 || v > 1 {
+				v, ok := p.Progress.Get()
+				if p.TaskID.V == "" || !ok || v < 0 || v > 1 {
 					problem = "payload.taskId and payload.progress (0..1) are required"
 				}
 			case "event:log":
-				if l := str(p, "level"); (l != "info" && l != "warn" && l != "error") || str(p, "message") == "" {
+				if !slices.Contains(spec.LogLevels, p.Level.V) || p.Message.V == "" {
 					problem = "payload.level (info|warn|error) and payload.message are required"
 				}
 			case "event:error":
-				if str(p, "error") == "" {
+				if p.Error.V == "" {
 					problem = "payload.error is required"
 				}
 			}

@@ -97,25 +97,39 @@ var orchmsgChecks = []*conform.Check{
 	},
 }
 
-// orchmsgIn decodes the orchestrator's messages to one launch.
-func orchmsgIn(l *Launch) []struct {
+// orchmsgEvent is a message of a launch and the message, decoded.
+type orchmsgEvent struct {
 	e *Event
-	m map[string]any
-} {
-	var out []struct {
-		e *Event
-		m map[string]any
-	}
+	m *spec.Message
+}
+
+// orchmsgIn decodes the orchestrator's messages to one launch.
+func orchmsgIn(l *Launch) []orchmsgEvent {
+	var out []orchmsgEvent
 	for _, e := range l.Messages("stdin", "") {
-		var m map[string]any
-		if json.Unmarshal([]byte(e.Line), &m) == nil {
-			out = append(out, struct {
-				e *Event
-				m map[string]any
-			}{e, m})
+		if m, err := spec.Decode([]byte(e.Line)); err == nil {
+			out = append(out, orchmsgEvent{e, m})
 		}
 	}
 	return out
+}
+
+// orchmsgMsg is a message as lint/spec/orchmsg decodes it: one with no member
+// when the line is no message.
+func orchmsgMsg(line string) *spec.Message {
+	m, err := spec.Decode([]byte(line))
+	if err != nil {
+		return &spec.Message{}
+	}
+	return m
+}
+
+// orchmsgPayloadJSON quotes a payload: null when it is no object.
+func orchmsgPayloadJSON(m *spec.Message) string {
+	if !m.Payload.OK {
+		return clipJSON(nil)
+	}
+	return clipJSON(m.Payload.Any())
 }
 
 func orchmsgGiven(s *conform.Session) (string, error) {
@@ -143,8 +157,7 @@ func orchmsgTaskAssigned(s *conform.Session) conform.Outcome {
 		return conform.Mismatch("the agent received no message", "notify:task-assigned for "+want, "nothing on stdin").At(l.Seqs("stdin", "stdin-eof")...)
 	}
 	first := in[0]
-	p, _ := first.m["payload"].(map[string]any)
-	got, _ := p["taskId"].(string)
+	got := first.m.Payload.V.TaskID.V
 	if first.e.Key != "notify:task-assigned" || got != want {
 		return conform.Mismatch("the orchestrator's first message is not the assignment of the task it was given", "notify:task-assigned, taskId "+want, first.e.Key+", taskId "+got).At(first.e.Seq)
 	}
@@ -195,13 +208,12 @@ func orchmsgCorrelation(s *conform.Session) conform.Outcome {
 			if !strings.HasPrefix(e.Key, "request:") {
 				continue
 			}
-			var m map[string]any
-			json.Unmarshal([]byte(e.Line), &m)
-			id, _ := m["id"].(string)
+			m := orchmsgMsg(e.Line)
+			id := m.ID.V
 			if id == "" || reqs[id] != nil {
 				continue // the agent's fault (ORCH-BASE-001, ORCH-SEQ-003): not the orchestrator's to answer twice
 			}
-			p, _ := m["payload"].(map[string]any)
+			p := &m.Payload.V
 			// ask-user waits for the user as long as its own timeout says; a
 			// TIMEOUT at the deadline is the answer, read later on a loaded
 			// machine (how punctual it is: orchmsg/orch/errors/timeout).
@@ -214,7 +226,7 @@ func orchmsgCorrelation(s *conform.Session) conform.Outcome {
 			if !strings.HasPrefix(in.e.Key, "response:") {
 				continue
 			}
-			c, _ := in.m["correlationId"].(string)
+			c := in.m.CorrelationID.V
 			r := reqs[c]
 			if r == nil || in.e.At.Before(r.e.At) {
 				return conform.Mismatch(fmt.Sprintf("launch %d: a response answers no request the agent made", l.N), "correlationId = the id of a pending request", fmt.Sprintf("correlationId %q", c)).At(in.e.Seq)
@@ -253,10 +265,10 @@ func orchmsgShutdownGrace(s *conform.Session) conform.Outcome {
 	var grace time.Duration
 	for _, in := range orchmsgIn(l) {
 		if in.e.Key == "notify:shutdown" {
-			p, _ := in.m["payload"].(map[string]any)
-			g, ok := p["gracePeriod"].(float64)
+			gp := in.m.Payload.V.GracePeriod
+			g, ok := gp.Get()
 			if !ok || g < 0 {
-				return conform.Mismatch("notify:shutdown without a gracePeriod", "payload.gracePeriod in ms", fmt.Sprint(p["gracePeriod"])).At(in.e.Seq)
+				return conform.Mismatch("notify:shutdown without a gracePeriod", "payload.gracePeriod in ms", fmt.Sprint(gp.Any())).At(in.e.Seq)
 			}
 			shut, grace = in.e, time.Duration(g*float64(time.Millisecond))
 			break
@@ -296,20 +308,18 @@ func orchmsgGetTaskError(s *conform.Session, what string, pick func(w orchmsgTas
 	xs := orchmsgExchanges(&ls[0])
 	for _, x := range xs {
 		if x.typ == "request:submit-task" && x.ans != nil {
-			p, _ := x.answer["payload"].(map[string]any)
-			t, _ := p["task"].(map[string]any)
-			if id, _ := t["id"].(string); id != "" {
+			if id := x.answer.Payload.V.Task.V.ID.V; id != "" {
 				known[id] = true
 			}
 		}
 	}
 	want := "response:error with code " + strings.Join(codes, " or ")
 	for _, x := range xs {
-		tid, _ := x.payload["taskId"].(string)
+		tid := x.payload().TaskID.V
 		if x.typ != "request:get-task" || tid == w.TaskID && tid != "" || !pick(w, tid, known[tid]) {
 			continue
 		}
-		asked := "request:get-task " + clipJSON(x.payload) + " (" + what + ")"
+		asked := "request:get-task " + orchmsgPayloadJSON(x.msg) + " (" + what + ")"
 		switch {
 		case cutShort(s, x):
 			return conform.NotTestedf("%s was still pending when the harness stopped the orchestrator", asked)
@@ -371,7 +381,7 @@ func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
 	l := &ls[0]
 	answers := map[string]*Event{}
 	for _, in := range orchmsgIn(l) {
-		if c, _ := in.m["correlationId"].(string); c != "" && answers[c] == nil && strings.HasPrefix(in.e.Key, "response:") {
+		if c := in.m.CorrelationID.V; c != "" && answers[c] == nil && strings.HasPrefix(in.e.Key, "response:") {
 			answers[c] = in.e
 		}
 	}
@@ -393,9 +403,7 @@ func orchmsgFloodRejected(s *conform.Session) conform.Outcome {
 		if !o || !strings.HasPrefix(e.Key, "request:") {
 			continue
 		}
-		var m map[string]any
-		json.Unmarshal([]byte(e.Line), &m)
-		id, _ := m["id"].(string)
+		id := orchmsgMsg(e.Line).ID.V
 		a := answers[id]
 		if a == nil {
 			if watched.Sub(e.At) < answerWithin {

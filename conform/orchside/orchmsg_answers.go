@@ -121,17 +121,17 @@ func orchmsgWorld(s *conform.Session) orchmsgTaskFile {
 type orchmsgExchange struct {
 	req     *Event
 	typ, id string
-	payload map[string]any
+	msg     *spec.Message
 	ans     *Event
-	answer  map[string]any
+	answer  *spec.Message // no member when there is no answer
 }
 
+// payload is the request's payload (no member when it has none, or one that is
+// no object).
+func (x *orchmsgExchange) payload() *spec.Payload { return &x.msg.Payload.V }
+
 // code is the answer's error code ("" for a success or no answer).
-func (x *orchmsgExchange) code() string {
-	eo, _ := x.answer["error"].(map[string]any)
-	c, _ := eo["code"].(string)
-	return c
-}
+func (x *orchmsgExchange) code() string { return x.answer.Error.V.Code.V }
 
 // answered describes the answer for a message.
 func (x *orchmsgExchange) answered() string {
@@ -141,7 +141,7 @@ func (x *orchmsgExchange) answered() string {
 	case x.ans.Key == "response:error":
 		return fmt.Sprintf("response:error %q", x.code())
 	}
-	return x.ans.Key + " " + clipJSON(x.answer["payload"])
+	return x.ans.Key + " " + clipJSON(x.answer.Payload.Any())
 }
 
 func (x *orchmsgExchange) seqs() []int {
@@ -160,18 +160,15 @@ func orchmsgExchanges(l *Launch) []*orchmsgExchange {
 		if !strings.HasPrefix(e.Key, "request:") {
 			continue
 		}
-		var m map[string]any
-		json.Unmarshal([]byte(e.Line), &m)
-		x := &orchmsgExchange{req: e, typ: e.Key}
-		x.id, _ = m["id"].(string)
-		x.payload, _ = m["payload"].(map[string]any)
+		x := &orchmsgExchange{req: e, typ: e.Key, msg: orchmsgMsg(e.Line), answer: &spec.Message{}}
+		x.id = x.msg.ID.V
 		out = append(out, x)
 		if x.id != "" && byID[x.id] == nil {
 			byID[x.id] = x
 		}
 	}
 	for _, in := range orchmsgIn(l) {
-		c, _ := in.m["correlationId"].(string)
+		c := in.m.CorrelationID.V
 		if x := byID[c]; x != nil && x.ans == nil && strings.HasPrefix(in.e.Key, "response:") && !in.e.At.Before(x.req.At) {
 			x.ans, x.answer = in.e, in.m
 		}
@@ -239,10 +236,7 @@ func orchmsgNoLaunch() conform.Outcome {
 }
 
 // askTimeout is the question's own timeout in ms (0: none).
-func askTimeout(p map[string]any) float64 {
-	ms, _ := p["timeout"].(float64)
-	return ms
-}
+func askTimeout(p *spec.Payload) float64 { return p.Timeout.V }
 
 func orchmsgTimeout(s *conform.Session) conform.Outcome {
 	ls := launchesOf(s)
@@ -259,7 +253,7 @@ func orchmsgTimeout(s *conform.Session) conform.Outcome {
 		if x.typ != "request:ask-user" {
 			continue
 		}
-		ms := askTimeout(x.payload)
+		ms := askTimeout(x.payload())
 		deadline := spec.RequestDeadline(x.typ, ms)
 		what := fmt.Sprintf("a question with a timeout of %s", deadline)
 		if ms <= 0 {
@@ -302,14 +296,38 @@ func orchmsgTimeout(s *conform.Session) conform.Outcome {
 	return o
 }
 
-// orchmsgFilterMismatch says which filter of the request an item breaks ("":
-// none).
-func orchmsgFilterMismatch(item map[string]any, filters map[string]any, fields ...string) string {
-	for _, f := range fields {
-		want, ok := filters[f]
-		if !ok {
-			continue
+// orchmsgFilter is a filter of a query (a member of its payload) and its
+// value as sent.
+type orchmsgFilter struct {
+	name string
+	want any
+}
+
+// orchmsgFilters are the filters of a query of type typ that its payload p
+// gives (present, of any type), in the order of the spec's payloads.
+func orchmsgFilters(typ string, p *spec.Payload) []orchmsgFilter {
+	var out []orchmsgFilter
+	add := func(name string, raw []byte, v any) {
+		if raw != nil {
+			out = append(out, orchmsgFilter{name, v})
 		}
+	}
+	switch typ {
+	case "request:query-agents":
+		add("role", p.Role.Raw, p.Role.Any())
+		add("status", p.Status.Raw, p.Status.Any())
+		add("capabilities", p.Capabilities.Raw, p.Capabilities.Any())
+	case "request:query-tasks":
+		add("status", p.Status.Raw, p.Status.Any())
+		add("requiredRole", p.RequiredRole.Raw, p.RequiredRole.Any())
+	}
+	return out
+}
+
+// orchmsgFilterMismatch says which of the filters an item breaks ("": none).
+func orchmsgFilterMismatch(item map[string]any, filters []orchmsgFilter) string {
+	for _, fl := range filters {
+		f, want := fl.name, fl.want
 		have := item[f]
 		switch w := want.(type) {
 		case string:
@@ -343,30 +361,30 @@ func orchmsgQueryFilters(s *conform.Session) conform.Outcome {
 			if x.ans == nil || x.ans.Key != "response:success" {
 				continue
 			}
-			p, _ := x.answer["payload"].(map[string]any)
+			p := &x.answer.Payload.V
 			var list string
-			var fields []string
+			var items []any
 			switch x.typ {
 			case "request:query-agents":
-				list, fields = "agents", []string{"role", "status", "capabilities"}
+				list, items = "agents", p.Agents.V
 			case "request:query-tasks":
-				list, fields = "tasks", []string{"status", "requiredRole"}
+				list, items = "tasks", p.Tasks.V
 			default:
 				continue
 			}
-			items, _ := p[list].([]any)
 			judged++
-			if lim, ok := x.payload["limit"].(float64); ok && x.typ == "request:query-tasks" && float64(len(items)) > lim {
-				return sent(conform.Mismatch(fmt.Sprintf("%s %s answered with more tasks than its limit", x.typ, clipJSON(x.payload)), fmt.Sprintf("at most %v tasks", lim), fmt.Sprintf("%d tasks", len(items))).At(x.seqs()...))
+			if lim, ok := x.payload().Limit.Get(); ok && x.typ == "request:query-tasks" && float64(len(items)) > lim {
+				return sent(conform.Mismatch(fmt.Sprintf("%s %s answered with more tasks than its limit", x.typ, orchmsgPayloadJSON(x.msg)), fmt.Sprintf("at most %v tasks", lim), fmt.Sprintf("%d tasks", len(items))).At(x.seqs()...))
 			}
+			filters := orchmsgFilters(x.typ, x.payload())
 			for _, it := range items {
 				m, _ := it.(map[string]any)
-				why := orchmsgFilterMismatch(m, x.payload, fields...)
+				why := orchmsgFilterMismatch(m, filters)
 				if id, _ := m["id"].(string); why == "" && x.typ == "request:query-tasks" && others[id] {
 					why = "task " + id + " is another agent's (Agents can only query their own tasks)"
 				}
 				if why != "" {
-					return sent(conform.Mismatch(fmt.Sprintf("%s %s lists %s, which its filters exclude", x.typ, clipJSON(x.payload), clipJSON(it)), "only "+list+" matching every filter given", why).At(x.seqs()...))
+					return sent(conform.Mismatch(fmt.Sprintf("%s %s lists %s, which its filters exclude", x.typ, orchmsgPayloadJSON(x.msg), clipJSON(it)), "only "+list+" matching every filter given", why).At(x.seqs()...))
 				}
 			}
 		}
@@ -391,10 +409,8 @@ func orchmsgAskUser(s *conform.Session) conform.Outcome {
 			}
 			judged++
 			var values []string
-			opts, _ := x.payload["options"].([]any)
-			for _, o := range opts {
-				om, _ := o.(map[string]any)
-				if v, ok := om["value"].(string); ok {
+			for _, o := range x.payload().Options.V {
+				if v, ok := o.V.Value.Get(); ok {
 					values = append(values, v)
 				}
 			}
@@ -404,20 +420,20 @@ func orchmsgAskUser(s *conform.Session) conform.Outcome {
 				return conform.NotJudgedf("orchmsg/orch/resp/fits-request", "request:ask-user answered INVALID_MESSAGE_TYPE (no handler for it)").At(x.seqs()...)
 			}
 			if x.ans.Key == "response:error" {
-				deadline := spec.RequestDeadline(x.typ, askTimeout(x.payload))
+				deadline := spec.RequestDeadline(x.typ, askTimeout(x.payload()))
 				if d := x.ans.At.Sub(x.req.At); x.code() != "TIMEOUT" || d < deadline-early {
 					return sent(conform.Mismatch("request:ask-user was not put to the user: "+x.answered()+fmt.Sprintf(" after %s", d.Round(time.Millisecond)), fmt.Sprintf("response:success with the user's answer, or TIMEOUT after %s", deadline), x.answered()).At(x.seqs()...))
 				}
 				continue
 			}
-			p, _ := x.answer["payload"].(map[string]any)
-			a, ok := p["answer"].(string)
+			answer := x.answer.Payload.V.Answer
+			a, ok := answer.Get()
 			if !ok || strings.TrimSpace(a) == "" || (len(values) > 0 && !slices.Contains(values, a)) {
 				want := "a non-empty payload.answer"
 				if len(values) > 0 {
 					want = "payload.answer one of " + strings.Join(values, ", ")
 				}
-				return sent(conform.Mismatch("request:ask-user answered with no answer its question offered", want, clipJSON(p["answer"])).At(x.seqs()...))
+				return sent(conform.Mismatch("request:ask-user answered with no answer its question offered", want, clipJSON(answer.Any())).At(x.seqs()...))
 			}
 		}
 	}
@@ -439,11 +455,11 @@ func orchmsgTaskCancelled(s *conform.Session) conform.Outcome {
 	l := &ls[0]
 	timeout := time.Duration(w.Orchestrator.TaskTimeout)
 	var assigned, cancel *Event
-	var cancelPayload map[string]any
+	var cancelPayload *spec.Payload
 	for _, in := range orchmsgIn(l) {
-		p, _ := in.m["payload"].(map[string]any)
-		tid, _ := p["taskId"].(string)
-		if top, _ := in.m["taskId"].(string); tid == "" {
+		p := &in.m.Payload.V
+		tid := p.TaskID.V
+		if top := in.m.TaskID.V; tid == "" {
 			tid = top // the upstream prototype's {"type":"task_notification","taskId"}: task-assigned names that
 		}
 		assigning := in.e.Key == "notify:task-assigned" || in.e.Key == "task_notification"
@@ -463,9 +479,7 @@ func orchmsgTaskCancelled(s *conform.Session) conform.Outcome {
 		// Owed only when the task outlived its timeout while the orchestrator
 		// alone acted: reported done earlier, or cut by the harness, it is not.
 		for _, e := range l.Messages("stdout", "") {
-			var m map[string]any
-			json.Unmarshal([]byte(e.Line), &m)
-			if tid, over := engorchmsg.TaskOver(m); over && tid == w.TaskID && e.At.Sub(assigned.At) < timeout {
+			if tid, over := engorchmsg.TaskOver(orchmsgMsg(e.Line)); over && tid == w.TaskID && e.At.Sub(assigned.At) < timeout {
 				return conform.NotTestedf("the agent reported the task over before its timeout (the scenario's cue failed)")
 			}
 		}
@@ -485,11 +499,11 @@ func orchmsgTaskCancelled(s *conform.Session) conform.Outcome {
 		o := conform.Mismatch(fmt.Sprintf("the task ran past its timeout of %s (orchestrator.task_timeout) and was never cancelled", timeout), "notify:task-cancelled for "+w.TaskID, "none").At(l.Seqs("signal", "stdin-eof", "exit")...)
 		return o
 	}
-	if tid, _ := cancelPayload["taskId"].(string); tid != w.TaskID {
-		return sent(conform.Mismatch("notify:task-cancelled names another task", "payload.taskId "+w.TaskID, clipJSON(cancelPayload["taskId"])).At(cancel.Seq))
+	if tid := cancelPayload.TaskID.V; tid != w.TaskID {
+		return sent(conform.Mismatch("notify:task-cancelled names another task", "payload.taskId "+w.TaskID, clipJSON(cancelPayload.TaskID.Any())).At(cancel.Seq))
 	}
-	if r, _ := cancelPayload["reason"].(string); strings.TrimSpace(r) == "" {
-		return sent(conform.Mismatch("notify:task-cancelled gives no reason", "payload.reason, a non-empty string", clipJSON(cancelPayload["reason"])).At(cancel.Seq))
+	if r := cancelPayload.Reason.V; strings.TrimSpace(r) == "" {
+		return sent(conform.Mismatch("notify:task-cancelled gives no reason", "payload.reason, a non-empty string", clipJSON(cancelPayload.Reason.Any())).At(cancel.Seq))
 	}
 	// The orchestrator's clock starts when it sends the assignment, which the
 	// agent may read late (a loaded machine starts it late): only a cancellation
@@ -503,14 +517,12 @@ func orchmsgTaskCancelled(s *conform.Session) conform.Outcome {
 		if x.typ != "request:get-task" || x.req.At.Before(cancel.At) || x.ans == nil || x.ans.Key != "response:success" {
 			continue
 		}
-		if tid, _ := x.payload["taskId"].(string); tid != w.TaskID {
+		if x.payload().TaskID.V != w.TaskID {
 			continue
 		}
-		p, _ := x.answer["payload"].(map[string]any)
-		t, _ := p["task"].(map[string]any)
-		if st, _ := t["status"].(string); st == "running" || st == "queued" {
+		if st := x.answer.Payload.V.Task.V.Status.V; st == "running" || st == "queued" {
 			return sent(conform.Mismatch("after notify:task-cancelled, get-task still shows the task as live", "a status that is neither running nor queued (cancelled), or response:error", "status "+st).At(cancel.Seq, x.req.Seq, x.ans.Seq))
 		}
 	}
-	return conform.Passf("notify:task-cancelled for %s (%q) %s after the assignment, and the task no longer live", w.TaskID, cancelPayload["reason"], cancel.At.Sub(assigned.At).Round(time.Millisecond)).At(assigned.Seq, cancel.Seq)
+	return conform.Passf("notify:task-cancelled for %s (%q) %s after the assignment, and the task no longer live", w.TaskID, cancelPayload.Reason.V, cancel.At.Sub(assigned.At).Round(time.Millisecond)).At(assigned.Seq, cancel.Seq)
 }

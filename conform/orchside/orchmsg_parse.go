@@ -34,7 +34,7 @@ func orchmsgLines(s *conform.Session) conform.Outcome {
 		if x.typ != "request:get-task" {
 			continue
 		}
-		asked := "request:get-task " + clipJSON(x.payload) + ", written in one write with the agent's log line before it"
+		asked := "request:get-task " + orchmsgPayloadJSON(x.msg) + ", written in one write with the agent's log line before it"
 		switch {
 		case cutShort(s, x):
 			return conform.NotTestedf("%s was still pending when the harness stopped the orchestrator", asked)

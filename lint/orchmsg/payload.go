@@ -7,6 +7,7 @@ import (
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/numlit"
 	"github.com/aopkit/aopkit/lint/jsonread"
+	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
 // PayloadProgress: progress is a fraction.
@@ -88,9 +89,9 @@ func checkPriorityAt(p *lint.Pass, n *jsonread.Node, i int) {
 }
 
 var (
-	roles        = []string{"worker", "planner", "reviewer"}
-	taskStatuses = []string{"queued", "running", "completed"}
-	logLevels    = []string{"info", "warn", "error"}
+	roles        = spec.Roles
+	taskStatuses = spec.TaskStatuses
+	logLevels    = spec.LogLevels
 )
 
 // enumAt is one enumerated member: its pointer (a format taking the array index

@@ -117,7 +117,7 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		delete(msg, "citation")
 		msg["citations"] = []any{}
 	}
-	if res, err := a.call("steps/message", msg); err == nil && res["decision"] == "deny" {
+	if res, err := a.call("steps/message", msg); err == nil && res.Decision.V == "deny" {
 		fmt.Fprintln(env.Stderr, "mockagent aos: the guardian denied the user message; stopping")
 		return 0
 	}
@@ -149,7 +149,7 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		res, err := a.call(method, map[string]any{"context": a.context(),
 			"toolCallRequest": map[string]any{"executionId": execID, "toolId": tool.Name, "inputs": inputs(tool.Arguments)},
 			"reasoning":       fmt.Sprintf("Step %d of the work script.", i+1)})
-		decision, _ := res["decision"].(string)
+		decision := res.Decision.V
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "mockagent aos: %s: %v; not running %s (fail closed)\n", method, err, tool.Name)
 			decision = "deny"
@@ -219,25 +219,16 @@ func inputs(args map[string]any) []any {
 }
 
 // modified reads the call to run from result.modifiedRequest.
-func modified(res map[string]any, name string, args map[string]any) (string, map[string]any) {
-	mr, _ := res["modifiedRequest"].(map[string]any)
-	params, _ := mr["params"].(map[string]any)
-	tc, _ := params["toolCallRequest"].(map[string]any)
-	if tc == nil {
+func modified(res *spec.Result, name string, args map[string]any) (string, map[string]any) {
+	tc, ok := res.ModifiedRequest.V.Params.V.ToolCallRequest.Get()
+	if !ok {
 		return name, args
 	}
-	if id, ok := tc["toolId"].(string); ok && id != "" {
+	if id, ok := tc.ToolID.Get(); ok && id != "" {
 		name = id
 	}
-	if ins, ok := tc["inputs"].([]any); ok {
-		args = map[string]any{}
-		for _, x := range ins {
-			if in, ok := x.(map[string]any); ok {
-				if n, ok := in["name"].(string); ok {
-					args[n] = in["value"]
-				}
-			}
-		}
+	if tc.Inputs.OK {
+		args = tc.Args(false)
 	}
 	return name, args
 }
@@ -255,8 +246,9 @@ func (a *agent) result(execID string) {
 		"result": map[string]any{"outputs": []any{map[string]any{"kind": "text", "text": "ok"}}, "isError": false}})
 }
 
-// call sends one request and returns its result, or an error for an error answer.
-func (a *agent) call(method string, params map[string]any) (map[string]any, error) {
+// call sends one request and returns its result, or an error for an error
+// answer (and a result with no member).
+func (a *agent) call(method string, params map[string]any) (*spec.Result, error) {
 	a.nextID++
 	req := map[string]any{"jsonrpc": "2.0", "id": a.nextID, "method": method, "params": params}
 	if a.fault == "wrong-jsonrpc-version" {
@@ -268,17 +260,18 @@ func (a *agent) call(method string, params map[string]any) (map[string]any, erro
 		ct = "text/plain"
 	}
 	resp, err := a.post(body, ct)
+	none := &spec.Result{}
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	if e, ok := resp["error"].(map[string]any); ok {
-		return nil, guardianError(fmt.Sprintf("guardian error %v: %v", e["code"], e["message"]))
+	if e, ok := resp.Error.Get(); ok {
+		return none, guardianError(fmt.Sprintf("guardian error %v: %v", e.Code.Any(), e.Message.Any()))
 	}
-	res, ok := resp["result"].(map[string]any)
+	res, ok := resp.Result.Get()
 	if !ok {
-		return nil, fmt.Errorf("guardian answer without result")
+		return none, fmt.Errorf("guardian answer without result")
 	}
-	return res, nil
+	return &res, nil
 }
 
 // guardianError is a JSON-RPC error answer (the guardian is there, but said no).
@@ -286,7 +279,7 @@ type guardianError string
 
 func (e guardianError) Error() string { return string(e) }
 
-func (a *agent) post(body []byte, ct string) (map[string]any, error) {
+func (a *agent) post(body []byte, ct string) (*spec.Response, error) {
 	req, err := http.NewRequestWithContext(a.ctx, http.MethodPost, a.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -306,8 +299,8 @@ func (a *agent) post(body []byte, ct string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
+	out, err := spec.DecodeResponse(data)
+	if err != nil {
 		return nil, fmt.Errorf("guardian answer is not JSON: %v", err)
 	}
 	return out, nil

@@ -89,7 +89,7 @@ type agent struct {
 	clk       clock.Clock
 	fault     string
 	out       *bufio.Writer
-	in        <-chan map[string]any
+	in        <-chan *spec.Message
 	agentID   string
 	seq       int
 	taskID    string
@@ -110,7 +110,7 @@ type agent struct {
 // Run plays the orchmsg agent. It returns the process exit code.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	clk := env.TimeSource()
-	in := make(chan map[string]any, 16)
+	in := make(chan *spec.Message, 16)
 	go readStdin(env.Stdin, in)
 	a := &agent{ctx: ctx, env: env, clk: clk, fault: fault, out: bufio.NewWriter(env.Stdout), in: in, cancelled: map[string]bool{}}
 	if env.Getenv != nil {
@@ -123,7 +123,7 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		// The upstream prototype's dialect ({"type":"task_notification","taskId"})
 		// is taken as an assignment too: the orchestrator's checks name that
 		// deviation, and the agent still plays the rest of the scenario.
-		msg, st := a.wait(-1, func(m map[string]any) bool {
+		msg, st := a.wait(-1, func(m *spec.Message) bool {
 			return typeOf(m) == "notify:task-assigned" || typeOf(m) == "task_notification"
 		})
 		if st == stopped {
@@ -132,10 +132,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		if st != got {
 			continue
 		}
-		p, _ := msg["payload"].(map[string]any)
-		id, _ := p["taskId"].(string)
+		id := msg.Payload.V.TaskID.V
 		if id == "" {
-			id, _ = msg["taskId"].(string)
+			id = msg.TaskID.V
 		}
 		if code, done := a.doTask(id, msg); done {
 			return code
@@ -143,7 +142,7 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	}
 }
 
-func readStdin(r io.Reader, out chan<- map[string]any) {
+func readStdin(r io.Reader, out chan<- *spec.Message) {
 	defer close(out)
 	br := bufio.NewReaderSize(r, 64*1024)
 	for {
@@ -159,8 +158,7 @@ func readStdin(r io.Reader, out chan<- map[string]any) {
 				break
 			}
 		}
-		var m map[string]any
-		if json.Unmarshal(line, &m) == nil && m != nil {
+		if m, err := spec.Decode(line); err == nil {
 			out <- m
 		}
 		if err != nil {
@@ -169,16 +167,13 @@ func readStdin(r io.Reader, out chan<- map[string]any) {
 	}
 }
 
-func typeOf(m map[string]any) string {
-	t, _ := m["type"].(string)
-	return t
-}
+func typeOf(m *spec.Message) string { return m.Type.V }
 
 // wait waits up to d (d < 0: forever) for a message matching want, handling
 // notifications meanwhile. A shutdown, EOF or the context end the wait with
 // stopped (unless the fault ignores them); a cancellation of the current task is
 // noted in a.cancelled.
-func (a *agent) wait(d time.Duration, want func(map[string]any) bool) (map[string]any, status) {
+func (a *agent) wait(d time.Duration, want func(*spec.Message) bool) (*spec.Message, status) {
 	var timer <-chan time.Time
 	if d >= 0 {
 		timer = a.clk.After(d)
@@ -211,8 +206,7 @@ func (a *agent) wait(d time.Duration, want func(map[string]any) bool) (map[strin
 				a.flush()
 				return nil, stopped
 			case "notify:task-cancelled":
-				p, _ := m["payload"].(map[string]any)
-				id, _ := p["taskId"].(string)
+				id := m.Payload.V.TaskID.V
 				if a.fault == FaultIgnoreCancel && id == a.taskID && !a.defied && a.defyAt.IsZero() {
 					// Keep working: report progress a second later.
 					a.defyAt = a.clk.Now().Add(time.Second)
@@ -245,7 +239,7 @@ func (a *agent) sleep(d time.Duration) status {
 		if a.cancelled[a.taskID] {
 			return got
 		}
-		_, st := a.wait(left, func(m map[string]any) bool { return typeOf(m) == "notify:task-cancelled" })
+		_, st := a.wait(left, func(m *spec.Message) bool { return typeOf(m) == "notify:task-cancelled" })
 		if st == stopped {
 			return stopped
 		}
@@ -338,8 +332,9 @@ func (a *agent) progress(taskID string, p float64, msg string) message {
 	return m
 }
 
-// request sends a request and waits for its response.
-func (a *agent) request(typ string, payload map[string]any, wait time.Duration) (map[string]any, status) {
+// request sends a request and waits for its response (a message with no
+// member when none came).
+func (a *agent) request(typ string, payload map[string]any, wait time.Duration) (*spec.Message, status) {
 	m := a.newMessage(typ, "req", payload)
 	if a.fault == FaultWrongCorrelationID && a.lastReq != "" && typ == "request:query-tasks" {
 		m.ID = a.lastReq // the previous request's id
@@ -351,21 +346,24 @@ func (a *agent) request(typ string, payload map[string]any, wait time.Duration) 
 		}
 	}
 	a.send(m)
-	return a.wait(wait, func(r map[string]any) bool {
-		c, _ := r["correlationId"].(string)
-		return strings.HasPrefix(typeOf(r), "response:") && c == m.ID
+	r, st := a.wait(wait, func(r *spec.Message) bool {
+		return strings.HasPrefix(typeOf(r), "response:") && r.CorrelationID.V == m.ID
 	})
+	if r == nil {
+		r = &spec.Message{}
+	}
+	return r, st
 }
 
 // doTask works on one assigned task. done reports that the agent must exit with code.
-func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done bool) {
+func (a *agent) doTask(taskID string, assigned *spec.Message) (code int, done bool) {
 	a.taskID = taskID
 	if a.fault == FaultHang {
 		<-a.ctx.Done()
 		return 0, true
 	}
 	if a.fault == FaultDuplicateResponse {
-		id, _ := assigned["id"].(string)
+		id := assigned.ID.V
 		a.writeLine(mustJSON(map[string]any{"type": "response:success", "id": a.id("res"), "correlationId": id, "timestamp": a.stamp(), "payload": map[string]any{"accepted": true}}))
 	}
 	sc := script{}
@@ -405,13 +403,9 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 		return 0, true
 	}
 	// In band (agent side): the task's payload.mockagent, once read.
-	if p, _ := resp["payload"].(map[string]any); !oob && p != nil {
-		if t, _ := p["task"].(map[string]any); t != nil {
-			if tp, _ := t["payload"].(map[string]any); tp != nil {
-				if b, err := json.Marshal(tp["mockagent"]); err == nil {
-					json.Unmarshal(b, &sc)
-				}
-			}
+	if tp, ok := resp.Payload.V.Task.V.Payload.Get(); !oob && ok {
+		if b, err := json.Marshal(tp["mockagent"]); err == nil {
+			json.Unmarshal(b, &sc)
 		}
 	}
 	for _, p := range sc.Probes {
@@ -444,9 +438,7 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 			if st == stopped {
 				return 0, true
 			}
-			p, _ := r["payload"].(map[string]any)
-			t, _ := p["task"].(map[string]any)
-			id, _ := t["id"].(string)
+			id := r.Payload.V.Task.V.ID.V
 			if id == "" {
 				break
 			}
@@ -463,10 +455,8 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 			return 0, true
 		}
 		answer := "none (timed out)"
-		if p, _ := r["payload"].(map[string]any); p != nil {
-			if s, _ := p["answer"].(string); s != "" {
-				answer = s
-			}
+		if s := r.Payload.V.Answer.V; s != "" {
+			answer = s
 		}
 		a.log("info", "user answered: "+answer, nil)
 	}
@@ -536,7 +526,7 @@ func (a *agent) doTask(taskID string, assigned map[string]any) (code int, done b
 
 // idle waits for shutdown without working.
 func (a *agent) idle() bool {
-	_, st := a.wait(-1, func(map[string]any) bool { return false })
+	_, st := a.wait(-1, func(*spec.Message) bool { return false })
 	return st == stopped
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/engine/jsonval"
 	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/memhttp"
@@ -29,13 +28,21 @@ type DecisionFact = conform.AOSDecision
 // Key names an AOS record for step triggers and checks: the request method, or
 // "executed" for the binding's executed line.
 func Key(r *conform.Record) string {
+	// A body a decode into any does not read (a number past float64's range)
+	// has no key, as ever: r.Obj.
 	m := r.Obj()
 	if m == nil {
 		return ""
 	}
-	if meth, ok := m["method"].(string); ok {
+	req, err := spec.DecodeRequest(r.Msg)
+	if err != nil {
+		return ""
+	}
+	if meth, ok := req.Method.Get(); ok {
 		return meth
 	}
+	// The binding's line {"executed": {...}} (docs/bindings.md §aos), no
+	// JSON-RPC message.
 	if _, ok := m["executed"]; ok {
 		return "executed"
 	}
@@ -174,7 +181,8 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 	rec = h.SideRecord(rec)
 	// In memory (virtual time), the harness handles the request before the answer.
 	memhttp.Settle(req.Context())
-	execID := jsonval.String(rec.Obj(), "params", "toolCallRequest", "executionId")
+	call := requestOf(rec)
+	execID := call.Params.V.ToolCallRequest.V.ExecutionID.V
 	if rec.Key == spec.MethodToolCallRequest {
 		d.mu.Lock()
 		if _, seen := d.execSeq[execID]; !seen {
@@ -191,7 +199,7 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 	}
 	if special && dec.Decision == "stall" {
 		// The id lets aoplint tell this request from one the guardian forgot.
-		h.Event(d.attempt, conform.EventWithheld, conform.Details(conform.KeyRequestSeq.Is(rec.Seq), conform.KeyID.Is(rec.Obj()["id"])))
+		h.Event(d.attempt, conform.EventWithheld, conform.Details(conform.KeyRequestSeq.Is(rec.Seq), conform.KeyID.Is(call.ID.Any())))
 		select {
 		case <-d.stalled:
 		case <-req.Context().Done():
@@ -201,7 +209,7 @@ func (d *driver) answer(w http.ResponseWriter, req *http.Request) {
 	var status int
 	var out []byte
 	if special {
-		out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": rec.Obj()["id"], "error": map[string]any{"code": CodeInternalError, "message": "Internal error: the guardian could not decide"}})
+		out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": call.ID.Any(), "error": map[string]any{"code": CodeInternalError, "message": "Internal error: the guardian could not decide"}})
 		status = http.StatusOK
 	} else {
 		// The reference guardian answers; it reads the body again.
@@ -283,5 +291,19 @@ func toolOf(r conform.Record) string {
 	if r.Key != spec.MethodToolCallRequest {
 		return ""
 	}
-	return jsonval.String(r.Obj(), "params", "toolCallRequest", "toolId")
+	return requestOf(r).Params.V.ToolCallRequest.V.ToolID.V
+}
+
+// requestOf is the request of an agent's record (lint/spec/aos): one with no
+// member when its body is none, or one a decode into any does not read (a
+// number past float64's range: r.Obj), as the engine has always read it.
+func requestOf(r conform.Record) *spec.Request {
+	if r.Obj() == nil {
+		return &spec.Request{}
+	}
+	req, err := spec.DecodeRequest(r.Msg)
+	if err != nil {
+		return &spec.Request{}
+	}
+	return req
 }

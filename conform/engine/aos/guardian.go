@@ -226,31 +226,37 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return http.StatusOK, errResp(nil, CodeParseError, "Invalid JSON payload", "data after the JSON value"), ""
 	}
-	req, ok := v.(map[string]any)
-	if !ok {
+	req, err := spec.DecodeRequest(body)
+	if err != nil {
 		msg := "the request must be a JSON-RPC Request object"
 		if _, isArr := v.([]any); isArr {
 			msg = "batch requests are not part of AOS 0.1.0: send one Request object per POST"
 		}
 		return http.StatusOK, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request", msg), ""
 	}
-	rid, idOK := spec.RequestID(req["id"])
+	// These answers are JSON-RPC 2.0's to an invalid request (-32600, -32601,
+	// -32602 with the id when it is readable), not aoplint's AOS-RPC rules
+	// restated: the linter reports every problem of a message, the guardian
+	// answers the first one with the code JSON-RPC gives it. The params are
+	// judged by lint/spec/aos.ParamsProblem, which aoplint runs too.
+	rid, idOK := req.RequestID()
 	id := rid.Value()
-	if _, present := req["id"]; !present || !idOK {
+	if !idOK {
 		return http.StatusOK, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
 			"id must be a string or an integer (AOS 0.1.0 §3.12.1)"), ""
 	}
-	if req["jsonrpc"] != "2.0" {
+	if v, ok := req.JSONRPC.Get(); !ok || v != "2.0" {
 		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", `jsonrpc must be exactly "2.0"`), ""
 	}
-	method, isStr := req["method"].(string)
+	method, isStr := req.Method.Get()
 	if !isStr {
 		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "method must be a string"), ""
 	}
+	// The params as a map, numbers as json.Number: ParamsProblem judges them.
 	var params map[string]any
-	switch p := req["params"].(type) {
+	switch p := req.Params.AnyNumber().(type) {
 	case nil:
-		if _, present := req["params"]; present {
+		if req.Params.Has() {
 			return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "params must be an object"), method
 		}
 		params = map[string]any{}
@@ -274,7 +280,7 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 		return http.StatusOK, &response{JSONRPC: "2.0", ID: id, Result: map[string]any{
 			"status": "connected", "version": Version, "timestamp": spec.FormatTime(time.Now())}}, method
 	}
-	return http.StatusOK, g.decide(id, method, req, params), method
+	return http.StatusOK, g.decide(id, method, body, req), method
 }
 
 // peekID reads the id of a request refused before parsing (wrong method or
@@ -301,15 +307,18 @@ func peekID(body []byte) any {
 }
 
 // decide applies the sequence checks and the policy.
-func (g *Guardian) decide(id any, method string, req, params map[string]any) *response {
+// body is the request's body, req the request as read from it (ParamsProblem
+// passed its params).
+func (g *Guardian) decide(id any, method string, body []byte, req *spec.Request) *response {
 	c := call{Method: method}
 	var execID string
+	params := &req.Params.V
 	switch method {
 	case spec.MethodToolCallRequest:
-		tc := params["toolCallRequest"].(map[string]any)
-		execID = tc["executionId"].(string)
-		c.Tool = tc["toolId"].(string)
-		c.Args = inputsToArgs(tc["inputs"].([]any))
+		tc := &params.ToolCallRequest.V
+		execID = tc.ExecutionID.V
+		c.Tool = tc.ToolID.V
+		c.Args = tc.Args(true)
 		g.mu.Lock()
 		_, dup := g.requested[execID]
 		g.mu.Unlock()
@@ -318,7 +327,7 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 				"problem": fmt.Sprintf("executionId %q was already used in this session; each tool call needs its own", execID)})
 		}
 	case spec.MethodToolCallResult:
-		execID = params["executionId"].(string)
+		execID = params.ExecutionID.V
 		g.mu.Lock()
 		decision, known := g.requested[execID]
 		seen := g.results[execID]
@@ -339,7 +348,8 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 				"message": fmt.Sprintf("Tool call %s was denied; its result must not reach the model.", execID)}}
 		}
 	case spec.MethodMCP:
-		if m, ok := params["message"].(map[string]any); ok && m["method"] == "tools/call" {
+		// The MCP message (numbers as json.Number): MCP's, not AOS's.
+		if m, ok := params.Message.AnyNumber().(map[string]any); ok && m["method"] == "tools/call" {
 			if p, ok := m["params"].(map[string]any); ok {
 				c.Tool, _ = p["name"].(string)
 				c.Args, _ = p["arguments"].(map[string]any)
@@ -363,7 +373,7 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 	}
 	d := Decision{RequestID: id, Method: method, ExecutionID: execID, Tool: c.Tool, Args: c.Args, Decision: verdict.Decision, Rule: ruleID}
 	if verdict.Decision == spec.Modify && rule != nil {
-		mod, modArgs := modifiedRequest(req, method, rule.Set)
+		mod, modArgs := modifiedRequest(body, method, c.Args, rule.Set)
 		result["modifiedRequest"] = mod
 		d.ModTool, d.ModArgs = c.Tool, modArgs
 	}
@@ -378,25 +388,13 @@ func (g *Guardian) decide(id any, method string, req, params map[string]any) *re
 	return &response{JSONRPC: "2.0", ID: id, Result: result}
 }
 
-// inputsToArgs turns ToolArgumentValue[] into name → value.
-func inputsToArgs(inputs []any) map[string]any {
-	args := map[string]any{}
-	for _, x := range inputs {
-		if in, ok := x.(map[string]any); ok {
-			if name, ok := in["name"].(string); ok {
-				args[name] = in["value"]
-			}
-		}
-	}
-	return args
-}
-
-// modifiedRequest copies the request with the policy's argument values set
-// (AOSSuccessResult.modifiedRequest, §5.1.1).
-func modifiedRequest(req map[string]any, method string, set map[string]any) (map[string]any, map[string]any) {
+// modifiedRequest copies the request (its body: every member, as a map with
+// numbers as json.Number) with the policy's argument values set
+// (AOSSuccessResult.modifiedRequest, §5.1.1), and gives the arguments it
+// carries then (args: the request's own, for steps/toolCallRequest).
+func modifiedRequest(body []byte, method string, args, set map[string]any) (map[string]any, map[string]any) {
 	var cp map[string]any
-	data, _ := json.Marshal(req)
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	dec.Decode(&cp)
 	params := cp["params"].(map[string]any)
@@ -417,19 +415,23 @@ func modifiedRequest(req map[string]any, method string, set map[string]any) (map
 			}
 		}
 		tc["inputs"] = inputs
-		return cp, inputsToArgs(inputs)
+		// The inputs' arguments (ToolCallRequest.Args: the last input of a
+		// name wins), every input named in set now set's.
+		mod := maps.Clone(args)
+		maps.Copy(mod, set)
+		return cp, mod
 	case spec.MethodMCP:
 		m := params["message"].(map[string]any)
 		p := m["params"].(map[string]any)
-		args, _ := p["arguments"].(map[string]any)
-		if args == nil {
-			args = map[string]any{}
+		margs, _ := p["arguments"].(map[string]any)
+		if margs == nil {
+			margs = map[string]any{}
 		}
 		for k, v := range set {
-			args[k] = v
+			margs[k] = v
 		}
-		p["arguments"] = args
-		return cp, args
+		p["arguments"] = margs
+		return cp, margs
 	}
 	return cp, nil
 }

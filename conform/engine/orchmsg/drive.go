@@ -94,33 +94,28 @@ func (m *member) run() error {
 
 // Key names an orchmsg message by its type.
 func Key(r *conform.Record) string {
-	m := r.Obj()
-	if m == nil {
-		return ""
+	if m, err := spec.Decode(r.Msg); err == nil {
+		return m.Type.V
 	}
-	t, _ := m["type"].(string)
-	return t
+	return ""
 }
 
-// TaskOver reports whether an agent message m says the task it names is over:
-// progress 1, or an unrecoverable event:error (lint/spec/orchmsg.CompletesTask).
-func TaskOver(m map[string]any) (taskID string, over bool) {
-	typ, _ := m["type"].(string)
-	p, _ := m["payload"].(map[string]any)
-	if p == nil {
+// TaskOver reports whether an agent message m (nil: none) says the task its
+// payload names is over: progress 1, or an unrecoverable event:error
+// (lint/spec/orchmsg's Message.Completes); never when it has no payload object.
+func TaskOver(m *spec.Message) (taskID string, over bool) {
+	if m == nil || !m.Payload.OK {
 		return "", false
 	}
-	taskID, _ = p["taskId"].(string)
-	prog, hasProg := p["progress"].(float64)
-	rec, hasRec := p["recoverable"].(bool)
-	return taskID, spec.CompletesTask(typ, prog, hasProg, rec, hasRec)
+	return m.Payload.V.TaskID.V, m.Completes()
 }
 
 // done arms the scenario's steps "on":"done": the agent reported its task over.
 func (m *member) done(r *conform.Record) bool {
 	m.e.mu.Lock()
 	defer m.e.mu.Unlock()
-	id, over := TaskOver(r.Obj())
+	msg, _ := spec.Decode(r.Msg)
+	id, over := TaskOver(msg)
 	return over && id != "" && id == m.taskID
 }
 
@@ -144,13 +139,14 @@ func (m *member) onLine(a *harness.Agent, r conform.Record) {
 		m.decision("dropped", conform.KeySeq.Is(r.Seq), conform.KeyReason.Is("the line arrived in one chunk with the line before it, and the chunk is no JSON document"))
 		return
 	}
-	msg := r.Obj()
-	typ, ok := msg["type"].(string)
-	if msg == nil || !ok {
+	msg, err := spec.Decode(r.Msg)
+	if err != nil || !msg.Type.OK {
 		return // log output
 	}
+	typ := msg.Type.V
 	m.lastMsg = r.Time
-	id, hasID := msg["id"]
+	// The id as sent, string or not: an answer's correlationId echoes it.
+	id, hasID := msg.ID.Any(), msg.ID.Has()
 	if over, _, _ := m.rate.Add(r.Time, struct{}{}); over && m.e.fault != FaultIgnoreRateLimit {
 		if !m.limited {
 			m.limited = true
@@ -172,11 +168,11 @@ func (m *member) onLine(a *harness.Agent, r conform.Record) {
 }
 
 // request answers one request, or leaves it pending.
-func (m *member) request(r conform.Record, msg map[string]any, typ string, id any, hasID bool) {
+func (m *member) request(r conform.Record, msg *spec.Message, typ string, id any, hasID bool) {
 	if !hasID {
 		return // nothing to correlate an answer with
 	}
-	sid, ok := id.(string)
+	sid, ok := msg.ID.Get()
 	if !ok || sid == "" {
 		// A correlationId is a string naming the request: nothing answers this one.
 		m.decision("not-answered", conform.KeySeq.Is(r.Seq), conform.KeyReason.Is("the request id is not a non-empty string"))
@@ -189,7 +185,7 @@ func (m *member) request(r conform.Record, msg map[string]any, typ string, id an
 		return
 	}
 	m.seenIDs[sid] = true
-	if aid, ok := msg["agentId"].(string); ok && aid != m.id {
+	if aid, ok := msg.AgentID.Get(); ok && aid != m.id {
 		m.fail(sid, "UNAUTHORIZED", "agentId does not match the agent", map[string]any{"agentId": aid})
 		return
 	}
@@ -209,7 +205,7 @@ func (m *member) request(r conform.Record, msg map[string]any, typ string, id an
 
 // event follows the agent's events: progress 1 or an unrecoverable error on its
 // task ends it.
-func (m *member) event(typ string, msg map[string]any) {
+func (m *member) event(typ string, msg *spec.Message) {
 	id, over := TaskOver(msg)
 	if !over || id != m.taskID || m.taskState != "incomplete" {
 		return
@@ -460,15 +456,15 @@ func later(a, b time.Time) time.Time {
 // askUser forwards the question to the scripted user; the answer comes after its
 // delay, or response:error TIMEOUT once the question's timeout has passed
 // (lint/spec/orchmsg.RequestDeadline).
-func (m *member) askUser(id string, p map[string]any) {
+func (m *member) askUser(id string, p *spec.Payload) {
 	e := m.e
-	if q, _ := p["question"].(string); q == "" {
+	if p.Question.V == "" {
 		m.invalid(id, "payload.question is required", nil)
 		return
 	}
-	ms, isNum := p["timeout"].(float64)
-	if v, ok := p["timeout"]; ok && (!isNum || ms <= 0) {
-		m.invalid(id, "timeout must be a positive number of milliseconds", map[string]any{"timeout": v})
+	ms, isNum := p.Timeout.Get()
+	if p.Timeout.Has() && (!isNum || ms <= 0) {
+		m.invalid(id, "timeout must be a positive number of milliseconds", map[string]any{"timeout": p.Timeout.Any()})
 		return
 	}
 	timeout := spec.RequestDeadline("request:ask-user", ms)
@@ -494,12 +490,10 @@ func (m *member) askUser(id string, p map[string]any) {
 }
 
 // firstOption is the value of the question's first option, or "yes".
-func firstOption(p map[string]any) string {
-	if opts, ok := p["options"].([]any); ok && len(opts) > 0 {
-		if o, ok := opts[0].(map[string]any); ok {
-			if v, ok := o["value"].(string); ok && strings.TrimSpace(v) != "" {
-				return v
-			}
+func firstOption(p *spec.Payload) string {
+	if opts := p.Options.V; len(opts) > 0 {
+		if v, ok := opts[0].V.Value.Get(); ok && strings.TrimSpace(v) != "" {
+			return v
 		}
 	}
 	return "yes"

@@ -7,16 +7,18 @@ import (
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
-// handleRequest answers one of the five requests (Supported Requests).
-func (m *member) handleRequest(id, typ string, msg map[string]any) {
-	p, _ := msg["payload"].(map[string]any)
-	if _, present := msg["payload"]; present && p == nil {
+// handleRequest answers one of the five requests (Supported Requests). What it
+// refuses with INVALID_REQUEST is the orchestrator's answer, not aoplint's
+// verdict restated, and differs from it on purpose: a priority outside 1..5
+// is only ORCH-PAYLOAD-002's warning (the message is valid), but no task the
+// engine can rank; a request without the member the engine needs to serve it
+// (taskId, name, question) is refused whatever the schema says.
+func (m *member) handleRequest(id, typ string, msg *spec.Message) {
+	if msg.Payload.Has() && !msg.Payload.OK {
 		m.fail(id, "INVALID_REQUEST", "payload must be an object", nil)
 		return
 	}
-	if p == nil {
-		p = map[string]any{}
-	}
+	p := &msg.Payload.V // no member when absent
 	switch typ {
 	case "request:query-agents":
 		m.queryAgents(id, p)
@@ -64,18 +66,15 @@ func (e *engine) registry() []AgentInfo {
 	return out
 }
 
-func (m *member) queryAgents(id string, p map[string]any) {
-	role, hasRole := p["role"]
-	if hasRole {
-		r, ok := role.(string)
-		if !ok || !spec.IsRole(r) {
-			m.invalid(id, "Invalid role specified", map[string]any{"role": role})
-			return
-		}
+func (m *member) queryAgents(id string, p *spec.Payload) {
+	role, hasRole := p.Role.V, p.Role.Has()
+	if hasRole && (!p.Role.OK || !spec.IsRole(role)) {
+		m.invalid(id, "Invalid role specified", map[string]any{"role": p.Role.Any()})
+		return
 	}
-	status, _ := p["status"].(string)
+	status := p.Status.V
 	var caps []string
-	if cs, ok := p["capabilities"].([]any); ok {
+	if cs, ok := p.Capabilities.Get(); ok {
 		for _, c := range cs {
 			if s, ok := c.(string); ok {
 				caps = append(caps, s)
@@ -151,14 +150,13 @@ func summary(t *Task) map[string]any {
 	return map[string]any{"id": t.ID, "name": t.Name, "status": t.Status, "requiredRole": t.RequiredRole, "dependencies": deps}
 }
 
-func (m *member) queryTasks(id string, p map[string]any) {
-	status, _ := p["status"].(string)
-	role, _ := p["requiredRole"].(string)
+func (m *member) queryTasks(id string, p *spec.Payload) {
+	status, role := p.Status.V, p.RequiredRole.V
 	limit := 0
-	if l, ok := p["limit"]; ok {
-		f, isNum := l.(float64)
+	if p.Limit.Has() {
+		f, isNum := p.Limit.Get()
 		if !isNum || f < 1 || f != float64(int(f)) {
-			m.invalid(id, "limit must be a positive integer", map[string]any{"limit": l})
+			m.invalid(id, "limit must be a positive integer", map[string]any{"limit": p.Limit.Any()})
 			return
 		}
 		limit = int(f)
@@ -180,9 +178,9 @@ func (m *member) queryTasks(id string, p map[string]any) {
 	m.success(id, map[string]any{"tasks": tasks})
 }
 
-func (m *member) getTask(id string, p map[string]any) {
+func (m *member) getTask(id string, p *spec.Payload) {
 	e := m.e
-	taskID, ok := p["taskId"].(string)
+	taskID, ok := p.TaskID.Get()
 	if !ok || taskID == "" {
 		m.invalid(id, "payload.taskId is required", nil)
 		return
@@ -203,33 +201,31 @@ func (m *member) getTask(id string, p map[string]any) {
 	m.success(id, map[string]any{"task": t.view()})
 }
 
-func (m *member) submitTask(id string, p map[string]any) {
+func (m *member) submitTask(id string, p *spec.Payload) {
 	e := m.e
-	name, _ := p["name"].(string)
+	name := p.Name.V
 	if name == "" {
 		m.invalid(id, "payload.name is required", nil)
 		return
 	}
 	t := &Task{Name: name, Status: "queued", SubmittedBy: m.id, Dependencies: []string{}}
-	t.Type, _ = p["type"].(string)
-	t.Description, _ = p["description"].(string)
-	t.RequiredRole, _ = p["requiredRole"].(string)
+	t.Type, t.Description, t.RequiredRole = p.Type.V, p.Description.V, p.RequiredRole.V
 	if t.RequiredRole != "" && !spec.IsRole(t.RequiredRole) {
 		m.invalid(id, "Invalid requiredRole specified", map[string]any{"requiredRole": t.RequiredRole})
 		return
 	}
-	if pl, ok := p["payload"].(map[string]any); ok {
+	if pl, ok := p.Payload.Get(); ok {
 		t.Payload = pl
 	}
-	if pr, ok := p["priority"]; ok {
-		f, isNum := pr.(float64)
+	if p.Priority.Has() {
+		f, isNum := p.Priority.Get()
 		if !isNum || f != float64(int(f)) || f < 1 || f > 5 {
-			m.invalid(id, "priority must be an integer from 1 to 5", map[string]any{"priority": pr})
+			m.invalid(id, "priority must be an integer from 1 to 5", map[string]any{"priority": p.Priority.Any()})
 			return
 		}
 		t.Priority = int(f)
 	}
-	if cs, ok := p["requiredCapabilities"].([]any); ok {
+	if cs, ok := p.RequiredCapabilities.Get(); ok {
 		for _, c := range cs {
 			if s, ok := c.(string); ok {
 				t.RequiredCapabilities = append(t.RequiredCapabilities, s)
@@ -239,7 +235,7 @@ func (m *member) submitTask(id string, p map[string]any) {
 	// The submitting agent's own task is the parent: a submitted task sits one
 	// level below the deepest of its dependencies and of that task.
 	var deps []int
-	if ds, ok := p["dependencies"].([]any); ok {
+	if ds, ok := p.Dependencies.Get(); ok {
 		for _, d := range ds {
 			s, _ := d.(string)
 			dep := e.tasks[s]

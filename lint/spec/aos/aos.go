@@ -3,6 +3,16 @@
 // checks (conform/checks) and the reference agent (mockagent/aos) share: the method
 // names (§4), what a request id is and how a response echoes it (§3.12.1), the
 // ISO 8601 timestamps (§3.8) and the format the reference sides write them in.
+//
+// Its wire structs (wire.go) are the JSON-RPC messages of §3.12: DecodeRequest
+// reads a POST body into a Request (jsonrpc, id, method and the Params of the
+// ten methods, §4), DecodeResponse an answer into a Response (an
+// AOSSuccessResult or PingRequestResult as Result, §5; a JSONRPCError, §3.13).
+// Each member is a Field[T]: absent, present but no T (kept as sent), or its
+// value; members are matched by their exact names, and numbers keep their text
+// (AnyNumber) for the ids and arguments the guardian echoes. The checks, the
+// guardian and the reference agent read messages through them.
+//
 // It is a leaf: primitives in, values out, no lint or conform imports.
 package aos
 

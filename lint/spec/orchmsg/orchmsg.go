@@ -6,6 +6,15 @@
 // checks (conform/checks) and the mock agent all call this package, so that each
 // requirement has one definition.
 //
+// Its wire structs (wire.go) are the messages as either side sends them:
+// Decode reads one line into a Message (the base members of §Base Message
+// Structure, a response's correlationId and error, and a Payload with the
+// members of every type's payload: §Supported Requests, §Supported Events,
+// §Orchestrator Notifications). Each member is a Field[T]: absent, present
+// but no T (kept as sent, for a diagnostic), or its value; members are
+// matched by their exact names. The checks, the engine, the orchestrator side
+// and the mock agent read messages through them, not as maps.
+//
 // It is a leaf: primitives in, values out; it imports no lint or conform package.
 package orchmsg
 
@@ -233,6 +242,13 @@ const DefaultGracePeriod = 30 * time.Second
 
 // Roles are the agent roles of §Supported Requests 1.
 var Roles = []string{"worker", "planner", "reviewer"}
+
+// TaskStatuses are the task statuses of §Supported Requests 2 (query-tasks'
+// status filter).
+var TaskStatuses = []string{"queued", "running", "completed"}
+
+// LogLevels are event:log's levels (§Supported Events 2).
+var LogLevels = []string{"info", "warn", "error"}
 
 // IsRole reports whether r is one of Roles.
 func IsRole(r string) bool {

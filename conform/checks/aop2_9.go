@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/aopkit/aopkit/conform"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 var aop2FallbackModel = &conform.Check{
@@ -20,11 +21,14 @@ var aop2FallbackModel = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		checked := 0
 		for _, a := range s.Attempts {
-			task := decode(a.Input)
+			target := aop2TaskMsg(a.Input).Target
 			for _, r := range aop2Responses(s, a.N) {
-				m := decode(r.Msg)
-				want := map[string]string{"model": str(task, "target", "model"), "provider": str(task, "target", "provider")}
-				got := map[string]string{"model": str(m, "agent", "model"), "provider": str(m, "agent", "provider")}
+				var agent aop2spec.Agent
+				if m := aop2Resp(r.Msg); m.Agent != nil {
+					agent = *m.Agent
+				}
+				want := map[string]string{"model": target.Model, "provider": target.Provider}
+				got := map[string]string{"model": agent.Model, "provider": agent.Provider}
 				if want["model"] != got["model"] || (got["provider"] != "" && want["provider"] != got["provider"]) {
 					return conform.Mismatch(fmt.Sprintf("attempt %d reports another model than it was dispatched as", a.N), want, got).At(r.Seq)
 				}

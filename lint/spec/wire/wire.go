@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -62,13 +63,34 @@ func Parse(data []byte) (*jsonread.Node, error) {
 }
 
 // Bind sets the struct v points to from the object n (nothing when n is no
-// object), by the rules of the package doc.
-func Bind(n *jsonread.Node, v any) {
+// object), by the rules of the package doc. It returns the JSON Pointers of the
+// members it left zero because their JSON type is not their field's (a number
+// out of float64's range included), in the order of the fields: what encoding/json
+// would have refused with an *UnmarshalTypeError (the caller that must refuse
+// such a message, as a strict reader did, has them).
+func Bind(n *jsonread.Node, v any) (mistyped []string) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		panic("wire.Bind: not a non-nil pointer")
 	}
-	bind(n, rv.Elem())
+	b := binder{}
+	b.bind(n, rv.Elem())
+	return b.mistyped
+}
+
+// binder binds one tree, keeping the path to the value it is at.
+type binder struct {
+	path     []string
+	mistyped []string
+}
+
+func (b *binder) wrong() {
+	var p strings.Builder
+	for _, t := range b.path {
+		p.WriteByte('/')
+		p.WriteString(jsonread.EscapeToken(t))
+	}
+	b.mistyped = append(b.mistyped, p.String())
 }
 
 var (
@@ -128,19 +150,21 @@ func fits(k jsonread.Kind, t reflect.Type) bool {
 	return false
 }
 
-func bind(n *jsonread.Node, v reflect.Value) {
-	if n == nil || n.Kind == jsonread.Null || !fits(n.Kind, v.Type()) {
+func (b *binder) bind(n *jsonread.Node, v reflect.Value) {
+	if n == nil || n.Kind == jsonread.Null {
 		return
 	}
 	t := v.Type()
+	if !fits(n.Kind, t) {
+		b.wrong()
+		return
+	}
 	switch {
 	case t == numberType:
 		v.SetString(n.Str)
 		return
 	case t == anyType:
-		if x := n.Interface(); x != nil {
-			v.Set(reflect.ValueOf(x))
-		}
+		v.Set(reflect.ValueOf(n.Interface()))
 		return
 	}
 	switch t.Kind() {
@@ -151,22 +175,26 @@ func bind(n *jsonread.Node, v reflect.Value) {
 	case reflect.Float64:
 		f, ok := n.Float()
 		if !ok {
-			return // out of float64's range: no number it can hold
+			b.wrong() // out of float64's range: no number it can hold
+			return
 		}
 		v.SetFloat(f)
 	case reflect.Pointer:
-		p := reflect.New(t.Elem())
 		if t.Elem().Kind() == reflect.Float64 {
 			if _, ok := n.Float(); !ok {
+				b.wrong()
 				return
 			}
 		}
-		bind(n, p.Elem())
+		p := reflect.New(t.Elem())
+		b.bind(n, p.Elem())
 		v.Set(p)
 	case reflect.Slice:
 		s := reflect.MakeSlice(t, len(n.Items), len(n.Items))
 		for i, it := range n.Items {
-			bind(it, s.Index(i))
+			b.path = append(b.path, strconv.Itoa(i))
+			b.bind(it, s.Index(i))
+			b.path = b.path[:len(b.path)-1]
 		}
 		v.Set(s)
 	case reflect.Map:
@@ -176,7 +204,9 @@ func bind(n *jsonread.Node, v reflect.Value) {
 		v.Set(reflect.ValueOf(n.Interface()))
 	case reflect.Struct:
 		for _, f := range fieldsOf(t) {
-			bind(n.Get(f.key), v.FieldByIndex(f.index))
+			b.path = append(b.path, f.key)
+			b.bind(n.Get(f.key), v.FieldByIndex(f.index))
+			b.path = b.path[:len(b.path)-1]
 		}
 	}
 }

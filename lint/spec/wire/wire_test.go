@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -59,6 +60,10 @@ func TestBind(t *testing.T) {
 	z := bindString(t, `{"V":"2.0","s":5,"b":"true","f":"1","n":"12","ps":null,"pb":1,"pf":1e400,"in":[],"pin":"x","list":{},"objs":null,"S":"x","map":[1]}`)
 	if z.V != "" || z.S != "" || z.B || z.F != 0 || z.N != "" || z.PS != nil || z.PB != nil || z.PF != nil || z.PIn != nil || z.List != nil || z.Objs != nil || z.Map != nil {
 		t.Errorf("zero expected: %+v", z)
+	}
+	n, _ := Parse([]byte(`{"s":5,"objs":[{"s":"ok"},{"s":[]}],"pf":1e400,"a/b":1,"ps":null}`))
+	if got := strings.Join(Bind(n, &sample{}), " "); got != "/s /pf /objs/1/s" {
+		t.Errorf("mistyped: %q", got)
 	}
 	if e := bindString(t, `{"list":[],"s":"a","s":"b"}`); e.List == nil || len(e.List) != 0 || e.S != "b" {
 		t.Errorf("empty array / duplicate key: %+v", e)

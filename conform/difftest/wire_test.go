@@ -14,6 +14,7 @@ import (
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 // corpusLines calls f with every line of every .json/.jsonl file under roots
@@ -155,4 +156,60 @@ func TestAOP2WireAgreesWithLinter(t *testing.T) {
 		t.Errorf("only %d messages decoded, %d without a lint error: is the corpus there?", decoded, clean)
 	}
 	t.Logf("%d lines decoded, %d of them without a lint error read completely", decoded, clean)
+}
+
+// TestAOPOutputWireAgreesWithLinter: on every JSON file of the aop-output
+// fixtures and the spec corpus (details files and the binding's task lines,
+// task_input*), lint/spec/aopoutput's decoders and aoplint agree. The details
+// decoder refuses exactly the files aoplint cannot read as JSON (GEN-JSON,
+// GEN-DETECT), the
+// task-line decoder refuses only lines aoplint reports an error on, and a file
+// aoplint finds no error in decodes without error and is read completely.
+func TestAOPOutputWireAgreesWithLinter(t *testing.T) {
+	files, clean := 0, 0
+	corpusLines(t, []string{"../../fixtures/aop-output", "../../testdata/speccorpus/aop-output"}, func(name string, data []byte) {
+		if strings.HasSuffix(name, ".jsonl") || strings.Contains(name, ":") {
+			return // the reports are text; no JSON lines here
+		}
+		files++
+		res := linter.LintBytes("message.json", data, linter.Options{Protocol: "aop-output"})
+		var errs []string
+		unreadable := false
+		for _, d := range res.Diagnostics {
+			if d.Severity == lint.Error {
+				errs = append(errs, d.Rule)
+				unreadable = unreadable || strings.HasPrefix(d.Rule, "GEN-JSON") || strings.HasPrefix(d.Rule, "GEN-DETECT")
+			}
+		}
+		var view any
+		var err error
+		if strings.Contains(name, "task_input") {
+			var tl spec.TaskLine
+			tl, err = spec.DecodeTaskLine(data)
+			view = &tl
+			if err != nil && len(errs) == 0 {
+				t.Errorf("%s: the task-line decoder refuses it (%v), aoplint finds no error", name, err)
+			}
+		} else {
+			view, err = spec.DecodeDetails(data)
+			if (err != nil) != unreadable {
+				t.Errorf("%s: the details decoder says %v, aoplint's JSON errors %v", name, err, errs)
+			}
+		}
+		if err != nil || len(errs) > 0 {
+			return
+		}
+		clean++
+		root, _, perr := jsonread.Parse(data)
+		if perr != nil {
+			t.Fatalf("%s: %v", name, perr)
+		}
+		if miss := unread(root, reflect.ValueOf(view), ""); len(miss) > 0 {
+			t.Errorf("%s: aoplint finds no error, but the typed view leaves %v unread", name, miss)
+		}
+	})
+	if files < 20 || clean < 8 {
+		t.Errorf("only %d files, %d without a lint error: is the corpus there?", files, clean)
+	}
+	t.Logf("%d files, %d without a lint error read completely", files, clean)
 }

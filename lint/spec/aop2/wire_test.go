@@ -1,16 +1,21 @@
 package aop2
 
-import (
-	"os"
-	"testing"
-)
+import "testing"
+
+// fullTask has the members of the §2.2 full envelope the typed view reads
+// (fixtures/aop2/valid/spec_2.2_full_task.json has them all; conform/difftest
+// reads it).
+const fullTask = `{"aop_version":"2.0.2-C","protocol_family":"AOP","message_type":"TASK",
+ "session":{"session_id":"AOP-SESSION-2026-02-26-001","extensions":{"x_org_policy":"strict"}},
+ "target":{"agent_name":"Emma","provider":"CODEX","model":"gpt-5.3-codex","capabilities":{"file_system_access":true}},
+ "task":{"task_id":"TASK-001","parent_task_id":null,"attempt":1,"constraints":{"delegation_allowed":false,"max_cost_usd":0.50}},
+ "execution_policy":{"alternative_models":[{"provider":"GEMINI","model":"gemini-2.5-pro","fallback_trigger":"TIMEOUT"},{"provider":"CLAUDE","model":"claude-opus-4-6"}],
+  "heartbeat":{"enabled":true,"interval_seconds":120}},
+ "guard_rails":{"require_minimal_report":true},
+ "phases":[{"phase_id":"A","checkpoints":[{"checkpoint_id":"CP-1"}]},{"phase_id":"B"}]}`
 
 func TestDecode(t *testing.T) {
-	data, err := os.ReadFile("../../../fixtures/aop2/valid/spec_2.2_full_task.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := DecodeTask(data)
+	task, err := DecodeTask([]byte(fullTask))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,6 +23,9 @@ func TestDecode(t *testing.T) {
 		task.ExecutionPolicy.Heartbeat == nil || !task.ExecutionPolicy.Heartbeat.Enabled || len(task.ExecutionPolicy.AlternativeModels) != 2 ||
 		task.Task.Constraints.DelegationAllowed == nil || *task.Task.Constraints.DelegationAllowed || len(task.Phases) != 2 || task.Has("task_status") {
 		t.Errorf("the §2.2 TASK: %+v", task)
+	}
+	if task.Task.ParentTaskID != "" || *task.Task.Attempt != 1 || *task.Task.Constraints.MaxCostUSD != 0.5 || !*task.Target.Capabilities.FileSystemAccess {
+		t.Errorf("the §2.2 TASK's task: %+v", task.Task)
 	}
 	bad := 0
 	task.BadExtensionKeys(func(string, string) { bad++ })

@@ -10,19 +10,31 @@ import (
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
-// numOrNil is a number as lint/spec/aop2 takes it (nil: not set).
-func numOrNil(v float64, ok bool) *float64 {
-	if !ok {
-		return nil
+// orZero is a decoded message, or the zero message (every member absent, as
+// the walks of decoded JSON read a line that is no JSON object) when err says
+// the line is none.
+func orZero[T any](v *T, err error) *T {
+	if err != nil {
+		return new(T)
 	}
-	return &v
+	return v
 }
+
+// aop2Resp, aop2TaskMsg, aop2Event and aop2Header read an agent message or a
+// TASK with lint/spec/aop2's decoder (orZero).
+func aop2Resp(b []byte) *aop2spec.Response   { return orZero(aop2spec.DecodeResponse(b)) }
+func aop2TaskMsg(b []byte) *aop2spec.Task    { return orZero(aop2spec.DecodeTask(b)) }
+func aop2Event(b []byte) *aop2spec.Event     { return orZero(aop2spec.DecodeEvent(b)) }
+func aop2Header(b []byte) *aop2spec.Envelope { return orZero(aop2spec.DecodeHeader(b)) }
+
+// isTrue reports whether an optional boolean member is true.
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // aop2Responses returns the RESPONSE messages of attempt n.
 func aop2Responses(s *conform.Session, n int) []*conform.Record { return s.ByKey(n, "RESPONSE") }
 
 // aop2Final returns the single RESPONSE of the last attempt, or a failing outcome.
-func aop2Final(s *conform.Session) (*conform.Record, any, *conform.Outcome) {
+func aop2Final(s *conform.Session) (*conform.Record, *aop2spec.Response, *conform.Outcome) {
 	a := s.Last()
 	if a == nil {
 		o := conform.NotTestedf("the agent was never started")
@@ -33,7 +45,7 @@ func aop2Final(s *conform.Session) (*conform.Record, any, *conform.Outcome) {
 		o := aop2NoResponse(s, a)
 		return nil, nil, &o
 	}
-	return rs[len(rs)-1], decode(rs[len(rs)-1].Msg), nil
+	return rs[len(rs)-1], aop2Resp(rs[len(rs)-1].Msg), nil
 }
 
 // aop2NoResponse is the outcome of a check that reads the RESPONSE of attempt a
@@ -65,38 +77,32 @@ func orDash(s string) string {
 	return s
 }
 
-// aop2Task decodes the TASK of attempt n.
-func aop2Task(s *conform.Session, n int) any {
+// aop2Task decodes the TASK of attempt n (the zero TASK when there is none).
+func aop2Task(s *conform.Session, n int) *aop2spec.Task {
 	a := s.Attempt(n)
 	if a == nil {
-		return nil
+		return &aop2spec.Task{}
 	}
-	return decode(a.Input)
-}
-
-func boolAt(v any, keys ...string) bool {
-	b, _ := field(v, keys...).(bool)
-	return b
+	return aop2TaskMsg(a.Input)
 }
 
 // aop2HeartbeatEvery is the heartbeat interval the TASK of attempt a asks for
 // (false: heartbeats are not enabled).
 func aop2HeartbeatEvery(a *conform.Attempt) (time.Duration, bool) {
-	task := decode(a.Input)
-	if !boolAt(task, "execution_policy", "heartbeat", "enabled") {
+	hb := aop2TaskMsg(a.Input).ExecutionPolicy.Heartbeat
+	if hb == nil || !hb.Enabled {
 		return 0, false
 	}
-	iv, ok := num(task, "execution_policy", "heartbeat", "interval_seconds")
-	interval, _ := aop2spec.Heartbeat(numOrNil(iv, ok), nil)
+	interval, _ := aop2spec.Heartbeat(hb.IntervalSeconds, nil)
 	return interval, true
 }
 
 var aop2NonTerminal = map[string]bool{"IN_PROGRESS": true, "PENDING": true, "RUNNING": true, "QUEUED": true, "STARTED": true, "": true}
 
-// badExtensionKeys lists the pointers of the extensions keys that lack the x_
-// prefix (lint/spec/aop2, as AOP2-EXT-001).
-func badExtensionKeys(v any) []string {
+// badExtensionKeys lists the pointers of the extensions keys of a message that
+// lack the x_ prefix (lint/spec/aop2, as AOP2-EXT-001).
+func badExtensionKeys(m *aop2spec.Envelope) []string {
 	var out []string
-	aop2spec.BadExtensionKeys(v, func(ptr, _ string) { out = append(out, ptr) })
+	m.BadExtensionKeys(func(ptr, _ string) { out = append(out, ptr) })
 	return out
 }

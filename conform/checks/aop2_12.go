@@ -23,17 +23,18 @@ var aop2WithinBudget = &conform.Check{
 			return *bad
 		}
 		task := aop2Task(s, s.Last().N)
-		budget, ok := num(task, "task", "budgets", "max_cost_usd")
-		if !ok {
-			budget, ok = num(task, "task", "constraints", "max_cost_usd")
+		budgetAt := task.Task.Budgets.MaxCostUSD
+		if budgetAt == nil {
+			budgetAt = task.Task.Constraints.MaxCostUSD
 		}
-		if !ok {
+		if budgetAt == nil {
 			return conform.NotTestedf("the TASK sets no budget")
 		}
-		cost, ok := num(m, "cost_tracking", "actual_cost_usd")
-		if !ok {
+		budget := *budgetAt
+		if m.CostTracking == nil || m.CostTracking.ActualCostUSD == nil {
 			return conform.Passf("no actual cost reported")
 		}
+		cost := *m.CostTracking.ActualCostUSD
 		if cost > budget {
 			return conform.Mismatch("the reported cost exceeds the budget", fmt.Sprintf("actual_cost_usd ≤ %g", budget), fmt.Sprintf("actual_cost_usd = %g", cost)).At(r.Seq)
 		}

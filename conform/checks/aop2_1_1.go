@@ -24,11 +24,12 @@ var aop2VersionHeader = &conform.Check{
 			return conform.Failf("the agent sent no message")
 		}
 		for _, r := range msgs {
-			m := decode(r.Msg)
-			if v := str(m, "aop_version"); !strings.HasPrefix(v, "2.") {
+			m := aop2Header(r.Msg)
+			if v := m.AOPVersion; !strings.HasPrefix(v, "2.") {
 				return conform.Mismatch(fmt.Sprintf("record %d has aop_version %q", r.Seq, v), "aop_version \"2.x\"", v).At(r.Seq)
 			}
-			if pf, ok := field(m, "protocol_family").(string); ok && pf != "AOP" {
+			if pf := m.ProtocolFamily; pf != nil && *pf != "AOP" {
+				pf := *pf
 				return conform.Mismatch(fmt.Sprintf("record %d has protocol_family %q", r.Seq, pf), "AOP", pf).At(r.Seq)
 			}
 		}

@@ -23,8 +23,8 @@ var aop2ResponseIDs = &conform.Check{
 			return *bad
 		}
 		task := aop2Task(s, s.Last().N)
-		want := map[string]string{"session_id": str(task, "session", "session_id"), "task_id": str(task, "task", "task_id")}
-		got := map[string]string{"session_id": str(m, "session_id"), "task_id": str(m, "task_id")}
+		want := map[string]string{"session_id": task.Session.SessionID, "task_id": task.Task.TaskID}
+		got := map[string]string{"session_id": m.SessionID, "task_id": m.TaskID}
 		if want != nil && (want["session_id"] != got["session_id"] || want["task_id"] != got["task_id"]) {
 			return conform.Mismatch("the RESPONSE answers another session or task", want, got).At(r.Seq)
 		}
@@ -45,7 +45,7 @@ var aop2MessageTypes = &conform.Check{
 	Good:        `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"PROGRESS_UPDATE",...}`,
 	Run: func(s *conform.Session) conform.Outcome {
 		for _, r := range s.AgentMsgs(0) {
-			t := str(decode(r.Msg), "message_type")
+			t := aop2Header(r.Msg).MessageType
 			if t != "RESPONSE" && t != "EVENT" && t != "TASK" {
 				return conform.Mismatch(fmt.Sprintf("record %d has message_type %q", r.Seq, t), "TASK, RESPONSE or EVENT", t).At(r.Seq)
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 var aop2FinalResponse = &conform.Check{
@@ -28,10 +29,10 @@ var aop2FinalResponse = &conform.Check{
 		if len(rs) != 1 {
 			return conform.Mismatch(fmt.Sprintf("the agent sent %d RESPONSE messages", len(rs)), "exactly 1 RESPONSE", describeAttempt(s, a)).At(seqs(rs)...)
 		}
-		m := decode(rs[0].Msg)
+		m := aop2Resp(rs[0].Msg)
 		var missing []string
 		for _, k := range []string{"task_status", "agent", "session_id", "task_id"} {
-			if field(m, k) == nil {
+			if !m.HasValue(k) {
 				missing = append(missing, k)
 			}
 		}
@@ -58,9 +59,13 @@ var aop2FinalSignal = &conform.Check{
 		if bad != nil {
 			return *bad
 		}
-		state, sig := str(m, "task_status", "state"), str(m, "task_status", "final_signal")
-		task := aop2Task(s, s.Last().N)
-		if boolAt(task, "guard_rails", "require_final_signal") && (state == "" || sig == "") {
+		var state string
+		if m.TaskStatus != nil {
+			state = m.TaskStatus.State
+		}
+		sig := m.TaskStatus.Signal()
+		gr := aop2Task(s, s.Last().N).GuardRails
+		if gr != nil && isTrue(gr.RequireFinalSignal) && (state == "" || sig == "") {
 			want := map[string]string{"state": orDash(state), "final_signal": orDash(sig)}
 			if state == "" {
 				want["state"] = "a terminal state"
@@ -94,11 +99,14 @@ var aop2MinimalReport = &conform.Check{
 		if bad != nil {
 			return *bad
 		}
-		if !boolAt(aop2Task(s, s.Last().N), "guard_rails", "require_minimal_report") {
+		if gr := aop2Task(s, s.Last().N).GuardRails; gr == nil || !isTrue(gr.RequireMinimalReport) {
 			return conform.NotTestedf("the TASK does not set require_minimal_report")
 		}
-		sum := str(m, "execution_summary", "summary")
-		acts, _ := field(m, "execution_summary", "actions").([]any)
+		var sum string
+		var acts []*string
+		if es := m.ExecutionSummary; es != nil {
+			sum, acts = es.Summary, es.Actions
+		}
 		if strings.TrimSpace(sum) == "" || len(acts) == 0 {
 			return conform.Mismatch("the report is empty", "a non-empty execution_summary.summary and actions", map[string]any{"summary": sum, "actions": len(acts)}).At(r.Seq)
 		}
@@ -122,7 +130,10 @@ var aop2ArtifactsHonest = &conform.Check{
 			return *bad
 		}
 		files := conform.FactAOP2Files.Get(s)
-		arts, _ := field(m, "execution_summary", "output_artifacts").([]any)
+		var arts []aop2spec.Artifact
+		if m.ExecutionSummary != nil {
+			arts = m.ExecutionSummary.OutputArtifacts
+		}
 		if len(arts) == 0 {
 			// A RESPONSE without artifacts is a state a correct agent may
 			// legitimately be in, in every scenario (whether an earlier
@@ -131,8 +142,7 @@ var aop2ArtifactsHonest = &conform.Check{
 		}
 		ws := conform.FactAOP2Workspace.Get(s)
 		for _, av := range arts {
-			p := str(av, "path")
-			st := str(av, "status")
+			p, st := av.Path, av.Status
 			if st == "DELETED" {
 				continue
 			}
@@ -141,7 +151,7 @@ var aop2ArtifactsHonest = &conform.Check{
 			if !ok {
 				return conform.Mismatch("an output artifact the RESPONSE reports does not exist", p+" in the workspace", "missing").At(r.Seq)
 			}
-			if h := str(av, "hash"); strings.HasPrefix(h, "sha256:") && h != "sha256:"+sum {
+			if h := av.Hash; strings.HasPrefix(h, "sha256:") && h != "sha256:"+sum {
 				return conform.Mismatch("an output artifact's hash does not match the file", h, "sha256:"+sum).At(r.Seq)
 			}
 		}

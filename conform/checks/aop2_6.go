@@ -21,15 +21,15 @@ var aop2EventFormat = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		n := 0
 		for _, a := range s.Attempts {
-			task := decode(a.Input)
+			task := aop2TaskMsg(a.Input)
 			for _, r := range s.AgentMsgs(a.N) {
-				m := decode(r.Msg)
-				if str(m, "message_type") != "EVENT" {
+				m := aop2Event(r.Msg)
+				if m.MessageType != "EVENT" {
 					continue
 				}
 				n++
-				got := map[string]string{"event": str(m, "event"), "session_id": str(m, "session_id"), "task_id": str(m, "task_id"), "timestamp": str(m, "timestamp")}
-				want := map[string]string{"event": got["event"], "session_id": str(task, "session", "session_id"), "task_id": str(task, "task", "task_id"), "timestamp": got["timestamp"]}
+				got := map[string]string{"event": m.Event, "session_id": m.SessionID, "task_id": m.TaskID, "timestamp": m.Timestamp}
+				want := map[string]string{"event": got["event"], "session_id": task.Session.SessionID, "task_id": task.Task.TaskID, "timestamp": got["timestamp"]}
 				_, _, tsOK := aop2spec.ParseTime(got["timestamp"])
 				if got["event"] == "" || got["session_id"] != want["session_id"] || got["task_id"] != want["task_id"] || !tsOK {
 					if !tsOK {

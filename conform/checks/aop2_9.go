@@ -20,17 +20,18 @@ var aop2FallbackModel = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		checked := 0
 		for _, a := range s.Attempts {
-			task := decode(a.Input)
+			target := aop2TaskMsg(a.Input).Target
 			for _, r := range aop2Responses(s, a.N) {
-				m := decode(r.Msg)
-				if field(m, "agent") == nil {
+				m := aop2Resp(r.Msg)
+				if m.Agent == nil {
 					// No agent block to read the model from: a RESPONSE without
 					// its required agent is aop2/5/final-response's failure (when
 					// that check passes, on an earlier attempt, this one fails).
 					return conform.NotJudgedf("aop2/5/final-response", "attempt %d's RESPONSE has no agent block to name the model it ran as", a.N).At(r.Seq)
 				}
-				want := map[string]string{"model": str(task, "target", "model"), "provider": str(task, "target", "provider")}
-				got := map[string]string{"model": str(m, "agent", "model"), "provider": str(m, "agent", "provider")}
+				agent := *m.Agent
+				want := map[string]string{"model": target.Model, "provider": target.Provider}
+				got := map[string]string{"model": agent.Model, "provider": agent.Provider}
 				if want["model"] != got["model"] || (got["provider"] != "" && want["provider"] != got["provider"]) {
 					return conform.Mismatch(fmt.Sprintf("attempt %d reports another model than it was dispatched as", a.N), want, got).At(r.Seq)
 				}

@@ -26,10 +26,9 @@ var aop2RecoveryCleanRestart = &conform.Check{
 		if len(rs) != 1 {
 			return conform.Mismatch("the re-dispatched agent did not answer with exactly one RESPONSE", "1 RESPONSE", describeAttempt(s, a))
 		}
-		m := decode(rs[0].Msg)
-		task := decode(a.Input)
-		if str(m, "task_id") != str(task, "task", "task_id") {
-			return conform.Mismatch("the re-dispatched agent answered another task", str(task, "task", "task_id"), str(m, "task_id"))
+		got, want := aop2Resp(rs[0].Msg).TaskID, aop2TaskMsg(a.Input).Task.TaskID
+		if got != want {
+			return conform.Mismatch("the re-dispatched agent answered another task", want, got)
 		}
 		if o := exitedCleanly(s, a); o.Verdict != conform.Pass {
 			return o
@@ -56,14 +55,15 @@ var aop2RecoveryHonestAttempt = &conform.Check{
 		if bad != nil {
 			return *bad
 		}
-		att, ok := num(decode(s.Last().Input), "task", "attempt")
-		if !ok {
+		attAt := aop2TaskMsg(s.Last().Input).Task.Attempt
+		if attAt == nil {
 			return conform.NotTestedf("the TASK has no task.attempt")
 		}
-		got, ok := num(m, "timing", "retries_attempted")
-		if !ok {
+		att := *attAt
+		if m.Timing == nil || m.Timing.RetriesAttempted == nil {
 			return conform.NotTestedf("the RESPONSE reports no timing.retries_attempted")
 		}
+		got := *m.Timing.RetriesAttempted
 		if got != att-1 {
 			return conform.Mismatch("retries_attempted does not match the attempt", fmt.Sprint(att-1), fmt.Sprint(got)).At(r.Seq)
 		}

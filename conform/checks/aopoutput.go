@@ -96,7 +96,8 @@ func (rep aopReport) cutShort() bool {
 
 func aopTaskType(s *conform.Session) string {
 	if a := s.Attempt(1); a != nil {
-		return strings.ToLower(str(decode(a.Input), "task_type"))
+		t, _ := spec.DecodeTaskLine(a.Input) // the string members even of a bad line
+		return strings.ToLower(t.TaskType)
 	}
 	return ""
 }

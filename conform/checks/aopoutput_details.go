@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/aopkit/aopkit/conform"
+	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
 
 var aopOutDetailsFile = &conform.Check{
@@ -65,10 +66,10 @@ var aopOutDetailsFields = &conform.Check{
 		if !df.JSON || df.Seq == 0 {
 			return conform.Mismatch("the details file is not JSON", "a JSON object", "not JSON")
 		}
-		m := decode(s.Records[df.Seq-1].Msg)
+		d := orZero(spec.DecodeDetails(s.Records[df.Seq-1].Msg))
 		var missing []string
 		for _, k := range []string{"aop_version", "agent_id", "task", "timestamp", "results"} {
-			if field(m, k) == nil {
+			if !d.HasValue(k) {
 				missing = append(missing, k)
 			}
 		}

@@ -1,12 +1,8 @@
 package difftest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -89,35 +85,11 @@ func TestExtensionKeys(t *testing.T) {
 // testdata/speccorpus/aop2 (a .json file, each line of a .jsonl file).
 func aop2Corpus(t *testing.T, f func(name string, msg []byte)) {
 	t.Helper()
-	for _, root := range []string{"../../fixtures/aop2", "../../testdata/speccorpus/aop2"} {
-		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")) {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			msgs := [][]byte{data}
-			if strings.HasSuffix(path, ".jsonl") {
-				msgs = nil
-				sc := bufio.NewScanner(bytes.NewReader(data))
-				sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-				for sc.Scan() {
-					msgs = append(msgs, append([]byte(nil), sc.Bytes()...))
-				}
-			}
-			for i, m := range msgs {
-				if json.Valid(m) && bytes.HasPrefix(bytes.TrimSpace(m), []byte("{")) {
-					f(fmt.Sprintf("%s:%d", path, i+1), m)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	corpusLines(t, []string{"../../fixtures/aop2", "../../testdata/speccorpus/aop2"}, func(name string, m []byte) {
+		if json.Valid(m) && bytes.HasPrefix(bytes.TrimSpace(m), []byte("{")) {
+			f(name, m)
 		}
-	}
+	})
 }
 
 // TestEngineSchema: the reference engine validates a TASK by the linter's

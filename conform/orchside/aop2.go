@@ -8,7 +8,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
-	"github.com/aopkit/aopkit/conform/engine/jsonval"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 func init() {
@@ -92,11 +92,11 @@ func aop2Given(s *conform.Session) (*engaop2.Task, error) {
 	return t, err
 }
 
-// aop2TaskOf decodes the first TASK a launch received (nil when none).
-func aop2TaskOf(l *Launch) (map[string]any, *Event) {
+// aop2TaskOf decodes the first TASK a launch received (lint/spec/aop2; nil
+// when none).
+func aop2TaskOf(l *Launch) (*aop2spec.Task, *Event) {
 	for _, e := range l.Messages("stdin", "TASK") {
-		var m map[string]any
-		if json.Unmarshal([]byte(e.Line), &m) == nil {
+		if m, err := aop2spec.DecodeTask([]byte(e.Line)); err == nil {
 			return m, e
 		}
 	}
@@ -113,12 +113,10 @@ func aop2DispatchSummary(s *conform.Session, l *Launch) string {
 		return "no TASK"
 	}
 	attempt := ""
-	if t, ok := m["task"].(map[string]any); ok {
-		if a, ok := t["attempt"].(float64); ok {
-			attempt = fmt.Sprintf(", attempt %g", a)
-		}
+	if a := m.Task.Attempt; a != nil {
+		attempt = fmt.Sprintf(", attempt %g", *a)
 	}
-	return "TASK for " + jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model") + attempt
+	return "TASK for " + m.Target.Provider + " / " + m.Target.Model + attempt
 }
 
 // firstLaunch is the common start of the checks: the given task and launch 1.
@@ -148,13 +146,13 @@ func aop2TaskDispatched(s *conform.Session) conform.Outcome {
 			return conform.Mismatch(fmt.Sprintf("launch %d of the agent received no TASK on stdin", l.N), "one TASK JSON line on stdin", fmt.Sprintf("%d stdin lines", len(l.Messages("stdin", "")))).At(l.Seqs("stdin")...)
 		}
 		seqs = append(seqs, e.Seq)
-		got := [2]string{jsonval.String(m, "session", "session_id"), jsonval.String(m, "task", "task_id")}
+		got := [2]string{m.Session.SessionID, m.Task.TaskID}
 		want := [2]string{given.SessionID, given.TaskID}
 		if got != want {
 			return conform.Mismatch(fmt.Sprintf("launch %d: the TASK names another session or task than the one given", l.N),
 				"session_id "+want[0]+", task_id "+want[1], "session_id "+got[0]+", task_id "+got[1]).At(e.Seq)
 		}
-		if _, ok := m["task_status"]; ok {
+		if m.Has("task_status") {
 			return conform.Failf("launch %d: the TASK carries task_status (§1.2: a TASK MUST NOT)", l.N).At(e.Seq)
 		}
 	}
@@ -309,7 +307,7 @@ func aop2FallbackByTrigger(s *conform.Session) conform.Outcome {
 	if m == nil {
 		return conform.Mismatch("the second launch received no TASK", "a TASK for "+expected, "none").At(ls[1].Seqs("stdin")...)
 	}
-	got := jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model")
+	got := m.Target.Provider + " / " + m.Target.Model
 	if got != expected {
 		return conform.Mismatch("the re-dispatch went to the wrong model (§9: the first alternative whose fallback_trigger matches E_TIMEOUT)", expected, got).At(e.Seq)
 	}
@@ -323,9 +321,7 @@ func aop2RollbackRestored(s *conform.Session) conform.Outcome {
 	}
 	ws := ""
 	if m, _ := aop2TaskOf(l); m != nil {
-		if t, ok := m["task"].(map[string]any); ok {
-			ws = jsonval.String(t, "environment", "workspace_root")
-		}
+		ws = m.Task.Environment.WorkspaceRoot
 	}
 	var changed []string
 	for _, e := range l.Messages("stdout", "RESPONSE") {

@@ -1,7 +1,6 @@
 package orchside
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
-	"github.com/aopkit/aopkit/conform/engine/jsonval"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
@@ -199,7 +197,7 @@ func aop2V1PromptDispatched(s *conform.Session) conform.Outcome {
 	if !aop2spec.LooksLikeV1Prompt(text) {
 		return fail("what the executor read is no v1 markdown prompt (a \"# \" heading naming the TASK)", "# AOP TASK "+given.TaskID+" ...", conform.Clip(text, 200))
 	}
-	obj, _ := givenStr(s, "task", "objective")
+	obj := givenTask(s).Task.Objective
 	if obj != "" && !strings.Contains(text, strings.TrimSpace(obj)) {
 		return fail("the v1 prompt does not carry the task's objective", obj, conform.Clip(text, 200))
 	}
@@ -212,14 +210,13 @@ func aop2V1PromptDispatched(s *conform.Session) conform.Outcome {
 	return conform.Passf("the v1 prompt (%d lines) was dispatched and ended by EOF", strings.Count(text, "\n")+1).At(seqs...)
 }
 
-// givenStr reads a string at a path of the task the orchestrator was given.
-func givenStr(s *conform.Session, keys ...string) (string, bool) {
-	var m map[string]any
-	if json.Unmarshal([]byte(FactTask.Get(s)), &m) != nil {
-		return "", false
+// givenTask is the task the orchestrator was given, decoded (lint/spec/aop2;
+// the zero TASK when it is no JSON object).
+func givenTask(s *conform.Session) *aop2spec.Task {
+	if m, err := aop2spec.DecodeTask([]byte(FactTask.Get(s))); err == nil {
+		return m
 	}
-	v := jsonval.String(m, keys...)
-	return v, v != ""
+	return &aop2spec.Task{}
 }
 
 func aop2RollbackEvent(s *conform.Session) conform.Outcome {
@@ -227,7 +224,7 @@ func aop2RollbackEvent(s *conform.Session) conform.Outcome {
 	if bad != nil {
 		return *bad
 	}
-	ws, _ := givenStr(s, "task", "environment", "workspace_root")
+	ws := givenTask(s).Task.Environment.WorkspaceRoot
 	// The artifacts the orchestrator restored: snapshot-enabled outputs seeded by
 	// the scenario that hold their seeded content again after a failed task.
 	var restored []string

@@ -8,7 +8,7 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	engaop2 "github.com/aopkit/aopkit/conform/engine/aop2"
-	"github.com/aopkit/aopkit/conform/engine/jsonval"
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // The aop2 checks of what an orchestrator does with the TASK it is given before
@@ -55,7 +55,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Good:        "SESSION_FINAL_REPORT with `\"errors\": [\"E_PARSE_FAILURE\"]`",
 		Requires:    []string{"aop2/§12/e-parse-failure", "aop2/§1.3/unstructured"},
 		Run: func(s *conform.Session) conform.Outcome {
-			if _, ok := aop2Unversioned(s); !ok {
+			if !aop2Unversioned(s) {
 				return conform.NotTestedf("the scenario's task has an aop_version")
 			}
 			return aop2CodeReported(s, "E_PARSE_FAILURE", "the task has no aop_version and is no v1 markdown (UNSTRUCTURED)")
@@ -129,26 +129,18 @@ var aop2PolicyChecks = []*conform.Check{
 // aop2GivenVersion is the aop_version of the task the orchestrator was given
 // (ok false: the task has none, or is no JSON object).
 func aop2GivenVersion(s *conform.Session) (string, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(FactTask.Get(s)), &m) != nil {
+	m, err := aop2spec.DecodeHeader([]byte(FactTask.Get(s)))
+	if err != nil || !m.HasString("aop_version") {
 		return "", false
 	}
-	var v string
-	if json.Unmarshal(m["aop_version"], &v) != nil {
-		return "", false
-	}
-	return v, true
+	return m.AOPVersion, true
 }
 
 // aop2Unversioned reports whether the given task is a JSON object without
-// aop_version (§1.3 step 3), with the object.
-func aop2Unversioned(s *conform.Session) (map[string]any, bool) {
-	var m map[string]any
-	if json.Unmarshal([]byte(FactTask.Get(s)), &m) != nil || m == nil {
-		return nil, false
-	}
-	_, has := m["aop_version"]
-	return m, !has
+// aop_version (§1.3 step 3).
+func aop2Unversioned(s *conform.Session) bool {
+	m, err := aop2spec.DecodeHeader([]byte(FactTask.Get(s)))
+	return err == nil && !m.Has("aop_version")
 }
 
 // aop2Dispatched lists the launches that received a v2 TASK line.
@@ -297,7 +289,7 @@ func aop2UnknownFieldsDispatched(s *conform.Session) conform.Outcome {
 }
 
 func aop2UnversionedNotV2(s *conform.Session) conform.Outcome {
-	if _, ok := aop2Unversioned(s); !ok {
+	if !aop2Unversioned(s) {
 		return conform.NotTestedf("the scenario's task is no JSON object without aop_version")
 	}
 	if ls, seqs := aop2Dispatched(s); len(ls) > 0 {
@@ -396,7 +388,7 @@ func aop2Model(l *Launch) string {
 	if m == nil {
 		return ""
 	}
-	return jsonval.String(m, "target", "provider") + " / " + jsonval.String(m, "target", "model")
+	return m.Target.Provider + " / " + m.Target.Model
 }
 
 func aop2RetriedThenFallback(s *conform.Session) conform.Outcome {
@@ -442,10 +434,11 @@ func aop2RetriedThenFallback(s *conform.Session) conform.Outcome {
 	return conform.Passf("%d attempt(s) on %s (max_retries %d), then %s (ALL_ERRORS)", n, p.target, p.retries, p.alt).At(seqs...)
 }
 
-func attemptOf(m map[string]any) float64 {
-	t, _ := m["task"].(map[string]any)
-	a, _ := t["attempt"].(float64)
-	return a
+func attemptOf(m *aop2spec.Task) float64 {
+	if m == nil || m.Task.Attempt == nil {
+		return 0
+	}
+	return *m.Task.Attempt
 }
 
 func aop2RetryBackoff(s *conform.Session) conform.Outcome {
@@ -528,7 +521,7 @@ func aop2RollbackFailedCode(s *conform.Session) conform.Outcome {
 		return *bad
 	}
 	after := FactFiles.Get(s)
-	ws, _ := givenStr(s, "task", "environment", "workspace_root")
+	ws := givenTask(s).Task.Environment.WorkspaceRoot
 	gone := ""
 	for _, o := range given.Outputs {
 		if !o.Snapshot || o.SnapshotPath == "" {

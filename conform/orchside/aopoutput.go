@@ -111,10 +111,7 @@ var aopOutChecks = []*conform.Check{
 }
 
 // aopOutInput is the binding's task line: {"task", "task_type"}.
-type aopOutInput struct {
-	Task     string `json:"task"`
-	TaskType string `json:"task_type"`
-}
+type aopOutInput = spec.TaskLine
 
 // aopOutGiven is the task file the parent was given: the task line to send and
 // the agent's workspace.
@@ -279,7 +276,11 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 		}
 	}
 	var in aopOutInput
-	if sent == nil || json.Unmarshal([]byte(sent.Line), &in) != nil || in != g {
+	var lineErr error
+	if sent != nil {
+		in, lineErr = spec.DecodeTaskLine([]byte(sent.Line))
+	}
+	if sent == nil || lineErr != nil || in != g {
 		line := "nothing"
 		seq := l.Seqs("stdin-eof")
 		if sent != nil {
@@ -299,10 +300,7 @@ func aopOutReportTaken(s *conform.Session) conform.Outcome {
 	if gl.Details != nil {
 		// What it read must be the agent's details file: the Details File Format's
 		// object for this task.
-		var d struct {
-			Task string `json:"task"`
-		}
-		if json.Unmarshal(gl.Details, &d) != nil || d.Task != g.Task {
+		if d, err := spec.DecodeDetails(gl.Details); err != nil || d.Task != g.Task {
 			return conform.Mismatch("the details the parent read are not the agent's details file", fmt.Sprintf(`a JSON object with "task": %q`, g.Task), conform.Clip(string(gl.Details), 200)).At(got.seq)
 		}
 	}
@@ -425,8 +423,11 @@ func aopOutStoppedAfterReport(s *conform.Session) conform.Outcome {
 // aopOutDispatch is what a launch was dispatched: the task line's task type.
 func aopOutDispatch(_ *conform.Session, l *Launch) string {
 	e := l.firstTask()
-	var in aopOutInput
-	if e == nil || e.Key != aopOutTaskKey || json.Unmarshal([]byte(e.Line), &in) != nil {
+	if e == nil || e.Key != aopOutTaskKey {
+		return "no task line"
+	}
+	in, err := spec.DecodeTaskLine([]byte(e.Line))
+	if err != nil {
 		return "no task line"
 	}
 	return "task line, task_type " + in.TaskType

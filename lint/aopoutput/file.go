@@ -24,7 +24,7 @@ var FileTimestamp = ruleDocs.Rule(lint.Rule{ID: "AOPOUT-FILE-003", Protocol: ID,
 
 func init() { lint.Register(FileMembers, FileVersion, FileTimestamp) }
 
-var recommended = []string{"aop_version", "agent_id", "task", "timestamp", "duration_ms", "results", "metadata"}
+var recommended = spec.DetailsMembers
 
 func checkMembers(p *lint.Pass) {
 	root := p.Msg.Root

@@ -67,71 +67,32 @@ type script struct {
 	ResponseVersion string `json:"response_version"`
 }
 
-// taskView is what the agent reads of the TASK.
-type taskView struct {
-	AOPVersion string `json:"aop_version"`
-	Session    struct {
-		SessionID string `json:"session_id"`
-	} `json:"session"`
-	Target struct {
-		AgentName string `json:"agent_name"`
-		Provider  string `json:"provider"`
-		Model     string `json:"model"`
-	} `json:"target"`
-	Task struct {
-		TaskID       string `json:"task_id"`
-		ParentTaskID string `json:"parent_task_id"`
-		Attempt      int    `json:"attempt"`
-		Objective    string `json:"objective"`
-		Environment  struct {
-			WorkspaceRoot string `json:"workspace_root"`
-		} `json:"environment"`
-		ExpectedOutputs []struct {
-			Type             string `json:"type"`
-			Path             string `json:"path"`
-			RollbackSnapshot *struct {
-				Enabled      bool   `json:"enabled"`
-				SnapshotPath string `json:"snapshot_path"`
-			} `json:"rollback_snapshot"`
-		} `json:"expected_outputs"`
-		Budgets *struct {
-			MaxCostUSD *float64 `json:"max_cost_usd"`
-		} `json:"budgets"`
-		Constraints *struct {
-			MaxCostUSD *float64 `json:"max_cost_usd"`
-		} `json:"constraints"`
-		Extensions struct {
-			Mock script `json:"x_mockagent"`
-		} `json:"extensions"`
-	} `json:"task"`
-	ExecutionPolicy struct {
-		TimeoutSeconds *float64 `json:"timeout_seconds"`
-		Heartbeat      *struct {
-			Enabled         bool     `json:"enabled"`
-			IntervalSeconds *float64 `json:"interval_seconds"`
-			MaxMissedBeats  *float64 `json:"max_missed_beats"`
-		} `json:"heartbeat"`
-	} `json:"execution_policy"`
-	GuardRails *struct {
-		TimeoutSeconds *float64 `json:"timeout_seconds"`
-	} `json:"guard_rails"`
-	Phases []struct {
-		PhaseID     string `json:"phase_id"`
-		Checkpoints []struct {
-			CheckpointID string `json:"checkpoint_id"`
-		} `json:"checkpoints"`
-	} `json:"phases"`
-}
-
-// timeout is the effective timeout by §11 precedence (0: none), as
+// timeout is the effective timeout of a TASK by §11 precedence (0: none), as
 // lint/spec/aop2 computes it.
-func (t *taskView) timeout() time.Duration {
+func timeout(t *aop2spec.Task) time.Duration {
 	var gr *float64
 	if t.GuardRails != nil {
 		gr = t.GuardRails.TimeoutSeconds
 	}
 	d, _ := aop2spec.EffectiveTimeout(gr, t.ExecutionPolicy.TimeoutSeconds)
 	return d
+}
+
+// readTask reads the first stdin line as a TASK (lint/spec/aop2's decoder, as
+// the reference engine reads it) and its script, task.extensions.x_mockagent.
+func readTask(line []byte) (*aop2spec.Task, script, error) {
+	var sc script
+	t, err := aop2spec.DecodeTask(line)
+	if err != nil {
+		return nil, sc, err
+	}
+	if x, ok := t.Task.Extensions["x_mockagent"]; ok {
+		b, _ := json.Marshal(x)
+		if err := json.Unmarshal(b, &sc); err != nil {
+			return nil, sc, fmt.Errorf("task.extensions.x_mockagent: %v", err)
+		}
+	}
+	return t, sc, nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -142,7 +103,8 @@ type agent struct {
 	env    mockagent.Env
 	clk    clock.Clock
 	fault  string
-	task   taskView
+	task   *aop2spec.Task
+	mock   script // task.extensions.x_mockagent, or the out-of-band script
 	start  time.Time
 	out    *bufio.Writer
 	outMu  sync.Mutex
@@ -174,12 +136,13 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		// Not a JSON envelope: a v1 markdown prompt (§1.3), read to its EOF.
 		return a.runV1(line, in)
 	}
-	if err := json.Unmarshal(line, &a.task); err != nil {
+	var err error
+	if a.task, a.mock, err = readTask(line); err != nil {
 		fmt.Fprintf(env.Stderr, "mockagent aop2: the first stdin line is not a TASK: %v\n", err)
 		return 2
 	}
 	if sc, ok := outOfBand(env); ok {
-		a.task.Task.Extensions.Mock = sc
+		a.mock = sc
 	}
 	a.start = clk.Now()
 	a.fault = a.effectiveFault()
@@ -261,7 +224,7 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 // effectiveFault is the command-line fault, or the task script's entry for this
 // model or attempt.
 func (a *agent) effectiveFault() string {
-	s := a.task.Task.Extensions.Mock
+	s := a.mock
 	if f, ok := s.FaultsByAttempt[strconv.Itoa(a.attempt())]; ok {
 		return f
 	}
@@ -272,10 +235,10 @@ func (a *agent) effectiveFault() string {
 }
 
 func (a *agent) attempt() int {
-	if a.task.Task.Attempt < 1 {
-		return 1
+	if at := a.task.Task.Attempt; at != nil && *at >= 1 {
+		return int(*at)
 	}
-	return a.task.Task.Attempt
+	return 1
 }
 
 func (a *agent) elapsed() time.Duration { return a.clk.Now().Sub(a.start) }
@@ -305,7 +268,7 @@ func (a *agent) work() int {
 		<-a.ctx.Done()
 		return 0
 	}
-	s := a.task.Task.Extensions.Mock
+	s := a.mock
 	workEnd := defaultWork
 	if s.WorkSeconds > 0 {
 		workEnd = seconds(s.WorkSeconds)
@@ -318,7 +281,7 @@ func (a *agent) work() int {
 	stopBeatsAt := time.Duration(-1)
 	switch a.fault {
 	case FaultExceedTimeout:
-		if t := a.task.timeout(); t > 0 {
+		if t := timeout(a.task); t > 0 {
 			workEnd = t + 60*time.Second
 		} else {
 			workEnd = time.Hour
@@ -710,15 +673,15 @@ type progressLog struct {
 
 func (a *agent) cost() float64 {
 	c := 0.01
-	if s := a.task.Task.Extensions.Mock.CostUSD; s != nil {
+	if s := a.mock.CostUSD; s != nil {
 		c = *s
 	}
 	if a.fault == FaultOverBudget {
 		budget := 1.0
-		if b := a.task.Task.Budgets; b != nil && b.MaxCostUSD != nil {
-			budget = *b.MaxCostUSD
-		} else if cn := a.task.Task.Constraints; cn != nil && cn.MaxCostUSD != nil {
-			budget = *cn.MaxCostUSD
+		if b := a.task.Task.Budgets.MaxCostUSD; b != nil {
+			budget = *b
+		} else if cn := a.task.Task.Constraints.MaxCostUSD; cn != nil {
+			budget = *cn
 		}
 		c = budget * 2
 	}
@@ -732,7 +695,7 @@ func (a *agent) finish() int {
 	actions = append(actions, "Reported the result.")
 	now := a.clk.Now().UTC()
 	r := response{
-		AOPVersion: cmp.Or(a.task.Task.Extensions.Mock.ResponseVersion, AOPVersion), SchemaVersion: SchemaVersion, ProtocolFamily: ProtocolFamily,
+		AOPVersion: cmp.Or(a.mock.ResponseVersion, AOPVersion), SchemaVersion: SchemaVersion, ProtocolFamily: ProtocolFamily,
 		MessageType: "RESPONSE", SessionID: a.task.Session.SessionID, TaskID: a.task.Task.TaskID,
 		Agent:      respAgent{Name: a.name(), Provider: a.task.Target.Provider, Model: a.task.Target.Model},
 		TaskStatus: map[string]any{"state": "COMPLETED", "final_signal": "SUCCESS", "message": "Task completed successfully."},

@@ -66,18 +66,13 @@ const maxDetailsBytes = 64 << 20
 // defaultMetrics is the value of [AOP:METRICS] without a script.
 const defaultMetrics = "items_examined: 3, findings: 1, duration: 2s"
 
-type input struct {
-	Task     string `json:"task"`
-	TaskType string `json:"task_type"`
-}
-
 const ts = "2006-01-02T15:04:05Z"
 
 // Run plays the aop-output agent; see the package doc.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	line, err := bufio.NewReader(env.Stdin).ReadBytes('\n')
-	var in input
-	if (err != nil && len(line) == 0) || json.Unmarshal(line, &in) != nil {
+	in, bad := spec.DecodeTaskLine(line)
+	if (err != nil && len(line) == 0) || bad != nil {
 		fmt.Fprintln(env.Stderr, "mockagent aop-output: stdin must carry one JSON line {\"task\":...,\"task_type\":...}")
 		return 2
 	}

@@ -549,7 +549,7 @@ func (e *engine) handleLine(st *attemptState, r conform.Record) {
 	if len(trimmed) == 0 {
 		return
 	}
-	m, err := decodeObject(trimmed)
+	m, err := aop2spec.DecodeHeader(trimmed)
 	if err != nil {
 		if trimmed[0] == '{' || trimmed[0] == '[' {
 			e.code("E_PARSE_FAILURE", st.n, false, "a stdout line looks like JSON but does not parse: %v", err)
@@ -559,13 +559,13 @@ func (e *engine) handleLine(st *attemptState, r conform.Record) {
 		}
 		return
 	}
-	switch mt, _ := str(m, "message_type"); mt {
+	switch mt := m.MessageType; mt {
 	case "EVENT":
-		e.handleEvent(st, r.Time, m)
+		e.handleEvent(st, r.Time, m.AsEvent())
 	case "RESPONSE":
-		e.handleResponse(st, r.Time, m, trimmed)
+		e.handleResponse(st, r.Time, m.AsResponse(), trimmed)
 	case "TASK":
-		e.handleDelegation(st, m, trimmed)
+		e.handleDelegation(st, trimmed)
 	default:
 		e.violation("AOP2-ENVELOPE-001", st.n, "message_type %q is not TASK, RESPONSE or EVENT; ignored", mt)
 	}
@@ -584,22 +584,22 @@ func trimSpace(b []byte) []byte {
 // executorEvents are the events an executor sends; the others are the orchestrator's.
 var executorEvents = set("HEARTBEAT", "PROGRESS_UPDATE")
 
-func (e *engine) handleEvent(st *attemptState, at time.Time, m map[string]any) {
-	for _, p := range checkHeader(m) {
+func (e *engine) handleEvent(st *attemptState, at time.Time, m *aop2spec.Event) {
+	for _, p := range checkHeader(m.Header) {
 		e.violation(p.Rule, st.n, "%s", p)
 	}
-	if sid, _ := str(m, "session_id"); sid != e.task.SessionID {
+	if sid := m.SessionID; sid != e.task.SessionID {
 		e.violation("AOP2-SEQ-001", st.n, "event session_id %q is not the TASK's %q; ignored", sid, e.task.SessionID)
 		return
 	}
-	if tid, _ := str(m, "task_id"); tid != e.task.TaskID {
+	if tid := m.TaskID; tid != e.task.TaskID {
 		e.violation("AOP2-SEQ-001", st.n, "event task_id %q is not the TASK's %q; ignored", tid, e.task.TaskID)
 		return
 	}
-	if ts, _ := str(m, "timestamp"); !validTimestamp(ts) {
+	if ts := m.Timestamp; !validTimestamp(ts) {
 		e.violation("AOP2-TIME-001", st.n, "timestamp %q is not an ISO 8601 date-time (2026-02-26T12:37:01Z)", ts)
 	}
-	ev, _ := str(m, "event")
+	ev := m.Event
 	if !executorEvents[ev] {
 		e.violation("AOP2-ENVELOPE-006", st.n, "event %q is not an executor event (HEARTBEAT, PROGRESS_UPDATE); ignored", ev)
 		return
@@ -625,7 +625,7 @@ func validTimestamp(s string) bool {
 	return ok
 }
 
-func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any, raw []byte) {
+func (e *engine) handleResponse(st *attemptState, at time.Time, m *aop2spec.Response, raw []byte) {
 	if st.answered {
 		e.violation("AOP2-SEQ-009", st.n, "a second RESPONSE; the first one stands")
 		return
@@ -635,7 +635,7 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 		e.violation("aop2/5/final-response", st.n, "a RESPONSE after the attempt ended with %s; ignored", st.fatal)
 		return
 	}
-	e.audit.write(at, "RESPONSE_RECEIVED", executorActor(e.task.AgentName, st.m.Provider, st.m.Model), m, st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "", nil)
+	e.audit.write(at, "RESPONSE_RECEIVED", executorActor(e.task.AgentName, st.m.Provider, st.m.Model), m.Value(), st.n, []string{"FINAL_SIGNAL", "MINIMAL_REPORT"}, "N/A", "", nil)
 	if size, over := aop2spec.OverSize(raw, aop2spec.MaxResponseBytes); over {
 		st.fatal = "E_CONTEXT_OVERFLOW"
 		e.code("E_CONTEXT_OVERFLOW", st.n, true, "the RESPONSE is %d bytes; the limit is %d (500KB)", size, aop2spec.MaxResponseBytes)
@@ -643,7 +643,7 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 		return
 	}
 	view, problems := checkResponse(raw, m, e.task, st.m.Provider, st.m.Model)
-	if v, _ := str(m, "aop_version"); e.fault == FaultStrictVersion && v != AOPVersion {
+	if v := m.AOPVersion; e.fault == FaultStrictVersion && v != AOPVersion {
 		// The engine fault: another 2.x revision than its own is refused.
 		problems = append(problems, Problem{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q is not %s", v, AOPVersion)})
 	}
@@ -664,10 +664,10 @@ func (e *engine) handleResponse(st *attemptState, at time.Time, m map[string]any
 		return
 	}
 	st.valid, st.view, st.raw = true, view, append([]byte(nil), raw...)
-	e.addCost(st, view, m)
+	e.addCost(st, view)
 }
 
-func (e *engine) addCost(st *attemptState, v responseView, m map[string]any) {
+func (e *engine) addCost(st *attemptState, v responseView) {
 	k := [2]string{st.m.Provider, st.m.Model}
 	mc := e.costs[k]
 	if mc == nil {
@@ -676,12 +676,8 @@ func (e *engine) addCost(st *attemptState, v responseView, m map[string]any) {
 	}
 	mc.Attempts++
 	mc.CostUSD += v.CostUSD
-	if ct := object(m, "cost_tracking"); ct != nil {
-		in, _ := num(ct, "tokens_input")
-		out, _ := num(ct, "tokens_output")
-		e.res.Cost.TokensInput += int64(in)
-		e.res.Cost.TokensOutput += int64(out)
-	}
+	e.res.Cost.TokensInput += int64(v.TokensIn)
+	e.res.Cost.TokensOutput += int64(v.TokensOut)
 }
 
 // outcome decides how the attempt ended.
@@ -746,7 +742,7 @@ func sigSuffix(sig string) string {
 // (§11.2), a parent of this session, a task id not yet used, depth at most 3.
 // Accepted sub-tasks are recorded in the delegation graph and queued: the engine
 // dispatches them once the scenario's task has ended (runSubTasks, subtask.go).
-func (e *engine) handleDelegation(st *attemptState, m map[string]any, raw []byte) {
+func (e *engine) handleDelegation(st *attemptState, raw []byte) {
 	sub, problems, _ := ParseTask(raw)
 	d := Delegation{TaskID: sub.TaskID, Parent: sub.ParentTaskID, State: "SKIPPED"}
 	reject := func(code, format string, args ...any) {

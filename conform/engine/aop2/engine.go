@@ -225,7 +225,7 @@ func (e *engine) run(data []byte) {
 	e.openAudit(sid, tid, t.ParentTaskID)
 	e.known[tid] = 0 // the scenario's task is a root task
 
-	version, hasVersion := str(t.raw, "aop_version")
+	version, hasVersion := t.msg.AOPVersion, t.msg.HasString("aop_version")
 	switch {
 	case !hasVersion && e.fault == FaultAssumeV2:
 		// The engine fault: taken as v2 and dispatched as it is, unvalidated.
@@ -350,13 +350,13 @@ func (e *engine) versionFallback(version string, problems []Problem) {
 // extensions as a fenced json block (an orchestrator passes them on unchanged),
 // and how to report: markdown ending with the status line (aop2spec.V1Status).
 func (e *engine) v1Prompt() string {
-	task := object(e.task.raw, "task")
-	obj, _ := str(task, "objective")
+	task := e.task.msg.Task
+	obj := task.Objective
 	var b strings.Builder
 	fmt.Fprintf(&b, "# AOP TASK %s\n\n", e.res.TaskID)
 	fmt.Fprintf(&b, "- Session: %s\n- Target: %s (%s / %s)\n\n", e.res.SessionID, e.task.AgentName, e.task.Provider, e.task.Model)
 	fmt.Fprintf(&b, "## Objective\n\n%s\n\n", obj)
-	if ext := object(task, "extensions"); len(ext) > 0 {
+	if ext := task.Extensions; len(ext) > 0 {
 		if data, err := marshal(ext); err == nil {
 			fmt.Fprintf(&b, "## Extensions\n\n```json\n%s\n```\n\n", data)
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
 )
 
 // TestParseOddInput: bad input never panics, and is either no object or a problem.
@@ -37,7 +39,7 @@ func TestCheckResponseOddInput(t *testing.T) {
 		`{}`, `{"agent":"x","task_status":[],"execution_summary":7,"cost_tracking":"free"}`,
 		`{"task_status":{"state":"DONE","final_signal":1},"error_details":{"error_code":null}}`,
 	} {
-		m, err := decodeObject([]byte(in))
+		m, err := aop2spec.DecodeResponse([]byte(in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +118,7 @@ func TestSchemaByTheLinter(t *testing.T) {
 		`","task_id":"` + task.TaskID + `","agent":{"name":"a","provider":"` + task.Provider + `","model":"` + task.Model +
 		`"},"task_status":{"state":"COMPLETED","final_signal":"SUCCESS","message":"done"},"execution_summary":{"summary":"done","actions":["a"]},` +
 		`"timing":{"started_at":"2026-02-26T12:35:01Z","completed_at":"2026-02-26T12:40:32Z","duration_seconds":"long"}}`
-	m, err := decodeObject([]byte(resp))
+	m, err := aop2spec.DecodeResponse([]byte(resp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +127,7 @@ func TestSchemaByTheLinter(t *testing.T) {
 		t.Errorf("duration_seconds \"long\" passed: %v", ps)
 	}
 	ok := strings.Replace(resp, `"long"`, `331`, 1)
-	m, _ = decodeObject([]byte(ok))
+	m, _ = aop2spec.DecodeResponse([]byte(ok))
 	if _, ps = checkResponse([]byte(ok), m, task, task.Provider, task.Model); len(ps) > 0 {
 		t.Errorf("a valid RESPONSE has problems: %v", ps)
 	}

@@ -14,33 +14,33 @@ type responseView struct {
 	CostUSD                  float64
 	HasCost                  bool
 	Tokens                   int64
-	Actions                  int
+	// TokensIn and TokensOut are cost_tracking's (0 when absent).
+	TokensIn, TokensOut float64
+	Actions             int
 }
 
 // checkResponse validates a RESPONSE, raw and decoded as m, against the schema
 // (schemaProblems) and the task and attempt it answers (§1.2, §5, bindings).
 // Problems with a rule in fatalRules make it malformed (E_MALFORMED_RESPONSE);
 // the others are reported and tolerated.
-func checkResponse(raw []byte, m map[string]any, t *Task, provider, model string) (responseView, []Problem) {
+func checkResponse(raw []byte, m *aop2spec.Response, t *Task, provider, model string) (responseView, []Problem) {
 	var v responseView
-	ps := checkHeader(m)
+	ps := checkHeader(m.Header)
 	ps = append(ps, schemaProblems(raw, aop2lint.KindResponse)...)
-	if sid, _ := str(m, "session_id"); sid != t.SessionID {
+	if sid := m.SessionID; sid != t.SessionID {
 		ps = append(ps, Problem{"AOP2-SEQ-001", "/session_id", fmt.Sprintf("session_id %q must be the TASK's %q", sid, t.SessionID)})
 	}
-	if tid, _ := str(m, "task_id"); tid != t.TaskID {
+	if tid := m.TaskID; tid != t.TaskID {
 		ps = append(ps, Problem{"AOP2-SEQ-001", "/task_id", fmt.Sprintf("task_id %q must be the TASK's %q", tid, t.TaskID)})
 	}
-	if agent := object(m, "agent"); agent != nil {
-		p, _ := str(agent, "provider")
-		md, _ := str(agent, "model")
-		if p != provider || md != model {
+	if agent := m.Agent; agent != nil {
+		if p, md := agent.Provider, agent.Model; p != provider || md != model {
 			ps = append(ps, Problem{"aop2/9/fallback-model", "/agent", fmt.Sprintf("agent reports %s/%s but ran as %s/%s: report the model you ran as", p, md, provider, model)})
 		}
 	}
-	if ts := object(m, "task_status"); ts != nil {
-		v.State, _ = str(ts, "state")
-		sig, hasSig := str(ts, "final_signal")
+	if ts := m.TaskStatus; ts != nil {
+		v.State = ts.State
+		sig, hasSig := ts.Signal(), ts.FinalSignal != nil
 		v.Signal = sig
 		if !terminal[v.State] && !refused(ps, "/task_status/state") {
 			ps = append(ps, Problem{"aop2/5/final-response", "/task_status/state", fmt.Sprintf("the final RESPONSE has state %s: it must be COMPLETED, FAILED, ABORTED or SKIPPED", v.State)})
@@ -55,32 +55,35 @@ func checkResponse(raw []byte, m map[string]any, t *Task, provider, model string
 			v.Signal = signalOf(v.State)
 		}
 	}
-	es := object(m, "execution_summary")
 	summary := ""
-	if es != nil {
-		summary, _ = str(es, "summary")
-		if acts, ok := es["actions"].([]any); ok {
-			v.Actions = len(acts)
-		}
+	if es := m.ExecutionSummary; es != nil {
+		summary, v.Actions = es.Summary, len(es.Actions)
 	}
 	if t.Policy.RequireMinimalReport && (strings.TrimSpace(summary) == "" || v.Actions == 0) {
 		ps = append(ps, Problem{"AOP2-SEQ-003", "/execution_summary", "guard_rails.require_minimal_report: execution_summary needs a non-empty summary and actions"})
 	}
-	if ed := object(m, "error_details"); ed != nil {
-		v.ErrorCode, _ = str(ed, "error_code")
+	if ed := m.ErrorDetails; ed != nil {
+		v.ErrorCode = ed.ErrorCode
 	}
-	if ct := object(m, "cost_tracking"); ct != nil {
-		if c, ok := num(ct, "actual_cost_usd"); ok {
-			v.CostUSD, v.HasCost = c, true
-		} else if c, ok := num(ct, "estimated_cost_usd"); ok {
-			v.CostUSD, v.HasCost = c, true
+	if ct := m.CostTracking; ct != nil {
+		if c := ct.ActualCostUSD; c != nil {
+			v.CostUSD, v.HasCost = *c, true
+		} else if c := ct.EstimatedCostUSD; c != nil {
+			v.CostUSD, v.HasCost = *c, true
 		}
-		in, _ := num(ct, "tokens_input")
-		out, _ := num(ct, "tokens_output")
-		v.Tokens = int64(in + out)
+		v.TokensIn, v.TokensOut = value(ct.TokensInput), value(ct.TokensOutput)
+		v.Tokens = int64(v.TokensIn + v.TokensOut)
 	}
-	checkExtensions(m, &ps)
+	checkExtensions(&m.Envelope, &ps)
 	return v, ps
+}
+
+// value is an optional number, 0 when absent.
+func value(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
 }
 
 // fatalRules make a RESPONSE malformed; other problems are tolerated (the

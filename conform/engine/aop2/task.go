@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aopkit/aopkit/conform/engine/jsonval"
 	aop2lint "github.com/aopkit/aopkit/lint/aop2"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/schema"
@@ -38,10 +37,11 @@ func set(vs ...string) map[string]bool {
 	return m
 }
 
-// Task is a TASK envelope as the engine reads it: the raw object (kept to
-// re-dispatch it with a new target or attempt) and the typed view of its policy.
+// Task is a TASK envelope as the engine reads it: the decoded message
+// (lint/spec/aop2's wire struct, kept to re-dispatch it with a new target or
+// attempt) and the view of its policy after §11's precedence.
 type Task struct {
-	raw  map[string]any
+	msg  *aop2spec.Task
 	Size int // bytes of the envelope as it goes on the wire (compact; aop2spec.CompactSize)
 
 	SessionID    string
@@ -53,7 +53,7 @@ type Task struct {
 	Priority     string
 
 	Policy Policy
-	// Outputs are the expected_outputs with a path.
+	// Outputs are the expected_outputs, one per item.
 	Outputs   []Output
 	Inputs    int
 	Phases    []int // checkpoints per phase
@@ -95,7 +95,8 @@ type Policy struct {
 	RequireMinimalReport bool
 }
 
-// Alternative is one alternative_models entry (§9).
+// Alternative is one alternative_models entry (§9) as the engine dispatches it
+// (aop2spec.Alternative with the trigger's default applied).
 type Alternative struct {
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
@@ -111,63 +112,17 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Pointer + ": " + p.Message }
 
-// decodeObject decodes one JSON object keeping numbers exact.
-func decodeObject(data []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data after the JSON value")
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("a message must be a JSON object, not %T", v)
-	}
-	return m, nil
-}
-
-// object, str, num and boolean read a path in a decoded object.
+// object is the member key of a decoded object when it is an object (nil
+// otherwise).
 func object(m map[string]any, key string) map[string]any {
 	v, _ := m[key].(map[string]any)
 	return v
 }
 
-func str(m map[string]any, key string) (string, bool) {
-	v, ok := m[key].(string)
-	return v, ok
-}
-
-func num(m map[string]any, key string) (float64, bool) {
-	switch v := m[key].(type) {
-	case json.Number:
-		f, err := v.Float64()
-		return f, err == nil
-	case float64:
-		return v, true
-	}
-	return 0, false
-}
-
-// numPtr is a number as lint/spec/aop2 takes it (nil: absent or not a number).
-func numPtr(m map[string]any, key string) *float64 {
-	if v, ok := num(m, key); ok {
-		return &v
-	}
-	return nil
-}
-
-func boolean(m map[string]any, key string) (bool, bool) {
-	v, ok := m[key].(bool)
-	return v, ok
-}
-
 // checkHeader checks the version header of any aop2 message (§1.1): the
 // schema's findings on it are schemaProblems'.
-func checkHeader(m map[string]any) []Problem {
-	if v, ok := str(m, "aop_version"); !ok || !strings.HasPrefix(v, "2.") {
+func checkHeader(h aop2spec.Header) []Problem {
+	if v := h.AOPVersion; !strings.HasPrefix(v, "2.") {
 		return []Problem{{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q must start with \"2.\"", v)}}
 	}
 	return nil
@@ -181,7 +136,7 @@ func checkHeader(m map[string]any) []Problem {
 func schemaProblems(raw []byte, kind string) []Problem {
 	root, _, err := jsonread.Parse(raw)
 	if err != nil || root == nil {
-		return nil // decodeObject has refused it
+		return nil // the decoder has refused it
 	}
 	errs, err := schema.Validate(aop2lint.SchemaFile(kind), root)
 	if err != nil {
@@ -206,196 +161,137 @@ func refused(ps []Problem, ptr string) bool {
 
 // checkExtensions reports keys without the x_ prefix in every extensions object
 // (§3; lint/spec/aop2, as AOP2-EXT-001).
-func checkExtensions(v any, ps *[]Problem) {
-	aop2spec.BadExtensionKeys(v, func(ptr, key string) {
+func checkExtensions(m *aop2spec.Envelope, ps *[]Problem) {
+	m.BadExtensionKeys(func(ptr, key string) {
 		*ps = append(*ps, Problem{"AOP2-EXT-001", ptr, fmt.Sprintf("extensions key %q must start with %q", key, aop2spec.ExtensionPrefix)})
 	})
 }
 
-// ParseTask reads a TASK envelope. It returns the schema and cross-field problems
-// (§1.2, §2) it found; a nil *Task means the input is no JSON object at all.
+// ParseTask reads a TASK envelope (aop2spec.DecodeTask). It returns the schema
+// and cross-field problems (§1.2, §2) it found; a nil *Task means the input is
+// no JSON object at all.
 func ParseTask(data []byte) (*Task, []Problem, error) {
-	m, err := decodeObject(data)
+	m, err := aop2spec.DecodeTask(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &Task{raw: m, Size: aop2spec.CompactSize(data)}
-	ps := checkHeader(m)
-	if mt, _ := str(m, "message_type"); mt != "TASK" {
+	t := &Task{msg: m, Size: aop2spec.CompactSize(data)}
+	ps := checkHeader(m.Header)
+	if mt := m.MessageType; mt != "TASK" {
 		ps = append(ps, Problem{"AOP2-ENVELOPE-001", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})
 	}
-	if _, ok := m["task_status"]; ok {
+	if m.Has("task_status") {
 		ps = append(ps, Problem{"AOP2-ENVELOPE-003", "/task_status", "a TASK must not contain task_status"})
 	}
 	ps = append(ps, schemaProblems(data, aop2lint.KindTask)...)
-	session, target, task := object(m, "session"), object(m, "target"), object(m, "task")
-	t.SessionID, _ = str(session, "session_id")
-	t.AgentName, _ = str(target, "agent_name")
-	t.Provider, _ = str(target, "provider")
-	t.Model, _ = str(target, "model")
-	t.readTask(task)
+	t.SessionID = m.Session.SessionID
+	t.AgentName, t.Provider, t.Model = m.Target.AgentName, m.Target.Provider, m.Target.Model
+	t.readTask(&m.Task, m.Phases)
 	t.readPolicy(ps)
-	t.readAccess(target, task)
-	checkExtensions(m, &ps)
+	t.readAccess(m.Target.Capabilities, m.Task.Access)
+	checkExtensions(&m.Envelope, &ps)
 	return t, ps, nil
 }
 
-func (t *Task) readTask(task map[string]any) {
-	t.TaskID, _ = str(task, "task_id")
-	t.ParentTaskID, _ = str(task, "parent_task_id")
-	obj, _ := str(task, "objective")
-	t.Objective = len([]rune(obj))
+func (t *Task) readTask(task *aop2spec.TaskBody, phases []aop2spec.Phase) {
+	t.TaskID, t.ParentTaskID = task.TaskID, task.ParentTaskID
+	t.Objective = len([]rune(task.Objective))
 	t.Priority = "NORMAL"
-	if p, ok := str(task, "priority"); ok && indexOf(priorities, p) >= 0 {
-		t.Priority = p
+	if p := task.Priority; p != nil && indexOf(priorities, *p) >= 0 {
+		t.Priority = *p
 	}
-	if in, ok := task["inputs"].([]any); ok {
-		t.Inputs = len(in)
-	}
-	if outs, ok := task["expected_outputs"].([]any); ok {
-		for _, o := range outs {
-			om, _ := o.(map[string]any)
-			if om == nil {
-				continue
-			}
-			out := Output{}
-			out.Path, _ = str(om, "path")
-			if rs := object(om, "rollback_snapshot"); rs != nil {
-				out.Snapshot, _ = boolean(rs, "enabled")
-				out.SnapshotPath, _ = str(rs, "snapshot_path")
-				out.Strategy, _ = str(rs, "snapshot_strategy")
-			}
-			t.Outputs = append(t.Outputs, out)
+	t.Inputs = len(task.Inputs)
+	for _, o := range task.ExpectedOutputs {
+		out := Output{Path: o.Path}
+		if rs := o.RollbackSnapshot; rs != nil {
+			out.Snapshot, out.SnapshotPath, out.Strategy = rs.Enabled, rs.SnapshotPath, rs.SnapshotStrategy
 		}
-		if len(outs) > len(t.Outputs) {
-			t.Outputs = append(t.Outputs, make([]Output, len(outs)-len(t.Outputs))...)
-		}
+		t.Outputs = append(t.Outputs, out)
 	}
 	t.DelegationAllowed = true
-	if c := object(task, "constraints"); c != nil {
-		if v, ok := boolean(c, "delegation_allowed"); ok {
-			t.DelegationAllowed = v
+	if v := task.Constraints.DelegationAllowed; v != nil {
+		t.DelegationAllowed = *v
+	}
+	// budgets are the more specific limit
+	for _, l := range []aop2spec.Limits{task.Constraints, task.Budgets} {
+		if l.MaxCostUSD != nil {
+			t.MaxCostUSD = l.MaxCostUSD
 		}
-		if v, ok := num(c, "max_cost_usd"); ok {
-			t.MaxCostUSD = &v
-		}
-		if v, ok := num(c, "max_tokens"); ok {
-			n := int64(v)
+		if l.MaxTokens != nil {
+			n := int64(*l.MaxTokens)
 			t.MaxTokens = &n
 		}
 	}
-	if b := object(task, "budgets"); b != nil { // budgets are the more specific limit
-		if v, ok := num(b, "max_cost_usd"); ok {
-			t.MaxCostUSD = &v
-		}
-		if v, ok := num(b, "max_tokens"); ok {
-			n := int64(v)
-			t.MaxTokens = &n
-		}
-	}
-	if phases, ok := t.raw["phases"].([]any); ok {
-		for _, p := range phases {
-			pm, _ := p.(map[string]any)
-			cps, _ := pm["checkpoints"].([]any)
-			t.Phases = append(t.Phases, len(cps))
-		}
+	for _, p := range phases {
+		t.Phases = append(t.Phases, len(p.Checkpoints))
 	}
 }
 
 // readAccess applies §11.2: the effective filesystem and network access.
-func (t *Task) readAccess(target, task map[string]any) {
-	caps, access := object(target, "capabilities"), object(task, "access")
-	var capable *bool
-	if v, ok := boolean(caps, "file_system_access"); ok {
-		capable = &v
-	}
-	fs := object(access, "filesystem")
-	capNet, _ := str(caps, "network_access")
-	taskNet, _ := str(access, "network")
-	t.Network = aop2spec.EffectiveNetwork(capNet, taskNet)
-	t.Filesystem = aop2spec.EffectiveFilesystem(capable, stringList(fs, "read_paths"), stringList(fs, "write_paths"))
-}
-
-// stringList reads an array of strings (nil when absent).
-func stringList(m map[string]any, key string) []string {
-	arr, ok := m[key].([]any)
-	if !ok {
-		return nil
-	}
-	out := []string{}
-	for _, v := range arr {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
+func (t *Task) readAccess(caps aop2spec.Capabilities, access aop2spec.Access) {
+	t.Network = aop2spec.EffectiveNetwork(caps.NetworkAccess, access.Network)
+	t.Filesystem = aop2spec.EffectiveFilesystem(caps.FileSystemAccess, aop2spec.Strings(access.Filesystem.ReadPaths), aop2spec.Strings(access.Filesystem.WritePaths))
 }
 
 // readPolicy applies §11: guard_rails override execution_policy. ps are the
 // TASK's problems: what the schema refused is not taken.
 func (t *Task) readPolicy(ps []Problem) {
-	ep, gr := object(t.raw, "execution_policy"), object(t.raw, "guard_rails")
+	ep, gr := t.msg.ExecutionPolicy, t.msg.GuardRails
+	if gr == nil {
+		gr = &aop2spec.GuardRails{}
+	}
 	p := Policy{AutoTerminate: true, OnFailure: "REPORT_AND_CONTINUE", RequireFinalSignal: true,
 		Backoff: []time.Duration{30 * time.Second, 120 * time.Second, 300 * time.Second}}
-	p.Timeout, p.TimeoutFrom = aop2spec.EffectiveTimeout(numPtr(gr, "timeout_seconds"), numPtr(ep, "timeout_seconds"))
+	p.Timeout, p.TimeoutFrom = aop2spec.EffectiveTimeout(gr.TimeoutSeconds, ep.TimeoutSeconds)
 	p.HeartbeatInterval, p.MaxMissedBeats = aop2spec.Heartbeat(nil, nil)
-	if v, ok := boolean(ep, "auto_terminate_on_timeout"); ok {
-		p.AutoTerminate = v
+	for _, b := range []*bool{ep.AutoTerminateOnTimeout, gr.AutoTerminateOnTimeout} {
+		if b != nil {
+			p.AutoTerminate = *b
+		}
 	}
-	if v, ok := boolean(gr, "auto_terminate_on_timeout"); ok {
-		p.AutoTerminate = v
+	for _, b := range []*bool{ep.AbortOnFirstCriticalError, gr.AbortOnFirstCriticalError} {
+		if b != nil {
+			p.AbortOnCritical = *b
+		}
 	}
-	if v, ok := boolean(ep, "abort_on_first_critical_error"); ok {
-		p.AbortOnCritical = v
+	if v := gr.RequireFinalSignal; v != nil {
+		p.RequireFinalSignal = *v
 	}
-	if v, ok := boolean(gr, "abort_on_first_critical_error"); ok {
-		p.AbortOnCritical = v
-	}
-	if v, ok := boolean(gr, "require_final_signal"); ok {
-		p.RequireFinalSignal = v
-	}
-	if gr != nil {
+	if t.msg.GuardRails != nil {
 		p.RequireMinimalReport = true // the guard_rails default (upstream schema)
 	}
-	if v, ok := boolean(gr, "require_minimal_report"); ok {
-		p.RequireMinimalReport = v
+	if v := gr.RequireMinimalReport; v != nil {
+		p.RequireMinimalReport = *v
 	}
-	if v, ok := num(ep, "max_retries"); ok && v >= 0 {
-		p.MaxRetries = int(v)
+	if v := ep.MaxRetries; v != nil && *v >= 0 {
+		p.MaxRetries = int(*v)
 	}
-	if bs, ok := ep["retry_backoff_seconds"].([]any); ok && len(bs) > 0 {
+	if bs := ep.RetryBackoffSeconds; len(bs) > 0 {
 		p.Backoff = nil
 		for _, b := range bs {
-			if n, ok := b.(json.Number); ok {
-				f, _ := n.Float64()
-				p.Backoff = append(p.Backoff, aop2spec.Seconds(f))
+			if b != nil {
+				p.Backoff = append(p.Backoff, aop2spec.Seconds(*b))
 			}
 		}
 	}
-	if v, ok := str(ep, "on_failure"); ok && !refused(ps, "/execution_policy/on_failure") {
-		p.OnFailure = v
+	if v := ep.OnFailure; v != nil && !refused(ps, "/execution_policy/on_failure") {
+		p.OnFailure = *v
 	}
-	if alts, ok := ep["alternative_models"].([]any); ok {
-		for i, a := range alts {
-			am, _ := a.(map[string]any)
-			alt := Alternative{}
-			alt.Provider, _ = str(am, "provider")
-			alt.Model, _ = str(am, "model")
-			alt.Trigger, _ = str(am, "fallback_trigger")
-			if alt.Trigger == "" {
-				alt.Trigger = "ALL_ERRORS"
-			}
-			if refused(ps, "/execution_policy/alternative_models/"+strconv.Itoa(i)) {
-				continue
-			}
-			p.Alternatives = append(p.Alternatives, alt)
+	for i, am := range ep.AlternativeModels {
+		alt := Alternative{am.Provider, am.Model, am.FallbackTrigger}
+		if alt.Trigger == "" {
+			alt.Trigger = "ALL_ERRORS"
 		}
+		if refused(ps, "/execution_policy/alternative_models/"+strconv.Itoa(i)) {
+			continue
+		}
+		p.Alternatives = append(p.Alternatives, alt)
 	}
-	if hb := object(ep, "heartbeat"); hb != nil {
-		p.Heartbeat, _ = boolean(hb, "enabled")
-		p.HeartbeatInterval, p.MaxMissedBeats = aop2spec.Heartbeat(numPtr(hb, "interval_seconds"), numPtr(hb, "max_missed_beats"))
-		if v, ok := str(hb, "on_heartbeat_failure"); ok && !refused(ps, "/execution_policy/heartbeat/on_heartbeat_failure") {
-			p.OnHeartbeatFailure = v
+	if hb := ep.Heartbeat; hb != nil {
+		p.Heartbeat = hb.Enabled
+		p.HeartbeatInterval, p.MaxMissedBeats = aop2spec.Heartbeat(hb.IntervalSeconds, hb.MaxMissedBeats)
+		if v := hb.OnHeartbeatFailure; v != nil && !refused(ps, "/execution_policy/heartbeat/on_heartbeat_failure") {
+			p.OnHeartbeatFailure = *v
 		}
 	}
 	t.Policy = p
@@ -414,7 +310,7 @@ func indexOf(list []string, v string) int {
 // attempt, priority and workspace set. Keys come out sorted, so the line is
 // deterministic.
 func (t *Task) dispatch(provider, model string, attempt int, priority, workspace string) []byte {
-	m := jsonval.Map(t.raw, jsonval.Same).(map[string]any)
+	m := t.msg.Value() // a new map
 	if target := object(m, "target"); target != nil {
 		target["provider"] = provider
 		target["model"] = model

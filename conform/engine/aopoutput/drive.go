@@ -8,7 +8,6 @@
 package aopoutput
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,12 +30,6 @@ func Key(r *conform.Record) string {
 	return ""
 }
 
-// task is the task line of the aopkit binding: {"task": ..., "task_type": ...}.
-type task struct {
-	Task     string `json:"task"`
-	TaskType string `json:"task_type"`
-}
-
 // LingerAfterEnd is how long (× --timeout-scale) the parent lets an agent run
 // after its [AOP:END] line before it stops it. The binding asks an agent to exit
 // after [AOP:END] but sets no time: a correct agent's exit can take a second or
@@ -55,8 +48,8 @@ func Drive(h *harness.H) error {
 		return harness.Error{Err: err}
 	}
 	line := h.Expand(h.Scenario().Task)
-	var tk task
-	if err := json.Unmarshal(line, &tk); err != nil {
+	tk, err := spec.DecodeTaskLine(line)
+	if err != nil {
 		return harness.Errorf("scenario %s: the task must be {\"task\":...,\"task_type\":...}: %v", h.Scenario().ID, err)
 	}
 	a, err := h.Launch(line)

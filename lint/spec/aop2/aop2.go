@@ -5,7 +5,17 @@
 // reference engine (conform/engine/aop2), the conformance checks
 // (conform/checks) and mockagent call it; nothing else computes these.
 //
-// It is a leaf: primitives in, values out, no lint or conform imports.
+// It is also the home of the contract's wire messages (wire.go): Task (§2),
+// Response (§5) and Event (§6) as typed structs with the spec's member names,
+// and their one decoder, DecodeHeader with AsTask, AsResponse and AsEvent (or
+// DecodeTask, DecodeResponse, DecodeEvent). It reads a line as aoplint does
+// (lint/jsonread, through lint/spec/wire): keys exactly as spelled, a member of
+// another JSON type than the spec's left zero and a pointer nil (the schema
+// rule, AOP2-SCHEMA-001, reports it), a pointer nil for "absent". The checks,
+// the reference engine, orchside and mockagent read these structs.
+//
+// It is a leaf: primitives in, values out, no conform imports (lint/jsonread
+// and lint/spec/wire only).
 package aop2
 
 import (

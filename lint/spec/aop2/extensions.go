@@ -1,7 +1,6 @@
 package aop2
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,33 +21,45 @@ const ExtensionPrefix = "x_"
 // aop2/3/extension-keys all ask it.
 func ExtensionKeyOK(key string) bool { return strings.HasPrefix(key, ExtensionPrefix) }
 
-// BadExtensionKeys calls bad with the JSON Pointer (RFC 6901, from root "") and
-// the key of every member of every extensions object in v, a decoded JSON value
-// (encoding/json's map[string]any and []any), whose key ExtensionKeyOK refuses.
-// The values of an extensions object are vendor data: not looked into, as
-// aoplint's walk does not. Members are visited in key order.
-func BadExtensionKeys(v any, bad func(pointer, key string)) { badExtensionKeys(v, "", bad) }
-
-func badExtensionKeys(v any, ptr string, bad func(pointer, key string)) {
-	switch t := v.(type) {
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(t)) {
+// badExtensionKeys calls bad with the JSON Pointer (RFC 6901, from root "") and
+// the key of every member of every extensions object in n whose key
+// ExtensionKeyOK refuses (Envelope.BadExtensionKeys). The values of an
+// extensions object are vendor data: not looked into, as aoplint's walk does
+// not. Members are visited in key order, once per key (the last of duplicates).
+func badExtensionKeys(n *jsonread.Node, ptr string, bad func(pointer, key string)) {
+	if n == nil {
+		return
+	}
+	switch n.Kind {
+	case jsonread.Object:
+		for _, k := range keys(n) {
 			p := ptr + "/" + jsonread.EscapeToken(k)
+			v := n.Get(k)
 			if k != Extensions {
-				badExtensionKeys(t[k], p, bad)
+				badExtensionKeys(v, p, bad)
 				continue
 			}
-			if ext, ok := t[k].(map[string]any); ok {
-				for _, x := range slices.Sorted(maps.Keys(ext)) {
+			if v.Kind == jsonread.Object {
+				for _, x := range keys(v) {
 					if !ExtensionKeyOK(x) {
 						bad(p+"/"+jsonread.EscapeToken(x), x)
 					}
 				}
 			}
 		}
-	case []any:
-		for i, e := range t {
+	case jsonread.Array:
+		for i, e := range n.Items {
 			badExtensionKeys(e, ptr+"/"+strconv.Itoa(i), bad)
 		}
 	}
+}
+
+// keys are the distinct member keys of an object, sorted.
+func keys(n *jsonread.Node) []string {
+	ks := make([]string, 0, len(n.Members))
+	for _, m := range n.Members {
+		ks = append(ks, m.Key)
+	}
+	slices.Sort(ks)
+	return slices.Compact(ks)
 }

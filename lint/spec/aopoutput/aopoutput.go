@@ -3,7 +3,14 @@
 // report's structure, the summary limits by task type, bullets and statuses. The
 // linter (lint/aopoutput), the reference engine (conform/engine/aopoutput), the
 // conformance checks (conform/checks) and mockagent all call it; it imports
-// neither lint nor conform (primitives in, values out).
+// neither the linter's rules nor conform (primitives in, values out).
+//
+// It is also the home of the protocol's JSON (wire.go): the binding's task
+// line (TaskLine, DecodeTaskLine) and the details file (Details,
+// DecodeDetails, §Details File Format), typed structs read as aoplint reads
+// them (lint/jsonread through lint/spec/wire: keys exactly as spelled, a member
+// of another JSON type than the spec's left zero). Those two are its only
+// imports under lint/.
 package aopoutput
 
 import (

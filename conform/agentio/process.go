@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -67,8 +68,8 @@ type ProcessConn struct {
 	cmd     *exec.Cmd
 	pgid    int
 	stdin   *os.File
-	outR    *os.File
-	errR    *os.File
+	out     *stream // stdout's read end
+	errs    *stream // stderr's read end
 	lines   chan Line
 	done    chan struct{}
 	stop    chan struct{} // closed when the conn is abandoned: readers stop delivering
@@ -178,7 +179,7 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	}
 
 	c := &ProcessConn{
-		cmd: cmd, pgid: pgid, stdin: inW, outR: outR, errR: errR,
+		cmd: cmd, pgid: pgid, stdin: inW, out: newStream(outR), errs: newStream(errR),
 		lines: make(chan Line, 16), done: make(chan struct{}), stop: make(chan struct{}),
 		sendTO: sendTO, grace: grace, contained: sup.contained, measures: sup.measures,
 	}
@@ -187,13 +188,19 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	}
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go c.read(outR, "stdout", clk, 0, maxOut, &c.capped, &readers)
-	go c.read(errR, "stderr", clk, 1, maxErr, &c.errCapped, &readers)
+	go c.read(c.out, "stdout", clk, 0, maxOut, &c.capped, &readers)
+	go c.read(c.errs, "stderr", clk, 1, maxErr, &c.errCapped, &readers)
 	readersDone := make(chan struct{})
 	go func() { readers.Wait(); close(c.lines); close(readersDone) }()
 
 	go func() {
 		err := cmd.Wait()
+		// Where each stream ends: what the process under test wrote before
+		// it exited. Supervised, cmd is the supervisor, which exits once the
+		// agent has exited and it has killed everything the agent started, so
+		// nothing writes to the pipes any more; direct, the rest of the
+		// group is killed just below.
+		outEnd, errEnd := c.out.end(grace), c.errs.end(grace)
 		var ex Exit
 		var escapes []string
 		if sup.status != nil {
@@ -210,8 +217,12 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 		select {
 		case <-readersDone:
 		case <-time.After(grace):
-			// Something outside the group (setsid) still holds the pipes.
-			closeAll(outR, errR)
+			// Something outside the group (setsid) still holds the pipes:
+			// what it writes from now on is not read. What the agent wrote
+			// before its exit is, however late the harness reads (its
+			// readers wait on the Lines channel): each stream ends there.
+			c.out.limit(outEnd)
+			c.errs.limit(errEnd)
 		}
 		c.mu.Lock()
 		if !c.inClosed {
@@ -219,6 +230,8 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 			c.stdin.Close()
 		}
 		c.mu.Unlock()
+		c.out.finish(c.stop)
+		c.errs.finish(c.stop)
 	}()
 	go func() {
 		select {
@@ -236,9 +249,9 @@ func (c *ProcessConn) abandon() { c.stopped.Do(func() { close(c.stop) }) }
 // read splits one output stream into lines, keeping at most MaxLine bytes of a line
 // and max bytes of the stream (its own budget: kept[k]); the rest is read and
 // discarded.
-func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, k int, max int64, capped *atomic.Bool, wg *sync.WaitGroup) {
+func (c *ProcessConn) read(cr *stream, stream string, clk clock.Clock, k int, max int64, capped *atomic.Bool, wg *sync.WaitGroup) {
 	defer wg.Done()
-	cr := &countingReader{r: r}
+	defer close(cr.done)
 	br := bufio.NewReaderSize(cr, 64*1024)
 	for {
 		if c.kept[k].Load() >= max {
@@ -247,10 +260,10 @@ func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, k int, ma
 			c.discarded.Add(n)
 			return
 		}
-		before := cr.n
+		before := cr.n.Load()
 		data, truncated, err := ReadLine(br, MaxLine)
 		if len(data) > 0 || err == nil {
-			read := cr.n - before // approximate: buffered bytes count when read
+			read := cr.n.Load() - before // approximate: buffered bytes count when read
 			c.kept[k].Add(int64(len(data)))
 			if truncated && read > int64(len(data)) {
 				c.discarded.Add(read - int64(len(data)))
@@ -269,15 +282,115 @@ func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, k int, ma
 	}
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
+// stream is the read end of one of the agent's output pipes, as its reader
+// reads it: it counts the bytes read, and can be told where the stream ends.
+type stream struct {
+	f *os.File
+	n atomic.Int64 // bytes read from the pipe (only the reader adds)
+	// seq is odd while a read is under way: a read's bytes have left the pipe
+	// before n counts them.
+	seq atomic.Uint64
+	// stop is the byte offset at which the stream ends (-1: none): Read returns
+	// io.EOF there and drops what lies beyond, written after the agent's exit.
+	stop     atomic.Int64
+	progress chan struct{} // a read ended (capacity 1)
+	done     chan struct{} // closed when the reader has returned
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
+func newStream(f *os.File) *stream {
+	s := &stream{f: f, progress: make(chan struct{}, 1), done: make(chan struct{})}
+	s.stop.Store(-1)
+	return s
+}
+
+func (s *stream) Read(p []byte) (int, error) {
+	at := s.n.Load()
+	if stop := s.stop.Load(); stop >= 0 && at >= stop {
+		return 0, io.EOF
+	}
+	s.seq.Add(1)
+	n, err := s.f.Read(p)
+	if stop := s.stop.Load(); stop >= 0 && at+int64(n) >= stop {
+		n, err = int(max(stop-at, 0)), io.EOF
+	}
+	s.n.Add(int64(n))
+	s.seq.Add(1)
+	select {
+	case s.progress <- struct{}{}:
+	default:
+	}
 	return n, err
+}
+
+// end tells where the stream ends if nothing more is written to it: the bytes
+// read so far plus those pending in the pipe. -1 when nothing is pending (every
+// byte written has been read, or is being read) or the pipe cannot tell (no
+// FIONREAD: then the stream is closed after the grace, as off Linux). The count
+// is taken while no read is under way, so that no byte is counted twice or not
+// at all; a reader that does not finish its read within wait makes it an
+// overestimate by at most that read's size.
+func (s *stream) end(wait time.Duration) int64 {
+	deadline := time.Now().Add(wait)
+	for try := 0; ; try++ {
+		s1 := s.seq.Load()
+		pending, ok := pipePending(s.f)
+		read := s.n.Load()
+		s2 := s.seq.Load()
+		switch {
+		case !ok || pending == 0:
+			return -1
+		case s1 == s2 && s1%2 == 0:
+			return read + int64(pending)
+		case !time.Now().Before(deadline):
+			return read + int64(pending) + readSize
+		}
+		if try < 10 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// readSize bounds one read of a stream (the reader's buffer).
+const readSize = 64 * 1024
+
+// limit ends the stream at end (see end) or at what has been read already,
+// whichever is further: beyond it nothing is read.
+func (s *stream) limit(end int64) {
+	if end < 0 {
+		// Nothing was pending at the exit (or no telling): close now, as
+		// before. A read under way keeps its bytes, and the reader
+		// delivers what it holds.
+		s.f.Close()
+		return
+	}
+	s.stop.Store(max(end, s.n.Load()))
+}
+
+// finish closes the read end once the reader has returned, has read up to the
+// stream's end, or the pipe is empty (everything written was read: the rest
+// came after the exit), or when the conn is abandoned (nobody reads: the
+// reader drains and discards). Without an end it waits for the reader.
+func (s *stream) finish(abandoned <-chan struct{}) {
+	defer s.f.Close()
+	for {
+		if stop := s.stop.Load(); stop >= 0 {
+			if s.n.Load() >= stop {
+				return
+			}
+			if p, ok := pipePending(s.f); ok && p == 0 {
+				return
+			}
+		}
+		select {
+		case <-s.done:
+			return
+		case <-abandoned:
+			return
+		case <-s.progress:
+		}
+	}
 }
 
 func exitOf(ps *os.ProcessState, err error) Exit {

@@ -200,7 +200,8 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 		// agent has exited and it has killed everything the agent started, so
 		// nothing writes to the pipes any more; direct, the rest of the
 		// group is killed just below.
-		outEnd, errEnd := c.out.end(grace), c.errs.end(grace)
+		outEnd, outOK := c.out.end(0)
+		errEnd, errOK := c.errs.end(0)
 		var ex Exit
 		var escapes []string
 		if sup.status != nil {
@@ -214,9 +215,18 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 		c.exit, c.escapes = ex, escapes
 		c.mu.Unlock()
 		close(c.done)
+		graceOver := time.After(grace)
+		// A reader that was in the middle of a read: counted once it is done
+		// (Done is not held back for it).
+		if !outOK {
+			outEnd, _ = c.out.end(grace)
+		}
+		if !errOK {
+			errEnd, _ = c.errs.end(grace)
+		}
 		select {
 		case <-readersDone:
-		case <-time.After(grace):
+		case <-graceOver:
 			// Something outside the group (setsid) still holds the pipes:
 			// what it writes from now on is not read. What the agent wrote
 			// before its exit is, however late the harness reads (its
@@ -290,28 +300,35 @@ type stream struct {
 	// seq is odd while a read is under way: a read's bytes have left the pipe
 	// before n counts them.
 	seq atomic.Uint64
-	// stop is the byte offset at which the stream ends (-1: none): Read returns
-	// io.EOF there and drops what lies beyond, written after the agent's exit.
-	stop     atomic.Int64
+	// endAt is the byte offset at which the stream ends (-1: none): Read
+	// returns io.EOF there and drops what lies beyond, written after the
+	// agent's exit.
+	endAt    atomic.Int64
 	progress chan struct{} // a read ended (capacity 1)
 	done     chan struct{} // closed when the reader has returned
 }
 
 func newStream(f *os.File) *stream {
 	s := &stream{f: f, progress: make(chan struct{}, 1), done: make(chan struct{})}
-	s.stop.Store(-1)
+	s.endAt.Store(-1)
 	return s
 }
 
 func (s *stream) Read(p []byte) (int, error) {
 	at := s.n.Load()
-	if stop := s.stop.Load(); stop >= 0 && at >= stop {
-		return 0, io.EOF
+	if end := s.endAt.Load(); end >= 0 {
+		if at >= end {
+			return 0, io.EOF
+		}
+		// Not a byte past the end leaves the pipe.
+		p = p[:min(int64(len(p)), end-at)]
 	}
 	s.seq.Add(1)
 	n, err := s.f.Read(p)
-	if stop := s.stop.Load(); stop >= 0 && at+int64(n) >= stop {
-		n, err = int(max(stop-at, 0)), io.EOF
+	if end := s.endAt.Load(); end >= 0 && at+int64(n) >= end {
+		// The end was set during the read: what it took past the end was
+		// written after the agent's exit.
+		n, err = int(max(end-at, 0)), io.EOF
 	}
 	s.n.Add(int64(n))
 	s.seq.Add(1)
@@ -327,9 +344,10 @@ func (s *stream) Read(p []byte) (int, error) {
 // byte written has been read, or is being read) or the pipe cannot tell (no
 // FIONREAD: then the stream is closed after the grace, as off Linux). The count
 // is taken while no read is under way, so that no byte is counted twice or not
-// at all; a reader that does not finish its read within wait makes it an
-// overestimate by at most that read's size.
-func (s *stream) end(wait time.Duration) int64 {
+// at all; exact is false when the reader was in the middle of a read all along
+// (a few yields, then up to wait): the end is then an overestimate by at most
+// one read.
+func (s *stream) end(wait time.Duration) (end int64, exact bool) {
 	deadline := time.Now().Add(wait)
 	for try := 0; ; try++ {
 		s1 := s.seq.Load()
@@ -338,11 +356,11 @@ func (s *stream) end(wait time.Duration) int64 {
 		s2 := s.seq.Load()
 		switch {
 		case !ok || pending == 0:
-			return -1
+			return -1, true
 		case s1 == s2 && s1%2 == 0:
-			return read + int64(pending)
-		case !time.Now().Before(deadline):
-			return read + int64(pending) + readSize
+			return read + int64(pending), true
+		case try >= 10 && !time.Now().Before(deadline):
+			return read + int64(pending) + readSize, false
 		}
 		if try < 10 {
 			runtime.Gosched()
@@ -365,7 +383,7 @@ func (s *stream) limit(end int64) {
 		s.f.Close()
 		return
 	}
-	s.stop.Store(max(end, s.n.Load()))
+	s.endAt.Store(max(end, s.n.Load()))
 }
 
 // finish closes the read end once the reader has returned, has read up to the
@@ -375,8 +393,8 @@ func (s *stream) limit(end int64) {
 func (s *stream) finish(abandoned <-chan struct{}) {
 	defer s.f.Close()
 	for {
-		if stop := s.stop.Load(); stop >= 0 {
-			if s.n.Load() >= stop {
+		if end := s.endAt.Load(); end >= 0 {
+			if s.n.Load() >= end {
 				return
 			}
 			if p, ok := pipePending(s.f); ok && p == 0 {

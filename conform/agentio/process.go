@@ -26,8 +26,10 @@ const (
 	// DefaultMaxStderr caps what the harness keeps of one agent's stderr: a budget of
 	// its own, so that an agent that logs a lot never loses protocol output.
 	DefaultMaxStderr = 4 << 20
-	// DefaultPipeGrace is how long the harness keeps reading the pipes after the
-	// agent exited (and its process group was killed) before it closes them.
+	// DefaultPipeGrace is how long the harness reads what is written to the
+	// pipes after the agent exited (and its process group was killed: output of
+	// a descendant that escaped it) before it closes them. What the agent wrote
+	// before its exit is read however late (see Process).
 	DefaultPipeGrace = 500 * time.Millisecond
 	// DefaultSendTimeout bounds one write to the agent's stdin: an agent that does
 	// not read its input cannot block the harness.
@@ -44,6 +46,19 @@ const (
 // (Landlock) or reports writes outside it. Without Main the agent is started
 // directly: the rest of its group is killed when it exits, and it gets SIGKILL
 // when the harness dies.
+//
+// Output. Everything the agent wrote before it exited reaches Lines, however
+// late the harness reads (its readers wait on Lines meanwhile, and the rest
+// waits in the pipes): when the process exits, each pipe's end is noted, what
+// its reader has read plus what the pipe holds (FIONREAD), and after the pipe
+// grace the reader reads up to there, gets EOF, and the pipe is closed. What is
+// written after the exit, by something that outlived the agent and holds its
+// pipes, is read only within the grace: never past it, so it cannot keep the
+// harness reading nor change what it saw of the agent. Supervised, the process
+// that exits is the supervisor, once the agent has exited and it has killed
+// what the agent started: nothing writes to the pipes then, and the end is all
+// there is, what a harness reading at once would have read. Off Linux (no
+// FIONREAD) the pipes are closed after the grace.
 type Process struct {
 	Clock       clock.Clock   // stamps Line.At; clock.Real{} when nil
 	MaxOutput   int64         // stdout bytes kept; DefaultMaxOutput when 0

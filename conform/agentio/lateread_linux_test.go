@@ -161,12 +161,12 @@ func unsupervised(t *testing.T) {
 // An escaped descendant that holds the agent's pipes and writes to them forever
 // from the agent's exit on does not keep the harness reading: the streams close,
 // and every line the agent itself wrote arrives, whether the harness reads at
-// once or two graces late. Supervised, the supervisor kills such a descendant
+// once or two graces late; they close too when the harness abandons the agent. Supervised, the supervisor kills such a descendant
 // (TestEscapedDaemonsKilled); here the agent is started directly.
 func TestProcessEscapedWriterBounded(t *testing.T) {
 	unsupervised(t)
-	for _, late := range []bool{false, true} {
-		t.Run(fmt.Sprintf("late=%v", late), func(t *testing.T) {
+	for _, how := range []string{"at-once", "late", "abandoned"} {
+		t.Run(how, func(t *testing.T) {
 			marker := newMarker(t)
 			t.Cleanup(func() {
 				for _, p := range marked(marker) {
@@ -175,13 +175,22 @@ func TestProcessEscapedWriterBounded(t *testing.T) {
 			})
 			c := startWriter(t, Process{PipeGrace: 200 * time.Millisecond}, writerSpamEnv+"=1", markerVar+"="+marker)
 			var lines []Line
-			if late {
+			switch how {
+			case "at-once":
+				lines = drainAll(t, c)
+				waitDone(t, c)
+			case "late":
 				waitDone(t, c)
 				time.Sleep(400 * time.Millisecond)
 				lines = drainAll(t, c)
-			} else {
-				lines = drainAll(t, c)
+			case "abandoned":
+				// The harness gives up on the agent: the readers discard
+				// the rest, and the streams close all the same.
 				waitDone(t, c)
+				time.Sleep(400 * time.Millisecond)
+				c.Abandon()
+				drainAll(t, c)
+				return
 			}
 			checkAll(t, lines)
 		})

@@ -3,6 +3,7 @@ package agentio
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -195,4 +196,45 @@ func TestProcessEscapedWriterBounded(t *testing.T) {
 			checkAll(t, lines)
 		})
 	}
+}
+
+// A stream ends where end found it: what was read plus what the pipe held then.
+// What is written afterwards (by a descendant that outlived the agent) is not
+// read, though the pipe is still open for writing; with nothing pending there
+// is no end to wait for.
+func TestStreamEndsAtExit(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s := newStream(r)
+	if end, exact := s.end(0); end != -1 || !exact {
+		t.Errorf("empty pipe: end %d (exact %v), want -1", end, exact)
+	}
+	before := strings.Repeat("before the exit\n", 1000)
+	if _, err := w.WriteString(before); err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, 100)
+	if _, err := io.ReadFull(s, head); err != nil {
+		t.Fatal(err)
+	}
+	end, exact := s.end(0)
+	if end != int64(len(before)) || !exact {
+		t.Fatalf("end %d (exact %v), want %d", end, exact, len(before))
+	}
+	if _, err := w.WriteString("after the exit\n"); err != nil {
+		t.Fatal(err)
+	}
+	s.limit(end)
+	rest, err := io.ReadAll(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(head) + string(rest); got != before {
+		t.Errorf("read %d bytes ending %q, want the %d written before the exit", len(got), got[max(0, len(got)-20):], len(before))
+	}
+	s.finish(nil)
 }

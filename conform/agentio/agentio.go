@@ -3,7 +3,8 @@
 //
 // Two implementations exist: InProcess runs a mockagent.Agent in a goroutine over
 // pipes (engine tests, on a fake clock), and the harness's process launcher runs a
-// real binary in its own process group with bounded reads (process.go).
+// real binary in its own process group with bounded reads (process.go) that lose
+// nothing the agent wrote before its exit, however late the harness reads.
 package agentio
 
 import (

@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(probeEnv) != "" {
 		os.Exit(probe())
 	}
+	if os.Getenv(writerEnv) != "" {
+		os.Exit(lateWriter())
+	}
 	if marker := os.Getenv("AGENTIO_TEST_HARNESS"); marker != "" {
 		os.Exit(testHarness(marker))
 	}

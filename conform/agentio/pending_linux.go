@@ -1,6 +1,10 @@
 package agentio
 
-import "golang.org/x/sys/unix"
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 // InputPending reports how many bytes written to the agent's stdin it has not
 // read yet (FIONREAD on the pipe, which works on its write end); ok is false when it cannot tell (stdin
@@ -21,6 +25,19 @@ func (c *ProcessConn) InputPending() (n int, ok bool) {
 	// TIOCINQ is FIONREAD on Linux.
 	ctl := func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.TIOCINQ) }
 	if err := raw.Control(ctl); err != nil || ierr != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// pipePending reports how many bytes are waiting in the pipe whose read end is f.
+func pipePending(f *os.File) (n int, ok bool) {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	var ierr error
+	if err := raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.TIOCINQ) }); err != nil || ierr != nil {
 		return 0, false
 	}
 	return n, true

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -25,8 +26,10 @@ const (
 	// DefaultMaxStderr caps what the harness keeps of one agent's stderr: a budget of
 	// its own, so that an agent that logs a lot never loses protocol output.
 	DefaultMaxStderr = 4 << 20
-	// DefaultPipeGrace is how long the harness keeps reading the pipes after the
-	// agent exited (and its process group was killed) before it closes them.
+	// DefaultPipeGrace is how long the harness reads what is written to the
+	// pipes after the agent exited (and its process group was killed: output of
+	// a descendant that escaped it) before it closes them. What the agent wrote
+	// before its exit is read however late (see Process).
 	DefaultPipeGrace = 500 * time.Millisecond
 	// DefaultSendTimeout bounds one write to the agent's stdin: an agent that does
 	// not read its input cannot block the harness.
@@ -43,6 +46,19 @@ const (
 // (Landlock) or reports writes outside it. Without Main the agent is started
 // directly: the rest of its group is killed when it exits, and it gets SIGKILL
 // when the harness dies.
+//
+// Output. Everything the agent wrote before it exited reaches Lines, however
+// late the harness reads (its readers wait on Lines meanwhile, and the rest
+// waits in the pipes): when the process exits, each pipe's end is noted, what
+// its reader has read plus what the pipe holds (FIONREAD), and after the pipe
+// grace the reader reads up to there, gets EOF, and the pipe is closed. What is
+// written after the exit, by something that outlived the agent and holds its
+// pipes, is read only within the grace: never past it, so it cannot keep the
+// harness reading nor change what it saw of the agent. Supervised, the process
+// that exits is the supervisor, once the agent has exited and it has killed
+// what the agent started: nothing writes to the pipes then, and the end is all
+// there is, what a harness reading at once would have read. Off Linux (no
+// FIONREAD) the pipes are closed after the grace.
 type Process struct {
 	Clock       clock.Clock   // stamps Line.At; clock.Real{} when nil
 	MaxOutput   int64         // stdout bytes kept; DefaultMaxOutput when 0
@@ -67,8 +83,8 @@ type ProcessConn struct {
 	cmd     *exec.Cmd
 	pgid    int
 	stdin   *os.File
-	outR    *os.File
-	errR    *os.File
+	out     *stream // stdout's read end
+	errs    *stream // stderr's read end
 	lines   chan Line
 	done    chan struct{}
 	stop    chan struct{} // closed when the conn is abandoned: readers stop delivering
@@ -178,7 +194,7 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	}
 
 	c := &ProcessConn{
-		cmd: cmd, pgid: pgid, stdin: inW, outR: outR, errR: errR,
+		cmd: cmd, pgid: pgid, stdin: inW, out: newStream(outR), errs: newStream(errR),
 		lines: make(chan Line, 16), done: make(chan struct{}), stop: make(chan struct{}),
 		sendTO: sendTO, grace: grace, contained: sup.contained, measures: sup.measures,
 	}
@@ -187,13 +203,20 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	}
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go c.read(outR, "stdout", clk, 0, maxOut, &c.capped, &readers)
-	go c.read(errR, "stderr", clk, 1, maxErr, &c.errCapped, &readers)
+	go c.read(c.out, "stdout", clk, 0, maxOut, &c.capped, &readers)
+	go c.read(c.errs, "stderr", clk, 1, maxErr, &c.errCapped, &readers)
 	readersDone := make(chan struct{})
 	go func() { readers.Wait(); close(c.lines); close(readersDone) }()
 
 	go func() {
 		err := cmd.Wait()
+		// Where each stream ends: what the process under test wrote before
+		// it exited. Supervised, cmd is the supervisor, which exits once the
+		// agent has exited and it has killed everything the agent started, so
+		// nothing writes to the pipes any more; direct, the rest of the
+		// group is killed just below.
+		outEnd, outOK := c.out.end(0)
+		errEnd, errOK := c.errs.end(0)
 		var ex Exit
 		var escapes []string
 		if sup.status != nil {
@@ -207,11 +230,24 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 		c.exit, c.escapes = ex, escapes
 		c.mu.Unlock()
 		close(c.done)
+		graceOver := time.After(grace)
+		// A reader that was in the middle of a read: counted once it is done
+		// (Done is not held back for it).
+		if !outOK {
+			outEnd, _ = c.out.end(grace)
+		}
+		if !errOK {
+			errEnd, _ = c.errs.end(grace)
+		}
 		select {
 		case <-readersDone:
-		case <-time.After(grace):
-			// Something outside the group (setsid) still holds the pipes.
-			closeAll(outR, errR)
+		case <-graceOver:
+			// Something outside the group (setsid) still holds the pipes:
+			// what it writes from now on is not read. What the agent wrote
+			// before its exit is, however late the harness reads (its
+			// readers wait on the Lines channel): each stream ends there.
+			c.out.limit(outEnd)
+			c.errs.limit(errEnd)
 		}
 		c.mu.Lock()
 		if !c.inClosed {
@@ -219,6 +255,8 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 			c.stdin.Close()
 		}
 		c.mu.Unlock()
+		c.out.finish(c.stop)
+		c.errs.finish(c.stop)
 	}()
 	go func() {
 		select {
@@ -236,9 +274,9 @@ func (c *ProcessConn) abandon() { c.stopped.Do(func() { close(c.stop) }) }
 // read splits one output stream into lines, keeping at most MaxLine bytes of a line
 // and max bytes of the stream (its own budget: kept[k]); the rest is read and
 // discarded.
-func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, k int, max int64, capped *atomic.Bool, wg *sync.WaitGroup) {
+func (c *ProcessConn) read(cr *stream, stream string, clk clock.Clock, k int, max int64, capped *atomic.Bool, wg *sync.WaitGroup) {
 	defer wg.Done()
-	cr := &countingReader{r: r}
+	defer close(cr.done)
 	br := bufio.NewReaderSize(cr, 64*1024)
 	for {
 		if c.kept[k].Load() >= max {
@@ -247,10 +285,10 @@ func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, k int, ma
 			c.discarded.Add(n)
 			return
 		}
-		before := cr.n
+		before := cr.n.Load()
 		data, truncated, err := ReadLine(br, MaxLine)
 		if len(data) > 0 || err == nil {
-			read := cr.n - before // approximate: buffered bytes count when read
+			read := cr.n.Load() - before // approximate: buffered bytes count when read
 			c.kept[k].Add(int64(len(data)))
 			if truncated && read > int64(len(data)) {
 				c.discarded.Add(read - int64(len(data)))
@@ -269,15 +307,123 @@ func (c *ProcessConn) read(r *os.File, stream string, clk clock.Clock, k int, ma
 	}
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
+// stream is the read end of one of the agent's output pipes, as its reader
+// reads it: it counts the bytes read, and can be told where the stream ends.
+type stream struct {
+	f *os.File
+	n atomic.Int64 // bytes read from the pipe (only the reader adds)
+	// seq is odd while a read is under way: a read's bytes have left the pipe
+	// before n counts them.
+	seq atomic.Uint64
+	// endAt is the byte offset at which the stream ends (-1: none): Read
+	// returns io.EOF there and drops what lies beyond, written after the
+	// agent's exit.
+	endAt    atomic.Int64
+	progress chan struct{} // a read ended (capacity 1)
+	done     chan struct{} // closed when the reader has returned
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
+func newStream(f *os.File) *stream {
+	s := &stream{f: f, progress: make(chan struct{}, 1), done: make(chan struct{})}
+	s.endAt.Store(-1)
+	return s
+}
+
+func (s *stream) Read(p []byte) (int, error) {
+	at := s.n.Load()
+	if end := s.endAt.Load(); end >= 0 {
+		if at >= end {
+			return 0, io.EOF
+		}
+		// Not a byte past the end leaves the pipe.
+		p = p[:min(int64(len(p)), end-at)]
+	}
+	s.seq.Add(1)
+	n, err := s.f.Read(p)
+	if end := s.endAt.Load(); end >= 0 && at+int64(n) >= end {
+		// The end was set during the read: what it took past the end was
+		// written after the agent's exit.
+		n, err = int(max(end-at, 0)), io.EOF
+	}
+	s.n.Add(int64(n))
+	s.seq.Add(1)
+	select {
+	case s.progress <- struct{}{}:
+	default:
+	}
 	return n, err
+}
+
+// end tells where the stream ends if nothing more is written to it: the bytes
+// read so far plus those pending in the pipe. -1 when nothing is pending (every
+// byte written has been read, or is being read) or the pipe cannot tell (no
+// FIONREAD: then the stream is closed after the grace, as off Linux). The count
+// is taken while no read is under way, so that no byte is counted twice or not
+// at all; exact is false when the reader was in the middle of a read all along
+// (a few yields, then up to wait): the end is then an overestimate by at most
+// one read.
+func (s *stream) end(wait time.Duration) (end int64, exact bool) {
+	deadline := time.Now().Add(wait)
+	for try := 0; ; try++ {
+		s1 := s.seq.Load()
+		pending, ok := pipePending(s.f)
+		read := s.n.Load()
+		s2 := s.seq.Load()
+		switch {
+		case !ok || pending == 0:
+			return -1, true
+		case s1 == s2 && s1%2 == 0:
+			return read + int64(pending), true
+		case try >= 10 && !time.Now().Before(deadline):
+			return read + int64(pending) + readSize, false
+		}
+		if try < 10 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// readSize bounds one read of a stream (the reader's buffer).
+const readSize = 64 * 1024
+
+// limit ends the stream at end (see end) or at what has been read already,
+// whichever is further: beyond it nothing is read.
+func (s *stream) limit(end int64) {
+	if end < 0 {
+		// Nothing was pending at the exit (or no telling): close now, as
+		// before. A read under way keeps its bytes, and the reader
+		// delivers what it holds.
+		s.f.Close()
+		return
+	}
+	s.endAt.Store(max(end, s.n.Load()))
+}
+
+// finish closes the read end once the reader has returned, has read up to the
+// stream's end, or the pipe is empty (everything written was read: the rest
+// came after the exit), or when the conn is abandoned (nobody reads: the
+// reader drains and discards). Without an end it waits for the reader.
+func (s *stream) finish(abandoned <-chan struct{}) {
+	defer s.f.Close()
+	for {
+		if end := s.endAt.Load(); end >= 0 {
+			if s.n.Load() >= end {
+				return
+			}
+			if p, ok := pipePending(s.f); ok && p == 0 {
+				return
+			}
+		}
+		select {
+		case <-s.done:
+			return
+		case <-abandoned:
+			return
+		case <-s.progress:
+		}
+	}
 }
 
 func exitOf(ps *os.ProcessState, err error) Exit {

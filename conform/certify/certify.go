@@ -1,6 +1,7 @@
 // Package certify signs and verifies aopconform certificates: an in-toto Statement
 // (https://in-toto.io/Statement/v1) about the executable under test (an agent, or an
-// orchestrator for `run --side orchestrator`), whose predicate binds the side, the
+// orchestrator for `run --side orchestrator`) and the files its command line names
+// (the script of `node agent.mjs`), whose predicate binds the side, the
 // suite digest, the aopconform version, the level reached per protocol and the
 // digests of the reports, wrapped in a DSSE envelope signed with ed25519 (Go's
 // standard library). Keys are PEM files: PKCS#8 private keys and PKIX public keys,

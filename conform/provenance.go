@@ -42,11 +42,25 @@ type SuiteID struct {
 }
 
 // AgentID names the agent: its command line, the executable it resolved to and the
-// executable's digest.
+// executable's digest, and the files the command line names (the script of
+// `node agent.mjs`, `python3 agent.py`).
 type AgentID struct {
 	Command    []string `json:"command"`
 	Executable string   `json:"executable"`
 	SHA256     string   `json:"sha256"`
+	// Files are the arguments of the command line that named an existing regular
+	// file when the run started, in command-line order, each once: the script an
+	// interpreter ran, a configuration file. Directories are not files here (a
+	// Python package directory is not covered). Absent in older reports and when
+	// no argument names a file.
+	Files []AgentFile `json:"files,omitempty"`
+}
+
+// AgentFile is a file the agent's command line names: the argument as given and
+// the SHA-256 of the file's bytes.
+type AgentFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
 }
 
 // TranscriptID is the digest of one scenario's transcript/1 bytes.

@@ -1,6 +1,7 @@
 // Package certify signs and verifies aopconform certificates: an in-toto Statement
 // (https://in-toto.io/Statement/v1) about the executable under test (an agent, or an
-// orchestrator for `run --side orchestrator`), whose predicate binds the side, the
+// orchestrator for `run --side orchestrator`) and the files its command line names
+// (the script of `node agent.mjs`), whose predicate binds the side, the
 // suite digest, the aopconform version, the level reached per protocol and the
 // digests of the reports, wrapped in a DSSE envelope signed with ed25519 (Go's
 // standard library). Keys are PEM files: PKCS#8 private keys and PKIX public keys,
@@ -58,8 +59,11 @@ type Statement struct {
 	Predicate     Predicate `json:"predicate"`
 }
 
-// Subject is the artifact the statement is about: the executable under test (the
-// agent, or the orchestrator of an orchestrator-side run).
+// Subject is an artifact the statement is about. The first is the executable
+// under test (the agent, or the orchestrator of an orchestrator-side run), named
+// by its base name; the others, in command-line order, are the files its command
+// line named (provenance.NamedFiles: the script an interpreter ran), named as
+// given. Certificates written before files were recorded have one subject.
 type Subject struct {
 	Name   string            `json:"name"`
 	Digest map[string]string `json:"digest"`
@@ -375,9 +379,16 @@ func NewStatement(rep *conform.Report, side string, passed bool, sel Selection, 
 		}
 		pred.Reports = append(pred.Reports, File{Name: filepath.ToSlash(name), SHA256: sum})
 	}
+	// The executable first, then every file its command line names (the
+	// script of `node agent.mjs`): an interpreter's digest alone would certify
+	// any script it runs.
+	subjects := []Subject{{Name: filepath.Base(p.Agent.Executable), Digest: map[string]string{"sha256": p.Agent.SHA256}}}
+	for _, f := range p.Agent.Files {
+		subjects = append(subjects, Subject{Name: f.Path, Digest: map[string]string{"sha256": f.SHA256}})
+	}
 	return &Statement{
 		Type:          StatementType,
-		Subject:       []Subject{{Name: filepath.Base(p.Agent.Executable), Digest: map[string]string{"sha256": p.Agent.SHA256}}},
+		Subject:       subjects,
 		PredicateType: PredicateType,
 		Predicate:     pred,
 	}, nil

@@ -106,7 +106,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	// Another agent executable.
-	v, _ = Verify(certPath, cert, pub, Options{Agent: filepath.Join(dir, "agent")})
+	v, _ = Verify(certPath, cert, pub, Options{Agents: []string{filepath.Join(dir, "agent")}})
 	if v.OK() || !strings.Contains(findings(v), "is not the certified executable") {
 		t.Errorf("other agent verified: %s", findings(v))
 	}
@@ -128,7 +128,7 @@ func TestSides(t *testing.T) {
 			asked = append(asked, side+" "+protocol)
 			return conform.SuiteID{Digest: "sha256:aaaa"}, nil
 		}
-		v, err := Verify(filepath.Join(dir, "cert.json"), cert, pub, Options{Suite: suite, Agent: filepath.Join(dir, "agent")})
+		v, err := Verify(filepath.Join(dir, "cert.json"), cert, pub, Options{Suite: suite, Agents: []string{filepath.Join(dir, "agent")}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,7 @@ func TestFileTraps(t *testing.T) {
 	}
 	done := make(chan *Verification, 1)
 	go func() {
-		v, _ := Verify(filepath.Join(cdir, "cert.json"), cert, pub, Options{Agent: "/dev/zero"})
+		v, _ := Verify(filepath.Join(cdir, "cert.json"), cert, pub, Options{Agents: []string{"/dev/zero"}})
 		done <- v
 	}()
 	select {

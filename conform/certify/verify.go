@@ -48,9 +48,13 @@ type Options struct {
 	// Suite, when set, recomputes the suite digest: a different digest means the
 	// scenarios or checks changed since, and the agent must be certified again.
 	Suite SuiteFunc
-	// Agent, when set, is an executable that must be the certified one: the
-	// agent, or the orchestrator of an orchestrator-side certificate.
-	Agent string
+	// Agents, when set, are files that must be what was certified (`verify
+	// --agent PATH`, repeatable): each must have the digest of a subject — the
+	// executable, or a file its command line named — and every named file (the
+	// script of `python3 agent.py`) must be matched by one of them, so the
+	// interpreter alone never verifies as the agent. The executable of a
+	// certificate with named files may be left out: it is reported NOT CHECKED.
+	Agents []string
 	// Version, when set, is the verifying aopconform's version: a different one is
 	// reported (the suite digest covers the scenarios and the checks' definitions,
 	// the version names the checks' code), not a failure.
@@ -114,22 +118,68 @@ func Verify(certPath string, data []byte, pub ed25519.PublicKey, opts Options) (
 			v.Findings = append(v.Findings, Finding{"report " + r.Name, true, "sha256 " + sum})
 		}
 	}
-	if opts.Agent != "" {
-		want := ""
-		for _, s := range st.Subject {
-			want = s.Digest["sha256"]
+	v.Findings = append(v.Findings, subjectFindings(st.Subject, side, opts.Agents)...)
+	return v, nil
+}
+
+// subjectFindings check the files given (`--agent PATH`) against the subjects:
+// the executable (subjects[0]) and the files its command line named. Each file
+// must match a subject's digest; each named file must be matched; the executable
+// of a certificate with named files need not be (NOT CHECKED, not a failure).
+func subjectFindings(subjects []Subject, side string, files []string) []Finding {
+	if len(files) == 0 {
+		return nil
+	}
+	var out []Finding
+	matched := make([]bool, len(subjects))
+	for _, f := range files {
+		sum, err := safefile.SHA256(f, 0)
+		if err != nil {
+			out = append(out, Finding{side, false, "cannot read it: " + err.Error()})
+			continue
 		}
-		sum, err := safefile.SHA256(opts.Agent, 0)
+		hit := -1
+		for i, s := range subjects {
+			if s.Digest["sha256"] == sum {
+				matched[i] = true
+				if hit < 0 {
+					hit = i
+				}
+			}
+		}
 		switch {
-		case err != nil:
-			v.Findings = append(v.Findings, Finding{side, false, "cannot read it: " + err.Error()})
-		case sum != want:
-			v.Findings = append(v.Findings, Finding{side, false, fmt.Sprintf("%s is not the certified executable (sha256 %s, certified %s)", opts.Agent, sum, want)})
+		case hit < 0 && len(subjects) == 1:
+			out = append(out, Finding{side, false, fmt.Sprintf("%s is not the certified executable (sha256 %s, certified %s)", f, sum, subjects[0].Digest["sha256"])})
+		case hit < 0:
+			out = append(out, Finding{side, false, fmt.Sprintf("%s is none of the certified files (sha256 %s; certified %s)", f, sum, subjectList(subjects))})
+		case len(subjects) == 1:
+			out = append(out, Finding{side, true, f + " is the certified executable"})
+		case hit == 0:
+			out = append(out, Finding{side, true, fmt.Sprintf("%s is the certified program %s (sha256 %s)", f, subjects[0].Name, sum)})
 		default:
-			v.Findings = append(v.Findings, Finding{side, true, opts.Agent + " is the certified executable"})
+			out = append(out, Finding{side, true, fmt.Sprintf("%s is the certified %s (sha256 %s, run by %s)", f, subjects[hit].Name, sum, subjects[0].Name)})
 		}
 	}
-	return v, nil
+	for i, s := range subjects {
+		switch {
+		case matched[i] || len(subjects) == 1:
+			// A single subject that no file matched has its FAILED line above.
+		case i == 0:
+			out = append(out, Finding{side, true, fmt.Sprintf("NOT CHECKED: the program %s (sha256 %s) that ran the certified files; --agent PATH checks it too", s.Name, s.Digest["sha256"])})
+		default:
+			out = append(out, Finding{side, false, fmt.Sprintf("NOT CHECKED: %s (sha256 %s), named on the certified command line, matched no --agent file: the certificate is of %s run by %s, give --agent PATH for it", s.Name, s.Digest["sha256"], s.Name, subjects[0].Name)})
+		}
+	}
+	return out
+}
+
+// subjectList is every subject with its digest.
+func subjectList(subjects []Subject) string {
+	var l []string
+	for _, s := range subjects {
+		l = append(l, s.Name+" "+s.Digest["sha256"])
+	}
+	return strings.Join(l, ", ")
 }
 
 // selectionFindings are the lines of what the certificate says ran: the
@@ -205,9 +255,17 @@ func (st *Statement) Summary() string {
 		lv = append(lv, proto+" "+l)
 	}
 	sort.Strings(lv)
-	agent := ""
-	for _, s := range st.Subject {
-		agent = s.Name + " (sha256:" + s.Digest["sha256"] + ")"
+	// The files the command line named are what was certified, run by the
+	// program; a certificate without them certifies the program.
+	var names []string
+	for i, s := range st.Subject {
+		if i > 0 || len(st.Subject) == 1 {
+			names = append(names, s.Name+" (sha256:"+s.Digest["sha256"]+")")
+		}
+	}
+	agent := strings.Join(names, ", ")
+	if len(st.Subject) > 1 {
+		agent += " run by " + st.Subject[0].Name + " (sha256:" + st.Subject[0].Digest["sha256"] + ")"
 	}
 	state := "passed"
 	if !p.Passed {

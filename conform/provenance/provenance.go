@@ -61,6 +61,40 @@ func Executable(command []string) (string, error) {
 	return abs, nil
 }
 
+// NamedFiles are the files an agent command line names besides its program: every
+// argument that is an existing regular file when the run starts, resolved as the
+// harness resolves it for the agent (runner's absCommand: an absolute path, or a
+// path from the working directory aopconform runs in; an argument starting with
+// "-" is a flag, never a file). Each is recorded once, as given, with the SHA-256
+// of its bytes: the script of `node agent.mjs` or `python3 agent.py`, whose
+// digest is what a certificate of an interpreted agent must bind — the
+// interpreter alone runs any script.
+//
+// A directory is not a file here (`python3 -m pkg`, a package directory): what
+// it holds is not covered. A FIFO, a device or a socket is skipped, never opened.
+// A regular file that cannot be read is an error: a certificate never silently
+// leaves out what the agent ran.
+func NamedFiles(command []string) ([]conform.AgentFile, error) {
+	var out []conform.AgentFile
+	seen := map[string]bool{}
+	for i, a := range command {
+		if i == 0 || a == "" || strings.HasPrefix(a, "-") || seen[a] {
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		seen[a] = true
+		sum, err := FileSHA256(a)
+		if err != nil {
+			return nil, fmt.Errorf("cannot record the agent's file %s: %v", a, err)
+		}
+		out = append(out, conform.AgentFile{Path: a, SHA256: sum})
+	}
+	return out, nil
+}
+
 // FileSHA256 is the hex SHA-256 of a regular file's bytes (a FIFO or a device is
 // refused, never waited on or read without end).
 func FileSHA256(path string) (string, error) { return safefile.SHA256(path, 0) }
@@ -124,8 +158,11 @@ func Transcript(run conform.ScenarioRun) conform.TranscriptID { return conform.D
 
 // Run is what Collect needs besides the report.
 type Run struct {
-	Suite        conform.SuiteID
-	Executable   string // from Executable
+	Suite      conform.SuiteID
+	Executable string // from Executable
+	// Files are the files the command line names (NamedFiles), digested when
+	// the run started.
+	Files        []conform.AgentFile
 	TimeoutScale float64
 	Repeat       int
 }
@@ -135,7 +172,7 @@ func Collect(rep *conform.Report, run Run) error {
 	p := &conform.Provenance{
 		Aopconform:   version.String(),
 		Suite:        run.Suite,
-		Agent:        conform.AgentID{Command: rep.Command, Executable: run.Executable},
+		Agent:        conform.AgentID{Command: rep.Command, Executable: run.Executable, Files: run.Files},
 		Platform:     fmt.Sprintf("%s/%s %s", runtime.GOOS, runtime.GOARCH, runtime.Version()),
 		Started:      rep.Started.UTC().Truncate(time.Millisecond),
 		TimeoutScale: run.TimeoutScale,

@@ -161,3 +161,74 @@ func TestFileSHA256RefusesFIFO(t *testing.T) {
 		t.Fatal("FileSHA256 hangs on a FIFO")
 	}
 }
+
+// NamedFiles records every argument naming an existing regular file, as given,
+// once, in order: the script of `python3 agent.py`, resolved from the working
+// directory as the harness resolves it. Flags, directories, FIFOs, devices and
+// paths that do not exist are not files of the agent.
+func TestNamedFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("agent.py", []byte("print('hi')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "conf.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir("pkg", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo("pipe", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("agent.py", "link.py"); err != nil {
+		t.Fatal(err)
+	}
+	// agent.py as a program name is command[0], never a named file.
+	got, err := NamedFiles([]string{"agent.py", "python3", "-m", "pkg", "pipe", "/dev/null", "--conf=conf.json", "-c",
+		"agent.py", "missing.py", "agent.py", filepath.Join(dir, "conf.json"), "link.py", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pySum, _ := FileSHA256("agent.py")
+	confSum, _ := FileSHA256("conf.json")
+	want := []conform.AgentFile{{Path: "agent.py", SHA256: pySum}, {Path: filepath.Join(dir, "conf.json"), SHA256: confSum}, {Path: "link.py", SHA256: pySum}}
+	if len(got) != len(want) {
+		t.Fatalf("NamedFiles = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("file %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got, err := NamedFiles([]string{"/bin/true"}); err != nil || got != nil {
+		t.Errorf("a command naming no file: %v, %v", got, err)
+	}
+
+	// A named file that cannot be read is an error, not left out.
+	if os.Geteuid() != 0 {
+		if err := os.Chmod("agent.py", 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NamedFiles([]string{"python3", "agent.py"}); err == nil || !strings.Contains(err.Error(), "agent.py") {
+			t.Errorf("an unreadable script: %v", err)
+		}
+	}
+}
+
+// Collect records the named files with the executable.
+func TestCollectNamedFiles(t *testing.T) {
+	t.Parallel()
+	files := []conform.AgentFile{{Path: "agent.py", SHA256: strings.Repeat("a", 64)}}
+	rep := &conform.Report{Command: []string{"python3", "agent.py"}, Started: time.Now()}
+	if err := Collect(rep, Run{Executable: "/bin/sh", Files: files}); err != nil {
+		t.Fatal(err)
+	}
+	if a := rep.Provenance.Agent; len(a.Files) != 1 || a.Files[0] != files[0] || a.SHA256 == "" {
+		t.Errorf("agent = %+v", a)
+	}
+	data, _ := json.Marshal(conform.AgentID{Command: []string{"x"}})
+	if strings.Contains(string(data), "files") {
+		t.Errorf("an agent without files names them: %s", data)
+	}
+}

@@ -310,3 +310,21 @@ func TestAnchorsDistinct(t *testing.T) {
 		t.Error("a plain ID is its own anchor")
 	}
 }
+
+// The reports name the files the agent's command line named (the script an
+// interpreter ran) with their digests, besides the executable.
+func TestAgentFilesShown(t *testing.T) {
+	t.Parallel()
+	r := everyVerdict()
+	r.Provenance.Agent.Files = []conform.AgentFile{{Path: "agent.py", SHA256: strings.Repeat("9a", 32)}}
+	for name, f := range map[string]Writer{"markdown": Markdown, "html": HTML, "text": TextUncut} {
+		out := render(t, f, r)
+		if !strings.Contains(out, "agent.py") || !strings.Contains(out, "sha256:9a9a9a9a9a9a") {
+			t.Errorf("%s report does not name the agent's file agent.py and its digest", name)
+		}
+	}
+	// The head is wrapped: compare its words.
+	if out := strings.Join(strings.Fields(render(t, TextUncut, r)), " "); !strings.Contains(out, "agent sha256:cdcdcdcdcdcd (agent) + sha256:9a9a9a9a9a9a (agent.py) · linux") {
+		t.Errorf("text report:\n%s", out)
+	}
+}

@@ -186,11 +186,16 @@ func provenanceRows(r *conform.Report) [][2]string {
 		{"agent command", strings.Join(p.Agent.Command, " ")},
 		{"agent executable", p.Agent.Executable},
 		{"agent sha256", p.Agent.SHA256},
+	}
+	for _, f := range p.Agent.Files {
+		rows = append(rows, [2]string{"agent file " + f.Path, "sha256:" + f.SHA256})
+	}
+	rows = append(rows, [][2]string{
 		{"platform", p.Platform},
 		{"started", p.Started.Format(conform.TimeFormat)},
 		{"timeout scale", fmt.Sprint(p.TimeoutScale)},
 		{"repeat", fmt.Sprint(p.Repeat)},
-	}
+	}...)
 	if p.Requirements != "" {
 		rows = append(rows, [2]string{"requirements", p.Requirements + " (aopconform coverage)"})
 		if rc, err := provenance.RequirementCoverage(r); err == nil && rc.Total > 0 {

@@ -167,9 +167,14 @@ func writeVerdict(b *textBuf, r *conform.Report) {
 	judged, total := Exercised(r)
 	b.WriteString(wrap(fmt.Sprintf("%s; MUSTs exercised %d of %d", CountsLine(r), judged, total), Width, "", "  ") + "\n")
 	if p := r.Provenance; p != nil {
-		b.WriteString(wrap(fmt.Sprintf("aopconform %s · suite %s (%d scenarios, %d checks) · agent %s (%s) · %s",
+		agent := fmt.Sprintf("%s (%s)", shortDigest(p.Agent.SHA256), filepath.Base(p.Agent.Executable))
+		for _, f := range p.Agent.Files {
+			// The script an interpreter ran is the agent as much as the interpreter.
+			agent += fmt.Sprintf(" + %s (%s)", shortDigest(f.SHA256), f.Path)
+		}
+		b.WriteString(wrap(fmt.Sprintf("aopconform %s · suite %s (%d scenarios, %d checks) · agent %s · %s",
 			p.Aopconform, shortDigest(p.Suite.Digest), p.Suite.Scenarios, p.Suite.Checks,
-			shortDigest(p.Agent.SHA256), filepath.Base(p.Agent.Executable), p.Platform), Width, "", "  ") + "\n")
+			agent, p.Platform), Width, "", "  ") + "\n")
 	}
 	if line := ContainmentLine(r); line != "" {
 		b.WriteString(wrap(line, Width, "", "  ") + "\n")

@@ -76,6 +76,7 @@ func addCertCommands(app *cli.App, stdout, stderr io.Writer, usage cli.OnUsageEr
 // prepared is what runCmd checked before any scenario ran.
 type prepared struct {
 	executable string
+	files      []conform.AgentFile // the files the command line names, digested before the run
 	suite      conform.SuiteID
 	known      *conform.KnownFailing
 	knownSHA   string             // of the --known-failing file's bytes, as read
@@ -95,11 +96,17 @@ func prepareRun(cfg runConfig, all []*conform.Scenario) (*prepared, error) {
 		}
 		return nil, err
 	}
+	// The files the command line names (the script of `python3 agent.py`) are
+	// digested as the run starts: a certificate binds them with the program.
+	files, err := provenance.NamedFiles(cfg.Command)
+	if err != nil {
+		return nil, err
+	}
 	suite, err := provenance.Suite(cfg.Protocol, all, cfg.Builtin, cfg.Scenarios)
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{executable: exe, suite: suite, cfg: cfg.Cert}
+	p := &prepared{executable: exe, files: files, suite: suite, cfg: cfg.Cert}
 	if cfg.Cert.KnownFailing != "" {
 		// Read once: the entries applied and the digest a certificate signs are
 		// of the same bytes.
@@ -148,7 +155,7 @@ func (p *prepared) run(ctx context.Context, opts runner.Options) (*conform.Repor
 	if err != nil {
 		return nil, err
 	}
-	if err := provenance.Collect(rep, provenance.Run{Suite: p.suite, Executable: p.executable, TimeoutScale: p.cfg.TimeoutScale, Repeat: p.cfg.Repeat}); err != nil {
+	if err := provenance.Collect(rep, provenance.Run{Suite: p.suite, Executable: p.executable, Files: p.files, TimeoutScale: p.cfg.TimeoutScale, Repeat: p.cfg.Repeat}); err != nil {
 		return nil, err
 	}
 	if p.known != nil {
@@ -206,14 +213,14 @@ func certCommands(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) []*cli.C
 			&cli.StringFlag{Name: flagKey, Usage: "the certifier's ed25519 public key `PUB` (PEM, PKIX)"},
 			&cli.StringSliceFlag{Name: flagScenarios, Usage: "load the suite's scenario directories from `DIR` (default: as certified)"},
 			&cli.BoolFlag{Name: flagBuiltin, Value: true, Usage: "include the shipped scenarios (default: as certified)"},
-			&cli.StringFlag{Name: flagAgent, Aliases: []string{"orchestrator"}, Usage: "also check that `PATH` is the certified executable (the agent, or the orchestrator of an orchestrator-side certificate)"},
+			&cli.StringSliceFlag{Name: flagAgent, Aliases: []string{"orchestrator"}, Usage: "also check that `PATH` is what was certified: the executable, or a file its command line named (the script of `python3 agent.py`); repeatable; every named file must be given (the interpreter alone does not verify)"},
 		}
 	}
 	return []*cli.Command{
 		{
 			Name:         "verify",
 			Usage:        "verify a certificate: signature, report digests, suite unchanged since (exit 1 when it does not verify)",
-			UsageText:    "aopconform verify --key PUB [--agent|--orchestrator PATH] [--scenarios DIR]... [--builtin=false] CERT",
+			UsageText:    "aopconform verify --key PUB [--agent|--orchestrator PATH]... [--scenarios DIR]... [--builtin=false] CERT",
 			Flags:        verifyFlags(),
 			OnUsageError: usage,
 			Action: func(c *cli.Context) error {
@@ -240,7 +247,7 @@ func certCommands(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) []*cli.C
 		{
 			Name:      "badge",
 			Usage:     "write an SVG badge of a certificate's level, only when the certificate verifies",
-			UsageText: "aopconform badge --key PUB [--out FILE [--force]] [--agent PATH] [--scenarios DIR]... CERT",
+			UsageText: "aopconform badge --key PUB [--out FILE [--force]] [--agent PATH]... [--scenarios DIR]... CERT",
 			Flags: append(verifyFlags(),
 				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the SVG to `FILE` (default: stdout); an existing FILE is kept unless --force, a symbolic link is refused"},
 				&cli.BoolFlag{Name: "force", Usage: "let --out replace an existing file (never through a symbolic link)"}),
@@ -322,7 +329,7 @@ func verifyCert(c *cli.Context, stderr io.Writer) (*certify.Verification, int) {
 		fmt.Fprintln(stderr, "aopconform:", err)
 		return nil, exitHarness
 	}
-	opts := certify.Options{Agent: c.String(flagAgent), Version: version.String(), Suite: func(side, protocol string, builtin bool, recorded []string) (conform.SuiteID, error) {
+	opts := certify.Options{Agents: c.StringSlice(flagAgent), Version: version.String(), Suite: func(side, protocol string, builtin bool, recorded []string) (conform.SuiteID, error) {
 		dirs := append([]string(nil), recorded...)
 		if c.IsSet(flagBuiltin) {
 			builtin = c.Bool(flagBuiltin)

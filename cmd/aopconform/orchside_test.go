@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,8 +16,9 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/engine/aos"
+	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/orchside"
+	"github.com/aopkit/aopkit/conform/protocols"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
 )
@@ -29,9 +31,11 @@ var orchestratorsDir = filepath.Join("..", "..", "testdata", "orchestrators")
 // the gaps its known-failing file lists; the Python orchestrator of
 // testdata/orchestrators reaches level Full; each of its bug modes fails exactly
 // the check that names the bug; each fault of the reference engines (aopconform
-// engine-faults) fails what engineFaultFails (exactly, over the whole suite),
-// engineFaultChecks (played on those checks alone) and the engine's own Faults()
-// say, so every orchestrator-side check is seen failing.
+// engine-faults) fails what engineFaultFails says (exactly, over the whole
+// suite) and at least the checks the engine declares it to fail (its
+// fault.Fault.Checks, as `aopconform engine-faults --format json` prints them;
+// a fault not tabled plays those checks alone), so every orchestrator-side check
+// is seen failing.
 func TestOrchestratorSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real orchestrators")
@@ -60,8 +64,10 @@ func TestOrchestratorSide(t *testing.T) {
 		fail []string
 		// engineFault: a fault of the reference engine ("protocol fault"); its
 		// run must judge (no harness error), fail what engineFaultFails says
-		// and what the engine declares the fault to fail; what it fails is logged.
+		// and what the engine declares the fault to fail (checks); what it
+		// fails is logged.
 		engineFault string
+		checks      []string
 		code        int
 		out         string
 		rep         *conform.Report
@@ -169,21 +175,15 @@ func TestOrchestratorSide(t *testing.T) {
 		t.Log("no python3: only the engine is certified")
 	}
 	// The engines' faults (aopconform engine-faults): the engine misbehaving on purpose.
-	faults, err := exec.Command("aopconform", "engine-faults").Output()
-	if err != nil {
-		t.Fatalf("aopconform engine-faults: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(faults)), "\n") {
-		f := strings.Split(line, "\t")
-		if len(f) < 2 || (f[0] != "aop2" && f[0] != "orchmsg" && f[0] != "aop-output" && f[0] != "aof" && f[0] != "aos") {
-			continue
-		}
-		key := f[0] + " " + f[1]
-		j := &job{name: f[0] + " engine fault " + f[1], engineFault: key,
-			args: []string{"--side", "orchestrator", "--protocol", f[0], "--timeout-scale", scale, "--", "aopconform", "engine", "--protocol", f[0], "--fault", f[1]}}
+	for _, f := range listEngineFaults(t) {
+		key := f.Protocol + " " + f.Fault
+		j := &job{name: f.Protocol + " engine fault " + f.Fault, engineFault: key, checks: f.Checks,
+			args: []string{"--side", "orchestrator", "--protocol", f.Protocol, "--timeout-scale", scale, "--", "aopconform", "engine", "--protocol", f.Protocol, "--fault", f.Fault}}
 		// A fault whose checks are declared (at least these fail) plays only the
 		// scenarios of those checks; one tabled exactly plays the whole suite.
-		j.fail = engineFaultChecks[key]
+		if !faultTabled(f.Protocol) {
+			j.fail = f.Checks
+		}
 		jobs = append(jobs, j)
 	}
 	for _, j := range jobs {
@@ -226,7 +226,7 @@ func TestOrchestratorSide(t *testing.T) {
 	// rate check is then NOT-TESTED, never a failure): it is played again, alone,
 	// at most twice.
 	for i, j := range jobs {
-		for try := 0; try < 2 && j.engineFault != "" && j.err == nil && j.code != 2 && spoiled(j.engineFault, orchFailed(j.rep)) && !*update; try++ {
+		for try := 0; try < 2 && j.engineFault != "" && j.err == nil && j.code != 2 && spoiled(j.engineFault, j.checks, orchFailed(j.rep)) && !*update; try++ {
 			t.Logf("%s failed no check: played again", j.name)
 			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, fmt.Sprintf("again-%d-%d", i, try)), j.args...)
 		}
@@ -255,22 +255,17 @@ func TestOrchestratorSide(t *testing.T) {
 						t.Errorf("exit %d, failed %v; want exit 1, failed %v (engineFaultFails)\n%s", j.code, failed, want, clipOut(j.out))
 					}
 				}
-				for _, id := range declaredFaultChecks()[j.engineFault] {
+				for _, id := range j.checks {
 					if !slices.Contains(failed, id) {
-						t.Errorf("%s does not fail, yet the engine's Faults() names it (failed: %v)", id, failed)
+						t.Errorf("%s does not fail, yet the engine's Faults() names it (failed: %v)\n%s", id, failed, clipOut(j.out))
 					}
 				}
-				if checks, ok := engineFaultChecks[j.engineFault]; ok {
-					if code := exitForFailing(checks); j.code != code {
+				if !faultTabled(protocol) {
+					if len(j.checks) == 0 {
+						t.Errorf("no checks declared: name in the fault's Checks (conform/engine/%s/faults.go) the checks it fails (it played the whole suite, failing %v)", protocol, failed)
+					} else if code := exitForFailing(j.checks); j.code != code {
 						t.Errorf("exit %d, want %d\n%s", j.code, code, clipOut(j.out))
 					}
-					for _, id := range checks {
-						if !slices.Contains(failed, id) {
-							t.Errorf("%s does not fail, yet engineFaultChecks names it (failed: %v)\n%s", id, failed, clipOut(j.out))
-						}
-					}
-				} else if !faultTabled(protocol) {
-					t.Errorf("no checks declared: name in engineFaultChecks the checks it fails (it played the whole suite, failing %v)", failed)
 				}
 				for _, c := range failed {
 					failedSomewhere[c] = true
@@ -362,72 +357,6 @@ var engineFaultFails = map[string][]string{
 	"aos unknown-decision": {"aos/orch/5.1/decision"},
 }
 
-// engineFaultChecks are the checks each engine fault of aop2, orchmsg and aof
-// must fail, keyed "protocol fault": its run plays only the scenarios of these
-// checks and is judged on them (as a bug mode of the Python orchestrators is).
-// Together with the bug modes they fail every orchestrator-side check of the
-// three protocols. A check a fault fails only by a timing (a flood read per
-// chunk) is not named: a loaded machine spoils it.
-var engineFaultChecks = map[string][]string{
-	"aof accept-invalid-report":     {"aof/orch/envelope/invalid-rejected"},
-	"aof accepted-blocks":           {"aof/orch/handoff/flow-logged"},
-	"aof allow-nested-delegation":   {"aof/orch/handoff/nested-rejected"},
-	"aof any-sender":                {"aof/orch/envelope/foreign-agent"},
-	"aof blind-requeue":             {"aof/orch/resume/outcome-driven"},
-	"aof done-skips-review":         {"aof/orch/completion/transition", "aof/orch/handoff/flow-logged"},
-	"aof invalid-transition-lost":   {"aof/orch/status/invalid-transition"},
-	"aof no-child-dispatch":         {"aof/orch/handoff/child-dispatched"},
-	"aof no-parent-check":           {"aof/orch/handoff/errors-rejected"},
-	"aof no-received-log":           {"aof/orch/log/received"},
-	"aof no-run-json":               {"aof/orch/lease/dispatched"},
-	"aof no-task-completed-event":   {"aof/orch/completion/task-completed-event"},
-	"aof reclaim-too-early":         {"aof/orch/completion/transition", "aof/orch/resume/no-heartbeat-skipped", "aof/orch/resume/reclaim-after-expiry"},
-	"aof reclaim-without-heartbeat": {"aof/orch/resume/no-heartbeat-skipped"},
-	"aof rejected-not-blocked":      {"aof/orch/completion/transition", "aof/orch/handoff/rejected-blocked", "aof/orch/handoff/resent-once"},
-	"aof reopen-done":               {"aof/orch/completion/already-done"},
-	"aof repeat-transition":         {"aof/orch/status/idempotent"},
-	"aof resend-delegates-again":    {"aof/orch/handoff/resent-once"},
-	"aof run-status-leased":         {"aof/orch/lease/run-live"},
-	"aof silent-task-not-found":     {"aof/orch/envelope/task-not-found", "aof/orch/handoff/errors-rejected"},
-	"aof status-never-applied":      {"aof/orch/status/transition"},
-	"aof status-no-work-log":        {"aof/orch/status/idempotent", "aof/orch/status/work-log"},
-	"aof strict-criteria":           {"aof/orch/handoff/invalid-criteria"},
-	"aof unknown-type-rejected":     {"aof/orch/envelope/unknown-type"},
-	"aop2 assume-v2":                {"aop2/orch/1.3/unversioned-not-v2", "aop2/orch/12/parse-failure-code"},
-	// The executor stops at the EOF: every check that needs a RESPONSE.
-	"aop2 close-stdin-early": {"aop2/orch/11/timeout-enforced", "aop2/orch/12/all-models-exhausted-code", "aop2/orch/12/heartbeat-failure-code", "aop2/orch/12/timeout-code",
-		"aop2/orch/2.2/retried-then-fallback", "aop2/orch/6.1/heartbeat-failure-abort", "aop2/orch/9/fallback-by-trigger", "aop2/orch/bind/healthy-agent-completes"},
-	"aop2 ignore-hard-limits":       {"aop2/orch/4/hard-limit-rejected"},
-	"aop2 ignore-missed-heartbeats": {"aop2/orch/6.1/heartbeat-failure-abort"},
-	"aop2 no-backoff":               {"aop2/orch/2.2/retry-backoff"},
-	"aop2 no-payload-warning":       {"aop2/orch/4/soft-limit-warned"},
-	"aop2 no-retries":               {"aop2/orch/2.2/retried-then-fallback"},
-	"aop2 no-rollback-event":        {"aop2/orch/7/rollback-event"},
-	"aop2 no-timeout-kill":          {"aop2/orch/11/timeout-enforced", "aop2/orch/9/fallback-by-trigger"},
-	"aop2 omit-error-codes": {"aop2/orch/12/all-models-exhausted-code", "aop2/orch/12/heartbeat-failure-code", "aop2/orch/12/parse-failure-code", "aop2/orch/12/rollback-failed-code",
-		"aop2/orch/12/timeout-code", "aop2/orch/12/unknown-code", "aop2/orch/4/hard-limit-rejected", "aop2/orch/4/soft-limit-warned"},
-	"aop2 reject-unknown-fields":           {"aop2/orch/1.1/unknown-fields-dispatched"},
-	"aop2 skip-rollback":                   {"aop2/orch/12/rollback-failed-code", "aop2/orch/7/rollback-restored"},
-	"aop2 skip-version-fallback":           {"aop2/orch/1.3/v1-prompt-dispatched", "aop2/orch/1.3/version-fallback-event"},
-	"aop2 strict-version":                  {"aop2/orch/1.1/accept-2x", "aop2/orch/1.2/task-dispatched"},
-	"aop2 task-status-in-task":             {"aop2/orch/1.2/task-dispatched"},
-	"aop2 wrong-fallback-model":            {"aop2/orch/2.2/retried-then-fallback", "aop2/orch/9/fallback-by-trigger"},
-	"orchmsg canned-answer":                {"orchmsg/orch/ask-user/answered"},
-	"orchmsg ignore-query-filters":         {"orchmsg/orch/resp/query-filters"},
-	"orchmsg ignore-rate-limit":            {"orchmsg/orch/rate/flood-rejected"},
-	"orchmsg internal-error-codes":         {"orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/not-found"},
-	"orchmsg no-request-timeout":           {"orchmsg/orch/corr/response-correlation", "orchmsg/orch/errors/timeout"},
-	"orchmsg no-shutdown-grace":            {"orchmsg/orch/shutdown/grace-honoured"},
-	"orchmsg no-timestamp":                 {"orchmsg/orch/notify/task-assigned"},
-	"orchmsg parse-chunks":                 {"orchmsg/orch/parse/lines"},
-	"orchmsg reuse-ids":                    {"orchmsg/orch/lint/messages-valid"},
-	"orchmsg silent-cancel":                {"orchmsg/orch/notify/task-cancelled"},
-	"orchmsg unknown-type-invalid-request": {"orchmsg/orch/errors/invalid-message-type"},
-	"orchmsg wrong-correlation-id": {"orchmsg/orch/corr/response-correlation", "orchmsg/orch/errors/foreign-task", "orchmsg/orch/errors/invalid-request", "orchmsg/orch/errors/timeout",
-		"orchmsg/orch/parse/lines", "orchmsg/orch/shutdown/grace-honoured"},
-	"orchmsg wrong-task-id": {"orchmsg/orch/notify/task-assigned", "orchmsg/orch/shutdown/grace-honoured"},
-}
-
 // exitForFailing is the exit code of a run whose failures are checks: 1 when
 // one is a MUST, 0 when only SHOULDs fail.
 func exitForFailing(checks []string) int {
@@ -440,16 +369,12 @@ func exitForFailing(checks []string) int {
 }
 
 // spoiled reports whether an engine fault's run failed none of its checks or
-// not every check it must fail (engineFaultChecks, engineFaultFails).
-func spoiled(fault string, failed []string) bool {
+// not every check it must fail (those it declares, and engineFaultFails).
+func spoiled(fault string, declared, failed []string) bool {
 	if len(failed) == 0 {
 		return true
 	}
-	want, ok := engineFaultChecks[fault]
-	if !ok {
-		want = engineFaultFails[fault]
-	}
-	for _, id := range want {
+	for _, id := range slices.Concat(declared, engineFaultFails[fault]) {
 		if !slices.Contains(failed, id) {
 			return true
 		}
@@ -515,14 +440,29 @@ func faultTabled(protocol string) bool {
 	return false
 }
 
-// declaredFaultChecks is what the engines' Faults() say each fault fails, keyed
-// "protocol fault" (the aos engine declares them; the others do not).
-func declaredFaultChecks() map[string][]string {
-	m := map[string][]string{}
-	for _, f := range aos.Faults() {
-		m["aos "+f.Name] = f.Checks
+// engineFaultListed is one fault of `aopconform engine-faults --format json`.
+type engineFaultListed struct {
+	Protocol string   `json:"protocol"`
+	Fault    string   `json:"fault"`
+	Checks   []string `json:"checks"`
+}
+
+// listEngineFaults lists the engines' faults as `aopconform engine-faults
+// --format json` prints them, with the checks each declares.
+func listEngineFaults(t *testing.T) []engineFaultListed {
+	t.Helper()
+	out, err := exec.Command("aopconform", "engine-faults", "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("aopconform engine-faults: %v", err)
 	}
-	return m
+	var list []engineFaultListed
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("aopconform engine-faults --format json: %v", err)
+	}
+	if len(list) == 0 {
+		t.Fatal("aopconform engine-faults lists no fault")
+	}
+	return list
 }
 
 // writeReferenceDecisions stores the engine's decision sequence of each scenario
@@ -647,5 +587,45 @@ func TestForgePort(t *testing.T) {
 	}
 	if strings.Contains(out, "NO PROTOCOL MESSAGE") {
 		t.Errorf("with --allow-write it still never spoke\n%s", clipOut(out))
+	}
+}
+
+// TestEngineFaultChecksDeclared: every engine fault names the checks that catch
+// it (fault.Fault.Checks), each an orchestrator-side check of its protocol,
+// and `aopconform engine-faults` prints them.
+func TestEngineFaultChecksDeclared(t *testing.T) {
+	n := 0
+	for _, p := range protocols.List {
+		if p.EngineFaults == nil {
+			continue
+		}
+		for _, f := range p.EngineFaults() {
+			n++
+			if len(f.Checks) == 0 {
+				t.Errorf("%s engine fault %s declares no checks", p.ID, f.Name)
+			}
+			for _, id := range f.Checks {
+				if c := conform.LookupCheck(id); c == nil || c.Protocol != p.ID || !strings.Contains(id, "/orch/") {
+					t.Errorf("%s engine fault %s: %s is not an orchestrator-side check of %s", p.ID, f.Name, id, p.ID)
+				}
+			}
+		}
+	}
+	var out, errb strings.Builder
+	if code := run([]string{"aopconform", "engine-faults", "--format", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var list []engineFaultListed
+	if err := json.Unmarshal([]byte(out.String()), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != n {
+		t.Fatalf("engine-faults lists %d faults, the engines %d", len(list), n)
+	}
+	for _, f := range list {
+		p := protocols.Lookup(f.Protocol)
+		if want := fault.Lookup(p.EngineFaults(), f.Fault); want == nil || !slices.Equal(f.Checks, want.Checks) {
+			t.Errorf("%s %s: engine-faults prints checks %v, the engine declares %+v", f.Protocol, f.Fault, f.Checks, want)
+		}
 	}
 }

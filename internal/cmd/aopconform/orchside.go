@@ -193,7 +193,8 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 }
 
 // engineFaultsCommand is `aopconform engine-faults`: the faults of the reference
-// engines, one a line: protocol, fault, what it does (tab-separated).
+// engines, one a line: protocol, fault, what it does and the checks that catch
+// it, comma-separated (tab-separated fields).
 func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Command {
 	return &cli.Command{
 		Name:      "engine-faults",
@@ -218,7 +219,7 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 					continue
 				}
 				for _, ef := range p.EngineFaults() {
-					list = append(list, engineFaultJSON{Protocol: p.ID, Fault: ef.Name, Doc: ef.Doc})
+					list = append(list, engineFaultJSON{Protocol: p.ID, Fault: ef.Name, Doc: ef.Doc, Checks: append([]string{}, ef.Checks...)})
 				}
 			}
 			sort.Slice(list, func(i, j int) bool {
@@ -229,7 +230,7 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 				return clikit.WriteJSON(stdout, list)
 			}
 			for _, l := range list {
-				fmt.Fprintln(stdout, l.Protocol+"\t"+l.Fault+"\t"+l.Doc)
+				fmt.Fprintln(stdout, l.Protocol+"\t"+l.Fault+"\t"+l.Doc+"\t"+strings.Join(l.Checks, ","))
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(stderr, "aopconform: no engine faults (yet)")
@@ -244,6 +245,8 @@ type engineFaultJSON struct {
 	Protocol string `json:"protocol"`
 	Fault    string `json:"fault"`
 	Doc      string `json:"doc"`
+	// Checks are the checks the fault's run must fail (fault.Fault.Checks).
+	Checks []string `json:"checks"`
 }
 
 type engineConfig struct {

@@ -21,6 +21,7 @@ import (
 	"github.com/aopkit/aopkit/conform/protocols"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
+	aopconformcmd "github.com/aopkit/aopkit/internal/cmd/aopconform"
 )
 
 // orchestratorsDir holds the orchestrators written from docs/bindings.md alone.
@@ -40,9 +41,6 @@ func TestOrchestratorSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real orchestrators")
 	}
-	// Its orchestrators mostly wait on the scenarios' clocks: beside the other
-	// real-process tests (parallel, after the in-process ones).
-	t.Parallel()
 	scale := "1"
 	if raceEnabled {
 		scale = "3"
@@ -68,17 +66,35 @@ func TestOrchestratorSide(t *testing.T) {
 		// fails is logged.
 		engineFault string
 		checks      []string
-		code        int
-		out         string
-		rep         *conform.Report
-		err         error
+		// engine: a run of the reference engine (its decisions are the
+		// reference); inproc: played in-process on virtual time (playEngine),
+		// protocol and fault its engine's.
+		engine          bool
+		inproc          bool
+		protocol, fault string
+		code            int
+		out             string
+		rep             *conform.Report
+		err             error
 	}
 	jobs := []*job{
-		{name: "engine", args: append(append([]string(nil), base...), "--known-failing", filepath.Join(orchestratorsDir, "engine.known-failing"), "--", "aopconform", "engine", "--protocol", "aop2")},
-		{name: "orchmsg engine", args: append(append([]string(nil), obase...), "--", "aopconform", "engine", "--protocol", "orchmsg")},
-		{name: "aos engine", args: append(append([]string(nil), abase...), "--", "aopconform", "engine", "--protocol", "aos")},
-		{name: "aop-output engine", args: append(append([]string(nil), aobase...), "--", "aopconform", "engine", "--protocol", "aop-output")},
-		{name: "aof engine", args: append(append([]string(nil), fbase...), "--", "aopconform", "engine", "--protocol", "aof")},
+		// The correct engine as a real process, once per protocol (the
+		// launcher, the sandbox, signals and process groups for real; -update
+		// writes the reference decisions from these).
+		{name: "engine", engine: true, args: append(append([]string(nil), base...), "--known-failing", filepath.Join(orchestratorsDir, "engine.known-failing"), "--", "aopconform", "engine", "--protocol", "aop2")},
+		{name: "orchmsg engine", engine: true, args: append(append([]string(nil), obase...), "--", "aopconform", "engine", "--protocol", "orchmsg")},
+		{name: "aos engine", engine: true, args: append(append([]string(nil), abase...), "--", "aopconform", "engine", "--protocol", "aos")},
+		{name: "aop-output engine", engine: true, args: append(append([]string(nil), aobase...), "--", "aopconform", "engine", "--protocol", "aop-output")},
+		{name: "aof engine", engine: true, args: append(append([]string(nil), fbase...), "--", "aopconform", "engine", "--protocol", "aof")},
+	}
+	// And in-process (every engine but the aos guardian's), on the whole suite:
+	// the in-process path must judge the correct engine as the real one is.
+	for _, p := range inProcessProtocols {
+		if *engineReal {
+			break
+		}
+		jobs = append(jobs, &job{name: p + " engine in-process", engine: true, inproc: true, protocol: p,
+			args: append([]string{"--side", "orchestrator", "--protocol", p, "--"}, engineCommand(p, "")...)})
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		jobs = append(jobs,
@@ -177,8 +193,11 @@ func TestOrchestratorSide(t *testing.T) {
 	// The engines' faults (aopconform engine-faults): the engine misbehaving on purpose.
 	for _, f := range listEngineFaults(t) {
 		key := f.Protocol + " " + f.Fault
-		j := &job{name: f.Protocol + " engine fault " + f.Fault, engineFault: key, checks: f.Checks,
+		j := &job{name: f.Protocol + " engine fault " + f.Fault, engineFault: key, checks: f.Checks, protocol: f.Protocol, fault: f.Fault,
 			args: []string{"--side", "orchestrator", "--protocol", f.Protocol, "--timeout-scale", scale, "--", "aopconform", "engine", "--protocol", f.Protocol, "--fault", f.Fault}}
+		// In-process on virtual time (playEngine), but the aos guardian's
+		// (served over the network: real, 0.1-0.2 s a run).
+		j.inproc = slices.Contains(inProcessProtocols, f.Protocol) && !*engineReal
 		// A fault whose checks are declared (at least these fail) plays only the
 		// scenarios of those checks; one tabled exactly plays the whole suite.
 		if !faultTabled(f.Protocol) {
@@ -194,11 +213,32 @@ func TestOrchestratorSide(t *testing.T) {
 			j.args = slices.Concat(j.args[:k], []string{"--run", strings.Join(j.fail, ",")}, j.args[k:])
 		}
 	}
+	// The in-process runs first, one after another, before the test turns
+	// parallel (they keep the CPUs busy; the real runs mostly wait).
+	for _, j := range jobs {
+		if !j.inproc {
+			continue
+		}
+		run := ""
+		if k := slices.Index(j.args, "--run"); k >= 0 {
+			run = j.args[k+1]
+		}
+		j.rep, j.err = playEngine(t, j.protocol, j.fault, run)
+		if j.err == nil {
+			j.code, j.out = aopconformcmd.ExitFor(j.rep), reportText(j.rep)
+		}
+	}
+	// Its real orchestrators mostly wait on the scenarios' clocks: beside the
+	// other real-process tests (parallel, after the in-process ones).
+	t.Parallel()
 	// The longest runs first: every run waits on its scenarios' clocks, and a
 	// long one started last would set the test's end.
-	args := make([][]string, len(jobs))
+	var real []int
+	var args [][]string
 	for i, j := range jobs {
-		args[i] = j.args
+		if !j.inproc {
+			real, args = append(real, i), append(args, j.args)
+		}
 	}
 	var wg sync.WaitGroup
 	dir := t.TempDir()
@@ -207,7 +247,7 @@ func TestOrchestratorSide(t *testing.T) {
 	// enough to spoil scenario deadlines.
 	next := make(chan int, len(jobs))
 	for _, i := range longestFirst(t, args) {
-		next <- i
+		next <- real[i]
 	}
 	close(next)
 	for range 12 {
@@ -226,7 +266,7 @@ func TestOrchestratorSide(t *testing.T) {
 	// rate check is then NOT-TESTED, never a failure): it is played again, alone,
 	// at most twice.
 	for i, j := range jobs {
-		for try := 0; try < 2 && j.engineFault != "" && j.err == nil && j.code != 2 && spoiled(j.engineFault, j.checks, orchFailed(j.rep)) && !*update; try++ {
+		for try := 0; try < 2 && !j.inproc && j.engineFault != "" && j.err == nil && j.code != 2 && spoiled(j.engineFault, j.checks, orchFailed(j.rep)) && !*update; try++ {
 			t.Logf("%s failed no check: played again", j.name)
 			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, fmt.Sprintf("again-%d-%d", i, try)), j.args...)
 		}
@@ -238,7 +278,7 @@ func TestOrchestratorSide(t *testing.T) {
 				t.Fatal(j.err)
 			}
 			if *update {
-				if strings.HasSuffix(j.name, "engine") {
+				if j.engine && !j.inproc {
 					writeReferenceDecisions(t, j.rep)
 				}
 				return
@@ -287,7 +327,7 @@ func TestOrchestratorSide(t *testing.T) {
 					t.Fatalf("exit %d, want 0\n%s", j.code, clipOut(j.out))
 				}
 				for _, r := range j.rep.Results {
-					if strings.Contains(r.Check, "/orch/ref/") && !strings.HasSuffix(j.name, "engine") {
+					if strings.Contains(r.Check, "/orch/ref/") && !j.engine {
 						continue // another orchestrator may decide otherwise than the engine where the engine has a gap
 					}
 					if r.Verdict == conform.NotTested && r.Level != conform.MUST {

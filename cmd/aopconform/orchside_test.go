@@ -215,10 +215,12 @@ func TestOrchestratorSide(t *testing.T) {
 	}
 	// The in-process runs first, one after another, before the test turns
 	// parallel (they keep the CPUs busy; the real runs mostly wait).
+	start, played := time.Now(), 0
 	for _, j := range jobs {
 		if !j.inproc {
 			continue
 		}
+		played++
 		run := ""
 		if k := slices.Index(j.args, "--run"); k >= 0 {
 			run = j.args[k+1]
@@ -228,6 +230,7 @@ func TestOrchestratorSide(t *testing.T) {
 			j.code, j.out = aopconformcmd.ExitFor(j.rep), reportText(j.rep)
 		}
 	}
+	t.Logf("%d runs in-process: %s", played, time.Since(start).Round(time.Millisecond))
 	// Its real orchestrators mostly wait on the scenarios' clocks: beside the
 	// other real-process tests (parallel, after the in-process ones).
 	t.Parallel()
@@ -329,6 +332,14 @@ func TestOrchestratorSide(t *testing.T) {
 				for _, r := range j.rep.Results {
 					if strings.Contains(r.Check, "/orch/ref/") && !j.engine {
 						continue // another orchestrator may decide otherwise than the engine where the engine has a gap
+					}
+					if strings.Contains(r.Check, "/orch/ref/") && !j.inproc && !*engineReal && slices.Contains(inProcessProtocols, r.Protocol) && r.Verdict == conform.Warn {
+						// A real engine's decisions on a loaded machine may stray from
+						// the reference's (a poll late, a 256 KiB details file read
+						// slowly); its in-process twin, on the nominal timings, is
+						// held to them.
+						t.Logf("%s in %s: %s (%s): the real run under load", r.Check, r.Scenario, r.Verdict, r.Message)
+						continue
 					}
 					if r.Verdict == conform.NotTested && r.Level != conform.MUST {
 						continue // a SHOULD whose cue a loaded machine spoiled (a flood spread over a second)

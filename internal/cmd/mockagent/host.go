@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -70,15 +69,27 @@ func osHost() host {
 	}
 }
 
+// Proc is what an agent run by RunInProcess sees of its process: the fields of
+// conform/agentio's Program (this package does not import agentio, which
+// builds on Unix only, as mockagent builds everywhere).
+type Proc struct {
+	Dir    string
+	PID    int
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Term   <-chan struct{}
+}
+
 // RunInProcess runs the mockagent command line args (args[0] the program, as
-// os.Args) as agentio.Func's program p: the agent command an orchestrator
-// under test launches, played in a goroutine (cmd/aopconform's tests, on
-// virtual time). env is its environment (KEY=VALUE: the orchestrator's and
+// os.Args) as the program p of agentio.Func, and returns its exit code: the
+// agent command an orchestrator under test launches, played in a goroutine
+// (cmd/aopconform's tests, on virtual time). env is its environment (KEY=VALUE: the orchestrator's and
 // the launch's). SIGTERM is p.Term, SIGKILL the cancelled ctx (the
 // observation then ends without an exit record, as a killed process's does).
 // --watch-orchestrator is not read: orchestratorPID and orchestratorDone (closed
 // when the orchestrator under test has ended) stand for it.
-func RunInProcess(ctx context.Context, p agentio.Program, args, env []string, orchestratorPID int, orchestratorDone <-chan struct{}) agentio.Exit {
+func RunInProcess(ctx context.Context, p Proc, args, env []string, orchestratorPID int, orchestratorDone <-chan struct{}) int {
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -88,7 +99,7 @@ func RunInProcess(ctx context.Context, p agentio.Program, args, env []string, or
 		getenv:  func(k string) string { return vars[k] },
 		environ: slices.Clone(env),
 		args:    slices.Clone(args),
-		dir:     p.Spec.Dir,
+		dir:     p.Dir,
 		pid:     p.PID,
 		signals: func() (<-chan string, func()) {
 			names := make(chan string, 1)
@@ -116,7 +127,5 @@ func RunInProcess(ctx context.Context, p agentio.Program, args, env []string, or
 		},
 		killed: ctx.Done(),
 	}
-	var stdin io.Reader = p.Stdin
-	code := exitFor(newApp(stdin, p.Stdout, p.Stderr, h).RunContext(ctx, args), p.Stderr)
-	return agentio.Exit{Code: code}
+	return exitFor(newApp(p.Stdin, p.Stdout, p.Stderr, h).RunContext(ctx, args), p.Stderr)
 }

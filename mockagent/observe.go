@@ -59,22 +59,49 @@ type Observer struct {
 	w    *bufio.Writer
 	err  error
 	done chan struct{}
+	once sync.Once // closes done
+	// touch: every write sets the file's modification time to the clock's
+	// now (NewObserverFor).
+	touch bool
+	name  string
+	// killed, once closed, drops every write: a killed process writes
+	// nothing more (NewObserverFor).
+	killed <-chan struct{}
 }
 
 // NewObserver creates a new observation file in dir: one file per launch, named by
 // the start time and PID so that launches sort by start.
 func NewObserver(dir string, args []string, env map[string]string) (*Observer, error) {
+	return newObserver(dir, os.Getpid(), args, env, false)
+}
+
+// NewObserverFor is NewObserver for an agent that is no process of its own
+// (run in a goroutine: agentio.Func): pid stands for its process id (unique
+// among the observations of dir), and every write sets the file's
+// modification time to time.Now, so that whoever watches the directory on
+// virtual time (a testing/synctest bubble, whose clock is not the file
+// system's) sees the agent's writes when they happened. Once killed is
+// closed (the agent got SIGKILL) nothing more is written.
+func NewObserverFor(dir string, pid int, args []string, env map[string]string, killed <-chan struct{}) (*Observer, error) {
+	o, err := newObserver(dir, pid, args, env, true)
+	if o != nil {
+		o.killed = killed
+	}
+	return o, err
+}
+
+func newObserver(dir string, pid int, args []string, env map[string]string, touch bool) (*Observer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	name := filepath.Join(dir, fmt.Sprintf("%020d-%d.jsonl", now.UnixNano(), os.Getpid()))
+	name := filepath.Join(dir, fmt.Sprintf("%020d-%d.jsonl", now.UnixNano(), pid))
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	o := &Observer{f: f, w: bufio.NewWriter(f), done: make(chan struct{})}
-	o.write(Observation{At: now.UTC().Format(ObservationTimeFormat), Kind: "start", PID: os.Getpid(), Args: args, Env: env})
+	o := &Observer{f: f, w: bufio.NewWriter(f), done: make(chan struct{}), touch: touch, name: name}
+	o.write(Observation{At: now.UTC().Format(ObservationTimeFormat), Kind: "start", PID: pid, Args: args, Env: env})
 	go func() {
 		t := time.NewTicker(AliveEvery)
 		defer t.Stop()
@@ -96,6 +123,13 @@ func (o *Observer) write(ob Observation) {
 	if o.err != nil {
 		return
 	}
+	if o.killed != nil {
+		select {
+		case <-o.killed:
+			return
+		default:
+		}
+	}
 	if ob.At == "" {
 		ob.At = time.Now().UTC().Format(ObservationTimeFormat)
 	}
@@ -110,6 +144,10 @@ func (o *Observer) write(ob Observation) {
 	}
 	// Flushed at once: the agent may be killed at any moment.
 	o.err = o.w.Flush()
+	if o.touch && o.err == nil {
+		now := time.Now()
+		os.Chtimes(o.name, now, now)
+	}
 }
 
 // maxSeenFile bounds a file recorded by Saw.
@@ -137,9 +175,19 @@ func (o *Observer) Orchestrator(pid int, exited bool) {
 	o.write(Observation{Kind: "orchestrator-watch", PID: pid})
 }
 
+// Killed ends the observation of an agent killed by SIGKILL (no exit record:
+// a killed process writes nothing more).
+func (o *Observer) Killed() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.once.Do(func() { close(o.done) })
+	o.err = os.ErrClosed
+	o.f.Close()
+}
+
 // Exit records the agent's exit code and closes the file.
 func (o *Observer) Exit(code int) {
-	close(o.done)
+	o.once.Do(func() { close(o.done) })
 	o.write(Observation{Kind: "exit", Code: &code})
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -184,10 +232,23 @@ func (t *lineTee) Write(p []byte) (int, error) {
 	// Stamped before the line leaves: the orchestrator's answer to it is always
 	// observed later.
 	at := time.Now().UTC().Format(ObservationTimeFormat)
+	if t.o.touch {
+		// In-process (NewObserverFor), on virtual time, the answer may come at
+		// the same instant: the line is recorded before it leaves, so that
+		// the file has it first.
+		t.observe(at, p)
+		return t.w.Write(p)
+	}
 	n, err := t.w.Write(p)
+	t.observe(at, p[:n])
+	return n, err
+}
+
+// observe records the complete lines of what was written (at: when).
+func (t *lineTee) observe(at string, p []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf = append(t.buf, p[:n]...)
+	t.buf = append(t.buf, p...)
 	for {
 		i := bytes.IndexByte(t.buf, '\n')
 		if i < 0 {
@@ -200,7 +261,6 @@ func (t *lineTee) Write(p []byte) (int, error) {
 		t.o.write(Observation{At: at, Kind: "stdout", Line: clip(t.buf[:i+1])})
 		t.buf = t.buf[i+1:]
 	}
-	return n, err
 }
 
 func clip(line []byte) string {

@@ -18,8 +18,11 @@ type Fault struct {
 	// Spec is the requirement an engine fault breaks ("aop2 §7").
 	Spec string
 	Doc  string // one sentence: what is done instead of the right thing
-	// Checks are the checks that catch it, when the fault names them (the aos
-	// guardian's).
+	// Checks are the checks that catch it: an engine fault names every
+	// orchestrator-side check its run must fail (at least those; `aopconform
+	// engine-faults` prints them and cmd/aopconform's TestOrchestratorSide
+	// asserts them). A check the fault fails only by a timing a loaded
+	// machine may spoil (a flood read per chunk) is not named.
 	Checks []string
 }
 

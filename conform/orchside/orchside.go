@@ -174,29 +174,21 @@ func drive(h *harness.H, mock string, extra []string) error {
 			return harness.Errorf("scenario %s: setup: %v", sc.ID, err)
 		}
 	}
-	envPrefix := ""
+	var agentEnv []string
 	if len(su.Mockagent) > 0 {
 		scriptPath := filepath.Join(dir, "mockagent-script.json")
 		if err := safefile.WriteFile(scriptPath, append(append([]byte(nil), su.Mockagent...), '\n'), 0o644, false); err != nil {
 			return harness.Errorf("mockagent script: %v", err)
 		}
-		envPrefix = mockagent.EnvScript + "=" + shellQuote(scriptPath) + " "
+		agentEnv = append(agentEnv, mockagent.EnvScript+"="+scriptPath)
 	}
 	pidFile := filepath.Join(dir, "orchestrator.pid")
 	args := append([]string{mock, "--protocol", sc.Protocol, "--observe", obs, "--watch-orchestrator", pidFile}, extra...)
 	if f := sc.Env[EnvMockFault]; f != "" {
 		args = append(args, "--fault", f)
 	}
-	var q []string
-	for _, a := range args {
-		q = append(q, shellQuote(a))
-	}
 	agentPath := filepath.Join(dir, "agent")
-	// Whatever arguments the orchestrator passes its agent command (a host's
-	// own flags, a prompt) come after "--": mockagent records them (its
-	// observation's start) and never refuses them.
-	script := "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\n" + envPrefix + "exec " + strings.Join(q, " ") + " -- \"$@\"\n"
-	if err := os.WriteFile(agentPath, []byte(script), 0o755); err != nil {
+	if err := os.WriteFile(agentPath, []byte(agentScript(agentEnv, args)), 0o755); err != nil {
 		return harness.Errorf("agent command: %v", err)
 	}
 	harness.SetFact(h, FactTask, string(task))
@@ -285,6 +277,24 @@ func drive(h *harness.H, mock string, extra []string) error {
 	}
 	harness.SetFact(h, FactLaunches, launches)
 	return nil
+}
+
+// agentScript is the agent command of a scenario: a shell script that runs
+// args (mockagent's command line) with env (KEY=VALUE) set. Whatever arguments
+// the orchestrator passes its agent command (a host's own flags, a prompt)
+// come after "--": mockagent records them (its observation's start) and never
+// refuses them. AgentCommand reads it back.
+func agentScript(env, args []string) string {
+	var q []string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		q = append(q, k+"="+shellQuote(v))
+	}
+	q = append(q, "exec")
+	for _, a := range args {
+		q = append(q, shellQuote(a))
+	}
+	return "#!/bin/sh\n# The agent of this scenario: mockagent, observed by aopconform.\n" + strings.Join(q, " ") + " -- \"$@\"\n"
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -446,4 +456,68 @@ func scaleOf(s *conform.Session) float64 {
 		return 1
 	}
 	return s.Scale
+}
+
+// AgentCommand reads back the agent command the driver wrote (the executable
+// $AOPKIT_AGENT names): the environment it sets (KEY=VALUE) and the mockagent
+// command line it runs (the program first), without the arguments the
+// orchestrator passes it. A launcher that plays the agent in-process
+// (cmd/aopconform's tests) runs that command line, then the orchestrator's
+// arguments after it.
+func AgentCommand(path string) (env, args []string, err error) {
+	b, err := ReadBounded(path, 1<<20)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "#") || !strings.Contains(line, "exec ") {
+			continue
+		}
+		words, err := shellWords(line)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", path, err)
+		}
+		i := slices.Index(words, "exec")
+		if i < 0 || !slices.Equal(words[len(words)-1:], []string{`"$@"`}) {
+			return nil, nil, fmt.Errorf("%s: not an agent command of this driver", path)
+		}
+		return words[:i], words[i+1 : len(words)-1], nil
+	}
+	return nil, nil, fmt.Errorf("%s: no exec line", path)
+}
+
+// shellWords splits a line of the agent command into words: single-quoted
+// parts (shellQuote) and bare characters, `"$@"` kept as it is.
+func shellWords(line string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	in := false // inside a word
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t':
+			if in {
+				words, in = append(words, w.String()), false
+				w.Reset()
+			}
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated quote")
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			in = true
+		case c == '\\' && i+1 < len(line):
+			w.WriteByte(line[i+1])
+			i++
+			in = true
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words, nil
 }

@@ -458,3 +458,24 @@ func TestManyLaunches(t *testing.T) {
 		t.Fatalf("%d launches, more %v, err %v", len(ls), more, err)
 	}
 }
+
+// TestAgentCommand: the agent command the driver writes reads back as the
+// environment and command line it runs, whatever the quoting.
+func TestAgentCommand(t *testing.T) {
+	env := []string{mockagent.EnvScript + "=/tmp/it's here/script.json"}
+	args := []string{"/opt/mock agent", "--protocol", "aop2", "--observe", "/tmp/a b/'obs'", "--fault", "x\\y"}
+	path := filepath.Join(t.TempDir(), "agent")
+	if err := os.WriteFile(path, []byte(agentScript(env, args)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gotEnv, gotArgs, err := AgentCommand(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gotEnv, env) || !slices.Equal(gotArgs, append(args, "--")) {
+		t.Errorf("AgentCommand = %q, %q; want %q, %q", gotEnv, gotArgs, env, append(args, "--"))
+	}
+	if _, _, err := AgentCommand(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("a missing agent command reads back")
+	}
+}

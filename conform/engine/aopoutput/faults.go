@@ -39,13 +39,21 @@ const LargeDetails = 256 << 10
 // Faults lists the engine's faults.
 func Faults() []fault.Fault {
 	return []fault.Fault{
-		{Name: FaultAcceptOversizedSummary, Doc: "takes a summary over its task type's limit into the parent's context whole, instead of cutting it at the limit"},
-		{Name: FaultFollowDetailsPath, Doc: "reads the details file wherever the report's path leads, outside the agent's workspace too"},
-		{Name: FaultMetricsWholeValue, Doc: "reads a METRICS value up to the next comma, colons included (\"duration: 1:30\" → \"1:30\"), where the spec's parseAOPOutput keeps \"1\""},
-		{Name: FaultRejectLargeDetails, Doc: "calls a report incomplete (status unknown) when its details file is over 256 KiB, although the details' results \"can be any size\""},
-		{Name: FaultRequireMetrics, Doc: "takes [AOP:METRICS], optional in the format, as required: a report without it is incomplete, its status unknown"},
-		{Name: FaultSummaryFirstLineOnly, Doc: "keeps only the first line of the summary (read like a one-line marker)"},
-		{Name: FaultTrustIncompleteReport, Doc: "takes the [AOP:STATUS] value of a report cut short (no [AOP:END]) or outside success|failure|partial as the status"},
-		{Name: FaultWaitForAgentExit, Doc: "never stops an agent that lingers after [AOP:END]: waits for its exit"},
+		{Name: FaultAcceptOversizedSummary, Doc: "takes a summary over its task type's limit into the parent's context whole, instead of cutting it at the limit",
+			Checks: []string{"aop-output/orch/limits/summary-within-task-type"}},
+		{Name: FaultFollowDetailsPath, Doc: "reads the details file wherever the report's path leads, outside the agent's workspace too",
+			Checks: []string{"aop-output/orch/details/stays-in-workspace"}},
+		{Name: FaultMetricsWholeValue, Doc: "reads a METRICS value up to the next comma, colons included (\"duration: 1:30\" → \"1:30\"), where the spec's parseAOPOutput keeps \"1\"",
+			Checks: []string{"aop-output/orch/parse/metrics-taken"}},
+		{Name: FaultRejectLargeDetails, Doc: "calls a report incomplete (status unknown) when its details file is over 256 KiB, although the details' results \"can be any size\"",
+			Checks: []string{"aop-output/orch/details/any-size"}},
+		{Name: FaultRequireMetrics, Doc: "takes [AOP:METRICS], optional in the format, as required: a report without it is incomplete, its status unknown",
+			Checks: []string{"aop-output/orch/parse/metrics-taken"}},
+		{Name: FaultSummaryFirstLineOnly, Doc: "keeps only the first line of the summary (read like a one-line marker)",
+			Checks: []string{"aop-output/orch/parse/report-taken", "aop-output/orch/details/any-size"}},
+		{Name: FaultTrustIncompleteReport, Doc: "takes the [AOP:STATUS] value of a report cut short (no [AOP:END]) or outside success|failure|partial as the status",
+			Checks: []string{"aop-output/orch/parse/unusable-not-success"}},
+		{Name: FaultWaitForAgentExit, Doc: "never stops an agent that lingers after [AOP:END]: waits for its exit",
+			Checks: []string{"aop-output/orch/bind/agent-stopped-after-report"}},
 	}
 }

@@ -3,6 +3,7 @@ package aopconformcmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -193,7 +194,8 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 }
 
 // engineFaultsCommand is `aopconform engine-faults`: the faults of the reference
-// engines, one a line: protocol, fault, what it does (tab-separated).
+// engines, one a line: protocol, fault, what it does and the checks that catch
+// it, comma-separated (tab-separated fields).
 func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Command {
 	return &cli.Command{
 		Name:      "engine-faults",
@@ -218,7 +220,7 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 					continue
 				}
 				for _, ef := range p.EngineFaults() {
-					list = append(list, engineFaultJSON{Protocol: p.ID, Fault: ef.Name, Doc: ef.Doc})
+					list = append(list, engineFaultJSON{Protocol: p.ID, Fault: ef.Name, Doc: ef.Doc, Checks: append([]string{}, ef.Checks...)})
 				}
 			}
 			sort.Slice(list, func(i, j int) bool {
@@ -229,7 +231,7 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 				return clikit.WriteJSON(stdout, list)
 			}
 			for _, l := range list {
-				fmt.Fprintln(stdout, l.Protocol+"\t"+l.Fault+"\t"+l.Doc)
+				fmt.Fprintln(stdout, l.Protocol+"\t"+l.Fault+"\t"+l.Doc+"\t"+strings.Join(l.Checks, ","))
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(stderr, "aopconform: no engine faults (yet)")
@@ -244,6 +246,8 @@ type engineFaultJSON struct {
 	Protocol string `json:"protocol"`
 	Fault    string `json:"fault"`
 	Doc      string `json:"doc"`
+	// Checks are the checks the fault's run must fail (fault.Fault.Checks).
+	Checks []string `json:"checks"`
 }
 
 type engineConfig struct {
@@ -252,6 +256,12 @@ type engineConfig struct {
 	Command                           []string
 	// Listen and Policy are the aos guardian's (engine_aos.go).
 	Listen, Policy string
+	// In-process (EngineProgram): the engine's environment, working directory
+	// and the launcher of its agents; unset, the process's own and
+	// agentio.Process.
+	Getenv   func(string) string
+	Dir      string
+	Launcher agentio.Launcher
 }
 
 // engineEvents are the harness events an engine run by hand reports on stderr.
@@ -261,6 +271,9 @@ var engineEvents = map[conform.Event]bool{
 }
 
 func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) error {
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
 	fail := func(format string, a ...any) error {
 		fmt.Fprintf(stderr, "aopconform engine: "+format+"\n", a...)
 		return exitCode(exitHarness)
@@ -287,26 +300,32 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 		return fail("--listen and --policy apply to --protocol aos only")
 	}
 	if cfg.Task == "" {
-		cfg.Task = os.Getenv(orchside.EnvTask)
+		cfg.Task = cfg.Getenv(orchside.EnvTask)
 	}
 	if cfg.Task == "" {
 		return fail("no task: give --task FILE or set %s", orchside.EnvTask)
 	}
 	if len(cfg.Command) == 0 {
-		if a := os.Getenv(orchside.EnvAgent); a != "" {
+		if a := cfg.Getenv(orchside.EnvAgent); a != "" {
 			cfg.Command = []string{a}
 		}
 	}
 	if len(cfg.Command) == 0 {
 		return fail("no agent command: give it after -- or set %s", orchside.EnvAgent)
 	}
+	if cfg.Dir != "" && !filepath.IsAbs(cfg.Task) {
+		cfg.Task = filepath.Join(cfg.Dir, cfg.Task)
+	}
 	task, err := orchside.ReadBounded(cfg.Task, maxTaskFile)
 	if err != nil {
 		return fail("--task: %v", err)
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return fail("working directory: %v", err)
+	cwd := cfg.Dir
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return fail("working directory: %v", err)
+		}
 	}
 	scratch, task, err := engineTask(cfg.Protocol, task, cwd)
 	if err != nil {
@@ -323,11 +342,15 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 	}
 	sc := &conform.Scenario{ID: "engine", Title: "the reference engine on " + filepath.Base(cfg.Task), Protocol: cfg.Protocol,
 		Family: "engine", Deadline: conform.Duration(cfg.Deadline), Task: task}
+	// An agent run in a workspace below the working directory (aop-output) may
+	// write next to it too (the engine's own directory, where an orchestrator
+	// side run keeps the agent's observations): not confined to the workspace.
+	var launcher agentio.Launcher = agentio.Process{BaseEnv: os.Environ(), NoConfine: scratch != cwd}
+	if cfg.Launcher != nil {
+		launcher = cfg.Launcher
+	}
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: tw, Command: cfg.Command, Scale: 1, Scratch: scratch,
-		// An agent run in a workspace below the working directory (aop-output) may
-		// write next to it too (the engine's own directory, where an orchestrator
-		// side run keeps the agent's observations): not confined to the workspace.
-		EngineFault: cfg.Fault, Launcher: agentio.Process{BaseEnv: os.Environ(), NoConfine: scratch != cwd}, Emit: stdout})
+		EngineFault: cfg.Fault, Launcher: launcher, Emit: stdout})
 	if err := h.End(drive(h)); err != nil {
 		return fail("%v", err)
 	}
@@ -400,4 +423,66 @@ func listOrchestratorCmd(protocol, format string, stdout, stderr io.Writer) erro
 	}
 	_, err = io.WriteString(stdout, b.String())
 	return err
+}
+
+// EngineProgram is `aopconform engine --protocol P [--fault F]` (the command
+// line in p.Spec.Args: the program, "engine" and those flags) as a program of
+// agentio.Func: the reference engine as the orchestrator under test, run in a
+// goroutine with p's environment and working directory. agents launches the
+// agent command it is given ($AOPKIT_AGENT); it is called once per run with
+// p (whose environment its agents inherit). SIGTERM (p.Term) cancels the
+// engine's context, as signal.NotifyContext does for the process; its exit
+// code is the process's. The aos guardian, served over the network, is not
+// played so.
+func EngineProgram(agents func(p agentio.Program) agentio.Launcher) func(ctx context.Context, p agentio.Program) agentio.Exit {
+	return func(ctx context.Context, p agentio.Program) agentio.Exit {
+		cfg := engineConfig{Deadline: 5 * time.Minute, Dir: p.Spec.Dir}
+		args := p.Spec.Args
+		if len(args) < 2 || args[1] != "engine" {
+			fmt.Fprintf(p.Stderr, "aopconform engine (in-process): not an engine command line: %q\n", args)
+			return agentio.Exit{Code: exitHarness}
+		}
+		for i := 2; i < len(args); i++ {
+			switch {
+			case args[i] == "--"+flagProtocol && i+1 < len(args):
+				i++
+				cfg.Protocol = args[i]
+			case args[i] == "--fault" && i+1 < len(args):
+				i++
+				cfg.Fault = args[i]
+			default:
+				fmt.Fprintf(p.Stderr, "aopconform engine (in-process): unsupported argument %q\n", args[i])
+				return agentio.Exit{Code: exitHarness}
+			}
+		}
+		if protocols.Lookup(cfg.Protocol) != nil && protocols.Lookup(cfg.Protocol).Served {
+			fmt.Fprintf(p.Stderr, "aopconform engine (in-process): the %s engine is served over the network: run it as a process\n", cfg.Protocol)
+			return agentio.Exit{Code: exitHarness}
+		}
+		vars := map[string]string{}
+		for _, kv := range p.Spec.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			vars[k] = v
+		}
+		cfg.Getenv = func(k string) string { return vars[k] }
+		cfg.Launcher = agents(p)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-p.Term:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		if err := engineCmd(ctx, cfg, p.Stdout, p.Stderr); err != nil {
+			var code exitCode
+			if errors.As(err, &code) {
+				return agentio.Exit{Code: int(code)}
+			}
+			fmt.Fprintf(p.Stderr, "aopconform engine: %v\n", err)
+			return agentio.Exit{Code: exitHarness}
+		}
+		return agentio.Exit{}
+	}
 }

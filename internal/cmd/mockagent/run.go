@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"os/signal"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -56,7 +53,7 @@ type exitCode int
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
+	app := newApp(stdin, stdout, stderr, osHost())
 	// Completion offers the protocols and the faults.
 	clikit.CompleteValues(app, args, map[string]clikit.Values{
 		flagProtocol: mockagent.Protocols,
@@ -72,7 +69,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		},
 		"faults format": func() []string { return []string{"text", "json"} },
 	}, nil)
-	err := app.Run(args)
+	return exitFor(app.Run(args), stderr)
+}
+
+// exitFor is the exit code of the app's run that ended with err.
+func exitFor(err error, stderr io.Writer) int {
 	var code exitCode
 	var uerr usageError
 	switch {
@@ -89,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+func newApp(stdin io.Reader, stdout, stderr io.Writer, h host) *cli.App {
 	app := &cli.App{
 		Name:           "mockagent",
 		Usage:          "the reference agent of aopkit: correct by default, one fault at a time",
@@ -109,7 +110,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		},
 		Action: func(c *cli.Context) error {
 			cfg := config{Protocol: c.String(flagProtocol), Fault: c.String(flagFault), Verbose: c.Bool("verbose"), Args: c.Args().Slice(), Observe: c.String(flagObserve), Watch: c.String(flagWatch)}
-			return runAgent(c.Context, cfg, stdin, stdout, stderr)
+			return runAgent(c.Context, cfg, h, stdin, stdout, stderr)
 		},
 		Commands: []*cli.Command{{
 			Name:  "faults",
@@ -146,7 +147,7 @@ func agentFor(cfg config) (*mockagent.Agent, error) {
 	return a, nil
 }
 
-func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
+func runAgent(parent context.Context, cfg config, h host, stdin io.Reader, stdout, stderr io.Writer) error {
 	a, err := agentFor(cfg)
 	if err != nil {
 		return err
@@ -156,20 +157,19 @@ func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stder
 	}
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	obs, err := observe(cfg, &stdin, &stdout)
+	obs, err := observe(cfg, h, &stdin, &stdout)
 	if err != nil {
 		return err
 	}
-	watchOrchestrator(obs, cfg.Watch, ctx.Done())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
-	defer signal.Stop(sigs)
+	h.watch(obs, cfg.Watch, ctx.Done())
+	sigs, stopSignals := h.signals()
+	defer stopSignals()
 	go func() {
 		for {
 			select {
 			case sig := <-sigs:
 				if obs != nil {
-					obs.Signal(signalName(sig))
+					obs.Signal(sig)
 				}
 				if cfg.Fault != faultIgnoreShutdown {
 					cancel()
@@ -179,7 +179,7 @@ func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stder
 			}
 		}
 	}()
-	dir, _ := os.Getwd()
+	dir := h.dir
 	if cfg.Verbose {
 		fault := cfg.Fault
 		if fault == "" {
@@ -189,13 +189,17 @@ func runAgent(parent context.Context, cfg config, stdin io.Reader, stdout, stder
 	}
 	code := a.Run(ctx, mockagent.Env{
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
-		Getenv: os.Getenv, Dir: dir, Args: cfg.Args, Clock: clock.Real{},
+		Getenv: h.getenv, Dir: dir, Args: cfg.Args, Clock: clock.Real{},
 	}, cfg.Fault)
 	if cfg.Verbose {
 		fmt.Fprintf(stderr, "mockagent: %s done, exit %d\n", cfg.Protocol, code)
 	}
 	if obs != nil {
-		obs.Exit(code)
+		if h.wasKilled() {
+			obs.Killed()
+		} else {
+			obs.Exit(code)
+		}
 	}
 	if code != 0 {
 		return exitCode(code)

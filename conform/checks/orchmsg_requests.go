@@ -15,7 +15,7 @@ var orchmsgRequestsPayload = &conform.Check{
 	Tier:        conform.Core,
 	Level:       conform.MUST,
 	Spec:        "orchmsg §Supported Requests, §Supported Events",
-	Requirement: "Requests and events carry the payload their type defines (get-task: taskId; ask-user: question; submit-task: name; progress: taskId and progress 0..1; log: level and message; error: error).",
+	Requirement: "Requests and events carry the payload their type defines (get-task: taskId; ask-user: question; submit-task: type and name; progress: taskId and progress 0..1; log: level and message; error: error).",
 	Lint:        []string{"ORCH-PAYLOAD-", "ORCH-SCHEMA-001"},
 	Bad:         `{"type":"request:get-task","id":"req-3f2b9c1e-7d4a-4e8b-9c6d-5a1b2c3d4e5f","timestamp":"2026-11-22T10:00:00Z","payload":{}}`,
 	Good:        `{"type":"request:get-task","id":"req-3f2b9c1e-7d4a-4e8b-9c6d-5a1b2c3d4e5f","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123"}}`,
@@ -28,7 +28,7 @@ var orchmsgRequestsPayload = &conform.Check{
 				}
 				continue
 			}
-			var problem string
+			var problem, want string
 			switch r.Key {
 			case "request:get-task":
 				if p.TaskID.V == "" {
@@ -39,13 +39,17 @@ var orchmsgRequestsPayload = &conform.Check{
 					problem = "payload.question is required"
 				}
 			case "request:submit-task":
-				if p.Name.V == "" {
-					problem = "payload.name is required"
+				if p.Type.V == "" || p.Name.V == "" {
+					problem = "payload.type and payload.name are required"
 				}
 			case "event:progress":
 				v, ok := p.Progress.Get()
-				if p.TaskID.V == "" || !ok || v < 0 || v > 1 {
+				switch {
+				case p.TaskID.V == "" || !ok:
 					problem = "payload.taskId and payload.progress (0..1) are required"
+				case v < 0 || v > 1:
+					problem = fmt.Sprintf("payload.progress is %v, outside 0..1 (a fraction, not a percentage)", v)
+					want = "payload.progress from 0 to 1"
 				}
 			case "event:log":
 				if !slices.Contains(spec.LogLevels, p.Level.V) || p.Message.V == "" {
@@ -57,7 +61,10 @@ var orchmsgRequestsPayload = &conform.Check{
 				}
 			}
 			if problem != "" {
-				return conform.Mismatch(fmt.Sprintf("record %d (%s): %s", r.Seq, r.Key, problem), problem, conform.Clip(recordText(r), 300)).At(r.Seq)
+				if want == "" {
+					want = problem
+				}
+				return conform.Mismatch(fmt.Sprintf("record %d (%s): %s", r.Seq, r.Key, problem), want, conform.Clip(recordText(r), 300)).At(r.Seq)
 			}
 		}
 		if len(orchmsgMsgs(s)) == 0 {

@@ -204,8 +204,10 @@ func (m *member) getTask(id string, p *spec.Payload) {
 func (m *member) submitTask(id string, p *spec.Payload) {
 	e := m.e
 	name := p.Name.V
-	if name == "" {
-		m.invalid(id, "payload.name is required", nil)
+	if name == "" || p.Type.V == "" {
+		// The task definition's type and name (schemas/orchmsg, as aoplint's
+		// ORCH-SCHEMA-001 and orchmsg/requests/payload require them).
+		m.invalid(id, "payload.type and payload.name are required", nil)
 		return
 	}
 	t := &Task{Name: name, Status: "queued", SubmittedBy: m.id, Dependencies: []string{}}

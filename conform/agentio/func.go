@@ -3,7 +3,6 @@ package agentio
 import (
 	"context"
 	"io"
-	"sync"
 	"sync/atomic"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
@@ -51,22 +50,12 @@ func init() { nextPID.Store(8_000_000) }
 
 func (l Func) Launch(ctx context.Context, spec Spec) (Conn, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	inR, inW := io.Pipe()
-	clk := l.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
+	pc, inR, outW, errW := newPipeConn(ctx, orReal(l.Clock))
 	term := make(chan struct{})
-	c := &funcConn{cancel: cancel, in: inW, lines: make(chan Line, 64), done: make(chan struct{}), term: term}
-	var mu sync.Mutex
-	outW := &lineWriter{mu: &mu, stream: "stdout", clk: clk, out: c.lines, ctx: ctx}
-	errW := &lineWriter{mu: &mu, stream: "stderr", clk: clk, out: c.lines, ctx: ctx}
+	c := &funcConn{pipeConn: pc, cancel: cancel, term: term}
 	go func() {
 		exit := l.Run(ctx, Program{Spec: spec, Stdin: inR, Stdout: outW, Stderr: errW, Term: term, PID: int(nextPID.Add(1))})
-		outW.flush()
-		errW.flush()
-		close(c.lines)
-		inR.Close()
+		c.ended(inR, outW, errW)
 		c.mu.Lock()
 		if c.killed {
 			exit = Exit{Code: -1, Signal: "SIGKILL"}
@@ -80,28 +69,11 @@ func (l Func) Launch(ctx context.Context, spec Spec) (Conn, error) {
 }
 
 type funcConn struct {
+	*pipeConn
 	cancel context.CancelFunc
-	in     *io.PipeWriter
-	lines  chan Line
-	done   chan struct{}
 	term   chan struct{}
-	mu     sync.Mutex
 	termed bool
 	killed bool
-	exit   Exit
-}
-
-func (c *funcConn) Send(line []byte) error {
-	_, err := c.in.Write(append(append([]byte(nil), line...), '\n'))
-	return err
-}
-func (c *funcConn) CloseInput() error     { return c.in.Close() }
-func (c *funcConn) Lines() <-chan Line    { return c.lines }
-func (c *funcConn) Done() <-chan struct{} { return c.done }
-func (c *funcConn) Exit() Exit {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.exit
 }
 
 func (c *funcConn) Terminate() error {

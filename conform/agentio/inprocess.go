@@ -33,25 +33,70 @@ type InProcess struct {
 // MaxLine bounds one line read from an agent; longer lines are cut and marked.
 const MaxLine = 1 << 20
 
+// pipeConn is the plumbing of a Conn to a program run in a goroutine (InProcess,
+// Func): its stdin a pipe, its stdout and stderr lines sent on lines in the
+// program's own goroutine, in the order it wrote them (two pipes read by two
+// goroutines would interleave them at random), so that in-process runs on
+// virtual time are reproducible.
+type pipeConn struct {
+	in    *io.PipeWriter
+	lines chan Line
+	done  chan struct{}
+	mu    sync.Mutex // guards exit, and the fields of the Conn that embeds it
+	exit  Exit
+}
+
+// newPipeConn makes the plumbing of one launch: the program reads inR and
+// writes outW and errW.
+func newPipeConn(ctx context.Context, clk clock.Clock) (c *pipeConn, inR *io.PipeReader, outW, errW *lineWriter) {
+	inR, inW := io.Pipe()
+	c = &pipeConn{in: inW, lines: make(chan Line, 64), done: make(chan struct{})}
+	var mu sync.Mutex
+	outW = &lineWriter{mu: &mu, stream: "stdout", clk: clk, out: c.lines, ctx: ctx}
+	errW = &lineWriter{mu: &mu, stream: "stderr", clk: clk, out: c.lines, ctx: ctx}
+	return c, inR, outW, errW
+}
+
+// ended sends what the program left unterminated and ends its streams, once it
+// has returned (the caller then sets exit and closes done).
+func (c *pipeConn) ended(inR *io.PipeReader, outW, errW *lineWriter) {
+	outW.flush()
+	errW.flush()
+	close(c.lines)
+	inR.Close()
+}
+
+func (c *pipeConn) Send(line []byte) error {
+	_, err := c.in.Write(append(append([]byte(nil), line...), '\n'))
+	return err
+}
+func (c *pipeConn) CloseInput() error     { return c.in.Close() }
+func (c *pipeConn) Lines() <-chan Line    { return c.lines }
+func (c *pipeConn) Done() <-chan struct{} { return c.done }
+func (c *pipeConn) Exit() Exit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exit
+}
+
+// orReal is clk, or the real clock when it is nil.
+func orReal(clk clock.Clock) clock.Clock {
+	if clk == nil {
+		return clock.Real{}
+	}
+	return clk
+}
+
 func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	inR, inW := io.Pipe()
 	env := map[string]string{}
 	for _, kv := range spec.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	clk := l.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
-	c := &inproc{cancel: cancel, in: inW, lines: make(chan Line, 64), done: make(chan struct{}), ignoreTerm: l.IgnoreTerm}
-	// The agent's stdout and stderr lines are sent in its own goroutine, in the
-	// order it wrote them (two pipes read by two goroutines would interleave them
-	// at random): in-process runs, on virtual time, are reproducible.
-	var mu sync.Mutex
-	outW := &lineWriter{mu: &mu, stream: "stdout", clk: clk, out: c.lines, ctx: ctx}
-	errW := &lineWriter{mu: &mu, stream: "stderr", clk: clk, out: c.lines, ctx: ctx}
+	clk := orReal(l.Clock)
+	pc, inR, outW, errW := newPipeConn(ctx, clk)
+	c := &inproc{pipeConn: pc, cancel: cancel, ignoreTerm: l.IgnoreTerm}
 	go func() {
 		code := l.Agent.Run(ctx, mockagent.Env{
 			Stdin: inR, Stdout: outW, Stderr: errW,
@@ -59,10 +104,7 @@ func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 			Dir:    spec.Dir, Args: spec.Args, Clock: clk,
 			HTTP: memhttp.Transport{Settle: l.Settle},
 		}, l.Fault)
-		outW.flush()
-		errW.flush()
-		close(c.lines)
-		inR.Close()
+		c.ended(inR, outW, errW)
 		c.mu.Lock()
 		if ctx.Err() != nil && c.signal != "" {
 			c.exit = Exit{Code: -1, Signal: c.signal}
@@ -167,28 +209,12 @@ func ReadLine(br *bufio.Reader, max int) (line []byte, truncated bool, err error
 }
 
 type inproc struct {
+	*pipeConn
 	cancel     context.CancelFunc
 	ignoreTerm bool
-	in         *io.PipeWriter
-	lines      chan Line
-	done       chan struct{}
-	mu         sync.Mutex
-	exit       Exit
 	signal     string
 }
 
-func (c *inproc) Send(line []byte) error {
-	_, err := c.in.Write(append(append([]byte(nil), line...), '\n'))
-	return err
-}
-func (c *inproc) CloseInput() error     { return c.in.Close() }
-func (c *inproc) Lines() <-chan Line    { return c.lines }
-func (c *inproc) Done() <-chan struct{} { return c.done }
-func (c *inproc) Exit() Exit {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.exit
-}
 func (c *inproc) stop(sig string) error {
 	c.mu.Lock()
 	if c.signal == "" {

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"io"
 	"reflect"
-	"strings"
-	"sync"
+
+	"github.com/aopkit/aopkit/lint/internal/wirejson"
 )
 
 // The wire messages of AOF/1, typed. Every member is a Member: whether the
@@ -187,37 +187,18 @@ func decodeObject(b []byte, more func(*json.Decoder) bool) (map[string]any, erro
 // member is a Member of any type, filled from its decoded value.
 type member interface{ set(v any) }
 
-// fill sets the members of dst, a pointer to a struct of Members, from obj.
+// fill sets the members of dst, a pointer to a struct of Members, from obj
+// (each field from the member its json tag names exactly).
 func fill(obj map[string]any, dst any) {
 	v := reflect.ValueOf(dst).Elem()
-	for _, f := range membersOf(v.Type()) {
-		if x, ok := obj[f.name]; ok {
-			v.Field(f.index).Addr().Interface().(member).set(x)
+	for i, name := range wirejson.MemberNames(v.Type()) {
+		if name == "" || name == "-" {
+			continue
+		}
+		if x, ok := obj[name]; ok {
+			v.Field(i).Addr().Interface().(member).set(x)
 		}
 	}
-}
-
-// field is a struct's Member: its index and its name (the json tag).
-type field struct {
-	index int
-	name  string
-}
-
-// fields are the Members of each struct type fill has seen.
-var fields sync.Map // reflect.Type → []field
-
-func membersOf(t reflect.Type) []field {
-	if fs, ok := fields.Load(t); ok {
-		return fs.([]field)
-	}
-	var fs []field
-	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "-" {
-			fs = append(fs, field{i, name})
-		}
-	}
-	fields.Store(t, fs)
-	return fs
 }
 
 func (m *Member[T]) set(v any) {

@@ -1,12 +1,9 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/aopkit/aopkit/conform/engine/jsonval"
 
 	"github.com/aopkit/aopkit/conform"
 )
@@ -84,31 +81,6 @@ func recordText(r *conform.Record) string {
 		return *r.Text
 	}
 	return string(r.Msg)
-}
-
-// field and str read decoded agent JSON (conform/engine/jsonval).
-var (
-	field = jsonval.At
-	str   = jsonval.String
-)
-
-func num(v any, keys ...string) (float64, bool) {
-	switch n := field(v, keys...).(type) {
-	case float64:
-		return n, true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
-}
-
-func decode(b []byte) any {
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return nil
-	}
-	return v
 }
 
 func seqs(rs []*conform.Record) []int {

@@ -5,27 +5,6 @@ import (
 	"testing"
 )
 
-func TestString(t *testing.T) {
-	v := map[string]any{"a": map[string]any{"b": "x", "n": 1.0}, "l": []any{"y"}}
-	for _, c := range []struct {
-		keys []string
-		want string
-	}{
-		{[]string{"a", "b"}, "x"},
-		{[]string{"a", "n"}, ""},
-		{[]string{"a", "b", "c"}, ""},
-		{[]string{"l", "0"}, ""},
-		{[]string{"missing"}, ""},
-	} {
-		if got := String(v, c.keys...); got != c.want {
-			t.Errorf("String(%v) = %q, want %q", c.keys, got, c.want)
-		}
-	}
-	if got := String("s"); got != "s" {
-		t.Errorf("String(s) = %q", got)
-	}
-}
-
 func TestMap(t *testing.T) {
 	v := map[string]any{"a": []any{1.0, map[string]any{"b": 2.0}}, "s": "x"}
 	cp := Map(v, Same)

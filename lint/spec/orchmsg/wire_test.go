@@ -13,7 +13,7 @@ import (
 )
 
 // at is the value at keys of v as encoding/json decodes it into an any: how the
-// checks read messages before Decode (conform/engine/jsonval.At).
+// checks read messages before Decode (with jsonval.At, since removed).
 func at(v any, keys ...string) any {
 	if len(keys) == 0 {
 		return v

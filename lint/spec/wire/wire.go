@@ -10,7 +10,7 @@
 //     absent: a string field reads "" for 5, a struct field stays zero for a
 //     string, a pointer field stays nil. The linter's schema rules report such a
 //     member; the reader of the struct sees what a walk with a type assertion
-//     saw (conform/engine/jsonval.String);
+//     saw (the checks' former walk of decoded any);
 //   - a pointer field is set only when the member is present with its type (a
 //     *bool only for true or false, a *float64 only for a number, a *struct
 //     only for an object): nil is "absent, null or of another type";

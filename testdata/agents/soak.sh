@@ -53,27 +53,32 @@ if [ "$cpu" -gt 0 ]; then
 	stress=$!
 fi
 
+# runs P AGENT MODE WANT COUNT: COUNT lines "P AGENT MODE WANT run".
+runs() {
+	i=1; while [ $i -le "$5" ]; do echo "$1 $2 $3 $4 $i"; i=$((i + 1)); done
+}
+
 # One line per run: protocol agent mode want run
 {
 	for p in aop2 orchmsg aos aof aop-output; do
 		for m in correct fast slow-start minimal; do
-			i=1; while [ $i -le "$n" ]; do echo "$p $p.py $m 0 $i"; i=$((i + 1)); done
+			runs "$p" "$p.py" "$m" 0 "$n"
 		done
 		for m in $(sed -n 's/^  \(bug-[a-z-]*\) .*/\1/p' "$here/$p.py"); do
-			i=1; while [ $i -le "$bugn" ]; do echo "$p $p.py $m 1 $i"; i=$((i + 1)); done
+			runs "$p" "$p.py" "$m" 1 "$bugn"
 		done
 	done
 	for m in correct fast slow-start minimal; do
-		i=1; while [ $i -le "$n" ]; do echo "aop-output aop-output.sh $m 0 $i"; i=$((i + 1)); done
+		runs aop-output aop-output.sh "$m" 0 "$n"
 	done
 	# The Node.js agents: modes correct and fast, and the bug modes their header lists.
 	if command -v node >/dev/null; then
 		for p in aop2 orchmsg; do
 			for m in correct fast; do
-				i=1; while [ $i -le "$n" ]; do echo "$p $p.mjs $m 0 $i"; i=$((i + 1)); done
+				runs "$p" "$p.mjs" "$m" 0 "$n"
 			done
 			for m in $(sed -n 's|^//   \(bug-[a-z-]*\) .*|\1|p' "$here/$p.mjs"); do
-				i=1; while [ $i -le "$bugn" ]; do echo "$p $p.mjs $m 1 $i"; i=$((i + 1)); done
+				runs "$p" "$p.mjs" "$m" 1 "$bugn"
 			done
 		done
 	else

@@ -78,7 +78,7 @@ func NamedFiles(command []string) ([]conform.AgentFile, error) {
 	var out []conform.AgentFile
 	seen := map[string]bool{}
 	for i, a := range command {
-		if i == 0 || a == "" || strings.HasPrefix(a, "-") || seen[a] {
+		if i == 0 || !conform.FileArg(i, a) || seen[a] {
 			continue
 		}
 		st, err := os.Stat(a)

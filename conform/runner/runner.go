@@ -298,11 +298,8 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 func absCommand(cmd []string) ([]string, error) {
 	out := append([]string(nil), cmd...)
 	for i, a := range out {
-		if a == "" || filepath.IsAbs(a) || strings.HasPrefix(a, "-") {
+		if filepath.IsAbs(a) || !conform.FileArg(i, a) {
 			continue
-		}
-		if i == 0 && !strings.ContainsRune(a, filepath.Separator) {
-			continue // looked up in PATH
 		}
 		if _, err := os.Stat(a); err != nil {
 			continue

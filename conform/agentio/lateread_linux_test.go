@@ -119,23 +119,6 @@ func checkAll(t *testing.T, lines []Line) {
 	}
 }
 
-// drainAll collects every line until the channel closes (no cap on the count).
-func drainAll(t *testing.T, c *ProcessConn) (lines []Line) {
-	t.Helper()
-	timeout := time.After(guard)
-	for {
-		select {
-		case l, ok := <-c.Lines():
-			if !ok {
-				return lines
-			}
-			lines = append(lines, l)
-		case <-timeout:
-			t.Fatal("output streams never closed")
-		}
-	}
-}
-
 // Everything the agent wrote before it exited reaches the harness, however late
 // the harness reads: here it reads nothing until two pipe graces after the exit.
 // The delay is the reader's; the check is only that every line arrives.

@@ -29,8 +29,15 @@ func startSh(t *testing.T, script string) *ProcessConn {
 	return c
 }
 
-// drain collects lines until the channel closes.
-func drain(t *testing.T, c *ProcessConn) (lines []Line) {
+// drain collects lines until the channel closes (the first 1000 of them).
+func drain(t *testing.T, c *ProcessConn) []Line { return drainUpTo(t, c, 1000) }
+
+// drainAll collects every line until the channel closes (no cap on the count).
+func drainAll(t *testing.T, c *ProcessConn) []Line { return drainUpTo(t, c, -1) }
+
+// drainUpTo collects lines until the channel closes, keeping the first max
+// (all of them when max < 0).
+func drainUpTo(t *testing.T, c *ProcessConn, max int) (lines []Line) {
 	t.Helper()
 	timeout := time.After(guard)
 	for {
@@ -39,7 +46,7 @@ func drain(t *testing.T, c *ProcessConn) (lines []Line) {
 			if !ok {
 				return lines
 			}
-			if len(lines) < 1000 {
+			if max < 0 || len(lines) < max {
 				lines = append(lines, l)
 			}
 		case <-timeout:

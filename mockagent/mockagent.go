@@ -41,12 +41,7 @@ type Env struct {
 }
 
 // TimeSource is the agent's clock: Clock, or the real one when Clock is nil.
-func (e Env) TimeSource() clock.Clock {
-	if e.Clock == nil {
-		return clock.Real{}
-	}
-	return e.Clock
-}
+func (e Env) TimeSource() clock.Clock { return clock.OrReal(e.Clock) }
 
 // Agent is the behaviour of the mock agent for one protocol.
 type Agent struct {

@@ -50,7 +50,7 @@ func init() { nextPID.Store(8_000_000) }
 
 func (l Func) Launch(ctx context.Context, spec Spec) (Conn, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	pc, inR, outW, errW := newPipeConn(ctx, orReal(l.Clock))
+	pc, inR, outW, errW := newPipeConn(ctx, clock.OrReal(l.Clock))
 	term := make(chan struct{})
 	c := &funcConn{pipeConn: pc, cancel: cancel, term: term}
 	go func() {

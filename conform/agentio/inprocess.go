@@ -79,14 +79,6 @@ func (c *pipeConn) Exit() Exit {
 	return c.exit
 }
 
-// orReal is clk, or the real clock when it is nil.
-func orReal(clk clock.Clock) clock.Clock {
-	if clk == nil {
-		return clock.Real{}
-	}
-	return clk
-}
-
 func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	env := map[string]string{}
@@ -94,7 +86,7 @@ func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	clk := orReal(l.Clock)
+	clk := clock.OrReal(l.Clock)
 	pc, inR, outW, errW := newPipeConn(ctx, clk)
 	c := &inproc{pipeConn: pc, cancel: cancel, ignoreTerm: l.IgnoreTerm}
 	go func() {

@@ -119,10 +119,7 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 	if len(spec.Args) == 0 {
 		return nil, errors.New("agentio: no command to run")
 	}
-	clk := p.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
+	clk := clock.OrReal(p.Clock)
 	maxOut, maxErr := p.MaxOutput, p.MaxStderr
 	if maxOut <= 0 {
 		maxOut = DefaultMaxOutput

@@ -21,6 +21,14 @@ type Clock interface {
 // Real is the wall clock.
 type Real struct{}
 
+// OrReal is c, or the real clock when c is nil (a zero Clock field).
+func OrReal(c Clock) Clock {
+	if c == nil {
+		return Real{}
+	}
+	return c
+}
+
 func (Real) Now() time.Time                         { return time.Now() }
 func (Real) After(d time.Duration) <-chan time.Time { return time.After(d) }
 func (Real) Sleep(d time.Duration)                  { time.Sleep(d) }

@@ -228,6 +228,7 @@ var (
 	KeyAddress          = key[string]("address")
 	KeyAfterMS          = key[int64]("after_ms")
 	KeyAgent            = key[string]("agent")
+	KeyAgentState       = key[string]("agent_state") // timeout: what the agent's threads were doing (harness processStates)
 	KeyAsked            = key[string]("asked")
 	KeyAttempt          = key[int]("attempt")
 	KeyAutoTerminate    = key[bool]("auto_terminate")

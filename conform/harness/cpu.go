@@ -1,8 +1,11 @@
 package harness
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +96,63 @@ func idle(pid int) (asleep, ok bool) {
 	}
 	asleep = walk(pid, 0)
 	return asleep && seen > 0, seen > 0
+}
+
+// processStates describes what the threads of process pid and its descendants
+// are doing right now, for the record of a scenario deadline: a correct agent
+// stopped at its deadline on a loaded machine shows whether it was asleep (its
+// own waiting), runnable (the CPU wait, which the deadline already grew by), or
+// in an uninterruptible wait (disk or memory: the machine's, which schedstat
+// does not count). "" where /proc cannot tell.
+func processStates(pid int) string {
+	names := map[byte]string{'R': "running or waiting for a CPU", 'S': "asleep", 'D': "in an uninterruptible wait (disk or memory)", 'T': "stopped", 't': "stopped", 'Z': "exited, not yet reaped", 'I': "asleep"}
+	count := map[string]int{}
+	var walk func(pid, depth int)
+	walk = func(pid, depth int) {
+		if depth > 8 {
+			return
+		}
+		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*"))
+		for _, t := range tasks {
+			b, err := os.ReadFile(filepath.Join(t, "stat"))
+			if err != nil {
+				continue
+			}
+			i := strings.LastIndexByte(string(b), ')')
+			if i < 0 || i+2 >= len(b) {
+				continue
+			}
+			name, ok := names[b[i+2]]
+			if !ok {
+				name = "state " + string(b[i+2])
+			}
+			count[name]++
+			kids, _ := os.ReadFile(filepath.Join(t, "children"))
+			for _, k := range strings.Fields(string(kids)) {
+				if n, err := strconv.Atoi(k); err == nil {
+					walk(n, depth+1)
+				}
+			}
+		}
+	}
+	walk(pid, 0)
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(count)) {
+		parts = append(parts, fmt.Sprintf("%d %s", count[name], name))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "threads: " + strings.Join(parts, ", ")
+}
+
+// deadlineState is processStates for the agent under test ("" when unknown).
+func (a *Agent) deadlineState() string {
+	pg, ok := a.conn.(interface{ Pgid() int })
+	if !ok {
+		return ""
+	}
+	return processStates(pg.Pgid())
 }
 
 // agentIdle is idle for the agent under test (false when unknown).

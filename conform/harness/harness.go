@@ -601,7 +601,17 @@ func (a *Agent) Run(hd Handler) error {
 			if !a.timeout && !now.Before(h.getDeadline()) {
 				a.timeout = true
 				a.att.Timeout = true
-				h.rec.event(a.n, conform.EventTimeout, conform.Details(conform.KeyDeadlineMS.Is(h.sc.Deadline.D(h.scale).Milliseconds()), conform.KeyCountedFrom.Is("the first sign of life")))
+				// What the agent was doing, for whoever reads why a correct agent
+				// missed its deadline: its CPU wait (the deadline grew by it) and
+				// its threads' states (an uninterruptible wait is not counted).
+				d := conform.Details(conform.KeyDeadlineMS.Is(h.sc.Deadline.D(h.scale).Milliseconds()), conform.KeyCountedFrom.Is("the first sign of life"))
+				if w := a.starved() - a.cpuWaitAtLife; w > 0 {
+					d.Add(conform.KeyCPUWaitMS.Is(w.Milliseconds()))
+				}
+				if st := a.deadlineState(); st != "" {
+					d.Add(conform.KeyAgentState.Is(st))
+				}
+				h.rec.event(a.n, conform.EventTimeout, d)
 				a.Terminate("scenario deadline")
 			}
 			if !a.killAt.IsZero() && !now.Before(a.killAt) && a.att.Killed.IsZero() {

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/aopkit/aopkit/internal/testdeadline"
 )
 
 // A --scenarios directory whose *.json is a FIFO, a link to /dev/zero or a link
@@ -35,7 +36,7 @@ func TestLoadScenarioDirTraps(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "s.json") {
 				t.Errorf("%s: %v, want %q", name, err, want)
 			}
-		case <-time.After(time.Minute):
+		case <-testdeadline.Near(t):
 			t.Fatalf("%s: LoadScenarioDir hangs", name)
 		}
 	}

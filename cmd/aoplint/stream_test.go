@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aopkit/aopkit/internal/testdeadline"
 )
 
 // signalWriter records what is written and closes seen once it holds want.
@@ -31,12 +33,13 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// gatedReader is standard input that only opens once gate closes (or after a
-// long wait, so that a broken build fails instead of hanging).
+// gatedReader is standard input that only opens once gate closes (or near the
+// test binary's deadline, so that a broken build fails instead of hanging).
 type gatedReader struct {
-	gate   <-chan struct{}
-	r      io.Reader
-	opened bool // whether the gate opened (not the fallback)
+	gate     <-chan struct{}
+	fallback <-chan time.Time
+	r        io.Reader
+	opened   bool // whether the gate opened (not the fallback)
 }
 
 func (g *gatedReader) Read(p []byte) (int, error) {
@@ -44,7 +47,7 @@ func (g *gatedReader) Read(p []byte) (int, error) {
 		select {
 		case <-g.gate:
 			g.opened = true
-		case <-time.After(20 * time.Second):
+		case <-g.fallback:
 		}
 		g.r = strings.NewReader(`{"not":"a message"}`)
 	}
@@ -62,7 +65,7 @@ func TestResultsStreamPerFile(t *testing.T) {
 	for _, format := range []string{"text", "jsonl", "github"} {
 		t.Run(format, func(t *testing.T) {
 			out := &signalWriter{want: "a.json", seen: make(chan struct{})}
-			in := &gatedReader{gate: out.seen}
+			in := &gatedReader{gate: out.seen, fallback: testdeadline.Near(t)}
 			code := run([]string{"aoplint", "--format", format, "-j", "2", bad, "-"}, in, out, io.Discard)
 			if code != 1 {
 				t.Errorf("exit %d, want %d", code, 1)

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/aopkit/aopkit/internal/safefile"
+	"github.com/aopkit/aopkit/internal/testdeadline"
 )
 
 // TestFileTraps (issue 33 item 4): keys and the files a certificate names are read
@@ -57,7 +57,7 @@ func TestFileTraps(t *testing.T) {
 		if v.OK() || !strings.Contains(f, "report r.json: cannot read it: ") || !strings.Contains(f, "not a regular file (a named pipe)") || !strings.Contains(f, "agent: cannot read it: /dev/zero: not a regular file") {
 			t.Errorf("findings:\n%s", f)
 		}
-	case <-time.After(time.Minute):
+	case <-testdeadline.Near(t):
 		t.Fatal("Verify blocked on a FIFO")
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	_ "github.com/aopkit/aopkit/conform/checks"
+	"github.com/aopkit/aopkit/internal/testdeadline"
 )
 
 func TestParse(t *testing.T) {
@@ -144,7 +144,7 @@ func TestLoadForeignFiles(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 				t.Errorf("Load(%s): %v", p, err)
 			}
-		case <-time.After(time.Minute):
+		case <-testdeadline.Near(t):
 			t.Fatalf("Load(%s) hangs", p)
 		}
 	}

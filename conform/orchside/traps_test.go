@@ -6,7 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/aopkit/aopkit/internal/testdeadline"
 )
 
 // The files the orchestrator under test controls (its AOF data directory, the
@@ -34,7 +35,7 @@ func TestStateFileTraps(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(time.Minute):
+	case <-testdeadline.Near(t):
 		t.Fatal("reading the orchestrator's files hangs")
 	}
 	all := strings.Join(st.Problems, "\n")

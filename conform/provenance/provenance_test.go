@@ -16,6 +16,7 @@ import (
 	"github.com/aopkit/aopkit/conform/requirements"
 	"github.com/aopkit/aopkit/conform/runner"
 	"github.com/aopkit/aopkit/fixtures/scenarios"
+	"github.com/aopkit/aopkit/internal/testdeadline"
 	"github.com/aopkit/aopkit/mockagent"
 	_ "github.com/aopkit/aopkit/mockagent/all"
 )
@@ -157,7 +158,7 @@ func TestFileSHA256RefusesFIFO(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("FileSHA256(FIFO): %v", err)
 		}
-	case <-time.After(time.Minute):
+	case <-testdeadline.Near(t):
 		t.Fatal("FileSHA256 hangs on a FIFO")
 	}
 }

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/aopkit/aopkit/internal/testdeadline"
 )
 
 func TestReadFileRefusesTraps(t *testing.T) {
@@ -39,7 +40,7 @@ func TestReadFileRefusesTraps(t *testing.T) {
 		go func() { _, err = ReadFile(c.path, 1000); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(time.Minute):
+		case <-testdeadline.Near(t):
 			t.Fatalf("%s: ReadFile blocked", c.path)
 		}
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
@@ -173,7 +174,7 @@ func TestOpenAppendAndReplace(t *testing.T) {
 			if !errors.Is(err, ErrNotRegular) {
 				t.Errorf("OpenAppend(%s): %v", p, err)
 			}
-		case <-time.After(time.Minute):
+		case <-testdeadline.Near(t):
 			t.Fatalf("OpenAppend(%s) blocks", p)
 		}
 	}

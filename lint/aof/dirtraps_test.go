@@ -6,8 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/aopkit/aopkit/internal/testdeadline"
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -30,7 +30,7 @@ func lintDirGuarded(t *testing.T, dir string) []lint.FileReport {
 			t.Fatal(o.err)
 		}
 		return o.res
-	case <-time.After(time.Minute):
+	case <-testdeadline.Near(t):
 		t.Fatalf("LintDataDir(%s) hangs", dir)
 	}
 	return nil
@@ -163,7 +163,7 @@ func TestDataDirFIFOForDirectory(t *testing.T) {
 	go func() { done <- IsDataDir(dir) }()
 	select {
 	case <-done:
-	case <-time.After(time.Minute):
+	case <-testdeadline.Near(t):
 		t.Fatal("IsDataDir hangs")
 	}
 	lintDirGuarded(t, dir)

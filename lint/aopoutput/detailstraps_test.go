@@ -6,8 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/aopkit/aopkit/internal/testdeadline"
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/linter"
 )
@@ -40,7 +40,7 @@ func TestDetailsFileTraps(t *testing.T) {
 		var ds []lint.Diagnostic
 		select {
 		case ds = <-done:
-		case <-time.After(time.Minute):
+		case <-testdeadline.Near(t):
 			t.Fatalf("a details file %s: the lint hangs", name)
 		}
 		if want == "" {

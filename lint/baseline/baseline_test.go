@@ -8,9 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/aopkit/aopkit/internal/safefile"
+	"github.com/aopkit/aopkit/internal/testdeadline"
 	"github.com/aopkit/aopkit/lint"
 )
 
@@ -176,7 +176,7 @@ func TestBaselineFileTraps(t *testing.T) {
 			if !errors.Is(err, safefile.ErrNotRegular) || !strings.Contains(err.Error(), "not a regular file") {
 				t.Errorf("Load(%s): %v", p, err)
 			}
-		case <-time.After(time.Minute):
+		case <-testdeadline.Near(t):
 			t.Fatalf("Load(%s) hangs", p)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/aopkit/aopkit/conform/engine/aof"
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
+	"github.com/aopkit/aopkit/internal/testdeadline"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -90,7 +91,7 @@ func TestAgentFileTraps(t *testing.T) {
 			var p enginetest.Played
 			select {
 			case p = <-done:
-			case <-time.After(time.Minute):
+			case <-testdeadline.Near(t):
 				t.Fatal("the harness hangs")
 			}
 			var found *conform.Record

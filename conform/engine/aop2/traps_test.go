@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/aopkit/aopkit/internal/testdeadline"
 	"github.com/aopkit/aopkit/mockagent"
 	mock "github.com/aopkit/aopkit/mockagent/aop2"
 )
@@ -51,7 +51,7 @@ func TestRollbackTraps(t *testing.T) {
 	var r run
 	select {
 	case r = <-done:
-	case <-time.After(time.Minute):
+	case <-testdeadline.Near(t):
 		t.Fatal("the engine hangs")
 	}
 	if len(r.res.Rollback) != 1 || r.res.Rollback[0].Status != "FAILED" || !r.res.HasCode("E_ROLLBACK_FAILED") {

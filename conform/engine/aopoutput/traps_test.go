@@ -8,12 +8,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/checks"
 	"github.com/aopkit/aopkit/conform/engine/aopoutput"
 	"github.com/aopkit/aopkit/conform/engine/enginetest"
+	"github.com/aopkit/aopkit/internal/testdeadline"
 	"github.com/aopkit/aopkit/mockagent"
 )
 
@@ -51,7 +51,7 @@ func TestDetailsFileTraps(t *testing.T) {
 			var p enginetest.Played
 			select {
 			case p = <-done:
-			case <-time.After(time.Minute):
+			case <-testdeadline.Near(t):
 				t.Fatal("the harness hangs")
 			}
 			d := conform.FactAOPOutputDetails.Get(p.Session)

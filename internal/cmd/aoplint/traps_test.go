@@ -8,7 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/aopkit/aopkit/internal/testdeadline"
 )
 
 // runGuarded runs aoplint with args, failing the test if it never ends (a hang
@@ -20,7 +21,7 @@ func runGuarded(t *testing.T, args ...string) (code int, stdout, stderr string) 
 	go func() { done <- run(append([]string{"aoplint"}, args...), strings.NewReader(""), &out, &errb) }()
 	select {
 	case code = <-done:
-	case <-time.After(time.Minute):
+	case <-testdeadline.Near(t):
 		t.Fatalf("aoplint %q hangs", args)
 	}
 	return code, out.String(), errb.String()

@@ -32,11 +32,11 @@ var orchestratorsDir = filepath.Join("..", "..", "testdata", "orchestrators")
 // the gaps its known-failing file lists; the Python orchestrator of
 // testdata/orchestrators reaches level Full; each of its bug modes fails exactly
 // the check that names the bug; each fault of the reference engines (aopconform
-// engine-faults) fails what engineFaultFails says (exactly, over the whole
-// suite) and at least the checks the engine declares it to fail (its
-// fault.Fault.Checks, as `aopconform engine-faults --format json` prints them;
-// a fault not tabled plays those checks alone), so every orchestrator-side check
-// is seen failing.
+// engine-faults) fails the checks the engine declares (its fault.Fault.Fails,
+// as `aopconform engine-faults --format json` prints them): exactly those over
+// the whole suite when the fault says so (Exact: every aop-output and aos
+// fault), else at least those, playing their scenarios alone; so every
+// orchestrator-side check is seen failing.
 func TestOrchestratorSide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real orchestrators")
@@ -61,11 +61,12 @@ func TestOrchestratorSide(t *testing.T) {
 		// fail lists the checks that must fail (nil: the run must pass, exit 0).
 		fail []string
 		// engineFault: a fault of the reference engine ("protocol fault"); its
-		// run must judge (no harness error), fail what engineFaultFails says
-		// and what the engine declares the fault to fail (checks); what it
-		// fails is logged.
+		// run must judge (no harness error) and fail what the engine declares
+		// the fault to fail (fails: exactly those when exact, else at least);
+		// what it fails is logged.
 		engineFault string
-		checks      []string
+		fails       []string
+		exact       bool
 		// engine: a run of the reference engine (its decisions are the
 		// reference); inproc: played in-process on virtual time (playEngine),
 		// protocol and fault its engine's.
@@ -193,15 +194,16 @@ func TestOrchestratorSide(t *testing.T) {
 	// The engines' faults (aopconform engine-faults): the engine misbehaving on purpose.
 	for _, f := range listEngineFaults(t) {
 		key := f.Protocol + " " + f.Fault
-		j := &job{name: f.Protocol + " engine fault " + f.Fault, engineFault: key, checks: f.Checks, protocol: f.Protocol, fault: f.Fault,
+		j := &job{name: f.Protocol + " engine fault " + f.Fault, engineFault: key, fails: f.Fails, exact: f.Exact, protocol: f.Protocol, fault: f.Fault,
 			args: []string{"--side", "orchestrator", "--protocol", f.Protocol, "--timeout-scale", scale, "--", "aopconform", "engine", "--protocol", f.Protocol, "--fault", f.Fault}}
 		// In-process on virtual time (playEngine), but the aos guardian's
 		// (served over the network: real, 0.1-0.2 s a run).
 		j.inproc = slices.Contains(inProcessProtocols, f.Protocol) && !*engineReal
-		// A fault whose checks are declared (at least these fail) plays only the
-		// scenarios of those checks; one tabled exactly plays the whole suite.
-		if !faultTabled(f.Protocol) {
-			j.fail = f.Checks
+		// A fault that fails at least its declared checks plays only the
+		// scenarios of those checks; one that fails exactly them plays the whole
+		// suite.
+		if !f.Exact {
+			j.fail = f.Fails
 		}
 		jobs = append(jobs, j)
 	}
@@ -269,7 +271,7 @@ func TestOrchestratorSide(t *testing.T) {
 	// rate check is then NOT-TESTED, never a failure): it is played again, alone,
 	// at most twice.
 	for i, j := range jobs {
-		for try := 0; try < 2 && !j.inproc && j.engineFault != "" && j.err == nil && j.code != 2 && spoiled(j.engineFault, j.checks, orchFailed(j.rep)) && !*update; try++ {
+		for try := 0; try < 2 && !j.inproc && j.engineFault != "" && j.err == nil && j.code != 2 && spoiled(j.fails, orchFailed(j.rep)) && !*update; try++ {
 			t.Logf("%s failed no check: played again", j.name)
 			j.code, j.out, j.rep, j.err = runConform(filepath.Join(dir, fmt.Sprintf("again-%d-%d", i, try)), j.args...)
 		}
@@ -291,23 +293,17 @@ func TestOrchestratorSide(t *testing.T) {
 					t.Fatalf("harness error\n%s", clipOut(j.out))
 				}
 				failed := orchFailed(j.rep)
-				protocol, _, _ := strings.Cut(j.engineFault, " ")
-				if want, ok := engineFaultFails[j.engineFault]; ok || faultTabled(protocol) {
-					want = slices.Sorted(slices.Values(want))
-					if !ok || j.code != 1 || !slices.Equal(failed, want) {
-						t.Errorf("exit %d, failed %v; want exit 1, failed %v (engineFaultFails)\n%s", j.code, failed, want, clipOut(j.out))
-					}
+				if len(j.fails) == 0 {
+					t.Errorf("no checks declared: name in the fault's Fails (conform/engine/%s/faults.go) the checks it fails (it failed %v)", j.protocol, failed)
+				} else if code := exitForFailing(j.fails); j.code != code {
+					t.Errorf("exit %d, want %d\n%s", j.code, code, clipOut(j.out))
 				}
-				for _, id := range j.checks {
+				if want := slices.Sorted(slices.Values(j.fails)); j.exact && !slices.Equal(failed, want) {
+					t.Errorf("failed %v, want exactly %v (the fault's Fails, Exact)\n%s", failed, want, clipOut(j.out))
+				}
+				for _, id := range j.fails {
 					if !slices.Contains(failed, id) {
 						t.Errorf("%s does not fail, yet the engine's Faults() names it (failed: %v)\n%s", id, failed, clipOut(j.out))
-					}
-				}
-				if !faultTabled(protocol) {
-					if len(j.checks) == 0 {
-						t.Errorf("no checks declared: name in the fault's Checks (conform/engine/%s/faults.go) the checks it fails (it played the whole suite, failing %v)", protocol, failed)
-					} else if code := exitForFailing(j.checks); j.code != code {
-						t.Errorf("exit %d, want %d\n%s", j.code, code, clipOut(j.out))
 					}
 				}
 				for _, c := range failed {
@@ -388,26 +384,6 @@ func orchFailed(rep *conform.Report) []string {
 	return out
 }
 
-// engineFaultFails is what each engine fault of aop-output and aos must fail,
-// exactly, keyed "protocol fault" (every orchestrator-side check of the two
-// protocols fails under one of them).
-var engineFaultFails = map[string][]string{
-	"aop-output accept-oversized-summary": {"aop-output/orch/limits/summary-within-task-type"},
-	"aop-output follow-details-path":      {"aop-output/orch/details/stays-in-workspace"},
-	"aop-output metrics-whole-value":      {"aop-output/orch/parse/metrics-taken"},
-	"aop-output reject-large-details":     {"aop-output/orch/details/any-size"},
-	"aop-output require-metrics":          {"aop-output/orch/parse/metrics-taken"},
-	"aop-output summary-first-line-only":  {"aop-output/orch/parse/report-taken", "aop-output/orch/details/any-size"},
-	"aop-output trust-incomplete-report":  {"aop-output/orch/parse/unusable-not-success"},
-	"aop-output wait-for-agent-exit":      {"aop-output/orch/bind/agent-stopped-after-report"},
-	"aos allow-invalid":                   {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error"},
-	"aos error-string":                    {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error"},
-	// Nothing answers: every probe fails with the check that names the fault.
-	"aos no-listen":        {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/3/messages-valid", "aos/orch/5.1/decision", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-params", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found", "aos/orch/6.1/parse-error", "aos/orch/bind/listens"},
-	"aos string-ids":       {"aos/orch/3.12.1/jsonrpc-version", "aos/orch/5.3/ping", "aos/orch/6.1/invalid-request", "aos/orch/6.1/method-not-found"},
-	"aos unknown-decision": {"aos/orch/5.1/decision"},
-}
-
 // exitForFailing is the exit code of a run whose failures are checks: 1 when
 // one is a MUST, 0 when only SHOULDs fail.
 func exitForFailing(checks []string) int {
@@ -420,12 +396,12 @@ func exitForFailing(checks []string) int {
 }
 
 // spoiled reports whether an engine fault's run failed none of its checks or
-// not every check it must fail (those it declares, and engineFaultFails).
-func spoiled(fault string, declared, failed []string) bool {
+// not every check it declares it fails (fault.Fault.Fails).
+func spoiled(declared, failed []string) bool {
 	if len(failed) == 0 {
 		return true
 	}
-	for _, id := range slices.Concat(declared, engineFaultFails[fault]) {
+	for _, id := range declared {
 		if !slices.Contains(failed, id) {
 			return true
 		}
@@ -480,26 +456,16 @@ func longestFirst(t *testing.T, runs [][]string) []int {
 	return order
 }
 
-// faultTabled reports whether engineFaultFails covers protocol's engine faults
-// (each of them must then have its entry).
-func faultTabled(protocol string) bool {
-	for k := range engineFaultFails {
-		if strings.HasPrefix(k, protocol+" ") {
-			return true
-		}
-	}
-	return false
-}
-
 // engineFaultListed is one fault of `aopconform engine-faults --format json`.
 type engineFaultListed struct {
 	Protocol string   `json:"protocol"`
 	Fault    string   `json:"fault"`
-	Checks   []string `json:"checks"`
+	Fails    []string `json:"fails"`
+	Exact    bool     `json:"exact"`
 }
 
 // listEngineFaults lists the engines' faults as `aopconform engine-faults
-// --format json` prints them, with the checks each declares.
+// --format json` prints them, with the checks each declares it fails.
 func listEngineFaults(t *testing.T) []engineFaultListed {
 	t.Helper()
 	out, err := exec.Command("aopconform", "engine-faults", "--format", "json").Output()
@@ -641,9 +607,9 @@ func TestForgePort(t *testing.T) {
 	}
 }
 
-// TestEngineFaultChecksDeclared: every engine fault names the checks that catch
-// it (fault.Fault.Checks), each an orchestrator-side check of its protocol,
-// and `aopconform engine-faults` prints them.
+// TestEngineFaultChecksDeclared: every engine fault names the checks its run
+// fails (fault.Fault.Fails), each an orchestrator-side check of its protocol,
+// and `aopconform engine-faults` prints them and whether they are exact.
 func TestEngineFaultChecksDeclared(t *testing.T) {
 	n := 0
 	for _, p := range protocols.List {
@@ -652,10 +618,10 @@ func TestEngineFaultChecksDeclared(t *testing.T) {
 		}
 		for _, f := range p.EngineFaults() {
 			n++
-			if len(f.Checks) == 0 {
+			if len(f.Fails) == 0 {
 				t.Errorf("%s engine fault %s declares no checks", p.ID, f.Name)
 			}
-			for _, id := range f.Checks {
+			for _, id := range f.Fails {
 				if c := conform.LookupCheck(id); c == nil || c.Protocol != p.ID || !strings.Contains(id, "/orch/") {
 					t.Errorf("%s engine fault %s: %s is not an orchestrator-side check of %s", p.ID, f.Name, id, p.ID)
 				}
@@ -675,8 +641,8 @@ func TestEngineFaultChecksDeclared(t *testing.T) {
 	}
 	for _, f := range list {
 		p := protocols.Lookup(f.Protocol)
-		if want := fault.Lookup(p.EngineFaults(), f.Fault); want == nil || !slices.Equal(f.Checks, want.Checks) {
-			t.Errorf("%s %s: engine-faults prints checks %v, the engine declares %+v", f.Protocol, f.Fault, f.Checks, want)
+		if want := fault.Lookup(p.EngineFaults(), f.Fault); want == nil || !slices.Equal(f.Fails, want.Fails) || f.Exact != want.Exact {
+			t.Errorf("%s %s: engine-faults prints fails %v (exact %v), the engine declares %+v", f.Protocol, f.Fault, f.Fails, f.Exact, want)
 		}
 	}
 }

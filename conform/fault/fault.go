@@ -18,12 +18,18 @@ type Fault struct {
 	// Spec is the requirement an engine fault breaks ("aop2 §7").
 	Spec string
 	Doc  string // one sentence: what is done instead of the right thing
-	// Checks are the checks that catch it: an engine fault names every
-	// orchestrator-side check its run must fail (at least those; `aopconform
-	// engine-faults` prints them and cmd/aopconform's TestOrchestratorSide
-	// asserts them). A check the fault fails only by a timing a loaded
-	// machine may spoil (a flood read per chunk) is not named.
-	Checks []string
+	// Fails are the orchestrator-side checks a run of an engine fault fails:
+	// `aopconform run --side orchestrator --protocol P -- aopconform engine
+	// --protocol P --fault NAME`, the comparison with the reference engine
+	// (P/orch/ref/...) aside. With Exact, the run fails exactly these over the
+	// whole suite; without, at least these (the run may fail more, and a check
+	// it fails only by a timing a loaded machine may spoil, a flood read per
+	// chunk, is not named). `aopconform engine-faults` prints them and
+	// cmd/aopconform's TestOrchestratorSide asserts them. A mockagent fault
+	// names none (its Rule says what it breaks).
+	Fails []string
+	// Exact: Fails is every check the fault's run fails, not a lower bound.
+	Exact bool
 }
 
 // Lookup returns the fault of fs named name, or nil.

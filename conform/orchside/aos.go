@@ -50,7 +50,10 @@ type guardianRun struct {
 func init() {
 	sides["aos"] = &side{key: engaos.Key, drive: driveGuardian, decisions: guardianDecisions, freeStdout: true}
 	conform.Register(guardianChecks()...)
-	conform.Register(refCheck("aos"))
+	// What the guardian decided is compared only when it listened.
+	ref := refCheck("aos")
+	ref.After = []string{engaos.ListensID}
+	conform.Register(ref)
 }
 
 // NeedsMockagent reports whether the orchestrator side of protocol launches
@@ -169,7 +172,11 @@ func guardianOf(s *conform.Session) *guardianRun {
 
 // guardianChecks are the checks of the aos orchestrator side: the guardian
 // listens where it is told, answers every probe as AOS 0.1.0 says (one check per
-// probe, judged by the Prober), and every answer passes aoplint.
+// probe, judged by the Prober), and every answer passes aoplint. Every check
+// but the first is After it: a guardian that never listened is one failure,
+// aos/orch/bind/listens, and the others are NOT-JUDGED under it (their own
+// Run says so; the runner's rule for an implementation that never spoke,
+// which fails every check, leaves them to it through After).
 func guardianChecks() []*conform.Check {
 	notListening := func(s *conform.Session) (*guardianRun, *conform.Outcome) {
 		g := guardianOf(s)
@@ -205,6 +212,7 @@ func guardianChecks() []*conform.Check {
 		},
 		{
 			ID: engaos.MessagesValidID, Protocol: "aos", Family: "guardian", Tier: conform.Core, Level: conform.MUST,
+			After:       []string{engaos.ListensID},
 			Spec:        "AOS 0.1.0 §3, §4, §5 (aoplint)",
 			Requirement: "Agent requests and guardian agent responses MUST adhere to the JSON-RPC 2.0 specification. (Every answer of the guardian passes aoplint's rules, read against the probes it answers.)",
 			Lint:        []string{"*"},
@@ -227,7 +235,7 @@ func guardianChecks() []*conform.Check {
 		}
 		out = append(out, &conform.Check{
 			ID: pc.ID, Protocol: "aos", Family: "guardian", Tier: pc.Tier, Level: level, Spec: pc.Spec,
-			Requirement: pc.Requirement, Bad: pc.Bad, Good: pc.Good,
+			Requirement: pc.Requirement, Bad: pc.Bad, Good: pc.Good, After: []string{engaos.ListensID},
 			Run: func(s *conform.Session) conform.Outcome {
 				g, o := notListening(s)
 				if o != nil {

@@ -86,3 +86,33 @@ func TestNeedsMockagent(t *testing.T) {
 		t.Errorf("NeedsMockagent: aos %v, aop2 %v", NeedsMockagent("aos"), NeedsMockagent("aop2"))
 	}
 }
+
+// TestGuardianOneCause: a guardian that never spoke has every check failed by
+// the runner's rule for a silent implementation; the checks other than
+// aos/orch/bind/listens, the comparison with the engine too, declare it their
+// root cause, so listens is the one failure and the others are NOT-JUDGED
+// under it.
+func TestGuardianOneCause(t *testing.T) {
+	var rs []conform.Result
+	for _, c := range conform.Checks("aos") {
+		if !strings.Contains(c.ID, "/orch/") {
+			continue
+		}
+		rs = append(rs, conform.Result{Check: c.ID, Scenario: "orch-aos-probe", Verdict: conform.Fail, Message: "the orchestrator never sent a protocol message in any scenario"})
+	}
+	if len(rs) < 3 {
+		t.Fatalf("only %d aos orchestrator-side checks", len(rs))
+	}
+	conform.ApplyCauses(rs)
+	conform.ResolveDependencies(rs)
+	for _, r := range rs {
+		switch {
+		case r.Check == engaos.ListensID:
+			if r.Verdict != conform.Fail {
+				t.Errorf("%s: %s, want FAIL", r.Check, r.Verdict)
+			}
+		case r.Verdict != conform.NotJudged || r.DependsOn != engaos.ListensID:
+			t.Errorf("%s: %s (depends on %q), want NOT-JUDGED under %s", r.Check, r.Verdict, r.DependsOn, engaos.ListensID)
+		}
+	}
+}

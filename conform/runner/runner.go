@@ -271,15 +271,13 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			rep.HarnessErrors++
 		}
 	}
-	// One root cause, one failure: a NOT-JUDGED result stays so only while the
-	// check it depends on reports the cause.
-	if opts.judged() == conform.ActorAgent {
-		// The agent's checks declare their root causes; the orchestrator side's
-		// NOT-JUDGED results are its checks' own (conform/orchside).
-		conform.ApplyCauses(rep.Results)
-	} else {
-		conform.ApplyLintClaims(rep.Results)
-	}
+	// One root cause, one failure: a failure whose declared root cause (the
+	// check's After) fails in the same scenario is NOT-JUDGED under it, and a
+	// NOT-JUDGED result stays so only while the check it depends on reports the
+	// cause. Both sides' checks declare their causes (on the orchestrator side
+	// only the aos guardian's do, under aos/orch/bind/listens: a guardian that
+	// never listens, and so never spoke, fails that check alone).
+	conform.ApplyCauses(rep.Results)
 	conform.ResolveDependencies(rep.Results)
 	sort.SliceStable(rep.Results, func(i, j int) bool {
 		if rep.Results[i].Check != rep.Results[j].Check {

@@ -36,24 +36,25 @@ const (
 // LargeDetails is the size over which FaultRejectLargeDetails refuses a report.
 const LargeDetails = 256 << 10
 
-// Faults lists the engine's faults.
+// Faults lists the engine's faults. Each one's Fails is exact: its
+// orchestrator-side run fails exactly those checks over the whole suite.
 func Faults() []fault.Fault {
 	return []fault.Fault{
 		{Name: FaultAcceptOversizedSummary, Doc: "takes a summary over its task type's limit into the parent's context whole, instead of cutting it at the limit",
-			Checks: []string{"aop-output/orch/limits/summary-within-task-type"}},
+			Fails: []string{"aop-output/orch/limits/summary-within-task-type"}, Exact: true},
 		{Name: FaultFollowDetailsPath, Doc: "reads the details file wherever the report's path leads, outside the agent's workspace too",
-			Checks: []string{"aop-output/orch/details/stays-in-workspace"}},
+			Fails: []string{"aop-output/orch/details/stays-in-workspace"}, Exact: true},
 		{Name: FaultMetricsWholeValue, Doc: "reads a METRICS value up to the next comma, colons included (\"duration: 1:30\" → \"1:30\"), where the spec's parseAOPOutput keeps \"1\"",
-			Checks: []string{"aop-output/orch/parse/metrics-taken"}},
+			Fails: []string{"aop-output/orch/parse/metrics-taken"}, Exact: true},
 		{Name: FaultRejectLargeDetails, Doc: "calls a report incomplete (status unknown) when its details file is over 256 KiB, although the details' results \"can be any size\"",
-			Checks: []string{"aop-output/orch/details/any-size"}},
+			Fails: []string{"aop-output/orch/details/any-size"}, Exact: true},
 		{Name: FaultRequireMetrics, Doc: "takes [AOP:METRICS], optional in the format, as required: a report without it is incomplete, its status unknown",
-			Checks: []string{"aop-output/orch/parse/metrics-taken"}},
+			Fails: []string{"aop-output/orch/parse/metrics-taken"}, Exact: true},
 		{Name: FaultSummaryFirstLineOnly, Doc: "keeps only the first line of the summary (read like a one-line marker)",
-			Checks: []string{"aop-output/orch/parse/report-taken", "aop-output/orch/details/any-size"}},
+			Fails: []string{"aop-output/orch/parse/report-taken", "aop-output/orch/details/any-size"}, Exact: true},
 		{Name: FaultTrustIncompleteReport, Doc: "takes the [AOP:STATUS] value of a report cut short (no [AOP:END]) or outside success|failure|partial as the status",
-			Checks: []string{"aop-output/orch/parse/unusable-not-success"}},
+			Fails: []string{"aop-output/orch/parse/unusable-not-success"}, Exact: true},
 		{Name: FaultWaitForAgentExit, Doc: "never stops an agent that lingers after [AOP:END]: waits for its exit",
-			Checks: []string{"aop-output/orch/bind/agent-stopped-after-report"}},
+			Fails: []string{"aop-output/orch/bind/agent-stopped-after-report"}, Exact: true},
 	}
 }

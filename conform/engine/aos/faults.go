@@ -13,19 +13,27 @@ import (
 // listens.
 const FaultNoListen = "no-listen"
 
-// Faults of the reference guardian.
+// Faults of the reference guardian. Each fault's Fails is exact: an
+// orchestrator-side run of it (`aopconform run --side orchestrator --protocol
+// aos -- aopconform engine --protocol aos --fault NAME`) fails exactly those
+// checks. The guardian's own probe run (a Prober against a Guardian playing the
+// fault, as `aopconform guardian URL` probes one) fails exactly the probe
+// checks among them (ProbeChecks): the others are no probe's (bind/listens is
+// where the served guardian listens, messages-valid is aoplint's reading of
+// the answers), so a fault that names no probe, no-listen, passes every probe
+// when the prober reaches it.
 func Faults() []fault.Fault {
 	return []fault.Fault{
 		{Name: "string-ids", Doc: "answers every id as a string: 1 comes back as \"1\" (§3.12.1: the same value and type)",
-			Checks: []string{"aos/orch/5.3/ping", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version"}},
+			Fails: []string{"aos/orch/5.3/ping", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version"}, Exact: true},
 		{Name: "allow-invalid", Doc: "answers requests it should refuse (malformed, unknown method, invalid params) with an allow decision instead of a JSON-RPC error (§6.1)",
-			Checks: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params", MessagesValidID}},
+			Fails: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params", MessagesValidID}, Exact: true},
 		{Name: "unknown-decision", Doc: "decides \"approve\" instead of allow (§5.1.1: allow, deny or modify)",
-			Checks: []string{"aos/orch/5.1/decision"}},
+			Fails: []string{"aos/orch/5.1/decision"}, Exact: true},
 		{Name: "error-string", Doc: "writes error as a string, not an {code, message} object (§3.13)",
-			Checks: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params"}},
+			Fails: []string{"aos/orch/6.1/parse-error", "aos/orch/6.1/invalid-request", "aos/orch/3.12.1/jsonrpc-version", "aos/orch/6.1/method-not-found", "aos/orch/6.1/invalid-params"}, Exact: true},
 		{Name: FaultNoListen, Doc: "never listens where it is told to (served: exits 0 without listening at AOPKIT_LISTEN; in a run, the agent gets a URL where nothing answers): no request reaches it (§2)",
-			Checks: []string{ListensID}},
+			Fails: []string{ListensID}, Exact: true},
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -290,8 +292,9 @@ func FuzzPolicy(f *testing.F) {
 }
 
 // TestGuardianFaults: the correct guardian passes every probe; each fault of the
-// reference guardian fails the probes it names, and every probe is seen failing
-// under some fault (the guardian-mode yardstick catches every engine fault).
+// reference guardian fails exactly the probe checks among its Fails (Faults),
+// and every probe is seen failing under some fault (the guardian-mode yardstick
+// catches every engine fault).
 func TestGuardianFaults(t *testing.T) {
 	probe := func(fault string) map[string]bool {
 		failed := map[string]bool{}
@@ -318,10 +321,14 @@ func TestGuardianFaults(t *testing.T) {
 	}
 	for _, f := range aos.Faults() {
 		failed := probe(f.Name)
-		for _, id := range f.Checks {
-			if probed[id] && !failed[id] {
-				t.Errorf("fault %s: %s passes (failed: %v)", f.Name, id, failed)
+		var want []string
+		for _, id := range f.Fails {
+			if probed[id] {
+				want = append(want, id)
 			}
+		}
+		if got := slices.Sorted(maps.Keys(failed)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("fault %s: the probe run fails %v, want the probes among its Fails %v", f.Name, got, want)
 		}
 		for id := range failed {
 			seen[id] = true

@@ -194,8 +194,9 @@ func engineCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Co
 }
 
 // engineFaultsCommand is `aopconform engine-faults`: the faults of the reference
-// engines, one a line: protocol, fault, what it does and the checks that catch
-// it, comma-separated (tab-separated fields).
+// engines, one a line: protocol, fault, what it does, the checks its
+// orchestrator-side run fails (comma-separated) and whether that is exactly
+// those ("exact") or at least those ("at-least"); tab-separated fields.
 func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *cli.Command {
 	return &cli.Command{
 		Name:      "engine-faults",
@@ -220,7 +221,7 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 					continue
 				}
 				for _, ef := range p.EngineFaults() {
-					list = append(list, engineFaultJSON{Protocol: p.ID, Fault: ef.Name, Doc: ef.Doc, Checks: append([]string{}, ef.Checks...)})
+					list = append(list, engineFaultJSON{Protocol: p.ID, Fault: ef.Name, Doc: ef.Doc, Fails: append([]string{}, ef.Fails...), Exact: ef.Exact})
 				}
 			}
 			sort.Slice(list, func(i, j int) bool {
@@ -231,7 +232,11 @@ func engineFaultsCommand(stdout, stderr io.Writer, usage cli.OnUsageErrorFunc) *
 				return clikit.WriteJSON(stdout, list)
 			}
 			for _, l := range list {
-				fmt.Fprintln(stdout, l.Protocol+"\t"+l.Fault+"\t"+l.Doc+"\t"+strings.Join(l.Checks, ","))
+				bound := "at-least"
+				if l.Exact {
+					bound = "exact"
+				}
+				fmt.Fprintln(stdout, l.Protocol+"\t"+l.Fault+"\t"+l.Doc+"\t"+strings.Join(l.Fails, ",")+"\t"+bound)
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(stderr, "aopconform: no engine faults (yet)")
@@ -246,8 +251,10 @@ type engineFaultJSON struct {
 	Protocol string `json:"protocol"`
 	Fault    string `json:"fault"`
 	Doc      string `json:"doc"`
-	// Checks are the checks the fault's run must fail (fault.Fault.Checks).
-	Checks []string `json:"checks"`
+	// Fails are the orchestrator-side checks the fault's run fails, exactly
+	// (Exact) or at least (fault.Fault.Fails, fault.Fault.Exact).
+	Fails []string `json:"fails"`
+	Exact bool     `json:"exact"`
 }
 
 type engineConfig struct {

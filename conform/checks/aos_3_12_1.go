@@ -31,7 +31,7 @@ var aosJSONRPCRequest = &conform.Check{
 			if r.Obj() == nil {
 				return conform.Mismatch(fmt.Sprintf("record %d is not a JSON object", r.Seq), "a JSON-RPC request object", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
-			m := aosRequest(r)
+			m := aosRequest(s, r)
 			// The id as a float64 (Any), as this check has always read it: an
 			// integer id of 2^53 or more is no id here, though aoplint's
 			// AOS-RPC-002 and the guardian (json.Number) take it.

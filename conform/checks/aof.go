@@ -16,9 +16,19 @@ type aofLine struct {
 	env *spec.Envelope // nil when it does not parse
 }
 
+// aofMemo is what the aof checks decode once per session (sessionMemo).
+type aofMemo struct {
+	lines lazy[[]aofLine]
+	task  lazy[aofScenarioTask]
+}
+
 // aofLines returns the stdout lines meant as envelopes: "AOF/1 " prefixed or JSON
-// objects.
+// objects (decoded once per session: read only).
 func aofLines(s *conform.Session) []aofLine {
+	return memoOf(s).aof.lines.get(func() []aofLine { return decodeAOFLines(s) })
+}
+
+func decodeAOFLines(s *conform.Session) []aofLine {
 	var out []aofLine
 	for _, r := range s.AgentLines(0, "stdout") {
 		body, prefixed := spec.TrimPrefix(recordText(r))
@@ -45,9 +55,11 @@ type aofScenarioTask struct {
 // aofTask is the scenario's task: a member of another type reads as its zero
 // value, the members of the right type still being read.
 func aofTask(s *conform.Session) aofScenarioTask {
-	var t aofScenarioTask
-	_ = json.Unmarshal(s.Scenario.Task, &t)
-	return t
+	return memoOf(s).aof.task.get(func() aofScenarioTask {
+		var t aofScenarioTask
+		_ = json.Unmarshal(s.Scenario.Task, &t)
+		return t
+	})
 }
 
 // aofEnvelopes returns the lines that parse as envelopes, those of the given

@@ -20,12 +20,69 @@ func orZero[T any](v *T, err error) *T {
 	return v
 }
 
-// aop2Resp, aop2TaskMsg, aop2Event and aop2Header read an agent message or a
-// TASK with lint/spec/aop2's decoder (orZero).
-func aop2Resp(b []byte) *aop2spec.Response   { return orZero(aop2spec.DecodeResponse(b)) }
-func aop2TaskMsg(b []byte) *aop2spec.Task    { return orZero(aop2spec.DecodeTask(b)) }
-func aop2Event(b []byte) *aop2spec.Event     { return orZero(aop2spec.DecodeEvent(b)) }
-func aop2Header(b []byte) *aop2spec.Envelope { return orZero(aop2spec.DecodeHeader(b)) }
+// aop2Memo is what the aop2 checks decode once per session (sessionMemo): each
+// message's header (nil: the line is no JSON object) and its body as a
+// RESPONSE, a TASK or an EVENT, and the TASK of each attempt.
+type aop2Memo struct {
+	header perRecord[*aop2spec.Envelope]
+	resp   perRecord[*aop2spec.Response]
+	task   perRecord[*aop2spec.Task]
+	event  perRecord[*aop2spec.Event]
+	input  perAttempt[*aop2spec.Task]
+}
+
+// aop2Header, aop2Resp, aop2SubTask and aop2Event read the message of record
+// r of s with lint/spec/aop2's decoder (DecodeHeader, then AsResponse, AsTask
+// or AsEvent), once per session; the zero message when it is no JSON object
+// (orZero). What they return is shared by the session's checks: read only.
+func aop2Header(s *conform.Session, r *conform.Record) *aop2spec.Envelope {
+	if e := aop2HeaderOf(s, r); e != nil {
+		return e
+	}
+	return &aop2spec.Envelope{}
+}
+
+func aop2HeaderOf(s *conform.Session, r *conform.Record) *aop2spec.Envelope {
+	return memoOf(s).aop2.header.get(s, r, func(r *conform.Record) *aop2spec.Envelope {
+		e, _ := aop2spec.DecodeHeader(r.Msg)
+		return e
+	})
+}
+
+func aop2Resp(s *conform.Session, r *conform.Record) *aop2spec.Response {
+	return memoOf(s).aop2.resp.get(s, r, func(r *conform.Record) *aop2spec.Response {
+		if e := aop2HeaderOf(s, r); e != nil {
+			return e.AsResponse()
+		}
+		return &aop2spec.Response{}
+	})
+}
+
+func aop2SubTask(s *conform.Session, r *conform.Record) *aop2spec.Task {
+	return memoOf(s).aop2.task.get(s, r, func(r *conform.Record) *aop2spec.Task {
+		if e := aop2HeaderOf(s, r); e != nil {
+			return e.AsTask()
+		}
+		return &aop2spec.Task{}
+	})
+}
+
+func aop2Event(s *conform.Session, r *conform.Record) *aop2spec.Event {
+	return memoOf(s).aop2.event.get(s, r, func(r *conform.Record) *aop2spec.Event {
+		if e := aop2HeaderOf(s, r); e != nil {
+			return e.AsEvent()
+		}
+		return &aop2spec.Event{}
+	})
+}
+
+// aop2Input is the TASK attempt a of s was given, decoded once per session (the
+// zero TASK when it is no JSON object): read only.
+func aop2Input(s *conform.Session, a *conform.Attempt) *aop2spec.Task {
+	return memoOf(s).aop2.input.get(s, a, func(a *conform.Attempt) *aop2spec.Task {
+		return orZero(aop2spec.DecodeTask(a.Input))
+	})
+}
 
 // isTrue reports whether an optional boolean member is true.
 func isTrue(b *bool) bool { return b != nil && *b }
@@ -45,7 +102,7 @@ func aop2Final(s *conform.Session) (*conform.Record, *aop2spec.Response, *confor
 		o := aop2NoResponse(s, a)
 		return nil, nil, &o
 	}
-	return rs[len(rs)-1], aop2Resp(rs[len(rs)-1].Msg), nil
+	return rs[len(rs)-1], aop2Resp(s, rs[len(rs)-1]), nil
 }
 
 // aop2NoResponse is the outcome of a check that reads the RESPONSE of attempt a
@@ -83,13 +140,13 @@ func aop2Task(s *conform.Session, n int) *aop2spec.Task {
 	if a == nil {
 		return &aop2spec.Task{}
 	}
-	return aop2TaskMsg(a.Input)
+	return aop2Input(s, a)
 }
 
 // aop2HeartbeatEvery is the heartbeat interval the TASK of attempt a asks for
 // (false: heartbeats are not enabled).
-func aop2HeartbeatEvery(a *conform.Attempt) (time.Duration, bool) {
-	hb := aop2TaskMsg(a.Input).ExecutionPolicy.Heartbeat
+func aop2HeartbeatEvery(s *conform.Session, a *conform.Attempt) (time.Duration, bool) {
+	hb := aop2Input(s, a).ExecutionPolicy.Heartbeat
 	if hb == nil || !hb.Enabled {
 		return 0, false
 	}

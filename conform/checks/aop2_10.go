@@ -22,7 +22,7 @@ var aop2NoDelegation = &conform.Check{
 		tasks := s.ByKey(0, "TASK")
 		allowed := true
 		for _, a := range s.Attempts {
-			if v := aop2TaskMsg(a.Input).Task.Constraints.DelegationAllowed; v != nil && !*v {
+			if v := aop2Input(s, a).Task.Constraints.DelegationAllowed; v != nil && !*v {
 				allowed = false
 			}
 		}
@@ -36,7 +36,7 @@ var aop2NoDelegation = &conform.Check{
 			return conform.Mismatch("the agent dispatched sub-TASKs although delegation_allowed is false", "no TASK from the agent", fmt.Sprintf("%d TASK messages", len(tasks))).At(seqs(tasks)...)
 		}
 		for _, r := range tasks {
-			if aop2TaskMsg(r.Msg).HasValue("task_status") {
+			if aop2SubTask(s, r).HasValue("task_status") {
 				return conform.Mismatch("a sub-TASK carries task_status", "no task_status in a TASK", "task_status present").At(r.Seq)
 			}
 		}
@@ -44,14 +44,14 @@ var aop2NoDelegation = &conform.Check{
 		// AOP2-SEQ-011): sibling sub-TASKs are not a chain.
 		depth := map[string]int{}
 		for _, a := range s.Attempts {
-			in := aop2TaskMsg(a.Input).Task
+			in := aop2Input(s, a).Task
 			if id := in.TaskID; id != "" {
 				parent := in.ParentTaskID
 				depth[id] = aop2spec.DelegationDepth(parent != "", false, 0)
 			}
 		}
 		for _, r := range tasks {
-			m := aop2TaskMsg(r.Msg).Task
+			m := aop2SubTask(s, r).Task
 			id, parent := m.TaskID, m.ParentTaskID
 			pd, seen := depth[parent]
 			d := aop2spec.DelegationDepth(parent != "", seen && parent != id, pd)

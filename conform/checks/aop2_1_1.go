@@ -24,7 +24,7 @@ var aop2VersionHeader = &conform.Check{
 			return conform.Failf("the agent sent no message")
 		}
 		for _, r := range msgs {
-			m := aop2Header(r.Msg)
+			m := aop2Header(s, r)
 			if v := m.AOPVersion; !strings.HasPrefix(v, "2.") {
 				return conform.Mismatch(fmt.Sprintf("record %d has aop_version %q", r.Seq, v), "aop_version \"2.x\"", v).At(r.Seq)
 			}

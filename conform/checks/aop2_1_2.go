@@ -45,7 +45,7 @@ var aop2MessageTypes = &conform.Check{
 	Good:        `{"aop_version":"2.0.2-C","message_type":"EVENT","event":"PROGRESS_UPDATE",...}`,
 	Run: func(s *conform.Session) conform.Outcome {
 		for _, r := range s.AgentMsgs(0) {
-			t := aop2Header(r.Msg).MessageType
+			t := aop2Header(s, r).MessageType
 			if t != "RESPONSE" && t != "EVENT" && t != "TASK" {
 				return conform.Mismatch(fmt.Sprintf("record %d has message_type %q", r.Seq, t), "TASK, RESPONSE or EVENT", t).At(r.Seq)
 			}

@@ -24,7 +24,7 @@ var aop2ExtensionKeys = &conform.Check{
 			return conform.Failf("the agent sent no message")
 		}
 		for _, r := range msgs {
-			if bad := badExtensionKeys(aop2Header(r.Msg)); len(bad) > 0 {
+			if bad := badExtensionKeys(aop2Header(s, r)); len(bad) > 0 {
 				return conform.Mismatch(fmt.Sprintf("record %d has extension keys without the x_ prefix", r.Seq), "extension keys starting with x_", strings.Join(bad, ", ")).At(r.Seq)
 			}
 		}

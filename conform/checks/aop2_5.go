@@ -29,7 +29,7 @@ var aop2FinalResponse = &conform.Check{
 		if len(rs) != 1 {
 			return conform.Mismatch(fmt.Sprintf("the agent sent %d RESPONSE messages", len(rs)), "exactly 1 RESPONSE", describeAttempt(s, a)).At(seqs(rs)...)
 		}
-		m := aop2Resp(rs[0].Msg)
+		m := aop2Resp(s, rs[0])
 		var missing []string
 		for _, k := range []string{"task_status", "agent", "session_id", "task_id"} {
 			if !m.HasValue(k) {

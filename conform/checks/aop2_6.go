@@ -21,9 +21,9 @@ var aop2EventFormat = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		n := 0
 		for _, a := range s.Attempts {
-			task := aop2TaskMsg(a.Input)
+			task := aop2Input(s, a)
 			for _, r := range s.AgentMsgs(a.N) {
-				m := aop2Event(r.Msg)
+				m := aop2Event(s, r)
 				if m.MessageType != "EVENT" {
 					continue
 				}

@@ -34,7 +34,7 @@ var aop2HeartbeatInterval = &conform.Check{
 			}
 		}
 		for _, a := range s.Attempts {
-			interval, on := aop2HeartbeatEvery(a)
+			interval, on := aop2HeartbeatEvery(s, a)
 			if !on {
 				continue
 			}
@@ -72,7 +72,7 @@ var aop2HeartbeatLiveness = &conform.Check{
 			return conform.Mismatch("the orchestrator detected a heartbeat failure (E_HEARTBEAT_FAILURE) and aborted the agent", "a HEARTBEAT within interval × max_missed_beats", "no HEARTBEAT for "+fmt.Sprint(conform.KeyMissedForMS.Get(ev[0].Detail))+" ms").At(seqs(ev)...)
 		}
 		for _, a := range s.Attempts {
-			interval, on := aop2HeartbeatEvery(a)
+			interval, on := aop2HeartbeatEvery(s, a)
 			if !on {
 				continue
 			}

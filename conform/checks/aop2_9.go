@@ -20,9 +20,9 @@ var aop2FallbackModel = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		checked := 0
 		for _, a := range s.Attempts {
-			target := aop2TaskMsg(a.Input).Target
+			target := aop2Input(s, a).Target
 			for _, r := range aop2Responses(s, a.N) {
-				m := aop2Resp(r.Msg)
+				m := aop2Resp(s, r)
 				if m.Agent == nil {
 					// No agent block to read the model from: a RESPONSE without
 					// its required agent is aop2/5/final-response's failure (when

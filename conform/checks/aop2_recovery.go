@@ -26,7 +26,7 @@ var aop2RecoveryCleanRestart = &conform.Check{
 		if len(rs) != 1 {
 			return conform.Mismatch("the re-dispatched agent did not answer with exactly one RESPONSE", "1 RESPONSE", describeAttempt(s, a))
 		}
-		got, want := aop2Resp(rs[0].Msg).TaskID, aop2TaskMsg(a.Input).Task.TaskID
+		got, want := aop2Resp(s, rs[0]).TaskID, aop2Input(s, a).Task.TaskID
 		if got != want {
 			return conform.Mismatch("the re-dispatched agent answered another task", want, got)
 		}
@@ -55,7 +55,7 @@ var aop2RecoveryHonestAttempt = &conform.Check{
 		if bad != nil {
 			return *bad
 		}
-		attAt := aop2TaskMsg(s.Last().Input).Task.Attempt
+		attAt := aop2Input(s, s.Last()).Task.Attempt
 		if attAt == nil {
 			return conform.NotTestedf("the TASK has no task.attempt")
 		}

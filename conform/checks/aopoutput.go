@@ -22,7 +22,20 @@ type aopReport struct {
 	blocks  int
 }
 
+// aopOutputMemo is what the aop-output checks parse once per session
+// (sessionMemo).
+type aopOutputMemo struct {
+	report   lazy[aopReport]
+	taskType lazy[string]
+}
+
+// parseAOPReport is the report on the agent's stdout, parsed once per session:
+// read only (its maps and slices are shared).
 func parseAOPReport(s *conform.Session) aopReport {
+	return memoOf(s).aopOutput.report.get(func() aopReport { return readAOPReport(s) })
+}
+
+func readAOPReport(s *conform.Session) aopReport {
 	rep := aopReport{values: map[string]string{}, seqs: map[string]int{}}
 	var text strings.Builder
 	var starts []int // offset of each record's text in the joined stdout
@@ -94,10 +107,14 @@ func (rep aopReport) cutShort() bool {
 	return rep.blocks > 0 && !end
 }
 
+// aopTaskType is the task type of the task line of attempt 1, lower case (""
+// when none), decoded once per session.
 func aopTaskType(s *conform.Session) string {
-	if a := s.Attempt(1); a != nil {
-		t, _ := spec.DecodeTaskLine(a.Input) // the string members even of a bad line
-		return strings.ToLower(t.TaskType)
-	}
-	return ""
+	return memoOf(s).aopOutput.taskType.get(func() string {
+		if a := s.Attempt(1); a != nil {
+			t, _ := spec.DecodeTaskLine(a.Input) // the string members even of a bad line
+			return strings.ToLower(t.TaskType)
+		}
+		return ""
+	})
 }

@@ -18,7 +18,20 @@ func aosDecisions(s *conform.Session) []conform.AOSDecision {
 	return conform.FactAOSDecisions.Get(s)
 }
 
+// aosMemo is what the aos checks decode once per session (sessionMemo).
+type aosMemo struct {
+	requests   perRecord[*aosspec.Request]
+	executions lazy[[]aosExecuted]
+	tools      lazy[[]string]
+}
+
+// aosExecutions returns what the agent reported it executed, in order (decoded
+// once per session: read only).
 func aosExecutions(s *conform.Session) []aosExecuted {
+	return memoOf(s).aos.executions.get(func() []aosExecuted { return decodeAOSExecutions(s) })
+}
+
+func decodeAOSExecutions(s *conform.Session) []aosExecuted {
 	var out []aosExecuted
 	for _, r := range s.AgentLines(0, "stdout") {
 		if r.Msg == nil {
@@ -35,13 +48,16 @@ func aosExecutions(s *conform.Session) []aosExecuted {
 	return out
 }
 
-// aosRequest is the JSON-RPC request of an agent record as lint/spec/aos
-// decodes it: a request with no member when the record's body is none.
-func aosRequest(r *conform.Record) *aosspec.Request {
-	if req, err := aosspec.DecodeRequest(r.Msg); err == nil {
-		return req
-	}
-	return &aosspec.Request{}
+// aosRequest is the JSON-RPC request of an agent record of s as lint/spec/aos
+// decodes it: a request with no member when the record's body is none. It is
+// decoded once per session: read only.
+func aosRequest(s *conform.Session, r *conform.Record) *aosspec.Request {
+	return memoOf(s).aos.requests.get(s, r, func(r *conform.Record) *aosspec.Request {
+		if req, err := aosspec.DecodeRequest(r.Msg); err == nil {
+			return req
+		}
+		return &aosspec.Request{}
+	})
 }
 
 // aosRequests returns the agent's JSON-RPC requests of a method ("" for all).
@@ -58,7 +74,13 @@ func aosRequests(s *conform.Session, method string) []*conform.Record {
 	return out
 }
 
+// aosScriptTools are the tools of the work script of attempt 1, in order
+// (decoded once per session: read only).
 func aosScriptTools(s *conform.Session) []string {
+	return memoOf(s).aos.tools.get(func() []string { return decodeAOSScriptTools(s) })
+}
+
+func decodeAOSScriptTools(s *conform.Session) []string {
 	var script struct {
 		Tools []struct {
 			Name string `json:"name"`
@@ -80,7 +102,7 @@ func aosScriptTools(s *conform.Session) []string {
 func aosReusedExecutionID(s *conform.Session) (id string, prev, seq, distinct int) {
 	seen := map[string]int{}
 	for _, r := range aosRequests(s, "steps/toolCallRequest") {
-		id := aosRequest(r).Params.V.ToolCallRequest.V.ExecutionID.V
+		id := aosRequest(s, r).Params.V.ToolCallRequest.V.ExecutionID.V
 		if p, dup := seen[id]; dup {
 			return id, p, r.Seq, len(seen)
 		}

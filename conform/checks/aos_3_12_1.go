@@ -31,12 +31,13 @@ var aosJSONRPCRequest = &conform.Check{
 			if r.Obj() == nil {
 				return conform.Mismatch(fmt.Sprintf("record %d is not a JSON object", r.Seq), "a JSON-RPC request object", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
-			m := aosRequest(r)
-			// The id as a float64 (Any), as this check has always read it: an
-			// integer id of 2^53 or more is no id here, though aoplint's
-			// AOS-RPC-002 and the guardian (json.Number) take it.
-			id := m.ID.Any()
-			rid, idOK := aosspec.RequestID(id)
+			m := aosRequest(s, r)
+			// The id by its text (json.Number), as aoplint's AOS-RPC-002 and the
+			// guardian read it: any integer within int64, 9007199254740993
+			// included (a float64 would make it 2^53 and refuse it), or an
+			// integral number below 2^53 (1.0, 1e3); not 1.5, null or absent.
+			id := m.ID.AnyNumber()
+			rid, idOK := m.RequestID()
 			if m.JSONRPC.V != "2.0" || !aosspec.IsMethod(m.Method.V) || !idOK {
 				return conform.Mismatch(fmt.Sprintf("record %d is not a valid AOS JSON-RPC request", r.Seq), map[string]any{"jsonrpc": "2.0", "method": "an AOS method (steps/*, protocols/*, ping)", "id": "a string or integer"}, map[string]any{"jsonrpc": m.JSONRPC.Any(), "method": m.Method.Any(), "id": id}).At(r.Seq)
 			}

@@ -25,7 +25,7 @@ var aosStepContext = &conform.Check{
 				continue
 			}
 			n++
-			ctx := aosRequest(r).Params.V.Context.V
+			ctx := aosRequest(s, r).Params.V.Context.V
 			var problems []string
 			if ctx == nil {
 				problems = append(problems, "params.context is required: a StepContext object")

@@ -23,7 +23,7 @@ var aosMessageParams = &conform.Check{
 		rs := aosRequests(s, "steps/message")
 		for _, r := range rs {
 			// The params as a map: MessageProblem judges them.
-			p, _ := aosRequest(r).Params.Any().(map[string]any)
+			p, _ := aosRequest(s, r).Params.Any().(map[string]any)
 			if perr := aosspec.MessageProblem(p); p == nil || perr != nil {
 				what := "params is required"
 				if perr != nil {

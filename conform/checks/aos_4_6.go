@@ -77,13 +77,13 @@ var aosResultAfterExecute = &conform.Check{
 		results := map[string]int{}
 		requested := map[string]int{}
 		for _, r := range aosRequests(s, "steps/toolCallRequest") {
-			id := aosRequest(r).Params.V.ToolCallRequest.V.ExecutionID.V
+			id := aosRequest(s, r).Params.V.ToolCallRequest.V.ExecutionID.V
 			if _, ok := requested[id]; !ok {
 				requested[id] = r.Seq
 			}
 		}
 		for _, r := range aosRequests(s, "steps/toolCallResult") {
-			id := aosRequest(r).Params.V.ExecutionID.V
+			id := aosRequest(s, r).Params.V.ExecutionID.V
 			if rq, ok := requested[id]; !ok || rq > r.Seq {
 				return conform.Mismatch(fmt.Sprintf("record %d reports a result before (or without) its steps/toolCallRequest", r.Seq), "steps/toolCallResult after the steps/toolCallRequest of "+id, "result first").At(r.Seq)
 			}

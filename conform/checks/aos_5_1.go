@@ -36,7 +36,7 @@ var aosDenyEnforced = &conform.Check{
 			}
 		}
 		for _, r := range aosRequests(s, "steps/toolCallResult") {
-			if id := aosRequest(r).Params.V.ExecutionID.V; denied[id] {
+			if id := aosRequest(s, r).Params.V.ExecutionID.V; denied[id] {
 				return conform.Mismatch("the agent sent a toolCallResult for a denied call", "no steps/toolCallResult for "+id, "toolCallResult sent").At(r.Seq)
 			}
 		}

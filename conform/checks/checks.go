@@ -13,7 +13,9 @@
 // <protocol>_bind.go gives (exitZeroFor). <protocol>.go holds what a
 // protocol's checks share, common.go what every protocol's do (lintClean and
 // stdoutProtocolOnly complete the checks of the same name of each protocol).
-// TestCheckFiles enforces the mapping.
+// TestCheckFiles enforces the mapping. What the checks read of a session (each
+// message, each attempt's input, aop-output's report) is decoded once per
+// session and shared by them, read only (memo.go).
 package checks
 
 import "github.com/aopkit/aopkit/conform"

@@ -33,7 +33,7 @@ var orchmsgAuthOwnTasks = &conform.Check{
 				continue
 			}
 			n++
-			if id := orchmsgPayload(r).TaskID.V; id != "" && !own[id] {
+			if id := orchmsgPayload(s, r).TaskID.V; id != "" && !own[id] {
 				return conform.Mismatch(fmt.Sprintf("record %d asks for task %q, which is not the agent's", r.Seq, id), "the assigned task or a task the agent submitted", id).At(r.Seq)
 			}
 		}

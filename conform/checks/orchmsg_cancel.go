@@ -27,7 +27,7 @@ var orchmsgCancelStopsTask = &conform.Check{
 		}
 		task := orchmsgTaskID(s)
 		for _, r := range orchmsgMsgs(s) {
-			if r.Time.Before(a.CancelledAt) && orchmsgTaskOver(r, task) {
+			if r.Time.Before(a.CancelledAt) && orchmsgTaskOver(s, r, task) {
 				return conform.Outcome{Verdict: conform.NotApplicable, Message: fmt.Sprintf("not applicable: the agent reported the task done (record %d) before the cancellation", r.Seq), Seq: []int{r.Seq}}
 			}
 		}
@@ -36,7 +36,7 @@ var orchmsgCancelStopsTask = &conform.Check{
 			if r.Time.Before(limit) {
 				continue
 			}
-			if (r.Key == "event:progress" && orchmsgPayload(r).TaskID.V == task) || strings.HasPrefix(r.Key, "request:submit-task") {
+			if (r.Key == "event:progress" && orchmsgPayload(s, r).TaskID.V == task) || strings.HasPrefix(r.Key, "request:submit-task") {
 				return conform.Mismatch(fmt.Sprintf("record %d continues the cancelled task", r.Seq), "no progress or new work for "+task+" after notify:task-cancelled", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
 		}

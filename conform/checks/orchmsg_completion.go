@@ -19,7 +19,7 @@ var orchmsgCompletionReported = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		task := orchmsgTaskID(s)
 		for _, r := range orchmsgMsgs(s) {
-			if !orchmsgTaskOver(r, task) {
+			if !orchmsgTaskOver(s, r, task) {
 				continue
 			}
 			if r.Key == "event:error" {

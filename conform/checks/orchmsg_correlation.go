@@ -21,7 +21,7 @@ var orchmsgCorrelationUniqueIDs = &conform.Check{
 		seen := map[string]int{}
 		n := 0
 		for _, r := range orchmsgMsgs(s) {
-			id := orchmsgMsg(r.Msg).ID.V
+			id := orchmsgMsg(s, r).ID.V
 			if id == "" {
 				continue
 			}

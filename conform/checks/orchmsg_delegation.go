@@ -24,7 +24,7 @@ var orchmsgDelegationDepth = &conform.Check{
 		deepest := 0
 		for _, r := range subs {
 			var deps []int
-			if ds, ok := orchmsgPayload(r).Dependencies.Get(); ok {
+			if ds, ok := orchmsgPayload(s, r).Dependencies.Get(); ok {
 				for _, dv := range ds {
 					if d, ok := depth[fmt.Sprint(dv)]; ok {
 						deps = append(deps, d)

@@ -25,7 +25,7 @@ var orchmsgFormatBaseFields = &conform.Check{
 			return conform.Failf("the agent sent no protocol message")
 		}
 		for _, r := range msgs {
-			m := orchmsgMsg(r.Msg)
+			m := orchmsgMsg(s, r)
 			id, idOK := m.ID.Get()
 			ts := m.Timestamp.V
 			if aid, ok := m.AgentID.Get(); ok && aid != "agent-under-test" {
@@ -57,7 +57,7 @@ var orchmsgFormatUUIDIDs = &conform.Check{
 		}
 		for _, r := range msgs {
 			// A missing or empty id is format/base-fields' (a MUST).
-			if id, ok := orchmsgMsg(r.Msg).ID.Get(); ok && id != "" && !spec.IsID(id) {
+			if id, ok := orchmsgMsg(s, r).ID.Get(); ok && id != "" && !spec.IsID(id) {
 				return conform.Mismatch(fmt.Sprintf("record %d's id is not a UUID", r.Seq), "a UUID, bare or with a short prefix (\"req-123e4567-e89b-12d3-a456-426614174000\")", id).At(r.Seq)
 			}
 		}

@@ -21,7 +21,7 @@ var orchmsgRequestsPayload = &conform.Check{
 	Good:        `{"type":"request:get-task","id":"req-3f2b9c1e-7d4a-4e8b-9c6d-5a1b2c3d4e5f","timestamp":"2026-11-22T10:00:00Z","payload":{"taskId":"task-123"}}`,
 	Run: func(s *conform.Session) conform.Outcome {
 		for _, r := range orchmsgMsgs(s) {
-			p, ok := orchmsgMsg(r.Msg).Payload.Get()
+			p, ok := orchmsgMsg(s, r).Payload.Get()
 			if !ok && r.Key != "request:query-agents" && r.Key != "request:query-tasks" {
 				if spec.IsAgentType(r.Key) {
 					return conform.Mismatch(fmt.Sprintf("record %d (%s) has no payload object", r.Seq, r.Key), "a payload object", "none").At(r.Seq)

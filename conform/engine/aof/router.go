@@ -92,7 +92,7 @@ func (r *Router) Handle(line []byte) Outcome {
 		o.Reason = ReasonInvalidJSON
 		return r.reject(o, "")
 	}
-	env, unknown, ferr := decodeEnvelope(w)
+	env, unknown, ferr := readEnvelope(line, w)
 	o.Type, o.TaskID = env.Type, env.TaskID
 	if ferr != nil {
 		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
@@ -174,6 +174,7 @@ func (r *Router) admit(env *Envelope, o *Outcome, ferr *fieldError, holderOnly b
 func (r *Router) completion(env *Envelope, o Outcome) Outcome {
 	p := env.Wire.Completion
 	rr, ferr := completionPayload(p)
+	ferr = problem(env.lint.payload, ferr)
 	if ferr != nil && r.Fault == FaultAcceptInvalidReport {
 		// The fault: the report is recorded as it came, unvalidated.
 		rr, ferr = &RunResult{Outcome: p.Outcome.V, SummaryRef: p.SummaryRef.V, Notes: p.Notes.V}, nil
@@ -237,6 +238,7 @@ func (r *Router) refExists(t *Task, ref string) bool {
 // statusUpdate handles status.update (aof-1 §Status Update Protocol).
 func (r *Router) statusUpdate(env *Envelope, o Outcome) Outcome {
 	su, ferr := statusPayload(env.Wire.Status)
+	ferr = problem(env.lint.payload, ferr)
 	// aof-1 requires payload.taskId = envelope taskId for handoff.request only
 	// (§Handoff Request Payload); a status.update is routed by its envelope, as the
 	// upstream router does (AOF-ENV-005 is a warning here).
@@ -325,6 +327,8 @@ func (r *Router) appendWorkLog(t *Task, su *StatusUpdate, extra string) bool {
 // guard: a child of a task at depth ≥ 1 is refused (nested_delegation).
 func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 	h, criteriaErr, ferr := handoffPayload(env.Wire.Handoff)
+	ferr = problem(env.lint.payload, ferr)
+	criteriaErr = problem(env.lint.exceptedUnder("/payload/acceptanceCriteria"), criteriaErr)
 	if ferr == nil && criteriaErr != nil && r.Fault == FaultStrictCriteria {
 		ferr = criteriaErr
 	}
@@ -332,7 +336,7 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 		o.Reason, o.Detail = ReasonInvalidEnvelope, ferr.Error()
 		return r.reject(o, env.FromAgent)
 	}
-	if h.TaskID != env.TaskID {
+	if env.lint.has("AOF-ENV-005") {
 		o.Reason, o.Detail = ReasonTaskIDMismatch, "payload.taskId "+h.TaskID+" differs from envelope taskId "+env.TaskID
 		return r.reject(o, env.FromAgent)
 	}
@@ -399,6 +403,7 @@ func (r *Router) handoffRequest(env *Envelope, o Outcome) Outcome {
 func (r *Router) handoffAck(env *Envelope, o Outcome) Outcome {
 	accepted := env.Type == spec.TypeHandoffAccepted
 	id, reason, ferr := ackPayload(env.Wire.Ack, accepted)
+	ferr = problem(env.lint.payload, ferr)
 	// Routed by the envelope's taskId, like status.update: aof-1 requires the
 	// payload to match only on handoff.request.
 	if _, ok := r.admit(env, &o, ferr, false); !ok {

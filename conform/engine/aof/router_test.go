@@ -228,7 +228,7 @@ func TestSchedulerPoll(t *testing.T) {
 	})
 	t.Run("blocked", func(t *testing.T) {
 		r, fake := fixture(t)
-		r.Handle([]byte(env("completion.report", "TASK-2026-02-09-057", "swe-backend", strings.Replace(completionDone, `"done"`, `"blocked"`, 1))))
+		r.Handle([]byte(env("completion.report", "TASK-2026-02-09-057", "swe-backend", strings.Replace(completionDone, `"done"`, `"blocked","blockers":["Awaiting API key"]`, 1))))
 		fake.Advance(aofspec.DefaultTTL)
 		if acts := r.Poll(); len(acts) != 1 || strings.Join(acts[0].Transitions, ",") != "blocked" {
 			t.Errorf("actions %+v, want blocked", acts)

@@ -9,6 +9,16 @@
 // snapshots (§7), v1 fallback (§1.3), priority escalation (§8), the final
 // session report with cost summary and an audit trail on disk (§10).
 //
+// What refuses a TASK (v1 fallback, a sub-TASK's E_SCHEMA_VALIDATION) or a
+// RESPONSE (E_MALFORMED_RESPONSE) is aoplint's decision, not a second copy of
+// its rules: the engine lints the message with lint/aop2's rules of one message
+// (admit.go: lintProblems) and an error refuses it; the engine's short texts
+// only word the findings. Exceptions lists the deliberate differences (an
+// extensions key tolerated, the limits under their own codes, AOP2-STATUS-001's
+// warning refusing a RESPONSE); the checks of a RESPONSE against its TASK are
+// the engine's own. conform/difftest holds AdmitsTask and AdmitsResponse to
+// aoplint.
+//
 // docs/engine-aop2.md describes the behaviour with the spec sections it follows.
 package aop2
 
@@ -255,7 +265,7 @@ func (e *engine) run(data []byte) {
 	}
 	var fatal []Problem
 	for _, p := range problems {
-		if p.Rule == "AOP2-EXT-001" {
+		if tolerated(p.Rule, "TASK") {
 			e.violation(p.Rule, 0, "%s", p)
 			continue
 		}

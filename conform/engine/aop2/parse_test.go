@@ -1,6 +1,7 @@
 package aop2
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -110,7 +111,8 @@ func TestSchemaByTheLinter(t *testing.T) {
 	if !hasRule(ps, "AOP2-SCHEMA-001", "/target/execution_profile") {
 		t.Errorf("execution_profile \"turbo\" passed: %v", ps)
 	}
-	task, ps, err := ParseTask(taskWith(t, nil))
+	// The harness expands ${NOW} before the engine reads the TASK.
+	task, ps, err := ParseTask(bytes.ReplaceAll(taskWith(t, nil), []byte("${NOW}"), []byte("2026-02-26T12:35:01Z")))
 	if err != nil || len(ps) > 0 {
 		t.Fatalf("the base TASK: %v %v", ps, err)
 	}
@@ -123,7 +125,7 @@ func TestSchemaByTheLinter(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, ps = checkResponse([]byte(resp), m, task, task.Provider, task.Model)
-	if !hasRule(ps, "AOP2-SCHEMA-001", "/timing/duration_seconds") || !fatalRules["AOP2-SCHEMA-001"] {
+	if !hasRule(ps, "AOP2-SCHEMA-001", "/timing/duration_seconds") || tolerated("AOP2-SCHEMA-001", "RESPONSE") {
 		t.Errorf("duration_seconds \"long\" passed: %v", ps)
 	}
 	ok := strings.Replace(resp, `"long"`, `331`, 1)

@@ -19,14 +19,35 @@ type responseView struct {
 	Actions             int
 }
 
-// checkResponse validates a RESPONSE, raw and decoded as m, against the schema
-// (schemaProblems) and the task and attempt it answers (§1.2, §5, bindings).
-// Problems with a rule in fatalRules make it malformed (E_MALFORMED_RESPONSE);
-// the others are reported and tolerated.
+// checkResponse validates a RESPONSE, raw and decoded as m: what aoplint finds
+// in it (lintProblems, the schema and the rules of one message, a state
+// AOP2-STATUS-001 warns of included: Exceptions), then against the task and
+// attempt it answers (§1.2, §5, bindings), which one message cannot show.
+// Problems of a rule the exceptions tolerate are reported only; the others
+// make it malformed (E_MALFORMED_RESPONSE).
 func checkResponse(raw []byte, m *aop2spec.Response, t *Task, provider, model string) (responseView, []Problem) {
 	var v responseView
-	ps := checkHeader(m.Header)
-	ps = append(ps, schemaProblems(raw, aop2lint.KindResponse)...)
+	hand := as(checkHeader(m.Header))
+	hand = append(hand, as(schemaProblems(raw, aop2lint.KindResponse))...)
+	if ts := m.TaskStatus; ts != nil {
+		v.State = ts.State
+		sig, hasSig := ts.Signal(), ts.FinalSignal != nil
+		v.Signal = sig
+		switch {
+		case !terminal[v.State]:
+			hand = append(hand, worded{"AOP2-STATUS-001", "/task_status/state", Problem{"aop2/5/final-response", "/task_status/state", fmt.Sprintf("the final RESPONSE has state %s: it must be COMPLETED, FAILED, ABORTED or SKIPPED", v.State)}})
+		case hasSig && (sig == "SUCCESS" || sig == "PARTIAL_SUCCESS") && v.State != "COMPLETED":
+			hand = append(hand, worded{"AOP2-STATUS-001", "/task_status/state", Problem{"aop2/5/final-response", "/task_status", fmt.Sprintf("final_signal %s contradicts state %s", sig, v.State)}})
+		}
+		if !hasSig {
+			v.Signal = signalOf(v.State)
+		}
+	}
+	var ext []Problem
+	checkExtensions(&m.Envelope, &ext)
+	hand = append(hand, as(ext)...)
+	ps := lintProblems(raw, "RESPONSE", hand)
+	// The checks against the TASK and the attempt.
 	if sid := m.SessionID; sid != t.SessionID {
 		ps = append(ps, Problem{"AOP2-SEQ-001", "/session_id", fmt.Sprintf("session_id %q must be the TASK's %q", sid, t.SessionID)})
 	}
@@ -38,22 +59,8 @@ func checkResponse(raw []byte, m *aop2spec.Response, t *Task, provider, model st
 			ps = append(ps, Problem{"aop2/9/fallback-model", "/agent", fmt.Sprintf("agent reports %s/%s but ran as %s/%s: report the model you ran as", p, md, provider, model)})
 		}
 	}
-	if ts := m.TaskStatus; ts != nil {
-		v.State = ts.State
-		sig, hasSig := ts.Signal(), ts.FinalSignal != nil
-		v.Signal = sig
-		if !terminal[v.State] && !refused(ps, "/task_status/state") {
-			ps = append(ps, Problem{"aop2/5/final-response", "/task_status/state", fmt.Sprintf("the final RESPONSE has state %s: it must be COMPLETED, FAILED, ABORTED or SKIPPED", v.State)})
-		}
-		switch {
-		case !hasSig && t.Policy.RequireFinalSignal:
-			ps = append(ps, Problem{"AOP2-SEQ-002", "/task_status/final_signal", "guard_rails.require_final_signal: task_status.final_signal is required"})
-		case refused(ps, "/task_status/final_signal"):
-		case hasSig && (sig == "SUCCESS" || sig == "PARTIAL_SUCCESS") && terminal[v.State] && v.State != "COMPLETED":
-			ps = append(ps, Problem{"aop2/5/final-response", "/task_status", fmt.Sprintf("final_signal %s contradicts state %s", sig, v.State)})
-		case !hasSig:
-			v.Signal = signalOf(v.State)
-		}
+	if ts := m.TaskStatus; ts != nil && ts.FinalSignal == nil && t.Policy.RequireFinalSignal {
+		ps = append(ps, Problem{"AOP2-SEQ-002", "/task_status/final_signal", "guard_rails.require_final_signal: task_status.final_signal is required"})
 	}
 	summary := ""
 	if es := m.ExecutionSummary; es != nil {
@@ -74,7 +81,6 @@ func checkResponse(raw []byte, m *aop2spec.Response, t *Task, provider, model st
 		v.TokensIn, v.TokensOut = value(ct.TokensInput), value(ct.TokensOutput)
 		v.Tokens = int64(v.TokensIn + v.TokensOut)
 	}
-	checkExtensions(&m.Envelope, &ps)
 	return v, ps
 }
 
@@ -84,14 +90,6 @@ func value(f *float64) float64 {
 		return 0
 	}
 	return *f
-}
-
-// fatalRules make a RESPONSE malformed; other problems are tolerated (the
-// orchestrator ignores unknown extensions keys, §3).
-var fatalRules = map[string]bool{
-	"AOP2-VERSION-002": true, "AOP2-SCHEMA-001": true, "AOP2-SEQ-001": true,
-	"aop2/9/fallback-model": true, "aop2/5/final-response": true, "AOP2-SEQ-002": true,
-	"AOP2-SEQ-003": true,
 }
 
 func signalOf(state string) string {

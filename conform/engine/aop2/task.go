@@ -119,8 +119,8 @@ func object(m map[string]any, key string) map[string]any {
 	return v
 }
 
-// checkHeader checks the version header of any aop2 message (§1.1): the
-// schema's findings on it are schemaProblems'.
+// checkHeader words AOP2-VERSION-002's finding on the version header of any
+// aop2 message (§1.1); the schema's findings on it are schemaProblems'.
 func checkHeader(h aop2spec.Header) []Problem {
 	if v := h.AOPVersion; !strings.HasPrefix(v, "2.") {
 		return []Problem{{"AOP2-VERSION-002", "/aop_version", fmt.Sprintf("aop_version %q must start with \"2.\"", v)}}
@@ -167,29 +167,33 @@ func checkExtensions(m *aop2spec.Envelope, ps *[]Problem) {
 	})
 }
 
-// ParseTask reads a TASK envelope (aop2spec.DecodeTask). It returns the schema
-// and cross-field problems (§1.2, §2) it found; a nil *Task means the input is
-// no JSON object at all.
+// ParseTask reads a TASK envelope (aop2spec.DecodeTask). It returns the
+// problems aoplint finds in it (lintProblems: errors of the rules of one
+// message, bar Exceptions; the limits are checkLimits'); a nil *Task means the
+// input is no JSON object at all.
 func ParseTask(data []byte) (*Task, []Problem, error) {
 	m, err := aop2spec.DecodeTask(data)
 	if err != nil {
 		return nil, nil, err
 	}
 	t := &Task{msg: m, Size: aop2spec.CompactSize(data)}
-	ps := checkHeader(m.Header)
+	// What refuses the TASK is aoplint's (lintProblems); the hand problems
+	// only word its findings.
+	hand := checkHeader(m.Header)
 	if mt := m.MessageType; mt != "TASK" {
-		ps = append(ps, Problem{"AOP2-ENVELOPE-001", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})
+		hand = append(hand, Problem{"AOP2-ENVELOPE-001", "/message_type", fmt.Sprintf("message_type %q must be \"TASK\"", mt)})
 	}
 	if m.Has("task_status") {
-		ps = append(ps, Problem{"AOP2-ENVELOPE-003", "/task_status", "a TASK must not contain task_status"})
+		hand = append(hand, Problem{"AOP2-ENVELOPE-003", "/task_status", "a TASK must not contain task_status"})
 	}
-	ps = append(ps, schemaProblems(data, aop2lint.KindTask)...)
+	hand = append(hand, schemaProblems(data, aop2lint.KindTask)...)
+	checkExtensions(&m.Envelope, &hand)
+	ps := lintProblems(data, "TASK", as(hand))
 	t.SessionID = m.Session.SessionID
 	t.AgentName, t.Provider, t.Model = m.Target.AgentName, m.Target.Provider, m.Target.Model
 	t.readTask(&m.Task, m.Phases)
 	t.readPolicy(ps)
 	t.readAccess(m.Target.Capabilities, m.Task.Access)
-	checkExtensions(&m.Envelope, &ps)
 	return t, ps, nil
 }
 

@@ -217,62 +217,12 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 	if err != nil {
 		return http.StatusBadRequest, errResp(nil, CodeParseError, "Invalid JSON payload", err.Error()), ""
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return http.StatusOK, errResp(nil, CodeParseError, "Invalid JSON payload", err.Error()), ""
+	refused, method, req := check(body)
+	if refused != nil {
+		return http.StatusOK, refused, method
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return http.StatusOK, errResp(nil, CodeParseError, "Invalid JSON payload", "data after the JSON value"), ""
-	}
-	req, err := spec.DecodeRequest(body)
-	if err != nil {
-		msg := "the request must be a JSON-RPC Request object"
-		if _, isArr := v.([]any); isArr {
-			msg = "batch requests are not part of AOS 0.1.0: send one Request object per POST"
-		}
-		return http.StatusOK, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request", msg), ""
-	}
-	// These answers are JSON-RPC 2.0's to an invalid request (-32600, -32601,
-	// -32602 with the id when it is readable), not aoplint's AOS-RPC rules
-	// restated: the linter reports every problem of a message, the guardian
-	// answers the first one with the code JSON-RPC gives it. The params are
-	// judged by lint/spec/aos.ParamsProblem, which aoplint runs too.
-	rid, idOK := req.RequestID()
+	rid, _ := req.RequestID()
 	id := rid.Value()
-	if !idOK {
-		return http.StatusOK, errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
-			"id must be a string or an integer (AOS 0.1.0 §3.12.1)"), ""
-	}
-	if v, ok := req.JSONRPC.Get(); !ok || v != "2.0" {
-		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", `jsonrpc must be exactly "2.0"`), ""
-	}
-	method, isStr := req.Method.Get()
-	if !isStr {
-		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "method must be a string"), ""
-	}
-	// The params as a map, numbers as json.Number: ParamsProblem judges them.
-	var params map[string]any
-	switch p := req.Params.AnyNumber().(type) {
-	case nil:
-		if req.Params.Has() {
-			return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "params must be an object"), method
-		}
-		params = map[string]any{}
-	case map[string]any:
-		params = p
-	case []any:
-		return http.StatusOK, errResp(id, CodeInvalidParams, "Invalid method parameters", "AOS methods take params as an object, not an array"), method
-	default:
-		return http.StatusOK, errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "params must be an object"), method
-	}
-	if !spec.IsMethod(method) {
-		return http.StatusOK, errResp(id, CodeMethodNotFound, "Method not found", fmt.Sprintf("%q is not an AOS 0.1.0 method", method)), method
-	}
-	if perr := spec.ParamsProblem(method, params); perr != nil {
-		return http.StatusOK, errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": perr.Pointer, "problem": perr.Problem}), method
-	}
 	if method == spec.MethodPing {
 		g.mu.Lock()
 		g.pings++
@@ -281,6 +231,98 @@ func (g *Guardian) handle(r *http.Request) (status int, resp *response, method s
 			"status": "connected", "version": Version, "timestamp": spec.FormatTime(time.Now())}}, method
 	}
 	return http.StatusOK, g.decide(id, method, body, req), method
+}
+
+// check reads one request body as the guardian does before it decides: the
+// JSON-RPC answer that refuses it (nil when it is admitted), its method and
+// the request as read. Whether it is refused is aoplint's decision.
+func check(body []byte) (refused *response, method string, req *spec.Request) {
+	var err error
+	var hand *response
+	var handPtr string
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return errResp(nil, CodeParseError, "Invalid JSON payload", err.Error()), "", nil
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errResp(nil, CodeParseError, "Invalid JSON payload", "data after the JSON value"), "", nil
+	}
+	req, err = spec.DecodeRequest(body)
+	if err != nil {
+		msg := "the request must be a JSON-RPC Request object"
+		if _, isArr := v.([]any); isArr {
+			msg = "batch requests are not part of AOS 0.1.0: send one Request object per POST"
+		}
+		return errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request", msg), "", nil
+	}
+	// Whether the request is refused is aoplint's decision (Refusing: an error
+	// of lint/aos's rules of one message); the JSON-RPC code is its
+	// presentation (refusal). The checks below only word the refusal the
+	// way JSON-RPC 2.0 answers an invalid request (-32600, -32601, -32602 with
+	// the id when it is readable), and read what the guardian needs.
+	hand, handPtr, method = readRequest(req)
+	rid, _ := req.RequestID()
+	id := rid.Value()
+	if findings := Refusing(body); len(findings) > 0 {
+		return refusal(id, method, spec.IsMethod(method), findings, hand, handPtr), method, req
+	}
+	if hand != nil {
+		// A request the guardian cannot read although aoplint finds no error
+		// in it (conform/difftest finds none in the corpora).
+		return hand, method, req
+	}
+	return nil, method, req
+}
+
+// Admits reports whether the guardian takes a request body (a JSON-RPC
+// request as an agent POSTs it) to its decision, rather than answering it
+// with a JSON-RPC error. conform/difftest holds it to aoplint.
+func Admits(body []byte) bool {
+	refused, _, _ := check(body)
+	return refused == nil
+}
+
+// readRequest reads a decoded request: its method, and the
+// guardian's own answer to the first thing in it JSON-RPC 2.0 refuses (nil
+// when none) with the member it names. The answer is only wording: the
+// decision is aoplint's (Refusing).
+func readRequest(req *spec.Request) (hand *response, ptr, method string) {
+	rid, idOK := req.RequestID()
+	id := rid.Value()
+	if !idOK {
+		return errResp(nil, CodeInvalidRequest, "Invalid JSON-RPC Request",
+			"id must be a string or an integer (AOS 0.1.0 §3.12.1)"), "/id", ""
+	}
+	if v, ok := req.JSONRPC.Get(); !ok || v != "2.0" {
+		return errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", `jsonrpc must be exactly "2.0"`), "/jsonrpc", ""
+	}
+	method, isStr := req.Method.Get()
+	if !isStr {
+		return errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "method must be a string"), "/method", ""
+	}
+	// The params as a map, numbers as json.Number: ParamsProblem judges them.
+	params := map[string]any{}
+	switch p := req.Params.AnyNumber().(type) {
+	case nil:
+		if req.Params.Has() {
+			return errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "params must be an object"), "/params", method
+		}
+	case map[string]any:
+		params = p
+	case []any:
+		return errResp(id, CodeInvalidParams, "Invalid method parameters", "AOS methods take params as an object, not an array"), "/params", method
+	default:
+		return errResp(id, CodeInvalidRequest, "Invalid JSON-RPC Request", "params must be an object"), "/params", method
+	}
+	if !spec.IsMethod(method) {
+		return errResp(id, CodeMethodNotFound, "Method not found", fmt.Sprintf("%q is not an AOS 0.1.0 method", method)), "/method", method
+	}
+	if perr := spec.ParamsProblem(method, params); perr != nil {
+		return errResp(id, CodeInvalidParams, "Invalid method parameters", map[string]any{"pointer": perr.Pointer, "problem": perr.Problem}), perr.Pointer, method
+	}
+	return nil, "", method
 }
 
 // peekID reads the id of a request refused before parsing (wrong method or

@@ -5,6 +5,11 @@
 // policy) to the agent and records every exchange in the harness's transcript.
 // The other direction, aopkit playing the agent against a guardian at a URL, is
 // the Prober (aopconform guardian).
+//
+// What the guardian refuses with a JSON-RPC error before it decides is
+// aoplint's decision (admit.go: an error of lint/aos's rules of one message
+// refuses a request; Exceptions lists the deliberate differences); the
+// JSON-RPC code and text are only the presentation of the finding.
 package aos
 
 import (

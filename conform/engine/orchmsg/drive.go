@@ -200,7 +200,7 @@ func (m *member) request(r conform.Record, msg *spec.Message, typ string, id any
 		m.fail(sid, "UNAUTHORIZED", "Agent not authorized for "+typ, map[string]any{"type": typ})
 		return
 	}
-	m.handleRequest(sid, typ, msg)
+	m.handleRequest(sid, typ, msg, r.Msg)
 }
 
 // event follows the agent's events: progress 1 or an unrecoverable error on its
@@ -458,15 +458,9 @@ func later(a, b time.Time) time.Time {
 // (lint/spec/orchmsg.RequestDeadline).
 func (m *member) askUser(id string, p *spec.Payload) {
 	e := m.e
-	if p.Question.V == "" {
-		m.invalid(id, "payload.question is required", nil)
-		return
-	}
-	ms, isNum := p.Timeout.Get()
-	if p.Timeout.Has() && (!isNum || ms <= 0) {
-		m.invalid(id, "timeout must be a positive number of milliseconds", map[string]any{"timeout": p.Timeout.Any()})
-		return
-	}
+	// question is a non-empty string, timeout a number not negative
+	// (ORCH-SCHEMA-001, ORCH-PAYLOAD-004); 0 is the default timeout.
+	ms, _ := p.Timeout.Get()
 	timeout := spec.RequestDeadline("request:ask-user", ms)
 	now := time.Now()
 	q := &pending{id: id, typ: "request:ask-user", deadline: now.Add(timeout), timeout: timeout}

@@ -92,6 +92,7 @@ var cases = []engineCase{
 			timedLine{0, `{"type":"request:get-task","id":"req-1","timestamp":"2000-01-01T00:00:00Z","payload":{"taskId":"task-nope"}}`},
 			timedLine{0, `{"type":"request:query-agents","id":"req-2","timestamp":"2000-01-01T00:00:00Z","payload":{"role":"boss"}}`},
 			timedLine{0, `{"type":"request:submit-task","id":"req-3","timestamp":"2000-01-01T00:00:00Z","payload":{"type":"implementation","name":"x","dependencies":["task-nope"]}}`},
+			// Priority 9 is only ORCH-PAYLOAD-002's warning: served, ranked 5.
 			timedLine{0, `{"type":"request:submit-task","id":"req-4","timestamp":"2000-01-01T00:00:00Z","payload":{"type":"implementation","name":"x","priority":9}}`},
 			// No task type: the schema and orchmsg/requests/payload require it.
 			timedLine{0, `{"type":"request:submit-task","id":"req-4b","timestamp":"2000-01-01T00:00:00Z","payload":{"name":"x"}}`},
@@ -100,7 +101,12 @@ var cases = []engineCase{
 			timedLine{0, `{"type":"request:get-task","id":7,"timestamp":"2000-01-01T00:00:00Z","payload":{"taskId":"task-1"}}`},
 			timedLine{time.Second, `{"type":"event:progress","id":"evt-1","timestamp":"2000-01-01T00:00:01Z","payload":{"taskId":"task-1","progress":1}}`})
 	}, sent: []string{assigned, shutdown}, decisions: []string{"not-answered"},
-		errors: []string{"NOT_FOUND", "INVALID_REQUEST", "NOT_FOUND", "INVALID_REQUEST", "INVALID_REQUEST", "INVALID_REQUEST", "INVALID_REQUEST"}},
+		errors: []string{"NOT_FOUND", "INVALID_REQUEST", "NOT_FOUND", "INVALID_REQUEST", "INVALID_REQUEST", "INVALID_REQUEST"},
+		check: func(t *testing.T, r run) {
+			if !strings.Contains(string(r.transcript), `"correlationId":"req-4","timestamp":"2000-01-01T00:00:00.000Z","payload":{"task":{"dependencies":[],"id":"task-sub-001","name":"x","priority":5,`) {
+				t.Error("the submitted task of priority 9 is not answered as task-sub-001 of priority 5")
+			}
+		}},
 	{name: "submit-task", tweaks: []tweak{work(map[string]any{"work_seconds": 12, "submit": true})}, sent: []string{assigned, shutdown},
 		check: func(t *testing.T, r run) {
 			if !strings.Contains(string(r.transcript), `"payload":{"task":{"dependencies":["task-1"],"description":"Submitted by the mock agent.","id":"task-sub-001"`) {

@@ -11,6 +11,15 @@
 // virtual time, and the reference transcripts fixtures/reference/orchmsg come
 // from those runs.
 //
+// What the engine refuses (INVALID_REQUEST, INVALID_MESSAGE_TYPE) is aoplint's
+// decision, not a second copy of its rules: Refusal lints each request with
+// lint/orchmsg's rules of one message and an error under its payload (or an
+// unknown request type) refuses it; a warning never does (a priority outside
+// 1..5, ORCH-PAYLOAD-002's warning, is served, ranked at the nearest of 1..5). The engine's short
+// texts only word the finding. Exceptions lists the one deliberate difference:
+// the envelope's findings (id, timestamp, agentId) do not refuse a request the
+// engine can correlate. conform/difftest holds Answer to aoplint.
+//
 // The engine judges nothing: its decisions (answers, notifications, stops) are
 // in the transcript, with "decision" events for those that send no message, and
 // the checks (conform/checks) and aoplint judge the agent.
@@ -106,7 +115,7 @@ type Task struct {
 	RequiredRole         string         `json:"requiredRole,omitempty"`
 	RequiredCapabilities []string       `json:"requiredCapabilities,omitempty"`
 	Dependencies         []string       `json:"dependencies"`
-	Priority             int            `json:"priority,omitempty"`
+	Priority             *float64       `json:"priority,omitempty"`
 	Payload              map[string]any `json:"payload,omitempty"`
 	Result               map[string]any `json:"result,omitempty"`
 	AssignedTo           string         `json:"assignedTo,omitempty"`
@@ -223,6 +232,8 @@ type member struct {
 	timedOut   bool     // the task timeout or the idle timeout fired
 	inbox      []func() // work other members' goroutines left for this one
 	gone       bool     // its Run has returned
+	// sink takes what the engine sends in place of the agent (Answer).
+	sink func([]byte)
 }
 
 // newEngine reads the scenario: the notification payload, the assigned task
@@ -338,6 +349,10 @@ func stamp() string { return spec.FormatTime(time.Now()) }
 func (m *member) send(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
+		return
+	}
+	if m.sink != nil {
+		m.sink(b)
 		return
 	}
 	m.a.Send(b)

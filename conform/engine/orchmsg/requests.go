@@ -7,15 +7,19 @@ import (
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
 
-// handleRequest answers one of the five requests (Supported Requests). What it
-// refuses with INVALID_REQUEST is the orchestrator's answer, not aoplint's
-// verdict restated, and differs from it on purpose: a priority outside 1..5
-// is only ORCH-PAYLOAD-002's warning (the message is valid), but no task the
-// engine can rank; a request without the member the engine needs to serve it
-// (taskId, name, question) is refused whatever the schema says.
-func (m *member) handleRequest(id, typ string, msg *spec.Message) {
-	if msg.Payload.Has() && !msg.Payload.OK {
-		m.fail(id, "INVALID_REQUEST", "payload must be an object", nil)
+// handleRequest answers one of the five requests (Supported Requests), line
+// being the request as the agent wrote it. Whether the engine refuses it is
+// aoplint's decision (Refusal: an error of lint/orchmsg's rules of one message
+// refuses it, a warning does not, bar Exceptions); the handlers only serve a
+// request aoplint finds no error in, and word nothing of their own.
+func (m *member) handleRequest(id, typ string, msg *spec.Message, line []byte) {
+	code, text, details := Refusal(typ, line)
+	switch {
+	case code == "INVALID_MESSAGE_TYPE" && m.e.fault == FaultUnknownTypeInvalidRequest:
+		m.invalid(id, "Unsupported request "+typ, nil)
+		return
+	case code != "":
+		m.fail(id, code, text, details)
 		return
 	}
 	p := &msg.Payload.V // no member when absent
@@ -30,11 +34,7 @@ func (m *member) handleRequest(id, typ string, msg *spec.Message) {
 		m.getTask(id, p)
 	case "request:ask-user":
 		m.askUser(id, p)
-	default:
-		if m.e.fault == FaultUnknownTypeInvalidRequest {
-			m.invalid(id, "Unsupported request "+typ, nil)
-			return
-		}
+	default: // ORCH-TYPE-001 refuses every other type: not reached
 		m.fail(id, "INVALID_MESSAGE_TYPE", fmt.Sprintf("Unknown message type %q", typ), map[string]any{"type": typ})
 	}
 }
@@ -68,10 +68,6 @@ func (e *engine) registry() []AgentInfo {
 
 func (m *member) queryAgents(id string, p *spec.Payload) {
 	role, hasRole := p.Role.V, p.Role.Has()
-	if hasRole && (!p.Role.OK || !spec.IsRole(role)) {
-		m.invalid(id, "Invalid role specified", map[string]any{"role": p.Role.Any()})
-		return
-	}
 	status := p.Status.V
 	var caps []string
 	if cs, ok := p.Capabilities.Get(); ok {
@@ -153,13 +149,8 @@ func summary(t *Task) map[string]any {
 func (m *member) queryTasks(id string, p *spec.Payload) {
 	status, role := p.Status.V, p.RequiredRole.V
 	limit := 0
-	if p.Limit.Has() {
-		f, isNum := p.Limit.Get()
-		if !isNum || f < 1 || f != float64(int(f)) {
-			m.invalid(id, "limit must be a positive integer", map[string]any{"limit": p.Limit.Any()})
-			return
-		}
-		limit = int(f)
+	if f, ok := p.Limit.Get(); ok && f < float64(len(m.e.tasks)) {
+		limit = int(f) // a positive integer (ORCH-SCHEMA-001); none above the store's size
 	}
 	tasks := []map[string]any{}
 	ignore := m.e.fault == FaultIgnoreQueryFilters
@@ -180,11 +171,7 @@ func (m *member) queryTasks(id string, p *spec.Payload) {
 
 func (m *member) getTask(id string, p *spec.Payload) {
 	e := m.e
-	taskID, ok := p.TaskID.Get()
-	if !ok || taskID == "" {
-		m.invalid(id, "payload.taskId is required", nil)
-		return
-	}
+	taskID := p.TaskID.V // a non-empty string (ORCH-SCHEMA-001)
 	t := e.tasks[taskID]
 	if (t == nil || !m.visible(t)) && e.fault == FaultInternalErrorCodes {
 		m.fail(id, "INTERNAL_ERROR", "Task not found: "+taskID, nil)
@@ -203,29 +190,19 @@ func (m *member) getTask(id string, p *spec.Payload) {
 
 func (m *member) submitTask(id string, p *spec.Payload) {
 	e := m.e
-	name := p.Name.V
-	if name == "" || p.Type.V == "" {
-		// The task definition's type and name (schemas/orchmsg, as aoplint's
-		// ORCH-SCHEMA-001 and orchmsg/requests/payload require them).
-		m.invalid(id, "payload.type and payload.name are required", nil)
-		return
-	}
-	t := &Task{Name: name, Status: "queued", SubmittedBy: m.id, Dependencies: []string{}}
+	// type and name are non-empty strings, requiredRole a role, priority an
+	// integer (ORCH-SCHEMA-001, ORCH-PAYLOAD-002, ORCH-PAYLOAD-003).
+	t := &Task{Name: p.Name.V, Status: "queued", SubmittedBy: m.id, Dependencies: []string{}}
 	t.Type, t.Description, t.RequiredRole = p.Type.V, p.Description.V, p.RequiredRole.V
-	if t.RequiredRole != "" && !spec.IsRole(t.RequiredRole) {
-		m.invalid(id, "Invalid requiredRole specified", map[string]any{"requiredRole": t.RequiredRole})
-		return
-	}
 	if pl, ok := p.Payload.Get(); ok {
 		t.Payload = pl
 	}
-	if p.Priority.Has() {
-		f, isNum := p.Priority.Get()
-		if !isNum || f != float64(int(f)) || f < 1 || f > 5 {
-			m.invalid(id, "priority must be an integer from 1 to 5", map[string]any{"priority": p.Priority.Any()})
-			return
-		}
-		t.Priority = int(f)
+	if f, ok := p.Priority.Get(); ok {
+		// Outside 1..5 is ORCH-PAYLOAD-002's warning, not a refusal: the task
+		// is ranked at the nearest priority the orchestrator ranks (9 → 5), so
+		// what it answers stays within 1..5.
+		f = min(max(f, 1), 5)
+		t.Priority = &f
 	}
 	if cs, ok := p.RequiredCapabilities.Get(); ok {
 		for _, c := range cs {

@@ -1,0 +1,91 @@
+package difftest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	aosengine "github.com/aopkit/aopkit/conform/engine/aos"
+	"github.com/aopkit/aopkit/lint/linter"
+)
+
+// aosRequests are the JSON-RPC requests (an object with a method) of every
+// corpus: fixtures/aos, the reference transcripts, the spec corpus and the
+// upstream reference messages (../shared/reference/upstream/aos, when there),
+// a transcript record's message in place of the record.
+func aosRequests(t *testing.T) map[string][]byte {
+	msgs := map[string][]byte{}
+	add := func(where string, b []byte) {
+		var rec struct {
+			Aopkit string          `json:"aopkit"`
+			Msg    json.RawMessage `json:"msg"`
+		}
+		if json.Unmarshal(b, &rec) == nil && rec.Aopkit != "" {
+			b = rec.Msg
+		}
+		var head map[string]json.RawMessage
+		if json.Unmarshal(b, &head) != nil || head["method"] == nil {
+			return
+		}
+		msgs[where] = bytes.TrimSpace(b)
+	}
+	roots := []string{"../../fixtures/aos", "../../fixtures/reference/aos", "../../testdata/speccorpus/aos", "../../../shared/reference/upstream/aos", "/work/shared/reference/upstream/aos"}
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(path, ".golden") || strings.HasSuffix(path, ".md") {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if json.Valid(data) {
+				add(path, data)
+				return nil
+			}
+			for i, line := range bytes.Split(data, []byte("\n")) {
+				add(path+":"+strconv.Itoa(i+1), line)
+			}
+			return nil
+		})
+		if err != nil && !(os.IsNotExist(err) && strings.Contains(root, "shared")) {
+			t.Fatal(err)
+		}
+	}
+	return msgs
+}
+
+// TestAOSGuardianRefusesIffLintError: on every request of the corpora the
+// reference guardian (conform/engine/aos.Admits, the check ServeHTTP makes
+// before it decides) answers a JSON-RPC error exactly when aoplint reports an
+// error of one message in the request, modulo aosengine.Exceptions
+// (aosengine.Counts: the rules of a session aside, an error refuses unless an
+// exception answers it, any finding an exception makes refuse refuses).
+func TestAOSGuardianRefusesIffLintError(t *testing.T) {
+	admitted, refused := 0, 0
+	for where, msg := range aosRequests(t) {
+		var blocking []string
+		for _, d := range linter.LintBytes("request.json", msg, linter.Options{Protocol: "aos"}).Diagnostics {
+			if aosengine.Counts(d) {
+				blocking = append(blocking, d.Rule+" "+d.Pointer+" ("+d.Severity.String()+")")
+			}
+		}
+		ok := aosengine.Admits(msg)
+		if ok != (len(blocking) == 0) {
+			t.Errorf("%s: the guardian admits it: %v; aoplint's errors that refuse: %q", where, ok, blocking)
+		}
+		if ok {
+			admitted++
+		} else {
+			refused++
+		}
+	}
+	if admitted < 50 || refused < 20 {
+		t.Errorf("only %d admitted and %d refused requests compared", admitted, refused)
+	}
+	t.Logf("%d requests compared: %d admitted, %d refused", admitted+refused, admitted, refused)
+}

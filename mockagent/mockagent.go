@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/conform/fault"
@@ -42,6 +43,17 @@ type Env struct {
 
 // TimeSource is the agent's clock: Clock, or the real one when Clock is nil.
 func (e Env) TimeSource() clock.Clock { return clock.OrReal(e.Clock) }
+
+// Sleep waits d on the agent's clock; false when the agent must stop (ctx is
+// done, before or as d passes).
+func (e Env) Sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-e.TimeSource().After(d):
+		return ctx.Err() == nil
+	}
+}
 
 // Agent is the behaviour of the mock agent for one protocol.
 type Agent struct {

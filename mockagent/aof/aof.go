@@ -189,14 +189,7 @@ func run(ctx context.Context, env mockagent.Env, fault string) int {
 }
 
 // sleep waits d on the agent's clock; false when the agent must stop.
-func (a *agent) sleep(d time.Duration) bool {
-	select {
-	case <-a.ctx.Done():
-		return false
-	case <-a.env.Clock.After(d):
-		return a.ctx.Err() == nil
-	}
-}
+func (a *agent) sleep(d time.Duration) bool { return a.env.Sleep(a.ctx, d) }
 
 func (a *agent) now() string { return spec.FormatTime(a.env.Clock.Now()) }
 

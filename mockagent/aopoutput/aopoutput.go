@@ -103,14 +103,7 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	clk := env.Clock
 	started := clk.Now().UTC()
 	out := env.Stdout
-	sleep := func(d time.Duration) bool {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-clk.After(d):
-			return ctx.Err() == nil
-		}
-	}
+	sleep := func(d time.Duration) bool { return env.Sleep(ctx, d) }
 	task := in.Task
 	if r := []rune(task); len(r) > spec.MaxTask && fault != "task-too-long" {
 		task = string(r[:spec.MaxTask-3]) + "..."

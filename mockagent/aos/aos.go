@@ -180,14 +180,8 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	return 0
 }
 
-func (a *agent) sleep(d time.Duration) bool {
-	select {
-	case <-a.ctx.Done():
-		return false
-	case <-a.env.Clock.After(d):
-		return a.ctx.Err() == nil
-	}
-}
+// sleep waits d on the agent's clock; false when the agent must stop.
+func (a *agent) sleep(d time.Duration) bool { return a.env.Sleep(a.ctx, d) }
 
 func (a *agent) now() string { return spec.FormatTime(a.env.Clock.Now()) }
 

@@ -90,6 +90,11 @@ var subcommands = map[string]func(args []string, stdout, stderr io.Writer) error
 	"heap-profile": heapProfileCmd,
 }
 
+// usage is a subcommand's usage error: its synopsis.
+type usage string
+
+func (u usage) Error() string { return "usage: aopbench " + string(u) }
+
 type config struct {
 	work        string  // scratch directory for binaries and small files
 	big         string  // directory for the large transcripts (deleted after)
@@ -341,7 +346,7 @@ type genStats struct {
 // each lint keeps the live heap one aoplint would.
 func lintsCmd(files []string, stdout, _ io.Writer) error {
 	if len(files) == 0 {
-		return errors.New("usage: aopbench lints FILE...")
+		return usage("lints FILE...")
 	}
 	softlimit.Set(int64(len(files)) * softlimit.DefaultBase)
 	res := make([]linter.FileResult, len(files))
@@ -373,7 +378,7 @@ func floorCmd(args []string, stdout, _ io.Writer) error {
 	}
 	decode, ok := floorDecoders[decoder]
 	if len(args) != 1 || !ok {
-		return errors.New("usage: aopbench floor [-decoder encoding/json|goccy|simdjson|newline] FILE")
+		return usage("floor [-decoder encoding/json|goccy|simdjson|newline] FILE")
 	}
 	f, err := os.Open(args[0])
 	if err != nil {
@@ -425,7 +430,7 @@ var floorDecoders = map[string]func([]byte) bool{
 // run of a few milliseconds gets samples; aopbench merges many runs.
 func coldProfileCmd(args []string, _, _ io.Writer) error {
 	if len(args) != 2 {
-		return errors.New("usage: aopbench cold-profile OUT FILE")
+		return usage("cold-profile OUT FILE")
 	}
 	f, err := os.Create(args[0])
 	if err != nil {
@@ -453,7 +458,7 @@ func coldProfileCmd(args []string, _, _ io.Writer) error {
 // was largest (checked every 200 ms, after a GC): what holds memory at the peak.
 func heapProfileCmd(args []string, _, stderr io.Writer) error {
 	if len(args) != 2 {
-		return errors.New("usage: aopbench heap-profile OUT FILE")
+		return usage("heap-profile OUT FILE")
 	}
 	runtime.MemProfileRate = 64 << 10
 	done := make(chan error, 1)

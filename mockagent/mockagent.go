@@ -2,8 +2,8 @@
 // protocol, and able to break exactly one rule at a time with a named fault.
 //
 // Each protocol lives in its own subpackage (mockagent/aop2, mockagent/orchmsg, ...)
-// and registers itself with Register from an init function; mockagent/all imports
-// every subpackage so that cmd/mockagent sees them all.
+// and registers itself with Register (var Agent = mockagent.Register(...));
+// mockagent/all imports every subpackage so that cmd/mockagent sees them all.
 package mockagent
 
 import (
@@ -69,15 +69,16 @@ var (
 	agents = map[string]*Agent{}
 )
 
-// Register adds the agent of one protocol. It panics on a duplicate protocol, which
-// is a programming error caught by any test.
-func Register(a *Agent) {
+// Register adds the agent of one protocol and returns it. It panics on a
+// duplicate protocol, which is a programming error caught by any test.
+func Register(a *Agent) *Agent {
 	mu.Lock()
 	defer mu.Unlock()
 	if _, dup := agents[a.Protocol]; dup {
 		panic("mockagent: duplicate protocol " + a.Protocol)
 	}
 	agents[a.Protocol] = a
+	return a
 }
 
 // Lookup returns the agent of a protocol.

@@ -50,9 +50,7 @@ var Faults = []fault.Fault{
 }
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = &mockagent.Agent{Protocol: "aof", Faults: Faults, Run: Run}
-
-func init() { mockagent.Register(Agent) }
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aof", Faults: Faults, Run: Run})
 
 const steps = 3
 

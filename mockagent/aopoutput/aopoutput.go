@@ -45,9 +45,7 @@ var Faults = []fault.Fault{
 }
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = &mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run}
-
-func init() { mockagent.Register(Agent) }
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run})
 
 // script is the out-of-band behaviour script of an orchestrator-side scenario
 // ($AOPKIT_MOCKAGENT_SCRIPT): Metrics, when set, replaces the value of

@@ -53,9 +53,7 @@ var Faults = []fault.Fault{
 }
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = &mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run}
-
-func init() { mockagent.Register(Agent) }
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run})
 
 type script struct {
 	Task  string `json:"task"`

@@ -2,8 +2,8 @@
 // protocol, and able to break exactly one rule at a time with a named fault.
 //
 // Each protocol lives in its own subpackage (mockagent/aop2, mockagent/orchmsg, ...)
-// and registers itself with Register from an init function; mockagent/all imports
-// every subpackage so that cmd/mockagent sees them all.
+// and registers itself with Register (var Agent = mockagent.Register(...));
+// mockagent/all imports every subpackage so that cmd/mockagent sees them all.
 package mockagent
 
 import (
@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/aopkit/aopkit/conform/engine/clock"
 	"github.com/aopkit/aopkit/conform/fault"
@@ -43,6 +44,17 @@ type Env struct {
 // TimeSource is the agent's clock: Clock, or the real one when Clock is nil.
 func (e Env) TimeSource() clock.Clock { return clock.OrReal(e.Clock) }
 
+// Sleep waits d on the agent's clock; false when the agent must stop (ctx is
+// done, before or as d passes).
+func (e Env) Sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-e.TimeSource().After(d):
+		return ctx.Err() == nil
+	}
+}
+
 // Agent is the behaviour of the mock agent for one protocol.
 type Agent struct {
 	Protocol string
@@ -57,15 +69,16 @@ var (
 	agents = map[string]*Agent{}
 )
 
-// Register adds the agent of one protocol. It panics on a duplicate protocol, which
-// is a programming error caught by any test.
-func Register(a *Agent) {
+// Register adds the agent of one protocol and returns it. It panics on a
+// duplicate protocol, which is a programming error caught by any test.
+func Register(a *Agent) *Agent {
 	mu.Lock()
 	defer mu.Unlock()
 	if _, dup := agents[a.Protocol]; dup {
 		panic("mockagent: duplicate protocol " + a.Protocol)
 	}
 	agents[a.Protocol] = a
+	return a
 }
 
 // Lookup returns the agent of a protocol.

@@ -198,6 +198,14 @@ func (r aop2Reported) has(code string) bool {
 	return false
 }
 
+// got is the codes reported, as a verdict's got ("no §12 code" for none).
+func (r aop2Reported) got() string {
+	if len(r.Codes) == 0 {
+		return "no §12 code"
+	}
+	return strings.Join(r.Codes, ", ")
+}
+
 // aop2CodeReported judges whether want is among the §12 codes the orchestrator
 // reports in the EVENTs it emits: NOT-APPLICABLE when it reports none at all
 // (noCodeChannel).
@@ -209,11 +217,7 @@ func aop2CodeReported(s *conform.Session, want, what string) conform.Outcome {
 	if r.has(want) {
 		return conform.Passf("%s reported (%s)", want, strings.Join(r.Codes, ", ")).At(r.Seqs...)
 	}
-	got := "no §12 code"
-	if len(r.Codes) > 0 {
-		got = strings.Join(r.Codes, ", ")
-	}
-	return conform.Mismatch(fmt.Sprintf("%s, but the orchestrator's EVENTs do not report %s (§12)", what, want), want+" in the SESSION_FINAL_REPORT (or another EVENT's codes)", got).At(r.Seqs...)
+	return conform.Mismatch(fmt.Sprintf("%s, but the orchestrator's EVENTs do not report %s (§12)", what, want), want+" in the SESSION_FINAL_REPORT (or another EVENT's codes)", r.got()).At(r.Seqs...)
 }
 
 // aop2ResponseVersion is the aop_version and final_signal of the first RESPONSE
@@ -339,11 +343,7 @@ func aop2HardLimitRejected(s *conform.Session) conform.Outcome {
 	}
 	r := aop2ReportedOf(s)
 	if r.Any && !r.has("E_CONTEXT_OVERFLOW") {
-		got := "no §12 code"
-		if len(r.Codes) > 0 {
-			got = strings.Join(r.Codes, ", ")
-		}
-		return conform.Mismatch("the TASK over a HARD limit was rejected, but the orchestrator's EVENTs do not report E_CONTEXT_OVERFLOW (§4)", "E_CONTEXT_OVERFLOW", got).At(r.Seqs...)
+		return conform.Mismatch("the TASK over a HARD limit was rejected, but the orchestrator's EVENTs do not report E_CONTEXT_OVERFLOW (§4)", "E_CONTEXT_OVERFLOW", r.got()).At(r.Seqs...)
 	}
 	return conform.Passf("the TASK over a HARD limit (%s) was not dispatched", hard[0]).At(r.Seqs...)
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/aopkit/aopkit/lint"
+	"github.com/aopkit/aopkit/lint/internal/seqgroup"
 	"github.com/aopkit/aopkit/lint/jsonread"
 	"github.com/aopkit/aopkit/lint/linter"
 )
@@ -123,20 +124,20 @@ func TestDetect(t *testing.T) {
 
 // TestTableCap: sequence state is bounded; the cap is reported once.
 func TestTableCap(t *testing.T) {
-	var tb table[int]
+	tb := seqgroup.NewTable[int](MaxTasks, nil)
 	hits := 0
 	for i := 0; i < 3*MaxTasks; i++ {
-		if tb.put(fmt.Sprint(i), i) {
+		if tb.Put(fmt.Sprint(i), i) {
 			hits++
 		}
 		if i%3 == 0 {
-			tb.del(fmt.Sprint(i - 1))
+			tb.Delete(fmt.Sprint(i - 1))
 		}
 	}
-	if tb.len() > MaxTasks || hits != 1 || len(tb.b.Order()) > 4*MaxTasks+1 {
-		t.Errorf("size %d, order %d, hits %d", tb.len(), len(tb.b.Order()), hits)
+	if tb.Len() > MaxTasks || hits != 1 || len(tb.Order()) > 4*MaxTasks+1 {
+		t.Errorf("size %d, order %d, hits %d", tb.Len(), len(tb.Order()), hits)
 	}
-	if _, ok := tb.get(fmt.Sprint(3*MaxTasks - 1)); !ok {
+	if _, ok := tb.Get(fmt.Sprint(3*MaxTasks - 1)); !ok {
 		t.Error("the newest key was dropped")
 	}
 }
@@ -155,8 +156,8 @@ func TestCheckerBounded(t *testing.T) {
 		c.Observe(p)
 		capped += len(p.Diagnostics())
 	}
-	if c.tasks.len() > MaxTasks || capped != 1 {
-		t.Errorf("tasks %d, cap diagnostics %d", c.tasks.len(), capped)
+	if c.tasks.Len() > MaxTasks || capped != 1 {
+		t.Errorf("tasks %d, cap diagnostics %d", c.tasks.Len(), capped)
 	}
 }
 
@@ -238,26 +239,5 @@ func TestJSLenCountsUTF16Units(t *testing.T) {
 		if jsLen(s) > len(s) {
 			t.Fatalf("jsLen(%q) = %d, over its %d bytes", s, jsLen(s), len(s))
 		}
-	}
-}
-
-// TestTableRelease: a released table is empty, and a table that takes its
-// buffers from the pool starts empty (nothing of the last session stays).
-func TestTableRelease(t *testing.T) {
-	pool := &tablePool[int]{}
-	a := table[int]{pool: pool}
-	a.put("x", 1)
-	a.release()
-	if _, ok := a.get("x"); ok || a.len() != 0 || len(a.keys()) != 0 {
-		t.Fatal("a released table still holds its entries")
-	}
-	b := table[int]{pool: pool}
-	b.put("y", 2)
-	if _, ok := b.get("x"); ok || b.len() != 1 {
-		t.Errorf("a table from the pool holds old entries (len %d)", b.len())
-	}
-	a.put("z", 3) // used after release: new buffers
-	if v, ok := a.get("z"); !ok || v != 3 {
-		t.Error("put after release lost")
 	}
 }

@@ -14,94 +14,25 @@ import (
 // oldest task's state is dropped (and the checker says so once).
 const MaxTasks = 4096
 
-// table is a map with a cap, dropping its oldest key when full.
-//
-// Its keys are kept past the message they came from: they must be owned (the
-// view's task is). With a pool, its entries and queue come from the pool on the
-// first put and go back when the checker finishes (release), so the many short
-// sessions of a transcript reuse them.
-type table[V any] struct {
-	b    *seqgroup.Bounded[V] // nil until the first put, and after release
-	hit  bool                 // the cap was hit (reported once)
-	pool *tablePool[V]        // nil: no reuse
-}
-
-// tablePool keeps the buffers of released tables of one value type.
-type tablePool[V any] = seqgroup.BoundedPool[V]
+// table is a sequence checker's state by task, at most MaxTasks entries (the
+// oldest dropped, and the checker says so once); its keys, the view's task,
+// are owned.
+type table[V any] = seqgroup.Table[V]
 
 // The pools of the sequence checkers' tables.
 var (
-	handoffTables    tablePool[*handoffState]
-	witnessTables    tablePool[lint.Related]
-	statusTables     tablePool[*taskStatus]
-	completionTables tablePool[completionState]
-	runTables        tablePool[*runState]
-	heartbeatTables  tablePool[*heartbeat]
+	handoffTables    seqgroup.BoundedPool[*handoffState]
+	witnessTables    seqgroup.BoundedPool[lint.Related]
+	statusTables     seqgroup.BoundedPool[*taskStatus]
+	completionTables seqgroup.BoundedPool[completionState]
+	runTables        seqgroup.BoundedPool[*runState]
+	heartbeatTables  seqgroup.BoundedPool[*heartbeat]
 )
 
-func (t *table[V]) get(k string) (V, bool) {
-	if t.b == nil {
-		var zero V
-		return zero, false
-	}
-	return t.b.Get(k)
-}
-
-// put stores v under k (owned) and reports whether the cap was hit for the
-// first time.
-func (t *table[V]) put(k string, v V) bool {
-	if t.b == nil {
-		if t.pool != nil {
-			t.b = t.pool.Get()
-		} else {
-			t.b = &seqgroup.Bounded[V]{}
-		}
-	}
-	if t.b.Put(k, v, MaxTasks) && !t.hit {
-		t.hit = true
-		return true
-	}
-	return false
-}
-
-func (t *table[V]) del(k string) {
-	if t.b != nil {
-		t.b.Delete(k)
-	}
-}
-
-// len is the number of entries.
-func (t *table[V]) len() int {
-	if t.b == nil {
-		return 0
-	}
-	return t.b.Len()
-}
-
-// release empties the table and gives its buffers back to its pool (from a
-// checker's Finish, or from reset). Queues grown past a few times the usual
-// session are dropped (BoundedPool.Release).
-func (t *table[V]) release() {
-	if t.b != nil && t.pool != nil {
-		t.pool.Release(t.b)
-	}
-	t.b = nil
-}
-
-// reset releases the table and forgets that its cap was hit: it starts over as
-// a new table of the same pool (a checker's state starting over).
-func (t *table[V]) reset() {
-	t.release()
-	*t = table[V]{pool: t.pool}
-}
-
-// keys returns the keys in sorted order.
-func (t *table[V]) keys() []string {
-	if t.b == nil {
-		return nil
-	}
-	ks := make([]string, 0, t.b.Len())
-	t.b.Each(func(k string, _ V) { ks = append(ks, k) })
+// sortedKeys returns the keys of t in sorted order.
+func sortedKeys[V any](t *table[V]) []string {
+	ks := make([]string, 0, t.Len())
+	t.Each(func(k string, _ V) { ks = append(ks, k) })
 	sort.Strings(ks)
 	return ks
 }

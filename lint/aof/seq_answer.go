@@ -37,16 +37,16 @@ func (c *answerChecker) Observe(p *lint.Pass) {
 		if v.kind == KindHandoffInput {
 			to = m.Node("/toAgent").String()
 		}
-		st, ok := c.requests.get(v.task)
+		st, ok := c.requests.Get(v.task)
 		if !ok {
 			st = &handoffState{}
 		}
 		st.request, st.toAgent = lint.Witness(m, "/taskId", "the "+v.kind+" delegating "+v.task+" to "+to), c.views.own(to)
-		if c.requests.put(v.task, st) {
+		if c.requests.Put(v.task, st) {
 			reportCap(p)
 		}
 	case KindHandoffAccepted, KindHandoffRejected:
-		st, ok := c.requests.get(v.task)
+		st, ok := c.requests.Get(v.task)
 		if !ok {
 			text := v.kind + " for " + v.task + " answers no handoff.request: no earlier handoff.request (or inputs/handoff.json) delegated that task; " +
 				"the child answers the handoff it received"
@@ -77,5 +77,5 @@ func (c *answerChecker) Finish(p *lint.Pass) {
 	if c.pending != nil && c.seen > 1 {
 		p.ReportAtf(p.Rule.Severity, *c.pending, nil, "%s", c.pendText)
 	}
-	c.requests.release()
+	c.requests.Release()
 }

@@ -29,10 +29,10 @@ type artifactChecker struct {
 }
 
 func (c *artifactChecker) state(p *lint.Pass, task string) *runState {
-	st, ok := c.runs.get(task)
+	st, ok := c.runs.Get(task)
 	if !ok {
 		st = &runState{}
-		if c.runs.put(task, st) {
+		if c.runs.Put(task, st) {
 			reportCap(p)
 		}
 	}
@@ -72,11 +72,11 @@ func (c *artifactChecker) observeView(p *lint.Pass, v *view) {
 		st.started, _ = timeOf(m.Node("/startedAt"))
 		w := lint.Witness(m, "/agentId", "run.json: "+v.task+" leased to "+v.from)
 		st.run = &w
-		if prev, ok := c.runs.get(v.task); ok && prev.run == nil {
+		if prev, ok := c.runs.Get(v.task); ok && prev.run == nil {
 			// artifacts seen before the run: compare them now
 			st.completion, st.compOut, st.compFrom = prev.completion, prev.compOut, prev.compFrom
 		}
-		if c.runs.put(v.task, st) {
+		if c.runs.Put(v.task, st) {
 			reportCap(p)
 		}
 	case KindHeartbeat:
@@ -131,4 +131,4 @@ func (c *artifactChecker) observeView(p *lint.Pass, v *view) {
 	}
 }
 
-func (c *artifactChecker) Finish(p *lint.Pass) { c.runs.release() }
+func (c *artifactChecker) Finish(p *lint.Pass) { c.runs.Release() }

@@ -23,19 +23,19 @@ func (c *completionChecker) observeView(p *lint.Pass, v *view) {
 	m := p.Msg
 	switch v.kind {
 	case KindRun:
-		c.done.del(v.task)
+		c.done.Delete(v.task)
 	case KindStatusUpdate:
 		if s := m.Node("/payload/status").String(); s == "in-progress" || s == "ready" {
-			c.done.del(v.task)
+			c.done.Delete(v.task)
 		}
 	case KindCompletion:
 		outcome := m.Node("/payload/outcome").String()
 		if outcome == "" {
 			return
 		}
-		prev, ok := c.done.get(v.task)
+		prev, ok := c.done.Get(v.task)
 		if !ok {
-			if c.done.put(v.task, completionState{c.views.own(outcome), lint.Witness(m, "/payload/outcome", "the first completion.report for "+v.task+", outcome "+outcome)}) {
+			if c.done.Put(v.task, completionState{c.views.own(outcome), lint.Witness(m, "/payload/outcome", "the first completion.report for "+v.task+", outcome "+outcome)}) {
 				reportCap(p)
 			}
 			return
@@ -51,4 +51,4 @@ func (c *completionChecker) observeView(p *lint.Pass, v *view) {
 	}
 }
 
-func (c *completionChecker) Finish(p *lint.Pass) { c.done.release() }
+func (c *completionChecker) Finish(p *lint.Pass) { c.done.Release() }

@@ -25,7 +25,7 @@ func (c *delegationChecker) observeView(p *lint.Pass, v *view) {
 	case KindRun:
 		// the engine records a delegated child's depth in run.json metadata
 		if d, ok := m.Node("/metadata/delegationDepth").Int(); ok && spec.NestedDelegation(d) {
-			if c.children.put(v.task, lint.Witness(m, "/metadata/delegationDepth", fmt.Sprintf("run.json: %s is a delegated child (delegationDepth %d)", v.task, d))) {
+			if c.children.Put(v.task, lint.Witness(m, "/metadata/delegationDepth", fmt.Sprintf("run.json: %s is a delegated child (delegationDepth %d)", v.task, d))) {
 				reportCap(p)
 			}
 		}
@@ -41,15 +41,15 @@ func (c *delegationChecker) observeView(p *lint.Pass, v *view) {
 	if parent == "" {
 		return
 	}
-	if w, ok := c.children.get(parent); ok && parent != v.task {
+	if w, ok := c.children.Get(parent); ok && parent != v.task {
 		p.ReportRelatedf(p.Rule.Severity, parentPtr, []lint.Related{w},
 			"nested delegation: parent task %s is itself a delegated child (%s), so %s would have delegation depth 2; "+
 				"depth is at most 1 and the router rejects this handoff with nested_delegation", parent, where(p, w), v.task)
 		return
 	}
-	if c.children.put(v.task, lint.Witness(m, parentPtr, "the handoff that made "+v.task+" a delegated child of "+parent)) {
+	if c.children.Put(v.task, lint.Witness(m, parentPtr, "the handoff that made "+v.task+" a delegated child of "+parent)) {
 		reportCap(p)
 	}
 }
 
-func (c *delegationChecker) Finish(p *lint.Pass) { c.children.release() }
+func (c *delegationChecker) Finish(p *lint.Pass) { c.children.Release() }

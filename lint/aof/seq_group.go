@@ -81,25 +81,25 @@ func (vm *viewMemo) forget() { vm.m, vm.v, vm.ok = nil, view{}, false }
 // groupRules lists the group's rules with the checker of each.
 var groupRules = []seqgroup.Entry[viewMemo]{
 	{Rule: SeqDelegation, Make: func(vm *viewMemo) lint.Checker {
-		return &delegationChecker{views: vm, children: table[lint.Related]{pool: &witnessTables}}
+		return &delegationChecker{views: vm, children: seqgroup.NewTable(MaxTasks, &witnessTables)}
 	}},
 	{Rule: SeqAnswer, Make: func(vm *viewMemo) lint.Checker {
-		return &answerChecker{views: vm, requests: table[*handoffState]{pool: &handoffTables}}
+		return &answerChecker{views: vm, requests: seqgroup.NewTable(MaxTasks, &handoffTables)}
 	}},
 	{Rule: SeqTransition, Make: func(vm *viewMemo) lint.Checker {
-		return &transitionChecker{views: vm, tasks: table[*taskStatus]{pool: &statusTables}}
+		return &transitionChecker{views: vm, tasks: seqgroup.NewTable(MaxTasks, &statusTables)}
 	}},
 	{Rule: SeqCompletion, Make: func(vm *viewMemo) lint.Checker {
-		return &completionChecker{views: vm, done: table[completionState]{pool: &completionTables}}
+		return &completionChecker{views: vm, done: seqgroup.NewTable(MaxTasks, &completionTables)}
 	}},
 	{Rule: SeqArtifacts, Make: func(vm *viewMemo) lint.Checker {
-		return &artifactChecker{views: vm, runs: table[*runState]{pool: &runTables}}
+		return &artifactChecker{views: vm, runs: seqgroup.NewTable(MaxTasks, &runTables)}
 	}},
 	{Rule: SeqNoCompletion, Make: func(vm *viewMemo) lint.Checker {
-		return &noCompletionChecker{views: vm, active: table[lint.Related]{pool: &witnessTables}}
+		return &noCompletionChecker{views: vm, active: seqgroup.NewTable(MaxTasks, &witnessTables)}
 	}},
 	{Rule: SeqStale, Make: func(vm *viewMemo) lint.Checker {
-		return &staleChecker{views: vm, beats: table[*heartbeat]{pool: &heartbeatTables}}
+		return &staleChecker{views: vm, beats: seqgroup.NewTable(MaxTasks, &heartbeatTables)}
 	}},
 }
 

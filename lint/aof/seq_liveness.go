@@ -19,12 +19,12 @@ type noCompletionChecker struct {
 func (c *noCompletionChecker) Observe(p *lint.Pass) {
 	m := p.Msg
 	if m.Kind == "harness:agent-exit" {
-		for _, task := range c.active.keys() {
-			w, _ := c.active.get(task)
+		for _, task := range sortedKeys(&c.active) {
+			w, _ := c.active.Get(task)
 			p.ReportAtf(p.Rule.Severity, w, nil, "the agent exited without a completion.report for %s: send one before the session ends, even with outcome partial or blocked; "+
 				"otherwise the task stays in progress until its heartbeat is stale and is reclaimed", task)
 		}
-		c.active.reset()
+		c.active.Reset()
 		return
 	}
 	v, ok := c.views.of(m)
@@ -36,15 +36,15 @@ func (c *noCompletionChecker) Observe(p *lint.Pass) {
 		if v.kind != KindRun && (m.From == "orchestrator" || m.From == "harness") {
 			return // the other side (a child agent the harness plays), not the agent under test
 		}
-		if c.active.put(v.task, lint.Witness(m, "/taskId", "")) {
+		if c.active.Put(v.task, lint.Witness(m, "/taskId", "")) {
 			reportCap(p)
 		}
 	case KindCompletion, KindRunResult, KindHandoffRejected:
-		c.active.del(v.task)
+		c.active.Delete(v.task)
 	}
 }
 
-func (c *noCompletionChecker) Finish(p *lint.Pass) { c.active.release() }
+func (c *noCompletionChecker) Finish(p *lint.Pass) { c.active.Release() }
 
 // SeqStale: the heartbeat expired while the run was alive.
 var SeqStale = ruleDocs.Rule(lint.Rule{ID: "AOF-SEQ-007", Protocol: "aof", Severity: lint.Error})
@@ -65,8 +65,8 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 	m := p.Msg
 	switch m.Kind {
 	case "harness:timers-start":
-		for _, task := range c.beats.keys() {
-			if hb, _ := c.beats.get(task); hb.lease > 0 && !m.At.IsZero() {
+		for _, task := range sortedKeys(&c.beats) {
+			if hb, _ := c.beats.Get(task); hb.lease > 0 && !m.At.IsZero() {
 				hb.expires = spec.ExpiresAt(m.At, hb.lease)
 			}
 		}
@@ -75,8 +75,8 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 		if m.At.IsZero() {
 			return
 		}
-		for _, task := range c.beats.keys() {
-			hb, _ := c.beats.get(task)
+		for _, task := range sortedKeys(&c.beats) {
+			hb, _ := c.beats.Get(task)
 			if !hb.reported && spec.Stale(hb.expires, m.At) {
 				hb.reported = true
 				p.ReportAtf(p.Rule.Severity, hb.at, nil, "the heartbeat of %s expired at %s and the agent was still running when the harness stopped it (%s at %s): "+
@@ -103,13 +103,13 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 				hb.lease = exp.Sub(last)
 			}
 		}
-		if c.beats.put(v.task, hb) {
+		if c.beats.Put(v.task, hb) {
 			reportCap(p)
 		}
 	case KindCompletion, KindRunResult:
-		c.beats.del(v.task)
+		c.beats.Delete(v.task)
 	case KindStatusUpdate, KindHandoffRequest, KindHandoffAccepted, KindHandoffRejected:
-		hb, ok := c.beats.get(v.task)
+		hb, ok := c.beats.Get(v.task)
 		if !ok || hb.reported {
 			return
 		}
@@ -128,6 +128,6 @@ func (c *staleChecker) Observe(p *lint.Pass) {
 	}
 }
 
-func (c *staleChecker) Finish(p *lint.Pass) { c.beats.release() }
+func (c *staleChecker) Finish(p *lint.Pass) { c.beats.Release() }
 
 func fmtTime(t time.Time) string { return spec.FormatTime(t) }

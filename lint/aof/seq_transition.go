@@ -50,10 +50,10 @@ type transitionChecker struct {
 }
 
 func (c *transitionChecker) set(p *lint.Pass, task, status string, w lint.Related, why [7]string) {
-	st, ok := c.tasks.get(task)
+	st, ok := c.tasks.Get(task)
 	if !ok {
 		st = &taskStatus{}
-		if c.tasks.put(task, st) {
+		if c.tasks.Put(task, st) {
 			reportCap(p)
 		}
 	}
@@ -73,14 +73,14 @@ func (c *transitionChecker) observeView(p *lint.Pass, v *view) {
 		base := payloadBase(v.kind)
 		outcome := m.Node(base + "/outcome").String()
 		if t := completionTarget(outcome); t != "" {
-			if st, ok := c.tasks.get(v.task); ok && st.status == "done" {
+			if st, ok := c.tasks.Get(v.task); ok && st.status == "done" {
 				return // completion on a done task is a no-op
 			}
 			c.set(p, v.task, t, lint.Witness(m, base+"/outcome", ""), [7]string{v.kind, " outcome ", c.views.own(outcome), " moved ", v.task, " to ", t})
 		}
 	case KindStatusUpdate:
 		target := m.Node("/payload/status").String()
-		st, known := c.tasks.get(v.task)
+		st, known := c.tasks.Get(v.task)
 		if !isTaskStatus(target) && target != "cancelled" {
 			if !known {
 				// an agent reporting on a task works on it: in progress unless known otherwise
@@ -108,4 +108,4 @@ func (c *transitionChecker) observeView(p *lint.Pass, v *view) {
 	}
 }
 
-func (c *transitionChecker) Finish(p *lint.Pass) { c.tasks.release() }
+func (c *transitionChecker) Finish(p *lint.Pass) { c.tasks.Release() }

@@ -157,7 +157,7 @@ func (c *checker) observe(p *lint.Pass) {
 		// The harness withheld this request's answer on purpose (a stalled
 		// guardian): no answer is due.
 		if key, ok := idKey(m.Root.Path("detail", "id")); ok {
-			c.st.open.del(key)
+			c.st.open.Delete(key)
 		}
 		return
 	}
@@ -255,10 +255,10 @@ func (c *checker) request(m *lint.Message, v *view) {
 	}
 
 	// AOS-SEQ-008: a re-sent request after modify carries the modified payload.
-	if !r.subject.none() && st.mods.len() > 0 {
+	if !r.subject.none() && st.mods.Len() > 0 {
 		subj := r.subject.String()
-		if mod, ok := st.mods.get(subj); ok {
-			st.mods.del(subj)
+		if mod, ok := st.mods.Get(subj); ok {
+			st.mods.Delete(subj)
 			if mod.method == method && mod.payload != payload(root) {
 				c.report(SeqIgnoredModify, "/params", c.rels(mod.w), "after the guardian's modify, the agent sent this %s again without the modification: its params differ from modifiedRequest's; proceed with modifiedRequest", method)
 			}
@@ -268,7 +268,7 @@ func (c *checker) request(m *lint.Message, v *view) {
 	// AOS-SEQ-011: id reused while unanswered.
 	resent := false
 	if hasKey {
-		if old, ok := st.open.get(key); ok {
+		if old, ok := st.open.Get(key); ok {
 			resent = true
 			c.report(SeqDuplicateRequestID, "/id", c.rels(old.w), "request id %s is already used by an unanswered %s request; give every request its own id", idText(root.Get("id")), old.method)
 		}
@@ -277,7 +277,7 @@ func (c *checker) request(m *lint.Message, v *view) {
 	switch method {
 	case "steps/toolCallRequest":
 		if e := r.execID; e != "" {
-			if old, ok := st.tools.get(e); ok {
+			if old, ok := st.tools.Get(e); ok {
 				retry := old.decision == "modify" || old.decision == "error"
 				if !retry {
 					c.report(SeqDuplicateExecution, "/params/toolCallRequest/executionId", c.rels(old.w), "executionId %q was already used by an earlier tool call; give every tool call its own executionId", e)
@@ -285,7 +285,7 @@ func (c *checker) request(m *lint.Message, v *view) {
 			}
 			tc := &toolCall{w: c.markNode(m, eN, "/params/toolCallRequest/executionId", markTool, e, ""), reqKey: key}
 			tc.call = sigOf(m, params.Get("toolCallRequest"))
-			c.capped(st.tools.put(e, tc), "tool calls", SeqUnknownExecution, toolRules)
+			c.capped(st.tools.Put(e, tc), "tool calls", SeqUnknownExecution, toolRules)
 		}
 	case "steps/toolCallResult":
 		e := params.Get("executionId").String()
@@ -301,7 +301,7 @@ func (c *checker) request(m *lint.Message, v *view) {
 
 	// AOS-SEQ-016: agentTrigger opens its session.
 	if ctx.Has("session") {
-		if first, seen := st.firstStep.get(sessionID); seen && method == "steps/agentTrigger" {
+		if first, seen := st.firstStep.Get(sessionID); seen && method == "steps/agentTrigger" {
 			c.report(SeqTriggerFirst, "/method", c.rels(first), "steps/agentTrigger comes after other steps of session %q; the trigger is the first step of a session (§4.1)", sessionID)
 		} else if !seen {
 			sid := own(sessionID)
@@ -309,7 +309,7 @@ func (c *checker) request(m *lint.Message, v *view) {
 			if at == nil {
 				at = root // where mark's walk of /method stops
 			}
-			c.capped(st.firstStep.put(sid, c.markNode(m, at, "/method", markFirst, sid, "")), "sessions", SeqTriggerFirst, SeqTriggerFirst.ID)
+			c.capped(st.firstStep.Put(sid, c.markNode(m, at, "/method", markFirst, sid, "")), "sessions", SeqTriggerFirst, SeqTriggerFirst.ID)
 		}
 	}
 
@@ -317,11 +317,11 @@ func (c *checker) request(m *lint.Message, v *view) {
 	if method == "steps/message" {
 		if mid := params.Path("message", "id"); mid.IsString() {
 			k := sessionID + "\x00" + mid.Str
-			if old, ok := st.msgIDs.get(k); ok && !c.isRetry(old.reqKey, method) {
+			if old, ok := st.msgIDs.Get(k); ok && !c.isRetry(old.reqKey, method) {
 				c.report(SeqMessageID, "/params/message/id", c.rels(old.w), "message id %q is already used in session %q; a unique identifier must be provided for messages in the same session (§3.3)", mid.Str, sessionID)
 			}
 			w := c.markNode(m, mid, "/params/message/id", markMessage, suffix(k, mid.Str), "")
-			c.capped(st.msgIDs.put(k, step{w: w, method: method, reqKey: key}), "message ids", SeqMessageID, SeqMessageID.ID)
+			c.capped(st.msgIDs.Put(k, step{w: w, method: method, reqKey: key}), "message ids", SeqMessageID, SeqMessageID.ID)
 		}
 	}
 	if stepKey != "" {
@@ -329,42 +329,42 @@ func (c *checker) request(m *lint.Message, v *view) {
 		if method == "steps/toolCallResult" {
 			execID = own(params.Get("executionId").String())
 		}
-		if old, ok := st.steps.get(stepKey); ok {
+		if old, ok := st.steps.Get(stepKey); ok {
 			sameCall := old.method == "steps/toolCallRequest" && method == "steps/toolCallResult" && old.execID != "" && old.execID == execID
 			if !sameCall && !c.isRetry(old.reqKey, method) {
 				c.report(SeqStepID, "/params/context/stepId", c.rels(old.w), "stepId %q is already used in turn %q by a %s step; a step id is unique in its turn (§3.8)", sid.Str, ctx.Get("turnId").String(), old.method)
 			}
 		}
-		c.capped(st.steps.put(stepKey, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, suffix(stepKey, sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
+		c.capped(st.steps.Put(stepKey, step{w: c.markNode(m, sid, "/params/context/stepId", markStep, method, suffix(stepKey, sid.Str)), method: method, execID: execID, reqKey: key}), "step ids", SeqStepID, SeqStepID.ID)
 	}
 
 	if hasKey {
-		st.done.del(key) // the id now names this request
+		st.done.Delete(key) // the id now names this request
 		if resent {
 			// Queued again: the request is now the latest open one, the
 			// one latestOpen finds (§3.12.2).
-			st.open.del(key)
+			st.open.Delete(key)
 		}
-		c.capped(st.open.put(key, r), "unanswered requests", SeqUnknownResponse, requestRules)
+		c.capped(st.open.Put(key, r), "unanswered requests", SeqUnknownResponse, requestRules)
 	}
 }
 
 // isRetry reports whether the earlier request (its id key) of the same method was
 // answered with modify or an error, so re-sending it is expected.
 func (c *checker) isRetry(reqKey, method string) bool {
-	old, ok := c.st.done.get(reqKey)
+	old, ok := c.st.done.Get(reqKey)
 	return ok && old.method == method && (old.decision == "modify" || old.decision == "error")
 }
 
 // unanswered reports whether the request with id key reqKey is still open.
 func (c *checker) unanswered(reqKey string) bool {
-	_, ok := c.st.open.get(reqKey)
+	_, ok := c.st.open.Get(reqKey)
 	return ok
 }
 
 func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 	st := c.st
-	tc, ok := st.tools.get(e)
+	tc, ok := st.tools.Get(e)
 	if !ok {
 		if tc, ok = c.lookupTool(e); !ok {
 			c.report(SeqUnknownExecution, ptr, nil, "executionId %q matches no earlier steps/toolCallRequest: announce every tool call to the guardian before running it (§4.6)", e)
@@ -391,9 +391,9 @@ func (c *checker) toolResult(m *lint.Message, e, ptr string) {
 
 // close moves an answered request from the open table to the answered one.
 func (c *checker) close(req *request, answer mark, decision string) {
-	c.st.open.del(req.key)
+	c.st.open.Delete(req.key)
 	req.answer, req.decision = answer, decision
-	c.capped(c.st.done.put(req.key, req), "answered requests", SeqAnsweredTwice, requestRules)
+	c.capped(c.st.done.Put(req.key, req), "answered requests", SeqAnsweredTwice, requestRules)
 }
 
 // response follows the response m, whose root's members are v's.
@@ -415,9 +415,9 @@ func (c *checker) response(m *lint.Message, v *view) {
 		}
 		return // AOS-RPC-002 reports a bad id itself
 	}
-	req, found := st.open.get(key)
+	req, found := st.open.Get(key)
 	if !found {
-		if done, ok := st.done.get(key); ok {
+		if done, ok := st.done.Get(key); ok {
 			c.report(SeqAnsweredTwice, "/id", c.rels(done.w, done.answer), "request %s was already answered; each request gets exactly one response", idText(idN))
 			return
 		}
@@ -428,7 +428,7 @@ func (c *checker) response(m *lint.Message, v *view) {
 			}
 			return
 		}
-		if st.open.full || st.done.full {
+		if st.open.Full() || st.done.Full() {
 			// The tables have forgotten requests past MaxTracked (the info
 			// note): this may answer one of them. Not judged.
 			return
@@ -484,27 +484,27 @@ func (c *checker) answer(m *lint.Message, res *jsonread.Node, req *request, answ
 		return d
 	}
 	if req.method == "steps/toolCallRequest" {
-		if tc, ok := st.tools.get(req.execID); ok {
+		if tc, ok := st.tools.Get(req.execID); ok {
 			tc.modCall = sigOf(m, mr.Path("params", "toolCallRequest"))
 			if ne := mr.Path("params", "toolCallRequest", "executionId").String(); ne != "" && ne != req.execID {
 				tc.modifiedExec = own(ne)
 				st.modified++
 				tc.modSeq = st.modified
-				st.modExecs.put(tc.modifiedExec, tc) // no capped note: a miss past the bound searches the tools table
+				st.modExecs.Put(tc.modifiedExec, tc) // no capped note: a miss past the bound searches the tools table
 			}
 		}
 	}
 	if subj := req.subject.String(); subj != "" {
-		c.capped(st.mods.put(subj, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications", SeqIgnoredModify, SeqIgnoredModify.ID)
+		c.capped(st.mods.Put(subj, modification{w: dw, method: req.method, payload: payload(mr)}), "pending modifications", SeqIgnoredModify, SeqIgnoredModify.ID)
 	}
 	return d
 }
 
 // latestOpen returns the most recent unanswered request.
 func (c *checker) latestOpen() *request {
-	o := c.st.open.keys()
+	o := c.st.open.Order()
 	for i := len(o) - 1; i >= 0; i-- {
-		if r, ok := c.st.open.get(o[i]); ok {
+		if r, ok := c.st.open.Get(o[i]); ok {
 			return r
 		}
 	}
@@ -514,7 +514,7 @@ func (c *checker) latestOpen() *request {
 // lookupTool finds the tool call of an executionId, or the one the guardian
 // modified into it (of several, the latest modified: the modification in force).
 func (c *checker) lookupTool(e string) (*toolCall, bool) {
-	if tc, ok := c.st.tools.get(e); ok {
+	if tc, ok := c.st.tools.Get(e); ok {
 		return tc, true
 	}
 	if e == "" || c.st.modified == 0 {
@@ -524,16 +524,16 @@ func (c *checker) lookupTool(e string) (*toolCall, bool) {
 	// still in the tools table with that modifiedExec. Else (it was replaced by
 	// a re-sent request, modified again, or forgotten; or e is not in modExecs
 	// because modExecs forgot it) an older one may be: search the table.
-	if tc, ok := c.st.modExecs.get(e); ok {
-		if t, live := c.st.tools.get(tc.w.a); live && t == tc && tc.modifiedExec == e {
+	if tc, ok := c.st.modExecs.Get(e); ok {
+		if t, live := c.st.tools.Get(tc.w.a); live && t == tc && tc.modifiedExec == e {
 			return tc, true
 		}
-	} else if !c.st.modExecs.full {
+	} else if !c.st.modExecs.Full() {
 		return nil, false // no tool call was modified into e
 	}
 	var found *toolCall
-	for _, k := range c.st.tools.keys() {
-		if t, live := c.st.tools.get(k); live && t.modifiedExec == e && (found == nil || t.modSeq > found.modSeq) {
+	for _, k := range c.st.tools.Order() {
+		if t, live := c.st.tools.Get(k); live && t.modifiedExec == e && (found == nil || t.modSeq > found.modSeq) {
 			found = t
 		}
 	}
@@ -571,7 +571,7 @@ func (c *checker) setTool(req *request, decision string, w mark) {
 	if req.method != "steps/toolCallRequest" || req.execID == "" {
 		return
 	}
-	if tc, ok := c.st.tools.get(req.execID); ok {
+	if tc, ok := c.st.tools.Get(req.execID); ok {
 		tc.decision, tc.decisionW = decision, w
 	}
 }
@@ -583,8 +583,8 @@ func (c *checker) Finish(p *lint.Pass) {
 	}
 	var open []lint.Related
 	seen := map[string]bool{} // a key answered and reused is twice in the order
-	for _, k := range c.st.open.keys() {
-		if r, ok := c.st.open.get(k); ok && !seen[k] {
+	for _, k := range c.st.open.Order() {
+		if r, ok := c.st.open.Get(k); ok && !seen[k] {
 			seen[k] = true
 			open = append(open, c.rel(r.w))
 		}

@@ -19,93 +19,22 @@ import (
 // forgotten, once reported as info.
 const MaxTracked = 4096
 
-// bounded is a map that forgets its oldest keys past a capacity.
-//
-// Its keys are kept past the message they came from: they must be owned (built
-// by concatenation, or copied with own), never strings into the message's line.
-// Its map and queue come from pool on the first put and go back when the checker
-// finishes (release), so the many short sessions of a transcript reuse them
-// instead of growing new ones.
-type bounded[V any] struct {
-	b    *seqgroup.Bounded[V] // nil until the first put, and after release
-	max  int
-	full bool // an entry was forgotten
-	pool *boundedPool[V]
-}
-
-// boundedPool keeps the buffers of released tables of one value type.
-type boundedPool[V any] = seqgroup.BoundedPool[V]
+// bounded is a table of the state: at most MaxTracked entries, the oldest
+// forgotten past it (once reported as info); its buffers come from a pool on
+// the first put and go back when the checker finishes (release). Its keys
+// must be owned (built by concatenation, or copied with own), never strings
+// into the message's line.
+type bounded[V any] = seqgroup.Table[V]
 
 // The pools of the state's tables.
 var (
-	openPool      boundedPool[*request]
-	donePool      boundedPool[*request]
-	toolsPool     boundedPool[*toolCall]
-	stepsPool     boundedPool[step]
-	modsPool      boundedPool[modification]
-	firstStepPool boundedPool[mark]
+	openPool      seqgroup.BoundedPool[*request]
+	donePool      seqgroup.BoundedPool[*request]
+	toolsPool     seqgroup.BoundedPool[*toolCall]
+	stepsPool     seqgroup.BoundedPool[step]
+	modsPool      seqgroup.BoundedPool[modification]
+	firstStepPool seqgroup.BoundedPool[mark]
 )
-
-// newBounded makes an empty table; its buffers are taken on the first put, so the
-// many sessions of a transcript that never use a table pay nothing for it.
-func newBounded[V any](max int, pool *boundedPool[V]) *bounded[V] {
-	return &bounded[V]{max: max, pool: pool}
-}
-
-func (b *bounded[V]) get(k string) (V, bool) {
-	if b.b == nil {
-		var zero V
-		return zero, false
-	}
-	return b.b.Get(k)
-}
-
-func (b *bounded[V]) del(k string) {
-	if b.b != nil {
-		b.b.Delete(k)
-	}
-}
-
-// put stores v under k (owned) and reports whether an old entry had to be
-// forgotten, the first time one was.
-func (b *bounded[V]) put(k string, v V) bool {
-	if b.b == nil {
-		b.b = b.pool.Get()
-	}
-	if b.b.Put(k, v, b.max) && !b.full {
-		b.full = true
-		return true
-	}
-	return false
-}
-
-// len is the number of entries.
-func (b *bounded[V]) len() int {
-	if b.b == nil {
-		return 0
-	}
-	return b.b.Len()
-}
-
-// keys is the table's keys in insertion order (with keys deleted since, and
-// keys put again twice).
-func (b *bounded[V]) keys() []string {
-	if b.b == nil {
-		return nil
-	}
-	return b.b.Order()
-}
-
-// release empties the table and gives its buffers back to the pool (from the
-// checker's Finish: the table is not used again, and if it were, it would take
-// new buffers). Queues grown past a few times the usual session are dropped
-// (BoundedPool.Release).
-func (b *bounded[V]) release() {
-	if b.b != nil {
-		b.pool.Release(b.b)
-		b.b = nil
-	}
-}
 
 // own returns a string of a message that the state keeps (a key, a witness's
 // text): a copy, so that the state pins a few bytes, not the message's whole
@@ -234,17 +163,17 @@ type step struct {
 // state is the sequence state of one stream, kept once for all AOS sequence rules
 // (they are one rule group).
 type state struct {
-	open        *bounded[*request] // unanswered requests by id key
-	done        *bounded[*request] // answered requests by id key
-	tools       *bounded[*toolCall]
-	msgIDs      *bounded[step]
-	steps       *bounded[step]
-	mods        *bounded[modification]
-	firstStep   *bounded[mark] // by session id (AOS-SEQ-016)
+	open        bounded[*request] // unanswered requests by id key
+	done        bounded[*request] // answered requests by id key
+	tools       bounded[*toolCall]
+	msgIDs      bounded[step]
+	steps       bounded[step]
+	mods        bounded[modification]
+	firstStep   bounded[mark] // by session id (AOS-SEQ-016)
 	sawResponse bool
 	modified    uint64 // the tool calls given a modifiedExec so far (toolCall.modSeq)
 	// modExecs is the tool call given each modifiedExec last (lookupTool).
-	modExecs *bounded[*toolCall]
+	modExecs bounded[*toolCall]
 	buf      []byte // lookupKey's
 	// timeout is the latest ping's params.timeout (AOS-SEQ-018), of timeoutMS
 	// milliseconds, at timeoutW in timeoutPath: its witness (timeoutWitness)
@@ -257,14 +186,14 @@ type state struct {
 
 func newState() *state {
 	return &state{
-		open:      newBounded(MaxTracked, &openPool),
-		done:      newBounded(MaxTracked, &donePool),
-		tools:     newBounded(MaxTracked, &toolsPool),
-		msgIDs:    newBounded(MaxTracked, &stepsPool),
-		steps:     newBounded(MaxTracked, &stepsPool),
-		mods:      newBounded(MaxTracked, &modsPool),
-		firstStep: newBounded(MaxTracked, &firstStepPool),
-		modExecs:  newBounded(MaxTracked, &toolsPool),
+		open:      seqgroup.NewTable(MaxTracked, &openPool),
+		done:      seqgroup.NewTable(MaxTracked, &donePool),
+		tools:     seqgroup.NewTable(MaxTracked, &toolsPool),
+		msgIDs:    seqgroup.NewTable(MaxTracked, &stepsPool),
+		steps:     seqgroup.NewTable(MaxTracked, &stepsPool),
+		mods:      seqgroup.NewTable(MaxTracked, &modsPool),
+		firstStep: seqgroup.NewTable(MaxTracked, &firstStepPool),
+		modExecs:  seqgroup.NewTable(MaxTracked, &toolsPool),
 	}
 }
 
@@ -277,14 +206,14 @@ func (st *state) timeoutWitness() lint.Related {
 
 // release gives the tables' buffers back (the stream's session is over).
 func (st *state) release() {
-	st.open.release()
-	st.done.release()
-	st.tools.release()
-	st.msgIDs.release()
-	st.steps.release()
-	st.mods.release()
-	st.firstStep.release()
-	st.modExecs.release()
+	st.open.Release()
+	st.done.Release()
+	st.tools.Release()
+	st.msgIDs.Release()
+	st.steps.Release()
+	st.mods.Release()
+	st.firstStep.Release()
+	st.modExecs.Release()
 }
 
 // intern returns the spec's own string for a method (spec.Method) or decision

@@ -45,9 +45,7 @@ var Faults = []fault.Fault{
 }
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = &mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run}
-
-func init() { mockagent.Register(Agent) }
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aop-output", Faults: Faults, Run: Run})
 
 // script is the out-of-band behaviour script of an orchestrator-side scenario
 // ($AOPKIT_MOCKAGENT_SCRIPT): Metrics, when set, replaces the value of
@@ -103,14 +101,7 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	clk := env.Clock
 	started := clk.Now().UTC()
 	out := env.Stdout
-	sleep := func(d time.Duration) bool {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-clk.After(d):
-			return ctx.Err() == nil
-		}
-	}
+	sleep := func(d time.Duration) bool { return env.Sleep(ctx, d) }
 	task := in.Task
 	if r := []rune(task); len(r) > spec.MaxTask && fault != "task-too-long" {
 		task = string(r[:spec.MaxTask-3]) + "..."

@@ -53,9 +53,7 @@ var Faults = []fault.Fault{
 }
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = &mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run}
-
-func init() { mockagent.Register(Agent) }
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run})
 
 type script struct {
 	Task  string `json:"task"`
@@ -180,14 +178,8 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	return 0
 }
 
-func (a *agent) sleep(d time.Duration) bool {
-	select {
-	case <-a.ctx.Done():
-		return false
-	case <-a.env.Clock.After(d):
-		return a.ctx.Err() == nil
-	}
-}
+// sleep waits d on the agent's clock; false when the agent must stop.
+func (a *agent) sleep(d time.Duration) bool { return a.env.Sleep(a.ctx, d) }
 
 func (a *agent) now() string { return spec.FormatTime(a.env.Clock.Now()) }
 

@@ -43,15 +43,12 @@ func main() { os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func mainArgs(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		switch args[0] {
-		case "floor":
-			return floorCmd(args[1:], stdout, stderr)
-		case "lints":
-			return lintsCmd(args[1:], stdout, stderr)
-		case "cold-profile":
-			return coldProfileCmd(args[1:], stderr)
-		case "heap-profile":
-			return heapProfileCmd(args[1:], stderr)
+		if cmd, ok := subcommands[args[0]]; ok {
+			if err := cmd(args[1:], stdout, stderr); err != nil {
+				fmt.Fprintln(stderr, err)
+				return 2
+			}
+			return 0
 		}
 	}
 	cfg, err := parseFlags(args, stderr)
@@ -83,6 +80,20 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// subcommands are the measurements aopbench runs of itself, in a process of
+// their own; a failure (a usage error too) is printed on stderr and exits 2.
+var subcommands = map[string]func(args []string, stdout, stderr io.Writer) error{
+	"floor":        floorCmd,
+	"lints":        lintsCmd,
+	"cold-profile": coldProfileCmd,
+	"heap-profile": heapProfileCmd,
+}
+
+// usage is a subcommand's usage error: its synopsis.
+type usage string
+
+func (u usage) Error() string { return "usage: aopbench " + string(u) }
 
 type config struct {
 	work        string  // scratch directory for binaries and small files
@@ -333,10 +344,9 @@ type genStats struct {
 // it is what two threads cost on this machine, the floor of two workers' CPU.
 // The soft memory limit is aoplint's (softlimit.DefaultBase) once per file:
 // each lint keeps the live heap one aoplint would.
-func lintsCmd(files []string, stdout, stderr io.Writer) int {
+func lintsCmd(files []string, stdout, _ io.Writer) error {
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "usage: aopbench lints FILE...")
-		return 2
+		return usage("lints FILE...")
 	}
 	softlimit.Set(int64(len(files)) * softlimit.DefaultBase)
 	res := make([]linter.FileResult, len(files))
@@ -353,29 +363,26 @@ func lintsCmd(files []string, stdout, stderr io.Writer) int {
 	n := 0
 	for i := range files {
 		if errs[i] != nil {
-			fmt.Fprintln(stderr, errs[i])
-			return 2
+			return errs[i]
 		}
 		n += res[i].Messages
 	}
 	fmt.Fprintf(stdout, "%d messages in %d files\n", n, len(files))
-	return 0
+	return nil
 }
 
-func floorCmd(args []string, stdout, stderr io.Writer) int {
+func floorCmd(args []string, stdout, _ io.Writer) error {
 	decoder := "encoding/json"
 	if len(args) == 3 && args[0] == "-decoder" {
 		decoder, args = args[1], args[2:]
 	}
 	decode, ok := floorDecoders[decoder]
 	if len(args) != 1 || !ok {
-		fmt.Fprintln(stderr, "usage: aopbench floor [-decoder encoding/json|goccy|simdjson|newline] FILE")
-		return 2
+		return usage("floor [-decoder encoding/json|goccy|simdjson|newline] FILE")
 	}
 	f, err := os.Open(args[0])
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(bufio.NewReaderSize(f, 256<<10))
@@ -388,11 +395,10 @@ func floorCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return err
 	}
 	fmt.Fprintf(stdout, "%d lines, %d decoded (%s)\n", lines, decoded, decoder)
-	return 0
+	return nil
 }
 
 // floorDecoders are the references of the transcript measurement: what it costs
@@ -422,43 +428,37 @@ var floorDecoders = map[string]func([]byte) bool{
 // compilation and rule set-up included, process start and package init excluded
 // (GODEBUG=inittrace=1 covers those). The sampling rate is raised to 20 kHz so one
 // run of a few milliseconds gets samples; aopbench merges many runs.
-func coldProfileCmd(args []string, stderr io.Writer) int {
+func coldProfileCmd(args []string, _, _ io.Writer) error {
 	if len(args) != 2 {
-		fmt.Fprintln(stderr, "usage: aopbench cold-profile OUT FILE")
-		return 2
+		return usage("cold-profile OUT FILE")
 	}
 	f, err := os.Create(args[0])
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return err
 	}
 	defer f.Close()
 	// StartCPUProfile then prints "cannot set cpu profile rate" and keeps ours; the
 	// profile's header still says 100 Hz, so only the percentages are right.
 	runtime.SetCPUProfileRate(20000)
 	if err := pprof.StartCPUProfile(f); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return err
 	}
 	res, err := linter.LintFile(args[1], linter.Options{})
 	pprof.StopCPUProfile()
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		return err
 	}
 	if res.Messages != 1 {
-		fmt.Fprintf(stderr, "linted %d messages\n", res.Messages)
-		return 2
+		return fmt.Errorf("linted %d messages", res.Messages)
 	}
-	return 0
+	return nil
 }
 
 // heapProfileCmd lints a file and writes the heap profile taken when the live heap
 // was largest (checked every 200 ms, after a GC): what holds memory at the peak.
-func heapProfileCmd(args []string, stderr io.Writer) int {
+func heapProfileCmd(args []string, _, stderr io.Writer) error {
 	if len(args) != 2 {
-		fmt.Fprintln(stderr, "usage: aopbench heap-profile OUT FILE")
-		return 2
+		return usage("heap-profile OUT FILE")
 	}
 	runtime.MemProfileRate = 64 << 10
 	done := make(chan error, 1)
@@ -474,15 +474,13 @@ func heapProfileCmd(args []string, stderr io.Writer) int {
 		select {
 		case err := <-done:
 			if err != nil {
-				fmt.Fprintln(stderr, err)
-				return 2
+				return err
 			}
 			if err := os.WriteFile(args[0], prof.Bytes(), 0o644); err != nil {
-				fmt.Fprintln(stderr, err)
-				return 2
+				return err
 			}
 			fmt.Fprintf(stderr, "largest live heap seen: %d bytes\n", best)
-			return 0
+			return nil
 		case <-tick.C:
 			runtime.GC()
 			var ms runtime.MemStats

@@ -40,21 +40,32 @@ type TaskType struct {
 	Limit int    // max summary characters
 }
 
+// The rows of §Summary Length Limits by Task Type, each written once: the
+// table's names for a row are TaskTypes' keys.
+var (
+	rowSearch   = TaskType{"Search/Explore", 500}
+	rowAnalysis = TaskType{"Analysis", 600}
+	rowCode     = TaskType{"Code Changes", 300}
+	rowTests    = TaskType{"Test Results", 400}
+	rowBuild    = TaskType{"Build Output", 200}
+	rowDocs     = TaskType{"Documentation", 500}
+)
+
 // TaskTypes are the rows of §Summary Length Limits by Task Type, by the names a
 // task line's task_type (and aoplint's --task-type) may use.
 var TaskTypes = map[string]TaskType{
-	"search":        {"Search/Explore", 500},
-	"explore":       {"Search/Explore", 500},
-	"analysis":      {"Analysis", 600},
-	"code":          {"Code Changes", 300},
-	"code-changes":  {"Code Changes", 300},
-	"test":          {"Test Results", 400},
-	"tests":         {"Test Results", 400},
-	"test-results":  {"Test Results", 400},
-	"build":         {"Build Output", 200},
-	"build-output":  {"Build Output", 200},
-	"documentation": {"Documentation", 500},
-	"docs":          {"Documentation", 500},
+	"search":        rowSearch,
+	"explore":       rowSearch,
+	"analysis":      rowAnalysis,
+	"code":          rowCode,
+	"code-changes":  rowCode,
+	"test":          rowTests,
+	"tests":         rowTests,
+	"test-results":  rowTests,
+	"build":         rowBuild,
+	"build-output":  rowBuild,
+	"documentation": rowDocs,
+	"docs":          rowDocs,
 }
 
 // LookupTaskType returns the row of a task type name (case and surrounding space

@@ -31,7 +31,7 @@ var aofShapeWarnings = []string{"AOF-STATUS-002"}
 // prefixed or not) and the reference engine's transcripts of
 // fixtures/reference/aof, data directories left out. Each is the JSON after
 // the prefix, named by file and line.
-func aofMessages(t *testing.T) (names []string, msgs [][]byte) {
+func aofMessages(t testing.TB) (names []string, msgs [][]byte) {
 	root := filepath.Join("..", "..", "fixtures")
 	for _, dir := range []string{"aof/valid", "aof/invalid", "reference/aof"} {
 		files, err := os.ReadDir(filepath.Join(root, dir))

@@ -418,3 +418,33 @@ func floatValue(n *jsonread.Node) (any, bool) {
 
 // reflectValue is the value p points to.
 func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
+
+// Float64Range is nil when every number in n is within float64's range, else
+// encoding/json's error for the first that is not: what a reader that
+// decodes a message into an any refuses.
+func Float64Range(n *jsonread.Node) error {
+	if _, ok := floatValue(n); ok {
+		return nil
+	}
+	var bad string
+	var find func(n *jsonread.Node) bool
+	find = func(n *jsonread.Node) bool {
+		if _, ok := n.Float(); n.Kind == jsonread.Number && !ok {
+			bad = n.Str
+			return true
+		}
+		for _, it := range n.Items {
+			if find(it) {
+				return true
+			}
+		}
+		for _, m := range n.Members {
+			if find(m.Value) {
+				return true
+			}
+		}
+		return false
+	}
+	find(n)
+	return fmt.Errorf("json: cannot unmarshal number %s into Go value of type float64", bad)
+}

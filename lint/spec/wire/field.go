@@ -3,8 +3,6 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-
-	"github.com/aopkit/aopkit/lint/jsonread"
 )
 
 // Field is one member of a received message as the peer sent it: Raw is its
@@ -70,33 +68,9 @@ func (f Field[T]) MarshalJSON() ([]byte, error) {
 // IsZero reports an absent member (the json option omitzero leaves it out).
 func (f Field[T]) IsZero() bool { return f.Raw == nil }
 
-// member is a Field of any T: what Bind sets by bindMember.
-type member interface {
-	bindMember(b *binder, n *jsonread.Node)
-}
+// member is a Field of any T: the binder sets its V, OK and Raw by
+// reflection (bindField), without a call through an interface, which would
+// move the binder to the heap.
+type member interface{ wireField() }
 
-func (f *Field[T]) bindMember(b *binder, n *jsonread.Node) {
-	*f = Field[T]{Raw: b.raw(n)}
-	if n.Kind == jsonread.Null {
-		return
-	}
-	// The common members without reflect.
-	switch p := any(&f.V).(type) {
-	case *string:
-		*p, f.OK = n.Str, n.Kind == jsonread.String
-		if !f.OK {
-			*p = ""
-		}
-		return
-	case *bool:
-		if n.Kind == jsonread.Bool {
-			*p, f.OK = n.Bool, true
-		}
-		return
-	}
-	f.OK = b.set(n, reflectValue(&f.V))
-	if !f.OK {
-		var zero T
-		f.V = zero
-	}
-}
+func (*Field[T]) wireField() {}

@@ -293,8 +293,8 @@ func (b *binder) bind(n *jsonread.Node, v reflect.Value) {
 	if n == nil {
 		return
 	}
-	if v.Kind() == reflect.Struct && reflect.PointerTo(v.Type()).Implements(memberType) {
-		v.Addr().Interface().(member).bindMember(b, n)
+	if v.Kind() == reflect.Struct && isField(v.Type()) {
+		b.bindField(n, v)
 		return
 	}
 	if n.Kind == jsonread.Null {
@@ -302,6 +302,27 @@ func (b *binder) bind(n *jsonread.Node, v reflect.Value) {
 	}
 	if !b.set(n, v) {
 		b.wrong()
+	}
+}
+
+var fieldTypes sync.Map // reflect.Type → bool
+
+// isField reports whether the struct type t is a Field.
+func isField(t reflect.Type) bool {
+	if is, ok := fieldTypes.Load(t); ok {
+		return is.(bool)
+	}
+	is := reflect.PointerTo(t).Implements(memberType)
+	fieldTypes.Store(t, is)
+	return is
+}
+
+// bindField sets the Field v (V, OK, Raw) from n, the member (null too).
+func (b *binder) bindField(n *jsonread.Node, v reflect.Value) {
+	v.SetZero()
+	v.Field(2).SetBytes(b.raw(n))
+	if n.Kind != jsonread.Null && b.set(n, v.Field(0)) {
+		v.Field(1).SetBool(true)
 	}
 }
 
@@ -415,9 +436,6 @@ func floatValue(n *jsonread.Node) (any, bool) {
 		return out, true
 	}
 }
-
-// reflectValue is the value p points to.
-func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
 
 // Float64Range is nil when every number in n is within float64's range, else
 // encoding/json's error for the first that is not: what a reader that

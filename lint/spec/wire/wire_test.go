@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -167,5 +168,18 @@ func TestReadTrailing(t *testing.T) {
 	}
 	if Decode([]byte(`{} x`), &fields{}, Float64) == nil || Decode([]byte(`[]`), &fields{}, Float64) == nil {
 		t.Error("Decode accepts no single object")
+	}
+}
+
+// TestFieldLayout: bindField sets a Field's V, OK and Raw by their indexes.
+func TestFieldLayout(t *testing.T) {
+	ft := reflect.TypeFor[Field[string]]()
+	for i, name := range []string{"V", "OK", "Raw"} {
+		if ft.Field(i).Name != name {
+			t.Errorf("Field's field %d is %s, bindField sets it as %s", i, ft.Field(i).Name, name)
+		}
+	}
+	if !isField(ft) || isField(reflect.TypeFor[fieldsInner]()) {
+		t.Error("isField")
 	}
 }

@@ -53,7 +53,7 @@ var aofEnvelopeFields = &conform.Check{
 				problems = append(problems, "protocol must be \"aof\"")
 			}
 			if v, ok := aofNum(e.Version); !ok || v != 1 {
-				problems = append(problems, fmt.Sprintf("version must be 1 (got %v)", e.Version.Value))
+				problems = append(problems, fmt.Sprintf("version must be 1 (got %v)", e.Version.AnyNumber()))
 			}
 			if !spec.KnownType(e.Type.V) {
 				problems = append(problems, fmt.Sprintf("type %q is not a ProtocolMessageType", e.Type.V))

@@ -31,7 +31,7 @@ var aofShapeWarnings = []string{"AOF-STATUS-002"}
 // prefixed or not) and the reference engine's transcripts of
 // fixtures/reference/aof, data directories left out. Each is the JSON after
 // the prefix, named by file and line.
-func aofMessages(t *testing.T) (names []string, msgs [][]byte) {
+func aofMessages(t testing.TB) (names []string, msgs [][]byte) {
 	root := filepath.Join("..", "..", "fixtures")
 	for _, dir := range []string{"aof/valid", "aof/invalid", "reference/aof"} {
 		files, err := os.ReadDir(filepath.Join(root, dir))
@@ -93,14 +93,14 @@ func typedShapeProblems(env *spec.Envelope) []string {
 			ps = append(ps, ptr)
 		}
 	}
-	str := func(ptr string, m spec.Member[string], required bool) { bad(ptr, m.OK || !required && !m.Set) }
+	str := func(ptr string, m spec.Member[string], required bool) { bad(ptr, m.OK || !required && !m.Has()) }
 	id := func(ptr string, m spec.Member[string]) { bad(ptr, m.OK && spec.ValidTaskID(m.V)) }
 	date := func(ptr string, m spec.Member[string]) {
 		_, _, ok := spec.ParseTime(m.V)
 		bad(ptr, m.OK && ok)
 	}
 	list := func(ptr string, m spec.Member[[]spec.Member[string]]) {
-		bad(ptr, !m.Set || m.OK)
+		bad(ptr, !m.Has() || m.OK)
 		for i, it := range m.V {
 			bad(fmt.Sprintf("%s/%d", ptr, i), it.OK)
 		}
@@ -137,7 +137,7 @@ func typedShapeProblems(env *spec.Envelope) []string {
 		// The schema's TaskStatus: the lifecycle's statuses but cancelled,
 		// which only the upstream store sets (a status.update may not ask
 		// for it).
-		bad("/payload/status", !s.Status.Set || s.Status.OK && spec.IsStatus(s.Status.V) && s.Status.V != spec.Cancelled)
+		bad("/payload/status", !s.Status.Has() || s.Status.OK && spec.IsStatus(s.Status.V) && s.Status.V != spec.Cancelled)
 		str("/payload/progress", s.Progress, false)
 		list("/payload/blockers", s.Blockers)
 		str("/payload/notes", s.Notes, false)
@@ -192,7 +192,7 @@ func TestAOFWireAgreesWithLint(t *testing.T) {
 			t.Errorf("%s: DecodeEnvelope error %v, aoplint's shape errors at %q", names[i], err, linted)
 			continue
 		}
-		if err != nil || env.Protocol.V != "aof" || !env.Type.Set && !env.Payload.Set {
+		if err != nil || env.Protocol.V != "aof" || !env.Type.Has() && !env.Payload.Has() {
 			continue // no envelope: a run artifact, a log line
 		}
 		envelopes++

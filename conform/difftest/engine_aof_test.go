@@ -114,7 +114,7 @@ func TestAOFRouterAdmitsIffLintClean(t *testing.T) {
 		body, prefixed := spec.TrimPrefix(string(msg))
 		typ := ""
 		if w, err := spec.DecodeEnvelope([]byte(body)); err == nil {
-			if !prefixed && !w.Protocol.Set && !w.Type.Set && !w.Payload.Set {
+			if !prefixed && !w.Protocol.Has() && !w.Type.Has() && !w.Payload.Has() {
 				continue // no envelope: a run artifact, an inputs/handoff.json
 			}
 			typ = w.Type.V

@@ -19,7 +19,7 @@ import (
 
 // corpusLines calls f with every line of every .json/.jsonl file under roots
 // (a .json file is one message), JSON or not.
-func corpusLines(t *testing.T, roots []string, f func(name string, line []byte)) {
+func corpusLines(t testing.TB, roots []string, f func(name string, line []byte)) {
 	t.Helper()
 	for _, root := range roots {
 		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {

@@ -18,7 +18,7 @@ import (
 // wireCorpus is every JSON object of protocol p in the fixtures, the spec
 // corpus, the reference transcripts (the msg of p's records) and the upstream
 // reference, each as its own JSON text, by where it comes from.
-func wireCorpus(t *testing.T, p string) map[string][]byte {
+func wireCorpus(t testing.TB, p string) map[string][]byte {
 	t.Helper()
 	msgs := map[string][]byte{}
 	add := func(where string, b []byte) {

@@ -865,7 +865,7 @@ func (c *aofCommon) proceeds(s *conform.Session, m aofMsg) bool {
 // a list of strings.
 func (m aofMsg) badCriteria() bool {
 	ac := m.handoff().AcceptanceCriteria
-	return ac.Set && strs(ac) == nil && ac.Value != nil && !(ac.OK && len(ac.V) == 0)
+	return ac.Has() && strs(ac) == nil && ac.AnyNumber() != nil && !(ac.OK && len(ac.V) == 0)
 }
 
 func aofInvalidCriteria(s *conform.Session) conform.Outcome {

@@ -439,7 +439,7 @@ func (a *agent) answerHandoff() bool {
 func noCriteria(data []byte) bool {
 	h, obj := spec.DecodeHandoff(data)
 	ac := h.AcceptanceCriteria
-	return (obj || string(bytes.TrimSpace(data)) == "null") && (!ac.Set || ac.Value == nil || ac.OK && len(ac.V) == 0)
+	return (obj || string(bytes.TrimSpace(data)) == "null") && (!ac.Has() || ac.AnyNumber() == nil || ac.OK && len(ac.V) == 0)
 }
 
 // otherTask derives a sibling task id: same date, number shifted by n*500.

@@ -132,7 +132,7 @@ func decodeEnvelope(w *spec.Envelope) (env *Envelope, unknown bool, err *fieldEr
 }
 
 func str(m spec.Member[string], ptr string, required bool, max int) (string, *fieldError) {
-	if !m.Set {
+	if !m.Has() {
 		if required {
 			return "", ferr(ptr, "is required")
 		}
@@ -174,7 +174,7 @@ func datetime(m spec.Member[string], ptr string) (string, *fieldError) {
 }
 
 func strList(m spec.Member[[]spec.Member[string]], ptr string, maxItems int) ([]string, *fieldError) {
-	if !m.Set {
+	if !m.Has() {
 		return []string{}, nil
 	}
 	if !m.OK {
@@ -227,7 +227,7 @@ func completionPayload(p *spec.CompletionReport) (*RunResult, *fieldError) {
 	if rr.Blockers, e = strList(p.Blockers, "/payload/blockers", spec.MaxBlockers); e != nil {
 		return nil, e
 	}
-	if !p.Notes.Set {
+	if !p.Notes.Has() {
 		return nil, ferr("/payload/notes", "is required")
 	}
 	if rr.Notes, e = str(p.Notes, "/payload/notes", false, spec.MaxNotes); e != nil {
@@ -279,7 +279,7 @@ func statusPayload(p *spec.StatusUpdate) (*StatusUpdate, *fieldError) {
 	if su.Blockers, e = strList(p.Blockers, "/payload/blockers", spec.MaxBlockers); e != nil {
 		return nil, e
 	}
-	if !p.Status.Set && !p.Progress.Set && !p.Blockers.Set && !p.Notes.Set {
+	if !p.Status.Has() && !p.Progress.Has() && !p.Blockers.Has() && !p.Notes.Has() {
 		return nil, ferr("/payload", "status update must include status, progress, blockers, or notes")
 	}
 	return su, nil

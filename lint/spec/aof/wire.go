@@ -1,34 +1,28 @@
 package aof
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
-	"reflect"
 
-	"github.com/aopkit/aopkit/lint/internal/wirejson"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/spec/wire"
 )
 
-// The wire messages of AOF/1, typed. Every member is a Member: whether the
-// object has it (Set, null included), whether its value has the type the spec
-// gives it (OK) and the value (V). A check can so tell "absent" from "present
-// but no string" from "null", as the reference router does, and a misspelled
-// member name is a compile error, not an absent member. Members are found by
-// their exact names (the json tags; encoding/json would also match them in
-// another case), the last of a repeated name winning, as encoding/json decodes
-// into a map; members the spec does not name are ignored (the guide does not
-// forbid them).
+// The wire messages of AOF/1, typed, read with lint/spec/wire (as aoplint
+// reads them). Every member is a Member: whether the object has it (Has, null
+// included), whether its value has the type the spec gives it (OK) and the
+// value (V). A check can so tell "absent" from "present but no string" from
+// "null", as the reference router does, and a misspelled member name is a
+// compile error, not an absent member. Members are found by their exact names
+// (the json tags; encoding/json would also match them in another case), the
+// last of a repeated name winning, as encoding/json decodes into a map;
+// members the spec does not name are ignored (the guide does not forbid them).
 
-// Member is one member of a wire object whose spec type is T.
-type Member[T any] struct {
-	V   T    // the value, when OK; T's zero value otherwise
-	Set bool // the object has the member (its value may be null)
-	OK  bool // the value has the spec's type (a string, a number, ...)
-	// Value is the value as encoding/json decodes it into any, numbers as
-	// json.Number (nil when absent or null), to show in a message.
-	Value any
-}
+// Member is one member of a wire object whose spec type is T (a wire.Field):
+// V the value when OK (numbers in a map as json.Number), Has whether the
+// object has it, AnyNumber the value as encoding/json with UseNumber decodes
+// it into any (nil when absent or null), to show in a message.
+type Member[T any] = wire.Field[T]
 
 // Envelope is one AOF/1 message (aof-1 §Protocol Envelope, §Envelope Fields).
 // The payload of a known type is decoded into the field of its type
@@ -117,35 +111,49 @@ func Strings(l Member[[]Member[string]]) []string {
 var ErrNotObject = errors.New("aof: the message is no JSON object")
 
 // DecodeEnvelope reads one message: b is the JSON (after TrimPrefix). It
-// decodes b as a json.Decoder with UseNumber does into any, and fails when
-// b is no JSON value, has more than one (as the decoder's More tells it), or
-// is no object (ErrNotObject). Everything else decodes, however wrong its
-// members: the members' Set and OK say what is there.
+// reads b as a json.Decoder with UseNumber decodes it into any, and fails
+// when b is no JSON value, has more than one (as the decoder's More tells it:
+// data after the value that does not start with "}" or "]"), or is no object
+// (ErrNotObject). Everything else decodes, however wrong its members: the
+// members' Has and OK say what is there.
 func DecodeEnvelope(b []byte) (*Envelope, error) {
-	obj, err := decodeObject(b, (*json.Decoder).More)
+	w, err := wire.Read(b)
+	if se, ok := err.(*jsonread.SyntaxError); ok && se.Code == "trailing" {
+		if c := w.Text[se.Offset]; c == '}' || c == ']' {
+			err = nil // json.Decoder.More is false there: the decoder's reader took the line
+		} else {
+			err = errors.New("aof: more than one JSON value")
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
+	if w.Root.Kind != jsonread.Object {
+		return nil, ErrNotObject
+	}
 	env := &Envelope{}
-	fill(obj, env)
-	p := env.Payload.V
+	w.Bind(w.Root, env, wire.UseNumber)
 	if !env.Payload.OK {
 		return env, nil
 	}
+	var typed any
 	switch env.Type.V {
 	case TypeCompletion:
 		env.Completion = &CompletionReport{}
-		fill(p, env.Completion)
+		typed = env.Completion
 	case TypeStatusUpdate:
 		env.Status = &StatusUpdate{}
-		fill(p, env.Status)
+		typed = env.Status
 	case TypeHandoffRequest:
 		env.Handoff = &HandoffRequest{}
-		fill(p, env.Handoff)
+		typed = env.Handoff
 	case TypeHandoffAccepted, TypeHandoffRejected:
 		env.Ack = &HandoffAck{}
-		fill(p, env.Ack)
+		typed = env.Ack
+	default:
+		return env, nil
 	}
+	w.Bind(w.Root.Get("payload"), typed, wire.UseNumber)
 	return env, nil
 }
 
@@ -154,76 +162,10 @@ func DecodeEnvelope(b []byte) (*Envelope, error) {
 // (no member is then set).
 func DecodeHandoff(data []byte) (h *HandoffRequest, ok bool) {
 	h = &HandoffRequest{}
-	obj, err := decodeObject(data, func(dec *json.Decoder) bool {
-		_, err := dec.Token()
-		return err != io.EOF
-	})
-	if err == nil {
-		fill(obj, h)
+	w, err := wire.Read(data)
+	if err != nil || w.Root.Kind != jsonread.Object {
+		return h, false
 	}
-	return h, err == nil
-}
-
-// decodeObject decodes the JSON object at the start of b as a json.Decoder
-// with UseNumber decodes it into any; more reports whether the decoder has
-// more than the one value (an error then).
-func decodeObject(b []byte, more func(*json.Decoder) bool) (map[string]any, error) {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	err := dec.Decode(&v)
-	obj, isObj := v.(map[string]any)
-	switch {
-	case err != nil:
-		return nil, err
-	case more(dec):
-		return nil, errors.New("aof: more than one JSON value")
-	case !isObj:
-		return nil, ErrNotObject
-	}
-	return obj, nil
-}
-
-// member is a Member of any type, filled from its decoded value.
-type member interface{ set(v any) }
-
-// fill sets the members of dst, a pointer to a struct of Members, from obj
-// (each field from the member its json tag names exactly).
-func fill(obj map[string]any, dst any) {
-	v := reflect.ValueOf(dst).Elem()
-	for i, name := range wirejson.MemberNames(v.Type()) {
-		if name == "" || name == "-" {
-			continue
-		}
-		if x, ok := obj[name]; ok {
-			v.Field(i).Addr().Interface().(member).set(x)
-		}
-	}
-}
-
-func (m *Member[T]) set(v any) {
-	*m = Member[T]{Set: true, Value: v}
-	switch p := any(&m.V).(type) {
-	case *string:
-		*p, m.OK = v.(string)
-	case *json.Number:
-		*p, m.OK = v.(json.Number)
-	case *bool:
-		*p, m.OK = v.(bool)
-	case *map[string]any:
-		*p, m.OK = v.(map[string]any)
-	case *[]Member[string]:
-		var items []any
-		if items, m.OK = v.([]any); m.OK {
-			*p = make([]Member[string], len(items))
-			for i, it := range items {
-				(*p)[i].set(it)
-			}
-		}
-	default:
-		var obj map[string]any
-		if obj, m.OK = v.(map[string]any); m.OK {
-			fill(obj, p)
-		}
-	}
+	w.Bind(w.Root, h, wire.UseNumber)
+	return h, true
 }

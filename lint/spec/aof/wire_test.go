@@ -20,14 +20,14 @@ func TestDecodeEnvelope(t *testing.T) {
 	if !env.Protocol.OK || env.Protocol.V != "aof" || env.Version.V != "1" || env.TaskID.V != "TASK-2026-02-09-057" {
 		t.Errorf("envelope %+v", env)
 	}
-	if !env.FromAgent.Set || env.FromAgent.OK || env.ToAgent.Set || !env.SentAt.Set || env.SentAt.OK || env.SentAt.Value != json.Number("7") {
+	if !env.FromAgent.Has() || env.FromAgent.OK || env.ToAgent.Has() || !env.SentAt.Has() || env.SentAt.OK || env.SentAt.AnyNumber() != json.Number("7") {
 		t.Errorf("null, absent, wrong type: %+v %+v %+v", env.FromAgent, env.ToAgent, env.SentAt)
 	}
 	c := env.Completion
-	if c == nil || c.Outcome.V != "blocked" || !c.Tests.OK || !c.Tests.V.Total.OK || c.Tests.V.Passed.OK || !c.Tests.V.Passed.Set || c.Tests.V.Failed.Set {
+	if c == nil || c.Outcome.V != "blocked" || !c.Tests.OK || !c.Tests.V.Total.OK || c.Tests.V.Passed.OK || !c.Tests.V.Passed.Has() || c.Tests.V.Failed.Has() {
 		t.Fatalf("completion %+v", c)
 	}
-	if got := Strings(c.Blockers); !reflect.DeepEqual(got, []string{"a", "b"}) || !c.Notes.OK || c.SummaryRef.Set {
+	if got := Strings(c.Blockers); !reflect.DeepEqual(got, []string{"a", "b"}) || !c.Notes.OK || c.SummaryRef.Has() {
 		t.Errorf("blockers %v, notes %+v", got, c.Notes)
 	}
 	if env.Status != nil || env.Handoff != nil || env.Ack != nil {
@@ -44,11 +44,11 @@ func TestDecodeEnvelope(t *testing.T) {
 		}
 	}
 	env, _ = DecodeEnvelope([]byte(`{"type":"handoff.accepted","payload":{"taskId":"T","accepted":false,"reason":null}}`))
-	if env.Ack == nil || !env.Ack.Accepted.OK || env.Ack.Accepted.V || !env.Ack.Reason.Set || env.Ack.Reason.OK {
+	if env.Ack == nil || !env.Ack.Accepted.OK || env.Ack.Accepted.V || !env.Ack.Reason.Has() || env.Ack.Reason.OK {
 		t.Errorf("ack %+v", env.Ack)
 	}
 	env, _ = DecodeEnvelope([]byte(`{"type":"status.update","payload":[]}`))
-	if env.Status != nil || !env.Payload.Set || env.Payload.OK {
+	if env.Status != nil || !env.Payload.Has() || env.Payload.OK {
 		t.Errorf("a payload that is no object: %+v", env)
 	}
 }
@@ -66,8 +66,8 @@ func oldDecode(b []byte) map[string]any {
 }
 
 // agrees reports where a decoded object of Members disagrees with the map
-// encoding/json decodes the same object into ("" when nowhere): Set when the
-// map has the member, Value the map's value, OK when that value has the
+// encoding/json decodes the same object into ("" when nowhere): Has when the
+// map has the member, AnyNumber the map's value, OK when that value has the
 // member's type, V that value.
 func agrees(m map[string]any, dst any) string {
 	v := reflect.ValueOf(dst).Elem()
@@ -78,8 +78,8 @@ func agrees(m map[string]any, dst any) string {
 		}
 		f := v.Field(i)
 		x, present := m[name]
-		if f.FieldByName("Set").Bool() != present || !reflect.DeepEqual(f.FieldByName("Value").Interface(), x) {
-			return name + ": Set or Value"
+		if f.MethodByName("Has").Call(nil)[0].Bool() != present || !reflect.DeepEqual(f.MethodByName("AnyNumber").Call(nil)[0].Interface(), x) {
+			return name + ": Has or AnyNumber"
 		}
 		val := f.FieldByName("V")
 		ok := f.FieldByName("OK").Bool()

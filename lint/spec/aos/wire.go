@@ -1,19 +1,19 @@
 package aos
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"io"
 
-	"github.com/aopkit/aopkit/lint/internal/wirejson"
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/spec/wire"
 )
 
 // Field is one member of a received message as the peer sent it: absent
 // (Has false), present but no T (OK false; Raw and Any say what was sent), or
-// its value V (lint/internal/wirejson). A JSON-RPC id or a number whose digits
+// its value V (lint/spec/wire; any-typed values have float64 numbers, as
+// encoding/json decodes them into an any, and are no value when a number in
+// them is past float64's range). A JSON-RPC id or a number whose digits
 // matter is read with AnyNumber (json.Number), as the guardian reads it.
-type Field[T any] = wirejson.Field[T]
+type Field[T any] = wire.Field[T]
 
 // Request is a JSONRPCRequest object (§3.12.1), the body of every POST (§4).
 type Request struct {
@@ -129,25 +129,25 @@ type RPCError struct {
 }
 
 // UnmarshalJSON reads the request's members by their exact names.
-func (r *Request) UnmarshalJSON(b []byte) error { return wirejson.DecodeObject(b, r) }
+func (r *Request) UnmarshalJSON(b []byte) error { return decodeObject(b, r) }
 
 // UnmarshalJSON reads the params' members by their exact names.
-func (p *Params) UnmarshalJSON(b []byte) error { return wirejson.DecodeObject(b, p) }
+func (p *Params) UnmarshalJSON(b []byte) error { return decodeObject(b, p) }
 
 // UnmarshalJSON reads the tool call's members by their exact names.
-func (t *ToolCallRequest) UnmarshalJSON(b []byte) error { return wirejson.DecodeObject(b, t) }
+func (t *ToolCallRequest) UnmarshalJSON(b []byte) error { return decodeObject(b, t) }
 
 // UnmarshalJSON reads the input's members by their exact names.
-func (a *ToolArgumentValue) UnmarshalJSON(b []byte) error { return wirejson.DecodeObject(b, a) }
+func (a *ToolArgumentValue) UnmarshalJSON(b []byte) error { return decodeObject(b, a) }
 
 // UnmarshalJSON reads the response's members by their exact names.
-func (r *Response) UnmarshalJSON(b []byte) error { return wirejson.DecodeObject(b, r) }
+func (r *Response) UnmarshalJSON(b []byte) error { return decodeObject(b, r) }
 
 // UnmarshalJSON reads the result's members by their exact names.
-func (r *Result) UnmarshalJSON(b []byte) error { return wirejson.DecodeObject(b, r) }
+func (r *Result) UnmarshalJSON(b []byte) error { return decodeObject(b, r) }
 
 // UnmarshalJSON reads the error's members by their exact names.
-func (e *RPCError) UnmarshalJSON(b []byte) error { return wirejson.DecodeObject(b, e) }
+func (e *RPCError) UnmarshalJSON(b []byte) error { return decodeObject(b, e) }
 
 // DecodeRequest reads one request body. It fails when the body is no single
 // JSON object (trailing data too: "data after the JSON value"). Numbers are
@@ -174,16 +174,24 @@ func DecodeResponse(body []byte) (*Response, error) {
 
 // decodeOne decodes body, one JSON object and nothing after it, into dst.
 func decodeOne(body []byte, dst any) error {
-	d := json.NewDecoder(bytes.NewReader(body))
-	var obj json.RawMessage
-	if err := d.Decode(&obj); err != nil {
-		return err
-	}
-	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+	w, err := wire.Read(body)
+	if se, ok := err.(*jsonread.SyntaxError); ok && se.Code == "trailing" {
 		return ErrTrailing
 	}
-	return wirejson.DecodeObject(obj, dst)
+	if err != nil {
+		return err
+	}
+	if w.Root.Kind != jsonread.Object {
+		return errNotObject
+	}
+	w.Bind(w.Root, dst, wire.Float64)
+	return nil
 }
+
+// decodeObject is an UnmarshalJSON of a wire struct: b is one JSON value.
+func decodeObject(b []byte, dst any) error { return decodeOne(b, dst) }
 
 // ErrTrailing is the error of a body with more after its JSON value.
 var ErrTrailing = errors.New("data after the JSON value")
+
+var errNotObject = errors.New("the message is no JSON object")

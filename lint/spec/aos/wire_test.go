@@ -11,7 +11,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/aopkit/aopkit/lint/internal/wirejson"
+	"github.com/aopkit/aopkit/lint/spec/wire"
 )
 
 // member is the value at keys of v as a decoder with UseNumber reads it (the
@@ -163,7 +163,7 @@ func TestSchemaMembers(t *testing.T) {
 		reflect.TypeFor[ToolCallRequest]():   props("ToolCallRequest"),
 		reflect.TypeFor[ToolArgumentValue](): props("ToolArgumentValue"),
 	} {
-		got := slices.Clone(wirejson.MemberNames(typ))
+		got := slices.Clone(wire.MemberNames(typ))
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Errorf("%s has fields for %v, the schema names %v", typ.Name(), got, want)

@@ -1,11 +1,17 @@
 package orchmsg
 
-import "github.com/aopkit/aopkit/lint/internal/wirejson"
+import (
+	"errors"
+
+	"github.com/aopkit/aopkit/lint/jsonread"
+	"github.com/aopkit/aopkit/lint/spec/wire"
+)
 
 // Field is one member of a received message as the peer sent it: absent
 // (Has false), present but no T (OK false; Raw and Any say what was sent), or
-// its value V (lint/internal/wirejson).
-type Field[T any] = wirejson.Field[T]
+// its value V (lint/spec/wire; any-typed values have float64 numbers, as
+// encoding/json decodes them into an any).
+type Field[T any] = wire.Field[T]
 
 // Message is one message of either side (§Base Message Structure), with the
 // members of responses (§Request/Response Pattern: correlationId, error) and
@@ -128,29 +134,44 @@ func (e *ErrorBody) UnmarshalJSON(b []byte) error { return decodeObject(b, e) }
 func (m *Message) UnmarshalJSON(b []byte) error { return decodeObject(b, m) }
 
 // ErrNotObject is Decode's error for a line that is JSON but no object.
-var ErrNotObject = wirejson.ErrNotObject
+var ErrNotObject = errors.New("the message is no JSON object")
 
-// Decode reads one message (one line). It fails when the line is no JSON
-// object, or one encoding/json cannot decode into an any (a number past
-// float64's range anywhere in it): the line is then no message to the
-// orchestrator's handler (§Parsing Strategy), as when the engine and the
-// checks decoded it into a map. Members are matched by their exact names
-// (encoding/json's own struct decoding would take "TaskID" for "taskId"), the
-// last of duplicates wins, and a member of the wrong type is kept, not an
-// error (Field).
+// Decode reads one message (one line) with lint/spec/wire, as aoplint reads
+// it. It fails when the line is no JSON object, or one encoding/json cannot
+// decode into an any (a number past float64's range anywhere in it): the line
+// is then no message to the orchestrator's handler (§Parsing Strategy), as
+// when the engine and the checks decoded it into a map. Members are matched by
+// their exact names (encoding/json's own struct decoding would take "TaskID"
+// for "taskId"), the last of duplicates wins, and a member of the wrong type
+// is kept, not an error (Field).
 func Decode(line []byte) (*Message, error) {
-	if err := wirejson.Valid(line); err != nil {
+	w, err := wire.Read(line)
+	if err != nil {
+		return nil, err
+	}
+	if w.Root.Kind != jsonread.Object {
+		return nil, ErrNotObject
+	}
+	if err := wire.Float64Range(w.Root); err != nil {
 		return nil, err
 	}
 	m := new(Message)
-	if err := decodeObject(line, m); err != nil {
-		return nil, err
-	}
+	w.Bind(w.Root, m, wire.Float64)
 	return m, nil
 }
 
 // decodeObject decodes the JSON object b into dst by exact member names.
-func decodeObject(b []byte, dst any) error { return wirejson.DecodeObject(b, dst) }
+func decodeObject(b []byte, dst any) error {
+	w, err := wire.Read(b)
+	if err != nil {
+		return err
+	}
+	if w.Root.Kind != jsonread.Object {
+		return ErrNotObject
+	}
+	w.Bind(w.Root, dst, wire.Float64)
+	return nil
+}
 
 // Completes reports whether the message says its task is over: CompletesTask
 // on its type and its payload's progress and recoverable (neither, when the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aopkit/aopkit/lint/internal/wirejson"
+	"github.com/aopkit/aopkit/lint/spec/wire"
 )
 
 // at is the value at keys of v as encoding/json decodes it into an any: how the
@@ -156,7 +156,7 @@ func TestSchemaMembers(t *testing.T) {
 	}
 	for where, typ := range map[string]reflect.Type{"top": reflect.TypeFor[Message](), "payload": reflect.TypeFor[Payload](), "error": reflect.TypeFor[ErrorBody](), "task": reflect.TypeFor[TaskInfo]()} {
 		tags := map[string]bool{}
-		for _, n := range wirejson.MemberNames(typ) {
+		for _, n := range wire.MemberNames(typ) {
 			tags[n] = true
 			if !named[where][n] {
 				t.Errorf("%s has a field for %q, which no schema names in the %s", typ.Name(), n, where)

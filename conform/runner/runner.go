@@ -361,9 +361,10 @@ func FlakyTolerance(slipMS int64, scale float64) time.Duration {
 }
 
 // runRepeated plays a scenario opts.Repeat times (at least once) and merges the
-// verdicts. A single run whose timing check failed (or that hit the deadline) is
-// confirmed by one more run: a timing check that fails once and passes once is
-// FLAKY, neither a pass nor a violation. A check that failed in every run while the
+// verdicts. A single run whose timing check failed or warned (or that hit the
+// deadline with a failing verdict: failing) is confirmed by one more run: a timing
+// check that fails once and passes once is FLAKY, neither a pass nor a violation
+// (one that warns once and passes once, a PASS with a note). A check that failed in every run while the
 // harness's own timers were late beyond their tolerance is judged once more at a
 // slower timescale (escalate).
 func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {

@@ -359,9 +359,10 @@ func FlakyTolerance(slipMS int64, scale float64) time.Duration {
 }
 
 // runRepeated plays a scenario opts.Repeat times (at least once) and merges the
-// verdicts. A single run whose timing check failed (or that hit the deadline) is
-// confirmed by one more run: a timing check that fails once and passes once is
-// FLAKY, neither a pass nor a violation. A check that failed in every run while the
+// verdicts. A single run whose timing check failed or warned (or that hit the
+// deadline with a failing verdict: failing) is confirmed by one more run: a timing
+// check that fails once and passes once is FLAKY, neither a pass nor a violation
+// (one that warns once and passes once, a PASS with a note). A check that failed in every run while the
 // harness's own timers were late beyond their tolerance is judged once more at a
 // slower timescale (escalate).
 func runRepeated(ctx context.Context, opts Options, sc *conform.Scenario) (conform.ScenarioRun, []conform.Result) {
@@ -490,7 +491,7 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 			switch {
 			case er != nil && er.Verdict == conform.Pass:
 				r.Message += fmt.Sprintf("; %s it passed: a pass at a relaxed timescale is not a pass at the requested one", at)
-			case er == nil || er.Verdict != conform.Fail:
+			case er == nil || !failing(er.Verdict):
 				v := conform.Verdict("not judged")
 				if er != nil {
 					v = er.Verdict
@@ -502,7 +503,7 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 			default:
 				orig := er
 				for _, m := range byRun {
-					if f := m[keys[j]]; f != nil && f.Verdict == conform.Fail {
+					if f := m[keys[j]]; f != nil && failing(f.Verdict) {
 						orig = f
 						break
 					}
@@ -511,7 +512,7 @@ func escalate(ctx context.Context, opts Options, sc *conform.Scenario, play runF
 				if slip > tol {
 					why = "a failure no timing explains"
 				}
-				r.Verdict = conform.Fail
+				r.Verdict = er.Verdict // FAIL, or WARN: the verdict confirmed there
 				r.Message = fmt.Sprintf("%s — confirmed %s, %s (at --timeout-scale %s the harness's timers were late by more than %s in every run, by up to %d ms)",
 					orig.Message, at, why, formatScale(scale), slipTolerance(scale), r.SlipMS)
 				if er.Message != orig.Message {
@@ -532,13 +533,13 @@ type runFunc func(ctx context.Context, opts Options, sc *conform.Scenario, k int
 
 // unconfirmed turns the results of a single run that needed confirmation
 // (needsConfirmation) into HARNESS-ERROR when the confirming run could not be
-// played (herr): an unconfirmed timing failure, or a MUST perhaps left unjudged by
-// a slow run, is no verdict on the agent.
+// played (herr): an unconfirmed timing failure or warning, or a MUST perhaps left
+// unjudged by a slow run, is no verdict on the agent.
 func unconfirmed(res []conform.Result, timedOut, spoke bool, herr string) []conform.Result {
 	out := append([]conform.Result(nil), res...)
 	for i := range out {
 		r := &out[i]
-		if (spoke && r.Verdict == conform.NotTested && r.Level == conform.MUST) || (r.Verdict == conform.Fail && timingDependent(r, timedOut)) {
+		if (spoke && r.Verdict == conform.NotTested && r.Level == conform.MUST) || (failing(r.Verdict) && timingDependent(r, timedOut)) {
 			r.Message = fmt.Sprintf("%s in run 1, and the run confirming it could not be played (harness error: %s): %s", r.Verdict, herr, r.Message)
 			r.Verdict = conform.HarnessError
 			r.Rerun = ""
@@ -548,21 +549,30 @@ func unconfirmed(res []conform.Result, timedOut, spoke bool, herr string) []conf
 }
 
 // needsConfirmation: a failed timing check, a failure in a run that hit the
-// scenario deadline, or a MUST left NOT-TESTED (a slow machine looks like a slow
-// agent). A silent agent's NOT-TESTED is not confirmed: it scores zero anyway.
+// scenario deadline (a WARN as much as a FAIL: failing), or a MUST left NOT-TESTED
+// (a slow machine looks like a slow agent). A silent agent's NOT-TESTED is not
+// confirmed: it scores zero anyway.
 func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 	for _, r := range res {
 		if spoke && r.Verdict == conform.NotTested && r.Level == conform.MUST {
 			return true // left unjudged: perhaps by a slow run (the agent stopped early)
 		}
-		if r.Verdict != conform.Fail {
-			continue
-		}
-		if timingDependent(&r, timedOut) {
+		if failing(r.Verdict) && timingDependent(&r, timedOut) {
 			return true
 		}
 	}
 	return false
+}
+
+// failing reports whether a check's verdict in one run holds something against the
+// party under test that a slow machine may have caused: a FAIL, or a WARN (a
+// warning the check gave, as aop-output/orch/ref/engine-decisions does when an
+// orchestrator decided otherwise than the reference engine). Confirmation
+// (needsConfirmation, unconfirmed), merging (mergeRuns) and escalation (escalate)
+// treat the two alike; only a WARN that does not reproduce against a pass merges
+// into a PASS where a FAIL is FLAKY (docs/aopconform.md "Verdicts").
+func failing(v conform.Verdict) bool {
+	return v == conform.Fail || v == conform.Warn
 }
 
 // mergeRuns combines the results of several runs of one scenario, check by check:
@@ -573,7 +583,11 @@ func needsConfirmation(res []conform.Result, timedOut, spoke bool) bool {
 // more than FlakyTolerance (the agent's failure); any other check that failed
 // once fails. A
 // timing check that failed in every run while the harness's own timers were late
-// beyond SlipTolerance is a HARNESS-ERROR.
+// beyond SlipTolerance is a HARNESS-ERROR. A WARN merges as a FAIL does (failing:
+// it stays WARN where a FAIL stays FAIL, and is HARNESS-ERROR where a FAIL would
+// be), but for one case: a timing-dependent WARN within the tolerance against a
+// passing run is a PASS, with a note of the warning in its message (where a FAIL
+// is FLAKY). A run with a FAIL of the check outweighs one with its WARN.
 func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut bool) []conform.Result {
 	// The checks by ID (and occurrence): a run may judge one the others do not
 	// (the containment check, judged where the agent wrote outside its scratch
@@ -601,13 +615,15 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 			if base == nil {
 				base = r
 			}
-			switch r.Verdict {
-			case conform.Pass:
+			switch {
+			case r.Verdict == conform.Pass:
 				pass++
-			case conform.Fail:
+			case failing(r.Verdict):
 				fail++
-				if firstFail == nil {
+				// The first FAIL, else the first WARN.
+				if firstFail == nil || (firstFail.Verdict != conform.Fail && r.Verdict == conform.Fail) {
 					firstFail = r
+					failSlip = 0
 					if k < len(slips) {
 						failSlip = slips[k]
 					}
@@ -646,8 +662,21 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 		case fail > 0 && pass > 0 && timing && r.MarginMS != nil && time.Duration(*r.MarginMS)*time.Millisecond > tol:
 			// Far beyond what the harness's lateness can explain: the agent's
 			// failure, whatever another run did.
-			r.Message = fmt.Sprintf("failed in %d of %d runs, beyond the timing tolerance: %d ms over its limit where the harness's timers were late by up to %d ms (FLAKY only within %s: twice that plus %s × scale); the failing run: %s",
-				fail, len(all), *r.MarginMS, failSlip, tol, FlakyFloor, r.Message)
+			r.Message = fmt.Sprintf("%s in %d of %d runs, beyond the timing tolerance: %d ms over its limit where the harness's timers were late by up to %d ms (%s only within %s: twice that plus %s × scale); the failing run: %s",
+				failedIn(r.Verdict), fail, len(all), *r.MarginMS, failSlip, notReproduced(r.Verdict), tol, FlakyFloor, r.Message)
+		case fail > 0 && pass > 0 && timing && r.Verdict == conform.Warn:
+			// A warning that rests on timing and did not come back: the run
+			// that passed speaks, with a note of the warning (a WARN is no
+			// violation; FLAKY would score it as one more WARN).
+			w := r
+			for k := range all {
+				if o := byRun[k][key]; o != nil && o.Verdict == conform.Pass {
+					r = *o
+					break
+				}
+			}
+			r.Runs, r.Passed, r.SlipMS = w.Runs, w.Passed, w.SlipMS
+			r.Message = fmt.Sprintf("%s (passed in %d of %d runs; WARN in %d, not reproduced: a warning that rests on timing; the warning: %s)", r.Message, pass, len(all), fail, w.Message)
 		case fail > 0 && pass > 0 && timing:
 			r.Verdict = conform.Flaky
 			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)
@@ -656,11 +685,29 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 			r.Verdict = conform.HarnessError
 			r.Message = fmt.Sprintf("the harness's own timers were late by up to %d ms in every run (tolerance %s): the machine was too slow to judge this timing check; the failing run: %s", maxSlip, slipTolerance(scaleOf(opts)), r.Message)
 		case fail > 0 && len(all) > 1:
-			r.Message = fmt.Sprintf("failed in %d of %d runs: %s", fail, len(all), r.Message)
+			r.Message = fmt.Sprintf("%s in %d of %d runs: %s", failedIn(r.Verdict), fail, len(all), r.Message)
 		}
 		out[j] = r
 	}
 	return out
+}
+
+// failedIn is how a merged message says a check's failing verdict v came about
+// in some runs: "failed" (FAIL), "warned" (WARN).
+func failedIn(v conform.Verdict) string {
+	if v == conform.Warn {
+		return "warned"
+	}
+	return "failed"
+}
+
+// notReproduced is the verdict of a failing verdict v within the timing
+// tolerance against a pass: FLAKY for a FAIL, PASS for a WARN.
+func notReproduced(v conform.Verdict) conform.Verdict {
+	if v == conform.Warn {
+		return conform.Pass
+	}
+	return conform.Flaky
 }
 
 // checkKey names a result in a run: its check and which occurrence of it.
@@ -696,7 +743,7 @@ func timingDependent(r *conform.Result, timedOut bool) bool {
 	if c := conform.LookupCheck(r.Check); c != nil && c.Timing {
 		return true
 	}
-	return timedOut && !r.Sent // (Sent only marks a FAIL)
+	return timedOut && !r.Sent // (Sent only marks a FAIL or a WARN)
 }
 
 // formatScale writes a timeout scale as --timeout-scale takes it.
@@ -877,7 +924,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 		default:
 			o := notApplicable(runCheck(c, sess), sess, opts.judged())
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence, r.DependsOn = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq, o.DependsOn
-			r.Sent = o.Sent && o.Verdict == conform.Fail
+			r.Sent = o.Sent && failing(o.Verdict)
 			r.SetTiming(o)
 			r.Lint = lintFor(c, sess, sc)
 			if c.Level == conform.MUST {

@@ -109,6 +109,10 @@ type Attempt struct {
 	// while the attempt ran (a loaded machine). A timing verdict within the slip
 	// of its limit cannot be trusted.
 	Slip time.Duration
+	// CPUWait is how long the agent's processes waited on a CPU run queue after
+	// its timers started (the last reading before it exited; zero where /proc
+	// cannot tell, and in process): time the machine, not the agent, took.
+	CPUWait time.Duration
 }
 
 // Origin is when the attempt's timers start: Alive, or Start when Alive was never
@@ -264,6 +268,11 @@ type Result struct {
 	MeasuredMS int64  `json:"measured_ms,omitempty"`
 	LimitMS    int64  `json:"limit_ms,omitempty"`
 	MarginMS   *int64 `json:"margin_ms,omitempty"`
+	// CPUWaitMS is, on a failure that may rest on timing, how long the
+	// implementation's processes waited on a CPU run queue in that run after
+	// their timers started (Attempt.CPUWait, the most of any attempt): a miss no
+	// larger than it may be the machine's delay (docs/aopconform.md "Verdicts").
+	CPUWaitMS int64 `json:"cpu_wait_ms,omitempty"`
 }
 
 // SetTiming copies an outcome's measurement and limit into the result.
@@ -295,6 +304,9 @@ type ScenarioRun struct {
 	Spoke bool `json:"spoke"`
 	// SlipMS is the harness's largest timer lateness in the (first) run, in ms.
 	SlipMS int64 `json:"harness_slip_ms"`
+	// CPUWaitMS is the implementation's largest CPU run-queue wait of an
+	// attempt in the (first) run, in ms (Attempt.CPUWait; 0 where unknown).
+	CPUWaitMS int64 `json:"cpu_wait_ms,omitempty"`
 	// Confirmed: a failed timing check made the harness run the scenario again.
 	Confirmed bool `json:"confirmed,omitempty"`
 	// Escalations are the runs at a slower timescale that followed when a check

@@ -11,39 +11,49 @@ import (
 	"time"
 )
 
-// runDelay is how long the threads of process pid have waited on a CPU run queue
-// (Linux /proc/PID/task/*/schedstat, second field): time the agent was ready to
-// run but the machine gave it no CPU. ok is false where that is not available.
+// runDelay is how long the threads of process pid and of its descendants have
+// waited on a CPU run queue (Linux /proc/PID/task/*/schedstat, second field):
+// time the agent was ready to run but the machine gave it no CPU. A descendant
+// that already ended is not counted (a lower bound). ok is false where that is
+// not available.
 //
 // The harness does not count that time against the agent's bounds: the start-up
 // allowance and the scenario deadline grow by it (at most by their own length), so
 // a correct agent on a saturated machine is not stopped for the machine's
 // slowness, while a hung agent that sleeps accumulates none and is stopped on time.
+// The runner reads it too (Attempt.CPUWait): a timing failure that the agent's
+// own wait for a CPU explains is the machine's.
 func runDelay(pid int) (time.Duration, bool) {
 	if pid <= 0 {
 		return 0, false
 	}
-	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "schedstat"))
-	if err != nil || len(tasks) == 0 {
-		return 0, false
-	}
 	var total time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue // the thread ended
+	seen := false
+	var walk func(pid, depth int)
+	walk = func(pid, depth int) {
+		if depth > 8 {
+			return
 		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			continue
+		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*"))
+		for _, t := range tasks {
+			if b, err := os.ReadFile(filepath.Join(t, "schedstat")); err == nil {
+				if f := strings.Fields(string(b)); len(f) >= 2 {
+					if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+						total += time.Duration(ns)
+						seen = true
+					}
+				}
+			}
+			kids, _ := os.ReadFile(filepath.Join(t, "children"))
+			for _, k := range strings.Fields(string(kids)) {
+				if n, err := strconv.Atoi(k); err == nil {
+					walk(n, depth+1)
+				}
+			}
 		}
-		ns, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		total += time.Duration(ns)
 	}
-	return total, true
+	walk(pid, 0)
+	return total, seen
 }
 
 // starved returns how long the agent's process has waited for a CPU so far (zero
@@ -144,6 +154,23 @@ func processStates(pid int) string {
 		return ""
 	}
 	return "threads: " + strings.Join(parts, ", ")
+}
+
+// cpuSamplePeriod is how often (at most) the harness reads the agent's CPU wait
+// while it runs: the processes' /proc entries are gone once they exit, so the
+// last reading before is what Attempt.CPUWait keeps.
+const cpuSamplePeriod = 100 * time.Millisecond
+
+// sampleCPUWait updates Attempt.CPUWait, the agent's CPU wait since its timers
+// started, at most every cpuSamplePeriod.
+func (a *Agent) sampleCPUWait(now time.Time) {
+	if a.att.Alive.IsZero() || now.Before(a.nextCPUSample) {
+		return
+	}
+	a.nextCPUSample = now.Add(cpuSamplePeriod)
+	if w := a.starved() - a.cpuWaitAtLife; w > a.att.CPUWait {
+		a.att.CPUWait = w
+	}
 }
 
 // deadlineState is processStates for the agent under test ("" when unknown).

@@ -224,6 +224,7 @@ type Agent struct {
 	// deadline grew by: the agent's CPU wait (cpu.go); cpuWaitAtLife is the wait
 	// counted when its timers started.
 	allowanceExtra, deadlineExtra, cpuWaitAtLife time.Duration
+	nextCPUSample                                time.Time // sampleCPUWait
 	// busyCPU is the CPU time of the agent's processes at the last Busy look.
 	busyCPU int64
 	// nextIdleCheck and idleSeen follow the start-up: two idle looks in a row end it.
@@ -532,6 +533,9 @@ func (a *Agent) Run(hd Handler) error {
 			break
 		}
 		now := time.Now()
+		if !exited {
+			a.sampleCPUWait(now)
+		}
 		if !exited && a.att.Alive.IsZero() && !now.Before(a.nextIdleCheck) {
 			// Start-up is over when the agent's processes all sleep (it waits on
 			// something): from then on it has a short grace for its first output,
@@ -773,6 +777,9 @@ func (a *Agent) finish() error {
 		detail.Add(conform.KeyStderrCapped.Is(true))
 	}
 	detail.Add(conform.KeyHarnessSlipMS.Is(a.att.Slip.Milliseconds()))
+	if a.att.CPUWait > 0 {
+		detail.Add(conform.KeyCPUWaitMS.Is(a.att.CPUWait.Milliseconds()))
+	}
 	h.rec.event(a.n, conform.EventAgentExit, detail)
 	a.containment()
 	if a.att.Exit.Err != nil && !errors.Is(a.att.Exit.Err, os.ErrProcessDone) {

@@ -108,12 +108,11 @@ var moreThanOne = map[string]int{
 	"aos/hang":                           2,
 	"aos/unguarded-execution":            2,
 	"aos/unknown-method":                 2,
-	"orchmsg/crash-after-partial-report": 5,
+	"orchmsg/crash-after-partial-report": 2,
 	"orchmsg/foreign-task":               2,
 	"orchmsg/hang":                       16,
 	"orchmsg/ignore-cancel":              2,
 	"orchmsg/ignore-shutdown":            2,
-	"orchmsg/oversize-payload":           3,
 	"orchmsg/stdout-garbage":             2,
 	"orchmsg/wrong-agent-id":             2,
 }

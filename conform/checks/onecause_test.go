@@ -445,3 +445,34 @@ func TestIgnoredShutdownOneFailure(t *testing.T) {
 		"orchmsg/correlation/responses-awaited in withheld-request": "FAIL",
 	})
 }
+
+// TestBrokenJSONLineOneFailure: an orchmsg stdout line that starts a JSON
+// object but is no typed message is orchmsg/format/json's failure;
+// orchmsg/bind/stdout-protocol-only, which finds the same line, is NOT-JUDGED
+// under it, unless free text is on stdout too. A line cut at 1 MiB is
+// orchmsg/limit/message-size's: format/json is NOT-JUDGED under it (before:
+// three FAILURES blocks for mockagent's oversize-payload).
+func TestBrokenJSONLineOneFailure(t *testing.T) {
+	t.Parallel()
+	line := func(b *sessionBuilder, text string, cut bool) {
+		r := conform.Record{Seq: len(b.s.Records) + 1, From: "agent", Stream: "stdout", Text: &text, Attempt: 1, Truncated: cut}
+		b.s.Records = append(b.s.Records, r)
+	}
+	progress := `{"type":"event:progress","id":"e1","timestamp":"2026-11-24T10:00:00Z","payload":{"taskId":"t","progress":0.5}}`
+	b := newSession(&conform.Attempt{}).add("agent", "stdout", "event:progress", 0, progress)
+	line(b, `{"type":"event:progress","id":"e2","timestamp":"2026-1`, false)
+	if o := run(t, "orchmsg/format/json", b.s); o.Verdict != conform.Fail {
+		t.Errorf("a line cut short: format/json %s %q, want FAIL", o.Verdict, o.Message)
+	}
+	wantNotJudged(t, b.s, "orchmsg/format/json", "orchmsg/bind/stdout-protocol-only")
+	line(b, `compiling…`, false)
+	if o := run(t, "orchmsg/bind/stdout-protocol-only", b.s); o.Verdict != conform.Fail {
+		t.Errorf("free text too: stdout-protocol-only %s %q, want FAIL", o.Verdict, o.Message)
+	}
+	b = newSession(&conform.Attempt{}).add("agent", "stdout", "event:progress", 0, progress)
+	line(b, `{"type":"event:log","id":"e2","timestamp":"2026-11-24T10:00:00Z","payload":{"message":"xxxx`, true)
+	if o := run(t, "orchmsg/limit/message-size", b.s); o.Verdict != conform.Fail {
+		t.Errorf("a line cut at 1 MiB: message-size %s %q, want FAIL", o.Verdict, o.Message)
+	}
+	wantNotJudged(t, b.s, "orchmsg/limit/message-size", "orchmsg/format/json")
+}

@@ -19,7 +19,9 @@ var orchmsgShutdownExitWithinGrace = &conform.Check{
 	// In orchmsg-withheld-request an agent that blocks on its unanswered
 	// request misses the grace period: responses-awaited's failure there (unless
 	// that is NOT-JUDGED under this check's failure elsewhere).
-	After:  []string{"orchmsg/completion/reported", "orchmsg/correlation/responses-awaited"},
+	// A report cut short (format/json: a crash mid-line) ends the agent before
+	// the notification, as a completion never reported does.
+	After:  []string{"orchmsg/completion/reported", "orchmsg/format/json", "orchmsg/correlation/responses-awaited"},
 	Timing: true,
 	Bad:    `notify:shutdown gracePeriod 1000 ignored; SIGKILL needed`,
 	Good:   `notify:shutdown received, the agent flushes and exits 0 at once`,

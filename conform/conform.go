@@ -97,6 +97,15 @@ type Check struct {
 	// consequence and is NOT-JUDGED under it (ApplyCauses). One root cause, one
 	// failure; the run fails all the same (the root cause does).
 	After []string
+	// AfterElsewhere lists the checks whose failure in another scenario of the
+	// run shows that this check's failure is theirs: the same misbehaviour, seen
+	// where this check does not look (an agent that ignores notify:shutdown in
+	// every scenario also ignores it while a request of it is pending). When one
+	// of them failed itself in another scenario, this check's failure is
+	// NOT-JUDGED under it (ApplyCauses, before After and on the verdicts the
+	// checks gave, so that a check declared After this one in the same scenario
+	// fails instead: never none).
+	AfterElsewhere []string
 	// Requires lists the IDs of the requirements of conform/requirements the check
 	// enforces, when it cites them itself (the registry's enforcer lists join the
 	// others); the registry's gate fails on an ID it does not hold.

@@ -228,3 +228,45 @@ func TestApplyCauses(t *testing.T) {
 		t.Errorf("re-attributed: depends on %q, message %q; want root, through gone", rs[7].DependsOn, rs[7].Message)
 	}
 }
+
+// TestAfterElsewhere: a failure of a check whose AfterElsewhere names a check
+// that failed in another scenario is NOT-JUDGED under it; when that check
+// failed only in the check's own scenario, the check fails and the other,
+// declared After it there, is NOT-JUDGED instead: one of them fails, never none.
+func TestAfterElsewhere(t *testing.T) {
+	Register(
+		&Check{ID: "test/elsewhere/grace", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/elsewhere/pending"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "test/elsewhere/pending", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", AfterElsewhere: []string{"test/elsewhere/grace"}, Run: func(*Session) Outcome { return Passf("") }},
+	)
+	f := func(check, scenario string) Result {
+		return Result{Check: check, Scenario: scenario, Verdict: Fail, Message: "own"}
+	}
+	// Ignored everywhere: grace fails in s1 and in withheld; pending, in
+	// withheld, is grace's (seen in s1).
+	rs := []Result{f("test/elsewhere/grace", "s1"), f("test/elsewhere/grace", "withheld"), f("test/elsewhere/pending", "withheld")}
+	ApplyCauses(rs)
+	ResolveDependencies(rs)
+	for i, want := range []Verdict{Fail, Fail, NotJudged} {
+		if rs[i].Verdict != want {
+			t.Errorf("ignored everywhere: %s in %s: %s, want %s (%s)", rs[i].Check, rs[i].Scenario, rs[i].Verdict, want, rs[i].Message)
+		}
+	}
+	if rs[2].DependsOn != "test/elsewhere/grace" || !strings.Contains(rs[2].Message, "it failed in s1 too, the same cause: own") {
+		t.Errorf("pending: depends on %q, %q", rs[2].DependsOn, rs[2].Message)
+	}
+	// Blocked only with a request pending: grace fails in withheld alone,
+	// pending is the root there, whatever the order of the results.
+	for _, rs := range [][]Result{
+		{f("test/elsewhere/grace", "withheld"), f("test/elsewhere/pending", "withheld")},
+		{f("test/elsewhere/pending", "withheld"), f("test/elsewhere/grace", "withheld")},
+	} {
+		ApplyCauses(rs)
+		ResolveDependencies(rs)
+		for _, r := range rs {
+			want := map[string]Verdict{"test/elsewhere/grace": NotJudged, "test/elsewhere/pending": Fail}[r.Check]
+			if r.Verdict != want {
+				t.Errorf("blocked only there: %s: %s, want %s (%s)", r.Check, r.Verdict, want, r.Message)
+			}
+		}
+	}
+}

@@ -97,6 +97,9 @@ func rootFailed(v Verdict) bool { return v == Fail || v == NotTested }
 // ApplyCauses turns consequences into NOT-JUDGED results under their root cause,
 // before ResolveDependencies:
 //
+//   - causes seen elsewhere: a failed result of a check whose AfterElsewhere
+//     names a check that failed itself in another scenario depends on that
+//     check (judged first, on the checks' own verdicts);
 //   - declared causes: a failed result of a check whose After names a check that
 //     failed in the same scenario (FAIL, NOT-TESTED) depends on that check;
 //   - a lint finding is reported once: a failed catch-all lint check (Lint "*")
@@ -135,6 +138,27 @@ func ApplyCauses(results []Result) {
 			return rootFailed(results[j].Verdict)
 		}
 		return underIn[resultKey{dep, scenario}] && failedSomewhere[dep]
+	}
+	// Causes seen elsewhere, on the verdicts the checks gave: a root failing in
+	// another scenario, before any of them is made a consequence below.
+	failedIn := map[string][]string{} // check: the scenarios it failed itself in
+	for _, r := range results {
+		if rootFailed(r.Verdict) {
+			failedIn[r.Check] = append(failedIn[r.Check], r.Scenario)
+		}
+	}
+	for i := range results {
+		r := &results[i]
+		c := LookupCheck(r.Check)
+		if !rootFailed(r.Verdict) || c == nil {
+			continue
+		}
+		for _, dep := range c.AfterElsewhere {
+			if k := slices.IndexFunc(failedIn[dep], func(s string) bool { return s != r.Scenario }); dep != r.Check && k >= 0 {
+				dependOn(r, dep, fmt.Sprintf("it failed in %s too, the same cause: %s", failedIn[dep][k], r.Message))
+				break
+			}
+		}
 	}
 	for i := range results {
 		r := &results[i]

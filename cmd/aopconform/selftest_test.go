@@ -584,6 +584,13 @@ var oneCause = map[string]struct {
 	"aop2/crash-mid-task":        {"aop2/5/final-response", []string{"aop2/1.2/response-ids", "aop2/5/final-signal", "aop2/5/minimal-report", "aop2/12/within-budget", "aop2/4/response-size", "aop2/9/fallback-model"}},
 	"aop-output/crash-mid-task":  {"aop-output/format/markers", []string{"aop-output/format/status", "aop-output/format/timestamps", "aop-output/details/file"}},
 	"aof/no-completion-report":   {"aof/completion/reported", []string{"aof/completion/payload"}},
+	// The cases outsiders met (testdata/agents/*.mjs): a wrong task_id; a
+	// notify:shutdown ignored (orchmsg.mjs bug-ignore-shutdown; the fault
+	// ignores SIGTERM too, which orchmsg/bind/stop-on-sigterm reports besides);
+	// and an agent too slow to finish.
+	"aop2/wrong-correlation-id": {"aop2/1.2/response-ids", []string{"aop2/recovery/clean-restart"}},
+	"orchmsg/ignore-shutdown":   {"orchmsg/shutdown/exit-within-grace", []string{"orchmsg/bind/exit-zero", "orchmsg/correlation/responses-awaited"}},
+	"aop2/exceed-timeout":       {"aop2/11/finish-within-timeout", []string{"aop2/5/final-response", "aop2/bind/exit-zero"}},
 }
 
 func checkOneCause(t *testing.T, rep *conform.Report, root string, dependents []string) {

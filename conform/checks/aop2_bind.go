@@ -7,8 +7,31 @@ import (
 	"github.com/aopkit/aopkit/conform"
 )
 
-var aop2BindExitZero = exitZeroFor("aop2", "The agent writes exactly one final RESPONSE as JSON lines on stdout, then exits 0.",
-	"aop2/6.1/heartbeat-liveness", "aop2/5/final-response")
+var aop2BindExitZero = slowFirst(exitZeroFor("aop2", "The agent writes exactly one final RESPONSE as JSON lines on stdout, then exits 0.",
+	"aop2/6.1/heartbeat-liveness", "aop2/11/finish-within-timeout", "aop2/5/final-response"))
+
+// slowFirst: an agent still working, without a RESPONSE, when the scenario's
+// deadline stopped it is too slow to finish, aop2/11/finish-within-timeout's
+// failure (as aop2/5/final-response's missing RESPONSE is then; the declared
+// After does not reach it, final-response being NOT-JUDGED itself). An agent
+// that answered and then ran on to the deadline failed exit-zero itself.
+func slowFirst(c *conform.Check) *conform.Check {
+	run := c.Run
+	c.Run = func(s *conform.Session) conform.Outcome {
+		o := run(s)
+		if a := s.Last(); o.Verdict == conform.Fail && a != nil && a.Timeout && len(aop2Responses(s, a.N)) == 0 {
+			return stillWorking(s, a)
+		}
+		return o
+	}
+	return c
+}
+
+// stillWorking is the outcome of a check that needed the RESPONSE of an attempt
+// the scenario's deadline stopped before it answered.
+func stillWorking(s *conform.Session, a *conform.Attempt) conform.Outcome {
+	return conform.NotJudgedf("aop2/11/finish-within-timeout", "no RESPONSE: attempt %d was still working when the scenario's deadline stopped it; %s", a.N, describeAttempt(s, a))
+}
 
 var aop2BindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "aop2/bind/stdout-protocol-only",

@@ -28,9 +28,19 @@ var aop2RecoveryCleanRestart = &conform.Check{
 		}
 		got, want := aop2Resp(s, rs[0]).TaskID, aop2Input(s, a).Task.TaskID
 		if got != want {
-			return conform.Mismatch("the re-dispatched agent answered another task", want, got)
+			// A wrong task_id is aop2/1.2/response-ids' to report, in this
+			// scenario too: one cause, one failure (when response-ids did not
+			// fail, ResolveDependencies makes this a FAIL naming it).
+			return conform.NotJudgedf("aop2/1.2/response-ids", "the re-dispatched agent answered another task: %q, not %q", got, want)
 		}
 		if o := exitedCleanly(s, a); o.Verdict != conform.Pass {
+			if a.Exit.Code != 0 && a.Exit.Signal == "" && !a.Timeout && a.Terminated.IsZero() && a.Killed.IsZero() {
+				// It answered and exited by itself, non-zero: the code is
+				// aop2/bind/exit-zero's to report (which this scenario does not
+				// run: it is NOT-JUDGED while exit-zero fails in another one, a
+				// FAIL naming the exit when exit-zero failed nowhere).
+				return conform.NotJudgedf("aop2/bind/exit-zero", "the re-dispatched agent answered, then exited non-zero: %s", describeExit(a))
+			}
 			return o
 		}
 		return conform.Passf("attempt %d completed cleanly", a.N)

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,9 +236,9 @@ func wantNotJudged(t *testing.T, s *conform.Session, root string, ids ...string)
 // registered, and no check is its own cause.
 func TestRootCausesRegistered(t *testing.T) {
 	for _, c := range all() {
-		for _, r := range c.After {
+		for _, r := range append(slices.Clone(c.After), c.AfterElsewhere...) {
 			if conform.LookupCheck(r) == nil || r == c.ID {
-				t.Errorf("%s After: %s is no check or the check itself", c.ID, r)
+				t.Errorf("%s After or AfterElsewhere: %s is no check or the check itself", c.ID, r)
 			}
 		}
 	}
@@ -252,4 +253,226 @@ func TestVacuousNotApplicable(t *testing.T) {
 			t.Errorf("%s on a silent agent: %s %q, want NOT-APPLICABLE", id, o.Verdict, o.Message)
 		}
 	}
+}
+
+// judge runs the checks on the sessions (scenario name: session), as the
+// runner does: every check in every session, then the causes and dependencies
+// resolved over the whole run. It returns the results by check and scenario.
+func judge(t *testing.T, sessions map[string]*conform.Session, ids ...string) map[string]conform.Result {
+	t.Helper()
+	var rs []conform.Result
+	for sc, s := range sessions {
+		for _, id := range ids {
+			o := run(t, id, s)
+			rs = append(rs, conform.Result{Check: id, Scenario: sc, Verdict: o.Verdict, DependsOn: o.DependsOn, Message: o.Message})
+		}
+	}
+	conform.ApplyCauses(rs)
+	conform.ResolveDependencies(rs)
+	out := map[string]conform.Result{}
+	for _, r := range rs {
+		out[r.Check+" in "+r.Scenario] = r
+	}
+	return out
+}
+
+// wantVerdicts: each "check in scenario" of got has the verdict (and, when
+// NOT-JUDGED, depends on the check) given.
+func wantVerdicts(t *testing.T, got map[string]conform.Result, want map[string]string) {
+	t.Helper()
+	for k, w := range want {
+		r, ok := got[k]
+		v, dep, _ := strings.Cut(w, " under ")
+		switch {
+		case !ok:
+			t.Errorf("%s: no result", k)
+		case string(r.Verdict) != v || r.DependsOn != dep:
+			t.Errorf("%s: %s (depends on %q) %s; want %s", k, r.Verdict, r.DependsOn, r.Message, w)
+		}
+	}
+}
+
+// aop2Retried is aop2-stale-recovery's session: attempt 1 killed, attempt 2
+// answering with resp and ending with exit code.
+func aop2Retried(resp string, code int) *conform.Session {
+	task := func(n int) json.RawMessage {
+		return json.RawMessage(`{"session":{"session_id":"S"},"task":{"task_id":"T","attempt":` + string(rune('0'+n)) + `},"target":{"provider":"P","model":"m"}}`)
+	}
+	killed := &conform.Attempt{Input: task(1)}
+	killed.Exit.Signal = "SIGKILL"
+	again := &conform.Attempt{Input: task(2)}
+	again.Exit.Code = code
+	b := newSession(killed, again).add("agent", "stdout", "RESPONSE", 10*time.Millisecond, resp)
+	b.s.Records[0].Attempt = 2
+	return b.s
+}
+
+const aop2OK = `{"message_type":"RESPONSE","session_id":"S","task_id":"T","agent":{"name":"a","provider":"P","model":"m"},"task_status":{"state":"COMPLETED","final_signal":"SUCCESS","message":"ok"}}`
+
+// TestWrongTaskIDOneFailure: an aop2 agent that answers another task_id fails
+// aop2/1.2/response-ids; in aop2-stale-recovery aop2/recovery/clean-restart,
+// which found the same wrong task_id, is NOT-JUDGED under it (before: both
+// failed, found by testdata/agents/aop2.mjs bug-wrong-task-id).
+func TestWrongTaskIDOneFailure(t *testing.T) {
+	t.Parallel()
+	s := aop2Retried(strings.Replace(aop2OK, `"task_id":"T"`, `"task_id":"T-OTHER"`, 1), 0)
+	got := judge(t, map[string]*conform.Session{"stale-recovery": s}, "aop2/1.2/response-ids", "aop2/recovery/clean-restart")
+	wantVerdicts(t, got, map[string]string{
+		"aop2/1.2/response-ids in stale-recovery":       "FAIL",
+		"aop2/recovery/clean-restart in stale-recovery": "NOT-JUDGED under aop2/1.2/response-ids",
+	})
+	// response-ids deselected: clean-restart reports the wrong task itself.
+	got = judge(t, map[string]*conform.Session{"stale-recovery": s}, "aop2/recovery/clean-restart")
+	if r := got["aop2/recovery/clean-restart in stale-recovery"]; r.Verdict != conform.Fail || !strings.Contains(r.Message, `answered another task: "T-OTHER", not "T"`) {
+		t.Errorf("response-ids not run: clean-restart %s %q, want FAIL naming the task", r.Verdict, r.Message)
+	}
+}
+
+// TestExitOneAfterResponseOneFailure: an aop2 agent that exits 1 after a
+// correct RESPONSE fails aop2/bind/exit-zero (in the scenarios that run it);
+// aop2/recovery/clean-restart, in aop2-stale-recovery, which does not run
+// exit-zero, is NOT-JUDGED under it (before: both failed, found by
+// testdata/agents/aop2.mjs bug-exit-one). An agent that exits 1 only when
+// re-dispatched fails clean-restart, naming the exit: never no failure.
+func TestExitOneAfterResponseOneFailure(t *testing.T) {
+	t.Parallel()
+	happy := func(code int) *conform.Session {
+		a := &conform.Attempt{Input: json.RawMessage(`{"session":{"session_id":"S"},"task":{"task_id":"T"},"target":{"provider":"P","model":"m"}}`)}
+		a.Exit.Code = code
+		return newSession(a).add("agent", "stdout", "RESPONSE", 10*time.Millisecond, aop2OK).s
+	}
+	stale := judge(t, map[string]*conform.Session{"stale-recovery": aop2Retried(aop2OK, 1)}, "aop2/recovery/clean-restart", "aop2/1.2/response-ids")
+	if r := stale["aop2/recovery/clean-restart in stale-recovery"]; r.Verdict != conform.Fail || !strings.Contains(r.Message, "answered, then exited non-zero: exit 1") || !strings.Contains(r.Message, "aop2/bind/exit-zero did not report it in this run, so this check does") {
+		t.Errorf("exit 1 only when re-dispatched: clean-restart %s %q, want FAIL naming the exit", r.Verdict, r.Message)
+	}
+	// Both scenarios in one run.
+	var rs []conform.Result
+	for sc, s := range map[string]*conform.Session{"happy-path": happy(1), "stale-recovery": aop2Retried(aop2OK, 1)} {
+		for _, id := range []string{"aop2/bind/exit-zero", "aop2/recovery/clean-restart"} {
+			if sc == "stale-recovery" && id == "aop2/bind/exit-zero" {
+				continue // aop2-stale-recovery does not run it
+			}
+			o := run(t, id, s)
+			rs = append(rs, conform.Result{Check: id, Scenario: sc, Verdict: o.Verdict, DependsOn: o.DependsOn, Message: o.Message})
+		}
+	}
+	conform.ApplyCauses(rs)
+	conform.ResolveDependencies(rs)
+	got := map[string]conform.Result{}
+	for _, r := range rs {
+		got[r.Check+" in "+r.Scenario] = r
+	}
+	wantVerdicts(t, got, map[string]string{
+		"aop2/bind/exit-zero in happy-path":             "FAIL",
+		"aop2/recovery/clean-restart in stale-recovery": "NOT-JUDGED under aop2/bind/exit-zero",
+	})
+}
+
+// TestTooSlowOneFailure: an aop2 agent still working, without a RESPONSE, when
+// the scenario's deadline stopped it is too slow to finish: aop2/11/
+// finish-within-timeout's failure (in aop2-timeout), and aop2/5/final-response
+// and aop2/bind/exit-zero are NOT-JUDGED under it (before: three FAILURES
+// blocks, mockagent's exceed-timeout). One that answered and then ran on to the
+// deadline fails exit-zero itself.
+func TestTooSlowOneFailure(t *testing.T) {
+	t.Parallel()
+	stopped := &conform.Attempt{Input: json.RawMessage(`{"session":{"session_id":"S"},"task":{"task_id":"T"},"target":{"provider":"P","model":"m"}}`), Timeout: true}
+	stopped.Exit.Signal = "SIGTERM"
+	s := newSession(stopped).add("agent", "stdout", "EVENT/HEARTBEAT", 10*time.Millisecond, `{"message_type":"EVENT","event":"HEARTBEAT"}`).s
+	wantNotJudged(t, s, "aop2/11/finish-within-timeout", "aop2/5/final-response", "aop2/bind/exit-zero")
+	answered := &conform.Attempt{Input: stopped.Input, Timeout: true}
+	answered.Exit.Signal = "SIGTERM"
+	s = newSession(answered).add("agent", "stdout", "RESPONSE", 10*time.Millisecond, aop2OK).s
+	if o := run(t, "aop2/bind/exit-zero", s); o.Verdict != conform.Fail {
+		t.Errorf("answered, then ran on to the deadline: exit-zero %s %q, want FAIL", o.Verdict, o.Message)
+	}
+}
+
+// TestIgnoredShutdownOneFailure: an orchmsg agent that ignores notify:shutdown
+// (and stops on SIGTERM) fails orchmsg/shutdown/exit-within-grace;
+// orchmsg/bind/exit-zero (in every scenario that sends the notification) and,
+// in orchmsg-withheld-request, orchmsg/correlation/responses-awaited are
+// NOT-JUDGED under it (before: three FAILURES blocks, found by
+// testdata/agents/orchmsg.mjs bug-ignore-shutdown). An agent that ignores it
+// only with a request pending fails responses-awaited alone.
+func TestIgnoredShutdownOneFailure(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	session := func(ignores, withheld bool) *conform.Session {
+		a := &conform.Attempt{ShutdownAt: t0.Add(time.Second), ShutdownFor: 2 * time.Second, End: t0.Add(3 * time.Second)}
+		if ignores {
+			a.Terminated = t0.Add(3 * time.Second)
+		}
+		s := newSession(a).s
+		if withheld {
+			s.Records = append(s.Records, conform.Record{Seq: 1, From: conform.ActorHarness, Event: conform.EventWithheld, Time: t0, Attempt: 1})
+		}
+		return s
+	}
+	ids := []string{"orchmsg/shutdown/exit-within-grace", "orchmsg/bind/exit-zero", "orchmsg/correlation/responses-awaited"}
+	// exit-zero runs in happy-path and long-task, exit-within-grace in
+	// happy-path and withheld-request, responses-awaited in withheld-request:
+	// as the shipped scenarios have them.
+	runs := map[string][]string{"happy-path": ids[:2], "long-task": ids[1:2], "withheld-request": {ids[2], ids[0]}}
+	play := func(ignoresEverywhere bool) map[string]conform.Result {
+		var rs []conform.Result
+		for _, sc := range []string{"happy-path", "long-task", "withheld-request"} {
+			s := session(ignoresEverywhere || sc == "withheld-request", sc == "withheld-request")
+			for _, id := range runs[sc] {
+				o := run(t, id, s)
+				rs = append(rs, conform.Result{Check: id, Scenario: sc, Verdict: o.Verdict, DependsOn: o.DependsOn, Message: o.Message})
+			}
+		}
+		conform.ApplyCauses(rs)
+		conform.ResolveDependencies(rs)
+		got := map[string]conform.Result{}
+		for _, r := range rs {
+			got[r.Check+" in "+r.Scenario] = r
+		}
+		return got
+	}
+	wantVerdicts(t, play(true), map[string]string{
+		"orchmsg/shutdown/exit-within-grace in happy-path":          "FAIL",
+		"orchmsg/shutdown/exit-within-grace in withheld-request":    "FAIL",
+		"orchmsg/bind/exit-zero in happy-path":                      "NOT-JUDGED under orchmsg/shutdown/exit-within-grace",
+		"orchmsg/bind/exit-zero in long-task":                       "NOT-JUDGED under orchmsg/shutdown/exit-within-grace",
+		"orchmsg/correlation/responses-awaited in withheld-request": "NOT-JUDGED under orchmsg/shutdown/exit-within-grace",
+	})
+	wantVerdicts(t, play(false), map[string]string{
+		"orchmsg/shutdown/exit-within-grace in happy-path":          "PASS",
+		"orchmsg/shutdown/exit-within-grace in withheld-request":    "NOT-JUDGED under orchmsg/correlation/responses-awaited",
+		"orchmsg/bind/exit-zero in happy-path":                      "PASS",
+		"orchmsg/correlation/responses-awaited in withheld-request": "FAIL",
+	})
+}
+
+// TestBrokenJSONLineOneFailure: an orchmsg stdout line that starts a JSON
+// object but is no typed message is orchmsg/format/json's failure;
+// orchmsg/bind/stdout-protocol-only, which finds the same line, is NOT-JUDGED
+// under it, unless free text is on stdout too. A line cut at 1 MiB is
+// orchmsg/limit/message-size's: format/json is NOT-JUDGED under it (before:
+// three FAILURES blocks for mockagent's oversize-payload).
+func TestBrokenJSONLineOneFailure(t *testing.T) {
+	t.Parallel()
+	line := func(b *sessionBuilder, text string, cut bool) {
+		r := conform.Record{Seq: len(b.s.Records) + 1, From: "agent", Stream: "stdout", Text: &text, Attempt: 1, Truncated: cut}
+		b.s.Records = append(b.s.Records, r)
+	}
+	progress := `{"type":"event:progress","id":"e1","timestamp":"2026-11-24T10:00:00Z","payload":{"taskId":"t","progress":0.5}}`
+	b := newSession(&conform.Attempt{}).add("agent", "stdout", "event:progress", 0, progress)
+	line(b, `{"type":"event:progress","id":"e2","timestamp":"2026-1`, false)
+	if o := run(t, "orchmsg/format/json", b.s); o.Verdict != conform.Fail {
+		t.Errorf("a line cut short: format/json %s %q, want FAIL", o.Verdict, o.Message)
+	}
+	wantNotJudged(t, b.s, "orchmsg/format/json", "orchmsg/bind/stdout-protocol-only")
+	line(b, `compiling…`, false)
+	if o := run(t, "orchmsg/bind/stdout-protocol-only", b.s); o.Verdict != conform.Fail {
+		t.Errorf("free text too: stdout-protocol-only %s %q, want FAIL", o.Verdict, o.Message)
+	}
+	b = newSession(&conform.Attempt{}).add("agent", "stdout", "event:progress", 0, progress)
+	line(b, `{"type":"event:log","id":"e2","timestamp":"2026-11-24T10:00:00Z","payload":{"message":"xxxx`, true)
+	if o := run(t, "orchmsg/limit/message-size", b.s); o.Verdict != conform.Fail {
+		t.Errorf("a line cut at 1 MiB: message-size %s %q, want FAIL", o.Verdict, o.Message)
+	}
+	wantNotJudged(t, b.s, "orchmsg/limit/message-size", "orchmsg/format/json")
 }

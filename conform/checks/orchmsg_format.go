@@ -103,6 +103,7 @@ var orchmsgFormatJSON = &conform.Check{
 	Good:        `complete JSON objects with a type; free text on stderr`,
 	Run: func(s *conform.Session) conform.Outcome {
 		n := 0
+		var cut *conform.Record
 		for _, r := range s.AgentLines(0, "stdout") {
 			t := strings.TrimSpace(recordText(r))
 			if !strings.HasPrefix(t, "{") {
@@ -110,8 +111,19 @@ var orchmsgFormatJSON = &conform.Check{
 			}
 			n++
 			if r.Msg == nil || r.Key == "" {
+				if r.Truncated {
+					// Cut at the line limit: no longer JSON because it was
+					// too long, orchmsg/limit/message-size's failure.
+					if cut == nil {
+						cut = r
+					}
+					continue
+				}
 				return conform.Mismatch(fmt.Sprintf("record %d starts a JSON object but is not a typed JSON message", r.Seq), "a complete JSON object with a type", conform.Clip(t, 200)).At(r.Seq)
 			}
+		}
+		if cut != nil {
+			return conform.NotJudgedf("orchmsg/limit/message-size", "record %d starts a JSON object but was cut at 1 MiB", cut.Seq)
 		}
 		if n == 0 {
 			return conform.Failf("the agent sent no JSON message")

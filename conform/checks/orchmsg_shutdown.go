@@ -16,10 +16,15 @@ var orchmsgShutdownExitWithinGrace = &conform.Check{
 	Spec:        "orchmsg §Shutdown; bindings §orchmsg",
 	Requirement: "notify:shutdown (payload gracePeriod in ms): after shutdown the agent exits within the grace period.",
 	Lint:        []string{"ORCH-SEQ-007"},
-	After:       []string{"orchmsg/completion/reported"},
-	Timing:      true,
-	Bad:         `notify:shutdown gracePeriod 1000 ignored; SIGKILL needed`,
-	Good:        `notify:shutdown received, the agent flushes and exits 0 at once`,
+	// In orchmsg-withheld-request an agent that blocks on its unanswered
+	// request misses the grace period: responses-awaited's failure there (unless
+	// that is NOT-JUDGED under this check's failure elsewhere).
+	// A report cut short (format/json: a crash mid-line) ends the agent before
+	// the notification, as a completion never reported does.
+	After:  []string{"orchmsg/completion/reported", "orchmsg/format/json", "orchmsg/correlation/responses-awaited"},
+	Timing: true,
+	Bad:    `notify:shutdown gracePeriod 1000 ignored; SIGKILL needed`,
+	Good:   `notify:shutdown received, the agent flushes and exits 0 at once`,
 	Run: func(s *conform.Session) conform.Outcome {
 		a := s.Last()
 		if a == nil || a.ShutdownAt.IsZero() {

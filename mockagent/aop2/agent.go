@@ -758,5 +758,22 @@ func (a *agent) finish() int {
 	if a.fault == FaultDuplicateResponse {
 		a.writeLine(b)
 	}
+	if a.fault == FaultExitNonzero || (a.fault == FaultExitNonzeroOnRetry && a.retried()) {
+		return 1
+	}
 	return 0
+}
+
+// retried: the TASK re-dispatches the task to the model it names first (a retry,
+// task.attempt 2 or more), not to one of its fallback alternatives.
+func (a *agent) retried() bool {
+	if a.attempt() < 2 {
+		return false
+	}
+	for _, alt := range a.task.ExecutionPolicy.AlternativeModels {
+		if alt.Model == a.task.Target.Model {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,8 @@ import "github.com/aopkit/aopkit/conform/fault"
 const (
 	FaultHang                    = "hang"
 	FaultExceedTimeout           = "exceed-timeout"
+	FaultExitNonzero             = "exit-nonzero"
+	FaultExitNonzeroOnRetry      = "exit-nonzero-on-retry"
 	FaultStopHeartbeats          = "stop-heartbeats"
 	FaultLateHeartbeats          = "late-heartbeats"
 	FaultCrashMidTask            = "crash-mid-task"
@@ -46,6 +48,8 @@ var Faults = []fault.Fault{
 	{Name: FaultCrashMidTask, Rule: "AOP2-SEQ-004, aop2/bind/exit-zero a RESPONSE, then exit 0 (E_PROCESS_CRASH, §12)", Doc: "exits 1 half-way through the work, without a RESPONSE"},
 	{Name: FaultDuplicateResponse, Rule: "AOP2-SEQ-009 one RESPONSE per TASK (§1.2, §5)", Doc: "writes its RESPONSE twice"},
 	{Name: FaultEmptyReport, Rule: "AOP2-SEQ-003 require_minimal_report: non-empty summary and actions (§5)", Doc: "sends an empty summary and no actions"},
+	{Name: FaultExitNonzero, Rule: "aop2/bind/exit-zero one RESPONSE, then exit 0 (bindings)", Doc: "answers, then exits 1"},
+	{Name: FaultExitNonzeroOnRetry, Rule: "aop2/recovery/clean-restart a re-dispatched executor completes with one RESPONSE and exits 0 (§2.2 task.attempt, bindings)", Doc: "retried on its own model (task.attempt 2 or more, not as a fallback alternative), answers, then exits 1"},
 	{Name: FaultExceedTimeout, Rule: "AOP2-SEQ-010 RESPONSE within the effective timeout (E_TIMEOUT, §11)", Doc: "heartbeats correctly but works 60 s past the effective timeout"},
 	{Name: FaultHang, Rule: "AOP2-SEQ-005, AOP2-SEQ-010 heartbeats and a RESPONSE in time (§6.1, §11)", Doc: "reads the TASK, then writes nothing and never exits, ignoring EOF on stdin"},
 	{Name: FaultIgnoreShutdown, Rule: "aop2/bind/stop-on-sigterm stop on SIGTERM or EOF on stdin (bindings)", Doc: "ignores SIGTERM and EOF on stdin; only SIGKILL stops it"},

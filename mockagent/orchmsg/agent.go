@@ -103,6 +103,9 @@ type agent struct {
 	// hold keeps the next line in the buffer, unflushed: the line after it
 	// goes out in the same write (script.OneWrite).
 	hold bool
+	// awaiting: the agent waits for the answer to a request (block-on-request
+	// heeds no notify:shutdown meanwhile).
+	awaiting bool
 }
 
 // Run plays the orchmsg agent. It returns the process exit code.
@@ -197,7 +200,7 @@ func (a *agent) wait(d time.Duration, want func(*spec.Message) bool) (*spec.Mess
 			}
 			switch typeOf(m) {
 			case "notify:shutdown":
-				if a.fault == FaultIgnoreShutdown {
+				if a.fault == FaultIgnoreShutdown || (a.fault == FaultBlockOnRequest && a.awaiting) {
 					continue
 				}
 				a.log("info", "shutting down", nil)
@@ -344,9 +347,11 @@ func (a *agent) request(typ string, payload map[string]any, wait time.Duration) 
 		}
 	}
 	a.send(m)
+	a.awaiting = true
 	r, st := a.wait(wait, func(r *spec.Message) bool {
 		return strings.HasPrefix(typeOf(r), "response:") && r.CorrelationID.V == m.ID
 	})
+	a.awaiting = false
 	if r == nil {
 		r = &spec.Message{}
 	}

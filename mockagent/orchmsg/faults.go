@@ -5,6 +5,7 @@ import "github.com/aopkit/aopkit/conform/fault"
 // Fault names of the orchmsg mock agent.
 const (
 	FaultHang                    = "hang"
+	FaultBlockOnRequest          = "block-on-request"
 	FaultExceedTimeout           = "exceed-timeout"
 	FaultStopHeartbeats          = "stop-heartbeats"
 	FaultCrashMidTask            = "crash-mid-task"
@@ -33,6 +34,7 @@ const (
 // Faults is the catalogue of the orchmsg mock agent, sorted by name.
 var Faults = []fault.Fault{
 	{Name: FaultBadTimestamps, Rule: "ORCH-BASE-002 timestamp is ISO 8601 (Base Message Structure)", Doc: "writes timestamps as \"22/11/2026 10:00\""},
+	{Name: FaultBlockOnRequest, Rule: "orchmsg/correlation/responses-awaited an unanswered request blocks no notification (Timeouts, Correlation)", Doc: "waits for the answer to each request without heeding notifications: a notify:shutdown while a request is unanswered goes unheeded"},
 	{Name: FaultCounterIDs, Rule: "orchmsg/format/uuid-ids (ORCH-BASE-003) an id is a UUID for correlation (Base Message Structure)", Doc: "numbers its messages with a counter (\"evt-1\", \"req-2\") instead of UUIDs"},
 	{Name: FaultCrashAfterPartialReport, Rule: "orchmsg/bind/exit-zero, orchmsg/format/json a complete report, then exit 0 on shutdown (bindings)", Doc: "writes half of its final progress event, then exits 1"},
 	{Name: FaultCrashMidTask, Rule: "orchmsg/bind/exit-zero exit 0 on shutdown, not before (bindings)", Doc: "exits 1 half-way through the task"},

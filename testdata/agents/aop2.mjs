@@ -17,10 +17,13 @@
 //   bug-no-agent         RESPONSE without its required `agent` block
 //                        (aop2/5/final-response)
 //   bug-wrong-task-id    RESPONSE answers another task_id: a wrong
-//                        correlation (aop2/1.2/response-ids; aop2-stale-recovery
-//                        also fails aop2/recovery/clean-restart, "answered
-//                        another task", as mockagent's wrong-correlation-id does)
-// The other bugs show as one FAILURES block each.
+//                        correlation (aop2/1.2/response-ids; in
+//                        aop2-stale-recovery aop2/recovery/clean-restart is
+//                        NOT-JUDGED under it)
+//   bug-exit-one         a correct RESPONSE, then exit 1 (aop2/bind/exit-zero;
+//                        in aop2-stale-recovery aop2/recovery/clean-restart is
+//                        NOT-JUDGED under it)
+// Each bug shows as one FAILURES block.
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
@@ -29,7 +32,7 @@ import { createInterface } from "node:readline";
 // First thing: on SIGTERM exit at once; no RESPONSE is owed.
 process.on("SIGTERM", () => process.exit(0));
 
-const MODES = ["correct", "fast", "bug-heartbeat-stops", "bug-no-agent", "bug-wrong-task-id"];
+const MODES = ["correct", "fast", "bug-heartbeat-stops", "bug-no-agent", "bug-wrong-task-id", "bug-exit-one"];
 const mode = process.argv[2] ?? "correct";
 if (!MODES.includes(mode)) {
   console.error(`aop2.mjs: unknown mode ${mode} (one of ${MODES.join(", ")})`);
@@ -198,7 +201,8 @@ async function respond() {
   if (mode === "bug-no-agent") delete response.agent;
   // Exit once the line is written: process.exit() right after write() could
   // drop it (stdout to a pipe is asynchronous).
-  process.stdout.write(JSON.stringify(response) + "\n", () => process.exit(0));
+  // BUG (bug-exit-one): exit 1 after a correct RESPONSE.
+  process.stdout.write(JSON.stringify(response) + "\n", () => process.exit(mode === "bug-exit-one" ? 1 : 0));
 }
 
 function onTask(line) {

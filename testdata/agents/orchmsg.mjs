@@ -18,11 +18,11 @@
 //   bug-percent-progress reports progress as a percentage (50, 100), not a
 //                        fraction 0..1 (orchmsg/requests/payload)
 //   bug-ignore-shutdown  logs notify:shutdown but never exits; SIGTERM stops
-//                        it (orchmsg/shutdown/exit-within-grace; also
+//                        it (orchmsg/shutdown/exit-within-grace;
 //                        orchmsg/bind/exit-zero and, in orchmsg-withheld-request,
-//                        orchmsg/correlation/responses-awaited: three FAILURES
-//                        blocks for one cause, as mockagent's ignore-shutdown)
-// The other bugs show as one FAILURES block each.
+//                        orchmsg/correlation/responses-awaited are NOT-JUDGED
+//                        under it)
+// Each bug shows as one FAILURES block.
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 

@@ -611,6 +611,21 @@ var scenarios = []scenario{
 				t.Error("the fault must leave the executor's file in place")
 			}
 		}},
+	// A RESPONSE, then exit 1: the engine takes the RESPONSE; the exit after it
+	// is aopconform's aop2/bind/exit-zero.
+	{name: "exit-nonzero", fault: mock.FaultExitNonzero, noGolden: true, state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"}},
+	// The retry answers, then exits 1 (mockagent's exit-nonzero-on-retry; the
+	// first attempt crashes, as in retry-backoff): the engine takes the
+	// RESPONSE; the exit after it is aopconform's aop2/recovery/clean-restart.
+	{name: "exit-nonzero-on-retry", fault: mock.FaultExitNonzeroOnRetry, noGolden: true, set: map[string]any{
+		"execution_policy/max_retries": 1,
+		"task/extensions/x_mockagent":  map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": mock.FaultCrashMidTask}}},
+		state: "COMPLETED", codes: []string{"E_PROCESS_CRASH"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_PROCESS_CRASH", codex + ":SUCCESS"}) {
+				t.Errorf("attempts %v, want the crash, then the retry's RESPONSE", got)
+			}
+		}},
 }
 
 func manyInputs(n int) []any {

@@ -150,6 +150,16 @@ var cases = []engineCase{
 				t.Errorf("SIGTERM %s after notify:shutdown, want the 2 s grace period", got)
 			}
 		}},
+	// A notify:shutdown while the agent's ask-user is unanswered goes unheeded:
+	// SIGTERM at the end of the grace period.
+	{name: "block-on-request", fault: ma.FaultBlockOnRequest, tweaks: []tweak{work(map[string]any{"work_seconds": 12, "ask_user": true}), world("user", map[string]any{"silent": true})},
+		steps: []conform.Step{step("start", 5*time.Second, "shutdown")}, sent: []string{assigned, shutdown}, signals: []string{"SIGTERM"}, exit: -1, noRef: true,
+		check: func(t *testing.T, r run) {
+			att := r.sess.Attempts[0]
+			if got := att.Terminated.Sub(att.ShutdownAt); got != 2*time.Second {
+				t.Errorf("SIGTERM %s after notify:shutdown, want the 2 s grace period", got)
+			}
+		}},
 	{name: "hang", fault: ma.FaultHang, tweaks: []tweak{world("idle_timeout", "20s")},
 		sent: []string{assigned, cancelled, shutdown}, decisions: []string{"idle-timeout"}, signals: []string{"SIGTERM"}, exit: -1},
 	{name: "stop-heartbeats", fault: ma.FaultStopHeartbeats, tweaks: []tweak{world("idle_timeout", "20s")},

@@ -221,8 +221,10 @@ func harnessCut(orch *conform.Attempt) (time.Time, conform.By) {
 // still alive then, are the harness's clean-up, never the orchestrator's. The
 // agent's own observation of the orchestrator's end (mockagent
 // --watch-orchestrator, "orchestrator-exit") is the best evidence of when that
-// was: an agent that saw it outlived the orchestrator. Without a watch, an agent
-// last seen close to the harness's first act (killSlack) was killed by it.
+// was: an agent that saw it outlived the orchestrator. An agent last seen close
+// to the harness's first act (killSlack) without having seen it (no watch, or
+// a watch outrun by the clean-up on a loaded machine) is not counted as killed
+// by the orchestrator: nothing shows the orchestrator did it.
 func attribute(ls []Launch, orch *conform.Attempt, scale float64) {
 	if orch == nil {
 		return
@@ -269,8 +271,13 @@ func attribute(ls []Launch, orch *conform.Attempt, scale float64) {
 			if !l.LastSeen().Add(mockagent.AliveEvery).Before(lcut) && !hasSignal(l) {
 				l.HarnessKilled = lwhy
 			}
-		case !watched && !hasSignal(l) && !l.LastSeen().Add(slack).Before(lcut):
-			// No watch to tell: last seen as the orchestrator ended.
+		case (!watched || lwhy == conform.ByCleanUp) && !hasSignal(l) && !l.LastSeen().Add(slack).Before(lcut):
+			// Last seen as the orchestrator ended, and no watch to tell, or a
+			// watch that never saw the orchestrator's exit: on a loaded machine
+			// the clean-up's SIGKILL can come before the agent's next look.
+			// Either may have killed it; nothing shows the orchestrator did,
+			// so it is not credited (an orchestrator that stops its agent
+			// sends SIGTERM first, which the agent records).
 			l.HarnessKilled = lwhy
 		}
 	}

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -43,29 +40,7 @@ func aofEngineCorpus(t *testing.T) map[string][]byte {
 			msgs[where] = s
 		}
 	}
-	roots := []string{"../../fixtures/aof", "../../fixtures/reference/aof", "../../testdata/speccorpus/aof", "../../../shared/reference/upstream/aof", "/work/shared/reference/upstream/aof"}
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(path, ".golden") || strings.HasSuffix(path, ".md") {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if json.Valid(data) {
-				add(path, data)
-				return nil
-			}
-			for i, line := range bytes.Split(data, []byte("\n")) {
-				add(path+":"+strconv.Itoa(i+1), line)
-			}
-			return nil
-		})
-		if err != nil && !(os.IsNotExist(err) && strings.Contains(root, "shared")) {
-			t.Fatal(err)
-		}
-	}
+	walkCorpus(t, "aof", add)
 	return msgs
 }
 

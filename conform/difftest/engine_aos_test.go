@@ -3,10 +3,6 @@ package difftest
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	aosengine "github.com/aopkit/aopkit/conform/engine/aos"
@@ -33,29 +29,7 @@ func aosRequests(t *testing.T) map[string][]byte {
 		}
 		msgs[where] = bytes.TrimSpace(b)
 	}
-	roots := []string{"../../fixtures/aos", "../../fixtures/reference/aos", "../../testdata/speccorpus/aos", "../../../shared/reference/upstream/aos", "/work/shared/reference/upstream/aos"}
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(path, ".golden") || strings.HasSuffix(path, ".md") {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if json.Valid(data) {
-				add(path, data)
-				return nil
-			}
-			for i, line := range bytes.Split(data, []byte("\n")) {
-				add(path+":"+strconv.Itoa(i+1), line)
-			}
-			return nil
-		})
-		if err != nil && !(os.IsNotExist(err) && strings.Contains(root, "shared")) {
-			t.Fatal(err)
-		}
-	}
+	walkCorpus(t, "aos", add)
 	return msgs
 }
 

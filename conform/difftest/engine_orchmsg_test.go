@@ -3,8 +3,6 @@ package difftest
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,29 +38,7 @@ func orchmsgRequests(t *testing.T) map[string][]byte {
 			msgs[where] = bytes.TrimSpace(b)
 		}
 	}
-	roots := []string{"../../fixtures/orchmsg", "../../fixtures/reference/orchmsg", "../../testdata/speccorpus/orchmsg", "../../../shared/reference/upstream/orchmsg", "/work/shared/reference/upstream/orchmsg"}
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(path, ".golden") || strings.HasSuffix(path, ".md") {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if json.Valid(data) {
-				add(path, data)
-				return nil
-			}
-			for i, line := range bytes.Split(data, []byte("\n")) {
-				add(path+":"+strconv.Itoa(i+1), line)
-			}
-			return nil
-		})
-		if err != nil && !(os.IsNotExist(err) && strings.Contains(root, "shared")) {
-			t.Fatal(err)
-		}
-	}
+	walkCorpus(t, "orchmsg", add)
 	return msgs
 }
 

@@ -3,11 +3,7 @@ package difftest
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/aopkit/aopkit/lint/linter"
@@ -37,28 +33,7 @@ func wireCorpus(t testing.TB, p string) map[string][]byte {
 			msgs[where] = b
 		}
 	}
-	for _, root := range []string{"../../fixtures/" + p, "../../fixtures/reference/" + p, "../../testdata/speccorpus/" + p, "/work/shared/reference/upstream/" + p} {
-		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(path, ".golden") {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if json.Valid(data) {
-				add(path, data)
-				return nil
-			}
-			for i, line := range bytes.Split(data, []byte("\n")) {
-				add(path+":"+strconv.Itoa(i+1), line)
-			}
-			return nil
-		})
-		if err != nil && !(os.IsNotExist(err) && strings.HasPrefix(root, "/work/")) {
-			t.Fatal(err)
-		}
-	}
+	walkCorpus(t, p, add)
 	return msgs
 }
 

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"os"
@@ -29,31 +30,58 @@ func runDelay(pid int) (time.Duration, bool) {
 	}
 	var total time.Duration
 	seen := false
-	var walk func(pid, depth int)
-	walk = func(pid, depth int) {
+	eachTask(pid, func(task string) bool {
+		if b, err := os.ReadFile(filepath.Join(task, "schedstat")); err == nil {
+			if f := strings.Fields(string(b)); len(f) >= 2 {
+				if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					total += time.Duration(ns)
+					seen = true
+				}
+			}
+		}
+		return true
+	})
+	return total, seen
+}
+
+// eachTask calls f with the /proc directory of every thread of process pid and
+// of its descendants (to depth 8), until f returns false; it reports whether f
+// never did. A process that ends meanwhile is skipped.
+func eachTask(pid int, f func(task string) bool) bool {
+	var walk func(pid, depth int) bool
+	walk = func(pid, depth int) bool {
 		if depth > 8 {
-			return
+			return true
 		}
 		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*"))
 		for _, t := range tasks {
-			if b, err := os.ReadFile(filepath.Join(t, "schedstat")); err == nil {
-				if f := strings.Fields(string(b)); len(f) >= 2 {
-					if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-						total += time.Duration(ns)
-						seen = true
-					}
-				}
+			if !f(t) {
+				return false
 			}
 			kids, _ := os.ReadFile(filepath.Join(t, "children"))
 			for _, k := range strings.Fields(string(kids)) {
-				if n, err := strconv.Atoi(k); err == nil {
-					walk(n, depth+1)
+				if n, err := strconv.Atoi(k); err == nil && !walk(n, depth+1) {
+					return false
 				}
 			}
 		}
+		return true
 	}
-	walk(pid, 0)
-	return total, seen
+	return walk(pid, 0)
+}
+
+// taskState is a thread's state letter (R, S, D, ...: the field after the
+// parenthesised command name of its stat); ok is false when it is gone.
+func taskState(task string) (state byte, ok bool) {
+	b, err := os.ReadFile(filepath.Join(task, "stat"))
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, false
+	}
+	return b[i+2], true
 }
 
 // starved returns how long the agent's process has waited for a CPU so far (zero
@@ -72,39 +100,14 @@ func (a *Agent) starved() time.Duration {
 // input, a timer, a request). ok is false where /proc cannot tell.
 func idle(pid int) (asleep, ok bool) {
 	seen := 0
-	var walk func(pid int, depth int) bool
-	walk = func(pid int, depth int) bool {
-		if depth > 8 {
+	asleep = eachTask(pid, func(task string) bool {
+		st, ok := taskState(task)
+		if !ok {
 			return true
 		}
-		tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*"))
-		if err != nil || len(tasks) == 0 {
-			return true // gone
-		}
-		for _, t := range tasks {
-			b, err := os.ReadFile(filepath.Join(t, "stat"))
-			if err != nil {
-				continue
-			}
-			// state is the field after the parenthesised command name
-			i := strings.LastIndexByte(string(b), ')')
-			if i < 0 || i+2 >= len(b) {
-				continue
-			}
-			seen++
-			if st := b[i+2]; st != 'S' {
-				return false
-			}
-			kids, _ := os.ReadFile(filepath.Join(t, "children"))
-			for _, k := range strings.Fields(string(kids)) {
-				if n, err := strconv.Atoi(k); err == nil && !walk(n, depth+1) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	asleep = walk(pid, 0)
+		seen++
+		return st == 'S'
+	})
 	return asleep && seen > 0, seen > 0
 }
 
@@ -117,35 +120,16 @@ func idle(pid int) (asleep, ok bool) {
 func processStates(pid int) string {
 	names := map[byte]string{'R': "running or waiting for a CPU", 'S': "asleep", 'D': "in an uninterruptible wait (disk or memory)", 'T': "stopped", 't': "stopped", 'Z': "exited, not yet reaped", 'I': "asleep"}
 	count := map[string]int{}
-	var walk func(pid, depth int)
-	walk = func(pid, depth int) {
-		if depth > 8 {
-			return
-		}
-		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*"))
-		for _, t := range tasks {
-			b, err := os.ReadFile(filepath.Join(t, "stat"))
-			if err != nil {
-				continue
-			}
-			i := strings.LastIndexByte(string(b), ')')
-			if i < 0 || i+2 >= len(b) {
-				continue
-			}
-			name, ok := names[b[i+2]]
-			if !ok {
-				name = "state " + string(b[i+2])
+	eachTask(pid, func(task string) bool {
+		if st, ok := taskState(task); ok {
+			name, known := names[st]
+			if !known {
+				name = "state " + string(st)
 			}
 			count[name]++
-			kids, _ := os.ReadFile(filepath.Join(t, "children"))
-			for _, k := range strings.Fields(string(kids)) {
-				if n, err := strconv.Atoi(k); err == nil {
-					walk(n, depth+1)
-				}
-			}
 		}
-	}
-	walk(pid, 0)
+		return true
+	})
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(count)) {
 		parts = append(parts, fmt.Sprintf("%d %s", count[name], name))

@@ -662,20 +662,26 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 		r.SlipMS = maxSlip
 		tol := FlakyTolerance(failSlip, scaleOf(opts))
 		starved, why := starvedEverywhere(all, byRun, key)
+		// passedRun is the result of a run that passed, with failing's counts
+		// and a note of what failed in the other runs.
+		passedRun := func(failing conform.Result, note string) conform.Result {
+			p := failing
+			for k := range all {
+				if o := byRun[k][key]; o != nil && o.Verdict == conform.Pass {
+					p = *o
+					break
+				}
+			}
+			p.Runs, p.Passed, p.SlipMS = failing.Runs, failing.Passed, failing.SlipMS
+			p.Message = fmt.Sprintf("%s (passed in %d of %d runs; %s)", p.Message, pass, len(all), note)
+			return p
+		}
 		switch {
 		case fail > 0 && pass > 0 && timing && starved:
 			// Every failing run missed by no more than the time the
 			// implementation waited for a CPU there: the machine's delay, not
 			// its own. The run that passed speaks, with a note.
-			f := r
-			for k := range all {
-				if o := byRun[k][key]; o != nil && o.Verdict == conform.Pass {
-					r = *o
-					break
-				}
-			}
-			r.Runs, r.Passed, r.SlipMS = f.Runs, f.Passed, f.SlipMS
-			r.Message = fmt.Sprintf("%s (passed in %d of %d runs; %s, not reproduced: %s; the failing run: %s)", r.Message, pass, len(all), failedIn(f.Verdict)+fmt.Sprintf(" in %d", fail), why, f.Message)
+			r = passedRun(r, fmt.Sprintf("%s in %d, not reproduced: %s; the failing run: %s", failedIn(r.Verdict), fail, why, r.Message))
 		case fail > 0 && pass > 0 && timing && r.MarginMS != nil && time.Duration(*r.MarginMS-r.CPUWaitMS)*time.Millisecond > tol:
 			// Far beyond what the harness's lateness (and the implementation's
 			// wait for a CPU) can explain: the agent's failure, whatever another
@@ -686,15 +692,7 @@ func mergeRuns(opts Options, all [][]conform.Result, slips []int64, timedOut boo
 			// A warning that rests on timing and did not come back: the run
 			// that passed speaks, with a note of the warning (a WARN is no
 			// violation; FLAKY would score it as one more WARN).
-			w := r
-			for k := range all {
-				if o := byRun[k][key]; o != nil && o.Verdict == conform.Pass {
-					r = *o
-					break
-				}
-			}
-			r.Runs, r.Passed, r.SlipMS = w.Runs, w.Passed, w.SlipMS
-			r.Message = fmt.Sprintf("%s (passed in %d of %d runs; WARN in %d, not reproduced: a warning that rests on timing; the warning: %s)", r.Message, pass, len(all), fail, w.Message)
+			r = passedRun(r, fmt.Sprintf("WARN in %d, not reproduced: a warning that rests on timing; the warning: %s", fail, r.Message))
 		case fail > 0 && pass > 0 && timing:
 			r.Verdict = conform.Flaky
 			r.Message = fmt.Sprintf("FLAKY: failed in %d of %d runs, passed in %d; the failing run: %s", fail, len(all), pass, r.Message)

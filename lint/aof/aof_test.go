@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/aopkit/aopkit/lint"
 	"github.com/aopkit/aopkit/lint/internal/seqgroup"
@@ -218,26 +217,3 @@ func TestDataDirHostile(t *testing.T) {
 // driverFiles is the driver's file linter with the default options, as
 // aoplint hands it to LintDataDir.
 func driverFiles() lint.FileLinter { return linter.FileLinter(linter.Options{}) }
-
-// TestJSLenCountsUTF16Units: jsLen agrees with encoding each rune to UTF-16.
-func TestJSLenCountsUTF16Units(t *testing.T) {
-	for _, s := range []string{"", "abc", "é", "€", "😀", "a😀b\U0010FFFF", "\xff\xfe", "\xed\xa0\x80", "\xf4\x90\x80\x80", "日本語"} {
-		want := 0
-		for _, r := range s {
-			want += len(utf16.Encode([]rune{r}))
-		}
-		if got := jsLen(s); got != want {
-			t.Errorf("jsLen(%q) = %d, want %d", s, got, want)
-		}
-		// checkLimits counts only a string longer in bytes than a limit.
-		if jsLen(s) > len(s) {
-			t.Errorf("jsLen(%q) = %d, over its %d bytes", s, jsLen(s), len(s))
-		}
-	}
-	for i := 0; i < 1<<16; i++ {
-		s := string([]byte{byte(i), byte(i >> 8), 0xf0, byte(i), 0x9f, 0x98, 0x80})
-		if jsLen(s) > len(s) {
-			t.Fatalf("jsLen(%q) = %d, over its %d bytes", s, jsLen(s), len(s))
-		}
-	}
-}

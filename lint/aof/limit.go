@@ -33,19 +33,6 @@ func listLimit(key string) (int, bool) {
 	return 0, false
 }
 
-// jsLen is a string's length as JavaScript (and Zod) counts it: UTF-16 code units.
-func jsLen(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 { // a surrogate pair; ranging a string yields no rune past MaxRune
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
 func checkLimits(p *lint.Pass) {
 	if len(p.Msg.Raw) > maxMessageBytes {
 		p.Reportf("", "the message is %d bytes, over the upstream limit of 10 MiB (%d bytes): an upstream router rejects it", len(p.Msg.Raw), maxMessageBytes)
@@ -59,7 +46,7 @@ func checkLimits(p *lint.Pass) {
 		// (jsLen is at most the byte length: a string no longer than the
 		// limit in bytes is not counted.)
 		if n := obj.Get(sl.field); n.IsString() && len(n.Str) > sl.max {
-			if l := jsLen(n.Str); l > sl.max {
+			if l := spec.Length(n.Str); l > sl.max {
 				p.Reportf(base+"/"+sl.field, "%s is %d characters, over the upstream limit of %s: an upstream router rejects the message as invalid_envelope", sl.field, l, thousands(sl.max))
 			}
 		}
@@ -74,7 +61,7 @@ func checkLimits(p *lint.Pass) {
 		}
 		for i, it := range m.Value.Items {
 			if it.IsString() && len(it.Str) > spec.MaxItem {
-				if l := jsLen(it.Str); l > spec.MaxItem {
+				if l := spec.Length(it.Str); l > spec.MaxItem {
 					p.Reportf(fmt.Sprintf("%s/%s/%d", base, m.Key, i), "%s[%d] is %d characters, over the upstream limit of %d per item: an upstream router rejects the message as invalid_envelope", m.Key, i, l, spec.MaxItem)
 				}
 			}

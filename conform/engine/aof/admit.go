@@ -172,21 +172,6 @@ func related(a, b string) bool {
 	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }
 
-// jsLen is a string's length as aoplint's AOF-LIMIT-001 (and the upstream
-// Zod schema) count it: UTF-16 code units. Only the router's wording of a
-// limit finding uses it; the decision is the rule's.
-func jsLen(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
 // Classify is the router's decision on one line as a message, before any task
 // is looked up: KindNotProtocol, KindUnknown, KindRejected with the reason and
 // detail the router logs, or KindRouted for a message it hands to its type's

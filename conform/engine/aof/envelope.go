@@ -145,8 +145,8 @@ func str(m spec.Member[string], ptr string, required bool, max int) (string, *fi
 	if required && s == "" {
 		return "", ferr(ptr, "must not be empty")
 	}
-	if max > 0 && jsLen(s) > max {
-		return "", ferr(ptr, "is %d characters, at most %d allowed", jsLen(s), max)
+	if max > 0 && spec.Length(s) > max {
+		return "", ferr(ptr, "is %d characters, at most %d allowed", spec.Length(s), max)
 	}
 	return s, nil
 }
@@ -188,8 +188,8 @@ func strList(m spec.Member[[]spec.Member[string]], ptr string, maxItems int) ([]
 		if !it.OK {
 			return nil, ferr(fmt.Sprintf("%s/%d", ptr, i), "must be a string")
 		}
-		if jsLen(it.V) > spec.MaxItem {
-			return nil, ferr(fmt.Sprintf("%s/%d", ptr, i), "is %d characters, at most %d allowed", jsLen(it.V), spec.MaxItem)
+		if spec.Length(it.V) > spec.MaxItem {
+			return nil, ferr(fmt.Sprintf("%s/%d", ptr, i), "is %d characters, at most %d allowed", spec.Length(it.V), spec.MaxItem)
 		}
 		out = append(out, it.V)
 	}

@@ -219,3 +219,18 @@ func TrimPrefix(line string) (rest string, prefixed bool) {
 	}
 	return s, false
 }
+
+// Length is a string's length as the limits count it (AOF-LIMIT-001, and the
+// upstream Zod schema, which is JavaScript): UTF-16 code units, so a character
+// outside the Basic Multilingual Plane counts 2.
+func Length(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 { // a surrogate pair; ranging a string yields no rune past MaxRune
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}

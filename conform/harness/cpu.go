@@ -140,6 +140,9 @@ func processStates(pid int) string {
 	return "threads: " + strings.Join(parts, ", ")
 }
 
+// waitSinceLife is the agent's CPU wait since its timers started (Alive).
+func (a *Agent) waitSinceLife() time.Duration { return a.starved() - a.cpuWaitAtLife }
+
 // cpuSamplePeriod is how often (at most) the harness reads the agent's CPU wait
 // while it runs: the processes' /proc entries are gone once they exit, so the
 // last reading before is what Attempt.CPUWait keeps.
@@ -152,7 +155,7 @@ func (a *Agent) sampleCPUWait(now time.Time) {
 		return
 	}
 	a.nextCPUSample = now.Add(cpuSamplePeriod)
-	if w := a.starved() - a.cpuWaitAtLife; w > a.att.CPUWait {
+	if w := a.waitSinceLife(); w > a.att.CPUWait {
 		a.att.CPUWait = w
 	}
 }

@@ -609,7 +609,7 @@ func (a *Agent) Run(hd Handler) error {
 				// missed its deadline: its CPU wait (the deadline grew by it) and
 				// its threads' states (an uninterruptible wait is not counted).
 				d := conform.Details(conform.KeyDeadlineMS.Is(h.sc.Deadline.D(h.scale).Milliseconds()), conform.KeyCountedFrom.Is("the first sign of life"))
-				if w := a.starved() - a.cpuWaitAtLife; w > 0 {
+				if w := a.waitSinceLife(); w > 0 {
 					d.Add(conform.KeyCPUWaitMS.Is(w.Milliseconds()))
 				}
 				if st := a.deadlineState(); st != "" {
@@ -855,7 +855,7 @@ func (a *Agent) extendAllowance() bool {
 // extendDeadline moves the scenario deadline by the agent's CPU wait since its
 // timers started (at most one more deadline); it reports whether it moved.
 func (a *Agent) extendDeadline() bool {
-	w := min(a.starved()-a.cpuWaitAtLife, a.h.sc.Deadline.D(a.h.scale))
+	w := min(a.waitSinceLife(), a.h.sc.Deadline.D(a.h.scale))
 	if w <= a.deadlineExtra+50*time.Millisecond {
 		return false
 	}

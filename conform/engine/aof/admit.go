@@ -1,6 +1,7 @@
 package aof
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/aopkit/aopkit/lint"
@@ -113,22 +114,12 @@ func Counts(d lint.Diagnostic) bool {
 // refusingWarning reports whether an entry of Exceptions makes a warning of
 // rule refuse a message.
 func refusingWarning(rule string) bool {
-	for _, x := range Exceptions {
-		if x.Effect == Refuses && x.Rule == rule {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(Exceptions, func(x Exception) bool { return x.Effect == Refuses && x.Rule == rule })
 }
 
 // has reports whether v holds an excepted error of rule.
 func (v *verdict) has(rule string) bool {
-	for _, d := range v.excepted {
-		if d.Rule == rule {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(v.excepted, func(d lint.Diagnostic) bool { return d.Rule == rule })
 }
 
 // exceptedUnder are the excepted findings at ptr or under it.

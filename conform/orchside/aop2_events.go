@@ -56,9 +56,7 @@ var aop2EventChecks = []*conform.Check{
 		Requirement: "`E_TIMEOUT` – task exceeded timeout. " + noCodeChannel,
 		Bad:         "the executor was terminated at its timeout; the orchestrator's SESSION_FINAL_REPORT lists `\"errors\": []`, or E_PROCESS_CRASH for it",
 		Good:        "SESSION_FINAL_REPORT with `\"errors\": [\"E_TIMEOUT\"]`",
-		Run: func(s *conform.Session) conform.Outcome {
-			return aop2CodeEmitted(s, "E_TIMEOUT", "the executor exceeded its timeout")
-		},
+		Run:         aop2CodeEmitted("E_TIMEOUT", "the executor exceeded its timeout"),
 	},
 	{
 		ID: "aop2/orch/12/heartbeat-failure-code", Protocol: "aop2", Family: "heartbeats", Tier: conform.Full, Level: conform.SHOULD,
@@ -66,9 +64,7 @@ var aop2EventChecks = []*conform.Check{
 		Requirement: "`E_HEARTBEAT_FAILURE` – missed `max_missed_beats`. " + noCodeChannel,
 		Bad:         "the executor was aborted for its missed heartbeats; the orchestrator's SESSION_FINAL_REPORT lists `\"errors\": [\"E_TIMEOUT\"]` or none",
 		Good:        "SESSION_FINAL_REPORT with `\"errors\": [\"E_HEARTBEAT_FAILURE\"]`",
-		Run: func(s *conform.Session) conform.Outcome {
-			return aop2CodeEmitted(s, "E_HEARTBEAT_FAILURE", "the executor missed max_missed_beats heartbeats")
-		},
+		Run:         aop2CodeEmitted("E_HEARTBEAT_FAILURE", "the executor missed max_missed_beats heartbeats"),
 	},
 }
 
@@ -272,17 +268,20 @@ func aop2RollbackEvent(s *conform.Session) conform.Outcome {
 	return o
 }
 
-// aop2CodeEmitted judges whether the §12 code of what the scenario made happen
-// (want) is among the codes the orchestrator reports in the EVENTs it emits.
-func aop2CodeEmitted(s *conform.Session, want, what string) conform.Outcome {
-	_, l, bad := firstLaunch(s)
-	if bad != nil {
-		return *bad
+// aop2CodeEmitted is the Run of a check that the §12 code of what the scenario
+// made happen (want) is among the codes the orchestrator reports in the EVENTs
+// it emits, once the orchestrator has acted on it (stopped the agent).
+func aop2CodeEmitted(want, what string) func(*conform.Session) conform.Outcome {
+	return func(s *conform.Session) conform.Outcome {
+		_, l, bad := firstLaunch(s)
+		if bad != nil {
+			return *bad
+		}
+		if _, how, killed := l.Stop(true); how == "" && !killed {
+			return conform.NotTestedf("the orchestrator never stopped the agent: %s was not acted on (the stop checks report it)", want)
+		}
+		return aop2CodeReported(s, want, what)
 	}
-	if _, how, killed := l.Stop(true); how == "" && !killed {
-		return conform.NotTestedf("the orchestrator never stopped the agent: %s was not acted on (the stop checks report it)", want)
-	}
-	return aop2CodeReported(s, want, what)
 }
 
 // errorCodesIn lists the §12 codes among the string values of v, in order.

@@ -9,6 +9,7 @@ package agentio
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
@@ -54,6 +55,26 @@ type Conn interface {
 	Terminate() error
 	// Kill stops the agent and everything it started, at once.
 	Kill() error
+}
+
+// connOut is the side of a Conn the harness reads, alike in every Conn: the
+// agent's lines, the channel closed at its exit, and how it ended. mu guards
+// exit, and the fields of the Conn that embeds it.
+type connOut struct {
+	lines chan Line
+	done  chan struct{}
+	mu    sync.Mutex
+	exit  Exit
+}
+
+func (c *connOut) Lines() <-chan Line    { return c.lines }
+func (c *connOut) Done() <-chan struct{} { return c.done }
+
+// Exit tells how the agent ended; valid once Done is closed.
+func (c *connOut) Exit() Exit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exit
 }
 
 // Launcher starts agents.

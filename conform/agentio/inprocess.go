@@ -39,18 +39,15 @@ const MaxLine = 1 << 20
 // goroutines would interleave them at random), so that in-process runs on
 // virtual time are reproducible.
 type pipeConn struct {
-	in    *io.PipeWriter
-	lines chan Line
-	done  chan struct{}
-	mu    sync.Mutex // guards exit, and the fields of the Conn that embeds it
-	exit  Exit
+	in *io.PipeWriter
+	connOut
 }
 
 // newPipeConn makes the plumbing of one launch: the program reads inR and
 // writes outW and errW.
 func newPipeConn(ctx context.Context, clk clock.Clock) (c *pipeConn, inR *io.PipeReader, outW, errW *lineWriter) {
 	inR, inW := io.Pipe()
-	c = &pipeConn{in: inW, lines: make(chan Line, 64), done: make(chan struct{})}
+	c = &pipeConn{in: inW, connOut: connOut{lines: make(chan Line, 64), done: make(chan struct{})}}
 	var mu sync.Mutex
 	outW = &lineWriter{mu: &mu, stream: "stdout", clk: clk, out: c.lines, ctx: ctx}
 	errW = &lineWriter{mu: &mu, stream: "stderr", clk: clk, out: c.lines, ctx: ctx}
@@ -70,14 +67,7 @@ func (c *pipeConn) Send(line []byte) error {
 	_, err := c.in.Write(append(append([]byte(nil), line...), '\n'))
 	return err
 }
-func (c *pipeConn) CloseInput() error     { return c.in.Close() }
-func (c *pipeConn) Lines() <-chan Line    { return c.lines }
-func (c *pipeConn) Done() <-chan struct{} { return c.done }
-func (c *pipeConn) Exit() Exit {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.exit
-}
+func (c *pipeConn) CloseInput() error { return c.in.Close() }
 
 func (l InProcess) Launch(ctx context.Context, spec Spec) (Conn, error) {
 	ctx, cancel := context.WithCancel(ctx)

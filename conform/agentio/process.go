@@ -83,15 +83,12 @@ type ProcessConn struct {
 	cmd     *exec.Cmd
 	pgid    int
 	stdin   *os.File
-	out     *stream // stdout's read end
-	errs    *stream // stderr's read end
-	lines   chan Line
-	done    chan struct{}
+	out     *stream       // stdout's read end
+	errs    *stream       // stderr's read end
 	stop    chan struct{} // closed when the conn is abandoned: readers stop delivering
 	stopped sync.Once
 
-	mu         sync.Mutex
-	exit       Exit
+	connOut    // lines, done, and exit and the fields below under mu
 	signalSent string
 	inClosed   bool
 
@@ -192,7 +189,7 @@ func (p Process) Start(ctx context.Context, spec Spec) (*ProcessConn, error) {
 
 	c := &ProcessConn{
 		cmd: cmd, pgid: pgid, stdin: inW, out: newStream(outR), errs: newStream(errR),
-		lines: make(chan Line, 16), done: make(chan struct{}), stop: make(chan struct{}),
+		connOut: connOut{lines: make(chan Line, 16), done: make(chan struct{})}, stop: make(chan struct{}),
 		sendTO: sendTO, grace: grace, contained: sup.contained, measures: sup.measures,
 	}
 	if sup.status != nil {
@@ -482,16 +479,6 @@ func (c *ProcessConn) CloseInput() error {
 	}
 	c.inClosed = true
 	return c.stdin.Close()
-}
-
-func (c *ProcessConn) Lines() <-chan Line    { return c.lines }
-func (c *ProcessConn) Done() <-chan struct{} { return c.done }
-
-// Exit tells how the agent ended; valid once Done is closed.
-func (c *ProcessConn) Exit() Exit {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.exit
 }
 
 // Terminate sends SIGTERM to the agent's process group.

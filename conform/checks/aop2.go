@@ -50,29 +50,26 @@ func aop2HeaderOf(s *conform.Session, r *conform.Record) *aop2spec.Envelope {
 }
 
 func aop2Resp(s *conform.Session, r *conform.Record) *aop2spec.Response {
-	return memoOf(s).aop2.resp.get(s, r, func(r *conform.Record) *aop2spec.Response {
-		if e := aop2HeaderOf(s, r); e != nil {
-			return e.AsResponse()
-		}
-		return &aop2spec.Response{}
-	})
+	return aop2Body(s, r, &memoOf(s).aop2.resp, (*aop2spec.Envelope).AsResponse)
 }
 
 func aop2SubTask(s *conform.Session, r *conform.Record) *aop2spec.Task {
-	return memoOf(s).aop2.task.get(s, r, func(r *conform.Record) *aop2spec.Task {
-		if e := aop2HeaderOf(s, r); e != nil {
-			return e.AsTask()
-		}
-		return &aop2spec.Task{}
-	})
+	return aop2Body(s, r, &memoOf(s).aop2.task, (*aop2spec.Envelope).AsTask)
 }
 
 func aop2Event(s *conform.Session, r *conform.Record) *aop2spec.Event {
-	return memoOf(s).aop2.event.get(s, r, func(r *conform.Record) *aop2spec.Event {
+	return aop2Body(s, r, &memoOf(s).aop2.event, (*aop2spec.Envelope).AsEvent)
+}
+
+// aop2Body is the body of record r's message read by as (AsResponse, AsTask
+// or AsEvent) from its header, once per session in memo; the zero T when the
+// line is no JSON object.
+func aop2Body[T any](s *conform.Session, r *conform.Record, memo *perRecord[*T], as func(*aop2spec.Envelope) *T) *T {
+	return memo.get(s, r, func(r *conform.Record) *T {
 		if e := aop2HeaderOf(s, r); e != nil {
-			return e.AsEvent()
+			return as(e)
 		}
-		return &aop2spec.Event{}
+		return new(T)
 	})
 }
 

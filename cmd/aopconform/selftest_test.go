@@ -481,16 +481,22 @@ const realParallel = "16"
 // in-process, Terminate leaves the agent running (agentio.InProcess.IgnoreTerm)
 // and only Kill stops it, as SIGKILL stops the process. Played both ways on
 // 2026-12-07, the in-process runs gave the real processes' verdicts on every
-// result (aop2 50, orchmsg 36).
+// result (aop2 50, orchmsg 36); aof's, aop-output's and aos's failed
+// <protocol>/bind/stop-on-sigterm alone both ways.
 var ignoresSIGTERM = map[string]bool{
-	"aop2/ignore-shutdown":    true,
-	"orchmsg/ignore-shutdown": true,
+	"aof/ignore-shutdown":        true,
+	"aop-output/ignore-shutdown": true,
+	"aop2/ignore-shutdown":       true,
+	"aos/ignore-shutdown":        true,
+	"orchmsg/ignore-shutdown":    true,
 }
 
 // shouldFaults are the mockagent faults that break a SHOULD alone (the check
 // they fail): the run exits 0 and that check fails, nothing else.
 var shouldFaults = map[string]string{
-	"orchmsg/counter-ids": "orchmsg/format/uuid-ids",
+	"aop2/stale-artifact-hash": "aop2/5/artifacts-honest",
+	"aop2/stale-retry-count":   "aop2/recovery/honest-attempt",
+	"orchmsg/counter-ids":      "orchmsg/format/uuid-ids",
 }
 
 // playInProcess plays the shipped scenarios of protocol against an in-process

@@ -47,6 +47,8 @@ var Faults = []fault.Fault{
 	{Name: "unauthorized-agent", Rule: "AOF-SEQ-005 fromAgent is not the task's lease holder", Doc: "sends its completion.report as another agent"},
 	{Name: "ignore-handoff", Rule: "AOF-SEQ-002 delegated child never sends handoff.accepted or handoff.rejected (best practice 3)", Doc: "works on a delegated task without acknowledging its handoff"},
 	{Name: "tests-overflow", Rule: "AOF-COMP-002 tests.passed + tests.failed exceeds tests.total", Doc: "reports 3 passed and 1 failed out of 3 tests"},
+	{Name: "ignore-shutdown", Rule: "aof/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM and works on through twice the steps (each in time, heartbeat fresh): stopped mid-run, only SIGKILL ends it"},
+	{Name: "string-blockers", Rule: "AOF-SCHEMA-001 (aof/lint/messages-valid) status.update blockers is a string[] (Status Update Protocol, Payload Fields)", Doc: "sends its second status.update with \"blockers\": \"none\", a string, not a list"},
 }
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
@@ -121,7 +123,11 @@ func run(ctx context.Context, env mockagent.Env, fault string) int {
 	if fault == "unknown-type" {
 		a.send("task.progress", a.taskID, map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": "started"})
 	}
-	for i := 1; i <= steps; i++ {
+	n := steps
+	if fault == "ignore-shutdown" {
+		n = 2 * steps
+	}
+	for i := 1; i <= n; i++ {
 		if fault == "stop-heartbeats" && i > 1 {
 			// Keep working, slowly, without refreshing the heartbeat.
 			if !a.sleep(a.ttl) {
@@ -135,10 +141,12 @@ func run(ctx context.Context, env mockagent.Env, fault string) int {
 			a.heartbeat()
 		}
 		if fault == "stdout-garbage" {
-			fmt.Fprintf(a.out, "working on step %d of %d...\n", i, steps)
+			fmt.Fprintf(a.out, "working on step %d of %d...\n", i, n)
 		}
-		progress := map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": fmt.Sprintf("Step %d/%d done", i, steps)}
+		progress := map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": fmt.Sprintf("Step %d/%d done", i, n)}
 		switch {
+		case fault == "string-blockers" && i == 2:
+			progress["blockers"] = "none"
 		case fault == "malformed-json" && i == 1:
 			fmt.Fprintf(a.out, "%s{\"protocol\":\"aof\",\"version\":1,\"type\":\"status.update\",\"taskId\":%q,\n", "AOF/1 ", a.taskID)
 		case fault == "invalid-transition" && i == 2:

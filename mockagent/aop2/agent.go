@@ -590,6 +590,11 @@ func (a *agent) writeOutputs() ([]artifact, []string) {
 		}
 		sum := sha256.Sum256(data)
 		arts = append(arts, artifact{Type: "FILE", Path: o.Path, Hash: "sha256:" + hex.EncodeToString(sum[:]), Status: status, SizeBytes: len(data)})
+		if a.fault == FaultStaleArtifactHash {
+			// A last edit after the hash was taken: the report describes the
+			// earlier content.
+			os.WriteFile(full, append(data, "edited after hashing\n"...), 0o644)
+		}
 		actions = append(actions, "Wrote "+o.Path+".")
 		if a.fault == FaultClobberSnapshot && o.RollbackSnapshot != nil && o.RollbackSnapshot.Enabled {
 			if sp, ok := a.resolve(o.RollbackSnapshot.SnapshotPath); ok && o.RollbackSnapshot.SnapshotPath != "" {
@@ -739,6 +744,10 @@ func (a *agent) finish() int {
 		r.Extensions = map[string]any{"debug_id": "resp-1"}
 	case FaultOversizePayload:
 		r.ExecutionSummary.Extensions = map[string]any{"x_blob": strings.Repeat("x", 600*1024)}
+	case FaultStaleRetryCount:
+		r.Timing.RetriesAttempted = 0
+	case FaultSwappedTiming:
+		r.Timing.StartedAt, r.Timing.CompletedAt = r.Timing.CompletedAt, r.Timing.StartedAt
 	case FaultNoCompletionReport:
 		a.flush()
 		return 0

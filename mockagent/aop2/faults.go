@@ -32,6 +32,9 @@ const (
 	FaultInvalidTransition       = "invalid-transition"
 	FaultOverBudget              = "over-budget"
 	FaultClobberSnapshot         = "clobber-snapshot"
+	FaultStaleArtifactHash       = "stale-artifact-hash"
+	FaultStaleRetryCount         = "stale-retry-count"
+	FaultSwappedTiming           = "swapped-timing"
 )
 
 // scriptReportFailure is not a fault (nothing is broken): a task script value that
@@ -62,8 +65,11 @@ var Faults = []fault.Fault{
 	{Name: FaultOverBudget, Rule: "AOP2-SEQ-013 actual cost within the budget (E_COST_LIMIT_EXCEEDED, §12)", Doc: "reports an actual cost of twice the budget"},
 	{Name: FaultOversizePayload, Rule: "AOP2-LIMIT-003 RESPONSE at most 500KB (E_CONTEXT_OVERFLOW, §4)", Doc: "sends a RESPONSE of about 600KB"},
 	{Name: FaultProgressFlood, Rule: "AOP2-SEQ-007 at most one PROGRESS_UPDATE per 30 s (§6.2)", Doc: "sends a PROGRESS_UPDATE every second"},
+	{Name: FaultStaleArtifactHash, Rule: "aop2/5/artifacts-honest output_artifacts carry the files' real hash and size (§5)", Doc: "edits each output file once more after hashing it: output_artifacts report the hash and size of the earlier content"},
+	{Name: FaultStaleRetryCount, Rule: "aop2/recovery/honest-attempt timing.retries_attempted counts the earlier attempts, task.attempt − 1 (§2.2, §5)", Doc: "ignores task.attempt: a re-dispatched run reports timing.retries_attempted 0"},
 	{Name: FaultStdoutGarbage, Rule: "GEN-DETECT-002, aop2/bind/stdout-protocol-only stdout carries protocol messages (bindings)", Doc: "prints free text lines between its messages"},
 	{Name: FaultStopHeartbeats, Rule: "AOP2-SEQ-005 heartbeats until the RESPONSE (E_HEARTBEAT_FAILURE, §6.1)", Doc: "sends two heartbeats, then keeps working silently"},
+	{Name: FaultSwappedTiming, Rule: "AOP2-TIME-002 (aop2/lint/messages-valid) timing.completed_at is not before started_at (§5)", Doc: "swaps timing.started_at and timing.completed_at in its RESPONSE"},
 	{Name: FaultTaskStatusInTask, Rule: "AOP2-ENVELOPE-003 a TASK must not carry task_status (§1.2)", Doc: "delegates a sub-TASK that carries task_status"},
 	{Name: FaultUnknownMessageType, Rule: "AOP2-ENVELOPE-001 message_type is TASK, RESPONSE or EVENT (§1.2)", Doc: "sends a message with message_type STATUS"},
 	{Name: FaultWrongCorrelationID, Rule: "AOP2-SEQ-001 the RESPONSE task_id is the TASK's (§1.2)", Doc: "answers with a different task_id"},

@@ -42,6 +42,7 @@ var Faults = []fault.Fault{
 	{Name: "task-too-long", Rule: "AOPOUT-TASK-001 [AOP:TASK] over 50 characters", Doc: "writes the whole task text, over 50 characters, after [AOP:TASK]"},
 	{Name: "too-many-bullets", Rule: "AOPOUT-SUMMARY-001 more than 5 bullet points", Doc: "writes seven short bullet points"},
 	{Name: "hang-after-report", Rule: "aop-output/bind/exit-zero agent does not exit after [AOP:END]", Doc: "prints a complete report, then never exits (until stopped)"},
+	{Name: "ignore-shutdown", Rule: "aop-output/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM and works on (4 s, twice as long): stopped mid-task, only SIGKILL ends it"},
 }
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
@@ -132,7 +133,11 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 			return 0
 		}
 	}
-	if !sleep(2 * time.Second) {
+	work := 2 * time.Second
+	if fault == "ignore-shutdown" {
+		work *= 2
+	}
+	if !sleep(work) {
 		return 0
 	}
 	if fault == "oversize-payload" {

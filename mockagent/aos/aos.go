@@ -50,6 +50,9 @@ var Faults = []fault.Fault{
 	{Name: "wrong-content-type", Rule: "aos/2.2/content-type Content-Type must be application/json (HTTP 415)", Doc: "posts its requests as text/plain"},
 	{Name: "unknown-method", Rule: "aos/3.12.1/jsonrpc-request, AOS-RPC-004 method not found (-32601)", Doc: "calls steps/toolCall instead of steps/toolCallRequest once"},
 	{Name: "unguarded-execution", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 tool ran without steps/toolCallRequest", Doc: "runs the last tool without asking the guardian"},
+	{Name: "fail-open", Rule: "aos/5.2/fail-closed no execution when the guardian answers with an error (§5.2, §6)", Doc: "runs a tool whose steps/toolCallRequest the guardian answered with a JSON-RPC error, and reports its result"},
+	{Name: "raw-file-bytes", Rule: "aos/lint/messages-valid, AOS-PART-002 FileWithBytes.bytes is base64 (§3.5.1)", Doc: "attaches its work log to its final steps/message as a FilePart whose bytes are the raw text, not base64"},
+	{Name: "ignore-shutdown", Rule: "aos/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM: waiting on a guardian that never answers, only SIGKILL stops it"},
 }
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
@@ -148,7 +151,11 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 			"toolCallRequest": map[string]any{"executionId": execID, "toolId": tool.Name, "inputs": inputs(tool.Arguments)},
 			"reasoning":       fmt.Sprintf("Step %d of the work script.", i+1)})
 		decision := res.Decision.V
-		if err != nil {
+		var ge guardianError
+		if err != nil && fault == "fail-open" && errors.As(err, &ge) {
+			fmt.Fprintf(env.Stderr, "mockagent aos: %s: %v; running %s anyway (fail open)\n", method, err, tool.Name)
+			decision = "allow"
+		} else if err != nil {
 			fmt.Fprintf(env.Stderr, "mockagent aos: %s: %v; not running %s (fail closed)\n", method, err, tool.Name)
 			decision = "deny"
 		}
@@ -172,8 +179,14 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		}
 		a.result(execID)
 	}
+	content := []any{map[string]any{"kind": "text", "text": fmt.Sprintf("Ran %d of %d tool calls.", ran, len(sc.Tools))}}
+	if fault == "raw-file-bytes" {
+		// The log as it is, where §3.5.1 wants it base64 encoded.
+		content = append(content, map[string]any{"kind": "file", "file": map[string]any{"name": "work.log", "mimeType": "text/plain",
+			"bytes": fmt.Sprintf("ran %d of %d tool calls; no errors!", ran, len(sc.Tools))}})
+	}
 	a.call("steps/message", map[string]any{"context": a.context(), "message": map[string]any{"id": "msg-agent-1", "role": "agent",
-		"content": []any{map[string]any{"kind": "text", "text": fmt.Sprintf("Ran %d of %d tool calls.", ran, len(sc.Tools))}}},
+		"content": content},
 		"citation": []any{}, "reasoning": "Summary of the work script."})
 	return 0
 }

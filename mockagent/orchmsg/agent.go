@@ -110,6 +110,14 @@ type agent struct {
 
 // Run plays the orchmsg agent. It returns the process exit code.
 func Run(ctx context.Context, env mockagent.Env, fault string) int {
+	code := run(ctx, env, fault)
+	if fault == FaultExitNonzero && code == 0 {
+		return 1
+	}
+	return code
+}
+
+func run(ctx context.Context, env mockagent.Env, fault string) int {
 	clk := env.TimeSource()
 	in := make(chan *spec.Message, 16)
 	go readStdin(env.Stdin, in)
@@ -319,6 +327,12 @@ func (a *agent) log(level, msg string, ctx map[string]any) {
 	m := a.newMessage("event:log", "evt", p)
 	if a.fault == FaultMissingID {
 		m.ID = ""
+	}
+	if a.fault == FaultDuplicateKey {
+		// The log template's own timestamp before the base fields.
+		b := mustJSON(m)
+		a.writeLine(append([]byte(`{"timestamp":`+string(mustJSON(m.Timestamp))+`,`), b[1:]...))
+		return
 	}
 	a.send(m)
 }

@@ -29,6 +29,8 @@ const (
 	FaultForeignTask             = "foreign-task"
 	FaultMissingID               = "missing-id"
 	FaultCounterIDs              = "counter-ids"
+	FaultExitNonzero             = "exit-nonzero"
+	FaultDuplicateKey            = "duplicate-key"
 )
 
 // Faults is the catalogue of the orchmsg mock agent, sorted by name.
@@ -39,9 +41,11 @@ var Faults = []fault.Fault{
 	{Name: FaultCrashAfterPartialReport, Rule: "orchmsg/bind/exit-zero, orchmsg/format/json a complete report, then exit 0 on shutdown (bindings)", Doc: "writes half of its final progress event, then exits 1"},
 	{Name: FaultCrashMidTask, Rule: "orchmsg/bind/exit-zero exit 0 on shutdown, not before (bindings)", Doc: "exits 1 half-way through the task"},
 	{Name: FaultDuplicateID, Rule: "ORCH-SEQ-003 every message id is unique (Correlation)", Doc: "sends two progress events with the same id"},
+	{Name: FaultDuplicateKey, Rule: "GEN-JSON-002 (orchmsg/lint/messages-valid) member names within an object are unique (Message Format; RFC 8259 §4)", Doc: "writes its event:log lines with timestamp twice (the log template's own and the base field)"},
 	{Name: FaultDuplicateResponse, Rule: "ORCH-SEQ-006 response:* goes orchestrator → agent only (Message Types)", Doc: "answers the task assignment with a response:success of its own"},
 	{Name: FaultEmptyReport, Rule: "ORCH-SCHEMA-001 event:progress needs taskId and progress (Supported Events)", Doc: "sends its progress events with an empty payload"},
 	{Name: FaultExceedTimeout, Rule: "orchmsg/cancel/stops-task finish before the orchestrator's deadline or stop when cancelled", Doc: "works for an hour, reporting progress"},
+	{Name: FaultExitNonzero, Rule: "orchmsg/bind/exit-zero after notify:shutdown the agent exits 0 (bindings)", Doc: "does its work and stops when told, in time, but exits 1"},
 	{Name: FaultForeignTask, Rule: "orchmsg/auth/own-tasks agents can only query their own tasks (Security Considerations)", Doc: "asks request:get-task for a task assigned to another agent"},
 	{Name: FaultHang, Rule: "orchmsg/timeouts/keepalive, orchmsg/shutdown/exit-within-grace progress keeps the connection alive (Timeouts)", Doc: "after the assignment writes nothing and ignores every notification"},
 	{Name: FaultIgnoreCancel, Rule: "orchmsg/cancel/stops-task no progress on a cancelled task (Orchestrator Notifications)", Doc: "keeps reporting progress after notify:task-cancelled"},

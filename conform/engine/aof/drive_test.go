@@ -35,6 +35,10 @@ type scenario struct {
 	meta       map[string]any
 	handoff    bool // write inputs/handoff.json addressed to the agent before dispatch
 	noCriteria bool // ... without acceptance criteria
+	// terminate, when set, is a step of the scenario: SIGTERM that long after
+	// the start, as the shipped aof-sigterm has it.
+	terminate  time.Duration
+	ignoreTerm bool // the agent ignores SIGTERM, as the process does under ignore-shutdown (playIgnoringTerm)
 	// expectations
 	status   string          // final status of the agent's task
 	exit     int             // agent exit code (-1: stopped by a signal)
@@ -158,6 +162,17 @@ var cases = []scenario{
 		}},
 	{name: "unauthorized-agent", fault: "unauthorized-agent", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:unauthorized_agent", "task.transitioned:stale_heartbeat_reclaim"}},
+	// SIGTERM at 0.7 s: the agent works on (step 2 to 5 of 6, heartbeat fresh)
+	// through the 2 s grace; SIGKILL at 2.7 s stops it before its completion
+	// report, and the scheduler reclaims the task.
+	{name: "ignore-shutdown", fault: "ignore-shutdown", terminate: 700 * time.Millisecond, ignoreTerm: true,
+		status: aofspec.Ready, exit: -1, runState: "expired", harness: []conform.Event{"signal", "kill"},
+		events: []string{"lease.acquired", "protocol.message.received", "task.transitioned:stale_heartbeat_reclaim", "run.expired:stale_heartbeat"},
+		absent: []string{"task.completed", "session.ended", "protocol.message.rejected"}},
+	// The router validates the payload (AOF-SCHEMA-001): the second status.update
+	// is rejected, the run goes on and completes.
+	{name: "string-blockers", fault: "string-blockers", status: aofspec.Review, runState: "running",
+		events: []string{"protocol.message.received", "protocol.message.rejected:invalid_envelope", "protocol.message.received", "task.completed", "session.ended", "task.transitioned:completion_done"}},
 	{name: "tests-overflow", fault: "tests-overflow", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:invalid_envelope"}, absent: []string{"task.completed"}},
 }
@@ -181,7 +196,11 @@ func (c scenario) conformScenario(t *testing.T) *conform.Scenario {
 	}
 	// The deadline falls on no instant the agent acts at (it beats every 0.5 s):
 	// on virtual time, two goroutines waking at one instant run in either order.
-	return &conform.Scenario{ID: "aof-" + c.name, Protocol: "aof", Family: "engine", Deadline: conform.Duration(5250 * time.Millisecond), Task: b}
+	sc := &conform.Scenario{ID: "aof-" + c.name, Protocol: "aof", Family: "engine", Deadline: conform.Duration(5250 * time.Millisecond), Task: b}
+	if c.terminate > 0 {
+		sc.Steps = []conform.Step{{On: "start", After: conform.Duration(c.terminate), Do: "terminate", Reason: "run timeout"}}
+	}
+	return sc
 }
 
 // result is what one run left: the store, the session and the transcript.
@@ -212,7 +231,12 @@ func TestCases(t *testing.T) {
 	for _, c := range cases {
 		covered[c.fault] = true
 		t.Run(c.name, func(t *testing.T) {
-			r := play(t, c.conformScenario(t), c.fault, "")
+			var r result
+			if c.ignoreTerm {
+				r = playIgnoringTermResult(t, c.conformScenario(t), c.fault)
+			} else {
+				r = play(t, c.conformScenario(t), c.fault, "")
+			}
 			if a := r.sess.Last(); a == nil || a.Exit.Code != c.exit {
 				t.Errorf("exit = %+v, want code %d", a, c.exit)
 			}

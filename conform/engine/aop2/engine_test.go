@@ -1,6 +1,8 @@
 package aop2
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -626,6 +628,76 @@ var scenarios = []scenario{
 				t.Errorf("attempts %v, want the crash, then the retry's RESPONSE", got)
 			}
 		}},
+	// The engine does not hash the outputs: it takes the RESPONSE whose
+	// output_artifacts describe the file before its last edit (aopconform's
+	// aop2/5/artifacts-honest compares them with the workspace).
+	{name: "stale-artifact-hash", fault: mock.FaultStaleArtifactHash, state: "COMPLETED", events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if len(r.res.Violations) > 0 {
+				t.Errorf("violations %+v: the hash is no rule of one message", r.res.Violations)
+			}
+			arts := responseArtifacts(t, r)
+			data, err := os.ReadFile(filepath.Join(r.scratch, "workspace", "src", "greeting.txt"))
+			if err != nil || len(arts) != 1 {
+				t.Fatalf("artifacts %+v, file: %v", arts, err)
+			}
+			sum := sha256.Sum256(data)
+			if real := "sha256:" + hex.EncodeToString(sum[:]); arts[0].Hash == real || arts[0].SizeBytes == len(data) {
+				t.Errorf("reported %s, %d bytes; the file has %s, %d bytes: want the stale hash and size", arts[0].Hash, arts[0].SizeBytes, real, len(data))
+			}
+		}},
+	// The retry (task.attempt 2, after the first attempt's crash) reports
+	// timing.retries_attempted 0: the engine takes the RESPONSE (aopconform's
+	// aop2/recovery/honest-attempt judges the count).
+	{name: "stale-retry-count", fault: mock.FaultStaleRetryCount, set: map[string]any{
+		"execution_policy/max_retries": 1,
+		"task/extensions/x_mockagent":  map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": mock.FaultCrashMidTask}}},
+		state: "COMPLETED", codes: []string{"E_PROCESS_CRASH"}, events: []string{"SESSION_FINAL_REPORT"},
+		check: func(t *testing.T, r run) {
+			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_PROCESS_CRASH", codex + ":SUCCESS"}) {
+				t.Errorf("attempts %v, want the crash, then the retry's RESPONSE", got)
+			}
+			if len(r.res.Violations) > 0 {
+				t.Errorf("violations %+v: the count is no rule of one message", r.res.Violations)
+			}
+			var resp struct {
+				Timing struct {
+					RetriesAttempted *int `json:"retries_attempted"`
+				} `json:"timing"`
+			}
+			if err := json.Unmarshal(r.res.Response, &resp); err != nil || resp.Timing.RetriesAttempted == nil || *resp.Timing.RetriesAttempted != 0 {
+				t.Errorf("accepted RESPONSE timing %s (%v), want retries_attempted 0", r.res.Response, err)
+			}
+		}},
+	// completed_at before started_at (AOP2-TIME-002) makes the RESPONSE
+	// malformed: the attempt fails and its file is rolled back.
+	{name: "swapped-timing", fault: mock.FaultSwappedTiming, setup: writeOriginal,
+		state: "FAILED", codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-TIME-002"},
+		check: func(t *testing.T, r run) {
+			if got, _ := fileContent(t, r); got != "original\n" {
+				t.Errorf("rollback left %q", got)
+			}
+		}},
+}
+
+// artifactView is what the tests read of an output artifact.
+type artifactView struct {
+	Hash      string `json:"hash"`
+	SizeBytes int    `json:"size_bytes"`
+}
+
+// responseArtifacts is execution_summary.output_artifacts of the accepted RESPONSE.
+func responseArtifacts(t *testing.T, r run) []artifactView {
+	var resp struct {
+		ExecutionSummary struct {
+			OutputArtifacts []artifactView `json:"output_artifacts"`
+		} `json:"execution_summary"`
+	}
+	if err := json.Unmarshal(r.res.Response, &resp); err != nil {
+		t.Fatalf("accepted RESPONSE: %v", err)
+	}
+	return resp.ExecutionSummary.OutputArtifacts
 }
 
 func manyInputs(n int) []any {

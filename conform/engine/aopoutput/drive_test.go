@@ -32,6 +32,7 @@ type outcome struct {
 	details  *aopoutput.Details // nil: the report named no details file
 	exit     int
 	stopped  bool // the engine stopped the agent (SIGTERM at the deadline or a step)
+	killed   bool // ... with SIGKILL, the grace period over
 	timedOut bool // the scenario deadline stopped it
 	cutOff   bool // the report record is marked cut_off
 }
@@ -52,6 +53,7 @@ func decisions(t *testing.T, p enginetest.Played) outcome {
 	if a := s.Last(); a != nil {
 		o.exit = a.Exit.Code
 		o.stopped = !a.Terminated.IsZero()
+		o.killed = !a.Killed.IsZero()
 		o.timedOut = a.Timeout
 	}
 	for _, r := range s.Records {
@@ -146,7 +148,19 @@ func TestFaults(t *testing.T) {
 		},
 		"task-too-long":    takenWhole,
 		"too-many-bullets": takenWhole,
+		// Played on aop-output-sigterm (ignoresTerm): SIGTERM at 0.7 s, the agent
+		// works on, SIGKILL at the end of the grace period, before its report.
+		"ignore-shutdown": func(t *testing.T, o outcome) {
+			stoppedWithoutReport(t, o)
+			if !o.killed || o.exit != -1 {
+				t.Errorf("killed %v, exit %d: want the agent that ignores SIGTERM killed after the grace period", o.killed, o.exit)
+			}
+		},
 	}
+	// ignoresTerm are the faults whose agent traps SIGTERM, played on the
+	// scenario that sends it (the analysis one would let it finish its work):
+	// agentio.InProcess.IgnoreTerm, as the process ignores the signal.
+	ignoresTerm := map[string]bool{"ignore-shutdown": true}
 	for _, f := range mockout.Faults {
 		check, ok := want[f.Name]
 		if !ok {
@@ -154,7 +168,12 @@ func TestFaults(t *testing.T) {
 			continue
 		}
 		t.Run(f.Name, func(t *testing.T) {
-			p := enginetest.PlayVirtual(t, sc, f.Name, "", aopoutput.Drive)
+			var p enginetest.Played
+			if ignoresTerm[f.Name] {
+				p = playIgnoringTerm(t, scenario(t, "aop-output-sigterm"), f.Name)
+			} else {
+				p = enginetest.PlayVirtual(t, sc, f.Name, "", aopoutput.Drive)
+			}
 			check(t, decisions(t, p))
 			golden(t, f.Name+".jsonl", p.Transcript)
 		})

@@ -210,12 +210,34 @@ func TestDriveFaults(t *testing.T) {
 		{"wrong-content-type", "aos-happy-path", []string{"ping error -32600", "steps/message error -32600", "steps/toolCallRequest error -32600", "steps/toolCallRequest error -32600", "steps/message error -32600"}, false},
 		{"unknown-method", "aos-happy-path", []string{ping, message, "steps/toolCall error -32601", request, result, message}, false},
 		{"unguarded-execution", "aos-happy-path", []string{ping, message, request, result, "steps/toolCallResult error -32602", message}, true},
+		// The result of the call the guardian answered with an error is refused,
+		// as an unrequested one is (§5.2: fail closed).
+		{"fail-open", "aos-guardian-error", []string{ping, message, "steps/toolCallRequest error -32603", "steps/toolCallResult error -32602", request, result, message}, true},
+		// The FilePart's bytes are not base64 (AOS-PART-002): invalid params.
+		{"raw-file-bytes", "aos-happy-path", []string{ping, message, request, result, request, result, "steps/message error -32602"}, true},
+		// The guardian withholds its answer; the agent waits on through SIGTERM
+		// until the SIGKILL at the end of the grace period.
+		{"ignore-shutdown", "aos-stalled-guardian", []string{ping, message, "steps/toolCallRequest withheld", "signal SIGTERM", "kill SIGKILL"}, true},
 	}
+	// ignoresTerm are the faults whose agent traps SIGTERM: played with
+	// agentio.InProcess.IgnoreTerm (playIgnoringTerm), as the process ignores
+	// the signal and only SIGKILL stops it.
+	ignoresTerm := map[string]bool{"ignore-shutdown": true}
 	covered := map[string]bool{}
 	for _, c := range cases {
 		covered[c.fault] = true
 		t.Run(c.fault, func(t *testing.T) {
-			sess, tr := play(t, scenario(t, c.scenario), c.fault)
+			var sess *conform.Session
+			var tr []byte
+			if ignoresTerm[c.fault] {
+				p := playIgnoringTerm(t, scenario(t, c.scenario), c.fault)
+				if p.Err != nil {
+					t.Fatal(p.Err)
+				}
+				sess, tr = p.Session, p.Transcript
+			} else {
+				sess, tr = play(t, scenario(t, c.scenario), c.fault)
+			}
 			if got := answers(sess); !slices.Equal(got, c.answers) {
 				t.Errorf("answers\n got %q\nwant %q", got, c.answers)
 			}

@@ -188,6 +188,23 @@ var cases = []engineCase{
 	{name: "missing-id", fault: ma.FaultMissingID, sent: []string{assigned, shutdown}},
 	// Counter ids ("req-2") are strings: the engine answers them as any other.
 	{name: "counter-ids", fault: ma.FaultCounterIDs, sent: []string{assigned, shutdown}},
+	// The agent stops at notify:shutdown, in time, but exits 1: no signal, the
+	// exit is the agent's (aopconform's orchmsg/bind/exit-zero judges it).
+	{name: "exit-nonzero", fault: ma.FaultExitNonzero, sent: []string{assigned, shutdown}, exit: 1,
+		check: func(t *testing.T, r run) {
+			if got := r.sess.Attempts[0].End.Sub(r.sess.Attempts[0].ShutdownAt); got >= 2*time.Second {
+				t.Errorf("the agent ran %s after notify:shutdown", got)
+			}
+		}},
+	// event:log lines with timestamp twice are valid JSON to the engine: taken
+	// as any log, and recorded verbatim (aoplint's GEN-JSON-002 finds the
+	// duplicate member in the transcript).
+	{name: "duplicate-key", fault: ma.FaultDuplicateKey, sent: []string{assigned, shutdown},
+		check: func(t *testing.T, r run) {
+			if !strings.Contains(string(r.transcript), `"msg":{"timestamp":"2000-01-01T00:00:00.000Z","type":"event:log","id":`) {
+				t.Error("the first event:log is not recorded with its duplicate timestamp")
+			}
+		}},
 }
 
 // TestDrive plays each case against the engine on virtual time and checks the

@@ -494,9 +494,10 @@ var ignoresSIGTERM = map[string]bool{
 // shouldFaults are the mockagent faults that break a SHOULD alone (the check
 // they fail): the run exits 0 and that check fails, nothing else.
 var shouldFaults = map[string]string{
-	"aop2/stale-artifact-hash": "aop2/5/artifacts-honest",
-	"aop2/stale-retry-count":   "aop2/recovery/honest-attempt",
-	"orchmsg/counter-ids":      "orchmsg/format/uuid-ids",
+	"aop-output/sparse-details": "aop-output/details/fields",
+	"aop2/stale-artifact-hash":  "aop2/5/artifacts-honest",
+	"aop2/stale-retry-count":    "aop2/recovery/honest-attempt",
+	"orchmsg/counter-ids":       "orchmsg/format/uuid-ids",
 }
 
 // playInProcess plays the shipped scenarios of protocol against an in-process

@@ -48,6 +48,8 @@ var Faults = []fault.Fault{
 	{Name: "ignore-handoff", Rule: "AOF-SEQ-002 delegated child never sends handoff.accepted or handoff.rejected (best practice 3)", Doc: "works on a delegated task without acknowledging its handoff"},
 	{Name: "tests-overflow", Rule: "AOF-COMP-002 tests.passed + tests.failed exceeds tests.total", Doc: "reports 3 passed and 1 failed out of 3 tests"},
 	{Name: "ignore-shutdown", Rule: "aof/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM and works on through twice the steps (each in time, heartbeat fresh): stopped mid-run, only SIGKILL ends it"},
+	{Name: "wrong-parent", Rule: "aof/handoff/request-valid handoff.request parentTaskId is the delegating task (Handoff Request Payload)", Doc: "delegates with a handoff.request whose parentTaskId names the child task itself (its envelope taskId copied), not its own task"},
+	{Name: "requeue-on-resume", Rule: "aof/resume/clean-start a task re-dispatched after a stale-heartbeat reclaim reaches review (Resume Protocol)", Doc: "re-dispatched with a dead run's work left in its run directory, moves its task back to ready with status.update before working: its completion.report is recorded, but the task never reaches review"},
 	{Name: "string-blockers", Rule: "AOF-SCHEMA-001 (aof/lint/messages-valid) status.update blockers is a string[] (Status Update Protocol, Payload Fields)", Doc: "sends its second status.update with \"blockers\": \"none\", a string, not a list"},
 }
 
@@ -120,6 +122,11 @@ func run(ctx context.Context, env mockagent.Env, fault string) int {
 	if sc, ok := a.script(); ok {
 		return a.play(sc, beat)
 	}
+	if fault == "requeue-on-resume" && a.leftovers() {
+		// The reclaim is the scheduler's, and done: the agent redoes it.
+		a.send("status.update", a.taskID, map[string]any{"taskId": a.taskID, "agentId": a.self, "status": spec.Ready,
+			"progress": "Requeued for a clean start", "notes": "a previous run left partial work in the run directory"})
+	}
 	if fault == "unknown-type" {
 		a.send("task.progress", a.taskID, map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": "started"})
 	}
@@ -177,7 +184,7 @@ func run(ctx context.Context, env mockagent.Env, fault string) int {
 		return 0
 	}
 	a.writeSummary()
-	if a.delegateTo != "" && a.depth == 0 || fault == "nested-delegation" || fault == "taskid-mismatch" && a.depth == 0 {
+	if a.delegateTo != "" && a.depth == 0 || fault == "nested-delegation" || (fault == "taskid-mismatch" || fault == "wrong-parent") && a.depth == 0 {
 		a.delegate(fault)
 	}
 	switch fault {
@@ -450,6 +457,18 @@ func noCriteria(data []byte) bool {
 	return (obj || string(bytes.TrimSpace(data)) == "null") && (!ac.Has() || ac.AnyNumber() == nil || ac.OK && len(ac.V) == 0)
 }
 
+// leftovers reports whether an earlier run of the task left work in the run
+// directory (anything but the heartbeat the dispatcher wrote at lease time).
+func (a *agent) leftovers() bool {
+	es, _ := os.ReadDir(a.runDir)
+	for _, e := range es {
+		if !strings.HasPrefix(e.Name(), "run_heartbeat.json") && e.Name() != "run.json" {
+			return true
+		}
+	}
+	return false
+}
+
 // otherTask derives a sibling task id: same date, number shifted by n*500.
 func otherTask(id string, n int) string {
 	i := strings.LastIndex(id, "-")
@@ -478,12 +497,15 @@ func (a *agent) delegate(fault string) {
 		return
 	}
 	due := spec.FormatTime(a.env.Clock.Now().Add(24 * time.Hour))
-	payloadTask := child
-	if fault == "taskid-mismatch" {
+	payloadTask, parent := child, a.taskID
+	switch fault {
+	case "taskid-mismatch":
 		payloadTask = otherTask(a.taskID, 2)
+	case "wrong-parent":
+		parent = child
 	}
 	a.sendAs("handoff.request", child, a.self, to, map[string]any{
-		"taskId": payloadTask, "parentTaskId": a.taskID, "fromAgent": a.self, "toAgent": to,
+		"taskId": payloadTask, "parentTaskId": parent, "fromAgent": a.self, "toAgent": to,
 		"acceptanceCriteria": []string{"All tests pass"},
 		"expectedOutputs":    []string{"outputs/qa-report.md"},
 		"contextRefs":        []string{"tasks/in-progress/" + a.taskID + ".md"},

@@ -42,6 +42,8 @@ var Faults = []fault.Fault{
 	{Name: "task-too-long", Rule: "AOPOUT-TASK-001 [AOP:TASK] over 50 characters", Doc: "writes the whole task text, over 50 characters, after [AOP:TASK]"},
 	{Name: "too-many-bullets", Rule: "AOPOUT-SUMMARY-001 more than 5 bullet points", Doc: "writes seven short bullet points"},
 	{Name: "hang-after-report", Rule: "aop-output/bind/exit-zero agent does not exit after [AOP:END]", Doc: "prints a complete report, then never exits (until stopped)"},
+	{Name: "sparse-details", Rule: "aop-output/details/fields the details file should include aop_version, agent_id, task, timestamp and results (AOPOUT-FILE-001, §Details File Format)", Doc: "writes its details JSON without agent_id"},
+	{Name: "quoted-duration", Rule: "AOPOUT-SCHEMA-001 (aop-output/lint/messages-valid) the details file's duration_ms is an integer (§Details File Format)", Doc: "writes duration_ms in its details JSON as the string \"2000\""},
 	{Name: "ignore-shutdown", Rule: "aop-output/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM and works on (4 s, twice as long): stopped mid-task, only SIGKILL ends it"},
 }
 
@@ -158,6 +160,12 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 			"timestamp": started.Format(ts), "duration_ms": 2000,
 			"results":  map[string]any{"items": []string{"item-1", "item-2", "item-3"}, "analysis": "Scripted work: three items examined, one finding."},
 			"metadata": map[string]any{"items_examined": 3, "findings": 1}}
+		switch fault {
+		case "sparse-details":
+			delete(details, "agent_id")
+		case "quoted-duration":
+			details["duration_ms"] = "2000"
+		}
 		if n := min(sc.DetailsBytes, maxDetailsBytes); n > 0 {
 			details["results"].(map[string]any)["log"] = strings.Repeat("scripted log line\n", n/18+1)
 		}

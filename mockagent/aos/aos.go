@@ -52,6 +52,7 @@ var Faults = []fault.Fault{
 	{Name: "unguarded-execution", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 tool ran without steps/toolCallRequest", Doc: "runs the last tool without asking the guardian"},
 	{Name: "fail-open", Rule: "aos/5.2/fail-closed no execution when the guardian answers with an error (§5.2, §6)", Doc: "runs a tool whose steps/toolCallRequest the guardian answered with a JSON-RPC error, and reports its result"},
 	{Name: "raw-file-bytes", Rule: "aos/lint/messages-valid, AOS-PART-002 FileWithBytes.bytes is base64 (§3.5.1)", Doc: "attaches its work log to its final steps/message as a FilePart whose bytes are the raw text, not base64"},
+	{Name: "missing-result", Rule: "aos/4.6/result-after-execute, AOS-SEQ-017 steps/toolCallResult after every executed tool (§4.6)", Doc: "runs its last tool and never sends its steps/toolCallResult"},
 	{Name: "ignore-shutdown", Rule: "aos/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM: waiting on a guardian that never answers, only SIGKILL stops it"},
 }
 
@@ -176,6 +177,9 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		if fault == "crash-mid-task" {
 			fmt.Fprintln(env.Stderr, "mockagent aos: simulated crash")
 			return 2
+		}
+		if fault == "missing-result" && i == len(sc.Tools)-1 {
+			continue
 		}
 		a.result(execID)
 	}

@@ -39,6 +39,7 @@ type scenario struct {
 	// the start, as the shipped aof-sigterm has it.
 	terminate  time.Duration
 	ignoreTerm bool // the agent ignores SIGTERM, as the process does under ignore-shutdown (playIgnoringTerm)
+	priorRun   bool // setup priorRun: a dead earlier run's leftovers, the task reclaimed
 	// expectations
 	status   string          // final status of the agent's task
 	exit     int             // agent exit code (-1: stopped by a signal)
@@ -175,6 +176,22 @@ var cases = []scenario{
 		events: []string{"protocol.message.received", "protocol.message.rejected:invalid_envelope", "protocol.message.received", "task.completed", "session.ended", "task.transitioned:completion_done"}},
 	{name: "tests-overflow", fault: "tests-overflow", status: aofspec.Ready, runState: "expired",
 		events: []string{"protocol.message.rejected:invalid_envelope"}, absent: []string{"task.completed"}},
+	{name: "wrong-parent", fault: "wrong-parent", status: aofspec.Review, runState: "running",
+		events: []string{"delegation.requested", "task.completed", "task.transitioned:completion_done"},
+		check: func(t *testing.T, st *aof.Store) {
+			// The router takes the handoff's parentTaskId as it is: the
+			// child is recorded as its own parent.
+			c, err := st.Get(childID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Metadata["parentTaskId"] != childID {
+				t.Errorf("child metadata = %v, want parentTaskId %s (the handoff's)", c.Metadata, childID)
+			}
+		}},
+	{name: "requeue-on-resume", fault: "requeue-on-resume", priorRun: true, status: aofspec.Ready, runState: "running",
+		events: []string{"run.expired:stale_heartbeat", "task.transitioned:a previous run left partial work in the run directory", "task.completed", "session.ended"},
+		absent: []string{"task.transitioned:completion_done"}},
 }
 
 // conformScenario is the scenario a case plays: the happy path's shape (TTL
@@ -199,6 +216,9 @@ func (c scenario) conformScenario(t *testing.T) *conform.Scenario {
 	sc := &conform.Scenario{ID: "aof-" + c.name, Protocol: "aof", Family: "engine", Deadline: conform.Duration(5250 * time.Millisecond), Task: b}
 	if c.terminate > 0 {
 		sc.Steps = []conform.Step{{On: "start", After: conform.Duration(c.terminate), Do: "terminate", Reason: "run timeout"}}
+	}
+	if c.priorRun {
+		sc.Setup = json.RawMessage(`{"priorRun":true}`)
 	}
 	return sc
 }

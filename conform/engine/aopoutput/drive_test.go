@@ -156,6 +156,8 @@ func TestFaults(t *testing.T) {
 				t.Errorf("killed %v, exit %d: want the agent that ignores SIGTERM killed after the grace period", o.killed, o.exit)
 			}
 		},
+		"sparse-details":  detailsRead,
+		"quoted-duration": detailsRead,
 	}
 	// ignoresTerm are the faults whose agent traps SIGTERM, played on the
 	// scenario that sends it (the analysis one would let it finish its work):
@@ -189,6 +191,15 @@ func stoppedWithoutReport(t *testing.T, o outcome) {
 func crashed(t *testing.T, o outcome) {
 	if o.exit != 2 || o.stopped || o.taken == nil || o.taken.Report != aopoutput.ReportIncomplete || o.taken.Status != aopoutput.StatusUnknown {
 		t.Errorf("exit %d, stopped %v, taken %+v: want the crash's exit 2, the report incomplete, status unknown", o.exit, o.stopped, o.taken)
+	}
+}
+
+// detailsRead: the report taken whole and its details file read as JSON (what
+// the file lacks or mistypes is no decision of the parent's).
+func detailsRead(t *testing.T, o outcome) {
+	takenWhole(t, o)
+	if d := o.details; d == nil || !d.Inside || !d.Exists || !d.JSON || d.Seq == 0 {
+		t.Errorf("details %+v: want a JSON file inside scratch, read", o.details)
 	}
 }
 

@@ -218,6 +218,7 @@ func TestDriveFaults(t *testing.T) {
 		// The guardian withholds its answer; the agent waits on through SIGTERM
 		// until the SIGKILL at the end of the grace period.
 		{"ignore-shutdown", "aos-stalled-guardian", []string{ping, message, "steps/toolCallRequest withheld", "signal SIGTERM", "kill SIGKILL"}, true},
+		{"missing-result", "aos-happy-path", []string{ping, message, request, result, request, message}, false},
 	}
 	// ignoresTerm are the faults whose agent traps SIGTERM: played with
 	// agentio.InProcess.IgnoreTerm (playIgnoringTerm), as the process ignores

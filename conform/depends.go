@@ -275,3 +275,19 @@ func LintMessage(fs []LintFinding) string {
 	}
 	return m
 }
+
+// CrashRoot is the check that reports a crash of the agent in s, the
+// protocol's bind/exit-zero, when its last attempt exited by itself with a
+// non-zero code ("" otherwise): what the agent did not get to do after it
+// crashed is that one failure's consequence.
+func CrashRoot(s *Session) string {
+	a := s.Last()
+	if a == nil || !a.Exited() || a.Exit.Code == 0 || s.Scenario == nil {
+		return ""
+	}
+	id := s.Scenario.Protocol + "/bind/exit-zero"
+	if LookupCheck(id) == nil {
+		return ""
+	}
+	return id
+}

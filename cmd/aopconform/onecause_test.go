@@ -17,8 +17,9 @@ import (
 // one block and none with more than two).
 //
 // It asserts on every fault: one block, unless the fault is one of
-// moreThanOne, which may show at most the blocks listed there. A fault that
-// reads as one more failure than it did fails the test.
+// moreThanOne, which may show at most the blocks listed there (two at most). A
+// fault that reads as one more failure than it did fails the test, and so does
+// a catalogue with fewer than 90 % of its faults showing one block.
 func TestOneCauseBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the fault catalogue")
@@ -78,41 +79,31 @@ func TestOneCauseBlocks(t *testing.T) {
 		}
 	}
 	t.Logf("FAILURES blocks per fault:\n%s", table.String())
+	if 10*one < 9*len(jobs) {
+		t.Errorf("%d of %d faults (%.0f%%) show one FAILURES block; issue 28 asks for at least 90%%", one, len(jobs), 100*float64(one)/float64(len(jobs)))
+	}
+	for name, max := range moreThanOne {
+		if max > 2 {
+			t.Errorf("moreThanOne allows %s %d FAILURES blocks; issue 28 allows at most two", name, max)
+		}
+	}
 	t.Logf("all %d faults: %d (%.0f%%) with one block, %d with two, %d with none or more than two (issue 28: at least 90%% with one, none with more than two)",
 		len(jobs), one, 100*float64(one)/float64(len(jobs)), two, more)
 }
 
 // moreThanOne: the faults that still show more than one FAILURES block, and how
 // many they may show (measured 2026-12-07). Some break two rules at once (the
-// ignore-shutdown faults ignore SIGTERM besides notify:shutdown or EOF); a
-// silent agent (hang) fails every check alike; the others wait for
-// dependencies no check declares yet.
+// ignore-shutdown faults ignore SIGTERM besides notify:shutdown or EOF;
+// ignore-cancel never completes a task it is not told to stop; stdout-garbage
+// prints a JSON object without a type and log lines); the others wait for
+// dependencies no check declares yet. None may show more than two (issue 28).
 var moreThanOne = map[string]int{
-	"aof/crash-after-partial-report":     3,
-	"aof/crash-mid-task":                 2,
-	"aof/late-heartbeats":                5,
-	"aof/oversize-payload":               2,
-	"aof/taskid-mismatch":                2,
-	"aop-output/crash-mid-task":          2,
-	"aop-output/malformed-json":          3,
-	"aop-output/missing-marker":          4,
-	"aop-output/no-completion-report":    11,
-	"aop2/crash-after-partial-report":    2,
-	"aop2/hang":                          23,
-	"aop2/ignore-shutdown":               2,
-	"aop2/malformed-json":                2,
-	"aop2/progress-flood":                2,
-	"aos/bad-timestamps":                 2,
-	"aos/crash-mid-task":                 3,
-	"aos/exceed-timeout":                 2,
-	"aos/hang":                           2,
-	"aos/unguarded-execution":            2,
-	"aos/unknown-method":                 2,
-	"orchmsg/crash-after-partial-report": 2,
-	"orchmsg/foreign-task":               2,
-	"orchmsg/hang":                       16,
-	"orchmsg/ignore-cancel":              2,
-	"orchmsg/ignore-shutdown":            2,
-	"orchmsg/stdout-garbage":             2,
-	"orchmsg/wrong-agent-id":             2,
+	"aop2/ignore-shutdown":    2,
+	"aop2/progress-flood":     2,
+	"aos/bad-timestamps":      2,
+	"aos/unguarded-execution": 2,
+	"aos/unknown-method":      2,
+	"orchmsg/ignore-cancel":   2,
+	"orchmsg/ignore-shutdown": 2,
+	"orchmsg/stdout-garbage":  2,
 }

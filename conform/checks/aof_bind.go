@@ -15,4 +15,4 @@ var aofBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	Spec:        "aof-1 §Message Detection; bindings §aof",
 	Requirement: "The agent writes AOF envelopes on stdout, one per line, bare JSON or with the AOF/1 prefix; logs go to stderr.",
 	After:       []string{"aof/envelope/json"},
-}, func(r *conform.Record) bool { return r.Key != "" })
+}, func(r *conform.Record) bool { return r.Key != "" }, "aof/envelope/json")

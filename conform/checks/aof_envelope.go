@@ -22,7 +22,7 @@ var aofEnvelopeJSON = &conform.Check{
 	Run: func(s *conform.Session) conform.Outcome {
 		ls := aofLines(s)
 		if len(ls) == 0 {
-			return conform.Failf("the agent sent no envelope")
+			return vacuous()
 		}
 		for _, l := range ls {
 			if l.env == nil {
@@ -75,7 +75,7 @@ var aofEnvelopeFields = &conform.Check{
 			}
 		}
 		if len(envs) == 0 {
-			return conform.Failf("the agent sent no envelope")
+			return vacuous()
 		}
 		return conform.Passf("%d valid envelopes", len(envs))
 	},
@@ -106,7 +106,7 @@ var aofEnvelopeTaskAndSender = &conform.Check{
 			}
 		}
 		if len(aofLines(s)) == 0 {
-			return conform.Failf("the agent sent no envelope")
+			return vacuous()
 		}
 		return conform.Passf("envelopes name the leased task and its holder")
 	},

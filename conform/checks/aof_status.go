@@ -37,7 +37,7 @@ var aofStatusValidTransition = &conform.Check{
 			cur = to
 		}
 		if len(aofLines(s)) == 0 {
-			return conform.Failf("the agent sent no envelope")
+			return vacuous()
 		}
 		return conform.Passf("transitions valid")
 	},

@@ -51,7 +51,7 @@ var aop2MessageTypes = &conform.Check{
 			}
 		}
 		if len(s.AgentMsgs(0)) == 0 {
-			return conform.Failf("the agent sent no message")
+			return vacuous()
 		}
 		return conform.Passf("every message has a known message_type")
 	},

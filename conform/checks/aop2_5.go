@@ -33,6 +33,20 @@ var aop2FinalResponse = &conform.Check{
 			// makes this a FAIL naming the missing RESPONSE).
 			return stillWorking(s, a)
 		}
+		if len(rs) == 0 {
+			// A line meant as a message that does not parse may be the RESPONSE,
+			// malformed or cut short: the evidence (and its lint finding) is this
+			// failure's.
+			var broken []*conform.Record
+			for _, r := range s.AgentLines(a.N, "stdout") {
+				if meantAsMessage(r) {
+					broken = append(broken, r)
+				}
+			}
+			if len(broken) > 0 {
+				return conform.Mismatch(fmt.Sprintf("the agent sent 0 RESPONSE messages; record %d starts a JSON object that does not parse (a RESPONSE malformed or cut short?)", broken[0].Seq), "exactly 1 RESPONSE", describeAttempt(s, a)).At(seqs(broken)...)
+			}
+		}
 		if len(rs) != 1 {
 			return conform.Mismatch(fmt.Sprintf("the agent sent %d RESPONSE messages", len(rs)), "exactly 1 RESPONSE", describeAttempt(s, a)).At(seqs(rs)...)
 		}

@@ -40,7 +40,7 @@ var aop2BindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	Level:       conform.MUST,
 	Spec:        "aop2 §1.3; bindings §aop2",
 	Requirement: "The agent writes EVENT and RESPONSE JSON lines on stdout; anything else is not the protocol and belongs on stderr.",
-}, func(r *conform.Record) bool { return r.Msg != nil && r.Key != "" })
+}, func(r *conform.Record) bool { return r.Msg != nil && r.Key != "" }, "aop2/lint/messages-valid")
 
 var aop2BindStopOnEOF = &conform.Check{
 	ID:          "aop2/bind/stop-on-eof",

@@ -30,7 +30,11 @@ var aopOutDetailsFile = &conform.Check{
 		}
 		df := conform.FactAOPOutputDetails.Get(s)
 		if df.Exists && strings.HasSuffix(strings.ToLower(named), ".json") && !df.JSON {
-			return conform.Mismatch("the details file is not valid JSON", "a JSON details file", "invalid JSON in "+named)
+			o := conform.Mismatch("the details file is not valid JSON", "a JSON details file", "invalid JSON in "+named)
+			if df.Seq > 0 {
+				o = o.At(df.Seq) // its record: the lint finding on it is this failure's
+			}
+			return o
 		}
 		if !df.Inside {
 			return conform.Mismatch("the details file is outside the scratch directory", "a path inside the scratch directory", named)
@@ -51,6 +55,7 @@ var aopOutDetailsFields = &conform.Check{
 	Spec:        "aop-output-1.0.0 §Details File Format",
 	Requirement: "The details file (JSON) should include aop_version, agent_id, task, timestamp and results; a details file that is not .json (Markdown, a diff, a log) is not judged.",
 	Lint:        []string{"AOPOUT-FILE-"},
+	After:       []string{"aop-output/details/file"},
 	Bad:         `{"results":{...}} only`,
 	Good:        `{"aop_version":"1.0.0","agent_id":"search-1","task":"…","timestamp":"…","results":{...}}`,
 	Run: func(s *conform.Session) conform.Outcome {

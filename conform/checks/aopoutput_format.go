@@ -55,6 +55,10 @@ var aopOutFormatSingleReport = &conform.Check{
 	Good:        `only the report on stdout; logs on stderr`,
 	Run: func(s *conform.Session) conform.Outcome {
 		rep := parseAOPReport(s)
+		if rep.blocks == 0 && len(rep.values) > 0 {
+			// Markers without [AOP:START] or [AOP:END]: format/markers' failure.
+			return conform.NotJudgedf("aop-output/format/markers", "the agent printed markers but no [AOP:START]..[AOP:END] block")
+		}
 		if rep.blocks != 1 {
 			return conform.Mismatch("the agent printed a wrong number of reports", "1 [AOP:START]..[AOP:END] block", fmt.Sprintf("%d blocks", rep.blocks))
 		}
@@ -110,6 +114,11 @@ var aopOutFormatSummaryLimit = &conform.Check{
 		}
 		if rep.text == "" && rep.cutShort() {
 			return conform.NotJudgedf("aop-output/format/markers", "the report stops after an empty [AOP:SUMMARY], before [AOP:END]")
+		}
+		if rep.blocks == 0 {
+			o := conform.NotJudgedf("aop-output/format/markers", "without an [AOP:START]..[AOP:END] block the summary's bullets are not read as the report's")
+			o.Explains = []string{"AOPOUT-SUMMARY-001"} // the linter's "[AOP:SUMMARY] is empty", for the same reason
+			return o
 		}
 		limit, _ := spec.SummaryLimit(aopTaskType(s))
 		n := utf8.RuneCountInString(rep.text)

@@ -95,6 +95,9 @@ var aosResultAfterExecute = &conform.Check{
 		}
 		for _, e := range ex {
 			if _, ok := results[e.ExecutionID]; !ok {
+				if o := crashed(s, fmt.Sprintf("after it executed %q, before its steps/toolCallResult", e.Name)); o != nil {
+					return *o
+				}
 				return conform.Mismatch(fmt.Sprintf("no steps/toolCallResult for executed tool %q", e.Name), "steps/toolCallResult with executionId "+e.ExecutionID, "none").At(e.seq)
 			}
 		}

@@ -1,13 +1,14 @@
 package checks
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/aopkit/aopkit/conform"
 )
 
 var aosBindExitZero = exitZeroFor("aos", "The agent prints one JSON line per executed tool on stdout and exits 0.",
-	"aos/4.6/result-after-execute")
+	"aos/4.6/result-after-execute", "aos/bind/all-tools-requested")
 
 var aosBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "aos/bind/stdout-protocol-only",
@@ -17,7 +18,7 @@ var aosBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	Spec:        "bindings §aos",
 	Requirement: "The agent prints one JSON line per executed tool on stdout {\"executed\":{...}}; anything else belongs on stderr.",
 	After:       []string{"aos/bind/all-tools-requested"},
-}, func(r *conform.Record) bool { return r.Key == "executed" })
+}, func(r *conform.Record) bool { return r.Key == "executed" }, "")
 
 var aosBindAllToolsRequested = &conform.Check{
 	ID:          "aos/bind/all-tools-requested",
@@ -46,6 +47,11 @@ var aosBindAllToolsRequested = &conform.Check{
 			return conform.NotJudgedf("aos/3.12.1/jsonrpc-request", "the guardian answered %d steps/toolCallRequest requests with JSON-RPC errors, not decisions", n)
 		}
 		if !reflect.DeepEqual(want, got) {
+			if len(got) < len(want) && reflect.DeepEqual(want[:len(got)], got) {
+				if o := crashed(s, fmt.Sprintf("after %d of the work script's %d tool call requests", len(got), len(want))); o != nil {
+					return *o
+				}
+			}
 			return conform.Mismatch("the tool call requests do not follow the work script", want, got)
 		}
 		return conform.Passf("%d tool calls requested in order", len(got))

@@ -57,23 +57,47 @@ func describeExit(a *conform.Attempt) string {
 }
 
 // stdoutProtocolOnly completes a protocol's <protocol>/bind/stdout-protocol-only
-// check: every stdout line is a protocol message (isProto).
-func stdoutProtocolOnly(c *conform.Check, isProto func(r *conform.Record) bool) *conform.Check {
+// check: every stdout line is a protocol message (isProto). A line that starts
+// a JSON object but is no message (malformed, cut short by a crash, or an
+// object without the protocol's type) was meant as one: when jsonCheck is
+// given, the check that judges such lines, and every line this check finds is
+// one, it is NOT-JUDGED under jsonCheck (a MUST of the protocol's JSON rules,
+// while stdout hygiene is about logs). Free text on stdout is its own failure.
+func stdoutProtocolOnly(c *conform.Check, isProto func(r *conform.Record) bool, jsonCheck string) *conform.Check {
 	c.Family = "output-hygiene"
 	c.Bad, c.Good = `"compiling module 3 of 5..." on stdout`, `protocol messages on stdout, logs on stderr`
 	c.Run = func(s *conform.Session) conform.Outcome {
 		lines := s.AgentLines(0, "stdout")
 		if len(lines) == 0 {
-			return conform.NotTestedf("the agent wrote nothing on stdout")
+			return vacuous()
 		}
+		var meant []int // lines meant as messages
 		for _, r := range lines {
-			if !isProto(r) {
+			switch {
+			case isProto(r):
+			case jsonCheck != "" && startsObject(r):
+				meant = append(meant, r.Seq)
+			default:
 				return conform.Mismatch(fmt.Sprintf("record %d on stdout is not a protocol message", r.Seq), "only protocol messages on stdout (logs on stderr)", conform.Clip(recordText(r), 200)).At(r.Seq)
 			}
+		}
+		if len(meant) > 0 {
+			return conform.NotJudgedf(jsonCheck, "record %d starts a JSON object but is not a message of the protocol (%d such lines)", meant[0], len(meant)).At(meant...)
 		}
 		return conform.Passf("%d stdout lines, all protocol messages", len(lines))
 	}
 	return c
+}
+
+// startsObject: the record's text starts a JSON object.
+func startsObject(r *conform.Record) bool {
+	return strings.HasPrefix(strings.TrimSpace(recordText(r)), "{")
+}
+
+// meantAsMessage: a stdout line that starts a JSON object but does not parse
+// (malformed, or cut short by a crash) was meant as a message.
+func meantAsMessage(r *conform.Record) bool {
+	return r.Msg == nil && startsObject(r)
 }
 
 func recordText(r *conform.Record) string {
@@ -116,4 +140,18 @@ func invalid(seq int, what, want string, problems []string) *conform.Outcome {
 // message: a final response, a completion).
 func vacuous() conform.Outcome {
 	return conform.Outcome{Verdict: conform.NotApplicable, Message: "not applicable: the agent sent no message, so none breaks the rule"}
+}
+
+// crashed is the outcome of a check that did not see what it judges because
+// the agent crashed first ("the agent exited with code 2 <what>"): NOT-JUDGED
+// under conform.CrashRoot, which reports the crash (where it does not judge
+// the scenario and failed nowhere, this check reports the crash itself:
+// conform.ResolveDependencies). nil when the last attempt did not crash.
+func crashed(s *conform.Session, what string) *conform.Outcome {
+	root := conform.CrashRoot(s)
+	if root == "" {
+		return nil
+	}
+	o := conform.NotJudgedf(root, "the agent exited with code %d %s", s.Last().Exit.Code, what)
+	return &o
 }

@@ -247,8 +247,13 @@ func TestRootCausesRegistered(t *testing.T) {
 // TestVacuousNotApplicable: a rule about what the agent sends, in a scenario in
 // which it sent nothing, is NOT-APPLICABLE (nothing sent breaks it), not FAIL.
 func TestVacuousNotApplicable(t *testing.T) {
-	for _, id := range []string{"aop2/6.2/progress-rate", "aop2/10/no-delegation", "orchmsg/rate/limit"} {
-		s := &conform.Session{Attempts: []*conform.Attempt{{N: 1}}}
+	for _, id := range []string{
+		"aop2/6.2/progress-rate", "aop2/10/no-delegation", "aop2/1.1/version-header", "aop2/1.2/message-types", "aop2/3/extension-keys",
+		"orchmsg/rate/limit", "orchmsg/auth/own-tasks", "orchmsg/correlation/unique-ids", "orchmsg/delegation/depth",
+		"orchmsg/format/base-fields", "orchmsg/format/message-type", "orchmsg/format/json", "orchmsg/limit/message-size", "orchmsg/requests/payload",
+		"aof/envelope/json", "aof/envelope/fields", "aof/envelope/task-and-sender", "aof/status/valid-transition",
+	} {
+		s := &conform.Session{Scenario: &conform.Scenario{}, Attempts: []*conform.Attempt{{N: 1}}}
 		if o := conform.LookupCheck(id).Run(s); o.Verdict != conform.NotApplicable {
 			t.Errorf("%s on a silent agent: %s %q, want NOT-APPLICABLE", id, o.Verdict, o.Message)
 		}

@@ -38,7 +38,7 @@ var orchmsgAuthOwnTasks = &conform.Check{
 			}
 		}
 		if n == 0 && len(orchmsgMsgs(s)) == 0 {
-			return conform.Failf("the agent sent no protocol message")
+			return vacuous()
 		}
 		return conform.Passf("%d get-task requests, all for the agent's own tasks", n)
 	},

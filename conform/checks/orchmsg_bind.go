@@ -1,8 +1,6 @@
 package checks
 
 import (
-	"strings"
-
 	"github.com/aopkit/aopkit/conform"
 )
 
@@ -29,41 +27,11 @@ func shutdownIgnoredFirst(c *conform.Check) *conform.Check {
 	return c
 }
 
-var orchmsgBindStdoutProtocolOnly = brokenJSONFirst(stdoutProtocolOnly(&conform.Check{
+var orchmsgBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "orchmsg/bind/stdout-protocol-only",
 	Protocol:    "orchmsg",
 	Tier:        conform.Full,
 	Level:       conform.SHOULD,
 	Spec:        "orchmsg §Parsing Strategy, §Backward Compatibility",
 	Requirement: "If not JSON → treat as log output: tolerated, but a conforming agent keeps non-protocol output off stdout (event:log or stderr).",
-}, func(r *conform.Record) bool { return r.Msg != nil && r.Key != "" }))
-
-// brokenJSONFirst: a stdout line that starts a JSON object but is no typed
-// message (a report cut short by a crash, an object without type) is
-// orchmsg/format/json's failure, a MUST; stdout-protocol-only, the SHOULD that
-// finds the same line, is NOT-JUDGED under it when every line it finds is such
-// a line. Free text on stdout is its own.
-func brokenJSONFirst(c *conform.Check) *conform.Check {
-	run := c.Run
-	c.Run = func(s *conform.Session) conform.Outcome {
-		o := run(s)
-		if o.Verdict != conform.Fail {
-			return o
-		}
-		var seqs []int
-		for _, r := range s.AgentLines(0, "stdout") {
-			if r.Msg != nil && r.Key != "" {
-				continue
-			}
-			if !strings.HasPrefix(strings.TrimSpace(recordText(r)), "{") {
-				return o
-			}
-			seqs = append(seqs, r.Seq)
-		}
-		if len(seqs) == 0 {
-			return o
-		}
-		return conform.NotJudgedf("orchmsg/format/json", "record %d starts a JSON object but is not a typed JSON message (%d such lines)", seqs[0], len(seqs))
-	}
-	return c
-}
+}, func(r *conform.Record) bool { return r.Msg != nil && r.Key != "" }, "orchmsg/format/json")

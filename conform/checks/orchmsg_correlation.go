@@ -32,7 +32,7 @@ var orchmsgCorrelationUniqueIDs = &conform.Check{
 			seen[id] = r.Seq
 		}
 		if n == 0 {
-			return conform.Failf("the agent sent no message with an id")
+			return vacuous()
 		}
 		return conform.Passf("%d unique ids", n)
 	},

@@ -41,7 +41,7 @@ var orchmsgDelegationDepth = &conform.Check{
 			}
 		}
 		if len(orchmsgMsgs(s)) == 0 {
-			return conform.Failf("the agent sent no protocol message")
+			return vacuous()
 		}
 		return conform.Passf("%d submitted tasks, depth %d", len(subs), deepest)
 	},

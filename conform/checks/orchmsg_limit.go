@@ -24,7 +24,7 @@ var orchmsgLimitMessageSize = &conform.Check{
 			}
 		}
 		if len(s.AgentLines(0, "stdout")) == 0 {
-			return conform.Failf("the agent wrote nothing")
+			return vacuous()
 		}
 		return conform.Passf("every line within 1 MiB")
 	},

@@ -68,7 +68,7 @@ var orchmsgRequestsPayload = &conform.Check{
 			}
 		}
 		if len(orchmsgMsgs(s)) == 0 {
-			return conform.Failf("the agent sent no protocol message")
+			return vacuous()
 		}
 		return conform.Passf("payloads well-formed")
 	},

@@ -48,7 +48,7 @@ func detailsAgent(name, content string) *mockagent.Agent {
 // TestNonJSONDetails: a details file that is not .json (Markdown, a diff, a log)
 // is not a JSON-lines stream: the lint step does not judge its lines, and
 // details/fields (the fields of a JSON details file) is NOT-APPLICABLE to it. A
-// .json details file that is not JSON still fails details/file.
+// .json details file that is not JSON still fails details/file, and only it.
 func TestNonJSONDetails(t *testing.T) {
 	ss, err := scenarios.Builtin()
 	if err != nil {
@@ -65,7 +65,9 @@ func TestNonJSONDetails(t *testing.T) {
 		{"reports/build.log", "[agent] go build ./...\nok\n{\"not\": \"a message\"}\n", conform.NotApplicable, conform.Pass, conform.Pass},
 		{"reports/notes.md", "{\"aop_version\":\"1.0.0\"}\n", conform.NotApplicable, conform.Pass, conform.Pass},
 		{"reports/details.json", "{\"aop_version\":\"1.0.0\",\"agent_id\":\"a\",\"task\":\"t\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"results\":{}}\n", conform.Pass, conform.Pass, conform.Pass},
-		{"reports/broken.json", "# not JSON\n", conform.Fail, conform.Fail, conform.Fail},
+		// One failure: details/fields and the lint finding on the file are
+		// NOT-JUDGED under details/file.
+		{"reports/broken.json", "# not JSON\n", conform.NotJudged, conform.Fail, conform.NotJudged},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -225,6 +225,7 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 		// Say what happened instead: how it ended, and what the sandbox refused
 		// it (its own stderr's words).
 		what := "the " + string(opts.judged()) + " never sent a protocol message in any scenario"
+		silence := what // the consequences' reason; the root's message also says how it ended
 		actual := "none"
 		if ex := conform.ExitSummary(runs); ex != "" {
 			what += ": " + ex
@@ -247,18 +248,11 @@ func Run(ctx context.Context, opts Options) (*conform.Report, error) {
 			}
 			what += "; its stderr reports a refused operation: " + ref + " (allow it with --allow-write PATH or --allow-read PATH)"
 		}
-		for i := range results {
-			for j := range results[i] {
-				r := &results[i][j]
-				if r.Verdict == conform.Skip || runs[i].HarnessError != "" {
-					continue
-				}
-				r.Verdict = conform.Fail
-				r.Message = what
-				r.Expected, r.Actual, r.DependsOn = "protocol messages from the "+string(opts.judged()), actual, ""
-				r.Rerun = RerunCommand(opts, r.Check)
-			}
-		}
+		silenceIsRoot(results, runs, func(root *conform.Result) {
+			root.Verdict, root.Message, root.DependsOn = conform.Fail, what, ""
+			root.Expected, root.Actual = "protocol messages from the "+string(opts.judged()), actual
+			root.Rerun = RerunCommand(opts, root.Check)
+		}, silence)
 	}
 	for i := range scs {
 		rep.Scenarios = append(rep.Scenarios, runs[i])
@@ -971,7 +965,7 @@ func judge(opts Options, sc *conform.Scenario, sess *conform.Session, herr error
 			r.Verdict = conform.NotTested
 			r.Message = "unknown check"
 		default:
-			o := notApplicable(runCheck(c, sess), sess, opts.judged())
+			o := crashCause(notApplicable(runCheck(c, sess), sess, opts.judged()), c, sess, opts.judged())
 			r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence, r.DependsOn = o.Verdict, o.Message, o.Expected, o.Actual, o.Seq, o.DependsOn
 			r.Sent = o.Sent && failing(o.Verdict)
 			r.SetTiming(o)
@@ -1020,6 +1014,23 @@ func notApplicable(o conform.Outcome, s *conform.Session, judged conform.Actor) 
 	o.Verdict = conform.NotApplicable
 	o.Message = "not applicable: " + o.Message
 	return o
+}
+
+// crashCause turns a NOT-TESTED outcome of the agent side in a scenario whose
+// agent crashed (conform.CrashRoot: its last attempt exited by itself with a
+// non-zero code) into NOT-JUDGED under the check that reports the crash: the
+// situation the check needs never arose because the agent was gone. One
+// crash, one failure; where that check failed nowhere, ResolveDependencies
+// makes this result the failure that names the crash.
+func crashCause(o conform.Outcome, c *conform.Check, s *conform.Session, judged conform.Actor) conform.Outcome {
+	if o.Verdict != conform.NotTested || s == nil || judged != conform.ActorAgent {
+		return o
+	}
+	root := conform.CrashRoot(s)
+	if root == "" || root == c.ID {
+		return o
+	}
+	return conform.NotJudgedf(root, "the agent exited with code %d first: %s", s.Last().Exit.Code, o.Message)
 }
 
 // silent reports whether the party under test (from: judged) sent no protocol
@@ -1145,4 +1156,62 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// silenceIsRoot makes a silent implementation's silence one failure: one
+// check is its root cause (fail fills in its results, in every scenario that
+// judged it) and every other judged result is NOT-JUDGED under it, so nothing
+// passes and the score stays zero. The root is the check that failed on its
+// own evidence (the silence broke it, rather than left it vacuous), a MUST
+// before a SHOULD, a Core check before a Resilient one before a Full one, then
+// the first by check ID and scenario. Results of a scenario the harness could
+// not judge, and deselected ones, keep their verdicts.
+func silenceIsRoot(results [][]conform.Result, runs []conform.ScenarioRun, fail func(*conform.Result), why string) {
+	rank := func(r *conform.Result) [2]bool {
+		return [2]bool{r.Verdict == conform.Fail || r.Verdict == conform.NotTested, r.Level == conform.MUST}
+	}
+	better := func(a, b *conform.Result) bool {
+		ra, rb := rank(a), rank(b)
+		for k := range ra {
+			if ra[k] != rb[k] {
+				return ra[k]
+			}
+		}
+		if ta, tb := slices.Index(conform.Tiers, a.Tier), slices.Index(conform.Tiers, b.Tier); ta != tb {
+			return ta < tb // the most basic requirement
+		}
+		if a.Check != b.Check {
+			return a.Check < b.Check
+		}
+		return a.Scenario < b.Scenario
+	}
+	judged := func(i, j int) bool {
+		return results[i][j].Verdict != conform.Skip && runs[i].HarnessError == ""
+	}
+	var root *conform.Result
+	for i := range results {
+		for j := range results[i] {
+			if r := &results[i][j]; judged(i, j) && (root == nil || better(r, root)) {
+				root = r
+			}
+		}
+	}
+	if root == nil {
+		return
+	}
+	rootCheck := root.Check
+	for i := range results {
+		for j := range results[i] {
+			r := &results[i][j]
+			switch {
+			case !judged(i, j):
+			case r.Check == rootCheck:
+				fail(r) // in every scenario that judged it
+			default:
+				r.Verdict, r.DependsOn = conform.NotJudged, rootCheck
+				r.Message = "not judged: depends on " + rootCheck + " (" + why + ")"
+				r.Expected, r.Actual, r.Rerun = "", "", ""
+			}
+		}
+	}
 }

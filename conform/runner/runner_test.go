@@ -282,6 +282,80 @@ func TestNotApplicable(t *testing.T) {
 	}
 }
 
+// TestCrashCause: a NOT-TESTED result of a scenario whose agent crashed (exited
+// by itself with a non-zero code) is NOT-JUDGED under the protocol's
+// bind/exit-zero; one that ended otherwise, the orchestrator side and the
+// exit check itself keep their verdict.
+func TestCrashCause(t *testing.T) {
+	t.Parallel()
+	sc := &conform.Scenario{Protocol: "aop2"}
+	c := conform.LookupCheck("aop2/bind/stop-on-sigterm")
+	exitZero := conform.LookupCheck("aop2/bind/exit-zero")
+	if c == nil || exitZero == nil {
+		t.Fatal("aop2's checks are not registered")
+	}
+	nt := conform.NotTestedf("the agent ended before the harness stopped it")
+	crashed := &conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1, Exit: agentio.Exit{Code: 2}}}}
+	o := crashCause(nt, c, crashed, conform.ActorAgent)
+	if o.Verdict != conform.NotJudged || o.DependsOn != exitZero.ID || !strings.Contains(o.Message, "exited with code 2 first: the agent ended before") {
+		t.Errorf("crash: %s under %q: %s", o.Verdict, o.DependsOn, o.Message)
+	}
+	for name, tc := range map[string]struct {
+		s      *conform.Session
+		c      *conform.Check
+		judged conform.Actor
+	}{
+		"exit 0":       {&conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1}}}, c, conform.ActorAgent},
+		"killed":       {&conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1, Exit: agentio.Exit{Signal: "killed"}}}}, c, conform.ActorAgent},
+		"orchestrator": {crashed, c, conform.ActorOrchestrator},
+		"exit check":   {crashed, exitZero, conform.ActorAgent},
+	} {
+		if o := crashCause(nt, tc.c, tc.s, tc.judged); o.Verdict != conform.NotTested {
+			t.Errorf("%s: %s, want NOT-TESTED kept", name, o.Verdict)
+		}
+	}
+}
+
+// TestSilenceIsRoot: a silent implementation fails one check, in every
+// scenario that judged it: the one that failed on its own evidence, a MUST, the
+// most basic tier; every other judged result is NOT-JUDGED under it, and
+// deselected results and those of a scenario the harness could not judge keep
+// their verdicts.
+func TestSilenceIsRoot(t *testing.T) {
+	t.Parallel()
+	r := func(check string, tier conform.Tier, level conform.Level, v conform.Verdict) conform.Result {
+		return conform.Result{Check: check, Tier: tier, Level: level, Verdict: v}
+	}
+	results := [][]conform.Result{
+		{
+			r("p/a/vacuous", conform.Core, conform.MUST, conform.NotApplicable),
+			r("p/b/should", conform.Core, conform.SHOULD, conform.Fail),
+			r("p/c/full", conform.Full, conform.MUST, conform.Fail),
+			r("p/d/core", conform.Core, conform.MUST, conform.Fail),
+			r("p/e/skipped", conform.Core, conform.MUST, conform.Skip),
+		},
+		{r("p/d/core", conform.Core, conform.MUST, conform.NotTested), r("p/a/vacuous", conform.Core, conform.MUST, conform.Pass)},
+		{r("p/d/core", conform.Core, conform.MUST, conform.Fail)},
+	}
+	runs := []conform.ScenarioRun{{}, {}, {HarnessError: "the transcript could not be written"}}
+	silenceIsRoot(results, runs, func(x *conform.Result) { x.Verdict, x.Message = conform.Fail, "silent" }, "the agent never sent a protocol message in any scenario")
+	want := [][]conform.Verdict{
+		{conform.NotJudged, conform.NotJudged, conform.NotJudged, conform.Fail, conform.Skip},
+		{conform.Fail, conform.NotJudged},
+		{conform.Fail}, // the harness error's scenario: kept as it was
+	}
+	for i := range results {
+		for j, x := range results[i] {
+			if x.Verdict != want[i][j] {
+				t.Errorf("scenario %d, %s: %s, want %s", i, x.Check, x.Verdict, want[i][j])
+			}
+			if x.Verdict == conform.NotJudged && (x.DependsOn != "p/d/core" || !strings.Contains(x.Message, "never sent a protocol message")) {
+				t.Errorf("scenario %d, %s: depends on %q (%s), want p/d/core", i, x.Check, x.DependsOn, x.Message)
+			}
+		}
+	}
+}
+
 // TestFlakyOnlyWithinTolerance: a timing check that failed in one run and
 // passed in another is FLAKY only when its failing run's margin is within what
 // the harness's lateness in that run can explain (FlakyTolerance: twice the

@@ -748,6 +748,8 @@ func (a *agent) finish() int {
 		r.Timing.RetriesAttempted = 0
 	case FaultSwappedTiming:
 		r.Timing.StartedAt, r.Timing.CompletedAt = r.Timing.CompletedAt, r.Timing.StartedAt
+	case FaultV1Version:
+		r.AOPVersion = "1.0"
 	case FaultNoCompletionReport:
 		a.flush()
 		return 0

@@ -35,6 +35,7 @@ const (
 	FaultStaleArtifactHash       = "stale-artifact-hash"
 	FaultStaleRetryCount         = "stale-retry-count"
 	FaultSwappedTiming           = "swapped-timing"
+	FaultV1Version               = "v1-version"
 )
 
 // scriptReportFailure is not a fault (nothing is broken): a task script value that
@@ -70,6 +71,7 @@ var Faults = []fault.Fault{
 	{Name: FaultStdoutGarbage, Rule: "GEN-DETECT-002, aop2/bind/stdout-protocol-only stdout carries protocol messages (bindings)", Doc: "prints free text lines between its messages"},
 	{Name: FaultStopHeartbeats, Rule: "AOP2-SEQ-005 heartbeats until the RESPONSE (E_HEARTBEAT_FAILURE, §6.1)", Doc: "sends two heartbeats, then keeps working silently"},
 	{Name: FaultSwappedTiming, Rule: "AOP2-TIME-002 (aop2/lint/messages-valid) timing.completed_at is not before started_at (§5)", Doc: "swaps timing.started_at and timing.completed_at in its RESPONSE"},
+	{Name: FaultV1Version, Rule: "AOP2-VERSION-002 aop_version starts with \"2.\" (§1.1)", Doc: "answers with a RESPONSE whose aop_version is \"1.0\", the version of the v1 protocol"},
 	{Name: FaultTaskStatusInTask, Rule: "AOP2-ENVELOPE-003 a TASK must not carry task_status (§1.2)", Doc: "delegates a sub-TASK that carries task_status"},
 	{Name: FaultUnknownMessageType, Rule: "AOP2-ENVELOPE-001 message_type is TASK, RESPONSE or EVENT (§1.2)", Doc: "sends a message with message_type STATUS"},
 	{Name: FaultWrongCorrelationID, Rule: "AOP2-SEQ-001 the RESPONSE task_id is the TASK's (§1.2)", Doc: "answers with a different task_id"},

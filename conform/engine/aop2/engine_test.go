@@ -679,6 +679,16 @@ var scenarios = []scenario{
 				t.Errorf("rollback left %q", got)
 			}
 		}},
+	// A RESPONSE with the v1 protocol's aop_version (AOP2-VERSION-002) is no
+	// RESPONSE of this contract: the attempt fails and its file is rolled back.
+	{name: "v1-version", fault: mock.FaultV1Version, setup: writeOriginal,
+		state: "FAILED", codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
+		viol: []string{"AOP2-VERSION-002"},
+		check: func(t *testing.T, r run) {
+			if got, _ := fileContent(t, r); got != "original\n" {
+				t.Errorf("rollback left %q", got)
+			}
+		}},
 }
 
 // artifactView is what the tests read of an output artifact.

@@ -26,12 +26,12 @@ import (
 
 // Faults of the AOF agent; Rule names the lint rule or conform check each breaks.
 var Faults = []fault.Fault{
-	{Name: "hang", Rule: "AOF-SEQ-007 + AOF-SEQ-006 heartbeat expires while the run is alive (aof/resume/stale-reclaim)", Doc: "stops all output and heartbeats after the first step and never exits"},
-	{Name: "exceed-timeout", Rule: "AOF-SEQ-006 + aof/run/deadline run exceeds its deadline", Doc: "keeps heartbeating and working past the run deadline, never completes"},
+	{Name: "hang", Rule: "AOF-SEQ-007 + AOF-SEQ-006, aof/heartbeat/fresh heartbeat expires while the run is alive (the scheduler reclaims the task)", Doc: "stops all output and heartbeats after the first step and never exits"},
+	{Name: "exceed-timeout", Rule: "AOF-SEQ-006 + aof/run/within-deadline run exceeds its deadline", Doc: "keeps heartbeating and working past the run deadline, never completes"},
 	{Name: "stop-heartbeats", Rule: "AOF-SEQ-007 run_heartbeat.json not refreshed within its TTL", Doc: "keeps working and sending progress but stops refreshing run_heartbeat.json"},
 	{Name: "late-heartbeats", Rule: "AOF-SEQ-007 run_heartbeat.json refreshed later than its TTL", Doc: "refreshes its heartbeat every 1.2 × TTL instead of well within it"},
 	{Name: "crash-mid-task", Rule: "AOF-SEQ-006 session died without completion.report", Doc: "exits with code 2 after the first step, without a completion report"},
-	{Name: "crash-after-partial-report", Rule: "aof/resume/stale-outcome crash after a partial completion (aof/resume/stale-outcome)", Doc: "sends completion.report outcome partial, then exits with code 2 before session_end"},
+	{Name: "crash-after-partial-report", Rule: "aof/bind/exit-zero crash (exit 2) after a partial completion, before session_end", Doc: "sends completion.report outcome partial, then exits with code 2 before session_end"},
 	{Name: "malformed-json", Rule: "GEN-JSON-001 invalid JSON after the AOF/1 prefix", Doc: "writes one AOF/1 line whose JSON is cut short"},
 	{Name: "empty-report", Rule: "AOF-SCHEMA-001 completion.report without outcome, summaryRef, tests, notes", Doc: "sends a completion.report with an empty payload"},
 	{Name: "nested-delegation", Rule: "AOF-SEQ-001 handoff.request from a delegated child (depth > 1)", Doc: "delegates a child task even though its own task is itself a delegated child"},

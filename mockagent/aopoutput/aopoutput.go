@@ -23,8 +23,8 @@ import (
 
 // Faults of the aop-output agent; Rule names the lint rule or conform check each breaks.
 var Faults = []fault.Fault{
-	{Name: "hang", Rule: "AOPOUT-MARKER-001 + aop-output/agent/completes agent never reports", Doc: "prints [AOP:START] and [AOP:TASK], then never finishes"},
-	{Name: "exceed-timeout", Rule: "AOPOUT-MARKER-001 + aop-output/agent/completes agent exceeds the run deadline", Doc: "works for ten minutes before reporting"},
+	{Name: "hang", Rule: "AOPOUT-MARKER-001, aop-output/format/markers agent never completes its report", Doc: "prints [AOP:START] and [AOP:TASK], then never finishes"},
+	{Name: "exceed-timeout", Rule: "AOPOUT-MARKER-001, aop-output/format/markers agent exceeds the run deadline, its report unfinished", Doc: "works for ten minutes before reporting"},
 	{Name: "crash-mid-task", Rule: "AOPOUT-MARKER-001 report cut short by a crash", Doc: "prints [AOP:START] and [AOP:TASK], then exits with code 2"},
 	{Name: "crash-after-partial-report", Rule: "AOPOUT-MARKER-001 [AOP:END] missing after a crash", Doc: "prints the report up to [AOP:STATUS] partial, then exits with code 2"},
 	{Name: "malformed-json", Rule: "AOPOUT-DETAILS-003 details file is not JSON", Doc: "writes a details file whose JSON is cut short"},

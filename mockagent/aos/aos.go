@@ -34,9 +34,9 @@ import (
 // aoplint sees it in a transcript) each breaks: the fault matrix in
 // docs/aopconform.md shows every check each one fails.
 var Faults = []fault.Fault{
-	{Name: "hang", Rule: "aos/bind/exit-zero agent never finishes its script (stopped at the deadline)", Doc: "stops after the ping and never exits"},
-	{Name: "exceed-timeout", Rule: "aos/bind/exit-zero agent exceeds the scenario deadline", Doc: "waits ten minutes before every tool call"},
-	{Name: "crash-mid-task", Rule: "aos/4.6/result-after-execute tool ran without steps/toolCallResult", Doc: "runs the first allowed tool, then exits with code 2 before reporting its result"},
+	{Name: "hang", Rule: "aos/bind/all-tools-requested agent never requests its script's tool calls (stopped at the deadline)", Doc: "stops after the ping and never exits"},
+	{Name: "exceed-timeout", Rule: "aos/bind/all-tools-requested agent exceeds the scenario deadline before its tool calls", Doc: "waits ten minutes before every tool call"},
+	{Name: "crash-mid-task", Rule: "aos/bind/exit-zero crash (exit 2) after a tool ran, before its steps/toolCallResult", Doc: "runs the first allowed tool, then exits with code 2 before reporting its result"},
 	{Name: "malformed-json", Rule: "aos/3.12.1/jsonrpc-request request body is not JSON (-32700)", Doc: "posts one request whose JSON is cut short"},
 	{Name: "ignore-deny", Rule: "aos/5.1/deny-enforced, AOS-SEQ-007 tool ran although the guardian denied it", Doc: "runs denied tools anyway and reports their results"},
 	{Name: "ignore-modify", Rule: "aos/5.1/modify-enforced, AOS-SEQ-008 tool ran with the original, not the modified request", Doc: "runs the original request when the guardian answers modify"},
@@ -44,7 +44,7 @@ var Faults = []fault.Fault{
 	{Name: "stdout-garbage", Rule: "aos/bind/stdout-protocol-only stdout line is not an executed line", Doc: "prints plain log lines on stdout"},
 	{Name: "wrong-jsonrpc-version", Rule: "aos/3.12.1/jsonrpc-request, AOS-RPC-001 jsonrpc must be exactly \"2.0\" (-32600)", Doc: "sends jsonrpc \"1.0\""},
 	{Name: "missing-citation", Rule: "aos/4.5/message-params, AOS-DIALECT-001 steps/message without citation (-32602)", Doc: "leaves citation out of steps/message (and sends the upstream spelling citations)"},
-	{Name: "result-before-request", Rule: "aos/4.6/result-after-execute, AOS-SEQ-004 steps/toolCallResult before its steps/toolCallRequest", Doc: "reports the first tool's result before asking for it"},
+	{Name: "result-before-request", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 steps/toolCallResult before its steps/toolCallRequest", Doc: "reports the first tool's result before asking for it"},
 	{Name: "duplicate-execution-id", Rule: "aos/4.6/unique-execution-ids, AOS-SEQ-012 executionId reused for a second tool call", Doc: "uses the same executionId for every tool call"},
 	{Name: "oversize-payload", Rule: "aos/3.12.1/jsonrpc-request request body over the guardian's 1 MiB limit (HTTP 413)", Doc: "sends a steps/memoryStore of 2 MiB"},
 	{Name: "wrong-content-type", Rule: "aos/2.2/content-type Content-Type must be application/json (HTTP 415)", Doc: "posts its requests as text/plain"},

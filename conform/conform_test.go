@@ -229,6 +229,34 @@ func TestApplyCauses(t *testing.T) {
 	}
 }
 
+// TestApplyCausesChain: a failure of a check declared After a check that is
+// NOT-JUDGED in the same scenario under a third that failed is NOT-JUDGED under
+// that third (the chain followed to its root); a chain that ends in no failure
+// leaves it failing.
+func TestApplyCausesChain(t *testing.T) {
+	Register(
+		&Check{ID: "test/chain/rate", Protocol: "aop2", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "test/chain/timeout", Protocol: "aop2", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/chain/rate"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "test/chain/exit", Protocol: "aop2", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/chain/timeout"}, Run: func(*Session) Outcome { return Passf("") }},
+	)
+	rs := []Result{
+		{Check: "test/chain/rate", Scenario: "s1", Verdict: Fail, Message: "flood"},
+		{Check: "test/chain/timeout", Scenario: "s1", Verdict: Fail, Message: "late"},
+		{Check: "test/chain/exit", Scenario: "s1", Verdict: Fail, Message: "stopped"},
+		// s2: timeout NOT-JUDGED under a check that passed there: no root.
+		{Check: "test/chain/rate", Scenario: "s2", Verdict: Pass},
+		{Check: "test/chain/timeout", Scenario: "s2", Verdict: NotJudged, DependsOn: "test/chain/rate", Message: "not judged: depends on test/chain/rate (x)"},
+		{Check: "test/chain/exit", Scenario: "s2", Verdict: Fail, Message: "stopped"},
+	}
+	ApplyCauses(rs)
+	if r := rs[2]; r.Verdict != NotJudged || r.DependsOn != "test/chain/rate" || !strings.Contains(r.Message, "through test/chain/timeout: stopped") {
+		t.Errorf("exit in s1: %s under %q (%s); want NOT-JUDGED under rate, through timeout", r.Verdict, r.DependsOn, r.Message)
+	}
+	if r := rs[5]; r.Verdict != Fail {
+		t.Errorf("exit in s2: %s under %q; want its own FAIL (the chain ends in a pass)", r.Verdict, r.DependsOn)
+	}
+}
+
 // TestAfterElsewhere: a failure of a check whose AfterElsewhere names a check
 // that failed in another scenario is NOT-JUDGED under it; when that check
 // failed only in the check's own scenario, the check fails and the other,

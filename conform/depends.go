@@ -101,7 +101,9 @@ func rootFailed(v Verdict) bool { return v == Fail || v == NotTested }
 //     names a check that failed itself in another scenario depends on that
 //     check (judged first, on the checks' own verdicts);
 //   - declared causes: a failed result of a check whose After names a check that
-//     failed in the same scenario (FAIL, NOT-TESTED) depends on that check;
+//     failed in the same scenario (FAIL, NOT-TESTED) depends on that check, and
+//     one whose After names a check NOT-JUDGED there under a failed one depends
+//     on that one (the chain followed to its root);
 //   - a lint finding is reported once: a failed catch-all lint check (Lint "*")
 //     whose every finding is a rule another check already reports failing (its
 //     own lint findings, in any scenario) depends on that check.
@@ -160,6 +162,27 @@ func ApplyCauses(results []Result) {
 			}
 		}
 	}
+	// rootOf follows a declared cause that is itself NOT-JUDGED in the
+	// scenario to the check that failed there: exit-zero declared After
+	// finish-within-timeout, which is NOT-JUDGED under progress-rate, is
+	// progress-rate's consequence too ("" when the chain ends in no failure).
+	rootOf := func(dep, scenario, check string) string {
+		for hops := 0; hops < 8 && dep != check; hops++ {
+			j, ok := at[resultKey{dep, scenario}]
+			if !ok {
+				return ""
+			}
+			switch r := results[j]; {
+			case rootFailed(r.Verdict):
+				return dep
+			case r.Verdict == NotJudged && r.DependsOn != "":
+				dep = r.DependsOn
+			default:
+				return ""
+			}
+		}
+		return ""
+	}
 	for i := range results {
 		r := &results[i]
 		if !rootFailed(r.Verdict) {
@@ -170,11 +193,14 @@ func ApplyCauses(results []Result) {
 			continue
 		}
 		for _, dep := range c.After {
-			if !reportsCause(dep, r.Scenario, r.Check) {
-				continue
+			if reportsCause(dep, r.Scenario, r.Check) {
+				dependOn(r, dep, r.Message)
+				break
 			}
-			dependOn(r, dep, r.Message)
-			break
+			if root := rootOf(dep, r.Scenario, r.Check); root != "" && root != dep {
+				dependOn(r, root, fmt.Sprintf("through %s: %s", dep, r.Message))
+				break
+			}
 		}
 	}
 	ApplyLintClaims(results)

@@ -15,7 +15,7 @@ var aosRequestBeforeExecute = &conform.Check{
 	Spec:        "aos-0.1.0 §4.6; bindings §aos",
 	Requirement: "steps/toolCallRequest should be used after tool inputs are inferred and before calling the tool: every executed tool was first submitted to the guardian and allowed (or modified).",
 	Lint:        []string{"AOS-SEQ-004", "AOS-SEQ-014"},
-	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request"},
+	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/3.8/step-context"},
 	Bad:         `the last tool runs without a steps/toolCallRequest`,
 	Good:        `steps/toolCallRequest, decision allow, then the tool runs`,
 	Run: byExecutionID(func(s *conform.Session) conform.Outcome {
@@ -70,7 +70,7 @@ var aosResultAfterExecute = &conform.Check{
 	Spec:        "aos-0.1.0 §4.6 steps/toolCallResult",
 	Requirement: "steps/toolCallResult should be used after the tool is completed, with the executionId of the steps/toolCallRequest.",
 	Lint:        []string{"AOS-SEQ-017"},
-	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
+	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/3.8/step-context", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
 	Bad:         `steps/toolCallResult before its steps/toolCallRequest, or none after a run`,
 	Good:        `steps/toolCallResult with the executionId after the tool ran`,
 	Run: byExecutionID(func(s *conform.Session) conform.Outcome {

@@ -17,7 +17,7 @@ var aosDenyEnforced = &conform.Check{
 	Spec:        "aos-0.1.0 §5.1; bindings §aos",
 	Requirement: "The agent understands AOS responses and enforces results: deny → never execute the tool (and send no toolCallResult).",
 	Lint:        []string{"AOS-SEQ-007"},
-	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
+	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/3.8/step-context", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
 	Bad:         `decision deny, the agent runs delete_file anyway`,
 	Good:        `decision deny, no execution and no toolCallResult`,
 	Run: byExecutionID(func(s *conform.Session) conform.Outcome {
@@ -53,7 +53,7 @@ var aosModifyEnforced = &conform.Check{
 	Spec:        "aos-0.1.0 §5.1; bindings §aos",
 	Requirement: "modify → execute the modifiedRequest instead of the original request.",
 	Lint:        []string{"AOS-SEQ-008", "AOS-SEQ-015"},
-	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
+	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/3.8/step-context", "aos/4.6/request-before-execute", "aos/bind/all-tools-requested"},
 	Bad:         `decision modify (command "ls build"), the agent runs "rm -rf build"`,
 	Good:        `the agent runs the modifiedRequest's inputs: "ls build"`,
 	Run: byExecutionID(func(s *conform.Session) conform.Outcome {

@@ -14,7 +14,7 @@ var aosFailClosed = &conform.Check{
 	Level:       conform.MUST,
 	Spec:        "aos-0.1.0 §5.2, §6",
 	Requirement: "When the guardian answers a toolCallRequest with a JSON-RPC error, or does not answer at all, there is no allow decision: the agent does not execute the tool.",
-	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/bind/all-tools-requested"},
+	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/3.8/step-context", "aos/bind/all-tools-requested"},
 	Bad:         `the guardian answers -32603, the agent runs deploy anyway`,
 	Good:        `no decision, no execution`,
 	Run: byExecutionID(func(s *conform.Session) conform.Outcome {

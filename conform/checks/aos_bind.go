@@ -28,7 +28,7 @@ var aosBindAllToolsRequested = &conform.Check{
 	Level:       conform.MUST,
 	Spec:        "bindings §aos",
 	Requirement: "Before each tool call of the work script the agent sends steps/toolCallRequest, in order.",
-	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/4.6/request-before-execute"},
+	After:       []string{"aos/2.2/content-type", "aos/3.12.1/jsonrpc-request", "aos/3.8/step-context", "aos/4.6/request-before-execute"},
 	Bad:         `the agent skips the second tool of the script silently`,
 	Good:        `a steps/toolCallRequest for every tool of the script, in order`,
 	Run: byExecutionID(func(s *conform.Session) conform.Outcome {

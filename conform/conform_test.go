@@ -248,7 +248,21 @@ func TestApplyCausesChain(t *testing.T) {
 		{Check: "test/chain/timeout", Scenario: "s2", Verdict: NotJudged, DependsOn: "test/chain/rate", Message: "not judged: depends on test/chain/rate (x)"},
 		{Check: "test/chain/exit", Scenario: "s2", Verdict: Fail, Message: "stopped"},
 	}
+	rs = append(rs,
+		// s3: timeout NOT-JUDGED under rate, which does not judge s3 but failed
+		// in s1: exit is rate's consequence there too.
+		Result{Check: "test/chain/timeout", Scenario: "s3", Verdict: NotJudged, DependsOn: "test/chain/rate", Message: "not judged: depends on test/chain/rate (x)"},
+		Result{Check: "test/chain/exit", Scenario: "s3", Verdict: Fail, Message: "stopped"},
+		// s4: exit's declared cause does not judge s4: its failure is its own.
+		Result{Check: "test/chain/exit", Scenario: "s4", Verdict: Fail, Message: "stopped"},
+	)
 	ApplyCauses(rs)
+	if r := rs[7]; r.Verdict != NotJudged || r.DependsOn != "test/chain/rate" {
+		t.Errorf("exit in s3: %s under %q (%s); want NOT-JUDGED under rate", r.Verdict, r.DependsOn, r.Message)
+	}
+	if r := rs[8]; r.Verdict != Fail {
+		t.Errorf("exit in s4: %s under %q; want its own FAIL (its cause judged no s4)", r.Verdict, r.DependsOn)
+	}
 	if r := rs[2]; r.Verdict != NotJudged || r.DependsOn != "test/chain/rate" || !strings.Contains(r.Message, "through test/chain/timeout: stopped") {
 		t.Errorf("exit in s1: %s under %q (%s); want NOT-JUDGED under rate, through timeout", r.Verdict, r.DependsOn, r.Message)
 	}

@@ -163,13 +163,23 @@ func ApplyCauses(results []Result) {
 		}
 	}
 	// rootOf follows a declared cause that is itself NOT-JUDGED in the
-	// scenario to the check that failed there: exit-zero declared After
+	// scenario to the check that failed there (or, when that check does not
+	// judge the scenario, failed itself in another): exit-zero declared After
 	// finish-within-timeout, which is NOT-JUDGED under progress-rate, is
 	// progress-rate's consequence too ("" when the chain ends in no failure).
 	rootOf := func(dep, scenario, check string) string {
 		for hops := 0; hops < 8 && dep != check; hops++ {
 			j, ok := at[resultKey{dep, scenario}]
 			if !ok {
+				// A check of the scenario is NOT-JUDGED under dep, which does
+				// not judge the scenario: dep reports the cause if it failed
+				// itself elsewhere (final-response NOT-JUDGED under
+				// finish-within-timeout, which only aop2-timeout judges). The
+				// declared cause itself must judge the scenario (reportsCause
+				// took the other case).
+				if hops > 0 && failedSomewhere[dep] {
+					return dep
+				}
 				return ""
 			}
 			switch r := results[j]; {

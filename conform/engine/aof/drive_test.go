@@ -38,7 +38,7 @@ type scenario struct {
 	// terminate, when set, is a step of the scenario: SIGTERM that long after
 	// the start, as the shipped aof-sigterm has it.
 	terminate  time.Duration
-	ignoreTerm bool // the agent ignores SIGTERM, as the process does under ignore-shutdown (playIgnoringTerm)
+	ignoreTerm bool // the agent ignores SIGTERM, as the process does under ignore-shutdown (enginetest.PlayIgnoringTerm)
 	priorRun   bool // setup priorRun: a dead earlier run's leftovers, the task reclaimed
 	// expectations
 	status   string          // final status of the agent's task

@@ -172,7 +172,7 @@ func TestFaults(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			var p enginetest.Played
 			if ignoresTerm[f.Name] {
-				p = playIgnoringTerm(t, scenario(t, "aop-output-sigterm"), f.Name)
+				p = enginetest.PlayIgnoringTerm(t, scenario(t, "aop-output-sigterm"), f.Name, aopoutput.Drive)
 			} else {
 				p = enginetest.PlayVirtual(t, sc, f.Name, "", aopoutput.Drive)
 			}

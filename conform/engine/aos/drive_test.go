@@ -221,7 +221,7 @@ func TestDriveFaults(t *testing.T) {
 		{"missing-result", "aos-happy-path", []string{ping, message, request, result, request, message}, false},
 	}
 	// ignoresTerm are the faults whose agent traps SIGTERM: played with
-	// agentio.InProcess.IgnoreTerm (playIgnoringTerm), as the process ignores
+	// agentio.InProcess.IgnoreTerm (enginetest.PlayIgnoringTerm), as the process ignores
 	// the signal and only SIGKILL stops it.
 	ignoresTerm := map[string]bool{"ignore-shutdown": true}
 	covered := map[string]bool{}
@@ -231,7 +231,7 @@ func TestDriveFaults(t *testing.T) {
 			var sess *conform.Session
 			var tr []byte
 			if ignoresTerm[c.fault] {
-				p := playIgnoringTerm(t, scenario(t, c.scenario), c.fault)
+				p := enginetest.PlayIgnoringTerm(t, scenario(t, c.scenario), c.fault, aos.Drive)
 				if p.Err != nil {
 					t.Fatal(p.Err)
 				}

@@ -38,9 +38,30 @@ func PlayVirtual(t *testing.T, sc *conform.Scenario, fault, engineFault string, 
 	return PlayAgent(t, sc, ag, fault, engineFault, drive)
 }
 
+// PlayIgnoringTerm is PlayVirtual with an agent that ignores SIGTERM, as the
+// real mockagent process does under ignore-shutdown (it traps the signal):
+// agentio.InProcess.IgnoreTerm, so that the harness's Terminate leaves it
+// running and only its SIGKILL after the grace period stops it.
+func PlayIgnoringTerm(t *testing.T, sc *conform.Scenario, fault string, drive func(*harness.H) error) Played {
+	t.Helper()
+	ag, err := mockagent.Lookup(sc.Protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return play(t, sc, agentio.InProcess{Agent: ag, Fault: fault, IgnoreTerm: true}, "", drive)
+}
+
 // PlayAgent is PlayVirtual with another in-process agent (a test's scripted one).
 func PlayAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault, engineFault string, drive func(*harness.H) error) Played {
 	t.Helper()
+	return play(t, sc, agentio.InProcess{Agent: ag, Fault: fault}, engineFault, drive)
+}
+
+// play plays sc with drive against the in-process agent of launcher (its
+// Settle set here) in a synctest bubble.
+func play(t *testing.T, sc *conform.Scenario, launcher agentio.InProcess, engineFault string, drive func(*harness.H) error) Played {
+	t.Helper()
+	fault := launcher.Fault
 	scratch, err := os.MkdirTemp("", "aopkit-engine-")
 	if err != nil {
 		t.Fatal(err)
@@ -55,11 +76,12 @@ func PlayAgent(t *testing.T, sc *conform.Scenario, ag *mockagent.Agent, fault, e
 	}
 	out := Played{Scratch: scratch}
 	var buf bytes.Buffer
+	// Settle: an agent's HTTP exchanges with an engine serving in memory
+	// (aos) wait for the harness to catch up, so the order is one.
+	launcher.Settle = synctest.Wait
 	synctest.Test(t, func(t *testing.T) {
 		h := harness.New(context.Background(), harness.Config{Scenario: sc, Transcript: &buf,
-			// Settle: an agent's HTTP exchanges with an engine serving in memory
-			// (aos) wait for the harness to catch up, so the order is one.
-			Launcher: agentio.InProcess{Agent: ag, Fault: fault, Settle: synctest.Wait},
+			Launcher: launcher,
 			Command:  cmd, Scratch: scratch, EngineFault: engineFault})
 		out.Err = h.End(drive(h))
 		out.Session = h.Session()

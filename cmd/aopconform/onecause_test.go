@@ -93,15 +93,13 @@ func TestOneCauseBlocks(t *testing.T) {
 
 // moreThanOne: the faults that still show more than one FAILURES block, and how
 // many they may show (measured 2026-12-07). Some break two rules at once (the
-// ignore-shutdown faults ignore SIGTERM besides notify:shutdown or EOF;
-// ignore-cancel never completes a task it is not told to stop; stdout-garbage
+// ignore-shutdown faults ignore SIGTERM besides notify:shutdown or EOF; stdout-garbage
 // prints a JSON object without a type and log lines); unguarded-execution runs
 // tools unasked, which aos-guardian-error judges as requests never made. None
 // may show more than two (issue 28).
 var moreThanOne = map[string]int{
 	"aop2/ignore-shutdown":    2,
 	"aos/unguarded-execution": 2,
-	"orchmsg/ignore-cancel":   2,
 	"orchmsg/ignore-shutdown": 2,
 	"orchmsg/stdout-garbage":  2,
 }

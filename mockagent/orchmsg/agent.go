@@ -481,7 +481,7 @@ func (a *agent) doTask(taskID string, assigned *spec.Message) (code int, done bo
 	if sc.WorkSeconds > 0 {
 		work = time.Duration(sc.WorkSeconds * float64(time.Second))
 	}
-	if a.fault == FaultExceedTimeout || a.fault == FaultStopHeartbeats || a.fault == FaultIgnoreCancel {
+	if a.fault == FaultExceedTimeout || a.fault == FaultStopHeartbeats {
 		work = time.Hour
 	}
 	start := a.clk.Now()

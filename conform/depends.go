@@ -314,11 +314,14 @@ func LintMessage(fs []LintFinding) string {
 
 // CrashRoot is the check that reports a crash of the agent in s, the
 // protocol's bind/exit-zero, when its last attempt exited by itself with a
-// non-zero code ("" otherwise): what the agent did not get to do after it
-// crashed is that one failure's consequence.
+// non-zero code, unasked ("" otherwise): what the agent did not get to do
+// after it crashed is that one failure's consequence. An exit after a signal
+// of the harness (a scripted SIGTERM, the deadline's, the SIGKILL after the
+// grace period) is no crash: the harness acted first.
 func CrashRoot(s *Session) string {
 	a := s.Last()
-	if a == nil || !a.Exited() || a.Exit.Code == 0 || s.Scenario == nil {
+	if a == nil || !a.Exited() || a.Exit.Code == 0 || s.Scenario == nil ||
+		a.Timeout || !a.Terminated.IsZero() || !a.Killed.IsZero() {
 		return ""
 	}
 	id := s.Scenario.Protocol + "/bind/exit-zero"

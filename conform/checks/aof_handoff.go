@@ -62,10 +62,10 @@ var aofHandoffRequestValid = &conform.Check{
 				p = &spec.HandoffRequest{}
 			}
 			var problems []string
-			if p.TaskID.V != l.env.TaskID.V {
+			mismatch := p.TaskID.V != l.env.TaskID.V
+			if mismatch {
 				problems = append(problems, "payload.taskId must match the envelope taskId")
 			}
-			mismatch := len(problems)
 			if p.ParentTaskID.V != task {
 				problems = append(problems, fmt.Sprintf("parentTaskId %q must be the delegating task %s", p.ParentTaskID.V, task))
 			}
@@ -75,7 +75,7 @@ var aofHandoffRequestValid = &conform.Check{
 			if _, _, ok := spec.ParseTime(p.DueBy.V); !ok {
 				problems = append(problems, "dueBy must be an ISO 8601 date-time")
 			}
-			if mismatch == 1 && len(problems) == 1 {
+			if mismatch && len(problems) == 1 {
 				// aof/envelope/task-and-sender's rule (AOF-ENV-005), told once.
 				return conform.NotJudgedf("aof/envelope/task-and-sender", "record %d: payload.taskId %q differs from the envelope taskId %q", l.r.Seq, p.TaskID.V, l.env.TaskID.V).At(l.r.Seq)
 			}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -265,9 +266,21 @@ func TestVacuousNotApplicable(t *testing.T) {
 // resolved over the whole run. It returns the results by check and scenario.
 func judge(t *testing.T, sessions map[string]*conform.Session, ids ...string) map[string]conform.Result {
 	t.Helper()
+	runs := map[string][]string{}
+	for sc := range sessions {
+		runs[sc] = ids
+	}
+	return judgeRuns(t, sessions, runs)
+}
+
+// judgeRuns is judge with the checks each scenario runs (runs: scenario: check
+// IDs), as the shipped scenarios have them.
+func judgeRuns(t *testing.T, sessions map[string]*conform.Session, runs map[string][]string) map[string]conform.Result {
+	t.Helper()
 	var rs []conform.Result
-	for sc, s := range sessions {
-		for _, id := range ids {
+	for _, sc := range slices.Sorted(maps.Keys(sessions)) { // in order: the runner's is fixed too
+		s := sessions[sc]
+		for _, id := range runs[sc] {
 			o := run(t, id, s)
 			rs = append(rs, conform.Result{Check: id, Scenario: sc, Verdict: o.Verdict, DependsOn: o.DependsOn, Message: o.Message})
 		}
@@ -420,21 +433,11 @@ func TestIgnoredShutdownOneFailure(t *testing.T) {
 	// as the shipped scenarios have them.
 	runs := map[string][]string{"happy-path": ids[:2], "long-task": ids[1:2], "withheld-request": {ids[2], ids[0]}}
 	play := func(ignoresEverywhere bool) map[string]conform.Result {
-		var rs []conform.Result
-		for _, sc := range []string{"happy-path", "long-task", "withheld-request"} {
-			s := session(ignoresEverywhere || sc == "withheld-request", sc == "withheld-request")
-			for _, id := range runs[sc] {
-				o := run(t, id, s)
-				rs = append(rs, conform.Result{Check: id, Scenario: sc, Verdict: o.Verdict, DependsOn: o.DependsOn, Message: o.Message})
-			}
+		sessions := map[string]*conform.Session{}
+		for sc := range runs {
+			sessions[sc] = session(ignoresEverywhere || sc == "withheld-request", sc == "withheld-request")
 		}
-		conform.ApplyCauses(rs)
-		conform.ResolveDependencies(rs)
-		got := map[string]conform.Result{}
-		for _, r := range rs {
-			got[r.Check+" in "+r.Scenario] = r
-		}
-		return got
+		return judgeRuns(t, sessions, runs)
 	}
 	wantVerdicts(t, play(true), map[string]string{
 		"orchmsg/shutdown/exit-within-grace in happy-path":          "FAIL",

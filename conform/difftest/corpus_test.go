@@ -21,6 +21,23 @@ func corpusRoots(p string) []string {
 // the checkout (absent in a clone on its own: no error).
 const upstreamRoot = "../../../shared/reference/upstream/"
 
+// corpusRecord is what the engine and wire tests read of a transcript/1 record
+// met in a corpus (decodeRecord): they take its message or text in place of
+// the record.
+type corpusRecord struct {
+	Aopkit   string          `json:"aopkit"`
+	Protocol string          `json:"protocol"`
+	Stream   string          `json:"stream"`
+	Text     *string         `json:"text"`
+	Msg      json.RawMessage `json:"msg"`
+}
+
+// decodeRecord reports whether b is a transcript/1 record, and decodes it.
+func decodeRecord(b []byte) (corpusRecord, bool) {
+	var rec corpusRecord
+	return rec, json.Unmarshal(b, &rec) == nil && rec.Aopkit != ""
+}
+
 // walkCorpus calls add with every candidate message of protocol p's corpora: a
 // file that is one JSON value, whole (named by its path), else each of its
 // lines (path:N). Goldens and Markdown are skipped; add decides what is a

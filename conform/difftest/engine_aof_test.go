@@ -20,12 +20,7 @@ import (
 func aofEngineCorpus(t *testing.T) map[string][]byte {
 	msgs := map[string][]byte{}
 	add := func(where string, b []byte) {
-		var rec struct {
-			Aopkit string          `json:"aopkit"`
-			Text   *string         `json:"text"`
-			Msg    json.RawMessage `json:"msg"`
-		}
-		if json.Unmarshal(b, &rec) == nil && rec.Aopkit != "" {
+		if rec, ok := decodeRecord(b); ok {
 			switch {
 			case rec.Text != nil:
 				b = []byte(*rec.Text)

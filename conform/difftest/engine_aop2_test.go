@@ -19,12 +19,7 @@ import (
 func aop2EngineCorpus(t *testing.T) map[string][]byte {
 	msgs := map[string][]byte{}
 	add := func(where string, b []byte) {
-		var rec struct {
-			Aopkit string          `json:"aopkit"`
-			Stream string          `json:"stream"`
-			Msg    json.RawMessage `json:"msg"`
-		}
-		if json.Unmarshal(b, &rec) == nil && rec.Aopkit != "" {
+		if rec, ok := decodeRecord(b); ok {
 			if strings.HasPrefix(rec.Stream, "file:") {
 				return
 			}

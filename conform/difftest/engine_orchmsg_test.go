@@ -20,11 +20,7 @@ import (
 func orchmsgRequests(t *testing.T) map[string][]byte {
 	msgs := map[string][]byte{}
 	add := func(where string, b []byte) {
-		var rec struct {
-			Aopkit string          `json:"aopkit"`
-			Msg    json.RawMessage `json:"msg"`
-		}
-		if json.Unmarshal(b, &rec) == nil && rec.Aopkit != "" {
+		if rec, ok := decodeRecord(b); ok {
 			b = rec.Msg
 		}
 		var head struct {

@@ -18,12 +18,7 @@ func wireCorpus(t testing.TB, p string) map[string][]byte {
 	t.Helper()
 	msgs := map[string][]byte{}
 	add := func(where string, b []byte) {
-		var rec struct {
-			Aopkit   string          `json:"aopkit"`
-			Protocol string          `json:"protocol"`
-			Msg      json.RawMessage `json:"msg"`
-		}
-		if json.Unmarshal(b, &rec) == nil && rec.Aopkit != "" {
+		if rec, ok := decodeRecord(b); ok {
 			if rec.Protocol != p || rec.Msg == nil {
 				return
 			}

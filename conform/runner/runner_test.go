@@ -284,8 +284,9 @@ func TestNotApplicable(t *testing.T) {
 
 // TestCrashCause: a NOT-TESTED result of a scenario whose agent crashed (exited
 // by itself with a non-zero code) is NOT-JUDGED under the protocol's
-// bind/exit-zero; one that ended otherwise, the orchestrator side and the
-// exit check itself keep their verdict.
+// bind/exit-zero; one that ended otherwise (exit 0, a signal, a non-zero exit
+// after the harness's SIGTERM or at the deadline: the harness acted first), the
+// orchestrator side and the exit check itself keep their verdict.
 func TestCrashCause(t *testing.T) {
 	t.Parallel()
 	sc := &conform.Scenario{Protocol: "aop2"}
@@ -305,10 +306,12 @@ func TestCrashCause(t *testing.T) {
 		c      *conform.Check
 		judged conform.Actor
 	}{
-		"exit 0":       {&conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1}}}, c, conform.ActorAgent},
-		"killed":       {&conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1, Exit: agentio.Exit{Signal: "killed"}}}}, c, conform.ActorAgent},
-		"orchestrator": {crashed, c, conform.ActorOrchestrator},
-		"exit check":   {crashed, exitZero, conform.ActorAgent},
+		"exit 0":                             {&conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1}}}, c, conform.ActorAgent},
+		"killed":                             {&conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1, Exit: agentio.Exit{Signal: "killed"}}}}, c, conform.ActorAgent},
+		"exit 1 after the harness's SIGTERM": {&conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1, Exit: agentio.Exit{Code: 1}, Terminated: time.Unix(1, 0)}}}, c, conform.ActorAgent},
+		"exit 1 at the deadline":             {&conform.Session{Scenario: sc, Attempts: []*conform.Attempt{{N: 1, Exit: agentio.Exit{Code: 1}, Timeout: true}}}, c, conform.ActorAgent},
+		"orchestrator":                       {crashed, c, conform.ActorOrchestrator},
+		"exit check":                         {crashed, exitZero, conform.ActorAgent},
 	} {
 		if o := crashCause(nt, tc.c, tc.s, tc.judged); o.Verdict != conform.NotTested {
 			t.Errorf("%s: %s, want NOT-TESTED kept", name, o.Verdict)

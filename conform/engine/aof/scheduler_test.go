@@ -64,15 +64,7 @@ func (c seeded) drive(h *harness.H) error {
 
 func playSeeded(t *testing.T, c seeded, fault, engineFault string) result {
 	t.Helper()
-	p := enginetest.PlayVirtual(t, c.scenario(t), fault, engineFault, c.drive)
-	if p.Err != nil {
-		t.Fatalf("Drive: %v", p.Err)
-	}
-	st, err := aof.NewStore(filepath.Join(p.Scratch, "data"), clock.Real{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return result{store: st, sess: p.Session, p: p}
+	return resultOf(t, enginetest.PlayVirtual(t, c.scenario(t), fault, engineFault, c.drive))
 }
 
 var (

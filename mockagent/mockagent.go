@@ -58,7 +58,7 @@ func (e Env) Sleep(ctx context.Context, d time.Duration) bool {
 // Agent is the behaviour of the mock agent for one protocol.
 type Agent struct {
 	Protocol string
-	Faults   []fault.Fault
+	Faults   *fault.Catalogue
 	// Run plays the agent. fault is "" for correct behaviour. It returns the process
 	// exit code. It must return when ctx is done.
 	Run func(ctx context.Context, env Env, fault string) int
@@ -100,7 +100,7 @@ func Protocols() []string {
 }
 
 // HasFault reports whether the agent of protocol knows the fault.
-func (a *Agent) HasFault(name string) bool { return fault.Lookup(a.Faults, name) != nil }
+func (a *Agent) HasFault(name string) bool { return a.Faults.Has(name) }
 
 // EnvScript names the file that holds the agent's behaviour script when the
 // harness gives it out of band (orchestrator-side certification: the scenario's

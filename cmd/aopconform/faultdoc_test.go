@@ -25,7 +25,7 @@ func TestFaultRulesNameFailingChecks(t *testing.T) {
 	rules := map[string]string{}
 	for _, p := range protocolsUnderTest(t) {
 		ag, _ := mockagent.Lookup(p)
-		for _, f := range ag.Faults {
+		for _, f := range ag.Faults.List() {
 			rules[p+"/"+f.Name] = f.Rule
 		}
 	}

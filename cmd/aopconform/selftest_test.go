@@ -332,7 +332,7 @@ func playAll(t *testing.T) []*played {
 			jobs = append(jobs, j)
 		}
 		ag, _ := mockagent.Lookup(p)
-		for _, f := range ag.Faults {
+		for _, f := range ag.Faults.List() {
 			jobs = append(jobs, &played{protocol: p, name: f.Name, agent: ag, fault: f.Name})
 		}
 	}

@@ -24,7 +24,7 @@ func TestFaultCatalogue(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen := map[string]bool{}
-		for _, f := range a.Faults {
+		for _, f := range a.Faults.List() {
 			if seen[f.Name] || !name.MatchString(f.Name) {
 				t.Errorf("%s fault %q: duplicate or not kebab-case", p, f.Name)
 			}

@@ -6,6 +6,7 @@ package fault
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -32,6 +33,36 @@ type Fault struct {
 	Exact bool
 }
 
+// Catalogue is the faults of one implementation (a reference engine, a mock
+// agent), each declared once, where it is played: Add records a fault and
+// returns its name, the value the code that plays it compares with, so that no
+// fault can be played without its doc or documented without being playable.
+// Faults are added while the package initialises (package-level variables) and
+// only read afterwards.
+type Catalogue struct {
+	faults []Fault
+}
+
+// Add records f and returns its name. An empty or repeated name panics: a
+// programming error any test of the package catches.
+func (c *Catalogue) Add(f Fault) string {
+	if f.Name == "" || Lookup(c.faults, f.Name) != nil {
+		panic(fmt.Sprintf("fault: empty or repeated fault name %q", f.Name))
+	}
+	c.faults = append(c.faults, f)
+	return f.Name
+}
+
+// List returns the faults, sorted by name (a copy).
+func (c *Catalogue) List() []Fault {
+	fs := slices.Clone(c.faults)
+	slices.SortFunc(fs, func(a, b Fault) int { return strings.Compare(a.Name, b.Name) })
+	return fs
+}
+
+// Has reports whether the catalogue holds a fault named name.
+func (c *Catalogue) Has(name string) bool { return Lookup(c.faults, name) != nil }
+
 // Lookup returns the fault of fs named name, or nil.
 func Lookup(fs []Fault, name string) *Fault {
 	for i := range fs {
@@ -52,11 +83,11 @@ func Names(fs []Fault) []string {
 }
 
 // Check validates the fault an engine is told to play: nil for none ("") or
-// one of fs, else an error naming the engine and listing its faults. Every
-// reference engine checks its harness.Config.EngineFault here.
-func Check(engine string, fs []Fault, name string) error {
-	if name == "" || Lookup(fs, name) != nil {
+// one of the catalogue's, else an error naming the engine and listing its
+// faults. Every reference engine checks its harness.Config.EngineFault here.
+func (c *Catalogue) Check(engine, name string) error {
+	if name == "" || c.Has(name) {
 		return nil
 	}
-	return fmt.Errorf("the %s engine has no fault %q (faults: %s)", engine, name, strings.Join(Names(fs), ", "))
+	return fmt.Errorf("the %s engine has no fault %q (faults: %s)", engine, name, strings.Join(Names(c.List()), ", "))
 }

@@ -68,7 +68,7 @@ func TestOneList(t *testing.T) {
 		if p.Drive == nil || p.EngineFaults == nil || len(p.EngineFaults()) == 0 {
 			t.Errorf("%s: no engine driver or no engine faults", p.ID)
 		}
-		if a, err := mockagent.Lookup(p.ID); err != nil || a != p.Agent || a.Protocol != p.ID || len(a.Faults) == 0 {
+		if a, err := mockagent.Lookup(p.ID); err != nil || a != p.Agent || a.Protocol != p.ID || len(a.Faults.List()) == 0 {
 			t.Errorf("%s: the reference agent is not the registered one, or has no faults: %v", p.ID, err)
 		}
 		if !p.OrchestratorSide() {

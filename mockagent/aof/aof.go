@@ -24,37 +24,40 @@ import (
 	"github.com/aopkit/aopkit/mockagent"
 )
 
-// Faults of the AOF agent; Rule names the lint rule or conform check each breaks.
-var Faults = []fault.Fault{
-	{Name: "hang", Rule: "AOF-SEQ-007 + AOF-SEQ-006, aof/heartbeat/fresh heartbeat expires while the run is alive (the scheduler reclaims the task)", Doc: "stops all output and heartbeats after the first step and never exits"},
-	{Name: "exceed-timeout", Rule: "AOF-SEQ-006 + aof/run/within-deadline run exceeds its deadline", Doc: "keeps heartbeating and working past the run deadline, never completes"},
-	{Name: "stop-heartbeats", Rule: "AOF-SEQ-007 run_heartbeat.json not refreshed within its TTL", Doc: "keeps working and sending progress but stops refreshing run_heartbeat.json"},
-	{Name: "late-heartbeats", Rule: "AOF-SEQ-007 run_heartbeat.json refreshed later than its TTL", Doc: "refreshes its heartbeat every 1.2 × TTL instead of well within it"},
-	{Name: "crash-mid-task", Rule: "AOF-SEQ-006 session died without completion.report", Doc: "exits with code 2 after the first step, without a completion report"},
-	{Name: "crash-after-partial-report", Rule: "aof/bind/exit-zero crash (exit 2) after a partial completion, before session_end", Doc: "sends completion.report outcome partial, then exits with code 2 before session_end"},
-	{Name: "malformed-json", Rule: "GEN-JSON-001 invalid JSON after the AOF/1 prefix", Doc: "writes one AOF/1 line whose JSON is cut short"},
-	{Name: "empty-report", Rule: "AOF-SCHEMA-001 completion.report without outcome, summaryRef, tests, notes", Doc: "sends a completion.report with an empty payload"},
-	{Name: "nested-delegation", Rule: "AOF-SEQ-001 handoff.request from a delegated child (depth > 1)", Doc: "delegates a child task even though its own task is itself a delegated child"},
-	{Name: "no-completion-report", Rule: "AOF-SEQ-006 session ended without completion.report", Doc: "does the work and exits 0 without a completion report"},
-	{Name: "oversize-payload", Rule: "AOF-LIMIT-001 notes longer than 10,000 characters", Doc: "sends a completion.report whose notes exceed the 10,000-character limit"},
-	{Name: "bad-timestamps", Rule: "AOF-TIME-001 sentAt is not an ISO 8601 date-time", Doc: "writes sentAt as \"22/11/2026 10:00:00\" in every envelope"},
-	{Name: "invalid-transition", Rule: "AOF-SEQ-003 status.update to a status the state machine forbids", Doc: "sends status.update status done while the task is in-progress (in-progress → done skips review)"},
-	{Name: "stdout-garbage", Rule: "GEN-DETECT-002 non-protocol text on stdout", Doc: "prints plain log lines on stdout between its envelopes"},
-	{Name: "taskid-mismatch", Rule: "AOF-ENV-005 handoff.request payload.taskId differs from the envelope taskId", Doc: "delegates with a handoff.request whose payload names another task than its envelope"},
-	{Name: "unknown-type", Rule: "AOF-ENV-004 unknown message type", Doc: "sends a message of type task.progress"},
-	{Name: "wrong-version", Rule: "AOF-ENV-002 version must be 1", Doc: "sends every envelope with version 2"},
-	{Name: "duplicate-completion", Rule: "AOF-SEQ-004 completion.report sent twice (idempotent, warning)", Doc: "sends the same completion.report twice"},
-	{Name: "unauthorized-agent", Rule: "AOF-SEQ-005 fromAgent is not the task's lease holder", Doc: "sends its completion.report as another agent"},
-	{Name: "ignore-handoff", Rule: "AOF-SEQ-002 delegated child never sends handoff.accepted or handoff.rejected (best practice 3)", Doc: "works on a delegated task without acknowledging its handoff"},
-	{Name: "tests-overflow", Rule: "AOF-COMP-002 tests.passed + tests.failed exceeds tests.total", Doc: "reports 3 passed and 1 failed out of 3 tests"},
-	{Name: "ignore-shutdown", Rule: "aof/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM and works on through twice the steps (each in time, heartbeat fresh): stopped mid-run, only SIGKILL ends it"},
-	{Name: "wrong-parent", Rule: "aof/handoff/request-valid handoff.request parentTaskId is the delegating task (Handoff Request Payload)", Doc: "delegates with a handoff.request whose parentTaskId names the child task itself (its envelope taskId copied), not its own task"},
-	{Name: "requeue-on-resume", Rule: "aof/resume/clean-start a task re-dispatched after a stale-heartbeat reclaim reaches review (Resume Protocol)", Doc: "re-dispatched with a dead run's work left in its run directory, moves its task back to ready with status.update before working: its completion.report is recorded, but the task never reaches review"},
-	{Name: "string-blockers", Rule: "AOF-SCHEMA-001 (aof/lint/messages-valid) status.update blockers is a string[] (Status Update Protocol, Payload Fields)", Doc: "sends its second status.update with \"blockers\": \"none\", a string, not a list"},
-}
+// faults is the catalogue of the mock agent, each fault declared once below.
+var faults fault.Catalogue
+
+// The faults of the AOF agent; Rule names the lint rule or conform check each breaks.
+var (
+	FaultHang                    = faults.Add(fault.Fault{Name: "hang", Rule: "AOF-SEQ-007 + AOF-SEQ-006, aof/heartbeat/fresh heartbeat expires while the run is alive (the scheduler reclaims the task)", Doc: "stops all output and heartbeats after the first step and never exits"})
+	FaultExceedTimeout           = faults.Add(fault.Fault{Name: "exceed-timeout", Rule: "AOF-SEQ-006 + aof/run/within-deadline run exceeds its deadline", Doc: "keeps heartbeating and working past the run deadline, never completes"})
+	FaultStopHeartbeats          = faults.Add(fault.Fault{Name: "stop-heartbeats", Rule: "AOF-SEQ-007 run_heartbeat.json not refreshed within its TTL", Doc: "keeps working and sending progress but stops refreshing run_heartbeat.json"})
+	FaultLateHeartbeats          = faults.Add(fault.Fault{Name: "late-heartbeats", Rule: "AOF-SEQ-007 run_heartbeat.json refreshed later than its TTL", Doc: "refreshes its heartbeat every 1.2 × TTL instead of well within it"})
+	FaultCrashMidTask            = faults.Add(fault.Fault{Name: "crash-mid-task", Rule: "AOF-SEQ-006 session died without completion.report", Doc: "exits with code 2 after the first step, without a completion report"})
+	FaultCrashAfterPartialReport = faults.Add(fault.Fault{Name: "crash-after-partial-report", Rule: "aof/bind/exit-zero crash (exit 2) after a partial completion, before session_end", Doc: "sends completion.report outcome partial, then exits with code 2 before session_end"})
+	FaultMalformedJSON           = faults.Add(fault.Fault{Name: "malformed-json", Rule: "GEN-JSON-001 invalid JSON after the AOF/1 prefix", Doc: "writes one AOF/1 line whose JSON is cut short"})
+	FaultEmptyReport             = faults.Add(fault.Fault{Name: "empty-report", Rule: "AOF-SCHEMA-001 completion.report without outcome, summaryRef, tests, notes", Doc: "sends a completion.report with an empty payload"})
+	FaultNestedDelegation        = faults.Add(fault.Fault{Name: "nested-delegation", Rule: "AOF-SEQ-001 handoff.request from a delegated child (depth > 1)", Doc: "delegates a child task even though its own task is itself a delegated child"})
+	FaultNoCompletionReport      = faults.Add(fault.Fault{Name: "no-completion-report", Rule: "AOF-SEQ-006 session ended without completion.report", Doc: "does the work and exits 0 without a completion report"})
+	FaultOversizePayload         = faults.Add(fault.Fault{Name: "oversize-payload", Rule: "AOF-LIMIT-001 notes longer than 10,000 characters", Doc: "sends a completion.report whose notes exceed the 10,000-character limit"})
+	FaultBadTimestamps           = faults.Add(fault.Fault{Name: "bad-timestamps", Rule: "AOF-TIME-001 sentAt is not an ISO 8601 date-time", Doc: "writes sentAt as \"22/11/2026 10:00:00\" in every envelope"})
+	FaultInvalidTransition       = faults.Add(fault.Fault{Name: "invalid-transition", Rule: "AOF-SEQ-003 status.update to a status the state machine forbids", Doc: "sends status.update status done while the task is in-progress (in-progress → done skips review)"})
+	FaultStdoutGarbage           = faults.Add(fault.Fault{Name: "stdout-garbage", Rule: "GEN-DETECT-002 non-protocol text on stdout", Doc: "prints plain log lines on stdout between its envelopes"})
+	FaultTaskidMismatch          = faults.Add(fault.Fault{Name: "taskid-mismatch", Rule: "AOF-ENV-005 handoff.request payload.taskId differs from the envelope taskId", Doc: "delegates with a handoff.request whose payload names another task than its envelope"})
+	FaultUnknownType             = faults.Add(fault.Fault{Name: "unknown-type", Rule: "AOF-ENV-004 unknown message type", Doc: "sends a message of type task.progress"})
+	FaultWrongVersion            = faults.Add(fault.Fault{Name: "wrong-version", Rule: "AOF-ENV-002 version must be 1", Doc: "sends every envelope with version 2"})
+	FaultDuplicateCompletion     = faults.Add(fault.Fault{Name: "duplicate-completion", Rule: "AOF-SEQ-004 completion.report sent twice (idempotent, warning)", Doc: "sends the same completion.report twice"})
+	FaultUnauthorizedAgent       = faults.Add(fault.Fault{Name: "unauthorized-agent", Rule: "AOF-SEQ-005 fromAgent is not the task's lease holder", Doc: "sends its completion.report as another agent"})
+	FaultIgnoreHandoff           = faults.Add(fault.Fault{Name: "ignore-handoff", Rule: "AOF-SEQ-002 delegated child never sends handoff.accepted or handoff.rejected (best practice 3)", Doc: "works on a delegated task without acknowledging its handoff"})
+	FaultTestsOverflow           = faults.Add(fault.Fault{Name: "tests-overflow", Rule: "AOF-COMP-002 tests.passed + tests.failed exceeds tests.total", Doc: "reports 3 passed and 1 failed out of 3 tests"})
+	FaultIgnoreShutdown          = faults.Add(fault.Fault{Name: "ignore-shutdown", Rule: "aof/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM and works on through twice the steps (each in time, heartbeat fresh): stopped mid-run, only SIGKILL ends it"})
+	FaultWrongParent             = faults.Add(fault.Fault{Name: "wrong-parent", Rule: "aof/handoff/request-valid handoff.request parentTaskId is the delegating task (Handoff Request Payload)", Doc: "delegates with a handoff.request whose parentTaskId names the child task itself (its envelope taskId copied), not its own task"})
+	FaultRequeueOnResume         = faults.Add(fault.Fault{Name: "requeue-on-resume", Rule: "aof/resume/clean-start a task re-dispatched after a stale-heartbeat reclaim reaches review (Resume Protocol)", Doc: "re-dispatched with a dead run's work left in its run directory, moves its task back to ready with status.update before working: its completion.report is recorded, but the task never reaches review"})
+	FaultStringBlockers          = faults.Add(fault.Fault{Name: "string-blockers", Rule: "AOF-SCHEMA-001 (aof/lint/messages-valid) status.update blockers is a string[] (Status Update Protocol, Payload Fields)", Doc: "sends its second status.update with \"blockers\": \"none\", a string, not a list"})
+)
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aof", Faults: Faults, Run: Run})
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aof", Faults: &faults, Run: Run})
 
 const steps = 3
 
@@ -122,80 +125,80 @@ func run(ctx context.Context, env mockagent.Env, fault string) int {
 	if sc, ok := a.script(); ok {
 		return a.play(sc, beat)
 	}
-	if fault == "requeue-on-resume" && a.leftovers() {
+	if fault == FaultRequeueOnResume && a.leftovers() {
 		// The reclaim is the scheduler's, and done: the agent redoes it.
 		a.send("status.update", a.taskID, map[string]any{"taskId": a.taskID, "agentId": a.self, "status": spec.Ready,
 			"progress": "Requeued for a clean start", "notes": "a previous run left partial work in the run directory"})
 	}
-	if fault == "unknown-type" {
+	if fault == FaultUnknownType {
 		a.send("task.progress", a.taskID, map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": "started"})
 	}
 	n := steps
-	if fault == "ignore-shutdown" {
+	if fault == FaultIgnoreShutdown {
 		n = 2 * steps
 	}
 	for i := 1; i <= n; i++ {
-		if fault == "stop-heartbeats" && i > 1 {
+		if fault == FaultStopHeartbeats && i > 1 {
 			// Keep working, slowly, without refreshing the heartbeat.
 			if !a.sleep(a.ttl) {
 				return 0
 			}
-		} else if fault == "late-heartbeats" && !a.sleep(a.ttl+a.ttl/5) {
+		} else if fault == FaultLateHeartbeats && !a.sleep(a.ttl+a.ttl/5) {
 			return 0
-		} else if fault != "late-heartbeats" && !a.sleep(beat) {
+		} else if fault != FaultLateHeartbeats && !a.sleep(beat) {
 			return 0
 		} else {
 			a.heartbeat()
 		}
-		if fault == "stdout-garbage" {
+		if fault == FaultStdoutGarbage {
 			fmt.Fprintf(a.out, "working on step %d of %d...\n", i, n)
 		}
 		progress := map[string]any{"taskId": a.taskID, "agentId": a.self, "progress": fmt.Sprintf("Step %d/%d done", i, n)}
 		switch {
-		case fault == "string-blockers" && i == 2:
+		case fault == FaultStringBlockers && i == 2:
 			progress["blockers"] = "none"
-		case fault == "malformed-json" && i == 1:
+		case fault == FaultMalformedJSON && i == 1:
 			fmt.Fprintf(a.out, "%s{\"protocol\":\"aof\",\"version\":1,\"type\":\"status.update\",\"taskId\":%q,\n", "AOF/1 ", a.taskID)
-		case fault == "invalid-transition" && i == 2:
+		case fault == FaultInvalidTransition && i == 2:
 			progress["status"] = "done"
 		}
 		a.send("status.update", a.taskID, progress)
 		if i == 1 {
 			switch fault {
-			case "hang":
+			case FaultHang:
 				for a.sleep(beat) {
 				}
 				return 0
-			case "crash-mid-task":
+			case FaultCrashMidTask:
 				fmt.Fprintln(a.env.Stderr, "mockagent aof: simulated crash")
 				return 2
 			}
 		}
-		if i == 2 && fault == "crash-after-partial-report" {
+		if i == 2 && fault == FaultCrashAfterPartialReport {
 			a.completion("partial", "Steps 1-2 of 3 done; step 3 not started.")
 			fmt.Fprintln(a.env.Stderr, "mockagent aof: simulated crash")
 			return 2
 		}
 	}
-	if fault == "exceed-timeout" {
+	if fault == FaultExceedTimeout {
 		for a.sleep(beat) {
 			a.heartbeat()
 		}
 		return 0
 	}
 	a.writeSummary()
-	if a.delegateTo != "" && a.depth == 0 || fault == "nested-delegation" || (fault == "taskid-mismatch" || fault == "wrong-parent") && a.depth == 0 {
+	if a.delegateTo != "" && a.depth == 0 || fault == FaultNestedDelegation || (fault == FaultTaskidMismatch || fault == FaultWrongParent) && a.depth == 0 {
 		a.delegate(fault)
 	}
 	switch fault {
-	case "no-completion-report":
+	case FaultNoCompletionReport:
 		return 0
-	case "empty-report":
+	case FaultEmptyReport:
 		a.send("completion.report", a.taskID, map[string]any{})
 		return 0
 	}
 	a.completion("done", "All scripted steps done.")
-	if fault == "duplicate-completion" {
+	if fault == FaultDuplicateCompletion {
 		a.completion("done", "All scripted steps done.")
 	}
 	return 0
@@ -277,11 +280,11 @@ func (a *agent) send(typ, taskID string, payload map[string]any) {
 
 func (a *agent) sendAs(typ, taskID, from, to string, payload map[string]any) {
 	sentAt := a.now()
-	if a.fault == "bad-timestamps" {
+	if a.fault == FaultBadTimestamps {
 		sentAt = a.env.Clock.Now().UTC().Format("02/01/2006 15:04:05")
 	}
 	version := 1
-	if a.fault == "wrong-version" {
+	if a.fault == FaultWrongVersion {
 		version = 2
 	}
 	env := envelope{Protocol: "aof", Version: version, ProjectID: projectID, Type: typ, TaskID: taskID,
@@ -328,16 +331,16 @@ func (a *agent) report(outcome, notes string, blockers []string) {
 		blockers = []string{}
 	}
 	tests := map[string]any{"total": 3, "passed": 3, "failed": 0}
-	if a.fault == "tests-overflow" {
+	if a.fault == FaultTestsOverflow {
 		tests["failed"] = 1
 	}
-	if a.fault == "oversize-payload" {
+	if a.fault == FaultOversizePayload {
 		notes = strings.Repeat("verbose log line; ", 700)
 	}
 	p := map[string]any{"outcome": outcome, "summaryRef": "outputs/summary.md",
 		"deliverables": []string{"outputs/summary.md"}, "tests": tests, "blockers": blockers, "notes": notes}
 	from := a.self
-	if a.fault == "unauthorized-agent" {
+	if a.fault == FaultUnauthorizedAgent {
 		from = "impostor-agent"
 	}
 	a.sendAs("completion.report", a.taskID, from, "dispatcher", p)
@@ -435,7 +438,7 @@ func (a *agent) play(sc TaskScript, beat time.Duration) int {
 // reports whether the agent must stop.
 func (a *agent) answerHandoff() bool {
 	data, err := os.ReadFile(filepath.Join(a.taskDir(), "inputs", "handoff.json"))
-	if err != nil || a.fault == "ignore-handoff" {
+	if err != nil || a.fault == FaultIgnoreHandoff {
 		return false
 	}
 	if !noCriteria(data) {
@@ -499,9 +502,9 @@ func (a *agent) delegate(fault string) {
 	due := spec.FormatTime(a.env.Clock.Now().Add(24 * time.Hour))
 	payloadTask, parent := child, a.taskID
 	switch fault {
-	case "taskid-mismatch":
+	case FaultTaskidMismatch:
 		payloadTask = otherTask(a.taskID, 2)
-	case "wrong-parent":
+	case FaultWrongParent:
 		parent = child
 	}
 	a.sendAs("handoff.request", child, a.self, to, map[string]any{

@@ -39,7 +39,7 @@ import (
 const Protocol = "aop2"
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = mockagent.Register(&mockagent.Agent{Protocol: Protocol, Faults: Faults, Run: Run})
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: Protocol, Faults: &faults, Run: Run})
 
 // Version header values.
 const (

@@ -30,34 +30,37 @@ import (
 	"github.com/aopkit/aopkit/mockagent"
 )
 
-// Faults of the AOS agent; Rule names the conform check (and the lint rule, where
+// faults is the catalogue of the mock agent, each fault declared once below.
+var faults fault.Catalogue
+
+// The faults of the AOS agent; Rule names the conform check (and the lint rule, where
 // aoplint sees it in a transcript) each breaks: the fault matrix in
 // docs/aopconform.md shows every check each one fails.
-var Faults = []fault.Fault{
-	{Name: "hang", Rule: "aos/bind/all-tools-requested agent never requests its script's tool calls (stopped at the deadline)", Doc: "stops after the ping and never exits"},
-	{Name: "exceed-timeout", Rule: "aos/bind/all-tools-requested agent exceeds the scenario deadline before its tool calls", Doc: "waits ten minutes before every tool call"},
-	{Name: "crash-mid-task", Rule: "aos/bind/exit-zero crash (exit 2) after a tool ran, before its steps/toolCallResult", Doc: "runs the first allowed tool, then exits with code 2 before reporting its result"},
-	{Name: "malformed-json", Rule: "aos/3.12.1/jsonrpc-request request body is not JSON (-32700)", Doc: "posts one request whose JSON is cut short"},
-	{Name: "ignore-deny", Rule: "aos/5.1/deny-enforced, AOS-SEQ-007 tool ran although the guardian denied it", Doc: "runs denied tools anyway and reports their results"},
-	{Name: "ignore-modify", Rule: "aos/5.1/modify-enforced, AOS-SEQ-008 tool ran with the original, not the modified request", Doc: "runs the original request when the guardian answers modify"},
-	{Name: "bad-timestamps", Rule: "aos/3.8/step-context, AOS-TIME-001 context.timestamp is not ISO 8601 (-32602)", Doc: "writes context.timestamp as \"22/11/2026 10:00\""},
-	{Name: "stdout-garbage", Rule: "aos/bind/stdout-protocol-only stdout line is not an executed line", Doc: "prints plain log lines on stdout"},
-	{Name: "wrong-jsonrpc-version", Rule: "aos/3.12.1/jsonrpc-request, AOS-RPC-001 jsonrpc must be exactly \"2.0\" (-32600)", Doc: "sends jsonrpc \"1.0\""},
-	{Name: "missing-citation", Rule: "aos/4.5/message-params, AOS-DIALECT-001 steps/message without citation (-32602)", Doc: "leaves citation out of steps/message (and sends the upstream spelling citations)"},
-	{Name: "result-before-request", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 steps/toolCallResult before its steps/toolCallRequest", Doc: "reports the first tool's result before asking for it"},
-	{Name: "duplicate-execution-id", Rule: "aos/4.6/unique-execution-ids, AOS-SEQ-012 executionId reused for a second tool call", Doc: "uses the same executionId for every tool call"},
-	{Name: "oversize-payload", Rule: "aos/3.12.1/jsonrpc-request request body over the guardian's 1 MiB limit (HTTP 413)", Doc: "sends a steps/memoryStore of 2 MiB"},
-	{Name: "wrong-content-type", Rule: "aos/2.2/content-type Content-Type must be application/json (HTTP 415)", Doc: "posts its requests as text/plain"},
-	{Name: "unknown-method", Rule: "aos/3.12.1/jsonrpc-request, AOS-RPC-004 method not found (-32601)", Doc: "calls steps/toolCall instead of steps/toolCallRequest once"},
-	{Name: "unguarded-execution", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 tool ran without steps/toolCallRequest", Doc: "runs the last tool without asking the guardian"},
-	{Name: "fail-open", Rule: "aos/5.2/fail-closed no execution when the guardian answers with an error (§5.2, §6)", Doc: "runs a tool whose steps/toolCallRequest the guardian answered with a JSON-RPC error, and reports its result"},
-	{Name: "raw-file-bytes", Rule: "aos/lint/messages-valid, AOS-PART-002 FileWithBytes.bytes is base64 (§3.5.1)", Doc: "attaches its work log to its final steps/message as a FilePart whose bytes are the raw text, not base64"},
-	{Name: "missing-result", Rule: "aos/4.6/result-after-execute, AOS-SEQ-017 steps/toolCallResult after every executed tool (§4.6)", Doc: "runs its last tool and never sends its steps/toolCallResult"},
-	{Name: "ignore-shutdown", Rule: "aos/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM: waiting on a guardian that never answers, only SIGKILL stops it"},
-}
+var (
+	FaultHang                 = faults.Add(fault.Fault{Name: "hang", Rule: "aos/bind/all-tools-requested agent never requests its script's tool calls (stopped at the deadline)", Doc: "stops after the ping and never exits"})
+	FaultExceedTimeout        = faults.Add(fault.Fault{Name: "exceed-timeout", Rule: "aos/bind/all-tools-requested agent exceeds the scenario deadline before its tool calls", Doc: "waits ten minutes before every tool call"})
+	FaultCrashMidTask         = faults.Add(fault.Fault{Name: "crash-mid-task", Rule: "aos/bind/exit-zero crash (exit 2) after a tool ran, before its steps/toolCallResult", Doc: "runs the first allowed tool, then exits with code 2 before reporting its result"})
+	FaultMalformedJSON        = faults.Add(fault.Fault{Name: "malformed-json", Rule: "aos/3.12.1/jsonrpc-request request body is not JSON (-32700)", Doc: "posts one request whose JSON is cut short"})
+	FaultIgnoreDeny           = faults.Add(fault.Fault{Name: "ignore-deny", Rule: "aos/5.1/deny-enforced, AOS-SEQ-007 tool ran although the guardian denied it", Doc: "runs denied tools anyway and reports their results"})
+	FaultIgnoreModify         = faults.Add(fault.Fault{Name: "ignore-modify", Rule: "aos/5.1/modify-enforced, AOS-SEQ-008 tool ran with the original, not the modified request", Doc: "runs the original request when the guardian answers modify"})
+	FaultBadTimestamps        = faults.Add(fault.Fault{Name: "bad-timestamps", Rule: "aos/3.8/step-context, AOS-TIME-001 context.timestamp is not ISO 8601 (-32602)", Doc: "writes context.timestamp as \"22/11/2026 10:00\""})
+	FaultStdoutGarbage        = faults.Add(fault.Fault{Name: "stdout-garbage", Rule: "aos/bind/stdout-protocol-only stdout line is not an executed line", Doc: "prints plain log lines on stdout"})
+	FaultWrongJSONRPCVersion  = faults.Add(fault.Fault{Name: "wrong-jsonrpc-version", Rule: "aos/3.12.1/jsonrpc-request, AOS-RPC-001 jsonrpc must be exactly \"2.0\" (-32600)", Doc: "sends jsonrpc \"1.0\""})
+	FaultMissingCitation      = faults.Add(fault.Fault{Name: "missing-citation", Rule: "aos/4.5/message-params, AOS-DIALECT-001 steps/message without citation (-32602)", Doc: "leaves citation out of steps/message (and sends the upstream spelling citations)"})
+	FaultResultBeforeRequest  = faults.Add(fault.Fault{Name: "result-before-request", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 steps/toolCallResult before its steps/toolCallRequest", Doc: "reports the first tool's result before asking for it"})
+	FaultDuplicateExecutionID = faults.Add(fault.Fault{Name: "duplicate-execution-id", Rule: "aos/4.6/unique-execution-ids, AOS-SEQ-012 executionId reused for a second tool call", Doc: "uses the same executionId for every tool call"})
+	FaultOversizePayload      = faults.Add(fault.Fault{Name: "oversize-payload", Rule: "aos/3.12.1/jsonrpc-request request body over the guardian's 1 MiB limit (HTTP 413)", Doc: "sends a steps/memoryStore of 2 MiB"})
+	FaultWrongContentType     = faults.Add(fault.Fault{Name: "wrong-content-type", Rule: "aos/2.2/content-type Content-Type must be application/json (HTTP 415)", Doc: "posts its requests as text/plain"})
+	FaultUnknownMethod        = faults.Add(fault.Fault{Name: "unknown-method", Rule: "aos/3.12.1/jsonrpc-request, AOS-RPC-004 method not found (-32601)", Doc: "calls steps/toolCall instead of steps/toolCallRequest once"})
+	FaultUnguardedExecution   = faults.Add(fault.Fault{Name: "unguarded-execution", Rule: "aos/4.6/request-before-execute, AOS-SEQ-004 tool ran without steps/toolCallRequest", Doc: "runs the last tool without asking the guardian"})
+	FaultFailOpen             = faults.Add(fault.Fault{Name: "fail-open", Rule: "aos/5.2/fail-closed no execution when the guardian answers with an error (§5.2, §6)", Doc: "runs a tool whose steps/toolCallRequest the guardian answered with a JSON-RPC error, and reports its result"})
+	FaultRawFileBytes         = faults.Add(fault.Fault{Name: "raw-file-bytes", Rule: "aos/lint/messages-valid, AOS-PART-002 FileWithBytes.bytes is base64 (§3.5.1)", Doc: "attaches its work log to its final steps/message as a FilePart whose bytes are the raw text, not base64"})
+	FaultMissingResult        = faults.Add(fault.Fault{Name: "missing-result", Rule: "aos/4.6/result-after-execute, AOS-SEQ-017 steps/toolCallResult after every executed tool (§4.6)", Doc: "runs its last tool and never sends its steps/toolCallResult"})
+	FaultIgnoreShutdown       = faults.Add(fault.Fault{Name: "ignore-shutdown", Rule: "aos/bind/stop-on-sigterm exit within the grace period after SIGTERM (bindings §Process control)", Doc: "ignores SIGTERM: waiting on a guardian that never answers, only SIGKILL stops it"})
+)
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aos", Faults: Faults, Run: Run})
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: "aos", Faults: &faults, Run: Run})
 
 type script struct {
 	Task  string `json:"task"`
@@ -102,20 +105,20 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		}
 		fmt.Fprintln(env.Stderr, "mockagent aos: ping:", err)
 	}
-	if fault == "hang" {
+	if fault == FaultHang {
 		for a.sleep(time.Minute) {
 		}
 		return 0
 	}
-	if fault == "malformed-json" {
+	if fault == FaultMalformedJSON {
 		a.post([]byte(`{"jsonrpc":"2.0","id":99,"method":"steps/message","params":{"context":`), "application/json")
 	}
-	if fault == "oversize-payload" {
+	if fault == FaultOversizePayload {
 		a.call("steps/memoryStore", map[string]any{"context": a.context(), "memory": []string{strings.Repeat("x", 2<<20)}})
 	}
 	msg := map[string]any{"context": a.context(), "message": map[string]any{"id": "msg-user-1", "role": "user",
 		"content": []any{map[string]any{"kind": "text", "text": sc.Task}}}, "citation": []any{}}
-	if fault == "missing-citation" {
+	if fault == FaultMissingCitation {
 		delete(msg, "citation")
 		msg["citations"] = []any{}
 	}
@@ -125,27 +128,27 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 	}
 	ran := 0
 	for i, tool := range sc.Tools {
-		if fault == "exceed-timeout" && !a.sleep(10*time.Minute) {
+		if fault == FaultExceedTimeout && !a.sleep(10*time.Minute) {
 			return 0
 		}
-		if fault == "stdout-garbage" {
+		if fault == FaultStdoutGarbage {
 			fmt.Fprintf(env.Stdout, "calling tool %s...\n", tool.Name)
 		}
 		execID := fmt.Sprintf("exec-%d", i+1)
-		if fault == "duplicate-execution-id" {
+		if fault == FaultDuplicateExecutionID {
 			execID = "exec-1"
 		}
-		if fault == "unguarded-execution" && i == len(sc.Tools)-1 {
+		if fault == FaultUnguardedExecution && i == len(sc.Tools)-1 {
 			a.execute(execID, tool.Name, tool.Arguments)
 			a.result(execID)
 			ran++
 			continue
 		}
-		if fault == "result-before-request" && i == 0 {
+		if fault == FaultResultBeforeRequest && i == 0 {
 			a.result(execID)
 		}
 		method := "steps/toolCallRequest"
-		if fault == "unknown-method" && i == 0 {
+		if fault == FaultUnknownMethod && i == 0 {
 			method = "steps/toolCall"
 		}
 		res, err := a.call(method, map[string]any{"context": a.context(),
@@ -153,7 +156,7 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 			"reasoning":       fmt.Sprintf("Step %d of the work script.", i+1)})
 		decision := res.Decision.V
 		var ge guardianError
-		if err != nil && fault == "fail-open" && errors.As(err, &ge) {
+		if err != nil && fault == FaultFailOpen && errors.As(err, &ge) {
 			fmt.Fprintf(env.Stderr, "mockagent aos: %s: %v; running %s anyway (fail open)\n", method, err, tool.Name)
 			decision = "allow"
 		} else if err != nil {
@@ -164,27 +167,27 @@ func Run(ctx context.Context, env mockagent.Env, fault string) int {
 		switch decision {
 		case "allow":
 		case "modify":
-			if a.fault != "ignore-modify" {
+			if a.fault != FaultIgnoreModify {
 				name, args = modified(res, name, args)
 			}
 		default: // deny, or anything the agent does not understand: fail closed
-			if a.fault != "ignore-deny" || err != nil {
+			if a.fault != FaultIgnoreDeny || err != nil {
 				continue
 			}
 		}
 		a.execute(execID, name, args)
 		ran++
-		if fault == "crash-mid-task" {
+		if fault == FaultCrashMidTask {
 			fmt.Fprintln(env.Stderr, "mockagent aos: simulated crash")
 			return 2
 		}
-		if fault == "missing-result" && i == len(sc.Tools)-1 {
+		if fault == FaultMissingResult && i == len(sc.Tools)-1 {
 			continue
 		}
 		a.result(execID)
 	}
 	content := []any{map[string]any{"kind": "text", "text": fmt.Sprintf("Ran %d of %d tool calls.", ran, len(sc.Tools))}}
-	if fault == "raw-file-bytes" {
+	if fault == FaultRawFileBytes {
 		// The log as it is, where §3.5.1 wants it base64 encoded.
 		content = append(content, map[string]any{"kind": "file", "file": map[string]any{"name": "work.log", "mimeType": "text/plain",
 			"bytes": fmt.Sprintf("ran %d of %d tool calls; no errors!", ran, len(sc.Tools))}})
@@ -204,7 +207,7 @@ func (a *agent) now() string { return spec.FormatTime(a.env.Clock.Now()) }
 func (a *agent) context() map[string]any {
 	a.step++
 	ts := a.now()
-	if a.fault == "bad-timestamps" {
+	if a.fault == FaultBadTimestamps {
 		ts = a.env.Clock.Now().UTC().Format("02/01/2006 15:04")
 	}
 	return map[string]any{
@@ -260,12 +263,12 @@ func (a *agent) result(execID string) {
 func (a *agent) call(method string, params map[string]any) (*spec.Result, error) {
 	a.nextID++
 	req := map[string]any{"jsonrpc": "2.0", "id": a.nextID, "method": method, "params": params}
-	if a.fault == "wrong-jsonrpc-version" {
+	if a.fault == FaultWrongJSONRPCVersion {
 		req["jsonrpc"] = "1.0"
 	}
 	body, _ := json.Marshal(req)
 	ct := "application/json"
-	if a.fault == "wrong-content-type" {
+	if a.fault == FaultWrongContentType {
 		ct = "text/plain"
 	}
 	resp, err := a.post(body, ct)

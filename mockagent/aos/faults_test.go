@@ -25,7 +25,7 @@ func TestNoBindingEnvironment(t *testing.T) {
 
 // TestFaultRulesNameChecks: every fault's Rule starts with a check aopconform has.
 func TestFaultRulesNameChecks(t *testing.T) {
-	for _, f := range Faults {
+	for _, f := range faults.List() {
 		id, _, _ := strings.Cut(f.Rule, " ")
 		id = strings.TrimSuffix(id, ",")
 		if conform.LookupCheck(id) == nil {

@@ -29,7 +29,7 @@ import (
 const Protocol = "orchmsg"
 
 // Agent is the protocol's reference agent (conform/protocols lists it).
-var Agent = mockagent.Register(&mockagent.Agent{Protocol: Protocol, Faults: Faults, Run: Run})
+var Agent = mockagent.Register(&mockagent.Agent{Protocol: Protocol, Faults: &faults, Run: Run})
 
 // Timing of the agent.
 const (

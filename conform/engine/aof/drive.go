@@ -13,7 +13,6 @@ import (
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
 	"github.com/aopkit/aopkit/conform/engine/clock"
-	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	spec "github.com/aopkit/aopkit/lint/spec/aof"
 )
@@ -92,7 +91,7 @@ const DefaultScenarioTTL = 1500 * time.Millisecond
 // expires. Facts for the checks: conform.FactAOFHandoff, FactAOFStale, FactAOFFinalStatus,
 // aof.files, aof.task_dir.
 func Drive(h *harness.H) error {
-	if err := fault.Check("aof", Faults(), h.EngineFault()); err != nil {
+	if err := faults.Check("aof", h.EngineFault()); err != nil {
 		return harness.Error{Err: err}
 	}
 	sc := h.Scenario()

@@ -301,7 +301,7 @@ func TestCases(t *testing.T) {
 			golden(t, c.name+".events.golden", eventsFile(t, r.store))
 		})
 	}
-	for _, f := range mockaof.Faults {
+	for _, f := range mockaof.Agent.Faults.List() {
 		if !covered[f.Name] {
 			t.Errorf("fault %s has no case", f.Name)
 		}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/safefile"
 	aop2spec "github.com/aopkit/aopkit/lint/spec/aop2"
@@ -52,7 +51,7 @@ func Play(h *harness.H) (*Result, error) {
 	sc := h.Scenario()
 	e := &engine{h: h, fault: h.EngineFault(), res: &Result{}, known: map[string]int{}, costs: map[[2]string]*ModelCost{},
 		ws: filepath.Join(h.Scratch(), "workspace"), start: time.Now()}
-	if err := fault.Check("aop2", Faults(), e.fault); err != nil {
+	if err := faults.Check("aop2", e.fault); err != nil {
 		return nil, harness.Error{Err: err}
 	}
 	if err := os.MkdirAll(e.ws, 0o755); err != nil {

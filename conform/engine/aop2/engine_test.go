@@ -771,13 +771,13 @@ func TestEveryFaultHasAScenario(t *testing.T) {
 		if task == "" {
 			task = string(taskWith(t, sc.set))
 		}
-		for _, f := range mock.Faults {
+		for _, f := range mock.Agent.Faults.List() {
 			if strings.Contains(task, `"`+f.Name+`"`) {
 				used[f.Name] = true
 			}
 		}
 	}
-	for _, f := range mock.Faults {
+	for _, f := range mock.Agent.Faults.List() {
 		if !used[f.Name] {
 			t.Errorf("fault %s is never run against the engine", f.Name)
 		}

@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	spec "github.com/aopkit/aopkit/lint/spec/aopoutput"
 )
@@ -44,7 +43,7 @@ const LingerAfterEnd = 5 * time.Second
 // and takes the report (event "report-taken", fact "aopoutput.taken"; a report
 // that is missing is taken too, with the status unknown).
 func Drive(h *harness.H) error {
-	if err := fault.Check("aop-output", Faults(), h.EngineFault()); err != nil {
+	if err := faults.Check("aop-output", h.EngineFault()); err != nil {
 		return harness.Error{Err: err}
 	}
 	line := h.Expand(h.Scenario().Task)

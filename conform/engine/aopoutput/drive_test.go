@@ -163,7 +163,7 @@ func TestFaults(t *testing.T) {
 	// scenario that sends it (the analysis one would let it finish its work):
 	// agentio.InProcess.IgnoreTerm, as the process ignores the signal.
 	ignoresTerm := map[string]bool{"ignore-shutdown": true}
-	for _, f := range mockout.Faults {
+	for _, f := range mockout.Agent.Faults.List() {
 		check, ok := want[f.Name]
 		if !ok {
 			t.Errorf("fault %s: no expectation", f.Name)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/aopkit/aopkit/conform"
 	"github.com/aopkit/aopkit/conform/agentio"
-	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	"github.com/aopkit/aopkit/internal/memhttp"
 	spec "github.com/aopkit/aopkit/lint/spec/aos"
@@ -70,7 +69,7 @@ func Drive(h *harness.H) error {
 		return harness.Errorf("scenario %s: decisions: %v", sc.ID, err)
 	}
 	g := NewGuardian(policy)
-	if err := fault.Check("aos", Faults(), h.EngineFault()); err != nil {
+	if err := faults.Check("aos", h.EngineFault()); err != nil {
 		return harness.Error{Err: err}
 	}
 	g.Fault = h.EngineFault()

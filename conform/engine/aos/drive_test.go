@@ -247,7 +247,7 @@ func TestDriveFaults(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range mockaos.Faults {
+	for _, f := range mockaos.Agent.Faults.List() {
 		if !covered[f.Name] {
 			t.Errorf("fault %s has no case", f.Name)
 		}

@@ -258,7 +258,7 @@ func TestEveryFaultHasACase(t *testing.T) {
 	for _, c := range cases {
 		used[c.fault] = true
 	}
-	for _, f := range ma.Faults {
+	for _, f := range ma.Agent.Faults.List() {
 		if !used[f.Name] {
 			t.Errorf("fault %s is never played against the engine", f.Name)
 		}

@@ -34,7 +34,6 @@ import (
 	"time"
 
 	"github.com/aopkit/aopkit/conform"
-	"github.com/aopkit/aopkit/conform/fault"
 	"github.com/aopkit/aopkit/conform/harness"
 	spec "github.com/aopkit/aopkit/lint/spec/orchmsg"
 )
@@ -245,7 +244,7 @@ func newEngine(h *harness.H) (*engine, map[string]any, error) {
 		return nil, nil, harness.Errorf("scenario %s: task: %v", sc.ID, err)
 	}
 	e := &engine{h: h, fault: h.EngineFault(), tasks: map[string]*Task{}, withheld: map[string]bool{}, rejected: map[string]bool{}}
-	if err := fault.Check("orchmsg", Faults(), e.fault); err != nil {
+	if err := faults.Check("orchmsg", e.fault); err != nil {
 		return nil, nil, harness.Error{Err: err}
 	}
 	if w, ok := payload["orchestrator"]; ok {

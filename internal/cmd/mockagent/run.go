@@ -61,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			set := map[string]bool{}
 			for _, p := range mockagent.Protocols() {
 				a, _ := mockagent.Lookup(p)
-				for _, f := range a.Faults {
+				for _, f := range a.Faults.List() {
 					set[f.Name] = true
 				}
 			}
@@ -231,7 +231,7 @@ func listFaults(w io.Writer, protocol, format string) error {
 	list := []faultJSON{}
 	for _, p := range protocols {
 		a, _ := mockagent.Lookup(p)
-		for _, f := range a.Faults {
+		for _, f := range a.Faults.List() {
 			list = append(list, faultJSON{Protocol: p, Fault: f.Name, Rule: f.Rule, Doc: f.Doc})
 		}
 	}

@@ -83,7 +83,8 @@ const (
 // Check is one requirement an agent owes the other side, verified over a recorded
 // session.
 type Check struct {
-	ID          string // stable: "aop2/6.1/heartbeat-interval"
+	ID string // stable: "aop2/6.1/heartbeat-interval"
+	// Protocol is the ID's first segment, set by Register: never written by hand.
 	Protocol    string
 	Family      string // "happy-path", "timeouts", "heartbeats", "fallbacks", "delegation", "stale-recovery", ...
 	Tier        Tier
@@ -225,8 +226,9 @@ var (
 	checks = map[string]*Check{}
 )
 
-// Register adds checks to the registry; a duplicate or incomplete check panics (a
-// programming error any test catches).
+// Register adds checks to the registry and sets each one's Protocol from its
+// ID; a duplicate or incomplete check, or one whose ID starts with no known
+// protocol, panics (a programming error any test catches).
 func Register(cs ...*Check) {
 	regMu.Lock()
 	defer regMu.Unlock()
@@ -237,6 +239,11 @@ func Register(cs ...*Check) {
 		if _, dup := checks[c.ID]; dup {
 			panic("conform: duplicate check " + c.ID)
 		}
+		p, _, _ := strings.Cut(c.ID, "/")
+		if !KnownProtocol(p) || c.Protocol != "" && c.Protocol != p {
+			panic("conform: check " + c.ID + " names no protocol, or another than its Protocol " + c.Protocol)
+		}
+		c.Protocol = p
 		checks[c.ID] = c
 	}
 }

@@ -69,24 +69,24 @@ func TestMatchAny(t *testing.T) {
 }
 
 func TestParseScenario(t *testing.T) {
-	if LookupCheck("test/x/ok") == nil { // registered once per process: go test -count=N runs this again
-		Register(&Check{ID: "test/x/ok", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }})
+	if LookupCheck("aos/test-x/ok") == nil { // registered once per process: go test -count=N runs this again
+		Register(&Check{ID: "aos/test-x/ok", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }})
 	}
-	good := `{"id":"s1","protocol":"aos","deadline":"2s","task":{"task":"t"},"checks":["test/x/ok"],"steps":[{"on":"quiet","after":"1s","do":"terminate"}]}`
+	good := `{"id":"s1","protocol":"aos","deadline":"2s","task":{"task":"t"},"checks":["aos/test-x/ok"],"steps":[{"on":"quiet","after":"1s","do":"terminate"}]}`
 	if _, err := ParseScenario("good.json", []byte(good)); err != nil {
 		t.Fatalf("good scenario: %v", err)
 	}
 	bad := map[string]string{
-		"unknown field":    `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"bogus":1}`,
+		"unknown field":    `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["aos/test-x/ok"],"bogus":1}`,
 		"unknown check":    `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["nope"]}`,
-		"unknown protocol": `{"id":"s","protocol":"zzz","deadline":"1s","task":{},"checks":["test/x/ok"]}`,
-		"no deadline":      `{"id":"s","protocol":"aos","task":{},"checks":["test/x/ok"]}`,
-		"bad step":         `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"steps":[{"do":"explode"}]}`,
-		"bad trigger":      `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"steps":[{"on":"later","do":"kill"}]}`,
-		"bad decision":     `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"decisions":[{"tool":"x","decision":"maybe"}]}`,
-		"negative":         `{"id":"s","protocol":"aos","deadline":"-1s","task":{},"checks":["test/x/ok"]}`,
+		"unknown protocol": `{"id":"s","protocol":"zzz","deadline":"1s","task":{},"checks":["aos/test-x/ok"]}`,
+		"no deadline":      `{"id":"s","protocol":"aos","task":{},"checks":["aos/test-x/ok"]}`,
+		"bad step":         `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["aos/test-x/ok"],"steps":[{"do":"explode"}]}`,
+		"bad trigger":      `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["aos/test-x/ok"],"steps":[{"on":"later","do":"kill"}]}`,
+		"bad decision":     `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["aos/test-x/ok"],"decisions":[{"tool":"x","decision":"maybe"}]}`,
+		"negative":         `{"id":"s","protocol":"aos","deadline":"-1s","task":{},"checks":["aos/test-x/ok"]}`,
 		"not json":         `{`,
-		"attempts":         `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["test/x/ok"],"attempts":[{}]}`,
+		"attempts":         `{"id":"s","protocol":"aos","deadline":"1s","task":{},"checks":["aos/test-x/ok"],"attempts":[{}]}`,
 	}
 	for name, src := range bad {
 		_, err := ParseScenario(name, []byte(src))
@@ -183,11 +183,11 @@ func TestClip(t *testing.T) {
 // that check.
 func TestApplyCauses(t *testing.T) {
 	Register(
-		&Check{ID: "test/causes/root", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Lint: []string{"R-1"}, Run: func(*Session) Outcome { return Passf("") }},
-		&Check{ID: "test/causes/exit", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/causes/root"}, Run: func(*Session) Outcome { return Passf("") }},
-		&Check{ID: "test/causes/ping", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/causes/pong"}, Run: func(*Session) Outcome { return Passf("") }},
-		&Check{ID: "test/causes/pong", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/causes/ping"}, Run: func(*Session) Outcome { return Passf("") }},
-		&Check{ID: "test/causes/lint", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Lint: []string{"*"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aos/test-causes/root", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Lint: []string{"R-1"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aos/test-causes/exit", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"aos/test-causes/root"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aos/test-causes/ping", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"aos/test-causes/pong"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aos/test-causes/pong", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"aos/test-causes/ping"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aos/test-causes/lint", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Lint: []string{"*"}, Run: func(*Session) Outcome { return Passf("") }},
 	)
 	f := func(check, scenario string, v Verdict, rules ...string) Result {
 		r := Result{Check: check, Scenario: scenario, Verdict: v, Message: "own"}
@@ -197,21 +197,21 @@ func TestApplyCauses(t *testing.T) {
 		return r
 	}
 	rs := []Result{
-		f("test/causes/root", "s1", Fail, "R-1"),
-		f("test/causes/exit", "s1", Fail),               // root failed here: a consequence
-		f("test/causes/exit", "s2", Fail),               // root did not fail in s2: its own failure
-		f("test/causes/ping", "s1", Fail),               // a cycle: one of the two stays FAIL
-		f("test/causes/pong", "s1", Fail),               //
-		f("test/causes/lint", "s2", Fail, "R-1"),        // R-1 is reported by root (in s1)
-		f("test/causes/lint", "s3", Fail, "R-1", "R-2"), // R-2 is reported by nobody else
+		f("aos/test-causes/root", "s1", Fail, "R-1"),
+		f("aos/test-causes/exit", "s1", Fail),               // root failed here: a consequence
+		f("aos/test-causes/exit", "s2", Fail),               // root did not fail in s2: its own failure
+		f("aos/test-causes/ping", "s1", Fail),               // a cycle: one of the two stays FAIL
+		f("aos/test-causes/pong", "s1", Fail),               //
+		f("aos/test-causes/lint", "s2", Fail, "R-1"),        // R-1 is reported by root (in s1)
+		f("aos/test-causes/lint", "s3", Fail, "R-1", "R-2"), // R-2 is reported by nobody else
 		// NOT-JUDGED under a check that did not fail: a root declared for its
 		// check that failed (root, not run in s4, failed in s1) names the cause.
-		{Check: "test/causes/exit", Scenario: "s4", Verdict: NotJudged, DependsOn: "test/causes/gone", Message: "not judged: depends on test/causes/gone (why)"},
-		{Check: "test/causes/gone", Scenario: "s4", Verdict: Pass},
+		{Check: "aos/test-causes/exit", Scenario: "s4", Verdict: NotJudged, DependsOn: "aos/test-causes/gone", Message: "not judged: depends on aos/test-causes/gone (why)"},
+		{Check: "aos/test-causes/gone", Scenario: "s4", Verdict: Pass},
 		// root does not judge s5, but a check of s5 is NOT-JUDGED under it by its
 		// own evidence: the cause is shown in s5, exit is its consequence there.
-		{Check: "test/causes/lint", Scenario: "s5", Verdict: NotJudged, DependsOn: "test/causes/root", Message: "not judged: depends on test/causes/root (none sent)"},
-		f("test/causes/exit", "s5", Fail),
+		{Check: "aos/test-causes/lint", Scenario: "s5", Verdict: NotJudged, DependsOn: "aos/test-causes/root", Message: "not judged: depends on aos/test-causes/root (none sent)"},
+		f("aos/test-causes/exit", "s5", Fail),
 	}
 	ApplyCauses(rs)
 	ResolveDependencies(rs)
@@ -221,10 +221,10 @@ func TestApplyCauses(t *testing.T) {
 			t.Errorf("%s in %s: %s, want %s (%s)", x.Check, x.Scenario, x.Verdict, want[i], x.Message)
 		}
 	}
-	if rs[1].DependsOn != "test/causes/root" || !strings.Contains(rs[1].Message, "own") {
+	if rs[1].DependsOn != "aos/test-causes/root" || !strings.Contains(rs[1].Message, "own") {
 		t.Errorf("consequence: depends on %q, message %q; want root and its own message kept", rs[1].DependsOn, rs[1].Message)
 	}
-	if rs[7].DependsOn != "test/causes/root" || !strings.Contains(rs[7].Message, "through test/causes/gone: why") {
+	if rs[7].DependsOn != "aos/test-causes/root" || !strings.Contains(rs[7].Message, "through aos/test-causes/gone: why") {
 		t.Errorf("re-attributed: depends on %q, message %q; want root, through gone", rs[7].DependsOn, rs[7].Message)
 	}
 }
@@ -235,35 +235,35 @@ func TestApplyCauses(t *testing.T) {
 // leaves it failing.
 func TestApplyCausesChain(t *testing.T) {
 	Register(
-		&Check{ID: "test/chain/rate", Protocol: "aop2", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }},
-		&Check{ID: "test/chain/timeout", Protocol: "aop2", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/chain/rate"}, Run: func(*Session) Outcome { return Passf("") }},
-		&Check{ID: "test/chain/exit", Protocol: "aop2", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/chain/timeout"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aop2/test-chain/rate", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aop2/test-chain/timeout", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"aop2/test-chain/rate"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aop2/test-chain/exit", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"aop2/test-chain/timeout"}, Run: func(*Session) Outcome { return Passf("") }},
 	)
 	rs := []Result{
-		{Check: "test/chain/rate", Scenario: "s1", Verdict: Fail, Message: "flood"},
-		{Check: "test/chain/timeout", Scenario: "s1", Verdict: Fail, Message: "late"},
-		{Check: "test/chain/exit", Scenario: "s1", Verdict: Fail, Message: "stopped"},
+		{Check: "aop2/test-chain/rate", Scenario: "s1", Verdict: Fail, Message: "flood"},
+		{Check: "aop2/test-chain/timeout", Scenario: "s1", Verdict: Fail, Message: "late"},
+		{Check: "aop2/test-chain/exit", Scenario: "s1", Verdict: Fail, Message: "stopped"},
 		// s2: timeout NOT-JUDGED under a check that passed there: no root.
-		{Check: "test/chain/rate", Scenario: "s2", Verdict: Pass},
-		{Check: "test/chain/timeout", Scenario: "s2", Verdict: NotJudged, DependsOn: "test/chain/rate", Message: "not judged: depends on test/chain/rate (x)"},
-		{Check: "test/chain/exit", Scenario: "s2", Verdict: Fail, Message: "stopped"},
+		{Check: "aop2/test-chain/rate", Scenario: "s2", Verdict: Pass},
+		{Check: "aop2/test-chain/timeout", Scenario: "s2", Verdict: NotJudged, DependsOn: "aop2/test-chain/rate", Message: "not judged: depends on aop2/test-chain/rate (x)"},
+		{Check: "aop2/test-chain/exit", Scenario: "s2", Verdict: Fail, Message: "stopped"},
 	}
 	rs = append(rs,
 		// s3: timeout NOT-JUDGED under rate, which does not judge s3 but failed
 		// in s1: exit is rate's consequence there too.
-		Result{Check: "test/chain/timeout", Scenario: "s3", Verdict: NotJudged, DependsOn: "test/chain/rate", Message: "not judged: depends on test/chain/rate (x)"},
-		Result{Check: "test/chain/exit", Scenario: "s3", Verdict: Fail, Message: "stopped"},
+		Result{Check: "aop2/test-chain/timeout", Scenario: "s3", Verdict: NotJudged, DependsOn: "aop2/test-chain/rate", Message: "not judged: depends on aop2/test-chain/rate (x)"},
+		Result{Check: "aop2/test-chain/exit", Scenario: "s3", Verdict: Fail, Message: "stopped"},
 		// s4: exit's declared cause does not judge s4: its failure is its own.
-		Result{Check: "test/chain/exit", Scenario: "s4", Verdict: Fail, Message: "stopped"},
+		Result{Check: "aop2/test-chain/exit", Scenario: "s4", Verdict: Fail, Message: "stopped"},
 	)
 	ApplyCauses(rs)
-	if r := rs[7]; r.Verdict != NotJudged || r.DependsOn != "test/chain/rate" {
+	if r := rs[7]; r.Verdict != NotJudged || r.DependsOn != "aop2/test-chain/rate" {
 		t.Errorf("exit in s3: %s under %q (%s); want NOT-JUDGED under rate", r.Verdict, r.DependsOn, r.Message)
 	}
 	if r := rs[8]; r.Verdict != Fail {
 		t.Errorf("exit in s4: %s under %q; want its own FAIL (its cause judged no s4)", r.Verdict, r.DependsOn)
 	}
-	if r := rs[2]; r.Verdict != NotJudged || r.DependsOn != "test/chain/rate" || !strings.Contains(r.Message, "through test/chain/timeout: stopped") {
+	if r := rs[2]; r.Verdict != NotJudged || r.DependsOn != "aop2/test-chain/rate" || !strings.Contains(r.Message, "through aop2/test-chain/timeout: stopped") {
 		t.Errorf("exit in s1: %s under %q (%s); want NOT-JUDGED under rate, through timeout", r.Verdict, r.DependsOn, r.Message)
 	}
 	if r := rs[5]; r.Verdict != Fail {
@@ -277,15 +277,15 @@ func TestApplyCausesChain(t *testing.T) {
 // declared After it there, is NOT-JUDGED instead: one of them fails, never none.
 func TestAfterElsewhere(t *testing.T) {
 	Register(
-		&Check{ID: "test/elsewhere/grace", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"test/elsewhere/pending"}, Run: func(*Session) Outcome { return Passf("") }},
-		&Check{ID: "test/elsewhere/pending", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", AfterElsewhere: []string{"test/elsewhere/grace"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aos/test-elsewhere/grace", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", After: []string{"aos/test-elsewhere/pending"}, Run: func(*Session) Outcome { return Passf("") }},
+		&Check{ID: "aos/test-elsewhere/pending", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", AfterElsewhere: []string{"aos/test-elsewhere/grace"}, Run: func(*Session) Outcome { return Passf("") }},
 	)
 	f := func(check, scenario string) Result {
 		return Result{Check: check, Scenario: scenario, Verdict: Fail, Message: "own"}
 	}
 	// Ignored everywhere: grace fails in s1 and in withheld; pending, in
 	// withheld, is grace's (seen in s1).
-	rs := []Result{f("test/elsewhere/grace", "s1"), f("test/elsewhere/grace", "withheld"), f("test/elsewhere/pending", "withheld")}
+	rs := []Result{f("aos/test-elsewhere/grace", "s1"), f("aos/test-elsewhere/grace", "withheld"), f("aos/test-elsewhere/pending", "withheld")}
 	ApplyCauses(rs)
 	ResolveDependencies(rs)
 	for i, want := range []Verdict{Fail, Fail, NotJudged} {
@@ -293,22 +293,46 @@ func TestAfterElsewhere(t *testing.T) {
 			t.Errorf("ignored everywhere: %s in %s: %s, want %s (%s)", rs[i].Check, rs[i].Scenario, rs[i].Verdict, want, rs[i].Message)
 		}
 	}
-	if rs[2].DependsOn != "test/elsewhere/grace" || !strings.Contains(rs[2].Message, "it failed in s1 too, the same cause: own") {
+	if rs[2].DependsOn != "aos/test-elsewhere/grace" || !strings.Contains(rs[2].Message, "it failed in s1 too, the same cause: own") {
 		t.Errorf("pending: depends on %q, %q", rs[2].DependsOn, rs[2].Message)
 	}
 	// Blocked only with a request pending: grace fails in withheld alone,
 	// pending is the root there, whatever the order of the results.
 	for _, rs := range [][]Result{
-		{f("test/elsewhere/grace", "withheld"), f("test/elsewhere/pending", "withheld")},
-		{f("test/elsewhere/pending", "withheld"), f("test/elsewhere/grace", "withheld")},
+		{f("aos/test-elsewhere/grace", "withheld"), f("aos/test-elsewhere/pending", "withheld")},
+		{f("aos/test-elsewhere/pending", "withheld"), f("aos/test-elsewhere/grace", "withheld")},
 	} {
 		ApplyCauses(rs)
 		ResolveDependencies(rs)
 		for _, r := range rs {
-			want := map[string]Verdict{"test/elsewhere/grace": NotJudged, "test/elsewhere/pending": Fail}[r.Check]
+			want := map[string]Verdict{"aos/test-elsewhere/grace": NotJudged, "aos/test-elsewhere/pending": Fail}[r.Check]
 			if r.Verdict != want {
 				t.Errorf("blocked only there: %s: %s, want %s (%s)", r.Check, r.Verdict, want, r.Message)
 			}
 		}
+	}
+}
+
+// TestRegisterDerivesProtocol: a check's Protocol is its ID's first segment,
+// set by Register; an ID that starts with no protocol, or a Protocol written by
+// hand that disagrees with the ID, panics.
+func TestRegisterDerivesProtocol(t *testing.T) {
+	c := &Check{ID: "orchmsg/test-register/ok", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: func(*Session) Outcome { return Passf("") }}
+	Register(c)
+	if c.Protocol != "orchmsg" {
+		t.Errorf("Protocol = %q, want orchmsg", c.Protocol)
+	}
+	for _, bad := range []*Check{
+		{ID: "nope/test-register/x", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: c.Run},
+		{ID: "aof/test-register/y", Protocol: "aos", Tier: Core, Level: MUST, Spec: "s", Requirement: "r", Run: c.Run},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%s, Protocol %q) did not panic", bad.ID, bad.Protocol)
+				}
+			}()
+			Register(bad)
+		}()
 	}
 }

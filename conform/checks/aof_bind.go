@@ -9,7 +9,6 @@ var aofBindExitZero = exitZeroFor("aof", "The agent sends its envelopes on stdou
 
 var aofBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "aof/bind/stdout-protocol-only",
-	Protocol:    "aof",
 	Tier:        conform.Full,
 	Level:       conform.MUST,
 	Spec:        "aof-1 §Message Detection; bindings §aof",

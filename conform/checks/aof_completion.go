@@ -11,7 +11,6 @@ import (
 
 var aofCompletionReported = &conform.Check{
 	ID:          "aof/completion/reported",
-	Protocol:    "aof",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -47,7 +46,6 @@ var aofCompletionReported = &conform.Check{
 
 var aofCompletionPayload = &conform.Check{
 	ID:          "aof/completion/payload",
-	Protocol:    "aof",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -99,7 +97,6 @@ var aofCompletionPayload = &conform.Check{
 
 var aofCompletionSummaryExists = &conform.Check{
 	ID:          "aof/completion/summary-exists",
-	Protocol:    "aof",
 	Family:      "happy-path",
 	Tier:        conform.Full,
 	Level:       conform.SHOULD,

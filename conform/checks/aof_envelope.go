@@ -10,7 +10,6 @@ import (
 
 var aofEnvelopeJSON = &conform.Check{
 	ID:          "aof/envelope/json",
-	Protocol:    "aof",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -35,7 +34,6 @@ var aofEnvelopeJSON = &conform.Check{
 
 var aofEnvelopeFields = &conform.Check{
 	ID:          "aof/envelope/fields",
-	Protocol:    "aof",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -83,7 +81,6 @@ var aofEnvelopeFields = &conform.Check{
 
 var aofEnvelopeTaskAndSender = &conform.Check{
 	ID:          "aof/envelope/task-and-sender",
-	Protocol:    "aof",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

@@ -10,7 +10,6 @@ import (
 
 var aofHandoffNoNestedDelegation = &conform.Check{
 	ID:          "aof/handoff/no-nested-delegation",
-	Protocol:    "aof",
 	Family:      "delegation",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,
@@ -43,7 +42,6 @@ var aofHandoffNoNestedDelegation = &conform.Check{
 
 var aofHandoffRequestValid = &conform.Check{
 	ID:          "aof/handoff/request-valid",
-	Protocol:    "aof",
 	Family:      "delegation",
 	Tier:        conform.Full,
 	Level:       conform.MUST,
@@ -92,7 +90,6 @@ var aofHandoffRequestValid = &conform.Check{
 
 var aofHandoffAcknowledged = &conform.Check{
 	ID:          "aof/handoff/acknowledged",
-	Protocol:    "aof",
 	Family:      "delegation",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

@@ -6,7 +6,6 @@ import (
 
 var aofHeartbeatFresh = &conform.Check{
 	ID:          "aof/heartbeat/fresh",
-	Protocol:    "aof",
 	Family:      "heartbeats",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

@@ -5,7 +5,6 @@ import (
 )
 
 var aofLintMessagesValid = lintClean(&conform.Check{
-	ID:       "aof/lint/messages-valid",
-	Protocol: "aof",
-	Spec:     "aof-1 §Protocol Envelope, §Message Types",
+	ID:   "aof/lint/messages-valid",
+	Spec: "aof-1 §Protocol Envelope, §Message Types",
 })

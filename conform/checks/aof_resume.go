@@ -6,7 +6,6 @@ import (
 
 var aofResumeCleanStart = &conform.Check{
 	ID:          "aof/resume/clean-start",
-	Protocol:    "aof",
 	Family:      "stale-recovery",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

@@ -6,7 +6,6 @@ import (
 
 var aofRunWithinDeadline = &conform.Check{
 	ID:          "aof/run/within-deadline",
-	Protocol:    "aof",
 	Family:      "timeouts",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

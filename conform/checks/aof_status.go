@@ -11,7 +11,6 @@ import (
 
 var aofStatusValidTransition = &conform.Check{
 	ID:          "aof/status/valid-transition",
-	Protocol:    "aof",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

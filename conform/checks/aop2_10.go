@@ -9,7 +9,6 @@ import (
 
 var aop2NoDelegation = &conform.Check{
 	ID:          "aop2/10/no-delegation",
-	Protocol:    "aop2",
 	Family:      "delegation",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

@@ -6,7 +6,6 @@ import (
 
 var aop2FinishWithinTimeout = &conform.Check{
 	ID:          "aop2/11/finish-within-timeout",
-	Protocol:    "aop2",
 	Family:      "timeouts",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

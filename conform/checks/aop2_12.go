@@ -8,7 +8,6 @@ import (
 
 var aop2WithinBudget = &conform.Check{
 	ID:          "aop2/12/within-budget",
-	Protocol:    "aop2",
 	Family:      "happy-path",
 	Tier:        conform.Full,
 	Level:       conform.MUST,

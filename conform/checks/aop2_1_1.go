@@ -9,7 +9,6 @@ import (
 
 var aop2VersionHeader = &conform.Check{
 	ID:          "aop2/1.1/version-header",
-	Protocol:    "aop2",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

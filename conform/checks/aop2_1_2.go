@@ -8,7 +8,6 @@ import (
 
 var aop2ResponseIDs = &conform.Check{
 	ID:          "aop2/1.2/response-ids",
-	Protocol:    "aop2",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -34,7 +33,6 @@ var aop2ResponseIDs = &conform.Check{
 
 var aop2MessageTypes = &conform.Check{
 	ID:          "aop2/1.2/message-types",
-	Protocol:    "aop2",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

@@ -9,7 +9,6 @@ import (
 
 var aop2ExtensionKeys = &conform.Check{
 	ID:          "aop2/3/extension-keys",
-	Protocol:    "aop2",
 	Family:      "unknown-fields",
 	Tier:        conform.Full,
 	Level:       conform.MUST,

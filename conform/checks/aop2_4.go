@@ -9,7 +9,6 @@ import (
 
 var aop2ResponseSize = &conform.Check{
 	ID:          "aop2/4/response-size",
-	Protocol:    "aop2",
 	Family:      "happy-path",
 	Tier:        conform.Full,
 	Level:       conform.MUST,

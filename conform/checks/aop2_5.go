@@ -10,7 +10,6 @@ import (
 
 var aop2FinalResponse = &conform.Check{
 	ID:          "aop2/5/final-response",
-	Protocol:    "aop2",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -66,7 +65,6 @@ var aop2FinalResponse = &conform.Check{
 
 var aop2FinalSignal = &conform.Check{
 	ID:          "aop2/5/final-signal",
-	Protocol:    "aop2",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -106,7 +104,6 @@ var aop2FinalSignal = &conform.Check{
 
 var aop2MinimalReport = &conform.Check{
 	ID:          "aop2/5/minimal-report",
-	Protocol:    "aop2",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -137,7 +134,6 @@ var aop2MinimalReport = &conform.Check{
 
 var aop2ArtifactsHonest = &conform.Check{
 	ID:          "aop2/5/artifacts-honest",
-	Protocol:    "aop2",
 	Family:      "stale-recovery",
 	Tier:        conform.Full,
 	Level:       conform.SHOULD,

@@ -9,7 +9,6 @@ import (
 
 var aop2EventFormat = &conform.Check{
 	ID:          "aop2/6/event-format",
-	Protocol:    "aop2",
 	Family:      "heartbeats",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

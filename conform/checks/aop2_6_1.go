@@ -8,7 +8,6 @@ import (
 
 var aop2HeartbeatInterval = &conform.Check{
 	ID:          "aop2/6.1/heartbeat-interval",
-	Protocol:    "aop2",
 	Family:      "heartbeats",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,
@@ -57,7 +56,6 @@ var aop2HeartbeatInterval = &conform.Check{
 
 var aop2HeartbeatLiveness = &conform.Check{
 	ID:          "aop2/6.1/heartbeat-liveness",
-	Protocol:    "aop2",
 	Family:      "heartbeats",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

@@ -10,7 +10,6 @@ import (
 
 var aop2ProgressRate = &conform.Check{
 	ID:          "aop2/6.2/progress-rate",
-	Protocol:    "aop2",
 	Family:      "heartbeats",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

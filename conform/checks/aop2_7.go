@@ -6,7 +6,6 @@ import (
 
 var aop2SnapshotsUntouched = &conform.Check{
 	ID:          "aop2/7/snapshots-untouched",
-	Protocol:    "aop2",
 	Family:      "rollback",
 	Tier:        conform.Full,
 	Level:       conform.MUST,

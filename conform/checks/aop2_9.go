@@ -8,7 +8,6 @@ import (
 
 var aop2FallbackModel = &conform.Check{
 	ID:          "aop2/9/fallback-model",
-	Protocol:    "aop2",
 	Family:      "fallbacks",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

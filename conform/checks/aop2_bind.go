@@ -35,7 +35,6 @@ func stillWorking(s *conform.Session, a *conform.Attempt) conform.Outcome {
 
 var aop2BindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "aop2/bind/stdout-protocol-only",
-	Protocol:    "aop2",
 	Tier:        conform.Full,
 	Level:       conform.MUST,
 	Spec:        "aop2 §1.3; bindings §aop2",
@@ -44,7 +43,6 @@ var aop2BindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 
 var aop2BindStopOnEOF = &conform.Check{
 	ID:          "aop2/bind/stop-on-eof",
-	Protocol:    "aop2",
 	Family:      "cancellation",
 	Tier:        conform.Resilient,
 	Level:       conform.SHOULD,

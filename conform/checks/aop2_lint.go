@@ -5,7 +5,6 @@ import (
 )
 
 var aop2LintMessagesValid = lintClean(&conform.Check{
-	ID:       "aop2/lint/messages-valid",
-	Protocol: "aop2",
-	Spec:     "aop2 §1–§12",
+	ID:   "aop2/lint/messages-valid",
+	Spec: "aop2 §1–§12",
 })

@@ -8,7 +8,6 @@ import (
 
 var aop2RecoveryCleanRestart = &conform.Check{
 	ID:          "aop2/recovery/clean-restart",
-	Protocol:    "aop2",
 	Family:      "stale-recovery",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,
@@ -49,7 +48,6 @@ var aop2RecoveryCleanRestart = &conform.Check{
 
 var aop2RecoveryHonestAttempt = &conform.Check{
 	ID:          "aop2/recovery/honest-attempt",
-	Protocol:    "aop2",
 	Family:      "stale-recovery",
 	Tier:        conform.Full,
 	Level:       conform.SHOULD,

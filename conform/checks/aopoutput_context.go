@@ -10,7 +10,6 @@ import (
 
 var aopOutContextNoDumps = &conform.Check{
 	ID:          "aop-output/context/no-dumps",
-	Protocol:    "aop-output",
 	Family:      "output-hygiene",
 	Tier:        conform.Full,
 	Level:       conform.MUST,

@@ -10,7 +10,6 @@ import (
 
 var aopOutDetailsFile = &conform.Check{
 	ID:          "aop-output/details/file",
-	Protocol:    "aop-output",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -48,7 +47,6 @@ var aopOutDetailsFile = &conform.Check{
 
 var aopOutDetailsFields = &conform.Check{
 	ID:          "aop-output/details/fields",
-	Protocol:    "aop-output",
 	Family:      "happy-path",
 	Tier:        conform.Full,
 	Level:       conform.SHOULD,

@@ -12,7 +12,6 @@ import (
 
 var aopOutFormatMarkers = &conform.Check{
 	ID:          "aop-output/format/markers",
-	Protocol:    "aop-output",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -44,7 +43,6 @@ var aopOutFormatMarkers = &conform.Check{
 
 var aopOutFormatSingleReport = &conform.Check{
 	ID:          "aop-output/format/single-report",
-	Protocol:    "aop-output",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -71,7 +69,6 @@ var aopOutFormatSingleReport = &conform.Check{
 
 var aopOutFormatTaskLength = &conform.Check{
 	ID:          "aop-output/format/task-length",
-	Protocol:    "aop-output",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -98,7 +95,6 @@ var aopOutFormatTaskLength = &conform.Check{
 
 var aopOutFormatSummaryLimit = &conform.Check{
 	ID:          "aop-output/format/summary-limit",
-	Protocol:    "aop-output",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -138,7 +134,6 @@ var aopOutFormatSummaryLimit = &conform.Check{
 
 var aopOutFormatStatus = &conform.Check{
 	ID:          "aop-output/format/status",
-	Protocol:    "aop-output",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -162,7 +157,6 @@ var aopOutFormatStatus = &conform.Check{
 
 var aopOutFormatTimestamps = &conform.Check{
 	ID:          "aop-output/format/timestamps",
-	Protocol:    "aop-output",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

@@ -8,7 +8,6 @@ import (
 
 var aosContentType = &conform.Check{
 	ID:          "aos/2.2/content-type",
-	Protocol:    "aos",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

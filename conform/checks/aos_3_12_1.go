@@ -9,7 +9,6 @@ import (
 
 var aosJSONRPCRequest = &conform.Check{
 	ID:          "aos/3.12.1/jsonrpc-request",
-	Protocol:    "aos",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

@@ -9,7 +9,6 @@ import (
 
 var aosStepContext = &conform.Check{
 	ID:          "aos/3.8/step-context",
-	Protocol:    "aos",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

@@ -9,7 +9,6 @@ import (
 
 var aosMessageParams = &conform.Check{
 	ID:          "aos/4.5/message-params",
-	Protocol:    "aos",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

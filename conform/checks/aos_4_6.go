@@ -8,7 +8,6 @@ import (
 
 var aosRequestBeforeExecute = &conform.Check{
 	ID:          "aos/4.6/request-before-execute",
-	Protocol:    "aos",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -40,7 +39,6 @@ var aosRequestBeforeExecute = &conform.Check{
 
 var aosUniqueExecutionIDs = &conform.Check{
 	ID:          "aos/4.6/unique-execution-ids",
-	Protocol:    "aos",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -63,7 +61,6 @@ var aosUniqueExecutionIDs = &conform.Check{
 
 var aosResultAfterExecute = &conform.Check{
 	ID:          "aos/4.6/result-after-execute",
-	Protocol:    "aos",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

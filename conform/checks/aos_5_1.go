@@ -10,7 +10,6 @@ import (
 
 var aosDenyEnforced = &conform.Check{
 	ID:          "aos/5.1/deny-enforced",
-	Protocol:    "aos",
 	Family:      "guardian",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -46,7 +45,6 @@ var aosDenyEnforced = &conform.Check{
 
 var aosModifyEnforced = &conform.Check{
 	ID:          "aos/5.1/modify-enforced",
-	Protocol:    "aos",
 	Family:      "guardian",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

@@ -8,7 +8,6 @@ import (
 
 var aosFailClosed = &conform.Check{
 	ID:          "aos/5.2/fail-closed",
-	Protocol:    "aos",
 	Family:      "guardian",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

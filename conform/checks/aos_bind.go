@@ -12,7 +12,6 @@ var aosBindExitZero = exitZeroFor("aos", "The agent prints one JSON line per exe
 
 var aosBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "aos/bind/stdout-protocol-only",
-	Protocol:    "aos",
 	Tier:        conform.Full,
 	Level:       conform.MUST,
 	Spec:        "bindings §aos",
@@ -22,7 +21,6 @@ var aosBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 
 var aosBindAllToolsRequested = &conform.Check{
 	ID:          "aos/bind/all-tools-requested",
-	Protocol:    "aos",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

@@ -5,7 +5,6 @@ import (
 )
 
 var aosLintMessagesValid = lintClean(&conform.Check{
-	ID:       "aos/lint/messages-valid",
-	Protocol: "aos",
-	Spec:     "aos-0.1.0 §3, §4",
+	ID:   "aos/lint/messages-valid",
+	Spec: "aos-0.1.0 §3, §4",
 })

@@ -128,6 +128,6 @@ func all() []*conform.Check {
 // forProtocol is protocol's copy of a check every protocol has alike: its ID
 // is "<protocol>/" + c.ID.
 func forProtocol(protocol string, c conform.Check) *conform.Check {
-	c.ID, c.Protocol = protocol+"/"+c.ID, protocol
+	c.ID = protocol + "/" + c.ID
 	return &c
 }

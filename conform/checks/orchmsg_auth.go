@@ -8,7 +8,6 @@ import (
 
 var orchmsgAuthOwnTasks = &conform.Check{
 	ID:          "orchmsg/auth/own-tasks",
-	Protocol:    "orchmsg",
 	Family:      "delegation",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

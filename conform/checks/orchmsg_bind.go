@@ -29,7 +29,6 @@ func shutdownIgnoredFirst(c *conform.Check) *conform.Check {
 
 var orchmsgBindStdoutProtocolOnly = stdoutProtocolOnly(&conform.Check{
 	ID:          "orchmsg/bind/stdout-protocol-only",
-	Protocol:    "orchmsg",
 	Tier:        conform.Full,
 	Level:       conform.SHOULD,
 	Spec:        "orchmsg §Parsing Strategy, §Backward Compatibility",

@@ -10,7 +10,6 @@ import (
 
 var orchmsgCancelStopsTask = &conform.Check{
 	ID:          "orchmsg/cancel/stops-task",
-	Protocol:    "orchmsg",
 	Family:      "cancellation",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

@@ -6,7 +6,6 @@ import (
 
 var orchmsgCompletionReported = &conform.Check{
 	ID:          "orchmsg/completion/reported",
-	Protocol:    "orchmsg",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

@@ -8,7 +8,6 @@ import (
 
 var orchmsgCorrelationUniqueIDs = &conform.Check{
 	ID:          "orchmsg/correlation/unique-ids",
-	Protocol:    "orchmsg",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -40,7 +39,6 @@ var orchmsgCorrelationUniqueIDs = &conform.Check{
 
 var orchmsgCorrelationResponsesAwaited = &conform.Check{
 	ID:          "orchmsg/correlation/responses-awaited",
-	Protocol:    "orchmsg",
 	Family:      "timeouts",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

@@ -9,7 +9,6 @@ import (
 
 var orchmsgDelegationDepth = &conform.Check{
 	ID:          "orchmsg/delegation/depth",
-	Protocol:    "orchmsg",
 	Family:      "delegation",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

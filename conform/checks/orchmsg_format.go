@@ -10,7 +10,6 @@ import (
 
 var orchmsgFormatBaseFields = &conform.Check{
 	ID:          "orchmsg/format/base-fields",
-	Protocol:    "orchmsg",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -41,7 +40,6 @@ var orchmsgFormatBaseFields = &conform.Check{
 
 var orchmsgFormatUUIDIDs = &conform.Check{
 	ID:          "orchmsg/format/uuid-ids",
-	Protocol:    "orchmsg",
 	Family:      "happy-path",
 	Tier:        conform.Full,
 	Level:       conform.SHOULD,
@@ -67,7 +65,6 @@ var orchmsgFormatUUIDIDs = &conform.Check{
 
 var orchmsgFormatMessageType = &conform.Check{
 	ID:          "orchmsg/format/message-type",
-	Protocol:    "orchmsg",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,
@@ -92,7 +89,6 @@ var orchmsgFormatMessageType = &conform.Check{
 
 var orchmsgFormatJSON = &conform.Check{
 	ID:          "orchmsg/format/json",
-	Protocol:    "orchmsg",
 	Family:      "output-hygiene",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

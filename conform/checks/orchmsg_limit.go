@@ -8,7 +8,6 @@ import (
 
 var orchmsgLimitMessageSize = &conform.Check{
 	ID:          "orchmsg/limit/message-size",
-	Protocol:    "orchmsg",
 	Family:      "output-hygiene",
 	Tier:        conform.Full,
 	Level:       conform.MUST,

@@ -5,7 +5,6 @@ import (
 )
 
 var orchmsgLintMessagesValid = lintClean(&conform.Check{
-	ID:       "orchmsg/lint/messages-valid",
-	Protocol: "orchmsg",
-	Spec:     "orchmsg §Message Format, §Supported Requests, §Supported Events",
+	ID:   "orchmsg/lint/messages-valid",
+	Spec: "orchmsg §Message Format, §Supported Requests, §Supported Events",
 })

@@ -9,8 +9,7 @@ import (
 
 var orchmsgRateLimit = &conform.Check{
 	ID:          "orchmsg/rate/limit",
-	Protocol:    "orchmsg",
-	Family:      "rate-limiting",
+	Family:      "rate-limit",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,
 	Spec:        "orchmsg §Security Considerations",

@@ -10,7 +10,6 @@ import (
 
 var orchmsgRequestsPayload = &conform.Check{
 	ID:          "orchmsg/requests/payload",
-	Protocol:    "orchmsg",
 	Family:      "happy-path",
 	Tier:        conform.Core,
 	Level:       conform.MUST,

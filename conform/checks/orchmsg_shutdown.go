@@ -9,7 +9,6 @@ import (
 
 var orchmsgShutdownExitWithinGrace = &conform.Check{
 	ID:          "orchmsg/shutdown/exit-within-grace",
-	Protocol:    "orchmsg",
 	Family:      "cancellation",
 	Tier:        conform.Resilient,
 	Level:       conform.MUST,

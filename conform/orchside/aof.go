@@ -50,7 +50,7 @@ func aofUndecided(h *harness.H) bool {
 
 var aofChecks = []*conform.Check{
 	{
-		ID: "aof/orch/lease/dispatched", Protocol: "aof", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		ID: "aof/orch/lease/dispatched", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "aof-1 §Overview (Key integration points), §Run Artifacts 1 (run.json); bindings §orchestrators aof",
 		Requirement: "Dispatch → acquires lease, writes `run.json`, starts heartbeat. \"ready → in-progress: acquireLease, write run.json\". (Each agent launch runs on a task leased to its assignee: AOF_TASK_ID, AOF_AGENT_ID, AOF_DATA_DIR, AOF_TASK_FILE in tasks/in-progress/, AOF_RUN_DIR; runs/<taskId>/run.json names the task and the agent.)",
 		Bad:         "the scheduler starts the agent on a task still in tasks/ready/, or with AOF_AGENT_ID other than the task's assignee, or writes no runs/<taskId>/run.json",
@@ -58,7 +58,7 @@ var aofChecks = []*conform.Check{
 		Run:         aofLeaseDispatched,
 	},
 	{
-		ID: "aof/orch/completion/transition", Protocol: "aof", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		ID: "aof/orch/completion/transition", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Requires:    []string{"aof/§completion-outcomes/blocked", "aof/§completion-outcomes/needs-review"},
 		Spec:        "aof-1 §Completion Protocol (Completion Outcomes, Transition Logic, Lifecycle), §run_result.json Schema",
 		Requirement: "`done` → `in-progress → review` (if `reviewRequired=true`, default); `in-progress → review → done` (if `reviewRequired=false`). \"When a `completion.report` message is received, the router writes `run_result.json`\"; on session_end the completion transitions are applied.",
@@ -67,7 +67,7 @@ var aofChecks = []*conform.Check{
 		Run:         aofCompletionTransition,
 	},
 	{
-		ID: "aof/orch/resume/reclaim-after-expiry", Protocol: "aof", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST, Timing: true,
+		ID: "aof/orch/resume/reclaim-after-expiry", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST, Timing: true,
 		Spec:        "aof-1 §Stale Heartbeat Flow, §Outcome-Driven Recovery vs. Blind Requeue",
 		Requirement: "Check if heartbeat.expiresAt <= now. If stale: ... If no run_result: → Reclaim to ready (mark run artifact expired). Agent crashed mid-work, no completion signal | Missing | Blind requeue: Task → `ready`. (Not before expiresAt: a live run is never reclaimed; the reclaimed run's agent is stopped; run.json says status expired and when, expiredAt.)",
 		Bad:         "the scheduler reclaims the task a quarter of a TTL after the agent's last heartbeat, or never, or leaves the hung agent running",
@@ -75,7 +75,7 @@ var aofChecks = []*conform.Check{
 		Run:         aofReclaimAfterExpiry,
 	},
 	{
-		ID: "aof/orch/resume/outcome-driven", Protocol: "aof", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "aof/orch/resume/outcome-driven", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST,
 		Requires:    []string{"aof/§outcome-driven-recovery-vs.-blind-requeue/done", "aof/§outcome-driven-recovery-vs.-blind-requeue/blocked"},
 		Spec:        "aof-1 §Outcome-Driven Recovery vs. Blind Requeue, §Stale Heartbeat Flow",
 		Requirement: "Agent reported `partial` before crash | `outcome: \"partial\"` | Task → `review` (partial work preserved). \"If run_result exists: → Apply outcome-driven transitions\".",
@@ -84,7 +84,7 @@ var aofChecks = []*conform.Check{
 		Run:         aofOutcomeDriven,
 	},
 	{
-		ID: "aof/orch/handoff/child-dispatched", Protocol: "aof", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/handoff/child-dispatched", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Handoff Protocol (Delegation Flow, Handoff Artifacts, Delegation Depth Guard)",
 		Requirement: "Router writes handoff artifacts: `<childTaskDir>/inputs/handoff.json`, `<childTaskDir>/inputs/handoff.md`. Parent depth 0 → child depth 1 (allowed); the router maintains `metadata.delegationDepth`. (The child task is then dispatched to its agent.)",
 		Bad:         "the scheduler logs the handoff.request but writes no inputs/handoff.json for the child, or never dispatches the child task",
@@ -92,7 +92,7 @@ var aofChecks = []*conform.Check{
 		Run:         aofChildDispatched,
 	},
 	{
-		ID: "aof/orch/handoff/nested-rejected", Protocol: "aof", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/handoff/nested-rejected", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Delegation Depth Guard, §Handoff Error Cases, §Conflict Resolution",
 		Requirement: "Parent depth 1 → child depth 2 (rejected). Nested delegation (depth > 1) | Log `delegation.rejected` with reason `nested_delegation`.",
 		Bad:         "a delegated child (delegationDepth 1) sends handoff.request; the scheduler writes the grandchild's handoff.json and dispatches it",
@@ -100,7 +100,7 @@ var aofChecks = []*conform.Check{
 		Run:         aofNestedRejected,
 	},
 	{
-		ID: "aof/orch/envelope/invalid-rejected", Protocol: "aof", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "aof/orch/envelope/invalid-rejected", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "aof-1 §Validation, §Error Handling (Validation Errors), §Completion Protocol Error Cases",
 		Requirement: "Invalid JSON → logged as `protocol.message.rejected` with reason `invalid_json`. Invalid envelope → logged as `protocol.message.rejected` with reason `invalid_envelope`. Invalid outcome | Zod validation fails; message rejected. (A rejected completion.report writes no run_result.json and moves no task; \"Protocol validation errors are non-fatal\".)",
 		Bad:         "the agent's completion.report has an empty payload; the scheduler writes run_result.json from it or moves the task to review",

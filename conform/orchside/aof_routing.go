@@ -19,7 +19,7 @@ func init() { conform.Register(aofRoutingChecks...) }
 
 var aofRoutingChecks = []*conform.Check{
 	{
-		ID: "aof/orch/status/work-log", Protocol: "aof", Family: "status", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/status/work-log", Family: "status", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Message Types (status.update), §Status Update Protocol (Routing Behavior 2, Work Log Entry Format)",
 		Requirement: "If no `status` (or status unchanged): Append work log entry to task body (if `progress`, `notes`, or `blockers` present). Work log format: `- <timestamp> Progress: ... | Notes: ... | Blockers: ...`",
 		Requires:    []string{"aof/§message-types/status-handler", "aof/§routing-behavior/work-log", "aof/§routing-behavior/work-log-format"},
@@ -28,7 +28,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofWorkLog,
 	},
 	{
-		ID: "aof/orch/status/transition", Protocol: "aof", Family: "status", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/status/transition", Family: "status", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Status Update Protocol (Routing Behavior 1), Example 4",
 		Requirement: "If `status` is provided: Validate transition with `isValidTransition(current, target)`; Transition task to target status; Build reason from `blockers` → `notes` → `progress` (first available); Log `task.transitioned` event.",
 		Requires:    []string{"aof/§message-types/status-handler", "aof/§routing-behavior/transition", "aof/§routing-behavior/reason"},
@@ -37,7 +37,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofStatusTransition,
 	},
 	{
-		ID: "aof/orch/status/invalid-transition", Protocol: "aof", Family: "status", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/status/invalid-transition", Family: "status", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Status Update Protocol (Error Cases), §Conflict Resolution",
 		Requirement: "Invalid transition | No transition; work log appended instead. `status.update` to invalid status | No transition; work log appended instead.",
 		Requires:    []string{"aof/§status-update-protocol-error-cases/invalid-transition", "aof/§conflict-resolution/invalid-status"},
@@ -46,7 +46,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofInvalidTransition,
 	},
 	{
-		ID: "aof/orch/status/idempotent", Protocol: "aof", Family: "status", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/status/idempotent", Family: "status", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Validation, §Error Handling (Idempotency), §Status Update Protocol (Routing Behavior 2)",
 		Requirement: "Protocol messages are idempotent by task state: if the task is already in the target status, the router performs no-op. If a task is already in the target status, no transition is applied. (If no status (or status unchanged): append work log entry.)",
 		Requires:    []string{"aof/§validation/idempotent", "aof/§idempotency/target-status"},
@@ -55,7 +55,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofStatusIdempotent,
 	},
 	{
-		ID: "aof/orch/envelope/unknown-type", Protocol: "aof", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "aof/orch/envelope/unknown-type", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "aof-1 §Validation, §Error Handling (Validation Errors)",
 		Requirement: "Unknown type → logged as `protocol.message.unknown`. Unknown message type | `protocol.message.unknown` | `type: <unknown-type>`.",
 		Requires:    []string{"aof/§validation/unknown-type", "aof/§validation-errors/unknown-type"},
@@ -64,7 +64,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofUnknownType,
 	},
 	{
-		ID: "aof/orch/envelope/task-not-found", Protocol: "aof", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "aof/orch/envelope/task-not-found", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "aof-1 §Completion Protocol (Error Cases), §Status Update Protocol (Error Cases), §Error Handling (Validation Errors)",
 		Requirement: "Task not found | Log `protocol.message.rejected` with reason `task_not_found`. (Nothing is written for the missing task.)",
 		Requires:    []string{"aof/§completion-protocol-error-cases/task-not-found", "aof/§validation-errors/task-not-found", "aof/§status-update-protocol-error-cases/task-not-found"},
@@ -73,7 +73,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofTaskNotFound,
 	},
 	{
-		ID: "aof/orch/completion/already-done", Protocol: "aof", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "aof/orch/completion/already-done", Family: "errors", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "aof-1 §Transition Logic, §Conflict Resolution",
 		Requirement: "if (task.frontmatter.status === \"done\") return []; // Already done. `completion.report` while task is `done` | No-op (task already done).",
 		Requires:    []string{"aof/§transition-logic/already-done", "aof/§conflict-resolution/completion-done"},
@@ -82,7 +82,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofAlreadyDone,
 	},
 	{
-		ID: "aof/orch/completion/task-completed-event", Protocol: "aof", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		ID: "aof/orch/completion/task-completed-event", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "aof-1 §How Agents Report Completion, §Lifecycle 4, §Logging",
 		Requirement: "Agents send a `completion.report` message, which triggers the protocol router to: 1. Write `run_result.json` ... 2. Log `task.completed` event.",
 		Requires:    []string{"aof/§how-agents-report-completion/task-completed-event"},
@@ -91,7 +91,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofCompletedEvent,
 	},
 	{
-		ID: "aof/orch/envelope/foreign-agent", Protocol: "aof", Family: "errors", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aof/orch/envelope/foreign-agent", Family: "errors", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aof-1 §Envelope Fields (fromAgent), §Overview (predictable state transitions, audit trail); upstream router: unauthorized_agent",
 		Requirement: "`fromAgent` | Sending agent ID. (aof-1 does not say what a router does with an envelope about a task leased to another agent; the upstream router rejects it, unauthorized_agent: it changes no state.)",
 		Requires:    []string{"aof/§envelope-fields/from-agent-lease-holder"},
@@ -100,7 +100,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofForeignAgent,
 	},
 	{
-		ID: "aof/orch/log/received", Protocol: "aof", Family: "status", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aof/orch/log/received", Family: "status", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aof-1 §Logging, §Overview (audit trail)",
 		Requirement: "All protocol events are logged to `<dataDir>/events/`: `protocol.message.received` — valid message received.",
 		Requires:    []string{"aof/§logging/received"},
@@ -109,7 +109,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofReceivedLogged,
 	},
 	{
-		ID: "aof/orch/lease/run-live", Protocol: "aof", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		ID: "aof/orch/lease/run-live", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "aof-1 §Artifacts 1 (run.json), §Overview (Dispatch)",
 		Requirement: "run.json: Written when a lease is acquired (`acquireLease`) ... \"status\": \"running\". (As the agent finds it at its start: the run is live.)",
 		Requires:    []string{"aof/§artifacts/run-json-running"},
@@ -118,7 +118,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofRunLive,
 	},
 	{
-		ID: "aof/orch/handoff/flow-logged", Protocol: "aof", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/handoff/flow-logged", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Delegation Flow 4 and 7, §Message Types (handoff.accepted), §Handoff Acceptance/Rejection",
 		Requirement: "Router logs delegation.requested. handoff.accepted: Logs `delegation.accepted`, no status transition.",
 		Requires:    []string{"aof/§delegation-flow/requested-event", "aof/§message-types/handoff-accepted-handler", "aof/§handoff-acceptance-rejection/accepted-no-transition"},
@@ -127,7 +127,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofFlowLogged,
 	},
 	{
-		ID: "aof/orch/handoff/rejected-blocked", Protocol: "aof", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/handoff/rejected-blocked", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Message Types (handoff.rejected), §Delegation Flow 7, §Handoff Acceptance/Rejection, Example 7",
 		Requirement: "handoff.rejected: Transitions child task to `blocked`; Logs `task.transitioned` (child status → blocked); Logs `delegation.rejected` with reason.",
 		Requires:    []string{"aof/§message-types/handoff-rejected-handler", "aof/§delegation-flow/rejected-blocked", "aof/§handoff-acceptance-rejection/rejected-transition"},
@@ -136,7 +136,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofRejectedBlocked,
 	},
 	{
-		ID: "aof/orch/handoff/errors-rejected", Protocol: "aof", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/handoff/errors-rejected", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Handoff Error Cases, §Conflict Resolution",
 		Requirement: "Task not found | Log `protocol.message.rejected` + `delegation.rejected` with reason `task_not_found`. Parent task not found | Log `delegation.rejected` with reason `parent_not_found`. `taskId` mismatch (payload vs envelope) | Log `protocol.message.rejected` with reason `taskId_mismatch`. (None writes handoff artifacts.)",
 		Requires:    []string{"aof/§handoff-error-cases/task-not-found", "aof/§handoff-error-cases/parent-not-found", "aof/§handoff-error-cases/task-id-mismatch"},
@@ -145,7 +145,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofHandoffErrors,
 	},
 	{
-		ID: "aof/orch/handoff/invalid-criteria", Protocol: "aof", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/handoff/invalid-criteria", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Handoff Error Cases",
 		Requirement: "Invalid acceptance criteria | Handoff proceeds; schema error logged. (The schema error's event is not named by aof-1: only that the handoff proceeds is judged.)",
 		Requires:    []string{"aof/§handoff-error-cases/invalid-criteria"},
@@ -154,7 +154,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofInvalidCriteria,
 	},
 	{
-		ID: "aof/orch/handoff/resent-once", Protocol: "aof", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
+		ID: "aof/orch/handoff/resent-once", Family: "delegation", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aof-1 §Error Handling (Idempotency)",
 		Requirement: "If a handoff is re-sent, the router writes the same artifacts (no duplicate delegation).",
 		Requires:    []string{"aof/§idempotency/handoff-resent"},
@@ -163,7 +163,7 @@ var aofRoutingChecks = []*conform.Check{
 		Run:         aofResentOnce,
 	},
 	{
-		ID: "aof/orch/resume/no-heartbeat-skipped", Protocol: "aof", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "aof/orch/resume/no-heartbeat-skipped", Family: "stale-recovery", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "aof-1 §Resume Protocol (Error Cases), §Stale Heartbeat Flow",
 		Requirement: "Missing run artifacts | Treat as resumable; do not fail. Heartbeat missing | Skip stale evaluation (task may predate protocol).",
 		Requires:    []string{"aof/§resume-protocol-error-cases/missing-artifacts", "aof/§resume-protocol-error-cases/heartbeat-missing"},

@@ -32,7 +32,7 @@ var aop2Lint = []string{"AOP2-VERSION", "AOP2-ENVELOPE", "AOP2-EXT", "AOP2-LIMIT
 
 var aop2Checks = []*conform.Check{
 	{
-		ID: "aop2/orch/1.2/task-dispatched", Protocol: "aop2", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		ID: "aop2/orch/1.2/task-dispatched", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "aop2 §1.2, §2; bindings §orchestrators",
 		Requirement: "TASK – MUST contain `session`, `target`, `task`. MUST NOT contain `task_status`. (The orchestrator dispatches the task it was given: one valid TASK line on the executor's stdin, same session_id and task_id.)",
 		Lint:        aop2Lint,
@@ -41,7 +41,7 @@ var aop2Checks = []*conform.Check{
 		Run:         aop2TaskDispatched,
 	},
 	{
-		ID: "aop2/orch/bind/healthy-agent-completes", Protocol: "aop2", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		ID: "aop2/orch/bind/healthy-agent-completes", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "aop2 §5, §11; bindings §orchestrators",
 		Requirement: "An executor that answers within the effective timeout is neither terminated nor re-dispatched; the orchestrator reads its RESPONSE, lets it exit and exits 0 itself.",
 		Bad:         "the orchestrator closes the executor's stdin right after the TASK, or kills it at a timeout of its own, or re-dispatches a task that succeeded",
@@ -49,7 +49,7 @@ var aop2Checks = []*conform.Check{
 		Run:         aop2HealthyCompletes,
 	},
 	{
-		ID: "aop2/orch/11/timeout-enforced", Protocol: "aop2", Family: "timeouts", Tier: conform.Core, Level: conform.MUST, Timing: true,
+		ID: "aop2/orch/11/timeout-enforced", Family: "timeouts", Tier: conform.Core, Level: conform.MUST, Timing: true,
 		Spec:        "aop2 §11, §12",
 		Requirement: "If `guard_rails.timeout_seconds` is set → it overrides `execution_policy.timeout_seconds`. `E_TIMEOUT` – task exceeded timeout. (With auto_terminate_on_timeout the executor is terminated at the effective timeout: not before it, not long after.)",
 		Bad:         "the orchestrator uses execution_policy.timeout_seconds (60 s) although guard_rails says 2 s, or never terminates an executor that runs past its timeout",
@@ -57,7 +57,7 @@ var aop2Checks = []*conform.Check{
 		Run:         aop2TimeoutEnforced,
 	},
 	{
-		ID: "aop2/orch/6.1/heartbeat-failure-abort", Protocol: "aop2", Family: "heartbeats", Tier: conform.Resilient, Level: conform.MUST, Timing: true,
+		ID: "aop2/orch/6.1/heartbeat-failure-abort", Family: "heartbeats", Tier: conform.Resilient, Level: conform.MUST, Timing: true,
 		Spec:        "aop2 §6.1, §12",
 		Requirement: "`E_HEARTBEAT_FAILURE` – missed `max_missed_beats`. (With `on_heartbeat_failure: ABORT` the orchestrator aborts the executor once interval_seconds × max_missed_beats pass without a HEARTBEAT.)",
 		Bad:         "the orchestrator ignores the heartbeat policy and lets a silent executor run until the task timeout",
@@ -65,7 +65,7 @@ var aop2Checks = []*conform.Check{
 		Run:         aop2HeartbeatAbort,
 	},
 	{
-		ID: "aop2/orch/7/rollback-restored", Protocol: "aop2", Family: "rollback", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/7/rollback-restored", Family: "rollback", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §7",
 		Requirement: "Rollback Protocol (Orchestrator-Owned): with `rollback_snapshot.enabled` the orchestrator snapshots the expected output before dispatch and, when the task fails or is aborted, restores it and emits `ROLLBACK_INITIATED`. \"Executors are **not required** to perform rollback; this is orchestrator tooling.\"",
 		Bad:         "the executor overwrites out.txt and reports FAILURE; the orchestrator records the failure and leaves the overwritten out.txt in place",
@@ -73,7 +73,7 @@ var aop2Checks = []*conform.Check{
 		Run:         aop2RollbackRestored,
 	},
 	{
-		ID: "aop2/orch/9/fallback-by-trigger", Protocol: "aop2", Family: "fallbacks", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/9/fallback-by-trigger", Family: "fallbacks", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §9, §2.2",
 		Requirement: "`alternative_models` with `fallback_trigger` (`TIMEOUT`, `FIRST_ERROR`, `CRITICAL_ERROR`, `ALL_ERRORS`, `COST_LIMIT_EXCEEDED`): after a failed attempt the task is re-dispatched to the first alternative whose trigger matches the failure, with that provider and model in `target`.",
 		Bad:         "after an E_TIMEOUT the orchestrator re-dispatches to the first alternative although its trigger is COST_LIMIT_EXCEEDED, or re-dispatches the same model, or gives up",

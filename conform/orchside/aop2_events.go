@@ -27,7 +27,7 @@ const noCodeChannel = "The contract names no field that must carry a §12 code: 
 
 var aop2EventChecks = []*conform.Check{
 	{
-		ID: "aop2/orch/1.3/version-fallback-event", Protocol: "aop2", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/1.3/version-fallback-event", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §1.3, §1.2",
 		Requirement: "On schema failure, emit `VERSION_FALLBACK` event and transform to v1 prompt. (The orchestrator writes an EVENT with `\"event\": \"VERSION_FALLBACK\"` on its stdout when the TASK it was given fails the v2 schema.)",
 		Bad:         "the TASK lacks `session`; the orchestrator logs \"schema error\" on stderr and gives up, or falls back without a word",
@@ -35,7 +35,7 @@ var aop2EventChecks = []*conform.Check{
 		Run:         aop2VersionFallbackEvent,
 	},
 	{
-		ID: "aop2/orch/1.3/v1-prompt-dispatched", Protocol: "aop2", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/1.3/v1-prompt-dispatched", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §1.3; bindings §orchestrators (v1 fallback)",
 		Requirement: "On schema failure, emit `VERSION_FALLBACK` event and transform to v1 prompt. (The task goes to the executor as a v1 markdown prompt — a `# ` heading naming the TASK, its objective — written on the executor's stdin and ended by closing it; never as the v2 TASK that failed validation.)",
 		Bad:         "the orchestrator dispatches the invalid TASK JSON as it is, or dispatches nothing, or writes the prompt and keeps stdin open so that the executor never knows the prompt ended",
@@ -43,7 +43,7 @@ var aop2EventChecks = []*conform.Check{
 		Run:         aop2V1PromptDispatched,
 	},
 	{
-		ID: "aop2/orch/7/rollback-event", Protocol: "aop2", Family: "rollback", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aop2/orch/7/rollback-event", Family: "rollback", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aop2 §7, §1.2",
 		Requirement: "Rollback event: `ROLLBACK_INITIATED` with `trigger` and `artifacts_rolled_back` [{`path`, `restored_from`, `status`}]. (After restoring a snapshot the orchestrator emits it on its stdout, naming each restored artifact. SHOULD: §7 shows the event of its rollback protocol but states no MUST.)",
 		Bad:         "the orchestrator puts out.txt back from its snapshot silently, or emits ROLLBACK_INITIATED with an empty artifacts_rolled_back",
@@ -51,7 +51,7 @@ var aop2EventChecks = []*conform.Check{
 		Run:         aop2RollbackEvent,
 	},
 	{
-		ID: "aop2/orch/12/timeout-code", Protocol: "aop2", Family: "timeouts", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aop2/orch/12/timeout-code", Family: "timeouts", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aop2 §12, §10",
 		Requirement: "`E_TIMEOUT` – task exceeded timeout. " + noCodeChannel,
 		Bad:         "the executor was terminated at its timeout; the orchestrator's SESSION_FINAL_REPORT lists `\"errors\": []`, or E_PROCESS_CRASH for it",
@@ -59,7 +59,7 @@ var aop2EventChecks = []*conform.Check{
 		Run:         aop2CodeEmitted("E_TIMEOUT", "the executor exceeded its timeout"),
 	},
 	{
-		ID: "aop2/orch/12/heartbeat-failure-code", Protocol: "aop2", Family: "heartbeats", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aop2/orch/12/heartbeat-failure-code", Family: "heartbeats", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aop2 §12, §6.1, §10",
 		Requirement: "`E_HEARTBEAT_FAILURE` – missed `max_missed_beats`. " + noCodeChannel,
 		Bad:         "the executor was aborted for its missed heartbeats; the orchestrator's SESSION_FINAL_REPORT lists `\"errors\": [\"E_TIMEOUT\"]` or none",

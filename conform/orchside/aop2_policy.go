@@ -21,7 +21,7 @@ func init() {
 
 var aop2PolicyChecks = []*conform.Check{
 	{
-		ID: "aop2/orch/1.1/accept-2x", Protocol: "aop2", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/1.1/accept-2x", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §1.1, §1.3, §0",
 		Requirement: "Orchestrators MUST accept any `aop_version` that starts with `\"2.\"`. Any **valid v2.0.0** message is valid under v2.0.2-C. (A TASK of another 2.x revision than the orchestrator's own is validated and dispatched as v2, and the executor's RESPONSE of another 2.x revision is taken as its answer: no v1 fallback, no re-dispatch, no E_MALFORMED_RESPONSE.)",
 		Bad:         "the TASK and the RESPONSE say aop_version 2.1.0; the orchestrator, which speaks 2.0.2-C, sends the v1 prompt instead, or calls the RESPONSE malformed and re-dispatches the task",
@@ -30,7 +30,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2Accept2x,
 	},
 	{
-		ID: "aop2/orch/1.1/unknown-fields-dispatched", Protocol: "aop2", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/1.1/unknown-fields-dispatched", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §1.1, §1.3",
 		Requirement: "Orchestrators MUST accept any `aop_version` that starts with `\"2.\"` and validate against the latest known schema, falling back conservatively if unknown fields appear. (A TASK with a member its schema does not know is still dispatched — as v2, the member ignored, or as the v1 prompt of §1.3 — never rejected.)",
 		Bad:         "the TASK has task.acceptance_criteria, unknown to the 2.0.2 schema; the orchestrator rejects it (E_SCHEMA_VALIDATION) and dispatches nothing",
@@ -39,7 +39,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2UnknownFieldsDispatched,
 	},
 	{
-		ID: "aop2/orch/1.3/unversioned-not-v2", Protocol: "aop2", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/1.3/unversioned-not-v2", Family: "versioning", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §1.3",
 		Requirement: "3. If parsed and `aop_version` missing → attempt v1 markdown detection. 4. If neither → classify as `UNSTRUCTURED`. (A JSON task without aop_version is no v2 message: it is never dispatched as a v2 TASK.)",
 		Bad:         "the task file has no aop_version; the orchestrator takes it as v2 and writes it on the executor's stdin as a TASK",
@@ -48,7 +48,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2UnversionedNotV2,
 	},
 	{
-		ID: "aop2/orch/12/parse-failure-code", Protocol: "aop2", Family: "versioning", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aop2/orch/12/parse-failure-code", Family: "versioning", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aop2 §12, §1.3, §10",
 		Requirement: "`E_PARSE_FAILURE` – could not parse JSON or v1 markdown. " + noCodeChannel,
 		Bad:         "the task file has no aop_version; the orchestrator's SESSION_FINAL_REPORT lists `\"errors\": [\"E_SCHEMA_VALIDATION\"]` (a v2 schema failure) or none",
@@ -62,7 +62,7 @@ var aop2PolicyChecks = []*conform.Check{
 		},
 	},
 	{
-		ID: "aop2/orch/4/soft-limit-warned", Protocol: "aop2", Family: "limits", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aop2/orch/4/soft-limit-warned", Family: "limits", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aop2 §4, §12",
 		Requirement: "SOFT → emit `E_PAYLOAD_SIZE_WARNING` (Magneto & Emma). (A TASK over a SOFT limit is dispatched all the same — a warning rejects nothing — and the warning is among the codes the orchestrator reports.) " + noCodeChannel,
 		Bad:         "the TASK has 11 phases (SOFT limit 10); the orchestrator rejects it, or dispatches it and reports `\"errors\": []`",
@@ -71,7 +71,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2SoftLimitWarned,
 	},
 	{
-		ID: "aop2/orch/4/hard-limit-rejected", Protocol: "aop2", Family: "limits", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/4/hard-limit-rejected", Family: "limits", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §4, §12",
 		Requirement: "HARD → reject with `E_CONTEXT_OVERFLOW`. (A TASK over a HARD limit is never dispatched; an orchestrator that reports codes reports E_CONTEXT_OVERFLOW.)",
 		Bad:         "the TASK lists 101 input files (HARD limit 100); the orchestrator dispatches it, or rejects it reporting E_SCHEMA_VALIDATION",
@@ -80,7 +80,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2HardLimitRejected,
 	},
 	{
-		ID: "aop2/orch/2.2/retried-then-fallback", Protocol: "aop2", Family: "retries", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop2/orch/2.2/retried-then-fallback", Family: "retries", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop2 §2.2, §9",
 		Requirement: "`execution_policy.max_retries` and `alternative_models` with `fallback_trigger: ALL_ERRORS`: a failed attempt is retried on the same model, `task.attempt` + 1, up to max_retries times; only then does the ALL_ERRORS alternative take the task (docs/orchestrator-side.md \"Where the documents disagreed\").",
 		Bad:         "max_retries is 1 and every executor crashes; the orchestrator hands the task to the ALL_ERRORS alternative right after the first crash, or retries the target three times",
@@ -89,7 +89,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2RetriedThenFallback,
 	},
 	{
-		ID: "aop2/orch/2.2/retry-backoff", Protocol: "aop2", Family: "retries", Tier: conform.Full, Level: conform.SHOULD, Timing: true,
+		ID: "aop2/orch/2.2/retry-backoff", Family: "retries", Tier: conform.Full, Level: conform.SHOULD, Timing: true,
 		Spec:        "aop2 §2.2",
 		Requirement: "`\"retry_backoff_seconds\": [30, 120, 300]`: the n-th retry of a failed attempt waits the n-th value (the last one repeats) after the attempt ended. (SHOULD: §2.2 gives the field in its example, no rule in words.)",
 		Bad:         "retry_backoff_seconds is [3.5]; the orchestrator retries the crashed executor 50 ms after its exit",
@@ -98,7 +98,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2RetryBackoff,
 	},
 	{
-		ID: "aop2/orch/12/all-models-exhausted-code", Protocol: "aop2", Family: "retries", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aop2/orch/12/all-models-exhausted-code", Family: "retries", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aop2 §12, §9, §10",
 		Requirement: "`E_ALL_MODELS_EXHAUSTED` – all alternatives failed. " + noCodeChannel,
 		Bad:         "the target and its only alternative crashed; the orchestrator's SESSION_FINAL_REPORT lists `\"errors\": [\"E_PROCESS_CRASH\"]` only",
@@ -107,7 +107,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2AllModelsExhaustedCode,
 	},
 	{
-		ID: "aop2/orch/12/unknown-code", Protocol: "aop2", Family: "rollback", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aop2/orch/12/unknown-code", Family: "rollback", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aop2 §12, §5, §10",
 		Requirement: "`E_UNKNOWN` – everything else. (The executor answers in time with a valid RESPONSE, final_signal FAILURE, error_details.error_code E_UNKNOWN, and exits 0: no other §12 condition applies, so the failure is reported as E_UNKNOWN.) " + noCodeChannel,
 		Bad:         "the executor reports FAILURE (error_code E_UNKNOWN) and exits 0; the orchestrator's SESSION_FINAL_REPORT lists `\"errors\": [\"E_PROCESS_CRASH\"]`, or `E_MALFORMED_RESPONSE`, or an invented `E_TASK_FAILED`",
@@ -116,7 +116,7 @@ var aop2PolicyChecks = []*conform.Check{
 		Run:         aop2UnknownCode,
 	},
 	{
-		ID: "aop2/orch/12/rollback-failed-code", Protocol: "aop2", Family: "rollback", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "aop2/orch/12/rollback-failed-code", Family: "rollback", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "aop2 §12, §7, §10",
 		Requirement: "`E_ROLLBACK_FAILED` – rollback attempt failed. (The executor deleted the snapshot of an output with rollback_snapshot.enabled and reported FAILURE: the rollback cannot restore the output, and the orchestrator reports E_ROLLBACK_FAILED.) " + noCodeChannel,
 		Bad:         "the snapshot is gone when the task fails; the orchestrator crashes in its rollback, or reports only `E_UNKNOWN`",

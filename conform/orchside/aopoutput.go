@@ -50,7 +50,7 @@ func aopOutKey(r *conform.Record) string {
 
 var aopOutChecks = []*conform.Check{
 	{
-		ID: "aop-output/orch/parse/report-taken", Protocol: "aop-output", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		ID: "aop-output/orch/parse/report-taken", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "aop-output §Parsing AOP Output, §Summary Length Limits by Task Type; bindings §orchestrators",
 		Requirement: "Add AOP parsing to result handler (Migration Guide). `parseAOPOutput`: `summaryMatch = output.match(/\\[AOP:SUMMARY\\]([\\s\\S]*?)\\[AOP:/)`, `fileMatch = output.match(/\\[AOP:DETAILS_FILE\\]\\s*(\\S+)/)`, `statusMatch = output.match(/\\[AOP:STATUS\\]\\s*(\\w+)/)`. (The parent runs the agent once with the task line it was given, valid under the binding, and takes a good report as it is: status success, the whole summary, the details file it names; it tells so in one line on its stdout.)",
 		Lint:        []string{"AOPOUT-INPUT", "GEN-"},
@@ -59,7 +59,7 @@ var aopOutChecks = []*conform.Check{
 		Run:         aopOutReportTaken,
 	},
 	{
-		ID: "aop-output/orch/limits/summary-within-task-type", Protocol: "aop-output", Family: "limits", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "aop-output/orch/limits/summary-within-task-type", Family: "limits", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "aop-output §Summary Length Limits by Task Type, §Parsing AOP Output, §The Problem AOP Solves",
 		Requirement: "Summary Length Limits by Task Type: Build Output — Max Summary 200 chars (Search/Explore 500, Analysis 600, Code Changes 300, Test Results 400, Documentation 500); `result.summary = summaryMatch[1].trim().slice(0, 600)`. (The parent never takes more of a summary into its context than its task type's limit: it keeps the summary's beginning, cut at the limit.)",
 		Bad:         "a build agent writes an 888-character summary; the parent keeps it whole, or cuts it at 600 characters (the Analysis limit) although the build limit is 200",
@@ -67,7 +67,7 @@ var aopOutChecks = []*conform.Check{
 		Run:         aopOutSummaryLimit,
 	},
 	{
-		ID: "aop-output/orch/details/stays-in-workspace", Protocol: "aop-output", Family: "details", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "aop-output/orch/details/stays-in-workspace", Family: "details", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "aop-output §Validation Checklist, §Details File Format; bindings §aop-output (files)",
 		Requirement: "[AOP:DETAILS_FILE] points to valid path or \"none\" (Validation Checklist); the details file is written inside the agent's scratch directory (bindings). (A parent reads a details file only inside the agent's workspace: a path that leads out of it, by `..`, an absolute path or a link, is never read.)",
 		Bad:         "the agent names ../outside.json; the parent opens it and takes the file next to the workspace as the agent's details",
@@ -75,7 +75,7 @@ var aopOutChecks = []*conform.Check{
 		Run:         aopOutDetailsInWorkspace,
 	},
 	{
-		ID: "aop-output/orch/parse/unusable-not-success", Protocol: "aop-output", Family: "classification", Tier: conform.Core, Level: conform.MUST,
+		ID: "aop-output/orch/parse/unusable-not-success", Family: "classification", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "aop-output §Parsing AOP Output, §Validation Checklist, §AOP Format Specification",
 		Requirement: "`status: 'unknown'` (parseAOPOutput's start); [AOP:STATUS] is success, failure, or partial; [AOP:END] marker present (Validation Checklist); Every agent response MUST include these markers. (Output without a report is classified missing, a report without a required marker incomplete, and neither, nor a status outside success|failure|partial, is taken as a status: it stays unknown.)",
 		Bad:         "the agent exits 0 without a report, or crashes after [AOP:STATUS] partial before [AOP:END], or reports [AOP:STATUS] done; the parent calls it a success (or takes partial, or done)",
@@ -83,7 +83,7 @@ var aopOutChecks = []*conform.Check{
 		Run:         aopOutUnusable,
 	},
 	{
-		ID: "aop-output/orch/bind/agent-stopped-after-report", Protocol: "aop-output", Family: "process", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop-output/orch/bind/agent-stopped-after-report", Family: "process", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop-output §The Problem AOP Solves (session freezing); bindings §aop-output (exit 0 after [AOP:END]), §common (stopping)",
 		Requirement: "This causes context overflow, session freezing, and degraded AI performance. (An agent exits 0 after [AOP:END]; the parent takes a complete report even when the agent lingers, stops the agent — SIGTERM to its group, SIGKILL after a grace period — and ends before the scenario deadline instead of waiting for the exit.)",
 		Bad:         "the agent prints a complete report and never exits; the parent waits for its exit until the harness stops it at the scenario deadline, or exits leaving the agent running",
@@ -91,7 +91,7 @@ var aopOutChecks = []*conform.Check{
 		Run:         aopOutStoppedAfterReport,
 	},
 	{
-		ID: "aop-output/orch/parse/metrics-taken", Protocol: "aop-output", Family: "metrics", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop-output/orch/parse/metrics-taken", Family: "metrics", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop-output §AOP Format Specification, §Parsing AOP Output",
 		Requirement: "`[AOP:METRICS] {optional: counts, sizes, durations}`; `metricsMatch[1].split(',').forEach(pair => { const [key, value] = pair.split(':').map(s => s.trim()); if (key && value) result.metrics[key] = value; })`. (METRICS is optional and free-form: a report with or without it, or with a part that is no pair, is taken as it is; the metrics a parent keeps are the pairs the spec's parser gives: the value ends at a second colon, a part without one is dropped.)",
 		Bad:         "the report has no [AOP:METRICS] and the parent calls it incomplete; or it reads `duration: 1:30` as \"1:30\" where parseAOPOutput keeps \"1\"",
@@ -100,7 +100,7 @@ var aopOutChecks = []*conform.Check{
 		Run:         aopOutMetricsTaken,
 	},
 	{
-		ID: "aop-output/orch/details/any-size", Protocol: "aop-output", Family: "details", Tier: conform.Full, Level: conform.MUST,
+		ID: "aop-output/orch/details/any-size", Family: "details", Tier: conform.Full, Level: conform.MUST,
 		Spec:        "aop-output §Details File Format",
 		Requirement: "`\"results\": { // Full results here - can be any size`. (The details file's size is the agent's to choose: a parent takes a good report whose details file is large — here about 600 KB — as it takes any other: complete, its status, its whole summary, the details file it names; whether it reads the file is its own affair.)",
 		Bad:         "the details file is 600 KB; the parent calls the report incomplete (status unknown) because the file is over its 256 KB limit",

@@ -194,7 +194,7 @@ func guardianChecks() []*conform.Check {
 		{
 			// Timing: a guardian slower to listen than ListenWithin on a loaded
 			// machine is confirmed by a second run before it fails.
-			ID: engaos.ListensID, Protocol: "aos", Family: "guardian", Tier: conform.Core, Level: conform.MUST, Timing: true,
+			ID: engaos.ListensID, Family: "guardian", Tier: conform.Core, Level: conform.MUST, Timing: true,
 			Spec:        "AOS 0.1.0 §2; bindings §Orchestrators (aos)",
 			Requirement: "AOS communication MUST occur over HTTP(S). (The guardian under test listens at $AOPKIT_LISTEN, 127.0.0.1:PORT, and answers POSTs to http://$AOPKIT_LISTEN/.)",
 			Bad:         "the guardian listens on a port of its own choosing, or exits at once",
@@ -211,7 +211,7 @@ func guardianChecks() []*conform.Check {
 			},
 		},
 		{
-			ID: engaos.MessagesValidID, Protocol: "aos", Family: "guardian", Tier: conform.Core, Level: conform.MUST,
+			ID: engaos.MessagesValidID, Family: "guardian", Tier: conform.Core, Level: conform.MUST,
 			After:       []string{engaos.ListensID},
 			Spec:        "AOS 0.1.0 §3, §4, §5 (aoplint)",
 			Requirement: "Agent requests and guardian agent responses MUST adhere to the JSON-RPC 2.0 specification. (Every answer of the guardian passes aoplint's rules, read against the probes it answers.)",
@@ -234,7 +234,7 @@ func guardianChecks() []*conform.Check {
 			level = conform.SHOULD
 		}
 		out = append(out, &conform.Check{
-			ID: pc.ID, Protocol: "aos", Family: "guardian", Tier: pc.Tier, Level: level, Spec: pc.Spec,
+			ID: pc.ID, Family: "guardian", Tier: pc.Tier, Level: level, Spec: pc.Spec,
 			Requirement: pc.Requirement, Bad: pc.Bad, Good: pc.Good, After: []string{engaos.ListensID},
 			Run: func(s *conform.Session) conform.Outcome {
 				g, o := notListening(s)

@@ -152,7 +152,7 @@ const stayedUp = "orchestrator stays up once the task is decided (stopped by the
 // refCheck is the comparison with the reference engine, one per protocol.
 func refCheck(protocol string) *conform.Check {
 	return &conform.Check{
-		ID: protocol + "/orch/ref/engine-decisions", Protocol: protocol, Family: "reference", Tier: conform.Full, Level: conform.MAY,
+		ID: protocol + "/orch/ref/engine-decisions", Family: "reference", Tier: conform.Full, Level: conform.MAY,
 		Spec:        protocol + " (the reference engine, docs/orchestrator-side.md)",
 		Requirement: "The orchestrator decides as the reference engine does in the same scenario: the same dispatches, messages, signals and ends, in the same order (times and ids aside). A divergence is reported with the diff, never scored: the engine is the yardstick, not the spec.",
 		Bad:         "the engine terminates the agent at the effective timeout and re-dispatches it; the orchestrator under test lets it run and exits",

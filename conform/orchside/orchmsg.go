@@ -23,7 +23,7 @@ var orchmsgLint = []string{"ORCH-TYPE", "ORCH-BASE", "ORCH-PAYLOAD", "ORCH-RESP"
 
 var orchmsgChecks = []*conform.Check{
 	{
-		ID: "orchmsg/orch/notify/task-assigned", Protocol: "orchmsg", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
+		ID: "orchmsg/orch/notify/task-assigned", Family: "happy-path", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "orchmsg Orchestrator Notifications, Base Message Structure; bindings §orchestrators",
 		Requirement: "Task Assigned: `notify:task-assigned` with `payload.taskId` (and a message) is the orchestrator's first message to the agent; every orchestrator message has `type`, `id` and `timestamp`.",
 		Lint:        orchmsgLint,
@@ -32,7 +32,7 @@ var orchmsgChecks = []*conform.Check{
 		Run:         orchmsgTaskAssigned,
 	},
 	{
-		ID: "orchmsg/orch/corr/response-correlation", Protocol: "orchmsg", Family: "requests", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "orchmsg/orch/corr/response-correlation", Family: "requests", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "orchmsg Correlation, Request/Response Pattern, Timeouts",
 		Requirement: "Response includes `correlationId` matching request `id`. (Every request gets exactly one `response:success` or `response:error` with its id as `correlationId`, within the 30 s request timeout (ask-user: its own `timeout`), + 5 s, × --timeout-scale; no response answers a request that was not made. A request still pending when the harness stopped the orchestrator, or that crossed the orchestrator's own stop of the agent, is not judged.)",
 		Lint:        []string{"ORCH-SEQ-001", "ORCH-SEQ-002"},
@@ -42,7 +42,7 @@ var orchmsgChecks = []*conform.Check{
 		Run:         orchmsgCorrelation,
 	},
 	{
-		ID: "orchmsg/orch/rate/flood-rejected", Protocol: "orchmsg", Family: "rate-limit", Tier: conform.Resilient, Level: conform.SHOULD,
+		ID: "orchmsg/orch/rate/flood-rejected", Family: "rate-limit", Tier: conform.Resilient, Level: conform.SHOULD,
 		Spec:        "orchmsg Security Considerations (3. Rate Limiting)",
 		Requirement: "Rate Limiting: Prevent message flooding (100 msg/sec limit). (A request past the limit is not served: it gets a `response:error`; a request left without any answer is neither served nor rejected, and fails.)",
 		Bad:         "the agent writes 150 log events in a burst, then request:get-task; the orchestrator answers the request with the task",
@@ -50,7 +50,7 @@ var orchmsgChecks = []*conform.Check{
 		Run:         orchmsgFloodRejected,
 	},
 	{
-		ID: "orchmsg/orch/resp/fits-request", Protocol: "orchmsg", Family: "requests", Tier: conform.Resilient, Level: conform.MUST,
+		ID: "orchmsg/orch/resp/fits-request", Family: "requests", Tier: conform.Resilient, Level: conform.MUST,
 		Spec:        "orchmsg Supported Requests, Error Codes (aoplint ORCH-SEQ-008)",
 		Requirement: "Each supported request gets the response its section shows: get-task and submit-task `payload.task`, query-agents `payload.agents`, query-tasks `payload.tasks`, ask-user `payload.answer`. (INVALID_MESSAGE_TYPE answers unknown types only; an error of aoplint's ORCH-SEQ-008 on the orchestrator's traffic fails this check.)",
 		Lint:        []string{"ORCH-SEQ-008"},
@@ -59,7 +59,7 @@ var orchmsgChecks = []*conform.Check{
 		Run:         orchmsgFitsRequest,
 	},
 	{
-		ID: "orchmsg/orch/errors/invalid-request", Protocol: "orchmsg", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
+		ID: "orchmsg/orch/errors/invalid-request", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
 		Spec:        "orchmsg Error Codes (INVALID_REQUEST), Supported Requests (get-task)",
 		Requirement: "INVALID_REQUEST: Malformed request. (A request:get-task without `payload.taskId` is answered `response:error` with code INVALID_REQUEST, never served.)",
 		Bad:         `{"type":"request:get-task","id":"req-1","payload":{}} answered {"type":"response:error","correlationId":"req-1","error":{"code":"INTERNAL_ERROR","message":"Cannot read properties of undefined"}}`,
@@ -70,7 +70,7 @@ var orchmsgChecks = []*conform.Check{
 		},
 	},
 	{
-		ID: "orchmsg/orch/errors/foreign-task", Protocol: "orchmsg", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
+		ID: "orchmsg/orch/errors/foreign-task", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
 		Spec:        "orchmsg Security Considerations (Agents can only query their own tasks), Error Codes (UNAUTHORIZED)",
 		Requirement: "Authorization: Agents can only query their own tasks. (A request:get-task for another agent's task — one the task file's `orchestrator.tasks` seeds, assigned to agent-2 — is not served: `response:error` UNAUTHORIZED, the spec's code for an agent not authorized for the operation; NOT_FOUND, INTERNAL_ERROR or any other code is wrong. A task that does not exist: orchmsg/orch/errors/not-found.)",
 		Requires:    []string{"orchmsg/§error-codes/unauthorized", "orchmsg/§security-considerations/authorization-enforced"},
@@ -88,7 +88,7 @@ var orchmsgChecks = []*conform.Check{
 		},
 	},
 	{
-		ID: "orchmsg/orch/shutdown/grace-honoured", Protocol: "orchmsg", Family: "shutdown", Tier: conform.Full, Level: conform.MUST, Timing: true,
+		ID: "orchmsg/orch/shutdown/grace-honoured", Family: "shutdown", Tier: conform.Full, Level: conform.MUST, Timing: true,
 		Spec:        "orchmsg Orchestrator Notifications (Shutdown); bindings §orchmsg",
 		Requirement: "Shutdown: `notify:shutdown` with `payload.gracePeriod` (ms). (The agent has the grace period to exit: no signal before it ends; an agent still running after it is stopped, SIGTERM then SIGKILL.)",
 		Bad:         "the orchestrator sends notify:shutdown with gracePeriod 2000 and kills the agent at once, or leaves an agent that ignores the shutdown running",

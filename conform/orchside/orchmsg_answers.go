@@ -24,7 +24,7 @@ func init() {
 
 var orchmsgAnswerChecks = []*conform.Check{
 	{
-		ID: "orchmsg/orch/errors/not-found", Protocol: "orchmsg", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
+		ID: "orchmsg/orch/errors/not-found", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
 		Spec:        "orchmsg Error Codes (NOT_FOUND), Supported Requests (get-task)",
 		Requirement: "NOT_FOUND: Resource not found. (A request:get-task for a task id the orchestrator never had — not the assigned task, not one the task file seeds, not one the agent submitted — is answered `response:error` with code NOT_FOUND; INTERNAL_ERROR or a success is wrong.)",
 		Requires:    []string{"orchmsg/§error-codes/not-found"},
@@ -37,7 +37,7 @@ var orchmsgAnswerChecks = []*conform.Check{
 		},
 	},
 	{
-		ID: "orchmsg/orch/errors/invalid-message-type", Protocol: "orchmsg", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
+		ID: "orchmsg/orch/errors/invalid-message-type", Family: "errors", Tier: conform.Resilient, Level: conform.SHOULD,
 		Spec:        "orchmsg Error Codes (INVALID_MESSAGE_TYPE), Message Types",
 		Requirement: "INVALID_MESSAGE_TYPE: Unknown message type. (A `request:*` of a type the spec does not list, request:delete-task, is answered `response:error` with code INVALID_MESSAGE_TYPE: never served, never left unanswered, never another code.)",
 		Requires:    []string{"orchmsg/§error-codes/invalid-message-type"},
@@ -46,7 +46,7 @@ var orchmsgAnswerChecks = []*conform.Check{
 		Run:         orchmsgUnknownType,
 	},
 	{
-		ID: "orchmsg/orch/errors/timeout", Protocol: "orchmsg", Family: "timeouts", Tier: conform.Full, Level: conform.SHOULD, Timing: true,
+		ID: "orchmsg/orch/errors/timeout", Family: "timeouts", Tier: conform.Full, Level: conform.SHOULD, Timing: true,
 		Spec:        "orchmsg Timeouts (Requests timeout after 30 seconds), Error Codes (TIMEOUT), Supported Requests (ask-user timeout)",
 		Requirement: "Requests timeout after 30 seconds (configurable). (A question the orchestrator's user leaves unanswered — the task file's `orchestrator.user.silent` — is answered `response:error` TIMEOUT once its own `timeout` (ms) has passed, never before it (−0.5 s); one without a `timeout` by 30 s; each at the latest 1.5 s after its deadline, × --timeout-scale. Another code, or no answer, fails; an orchestrator whose own user answered is NOT-APPLICABLE.)",
 		Requires:    []string{"orchmsg/§error-codes/timeout", "orchmsg/§timeouts/thirty-seconds"},
@@ -55,7 +55,7 @@ var orchmsgAnswerChecks = []*conform.Check{
 		Run:         orchmsgTimeout,
 	},
 	{
-		ID: "orchmsg/orch/resp/query-filters", Protocol: "orchmsg", Family: "requests", Tier: conform.Resilient, Level: conform.SHOULD,
+		ID: "orchmsg/orch/resp/query-filters", Family: "requests", Tier: conform.Resilient, Level: conform.SHOULD,
 		Spec:        "orchmsg Supported Requests (1. Query Agents, 2. Query Tasks), Security Considerations (2. Authorization)",
 		Requirement: "Query Agents `role`, `status`, `capabilities` and Query Tasks `status`, `requiredRole`, `limit` are filters: every agent or task a `response:success` lists matches each filter the request gave, a query-tasks answer holds at most `limit` tasks, and none of another agent's tasks (Agents can only query their own tasks). (The Request/Response Pattern example answers `status: idle` with a busy agent; the filters win: docs/orchestrator-side.md.)",
 		Requires:    []string{"orchmsg/§supported-requests/query-agents-status", "orchmsg/§supported-requests/query-agents-role", "orchmsg/§supported-requests/query-tasks-status", "orchmsg/§supported-requests/query-tasks-limit"},
@@ -64,7 +64,7 @@ var orchmsgAnswerChecks = []*conform.Check{
 		Run:         orchmsgQueryFilters,
 	},
 	{
-		ID: "orchmsg/orch/ask-user/answered", Protocol: "orchmsg", Family: "requests", Tier: conform.Resilient, Level: conform.SHOULD,
+		ID: "orchmsg/orch/ask-user/answered", Family: "requests", Tier: conform.Resilient, Level: conform.SHOULD,
 		Spec:        "orchmsg Supported Requests (5. Ask User (Interactive))",
 		Requirement: "Ask User (Interactive): the orchestrator puts the question to its user and answers `response:success` with `payload.answer`: the `value` of one of the offered `options` (any non-empty string when none are offered); or `response:error` TIMEOUT, not before the question's `timeout` (−0.5 s × scale). Any other error fails (INVALID_MESSAGE_TYPE for ask-user: `orchmsg/orch/resp/fits-request`).",
 		Requires:    []string{"orchmsg/§supported-requests/ask-user-interactive", "orchmsg/§supported-requests/ask-user-answer"},
@@ -73,7 +73,7 @@ var orchmsgAnswerChecks = []*conform.Check{
 		Run:         orchmsgAskUser,
 	},
 	{
-		ID: "orchmsg/orch/notify/task-cancelled", Protocol: "orchmsg", Family: "cancellation", Tier: conform.Full, Level: conform.SHOULD,
+		ID: "orchmsg/orch/notify/task-cancelled", Family: "cancellation", Tier: conform.Full, Level: conform.SHOULD,
 		Spec:        "orchmsg Orchestrator Notifications (2. Task Cancelled); bindings §Orchestrators (orchmsg: the task file's task_timeout)",
 		Requirement: "Task Cancelled: `notify:task-cancelled` with `payload.taskId` and a `reason`. (The spec names no trigger; aopkit's is the task file's `orchestrator.task_timeout` (ms): a task not reported done that long after its assignment is cancelled — not within half of it. After it the task is no live task: never assigned again, and a get-task for it, if served, does not say `running` or `queued`.)",
 		Requires:    []string{"orchmsg/§orchestrator-notifications/task-cancelled-sent"},
@@ -82,7 +82,7 @@ var orchmsgAnswerChecks = []*conform.Check{
 		Run:         orchmsgTaskCancelled,
 	},
 	{
-		ID: "orchmsg/orch/lint/messages-valid", Protocol: "orchmsg", Family: "lint", Tier: conform.Core, Level: conform.MUST,
+		ID: "orchmsg/orch/lint/messages-valid", Family: "lint", Tier: conform.Core, Level: conform.MUST,
 		Spec:        "orchmsg (every section aoplint's ORCH-* rules cite)",
 		Requirement: "Every message the orchestrator sends passes aoplint, sequence rules included (ORCH-SEQ-001 correlation, -002 one answer, -006 direction, -008 a response that fits its request): an error there on the orchestrator's traffic fails this check, in every orchmsg scenario, unless another check of the scenario claims its rule.",
 		Requires:    []string{"orchmsg/§design-principles/standard-errors", "orchmsg/§message-types/orch-responses", "orchmsg/§request-response-pattern/error-object", "orchmsg/§error-codes/codes"},

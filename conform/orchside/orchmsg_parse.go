@@ -14,7 +14,7 @@ func init() {
 }
 
 var orchmsgLinesCheck = &conform.Check{
-	ID: "orchmsg/orch/parse/lines", Protocol: "orchmsg", Family: "parsing", Tier: conform.Resilient, Level: conform.SHOULD,
+	ID: "orchmsg/orch/parse/lines", Family: "parsing", Tier: conform.Resilient, Level: conform.SHOULD,
 	Spec:        "orchmsg Parsing Strategy (Orchestrator receives agent output: try to parse as JSON, route by type), Overview (JSON messages over stdin/stdout pipes); bindings §orchmsg (one JSON object per line)",
 	Requirement: "If valid JSON with `type` field → route to MessageHandler. (Each line of the agent's stdout is one message, however the pipe delivers it: a request that arrives in the same chunk as another line is routed and answered like one that arrives alone. The spec's own orchestrator sample parses each chunk whole, hence a SHOULD.)",
 	Requires:    []string{"orchmsg/§parsing-strategy/route-json"},

@@ -2,7 +2,8 @@
 # Soak: run the third-party agents of testdata/agents (written from docs/bindings.md
 # alone: Python, shell, and Node.js when node is installed) against aopconform at default settings while the machine is loaded, and
 # count false alarms (a correct agent not exiting 0) and missed bugs (a buggy agent
-# not exiting 1).
+# not exiting 1), and how many FAILURES blocks each buggy run's report shows (one
+# root cause, one block; a bug mode that plants several misbehaviours shows more).
 #
 #   make soak                    # SOAK_N=10 runs of each correct mode, SOAK_BUG_N=2 of each bug
 #   SOAK_N=3 SOAK_JOBS=2 sh testdata/agents/soak.sh bin
@@ -20,7 +21,8 @@ runone() {
 	start=$(date +%s)
 	code=0
 	(cd "$work" && "$bin/aopconform" run --protocol "$p" --out "$out.d" -- $cmd) >"$out.txt" 2>&1 || code=$?
-	echo "$p $agent $mode want=$want got=$code secs=$(($(date +%s) - start))" >>"$work/results"
+	blocks=$(awk '/^FAILURES/ {f = 1; next} /^[A-Z][A-Z ]+$/ {f = 0} f && /^(FAIL|WARN|FLAKY) / {n++} END {print n + 0}' "$out.txt")
+	echo "$p $agent $mode want=$want got=$code secs=$(($(date +%s) - start)) blocks=$blocks" >>"$work/results"
 	if [ "$code" != "$want" ]; then
 		mkdir -p "${SOAK_KEEP:-/tmp/aopkit-soak-failures}"
 		cp "$out.txt" "${SOAK_KEEP:-/tmp/aopkit-soak-failures}/$p-$agent-$mode-$i.txt"
@@ -91,10 +93,12 @@ started=$(date +%s)
 # xargs -P runs the plan SOAK_JOBS at a time.
 xargs -P "$jobs" -L 1 sh "$0" --one <"$work/plan"
 echo "soak: $(wc -l <"$work/plan") runs in $(($(date +%s) - started)) s, SOAK_N=$n SOAK_BUG_N=$bugn, stress-ng --cpu $cpu, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-11s %-14s %-18s %5s %5s %6s\n' protocol agent mode runs ok wrong
-awk '{k=$1" "$2" "$3; runs[k]++; w=$4; g=$5; sub("want=","",w); sub("got=","",g); if (w==g) ok[k]++; else bad[k]++} END {for (k in runs) printf "%s %d %d %d\n", k, runs[k], ok[k]+0, bad[k]+0}' "$work/results" | sort |
-	while read -r p a m r o b; do printf '%-11s %-14s %-18s %5d %5d %6d\n' "$p" "$a" "$m" "$r" "$o" "$b"; done
+printf '%-11s %-14s %-18s %5s %5s %6s %7s\n' protocol agent mode runs ok wrong blocks
+awk '{k=$1" "$2" "$3; runs[k]++; w=$4; g=$5; sub("want=","",w); sub("got=","",g); if (w==g) ok[k]++; else bad[k]++; b=$7; sub("blocks=","",b); if (b+0 > max[k]) max[k]=b+0} END {for (k in runs) printf "%s %d %d %d %d\n", k, runs[k], ok[k]+0, bad[k]+0, max[k]+0}' "$work/results" | sort |
+	while read -r p a m r o b x; do printf '%-11s %-14s %-18s %5d %5d %6d %7d\n' "$p" "$a" "$m" "$r" "$o" "$b" "$x"; done
 fa=$(awk '$4=="want=0" && $5!="got=0"' "$work/results" | wc -l)
 mb=$(awk '$4=="want=1" && $5!="got=1"' "$work/results" | wc -l)
 echo "false alarms (correct agent, exit != 0): $fa; missed bugs (buggy agent, exit != 1): $mb"
+one=$(awk '$4=="want=1" && $7=="blocks=1"' "$work/results" | wc -l)
+echo "buggy runs with one FAILURES block: $one of $(grep -c 'want=1' "$work/results") (blocks: the most any run of the mode showed)"
 [ "$fa" -eq 0 ] && [ "$mb" -eq 0 ]

@@ -6,42 +6,62 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// runDelay is how long the threads of process pid and of its descendants have
-// waited on a CPU run queue (Linux /proc/PID/task/*/schedstat, second field):
-// time the agent was ready to run but the machine gave it no CPU. A descendant
-// that already ended is not counted (a lower bound). ok is false where that is
-// not available.
-//
-// The harness does not count that time against the agent's bounds: the start-up
-// allowance and the scenario deadline grow by it (at most by their own length), so
-// a correct agent on a saturated machine is not stopped for the machine's
-// slowness, while a hung agent that sleeps accumulates none and is stopped on time.
-// The runner reads it too (Attempt.CPUWait): a timing failure that the agent's
-// own wait for a CPU explains is the machine's.
-func runDelay(pid int) (time.Duration, bool) {
+// schedTotals reads how long the threads of process pid and of its descendants
+// have run on a CPU and waited on a CPU run queue (Linux
+// /proc/PID/task/*/schedstat, first and second field). A descendant that
+// already ended is not counted (lower bounds). ok is false where that is not
+// available.
+func schedTotals(pid int) (onCPU, wait time.Duration, ok bool) {
 	if pid <= 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	var total time.Duration
-	seen := false
 	eachTask(pid, func(task string) bool {
 		if b, err := os.ReadFile(filepath.Join(task, "schedstat")); err == nil {
 			if f := strings.Fields(string(b)); len(f) >= 2 {
-				if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-					total += time.Duration(ns)
-					seen = true
+				run, err1 := strconv.ParseInt(f[0], 10, 64)
+				ns, err2 := strconv.ParseInt(f[1], 10, 64)
+				if err1 == nil && err2 == nil {
+					onCPU += time.Duration(run)
+					wait += time.Duration(ns)
+					ok = true
 				}
 			}
 		}
 		return true
 	})
-	return total, seen
+	return onCPU, wait, ok
+}
+
+// excusedWait is how much of an interval's wall time the machine's other load
+// took from the agent. Over dt the agent's threads ran dCPU and waited dWait on
+// run queues (both summed over threads) on a machine of cores CPUs. Alone on
+// the machine the agent would have run attainable = min(dCPU+dWait, cores×dt):
+// all it asked for, or every CPU. What it did not get, attainable − dCPU, went
+// to other processes, and at the parallelism it could use (attainable/dt CPUs)
+// that is dt × (1 − dCPU/attainable) of wall time, at most dt. An agent that
+// loads the machine itself (more busy threads than CPUs) gets every CPU, and its
+// wait is its own: nothing is excused.
+//
+// The harness does not count the excused wait against the agent's bounds: the
+// start-up allowance and the scenario deadline grow by it (at most by their own
+// length). A correct agent on a saturated machine is thus not stopped for the
+// machine's slowness, a hung agent that sleeps accumulates none and is stopped
+// on time, and a slow agent cannot buy time by starving itself. The runner reads
+// it too (Attempt.CPUWait): a timing failure that the wait explains is the
+// machine's.
+func excusedWait(dt, dCPU, dWait time.Duration, cores int) time.Duration {
+	attainable := min(dCPU+dWait, time.Duration(cores)*dt)
+	if dt <= 0 || attainable <= 0 || dCPU >= attainable {
+		return 0
+	}
+	return time.Duration(float64(dt) * (1 - float64(dCPU)/float64(attainable)))
 }
 
 // eachTask calls f with the /proc directory of every thread of process pid and
@@ -84,15 +104,38 @@ func taskState(task string) (state byte, ok bool) {
 	return b[i+2], true
 }
 
-// starved returns how long the agent's process has waited for a CPU so far (zero
-// when unknown: the in-process launcher, or no /proc).
+// starved returns the agent's CPU wait so far that the machine's other load
+// caused (excusedWait, summed over the intervals between readings; zero when
+// unknown: the in-process launcher, or no /proc).
 func (a *Agent) starved() time.Duration {
 	pg, ok := a.conn.(interface{ Pgid() int })
 	if !ok {
 		return 0
 	}
-	d, _ := runDelay(pg.Pgid())
-	return d
+	onCPU, wait, ok := schedTotals(pg.Pgid())
+	if !ok {
+		return a.cpu.excused
+	}
+	now := time.Now()
+	if a.cpu.at.IsZero() {
+		a.cpu.at = a.att.Start
+	}
+	// A descendant that ended took its totals with it: what it did since the
+	// last reading is lost (a lower bound), never negative.
+	dCPU, dWait := max(0, onCPU-a.cpu.onCPU), max(0, wait-a.cpu.wait)
+	a.cpu.excused += excusedWait(now.Sub(a.cpu.at), dCPU, dWait, cores)
+	a.cpu.at, a.cpu.onCPU, a.cpu.wait = now, onCPU, wait
+	return a.cpu.excused
+}
+
+// cores is how many CPUs the machine gives the harness and its agents.
+var cores = runtime.NumCPU()
+
+// cpuReading is the agent's CPU accounting at its last reading (starved).
+type cpuReading struct {
+	at          time.Time
+	onCPU, wait time.Duration // schedTotals then
+	excused     time.Duration // excusedWait, summed until then
 }
 
 // idle reports whether the agent's processes (the group leader and its

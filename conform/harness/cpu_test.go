@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// TestRunDelay: the CPU wait of a live process is readable on Linux, and of no
-// process it is not.
-func TestRunDelay(t *testing.T) {
-	if _, ok := runDelay(0); ok {
+// TestSchedTotals: the CPU time and wait of a live process are readable on
+// Linux, and of no process they are not.
+func TestSchedTotals(t *testing.T) {
+	if _, _, ok := schedTotals(0); ok {
 		t.Error("pid 0: want not ok")
 	}
 	if runtime.GOOS != "linux" {
@@ -21,9 +21,35 @@ func TestRunDelay(t *testing.T) {
 	if _, err := os.Stat("/proc/self/task"); err != nil {
 		t.Skip("no /proc")
 	}
-	d, ok := runDelay(os.Getpid())
-	if !ok || d < 0 {
-		t.Errorf("own process: %v, %v; want a non-negative wait", d, ok)
+	on, d, ok := schedTotals(os.Getpid())
+	if !ok || d < 0 || on <= 0 {
+		t.Errorf("own process: ran %v, waited %v, %v; want a positive run time and a non-negative wait", on, d, ok)
+	}
+}
+
+// TestExcusedWait: the machine owes an agent the wall time the CPU that other
+// processes took from it is worth at the parallelism the agent could use; an
+// agent that keeps every CPU busy itself is owed nothing.
+func TestExcusedWait(t *testing.T) {
+	const s = time.Second
+	for _, c := range []struct {
+		name            string
+		dt, dCPU, dWait time.Duration
+		cores           int
+		want            time.Duration
+	}{
+		{"one thread, machine loaded by others", s, s / 5, 4 * s / 5, 2, 4 * s / 5},
+		{"idle machine, no wait", s, s / 2, 0, 2, 0},
+		{"eight busy threads on two cores: its own load", s, 2 * s, 6 * s, 2, 0},
+		{"eight threads, half the machine's CPU to others", s, s, 7 * s, 2, s / 2},
+		{"one thread, the machine all to others", s, 0, s, 2, s},
+		{"two threads on four cores, one of them starved", s, s, s, 4, s / 2},
+		{"readings skewed: more CPU than the machine has", s, 3 * s, s, 2, 0},
+		{"no time passed", 0, 0, 0, 2, 0},
+	} {
+		if got := excusedWait(c.dt, c.dCPU, c.dWait, c.cores); got != c.want {
+			t.Errorf("%s: excusedWait(%v, %v, %v, %d) = %v, want %v", c.name, c.dt, c.dCPU, c.dWait, c.cores, got, c.want)
+		}
 	}
 }
 

@@ -224,7 +224,8 @@ type Agent struct {
 	// deadline grew by: the agent's CPU wait (cpu.go); cpuWaitAtLife is the wait
 	// counted when its timers started.
 	allowanceExtra, deadlineExtra, cpuWaitAtLife time.Duration
-	nextCPUSample                                time.Time // sampleCPUWait
+	nextCPUSample                                time.Time  // sampleCPUWait
+	cpu                                          cpuReading // starved
 	// busyCPU is the CPU time of the agent's processes at the last Busy look.
 	busyCPU int64
 	// nextIdleCheck and idleSeen follow the start-up: two idle looks in a row end it.

@@ -93,9 +93,9 @@ started=$(date +%s)
 # xargs -P runs the plan SOAK_JOBS at a time.
 xargs -P "$jobs" -L 1 sh "$0" --one <"$work/plan"
 echo "soak: $(wc -l <"$work/plan") runs in $(($(date +%s) - started)) s, SOAK_N=$n SOAK_BUG_N=$bugn, stress-ng --cpu $cpu, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-11s %-14s %-18s %5s %5s %6s %7s\n' protocol agent mode runs ok wrong blocks
+printf '%-11s %-14s %-22s %5s %5s %6s %7s\n' protocol agent mode runs ok wrong blocks
 awk '{k=$1" "$2" "$3; runs[k]++; w=$4; g=$5; sub("want=","",w); sub("got=","",g); if (w==g) ok[k]++; else bad[k]++; b=$7; sub("blocks=","",b); if (b+0 > max[k]) max[k]=b+0} END {for (k in runs) printf "%s %d %d %d %d\n", k, runs[k], ok[k]+0, bad[k]+0, max[k]+0}' "$work/results" | sort |
-	while read -r p a m r o b x; do printf '%-11s %-14s %-18s %5d %5d %6d %7d\n' "$p" "$a" "$m" "$r" "$o" "$b" "$x"; done
+	while read -r p a m r o b x; do printf '%-11s %-14s %-22s %5d %5d %6d %7d\n' "$p" "$a" "$m" "$r" "$o" "$b" "$x"; done
 fa=$(awk '$4=="want=0" && $5!="got=0"' "$work/results" | wc -l)
 mb=$(awk '$4=="want=1" && $5!="got=1"' "$work/results" | wc -l)
 echo "false alarms (correct agent, exit != 0): $fa; missed bugs (buggy agent, exit != 1): $mb"

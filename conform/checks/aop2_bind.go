@@ -63,8 +63,14 @@ var aop2BindStopOnEOF = &conform.Check{
 			}
 			tested = true
 			grace := slack(s, 2*time.Second)
-			if !a.Terminated.IsZero() || !a.Killed.IsZero() || a.End.Sub(a.StdinClosed) > grace {
-				return conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", a.End.Sub(a.StdinClosed).Round(time.Millisecond))).Timed(a.End.Sub(a.StdinClosed), grace)
+			if stopped := !a.Terminated.IsZero() || !a.Killed.IsZero(); stopped || a.End.Sub(a.StdinClosed) > grace {
+				o := conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", a.End.Sub(a.StdinClosed).Round(time.Millisecond)))
+				if stopped {
+					// How long it ran is the harness's doing (it stopped the
+					// agent): no margin by which the agent missed, none to excuse.
+					return o
+				}
+				return o.Timed(a.End.Sub(a.StdinClosed), grace)
 			}
 		}
 		if !tested {

@@ -59,6 +59,7 @@ type H struct {
 	env      []string // binding environment common to every protocol
 	// engineFault is Config.EngineFault.
 	engineFault string
+	specTimers  bool // Config.SpecTimers
 	// emit is Config.Emit (emu serialises the lines).
 	emu  sync.Mutex
 	emit io.Writer
@@ -85,6 +86,11 @@ type Config struct {
 	// one line each (H.Emit): `aopconform engine` sets its stdout, so that an
 	// orchestrator-side run sees them as the orchestrator's output.
 	Emit io.Writer
+	// SpecTimers: the engine plays an orchestrator that is itself under test
+	// (`aopconform engine`), so its grace periods end when the spec says. When
+	// the harness judges the agent it runs, they grow by the CPU wait the
+	// machine's load caused the agent (Agent.TerminateDue).
+	SpecTimers bool
 }
 
 // New starts one scenario run: it records "scenario-start" and starts the
@@ -104,7 +110,7 @@ func New(ctx context.Context, cfg Config) *H {
 	h := &H{
 		ctx: ctx, sc: sc, sess: sess, rec: newRecorder(cfg.Transcript, sc.Protocol, sess),
 		launcher: cfg.Launcher, command: cfg.Command, scale: cfg.Scale, start: time.Now(),
-		grace: grace, scratch: cfg.Scratch, engineFault: cfg.EngineFault, emit: cfg.Emit,
+		grace: grace, scratch: cfg.Scratch, engineFault: cfg.EngineFault, emit: cfg.Emit, specTimers: cfg.SpecTimers,
 		env:  []string{"AOP_PROTOCOL=" + sc.Protocol, "AOPKIT_SCRATCH=" + cfg.Scratch, "AOPKIT_SCENARIO=" + sc.ID},
 		side: make(chan conform.Record, 256),
 	}
@@ -212,12 +218,15 @@ var ErrNoTime = errors.New("the scenario deadline has passed")
 
 // Agent is one launch of the agent under test.
 type Agent struct {
-	h       *H
-	n       int
-	conn    agentio.Conn
-	att     *conform.Attempt
-	killAt  time.Time
-	termAt  time.Time
+	h      *H
+	n      int
+	conn   agentio.Conn
+	att    *conform.Attempt
+	killAt time.Time
+	// term is a SIGTERM arranged by TerminateAt: at the end of a grace period
+	// the implementation under test was given, which grows by the CPU wait the
+	// machine's other load caused it meanwhile (TerminateDue).
+	term    arrangedTerm
 	timeout bool
 	steps   []*pendingStep
 	// allowanceExtra and deadlineExtra are what the start-up allowance and the
@@ -874,17 +883,42 @@ func (h *H) Grace() time.Duration { return h.grace }
 // H is the harness of the attempt.
 func (a *Agent) H() *H { return a.h }
 
-// TerminateAt arranges a SIGTERM at t; the protocol's Monitor fires it with
-// TerminateDue (orchmsg: the end of a shutdown's grace period).
-func (a *Agent) TerminateAt(t time.Time) { a.termAt = t }
+// arrangedTerm is a SIGTERM arranged at the end of a grace period.
+type arrangedTerm struct {
+	set, at time.Time     // when it was arranged, and for when
+	wait    time.Duration // the agent's excused CPU wait when it was arranged (starved)
+	extra   time.Duration // what the grace period grew by
+}
+
+// TerminateAt arranges a SIGTERM at t, the end of a grace period the agent was
+// given from now (orchmsg: a shutdown's; aop-output: the linger after
+// [AOP:END]); the protocol's Monitor fires it with TerminateDue.
+func (a *Agent) TerminateAt(t time.Time) {
+	a.term = arrangedTerm{set: time.Now(), at: t, wait: a.starved()}
+}
 
 // TerminateDue is when a SIGTERM arranged by TerminateAt is due (zero: none, or
-// the agent was already terminated).
+// the agent was already terminated). When it comes due, the grace period grows
+// by the CPU wait the machine's other load caused the agent since it was
+// arranged (at most by its own length), as the scenario deadline does, and a
+// deadline-extended event records it: a correct agent starved of CPU while it
+// exits is not stopped for the machine's slowness, and an agent the harness
+// stops at the end has no margin to excuse (it did not exit by itself). With
+// Config.SpecTimers it never grows.
 func (a *Agent) TerminateDue() time.Time {
-	if !a.att.Terminated.IsZero() {
+	t := &a.term
+	if !a.att.Terminated.IsZero() || t.at.IsZero() {
 		return time.Time{}
 	}
-	return a.termAt
+	if due := t.at.Add(t.extra); a.h.specTimers || time.Now().Before(due) {
+		return due
+	}
+	w := min(a.starved()-t.wait, t.at.Sub(t.set))
+	if w > t.extra+10*time.Millisecond {
+		t.extra = w
+		a.h.rec.event(a.n, conform.EventDeadlineExtended, conform.Details(conform.KeyCPUWaitMS.Is(w.Milliseconds()), conform.KeyReason.Is("the agent waited for a CPU (machine load): its grace period grew")))
+	}
+	return t.at.Add(t.extra)
 }
 
 // Inside resolves p (absolute, or relative to the scratch directory) and reports

@@ -357,7 +357,7 @@ func engineCmd(ctx context.Context, cfg engineConfig, stdout, stderr io.Writer) 
 		launcher = cfg.Launcher
 	}
 	h := harness.New(ctx, harness.Config{Scenario: sc, Transcript: tw, Command: cfg.Command, Scale: 1, Scratch: scratch,
-		EngineFault: cfg.Fault, Launcher: launcher, Emit: stdout})
+		EngineFault: cfg.Fault, Launcher: launcher, Emit: stdout, SpecTimers: true})
 	if err := h.End(drive(h)); err != nil {
 		return fail("%v", err)
 	}

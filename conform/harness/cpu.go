@@ -45,9 +45,10 @@ func schedTotals(pid int) (onCPU, wait time.Duration, ok bool) {
 // the machine the agent would have run attainable = min(dCPU+dWait, cores×dt):
 // all it asked for, or every CPU. What it did not get, attainable − dCPU, went
 // to other processes, and at the parallelism it could use (attainable/dt CPUs)
-// that is dt × (1 − dCPU/attainable) of wall time, at most dt. An agent that
-// loads the machine itself (more busy threads than CPUs) gets every CPU, and its
-// wait is its own: nothing is excused.
+// that is dt × (1 − dCPU/attainable) of wall time; never more than the wait
+// itself (an agent asleep most of the interval lost only what it waited). An
+// agent that loads the machine itself (more busy threads than CPUs) gets every
+// CPU, and its wait is its own: nothing is excused.
 //
 // The harness does not count the excused wait against the agent's bounds: the
 // start-up allowance and the scenario deadline grow by it (at most by their own
@@ -61,7 +62,7 @@ func excusedWait(dt, dCPU, dWait time.Duration, cores int) time.Duration {
 	if dt <= 0 || attainable <= 0 || dCPU >= attainable {
 		return 0
 	}
-	return time.Duration(float64(dt) * (1 - float64(dCPU)/float64(attainable)))
+	return min(dWait, time.Duration(float64(dt)*(1-float64(dCPU)/float64(attainable))))
 }
 
 // eachTask calls f with the /proc directory of every thread of process pid and
@@ -119,6 +120,13 @@ func (a *Agent) starved() time.Duration {
 	now := time.Now()
 	if a.cpu.at.IsZero() {
 		a.cpu.at = a.att.Start
+	}
+	if now.Sub(a.cpu.at) < cpuSamplePeriod/2 {
+		// Too soon after the last reading to judge: the kernel adds a
+		// thread's wait when it gets a CPU, in one lump, which an interval
+		// this short could not hold (excusedWait never credits more than
+		// the interval).
+		return a.cpu.excused
 	}
 	// A descendant that ended took its totals with it: what it did since the
 	// last reading is lost (a lower bound), never negative.

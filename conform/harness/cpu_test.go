@@ -46,6 +46,7 @@ func TestExcusedWait(t *testing.T) {
 		{"two threads on four cores, one of them starved", s, s, s, 4, s / 2},
 		{"readings skewed: more CPU than the machine has", s, 3 * s, s, 2, 0},
 		{"no time passed", 0, 0, 0, 2, 0},
+		{"asleep most of the interval: only what it waited", s, s / 20, s / 20, 2, s / 20},
 	} {
 		if got := excusedWait(c.dt, c.dCPU, c.dWait, c.cores); got != c.want {
 			t.Errorf("%s: excusedWait(%v, %v, %v, %d) = %v, want %v", c.name, c.dt, c.dCPU, c.dWait, c.cores, got, c.want)

@@ -168,6 +168,17 @@ func (o Outcome) Timed(measured, limit time.Duration) Outcome {
 	return o
 }
 
+// TimedBy is Timed for a requirement on when the agent of attempt a ended. An
+// agent the harness stopped (a.Stopped) did not end by itself: how long it ran
+// is the harness's doing, not a margin by which it missed, so the outcome stays
+// untimed and no CPU wait can excuse it.
+func (o Outcome) TimedBy(a *Attempt, measured, limit time.Duration) Outcome {
+	if a.Stopped() {
+		return o
+	}
+	return o.Timed(measured, limit)
+}
+
 // Clip shortens s to at most n characters (runes) for a message or an evidence
 // field, marking a cut with "…".
 func Clip(s string, n int) string {

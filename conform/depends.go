@@ -321,7 +321,7 @@ func LintMessage(fs []LintFinding) string {
 func CrashRoot(s *Session) string {
 	a := s.Last()
 	if a == nil || !a.Exited() || a.Exit.Code == 0 || s.Scenario == nil ||
-		a.Timeout || !a.Terminated.IsZero() || !a.Killed.IsZero() {
+		a.Timeout || a.Stopped() {
 		return ""
 	}
 	id := s.Scenario.Protocol + "/bind/exit-zero"

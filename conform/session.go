@@ -109,9 +109,11 @@ type Attempt struct {
 	// while the attempt ran (a loaded machine). A timing verdict within the slip
 	// of its limit cannot be trusted.
 	Slip time.Duration
-	// CPUWait is how long the agent's processes waited on a CPU run queue after
-	// its timers started (the last reading before it exited; zero where /proc
-	// cannot tell, and in process): time the machine, not the agent, took.
+	// CPUWait is the CPU time the machine's other load took from the agent's
+	// processes after its timers started, as wall time (harness excusedWait:
+	// never more than they waited on a CPU run queue, nothing for a wait the
+	// agent's own load caused); the last reading before it exited, zero where
+	// /proc cannot tell and in process.
 	CPUWait time.Duration
 }
 
@@ -130,6 +132,11 @@ func (a *Attempt) Origin() time.Time {
 func (a *Attempt) EndedCleanly() bool {
 	return a.Exited() && a.Exit.Code == 0 && !a.Timeout && a.Killed.IsZero()
 }
+
+// Stopped reports whether the harness signalled the attempt (SIGTERM or
+// SIGKILL: a scripted step, the scenario deadline, the end of a grace period,
+// clean-up). However it then ended, when it ended was the harness's doing.
+func (a *Attempt) Stopped() bool { return !a.Terminated.IsZero() || !a.Killed.IsZero() }
 
 // Exited reports whether the agent ended by itself (not by a signal from the harness).
 func (a *Attempt) Exited() bool { return a.Exit.Signal == "" && a.Exit.Err == nil }

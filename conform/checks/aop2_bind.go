@@ -63,14 +63,14 @@ var aop2BindStopOnEOF = &conform.Check{
 			}
 			tested = true
 			grace := slack(s, 2*time.Second)
-			if stopped := !a.Terminated.IsZero() || !a.Killed.IsZero(); stopped || a.End.Sub(a.StdinClosed) > grace {
-				o := conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", a.End.Sub(a.StdinClosed).Round(time.Millisecond)))
-				if stopped {
-					// How long it ran is the harness's doing (it stopped the
-					// agent): no margin by which the agent missed, none to excuse.
-					return o
-				}
-				return o.Timed(a.End.Sub(a.StdinClosed), grace)
+			if a.Timeout && a.Terminated.Sub(a.StdinClosed) < grace {
+				// The deadline's stop is no act of the agent's: it ended the
+				// attempt before its time to stop after EOF was over.
+				return conform.NotTestedf("the scenario deadline stopped the agent %s after EOF, before its %s to stop were over", a.Terminated.Sub(a.StdinClosed).Round(time.Millisecond), grace)
+			}
+			if took := a.End.Sub(a.StdinClosed); a.Stopped() || took > grace {
+				// TimedBy: a stopped agent has no margin to excuse.
+				return conform.Mismatch("the agent kept running after its stdin was closed", fmt.Sprintf("exit within %s of EOF", grace), describeExit(a)+fmt.Sprintf(", ran %s after EOF", took.Round(time.Millisecond))).TimedBy(a, took, grace)
 			}
 		}
 		if !tested {

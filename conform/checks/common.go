@@ -27,7 +27,7 @@ func exitedCleanly(s *conform.Session, a *conform.Attempt) conform.Outcome {
 	switch {
 	case a.Timeout:
 		return conform.Mismatch("the agent was still running at the scenario deadline and had to be stopped", "exit 0 before the deadline", describeExit(a))
-	case !a.Terminated.IsZero() || !a.Killed.IsZero():
+	case a.Stopped():
 		return conform.Mismatch("the harness had to stop the agent", "exit 0 by itself", describeExit(a))
 	case a.Exit.Signal != "":
 		return conform.Mismatch("the agent died of a signal", "exit 0", describeExit(a))

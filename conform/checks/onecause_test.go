@@ -484,3 +484,22 @@ func TestBrokenJSONLineOneFailure(t *testing.T) {
 	}
 	wantNotJudged(t, b.s, "orchmsg/limit/message-size", "orchmsg/format/json")
 }
+
+// TestShutdownHarnessStop: whether an orchmsg agent kept its grace period after
+// notify:shutdown is judged only on its own acts. An agent the engine had to
+// stop at the end of the grace period fails untimed (how long it ran is the
+// harness's doing: no margin a CPU wait could excuse); one the scenario
+// deadline stopped before its grace period was over is NOT-TESTED.
+func TestShutdownHarnessStop(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	lingered := &conform.Attempt{ShutdownAt: t0, ShutdownFor: 2 * time.Second, Terminated: t0.Add(2 * time.Second), End: t0.Add(2005 * time.Millisecond)}
+	o := run(t, "orchmsg/shutdown/exit-within-grace", newSession(lingered).s)
+	if o.Verdict != conform.Fail || o.Measured != 0 || o.Limit != 0 {
+		t.Errorf("stopped at the grace end: %s %s (measured %v, limit %v); want FAIL, untimed", o.Verdict, o.Message, o.Measured, o.Limit)
+	}
+	cut := &conform.Attempt{ShutdownAt: t0, ShutdownFor: 2 * time.Second, Timeout: true, Terminated: t0.Add(500 * time.Millisecond), End: t0.Add(510 * time.Millisecond)}
+	if o := run(t, "orchmsg/shutdown/exit-within-grace", newSession(cut).s); o.Verdict != conform.NotTested {
+		t.Errorf("deadline 0.5 s into the grace period: %s %s; want NOT-TESTED", o.Verdict, o.Message)
+	}
+}

@@ -19,7 +19,7 @@ func shutdownIgnoredFirst(c *conform.Check) *conform.Check {
 	run := c.Run
 	c.Run = func(s *conform.Session) conform.Outcome {
 		o := run(s)
-		if a := s.Last(); o.Verdict == conform.Fail && a != nil && !a.ShutdownAt.IsZero() && (!a.Terminated.IsZero() || !a.Killed.IsZero()) {
+		if a := s.Last(); o.Verdict == conform.Fail && a != nil && !a.ShutdownAt.IsZero() && a.Stopped() {
 			return conform.NotJudgedf("orchmsg/shutdown/exit-within-grace", "the agent was still running at the end of the grace period after notify:shutdown and had to be stopped: %s", describeExit(a))
 		}
 		return o

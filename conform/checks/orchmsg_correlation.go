@@ -59,7 +59,7 @@ var orchmsgCorrelationResponsesAwaited = &conform.Check{
 		if a.ShutdownAt.IsZero() {
 			return conform.NotTestedf("the agent ended before the shutdown notification")
 		}
-		if !a.Terminated.IsZero() || !a.Killed.IsZero() {
+		if a.Stopped() {
 			return conform.Mismatch("with a request pending, the agent did not act on notify:shutdown", "exit within the grace period while a request is unanswered", describeExit(a))
 		}
 		return conform.Passf("the agent handled shutdown while request(s) were pending")

@@ -34,10 +34,14 @@ var orchmsgShutdownExitWithinGrace = &conform.Check{
 		// by the CPU wait the machine's load caused the agent meanwhile,
 		// harness.TerminateDue) the engine stops the agent (the harness's signal
 		// event, which aoplint's ORCH-SEQ-007 reads too); an agent still running
-		// then failed. How long it ran is the harness's doing, not a margin by
-		// which it missed: there is none to excuse.
-		if !a.Terminated.IsZero() || !a.Killed.IsZero() {
-			return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown: the harness stopped it", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond)))
+		// then failed, untimed (TimedBy: how long it ran is the harness's doing).
+		// The scenario deadline stopping it before the grace period was over
+		// leaves the requirement untested: that stop is no act of the agent's.
+		if a.Timeout && a.Terminated.Sub(a.ShutdownAt) < a.ShutdownFor {
+			return conform.NotTestedf("the scenario deadline stopped the agent %s after notify:shutdown, before its grace period of %s was over", a.Terminated.Sub(a.ShutdownAt).Round(time.Millisecond), a.ShutdownFor)
+		}
+		if a.Stopped() {
+			return conform.Mismatch("the agent did not exit within the grace period after notify:shutdown: the harness stopped it", fmt.Sprintf("exit within %s", a.ShutdownFor), fmt.Sprintf("%s; ran %s after shutdown", describeExit(a), took.Round(time.Millisecond))).TimedBy(a, took, a.ShutdownFor)
 		}
 		if a.Exit.Code != 0 {
 			// It exited in time: the code is orchmsg/bind/exit-zero's to report

@@ -265,7 +265,7 @@ func attribute(ls []Launch, orch *conform.Attempt, scale float64) {
 		case exitSeen:
 			// It outlived the orchestrator.
 			l.HarnessKilled = lwhy
-		case !orch.Terminated.IsZero() || !orch.Killed.IsZero():
+		case orch.Stopped():
 			// The harness stopped the orchestrator's process group: an agent
 			// seen alive then (within one tick) died of it.
 			if !l.LastSeen().Add(mockagent.AliveEvery).Before(lcut) && !hasSignal(l) {

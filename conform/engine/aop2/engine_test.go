@@ -130,6 +130,22 @@ func fileContent(t *testing.T, r run) (string, bool) {
 	return string(data), true
 }
 
+// crashThenRetry sets a task whose first attempt crashes (mockagent's
+// crash-mid-task) and whose policy allows one retry: a fault of the retry is
+// then what the engine meets.
+var crashThenRetry = map[string]any{
+	"execution_policy/max_retries": 1,
+	"task/extensions/x_mockagent":  map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": mock.FaultCrashMidTask}},
+}
+
+// checkCrashThenRetry: the engine saw the crash, then took the retry's RESPONSE.
+func checkCrashThenRetry(t *testing.T, r run) {
+	t.Helper()
+	if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_PROCESS_CRASH", codex + ":SUCCESS"}) {
+		t.Errorf("attempts %v, want the crash, then the retry's RESPONSE", got)
+	}
+}
+
 func attemptModels(r run) []string {
 	var out []string
 	for _, a := range r.res.Attempts {
@@ -619,15 +635,9 @@ var scenarios = []scenario{
 	// The retry answers, then exits 1 (mockagent's exit-nonzero-on-retry; the
 	// first attempt crashes, as in retry-backoff): the engine takes the
 	// RESPONSE; the exit after it is aopconform's aop2/recovery/clean-restart.
-	{name: "exit-nonzero-on-retry", fault: mock.FaultExitNonzeroOnRetry, noGolden: true, set: map[string]any{
-		"execution_policy/max_retries": 1,
-		"task/extensions/x_mockagent":  map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": mock.FaultCrashMidTask}}},
+	{name: "exit-nonzero-on-retry", fault: mock.FaultExitNonzeroOnRetry, noGolden: true, set: crashThenRetry,
 		state: "COMPLETED", codes: []string{"E_PROCESS_CRASH"}, events: []string{"SESSION_FINAL_REPORT"},
-		check: func(t *testing.T, r run) {
-			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_PROCESS_CRASH", codex + ":SUCCESS"}) {
-				t.Errorf("attempts %v, want the crash, then the retry's RESPONSE", got)
-			}
-		}},
+		check: checkCrashThenRetry},
 	// The engine does not hash the outputs: it takes the RESPONSE whose
 	// output_artifacts describe the file before its last edit (aopconform's
 	// aop2/5/artifacts-honest compares them with the workspace).
@@ -649,14 +659,10 @@ var scenarios = []scenario{
 	// The retry (task.attempt 2, after the first attempt's crash) reports
 	// timing.retries_attempted 0: the engine takes the RESPONSE (aopconform's
 	// aop2/recovery/honest-attempt judges the count).
-	{name: "stale-retry-count", fault: mock.FaultStaleRetryCount, set: map[string]any{
-		"execution_policy/max_retries": 1,
-		"task/extensions/x_mockagent":  map[string]any{"work_seconds": 20, "faults_by_attempt": map[string]any{"1": mock.FaultCrashMidTask}}},
+	{name: "stale-retry-count", fault: mock.FaultStaleRetryCount, set: crashThenRetry,
 		state: "COMPLETED", codes: []string{"E_PROCESS_CRASH"}, events: []string{"SESSION_FINAL_REPORT"},
 		check: func(t *testing.T, r run) {
-			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_PROCESS_CRASH", codex + ":SUCCESS"}) {
-				t.Errorf("attempts %v, want the crash, then the retry's RESPONSE", got)
-			}
+			checkCrashThenRetry(t, r)
 			if len(r.res.Violations) > 0 {
 				t.Errorf("violations %+v: the count is no rule of one message", r.res.Violations)
 			}

@@ -128,7 +128,7 @@ type collector struct {
 func (c *collector) collect(r conform.Record, final bool) []conform.Record {
 	if final {
 		// A report the harness stopped mid-way is flushed as cut off.
-		return c.flush(!c.a.Attempt().Terminated.IsZero() || !c.a.Attempt().Killed.IsZero())
+		return c.flush(c.a.Attempt().Stopped())
 	}
 	if r.Stream != "stdout" {
 		return []conform.Record{r}

@@ -39,30 +39,28 @@ func schedTotals(pid int) (onCPU, wait time.Duration, ok bool) {
 	return onCPU, wait, ok
 }
 
-// excusedWait is how much of an interval's wall time the machine's other load
-// took from the agent. Over dt the agent's threads ran dCPU and waited dWait on
-// run queues (both summed over threads) on a machine of cores CPUs. Alone on
-// the machine the agent would have run attainable = min(dCPU+dWait, cores×dt):
-// all it asked for, or every CPU. What it did not get, attainable − dCPU, went
-// to other processes, and at the parallelism it could use (attainable/dt CPUs)
-// that is dt × (1 − dCPU/attainable) of wall time; never more than the wait
-// itself (an agent asleep most of the interval lost only what it waited). An
+// excusedWait is how much of the agent's CPU wait the machine's other load
+// caused. Since it started (elapsed) the agent's threads ran ran and waited
+// waited on run queues (both summed over threads) on a machine of cores CPUs.
+// What those CPUs gave no thread of the agent, cores×elapsed − ran, went to
+// other processes: the agent is owed its wait up to that, and never more than
+// the wall time. A single-threaded agent is owed exactly what it waited. An
 // agent that loads the machine itself (more busy threads than CPUs) gets every
-// CPU, and its wait is its own: nothing is excused.
+// CPU, and its wait is its own: nothing is owed.
+//
+// The figures are the totals since the start, not per interval: the kernel adds
+// a thread's wait in one lump when it gets a CPU, and a lump may cover many of
+// the harness's readings.
 //
 // The harness does not count the excused wait against the agent's bounds: the
 // start-up allowance and the scenario deadline grow by it (at most by their own
 // length). A correct agent on a saturated machine is thus not stopped for the
 // machine's slowness, a hung agent that sleeps accumulates none and is stopped
-// on time, and a slow agent cannot buy time by starving itself. The runner reads
-// it too (Attempt.CPUWait): a timing failure that the wait explains is the
-// machine's.
-func excusedWait(dt, dCPU, dWait time.Duration, cores int) time.Duration {
-	attainable := min(dCPU+dWait, time.Duration(cores)*dt)
-	if dt <= 0 || attainable <= 0 || dCPU >= attainable {
-		return 0
-	}
-	return min(dWait, time.Duration(float64(dt)*(1-float64(dCPU)/float64(attainable))))
+// on time, and a slow agent cannot buy time on a quiet machine by starving
+// itself. The runner reads it too (Attempt.CPUWait): a timing failure that the
+// wait explains is the machine's.
+func excusedWait(elapsed, ran, waited time.Duration, cores int) time.Duration {
+	return max(0, min(waited, time.Duration(cores)*elapsed-ran, elapsed))
 }
 
 // eachTask calls f with the /proc directory of every thread of process pid and
@@ -106,8 +104,8 @@ func taskState(task string) (state byte, ok bool) {
 }
 
 // starved returns the agent's CPU wait so far that the machine's other load
-// caused (excusedWait, summed over the intervals between readings; zero when
-// unknown: the in-process launcher, or no /proc).
+// caused (excusedWait over its totals since it started; zero when unknown: the
+// in-process launcher, or no /proc). It never decreases.
 func (a *Agent) starved() time.Duration {
 	pg, ok := a.conn.(interface{ Pgid() int })
 	if !ok {
@@ -117,33 +115,25 @@ func (a *Agent) starved() time.Duration {
 	if !ok {
 		return a.cpu.excused
 	}
-	now := time.Now()
-	if a.cpu.at.IsZero() {
-		a.cpu.at = a.att.Start
-	}
-	if now.Sub(a.cpu.at) < cpuSamplePeriod/2 {
-		// Too soon after the last reading to judge: the kernel adds a
-		// thread's wait when it gets a CPU, in one lump, which an interval
-		// this short could not hold (excusedWait never credits more than
-		// the interval).
-		return a.cpu.excused
-	}
-	// A descendant that ended took its totals with it: what it did since the
-	// last reading is lost (a lower bound), never negative.
-	dCPU, dWait := max(0, onCPU-a.cpu.onCPU), max(0, wait-a.cpu.wait)
-	a.cpu.excused += excusedWait(now.Sub(a.cpu.at), dCPU, dWait, cores)
-	a.cpu.at, a.cpu.onCPU, a.cpu.wait = now, onCPU, wait
-	return a.cpu.excused
+	// A descendant that ended took its totals with it: the totals are summed
+	// from what grew between readings (what it did since the last one is lost,
+	// a lower bound).
+	c := &a.cpu
+	c.ran += max(0, onCPU-c.onCPU)
+	c.waited += max(0, wait-c.wait)
+	c.onCPU, c.wait = onCPU, wait
+	c.excused = max(c.excused, excusedWait(time.Since(a.att.Start), c.ran, c.waited, cores))
+	return c.excused
 }
 
 // cores is how many CPUs the machine gives the harness and its agents.
 var cores = runtime.NumCPU()
 
-// cpuReading is the agent's CPU accounting at its last reading (starved).
+// cpuReading is the agent's CPU accounting (starved).
 type cpuReading struct {
-	at          time.Time
-	onCPU, wait time.Duration // schedTotals then
-	excused     time.Duration // excusedWait, summed until then
+	onCPU, wait time.Duration // schedTotals at the last reading
+	ran, waited time.Duration // what they grew by in all, since the start
+	excused     time.Duration // the most excusedWait has been
 }
 
 // idle reports whether the agent's processes (the group leader and its

@@ -27,29 +27,30 @@ func TestSchedTotals(t *testing.T) {
 	}
 }
 
-// TestExcusedWait: the machine owes an agent the wall time the CPU that other
-// processes took from it is worth at the parallelism the agent could use; an
-// agent that keeps every CPU busy itself is owed nothing.
+// TestExcusedWait: the machine owes an agent its wait up to the CPU time the
+// agent did not get, never more than the wall time; an agent that keeps every
+// CPU busy itself is owed nothing, and a single-threaded one exactly its wait.
 func TestExcusedWait(t *testing.T) {
 	const s = time.Second
 	for _, c := range []struct {
-		name            string
-		dt, dCPU, dWait time.Duration
-		cores           int
-		want            time.Duration
+		name                 string
+		elapsed, ran, waited time.Duration
+		cores                int
+		want                 time.Duration
 	}{
 		{"one thread, machine loaded by others", s, s / 5, 4 * s / 5, 2, 4 * s / 5},
 		{"idle machine, no wait", s, s / 2, 0, 2, 0},
 		{"eight busy threads on two cores: its own load", s, 2 * s, 6 * s, 2, 0},
-		{"eight threads, half the machine's CPU to others", s, s, 7 * s, 2, s / 2},
+		{"eight threads, one core to others: what the others took", s, s, 7 * s, 2, s},
 		{"one thread, the machine all to others", s, 0, s, 2, s},
-		{"two threads on four cores, one of them starved", s, s, s, 4, s / 2},
+		{"four threads waiting side by side: at most the wall time", s, s / 4, 3 * s, 4, s},
 		{"readings skewed: more CPU than the machine has", s, 3 * s, s, 2, 0},
 		{"no time passed", 0, 0, 0, 2, 0},
-		{"asleep most of the interval: only what it waited", s, s / 20, s / 20, 2, s / 20},
+		{"asleep most of the time: only what it waited", s, s / 20, s / 20, 2, s / 20},
+		{"one thread that waited nearly all the time", 100 * time.Millisecond, 10 * time.Millisecond, 90 * time.Millisecond, 2, 90 * time.Millisecond},
 	} {
-		if got := excusedWait(c.dt, c.dCPU, c.dWait, c.cores); got != c.want {
-			t.Errorf("%s: excusedWait(%v, %v, %v, %d) = %v, want %v", c.name, c.dt, c.dCPU, c.dWait, c.cores, got, c.want)
+		if got := excusedWait(c.elapsed, c.ran, c.waited, c.cores); got != c.want {
+			t.Errorf("%s: excusedWait(%v, %v, %v, %d) = %v, want %v", c.name, c.elapsed, c.ran, c.waited, c.cores, got, c.want)
 		}
 	}
 }

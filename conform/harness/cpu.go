@@ -240,9 +240,48 @@ func (a *Agent) Busy() bool {
 	// At work: a process running or waiting for a CPU now, or CPU time spent
 	// since the last look (a process working in short bursts is asleep at
 	// most instants: the state alone misses it on a loaded machine).
-	cpu, _, _ := schedTotals(pg.Pgid())
+	cpu := treeCPU(pg.Pgid())
 	spent := cpu > a.busyCPU
 	a.busyCPU = cpu
 	asleep, known := idle(pg.Pgid())
 	return spent || (known && !asleep)
+}
+
+// treeCPU is the CPU time, in clock ticks, of the process pid and its
+// descendants (utime and stime of each, every thread included); 0 where /proc
+// cannot tell. Busy reads it, not schedTotals' nanosecond run time: the tick
+// is its threshold, so that a daemon's idle polling (microseconds a wake-up)
+// does not read as work. With schedTotals a Python daemon orchestrator under
+// load stayed "busy" and missed being decided (TestOrchestratorSide).
+func treeCPU(pid int) int64 {
+	var total int64
+	var walk func(pid, depth int)
+	walk = func(pid, depth int) {
+		if depth > 8 {
+			return
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			return
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 {
+			// After ")": state(0) ppid ... utime(11) stime(12).
+			if f := strings.Fields(string(b[i+1:])); len(f) > 12 {
+				u, _ := strconv.ParseInt(f[11], 10, 64)
+				st, _ := strconv.ParseInt(f[12], 10, 64)
+				total += u + st
+			}
+		}
+		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+		for _, t := range tasks {
+			kids, _ := os.ReadFile(t)
+			for _, k := range strings.Fields(string(kids)) {
+				if n, err := strconv.Atoi(k); err == nil {
+					walk(n, depth+1)
+				}
+			}
+		}
+	}
+	walk(pid, 0)
+	return total
 }

@@ -235,9 +235,8 @@ type Agent struct {
 	allowanceExtra, deadlineExtra, cpuWaitAtLife time.Duration
 	nextCPUSample                                time.Time  // sampleCPUWait
 	cpu                                          cpuReading // starved
-	// busyCPU is the CPU time of the agent's processes at the last Busy look
-	// (schedTotals).
-	busyCPU time.Duration
+	// busyCPU is the CPU time of the agent's processes at the last Busy look.
+	busyCPU int64
 	// nextIdleCheck and idleSeen follow the start-up: two idle looks in a row end it.
 	nextIdleCheck time.Time
 	idleSeen      int

@@ -146,6 +146,15 @@ func checkCrashThenRetry(t *testing.T, r run) {
 	}
 }
 
+// checkRolledBack: the workspace file the task wrote is back to its original
+// content (writeOriginal).
+func checkRolledBack(t *testing.T, r run) {
+	t.Helper()
+	if got, _ := fileContent(t, r); got != "original\n" {
+		t.Errorf("rollback left %q", got)
+	}
+}
+
 func attemptModels(r run) []string {
 	var out []string
 	for _, a := range r.res.Attempts {
@@ -194,9 +203,7 @@ var scenarios = []scenario{
 			if a.Signal != "SIGTERM" {
 				t.Errorf("exit signal %q, want SIGTERM (auto_terminate_on_timeout)", a.Signal)
 			}
-			if got, _ := fileContent(t, r); got != "original\n" {
-				t.Errorf("rollback left %q", got)
-			}
+			checkRolledBack(t, r)
 		}},
 	{name: "timeout-execution-policy", fault: mock.FaultExceedTimeout, set: map[string]any{"guard_rails/timeout_seconds": nil},
 		state: "FAILED", codes: []string{"E_TIMEOUT"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
@@ -282,9 +289,7 @@ var scenarios = []scenario{
 			if got := attemptModels(r); !reflect.DeepEqual(got, []string{codex + ":E_UNKNOWN", gemini + ":E_UNKNOWN", claude + ":E_UNKNOWN"}) {
 				t.Errorf("attempts %v", got)
 			}
-			if got, _ := fileContent(t, r); got != "original\n" {
-				t.Errorf("rollback left %q", got)
-			}
+			checkRolledBack(t, r)
 			if r.res.Cost.TotalUSD != 0.03 {
 				t.Errorf("total cost %v, want 0.03", r.res.Cost.TotalUSD)
 			}
@@ -333,9 +338,7 @@ var scenarios = []scenario{
 			if r.res.Rollback[0].Status != "SUCCESS" {
 				t.Errorf("rollback %+v", r.res.Rollback)
 			}
-			if got, _ := fileContent(t, r); got != "original\n" {
-				t.Errorf("rollback left %q", got)
-			}
+			checkRolledBack(t, r)
 		}},
 	{name: "on-failure-abort-session", set: map[string]any{
 		"execution_policy/on_failure": "ABORT_SESSION",
@@ -679,22 +682,14 @@ var scenarios = []scenario{
 	// malformed: the attempt fails and its file is rolled back.
 	{name: "swapped-timing", fault: mock.FaultSwappedTiming, setup: writeOriginal,
 		state: "FAILED", codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
-		viol: []string{"AOP2-TIME-002"},
-		check: func(t *testing.T, r run) {
-			if got, _ := fileContent(t, r); got != "original\n" {
-				t.Errorf("rollback left %q", got)
-			}
-		}},
+		viol:  []string{"AOP2-TIME-002"},
+		check: checkRolledBack},
 	// A RESPONSE with the v1 protocol's aop_version (AOP2-VERSION-002) is no
 	// RESPONSE of this contract: the attempt fails and its file is rolled back.
 	{name: "v1-version", fault: mock.FaultV1Version, setup: writeOriginal,
 		state: "FAILED", codes: []string{"E_MALFORMED_RESPONSE"}, events: []string{"ROLLBACK_INITIATED", "SESSION_FINAL_REPORT"},
-		viol: []string{"AOP2-VERSION-002"},
-		check: func(t *testing.T, r run) {
-			if got, _ := fileContent(t, r); got != "original\n" {
-				t.Errorf("rollback left %q", got)
-			}
-		}},
+		viol:  []string{"AOP2-VERSION-002"},
+		check: checkRolledBack},
 }
 
 // artifactView is what the tests read of an output artifact.
